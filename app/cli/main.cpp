@@ -1,0 +1,81 @@
+// hapmoe: command-line front end of the planner. Exit codes: 0 success, 1 no feasible
+// plan, 2 bad input or usage.
+
+#include "CliArgs.h"
+#include "Commands.h"
+#include "util/InputError.h"
+
+#include <cstring>
+#include <exception>
+#include <iostream>
+#include <new>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr const char* kUsage = R"(hapmoe - heterogeneity-aware parallelism planner for Mixture-of-Experts training
+
+Usage: hapmoe <command> [options]
+
+Commands:
+  presets [devices|models|clusters]   list the built-in device types, models and clusters
+  validate FILE...                    check a hapmoe.model/cluster/profile/plan/project file
+  estimate --model M --cluster C ...  predict iteration time and memory of one plan
+  plan --model M --cluster C ...      search the fastest feasible plan (HS-DP)
+  import SCRIPT [-o project.hapmoe]   read a Megatron-LM launch script
+  export PLAN.json --format megatron|flagscale [--script ORIG.sh] -o launch.sh
+  calibrate --log train.log --plan PLAN.json [-o profile.json]
+
+M is a model preset name (see "hapmoe presets models") or a hapmoe.model file.
+C is a cluster preset name, a hapmoe.cluster file, or a shorthand such as
+"H800:2x8,910B:2x8" (device type : nodes x devices per node).
+
+Run "hapmoe <command> --help" for the options of a command.
+Exit codes: 0 success, 1 no feasible plan, 2 bad input or usage.
+)";
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    using namespace hapmoe::cli;
+    std::vector<std::string> args(argv + 1, argv + argc);
+    if (args.empty()) {
+        std::cerr << kUsage;
+        return BadInput;
+    }
+    const std::string cmd = args.front();
+    if (cmd == "--help" || cmd == "-h" || cmd == "help") {
+        std::cout << kUsage;
+        return Success;
+    }
+    if (cmd == "--version" || cmd == "-V") {
+        std::cout << "hapmoe " << HAPMOE_VERSION << "\n";
+        return Success;
+    }
+    const Args rest(args.begin() + 1, args.end());
+    try {
+        if (cmd == "presets") return cmdPresets(rest);
+        if (cmd == "validate") return cmdValidate(rest);
+        if (cmd == "estimate") return cmdEstimate(rest);
+        if (cmd == "plan") return cmdPlan(rest);
+        if (cmd == "import") return cmdImport(rest);
+        if (cmd == "export") return cmdExport(rest);
+        if (cmd == "calibrate") return cmdCalibrate(rest);
+        std::cerr << "hapmoe: unknown command \"" << cmd << "\"\n\n" << kUsage;
+        return BadInput;
+    } catch (const UsageError& e) {
+        std::cerr << "hapmoe " << cmd << ": " << e.what() << "\n";
+        return BadInput;
+    } catch (const hapmoe::InputError& e) {
+        std::cerr << "hapmoe " << cmd << ": error: " << e.what() << "\n";
+        return BadInput;
+    } catch (const std::bad_alloc&) {
+        std::cerr << "hapmoe " << cmd << ": out of memory\n";
+        return BadInput;
+    } catch (const std::exception& e) {
+        std::cerr << "hapmoe " << cmd << ": error: " << e.what() << "\n";
+        return BadInput;
+    }
+}

@@ -1,0 +1,15 @@
+# Script mode: fails when any file under CORE_DIR includes a Qt header or names a Qt
+# module. Run at build time (target check_core_has_no_qt, part of ALL) and by ctest.
+file(GLOB_RECURSE files "${CORE_DIR}/*.h" "${CORE_DIR}/*.hpp" "${CORE_DIR}/*.cpp" "${CORE_DIR}/*.cc" "${CORE_DIR}/CMakeLists.txt")
+set(bad "")
+foreach(f IN LISTS files)
+  file(STRINGS "${f}" lines REGEX "#[ \t]*include[ \t]*[<\"](Q[A-Za-z]|Qt[A-Za-z]*/)|Qt6::|find_package\\(Qt")
+  if(lines)
+    list(APPEND bad "${f}: ${lines}")
+  endif()
+endforeach()
+if(bad)
+  string(REPLACE ";" "\n  " msg "${bad}")
+  message(FATAL_ERROR "core/ must not use Qt, but:\n  ${msg}")
+endif()
+message(STATUS "core/ is Qt-free (${CORE_DIR})")

@@ -1,0 +1,70 @@
+#pragma once
+// The MoE-aware cost model (paper section 3.2-3.3, DESIGN section 4). Every formula used
+// is written down in docs/cost-model.md with its source.
+//
+// Contract for the search: estimateStage() is cheap (table look-ups and arithmetic) and
+// deterministic; estimate() assembles stages into the iteration time (eq. 4-5 plus
+// data-parallel sync and the optimizer) and the memory feasibility of every stage.
+
+#include "cost/Prediction.h"
+#include "hardware/Cluster.h"
+#include "hardware/DeviceCatalog.h"
+#include "model/ModelSpec.h"
+#include "plan/Plan.h"
+#include "profile/Profile.h"
+
+#include <memory>
+
+namespace hapmoe {
+
+struct CostOptions {
+    double memory_headroom = 0.0;   // fraction of capacity kept free (0 = use all)
+};
+
+// Where a stage sits in its pipeline; needed for activations in flight (min(PP - i, M)),
+// the embedding/output layer, and the send to the next stage.
+struct StageContext {
+    int stage_index = 0;
+    int num_stages = 1;
+    int num_microbatches = 1;
+    int vpp = 1;
+    bool sequence_parallel = true;
+    bool distributed_optimizer = true;
+    const StagePlan* next = nullptr;   // the following stage (for the p2p send), or null
+};
+
+class CostModel {
+public:
+    CostModel(const ModelSpec& model, const Cluster& cluster, const DeviceCatalog& catalog,
+              const Profile* profile = nullptr, CostOptions options = {});
+    ~CostModel();
+    CostModel(const CostModel&) = delete;
+    CostModel& operator=(const CostModel&) = delete;
+
+    StageEstimate estimateStage(const StagePlan& stage, const StageContext& ctx) const;
+    Prediction estimate(const Plan& plan) const;
+
+    const ModelSpec& model() const;
+    const Cluster& cluster() const;
+    const DeviceCatalog& catalog() const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> d;
+};
+
+// Model FLOPs of one iteration, Megatron's counting (megatron/training/training.py
+// num_floating_point_operations at core_r0.8.0; ../shared/reference/published-runs.md 2.1).
+double modelFlopsPerIteration(const ModelSpec& model, int globalBatch);
+
+// Parameter counts (embedding and output included; untied output counted once more).
+struct ParameterCount {
+    double total = 0;
+    double active = 0;          // with top-k of the experts (plus shared experts)
+    double embedding = 0;       // input embedding (and output layer when untied)
+    double dense_per_layer = 0; // attention + norms (+ dense FFN for non-MoE layers excluded)
+    double expert_per_layer = 0;  // all experts of one MoE layer
+};
+ParameterCount countParameters(const ModelSpec& model);
+
+} // namespace hapmoe

@@ -1,0 +1,63 @@
+#pragma once
+// What the cost model says about a plan: per-stage times and memory, the iteration time
+// and its breakdown. Times in seconds, memory in bytes (the JSON writer converts to GiB).
+
+#include <string>
+#include <vector>
+
+namespace hapmoe {
+
+struct MemoryBreakdown {
+    double weights = 0;
+    double gradients = 0;
+    double optimizer = 0;
+    double activations = 0;
+    double moe_buffers = 0;
+    double overhead = 0;
+    double capacity = 0;     // the device's memory
+    double total() const { return weights + gradients + optimizer + activations + moe_buffers + overhead; }
+    bool fits() const { return total() <= capacity; }
+};
+
+// Per micro-batch, per stage (one virtual chunk summed over the stage's layers).
+struct StageEstimate {
+    double t_fwd = 0;              // forward of one micro-batch, all of the stage's layers
+    double t_bwd = 0;              // backward, including recompute
+    // Components of t_fwd + t_bwd, for the breakdown.
+    double compute = 0;            // GEMMs, attention, router, experts (incl. imbalance), recompute
+    double tensor_parallel = 0;    // TP/SP collectives and exposed CP exchange
+    double expert_dispatch = 0;    // dispatch + combine (eq. 3), forward and backward
+    double p2p_send = 0;           // activation send to the next stage, per micro-batch
+    double dp_sync = 0;            // exposed gradient reduce-scatter + param all-gather, per iteration
+    double optimizer = 0;          // optimizer step, per iteration
+    double model_flops = 0;        // model FLOPs of one micro-batch on this stage (all replicas)
+    MemoryBreakdown memory;        // one device of the stage
+    std::vector<std::string> notes;  // which numbers came from a profile table
+};
+
+struct TimeBreakdown {
+    double compute = 0;
+    double tensor_parallel = 0;
+    double expert_dispatch = 0;
+    double pipeline_bubble = 0;
+    double dp_sync = 0;
+    double optimizer = 0;
+};
+
+struct Prediction {
+    double iteration_time_s = 0;
+    double tokens_per_s = 0;
+    double tflops_per_device = 0;   // model FLOPs per device per second (Megatron's counting)
+    double mfu = 0;                 // model FLOPs / (sum of peak of devices used * time)
+    double peak_memory_gib = 0;
+    TimeBreakdown breakdown;
+    std::vector<StageEstimate> stages;
+    int num_microbatches = 0;
+    bool feasible = true;
+    std::string infeasible_reason;   // "stage 2 (910B) needs 71.3 GiB of 64 GiB (short 7.3 GiB)"
+    double memory_shortfall_gib = 0; // the largest shortfall over stages (0 when feasible)
+    bool used_profile = false;       // at least one number came from a profile table
+    std::vector<std::string> notes;  // which numbers came from tables and which from defaults
+};
+
+} // namespace hapmoe

@@ -1,0 +1,62 @@
+#pragma once
+// A cluster as the user draws it: nodes of one device type each, switches, and links
+// between them with bandwidth and latency. Plain value type; the graph algorithms are in
+// ClusterTopology (Boost.Graph stays inside core/ sources).
+//
+// Units: link bandwidth in GB/s (1e9 bytes/s, one direction), latency in microseconds,
+// NIC speed in Gb/s (as NICs are sold).
+
+#include <string>
+#include <vector>
+
+namespace hapmoe {
+
+enum class LinkClass { IntraNode, InterNode, CrossType };
+const char* toString(LinkClass c);
+
+struct Node {
+    int id = 0;                  // unique among nodes and switches
+    std::string host;            // host name (validated before it reaches a launcher)
+    std::string device_type;     // catalog name or alias
+    int count = 8;               // devices in this node
+    int nics = 0;                // 0 means one NIC per device
+    double nic_gbit = 0;         // per NIC, Gb/s; 0 means the catalog's inter-node figure
+    double x = 0, y = 0;         // canvas position (GUI only)
+};
+
+struct Switch {
+    int id = 0;
+    std::string name;
+    double x = 0, y = 0;
+};
+
+struct Link {
+    int a = 0, b = 0;            // node or switch ids
+    double bandwidth_gbytes_per_s = 0;
+    double latency_us = 0;
+};
+
+// How traffic crosses between vendors whose collective libraries cannot talk to each
+// other (NCCL <-> HCCL, ...). FlagScale's --hetero-use-cpu-communication uses gloo over TCP.
+struct CrossVendorBridge {
+    std::string method = "gloo-tcp";
+    double bandwidth_gbytes_per_s = 2.5;  // effective per stage boundary
+    double latency_us = 100;
+};
+
+struct Cluster {
+    std::string name;
+    std::string description;
+    std::string source;
+    std::vector<Node> nodes;
+    std::vector<Switch> switches;
+    std::vector<Link> links;
+    CrossVendorBridge cross_vendor;
+
+    int totalDevices() const;
+    const Node* node(int id) const;
+    const Switch* switchById(int id) const;
+    int nextFreeId() const;
+};
+
+} // namespace hapmoe

@@ -1,0 +1,39 @@
+#pragma once
+// The device catalog: built-in types from resources/devices.json (embedded at build time),
+// optionally overridden or extended by a user file. Look-ups are case-insensitive and
+// accept aliases ("h800", "NVIDIA H800 SXM", "910b" -> "910B-376T").
+
+#include "hardware/DeviceType.h"
+#include "util/InputError.h"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace hapmoe {
+
+class DeviceCatalog {
+public:
+    DeviceCatalog() = default;
+
+    // The catalog shipped in resources/devices.json.
+    static const DeviceCatalog& builtin();
+
+    // Parses a catalog document (format "hapmoe.devices"). Throws InputError naming
+    // fileName and the JSON path of a bad field.
+    static DeviceCatalog fromJson(std::string_view text, const std::string& fileName, Warnings* warnings = nullptr);
+
+    // Adds or replaces types (matched by name or alias) from another catalog.
+    void merge(const DeviceCatalog& overrides);
+
+    const DeviceType* find(std::string_view nameOrAlias) const;
+    // Like find, but throws InputError("", where, "unknown device type ...; known: ...").
+    const DeviceType& get(std::string_view nameOrAlias, const std::string& where = {}) const;
+
+    const std::vector<DeviceType>& types() const { return m_types; }
+
+private:
+    std::vector<DeviceType> m_types;
+};
+
+} // namespace hapmoe

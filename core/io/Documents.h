@@ -1,0 +1,88 @@
+#pragma once
+// The JSON file formats (DESIGN section 8). Each document carries "format" and "version";
+// readers migrate older versions through one chain (io/Migrations.cpp), warn about
+// unknown keys, refuse newer versions, and throw InputError naming the file, the JSON
+// path and what was expected. Writers produce canonical documents; saveFileAtomically
+// writes a temporary file in the same folder and renames it.
+
+#include "cost/Prediction.h"
+#include "hardware/Cluster.h"
+#include "model/ModelSpec.h"
+#include "plan/Plan.h"
+#include "profile/Profile.h"
+#include "search/Search.h"
+#include "util/InputError.h"
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace hapmoe {
+
+inline constexpr const char* kModelFormat = "hapmoe.model";
+inline constexpr const char* kClusterFormat = "hapmoe.cluster";
+inline constexpr const char* kProfileFormat = "hapmoe.profile";
+inline constexpr const char* kPlanFormat = "hapmoe.plan";
+inline constexpr const char* kProjectFormat = "hapmoe.project";
+inline constexpr const char* kDevicesFormat = "hapmoe.devices";
+
+// Search settings saved in a project (what the GUI's search panel holds).
+struct SearchSettings {
+    Target target = Target::Any;
+    Algorithm algorithm = Algorithm::HsDp;
+    int top_k = 5;
+    double delta = 0.2;
+    double eta = 2.0;
+    double time_limit_s = 30;
+    bool exact = false;
+};
+
+// A plan document: self-contained, so that export and calibrate need nothing else.
+struct PlanDocument {
+    ModelSpec model;
+    Cluster cluster;
+    Plan plan;
+    std::optional<Prediction> prediction;
+    std::optional<SearchResult> search;   // written as the "search" object (algorithm, time_s,
+                                          // states, pruned, alternatives)
+};
+
+struct SavedPlan {
+    Plan plan;
+    std::optional<Prediction> prediction;
+};
+
+struct Project {
+    std::string name;
+    ModelSpec model;
+    Cluster cluster;
+    SearchSettings search;
+    std::vector<SavedPlan> plans;
+    std::string current_script;   // path of an imported Megatron script, if any
+};
+
+// Reads the "format" key of a JSON document (throws InputError when absent or malformed).
+std::string detectFormat(std::string_view text, const std::string& fileName);
+
+ModelSpec readModel(std::string_view text, const std::string& fileName, Warnings* warnings = nullptr);
+Cluster readCluster(std::string_view text, const std::string& fileName, Warnings* warnings = nullptr);
+Profile readProfile(std::string_view text, const std::string& fileName, Warnings* warnings = nullptr);
+PlanDocument readPlan(std::string_view text, const std::string& fileName, Warnings* warnings = nullptr);
+Project readProject(std::string_view text, const std::string& fileName, Warnings* warnings = nullptr);
+
+std::string writeModel(const ModelSpec& model);
+std::string writeCluster(const Cluster& cluster);
+std::string writeProfile(const Profile& profile);
+std::string writePlan(const PlanDocument& doc);
+std::string writeProject(const Project& project);
+
+// Semantic checks beyond types (heads divisible by query groups, top-k <= experts, a
+// cluster with devices, known device types, ...). Throws InputError for the first problem.
+void validateModel(const ModelSpec& model, const std::string& fileName);
+void validateCluster(const Cluster& cluster, const DeviceCatalog& catalog, const std::string& fileName);
+
+std::string readTextFile(const std::string& path);           // throws InputError
+void saveFileAtomically(const std::string& path, std::string_view content);  // throws std::runtime_error
+
+} // namespace hapmoe

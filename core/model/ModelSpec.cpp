@@ -1,0 +1,37 @@
+#include "model/ModelSpec.h"
+
+namespace hapmoe {
+
+bool ModelSpec::isMoeLayer(int layer) const
+{
+    if (num_experts <= 0 || layer < 0 || layer >= num_layers)
+        return false;
+    if (!moe_layer_pattern.empty())
+        return layer < static_cast<int>(moe_layer_pattern.size()) && moe_layer_pattern[layer] != 0;
+    const int freq = moe_layer_freq > 0 ? moe_layer_freq : 1;
+    return layer % freq == 0;
+}
+
+int ModelSpec::numMoeLayers(int first, int count) const
+{
+    int n = 0;
+    for (int l = first; l < first + count; ++l)
+        n += isMoeLayer(l) ? 1 : 0;
+    return n;
+}
+
+int ModelSpec::numMoeLayers() const { return numMoeLayers(0, num_layers); }
+
+const char* toString(Precision p) { return p == Precision::FP16 ? "fp16" : "bf16"; }
+
+const char* toString(TokenDispatcher d)
+{
+    switch (d) {
+    case TokenDispatcher::AllGather: return "allgather";
+    case TokenDispatcher::Flex: return "flex";
+    case TokenDispatcher::AllToAll: break;
+    }
+    return "alltoall";
+}
+
+} // namespace hapmoe

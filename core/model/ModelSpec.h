@@ -1,0 +1,71 @@
+#pragma once
+// The model and training specification. Field names follow Megatron-LM's flags in
+// snake_case (see ../shared/reference/megatron-and-flagscale.md section 3), so that the
+// hapmoe.model JSON format and the script importer speak the same language.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace hapmoe {
+
+enum class Precision { BF16, FP16 };
+enum class TokenDispatcher { AllToAll, AllGather, Flex };
+
+struct TrainingSpec {
+    int micro_batch_size = 1;
+    int global_batch_size = 256;
+    Precision precision = Precision::BF16;
+    bool use_distributed_optimizer = true;
+    // Router imbalance rho = max_i |T_i| / mean_j |T_j| >= 1 (paper section 3.2) and its
+    // weight gamma in [0, 1]; the MoE critical path is scaled by 1 + gamma (rho - 1).
+    double router_imbalance = 1.2;
+    double imbalance_weight = 1.0;
+};
+
+struct ModelSpec {
+    std::string name;
+    std::string source;      // where the shape comes from (paper, model card, config file)
+    std::string description;
+
+    int num_layers = 0;
+    int hidden_size = 0;
+    int ffn_hidden_size = 0;          // dense FFN (also used by non-MoE layers of an MoE model)
+    int num_attention_heads = 0;
+    int num_query_groups = 0;         // GQA groups; 0 means multi-head attention (= heads)
+    int kv_channels = 0;              // 0 means hidden_size / num_attention_heads
+    int vocab_size = 0;
+    int seq_length = 0;
+    int max_position_embeddings = 0;  // 0 means seq_length
+    bool swiglu = false;
+    bool add_bias_linear = false;     // Megatron default is true; MoE recipes disable it
+    bool untie_embeddings_and_output_weights = false;
+    std::string normalization = "RMSNorm";   // or "LayerNorm"
+
+    // Mixture of experts. num_experts == 0 is a dense model.
+    int num_experts = 0;
+    int moe_ffn_hidden_size = 0;      // 0 means ffn_hidden_size
+    int moe_router_topk = 2;
+    int moe_layer_freq = 1;           // every k-th layer is MoE (layer i is MoE when i % k == 0)
+    std::vector<std::uint8_t> moe_layer_pattern;  // explicit 0/1 per layer; overrides the frequency
+    int moe_shared_expert_intermediate_size = 0;  // 0 means no shared expert
+    TokenDispatcher moe_token_dispatcher_type = TokenDispatcher::AllToAll;
+
+    TrainingSpec training;
+
+    bool isMoe() const { return num_experts > 0; }
+    bool isMoeLayer(int layer) const;
+    int numMoeLayers() const;
+    // Number of MoE layers among [first, first + count).
+    int numMoeLayers(int first, int count) const;
+    int queryGroups() const { return num_query_groups > 0 ? num_query_groups : num_attention_heads; }
+    int kvChannels() const { return kv_channels > 0 ? kv_channels : (num_attention_heads > 0 ? hidden_size / num_attention_heads : 0); }
+    int expertFfn() const { return moe_ffn_hidden_size > 0 ? moe_ffn_hidden_size : ffn_hidden_size; }
+    int maxPositions() const { return max_position_embeddings > 0 ? max_position_embeddings : seq_length; }
+    int bytesPerElement() const { return 2; }  // bf16 and fp16 activations and weights
+};
+
+const char* toString(Precision p);
+const char* toString(TokenDispatcher d);
+
+} // namespace hapmoe

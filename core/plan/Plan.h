@@ -1,0 +1,60 @@
+#pragma once
+// A parallel plan: a pipeline of stages, each on one device type with its own knobs
+// (DESIGN section 3). Consecutive stages with the same device type and knobs form a mesh.
+// Attention grid TP*CP*DP and expert grid EP*ETP*EDP cover the same devices of a stage
+// (Megatron's MoE parallel folding).
+
+#include <string>
+#include <vector>
+
+namespace hapmoe {
+
+enum class Recompute { None, Selective, Full };
+enum class Target { Megatron, FlagScale, Any };
+const char* toString(Recompute r);
+const char* toString(Target t);
+
+// Devices [first_local, first_local + count) of one node.
+struct DeviceSlot {
+    int node = 0;        // Node::id
+    int first_local = 0;
+    int count = 0;
+};
+
+struct StagePlan {
+    std::string device_type;              // catalog canonical name
+    std::vector<DeviceSlot> devices;
+    int first_layer = 0;
+    int num_layers = 0;
+    int tp = 1, cp = 1, dp = 1;           // attention / dense grid
+    int ep = 1, etp = 1, edp = 1;         // expert grid; tp*cp*dp == ep*etp*edp == devices
+    Recompute recompute = Recompute::None;
+    int recompute_layers = 0;             // Full: number of this stage's layers recomputed (0 = all)
+    int micro_batch_size = 1;             // per data-parallel replica of this stage's mesh
+
+    int numDevices() const { return tp * cp * dp; }
+};
+
+struct UnusedDevices {
+    int node = 0;
+    int count = 0;
+    std::string reason;
+};
+
+struct Plan {
+    std::string name;                     // "HS-DP #1", "uniform baseline", "current (train.sh)"
+    std::vector<StagePlan> stages;
+    int vpp = 1;                          // virtual stages per pipeline rank (interleaved 1F1B)
+    int global_batch_size = 0;
+    bool sequence_parallel = true;
+    bool distributed_optimizer = true;
+    Target target = Target::Any;
+    std::vector<UnusedDevices> unused;
+
+    int pp() const { return static_cast<int>(stages.size()); }
+    int numDevices() const;
+    // M = GBS / (DP_0 * mbs_0): every mesh runs the same number of micro-batches.
+    int numMicrobatches() const;
+};
+
+} // namespace hapmoe

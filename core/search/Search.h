@@ -1,0 +1,78 @@
+#pragma once
+// HS-DP (paper section 3.4, appendix C) and its oracle and baselines, over the 6-D space
+// (DP, PP, TP, CP, EP, expert TP) with non-uniform layer splits, a device type per stage
+// and the least recompute that fits (DESIGN section 5).
+
+#include "cost/CostModel.h"
+#include "plan/Plan.h"
+
+#include <atomic>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hapmoe {
+
+enum class Algorithm { HsDp, Exhaustive, Uniform, MetisStyle };
+const char* toString(Algorithm a);
+
+struct SearchOptions {
+    Algorithm algorithm = Algorithm::HsDp;
+    Target target = Target::Any;          // Any: the best target the cluster allows
+    bool exact = false;                   // turn off the load-balance and communication prunings
+    double delta = 0.2;                   // load-balance tolerance
+    double eta = 2.0;                     // heterogeneous communication threshold
+    int top_k = 1;                        // distinct plans to return
+    double time_limit_s = 0;              // 0 = none; else return the best so far
+    int threads = 0;                      // 0 = hardware concurrency
+    std::optional<int> global_batch_size; // default: the model's training spec
+    std::optional<int> micro_batch_size;
+    int max_pp = 0;                       // 0 = as many as the cluster and model allow
+    bool baselines = true;                // also run uniform and Metis-style
+    std::optional<Plan> current;          // the user's current configuration, estimated too
+};
+
+struct PruneCounters {
+    long long load_balance = 0;
+    long long memory = 0;
+    long long communication = 0;
+};
+
+struct SearchProgress {
+    long long states = 0;
+    PruneCounters pruned;
+    double best_time_s = 0;   // 0 when none yet
+    double fraction = 0;      // 0..1 estimate of work done
+};
+
+struct RankedPlan {
+    Plan plan;
+    Prediction prediction;
+};
+
+struct SearchResult {
+    Algorithm algorithm = Algorithm::HsDp;
+    Target target = Target::Any;
+    std::vector<RankedPlan> plans;               // best first, distinct
+    std::optional<RankedPlan> uniform_baseline;
+    std::optional<RankedPlan> metis_baseline;
+    std::optional<RankedPlan> current;
+    long long states = 0;
+    PruneCounters pruned;
+    double time_s = 0;
+    bool timed_out = false;
+    bool cancelled = false;
+    std::string no_plan_reason;                  // set when plans is empty
+};
+
+using ProgressCallback = std::function<void(const SearchProgress&)>;
+
+// Runs the search. Cancellation: set *cancel to true from any thread; the search returns
+// promptly with what it has. The progress callback is called from worker threads,
+// at most every few milliseconds, and must be thread-safe.
+SearchResult runSearch(const CostModel& cost, const SearchOptions& options,
+                       const std::atomic<bool>* cancel = nullptr,
+                       const ProgressCallback& progress = {});
+
+} // namespace hapmoe
