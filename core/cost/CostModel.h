@@ -3,8 +3,17 @@
 // is written down in docs/cost-model.md with its source.
 //
 // Contract for the search: estimateStage() is cheap (table look-ups and arithmetic) and
-// deterministic; estimate() assembles stages into the iteration time (eq. 4-5 plus
-// data-parallel sync and the optimizer) and the memory feasibility of every stage.
+// deterministic; estimate() assembles stages into the iteration time and the memory
+// feasibility of every stage. For plain 1F1B (vpp == 1) the assembly is fixed:
+//
+//   c_i    = t_fwd_i + t_bwd_i       (per micro-batch; t_fwd_i includes the activation send
+//                                     to stage i+1 and t_bwd_i the gradient send back from it,
+//                                     both costed on the link between stage i and ctx.next)
+//   T_pipe = sum_i c_i + (M - 1) * max_i c_i          (paper eq. 4-5, appendix B)
+//   T_iter = T_pipe + max_i (dp_sync_i + optimizer_i) (stages synchronise in parallel)
+//
+// so that a search can minimise it exactly (enumerate the two maxima, minimise the sum).
+// The event simulator (cost/Schedule.h) gives the exact schedule; tests bound the gap.
 
 #include "cost/Prediction.h"
 #include "hardware/Cluster.h"

@@ -1,0 +1,40 @@
+#pragma once
+// Writes a standalone launcher for a plan (DESIGN section 6, paper section 4): Megatron-LM
+// (uniform knobs, non-uniform layout, node order places stages on their device types) or
+// FlagScale (heterogeneous meshes, hostfile with type=). Every emitted flag exists in the
+// target's flag list; values that would fail Megatron's own checks are refused first.
+
+#include "io/Documents.h"
+#include "megatron/ScriptImport.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hapmoe {
+
+enum class LauncherFormat { Megatron, FlagScale };
+
+struct ExportOptions {
+    LauncherFormat format = LauncherFormat::Megatron;
+    std::optional<ImportedScript> original;   // the user's script: other flags carried over
+    std::string master_port = "6000";
+};
+
+struct ExportCheck {
+    std::string rule;       // "world % (TP*PP*CP) == 0", ...
+    bool ok = true;
+    std::string message;
+};
+
+struct ExportResult {
+    bool ok = false;
+    std::string script;     // the launcher (bash)
+    std::string hostfile;   // FlagScale: "<host> slots=N type=T" lines; Megatron: node order
+    std::vector<ExportCheck> checks;
+    std::string refusal;    // first failed rule, when !ok
+};
+
+ExportResult exportLauncher(const PlanDocument& doc, const ExportOptions& options);
+
+} // namespace hapmoe

@@ -1,0 +1,58 @@
+#pragma once
+// Reads a Megatron-LM launch script as text (never executes it): bash variables with
+// defaults, exported variables, arrays, line continuations, comments, torchrun or
+// python -m torch.distributed.run, the entry script and its flags (DESIGN section 6).
+
+#include "hardware/Cluster.h"
+#include "hardware/DeviceCatalog.h"
+#include "model/ModelSpec.h"
+#include "plan/Plan.h"
+#include "util/InputError.h"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace hapmoe {
+
+// One flag of the entry script with its values, exactly as given (after expansion).
+struct ScriptFlag {
+    std::string name;                  // "--data-path"
+    std::vector<std::string> values;   // may be empty for switches
+};
+
+struct ParallelConfig {
+    int tp = 1, pp = 1, cp = 1, ep = 1, etp = 0;   // etp 0 = Megatron default (= TP)
+    int vpp = 1;
+    std::string layout;                 // --pipeline-model-parallel-layout, if given
+    Recompute recompute = Recompute::None;
+    int recompute_layers = 0;
+    std::string recompute_method;       // "uniform" | "block" | ""
+    bool distributed_optimizer = false;
+    bool sequence_parallel = false;
+    int micro_batch_size = 1;
+    int global_batch_size = 0;          // 0 = MBS * DP (Megatron default)
+};
+
+struct ImportedScript {
+    std::string file;
+    ModelSpec model;
+    ParallelConfig parallel;
+    int nnodes = 1;
+    int nproc_per_node = 1;
+    int world_size = 1;
+    std::string launcher;               // "torchrun" | "python -m torch.distributed.run" | "python"
+    std::string entry_script;           // "pretrain_gpt.py"
+    std::vector<ScriptFlag> other_flags;      // every flag not mapped to the model/parallel config
+    std::vector<std::string> environment;     // "NAME=value" exports seen
+    std::vector<std::string> warnings;        // unknown flags, unexpanded values, ...
+};
+
+ImportedScript importMegatronScript(std::string_view text, const std::string& fileName);
+
+// The imported configuration as a uniform Megatron-style plan placed on the cluster in
+// node order (what the user runs today). Throws InputError when it does not fit.
+Plan planFromScript(const ImportedScript& script, const Cluster& cluster,
+                    const DeviceCatalog& catalog);
+
+} // namespace hapmoe

@@ -1,0 +1,56 @@
+#pragma once
+// The plan explorer: ranked plans and baselines, and for the selected plan its stage
+// partition, 1F1B timeline, memory bars, time breakdown, comparison, what-if controls and
+// export. Fed by core result structs only.
+
+#include "cost/CostModel.h"
+#include "hardware/Cluster.h"
+#include "hardware/DeviceCatalog.h"
+#include "model/ModelSpec.h"
+#include "profile/Profile.h"
+#include "search/Search.h"
+
+#include <QVector>
+#include <QWidget>
+
+#include <optional>
+#include <vector>
+
+namespace hapmoe::ui {
+
+// What the explorer needs besides the plans: to re-estimate (what-if) and to export.
+struct ExplorerContext {
+    ModelSpec model;
+    Cluster cluster;
+    const DeviceCatalog* catalog = nullptr;   // not owned; outlives the widget
+    std::optional<Profile> profile;
+};
+
+class PlanExplorerWidget : public QWidget {
+    Q_OBJECT
+public:
+    explicit PlanExplorerWidget(QWidget* parent = nullptr);
+    ~PlanExplorerWidget() override;
+
+    void setContext(const ExplorerContext& context);
+    // Ranked plans first, then the baselines and the current configuration when present.
+    void setResult(const SearchResult& result);
+    void clear();
+
+    int planCount() const;
+    int selectedPlan() const;
+    void selectPlan(int row);
+
+    // Named sub-views for screenshots and tests: "plans", "partition", "timeline",
+    // "memory", "breakdown", "compare", "whatif", "export".
+    QWidget* view(const QString& name) const;
+
+signals:
+    // Node ids (Cluster ids) of the stage under the mouse; empty when the mouse leaves.
+    void stageHovered(const QVector<int>& nodeIds);
+    // A what-if change moved the plan far enough that a new search would likely help.
+    void newSearchSuggested(const QString& reason);
+    void selectionChanged(int row);
+};
+
+} // namespace hapmoe::ui
