@@ -1,14 +1,232 @@
+// hapmoe estimate: predicts iteration time, throughput and memory per device of one plan,
+// given as a hapmoe.plan file or as Megatron-style flags (a uniform plan placed on the
+// cluster in node order). Exit 0 when the plan fits, 1 when a stage does not fit in memory,
+// 2 on bad input.
+
 #include "CliArgs.h"
 #include "Commands.h"
 
+#include "cost/CostModel.h"
+#include "cost/Schedule.h"
+#include "cost/UniformPlan.h"
+#include "hardware/DeviceCatalog.h"
+#include "io/Documents.h"
+#include "io/Presets.h"
+#include "util/InputError.h"
+
+#include <cstdio>
 #include <iostream>
+#include <optional>
+#include <string>
 
 namespace hapmoe::cli {
 
-int cmdEstimate(const Args&)
+namespace {
+
+constexpr const char* kHelp = R"HELP(Usage: hapmoe estimate --model M --cluster C [--profile P]
+                       (--plan PLAN.json | --tp N --pp N --cp N --ep N --etp N --vpp N
+                        --mbs N --gbs N --recompute none|selective|full [--recompute-layers K]
+                        [--sequence-parallel] [--distributed-optimizer] [--precision bf16|fp16])
+                       [--json] [--trace FILE]
+
+Predicts the iteration time, tokens/s, model TFLOP/s per device (Megatron's FLOP counting),
+MFU and the memory of every stage of one plan.
+
+  --model M        model preset name or hapmoe.model file (optional with --plan)
+  --cluster C      cluster preset, hapmoe.cluster file, or shorthand TYPE:NODESxPER_NODE,...
+                   (optional with --plan)
+  --profile P      hapmoe.profile with measured tables (default: analytic defaults)
+  --plan PLAN      a hapmoe.plan file (heterogeneous stages allowed)
+
+Flag form: a uniform Megatron-LM plan; stage s owns global ranks [s*W/PP, (s+1)*W/PP) in
+node order and DP = W / (TP*CP*PP). Left-out flags take Megatron-LM's defaults (sizes 1, no
+recompute, no sequence parallelism, no distributed optimizer); --mbs, --gbs and --precision
+default to the model's training section. --vpp is the number of virtual stages per pipeline
+rank (1 = plain 1F1B). --recompute full without --recompute-layers recomputes every layer.
+
+  --json           print a hapmoe.plan document with the "prediction" object
+  --trace FILE     write the 1F1B schedule as a Chrome/Perfetto trace (JSON)
+
+Exit codes: 0 the plan fits, 1 a stage does not fit in memory, 2 bad input.
+)HELP";
+
+Recompute parseRecompute(const std::string& v)
 {
-    std::cerr << "hapmoe estimate: this command is not available in this build\n";
-    return BadInput;
+    if (v == "none")
+        return Recompute::None;
+    if (v == "selective")
+        return Recompute::Selective;
+    if (v == "full")
+        return Recompute::Full;
+    throw UsageError("--recompute: expected none, selective or full, got \"" + v + "\"");
+}
+
+Precision parsePrecision(const std::string& v)
+{
+    if (v == "bf16")
+        return Precision::BF16;
+    if (v == "fp16")
+        return Precision::FP16;
+    throw UsageError("--precision: expected bf16 or fp16, got \"" + v + "\"");
+}
+
+// The model, cluster and plan to estimate, from whichever source the flags name.
+struct EstimateInput {
+    ModelSpec model;
+    Cluster cluster;
+    Plan plan;
+};
+
+EstimateInput fromPlanFile(const CliArgs& a, const DeviceCatalog& catalog, Warnings& warnings)
+{
+    const std::string file = *a.value("plan");
+    PlanDocument doc = readPlan(readTextFile(file), file, &warnings);
+    EstimateInput in{doc.model, doc.cluster, doc.plan};
+    if (auto m = a.value("model"))
+        in.model = resolveModel(*m, &warnings);
+    if (auto c = a.value("cluster"))
+        in.cluster = resolveCluster(*c, catalog, &warnings);
+    return in;
+}
+
+EstimateInput fromFlags(const CliArgs& a, const DeviceCatalog& catalog, Warnings& warnings)
+{
+    EstimateInput in;
+    in.model = resolveModel(a.required("model"), &warnings);
+    in.cluster = resolveCluster(a.required("cluster"), catalog, &warnings);
+    UniformKnobs k;
+    k.tp = a.intValue("tp").value_or(1);
+    k.pp = a.intValue("pp").value_or(1);
+    k.cp = a.intValue("cp").value_or(1);
+    k.ep = a.intValue("ep").value_or(1);
+    k.etp = a.intValue("etp").value_or(1);
+    k.vpp = a.intValue("vpp").value_or(1);
+    k.micro_batch_size = a.intValue("mbs").value_or(std::max(1, in.model.training.micro_batch_size));
+    k.global_batch_size = a.intValue("gbs").value_or(in.model.training.global_batch_size);
+    if (auto r = a.value("recompute"))
+        k.recompute = parseRecompute(*r);
+    if (auto layers = a.intValue("recompute-layers")) {
+        if (k.recompute != Recompute::Full)
+            throw UsageError("--recompute-layers needs --recompute full");
+        k.recompute_layers = *layers;
+    }
+    k.sequence_parallel = a.has("sequence-parallel");
+    k.distributed_optimizer = a.has("distributed-optimizer");
+    if (k.sequence_parallel && k.tp == 1)
+        throw UsageError("--sequence-parallel needs --tp > 1");
+    in.plan = makeUniformPlan(in.model, in.cluster, catalog, k);
+    if (k.recompute_layers > 0)
+        for (const auto& s : in.plan.stages)
+            if (k.recompute_layers > s.num_layers)
+                throw UsageError("--recompute-layers " + std::to_string(k.recompute_layers) + " exceeds the "
+                                 + std::to_string(s.num_layers) + " layers of a stage");
+    return in;
+}
+
+void printTable(const EstimateInput& in, const Prediction& p, const Profile* profile)
+{
+    constexpr double GiB = 1024.0 * 1024.0 * 1024.0;
+    const Plan& plan = in.plan;
+    std::printf("%s on %s (%d devices): PP %d, VPP %d, %d micro-batches, global batch %d%s%s\n", in.model.name.c_str(),
+                in.cluster.name.empty() ? "cluster" : in.cluster.name.c_str(), plan.numDevices(), plan.pp(), plan.vpp,
+                p.num_microbatches, plan.global_batch_size, plan.sequence_parallel ? ", SP" : "",
+                plan.distributed_optimizer ? ", distributed optimizer" : "");
+    std::printf("\n%-5s %-11s %-7s %3s %3s %3s %3s %3s %3s %-9s %8s %8s %9s %9s\n", "stage", "device", "layers", "TP", "CP",
+                "DP", "EP", "ETP", "EDP", "recompute", "fwd ms", "bwd ms", "mem GiB", "of GiB");
+    for (int i = 0; i < plan.pp(); ++i) {
+        const StagePlan& s = plan.stages[static_cast<std::size_t>(i)];
+        const StageEstimate& e = p.stages[static_cast<std::size_t>(i)];
+        std::string rc = toString(s.recompute);
+        if (s.recompute == Recompute::Full && s.recompute_layers > 0)
+            rc += "(" + std::to_string(s.recompute_layers) + ")";
+        const std::string layers = std::to_string(s.first_layer) + "-" + std::to_string(s.first_layer + s.num_layers - 1);
+        std::printf("%-5d %-11s %-7s %3d %3d %3d %3d %3d %3d %-9s %8.1f %8.1f %9.1f %9.1f%s\n", i, s.device_type.c_str(),
+                    layers.c_str(), s.tp, s.cp, s.dp, s.ep, s.etp, s.edp, rc.c_str(), 1e3 * e.t_fwd, 1e3 * e.t_bwd,
+                    e.memory.total() / GiB, e.memory.capacity / GiB, e.memory.fits() ? "" : "  DOES NOT FIT");
+    }
+    const TimeBreakdown& b = p.breakdown;
+    const double T = p.iteration_time_s > 0 ? p.iteration_time_s : 1;
+    std::printf("\niteration %.3f s   %.0f tokens/s   %.1f TFLOP/s per device   MFU %.1f%%   peak memory %.1f GiB\n",
+                p.iteration_time_s, p.tokens_per_s, p.tflops_per_device, 100 * p.mfu, p.peak_memory_gib);
+    std::printf("breakdown: compute %.3f s (%.0f%%), tensor-parallel %.3f s (%.0f%%), expert dispatch %.3f s (%.0f%%),\n"
+                "           pipeline bubble %.3f s (%.0f%%), data-parallel sync %.3f s (%.0f%%), optimizer %.3f s (%.0f%%)\n",
+                b.compute, 100 * b.compute / T, b.tensor_parallel, 100 * b.tensor_parallel / T, b.expert_dispatch,
+                100 * b.expert_dispatch / T, b.pipeline_bubble, 100 * b.pipeline_bubble / T, b.dp_sync, 100 * b.dp_sync / T,
+                b.optimizer, 100 * b.optimizer / T);
+    if (profile)
+        std::printf("profile: %s\n", profile->name.empty() ? "(unnamed)" : profile->name.c_str());
+    for (const auto& n : p.notes)
+        std::printf("note: %s\n", n.c_str());
+}
+
+} // namespace
+
+int cmdEstimate(const Args& args)
+{
+    for (const auto& a : args)
+        if (a == "--help" || a == "-h") {
+            std::cout << kHelp;
+            return Success;
+        }
+    const CliArgs a(args,
+                    {"model", "cluster", "profile", "plan", "tp", "pp", "cp", "ep", "etp", "vpp", "mbs", "gbs", "recompute",
+                     "recompute-layers", "precision", "trace"},
+                    {"sequence-parallel", "distributed-optimizer", "json"});
+    if (!a.positionals().empty())
+        throw UsageError("unexpected argument \"" + a.positionals().front() + "\"\n\n" + kHelp);
+
+    const DeviceCatalog& catalog = DeviceCatalog::builtin();
+    Warnings warnings;
+    EstimateInput in;
+    if (a.has("plan")) {
+        for (const char* flag : {"tp", "pp", "cp", "ep", "etp", "vpp", "mbs", "gbs", "recompute", "recompute-layers",
+                                 "sequence-parallel", "distributed-optimizer"})
+            if (a.has(flag))
+                throw UsageError(std::string("--") + flag + " cannot be combined with --plan (the plan file fixes it)");
+        in = fromPlanFile(a, catalog, warnings);
+    } else {
+        in = fromFlags(a, catalog, warnings);
+    }
+    if (auto p = a.value("precision"))
+        in.model.training.precision = parsePrecision(*p);
+
+    std::optional<Profile> profile;
+    if (auto file = a.value("profile"))
+        profile = readProfile(readTextFile(*file), *file, &warnings);
+    for (const auto& w : warnings)
+        std::cerr << "warning: " << w << "\n";
+
+    const CostModel cm(in.model, in.cluster, catalog, profile ? &*profile : nullptr);
+    const Prediction p = cm.estimate(in.plan);
+
+    if (auto traceFile = a.value("trace")) {
+        ScheduleInput s;
+        s.microbatches = p.num_microbatches;
+        s.vpp = std::max(1, in.plan.vpp);
+        std::vector<std::string> names;
+        for (std::size_t i = 0; i < p.stages.size(); ++i) {
+            s.t_fwd.push_back(p.stages[i].t_fwd / s.vpp);
+            s.t_bwd.push_back(p.stages[i].t_bwd / s.vpp);
+            names.push_back(in.plan.stages[i].device_type);
+        }
+        saveFileAtomically(*traceFile, toChromeTrace(simulatePipeline(s), names));
+    }
+
+    if (a.has("json")) {
+        PlanDocument doc;
+        doc.model = in.model;
+        doc.cluster = in.cluster;
+        doc.plan = in.plan;
+        doc.prediction = p;
+        std::cout << writePlan(doc);
+    } else {
+        printTable(in, p, profile ? &*profile : nullptr);
+    }
+    if (!p.feasible) {
+        std::cerr << "hapmoe estimate: infeasible: " << p.infeasible_reason << "\n";
+        return NoFeasiblePlan;
+    }
+    return Success;
 }
 
 } // namespace hapmoe::cli

@@ -1,14 +1,152 @@
+// hapmoe import SCRIPT [-o project.hapmoe] [--cluster C]: reads a Megatron-LM launch script
+// as text (nothing in it is executed), prints the model, training and parallel
+// configuration it recovered with every warning, and writes a project.
+
 #include "CliArgs.h"
 #include "Commands.h"
 
+#include "cost/CostModel.h"
+#include "hardware/DeviceCatalog.h"
+#include "io/Documents.h"
+#include "io/Presets.h"
+#include "megatron/ScriptImport.h"
+
+#include <iomanip>
 #include <iostream>
+#include <sstream>
 
 namespace hapmoe::cli {
 
-int cmdImport(const Args&)
+namespace {
+
+constexpr const char* kHelp = R"HELP(Usage: hapmoe import SCRIPT [-o project.hapmoe] [--cluster C] [--devices FILE]
+
+Reads a Megatron-LM launch script (bash: variables with defaults, exported variables,
+arrays, line continuations, torchrun or python -m torch.distributed.run) as text; nothing
+in it is executed. Prints the model, training and parallel configuration it recovered,
+the flags kept verbatim, and a warning for every flag or value it could not map.
+
+Options:
+  -o FILE          write a hapmoe.project with the model (and, with --cluster, the cluster
+                   and the script's configuration as a saved plan)
+  --cluster C      place the configuration on a cluster (preset, file or shorthand such as
+                   "H800:4x8") in node order and estimate it
+  --devices FILE   a hapmoe.devices catalog adding or overriding device types
+)HELP";
+
+std::string describeRecompute(const ParallelConfig& p)
 {
-    std::cerr << "hapmoe import: this command is not available in this build\n";
-    return BadInput;
+    switch (p.recompute) {
+    case Recompute::None: return "none";
+    case Recompute::Selective: return "selective";
+    case Recompute::Full:
+        return p.recompute_layers > 0 ? "full (block, " + std::to_string(p.recompute_layers) + " layers per stage)"
+                                      : "full (" + (p.recompute_method.empty() ? std::string("uniform") : p.recompute_method)
+                                            + ", every layer)";
+    }
+    return "none";
+}
+
+} // namespace
+
+int cmdImport(const Args& args)
+{
+    const CliArgs a(args, {"o", "cluster", "devices"}, {"help"});
+    if (a.has("help")) {
+        std::cout << kHelp;
+        return Success;
+    }
+    if (a.positionals().size() != 1)
+        throw UsageError("expected one SCRIPT\n\n" + std::string(kHelp));
+    const std::string file = a.positionals().front();
+    DeviceCatalog catalog = DeviceCatalog::builtin();
+    if (auto devices = a.value("devices")) {
+        Warnings w;
+        catalog.merge(DeviceCatalog::fromJson(readTextFile(*devices), *devices, &w));
+        for (const auto& x : w)
+            std::cerr << "warning: " << x << "\n";
+    }
+    const ImportedScript s = importMegatronScriptFile(file);
+    const ModelSpec& m = s.model;
+    const ParallelConfig& p = s.parallel;
+
+    std::cout << "script: " << file << " (" << s.launcher << " " << s.entry_script << ", line " << s.command_line << ")\n";
+    std::cout << "world: " << s.nnodes << " nodes x "
+              << (s.nproc_per_node > 0 ? std::to_string(s.nproc_per_node) : std::string("all devices")) << " processes";
+    if (s.world_size > 0)
+        std::cout << " = " << s.world_size;
+    std::cout << "\n";
+    std::cout << "model: " << m.num_layers << " layers, hidden " << m.hidden_size << ", FFN " << m.ffn_hidden_size << ", "
+              << m.num_attention_heads << " heads";
+    if (m.num_query_groups > 0)
+        std::cout << ", " << m.num_query_groups << " query groups";
+    std::cout << ", seq " << m.seq_length << ", vocab " << m.vocab_size << ", " << m.normalization << (m.swiglu ? ", SwiGLU" : "")
+              << (m.add_bias_linear ? ", linear bias" : ", no linear bias")
+              << (m.untie_embeddings_and_output_weights ? ", untied embeddings" : ", tied embeddings") << "\n";
+    if (m.isMoe()) {
+        std::cout << "experts: " << m.num_experts << " top-" << m.moe_router_topk << ", expert FFN " << m.expertFfn()
+                  << ", dispatcher " << toString(m.moe_token_dispatcher_type) << ", " << m.numMoeLayers() << " MoE layers\n";
+    }
+    std::cout << "parallel: TP" << p.tp << " PP" << p.pp << " CP" << p.cp << " EP" << p.ep << " ETP"
+              << (p.etp > 0 ? std::to_string(p.etp) : std::to_string(p.tp) + " (= TP)") << " VPP" << p.vpp;
+    if (!p.layout.empty())
+        std::cout << " layout \"" << p.layout << "\"";
+    if (!p.layer_split.empty()) {
+        std::cout << " split [";
+        for (std::size_t i = 0; i < p.layer_split.size(); ++i)
+            std::cout << (i ? "," : "") << p.layer_split[i];
+        std::cout << "]";
+    }
+    std::cout << "\n          recompute " << describeRecompute(p) << ", "
+              << (p.distributed_optimizer ? "distributed optimizer" : "no distributed optimizer") << ", "
+              << (p.sequence_parallel ? "sequence parallel" : "no sequence parallel") << "\n";
+    std::cout << "training: micro-batch " << p.micro_batch_size << ", global batch "
+              << (p.global_batch_size > 0 ? std::to_string(p.global_batch_size) : std::string("MBS x DP")) << ", "
+              << toString(m.training.precision) << "\n";
+    std::cout << "other flags kept verbatim: " << s.other_flags.size() << "\n";
+    for (const ScriptFlag& f : s.other_flags) {
+        std::cout << "  " << f.name;
+        for (const std::string& v : f.values)
+            std::cout << " " << v;
+        std::cout << "\n";
+    }
+    if (!s.environment.empty()) {
+        std::cout << "exported variables:\n";
+        for (const std::string& e : s.environment)
+            std::cout << "  " << e << "\n";
+    }
+    for (const std::string& w : s.warnings)
+        std::cerr << "warning: " << file << ": " << w << "\n";
+
+    Project project;
+    project.name = m.name;
+    project.model = m;
+    project.current_script = file;
+    if (auto c = a.value("cluster")) {
+        Warnings w;
+        project.cluster = resolveCluster(*c, catalog, &w);
+        for (const auto& x : w)
+            std::cerr << "warning: " << x << "\n";
+        const Plan plan = planFromScript(s, project.cluster, catalog);
+        project.model.training.global_batch_size = plan.global_batch_size;
+        const CostModel cost(project.model, project.cluster, catalog);
+        const Prediction pred = cost.estimate(plan);
+        std::cout << "on " << (project.cluster.name.empty() ? *c : project.cluster.name) << ":\n";
+        for (int i = 0; i < plan.pp(); ++i) {
+            const StagePlan& st = plan.stages[static_cast<std::size_t>(i)];
+            std::cout << "  stage " << i << ": " << st.device_type << ", layers " << st.first_layer << "-"
+                      << st.first_layer + st.num_layers - 1 << ", " << st.numDevices() << " devices\n";
+        }
+        std::cout << std::fixed << std::setprecision(3) << "  predicted iteration " << pred.iteration_time_s << " s, "
+                  << std::setprecision(1) << pred.peak_memory_gib << " GiB peak"
+                  << (pred.feasible ? std::string() : ", infeasible: " + pred.infeasible_reason) << "\n";
+        project.plans.push_back({plan, pred});
+    }
+    if (auto out = a.value("o")) {
+        saveFileAtomically(*out, writeProject(project));
+        std::cout << "wrote " << *out << "\n";
+    }
+    return Success;
 }
 
 } // namespace hapmoe::cli

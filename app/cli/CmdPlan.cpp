@@ -1,14 +1,263 @@
+// hapmoe plan: searches the fastest feasible plan (HS-DP, paper section 3.4) and prints it
+// as a stage table beside the baselines, or writes a hapmoe.plan document.
+
 #include "CliArgs.h"
 #include "Commands.h"
 
+#include "cost/CostModel.h"
+#include "hardware/DeviceCatalog.h"
+#include "io/Documents.h"
+#include "io/Presets.h"
+#include "search/Search.h"
+
+#include <cstdio>
 #include <iostream>
+#include <memory>
+#include <set>
+#include <sstream>
+#include <string>
 
 namespace hapmoe::cli {
 
-int cmdPlan(const Args&)
+namespace {
+
+constexpr const char* kPlanUsage = R"(Usage: hapmoe plan --model M --cluster C [options]
+
+Searches the fastest feasible parallel plan (HS-DP) and compares it with the baselines.
+
+  --model M              model preset name or hapmoe.model file
+  --cluster C            cluster preset, hapmoe.cluster file, or shorthand "H800:2x8,910B:2x8"
+  --profile P            hapmoe.profile with measured tables (default: analytic)
+  --target T             megatron | flagscale | any (default any: the best the cluster allows)
+  --top K                number of distinct plans to return (default 1)
+  --algorithm A          hs-dp | exhaustive | uniform | metis-style (default hs-dp)
+  --exact                turn off the load-balance and communication prunings
+  --delta D              load-balance tolerance (default 0.2)
+  --eta E                heterogeneous communication threshold (default 2)
+  --time-limit S         stop after S seconds with the best plan so far
+  --gbs N                global batch size (default: the model's)
+  --mbs N                micro-batch size of the first mesh (default: the model's)
+  --json                 print the hapmoe.plan document instead of the table
+  -o FILE                also write the hapmoe.plan document to FILE
+
+Exit codes: 0 plan found, 1 no feasible plan, 2 bad input.
+)";
+
+// Options of "plan"; other commands that search (e.g. with a script) extend these sets.
+const std::set<std::string>& planValueOptions()
 {
-    std::cerr << "hapmoe plan: this command is not available in this build\n";
-    return BadInput;
+    static const std::set<std::string> s = {"model", "cluster", "profile", "target", "top", "algorithm", "delta",
+                                            "eta", "time-limit", "gbs", "mbs", "o"};
+    return s;
+}
+
+const std::set<std::string>& planSwitches()
+{
+    static const std::set<std::string> s = {"exact", "json", "help"};
+    return s;
+}
+
+Target parseTarget(const std::string& v)
+{
+    if (v == "megatron")
+        return Target::Megatron;
+    if (v == "flagscale")
+        return Target::FlagScale;
+    if (v == "any")
+        return Target::Any;
+    throw UsageError("--target: expected megatron, flagscale or any, got \"" + v + "\"");
+}
+
+Algorithm parseAlgorithm(const std::string& v)
+{
+    if (v == "hs-dp")
+        return Algorithm::HsDp;
+    if (v == "exhaustive")
+        return Algorithm::Exhaustive;
+    if (v == "uniform")
+        return Algorithm::Uniform;
+    if (v == "metis-style")
+        return Algorithm::MetisStyle;
+    throw UsageError("--algorithm: expected hs-dp, exhaustive, uniform or metis-style, got \"" + v + "\"");
+}
+
+std::string fmt(const char* f, double v)
+{
+    char buf[64];
+    std::snprintf(buf, sizeof buf, f, v);
+    return buf;
+}
+
+std::string devicesText(const StagePlan& st, const Cluster& cluster)
+{
+    std::string out;
+    for (const DeviceSlot& s : st.devices) {
+        const Node* n = cluster.node(s.node);
+        if (!out.empty())
+            out += ",";
+        out += (n ? n->host : std::to_string(s.node)) + "[" + std::to_string(s.first_local);
+        if (s.count > 1)
+            out += "-" + std::to_string(s.first_local + s.count - 1);
+        out += "]";
+    }
+    return out;
+}
+
+std::string recomputeText(const StagePlan& st)
+{
+    if (st.recompute == Recompute::Full)
+        return st.recompute_layers > 0 && st.recompute_layers < st.num_layers
+            ? "full " + std::to_string(st.recompute_layers) + "/" + std::to_string(st.num_layers)
+            : "full";
+    return toString(st.recompute);
+}
+
+std::string pad(std::string s, std::size_t w)
+{
+    if (s.size() < w)
+        s += std::string(w - s.size(), ' ');
+    return s;
+}
+
+void printPlan(std::ostream& os, const RankedPlan& rp, const Cluster& cluster)
+{
+    const Plan& p = rp.plan;
+    const Prediction& pr = rp.prediction;
+    os << p.name << "  (target " << toString(p.target) << ", PP " << p.pp() << ", " << p.numDevices() << " devices, "
+       << pr.num_microbatches << " micro-batches of " << (p.stages.empty() ? 0 : p.stages.front().dp * p.stages.front().micro_batch_size)
+       << " sequences)\n";
+    os << "  stage  device       devices                   layers   TP CP DP  EP ETP EDP  MBS  recompute   memory GiB  time ms\n";
+    for (int i = 0; i < p.pp(); ++i) {
+        const StagePlan& st = p.stages[static_cast<std::size_t>(i)];
+        const StageEstimate* e = i < static_cast<int>(pr.stages.size()) ? &pr.stages[static_cast<std::size_t>(i)] : nullptr;
+        std::ostringstream line;
+        line << "  " << pad(std::to_string(i), 6) << " " << pad(st.device_type, 12) << " "
+             << pad(std::to_string(st.numDevices()) + " " + devicesText(st, cluster), 25) << " "
+             << pad(std::to_string(st.first_layer) + "-" + std::to_string(st.first_layer + st.num_layers - 1), 8) << " "
+             << pad(std::to_string(st.tp), 3) << pad(std::to_string(st.cp), 3) << pad(std::to_string(st.dp), 4)
+             << pad(std::to_string(st.ep), 4) << pad(std::to_string(st.etp), 4) << pad(std::to_string(st.edp), 5)
+             << pad(std::to_string(st.micro_batch_size), 5) << pad(recomputeText(st), 12);
+        if (e)
+            line << pad(fmt("%.1f", e->memory.total() / (1024.0 * 1024.0 * 1024.0)) + "/" + fmt("%.0f", e->memory.capacity / (1024.0 * 1024.0 * 1024.0)), 12)
+                 << fmt("%.1f", (e->t_fwd + e->t_bwd) * 1e3);
+        os << line.str() << "\n";
+    }
+    for (const UnusedDevices& u : p.unused) {
+        const Node* n = cluster.node(u.node);
+        os << "  unused: " << u.count << " devices of " << (n ? n->host : std::to_string(u.node)) << " (" << u.reason << ")\n";
+    }
+    os << "  iteration " << fmt("%.3f", pr.iteration_time_s) << " s, " << fmt("%.0f", pr.tokens_per_s) << " tokens/s, MFU "
+       << fmt("%.1f", pr.mfu * 100) << "%, peak memory " << fmt("%.1f", pr.peak_memory_gib) << " GiB\n";
+}
+
+} // namespace
+
+int cmdPlan(const Args& args)
+{
+    const CliArgs a(args, planValueOptions(), planSwitches());
+    if (a.has("help")) {
+        std::cout << kPlanUsage;
+        return Success;
+    }
+    if (!a.positionals().empty())
+        throw UsageError("unexpected argument \"" + a.positionals().front() + "\" (see hapmoe plan --help)");
+
+    const DeviceCatalog& catalog = DeviceCatalog::builtin();
+    Warnings warnings;
+    const ModelSpec model = resolveModel(a.required("model"), &warnings);
+    const Cluster cluster = resolveCluster(a.required("cluster"), catalog, &warnings);
+    std::unique_ptr<Profile> profile;
+    if (auto path = a.value("profile"))
+        profile = std::make_unique<Profile>(readProfile(readTextFile(*path), *path, &warnings));
+
+    SearchOptions opt;
+    if (auto v = a.value("target"))
+        opt.target = parseTarget(*v);
+    if (auto v = a.value("algorithm"))
+        opt.algorithm = parseAlgorithm(*v);
+    opt.exact = a.has("exact");
+    if (auto v = a.intValue("top", 1))
+        opt.top_k = *v;
+    if (auto v = a.doubleValue("delta", 0)) {
+        if (*v >= 1)
+            throw UsageError("--delta: expected a tolerance in [0, 1), got " + fmt("%g", *v));
+        opt.delta = *v;
+    }
+    if (auto v = a.doubleValue("eta", 0)) {
+        if (*v <= 0)
+            throw UsageError("--eta: expected a number > 0");
+        opt.eta = *v;
+    }
+    if (auto v = a.doubleValue("time-limit", 0))
+        opt.time_limit_s = *v;
+    if (auto v = a.intValue("gbs", 1))
+        opt.global_batch_size = *v;
+    if (auto v = a.intValue("mbs", 1))
+        opt.micro_batch_size = *v;
+    const int gbs = opt.global_batch_size.value_or(model.training.global_batch_size);
+    const int mbs = opt.micro_batch_size.value_or(model.training.micro_batch_size);
+    if (gbs % mbs != 0)
+        throw UsageError("the global batch " + std::to_string(gbs) + " is not a multiple of the micro-batch size "
+                         + std::to_string(mbs));
+
+    for (const std::string& w : warnings)
+        std::cerr << "hapmoe plan: warning: " << w << "\n";
+
+    const CostModel cost(model, cluster, catalog, profile.get());
+    const SearchResult r = runSearch(cost, opt);
+
+    if (r.plans.empty()) {
+        std::cerr << "hapmoe plan: no feasible plan: " << r.no_plan_reason << "\n";
+        if (r.uniform_baseline || r.metis_baseline)
+            std::cerr << "  (a baseline was found, but not on target " << toString(opt.target) << ")\n";
+        return NoFeasiblePlan;
+    }
+
+    PlanDocument doc;
+    doc.model = model;
+    doc.cluster = cluster;
+    doc.plan = r.plans.front().plan;
+    doc.prediction = r.plans.front().prediction;
+    doc.search = r;
+    if (auto out = a.value("o"))
+        saveFileAtomically(*out, writePlan(doc));
+    if (a.has("json")) {
+        std::cout << writePlan(doc);
+        return Success;
+    }
+
+    std::ostream& os = std::cout;
+    os << "HAPMoE plan for " << model.name << " on " << (cluster.name.empty() ? a.required("cluster") : cluster.name) << " ("
+       << cluster.totalDevices() << " devices), search " << toString(r.algorithm) << (opt.exact ? " exact" : "") << " in "
+       << fmt("%.2f", r.time_s) << " s: " << r.states << " states, pruned " << r.pruned.load_balance << " by load balance, "
+       << r.pruned.memory << " by memory, " << r.pruned.communication << " by communication"
+       << (r.timed_out ? " (time limit reached: best plan so far)" : "") << "\n\n";
+    printPlan(os, r.plans.front(), cluster);
+    for (std::size_t i = 1; i < r.plans.size(); ++i) {
+        os << "\n";
+        printPlan(os, r.plans[i], cluster);
+    }
+    const double best = r.plans.front().prediction.iteration_time_s;
+    auto compare = [&](const char* label, const std::optional<RankedPlan>& b) {
+        if (!b) {
+            os << "  " << pad(label, 22) << "none feasible\n";
+            return;
+        }
+        const double t = b->prediction.iteration_time_s;
+        os << "  " << pad(label, 22) << fmt("%.3f", t) << " s  (" << fmt("%.2f", best > 0 ? t / best : 0) << "x the plan's time, PP "
+           << b->plan.pp() << ", " << (b->prediction.feasible ? "fits" : b->prediction.infeasible_reason) << ")\n";
+    };
+    os << "\nCompared in the same cost model:\n";
+    os << "  " << pad("this plan", 22) << fmt("%.3f", best) << " s\n";
+    if (r.algorithm != Algorithm::Uniform)
+        compare("uniform baseline", r.uniform_baseline);
+    if (r.algorithm != Algorithm::MetisStyle)
+        compare("Metis-style baseline", r.metis_baseline);
+    if (r.current)
+        compare("current", r.current);
+    for (const std::string& n : r.plans.front().prediction.notes)
+        os << "note: " << n << "\n";
+    return Success;
 }
 
 } // namespace hapmoe::cli

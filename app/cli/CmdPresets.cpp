@@ -1,14 +1,178 @@
+// hapmoe presets [devices|models|clusters]: the built-in catalog and presets as tables.
+
 #include "CliArgs.h"
 #include "Commands.h"
 
+#include "hardware/DeviceCatalog.h"
+#include "io/Documents.h"
+#include "io/Presets.h"
+
+#include <algorithm>
+#include <cstdio>
 #include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
 
 namespace hapmoe::cli {
 
-int cmdPresets(const Args&)
+namespace {
+
+constexpr const char* kHelp = R"HELP(Usage: hapmoe presets [devices|models|clusters] [--devices FILE]
+
+Lists the built-in device types, model presets and cluster presets (all three when no
+kind is given). Preset names are accepted, case-insensitively, wherever a command takes
+--model or --cluster.
+
+Options:
+  --devices FILE   also load a hapmoe.devices catalog that adds or overrides device types
+  --sources        print the source of every preset (and every device figure)
+)HELP";
+
+using Row = std::vector<std::string>;
+
+void printTable(const std::vector<std::string>& header, const std::vector<Row>& rows, const std::vector<bool>& rightAlign)
 {
-    std::cerr << "hapmoe presets: this command is not available in this build\n";
-    return BadInput;
+    std::vector<std::size_t> width(header.size(), 0);
+    for (std::size_t c = 0; c < header.size(); ++c)
+        width[c] = header[c].size();
+    for (const auto& r : rows)
+        for (std::size_t c = 0; c < r.size() && c < width.size(); ++c)
+            width[c] = std::max(width[c], r[c].size());
+    auto line = [&](const Row& r) {
+        std::string s;
+        for (std::size_t c = 0; c < header.size(); ++c) {
+            const std::string cell = c < r.size() ? r[c] : "";
+            const std::string pad(width[c] - cell.size(), ' ');
+            s += rightAlign[c] ? pad + cell : cell + (c + 1 < header.size() ? pad : "");
+            if (c + 1 < header.size())
+                s += "  ";
+        }
+        std::cout << s << "\n";
+    };
+    line(header);
+    Row rule;
+    for (auto w : width)
+        rule.push_back(std::string(w, '-'));
+    line(rule);
+    for (const auto& r : rows)
+        line(r);
+}
+
+std::string num(double v, int decimals = 1)
+{
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+    return buf;
+}
+
+void listDevices(const DeviceCatalog& catalog, bool sources)
+{
+    std::cout << "Device types (" << catalog.types().size() << "): dense BF16 peak, memory, per-device bandwidths\n\n";
+    std::vector<Row> rows;
+    for (const auto& t : catalog.types()) {
+        std::string aliases;
+        for (std::size_t i = 0; i < t.aliases.size() && i < 3; ++i)
+            aliases += (i ? ", " : "") + t.aliases[i];
+        rows.push_back({t.name, t.vendor, num(t.bf16_tflops), num(t.memory_gib, 0), num(t.hbm_gbps, 0),
+                        num(t.intra_node_gbps, 1) + " " + t.intra_link_kind, num(t.inter_node_gbps, 1), t.collective_library,
+                        num(t.default_efficiency * 100, 1) + "%", aliases});
+    }
+    printTable({"name", "vendor", "BF16 TFLOP/s", "GiB", "HBM GB/s", "intra-node GB/s", "NIC GB/s", "library", "eff.", "aliases"},
+               rows, {false, false, true, true, true, false, true, false, true, false});
+    if (sources) {
+        for (const auto& t : catalog.types()) {
+            std::cout << "\n" << t.name << ":\n";
+            for (const auto& [field, src] : t.sources)
+                std::cout << "  " << field << ": " << src << "\n";
+            if (!t.notes.empty())
+                std::cout << "  notes: " << t.notes << "\n";
+        }
+    }
+}
+
+void listModels(bool sources)
+{
+    std::cout << "Model presets:\n\n";
+    std::vector<Row> rows;
+    for (const auto& p : modelPresets()) {
+        const ModelSpec* m = findModelPreset(p.name);
+        std::string attention = std::to_string(m->num_attention_heads);
+        if (m->num_query_groups > 0 && m->num_query_groups != m->num_attention_heads)
+            attention += "/" + std::to_string(m->num_query_groups);
+        const std::string experts = m->isMoe() ? std::to_string(m->num_experts) + " top-" + std::to_string(m->moe_router_topk) : "dense";
+        rows.push_back({m->name, std::to_string(m->num_layers), std::to_string(m->hidden_size), std::to_string(m->ffn_hidden_size),
+                        attention, experts, m->isMoe() ? std::to_string(m->expertFfn()) : "-", std::to_string(m->vocab_size),
+                        std::to_string(m->seq_length), std::to_string(m->training.global_batch_size),
+                        m->isMoe() ? toString(m->moe_token_dispatcher_type) : "-"});
+    }
+    printTable({"name", "layers", "hidden", "ffn", "heads/groups", "experts", "expert ffn", "vocab", "seq", "GBS", "dispatcher"},
+               rows, {false, true, true, true, true, false, true, true, true, true, false});
+    if (sources) {
+        std::cout << "\n";
+        for (const auto& p : modelPresets())
+            std::cout << p.name << ": " << p.source << "\n";
+    }
+}
+
+void listClusters(bool sources)
+{
+    std::cout << "Cluster presets (the paper's Table 1 first):\n\n";
+    std::vector<Row> rows;
+    for (const auto& p : clusterPresets()) {
+        const Cluster* c = findClusterPreset(p.name);
+        const std::string summary = p.summary.substr(p.summary.find(": ") + 2);
+        rows.push_back({c->name, std::to_string(c->totalDevices()), std::to_string(c->nodes.size()), summary});
+    }
+    printTable({"name", "devices", "nodes", "composition (type nodes x devices per node)"}, rows, {false, true, true, false});
+    if (sources) {
+        std::cout << "\n";
+        for (const auto& p : clusterPresets())
+            std::cout << p.name << ": " << p.source << "\n";
+    }
+}
+
+} // namespace
+
+int cmdPresets(const Args& args)
+{
+    const CliArgs a(args, {"devices"}, {"help", "sources"});
+    if (a.has("help")) {
+        std::cout << kHelp;
+        return Success;
+    }
+    if (a.positionals().size() > 1)
+        throw UsageError("expected at most one of devices, models, clusters\n\n" + std::string(kHelp));
+    const std::string kind = a.positionals().empty() ? "all" : a.positionals().front();
+    if (kind != "all" && kind != "devices" && kind != "models" && kind != "clusters")
+        throw UsageError("unknown kind \"" + kind + "\"; expected devices, models or clusters");
+    DeviceCatalog catalog = DeviceCatalog::builtin();
+    if (auto file = a.value("devices")) {
+        Warnings warnings;
+        catalog.merge(DeviceCatalog::fromJson(readTextFile(*file), *file, &warnings));
+        for (const auto& w : warnings)
+            std::cerr << "warning: " << w << "\n";
+    }
+    const bool sources = a.has("sources");
+    bool first = true;
+    auto gap = [&] {
+        if (!first)
+            std::cout << "\n";
+        first = false;
+    };
+    if (kind == "all" || kind == "devices") {
+        gap();
+        listDevices(catalog, sources);
+    }
+    if (kind == "all" || kind == "models") {
+        gap();
+        listModels(sources);
+    }
+    if (kind == "all" || kind == "clusters") {
+        gap();
+        listClusters(sources);
+    }
+    return Success;
 }
 
 } // namespace hapmoe::cli

@@ -28,6 +28,20 @@ namespace hapmoe {
 
 struct CostOptions {
     double memory_headroom = 0.0;   // fraction of capacity kept free (0 = use all)
+    // Attention as one fused (flash) kernel, as Megatron-Core with Transformer Engine runs it:
+    // the s x s scores are neither written to memory nor stored for backward, and the causal
+    // mask halves the work. false = the unfused softmax path of Megatron-LM in 2022.
+    bool fused_attention = true;
+    // --tp-comm-overlap (Transformer Engine userbuffers): TP collectives hide behind the GEMMs.
+    bool tp_comm_overlap = false;
+    // --overlap-grad-reduce / --overlap-param-gather: DP traffic hides behind backward/forward.
+    bool overlap_grad_reduce = true;
+    bool overlap_param_gather = true;
+    // Memory the runtime keeps besides the model state (CUDA context, NCCL buffers, allocator
+    // slack) when the profile has no calibration for the device type.
+    double runtime_overhead_gib = 2.0;
+    // Fraction of the HBM bandwidth that element-wise kernels and the optimizer reach.
+    double hbm_efficiency = 0.8;
 };
 
 // Where a stage sits in its pipeline; needed for activations in flight (min(PP - i, M)),
@@ -40,6 +54,8 @@ struct StageContext {
     bool sequence_parallel = true;
     bool distributed_optimizer = true;
     const StagePlan* next = nullptr;   // the following stage (for the p2p send), or null
+    // Interleaved 1F1B (vpp > 1): the last rank also sends its chunk outputs to rank 0.
+    const StagePlan* wrap = nullptr;
 };
 
 class CostModel {

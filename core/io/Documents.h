@@ -7,6 +7,7 @@
 
 #include "cost/Prediction.h"
 #include "hardware/Cluster.h"
+#include "hardware/DeviceCatalog.h"
 #include "model/ModelSpec.h"
 #include "plan/Plan.h"
 #include "profile/Profile.h"
@@ -81,6 +82,10 @@ std::string writeProject(const Project& project);
 // cluster with devices, known device types, ...). Throws InputError for the first problem.
 void validateModel(const ModelSpec& model, const std::string& fileName);
 void validateCluster(const Cluster& cluster, const DeviceCatalog& catalog, const std::string& fileName);
+// A plan document's plan against its own model and cluster: stages cover the layers in
+// order, slots exist on nodes of the stage's device type and do not overlap,
+// tp*cp*dp == ep*etp*edp == devices of the stage. Also validates model and cluster.
+void validatePlanDocument(const PlanDocument& doc, const DeviceCatalog& catalog, const std::string& fileName);
 
 std::string readTextFile(const std::string& path);           // throws InputError
 void saveFileAtomically(const std::string& path, std::string_view content);  // throws std::runtime_error

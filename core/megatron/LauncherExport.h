@@ -4,6 +4,7 @@
 // FlagScale (heterogeneous meshes, hostfile with type=). Every emitted flag exists in the
 // target's flag list; values that would fail Megatron's own checks are refused first.
 
+#include "hardware/DeviceCatalog.h"
 #include "io/Documents.h"
 #include "megatron/ScriptImport.h"
 
@@ -19,6 +20,10 @@ struct ExportOptions {
     LauncherFormat format = LauncherFormat::Megatron;
     std::optional<ImportedScript> original;   // the user's script: other flags carried over
     std::string master_port = "6000";
+    bool layout_shorthand = true;             // "Et*5|t*8L" rather than "Ettttt|ttttttttL"
+    std::string entry_script;                 // default: the original's, else pretrain_gpt.py
+                                              // (FlagScale: flagscale/train/train_gpt.py)
+    const DeviceCatalog* catalog = nullptr;   // default: DeviceCatalog::builtin()
 };
 
 struct ExportCheck {
@@ -33,7 +38,13 @@ struct ExportResult {
     std::string hostfile;   // FlagScale: "<host> slots=N type=T" lines; Megatron: node order
     std::vector<ExportCheck> checks;
     std::string refusal;    // first failed rule, when !ok
+    std::vector<std::string> node_order;   // host of each node rank
+    std::vector<std::string> notes;        // flags of the original not carried over, and why
 };
+
+// The checks of reference section 11 (and section 9 for FlagScale) on a plan, without
+// writing anything: every rule with ok / message, in a fixed order.
+std::vector<ExportCheck> launcherChecks(const PlanDocument& doc, const ExportOptions& options);
 
 ExportResult exportLauncher(const PlanDocument& doc, const ExportOptions& options);
 

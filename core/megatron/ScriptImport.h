@@ -32,6 +32,8 @@ struct ParallelConfig {
     bool sequence_parallel = false;
     int micro_batch_size = 1;
     int global_batch_size = 0;          // 0 = MBS * DP (Megatron default)
+    std::vector<int> layer_split;       // layers per pipeline rank, from the layout or the
+                                        // first/last-stage flags; empty = even split
 };
 
 struct ImportedScript {
@@ -46,13 +48,29 @@ struct ImportedScript {
     std::vector<ScriptFlag> other_flags;      // every flag not mapped to the model/parallel config
     std::vector<std::string> environment;     // "NAME=value" exports seen
     std::vector<std::string> warnings;        // unknown flags, unexpanded values, ...
+    std::vector<std::string> node_hosts;      // NODE_HOSTS=( ... ): node-rank order, when given
+    std::string master_addr;
+    std::string master_port;
+    int command_line = 0;                     // line of the launch command in the script
 };
 
 ImportedScript importMegatronScript(std::string_view text, const std::string& fileName);
+// Reads the file (InputError when it cannot) and imports it.
+ImportedScript importMegatronScriptFile(const std::string& path);
 
 // The imported configuration as a uniform Megatron-style plan placed on the cluster in
 // node order (what the user runs today). Throws InputError when it does not fit.
 Plan planFromScript(const ImportedScript& script, const Cluster& cluster,
                     const DeviceCatalog& catalog);
+
+// What `--script FILE` gives a command: the script's model and its current configuration
+// on the cluster (estimate uses the plan; plan passes it as SearchOptions::current).
+struct ScriptConfiguration {
+    ImportedScript script;
+    ModelSpec model;
+    Plan plan;
+};
+ScriptConfiguration loadScriptConfiguration(const std::string& path, const Cluster& cluster,
+                                            const DeviceCatalog& catalog);
 
 } // namespace hapmoe

@@ -31,6 +31,25 @@ inline bool isDeployable(const Plan& plan, const ModelSpec& model, const Cluster
     return deploymentProblems(plan, model, cluster, catalog, target).empty();
 }
 
+// Consecutive stages with the same device type, TP, CP, EP, ETP, DP and micro-batch size
+// form a mesh (FlagScale's --hetero-process-meshes, one entry per mesh).
+struct PlanMesh {
+    int first_stage = 0;
+    int num_stages = 0;
+};
+std::vector<PlanMesh> planMeshes(const Plan& plan);
+
+// Megatron-LM places pipeline stage s on global ranks [s*W/PP, (s+1)*W/PP) and torchrun
+// numbers ranks node_rank * nproc_per_node + local_rank, so the node order decides the
+// device type of each stage (reference section 2). Returns the node ids in node-rank
+// order, or an empty list (and a reason) when no order puts every stage on its type.
+struct NodeOrder {
+    std::vector<int> nodes;          // Node::id, index = node rank
+    int nproc_per_node = 0;
+    std::string problem;             // set when nodes is empty
+};
+NodeOrder megatronNodeOrder(const Plan& plan, const Cluster& cluster);
+
 // The best target the plan (or cluster) allows: Megatron when its rules hold, else FlagScale.
 Target bestTarget(const Plan& plan, const ModelSpec& model, const Cluster& cluster, const DeviceCatalog& catalog);
 

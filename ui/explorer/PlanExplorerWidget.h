@@ -6,6 +6,7 @@
 #include "cost/CostModel.h"
 #include "hardware/Cluster.h"
 #include "hardware/DeviceCatalog.h"
+#include "megatron/ScriptImport.h"
 #include "model/ModelSpec.h"
 #include "profile/Profile.h"
 #include "search/Search.h"
@@ -13,6 +14,7 @@
 #include <QVector>
 #include <QWidget>
 
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -24,6 +26,7 @@ struct ExplorerContext {
     Cluster cluster;
     const DeviceCatalog* catalog = nullptr;   // not owned; outlives the widget
     std::optional<Profile> profile;
+    std::optional<ImportedScript> script;     // the user's Megatron script: its other flags go into exports
 };
 
 class PlanExplorerWidget : public QWidget {
@@ -44,6 +47,9 @@ public:
     // Named sub-views for screenshots and tests: "plans", "partition", "timeline",
     // "memory", "breakdown", "compare", "whatif", "export".
     QWidget* view(const QString& name) const;
+    // Brings a named sub-view to the front (its tab), e.g. before a screenshot.
+    void showView(const QString& name);
+    static QStringList viewNames();
 
 signals:
     // Node ids (Cluster ids) of the stage under the mouse; empty when the mouse leaves.
@@ -51,6 +57,11 @@ signals:
     // A what-if change moved the plan far enough that a new search would likely help.
     void newSearchSuggested(const QString& reason);
     void selectionChanged(int row);
+
+private:
+    void updateViews();
+    struct Private;
+    std::unique_ptr<Private> d;
 };
 
 } // namespace hapmoe::ui

@@ -1,0 +1,126 @@
+#include "cost/CollectiveModel.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <utility>
+
+namespace hapmoe {
+
+namespace {
+
+constexpr double MiB = 1024.0 * 1024.0;
+constexpr double GiB = 1024.0 * MiB;
+
+// (bytes, busbw / line rate). Azure ND A100 v4, nccl-tests all_reduce_perf, NCCL 2.18.5:
+// 36.22, 109.22, 174.18, 228.10, 231.58 GB/s over NVLink3 300 GB/s.
+constexpr std::array<std::pair<double, double>, 5> kIntra{{
+    {1 * MiB, 36.22 / 300}, {16 * MiB, 109.22 / 300}, {128 * MiB, 174.18 / 300},
+    {1 * GiB, 228.10 / 300}, {8 * GiB, 231.58 / 300}}};
+
+// ml-engineering network/README.md, 4 nodes x 8 B200, 8x50 GB/s EFA v4 per node, all-reduce
+// busbw 5.37, 64.43, 197.94, 361.99, 377.34, 381.80 GB/s over the node's 400 GB/s of NICs.
+constexpr std::array<std::pair<double, double>, 6> kInter{{
+    {1 * MiB, 5.37 / 400}, {16 * MiB, 64.43 / 400}, {128 * MiB, 197.94 / 400},
+    {1 * GiB, 361.99 / 400}, {4 * GiB, 377.34 / 400}, {16 * GiB, 381.80 / 400}}};
+
+template <std::size_t N>
+double efficiency(const std::array<std::pair<double, double>, N>& curve, double bytes)
+{
+    if (bytes <= curve[0].first)   // latency bound: constant time, efficiency proportional to size
+        return curve[0].second * std::max(bytes, 1.0) / curve[0].first;
+    if (bytes >= curve[N - 1].first)
+        return curve[N - 1].second;
+    std::size_t hi = 1;
+    while (curve[hi].first < bytes)
+        ++hi;
+    const auto& a = curve[hi - 1];
+    const auto& b = curve[hi];
+    const double t = std::log(bytes / a.first) / std::log(b.first / a.first);
+    return a.second * std::exp(t * std::log(b.second / a.second));
+}
+
+} // namespace
+
+double intraNodeEfficiency(double bytes) { return efficiency(kIntra, bytes); }
+double interNodeEfficiency(double bytes) { return efficiency(kInter, bytes); }
+
+double collectiveTime(Collective primitive, double bytes, int n, const GroupLink& g)
+{
+    if (bytes <= 0)
+        return 0;
+    if (primitive != Collective::SendRecv && n <= 1)
+        return 0;
+    const double nn = n;
+    // Bytes each rank puts on the wire, in units of the buffer size (ring algorithms).
+    double wire = 0;
+    switch (primitive) {
+    case Collective::AllReduce: wire = 2.0 * (nn - 1) / nn; break;
+    case Collective::AllGather:
+    case Collective::ReduceScatter:
+    case Collective::AllToAll: wire = (nn - 1) / nn; break;
+    case Collective::SendRecv: wire = 1.0; break;
+    }
+
+    if (g.link == LinkClass::CrossType && g.bridge_bw > 0) {
+        // A bridge between vendors (gloo over TCP or a cross-vendor library): the whole
+        // volume crosses it, plus a latency per step.
+        const double steps = primitive == Collective::SendRecv ? 1.0 : 2.0 * (nn - 1);
+        return wire * bytes / g.bridge_bw + steps * g.bridge_latency;
+    }
+
+    // The curves are indexed by the bytes each device (or NIC) moves, converted to the buffer
+    // size of the measured all-reduce that moves as much: fixed costs are amortised over the
+    // traffic, not over the buffer. 8-GPU all-reduce: 2 * 7/8 of the buffer per GPU;
+    // 32-GPU all-reduce over 8 NICs per node: 2 * 31/32 / 8 of the buffer per NIC.
+    const double perRank = wire * bytes;
+    const double intraBus = g.intra_bw * intraNodeEfficiency(perRank / (2.0 * 7.0 / 8.0));
+    if (g.link == LinkClass::IntraNode) {
+        if (primitive == Collective::SendRecv)
+            return bytes / intraBus;
+        return wire * bytes / intraBus;
+    }
+
+    // Inter-node (same vendor, possibly different device types).
+    const int r = std::clamp(g.ranks_per_node, 1, n);
+    auto nicEff = [](double nicBytes) { return interNodeEfficiency(nicBytes / (2.0 * 31.0 / 32.0 / 8.0)); };
+    if (primitive == Collective::SendRecv)
+        return bytes / (g.nic_bw * nicEff(bytes));
+    if (primitive == Collective::AllToAll) {
+        // The part for peers on other nodes crosses the NICs; the local part goes over the
+        // intra-node link in parallel (all-to-all cannot aggregate NICs: nccl-tests #267).
+        const double remote = bytes * (nn - r) / nn;
+        const double local = bytes * (r - 1) / nn;
+        const double tRemote = remote / (g.nic_bw * nicEff(remote));
+        const double tLocal = r > 1 ? local / intraBus : 0.0;
+        return std::max(tRemote, tLocal);
+    }
+    // Rings cross each node boundary once per ring; the r ranks of a node drive r NICs.
+    const double nicBus = r * g.nic_bw * nicEff(perRank);
+    const double bus = r > 1 ? std::min(nicBus, intraBus) : nicBus;
+    return wire * bytes / bus;
+}
+
+double flexDispatchTime(double tokenBytes, int topk, int ep, const GroupLink& g)
+{
+    if (tokenBytes <= 0 || ep <= 1)
+        return 0;
+    constexpr double kIntraEff = 153.0 / 200.0;
+    constexpr double kInterEff = 43.0 / 50.0;
+    const double k = std::max(1, topk);
+    const double local = tokenBytes * k * (ep - 1.0) / ep;
+    if (g.link == LinkClass::IntraNode)
+        return local / (g.intra_bw * kIntraEff);
+    if (g.link == LinkClass::CrossType && g.bridge_bw > 0)
+        return tokenBytes * k * (ep - 1.0) / ep / g.bridge_bw + g.bridge_latency;
+    // Destination nodes of a token whose k experts are spread uniformly over the EP group's
+    // nodes: N (1 - (1 - 1/N)^k), of which (N - 1)/N are remote.
+    const double nodes = std::max(2.0, static_cast<double>(ep) / std::clamp(g.ranks_per_node, 1, ep));
+    const double distinct = nodes * (1.0 - std::pow(1.0 - 1.0 / nodes, k));
+    const double remote = tokenBytes * distinct * (nodes - 1.0) / nodes;
+    const double tRemote = remote / (g.nic_bw * kInterEff);
+    const double tForward = tokenBytes * k * (g.ranks_per_node - 1.0) / ep / (g.intra_bw * kIntraEff);
+    return std::max(tRemote, tForward);
+}
+
+} // namespace hapmoe

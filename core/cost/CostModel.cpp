@@ -1,0 +1,821 @@
+// The MoE-aware cost model. Every formula is written down, with its source, in
+// docs/cost-model.md; the section numbers below refer to that file.
+
+#include "cost/CostModel.h"
+
+#include "cost/CollectiveModel.h"
+#include "cost/LayerShape.h"
+#include "profile/ProfileTables.h"
+#include "util/InputError.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace hapmoe {
+
+namespace {
+
+constexpr double GiB = 1024.0 * 1024.0 * 1024.0;
+
+// Size dependence of GEMM efficiency (section 3.1): Calculon's A100 system file
+// (systems/a100_80g.json, matrix efficiency 0.6 at 1 GFLOP, 0.9 at 16, 0.95 at >= 128),
+// normalised to its large-GEMM value; the device's large-GEMM fraction comes from the
+// catalog (MAMF) or the profile.
+constexpr std::array<std::pair<double, double>, 3> kGemmSize{{{1e9, 0.6 / 0.95}, {16e9, 0.9 / 0.95}, {128e9, 1.0}}};
+
+constexpr double kTypicalOverMamf = 253.7 / 271.2;
+
+double gemmSizeFactor(double flops)
+{
+    if (flops >= kGemmSize[2].first)
+        return 1.0;
+    const auto& a = flops < kGemmSize[1].first ? kGemmSize[0] : kGemmSize[1];
+    const auto& b = flops < kGemmSize[1].first ? kGemmSize[1] : kGemmSize[2];
+    const double t = std::log(std::max(flops, 1.0) / a.first) / std::log(b.first / a.first);
+    const double f = a.second * std::exp(t * std::log(b.second / a.second));
+    return std::clamp(f, 0.05, 1.0);
+}
+
+struct DeviceInfo {
+    const DeviceType* type = nullptr;
+    std::string name;
+    double peak = 0;          // FLOP/s
+    double gemm_eff = 0.5;    // large-GEMM fraction of peak
+    bool eff_from_profile = false;
+    double hbm = 0;           // effective bytes/s
+    double intra_bw = 0;      // bytes/s per device
+    double nic_bw = 0;        // bytes/s per device
+    double capacity = 0;      // bytes
+    double overhead = 0;      // bytes
+    double act_factor = 1;
+    bool mem_from_profile = false;
+
+    double gemm(double flops) const { return flops > 0 ? flops / (peak * gemm_eff * gemmSizeFactor(flops)) : 0.0; }
+    double memTime(double bytes) const { return bytes / hbm; }
+};
+
+struct NodeInfo {
+    bool valid = false;
+    int count = 0;
+    double nic_bw = 0;        // bytes/s per device
+    const DeviceInfo* device = nullptr;
+};
+
+// Time of one pass (forward or backward) of one layer, split as the breakdown reports it.
+struct PassTime {
+    double compute = 0;
+    double tp = 0;        // TP/SP collectives and exposed CP exchange
+    double dispatch = 0;  // expert dispatch and combine
+    double total() const { return compute + tp + dispatch; }
+    PassTime& operator+=(const PassTime& o)
+    {
+        compute += o.compute;
+        tp += o.tp;
+        dispatch += o.dispatch;
+        return *this;
+    }
+    PassTime scaled(double k) const { return {compute * k, tp * k, dispatch * k}; }
+};
+
+struct LayerCost {
+    PassTime fwd;
+    PassTime bwd;
+    PassTime attnCoreFwd;   // what selective recompute repeats in backward
+};
+
+} // namespace
+
+struct CostModel::Impl {
+    const ModelSpec& model;
+    const Cluster& cluster;
+    const DeviceCatalog& catalog;
+    const Profile* profile;
+    CostOptions options;
+    ProfileTables tables;
+    bool haveTables = false;
+    LayerShape shape;
+    ParameterCount params;
+    std::vector<DeviceInfo> devices;
+    std::vector<NodeInfo> nodes;   // indexed by node id
+    double moeScale = 1;           // 1 + gamma (rho - 1)
+    bool rhoFromProfile = false;
+
+    Impl(const ModelSpec& m, const Cluster& c, const DeviceCatalog& cat, const Profile* p, CostOptions o)
+        : model(m), cluster(c), catalog(cat), profile(p), options(o)
+    {
+        if (profile && !profile->empty()) {
+            tables = ProfileTables(*profile);
+            haveTables = true;
+        }
+        shape = LayerShape::of(model);
+        params = countParameters(model);
+        double rho = model.training.router_imbalance;
+        if (profile && profile->router_imbalance) {
+            rho = *profile->router_imbalance;
+            rhoFromProfile = true;
+        }
+        moeScale = 1.0 + std::clamp(model.training.imbalance_weight, 0.0, 1.0) * std::max(0.0, rho - 1.0);
+
+        devices.reserve(catalog.types().size());
+        for (const auto& t : catalog.types())
+            devices.push_back(makeDevice(t));
+        int maxId = 0;
+        for (const auto& n : cluster.nodes)
+            maxId = std::max(maxId, n.id);
+        nodes.assign(static_cast<std::size_t>(maxId) + 1, NodeInfo{});
+        for (const auto& n : cluster.nodes) {
+            if (n.id < 0)
+                continue;
+            NodeInfo& ni = nodes[static_cast<std::size_t>(n.id)];
+            ni.valid = true;
+            ni.count = std::max(1, n.count);
+            ni.device = deviceOrNull(n.device_type);
+            double nic = ni.device ? ni.device->nic_bw : 0.0;
+            if (n.nic_gbit > 0) {
+                const int nics = n.nics > 0 ? n.nics : ni.count;
+                nic = n.nic_gbit * 1e9 / 8.0 * nics / ni.count;
+            }
+            ni.nic_bw = nic;
+        }
+    }
+
+    DeviceInfo makeDevice(const DeviceType& t) const
+    {
+        DeviceInfo d;
+        d.type = &t;
+        d.name = t.name;
+        d.peak = t.bf16_tflops * 1e12;
+        // The catalog's figure is the maximum achievable matmul throughput (MAMF, the best of a
+        // shape sweep); a large training-shaped GEMM reaches less: on A100 cuBLASLt 8192^3 runs
+        // at 253.7 TFLOP/s (Azure) against a MAMF of 271.2 (ml-engineering), a ratio of 0.935
+        // applied to every device type.
+        d.gemm_eff = (t.default_efficiency > 0 ? t.default_efficiency : 0.5) * kTypicalOverMamf;
+        if (haveTables) {
+            if (auto e = tables.efficiency(t.name)) {
+                d.gemm_eff = *e;
+                d.eff_from_profile = true;
+            }
+        }
+        d.hbm = std::max(1.0, t.hbm_gbps) * 1e9 * options.hbm_efficiency;
+        d.intra_bw = std::max(1.0, t.intra_node_gbps) * 1e9;
+        d.nic_bw = std::max(0.1, t.inter_node_gbps) * 1e9;
+        d.capacity = t.memory_gib * GiB * (1.0 - options.memory_headroom);
+        d.overhead = options.runtime_overhead_gib * GiB;
+        if (haveTables) {
+            if (const auto* mc = tables.memory(t.name)) {
+                d.overhead = mc->fixed_overhead_gib * GiB;
+                d.act_factor = mc->activation_factor > 0 ? mc->activation_factor : 1.0;
+                d.mem_from_profile = true;
+            }
+        }
+        return d;
+    }
+
+    const DeviceInfo* deviceOrNull(std::string_view name) const
+    {
+        for (const auto& d : devices)
+            if (d.name == name)
+                return &d;
+        for (const auto& d : devices)
+            if (sameDeviceName(d.name, name))
+                return &d;
+        if (const DeviceType* t = catalog.find(name))
+            for (const auto& d : devices)
+                if (d.type == t)
+                    return &d;
+        return nullptr;
+    }
+
+    const DeviceInfo& device(const std::string& name) const
+    {
+        if (const auto* d = deviceOrNull(name))
+            return *d;
+        throw InputError("", "plan.stages[].device_type", "unknown device type \"" + name + "\"");
+    }
+
+    const NodeInfo* node(int id) const
+    {
+        if (id < 0 || id >= static_cast<int>(nodes.size()) || !nodes[static_cast<std::size_t>(id)].valid)
+            return nullptr;
+        return &nodes[static_cast<std::size_t>(id)];
+    }
+
+    // --- groups inside a stage (Megatron rank order tp-cp-ep-dp: TP innermost) -------------
+
+    // Devices of the stage in one node (the stage's slots are node-aligned in practice).
+    static int devicesPerNode(const StagePlan& s)
+    {
+        int m = 0;
+        for (const auto& slot : s.devices)
+            m = std::max(m, slot.count);
+        return m > 0 ? m : s.numDevices();
+    }
+
+    double nicOf(const StagePlan& s, const DeviceInfo& dev) const
+    {
+        double bw = 0;
+        for (const auto& slot : s.devices)
+            if (const NodeInfo* n = node(slot.node))
+                bw = bw > 0 ? std::min(bw, n->nic_bw) : n->nic_bw;
+        return bw > 0 ? bw : dev.nic_bw;
+    }
+
+    // A group of `size` ranks with rank stride `stride` among the stage's devices.
+    GroupLink group(const StagePlan& s, const DeviceInfo& dev, int size, int stride) const
+    {
+        GroupLink g;
+        g.intra_bw = dev.intra_bw;
+        g.nic_bw = nicOf(s, dev);
+        const int perNode = devicesPerNode(s);
+        const bool oneNode = s.devices.size() <= 1;
+        if (oneNode || static_cast<long long>(size) * stride <= perNode) {
+            g.link = LinkClass::IntraNode;
+            g.ranks_per_node = size;
+        } else {
+            g.link = LinkClass::InterNode;
+            g.ranks_per_node = std::max(1, std::min(size, perNode / std::max(1, stride)));
+        }
+        return g;
+    }
+
+    // The link from stage a to stage b (p2p).
+    GroupLink between(const StagePlan& a, const DeviceInfo& da, const StagePlan& b, const DeviceInfo& db) const
+    {
+        GroupLink g;
+        g.intra_bw = std::min(da.intra_bw, db.intra_bw);
+        g.nic_bw = std::min(nicOf(a, da), nicOf(b, db));
+        const int na = a.devices.empty() ? -1 : a.devices.front().node;
+        const int nb = b.devices.empty() ? -1 : b.devices.front().node;
+        if (da.type != db.type) {
+            g.link = LinkClass::CrossType;
+            if (da.type && db.type && da.type->vendor != db.type->vendor) {
+                g.bridge_bw = cluster.cross_vendor.bandwidth_gbytes_per_s * 1e9;
+                g.bridge_latency = cluster.cross_vendor.latency_us * 1e-6;
+            }
+        } else if (na >= 0 && na == nb && a.devices.size() == 1 && b.devices.size() == 1) {
+            g.link = LinkClass::IntraNode;
+        } else {
+            g.link = LinkClass::InterNode;
+        }
+        return g;
+    }
+
+    // A collective, from the profile table when it has one, else analytic.
+    double coll(Collective c, double bytes, int n, const GroupLink& g, const DeviceInfo& dev, bool* fromTable) const
+    {
+        if (bytes <= 0 || (n <= 1 && c != Collective::SendRecv))
+            return 0;
+        if (haveTables) {
+            if (auto t = tables.collective(c, g.link, n, bytes, dev.name)) {
+                if (fromTable)
+                    *fromTable = true;
+                return *t;
+            }
+        }
+        return collectiveTime(c, bytes, n, g);
+    }
+
+    // --- one layer, one micro-batch, one device (section 3) --------------------------------
+
+    struct StageKnobs {
+        int tp, cp, ep, etp, mbs;
+        bool sp;
+        double tokens;      // per CP rank: mbs * s / cp
+    };
+
+    LayerCost layerCost(bool moe, const StageKnobs& k, const DeviceInfo& dev, const GroupLink& tpLink,
+                        const GroupLink& cpLink, const GroupLink& epLink, const LayerTimes* table,
+                        bool* collFromTable) const
+    {
+        const LayerShape& s = shape;
+        const double T = k.tokens;
+        const double tp = k.tp;
+        const double h = s.h;
+        const double act = 2.0;   // bytes per bf16/fp16 element
+        LayerCost c;
+
+        // Attention core: scores and weighted values over all s keys; the fused kernel does
+        // the causal half, the unfused path computes every score (section 3.2).
+        const double coreFlops = 4.0 * T * s.seq * s.q / tp;
+        double coreF = 0;
+        if (options.fused_attention) {
+            coreF = dev.gemm(coreFlops * 0.5);
+        } else {
+            coreF = dev.gemm(coreFlops);
+            // scale+mask+softmax, dropout: read 2, write 2, read 2, write 2 + 1-byte mask per score
+            const double scores = T * (static_cast<double>(s.heads) / tp) * s.seq;
+            coreF += dev.memTime(9.0 * scores);
+        }
+
+        double fwdCompute = 0;
+        double fwdGemm = 0;
+        if (table) {
+            fwdCompute = table->dense_fwd - (moe ? table->ffn_fwd : 0.0);
+        } else {
+            const double qkv = dev.gemm(2 * T * h * (s.q + 2 * s.kv) / tp);
+            const double proj = dev.gemm(2 * T * s.q * h / tp);
+            fwdGemm = qkv + proj;
+            // norms (2x read+write), 2x bias-dropout-add (read 2+2, write 2, mask 1): 22 bytes
+            // per hidden element, replicated over TP unless sequence parallel.
+            const double repl = 22.0 * T * h / (k.sp ? tp : 1.0);
+            fwdCompute = fwdGemm + coreF + dev.memTime(repl);
+            if (!moe) {
+                const double fc = dev.gemm(2 * T * h * s.ffn * s.gated / tp) + dev.gemm(2 * T * s.ffn * h / tp);
+                fwdGemm += fc;
+                fwdCompute += fc + dev.memTime((2.0 + 2.0 * s.gated) * T * s.ffn / tp);
+            }
+        }
+
+        // MoE part (paper eq. 2): router, k experts' work over EP*ETP devices, imbalance.
+        double moeF = 0;
+        if (moe) {
+            const double tdev = T / tp;   // tokens each rank owns (sequence parallel split)
+            const double routed = tdev * k.etp * s.topk;   // token-expert pairs on one device
+            const double localExperts = std::max(1.0, static_cast<double>(s.experts) / k.ep);
+            const double perExpert = routed / localExperts;
+            const double expertFlopsOne = 2 * perExpert * h * s.effn / k.etp;   // one GEMM of one expert
+            double experts = localExperts
+                * (dev.gemm(expertFlopsOne * s.gated) + dev.gemm(expertFlopsOne));
+            experts += dev.memTime((2.0 + 2.0 * s.gated) * routed * s.effn / k.etp);
+            // permute and unpermute the routed tokens (read + write, twice)
+            experts += dev.memTime(8.0 * routed * h);
+            double router = dev.gemm(2 * tdev * h * s.experts) + dev.memTime(12.0 * tdev * s.experts);
+            double sharedE = 0;
+            if (s.shared > 0)
+                sharedE = dev.gemm(2 * T * h * s.shared * (s.gated + 1) / tp)
+                    + dev.memTime((2.0 + 2.0 * s.gated) * T * s.shared / tp);
+            // Eq. 2 with the profiled FFN: k t_ffn / (EP * ETP) with t_ffn at TP = 1; under MoE
+            // parallel folding (EP*ETP*EDP = TP*CP*DP) this equals k t_ffn(TP) F_e / F per device.
+            if (table && s.ffn > 0)
+                experts = table->ffn_fwd * s.topk * s.effn / s.ffn;
+            moeF = experts * moeScale + router + sharedE;
+        }
+        c.fwd.compute = fwdCompute + moeF;
+        c.attnCoreFwd.compute = coreF;
+
+        // Backward: twice the GEMM work, element-wise traffic twice forward.
+        if (table) {
+            c.bwd.compute = table->dense_bwd - (moe ? table->ffn_bwd : 0.0) + 2.0 * moeF;
+        } else {
+            c.bwd.compute = 2.0 * c.fwd.compute;
+        }
+
+        // TP collectives on the activations (section 4.2): without SP two all-reduces per pass;
+        // with SP two all-gathers and two reduce-scatters forward, and backward also repeats the
+        // all-gathers of the inputs for the weight gradients. The profiled layer time already
+        // contains them.
+        if (tp > 1 && !table) {
+            const double bytes = T * h * act;
+            double f = 0, b = 0;
+            if (k.sp) {
+                const double ag = coll(Collective::AllGather, bytes, k.tp, tpLink, dev, collFromTable);
+                const double rs = coll(Collective::ReduceScatter, bytes, k.tp, tpLink, dev, collFromTable);
+                f = 2 * ag + 2 * rs;
+                b = 4 * ag + 2 * rs;
+            } else {
+                const double ar = coll(Collective::AllReduce, bytes, k.tp, tpLink, dev, collFromTable);
+                f = 2 * ar;
+                b = 2 * ar;
+            }
+            if (options.tp_comm_overlap) {
+                f = std::max(0.0, f - fwdGemm);
+                b = std::max(0.0, b - 2 * fwdGemm);
+            }
+            c.fwd.tp = f;
+            c.bwd.tp = b;
+            c.attnCoreFwd.tp = 0;
+        }
+
+        // CP ring exchange of K and V (section 4.3): cp-1 steps, each overlapped with the
+        // attention of the block in hand; backward moves K, V and their gradients.
+        if (k.cp > 1) {
+            const double kvBytes = 2.0 * T * s.kv / tp * act;
+            const double step = coll(Collective::SendRecv, kvBytes, 2, cpLink, dev, collFromTable);
+            const double commF = (k.cp - 1) * step;
+            const double hide = coreF * (k.cp - 1) / k.cp;
+            c.fwd.tp += std::max(0.0, commF - hide);
+            c.bwd.tp += std::max(0.0, 2 * commF - 2 * hide);
+        }
+
+        // Dispatch and combine (paper eq. 3): D = tokens * h * bytes * k * (1 - 1/EP) per
+        // all-to-all; the all-gather dispatcher gathers every EP rank's tokens instead.
+        if (moe && k.ep > 1) {
+            const double tdev = T / tp;
+            double one = 0;
+            if (model.moe_token_dispatcher_type == TokenDispatcher::AllGather) {
+                const double full = tdev * h * act * k.ep;
+                one = 0.5 * (coll(Collective::AllGather, full, k.ep, epLink, dev, collFromTable)
+                             + coll(Collective::ReduceScatter, full, k.ep, epLink, dev, collFromTable));
+            } else {
+                const double sendBuffer = tdev * h * act * s.topk;   // (1 - 1/EP) of it leaves the rank
+                const bool tabled = haveTables
+                    && tables.collective(Collective::AllToAll, epLink.link, k.ep, sendBuffer, dev.name).has_value();
+                if (model.moe_token_dispatcher_type == TokenDispatcher::Flex && !tabled)
+                    one = flexDispatchTime(tdev * h * act, s.topk, k.ep, epLink);
+                else
+                    one = coll(Collective::AllToAll, sendBuffer, k.ep, epLink, dev, collFromTable);
+            }
+            c.fwd.dispatch = 2 * one * moeScale;
+            c.bwd.dispatch = 2 * one * moeScale;
+        }
+        return c;
+    }
+};
+
+CostModel::CostModel(const ModelSpec& model, const Cluster& cluster, const DeviceCatalog& catalog,
+                     const Profile* profile, CostOptions options)
+    : d(std::make_unique<Impl>(model, cluster, catalog, profile, options))
+{
+}
+
+CostModel::~CostModel() = default;
+
+const ModelSpec& CostModel::model() const { return d->model; }
+const Cluster& CostModel::cluster() const { return d->cluster; }
+const DeviceCatalog& CostModel::catalog() const { return d->catalog; }
+
+namespace {
+
+// Korthikanti et al. Table 2 per token of one layer, bytes on one device (section 5.2).
+struct ActivationTerms {
+    double replicated = 0;   // 10h: norm inputs, dropout masks, attention and MLP inputs
+    double split = 0;        // Q, K, V, projection input, MLP (or experts) inner activations
+    double scores = 0;       // 5 a s: softmax, its dropout mask and output
+};
+
+} // namespace
+
+StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContext& ctx) const
+{
+    const Impl& m = *d;
+    const LayerShape& s = m.shape;
+    const DeviceInfo& dev = m.device(stage.device_type);
+    StageEstimate est;
+
+    const bool first = ctx.stage_index == 0;
+    const bool last = ctx.stage_index == ctx.num_stages - 1;
+    const int tp = std::max(1, stage.tp), cp = std::max(1, stage.cp), dp = std::max(1, stage.dp);
+    const int ep = std::max(1, stage.ep), etp = std::max(1, stage.etp), edp = std::max(1, stage.edp);
+    const int mbs = std::max(1, stage.micro_batch_size);
+    const bool sp = ctx.sequence_parallel && tp > 1;
+    const int vpp = std::max(1, ctx.vpp);
+    const double T = static_cast<double>(mbs) * s.seq / cp;
+    const double h = s.h;
+    const double act = 2.0;
+
+    const int nLayers = std::max(0, stage.num_layers);
+    const int nMoe = m.model.numMoeLayers(stage.first_layer, nLayers);
+    const int nDense = nLayers - nMoe;
+
+    Impl::StageKnobs knobs{tp, cp, ep, etp, mbs, sp, T};
+    const GroupLink tpLink = m.group(stage, dev, tp, 1);
+    const GroupLink cpLink = m.group(stage, dev, cp, tp);
+    const GroupLink epLink = m.group(stage, dev, ep, etp);
+    const GroupLink dpLink = m.group(stage, dev, dp, tp * cp);
+    const GroupLink edpLink = m.group(stage, dev, edp, ep * etp);
+
+    std::optional<LayerTimes> table;
+    if (m.haveTables)
+        table = m.tables.compute(dev.name, tp, cp, T);
+    bool collFromTable = false;
+    const LayerTimes* tablePtr = table ? &*table : nullptr;
+
+    LayerCost dense, moe;
+    if (nDense > 0)
+        dense = m.layerCost(false, knobs, dev, tpLink, cpLink, epLink, tablePtr, &collFromTable);
+    if (nMoe > 0)
+        moe = m.layerCost(true, knobs, dev, tpLink, cpLink, epLink, tablePtr, &collFromTable);
+
+    // Recompute (section 3.5): selective repeats the attention core; full repeats the whole
+    // forward of k layers (MoE layers first when the stage mixes, the costlier ones).
+    PassTime fwd = dense.fwd.scaled(nDense);
+    fwd += moe.fwd.scaled(nMoe);
+    PassTime bwd = dense.bwd.scaled(nDense);
+    bwd += moe.bwd.scaled(nMoe);
+    int fullLayers = 0;
+    if (stage.recompute == Recompute::Full) {
+        fullLayers = stage.recompute_layers > 0 ? std::min(stage.recompute_layers, nLayers) : nLayers;
+        const int moeRe = std::min(fullLayers, nMoe);
+        bwd += moe.fwd.scaled(moeRe);
+        bwd += dense.fwd.scaled(fullLayers - moeRe);
+    } else if (stage.recompute == Recompute::Selective) {
+        bwd += dense.attnCoreFwd.scaled(nDense);
+        bwd += moe.attnCoreFwd.scaled(nMoe);
+    }
+
+    // Embedding (first stage) and output layer with the cross-entropy (last stage).
+    if (first) {
+        const double e = dev.memTime(6.0 * T * h / (sp ? tp : 1));
+        fwd.compute += e;
+        bwd.compute += 2 * e;
+    }
+    if (last) {
+        const double logits = dev.gemm(2 * T * h * s.vocab / tp);
+        const double ce = dev.memTime(10.0 * T * s.vocab / tp);
+        const double norm = dev.memTime(4.0 * T * h / (sp ? tp : 1));
+        fwd.compute += logits + ce + norm;
+        bwd.compute += 2 * logits + ce + 2 * norm;
+        if (tp > 1) {   // the final norm's output is gathered (SP) / its gradient all-reduced
+            const double b = T * h * act;
+            const double c = sp ? m.coll(Collective::AllGather, b, tp, tpLink, dev, &collFromTable)
+                                : m.coll(Collective::AllReduce, b, tp, tpLink, dev, &collFromTable);
+            fwd.tp += c;
+            bwd.tp += c;
+        }
+    }
+
+    // Point-to-point (section 6): the activation to the next stage in forward, its gradient
+    // back in backward; each TP rank sends its 1/TP share (scatter-gather optimisation).
+    double p2p = 0;
+    auto sendTo = [&](const StagePlan& to) {
+        const DeviceInfo& dt = m.device(to.device_type);
+        const GroupLink link = m.between(stage, dev, to, dt);
+        double bytes = T * h * act / tp;
+        if (link.link == LinkClass::CrossType && link.bridge_bw > 0)
+            bytes = T * h * act * cp * dp;   // every replica's activation crosses the one bridge
+        return m.coll(Collective::SendRecv, bytes, 2, link, dev, &collFromTable);
+    };
+    if (ctx.next)
+        p2p += vpp * sendTo(*ctx.next);
+    if (vpp > 1 && ctx.wrap)
+        p2p += (vpp - 1) * sendTo(*ctx.wrap);
+
+    est.compute = fwd.compute + bwd.compute;
+    est.tensor_parallel = fwd.tp + bwd.tp;
+    est.expert_dispatch = fwd.dispatch + bwd.dispatch;
+    est.p2p_send = p2p;
+    est.t_fwd = fwd.total() + p2p;
+    est.t_bwd = bwd.total() + p2p;
+
+    // Model FLOPs of one micro-batch over every device of the stage (Megatron's counting).
+    {
+        const double tokens = static_cast<double>(mbs) * s.seq * dp;
+        double f = nDense * s.forwardFlopsPerToken(false) + nMoe * s.forwardFlopsPerToken(true);
+        if (last)
+            f += s.logitsFlopsPerToken();
+        est.model_flops = 3.0 * f * tokens;
+    }
+
+    // --- memory (section 5) ------------------------------------------------------------
+    const bool distOpt = ctx.distributed_optimizer;
+    double denseParams = nLayers * s.attentionParams() + nDense * s.denseFfnParams()
+        + nMoe * (s.routerParams() + s.sharedExpertParams());
+    const double inputEmbedding = s.vocab * h + (s.learnedPositions ? static_cast<double>(m.model.maxPositions()) * h : 0.0);
+    if (first)
+        denseParams += inputEmbedding;
+    if (last) {
+        denseParams += s.normParams;
+        if (m.model.untie_embeddings_and_output_weights || !first)
+            denseParams += s.vocab * h;   // untied output layer, or the tied copy on the last stage
+    }
+    const double denseDev = denseParams / tp;
+    const double expertDev = nMoe * s.expertParams() / (static_cast<double>(ep) * etp);
+
+    // 2 (param) + 4 (fp32 main grad) + 12 (fp32 param, Adam m and v) = 18 bytes; the
+    // distributed optimizer shards the 12 over DP (EDP for experts): 6 + 12/d
+    // (Megatron docs/user-guide/features/dist_optimizer.md).
+    // Megatron keeps fp32 main gradients for fp16 too (contiguous grad buffer), which is what
+    // Korthikanti's Figure 1 shows (18 bytes/param for the fp16 runs), so both use 2 + 4 + 12.
+    const double wB = 2.0, gB = 4.0, oB = 12.0;
+    est.memory.weights = wB * (denseDev + expertDev);
+    est.memory.gradients = gB * (denseDev + expertDev);
+    est.memory.optimizer = distOpt ? oB * (denseDev / dp + expertDev / edp) : oB * (denseDev + expertDev);
+
+    // Activations per Korthikanti Table 2 (per token of one layer, on one device).
+    auto perLayer = [&](bool moeLayer) {
+        ActivationTerms a;
+        a.replicated = 10.0 * h / (sp ? tp : 1);
+        a.split = (4.0 * s.q + 4.0 * s.kv) / tp;
+        if (moeLayer) {
+            const double k = s.topk;
+            a.split += k / tp * (2.0 * h * etp + (2.0 + 2.0 * s.gated) * s.effn) * m.moeScale;
+            a.split += 4.0 * s.experts / tp;   // fp32 router probabilities
+            if (s.shared > 0)
+                a.split += (2.0 + 2.0 * s.gated) * s.shared / tp;
+        } else {
+            a.split += (2.0 + 2.0 * s.gated) * s.ffn / tp;
+        }
+        if (!m.options.fused_attention)
+            a.scores = 5.0 * s.heads * (s.seq / cp) / tp;
+        return a;
+    };
+    const ActivationTerms ad = perLayer(false), am = perLayer(true);
+    auto layerBytes = [&](const ActivationTerms& a, bool full) {
+        if (full)
+            return 2.0 * h / (sp ? tp : 1) * T;   // only the layer input is kept
+        double b = a.replicated + a.split;
+        if (stage.recompute != Recompute::Selective)
+            b += a.scores;
+        return b * T;
+    };
+    const int moeFull = std::min(fullLayers, nMoe);
+    const int denseFull = fullLayers - moeFull;
+    const double perMicrobatch = (nMoe - moeFull) * layerBytes(am, false) + moeFull * layerBytes(am, true)
+        + (nDense - denseFull) * layerBytes(ad, false) + denseFull * layerBytes(ad, true);
+
+    // Micro-batches in flight on this rank: min(PP - i, M) under 1F1B; with interleaving the
+    // warm-up holds (PP - i - 1) * 2 + (v - 1) * PP + 1 chunks of n_i / v layers each
+    // (Megatron schedules.py; for i = 0 this is Korthikanti's factor 1 + (p-1)/(p v)).
+    const int P = std::max(1, ctx.num_stages), M = std::max(1, ctx.num_microbatches), i = ctx.stage_index;
+    double inFlight = 0;
+    if (vpp > 1)
+        inFlight = std::min<double>(static_cast<double>(M) * vpp, (P - i - 1) * 2.0 + (vpp - 1.0) * P + 1.0) / vpp;
+    else
+        inFlight = std::min(P - i, M);
+    double actBytes = inFlight * perMicrobatch;
+    if (first)   // embedding dropout mask, s b h p / t (Korthikanti section 4.3)
+        actBytes += inFlight * T * h / tp;
+    if (last)    // final norm input, output-layer input, fp32 logits of one micro-batch
+        actBytes += 4.0 * T * h / tp + 4.0 * T * s.vocab / tp;
+    est.memory.activations = actBytes * dev.act_factor;
+
+    if (nMoe > 0) {
+        // Dispatch buffers of one layer: permuted tokens and the all-to-all receive buffer,
+        // forward output and its gradient, on the most loaded rank.
+        const double routed = T / tp * etp * s.topk;
+        est.memory.moe_buffers = 4.0 * routed * h * act * m.moeScale;
+    }
+    est.memory.overhead = dev.overhead;
+    est.memory.capacity = dev.capacity;
+
+    // --- data-parallel sync and optimizer (section 7) -------------------------------------
+    auto syncTime = [&](double paramsDev, int groupSize, const GroupLink& link, double hideBwd, double hideFwd) {
+        if (groupSize <= 1 || paramsDev <= 0)
+            return 0.0;
+        // Megatron DDP buckets: max(40M, 1M * dp) parameters (distributed/param_and_grad_buffer.py).
+        const double bucket = std::min(paramsDev, std::max(4e7, 1e6 * groupSize));
+        const double buckets = std::ceil(paramsDev / bucket);
+        double rs = 0, ag = 0;
+        if (distOpt) {
+            rs = buckets * m.coll(Collective::ReduceScatter, bucket * 4.0, groupSize, link, dev, &collFromTable);
+            ag = buckets * m.coll(Collective::AllGather, bucket * 2.0, groupSize, link, dev, &collFromTable);
+        } else {
+            rs = buckets * m.coll(Collective::AllReduce, bucket * 4.0, groupSize, link, dev, &collFromTable);
+        }
+        const double oneRs = rs / buckets, oneAg = ag / buckets;
+        if (m.options.overlap_grad_reduce)
+            rs = std::max(oneRs, rs - hideBwd);
+        if (m.options.overlap_param_gather && distOpt)
+            ag = std::max(oneAg, ag - hideFwd);
+        return rs + ag;
+    };
+    // Dense and expert gradients share the backward window; give it to the dense part first.
+    const double bwdWindow = bwd.compute;
+    const double fwdWindow = fwd.compute;
+    const double denseSync = syncTime(denseDev, dp, dpLink, bwdWindow, fwdWindow);
+    const double expertSync = syncTime(expertDev, edp, edpLink, 0.0, 0.0);
+    est.dp_sync = denseSync + expertSync;
+
+    // Optimizer step, bound by memory bandwidth: grad-norm read (4) + Adam read of grad,
+    // fp32 param, m, v (16) + write of param, m, v (12) + bf16 copy (2) = 34 bytes/param.
+    const double updated = distOpt ? denseDev / dp + expertDev / edp : denseDev + expertDev;
+    est.optimizer = dev.memTime(34.0 * updated);
+
+    if (m.haveTables) {
+        if (table)
+            est.notes.push_back(stage.device_type + ": layer compute from the profile table (TP " + std::to_string(tp)
+                                + ", CP " + std::to_string(cp) + ")");
+        if (collFromTable)
+            est.notes.push_back(stage.device_type + ": collective times from the profile table");
+        if (dev.eff_from_profile)
+            est.notes.push_back(stage.device_type + ": GEMM efficiency from the profile");
+        if (dev.mem_from_profile)
+            est.notes.push_back(stage.device_type + ": memory overhead and activation factor from the profile");
+        if (m.rhoFromProfile && nMoe > 0)
+            est.notes.push_back("router imbalance from the profile");
+    }
+    return est;
+}
+
+Prediction CostModel::estimate(const Plan& plan) const
+{
+    const Impl& m = *d;
+    Prediction pred;
+    const int P = plan.pp();
+    if (P < 1)
+        throw InputError("", "plan.stages", "a plan needs at least one stage");
+    const int M = plan.numMicrobatches();
+    if (M < 1)
+        throw InputError("", "plan.global_batch_size",
+                         "global batch " + std::to_string(plan.global_batch_size)
+                             + " is smaller than DP x micro-batch of the first stage");
+    int layers = 0;
+    for (int i = 0; i < P; ++i) {
+        const auto& st = plan.stages[static_cast<std::size_t>(i)];
+        const std::string where = "plan.stages[" + std::to_string(i) + "]";
+        if (st.tp < 1 || st.cp < 1 || st.dp < 1 || st.ep < 1 || st.etp < 1 || st.edp < 1 || st.micro_batch_size < 1)
+            throw InputError("", where, "parallel sizes and micro-batch size must be positive");
+        if (st.ep * st.etp * st.edp != st.tp * st.cp * st.dp)
+            throw InputError("", where, "EP*ETP*EDP must equal TP*CP*DP (" + std::to_string(st.ep * st.etp * st.edp)
+                                 + " vs " + std::to_string(st.tp * st.cp * st.dp) + ")");
+        if (st.num_layers < 0)
+            throw InputError("", where + ".num_layers", "must not be negative");
+        layers += st.num_layers;
+        m.device(st.device_type);
+    }
+    if (layers != m.model.num_layers)
+        throw InputError("", "plan.stages", "the stages hold " + std::to_string(layers) + " layers, the model has "
+                             + std::to_string(m.model.num_layers));
+
+    const int vpp = std::max(1, plan.vpp);
+    pred.num_microbatches = M;
+    pred.stages.reserve(static_cast<std::size_t>(P));
+    for (int i = 0; i < P; ++i) {
+        StageContext ctx;
+        ctx.stage_index = i;
+        ctx.num_stages = P;
+        ctx.num_microbatches = M;
+        ctx.vpp = vpp;
+        ctx.sequence_parallel = plan.sequence_parallel;
+        ctx.distributed_optimizer = plan.distributed_optimizer;
+        ctx.next = i + 1 < P ? &plan.stages[static_cast<std::size_t>(i + 1)] : nullptr;
+        ctx.wrap = (vpp > 1 && i == P - 1 && P > 1) ? &plan.stages.front() : nullptr;
+        pred.stages.push_back(estimateStage(plan.stages[static_cast<std::size_t>(i)], ctx));
+    }
+
+    // Pipeline (section 8): plain 1F1B T = sum c_i + (M - 1) max c_i; interleaved with v
+    // chunks per rank T = sum c_i / v + (M v - 1) max c_i / v.
+    double sum = 0, mx = 0, sync = 0;
+    int bottleneck = 0, syncStage = 0;
+    for (int i = 0; i < P; ++i) {
+        const auto& st = pred.stages[static_cast<std::size_t>(i)];
+        const double c = st.t_fwd + st.t_bwd;
+        sum += c;
+        if (c > mx) {
+            mx = c;
+            bottleneck = i;
+        }
+        const double so = st.dp_sync + st.optimizer;
+        if (so > sync) {
+            sync = so;
+            syncStage = i;
+        }
+    }
+    double pipe = 0;
+    if (vpp > 1)
+        pipe = sum / vpp + (static_cast<double>(M) * vpp - 1.0) * mx / vpp;
+    else
+        pipe = sum + (M - 1.0) * mx;
+    pred.iteration_time_s = pipe + sync;
+
+    const auto& b = pred.stages[static_cast<std::size_t>(bottleneck)];
+    pred.breakdown.compute = M * b.compute;
+    pred.breakdown.tensor_parallel = M * b.tensor_parallel;
+    pred.breakdown.expert_dispatch = M * b.expert_dispatch;
+    pred.breakdown.pipeline_bubble = std::max(0.0, pipe - M * (b.compute + b.tensor_parallel + b.expert_dispatch));
+    pred.breakdown.dp_sync = pred.stages[static_cast<std::size_t>(syncStage)].dp_sync;
+    pred.breakdown.optimizer = pred.stages[static_cast<std::size_t>(syncStage)].optimizer;
+
+    const double T = pred.iteration_time_s;
+    const int gbs = plan.global_batch_size;
+    pred.tokens_per_s = T > 0 ? static_cast<double>(gbs) * m.model.seq_length / T : 0.0;
+    const double flops = modelFlopsPerIteration(m.model, gbs);
+    const int devicesUsed = plan.numDevices();
+    double peakSum = 0;
+    for (const auto& st : plan.stages)
+        peakSum += m.device(st.device_type).peak * st.numDevices();
+    pred.tflops_per_device = (T > 0 && devicesUsed > 0) ? flops / (T * devicesUsed) / 1e12 : 0.0;
+    pred.mfu = (T > 0 && peakSum > 0) ? flops / (T * peakSum) : 0.0;
+
+    // Feasibility: every device of every stage must fit.
+    double peakMem = 0, worst = 0;
+    for (int i = 0; i < P; ++i) {
+        const auto& st = pred.stages[static_cast<std::size_t>(i)];
+        const double total = st.memory.total();
+        peakMem = std::max(peakMem, total);
+        const double shortfall = total - st.memory.capacity;
+        if (shortfall > 0) {
+            pred.feasible = false;
+            if (shortfall / GiB > worst) {
+                worst = shortfall / GiB;
+                char buf[200];
+                std::snprintf(buf, sizeof buf, "stage %d (%s) needs %.1f GiB of %.1f GiB (short %.1f GiB)", i,
+                              plan.stages[static_cast<std::size_t>(i)].device_type.c_str(), total / GiB,
+                              st.memory.capacity / GiB, shortfall / GiB);
+                pred.infeasible_reason = buf;
+            }
+        }
+    }
+    pred.memory_shortfall_gib = worst;
+    pred.peak_memory_gib = peakMem / GiB;
+
+    if (m.haveTables) {
+        for (const auto& st : pred.stages)
+            for (const auto& n : st.notes)
+                if (std::find(pred.notes.begin(), pred.notes.end(), n) == pred.notes.end())
+                    pred.notes.push_back(n);
+        pred.used_profile = !pred.notes.empty();
+        if (!pred.used_profile)
+            pred.notes.push_back("the profile has no entry for this plan; every number is an analytic default");
+    } else {
+        pred.notes.push_back("no profile: every number is an analytic default from the device catalog");
+    }
+    return pred;
+}
+
+} // namespace hapmoe

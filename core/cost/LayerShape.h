@@ -1,0 +1,40 @@
+#pragma once
+// The shape of one transformer layer as the cost model needs it (sizes as doubles so that
+// products never overflow). Internal to core/cost.
+
+#include "model/ModelSpec.h"
+
+namespace hapmoe {
+
+struct LayerShape {
+    double h = 0;          // hidden size
+    int heads = 0;
+    int groups = 0;        // query groups (GQA)
+    int kvc = 0;           // channels per head
+    double q = 0;          // heads * kvc (query projection width)
+    double kv = 0;         // groups * kvc (key or value projection width)
+    double ffn = 0;        // dense FFN size
+    double effn = 0;       // expert FFN size
+    double shared = 0;     // shared expert FFN size (0 = none)
+    int experts = 0;
+    int topk = 0;
+    double gated = 1;      // 2 with SwiGLU (gate and up projection), else 1
+    double vocab = 0;
+    double seq = 0;
+    bool bias = false;
+    double normParams = 0; // parameters of one norm (2h for LayerNorm, h for RMSNorm)
+    bool learnedPositions = false;
+
+    static LayerShape of(const ModelSpec& m);
+
+    double attentionParams() const;     // QKV, projection, both norms
+    double denseFfnParams() const;
+    double expertParams() const;        // all experts of one MoE layer
+    double sharedExpertParams() const;
+    double routerParams() const;
+
+    double forwardFlopsPerToken(bool moeLayer) const;   // Megatron's counting
+    double logitsFlopsPerToken() const;
+};
+
+} // namespace hapmoe

@@ -1,0 +1,195 @@
+// The event-driven pipeline simulator (docs/cost-model.md section 9). Each rank runs its
+// blocks in the order Megatron-LM's schedules give it (megatron/core/pipeline_parallel/
+// schedules.py: forward_backward_pipelining_without_interleaving and
+// forward_backward_pipelining_with_interleaving); a block starts when its rank is free and
+// its input has arrived (the producing block's end plus the p2p time).
+
+#include "cost/Schedule.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace hapmoe {
+
+namespace {
+
+struct Op {
+    int mb = 0;
+    int chunk = 0;
+    bool forward = true;
+};
+
+// (micro-batch, chunk) of the k-th forward (or backward) block of a rank under the
+// interleaved schedule: groups of PP micro-batches go through chunk 0, then chunk 1, ...
+// (backward through the chunks in reverse).
+std::vector<Op> blockSequence(int M, int P, int V, bool forward)
+{
+    std::vector<Op> seq;
+    seq.reserve(static_cast<std::size_t>(M) * V);
+    for (int g = 0; g < M; g += P) {
+        const int gs = std::min(P, M - g);
+        for (int c = 0; c < V; ++c)
+            for (int j = 0; j < gs; ++j)
+                seq.push_back({g + j, forward ? c : V - 1 - c, forward});
+    }
+    return seq;
+}
+
+std::vector<Op> rankOrder(int r, int M, int P, int V)
+{
+    std::vector<Op> order;
+    const int total = M * V;
+    order.reserve(static_cast<std::size_t>(total) * 2);
+    int warmup = 0;
+    if (V == 1)
+        warmup = std::min(P - r - 1, M);
+    else
+        warmup = std::min((P - r - 1) * 2 + (V - 1) * P, total);
+    const auto fwd = blockSequence(M, P, V, true);
+    const auto bwd = blockSequence(M, P, V, false);
+    for (int k = 0; k < warmup; ++k)
+        order.push_back(fwd[static_cast<std::size_t>(k)]);
+    const int steady = total - warmup;
+    for (int k = 0; k < steady; ++k) {
+        order.push_back(fwd[static_cast<std::size_t>(warmup + k)]);
+        order.push_back(bwd[static_cast<std::size_t>(k)]);
+    }
+    for (int k = steady; k < total; ++k)
+        order.push_back(bwd[static_cast<std::size_t>(k)]);
+    return order;
+}
+
+} // namespace
+
+Schedule simulatePipeline(const ScheduleInput& in)
+{
+    const int P = static_cast<int>(in.t_fwd.size());
+    if (P == 0 || in.t_bwd.size() != in.t_fwd.size())
+        throw std::invalid_argument("simulatePipeline: t_fwd and t_bwd need one entry per rank");
+    const int M = std::max(1, in.microbatches);
+    const int V = std::max(1, in.vpp);
+    auto p2pAfter = [&](int r) {   // from rank r to rank r+1 (or the last rank to rank 0)
+        return r >= 0 && r < static_cast<int>(in.p2p.size()) ? in.p2p[static_cast<std::size_t>(r)] : 0.0;
+    };
+
+    // end times per (rank, chunk, micro-batch), -1 = not yet run
+    const std::size_t n = static_cast<std::size_t>(P) * V * M;
+    std::vector<double> fEnd(n, -1.0), bEnd(n, -1.0);
+    auto idx = [&](int r, int c, int mb) {
+        return (static_cast<std::size_t>(r) * V + static_cast<std::size_t>(c)) * M + static_cast<std::size_t>(mb);
+    };
+
+    std::vector<std::vector<Op>> orders;
+    orders.reserve(static_cast<std::size_t>(P));
+    for (int r = 0; r < P; ++r)
+        orders.push_back(rankOrder(r, M, P, V));
+    std::vector<std::size_t> next(static_cast<std::size_t>(P), 0);
+    std::vector<double> free(static_cast<std::size_t>(P), 0.0);
+
+    Schedule out;
+    out.blocks.reserve(n * 2);
+    out.busy.assign(static_cast<std::size_t>(P), 0.0);
+    std::size_t done = 0;
+    const std::size_t all = n * 2;
+    while (done < all) {
+        bool progress = false;
+        for (int r = 0; r < P; ++r) {
+            auto& ord = orders[static_cast<std::size_t>(r)];
+            auto& k = next[static_cast<std::size_t>(r)];
+            while (k < ord.size()) {
+                const Op op = ord[k];
+                double ready = 0;
+                bool ok = true;
+                if (op.forward) {
+                    if (r > 0) {
+                        const double e = fEnd[idx(r - 1, op.chunk, op.mb)];
+                        ok = e >= 0;
+                        ready = e + p2pAfter(r - 1);
+                    } else if (op.chunk > 0) {
+                        const double e = fEnd[idx(P - 1, op.chunk - 1, op.mb)];
+                        ok = e >= 0;
+                        ready = e + p2pAfter(P - 1);
+                    }
+                } else {
+                    if (r < P - 1) {
+                        const double e = bEnd[idx(r + 1, op.chunk, op.mb)];
+                        ok = e >= 0;
+                        ready = e + p2pAfter(r);
+                    } else if (op.chunk < V - 1) {
+                        const double e = bEnd[idx(0, op.chunk + 1, op.mb)];
+                        ok = e >= 0;
+                        ready = e + p2pAfter(P - 1);
+                    } else {
+                        const double e = fEnd[idx(r, op.chunk, op.mb)];
+                        ok = e >= 0;
+                        ready = e;
+                    }
+                }
+                if (!ok)
+                    break;
+                const double dur = op.forward ? in.t_fwd[static_cast<std::size_t>(r)] : in.t_bwd[static_cast<std::size_t>(r)];
+                const double start = std::max(free[static_cast<std::size_t>(r)], ready);
+                const double end = start + dur;
+                free[static_cast<std::size_t>(r)] = end;
+                (op.forward ? fEnd : bEnd)[idx(r, op.chunk, op.mb)] = end;
+                out.blocks.push_back({r, op.mb, op.chunk, op.forward, start, end});
+                out.busy[static_cast<std::size_t>(r)] += dur;
+                out.makespan = std::max(out.makespan, end);
+                ++k;
+                ++done;
+                progress = true;
+            }
+        }
+        if (!progress)
+            throw std::logic_error("simulatePipeline: the schedule deadlocked");
+    }
+    out.bottleneck_stage = static_cast<int>(std::max_element(out.busy.begin(), out.busy.end()) - out.busy.begin());
+    return out;
+}
+
+double closedFormPipelineTime(const std::vector<double>& t_fwd, const std::vector<double>& t_bwd, int microbatches)
+{
+    double sum = 0, mx = 0;
+    const std::size_t n = std::min(t_fwd.size(), t_bwd.size());
+    for (std::size_t i = 0; i < n; ++i) {
+        const double c = t_fwd[i] + t_bwd[i];
+        sum += c;
+        mx = std::max(mx, c);
+    }
+    return sum + (std::max(1, microbatches) - 1.0) * mx;
+}
+
+std::string toChromeTrace(const Schedule& schedule, const std::vector<std::string>& stageNames)
+{
+    nlohmann::json events = nlohmann::json::array();
+    int ranks = 0;
+    for (const auto& b : schedule.blocks)
+        ranks = std::max(ranks, b.stage + 1);
+    events.push_back({{"name", "process_name"}, {"ph", "M"}, {"pid", 0}, {"args", {{"name", "pipeline"}}}});
+    for (int r = 0; r < ranks; ++r) {
+        std::string name = "stage " + std::to_string(r);
+        if (r < static_cast<int>(stageNames.size()) && !stageNames[static_cast<std::size_t>(r)].empty())
+            name += " (" + stageNames[static_cast<std::size_t>(r)] + ")";
+        events.push_back({{"name", "thread_name"}, {"ph", "M"}, {"pid", 0}, {"tid", r}, {"args", {{"name", name}}}});
+        events.push_back({{"name", "thread_sort_index"}, {"ph", "M"}, {"pid", 0}, {"tid", r}, {"args", {{"sort_index", r}}}});
+    }
+    for (const auto& b : schedule.blocks) {
+        std::string name = (b.forward ? "F" : "B") + std::to_string(b.microbatch);
+        if (b.chunk > 0)
+            name += "." + std::to_string(b.chunk);
+        events.push_back({{"name", name},
+                          {"cat", b.forward ? "forward" : "backward"},
+                          {"ph", "X"},
+                          {"pid", 0},
+                          {"tid", b.stage},
+                          {"ts", b.start * 1e6},
+                          {"dur", (b.end - b.start) * 1e6},
+                          {"args", {{"microbatch", b.microbatch}, {"chunk", b.chunk}}}});
+    }
+    nlohmann::json doc{{"traceEvents", events}, {"displayTimeUnit", "ms"}};
+    return doc.dump(1);
+}
+
+} // namespace hapmoe

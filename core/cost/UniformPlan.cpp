@@ -1,0 +1,95 @@
+#include "cost/UniformPlan.h"
+
+#include "util/InputError.h"
+
+#include <algorithm>
+#include <string>
+#include <utility>
+
+namespace hapmoe {
+
+Plan makeUniformPlan(const ModelSpec& model, const Cluster& cluster, const DeviceCatalog& catalog,
+                     const UniformKnobs& k)
+{
+    auto bad = [](const std::string& flag, const std::string& msg) { return InputError("", flag, msg); };
+    const int W = cluster.totalDevices();
+    if (W <= 0)
+        throw bad("--cluster", "the cluster has no devices");
+    for (auto [name, v] : {std::pair<const char*, int>{"--tp", k.tp}, {"--pp", k.pp}, {"--cp", k.cp}, {"--ep", k.ep},
+                           {"--etp", k.etp}, {"--vpp", k.vpp}, {"--mbs", k.micro_batch_size}})
+        if (v < 1)
+            throw bad(name, "must be a positive integer, got " + std::to_string(v));
+    const int mp = k.tp * k.cp * k.pp;
+    if (W % mp != 0)
+        throw bad("--tp", "TP*CP*PP = " + std::to_string(mp) + " does not divide the cluster's " + std::to_string(W)
+                              + " devices");
+    const int dp = W / mp;
+    const int perStage = W / k.pp;
+    if (perStage % (k.ep * k.etp) != 0)
+        throw bad("--ep", "EP*ETP = " + std::to_string(k.ep * k.etp) + " does not divide the " + std::to_string(perStage)
+                              + " devices of a stage (TP*CP*DP)");
+    if (model.isMoe() && model.num_experts % k.ep != 0)
+        throw bad("--ep", "EP = " + std::to_string(k.ep) + " does not divide the model's " + std::to_string(model.num_experts)
+                              + " experts");
+    if (!model.isMoe() && (k.ep > 1 || k.etp > 1))
+        throw bad("--ep", "the model has no experts; EP and ETP must be 1");
+    if (model.num_layers < k.pp * k.vpp)
+        throw bad("--pp", "PP*VPP = " + std::to_string(k.pp * k.vpp) + " exceeds the model's " + std::to_string(model.num_layers)
+                              + " layers");
+    if (k.vpp > 1 && k.pp < 2)
+        throw bad("--vpp", "an interleaved schedule needs PP >= 2");
+    if (model.num_attention_heads % k.tp != 0)
+        throw bad("--tp", "TP = " + std::to_string(k.tp) + " does not divide the " + std::to_string(model.num_attention_heads)
+                              + " attention heads");
+
+    Plan plan;
+    plan.name = "megatron (flags)";
+    plan.vpp = k.vpp;
+    plan.global_batch_size = k.global_batch_size > 0 ? k.global_batch_size : model.training.global_batch_size;
+    plan.sequence_parallel = k.sequence_parallel;
+    plan.distributed_optimizer = k.distributed_optimizer;
+    plan.target = Target::Megatron;
+    if (plan.global_batch_size % (dp * k.micro_batch_size) != 0)
+        throw bad("--gbs", "global batch " + std::to_string(plan.global_batch_size) + " is not a multiple of DP x micro-batch = "
+                               + std::to_string(dp * k.micro_batch_size));
+
+    // Layers: as even as possible, the remainder on the first stages.
+    const int base = model.num_layers / k.pp, extra = model.num_layers % k.pp;
+    int layer = 0;
+    for (int s = 0; s < k.pp; ++s) {
+        StagePlan st;
+        st.first_layer = layer;
+        st.num_layers = base + (s < extra ? 1 : 0);
+        layer += st.num_layers;
+        st.tp = k.tp;
+        st.cp = k.cp;
+        st.dp = dp;
+        st.ep = k.ep;
+        st.etp = k.etp;
+        st.edp = perStage / (k.ep * k.etp);
+        st.recompute = k.recompute;
+        st.recompute_layers = k.recompute == Recompute::Full ? k.recompute_layers : 0;
+        st.micro_batch_size = k.micro_batch_size;
+        // Global ranks [s*W/PP, (s+1)*W/PP) in node order.
+        const int lo = s * perStage, hi = lo + perStage;
+        int offset = 0;
+        for (const auto& n : cluster.nodes) {
+            const int a = std::max(lo, offset), b = std::min(hi, offset + n.count);
+            if (a < b) {
+                const DeviceType* t = catalog.find(n.device_type);
+                const std::string type = t ? t->name : n.device_type;
+                if (st.devices.empty())
+                    st.device_type = type;
+                else if (type != st.device_type)
+                    throw bad("--pp", "stage " + std::to_string(s) + " would span device types " + st.device_type + " and "
+                                          + type + "; choose PP so that each stage lies on one device type");
+                st.devices.push_back({n.id, a - offset, b - a});
+            }
+            offset += n.count;
+        }
+        plan.stages.push_back(std::move(st));
+    }
+    return plan;
+}
+
+} // namespace hapmoe

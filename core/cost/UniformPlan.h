@@ -1,0 +1,30 @@
+#pragma once
+// A uniform Megatron-LM plan from its command-line knobs, placed on a cluster in node order:
+// with W devices and PP stages, stage s owns global ranks [s*W/PP, (s+1)*W/PP) (Megatron's
+// rank order puts PP outermost), DP = W / (TP * CP * PP), EDP = TP*CP*DP / (EP*ETP).
+
+#include "hardware/Cluster.h"
+#include "hardware/DeviceCatalog.h"
+#include "model/ModelSpec.h"
+#include "plan/Plan.h"
+
+namespace hapmoe {
+
+// Defaults are Megatron-LM's (megatron/training/arguments.py): every parallel size 1,
+// micro-batch 1, no recompute, no sequence parallelism, no distributed optimizer.
+struct UniformKnobs {
+    int tp = 1, pp = 1, cp = 1, ep = 1, etp = 1, vpp = 1;
+    int micro_batch_size = 1;
+    int global_batch_size = 0;     // 0: the model's training spec
+    Recompute recompute = Recompute::None;
+    int recompute_layers = 0;      // Full: per stage (0 = every layer of the stage)
+    bool sequence_parallel = false;
+    bool distributed_optimizer = false;
+};
+
+// Throws InputError (where = the flag's name, e.g. "--tp") when the knobs do not fit the
+// cluster or the model.
+Plan makeUniformPlan(const ModelSpec& model, const Cluster& cluster, const DeviceCatalog& catalog,
+                     const UniformKnobs& knobs);
+
+} // namespace hapmoe

@@ -1,0 +1,152 @@
+#include "hardware/DeviceCatalog.h"
+
+#include "io/JsonNode.h"
+#include "util/EmbeddedResources.h"
+
+#include <algorithm>
+#include <map>
+#include <stdexcept>
+
+namespace hapmoe {
+
+namespace {
+
+constexpr int kDevicesVersion = 1;
+
+bool matches(const DeviceType& t, const std::string& norm)
+{
+    if (io::JsonNode::normalizedName(t.name) == norm)
+        return true;
+    return std::any_of(t.aliases.begin(), t.aliases.end(),
+                       [&](const std::string& a) { return io::JsonNode::normalizedName(a) == norm; });
+}
+
+DeviceType readDevice(const io::JsonNode& n)
+{
+    n.requireObject();
+    n.warnUnknownKeys({"name", "aliases", "vendor", "bf16_tflops", "memory_gib", "hbm_gbps", "intra_link_kind",
+                       "intra_node_gbps", "inter_node_gbps", "collective_library", "compute_capability",
+                       "default_efficiency", "default_devices_per_node", "sources", "notes"});
+    DeviceType t;
+    t.name = n.reqString("name");
+    for (const auto& a : n.array("aliases")) {
+        if (!a.value().is_string() || a.value().get<std::string>().empty())
+            a.failHere("expected a non-empty string, got " + io::JsonNode::describe(a.value()));
+        t.aliases.push_back(a.value().get<std::string>());
+    }
+    t.vendor = n.reqString("vendor");
+    t.bf16_tflops = n.reqDouble("bf16_tflops", 0, true);
+    t.memory_gib = n.reqDouble("memory_gib", 0, true);
+    t.hbm_gbps = n.reqDouble("hbm_gbps", 0, true);
+    t.intra_link_kind = n.optString("intra_link_kind");
+    t.intra_node_gbps = n.reqDouble("intra_node_gbps", 0, true);
+    t.inter_node_gbps = n.reqDouble("inter_node_gbps", 0, true);
+    t.collective_library = n.reqString("collective_library");
+    t.compute_capability = n.optDouble("compute_capability", 0, 0);
+    t.default_efficiency = n.optDouble("default_efficiency", 0.5, 0, true, 1.0);
+    t.default_devices_per_node = n.optInt("default_devices_per_node", 8, 1);
+    if (auto s = n.optObject("sources")) {
+        for (auto it = s->value().begin(); it != s->value().end(); ++it) {
+            if (!it->is_string())
+                s->fail(it.key(), "expected a string, got " + io::JsonNode::describe(*it));
+            t.sources[it.key()] = it->get<std::string>();
+        }
+    }
+    t.notes = n.optString("notes");
+    return t;
+}
+
+} // namespace
+
+const DeviceCatalog& DeviceCatalog::builtin()
+{
+    static const DeviceCatalog catalog = [] {
+        for (const auto& [path, content] : resources::embeddedResources()) {
+            if (path == "devices.json")
+                return fromJson(content, "resources/devices.json");
+        }
+        throw std::logic_error("built-in device catalog resources/devices.json is not embedded");
+    }();
+    return catalog;
+}
+
+DeviceCatalog DeviceCatalog::fromJson(std::string_view text, const std::string& fileName, Warnings* warnings)
+{
+    const nlohmann::json doc = io::JsonNode::parse(text, fileName);
+    const io::JsonContext ctx{fileName, warnings};
+    const io::JsonNode root(doc, "", ctx);
+    root.requireObject();
+    const std::string format = root.reqString("format");
+    if (format != "hapmoe.devices")
+        root.fail("format", "expected \"hapmoe.devices\", got \"" + format + "\"");
+    const int version = root.reqInt("version", 1);
+    if (version > kDevicesVersion)
+        root.fail("version", "this file is hapmoe.devices version " + std::to_string(version)
+                                 + "; this program reads up to version " + std::to_string(kDevicesVersion)
+                                 + " (a newer HAPMoE Studio wrote it)");
+    root.warnUnknownKeys({"format", "version", "description", "source", "devices"});
+
+    DeviceCatalog catalog;
+    std::map<std::string, std::string> seen;   // normalized name or alias -> path
+    for (const auto& d : root.array("devices", true)) {
+        DeviceType t = readDevice(d);
+        std::vector<std::string> names{t.name};
+        names.insert(names.end(), t.aliases.begin(), t.aliases.end());
+        for (const auto& nm : names) {
+            const std::string norm = io::JsonNode::normalizedName(nm);
+            auto [it, inserted] = seen.emplace(norm, d.path());
+            if (!inserted && it->second != d.path())
+                d.failHere("name or alias \"" + nm + "\" is already used by " + it->second);
+        }
+        catalog.m_types.push_back(std::move(t));
+    }
+    return catalog;
+}
+
+void DeviceCatalog::merge(const DeviceCatalog& overrides)
+{
+    for (const auto& t : overrides.m_types) {
+        // Replace the first type matched by the override's name or one of its aliases;
+        // otherwise append.
+        std::vector<std::string> names{t.name};
+        names.insert(names.end(), t.aliases.begin(), t.aliases.end());
+        auto target = m_types.end();
+        for (const auto& nm : names) {
+            const std::string norm = io::JsonNode::normalizedName(nm);
+            target = std::find_if(m_types.begin(), m_types.end(), [&](const DeviceType& d) { return matches(d, norm); });
+            if (target != m_types.end())
+                break;
+        }
+        if (target != m_types.end())
+            *target = t;
+        else
+            m_types.push_back(t);
+    }
+}
+
+const DeviceType* DeviceCatalog::find(std::string_view nameOrAlias) const
+{
+    const std::string norm = io::JsonNode::normalizedName(nameOrAlias);
+    if (norm.empty())
+        return nullptr;
+    // Canonical names win over aliases (an override may reuse another type's alias).
+    for (const auto& t : m_types)
+        if (io::JsonNode::normalizedName(t.name) == norm)
+            return &t;
+    for (const auto& t : m_types)
+        if (matches(t, norm))
+            return &t;
+    return nullptr;
+}
+
+const DeviceType& DeviceCatalog::get(std::string_view nameOrAlias, const std::string& where) const
+{
+    if (const auto* t = find(nameOrAlias))
+        return *t;
+    std::string known;
+    for (const auto& t : m_types)
+        known += (known.empty() ? "" : ", ") + t.name;
+    throw InputError("", where, "unknown device type \"" + std::string(nameOrAlias) + "\"; known: " + known);
+}
+
+} // namespace hapmoe

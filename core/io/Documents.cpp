@@ -1,0 +1,1055 @@
+#include "io/Documents.h"
+
+#include "hardware/DeviceCatalog.h"
+#include "io/JsonNode.h"
+#include "io/Migrations.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace hapmoe {
+
+namespace {
+
+using io::JsonContext;
+using io::JsonNode;
+using Json = nlohmann::ordered_json;
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+// --- enum names (the strings of the file formats) ----------------------------------------
+
+const std::vector<std::string_view> kPrecisionNames = {"bf16", "fp16"};
+const std::vector<std::string_view> kDispatcherNames = {"alltoall", "allgather", "flex"};
+const std::vector<std::string_view> kRecomputeNames = {"none", "selective", "full"};
+const std::vector<std::string_view> kTargetNames = {"megatron", "flagscale", "any"};
+const std::vector<std::string_view> kAlgorithmNames = {"hs-dp", "exhaustive", "uniform", "metis-style"};
+const std::vector<std::string_view> kCollectiveNames = {"all_reduce", "all_gather", "reduce_scatter",
+                                                                      "all_to_all", "send_recv"};
+const std::vector<std::string_view> kLinkClassNames = {"intra_node", "inter_node", "cross_type"};
+
+const char* algorithmName(Algorithm a)
+{
+    switch (a) {
+    case Algorithm::Exhaustive: return "exhaustive";
+    case Algorithm::Uniform: return "uniform";
+    case Algorithm::MetisStyle: return "metis-style";
+    case Algorithm::HsDp: break;
+    }
+    return "hs-dp";
+}
+
+Precision precisionAt(int i) { return i == 1 ? Precision::FP16 : Precision::BF16; }
+TokenDispatcher dispatcherAt(int i)
+{
+    return i == 1 ? TokenDispatcher::AllGather : (i == 2 ? TokenDispatcher::Flex : TokenDispatcher::AllToAll);
+}
+Recompute recomputeAt(int i) { return i == 1 ? Recompute::Selective : (i == 2 ? Recompute::Full : Recompute::None); }
+Target targetAt(int i) { return i == 0 ? Target::Megatron : (i == 1 ? Target::FlagScale : Target::Any); }
+Algorithm algorithmAt(int i)
+{
+    static const Algorithm all[] = {Algorithm::HsDp, Algorithm::Exhaustive, Algorithm::Uniform, Algorithm::MetisStyle};
+    return all[i];
+}
+Collective collectiveAt(int i)
+{
+    static const Collective all[] = {Collective::AllReduce, Collective::AllGather, Collective::ReduceScatter,
+                                     Collective::AllToAll, Collective::SendRecv};
+    return all[i];
+}
+LinkClass linkClassAt(int i) { return i == 1 ? LinkClass::InterNode : (i == 2 ? LinkClass::CrossType : LinkClass::IntraNode); }
+
+// --- model --------------------------------------------------------------------------------
+
+void readTraining(const JsonNode& n, TrainingSpec& t)
+{
+    n.requireObject();
+    n.warnUnknownKeys({"micro_batch_size", "global_batch_size", "precision", "use_distributed_optimizer",
+                       "router_imbalance", "imbalance_weight"});
+    t.micro_batch_size = n.optInt("micro_batch_size", t.micro_batch_size, 1);
+    t.global_batch_size = n.optInt("global_batch_size", t.global_batch_size, 1);
+    t.precision = precisionAt(n.optChoice("precision", kPrecisionNames, t.precision == Precision::FP16 ? 1 : 0));
+    t.use_distributed_optimizer = n.optBool("use_distributed_optimizer", t.use_distributed_optimizer);
+    t.router_imbalance = n.optDouble("router_imbalance", t.router_imbalance, 1.0);
+    t.imbalance_weight = n.optDouble("imbalance_weight", t.imbalance_weight, 0.0, false, 1.0);
+}
+
+ModelSpec readModelObject(const JsonNode& n)
+{
+    n.requireObject();
+    n.warnUnknownKeys({"format", "version", "name", "source", "description", "num_layers", "hidden_size",
+                       "ffn_hidden_size", "num_attention_heads", "num_query_groups", "kv_channels", "vocab_size",
+                       "seq_length", "max_position_embeddings", "swiglu", "add_bias_linear",
+                       "untie_embeddings_and_output_weights", "normalization", "num_experts", "moe_ffn_hidden_size",
+                       "moe_router_topk", "moe_layer_freq", "moe_shared_expert_intermediate_size",
+                       "moe_token_dispatcher_type", "training"});
+    ModelSpec m;
+    m.name = n.optString("name");
+    m.source = n.optString("source");
+    m.description = n.optString("description");
+    m.num_layers = n.reqInt("num_layers", 1);
+    m.hidden_size = n.reqInt("hidden_size", 1);
+    m.num_attention_heads = n.reqInt("num_attention_heads", 1);
+    m.swiglu = n.optBool("swiglu", false);
+    // Megatron-LM's default when --ffn-hidden-size is not given (megatron/training/arguments.py):
+    // 4h, or for SwiGLU int(4h * 2/3 / 64) * 64.
+    const int defaultFfn = m.swiglu ? static_cast<int>((4.0 * m.hidden_size * 2.0 / 3.0) / 64.0) * 64 : 4 * m.hidden_size;
+    m.ffn_hidden_size = n.optInt("ffn_hidden_size", defaultFfn, 1);
+    m.num_query_groups = n.optInt("num_query_groups", 0, 0);
+    m.kv_channels = n.optInt("kv_channels", 0, 0);
+    m.vocab_size = n.reqInt("vocab_size", 1);
+    m.seq_length = n.reqInt("seq_length", 1);
+    m.max_position_embeddings = n.optInt("max_position_embeddings", 0, 0);
+    m.add_bias_linear = n.optBool("add_bias_linear", false);
+    m.untie_embeddings_and_output_weights = n.optBool("untie_embeddings_and_output_weights", false);
+    m.normalization = n.optString("normalization", m.normalization);
+    if (m.normalization != "RMSNorm" && m.normalization != "LayerNorm")
+        n.fail("normalization", "expected \"RMSNorm\" or \"LayerNorm\", got \"" + m.normalization + "\"");
+    m.num_experts = n.optInt("num_experts", 0, 0);
+    m.moe_ffn_hidden_size = n.optInt("moe_ffn_hidden_size", 0, 0);
+    m.moe_router_topk = n.optInt("moe_router_topk", m.num_experts > 0 ? 2 : 0, 0);
+    if (m.num_experts == 0 && !n.has("moe_router_topk"))
+        m.moe_router_topk = 2;   // the ModelSpec default; unused by dense models
+    if (auto f = n.optChild("moe_layer_freq")) {
+        if (f->value().is_array()) {
+            for (const auto& e : f->elements()) {
+                if (e.value().is_boolean())
+                    m.moe_layer_pattern.push_back(e.value().get<bool>() ? 1 : 0);
+                else
+                    m.moe_layer_pattern.push_back(static_cast<std::uint8_t>(e.asInt(0, 1)));
+            }
+            if (m.moe_layer_pattern.empty())
+                f->failHere("expected a positive integer or a non-empty array of 0/1 per layer, got an empty array");
+            m.moe_layer_freq = 1;
+        } else if (f->value().is_number()) {
+            m.moe_layer_freq = f->asInt(1);
+        } else {
+            f->failHere("expected a positive integer or an array of 0/1 per layer, got " + JsonNode::describe(f->value()));
+        }
+    }
+    m.moe_shared_expert_intermediate_size = n.optInt("moe_shared_expert_intermediate_size", 0, 0);
+    m.moe_token_dispatcher_type = dispatcherAt(n.optChoice("moe_token_dispatcher_type", kDispatcherNames, 0));
+    if (auto t = n.optChild("training"))
+        readTraining(*t, m.training);
+    return m;
+}
+
+Json modelJson(const ModelSpec& m)
+{
+    Json j;
+    j["name"] = m.name;
+    if (!m.source.empty())
+        j["source"] = m.source;
+    if (!m.description.empty())
+        j["description"] = m.description;
+    j["num_layers"] = m.num_layers;
+    j["hidden_size"] = m.hidden_size;
+    j["ffn_hidden_size"] = m.ffn_hidden_size;
+    j["num_attention_heads"] = m.num_attention_heads;
+    j["num_query_groups"] = m.num_query_groups;
+    j["kv_channels"] = m.kv_channels;
+    j["vocab_size"] = m.vocab_size;
+    j["seq_length"] = m.seq_length;
+    j["max_position_embeddings"] = m.max_position_embeddings;
+    j["swiglu"] = m.swiglu;
+    j["add_bias_linear"] = m.add_bias_linear;
+    j["untie_embeddings_and_output_weights"] = m.untie_embeddings_and_output_weights;
+    j["normalization"] = m.normalization;
+    j["num_experts"] = m.num_experts;
+    j["moe_ffn_hidden_size"] = m.moe_ffn_hidden_size;
+    j["moe_router_topk"] = m.moe_router_topk;
+    if (!m.moe_layer_pattern.empty()) {
+        Json a = Json::array();
+        for (auto v : m.moe_layer_pattern)
+            a.push_back(static_cast<int>(v));
+        j["moe_layer_freq"] = a;
+    } else {
+        j["moe_layer_freq"] = m.moe_layer_freq;
+    }
+    j["moe_shared_expert_intermediate_size"] = m.moe_shared_expert_intermediate_size;
+    j["moe_token_dispatcher_type"] = toString(m.moe_token_dispatcher_type);
+    Json t;
+    t["micro_batch_size"] = m.training.micro_batch_size;
+    t["global_batch_size"] = m.training.global_batch_size;
+    t["precision"] = toString(m.training.precision);
+    t["use_distributed_optimizer"] = m.training.use_distributed_optimizer;
+    t["router_imbalance"] = m.training.router_imbalance;
+    t["imbalance_weight"] = m.training.imbalance_weight;
+    j["training"] = t;
+    return j;
+}
+
+// --- cluster ------------------------------------------------------------------------------
+
+Cluster readClusterObject(const JsonNode& n)
+{
+    n.requireObject();
+    n.warnUnknownKeys({"format", "version", "name", "description", "source", "nodes", "switches", "links", "cross_vendor"});
+    Cluster c;
+    c.name = n.optString("name");
+    c.description = n.optString("description");
+    c.source = n.optString("source");
+    int index = 0;
+    for (const auto& e : n.array("nodes", true)) {
+        e.requireObject();
+        e.warnUnknownKeys({"id", "host", "device_type", "count", "nics", "nic_gbit", "x", "y"});
+        Node node;
+        node.id = e.reqInt("id", 0);
+        node.host = e.optString("host", "node" + std::to_string(index));
+        node.device_type = e.reqString("device_type");
+        node.count = e.reqInt("count", 1);
+        node.nics = e.optInt("nics", 0, 0);
+        node.nic_gbit = e.optDouble("nic_gbit", 0, 0);
+        node.x = e.optDouble("x", 0);
+        node.y = e.optDouble("y", 0);
+        c.nodes.push_back(std::move(node));
+        ++index;
+    }
+    for (const auto& e : n.array("switches")) {
+        e.requireObject();
+        e.warnUnknownKeys({"id", "name", "x", "y"});
+        Switch s;
+        s.id = e.reqInt("id", 0);
+        s.name = e.optString("name");
+        s.x = e.optDouble("x", 0);
+        s.y = e.optDouble("y", 0);
+        c.switches.push_back(std::move(s));
+    }
+    for (const auto& e : n.array("links")) {
+        e.requireObject();
+        e.warnUnknownKeys({"a", "b", "bandwidth_gbytes_per_s", "latency_us"});
+        Link l;
+        l.a = e.reqInt("a", 0);
+        l.b = e.reqInt("b", 0);
+        l.bandwidth_gbytes_per_s = e.reqDouble("bandwidth_gbytes_per_s", 0, true);
+        l.latency_us = e.optDouble("latency_us", 0, 0);
+        c.links.push_back(l);
+    }
+    if (auto cv = n.optObject("cross_vendor")) {
+        cv->warnUnknownKeys({"method", "bandwidth_gbytes_per_s", "latency_us"});
+        c.cross_vendor.method = cv->optString("method", c.cross_vendor.method);
+        c.cross_vendor.bandwidth_gbytes_per_s = cv->optDouble("bandwidth_gbytes_per_s", c.cross_vendor.bandwidth_gbytes_per_s, 0, true);
+        c.cross_vendor.latency_us = cv->optDouble("latency_us", c.cross_vendor.latency_us, 0);
+    }
+    return c;
+}
+
+Json clusterJson(const Cluster& c)
+{
+    Json j;
+    j["name"] = c.name;
+    if (!c.description.empty())
+        j["description"] = c.description;
+    if (!c.source.empty())
+        j["source"] = c.source;
+    Json nodes = Json::array();
+    for (const auto& n : c.nodes) {
+        Json e;
+        e["id"] = n.id;
+        e["host"] = n.host;
+        e["device_type"] = n.device_type;
+        e["count"] = n.count;
+        e["nics"] = n.nics;
+        e["nic_gbit"] = n.nic_gbit;
+        e["x"] = n.x;
+        e["y"] = n.y;
+        nodes.push_back(e);
+    }
+    j["nodes"] = nodes;
+    Json switches = Json::array();
+    for (const auto& s : c.switches)
+        switches.push_back(Json{{"id", s.id}, {"name", s.name}, {"x", s.x}, {"y", s.y}});
+    j["switches"] = switches;
+    Json links = Json::array();
+    for (const auto& l : c.links)
+        links.push_back(Json{{"a", l.a}, {"b", l.b}, {"bandwidth_gbytes_per_s", l.bandwidth_gbytes_per_s}, {"latency_us", l.latency_us}});
+    j["links"] = links;
+    j["cross_vendor"] = Json{{"method", c.cross_vendor.method},
+                             {"bandwidth_gbytes_per_s", c.cross_vendor.bandwidth_gbytes_per_s},
+                             {"latency_us", c.cross_vendor.latency_us}};
+    return j;
+}
+
+// --- plan and prediction ------------------------------------------------------------------
+
+Plan readPlanObject(const JsonNode& n)
+{
+    n.requireObject();
+    n.warnUnknownKeys({"name", "target", "vpp", "global_batch_size", "sequence_parallel", "distributed_optimizer",
+                       "stages", "unused"});
+    Plan p;
+    p.name = n.optString("name");
+    p.target = targetAt(n.optChoice("target", kTargetNames, 2));
+    p.vpp = n.optInt("vpp", 1, 1);
+    p.global_batch_size = n.reqInt("global_batch_size", 1);
+    p.sequence_parallel = n.optBool("sequence_parallel", true);
+    p.distributed_optimizer = n.optBool("distributed_optimizer", true);
+    for (const auto& e : n.array("stages", true)) {
+        e.requireObject();
+        e.warnUnknownKeys({"device_type", "devices", "first_layer", "num_layers", "tp", "cp", "dp", "ep", "etp", "edp",
+                           "recompute", "recompute_layers", "micro_batch_size"});
+        StagePlan s;
+        s.device_type = e.reqString("device_type");
+        for (const auto& d : e.array("devices", true)) {
+            d.requireObject();
+            d.warnUnknownKeys({"node", "first_local", "count"});
+            DeviceSlot slot;
+            slot.node = d.reqInt("node", 0);
+            slot.first_local = d.optInt("first_local", 0, 0);
+            slot.count = d.reqInt("count", 1);
+            s.devices.push_back(slot);
+        }
+        s.first_layer = e.reqInt("first_layer", 0);
+        s.num_layers = e.reqInt("num_layers", 1);
+        s.tp = e.optInt("tp", 1, 1);
+        s.cp = e.optInt("cp", 1, 1);
+        s.dp = e.optInt("dp", 1, 1);
+        s.ep = e.optInt("ep", 1, 1);
+        s.etp = e.optInt("etp", 1, 1);
+        s.edp = e.optInt("edp", 1, 1);
+        s.recompute = recomputeAt(e.optChoice("recompute", kRecomputeNames, 0));
+        s.recompute_layers = e.optInt("recompute_layers", 0, 0);
+        s.micro_batch_size = e.optInt("micro_batch_size", 1, 1);
+        p.stages.push_back(std::move(s));
+    }
+    for (const auto& e : n.array("unused")) {
+        e.requireObject();
+        e.warnUnknownKeys({"node", "count", "reason"});
+        UnusedDevices u;
+        u.node = e.reqInt("node", 0);
+        u.count = e.reqInt("count", 1);
+        u.reason = e.optString("reason");
+        p.unused.push_back(std::move(u));
+    }
+    return p;
+}
+
+Json planJson(const Plan& p)
+{
+    Json j;
+    j["name"] = p.name;
+    j["target"] = toString(p.target);
+    j["vpp"] = p.vpp;
+    j["global_batch_size"] = p.global_batch_size;
+    j["sequence_parallel"] = p.sequence_parallel;
+    j["distributed_optimizer"] = p.distributed_optimizer;
+    Json stages = Json::array();
+    for (const auto& s : p.stages) {
+        Json e;
+        e["device_type"] = s.device_type;
+        Json devices = Json::array();
+        for (const auto& d : s.devices)
+            devices.push_back(Json{{"node", d.node}, {"first_local", d.first_local}, {"count", d.count}});
+        e["devices"] = devices;
+        e["first_layer"] = s.first_layer;
+        e["num_layers"] = s.num_layers;
+        e["tp"] = s.tp;
+        e["cp"] = s.cp;
+        e["dp"] = s.dp;
+        e["ep"] = s.ep;
+        e["etp"] = s.etp;
+        e["edp"] = s.edp;
+        e["recompute"] = toString(s.recompute);
+        e["recompute_layers"] = s.recompute_layers;
+        e["micro_batch_size"] = s.micro_batch_size;
+        stages.push_back(e);
+    }
+    j["stages"] = stages;
+    Json unused = Json::array();
+    for (const auto& u : p.unused)
+        unused.push_back(Json{{"node", u.node}, {"count", u.count}, {"reason", u.reason}});
+    j["unused"] = unused;
+    return j;
+}
+
+std::vector<std::string> readStrings(const JsonNode& n, std::string_view key)
+{
+    std::vector<std::string> out;
+    for (const auto& e : n.array(key)) {
+        if (!e.value().is_string())
+            e.failHere("expected a string, got " + JsonNode::describe(e.value()));
+        out.push_back(e.value().get<std::string>());
+    }
+    return out;
+}
+
+Prediction readPredictionObject(const JsonNode& n)
+{
+    n.requireObject();
+    n.warnUnknownKeys({"iteration_time_s", "tokens_per_s", "tflops_per_device", "mfu", "peak_memory_gib",
+                       "num_microbatches", "feasible", "infeasible_reason", "memory_shortfall_gib", "used_profile",
+                       "breakdown", "stages", "notes"});
+    Prediction p;
+    p.iteration_time_s = n.optDouble("iteration_time_s", 0, 0);
+    p.tokens_per_s = n.optDouble("tokens_per_s", 0, 0);
+    p.tflops_per_device = n.optDouble("tflops_per_device", 0, 0);
+    p.mfu = n.optDouble("mfu", 0, 0);
+    p.peak_memory_gib = n.optDouble("peak_memory_gib", 0, 0);
+    p.num_microbatches = n.optInt("num_microbatches", 0, 0);
+    p.feasible = n.optBool("feasible", true);
+    p.infeasible_reason = n.optString("infeasible_reason");
+    p.memory_shortfall_gib = n.optDouble("memory_shortfall_gib", 0, 0);
+    p.used_profile = n.optBool("used_profile", false);
+    if (auto b = n.optObject("breakdown")) {
+        b->warnUnknownKeys({"compute", "tensor_parallel", "expert_dispatch", "pipeline_bubble", "data_parallel_sync", "optimizer"});
+        p.breakdown.compute = b->optDouble("compute", 0, 0);
+        p.breakdown.tensor_parallel = b->optDouble("tensor_parallel", 0, 0);
+        p.breakdown.expert_dispatch = b->optDouble("expert_dispatch", 0, 0);
+        p.breakdown.pipeline_bubble = b->optDouble("pipeline_bubble", 0, 0);
+        p.breakdown.dp_sync = b->optDouble("data_parallel_sync", 0, 0);
+        p.breakdown.optimizer = b->optDouble("optimizer", 0, 0);
+    }
+    for (const auto& e : n.array("stages")) {
+        e.requireObject();
+        e.warnUnknownKeys({"t_fwd_s", "t_bwd_s", "compute_s", "tensor_parallel_s", "expert_dispatch_s", "p2p_s",
+                           "dp_sync_s", "optimizer_s", "model_flops", "memory_gib", "notes"});
+        StageEstimate s;
+        s.t_fwd = e.optDouble("t_fwd_s", 0, 0);
+        s.t_bwd = e.optDouble("t_bwd_s", 0, 0);
+        s.compute = e.optDouble("compute_s", 0, 0);
+        s.tensor_parallel = e.optDouble("tensor_parallel_s", 0, 0);
+        s.expert_dispatch = e.optDouble("expert_dispatch_s", 0, 0);
+        s.p2p_send = e.optDouble("p2p_s", 0, 0);
+        s.dp_sync = e.optDouble("dp_sync_s", 0, 0);
+        s.optimizer = e.optDouble("optimizer_s", 0, 0);
+        s.model_flops = e.optDouble("model_flops", 0, 0);
+        if (auto m = e.optObject("memory_gib")) {
+            // "total" is derived (MemoryBreakdown::total) and not read back.
+            m->warnUnknownKeys({"weights", "gradients", "optimizer", "activations", "moe_buffers", "overhead", "total", "capacity"});
+            s.memory.weights = m->optDouble("weights", 0, 0) * kGiB;
+            s.memory.gradients = m->optDouble("gradients", 0, 0) * kGiB;
+            s.memory.optimizer = m->optDouble("optimizer", 0, 0) * kGiB;
+            s.memory.activations = m->optDouble("activations", 0, 0) * kGiB;
+            s.memory.moe_buffers = m->optDouble("moe_buffers", 0, 0) * kGiB;
+            s.memory.overhead = m->optDouble("overhead", 0, 0) * kGiB;
+            s.memory.capacity = m->optDouble("capacity", 0, 0) * kGiB;
+        }
+        s.notes = readStrings(e, "notes");
+        p.stages.push_back(std::move(s));
+    }
+    p.notes = readStrings(n, "notes");
+    return p;
+}
+
+Json predictionJson(const Prediction& p)
+{
+    Json j;
+    j["iteration_time_s"] = p.iteration_time_s;
+    j["tokens_per_s"] = p.tokens_per_s;
+    j["tflops_per_device"] = p.tflops_per_device;
+    j["mfu"] = p.mfu;
+    j["peak_memory_gib"] = p.peak_memory_gib;
+    j["num_microbatches"] = p.num_microbatches;
+    j["feasible"] = p.feasible;
+    j["infeasible_reason"] = p.infeasible_reason;
+    j["memory_shortfall_gib"] = p.memory_shortfall_gib;
+    j["used_profile"] = p.used_profile;
+    j["breakdown"] = Json{{"compute", p.breakdown.compute},
+                          {"tensor_parallel", p.breakdown.tensor_parallel},
+                          {"expert_dispatch", p.breakdown.expert_dispatch},
+                          {"pipeline_bubble", p.breakdown.pipeline_bubble},
+                          {"data_parallel_sync", p.breakdown.dp_sync},
+                          {"optimizer", p.breakdown.optimizer}};
+    Json stages = Json::array();
+    for (const auto& s : p.stages) {
+        Json e;
+        e["t_fwd_s"] = s.t_fwd;
+        e["t_bwd_s"] = s.t_bwd;
+        e["compute_s"] = s.compute;
+        e["tensor_parallel_s"] = s.tensor_parallel;
+        e["expert_dispatch_s"] = s.expert_dispatch;
+        e["p2p_s"] = s.p2p_send;
+        e["dp_sync_s"] = s.dp_sync;
+        e["optimizer_s"] = s.optimizer;
+        e["model_flops"] = s.model_flops;
+        e["memory_gib"] = Json{{"weights", s.memory.weights / kGiB},
+                               {"gradients", s.memory.gradients / kGiB},
+                               {"optimizer", s.memory.optimizer / kGiB},
+                               {"activations", s.memory.activations / kGiB},
+                               {"moe_buffers", s.memory.moe_buffers / kGiB},
+                               {"overhead", s.memory.overhead / kGiB},
+                               {"total", s.memory.total() / kGiB},
+                               {"capacity", s.memory.capacity / kGiB}};
+        e["notes"] = s.notes;
+        stages.push_back(e);
+    }
+    j["stages"] = stages;
+    j["notes"] = p.notes;
+    return j;
+}
+
+RankedPlan readRankedPlan(const JsonNode& n)
+{
+    n.requireObject();
+    n.warnUnknownKeys({"plan", "prediction"});
+    RankedPlan r;
+    r.plan = readPlanObject(n.object("plan"));
+    if (auto p = n.optObject("prediction"))
+        r.prediction = readPredictionObject(*p);
+    return r;
+}
+
+Json rankedJson(const RankedPlan& r) { return Json{{"plan", planJson(r.plan)}, {"prediction", predictionJson(r.prediction)}}; }
+
+SearchResult readSearchObject(const JsonNode& n)
+{
+    n.requireObject();
+    n.warnUnknownKeys({"algorithm", "target", "time_s", "states", "pruned", "timed_out", "cancelled", "no_plan_reason",
+                       "alternatives", "baselines"});
+    SearchResult r;
+    r.algorithm = algorithmAt(n.optChoice("algorithm", kAlgorithmNames, 0));
+    r.target = targetAt(n.optChoice("target", kTargetNames, 2));
+    r.time_s = n.optDouble("time_s", 0, 0);
+    r.states = n.optInt64("states", 0, 0);
+    if (auto p = n.optObject("pruned")) {
+        p->warnUnknownKeys({"load_balance", "memory", "communication"});
+        r.pruned.load_balance = p->optInt64("load_balance", 0, 0);
+        r.pruned.memory = p->optInt64("memory", 0, 0);
+        r.pruned.communication = p->optInt64("communication", 0, 0);
+    }
+    r.timed_out = n.optBool("timed_out", false);
+    r.cancelled = n.optBool("cancelled", false);
+    r.no_plan_reason = n.optString("no_plan_reason");
+    for (const auto& e : n.array("alternatives"))
+        r.plans.push_back(readRankedPlan(e));
+    if (auto b = n.optObject("baselines")) {
+        b->warnUnknownKeys({"uniform", "metis_style", "current"});
+        if (auto u = b->optChild("uniform"))
+            r.uniform_baseline = readRankedPlan(*u);
+        if (auto m = b->optChild("metis_style"))
+            r.metis_baseline = readRankedPlan(*m);
+        if (auto c = b->optChild("current"))
+            r.current = readRankedPlan(*c);
+    }
+    return r;
+}
+
+Json searchJson(const SearchResult& r)
+{
+    Json j;
+    j["algorithm"] = algorithmName(r.algorithm);
+    j["target"] = toString(r.target);
+    j["time_s"] = r.time_s;
+    j["states"] = r.states;
+    j["pruned"] = Json{{"load_balance", r.pruned.load_balance}, {"memory", r.pruned.memory}, {"communication", r.pruned.communication}};
+    j["timed_out"] = r.timed_out;
+    j["cancelled"] = r.cancelled;
+    j["no_plan_reason"] = r.no_plan_reason;
+    Json alts = Json::array();
+    for (const auto& p : r.plans)
+        alts.push_back(rankedJson(p));
+    j["alternatives"] = alts;
+    Json b;
+    b["uniform"] = r.uniform_baseline ? rankedJson(*r.uniform_baseline) : Json(nullptr);
+    b["metis_style"] = r.metis_baseline ? rankedJson(*r.metis_baseline) : Json(nullptr);
+    b["current"] = r.current ? rankedJson(*r.current) : Json(nullptr);
+    j["baselines"] = b;
+    return j;
+}
+
+// --- documents ----------------------------------------------------------------------------
+
+nlohmann::json loadDocument(std::string_view text, std::string_view format, const JsonContext& ctx)
+{
+    nlohmann::json doc = JsonNode::parse(text, ctx.file);
+    io::Migrations::upgrade(doc, format, ctx);
+    return doc;
+}
+
+std::string finish(Json body, const char* format)
+{
+    Json doc;
+    doc["format"] = format;
+    doc["version"] = io::Migrations::currentVersion(format);
+    for (auto it = body.begin(); it != body.end(); ++it)
+        doc[it.key()] = it.value();
+    return doc.dump(2) + "\n";
+}
+
+bool validHost(const std::string& host)
+{
+    if (host.empty() || host.size() > 253 || host.front() == '-' || host.front() == '.')
+        return false;
+    for (char c : host) {
+        const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_';
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
+} // namespace
+
+std::string detectFormat(std::string_view text, const std::string& fileName)
+{
+    const nlohmann::json doc = JsonNode::parse(text, fileName);
+    const JsonContext ctx{fileName, nullptr};
+    const JsonNode root(doc, "", ctx);
+    root.requireObject();
+    if (!root.has("format"))
+        root.fail("format", "missing required key (expected one of \"hapmoe.model\", \"hapmoe.cluster\", "
+                            "\"hapmoe.profile\", \"hapmoe.plan\", \"hapmoe.project\", \"hapmoe.devices\")");
+    return root.reqString("format");
+}
+
+ModelSpec readModel(std::string_view text, const std::string& fileName, Warnings* warnings)
+{
+    const JsonContext ctx{fileName, warnings};
+    const nlohmann::json doc = loadDocument(text, kModelFormat, ctx);
+    return readModelObject(JsonNode(doc, "model", ctx));
+}
+
+Cluster readCluster(std::string_view text, const std::string& fileName, Warnings* warnings)
+{
+    const JsonContext ctx{fileName, warnings};
+    const nlohmann::json doc = loadDocument(text, kClusterFormat, ctx);
+    return readClusterObject(JsonNode(doc, "cluster", ctx));
+}
+
+Profile readProfile(std::string_view text, const std::string& fileName, Warnings* warnings)
+{
+    const JsonContext ctx{fileName, warnings};
+    const nlohmann::json doc = loadDocument(text, kProfileFormat, ctx);
+    const JsonNode n(doc, "profile", ctx);
+    n.warnUnknownKeys({"format", "version", "name", "source", "compute", "collectives", "memory", "device_efficiency",
+                       "router_imbalance"});
+    Profile p;
+    p.name = n.optString("name");
+    p.source = n.optString("source");
+    for (const auto& e : n.array("compute")) {
+        e.requireObject();
+        e.warnUnknownKeys({"device_type", "tp", "cp", "tokens", "dense_layer_fwd_s", "dense_layer_bwd_s", "ffn_fwd_s", "ffn_bwd_s"});
+        ComputeEntry c;
+        c.device_type = e.reqString("device_type");
+        c.tp = e.optInt("tp", 1, 1);
+        c.cp = e.optInt("cp", 1, 1);
+        c.tokens = e.reqInt64("tokens", 1);
+        c.dense_layer_fwd_s = e.reqDouble("dense_layer_fwd_s", 0, true);
+        c.dense_layer_bwd_s = e.reqDouble("dense_layer_bwd_s", 0, true);
+        c.ffn_fwd_s = e.optDouble("ffn_fwd_s", 0, 0);
+        c.ffn_bwd_s = e.optDouble("ffn_bwd_s", 0, 0);
+        p.compute.push_back(std::move(c));
+    }
+    for (const auto& e : n.array("collectives")) {
+        e.requireObject();
+        e.warnUnknownKeys({"primitive", "link", "group_size", "bytes", "time_s", "device_type"});
+        CollectiveEntry c;
+        c.primitive = collectiveAt(e.reqChoice("primitive", kCollectiveNames));
+        c.link = linkClassAt(e.reqChoice("link", kLinkClassNames));
+        c.group_size = e.reqInt("group_size", 2);
+        c.bytes = e.reqDouble("bytes", 0, true);
+        c.time_s = e.reqDouble("time_s", 0, true);
+        c.device_type = e.optString("device_type");
+        p.collectives.push_back(std::move(c));
+    }
+    for (const auto& e : n.array("memory")) {
+        e.requireObject();
+        e.warnUnknownKeys({"device_type", "fixed_overhead_gib", "activation_factor"});
+        MemoryCalibration m;
+        m.device_type = e.reqString("device_type");
+        m.fixed_overhead_gib = e.optDouble("fixed_overhead_gib", 0, 0);
+        m.activation_factor = e.optDouble("activation_factor", 1, 0, true);
+        p.memory.push_back(std::move(m));
+    }
+    if (auto eff = n.optObject("device_efficiency")) {
+        for (auto it = eff->value().begin(); it != eff->value().end(); ++it)
+            p.device_efficiency[it.key()] = eff->reqDouble(it.key(), 0, true, 1.0);
+    }
+    if (n.has("router_imbalance"))
+        p.router_imbalance = n.reqDouble("router_imbalance", 1.0);
+    return p;
+}
+
+PlanDocument readPlan(std::string_view text, const std::string& fileName, Warnings* warnings)
+{
+    const JsonContext ctx{fileName, warnings};
+    const nlohmann::json doc = loadDocument(text, kPlanFormat, ctx);
+    const JsonNode n(doc, "", ctx);
+    n.warnUnknownKeys({"format", "version", "model", "cluster", "plan", "prediction", "search"});
+    PlanDocument d;
+    d.model = readModelObject(n.object("model"));
+    d.cluster = readClusterObject(n.object("cluster"));
+    d.plan = readPlanObject(n.object("plan"));
+    if (auto p = n.optObject("prediction"))
+        d.prediction = readPredictionObject(*p);
+    if (auto s = n.optObject("search"))
+        d.search = readSearchObject(*s);
+    return d;
+}
+
+Project readProject(std::string_view text, const std::string& fileName, Warnings* warnings)
+{
+    const JsonContext ctx{fileName, warnings};
+    const nlohmann::json doc = loadDocument(text, kProjectFormat, ctx);
+    const JsonNode n(doc, "", ctx);
+    n.warnUnknownKeys({"format", "version", "name", "model", "cluster", "search", "plans", "current_script"});
+    Project p;
+    p.name = n.optString("name");
+    p.model = readModelObject(n.object("model"));
+    p.cluster = readClusterObject(n.object("cluster"));
+    if (auto s = n.optObject("search")) {
+        s->warnUnknownKeys({"algorithm", "target", "top_k", "delta", "eta", "time_limit_s", "exact"});
+        p.search.algorithm = algorithmAt(s->optChoice("algorithm", kAlgorithmNames, 0));
+        p.search.target = targetAt(s->optChoice("target", kTargetNames, 2));
+        p.search.top_k = s->optInt("top_k", p.search.top_k, 1);
+        p.search.delta = s->optDouble("delta", p.search.delta, 0);
+        p.search.eta = s->optDouble("eta", p.search.eta, 0, true);
+        p.search.time_limit_s = s->optDouble("time_limit_s", p.search.time_limit_s, 0);
+        p.search.exact = s->optBool("exact", p.search.exact);
+    }
+    for (const auto& e : n.array("plans")) {
+        const RankedPlan r = readRankedPlan(e);
+        SavedPlan sp;
+        sp.plan = r.plan;
+        if (e.has("prediction"))
+            sp.prediction = r.prediction;
+        p.plans.push_back(std::move(sp));
+    }
+    p.current_script = n.optString("current_script");
+    return p;
+}
+
+std::string writeModel(const ModelSpec& model) { return finish(modelJson(model), kModelFormat); }
+
+std::string writeCluster(const Cluster& cluster) { return finish(clusterJson(cluster), kClusterFormat); }
+
+std::string writeProfile(const Profile& profile)
+{
+    Json j;
+    j["name"] = profile.name;
+    j["source"] = profile.source;
+    Json compute = Json::array();
+    for (const auto& c : profile.compute)
+        compute.push_back(Json{{"device_type", c.device_type}, {"tp", c.tp}, {"cp", c.cp}, {"tokens", c.tokens},
+                               {"dense_layer_fwd_s", c.dense_layer_fwd_s}, {"dense_layer_bwd_s", c.dense_layer_bwd_s},
+                               {"ffn_fwd_s", c.ffn_fwd_s}, {"ffn_bwd_s", c.ffn_bwd_s}});
+    j["compute"] = compute;
+    Json coll = Json::array();
+    for (const auto& c : profile.collectives) {
+        Json e{{"primitive", toString(c.primitive)}, {"link", toString(c.link)}, {"group_size", c.group_size},
+               {"bytes", c.bytes}, {"time_s", c.time_s}};
+        if (!c.device_type.empty())
+            e["device_type"] = c.device_type;
+        coll.push_back(e);
+    }
+    j["collectives"] = coll;
+    Json mem = Json::array();
+    for (const auto& m : profile.memory)
+        mem.push_back(Json{{"device_type", m.device_type}, {"fixed_overhead_gib", m.fixed_overhead_gib},
+                           {"activation_factor", m.activation_factor}});
+    j["memory"] = mem;
+    Json eff = Json::object();
+    for (const auto& [k, v] : profile.device_efficiency)
+        eff[k] = v;
+    j["device_efficiency"] = eff;
+    if (profile.router_imbalance)
+        j["router_imbalance"] = *profile.router_imbalance;
+    return finish(j, kProfileFormat);
+}
+
+std::string writePlan(const PlanDocument& doc)
+{
+    Json j;
+    j["model"] = modelJson(doc.model);
+    j["cluster"] = clusterJson(doc.cluster);
+    j["plan"] = planJson(doc.plan);
+    if (doc.prediction)
+        j["prediction"] = predictionJson(*doc.prediction);
+    if (doc.search)
+        j["search"] = searchJson(*doc.search);
+    return finish(j, kPlanFormat);
+}
+
+std::string writeProject(const Project& project)
+{
+    Json j;
+    j["name"] = project.name;
+    j["model"] = modelJson(project.model);
+    j["cluster"] = clusterJson(project.cluster);
+    j["search"] = Json{{"algorithm", algorithmName(project.search.algorithm)},
+                       {"target", toString(project.search.target)},
+                       {"top_k", project.search.top_k},
+                       {"delta", project.search.delta},
+                       {"eta", project.search.eta},
+                       {"time_limit_s", project.search.time_limit_s},
+                       {"exact", project.search.exact}};
+    Json plans = Json::array();
+    for (const auto& sp : project.plans) {
+        Json e;
+        e["plan"] = planJson(sp.plan);
+        if (sp.prediction)
+            e["prediction"] = predictionJson(*sp.prediction);
+        plans.push_back(e);
+    }
+    j["plans"] = plans;
+    j["current_script"] = project.current_script;
+    return finish(j, kProjectFormat);
+}
+
+void validateModel(const ModelSpec& m, const std::string& file)
+{
+    auto fail = [&](const char* field, const std::string& msg) { throw InputError(file, std::string("model.") + field, msg); };
+    auto positive = [&](const char* field, long long v) {
+        if (v <= 0)
+            fail(field, "expected a positive integer, got " + std::to_string(v));
+    };
+    positive("num_layers", m.num_layers);
+    positive("hidden_size", m.hidden_size);
+    positive("ffn_hidden_size", m.ffn_hidden_size);
+    positive("num_attention_heads", m.num_attention_heads);
+    positive("vocab_size", m.vocab_size);
+    positive("seq_length", m.seq_length);
+    if (m.num_query_groups < 0)
+        fail("num_query_groups", "expected a non-negative integer, got " + std::to_string(m.num_query_groups));
+    if (m.num_query_groups > 0 && m.num_attention_heads % m.num_query_groups != 0)
+        fail("num_query_groups", "num_attention_heads (" + std::to_string(m.num_attention_heads)
+                                     + ") must be divisible by num_query_groups (" + std::to_string(m.num_query_groups) + ")");
+    if (m.kv_channels < 0)
+        fail("kv_channels", "expected a non-negative integer, got " + std::to_string(m.kv_channels));
+    if (m.kv_channels == 0 && m.hidden_size % m.num_attention_heads != 0)
+        fail("num_attention_heads", "hidden_size (" + std::to_string(m.hidden_size) + ") must be divisible by num_attention_heads ("
+                                        + std::to_string(m.num_attention_heads) + ") unless kv_channels is given");
+    if (m.max_position_embeddings > 0 && m.max_position_embeddings < m.seq_length)
+        fail("max_position_embeddings", "must be at least seq_length (" + std::to_string(m.seq_length) + "), got "
+                                            + std::to_string(m.max_position_embeddings));
+    if (m.num_experts < 0)
+        fail("num_experts", "expected a non-negative integer (0 = dense), got " + std::to_string(m.num_experts));
+    if (m.num_experts > 0) {
+        if (m.moe_router_topk < 1 || m.moe_router_topk > m.num_experts)
+            fail("moe_router_topk", "expected an integer in [1, num_experts = " + std::to_string(m.num_experts) + "], got "
+                                        + std::to_string(m.moe_router_topk));
+        if (m.moe_ffn_hidden_size < 0)
+            fail("moe_ffn_hidden_size", "expected a non-negative integer, got " + std::to_string(m.moe_ffn_hidden_size));
+        if (m.moe_layer_pattern.empty() && m.moe_layer_freq < 1)
+            fail("moe_layer_freq", "expected a positive integer, got " + std::to_string(m.moe_layer_freq));
+        if (!m.moe_layer_pattern.empty() && static_cast<int>(m.moe_layer_pattern.size()) != m.num_layers)
+            fail("moe_layer_freq", "the pattern has " + std::to_string(m.moe_layer_pattern.size())
+                                       + " entries but num_layers is " + std::to_string(m.num_layers));
+        if (m.numMoeLayers() == 0)
+            fail("moe_layer_freq", "no layer is an MoE layer although num_experts is " + std::to_string(m.num_experts));
+    }
+    if (m.moe_shared_expert_intermediate_size < 0)
+        fail("moe_shared_expert_intermediate_size", "expected a non-negative integer, got "
+                                                        + std::to_string(m.moe_shared_expert_intermediate_size));
+    const auto& t = m.training;
+    positive("training.micro_batch_size", t.micro_batch_size);
+    positive("training.global_batch_size", t.global_batch_size);
+    if (t.global_batch_size % t.micro_batch_size != 0)
+        fail("training.global_batch_size", "must be divisible by micro_batch_size (" + std::to_string(t.micro_batch_size)
+                                               + "), got " + std::to_string(t.global_batch_size));
+    if (!(t.router_imbalance >= 1.0) || !std::isfinite(t.router_imbalance))
+        fail("training.router_imbalance", "expected a number >= 1 (max over mean expert load), got " + std::to_string(t.router_imbalance));
+    if (!(t.imbalance_weight >= 0.0 && t.imbalance_weight <= 1.0))
+        fail("training.imbalance_weight", "expected a number in [0, 1], got " + std::to_string(t.imbalance_weight));
+}
+
+void validateCluster(const Cluster& c, const DeviceCatalog& catalog, const std::string& file)
+{
+    auto where = [](const char* array, std::size_t i, const char* field) {
+        return std::string("cluster.") + array + "[" + std::to_string(i) + "]." + field;
+    };
+    if (c.totalDevices() <= 0)
+        throw InputError(file, "cluster.nodes", "the cluster has no devices (add at least one node with a positive count)");
+    std::map<int, std::string> ids;
+    for (std::size_t i = 0; i < c.nodes.size(); ++i) {
+        const Node& n = c.nodes[i];
+        if (n.id < 0)
+            throw InputError(file, where("nodes", i, "id"), "expected a non-negative integer, got " + std::to_string(n.id));
+        if (auto [it, ok] = ids.emplace(n.id, where("nodes", i, "id")); !ok)
+            throw InputError(file, where("nodes", i, "id"), "id " + std::to_string(n.id) + " is already used by " + it->second);
+        if (n.count <= 0)
+            throw InputError(file, where("nodes", i, "count"), "expected a positive integer, got " + std::to_string(n.count));
+        if (!catalog.find(n.device_type)) {
+            std::string known;
+            for (const auto& t : catalog.types())
+                known += (known.empty() ? "" : ", ") + t.name;
+            throw InputError(file, where("nodes", i, "device_type"),
+                             "unknown device type \"" + n.device_type + "\"; known: " + known);
+        }
+        if (!validHost(n.host))
+            throw InputError(file, where("nodes", i, "host"),
+                             "expected a host name of letters, digits, '.', '-' and '_', got \"" + n.host + "\"");
+        if (n.nics < 0)
+            throw InputError(file, where("nodes", i, "nics"), "expected a non-negative integer, got " + std::to_string(n.nics));
+        if (!(n.nic_gbit >= 0))
+            throw InputError(file, where("nodes", i, "nic_gbit"), "expected a non-negative number");
+    }
+    std::set<std::string> hosts;
+    for (std::size_t i = 0; i < c.nodes.size(); ++i)
+        if (!hosts.insert(c.nodes[i].host).second)
+            throw InputError(file, where("nodes", i, "host"), "host \"" + c.nodes[i].host + "\" appears on more than one node");
+    for (std::size_t i = 0; i < c.switches.size(); ++i) {
+        const Switch& s = c.switches[i];
+        if (s.id < 0)
+            throw InputError(file, where("switches", i, "id"), "expected a non-negative integer, got " + std::to_string(s.id));
+        if (auto [it, ok] = ids.emplace(s.id, where("switches", i, "id")); !ok)
+            throw InputError(file, where("switches", i, "id"), "id " + std::to_string(s.id) + " is already used by " + it->second);
+    }
+    for (std::size_t i = 0; i < c.links.size(); ++i) {
+        const Link& l = c.links[i];
+        if (!ids.count(l.a))
+            throw InputError(file, where("links", i, "a"), "no node or switch has id " + std::to_string(l.a));
+        if (!ids.count(l.b))
+            throw InputError(file, where("links", i, "b"), "no node or switch has id " + std::to_string(l.b));
+        if (l.a == l.b)
+            throw InputError(file, where("links", i, "b"), "a link must join two different ids, got " + std::to_string(l.a) + " twice");
+        if (!(l.bandwidth_gbytes_per_s > 0) || !std::isfinite(l.bandwidth_gbytes_per_s))
+            throw InputError(file, where("links", i, "bandwidth_gbytes_per_s"), "expected a positive number");
+        if (!(l.latency_us >= 0) || !std::isfinite(l.latency_us))
+            throw InputError(file, where("links", i, "latency_us"), "expected a non-negative number");
+    }
+    if (!(c.cross_vendor.bandwidth_gbytes_per_s > 0))
+        throw InputError(file, "cluster.cross_vendor.bandwidth_gbytes_per_s", "expected a positive number");
+    if (!(c.cross_vendor.latency_us >= 0))
+        throw InputError(file, "cluster.cross_vendor.latency_us", "expected a non-negative number");
+}
+
+void validatePlanDocument(const PlanDocument& doc, const DeviceCatalog& catalog, const std::string& file)
+{
+    validateModel(doc.model, file);
+    validateCluster(doc.cluster, catalog, file);
+    const Plan& p = doc.plan;
+    if (p.stages.empty())
+        throw InputError(file, "plan.stages", "expected at least one stage");
+    int nextLayer = 0;
+    std::map<int, std::vector<bool>> used;   // node id -> devices taken
+    for (std::size_t i = 0; i < p.stages.size(); ++i) {
+        const StagePlan& s = p.stages[i];
+        const std::string at = "plan.stages[" + std::to_string(i) + "]";
+        const DeviceType* type = catalog.find(s.device_type);
+        if (!type)
+            throw InputError(file, at + ".device_type", "unknown device type \"" + s.device_type + "\"");
+        if (s.first_layer != nextLayer)
+            throw InputError(file, at + ".first_layer", "expected " + std::to_string(nextLayer)
+                                                          + " (stages must cover the layers in order), got " + std::to_string(s.first_layer));
+        nextLayer += s.num_layers;
+        int devices = 0;
+        for (std::size_t k = 0; k < s.devices.size(); ++k) {
+            const DeviceSlot& d = s.devices[k];
+            const std::string dat = at + ".devices[" + std::to_string(k) + "]";
+            const Node* node = doc.cluster.node(d.node);
+            if (!node)
+                throw InputError(file, dat + ".node", "no node has id " + std::to_string(d.node));
+            if (catalog.find(node->device_type) != type)
+                throw InputError(file, dat + ".node", "node " + std::to_string(d.node) + " holds " + node->device_type
+                                                          + ", not the stage's " + s.device_type);
+            if (d.first_local < 0 || d.count <= 0 || d.first_local + d.count > node->count)
+                throw InputError(file, dat + ".count", "devices [" + std::to_string(d.first_local) + ", "
+                                                           + std::to_string(d.first_local + d.count) + ") do not fit node "
+                                                           + std::to_string(d.node) + " of " + std::to_string(node->count));
+            auto& taken = used[d.node];
+            taken.resize(node->count, false);
+            for (int x = d.first_local; x < d.first_local + d.count; ++x) {
+                if (taken[x])
+                    throw InputError(file, dat, "device " + std::to_string(x) + " of node " + std::to_string(d.node)
+                                                    + " is used by two stages");
+                taken[x] = true;
+            }
+            devices += d.count;
+        }
+        if (s.tp * s.cp * s.dp != devices)
+            throw InputError(file, at, "tp*cp*dp = " + std::to_string(s.tp * s.cp * s.dp) + " but the stage has "
+                                           + std::to_string(devices) + " devices");
+        if (s.ep * s.etp * s.edp != devices)
+            throw InputError(file, at, "ep*etp*edp = " + std::to_string(s.ep * s.etp * s.edp) + " but the stage has "
+                                           + std::to_string(devices) + " devices");
+        if (doc.model.num_experts > 0 && doc.model.num_experts % s.ep != 0)
+            throw InputError(file, at + ".ep", "num_experts (" + std::to_string(doc.model.num_experts)
+                                                   + ") must be divisible by ep (" + std::to_string(s.ep) + ")");
+        if (doc.model.num_attention_heads % s.tp != 0)
+            throw InputError(file, at + ".tp", "num_attention_heads (" + std::to_string(doc.model.num_attention_heads)
+                                                   + ") must be divisible by tp (" + std::to_string(s.tp) + ")");
+    }
+    if (nextLayer != doc.model.num_layers)
+        throw InputError(file, "plan.stages", "the stages cover " + std::to_string(nextLayer) + " layers but the model has "
+                                                  + std::to_string(doc.model.num_layers));
+}
+
+std::string readTextFile(const std::string& path)
+{
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec))
+        throw InputError(path, "", "is a directory, expected a file");
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw InputError(path, "", std::string("cannot open file: ") + std::strerror(errno));
+    const auto size = std::filesystem::file_size(path, ec);
+    if (!ec && size > (256u << 20))
+        throw InputError(path, "", "file is too large (" + std::to_string(size >> 20) + " MiB; the limit is 256 MiB)");
+    std::ostringstream os;
+    os << in.rdbuf();
+    if (in.bad())
+        throw InputError(path, "", "read error");
+    return os.str();
+}
+
+void saveFileAtomically(const std::string& path, std::string_view content)
+{
+    namespace fs = std::filesystem;
+    const fs::path target(path);
+    fs::path dir = target.parent_path();
+    if (dir.empty())
+        dir = ".";
+    std::string tmpl = (dir / ("." + target.filename().string() + ".tmp-XXXXXX")).string();
+    const int fd = ::mkstemp(tmpl.data());
+    if (fd < 0)
+        throw std::runtime_error("cannot save " + path + ": cannot create a temporary file in " + dir.string() + ": "
+                                 + std::strerror(errno));
+    auto failWith = [&](const std::string& what) {
+        const int err = errno;
+        ::close(fd);
+        ::unlink(tmpl.c_str());
+        throw std::runtime_error("cannot save " + path + ": " + what + ": " + std::strerror(err));
+    };
+    const char* p = content.data();
+    std::size_t left = content.size();
+    while (left > 0) {
+        const ssize_t n = ::write(fd, p, left);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            failWith("write failed");
+        }
+        p += n;
+        left -= static_cast<std::size_t>(n);
+    }
+    // Data on disk before the rename makes the new name visible, so a crash leaves either
+    // the old file or the complete new one.
+    if (::fsync(fd) != 0)
+        failWith("fsync failed");
+    // Keep the permissions of a file being replaced; new files get 0644 (mkstemp uses 0600).
+    struct stat st {};
+    const mode_t mode = ::stat(path.c_str(), &st) == 0 ? (st.st_mode & 07777) : 0644;
+    ::fchmod(fd, mode);
+    if (::close(fd) != 0) {
+        const int err = errno;
+        ::unlink(tmpl.c_str());
+        throw std::runtime_error("cannot save " + path + ": close failed: " + std::strerror(err));
+    }
+    if (::rename(tmpl.c_str(), path.c_str()) != 0) {
+        const int err = errno;
+        ::unlink(tmpl.c_str());
+        throw std::runtime_error("cannot save " + path + ": rename failed: " + std::strerror(err));
+    }
+    const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
+    if (dfd >= 0) {
+        ::fsync(dfd);
+        ::close(dfd);
+    }
+}
+
+} // namespace hapmoe

@@ -1,0 +1,359 @@
+#include "io/JsonNode.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <sstream>
+
+namespace hapmoe::io {
+
+namespace {
+
+std::string formatNumber(double v)
+{
+    std::ostringstream os;
+    os << v;
+    return os.str();
+}
+
+} // namespace
+
+JsonNode::JsonNode(const nlohmann::json& value, std::string path, const JsonContext& context)
+    : m_value(&value)
+    , m_path(std::move(path))
+    , m_context(&context)
+{
+}
+
+nlohmann::json JsonNode::parse(std::string_view text, const std::string& file)
+{
+    try {
+        return nlohmann::json::parse(text.begin(), text.end());
+    } catch (const nlohmann::json::parse_error& e) {
+        // nlohmann reports a byte offset; count lines and columns ourselves so the message
+        // points where an editor would.
+        const std::size_t upto = std::min<std::size_t>(e.byte > 0 ? e.byte - 1 : 0, text.size());
+        int line = 1;
+        int column = 1;
+        for (std::size_t i = 0; i < upto; ++i) {
+            if (text[i] == '\n') {
+                ++line;
+                column = 1;
+            } else {
+                ++column;
+            }
+        }
+        std::string what = e.what();
+        // Keep nlohmann's explanation, drop its "[json.exception...] parse error at ...:" prefix.
+        if (auto pos = what.find(": "); pos != std::string::npos && what.find("parse error") != std::string::npos)
+            what = what.substr(pos + 2);
+        // nlohmann quotes everything it read of the current token; a long string would
+        // swamp the message.
+        if (auto last = what.find("; last read: '"); last != std::string::npos && what.size() - last > 60)
+            what = what.substr(0, last + 50) + "...'";
+        if (text.find_first_not_of(" \t\r\n") == std::string_view::npos)
+            what = "the file is empty";
+        throw InputError(file, "line " + std::to_string(line) + ", column " + std::to_string(column),
+                         "malformed JSON: " + what);
+    }
+}
+
+std::string JsonNode::describe(const nlohmann::json& value)
+{
+    std::string s;
+    switch (value.type()) {
+    case nlohmann::json::value_t::null: return "null";
+    case nlohmann::json::value_t::object: return "an object";
+    case nlohmann::json::value_t::array: return "an array";
+    case nlohmann::json::value_t::boolean: return value.get<bool>() ? "true" : "false";
+    default: s = value.dump(); break;
+    }
+    if (s.size() > 60)
+        s = s.substr(0, 57) + "...";
+    return s;
+}
+
+std::string JsonNode::normalizedName(std::string_view name)
+{
+    std::string out;
+    out.reserve(name.size());
+    for (char c : name) {
+        if (c == '-' || c == '_' || c == ' ' || c == '\t')
+            continue;
+        out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+    }
+    return out;
+}
+
+std::string JsonNode::childPath(std::string_view key) const
+{
+    if (m_path.empty())
+        return std::string(key);
+    return m_path + "." + std::string(key);
+}
+
+std::string JsonNode::indexPath(std::size_t index) const
+{
+    return (m_path.empty() ? std::string("document") : m_path) + "[" + std::to_string(index) + "]";
+}
+
+void JsonNode::requireObject() const
+{
+    if (!m_value->is_object())
+        failHere("expected an object, got " + describe(*m_value));
+}
+
+const nlohmann::json* JsonNode::member(std::string_view key) const
+{
+    if (!m_value->is_object())
+        return nullptr;
+    auto it = m_value->find(key);
+    if (it == m_value->end() || it->is_null())
+        return nullptr;
+    return &*it;
+}
+
+bool JsonNode::has(std::string_view key) const { return member(key) != nullptr; }
+
+JsonNode JsonNode::child(std::string_view key) const
+{
+    requireObject();
+    const auto* v = member(key);
+    if (!v)
+        fail(key, "missing required key");
+    return JsonNode(*v, childPath(key), *m_context);
+}
+
+std::optional<JsonNode> JsonNode::optChild(std::string_view key) const
+{
+    const auto* v = member(key);
+    if (!v)
+        return std::nullopt;
+    return JsonNode(*v, childPath(key), *m_context);
+}
+
+JsonNode JsonNode::object(std::string_view key) const
+{
+    JsonNode n = child(key);
+    n.requireObject();
+    return n;
+}
+
+std::optional<JsonNode> JsonNode::optObject(std::string_view key) const
+{
+    auto n = optChild(key);
+    if (n)
+        n->requireObject();
+    return n;
+}
+
+std::vector<JsonNode> JsonNode::array(std::string_view key, bool required) const
+{
+    requireObject();
+    const auto* v = member(key);
+    if (!v) {
+        if (required)
+            fail(key, "missing required key (expected an array)");
+        return {};
+    }
+    JsonNode n(*v, childPath(key), *m_context);
+    return n.elements();
+}
+
+std::vector<JsonNode> JsonNode::elements() const
+{
+    if (!m_value->is_array())
+        failHere("expected an array, got " + describe(*m_value));
+    std::vector<JsonNode> out;
+    out.reserve(m_value->size());
+    for (std::size_t i = 0; i < m_value->size(); ++i)
+        out.emplace_back((*m_value)[i], indexPath(i), *m_context);
+    return out;
+}
+
+std::string JsonNode::expectedInteger(long long min, long long max)
+{
+    if (min == 1 && max >= INT_MAX)
+        return "a positive integer";
+    if (min == 0 && max >= INT_MAX)
+        return "a non-negative integer";
+    if (min <= INT_MIN && max >= INT_MAX)
+        return "an integer";
+    if (max >= INT_MAX)
+        return "an integer >= " + std::to_string(min);
+    return "an integer in [" + std::to_string(min) + ", " + std::to_string(max) + "]";
+}
+
+long long JsonNode::integerOf(const nlohmann::json& v, const std::string& path, long long min, long long max) const
+{
+    long long value = 0;
+    bool ok = false;
+    if (v.is_number_integer()) {
+        if (v.is_number_unsigned() && v.get<unsigned long long>() > static_cast<unsigned long long>(std::numeric_limits<long long>::max()))
+            ok = false;
+        else {
+            value = v.get<long long>();
+            ok = true;
+        }
+    } else if (v.is_number_float()) {
+        // 8.0 is accepted as 8; 8.5 and out-of-range values are not integers.
+        const double d = v.get<double>();
+        if (std::isfinite(d) && std::floor(d) == d && std::fabs(d) < 9.0e15) {
+            value = static_cast<long long>(d);
+            ok = true;
+        }
+    }
+    if (!ok || value < min || value > max)
+        throw InputError(m_context->file, path, "expected " + expectedInteger(min, max) + ", got " + describe(v));
+    return value;
+}
+
+double JsonNode::numberOf(const nlohmann::json& v, const std::string& path, double min, bool minExclusive, double max) const
+{
+    auto expected = [&] {
+        if (min == 0 && minExclusive && std::isinf(max))
+            return std::string("a positive number");
+        if (min == 0 && !minExclusive && std::isinf(max))
+            return std::string("a non-negative number");
+        if (std::isinf(min) && std::isinf(max))
+            return std::string("a number");
+        std::string s = "a number";
+        if (!std::isinf(min))
+            s += (minExclusive ? " > " : " >= ") + formatNumber(min);
+        if (!std::isinf(max))
+            s += (std::isinf(min) ? " <= " : " and <= ") + formatNumber(max);
+        return s;
+    };
+    if (!v.is_number())
+        throw InputError(m_context->file, path, "expected " + expected() + ", got " + describe(v));
+    const double d = v.get<double>();
+    if (!std::isfinite(d) || d < min || (minExclusive && d == min) || d > max)
+        throw InputError(m_context->file, path, "expected " + expected() + ", got " + describe(v));
+    return d;
+}
+
+int JsonNode::reqInt(std::string_view key, int min, int max) const
+{
+    const JsonNode n = child(key);
+    return static_cast<int>(integerOf(n.value(), n.path(), min, max));
+}
+
+int JsonNode::optInt(std::string_view key, int fallback, int min, int max) const
+{
+    const auto* v = member(key);
+    return v ? static_cast<int>(integerOf(*v, childPath(key), min, max)) : fallback;
+}
+
+long long JsonNode::reqInt64(std::string_view key, long long min) const
+{
+    const JsonNode n = child(key);
+    return integerOf(n.value(), n.path(), min, std::numeric_limits<long long>::max());
+}
+
+long long JsonNode::optInt64(std::string_view key, long long fallback, long long min) const
+{
+    const auto* v = member(key);
+    return v ? integerOf(*v, childPath(key), min, std::numeric_limits<long long>::max()) : fallback;
+}
+
+double JsonNode::reqDouble(std::string_view key, double min, bool minExclusive, double max) const
+{
+    const JsonNode n = child(key);
+    return numberOf(n.value(), n.path(), min, minExclusive, max);
+}
+
+double JsonNode::optDouble(std::string_view key, double fallback, double min, bool minExclusive, double max) const
+{
+    const auto* v = member(key);
+    return v ? numberOf(*v, childPath(key), min, minExclusive, max) : fallback;
+}
+
+bool JsonNode::optBool(std::string_view key, bool fallback) const
+{
+    const auto* v = member(key);
+    if (!v)
+        return fallback;
+    if (!v->is_boolean())
+        fail(key, "expected true or false, got " + describe(*v));
+    return v->get<bool>();
+}
+
+std::string JsonNode::reqString(std::string_view key, bool nonEmpty) const
+{
+    const JsonNode n = child(key);
+    if (!n.value().is_string())
+        fail(key, "expected a string, got " + describe(n.value()));
+    std::string s = n.value().get<std::string>();
+    if (nonEmpty && s.empty())
+        fail(key, "expected a non-empty string");
+    return s;
+}
+
+std::string JsonNode::optString(std::string_view key, const std::string& fallback) const
+{
+    const auto* v = member(key);
+    if (!v)
+        return fallback;
+    if (!v->is_string())
+        fail(key, "expected a string, got " + describe(*v));
+    return v->get<std::string>();
+}
+
+int JsonNode::reqChoice(std::string_view key, const std::vector<std::string_view>& names) const
+{
+    const std::string s = reqString(key, false);
+    const std::string norm = normalizedName(s);
+    int i = 0;
+    for (auto name : names) {
+        if (normalizedName(name) == norm)
+            return i;
+        ++i;
+    }
+    std::string list;
+    for (auto name : names)
+        list += (list.empty() ? "" : ", ") + std::string("\"") + std::string(name) + "\"";
+    fail(key, "expected one of " + list + ", got \"" + s + "\"");
+}
+
+int JsonNode::optChoice(std::string_view key, const std::vector<std::string_view>& names, int fallback) const
+{
+    return has(key) ? reqChoice(key, names) : fallback;
+}
+
+int JsonNode::asInt(int min, int max) const
+{
+    return static_cast<int>(integerOf(*m_value, m_path, min, max));
+}
+
+double JsonNode::asDouble(double min, bool minExclusive) const
+{
+    return numberOf(*m_value, m_path, min, minExclusive, std::numeric_limits<double>::infinity());
+}
+
+void JsonNode::warnUnknownKeys(std::initializer_list<std::string_view> known) const
+{
+    if (!m_value->is_object() || !m_context->warnings)
+        return;
+    for (auto it = m_value->begin(); it != m_value->end(); ++it) {
+        if (std::find(known.begin(), known.end(), std::string_view(it.key())) == known.end())
+            warn(childPath(it.key()) + ": unknown key ignored");
+    }
+}
+
+void JsonNode::warn(const std::string& message) const
+{
+    if (m_context->warnings)
+        m_context->warnings->push_back((m_context->file.empty() ? std::string() : m_context->file + ": ") + message);
+}
+
+void JsonNode::fail(std::string_view key, const std::string& message) const
+{
+    throw InputError(m_context->file, childPath(key), message);
+}
+
+void JsonNode::failHere(const std::string& message) const
+{
+    throw InputError(m_context->file, m_path.empty() ? std::string("document") : m_path, message);
+}
+
+} // namespace hapmoe::io

@@ -1,0 +1,1271 @@
+#include "megatron/BashReader.h"
+
+#include "util/InputError.h"
+
+#include <algorithm>
+#include <cctype>
+#include <fnmatch.h>
+#include <functional>
+#include <set>
+
+// Expansion follows the bash manual (GNU Bash Reference Manual, sections 3.1.2 Quoting,
+// 3.5.3 Shell Parameter Expansion, 3.5.5 Arithmetic Expansion, 3.5.7 Word Splitting,
+// 6.7 Arrays), restricted to what needs no process: nothing is ever executed.
+
+namespace hapmoe {
+
+namespace {
+
+constexpr int kMaxDepth = 24;   // nesting of expansions; deeper input is hostile or broken
+constexpr std::size_t npos = std::string::npos;
+
+bool isNameStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+bool isNameChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+bool isIfs(char c) { return c == ' ' || c == '\t' || c == '\n'; }
+
+bool validName(std::string_view s)
+{
+    if (s.empty() || !isNameStart(s[0]))
+        return false;
+    return std::all_of(s.begin(), s.end(), isNameChar);
+}
+
+std::size_t skipDollarGroup(const std::string& s, std::size_t i);
+
+// s[i] == '\'': position after the closing quote, or npos.
+std::size_t skipSingle(const std::string& s, std::size_t i)
+{
+    const std::size_t j = s.find('\'', i + 1);
+    return j == npos ? npos : j + 1;
+}
+
+std::size_t skipBacktick(const std::string& s, std::size_t i)
+{
+    for (std::size_t j = i + 1; j < s.size(); ++j) {
+        if (s[j] == '\\')
+            ++j;
+        else if (s[j] == '`')
+            return j + 1;
+    }
+    return npos;
+}
+
+std::size_t skipDouble(const std::string& s, std::size_t i)
+{
+    std::size_t j = i + 1;
+    while (j < s.size()) {
+        const char c = s[j];
+        if (c == '\\') {
+            j += 2;
+        } else if (c == '"') {
+            return j + 1;
+        } else if (c == '$' && j + 1 < s.size() && (s[j + 1] == '{' || s[j + 1] == '(')) {
+            j = skipDollarGroup(s, j);
+            if (j == npos)
+                return npos;
+        } else if (c == '`') {
+            j = skipBacktick(s, j);
+            if (j == npos)
+                return npos;
+        } else {
+            ++j;
+        }
+    }
+    return npos;
+}
+
+// s[i] == '$' followed by '{' or '(': position after the matching close.
+std::size_t skipDollarGroup(const std::string& s, std::size_t i)
+{
+    const char open = s[i + 1];
+    const char close = open == '{' ? '}' : ')';
+    int depth = 1;
+    std::size_t j = i + 2;
+    while (j < s.size()) {
+        const char c = s[j];
+        if (c == '\\') {
+            j += 2;
+            continue;
+        }
+        if (c == '\'' && open == '(') {   // inside ${...} a quote is part of a word too
+            j = skipSingle(s, j);
+        } else if (c == '\'' && open == '{') {
+            j = skipSingle(s, j);
+        } else if (c == '"') {
+            j = skipDouble(s, j);
+        } else if (c == '`') {
+            j = skipBacktick(s, j);
+        } else if (c == '$' && j + 1 < s.size() && (s[j + 1] == '{' || s[j + 1] == '(')) {
+            j = skipDollarGroup(s, j);
+        } else {
+            if (c == open)
+                ++depth;
+            else if (c == close && --depth == 0)
+                return j + 1;
+            ++j;
+        }
+        if (j == npos)
+            return npos;
+    }
+    return npos;
+}
+
+// $'...' (ANSI-C quoting): s[i] == '$', s[i+1] == '\''. Returns the end and the text.
+std::size_t readAnsiC(const std::string& s, std::size_t i, std::string& out)
+{
+    std::size_t j = i + 2;
+    while (j < s.size()) {
+        const char c = s[j];
+        if (c == '\'')
+            return j + 1;
+        if (c == '\\' && j + 1 < s.size()) {
+            const char e = s[j + 1];
+            switch (e) {
+            case 'n': out += '\n'; break;
+            case 't': out += '\t'; break;
+            case 'r': out += '\r'; break;
+            case '\\': out += '\\'; break;
+            case '\'': out += '\''; break;
+            case '"': out += '"'; break;
+            default: out += '\\'; out += e; break;
+            }
+            j += 2;
+            continue;
+        }
+        out += c;
+        ++j;
+    }
+    return npos;
+}
+
+int countNewlines(std::string_view s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
+
+const std::set<std::string>& reservedWords()
+{
+    static const std::set<std::string> words = {"then", "else", "do", "done", "{", "}", "!", "time", "in"};
+    return words;
+}
+
+// A tiny integer expression evaluator for $(( )): + - * / % ** comparisons && || ! and
+// parentheses over decimal numbers and variable names.
+class Arithmetic {
+public:
+    using Lookup = std::function<bool(const std::string&, long long&)>;
+    Arithmetic(std::string text, Lookup lookup) : m_s(std::move(text)), m_lookup(std::move(lookup)) {}
+
+    bool eval(long long& out)
+    {
+        try {
+            out = parseOr();
+            skipWs();
+            return m_i == m_s.size();
+        } catch (const std::exception&) {
+            return false;
+        }
+    }
+
+private:
+    void skipWs()
+    {
+        while (m_i < m_s.size() && std::isspace(static_cast<unsigned char>(m_s[m_i])))
+            ++m_i;
+    }
+    bool take(std::string_view op)
+    {
+        skipWs();
+        if (m_s.compare(m_i, op.size(), op) == 0) {
+            m_i += op.size();
+            return true;
+        }
+        return false;
+    }
+    bool peekIs(std::string_view op)
+    {
+        skipWs();
+        return m_s.compare(m_i, op.size(), op) == 0;
+    }
+    long long parseOr()
+    {
+        long long v = parseAnd();
+        while (take("||"))
+            v = (parseAnd() != 0 || v != 0) ? 1 : 0;
+        return v;
+    }
+    long long parseAnd()
+    {
+        long long v = parseCmp();
+        while (take("&&"))
+            v = (parseCmp() != 0 && v != 0) ? 1 : 0;
+        return v;
+    }
+    long long parseCmp()
+    {
+        long long v = parseAdd();
+        for (;;) {
+            if (take("==")) v = v == parseAdd();
+            else if (take("!=")) v = v != parseAdd();
+            else if (take("<=")) v = v <= parseAdd();
+            else if (take(">=")) v = v >= parseAdd();
+            else if (!peekIs("<<") && take("<")) v = v < parseAdd();
+            else if (!peekIs(">>") && take(">")) v = v > parseAdd();
+            else return v;
+        }
+    }
+    long long parseAdd()
+    {
+        long long v = parseMul();
+        for (;;) {
+            if (take("+")) v += parseMul();
+            else if (take("-")) v -= parseMul();
+            else return v;
+        }
+    }
+    long long parseMul()
+    {
+        long long v = parsePow();
+        for (;;) {
+            if (peekIs("**")) return v;
+            if (take("*")) v *= parsePow();
+            else if (take("/")) {
+                const long long d = parsePow();
+                if (d == 0) throw std::runtime_error("division by zero");
+                v /= d;
+            } else if (take("%")) {
+                const long long d = parsePow();
+                if (d == 0) throw std::runtime_error("division by zero");
+                v %= d;
+            } else return v;
+        }
+    }
+    long long parsePow()
+    {
+        const long long base = parseUnary();
+        if (take("**")) {
+            const long long e = parsePow();
+            if (e < 0 || e > 62) throw std::runtime_error("exponent");
+            long long r = 1;
+            for (long long k = 0; k < e; ++k) r *= base;
+            return r;
+        }
+        return base;
+    }
+    long long parseUnary()
+    {
+        if (take("-")) return -parseUnary();
+        if (take("+")) return parseUnary();
+        if (take("!")) return parseUnary() == 0 ? 1 : 0;
+        return parsePrimary();
+    }
+    long long parsePrimary()
+    {
+        skipWs();
+        if (++m_depth > 64) throw std::runtime_error("too deep");
+        if (take("(")) {
+            const long long v = parseOr();
+            if (!take(")")) throw std::runtime_error("missing )");
+            --m_depth;
+            return v;
+        }
+        if (m_i < m_s.size() && std::isdigit(static_cast<unsigned char>(m_s[m_i]))) {
+            std::size_t used = 0;
+            const long long v = std::stoll(m_s.substr(m_i), &used, 0);
+            m_i += used;
+            --m_depth;
+            return v;
+        }
+        if (m_i < m_s.size() && isNameStart(m_s[m_i])) {
+            std::size_t j = m_i;
+            while (j < m_s.size() && isNameChar(m_s[j])) ++j;
+            const std::string name = m_s.substr(m_i, j - m_i);
+            m_i = j;
+            long long v = 0;
+            if (!m_lookup(name, v)) throw std::runtime_error("unknown variable");
+            --m_depth;
+            return v;
+        }
+        throw std::runtime_error("syntax");
+    }
+
+    std::string m_s;
+    Lookup m_lookup;
+    std::size_t m_i = 0;
+    int m_depth = 0;
+};
+
+} // namespace
+
+BashReader::BashReader(std::string fileName) : m_file(std::move(fileName)) {}
+
+void BashReader::warn(int line, const std::string& message)
+{
+    std::string text = "line " + std::to_string(line) + ": " + message;
+    if (std::find(m_warnings.begin(), m_warnings.end(), text) == m_warnings.end())
+        m_warnings.push_back(std::move(text));
+}
+
+void BashReader::warnOnce(const std::string& key, int line, const std::string& message)
+{
+    if (std::find(m_warnedKeys.begin(), m_warnedKeys.end(), key) != m_warnedKeys.end())
+        return;
+    m_warnedKeys.push_back(key);
+    warn(line, message);
+}
+
+std::vector<std::string> BashReader::exportedVariables() const
+{
+    std::vector<std::string> out;
+    for (const std::string& name : m_exportOrder) {
+        std::string value;
+        if (lookup(name, value))
+            out.push_back(name + "=" + value);
+    }
+    return out;
+}
+
+bool BashReader::lookup(const std::string& name, std::string& value) const
+{
+    if (auto it = m_vars.find(name); it != m_vars.end()) {
+        value = it->second;
+        return true;
+    }
+    if (auto it = m_arrays.find(name); it != m_arrays.end()) {
+        value = it->second.empty() ? std::string() : it->second.front();
+        return true;
+    }
+    return false;
+}
+
+std::vector<BashReader::RawCommand> BashReader::tokenize(std::string_view input)
+{
+    const std::string text(input);
+    const std::size_t n = text.size();
+    std::vector<RawCommand> commands;
+    RawCommand cur;
+    int line = 1;
+    std::size_t i = 0;
+    std::vector<std::pair<std::string, bool>> heredocs;   // delimiter, strip leading tabs
+
+    auto endCommand = [&](std::string separator) {
+        if (!cur.words.empty()) {
+            cur.separator = std::move(separator);
+            commands.push_back(std::move(cur));
+        }
+        cur = RawCommand{};
+    };
+    auto fail = [&](int at, const std::string& what) {
+        throw InputError(m_file, "line " + std::to_string(at), what);
+    };
+
+    // Reads one word starting at i; stops at blanks and operators. Returns its raw text.
+    auto readWord = [&](bool insideArray) -> std::string {
+        std::string word;
+        const int startLine = line;
+        while (i < n) {
+            const char c = text[i];
+            if (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == ';' || c == '&' || c == '|' || c == '<'
+                || c == '>' || c == ')' || (c == '(' && !insideArray))
+                break;
+            if (c == '(' && insideArray)
+                break;
+            if (c == '\\') {
+                if (i + 1 < n && text[i + 1] == '\n') {   // line continuation
+                    i += 2;
+                    ++line;
+                    continue;
+                }
+                word += text.substr(i, 2);
+                i += 2;
+                continue;
+            }
+            std::size_t j = i + 1;
+            if (c == '\'') {
+                j = skipSingle(text, i);
+                if (j == npos) fail(startLine, "unterminated single quote");
+            } else if (c == '"') {
+                j = skipDouble(text, i);
+                if (j == npos) fail(startLine, "unterminated double quote");
+            } else if (c == '`') {
+                j = skipBacktick(text, i);
+                if (j == npos) fail(startLine, "unterminated backtick");
+            } else if (c == '$' && i + 1 < n && (text[i + 1] == '{' || text[i + 1] == '(')) {
+                j = skipDollarGroup(text, i);
+                if (j == npos) fail(startLine, std::string("unterminated $") + text[i + 1]);
+            } else if (c == '$' && i + 1 < n && text[i + 1] == '\'') {
+                std::string ignored;
+                j = readAnsiC(text, i, ignored);
+                if (j == npos) fail(startLine, "unterminated $' quote");
+            }
+            const std::string part = text.substr(i, j - i);
+            line += countNewlines(part);
+            word += part;
+            i = j;
+        }
+        return word;
+    };
+
+    auto skipHeredocs = [&] {
+        for (const auto& [delim, strip] : heredocs) {
+            while (i < n) {
+                std::size_t eol = text.find('\n', i);
+                if (eol == npos) eol = n;
+                std::string l = text.substr(i, eol - i);
+                if (!l.empty() && l.back() == '\r') l.pop_back();
+                if (strip) l.erase(0, l.find_first_not_of('\t') == npos ? l.size() : l.find_first_not_of('\t'));
+                i = eol < n ? eol + 1 : n;
+                ++line;
+                if (l == delim) break;
+            }
+        }
+        heredocs.clear();
+    };
+
+    while (i < n) {
+        const char c = text[i];
+        if (c == ' ' || c == '\t' || c == '\r') {
+            ++i;
+            continue;
+        }
+        if (c == '\\' && i + 1 < n && text[i + 1] == '\n') {
+            i += 2;
+            ++line;
+            continue;
+        }
+        if (c == '\n') {
+            endCommand("\n");
+            ++line;
+            ++i;
+            if (!heredocs.empty())
+                skipHeredocs();
+            continue;
+        }
+        if (c == '#') {
+            while (i < n && text[i] != '\n') ++i;
+            continue;
+        }
+        if (c == ';' || c == '&' || c == '|' || c == '(' || c == ')') {
+            std::string separator(1, c);
+            if ((c == '&' || c == '|' || c == ';') && i + 1 < n && text[i + 1] == c)
+                separator += c;
+            endCommand(separator);
+            i += separator.size();
+            continue;
+        }
+        if (c == '<' || c == '>') {
+            // Redirection: the operator and its target are not part of the command.
+            std::string op;
+            while (i < n && (text[i] == '<' || text[i] == '>' || text[i] == '&' || text[i] == '-')) {
+                if (text[i] == '-' && op != "<<") break;
+                op += text[i++];
+            }
+            while (i < n && (text[i] == ' ' || text[i] == '\t')) ++i;
+            if (op.size() >= 2 && op.back() == '&' ) {
+                readWord(false);   // >&2, 2>&1
+                continue;
+            }
+            std::string target = readWord(false);
+            if (op == "<<" || op == "<<-") {
+                std::string delim;
+                for (char d : target)
+                    if (d != '\'' && d != '"' && d != '\\') delim += d;
+                heredocs.push_back({delim, op == "<<-"});
+            }
+            continue;
+        }
+        if (cur.words.empty())
+            cur.line = line;
+        RawWord word;
+        word.text = readWord(false);
+        // NAME=( ... ) or NAME+=( ... ): an array assignment over any number of lines.
+        if (i < n && text[i] == '(' && !word.text.empty() && word.text.back() == '=') {
+            std::string name = word.text.substr(0, word.text.size() - 1);
+            if (!name.empty() && name.back() == '+') name.pop_back();
+            if (validName(name)) {
+                const int startLine = line;
+                ++i;
+                word.array_assign = true;
+                for (;;) {
+                    while (i < n && (text[i] == ' ' || text[i] == '\t' || text[i] == '\r' || text[i] == '\n')) {
+                        if (text[i] == '\n') ++line;
+                        ++i;
+                    }
+                    if (i >= n) fail(startLine, "unterminated array " + name + "=( ... )");
+                    if (text[i] == '\\' && i + 1 < n && text[i + 1] == '\n') {
+                        i += 2;
+                        ++line;
+                        continue;
+                    }
+                    if (text[i] == '#') {
+                        while (i < n && text[i] != '\n') ++i;
+                        continue;
+                    }
+                    if (text[i] == ')') {
+                        ++i;
+                        break;
+                    }
+                    const std::size_t before = i;
+                    std::string element = readWord(true);
+                    if (i == before) {   // an operator inside the array: bash rejects it
+                        fail(line, std::string("unexpected '") + text[i] + "' inside array " + name + "=( ... )");
+                    }
+                    word.elements.push_back(std::move(element));
+                }
+            }
+        }
+        // A file-descriptor number glued to a redirection (2>&1): not a word.
+        if (!word.array_assign && i < n && (text[i] == '<' || text[i] == '>') && !word.text.empty()
+            && std::all_of(word.text.begin(), word.text.end(), [](char d) { return std::isdigit(static_cast<unsigned char>(d)); }))
+            continue;
+        if (!word.text.empty() || word.array_assign)
+            cur.words.push_back(std::move(word));
+    }
+    endCommand("\n");
+    return commands;
+}
+
+bool BashReader::active() const
+{
+    return std::all_of(m_branches.begin(), m_branches.end(), [](const Branch& b) { return b.active; });
+}
+
+void BashReader::read(std::string_view text)
+{
+    const std::vector<RawCommand> commands = tokenize(text);
+    for (std::size_t k = 0; k < commands.size(); ++k) {
+        const RawCommand& cmd = commands[k];
+        std::size_t w = 0;
+        // The condition of if/elif/while: this command and the ones joined to it by && or ||.
+        auto condition = [&]() {
+            std::vector<const RawCommand*> parts{&cmd};
+            while (k + 1 < commands.size() && (commands[k].separator == "&&" || commands[k].separator == "||"))
+                parts.push_back(&commands[++k]);
+            return parts;
+        };
+        bool consumed = false;
+        while (w < cmd.words.size() && !cmd.words[w].array_assign && !consumed) {
+            const std::string& t = cmd.words[w].text;
+            if (t == "if") {
+                Branch b;
+                const Truth truth = active() ? evalCondition(condition(), w + 1) : (condition(), Truth::False);
+                b.known = truth != Truth::Unknown;
+                b.taken = truth == Truth::True;
+                b.active = truth != Truth::False;
+                if (!b.known)
+                    warn(cmd.line, "the condition of this if cannot be decided from the text; every branch is read");
+                m_branches.push_back(b);
+                consumed = true;
+            } else if (t == "elif") {
+                const auto parts = condition();
+                if (!m_branches.empty()) {
+                    Branch& b = m_branches.back();
+                    if (b.known && b.taken) {
+                        b.active = false;
+                    } else if (b.known) {
+                        m_branches.pop_back();
+                        const Truth truth = active() ? evalCondition(parts, w + 1) : Truth::False;
+                        m_branches.push_back(b);
+                        Branch& nb = m_branches.back();
+                        nb.known = truth != Truth::Unknown;
+                        nb.taken = truth == Truth::True;
+                        nb.active = truth != Truth::False;
+                    } else {
+                        b.active = true;
+                    }
+                }
+                consumed = true;
+            } else if (t == "else") {
+                if (!m_branches.empty()) {
+                    Branch& b = m_branches.back();
+                    b.active = !b.known || !b.taken;
+                }
+                ++w;
+            } else if (t == "fi") {
+                if (!m_branches.empty())
+                    m_branches.pop_back();
+                ++w;
+            } else if (t == "while" || t == "until") {
+                condition();
+                consumed = true;   // loop bodies are read once, as straight-line code
+            } else if (t == "for" || t == "select" || t == "case" || t == "function") {
+                if (active())
+                    warnOnce("loop", cmd.line, "loops, case blocks and functions are read as straight-line code");
+                consumed = true;
+            } else if (reservedWords().count(t) || t == "esac") {
+                ++w;
+            } else {
+                break;
+            }
+        }
+        if (consumed || w >= cmd.words.size() || !active())
+            continue;
+        execute(cmd, w);
+    }
+}
+
+BashReader::Truth BashReader::evalCondition(const std::vector<const RawCommand*>& parts, std::size_t firstWord)
+{
+    // Left to right, && and || of equal precedence (bash's lists), three-valued.
+    Truth result = Truth::Unknown;
+    for (std::size_t p = 0; p < parts.size(); ++p) {
+        const RawCommand& c = *parts[p];
+        std::vector<std::string> words;
+        m_unsetAsEmpty = true;
+        std::vector<std::string> saved;
+        saved.swap(m_warnings);
+        for (std::size_t w = p == 0 ? firstWord : 0; w < c.words.size(); ++w) {
+            std::vector<std::string> f = expandWord(c.words[w].text, c.line);
+            words.insert(words.end(), f.begin(), f.end());
+        }
+        m_warnings.swap(saved);
+        m_unsetAsEmpty = false;
+        const Truth t = evalTest(words);
+        if (p == 0) {
+            result = t;
+            continue;
+        }
+        const std::string& op = parts[p - 1]->separator;
+        if (op == "&&") {
+            if (result == Truth::False || t == Truth::False) result = Truth::False;
+            else if (result == Truth::True && t == Truth::True) result = Truth::True;
+            else result = Truth::Unknown;
+        } else {
+            if (result == Truth::True || t == Truth::True) result = Truth::True;
+            else if (result == Truth::False && t == Truth::False) result = Truth::False;
+            else result = Truth::Unknown;
+        }
+    }
+    return result;
+}
+
+BashReader::Truth BashReader::evalTest(const std::vector<std::string>& all)
+{
+    std::vector<std::string> w = all;
+    if (w.empty())
+        return Truth::Unknown;
+    if (w.front() == "[" && w.back() == "]") w = std::vector<std::string>(w.begin() + 1, w.end() - 1);
+    else if (w.front() == "[[" && w.back() == "]]") w = std::vector<std::string>(w.begin() + 1, w.end() - 1);
+    else if (w.front() == "test") w.erase(w.begin());
+    else return Truth::Unknown;
+    bool negate = false;
+    if (!w.empty() && w.front() == "!") {
+        negate = true;
+        w.erase(w.begin());
+    }
+    auto result = [&](bool v) { return (v != negate) ? Truth::True : Truth::False; };
+    auto number = [](const std::string& s, long long& v) {
+        try {
+            std::size_t used = 0;
+            v = std::stoll(s, &used);
+            return used == s.size();
+        } catch (const std::exception&) {
+            return false;
+        }
+    };
+    if (w.size() == 1)
+        return result(!w[0].empty());
+    if (w.size() == 2 && w[0] == "-n")
+        return result(!w[1].empty());
+    if (w.size() == 2 && w[0] == "-z")
+        return result(w[1].empty());
+    if (w.size() == 3) {
+        const std::string& op = w[1];
+        if (op == "=" || op == "==")
+            return result(w[0] == w[2]);
+        if (op == "!=")
+            return result(w[0] != w[2]);
+        long long a = 0, b = 0;
+        if ((op == "-eq" || op == "-ne" || op == "-lt" || op == "-le" || op == "-gt" || op == "-ge") && number(w[0], a)
+            && number(w[2], b)) {
+            if (op == "-eq") return result(a == b);
+            if (op == "-ne") return result(a != b);
+            if (op == "-lt") return result(a < b);
+            if (op == "-le") return result(a <= b);
+            if (op == "-gt") return result(a > b);
+            return result(a >= b);
+        }
+    }
+    return Truth::Unknown;   // file tests, regular expressions, -a/-o: not decidable from text
+}
+
+bool BashReader::applyAssignment(const RawWord& word, int line, bool exported)
+{
+    const std::string& t = word.text;
+    std::size_t eq = npos;
+    // NAME=..., NAME+=..., NAME[index]=...
+    std::size_t k = 0;
+    if (t.empty() || !isNameStart(t[0]))
+        return false;
+    while (k < t.size() && isNameChar(t[k])) ++k;
+    const std::string name = t.substr(0, k);
+    std::string index;
+    bool hasIndex = false;
+    if (k < t.size() && t[k] == '[') {
+        const std::size_t close = t.find(']', k);
+        if (close == npos) return false;
+        index = t.substr(k + 1, close - k - 1);
+        hasIndex = true;
+        k = close + 1;
+    }
+    bool append = false;
+    if (k < t.size() && t[k] == '+') {
+        append = true;
+        ++k;
+    }
+    if (k >= t.size() || t[k] != '=')
+        return false;
+    eq = k;
+    if (word.array_assign) {
+        std::vector<std::string> values;
+        for (const std::string& e : word.elements) {
+            std::vector<std::string> fields = expandWord(e, line);
+            values.insert(values.end(), fields.begin(), fields.end());
+        }
+        auto& arr = m_arrays[name];
+        if (!append) {
+            arr.clear();
+            if (auto it = m_vars.find(name); it != m_vars.end()) m_vars.erase(it);
+        } else if (auto it = m_vars.find(name); it != m_vars.end()) {
+            arr.insert(arr.begin(), it->second);
+            m_vars.erase(it);
+        }
+        arr.insert(arr.end(), values.begin(), values.end());
+    } else {
+        const std::string value = expandToString(t.substr(eq + 1), line, 0);
+        if (hasIndex) {
+            long long idx = 0;
+            if (!evalArithmetic(index, idx, line, 0) || idx < 0 || idx > 100000) {
+                warn(line, "array index [" + index + "] of " + name + " is not a number; ignored");
+                return true;
+            }
+            auto& arr = m_arrays[name];
+            if (auto it = m_vars.find(name); it != m_vars.end()) {
+                arr.insert(arr.begin(), it->second);
+                m_vars.erase(it);
+            }
+            if (arr.size() <= static_cast<std::size_t>(idx)) arr.resize(static_cast<std::size_t>(idx) + 1);
+            arr[static_cast<std::size_t>(idx)] = append ? arr[static_cast<std::size_t>(idx)] + value : value;
+        } else if (auto it = m_arrays.find(name); it != m_arrays.end()) {
+            if (it->second.empty()) it->second.push_back({});
+            it->second.front() = append ? it->second.front() + value : value;
+        } else {
+            m_vars[name] = append ? m_vars[name] + value : value;
+        }
+    }
+    if (exported && std::find(m_exportOrder.begin(), m_exportOrder.end(), name) == m_exportOrder.end())
+        m_exportOrder.push_back(name);
+    return true;
+}
+
+void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
+{
+    std::size_t w = firstWord;
+    const auto& words = cmd.words;
+    // Leading assignments (NAME=value cmd ... passes them in the command's environment).
+    std::size_t firstAssign = w;
+    while (w < words.size() && applyAssignment(words[w], cmd.line, false)) ++w;
+    if (w >= words.size())
+        return;
+    if (w > firstAssign) {
+        for (std::size_t a = firstAssign; a < w; ++a) {
+            std::string name = words[a].text.substr(0, words[a].text.find_first_of("+=["));
+            if (std::find(m_exportOrder.begin(), m_exportOrder.end(), name) == m_exportOrder.end())
+                m_exportOrder.push_back(name);
+        }
+    }
+    const std::string& head = words[w].text;
+    if (head == "export" || head == "declare" || head == "typeset" || head == "local" || head == "readonly") {
+        bool exported = head == "export";
+        for (std::size_t a = w + 1; a < words.size(); ++a) {
+            const std::string& t = words[a].text;
+            if (!t.empty() && t[0] == '-' && !words[a].array_assign) {
+                if (t.find('x') != npos) exported = true;
+                continue;
+            }
+            if (applyAssignment(words[a], cmd.line, exported))
+                continue;
+            if (exported && validName(t) && std::find(m_exportOrder.begin(), m_exportOrder.end(), t) == m_exportOrder.end())
+                m_exportOrder.push_back(t);
+        }
+        return;
+    }
+    if (head == "unset") {
+        for (std::size_t a = w + 1; a < words.size(); ++a) {
+            m_vars.erase(words[a].text);
+            m_arrays.erase(words[a].text);
+        }
+        return;
+    }
+    if (head == "eval") {
+        warn(cmd.line, "eval is not executed; its text is ignored");
+        return;
+    }
+    if (head == "source" || head == ".") {
+        warn(cmd.line, "'" + head + "' of another file is not followed; variables it sets are unknown");
+        return;
+    }
+    ShellCommand out;
+    out.line = cmd.line;
+    // Findings while expanding a command stay with it: only the launch command's matter.
+    std::vector<std::string> saved, savedKeys;
+    saved.swap(m_warnings);
+    savedKeys.swap(m_warnedKeys);
+    for (std::size_t a = w; a < words.size(); ++a) {
+        if (words[a].array_assign) continue;
+        std::vector<std::string> fields = expandWord(words[a].text, cmd.line);
+        out.words.insert(out.words.end(), fields.begin(), fields.end());
+    }
+    out.warnings.swap(m_warnings);
+    m_warnings.swap(saved);
+    m_warnedKeys.swap(savedKeys);
+    if (!out.words.empty())
+        m_commands.push_back(std::move(out));
+}
+
+std::vector<std::string> BashReader::expandWord(const std::string& raw, int line)
+{
+    std::vector<Piece> pieces;
+    bool force = false;
+    expandInto(raw, 0, raw.size(), false, pieces, force, line, 0);
+    std::vector<std::string> fields;
+    std::string cur;
+    bool have = false;
+    for (const Piece& p : pieces) {
+        if (p.field_break) {
+            if (have) fields.push_back(cur);
+            cur.clear();
+            have = true;
+        }
+        if (!p.splittable) {
+            cur += p.text;
+            if (!p.text.empty()) have = true;
+            continue;
+        }
+        for (char c : p.text) {
+            if (isIfs(c)) {
+                if (have) fields.push_back(cur);
+                cur.clear();
+                have = false;
+            } else {
+                cur += c;
+                have = true;
+            }
+        }
+    }
+    if (have || (force && fields.empty()))
+        fields.push_back(cur);
+    return fields;
+}
+
+std::string BashReader::expandToString(const std::string& raw, int line, int depth)
+{
+    std::vector<Piece> pieces;
+    bool force = false;
+    expandInto(raw, 0, raw.size(), false, pieces, force, line, depth);
+    std::string out;
+    for (const Piece& p : pieces) {
+        if (p.field_break && !out.empty()) out += ' ';
+        out += p.text;
+    }
+    return out;
+}
+
+void BashReader::expandInto(const std::string& raw, std::size_t begin, std::size_t end, bool quoted,
+                            std::vector<Piece>& pieces, bool& forceField, int line, int depth)
+{
+    if (depth > kMaxDepth) {
+        warn(line, "expansion nested too deeply; kept as text");
+        pieces.push_back({raw.substr(begin, end - begin), false, false});
+        return;
+    }
+    auto lit = [&](std::string s) { pieces.push_back({std::move(s), false, false}); };
+    std::size_t i = begin;
+    while (i < end) {
+        const char c = raw[i];
+        if (!quoted && c == '\'') {
+            std::size_t j = skipSingle(raw, i);
+            if (j == npos || j > end) j = end;
+            lit(raw.substr(i + 1, j - i - 2));
+            forceField = true;
+            i = j;
+        } else if (!quoted && c == '"') {
+            std::size_t j = skipDouble(raw, i);
+            if (j == npos || j > end) j = end;
+            const std::string inner = raw.substr(i + 1, j - i - 2);
+            // "${ARR[@]}" of an empty array yields no word at all; any other quotes yield one.
+            const bool onlyAt = inner == "$@"
+                || (inner.size() > 6 && inner.rfind("${", 0) == 0 && inner.compare(inner.size() - 4, 4, "[@]}") == 0
+                    && validName(inner.substr(2, inner.size() - 6)));
+            if (!onlyAt) forceField = true;
+            expandInto(raw, i + 1, j - 1, true, pieces, forceField, line, depth + 1);
+            i = j;
+        } else if (c == '\\') {
+            if (i + 1 >= end) {
+                lit("\\");
+                ++i;
+            } else if (!quoted) {
+                lit(std::string(1, raw[i + 1]));
+                i += 2;
+            } else {
+                const char e = raw[i + 1];
+                if (e == '$' || e == '`' || e == '"' || e == '\\') lit(std::string(1, e));
+                else if (e == '\n') {}
+                else lit(std::string("\\") + e);
+                i += 2;
+            }
+        } else if (c == '$') {
+            i = expandDollar(raw, i, end, quoted, pieces, line, depth);
+        } else if (c == '`') {
+            std::size_t j = skipBacktick(raw, i);
+            if (j == npos || j > end) j = end;
+            lit(raw.substr(i, j - i));
+            warn(line, "command substitution " + raw.substr(i, j - i) + " is not executed; kept as text");
+            i = j;
+        } else {
+            std::size_t j = i + 1;
+            while (j < end && raw[j] != '\'' && raw[j] != '"' && raw[j] != '\\' && raw[j] != '$' && raw[j] != '`') ++j;
+            if (quoted) {
+                // every character is literal inside double quotes except the ones handled above
+                lit(raw.substr(i, j - i));
+            } else {
+                lit(raw.substr(i, j - i));
+            }
+            i = j;
+        }
+    }
+}
+
+std::size_t BashReader::expandDollar(const std::string& raw, std::size_t i, std::size_t end, bool quoted,
+                                     std::vector<Piece>& pieces, int line, int depth)
+{
+    if (i + 1 >= end) {
+        pieces.push_back({"$", false, false});
+        return i + 1;
+    }
+    const char n = raw[i + 1];
+    if (n == '{') {
+        std::size_t j = skipDollarGroup(raw, i);
+        if (j == npos || j > end) j = end;
+        expandParameter(raw.substr(i + 2, j - i - 3), quoted, pieces, line, depth + 1);
+        return j;
+    }
+    if (n == '(') {
+        std::size_t j = skipDollarGroup(raw, i);
+        if (j == npos || j > end) j = end;
+        const std::string text = raw.substr(i, j - i);
+        if (text.size() >= 5 && text[2] == '(' && text.compare(text.size() - 2, 2, "))") == 0) {
+            long long v = 0;
+            if (evalArithmetic(text.substr(3, text.size() - 5), v, line, depth + 1)) {
+                pieces.push_back({std::to_string(v), !quoted, false});
+                return j;
+            }
+            warn(line, "arithmetic " + text + " could not be evaluated; kept as text");
+            pieces.push_back({text, false, false});
+            return j;
+        }
+        warn(line, "command substitution " + text + " is not executed; kept as text");
+        pieces.push_back({text, false, false});
+        return j;
+    }
+    if (n == '\'' && !quoted) {
+        std::string out;
+        std::size_t j = readAnsiC(raw, i, out);
+        if (j == npos || j > end) j = end;
+        pieces.push_back({out, false, false});
+        return j;
+    }
+    if (isNameStart(n)) {
+        std::size_t j = i + 1;
+        while (j < end && isNameChar(raw[j])) ++j;
+        expandParameter(raw.substr(i + 1, j - i - 1), quoted, pieces, line, depth + 1);
+        return j;
+    }
+    if (std::isdigit(static_cast<unsigned char>(n)) || n == '@' || n == '*' || n == '#' || n == '?' || n == '$'
+        || n == '!' || n == '-') {
+        expandParameter(std::string(1, n), quoted, pieces, line, depth + 1);
+        return i + 2;
+    }
+    pieces.push_back({"$", false, false});
+    return i + 1;
+}
+
+void BashReader::expandParameter(const std::string& body, bool quoted, std::vector<Piece>& pieces, int line, int depth)
+{
+    auto literal = [&](const std::string& s) { pieces.push_back({s, false, false}); };
+    if (depth > kMaxDepth) {
+        warn(line, "expansion nested too deeply; kept as text");
+        literal("${" + body + "}");
+        return;
+    }
+    // ${#NAME} and ${#ARR[@]}
+    if (body.size() > 1 && body[0] == '#') {
+        std::string name = body.substr(1);
+        if (name.size() > 3 && (name.compare(name.size() - 3, 3, "[@]") == 0 || name.compare(name.size() - 3, 3, "[*]") == 0)) {
+            name.resize(name.size() - 3);
+            auto it = m_arrays.find(name);
+            const std::size_t count = it != m_arrays.end() ? it->second.size() : (m_vars.count(name) ? 1 : 0);
+            literal(std::to_string(count));
+            return;
+        }
+        std::string v;
+        lookup(name, v);
+        literal(std::to_string(v.size()));
+        return;
+    }
+    std::size_t k = 0;
+    std::string name;
+    if (!body.empty() && isNameStart(body[0])) {
+        while (k < body.size() && isNameChar(body[k])) ++k;
+        name = body.substr(0, k);
+    } else if (!body.empty() && std::isdigit(static_cast<unsigned char>(body[0]))) {
+        while (k < body.size() && std::isdigit(static_cast<unsigned char>(body[k]))) ++k;
+        name = body.substr(0, k);
+    } else if (!body.empty() && std::string("@*#?$!-0").find(body[0]) != npos) {
+        name = body.substr(0, 1);
+        k = 1;
+    } else {
+        warn(line, "bad substitution ${" + body + "}; kept as text");
+        literal("${" + body + "}");
+        return;
+    }
+    std::string subscript;
+    bool hasSubscript = false;
+    if (k < body.size() && body[k] == '[') {
+        const std::size_t close = body.find(']', k);
+        if (close == npos) {
+            warn(line, "bad substitution ${" + body + "}; kept as text");
+            literal("${" + body + "}");
+            return;
+        }
+        subscript = body.substr(k + 1, close - k - 1);
+        hasSubscript = true;
+        k = close + 1;
+    }
+    const std::string rest = body.substr(k);
+
+    // The value: a list of elements (for [@] / [*] / $@) or one string; isSet tells unset
+    // apart from empty.
+    bool isSet = false;
+    bool isList = false;
+    bool atForm = false;
+    std::vector<std::string> elements;
+    std::string value;
+    const bool positional = std::isdigit(static_cast<unsigned char>(name[0])) != 0;
+    if (name == "@" || name == "*") {
+        isSet = true;
+        isList = true;
+        atForm = name == "@";
+        warnOnce("args", line, "the script's own arguments ($@) are not known; expanded as empty");
+    } else if (name == "#" || name == "?") {
+        isSet = true;
+        value = "0";
+    } else if (name == "0") {
+        isSet = true;
+        value = m_file;
+    } else if (name == "$" || name == "!" || name == "-") {
+        warn(line, "$" + name + " has no value when reading the script; kept as text");
+        literal("$" + name);
+        return;
+    } else if (hasSubscript && (subscript == "@" || subscript == "*")) {
+        isList = true;
+        atForm = subscript == "@";
+        if (auto it = m_arrays.find(name); it != m_arrays.end()) {
+            isSet = true;
+            elements = it->second;
+        } else if (auto v = m_vars.find(name); v != m_vars.end()) {
+            isSet = true;
+            elements = {v->second};
+        }
+    } else if (hasSubscript) {
+        long long idx = 0;
+        if (!evalArithmetic(subscript, idx, line, depth + 1)) {
+            warn(line, "array index [" + subscript + "] is not a number; kept as text");
+            literal("${" + body + "}");
+            return;
+        }
+        if (auto it = m_arrays.find(name); it != m_arrays.end()) {
+            if (idx >= 0 && static_cast<std::size_t>(idx) < it->second.size()) {
+                isSet = true;
+                value = it->second[static_cast<std::size_t>(idx)];
+            }
+        } else if (auto v = m_vars.find(name); v != m_vars.end() && idx == 0) {
+            isSet = true;
+            value = v->second;
+        }
+    } else {
+        isSet = lookup(name, value);
+    }
+    if (isList && !isSet) isSet = false;
+    const std::string joined = [&] {
+        std::string s;
+        for (std::size_t e = 0; e < elements.size(); ++e) s += (e ? " " : "") + elements[e];
+        return s;
+    }();
+    const bool isEmpty = isList ? elements.empty() || joined.empty() : value.empty();
+
+    auto emitValue = [&] {
+        if (isList) {
+            if (quoted && atForm) {
+                for (std::size_t e = 0; e < elements.size(); ++e)
+                    pieces.push_back({elements[e], false, e > 0});
+            } else {
+                pieces.push_back({joined, !quoted, false});
+            }
+        } else {
+            pieces.push_back({value, !quoted, false});
+        }
+    };
+    // Expands the word of an operator (${X:-word}): in the caller's quoting, so that an
+    // unquoted default undergoes word splitting as bash does.
+    auto emitWord = [&](const std::string& word) {
+        std::vector<Piece> sub;
+        bool force = false;
+        expandInto(word, 0, word.size(), quoted, sub, force, line, depth + 1);
+        for (Piece& p : sub) {
+            if (!quoted) p.splittable = true;
+            pieces.push_back(std::move(p));
+        }
+    };
+    auto unsetLiteral = [&] {
+        if (m_unsetAsEmpty)
+            return;
+        if (positional) {
+            warnOnce("pos" + name, line,
+                     "positional parameter $" + name + " has no value when reading the script; kept as ${ARG" + name + "}");
+            literal("${ARG" + name + "}");
+        } else {
+            warnOnce("unset" + name, line,
+                     name + " is not set in the script (it would come from the environment); kept as ${" + name + "}");
+            literal("${" + body.substr(0, k) + "}");
+        }
+    };
+
+    if (rest.empty()) {
+        if (!isSet && !isList) {
+            unsetLiteral();
+            return;
+        }
+        emitValue();
+        return;
+    }
+    const bool colon = rest[0] == ':' && rest.size() > 1 && std::string("-=+?").find(rest[1]) != npos;
+    const char op = colon ? rest[1] : rest[0];
+    const std::string word = rest.substr(colon ? 2 : 1);
+    const bool useDefault = colon ? (!isSet || isEmpty) : !isSet;
+    switch (op) {
+    case '-':
+        if (useDefault) emitWord(word);
+        else emitValue();
+        return;
+    case '=':
+        if (useDefault) {
+            const std::string v = expandToString(word, line, depth + 1);
+            if (!positional && !isList) m_vars[name] = v;
+            pieces.push_back({v, !quoted, false});
+        } else {
+            emitValue();
+        }
+        return;
+    case '+':
+        if (!useDefault) emitWord(word);
+        return;
+    case '?':
+        if (useDefault) {
+            warn(line, name + " must be set for this script (${" + body + "}); kept as ${" + name + "}");
+            literal("${" + name + "}");
+        } else {
+            emitValue();
+        }
+        return;
+    default: break;
+    }
+    if (!isSet) {
+        unsetLiteral();
+        return;
+    }
+    const std::string subject = isList ? joined : value;
+    // Prefix and suffix removal with glob patterns.
+    if (rest[0] == '#' || rest[0] == '%') {
+        const bool longest = rest.size() > 1 && rest[1] == rest[0];
+        const std::string pattern = expandToString(rest.substr(longest ? 2 : 1), line, depth + 1);
+        std::string result = subject;
+        const auto matches = [&](const std::string& s) { return fnmatch(pattern.c_str(), s.c_str(), 0) == 0; };
+        const std::size_t size = subject.size();
+        for (std::size_t step = 0; step <= size; ++step) {
+            const std::size_t len = longest ? size - step : step;
+            const std::string part = rest[0] == '#' ? subject.substr(0, len) : subject.substr(size - len);
+            if (matches(part)) {
+                result = rest[0] == '#' ? subject.substr(len) : subject.substr(0, size - len);
+                break;
+            }
+        }
+        pieces.push_back({result, !quoted, false});
+        return;
+    }
+    if (rest[0] == '/') {
+        const bool all = rest.size() > 1 && rest[1] == '/';
+        const std::string spec = rest.substr(all ? 2 : 1);
+        const std::size_t slash = spec.find('/');
+        const std::string from = expandToString(spec.substr(0, slash), line, depth + 1);
+        const std::string to = slash == npos ? std::string() : expandToString(spec.substr(slash + 1), line, depth + 1);
+        std::string result = subject;
+        if (!from.empty()) {
+            std::size_t pos = 0;
+            while ((pos = result.find(from, pos)) != npos) {
+                result.replace(pos, from.size(), to);
+                pos += to.size();
+                if (!all) break;
+            }
+        }
+        pieces.push_back({result, !quoted, false});
+        return;
+    }
+    if (rest == "^^" || rest == ",,") {
+        std::string result = subject;
+        for (char& ch : result)
+            ch = static_cast<char>(rest == "^^" ? std::toupper(static_cast<unsigned char>(ch)) : std::tolower(static_cast<unsigned char>(ch)));
+        pieces.push_back({result, !quoted, false});
+        return;
+    }
+    if (rest[0] == ':') {
+        long long offset = 0, length = -1;
+        const std::string spec = rest.substr(1);
+        const std::size_t colon2 = spec.find(':');
+        if (evalArithmetic(spec.substr(0, colon2), offset, line, depth + 1)
+            && (colon2 == npos || evalArithmetic(spec.substr(colon2 + 1), length, line, depth + 1))) {
+            const long long size = static_cast<long long>(subject.size());
+            if (offset < 0) offset = std::max(0LL, size + offset);
+            offset = std::min(offset, size);
+            if (length < 0) length = size - offset;
+            pieces.push_back({subject.substr(static_cast<std::size_t>(offset), static_cast<std::size_t>(std::min(length, size - offset))), !quoted, false});
+            return;
+        }
+    }
+    warn(line, "substitution ${" + body + "} is not supported; kept as text");
+    literal("${" + body + "}");
+}
+
+bool BashReader::evalArithmetic(const std::string& expr, long long& value, int line, int depth)
+{
+    if (depth > kMaxDepth)
+        return false;
+    // $VAR and ${VAR} inside $(( )) expand first; bare names are looked up below.
+    std::vector<Piece> pieces;
+    bool force = false;
+    expandInto(expr, 0, expr.size(), true, pieces, force, line, depth + 1);
+    std::string text;
+    for (const Piece& p : pieces) text += p.text;
+    if (text.find('$') != npos || text.find('`') != npos)
+        return false;
+    Arithmetic a(text, [&](const std::string& name, long long& v) {
+        std::string s;
+        if (!lookup(name, s))
+            return false;
+        if (s.empty()) {
+            v = 0;
+            return true;
+        }
+        return evalArithmetic(s, v, line, depth + 1);
+    });
+    return a.eval(value);
+}
+
+} // namespace hapmoe

@@ -1,0 +1,97 @@
+#pragma once
+// Reads a bash launch script as text, the way bash would expand it, without running
+// anything: comments, line continuations, quoting, variables with defaults
+// (${VAR:-x}, ${VAR:=x}, ${VAR:+x}), exported variables, arrays NAME=( ... ) and their
+// expansion with or without quotes, integer arithmetic $(( )). Command substitution,
+// backticks, eval and source are never executed: they are kept as literal text and
+// reported. Control flow is read as straight-line code (every branch's assignments in
+// order), which is what launch scripts need.
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace hapmoe {
+
+// One simple command after expansion (assignments already applied).
+struct ShellCommand {
+    std::vector<std::string> words;
+    int line = 0;                        // first line of the command
+    std::vector<std::string> warnings;   // findings while expanding this command's words
+};
+
+class BashReader {
+public:
+    explicit BashReader(std::string fileName);
+
+    // Reads the whole script. Throws InputError for text bash itself would reject
+    // (an unterminated quote or array), naming the line.
+    void read(std::string_view text);
+
+    const std::vector<ShellCommand>& commands() const { return m_commands; }
+    const std::map<std::string, std::vector<std::string>>& arrays() const { return m_arrays; }
+    const std::map<std::string, std::string>& variables() const { return m_vars; }
+    // "NAME=value" for every exported variable, in the order first exported.
+    std::vector<std::string> exportedVariables() const;
+    const std::vector<std::string>& warnings() const { return m_warnings; }
+
+    // Expands one raw word (as written in a script) in the reader's current state.
+    std::vector<std::string> expandWord(const std::string& raw, int line);
+
+private:
+    struct RawWord {
+        std::string text;                // source text, quotes included
+        bool array_assign = false;       // NAME=( ... ) or NAME+=( ... )
+        std::vector<std::string> elements;
+    };
+    struct RawCommand {
+        std::vector<RawWord> words;
+        int line = 0;
+        std::string separator;           // what ended it: "\n", ";", "&&", "||", "|", "&"
+    };
+    // An if/elif/else block whose condition was (or could not be) evaluated.
+    struct Branch {
+        bool known = false;   // the condition could be evaluated
+        bool taken = false;   // a branch of this block has run
+        bool active = true;   // commands of the current branch are read
+    };
+    enum class Truth { False, True, Unknown };
+
+    std::vector<RawCommand> tokenize(std::string_view text);
+    void execute(const RawCommand& cmd, std::size_t firstWord);
+    bool active() const;
+    // Evaluates an if/elif condition: test commands ([ ], [[ ]], test) joined by && and ||.
+    Truth evalCondition(const std::vector<const RawCommand*>& parts, std::size_t firstWord);
+    Truth evalTest(const std::vector<std::string>& words);
+    bool applyAssignment(const RawWord& word, int line, bool exported);
+    void warn(int line, const std::string& message);
+    void warnOnce(const std::string& key, int line, const std::string& message);
+
+    // Expansion helpers (see BashReader.cpp).
+    struct Piece {
+        std::string text;
+        bool splittable = false;   // from an unquoted expansion: subject to word splitting
+        bool field_break = false;  // starts a new field ("${ARR[@]}" elements)
+    };
+    void expandInto(const std::string& raw, std::size_t begin, std::size_t end, bool quoted,
+                    std::vector<Piece>& pieces, bool& forceField, int line, int depth);
+    std::size_t expandDollar(const std::string& raw, std::size_t i, std::size_t end, bool quoted,
+                             std::vector<Piece>& pieces, int line, int depth);
+    void expandParameter(const std::string& body, bool quoted, std::vector<Piece>& pieces, int line, int depth);
+    std::string expandToString(const std::string& raw, int line, int depth);
+    bool lookup(const std::string& name, std::string& value) const;
+    bool evalArithmetic(const std::string& expr, long long& value, int line, int depth);
+
+    std::string m_file;
+    std::map<std::string, std::string> m_vars;
+    std::map<std::string, std::vector<std::string>> m_arrays;
+    std::vector<std::string> m_exportOrder;
+    std::vector<ShellCommand> m_commands;
+    std::vector<std::string> m_warnings;
+    std::vector<std::string> m_warnedKeys;
+    std::vector<Branch> m_branches;
+    bool m_unsetAsEmpty = false;         // conditions see unset variables as empty
+};
+
+} // namespace hapmoe

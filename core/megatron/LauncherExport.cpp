@@ -1,0 +1,904 @@
+#include "megatron/LauncherExport.h"
+
+#include "hardware/DeviceCatalog.h"
+#include "megatron/FlagList.h"
+#include "megatron/PipelineLayout.h"
+#include "megatron/ShellQuote.h"
+#include "plan/Deployability.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <sstream>
+
+// Flag spellings, rules and the FlagScale formats: ../shared/reference/megatron-and-flagscale.md
+// (sections 2-7, 9 and 11) and flagscale-hetero-flags.txt. docs/megatron.md describes the
+// launcher layout.
+
+namespace hapmoe {
+
+namespace {
+
+// One flag with its values, as emitted (values are quoted when the script is written).
+struct Arg {
+    std::string flag;
+    std::vector<std::string> values;
+    bool single_quote = false;   // patterns bash would interpret (layout, layer-freq lists)
+};
+
+struct ArgGroup {
+    std::string name;            // bash array name
+    std::string comment;
+    std::vector<Arg> args;
+};
+
+const DeviceType* typeOf(const DeviceCatalog& cat, const std::string& name) { return cat.find(name); }
+
+std::string libraryOf(const DeviceCatalog& cat, const std::string& typeName)
+{
+    const DeviceType* t = typeOf(cat, typeName);
+    if (!t)
+        return "NCCL";
+    return t->collective_library.empty() ? t->vendor : t->collective_library;
+}
+
+std::string vendorOf(const DeviceCatalog& cat, const std::string& typeName)
+{
+    const DeviceType* t = typeOf(cat, typeName);
+    return t ? t->vendor : std::string("NVIDIA");
+}
+
+// The variable that restricts the visible devices for each vendor's runtime.
+std::string visibleDevicesVariable(const DeviceCatalog& cat, const std::string& typeName)
+{
+    const std::string v = vendorOf(cat, typeName);
+    if (v == "AMD")
+        return "HIP_VISIBLE_DEVICES";
+    if (v == "Huawei")
+        return "ASCEND_RT_VISIBLE_DEVICES";
+    if (v == "Intel")
+        return "HABANA_VISIBLE_MODULES";
+    return "CUDA_VISIBLE_DEVICES";
+}
+
+// Environment per collective library. CUDA_DEVICE_MAX_CONNECTIONS=1 is asserted by
+// Megatron-LM's validate_args when TP or CP > 1 (reference section 2); MindSpeed's Ascend
+// scripts export it as well so that the same check passes. HCCL_CONNECT_TIMEOUT=1200 is the
+// value MindSpeed's example scripts use for multi-node jobs.
+std::vector<std::pair<std::string, std::string>> vendorEnvironment(const DeviceCatalog& cat, const std::string& typeName, bool needsMaxConnections)
+{
+    std::vector<std::pair<std::string, std::string>> env;
+    const std::string lib = libraryOf(cat, typeName);
+    if (needsMaxConnections || lib == "HCCL")
+        env.push_back({"CUDA_DEVICE_MAX_CONNECTIONS", "1"});
+    if (lib == "HCCL")
+        env.push_back({"HCCL_CONNECT_TIMEOUT", "${HCCL_CONNECT_TIMEOUT:-1200}"});
+    else if (lib == "RCCL" || lib == "NCCL")
+        env.push_back({"NCCL_DEBUG", "${NCCL_DEBUG:-WARN}"});   // RCCL reads the NCCL_* variables too
+    return env;
+}
+
+// Text that goes into a comment line: no line breaks or control characters, so that a
+// name cannot end the comment and start a command.
+std::string commentSafe(const std::string& s)
+{
+    std::string out;
+    for (char c : s)
+        out += (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? ' ' : c;
+    return out;
+}
+
+std::string join(const std::vector<std::string>& v, const std::string& sep)
+{
+    std::string out;
+    for (std::size_t i = 0; i < v.size(); ++i)
+        out += (i ? sep : "") + v[i];
+    return out;
+}
+
+// --moe-layer-freq as a Python list expression without spaces (Megatron allows only
+// ",0-9[]()+*"), run-length encoded: [0,0,0,1,1] -> ([0]*3+[1]*2).
+std::string layerFreqExpression(const std::vector<std::uint8_t>& pattern)
+{
+    std::vector<std::string> terms;
+    for (std::size_t i = 0; i < pattern.size();) {
+        std::size_t j = i;
+        while (j < pattern.size() && pattern[j] == pattern[i]) ++j;
+        terms.push_back("[" + std::to_string(int(pattern[i])) + "]*" + std::to_string(j - i));
+        i = j;
+    }
+    return "(" + join(terms, "+") + ")";
+}
+
+// The values of a flag carried over, without quote characters that reached Megatron only
+// because a "flag value" array element was word-split ('99,1,0').
+std::string unquoted(const std::string& v)
+{
+    if (v.size() >= 2 && ((v.front() == '\'' && v.back() == '\'') || (v.front() == '"' && v.back() == '"')))
+        return v.substr(1, v.size() - 2);
+    return v;
+}
+
+struct NodeSlots {
+    int node = 0;
+    std::vector<int> locals;   // local device indices used, in order
+};
+
+// Node-rank order for a plan: nodes in the order their stages come (each stage's devices
+// become consecutive global ranks). Returns an empty list and a reason when the ranks do
+// not land on the stages' nodes.
+std::vector<NodeSlots> orderNodes(const Plan& plan, const Cluster& cluster, std::string& problem)
+{
+    std::vector<NodeSlots> order;
+    std::map<int, std::size_t> index;
+    for (const StagePlan& st : plan.stages)
+        for (const DeviceSlot& d : st.devices) {
+            if (!index.count(d.node)) {
+                index[d.node] = order.size();
+                order.push_back({d.node, {}});
+            }
+            for (int l = d.first_local; l < d.first_local + d.count; ++l)
+                order[index[d.node]].locals.push_back(l);
+        }
+    // Check: rank r (node by node) belongs to a node of the stage that owns r.
+    std::vector<int> rankNode;
+    for (const NodeSlots& n : order)
+        for (std::size_t k = 0; k < n.locals.size(); ++k)
+            rankNode.push_back(n.node);
+    std::size_t rank = 0;
+    for (int s = 0; s < plan.pp(); ++s) {
+        const StagePlan& st = plan.stages[static_cast<std::size_t>(s)];
+        std::set<int> nodes;
+        int size = 0;
+        for (const DeviceSlot& d : st.devices) {
+            nodes.insert(d.node);
+            size += d.count;
+        }
+        for (int k = 0; k < size; ++k, ++rank)
+            if (rank >= rankNode.size() || !nodes.count(rankNode[rank])) {
+                const Node* n = rank < rankNode.size() ? cluster.node(rankNode[rank]) : nullptr;
+                problem = "stage " + std::to_string(s) + " does not own consecutive ranks: rank " + std::to_string(rank)
+                    + " falls on " + (n ? n->host : std::string("no node"));
+                return {};
+            }
+    }
+    return order;
+}
+
+class Exporter {
+public:
+    Exporter(const PlanDocument& doc, const ExportOptions& options)
+        : m_doc(doc), m_opt(options), m_cat(options.catalog ? *options.catalog : DeviceCatalog::builtin())
+    {
+    }
+
+    std::vector<ExportCheck> checks()
+    {
+        std::vector<ExportCheck> out;
+        const Plan& plan = m_doc.plan;
+        const ModelSpec& model = m_doc.model;
+        const Target target = m_opt.format == LauncherFormat::Megatron ? Target::Megatron : Target::FlagScale;
+        const std::vector<DeploymentProblem> problems =
+            deploymentProblems(plan, model, m_doc.cluster, m_cat, target);
+        auto ruleCheck = [&](const std::string& label, std::vector<std::string> ids) {
+            ExportCheck c;
+            c.rule = label;
+            for (const DeploymentProblem& p : problems)
+                if (std::find(ids.begin(), ids.end(), p.rule) != ids.end()) {
+                    c.ok = false;
+                    c.message = p.message;
+                    break;
+                }
+            out.push_back(c);
+        };
+        // Reference section 11, in its order, then the plan's own consistency.
+        ruleCheck("plan has stages, knobs and devices", {"plan.empty", "stage.knobs-positive", "stage.knob-product", "stage.devices",
+                                                         "stage.device-type", "layers.cover", "plan.vpp"});
+        if (target == Target::Megatron) {
+            ruleCheck("world % (TP*PP*CP) == 0", {"megatron.world-size"});
+            ruleCheck("world % (ETP*EP*PP) == 0", {"megatron.expert-world-size", "stage.expert-grid"});
+            ruleCheck("same TP, CP, DP, EP, ETP, MBS on every stage", {"megatron.uniform-knobs"});
+            ruleCheck("one recompute setting", {"megatron.one-recompute"});
+            ruleCheck("one collective library", {"megatron.one-vendor"});
+            ruleCheck("stage s on ranks [s*W/PP, (s+1)*W/PP) of its device type", {"megatron.node-order"});
+            ruleCheck("interleaved pipeline: PP > 1, M % PP == 0", {"megatron.vpp-needs-pp", "megatron.vpp-microbatches", "megatron.vpp-layers"});
+        } else {
+            ruleCheck("mesh world % (ETP*EP*PP) == 0", {"stage.expert-grid"});
+            ruleCheck("CP == 1 (FlagScale ParallelContext)", {"flagscale.cp"});
+            ruleCheck("no virtual pipeline", {"flagscale.no-vpp"});
+            ruleCheck("mesh MBS = DP0*MBS0/DP_i, integral", {"flagscale.mesh-mbs"});
+            ruleCheck("device types contiguous in mesh order", {"flagscale.device-type-order"});
+            ruleCheck("tied embeddings: first and last mesh same TP", {"flagscale.tied-embeddings", "flagscale.shared-embedding-dp"});
+            ruleCheck("per-stage recompute expressible", {"flagscale.selective-recompute"});
+        }
+        ruleCheck("num_experts % EP == 0", {"model.experts-divisible-by-ep"});
+        ruleCheck("heads % TP == 0", {"model.heads-divisible-by-tp"});
+        ruleCheck("query groups % TP == 0 or TP % groups == 0", {"model.query-groups-tp"});
+        ruleCheck("hidden % heads == 0 (no kv_channels)", {"model.hidden-divisible-by-heads"});
+        ruleCheck("GBS % (MBS*DP) == 0, same M on every mesh", {"batch.divisible", "batch.same-microbatches"});
+        ruleCheck("seq % (2*CP) == 0 when CP > 1", {"seq.context-parallel"});
+        ruleCheck("MoE with ETP > 1 needs --disable-bias-linear", {"moe.bias-needs-etp1"});
+        for (const DeploymentProblem& p : problems) {
+            // any rule not listed above still refuses the plan
+            bool listed = false;
+            for (const ExportCheck& c : out)
+                if (!c.ok && c.message == p.message) listed = true;
+            if (!listed)
+                out.push_back({p.rule, false, p.message});
+        }
+
+        // Exporter checks: values that reach the script.
+        ExportCheck pos{"max-position-embeddings >= seq-length", true, {}};
+        if (model.maxPositions() < model.seq_length) {
+            pos.ok = false;
+            pos.message = "max_position_embeddings " + std::to_string(model.max_position_embeddings) + " < seq_length "
+                + std::to_string(model.seq_length);
+        }
+        out.push_back(pos);
+        ExportCheck hosts{"host names are RFC 1123 names or IPv4 addresses", true, {}};
+        ExportCheck labels{"device-type labels are [A-Za-z0-9._-]", true, {}};
+        std::set<int> used;
+        for (const StagePlan& st : plan.stages) {
+            for (const DeviceSlot& d : st.devices) used.insert(d.node);
+            if (!ShellQuote::isValidLabel(st.device_type) && labels.ok) {
+                labels.ok = false;
+                labels.message = "device type \"" + st.device_type + "\" cannot be a FlagScale type= label";
+            }
+        }
+        for (int id : used) {
+            const Node* n = m_doc.cluster.node(id);
+            if (n && !ShellQuote::isValidHost(n->host) && hosts.ok) {
+                hosts.ok = false;
+                hosts.message = "host name \"" + n->host + "\" of node " + std::to_string(id)
+                    + " is not a valid host name; it is refused rather than written into a shell script";
+            }
+        }
+        out.push_back(hosts);
+        if (target == Target::FlagScale)
+            out.push_back(labels);
+        ExportCheck port{"master port is 1..65535", true, {}};
+        {
+            const std::string& p = m_opt.master_port;
+            const bool digits = !p.empty() && p.size() <= 5 && std::all_of(p.begin(), p.end(), [](char c) { return c >= '0' && c <= '9'; });
+            if (!digits || std::stoi(p) < 1 || std::stoi(p) > 65535) {
+                port.ok = false;
+                port.message = "master port \"" + p + "\" is not a port number";
+            }
+        }
+        out.push_back(port);
+        // --moe-grouped-gemm asserts compute capability >= 8.0 (reference section 2).
+        ExportCheck gemm{"--moe-grouped-gemm needs compute capability >= 8.0", true, {}};
+        if (wantsGroupedGemm()) {
+            for (const StagePlan& st : plan.stages) {
+                const DeviceType* t = typeOf(m_cat, st.device_type);
+                if (t && t->vendor == "NVIDIA" && t->compute_capability > 0 && t->compute_capability < 8.0) {
+                    gemm.ok = false;
+                    gemm.message = st.device_type + " has compute capability " + std::to_string(t->compute_capability).substr(0, 3)
+                        + "; the original script asks for --moe-grouped-gemm";
+                    break;
+                }
+            }
+        }
+        out.push_back(gemm);
+        ExportCheck offload{"--optimizer-cpu-offload needs --use-precision-aware-optimizer", true, {}};
+        if (originalHas("--optimizer-cpu-offload") && !originalHas("--use-precision-aware-optimizer")) {
+            offload.ok = false;
+            offload.message = "the original script offloads the optimizer without --use-precision-aware-optimizer";
+        }
+        out.push_back(offload);
+        return out;
+    }
+
+    ExportResult run()
+    {
+        ExportResult r;
+        r.checks = checks();
+        for (const ExportCheck& c : r.checks)
+            if (!c.ok) {
+                r.refusal = c.rule + ": " + c.message;
+                return r;
+            }
+        std::string problem;
+        m_nodes = orderNodes(m_doc.plan, m_doc.cluster, problem);
+        if (m_nodes.empty()) {
+            r.refusal = "node order: " + problem;
+            return r;
+        }
+        for (const NodeSlots& n : m_nodes)
+            r.node_order.push_back(m_doc.cluster.node(n.node)->host);
+        buildGroups();
+        // Every emitted flag must be an option of the target (reference flag lists).
+        const FlagList& list = m_opt.format == LauncherFormat::Megatron ? FlagList::megatron() : FlagList::flagscale();
+        for (const ArgGroup& g : m_groups)
+            for (const Arg& a : g.args)
+                if (!list.contains(a.flag)) {
+                    r.checks.push_back({"every flag is an option of the target", false, a.flag + " is not in the target's flag list"});
+                    r.refusal = "every flag is an option of the target: " + a.flag + " is not in the target's flag list";
+                    return r;
+                }
+        r.checks.push_back({"every flag is an option of the target", true, {}});
+        r.script = writeScript();
+        r.hostfile = writeHostfile();
+        r.notes = m_notes;
+        r.ok = true;
+        return r;
+    }
+
+private:
+    bool originalHas(const std::string& flag) const
+    {
+        if (!m_opt.original)
+            return false;
+        for (const ScriptFlag& f : m_opt.original->other_flags)
+            if (f.name == flag)
+                return true;
+        return false;
+    }
+
+    bool allNvidiaSm80() const
+    {
+        for (const StagePlan& st : m_doc.plan.stages) {
+            const DeviceType* t = typeOf(m_cat, st.device_type);
+            if (!t || t->vendor != "NVIDIA" || t->compute_capability < 8.0)
+                return false;
+        }
+        return true;
+    }
+
+    // Grouped GEMM: kept when the original asks for it, added for MoE on sm80+ NVIDIA devices
+    // when there is no original script.
+    bool wantsGroupedGemm() const
+    {
+        if (!m_doc.model.isMoe())
+            return false;
+        if (m_opt.original)
+            return originalHas("--moe-grouped-gemm");
+        return allNvidiaSm80();
+    }
+
+    const StagePlan& first() const { return m_doc.plan.stages.front(); }
+
+    // Layers per stage; uniform when all equal.
+    std::vector<int> split() const
+    {
+        std::vector<int> s;
+        for (const StagePlan& st : m_doc.plan.stages)
+            s.push_back(st.num_layers);
+        return s;
+    }
+
+    void buildGroups()
+    {
+        const ModelSpec& m = m_doc.model;
+        const Plan& plan = m_doc.plan;
+        const bool megatron = m_opt.format == LauncherFormat::Megatron;
+        const StagePlan& s0 = first();
+
+        ArgGroup model{"MODEL_ARGS", "model shape", {}};
+        model.args.push_back({"--num-layers", {std::to_string(m.num_layers)}});
+        model.args.push_back({"--hidden-size", {std::to_string(m.hidden_size)}});
+        model.args.push_back({"--ffn-hidden-size", {std::to_string(m.ffn_hidden_size)}});
+        model.args.push_back({"--num-attention-heads", {std::to_string(m.num_attention_heads)}});
+        if (m.num_query_groups > 0 && m.num_query_groups != m.num_attention_heads) {
+            model.args.push_back({"--group-query-attention", {}});
+            model.args.push_back({"--num-query-groups", {std::to_string(m.num_query_groups)}});
+        }
+        if (m.kv_channels > 0)
+            model.args.push_back({"--kv-channels", {std::to_string(m.kv_channels)}});
+        model.args.push_back({"--seq-length", {std::to_string(m.seq_length)}});
+        model.args.push_back({"--max-position-embeddings", {std::to_string(m.maxPositions())}});
+        if (m.swiglu)
+            model.args.push_back({"--swiglu", {}});
+        if (!m.add_bias_linear)
+            model.args.push_back({"--disable-bias-linear", {}});
+        if (m.untie_embeddings_and_output_weights)
+            model.args.push_back({"--untie-embeddings-and-output-weights", {}});
+        model.args.push_back({"--normalization", {m.normalization.empty() ? std::string("RMSNorm") : m.normalization}});
+        m_groups.push_back(model);
+
+        if (m.isMoe()) {
+            ArgGroup moe{"MOE_ARGS", "mixture of experts", {}};
+            moe.args.push_back({"--num-experts", {std::to_string(m.num_experts)}});
+            moe.args.push_back({"--moe-router-topk", {std::to_string(m.moe_router_topk)}});
+            if (m.moe_ffn_hidden_size > 0)
+                moe.args.push_back({"--moe-ffn-hidden-size", {std::to_string(m.moe_ffn_hidden_size)}});
+            if (!m.moe_layer_pattern.empty())
+                moe.args.push_back({"--moe-layer-freq", {layerFreqExpression(m.moe_layer_pattern)}, true});
+            else if (m.moe_layer_freq > 1)
+                moe.args.push_back({"--moe-layer-freq", {std::to_string(m.moe_layer_freq)}});
+            if (m.moe_shared_expert_intermediate_size > 0)
+                moe.args.push_back({"--moe-shared-expert-intermediate-size", {std::to_string(m.moe_shared_expert_intermediate_size)}});
+            moe.args.push_back({"--moe-token-dispatcher-type", {toString(m.moe_token_dispatcher_type)}});
+            if (wantsGroupedGemm())
+                moe.args.push_back({"--moe-grouped-gemm", {}});
+            moe.args.push_back({"--expert-model-parallel-size", {std::to_string(s0.ep)}});
+            moe.args.push_back({"--expert-tensor-parallel-size", {std::to_string(s0.etp)}});
+            m_groups.push_back(moe);
+        }
+
+        ArgGroup par{"PARALLEL_ARGS", "parallel configuration", {}};
+        par.args.push_back({"--tensor-model-parallel-size", {std::to_string(s0.tp)}});
+        par.args.push_back({"--pipeline-model-parallel-size", {std::to_string(plan.pp())}});
+        par.args.push_back({"--context-parallel-size", {std::to_string(s0.cp)}});
+        const bool anyTp = std::any_of(plan.stages.begin(), plan.stages.end(), [](const StagePlan& st) { return st.tp > 1; });
+        if (plan.sequence_parallel && anyTp)
+            par.args.push_back({"--sequence-parallel", {}});
+        if (plan.distributed_optimizer)
+            par.args.push_back({"--use-distributed-optimizer", {}});
+        const std::vector<int> layers = split();
+        const bool uniform = std::all_of(layers.begin(), layers.end(), [&](int n) { return n == layers.front(); });
+        if (megatron) {
+            if (!uniform || (plan.vpp > 1 && layers.front() % plan.vpp != 0)) {
+                par.args.push_back({"--pipeline-model-parallel-layout",
+                                    {PipelineLayout::fromSplit(layers, plan.vpp, m_opt.layout_shorthand)}, true});
+            } else if (plan.vpp > 1) {
+                par.args.push_back({"--num-layers-per-virtual-pipeline-stage", {std::to_string(layers.front() / plan.vpp)}});
+            }
+        }
+        addRecompute(par);
+        m_groups.push_back(par);
+
+        if (!megatron)
+            m_groups.push_back(heteroGroup());
+
+        ArgGroup train{"TRAINING_ARGS", "batch and precision", {}};
+        train.args.push_back({"--micro-batch-size", {std::to_string(s0.micro_batch_size)}});
+        train.args.push_back({"--global-batch-size", {std::to_string(plan.global_batch_size)}});
+        train.args.push_back({m.training.precision == Precision::FP16 ? "--fp16" : "--bf16", {}});
+        if (!m_opt.original) {
+            // A runnable benchmark without the user's data: mock data and a null tokenizer.
+            train.args.push_back({"--train-iters", {"100"}});
+            train.args.push_back({"--lr", {"1.0e-4"}});
+            train.args.push_back({"--log-interval", {"1"}});
+        }
+        m_groups.push_back(train);
+
+        if (!m_opt.original) {
+            ArgGroup data{"DATA_ARGS", "mock data for a benchmark run; replace with --data-path and a tokenizer", {}};
+            data.args.push_back({"--mock-data", {}});
+            data.args.push_back({"--tokenizer-type", {"NullTokenizer"}});
+            data.args.push_back({"--vocab-size", {std::to_string(m.vocab_size)}});
+            m_groups.push_back(data);
+        } else {
+            m_groups.push_back(carriedOver());
+        }
+    }
+
+    void addRecompute(ArgGroup& g)
+    {
+        const Plan& plan = m_doc.plan;
+        const bool same = std::all_of(plan.stages.begin(), plan.stages.end(), [&](const StagePlan& st) {
+            return st.recompute == first().recompute && st.recompute_layers == first().recompute_layers;
+        });
+        const StagePlan& s0 = first();
+        if (same || m_opt.format == LauncherFormat::Megatron) {
+            if (s0.recompute == Recompute::Selective) {
+                g.args.push_back({"--recompute-granularity", {"selective"}});
+            } else if (s0.recompute == Recompute::Full) {
+                // Every layer: uniform in chunks of 1; k layers per stage: block k (reference section 5).
+                g.args.push_back({"--recompute-granularity", {"full"}});
+                if (s0.recompute_layers <= 0 || s0.recompute_layers >= s0.num_layers) {
+                    g.args.push_back({"--recompute-method", {"uniform"}});
+                    g.args.push_back({"--recompute-num-layers", {"1"}});
+                } else {
+                    g.args.push_back({"--recompute-method", {"block"}});
+                    g.args.push_back({"--recompute-num-layers", {std::to_string(s0.recompute_layers)}});
+                }
+            }
+            return;
+        }
+        // FlagScale per-stage lists: [n_stages, M, flag] per run of stages with one setting
+        // (reference section 9). Base setting: full, uniform, 1.
+        g.args.push_back({"--recompute-granularity", {"full"}});
+        g.args.push_back({"--recompute-method", {"uniform"}});
+        g.args.push_back({"--recompute-num-layers", {"1"}});
+        const int mb = plan.numMicrobatches();
+        Arg gran{"--recompute-granularity-per-stage-micro-batch", {}, true};
+        Arg method{"--recompute-method-per-stage-micro-batch", {}, true};
+        Arg num{"--recompute-num-layers-per-stage-micro-batch", {}, true};
+        for (int s = 0; s < plan.pp();) {
+            const StagePlan& st = plan.stages[static_cast<std::size_t>(s)];
+            int e = s + 1;
+            while (e < plan.pp() && plan.stages[static_cast<std::size_t>(e)].recompute == st.recompute
+                   && plan.stages[static_cast<std::size_t>(e)].recompute_layers == st.recompute_layers)
+                ++e;
+            const bool full = st.recompute == Recompute::Full;
+            const bool all = st.recompute_layers <= 0 || st.recompute_layers >= st.num_layers;
+            auto token = [&](int flag) {
+                return "[" + std::to_string(e - s) + ", " + std::to_string(mb) + ", " + std::to_string(flag) + "]";
+            };
+            gran.values.push_back(token(full ? 1 : 0));
+            method.values.push_back(token(full && !all ? 1 : 0));
+            num.values.push_back(token(full ? (all ? 1 : st.recompute_layers) : 0));
+            s = e;
+        }
+        g.args.push_back(gran);
+        g.args.push_back(method);
+        g.args.push_back(num);
+    }
+
+    ArgGroup heteroGroup()
+    {
+        const Plan& plan = m_doc.plan;
+        ArgGroup g{"HETERO_ARGS", "FlagScale heterogeneous meshes: TP CP EP DP PP per mesh", {}};
+        g.args.push_back({"--enable-hetero", {}});
+        Arg meshes{"--hetero-process-meshes", {}};
+        Arg types{"--hetero-device-types", {}};
+        Arg etp{"--expert-tensor-parallel-size-per-process-mesh", {}};
+        for (const PlanMesh& mesh : planMeshes(plan)) {
+            const StagePlan& st = plan.stages[static_cast<std::size_t>(mesh.first_stage)];
+            for (int v : {st.tp, st.cp, st.ep, st.dp, mesh.num_stages})
+                meshes.values.push_back(std::to_string(v));
+            types.values.push_back(st.device_type);
+            etp.values.push_back(std::to_string(st.etp));
+        }
+        g.args.push_back(meshes);
+        g.args.push_back(types);
+        g.args.push_back({"--hetero-current-device-type", {"${CURRENT_DEVICE_TYPE}"}});
+        Arg layerSplit{"--hetero-pipeline-layer-split", {}};
+        for (const StagePlan& st : plan.stages)
+            layerSplit.values.push_back(std::to_string(st.num_layers));
+        g.args.push_back(layerSplit);
+        if (m_doc.model.isMoe())
+            g.args.push_back(etp);
+        // Meshes whose collective libraries cannot talk cross through gloo on the CPU.
+        std::set<std::string> libs;
+        for (const StagePlan& st : plan.stages)
+            libs.insert(libraryOf(m_cat, st.device_type));
+        if (libs.size() > 1)
+            g.args.push_back({"--hetero-use-cpu-communication", {}});
+        const std::vector<PlanMesh> ms = planMeshes(plan);
+        const StagePlan& a = plan.stages[static_cast<std::size_t>(ms.front().first_stage)];
+        const StagePlan& b = plan.stages[static_cast<std::size_t>(ms.back().first_stage)];
+        if (!m_doc.model.untie_embeddings_and_output_weights && plan.distributed_optimizer && a.dp != b.dp)
+            g.args.push_back({"--use-partial-reduce-for-shared-embedding", {}});
+        return g;
+    }
+
+    // The original script's other flags, minus those the plan sets or that conflict with it.
+    ArgGroup carriedOver()
+    {
+        ArgGroup g{"OTHER_ARGS", "carried over from " + commentSafe(m_opt.original->file), {}};
+        const Plan& plan = m_doc.plan;
+        const bool megatron = m_opt.format == LauncherFormat::Megatron;
+        const FlagList& list = megatron ? FlagList::megatron() : FlagList::flagscale();
+        std::set<std::string> emitted;
+        for (const ArgGroup& grp : m_groups)
+            for (const Arg& a : grp.args)
+                emitted.insert(a.flag);
+        const StagePlan& s0 = first();
+        const bool selective = s0.recompute == Recompute::Selective;
+        for (const ScriptFlag& f : m_opt.original->other_flags) {
+            std::string why;
+            if (f.name.size() < 2 || f.name[0] != '-')
+                why = "a value without a flag";
+            else if (emitted.count(f.name))
+                why = "the plan sets it";
+            else if (!list.contains(f.name))
+                why = std::string("not an option of ") + (megatron ? "Megatron-LM d98e8a64" : "FlagScale's Megatron-LM 8479eb35");
+            else if (f.name == "--moe-grouped-gemm")
+                why = "the plan's devices decide it";
+            else if (f.name == "--recompute-modules" && !selective)
+                why = "only used with selective recompute";
+            else if (f.name == "--distribute-saved-activations" && (s0.recompute != Recompute::Full || s0.tp == 1 || plan.sequence_parallel))
+                why = "needs full recompute, TP > 1 and no sequence parallelism";
+            else if (f.name == "--moe-layer-recompute")
+                why = "deprecated; the plan's recompute is written instead";
+            else if ((f.name == "--microbatch-group-size-per-virtual-pipeline-stage" || f.name == "--overlap-param-gather-with-optimizer-step")
+                     && plan.vpp == 1)
+                why = "needs a virtual pipeline";
+            else if (f.name == "--overlap-param-gather" && !plan.distributed_optimizer)
+                why = "needs the distributed optimizer";
+            else if ((f.name == "--cp-comm-type" || f.name == "--hierarchical-context-parallel-sizes") && s0.cp == 1)
+                why = "context parallelism is off";
+            else if (f.name == "--tp-comm-overlap" && (s0.tp == 1 || !plan.sequence_parallel))
+                why = "needs TP > 1 with sequence parallelism";
+            else if (f.name == "--use-tp-pp-dp-mapping")
+                why = "it changes the rank order that places stages on nodes";
+            else if (f.name == "--num-distributed-optimizer-instances")
+                why = "the plan's DP decides the optimizer sharding";
+            else if (f.name.rfind("--hetero-", 0) == 0 || f.name == "--enable-hetero"
+                     || f.name == "--expert-tensor-parallel-size-per-process-mesh"
+                     || f.name.find("-per-stage-micro-batch") != std::string::npos
+                     || f.name == "--use-partial-reduce-for-shared-embedding")
+                why = "the plan's meshes decide it";
+            else if (f.name == "--standalone-embedding-stage" && !megatron)
+                why = "FlagScale's heterogeneous mode forbids it";
+            if (!why.empty()) {
+                m_notes.push_back(f.name + ": not carried over (" + why + ")");
+                continue;
+            }
+            Arg a{f.name, {}};
+            for (const std::string& v : f.values)
+                a.values.push_back(unquoted(v));
+            g.args.push_back(a);
+        }
+        return g;
+    }
+
+    std::string quoteValue(const Arg& a, const std::string& v) const
+    {
+        if (a.single_quote)
+            return ShellQuote::single(v);
+        if (v == "${CURRENT_DEVICE_TYPE}")
+            return "\"${CURRENT_DEVICE_TYPE}\"";
+        return ShellQuote::value(v);
+    }
+
+    std::string writeGroups() const
+    {
+        std::ostringstream o;
+        for (const ArgGroup& g : m_groups) {
+            o << "# " << g.comment << "\n" << g.name << "=(\n";
+            for (const Arg& a : g.args) {
+                o << "    " << a.flag;
+                for (const std::string& v : a.values)
+                    o << " " << quoteValue(a, v);
+                o << "\n";
+            }
+            o << ")\n\n";
+        }
+        return o.str();
+    }
+
+    std::string header(const std::string& title) const
+    {
+        const Plan& plan = m_doc.plan;
+        std::ostringstream o;
+        o << "#!/usr/bin/env bash\n";
+        o << "# " << title << "\n";
+        o << "# Plan: " << commentSafe(plan.name) << "; model: " << commentSafe(m_doc.model.name) << " ("
+          << m_doc.model.num_layers << " layers)";
+        if (!m_doc.cluster.name.empty())
+            o << "; cluster: " << commentSafe(m_doc.cluster.name);
+        o << "\n# Global batch " << plan.global_batch_size << ", " << plan.numMicrobatches() << " micro-batches per iteration";
+        if (plan.vpp > 1)
+            o << ", " << plan.vpp << " virtual chunks per pipeline rank";
+        o << ".\n# Stages:\n";
+        int rank = 0;
+        for (int s = 0; s < plan.pp(); ++s) {
+            const StagePlan& st = plan.stages[static_cast<std::size_t>(s)];
+            o << "#   stage " << s << ": " << commentSafe(st.device_type) << ", layers " << st.first_layer << "-"
+              << st.first_layer + st.num_layers - 1 << " (" << st.num_layers << "), TP" << st.tp << " CP" << st.cp << " DP"
+              << st.dp << " EP" << st.ep << " ETP" << st.etp << " MBS" << st.micro_batch_size << ", recompute "
+              << toString(st.recompute);
+            if (st.recompute == Recompute::Full && st.recompute_layers > 0)
+                o << " (" << st.recompute_layers << " layers)";
+            o << ", ranks " << rank << "-" << rank + st.numDevices() - 1 << "\n";
+            rank += st.numDevices();
+        }
+        o << "# Node order (node rank: host, device type, devices):\n";
+        for (std::size_t r = 0; r < m_nodes.size(); ++r) {
+            const Node* n = m_doc.cluster.node(m_nodes[r].node);
+            o << "#   " << r << ": " << n->host << " (" << commentSafe(n->device_type) << ", " << m_nodes[r].locals.size() << ")\n";
+        }
+        for (const std::string& note : m_notes)
+            o << "# " << commentSafe(note) << "\n";
+        return o.str();
+    }
+
+    // NODE_RANK from the first argument or the environment, checked against the node count.
+    std::string nodeRankBlock(const std::string& usage) const
+    {
+        std::ostringstream o;
+        o << "NODE_RANK=\"${1:-${NODE_RANK:-}}\"\n";
+        o << "if [[ ! \"${NODE_RANK}\" =~ ^[0-9]+$ ]] || [[ \"${NODE_RANK}\" -ge \"${NNODES}\" ]]; then\n";
+        o << "    echo \"usage: $0 NODE_RANK (0 to $((NNODES - 1)), or set NODE_RANK); " << usage << "\" >&2\n";
+        o << "    exit 2\n";
+        o << "fi\n";
+        o << "MASTER_ADDR=\"${MASTER_ADDR:-${NODE_HOSTS[0]}}\"\n";
+        o << "MASTER_PORT=\"${MASTER_PORT:-" << m_opt.master_port << "}\"\n\n";
+        return o.str();
+    }
+
+    std::string hostsArray() const
+    {
+        std::string out = "NODE_HOSTS=(";
+        for (const NodeSlots& n : m_nodes)
+            out += " " + ShellQuote::word(m_doc.cluster.node(n.node)->host);
+        return out + " )\n";
+    }
+
+    // Per-node visible devices, only when a node's used devices are not 0..n-1.
+    std::string visibleDevicesBlock() const
+    {
+        bool needed = false;
+        for (const NodeSlots& n : m_nodes)
+            for (std::size_t k = 0; k < n.locals.size(); ++k)
+                if (n.locals[k] != static_cast<int>(k)) needed = true;
+        if (!needed)
+            return {};
+        std::ostringstream o;
+        o << "# Devices each node uses (the plan leaves the others idle)\nNODE_DEVICES=(";
+        for (const NodeSlots& n : m_nodes) {
+            std::vector<std::string> ids;
+            for (int l : n.locals) ids.push_back(std::to_string(l));
+            o << " " << join(ids, ",");
+        }
+        o << " )\n";
+        o << "NODE_VISIBLE_VARIABLE=(";
+        for (const NodeSlots& n : m_nodes)
+            o << " " << visibleDevicesVariable(m_cat, m_doc.cluster.node(n.node)->device_type);
+        o << " )\n";
+        o << "export \"${NODE_VISIBLE_VARIABLE[${NODE_RANK}]}=${NODE_DEVICES[${NODE_RANK}]}\"\n\n";
+        return o.str();
+    }
+
+    std::string originalExports(const std::set<std::string>& skip) const
+    {
+        if (!m_opt.original)
+            return {};
+        std::ostringstream o;
+        for (const std::string& e : m_opt.original->environment) {
+            const std::size_t eq = e.find('=');
+            const std::string name = e.substr(0, eq);
+            if (!ShellQuote::isValidName(name) || skip.count(name))
+                continue;
+            if (name == "NODE_RANK" || name == "MASTER_ADDR" || name == "MASTER_PORT" || name == "WORLD_SIZE")
+                continue;
+            o << "export " << name << "=" << ShellQuote::value(e.substr(eq + 1)) << "   # from " << commentSafe(m_opt.original->file) << "\n";
+        }
+        return o.str();
+    }
+
+    std::string entry(const std::string& fallback) const
+    {
+        if (!m_opt.entry_script.empty())
+            return m_opt.entry_script;
+        if (m_opt.format == LauncherFormat::Megatron && m_opt.original && !m_opt.original->entry_script.empty())
+            return m_opt.original->entry_script;
+        return fallback;
+    }
+
+    std::string launchLine(const std::string& entryScript) const
+    {
+        std::ostringstream o;
+        o << "torchrun \"${DISTRIBUTED_ARGS[@]}\" " << ShellQuote::value(entryScript);
+        for (const ArgGroup& g : m_groups)
+            o << " \\\n    \"${" << g.name << "[@]}\"";
+        o << "\n";
+        return o.str();
+    }
+
+    std::string writeScript() const
+    {
+        return m_opt.format == LauncherFormat::Megatron ? writeMegatron() : writeFlagScale();
+    }
+
+    std::string writeMegatron() const
+    {
+        const Plan& plan = m_doc.plan;
+        const StagePlan& s0 = first();
+        std::ostringstream o;
+        o << header("Megatron-LM launcher (hapmoe export). Run the same script on every node.");
+        o << "# Usage: bash launch.sh NODE_RANK   (or export NODE_RANK). Node rank r must run on NODE_HOSTS[r]:\n"
+             "# pipeline stage s owns global ranks [s*W/PP, (s+1)*W/PP), so this order puts each stage on its device type.\n";
+        o << "set -euo pipefail\n\n";
+        o << hostsArray();
+        o << "NNODES=" << m_nodes.size() << "\n";
+        o << "GPUS_PER_NODE=" << m_nodes.front().locals.size() << "\n";
+        o << nodeRankBlock("run it on NODE_HOSTS[NODE_RANK]");
+        // Environment: one vendor for a Megatron-LM job (checked above).
+        const bool maxConn = s0.tp > 1 || s0.cp > 1;
+        std::set<std::string> written;
+        o << "# Environment for " << commentSafe(libraryOf(m_cat, s0.device_type)) << " (" << commentSafe(vendorOf(m_cat, s0.device_type)) << ")";
+        if (maxConn)
+            o << "; Megatron-LM asserts CUDA_DEVICE_MAX_CONNECTIONS=1 when TP or CP > 1";
+        o << "\n";
+        for (const auto& [name, value] : vendorEnvironment(m_cat, s0.device_type, maxConn)) {
+            o << "export " << name << "=" << (value.find("${") != std::string::npos ? "\"" + value + "\"" : value) << "\n";
+            written.insert(name);
+        }
+        written.insert("CUDA_DEVICE_MAX_CONNECTIONS");   // the plan decides it, not the original
+        o << originalExports(written) << "\n";
+        o << visibleDevicesBlock();
+        o << "DISTRIBUTED_ARGS=(\n"
+             "    --nproc_per_node \"${GPUS_PER_NODE}\"\n"
+             "    --nnodes \"${NNODES}\"\n"
+             "    --node_rank \"${NODE_RANK}\"\n"
+             "    --master_addr \"${MASTER_ADDR}\"\n"
+             "    --master_port \"${MASTER_PORT}\"\n"
+             ")\n\n";
+        o << writeGroups();
+        o << launchLine(entry("pretrain_gpt.py"));
+        (void)plan;
+        return o.str();
+    }
+
+    std::string writeFlagScale() const
+    {
+        std::ostringstream o;
+        o << header("FlagScale heterogeneous launcher (hapmoe export). Run the same script on every node,\n"
+                    "# from the FlagScale source folder (or set FLAGSCALE_HOME).");
+        o << "# Usage: bash launch.sh NODE_RANK   (or export NODE_RANK). The hostfile beside it lists the same order.\n";
+        o << "set -euo pipefail\n\n";
+        o << hostsArray();
+        o << "NODE_TYPES=(";
+        for (const NodeSlots& n : m_nodes)
+            o << " " << ShellQuote::word(stageTypeOfNode(n.node));
+        o << " )\nNODE_SLOTS=(";
+        for (const NodeSlots& n : m_nodes)
+            o << " " << n.locals.size();
+        o << " )\n";
+        o << "NNODES=" << m_nodes.size() << "\n";
+        o << nodeRankBlock("run it on NODE_HOSTS[NODE_RANK]");
+        o << "CURRENT_DEVICE_TYPE=\"${NODE_TYPES[${NODE_RANK}]}\"\n";
+        o << "GPUS_PER_NODE=\"${NODE_SLOTS[${NODE_RANK}]}\"\n";
+        o << "FLAGSCALE_HOME=\"${FLAGSCALE_HOME:-$(pwd)}\"\n";
+        o << "export PYTHONPATH=\"${FLAGSCALE_HOME}:${FLAGSCALE_HOME}/third_party/Megatron-LM:${PYTHONPATH:-}\"\n\n";
+        // Environment per device type (FlagScale's experiment.envs.device_type_specific).
+        std::set<std::string> skip{"CUDA_DEVICE_MAX_CONNECTIONS"};
+        o << "# Environment per device type\ncase \"${CURRENT_DEVICE_TYPE}\" in\n";
+        std::vector<std::string> seen;
+        for (const PlanMesh& mesh : planMeshes(m_doc.plan)) {
+            const StagePlan& st = m_doc.plan.stages[static_cast<std::size_t>(mesh.first_stage)];
+            if (std::find(seen.begin(), seen.end(), st.device_type) != seen.end())
+                continue;
+            seen.push_back(st.device_type);
+            bool maxConn = false;
+            for (const StagePlan& other : m_doc.plan.stages)
+                if (other.device_type == st.device_type && (other.tp > 1 || other.cp > 1))
+                    maxConn = true;
+            o << "    " << ShellQuote::word(st.device_type) << ")\n";
+            o << "        # " << commentSafe(libraryOf(m_cat, st.device_type)) << " (" << vendorOf(m_cat, st.device_type) << ")\n";
+            for (const auto& [name, value] : vendorEnvironment(m_cat, st.device_type, maxConn)) {
+                o << "        export " << name << "=" << (value.find("${") != std::string::npos ? "\"" + value + "\"" : value) << "\n";
+                skip.insert(name);
+            }
+            o << "        ;;\n";
+        }
+        o << "esac\n";
+        o << originalExports(skip) << "\n";
+        o << visibleDevicesBlock();
+        o << "DISTRIBUTED_ARGS=(\n"
+             "    --nproc_per_node \"${GPUS_PER_NODE}\"\n"
+             "    --nnodes \"${NNODES}\"\n"
+             "    --node_rank \"${NODE_RANK}\"\n"
+             "    --rdzv_id \"${RDZV_ID:-hapmoe}\"\n"
+             "    --rdzv_backend static\n"
+             "    --rdzv_endpoint \"${MASTER_ADDR}:${MASTER_PORT}\"\n"
+             ")\n\n";
+        o << writeGroups();
+        o << launchLine(entry("flagscale/train/train_gpt.py"));
+        return o.str();
+    }
+
+    std::string stageTypeOfNode(int node) const
+    {
+        for (const StagePlan& st : m_doc.plan.stages)
+            for (const DeviceSlot& d : st.devices)
+                if (d.node == node)
+                    return st.device_type;
+        return {};
+    }
+
+    std::string writeHostfile() const
+    {
+        std::ostringstream o;
+        o << "# node-rank order; FlagScale hostfile format \"<host> slots=<N> type=<TYPE>\"\n";
+        for (const NodeSlots& n : m_nodes)
+            o << m_doc.cluster.node(n.node)->host << " slots=" << n.locals.size() << " type=" << stageTypeOfNode(n.node) << "\n";
+        return o.str();
+    }
+
+    const PlanDocument& m_doc;
+    const ExportOptions& m_opt;
+    const DeviceCatalog& m_cat;
+    std::vector<NodeSlots> m_nodes;
+    std::vector<ArgGroup> m_groups;
+    std::vector<std::string> m_notes;
+};
+
+} // namespace
+
+std::vector<ExportCheck> launcherChecks(const PlanDocument& doc, const ExportOptions& options)
+{
+    return Exporter(doc, options).checks();
+}
+
+ExportResult exportLauncher(const PlanDocument& doc, const ExportOptions& options)
+{
+    return Exporter(doc, options).run();
+}
+
+} // namespace hapmoe

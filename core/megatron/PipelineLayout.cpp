@@ -1,0 +1,168 @@
+#include "megatron/PipelineLayout.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace hapmoe {
+
+namespace {
+
+std::string repeatStage(int layers, bool shorthand)
+{
+    if (layers <= 0)
+        return {};
+    if (shorthand && layers > 1)
+        return "t*" + std::to_string(layers);
+    return std::string(static_cast<std::size_t>(layers), 't');
+}
+
+bool readCount(const std::string& s, std::size_t& i, long& n)
+{
+    const std::size_t start = i;
+    while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i])))
+        ++i;
+    if (i == start || i - start > 6)
+        return false;
+    n = std::stol(s.substr(start, i - start));
+    return true;
+}
+
+} // namespace
+
+std::string PipelineLayout::fromSplit(const std::vector<int>& layersPerRank, int vpp, bool shorthand)
+{
+    const int pp = static_cast<int>(layersPerRank.size());
+    vpp = std::max(1, vpp);
+    std::vector<std::string> stages(static_cast<std::size_t>(pp * vpp));
+    for (int r = 0; r < pp; ++r) {
+        const int n = layersPerRank[static_cast<std::size_t>(r)];
+        for (int c = 0; c < vpp; ++c) {
+            const int chunk = n / vpp + (c < n % vpp ? 1 : 0);
+            stages[static_cast<std::size_t>(c * pp + r)] = repeatStage(chunk, shorthand);
+        }
+    }
+    std::string out;
+    for (std::size_t i = 0; i < stages.size(); ++i) {
+        if (i > 0)
+            out += '|';
+        if (i == 0)
+            out += 'E';
+        out += stages[i];
+    }
+    out += 'L';
+    return out;
+}
+
+std::string PipelineLayout::expand(const std::string& layout, std::string& error)
+{
+    std::string s;
+    for (char c : layout)
+        if (c != ',' && !std::isspace(static_cast<unsigned char>(c)))
+            s += c;
+    // (X)*n, no nesting.
+    std::string a;
+    for (std::size_t i = 0; i < s.size();) {
+        if (s[i] == '(') {
+            const std::size_t close = s.find(')', i);
+            if (close == std::string::npos || s.find('(', i + 1) < close) {
+                error = "unbalanced or nested parentheses";
+                return {};
+            }
+            std::size_t j = close + 1;
+            long n = 1;
+            if (j < s.size() && s[j] == '*') {
+                ++j;
+                if (!readCount(s, j, n)) {
+                    error = "expected a count after ')*'";
+                    return {};
+                }
+            }
+            const std::string body = s.substr(i + 1, close - i - 1);
+            if (static_cast<double>(body.size()) * static_cast<double>(n) > 1e6) {
+                error = "layout too long";
+                return {};
+            }
+            for (long k = 0; k < n; ++k)
+                a += body;
+            i = j;
+        } else if (s[i] == ')') {
+            error = "unbalanced parentheses";
+            return {};
+        } else {
+            a += s[i++];
+        }
+    }
+    // c*n repeats the single character before '*'.
+    std::string b;
+    for (std::size_t i = 0; i < a.size();) {
+        if (a[i] == '*') {
+            if (b.empty()) {
+                error = "'*' with nothing to repeat";
+                return {};
+            }
+            std::size_t j = i + 1;
+            long n = 0;
+            if (!readCount(a, j, n)) {
+                error = "expected a count after '*'";
+                return {};
+            }
+            const char c = b.back();
+            b.pop_back();
+            if (n > 1000000) {
+                error = "layout too long";
+                return {};
+            }
+            b.append(static_cast<std::size_t>(n), c);
+            i = j;
+        } else {
+            b += a[i++];
+        }
+    }
+    for (char c : b)
+        if (c != 'E' && c != 't' && c != 'm' && c != 'L' && c != '|') {
+            error = std::string("unexpected character '") + c + "' (allowed: E t m L |)";
+            return {};
+        }
+    return b;
+}
+
+bool PipelineLayout::parse(const std::string& layout, int pp, std::vector<int>& layersPerRank, int& vpp,
+                           int& mtpLayers, std::string& error)
+{
+    const std::string s = expand(layout, error);
+    if (s.empty()) {
+        if (error.empty())
+            error = "empty layout";
+        return false;
+    }
+    std::vector<std::string> stages;
+    std::string cur;
+    for (char c : s) {
+        if (c == '|') {
+            stages.push_back(cur);
+            cur.clear();
+        } else {
+            cur += c;
+        }
+    }
+    stages.push_back(cur);
+    if (pp < 1 || stages.size() % static_cast<std::size_t>(pp) != 0) {
+        error = std::to_string(stages.size()) + " stages are not a multiple of PP " + std::to_string(pp);
+        return false;
+    }
+    if (s.front() != 'E' || s.back() != 'L' || std::count(s.begin(), s.end(), 'E') != 1
+        || std::count(s.begin(), s.end(), 'L') != 1) {
+        error = "the layout must start with E and end with L, each exactly once";
+        return false;
+    }
+    vpp = static_cast<int>(stages.size()) / pp;
+    layersPerRank.assign(static_cast<std::size_t>(pp), 0);
+    mtpLayers = 0;
+    for (std::size_t i = 0; i < stages.size(); ++i) {
+        layersPerRank[i % static_cast<std::size_t>(pp)] += static_cast<int>(std::count(stages[i].begin(), stages[i].end(), 't'));
+        mtpLayers += static_cast<int>(std::count(stages[i].begin(), stages[i].end(), 'm'));
+    }
+    return true;
+}
+
+} // namespace hapmoe

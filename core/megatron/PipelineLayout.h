@@ -1,0 +1,29 @@
+#pragma once
+// Megatron-LM's --pipeline-model-parallel-layout string (reference section 4a, from
+// megatron/core/transformer/pipeline_parallel_layer_layout.py): stages separated by '|',
+// 'E' embedding, 't' decoder layer, 'm' MTP layer, 'L' loss; "(X)*n" and "c*n" repeat;
+// commas are cosmetic. Stage i of the string is virtual chunk i / PP of pipeline rank i % PP.
+
+#include <string>
+#include <vector>
+
+namespace hapmoe {
+
+class PipelineLayout {
+public:
+    // Layout for per-rank layer counts [n_0, ..., n_{PP-1}] with vpp chunks per rank: each
+    // rank's layers are spread over its chunks as evenly as possible (earlier chunks get
+    // the extra layer). shorthand writes "t*n" instead of n letters.
+    static std::string fromSplit(const std::vector<int>& layersPerRank, int vpp, bool shorthand);
+
+    // Parses a layout for pp pipeline ranks. On success fills the decoder layers per rank
+    // (summed over chunks), the number of virtual chunks and the MTP layer count; on
+    // failure returns false and says why.
+    static bool parse(const std::string& layout, int pp, std::vector<int>& layersPerRank, int& vpp,
+                      int& mtpLayers, std::string& error);
+
+    // The layout with the repetitions expanded (what Megatron parses), or "" when malformed.
+    static std::string expand(const std::string& layout, std::string& error);
+};
+
+} // namespace hapmoe

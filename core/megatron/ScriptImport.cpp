@@ -1,0 +1,727 @@
+#include "megatron/ScriptImport.h"
+
+#include "io/Documents.h"
+#include "megatron/BashReader.h"
+#include "megatron/FlagList.h"
+#include "megatron/PipelineLayout.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <map>
+#include <optional>
+#include <set>
+
+// Flag meanings and defaults: ../shared/reference/megatron-and-flagscale.md sections 2, 3,
+// 4, 5 and 7 (Megatron-LM megatron/training/arguments.py validate_args and the dataclass
+// defaults of TransformerConfig / ModelParallelConfig). torchrun options: PyTorch
+// torch/distributed/run.py (both the underscore and the hyphen spellings are accepted).
+
+namespace hapmoe {
+
+namespace {
+
+std::string baseName(const std::string& path)
+{
+    const std::size_t slash = path.find_last_of('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+std::optional<long long> toInt(const std::string& s)
+{
+    if (s.empty())
+        return std::nullopt;
+    errno = 0;
+    char* end = nullptr;
+    const long long v = std::strtoll(s.c_str(), &end, 10);
+    if (*end != '\0' || errno == ERANGE)
+        return std::nullopt;
+    return v;
+}
+
+// torchrun (torch.distributed.run) options that take a value; the rest are switches.
+const std::set<std::string>& torchrunValueOptions()
+{
+    static const std::set<std::string> opts = {
+        "--nproc_per_node", "--nproc-per-node", "--nnodes", "--node_rank", "--node-rank", "--master_addr",
+        "--master-addr", "--master_port", "--master-port", "--rdzv_id", "--rdzv-id", "--rdzv_backend",
+        "--rdzv-backend", "--rdzv_endpoint", "--rdzv-endpoint", "--rdzv_conf", "--rdzv-conf", "--max_restarts",
+        "--max-restarts", "--monitor_interval", "--monitor-interval", "--start_method", "--start-method", "--role",
+        "--log_dir", "--log-dir", "--redirects", "-r", "--tee", "-t", "--local_addr", "--local-addr",
+        "--logs_specs", "--logs-specs", "--local-ranks-filter", "--local_ranks_filter", "--event-log-handler",
+        "--numa-binding", "--signals-to-handle"};
+    return opts;
+}
+
+std::string canonicalTorchrun(std::string name)
+{
+    std::replace(name.begin(), name.end(), '_', '-');
+    return name;
+}
+
+// Parses a Python list expression of --moe-layer-freq: "([0]*3+[1]*58)", "[1,0,1,0]".
+class LayerFreqExpr {
+public:
+    explicit LayerFreqExpr(const std::string& s)
+    {
+        for (char c : s)
+            if (c != ' ' && c != '\'' && c != '"')
+                m_s += c;
+    }
+    bool parse(std::vector<std::uint8_t>& out)
+    {
+        try {
+            out = expr();
+            return m_i == m_s.size();
+        } catch (const std::exception&) {
+            return false;
+        }
+    }
+
+private:
+    std::vector<std::uint8_t> expr()
+    {
+        std::vector<std::uint8_t> v = term();
+        while (m_i < m_s.size() && m_s[m_i] == '+') {
+            ++m_i;
+            std::vector<std::uint8_t> t = term();
+            v.insert(v.end(), t.begin(), t.end());
+        }
+        return v;
+    }
+    std::vector<std::uint8_t> term()
+    {
+        std::vector<std::uint8_t> v = atom();
+        while (m_i < m_s.size() && m_s[m_i] == '*') {
+            ++m_i;
+            const long n = number();
+            if (n < 0 || n > 100000 || v.size() * static_cast<std::size_t>(n) > 1000000)
+                throw std::runtime_error("count");
+            std::vector<std::uint8_t> r;
+            for (long k = 0; k < n; ++k)
+                r.insert(r.end(), v.begin(), v.end());
+            v = std::move(r);
+        }
+        return v;
+    }
+    std::vector<std::uint8_t> atom()
+    {
+        if (++m_depth > 32 || m_i >= m_s.size())
+            throw std::runtime_error("syntax");
+        std::vector<std::uint8_t> v;
+        if (m_s[m_i] == '(') {
+            ++m_i;
+            v = expr();
+            expect(')');
+        } else if (m_s[m_i] == '[') {
+            ++m_i;
+            while (m_i < m_s.size() && m_s[m_i] != ']') {
+                const long n = number();
+                if (n != 0 && n != 1)
+                    throw std::runtime_error("0 or 1");
+                v.push_back(static_cast<std::uint8_t>(n));
+                if (m_i < m_s.size() && m_s[m_i] == ',')
+                    ++m_i;
+            }
+            expect(']');
+        } else {
+            throw std::runtime_error("syntax");
+        }
+        --m_depth;
+        return v;
+    }
+    long number()
+    {
+        const std::size_t start = m_i;
+        while (m_i < m_s.size() && std::isdigit(static_cast<unsigned char>(m_s[m_i])))
+            ++m_i;
+        if (start == m_i || m_i - start > 7)
+            throw std::runtime_error("number");
+        return std::stol(m_s.substr(start, m_i - start));
+    }
+    void expect(char c)
+    {
+        if (m_i >= m_s.size() || m_s[m_i] != c)
+            throw std::runtime_error("syntax");
+        ++m_i;
+    }
+    std::string m_s;
+    std::size_t m_i = 0;
+    int m_depth = 0;
+};
+
+// The flags the importer turns into model, training and parallel fields. The exporter
+// writes them again from the plan, so they are not carried over verbatim.
+const std::set<std::string>& mappedFlags()
+{
+    static const std::set<std::string> flags = {
+        "--num-layers", "--hidden-size", "--ffn-hidden-size", "--num-attention-heads", "--group-query-attention",
+        "--num-query-groups", "--kv-channels", "--seq-length", "--max-position-embeddings", "--swiglu",
+        "--disable-bias-linear", "--add-bias-linear", "--untie-embeddings-and-output-weights", "--normalization",
+        "--num-experts", "--moe-ffn-hidden-size", "--moe-router-topk", "--moe-layer-freq",
+        "--moe-shared-expert-intermediate-size", "--moe-token-dispatcher-type", "--bf16", "--fp16",
+        "--tensor-model-parallel-size", "--pipeline-model-parallel-size", "--context-parallel-size",
+        "--expert-model-parallel-size", "--expert-tensor-parallel-size", "--num-layers-per-virtual-pipeline-stage",
+        "--num-virtual-stages-per-pipeline-rank", "--pipeline-model-parallel-layout",
+        "--decoder-first-pipeline-num-layers", "--decoder-last-pipeline-num-layers",
+        "--account-for-embedding-in-pipeline-split", "--account-for-loss-in-pipeline-split",
+        "--recompute-granularity", "--recompute-method", "--recompute-num-layers", "--recompute-activations",
+        "--sequence-parallel", "--use-distributed-optimizer", "--micro-batch-size", "--global-batch-size",
+        "--model-parallel-size"};
+    return flags;
+}
+
+class Importer {
+public:
+    Importer(std::string_view text, const std::string& file) : m_text(text), m_reader(file) { m_out.file = file; }
+
+    ImportedScript run()
+    {
+        m_reader.read(m_text);
+        const ShellCommand* launch = findLaunch();
+        if (!launch)
+            throw InputError(m_out.file, "",
+                             "no launch command found: expected torchrun, python -m torch.distributed.run or "
+                             "python <entry>.py with Megatron-LM flags");
+        m_out.command_line = launch->line;
+        m_out.environment = m_reader.exportedVariables();
+        if (auto it = m_reader.arrays().find("NODE_HOSTS"); it != m_reader.arrays().end())
+            m_out.node_hosts = it->second;
+        parseLauncher(*launch);
+        parseFlags();
+        buildModel();
+        buildParallel();
+        // The reader's findings (assignments) and the launch command's own come first.
+        std::vector<std::string> all = m_reader.warnings();
+        all.insert(all.end(), launch->warnings.begin(), launch->warnings.end());
+        all.insert(all.end(), m_out.warnings.begin(), m_out.warnings.end());
+        m_out.warnings = std::move(all);
+        return std::move(m_out);
+    }
+
+private:
+    static bool isPython(const std::string& w)
+    {
+        const std::string b = baseName(w);
+        return b == "python" || b == "python3" || (b.rfind("python3.", 0) == 0);
+    }
+
+    const ShellCommand* findLaunch()
+    {
+        for (const ShellCommand& c : m_reader.commands()) {
+            std::size_t i = 0;
+            // Wrappers that run the real command: srun, exec, nohup, env, numactl, time.
+            while (i < c.words.size()) {
+                const std::string b = baseName(c.words[i]);
+                if (b == "exec" || b == "nohup" || b == "env" || b == "time") {
+                    ++i;
+                    while (i < c.words.size() && c.words[i].find('=') != std::string::npos && c.words[i][0] != '-') ++i;
+                    continue;
+                }
+                if (b == "srun" || b == "numactl" || b == "mpirun") {
+                    m_wrapper = b;
+                    m_wrapperArgs.clear();
+                    ++i;
+                    while (i < c.words.size() && !isPython(c.words[i]) && baseName(c.words[i]) != "torchrun") {
+                        m_wrapperArgs.push_back(c.words[i]);
+                        ++i;
+                    }
+                    continue;
+                }
+                break;
+            }
+            if (i >= c.words.size())
+                continue;
+            const std::string b = baseName(c.words[i]);
+            if (b == "torchrun") {
+                m_launchStart = i;
+                m_out.launcher = "torchrun";
+                return &c;
+            }
+            if (isPython(b)) {
+                std::size_t j = i + 1;
+                while (j < c.words.size() && c.words[j].size() > 1 && c.words[j][0] == '-' && c.words[j] != "-m") ++j;
+                if (j + 1 < c.words.size() && c.words[j] == "-m"
+                    && (c.words[j + 1] == "torch.distributed.run" || c.words[j + 1] == "torch.distributed.launch")) {
+                    m_launchStart = j + 1;
+                    m_out.launcher = "python -m " + c.words[j + 1];
+                    return &c;
+                }
+                if (j < c.words.size() && c.words[j].size() > 3 && c.words[j].compare(c.words[j].size() - 3, 3, ".py") == 0) {
+                    m_launchStart = j;
+                    m_out.launcher = "python";
+                    m_directPython = true;
+                    return &c;
+                }
+            }
+            m_wrapper.clear();
+        }
+        return nullptr;
+    }
+
+    void warn(const std::string& message) { m_out.warnings.push_back(message); }
+    std::string at() const { return "line " + std::to_string(m_out.command_line) + ": "; }
+
+    int launcherInt(const std::string& option, const std::string& value, int fallback)
+    {
+        std::string v = value;
+        if (option == "--nnodes" && v.find(':') != std::string::npos) {
+            warn(at() + "elastic --nnodes " + v + ": the maximum is used");
+            v = v.substr(v.find(':') + 1);
+        }
+        if (auto n = toInt(v); n && *n >= 1 && *n <= 1000000)
+            return static_cast<int>(*n);
+        warn(at() + option + " " + value + " is not a number; " + std::to_string(fallback) + " is assumed");
+        return fallback;
+    }
+
+    void parseLauncher(const ShellCommand& cmd)
+    {
+        const auto& w = cmd.words;
+        std::size_t i = m_launchStart + 1;
+        m_out.nnodes = 1;
+        m_out.nproc_per_node = 1;
+        if (m_directPython) {
+            i = m_launchStart;
+            if (m_wrapper == "srun") {
+                for (std::size_t k = 0; k < m_wrapperArgs.size(); ++k) {
+                    std::string a = m_wrapperArgs[k];
+                    std::string v;
+                    if (auto eq = a.find('='); eq != std::string::npos) {
+                        v = a.substr(eq + 1);
+                        a = a.substr(0, eq);
+                    } else if (k + 1 < m_wrapperArgs.size()) {
+                        v = m_wrapperArgs[k + 1];
+                    }
+                    if (a == "-N" || a == "--nodes") m_out.nnodes = launcherInt("--nnodes", v, 1);
+                    if (a == "--ntasks-per-node") m_out.nproc_per_node = launcherInt("--nproc-per-node", v, 1);
+                }
+            } else {
+                warn(at() + "the entry script is started without torchrun: one process is assumed");
+            }
+        } else {
+            bool nprocAll = false;
+            while (i < w.size()) {
+                std::string a = w[i];
+                if (a.empty() || a[0] != '-')
+                    break;
+                std::string value;
+                bool hasValue = false;
+                if (auto eq = a.find('='); eq != std::string::npos && a.rfind("--", 0) == 0) {
+                    value = a.substr(eq + 1);
+                    a = a.substr(0, eq);
+                    hasValue = true;
+                }
+                if (!hasValue && torchrunValueOptions().count(a) && i + 1 < w.size()) {
+                    value = w[++i];
+                    hasValue = true;
+                }
+                ++i;
+                const std::string name = canonicalTorchrun(a);
+                if (name == "--nproc-per-node") {
+                    if (value == "gpu" || value == "auto" || value == "cpu") {
+                        nprocAll = true;
+                        warn(at() + "--nproc_per_node " + value + ": every device of a node is used");
+                    } else {
+                        m_out.nproc_per_node = launcherInt("--nproc_per_node", value, 1);
+                    }
+                } else if (name == "--nnodes") {
+                    m_out.nnodes = launcherInt("--nnodes", value, 1);
+                } else if (name == "--master-addr") {
+                    m_out.master_addr = value;
+                } else if (name == "--master-port") {
+                    m_out.master_port = value;
+                } else if (name == "--rdzv-endpoint") {
+                    const std::size_t colon = value.rfind(':');
+                    m_out.master_addr = value.substr(0, colon);
+                    if (colon != std::string::npos) m_out.master_port = value.substr(colon + 1);
+                } else if (name == "--node-rank" || name == "--standalone" || name == "--rdzv-id" || name == "--rdzv-backend"
+                           || name == "--log-dir" || name == "--redirects" || name == "--tee" || name == "-r" || name == "-t") {
+                    // launch mechanics; the exporter writes its own
+                } else if (name == "-m" || name == "--module" || name == "--no-python" || name == "--no_python") {
+                    warn(at() + "torchrun " + a + " changes how the entry is started; it is not carried over");
+                }
+            }
+            if (nprocAll)
+                m_out.nproc_per_node = 0;
+        }
+        if (i >= w.size())
+            throw InputError(m_out.file, "line " + std::to_string(cmd.line), "the launch command names no entry script");
+        m_out.entry_script = w[i];
+        m_args.assign(w.begin() + static_cast<std::ptrdiff_t>(i) + 1, w.end());
+        m_out.world_size = m_out.nproc_per_node > 0 ? m_out.nnodes * m_out.nproc_per_node : 0;
+    }
+
+    static bool looksLikeFlag(const std::string& t)
+    {
+        if (t.size() < 2 || t[0] != '-')
+            return false;
+        // "-1", "-0.5", "-.5" are values
+        return !(std::isdigit(static_cast<unsigned char>(t[1])) || t[1] == '.');
+    }
+
+    void parseFlags()
+    {
+        const FlagList& megatron = FlagList::megatron();
+        const FlagList& flagscale = FlagList::flagscale();
+        for (std::size_t i = 0; i < m_args.size();) {
+            const std::string& t = m_args[i];
+            ScriptFlag flag;
+            if (!looksLikeFlag(t)) {
+                warn(at() + "value \"" + t + "\" without a flag before it; kept");
+                flag.name = t;
+                m_out.other_flags.push_back(flag);
+                ++i;
+                continue;
+            }
+            flag.name = t;
+            ++i;
+            if (auto eq = t.find('='); eq != std::string::npos && t.rfind("--", 0) == 0) {
+                flag.name = t.substr(0, eq);
+                flag.values.push_back(t.substr(eq + 1));
+            }
+            while (i < m_args.size() && !looksLikeFlag(m_args[i]))
+                flag.values.push_back(m_args[i++]);
+            for (const std::string& v : flag.values)
+                if (v.size() >= 2 && ((v.front() == '\'' && v.back() == '\'') || (v.front() == '"' && v.back() == '"')))
+                    warn(at() + flag.name + " gets " + v
+                         + " with the quote characters included (a \"flag value\" array element split by bash); kept as bash passes it");
+            if (!megatron.contains(flag.name) && !flagscale.contains(flag.name))
+                warn(at() + "unknown flag " + flag.name
+                     + " (not an option of Megatron-LM d98e8a64 or FlagScale); kept verbatim");
+            if (m_flags.count(flag.name) && mappedFlags().count(flag.name))
+                warn(at() + flag.name + " is given more than once; the last value is used");
+            m_flags[flag.name] = flag.values;
+            if (!mappedFlags().count(flag.name))
+                m_out.other_flags.push_back(std::move(flag));
+        }
+    }
+
+    bool has(const std::string& name) const { return m_flags.count(name) > 0; }
+
+    std::optional<std::string> str(const std::string& name)
+    {
+        auto it = m_flags.find(name);
+        if (it == m_flags.end())
+            return std::nullopt;
+        if (it->second.empty()) {
+            warn(at() + name + " has no value; ignored");
+            return std::nullopt;
+        }
+        return it->second.front();
+    }
+
+    int intFlag(const std::string& name, int fallback, int min = 1)
+    {
+        const auto v = str(name);
+        if (!v)
+            return fallback;
+        const auto n = toInt(*v);
+        if (!n || *n < min || *n > 100000000) {
+            warn(at() + name + " " + *v + " is not an integer >= " + std::to_string(min) + "; "
+                 + std::to_string(fallback) + " is used");
+            return fallback;
+        }
+        return static_cast<int>(*n);
+    }
+
+    void buildModel()
+    {
+        ModelSpec& m = m_out.model;
+        m.name = baseName(m_out.file);
+        m.source = "imported from " + m_out.file + " (hapmoe import)";
+        m.num_layers = intFlag("--num-layers", 0);
+        m.hidden_size = intFlag("--hidden-size", 0);
+        m.num_attention_heads = intFlag("--num-attention-heads", 0);
+        for (const char* required : {"--num-layers", "--hidden-size", "--num-attention-heads"})
+            if (!has(required))
+                warn(at() + "the launch command has no " + std::string(required) + " (Megatron-LM requires it)");
+        m.swiglu = has("--swiglu");
+        // Megatron's default FFN: 4h, or with SwiGLU int(8h/3/64)*64 (validate_args).
+        const int defaultFfn = m.swiglu ? (8 * m.hidden_size / 3 / 64) * 64 : 4 * m.hidden_size;
+        m.ffn_hidden_size = intFlag("--ffn-hidden-size", defaultFfn);
+        // --num-query-groups only takes effect with --group-query-attention.
+        if (has("--group-query-attention"))
+            m.num_query_groups = intFlag("--num-query-groups", 1);
+        else if (has("--num-query-groups"))
+            warn(at() + "--num-query-groups without --group-query-attention is ignored by Megatron-LM (multi-head attention)");
+        m.kv_channels = intFlag("--kv-channels", 0);
+        m.seq_length = intFlag("--seq-length", 0);
+        if (!has("--seq-length"))
+            warn(at() + "no --seq-length; the sequence length is unknown");
+        m.max_position_embeddings = intFlag("--max-position-embeddings", m.seq_length);
+        m.add_bias_linear = !has("--disable-bias-linear");
+        m.untie_embeddings_and_output_weights = has("--untie-embeddings-and-output-weights");
+        m.normalization = str("--normalization").value_or("LayerNorm");
+        // Vocabulary: Megatron reads it from the tokenizer; only --vocab-size states it.
+        if (has("--vocab-size")) {
+            m.vocab_size = intFlag("--vocab-size", 0);
+        } else if (str("--tokenizer-type").value_or("") == "GPT2BPETokenizer"
+                   || (!has("--tokenizer-type") && has("--merge-file"))) {
+            m.vocab_size = 50257;   // GPT-2 BPE vocabulary (Radford et al., 2019)
+        } else {
+            m.vocab_size = 32000;
+            warn(at() + "the vocabulary size comes from the tokenizer files; 32000 is assumed (set vocab_size in the model)");
+        }
+        m.num_experts = intFlag("--num-experts", 0, 0);
+        if (m.num_experts > 0) {
+            m.moe_ffn_hidden_size = intFlag("--moe-ffn-hidden-size", 0);
+            m.moe_router_topk = intFlag("--moe-router-topk", 2);
+            m.moe_shared_expert_intermediate_size = intFlag("--moe-shared-expert-intermediate-size", 0, 0);
+            const std::string dispatcher = str("--moe-token-dispatcher-type").value_or("allgather");
+            if (dispatcher == "alltoall") m.moe_token_dispatcher_type = TokenDispatcher::AllToAll;
+            else if (dispatcher == "flex") m.moe_token_dispatcher_type = TokenDispatcher::Flex;
+            else m.moe_token_dispatcher_type = TokenDispatcher::AllGather;
+            if (auto freq = str("--moe-layer-freq")) {
+                if (auto n = toInt(*freq); n && *n >= 1) {
+                    m.moe_layer_freq = static_cast<int>(*n);
+                } else {
+                    std::vector<std::uint8_t> pattern;
+                    if (LayerFreqExpr(*freq).parse(pattern) && static_cast<int>(pattern.size()) == m.num_layers) {
+                        m.moe_layer_pattern = pattern;
+                    } else {
+                        warn(at() + "--moe-layer-freq " + *freq + " is not a 0/1 list of " + std::to_string(m.num_layers)
+                             + " layers; every layer is taken as MoE");
+                    }
+                }
+            }
+        }
+        m.training.precision = has("--fp16") ? Precision::FP16 : Precision::BF16;
+        if (!has("--fp16") && !has("--bf16"))
+            warn(at() + "neither --bf16 nor --fp16: Megatron-LM trains in fp32; the estimate assumes bf16");
+    }
+
+    void buildParallel()
+    {
+        ParallelConfig& p = m_out.parallel;
+        if (has("--model-parallel-size"))
+            warn(at() + "--model-parallel-size is deprecated (Megatron-LM asserts it is unset); "
+                        "--tensor-model-parallel-size is used");
+        p.tp = intFlag("--tensor-model-parallel-size", 1);
+        p.pp = intFlag("--pipeline-model-parallel-size", 1);
+        p.cp = intFlag("--context-parallel-size", 1);
+        p.ep = intFlag("--expert-model-parallel-size", 1);
+        p.etp = intFlag("--expert-tensor-parallel-size", 0, 0);
+        p.sequence_parallel = has("--sequence-parallel");
+        p.distributed_optimizer = has("--use-distributed-optimizer");
+        p.micro_batch_size = intFlag("--micro-batch-size", 1);
+        p.global_batch_size = intFlag("--global-batch-size", 0, 0);
+        const int layers = m_out.model.num_layers;
+        if (auto layout = str("--pipeline-model-parallel-layout")) {
+            p.layout = *layout;
+            std::vector<int> split;
+            int vpp = 1, mtp = 0;
+            std::string error;
+            if (PipelineLayout::parse(*layout, p.pp, split, vpp, mtp, error)) {
+                p.layer_split = split;
+                p.vpp = vpp;
+                int total = 0;
+                for (int n : split) total += n;
+                if (total != layers)
+                    warn(at() + "the layout holds " + std::to_string(total) + " layers, --num-layers is " + std::to_string(layers));
+            } else {
+                warn(at() + "--pipeline-model-parallel-layout " + *layout + ": " + error + "; an even split is assumed");
+            }
+        } else if (has("--decoder-first-pipeline-num-layers") || has("--decoder-last-pipeline-num-layers")) {
+            // First and last rank as given, the rest spread evenly over the middle ranks.
+            const int first = intFlag("--decoder-first-pipeline-num-layers", 0);
+            const int last = intFlag("--decoder-last-pipeline-num-layers", 0);
+            const int middle = p.pp - (first > 0 ? 1 : 0) - (last > 0 ? 1 : 0);
+            const int rest = layers - first - last;
+            if (p.pp >= 2 && ((middle > 0 && rest % middle == 0 && rest >= 0) || (middle == 0 && rest == 0))) {
+                for (int r = 0; r < p.pp; ++r) {
+                    if (r == 0 && first > 0) p.layer_split.push_back(first);
+                    else if (r == p.pp - 1 && last > 0) p.layer_split.push_back(last);
+                    else p.layer_split.push_back(rest / middle);
+                }
+            } else {
+                warn(at() + "the first/last pipeline layer counts do not leave an even split of the middle ranks");
+            }
+        } else if (has("--account-for-embedding-in-pipeline-split") || has("--account-for-loss-in-pipeline-split")) {
+            // The embedding (loss) counts as one layer: the first (last) rank gets one fewer.
+            const bool e = has("--account-for-embedding-in-pipeline-split");
+            const bool l = has("--account-for-loss-in-pipeline-split");
+            const int total = layers + (e ? 1 : 0) + (l ? 1 : 0);
+            if (p.pp >= 1 && total % p.pp == 0) {
+                p.layer_split.assign(static_cast<std::size_t>(p.pp), total / p.pp);
+                if (e) --p.layer_split.front();
+                if (l) --p.layer_split.back();
+            }
+        }
+        if (has("--num-layers-per-virtual-pipeline-stage")) {
+            const int per = intFlag("--num-layers-per-virtual-pipeline-stage", 0);
+            if (per > 0 && p.pp > 0 && layers % (p.pp * per) == 0)
+                p.vpp = layers / (p.pp * per);
+            else
+                warn(at() + "--num-layers-per-virtual-pipeline-stage does not divide the layers per rank; no interleaving assumed");
+        } else if (has("--num-virtual-stages-per-pipeline-rank")) {
+            p.vpp = intFlag("--num-virtual-stages-per-pipeline-rank", 1);
+        }
+        // Recompute (reference section 5).
+        const std::string granularity = str("--recompute-granularity").value_or(has("--recompute-activations") ? "selective" : "");
+        if (granularity == "full") {
+            p.recompute = Recompute::Full;
+            p.recompute_method = str("--recompute-method").value_or("");
+            const int n = intFlag("--recompute-num-layers", 1);
+            // uniform: every layer recomputed (in chunks of n); block: the first n of each rank.
+            p.recompute_layers = p.recompute_method == "block" ? n : 0;
+            if (p.recompute_method.empty())
+                warn(at() + "--recompute-granularity full needs --recompute-method; uniform is assumed");
+        } else if (granularity == "selective") {
+            p.recompute = Recompute::Selective;
+        } else if (!granularity.empty()) {
+            warn(at() + "--recompute-granularity " + granularity + " is not full or selective; no recompute assumed");
+        }
+        if (m_out.world_size > 0) {
+            const int model = p.tp * p.pp * p.cp;
+            if (m_out.world_size % model != 0)
+                warn(at() + "world size " + std::to_string(m_out.world_size) + " is not divisible by TP*PP*CP = "
+                     + std::to_string(model) + "; Megatron-LM would refuse it");
+            else if (p.global_batch_size == 0)
+                p.global_batch_size = p.micro_batch_size * (m_out.world_size / model);
+        }
+        m_out.model.training.micro_batch_size = p.micro_batch_size;
+        if (p.global_batch_size > 0)
+            m_out.model.training.global_batch_size = p.global_batch_size;
+        m_out.model.training.use_distributed_optimizer = p.distributed_optimizer;
+    }
+
+    std::string m_text;
+    BashReader m_reader;
+    ImportedScript m_out;
+    std::size_t m_launchStart = 0;
+    bool m_directPython = false;
+    std::string m_wrapper;
+    std::vector<std::string> m_wrapperArgs;
+    std::vector<std::string> m_args;
+    std::map<std::string, std::vector<std::string>> m_flags;
+};
+
+} // namespace
+
+ImportedScript importMegatronScript(std::string_view text, const std::string& fileName)
+{
+    return Importer(text, fileName).run();
+}
+
+ImportedScript importMegatronScriptFile(const std::string& path)
+{
+    return importMegatronScript(readTextFile(path), path);
+}
+
+Plan planFromScript(const ImportedScript& script, const Cluster& cluster, const DeviceCatalog& catalog)
+{
+    const ParallelConfig& p = script.parallel;
+    const ModelSpec& m = script.model;
+    const std::string& file = script.file;
+    if (m.num_layers < 1)
+        throw InputError(file, "--num-layers", "the script does not give the number of layers");
+    // Nodes in node-rank order: NODE_HOSTS when the script names them, else the cluster's order.
+    std::vector<const Node*> nodes;
+    if (!script.node_hosts.empty()) {
+        for (const std::string& host : script.node_hosts) {
+            auto it = std::find_if(cluster.nodes.begin(), cluster.nodes.end(), [&](const Node& n) { return n.host == host; });
+            if (it == cluster.nodes.end())
+                throw InputError(file, "NODE_HOSTS", "host " + host + " is not a node of cluster " + cluster.name);
+            nodes.push_back(&*it);
+        }
+        for (const Node& n : cluster.nodes)
+            if (std::find(nodes.begin(), nodes.end(), &n) == nodes.end())
+                nodes.push_back(&n);
+    } else {
+        for (const Node& n : cluster.nodes)
+            nodes.push_back(&n);
+    }
+    if (static_cast<int>(nodes.size()) < script.nnodes)
+        throw InputError(file, "--nnodes", "the script runs on " + std::to_string(script.nnodes) + " nodes, cluster "
+                                               + cluster.name + " has " + std::to_string(nodes.size()));
+    const int nproc = script.nproc_per_node > 0 ? script.nproc_per_node : (nodes.empty() ? 0 : nodes.front()->count);
+    for (int r = 0; r < script.nnodes; ++r)
+        if (nodes[static_cast<std::size_t>(r)]->count < nproc)
+            throw InputError(file, "--nproc_per_node",
+                             "node " + nodes[static_cast<std::size_t>(r)]->host + " has "
+                                 + std::to_string(nodes[static_cast<std::size_t>(r)]->count) + " devices, the script starts "
+                                 + std::to_string(nproc) + " processes per node");
+    const int world = script.nnodes * nproc;
+    const int modelSize = p.tp * p.pp * p.cp;
+    if (world < 1 || modelSize < 1 || world % modelSize != 0)
+        throw InputError(file, "--tensor-model-parallel-size",
+                         "world size " + std::to_string(world) + " is not divisible by TP*PP*CP = " + std::to_string(modelSize));
+    const int dp = world / modelSize;
+    const int etp = p.etp > 0 ? p.etp : p.tp;
+    const int perStage = world / p.pp;
+    if (perStage % (p.ep * etp) != 0)
+        throw InputError(file, "--expert-model-parallel-size",
+                         "world size " + std::to_string(world) + " is not divisible by ETP*EP*PP = "
+                             + std::to_string(etp * p.ep * p.pp));
+    std::vector<int> split = p.layer_split;
+    if (split.empty()) {
+        if (m.num_layers % p.pp != 0)
+            throw InputError(file, "--num-layers",
+                             std::to_string(m.num_layers) + " layers do not split evenly over PP " + std::to_string(p.pp));
+        split.assign(static_cast<std::size_t>(p.pp), m.num_layers / p.pp);
+    }
+    if (static_cast<int>(split.size()) != p.pp)
+        throw InputError(file, "--pipeline-model-parallel-layout", "the layer split does not have PP entries");
+
+    Plan plan;
+    plan.name = "current (" + baseName(file) + ")";
+    plan.vpp = p.vpp;
+    plan.global_batch_size = p.global_batch_size > 0 ? p.global_batch_size : p.micro_batch_size * dp;
+    plan.sequence_parallel = p.sequence_parallel && p.tp > 1;
+    plan.distributed_optimizer = p.distributed_optimizer;
+    plan.target = Target::Megatron;
+    int layer = 0;
+    // Stage s owns global ranks [s*W/PP, (s+1)*W/PP); rank = node_rank * nproc + local.
+    for (int s = 0; s < p.pp; ++s) {
+        StagePlan st;
+        for (int r = s * perStage; r < (s + 1) * perStage;) {
+            const Node* node = nodes[static_cast<std::size_t>(r / nproc)];
+            const int local = r % nproc;
+            const int take = std::min(nproc - local, (s + 1) * perStage - r);
+            const DeviceType& type = catalog.get(node->device_type, "node " + node->host);
+            if (st.device_type.empty())
+                st.device_type = type.name;
+            else if (st.device_type != type.name)
+                throw InputError(file, "node order",
+                                 "pipeline stage " + std::to_string(s) + " spans " + st.device_type + " and " + type.name
+                                     + " devices in this node order; a stage runs on one device type");
+            st.devices.push_back({node->id, local, take});
+            r += take;
+        }
+        st.first_layer = layer;
+        st.num_layers = split[static_cast<std::size_t>(s)];
+        layer += st.num_layers;
+        st.tp = p.tp;
+        st.cp = p.cp;
+        st.dp = dp;
+        st.ep = p.ep;
+        st.etp = etp;
+        st.edp = perStage / (p.ep * etp);
+        st.recompute = p.recompute;
+        st.recompute_layers = p.recompute == Recompute::Full ? p.recompute_layers : 0;
+        st.micro_batch_size = p.micro_batch_size;
+        plan.stages.push_back(std::move(st));
+    }
+    for (std::size_t r = 0; r < nodes.size(); ++r) {
+        const Node* node = nodes[r];
+        if (static_cast<int>(r) >= script.nnodes)
+            plan.unused.push_back({node->id, node->count, "not started by the script (--nnodes " + std::to_string(script.nnodes) + ")"});
+        else if (node->count > nproc)
+            plan.unused.push_back({node->id, node->count - nproc, "the script starts " + std::to_string(nproc) + " processes per node"});
+    }
+    return plan;
+}
+
+ScriptConfiguration loadScriptConfiguration(const std::string& path, const Cluster& cluster, const DeviceCatalog& catalog)
+{
+    ScriptConfiguration c;
+    c.script = importMegatronScriptFile(path);
+    c.model = c.script.model;
+    c.plan = planFromScript(c.script, cluster, catalog);
+    c.model.training.global_batch_size = c.plan.global_batch_size;
+    c.model.training.micro_batch_size = c.script.parallel.micro_batch_size;
+    return c;
+}
+
+} // namespace hapmoe

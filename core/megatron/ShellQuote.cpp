@@ -1,0 +1,98 @@
+#include "megatron/ShellQuote.h"
+
+#include <algorithm>
+#include <cctype>
+
+namespace hapmoe {
+
+namespace {
+
+bool safeChar(char c)
+{
+    return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("_./:=,+@%-").find(c) != std::string_view::npos;
+}
+
+} // namespace
+
+std::string ShellQuote::single(std::string_view value)
+{
+    std::string out = "'";
+    for (char c : value) {
+        if (c == '\'')
+            out += "'\\''";
+        else
+            out += c;
+    }
+    out += '\'';
+    return out;
+}
+
+std::string ShellQuote::word(std::string_view value)
+{
+    if (!value.empty() && std::all_of(value.begin(), value.end(), safeChar) && value.front() != '=')
+        return std::string(value);
+    return single(value);
+}
+
+std::string ShellQuote::value(std::string_view value)
+{
+    // Only ${NAME} references stay live; anything else that bash would interpret inside
+    // double quotes ($, `, ", \) is escaped.
+    bool hasReference = false;
+    std::string out = "\"";
+    for (std::size_t i = 0; i < value.size(); ++i) {
+        const char c = value[i];
+        if (c == '$' && i + 1 < value.size() && value[i + 1] == '{') {
+            const std::size_t close = value.find('}', i + 2);
+            if (close != std::string_view::npos && isValidName(value.substr(i + 2, close - i - 2))) {
+                out += value.substr(i, close - i + 1);
+                i = close;
+                hasReference = true;
+                continue;
+            }
+        }
+        if (c == '$' || c == '`' || c == '"' || c == '\\')
+            out += '\\';
+        out += c;
+    }
+    out += '"';
+    return hasReference ? out : word(value);
+}
+
+bool ShellQuote::isValidName(std::string_view name)
+{
+    if (name.empty() || !(std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_'))
+        return false;
+    return std::all_of(name.begin(), name.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; });
+}
+
+bool ShellQuote::isValidLabel(std::string_view label)
+{
+    return !label.empty() && label.size() <= 64 && label.front() != '-'
+        && std::all_of(label.begin(), label.end(), [](char c) {
+               return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
+           });
+}
+
+bool ShellQuote::isValidHost(std::string_view host)
+{
+    if (host.empty() || host.size() > 253)
+        return false;
+    std::size_t start = 0;
+    while (start <= host.size()) {
+        std::size_t dot = host.find('.', start);
+        if (dot == std::string_view::npos)
+            dot = host.size();
+        const std::string_view label = host.substr(start, dot - start);
+        if (label.empty() || label.size() > 63 || label.front() == '-' || label.back() == '-')
+            return false;
+        if (!std::all_of(label.begin(), label.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '-'; }))
+            return false;
+        if (dot == host.size())
+            break;
+        start = dot + 1;
+    }
+    return true;
+}
+
+} // namespace hapmoe

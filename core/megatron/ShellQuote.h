@@ -1,0 +1,31 @@
+#pragma once
+// Quoting for values that reach a generated bash launcher, so that no value can run a
+// command: single quotes by default ('\'' for a quote inside), bare words only from a
+// small safe alphabet, and host names checked against RFC 1123 (refused otherwise).
+
+#include <string>
+#include <string_view>
+
+namespace hapmoe {
+
+class ShellQuote {
+public:
+    // Bare when every character is in [A-Za-z0-9_./:=,+@%-] (and it does not start with
+    // '-' '=' or '~'), else single-quoted.
+    static std::string word(std::string_view value);
+    // Like word(), but keeps "${NAME}" references (values the original script took from its
+    // environment) live inside double quotes; every other special character is escaped.
+    static std::string value(std::string_view value);
+    // Always single-quoted (paths, patterns such as a pipeline layout).
+    static std::string single(std::string_view value);
+
+    // RFC 1123 host name or dotted IPv4 address: letters, digits, '-' and '.', labels of 1-63
+    // characters not starting or ending with '-', 253 characters at most.
+    static bool isValidHost(std::string_view host);
+    // A label FlagScale passes as --hetero-device-types / type=: [A-Za-z0-9._-]+.
+    static bool isValidLabel(std::string_view label);
+    // An environment variable name: [A-Za-z_][A-Za-z0-9_]*.
+    static bool isValidName(std::string_view name);
+};
+
+} // namespace hapmoe

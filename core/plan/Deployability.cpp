@@ -1,0 +1,433 @@
+#include "plan/Deployability.h"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <numeric>
+#include <set>
+#include <sstream>
+
+// Rules and their sources: ../shared/reference/megatron-and-flagscale.md section 2
+// (Megatron-LM validate_args and parallel_state), section 9 (FlagScale
+// flagscale/train/arguments.py pre_validate_args and parallel_context.py) and section 11.
+// docs/megatron.md lists every rule id.
+
+namespace hapmoe {
+
+namespace {
+
+std::string lower(std::string_view s)
+{
+    std::string out(s);
+    for (char& c : out)
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+}
+
+// Canonical name of a device type, tolerating names the catalog does not know.
+std::string canonicalType(const DeviceCatalog& catalog, const std::string& name)
+{
+    if (const DeviceType* t = catalog.find(name))
+        return t->name;
+    return name;
+}
+
+bool sameType(const DeviceCatalog& catalog, const std::string& a, const std::string& b)
+{
+    return lower(canonicalType(catalog, a)) == lower(canonicalType(catalog, b));
+}
+
+std::string stageName(const Plan& plan, int s)
+{
+    return "stage " + std::to_string(s) + " (" + plan.stages[static_cast<std::size_t>(s)].device_type + ")";
+}
+
+// Effective number of recomputed layers of a stage: 0 means none, -1 means all.
+int recomputedLayers(const StagePlan& st)
+{
+    if (st.recompute != Recompute::Full)
+        return 0;
+    if (st.recompute_layers <= 0 || st.recompute_layers >= st.num_layers)
+        return -1;
+    return st.recompute_layers;
+}
+
+class Checker {
+public:
+    Checker(const Plan& plan, const ModelSpec& model, const Cluster& cluster, const DeviceCatalog& catalog)
+        : m_plan(plan), m_model(model), m_cluster(cluster), m_catalog(catalog)
+    {
+    }
+
+    void add(std::vector<DeploymentProblem>& out, std::string rule, std::string message) const
+    {
+        out.push_back({std::move(rule), std::move(message)});
+    }
+
+    // Rules every target shares: knob products, devices, layer cover, divisibility, batch.
+    std::vector<DeploymentProblem> common() const
+    {
+        std::vector<DeploymentProblem> out;
+        const Plan& p = m_plan;
+        if (p.stages.empty()) {
+            add(out, "plan.empty", "the plan has no pipeline stage");
+            return out;
+        }
+        std::set<std::pair<int, int>> usedDevices;   // (node, local index)
+        int nextLayer = 0;
+        for (int s = 0; s < p.pp(); ++s) {
+            const StagePlan& st = p.stages[static_cast<std::size_t>(s)];
+            const std::string name = stageName(p, s);
+            if (st.tp < 1 || st.cp < 1 || st.dp < 1 || st.ep < 1 || st.etp < 1 || st.edp < 1 || st.micro_batch_size < 1) {
+                add(out, "stage.knobs-positive", name + ": TP, CP, DP, EP, ETP, EDP and micro-batch size must be >= 1");
+                continue;
+            }
+            const int devices = std::accumulate(st.devices.begin(), st.devices.end(), 0,
+                                                [](int a, const DeviceSlot& d) { return a + d.count; });
+            if (st.tp * st.cp * st.dp != devices)
+                add(out, "stage.knob-product",
+                    name + ": TP*CP*DP = " + std::to_string(st.tp) + "*" + std::to_string(st.cp) + "*"
+                        + std::to_string(st.dp) + " = " + std::to_string(st.tp * st.cp * st.dp) + " but the stage has "
+                        + std::to_string(devices) + " devices");
+            // MoE parallel folding: the expert grid covers the same ranks (reference section 2).
+            if (st.ep * st.etp * st.edp != st.tp * st.cp * st.dp)
+                add(out, "stage.expert-grid",
+                    name + ": EP*ETP*EDP = " + std::to_string(st.ep * st.etp * st.edp) + " must equal TP*CP*DP = "
+                        + std::to_string(st.tp * st.cp * st.dp) + " (world % (ETP*EP*PP) == 0)");
+            for (const DeviceSlot& d : st.devices) {
+                const Node* node = m_cluster.node(d.node);
+                if (!node) {
+                    add(out, "stage.devices", name + ": node id " + std::to_string(d.node) + " is not in the cluster");
+                    continue;
+                }
+                if (d.count < 1 || d.first_local < 0 || d.first_local + d.count > node->count) {
+                    add(out, "stage.devices",
+                        name + ": devices [" + std::to_string(d.first_local) + ", "
+                            + std::to_string(d.first_local + d.count) + ") do not exist on node " + node->host
+                            + " (" + std::to_string(node->count) + " devices)");
+                    continue;
+                }
+                if (!sameType(m_catalog, node->device_type, st.device_type))
+                    add(out, "stage.device-type",
+                        name + ": node " + node->host + " holds " + node->device_type + ", not " + st.device_type);
+                for (int i = d.first_local; i < d.first_local + d.count; ++i)
+                    if (!usedDevices.insert({d.node, i}).second)
+                        add(out, "stage.devices",
+                            name + ": device " + std::to_string(i) + " of node " + node->host + " is used twice");
+            }
+            if (st.num_layers < 1)
+                add(out, "layers.cover", name + " has no transformer layer");
+            if (st.first_layer != nextLayer)
+                add(out, "layers.cover",
+                    name + " starts at layer " + std::to_string(st.first_layer) + ", expected " + std::to_string(nextLayer));
+            nextLayer = st.first_layer + st.num_layers;
+
+            // Model divisibility (validate_args).
+            if (m_model.num_attention_heads > 0 && m_model.num_attention_heads % st.tp != 0)
+                add(out, "model.heads-divisible-by-tp",
+                    name + ": " + std::to_string(m_model.num_attention_heads) + " attention heads are not divisible by TP "
+                        + std::to_string(st.tp));
+            const int groups = m_model.queryGroups();
+            if (groups > 0 && groups % st.tp != 0 && st.tp % groups != 0)
+                add(out, "model.query-groups-tp",
+                    name + ": " + std::to_string(groups) + " query groups and TP " + std::to_string(st.tp)
+                        + " must divide one another");
+            if (st.ep > 1 && !m_model.isMoe())
+                add(out, "model.experts-divisible-by-ep", name + ": EP " + std::to_string(st.ep) + " on a dense model");
+            if (m_model.isMoe() && m_model.num_experts % st.ep != 0)
+                add(out, "model.experts-divisible-by-ep",
+                    name + ": " + std::to_string(m_model.num_experts) + " experts are not divisible by EP " + std::to_string(st.ep));
+            if (st.cp > 1 && m_model.seq_length % (2 * st.cp) != 0)
+                add(out, "seq.context-parallel",
+                    name + ": sequence length " + std::to_string(m_model.seq_length) + " is not a multiple of 2*CP = "
+                        + std::to_string(2 * st.cp));
+            if (m_model.isMoe() && m_model.add_bias_linear && st.etp > 1)
+                add(out, "moe.bias-needs-etp1",
+                    name + ": Megatron asserts ETP == 1 for MoE layers with bias; ETP is " + std::to_string(st.etp)
+                        + " (disable the linear bias)");
+        }
+        if (nextLayer != m_model.num_layers)
+            add(out, "layers.cover",
+                "the stages hold " + std::to_string(nextLayer) + " layers, the model has " + std::to_string(m_model.num_layers));
+        if (m_model.kv_channels <= 0 && m_model.num_attention_heads > 0 && m_model.hidden_size % m_model.num_attention_heads != 0)
+            add(out, "model.hidden-divisible-by-heads",
+                "hidden size " + std::to_string(m_model.hidden_size) + " is not divisible by "
+                    + std::to_string(m_model.num_attention_heads) + " heads (no kv_channels given)");
+
+        // Batch: GBS % (MBS*DP) == 0 (ConstantNumMicroBatchesCalculator); every mesh runs the
+        // same number of micro-batches M (FlagScale's rule, trivially true for uniform plans).
+        const int gbs = p.global_batch_size;
+        if (gbs < 1) {
+            add(out, "batch.divisible", "the global batch size is not set");
+        } else if (!out.empty() && std::any_of(out.begin(), out.end(), [](const DeploymentProblem& d) {
+                       return d.rule == "stage.knobs-positive";
+                   })) {
+            // knobs already invalid
+        } else {
+            const StagePlan& first = p.stages.front();
+            if (gbs % (first.micro_batch_size * first.dp) != 0) {
+                add(out, "batch.divisible",
+                    "global batch " + std::to_string(gbs) + " is not divisible by MBS*DP = "
+                        + std::to_string(first.micro_batch_size) + "*" + std::to_string(first.dp));
+            } else {
+                const int m = gbs / (first.micro_batch_size * first.dp);
+                for (int s = 1; s < p.pp(); ++s) {
+                    const StagePlan& st = p.stages[static_cast<std::size_t>(s)];
+                    if (st.micro_batch_size * st.dp * m != gbs)
+                        add(out, "batch.same-microbatches",
+                            stageName(p, s) + ": MBS*DP = " + std::to_string(st.micro_batch_size) + "*" + std::to_string(st.dp)
+                                + " does not give the same " + std::to_string(m) + " micro-batches of stage 0");
+                }
+            }
+        }
+        if (p.vpp < 1)
+            add(out, "plan.vpp", "virtual pipeline size must be >= 1");
+        return out;
+    }
+
+    std::vector<DeploymentProblem> megatron() const
+    {
+        std::vector<DeploymentProblem> out;
+        const Plan& p = m_plan;
+        const StagePlan& first = p.stages.front();
+        for (int s = 1; s < p.pp(); ++s) {
+            const StagePlan& st = p.stages[static_cast<std::size_t>(s)];
+            if (st.tp != first.tp || st.cp != first.cp || st.dp != first.dp || st.ep != first.ep || st.etp != first.etp
+                || st.micro_batch_size != first.micro_batch_size) {
+                std::ostringstream m;
+                m << stageName(p, s) << " has TP" << st.tp << " CP" << st.cp << " DP" << st.dp << " EP" << st.ep << " ETP"
+                  << st.etp << " MBS" << st.micro_batch_size << ", stage 0 has TP" << first.tp << " CP" << first.cp << " DP"
+                  << first.dp << " EP" << first.ep << " ETP" << first.etp << " MBS" << first.micro_batch_size
+                  << " (Megatron-LM runs one set of knobs on every stage)";
+                add(out, "megatron.uniform-knobs", m.str());
+                break;
+            }
+        }
+        for (int s = 1; s < p.pp(); ++s) {
+            const StagePlan& st = p.stages[static_cast<std::size_t>(s)];
+            if (st.recompute != first.recompute || recomputedLayers(st) != recomputedLayers(first)) {
+                add(out, "megatron.one-recompute",
+                    stageName(p, s) + " recomputes differently from stage 0 (Megatron-LM has one recompute setting)");
+                break;
+            }
+        }
+        // One collective library: NCCL, RCCL and HCCL cannot form one process group.
+        std::string lib;
+        for (int s = 0; s < p.pp(); ++s) {
+            const DeviceType* t = m_catalog.find(p.stages[static_cast<std::size_t>(s)].device_type);
+            const std::string l = t ? (t->collective_library.empty() ? t->vendor : t->collective_library) : std::string();
+            if (s == 0) {
+                lib = l;
+            } else if (lower(l) != lower(lib)) {
+                add(out, "megatron.one-vendor",
+                    stageName(p, s) + " uses " + l + ", stage 0 uses " + lib
+                        + " (one Megatron-LM job speaks one collective library)");
+                break;
+            }
+        }
+        const int w = p.numDevices();
+        const int model = first.tp * p.pp() * first.cp;
+        if (model > 0 && w % model != 0)
+            add(out, "megatron.world-size",
+                "world size " + std::to_string(w) + " is not divisible by TP*PP*CP = " + std::to_string(model));
+        const int expert = first.etp * first.ep * p.pp();
+        if (expert > 0 && w % expert != 0)
+            add(out, "megatron.expert-world-size",
+                "world size " + std::to_string(w) + " is not divisible by ETP*EP*PP = " + std::to_string(expert));
+        if (p.vpp > 1) {
+            if (p.pp() < 2)
+                add(out, "megatron.vpp-needs-pp", "a virtual pipeline needs PP > 1");
+            const int m = p.numMicrobatches();
+            // The interleaved schedule groups PP micro-batches: PP <= M and M % PP == 0.
+            if (m < p.pp() || m % p.pp() != 0)
+                add(out, "megatron.vpp-microbatches",
+                    "interleaved 1F1B needs the " + std::to_string(m) + " micro-batches to be a multiple of PP "
+                        + std::to_string(p.pp()));
+            for (int s = 0; s < p.pp(); ++s)
+                if (p.stages[static_cast<std::size_t>(s)].num_layers < p.vpp) {
+                    add(out, "megatron.vpp-layers",
+                        stageName(p, s) + " has fewer layers than the " + std::to_string(p.vpp) + " virtual chunks");
+                    break;
+                }
+        }
+        const NodeOrder order = megatronNodeOrder(p, m_cluster);
+        if (order.nodes.empty())
+            add(out, "megatron.node-order", order.problem);
+        return out;
+    }
+
+    std::vector<DeploymentProblem> flagscale() const
+    {
+        std::vector<DeploymentProblem> out;
+        const Plan& p = m_plan;
+        for (int s = 0; s < p.pp(); ++s)
+            if (p.stages[static_cast<std::size_t>(s)].cp != 1) {
+                add(out, "flagscale.cp", stageName(p, s) + " has CP " + std::to_string(p.stages[static_cast<std::size_t>(s)].cp)
+                                             + " (FlagScale's ParallelContext asserts context_parallel_size == 1)");
+                break;
+            }
+        if (p.vpp != 1)
+            add(out, "flagscale.no-vpp", "FlagScale's heterogeneous mode has no virtual pipeline (VPP " + std::to_string(p.vpp) + ")");
+        const std::vector<PlanMesh> meshes = planMeshes(p);
+        const StagePlan& m0 = p.stages.front();
+        for (std::size_t i = 1; i < meshes.size(); ++i) {
+            const StagePlan& st = p.stages[static_cast<std::size_t>(meshes[i].first_stage)];
+            // Mesh i runs MBS_i = DP0*MBS0/DP_i, which must divide exactly.
+            if ((m0.dp * m0.micro_batch_size) % st.dp != 0 || st.micro_batch_size != m0.dp * m0.micro_batch_size / st.dp)
+                add(out, "flagscale.mesh-mbs",
+                    "mesh " + std::to_string(i) + " (" + st.device_type + ") has DP " + std::to_string(st.dp) + " and MBS "
+                        + std::to_string(st.micro_batch_size) + "; FlagScale gives it DP0*MBS0/DP = "
+                        + std::to_string(m0.dp * m0.micro_batch_size) + "/" + std::to_string(st.dp));
+        }
+        // Ranks are sorted by the position of their type in --hetero-device-types and meshes
+        // take consecutive ranks, so a type may not come back after another type.
+        std::vector<std::string> seen;
+        for (std::size_t i = 0; i < meshes.size(); ++i) {
+            const std::string t = lower(canonicalType(m_catalog, p.stages[static_cast<std::size_t>(meshes[i].first_stage)].device_type));
+            if (!seen.empty() && seen.back() == t)
+                continue;
+            if (std::find(seen.begin(), seen.end(), t) != seen.end()) {
+                add(out, "flagscale.device-type-order",
+                    "mesh " + std::to_string(i) + " returns to device type "
+                        + p.stages[static_cast<std::size_t>(meshes[i].first_stage)].device_type
+                        + " after another type; FlagScale assigns each type's ranks to consecutive meshes");
+                break;
+            }
+            seen.push_back(t);
+        }
+        // Per-stage recompute lists only switch full recompute on or off (granularity 0/1);
+        // selective recompute is one global setting.
+        const bool anySelective = std::any_of(p.stages.begin(), p.stages.end(), [](const StagePlan& st) { return st.recompute == Recompute::Selective; });
+        const bool allSelective = std::all_of(p.stages.begin(), p.stages.end(), [](const StagePlan& st) { return st.recompute == Recompute::Selective; });
+        if (anySelective && !allSelective)
+            add(out, "flagscale.selective-recompute",
+                "selective recompute on some stages only: FlagScale's per-stage lists express full recompute on or off");
+        if (meshes.size() > 1 && !m_model.untie_embeddings_and_output_weights) {
+            const StagePlan& a = p.stages[static_cast<std::size_t>(meshes.front().first_stage)];
+            const StagePlan& b = p.stages[static_cast<std::size_t>(meshes.back().first_stage)];
+            if (a.tp != b.tp)
+                add(out, "flagscale.tied-embeddings",
+                    "tied embeddings need the first and last mesh to have the same TP (" + std::to_string(a.tp) + " vs "
+                        + std::to_string(b.tp) + ")");
+            if (a.dp != b.dp && p.distributed_optimizer && a.dp % b.dp != 0 && b.dp % a.dp != 0)
+                add(out, "flagscale.shared-embedding-dp",
+                    "tied embeddings with the distributed optimizer need the first and last mesh DP to divide one another ("
+                        + std::to_string(a.dp) + " vs " + std::to_string(b.dp) + ")");
+        }
+        return out;
+    }
+
+private:
+    const Plan& m_plan;
+    const ModelSpec& m_model;
+    const Cluster& m_cluster;
+    const DeviceCatalog& m_catalog;
+};
+
+} // namespace
+
+std::vector<PlanMesh> planMeshes(const Plan& plan)
+{
+    std::vector<PlanMesh> meshes;
+    for (int s = 0; s < plan.pp(); ++s) {
+        const StagePlan& st = plan.stages[static_cast<std::size_t>(s)];
+        if (!meshes.empty()) {
+            const StagePlan& prev = plan.stages[static_cast<std::size_t>(s - 1)];
+            if (lower(prev.device_type) == lower(st.device_type) && prev.tp == st.tp && prev.cp == st.cp && prev.dp == st.dp
+                && prev.ep == st.ep && prev.etp == st.etp && prev.micro_batch_size == st.micro_batch_size) {
+                ++meshes.back().num_stages;
+                continue;
+            }
+        }
+        meshes.push_back({s, 1});
+    }
+    return meshes;
+}
+
+NodeOrder megatronNodeOrder(const Plan& plan, const Cluster& cluster)
+{
+    NodeOrder result;
+    std::vector<int> order;
+    std::map<int, int> used;   // node id -> devices used by the plan
+    for (const StagePlan& st : plan.stages)
+        for (const DeviceSlot& d : st.devices) {
+            if (!used.count(d.node))
+                order.push_back(d.node);
+            used[d.node] += d.count;
+        }
+    if (order.empty()) {
+        result.problem = "the plan uses no device";
+        return result;
+    }
+    // torchrun runs the same --nproc_per_node on every node.
+    const int n = used[order.front()];
+    for (int id : order)
+        if (used[id] != n) {
+            const Node* a = cluster.node(order.front());
+            const Node* b = cluster.node(id);
+            result.problem = "torchrun runs the same number of processes on every node, but the plan uses "
+                + std::to_string(n) + " devices of " + (a ? a->host : std::to_string(order.front())) + " and "
+                + std::to_string(used[id]) + " of " + (b ? b->host : std::to_string(id));
+            return result;
+        }
+    // Check that global rank r = node_rank * n + local lands on a node of its stage.
+    int rank = 0;
+    for (int s = 0; s < plan.pp(); ++s) {
+        const StagePlan& st = plan.stages[static_cast<std::size_t>(s)];
+        std::set<int> stageNodes;
+        for (const DeviceSlot& d : st.devices)
+            stageNodes.insert(d.node);
+        const int size = std::accumulate(st.devices.begin(), st.devices.end(), 0,
+                                         [](int a, const DeviceSlot& d) { return a + d.count; });
+        for (int r = rank; r < rank + size; ++r) {
+            const int node = order[static_cast<std::size_t>(r / n)];
+            if (!stageNodes.count(node)) {
+                const Node* nd = cluster.node(node);
+                result.problem = "stage " + std::to_string(s) + " would own ranks [" + std::to_string(rank) + ", "
+                    + std::to_string(rank + size) + ") but rank " + std::to_string(r) + " is on node "
+                    + (nd ? nd->host : std::to_string(node)) + ", which holds another stage";
+                return result;
+            }
+        }
+        rank += size;
+    }
+    result.nodes = std::move(order);
+    result.nproc_per_node = n;
+    return result;
+}
+
+std::vector<DeploymentProblem> deploymentProblems(const Plan& plan, const ModelSpec& model, const Cluster& cluster,
+                                                  const DeviceCatalog& catalog, Target target)
+{
+    const Checker check(plan, model, cluster, catalog);
+    std::vector<DeploymentProblem> problems = check.common();
+    if (!problems.empty())
+        return problems;
+    switch (target) {
+    case Target::Megatron: return check.megatron();
+    case Target::FlagScale: return check.flagscale();
+    case Target::Any: {
+        std::vector<DeploymentProblem> m = check.megatron();
+        if (m.empty())
+            return m;
+        std::vector<DeploymentProblem> f = check.flagscale();
+        if (f.empty())
+            return f;
+        // Neither accepts it: report both targets' first reasons.
+        std::vector<DeploymentProblem> both;
+        both.push_back(m.front());
+        both.push_back(f.front());
+        return both;
+    }
+    }
+    return problems;
+}
+
+Target bestTarget(const Plan& plan, const ModelSpec& model, const Cluster& cluster, const DeviceCatalog& catalog)
+{
+    if (isDeployable(plan, model, cluster, catalog, Target::Megatron))
+        return Target::Megatron;
+    return Target::FlagScale;
+}
+
+} // namespace hapmoe

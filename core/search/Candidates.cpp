@@ -1,0 +1,130 @@
+#include "search/Candidates.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace hapmoe {
+
+Candidates::Candidates(const SearchSpace& space, const RunConfig& config, const std::vector<double>& speed)
+    : m_space(space), m_config(config), m_opts(static_cast<std::size_t>(space.numTypes()))
+{
+    const int N = space.model().num_layers;
+    // Load balance (paper section 3.4, pruning 1): a stage of d devices of type h holds
+    // about w N layers, w = d P_h / sum over the run's types of (devices * P_h).
+    double total = 0;
+    for (int h = 0; h < space.numTypes(); ++h)
+        if (config.type_mask & (1u << h))
+            total += space.types()[static_cast<std::size_t>(h)].total * speed[static_cast<std::size_t>(h)];
+    for (int h = 0; h < space.numTypes(); ++h) {
+        if (!(config.type_mask & (1u << h)))
+            continue;
+        for (int d : space.sizes(h)) {
+            if (config.fixed_d > 0 && d != config.fixed_d)
+                continue;
+            Opt o;
+            o.d = d;
+            const std::vector<Knob>& ks = space.knobs(h, d);
+            for (std::size_t i = 0; i < ks.size(); ++i) {
+                const Knob& k = ks[i];
+                if (config.target == Target::FlagScale && !config.ignore_target_rules && k.cp != 1)
+                    continue;   // FlagScale's ParallelContext asserts CP == 1
+                if (config.batch % k.dp != 0)
+                    continue;   // mesh micro-batch DP_0 * MBS_0 / DP_i must be whole
+                if (config.fixed_d > 0) {
+                    const Knob& f = config.fixed_knob;
+                    if (k.tp != f.tp || k.cp != f.cp || k.dp != f.dp || k.ep != f.ep || k.etp != f.etp)
+                        continue;
+                }
+                if (config.fixed_ep > 0 && (k.ep != config.fixed_ep || k.etp != config.fixed_etp))
+                    continue;
+                o.knobs.push_back(static_cast<int>(i));
+            }
+            if (o.knobs.empty())
+                continue;
+            const double w = total > 0 ? d * speed[static_cast<std::size_t>(h)] / total : 0;
+            o.lo = std::max(1, static_cast<int>(std::floor((1.0 - config.delta) * w * N)));
+            o.hi = std::min(N, static_cast<int>(std::ceil((1.0 + config.delta) * w * N)));
+            if (o.hi < o.lo)
+                o.hi = o.lo;
+            m_opts[static_cast<std::size_t>(h)].push_back(std::move(o));
+        }
+    }
+}
+
+bool Candidates::closes(int type, int m) const
+{
+    if (m_config.all_devices)
+        return m == 0;
+    if (m_config.target == Target::Megatron && !m_config.ignore_target_rules) {
+        // torchrun runs the same number of processes on every node: use whole nodes.
+        const TypeInfo& t = m_space.types()[static_cast<std::size_t>(type)];
+        return std::binary_search(t.node_start.begin(), t.node_start.end(), m);
+    }
+    return true;
+}
+
+bool Candidates::typeOpens(const Partial& p, int type) const
+{
+    if (p.k == 0)
+        return true;
+    if (p.mask & (1u << type))
+        return false;   // a type never comes back after another (FlagScale's rank order)
+    if (!closes(p.cur, p.m))
+        return false;
+    if (m_config.target == Target::Megatron && !m_config.ignore_target_rules) {
+        const unsigned mask = p.mask | (1u << type);
+        if (m_space.mixesLibraries(mask))
+            return false;
+        const TypeInfo& a = m_space.types()[static_cast<std::size_t>(p.cur)];
+        const TypeInfo& b = m_space.types()[static_cast<std::size_t>(type)];
+        for (int c : b.node_counts)
+            if (c != a.node_counts.front())
+                return false;   // the same --nproc_per_node on every node
+    }
+    return true;
+}
+
+bool Candidates::acceptFirst(const Partial& p, const Choice& c) const
+{
+    const Knob& kn = m_space.knobs(c.shape.type, c.shape.d)[static_cast<std::size_t>(c.shape.knob)];
+    if (kn.dp * m_config.mbs0 != m_config.batch)
+        return false;   // the first mesh runs the given micro-batch size
+    if (!closes(c.shape.type, c.shape.start))
+        return false;
+    const unsigned mask = p.mask | (1u << c.shape.type);
+    if (m_config.require_all_types && mask != (m_config.type_mask & ((1u << m_space.numTypes()) - 1)))
+        return false;
+    if (m_config.even_pp > 0 && p.k + 1 != m_config.even_pp)
+        return false;
+    if (m_config.target == Target::FlagScale && !m_config.ignore_target_rules && p.k > 0
+        && !m_space.model().untie_embeddings_and_output_weights) {
+        // Tied embeddings: the first and last mesh share TP, and their DP divide one another.
+        if (kn.tp != p.tie_tp)
+            return false;
+        if (m_space.model().training.use_distributed_optimizer && kn.dp % p.tie_dp != 0 && p.tie_dp % kn.dp != 0)
+            return false;
+    }
+    return true;
+}
+
+Partial Candidates::after(const Partial& p, const Choice& c) const
+{
+    Partial q;
+    q.j = p.j - c.n;
+    q.k = p.k + 1;
+    q.mask = p.mask | (1u << c.shape.type);
+    q.cur = c.shape.type;
+    q.m = c.shape.start;
+    q.next = c.shape;
+    if (p.k == 0) {
+        const Knob& kn = m_space.knobs(c.shape.type, c.shape.d)[static_cast<std::size_t>(c.shape.knob)];
+        q.tie_tp = kn.tp;
+        q.tie_dp = kn.dp;
+    } else {
+        q.tie_tp = p.tie_tp;
+        q.tie_dp = p.tie_dp;
+    }
+    return q;
+}
+
+} // namespace hapmoe

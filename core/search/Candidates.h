@@ -1,0 +1,118 @@
+#pragma once
+// The stage choices open from a partial pipeline, shared by HS-DP and the exhaustive
+// oracle so that both search the same space. Pipelines are built from the last stage
+// backwards: a partial pipeline holds the layers [j, N), and the device type being filled
+// (`cur`) has its positions [m, total) taken. Internal to core/search.
+
+#include "search/SearchRun.h"
+#include "search/StageEvaluator.h"
+
+#include <vector>
+
+namespace hapmoe {
+
+struct Partial {
+    int j = 0;                 // layers still to place (they go to earlier stages)
+    int k = 0;                 // stages placed so far
+    unsigned mask = 0;         // types holding a stage
+    int cur = -1;              // type of the earliest stage placed so far
+    int m = 0;                 // free positions [0, m) of type cur
+    StageShape next;           // the earliest stage placed so far (valid when k > 0)
+    int tie_tp = 0, tie_dp = 0;  // the last stage's TP and DP (tied embeddings)
+};
+
+struct Choice {
+    StageShape shape;
+    int n = 0;
+};
+
+class Candidates {
+public:
+    Candidates(const SearchSpace& space, const RunConfig& config, const std::vector<double>& speed);
+
+    // Calls f(choice) for every stage that may come before the partial pipeline, and
+    // counts the choices the load-balance rule removes.
+    template <class F>
+    void forEach(const Partial& p, F&& f, long long& loadPruned) const;
+    // The same, grouped: f(choice without knob, knob indices) per (type, group, layers).
+    template <class F>
+    void forEachGroup(const Partial& p, F&& f, long long& loadPruned) const;
+
+    // Whether the pipeline is complete and acceptable once `c` (holding layer 0) is placed.
+    bool acceptFirst(const Partial& p, const Choice& c) const;
+    Partial after(const Partial& p, const Choice& c) const;
+
+    const RunConfig& config() const { return m_config; }
+
+private:
+    struct Opt {
+        int d;
+        std::vector<int> knobs;   // indices into SearchSpace::knobs(type, d)
+        int lo, hi;               // layer window (load balance), or 1..N
+    };
+    bool closes(int type, int m) const;   // may a type's use end at position m?
+    bool typeOpens(const Partial& p, int type) const;
+
+    const SearchSpace& m_space;
+    RunConfig m_config;
+    std::vector<std::vector<Opt>> m_opts;   // per type
+};
+
+template <class F>
+void Candidates::forEach(const Partial& p, F&& f, long long& loadPruned) const
+{
+    forEachGroup(
+        p,
+        [&](Choice c, const std::vector<int>& knobs) {
+            for (int ki : knobs) {
+                c.shape.knob = ki;
+                c.shape.mbs = m_config.batch / m_space.knobs(c.shape.type, c.shape.d)[static_cast<std::size_t>(ki)].dp;
+                f(c);
+            }
+        },
+        loadPruned);
+}
+
+template <class F>
+void Candidates::forEachGroup(const Partial& p, F&& f, long long& loadPruned) const
+{
+    const int N = m_space.model().num_layers;
+    if ((m_config.max_pp > 0 && p.k >= m_config.max_pp) || (m_config.even_pp > 0 && p.k >= m_config.even_pp))
+        return;
+    for (int h = 0; h < m_space.numTypes(); ++h) {
+        if (!(m_config.type_mask & (1u << h)))
+            continue;
+        int m;
+        if (p.k > 0 && h == p.cur) {
+            m = p.m;
+        } else {
+            if (!typeOpens(p, h))
+                continue;
+            m = m_space.types()[static_cast<std::size_t>(h)].total;
+        }
+        for (const Opt& o : m_opts[static_cast<std::size_t>(h)]) {
+            if (o.d > m || !m_space.validGroup(h, m - o.d, o.d))
+                continue;
+            Choice c;
+            c.shape = {h, m - o.d, o.d, -1, 0};
+            int lo = 1, hi = p.j;
+            if (m_config.even_pp > 0)
+                lo = hi = N / m_config.even_pp;
+            if (m_config.load_balance) {
+                const int blo = std::max(lo, o.lo), bhi = std::min(hi, o.hi);
+                loadPruned += static_cast<long long>(o.knobs.size())
+                    * (std::max(0, hi - lo + 1) - std::max(0, std::min(bhi, hi) - std::max(blo, lo) + 1));
+                lo = blo;
+                hi = bhi;
+            }
+            for (int n = lo; n <= hi && n <= p.j; ++n) {
+                if (m_config.fixed_level >= 2 && m_config.fixed_level != kFullAll && n <= m_config.fixed_level - 1)
+                    continue;   // Megatron's full-k setting needs k < layers on every stage
+                c.n = n;
+                f(c, o.knobs);
+            }
+        }
+    }
+}
+
+} // namespace hapmoe

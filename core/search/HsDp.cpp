@@ -1,0 +1,367 @@
+#include "search/HsDp.h"
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <unordered_map>
+
+namespace hapmoe {
+
+namespace {
+
+using StateKey = std::array<std::int32_t, 9>;
+
+struct StateKeyHash {
+    std::size_t operator()(const StateKey& k) const noexcept
+    {
+        std::uint64_t h = 1469598103934665603ull;
+        for (std::int32_t v : k) {
+            h ^= static_cast<std::uint32_t>(v);
+            h *= 1099511628211ull;
+            h ^= h >> 31;
+        }
+        return static_cast<std::size_t>(h);
+    }
+};
+
+struct Entry {
+    double S = 0, C = 0, T = 0;
+    int parent = -1;        // entry of the stage after this one (-1 for the last stage)
+    Choice choice;
+    int level = 0;
+    int first_layer = 0;
+};
+
+struct State {
+    Partial p;
+    std::vector<int> entries;
+};
+
+struct FrontItem {
+    int knob;
+    StageCost cost;
+};
+
+struct FrontKey {
+    std::uint64_t a = 0, b = 0, c = 0;
+    bool operator==(const FrontKey& o) const { return a == o.a && b == o.b && c == o.c; }
+};
+
+struct FrontKeyHash {
+    std::size_t operator()(const FrontKey& k) const noexcept
+    {
+        auto mix = [](std::uint64_t x) {
+            x ^= x >> 30;
+            x *= 0xbf58476d1ce4e5b9ull;
+            x ^= x >> 27;
+            x *= 0x94d049bb133111ebull;
+            x ^= x >> 31;
+            return x;
+        };
+        return static_cast<std::size_t>(mix(k.a ^ mix(k.b ^ mix(k.c))));
+    }
+};
+
+struct Final {
+    double objective;
+    Choice choice;
+    int level;
+    int parent;
+};
+
+} // namespace
+
+void fillUnused(Plan& plan, const SearchSpace& space, const std::string& reason)
+{
+    plan.unused.clear();
+    std::map<int, std::vector<bool>> used;
+    for (const Node& n : space.cluster().nodes)
+        used[n.id] = std::vector<bool>(static_cast<std::size_t>(std::max(0, n.count)), false);
+    for (const StagePlan& st : plan.stages)
+        for (const DeviceSlot& s : st.devices)
+            for (int i = s.first_local; i < s.first_local + s.count; ++i)
+                if (used.count(s.node) && i >= 0 && i < static_cast<int>(used[s.node].size()))
+                    used[s.node][static_cast<std::size_t>(i)] = true;
+    for (const Node& n : space.cluster().nodes) {
+        const int idle = static_cast<int>(std::count(used[n.id].begin(), used[n.id].end(), false));
+        if (idle > 0)
+            plan.unused.push_back({n.id, idle, reason});
+    }
+}
+
+HsDp::HsDp(const SearchSpace& space, StageEvaluator& evaluator, const std::vector<double>& speed)
+    : m_space(space), m_eval(evaluator), m_speed(speed)
+{
+}
+
+RunResult HsDp::run(const RunConfig& config, RunControl& control)
+{
+    RunResult result;
+    const int N = m_space.model().num_layers;
+    const int M = config.microbatches;
+    const Candidates cand(m_space, config, m_speed);
+    const bool tied = config.target == Target::FlagScale && !m_space.model().untie_embeddings_and_output_weights;
+    const bool exactK = config.max_pp > 0 || config.even_pp > 0;
+    const int kCap = std::max(M - 1, 1);
+
+    std::vector<std::unordered_map<StateKey, int, StateKeyHash>> buckets(static_cast<std::size_t>(N + 1));
+    std::vector<std::vector<int>> order(static_cast<std::size_t>(N + 1));
+    std::vector<State> states;
+    std::vector<Entry> entries;
+    std::vector<Final> finals;
+    const std::size_t keep = static_cast<std::size_t>(std::max(1, config.keep));
+
+    auto keyOf = [&](const Partial& p) {
+        StateKey k{};
+        k[0] = p.j;
+        k[1] = exactK ? p.k : std::min(p.k, kCap);
+        k[2] = static_cast<std::int32_t>(p.mask);
+        k[3] = p.cur;
+        k[4] = p.m;
+        k[5] = p.k > 0 ? p.next.d : 0;
+        k[6] = 0;   // the p2p send does not read the next stage's knobs
+        k[7] = tied ? p.tie_tp : 0;
+        k[8] = tied ? p.tie_dp : 0;
+        return k;
+    };
+    // Knob fronts of this run, keyed by what a stage's cost reads except the knob.
+    std::unordered_map<FrontKey, std::vector<FrontItem>, FrontKeyHash> fronts;
+    std::vector<int> moePrefix(static_cast<std::size_t>(N + 1), 0);
+    for (int l = 0; l < N; ++l)
+        moePrefix[static_cast<std::size_t>(l + 1)] = moePrefix[static_cast<std::size_t>(l)] + (m_space.model().isMoeLayer(l) ? 1 : 0);
+    auto frontKey = [&](const Choice& c, const Partial& p, bool first) {
+        const int fl = p.j - c.n;
+        FrontKey k;
+        k.a = static_cast<std::uint64_t>(c.shape.type) | static_cast<std::uint64_t>(c.shape.start) << 8
+            | static_cast<std::uint64_t>(c.shape.d) << 24 | static_cast<std::uint64_t>(c.n) << 40
+            | static_cast<std::uint64_t>(first) << 52;
+        k.b = static_cast<std::uint64_t>(moePrefix[static_cast<std::size_t>(p.j)] - moePrefix[static_cast<std::size_t>(fl)])
+            | static_cast<std::uint64_t>(p.j == N) << 12 | static_cast<std::uint64_t>(std::min(p.k + 1, M)) << 13
+            | static_cast<std::uint64_t>(p.k > 0) << 40;
+        if (p.k > 0)
+            k.c = static_cast<std::uint64_t>(p.next.type) | static_cast<std::uint64_t>(p.next.start) << 8
+                | static_cast<std::uint64_t>(p.next.d) << 24;
+        return k;
+    };
+    auto bound = [&]() {
+        return finals.size() < keep ? std::numeric_limits<double>::infinity() : finals.back().objective;
+    };
+    auto addFinal = [&](const Final& f) {
+        if (finals.size() >= keep && f.objective >= finals.back().objective)
+            return;
+        auto it = std::upper_bound(finals.begin(), finals.end(), f.objective,
+                                   [](double v, const Final& x) { return v < x.objective; });
+        finals.insert(it, f);
+        if (finals.size() > keep)
+            finals.pop_back();
+        control.offerBest(finals.front().objective);
+    };
+
+    // Root: nothing placed.
+    {
+        State root;
+        root.p.j = N;
+        root.p.k = 0;
+        Entry e;
+        entries.push_back(e);
+        root.entries.push_back(0);
+        states.push_back(root);
+        buckets[static_cast<std::size_t>(N)].emplace(keyOf(root.p), 0);
+        order[static_cast<std::size_t>(N)].push_back(0);
+    }
+
+    long long loadPruned = 0, memPruned = 0, commPruned = 0, expanded = 0;
+    auto flush = [&]() {
+        control.states += expanded;
+        control.pruned_load += loadPruned;
+        control.pruned_memory += memPruned;
+        control.pruned_comm += commPruned;
+        expanded = loadPruned = memPruned = commPruned = 0;
+    };
+
+    for (int j = N; j >= 1; --j) {
+        const std::vector<int> bucketStates = order[static_cast<std::size_t>(j)];
+        for (int si : bucketStates) {
+            if ((expanded & 63) == 0 && control.stop()) {
+                result.complete = false;
+                break;
+            }
+            ++expanded;
+            const Partial p = states[static_cast<std::size_t>(si)].p;
+            // Entries of this state that are still worth extending.
+            std::vector<int> live = states[static_cast<std::size_t>(si)].entries;
+            // One stage option (with its knob) applied to every live entry of the state.
+            auto apply = [&](const Choice& c, const StageCost& sc) {
+                const bool first = c.n == p.j;
+                const Partial q2 = first ? Partial{} : cand.after(p, c);
+                int target = -1;
+                for (int ei : live) {
+                    const Entry& e = entries[static_cast<std::size_t>(ei)];
+                    const double S = e.S + sc.c;
+                    const double C = std::max(e.C, sc.c);
+                    const double T = std::max(e.T, sc.tail);
+                    const double obj = S + (M - 1) * C + T;
+                    if (obj >= bound())
+                        continue;
+                    const int parent = p.k == 0 ? -1 : ei;
+                    if (first) {
+                        addFinal({obj, c, sc.level, parent});
+                        continue;
+                    }
+                    if (target < 0) {
+                        const StateKey key = keyOf(q2);
+                        auto& bucket = buckets[static_cast<std::size_t>(q2.j)];
+                        auto it = bucket.find(key);
+                        if (it == bucket.end()) {
+                            State ns;
+                            ns.p = q2;
+                            states.push_back(std::move(ns));
+                            it = bucket.emplace(key, static_cast<int>(states.size()) - 1).first;
+                            order[static_cast<std::size_t>(q2.j)].push_back(it->second);
+                        }
+                        target = it->second;
+                    }
+                    // Pareto insertion over (S, C, T).
+                    std::vector<int>& list = states[static_cast<std::size_t>(target)].entries;
+                    bool dominated = false;
+                    for (int oi : list) {
+                        const Entry& o = entries[static_cast<std::size_t>(oi)];
+                        if (o.S <= S && o.C <= C && o.T <= T) {
+                            dominated = true;
+                            break;
+                        }
+                    }
+                    if (dominated)
+                        continue;
+                    list.erase(std::remove_if(list.begin(), list.end(),
+                                              [&](int oi) {
+                                                  const Entry& o = entries[static_cast<std::size_t>(oi)];
+                                                  return S <= o.S && C <= o.C && T <= o.T;
+                                              }),
+                               list.end());
+                    Entry ne;
+                    ne.S = S;
+                    ne.C = C;
+                    ne.T = T;
+                    ne.parent = parent;
+                    ne.choice = c;
+                    ne.level = sc.level;
+                    ne.first_layer = p.j - c.n;
+                    entries.push_back(ne);
+                    list.push_back(static_cast<int>(entries.size()) - 1);
+                }
+            };
+            // Evaluates one knob; false when memory or communication prunes it.
+            auto evaluate = [&](const Choice& c, StageCost& sc) {
+                StageQuery q;
+                q.shape = c.shape;
+                q.first_layer = p.j - c.n;
+                q.num_layers = c.n;
+                q.from_end = p.k;
+                q.microbatches = M;
+                q.next = p.k > 0 ? &p.next : nullptr;
+                q.fixed_level = config.fixed_level;
+                sc = m_eval.evaluate(q);
+                if (!sc.fits) {
+                    ++memPruned;
+                    ++result.memory_pruned;
+                    if (result.min_shortfall_gib < 0 || sc.shortfall_gib < result.min_shortfall_gib) {
+                        result.min_shortfall_gib = sc.shortfall_gib;
+                        result.shortfall_where = m_space.types()[static_cast<std::size_t>(c.shape.type)].name + ", "
+                            + std::to_string(c.shape.d) + " devices, " + std::to_string(c.n) + " layers";
+                    }
+                    return false;
+                }
+                if (config.comm_prune && sc.hetero_comm > config.eta * sc.compute) {
+                    ++commPruned;
+                    return false;
+                }
+                return true;
+            };
+            cand.forEachGroup(
+                p,
+                [&](Choice c, const std::vector<int>& knobs) {
+                    const bool first = c.n == p.j;
+                    const auto& kl = m_space.knobs(c.shape.type, c.shape.d);
+                    if (tied && p.k == 0 && !first) {
+                        // The last stage's TP and DP enter the state (tied embeddings): no
+                        // knob may be dropped here.
+                        for (int ki : knobs) {
+                            c.shape.knob = ki;
+                            c.shape.mbs = config.batch / kl[static_cast<std::size_t>(ki)].dp;
+                            StageCost sc;
+                            if (evaluate(c, sc))
+                                apply(c, sc);
+                        }
+                        return;
+                    }
+                    // Elsewhere a stage's knobs reach the rest of the pipeline only through
+                    // (c, tail): keep the knobs on the Pareto front of the two (exact).
+                    const FrontKey fk = frontKey(c, p, first);
+                    auto it = fronts.find(fk);
+                    if (it == fronts.end()) {
+                        std::vector<FrontItem> all;
+                        for (int ki : knobs) {
+                            if (first && kl[static_cast<std::size_t>(ki)].dp * config.mbs0 != config.batch)
+                                continue;   // the first mesh runs the given micro-batch size
+                            c.shape.knob = ki;
+                            c.shape.mbs = config.batch / kl[static_cast<std::size_t>(ki)].dp;
+                            StageCost sc;
+                            if (evaluate(c, sc))
+                                all.push_back({ki, sc});
+                        }
+                        std::stable_sort(all.begin(), all.end(), [](const FrontItem& a, const FrontItem& b) {
+                            if (a.cost.c != b.cost.c)
+                                return a.cost.c < b.cost.c;
+                            return a.cost.tail < b.cost.tail;
+                        });
+                        std::vector<FrontItem> front;
+                        for (const FrontItem& f : all)
+                            if (front.empty() || f.cost.tail < front.back().cost.tail)
+                                front.push_back(f);
+                        it = fronts.emplace(fk, std::move(front)).first;
+                    }
+                    for (const FrontItem& f : it->second) {
+                        c.shape.knob = f.knob;
+                        c.shape.mbs = config.batch / kl[static_cast<std::size_t>(f.knob)].dp;
+                        apply(c, f.cost);
+                    }
+                },
+                loadPruned);
+            if (expanded >= 256)
+                flush();
+        }
+        flush();
+        control.report();
+        if (!result.complete)
+            break;
+        // Free the bucket's memory; its states are done.
+        buckets[static_cast<std::size_t>(j)].clear();
+    }
+    flush();
+
+    for (const Final& f : finals) {
+        RunPlan rp;
+        rp.objective = f.objective;
+        Plan& plan = rp.plan;
+        plan.target = config.target;
+        plan.vpp = 1;
+        plan.sequence_parallel = true;
+        plan.distributed_optimizer = m_space.model().training.use_distributed_optimizer;
+        plan.global_batch_size = config.batch * M;
+        plan.stages.push_back(m_eval.makeStage(f.choice.shape, 0, f.choice.n, f.level));
+        int at = f.choice.n;
+        for (int ei = f.parent; ei >= 0;) {
+            const Entry& e = entries[static_cast<std::size_t>(ei)];
+            plan.stages.push_back(m_eval.makeStage(e.choice.shape, at, e.choice.n, e.level));
+            at += e.choice.n;
+            ei = e.parent;
+        }
+        result.plans.push_back(std::move(rp));
+    }
+    return result;
+}
+
+} // namespace hapmoe

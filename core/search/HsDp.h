@@ -1,0 +1,27 @@
+#pragma once
+// HS-DP (paper section 3.4, algorithm 1 of appendix C) with the exact 1F1B objective.
+// DP over (layers left, stages placed, types used, the type being filled and its free
+// devices, the stage after): each state keeps the Pareto set of (sum c, max c, max tail)
+// of the stages placed, which is exact because T_iter = sum c + (M - 1) max c + max tail
+// only grows when any of the three grows (docs/search.md section 4). Internal to
+// core/search.
+
+#include "search/Candidates.h"
+
+namespace hapmoe {
+
+class HsDp {
+public:
+    HsDp(const SearchSpace& space, StageEvaluator& evaluator, const std::vector<double>& speed);
+    RunResult run(const RunConfig& config, RunControl& control);
+
+private:
+    const SearchSpace& m_space;
+    StageEvaluator& m_eval;
+    const std::vector<double>& m_speed;
+};
+
+// Names the devices a plan leaves idle (per node), with the reason.
+void fillUnused(Plan& plan, const SearchSpace& space, const std::string& reason);
+
+} // namespace hapmoe

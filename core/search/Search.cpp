@@ -1,0 +1,593 @@
+#include "search/Search.h"
+
+#include "plan/Deployability.h"
+#include "search/Exhaustive.h"
+#include "search/HsDp.h"
+#include "search/SearchRun.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <set>
+#include <thread>
+
+namespace hapmoe {
+
+const char* toString(Algorithm a)
+{
+    switch (a) {
+    case Algorithm::Exhaustive: return "exhaustive";
+    case Algorithm::Uniform: return "uniform";
+    case Algorithm::MetisStyle: return "metis-style";
+    case Algorithm::HsDp: break;
+    }
+    return "hs-dp";
+}
+
+bool RunControl::stop()
+{
+    if (cancel && cancel->load(std::memory_order_relaxed))
+        return true;
+    if (has_deadline && std::chrono::steady_clock::now() > deadline) {
+        timed_out = true;
+        return true;
+    }
+    return false;
+}
+
+void RunControl::offerBest(double t)
+{
+    double cur = best.load();
+    while ((cur <= 0 || t < cur) && !best.compare_exchange_weak(cur, t)) {
+    }
+}
+
+void RunControl::report(bool force)
+{
+    if (!progress)
+        return;
+    std::lock_guard<std::mutex> lock(progress_mutex);
+    const auto now = std::chrono::steady_clock::now();
+    if (!force && now - last_report < std::chrono::milliseconds(50))
+        return;
+    last_report = now;
+    SearchProgress p;
+    p.states = states.load();
+    p.pruned.load_balance = pruned_load.load();
+    p.pruned.memory = pruned_memory.load();
+    p.pruned.communication = pruned_comm.load();
+    p.best_time_s = best.load();
+    p.fraction = runs_total > 0 ? std::min(1.0, static_cast<double>(runs_done.load()) / static_cast<double>(runs_total)) : 1.0;
+    progress(p);
+}
+
+namespace {
+
+// A job: run configurations tried in order. Megatron-LM has one recompute setting for the
+// whole pipeline, so its jobs walk the settings from none upwards and stop at the first
+// setting under which no stage was refused for memory: a higher setting then only slows
+// the same pipelines down.
+struct Job {
+    std::vector<RunConfig> runs;
+    bool stop_when_all_fit = false;
+};
+
+std::vector<int> recomputeLevels(int layers)
+{
+    std::vector<int> out = {0, 1};
+    for (int k = 1; k < layers; ++k)
+        out.push_back(k + 1);
+    out.push_back(kFullAll);
+    return out;
+}
+
+bool sameStage(const StagePlan& a, const StagePlan& b)
+{
+    if (a.device_type != b.device_type || a.first_layer != b.first_layer || a.num_layers != b.num_layers || a.tp != b.tp
+        || a.cp != b.cp || a.dp != b.dp || a.ep != b.ep || a.etp != b.etp || a.edp != b.edp || a.recompute != b.recompute
+        || a.recompute_layers != b.recompute_layers || a.micro_batch_size != b.micro_batch_size
+        || a.devices.size() != b.devices.size())
+        return false;
+    for (std::size_t i = 0; i < a.devices.size(); ++i)
+        if (a.devices[i].node != b.devices[i].node || a.devices[i].first_local != b.devices[i].first_local
+            || a.devices[i].count != b.devices[i].count)
+            return false;
+    return true;
+}
+
+bool samePlan(const Plan& a, const Plan& b)
+{
+    if (a.stages.size() != b.stages.size() || a.global_batch_size != b.global_batch_size)
+        return false;
+    for (std::size_t i = 0; i < a.stages.size(); ++i)
+        if (!sameStage(a.stages[i], b.stages[i]))
+            return false;
+    return true;
+}
+
+class Searcher {
+public:
+    Searcher(const CostModel& cost, const SearchOptions& options, RunControl& control)
+        : m_cost(cost), m_options(options), m_control(control),
+          m_space(cost.model(), cost.cluster(), cost.catalog())
+    {
+        const ModelSpec& model = cost.model();
+        m_gbs = options.global_batch_size.value_or(model.training.global_batch_size);
+        m_mbs0 = options.micro_batch_size.value_or(model.training.micro_batch_size);
+        m_threads = options.threads > 0 ? options.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+        computeSpeeds();
+    }
+
+    const SearchSpace& space() const { return m_space; }
+    int gbs() const { return m_gbs; }
+    int mbs0() const { return m_mbs0; }
+    const std::vector<double>& speeds() const { return m_speed; }
+
+    RunConfig base(bool heuristics) const
+    {
+        RunConfig c;
+        c.mbs0 = m_mbs0;
+        c.load_balance = heuristics;
+        c.comm_prune = heuristics;
+        c.delta = m_options.delta;
+        c.eta = m_options.eta;
+        c.max_pp = m_options.max_pp;
+        c.keep = std::max(1, m_options.top_k) + 4;
+        return c;
+    }
+
+    std::vector<unsigned> typeSubsets(bool heuristics) const
+    {
+        const unsigned all = (1u << m_space.numTypes()) - 1;
+        if (!heuristics)
+            return {all};
+        std::vector<unsigned> out;
+        for (unsigned s = 1; s <= all; ++s)
+            out.push_back(s);
+        return out;
+    }
+
+    // Sequences per micro-batch step, B = DP_0 * MBS_0, that divide the global batch.
+    std::vector<int> batches() const
+    {
+        std::set<int> dps;
+        for (int h = 0; h < m_space.numTypes(); ++h)
+            for (int d : m_space.sizes(h))
+                for (const Knob& k : m_space.knobs(h, d))
+                    dps.insert(k.dp);
+        std::vector<int> out;
+        for (int dp : dps) {
+            const long long b = static_cast<long long>(dp) * m_mbs0;
+            if (b > 0 && b <= m_gbs && m_gbs % b == 0)
+                out.push_back(static_cast<int>(b));
+        }
+        return out;
+    }
+
+    // The jobs of the main search (and of the Metis-style baseline with EP/ETP fixed).
+    std::vector<Job> searchJobs(const std::vector<Target>& targets, bool heuristics, int fixedEp, int fixedEtp) const
+    {
+        std::vector<Job> jobs;
+        const int N = m_space.model().num_layers;
+        for (Target t : targets) {
+            for (unsigned mask : typeSubsets(heuristics)) {
+                if (t == Target::FlagScale) {
+                    for (int b : batches()) {
+                        RunConfig c = base(heuristics);
+                        c.target = t;
+                        c.batch = b;
+                        c.microbatches = m_gbs / b;
+                        c.type_mask = mask;
+                        c.require_all_types = heuristics;
+                        c.fixed_ep = fixedEp;
+                        c.fixed_etp = fixedEtp;
+                        jobs.push_back({{c}, false});
+                    }
+                } else {
+                    if (m_space.mixesLibraries(mask))
+                        continue;
+                    // One (d, knob tuple) for every stage.
+                    std::set<std::tuple<int, int, int, int, int, int>> tuples;
+                    for (int h = 0; h < m_space.numTypes(); ++h) {
+                        if (!(mask & (1u << h)))
+                            continue;
+                        for (int d : m_space.sizes(h))
+                            for (const Knob& k : m_space.knobs(h, d)) {
+                                if (fixedEp > 0 && (k.ep != fixedEp || k.etp != fixedEtp))
+                                    continue;
+                                tuples.insert({d, k.tp, k.cp, k.dp, k.ep, k.etp});
+                            }
+                    }
+                    for (const auto& [d, tp, cp, dp, ep, etp] : tuples) {
+                        const long long b = static_cast<long long>(dp) * m_mbs0;
+                        if (b > m_gbs || m_gbs % b != 0)
+                            continue;
+                        Job job;
+                        job.stop_when_all_fit = true;
+                        for (int level : recomputeLevels(N)) {
+                            RunConfig c = base(heuristics);
+                            c.target = t;
+                            c.batch = static_cast<int>(b);
+                            c.microbatches = m_gbs / static_cast<int>(b);
+                            c.type_mask = mask;
+                            c.require_all_types = heuristics;
+                            c.fixed_d = d;
+                            c.fixed_knob = {tp, cp, dp, ep, etp, d / (ep * etp)};
+                            c.fixed_level = level;
+                            job.runs.push_back(c);
+                        }
+                        jobs.push_back(std::move(job));
+                    }
+                }
+            }
+        }
+        return jobs;
+    }
+
+    // Uniform baseline: every device, PP stages of W / PP devices, N / PP layers each, one
+    // knob tuple and one recompute setting (the paper's "non-uniform PP/DP disabled").
+    std::vector<Job> uniformJobs() const
+    {
+        std::vector<Job> jobs;
+        const int N = m_space.model().num_layers;
+        const int W = m_space.totalDevices();
+        const unsigned all = (1u << m_space.numTypes()) - 1;
+        for (int pp = 1; pp <= N && pp <= W; ++pp) {
+            if (N % pp != 0 || W % pp != 0)
+                continue;
+            if (m_options.max_pp > 0 && pp > m_options.max_pp)
+                continue;
+            const int d = W / pp;
+            std::set<std::tuple<int, int, int, int, int>> tuples;
+            for (int h = 0; h < m_space.numTypes(); ++h)
+                for (const Knob& k : m_space.knobs(h, d))
+                    tuples.insert({k.tp, k.cp, k.dp, k.ep, k.etp});
+            for (const auto& [tp, cp, dp, ep, etp] : tuples) {
+                const long long b = static_cast<long long>(dp) * m_mbs0;
+                if (b > m_gbs || m_gbs % b != 0)
+                    continue;
+                Job job;
+                job.stop_when_all_fit = true;
+                for (int level : recomputeLevels(N / pp)) {
+                    RunConfig c = base(false);
+                    c.target = Target::Megatron;
+                    c.ignore_target_rules = true;
+                    c.batch = static_cast<int>(b);
+                    c.microbatches = m_gbs / static_cast<int>(b);
+                    c.type_mask = all;
+                    c.require_all_types = true;
+                    c.all_devices = true;
+                    c.even_pp = pp;
+                    c.fixed_d = d;
+                    c.fixed_knob = {tp, cp, dp, ep, etp, d / (ep * etp)};
+                    c.fixed_level = level;
+                    c.keep = 1;
+                    job.runs.push_back(c);
+                }
+                jobs.push_back(std::move(job));
+            }
+        }
+        return jobs;
+    }
+
+    // Runs jobs over the threads; results are indexed by job, so the merge is the same
+    // whatever the timing.
+    std::vector<RunResult> runJobs(const std::vector<Job>& jobs, bool exhaustive)
+    {
+        std::vector<RunResult> results(jobs.size());
+        std::atomic<std::size_t> nextJob{0};
+        m_control.runs_total += static_cast<long long>(jobs.size());
+        auto worker = [&]() {
+            StageEvaluator eval(m_cost, m_space);
+            HsDp dp(m_space, eval, m_speed);
+            Exhaustive ex(m_cost, m_space, eval);
+            for (;;) {
+                const std::size_t i = nextJob.fetch_add(1);
+                if (i >= jobs.size())
+                    break;
+                RunResult& out = results[i];
+                for (const RunConfig& cfg : jobs[i].runs) {
+                    if (m_control.stop()) {
+                        out.complete = false;
+                        break;
+                    }
+                    RunResult r = exhaustive ? ex.run(cfg, m_control) : dp.run(cfg, m_control);
+                    for (auto& p : r.plans)
+                        out.plans.push_back(std::move(p));
+                    if (r.min_shortfall_gib >= 0 && (out.min_shortfall_gib < 0 || r.min_shortfall_gib < out.min_shortfall_gib)) {
+                        out.min_shortfall_gib = r.min_shortfall_gib;
+                        out.shortfall_where = r.shortfall_where;
+                    }
+                    out.memory_pruned += r.memory_pruned;
+                    if (!r.complete) {
+                        out.complete = false;
+                        break;
+                    }
+                    if (jobs[i].stop_when_all_fit && r.memory_pruned == 0)
+                        break;
+                }
+                std::stable_sort(out.plans.begin(), out.plans.end(),
+                                 [](const RunPlan& a, const RunPlan& b) { return a.objective < b.objective; });
+                ++m_control.runs_done;
+                m_control.report();
+            }
+        };
+        const int n = std::max(1, std::min<int>(m_threads, static_cast<int>(jobs.size())));
+        std::vector<std::thread> pool;
+        for (int t = 1; t < n; ++t)
+            pool.emplace_back(worker);
+        worker();
+        for (auto& t : pool)
+            t.join();
+        return results;
+    }
+
+    struct Merged {
+        std::vector<RankedPlan> plans;
+        double min_shortfall_gib = -1;
+        std::string shortfall_where;
+        std::string deploy_problem;
+        int candidates = 0;
+    };
+
+    // Best distinct plans over all jobs that the target can run, each with its prediction.
+    Merged merge(std::vector<RunResult>& results, Target target, std::size_t want, const std::string& name,
+                 bool checkDeploy = true)
+    {
+        Merged out;
+        struct Ref {
+            double objective;
+            std::size_t job, rank;
+        };
+        std::vector<Ref> refs;
+        for (std::size_t j = 0; j < results.size(); ++j) {
+            for (std::size_t r = 0; r < results[j].plans.size(); ++r)
+                refs.push_back({results[j].plans[r].objective, j, r});
+            if (results[j].min_shortfall_gib >= 0
+                && (out.min_shortfall_gib < 0 || results[j].min_shortfall_gib < out.min_shortfall_gib)) {
+                out.min_shortfall_gib = results[j].min_shortfall_gib;
+                out.shortfall_where = results[j].shortfall_where;
+            }
+        }
+        std::sort(refs.begin(), refs.end(), [](const Ref& a, const Ref& b) {
+            if (a.objective != b.objective)
+                return a.objective < b.objective;
+            if (a.job != b.job)
+                return a.job < b.job;
+            return a.rank < b.rank;
+        });
+        out.candidates = static_cast<int>(refs.size());
+        const ModelSpec& model = m_cost.model();
+        for (const Ref& ref : refs) {
+            if (out.plans.size() >= want)
+                break;
+            Plan plan = results[ref.job].plans[ref.rank].plan;
+            if (std::any_of(out.plans.begin(), out.plans.end(), [&](const RankedPlan& rp) { return samePlan(rp.plan, plan); }))
+                continue;
+            if (checkDeploy) {
+                const auto problems = deploymentProblems(plan, model, m_cost.cluster(), m_cost.catalog(), target);
+                if (!problems.empty()) {
+                    if (out.deploy_problem.empty())
+                        out.deploy_problem = problems.front().message;
+                    continue;
+                }
+            }
+            plan.target = target == Target::Any ? bestTarget(plan, model, m_cost.cluster(), m_cost.catalog()) : target;
+            plan.name = name + (want > 1 ? " #" + std::to_string(out.plans.size() + 1) : std::string());
+            fillUnused(plan, m_space, "left idle: the plan is faster without them (slower stages would lengthen the 1F1B bottleneck)");
+            RankedPlan rp;
+            rp.prediction = m_cost.estimate(plan);
+            rp.plan = std::move(plan);
+            out.plans.push_back(std::move(rp));
+        }
+        std::stable_sort(out.plans.begin(), out.plans.end(), [](const RankedPlan& a, const RankedPlan& b) {
+            return a.prediction.iteration_time_s < b.prediction.iteration_time_s;
+        });
+        return out;
+    }
+
+    // EP and ETP of the best plan on the strongest device type alone (Metis-style baseline:
+    // MoE knobs from homogeneous profiling).
+    std::pair<int, int> homogeneousExpertKnobs(const std::vector<Target>& targets)
+    {
+        std::vector<int> order(static_cast<std::size_t>(m_space.numTypes()));
+        for (int h = 0; h < m_space.numTypes(); ++h)
+            order[static_cast<std::size_t>(h)] = h;
+        std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+            return m_space.types()[static_cast<std::size_t>(a)].total * m_speed[static_cast<std::size_t>(a)]
+                > m_space.types()[static_cast<std::size_t>(b)].total * m_speed[static_cast<std::size_t>(b)];
+        });
+        for (int h : order) {
+            std::vector<Job> jobs;
+            for (Job& j : searchJobs(targets, !m_options.exact, 0, 0)) {
+                if (j.runs.front().type_mask != (1u << h))
+                    continue;
+                jobs.push_back(std::move(j));
+            }
+            if (m_options.exact)
+                for (Job& j : searchJobs(targets, false, 0, 0)) {
+                    for (RunConfig& c : j.runs)
+                        c.type_mask = 1u << h;
+                    jobs.push_back(std::move(j));
+                }
+            auto results = runJobs(jobs, false);
+            Merged m = merge(results, Target::Any, 1, "homogeneous");
+            if (!m.plans.empty())
+                return {m.plans.front().plan.stages.front().ep, m.plans.front().plan.stages.front().etp};
+        }
+        return {1, 1};
+    }
+
+private:
+    void computeSpeeds()
+    {
+        // P_h: layers per second of one device of type h (tp = 1), from the cost model, so
+        // that a profile's measured tables count (paper section 3.4, pruning 1).
+        const ModelSpec& model = m_cost.model();
+        int layer = 0;
+        for (int l = 0; l < model.num_layers; ++l)
+            if (model.isMoeLayer(l) || !model.isMoe()) {
+                layer = l;
+                break;
+            }
+        for (const TypeInfo& t : m_space.types()) {
+            StagePlan st;
+            st.device_type = t.name;
+            st.devices = {{t.node_ids.front(), 0, 1}};
+            st.first_layer = layer;
+            st.num_layers = 1;
+            st.micro_batch_size = m_mbs0;
+            StageContext ctx;
+            ctx.stage_index = 1;
+            ctx.num_stages = 3;
+            ctx.num_microbatches = 1;
+            const StageEstimate e = m_cost.estimateStage(st, ctx);
+            const double c = e.t_fwd + e.t_bwd;
+            m_speed.push_back(c > 0 ? 1.0 / c : 1.0);
+        }
+    }
+
+    const CostModel& m_cost;
+    const SearchOptions& m_options;
+    RunControl& m_control;
+    SearchSpace m_space;
+    std::vector<double> m_speed;
+    int m_gbs = 1;
+    int m_mbs0 = 1;
+    int m_threads = 1;
+};
+
+std::string gib(double v)
+{
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.1f GiB", v);
+    return buf;
+}
+
+} // namespace
+
+SearchResult runSearch(const CostModel& cost, const SearchOptions& options, const std::atomic<bool>* cancel,
+                       const ProgressCallback& progress)
+{
+    const auto t0 = std::chrono::steady_clock::now();
+    SearchResult result;
+    result.algorithm = options.algorithm;
+    result.target = options.target;
+
+    RunControl control;
+    control.cancel = cancel;
+    control.progress = progress;
+    control.runs_total = 0;
+    if (options.time_limit_s > 0) {
+        control.has_deadline = true;
+        control.deadline = t0 + std::chrono::microseconds(static_cast<long long>(options.time_limit_s * 1e6));
+    }
+
+    Searcher s(cost, options, control);
+    const std::size_t want = static_cast<std::size_t>(std::max(1, options.top_k));
+    if (s.space().numTypes() == 0) {
+        result.no_plan_reason = "the cluster has no devices";
+        return result;
+    }
+    if (s.space().numTypes() > 16) {
+        result.no_plan_reason = "more than 16 device types";
+        return result;
+    }
+    if (s.batches().empty()) {
+        result.no_plan_reason = "no data-parallel size times micro-batch " + std::to_string(s.mbs0())
+            + " divides the global batch " + std::to_string(s.gbs()) + " (GBS % (MBS*DP) == 0)";
+        return result;
+    }
+
+    std::vector<Target> targets;
+    if (options.target == Target::Megatron || options.target == Target::Any)
+        targets.push_back(Target::Megatron);
+    if (options.target == Target::FlagScale || options.target == Target::Any)
+        targets.push_back(Target::FlagScale);
+    const bool heuristics = !options.exact && options.algorithm != Algorithm::Exhaustive;
+
+    std::optional<Searcher::Merged> main, uniform, metis;
+    auto runUniform = [&]() {
+        auto jobs = s.uniformJobs();
+        auto res = s.runJobs(jobs, false);
+        return s.merge(res, Target::Any, 1, "uniform baseline", false);
+    };
+    auto runMetis = [&]() {
+        const auto [ep, etp] = s.homogeneousExpertKnobs(targets);
+        auto jobs = s.searchJobs(targets, heuristics, ep, etp);
+        auto res = s.runJobs(jobs, false);
+        return s.merge(res, options.target, options.algorithm == Algorithm::MetisStyle ? want : 1, "Metis-style baseline");
+    };
+
+    switch (options.algorithm) {
+    case Algorithm::HsDp:
+    case Algorithm::Exhaustive: {
+        auto jobs = s.searchJobs(targets, heuristics, 0, 0);
+        auto res = s.runJobs(jobs, options.algorithm == Algorithm::Exhaustive);
+        main = s.merge(res, options.target, want, options.algorithm == Algorithm::Exhaustive ? "exhaustive" : "HS-DP");
+        if (options.baselines && !control.stop()) {
+            uniform = runUniform();
+            if (!control.stop())
+                metis = runMetis();
+        }
+        break;
+    }
+    case Algorithm::Uniform:
+        main = runUniform();
+        break;
+    case Algorithm::MetisStyle:
+        main = runMetis();
+        if (options.baselines && !control.stop())
+            uniform = runUniform();
+        break;
+    }
+
+    result.plans = main->plans;
+    if (uniform && !uniform->plans.empty())
+        result.uniform_baseline = uniform->plans.front();
+    if (metis && !metis->plans.empty() && options.algorithm != Algorithm::MetisStyle)
+        result.metis_baseline = metis->plans.front();
+    if (options.algorithm == Algorithm::Uniform && !result.plans.empty())
+        result.uniform_baseline = result.plans.front();
+    if (options.algorithm == Algorithm::MetisStyle && !result.plans.empty())
+        result.metis_baseline = result.plans.front();
+    if (options.current) {
+        RankedPlan cur;
+        cur.plan = *options.current;
+        if (cur.plan.name.empty())
+            cur.plan.name = "current";
+        cur.prediction = cost.estimate(cur.plan);
+        result.current = std::move(cur);
+    }
+    if (!result.plans.empty())
+        result.target = result.plans.front().plan.target;
+
+    result.states = control.states.load();
+    result.pruned.load_balance = control.pruned_load.load();
+    result.pruned.memory = control.pruned_memory.load();
+    result.pruned.communication = control.pruned_comm.load();
+    result.timed_out = control.timed_out.load();
+    result.cancelled = cancel && cancel->load();
+    if (result.plans.empty()) {
+        std::string reason;
+        if (result.cancelled)
+            reason = "the search was cancelled before it found a plan";
+        else if (result.timed_out)
+            reason = "the time limit ran out before a plan was found";
+        else if (!main->deploy_problem.empty())
+            reason = "no plan passes the " + std::string(toString(options.target)) + " rules: " + main->deploy_problem;
+        else if (main->min_shortfall_gib >= 0)
+            reason = "no plan fits in device memory: the closest stage (" + main->shortfall_where + ") is short by "
+                + gib(main->min_shortfall_gib) + " even with full recompute";
+        else
+            reason = "no plan satisfies the structure rules of the target (group sizes, TP/EP divisibility, "
+                     "micro-batch layout)";
+        result.no_plan_reason = reason;
+    }
+    control.report(true);
+    result.time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return result;
+}
+
+} // namespace hapmoe

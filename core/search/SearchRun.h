@@ -1,0 +1,75 @@
+#pragma once
+// One search run: a fixed deployment target, micro-batch layout and (for Megatron-LM and
+// the baselines) fixed knobs, searched by HS-DP or by the exhaustive oracle. runSearch
+// splits the whole space into runs and spreads them over threads. Internal to core/search.
+
+#include "search/Search.h"
+#include "search/SearchSpace.h"
+
+#include <atomic>
+#include <chrono>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace hapmoe {
+
+struct RunConfig {
+    Target target = Target::FlagScale;   // Megatron or FlagScale, never Any
+    int mbs0 = 1;                        // micro-batch size of the first mesh
+    int batch = 1;                       // sequences per micro-batch step: DP_0 * mbs0
+    int microbatches = 1;                // M = GBS / batch
+    unsigned type_mask = ~0u;            // device types the run may use
+    bool require_all_types = false;      // every type of type_mask must hold a stage
+    bool all_devices = false;            // the plan must use every device (uniform baseline)
+    // Megatron-LM (and the uniform baseline): one group size, knob tuple, recompute level.
+    int fixed_d = 0;
+    Knob fixed_knob;
+    int fixed_level = -1;                // -1: each stage takes the least that fits
+    // Metis-style: EP and ETP fixed on every stage (0 = free).
+    int fixed_ep = 0, fixed_etp = 0;
+    bool ignore_target_rules = false;    // baselines: the cost model's space, no launcher rules
+    int even_pp = 0;                     // > 0: exactly this many stages with N / PP layers each
+    bool load_balance = true;
+    double delta = 0.2;
+    bool comm_prune = true;
+    double eta = 2.0;
+    int max_pp = 0;
+    int keep = 1;                        // complete plans to keep
+    std::string label;                   // for the alternatives' names
+};
+
+struct RunPlan {
+    double objective = 0;   // sum c + (M - 1) max c + max tail
+    Plan plan;
+};
+
+// Shared between the threads of one runSearch: cancel, deadline, counters, progress.
+struct RunControl {
+    const std::atomic<bool>* cancel = nullptr;
+    std::chrono::steady_clock::time_point deadline{};
+    bool has_deadline = false;
+    std::atomic<bool> timed_out{false};
+    std::atomic<long long> states{0};
+    std::atomic<long long> pruned_load{0}, pruned_memory{0}, pruned_comm{0};
+    std::atomic<double> best{0};
+    std::mutex progress_mutex;
+    ProgressCallback progress;
+    std::chrono::steady_clock::time_point last_report{};
+    std::atomic<long long> runs_done{0};
+    long long runs_total = 1;
+
+    bool stop();                 // cancelled or past the deadline (sets timed_out)
+    void offerBest(double t);
+    void report(bool force = false);
+};
+
+struct RunResult {
+    std::vector<RunPlan> plans;   // best first
+    double min_shortfall_gib = -1; // smallest memory shortfall of a stage that fits no recompute
+    std::string shortfall_where;
+    long long memory_pruned = 0;
+    bool complete = true;          // false when stopped early
+};
+
+} // namespace hapmoe

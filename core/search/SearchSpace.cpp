@@ -1,0 +1,207 @@
+#include "search/SearchSpace.h"
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+
+namespace hapmoe {
+
+const std::vector<Knob> SearchSpace::s_none;
+
+namespace {
+
+std::vector<int> divisorsOf(int n)
+{
+    std::vector<int> out;
+    for (int i = 1; i <= n; ++i)
+        if (n % i == 0)
+            out.push_back(i);
+    return out;
+}
+
+std::string lower(std::string s)
+{
+    for (char& c : s)
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return s;
+}
+
+} // namespace
+
+SearchSpace::SearchSpace(const ModelSpec& model, const Cluster& cluster, const DeviceCatalog& catalog)
+    : m_model(model), m_cluster(cluster), m_catalog(catalog)
+{
+    for (const Node& node : cluster.nodes) {
+        if (node.count <= 0)
+            continue;
+        const DeviceType* dt = catalog.find(node.device_type);
+        const std::string name = dt ? dt->name : node.device_type;
+        auto it = std::find_if(m_types.begin(), m_types.end(), [&](const TypeInfo& t) { return lower(t.name) == lower(name); });
+        if (it == m_types.end()) {
+            TypeInfo t;
+            t.name = name;
+            t.library = dt ? (dt->collective_library.empty() ? dt->vendor : dt->collective_library) : name;
+            t.memory_gib = dt ? dt->memory_gib : 0;
+            m_types.push_back(t);
+            it = m_types.end() - 1;
+        }
+        it->node_ids.push_back(node.id);
+        it->node_counts.push_back(node.count);
+        it->node_start.push_back(it->total);
+        it->total += node.count;
+    }
+    m_sizes.resize(m_types.size());
+    m_knobs.resize(m_types.size());
+    for (std::size_t t = 0; t < m_types.size(); ++t) {
+        TypeInfo& ti = m_types[t];
+        ti.min_node = *std::min_element(ti.node_counts.begin(), ti.node_counts.end());
+        std::set<int> sizes;
+        for (int c : ti.node_counts)
+            for (int d : divisorsOf(c))
+                sizes.insert(d);
+        // Whole consecutive nodes.
+        for (std::size_t a = 0; a < ti.node_counts.size(); ++a) {
+            int sum = 0;
+            for (std::size_t b = a; b < ti.node_counts.size(); ++b) {
+                sum += ti.node_counts[b];
+                sizes.insert(sum);
+            }
+        }
+        m_sizes[t].assign(sizes.begin(), sizes.end());
+        for (int d : m_sizes[t])
+            buildKnobs(static_cast<int>(t), d);
+    }
+}
+
+int SearchSpace::totalDevices() const
+{
+    int n = 0;
+    for (const TypeInfo& t : m_types)
+        n += t.total;
+    return n;
+}
+
+bool SearchSpace::validGroup(int type, int start, int d) const
+{
+    const TypeInfo& t = m_types[static_cast<std::size_t>(type)];
+    if (d <= 0 || start < 0 || start + d > t.total)
+        return false;
+    // Node holding position `start`.
+    const auto it = std::upper_bound(t.node_start.begin(), t.node_start.end(), start);
+    std::size_t node = static_cast<std::size_t>(it - t.node_start.begin()) - 1;
+    const int local = start - t.node_start[node];
+    if (local + d <= t.node_counts[node])
+        return t.node_counts[node] % d == 0 && local % d == 0;
+    if (local != 0)
+        return false;
+    int left = d;
+    while (left > 0 && node < t.node_counts.size()) {
+        left -= t.node_counts[node];
+        ++node;
+    }
+    return left == 0;
+}
+
+void SearchSpace::buildKnobs(int type, int d)
+{
+    const TypeInfo& t = m_types[static_cast<std::size_t>(type)];
+    std::vector<Knob> out;
+    const int heads = m_model.num_attention_heads;
+    const int groups = m_model.queryGroups();
+    // TP and ETP stay inside a node: a group inside one node is bounded by d, a group of
+    // whole nodes by the smallest node of the type.
+    const int nodeBound = std::min(d, t.min_node);
+    for (int tp : divisorsOf(d)) {
+        if (tp > nodeBound || t.min_node % tp != 0)
+            continue;
+        if (heads > 0 && heads % tp != 0)
+            continue;
+        if (groups > 0 && groups % tp != 0 && tp % groups != 0)
+            continue;
+        for (int cp : divisorsOf(d / tp)) {
+            if (cp > 1 && (m_model.seq_length % (2 * cp) != 0 || cp > 16))
+                continue;
+            const int dp = d / (tp * cp);
+            if (!m_model.isMoe()) {
+                out.push_back({tp, cp, dp, 1, 1, d});
+                continue;
+            }
+            for (int ep : divisorsOf(d)) {
+                if (m_model.num_experts % ep != 0)
+                    continue;
+                for (int etp : divisorsOf(d / ep)) {
+                    if (etp > nodeBound || t.min_node % etp != 0)
+                        continue;
+                    if (etp > 1 && m_model.add_bias_linear)   // Megatron asserts ETP == 1 with bias
+                        continue;
+                    out.push_back({tp, cp, dp, ep, etp, d / (ep * etp)});
+                }
+            }
+        }
+    }
+    m_knobs[static_cast<std::size_t>(type)].push_back({d, std::move(out)});
+}
+
+const std::vector<Knob>& SearchSpace::knobs(int type, int d) const
+{
+    for (const auto& [size, list] : m_knobs[static_cast<std::size_t>(type)])
+        if (size == d)
+            return list;
+    return s_none;
+}
+
+std::vector<DeviceSlot> SearchSpace::slots(int type, int start, int d) const
+{
+    const TypeInfo& t = m_types[static_cast<std::size_t>(type)];
+    std::vector<DeviceSlot> out;
+    int pos = start;
+    int left = d;
+    for (std::size_t n = 0; n < t.node_counts.size() && left > 0; ++n) {
+        const int a = t.node_start[n], b = a + t.node_counts[n];
+        if (pos >= b)
+            continue;
+        const int take = std::min(left, b - pos);
+        out.push_back({t.node_ids[n], pos - a, take});
+        pos += take;
+        left -= take;
+    }
+    return out;
+}
+
+bool SearchSpace::megatronNodeUse(const std::vector<int>& usedFrom, const std::vector<int>& usedTo) const
+{
+    // Devices used per node must be the same on every node the plan touches.
+    int common = -1;
+    for (std::size_t t = 0; t < m_types.size(); ++t) {
+        const TypeInfo& ti = m_types[t];
+        if (usedFrom[t] >= usedTo[t])
+            continue;
+        for (std::size_t n = 0; n < ti.node_counts.size(); ++n) {
+            const int a = std::max(ti.node_start[n], usedFrom[t]);
+            const int b = std::min(ti.node_start[n] + ti.node_counts[n], usedTo[t]);
+            if (b <= a)
+                continue;
+            if (common < 0)
+                common = b - a;
+            else if (common != b - a)
+                return false;
+        }
+    }
+    return true;
+}
+
+bool SearchSpace::mixesLibraries(unsigned mask) const
+{
+    std::string lib;
+    for (std::size_t t = 0; t < m_types.size(); ++t) {
+        if (!(mask & (1u << t)))
+            continue;
+        if (lib.empty())
+            lib = lower(m_types[t].library);
+        else if (lower(m_types[t].library) != lib)
+            return true;
+    }
+    return false;
+}
+
+} // namespace hapmoe

@@ -1,0 +1,76 @@
+#pragma once
+// The space both HS-DP and the exhaustive oracle search (docs/search.md section 2):
+// device types as contiguous blocks of the pipeline, node-aligned device groups taken in
+// node order, the knob tuples (TP, CP, DP, EP, ETP, EDP) a group of a given size allows,
+// and the rules of the deployment targets that shape the space (Megatron-LM: one knob
+// tuple and one recompute setting everywhere, one collective library, the same number of
+// processes on every node; FlagScale: CP = 1, a type never returns after another type).
+// Internal to core/search.
+
+#include "hardware/Cluster.h"
+#include "hardware/DeviceCatalog.h"
+#include "model/ModelSpec.h"
+#include "plan/Plan.h"
+
+#include <string>
+#include <vector>
+
+namespace hapmoe {
+
+struct Knob {
+    int tp = 1, cp = 1, dp = 1;
+    int ep = 1, etp = 1, edp = 1;
+};
+
+// One device type of the cluster: its nodes in cluster order and positions 0..total-1 of
+// its devices (node by node).
+struct TypeInfo {
+    std::string name;              // catalog canonical name
+    std::string library;           // collective library (Megatron may not mix them)
+    std::vector<int> node_ids;
+    std::vector<int> node_counts;
+    std::vector<int> node_start;   // position of each node's first device
+    int total = 0;
+    int min_node = 0;              // smallest node of the type (TP and ETP stay inside a node)
+    double memory_gib = 0;
+};
+
+class SearchSpace {
+public:
+    SearchSpace(const ModelSpec& model, const Cluster& cluster, const DeviceCatalog& catalog);
+
+    const ModelSpec& model() const { return m_model; }
+    const Cluster& cluster() const { return m_cluster; }
+    const DeviceCatalog& catalog() const { return m_catalog; }
+    const std::vector<TypeInfo>& types() const { return m_types; }
+    int numTypes() const { return static_cast<int>(m_types.size()); }
+    int totalDevices() const;
+
+    // Group sizes worth trying for a type (sub-node divisors and whole-node sums).
+    const std::vector<int>& sizes(int type) const { return m_sizes[static_cast<std::size_t>(type)]; }
+    // Whether devices [start, start + d) of a type form a node-aligned group: inside one
+    // node at a multiple of d (d divides the node), or whole consecutive nodes.
+    bool validGroup(int type, int start, int d) const;
+    // The knob tuples of a group of d devices of a type. cpAllowed: Megatron may use CP.
+    const std::vector<Knob>& knobs(int type, int d) const;
+
+    std::vector<DeviceSlot> slots(int type, int start, int d) const;
+    // Whether a target's final device use is launchable: Megatron runs the same number of
+    // processes on every node it uses (torchrun's --nproc_per_node).
+    bool megatronNodeUse(const std::vector<int>& usedFromPerType, const std::vector<int>& usedToPerType) const;
+
+    bool mixesLibraries(unsigned mask) const;
+
+private:
+    void buildKnobs(int type, int d);
+
+    const ModelSpec& m_model;
+    const Cluster& m_cluster;
+    const DeviceCatalog& m_catalog;
+    std::vector<TypeInfo> m_types;
+    std::vector<std::vector<int>> m_sizes;
+    std::vector<std::vector<std::pair<int, std::vector<Knob>>>> m_knobs;   // per type: (d, knobs)
+    static const std::vector<Knob> s_none;
+};
+
+} // namespace hapmoe

@@ -1,0 +1,187 @@
+#include "search/StageEvaluator.h"
+
+#include <algorithm>
+#include <set>
+
+namespace hapmoe {
+
+Recompute recomputeOfLevel(int level)
+{
+    if (level <= 0)
+        return Recompute::None;
+    if (level == 1)
+        return Recompute::Selective;
+    return Recompute::Full;
+}
+
+int recomputeLayersOfLevel(int level, int numLayers)
+{
+    if (level < 2 || level == kFullAll)
+        return 0;   // 0 = every layer of the stage (StagePlan)
+    const int k = level - 1;
+    return k >= numLayers ? 0 : k;
+}
+
+std::size_t StageEvaluator::KeyHash::operator()(const Key& k) const noexcept
+{
+    // splitmix64 finaliser over the three words
+    auto mix = [](std::uint64_t x) {
+        x ^= x >> 30;
+        x *= 0xbf58476d1ce4e5b9ull;
+        x ^= x >> 27;
+        x *= 0x94d049bb133111ebull;
+        x ^= x >> 31;
+        return x;
+    };
+    return static_cast<std::size_t>(mix(k.a ^ mix(k.b ^ mix(k.c))));
+}
+
+StageEvaluator::StageEvaluator(const CostModel& cost, const SearchSpace& space) : m_cost(cost), m_space(space)
+{
+    const ModelSpec& m = space.model();
+    m_moePrefix.assign(static_cast<std::size_t>(m.num_layers + 1), 0);
+    for (int l = 0; l < m.num_layers; ++l)
+        m_moePrefix[static_cast<std::size_t>(l + 1)] = m_moePrefix[static_cast<std::size_t>(l)] + (m.isMoeLayer(l) ? 1 : 0);
+}
+
+StagePlan StageEvaluator::makeStage(const StageShape& s, int firstLayer, int numLayers, int level) const
+{
+    const Knob& k = m_space.knobs(s.type, s.d)[static_cast<std::size_t>(s.knob)];
+    StagePlan st;
+    st.device_type = m_space.types()[static_cast<std::size_t>(s.type)].name;
+    st.devices = m_space.slots(s.type, s.start, s.d);
+    st.first_layer = firstLayer;
+    st.num_layers = numLayers;
+    st.tp = k.tp;
+    st.cp = k.cp;
+    st.dp = k.dp;
+    st.ep = k.ep;
+    st.etp = k.etp;
+    st.edp = k.edp;
+    st.recompute = recomputeOfLevel(level);
+    st.recompute_layers = recomputeLayersOfLevel(level, numLayers);
+    st.micro_batch_size = s.mbs;
+    return st;
+}
+
+StageEvaluator::Key StageEvaluator::baseKey(const StageQuery& q) const
+{
+    // What estimateStage reads (CostModel.cpp): the stage's type, nodes (start, d), knobs,
+    // micro-batch, its layer count and MoE layer count, first/last (embedding, output),
+    // micro-batches in flight min(PP - i, M), and M. Fields get 16 bits or more.
+    const ModelSpec& m = m_space.model();
+    const int last = q.first_layer + q.num_layers;
+    const std::uint64_t nMoe = static_cast<std::uint64_t>(m_moePrefix[static_cast<std::size_t>(last)]
+                                                         - m_moePrefix[static_cast<std::size_t>(q.first_layer)]);
+    Key k;
+    k.a = static_cast<std::uint64_t>(q.shape.type) | static_cast<std::uint64_t>(q.shape.start) << 8
+        | static_cast<std::uint64_t>(q.shape.d) << 24 | static_cast<std::uint64_t>(q.shape.knob) << 40
+        | static_cast<std::uint64_t>(q.shape.mbs) << 52;
+    k.b = static_cast<std::uint64_t>(q.num_layers) | nMoe << 12 | static_cast<std::uint64_t>(q.first_layer == 0) << 24
+        | static_cast<std::uint64_t>(last == m.num_layers) << 25
+        | static_cast<std::uint64_t>(std::min(q.from_end + 1, q.microbatches)) << 26
+        | static_cast<std::uint64_t>(q.microbatches) << 45;
+    k.c = 0;
+    return k;
+}
+
+StageEstimate StageEvaluator::estimate(const StageQuery& q, int level, const StagePlan* nextPlan)
+{
+    const StagePlan st = makeStage(q.shape, q.first_layer, q.num_layers, level);
+    StageContext ctx;
+    // The cost model reads the stage's place through PP - i (micro-batches in flight),
+    // i == 0 (embedding) and the next stage; any PP with the same PP - i gives the same.
+    const bool first = q.first_layer == 0;
+    ctx.stage_index = first ? 0 : 1;
+    ctx.num_stages = ctx.stage_index + q.from_end + 1;
+    ctx.num_microbatches = q.microbatches;
+    ctx.vpp = 1;
+    ctx.sequence_parallel = true;
+    ctx.distributed_optimizer = m_space.model().training.use_distributed_optimizer;
+    ctx.next = nextPlan;
+    ++m_calls;
+    return m_cost.estimateStage(st, ctx);
+}
+
+StageCost StageEvaluator::evaluate(const StageQuery& q)
+{
+    Key key = baseKey(q);
+    // The p2p send reads the next stage's device type and nodes only (CostModel.cpp,
+    // sendTo), not its knobs.
+    key.c = static_cast<std::uint64_t>(q.fixed_level + 2) & 0x3fffff;
+    if (q.next)
+        key.c |= (1ull << 22) | static_cast<std::uint64_t>(q.next->type) << 23
+            | static_cast<std::uint64_t>(q.next->start) << 31 | static_cast<std::uint64_t>(q.next->d) << 47;
+    if (auto it = m_costs.find(key); it != m_costs.end())
+        return it->second;
+
+    StagePlan nextPlan;
+    if (q.next)
+        nextPlan = makeStage(*q.next, q.first_layer + q.num_layers, 1, 0);
+    const StagePlan* np = q.next ? &nextPlan : nullptr;
+
+    StageCost out;
+    int level = q.fixed_level;
+    if (level < 0) {
+        // The least recompute that fits: none < selective < full of k layers (k rising) <
+        // full of all. Memory falls along the full-k levels, so a bisection finds k.
+        const Key mkey = baseKey(q);
+        auto it = m_levels.find(mkey);
+        if (it == m_levels.end()) {
+            int found = -2;
+            double shortfall = 0;
+            auto fitsAt = [&](int lv, double* miss) {
+                const StageEstimate e = estimate(q, lv, np);
+                if (miss)
+                    *miss = (e.memory.total() - e.memory.capacity) / (1024.0 * 1024.0 * 1024.0);
+                return e.memory.fits();
+            };
+            if (fitsAt(0, nullptr))
+                found = 0;
+            else if (fitsAt(1, nullptr))
+                found = 1;
+            else if (!fitsAt(kFullAll, &shortfall))
+                found = -2;
+            else {
+                int lo = 1, hi = q.num_layers;   // full of hi layers (= all) fits
+                while (lo < hi) {
+                    const int mid = (lo + hi) / 2;
+                    if (fitsAt(mid + 1, nullptr))
+                        hi = mid;
+                    else
+                        lo = mid + 1;
+                }
+                found = hi >= q.num_layers ? kFullAll : hi + 1;
+            }
+            it = m_levels.emplace(mkey, Level{found, shortfall}).first;
+        }
+        level = it->second.level;
+        if (level == -2) {
+            out.fits = false;
+            out.shortfall_gib = it->second.shortfall;
+            m_costs.emplace(key, out);
+            return out;
+        }
+    }
+    const StageEstimate e = estimate(q, level, np);
+    out.fits = e.memory.fits();
+    out.level = level;
+    out.c = e.t_fwd + e.t_bwd;
+    out.tail = e.dp_sync + e.optimizer;
+    out.compute = e.compute;
+    if (!out.fits)
+        out.shortfall_gib = (e.memory.total() - e.memory.capacity) / (1024.0 * 1024.0 * 1024.0);
+    // Heterogeneous communication (paper section 3.4, pruning 3): the activation send to a
+    // stage of another device type, and expert dispatch when the EP group spans nodes.
+    double hetero = 0;
+    if (q.next && q.next->type != q.shape.type)
+        hetero += e.p2p_send;
+    const Knob& kn = m_space.knobs(q.shape.type, q.shape.d)[static_cast<std::size_t>(q.shape.knob)];
+    if (kn.ep > 1 && m_space.slots(q.shape.type, q.shape.start, q.shape.d).size() > 1)
+        hetero += e.expert_dispatch;
+    out.hetero_comm = hetero;
+    m_costs.emplace(key, out);
+    return out;
+}
+
+} // namespace hapmoe

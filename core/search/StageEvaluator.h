@@ -1,0 +1,87 @@
+#pragma once
+// Stage costs for the search, through CostModel::estimateStage, cached. A stage is
+// described by what the cost model reads (docs/search.md section 3): its device type and
+// group, its knobs and micro-batch size, its layer count and how many of them are MoE
+// layers, whether it holds the embedding (first) or the output layer (last), how many
+// micro-batches it keeps in flight (min(PP - i, M)), the recompute choice, and the next
+// stage (the p2p send). Internal to core/search; one instance per worker thread.
+
+#include "cost/CostModel.h"
+#include "search/SearchSpace.h"
+
+#include <cstdint>
+#include <unordered_map>
+#include <vector>
+
+namespace hapmoe {
+
+// Where a stage is in the type's device positions, plus its knobs.
+struct StageShape {
+    int type = 0;
+    int start = 0;
+    int d = 0;
+    int knob = 0;      // index into SearchSpace::knobs(type, d)
+    int mbs = 1;
+};
+
+struct StageQuery {
+    StageShape shape;
+    int first_layer = 0;
+    int num_layers = 1;
+    int from_end = 0;           // stages after this one (0 = last stage)
+    int microbatches = 1;
+    const StageShape* next = nullptr;
+    // Recompute: -1 = the least that fits; else a fixed level (levelOf()).
+    int fixed_level = -1;
+};
+
+struct StageCost {
+    bool fits = false;
+    double c = 0;           // t_fwd + t_bwd
+    double tail = 0;        // dp_sync + optimizer
+    double compute = 0;
+    double hetero_comm = 0; // cross-type p2p + EP dispatch that spans nodes
+    double shortfall_gib = 0;  // when !fits: by how much the least memory-hungry choice misses
+    int level = 0;
+};
+
+// Recompute levels: 0 none, 1 selective, k + 1 full recompute of k layers (k >= 1),
+// kFullAll full recompute of every layer of the stage.
+inline constexpr int kFullAll = 1 << 20;
+Recompute recomputeOfLevel(int level);
+int recomputeLayersOfLevel(int level, int numLayers);   // StagePlan::recompute_layers
+
+class StageEvaluator {
+public:
+    StageEvaluator(const CostModel& cost, const SearchSpace& space);
+
+    StageCost evaluate(const StageQuery& q);
+    StagePlan makeStage(const StageShape& s, int firstLayer, int numLayers, int level) const;
+
+    long long calls() const { return m_calls; }
+
+private:
+    // Packed cache key (fields in docs/search.md section 3).
+    struct Key {
+        std::uint64_t a = 0, b = 0, c = 0;
+        bool operator==(const Key& o) const { return a == o.a && b == o.b && c == o.c; }
+    };
+    struct KeyHash {
+        std::size_t operator()(const Key& k) const noexcept;
+    };
+    struct Level {
+        int level = 0;            // least fitting level, -2 = none fits
+        double shortfall = 0;     // when none fits: the miss with full recompute (GiB)
+    };
+    StageEstimate estimate(const StageQuery& q, int level, const StagePlan* nextPlan);
+    Key baseKey(const StageQuery& q) const;
+
+    const CostModel& m_cost;
+    const SearchSpace& m_space;
+    std::vector<int> m_moePrefix;   // MoE layers among [0, l)
+    std::unordered_map<Key, Level, KeyHash> m_levels;
+    std::unordered_map<Key, StageCost, KeyHash> m_costs;
+    long long m_calls = 0;
+};
+
+} // namespace hapmoe

@@ -1,0 +1,264 @@
+// Accuracy benchmark of the cost model against published Megatron-LM measurements
+// (../shared/reference/published-runs.json). Prints predicted vs measured per row, the error,
+// and the median and maximum error per group of rows. Efficiencies are the catalog's defaults
+// (MAMF fractions, nccl-tests bandwidth curves); nothing is fitted per row.
+//
+// Usage: hapmoe-cost-accuracy [published-runs.json] [--check]
+//   --check: exit 1 unless the targets of docs/cost-model.md section 10 are met.
+
+#include "cost/CostModel.h"
+#include "cost/UniformPlan.h"
+#include "hardware/DeviceCatalog.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace hapmoe;
+using nlohmann::json;
+
+namespace {
+
+struct Row {
+    std::string group;     // "Table 5", "Table 4", "Figure 1", "H100 README", "Qwen3-235B"
+    std::string name;
+    std::string metric;
+    double measured = 0;
+    double predicted = 0;
+    double error() const { return (predicted - measured) / measured; }
+};
+
+int intOr(const json& j, const char* key, int def)
+{
+    return j.contains(key) && j[key].is_number() ? j[key].get<int>() : def;
+}
+
+ModelSpec modelOf(const json& r)
+{
+    const json& m = r["model"];
+    ModelSpec spec;
+    spec.name = m.value("name", std::string("row"));
+    spec.num_layers = m["layers"].get<int>();
+    spec.hidden_size = m["hidden"].get<int>();
+    spec.ffn_hidden_size = m["ffn"].is_number() ? m["ffn"].get<int>() : 4 * spec.hidden_size;
+    spec.num_attention_heads = m["heads"].get<int>();
+    spec.num_query_groups = intOr(m, "kv_heads", spec.num_attention_heads);
+    spec.kv_channels = intOr(m, "kv_channels", 0);
+    spec.vocab_size = m["vocab"].get<int>();
+    spec.seq_length = m["seq"].get<int>();
+    spec.num_experts = intOr(m, "experts", 0);
+    if (spec.num_experts > 0) {
+        // Qwen3 MoE: SwiGLU, RMSNorm, no biases, untied output, DeepEP (flex) dispatcher.
+        spec.moe_router_topk = intOr(m, "topk", 2);
+        spec.moe_ffn_hidden_size = intOr(m, "moe_ffn", 0);
+        spec.swiglu = true;
+        spec.normalization = "RMSNorm";
+        spec.add_bias_linear = false;
+        spec.untie_embeddings_and_output_weights = true;
+        spec.moe_token_dispatcher_type = TokenDispatcher::Flex;
+    } else {
+        // GPT rows: GeLU, LayerNorm, biases, learned positions, tied embeddings.
+        spec.swiglu = false;
+        spec.normalization = "LayerNorm";
+        spec.add_bias_linear = true;
+        spec.untie_embeddings_and_output_weights = false;
+    }
+    return spec;
+}
+
+Cluster clusterOf(const std::string& deviceType, int gpus)
+{
+    Cluster c;
+    c.name = deviceType;
+    const int nodes = (gpus + 7) / 8;
+    for (int i = 0; i < nodes; ++i) {
+        Node n;
+        n.id = i;
+        n.host = "node" + std::to_string(i);
+        n.device_type = deviceType;
+        n.count = std::min(8, gpus - 8 * i);
+        c.nodes.push_back(n);
+    }
+    return c;
+}
+
+Recompute recomputeOf(const json& p)
+{
+    const std::string r = p["recompute"].is_string() ? p["recompute"].get<std::string>() : "none";
+    if (r == "full")
+        return Recompute::Full;
+    if (r == "selective")
+        return Recompute::Selective;
+    return Recompute::None;   // "selective: norm, act" of the Qwen3 recipe recomputes only cheap element-wise work
+}
+
+double median(std::vector<double> v)
+{
+    if (v.empty())
+        return 0;
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    std::string path = HAPMOE_SHARED_REFERENCE_DIR "/published-runs.json";
+    bool check = false;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--check")
+            check = true;
+        else
+            path = a;
+    }
+    std::ifstream in(path);
+    if (!in) {
+        std::cerr << "cannot read " << path << "\n";
+        return 2;
+    }
+    const json runs = json::parse(in);
+    const DeviceCatalog& catalog = DeviceCatalog::builtin();
+
+    std::vector<Row> rows;
+    std::vector<std::string> skipped;
+    for (const json& r : runs) {
+        const json& p = r["parallel"];
+        const json& meas = r["measured"];
+        ModelSpec model = modelOf(r);
+        const std::string dev = r["cluster"]["device"].get<std::string>();
+        const bool a100 = dev.find("A100") != std::string::npos;
+        const bool korthikanti = a100;
+        const int gpus = r["cluster"]["gpus"].get<int>();
+        if (!p["global_batch"].is_number()) {
+            skipped.push_back(model.name + " on " + std::to_string(gpus) + " GPUs (global batch not published)");
+            continue;
+        }
+
+        UniformKnobs k;
+        k.tp = intOr(p, "tp", 1);
+        k.pp = intOr(p, "pp", 1);
+        k.cp = intOr(p, "cp", 1);
+        k.ep = intOr(p, "ep", 1);
+        k.etp = intOr(p, "etp", 1);
+        k.vpp = intOr(p, "vpp", 1);
+        k.micro_batch_size = intOr(p, "micro_batch", 1);
+        k.global_batch_size = p["global_batch"].get<int>();
+        k.recompute = recomputeOf(p);
+        k.sequence_parallel = p["seq_parallel"].is_boolean() ? p["seq_parallel"].get<bool>() : k.tp > 1;
+        k.distributed_optimizer = p.contains("distributed_optimizer") && p["distributed_optimizer"].is_boolean()
+            ? p["distributed_optimizer"].get<bool>()
+            : true;
+
+        CostOptions opt;
+        if (korthikanti) {
+            // Megatron-LM of 2022: fp16, unfused softmax, no TP or DP overlap.
+            model.training.precision = Precision::FP16;
+            opt.fused_attention = false;
+            opt.tp_comm_overlap = false;
+            opt.overlap_grad_reduce = false;
+            opt.overlap_param_gather = false;
+        } else {
+            // Megatron-Core r0.8 (H100 table) and the MoE model zoo: bf16, fused attention, the
+            // README's --tp-comm-overlap, --overlap-grad-reduce, --overlap-param-gather.
+            model.training.precision = Precision::BF16;
+            opt.fused_attention = true;
+            opt.tp_comm_overlap = model.num_experts == 0;
+        }
+        const std::string type = a100 ? "A100-80GB" : "H100-SXM";
+        const Cluster cluster = clusterOf(type, gpus);
+        const Plan plan = makeUniformPlan(model, cluster, catalog, k);
+        const CostModel cm(model, cluster, catalog, nullptr, opt);
+
+        std::ostringstream cfg;
+        cfg << model.name << " tp" << k.tp << " pp" << k.pp << " dp" << plan.stages[0].dp;
+        if (k.ep > 1)
+            cfg << " ep" << k.ep;
+        if (k.vpp > 1)
+            cfg << " vpp" << k.vpp;
+        cfg << " mbs" << k.micro_batch_size << " " << toString(k.recompute) << (k.sequence_parallel ? "+sp" : "");
+        const std::string name = cfg.str();
+
+        if (meas.contains("iter_time_s")) {
+            const Prediction pr = cm.estimate(plan);
+            rows.push_back({model.isMoe() ? "Qwen3-235B" : "Table 5", name, "iteration s", meas["iter_time_s"].get<double>(),
+                            pr.iteration_time_s});
+        } else if (meas.contains("per_layer_forward_ms")) {
+            // One layer in the middle of a pipeline: no embedding, no output layer, no send.
+            StagePlan one = plan.stages[0];
+            one.first_layer = 1;
+            one.num_layers = 1;
+            StageContext ctx;
+            ctx.stage_index = 1;
+            ctx.num_stages = 3;
+            ctx.num_microbatches = 1;
+            ctx.sequence_parallel = k.sequence_parallel;
+            ctx.distributed_optimizer = k.distributed_optimizer;
+            const StageEstimate e = cm.estimateStage(one, ctx);
+            rows.push_back({"Table 4", name, "layer fwd ms", meas["per_layer_forward_ms"].get<double>(), e.t_fwd * 1e3});
+            rows.push_back({"Table 4", name, "layer bwd ms", meas["per_layer_backward_ms"].get<double>(), e.t_bwd * 1e3});
+        } else if (meas.contains("memory_gib_params_and_optimizer")) {
+            const Prediction pr = cm.estimate(plan);
+            // Figure 1 shows a stage without the embedding (the weights of 175B match 12 layers
+            // exactly) and the activations of the first stage.
+            const auto& w = pr.stages[plan.pp() > 1 ? 1 : 0].memory;
+            const auto& a = pr.stages[0].memory;
+            constexpr double G = 1024.0 * 1024.0 * 1024.0;
+            rows.push_back({"Figure 1", name, "params+opt GiB", meas["memory_gib_params_and_optimizer"].get<double>(),
+                            (w.weights + w.gradients + w.optimizer) / G});
+            rows.push_back({"Figure 1", name, "activations GiB", meas["memory_gib_activations"].get<double>(), a.activations / G});
+        } else if (meas.contains("tflops_per_gpu")) {
+            const Prediction pr = cm.estimate(plan);
+            rows.push_back({"H100 README", name, "TFLOP/s/GPU", meas["tflops_per_gpu"].get<double>(), pr.tflops_per_device});
+        } else {
+            skipped.push_back(name + " (no comparable measurement)");
+        }
+    }
+
+    std::printf("| group | run | metric | measured | predicted | error |\n|---|---|---|---|---|---|\n");
+    for (const Row& r : rows)
+        std::printf("| %s | %s | %s | %.4g | %.4g | %+.1f%% |\n", r.group.c_str(), r.name.c_str(), r.metric.c_str(),
+                    r.measured, r.predicted, 100 * r.error());
+    std::printf("\n| group | rows | median abs error | max abs error | target |\n|---|---|---|---|---|\n");
+    const std::map<std::string, std::pair<double, double>> targets{
+        {"Table 5", {0.05, 0.10}}, {"Figure 1", {1.0, 0.10}}, {"H100 README", {1.0, 0.15}}, {"Qwen3-235B", {1.0, 0.15}},
+        {"Table 4", {1.0, 1.0}}};
+    bool ok = true;
+    for (const auto& [group, t] : targets) {
+        std::vector<double> errs;
+        for (const Row& r : rows)
+            if (r.group == group)
+                errs.push_back(std::fabs(r.error()));
+        if (errs.empty())
+            continue;
+        const double med = median(errs), mx = *std::max_element(errs.begin(), errs.end());
+        const bool met = med <= t.first && mx <= t.second;
+        std::string target;
+        if (t.second >= 1.0)
+            target = "(reported only)";
+        else {
+            char buf[96];
+            if (t.first < 1.0)
+                std::snprintf(buf, sizeof buf, "median <= %.0f%%, max <= %.0f%%: %s", 100 * t.first, 100 * t.second, met ? "met" : "NOT met");
+            else
+                std::snprintf(buf, sizeof buf, "max <= %.0f%%: %s", 100 * t.second, met ? "met" : "NOT met");
+            target = buf;
+            ok = ok && met;
+        }
+        std::printf("| %s | %zu | %.1f%% | %.1f%% | %s |\n", group.c_str(), errs.size(), 100 * med, 100 * mx, target.c_str());
+    }
+    for (const auto& s : skipped)
+        std::printf("\nnot expressible: %s", s.c_str());
+    std::printf("\n");
+    return check && !ok ? 1 : 0;
+}

@@ -1,0 +1,153 @@
+// Search benchmark (not run by ctest): the paper's twelve clusters of Table 1 with
+// Mixtral-S and Mixtral-L (appendix A), and the 1,088-device four-type preset with a
+// 96-layer MoE model. Prints search time, states, prunings, and the predicted iteration
+// time of HS-DP, the uniform baseline and the Metis-style baseline with their ratios.
+//
+// Usage: hapmoe_search_bench [--exact] [--verbose] [--no-baselines] [--no-large] [--threads N]
+//                            [--only CLUSTER]
+
+#include "cost/CostModel.h"
+#include "hardware/DeviceCatalog.h"
+#include "io/Presets.h"
+#include "search/Search.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+using namespace hapmoe;
+
+namespace {
+
+struct Row {
+    std::string cluster, model;
+    double time_s = 0;
+    long long states = 0;
+    PruneCounters pruned;
+    double hsdp = 0, uniform = 0, metis = 0;
+    int pp = 0;
+};
+
+std::string stagesSummary(const Plan& p)
+{
+    std::string s;
+    for (const StagePlan& st : p.stages) {
+        if (!s.empty())
+            s += " | ";
+        char buf[160];
+        std::snprintf(buf, sizeof buf, "%s x%d L%d t%d c%d d%d e%d et%d%s", st.device_type.c_str(), st.numDevices(),
+                      st.num_layers, st.tp, st.cp, st.dp, st.ep, st.etp,
+                      st.recompute == Recompute::None ? "" : (st.recompute == Recompute::Selective ? " sel" : " full"));
+        s += buf;
+    }
+    return s;
+}
+
+Row runCase(const std::string& clusterName, const ModelSpec& model, const SearchOptions& opt, bool verbose)
+{
+    const DeviceCatalog& cat = DeviceCatalog::builtin();
+    const Cluster cluster = resolveCluster(clusterName, cat);
+    CostModel cost(model, cluster, cat);
+    const SearchResult r = runSearch(cost, opt);
+    Row row;
+    row.cluster = clusterName;
+    row.model = model.name;
+    row.time_s = r.time_s;
+    row.states = r.states;
+    row.pruned = r.pruned;
+    if (!r.plans.empty()) {
+        row.hsdp = r.plans.front().prediction.iteration_time_s;
+        row.pp = r.plans.front().plan.pp();
+        if (verbose)
+            std::printf("    HS-DP  [%s] %s\n", toString(r.plans.front().plan.target), stagesSummary(r.plans.front().plan).c_str());
+    } else if (verbose) {
+        std::printf("    no plan: %s\n", r.no_plan_reason.c_str());
+    }
+    if (r.uniform_baseline) {
+        row.uniform = r.uniform_baseline->prediction.iteration_time_s;
+        if (verbose)
+            std::printf("    uniform %s\n", stagesSummary(r.uniform_baseline->plan).c_str());
+    }
+    if (r.metis_baseline) {
+        row.metis = r.metis_baseline->prediction.iteration_time_s;
+        if (verbose)
+            std::printf("    metis  %s\n", stagesSummary(r.metis_baseline->plan).c_str());
+    }
+    return row;
+}
+
+void printRow(const Row& r)
+{
+    auto ratio = [](double a, double b) { return (a > 0 && b > 0) ? a / b : 0.0; };
+    std::printf("| %-13s | %-9s | %7.3f | %9lld | %9lld | %9lld | %7lld | %2d | %8.2f | %8.2f | %8.2f | %5.2fx | %5.2fx |\n",
+                r.cluster.c_str(), r.model.c_str(), r.time_s, r.states, r.pruned.load_balance, r.pruned.memory,
+                r.pruned.communication, r.pp, r.hsdp, r.uniform, r.metis, ratio(r.uniform, r.hsdp), ratio(r.metis, r.hsdp));
+    std::fflush(stdout);
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    bool exact = false, verbose = false, skipLarge = false, noBaselines = false;
+    int threads = 0;
+    std::string only;
+    for (int i = 1; i < argc; ++i) {
+        if (!std::strcmp(argv[i], "--exact"))
+            exact = true;
+        else if (!std::strcmp(argv[i], "--verbose"))
+            verbose = true;
+        else if (!std::strcmp(argv[i], "--no-baselines"))
+            noBaselines = true;
+        else if (!std::strcmp(argv[i], "--no-large"))
+            skipLarge = true;
+        else if (!std::strcmp(argv[i], "--threads") && i + 1 < argc)
+            threads = std::atoi(argv[++i]);
+        else if (!std::strcmp(argv[i], "--only") && i + 1 < argc)
+            only = argv[++i];
+    }
+    SearchOptions opt;
+    opt.exact = exact;
+    opt.threads = threads;
+    opt.baselines = !noBaselines;
+    const char* clusters[] = {"16-1-h", "16-2-h", "16-3-h", "16-1", "16-2", "16-3",
+                              "24-1",   "24-2",   "24-3",   "32-1", "32-2", "32-3"};
+    const ModelSpec small = resolveModel("mixtral-s");
+    const ModelSpec large = resolveModel("mixtral-l");
+    std::printf("| cluster       | model     | time s  | states    | pruned LB | pruned mem| pr comm | PP | HS-DP s  | uniform  | Metis    | unif/HS| Metis/HS|\n");
+    std::printf("|---------------|-----------|---------|-----------|-----------|-----------|---------|----|----------|----------|----------|--------|--------|\n");
+    double geoU[2] = {0, 0}, geoM[2] = {0, 0};
+    int count[2] = {0, 0};
+    for (const char* c : clusters) {
+        if (!only.empty() && only != c)
+            continue;
+        int mi = 0;
+        for (const ModelSpec* m : {&small, &large}) {
+            const Row r = runCase(c, *m, opt, verbose);
+            printRow(r);
+            if (r.hsdp > 0 && r.uniform > 0 && r.metis > 0) {
+                geoU[mi] += std::log(r.uniform / r.hsdp);
+                geoM[mi] += std::log(r.metis / r.hsdp);
+                ++count[mi];
+            }
+            ++mi;
+        }
+    }
+    for (int mi = 0; mi < 2; ++mi)
+        if (count[mi] > 0)
+            std::printf("geometric mean over %d clusters, %s: uniform/HS-DP %.2fx, Metis-style/HS-DP %.2fx\n", count[mi],
+                        mi == 0 ? "Mixtral-S" : "Mixtral-L", std::exp(geoU[mi] / count[mi]), std::exp(geoM[mi] / count[mi]));
+    if (!skipLarge && (only.empty() || only == "mixed-1088")) {
+        // Mixtral-L's layer shape at twice the depth: a 96-layer MoE model.
+        ModelSpec deep = large;
+        deep.name = "MoE-96L";
+        deep.num_layers = 96;
+        deep.training.global_batch_size = 2048;
+        const Row r = runCase("mixed-1088", deep, opt, verbose);
+        printRow(r);
+    }
+    return 0;
+}

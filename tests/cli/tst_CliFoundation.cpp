@@ -1,0 +1,213 @@
+// The hapmoe command line: presets lists what the product promises, validate accepts the
+// shipped files, and every file of the bad-input corpus (tests/bad-input/expected.tsv)
+// gives exit code 2 and a message naming the field.
+
+#include <QtTest>
+
+#include <QDir>
+#include <QFile>
+#include <QProcess>
+#include <QTemporaryDir>
+
+namespace {
+
+struct Run {
+    int exitCode = -1;
+    QString out;
+    QString err;
+};
+
+Run hapmoe(const QStringList& args)
+{
+    QProcess p;
+    p.start(QStringLiteral(HAPMOE_CLI_PATH), args);
+    Run r;
+    if (!p.waitForFinished(60000)) {
+        p.kill();
+        p.waitForFinished();
+        return r;
+    }
+    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    r.out = QString::fromUtf8(p.readAllStandardOutput());
+    r.err = QString::fromUtf8(p.readAllStandardError());
+    return r;
+}
+
+} // namespace
+
+class tst_CliFoundation : public QObject {
+    Q_OBJECT
+private slots:
+    void helpAndVersion();
+    void presetsListsPaperClusters();
+    void presetsListsRequiredModels();
+    void presetsListsDevices();
+    void presetsRejectsUnknownKind();
+    void validateShippedFiles();
+    void validateSummary();
+    void validateWarnsButPasses();
+    void badInputCorpus_data();
+    void badInputCorpus();
+    void validateMissingFile();
+    void validateMixedKeepsGoing();
+};
+
+void tst_CliFoundation::helpAndVersion()
+{
+    const Run help = hapmoe({"--help"});
+    QCOMPARE(help.exitCode, 0);
+    QVERIFY(help.out.contains("presets"));
+    const Run version = hapmoe({"--version"});
+    QCOMPARE(version.exitCode, 0);
+    QVERIFY(version.out.startsWith("hapmoe "));
+    QCOMPARE(hapmoe({"frobnicate"}).exitCode, 2);
+    QCOMPARE(hapmoe({}).exitCode, 2);
+    QCOMPARE(hapmoe({"validate"}).exitCode, 2);
+    QCOMPARE(hapmoe({"validate", "--bogus", "x"}).exitCode, 2);
+    QCOMPARE(hapmoe({"presets", "--help"}).exitCode, 0);
+    QCOMPARE(hapmoe({"validate", "--help"}).exitCode, 0);
+}
+
+void tst_CliFoundation::presetsListsPaperClusters()
+{
+    const Run r = hapmoe({"presets", "clusters"});
+    QCOMPARE(r.exitCode, 0);
+    // HAPMoE paper Table 1, with the device count each symbol starts with.
+    for (const char* name : {"16-1-h", "16-2-h", "16-3-h", "16-1", "16-2", "16-3", "24-1", "24-2", "24-3", "32-1", "32-2", "32-3"}) {
+        const QRegularExpression line(QStringLiteral("^%1\\s+%2\\s").arg(QRegularExpression::escape(name), QString::fromLatin1(name).section('-', 0, 0)),
+                                      QRegularExpression::MultilineOption);
+        QVERIFY2(line.match(r.out).hasMatch(), name);
+    }
+    QVERIFY(QRegularExpression("^mixed-1088\\s+1088\\s", QRegularExpression::MultilineOption).match(r.out).hasMatch());
+}
+
+void tst_CliFoundation::presetsListsRequiredModels()
+{
+    const Run r = hapmoe({"presets", "models"});
+    QCOMPARE(r.exitCode, 0);
+    for (const char* name : {"Mixtral-S", "Mixtral-L", "LLaMA-2-7B", "LLaMA-2-13B", "Mixtral-8x7B", "Mixtral-8x22B",
+                             "Qwen3-235B-A22B", "Qwen3-30B-A3B", "GPT-22B", "GPT-175B", "GPT-530B", "GPT-1T",
+                             "Megatron-GPT-1.7B", "Megatron-GPT-462B"}) {
+        const QRegularExpression line(QStringLiteral("^%1\\s").arg(QRegularExpression::escape(name)), QRegularExpression::MultilineOption);
+        QVERIFY2(line.match(r.out).hasMatch(), name);
+    }
+    // Mixtral-S row: 24 layers, hidden 4096 (paper appendix A).
+    QVERIFY(QRegularExpression("^Mixtral-S\\s+24\\s+4096\\s", QRegularExpression::MultilineOption).match(r.out).hasMatch());
+    const Run all = hapmoe({"presets"});
+    QCOMPARE(all.exitCode, 0);
+    QVERIFY(all.out.contains("Mixtral-L") && all.out.contains("32-3") && all.out.contains("MI300X"));
+}
+
+void tst_CliFoundation::presetsListsDevices()
+{
+    const Run r = hapmoe({"presets", "devices"});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY(QRegularExpression("^H800\\s+NVIDIA\\s+989\\.0\\s+80\\s", QRegularExpression::MultilineOption).match(r.out).hasMatch());
+    QVERIFY(QRegularExpression("^910B-376T\\s+Huawei\\s+353\\.9\\s+64\\s", QRegularExpression::MultilineOption).match(r.out).hasMatch());
+    const Run s = hapmoe({"presets", "devices", "--sources"});
+    QVERIFY(s.out.contains("msmodeling"));
+}
+
+void tst_CliFoundation::presetsRejectsUnknownKind()
+{
+    const Run r = hapmoe({"presets", "gpus"});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY(r.err.contains("gpus"));
+}
+
+void tst_CliFoundation::validateShippedFiles()
+{
+    const QString root = QStringLiteral(HAPMOE_SOURCE_DIR) + "/resources";
+    QStringList files{root + "/devices.json", root + "/examples/example.hapmoe"};
+    for (const QString& sub : {QStringLiteral("models"), QStringLiteral("clusters")})
+        for (const QString& f : QDir(root + "/" + sub).entryList({"*.json"}, QDir::Files))
+            files << root + "/" + sub + "/" + f;
+    for (const QString& f : QDir(QStringLiteral(HAPMOE_TEST_DATA_DIR) + "/foundation").entryList({"*.json"}, QDir::Files))
+        files << QStringLiteral(HAPMOE_TEST_DATA_DIR) + "/foundation/" + f;
+    QVERIFY(files.size() > 30);
+    const Run r = hapmoe(QStringList{"validate"} + files);
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QCOMPARE(r.out.count(": ok ("), files.size());
+}
+
+void tst_CliFoundation::validateSummary()
+{
+    const QString file = QStringLiteral(HAPMOE_SOURCE_DIR) + "/resources/clusters/32-3.json";
+    const Run r = hapmoe({"validate", file});
+    QCOMPARE(r.exitCode, 0);
+    QCOMPARE(r.out.trimmed(), file + ": ok (hapmoe.cluster v2, 32 devices)");
+}
+
+void tst_CliFoundation::validateWarnsButPasses()
+{
+    const QString dir = QStringLiteral(HAPMOE_TEST_DATA_DIR) + "/foundation/";
+    const Run r = hapmoe({"validate", dir + "model-unknown-keys.json", dir + "cluster-v1.json"});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY(r.err.contains("model.rope_theta: unknown key ignored"));
+    QVERIFY(r.err.contains("migrated from hapmoe.cluster version 1 to 2"));
+    // An island is a warning, not an error: the file is still a valid cluster.
+    QTemporaryDir tmp;
+    QFile f(tmp.filePath("island.json"));
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(R"({"format": "hapmoe.cluster", "version": 2, "nodes": [
+        {"id": 0, "host": "a", "device_type": "H800", "count": 8}, {"id": 1, "host": "b", "device_type": "H800", "count": 8},
+        {"id": 2, "host": "c", "device_type": "H800", "count": 8}],
+        "switches": [{"id": 3}], "links": [{"a": 0, "b": 3, "bandwidth_gbytes_per_s": 400}, {"a": 1, "b": 3, "bandwidth_gbytes_per_s": 400}]})");
+    f.close();
+    const Run island = hapmoe({"validate", f.fileName()});
+    QCOMPARE(island.exitCode, 0);
+    QVERIFY(island.err.contains("has no link"));
+}
+
+void tst_CliFoundation::badInputCorpus_data()
+{
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<QString>("expected");
+    QFile table(QStringLiteral(HAPMOE_BAD_INPUT_DIR) + "/expected.tsv");
+    QVERIFY(table.open(QIODevice::ReadOnly | QIODevice::Text));
+    int rows = 0;
+    while (!table.atEnd()) {
+        const QString line = QString::fromUtf8(table.readLine()).trimmed();
+        if (line.isEmpty() || line.startsWith('#'))
+            continue;
+        const QStringList cols = line.split('\t');
+        QCOMPARE(cols.size(), 2);
+        QTest::newRow(qPrintable(cols[0])) << cols[0] << cols[1];
+        ++rows;
+    }
+    QVERIFY(rows >= 24);
+}
+
+void tst_CliFoundation::badInputCorpus()
+{
+    QFETCH(QString, file);
+    QFETCH(QString, expected);
+    const QString path = QStringLiteral(HAPMOE_BAD_INPUT_DIR) + "/" + file;
+    QVERIFY(QFileInfo::exists(path));
+    const Run r = hapmoe({"validate", path});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains(expected), qPrintable("stderr: " + r.err + "\nexpected: " + expected));
+    QVERIFY(r.err.contains(path));   // the message names the file
+    QVERIFY(r.out.isEmpty());
+}
+
+void tst_CliFoundation::validateMissingFile()
+{
+    const Run r = hapmoe({"validate", "/nonexistent/model.json"});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY(r.err.contains("/nonexistent/model.json: cannot open file"));
+}
+
+void tst_CliFoundation::validateMixedKeepsGoing()
+{
+    // One bad file among good ones: every file is reported, the exit code is 2.
+    const QString good = QStringLiteral(HAPMOE_SOURCE_DIR) + "/resources/models/mixtral-l.json";
+    const QString bad = QStringLiteral(HAPMOE_BAD_INPUT_DIR) + "/model-topk-gt-experts.json";
+    const Run r = hapmoe({"validate", good, bad, good});
+    QCOMPARE(r.exitCode, 2);
+    QCOMPARE(r.out.count(": ok ("), 2);
+    QVERIFY(r.err.contains("model.moe_router_topk"));
+}
+
+QTEST_GUILESS_MAIN(tst_CliFoundation)
+#include "tst_CliFoundation.moc"

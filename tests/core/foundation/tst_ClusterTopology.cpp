@@ -1,0 +1,187 @@
+// ClusterTopology on hand-made graphs: widest paths computed by hand, node-to-node transit
+// refused, islands and other problems, link classes and the stage order of device types.
+
+#include "hardware/ClusterTopology.h"
+
+#include <QtTest>
+
+#include <algorithm>
+
+using namespace hapmoe;
+
+namespace {
+
+Node node(int id, const char* type, int count = 8)
+{
+    Node n;
+    n.id = id;
+    n.host = "n" + std::to_string(id);
+    n.device_type = type;
+    n.count = count;
+    return n;
+}
+
+Switch sw(int id) { return Switch{id, "s" + std::to_string(id), 0, 0}; }
+
+//   A(0,H800) --400-- S(10) --50-- T(11) --300-- C(2,MI300X)
+//   B(1,H800) --100-- S(10)        A --20-- T,   A --500-- C (direct cable)
+Cluster handMade()
+{
+    Cluster c;
+    c.nodes = {node(0, "H800"), node(1, "H800"), node(2, "MI300X")};
+    c.switches = {sw(10), sw(11)};
+    c.links = {{0, 10, 400, 1}, {1, 10, 100, 1}, {10, 11, 50, 1}, {2, 11, 300, 1}, {0, 11, 20, 1}, {0, 2, 500, 1}};
+    return c;
+}
+
+bool hasKind(const std::vector<TopologyProblem>& problems, TopologyProblem::Kind kind)
+{
+    return std::any_of(problems.begin(), problems.end(), [&](const TopologyProblem& p) { return p.kind == kind; });
+}
+
+} // namespace
+
+class tst_ClusterTopology : public QObject {
+    Q_OBJECT
+private slots:
+    void widestPathByHand();
+    void nodesDoNotForward();
+    void bottleneckBetweenGroups();
+    void islandsAndProblems();
+    void badLinksAndUnknownDevices();
+    void noDevices();
+    void classify();
+    void typeOrderKeepsFastBoundaries();
+};
+
+void tst_ClusterTopology::widestPathByHand()
+{
+    const Cluster c = handMade();
+    const ClusterTopology t(c, DeviceCatalog::builtin());
+    // A-B: A-S-B = min(400, 100) = 100 (A-T-S-B = min(20, 50, 100) = 20 is narrower).
+    QCOMPARE(t.widestPath(0, 1), 100.0);
+    QCOMPARE(t.widestPath(1, 0), 100.0);
+    // A-C: the direct cable, 500 (vs A-S-T-C = min(400, 50, 300) = 50).
+    QCOMPARE(t.widestPath(0, 2), 500.0);
+    // Same node: the device type's intra-node bandwidth (H800 NVLink 200 GB/s).
+    QCOMPARE(t.widestPath(0, 0), 200.0);
+    QCOMPARE(t.widestPath(2, 2), 448.0);
+    // Unknown ids and switches are not endpoints.
+    QCOMPARE(t.widestPath(0, 42), 0.0);
+    QCOMPARE(t.widestPath(0, 10), 0.0);
+    QVERIFY(t.problems().empty());
+}
+
+void tst_ClusterTopology::nodesDoNotForward()
+{
+    const Cluster c = handMade();
+    const ClusterTopology t(c, DeviceCatalog::builtin());
+    // B-C: B-S-T-C = min(100, 50, 300) = 50. Through host A it would be B-S-A-C =
+    // min(100, 400, 500) = 100, but hosts do not route traffic.
+    QCOMPARE(t.widestPath(1, 2), 50.0);
+}
+
+void tst_ClusterTopology::bottleneckBetweenGroups()
+{
+    const Cluster c = handMade();
+    const ClusterTopology t(c, DeviceCatalog::builtin());
+    // {A, B} x {C}: min(500, 50) = 50.
+    QCOMPARE(t.bottleneck({0, 1}, {2}), 50.0);
+    QCOMPARE(t.bottleneck({0}, {1, 2}), 100.0);   // min(100, 500)
+    QCOMPARE(t.bottleneck({}, {2}), 0.0);
+}
+
+void tst_ClusterTopology::islandsAndProblems()
+{
+    Cluster c = handMade();
+    // D(3) and E(4) hang off their own switch U(12): an island of two nodes.
+    c.nodes.push_back(node(3, "910B"));
+    c.nodes.push_back(node(4, "910B"));
+    c.switches.push_back(sw(12));
+    c.links.push_back({3, 12, 200, 1});
+    c.links.push_back({4, 12, 200, 1});
+    // F(5) has no link at all.
+    c.nodes.push_back(node(5, "910B"));
+    const ClusterTopology t(c, DeviceCatalog::builtin());
+    const auto comps = t.components();
+    QCOMPARE(comps.size(), std::size_t(3));
+    QCOMPARE(comps[0], (std::vector<int>{0, 1, 2}));
+    QCOMPARE(comps[1], (std::vector<int>{3, 4}));
+    QCOMPARE(comps[2], (std::vector<int>{5}));
+    QCOMPARE(t.widestPath(0, 3), 0.0);
+    QCOMPARE(t.widestPath(3, 4), 200.0);
+    const auto problems = t.problems();
+    QCOMPARE(problems.size(), std::size_t(2));
+    const auto island = std::find_if(problems.begin(), problems.end(), [](const auto& p) { return p.kind == TopologyProblem::Kind::Island; });
+    QVERIFY(island != problems.end());
+    QCOMPARE(island->ids, (std::vector<int>{3, 4}));
+    QVERIFY(QString::fromStdString(island->message).contains("n3, n4"));
+    const auto unlinked = std::find_if(problems.begin(), problems.end(), [](const auto& p) { return p.kind == TopologyProblem::Kind::Unlinked; });
+    QVERIFY(unlinked != problems.end());
+    QCOMPARE(unlinked->ids, (std::vector<int>{5}));
+}
+
+void tst_ClusterTopology::badLinksAndUnknownDevices()
+{
+    Cluster c = handMade();
+    c.nodes[1].device_type = "Z900";
+    c.links.push_back({2, 99, 100, 1});    // missing id
+    c.links.push_back({2, 2, 100, 1});     // self loop
+    c.links.push_back({1, 11, -5, 1});     // negative bandwidth
+    const ClusterTopology t(c, DeviceCatalog::builtin());
+    const auto problems = t.problems();
+    QVERIFY(hasKind(problems, TopologyProblem::Kind::UnknownDevice));
+    QCOMPARE(std::count_if(problems.begin(), problems.end(), [](const auto& p) { return p.kind == TopologyProblem::Kind::BadLink; }), 3L);
+    // Bad links are left out of the graph; the good ones still answer.
+    QCOMPARE(t.widestPath(0, 1), 100.0);
+    QCOMPARE(t.widestPath(1, 1), 0.0);   // unknown type: no intra-node figure
+}
+
+void tst_ClusterTopology::noDevices()
+{
+    const Cluster empty;
+    const ClusterTopology t(empty, DeviceCatalog::builtin());
+    QVERIFY(hasKind(t.problems(), TopologyProblem::Kind::NoDevices));
+    QVERIFY(t.components().empty());
+    QVERIFY(t.typeOrder().empty());
+}
+
+void tst_ClusterTopology::classify()
+{
+    Cluster c = handMade();
+    c.nodes[1].device_type = "h800-sxm";   // an alias of H800
+    const ClusterTopology t(c, DeviceCatalog::builtin());
+    QVERIFY(t.classify({0}) == LinkClass::IntraNode);
+    QVERIFY(t.classify({0, 0}) == LinkClass::IntraNode);
+    QVERIFY(t.classify({0, 1}) == LinkClass::InterNode);
+    QVERIFY(t.classify({0, 1, 2}) == LinkClass::CrossType);
+    const auto byType = t.nodesByType();
+    QCOMPARE(byType.size(), std::size_t(2));
+    QCOMPARE(QString::fromStdString(byType[0].first), QStringLiteral("H800"));
+    QCOMPARE(byType[0].second, (std::vector<int>{0, 1}));
+    QCOMPARE(QString::fromStdString(toString(LinkClass::CrossType)), QStringLiteral("cross_type"));
+}
+
+void tst_ClusterTopology::typeOrderKeepsFastBoundaries()
+{
+    // Types X (H800), Y (910B), Z (MI300X), one node each, all on one switch S(9) plus a
+    // direct 100 GB/s cable X-Z. Bottlenecks by hand: X-Y = min(10, 10) = 10,
+    // Y-Z = 10, X-Z = 100 (cable). Any order with X and Z adjacent has boundaries {100, 10};
+    // X, Y, Z would have {10, 10}.
+    Cluster c;
+    c.nodes = {node(0, "H800"), node(1, "910B"), node(2, "MI300X")};
+    c.switches = {sw(9)};
+    c.links = {{0, 9, 10, 1}, {1, 9, 10, 1}, {2, 9, 10, 1}, {0, 2, 100, 1}};
+    const ClusterTopology t(c, DeviceCatalog::builtin());
+    QCOMPARE(t.bottleneck({0}, {2}), 100.0);
+    QCOMPARE(t.bottleneck({0}, {1}), 10.0);
+    const auto order = t.typeOrder();
+    QCOMPARE(order.size(), std::size_t(3));
+    const auto x = std::find(order.begin(), order.end(), "H800") - order.begin();
+    const auto z = std::find(order.begin(), order.end(), "MI300X") - order.begin();
+    QCOMPARE(std::abs(x - z), 1L);
+    QCOMPARE(QString::fromStdString(order[0]), QStringLiteral("H800"));   // first-appearance order breaks ties
+}
+
+QTEST_GUILESS_MAIN(tst_ClusterTopology)
+#include "tst_ClusterTopology.moc"

@@ -1,0 +1,173 @@
+// The built-in device catalog (resources/devices.json): every required type is present,
+// figures match ../shared/reference/device-specs.md, look-ups accept aliases, and user
+// catalogs override or extend it.
+
+#include "hardware/DeviceCatalog.h"
+
+#include <QtTest>
+
+using namespace hapmoe;
+
+class tst_DeviceCatalog : public QObject {
+    Q_OBJECT
+private slots:
+    void requiredTypes_data();
+    void requiredTypes();
+    void figuresFromDeviceSpecs();
+    void everyFigureHasASource();
+    void aliasesAndNormalization();
+    void unknownTypeListsKnown();
+    void userCatalogOverridesAndExtends();
+    void badCatalogNamesThePath();
+};
+
+void tst_DeviceCatalog::requiredTypes_data()
+{
+    QTest::addColumn<QString>("name");
+    for (const char* n : {"A100-80GB", "H100-SXM", "H800", "H200", "H20", "B200", "L40S", "MI250X", "MI300X", "MI325X",
+                          "910B-376T", "910B-313T", "910B-280T", "910C", "Gaudi2", "Gaudi3"})
+        QTest::newRow(n) << QString::fromLatin1(n);
+}
+
+void tst_DeviceCatalog::requiredTypes()
+{
+    QFETCH(QString, name);
+    const DeviceType* t = DeviceCatalog::builtin().find(name.toStdString());
+    QVERIFY2(t, qPrintable(name));
+    QCOMPARE(QString::fromStdString(t->name), name);
+    QVERIFY(t->bf16_tflops > 0);
+    QVERIFY(t->memory_gib > 0);
+    QVERIFY(t->intra_node_gbps > 0);
+    QVERIFY(t->inter_node_gbps > 0);
+    QVERIFY(t->default_efficiency > 0 && t->default_efficiency <= 1);
+    QVERIFY(!t->collective_library.empty());
+}
+
+void tst_DeviceCatalog::figuresFromDeviceSpecs()
+{
+    const auto& c = DeviceCatalog::builtin();
+    // device-specs.md section 4 (dense BF16, memory, HBM, intra uni, inter per GPU).
+    QCOMPARE(c.get("H800").bf16_tflops, 989.0);
+    QCOMPARE(c.get("H800").intra_node_gbps, 200.0);   // 400 GB/s bidirectional NVLink
+    QCOMPARE(c.get("H800").inter_node_gbps, 50.0);    // CX7 400 Gb/s
+    QCOMPARE(c.get("A100-80GB").bf16_tflops, 312.0);  // not the sparse 624
+    QCOMPARE(c.get("A100-80GB").hbm_gbps, 2039.0);
+    QCOMPARE(c.get("MI300X").bf16_tflops, 1307.4);
+    QCOMPARE(c.get("MI300X").memory_gib, 192.0);
+    QCOMPARE(c.get("MI300X").intra_node_gbps, 448.0);  // 64 GB/s per peer x 7
+    QCOMPARE(c.get("910B-376T").bf16_tflops, 353.9);
+    QCOMPARE(c.get("910B-313T").bf16_tflops, 294.9);
+    QCOMPARE(c.get("910B-280T").bf16_tflops, 245.8);
+    QCOMPARE(c.get("910B-376T").memory_gib, 64.0);
+    QCOMPARE(c.get("910B-376T").intra_node_gbps, 196.0);
+    QCOMPARE(c.get("910C").bf16_tflops, 707.8);        // 2 dies x 353.9
+    QCOMPARE(c.get("Gaudi2").intra_node_gbps, 262.5);  // 21 x 100 GbE
+    QCOMPARE(c.get("Gaudi3").inter_node_gbps, 75.0);   // 3 x 200 GbE
+    QCOMPARE(c.get("B200").memory_gib, 180.0);         // DGX B200 datasheet
+    QCOMPARE(c.get("L40S").bf16_tflops, 362.05);
+    // Default efficiency = the ml-engineering MAMF fraction where published:
+    // A100 271.2/312 = 86.9%, H100 794.5/989 = 80.3%, MI300X 668.4/1300 = 51.4%,
+    // MI325X 784.9/1300 = 60.4%, B200 1745/2250 = 77.6%, Gaudi2 418.7/432 = 96.9%,
+    // Gaudi3 1243/1835 = 67.7%.
+    QCOMPARE(c.get("A100-80GB").default_efficiency, 0.869);
+    QCOMPARE(c.get("H100-SXM").default_efficiency, 0.803);
+    QCOMPARE(c.get("MI300X").default_efficiency, 0.514);
+    QCOMPARE(c.get("MI325X").default_efficiency, 0.604);
+    QCOMPARE(c.get("B200").default_efficiency, 0.776);
+    QCOMPARE(c.get("Gaudi2").default_efficiency, 0.969);
+    QVERIFY(qAbs(c.get("Gaudi3").default_efficiency * c.get("Gaudi3").bf16_tflops - 1243.0) < 1.0);
+    QCOMPARE(QString::fromStdString(c.get("MI300X").collective_library), QStringLiteral("RCCL"));
+    QCOMPARE(QString::fromStdString(c.get("910B").collective_library), QStringLiteral("HCCL"));
+    QCOMPARE(c.get("H100-SXM").compute_capability, 9.0);
+    QCOMPARE(c.get("A100-80GB").compute_capability, 8.0);
+}
+
+void tst_DeviceCatalog::everyFigureHasASource()
+{
+    for (const auto& t : DeviceCatalog::builtin().types()) {
+        for (const char* field : {"bf16_tflops", "memory_gib", "hbm_gbps", "intra_node_gbps", "inter_node_gbps", "default_efficiency"}) {
+            const auto it = t.sources.find(field);
+            QVERIFY2(it != t.sources.end() && it->second.size() > 10, qPrintable(QString::fromStdString(t.name) + " " + field));
+        }
+    }
+}
+
+void tst_DeviceCatalog::aliasesAndNormalization()
+{
+    const auto& c = DeviceCatalog::builtin();
+    struct Case {
+        const char* query;
+        const char* canonical;
+    };
+    const Case cases[] = {{"h800", "H800"},           {"NVIDIA H800 SXM", "H800"},       {"910B", "910B-376T"},
+                          {"910b", "910B-376T"},      {"Ascend910B", "910B-376T"},       {"ascend_910b", "910B-376T"},
+                          {"Ascend 910B", "910B-376T"}, {"910b 313t", "910B-313T"},      {"mi300x", "MI300X"},
+                          {"AMD Instinct MI300X", "MI300X"}, {"Gaudi 3", "Gaudi3"},      {"a100", "A100-80GB"},
+                          {"A100_80GB", "A100-80GB"}, {"h100", "H100-SXM"},              {"h100sxm", "H100-SXM"}};
+    for (const auto& cs : cases) {
+        const DeviceType* t = c.find(cs.query);
+        QVERIFY2(t, cs.query);
+        QCOMPARE(QString::fromStdString(t->name), QString::fromLatin1(cs.canonical));
+    }
+    QVERIFY(!c.find("H900"));
+    QVERIFY(!c.find(""));
+    QVERIFY(!c.find("---"));
+}
+
+void tst_DeviceCatalog::unknownTypeListsKnown()
+{
+    try {
+        DeviceCatalog::builtin().get("H900", "cluster.nodes[2].device_type");
+        QFAIL("no exception");
+    } catch (const InputError& e) {
+        QCOMPARE(QString::fromStdString(e.where()), QStringLiteral("cluster.nodes[2].device_type"));
+        QVERIFY(QString::fromStdString(e.detail()).contains("unknown device type \"H900\""));
+        QVERIFY(QString::fromStdString(e.detail()).contains("MI300X"));
+    }
+}
+
+void tst_DeviceCatalog::userCatalogOverridesAndExtends()
+{
+    const char* user = R"({"format": "hapmoe.devices", "version": 1, "devices": [
+      {"name": "H800", "aliases": ["our-h800"], "vendor": "NVIDIA", "bf16_tflops": 989, "memory_gib": 80, "hbm_gbps": 3350,
+       "intra_node_gbps": 160, "inter_node_gbps": 50, "collective_library": "NCCL", "default_efficiency": 0.65,
+       "sources": {"intra_node_gbps": "measured"}},
+      {"name": "MyChip", "vendor": "Acme", "bf16_tflops": 500, "memory_gib": 96, "hbm_gbps": 3000, "intra_node_gbps": 300,
+       "inter_node_gbps": 50, "collective_library": "NCCL", "default_devices_per_node": 4, "colour": "red"}]})";
+    Warnings warnings;
+    const DeviceCatalog extra = DeviceCatalog::fromJson(user, "user.json", &warnings);
+    QCOMPARE(warnings.size(), std::size_t(1));   // "colour" is unknown
+    QVERIFY(QString::fromStdString(warnings[0]).contains("devices[1].colour"));
+    DeviceCatalog merged = DeviceCatalog::builtin();
+    const auto before = merged.types().size();
+    merged.merge(extra);
+    QCOMPARE(merged.types().size(), before + 1);
+    QCOMPARE(merged.get("h800").intra_node_gbps, 160.0);
+    QCOMPARE(merged.get("our-h800").default_efficiency, 0.65);
+    QCOMPARE(merged.get("mychip").default_devices_per_node, 4);
+    QCOMPARE(merged.get("MI300X").bf16_tflops, 1307.4);   // untouched
+}
+
+void tst_DeviceCatalog::badCatalogNamesThePath()
+{
+    const char* bad = R"({"format": "hapmoe.devices", "version": 1, "devices": [
+      {"name": "X", "vendor": "Acme", "bf16_tflops": -5, "memory_gib": 96, "hbm_gbps": 3000, "intra_node_gbps": 300,
+       "inter_node_gbps": 50, "collective_library": "NCCL"}]})";
+    try {
+        DeviceCatalog::fromJson(bad, "bad.json");
+        QFAIL("no exception");
+    } catch (const InputError& e) {
+        QCOMPARE(QString::fromStdString(e.file()), QStringLiteral("bad.json"));
+        QCOMPARE(QString::fromStdString(e.where()), QStringLiteral("devices[0].bf16_tflops"));
+        QCOMPARE(QString::fromStdString(e.detail()), QStringLiteral("expected a positive number, got -5"));
+    }
+    try {
+        DeviceCatalog::fromJson(R"({"format": "hapmoe.devices", "version": 2, "devices": []})", "new.json");
+        QFAIL("no exception");
+    } catch (const InputError& e) {
+        QCOMPARE(QString::fromStdString(e.where()), QStringLiteral("version"));
+    }
+}
+
+QTEST_GUILESS_MAIN(tst_DeviceCatalog)
+#include "tst_DeviceCatalog.moc"

@@ -1,0 +1,478 @@
+// The JSON file formats (docs/formats.md): every format round-trips, migrations run in
+// one chain, unknown keys warn, newer versions are refused, errors name file and path,
+// validation catches impossible shapes, and saves are atomic.
+
+#include "io/Documents.h"
+#include "io/Presets.h"
+
+#include <QtTest>
+
+#include <QDir>
+#include <QFile>
+#include <QTemporaryDir>
+
+#include <cmath>
+
+using namespace hapmoe;
+
+namespace {
+
+QString q(const std::string& s) { return QString::fromStdString(s); }
+
+std::string dataFile(const char* name)
+{
+    return readTextFile(std::string(HAPMOE_TEST_DATA_DIR) + "/foundation/" + name);
+}
+
+// Every field set away from its default, so a field the reader drops changes the output.
+ModelSpec fullModel()
+{
+    ModelSpec m;
+    m.name = "round-trip";
+    m.source = "hand-made";
+    m.description = "every field set";
+    m.num_layers = 6;
+    m.hidden_size = 1024;
+    m.ffn_hidden_size = 2816;
+    m.num_attention_heads = 16;
+    m.num_query_groups = 4;
+    m.kv_channels = 96;
+    m.vocab_size = 50257;
+    m.seq_length = 2048;
+    m.max_position_embeddings = 8192;
+    m.swiglu = true;
+    m.add_bias_linear = true;
+    m.untie_embeddings_and_output_weights = true;
+    m.normalization = "LayerNorm";
+    m.num_experts = 16;
+    m.moe_ffn_hidden_size = 704;
+    m.moe_router_topk = 4;
+    m.moe_layer_pattern = {0, 1, 1, 0, 1, 1};
+    m.moe_shared_expert_intermediate_size = 1408;
+    m.moe_token_dispatcher_type = TokenDispatcher::Flex;
+    m.training.micro_batch_size = 2;
+    m.training.global_batch_size = 96;
+    m.training.precision = Precision::FP16;
+    m.training.use_distributed_optimizer = false;
+    m.training.router_imbalance = 1.37;
+    m.training.imbalance_weight = 0.25;
+    return m;
+}
+
+Plan fullPlan()
+{
+    Plan p;
+    p.name = "HS-DP #1";
+    p.vpp = 2;
+    p.global_batch_size = 96;
+    p.sequence_parallel = false;
+    p.distributed_optimizer = false;
+    p.target = Target::FlagScale;
+    StagePlan s;
+    s.device_type = "H800";
+    s.devices = {{0, 0, 4}, {0, 4, 4}};
+    s.first_layer = 0;
+    s.num_layers = 4;
+    s.tp = 2;
+    s.cp = 2;
+    s.dp = 2;
+    s.ep = 4;
+    s.etp = 1;
+    s.edp = 2;
+    s.recompute = Recompute::Full;
+    s.recompute_layers = 3;
+    s.micro_batch_size = 2;
+    p.stages.push_back(s);
+    s.device_type = "910B-376T";
+    s.devices = {{1, 0, 8}};
+    s.first_layer = 4;
+    s.num_layers = 2;
+    s.recompute = Recompute::Selective;
+    s.recompute_layers = 0;
+    p.stages.push_back(s);
+    p.unused = {{2, 8, "pipeline needs only two stages"}};
+    return p;
+}
+
+Prediction fullPrediction()
+{
+    Prediction p;
+    p.iteration_time_s = 12.5;
+    p.tokens_per_s = 15728.64;
+    p.tflops_per_device = 210.25;
+    p.mfu = 0.3125;
+    p.peak_memory_gib = 61.75;
+    p.num_microbatches = 24;
+    p.feasible = false;
+    p.infeasible_reason = "stage 2 (910B) needs 71.3 GiB of 64 GiB (short 7.3 GiB)";
+    p.memory_shortfall_gib = 7.3;
+    p.used_profile = true;
+    p.breakdown = {6.5, 1.25, 2.0, 1.5, 0.75, 0.5};
+    StageEstimate s;
+    s.t_fwd = 0.125;
+    s.t_bwd = 0.25;
+    s.compute = 0.25;
+    s.tensor_parallel = 0.0625;
+    s.expert_dispatch = 0.03125;
+    s.p2p_send = 0.001;
+    s.dp_sync = 0.5;
+    s.optimizer = 0.2;
+    s.model_flops = 1.5e15;
+    s.memory = {10.5 * (1ull << 30), 5.25 * (1ull << 30), 21.0 * (1ull << 30), 12.0 * (1ull << 30),
+                1.5 * (1ull << 30), 3.0 * (1ull << 30), 80.0 * (1ull << 30)};
+    s.notes = {"compute from profile table"};
+    p.stages = {s, s};
+    p.notes = {"collectives from analytic defaults"};
+    return p;
+}
+
+Cluster smallCluster()
+{
+    Cluster c = clusterFromShorthand("H800:1x8,910B:2x8", DeviceCatalog::builtin());
+    c.name = "round-trip cluster";
+    c.description = "two types";
+    c.source = "hand-made";
+    c.nodes[1].nics = 4;
+    c.nodes[1].nic_gbit = 200;
+    c.cross_vendor = {"flagcx", 12.5, 35};
+    return c;
+}
+
+template <typename F>
+InputError expectError(F&& f)
+{
+    try {
+        f();
+    } catch (const InputError& e) {
+        return e;
+    }
+    throw std::runtime_error("expected an InputError");
+}
+
+} // namespace
+
+class tst_Documents : public QObject {
+    Q_OBJECT
+private slots:
+    void modelRoundTrip();
+    void moeLayerFreqAsInteger();
+    void clusterRoundTrip();
+    void profileRoundTrip();
+    void planRoundTrip();
+    void projectRoundTrip();
+    void exampleProjectLoads();
+    void migratesModelV1();
+    void migratesClusterV1();
+    void unknownKeysWarn();
+    void newerVersionRefused();
+    void wrongFormatRefused();
+    void errorsNameFileAndPath();
+    void malformedJsonGivesLineAndColumn();
+    void detectFormat_();
+    void validateModelCatchesShapes();
+    void validateClusterCatchesProblems();
+    void atomicSaveReplaces();
+    void atomicSaveFailureLeavesOldFile();
+};
+
+void tst_Documents::modelRoundTrip()
+{
+    const std::string once = writeModel(fullModel());
+    const ModelSpec back = readModel(once, "m.json");
+    QCOMPARE(q(writeModel(back)), q(once));
+    QCOMPARE(back.moe_layer_pattern.size(), std::size_t(6));
+    QCOMPARE(back.numMoeLayers(), 4);
+    QCOMPARE(back.training.router_imbalance, 1.37);
+    QVERIFY(back.training.precision == Precision::FP16);
+    QVERIFY(back.moe_token_dispatcher_type == TokenDispatcher::Flex);
+    QVERIFY(once.find("\"format\": \"hapmoe.model\"") != std::string::npos);
+    QVERIFY(once.find("\"version\": 2") != std::string::npos);
+}
+
+void tst_Documents::moeLayerFreqAsInteger()
+{
+    ModelSpec m = fullModel();
+    m.moe_layer_pattern.clear();
+    m.moe_layer_freq = 2;
+    const ModelSpec back = readModel(writeModel(m), "m.json");
+    QCOMPARE(back.moe_layer_freq, 2);
+    QVERIFY(back.moe_layer_pattern.empty());
+    QCOMPARE(back.numMoeLayers(), 3);   // layers 0, 2, 4 of 6
+    // Megatron-LM's default FFN size when absent: SwiGLU int(4h*2/3/64)*64 = 2688 for h = 1024.
+    const ModelSpec dflt = readModel(R"({"format": "hapmoe.model", "version": 2, "num_layers": 2, "hidden_size": 1024,
+        "num_attention_heads": 8, "vocab_size": 1000, "seq_length": 128, "swiglu": true})", "d.json");
+    QCOMPARE(dflt.ffn_hidden_size, 2688);
+}
+
+void tst_Documents::clusterRoundTrip()
+{
+    const Cluster c = smallCluster();
+    const std::string once = writeCluster(c);
+    const Cluster back = readCluster(once, "c.json");
+    QCOMPARE(q(writeCluster(back)), q(once));
+    QCOMPARE(back.totalDevices(), 24);
+    QCOMPARE(back.nodes[1].nic_gbit, 200.0);
+    QCOMPARE(q(back.cross_vendor.method), QStringLiteral("flagcx"));
+    QCOMPARE(back.links.size(), c.links.size());
+}
+
+void tst_Documents::profileRoundTrip()
+{
+    Profile p;
+    p.name = "measured";
+    p.source = "calibrated from train.log";
+    p.compute = {{"H800", 2, 2, 8192, 0.004, 0.008, 0.002, 0.004}, {"MI300X", 1, 1, 4096, 0.003, 0.006, 0.0015, 0.003}};
+    p.collectives = {{Collective::AllToAll, LinkClass::CrossType, 16, 33554432, 0.012, ""},
+                     {Collective::ReduceScatter, LinkClass::InterNode, 4, 1048576, 0.0002, "H800"}};
+    p.memory = {{"910B-376T", 4.25, 1.125}};
+    p.device_efficiency = {{"H800", 0.61}, {"MI300X", 0.44}};
+    p.router_imbalance = 1.42;
+    const std::string once = writeProfile(p);
+    const Profile back = readProfile(once, "p.json");
+    QCOMPARE(q(writeProfile(back)), q(once));
+    QVERIFY(back.collectives[0].primitive == Collective::AllToAll);
+    QVERIFY(back.collectives[0].link == LinkClass::CrossType);
+    QCOMPARE(*back.router_imbalance, 1.42);
+    QVERIFY(once.find("\"all_to_all\"") != std::string::npos);
+}
+
+void tst_Documents::planRoundTrip()
+{
+    PlanDocument d;
+    d.model = fullModel();
+    d.cluster = smallCluster();
+    d.plan = fullPlan();
+    d.prediction = fullPrediction();
+    SearchResult r;
+    r.algorithm = Algorithm::MetisStyle;
+    r.target = Target::Megatron;
+    r.plans = {{fullPlan(), fullPrediction()}, {fullPlan(), Prediction{}}};
+    r.uniform_baseline = RankedPlan{fullPlan(), fullPrediction()};
+    r.current = RankedPlan{fullPlan(), Prediction{}};
+    r.states = 123456789012LL;
+    r.pruned = {11, 22, 33};
+    r.time_s = 4.5;
+    r.timed_out = true;
+    r.cancelled = true;
+    r.no_plan_reason = "none";
+    d.search = r;
+    const std::string once = writePlan(d);
+    const PlanDocument back = readPlan(once, "plan.json");
+    QCOMPARE(q(writePlan(back)), q(once));
+    QVERIFY(back.search && back.search->uniform_baseline && back.search->current && !back.search->metis_baseline);
+    QCOMPARE(back.search->states, 123456789012LL);
+    QCOMPARE(back.search->plans.size(), std::size_t(2));
+    // Memory is stored in GiB and read back to bytes: 10.5 GiB of weights.
+    QCOMPARE(back.prediction->stages[0].memory.weights, 10.5 * (1ull << 30));
+    QCOMPARE(back.prediction->stages[0].memory.total(), (10.5 + 5.25 + 21 + 12 + 1.5 + 3) * (1ull << 30));
+    // The contract's key names.
+    for (const char* key : {"\"iteration_time_s\"", "\"data_parallel_sync\"", "\"memory_gib\"", "\"t_fwd_s\"", "\"p2p_s\"",
+                            "\"metis_style\"", "\"alternatives\"", "\"first_local\"", "\"recompute_layers\"", "\"edp\""})
+        QVERIFY2(once.find(key) != std::string::npos, key);
+}
+
+void tst_Documents::projectRoundTrip()
+{
+    Project p;
+    p.name = "my project";
+    p.model = fullModel();
+    p.cluster = smallCluster();
+    p.search = {Target::Megatron, Algorithm::Exhaustive, 3, 0.3, 1.5, 12, true};
+    p.plans = {{fullPlan(), fullPrediction()}, {fullPlan(), std::nullopt}};
+    p.current_script = "/home/me/train.sh";
+    const std::string once = writeProject(p);
+    const Project back = readProject(once, "p.hapmoe");
+    QCOMPARE(q(writeProject(back)), q(once));
+    QVERIFY(back.plans[0].prediction.has_value());
+    QVERIFY(!back.plans[1].prediction.has_value());
+    QVERIFY(back.search.algorithm == Algorithm::Exhaustive);
+    QCOMPARE(back.search.top_k, 3);
+}
+
+void tst_Documents::exampleProjectLoads()
+{
+    const std::string text = readTextFile(std::string(HAPMOE_SOURCE_DIR) + "/resources/examples/example.hapmoe");
+    const Project p = readProject(text, "example.hapmoe");
+    validateModel(p.model, "example.hapmoe");
+    validateCluster(p.cluster, DeviceCatalog::builtin(), "example.hapmoe");
+    QCOMPARE(q(p.model.name), QStringLiteral("Mixtral-S"));
+    QCOMPARE(p.cluster.totalDevices(), 32);
+}
+
+void tst_Documents::migratesModelV1()
+{
+    // tests/data/foundation/model-v1.json: training settings at the top level, "fp16": true.
+    Warnings w;
+    const ModelSpec m = readModel(dataFile("model-v1.json"), "model-v1.json", &w);
+    QCOMPARE(m.training.micro_batch_size, 2);
+    QCOMPARE(m.training.global_batch_size, 512);
+    QVERIFY(m.training.precision == Precision::FP16);
+    QCOMPARE(m.training.use_distributed_optimizer, false);
+    QCOMPARE(m.training.router_imbalance, 1.5);
+    QCOMPARE(m.training.imbalance_weight, 0.5);
+    QCOMPARE(w.size(), std::size_t(1));
+    QVERIFY(q(w[0]).contains("migrated from hapmoe.model version 1 to 2"));
+    // Written back as version 2, which reads without a migration.
+    Warnings w2;
+    readModel(writeModel(m), "again.json", &w2);
+    QVERIFY(w2.empty());
+}
+
+void tst_Documents::migratesClusterV1()
+{
+    // tests/data/foundation/cluster-v1.json: "gpus", "type", link bandwidth 3200 and 800 Gb/s.
+    Warnings w;
+    const Cluster c = readCluster(dataFile("cluster-v1.json"), "cluster-v1.json", &w);
+    QCOMPARE(c.nodes[0].count, 8);
+    QCOMPARE(q(c.nodes[1].device_type), QStringLiteral("910B"));
+    QCOMPARE(c.links[0].bandwidth_gbytes_per_s, 400.0);   // 3200 Gb/s / 8
+    QCOMPARE(c.links[1].bandwidth_gbytes_per_s, 100.0);   // 800 Gb/s / 8
+    QCOMPARE(w.size(), std::size_t(1));
+}
+
+void tst_Documents::unknownKeysWarn()
+{
+    Warnings w;
+    const ModelSpec m = readModel(dataFile("model-unknown-keys.json"), "u.json", &w);
+    QCOMPARE(q(m.name), QStringLiteral("Mixtral-S"));
+    QCOMPARE(w.size(), std::size_t(2));
+    QVERIFY(q(w[0]).contains("model.rope_theta: unknown key ignored"));
+    QVERIFY(q(w[1]).contains("model.training.lr: unknown key ignored"));
+}
+
+void tst_Documents::newerVersionRefused()
+{
+    const InputError e = expectError([] {
+        readCluster(R"({"format": "hapmoe.cluster", "version": 3, "nodes": []})", "future.json");
+    });
+    QCOMPARE(q(e.where()), QStringLiteral("version"));
+    QVERIFY(q(e.detail()).contains("newer"));
+}
+
+void tst_Documents::wrongFormatRefused()
+{
+    const InputError e = expectError([] { readModel(writeCluster(smallCluster()), "c.json"); });
+    QCOMPARE(q(e.where()), QStringLiteral("format"));
+    QCOMPARE(q(e.detail()), QStringLiteral("expected \"hapmoe.model\", got \"hapmoe.cluster\""));
+}
+
+void tst_Documents::errorsNameFileAndPath()
+{
+    std::string text = writeCluster(smallCluster());
+    const auto pos = text.find("\"count\": 8", text.find("\"id\": 2"));
+    text.replace(pos, 10, "\"count\": -8");
+    const InputError e = expectError([&] { readCluster(text, "bad.json"); });
+    QCOMPARE(q(e.what()), QStringLiteral("bad.json: cluster.nodes[2].count: expected a positive integer, got -8"));
+}
+
+void tst_Documents::malformedJsonGivesLineAndColumn()
+{
+    const InputError e = expectError([] { readModel("{\n  \"format\": \"hapmoe.model\",\n  \"version\": 2,,\n}", "m.json"); });
+    // Line 3 is `  "version": 2,,`: 2 spaces, 10 characters of "version":, a space, "2", a comma
+    // (column 15); the offending second comma is column 16.
+    QCOMPARE(q(e.where()), QStringLiteral("line 3, column 16"));
+    QVERIFY(q(e.detail()).startsWith("malformed JSON"));
+}
+
+void tst_Documents::detectFormat_()
+{
+    QCOMPARE(q(detectFormat(writeProfile(Profile{}), "p")), QStringLiteral("hapmoe.profile"));
+    const InputError e = expectError([] { detectFormat(R"({"version": 1})", "x.json"); });
+    QCOMPARE(q(e.where()), QStringLiteral("format"));
+}
+
+void tst_Documents::validateModelCatchesShapes()
+{
+    struct Case {
+        const char* path;
+        void (*change)(ModelSpec&);
+    };
+    const Case cases[] = {
+        {"model.num_query_groups", [](ModelSpec& m) { m.num_query_groups = 6; }},          // 16 % 6
+        {"model.num_attention_heads", [](ModelSpec& m) { m.kv_channels = 0; m.num_attention_heads = 12; m.num_query_groups = 4; }},   // 1024 % 12
+        {"model.moe_router_topk", [](ModelSpec& m) { m.moe_router_topk = 17; }},
+        {"model.moe_layer_freq", [](ModelSpec& m) { m.moe_layer_pattern = {1, 0}; }},
+        {"model.moe_layer_freq", [](ModelSpec& m) { m.moe_layer_pattern = {0, 0, 0, 0, 0, 0}; }},
+        {"model.training.global_batch_size", [](ModelSpec& m) { m.training.global_batch_size = 97; }},
+        {"model.training.imbalance_weight", [](ModelSpec& m) { m.training.imbalance_weight = 1.5; }},
+        {"model.hidden_size", [](ModelSpec& m) { m.hidden_size = 0; }},
+        {"model.max_position_embeddings", [](ModelSpec& m) { m.max_position_embeddings = 1024; }},
+    };
+    validateModel(fullModel(), "ok.json");
+    for (const auto& c : cases) {
+        ModelSpec m = fullModel();
+        c.change(m);
+        const InputError e = expectError([&] { validateModel(m, "m.json"); });
+        QCOMPARE(q(e.where()), QString::fromLatin1(c.path));
+    }
+    // kv_channels given: hidden need not divide by heads (Qwen3-30B-A3B: 2048 hidden, 32 x 128).
+    ModelSpec m = fullModel();
+    m.num_attention_heads = 12;
+    m.num_query_groups = 4;
+    m.kv_channels = 128;
+    validateModel(m, "m.json");
+}
+
+void tst_Documents::validateClusterCatchesProblems()
+{
+    const auto& cat = DeviceCatalog::builtin();
+    validateCluster(smallCluster(), cat, "ok.json");
+    struct Case {
+        const char* path;
+        void (*change)(Cluster&);
+    };
+    const Case cases[] = {
+        {"cluster.nodes", [](Cluster& c) { c.nodes.clear(); c.links.clear(); }},
+        {"cluster.nodes[1].device_type", [](Cluster& c) { c.nodes[1].device_type = "TPUv9"; }},
+        {"cluster.nodes[2].id", [](Cluster& c) { c.nodes[2].id = c.nodes[0].id; }},
+        {"cluster.switches[0].id", [](Cluster& c) { c.switches[0].id = 1; }},
+        {"cluster.links[0].b", [](Cluster& c) { c.links[0].b = 999; }},
+        {"cluster.links[1].bandwidth_gbytes_per_s", [](Cluster& c) { c.links[1].bandwidth_gbytes_per_s = -1; }},
+        {"cluster.nodes[0].host", [](Cluster& c) { c.nodes[0].host = "$(reboot)"; }},
+        {"cluster.nodes[2].host", [](Cluster& c) { c.nodes[2].host = c.nodes[0].host; }},
+    };
+    for (const auto& cs : cases) {
+        Cluster c = smallCluster();
+        cs.change(c);
+        const InputError e = expectError([&] { validateCluster(c, cat, "c.json"); });
+        QCOMPARE(q(e.where()), QString::fromLatin1(cs.path));
+    }
+}
+
+void tst_Documents::atomicSaveReplaces()
+{
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const std::string path = dir.filePath("plan.json").toStdString();
+    saveFileAtomically(path, "first");
+    QCOMPARE(q(readTextFile(path)), QStringLiteral("first"));
+    saveFileAtomically(path, writeModel(fullModel()));
+    QCOMPARE(q(readModel(readTextFile(path), path).name), QStringLiteral("round-trip"));
+    // No temporary file is left beside it.
+    QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden).size(), 1);
+}
+
+void tst_Documents::atomicSaveFailureLeavesOldFile()
+{
+    QTemporaryDir dir;
+    // Target is a non-empty directory: the rename fails after the data was written.
+    QVERIFY(QDir(dir.path()).mkdir("target"));
+    QFile keep(dir.filePath("target/keep"));
+    QVERIFY(keep.open(QIODevice::WriteOnly));
+    keep.close();
+    bool threw = false;
+    try {
+        saveFileAtomically(dir.filePath("target").toStdString(), "data");
+    } catch (const std::runtime_error& e) {
+        threw = true;
+        QVERIFY(QString::fromLatin1(e.what()).contains("rename failed"));
+    }
+    QVERIFY(threw);
+    QVERIFY(QFileInfo(dir.filePath("target/keep")).exists());
+    QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden).size(), 0);   // temp removed
+    // A folder that does not exist: nothing is created.
+    QVERIFY_THROWS_EXCEPTION(std::runtime_error, saveFileAtomically(dir.filePath("missing/x.json").toStdString(), "x"));
+}
+
+QTEST_GUILESS_MAIN(tst_Documents)
+#include "tst_Documents.moc"

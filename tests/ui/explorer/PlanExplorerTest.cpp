@@ -1,0 +1,483 @@
+// Offscreen tests of the plan explorer, driving the real widgets.
+
+#include "ExplorerFixtures.h"
+
+#include "BreakdownView.h"
+#include "CompareView.h"
+#include "ExportDialog.h"
+#include "MemoryBarsPlot.h"
+#include "PlanExplorerWidget.h"
+#include "PlanTableView.h"
+#include "PlanTimeline.h"
+#include "StagePartitionView.h"
+#include "TimelineBlocks.h"
+#include "TimelinePlot.h"
+#include "WhatIfPanel.h"
+#include "cost/Schedule.h"
+#include "io/Documents.h"
+
+#include <QCheckBox>
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QHeaderView>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTimer>
+#include <QWheelEvent>
+#include <QtTest>
+
+#include <memory>
+
+using namespace hapmoe;
+using namespace hapmoe::ui;
+
+class PlanExplorerTest : public QObject {
+    Q_OBJECT
+
+private slots:
+    void initTestCase();
+    void selectingAPlanDrivesTheViews();
+    void hoveringAStageEmitsItsNodes();
+    void timelineOfEqualStagesMatchesTheClosedForm();
+    void interleavedTimelineHasAllChunks();
+    void timelineZoomsHorizontallyAndShowsBlockToolTips();
+    void planListSortsByIterationTime();
+    void compareShowsTwoPlansOnASharedTimeAxis();
+    void whatIfRhoChangesTheIterationTime();
+    void whatIfRemovingAUsedNodeAsksForANewSearch();
+    void exportDialogSavesALauncher();
+    void exportDialogRefusesAPlanTheTargetCannotRun();
+
+private:
+    PlanExplorerWidget* makeExplorer();
+
+    ModelSpec m_model;
+    Cluster m_cluster;
+    std::unique_ptr<CostModel> m_cost;
+    SearchResult m_result;
+    std::unique_ptr<PlanExplorerWidget> m_explorer;
+};
+
+void PlanExplorerTest::initTestCase()
+{
+    m_model = test::mixtralS();
+    m_cluster = test::cluster16_1();
+    m_cost = std::make_unique<CostModel>(m_model, m_cluster, DeviceCatalog::builtin());
+    m_result.target = Target::FlagScale;
+    m_result.plans = {test::costed(*m_cost, test::heteroPlan16_1())};
+    m_result.uniform_baseline = test::costed(*m_cost, test::uniformPlan16_1());
+    Plan current = test::uniformPlan16_1();
+    current.name = "current (train.sh)";
+    current.stages[0].recompute = Recompute::None;
+    current.stages[1].recompute = Recompute::None;
+    m_result.current = test::costed(*m_cost, current);
+    m_explorer.reset(makeExplorer());
+}
+
+PlanExplorerWidget* PlanExplorerTest::makeExplorer()
+{
+    auto* w = new PlanExplorerWidget;
+    ExplorerContext ctx;
+    ctx.model = m_model;
+    ctx.cluster = m_cluster;
+    ctx.catalog = &DeviceCatalog::builtin();
+    w->setContext(ctx);
+    w->setResult(m_result);
+    w->resize(1400, 900);
+    w->show();
+    return w;
+}
+
+void PlanExplorerTest::selectingAPlanDrivesTheViews()
+{
+    PlanExplorerWidget* w = m_explorer.get();
+    // Rows: the ranked plan, the uniform baseline, the current configuration.
+    QCOMPARE(w->planCount(), 3);
+    QCOMPARE(w->selectedPlan(), 0);
+
+    // Click the baseline's row in the table (source row 1) through the viewport.
+    auto* table = qobject_cast<PlanTableView*>(w->view(QStringLiteral("plans")));
+    QVERIFY(table);
+    table->sortByColumn(0, Qt::AscendingOrder);
+    int viewRow = -1;
+    for (int r = 0; r < table->model()->rowCount(); ++r) {
+        if (table->model()->index(r, 0).data().toString() == QLatin1String("uniform 12/12"))
+            viewRow = r;
+    }
+    QVERIFY(viewRow >= 0);
+    QSignalSpy selected(w, &PlanExplorerWidget::selectionChanged);
+    const QRect cell = table->visualRect(table->model()->index(viewRow, 2));
+    QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, cell.center());
+    QCOMPARE(selected.count(), 1);
+    QCOMPARE(w->selectedPlan(), 1);
+    const RankedPlan& uniform = *m_result.uniform_baseline;
+
+    // Partition: one box per stage, widths in proportion to the layers (12:12 here).
+    auto* partition = qobject_cast<StagePartitionView*>(w->view(QStringLiteral("partition")));
+    QVERIFY(partition);
+    QCOMPARE(partition->stageCount(), 2);
+    QCOMPARE(QString::fromStdString(partition->stage(0)->device_type), QStringLiteral("H800"));
+    QCOMPARE(QString::fromStdString(partition->stage(1)->device_type), QStringLiteral("910B-376T"));
+    QVERIFY(std::abs(partition->stageRect(0).width() - partition->stageRect(1).width()) <= 1);
+
+    // Timeline: PP x M x 2 blocks for plain 1F1B = 2 x (256 / (DP 4 x mbs 1)) x 2 = 256.
+    auto* timeline = qobject_cast<TimelinePlot*>(w->view(QStringLiteral("timeline")));
+    QVERIFY(timeline);
+    QCOMPARE(uniform.prediction.num_microbatches, 64);
+    QCOMPARE(timeline->blockCount(), 2 * 64 * 2);
+    int forward = 0;
+    for (const ScheduleBlock& b : timeline->timeline().schedule.blocks)
+        forward += b.forward ? 1 : 0;
+    QCOMPARE(forward, 2 * 64);
+
+    // Memory bars: the stacked components of each stage add up to the core's total.
+    auto* memory = qobject_cast<MemoryBarsPlot*>(w->view(QStringLiteral("memory")));
+    QVERIFY(memory);
+    QCOMPARE(memory->stageCount(), 2);
+    for (int s = 0; s < 2; ++s) {
+        const MemoryBreakdown& m = uniform.prediction.stages[static_cast<size_t>(s)].memory;
+        QVERIFY(m.total() > 0);
+        QVERIFY(qFuzzyCompare(memory->stackedTotalGiB(s), m.total() / (1024.0 * 1024.0 * 1024.0)));
+        QVERIFY(qFuzzyCompare(memory->capacityGiB(s), m.capacity / (1024.0 * 1024.0 * 1024.0)));
+    }
+
+    // Breakdown: the six components are the prediction's.
+    auto* breakdown = qobject_cast<BreakdownView*>(w->view(QStringLiteral("breakdown")));
+    QVERIFY(breakdown);
+    QCOMPARE(breakdown->components().size(), 6);
+    QCOMPARE(breakdown->components()[0], uniform.prediction.breakdown.compute);
+    QCOMPARE(breakdown->components()[3], uniform.prediction.breakdown.pipeline_bubble);
+
+    // Back to the heterogeneous plan: 14:10 layers give a wider first stage.
+    w->selectPlan(0);
+    QCOMPARE(partition->stageCount(), 2);
+    QCOMPARE(partition->stage(0)->num_layers, 14);
+    QVERIFY(partition->stageRect(0).width() > partition->stageRect(1).width());
+    const double ratio = double(partition->stageRect(0).width()) / partition->stageRect(1).width();
+    QVERIFY2(std::abs(ratio - 14.0 / 10.0) < 0.02, qPrintable(QString::number(ratio)));
+    QCOMPARE(timeline->blockCount(), 2 * 64 * 2);
+}
+
+void PlanExplorerTest::hoveringAStageEmitsItsNodes()
+{
+    PlanExplorerWidget* w = m_explorer.get();
+    w->selectPlan(0);
+    auto* partition = qobject_cast<StagePartitionView*>(w->view(QStringLiteral("partition")));
+    QSignalSpy hovered(w, &PlanExplorerWidget::stageHovered);
+    QTest::mouseMove(partition, partition->stageRect(1).center());
+    QTRY_VERIFY(hovered.count() >= 1);
+    // Stage 1 of the heterogeneous plan runs on node 1 (the 910B node).
+    QCOMPARE(hovered.last().at(0).value<QVector<int>>(), QVector<int>{1});
+    QVERIFY(partition->stageToolTip(1).contains(QStringLiteral("GiB")));
+    QTest::mouseMove(partition, partition->stageRect(0).center());
+    QTRY_COMPARE(hovered.last().at(0).value<QVector<int>>(), QVector<int>{0});
+}
+
+void PlanExplorerTest::timelineOfEqualStagesMatchesTheClosedForm()
+{
+    // Four equal stages, t_f = 1, t_b = 2, M = 8: eq. 4 gives
+    // sum c_i + (M - 1) max c_i = 4 * 3 + 7 * 3 = 33 and every stage idles (PP - 1) * 3 = 9.
+    Plan plan;
+    Prediction pred;
+    for (int i = 0; i < 4; ++i) {
+        plan.stages.push_back(test::stage("H800", 0, 2 * i, 2, 6 * i, 6, 2, 1, 2, 1, 1, 1));
+        StageEstimate e;
+        e.t_fwd = 1;
+        e.t_bwd = 2;
+        pred.stages.push_back(e);
+    }
+    pred.num_microbatches = 8;
+    pred.iteration_time_s = 33;
+    const PlanTimeline tl = buildPlanTimeline(plan, pred);
+    QCOMPARE(int(tl.schedule.blocks.size()), 4 * 8 * 2);
+    QCOMPARE(tl.pipelineEnd, 33.0);
+    for (int s = 0; s < 4; ++s) {
+        double idle = 0;
+        for (const auto& [a, b] : tl.bubbles(s))
+            idle += b - a;
+        // Each stage is busy M * (t_f + t_b) = 24 of the 33, so it idles 9: the bubbles
+        // before its last backward plus the tail after it.
+        QCOMPARE(idle + (33.0 - tl.laneEnd[static_cast<size_t>(s)]), 9.0);
+    }
+}
+
+void PlanExplorerTest::interleavedTimelineHasAllChunks()
+{
+    // Interleaved 1F1B with vpp = 2: PP x M x vpp x 2 blocks = 4 x 8 x 2 x 2 = 128.
+    Plan plan;
+    Prediction pred;
+    for (int i = 0; i < 4; ++i) {
+        plan.stages.push_back(test::stage("MI300X", 0, 2 * i, 2, 6 * i, 6, 2, 1, 2, 1, 1, 1));
+        StageEstimate e;
+        e.t_fwd = 1;
+        e.t_bwd = 2;
+        pred.stages.push_back(e);
+    }
+    plan.vpp = 2;
+    pred.num_microbatches = 8;
+    const PlanTimeline tl = buildPlanTimeline(plan, pred);
+    QCOMPARE(int(tl.schedule.blocks.size()), 128);
+    int chunk1 = 0;
+    for (const ScheduleBlock& b : tl.schedule.blocks) {
+        chunk1 += b.chunk == 1 ? 1 : 0;
+        // Each chunk does half of the stage's work.
+        QCOMPARE(b.end - b.start, b.forward ? 0.5 : 1.0);
+    }
+    QCOMPARE(chunk1, 64);
+}
+
+void PlanExplorerTest::timelineZoomsHorizontallyAndShowsBlockToolTips()
+{
+    PlanExplorerWidget* w = m_explorer.get();
+    w->selectPlan(0);
+    w->showView(QStringLiteral("timeline"));
+    auto* timeline = qobject_cast<TimelinePlot*>(w->view(QStringLiteral("timeline")));
+    QVERIFY(timeline->isVisible());
+    const QCPRange before = timeline->xAxis->range();
+    const QCPRange lanes = timeline->yAxis->range();
+
+    // Wheel up over the middle of the chart zooms the time axis only.
+    const QPoint centre = timeline->axisRect()->rect().center();
+    QWheelEvent wheel(QPointF(centre), timeline->mapToGlobal(QPointF(centre)), QPoint(), QPoint(0, 120), Qt::NoButton,
+                      Qt::NoModifier, Qt::NoScrollPhase, false);
+    QApplication::sendEvent(timeline, &wheel);
+    QVERIFY(timeline->xAxis->range().size() < before.size());
+    QCOMPARE(timeline->yAxis->range().lower, lanes.lower);
+    QCOMPARE(timeline->yAxis->range().upper, lanes.upper);
+
+    // The first forward block of stage 0 (micro-batch 0, starting at t = 0).
+    timeline->xAxis->setRange(0, timeline->timeline().pipelineEnd / 16);
+    timeline->replot();
+    const ScheduleBlock* first = nullptr;
+    for (const ScheduleBlock& b : timeline->timeline().schedule.blocks) {
+        if (b.stage == 0 && b.forward && b.microbatch == 0)
+            first = &b;
+    }
+    QVERIFY(first);
+    QCOMPARE(first->start, 0.0);
+    const QPoint pos(int(timeline->xAxis->coordToPixel((first->start + first->end) / 2)), int(timeline->yAxis->coordToPixel(0)));
+    const QString tip = timeline->toolTipAt(pos);
+    QVERIFY2(tip.contains(QStringLiteral("Forward of micro-batch 0")), qPrintable(tip));
+
+    // Panning never leaves the iteration.
+    timeline->xAxis->setRange(-10 * timeline->timeLimit(), -9 * timeline->timeLimit());
+    QVERIFY(timeline->xAxis->range().lower >= -0.021 * timeline->timeLimit());
+    timeline->resetZoom();
+
+    // The Chrome trace has one complete ("X") event per block.
+    const QJsonDocument trace = QJsonDocument::fromJson(timeline->chromeTrace());
+    int complete = 0;
+    for (const QJsonValue& v : trace.object().value(QStringLiteral("traceEvents")).toArray())
+        complete += v.toObject().value(QStringLiteral("ph")).toString() == QLatin1String("X") ? 1 : 0;
+    QCOMPARE(complete, timeline->blockCount());
+}
+
+void PlanExplorerTest::planListSortsByIterationTime()
+{
+    PlanExplorerWidget* w = m_explorer.get();
+    auto* table = qobject_cast<PlanTableView*>(w->view(QStringLiteral("plans")));
+    // Click the "Iteration" header: the fastest plan comes first.
+    const int col = 2;
+    const int x = table->horizontalHeader()->sectionViewportPosition(col) + table->horizontalHeader()->sectionSize(col) / 2;
+    QTest::mouseClick(table->horizontalHeader()->viewport(), Qt::LeftButton, {}, QPoint(x, table->horizontalHeader()->height() / 2));
+    double fastest = 1e300;
+    for (const RankedPlan* rp : {&m_result.plans[0], &*m_result.uniform_baseline, &*m_result.current})
+        fastest = std::min(fastest, rp->prediction.iteration_time_s);
+    const Qt::SortOrder order = table->horizontalHeader()->sortIndicatorOrder();
+    const int firstRow = order == Qt::AscendingOrder ? 0 : table->model()->rowCount() - 1;
+    QCOMPARE(table->model()->index(firstRow, col).data(Qt::UserRole).toDouble(), fastest);
+    // Selection still speaks in source rows.
+    w->selectPlan(2);
+    QCOMPARE(w->selectedPlan(), 2);
+    QCOMPARE(table->selectedSourceRow(), 2);
+    table->sortByColumn(0, Qt::AscendingOrder);
+}
+
+void PlanExplorerTest::compareShowsTwoPlansOnASharedTimeAxis()
+{
+    PlanExplorerWidget* w = m_explorer.get();
+    w->selectPlan(0);
+    w->showView(QStringLiteral("compare"));
+    auto* compare = qobject_cast<CompareView*>(w->view(QStringLiteral("compare")));
+    QVERIFY(compare);
+    // By default the selected plan is compared with the user's current configuration (row 2).
+    QCOMPARE(compare->compared(), (QList<int>{0, 2}));
+
+    // Tick the uniform baseline too, then untick the current configuration.
+    auto* chooser = compare->findChild<QListWidget*>(QStringLiteral("compareChooser"));
+    QVERIFY(chooser);
+    chooser->item(1)->setCheckState(Qt::Checked);
+    QCOMPARE(compare->compared(), (QList<int>{0, 1, 2}));
+    chooser->item(2)->setCheckState(Qt::Unchecked);
+    QCOMPARE(compare->compared(), (QList<int>{0, 1}));
+
+    QCOMPARE(compare->table()->columnCount(), 2);
+    QCOMPARE(compare->timelines().size(), 2);
+    QCOMPARE(compare->partitions().size(), 2);
+    QCOMPARE(compare->memoryPlots().size(), 2);
+    // 14/10 vs 12/12 layers and different knobs are highlighted; both use 16 devices.
+    const QStringList diff = compare->differingRows();
+    QVERIFY2(diff.contains(QStringLiteral("Layers per stage")), qPrintable(diff.join(',')));
+    QVERIFY(diff.contains(QStringLiteral("TP/CP/DP per stage")));
+    QVERIFY(diff.contains(QStringLiteral("Iteration time")));
+    QVERIFY(!diff.contains(QStringLiteral("Devices used")));
+
+    // One time axis: both timelines span the longer iteration, and zooming one moves the other.
+    const double longer = std::max(m_result.plans[0].prediction.iteration_time_s, m_result.uniform_baseline->prediction.iteration_time_s);
+    TimelinePlot* a = compare->timelines()[0];
+    TimelinePlot* b = compare->timelines()[1];
+    QVERIFY(std::abs(a->timeLimit() - b->timeLimit()) < 1e-12);
+    QVERIFY(a->timeLimit() >= longer * (1 - 1e-9));
+    a->xAxis->setRange(0.1 * longer, 0.2 * longer);
+    QCOMPARE(b->xAxis->range().lower, a->xAxis->range().lower);
+    QCOMPARE(b->xAxis->range().upper, a->xAxis->range().upper);
+    // Partitions on one layer scale: 24 layers fill the same width in both.
+    QCOMPARE(compare->partitions()[0]->stageRect(1).right(), compare->partitions()[1]->stageRect(1).right());
+}
+
+void PlanExplorerTest::whatIfRhoChangesTheIterationTime()
+{
+    PlanExplorerWidget* w = m_explorer.get();
+    w->selectPlan(0);
+    w->showView(QStringLiteral("whatif"));
+    auto* whatIf = qobject_cast<WhatIfPanel*>(w->view(QStringLiteral("whatif")));
+    QVERIFY(whatIf && whatIf->isEnabled());
+    // Unchanged inputs re-estimate the same plan to the same time.
+    QVERIFY(whatIf->whatIfPrediction().has_value());
+    QCOMPARE(whatIf->whatIfPrediction()->iteration_time_s, m_result.plans[0].prediction.iteration_time_s);
+    QCOMPARE(whatIf->rhoBox()->value(), 1.2);
+
+    // Type rho = 2 into the box: the MoE critical path grows by 1 + gamma (rho - 1) (eq. 2).
+    QDoubleSpinBox* rho = whatIf->rhoBox();
+    rho->selectAll();
+    QTest::keyClicks(rho, QStringLiteral("2.00"));
+    QTest::keyClick(rho, Qt::Key_Return);
+    QCOMPARE(rho->value(), 2.0);
+    QVERIFY(whatIf->whatIfPrediction().has_value());
+    const double t = whatIf->whatIfPrediction()->iteration_time_s;
+    QVERIFY(t > m_result.plans[0].prediction.iteration_time_s);
+
+    // Same figure as the cost model gives directly for rho = 2.
+    ModelSpec model = m_model;
+    model.training.router_imbalance = 2.0;
+    CostModel cost(model, m_cluster, DeviceCatalog::builtin());
+    QCOMPARE(t, cost.estimate(m_result.plans[0].plan).iteration_time_s);
+
+    // A larger global batch: M doubles (512 / (4 x 1) = 128).
+    whatIf->globalBatchBox()->setValue(512);
+    QCOMPARE(whatIf->whatIfPrediction()->num_microbatches, 128);
+    // A batch the first stage's DP x mbs = 4 does not divide is refused with a hint.
+    QSignalSpy suggested(w, &PlanExplorerWidget::newSearchSuggested);
+    whatIf->globalBatchBox()->setValue(258);
+    QVERIFY(!whatIf->whatIfPrediction().has_value());
+    QVERIFY(!whatIf->problem().isEmpty());
+    QCOMPARE(suggested.count(), 1);
+    whatIf->globalBatchBox()->setValue(256);
+    rho->setValue(1.2);
+}
+
+void PlanExplorerTest::whatIfRemovingAUsedNodeAsksForANewSearch()
+{
+    PlanExplorerWidget* w = m_explorer.get();
+    w->selectPlan(0);
+    auto* whatIf = qobject_cast<WhatIfPanel*>(w->view(QStringLiteral("whatif")));
+    whatIf->nodeTypeBox()->setCurrentText(QStringLiteral("910B-376T"));
+    QCOMPARE(whatIf->nodeCountBox()->value(), 1);
+    QSignalSpy suggested(w, &PlanExplorerWidget::newSearchSuggested);
+    // Adding a node: the plan is unchanged (same time), its 8 devices would sit idle.
+    whatIf->nodeCountBox()->setValue(2);
+    QVERIFY(whatIf->whatIfPrediction().has_value());
+    QCOMPARE(whatIf->whatIfPrediction()->iteration_time_s, m_result.plans[0].prediction.iteration_time_s);
+    QVERIFY(whatIf->hint().contains(QStringLiteral("idle")));
+    QCOMPARE(suggested.count(), 1);
+    // Removing the only 910B node: the plan runs on it, so only a new search can help.
+    whatIf->nodeCountBox()->setValue(0);
+    QVERIFY(!whatIf->whatIfPrediction().has_value());
+    QVERIFY(whatIf->problem().contains(QStringLiteral("910B-376T")));
+    QCOMPARE(suggested.count(), 2);
+    whatIf->nodeCountBox()->setValue(1);
+}
+
+namespace {
+// Answers the next modal file dialog with a path, as a user typing it would.
+void answerFileDialog(const QString& path)
+{
+    QTimer::singleShot(50, [path] {
+        auto* dialog = qobject_cast<QFileDialog*>(QApplication::activeModalWidget());
+        if (!dialog)
+            return answerFileDialog(path);
+        auto* edit = dialog->findChild<QLineEdit*>(QStringLiteral("fileNameEdit"));
+        if (edit)
+            edit->setText(path);
+        else
+            dialog->selectFile(path);
+        dialog->accept();
+    });
+}
+} // namespace
+
+void PlanExplorerTest::exportDialogSavesALauncher()
+{
+    PlanExplorerWidget* w = m_explorer.get();
+    w->selectPlan(0);   // the heterogeneous plan: FlagScale
+    auto* dialog = qobject_cast<ExportDialog*>(w->view(QStringLiteral("export")));
+    QVERIFY(dialog);
+    dialog->show();
+    QCOMPARE(dialog->format(), LauncherFormat::FlagScale);
+    QVERIFY2(dialog->result().ok, dialog->result().refusal.c_str());
+    QVERIFY(dialog->checksList()->count() > 0);
+    QVERIFY(dialog->saveLauncherButton()->isEnabled());
+
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("run_flagscale.sh"));
+    answerFileDialog(path);
+    QTest::mouseClick(dialog->saveLauncherButton(), Qt::LeftButton);
+    QTRY_VERIFY(QFile::exists(path));
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QByteArray script = f.readAll();
+    QCOMPARE(script, QByteArray::fromStdString(dialog->result().script));
+    QVERIFY(QFileInfo(path).isExecutable());
+    // FlagScale's hostfile (one "host slots=N type=T" line per node) is written beside it.
+    QVERIFY(QFile::exists(dir.filePath(QStringLiteral("run_flagscale.hostfile"))));
+
+    // The plan JSON reads back as the same plan.
+    const QString planPath = dir.filePath(QStringLiteral("plan.json"));
+    answerFileDialog(planPath);
+    QTest::mouseClick(dialog->savePlanButton(), Qt::LeftButton);
+    QTRY_VERIFY(QFile::exists(planPath));
+    const PlanDocument doc = readPlan(readTextFile(planPath.toStdString()), planPath.toStdString());
+    QCOMPARE(doc.plan.pp(), 2);
+    QCOMPARE(doc.plan.stages[0].num_layers, 14);
+    QCOMPARE(doc.plan.stages[1].device_type, std::string("910B-376T"));
+    dialog->hide();
+}
+
+void PlanExplorerTest::exportDialogRefusesAPlanTheTargetCannotRun()
+{
+    PlanExplorerWidget* w = m_explorer.get();
+    w->selectPlan(0);
+    auto* dialog = qobject_cast<ExportDialog*>(w->view(QStringLiteral("export")));
+    // Upstream Megatron-LM needs the same TP on every stage (TP2 vs TP4 here) and one
+    // vendor: the launcher is refused with the reason and cannot be saved.
+    dialog->formatBox()->setCurrentIndex(dialog->formatBox()->findData(static_cast<int>(LauncherFormat::Megatron)));
+    QCOMPARE(dialog->format(), LauncherFormat::Megatron);
+    QVERIFY(!dialog->result().ok);
+    QVERIFY(!dialog->result().refusal.empty());
+    QVERIFY(dialog->refusalLabel()->text().contains(QStringLiteral("Refused")));
+    QVERIFY(!dialog->saveLauncherButton()->isEnabled());
+    QTemporaryDir dir;
+    QVERIFY(!dialog->saveLauncher(dir.filePath(QStringLiteral("x.sh"))).isEmpty());
+    QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("x.sh"))));
+}
+
+QTEST_MAIN(PlanExplorerTest)
+#include "PlanExplorerTest.moc"

@@ -1,0 +1,32 @@
+#pragma once
+// Changes the model and training spec. Consecutive edits of the same field merge, so that
+// typing "4096" is one step and not four.
+
+#include "model/ModelSpec.h"
+
+#include <QString>
+#include <QUndoCommand>
+
+#include <string>
+
+namespace hapmoe::ui {
+
+class ProjectDocument;
+
+class ChangeModelCommand : public QUndoCommand {
+public:
+    ChangeModelCommand(ProjectDocument* document, ModelSpec after, std::string scriptAfter,
+                       const QString& text, const QString& field);
+    void redo() override;
+    void undo() override;
+    int id() const override;
+    bool mergeWith(const QUndoCommand* other) override;
+
+private:
+    ProjectDocument* m_document;
+    ModelSpec m_before, m_after;
+    std::string m_scriptBefore, m_scriptAfter;
+    QString m_field;   // empty: never merges
+};
+
+} // namespace hapmoe::ui

@@ -1,0 +1,262 @@
+#include "ClusterScene.h"
+
+#include "LinkItem.h"
+#include "NodeItem.h"
+#include "ProjectDocument.h"
+#include "SwitchItem.h"
+#include "Theme.h"
+
+#include "hardware/ClusterTopology.h"
+#include "hardware/DeviceCatalog.h"
+
+#include <QApplication>
+#include <QGraphicsSceneMouseEvent>
+#include <QPainter>
+
+namespace hapmoe::ui {
+
+ClusterScene::ClusterScene(ProjectDocument* document, QObject* parent)
+    : QGraphicsScene(parent), m_document(document)
+{
+    setItemIndexMethod(QGraphicsScene::NoIndex);   // small scenes, many moves
+    connect(document, &ProjectDocument::clusterReset, this, &ClusterScene::rebuild);
+    connect(document, &ProjectDocument::nodeAdded, this, &ClusterScene::addNodeItem);
+    connect(document, &ProjectDocument::switchAdded, this, &ClusterScene::addSwitchItem);
+    connect(document, &ProjectDocument::linkAdded, this, &ClusterScene::addLinkItem);
+    connect(document, &ProjectDocument::nodeRemoved, this, &ClusterScene::removeEndpoint);
+    connect(document, &ProjectDocument::switchRemoved, this, &ClusterScene::removeEndpoint);
+    connect(document, &ProjectDocument::linkRemoved, this, &ClusterScene::removeLinkItem);
+    connect(document, &ProjectDocument::nodeChanged, this, [this](int id) {
+        if (NodeItem* item = m_nodes.value(id))
+            if (const Node* n = m_document->cluster().node(id))
+                item->setNode(*n);
+    });
+    connect(document, &ProjectDocument::switchChanged, this, [this](int id) {
+        if (SwitchItem* item = m_switches.value(id))
+            if (const Switch* s = m_document->cluster().switchById(id))
+                item->setSwitch(*s);
+    });
+    connect(document, &ProjectDocument::linkChanged, this, [this](int a, int b) {
+        if (LinkItem* item = linkItem(a, b))
+            if (const Link* l = m_document->findLink(a, b))
+                item->setLink(*l);
+    });
+    connect(document, &ProjectDocument::clusterChanged, this, &ClusterScene::updateProblems);
+    rebuild();
+}
+
+ClusterScene::~ClusterScene()
+{
+    // Links first: they hold pointers to their endpoints.
+    for (LinkItem* link : std::as_const(m_links))
+        delete link;
+    m_links.clear();
+}
+
+LinkItem* ClusterScene::linkItem(int a, int b) const { return m_links.value(key(a, b)); }
+
+EndpointItem* ClusterScene::endpoint(int id) const
+{
+    if (NodeItem* n = m_nodes.value(id))
+        return n;
+    return m_switches.value(id);
+}
+
+void ClusterScene::rebuild()
+{
+    for (LinkItem* link : std::as_const(m_links))
+        delete link;
+    m_links.clear();
+    qDeleteAll(m_nodes);
+    m_nodes.clear();
+    qDeleteAll(m_switches);
+    m_switches.clear();
+    const Cluster& c = m_document->cluster();
+    for (const auto& n : c.nodes)
+        addNodeItem(n.id);
+    for (const auto& s : c.switches)
+        addSwitchItem(s.id);
+    for (const auto& l : c.links)
+        addLinkItem(l.a, l.b);
+    highlightNodes(m_highlighted);
+    updateProblems();
+}
+
+void ClusterScene::addNodeItem(int id)
+{
+    const Node* n = m_document->cluster().node(id);
+    if (!n || m_nodes.contains(id))
+        return;
+    auto* item = new NodeItem(*n);
+    addItem(item);
+    m_nodes.insert(id, item);
+}
+
+void ClusterScene::addSwitchItem(int id)
+{
+    const Switch* s = m_document->cluster().switchById(id);
+    if (!s || m_switches.contains(id))
+        return;
+    auto* item = new SwitchItem(*s);
+    addItem(item);
+    m_switches.insert(id, item);
+}
+
+void ClusterScene::addLinkItem(int a, int b)
+{
+    const Link* l = m_document->findLink(a, b);
+    EndpointItem* ea = endpoint(a);
+    EndpointItem* eb = endpoint(b);
+    if (!l || !ea || !eb || m_links.contains(key(a, b)))
+        return;
+    auto* item = new LinkItem(*l, ea, eb);
+    addItem(item);
+    m_links.insert(key(a, b), item);
+}
+
+void ClusterScene::removeEndpoint(int id)
+{
+    // Any link still attached is removed with its endpoint.
+    for (auto it = m_links.begin(); it != m_links.end();) {
+        if (it.key().first == id || it.key().second == id) {
+            delete it.value();
+            it = m_links.erase(it);
+        } else {
+            ++it;
+        }
+    }
+    delete m_nodes.take(id);
+    delete m_switches.take(id);
+}
+
+void ClusterScene::removeLinkItem(int a, int b) { delete m_links.take(key(a, b)); }
+
+QSet<int> ClusterScene::selectedIds() const
+{
+    QSet<int> ids;
+    for (QGraphicsItem* item : selectedItems())
+        if (auto* e = dynamic_cast<EndpointItem*>(item))
+            ids.insert(e->id());
+    return ids;
+}
+
+QList<QPair<int, int>> ClusterScene::selectedLinks() const
+{
+    QList<QPair<int, int>> links;
+    for (QGraphicsItem* item : selectedItems())
+        if (item->type() == LinkItem::Type) {
+            const Link& l = static_cast<LinkItem*>(item)->link();
+            links.append({l.a, l.b});
+        }
+    return links;
+}
+
+void ClusterScene::selectIds(const QSet<int>& ids)
+{
+    clearSelection();
+    for (int id : ids)
+        if (EndpointItem* e = endpoint(id))
+            e->setSelected(true);
+}
+
+void ClusterScene::setSnapToGrid(bool on)
+{
+    m_snap = on;
+    update();
+}
+
+void ClusterScene::highlightNodes(const QVector<int>& ids)
+{
+    m_highlighted = ids;
+    for (NodeItem* item : std::as_const(m_nodes))
+        item->setHighlighted(ids.contains(item->id()));
+}
+
+QRectF ClusterScene::itemsRect() const
+{
+    QRectF rect;
+    for (NodeItem* n : m_nodes)
+        rect = rect.united(n->sceneBoundingRect());
+    for (SwitchItem* s : m_switches)
+        rect = rect.united(s->sceneBoundingRect());
+    return rect;
+}
+
+void ClusterScene::updateProblems()
+{
+    QHash<int, QStringList> byId;
+    try {
+        ClusterTopology topology(m_document->cluster(), m_document->catalog());
+        for (const auto& problem : topology.problems())
+            for (int id : problem.ids)
+                byId[id].append(QString::fromStdString(problem.message));
+    } catch (const std::exception&) {
+        // The problems panel reports what cannot be analysed.
+    }
+    for (NodeItem* n : std::as_const(m_nodes))
+        n->setProblems(byId.value(n->id()));
+    for (SwitchItem* s : std::as_const(m_switches))
+        s->setProblems(byId.value(s->id()));
+    // Links between nodes whose collective libraries differ cross a vendor bridge.
+    const DeviceCatalog& catalog = m_document->catalog();
+    for (LinkItem* link : std::as_const(m_links)) {
+        const Node* a = m_document->cluster().node(link->link().a);
+        const Node* b = m_document->cluster().node(link->link().b);
+        bool cross = false;
+        if (a && b) {
+            const DeviceType* ta = catalog.find(a->device_type);
+            const DeviceType* tb = catalog.find(b->device_type);
+            cross = ta && tb && ta->collective_library != tb->collective_library;
+        }
+        link->setCrossVendor(cross);
+    }
+}
+
+void ClusterScene::mousePressEvent(QGraphicsSceneMouseEvent* event)
+{
+    if (event->button() == Qt::LeftButton)
+        m_dragging = true;
+    QGraphicsScene::mousePressEvent(event);
+}
+
+void ClusterScene::mouseReleaseEvent(QGraphicsSceneMouseEvent* event)
+{
+    QGraphicsScene::mouseReleaseEvent(event);
+    if (event->button() != Qt::LeftButton || !m_dragging)
+        return;
+    m_dragging = false;
+    // One undo step for the whole drag: compare the items with the document.
+    QHash<int, QPointF> moved;
+    const Cluster& c = m_document->cluster();
+    for (NodeItem* n : std::as_const(m_nodes))
+        if (const Node* node = c.node(n->id()); node && n->pos() != QPointF(node->x, node->y))
+            moved.insert(n->id(), n->pos());
+    for (SwitchItem* s : std::as_const(m_switches))
+        if (const Switch* sw = c.switchById(s->id()); sw && s->pos() != QPointF(sw->x, sw->y))
+            moved.insert(s->id(), s->pos());
+    if (!moved.isEmpty())
+        m_document->moveItems(moved);
+}
+
+void ClusterScene::drawBackground(QPainter* painter, const QRectF& rect)
+{
+    const QPalette pal = QApplication::palette();
+    painter->fillRect(rect, pal.color(QPalette::Base));
+    if (!m_snap)
+        return;
+    // Dots on the snap grid, every second grid line, faint enough to stay behind labels.
+    const double step = EndpointItem::kGrid * 2;
+    QColor dot = pal.color(QPalette::Text);
+    dot.setAlpha(isDark(pal) ? 50 : 40);
+    painter->setPen(QPen(dot, 2));
+    const double left = std::floor(rect.left() / step) * step;
+    const double top = std::floor(rect.top() / step) * step;
+    QVector<QPointF> points;
+    for (double x = left; x < rect.right(); x += step)
+        for (double y = top; y < rect.bottom(); y += step)
+            points.append(QPointF(x, y));
+    if (points.size() < 200000)
+        painter->drawPoints(points.constData(), int(points.size()));
+}
+
+} // namespace hapmoe::ui

@@ -1,0 +1,341 @@
+#include "ClusterView.h"
+
+#include "ClusterScene.h"
+#include "EndpointItem.h"
+#include "ProjectDocument.h"
+
+#include "hardware/DeviceCatalog.h"
+
+#include <QApplication>
+#include <QClipboard>
+#include <QDragEnterEvent>
+#include <QGraphicsLineItem>
+#include <QInputDialog>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QMimeData>
+#include <QScrollBar>
+#include <QtMath>
+
+namespace hapmoe::ui {
+
+namespace {
+
+// The clipboard form of a selection: plain JSON of the items and the links among them.
+QByteArray itemsToJson(const ClusterItems& items)
+{
+    QJsonArray nodes, switches, links;
+    for (const auto& n : items.nodes)
+        nodes.append(QJsonObject{{"id", n.id}, {"host", QString::fromStdString(n.host)},
+                                 {"device_type", QString::fromStdString(n.device_type)}, {"count", n.count},
+                                 {"nics", n.nics}, {"nic_gbit", n.nic_gbit}, {"x", n.x}, {"y", n.y}});
+    for (const auto& s : items.switches)
+        switches.append(QJsonObject{{"id", s.id}, {"name", QString::fromStdString(s.name)}, {"x", s.x}, {"y", s.y}});
+    for (const auto& l : items.links)
+        links.append(QJsonObject{{"a", l.a}, {"b", l.b}, {"bandwidth", l.bandwidth_gbytes_per_s},
+                                 {"latency", l.latency_us}});
+    return QJsonDocument(QJsonObject{{"nodes", nodes}, {"switches", switches}, {"links", links}}).toJson();
+}
+
+ClusterItems itemsFromJson(const QByteArray& data)
+{
+    ClusterItems items;
+    const QJsonObject root = QJsonDocument::fromJson(data).object();
+    for (const auto& v : root.value("nodes").toArray()) {
+        const QJsonObject o = v.toObject();
+        Node n;
+        n.id = o.value("id").toInt();
+        n.host = o.value("host").toString().toStdString();
+        n.device_type = o.value("device_type").toString().toStdString();
+        n.count = std::max(1, o.value("count").toInt(8));
+        n.nics = std::max(0, o.value("nics").toInt());
+        n.nic_gbit = std::max(0.0, o.value("nic_gbit").toDouble());
+        n.x = o.value("x").toDouble();
+        n.y = o.value("y").toDouble();
+        items.nodes.push_back(n);
+    }
+    for (const auto& v : root.value("switches").toArray()) {
+        const QJsonObject o = v.toObject();
+        Switch s;
+        s.id = o.value("id").toInt();
+        s.name = o.value("name").toString().toStdString();
+        s.x = o.value("x").toDouble();
+        s.y = o.value("y").toDouble();
+        items.switches.push_back(s);
+    }
+    for (const auto& v : root.value("links").toArray()) {
+        const QJsonObject o = v.toObject();
+        Link l;
+        l.a = o.value("a").toInt();
+        l.b = o.value("b").toInt();
+        l.bandwidth_gbytes_per_s = o.value("bandwidth").toDouble();
+        l.latency_us = o.value("latency").toDouble();
+        items.links.push_back(l);
+    }
+    return items;
+}
+
+} // namespace
+
+ClusterView::ClusterView(ClusterScene* scene, QWidget* parent) : QGraphicsView(scene, parent), m_scene(scene)
+{
+    setAcceptDrops(true);
+    setDragMode(QGraphicsView::RubberBandDrag);
+    setRenderHints(QPainter::Antialiasing | QPainter::TextAntialiasing);
+    setTransformationAnchor(QGraphicsView::AnchorUnderMouse);
+    setResizeAnchor(QGraphicsView::AnchorViewCenter);
+    setViewportUpdateMode(QGraphicsView::SmartViewportUpdate);
+    setFocusPolicy(Qt::StrongFocus);
+    setSceneRect(-4000, -3000, 12000, 8000);
+}
+
+ProjectDocument* ClusterView::document() const { return m_scene->document(); }
+
+int ClusterView::endpointAt(const QPoint& viewportPos) const
+{
+    for (QGraphicsItem* item : items(viewportPos))
+        if (auto* e = dynamic_cast<EndpointItem*>(item))
+            return e->id();
+    return -1;
+}
+
+int ClusterView::handleDrop(const QMimeData* mime, const QPoint& viewportPos, Qt::KeyboardModifiers modifiers)
+{
+    if (!mime || !mime->hasFormat(QString::fromLatin1(kDeviceMimeType)))
+        return -1;
+    const QString type = QString::fromUtf8(mime->data(QString::fromLatin1(kDeviceMimeType)));
+    if (type.isEmpty())
+        return -1;
+    int count = m_defaultCount;
+    if (modifiers & Qt::ShiftModifier) {
+        bool ok = false;
+        count = QInputDialog::getInt(this, tr("Add %1 node").arg(type), tr("Devices in the node:"), count, 1, 4096, 1, &ok);
+        if (!ok)
+            return -1;
+    }
+    QPointF pos = mapToScene(viewportPos);
+    // Dropped on an item: the new node is linked to it and placed just below it.
+    const int target = endpointAt(viewportPos);
+    if (target >= 0) {
+        if (EndpointItem* e = m_scene->endpoint(target))
+            pos = e->pos() + QPointF(0, 140);
+    }
+    if (m_scene->snapToGrid())
+        pos = QPointF(qRound(pos.x() / EndpointItem::kGrid) * EndpointItem::kGrid,
+                      qRound(pos.y() / EndpointItem::kGrid) * EndpointItem::kGrid);
+    const int id = document()->addNode(type, count, pos, target);
+    m_scene->selectIds({id});
+    return id;
+}
+
+void ClusterView::dragEnterEvent(QDragEnterEvent* event)
+{
+    if (event->mimeData()->hasFormat(QString::fromLatin1(kDeviceMimeType)))
+        event->acceptProposedAction();
+    else
+        QGraphicsView::dragEnterEvent(event);
+}
+
+void ClusterView::dragMoveEvent(QDragMoveEvent* event)
+{
+    if (event->mimeData()->hasFormat(QString::fromLatin1(kDeviceMimeType)))
+        event->acceptProposedAction();
+    else
+        QGraphicsView::dragMoveEvent(event);
+}
+
+void ClusterView::dropEvent(QDropEvent* event)
+{
+    if (handleDrop(event->mimeData(), event->position().toPoint(), event->modifiers()) >= 0)
+        event->acceptProposedAction();
+    else
+        event->ignore();
+}
+
+void ClusterView::setConnectMode(bool on)
+{
+    if (on == m_connectMode)
+        return;
+    m_connectMode = on;
+    setDragMode(on ? QGraphicsView::NoDrag : QGraphicsView::RubberBandDrag);
+    viewport()->setCursor(on ? Qt::CrossCursor : Qt::ArrowCursor);
+    emit connectModeChanged(on);
+}
+
+double ClusterView::zoom() const { return transform().m11(); }
+
+void ClusterView::zoomBy(double factor)
+{
+    const double target = qBound(0.1, zoom() * factor, 4.0);
+    const double f = target / zoom();
+    scale(f, f);
+    emit zoomChanged(zoom());
+}
+
+void ClusterView::zoomToFit()
+{
+    const QRectF rect = m_scene->itemsRect();
+    if (rect.isEmpty()) {
+        resetTransform();
+        centerOn(0, 0);
+    } else {
+        fitInView(rect.adjusted(-40, -40, 40, 40), Qt::KeepAspectRatio);
+        if (zoom() > 1.25) {   // a small cluster stays at a readable size, not blown up
+            const double f = 1.25 / zoom();
+            scale(f, f);
+        }
+        centerOn(rect.center());
+    }
+    emit zoomChanged(zoom());
+}
+
+void ClusterView::wheelEvent(QWheelEvent* event)
+{
+    const double steps = event->angleDelta().y() / 120.0;
+    if (steps != 0)
+        zoomBy(std::pow(1.15, steps));
+    event->accept();
+}
+
+void ClusterView::mousePressEvent(QMouseEvent* event)
+{
+    if (event->button() == Qt::MiddleButton) {
+        m_panning = true;
+        m_panStart = event->position().toPoint();
+        viewport()->setCursor(Qt::ClosedHandCursor);
+        event->accept();
+        return;
+    }
+    if (event->button() == Qt::LeftButton && (m_connectMode || (event->modifiers() & Qt::ShiftModifier))) {
+        const int from = endpointAt(event->position().toPoint());
+        if (from >= 0) {
+            m_connectFrom = from;
+            const QPointF start = m_scene->endpoint(from)->pos();
+            m_rubberLink = m_scene->addLine(QLineF(start, mapToScene(event->position().toPoint())),
+                                            QPen(palette().color(QPalette::Highlight), 2, Qt::DashLine));
+            m_rubberLink->setZValue(5);
+            event->accept();
+            return;
+        }
+    }
+    QGraphicsView::mousePressEvent(event);
+}
+
+void ClusterView::mouseMoveEvent(QMouseEvent* event)
+{
+    if (m_panning) {
+        const QPoint delta = event->position().toPoint() - m_panStart;
+        m_panStart = event->position().toPoint();
+        horizontalScrollBar()->setValue(horizontalScrollBar()->value() - delta.x());
+        verticalScrollBar()->setValue(verticalScrollBar()->value() - delta.y());
+        event->accept();
+        return;
+    }
+    if (m_rubberLink) {
+        QLineF line = m_rubberLink->line();
+        line.setP2(mapToScene(event->position().toPoint()));
+        m_rubberLink->setLine(line);
+        event->accept();
+        return;
+    }
+    QGraphicsView::mouseMoveEvent(event);
+}
+
+void ClusterView::mouseReleaseEvent(QMouseEvent* event)
+{
+    if (m_panning && event->button() == Qt::MiddleButton) {
+        m_panning = false;
+        viewport()->setCursor(m_connectMode ? Qt::CrossCursor : Qt::ArrowCursor);
+        event->accept();
+        return;
+    }
+    if (m_connectFrom >= 0) {
+        delete m_rubberLink;
+        m_rubberLink = nullptr;
+        const int from = m_connectFrom;
+        m_connectFrom = -1;
+        const int to = endpointAt(event->position().toPoint());
+        if (to >= 0 && to != from)
+            document()->connectItems(from, to);
+        event->accept();
+        return;
+    }
+    QGraphicsView::mouseReleaseEvent(event);
+}
+
+void ClusterView::keyPressEvent(QKeyEvent* event)
+{
+    QPointF step;
+    switch (event->key()) {
+    case Qt::Key_Delete:
+    case Qt::Key_Backspace:
+        deleteSelection();
+        return;
+    case Qt::Key_Escape:
+        setConnectMode(false);
+        m_scene->clearSelection();
+        return;
+    case Qt::Key_Left: step = QPointF(-EndpointItem::kGrid, 0); break;
+    case Qt::Key_Right: step = QPointF(EndpointItem::kGrid, 0); break;
+    case Qt::Key_Up: step = QPointF(0, -EndpointItem::kGrid); break;
+    case Qt::Key_Down: step = QPointF(0, EndpointItem::kGrid); break;
+    default:
+        QGraphicsView::keyPressEvent(event);
+        return;
+    }
+    QHash<int, QPointF> positions;
+    for (int id : m_scene->selectedIds())
+        if (EndpointItem* e = m_scene->endpoint(id))
+            positions.insert(id, e->pos() + step);
+    if (!positions.isEmpty())
+        document()->moveItems(positions);   // consecutive nudges merge into one step
+}
+
+void ClusterView::deleteSelection()
+{
+    const QSet<int> ids = m_scene->selectedIds();
+    const auto links = m_scene->selectedLinks();
+    if (!ids.isEmpty() || !links.isEmpty())
+        document()->removeItems(ids, links);
+}
+
+void ClusterView::copySelection()
+{
+    const QSet<int> ids = m_scene->selectedIds();
+    if (ids.isEmpty())
+        return;
+    auto* mime = new QMimeData;
+    mime->setData(QString::fromLatin1(kItemsMimeType), itemsToJson(document()->itemsFor(ids)));
+    QApplication::clipboard()->setMimeData(mime);
+    m_pasteCount = 0;
+}
+
+void ClusterView::paste()
+{
+    const QMimeData* mime = QApplication::clipboard()->mimeData();
+    if (!mime || !mime->hasFormat(QString::fromLatin1(kItemsMimeType)))
+        return;
+    const ClusterItems items = itemsFromJson(mime->data(QString::fromLatin1(kItemsMimeType)));
+    ++m_pasteCount;
+    const QList<int> ids = document()->pasteItems(items, QPointF(40, 40) * m_pasteCount);
+    m_scene->selectIds(QSet<int>(ids.begin(), ids.end()));
+}
+
+void ClusterView::selectAllItems()
+{
+    for (QGraphicsItem* item : m_scene->items())
+        if (item->flags() & QGraphicsItem::ItemIsSelectable)
+            item->setSelected(true);
+}
+
+void ClusterView::addSwitchAtCenter()
+{
+    QPointF pos = mapToScene(viewport()->rect().center());
+    pos = QPointF(qRound(pos.x() / EndpointItem::kGrid) * EndpointItem::kGrid,
+                  qRound(pos.y() / EndpointItem::kGrid) * EndpointItem::kGrid);
+    const int id = document()->addSwitch(pos);
+    m_scene->selectIds({id});
+}
+
+} // namespace hapmoe::ui

@@ -1,0 +1,75 @@
+#pragma once
+// The view of the cluster canvas: accepts device drops from the palette (MIME type
+// application/x-hapmoe-device), connects items (Connect tool or Shift+drag from an item),
+// zooms with the wheel, pans with the middle button, deletes, nudges, copies and pastes.
+
+#include <QGraphicsView>
+
+class QGraphicsLineItem;
+class QMimeData;
+
+namespace hapmoe::ui {
+
+class ClusterScene;
+class ProjectDocument;
+
+class ClusterView : public QGraphicsView {
+    Q_OBJECT
+public:
+    static constexpr const char* kDeviceMimeType = "application/x-hapmoe-device";
+    static constexpr const char* kItemsMimeType = "application/x-hapmoe-cluster-items";
+
+    explicit ClusterView(ClusterScene* scene, QWidget* parent = nullptr);
+
+    ClusterScene* clusterScene() const { return m_scene; }
+    ProjectDocument* document() const;
+
+    // The drop handler (also called by tests): adds a node of the device type in the MIME
+    // data at the viewport position, linked to the item under it if any. With Shift held,
+    // asks for the number of devices. Returns the new node id, or -1.
+    int handleDrop(const QMimeData* mime, const QPoint& viewportPos, Qt::KeyboardModifiers modifiers);
+
+    int defaultDeviceCount() const { return m_defaultCount; }
+    void setDefaultDeviceCount(int count) { m_defaultCount = count; }
+
+    bool connectMode() const { return m_connectMode; }
+    void setConnectMode(bool on);
+
+    double zoom() const;
+    void zoomBy(double factor);
+    void zoomToFit();
+
+    void deleteSelection();
+    void copySelection();
+    void paste();
+    void selectAllItems();
+    void addSwitchAtCenter();
+
+signals:
+    void zoomChanged(double zoom);
+    void connectModeChanged(bool on);
+
+protected:
+    void dragEnterEvent(QDragEnterEvent* event) override;
+    void dragMoveEvent(QDragMoveEvent* event) override;
+    void dropEvent(QDropEvent* event) override;
+    void wheelEvent(QWheelEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
+    void mouseMoveEvent(QMouseEvent* event) override;
+    void mouseReleaseEvent(QMouseEvent* event) override;
+    void keyPressEvent(QKeyEvent* event) override;
+
+private:
+    int endpointAt(const QPoint& viewportPos) const;
+
+    ClusterScene* m_scene;
+    int m_defaultCount = 8;
+    bool m_connectMode = false;
+    int m_connectFrom = -1;
+    QGraphicsLineItem* m_rubberLink = nullptr;
+    bool m_panning = false;
+    QPoint m_panStart;
+    int m_pasteCount = 0;
+};
+
+} // namespace hapmoe::ui

@@ -1,0 +1,23 @@
+#pragma once
+// The palette of device types from the catalog: icon, name, peak TFLOP/s and memory.
+// Dragging an entry publishes the type name as application/x-hapmoe-device.
+
+#include <QListWidget>
+
+namespace hapmoe::ui {
+
+class DevicePalette : public QListWidget {
+    Q_OBJECT
+public:
+    explicit DevicePalette(QWidget* parent = nullptr);
+
+    int rowOf(const QString& deviceType) const;
+    // The MIME data a drag of this row carries (what a drop handler receives).
+    QMimeData* mimeDataForRow(int row) const;
+
+protected:
+    QStringList mimeTypes() const override;
+    QMimeData* mimeData(const QList<QListWidgetItem*>& items) const override;
+};
+
+} // namespace hapmoe::ui

@@ -1,0 +1,398 @@
+#include "ModelPanel.h"
+
+#include "ProjectDocument.h"
+#include "Theme.h"
+
+#include "cost/CostModel.h"
+#include "io/Presets.h"
+#include "megatron/ScriptImport.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QGridLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QScrollArea>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+namespace hapmoe::ui {
+
+namespace {
+
+QSpinBox* intEditor(int min, int max, const QString& special = {})
+{
+    auto* spin = new QSpinBox;
+    spin->setRange(min, max);
+    spin->setKeyboardTracking(true);   // validation as you type
+    spin->setGroupSeparatorShown(true);
+    if (!special.isEmpty())
+        spin->setSpecialValueText(special);
+    return spin;
+}
+
+QDoubleSpinBox* doubleEditor(double min, double max, int decimals, double step)
+{
+    auto* spin = new QDoubleSpinBox;
+    spin->setRange(min, max);
+    spin->setDecimals(decimals);
+    spin->setSingleStep(step);
+    spin->setKeyboardTracking(true);
+    return spin;
+}
+
+QString humanCount(double v)
+{
+    if (v >= 1e12)
+        return QStringLiteral("%1 T").arg(v / 1e12, 0, 'f', 2);
+    if (v >= 1e9)
+        return QStringLiteral("%1 B").arg(v / 1e9, 0, 'f', 2);
+    if (v >= 1e6)
+        return QStringLiteral("%1 M").arg(v / 1e6, 0, 'f', 1);
+    return QString::number(v, 'f', 0);
+}
+
+QString patternText(const std::vector<std::uint8_t>& pattern)
+{
+    QStringList parts;
+    for (auto v : pattern)
+        parts << QString::number(int(v));
+    return parts.join(QLatin1Char(','));
+}
+
+} // namespace
+
+ModelPanel::ModelPanel(ProjectDocument* document, QWidget* parent) : QWidget(parent), m_document(document)
+{
+    auto* outer = new QVBoxLayout(this);
+    outer->setContentsMargins(0, 0, 0, 0);
+    auto* scroll = new QScrollArea;
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    outer->addWidget(scroll);
+    auto* content = new QWidget;
+    scroll->setWidget(content);
+    auto* layout = new QVBoxLayout(content);
+    layout->setContentsMargins(12, 12, 12, 12);
+
+    // Presets and import.
+    auto* top = new QHBoxLayout;
+    top->addWidget(new QLabel(tr("Preset:")));
+    m_presets = new QComboBox;
+    m_presets->setObjectName(QStringLiteral("modelPresets"));
+    m_presets->addItem(tr("Choose a preset\u2026"));
+    for (const auto& p : modelPresets()) {
+        m_presets->addItem(QString::fromStdString(p.name), QString::fromStdString(p.name));
+        m_presets->setItemData(m_presets->count() - 1,
+                               QString::fromStdString(p.summary + "\n" + p.source), Qt::ToolTipRole);
+    }
+    m_presets->setMinimumContentsLength(22);
+    top->addWidget(m_presets);
+    auto* import = new QPushButton(tr("Import Megatron script\u2026"));
+    import->setObjectName(QStringLiteral("importScript"));
+    top->addWidget(import);
+    top->addStretch(1);
+    layout->addLayout(top);
+    m_source = new QLabel;
+    m_source->setWordWrap(true);
+    m_source->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    layout->addWidget(m_source);
+    m_script = new QLabel;
+    m_script->setWordWrap(true);
+    layout->addWidget(m_script);
+    m_message = new QLabel;
+    m_message->setWordWrap(true);
+    m_message->setObjectName(QStringLiteral("modelValidation"));
+    layout->addWidget(m_message);
+
+    auto* grid = new QGridLayout;
+    grid->setHorizontalSpacing(16);
+    layout->addLayout(grid);
+    auto makeBox = [&](const QString& title, int row, int col) {
+        auto* box = new QGroupBox(title);
+        auto* form = new QFormLayout(box);
+        form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+        form->setLabelAlignment(Qt::AlignRight | Qt::AlignVCenter);
+        grid->addWidget(box, row, col);
+        return form;
+    };
+    QFormLayout* arch = makeBox(tr("Transformer"), 0, 0);
+    QFormLayout* moe = makeBox(tr("Mixture of experts"), 0, 1);
+    QFormLayout* train = makeBox(tr("Training"), 1, 0);
+    auto* derivedBox = new QGroupBox(tr("Derived figures"));
+    auto* derivedLayout = new QVBoxLayout(derivedBox);
+    m_derived = new QLabel;
+    m_derived->setObjectName(QStringLiteral("modelDerived"));
+    m_derived->setTextFormat(Qt::RichText);
+    m_derived->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_derived->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    derivedLayout->addWidget(m_derived);
+    derivedLayout->addStretch(1);
+    grid->addWidget(derivedBox, 1, 1);
+    grid->setColumnStretch(0, 1);
+    grid->setColumnStretch(1, 1);
+    layout->addStretch(1);
+
+    auto intField = [&](QFormLayout* form, const QString& label, const QString& key, int ModelSpec::*member, int min,
+                        int max, const QString& special = {}) {
+        QSpinBox* spin = intEditor(min, max, special);
+        form->addRow(label, spin);
+        addField(key, spin, [spin, member](const ModelSpec& m) { spin->setValue(m.*member); },
+                 [spin, member](ModelSpec& m) { m.*member = spin->value(); });
+    };
+    auto boolField = [&](QFormLayout* form, const QString& label, const QString& key, bool ModelSpec::*member) {
+        auto* check = new QCheckBox(label);
+        form->addRow(QString(), check);
+        addField(key, check, [check, member](const ModelSpec& m) { check->setChecked(m.*member); },
+                 [check, member](ModelSpec& m) { m.*member = check->isChecked(); });
+    };
+
+    auto* name = new QLineEdit;
+    arch->addRow(tr("Name:"), name);
+    addField(QStringLiteral("name"), name, [name](const ModelSpec& m) { name->setText(QString::fromStdString(m.name)); },
+             [name](ModelSpec& m) { m.name = name->text().toStdString(); });
+    intField(arch, tr("Layers:"), QStringLiteral("num_layers"), &ModelSpec::num_layers, 0, 1000);
+    intField(arch, tr("Hidden size:"), QStringLiteral("hidden_size"), &ModelSpec::hidden_size, 0, 262144);
+    intField(arch, tr("FFN hidden size:"), QStringLiteral("ffn_hidden_size"), &ModelSpec::ffn_hidden_size, 0, 1048576);
+    intField(arch, tr("Attention heads:"), QStringLiteral("num_attention_heads"), &ModelSpec::num_attention_heads, 0, 4096);
+    intField(arch, tr("Query groups (GQA):"), QStringLiteral("num_query_groups"), &ModelSpec::num_query_groups, 0, 4096,
+             tr("none (MHA)"));
+    intField(arch, tr("KV channels:"), QStringLiteral("kv_channels"), &ModelSpec::kv_channels, 0, 65536, tr("hidden / heads"));
+    intField(arch, tr("Vocabulary:"), QStringLiteral("vocab_size"), &ModelSpec::vocab_size, 0, 10000000);
+    intField(arch, tr("Sequence length:"), QStringLiteral("seq_length"), &ModelSpec::seq_length, 0, 10000000);
+    intField(arch, tr("Max positions:"), QStringLiteral("max_position_embeddings"), &ModelSpec::max_position_embeddings, 0,
+             10000000, tr("= sequence length"));
+    auto* norm = new QComboBox;
+    norm->addItems({QStringLiteral("RMSNorm"), QStringLiteral("LayerNorm")});
+    arch->addRow(tr("Normalization:"), norm);
+    addField(QStringLiteral("normalization"), norm,
+             [norm](const ModelSpec& m) { norm->setCurrentText(QString::fromStdString(m.normalization)); },
+             [norm](ModelSpec& m) { m.normalization = norm->currentText().toStdString(); });
+    boolField(arch, tr("SwiGLU (gated activation)"), QStringLiteral("swiglu"), &ModelSpec::swiglu);
+    boolField(arch, tr("Bias in linear layers"), QStringLiteral("add_bias_linear"), &ModelSpec::add_bias_linear);
+    boolField(arch, tr("Untied embedding and output"), QStringLiteral("untie_embeddings_and_output_weights"),
+              &ModelSpec::untie_embeddings_and_output_weights);
+
+    intField(moe, tr("Experts:"), QStringLiteral("num_experts"), &ModelSpec::num_experts, 0, 4096, tr("dense model"));
+    intField(moe, tr("Router top-k:"), QStringLiteral("moe_router_topk"), &ModelSpec::moe_router_topk, 0, 4096);
+    intField(moe, tr("Expert FFN size:"), QStringLiteral("moe_ffn_hidden_size"), &ModelSpec::moe_ffn_hidden_size, 0, 1048576,
+             tr("= FFN hidden size"));
+    intField(moe, tr("MoE every k-th layer:"), QStringLiteral("moe_layer_freq"), &ModelSpec::moe_layer_freq, 0, 1000);
+    auto* pattern = new QLineEdit;
+    pattern->setPlaceholderText(tr("optional: 1,0,1,\u2026 one entry per layer"));
+    moe->addRow(tr("MoE layer pattern:"), pattern);
+    addField(QStringLiteral("moe_layer_pattern"), pattern,
+             [pattern](const ModelSpec& m) { pattern->setText(patternText(m.moe_layer_pattern)); },
+             [pattern](ModelSpec& m) {
+                 m.moe_layer_pattern.clear();
+                 for (const QString& part : pattern->text().split(QRegularExpression(QStringLiteral("[,\\s]+")),
+                                                                 Qt::SkipEmptyParts))
+                     m.moe_layer_pattern.push_back(part.trimmed() == QLatin1String("0") ? 0 : 1);
+             });
+    intField(moe, tr("Shared expert size:"), QStringLiteral("moe_shared_expert_intermediate_size"),
+             &ModelSpec::moe_shared_expert_intermediate_size, 0, 1048576, tr("none"));
+    auto* dispatcher = new QComboBox;
+    dispatcher->addItem(QStringLiteral("alltoall"), int(TokenDispatcher::AllToAll));
+    dispatcher->addItem(QStringLiteral("allgather"), int(TokenDispatcher::AllGather));
+    dispatcher->addItem(QStringLiteral("flex"), int(TokenDispatcher::Flex));
+    moe->addRow(tr("Token dispatcher:"), dispatcher);
+    addField(QStringLiteral("moe_token_dispatcher_type"), dispatcher,
+             [dispatcher](const ModelSpec& m) {
+                 dispatcher->setCurrentIndex(dispatcher->findData(int(m.moe_token_dispatcher_type)));
+             },
+             [dispatcher](ModelSpec& m) {
+                 m.moe_token_dispatcher_type = TokenDispatcher(dispatcher->currentData().toInt());
+             });
+
+    auto* mbs = intEditor(0, 65536);
+    train->addRow(tr("Micro-batch size:"), mbs);
+    addField(QStringLiteral("training.micro_batch_size"), mbs,
+             [mbs](const ModelSpec& m) { mbs->setValue(m.training.micro_batch_size); },
+             [mbs](ModelSpec& m) { m.training.micro_batch_size = mbs->value(); });
+    auto* gbs = intEditor(0, 10000000);
+    train->addRow(tr("Global batch size:"), gbs);
+    addField(QStringLiteral("training.global_batch_size"), gbs,
+             [gbs](const ModelSpec& m) { gbs->setValue(m.training.global_batch_size); },
+             [gbs](ModelSpec& m) { m.training.global_batch_size = gbs->value(); });
+    auto* precision = new QComboBox;
+    precision->addItem(QStringLiteral("bf16"), int(Precision::BF16));
+    precision->addItem(QStringLiteral("fp16"), int(Precision::FP16));
+    train->addRow(tr("Precision:"), precision);
+    addField(QStringLiteral("training.precision"), precision,
+             [precision](const ModelSpec& m) { precision->setCurrentIndex(precision->findData(int(m.training.precision))); },
+             [precision](ModelSpec& m) { m.training.precision = Precision(precision->currentData().toInt()); });
+    auto* distOpt = new QCheckBox(tr("Distributed optimizer"));
+    train->addRow(QString(), distOpt);
+    addField(QStringLiteral("training.use_distributed_optimizer"), distOpt,
+             [distOpt](const ModelSpec& m) { distOpt->setChecked(m.training.use_distributed_optimizer); },
+             [distOpt](ModelSpec& m) { m.training.use_distributed_optimizer = distOpt->isChecked(); });
+    auto* rho = doubleEditor(0, 64, 2, 0.05);
+    rho->setToolTip(tr("Router imbalance rho = max expert load / mean expert load (paper section 3.2)"));
+    train->addRow(tr("Router imbalance \u03c1:"), rho);
+    addField(QStringLiteral("training.router_imbalance"), rho,
+             [rho](const ModelSpec& m) { rho->setValue(m.training.router_imbalance); },
+             [rho](ModelSpec& m) { m.training.router_imbalance = rho->value(); });
+    auto* gamma = doubleEditor(-1, 2, 2, 0.05);
+    gamma->setToolTip(tr("Weight gamma of the imbalance on the MoE critical path: 1 + gamma (rho - 1)"));
+    train->addRow(tr("Imbalance weight \u03b3:"), gamma);
+    addField(QStringLiteral("training.imbalance_weight"), gamma,
+             [gamma](const ModelSpec& m) { gamma->setValue(m.training.imbalance_weight); },
+             [gamma](ModelSpec& m) { m.training.imbalance_weight = gamma->value(); });
+
+    connect(m_presets, &QComboBox::activated, this, [this](int index) {
+        if (index > 0)
+            loadPreset(m_presets->itemData(index).toString());
+        m_presets->setCurrentIndex(0);
+    });
+    connect(import, &QPushButton::clicked, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Import a Megatron-LM launch script"), QString(),
+                                                          tr("Shell scripts (*.sh *.bash);;All files (*)"));
+        if (path.isEmpty())
+            return;
+        const QString error = importScript(path);
+        if (!error.isEmpty())
+            m_message->setText(QStringLiteral("<b>%1</b> %2").arg(tr("Import failed:"), error.toHtmlEscaped()));
+    });
+    connect(document, &ProjectDocument::modelChanged, this, &ModelPanel::refresh);
+    refresh();
+}
+
+void ModelPanel::addField(const QString& key, QWidget* editor, std::function<void(const ModelSpec&)> read,
+                          std::function<void(ModelSpec&)> write)
+{
+    editor->setObjectName(key);
+    m_fields.insert(key, Field{editor, std::move(read), std::move(write)});
+    m_order << key;
+    if (auto* spin = qobject_cast<QSpinBox*>(editor))
+        connect(spin, &QSpinBox::valueChanged, this, [this, key] { edited(key); });
+    else if (auto* dspin = qobject_cast<QDoubleSpinBox*>(editor))
+        connect(dspin, &QDoubleSpinBox::valueChanged, this, [this, key] { edited(key); });
+    else if (auto* combo = qobject_cast<QComboBox*>(editor))
+        connect(combo, &QComboBox::currentIndexChanged, this, [this, key] { edited(key); });
+    else if (auto* check = qobject_cast<QCheckBox*>(editor))
+        connect(check, &QCheckBox::toggled, this, [this, key] { edited(key); });
+    else if (auto* line = qobject_cast<QLineEdit*>(editor))
+        connect(line, &QLineEdit::textEdited, this, [this, key] { edited(key); });
+}
+
+QWidget* ModelPanel::fieldEditor(const QString& key) const { return m_fields.value(key).editor; }
+QString ModelPanel::validationMessage() const { return m_message->text(); }
+QString ModelPanel::derivedText() const { return m_derived->text(); }
+
+void ModelPanel::refresh()
+{
+    m_updating = true;
+    const ModelSpec& m = m_document->model();
+    for (const QString& key : std::as_const(m_order))
+        m_fields[key].read(m);
+    m_source->setText(m.source.empty() ? QString()
+                                       : tr("<b>Source:</b> %1").arg(QString::fromStdString(m.source).toHtmlEscaped()));
+    const std::string& script = m_document->project().current_script;
+    m_script->setText(script.empty() ? QString()
+                                     : tr("<b>Current configuration:</b> imported from %1 (estimated beside the plans)")
+                                           .arg(QString::fromStdString(script).toHtmlEscaped()));
+    m_invalidKey.clear();
+    for (const auto& f : std::as_const(m_fields))
+        f.editor->setStyleSheet(QString());
+    m_message->clear();
+    m_updating = false;
+    updateDerived(m);
+}
+
+void ModelPanel::edited(const QString& key)
+{
+    if (m_updating)
+        return;
+    ModelSpec candidate = m_document->model();
+    for (const QString& k : std::as_const(m_order))
+        m_fields[k].write(candidate);
+    if (!m_invalidKey.isEmpty())
+        if (QWidget* w = fieldEditor(m_invalidKey))
+            w->setStyleSheet(QString());
+    m_invalidKey.clear();
+    try {
+        validateModel(candidate, "model");
+    } catch (const InputError& e) {
+        // Keep what the user typed on screen, name the field at fault, do not commit.
+        QString where = QString::fromStdString(e.where());
+        if (where.startsWith(QLatin1String("model.")))
+            where = where.mid(6);
+        m_invalidKey = m_fields.contains(where) ? where : key;
+        if (QWidget* w = fieldEditor(m_invalidKey))
+            w->setStyleSheet(QStringLiteral("background-color: #f8d0cc; color: #5a0d07;"));
+        m_message->setText(QStringLiteral("<span style='color:#d32f2f'>\u26a0 <b>%1</b>: %2</span>")
+                               .arg(where, QString::fromStdString(e.detail()).toHtmlEscaped()));
+        return;
+    }
+    m_message->clear();
+    m_updating = true;   // the document's modelChanged must not overwrite the editor being typed in
+    m_document->setModel(candidate, tr("Change %1").arg(key), key);
+    m_updating = false;
+    updateDerived(candidate);
+}
+
+void ModelPanel::updateDerived(const ModelSpec& m)
+{
+    try {
+        const ParameterCount params = countParameters(m);
+        const int gbs = m.training.global_batch_size;
+        const double tokens = double(gbs) * m.seq_length;
+        const double flops = modelFlopsPerIteration(m, gbs);
+        const QString row = QStringLiteral("<tr><td style='padding-right:14px'>%1</td><td align='right'><b>%2</b></td></tr>");
+        QString html = QStringLiteral("<table cellspacing='3'>");
+        html += row.arg(tr("Total parameters"), humanCount(params.total));
+        html += row.arg(tr("Active parameters per token"), humanCount(params.active));
+        html += row.arg(tr("Embedding parameters"), humanCount(params.embedding));
+        if (m.isMoe()) {
+            html += row.arg(tr("MoE layers"), QStringLiteral("%1 of %2").arg(m.numMoeLayers()).arg(m.num_layers));
+            html += row.arg(tr("Experts per MoE layer"), humanCount(params.expert_per_layer));
+        }
+        html += row.arg(tr("Model FLOPs per token"), QStringLiteral("%1 GFLOP").arg(flops / tokens / 1e9, 0, 'f', 1));
+        html += row.arg(tr("Tokens per iteration"), humanCount(tokens));
+        html += row.arg(tr("Model FLOPs per iteration"), QStringLiteral("%1 PFLOP").arg(flops / 1e15, 0, 'f', 1));
+        html += QStringLiteral("</table><p style='color:gray'>%1</p>")
+                    .arg(tr("FLOPs by Megatron-LM's counting (forward and backward, x3 of forward)."));
+        m_derived->setText(html);
+    } catch (const std::exception& e) {
+        m_derived->setText(tr("Not available: %1").arg(QString::fromUtf8(e.what()).toHtmlEscaped()));
+    }
+}
+
+void ModelPanel::loadPreset(const QString& name)
+{
+    if (const ModelSpec* preset = findModelPreset(name.toStdString()))
+        m_document->setModel(*preset, tr("Load model preset %1").arg(name));
+}
+
+QString ModelPanel::importScript(const QString& path)
+{
+    try {
+        const std::string text = readTextFile(path.toStdString());
+        const ImportedScript script = importMegatronScript(text, path.toStdString());
+        ModelSpec model = script.model;
+        if (model.name.empty())
+            model.name = QFileInfo(path).completeBaseName().toStdString();
+        m_document->setModelFromScript(model, path);
+        if (!script.warnings.empty()) {
+            QStringList w;
+            for (const auto& s : script.warnings)
+                w << QString::fromStdString(s).toHtmlEscaped();
+            m_message->setText(tr("<b>Imported with notes:</b> %1").arg(w.join(QStringLiteral("; "))));
+        }
+        return {};
+    } catch (const InputError& e) {
+        return QString::fromUtf8(e.what());
+    } catch (const std::exception& e) {
+        return QString::fromUtf8(e.what());
+    }
+}
+
+} // namespace hapmoe::ui

@@ -1,0 +1,60 @@
+#pragma once
+// The model and training spec: presets, every field editable with validation as you type
+// (the core's validateModel names the field at fault), derived figures updated live
+// (total and active parameters, FLOPs per token), and import from a Megatron script.
+
+#include <QHash>
+#include <QString>
+#include <QWidget>
+
+#include <functional>
+
+class QComboBox;
+class QLabel;
+
+namespace hapmoe {
+struct ModelSpec;
+}
+
+namespace hapmoe::ui {
+
+class ProjectDocument;
+
+class ModelPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit ModelPanel(ProjectDocument* document, QWidget* parent = nullptr);
+
+    // The editor of a field, by its JSON name ("hidden_size", "training.global_batch_size").
+    QWidget* fieldEditor(const QString& key) const;
+    QString validationMessage() const;
+    QString derivedText() const;
+    // Reads a Megatron-LM launch script; returns an empty string or the error message.
+    QString importScript(const QString& path);
+    void loadPreset(const QString& name);
+
+private:
+    struct Field {
+        QWidget* editor = nullptr;
+        std::function<void(const ModelSpec&)> read;
+        std::function<void(ModelSpec&)> write;
+    };
+    void addField(const QString& key, QWidget* editor, std::function<void(const ModelSpec&)> read,
+                  std::function<void(ModelSpec&)> write);
+    void refresh();
+    void edited(const QString& key);
+    void updateDerived(const ModelSpec& model);
+
+    ProjectDocument* m_document;
+    QHash<QString, Field> m_fields;
+    QStringList m_order;
+    QComboBox* m_presets;
+    QLabel* m_source;
+    QLabel* m_message;
+    QLabel* m_derived;
+    QLabel* m_script;
+    QString m_invalidKey;
+    bool m_updating = false;
+};
+
+} // namespace hapmoe::ui

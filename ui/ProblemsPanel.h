@@ -1,0 +1,33 @@
+#pragma once
+// The list of problems of the project: cluster topology (islands, unknown devices, nodes
+// without a link, bad links) and the model's consistency. Activating a row selects the
+// items concerned on the canvas.
+
+#include <QList>
+#include <QWidget>
+
+class QTreeWidget;
+
+namespace hapmoe::ui {
+
+class ProjectDocument;
+
+class ProblemsPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit ProblemsPanel(ProjectDocument* document, QWidget* parent = nullptr);
+    int problemCount() const;
+    QStringList messages() const;
+
+signals:
+    void problemActivated(const QList<int>& ids);
+    void problemCountChanged(int count);
+
+private:
+    void refresh();
+
+    ProjectDocument* m_document;
+    QTreeWidget* m_tree;
+};
+
+} // namespace hapmoe::ui

@@ -1,0 +1,480 @@
+#include "ProjectDocument.h"
+
+#include "AddItemsCommand.h"
+#include "ChangeLinkCommand.h"
+#include "ChangeModelCommand.h"
+#include "ChangeNodeCommand.h"
+#include "ChangeSearchSettingsCommand.h"
+#include "ChangeSwitchCommand.h"
+#include "MoveItemsCommand.h"
+#include "RemoveItemsCommand.h"
+#include "ReplaceClusterCommand.h"
+
+#include "hardware/DeviceCatalog.h"
+
+#include <QFileInfo>
+#include <QUndoStack>
+
+#include <algorithm>
+
+namespace hapmoe::ui {
+
+namespace {
+
+std::pair<int, int> key(int a, int b) { return {std::min(a, b), std::max(a, b)}; }
+
+bool sameLink(const Link& l, int a, int b) { return key(l.a, l.b) == key(a, b); }
+
+} // namespace
+
+ProjectDocument::ProjectDocument(QObject* parent)
+    : QObject(parent), m_undoStack(new QUndoStack(this))
+{
+    connect(m_undoStack, &QUndoStack::cleanChanged, this, [this] { emit modifiedChanged(isModified()); });
+}
+
+ProjectDocument::~ProjectDocument() = default;
+
+const DeviceCatalog& ProjectDocument::catalog() const { return DeviceCatalog::builtin(); }
+
+QString ProjectDocument::displayName() const
+{
+    if (!m_fileName.isEmpty())
+        return QFileInfo(m_fileName).fileName();
+    if (!m_project.name.empty())
+        return QString::fromStdString(m_project.name);
+    return tr("Untitled");
+}
+
+bool ProjectDocument::isModified() const { return m_extraModified || !m_undoStack->isClean(); }
+
+void ProjectDocument::resetProject(const Project& project, const QString& fileName, bool markModified)
+{
+    const bool wasModified = isModified();
+    m_project = project;
+    m_undoStack->clear();
+    m_extraModified = markModified;
+    setFileName(fileName);
+    emit projectReset();
+    emit clusterReset();
+    emit clusterChanged();
+    emit modelChanged();
+    emit searchSettingsChanged();
+    emit savedPlansChanged();
+    if (wasModified != isModified())
+        emit modifiedChanged(isModified());
+}
+
+void ProjectDocument::load(const QString& fileName)
+{
+    const std::string path = fileName.toStdString();
+    const std::string text = readTextFile(path);
+    Warnings warnings;
+    Project project = readProject(text, path, &warnings);
+    resetProject(project, fileName);
+}
+
+void ProjectDocument::save(const QString& fileName)
+{
+    saveFileAtomically(fileName.toStdString(), serialize());
+    setFileName(fileName);
+    const bool wasModified = isModified();
+    m_extraModified = false;
+    m_undoStack->setClean();
+    if (wasModified)
+        emit modifiedChanged(false);
+}
+
+std::string ProjectDocument::serialize() const { return writeProject(m_project); }
+
+void ProjectDocument::setFileName(const QString& fileName)
+{
+    if (m_fileName == fileName)
+        return;
+    m_fileName = fileName;
+    emit fileNameChanged(fileName);
+}
+
+int ProjectDocument::nextId(int reserved) const
+{
+    int id = 0;
+    for (const auto& n : m_project.cluster.nodes)
+        id = std::max(id, n.id + 1);
+    for (const auto& s : m_project.cluster.switches)
+        id = std::max(id, s.id + 1);
+    return std::max(id, reserved);
+}
+
+Link ProjectDocument::defaultLink(int a, int b) const
+{
+    // Per-node NIC capacity: nics x nic_gbit / 8, with the Node defaults (one NIC per device
+    // at the catalog's inter-node figure) spelled out in hardware/Cluster.h.
+    auto nodeBandwidth = [this](const Node& n) {
+        const DeviceType* type = catalog().find(n.device_type);
+        const double perNic = n.nic_gbit > 0 ? n.nic_gbit / 8.0 : (type ? type->inter_node_gbps : 25.0);
+        const int nics = n.nics > 0 ? n.nics : n.count;
+        return perNic * nics;
+    };
+    const Node* na = m_project.cluster.node(a);
+    const Node* nb = m_project.cluster.node(b);
+    double bandwidth = 400;   // switch to switch: a 8 x 400 Gb/s uplink bundle
+    if (na && nb)
+        bandwidth = std::min(nodeBandwidth(*na), nodeBandwidth(*nb));
+    else if (na)
+        bandwidth = nodeBandwidth(*na);
+    else if (nb)
+        bandwidth = nodeBandwidth(*nb);
+    Link link;
+    link.a = a;
+    link.b = b;
+    link.bandwidth_gbytes_per_s = bandwidth;
+    link.latency_us = 5;
+    return link;
+}
+
+const Link* ProjectDocument::findLink(int a, int b) const
+{
+    for (const auto& l : m_project.cluster.links)
+        if (sameLink(l, a, b))
+            return &l;
+    return nullptr;
+}
+
+ClusterItems ProjectDocument::itemsFor(const QSet<int>& ids) const
+{
+    ClusterItems items;
+    for (const auto& n : m_project.cluster.nodes)
+        if (ids.contains(n.id))
+            items.nodes.push_back(n);
+    for (const auto& s : m_project.cluster.switches)
+        if (ids.contains(s.id))
+            items.switches.push_back(s);
+    for (const auto& l : m_project.cluster.links)
+        if (ids.contains(l.a) && ids.contains(l.b))
+            items.links.push_back(l);
+    return items;
+}
+
+// ---------------------------------------------------------------- edits
+
+int ProjectDocument::addNode(const QString& deviceType, int count, QPointF pos, int linkTo)
+{
+    Node node;
+    node.id = nextId();
+    node.device_type = deviceType.toStdString();
+    node.count = std::max(1, count);
+    node.host = "node" + std::to_string(node.id);
+    node.x = pos.x();
+    node.y = pos.y();
+
+    ClusterItems items;
+    items.nodes.push_back(node);
+    if (linkTo >= 0 && (m_project.cluster.node(linkTo) || m_project.cluster.switchById(linkTo))) {
+        // The default bandwidth depends on the new node, which is not in the cluster yet.
+        Cluster probe = m_project.cluster;
+        probe.nodes.push_back(node);
+        std::swap(probe, m_project.cluster);
+        Link link = defaultLink(node.id, linkTo);
+        std::swap(probe, m_project.cluster);
+        items.links.push_back(link);
+    }
+    const QString text = items.links.empty()
+        ? tr("Add %1 x %2").arg(node.count).arg(deviceType)
+        : tr("Add %1 x %2 and its link").arg(node.count).arg(deviceType);
+    m_undoStack->push(new AddItemsCommand(this, std::move(items), text));
+    return node.id;
+}
+
+int ProjectDocument::addSwitch(QPointF pos)
+{
+    Switch sw;
+    sw.id = nextId();
+    sw.name = "switch" + std::to_string(sw.id);
+    sw.x = pos.x();
+    sw.y = pos.y();
+    ClusterItems items;
+    items.switches.push_back(sw);
+    m_undoStack->push(new AddItemsCommand(this, std::move(items), tr("Add switch")));
+    return sw.id;
+}
+
+bool ProjectDocument::connectItems(int a, int b)
+{
+    const auto& c = m_project.cluster;
+    if (a == b || findLink(a, b))
+        return false;
+    if (!(c.node(a) || c.switchById(a)) || !(c.node(b) || c.switchById(b)))
+        return false;
+    ClusterItems items;
+    items.links.push_back(defaultLink(a, b));
+    m_undoStack->push(new AddItemsCommand(this, std::move(items), tr("Connect")));
+    return true;
+}
+
+void ProjectDocument::removeItems(const QSet<int>& ids, const QList<QPair<int, int>>& links)
+{
+    ClusterItems items;
+    for (const auto& n : m_project.cluster.nodes)
+        if (ids.contains(n.id))
+            items.nodes.push_back(n);
+    for (const auto& s : m_project.cluster.switches)
+        if (ids.contains(s.id))
+            items.switches.push_back(s);
+    for (const auto& l : m_project.cluster.links) {
+        bool explicitLink = std::any_of(links.begin(), links.end(),
+                                        [&](const QPair<int, int>& p) { return sameLink(l, p.first, p.second); });
+        if (explicitLink || ids.contains(l.a) || ids.contains(l.b))
+            items.links.push_back(l);
+    }
+    if (items.empty())
+        return;
+    const int count = int(items.nodes.size() + items.switches.size() + items.links.size());
+    m_undoStack->push(new RemoveItemsCommand(this, std::move(items), tr("Delete %n item(s)", nullptr, count)));
+}
+
+void ProjectDocument::moveItems(const QHash<int, QPointF>& positions)
+{
+    QHash<int, QPointF> from, to;
+    for (auto it = positions.cbegin(); it != positions.cend(); ++it) {
+        QPointF old;
+        if (const Node* n = m_project.cluster.node(it.key()))
+            old = QPointF(n->x, n->y);
+        else if (const Switch* s = m_project.cluster.switchById(it.key()))
+            old = QPointF(s->x, s->y);
+        else
+            continue;
+        if (old == it.value())
+            continue;
+        from.insert(it.key(), old);
+        to.insert(it.key(), it.value());
+    }
+    if (!to.isEmpty())
+        m_undoStack->push(new MoveItemsCommand(this, from, to));
+}
+
+QList<int> ProjectDocument::pasteItems(const ClusterItems& source, QPointF offset)
+{
+    ClusterItems items;
+    QHash<int, int> newIds;
+    int next = nextId();
+    QList<int> created;
+    for (Node n : source.nodes) {
+        newIds.insert(n.id, next);
+        n.id = next++;
+        n.host = "node" + std::to_string(n.id);
+        n.x += offset.x();
+        n.y += offset.y();
+        created.append(n.id);
+        items.nodes.push_back(n);
+    }
+    for (Switch s : source.switches) {
+        newIds.insert(s.id, next);
+        s.id = next++;
+        s.name = "switch" + std::to_string(s.id);
+        s.x += offset.x();
+        s.y += offset.y();
+        created.append(s.id);
+        items.switches.push_back(s);
+    }
+    for (Link l : source.links) {
+        if (!newIds.contains(l.a) || !newIds.contains(l.b))
+            continue;
+        l.a = newIds.value(l.a);
+        l.b = newIds.value(l.b);
+        items.links.push_back(l);
+    }
+    if (!items.empty())
+        m_undoStack->push(new AddItemsCommand(this, std::move(items), tr("Paste")));
+    return created;
+}
+
+void ProjectDocument::setNode(const Node& node)
+{
+    const Node* old = m_project.cluster.node(node.id);
+    if (!old)
+        return;
+    m_undoStack->push(new ChangeNodeCommand(this, *old, node));
+}
+
+void ProjectDocument::setSwitch(const Switch& sw)
+{
+    const Switch* old = m_project.cluster.switchById(sw.id);
+    if (!old)
+        return;
+    m_undoStack->push(new ChangeSwitchCommand(this, *old, sw));
+}
+
+void ProjectDocument::setLink(const Link& link)
+{
+    const Link* old = findLink(link.a, link.b);
+    if (!old)
+        return;
+    m_undoStack->push(new ChangeLinkCommand(this, *old, link));
+}
+
+void ProjectDocument::setCluster(const Cluster& cluster, const QString& text)
+{
+    m_undoStack->push(new ReplaceClusterCommand(this, m_project.cluster, cluster, text));
+}
+
+void ProjectDocument::setModel(const ModelSpec& model, const QString& text, const QString& field)
+{
+    m_undoStack->push(new ChangeModelCommand(this, model, m_project.current_script, text, field));
+}
+
+void ProjectDocument::setModelFromScript(const ModelSpec& model, const QString& scriptPath)
+{
+    m_undoStack->push(new ChangeModelCommand(this, model, scriptPath.toStdString(),
+                                             tr("Import %1").arg(QFileInfo(scriptPath).fileName()), {}));
+}
+
+void ProjectDocument::setSearchSettings(const SearchSettings& settings)
+{
+    m_undoStack->push(new ChangeSearchSettingsCommand(this, settings));
+}
+
+void ProjectDocument::setSavedPlans(const std::vector<SavedPlan>& plans)
+{
+    m_project.plans = plans;
+    const bool wasModified = isModified();
+    m_extraModified = true;
+    emit savedPlansChanged();
+    if (!wasModified)
+        emit modifiedChanged(true);
+}
+
+// ---------------------------------------------------------------- apply (commands)
+
+Node* ProjectDocument::mutableNode(int id)
+{
+    for (auto& n : m_project.cluster.nodes)
+        if (n.id == id)
+            return &n;
+    return nullptr;
+}
+
+Switch* ProjectDocument::mutableSwitch(int id)
+{
+    for (auto& s : m_project.cluster.switches)
+        if (s.id == id)
+            return &s;
+    return nullptr;
+}
+
+Link* ProjectDocument::mutableLink(int a, int b)
+{
+    for (auto& l : m_project.cluster.links)
+        if (sameLink(l, a, b))
+            return &l;
+    return nullptr;
+}
+
+void ProjectDocument::applyInsert(const ClusterItems& items)
+{
+    auto& c = m_project.cluster;
+    for (const auto& n : items.nodes) {
+        c.nodes.push_back(n);
+        emit nodeAdded(n.id);
+    }
+    for (const auto& s : items.switches) {
+        c.switches.push_back(s);
+        emit switchAdded(s.id);
+    }
+    for (const auto& l : items.links) {
+        c.links.push_back(l);
+        emit linkAdded(l.a, l.b);
+    }
+    emit clusterChanged();
+}
+
+void ProjectDocument::applyErase(const ClusterItems& items)
+{
+    auto& c = m_project.cluster;
+    // Links first, so that no view ever holds a link to a removed item.
+    for (const auto& l : items.links) {
+        auto it = std::find_if(c.links.begin(), c.links.end(), [&](const Link& x) { return sameLink(x, l.a, l.b); });
+        if (it != c.links.end()) {
+            c.links.erase(it);
+            emit linkRemoved(l.a, l.b);
+        }
+    }
+    for (const auto& n : items.nodes) {
+        auto it = std::find_if(c.nodes.begin(), c.nodes.end(), [&](const Node& x) { return x.id == n.id; });
+        if (it != c.nodes.end()) {
+            c.nodes.erase(it);
+            emit nodeRemoved(n.id);
+        }
+    }
+    for (const auto& s : items.switches) {
+        auto it = std::find_if(c.switches.begin(), c.switches.end(), [&](const Switch& x) { return x.id == s.id; });
+        if (it != c.switches.end()) {
+            c.switches.erase(it);
+            emit switchRemoved(s.id);
+        }
+    }
+    emit clusterChanged();
+}
+
+void ProjectDocument::applyPositions(const QHash<int, QPointF>& positions)
+{
+    for (auto it = positions.cbegin(); it != positions.cend(); ++it) {
+        if (Node* n = mutableNode(it.key())) {
+            n->x = it.value().x();
+            n->y = it.value().y();
+            emit nodeChanged(n->id);
+        } else if (Switch* s = mutableSwitch(it.key())) {
+            s->x = it.value().x();
+            s->y = it.value().y();
+            emit switchChanged(s->id);
+        }
+    }
+}
+
+void ProjectDocument::applyNode(const Node& node)
+{
+    if (Node* n = mutableNode(node.id)) {
+        *n = node;
+        emit nodeChanged(node.id);
+        emit clusterChanged();
+    }
+}
+
+void ProjectDocument::applySwitch(const Switch& sw)
+{
+    if (Switch* s = mutableSwitch(sw.id)) {
+        *s = sw;
+        emit switchChanged(sw.id);
+        emit clusterChanged();
+    }
+}
+
+void ProjectDocument::applyLink(const Link& link)
+{
+    if (Link* l = mutableLink(link.a, link.b)) {
+        *l = link;
+        emit linkChanged(link.a, link.b);
+        emit clusterChanged();
+    }
+}
+
+void ProjectDocument::applyCluster(const Cluster& cluster)
+{
+    m_project.cluster = cluster;
+    emit clusterReset();
+    emit clusterChanged();
+}
+
+void ProjectDocument::applyModel(const ModelSpec& model, const std::string& scriptPath)
+{
+    m_project.model = model;
+    m_project.current_script = scriptPath;
+    emit modelChanged();
+}
+
+void ProjectDocument::applySearchSettings(const SearchSettings& settings)
+{
+    m_project.search = settings;
+    emit searchSettingsChanged();
+}
+
+} // namespace hapmoe::ui

@@ -1,0 +1,129 @@
+#pragma once
+// The QObject document of one project: owns the core Project (plain value types) and the
+// QUndoStack. Every edit goes through a method here that pushes an undo command; the
+// commands call the apply*() functions, which change the project and emit the signals
+// the views listen to. "Modified" comes from the stack's clean state.
+
+#include "ClusterItems.h"
+
+#include "io/Documents.h"
+
+#include <QHash>
+#include <QObject>
+#include <QPointF>
+#include <QSet>
+#include <QString>
+
+class QUndoStack;
+
+namespace hapmoe {
+class DeviceCatalog;
+}
+
+namespace hapmoe::ui {
+
+class ProjectDocument : public QObject {
+    Q_OBJECT
+public:
+    explicit ProjectDocument(QObject* parent = nullptr);
+    ~ProjectDocument() override;
+
+    const Project& project() const { return m_project; }
+    const Cluster& cluster() const { return m_project.cluster; }
+    const ModelSpec& model() const { return m_project.model; }
+    const SearchSettings& searchSettings() const { return m_project.search; }
+    const DeviceCatalog& catalog() const;
+    QUndoStack* undoStack() const { return m_undoStack; }
+
+    // File state. fileName() is empty for a project never saved.
+    QString fileName() const { return m_fileName; }
+    QString displayName() const;
+    bool isModified() const;
+
+    // Replaces the whole project (new, open, recovery); clears the undo stack.
+    // markModified: the project differs from fileName's content (a recovered autosave).
+    void resetProject(const Project& project, const QString& fileName, bool markModified = false);
+    // Reads a project file. Throws InputError naming the file and the field.
+    void load(const QString& fileName);
+    // Writes atomically and marks the stack clean. Throws std::runtime_error.
+    void save(const QString& fileName);
+    std::string serialize() const;
+
+    // ---- Edits (each pushes one undo command) ----
+    // Adds a node of `count` devices of `deviceType` at `pos`; when linkTo names a node or
+    // switch, the link to it is part of the same undo step. Returns the new node id.
+    int addNode(const QString& deviceType, int count, QPointF pos, int linkTo = -1);
+    int addSwitch(QPointF pos);
+    // Links two items with the default bandwidth and latency for the pair. Returns false
+    // when they are the same item or already linked.
+    bool connectItems(int a, int b);
+    // Removes the items and every link touching a removed node or switch, plus the links
+    // given explicitly (as (a, b) pairs).
+    void removeItems(const QSet<int>& ids, const QList<QPair<int, int>>& links);
+    // New canvas positions; consecutive moves of the same items merge into one step.
+    void moveItems(const QHash<int, QPointF>& positions);
+    // Copies of items with fresh ids, shifted by offset; returns the new ids.
+    QList<int> pasteItems(const ClusterItems& items, QPointF offset);
+    void setNode(const Node& node);
+    void setSwitch(const Switch& sw);
+    void setLink(const Link& link);
+    void setCluster(const Cluster& cluster, const QString& text);
+    void setModel(const ModelSpec& model, const QString& text, const QString& field = {});
+    void setModelFromScript(const ModelSpec& model, const QString& scriptPath);
+    void setSearchSettings(const SearchSettings& settings);
+    // Plans kept with the project (the latest search result); not an undoable edit, but it
+    // makes the project modified.
+    void setSavedPlans(const std::vector<SavedPlan>& plans);
+
+    // Default link figures between two items: the catalog's inter-node bandwidth of the
+    // node side (per device, times the node's devices), 5 us latency.
+    Link defaultLink(int a, int b) const;
+    // The link between a and b (either order), or null.
+    const Link* findLink(int a, int b) const;
+    ClusterItems itemsFor(const QSet<int>& ids) const;   // the items and the links among them
+
+    // ---- Called by the undo commands only ----
+    void applyInsert(const ClusterItems& items);
+    void applyErase(const ClusterItems& items);
+    void applyPositions(const QHash<int, QPointF>& positions);
+    void applyNode(const Node& node);
+    void applySwitch(const Switch& sw);
+    void applyLink(const Link& link);
+    void applyCluster(const Cluster& cluster);
+    void applyModel(const ModelSpec& model, const std::string& scriptPath);
+    void applySearchSettings(const SearchSettings& settings);
+
+signals:
+    void nodeAdded(int id);
+    void nodeRemoved(int id);
+    void nodeChanged(int id);
+    void switchAdded(int id);
+    void switchRemoved(int id);
+    void switchChanged(int id);
+    void linkAdded(int a, int b);
+    void linkRemoved(int a, int b);
+    void linkChanged(int a, int b);
+    void clusterReset();
+    // After any change of the cluster (for problems, totals and badges).
+    void clusterChanged();
+    void modelChanged();
+    void searchSettingsChanged();
+    void savedPlansChanged();
+    void projectReset();
+    void fileNameChanged(const QString& fileName);
+    void modifiedChanged(bool modified);
+
+private:
+    void setFileName(const QString& fileName);
+    Node* mutableNode(int id);
+    Switch* mutableSwitch(int id);
+    Link* mutableLink(int a, int b);
+    int nextId(int reserved = 0) const;
+
+    Project m_project;
+    QUndoStack* m_undoStack;
+    QString m_fileName;
+    bool m_extraModified = false;   // changes outside the stack (saved plans, recovery)
+};
+
+} // namespace hapmoe::ui

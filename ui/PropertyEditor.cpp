@@ -1,0 +1,248 @@
+#include "PropertyEditor.h"
+
+#include "ClusterScene.h"
+#include "ProjectDocument.h"
+#include "Theme.h"
+
+#include "hardware/DeviceCatalog.h"
+
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSpinBox>
+#include <QStackedWidget>
+#include <QVBoxLayout>
+
+namespace hapmoe::ui {
+
+namespace {
+
+QWidget* page(QFormLayout*& form)
+{
+    auto* w = new QWidget;
+    form = new QFormLayout(w);
+    form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    form->setRowWrapPolicy(QFormLayout::DontWrapRows);
+    return w;
+}
+
+QString describe(const Cluster& c, int id)
+{
+    if (const Node* n = c.node(id))
+        return QStringLiteral("%1 (%2 \u00d7 %3)").arg(QString::fromStdString(n->host)).arg(n->count)
+            .arg(QString::fromStdString(n->device_type));
+    if (const Switch* s = c.switchById(id))
+        return QString::fromStdString(s->name);
+    return QString::number(id);
+}
+
+} // namespace
+
+PropertyEditor::PropertyEditor(ProjectDocument* document, ClusterScene* scene, QWidget* parent)
+    : QWidget(parent), m_document(document), m_scene(scene), m_stack(new QStackedWidget(this))
+{
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(6, 6, 6, 6);
+    layout->addWidget(m_stack);
+
+    m_summary = new QLabel;
+    m_summary->setWordWrap(true);
+    m_summary->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    m_stack->addWidget(m_summary);
+
+    QFormLayout* form = nullptr;
+    QWidget* nodePage = page(form);
+    m_host = new QLineEdit;
+    m_host->setObjectName(QStringLiteral("nodeHost"));
+    m_type = new QComboBox;
+    m_type->setObjectName(QStringLiteral("nodeType"));
+    for (const DeviceType& t : document->catalog().types())
+        m_type->addItem(deviceIcon(QString::fromStdString(t.name)), QString::fromStdString(t.name));
+    m_count = new QSpinBox;
+    m_count->setObjectName(QStringLiteral("nodeCount"));
+    m_count->setRange(1, 4096);
+    m_count->setKeyboardTracking(false);
+    m_nics = new QSpinBox;
+    m_nics->setRange(0, 64);
+    m_nics->setSpecialValueText(tr("one per device"));
+    m_nics->setKeyboardTracking(false);
+    m_nicGbit = new QDoubleSpinBox;
+    m_nicGbit->setRange(0, 3200);
+    m_nicGbit->setDecimals(0);
+    m_nicGbit->setSuffix(tr(" Gb/s"));
+    m_nicGbit->setSpecialValueText(tr("catalog default"));
+    m_nicGbit->setKeyboardTracking(false);
+    m_nodeInfo = new QLabel;
+    m_nodeInfo->setWordWrap(true);
+    form->addRow(tr("Host:"), m_host);
+    form->addRow(tr("Device type:"), m_type);
+    form->addRow(tr("Devices:"), m_count);
+    form->addRow(tr("NICs:"), m_nics);
+    form->addRow(tr("NIC speed:"), m_nicGbit);
+    form->addRow(m_nodeInfo);
+    m_stack->addWidget(nodePage);
+
+    QWidget* switchPage = page(form);
+    m_switchName = new QLineEdit;
+    m_switchName->setObjectName(QStringLiteral("switchName"));
+    form->addRow(tr("Name:"), m_switchName);
+    m_stack->addWidget(switchPage);
+
+    QWidget* linkPage = page(form);
+    m_linkEnds = new QLabel;
+    m_linkEnds->setWordWrap(true);
+    m_bandwidth = new QDoubleSpinBox;
+    m_bandwidth->setObjectName(QStringLiteral("linkBandwidth"));
+    m_bandwidth->setRange(0.1, 100000);
+    m_bandwidth->setDecimals(1);
+    m_bandwidth->setSuffix(tr(" GB/s"));
+    m_bandwidth->setKeyboardTracking(false);
+    m_latency = new QDoubleSpinBox;
+    m_latency->setObjectName(QStringLiteral("linkLatency"));
+    m_latency->setRange(0, 100000);
+    m_latency->setDecimals(1);
+    m_latency->setSuffix(tr(" \u00b5s"));
+    m_latency->setKeyboardTracking(false);
+    form->addRow(m_linkEnds);
+    form->addRow(tr("Bandwidth:"), m_bandwidth);
+    form->addRow(tr("Latency:"), m_latency);
+    m_stack->addWidget(linkPage);
+
+    connect(m_host, &QLineEdit::editingFinished, this, &PropertyEditor::commitNode);
+    connect(m_type, &QComboBox::currentIndexChanged, this, &PropertyEditor::commitNode);
+    connect(m_count, &QSpinBox::valueChanged, this, &PropertyEditor::commitNode);
+    connect(m_nics, &QSpinBox::valueChanged, this, &PropertyEditor::commitNode);
+    connect(m_nicGbit, &QDoubleSpinBox::valueChanged, this, &PropertyEditor::commitNode);
+    connect(m_switchName, &QLineEdit::editingFinished, this, &PropertyEditor::commitSwitch);
+    connect(m_bandwidth, &QDoubleSpinBox::valueChanged, this, &PropertyEditor::commitLink);
+    connect(m_latency, &QDoubleSpinBox::valueChanged, this, &PropertyEditor::commitLink);
+
+    connect(scene, &QGraphicsScene::selectionChanged, this, &PropertyEditor::refresh);
+    connect(document, &ProjectDocument::clusterChanged, this, &PropertyEditor::refresh);
+    connect(document, &ProjectDocument::nodeChanged, this, &PropertyEditor::refresh);
+    connect(document, &ProjectDocument::switchChanged, this, &PropertyEditor::refresh);
+    refresh();
+}
+
+void PropertyEditor::refresh()
+{
+    if (m_updating)
+        return;
+    m_updating = true;
+    const Cluster& c = m_document->cluster();
+    const QSet<int> ids = m_scene->selectedIds();
+    const auto links = m_scene->selectedLinks();
+    m_nodeId = m_switchId = m_linkA = m_linkB = -1;
+    if (ids.size() == 1 && links.isEmpty() && c.node(*ids.begin())) {
+        const Node& n = *c.node(*ids.begin());
+        m_nodeId = n.id;
+        m_host->setText(QString::fromStdString(n.host));
+        const DeviceType* type = m_document->catalog().find(n.device_type);
+        const QString typeName = QString::fromStdString(type ? type->name : n.device_type);
+        if (m_type->findText(typeName) < 0)
+            m_type->addItem(typeName);   // an unknown type stays visible (and flagged as a problem)
+        m_type->setCurrentText(typeName);
+        m_count->setValue(n.count);
+        m_nics->setValue(n.nics);
+        m_nicGbit->setValue(n.nic_gbit);
+        if (type)
+            m_nodeInfo->setText(tr("%1 TFLOP/s and %2 GiB per device; %3 PFLOP/s and %4 GiB in the node. "
+                                   "Inter-node %5 GB/s per device by default.")
+                                    .arg(type->bf16_tflops)
+                                    .arg(type->memory_gib)
+                                    .arg(n.count * type->bf16_tflops / 1000.0, 0, 'f', 2)
+                                    .arg(n.count * type->memory_gib, 0, 'f', 0)
+                                    .arg(type->inter_node_gbps));
+        else
+            m_nodeInfo->setText(tr("Unknown device type: choose one from the catalog."));
+        m_stack->setCurrentIndex(1);
+    } else if (ids.size() == 1 && links.isEmpty() && c.switchById(*ids.begin())) {
+        const Switch& s = *c.switchById(*ids.begin());
+        m_switchId = s.id;
+        m_switchName->setText(QString::fromStdString(s.name));
+        m_stack->setCurrentIndex(2);
+    } else if (ids.isEmpty() && links.size() == 1 && m_document->findLink(links[0].first, links[0].second)) {
+        const Link& l = *m_document->findLink(links[0].first, links[0].second);
+        m_linkA = l.a;
+        m_linkB = l.b;
+        m_linkEnds->setText(tr("Link between %1 and %2").arg(describe(c, l.a), describe(c, l.b)));
+        m_bandwidth->setValue(l.bandwidth_gbytes_per_s);
+        m_latency->setValue(l.latency_us);
+        m_stack->setCurrentIndex(3);
+    } else if (!ids.isEmpty() || !links.isEmpty()) {
+        int nodes = 0, devices = 0;
+        for (int id : ids)
+            if (const Node* n = c.node(id)) {
+                ++nodes;
+                devices += n->count;
+            }
+        m_summary->setText(tr("%1 items selected: %2 nodes with %3 devices, %4 switches, %5 links.\n\n"
+                              "Delete removes them; Ctrl+C and Ctrl+V copy them.")
+                               .arg(ids.size() + links.size())
+                               .arg(nodes)
+                               .arg(devices)
+                               .arg(ids.size() - nodes)
+                               .arg(links.size()));
+        m_stack->setCurrentIndex(0);
+    } else {
+        m_summary->setText(tr("Select a node, switch or link to edit it.\n\n"
+                              "Drag a device type from the palette onto the canvas to add a node "
+                              "(Shift: choose the device count); drop it on a switch to link it. "
+                              "Shift+drag from one item to another, or the Connect tool, adds a link."));
+        m_stack->setCurrentIndex(0);
+    }
+    m_updating = false;
+}
+
+void PropertyEditor::commitNode()
+{
+    if (m_updating || m_nodeId < 0)
+        return;
+    const Node* old = m_document->cluster().node(m_nodeId);
+    if (!old)
+        return;
+    Node n = *old;
+    const QString host = m_host->text().trimmed();
+    if (!host.isEmpty())
+        n.host = host.toStdString();
+    n.device_type = m_type->currentText().toStdString();
+    n.count = m_count->value();
+    n.nics = m_nics->value();
+    n.nic_gbit = m_nicGbit->value();
+    if (n.host == old->host && n.device_type == old->device_type && n.count == old->count && n.nics == old->nics &&
+        n.nic_gbit == old->nic_gbit)
+        return;
+    m_document->setNode(n);
+}
+
+void PropertyEditor::commitSwitch()
+{
+    if (m_updating || m_switchId < 0)
+        return;
+    const Switch* old = m_document->cluster().switchById(m_switchId);
+    const QString name = m_switchName->text().trimmed();
+    if (!old || name.isEmpty() || name.toStdString() == old->name)
+        return;
+    Switch s = *old;
+    s.name = name.toStdString();
+    m_document->setSwitch(s);
+}
+
+void PropertyEditor::commitLink()
+{
+    if (m_updating || m_linkA < 0)
+        return;
+    const Link* old = m_document->findLink(m_linkA, m_linkB);
+    if (!old)
+        return;
+    Link l = *old;
+    l.bandwidth_gbytes_per_s = m_bandwidth->value();
+    l.latency_us = m_latency->value();
+    if (l.bandwidth_gbytes_per_s == old->bandwidth_gbytes_per_s && l.latency_us == old->latency_us)
+        return;
+    m_document->setLink(l);
+}
+
+} // namespace hapmoe::ui

@@ -1,0 +1,56 @@
+#pragma once
+// Edits the selected node, switch or link. Every change is one undo command through the
+// document; the editor refreshes from the document's signals, never from its own state.
+
+#include <QWidget>
+
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QLineEdit;
+class QSpinBox;
+class QStackedWidget;
+
+namespace hapmoe::ui {
+
+class ClusterScene;
+class ProjectDocument;
+
+class PropertyEditor : public QWidget {
+    Q_OBJECT
+public:
+    PropertyEditor(ProjectDocument* document, ClusterScene* scene, QWidget* parent = nullptr);
+
+    QSpinBox* nodeCountEditor() const { return m_count; }
+    QDoubleSpinBox* linkBandwidthEditor() const { return m_bandwidth; }
+
+private:
+    void refresh();
+    void commitNode();
+    void commitSwitch();
+    void commitLink();
+
+    ProjectDocument* m_document;
+    ClusterScene* m_scene;
+    QStackedWidget* m_stack;
+    QLabel* m_summary;
+    // node page
+    int m_nodeId = -1;
+    QLineEdit* m_host;
+    QComboBox* m_type;
+    QSpinBox* m_count;
+    QSpinBox* m_nics;
+    QDoubleSpinBox* m_nicGbit;
+    QLabel* m_nodeInfo;
+    // switch page
+    int m_switchId = -1;
+    QLineEdit* m_switchName;
+    // link page
+    int m_linkA = -1, m_linkB = -1;
+    QLabel* m_linkEnds;
+    QDoubleSpinBox* m_bandwidth;
+    QDoubleSpinBox* m_latency;
+    bool m_updating = false;
+};
+
+} // namespace hapmoe::ui

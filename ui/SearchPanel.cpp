@@ -1,0 +1,361 @@
+#include "SearchPanel.h"
+
+#include "ProjectDocument.h"
+#include "SearchRunner.h"
+#include "Theme.h"
+
+#include "io/Documents.h"
+#include "megatron/ScriptImport.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QGridLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLocale>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QThread>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+
+namespace hapmoe::ui {
+
+namespace {
+
+QString seconds(double s)
+{
+    if (s <= 0)
+        return QStringLiteral("\u2013");
+    if (s < 1)
+        return QStringLiteral("%1 ms").arg(s * 1000, 0, 'f', 0);
+    return QStringLiteral("%1 s").arg(s, 0, 'f', s < 100 ? 2 : 1);
+}
+
+QString count(long long n) { return QLocale(QLocale::English).toString(n); }
+
+QString shape(const Plan& plan)
+{
+    // The first stage's knobs and the pipeline depth, e.g. "PP 4 | TP 2 EP 4".
+    if (plan.stages.empty())
+        return {};
+    const StagePlan& s = plan.stages.front();
+    bool uniform = true;
+    for (const auto& st : plan.stages)
+        uniform = uniform && st.tp == s.tp && st.cp == s.cp && st.dp == s.dp && st.ep == s.ep;
+    QString text = QStringLiteral("PP %1").arg(plan.pp());
+    if (uniform)
+        text += QStringLiteral(" \u00b7 TP %1 CP %2 DP %3 EP %4").arg(s.tp).arg(s.cp).arg(s.dp).arg(s.ep);
+    else
+        text += QStringLiteral(" \u00b7 mixed stages");
+    return text;
+}
+
+} // namespace
+
+SearchPanel::SearchPanel(ProjectDocument* document, QWidget* parent)
+    : QWidget(parent), m_document(document), m_runner(new SearchRunner(this))
+{
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(8, 8, 8, 8);
+
+    auto* settings = new QGroupBox(tr("Search settings"));
+    auto* form = new QGridLayout(settings);
+    form->setHorizontalSpacing(10);
+    m_target = new QComboBox;
+    m_target->setObjectName(QStringLiteral("searchTarget"));
+    m_target->addItem(tr("Any (best the cluster allows)"), int(Target::Any));
+    m_target->addItem(QStringLiteral("Megatron-LM"), int(Target::Megatron));
+    m_target->addItem(QStringLiteral("FlagScale"), int(Target::FlagScale));
+    m_algorithm = new QComboBox;
+    m_algorithm->addItem(tr("HS-DP"), int(Algorithm::HsDp));
+    m_algorithm->addItem(tr("Exhaustive (oracle)"), int(Algorithm::Exhaustive));
+    m_topK = new QSpinBox;
+    m_topK->setObjectName(QStringLiteral("searchTopK"));
+    m_topK->setRange(1, 50);
+    m_delta = new QDoubleSpinBox;
+    m_delta->setObjectName(QStringLiteral("searchDelta"));
+    m_delta->setRange(0, 10);
+    m_delta->setSingleStep(0.05);
+    m_delta->setToolTip(tr("Load-balance tolerance \u03b4 (paper section 3.4)"));
+    m_eta = new QDoubleSpinBox;
+    m_eta->setObjectName(QStringLiteral("searchEta"));
+    m_eta->setRange(0, 100);
+    m_eta->setSingleStep(0.1);
+    m_eta->setToolTip(tr("Heterogeneous communication threshold \u03b7 (paper section 3.4)"));
+    m_timeLimit = new QDoubleSpinBox;
+    m_timeLimit->setObjectName(QStringLiteral("searchTimeLimit"));
+    m_timeLimit->setRange(0, 36000);
+    m_timeLimit->setDecimals(0);
+    m_timeLimit->setSuffix(tr(" s"));
+    m_timeLimit->setSpecialValueText(tr("none"));
+    m_exact = new QCheckBox(tr("Exact (no pruning)"));
+    for (QAbstractSpinBox* spin : std::initializer_list<QAbstractSpinBox*>{m_topK, m_delta, m_eta, m_timeLimit})
+        spin->setKeyboardTracking(false);
+    form->addWidget(new QLabel(tr("Target:")), 0, 0, Qt::AlignRight);
+    form->addWidget(m_target, 0, 1);
+    form->addWidget(new QLabel(tr("Algorithm:")), 0, 2, Qt::AlignRight);
+    form->addWidget(m_algorithm, 0, 3);
+    form->addWidget(new QLabel(tr("Top K:")), 1, 0, Qt::AlignRight);
+    form->addWidget(m_topK, 1, 1);
+    form->addWidget(new QLabel(tr("Time limit:")), 1, 2, Qt::AlignRight);
+    form->addWidget(m_timeLimit, 1, 3);
+    form->addWidget(new QLabel(tr("\u03b4 (balance):")), 2, 0, Qt::AlignRight);
+    form->addWidget(m_delta, 2, 1);
+    form->addWidget(new QLabel(tr("\u03b7 (comm.):")), 2, 2, Qt::AlignRight);
+    form->addWidget(m_eta, 2, 3);
+    form->addWidget(m_exact, 3, 1, 1, 3);
+    form->setColumnStretch(1, 1);
+    form->setColumnStretch(3, 1);
+    layout->addWidget(settings);
+
+    auto* buttons = new QHBoxLayout;
+    m_run = new QPushButton(studioIcon(QStringLiteral("run")), tr("Run search"));
+    m_run->setObjectName(QStringLiteral("runSearch"));
+    m_run->setDefault(true);
+    m_cancel = new QPushButton(studioIcon(QStringLiteral("stop")), tr("Cancel"));
+    m_cancel->setObjectName(QStringLiteral("cancelSearch"));
+    m_cancel->setEnabled(false);
+    buttons->addWidget(m_run);
+    buttons->addWidget(m_cancel);
+    buttons->addStretch(1);
+    layout->addLayout(buttons);
+
+    m_progress = new QProgressBar;
+    m_progress->setRange(0, 1000);
+    m_progress->setValue(0);
+    m_progress->setFormat(QStringLiteral("%p%"));
+    layout->addWidget(m_progress);
+
+    auto* live = new QFormLayout;
+    live->setLabelAlignment(Qt::AlignRight);
+    m_states = new QLabel(QStringLiteral("\u2013"));
+    m_states->setObjectName(QStringLiteral("searchStates"));
+    m_pruned = new QLabel(QStringLiteral("\u2013"));
+    m_pruned->setWordWrap(true);
+    m_best = new QLabel(QStringLiteral("\u2013"));
+    m_best->setObjectName(QStringLiteral("searchBest"));
+    live->addRow(tr("States explored:"), m_states);
+    live->addRow(tr("Pruned:"), m_pruned);
+    live->addRow(tr("Best iteration:"), m_best);
+    layout->addLayout(live);
+    m_status = new QLabel;
+    m_status->setWordWrap(true);
+    m_status->setObjectName(QStringLiteral("searchStatus"));
+    layout->addWidget(m_status);
+
+    m_results = new QTreeWidget;
+    m_results->setObjectName(QStringLiteral("searchResults"));
+    m_results->setRootIsDecorated(false);
+    m_results->setAlternatingRowColors(true);
+    m_results->setUniformRowHeights(true);
+    m_results->setHeaderLabels({tr("#"), tr("Plan"), tr("Iteration"), tr("Tokens/s"), tr("MFU"), tr("Shape")});
+    m_results->header()->setStretchLastSection(true);
+    m_results->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    layout->addWidget(m_results, 1);
+
+    connect(m_run, &QPushButton::clicked, this, &SearchPanel::run);
+    connect(m_cancel, &QPushButton::clicked, this, &SearchPanel::cancel);
+    connect(m_runner, &SearchRunner::progressChanged, this, &SearchPanel::showProgress);
+    connect(m_runner, &SearchRunner::finished, this, &SearchPanel::showResult);
+    connect(m_runner, &SearchRunner::failed, this, [this](const QString& message) {
+        setRunning(false);
+        m_status->setText(QStringLiteral("<span style='color:#d32f2f'>%1</span>").arg(message.toHtmlEscaped()));
+    });
+    connect(m_results, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem* item) {
+        if (item)
+            emit planActivated(m_results->indexOfTopLevelItem(item));
+    });
+    connect(m_target, &QComboBox::currentIndexChanged, this, &SearchPanel::commitSettings);
+    connect(m_algorithm, &QComboBox::currentIndexChanged, this, &SearchPanel::commitSettings);
+    connect(m_topK, &QSpinBox::valueChanged, this, &SearchPanel::commitSettings);
+    connect(m_delta, &QDoubleSpinBox::valueChanged, this, &SearchPanel::commitSettings);
+    connect(m_eta, &QDoubleSpinBox::valueChanged, this, &SearchPanel::commitSettings);
+    connect(m_timeLimit, &QDoubleSpinBox::valueChanged, this, &SearchPanel::commitSettings);
+    connect(m_exact, &QCheckBox::toggled, this, &SearchPanel::commitSettings);
+    connect(document, &ProjectDocument::searchSettingsChanged, this, &SearchPanel::refreshSettings);
+    refreshSettings();
+}
+
+SearchPanel::~SearchPanel() = default;   // the runner (a child) cancels and waits
+
+bool SearchPanel::isRunning() const { return m_runner->isRunning(); }
+
+void SearchPanel::refreshSettings()
+{
+    m_updating = true;
+    const SearchSettings& s = m_document->searchSettings();
+    m_target->setCurrentIndex(m_target->findData(int(s.target)));
+    m_algorithm->setCurrentIndex(std::max(0, m_algorithm->findData(int(s.algorithm))));
+    m_topK->setValue(s.top_k);
+    m_delta->setValue(s.delta);
+    m_eta->setValue(s.eta);
+    m_timeLimit->setValue(s.time_limit_s);
+    m_exact->setChecked(s.exact);
+    m_updating = false;
+}
+
+void SearchPanel::commitSettings()
+{
+    if (m_updating)
+        return;
+    SearchSettings s = m_document->searchSettings();
+    s.target = Target(m_target->currentData().toInt());
+    s.algorithm = Algorithm(m_algorithm->currentData().toInt());
+    s.top_k = m_topK->value();
+    s.delta = m_delta->value();
+    s.eta = m_eta->value();
+    s.time_limit_s = m_timeLimit->value();
+    s.exact = m_exact->isChecked();
+    m_document->setSearchSettings(s);
+}
+
+SearchOptions SearchPanel::currentOptions() const
+{
+    const SearchSettings& s = m_document->searchSettings();
+    SearchOptions o;
+    o.algorithm = s.algorithm;
+    o.target = s.target;
+    o.exact = s.exact;
+    o.delta = s.delta;
+    o.eta = s.eta;
+    o.top_k = s.top_k;
+    o.time_limit_s = s.time_limit_s;
+    // Leave one core to the GUI thread so that it stays responsive on small machines.
+    o.threads = std::max(1, QThread::idealThreadCount() - 1);
+    o.baselines = true;
+    return o;
+}
+
+bool SearchPanel::run()
+{
+    if (m_runner->isRunning())
+        return false;
+    SearchOptions options = currentOptions();
+    try {
+        validateModel(m_document->model(), "model");
+        validateCluster(m_document->cluster(), m_document->catalog(), "cluster");
+    } catch (const InputError& e) {
+        m_status->setText(QStringLiteral("<span style='color:#d32f2f'>%1</span>")
+                              .arg(tr("Cannot search: %1: %2")
+                                       .arg(QString::fromStdString(e.where()), QString::fromStdString(e.detail()))
+                                       .toHtmlEscaped()));
+        return false;
+    }
+    QString note;
+    const std::string& script = m_document->project().current_script;
+    if (!script.empty()) {
+        try {
+            const ImportedScript imported = importMegatronScript(readTextFile(script), script);
+            options.current = planFromScript(imported, m_document->cluster(), m_document->catalog());
+        } catch (const std::exception& e) {
+            note = tr(" (the imported configuration is not estimated: %1)").arg(QString::fromUtf8(e.what()));
+        }
+    }
+    m_results->clear();
+    m_progress->setValue(0);
+    m_states->setText(QStringLiteral("0"));
+    m_pruned->setText(QStringLiteral("\u2013"));
+    m_best->setText(QStringLiteral("\u2013"));
+    m_status->setText(tr("Searching %1 devices\u2026").arg(m_document->cluster().totalDevices()) + note);
+    setRunning(true);
+    m_runner->start(m_document->model(), m_document->cluster(), options);
+    emit searchStarted();
+    return true;
+}
+
+void SearchPanel::cancel()
+{
+    if (!m_runner->isRunning())
+        return;
+    m_cancel->setEnabled(false);
+    m_status->setText(tr("Cancelling\u2026"));
+    m_runner->cancel();
+}
+
+void SearchPanel::setRunning(bool running)
+{
+    m_run->setEnabled(!running);
+    m_cancel->setEnabled(running);
+}
+
+void SearchPanel::showProgress(const SearchProgress& p)
+{
+    m_progress->setValue(int(std::clamp(p.fraction, 0.0, 1.0) * 1000));
+    m_states->setText(count(p.states));
+    const long long total = p.pruned.load_balance + p.pruned.memory + p.pruned.communication;
+    m_pruned->setText(tr("%1 (load balance %2, memory %3, communication %4)")
+                          .arg(count(total), count(p.pruned.load_balance), count(p.pruned.memory),
+                               count(p.pruned.communication)));
+    m_best->setText(seconds(p.best_time_s));
+}
+
+void SearchPanel::showResult(const SearchResult& r)
+{
+    setRunning(false);
+    m_progress->setValue(r.cancelled || r.timed_out ? m_progress->value() : 1000);
+    m_states->setText(count(r.states));
+    const long long total = r.pruned.load_balance + r.pruned.memory + r.pruned.communication;
+    m_pruned->setText(tr("%1 (load balance %2, memory %3, communication %4)")
+                          .arg(count(total), count(r.pruned.load_balance), count(r.pruned.memory),
+                               count(r.pruned.communication)));
+    m_best->setText(r.plans.empty() ? QStringLiteral("\u2013") : seconds(r.plans.front().prediction.iteration_time_s));
+
+    m_results->clear();
+    auto add = [this](const QString& rank, const RankedPlan& rp, bool baseline) {
+        const Prediction& p = rp.prediction;
+        auto* item = new QTreeWidgetItem(m_results);
+        item->setText(0, rank);
+        item->setText(1, QString::fromStdString(rp.plan.name));
+        item->setText(2, p.feasible ? seconds(p.iteration_time_s) : tr("does not fit"));
+        item->setText(3, p.feasible ? count(qRound64(p.tokens_per_s)) : QString());
+        item->setText(4, p.feasible ? QStringLiteral("%1%").arg(p.mfu * 100, 0, 'f', 1) : QString());
+        item->setText(5, shape(rp.plan));
+        item->setToolTip(1, p.feasible ? QString() : QString::fromStdString(p.infeasible_reason));
+        for (int c : {2, 3, 4})
+            item->setTextAlignment(c, Qt::AlignRight | Qt::AlignVCenter);
+        if (baseline) {
+            QFont f = item->font(1);
+            f.setItalic(true);
+            for (int c = 0; c < 6; ++c)
+                item->setFont(c, f);
+        }
+    };
+    int rank = 1;
+    for (const auto& rp : r.plans)
+        add(QString::number(rank++), rp, false);
+    if (r.uniform_baseline)
+        add(tr("base"), *r.uniform_baseline, true);
+    if (r.metis_baseline)
+        add(tr("base"), *r.metis_baseline, true);
+    if (r.current)
+        add(tr("now"), *r.current, true);
+
+    QString status;
+    if (r.plans.empty())
+        status = tr("No plan found: %1").arg(QString::fromStdString(r.no_plan_reason));
+    else
+        status = tr("%n plan(s) in %1", nullptr, int(r.plans.size())).arg(seconds(r.time_s));
+    if (r.cancelled)
+        status += tr(" \u2013 cancelled, best so far shown");
+    else if (r.timed_out)
+        status += tr(" \u2013 time limit reached, best so far shown");
+    if (!r.plans.empty() && r.uniform_baseline && r.uniform_baseline->prediction.feasible &&
+        r.plans.front().prediction.iteration_time_s > 0)
+        status += tr("; %1\u00d7 faster than the uniform baseline")
+                      .arg(r.uniform_baseline->prediction.iteration_time_s / r.plans.front().prediction.iteration_time_s,
+                           0, 'f', 2);
+    m_status->setText(status.toHtmlEscaped());
+    if (m_results->topLevelItemCount() > 0) {
+        QSignalBlocker block(m_results);
+        m_results->setCurrentItem(m_results->topLevelItem(0));
+    }
+    emit searchFinished(r);
+}
+
+} // namespace hapmoe::ui

@@ -1,0 +1,63 @@
+#pragma once
+// Runs the core search off the GUI thread (QtConcurrent::run with a QPromise, watched by a
+// QFutureWatcher). The core reports progress from its worker threads into a shared slot
+// that a GUI-thread timer reads, so that the GUI never waits on a lock held for long and
+// never pumps events. The destructor cancels and waits.
+
+#include "hardware/Cluster.h"
+#include "model/ModelSpec.h"
+#include "search/Search.h"
+
+#include <QElapsedTimer>
+#include <QFutureWatcher>
+#include <QObject>
+#include <QTimer>
+
+#include <memory>
+
+namespace hapmoe::ui {
+
+class SearchRunner : public QObject {
+    Q_OBJECT
+public:
+    explicit SearchRunner(QObject* parent = nullptr);
+    ~SearchRunner() override;
+
+    bool isRunning() const { return m_running; }
+    // Copies its inputs: the project may change while the search runs.
+    void start(const ModelSpec& model, const Cluster& cluster, const SearchOptions& options);
+    // Asks the search to stop; returns at once. finished() follows with what it had.
+    void cancel();
+    void waitForFinished();
+
+    SearchProgress lastProgress() const { return m_last; }
+    double elapsedSeconds() const;
+    bool hasResult() const { return m_hasResult; }
+    const SearchResult& result() const { return m_result; }
+    const ModelSpec& model() const { return m_model; }
+    const Cluster& cluster() const { return m_cluster; }
+
+signals:
+    void started();
+    void progressChanged(const hapmoe::SearchProgress& progress);
+    void finished(const hapmoe::SearchResult& result);
+    void failed(const QString& message);
+
+private:
+    struct Shared;
+    void poll();
+    void onFinished();
+
+    std::shared_ptr<Shared> m_shared;
+    QFutureWatcher<SearchResult> m_watcher;
+    QTimer m_poll;
+    QElapsedTimer m_clock;
+    SearchProgress m_last;
+    SearchResult m_result;
+    ModelSpec m_model;
+    Cluster m_cluster;
+    bool m_running = false;
+    bool m_hasResult = false;
+};
+
+} // namespace hapmoe::ui

@@ -1,0 +1,132 @@
+#include "BreakdownView.h"
+
+#include "ExplorerStyle.h"
+
+#include <QHeaderView>
+#include <QLabel>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QVBoxLayout>
+#include <qcustomplot.h>
+
+namespace hapmoe::ui {
+
+namespace {
+QColor componentColor(int i)
+{
+    static const QColor colors[] = {style::forwardColor(), QColor(0x5c, 0x6b, 0xc0), QColor(0xab, 0x47, 0xbc),
+                                    style::bubbleColor().darker(100), style::dpSyncColor(), style::optimizerColor()};
+    QColor c = colors[i % 6];
+    c.setAlpha(255);
+    return c;
+}
+} // namespace
+
+QStringList BreakdownView::componentNames()
+{
+    return {tr("Compute"), tr("Tensor parallel"), tr("Expert dispatch"), tr("Pipeline bubble"), tr("DP sync"), tr("Optimizer")};
+}
+
+BreakdownView::BreakdownView(QWidget* parent)
+    : QWidget(parent)
+    , m_plot(new QCustomPlot(this))
+    , m_table(new QTableWidget(this))
+    , m_summary(new QLabel(this))
+{
+    setObjectName(QStringLiteral("breakdown"));
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    m_summary->setWordWrap(true);
+    m_summary->setTextFormat(Qt::RichText);
+    layout->addWidget(m_summary);
+    auto* split = new QSplitter(Qt::Vertical, this);
+    split->addWidget(m_plot);
+    split->addWidget(m_table);
+    split->setStretchFactor(0, 1);
+    split->setStretchFactor(1, 1);
+    layout->addWidget(split, 1);
+
+    m_plot->setMinimumHeight(200);
+    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+    const QStringList names = componentNames();
+    for (int i = 0; i < names.size(); ++i)
+        ticker->addTick(i, names[i]);
+    m_plot->yAxis->setTicker(ticker);
+    m_plot->yAxis->setRangeReversed(true);
+    m_plot->yAxis->setTickLength(0, 0);
+    m_plot->yAxis->setSubTicks(false);
+    m_plot->yAxis->grid()->setVisible(false);
+    m_plot->yAxis->setRange(-0.6, names.size() - 0.4);
+    m_plot->xAxis->setLabel(tr("seconds per iteration"));
+
+    m_table->setColumnCount(9);
+    m_table->setHorizontalHeaderLabels({tr("Stage"), tr("Device"), tr("Fwd / mb"), tr("Bwd / mb"), tr("Compute"),
+                                        tr("TP comm"), tr("Dispatch"), tr("Send"), tr("DP sync + opt")});
+    m_table->verticalHeader()->hide();
+    m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->setAlternatingRowColors(true);
+}
+
+void BreakdownView::clear()
+{
+    setPlan(Plan{}, Prediction{});
+}
+
+void BreakdownView::setPlan(const Plan& plan, const Prediction& prediction)
+{
+    const TimeBreakdown& b = prediction.breakdown;
+    m_values = {b.compute, b.tensor_parallel, b.expert_dispatch, b.pipeline_bubble, b.dp_sync, b.optimizer};
+    double sum = 0;
+    for (double v : m_values)
+        sum += v;
+
+    m_plot->clearPlottables();
+    m_plot->clearItems();
+    double maxV = 0;
+    for (int i = 0; i < m_values.size(); ++i) {
+        // One QCPBars per component so each keeps its own colour.
+        auto* bars = new QCPBars(m_plot->yAxis, m_plot->xAxis);
+        bars->setBrush(componentColor(i));
+        bars->setPen(QPen(componentColor(i).darker(130)));
+        bars->setWidth(0.65);
+        bars->addData(i, m_values[i]);
+        maxV = std::max(maxV, m_values[i]);
+        auto* label = new QCPItemText(m_plot);
+        label->position->setCoords(m_values[i], i);
+        label->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+        label->setPadding(QMargins(6, 0, 0, 0));
+        label->setText(QStringLiteral("%1  (%2 %)").arg(style::formatSeconds(m_values[i])).arg(sum > 0 ? 100.0 * m_values[i] / sum : 0.0, 0, 'f', 1));
+    }
+    // Room on the right for the labels.
+    m_plot->xAxis->setRange(0, std::max(maxV, 1e-6) * 1.35);
+    m_plot->replot();
+
+    if (plan.stages.empty()) {
+        m_summary->setText(tr("Select a plan to see where its iteration time goes."));
+    } else {
+        m_summary->setText(tr("<b>%1</b>: iteration %2, of which compute %3 %; the bubble costs %4 %. "
+                              "Components are summed over the critical path, so they add up to the iteration time.")
+                               .arg(QString::fromStdString(plan.name).toHtmlEscaped(), style::formatSeconds(prediction.iteration_time_s))
+                               .arg(sum > 0 ? 100.0 * b.compute / sum : 0.0, 0, 'f', 1)
+                               .arg(sum > 0 ? 100.0 * b.pipeline_bubble / sum : 0.0, 0, 'f', 1));
+    }
+
+    const int n = std::min(plan.pp(), static_cast<int>(prediction.stages.size()));
+    m_table->setRowCount(n);
+    for (int s = 0; s < n; ++s) {
+        const StageEstimate& e = prediction.stages[static_cast<size_t>(s)];
+        const QStringList cells = {QStringLiteral("S%1").arg(s), QString::fromStdString(plan.stages[static_cast<size_t>(s)].device_type),
+                                   style::formatSeconds(e.t_fwd), style::formatSeconds(e.t_bwd), style::formatSeconds(e.compute),
+                                   style::formatSeconds(e.tensor_parallel), style::formatSeconds(e.expert_dispatch),
+                                   style::formatSeconds(e.p2p_send), style::formatSeconds(e.dp_sync + e.optimizer)};
+        for (int c = 0; c < cells.size(); ++c) {
+            auto* item = new QTableWidgetItem(cells[c]);
+            item->setTextAlignment(c >= 2 ? (Qt::AlignRight | Qt::AlignVCenter) : (Qt::AlignLeft | Qt::AlignVCenter));
+            m_table->setItem(s, c, item);
+        }
+    }
+}
+
+} // namespace hapmoe::ui

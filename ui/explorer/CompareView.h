@@ -1,0 +1,64 @@
+#pragma once
+// Two or more plans side by side: a table of their configuration and figures with the
+// differing rows highlighted and the best figure in bold, their stage partitions on one
+// layer scale, their timelines on one shared time axis, and their memory bars on one
+// memory scale. The user's current configuration is one of the plans when imported.
+
+#include "ExplorerPlan.h"
+
+#include <QList>
+#include <QWidget>
+
+#include <vector>
+
+class QListWidget;
+class QTableWidget;
+class QVBoxLayout;
+class QHBoxLayout;
+class QLabel;
+
+namespace hapmoe::ui {
+
+class TimelinePlot;
+class StagePartitionView;
+class MemoryBarsPlot;
+
+class CompareView : public QWidget {
+    Q_OBJECT
+public:
+    explicit CompareView(QWidget* parent = nullptr);
+
+    void setPlans(const std::vector<ExplorerPlan>& plans);
+    // Rows of the plan list to compare (at least two are needed to show anything).
+    void setCompared(const QList<int>& rows);
+    QList<int> compared() const { return m_compared; }
+    // Picks the selected plan and the best alternative: the current configuration when
+    // present, else the next ranked plan, else a baseline.
+    void compareWithDefault(int selectedRow);
+
+    QTableWidget* table() const { return m_table; }
+    QList<TimelinePlot*> timelines() const { return m_timelines; }
+    QList<StagePartitionView*> partitions() const { return m_partitions; }
+    QList<MemoryBarsPlot*> memoryPlots() const { return m_memory; }
+    // Rows of the table whose values differ between the compared plans.
+    QStringList differingRows() const;
+
+private:
+    void rebuild();
+    void syncRange(TimelinePlot* source);
+
+    std::vector<ExplorerPlan> m_plans;
+    QList<int> m_compared;
+    QListWidget* m_chooser;
+    QTableWidget* m_table;
+    QLabel* m_hint;
+    QWidget* m_detail;
+    QVBoxLayout* m_detailLayout;
+    QList<TimelinePlot*> m_timelines;
+    QList<StagePartitionView*> m_partitions;
+    QList<MemoryBarsPlot*> m_memory;
+    bool m_syncing = false;
+    bool m_updatingChooser = false;
+};
+
+} // namespace hapmoe::ui

@@ -1,0 +1,26 @@
+#pragma once
+// One row of the plan explorer: a plan with its prediction and where it came from
+// (the search's ranking, a baseline, or the user's current configuration).
+
+#include "search/Search.h"
+
+#include <QString>
+
+namespace hapmoe::ui {
+
+struct ExplorerPlan {
+    enum class Kind { Ranked, UniformBaseline, MetisBaseline, Current };
+
+    RankedPlan ranked;
+    Kind kind = Kind::Ranked;
+    int rank = 0;              // 1-based among the ranked plans, 0 otherwise
+    Target target = Target::Any;  // the target the plan deploys on (resolved, never Any when known)
+
+    const Plan& plan() const { return ranked.plan; }
+    const Prediction& prediction() const { return ranked.prediction; }
+};
+
+QString kindLabel(ExplorerPlan::Kind kind);
+QString displayName(const ExplorerPlan& entry);
+
+} // namespace hapmoe::ui

@@ -1,0 +1,228 @@
+#include "ExportDialog.h"
+
+#include "io/Documents.h"
+
+#include <QApplication>
+#include <QClipboard>
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFontDatabase>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QListWidget>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSplitter>
+#include <QStyle>
+#include <QTabWidget>
+#include <QVBoxLayout>
+
+#include <exception>
+
+namespace hapmoe::ui {
+
+ExportDialog::ExportDialog(QWidget* parent)
+    : QDialog(parent)
+    , m_format(new QComboBox(this))
+    , m_tabs(new QTabWidget(this))
+    , m_script(new QPlainTextEdit(this))
+    , m_hostfile(new QPlainTextEdit(this))
+    , m_checks(new QListWidget(this))
+    , m_refusal(new QLabel(this))
+    , m_status(new QLabel(this))
+    , m_copy(new QPushButton(tr("Copy"), this))
+    , m_saveLauncher(new QPushButton(tr("Save launcher…"), this))
+    , m_savePlan(new QPushButton(tr("Save plan JSON…"), this))
+{
+    setObjectName(QStringLiteral("exportDialog"));
+    setWindowTitle(tr("Export plan"));
+    resize(980, 680);
+    m_format->addItem(tr("Megatron-LM"), static_cast<int>(LauncherFormat::Megatron));
+    m_format->addItem(tr("FlagScale (heterogeneous)"), static_cast<int>(LauncherFormat::FlagScale));
+    const QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
+    for (QPlainTextEdit* edit : {m_script, m_hostfile}) {
+        edit->setReadOnly(true);
+        edit->setFont(mono);
+        edit->setLineWrapMode(QPlainTextEdit::NoWrap);
+    }
+    m_tabs->addTab(m_script, tr("Launcher"));
+    m_tabs->addTab(m_hostfile, tr("Hostfile / node order"));
+    m_refusal->setWordWrap(true);
+    m_refusal->setTextFormat(Qt::RichText);
+    m_refusal->setObjectName(QStringLiteral("exportRefusal"));
+    m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+    auto* top = new QHBoxLayout;
+    top->addWidget(new QLabel(tr("Target:"), this));
+    top->addWidget(m_format);
+    top->addStretch(1);
+
+    auto* checksBox = new QWidget(this);
+    auto* checksLayout = new QVBoxLayout(checksBox);
+    checksLayout->setContentsMargins(0, 0, 0, 0);
+    checksLayout->addWidget(new QLabel(tr("<b>Checks of the target</b>"), checksBox));
+    checksLayout->addWidget(m_checks, 1);
+    auto* split = new QSplitter(Qt::Horizontal, this);
+    split->addWidget(m_tabs);
+    split->addWidget(checksBox);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+
+    auto* buttons = new QDialogButtonBox(this);
+    buttons->addButton(m_copy, QDialogButtonBox::ActionRole);
+    buttons->addButton(m_saveLauncher, QDialogButtonBox::ActionRole);
+    buttons->addButton(m_savePlan, QDialogButtonBox::ActionRole);
+    buttons->addButton(QDialogButtonBox::Close);
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(top);
+    layout->addWidget(m_refusal);
+    layout->addWidget(split, 1);
+    layout->addWidget(m_status);
+    layout->addWidget(buttons);
+
+    connect(m_format, &QComboBox::currentIndexChanged, this, &ExportDialog::regenerate);
+    connect(m_copy, &QPushButton::clicked, this, [this] {
+        QApplication::clipboard()->setText(m_script->toPlainText());
+        m_status->setText(tr("Launcher copied to the clipboard."));
+    });
+    connect(m_saveLauncher, &QPushButton::clicked, this, &ExportDialog::onSaveLauncher);
+    connect(m_savePlan, &QPushButton::clicked, this, &ExportDialog::onSavePlan);
+}
+
+void ExportDialog::setPlan(const ExplorerContext& context, const ExplorerPlan& entry)
+{
+    m_context = context;
+    m_entry = entry;
+    setWindowTitle(tr("Export %1").arg(displayName(entry)));
+    const LauncherFormat preferred = entry.target == Target::FlagScale ? LauncherFormat::FlagScale : LauncherFormat::Megatron;
+    if (format() != preferred)
+        setFormat(preferred);   // regenerates
+    else
+        regenerate();
+}
+
+void ExportDialog::setFormat(LauncherFormat f)
+{
+    m_format->setCurrentIndex(m_format->findData(static_cast<int>(f)));
+}
+
+LauncherFormat ExportDialog::format() const
+{
+    return static_cast<LauncherFormat>(m_format->currentData().toInt());
+}
+
+PlanDocument ExportDialog::document() const
+{
+    PlanDocument doc;
+    doc.model = m_context.model;
+    doc.cluster = m_context.cluster;
+    doc.plan = m_entry.plan();
+    doc.prediction = m_entry.prediction();
+    return doc;
+}
+
+void ExportDialog::regenerate()
+{
+    ExportOptions options;
+    options.format = format();
+    options.original = m_context.script;
+    try {
+        m_result = exportLauncher(document(), options);
+    } catch (const std::exception& e) {
+        m_result = ExportResult{};
+        m_result.ok = false;
+        m_result.refusal = e.what();
+    }
+    m_script->setPlainText(QString::fromStdString(m_result.script));
+    m_hostfile->setPlainText(QString::fromStdString(m_result.hostfile));
+    m_checks->clear();
+    for (const ExportCheck& c : m_result.checks) {
+        const QString text = c.message.empty() ? QString::fromStdString(c.rule)
+                                               : QStringLiteral("%1: %2").arg(QString::fromStdString(c.rule), QString::fromStdString(c.message));
+        auto* item = new QListWidgetItem(style()->standardIcon(c.ok ? QStyle::SP_DialogApplyButton : QStyle::SP_DialogCancelButton),
+                                         text, m_checks);
+        item->setToolTip(text);
+        if (!c.ok)
+            item->setForeground(QColor(0xc6, 0x28, 0x28));
+    }
+    if (m_result.ok) {
+        m_refusal->setText(tr("<span style='color:#2e7d32'>All checks pass: this launcher runs the plan on %1.</span>")
+                               .arg(m_format->currentText().toHtmlEscaped()));
+    } else {
+        m_refusal->setText(tr("<span style='color:#c62828'><b>Refused:</b> %1</span>")
+                               .arg(QString::fromStdString(m_result.refusal).toHtmlEscaped()));
+        if (m_result.script.empty())
+            m_script->setPlainText(tr("# No launcher: %1").arg(QString::fromStdString(m_result.refusal)));
+    }
+    m_saveLauncher->setEnabled(m_result.ok);
+    m_copy->setEnabled(m_result.ok);
+}
+
+QString ExportDialog::saveLauncher(const QString& path) const
+{
+    if (!m_result.ok)
+        return tr("The plan cannot run on this target: %1").arg(QString::fromStdString(m_result.refusal));
+    try {
+        saveFileAtomically(path.toStdString(), m_result.script);
+        QFile::setPermissions(path, QFile::permissions(path) | QFileDevice::ExeOwner | QFileDevice::ExeGroup | QFileDevice::ExeOther);
+        if (!m_result.hostfile.empty()) {
+            const QFileInfo info(path);
+            const QString hostfile = info.dir().filePath(info.completeBaseName() + QStringLiteral(".hostfile"));
+            saveFileAtomically(hostfile.toStdString(), m_result.hostfile);
+        }
+    } catch (const std::exception& e) {
+        return QString::fromStdString(e.what());
+    }
+    return {};
+}
+
+QString ExportDialog::savePlanJson(const QString& path) const
+{
+    try {
+        saveFileAtomically(path.toStdString(), writePlan(document()));
+    } catch (const std::exception& e) {
+        return QString::fromStdString(e.what());
+    }
+    return {};
+}
+
+QString ExportDialog::askFileName(const QString& title, const QString& suggested, const QString& filter)
+{
+    // A Qt dialog (not the platform's) so that it behaves the same everywhere, offscreen included.
+    QFileDialog dialog(this, title, suggested, filter);
+    dialog.setObjectName(QStringLiteral("exportFileDialog"));
+    dialog.setAcceptMode(QFileDialog::AcceptSave);
+    dialog.setOption(QFileDialog::DontUseNativeDialog, true);
+    dialog.selectFile(suggested);
+    if (dialog.exec() != QDialog::Accepted || dialog.selectedFiles().isEmpty())
+        return {};
+    return dialog.selectedFiles().front();
+}
+
+void ExportDialog::onSaveLauncher()
+{
+    const QString path = askFileName(tr("Save launcher"), format() == LauncherFormat::FlagScale ? QStringLiteral("run_flagscale.sh") : QStringLiteral("run_megatron.sh"),
+                                     tr("Shell script (*.sh);;All files (*)"));
+    if (path.isEmpty())
+        return;
+    const QString error = saveLauncher(path);
+    m_lastSaved = error.isEmpty() ? path : QString();
+    m_status->setText(error.isEmpty() ? tr("Saved %1").arg(path) : tr("<span style='color:#c62828'>%1</span>").arg(error.toHtmlEscaped()));
+}
+
+void ExportDialog::onSavePlan()
+{
+    const QString path = askFileName(tr("Save plan"), QStringLiteral("plan.json"), tr("Plan JSON (*.json);;All files (*)"));
+    if (path.isEmpty())
+        return;
+    const QString error = savePlanJson(path);
+    m_lastSaved = error.isEmpty() ? path : QString();
+    m_status->setText(error.isEmpty() ? tr("Saved %1").arg(path) : tr("<span style='color:#c62828'>%1</span>").arg(error.toHtmlEscaped()));
+}
+
+} // namespace hapmoe::ui

@@ -1,0 +1,70 @@
+#pragma once
+// Export a plan to its cluster: preview of the Megatron-LM or FlagScale launcher with the
+// target's checks listed, copy or save it, save the plan JSON; when the plan cannot run on
+// the chosen target the launcher is refused with the rule it breaks.
+
+#include "ExplorerPlan.h"
+#include "PlanExplorerWidget.h"
+#include "megatron/LauncherExport.h"
+
+#include <QDialog>
+
+class QComboBox;
+class QPlainTextEdit;
+class QListWidget;
+class QLabel;
+class QPushButton;
+class QTabWidget;
+
+namespace hapmoe::ui {
+
+class ExportDialog : public QDialog {
+    Q_OBJECT
+public:
+    explicit ExportDialog(QWidget* parent = nullptr);
+
+    void setPlan(const ExplorerContext& context, const ExplorerPlan& entry);
+    void setFormat(LauncherFormat format);
+    LauncherFormat format() const;
+
+    const ExportResult& result() const { return m_result; }
+    PlanDocument document() const;
+
+    // Write files (atomically). Return an empty string on success, else the reason.
+    QString saveLauncher(const QString& path) const;
+    QString savePlanJson(const QString& path) const;
+
+    QPushButton* saveLauncherButton() const { return m_saveLauncher; }
+    QPushButton* savePlanButton() const { return m_savePlan; }
+    QPushButton* copyButton() const { return m_copy; }
+    QComboBox* formatBox() const { return m_format; }
+    QListWidget* checksList() const { return m_checks; }
+    QLabel* refusalLabel() const { return m_refusal; }
+    QPlainTextEdit* preview() const { return m_script; }
+    // The last file written through a button, for the status line.
+    QString lastSavedPath() const { return m_lastSaved; }
+
+private:
+    void regenerate();
+    void onSaveLauncher();
+    void onSavePlan();
+    QString askFileName(const QString& title, const QString& suggested, const QString& filter);
+
+    ExplorerContext m_context;
+    ExplorerPlan m_entry;
+    ExportResult m_result;
+    QString m_lastSaved;
+
+    QComboBox* m_format;
+    QTabWidget* m_tabs;
+    QPlainTextEdit* m_script;
+    QPlainTextEdit* m_hostfile;
+    QListWidget* m_checks;
+    QLabel* m_refusal;
+    QLabel* m_status;
+    QPushButton* m_copy;
+    QPushButton* m_saveLauncher;
+    QPushButton* m_savePlan;
+};
+
+} // namespace hapmoe::ui

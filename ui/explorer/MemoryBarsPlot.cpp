@@ -1,0 +1,187 @@
+#include "MemoryBarsPlot.h"
+
+#include "ExplorerStyle.h"
+
+#include <QToolTip>
+
+#include <cmath>
+#include <limits>
+
+namespace hapmoe::ui {
+
+namespace {
+using style::MemoryPart;
+constexpr std::array<MemoryPart, 6> kParts = {MemoryPart::Weights, MemoryPart::Gradients, MemoryPart::Optimizer,
+                                             MemoryPart::Activations, MemoryPart::MoeBuffers, MemoryPart::Overhead};
+double partBytes(const MemoryBreakdown& m, MemoryPart part)
+{
+    switch (part) {
+    case MemoryPart::Weights: return m.weights;
+    case MemoryPart::Gradients: return m.gradients;
+    case MemoryPart::Optimizer: return m.optimizer;
+    case MemoryPart::Activations: return m.activations;
+    case MemoryPart::MoeBuffers: return m.moe_buffers;
+    case MemoryPart::Overhead: return m.overhead;
+    }
+    return 0;
+}
+constexpr double kBarWidth = 0.6;
+} // namespace
+
+MemoryBarsPlot::MemoryBarsPlot(QWidget* parent)
+    : QCustomPlot(parent)
+    , m_capacity(nullptr)
+    , m_ticker(new QCPAxisTickerText)
+{
+    setObjectName(QStringLiteral("memoryBars"));
+    QCPBars* below = nullptr;
+    for (size_t i = 0; i < kParts.size(); ++i) {
+        auto* bars = new QCPBars(xAxis, yAxis);
+        bars->setName(style::memoryPartName(kParts[i]));
+        const QColor c = style::memoryColor(kParts[i]);
+        bars->setBrush(c);
+        bars->setPen(QPen(c.darker(130)));
+        bars->setWidth(kBarWidth);
+        bars->setStackingGap(1);
+        bars->setSelectable(QCP::stNone);
+        if (below)
+            bars->moveAbove(below);
+        below = bars;
+        m_bars[i] = bars;
+    }
+    m_capacity = addGraph();
+    m_capacity->setName(tr("Device capacity"));
+    m_capacity->setPen(QPen(style::bottleneckColor(), 2.5, Qt::DashLine));
+    m_capacity->setLineStyle(QCPGraph::lsLine);
+    m_capacity->setSelectable(QCP::stNone);
+
+    xAxis->setTicker(m_ticker);
+    xAxis->setTickLength(0, 0);
+    xAxis->setSubTicks(false);
+    xAxis->grid()->setVisible(false);
+    yAxis->setLabel(tr("memory per device (GiB)"));
+
+    // Legend in its own row above the chart, so it never hides a bar.
+    legend->setVisible(true);
+    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    legend->setBorderPen(Qt::NoPen);
+    legend->setIconSize(12, 12);
+    axisRect()->insetLayout()->take(legend);
+    plotLayout()->insertRow(0);
+    plotLayout()->addElement(0, 0, legend);
+    plotLayout()->setRowStretchFactor(0, 0.001);
+    setMouseTracking(true);
+}
+
+void MemoryBarsPlot::clear()
+{
+    setPlan(Plan{}, Prediction{});
+}
+
+void MemoryBarsPlot::setPlan(const Plan& plan, const Prediction& prediction)
+{
+    m_plan = plan;
+    m_prediction = prediction;
+    m_stages = std::min(plan.pp(), static_cast<int>(prediction.stages.size()));
+    clearItems();
+    m_ticker->clear();
+
+    QVector<double> keys;
+    std::array<QVector<double>, 6> values;
+    QVector<double> capKeys, capValues;
+    double top = 0;
+    for (int s = 0; s < m_stages; ++s) {
+        const StagePlan& sp = plan.stages[static_cast<size_t>(s)];
+        const MemoryBreakdown& m = prediction.stages[static_cast<size_t>(s)].memory;
+        keys << s;
+        for (size_t i = 0; i < kParts.size(); ++i)
+            values[i] << partBytes(m, kParts[i]) / style::kGiB;
+        const double cap = m.capacity / style::kGiB;
+        // A NaN between stages breaks the line, so each bar gets its own capacity mark.
+        capKeys << s - 0.45 << s + 0.45 << s + 0.5;
+        capValues << cap << cap << std::numeric_limits<double>::quiet_NaN();
+        top = std::max({top, cap, m.total() / style::kGiB});
+        m_ticker->addTick(s, QStringLiteral("S%1\n%2").arg(s).arg(QString::fromStdString(sp.device_type)));
+
+        auto* label = new QCPItemText(this);
+        label->position->setCoords(s, m.total() / style::kGiB);
+        label->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
+        QString text = tr("recompute: %1").arg(style::recomputeLabel(sp));
+        if (!m.fits())
+            text += tr("\nshort %1 GiB").arg((m.total() - m.capacity) / style::kGiB, 0, 'f', 1);
+        label->setText(text);
+        label->setColor(m.fits() ? palette().color(QPalette::WindowText) : style::bottleneckColor());
+        label->setPadding(QMargins(1, 1, 1, 3));
+        label->setClipToAxisRect(false);
+    }
+    for (size_t i = 0; i < kParts.size(); ++i)
+        m_bars[i]->setData(keys, values[i], true);
+    m_capacity->setData(capKeys, capValues, true);
+    xAxis->setRange(-0.6, std::max(m_stages, 1) - 0.4);
+    yAxis->setRange(0, std::max(1.0, top * 1.15));
+    replot();
+}
+
+double MemoryBarsPlot::dataMaxGiB() const
+{
+    return yAxis->range().upper;
+}
+
+void MemoryBarsPlot::setMaxGiB(double gib)
+{
+    yAxis->setRange(0, gib);
+    replot();
+}
+
+double MemoryBarsPlot::stackedTotalGiB(int stage) const
+{
+    double sum = 0;
+    for (QCPBars* bars : m_bars) {
+        auto it = bars->data()->findBegin(stage, false);
+        if (it != bars->data()->constEnd() && std::abs(it->key - stage) < 1e-9)
+            sum += it->value;
+    }
+    return sum;
+}
+
+double MemoryBarsPlot::capacityGiB(int stage) const
+{
+    if (stage < 0 || stage >= m_stages)
+        return 0;
+    return m_prediction.stages[static_cast<size_t>(stage)].memory.capacity / style::kGiB;
+}
+
+QString MemoryBarsPlot::toolTipForStage(int s) const
+{
+    if (s < 0 || s >= m_stages)
+        return {};
+    const StagePlan& sp = m_plan.stages[static_cast<size_t>(s)];
+    const MemoryBreakdown& m = m_prediction.stages[static_cast<size_t>(s)].memory;
+    QString tip = tr("<b>Stage %1</b> (%2), one device<br><table>").arg(s).arg(QString::fromStdString(sp.device_type).toHtmlEscaped());
+    for (MemoryPart part : kParts)
+        tip += QStringLiteral("<tr><td>%1</td><td align='right'>%2</td></tr>").arg(style::memoryPartName(part), style::formatGiB(partBytes(m, part)));
+    tip += QStringLiteral("<tr><td><b>%1</b></td><td align='right'><b>%2</b></td></tr>").arg(tr("Total"), style::formatGiB(m.total()));
+    tip += QStringLiteral("<tr><td>%1</td><td align='right'>%2</td></tr></table>").arg(tr("Capacity"), style::formatGiB(m.capacity));
+    tip += tr("Recompute: %1").arg(style::recomputeLabel(sp));
+    return tip;
+}
+
+void MemoryBarsPlot::mouseMoveEvent(QMouseEvent* event)
+{
+    QCustomPlot::mouseMoveEvent(event);
+    const QPointF pos = event->position();
+    const int s = static_cast<int>(std::lround(xAxis->pixelToCoord(pos.x())));
+    const bool onBar = axisRect()->rect().contains(pos.toPoint()) && s >= 0 && s < m_stages
+        && std::abs(xAxis->pixelToCoord(pos.x()) - s) <= kBarWidth / 2;
+    if (onBar)
+        QToolTip::showText(event->globalPosition().toPoint(), toolTipForStage(s), this);
+    else
+        QToolTip::hideText();
+}
+
+QSize MemoryBarsPlot::sizeHint() const
+{
+    return {900, 420};
+}
+
+} // namespace hapmoe::ui

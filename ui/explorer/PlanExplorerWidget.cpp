@@ -1,0 +1,328 @@
+#include "PlanExplorerWidget.h"
+
+#include "BreakdownView.h"
+#include "ChartExport.h"
+#include "CompareView.h"
+#include "ExplorerPlan.h"
+#include "ExplorerStyle.h"
+#include "ExportDialog.h"
+#include "MemoryBarsPlot.h"
+#include "PlanListModel.h"
+#include "PlanTableView.h"
+#include "PlanTimeline.h"
+#include "StagePartitionView.h"
+#include "TimelinePlot.h"
+#include "WhatIfPanel.h"
+#include "io/Documents.h"
+#include "plan/Deployability.h"
+
+#include <QFileDialog>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSet>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QVBoxLayout>
+
+#include <exception>
+
+namespace hapmoe::ui {
+
+struct PlanExplorerWidget::Private {
+    ExplorerContext context;
+    bool hasContext = false;
+    PlanListModel* model = nullptr;
+    PlanTableView* table = nullptr;
+    QLabel* planTitle = nullptr;
+    StagePartitionView* partition = nullptr;
+    QTabWidget* tabs = nullptr;
+    TimelinePlot* timeline = nullptr;
+    MemoryBarsPlot* memory = nullptr;
+    BreakdownView* breakdown = nullptr;
+    CompareView* compare = nullptr;
+    WhatIfPanel* whatIf = nullptr;
+    ExportDialog* exportDialog = nullptr;
+    QPushButton* exportChart = nullptr;
+    QPushButton* exportTrace = nullptr;
+    QPushButton* exportLauncher = nullptr;
+    QPushButton* resetZoom = nullptr;
+    int selected = -1;
+
+    const ExplorerPlan* current() const { return model->plan(selected); }
+};
+
+PlanExplorerWidget::PlanExplorerWidget(QWidget* parent)
+    : QWidget(parent)
+    , d(std::make_unique<Private>())
+{
+    setObjectName(QStringLiteral("planExplorer"));
+    d->model = new PlanListModel(this);
+    d->table = new PlanTableView(d->model, this);
+    d->planTitle = new QLabel(this);
+    d->planTitle->setTextFormat(Qt::RichText);
+    d->partition = new StagePartitionView(this);
+    d->tabs = new QTabWidget(this);
+    d->timeline = new TimelinePlot(d->tabs);
+    d->memory = new MemoryBarsPlot(d->tabs);
+    d->breakdown = new BreakdownView(d->tabs);
+    d->compare = new CompareView(d->tabs);
+    d->whatIf = new WhatIfPanel(d->tabs);
+    d->tabs->addTab(d->timeline, tr("Timeline"));
+    d->tabs->addTab(d->memory, tr("Memory"));
+    d->tabs->addTab(d->breakdown, tr("Breakdown"));
+    d->tabs->addTab(d->compare, tr("Compare"));
+    d->tabs->addTab(d->whatIf, tr("What-if"));
+
+    d->exportChart = new QPushButton(tr("Save chart…"), this);
+    d->exportChart->setToolTip(tr("Save the timeline or memory chart as PNG, SVG or PDF"));
+    d->exportTrace = new QPushButton(tr("Save trace…"), this);
+    d->exportTrace->setToolTip(tr("Save the timeline as Chrome/Perfetto trace JSON (open in ui.perfetto.dev)"));
+    d->resetZoom = new QPushButton(tr("Reset zoom"), this);
+    d->exportLauncher = new QPushButton(tr("Export launcher…"), this);
+    d->exportLauncher->setToolTip(tr("Preview and save the Megatron-LM or FlagScale launcher and the plan JSON"));
+
+    auto* buttons = new QHBoxLayout;
+    buttons->addWidget(d->planTitle, 1);
+    buttons->addWidget(d->resetZoom);
+    buttons->addWidget(d->exportChart);
+    buttons->addWidget(d->exportTrace);
+    buttons->addWidget(d->exportLauncher);
+
+    auto* lower = new QWidget(this);
+    auto* lowerLayout = new QVBoxLayout(lower);
+    lowerLayout->setContentsMargins(0, 0, 0, 0);
+    lowerLayout->addLayout(buttons);
+    lowerLayout->addWidget(d->partition);
+    lowerLayout->addWidget(d->tabs, 1);
+
+    auto* split = new QSplitter(Qt::Vertical, this);
+    split->addWidget(d->table);
+    split->addWidget(lower);
+    split->setStretchFactor(0, 0);
+    split->setStretchFactor(1, 1);
+    split->setChildrenCollapsible(false);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addWidget(split);
+
+    connect(d->table, &PlanTableView::planSelected, this, [this](int row) {
+        if (row == d->selected)
+            return;
+        d->selected = row;
+        updateViews();
+        emit selectionChanged(row);
+    });
+    connect(d->partition, &StagePartitionView::stageHovered, this, [this](int stage) {
+        QVector<int> nodes;
+        if (const StagePlan* s = d->partition->stage(stage)) {
+            for (const DeviceSlot& slot : s->devices) {
+                if (!nodes.contains(slot.node))
+                    nodes.push_back(slot.node);
+            }
+        }
+        emit stageHovered(nodes);
+    });
+    connect(d->whatIf, &WhatIfPanel::newSearchSuggested, this, &PlanExplorerWidget::newSearchSuggested);
+    connect(d->tabs, &QTabWidget::currentChanged, this, [this] {
+        QWidget* w = d->tabs->currentWidget();
+        d->exportChart->setEnabled(w == d->timeline || w == d->memory || w == d->breakdown);
+        d->resetZoom->setEnabled(w == d->timeline);
+        d->exportTrace->setEnabled(w == d->timeline && d->current());
+    });
+    connect(d->resetZoom, &QPushButton::clicked, this, [this] {
+        d->timeline->resetZoom();
+        d->timeline->replot();
+    });
+    connect(d->exportChart, &QPushButton::clicked, this, [this] {
+        QCustomPlot* plot = d->tabs->currentWidget() == d->memory ? static_cast<QCustomPlot*>(d->memory)
+            : d->tabs->currentWidget() == d->breakdown                ? d->breakdown->chart()
+                                                                      : static_cast<QCustomPlot*>(d->timeline);
+        const QString path = QFileDialog::getSaveFileName(this, tr("Save chart"), QStringLiteral("chart.png"), chartFileFilter());
+        if (path.isEmpty())
+            return;
+        const QString error = saveChart(plot, path);
+        if (!error.isEmpty())
+            QMessageBox::warning(this, tr("Save chart"), error);
+    });
+    connect(d->exportTrace, &QPushButton::clicked, this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Save trace"), QStringLiteral("pipeline-trace.json"),
+                                                          tr("Trace JSON (*.json)"));
+        if (path.isEmpty())
+            return;
+        try {
+            saveFileAtomically(path.toStdString(), d->timeline->chromeTrace().toStdString());
+        } catch (const std::exception& e) {
+            QMessageBox::warning(this, tr("Save trace"), QString::fromStdString(e.what()));
+        }
+    });
+    connect(d->exportLauncher, &QPushButton::clicked, this, [this] {
+        if (auto* dlg = qobject_cast<ExportDialog*>(view(QStringLiteral("export")))) {
+            dlg->show();
+            dlg->raise();
+        }
+    });
+    updateViews();
+}
+
+PlanExplorerWidget::~PlanExplorerWidget() = default;
+
+void PlanExplorerWidget::setContext(const ExplorerContext& context)
+{
+    d->context = context;
+    d->hasContext = true;
+    d->whatIf->setContext(context);
+    updateViews();
+}
+
+void PlanExplorerWidget::setResult(const SearchResult& result)
+{
+    std::vector<ExplorerPlan> plans;
+    auto add = [&](const RankedPlan& rp, ExplorerPlan::Kind kind, int rank) {
+        ExplorerPlan e;
+        e.ranked = rp;
+        e.kind = kind;
+        e.rank = rank;
+        e.target = rp.plan.target != Target::Any ? rp.plan.target : result.target;
+        if (e.target == Target::Any && d->hasContext && d->context.catalog) {
+            try {
+                e.target = bestTarget(rp.plan, d->context.model, d->context.cluster, *d->context.catalog);
+            } catch (const std::exception&) {
+                // Unknown device types and the like: the export dialog names the problem.
+            }
+        }
+        plans.push_back(std::move(e));
+    };
+    for (size_t i = 0; i < result.plans.size(); ++i)
+        add(result.plans[i], ExplorerPlan::Kind::Ranked, static_cast<int>(i) + 1);
+    if (result.uniform_baseline)
+        add(*result.uniform_baseline, ExplorerPlan::Kind::UniformBaseline, 0);
+    if (result.metis_baseline)
+        add(*result.metis_baseline, ExplorerPlan::Kind::MetisBaseline, 0);
+    if (result.current)
+        add(*result.current, ExplorerPlan::Kind::Current, 0);
+
+    d->selected = -1;
+    d->model->setPlans(std::move(plans));
+    d->compare->setPlans(d->model->plans());
+    if (d->model->rowCount() > 0) {
+        selectPlan(0);
+    } else {
+        updateViews();
+        d->planTitle->setText(result.no_plan_reason.empty()
+                                  ? tr("No plan")
+                                  : tr("<span style='color:#c62828'>No plan: %1</span>").arg(QString::fromStdString(result.no_plan_reason).toHtmlEscaped()));
+    }
+}
+
+void PlanExplorerWidget::clear()
+{
+    d->selected = -1;
+    d->model->setPlans({});
+    d->compare->setPlans({});
+    updateViews();
+}
+
+int PlanExplorerWidget::planCount() const
+{
+    return d->model->rowCount();
+}
+
+int PlanExplorerWidget::selectedPlan() const
+{
+    return d->selected;
+}
+
+void PlanExplorerWidget::selectPlan(int row)
+{
+    if (row < 0 || row >= planCount())
+        return;
+    d->table->selectSourceRow(row);
+    if (d->selected != row) {   // the table did not report it (same proxy index)
+        d->selected = row;
+        updateViews();
+        emit selectionChanged(row);
+    }
+}
+
+QStringList PlanExplorerWidget::viewNames()
+{
+    return {QStringLiteral("plans"), QStringLiteral("partition"), QStringLiteral("timeline"), QStringLiteral("memory"),
+            QStringLiteral("breakdown"), QStringLiteral("compare"), QStringLiteral("whatif"), QStringLiteral("export")};
+}
+
+QWidget* PlanExplorerWidget::view(const QString& name) const
+{
+    if (name == QLatin1String("plans"))
+        return d->table;
+    if (name == QLatin1String("partition"))
+        return d->partition;
+    if (name == QLatin1String("timeline"))
+        return d->timeline;
+    if (name == QLatin1String("memory"))
+        return d->memory;
+    if (name == QLatin1String("breakdown"))
+        return d->breakdown;
+    if (name == QLatin1String("compare"))
+        return d->compare;
+    if (name == QLatin1String("whatif"))
+        return d->whatIf;
+    if (name == QLatin1String("export")) {
+        if (!d->exportDialog) {
+            auto* self = const_cast<PlanExplorerWidget*>(this);
+            d->exportDialog = new ExportDialog(self);
+            if (const ExplorerPlan* e = d->current())
+                d->exportDialog->setPlan(d->context, *e);
+        }
+        return d->exportDialog;
+    }
+    return nullptr;
+}
+
+void PlanExplorerWidget::showView(const QString& name)
+{
+    QWidget* w = view(name);
+    if (!w)
+        return;
+    const int tab = d->tabs->indexOf(w);
+    if (tab >= 0)
+        d->tabs->setCurrentIndex(tab);
+}
+
+void PlanExplorerWidget::updateViews()
+{
+    const ExplorerPlan* e = d->current();
+    d->exportLauncher->setEnabled(e && d->hasContext);
+    d->exportTrace->setEnabled(e && d->tabs->currentWidget() == d->timeline);
+    if (!e) {
+        d->planTitle->setText(tr("Run a search or open a plan to explore it."));
+        d->partition->clear();
+        d->timeline->clear();
+        d->memory->clear();
+        d->breakdown->clear();
+        d->whatIf->setPlan(nullptr);
+        return;
+    }
+    const Plan& plan = e->plan();
+    const Prediction& pred = e->prediction();
+    const PlanTimeline tl = buildPlanTimeline(plan, pred);
+    QString title = tr("<b>%1</b> (%2) · %3 stages · %4 micro-batches · iteration %5")
+                        .arg(displayName(*e).toHtmlEscaped(), kindLabel(e->kind))
+                        .arg(plan.pp())
+                        .arg(tl.microbatches)
+                        .arg(style::formatSeconds(pred.iteration_time_s));
+    if (!pred.feasible)
+        title += tr(" · <span style='color:#c62828'>%1</span>").arg(QString::fromStdString(pred.infeasible_reason).toHtmlEscaped());
+    d->planTitle->setText(title);
+    d->partition->setPlan(plan, pred, tl.bottleneck);
+    d->timeline->setTimeline(tl);
+    d->memory->setPlan(plan, pred);
+    d->breakdown->setPlan(plan, pred);
+    d->compare->compareWithDefault(d->selected);
+    d->whatIf->setPlan(e);
+    if (d->exportDialog)
+        d->exportDialog->setPlan(d->context, *e);
+}
+
+} // namespace hapmoe::ui

@@ -1,0 +1,130 @@
+#include "PlanListModel.h"
+
+#include "ExplorerStyle.h"
+
+#include <QBrush>
+#include <QFont>
+
+namespace hapmoe::ui {
+
+PlanListModel::PlanListModel(QObject* parent)
+    : QAbstractTableModel(parent)
+{
+}
+
+void PlanListModel::setPlans(std::vector<ExplorerPlan> plans)
+{
+    beginResetModel();
+    m_plans = std::move(plans);
+    endResetModel();
+}
+
+const ExplorerPlan* PlanListModel::plan(int row) const
+{
+    if (row < 0 || row >= static_cast<int>(m_plans.size()))
+        return nullptr;
+    return &m_plans[static_cast<size_t>(row)];
+}
+
+int PlanListModel::rowCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : static_cast<int>(m_plans.size());
+}
+
+int PlanListModel::columnCount(const QModelIndex& parent) const
+{
+    return parent.isValid() ? 0 : ColumnCount;
+}
+
+QVariant PlanListModel::data(const QModelIndex& index, int role) const
+{
+    const ExplorerPlan* e = plan(index.row());
+    if (!e)
+        return {};
+    const Prediction& p = e->prediction();
+    const Plan& plan = e->plan();
+
+    if (role == SortRole) {
+        switch (index.column()) {
+        case Name: return e->kind == ExplorerPlan::Kind::Ranked ? e->rank : 1000 + static_cast<int>(e->kind);
+        case Source: return static_cast<int>(e->kind);
+        case IterationTime: return p.iteration_time_s;
+        case TokensPerS: return p.tokens_per_s;
+        case TflopsPerDevice: return p.tflops_per_device;
+        case Mfu: return p.mfu;
+        case PeakMemory: return p.peak_memory_gib;
+        case Devices: return plan.numDevices();
+        case Stages: return plan.pp();
+        case TargetColumn: return QString::fromLatin1(toString(e->target));
+        default: return {};
+        }
+    }
+    if (role == Qt::DisplayRole) {
+        switch (index.column()) {
+        case Name: return displayName(*e);
+        case Source: return kindLabel(e->kind);
+        case IterationTime: return style::formatSeconds(p.iteration_time_s);
+        case TokensPerS: return QStringLiteral("%L1").arg(p.tokens_per_s, 0, 'f', 0);
+        case TflopsPerDevice: return QStringLiteral("%1").arg(p.tflops_per_device, 0, 'f', 1);
+        case Mfu: return QStringLiteral("%1 %").arg(p.mfu * 100.0, 0, 'f', 1);
+        case PeakMemory: return QStringLiteral("%1 GiB").arg(p.peak_memory_gib, 0, 'f', 1);
+        case Devices: {
+            int total = plan.numDevices();
+            int unused = 0;
+            for (const UnusedDevices& u : plan.unused)
+                unused += u.count;
+            return unused > 0 ? QStringLiteral("%1 (+%2 idle)").arg(total).arg(unused) : QString::number(total);
+        }
+        case Stages: return plan.vpp > 1 ? QStringLiteral("%1 ×%2 vpp").arg(plan.pp()).arg(plan.vpp) : QString::number(plan.pp());
+        case TargetColumn: return e->target == Target::Megatron ? QStringLiteral("Megatron-LM")
+                                : e->target == Target::FlagScale ? QStringLiteral("FlagScale")
+                                                                 : QStringLiteral("any");
+        default: return {};
+        }
+    }
+    if (role == Qt::ToolTipRole) {
+        QString tip = QStringLiteral("<b>%1</b> (%2)<br>").arg(displayName(*e).toHtmlEscaped(), kindLabel(e->kind));
+        if (!p.feasible)
+            tip += QStringLiteral("<span style='color:#c62828'>Does not fit: %1</span><br>")
+                       .arg(QString::fromStdString(p.infeasible_reason).toHtmlEscaped());
+        for (const UnusedDevices& u : plan.unused)
+            tip += QStringLiteral("Node %1: %2 devices unused (%3)<br>").arg(u.node).arg(u.count)
+                       .arg(QString::fromStdString(u.reason).toHtmlEscaped());
+        tip += p.used_profile ? QStringLiteral("Figures use the measured profile.") : QStringLiteral("Figures use analytic defaults (no profile).");
+        return tip;
+    }
+    if (role == Qt::TextAlignmentRole) {
+        if (index.column() >= IterationTime && index.column() <= Stages)
+            return QVariant(Qt::AlignRight | Qt::AlignVCenter);
+        return QVariant(Qt::AlignLeft | Qt::AlignVCenter);
+    }
+    if (role == Qt::ForegroundRole && !p.feasible)
+        return QBrush(style::bottleneckColor());
+    if (role == Qt::FontRole && e->kind != ExplorerPlan::Kind::Ranked) {
+        QFont f;
+        f.setItalic(true);
+        return f;
+    }
+    return {};
+}
+
+QVariant PlanListModel::headerData(int section, Qt::Orientation orientation, int role) const
+{
+    if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
+        return QAbstractTableModel::headerData(section, orientation, role);
+    switch (section) {
+    case Name: return QStringLiteral("Plan");
+    case Source: return QStringLiteral("Source");
+    case IterationTime: return QStringLiteral("Iteration");
+    case TokensPerS: return QStringLiteral("Tokens/s");
+    case TflopsPerDevice: return QStringLiteral("TFLOP/s/dev");
+    case Mfu: return QStringLiteral("MFU");
+    case PeakMemory: return QStringLiteral("Peak mem");
+    case Devices: return QStringLiteral("Devices");
+    case Stages: return QStringLiteral("PP");
+    case TargetColumn: return QStringLiteral("Target");
+    default: return {};
+    }
+}
+
+} // namespace hapmoe::ui

@@ -1,0 +1,34 @@
+#pragma once
+// The ranked plans, the baselines and the current configuration as a table with their
+// headline figures. Qt::UserRole gives the numeric value of a cell for sorting.
+
+#include "ExplorerPlan.h"
+
+#include <QAbstractTableModel>
+
+#include <vector>
+
+namespace hapmoe::ui {
+
+class PlanListModel : public QAbstractTableModel {
+    Q_OBJECT
+public:
+    enum Column { Name, Source, IterationTime, TokensPerS, TflopsPerDevice, Mfu, PeakMemory, Devices, Stages, TargetColumn, ColumnCount };
+    static constexpr int SortRole = Qt::UserRole;
+
+    explicit PlanListModel(QObject* parent = nullptr);
+
+    void setPlans(std::vector<ExplorerPlan> plans);
+    const std::vector<ExplorerPlan>& plans() const { return m_plans; }
+    const ExplorerPlan* plan(int row) const;
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    int columnCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role) const override;
+    QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
+
+private:
+    std::vector<ExplorerPlan> m_plans;
+};
+
+} // namespace hapmoe::ui

@@ -1,0 +1,85 @@
+#include "PlanTimeline.h"
+
+#include <algorithm>
+#include <exception>
+
+namespace hapmoe::ui {
+
+std::vector<std::pair<double, double>> PlanTimeline::bubbles(int stage) const
+{
+    std::vector<std::pair<double, double>> busy;
+    for (const ScheduleBlock& b : schedule.blocks) {
+        if (b.stage == stage)
+            busy.emplace_back(b.start, b.end);
+    }
+    std::sort(busy.begin(), busy.end());
+    std::vector<std::pair<double, double>> idle;
+    double t = 0;
+    // A gap shorter than this is rounding of the simulator, not a bubble.
+    const double eps = pipelineEnd * 1e-9;
+    for (const auto& [s, e] : busy) {
+        if (s > t + eps)
+            idle.emplace_back(t, s);
+        t = std::max(t, e);
+    }
+    return idle;
+}
+
+PlanTimeline buildPlanTimeline(const Plan& plan, const Prediction& prediction)
+{
+    PlanTimeline tl;
+    const int pp = plan.pp();
+    if (pp == 0 || static_cast<int>(prediction.stages.size()) != pp)
+        return tl;
+    tl.stages = pp;
+    tl.vpp = std::max(1, plan.vpp);
+    tl.microbatches = prediction.num_microbatches > 0 ? prediction.num_microbatches : plan.numMicrobatches();
+    tl.microbatches = std::max(1, tl.microbatches);
+
+    ScheduleInput in;
+    in.microbatches = tl.microbatches;
+    in.vpp = tl.vpp;
+    for (int i = 0; i < pp; ++i) {
+        const StageEstimate& s = prediction.stages[static_cast<size_t>(i)];
+        // With interleaving each rank holds vpp chunks of its layers: one chunk does
+        // 1/vpp of the stage's work per micro-batch.
+        in.t_fwd.push_back(s.t_fwd / tl.vpp);
+        in.t_bwd.push_back(s.t_bwd / tl.vpp);
+        tl.p2p.push_back(i + 1 < pp ? s.p2p_send / tl.vpp : 0.0);
+        tl.dpSync.push_back(s.dp_sync);
+        tl.optimizer.push_back(s.optimizer);
+        const StagePlan& sp = plan.stages[static_cast<size_t>(i)];
+        tl.deviceTypes.push_back(QString::fromStdString(sp.device_type));
+        tl.stageNames << QStringLiteral("S%1 · %2 · L%3-%4")
+                             .arg(i)
+                             .arg(QString::fromStdString(sp.device_type))
+                             .arg(sp.first_layer)
+                             .arg(sp.first_layer + sp.num_layers - 1);
+    }
+    try {
+        tl.schedule = simulatePipeline(in);
+    } catch (const std::exception&) {
+        return PlanTimeline{};   // inconsistent times (a plan the cost model could not cost): nothing to draw
+    }
+    tl.pipelineEnd = tl.schedule.makespan;
+    tl.laneEnd.assign(static_cast<size_t>(pp), 0.0);
+    for (const ScheduleBlock& b : tl.schedule.blocks) {
+        if (b.stage >= 0 && b.stage < pp)
+            tl.laneEnd[static_cast<size_t>(b.stage)] = std::max(tl.laneEnd[static_cast<size_t>(b.stage)], b.end);
+    }
+    tl.iterationEnd = std::max(prediction.iteration_time_s, tl.pipelineEnd);
+
+    // The stage that sets the steady state: the largest forward+backward per micro-batch
+    // (paper eq. 5). The simulator names it too; prefer it when it is in range.
+    int worst = 0;
+    for (int i = 1; i < pp; ++i) {
+        const auto& a = prediction.stages[static_cast<size_t>(i)];
+        const auto& w = prediction.stages[static_cast<size_t>(worst)];
+        if (a.t_fwd + a.t_bwd > w.t_fwd + w.t_bwd)
+            worst = i;
+    }
+    tl.bottleneck = (tl.schedule.bottleneck_stage >= 0 && tl.schedule.bottleneck_stage < pp) ? tl.schedule.bottleneck_stage : worst;
+    return tl;
+}
+
+} // namespace hapmoe::ui

@@ -1,0 +1,42 @@
+#pragma once
+// The schedule of one plan as the timeline draws it: the event simulator's forward and
+// backward blocks (cost/Schedule.h) plus, per stage, the exposed data-parallel sync and
+// the optimizer step after its last backward, and the stage-boundary sends inside the
+// blocks. The simulator is fed the cost model's per-micro-batch times, which already
+// contain the send to the next stage (cost/CostModel.h), so the makespan is the
+// estimate's pipeline time and nothing is counted twice.
+
+#include "cost/Prediction.h"
+#include "cost/Schedule.h"
+#include "plan/Plan.h"
+
+#include <QString>
+#include <QStringList>
+
+#include <vector>
+
+namespace hapmoe::ui {
+
+struct PlanTimeline {
+    Schedule schedule;
+    int stages = 0;
+    int microbatches = 0;
+    int vpp = 1;
+    std::vector<double> p2p;        // per stage: send to the next stage per micro-batch (per chunk)
+    std::vector<double> laneEnd;    // per stage: end of its last backward
+    std::vector<double> dpSync;     // per stage: exposed DP sync after laneEnd
+    std::vector<double> optimizer;  // per stage: optimizer step after the sync
+    std::vector<QString> deviceTypes;
+    QStringList stageNames;         // "S0 · H800 · L0-11"
+    int bottleneck = 0;
+    double pipelineEnd = 0;         // makespan of the simulator
+    double iterationEnd = 0;        // the prediction's iteration time
+
+    bool empty() const { return stages == 0; }
+    // Idle intervals of one stage between time 0 and its last backward.
+    std::vector<std::pair<double, double>> bubbles(int stage) const;
+};
+
+PlanTimeline buildPlanTimeline(const Plan& plan, const Prediction& prediction);
+
+} // namespace hapmoe::ui

@@ -1,0 +1,206 @@
+#include "TimelineBlocks.h"
+
+#include "ExplorerStyle.h"
+
+#include <algorithm>
+
+namespace hapmoe::ui {
+
+TimelineBlocks::TimelineBlocks(QCPAxis* keyAxis, QCPAxis* valueAxis)
+    : QCPAbstractPlottable(keyAxis, valueAxis)
+{
+    setSelectable(QCP::stNone);
+    setAntialiasedFill(false);
+    setName(QStringLiteral("schedule"));
+}
+
+void TimelineBlocks::setTimeline(const PlanTimeline& timeline)
+{
+    m_timeline = timeline;
+    m_lanes.assign(static_cast<size_t>(timeline.stages), {});
+    m_bubbles.assign(static_cast<size_t>(timeline.stages), {});
+    const auto& blocks = m_timeline.schedule.blocks;
+    for (int i = 0; i < static_cast<int>(blocks.size()); ++i) {
+        const int s = blocks[static_cast<size_t>(i)].stage;
+        if (s >= 0 && s < timeline.stages)
+            m_lanes[static_cast<size_t>(s)].push_back(i);
+    }
+    for (auto& lane : m_lanes) {
+        std::sort(lane.begin(), lane.end(), [&blocks](int a, int b) {
+            return blocks[static_cast<size_t>(a)].start < blocks[static_cast<size_t>(b)].start;
+        });
+    }
+    for (int s = 0; s < timeline.stages; ++s)
+        m_bubbles[static_cast<size_t>(s)] = m_timeline.bubbles(s);
+}
+
+int TimelineBlocks::blockAt(double time, double lane) const
+{
+    const int s = static_cast<int>(std::lround(lane));
+    if (s < 0 || s >= static_cast<int>(m_lanes.size()) || std::abs(lane - s) > kLaneHalfHeight)
+        return -1;
+    const auto& blocks = m_timeline.schedule.blocks;
+    const auto& idx = m_lanes[static_cast<size_t>(s)];
+    auto it = std::lower_bound(idx.begin(), idx.end(), time, [&blocks](int i, double t) {
+        return blocks[static_cast<size_t>(i)].end < t;
+    });
+    if (it != idx.end() && blocks[static_cast<size_t>(*it)].start <= time)
+        return *it;
+    return -1;
+}
+
+double TimelineBlocks::selectTest(const QPointF&, bool, QVariant*) const
+{
+    return -1;   // not selectable; hovering is handled by TimelinePlot
+}
+
+QCPRange TimelineBlocks::getKeyRange(bool& foundRange, QCP::SignDomain) const
+{
+    foundRange = m_timeline.stages > 0;
+    return QCPRange(0, std::max(m_timeline.iterationEnd, 1e-9));
+}
+
+QCPRange TimelineBlocks::getValueRange(bool& foundRange, QCP::SignDomain, const QCPRange&) const
+{
+    foundRange = m_timeline.stages > 0;
+    return QCPRange(-0.5, m_timeline.stages - 0.5);
+}
+
+void TimelineBlocks::draw(QCPPainter* painter)
+{
+    m_lastDrawn = 0;
+    QCPAxis* kx = keyAxis();
+    QCPAxis* vy = valueAxis();
+    if (!kx || !vy || m_timeline.stages == 0)
+        return;
+    const QCPRange range = kx->range();
+    const auto& blocks = m_timeline.schedule.blocks;
+
+    auto px = [kx](double t) { return kx->coordToPixel(t); };
+    auto laneRect = [&](double t0, double t1, int lane, double h0 = -kLaneHalfHeight, double h1 = kLaneHalfHeight) {
+        const double x0 = px(t0), x1 = px(t1);
+        const double y0 = vy->coordToPixel(lane + h0), y1 = vy->coordToPixel(lane + h1);
+        return QRectF(QPointF(std::min(x0, x1), std::min(y0, y1)), QPointF(std::max(x0, x1), std::max(y0, y1)));
+    };
+
+    painter->setAntialiasing(false);
+    // Lane backgrounds tinted by device type, so each lane reads as its stage.
+    for (int s = 0; s < m_timeline.stages; ++s) {
+        QColor tint = style::deviceColor(m_timeline.deviceTypes[static_cast<size_t>(s)]);
+        tint.setAlpha(s == m_timeline.bottleneck ? 60 : 38);
+        painter->setPen(Qt::NoPen);
+        painter->setBrush(tint);
+        painter->drawRect(laneRect(std::max(range.lower, 0.0), std::min(range.upper, m_timeline.iterationEnd), s, -0.5, 0.5));
+    }
+
+    // Bubbles: idle time of each stage, hatched.
+    painter->setBrush(QBrush(style::bubbleColor(), Qt::BDiagPattern));
+    for (int s = 0; s < m_timeline.stages; ++s) {
+        QVector<QRectF> rects;
+        for (const auto& [a, b] : m_bubbles[static_cast<size_t>(s)]) {
+            if (b < range.lower || a > range.upper)
+                continue;
+            rects.push_back(laneRect(std::max(a, range.lower), std::min(b, range.upper), s));
+        }
+        if (!rects.isEmpty())
+            painter->drawRects(rects);
+    }
+
+    // Blocks, batched by colour. Blocks narrower than a pixel are still drawn one pixel
+    // wide so a zoomed-out schedule keeps its shape.
+    QVector<QRectF> fwd[2], bwd[2], comm;
+    struct Label { QRectF rect; int block; };
+    std::vector<Label> labels;
+    const QFontMetricsF fm(mParentPlot->font());
+    const double minLabelWidth = fm.horizontalAdvance(QStringLiteral("88")) + 4;
+    for (int s = 0; s < m_timeline.stages; ++s) {
+        const auto& idx = m_lanes[static_cast<size_t>(s)];
+        auto it = std::lower_bound(idx.begin(), idx.end(), range.lower, [&blocks](int i, double t) {
+            return blocks[static_cast<size_t>(i)].end < t;
+        });
+        const double p2p = m_timeline.p2p[static_cast<size_t>(s)];
+        for (; it != idx.end(); ++it) {
+            const ScheduleBlock& b = blocks[static_cast<size_t>(*it)];
+            if (b.start > range.upper)
+                break;
+            QRectF r = laneRect(b.start, b.end, s);
+            if (r.width() < 1.0)
+                r.setWidth(1.0);
+            (b.forward ? fwd : bwd)[b.chunk % 2].push_back(r);
+            ++m_lastDrawn;
+            // The send to the next stage closes each forward block; the gradient
+            // received back from it opens each backward block (cost/CostModel.h).
+            if (p2p > 0) {
+                const double c0 = b.forward ? b.end - p2p : b.start;
+                const double c1 = b.forward ? b.end : b.start + p2p;
+                QRectF c = laneRect(c0, c1, s, -kLaneHalfHeight, -kLaneHalfHeight * 0.45);
+                if (c.width() >= 1.0)
+                    comm.push_back(c);
+            }
+            if (r.width() >= minLabelWidth && r.height() >= fm.height())
+                labels.push_back({r, *it});
+        }
+    }
+    const QPen edge(QColor(255, 255, 255, 170), 0);
+    for (int c = 0; c < 2; ++c) {
+        painter->setPen(fwd[c].size() < 600 ? edge : QPen(Qt::NoPen));
+        painter->setBrush(style::forwardColor(c));
+        painter->drawRects(fwd[c]);
+        painter->setPen(bwd[c].size() < 600 ? edge : QPen(Qt::NoPen));
+        painter->setBrush(style::backwardColor(c));
+        painter->drawRects(bwd[c]);
+    }
+    painter->setPen(Qt::NoPen);
+    painter->setBrush(style::communicationColor());
+    painter->drawRects(comm);
+
+    // DP sync and optimizer step after each stage's last backward.
+    for (int s = 0; s < m_timeline.stages; ++s) {
+        const double t0 = m_timeline.laneEnd[static_cast<size_t>(s)];
+        const double t1 = t0 + m_timeline.dpSync[static_cast<size_t>(s)];
+        const double t2 = t1 + m_timeline.optimizer[static_cast<size_t>(s)];
+        if (t1 > t0 && t1 >= range.lower && t0 <= range.upper) {
+            painter->setBrush(style::dpSyncColor());
+            painter->drawRect(laneRect(t0, t1, s));
+        }
+        if (t2 > t1 && t2 >= range.lower && t1 <= range.upper) {
+            painter->setBrush(style::optimizerColor());
+            painter->drawRect(laneRect(t1, t2, s));
+        }
+    }
+
+    // Micro-batch numbers where the block is wide enough to hold them.
+    painter->setFont(mParentPlot->font());
+    const double wideLabel = fm.horizontalAdvance(QStringLiteral("B88.8")) + 6;
+    for (const Label& l : labels) {
+        const ScheduleBlock& b = blocks[static_cast<size_t>(l.block)];
+        const QColor fill = b.forward ? style::forwardColor(b.chunk) : style::backwardColor(b.chunk);
+        painter->setPen(style::textOn(fill));
+        QString text = QString::number(b.microbatch);
+        if (m_timeline.vpp > 1)
+            text += QStringLiteral(".%1").arg(b.chunk);
+        if (l.rect.width() >= wideLabel)
+            text.prepend(b.forward ? QLatin1Char('F') : QLatin1Char('B'));
+        if (fm.horizontalAdvance(text) + 2 <= l.rect.width())
+            painter->drawText(l.rect, Qt::AlignCenter, text);
+    }
+
+    // The bottleneck lane gets a frame.
+    const int bn = m_timeline.bottleneck;
+    if (bn >= 0 && bn < m_timeline.stages) {
+        painter->setPen(QPen(style::bottleneckColor(), 2));
+        painter->setBrush(Qt::NoBrush);
+        painter->drawRect(laneRect(std::max(range.lower, 0.0), std::min(range.upper, m_timeline.iterationEnd), bn, -0.48, 0.48));
+    }
+}
+
+void TimelineBlocks::drawLegendIcon(QCPPainter* painter, const QRectF& rect) const
+{
+    painter->setPen(Qt::NoPen);
+    painter->setBrush(style::forwardColor());
+    painter->drawRect(QRectF(rect.left(), rect.top(), rect.width() / 2, rect.height()));
+    painter->setBrush(style::backwardColor());
+    painter->drawRect(QRectF(rect.center().x(), rect.top(), rect.width() / 2, rect.height()));
+}
+
+} // namespace hapmoe::ui

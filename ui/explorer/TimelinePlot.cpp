@@ -1,0 +1,214 @@
+#include "TimelinePlot.h"
+
+#include "ExplorerStyle.h"
+#include "TimelineBlocks.h"
+
+#include <QToolTip>
+
+namespace hapmoe::ui {
+
+namespace {
+// A legend entry for a colour that the schedule plottable draws itself.
+void addLegendSwatch(QCustomPlot* plot, const QString& name, const QBrush& brush, const QPen& pen = QPen(Qt::NoPen))
+{
+    QCPGraph* g = plot->addGraph();
+    g->setName(name);
+    g->setLineStyle(QCPGraph::lsNone);
+    g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssSquare, pen.style() == Qt::NoPen ? QPen(brush.color()) : pen, brush, 11));
+    g->setSelectable(QCP::stNone);
+}
+} // namespace
+
+TimelinePlot::TimelinePlot(QWidget* parent)
+    : QCustomPlot(parent)
+    , m_blocks(new TimelineBlocks(xAxis, yAxis))
+    , m_endLine(new QCPItemStraightLine(this))
+    , m_endLabel(new QCPItemText(this))
+    , m_laneTicker(new QCPAxisTickerText)
+{
+    setObjectName(QStringLiteral("timelinePlot"));
+    setNoAntialiasingOnDrag(true);
+    setPlottingHint(QCP::phCacheLabels, true);
+    m_blocks->removeFromLegend();
+
+    xAxis->setLabel(tr("time (s)"));
+    yAxis->setTicker(m_laneTicker);
+    yAxis->setRangeReversed(true);   // stage 0 on top, as in the paper's pipeline figures
+    yAxis->grid()->setVisible(false);
+    yAxis->setSubTicks(false);
+    yAxis->setTickLength(0, 0);
+    xAxis->grid()->setSubGridVisible(false);
+
+    addLegendSwatch(this, tr("Forward"), style::forwardColor());
+    addLegendSwatch(this, tr("Backward"), style::backwardColor());
+    addLegendSwatch(this, tr("Stage send"), style::communicationColor());
+    addLegendSwatch(this, tr("DP sync"), style::dpSyncColor());
+    addLegendSwatch(this, tr("Optimizer"), style::optimizerColor());
+    addLegendSwatch(this, tr("Idle (bubble)"), QBrush(style::bubbleColor().darker(150), Qt::BDiagPattern), QPen(style::bubbleColor().darker(150)));
+    addLegendSwatch(this, tr("Bottleneck stage"), Qt::NoBrush, QPen(style::bottleneckColor(), 2));
+
+    // Legend in its own row above the chart so it never covers blocks.
+    legend->setVisible(true);
+    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    legend->setBorderPen(Qt::NoPen);
+    legend->setIconSize(12, 12);
+    axisRect()->insetLayout()->take(legend);
+    plotLayout()->insertRow(0);
+    plotLayout()->addElement(0, 0, legend);
+    plotLayout()->setRowStretchFactor(0, 0.001);
+    legend->setMargins(QMargins(4, 2, 4, 0));
+
+    m_endLine->setPen(QPen(style::bottleneckColor().darker(130), 1, Qt::DashLine));
+    m_endLine->point1->setCoords(0, 0);
+    m_endLine->point2->setCoords(0, 1);
+    m_endLine->setVisible(false);
+    m_endLabel->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
+    m_endLabel->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+    m_endLabel->setColor(style::bottleneckColor().darker(130));
+    m_endLabel->setBrush(QColor(255, 255, 255, 210));
+    m_endLabel->setPadding(QMargins(3, 1, 3, 1));
+    m_endLabel->setVisible(false);
+    m_endLabel->setClipToAxisRect(true);
+
+    setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    axisRect()->setRangeDrag(Qt::Horizontal);
+    axisRect()->setRangeZoom(Qt::Horizontal);
+    axisRect()->setRangeZoomFactor(0.8);
+    connect(xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, &TimelinePlot::boundRange);
+    setMouseTracking(true);
+}
+
+void TimelinePlot::setTimeline(const PlanTimeline& timeline)
+{
+    m_blocks->setTimeline(timeline);
+    m_laneTicker->clear();
+    for (int s = 0; s < timeline.stages; ++s) {
+        QString label = timeline.stageNames.value(s);
+        if (s == timeline.bottleneck)
+            label += tr("  ◀ bottleneck");
+        m_laneTicker->addTick(s, label);
+    }
+    yAxis->setRange(-0.5, timeline.stages - 0.5);
+    m_limit = std::max(timeline.iterationEnd, 1e-9);
+    m_endLine->point1->setCoords(timeline.iterationEnd, 0);
+    m_endLine->point2->setCoords(timeline.iterationEnd, 1);
+    m_endLine->setVisible(!timeline.empty());
+    m_endLabel->position->setCoords(timeline.iterationEnd, 0.0);
+    m_endLabel->setText(tr("iteration %1").arg(style::formatSeconds(timeline.iterationEnd)));
+    m_endLabel->setVisible(!timeline.empty());
+    resetZoom();
+    replot();
+}
+
+void TimelinePlot::clear()
+{
+    setTimeline(PlanTimeline{});
+}
+
+const PlanTimeline& TimelinePlot::timeline() const
+{
+    return m_blocks->timeline();
+}
+
+int TimelinePlot::blockCount() const
+{
+    return static_cast<int>(m_blocks->timeline().schedule.blocks.size());
+}
+
+void TimelinePlot::setTimeLimit(double seconds)
+{
+    m_limit = std::max(seconds, 1e-9);
+}
+
+void TimelinePlot::resetZoom()
+{
+    xAxis->setRange(0, m_limit * 1.01);
+}
+
+void TimelinePlot::boundRange(const QCPRange& range)
+{
+    if (m_bounding)
+        return;
+    // Keep the view on the iteration: no panning into negative time or far past the end,
+    // and no zooming in below a microsecond.
+    const double hi = m_limit * 1.05;
+    QCPRange r = range;
+    if (r.size() > hi * 1.02)
+        r = QCPRange(-0.01 * m_limit, hi);
+    if (r.size() < 1e-6)
+        r = QCPRange(r.center() - 5e-7, r.center() + 5e-7);
+    if (r.lower < -0.02 * m_limit)
+        r = QCPRange(-0.02 * m_limit, -0.02 * m_limit + r.size());
+    if (r.upper > hi)
+        r = QCPRange(hi - r.size(), hi);
+    if (r.lower != range.lower || r.upper != range.upper) {
+        m_bounding = true;
+        xAxis->setRange(r);
+        m_bounding = false;
+    }
+}
+
+QString TimelinePlot::toolTipAt(const QPoint& pos) const
+{
+    const PlanTimeline& tl = m_blocks->timeline();
+    if (tl.empty() || !axisRect()->rect().contains(pos))
+        return {};
+    const double t = xAxis->pixelToCoord(pos.x());
+    const double lane = yAxis->pixelToCoord(pos.y());
+    const int idx = m_blocks->blockAt(t, lane);
+    if (idx >= 0) {
+        const ScheduleBlock& b = tl.schedule.blocks[static_cast<size_t>(idx)];
+        QString tip = QStringLiteral("<b>%1 of micro-batch %2</b>").arg(b.forward ? tr("Forward") : tr("Backward")).arg(b.microbatch);
+        if (tl.vpp > 1)
+            tip += tr(", chunk %1").arg(b.chunk);
+        tip += QStringLiteral("<br>%1<br>").arg(tl.stageNames.value(b.stage).toHtmlEscaped());
+        tip += tr("%1 → %2 (%3)").arg(style::formatSeconds(b.start), style::formatSeconds(b.end), style::formatSeconds(b.end - b.start));
+        const double p2p = tl.p2p[static_cast<size_t>(b.stage)];
+        if (p2p > 0)
+            tip += tr("<br>incl. %1 %2").arg(style::formatSeconds(p2p), b.forward ? tr("send to the next stage") : tr("gradient from the next stage"));
+        return tip;
+    }
+    const int s = static_cast<int>(std::lround(lane));
+    if (s >= 0 && s < tl.stages && std::abs(lane - s) <= TimelineBlocks::kLaneHalfHeight) {
+        const double t0 = tl.laneEnd[static_cast<size_t>(s)];
+        const double t1 = t0 + tl.dpSync[static_cast<size_t>(s)];
+        const double t2 = t1 + tl.optimizer[static_cast<size_t>(s)];
+        if (t >= t0 && t < t1)
+            return tr("<b>Data-parallel sync</b> (exposed part)<br>%1<br>%2").arg(tl.stageNames.value(s).toHtmlEscaped(), style::formatSeconds(t1 - t0));
+        if (t >= t1 && t < t2)
+            return tr("<b>Optimizer step</b><br>%1<br>%2").arg(tl.stageNames.value(s).toHtmlEscaped(), style::formatSeconds(t2 - t1));
+        if (t >= 0 && t < t0)
+            return tr("<b>Idle</b> (pipeline bubble)<br>%1").arg(tl.stageNames.value(s).toHtmlEscaped());
+    }
+    return {};
+}
+
+void TimelinePlot::mouseMoveEvent(QMouseEvent* event)
+{
+    QCustomPlot::mouseMoveEvent(event);
+    if (event->buttons() != Qt::NoButton)
+        return;
+    const QPoint pos = event->position().toPoint();
+    const QString tip = toolTipAt(pos);
+    if (tip.isEmpty())
+        QToolTip::hideText();
+    else
+        QToolTip::showText(event->globalPosition().toPoint(), tip, this);
+}
+
+QByteArray TimelinePlot::chromeTrace() const
+{
+    const PlanTimeline& tl = m_blocks->timeline();
+    std::vector<std::string> names;
+    for (const QString& n : tl.stageNames)
+        names.push_back(n.toStdString());
+    return QByteArray::fromStdString(toChromeTrace(tl.schedule, names));
+}
+
+QSize TimelinePlot::sizeHint() const
+{
+    const int lanes = std::max(2, m_blocks->timeline().stages);
+    return {900, std::min(720, 90 + lanes * 30)};
+}
+
+} // namespace hapmoe::ui

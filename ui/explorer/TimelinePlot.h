@@ -1,0 +1,52 @@
+#pragma once
+// The 1F1B timeline of one plan (QCustomPlot): a lane per stage, forward and backward
+// blocks per micro-batch from the event simulator, bubbles, sends, DP sync and optimizer,
+// the bottleneck lane framed. The time axis zooms and pans with the mouse (horizontal
+// only); hovering a block shows its tooltip.
+
+#include "PlanTimeline.h"
+
+#include <qcustomplot.h>
+
+namespace hapmoe::ui {
+
+class TimelineBlocks;
+
+class TimelinePlot : public QCustomPlot {
+    Q_OBJECT
+public:
+    explicit TimelinePlot(QWidget* parent = nullptr);
+
+    void setTimeline(const PlanTimeline& timeline);
+    void clear();
+    const PlanTimeline& timeline() const;
+    int blockCount() const;
+    TimelineBlocks* blocks() const { return m_blocks; }
+
+    // Upper bound of the time axis when panning/zooming (shared axes use the longest plan).
+    void setTimeLimit(double seconds);
+    double timeLimit() const { return m_limit; }
+    void resetZoom();
+
+    // Tooltip text of the block (or DP sync/optimizer step) under a widget position.
+    QString toolTipAt(const QPoint& pos) const;
+    // Chrome/Perfetto trace-event JSON of the schedule.
+    QByteArray chromeTrace() const;
+
+    QSize sizeHint() const override;
+
+protected:
+    void mouseMoveEvent(QMouseEvent* event) override;
+
+private:
+    void boundRange(const QCPRange& range);
+
+    TimelineBlocks* m_blocks;
+    QCPItemStraightLine* m_endLine;
+    QCPItemText* m_endLabel;
+    QSharedPointer<QCPAxisTickerText> m_laneTicker;
+    double m_limit = 1;
+    bool m_bounding = false;
+};
+
+} // namespace hapmoe::ui

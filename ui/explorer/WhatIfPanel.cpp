@@ -1,0 +1,378 @@
+#include "WhatIfPanel.h"
+
+#include "ExplorerStyle.h"
+#include "cost/CostModel.h"
+
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPushButton>
+#include <QSet>
+#include <QSpinBox>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+#include <exception>
+#include <set>
+
+namespace hapmoe::ui {
+
+namespace {
+// A change of the iteration time beyond this fraction suggests the ranking may change.
+constexpr double kRankingShift = 0.15;
+// Peak memory below this share of capacity leaves room for less recompute or fewer devices.
+constexpr double kHeadroomShare = 0.6;
+} // namespace
+
+WhatIfPanel::WhatIfPanel(QWidget* parent)
+    : QWidget(parent)
+    , m_gbs(new QSpinBox(this))
+    , m_seq(new QSpinBox(this))
+    , m_rho(new QDoubleSpinBox(this))
+    , m_nodeType(new QComboBox(this))
+    , m_nodeCount(new QSpinBox(this))
+    , m_reset(new QPushButton(tr("Reset"), this))
+    , m_figures(new QTableWidget(this))
+    , m_stages(new QTableWidget(this))
+    , m_hintLabel(new QLabel(this))
+{
+    setObjectName(QStringLiteral("whatIf"));
+    m_gbs->setRange(1, 1 << 20);
+    m_gbs->setToolTip(tr("Global batch size in sequences; must stay a multiple of the first stage's DP × micro-batch size"));
+    m_seq->setRange(128, 1 << 20);
+    m_seq->setSingleStep(512);
+    m_seq->setSuffix(tr(" tokens"));
+    m_rho->setRange(1.0, 16.0);
+    m_rho->setDecimals(2);
+    m_rho->setSingleStep(0.05);
+    m_rho->setToolTip(tr("Router imbalance rho = busiest expert's tokens / mean (paper section 3.2); 1 is perfectly balanced"));
+    m_nodeCount->setRange(0, 4096);
+    m_nodeCount->setSuffix(tr(" nodes"));
+    m_nodeType->setToolTip(tr("Device type whose node count to change"));
+    for (QSpinBox* box : {m_gbs, m_seq, m_nodeCount})
+        box->setKeyboardTracking(false);
+    m_rho->setKeyboardTracking(false);
+
+    auto* inputs = new QGroupBox(tr("Change"), this);
+    auto* form = new QFormLayout(inputs);
+    form->addRow(tr("Global batch size"), m_gbs);
+    form->addRow(tr("Sequence length"), m_seq);
+    form->addRow(tr("Router imbalance ρ"), m_rho);
+    auto* nodes = new QHBoxLayout;
+    nodes->addWidget(m_nodeType, 1);
+    nodes->addWidget(m_nodeCount);
+    form->addRow(tr("Nodes of type"), nodes);
+    form->addRow(QString(), m_reset);
+
+    m_figures->setColumnCount(3);
+    m_figures->setHorizontalHeaderLabels({tr("Selected plan"), tr("What-if"), tr("Change")});
+    m_figures->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_figures->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    m_figures->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_stages->setColumnCount(6);
+    m_stages->setHorizontalHeaderLabels({tr("Stage"), tr("Fwd+bwd / mb"), tr("What-if"), tr("Memory"), tr("What-if"), tr("Capacity")});
+    m_stages->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_stages->verticalHeader()->hide();
+    m_stages->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    m_hintLabel->setWordWrap(true);
+    m_hintLabel->setTextFormat(Qt::RichText);
+    m_hintLabel->setObjectName(QStringLiteral("whatIfHint"));
+
+    auto* left = new QVBoxLayout;
+    left->addWidget(inputs);
+    left->addWidget(m_hintLabel);
+    left->addStretch(1);
+    auto* right = new QVBoxLayout;
+    right->addWidget(m_figures, 2);
+    right->addWidget(m_stages, 3);
+    auto* layout = new QHBoxLayout(this);
+    layout->addLayout(left, 2);
+    layout->addLayout(right, 3);
+
+    connect(m_gbs, &QSpinBox::valueChanged, this, &WhatIfPanel::reestimate);
+    connect(m_seq, &QSpinBox::valueChanged, this, &WhatIfPanel::reestimate);
+    connect(m_rho, &QDoubleSpinBox::valueChanged, this, &WhatIfPanel::reestimate);
+    connect(m_nodeCount, &QSpinBox::valueChanged, this, &WhatIfPanel::reestimate);
+    connect(m_nodeType, &QComboBox::currentIndexChanged, this, &WhatIfPanel::nodeTypeChanged);
+    connect(m_reset, &QPushButton::clicked, this, &WhatIfPanel::resetInputs);
+    setEnabled(false);
+}
+
+void WhatIfPanel::setContext(const ExplorerContext& context)
+{
+    m_context = context;
+    m_resetting = true;
+    m_nodeType->clear();
+    std::vector<std::string> types;
+    for (const Node& n : context.cluster.nodes) {
+        if (std::find(types.begin(), types.end(), n.device_type) == types.end())
+            types.push_back(n.device_type);
+    }
+    for (const std::string& t : types)
+        m_nodeType->addItem(QString::fromStdString(t));
+    m_resetting = false;
+    resetInputs();
+}
+
+void WhatIfPanel::setPlan(const ExplorerPlan* entry)
+{
+    if (entry)
+        m_entry = *entry;
+    else
+        m_entry.reset();
+    resetInputs();
+}
+
+int WhatIfPanel::nodesOfType(const QString& type) const
+{
+    int n = 0;
+    for (const Node& node : m_context.cluster.nodes) {
+        if (QString::fromStdString(node.device_type) == type)
+            ++n;
+    }
+    return n;
+}
+
+void WhatIfPanel::nodeTypeChanged()
+{
+    if (m_resetting)
+        return;
+    m_resetting = true;
+    m_nodeCount->setValue(nodesOfType(m_nodeType->currentText()));
+    m_resetting = false;
+    reestimate();
+}
+
+void WhatIfPanel::resetInputs()
+{
+    m_resetting = true;
+    const ModelSpec& model = m_context.model;
+    const int gbs = m_entry && m_entry->plan().global_batch_size > 0 ? m_entry->plan().global_batch_size : model.training.global_batch_size;
+    m_gbs->setValue(gbs);
+    m_seq->setValue(model.seq_length);
+    m_rho->setValue(model.training.router_imbalance);
+    m_nodeCount->setValue(nodesOfType(m_nodeType->currentText()));
+    m_resetting = false;
+    setEnabled(m_entry.has_value() && m_context.catalog != nullptr);
+    reestimate();
+}
+
+QString WhatIfPanel::hint() const
+{
+    return m_hints.join(QLatin1Char('\n'));
+}
+
+void WhatIfPanel::reestimate()
+{
+    if (m_resetting)
+        return;
+    m_result.reset();
+    m_problem.clear();
+    m_hints.clear();
+    if (!m_entry || !m_context.catalog) {
+        showFigures();
+        return;
+    }
+    const Plan& base = m_entry->plan();
+    const Prediction& basePred = m_entry->prediction();
+    if (base.stages.empty()) {
+        showFigures();
+        return;
+    }
+
+    ModelSpec model = m_context.model;
+    model.seq_length = m_seq->value();
+    model.training.router_imbalance = m_rho->value();
+    model.training.global_batch_size = m_gbs->value();
+    std::optional<Profile> profile = m_context.profile;
+    if (profile && profile->router_imbalance)
+        profile->router_imbalance = m_rho->value();   // the user's rho wins over the calibrated one
+
+    Plan plan = base;
+    plan.global_batch_size = m_gbs->value();
+    const StagePlan& first = plan.stages.front();
+    const int perStep = first.dp * first.micro_batch_size;
+    if (perStep <= 0 || plan.global_batch_size % perStep != 0) {
+        m_problem = tr("Global batch %1 is not a multiple of DP × micro-batch = %2 of the first stage.")
+                        .arg(plan.global_batch_size).arg(perStep);
+        m_hints << tr("A new search can choose a data-parallel width that divides %1.").arg(plan.global_batch_size);
+    }
+
+    // Node count: add copies of a node of the type (same links), or remove the ones the
+    // plan does not use; removing a node the plan runs on needs a new plan.
+    Cluster cluster = m_context.cluster;
+    const QString type = m_nodeType->currentText();
+    const int have = nodesOfType(type);
+    const int want = m_nodeCount->value();
+    int addedDevices = 0;
+    if (!type.isEmpty() && want != have) {
+        std::set<int> used;
+        for (const StagePlan& s : plan.stages)
+            for (const DeviceSlot& slot : s.devices)
+                used.insert(slot.node);
+        if (want > have) {
+            const Node* proto = nullptr;
+            for (const Node& n : cluster.nodes)
+                if (QString::fromStdString(n.device_type) == type)
+                    proto = &n;
+            const Node templ = *proto;
+            std::vector<Link> protoLinks;
+            for (const Link& l : cluster.links)
+                if (l.a == templ.id || l.b == templ.id)
+                    protoLinks.push_back(l);
+            for (int k = have; k < want; ++k) {
+                Node n = templ;
+                n.id = cluster.nextFreeId();
+                n.host = templ.host + "-whatif" + std::to_string(k - have + 1);
+                cluster.nodes.push_back(n);
+                for (Link l : protoLinks) {
+                    if (l.a == templ.id && l.b != templ.id)
+                        l.a = n.id;
+                    else
+                        l.b = n.id;
+                    cluster.links.push_back(l);
+                }
+                addedDevices += n.count;
+            }
+        } else {
+            int toRemove = have - want;
+            for (int i = static_cast<int>(cluster.nodes.size()) - 1; i >= 0 && toRemove > 0; --i) {
+                const Node& n = cluster.nodes[static_cast<size_t>(i)];
+                if (QString::fromStdString(n.device_type) != type || used.count(n.id))
+                    continue;
+                const int id = n.id;
+                cluster.links.erase(std::remove_if(cluster.links.begin(), cluster.links.end(),
+                                                   [id](const Link& l) { return l.a == id || l.b == id; }),
+                                    cluster.links.end());
+                cluster.nodes.erase(cluster.nodes.begin() + i);
+                --toRemove;
+            }
+            if (toRemove > 0 && m_problem.isEmpty()) {
+                m_problem = tr("The plan runs on every remaining %1 node; it cannot lose %2 more.").arg(type).arg(toRemove);
+                m_hints << tr("A new search is needed for a cluster with %1 %2 node(s).").arg(want).arg(type);
+            }
+        }
+    }
+
+    if (m_problem.isEmpty()) {
+        try {
+            CostModel cost(model, cluster, *m_context.catalog, profile ? &*profile : nullptr);
+            m_result = cost.estimate(plan);
+        } catch (const std::exception& e) {
+            m_problem = QString::fromStdString(e.what());
+        }
+    }
+
+    if (m_result) {
+        const Prediction& p = *m_result;
+        if (!p.feasible)
+            m_hints << tr("The plan no longer fits (%1): a new search can choose more recompute or another split.")
+                           .arg(QString::fromStdString(p.infeasible_reason));
+        if (addedDevices > 0)
+            m_hints << tr("%1 added %2 devices sit idle in this plan: a new search would use them.").arg(addedDevices).arg(type);
+        const double shift = basePred.iteration_time_s > 0 ? p.iteration_time_s / basePred.iteration_time_s - 1.0 : 0.0;
+        // The bottleneck decides the steady state (paper eq. 5): if another stage takes
+        // over, the layer split is no longer balanced.
+        auto bottleneck = [](const Prediction& pr) {
+            int b = 0;
+            for (int i = 1; i < static_cast<int>(pr.stages.size()); ++i)
+                if (pr.stages[static_cast<size_t>(i)].t_fwd + pr.stages[static_cast<size_t>(i)].t_bwd
+                    > pr.stages[static_cast<size_t>(b)].t_fwd + pr.stages[static_cast<size_t>(b)].t_bwd)
+                    b = i;
+            return b;
+        };
+        if (!basePred.stages.empty() && !p.stages.empty() && bottleneck(basePred) != bottleneck(p))
+            m_hints << tr("The bottleneck moved from stage %1 to stage %2: a new search can rebalance the layers.")
+                           .arg(bottleneck(basePred)).arg(bottleneck(p));
+        else if (std::abs(shift) > kRankingShift)
+            m_hints << tr("The iteration time changed by %1 %: another plan may now be faster.").arg(shift * 100, 0, 'f', 0);
+        bool anyRecompute = false;
+        for (const StagePlan& s : plan.stages)
+            anyRecompute = anyRecompute || s.recompute != Recompute::None;
+        double worstShare = 0;
+        for (const StageEstimate& s : p.stages)
+            worstShare = std::max(worstShare, s.memory.capacity > 0 ? s.memory.total() / s.memory.capacity : 0.0);
+        if (p.feasible && anyRecompute && worstShare < kHeadroomShare)
+            m_hints << tr("Every stage now uses under %1 % of its memory: a new search can drop recompute.").arg(kHeadroomShare * 100, 0, 'f', 0);
+    }
+    showFigures();
+    emit reestimated();
+    if (!m_hints.isEmpty())
+        emit newSearchSuggested(m_hints.join(QLatin1Char(' ')));
+}
+
+void WhatIfPanel::showFigures()
+{
+    const bool have = m_entry.has_value();
+    const Prediction* a = have ? &m_entry->prediction() : nullptr;
+    const Prediction* b = m_result ? &*m_result : nullptr;
+    struct Fig { QString name; double (*get)(const Prediction&); QString (*fmt)(double); };
+    const Fig figs[] = {
+        {tr("Iteration time"), [](const Prediction& p) { return p.iteration_time_s; }, [](double v) { return style::formatSeconds(v); }},
+        {tr("Tokens/s"), [](const Prediction& p) { return p.tokens_per_s; }, [](double v) { return QStringLiteral("%L1").arg(v, 0, 'f', 0); }},
+        {tr("TFLOP/s per device"), [](const Prediction& p) { return p.tflops_per_device; }, [](double v) { return QString::number(v, 'f', 1); }},
+        {tr("MFU"), [](const Prediction& p) { return p.mfu * 100; }, [](double v) { return QStringLiteral("%1 %").arg(v, 0, 'f', 1); }},
+        {tr("Peak memory"), [](const Prediction& p) { return p.peak_memory_gib; }, [](double v) { return QStringLiteral("%1 GiB").arg(v, 0, 'f', 1); }},
+        {tr("Micro-batches"), [](const Prediction& p) { return double(p.num_microbatches); }, [](double v) { return QString::number(v, 'f', 0); }},
+        {tr("Pipeline bubble"), [](const Prediction& p) { return p.breakdown.pipeline_bubble; }, [](double v) { return style::formatSeconds(v); }},
+        {tr("Expert dispatch"), [](const Prediction& p) { return p.breakdown.expert_dispatch; }, [](double v) { return style::formatSeconds(v); }},
+    };
+    const int n = static_cast<int>(std::size(figs));
+    m_figures->setRowCount(n);
+    for (int r = 0; r < n; ++r) {
+        m_figures->setVerticalHeaderItem(r, new QTableWidgetItem(figs[r].name));
+        const double va = a ? figs[r].get(*a) : 0;
+        const double vb = b ? figs[r].get(*b) : 0;
+        m_figures->setItem(r, 0, new QTableWidgetItem(a ? figs[r].fmt(va) : QString()));
+        m_figures->setItem(r, 1, new QTableWidgetItem(b ? figs[r].fmt(vb) : QStringLiteral("—")));
+        QString change;
+        if (a && b && va != 0)
+            change = QStringLiteral("%1%2 %").arg(vb >= va ? QStringLiteral("+") : QString()).arg((vb / va - 1) * 100, 0, 'f', 1);
+        auto* item = new QTableWidgetItem(change);
+        if (a && b && std::abs(vb - va) > 1e-12 * std::max(1.0, std::abs(va))) {
+            item->setBackground(QColor(255, 236, 179));
+            item->setForeground(Qt::black);
+        }
+        m_figures->setItem(r, 2, item);
+    }
+
+    const int stages = a ? static_cast<int>(a->stages.size()) : 0;
+    m_stages->setRowCount(stages);
+    for (int s = 0; s < stages; ++s) {
+        const StageEstimate& ea = a->stages[static_cast<size_t>(s)];
+        const StageEstimate* eb = b && s < static_cast<int>(b->stages.size()) ? &b->stages[static_cast<size_t>(s)] : nullptr;
+        const QString dev = s < m_entry->plan().pp() ? QString::fromStdString(m_entry->plan().stages[static_cast<size_t>(s)].device_type) : QString();
+        const QStringList cells = {QStringLiteral("S%1 %2").arg(s).arg(dev), style::formatSeconds(ea.t_fwd + ea.t_bwd),
+                                   eb ? style::formatSeconds(eb->t_fwd + eb->t_bwd) : QStringLiteral("—"), style::formatGiB(ea.memory.total()),
+                                   eb ? style::formatGiB(eb->memory.total()) : QStringLiteral("—"), style::formatGiB(ea.memory.capacity)};
+        for (int c = 0; c < cells.size(); ++c) {
+            auto* item = new QTableWidgetItem(cells[c]);
+            if (c == 4 && eb && !eb->memory.fits())
+                item->setForeground(style::bottleneckColor());
+            m_stages->setItem(s, c, item);
+        }
+    }
+
+    QString html;
+    if (!m_problem.isEmpty())
+        html += QStringLiteral("<p style='color:#c62828'><b>%1</b></p>").arg(m_problem.toHtmlEscaped());
+    if (!m_hints.isEmpty()) {
+        html += tr("<p><b>A new search would help:</b></p><ul>");
+        for (const QString& h : m_hints)
+            html += QStringLiteral("<li>%1</li>").arg(h.toHtmlEscaped());
+        html += QStringLiteral("</ul>");
+    } else if (b) {
+        html += tr("<p>Re-estimated with the cost model for the same plan; no new search needed.</p>");
+    } else if (!have) {
+        html += tr("<p>Select a plan to try changes on it.</p>");
+    }
+    m_hintLabel->setText(html);
+}
+
+} // namespace hapmoe::ui

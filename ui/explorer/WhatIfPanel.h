@@ -1,0 +1,70 @@
+#pragma once
+// What-if: change the global batch, the sequence length, the router imbalance rho or the
+// number of nodes of a device type and see the selected plan re-estimated at once with the
+// cost model (no search), with a hint when a new search would likely find a better plan.
+
+#include "ExplorerPlan.h"
+#include "PlanExplorerWidget.h"
+
+#include <QWidget>
+
+#include <optional>
+
+class QSpinBox;
+class QDoubleSpinBox;
+class QComboBox;
+class QTableWidget;
+class QLabel;
+class QPushButton;
+
+namespace hapmoe::ui {
+
+class WhatIfPanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit WhatIfPanel(QWidget* parent = nullptr);
+
+    void setContext(const ExplorerContext& context);
+    void setPlan(const ExplorerPlan* entry);
+
+    QSpinBox* globalBatchBox() const { return m_gbs; }
+    QSpinBox* sequenceLengthBox() const { return m_seq; }
+    QDoubleSpinBox* rhoBox() const { return m_rho; }
+    QComboBox* nodeTypeBox() const { return m_nodeType; }
+    QSpinBox* nodeCountBox() const { return m_nodeCount; }
+
+    // The re-estimated prediction, when the changed inputs still allow the plan.
+    const std::optional<Prediction>& whatIfPrediction() const { return m_result; }
+    QString hint() const;
+    QString problem() const { return m_problem; }
+
+signals:
+    void reestimated();
+    void newSearchSuggested(const QString& reason);
+
+private:
+    void resetInputs();
+    void reestimate();
+    void nodeTypeChanged();
+    int nodesOfType(const QString& type) const;
+    void showFigures();
+
+    ExplorerContext m_context;
+    std::optional<ExplorerPlan> m_entry;
+    std::optional<Prediction> m_result;
+    QString m_problem;
+    QStringList m_hints;
+    bool m_resetting = false;
+
+    QSpinBox* m_gbs;
+    QSpinBox* m_seq;
+    QDoubleSpinBox* m_rho;
+    QComboBox* m_nodeType;
+    QSpinBox* m_nodeCount;
+    QPushButton* m_reset;
+    QTableWidget* m_figures;
+    QTableWidget* m_stages;
+    QLabel* m_hintLabel;
+};
+
+} // namespace hapmoe::ui
