@@ -15,6 +15,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QMimeData>
+#include <QResizeEvent>
 #include <QScrollBar>
 #include <QtMath>
 
@@ -87,7 +88,11 @@ ClusterView::ClusterView(ClusterScene* scene, QWidget* parent) : QGraphicsView(s
     setResizeAnchor(QGraphicsView::AnchorViewCenter);
     setViewportUpdateMode(QGraphicsView::SmartViewportUpdate);
     setFocusPolicy(Qt::StrongFocus);
-    setSceneRect(-4000, -3000, 12000, 8000);
+    auto growSceneRect = [this] {
+        setSceneRect(QRectF(-4000, -3000, 12000, 8000).united(m_scene->itemsRect().adjusted(-2000, -1500, 2000, 1500)));
+    };
+    growSceneRect();
+    connect(document(), &ProjectDocument::clusterChanged, this, growSceneRect);
 }
 
 ProjectDocument* ClusterView::document() const { return m_scene->document(); }
@@ -167,19 +172,29 @@ double ClusterView::zoom() const { return transform().m11(); }
 
 void ClusterView::zoomBy(double factor)
 {
+    m_autoFit = false;
     const double target = qBound(0.1, zoom() * factor, 4.0);
     const double f = target / zoom();
     scale(f, f);
     emit zoomChanged(zoom());
 }
 
+void ClusterView::resizeEvent(QResizeEvent* event)
+{
+    QGraphicsView::resizeEvent(event);
+    if (m_autoFit)
+        zoomToFit();
+}
+
 void ClusterView::zoomToFit()
 {
+    m_autoFit = true;
     const QRectF rect = m_scene->itemsRect();
     if (rect.isEmpty()) {
         resetTransform();
         centerOn(0, 0);
     } else {
+        resetTransform();
         fitInView(rect.adjusted(-40, -40, 40, 40), Qt::KeepAspectRatio);
         if (zoom() > 1.25) {   // a small cluster stays at a readable size, not blown up
             const double f = 1.25 / zoom();
@@ -202,6 +217,7 @@ void ClusterView::mousePressEvent(QMouseEvent* event)
 {
     if (event->button() == Qt::MiddleButton) {
         m_panning = true;
+        m_autoFit = false;
         m_panStart = event->position().toPoint();
         viewport()->setCursor(Qt::ClosedHandCursor);
         event->accept();

@@ -58,6 +58,7 @@ protected:
     void mouseMoveEvent(QMouseEvent* event) override;
     void mouseReleaseEvent(QMouseEvent* event) override;
     void keyPressEvent(QKeyEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
 
 private:
     int endpointAt(const QPoint& viewportPos) const;
@@ -70,6 +71,7 @@ private:
     bool m_panning = false;
     QPoint m_panStart;
     int m_pasteCount = 0;
+    bool m_autoFit = true;   // keep fitting on resize until the user zooms or pans
 };
 
 } // namespace hapmoe::ui

@@ -1,15 +1,617 @@
 #include "MainWindow.h"
 
+#include "AutosaveManager.h"
+#include "ClusterLayout.h"
+#include "ClusterScene.h"
+#include "ClusterView.h"
+#include "DevicePalette.h"
+#include "ModelPanel.h"
+#include "PlanExplorerWidget.h"
+#include "ProblemsPanel.h"
+#include "ProjectDocument.h"
+#include "PropertyEditor.h"
+#include "SearchPanel.h"
+#include "SearchRunner.h"
+#include "Theme.h"
+
+#include "hardware/DeviceCatalog.h"
+#include "io/Documents.h"
+#include "io/Presets.h"
+#include "megatron/ScriptImport.h"
+#include "util/EmbeddedResources.h"
+
+#include <QActionGroup>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
 #include <QLabel>
+#include <QListWidget>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QSettings>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QToolBar>
+#include <QUndoStack>
+
+#include <iostream>
+#include <map>
 
 namespace hapmoe::ui {
 
+namespace {
+constexpr int kMaxRecent = 8;
+const char* kFileFilter = QT_TRANSLATE_NOOP("MainWindow", "HAPMoE projects (*.hapmoe);;JSON (*.json);;All files (*)");
+} // namespace
+
 MainWindow::MainWindow(QWidget* parent)
-    : QMainWindow(parent)
+    : QMainWindow(parent), m_document(new ProjectDocument(this))
 {
-    setWindowTitle(QStringLiteral("HAPMoE Studio"));
-    setCentralWidget(new QLabel(QStringLiteral("HAPMoE Studio"), this));
-    resize(1400, 900);
+    initStudioResources();
+    setWindowIcon(studioIcon(QStringLiteral("app")));
+    setObjectName(QStringLiteral("MainWindow"));
+    m_autosave = new AutosaveManager(m_document, this);
+
+    m_scene = new ClusterScene(m_document, this);
+    m_view = new ClusterView(m_scene);
+    m_view->setObjectName(QStringLiteral("clusterView"));
+    m_modelPanel = new ModelPanel(m_document);
+    m_explorer = new PlanExplorerWidget;
+    m_explorer->setObjectName(QStringLiteral("planExplorer"));
+    m_tabs = new QTabWidget;
+    m_tabs->setDocumentMode(true);
+    m_tabs->addTab(m_view, studioIcon(QStringLiteral("connect")), tr("Cluster designer"));
+    m_tabs->addTab(m_modelPanel, deviceIcon(QStringLiteral("H800")), tr("Model"));
+    m_tabs->addTab(m_explorer, studioIcon(QStringLiteral("run")), tr("Results"));
+    setCentralWidget(m_tabs);
+
+    createDocks();
+    createActions();
+
+    m_totals = new QLabel;
+    m_totals->setObjectName(QStringLiteral("clusterTotals"));
+    m_problemCount = new QLabel;
+    m_zoom = new QLabel;
+    statusBar()->addWidget(m_totals, 1);
+    statusBar()->addPermanentWidget(m_problemCount);
+    statusBar()->addPermanentWidget(m_zoom);
+
+    connect(m_document, &ProjectDocument::clusterChanged, this, &MainWindow::updateStatus);
+    connect(m_document, &ProjectDocument::modifiedChanged, this, &MainWindow::updateTitle);
+    connect(m_document, &ProjectDocument::fileNameChanged, this, &MainWindow::updateTitle);
+    connect(m_document, &ProjectDocument::projectReset, this, [this] {
+        updateTitle();
+        m_explorer->clear();
+        showSavedPlans();
+        QMetaObject::invokeMethod(m_view, &ClusterView::zoomToFit, Qt::QueuedConnection);
+    });
+    connect(m_view, &ClusterView::zoomChanged, this,
+            [this](double z) { m_zoom->setText(tr("Zoom %1%").arg(qRound(z * 100))); });
+    connect(m_problems, &ProblemsPanel::problemCountChanged, this, [this](int n) {
+        m_problemCount->setText(n == 0 ? tr("No problems") : tr("\u26a0 %n problem(s)", nullptr, n));
+    });
+    connect(m_problems, &ProblemsPanel::problemActivated, this, [this](const QList<int>& ids) {
+        showTab(QStringLiteral("designer"));
+        m_scene->selectIds(QSet<int>(ids.begin(), ids.end()));
+        if (!ids.isEmpty())
+            if (auto* item = m_scene->selectedItems().value(0))
+                m_view->ensureVisible(item);
+    });
+    connect(m_searchPanel, &SearchPanel::searchFinished, this, &MainWindow::onSearchFinished);
+    connect(m_searchPanel, &SearchPanel::planActivated, this, [this](int row) {
+        if (row >= 0 && row < m_explorer->planCount())
+            m_explorer->selectPlan(row);
+    });
+    connect(m_searchPanel, &SearchPanel::searchStarted, this, [this] {
+        m_runAction->setEnabled(false);
+        m_cancelAction->setEnabled(true);
+    });
+    connect(m_explorer, &PlanExplorerWidget::stageHovered, m_scene, &ClusterScene::highlightNodes);
+    connect(m_explorer, &PlanExplorerWidget::newSearchSuggested, this,
+            [this](const QString& reason) { statusBar()->showMessage(tr("A new search may help: %1").arg(reason), 10000); });
+
+    resize(1600, 1000);
+    newProject();
+    loadExample();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::createDocks()
+{
+    setDockNestingEnabled(true);
+    auto dock = [this](const QString& title, const QString& name, QWidget* widget, Qt::DockWidgetArea area) {
+        auto* d = new QDockWidget(title, this);
+        d->setObjectName(name);
+        d->setWidget(widget);
+        d->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable | QDockWidget::DockWidgetClosable);
+        addDockWidget(area, d);
+        return d;
+    };
+    m_palette = new DevicePalette;
+    m_palette->setObjectName(QStringLiteral("devicePalette"));
+    QDockWidget* paletteDock = dock(tr("Devices"), QStringLiteral("devicesDock"), m_palette, Qt::LeftDockWidgetArea);
+
+    m_presets = new QListWidget;
+    m_presets->setObjectName(QStringLiteral("clusterPresets"));
+    m_presets->setAlternatingRowColors(true);
+    for (const auto& p : clusterPresets()) {
+        auto* item = new QListWidgetItem(QStringLiteral("%1  \u2014  %2").arg(QString::fromStdString(p.name),
+                                                                             QString::fromStdString(p.summary)),
+                                         m_presets);
+        item->setData(Qt::UserRole, QString::fromStdString(p.name));
+        item->setToolTip(QString::fromStdString(p.summary + "\n" + p.source));
+    }
+    m_presets->setToolTip(tr("Click a preset to load it (undoable)"));
+    connect(m_presets, &QListWidget::itemClicked, this,
+            [this](QListWidgetItem* item) { loadClusterPreset(item->data(Qt::UserRole).toString()); });
+    QDockWidget* presetDock = dock(tr("Cluster presets"), QStringLiteral("presetsDock"), m_presets, Qt::LeftDockWidgetArea);
+    splitDockWidget(paletteDock, presetDock, Qt::Vertical);
+
+    m_properties = new PropertyEditor(m_document, m_scene);
+    QDockWidget* propDock = dock(tr("Properties"), QStringLiteral("propertiesDock"), m_properties, Qt::RightDockWidgetArea);
+    m_searchPanel = new SearchPanel(m_document);
+    m_searchPanel->setObjectName(QStringLiteral("searchPanel"));
+    QDockWidget* searchDock = dock(tr("Search"), QStringLiteral("searchDock"), m_searchPanel, Qt::RightDockWidgetArea);
+    splitDockWidget(propDock, searchDock, Qt::Vertical);
+    m_problems = new ProblemsPanel(m_document);
+    m_problems->setObjectName(QStringLiteral("problemsPanel"));
+    QDockWidget* problemsDock = dock(tr("Problems"), QStringLiteral("problemsDock"), m_problems, Qt::LeftDockWidgetArea);
+    splitDockWidget(presetDock, problemsDock, Qt::Vertical);
+
+    resizeDocks({paletteDock, propDock}, {270, 460}, Qt::Horizontal);
+    resizeDocks({paletteDock, presetDock, problemsDock}, {430, 300, 200}, Qt::Vertical);
+    resizeDocks({propDock, searchDock}, {230, 700}, Qt::Vertical);
+}
+
+void MainWindow::createActions()
+{
+    QUndoStack* stack = m_document->undoStack();
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    QAction* newAct = file->addAction(tr("&New"), QKeySequence::New, this, [this] {
+        if (maybeSave())
+            newProject();
+    });
+    QAction* openAct = file->addAction(tr("&Open\u2026"), QKeySequence::Open, this, [this] {
+        if (!maybeSave())
+            return;
+        const QString path = QFileDialog::getOpenFileName(this, tr("Open project"), QString(), tr(kFileFilter));
+        if (!path.isEmpty())
+            openFile(path);
+    });
+    m_recentMenu = file->addMenu(tr("Open &Recent"));
+    connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentMenu);
+    file->addAction(tr("Open &Example"), this, [this] {
+        if (maybeSave())
+            loadExample();
+    });
+    file->addSeparator();
+    QAction* saveAct = file->addAction(tr("&Save"), QKeySequence::Save, this, &MainWindow::save);
+    file->addAction(tr("Save &As\u2026"), QKeySequence::SaveAs, this, &MainWindow::saveAs);
+    file->addSeparator();
+    file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+
+    QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+    QAction* undo = stack->createUndoAction(this, tr("&Undo"));
+    undo->setShortcut(QKeySequence::Undo);
+    QAction* redo = stack->createRedoAction(this, tr("&Redo"));
+    redo->setShortcut(QKeySequence::Redo);
+    edit->addAction(undo);
+    edit->addAction(redo);
+    edit->addSeparator();
+    edit->addAction(tr("&Copy"), QKeySequence::Copy, m_view, &ClusterView::copySelection);
+    edit->addAction(tr("&Paste"), QKeySequence::Paste, m_view, &ClusterView::paste);
+    edit->addAction(tr("&Delete"), QKeySequence::Delete, m_view, &ClusterView::deleteSelection);
+    edit->addAction(tr("Select &All"), QKeySequence::SelectAll, m_view, &ClusterView::selectAllItems);
+
+    QMenu* cluster = menuBar()->addMenu(tr("&Cluster"));
+    QAction* addSwitch = cluster->addAction(studioIcon(QStringLiteral("switch")), tr("Add &Switch"), m_view,
+                                            &ClusterView::addSwitchAtCenter);
+    addSwitch->setShortcut(QKeySequence(tr("Ctrl+Shift+S", "add switch")));
+    m_connectAction = cluster->addAction(studioIcon(QStringLiteral("connect")), tr("&Connect Tool"));
+    m_connectAction->setCheckable(true);
+    m_connectAction->setShortcut(QKeySequence(tr("Ctrl+L")));
+    m_connectAction->setToolTip(tr("Connect: drag from one node or switch to another (or Shift+drag at any time)"));
+    connect(m_connectAction, &QAction::toggled, m_view, &ClusterView::setConnectMode);
+    connect(m_view, &ClusterView::connectModeChanged, m_connectAction, &QAction::setChecked);
+    QAction* snap = cluster->addAction(studioIcon(QStringLiteral("snap")), tr("S&nap to Grid"));
+    snap->setCheckable(true);
+    snap->setChecked(true);
+    connect(snap, &QAction::toggled, m_scene, &ClusterScene::setSnapToGrid);
+    QMenu* presetMenu = cluster->addMenu(tr("&Presets"));
+    for (const auto& p : clusterPresets()) {
+        const QString name = QString::fromStdString(p.name);
+        presetMenu->addAction(name, this, [this, name] { loadClusterPreset(name); });
+    }
+
+    QMenu* model = menuBar()->addMenu(tr("&Model"));
+    for (const auto& p : modelPresets()) {
+        const QString name = QString::fromStdString(p.name);
+        model->addAction(name, this, [this, name] {
+            m_modelPanel->loadPreset(name);
+            showTab(QStringLiteral("model"));
+        });
+    }
+    model->addSeparator();
+    model->addAction(tr("&Import Megatron Script\u2026"), this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Import a Megatron-LM launch script"), QString(),
+                                                          tr("Shell scripts (*.sh *.bash);;All files (*)"));
+        if (path.isEmpty())
+            return;
+        const QString error = m_modelPanel->importScript(path);
+        if (!error.isEmpty())
+            showError(tr("Cannot import the script"), error);
+        showTab(QStringLiteral("model"));
+    });
+
+    QMenu* search = menuBar()->addMenu(tr("&Search"));
+    m_runAction = search->addAction(studioIcon(QStringLiteral("run")), tr("&Run Search"), QKeySequence(Qt::Key_F5),
+                                    m_searchPanel, &SearchPanel::run);
+    m_cancelAction = search->addAction(studioIcon(QStringLiteral("stop")), tr("&Cancel Search"),
+                                       QKeySequence(Qt::Key_Escape | Qt::SHIFT), m_searchPanel, &SearchPanel::cancel);
+    m_cancelAction->setEnabled(false);
+
+    m_viewMenu = menuBar()->addMenu(tr("&View"));
+    m_viewMenu->addAction(tr("Zoom &In"), QKeySequence::ZoomIn, this, [this] { m_view->zoomBy(1.25); });
+    m_viewMenu->addAction(tr("Zoom &Out"), QKeySequence::ZoomOut, this, [this] { m_view->zoomBy(0.8); });
+    QAction* fit = m_viewMenu->addAction(studioIcon(QStringLiteral("fit")), tr("Zoom to &Fit"), QKeySequence(tr("Ctrl+0")),
+                                         m_view, &ClusterView::zoomToFit);
+    m_viewMenu->addSeparator();
+    auto* themes = new QActionGroup(this);
+    QAction* light = m_viewMenu->addAction(tr("&Light Palette"), this, [this] { setTheme(false); });
+    QAction* dark = m_viewMenu->addAction(tr("&Dark Palette"), this, [this] { setTheme(true); });
+    light->setCheckable(true);
+    dark->setCheckable(true);
+    themes->addAction(light);
+    themes->addAction(dark);
+    (currentTheme() == ThemeKind::Dark ? dark : light)->setChecked(true);
+    m_viewMenu->addSeparator();
+    for (QDockWidget* d : findChildren<QDockWidget*>())
+        m_viewMenu->addAction(d->toggleViewAction());
+
+    QToolBar* bar = addToolBar(tr("Main"));
+    bar->setObjectName(QStringLiteral("mainToolBar"));
+    bar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    bar->setIconSize(QSize(20, 20));
+    const QStyle* st = style();
+    newAct->setIcon(st->standardIcon(QStyle::SP_FileIcon));
+    openAct->setIcon(st->standardIcon(QStyle::SP_DialogOpenButton));
+    saveAct->setIcon(st->standardIcon(QStyle::SP_DialogSaveButton));
+    undo->setIcon(st->standardIcon(QStyle::SP_ArrowBack));
+    redo->setIcon(st->standardIcon(QStyle::SP_ArrowForward));
+    bar->addAction(newAct);
+    bar->addAction(openAct);
+    bar->addAction(saveAct);
+    bar->addSeparator();
+    bar->addAction(undo);
+    bar->addAction(redo);
+    bar->addSeparator();
+    bar->addAction(addSwitch);
+    bar->addAction(m_connectAction);
+    bar->addAction(snap);
+    bar->addAction(fit);
+    bar->addSeparator();
+    bar->addAction(m_runAction);
+    bar->addAction(m_cancelAction);
+}
+
+// ---------------------------------------------------------------- documents
+
+Project MainWindow::exampleProject()
+{
+    for (const auto& [path, content] : resources::embeddedResources()) {
+        if (path.starts_with("examples/") && path.ends_with(".hapmoe")) {
+            try {
+                return readProject(content, std::string(path));
+            } catch (const std::exception&) {
+                break;   // fall back to the presets below
+            }
+        }
+    }
+    Project p;
+    p.name = "Example";
+    if (const ModelSpec* m = findModelPreset("Mixtral-S"))
+        p.model = *m;
+    if (const Cluster* c = findClusterPreset("32-3"))
+        p.cluster = *c;
+    return p;
+}
+
+void MainWindow::newProject()
+{
+    Project p;
+    p.name = "Untitled";
+    if (const ModelSpec* m = findModelPreset("Mixtral-S"))
+        p.model = *m;
+    m_document->resetProject(p, QString());
+    m_autosave->discard();
+}
+
+void MainWindow::loadExample()
+{
+    Project p = exampleProject();
+    fitLayout(p.cluster);
+    m_document->resetProject(p, QString());
+}
+
+bool MainWindow::openFile(const QString& fileName)
+{
+    try {
+        const std::string path = fileName.toStdString();
+        Warnings warnings;
+        Project p = readProject(readTextFile(path), path, &warnings);
+        fitLayout(p.cluster);
+        m_document->resetProject(p, QFileInfo(fileName).absoluteFilePath());
+        addRecentFile(QFileInfo(fileName).absoluteFilePath());
+        if (!warnings.empty()) {
+            QStringList lines;
+            for (const auto& w : warnings)
+                lines << QString::fromStdString(w);
+            statusBar()->showMessage(lines.join(QStringLiteral("; ")), 15000);
+        }
+        return true;
+    } catch (const std::exception& e) {
+        // InputError::what() names the file, the JSON path and what was expected.
+        showError(tr("Cannot open %1").arg(QFileInfo(fileName).fileName()), QString::fromUtf8(e.what()));
+        return false;
+    }
+}
+
+bool MainWindow::saveTo(const QString& fileName)
+{
+    try {
+        m_document->save(fileName);
+        m_autosave->discard();
+        addRecentFile(QFileInfo(fileName).absoluteFilePath());
+        statusBar()->showMessage(tr("Saved %1").arg(fileName), 5000);
+        return true;
+    } catch (const std::exception& e) {
+        showError(tr("Cannot save %1").arg(QFileInfo(fileName).fileName()), QString::fromUtf8(e.what()));
+        return false;
+    }
+}
+
+bool MainWindow::save()
+{
+    if (m_document->fileName().isEmpty())
+        return saveAs();
+    return saveTo(m_document->fileName());
+}
+
+bool MainWindow::saveAs()
+{
+    QString path = QFileDialog::getSaveFileName(this, tr("Save project"), m_document->displayName(), tr(kFileFilter));
+    if (path.isEmpty())
+        return false;
+    if (QFileInfo(path).suffix().isEmpty())
+        path += QStringLiteral(".hapmoe");
+    return saveTo(path);
+}
+
+bool MainWindow::loadClusterPreset(const QString& name)
+{
+    const Cluster* preset = findClusterPreset(name.toStdString());
+    if (!preset) {
+        showError(tr("Unknown preset"), tr("No cluster preset named %1").arg(name));
+        return false;
+    }
+    Cluster c = *preset;
+    fitLayout(c);
+    m_document->setCluster(c, tr("Load cluster preset %1").arg(name));
+    showTab(QStringLiteral("designer"));
+    m_view->zoomToFit();
+    return true;
+}
+
+void MainWindow::showTab(const QString& name)
+{
+    if (name == QLatin1String("designer") || name == QLatin1String("cluster"))
+        m_tabs->setCurrentWidget(m_view);
+    else if (name == QLatin1String("model"))
+        m_tabs->setCurrentWidget(m_modelPanel);
+    else if (name == QLatin1String("results"))
+        m_tabs->setCurrentWidget(m_explorer);
+}
+
+bool MainWindow::offerRecovery()
+{
+    const auto orphans = AutosaveManager::orphans();
+    if (orphans.isEmpty())
+        return false;
+    const AutosaveManager::Recovery& r = orphans.first();
+    const QString what = r.originalPath.isEmpty() ? r.name : r.originalPath;
+    const auto answer = QMessageBox::question(
+        this, tr("Recover unsaved work"),
+        tr("HAPMoE Studio did not close properly. Unsaved changes to %1 from %2 were kept.\n\nRecover them?")
+            .arg(what, QLocale().toString(r.savedAt.toLocalTime(), QLocale::ShortFormat)),
+        QMessageBox::Yes | QMessageBox::No | QMessageBox::Cancel, QMessageBox::Yes);
+    if (answer == QMessageBox::Cancel)
+        return false;   // keep it for another time
+    bool recovered = false;
+    if (answer == QMessageBox::Yes) {
+        recovered = recover(r.autosavePath, r.originalPath);
+        if (!recovered)
+            return false;
+    }
+    for (const auto& o : orphans)
+        if (o.id == r.id)
+            AutosaveManager::remove(o);
+    return recovered;
+}
+
+bool MainWindow::recover(const QString& autosavePath, const QString& originalPath)
+{
+    try {
+        const std::string path = autosavePath.toStdString();
+        Project p = readProject(readTextFile(path), path);
+        m_document->resetProject(p, originalPath, true);
+        m_autosave->saveNow();
+        return true;
+    } catch (const std::exception& e) {
+        showError(tr("Cannot recover"), QString::fromUtf8(e.what()));
+        return false;
+    }
+}
+
+bool MainWindow::maybeSave()
+{
+    if (!m_document->isModified() || m_batch)
+        return true;
+    const auto answer = QMessageBox::warning(
+        this, tr("Unsaved changes"), tr("%1 has unsaved changes. Save them?").arg(m_document->displayName()),
+        QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+    if (answer == QMessageBox::Save)
+        return save();
+    if (answer == QMessageBox::Discard) {
+        m_autosave->discard();
+        return true;
+    }
+    return false;
+}
+
+void MainWindow::closeEvent(QCloseEvent* event)
+{
+    if (!maybeSave()) {
+        event->ignore();
+        return;
+    }
+    // Closing during a search: stop it; the runner waits for its workers when destroyed.
+    m_searchPanel->cancel();
+    m_autosave->discard();
+    event->accept();
+}
+
+void MainWindow::showError(const QString& title, const QString& message)
+{
+    m_lastError = message;
+    if (m_batch) {
+        std::cerr << title.toStdString() << ": " << message.toStdString() << std::endl;
+        return;
+    }
+    QMessageBox::critical(this, title, message);
+}
+
+void MainWindow::updateTitle()
+{
+    setWindowTitle(tr("%1[*] \u2014 HAPMoE Studio").arg(m_document->displayName()));
+    setWindowModified(m_document->isModified());
+}
+
+QString MainWindow::statusSummary() const { return m_totals->text(); }
+
+void MainWindow::updateStatus()
+{
+    const Cluster& c = m_document->cluster();
+    const DeviceCatalog& catalog = m_document->catalog();
+    std::map<std::string, int> perType;
+    double peak = 0;
+    int devices = 0;
+    for (const auto& n : c.nodes) {
+        const DeviceType* t = catalog.find(n.device_type);
+        perType[t ? t->name : n.device_type] += n.count;
+        devices += n.count;
+        if (t)
+            peak += n.count * t->bf16_tflops;
+    }
+    QStringList parts;
+    for (const auto& [type, count] : perType)
+        parts << QStringLiteral("%1 \u00d7 %2").arg(count).arg(QString::fromStdString(type));
+    m_totals->setText(tr("%1  |  %2 devices in %3 nodes  |  peak %4 PFLOP/s BF16")
+                          .arg(parts.isEmpty() ? tr("no devices") : parts.join(QStringLiteral(", ")))
+                          .arg(devices)
+                          .arg(c.nodes.size())
+                          .arg(peak / 1000.0, 0, 'f', 1));
+}
+
+// ---------------------------------------------------------------- recent files
+
+QStringList MainWindow::recentFiles() const
+{
+    return QSettings().value(QStringLiteral("recentFiles")).toStringList();
+}
+
+void MainWindow::addRecentFile(const QString& fileName)
+{
+    QStringList files = recentFiles();
+    files.removeAll(fileName);
+    files.prepend(fileName);
+    while (files.size() > kMaxRecent)
+        files.removeLast();
+    QSettings().setValue(QStringLiteral("recentFiles"), files);
+}
+
+void MainWindow::rebuildRecentMenu()
+{
+    m_recentMenu->clear();
+    const QStringList files = recentFiles();
+    for (const QString& f : files)
+        m_recentMenu->addAction(QFileInfo(f).fileName() + QStringLiteral("  (") + QFileInfo(f).absolutePath() +
+                                    QLatin1Char(')'),
+                                this, [this, f] {
+                                    if (maybeSave())
+                                        openFile(f);
+                                });
+    if (files.isEmpty())
+        m_recentMenu->addAction(tr("No recent files"))->setEnabled(false);
+    else {
+        m_recentMenu->addSeparator();
+        m_recentMenu->addAction(tr("Clear List"), this, [] { QSettings().remove(QStringLiteral("recentFiles")); });
+    }
+}
+
+// ---------------------------------------------------------------- search results
+
+void MainWindow::onSearchFinished(const SearchResult& result)
+{
+    m_runAction->setEnabled(true);
+    m_cancelAction->setEnabled(false);
+    ExplorerContext context;
+    context.model = m_searchPanel->runner()->model();
+    context.cluster = m_searchPanel->runner()->cluster();
+    context.catalog = &DeviceCatalog::builtin();
+    const std::string& script = m_document->project().current_script;
+    if (!script.empty()) {
+        try {
+            context.script = importMegatronScript(readTextFile(script), script);
+        } catch (const std::exception&) {
+            // The search panel already said why the script is not used.
+        }
+    }
+    m_explorer->setContext(context);
+    m_explorer->setResult(result);
+    if (!result.plans.empty()) {
+        std::vector<SavedPlan> saved;
+        for (const auto& rp : result.plans)
+            saved.push_back(SavedPlan{rp.plan, rp.prediction});
+        m_document->setSavedPlans(saved);
+        showTab(QStringLiteral("results"));
+    }
+}
+
+void MainWindow::showSavedPlans()
+{
+    const Project& p = m_document->project();
+    SearchResult result;
+    for (const auto& sp : p.plans)
+        if (sp.prediction)
+            result.plans.push_back(RankedPlan{sp.plan, *sp.prediction});
+    if (result.plans.empty())
+        return;
+    ExplorerContext context;
+    context.model = p.model;
+    context.cluster = p.cluster;
+    context.catalog = &DeviceCatalog::builtin();
+    m_explorer->setContext(context);
+    m_explorer->setResult(result);
+}
+
+void MainWindow::setTheme(bool dark)
+{
+    applyTheme(dark ? ThemeKind::Dark : ThemeKind::Light);
+    QSettings().setValue(QStringLiteral("theme"), dark ? QStringLiteral("dark") : QStringLiteral("light"));
+    m_scene->update();
 }
 
 } // namespace hapmoe::ui

@@ -1,13 +1,116 @@
 #pragma once
+// The main window of hapmoe-studio: the cluster designer, the model panel and the results
+// (plan explorer) as tabs; the device palette, cluster presets, property editor, search
+// panel and problems list as docks. Owns the document and its autosave; only this class
+// shows message boxes.
+
+#include "search/Search.h"
 
 #include <QMainWindow>
+#include <QStringList>
+
+class QAction;
+class QLabel;
+class QListWidget;
+class QMenu;
+class QTabWidget;
+
+namespace hapmoe {
+struct Project;
+}
 
 namespace hapmoe::ui {
+
+class AutosaveManager;
+class ClusterScene;
+class ClusterView;
+class DevicePalette;
+class ModelPanel;
+class PlanExplorerWidget;
+class ProblemsPanel;
+class ProjectDocument;
+class PropertyEditor;
+class SearchPanel;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
     explicit MainWindow(QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    ProjectDocument* document() const { return m_document; }
+    ClusterScene* clusterScene() const { return m_scene; }
+    ClusterView* clusterView() const { return m_view; }
+    DevicePalette* devicePalette() const { return m_palette; }
+    QListWidget* clusterPresetList() const { return m_presets; }
+    PropertyEditor* propertyEditor() const { return m_properties; }
+    ProblemsPanel* problemsPanel() const { return m_problems; }
+    ModelPanel* modelPanel() const { return m_modelPanel; }
+    SearchPanel* searchPanel() const { return m_searchPanel; }
+    PlanExplorerWidget* explorer() const { return m_explorer; }
+    AutosaveManager* autosave() const { return m_autosave; }
+    QTabWidget* tabs() const { return m_tabs; }
+
+    // Batch mode (screenshots, tests): no dialogs; errors go to stderr and lastError().
+    void setBatchMode(bool on) { m_batch = on; }
+    QString lastError() const { return m_lastError; }
+
+    // The built-in example project (resources/examples), or a default project.
+    static Project exampleProject();
+    void newProject();
+    void loadExample();
+    bool openFile(const QString& fileName);
+    bool saveTo(const QString& fileName);
+    bool save();
+    bool saveAs();
+    bool loadClusterPreset(const QString& name);
+    // "designer", "model" or "results".
+    void showTab(const QString& name);
+    // Offers the autosaves of sessions that crashed; returns true if one was recovered.
+    bool offerRecovery();
+    // Loads an autosave as a modified project under its original file name.
+    bool recover(const QString& autosavePath, const QString& originalPath);
+    QString statusSummary() const;
+    QStringList recentFiles() const;
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+
+private:
+    void createActions();
+    void createDocks();
+    void updateTitle();
+    void updateStatus();
+    void addRecentFile(const QString& fileName);
+    void rebuildRecentMenu();
+    bool maybeSave();
+    void showError(const QString& title, const QString& message);
+    void onSearchFinished(const SearchResult& result);
+    void showSavedPlans();
+    void setTheme(bool dark);
+
+    ProjectDocument* m_document;
+    AutosaveManager* m_autosave;
+    ClusterScene* m_scene;
+    ClusterView* m_view;
+    DevicePalette* m_palette;
+    QListWidget* m_presets;
+    PropertyEditor* m_properties;
+    ProblemsPanel* m_problems;
+    ModelPanel* m_modelPanel;
+    SearchPanel* m_searchPanel;
+    PlanExplorerWidget* m_explorer;
+    QTabWidget* m_tabs;
+    QLabel* m_totals;
+    QLabel* m_zoom;
+    QLabel* m_problemCount;
+    QMenu* m_recentMenu = nullptr;
+    QMenu* m_viewMenu = nullptr;
+    QAction* m_connectAction = nullptr;
+    QAction* m_runAction = nullptr;
+    QAction* m_cancelAction = nullptr;
+    QString m_lastError;
+    bool m_batch = false;
 };
 
 } // namespace hapmoe::ui

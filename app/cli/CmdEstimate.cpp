@@ -39,10 +39,11 @@ MFU and the memory of every stage of one plan.
   --plan PLAN      a hapmoe.plan file (heterogeneous stages allowed)
 
 Flag form: a uniform Megatron-LM plan; stage s owns global ranks [s*W/PP, (s+1)*W/PP) in
-node order and DP = W / (TP*CP*PP). Left-out flags take Megatron-LM's defaults (sizes 1, no
-recompute, no sequence parallelism, no distributed optimizer); --mbs, --gbs and --precision
-default to the model's training section. --vpp is the number of virtual stages per pipeline
+node order and DP = W / (TP*CP*PP). Left-out flags take Megatron-LM's defaults (sizes 1,
+ETP = TP, no recompute, no sequence parallelism, no distributed optimizer); --mbs, --gbs and
+--precision default to the model's training section. --vpp is the number of virtual stages per pipeline
 rank (1 = plain 1F1B). --recompute full without --recompute-layers recomputes every layer.
+Data-parallel traffic is assumed overlapped (--overlap-grad-reduce, --overlap-param-gather).
 
   --json           print a hapmoe.plan document with the "prediction" object
   --trace FILE     write the 1F1B schedule as a Chrome/Perfetto trace (JSON)
@@ -99,7 +100,8 @@ EstimateInput fromFlags(const CliArgs& a, const DeviceCatalog& catalog, Warnings
     k.pp = a.intValue("pp").value_or(1);
     k.cp = a.intValue("cp").value_or(1);
     k.ep = a.intValue("ep").value_or(1);
-    k.etp = a.intValue("etp").value_or(1);
+    // Megatron sets --expert-tensor-parallel-size to TP when it is not given.
+    k.etp = a.intValue("etp").value_or(in.model.isMoe() ? k.tp : 1);
     k.vpp = a.intValue("vpp").value_or(1);
     k.micro_batch_size = a.intValue("mbs").value_or(std::max(1, in.model.training.micro_batch_size));
     k.global_batch_size = a.intValue("gbs").value_or(in.model.training.global_batch_size);

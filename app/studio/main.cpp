@@ -1,13 +1,13 @@
-#include "MainWindow.h"
+#include "StudioMain.h"
 
 #include <QApplication>
 
 int main(int argc, char** argv)
 {
     QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("HAPMoE"));
     QApplication::setApplicationName(QStringLiteral("HAPMoE Studio"));
     QApplication::setApplicationVersion(QStringLiteral(HAPMOE_VERSION));
-    hapmoe::ui::MainWindow w;
-    w.show();
-    return app.exec();
+    QApplication::setDesktopFileName(QStringLiteral("io.github.hapmoe.Studio"));
+    return hapmoe::ui::studioMain(app);
 }

@@ -289,7 +289,7 @@ struct CostModel::Impl {
     };
 
     LayerCost layerCost(bool moe, const StageKnobs& k, const DeviceInfo& dev, const GroupLink& tpLink,
-                        const GroupLink& cpLink, const GroupLink& epLink, const LayerTimes* table,
+                        const GroupLink& cpLink, const GroupLink& epLink, const GroupLink& etpLink, const LayerTimes* table,
                         bool* collFromTable) const
     {
         const LayerShape& s = shape;
@@ -314,18 +314,21 @@ struct CostModel::Impl {
 
         double fwdCompute = 0;
         double fwdGemm = 0;
+        double qkvGemm = 0, fc1Gemm = 0;   // their input-gradient GEMMs hide SP's re-gathers
         if (table) {
             fwdCompute = table->dense_fwd - (moe ? table->ffn_fwd : 0.0);
         } else {
             const double qkv = dev.gemm(2 * T * h * (s.q + 2 * s.kv) / tp);
             const double proj = dev.gemm(2 * T * s.q * h / tp);
             fwdGemm = qkv + proj;
+            qkvGemm = qkv;
             // norms (2x read+write), 2x bias-dropout-add (read 2+2, write 2, mask 1): 22 bytes
             // per hidden element, replicated over TP unless sequence parallel.
             const double repl = 22.0 * T * h / (k.sp ? tp : 1.0);
             fwdCompute = fwdGemm + coreF + dev.memTime(repl);
             if (!moe) {
-                const double fc = dev.gemm(2 * T * h * s.ffn * s.gated / tp) + dev.gemm(2 * T * s.ffn * h / tp);
+                fc1Gemm = dev.gemm(2 * T * h * s.ffn * s.gated / tp);
+                const double fc = fc1Gemm + dev.gemm(2 * T * s.ffn * h / tp);
                 fwdGemm += fc;
                 fwdCompute += fc + dev.memTime((2.0 + 2.0 * s.gated) * T * s.ffn / tp);
             }
@@ -376,7 +379,9 @@ struct CostModel::Impl {
                 const double ag = coll(Collective::AllGather, bytes, k.tp, tpLink, dev, collFromTable);
                 const double rs = coll(Collective::ReduceScatter, bytes, k.tp, tpLink, dev, collFromTable);
                 f = 2 * ag + 2 * rs;
-                b = 4 * ag + 2 * rs;
+                // The re-gather for the weight gradient runs while the input-gradient GEMM of the
+                // same linear layer computes (Megatron's asynchronous linear backward).
+                b = 2 * ag + 2 * rs + std::max(0.0, ag - qkvGemm) + std::max(0.0, ag - (moe ? 0.0 : fc1Gemm));
             } else {
                 const double ar = coll(Collective::AllReduce, bytes, k.tp, tpLink, dev, collFromTable);
                 f = 2 * ar;
@@ -422,6 +427,15 @@ struct CostModel::Impl {
             }
             c.fwd.dispatch = 2 * one * moeScale;
             c.bwd.dispatch = 2 * one * moeScale;
+        }
+        // Expert tensor parallelism: the ETP ranks of an expert all need its tokens; an
+        // all-gather before and a reduce-scatter after the experts (and the reverse backward).
+        if (moe && k.etp > 1) {
+            const double gathered = T / tp * k.etp * s.topk * h * act;
+            const double agrs = coll(Collective::AllGather, gathered, k.etp, etpLink, dev, collFromTable)
+                + coll(Collective::ReduceScatter, gathered, k.etp, etpLink, dev, collFromTable);
+            c.fwd.dispatch += agrs * moeScale;
+            c.bwd.dispatch += agrs * moeScale;
         }
         return c;
     }
@@ -476,6 +490,7 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
     const GroupLink tpLink = m.group(stage, dev, tp, 1);
     const GroupLink cpLink = m.group(stage, dev, cp, tp);
     const GroupLink epLink = m.group(stage, dev, ep, etp);
+    const GroupLink etpLink = m.group(stage, dev, etp, 1);
     const GroupLink dpLink = m.group(stage, dev, dp, tp * cp);
     const GroupLink edpLink = m.group(stage, dev, edp, ep * etp);
 
@@ -487,9 +502,9 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
 
     LayerCost dense, moe;
     if (nDense > 0)
-        dense = m.layerCost(false, knobs, dev, tpLink, cpLink, epLink, tablePtr, &collFromTable);
+        dense = m.layerCost(false, knobs, dev, tpLink, cpLink, epLink, etpLink, tablePtr, &collFromTable);
     if (nMoe > 0)
-        moe = m.layerCost(true, knobs, dev, tpLink, cpLink, epLink, tablePtr, &collFromTable);
+        moe = m.layerCost(true, knobs, dev, tpLink, cpLink, epLink, etpLink, tablePtr, &collFromTable);
 
     // Recompute (section 3.5): selective repeats the attention core; full repeats the whole
     // forward of k layers (MoE layers first when the stage mixes, the costlier ones).

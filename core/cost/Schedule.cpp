@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
 
 namespace hapmoe {
 
@@ -70,6 +71,10 @@ Schedule simulatePipeline(const ScheduleInput& in)
         throw std::invalid_argument("simulatePipeline: t_fwd and t_bwd need one entry per rank");
     const int M = std::max(1, in.microbatches);
     const int V = std::max(1, in.vpp);
+    if (V > 1 && M % P != 0)
+        throw std::invalid_argument("simulatePipeline: the interleaved schedule needs the number of micro-batches ("
+                                    + std::to_string(M) + ") to be a multiple of the pipeline size (" + std::to_string(P)
+                                    + "), as Megatron-LM requires");
     auto p2pAfter = [&](int r) {   // from rank r to rank r+1 (or the last rank to rank 0)
         return r >= 0 && r < static_cast<int>(in.p2p.size()) ? in.p2p[static_cast<std::size_t>(r)] : 0.0;
     };

@@ -33,6 +33,9 @@ struct Schedule {
     int bottleneck_stage = 0;
 };
 
+// Throws std::invalid_argument when t_fwd/t_bwd sizes differ, or when vpp > 1 and the number
+// of micro-batches is not a multiple of the pipeline size (Megatron's interleaved schedule
+// with the default micro-batch group of PP requires it).
 Schedule simulatePipeline(const ScheduleInput& in);
 
 // Closed form (paper eq. 4-5): T_edge + T_middle for plain 1F1B, without p2p.

@@ -53,6 +53,11 @@ Plan makeUniformPlan(const ModelSpec& model, const Cluster& cluster, const Devic
         throw bad("--gbs", "global batch " + std::to_string(plan.global_batch_size) + " is not a multiple of DP x micro-batch = "
                                + std::to_string(dp * k.micro_batch_size));
 
+    const int microbatches = plan.global_batch_size / (dp * k.micro_batch_size);
+    if (k.vpp > 1 && microbatches % k.pp != 0)
+        throw bad("--vpp", "the interleaved schedule needs the number of micro-batches (" + std::to_string(microbatches)
+                               + ") to be a multiple of PP (" + std::to_string(k.pp) + ")");
+
     // Layers: as even as possible, the remainder on the first stages.
     const int base = model.num_layers / k.pp, extra = model.num_layers % k.pp;
     int layer = 0;

@@ -11,7 +11,8 @@
 namespace hapmoe {
 
 // Defaults are Megatron-LM's (megatron/training/arguments.py): every parallel size 1,
-// micro-batch 1, no recompute, no sequence parallelism, no distributed optimizer.
+// micro-batch 1, no recompute, no sequence parallelism, no distributed optimizer. (Megatron's
+// expert TP defaults to TP; callers that leave --etp out set etp = tp for MoE models.)
 struct UniformKnobs {
     int tp = 1, pp = 1, cp = 1, ep = 1, etp = 1, vpp = 1;
     int micro_batch_size = 1;

@@ -577,7 +577,9 @@ std::string finish(Json body, const char* format)
     doc["version"] = io::Migrations::currentVersion(format);
     for (auto it = body.begin(); it != body.end(); ++it)
         doc[it.key()] = it.value();
-    return doc.dump(2) + "\n";
+    // Names may come from scripts in any encoding; invalid UTF-8 is replaced rather than
+    // making a save fail.
+    return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 bool validHost(const std::string& host)
@@ -984,6 +986,9 @@ std::string readTextFile(const std::string& path)
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec))
         throw InputError(path, "", "is a directory, expected a file");
+    // Devices and pipes could be read forever; documents are regular files.
+    if (std::filesystem::exists(path, ec) && !std::filesystem::is_regular_file(path, ec))
+        throw InputError(path, "", "is not a regular file");
     std::ifstream in(path, std::ios::binary);
     if (!in)
         throw InputError(path, "", std::string("cannot open file: ") + std::strerror(errno));

@@ -66,7 +66,7 @@ std::string JsonNode::describe(const nlohmann::json& value)
     case nlohmann::json::value_t::object: return "an object";
     case nlohmann::json::value_t::array: return "an array";
     case nlohmann::json::value_t::boolean: return value.get<bool>() ? "true" : "false";
-    default: s = value.dump(); break;
+    default: s = value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace); break;
     }
     if (s.size() > 60)
         s = s.substr(0, 57) + "...";

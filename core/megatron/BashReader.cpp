@@ -549,8 +549,6 @@ void BashReader::read(std::string_view text)
                 b.known = truth != Truth::Unknown;
                 b.taken = truth == Truth::True;
                 b.active = truth != Truth::False;
-                if (!b.known)
-                    warn(cmd.line, "the condition of this if cannot be decided from the text; every branch is read");
                 m_branches.push_back(b);
                 consumed = true;
             } else if (t == "elif") {
@@ -713,6 +711,9 @@ bool BashReader::applyAssignment(const RawWord& word, int line, bool exported)
     if (k >= t.size() || t[k] != '=')
         return false;
     eq = k;
+    if (std::any_of(m_branches.begin(), m_branches.end(), [](const Branch& b) { return !b.known; }))
+        warnOnce("cond:" + name, line,
+                 name + " is set in a branch whose condition cannot be decided from the text; it is read as if the branch ran");
     if (word.array_assign) {
         std::vector<std::string> values;
         for (const std::string& e : word.elements) {

@@ -604,6 +604,8 @@ private:
                 why = "the plan's meshes decide it";
             else if (f.name == "--standalone-embedding-stage" && !megatron)
                 why = "FlagScale's heterogeneous mode forbids it";
+            if (why == "the plan sets it")
+                continue;   // written again from the plan
             if (!why.empty()) {
                 m_notes.push_back(f.name + ": not carried over (" + why + ")");
                 continue;

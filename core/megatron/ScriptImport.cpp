@@ -429,6 +429,8 @@ private:
     {
         ModelSpec& m = m_out.model;
         m.name = baseName(m_out.file);
+        if (const std::size_t dot = m.name.rfind('.'); dot != std::string::npos && dot > 0)
+            m.name.resize(dot);
         m.source = "imported from " + m_out.file + " (hapmoe import)";
         m.num_layers = intFlag("--num-layers", 0);
         m.hidden_size = intFlag("--hidden-size", 0);

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <set>
 #include <unordered_map>
 
 namespace hapmoe {
@@ -105,6 +106,80 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control)
     const bool tied = config.target == Target::FlagScale && !m_space.model().untie_embeddings_and_output_weights;
     const bool exactK = config.max_pp > 0 || config.even_pp > 0;
     const int kCap = std::max(M - 1, 1);
+    // A floor on what one more layer adds to sum c: the fastest one-layer stage of the
+    // run's options, without recompute, p2p, embedding or output layer (stage times are
+    // sums of per-layer times plus those non-negative extras: CostModel::estimateStage).
+    double floor = std::numeric_limits<double>::infinity();
+    std::vector<double> rho;
+    {
+        int denseLayer = -1, moeLayer = -1;
+        for (int l = 1; l + 1 < N; ++l) {
+            if (m_space.model().isMoeLayer(l) && moeLayer < 0)
+                moeLayer = l;
+            if (!m_space.model().isMoeLayer(l) && denseLayer < 0)
+                denseLayer = l;
+        }
+        Partial probe;
+        probe.j = N;
+        long long ignored = 0;
+        std::set<std::pair<int, int>> seen;
+        rho.assign(static_cast<std::size_t>(m_space.numTypes()), std::numeric_limits<double>::infinity());
+        cand.forEach(
+            probe,
+            [&](const Choice& c) {
+                if (!seen.insert({c.shape.d * 4096 + c.shape.type, c.shape.knob}).second)
+                    return;
+                for (int layer : {denseLayer, moeLayer}) {
+                    if (layer < 0)
+                        continue;
+                    StageQuery q;
+                    q.shape = c.shape;
+                    q.first_layer = layer;
+                    q.num_layers = 1;
+                    q.from_end = 1;
+                    q.microbatches = M;
+                    q.fixed_level = 0;
+                    const double c1 = m_eval.evaluate(q).c;
+                    floor = std::min(floor, c1);
+                    double& r = rho[static_cast<std::size_t>(c.shape.type)];
+                    r = std::min(r, c1 * c.shape.d);
+                }
+            },
+            ignored);
+        if (!(floor < std::numeric_limits<double>::infinity()) || N < 3) {
+            floor = 0;
+            std::fill(rho.begin(), rho.end(), 0.0);
+        }
+    }
+    // A floor on the bottleneck of the stages still to come: j layers on the devices left,
+    // a stage of d devices of type h needing at least n rho_h / d (rho_h: the least
+    // device-seconds of one layer on type h), so max c >= j / sum_h (R_h / rho_h).
+    auto capacityFloor = [&](const Partial& q) {
+        if (q.j <= 0)
+            return 0.0;
+        double speed = 0;
+        for (int h = 0; h < m_space.numTypes(); ++h) {
+            if (!(config.type_mask & (1u << h)))
+                continue;
+            int left;
+            if (q.k == 0)
+                left = m_space.types()[static_cast<std::size_t>(h)].total;
+            else if (h == q.cur)
+                left = q.m;
+            else if (q.mask & (1u << h))
+                left = 0;
+            else
+                left = m_space.types()[static_cast<std::size_t>(h)].total;
+            const double r = rho[static_cast<std::size_t>(h)];
+            if (left > 0) {
+                if (r <= 0)
+                    return 0.0;
+                if (r < std::numeric_limits<double>::infinity())
+                    speed += left / r;
+            }
+        }
+        return speed > 0 ? q.j / speed : std::numeric_limits<double>::infinity();
+    };
 
     std::vector<std::unordered_map<StateKey, int, StateKeyHash>> buckets(static_cast<std::size_t>(N + 1));
     std::vector<std::vector<int>> order(static_cast<std::size_t>(N + 1));
@@ -157,6 +232,8 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control)
         if (finals.size() > keep)
             finals.pop_back();
         control.offerBest(finals.front().objective);
+        if (control.incumbent)
+            control.incumbent->offer(f.objective);
     };
 
     // Root: nothing placed.
@@ -191,11 +268,29 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control)
             ++expanded;
             const Partial p = states[static_cast<std::size_t>(si)].p;
             // Entries of this state that are still worth extending.
-            std::vector<int> live = states[static_cast<std::size_t>(si)].entries;
+            std::vector<int> live;
+            {
+                const double inc = control.incumbent ? control.incumbent->bound() : std::numeric_limits<double>::infinity();
+                const double loc = bound();
+                const double capC = capacityFloor(p);
+                for (int ei : states[static_cast<std::size_t>(si)].entries) {
+                    const Entry& e = entries[static_cast<std::size_t>(ei)];
+                    const double lb = e.S + floor * p.j + (M - 1) * std::max(e.C, capC) + e.T;
+                    if (lb > inc || lb >= loc)
+                        continue;
+                    live.push_back(ei);
+                }
+            }
+            if (live.empty())
+                continue;
             // One stage option (with its knob) applied to every live entry of the state.
             auto apply = [&](const Choice& c, const StageCost& sc) {
                 const bool first = c.n == p.j;
                 const Partial q2 = first ? Partial{} : cand.after(p, c);
+                const double capC = first ? 0.0 : capacityFloor(q2);
+                if (capC == std::numeric_limits<double>::infinity())
+                    return;   // layers left but no device left
+                const double inc = control.incumbent ? control.incumbent->bound() : std::numeric_limits<double>::infinity();
                 int target = -1;
                 for (int ei : live) {
                     const Entry& e = entries[static_cast<std::size_t>(ei)];
@@ -203,7 +298,10 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control)
                     const double C = std::max(e.C, sc.c);
                     const double T = std::max(e.T, sc.tail);
                     const double obj = S + (M - 1) * C + T;
-                    if (obj >= bound())
+                    // What the rest of the pipeline adds at least (strict test against the
+                    // other jobs' best: see Incumbent).
+                    const double lb = S + floor * q2.j + (M - 1) * std::max(C, capC) + T;
+                    if (lb >= bound() || lb > inc)
                         continue;
                     const int parent = p.k == 0 ? -1 : ei;
                     if (first) {
@@ -285,12 +383,15 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control)
                 [&](Choice c, const std::vector<int>& knobs) {
                     const bool first = c.n == p.j;
                     const auto& kl = m_space.knobs(c.shape.type, c.shape.d);
-                    if (tied && p.k == 0 && !first) {
-                        // The last stage's TP and DP enter the state (tied embeddings): no
-                        // knob may be dropped here.
+                    if (first || (tied && p.k == 0)) {
+                        // The first stage must pass the target's rules on its own knobs
+                        // (micro-batch, tied embeddings), and the last stage's TP and DP
+                        // enter the state (tied embeddings): no knob may be dropped here.
                         for (int ki : knobs) {
                             c.shape.knob = ki;
                             c.shape.mbs = config.batch / kl[static_cast<std::size_t>(ki)].dp;
+                            if (first && !cand.acceptFirst(p, c))
+                                continue;
                             StageCost sc;
                             if (evaluate(c, sc))
                                 apply(c, sc);

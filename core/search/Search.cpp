@@ -36,6 +36,17 @@ bool RunControl::stop()
     return false;
 }
 
+void Incumbent::offer(double objective)
+{
+    std::lock_guard<std::mutex> lock(m_mutex);
+    auto it = std::upper_bound(m_best.begin(), m_best.end(), objective);
+    m_best.insert(it, objective);
+    if (m_best.size() > m_keep)
+        m_best.pop_back();
+    if (m_best.size() >= m_keep)
+        m_bound.store(m_best.back(), std::memory_order_relaxed);
+}
+
 void RunControl::offerBest(double t)
 {
     double cur = best.load();
@@ -171,7 +182,20 @@ public:
         std::vector<Job> jobs;
         const int N = m_space.model().num_layers;
         for (Target t : targets) {
-            for (unsigned mask : typeSubsets(heuristics)) {
+            std::vector<unsigned> masks = typeSubsets(heuristics);
+            if (t == Target::Megatron && !heuristics) {
+                // One job set per collective library (Megatron-LM cannot mix them).
+                masks.clear();
+                for (int h = 0; h < m_space.numTypes(); ++h) {
+                    unsigned mask = 0;
+                    for (int g = 0; g < m_space.numTypes(); ++g)
+                        if (!m_space.mixesLibraries((1u << h) | (1u << g)))
+                            mask |= 1u << g;
+                    if (std::find(masks.begin(), masks.end(), mask) == masks.end())
+                        masks.push_back(mask);
+                }
+            }
+            for (unsigned mask : masks) {
                 if (t == Target::FlagScale) {
                     for (int b : batches()) {
                         RunConfig c = base(heuristics);
@@ -277,6 +301,8 @@ public:
     {
         std::vector<RunResult> results(jobs.size());
         std::atomic<std::size_t> nextJob{0};
+        Incumbent incumbent(jobs.empty() ? 1 : static_cast<std::size_t>(std::max(1, jobs.front().runs.front().keep)));
+        m_control.incumbent = exhaustive ? nullptr : &incumbent;
         m_control.runs_total += static_cast<long long>(jobs.size());
         auto worker = [&]() {
             StageEvaluator eval(m_cost, m_space);
@@ -320,6 +346,7 @@ public:
         worker();
         for (auto& t : pool)
             t.join();
+        m_control.incumbent = nullptr;
         return results;
     }
 
@@ -369,7 +396,8 @@ public:
                 const auto problems = deploymentProblems(plan, model, m_cost.cluster(), m_cost.catalog(), target);
                 if (!problems.empty()) {
                     if (out.deploy_problem.empty())
-                        out.deploy_problem = problems.front().message;
+                        for (const DeploymentProblem& pr : problems)
+                            out.deploy_problem += (out.deploy_problem.empty() ? "" : "; ") + pr.message + " [" + pr.rule + "]";
                     continue;
                 }
             }

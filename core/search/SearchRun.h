@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <limits>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -44,6 +45,22 @@ struct RunPlan {
     Plan plan;
 };
 
+// The best objectives found so far by all jobs of one phase (main search, one baseline):
+// a job may drop a partial plan that cannot beat the `keep`-th of them. Strict comparison
+// keeps the final list independent of which job finishes first.
+class Incumbent {
+public:
+    explicit Incumbent(std::size_t keep) : m_keep(keep) {}
+    void offer(double objective);
+    double bound() const { return m_bound.load(std::memory_order_relaxed); }
+
+private:
+    std::size_t m_keep;
+    std::mutex m_mutex;
+    std::vector<double> m_best;
+    std::atomic<double> m_bound{std::numeric_limits<double>::infinity()};
+};
+
 // Shared between the threads of one runSearch: cancel, deadline, counters, progress.
 struct RunControl {
     const std::atomic<bool>* cancel = nullptr;
@@ -56,6 +73,8 @@ struct RunControl {
     std::mutex progress_mutex;
     ProgressCallback progress;
     std::chrono::steady_clock::time_point last_report{};
+    Incumbent* incumbent = nullptr;   // of the phase being run
+    double layer_time_floor = 0;      // no layer runs faster than this on any stage (s)
     std::atomic<long long> runs_done{0};
     long long runs_total = 1;
 

@@ -66,9 +66,9 @@ StagePlan StageEvaluator::makeStage(const StageShape& s, int firstLayer, int num
 
 StageEvaluator::Key StageEvaluator::baseKey(const StageQuery& q) const
 {
-    // What estimateStage reads (CostModel.cpp): the stage's type, nodes (start, d), knobs,
-    // micro-batch, its layer count and MoE layer count, first/last (embedding, output),
-    // micro-batches in flight min(PP - i, M), and M. Fields get 16 bits or more.
+    // What estimateStage reads (CostModel.cpp) apart from the place in the pipeline and the
+    // next stage: the stage's type, nodes (start, d), knobs, micro-batch, its layer count and
+    // MoE layer count, first/last (embedding, output) and M.
     const ModelSpec& m = m_space.model();
     const int last = q.first_layer + q.num_layers;
     const std::uint64_t nMoe = static_cast<std::uint64_t>(m_moePrefix[static_cast<std::size_t>(last)]
@@ -78,22 +78,21 @@ StageEvaluator::Key StageEvaluator::baseKey(const StageQuery& q) const
         | static_cast<std::uint64_t>(q.shape.d) << 24 | static_cast<std::uint64_t>(q.shape.knob) << 40
         | static_cast<std::uint64_t>(q.shape.mbs) << 52;
     k.b = static_cast<std::uint64_t>(q.num_layers) | nMoe << 12 | static_cast<std::uint64_t>(q.first_layer == 0) << 24
-        | static_cast<std::uint64_t>(last == m.num_layers) << 25
-        | static_cast<std::uint64_t>(std::min(q.from_end + 1, q.microbatches)) << 26
-        | static_cast<std::uint64_t>(q.microbatches) << 45;
-    k.c = 0;
+        | static_cast<std::uint64_t>(last == m.num_layers) << 25 | static_cast<std::uint64_t>(q.microbatches) << 26;
+    k.c = static_cast<std::uint64_t>(q.fixed_level + 2);   // a fixed recompute level, or 1 = the least that fits
     return k;
 }
 
-StageEstimate StageEvaluator::estimate(const StageQuery& q, int level, const StagePlan* nextPlan)
+StageEstimate StageEvaluator::estimate(const StageQuery& q, int level, const StagePlan* nextPlan, int inflight)
 {
     const StagePlan st = makeStage(q.shape, q.first_layer, q.num_layers, level);
     StageContext ctx;
     // The cost model reads the stage's place through PP - i (micro-batches in flight),
-    // i == 0 (embedding) and the next stage; any PP with the same PP - i gives the same.
+    // i == 0 (embedding), i == PP - 1 (output layer) and the next stage.
     const bool first = q.first_layer == 0;
+    const bool last = q.first_layer + q.num_layers == m_space.model().num_layers;
     ctx.stage_index = first ? 0 : 1;
-    ctx.num_stages = ctx.stage_index + q.from_end + 1;
+    ctx.num_stages = ctx.stage_index + (last ? 1 : std::max(2, inflight));
     ctx.num_microbatches = q.microbatches;
     ctx.vpp = 1;
     ctx.sequence_parallel = true;
@@ -105,33 +104,31 @@ StageEstimate StageEvaluator::estimate(const StageQuery& q, int level, const Sta
 
 StageCost StageEvaluator::evaluate(const StageQuery& q)
 {
-    Key key = baseKey(q);
-    // The p2p send reads the next stage's device type and nodes only (CostModel.cpp,
-    // sendTo), not its knobs.
-    key.c = static_cast<std::uint64_t>(q.fixed_level + 2) & 0x3fffff;
-    if (q.next)
-        key.c |= (1ull << 22) | static_cast<std::uint64_t>(q.next->type) << 23
-            | static_cast<std::uint64_t>(q.next->start) << 31 | static_cast<std::uint64_t>(q.next->d) << 47;
-    if (auto it = m_costs.find(key); it != m_costs.end())
-        return it->second;
+    const Key key = baseKey(q);
+    ShapeRecord& rec = m_records[key];
+    const int N = m_space.model().num_layers;
+    const int inflight = std::min(q.from_end + 1, q.microbatches);
+    if (rec.level.empty()) {
+        const std::size_t size = static_cast<std::size_t>(std::min(q.microbatches, N) + 1);
+        rec.level.assign(size, -3);
+        rec.shortfall.assign(size, 0.0);
+    }
+    const std::size_t slot = static_cast<std::size_t>(std::min(inflight, static_cast<int>(rec.level.size()) - 1));
 
     StagePlan nextPlan;
     if (q.next)
         nextPlan = makeStage(*q.next, q.first_layer + q.num_layers, 1, 0);
     const StagePlan* np = q.next ? &nextPlan : nullptr;
 
-    StageCost out;
     int level = q.fixed_level;
     if (level < 0) {
         // The least recompute that fits: none < selective < full of k layers (k rising) <
         // full of all. Memory falls along the full-k levels, so a bisection finds k.
-        const Key mkey = baseKey(q);
-        auto it = m_levels.find(mkey);
-        if (it == m_levels.end()) {
+        if (rec.level[slot] == -3) {
             int found = -2;
             double shortfall = 0;
             auto fitsAt = [&](int lv, double* miss) {
-                const StageEstimate e = estimate(q, lv, np);
+                const StageEstimate e = estimate(q, lv, np, inflight);
                 if (miss)
                     *miss = (e.memory.total() - e.memory.capacity) / (1024.0 * 1024.0 * 1024.0);
                 return e.memory.fits();
@@ -153,24 +150,48 @@ StageCost StageEvaluator::evaluate(const StageQuery& q)
                 }
                 found = hi >= q.num_layers ? kFullAll : hi + 1;
             }
-            it = m_levels.emplace(mkey, Level{found, shortfall}).first;
+            rec.level[slot] = found;
+            rec.shortfall[slot] = shortfall;
         }
-        level = it->second.level;
+        level = rec.level[slot];
         if (level == -2) {
+            StageCost out;
             out.fits = false;
-            out.shortfall_gib = it->second.shortfall;
-            m_costs.emplace(key, out);
+            out.shortfall_gib = rec.shortfall[slot];
             return out;
         }
     }
-    const StageEstimate e = estimate(q, level, np);
-    out.fits = e.memory.fits();
+    // The p2p send reads the next stage's device type and nodes only (CostModel.cpp,
+    // sendTo), not its knobs. A fixed level must be checked against memory per slot.
+    const std::uint64_t nextKey = q.next ? (1ull | static_cast<std::uint64_t>(q.next->type) << 1
+                                            | static_cast<std::uint64_t>(q.next->start) << 9
+                                            | static_cast<std::uint64_t>(q.next->d) << 29)
+                                         : 0;
+    if (q.fixed_level >= 0) {
+        // Memory at this slot for the fixed level.
+        if (rec.level[slot] == -3) {
+            const StageEstimate e = estimate(q, level, np, inflight);
+            rec.level[slot] = e.memory.fits() ? level : -2;
+            rec.shortfall[slot] = (e.memory.total() - e.memory.capacity) / (1024.0 * 1024.0 * 1024.0);
+        }
+        if (rec.level[slot] == -2) {
+            StageCost out;
+            out.fits = false;
+            out.shortfall_gib = rec.shortfall[slot];
+            return out;
+        }
+    }
+    for (const CostEntry& ce : rec.costs)
+        if (ce.level == level && ce.next == nextKey)
+            return ce.cost;
+
+    const StageEstimate e = estimate(q, level, np, inflight);
+    StageCost out;
+    out.fits = true;
     out.level = level;
     out.c = e.t_fwd + e.t_bwd;
     out.tail = e.dp_sync + e.optimizer;
     out.compute = e.compute;
-    if (!out.fits)
-        out.shortfall_gib = (e.memory.total() - e.memory.capacity) / (1024.0 * 1024.0 * 1024.0);
     // Heterogeneous communication (paper section 3.4, pruning 3): the activation send to a
     // stage of another device type, and expert dispatch when the EP group spans nodes.
     double hetero = 0;
@@ -180,7 +201,7 @@ StageCost StageEvaluator::evaluate(const StageQuery& q)
     if (kn.ep > 1 && m_space.slots(q.shape.type, q.shape.start, q.shape.d).size() > 1)
         hetero += e.expert_dispatch;
     out.hetero_comm = hetero;
-    m_costs.emplace(key, out);
+    rec.costs.push_back({level, nextKey, out});
     return out;
 }
 

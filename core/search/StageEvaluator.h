@@ -69,18 +69,27 @@ private:
     struct KeyHash {
         std::size_t operator()(const Key& k) const noexcept;
     };
-    struct Level {
-        int level = 0;            // least fitting level, -2 = none fits
-        double shortfall = 0;     // when none fits: the miss with full recompute (GiB)
+    // Everything known about one stage shape (type, group, knobs, layers, M): the least
+    // fitting recompute level per number of micro-batches in flight, and the costs per
+    // (level, next stage). Time does not depend on the micro-batches in flight, only the
+    // memory does (CostModel.cpp), so one record serves every pipeline position.
+    struct CostEntry {
+        int level;
+        std::uint64_t next;
+        StageCost cost;
     };
-    StageEstimate estimate(const StageQuery& q, int level, const StagePlan* nextPlan);
+    struct ShapeRecord {
+        std::vector<int> level;          // per in-flight count; -3 unknown, -2 none fits
+        std::vector<double> shortfall;   // per in-flight count, when none fits (GiB)
+        std::vector<CostEntry> costs;
+    };
+    StageEstimate estimate(const StageQuery& q, int level, const StagePlan* nextPlan, int inflight);
     Key baseKey(const StageQuery& q) const;
 
     const CostModel& m_cost;
     const SearchSpace& m_space;
     std::vector<int> m_moePrefix;   // MoE layers among [0, l)
-    std::unordered_map<Key, Level, KeyHash> m_levels;
-    std::unordered_map<Key, StageCost, KeyHash> m_costs;
+    std::unordered_map<Key, ShapeRecord, KeyHash> m_records;
     long long m_calls = 0;
 };
 

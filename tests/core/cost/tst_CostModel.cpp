@@ -469,6 +469,13 @@ void TestCostModel::interleavedSimulatorMatchesClosedForm()
                 QCOMPARE(s.makespan, (M * v + P - 1) * 3.0);
                 QCOMPARE(static_cast<int>(s.blocks.size()), 2 * P * M * v);
             }
+    // Megatron's interleaved schedule needs M to be a multiple of PP.
+    ScheduleInput bad;
+    bad.microbatches = 5;
+    bad.vpp = 2;
+    bad.t_fwd.assign(4, 1.0);
+    bad.t_bwd.assign(4, 2.0);
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, simulatePipeline(bad));
 }
 
 void TestCostModel::estimateUsesTheFixedAssembly()

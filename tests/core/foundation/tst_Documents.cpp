@@ -171,6 +171,8 @@ private slots:
     void detectFormat_();
     void validateModelCatchesShapes();
     void validateClusterCatchesProblems();
+    void writersSurviveBadEncoding();
+    void readTextFileRefusesNonFiles();
     void atomicSaveReplaces();
     void atomicSaveFailureLeavesOldFile();
 };
@@ -437,6 +439,26 @@ void tst_Documents::validateClusterCatchesProblems()
         const InputError e = expectError([&] { validateCluster(c, cat, "c.json"); });
         QCOMPARE(q(e.where()), QString::fromLatin1(cs.path));
     }
+}
+
+void tst_Documents::writersSurviveBadEncoding()
+{
+    // A name read from a Latin-1 script is not UTF-8; saving replaces the byte instead of failing.
+    ModelSpec m = fullModel();
+    m.name = "caf\xe9";
+    const ModelSpec back = readModel(writeModel(m), "m.json");
+    QCOMPARE(q(back.name), QStringLiteral("caf\uFFFD"));
+}
+
+void tst_Documents::readTextFileRefusesNonFiles()
+{
+    QTemporaryDir dir;
+    const InputError e = expectError([&] { readTextFile(dir.path().toStdString()); });
+    QCOMPARE(q(e.detail()), QStringLiteral("is a directory, expected a file"));
+    const InputError missing = expectError([&] { readTextFile(dir.filePath("none.json").toStdString()); });
+    QVERIFY(q(missing.detail()).startsWith("cannot open file"));
+    const InputError device = expectError([] { readTextFile("/dev/zero"); });
+    QCOMPARE(q(device.detail()), QStringLiteral("is not a regular file"));
 }
 
 void tst_Documents::atomicSaveReplaces()

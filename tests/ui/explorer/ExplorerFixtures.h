@@ -102,14 +102,14 @@ inline StagePlan stage(const std::string& type, int node, int first, int count, 
 
 // Heterogeneous FlagScale plan on 16-1: 14 layers on the H800 node (TP2 DP4, EP4 EDP2),
 // 10 on the 910B node (TP4 DP2, EP2 ETP2 EDP2, micro-batch 4*1/2 = 2, FlagScale's rule),
-// full recompute of 4 layers there. M = 256 / (4 * 1) = 64.
+// full recompute of 4 layers there (the H800 stage needs none). M = 256 / (4 * 1) = 64.
 inline Plan heteroPlan16_1()
 {
     Plan p;
     p.name = "hetero 14/10";
     p.global_batch_size = 256;
     p.target = Target::FlagScale;
-    p.stages = {stage("H800", 0, 0, 8, 0, 14, 2, 4, 4, 1, 2, 1, Recompute::Selective),
+    p.stages = {stage("H800", 0, 0, 8, 0, 14, 2, 4, 4, 1, 2, 1),
                 stage("910B-376T", 1, 0, 8, 14, 10, 4, 2, 2, 2, 2, 2, Recompute::Full, 4)};
     return p;
 }
@@ -136,7 +136,7 @@ inline Plan heteroPlan32_3()
     p.global_batch_size = 256;
     p.target = Target::FlagScale;
     p.stages = {stage("910B-376T", 0, 0, 8, 0, 5, 2, 4, 4, 1, 2, 1, Recompute::Full, 3),
-                stage("910B-376T", 1, 0, 8, 5, 5, 2, 4, 4, 1, 2, 1, Recompute::Selective),
+                stage("910B-376T", 1, 0, 8, 5, 5, 2, 4, 4, 1, 2, 1, Recompute::Full, 2),
                 stage("MI300X", 2, 0, 8, 10, 7, 4, 2, 8, 1, 1, 2),
                 stage("MI300X", 3, 0, 8, 17, 7, 4, 2, 8, 1, 1, 2)};
     return p;

@@ -166,19 +166,35 @@ void PlanExplorerTest::selectingAPlanDrivesTheViews()
     QCOMPARE(timeline->blockCount(), 2 * 64 * 2);
 }
 
+namespace {
+// A mouse move without buttons at a widget position (the offscreen platform has no cursor
+// to move, so the event goes to the widget directly).
+void moveMouse(QWidget* w, const QPoint& pos)
+{
+    QMouseEvent move(QEvent::MouseMove, QPointF(pos), w->mapToGlobal(QPointF(pos)), Qt::NoButton, Qt::NoButton, Qt::NoModifier);
+    QApplication::sendEvent(w, &move);
+}
+} // namespace
+
 void PlanExplorerTest::hoveringAStageEmitsItsNodes()
 {
     PlanExplorerWidget* w = m_explorer.get();
     w->selectPlan(0);
     auto* partition = qobject_cast<StagePartitionView*>(w->view(QStringLiteral("partition")));
     QSignalSpy hovered(w, &PlanExplorerWidget::stageHovered);
-    QTest::mouseMove(partition, partition->stageRect(1).center());
-    QTRY_VERIFY(hovered.count() >= 1);
+    moveMouse(partition, partition->stageRect(1).center());
+    QCOMPARE(hovered.count(), 1);
     // Stage 1 of the heterogeneous plan runs on node 1 (the 910B node).
     QCOMPARE(hovered.last().at(0).value<QVector<int>>(), QVector<int>{1});
     QVERIFY(partition->stageToolTip(1).contains(QStringLiteral("GiB")));
-    QTest::mouseMove(partition, partition->stageRect(0).center());
-    QTRY_COMPARE(hovered.last().at(0).value<QVector<int>>(), QVector<int>{0});
+    moveMouse(partition, partition->stageRect(0).center());
+    QCOMPARE(hovered.count(), 2);
+    QCOMPARE(hovered.last().at(0).value<QVector<int>>(), QVector<int>{0});
+    // Leaving the strip clears the highlight.
+    QEvent leave(QEvent::Leave);
+    QApplication::sendEvent(partition, &leave);
+    QCOMPARE(hovered.count(), 3);
+    QVERIFY(hovered.last().at(0).value<QVector<int>>().isEmpty());
 }
 
 void PlanExplorerTest::timelineOfEqualStagesMatchesTheClosedForm()
@@ -419,7 +435,7 @@ void answerFileDialog(const QString& path)
             edit->setText(path);
         else
             dialog->selectFile(path);
-        dialog->accept();
+        static_cast<QDialog*>(dialog)->accept();   // QFileDialog::accept checks the name, as a click on Save
     });
 }
 } // namespace

@@ -1,0 +1,80 @@
+// The shape of a transformer layer: weight counts as Megatron-LM builds them and the model
+// FLOPs per token as Megatron counts them (docs/cost-model.md section 1).
+
+#include "cost/LayerShape.h"
+
+namespace hapmoe {
+
+LayerShape LayerShape::of(const ModelSpec& m)
+{
+    LayerShape s;
+    s.h = m.hidden_size;
+    s.heads = m.num_attention_heads;
+    s.groups = m.queryGroups();
+    s.kvc = m.kvChannels();
+    s.q = static_cast<double>(s.heads) * s.kvc;
+    s.kv = static_cast<double>(s.groups) * s.kvc;
+    s.ffn = m.ffn_hidden_size;
+    s.effn = m.expertFfn();
+    s.shared = m.moe_shared_expert_intermediate_size;
+    s.experts = m.num_experts;
+    s.topk = m.isMoe() ? m.moe_router_topk : 0;
+    s.gated = m.swiglu ? 2.0 : 1.0;
+    s.vocab = m.vocab_size;
+    s.seq = m.seq_length;
+    s.bias = m.add_bias_linear;
+    s.normParams = m.normalization == "LayerNorm" ? 2.0 * s.h : s.h;
+    s.learnedPositions = m.normalization == "LayerNorm";
+    return s;
+}
+
+double LayerShape::attentionParams() const
+{
+    double p = h * (q + 2 * kv) + q * h;
+    if (bias)
+        p += (q + 2 * kv) + h;
+    return p + 2 * normParams;   // input norm and pre-MLP norm
+}
+
+double LayerShape::denseFfnParams() const
+{
+    double p = h * ffn * gated + ffn * h;
+    if (bias)
+        p += ffn * gated + h;
+    return p;
+}
+
+double LayerShape::expertParams() const
+{
+    double p = h * effn * gated + effn * h;
+    if (bias)
+        p += effn * gated + h;
+    return p * experts;
+}
+
+double LayerShape::sharedExpertParams() const
+{
+    if (shared <= 0)
+        return 0;
+    return h * shared * gated + shared * h;
+}
+
+double LayerShape::routerParams() const { return h * experts; }
+
+double LayerShape::forwardFlopsPerToken(bool moeLayer) const
+{
+    // Megatron core_r0.8.0 counting per token and layer, forward only (2 FLOPs per
+    // multiply-add; backward counts twice forward, so 3x this gives the published 12 h^2 form):
+    //   attention: 2 h (q + 2 kv) + 2 q h (projections) + 4 s q (scores and values, full s x s)
+    //   FFN      : 2 h F (gated + 1), experts: k times with the expert F, plus shared experts
+    double f = 2 * h * (q + 2 * kv) + 2 * q * h + 4.0 * seq * q;
+    if (moeLayer)
+        f += 2 * h * effn * (gated + 1) * topk + (shared > 0 ? 2 * h * shared * (gated + 1) : 0.0);
+    else
+        f += 2 * h * ffn * (gated + 1);
+    return f;
+}
+
+double LayerShape::logitsFlopsPerToken() const { return 2 * h * vocab; }
+
+} // namespace hapmoe

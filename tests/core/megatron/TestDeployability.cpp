@@ -1,0 +1,178 @@
+// Deployability rules (reference sections 2, 9 and 11) by rule id, meshes and the
+// Megatron node order.
+
+#include "MegatronTestUtil.h"
+
+#include "plan/Deployability.h"
+
+#include <QTest>
+
+#include <algorithm>
+
+using namespace hapmoe;
+
+namespace {
+
+bool hasRule(const std::vector<DeploymentProblem>& problems, const std::string& rule)
+{
+    return std::any_of(problems.begin(), problems.end(), [&](const DeploymentProblem& p) { return p.rule == rule; });
+}
+
+// 2 stages of 8 devices each on "H800:2x8": TP2 DP4 EP4 ETP1 EDP2, 16 + 16 layers.
+struct Fixture {
+    ModelSpec model = test::mixtral8x7b();
+    Cluster cluster;
+    Plan plan;
+    explicit Fixture(const std::string& shorthand = "H800:2x8")
+    {
+        cluster = test::cluster(shorthand);
+        const std::vector<int> ids = test::nodeIds(cluster);
+        plan.global_batch_size = 64;
+        plan.stages.push_back(test::stageOn(cluster, {ids[0]}, 0, 16, 2, 1, 4, 4, 1));
+        plan.stages.push_back(test::stageOn(cluster, {ids[1]}, 16, 16, 2, 1, 4, 4, 1));
+    }
+    std::vector<DeploymentProblem> problems(Target t) const
+    {
+        return deploymentProblems(plan, model, cluster, DeviceCatalog::builtin(), t);
+    }
+};
+
+} // namespace
+
+class TestDeployability : public QObject {
+    Q_OBJECT
+
+private slots:
+    void validPlan()
+    {
+        const Fixture f;
+        QVERIFY(f.problems(Target::Megatron).empty());
+        QVERIFY(f.problems(Target::FlagScale).empty());
+        QVERIFY(f.problems(Target::Any).empty());
+        QCOMPARE(bestTarget(f.plan, f.model, f.cluster, DeviceCatalog::builtin()), Target::Megatron);
+    }
+
+    void commonRules()
+    {
+        Fixture f;
+        f.plan.stages[0].dp = 2;   // TP*CP*DP = 4 on 8 devices
+        QVERIFY(hasRule(f.problems(Target::Any), "stage.knob-product"));
+        f = Fixture();
+        f.plan.stages[1].first_layer = 15;
+        QVERIFY(hasRule(f.problems(Target::Any), "layers.cover"));
+        f = Fixture();
+        f.model.num_experts = 6;   // 6 % EP 4
+        QVERIFY(hasRule(f.problems(Target::Any), "model.experts-divisible-by-ep"));
+        f = Fixture();
+        f.model.num_attention_heads = 30;
+        f.model.num_query_groups = 0;
+        f.model.kv_channels = 128;
+        for (auto& s : f.plan.stages) { s.tp = 4; s.dp = 2; s.edp = 2; }
+        QVERIFY(hasRule(f.problems(Target::Any), "model.heads-divisible-by-tp"));
+        f = Fixture();
+        f.plan.global_batch_size = 66;   // 66 % (MBS 1 * DP 4)
+        QVERIFY(hasRule(f.problems(Target::Any), "batch.divisible"));
+        f = Fixture();
+        f.plan.stages[1].devices[0].node = f.plan.stages[0].devices[0].node;   // the same devices twice
+        QVERIFY(hasRule(f.problems(Target::Any), "stage.devices"));
+        f = Fixture();
+        f.model.add_bias_linear = true;
+        for (auto& s : f.plan.stages) { s.ep = 2; s.etp = 2; s.edp = 2; }
+        QVERIFY(hasRule(f.problems(Target::Any), "moe.bias-needs-etp1"));
+    }
+
+    void megatronRules()
+    {
+        Fixture f;
+        f.plan.stages[1].tp = 4;
+        f.plan.stages[1].dp = 2;
+        f.plan.stages[1].edp = 2;
+        f.plan.stages[1].micro_batch_size = 2;   // same M = 64 / (2 * 2) = 16
+        QVERIFY(hasRule(f.problems(Target::Megatron), "megatron.uniform-knobs"));
+        QVERIFY(f.problems(Target::FlagScale).empty());
+        QCOMPARE(bestTarget(f.plan, f.model, f.cluster, DeviceCatalog::builtin()), Target::FlagScale);
+        f = Fixture();
+        f.plan.stages[1].recompute = Recompute::Full;
+        QVERIFY(hasRule(f.problems(Target::Megatron), "megatron.one-recompute"));
+        QVERIFY(f.problems(Target::FlagScale).empty());   // per-stage recompute lists
+        // Mixed vendors: one Megatron-LM job speaks one collective library.
+        Fixture v("H800:1x8,910B:1x8");
+        QVERIFY(hasRule(v.problems(Target::Megatron), "megatron.one-vendor"));
+        QVERIFY(v.problems(Target::FlagScale).empty());
+        // A node shared by two non-adjacent stages cannot be ordered.
+        Fixture o("H800:2x8");
+        const std::vector<int> ids = test::nodeIds(o.cluster);
+        o.plan.stages.clear();
+        StagePlan a = test::stageOn(o.cluster, {ids[0]}, 0, 10, 1, 1, 4, 4, 1);
+        a.devices = {{ids[0], 0, 4}};
+        StagePlan b = test::stageOn(o.cluster, {ids[1]}, 10, 11, 1, 1, 4, 4, 1);
+        b.devices = {{ids[1], 0, 4}};
+        StagePlan c = test::stageOn(o.cluster, {ids[0]}, 21, 11, 1, 1, 4, 4, 1);
+        c.devices = {{ids[0], 4, 4}};
+        o.plan.stages = {a, b, c};
+        o.plan.global_batch_size = 64;
+        QVERIFY(hasRule(o.problems(Target::Megatron), "megatron.node-order"));
+        // The stage order decides the node order (stage s on ranks [s*W/PP, (s+1)*W/PP)).
+        Fixture r("H800:1x8,A100-80GB:1x8");
+        std::swap(r.plan.stages[0].devices, r.plan.stages[1].devices);
+        std::swap(r.plan.stages[0].device_type, r.plan.stages[1].device_type);
+        const NodeOrder order = megatronNodeOrder(r.plan, r.cluster);
+        QCOMPARE(order.nodes, (std::vector<int>{test::nodeIds(r.cluster)[1], test::nodeIds(r.cluster)[0]}));
+        QCOMPARE(order.nproc_per_node, 8);
+        QVERIFY(r.problems(Target::Megatron).empty());
+        // Interleaving needs M to be a multiple of PP: 64 / 4 = 16 micro-batches on PP 2.
+        r.plan.vpp = 2;
+        QVERIFY(r.problems(Target::Megatron).empty());
+        r.plan.global_batch_size = 4;   // M = 1
+        QVERIFY(hasRule(r.problems(Target::Megatron), "megatron.vpp-microbatches"));
+    }
+
+    void flagscaleRules()
+    {
+        Fixture f;
+        for (auto& s : f.plan.stages) { s.cp = 2; s.dp = 2; s.edp = 2; }
+        QVERIFY(hasRule(f.problems(Target::FlagScale), "flagscale.cp"));
+        QVERIFY(f.problems(Target::Megatron).empty());
+        f = Fixture();
+        f.plan.vpp = 2;
+        QVERIFY(hasRule(f.problems(Target::FlagScale), "flagscale.no-vpp"));
+        // Mesh MBS: DP0 * MBS0 / DP1 = 4 / 2 = 2 exactly.
+        f = Fixture();
+        f.plan.stages[1].tp = 4;
+        f.plan.stages[1].dp = 2;
+        f.plan.stages[1].edp = 2;
+        f.plan.stages[1].micro_batch_size = 1;   // 1 * 2 * 16 micro-batches is not the global batch 64
+        QVERIFY(hasRule(f.problems(Target::FlagScale), "batch.same-microbatches"));
+        // Tied embeddings: first and last mesh must have the same TP.
+        f.plan.stages[1].micro_batch_size = 2;
+        QVERIFY(f.problems(Target::FlagScale).empty());
+        f.model.untie_embeddings_and_output_weights = false;
+        QVERIFY(hasRule(f.problems(Target::FlagScale), "flagscale.tied-embeddings"));
+        // Device types must be contiguous in mesh order (ranks are sorted by type).
+        Fixture t;
+        t.cluster.nodes.clear();
+        for (int i = 0; i < 3; ++i) {
+            Node n;
+            n.id = i;
+            n.host = "n" + std::to_string(i);
+            n.device_type = i == 1 ? "910B-376T" : "H800";
+            n.count = 8;
+            t.cluster.nodes.push_back(n);
+        }
+        t.plan.stages = {test::stageOn(t.cluster, {0}, 0, 10, 2, 1, 4, 4, 1), test::stageOn(t.cluster, {1}, 10, 11, 2, 1, 4, 4, 1),
+                         test::stageOn(t.cluster, {2}, 21, 11, 2, 1, 4, 4, 1)};
+        QVERIFY(hasRule(t.problems(Target::FlagScale), "flagscale.device-type-order"));
+        // Meshes: consecutive stages with the same type and knobs.
+        Fixture m("H800:2x8,910B:2x8");
+        const std::vector<int> mid = test::nodeIds(m.cluster);
+        m.plan.stages = {test::stageOn(m.cluster, {mid[0]}, 0, 8, 2, 1, 4, 4, 1), test::stageOn(m.cluster, {mid[1]}, 8, 8, 2, 1, 4, 4, 1),
+                         test::stageOn(m.cluster, {mid[2]}, 16, 8, 2, 1, 4, 4, 1), test::stageOn(m.cluster, {mid[3]}, 24, 8, 2, 1, 4, 4, 1)};
+        const std::vector<PlanMesh> meshes = planMeshes(m.plan);
+        QCOMPARE(meshes.size(), std::size_t(2));
+        QCOMPARE(meshes[0].num_stages, 2);
+        QCOMPARE(meshes[1].first_stage, 2);
+    }
+};
+
+QTEST_APPLESS_MAIN(TestDeployability)
+#include "TestDeployability.moc"

@@ -1,0 +1,545 @@
+// Launcher export: the layout string, the Megatron-LM launcher (run with a stand-in torchrun
+// that records its arguments), the export -> import round trip, bash -n, the FlagScale mesh
+// list against the reference rules, refusals with the rule broken, hostile names and values.
+
+#include "MegatronTestUtil.h"
+
+#include "megatron/BashReader.h"
+#include "megatron/FlagList.h"
+#include "megatron/LauncherExport.h"
+#include "megatron/PipelineLayout.h"
+#include "megatron/ScriptImport.h"
+
+#include <QTest>
+
+#include <algorithm>
+#include <fstream>
+#include <numeric>
+#include <set>
+
+using namespace hapmoe;
+
+namespace {
+
+// Flags of a reference list file (one "--flag" per line, '#' comments).
+std::set<std::string> referenceFlags(const std::string& name)
+{
+    std::set<std::string> flags;
+    std::ifstream in(std::string(HAPMOE_SHARED_REFERENCE_DIR) + "/" + name);
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.rfind("--", 0) != 0)
+            continue;
+        flags.insert(line.substr(0, line.find_first_of(" \t")));
+    }
+    return flags;
+}
+
+// A plan on H800:2x8 + A100-80GB:2x8 with the A100 nodes first in the pipeline (so the node
+// order differs from the cluster order) and the split [5,8,8,11].
+PlanDocument megatronPlan()
+{
+    PlanDocument d;
+    d.model = test::mixtral8x7b();
+    d.cluster = test::cluster("H800:2x8,A100-80GB:2x8");
+    const std::vector<int> ids = test::nodeIds(d.cluster);
+    Plan& p = d.plan;
+    p.name = "HS-DP #1";
+    p.global_batch_size = 64;
+    p.sequence_parallel = true;
+    p.distributed_optimizer = true;
+    const int split[4] = {5, 8, 8, 11};
+    const int nodeOf[4] = {ids[2], ids[3], ids[0], ids[1]};
+    int first = 0;
+    for (int s = 0; s < 4; ++s) {
+        // TP2 DP4 = 8 devices; EP4 ETP1 EDP2 (folding)
+        StagePlan st = test::stageOn(d.cluster, {nodeOf[s]}, first, split[s], 2, 1, 4, 4, 1);
+        st.recompute = Recompute::Full;
+        st.recompute_layers = 2;
+        first += split[s];
+        p.stages.push_back(st);
+    }
+    return d;
+}
+
+// Three meshes: H800 (TP2 DP4 EP4, 2 stages), A100 (TP4 DP2 EP4 ETP2, 1 stage),
+// 910B (TP2 DP4 EP4, 2 stages), on H800:2x8 + A100-80GB:1x8 + 910B:2x8.
+PlanDocument flagscalePlan()
+{
+    PlanDocument d;
+    d.model = test::mixtral8x7b();
+    d.cluster = test::cluster("H800:2x8,A100-80GB:1x8,910B:2x8");
+    const std::vector<int> ids = test::nodeIds(d.cluster);
+    Plan& p = d.plan;
+    p.name = "HS-DP hetero";
+    p.global_batch_size = 64;
+    p.target = Target::FlagScale;
+    const int split[5] = {6, 7, 6, 6, 7};
+    int first = 0;
+    for (int s = 0; s < 5; ++s) {
+        StagePlan st;
+        if (s < 2)
+            st = test::stageOn(d.cluster, {ids[static_cast<std::size_t>(s)]}, first, split[s], 2, 1, 4, 4, 1);
+        else if (s == 2)
+            st = test::stageOn(d.cluster, {ids[2]}, first, split[s], 4, 1, 2, 4, 2);
+        else
+            st = test::stageOn(d.cluster, {ids[static_cast<std::size_t>(s)]}, first, split[s], 2, 1, 4, 4, 1);
+        // Mesh i runs MBS_i = DP0 * MBS0 / DP_i: the A100 mesh (DP2) gets 2.
+        st.micro_batch_size = s == 2 ? 2 : 1;
+        if (s >= 3)
+            st.recompute = Recompute::Full;   // only the 910B mesh recomputes
+        first += split[s];
+        p.stages.push_back(st);
+    }
+    return d;
+}
+
+// Writes the launcher into dir, runs it for a node rank with a stand-in torchrun that
+// writes one argument per line, and returns the arguments (empty on failure).
+std::vector<std::string> runLauncher(const QTemporaryDir& dir, const std::string& script, const QString& nodeRank,
+                                     int* exitCode = nullptr)
+{
+    const QString bin = dir.filePath("bin");
+    QDir().mkpath(bin);
+    test::writeText(bin + "/torchrun", "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done > \"$ARGS_OUT\"\n");
+    QFile::setPermissions(bin + "/torchrun", QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+    test::writeText(dir.filePath("launch.sh"), script);
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("PATH", bin + ":" + env.value("PATH"));
+    env.insert("ARGS_OUT", dir.filePath("args.txt"));
+    env.remove("NODE_RANK");
+    env.remove("MASTER_ADDR");
+    QFile::remove(dir.filePath("args.txt"));
+    QStringList args{dir.filePath("launch.sh")};
+    if (!nodeRank.isEmpty())
+        args << nodeRank;
+    const int rc = test::runBash(args, dir.path(), nullptr, env);
+    if (exitCode)
+        *exitCode = rc;
+    std::vector<std::string> out;
+    QFile f(dir.filePath("args.txt"));
+    if (rc != 0 || !f.open(QIODevice::ReadOnly))
+        return out;
+    for (const QByteArray& line : f.readAll().split('\n'))
+        out.push_back(line.toStdString());
+    if (!out.empty() && out.back().empty())
+        out.pop_back();
+    return out;
+}
+
+std::vector<std::string> valuesAfter(const std::vector<std::string>& args, const std::string& flag)
+{
+    std::vector<std::string> values;
+    auto it = std::find(args.begin(), args.end(), flag);
+    if (it == args.end())
+        return values;
+    for (++it; it != args.end() && it->rfind("--", 0) != 0; ++it)
+        values.push_back(*it);
+    return values;
+}
+
+bool contains(const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); }
+
+} // namespace
+
+class TestLauncherExport : public QObject {
+    Q_OBJECT
+
+private slots:
+    void layoutString()
+    {
+        // [5,8,8,9] on PP=4 (reference section 4a: verified with Megatron's own parser).
+        QCOMPARE(PipelineLayout::fromSplit({5, 8, 8, 9}, 1, false), std::string("Ettttt|tttttttt|tttttttt|tttttttttL"));
+        QCOMPARE(PipelineLayout::fromSplit({5, 8, 8, 9}, 1, true), std::string("Et*5|t*8|t*8|t*9L"));
+        for (const std::string layout : {"Ettttt|tttttttt|tttttttt|tttttttttL", "Et*5|t*8|t*8|t*9L"}) {
+            std::vector<int> split;
+            int vpp = 0, mtp = 0;
+            std::string error;
+            QVERIFY(PipelineLayout::parse(layout, 4, split, vpp, mtp, error));
+            QCOMPARE(split, (std::vector<int>{5, 8, 8, 9}));
+            QCOMPARE(vpp, 1);
+        }
+        // VPP2: stage i of the string is chunk i / PP of rank i % PP; rank 0's 5 layers
+        // become 3 + 2, rank 3's 9 become 5 + 4.
+        QCOMPARE(PipelineLayout::fromSplit({5, 8, 8, 9}, 2, true), std::string("Et*3|t*4|t*4|t*5|t*2|t*4|t*4|t*4L"));
+        std::vector<int> split;
+        int vpp = 0, mtp = 0;
+        std::string error;
+        QVERIFY(PipelineLayout::parse("Et*3|t*4|t*4|t*5|t*2|t*4|t*4|t*4L", 4, split, vpp, mtp, error));
+        QCOMPARE(split, (std::vector<int>{5, 8, 8, 9}));
+        QCOMPARE(vpp, 2);
+        QVERIFY(!PipelineLayout::parse("tttt|ttttL", 2, split, vpp, mtp, error));   // no E
+        QVERIFY(!PipelineLayout::parse("Et|t|tL", 2, split, vpp, mtp, error));      // 3 stages on PP2
+        QVERIFY(!PipelineLayout::parse("Ex|tL", 2, split, vpp, mtp, error));
+    }
+
+    void megatronLauncher()
+    {
+        const PlanDocument d = megatronPlan();
+        const ExportResult r = exportLauncher(d, {});
+        QVERIFY2(r.ok, r.refusal.c_str());
+        // Node order: the A100 nodes (node2, node3) hold stages 0 and 1.
+        QCOMPARE(r.node_order, (std::vector<std::string>{d.cluster.node(test::nodeIds(d.cluster)[2])->host,
+                                                           d.cluster.node(test::nodeIds(d.cluster)[3])->host,
+                                                           d.cluster.node(test::nodeIds(d.cluster)[0])->host,
+                                                           d.cluster.node(test::nodeIds(d.cluster)[1])->host}));
+        QVERIFY(r.script.find("export CUDA_DEVICE_MAX_CONNECTIONS=1") != std::string::npos);   // TP 2
+        QVERIFY(r.script.find("--pipeline-model-parallel-layout 'Et*5|t*8|t*8|t*11L'") != std::string::npos);
+
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        QCOMPARE(test::runBash({"-n", dir.filePath("launch.sh")}, dir.path()), test::writeText(dir.filePath("launch.sh"), r.script) ? 0 : -2);
+        const std::vector<std::string> args = runLauncher(dir, r.script, "2");
+        QVERIFY(!args.empty());
+        QCOMPARE(valuesAfter(args, "--node_rank"), std::vector<std::string>{"2"});
+        QCOMPARE(valuesAfter(args, "--nnodes"), std::vector<std::string>{"4"});
+        QCOMPARE(valuesAfter(args, "--nproc_per_node"), std::vector<std::string>{"8"});
+        QCOMPARE(valuesAfter(args, "--master_addr"), std::vector<std::string>{r.node_order.front()});
+        QCOMPARE(valuesAfter(args, "--pipeline-model-parallel-layout"), std::vector<std::string>{"Et*5|t*8|t*8|t*11L"});
+        QCOMPARE(valuesAfter(args, "--tensor-model-parallel-size"), std::vector<std::string>{"2"});
+        QCOMPARE(valuesAfter(args, "--expert-model-parallel-size"), std::vector<std::string>{"4"});
+        QCOMPARE(valuesAfter(args, "--expert-tensor-parallel-size"), std::vector<std::string>{"1"});
+        QCOMPARE(valuesAfter(args, "--recompute-method"), std::vector<std::string>{"block"});
+        QCOMPARE(valuesAfter(args, "--recompute-num-layers"), std::vector<std::string>{"2"});
+        QVERIFY(contains(args, "--use-distributed-optimizer"));
+        QVERIFY(contains(args, "--sequence-parallel"));
+        QVERIFY(contains(args, "--disable-bias-linear"));
+        QVERIFY(contains(args, "--moe-grouped-gemm"));   // A100 and H800: compute capability 8.0 and 9.0
+        // Every flag the launcher passes is an option of Megatron-LM (reference list).
+        const std::set<std::string> known = referenceFlags("megatron-lm-flags.txt");
+        QVERIFY(!known.empty());
+        for (std::size_t i = 0; i < args.size(); ++i) {
+            if (args[i] == "pretrain_gpt.py") {
+                for (std::size_t k = i + 1; k < args.size(); ++k)
+                    if (args[k].rfind("--", 0) == 0)
+                        QVERIFY2(known.count(args[k]), args[k].c_str());
+                break;
+            }
+        }
+        // Without a node rank the launcher stops with a usage message (exit 2).
+        int rc = 0;
+        runLauncher(dir, r.script, "", &rc);
+        QCOMPARE(rc, 2);
+        runLauncher(dir, r.script, "4", &rc);   // ranks are 0..3
+        QCOMPARE(rc, 2);
+    }
+
+    void roundTrip()
+    {
+        const PlanDocument d = megatronPlan();
+        const ExportResult r = exportLauncher(d, {});
+        QVERIFY(r.ok);
+        const ImportedScript s = importMegatronScript(r.script, "launch.sh");
+        const Plan back = planFromScript(s, d.cluster, DeviceCatalog::builtin());
+        QCOMPARE(back.pp(), d.plan.pp());
+        QCOMPARE(back.global_batch_size, d.plan.global_batch_size);
+        QCOMPARE(back.vpp, d.plan.vpp);
+        QCOMPARE(back.sequence_parallel, d.plan.sequence_parallel);
+        QCOMPARE(back.distributed_optimizer, d.plan.distributed_optimizer);
+        for (int i = 0; i < d.plan.pp(); ++i) {
+            const StagePlan& a = d.plan.stages[static_cast<std::size_t>(i)];
+            const StagePlan& b = back.stages[static_cast<std::size_t>(i)];
+            QCOMPARE(b.device_type, a.device_type);
+            QCOMPARE(b.first_layer, a.first_layer);
+            QCOMPARE(b.num_layers, a.num_layers);
+            QCOMPARE(b.tp, a.tp);
+            QCOMPARE(b.cp, a.cp);
+            QCOMPARE(b.dp, a.dp);
+            QCOMPARE(b.ep, a.ep);
+            QCOMPARE(b.etp, a.etp);
+            QCOMPARE(b.edp, a.edp);
+            QCOMPARE(b.recompute, a.recompute);
+            QCOMPARE(b.recompute_layers, a.recompute_layers);
+            QCOMPARE(b.micro_batch_size, a.micro_batch_size);
+            QCOMPARE(b.devices.size(), a.devices.size());
+            QCOMPARE(b.devices.front().node, a.devices.front().node);
+            QCOMPARE(b.devices.front().count, a.devices.front().count);
+        }
+        // The model comes back too.
+        QCOMPARE(s.model.num_layers, d.model.num_layers);
+        QCOMPARE(s.model.ffn_hidden_size, d.model.ffn_hidden_size);
+        QCOMPARE(s.model.num_query_groups, d.model.num_query_groups);
+        QCOMPARE(s.model.num_experts, d.model.num_experts);
+        QCOMPARE(s.model.vocab_size, d.model.vocab_size);
+        QCOMPARE(s.model.untie_embeddings_and_output_weights, d.model.untie_embeddings_and_output_weights);
+
+        // With the original script: its data, logging and checkpoint flags are carried over,
+        // and the round trip still gives the plan.
+        ExportOptions o;
+        o.original = importMegatronScriptFile(test::dataFile("train_mixtral_8x7b_distributed.sh"));
+        const ExportResult r2 = exportLauncher(d, o);
+        QVERIFY2(r2.ok, r2.refusal.c_str());
+        const ImportedScript s2 = importMegatronScript(r2.script, "launch2.sh");
+        const Plan back2 = planFromScript(s2, d.cluster, DeviceCatalog::builtin());
+        for (int i = 0; i < d.plan.pp(); ++i)
+            QCOMPARE(back2.stages[static_cast<std::size_t>(i)].num_layers, d.plan.stages[static_cast<std::size_t>(i)].num_layers);
+        bool save = false;
+        for (const ScriptFlag& f : s2.other_flags)
+            if (f.name == "--save" && f.values == std::vector<std::string>{"/checkpoints/mixtral-8x7b"}) save = true;
+        QVERIFY(save);
+        QTemporaryDir dir;
+        QVERIFY(test::writeText(dir.filePath("l.sh"), r2.script));
+        QCOMPARE(test::runBash({"-n", dir.filePath("l.sh")}, dir.path()), 0);
+    }
+
+    void interleavedAndUniform()
+    {
+        PlanDocument d = megatronPlan();
+        // Uniform 8 layers per stage with VPP 2 -> --num-layers-per-virtual-pipeline-stage 4.
+        for (int s = 0; s < 4; ++s) {
+            d.plan.stages[static_cast<std::size_t>(s)].first_layer = 8 * s;
+            d.plan.stages[static_cast<std::size_t>(s)].num_layers = 8;
+        }
+        d.plan.vpp = 2;   // M = 64 / 4 = 16, a multiple of PP 4
+        ExportResult r = exportLauncher(d, {});
+        QVERIFY2(r.ok, r.refusal.c_str());
+        QVERIFY(r.script.find("--num-layers-per-virtual-pipeline-stage 4") != std::string::npos);
+        QVERIFY(r.script.find("--pipeline-model-parallel-layout") == std::string::npos);
+        ImportedScript s = importMegatronScript(r.script, "v.sh");
+        QCOMPARE(s.parallel.vpp, 2);
+        // Interleaving with 18 micro-batches on PP 4 is refused (M % PP != 0).
+        d.plan.global_batch_size = 72;
+        r = exportLauncher(d, {});
+        QVERIFY(!r.ok);
+        QVERIFY(r.refusal.find("interleaved") != std::string::npos);
+    }
+
+    void refusals_data()
+    {
+        QTest::addColumn<int>("which");
+        QTest::addColumn<QString>("rule");
+        QTest::newRow("heads % TP") << 0 << "heads % TP == 0";
+        QTest::newRow("experts % EP") << 1 << "num_experts % EP == 0";
+        QTest::newRow("batch") << 2 << "GBS % (MBS*DP) == 0";
+        QTest::newRow("bias with ETP > 1") << 3 << "--disable-bias-linear";
+        QTest::newRow("uniform knobs") << 4 << "same TP, CP, DP, EP, ETP, MBS";
+        QTest::newRow("one recompute") << 5 << "one recompute setting";
+        QTest::newRow("query groups") << 6 << "query groups";
+        QTest::newRow("seq with CP") << 7 << "seq % (2*CP)";
+        QTest::newRow("max positions") << 8 << "max-position-embeddings";
+        QTest::newRow("world size") << 9 << "plan has stages";
+    }
+
+    void refusals()
+    {
+        QFETCH(int, which);
+        QFETCH(QString, rule);
+        PlanDocument d = megatronPlan();
+        switch (which) {
+        case 0: d.model.num_attention_heads = 30; d.model.num_query_groups = 0; d.model.kv_channels = 128; break;   // 30 % 2 ok -> use TP 4 below
+        case 1: d.model.num_experts = 6; break;                  // 6 % EP 4
+        case 2: d.plan.global_batch_size = 62; break;            // 62 % (1 * 4)
+        case 3: d.model.add_bias_linear = true;
+            for (auto& s : d.plan.stages) { s.ep = 2; s.etp = 2; s.edp = 2; }
+            break;
+        case 4: d.plan.stages[1].tp = 4; d.plan.stages[1].dp = 2; d.plan.stages[1].edp = 2; d.plan.stages[1].ep = 2;
+            d.plan.stages[1].micro_batch_size = 2; break;
+        case 5: d.plan.stages[3].recompute = Recompute::None; break;
+        case 6: d.model.num_query_groups = 3; d.model.num_attention_heads = 30; d.model.kv_channels = 128; break;   // 3 vs TP 2
+        case 7: for (auto& s : d.plan.stages) { s.tp = 1; s.cp = 2; }
+            d.model.seq_length = 4094; break;                    // 4094 % 4
+        case 8: d.model.max_position_embeddings = 2048; break;   // < seq 4096
+        case 9: d.plan.stages[0].dp = 2; break;                  // TP*CP*DP = 4 on 8 devices
+        default: break;
+        }
+        if (which == 0)
+            for (auto& s : d.plan.stages) { s.tp = 4; s.dp = 2; s.edp = 2; s.ep = 4; }   // 30 heads % TP 4
+        for (auto& s : d.plan.stages)
+            s.edp = s.tp * s.cp * s.dp / (s.ep * s.etp);
+        const ExportResult r = exportLauncher(d, {});
+        QVERIFY(!r.ok);
+        QVERIFY(r.script.empty());
+        QVERIFY2(r.refusal.find(rule.toStdString()) != std::string::npos, r.refusal.c_str());
+        // The failed check is listed with its rule.
+        QVERIFY(std::any_of(r.checks.begin(), r.checks.end(),
+                            [&](const ExportCheck& c) { return !c.ok && c.rule.find(rule.toStdString()) != std::string::npos; }));
+    }
+
+    void vendorsAndDevices()
+    {
+        // Mixed vendors are refused for Megatron-LM.
+        PlanDocument d = megatronPlan();
+        d.cluster = test::cluster("H800:2x8,910B:2x8");
+        for (auto& s : d.plan.stages) {
+            const Node* n = d.cluster.node(s.devices.front().node);
+            s.device_type = DeviceCatalog::builtin().get(n->device_type).name;
+        }
+        ExportResult r = exportLauncher(d, {});
+        QVERIFY(!r.ok);
+        QVERIFY(r.refusal.find("one collective library") != std::string::npos);
+
+        // --moe-grouped-gemm from the original script on a device of compute capability 7.0.
+        // The test device follows the V100 SXM2 (NVIDIA CUDA GPUs list: compute capability 7.0).
+        DeviceCatalog cat = DeviceCatalog::builtin();
+        cat.merge(DeviceCatalog::fromJson(
+            R"({"format": "hapmoe.devices", "version": 1, "devices": [{"name": "V100-SXM2", "vendor": "NVIDIA",
+                "bf16_tflops": 125, "memory_gib": 32, "hbm_gbps": 900, "intra_link_kind": "NVLink2",
+                "intra_node_gbps": 150, "inter_node_gbps": 12.5, "collective_library": "NCCL",
+                "compute_capability": 7.0, "default_efficiency": 0.7, "default_devices_per_node": 8}]})",
+            "v100.json"));
+        PlanDocument v = megatronPlan();
+        v.cluster = test::cluster("V100-SXM2:4x8", cat);
+        const std::vector<int> ids = test::nodeIds(v.cluster);
+        for (int s = 0; s < 4; ++s) {
+            v.plan.stages[static_cast<std::size_t>(s)].device_type = "V100-SXM2";
+            v.plan.stages[static_cast<std::size_t>(s)].devices = {{ids[static_cast<std::size_t>(s)], 0, 8}};
+        }
+        ExportOptions o;
+        o.catalog = &cat;
+        r = exportLauncher(v, o);   // no original: grouped GEMM is simply not emitted
+        QVERIFY2(r.ok, r.refusal.c_str());
+        QVERIFY(r.script.find("--moe-grouped-gemm") == std::string::npos);
+        o.original = importMegatronScriptFile(test::dataFile("train_mixtral_8x7b_distributed.sh"));   // asks for it
+        r = exportLauncher(v, o);
+        QVERIFY(!r.ok);
+        QVERIFY(r.refusal.find("compute capability >= 8.0") != std::string::npos);
+    }
+
+    void flagscaleMeshes()
+    {
+        const PlanDocument d = flagscalePlan();
+        ExportOptions o;
+        o.format = LauncherFormat::FlagScale;
+        const ExportResult r = exportLauncher(d, o);
+        QVERIFY2(r.ok, r.refusal.c_str());
+        QTemporaryDir dir;
+        QVERIFY(test::writeText(dir.filePath("launch.sh"), r.script));
+        QCOMPARE(test::runBash({"-n", dir.filePath("launch.sh")}, dir.path()), 0);
+        const std::vector<std::string> args0 = runLauncher(dir, r.script, "0");
+        const std::vector<std::string> args4 = runLauncher(dir, r.script, "4");
+        QVERIFY(!args0.empty());
+        QVERIFY(!args4.empty());
+
+        // The mesh list, checked against the rules of reference section 9.
+        const std::vector<std::string> meshTokens = valuesAfter(args0, "--hetero-process-meshes");
+        QCOMPARE(meshTokens, (std::vector<std::string>{"2", "1", "4", "4", "2", "4", "1", "4", "2", "1", "2", "1", "4", "4", "2"}));
+        QCOMPARE(meshTokens.size() % 5, std::size_t(0));   // 5 ints per mesh: TP CP EP DP PP
+        const std::vector<std::string> etp = valuesAfter(args0, "--expert-tensor-parallel-size-per-process-mesh");
+        QCOMPARE(etp, (std::vector<std::string>{"1", "2", "1"}));
+        int sumPP = 0, world = 0;
+        const int meshes = static_cast<int>(meshTokens.size() / 5);
+        const int mbs = std::stoi(valuesAfter(args0, "--micro-batch-size").front());
+        const int gbs = std::stoi(valuesAfter(args0, "--global-batch-size").front());
+        const int dp0 = std::stoi(meshTokens[3]);
+        for (int m = 0; m < meshes; ++m) {
+            const int tp = std::stoi(meshTokens[5 * m]), cp = std::stoi(meshTokens[5 * m + 1]), ep = std::stoi(meshTokens[5 * m + 2]),
+                      dp = std::stoi(meshTokens[5 * m + 3]), pp = std::stoi(meshTokens[5 * m + 4]);
+            sumPP += pp;
+            world += tp * cp * dp * pp;
+            QCOMPARE(cp, 1);                                                       // ParallelContext asserts CP == 1
+            QCOMPARE((tp * cp * dp * pp) % (std::stoi(etp[static_cast<std::size_t>(m)]) * ep * pp), 0);   // folding per mesh
+            QCOMPARE((dp0 * mbs) % dp, 0);                                         // MBS_i = DP0*MBS/DP_i integral
+            QCOMPARE(d.model.num_experts % ep, 0);
+        }
+        QCOMPARE(std::stoi(valuesAfter(args0, "--pipeline-model-parallel-size").front()), sumPP);   // global PP = sum of mesh PP
+        QCOMPARE(world, d.plan.numDevices());                                       // world = sum TP*CP*DP*PP = 40
+        QCOMPARE(world, 40);
+        QCOMPARE(gbs % (mbs * dp0), 0);
+        const std::vector<std::string> split = valuesAfter(args0, "--hetero-pipeline-layer-split");
+        QCOMPARE(static_cast<int>(split.size()), sumPP);
+        int layers = 0;
+        for (const std::string& n : split) layers += std::stoi(n);
+        QCOMPARE(layers, d.model.num_layers);
+        QCOMPARE(valuesAfter(args0, "--hetero-device-types"), (std::vector<std::string>{"H800", "A100-80GB", "910B-376T"}));
+        // Each node says its own type; vendors with different libraries talk through gloo.
+        QCOMPARE(valuesAfter(args0, "--hetero-current-device-type"), std::vector<std::string>{"H800"});
+        QCOMPARE(valuesAfter(args4, "--hetero-current-device-type"), std::vector<std::string>{"910B-376T"});
+        QVERIFY(contains(args0, "--hetero-use-cpu-communication"));
+        QCOMPARE(valuesAfter(args0, "--nproc_per_node"), std::vector<std::string>{"8"});
+        // Per-stage recompute: stages 0-2 off, stages 3-4 full, over M = 64 / (1 * 4) = 16 micro-batches.
+        QCOMPARE(valuesAfter(args0, "--recompute-granularity-per-stage-micro-batch"),
+                 (std::vector<std::string>{"[3, 16, 0]", "[2, 16, 1]"}));
+        QCOMPARE(valuesAfter(args0, "--recompute-num-layers-per-stage-micro-batch"),
+                 (std::vector<std::string>{"[3, 16, 0]", "[2, 16, 1]"}));
+        // Hostfile: node-rank order with type= on every line.
+        const std::vector<int> ids = test::nodeIds(d.cluster);
+        std::string expected = "# node-rank order; FlagScale hostfile format \"<host> slots=<N> type=<TYPE>\"\n";
+        const char* types[5] = {"H800", "H800", "A100-80GB", "910B-376T", "910B-376T"};
+        for (int n = 0; n < 5; ++n)
+            expected += d.cluster.node(ids[static_cast<std::size_t>(n)])->host + " slots=8 type=" + types[n] + "\n";
+        QCOMPARE(r.hostfile, expected);
+        // Every flag is an option of FlagScale's Megatron-LM (reference list).
+        const std::set<std::string> known = referenceFlags("flagscale-megatron-flags.txt");
+        auto entry = std::find(args0.begin(), args0.end(), "flagscale/train/train_gpt.py");
+        QVERIFY(entry != args0.end());
+        for (auto it = entry + 1; it != args0.end(); ++it)
+            if (it->rfind("--", 0) == 0)
+                QVERIFY2(known.count(*it), it->c_str());
+    }
+
+    void flagscaleRefusals()
+    {
+        ExportOptions o;
+        o.format = LauncherFormat::FlagScale;
+        PlanDocument d = flagscalePlan();
+        d.plan.stages[2].micro_batch_size = 1;   // must be DP0*MBS0/DP = 4/2 = 2
+        ExportResult r = exportLauncher(d, o);
+        QVERIFY(!r.ok);
+        QVERIFY(r.refusal.find("MBS") != std::string::npos);
+        d = flagscalePlan();
+        d.plan.vpp = 2;
+        QVERIFY(!exportLauncher(d, o).ok);
+        // Tied embeddings need the first and last mesh with the same TP: make the last mesh TP4.
+        d = flagscalePlan();
+        d.model.untie_embeddings_and_output_weights = false;
+        QVERIFY(exportLauncher(d, o).ok);   // TP 2 and 2
+        for (int s = 3; s < 5; ++s) {
+            auto& st = d.plan.stages[static_cast<std::size_t>(s)];
+            st.tp = 4; st.dp = 2; st.micro_batch_size = 2; st.edp = 1; st.etp = 2;
+        }
+        r = exportLauncher(d, o);
+        QVERIFY(!r.ok);
+        QVERIFY(r.refusal.find("tied embeddings") != std::string::npos);
+    }
+
+    void hostileNamesAndValues()
+    {
+        // Host names that would run a command are refused, for both targets.
+        for (const std::string host : {"$(reboot)", "node1;touch x", "`id`", "a b", "-oProxyCommand=x", "node\nreboot", ""}) {
+            PlanDocument d = megatronPlan();
+            d.cluster.nodes[1].host = host;
+            for (LauncherFormat f : {LauncherFormat::Megatron, LauncherFormat::FlagScale}) {
+                ExportOptions o;
+                o.format = f;
+                const ExportResult r = exportLauncher(d, o);
+                QVERIFY2(!r.ok, host.c_str());
+                QVERIFY(r.script.empty());
+                QVERIFY(r.refusal.find("host name") != std::string::npos);
+            }
+        }
+        // Values from the original script and names in the plan are quoted: running the
+        // launcher passes them through as text and creates nothing.
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const std::string marker = dir.filePath("PWNED").toStdString();
+        const std::string original = "export EVIL='$(touch " + marker + ")'\n"
+                                     "torchrun pretrain_gpt.py --num-layers 32 --hidden-size 4096 --num-attention-heads 32 "
+                                     "--save '/ckpt/$(touch " + marker + ")/a b' --load \"/x/\\`touch " + marker + "\\`\" "
+                                     "--data-path \"/d/it's \\\"quoted\\\"; touch " + marker + "\"\n";
+        ExportOptions o;
+        o.original = importMegatronScript(original, "evil.sh");
+        PlanDocument d = megatronPlan();
+        d.plan.name = "plan\ntouch " + marker;
+        d.model.name = "model $(touch " + marker + ")";
+        const ExportResult r = exportLauncher(d, o);
+        QVERIFY2(r.ok, r.refusal.c_str());
+        const std::vector<std::string> args = runLauncher(dir, r.script, "0");
+        QVERIFY(!args.empty());
+        QVERIFY(!QFile::exists(QString::fromStdString(marker)));
+        QCOMPARE(valuesAfter(args, "--save"), std::vector<std::string>{"/ckpt/$(touch " + marker + ")/a b"});
+        QCOMPARE(valuesAfter(args, "--load"), std::vector<std::string>{"/x/`touch " + marker + "`"});
+        QCOMPARE(valuesAfter(args, "--data-path"), std::vector<std::string>{"/d/it's \"quoted\"; touch " + marker});
+        QVERIFY(!QFile::exists(QString::fromStdString(marker)));
+    }
+
+    void flagListsMatchReference()
+    {
+        // The embedded lists are the reference lists.
+        QCOMPARE(FlagList::megatron().flags(), referenceFlags("megatron-lm-flags.txt"));
+        QCOMPARE(FlagList::flagscale().flags(), referenceFlags("flagscale-megatron-flags.txt"));
+        QCOMPARE(FlagList::megatron().flags().size(), std::size_t(878));   // the list's own header: 878 option strings
+    }
+};
+
+QTEST_APPLESS_MAIN(TestLauncherExport)
+#include "TestLauncherExport.moc"

@@ -1,0 +1,340 @@
+// Script import: launch scripts laid out like Megatron-LM's examples (mixtral, gpt3, llama)
+// give back every parallel knob and model field; bash expansion rules; nothing executed.
+
+#include "MegatronTestUtil.h"
+
+#include "megatron/BashReader.h"
+#include "megatron/ScriptImport.h"
+
+#include <QTest>
+
+#include <algorithm>
+
+using namespace hapmoe;
+
+namespace {
+
+const ScriptFlag* findFlag(const ImportedScript& s, const std::string& name)
+{
+    for (const ScriptFlag& f : s.other_flags)
+        if (f.name == name)
+            return &f;
+    return nullptr;
+}
+
+bool hasWarning(const ImportedScript& s, const std::string& part)
+{
+    return std::any_of(s.warnings.begin(), s.warnings.end(), [&](const std::string& w) { return w.find(part) != std::string::npos; });
+}
+
+// The launch command's arguments after the entry script, for small inline scripts.
+std::vector<std::string> argsOf(const std::string& script)
+{
+    BashReader r("inline.sh");
+    r.read(script);
+    for (const ShellCommand& c : r.commands())
+        if (!c.words.empty() && c.words.front() == "torchrun")
+            return std::vector<std::string>(c.words.begin() + 2, c.words.end());
+    return {};
+}
+
+} // namespace
+
+class TestScriptImport : public QObject {
+    Q_OBJECT
+
+private slots:
+    void mixtralStyleScript()
+    {
+        const ImportedScript s = importMegatronScriptFile(test::dataFile("train_mixtral_8x7b_distributed.sh"));
+        QCOMPARE(s.launcher, std::string("torchrun"));
+        QCOMPARE(s.entry_script, std::string("pretrain_gpt.py"));
+        // NNODES=${SLURM_NNODES:-"4"}, GPUS_PER_NODE=8
+        QCOMPARE(s.nnodes, 4);
+        QCOMPARE(s.nproc_per_node, 8);
+        QCOMPARE(s.world_size, 32);
+        QCOMPARE(s.master_addr, std::string("localhost"));
+        QCOMPARE(s.master_port, std::string("6000"));
+        const ParallelConfig& p = s.parallel;
+        QCOMPARE(p.tp, 1);
+        QCOMPARE(p.pp, 4);
+        QCOMPARE(p.cp, 1);
+        QCOMPARE(p.ep, 8);
+        QCOMPARE(p.etp, 0);   // not given: Megatron uses TP
+        QCOMPARE(p.vpp, 1);
+        QCOMPARE(p.recompute, Recompute::Full);
+        QCOMPARE(p.recompute_method, std::string("uniform"));
+        QCOMPARE(p.recompute_layers, 0);   // uniform: every layer
+        QVERIFY(p.distributed_optimizer);
+        QVERIFY(p.sequence_parallel);
+        QCOMPARE(p.micro_batch_size, 1);
+        QCOMPARE(p.global_batch_size, 256);
+        const ModelSpec& m = s.model;
+        QCOMPARE(m.num_layers, 32);
+        QCOMPARE(m.hidden_size, 4096);
+        QCOMPARE(m.ffn_hidden_size, 14336);
+        QCOMPARE(m.num_attention_heads, 32);
+        QCOMPARE(m.num_query_groups, 8);
+        QCOMPARE(m.seq_length, 4096);
+        QCOMPARE(m.max_position_embeddings, 32768);
+        QVERIFY(m.swiglu);
+        QVERIFY(!m.add_bias_linear);
+        QVERIFY(m.untie_embeddings_and_output_weights);
+        QCOMPARE(m.normalization, std::string("RMSNorm"));
+        QCOMPARE(m.num_experts, 8);
+        QCOMPARE(m.moe_router_topk, 2);
+        QCOMPARE(m.moe_token_dispatcher_type, TokenDispatcher::AllToAll);
+        QCOMPARE(m.training.precision, Precision::BF16);
+        QCOMPARE(m.training.global_batch_size, 256);
+        // Exported variables, with the default expanded.
+        QVERIFY(std::find(s.environment.begin(), s.environment.end(), "CUDA_DEVICE_MAX_CONNECTIONS=1") != s.environment.end());
+        QVERIFY(std::find(s.environment.begin(), s.environment.end(), "NCCL_IB_QPS_PER_CONNECTION=4") != s.environment.end());
+        // Other flags verbatim; the W&B block's condition is false (the key is not set).
+        QVERIFY(findFlag(s, "--save"));
+        QCOMPARE(findFlag(s, "--save")->values, std::vector<std::string>{"/checkpoints/mixtral-8x7b"});
+        QCOMPARE(findFlag(s, "--tensorboard-dir")->values, std::vector<std::string>{"/checkpoints/mixtral-8x7b/tensorboard"});
+        QCOMPARE(findFlag(s, "--moe-aux-loss-coeff")->values, std::vector<std::string>{"1e-2"});
+        QVERIFY(findFlag(s, "--no-load-rng"));
+        QVERIFY(!findFlag(s, "--wandb-project"));
+        QVERIFY(!findFlag(s, "--num-layers"));   // mapped, not kept twice
+        QVERIFY(hasWarning(s, "vocabulary"));
+    }
+
+    void gpt3StyleScript()
+    {
+        const ImportedScript s = importMegatronScriptFile(test::dataFile("train_gpt3_175b_distributed.sh"));
+        QCOMPARE(s.nnodes, 16);
+        QCOMPARE(s.nproc_per_node, 8);
+        QCOMPARE(s.world_size, 128);
+        QCOMPARE(s.parallel.tp, 8);
+        QCOMPARE(s.parallel.pp, 16);
+        QCOMPARE(s.parallel.global_batch_size, 1536);
+        QVERIFY(!s.parallel.distributed_optimizer);
+        QCOMPARE(s.parallel.recompute, Recompute::None);
+        // GPT-3 175B (Brown et al. 2020, table 2.1) and Megatron's defaults: FFN 4h, bias on,
+        // LayerNorm, tied embeddings, GPT-2 BPE vocabulary (merge file) of 50257.
+        QCOMPARE(s.model.num_layers, 96);
+        QCOMPARE(s.model.hidden_size, 12288);
+        QCOMPARE(s.model.ffn_hidden_size, 4 * 12288);
+        QCOMPARE(s.model.num_attention_heads, 96);
+        QCOMPARE(s.model.num_query_groups, 0);
+        QCOMPARE(s.model.seq_length, 2048);
+        QVERIFY(s.model.add_bias_linear);
+        QVERIFY(!s.model.untie_embeddings_and_output_weights);
+        QCOMPARE(s.model.normalization, std::string("LayerNorm"));
+        QCOMPARE(s.model.vocab_size, 50257);
+        QCOMPARE(s.model.training.precision, Precision::FP16);
+        QVERIFY(!s.model.isMoe());
+        // A comment after a value inside an array is not a value.
+        QCOMPARE(findFlag(s, "--attention-backend")->values, std::vector<std::string>{"auto"});
+        QCOMPARE(findFlag(s, "--rampup-batch-size")->values, (std::vector<std::string>{"16", "16", "5859375"}));
+        QCOMPARE(findFlag(s, "--lr-warmup-fraction")->values, std::vector<std::string>{".001"});
+        // Positional parameters are unknown when reading: kept as ${ARGn} and reported.
+        QCOMPARE(findFlag(s, "--data-path")->values, std::vector<std::string>{"${ARG5}"});
+        QCOMPARE(findFlag(s, "--save")->values, std::vector<std::string>{"${ARG1}"});
+        QVERIFY(hasWarning(s, "positional parameter $5"));
+    }
+
+    void llamaStyleScript()
+    {
+        const ImportedScript s = importMegatronScriptFile(test::dataFile("train_llama3_8b.sh"));
+        QCOMPARE(s.launcher, std::string("python -m torch.distributed.run"));
+        QCOMPARE(s.entry_script, std::string("pretrain_gpt.py"));
+        QCOMPARE(s.nnodes, 2);
+        QCOMPARE(s.nproc_per_node, 8);   // --nproc-per-node spelling
+        QCOMPARE(s.world_size, 16);
+        QCOMPARE(s.parallel.tp, 2);
+        QCOMPARE(s.parallel.cp, 2);
+        QCOMPARE(s.parallel.pp, 1);
+        QCOMPARE(s.parallel.recompute, Recompute::Selective);   // --recompute-activations
+        QVERIFY(s.parallel.sequence_parallel);
+        QVERIFY(s.parallel.distributed_optimizer);               // appended via "${DDP_ARGS[@]}"
+        QCOMPARE(s.parallel.global_batch_size, 128);
+        // Llama 3 8B (Meta model card): 32 layers, 4096 hidden, 14336 FFN, 32 heads, 8 KV heads.
+        QCOMPARE(s.model.num_layers, 32);
+        QCOMPARE(s.model.ffn_hidden_size, 14336);
+        QCOMPARE(s.model.num_query_groups, 8);
+        QCOMPARE(s.model.kv_channels, 128);
+        QCOMPARE(s.model.seq_length, 8192);
+        QCOMPARE(s.model.vocab_size, 128256);   // from the taken (mock data) branch
+        QCOMPARE(s.model.training.precision, Precision::BF16);
+        // DTYPE="bf16": the elif branch runs, the fp8 one does not.
+        QVERIFY(findFlag(s, "--grad-reduce-in-bf16"));
+        QVERIFY(!findFlag(s, "--fp8-format"));
+        QVERIFY(findFlag(s, "--mock-data"));
+        QVERIFY(!findFlag(s, "--data-path"));
+        // "--split '99,1,0'" as one array element: bash splits it and keeps the quotes.
+        QCOMPARE(findFlag(s, "--split")->values, std::vector<std::string>{"'99,1,0'"});
+        QVERIFY(hasWarning(s, "quote characters"));
+        // ${1:-"checkpoints/llama3_8b"}: the default.
+        QCOMPARE(findFlag(s, "--save")->values, std::vector<std::string>{"checkpoints/llama3_8b"});
+        // ${PWD} comes from the environment: kept literal and reported.
+        QCOMPARE(findFlag(s, "--data-cache-path")->values, std::vector<std::string>{"${PWD}/cache_llama3_8b"});
+        QVERIFY(hasWarning(s, "PWD is not set"));
+    }
+
+    void parameterExpansion()
+    {
+        BashReader r("inline.sh");
+        r.read("A=1\nE=\n"
+               "B=${A:-x} C=${UNSET:-y} D=${E:-z} F=${E-w} G=${A:+alt} H=${UNSET:+alt}\n"
+               "I=${J:=assigned}\n"
+               "K=$((2 * 3 + ${A}))\n"
+               "P=/a/b/c.txt; Q=${P##*/}; R=${P%.txt}\n");
+        const auto& v = r.variables();
+        QCOMPARE(v.at("B"), std::string("1"));
+        QCOMPARE(v.at("C"), std::string("y"));
+        QCOMPARE(v.at("D"), std::string("z"));
+        QCOMPARE(v.at("F"), std::string(""));   // ${E-w}: E is set (empty), no default
+        QCOMPARE(v.at("G"), std::string("alt"));
+        QCOMPARE(v.at("H"), std::string(""));
+        QCOMPARE(v.at("I"), std::string("assigned"));
+        QCOMPARE(v.at("J"), std::string("assigned"));
+        QCOMPARE(v.at("K"), std::string("7"));
+        QCOMPARE(v.at("Q"), std::string("c.txt"));
+        QCOMPARE(v.at("R"), std::string("/a/b/c"));
+    }
+
+    void arrayExpansion()
+    {
+        // Unquoted: every element split again; "${A[@]}": one word per element; "${A[*]}": one word.
+        const std::string defs = "A=(\"--split 1,2\" --x # a comment\n  'y z'\n)\n";
+        QCOMPARE(argsOf(defs + "torchrun e.py ${A[@]}\n"), (std::vector<std::string>{"--split", "1,2", "--x", "y", "z"}));
+        QCOMPARE(argsOf(defs + "torchrun e.py \"${A[@]}\"\n"), (std::vector<std::string>{"--split 1,2", "--x", "y z"}));
+        QCOMPARE(argsOf(defs + "torchrun e.py \"${A[*]}\"\n"), (std::vector<std::string>{"--split 1,2 --x y z"}));
+        QCOMPARE(argsOf(defs + "B=()\ntorchrun e.py \"${B[@]}\" end\n"), (std::vector<std::string>{"end"}));
+        QCOMPARE(argsOf(defs + "A+=(--more)\ntorchrun e.py ${#A[@]} ${A[3]}\n"), (std::vector<std::string>{"4", "--more"}));
+        // Line continuations and a comment at the end of the command.
+        QCOMPARE(argsOf("torchrun e.py \\\n  --a 1 \\\n  --b 2 # done\n"), (std::vector<std::string>{"--a", "1", "--b", "2"}));
+    }
+
+    void flagForms()
+    {
+        const ImportedScript s = importMegatronScript(
+            "torchrun --nproc_per_node=4 --nnodes=2 pretrain_gpt.py --num-layers=8 --hidden-size 512 "
+            "--num-attention-heads 8 --seq-length 1024 --max-position-embeddings 1024 --bf16 --adam-eps 1e-8 "
+            "--no-such-flag value --init-method-std -0.5 --tensor-model-parallel-size 2\n",
+            "inline.sh");
+        QCOMPARE(s.world_size, 8);
+        QCOMPARE(s.model.num_layers, 8);
+        QCOMPARE(s.parallel.tp, 2);
+        QVERIFY(findFlag(s, "--no-such-flag"));   // unknown: kept and reported
+        QCOMPARE(findFlag(s, "--no-such-flag")->values, std::vector<std::string>{"value"});
+        QVERIFY(hasWarning(s, "unknown flag --no-such-flag"));
+        QCOMPARE(findFlag(s, "--init-method-std")->values, std::vector<std::string>{"-0.5"});   // a negative value
+        QCOMPARE(s.model.ffn_hidden_size, 4 * 512);
+    }
+
+    void nothingIsExecuted()
+    {
+        // Command substitution, backticks and eval are never run: they stay text and are reported.
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const std::string marker = dir.filePath("ran").toStdString();
+        const std::string script = "OUT=$(touch " + marker + ")\nT=`touch " + marker + "`\neval \"touch " + marker
+            + "\"\ntorchrun pretrain_gpt.py --num-layers 2 --hidden-size 64 --num-attention-heads 2 --save $(touch " + marker
+            + ") --load `touch " + marker + "`\n";
+        const ImportedScript s = importMegatronScript(script, "hostile.sh");
+        QVERIFY(!QFile::exists(QString::fromStdString(marker)));
+        QCOMPARE(findFlag(s, "--save")->values, std::vector<std::string>{"$(touch " + marker + ")"});
+        QCOMPARE(findFlag(s, "--load")->values, std::vector<std::string>{"`touch " + marker + "`"});
+        QVERIFY(hasWarning(s, "command substitution"));
+        QVERIFY(hasWarning(s, "eval is not executed"));
+    }
+
+    void layoutAndSplits()
+    {
+        const std::string base = "torchrun pretrain_gpt.py --hidden-size 64 --num-attention-heads 2 ";
+        // [5,8,8,9] on PP=4 (reference section 4a, verified with Megatron's parser).
+        ImportedScript s = importMegatronScript(
+            base + "--num-layers 30 --pipeline-model-parallel-size 4 --pipeline-model-parallel-layout \"Ettttt|tttttttt|tttttttt|tttttttttL\"\n",
+            "a.sh");
+        QCOMPARE(s.parallel.layer_split, (std::vector<int>{5, 8, 8, 9}));
+        QCOMPARE(s.parallel.vpp, 1);
+        // DeepSeek-V3's layout from Megatron's docs: 61 layers + 1 MTP on PP16 -> VPP2,
+        // pp0 = E+3t / 2t = 5 layers, pp1..13 = 4, pp14 = 2t / m = 2, pp15 = 2t / L = 2.
+        s = importMegatronScript(base + "--num-layers 61 --pipeline-model-parallel-size 16 "
+                                        "--pipeline-model-parallel-layout 'Et*3|(tt|)*29,m|L'\n",
+                                 "b.sh");
+        QCOMPARE(s.parallel.vpp, 2);
+        std::vector<int> expected(16, 4);
+        expected[0] = 5;
+        expected[14] = 2;
+        expected[15] = 2;
+        QCOMPARE(s.parallel.layer_split, expected);
+        // First/last stage counts: 12 layers, PP4, first 2, last 2 -> [2,4,4,2] (Megatron's
+        // gpt3_mcore_te_tp1_pp4_vp1_uneven_pipeline test case).
+        s = importMegatronScript(base + "--num-layers 12 --pipeline-model-parallel-size 4 "
+                                        "--decoder-first-pipeline-num-layers 2 --decoder-last-pipeline-num-layers 2\n",
+                                 "c.sh");
+        QCOMPARE(s.parallel.layer_split, (std::vector<int>{2, 4, 4, 2}));
+        // Interleaving from layers per virtual stage: 32 / (PP4 * 4) = VPP 2.
+        s = importMegatronScript(base + "--num-layers 32 --pipeline-model-parallel-size 4 --num-layers-per-virtual-pipeline-stage 4\n",
+                                 "d.sh");
+        QCOMPARE(s.parallel.vpp, 2);
+        // A MoE layer pattern as a Python list expression: 3 dense then 58 MoE layers.
+        s = importMegatronScript(base + "--num-layers 61 --num-experts 64 --moe-layer-freq \"([0]*3+[1]*58)\"\n", "e.sh");
+        QCOMPARE(s.model.moe_layer_pattern.size(), std::size_t(61));
+        QCOMPARE(s.model.numMoeLayers(), 58);
+        QVERIFY(!s.model.isMoeLayer(2));
+        QVERIFY(s.model.isMoeLayer(3));
+    }
+
+    void badScripts()
+    {
+        QVERIFY_THROWS_EXCEPTION(InputError, importMegatronScript("echo hello\nls -l\n", "nolaunch.sh"));
+        try {
+            importMegatronScript("A=1\nB=\"unterminated\ntorchrun x.py\n", "quote.sh");
+            QFAIL("an unterminated quote must be refused");
+        } catch (const InputError& e) {
+            QCOMPARE(e.file(), std::string("quote.sh"));
+            QCOMPARE(e.where(), std::string("line 2"));
+        }
+        QVERIFY_THROWS_EXCEPTION(InputError, importMegatronScript("A=(one two\ntorchrun x.py\n", "array.sh"));
+        // Deep nesting and huge repeat counts are refused or kept as text, never a crash.
+        std::string deep = "X=";
+        for (int i = 0; i < 200; ++i) deep += "${A:-";
+        for (int i = 0; i < 200; ++i) deep += "}";
+        const ImportedScript s = importMegatronScript(deep + "\ntorchrun x.py --num-layers $((1+))\n", "deep.sh");
+        QCOMPARE(s.entry_script, std::string("x.py"));
+    }
+
+    void planOnCluster()
+    {
+        const ImportedScript s = importMegatronScriptFile(test::dataFile("train_mixtral_8x7b_distributed.sh"));
+        const Cluster c = test::cluster("H800:4x8");
+        const Plan p = planFromScript(s, c, DeviceCatalog::builtin());
+        QCOMPARE(p.pp(), 4);
+        QCOMPARE(p.global_batch_size, 256);
+        QCOMPARE(p.numMicrobatches(), 32);   // 256 / (MBS 1 * DP 8)
+        const std::vector<int> ids = test::nodeIds(c);
+        for (int st = 0; st < 4; ++st) {
+            const StagePlan& stage = p.stages[static_cast<std::size_t>(st)];
+            QCOMPARE(stage.device_type, std::string("H800"));
+            QCOMPARE(stage.num_layers, 8);
+            QCOMPARE(stage.first_layer, 8 * st);
+            // TP1 CP1 on 8 devices: DP 8; EP 8, ETP = TP = 1, EDP 1 (folding).
+            QCOMPARE(stage.dp, 8);
+            QCOMPARE(stage.ep, 8);
+            QCOMPARE(stage.etp, 1);
+            QCOMPARE(stage.edp, 1);
+            QCOMPARE(stage.devices.size(), std::size_t(1));
+            QCOMPARE(stage.devices.front().node, ids[static_cast<std::size_t>(st)]);
+        }
+        // 4 nodes on a 3-node cluster: refused with the reason.
+        QVERIFY_THROWS_EXCEPTION(InputError, planFromScript(s, test::cluster("H800:3x8"), DeviceCatalog::builtin()));
+        // PP2 over 4 nodes: stage 0 would span the A100 node and an H800 node.
+        const ImportedScript two = importMegatronScript(
+            "torchrun --nproc_per_node 8 --nnodes 4 pretrain_gpt.py --num-layers 8 --hidden-size 64 --num-attention-heads 8 "
+            "--pipeline-model-parallel-size 2\n",
+            "two.sh");
+        QVERIFY_THROWS_EXCEPTION(InputError,
+                                 planFromScript(two, test::cluster("A100-80GB:1x8,H800:3x8"), DeviceCatalog::builtin()));
+        const Plan ok = planFromScript(two, test::cluster("A100-80GB:2x8,H800:2x8"), DeviceCatalog::builtin());
+        QCOMPARE(ok.stages[0].device_type, std::string("A100-80GB"));
+        QCOMPARE(ok.stages[1].device_type, std::string("H800"));
+    }
+};
+
+QTEST_APPLESS_MAIN(TestScriptImport)
+#include "TestScriptImport.moc"

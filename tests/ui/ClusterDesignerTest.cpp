@@ -1,0 +1,266 @@
+// The cluster designer driven through the real widgets: palette drops, links drawn with the
+// mouse, moves, the property editor, copy and paste, presets, problem badges, undo and redo.
+
+#include "GuiTestSupport.h"
+
+#include "NodeItem.h"
+#include "ProblemsPanel.h"
+#include "ProjectDocument.h"
+#include "PropertyEditor.h"
+
+#include "hardware/DeviceCatalog.h"
+
+#include <QListWidget>
+#include <QSpinBox>
+#include <QUndoStack>
+
+using namespace hapmoe;
+using namespace hapmoe::ui;
+using namespace hapmoe::ui::test;
+
+class ClusterDesignerTest : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() { initGuiTest(); }
+
+    void dropFromPaletteAddsNode()
+    {
+        auto w = makeWindow();
+        w->newProject();
+        ProjectDocument* doc = w->document();
+        QCOMPARE(doc->cluster().nodes.size(), size_t(0));
+        const QPoint at = w->clusterView()->viewport()->rect().center();
+        QVERIFY(dropDevice(*w, QStringLiteral("H800"), at));
+
+        QCOMPARE(doc->cluster().nodes.size(), size_t(1));
+        const Node node = doc->cluster().nodes.front();
+        QCOMPARE(node.device_type, std::string("H800"));
+        QCOMPARE(node.count, 8);   // the default node size
+        // The node sits where it was dropped, snapped to the 20-unit grid.
+        const QPointF scenePos = w->clusterView()->mapToScene(at);
+        QVERIFY(std::abs(node.x - scenePos.x()) <= 10.0 + 1e-9);
+        QVERIFY(std::abs(node.y - scenePos.y()) <= 10.0 + 1e-9);
+        QCOMPARE(std::fmod(node.x, 20.0), 0.0);
+        QVERIFY(w->clusterScene()->nodeItem(node.id));
+        QVERIFY(doc->isModified());
+
+        doc->undoStack()->undo();
+        QCOMPARE(doc->cluster().nodes.size(), size_t(0));
+        QVERIFY(!w->clusterScene()->nodeItem(node.id));
+        QVERIFY(!doc->isModified());
+        doc->undoStack()->redo();
+        QCOMPARE(doc->cluster().nodes.size(), size_t(1));
+        QVERIFY(w->clusterScene()->nodeItem(node.id));
+    }
+
+    void dropOnSwitchAddsNodeAndLinkInOneStep()
+    {
+        auto w = makeWindow();
+        w->newProject();
+        ProjectDocument* doc = w->document();
+        w->clusterView()->addSwitchAtCenter();
+        QCOMPARE(doc->cluster().switches.size(), size_t(1));
+        const int sw = doc->cluster().switches.front().id;
+        const int before = doc->undoStack()->count();
+        QVERIFY(dropDevice(*w, QStringLiteral("MI300X"), viewportPosOf(*w, sw)));
+        QCOMPARE(doc->cluster().nodes.size(), size_t(1));
+        QCOMPARE(doc->cluster().links.size(), size_t(1));
+        QCOMPARE(doc->undoStack()->count(), before + 1);   // node and link: one step
+        // 8 MI300X with one 400 Gb/s NIC each (50 GB/s, device-specs.md section 4): 400 GB/s.
+        QCOMPARE(doc->cluster().links.front().bandwidth_gbytes_per_s, 400.0);
+        doc->undoStack()->undo();
+        QCOMPARE(doc->cluster().nodes.size(), size_t(0));
+        QCOMPARE(doc->cluster().links.size(), size_t(0));
+        QCOMPARE(doc->cluster().switches.size(), size_t(1));
+    }
+
+    void connectTwoNodesWithTheMouse()
+    {
+        auto w = makeWindow();
+        w->newProject();
+        ProjectDocument* doc = w->document();
+        QWidget* viewport = w->clusterView()->viewport();
+        const QPoint c = viewport->rect().center();
+        QVERIFY(dropDevice(*w, QStringLiteral("H800"), c - QPoint(200, 0)));
+        QVERIFY(dropDevice(*w, QStringLiteral("910B-376T"), c + QPoint(200, 0)));
+        QCOMPARE(doc->cluster().nodes.size(), size_t(2));
+        const int a = doc->cluster().nodes[0].id;
+        const int b = doc->cluster().nodes[1].id;
+
+        // Shift+drag from one node to the other draws a link.
+        const QPoint pa = viewportPosOf(*w, a), pb = viewportPosOf(*w, b);
+        QTest::mousePress(viewport, Qt::LeftButton, Qt::ShiftModifier, pa);
+        QTest::mouseMove(viewport, (pa + pb) / 2);
+        QTest::mouseMove(viewport, pb);
+        QTest::mouseRelease(viewport, Qt::LeftButton, Qt::ShiftModifier, pb);
+        QCOMPARE(doc->cluster().links.size(), size_t(1));
+        const Link link = doc->cluster().links.front();
+        QCOMPARE(std::min(link.a, link.b), std::min(a, b));
+        QCOMPARE(std::max(link.a, link.b), std::max(a, b));
+        // Node uplinks: 8 x 50 GB/s (H800, CX7 400 Gb/s) and 8 x 25 GB/s (910B, 200GE RoCE),
+        // device-specs.md section 4; a direct link runs at the slower side: 200 GB/s.
+        QCOMPARE(link.bandwidth_gbytes_per_s, 200.0);
+        QVERIFY(w->clusterScene()->linkItem(a, b));
+
+        // The Connect tool does the same without Shift; a second link between the same
+        // pair is refused.
+        w->clusterView()->setConnectMode(true);
+        QTest::mousePress(viewport, Qt::LeftButton, Qt::NoModifier, pb);
+        QTest::mouseRelease(viewport, Qt::LeftButton, Qt::NoModifier, pa);
+        QCOMPARE(doc->cluster().links.size(), size_t(1));
+        w->clusterView()->setConnectMode(false);
+
+        // Undo the link, then both nodes; redo everything.
+        QUndoStack* stack = doc->undoStack();
+        stack->undo();
+        QCOMPARE(doc->cluster().links.size(), size_t(0));
+        QVERIFY(!w->clusterScene()->linkItem(a, b));
+        stack->undo();
+        stack->undo();
+        QCOMPARE(doc->cluster().nodes.size(), size_t(0));
+        stack->redo();
+        stack->redo();
+        stack->redo();
+        QCOMPARE(doc->cluster().nodes.size(), size_t(2));
+        QCOMPARE(doc->cluster().links.size(), size_t(1));
+        QVERIFY(w->clusterScene()->linkItem(a, b));
+    }
+
+    void dragMovesNodeInOneUndoStep()
+    {
+        auto w = makeWindow();
+        w->newProject();
+        ProjectDocument* doc = w->document();
+        QWidget* viewport = w->clusterView()->viewport();
+        QVERIFY(dropDevice(*w, QStringLiteral("H100-SXM"), viewport->rect().center()));
+        const Node start = doc->cluster().nodes.front();
+        const int steps = doc->undoStack()->count();
+        const QPoint p = viewportPosOf(*w, start.id);
+        QTest::mousePress(viewport, Qt::LeftButton, Qt::NoModifier, p);
+        for (int i = 1; i <= 6; ++i)
+            QTest::mouseMove(viewport, p + QPoint(15 * i, 8 * i));
+        QTest::mouseRelease(viewport, Qt::LeftButton, Qt::NoModifier, p + QPoint(90, 48));
+        const Node moved = doc->cluster().nodes.front();
+        QVERIFY(moved.x != start.x || moved.y != start.y);
+        QCOMPARE(std::fmod(moved.x, 20.0), 0.0);   // snapped
+        QCOMPARE(std::fmod(moved.y, 20.0), 0.0);
+        QCOMPARE(doc->undoStack()->count(), steps + 1);   // the whole drag is one step
+        doc->undoStack()->undo();
+        QCOMPARE(doc->cluster().nodes.front().x, start.x);
+        QCOMPARE(doc->cluster().nodes.front().y, start.y);
+        QCOMPARE(w->clusterScene()->nodeItem(start.id)->pos(), QPointF(start.x, start.y));
+    }
+
+    void propertyEditorChangesNodeCount()
+    {
+        auto w = makeWindow();
+        w->newProject();
+        ProjectDocument* doc = w->document();
+        QWidget* viewport = w->clusterView()->viewport();
+        QVERIFY(dropDevice(*w, QStringLiteral("H800"), viewport->rect().center()));
+        const int id = doc->cluster().nodes.front().id;
+        w->clusterScene()->clearSelection();
+        QTest::mouseClick(viewport, Qt::LeftButton, Qt::NoModifier, viewportPosOf(*w, id));
+        QCOMPARE(w->clusterScene()->selectedIds(), QSet<int>{id});
+
+        QSpinBox* count = w->propertyEditor()->nodeCountEditor();
+        QVERIFY(count->isVisible());
+        QCOMPARE(count->value(), 8);
+        count->setFocus();
+        count->selectAll();
+        QTest::keyClicks(count, QStringLiteral("16"));
+        QCOMPARE(doc->cluster().nodes.front().count, 8);   // not committed while typing
+        QTest::keyClick(count, Qt::Key_Return);
+        QCOMPARE(doc->cluster().nodes.front().count, 16);
+        // 16 H800 at 989 TFLOP/s each (device-specs.md section 4): 15.8 PFLOP/s.
+        QVERIFY2(w->statusSummary().contains(QStringLiteral("16 \u00d7 H800")), qPrintable(w->statusSummary()));
+        QVERIFY2(w->statusSummary().contains(QStringLiteral("15.8 PFLOP/s")), qPrintable(w->statusSummary()));
+        doc->undoStack()->undo();
+        QCOMPARE(doc->cluster().nodes.front().count, 8);
+        QCOMPARE(count->value(), 8);   // the editor follows the document
+        doc->undoStack()->redo();
+        QCOMPARE(doc->cluster().nodes.front().count, 16);
+    }
+
+    void copyPasteAndDelete()
+    {
+        auto w = makeWindow();
+        w->newProject();
+        ProjectDocument* doc = w->document();
+        QWidget* viewport = w->clusterView()->viewport();
+        const QPoint c = viewport->rect().center();
+        QVERIFY(dropDevice(*w, QStringLiteral("A100-80GB"), c - QPoint(150, 0)));
+        QVERIFY(dropDevice(*w, QStringLiteral("A100-80GB"), c + QPoint(150, 0)));
+        const int a = doc->cluster().nodes[0].id, b = doc->cluster().nodes[1].id;
+        QVERIFY(doc->connectItems(a, b));
+        w->clusterScene()->selectIds({a, b});
+        w->clusterView()->copySelection();
+        w->clusterView()->paste();
+        QCOMPARE(doc->cluster().nodes.size(), size_t(4));
+        QCOMPARE(doc->cluster().links.size(), size_t(2));   // the link among the copies comes along
+        QCOMPARE(w->clusterScene()->selectedIds().size(), 2);
+        QVERIFY(!w->clusterScene()->selectedIds().contains(a));
+
+        // Delete key on the canvas removes the pasted pair and its link, in one step.
+        w->clusterView()->setFocus();
+        QTest::keyClick(viewport, Qt::Key_Delete);
+        QCOMPARE(doc->cluster().nodes.size(), size_t(2));
+        QCOMPARE(doc->cluster().links.size(), size_t(1));
+        doc->undoStack()->undo();
+        QCOMPARE(doc->cluster().nodes.size(), size_t(4));
+        QCOMPARE(doc->cluster().links.size(), size_t(2));
+    }
+
+    void presetLoadsInOneClick()
+    {
+        auto w = makeWindow();
+        w->newProject();
+        ProjectDocument* doc = w->document();
+        QListWidget* list = w->clusterPresetList();
+        QListWidgetItem* item = nullptr;
+        for (int i = 0; i < list->count(); ++i)
+            if (list->item(i)->data(Qt::UserRole).toString() == QLatin1String("32-3"))
+                item = list->item(i);
+        QVERIFY(item);
+        list->scrollToItem(item);
+        QTest::mouseClick(list->viewport(), Qt::LeftButton, Qt::NoModifier, list->visualItemRect(item).center());
+        // Table 1 of the paper: 32-3 = 910B (2x8) + MI300X (2x8).
+        QCOMPARE(doc->cluster().nodes.size(), size_t(4));
+        QCOMPARE(doc->cluster().totalDevices(), 32);
+        QCOMPARE(w->clusterScene()->nodeItem(doc->cluster().nodes.front().id) != nullptr, true);
+        // Peak: 16 x 353.9 (910B-376T) + 16 x 1307.4 (MI300X) TFLOP/s (device-specs.md
+        // section 4) = 26,580.8 TFLOP/s.
+        QVERIFY2(w->statusSummary().contains(QStringLiteral("26.6 PFLOP/s")), qPrintable(w->statusSummary()));
+        QVERIFY(w->statusSummary().contains(QStringLiteral("32 devices in 4 nodes")));
+        doc->undoStack()->undo();
+        QCOMPARE(doc->cluster().nodes.size(), size_t(0));
+    }
+
+    void problemsShowAsBadgesAndInTheList()
+    {
+        auto w = makeWindow();
+        w->newProject();
+        ProjectDocument* doc = w->document();
+        QWidget* viewport = w->clusterView()->viewport();
+        const QPoint c = viewport->rect().center();
+        QVERIFY(dropDevice(*w, QStringLiteral("H800"), c - QPoint(200, 0)));
+        QVERIFY(dropDevice(*w, QStringLiteral("H800"), c + QPoint(200, 0)));
+        const int a = doc->cluster().nodes[0].id, b = doc->cluster().nodes[1].id;
+        // Two nodes without links: each is unlinked, and the cluster falls apart in islands.
+        QVERIFY(w->problemsPanel()->problemCount() >= 2);
+        QVERIFY(!w->clusterScene()->nodeItem(a)->problems().isEmpty());
+        QVERIFY(!w->clusterScene()->nodeItem(b)->problems().isEmpty());
+        QVERIFY(doc->connectItems(a, b));
+        QCOMPARE(w->problemsPanel()->problemCount(), 0);
+        QVERIFY(w->clusterScene()->nodeItem(a)->problems().isEmpty());
+        // An unknown device type is flagged on its node.
+        Node n = *doc->cluster().node(a);
+        n.device_type = "TPU-v9";
+        doc->setNode(n);
+        QVERIFY(!w->clusterScene()->nodeItem(a)->problems().isEmpty());
+        QVERIFY(w->problemsPanel()->messages().join(' ').contains(QStringLiteral("TPU-v9")));
+    }
+};
+
+QTEST_MAIN(ClusterDesignerTest)
+#include "ClusterDesignerTest.moc"

@@ -1,0 +1,152 @@
+// The project document through the main window: save and reopen, the title's modified
+// mark, a bad file naming its field, recent files and the autosave that survives a crash.
+
+#include "GuiTestSupport.h"
+
+#include "AutosaveManager.h"
+#include "ProjectDocument.h"
+
+#include "io/Documents.h"
+
+#include <QDir>
+#include <QFile>
+#include <QTemporaryDir>
+#include <QUndoStack>
+
+using namespace hapmoe;
+using namespace hapmoe::ui;
+using namespace hapmoe::ui::test;
+
+class ProjectFileTest : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() { initGuiTest(); }
+
+    void titleCarriesNameAndModifiedMark()
+    {
+        auto w = makeWindow();
+        w->newProject();
+        QVERIFY(w->windowTitle().startsWith(QStringLiteral("Untitled[*]")));
+        QVERIFY(!w->isWindowModified());
+        QVERIFY(dropDevice(*w, QStringLiteral("H800"), w->clusterView()->viewport()->rect().center()));
+        QVERIFY(w->isWindowModified());
+        w->document()->undoStack()->undo();
+        QVERIFY(!w->isWindowModified());
+    }
+
+    void saveReopenAndCompare()
+    {
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString path = dir.filePath(QStringLiteral("cluster-a.hapmoe"));
+        auto w = makeWindow();
+        w->loadExample();
+        ProjectDocument* doc = w->document();
+        const size_t nodes = doc->cluster().nodes.size();
+        QVERIFY(nodes > 0);
+        // Edits of every kind: a node linked to a switch, a setting, a model field.
+        const int sw = doc->cluster().switches.front().id;
+        QVERIFY(dropDevice(*w, QStringLiteral("H20"), viewportPosOf(*w, sw)));
+        SearchSettings settings = doc->searchSettings();
+        settings.top_k = 3;
+        settings.delta = 0.35;
+        doc->setSearchSettings(settings);
+        ModelSpec model = doc->model();
+        model.training.global_batch_size = 512;
+        doc->setModel(model, QStringLiteral("GBS"));
+        QVERIFY(w->isWindowModified());
+
+        QVERIFY(w->saveTo(path));
+        QVERIFY(QFile::exists(path));
+        QVERIFY(!w->isWindowModified());
+        QVERIFY(w->windowTitle().startsWith(QStringLiteral("cluster-a.hapmoe")));
+        QCOMPARE(w->recentFiles().value(0), QFileInfo(path).absoluteFilePath());
+
+        auto w2 = makeWindow();
+        QVERIFY(w2->openFile(path));
+        const Project& a = doc->project();
+        const Project& b = w2->document()->project();
+        QCOMPARE(writeProject(b), writeProject(a));
+        QCOMPARE(b.cluster.nodes.size(), nodes + 1);
+        QCOMPARE(b.cluster.nodes.back().device_type, std::string("H20"));
+        QCOMPARE(b.cluster.nodes.back().x, a.cluster.nodes.back().x);
+        QCOMPARE(b.search.top_k, 3);
+        QCOMPARE(b.search.delta, 0.35);
+        QCOMPARE(b.model.training.global_batch_size, 512);
+        QVERIFY(!w2->isWindowModified());
+        QCOMPARE(w2->document()->fileName(), QFileInfo(path).absoluteFilePath());
+    }
+
+    void badFileNamesTheField()
+    {
+        QTemporaryDir dir;
+        const QString good = dir.filePath(QStringLiteral("good.hapmoe"));
+        auto w = makeWindow();
+        w->loadExample();
+        QVERIFY(w->saveTo(good));
+        QFile in(good);
+        QVERIFY(in.open(QIODevice::ReadOnly));
+        QByteArray text = in.readAll();
+        in.close();
+        // The third node's count becomes a string.
+        int at = -1;
+        for (int i = 0; i < 3; ++i)
+            at = text.indexOf("\"count\": 8", at + 1);
+        QVERIFY(at > 0);
+        text.replace(at, int(strlen("\"count\": 8")), "\"count\": \"eight\"");
+        const QString bad = dir.filePath(QStringLiteral("bad.hapmoe"));
+        QFile out(bad);
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(text);
+        out.close();
+
+        const std::string before = w->document()->serialize();
+        QVERIFY(!w->openFile(bad));
+        QVERIFY2(w->lastError().contains(QStringLiteral("bad.hapmoe")), qPrintable(w->lastError()));
+        QVERIFY2(w->lastError().contains(QStringLiteral("cluster.nodes[2].count")), qPrintable(w->lastError()));
+        QCOMPARE(w->document()->serialize(), before);   // the open project is untouched
+
+        QFile truncated(dir.filePath(QStringLiteral("truncated.hapmoe")));
+        QVERIFY(truncated.open(QIODevice::WriteOnly));
+        truncated.write(text.left(text.size() / 2));
+        truncated.close();
+        QVERIFY(!w->openFile(truncated.fileName()));
+        QVERIFY(w->lastError().contains(QStringLiteral("truncated.hapmoe")));
+    }
+
+    void autosaveSurvivesACrash()
+    {
+        auto w = makeWindow();
+        w->loadExample();
+        QVERIFY(!w->autosave()->saveNow());   // nothing unsaved, nothing written
+        QVERIFY(dropDevice(*w, QStringLiteral("B200"), w->clusterView()->viewport()->rect().center()));
+        QVERIFY(w->autosave()->saveNow());
+        const QString autosave = w->autosave()->autosavePath();
+        QVERIFY(QFile::exists(autosave));
+        // The running session holds its lock: its autosave is not an orphan.
+        for (const auto& o : AutosaveManager::orphans())
+            QVERIFY(o.autosavePath != autosave);
+
+        // A crashed session leaves its autosave and metadata without a live lock.
+        const QDir dir(AutosaveManager::directory());
+        QVERIFY(QFile::copy(autosave, dir.filePath(QStringLiteral("crashed.hapmoe"))));
+        QVERIFY(QFile::copy(autosave.chopped(7) + QStringLiteral(".json"), dir.filePath(QStringLiteral("crashed.json"))));
+        const auto orphans = AutosaveManager::orphans();
+        auto it = std::find_if(orphans.begin(), orphans.end(), [](const auto& o) { return o.id == QLatin1String("crashed"); });
+        QVERIFY(it != orphans.end());
+
+        auto w2 = makeWindow();
+        QVERIFY(w2->recover(it->autosavePath, it->originalPath));
+        QCOMPARE(w2->document()->serialize(), w->document()->serialize());
+        QVERIFY(w2->isWindowModified());   // recovered work is unsaved work
+        AutosaveManager::remove(*it);
+        QVERIFY(!QFile::exists(it->autosavePath));
+
+        // Undoing back to the clean state removes the session's autosave.
+        w->document()->undoStack()->undo();
+        QVERIFY(!QFile::exists(autosave));
+    }
+};
+
+QTEST_MAIN(ProjectFileTest)
+#include "ProjectFileTest.moc"

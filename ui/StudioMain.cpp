@@ -1,0 +1,157 @@
+#include "StudioMain.h"
+
+#include "MainWindow.h"
+#include "ModelPanel.h"
+#include "PlanExplorerWidget.h"
+#include "ProjectDocument.h"
+#include "SearchPanel.h"
+#include "Theme.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QDir>
+#include <QFileInfo>
+#include <QPixmap>
+#include <QSettings>
+#include <QTimer>
+#include <QUndoStack>
+
+#include <iostream>
+
+namespace hapmoe::ui {
+
+namespace {
+
+struct Options {
+    QString file;
+    bool runSearch = false;
+    QString screenshot;
+    bool quit = false;
+    QString tab;
+    QString view;
+    int plan = -1;
+    QString theme;
+    QSize size{1600, 1000};
+    QString clusterPreset;
+    QString modelPreset;
+};
+
+// After the window is shown (and the search finished): choose the tab and view, then save
+// the screenshot and/or quit.
+void finish(MainWindow& window, const Options& o)
+{
+    if (!o.tab.isEmpty())
+        window.showTab(o.tab);
+    if (!o.view.isEmpty()) {
+        window.showTab(QStringLiteral("results"));
+        window.explorer()->showView(o.view);
+    }
+    if (o.plan >= 0 && o.plan < window.explorer()->planCount())
+        window.explorer()->selectPlan(o.plan);
+    if (o.screenshot.isEmpty() && !o.quit)
+        return;
+    // Let layouts and charts settle before grabbing.
+    QTimer::singleShot(400, &window, [&window, o] {
+        int code = 0;
+        if (!o.screenshot.isEmpty()) {
+            QDir().mkpath(QFileInfo(o.screenshot).absolutePath());
+            const QPixmap shot = window.grab();
+            if (!shot.save(o.screenshot)) {
+                std::cerr << "cannot write " << o.screenshot.toStdString() << std::endl;
+                code = 1;
+            } else {
+                std::cout << "screenshot " << o.screenshot.toStdString() << " (" << shot.width() << "x"
+                          << shot.height() << ")" << std::endl;
+            }
+        }
+        window.document()->undoStack()->setClean();
+        QApplication::exit(code);
+    });
+}
+
+} // namespace
+
+int studioMain(QApplication& app)
+{
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QObject::tr("Heterogeneity-aware parallelism planner for MoE training"));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    parser.addPositionalArgument(QStringLiteral("FILE"), QObject::tr("Project to open (default: the built-in example)"));
+    const QCommandLineOption runSearch(QStringLiteral("run-search"), QObject::tr("Run the search to the end"));
+    const QCommandLineOption screenshot(QStringLiteral("screenshot"), QObject::tr("Save a screenshot and exit"),
+                                        QStringLiteral("OUT.png"));
+    const QCommandLineOption quit(QStringLiteral("quit"), QObject::tr("Exit when done"));
+    const QCommandLineOption tab(QStringLiteral("tab"), QObject::tr("Tab to show: designer, model, results"),
+                                 QStringLiteral("NAME"));
+    const QCommandLineOption view(QStringLiteral("view"),
+                                  QObject::tr("Explorer view: plans, partition, timeline, memory, breakdown, compare, "
+                                              "whatif, export"),
+                                  QStringLiteral("NAME"));
+    const QCommandLineOption plan(QStringLiteral("plan"), QObject::tr("Row of the plan to select"), QStringLiteral("N"));
+    const QCommandLineOption theme(QStringLiteral("theme"), QObject::tr("Palette: light or dark"), QStringLiteral("NAME"));
+    const QCommandLineOption size(QStringLiteral("size"), QObject::tr("Window size, e.g. 1600x1000"), QStringLiteral("WxH"));
+    const QCommandLineOption clusterPreset(QStringLiteral("cluster-preset"), QObject::tr("Load a cluster preset"),
+                                           QStringLiteral("NAME"));
+    const QCommandLineOption modelPreset(QStringLiteral("model-preset"), QObject::tr("Load a model preset"),
+                                         QStringLiteral("NAME"));
+    parser.addOptions({runSearch, screenshot, quit, tab, view, plan, theme, size, clusterPreset, modelPreset});
+    parser.process(app);
+
+    Options o;
+    o.file = parser.positionalArguments().value(0);
+    o.runSearch = parser.isSet(runSearch);
+    o.screenshot = parser.value(screenshot);
+    o.quit = parser.isSet(quit) || !o.screenshot.isEmpty();
+    o.tab = parser.value(tab);
+    o.view = parser.value(view);
+    o.plan = parser.isSet(plan) ? parser.value(plan).toInt() : -1;
+    o.theme = parser.isSet(theme) ? parser.value(theme) : QSettings().value(QStringLiteral("theme")).toString();
+    o.clusterPreset = parser.value(clusterPreset);
+    o.modelPreset = parser.value(modelPreset);
+    if (parser.isSet(size)) {
+        const QStringList wh = parser.value(size).split(QLatin1Char('x'));
+        if (wh.size() == 2 && wh[0].toInt() > 0 && wh[1].toInt() > 0)
+            o.size = QSize(wh[0].toInt(), wh[1].toInt());
+    }
+    const bool batch = o.quit;
+
+    applyTheme(o.theme == QLatin1String("dark") ? ThemeKind::Dark : ThemeKind::Light);
+    MainWindow window;
+    window.setBatchMode(batch);
+    if (!o.file.isEmpty() && !window.openFile(o.file)) {
+        if (batch)
+            return 2;
+    }
+    if (!o.clusterPreset.isEmpty() && !window.loadClusterPreset(o.clusterPreset) && batch)
+        return 2;
+    if (!o.modelPreset.isEmpty())
+        window.modelPanel()->loadPreset(o.modelPreset);
+    if (!o.clusterPreset.isEmpty() || !o.modelPreset.isEmpty())
+        window.document()->undoStack()->setClean();
+    window.resize(o.size);
+    window.show();
+    if (!batch)
+        QTimer::singleShot(0, &window, [&window] { window.offerRecovery(); });
+
+    if (o.runSearch) {
+        QObject::connect(window.searchPanel(), &SearchPanel::searchFinished, &window, [&window, o](const SearchResult& r) {
+            std::cout << "search: " << r.plans.size() << " plans, " << r.states << " states, " << r.time_s << " s";
+            if (!r.plans.empty())
+                std::cout << ", best " << r.plans.front().prediction.iteration_time_s << " s/iteration";
+            std::cout << std::endl;
+            finish(window, o);
+        });
+        QTimer::singleShot(0, &window, [&window, o] {
+            if (!window.searchPanel()->run()) {
+                std::cerr << "cannot run the search" << std::endl;
+                finish(window, o);
+            }
+        });
+    } else {
+        QTimer::singleShot(0, &window, [&window, o] { finish(window, o); });
+    }
+    return app.exec();
+}
+
+} // namespace hapmoe::ui
