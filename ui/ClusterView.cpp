@@ -125,6 +125,15 @@ int ClusterView::handleDrop(const QMimeData* mime, const QPoint& viewportPos, Qt
     if (target >= 0) {
         if (EndpointItem* e = m_scene->endpoint(target))
             pos = e->pos() + QPointF(0, 140);
+        // Beside the nodes already there rather than on top of them.
+        auto occupied = [this](QPointF p) {
+            for (const auto& n : document()->cluster().nodes)
+                if (std::abs(n.x - p.x()) < 200 && std::abs(n.y - p.y()) < 90)
+                    return true;
+            return false;
+        };
+        for (int i = 0; i < 200 && occupied(pos); ++i)
+            pos += QPointF(220, 0);
     }
     if (m_scene->snapToGrid())
         pos = QPointF(qRound(pos.x() / EndpointItem::kGrid) * EndpointItem::kGrid,

@@ -33,7 +33,9 @@
 #include <QSettings>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QRegularExpression>
 #include <QToolBar>
+#include <QToolButton>
 #include <QUndoStack>
 
 #include <iostream>
@@ -137,10 +139,17 @@ void MainWindow::createDocks()
     m_presets = new QListWidget;
     m_presets->setObjectName(QStringLiteral("clusterPresets"));
     m_presets->setAlternatingRowColors(true);
+    m_presets->setTextElideMode(Qt::ElideRight);
+    m_presets->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_presets->setUniformItemSizes(true);
     for (const auto& p : clusterPresets()) {
-        auto* item = new QListWidgetItem(QStringLiteral("%1  \u2014  %2").arg(QString::fromStdString(p.name),
-                                                                             QString::fromStdString(p.summary)),
-                                         m_presets);
+        // "32 devices: 910B-376T 2x8 + MI300X 2x8": the name already tells the device count.
+        QString summary = QString::fromStdString(p.summary);
+        summary.remove(QRegularExpression(QStringLiteral("^\\d+ devices?: ")));
+        auto* item = new QListWidgetItem(QStringLiteral("%1\n%2").arg(QString::fromStdString(p.name), summary), m_presets);
+        QFont bold = item->font();
+        bold.setBold(true);
+        item->setFont(bold);
         item->setData(Qt::UserRole, QString::fromStdString(p.name));
         item->setToolTip(QString::fromStdString(p.summary + "\n" + p.source));
     }
@@ -161,9 +170,9 @@ void MainWindow::createDocks()
     QDockWidget* problemsDock = dock(tr("Problems"), QStringLiteral("problemsDock"), m_problems, Qt::LeftDockWidgetArea);
     splitDockWidget(presetDock, problemsDock, Qt::Vertical);
 
-    resizeDocks({paletteDock, propDock}, {270, 460}, Qt::Horizontal);
+    resizeDocks({paletteDock, propDock}, {245, 410}, Qt::Horizontal);
     resizeDocks({paletteDock, presetDock, problemsDock}, {430, 300, 200}, Qt::Vertical);
-    resizeDocks({propDock, searchDock}, {230, 700}, Qt::Vertical);
+    resizeDocks({propDock, searchDock}, {250, 680}, Qt::Vertical);
 }
 
 void MainWindow::createActions()
@@ -287,6 +296,10 @@ void MainWindow::createActions()
     bar->addSeparator();
     bar->addAction(undo);
     bar->addAction(redo);
+    // Undo and redo carry the command's name in their text: icon only, the name in the tooltip.
+    for (QAction* a : {undo, redo})
+        if (auto* button = qobject_cast<QToolButton*>(bar->widgetForAction(a)))
+            button->setToolButtonStyle(Qt::ToolButtonIconOnly);
     bar->addSeparator();
     bar->addAction(addSwitch);
     bar->addAction(m_connectAction);
@@ -342,7 +355,9 @@ bool MainWindow::openFile(const QString& fileName)
         const std::string path = fileName.toStdString();
         Warnings warnings;
         Project p = readProject(readTextFile(path), path, &warnings);
-        fitLayout(p.cluster);
+        // A user's drawing is kept as it is; only a cluster without any layout gets one.
+        if (needsLayout(p.cluster))
+            layoutCluster(p.cluster);
         m_document->resetProject(p, QFileInfo(fileName).absoluteFilePath());
         addRecentFile(QFileInfo(fileName).absoluteFilePath());
         if (!warnings.empty()) {

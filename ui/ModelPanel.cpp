@@ -132,6 +132,7 @@ ModelPanel::ModelPanel(ProjectDocument* document, QWidget* parent) : QWidget(par
     m_derived = new QLabel;
     m_derived->setObjectName(QStringLiteral("modelDerived"));
     m_derived->setTextFormat(Qt::RichText);
+    m_derived->setWordWrap(true);
     m_derived->setTextInteractionFlags(Qt::TextSelectableByMouse);
     m_derived->setAlignment(Qt::AlignTop | Qt::AlignLeft);
     derivedLayout->addWidget(m_derived);

@@ -69,7 +69,8 @@ SearchPanel::SearchPanel(ProjectDocument* document, QWidget* parent)
     form->setHorizontalSpacing(10);
     m_target = new QComboBox;
     m_target->setObjectName(QStringLiteral("searchTarget"));
-    m_target->addItem(tr("Any (best the cluster allows)"), int(Target::Any));
+    m_target->addItem(tr("Any"), int(Target::Any));
+    m_target->setToolTip(tr("Any: the best target the cluster allows"));
     m_target->addItem(QStringLiteral("Megatron-LM"), int(Target::Megatron));
     m_target->addItem(QStringLiteral("FlagScale"), int(Target::FlagScale));
     m_algorithm = new QComboBox;

@@ -12,6 +12,7 @@
 #include "megatron/ScriptImport.h"
 
 #include <iomanip>
+#include <optional>
 #include <iostream>
 #include <sstream>
 
@@ -19,7 +20,7 @@ namespace hapmoe::cli {
 
 namespace {
 
-constexpr const char* kHelp = R"HELP(Usage: hapmoe import SCRIPT [-o project.hapmoe] [--cluster C] [--devices FILE]
+constexpr const char* kHelp = R"HELP(Usage: hapmoe import SCRIPT [-o project.hapmoe] [--cluster C | --device TYPE] [--devices FILE]
 
 Reads a Megatron-LM launch script (bash: variables with defaults, exported variables,
 arrays, line continuations, torchrun or python -m torch.distributed.run) as text; nothing
@@ -31,6 +32,8 @@ Options:
                    and the script's configuration as a saved plan)
   --cluster C      place the configuration on a cluster (preset, file or shorthand such as
                    "H800:4x8") in node order and estimate it
+  --device TYPE    without --cluster: the device type of the script's nodes (a script does
+                   not say it; default H100-SXM), giving the cluster TYPE:NNODESxNPROC
   --devices FILE   a hapmoe.devices catalog adding or overriding device types
 )HELP";
 
@@ -51,7 +54,7 @@ std::string describeRecompute(const ParallelConfig& p)
 
 int cmdImport(const Args& args)
 {
-    const CliArgs a(args, {"o", "cluster", "devices"}, {"help"});
+    const CliArgs a(args, {"o", "cluster", "device", "devices"}, {"help"});
     if (a.has("help")) {
         std::cout << kHelp;
         return Success;
@@ -122,16 +125,27 @@ int cmdImport(const Args& args)
     project.name = m.name;
     project.model = m;
     project.current_script = file;
-    if (auto c = a.value("cluster")) {
+    // The cluster: as given, or the script's own nodes of one device type.
+    std::optional<std::string> clusterSpec = a.value("cluster");
+    if (!clusterSpec && (a.has("device") || a.has("o"))) {
+        const DeviceType& type = catalog.get(a.value("device").value_or("H100-SXM"), "--device");
+        const int perNode = s.nproc_per_node > 0 ? s.nproc_per_node : type.default_devices_per_node;
+        clusterSpec = type.name + ":" + std::to_string(s.nnodes) + "x" + std::to_string(perNode);
+        if (!a.has("device"))
+            std::cerr << "warning: " << file << ": the script does not say which devices it runs on; the project uses "
+                      << *clusterSpec << " (pass --cluster or --device)\n";
+    }
+    if (clusterSpec) {
+        const std::string& c = *clusterSpec;
         Warnings w;
-        project.cluster = resolveCluster(*c, catalog, &w);
+        project.cluster = resolveCluster(c, catalog, &w);
         for (const auto& x : w)
             std::cerr << "warning: " << x << "\n";
         const Plan plan = planFromScript(s, project.cluster, catalog);
         project.model.training.global_batch_size = plan.global_batch_size;
         const CostModel cost(project.model, project.cluster, catalog);
         const Prediction pred = cost.estimate(plan);
-        std::cout << "on " << (project.cluster.name.empty() ? *c : project.cluster.name) << ":\n";
+        std::cout << "on " << (project.cluster.name.empty() ? c : project.cluster.name) << ":\n";
         for (int i = 0; i < plan.pp(); ++i) {
             const StagePlan& st = plan.stages[static_cast<std::size_t>(i)];
             std::cout << "  stage " << i << ": " << st.device_type << ", layers " << st.first_layer << "-"

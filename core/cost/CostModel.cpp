@@ -30,6 +30,12 @@ constexpr std::array<std::pair<double, double>, 3> kGemmSize{{{1e9, 0.6 / 0.95},
 
 constexpr double kTypicalOverMamf = 253.7 / 271.2;
 
+// Calculon's table was measured on A100 (312 TFLOP/s). A GEMM's fixed costs (launch, the last
+// partial wave of tiles, prologue and epilogue) are set in time, so a device k times faster
+// reaches the same efficiency only on a k times larger GEMM: the table is indexed by the
+// FLOPs the GEMM would have on A100, f x 312 / peak.
+constexpr double kCalculonPeak = 312e12;
+
 double gemmSizeFactor(double flops)
 {
     if (flops >= kGemmSize[2].first)
@@ -55,7 +61,10 @@ struct DeviceInfo {
     double act_factor = 1;
     bool mem_from_profile = false;
 
-    double gemm(double flops) const { return flops > 0 ? flops / (peak * gemm_eff * gemmSizeFactor(flops)) : 0.0; }
+    double gemm(double flops) const
+    {
+        return flops > 0 ? flops / (peak * gemm_eff * gemmSizeFactor(flops * kCalculonPeak / peak)) : 0.0;
+    }
     double memTime(double bytes) const { return bytes / hbm; }
 };
 
@@ -361,11 +370,13 @@ struct CostModel::Impl {
         c.fwd.compute = fwdCompute + moeF;
         c.attnCoreFwd.compute = coreF;
 
-        // Backward: twice the GEMM work, element-wise traffic twice forward.
+        // Backward: twice the GEMM work, element-wise traffic twice forward. Fused attention
+        // recomputes the scores in backward (5 matrix products against the forward's 2:
+        // Dao et al. 2022, FlashAttention, Algorithm 4), so its backward is 2.5x its forward.
         if (table) {
             c.bwd.compute = table->dense_bwd - (moe ? table->ffn_bwd : 0.0) + 2.0 * moeF;
         } else {
-            c.bwd.compute = 2.0 * c.fwd.compute;
+            c.bwd.compute = 2.0 * c.fwd.compute + (options.fused_attention ? 0.5 * coreF : 0.0);
         }
 
         // TP collectives on the activations (section 4.2): without SP two all-reduces per pass;
@@ -528,13 +539,20 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
         const double e = dev.memTime(6.0 * T * h / (sp ? tp : 1));
         fwd.compute += e;
         bwd.compute += 2 * e;
+        // The embedding's weight gradient is a dense V/t x h tensor (zero-filled, 2 B) added to
+        // the fp32 main gradient (read 2 + 4, write 4) every micro-batch: 12 B per element.
+        bwd.compute += dev.memTime(12.0 * s.vocab * h / tp);
     }
     if (last) {
         const double logits = dev.gemm(2 * T * h * s.vocab / tp);
-        const double ce = dev.memTime(10.0 * T * s.vocab / tp);
+        // Megatron's vocab-parallel cross-entropy, unfused (section 3.6): per logit forward
+        // 38 B (fp32 copy 2+4, max 4, subtract 4+4, exp 4+4, sum 4, normalise 4+4), backward
+        // 14 B (scale by the loss gradient 4+4, back to bf16 4+2).
+        const double ceF = dev.memTime(38.0 * T * s.vocab / tp);
+        const double ceB = dev.memTime(14.0 * T * s.vocab / tp);
         const double norm = dev.memTime(4.0 * T * h / (sp ? tp : 1));
-        fwd.compute += logits + ce + norm;
-        bwd.compute += 2 * logits + ce + 2 * norm;
+        fwd.compute += logits + ceF + norm;
+        bwd.compute += 2 * logits + ceB + 2 * norm;
         if (tp > 1) {   // the final norm's output is gathered (SP) / its gradient all-reduced
             const double b = T * h * act;
             const double c = sp ? m.coll(Collective::AllGather, b, tp, tpLink, dev, &collFromTable)

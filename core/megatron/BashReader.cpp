@@ -87,10 +87,11 @@ std::size_t skipDollarGroup(const std::string& s, std::size_t i)
             j += 2;
             continue;
         }
-        if (c == '\'' && open == '(') {   // inside ${...} a quote is part of a word too
-            j = skipSingle(s, j);
-        } else if (c == '\'' && open == '{') {
-            j = skipSingle(s, j);
+        if (c == '\'') {
+            // A quote inside $( ) or ${ } quotes the word it is in; an unmatched one (as in
+            // "${X:-it's}", which bash accepts inside double quotes) is a plain character.
+            const std::size_t close = skipSingle(s, j);
+            j = close == npos ? j + 1 : close;
         } else if (c == '"') {
             j = skipDouble(s, j);
         } else if (c == '`') {

@@ -266,7 +266,9 @@ CalibrationResult calibrateFromLog(const MegatronLog& log, const PlanDocument& d
             diff[type].second += 1;
             r.memory.push_back({static_cast<int>(i), type, measured[i] / kGiB, mem.total() / kGiB, 0});
         }
-        for (const auto& [type, acc] : diff) {
+        for (const auto& entry : diff) {
+            const std::string& type = entry.first;
+            const std::pair<double, int>& acc = entry.second;
             MemoryCalibration mc;
             mc.device_type = type;
             mc.fixed_overhead_gib = acc.first / acc.second / kGiB;

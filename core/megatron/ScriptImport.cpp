@@ -521,6 +521,9 @@ private:
                 for (int n : split) total += n;
                 if (total != layers)
                     warn(at() + "the layout holds " + std::to_string(total) + " layers, --num-layers is " + std::to_string(layers));
+                if (mtp > 0)
+                    warn(at() + "the layout places " + std::to_string(mtp)
+                         + " MTP layer(s); their cost is not modelled (the exported layout has none)");
             } else {
                 warn(at() + "--pipeline-model-parallel-layout " + *layout + ": " + error + "; an even split is assumed");
             }

@@ -77,73 +77,73 @@ public:
         int nextLayer = 0;
         for (int s = 0; s < p.pp(); ++s) {
             const StagePlan& st = p.stages[static_cast<std::size_t>(s)];
-            const std::string name = stageName(p, s);
+            const auto name = [&] { return stageName(p, s); };   // built only for a problem
             if (st.tp < 1 || st.cp < 1 || st.dp < 1 || st.ep < 1 || st.etp < 1 || st.edp < 1 || st.micro_batch_size < 1) {
-                add(out, "stage.knobs-positive", name + ": TP, CP, DP, EP, ETP, EDP and micro-batch size must be >= 1");
+                add(out, "stage.knobs-positive", name() + ": TP, CP, DP, EP, ETP, EDP and micro-batch size must be >= 1");
                 continue;
             }
             const int devices = std::accumulate(st.devices.begin(), st.devices.end(), 0,
                                                 [](int a, const DeviceSlot& d) { return a + d.count; });
             if (st.tp * st.cp * st.dp != devices)
                 add(out, "stage.knob-product",
-                    name + ": TP*CP*DP = " + std::to_string(st.tp) + "*" + std::to_string(st.cp) + "*"
+                    name() + ": TP*CP*DP = " + std::to_string(st.tp) + "*" + std::to_string(st.cp) + "*"
                         + std::to_string(st.dp) + " = " + std::to_string(st.tp * st.cp * st.dp) + " but the stage has "
                         + std::to_string(devices) + " devices");
             // MoE parallel folding: the expert grid covers the same ranks (reference section 2).
             if (st.ep * st.etp * st.edp != st.tp * st.cp * st.dp)
                 add(out, "stage.expert-grid",
-                    name + ": EP*ETP*EDP = " + std::to_string(st.ep * st.etp * st.edp) + " must equal TP*CP*DP = "
+                    name() + ": EP*ETP*EDP = " + std::to_string(st.ep * st.etp * st.edp) + " must equal TP*CP*DP = "
                         + std::to_string(st.tp * st.cp * st.dp) + " (world % (ETP*EP*PP) == 0)");
             for (const DeviceSlot& d : st.devices) {
                 const Node* node = m_cluster.node(d.node);
                 if (!node) {
-                    add(out, "stage.devices", name + ": node id " + std::to_string(d.node) + " is not in the cluster");
+                    add(out, "stage.devices", name() + ": node id " + std::to_string(d.node) + " is not in the cluster");
                     continue;
                 }
                 if (d.count < 1 || d.first_local < 0 || d.first_local + d.count > node->count) {
                     add(out, "stage.devices",
-                        name + ": devices [" + std::to_string(d.first_local) + ", "
+                        name() + ": devices [" + std::to_string(d.first_local) + ", "
                             + std::to_string(d.first_local + d.count) + ") do not exist on node " + node->host
                             + " (" + std::to_string(node->count) + " devices)");
                     continue;
                 }
                 if (!sameType(m_catalog, node->device_type, st.device_type))
                     add(out, "stage.device-type",
-                        name + ": node " + node->host + " holds " + node->device_type + ", not " + st.device_type);
+                        name() + ": node " + node->host + " holds " + node->device_type + ", not " + st.device_type);
                 for (int i = d.first_local; i < d.first_local + d.count; ++i)
                     if (!usedDevices.insert({d.node, i}).second)
                         add(out, "stage.devices",
-                            name + ": device " + std::to_string(i) + " of node " + node->host + " is used twice");
+                            name() + ": device " + std::to_string(i) + " of node " + node->host + " is used twice");
             }
             if (st.num_layers < 1)
-                add(out, "layers.cover", name + " has no transformer layer");
+                add(out, "layers.cover", name() + " has no transformer layer");
             if (st.first_layer != nextLayer)
                 add(out, "layers.cover",
-                    name + " starts at layer " + std::to_string(st.first_layer) + ", expected " + std::to_string(nextLayer));
+                    name() + " starts at layer " + std::to_string(st.first_layer) + ", expected " + std::to_string(nextLayer));
             nextLayer = st.first_layer + st.num_layers;
 
             // Model divisibility (validate_args).
             if (m_model.num_attention_heads > 0 && m_model.num_attention_heads % st.tp != 0)
                 add(out, "model.heads-divisible-by-tp",
-                    name + ": " + std::to_string(m_model.num_attention_heads) + " attention heads are not divisible by TP "
+                    name() + ": " + std::to_string(m_model.num_attention_heads) + " attention heads are not divisible by TP "
                         + std::to_string(st.tp));
             const int groups = m_model.queryGroups();
             if (groups > 0 && groups % st.tp != 0 && st.tp % groups != 0)
                 add(out, "model.query-groups-tp",
-                    name + ": " + std::to_string(groups) + " query groups and TP " + std::to_string(st.tp)
+                    name() + ": " + std::to_string(groups) + " query groups and TP " + std::to_string(st.tp)
                         + " must divide one another");
             if (st.ep > 1 && !m_model.isMoe())
-                add(out, "model.experts-divisible-by-ep", name + ": EP " + std::to_string(st.ep) + " on a dense model");
+                add(out, "model.experts-divisible-by-ep", name() + ": EP " + std::to_string(st.ep) + " on a dense model");
             if (m_model.isMoe() && m_model.num_experts % st.ep != 0)
                 add(out, "model.experts-divisible-by-ep",
-                    name + ": " + std::to_string(m_model.num_experts) + " experts are not divisible by EP " + std::to_string(st.ep));
+                    name() + ": " + std::to_string(m_model.num_experts) + " experts are not divisible by EP " + std::to_string(st.ep));
             if (st.cp > 1 && m_model.seq_length % (2 * st.cp) != 0)
                 add(out, "seq.context-parallel",
-                    name + ": sequence length " + std::to_string(m_model.seq_length) + " is not a multiple of 2*CP = "
+                    name() + ": sequence length " + std::to_string(m_model.seq_length) + " is not a multiple of 2*CP = "
                         + std::to_string(2 * st.cp));
             if (m_model.isMoe() && m_model.add_bias_linear && st.etp > 1)
                 add(out, "moe.bias-needs-etp1",
-                    name + ": Megatron asserts ETP == 1 for MoE layers with bias; ETP is " + std::to_string(st.etp)
+                    name() + ": Megatron asserts ETP == 1 for MoE layers with bias; ETP is " + std::to_string(st.etp)
                         + " (disable the linear bias)");
         }
         if (nextLayer != m_model.num_layers)

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdio>
+#include <cstdlib>
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -236,19 +238,11 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control)
             control.incumbent->offer(f.objective);
     };
 
-    // Root: nothing placed.
-    {
-        State root;
-        root.p.j = N;
-        root.p.k = 0;
-        Entry e;
-        entries.push_back(e);
-        root.entries.push_back(0);
-        states.push_back(root);
-        buckets[static_cast<std::size_t>(N)].emplace(keyOf(root.p), 0);
-        order[static_cast<std::size_t>(N)].push_back(0);
-    }
-
+    // Bottleneck cap (docs/search.md section 4): a pass only admits stages with c <= cap.
+    // Any plan whose bottleneck exceeds the cap costs more than (M - 1) cap + N floor, so
+    // once the keep-th best plan found (or another job's) is below that, the pass was
+    // exact; otherwise the cap rises to the level that makes it so, and one more pass
+    // settles it. Tight caps remove most stage options, which makes the passes cheap.
     long long loadPruned = 0, memPruned = 0, commPruned = 0, expanded = 0;
     auto flush = [&]() {
         control.states += expanded;
@@ -257,189 +251,252 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control)
         control.pruned_comm += commPruned;
         expanded = loadPruned = memPruned = commPruned = 0;
     };
+    const double inf = std::numeric_limits<double>::infinity();
+    Partial rootPartial;
+    rootPartial.j = N;
+    const double c0 = capacityFloor(rootPartial);
+    if (c0 == inf)
+        return result;   // no device in the run's types
+    double cap = (c0 > 0 && M > 1) ? c0 * 1.05 : inf;
+    bool capped = false;
+    for (int pass = 0;; ++pass) {
+        states.clear();
+        entries.clear();
+        finals.clear();
+        for (auto& b : buckets)
+            b.clear();
+        for (auto& o : order)
+            o.clear();
+        capped = false;
+        const double inc0 = control.incumbent ? control.incumbent->bound() : inf;
+        if (inc0 < inf && M > 1) {
+            const double need = (inc0 - floor * N) / (M - 1);
+            if (need < c0)
+                break;   // no plan of this run can beat the other jobs' best
+            cap = std::min(cap, need * (1 + 1e-12));
+        }
+        // Root: nothing placed.
+        {
+            State root;
+            root.p.j = N;
+            root.p.k = 0;
+            Entry e;
+            entries.push_back(e);
+            root.entries.push_back(0);
+            states.push_back(root);
+            buckets[static_cast<std::size_t>(N)].emplace(keyOf(root.p), 0);
+            order[static_cast<std::size_t>(N)].push_back(0);
+        }
 
-    for (int j = N; j >= 1; --j) {
-        const std::vector<int> bucketStates = order[static_cast<std::size_t>(j)];
-        for (int si : bucketStates) {
-            if ((expanded & 63) == 0 && control.stop()) {
-                result.complete = false;
-                break;
-            }
-            ++expanded;
-            const Partial p = states[static_cast<std::size_t>(si)].p;
-            // Entries of this state that are still worth extending.
-            std::vector<int> live;
-            {
-                const double inc = control.incumbent ? control.incumbent->bound() : std::numeric_limits<double>::infinity();
-                const double loc = bound();
-                const double capC = capacityFloor(p);
-                for (int ei : states[static_cast<std::size_t>(si)].entries) {
-                    const Entry& e = entries[static_cast<std::size_t>(ei)];
-                    const double lb = e.S + floor * p.j + (M - 1) * std::max(e.C, capC) + e.T;
-                    if (lb > inc || lb >= loc)
-                        continue;
-                    live.push_back(ei);
+
+        for (int j = N; j >= 1; --j) {
+            const std::vector<int> bucketStates = order[static_cast<std::size_t>(j)];
+            for (int si : bucketStates) {
+                if ((expanded & 63) == 0 && control.stop()) {
+                    result.complete = false;
+                    break;
                 }
-            }
-            if (live.empty())
-                continue;
-            // One stage option (with its knob) applied to every live entry of the state.
-            auto apply = [&](const Choice& c, const StageCost& sc) {
-                const bool first = c.n == p.j;
-                const Partial q2 = first ? Partial{} : cand.after(p, c);
-                const double capC = first ? 0.0 : capacityFloor(q2);
-                if (capC == std::numeric_limits<double>::infinity())
-                    return;   // layers left but no device left
-                const double inc = control.incumbent ? control.incumbent->bound() : std::numeric_limits<double>::infinity();
-                int target = -1;
-                for (int ei : live) {
-                    const Entry& e = entries[static_cast<std::size_t>(ei)];
-                    const double S = e.S + sc.c;
-                    const double C = std::max(e.C, sc.c);
-                    const double T = std::max(e.T, sc.tail);
-                    const double obj = S + (M - 1) * C + T;
-                    // What the rest of the pipeline adds at least (strict test against the
-                    // other jobs' best: see Incumbent).
-                    const double lb = S + floor * q2.j + (M - 1) * std::max(C, capC) + T;
-                    if (lb >= bound() || lb > inc)
-                        continue;
-                    const int parent = p.k == 0 ? -1 : ei;
-                    if (first) {
-                        addFinal({obj, c, sc.level, parent});
-                        continue;
+                ++expanded;
+                const Partial p = states[static_cast<std::size_t>(si)].p;
+                // Entries of this state that are still worth extending.
+                std::vector<int> live;
+                {
+                    const double inc = control.incumbent ? control.incumbent->bound() : std::numeric_limits<double>::infinity();
+                    const double loc = bound();
+                    const double capC = capacityFloor(p);
+                    for (int ei : states[static_cast<std::size_t>(si)].entries) {
+                        const Entry& e = entries[static_cast<std::size_t>(ei)];
+                        const double lb = e.S + floor * p.j + (M - 1) * std::max(e.C, capC) + e.T;
+                        if (lb > inc || lb >= loc)
+                            continue;
+                        live.push_back(ei);
                     }
-                    if (target < 0) {
-                        const StateKey key = keyOf(q2);
-                        auto& bucket = buckets[static_cast<std::size_t>(q2.j)];
-                        auto it = bucket.find(key);
-                        if (it == bucket.end()) {
-                            State ns;
-                            ns.p = q2;
-                            states.push_back(std::move(ns));
-                            it = bucket.emplace(key, static_cast<int>(states.size()) - 1).first;
-                            order[static_cast<std::size_t>(q2.j)].push_back(it->second);
-                        }
-                        target = it->second;
-                    }
-                    // Pareto insertion over (S, C, T).
-                    std::vector<int>& list = states[static_cast<std::size_t>(target)].entries;
-                    bool dominated = false;
-                    for (int oi : list) {
-                        const Entry& o = entries[static_cast<std::size_t>(oi)];
-                        if (o.S <= S && o.C <= C && o.T <= T) {
-                            dominated = true;
-                            break;
-                        }
-                    }
-                    if (dominated)
-                        continue;
-                    list.erase(std::remove_if(list.begin(), list.end(),
-                                              [&](int oi) {
-                                                  const Entry& o = entries[static_cast<std::size_t>(oi)];
-                                                  return S <= o.S && C <= o.C && T <= o.T;
-                                              }),
-                               list.end());
-                    Entry ne;
-                    ne.S = S;
-                    ne.C = C;
-                    ne.T = T;
-                    ne.parent = parent;
-                    ne.choice = c;
-                    ne.level = sc.level;
-                    ne.first_layer = p.j - c.n;
-                    entries.push_back(ne);
-                    list.push_back(static_cast<int>(entries.size()) - 1);
                 }
-            };
-            // Evaluates one knob; false when memory or communication prunes it.
-            auto evaluate = [&](const Choice& c, StageCost& sc) {
-                StageQuery q;
-                q.shape = c.shape;
-                q.first_layer = p.j - c.n;
-                q.num_layers = c.n;
-                q.from_end = p.k;
-                q.microbatches = M;
-                q.next = p.k > 0 ? &p.next : nullptr;
-                q.fixed_level = config.fixed_level;
-                sc = m_eval.evaluate(q);
-                if (!sc.fits) {
-                    ++memPruned;
-                    ++result.memory_pruned;
-                    if (result.min_shortfall_gib < 0 || sc.shortfall_gib < result.min_shortfall_gib) {
-                        result.min_shortfall_gib = sc.shortfall_gib;
-                        result.shortfall_where = m_space.types()[static_cast<std::size_t>(c.shape.type)].name + ", "
-                            + std::to_string(c.shape.d) + " devices, " + std::to_string(c.n) + " layers";
-                    }
-                    return false;
-                }
-                if (config.comm_prune && sc.hetero_comm > config.eta * sc.compute) {
-                    ++commPruned;
-                    return false;
-                }
-                return true;
-            };
-            cand.forEachGroup(
-                p,
-                [&](Choice c, const std::vector<int>& knobs) {
-                    const bool first = c.n == p.j;
-                    const auto& kl = m_space.knobs(c.shape.type, c.shape.d);
-                    if (first || (tied && p.k == 0)) {
-                        // The first stage must pass the target's rules on its own knobs
-                        // (micro-batch, tied embeddings), and the last stage's TP and DP
-                        // enter the state (tied embeddings): no knob may be dropped here.
-                        for (int ki : knobs) {
-                            c.shape.knob = ki;
-                            c.shape.mbs = config.batch / kl[static_cast<std::size_t>(ki)].dp;
-                            if (first && !cand.acceptFirst(p, c))
-                                continue;
-                            StageCost sc;
-                            if (evaluate(c, sc))
-                                apply(c, sc);
-                        }
+                if (live.empty())
+                    continue;
+                // One stage option (with its knob) applied to every live entry of the state.
+                auto apply = [&](const Choice& c, const StageCost& sc) {
+                    if (sc.c > cap) {
+                        capped = true;
                         return;
                     }
-                    // Elsewhere a stage's knobs reach the rest of the pipeline only through
-                    // (c, tail): keep the knobs on the Pareto front of the two (exact).
-                    const FrontKey fk = frontKey(c, p, first);
-                    auto it = fronts.find(fk);
-                    if (it == fronts.end()) {
-                        std::vector<FrontItem> all;
-                        for (int ki : knobs) {
-                            if (first && kl[static_cast<std::size_t>(ki)].dp * config.mbs0 != config.batch)
-                                continue;   // the first mesh runs the given micro-batch size
-                            c.shape.knob = ki;
-                            c.shape.mbs = config.batch / kl[static_cast<std::size_t>(ki)].dp;
-                            StageCost sc;
-                            if (evaluate(c, sc))
-                                all.push_back({ki, sc});
+                    const bool first = c.n == p.j;
+                    const Partial q2 = first ? Partial{} : cand.after(p, c);
+                    const double capC = first ? 0.0 : capacityFloor(q2);
+                    if (capC == std::numeric_limits<double>::infinity())
+                        return;   // layers left but no device left
+                    const double inc = control.incumbent ? control.incumbent->bound() : std::numeric_limits<double>::infinity();
+                    int target = -1;
+                    for (int ei : live) {
+                        const Entry& e = entries[static_cast<std::size_t>(ei)];
+                        const double S = e.S + sc.c;
+                        // The stages still to come have a bottleneck of at least capC, so a
+                        // smaller max c so far makes no difference: max(C, capC) is exact
+                        // and lets more entries dominate one another.
+                        const double C = std::max(std::max(e.C, sc.c), capC);
+                        const double T = std::max(e.T, sc.tail);
+                        const double obj = S + (M - 1) * C + T;
+                        // What the rest of the pipeline adds at least (strict test against the
+                        // other jobs' best: see Incumbent).
+                        const double lb = S + floor * q2.j + (M - 1) * std::max(C, capC) + T;
+                        if (lb >= bound() || lb > inc)
+                            continue;
+                        const int parent = p.k == 0 ? -1 : ei;
+                        if (first) {
+                            addFinal({obj, c, sc.level, parent});
+                            continue;
                         }
-                        std::stable_sort(all.begin(), all.end(), [](const FrontItem& a, const FrontItem& b) {
-                            if (a.cost.c != b.cost.c)
-                                return a.cost.c < b.cost.c;
-                            return a.cost.tail < b.cost.tail;
-                        });
-                        std::vector<FrontItem> front;
-                        for (const FrontItem& f : all)
-                            if (front.empty() || f.cost.tail < front.back().cost.tail)
-                                front.push_back(f);
-                        it = fronts.emplace(fk, std::move(front)).first;
+                        if (target < 0) {
+                            const StateKey key = keyOf(q2);
+                            auto& bucket = buckets[static_cast<std::size_t>(q2.j)];
+                            auto it = bucket.find(key);
+                            if (it == bucket.end()) {
+                                State ns;
+                                ns.p = q2;
+                                states.push_back(std::move(ns));
+                                it = bucket.emplace(key, static_cast<int>(states.size()) - 1).first;
+                                order[static_cast<std::size_t>(q2.j)].push_back(it->second);
+                            }
+                            target = it->second;
+                        }
+                        // Pareto insertion over (S, C, T).
+                        std::vector<int>& list = states[static_cast<std::size_t>(target)].entries;
+                        bool dominated = false;
+                        for (int oi : list) {
+                            const Entry& o = entries[static_cast<std::size_t>(oi)];
+                            if (o.S <= S && o.C <= C && o.T <= T) {
+                                dominated = true;
+                                break;
+                            }
+                        }
+                        if (dominated)
+                            continue;
+                        list.erase(std::remove_if(list.begin(), list.end(),
+                                                  [&](int oi) {
+                                                      const Entry& o = entries[static_cast<std::size_t>(oi)];
+                                                      return S <= o.S && C <= o.C && T <= o.T;
+                                                  }),
+                                   list.end());
+                        Entry ne;
+                        ne.S = S;
+                        ne.C = C;
+                        ne.T = T;
+                        ne.parent = parent;
+                        ne.choice = c;
+                        ne.level = sc.level;
+                        ne.first_layer = p.j - c.n;
+                        entries.push_back(ne);
+                        list.push_back(static_cast<int>(entries.size()) - 1);
                     }
-                    for (const FrontItem& f : it->second) {
-                        c.shape.knob = f.knob;
-                        c.shape.mbs = config.batch / kl[static_cast<std::size_t>(f.knob)].dp;
-                        apply(c, f.cost);
+                };
+                // Evaluates one knob; false when memory or communication prunes it.
+                auto evaluate = [&](const Choice& c, StageCost& sc) {
+                    StageQuery q;
+                    q.shape = c.shape;
+                    q.first_layer = p.j - c.n;
+                    q.num_layers = c.n;
+                    q.from_end = p.k;
+                    q.microbatches = M;
+                    q.next = p.k > 0 ? &p.next : nullptr;
+                    q.fixed_level = config.fixed_level;
+                    sc = m_eval.evaluate(q);
+                    if (!sc.fits) {
+                        ++memPruned;
+                        ++result.memory_pruned;
+                        if (result.min_shortfall_gib < 0 || sc.shortfall_gib < result.min_shortfall_gib) {
+                            result.min_shortfall_gib = sc.shortfall_gib;
+                            result.shortfall_where = m_space.types()[static_cast<std::size_t>(c.shape.type)].name + ", "
+                                + std::to_string(c.shape.d) + " devices, " + std::to_string(c.n) + " layers";
+                        }
+                        return false;
                     }
-                },
-                loadPruned);
-            if (expanded >= 256)
-                flush();
+                    if (config.comm_prune && sc.hetero_comm > config.eta * sc.compute) {
+                        ++commPruned;
+                        return false;
+                    }
+                    return true;
+                };
+                cand.forEachGroup(
+                    p,
+                    [&](Choice c, const std::vector<int>& knobs) {
+                        const bool first = c.n == p.j;
+                        const auto& kl = m_space.knobs(c.shape.type, c.shape.d);
+                        if (first || (tied && p.k == 0)) {
+                            // The first stage must pass the target's rules on its own knobs
+                            // (micro-batch, tied embeddings), and the last stage's TP and DP
+                            // enter the state (tied embeddings): no knob may be dropped here.
+                            for (int ki : knobs) {
+                                c.shape.knob = ki;
+                                c.shape.mbs = config.batch / kl[static_cast<std::size_t>(ki)].dp;
+                                if (first && !cand.acceptFirst(p, c))
+                                    continue;
+                                StageCost sc;
+                                if (evaluate(c, sc))
+                                    apply(c, sc);
+                            }
+                            return;
+                        }
+                        // Elsewhere a stage's knobs reach the rest of the pipeline only through
+                        // (c, tail): keep the knobs on the Pareto front of the two (exact).
+                        const FrontKey fk = frontKey(c, p, first);
+                        auto it = fronts.find(fk);
+                        if (it == fronts.end()) {
+                            std::vector<FrontItem> all;
+                            for (int ki : knobs) {
+                                if (first && kl[static_cast<std::size_t>(ki)].dp * config.mbs0 != config.batch)
+                                    continue;   // the first mesh runs the given micro-batch size
+                                c.shape.knob = ki;
+                                c.shape.mbs = config.batch / kl[static_cast<std::size_t>(ki)].dp;
+                                StageCost sc;
+                                if (evaluate(c, sc))
+                                    all.push_back({ki, sc});
+                            }
+                            std::stable_sort(all.begin(), all.end(), [](const FrontItem& a, const FrontItem& b) {
+                                if (a.cost.c != b.cost.c)
+                                    return a.cost.c < b.cost.c;
+                                return a.cost.tail < b.cost.tail;
+                            });
+                            std::vector<FrontItem> front;
+                            for (const FrontItem& f : all)
+                                if (front.empty() || f.cost.tail < front.back().cost.tail)
+                                    front.push_back(f);
+                            it = fronts.emplace(fk, std::move(front)).first;
+                        }
+                        for (const FrontItem& f : it->second) {
+                            c.shape.knob = f.knob;
+                            c.shape.mbs = config.batch / kl[static_cast<std::size_t>(f.knob)].dp;
+                            apply(c, f.cost);
+                        }
+                    },
+                    loadPruned);
+                if (expanded >= 256)
+                    flush();
+            }
+            flush();
+            control.report();
+            if (!result.complete)
+                break;
+            // Free the bucket's memory; its states are done.
+            buckets[static_cast<std::size_t>(j)].clear();
         }
         flush();
-        control.report();
-        if (!result.complete)
+        if (std::getenv("HAPMOE_SEARCH_TRACE"))
+            std::fprintf(stderr, "run target %d batch %d mask %u fixed_d %d level %d pass %d cap %g c0 %g states %zu entries %zu finals %zu best %g fronts %zu\n",
+                         static_cast<int>(config.target), config.batch, config.type_mask, config.fixed_d, config.fixed_level, pass, cap, c0,
+                         states.size(), entries.size(), finals.size(), finals.empty() ? 0.0 : finals.front().objective, fronts.size());
+        if (!result.complete || !capped)
             break;
-        // Free the bucket's memory; its states are done.
-        buckets[static_cast<std::size_t>(j)].clear();
+        double kth = finals.size() >= keep ? finals.back().objective : inf;
+        if (control.incumbent)
+            kth = std::min(kth, control.incumbent->bound());
+        if (kth < inf) {
+            const double need = (kth - floor * N) / (M - 1);
+            if (need <= cap)
+                break;   // every plan above the cap is worse than what is kept
+            cap = need * (1 + 1e-12);
+        } else {
+            cap *= 2.0;
+        }
     }
     flush();
 

@@ -84,10 +84,13 @@ struct Job {
     bool stop_when_all_fit = false;
 };
 
+// Megatron-LM's one recompute setting for all stages: none, selective, full recompute of
+// k layers per stage for k = 1, 2, 4, ... (--recompute-method block --recompute-num-layers k),
+// and full recompute of every layer (docs/search.md section 2).
 std::vector<int> recomputeLevels(int layers)
 {
     std::vector<int> out = {0, 1};
-    for (int k = 1; k < layers; ++k)
+    for (int k = 1; k < layers; k *= 2)
         out.push_back(k + 1);
     out.push_back(kFullAll);
     return out;
@@ -144,7 +147,7 @@ public:
         c.delta = m_options.delta;
         c.eta = m_options.eta;
         c.max_pp = m_options.max_pp;
-        c.keep = std::max(1, m_options.top_k) + 4;
+        c.keep = std::max(1, m_options.top_k);
         return c;
     }
 

@@ -42,11 +42,11 @@ BreakdownView::BreakdownView(QWidget* parent)
     auto* split = new QSplitter(Qt::Vertical, this);
     split->addWidget(m_plot);
     split->addWidget(m_table);
-    split->setStretchFactor(0, 1);
-    split->setStretchFactor(1, 1);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
     layout->addWidget(split, 1);
 
-    m_plot->setMinimumHeight(200);
+    m_plot->setMinimumHeight(240);
     auto ticker = QSharedPointer<QCPAxisTickerText>::create();
     const QStringList names = componentNames();
     for (int i = 0; i < names.size(); ++i)
@@ -65,7 +65,7 @@ BreakdownView::BreakdownView(QWidget* parent)
     m_table->verticalHeader()->hide();
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_table->horizontalHeader()->setStretchLastSection(true);
+    m_table->horizontalHeader()->setStretchLastSection(false);
     m_table->setAlternatingRowColors(true);
 }
 
@@ -106,9 +106,9 @@ void BreakdownView::setPlan(const Plan& plan, const Prediction& prediction)
     if (plan.stages.empty()) {
         m_summary->setText(tr("Select a plan to see where its iteration time goes."));
     } else {
-        m_summary->setText(tr("<b>%1</b>: iteration %2, of which compute %3 %; the bubble costs %4 %. "
-                              "Components are summed over the critical path, so they add up to the iteration time.")
-                               .arg(QString::fromStdString(plan.name).toHtmlEscaped(), style::formatSeconds(prediction.iteration_time_s))
+        m_summary->setText(tr("<b>%1</b>: iteration %2; the components below sum to %3. Compute takes %4 %, the pipeline bubble %5 %.")
+                               .arg(QString::fromStdString(plan.name).toHtmlEscaped(), style::formatSeconds(prediction.iteration_time_s),
+                                    style::formatSeconds(sum))
                                .arg(sum > 0 ? 100.0 * b.compute / sum : 0.0, 0, 'f', 1)
                                .arg(sum > 0 ? 100.0 * b.pipeline_bubble / sum : 0.0, 0, 'f', 1));
     }

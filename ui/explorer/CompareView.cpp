@@ -11,7 +11,6 @@
 #include <QLabel>
 #include <QListWidget>
 #include <QScrollArea>
-#include <QSplitter>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
@@ -84,10 +83,12 @@ CompareView::CompareView(QWidget* parent)
     m_chooser->setObjectName(QStringLiteral("compareChooser"));
     m_chooser->setToolTip(tr("Tick two or more plans to compare"));
     m_chooser->setMaximumWidth(240);
-    m_table->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+    m_table->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    m_table->setWordWrap(true);
+    m_table->setWordWrap(false);
+    m_table->setTextElideMode(Qt::ElideMiddle);
     m_hint->setWordWrap(true);
 
     auto* chooserBox = new QWidget(this);
@@ -98,20 +99,20 @@ CompareView::CompareView(QWidget* parent)
 
     auto* scroll = new QScrollArea(this);
     scroll->setWidgetResizable(true);
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);   // shared time axis: never scroll sideways
     scroll->setWidget(m_detail);
     m_detailLayout->setContentsMargins(0, 0, 0, 0);
 
-    auto* right = new QSplitter(Qt::Vertical, this);
-    right->addWidget(m_table);
-    right->addWidget(scroll);
-    right->setStretchFactor(0, 2);
-    right->setStretchFactor(1, 3);
+    // The table is as tall as its rows; the charts below get the rest and scroll.
+    m_table->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+    m_table->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
 
     auto* rightBox = new QWidget(this);
     auto* rightLayout = new QVBoxLayout(rightBox);
     rightLayout->setContentsMargins(0, 0, 0, 0);
     rightLayout->addWidget(m_hint);
-    rightLayout->addWidget(right, 1);
+    rightLayout->addWidget(m_table);
+    rightLayout->addWidget(scroll, 1);
 
     auto* layout = new QHBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
@@ -239,6 +240,8 @@ void CompareView::rebuild()
         headers << displayName(*e);
     m_table->setHorizontalHeaderLabels(headers);
 
+    m_table->setFixedHeight(m_table->horizontalHeader()->sizeHint().height() + 2 * m_table->frameWidth()
+                            + m_table->rowCount() * m_table->verticalHeader()->defaultSectionSize());
     if (plans.size() < 2) {
         m_hint->setText(tr("Tick at least two plans on the left to compare them."));
         return;
@@ -309,7 +312,13 @@ void CompareView::rebuild()
         timeline->setTimeline(tl);
         timeline->setTimeLimit(maxTime);
         timeline->resetZoom();
-        timeline->legend->setVisible(m_timelines.isEmpty());   // one legend is enough
+        if (!m_timelines.isEmpty()) {   // one legend is enough; free its row
+            timeline->legend->setVisible(false);
+            timeline->plotLayout()->take(timeline->legend);
+            timeline->plotLayout()->simplify();
+        }
+        timeline->legend->setWrap(4);                          // two rows: the charts are narrower here
+        timeline->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
         timeline->setMinimumHeight(std::min(360, 60 + tl.stages * 24 + (m_timelines.isEmpty() ? 24 : 0)));
         timeline->replot();
         m_detailLayout->addWidget(timeline);
@@ -321,6 +330,8 @@ void CompareView::rebuild()
         memory->plotLayout()->insertRow(0);
         memory->plotLayout()->addElement(0, 0, new QCPTextElement(memory, displayName(*e), QFont(font().family(), font().pointSize(), QFont::Bold)));
         memory->legend->setVisible(m_memory.isEmpty());
+        memory->legend->setWrap(3);
+        memory->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
         memory->setMinimumHeight(300);
         maxGiB = std::max(maxGiB, memory->dataMaxGiB());
         memoryLayout->addWidget(memory);

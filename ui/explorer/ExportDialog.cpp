@@ -50,6 +50,9 @@ ExportDialog::ExportDialog(QWidget* parent)
     }
     m_tabs->addTab(m_script, tr("Launcher"));
     m_tabs->addTab(m_hostfile, tr("Hostfile / node order"));
+    m_checks->setWordWrap(true);
+    m_checks->setTextElideMode(Qt::ElideNone);
+    m_checks->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     m_refusal->setWordWrap(true);
     m_refusal->setTextFormat(Qt::RichText);
     m_refusal->setObjectName(QStringLiteral("exportRefusal"));

@@ -157,6 +157,12 @@ void StagePartitionView::paintEvent(QPaintEvent*)
         const StagePlan& s = m_plan.stages[static_cast<size_t>(i)];
         const QRect r = stageRect(i).adjusted(1, 0, -1, 0);
         QColor fill = style::deviceColor(QString::fromStdString(s.device_type));
+        // Neighbours on the same device type alternate in shade so each stage reads as its own box.
+        int run = 0;
+        for (int k = i - 1; k >= 0 && m_plan.stages[static_cast<size_t>(k)].device_type == s.device_type; --k)
+            ++run;
+        if (run % 2 == 1)
+            fill = fill.darker(125);
         if (i == m_hovered)
             fill = fill.lighter(125);
         p.setPen(Qt::NoPen);

@@ -87,7 +87,7 @@ void TimelineBlocks::draw(QCPPainter* painter)
     // Lane backgrounds tinted by device type, so each lane reads as its stage.
     for (int s = 0; s < m_timeline.stages; ++s) {
         QColor tint = style::deviceColor(m_timeline.deviceTypes[static_cast<size_t>(s)]);
-        tint.setAlpha(s == m_timeline.bottleneck ? 60 : 38);
+        tint.setAlpha(s % 2 == 0 ? 30 : 50);   // alternate so neighbouring lanes of one type stay apart
         painter->setPen(Qt::NoPen);
         painter->setBrush(tint);
         painter->drawRect(laneRect(std::max(range.lower, 0.0), std::min(range.upper, m_timeline.iterationEnd), s, -0.5, 0.5));

@@ -62,7 +62,7 @@ TimelinePlot::TimelinePlot(QWidget* parent)
     m_endLine->point1->setCoords(0, 0);
     m_endLine->point2->setCoords(0, 1);
     m_endLine->setVisible(false);
-    m_endLabel->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
+    m_endLabel->setPositionAlignment(Qt::AlignRight | Qt::AlignTop);
     m_endLabel->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
     m_endLabel->setColor(style::bottleneckColor().darker(130));
     m_endLabel->setBrush(QColor(255, 255, 255, 210));
@@ -93,7 +93,7 @@ void TimelinePlot::setTimeline(const PlanTimeline& timeline)
     m_endLine->point1->setCoords(timeline.iterationEnd, 0);
     m_endLine->point2->setCoords(timeline.iterationEnd, 1);
     m_endLine->setVisible(!timeline.empty());
-    m_endLabel->position->setCoords(timeline.iterationEnd, 0.0);
+    m_endLabel->position->setCoords(timeline.iterationEnd, 0.0);   // top of the chart, left of the line
     m_endLabel->setText(tr("iteration %1").arg(style::formatSeconds(timeline.iterationEnd)));
     m_endLabel->setVisible(!timeline.empty());
     resetZoom();

@@ -195,6 +195,24 @@ private slots:
         QCOMPARE(v.at("R"), std::string("/a/b/c"));
     }
 
+    void conditions()
+    {
+        BashReader r("inline.sh");
+        r.read("N=4\n"
+               "if [ \"$N\" -gt 2 ] && [[ -z \"$UNSET\" ]]; then A=big; elif [ \"$N\" -eq 4 ]; then A=four; else A=small; fi\n"
+               "if [ \"$N\" == 3 ]; then B=three\nelif test \"$N\" != 3; then B=other\nfi\n"
+               "if [ -f /some/file ]; then C=maybe; fi\n"
+               "if [ -n \"$N\" ]; then\n  if [ -z \"$N\" ]; then D=inner; else D=outer; fi\nfi\n");
+        const auto& v = r.variables();
+        QCOMPARE(v.at("A"), std::string("big"));
+        QCOMPARE(v.at("B"), std::string("other"));
+        QCOMPARE(v.at("D"), std::string("outer"));
+        // A file test cannot be decided from the text: the branch is read, with a warning.
+        QCOMPARE(v.at("C"), std::string("maybe"));
+        QVERIFY(std::any_of(r.warnings().begin(), r.warnings().end(),
+                            [](const std::string& w) { return w.find("C is set in a branch") != std::string::npos; }));
+    }
+
     void arrayExpansion()
     {
         // Unquoted: every element split again; "${A[@]}": one word per element; "${A[*]}": one word.

@@ -20,6 +20,8 @@
 
 #include <cstdio>
 #include <exception>
+#include <set>
+#include <string>
 
 using namespace hapmoe;
 
@@ -67,17 +69,25 @@ int main(int argc, char** argv)
     const CostModel cost(model, cluster, catalog);
 
     SearchOptions options;
-    options.top_k = 3;
+    options.top_k = 8;
     options.time_limit_s = 60;
-    // The uniform "current configuration" is written for 32-3's node order (910B, 910B,
-    // MI300X, MI300X); other clusters go without one.
-    const Plan current = test::uniformPlan32_3();
-    bool matches = cluster.nodes.size() == 4;
-    for (size_t s = 0; matches && s < 4; ++s)
-        matches = cluster.nodes[s].id == current.stages[s].devices[0].node
-            && catalog.find(cluster.nodes[s].device_type) == catalog.find(current.stages[s].device_type);
-    if (matches)
+    // The user's current configuration: what a Megatron-LM user would run without a
+    // planner, one stage per node, an even layer split, the same knobs everywhere and full
+    // recompute (only when every node has 8 devices and the layers split evenly).
+    bool uniformFits = !cluster.nodes.empty() && model.num_layers % static_cast<int>(cluster.nodes.size()) == 0;
+    for (const Node& n : cluster.nodes)
+        uniformFits = uniformFits && n.count == 8;
+    if (uniformFits) {
+        Plan current;
+        current.name = "current (uniform)";
+        current.global_batch_size = model.training.global_batch_size;
+        current.target = Target::FlagScale;
+        const int per = model.num_layers / static_cast<int>(cluster.nodes.size());
+        for (size_t i = 0; i < cluster.nodes.size(); ++i)
+            current.stages.push_back(test::stage(cluster.nodes[i].device_type, cluster.nodes[i].id, 0, 8, per * static_cast<int>(i), per,
+                                                 2, 4, 4, 1, 2, 1, Recompute::Full));
         options.current = current;
+    }
     SearchResult result;
     try {
         result = runSearch(cost, options);
@@ -91,6 +101,19 @@ int main(int argc, char** argv)
     }
     std::printf("search: %zu plans in %.2f s, best %.3f s per iteration\n", result.plans.size(), result.time_s,
                 result.plans.front().prediction.iteration_time_s);
+    // Show the best plan that mixes device types (the explorer's reason to exist); the
+    // list still holds every plan.
+    int shown = 0;
+    for (size_t i = 0; i < result.plans.size(); ++i) {
+        std::set<std::string> types;
+        for (const StagePlan& st : result.plans[i].plan.stages)
+            types.insert(st.device_type);
+        if (types.size() > 1) {
+            shown = static_cast<int>(i);
+            break;
+        }
+    }
+    std::printf("showing plan %d (%s)\n", shown + 1, result.plans[static_cast<size_t>(shown)].plan.name.c_str());
 
     ui::PlanExplorerWidget explorer;
     ui::ExplorerContext ctx;
@@ -101,7 +124,7 @@ int main(int argc, char** argv)
     explorer.setResult(result);
     explorer.resize(1500, 1000);
     explorer.show();
-    explorer.selectPlan(0);
+    explorer.selectPlan(shown);
 
     explorer.showView(QStringLiteral("timeline"));
     save(&explorer, out, QStringLiteral("overview"));
@@ -118,9 +141,18 @@ int main(int argc, char** argv)
         timeline->resetZoom();
         timeline->replot();
     }
-    for (const QString& name : {QStringLiteral("memory"), QStringLiteral("breakdown"), QStringLiteral("compare")}) {
+    for (const QString& name : {QStringLiteral("memory"), QStringLiteral("breakdown")}) {
         explorer.showView(name);
         save(explorer.view(name), out, name);
+    }
+    {
+        // The comparison holds a table, partitions, timelines and memory bars: render it
+        // taller than a window so that all of it is in the picture.
+        explorer.showView(QStringLiteral("compare"));
+        QWidget* compare = explorer.view(QStringLiteral("compare"));
+        explorer.resize(1500, 1900);
+        save(compare, out, QStringLiteral("compare"));
+        explorer.resize(1500, 1000);
     }
     explorer.showView(QStringLiteral("whatif"));
     auto* whatIf = qobject_cast<ui::WhatIfPanel*>(explorer.view(QStringLiteral("whatif")));

@@ -1,0 +1,152 @@
+// The model panel: validation as you type names the field and commits nothing invalid;
+// derived figures follow every edit; presets load; a Megatron script imports.
+
+#include "GuiTestSupport.h"
+
+#include "ModelPanel.h"
+#include "ProjectDocument.h"
+
+#include "cost/CostModel.h"
+
+#include <QComboBox>
+#include <QRegularExpression>
+#include <QSpinBox>
+#include <QTemporaryDir>
+#include <QUndoStack>
+
+using namespace hapmoe;
+using namespace hapmoe::ui;
+using namespace hapmoe::ui::test;
+
+namespace {
+
+// "Total parameters ... <b>35.09 B</b>" -> 35.09e9
+double derivedFigure(const QString& html, const QString& label)
+{
+    const QRegularExpression re(QRegularExpression::escape(label) +
+                                QStringLiteral("</td><td align='right'><b>([0-9.]+) ([TBM]?)"));
+    const auto m = re.match(html);
+    if (!m.hasMatch())
+        return -1;
+    const double scale = m.captured(2) == QLatin1String("T") ? 1e12 : m.captured(2) == QLatin1String("B") ? 1e9 : 1e6;
+    return m.captured(1).toDouble() * scale;
+}
+
+void typeInto(QSpinBox* spin, const QString& text)
+{
+    spin->setFocus();
+    spin->selectAll();
+    QTest::keyClicks(spin, text);
+}
+
+} // namespace
+
+class ModelPanelTest : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() { initGuiTest(); }
+
+    void invalidValueIsNamedAndNotCommitted()
+    {
+        auto w = makeWindow();
+        w->loadExample();   // Mixtral-S: 8 experts, top-2, 32 heads, 8 query groups
+        w->showTab(QStringLiteral("model"));
+        ModelPanel* panel = w->modelPanel();
+        ProjectDocument* doc = w->document();
+        auto* topk = qobject_cast<QSpinBox*>(panel->fieldEditor(QStringLiteral("moe_router_topk")));
+        QVERIFY(topk);
+        QCOMPARE(topk->value(), 2);
+        typeInto(topk, QStringLiteral("9"));   // more than the 8 experts
+        QVERIFY2(panel->validationMessage().contains(QStringLiteral("moe_router_topk")), qPrintable(panel->validationMessage()));
+        QCOMPARE(doc->model().moe_router_topk, 2);   // nothing invalid reaches the document
+        QVERIFY(!doc->isModified());
+        typeInto(topk, QStringLiteral("4"));
+        QVERIFY(panel->validationMessage().isEmpty());
+        QCOMPARE(doc->model().moe_router_topk, 4);
+
+        // Heads must be divisible by the query groups: 30 heads with 8 groups is refused.
+        auto* heads = qobject_cast<QSpinBox*>(panel->fieldEditor(QStringLiteral("num_attention_heads")));
+        typeInto(heads, QStringLiteral("30"));
+        QVERIFY2(panel->validationMessage().contains(QStringLiteral("num_query_groups")) ||
+                     panel->validationMessage().contains(QStringLiteral("num_attention_heads")),
+                 qPrintable(panel->validationMessage()));
+        QCOMPARE(doc->model().num_attention_heads, 32);
+        typeInto(heads, QStringLiteral("64"));
+        QCOMPARE(doc->model().num_attention_heads, 64);
+        // Typing "64" digit by digit is one undo step per field, not one per key.
+        doc->undoStack()->undo();
+        QCOMPARE(doc->model().num_attention_heads, 32);
+        QCOMPARE(heads->value(), 32);
+    }
+
+    void derivedFiguresFollowEdits()
+    {
+        auto w = makeWindow();
+        w->loadExample();
+        ModelPanel* panel = w->modelPanel();
+        const ModelSpec before = w->document()->model();
+        QCOMPARE(before.num_experts, 8);
+        const double total8 = derivedFigure(panel->derivedText(), QStringLiteral("Total parameters"));
+        const double active8 = derivedFigure(panel->derivedText(), QStringLiteral("Active parameters per token"));
+        QVERIFY(total8 > 0);
+        auto* experts = qobject_cast<QSpinBox*>(panel->fieldEditor(QStringLiteral("num_experts")));
+        typeInto(experts, QStringLiteral("4"));
+        QCOMPARE(w->document()->model().num_experts, 4);
+        const double total4 = derivedFigure(panel->derivedText(), QStringLiteral("Total parameters"));
+        const double active4 = derivedFigure(panel->derivedText(), QStringLiteral("Active parameters per token"));
+        // Four SwiGLU experts fewer in each of the 24 MoE layers: 4 x 24 x 3 x 4096 x 14336
+        // = 16.91e9 parameters (three H x F matrices per expert; appendix A shapes). The
+        // router shrinks by 24 x 4 x 4096 = 0.4e6, below the display's 0.01e9 resolution.
+        QVERIFY2(std::abs((total8 - total4) - 16.91e9) <= 0.011e9, qPrintable(QString::number(total8 - total4)));
+        // Top-2 routing either way: the active parameters do not depend on the expert count
+        // (up to the router's 0.4e6 parameters).
+        QVERIFY(std::abs(active8 - active4) <= 0.011e9);
+    }
+
+    void presetAndScriptImport()
+    {
+        auto w = makeWindow();
+        w->loadExample();
+        ModelPanel* panel = w->modelPanel();
+        ProjectDocument* doc = w->document();
+        auto* presets = panel->findChild<QComboBox*>(QStringLiteral("modelPresets"));
+        QVERIFY(presets);
+        const int row = presets->findData(QStringLiteral("LLaMA-2-7B"), Qt::UserRole, Qt::MatchFixedString);
+        QVERIFY(row > 0);
+        presets->setCurrentIndex(row);
+        emit presets->activated(row);
+        // LLaMA-2 7B (Touvron et al. 2023, table 1): 32 layers, hidden 4096, dense.
+        QCOMPARE(doc->model().num_layers, 32);
+        QCOMPARE(doc->model().hidden_size, 4096);
+        QCOMPARE(doc->model().num_experts, 0);
+        QCOMPARE(qobject_cast<QSpinBox*>(panel->fieldEditor(QStringLiteral("num_layers")))->value(), 32);
+        doc->undoStack()->undo();
+        QCOMPARE(doc->model().num_experts, 8);
+
+        QTemporaryDir dir;
+        const QString script = dir.filePath(QStringLiteral("train_mixtral.sh"));
+        QFile f(script);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("#!/bin/bash\n"
+                "GPUS_PER_NODE=8\n"
+                "MODEL_ARGS=(\n"
+                "  --num-layers 16 --hidden-size 2048 --ffn-hidden-size 8192\n"
+                "  --num-attention-heads 16 --seq-length 2048 --max-position-embeddings 2048\n"
+                "  --num-experts 16 --moe-router-topk 2 --swiglu\n"
+                ")\n"
+                "torchrun --nproc_per_node $GPUS_PER_NODE pretrain_gpt.py ${MODEL_ARGS[@]} \\\n"
+                "  --tensor-model-parallel-size 2 --micro-batch-size 1 --global-batch-size 64 --vocab-size 32000\n");
+        f.close();
+        const QString error = panel->importScript(script);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        QCOMPARE(doc->model().num_layers, 16);
+        QCOMPARE(doc->model().hidden_size, 2048);
+        QCOMPARE(doc->model().num_experts, 16);
+        QCOMPARE(doc->project().current_script, script.toStdString());
+        QCOMPARE(qobject_cast<QSpinBox*>(panel->fieldEditor(QStringLiteral("num_experts")))->value(), 16);
+        QVERIFY(!panel->importScript(dir.filePath(QStringLiteral("missing.sh"))).isEmpty());
+    }
+};
+
+QTEST_MAIN(ModelPanelTest)
+#include "ModelPanelTest.moc"
