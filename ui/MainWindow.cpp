@@ -27,7 +27,8 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
-#include <QListWidget>
+#include <QHeaderView>
+#include <QTreeWidget>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QSettings>
@@ -136,26 +137,28 @@ void MainWindow::createDocks()
     m_palette->setObjectName(QStringLiteral("devicePalette"));
     QDockWidget* paletteDock = dock(tr("Devices"), QStringLiteral("devicesDock"), m_palette, Qt::LeftDockWidgetArea);
 
-    m_presets = new QListWidget;
+    m_presets = new QTreeWidget;
     m_presets->setObjectName(QStringLiteral("clusterPresets"));
     m_presets->setAlternatingRowColors(true);
+    m_presets->setRootIsDecorated(false);
+    m_presets->setUniformRowHeights(true);
+    m_presets->setHeaderLabels({tr("Preset"), tr("Devices")});
+    m_presets->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+    m_presets->header()->setStretchLastSection(true);
     m_presets->setTextElideMode(Qt::ElideRight);
-    m_presets->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    m_presets->setUniformItemSizes(true);
     for (const auto& p : clusterPresets()) {
         // "32 devices: 910B-376T 2x8 + MI300X 2x8": the name already tells the device count.
         QString summary = QString::fromStdString(p.summary);
         summary.remove(QRegularExpression(QStringLiteral("^\\d+ devices?: ")));
-        auto* item = new QListWidgetItem(QStringLiteral("%1\n%2").arg(QString::fromStdString(p.name), summary), m_presets);
-        QFont bold = item->font();
-        bold.setBold(true);
-        item->setFont(bold);
-        item->setData(Qt::UserRole, QString::fromStdString(p.name));
-        item->setToolTip(QString::fromStdString(p.summary + "\n" + p.source));
+        auto* item = new QTreeWidgetItem(m_presets, {QString::fromStdString(p.name), summary});
+        item->setData(0, Qt::UserRole, QString::fromStdString(p.name));
+        const QString tip = QString::fromStdString(p.summary + "\n" + p.source);
+        item->setToolTip(0, tip);
+        item->setToolTip(1, tip);
     }
     m_presets->setToolTip(tr("Click a preset to load it (undoable)"));
-    connect(m_presets, &QListWidget::itemClicked, this,
-            [this](QListWidgetItem* item) { loadClusterPreset(item->data(Qt::UserRole).toString()); });
+    connect(m_presets, &QTreeWidget::itemClicked, this,
+            [this](QTreeWidgetItem* item) { loadClusterPreset(item->data(0, Qt::UserRole).toString()); });
     QDockWidget* presetDock = dock(tr("Cluster presets"), QStringLiteral("presetsDock"), m_presets, Qt::LeftDockWidgetArea);
     splitDockWidget(paletteDock, presetDock, Qt::Vertical);
 

@@ -11,7 +11,7 @@
 
 class QAction;
 class QLabel;
-class QListWidget;
+class QTreeWidget;
 class QMenu;
 class QTabWidget;
 
@@ -42,7 +42,7 @@ public:
     ClusterScene* clusterScene() const { return m_scene; }
     ClusterView* clusterView() const { return m_view; }
     DevicePalette* devicePalette() const { return m_palette; }
-    QListWidget* clusterPresetList() const { return m_presets; }
+    QTreeWidget* clusterPresetList() const { return m_presets; }
     PropertyEditor* propertyEditor() const { return m_properties; }
     ProblemsPanel* problemsPanel() const { return m_problems; }
     ModelPanel* modelPanel() const { return m_modelPanel; }
@@ -94,7 +94,7 @@ private:
     ClusterScene* m_scene;
     ClusterView* m_view;
     DevicePalette* m_palette;
-    QListWidget* m_presets;
+    QTreeWidget* m_presets;
     PropertyEditor* m_properties;
     ProblemsPanel* m_problems;
     ModelPanel* m_modelPanel;

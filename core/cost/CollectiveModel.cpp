@@ -18,6 +18,14 @@ constexpr std::array<std::pair<double, double>, 5> kIntra{{
     {1 * MiB, 36.22 / 300}, {16 * MiB, 109.22 / 300}, {128 * MiB, 174.18 / 300},
     {1 * GiB, 228.10 / 300}, {8 * GiB, 231.58 / 300}}};
 
+// Azure ND H100 v5, nccl-tests all_reduce_perf, NCCL 2.18.5 (NVLS): 43.70, 234.45, 400.61,
+// 466.35, 478.87 GB/s over NVLink4 450 GB/s (device-specs.md section 5.1).
+constexpr std::array<std::pair<double, double>, 5> kIntraNvlink4{{
+    {1 * MiB, 43.70 / 450}, {16 * MiB, 234.45 / 450}, {128 * MiB, 400.61 / 450},
+    {1 * GiB, 466.35 / 450}, {8 * GiB, 478.87 / 450}}};
+// NCCL maintainer (nccl-tests #212): about 370 GB/s effective for non-all-reduce operations.
+constexpr double kNvlink4RingCap = 370.0 / 450.0;
+
 // ml-engineering network/README.md, 4 nodes x 8 B200, 8x50 GB/s EFA v4 per node, all-reduce
 // busbw 5.37, 64.43, 197.94, 361.99, 377.34, 381.80 GB/s over the node's 400 GB/s of NICs.
 constexpr std::array<std::pair<double, double>, 6> kInter{{
@@ -44,6 +52,11 @@ double efficiency(const std::array<std::pair<double, double>, N>& curve, double 
 
 double intraNodeEfficiency(double bytes) { return efficiency(kIntra, bytes); }
 double interNodeEfficiency(double bytes) { return efficiency(kInter, bytes); }
+double intraNodeEfficiencyNvlink4(double bytes, bool allReduce)
+{
+    const double e = efficiency(kIntraNvlink4, bytes);
+    return allReduce ? e : std::min(e, kNvlink4RingCap);
+}
 
 double collectiveTime(Collective primitive, double bytes, int n, const GroupLink& g)
 {
@@ -74,7 +87,9 @@ double collectiveTime(Collective primitive, double bytes, int n, const GroupLink
     // traffic, not over the buffer. 8-GPU all-reduce: 2 * 7/8 of the buffer per GPU;
     // 32-GPU all-reduce over 8 NICs per node: 2 * 31/32 / 8 of the buffer per NIC.
     const double perRank = wire * bytes;
-    const double intraBus = g.intra_bw * intraNodeEfficiency(perRank / (2.0 * 7.0 / 8.0));
+    const double intraBus = g.intra_bw
+        * (g.nvlink4 ? intraNodeEfficiencyNvlink4(perRank / (2.0 * 7.0 / 8.0), primitive == Collective::AllReduce)
+                     : intraNodeEfficiency(perRank / (2.0 * 7.0 / 8.0)));
     if (g.link == LinkClass::IntraNode) {
         if (primitive == Collective::SendRecv)
             return bytes / intraBus;

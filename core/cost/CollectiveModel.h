@@ -20,11 +20,15 @@ struct GroupLink {
     double intra_bw = 0;       // bytes/s per device, intra-node line rate (one direction)
     double nic_bw = 0;         // bytes/s per device, inter-node line rate
     int ranks_per_node = 1;    // ranks of the group in one node (inter-node groups)
+    bool nvlink4 = false;      // NVLink4/NVSwitch3 node (H100 class): the H100 busbw curve
     double bridge_bw = 0;      // bytes/s of a cross-vendor bridge (CrossType between vendors)
     double bridge_latency = 0; // seconds
 };
 
 double intraNodeEfficiency(double bytes);
+// NVLink4 (8x H100, NCCL 2.18.5 with NVLink SHARP, Azure ND H100 v5): all-reduce busbw over
+// 450 GB/s; other primitives (ring) are capped at 370 of 450 GB/s (NVIDIA/nccl-tests #212).
+double intraNodeEfficiencyNvlink4(double bytes, bool allReduce);
 double interNodeEfficiency(double bytes);
 
 // bytes: all-reduce / reduce-scatter input, all-gather output (whole buffer), all-to-all send

@@ -30,6 +30,19 @@ constexpr std::array<std::pair<double, double>, 3> kGemmSize{{{1e9, 0.6 / 0.95},
 
 constexpr double kTypicalOverMamf = 253.7 / 271.2;
 
+// STREAM copy bandwidth over the nominal HBM bandwidth (device-specs.md section 4: A100 1.61
+// of 2.039 TB/s, H100 2.90 of 3.35, H200 4.01 of 4.8), by catalog name; 0 = not published.
+double streamFraction(std::string_view name)
+{
+    if (name == "A100-80GB")
+        return 1.61 / 2.039;
+    if (name == "H100-SXM" || name == "H800")   // H800: the same HBM3 stack as H100 SXM
+        return 2.90 / 3.35;
+    if (name == "H200")
+        return 4.01 / 4.8;
+    return 0.0;
+}
+
 // Calculon's table was measured on A100 (312 TFLOP/s). A GEMM's fixed costs (launch, the last
 // partial wave of tiles, prologue and epilogue) are set in time, so a device k times faster
 // reaches the same efficiency only on a k times larger GEMM: the table is indexed by the
@@ -55,6 +68,7 @@ struct DeviceInfo {
     bool eff_from_profile = false;
     double hbm = 0;           // effective bytes/s
     double intra_bw = 0;      // bytes/s per device
+    bool nvlink4 = false;     // NVLink4 node: the H100 collective curve
     double nic_bw = 0;        // bytes/s per device
     double capacity = 0;      // bytes
     double overhead = 0;      // bytes
@@ -170,8 +184,10 @@ struct CostModel::Impl {
                 d.eff_from_profile = true;
             }
         }
-        d.hbm = std::max(1.0, t.hbm_gbps) * 1e9 * options.hbm_efficiency;
+        const double stream = options.stream_hbm_fraction ? streamFraction(t.name) : 0.0;
+        d.hbm = std::max(1.0, t.hbm_gbps) * 1e9 * (stream > 0 ? stream : options.hbm_efficiency);
         d.intra_bw = std::max(1.0, t.intra_node_gbps) * 1e9;
+        d.nvlink4 = t.intra_link_kind == "NVLink4";
         d.nic_bw = std::max(0.1, t.inter_node_gbps) * 1e9;
         d.capacity = t.memory_gib * GiB * (1.0 - options.memory_headroom);
         d.overhead = options.runtime_overhead_gib * GiB;
@@ -239,6 +255,7 @@ struct CostModel::Impl {
     {
         GroupLink g;
         g.intra_bw = dev.intra_bw;
+        g.nvlink4 = dev.nvlink4;
         g.nic_bw = nicOf(s, dev);
         const int perNode = devicesPerNode(s);
         const bool oneNode = s.devices.size() <= 1;
@@ -257,6 +274,7 @@ struct CostModel::Impl {
     {
         GroupLink g;
         g.intra_bw = std::min(da.intra_bw, db.intra_bw);
+        g.nvlink4 = da.nvlink4 && db.nvlink4;
         g.nic_bw = std::min(nicOf(a, da), nicOf(b, db));
         const int na = a.devices.empty() ? -1 : a.devices.front().node;
         const int nb = b.devices.empty() ? -1 : b.devices.front().node;
@@ -321,14 +339,36 @@ struct CostModel::Impl {
             coreF += dev.memTime(9.0 * scores);
         }
 
+        // With --tp-comm-overlap (Transformer Engine userbuffers) a GEMM next to a TP collective
+        // runs in chunks, each overlapping one step of the communication (Wang et al., ASPLOS
+        // 2023, "Overlap communication with dependent computation via decomposition"), so the
+        // size factor applies to the chunk. Transformer Engine's default methods
+        // (pytorch/module/base.py initialize_ub): ring exchange, t chunks, for the QKV and FC1
+        // forward and the projection and FC2 input gradients; pipeline, 4 chunks, for the
+        // projection and FC2 forward; bulk (no split) for the QKV and FC1 input gradients and
+        // every weight gradient. splitFwd / splitBwd collect the extra time.
+        const bool split = options.tp_comm_overlap && k.tp > 1;
+        double splitFwd = 0, splitBwd = 0;
+        auto tpGemm = [&](double flops, bool ringFwd) {
+            const double whole = dev.gemm(flops);
+            if (!split)
+                return whole;
+            const double fwdChunks = ringFwd ? tp : 4.0;
+            const double f = fwdChunks * dev.gemm(flops / fwdChunks);
+            splitFwd += f - whole;
+            if (!ringFwd)   // the projection and FC2 input gradients run as a ring exchange
+                splitBwd += tp * dev.gemm(flops / tp) - whole;
+            return f;
+        };
+
         double fwdCompute = 0;
         double fwdGemm = 0;
         double qkvGemm = 0, fc1Gemm = 0;   // their input-gradient GEMMs hide SP's re-gathers
         if (table) {
             fwdCompute = table->dense_fwd - (moe ? table->ffn_fwd : 0.0);
         } else {
-            const double qkv = dev.gemm(2 * T * h * (s.q + 2 * s.kv) / tp);
-            const double proj = dev.gemm(2 * T * s.q * h / tp);
+            const double qkv = tpGemm(2 * T * h * (s.q + 2 * s.kv) / tp, true);
+            const double proj = tpGemm(2 * T * s.q * h / tp, false);
             fwdGemm = qkv + proj;
             qkvGemm = qkv;
             // norms (2x read+write), 2x bias-dropout-add (read 2+2, write 2, mask 1): 22 bytes
@@ -336,8 +376,8 @@ struct CostModel::Impl {
             const double repl = 22.0 * T * h / (k.sp ? tp : 1.0);
             fwdCompute = fwdGemm + coreF + dev.memTime(repl);
             if (!moe) {
-                fc1Gemm = dev.gemm(2 * T * h * s.ffn * s.gated / tp);
-                const double fc = fc1Gemm + dev.gemm(2 * T * s.ffn * h / tp);
+                fc1Gemm = tpGemm(2 * T * h * s.ffn * s.gated / tp, true);
+                const double fc = fc1Gemm + tpGemm(2 * T * s.ffn * h / tp, false);
                 fwdGemm += fc;
                 fwdCompute += fc + dev.memTime((2.0 + 2.0 * s.gated) * T * s.ffn / tp);
             }
@@ -376,7 +416,7 @@ struct CostModel::Impl {
         if (table) {
             c.bwd.compute = table->dense_bwd - (moe ? table->ffn_bwd : 0.0) + 2.0 * moeF;
         } else {
-            c.bwd.compute = 2.0 * c.fwd.compute + (options.fused_attention ? 0.5 * coreF : 0.0);
+            c.bwd.compute = 2.0 * (c.fwd.compute - splitFwd) + splitBwd + (options.fused_attention ? 0.5 * coreF : 0.0);
         }
 
         // TP collectives on the activations (section 4.2): without SP two all-reduces per pass;

@@ -40,8 +40,12 @@ struct CostOptions {
     // Memory the runtime keeps besides the model state (CUDA context, NCCL buffers, allocator
     // slack) when the profile has no calibration for the device type.
     double runtime_overhead_gib = 2.0;
-    // Fraction of the HBM bandwidth that element-wise kernels and the optimizer reach.
+    // Fraction of the HBM bandwidth that element-wise kernels and the optimizer reach, for
+    // device types without a published STREAM copy figure (docs/cost-model.md section 2).
     double hbm_efficiency = 0.8;
+    // Use the published STREAM copy fraction where there is one (A100 1.61 of 2.039 TB/s,
+    // H100 2.90 of 3.35, H200 4.01 of 4.8: ../shared/reference/device-specs.md section 4).
+    bool stream_hbm_fraction = true;
 };
 
 // Where a stage sits in its pipeline; needed for activations in flight (min(PP - i, M)),

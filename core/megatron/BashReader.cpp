@@ -1,5 +1,7 @@
 #include "megatron/BashReader.h"
 
+#include "megatron/ShellArithmetic.h"
+
 #include "util/InputError.h"
 
 #include <algorithm>
@@ -146,152 +148,6 @@ const std::set<std::string>& reservedWords()
     static const std::set<std::string> words = {"then", "else", "do", "done", "{", "}", "!", "time", "in"};
     return words;
 }
-
-// A tiny integer expression evaluator for $(( )): + - * / % ** comparisons && || ! and
-// parentheses over decimal numbers and variable names.
-class Arithmetic {
-public:
-    using Lookup = std::function<bool(const std::string&, long long&)>;
-    Arithmetic(std::string text, Lookup lookup) : m_s(std::move(text)), m_lookup(std::move(lookup)) {}
-
-    bool eval(long long& out)
-    {
-        try {
-            out = parseOr();
-            skipWs();
-            return m_i == m_s.size();
-        } catch (const std::exception&) {
-            return false;
-        }
-    }
-
-private:
-    void skipWs()
-    {
-        while (m_i < m_s.size() && std::isspace(static_cast<unsigned char>(m_s[m_i])))
-            ++m_i;
-    }
-    bool take(std::string_view op)
-    {
-        skipWs();
-        if (m_s.compare(m_i, op.size(), op) == 0) {
-            m_i += op.size();
-            return true;
-        }
-        return false;
-    }
-    bool peekIs(std::string_view op)
-    {
-        skipWs();
-        return m_s.compare(m_i, op.size(), op) == 0;
-    }
-    long long parseOr()
-    {
-        long long v = parseAnd();
-        while (take("||"))
-            v = (parseAnd() != 0 || v != 0) ? 1 : 0;
-        return v;
-    }
-    long long parseAnd()
-    {
-        long long v = parseCmp();
-        while (take("&&"))
-            v = (parseCmp() != 0 && v != 0) ? 1 : 0;
-        return v;
-    }
-    long long parseCmp()
-    {
-        long long v = parseAdd();
-        for (;;) {
-            if (take("==")) v = v == parseAdd();
-            else if (take("!=")) v = v != parseAdd();
-            else if (take("<=")) v = v <= parseAdd();
-            else if (take(">=")) v = v >= parseAdd();
-            else if (!peekIs("<<") && take("<")) v = v < parseAdd();
-            else if (!peekIs(">>") && take(">")) v = v > parseAdd();
-            else return v;
-        }
-    }
-    long long parseAdd()
-    {
-        long long v = parseMul();
-        for (;;) {
-            if (take("+")) v += parseMul();
-            else if (take("-")) v -= parseMul();
-            else return v;
-        }
-    }
-    long long parseMul()
-    {
-        long long v = parsePow();
-        for (;;) {
-            if (peekIs("**")) return v;
-            if (take("*")) v *= parsePow();
-            else if (take("/")) {
-                const long long d = parsePow();
-                if (d == 0) throw std::runtime_error("division by zero");
-                v /= d;
-            } else if (take("%")) {
-                const long long d = parsePow();
-                if (d == 0) throw std::runtime_error("division by zero");
-                v %= d;
-            } else return v;
-        }
-    }
-    long long parsePow()
-    {
-        const long long base = parseUnary();
-        if (take("**")) {
-            const long long e = parsePow();
-            if (e < 0 || e > 62) throw std::runtime_error("exponent");
-            long long r = 1;
-            for (long long k = 0; k < e; ++k) r *= base;
-            return r;
-        }
-        return base;
-    }
-    long long parseUnary()
-    {
-        if (take("-")) return -parseUnary();
-        if (take("+")) return parseUnary();
-        if (take("!")) return parseUnary() == 0 ? 1 : 0;
-        return parsePrimary();
-    }
-    long long parsePrimary()
-    {
-        skipWs();
-        if (++m_depth > 64) throw std::runtime_error("too deep");
-        if (take("(")) {
-            const long long v = parseOr();
-            if (!take(")")) throw std::runtime_error("missing )");
-            --m_depth;
-            return v;
-        }
-        if (m_i < m_s.size() && std::isdigit(static_cast<unsigned char>(m_s[m_i]))) {
-            std::size_t used = 0;
-            const long long v = std::stoll(m_s.substr(m_i), &used, 0);
-            m_i += used;
-            --m_depth;
-            return v;
-        }
-        if (m_i < m_s.size() && isNameStart(m_s[m_i])) {
-            std::size_t j = m_i;
-            while (j < m_s.size() && isNameChar(m_s[j])) ++j;
-            const std::string name = m_s.substr(m_i, j - m_i);
-            m_i = j;
-            long long v = 0;
-            if (!m_lookup(name, v)) throw std::runtime_error("unknown variable");
-            --m_depth;
-            return v;
-        }
-        throw std::runtime_error("syntax");
-    }
-
-    std::string m_s;
-    Lookup m_lookup;
-    std::size_t m_i = 0;
-    int m_depth = 0;
-};
 
 } // namespace
 
@@ -1257,7 +1113,7 @@ bool BashReader::evalArithmetic(const std::string& expr, long long& value, int l
     for (const Piece& p : pieces) text += p.text;
     if (text.find('$') != npos || text.find('`') != npos)
         return false;
-    Arithmetic a(text, [&](const std::string& name, long long& v) {
+    ShellArithmetic a(text, [&](const std::string& name, long long& v) {
         std::string s;
         if (!lookup(name, s))
             return false;

@@ -2,6 +2,7 @@
 
 #include "hardware/DeviceCatalog.h"
 #include "megatron/FlagList.h"
+#include "megatron/MoeLayerPattern.h"
 #include "megatron/PipelineLayout.h"
 #include "megatron/ShellQuote.h"
 #include "plan/Deployability.h"
@@ -94,20 +95,6 @@ std::string join(const std::vector<std::string>& v, const std::string& sep)
     for (std::size_t i = 0; i < v.size(); ++i)
         out += (i ? sep : "") + v[i];
     return out;
-}
-
-// --moe-layer-freq as a Python list expression without spaces (Megatron allows only
-// ",0-9[]()+*"), run-length encoded: [0,0,0,1,1] -> ([0]*3+[1]*2).
-std::string layerFreqExpression(const std::vector<std::uint8_t>& pattern)
-{
-    std::vector<std::string> terms;
-    for (std::size_t i = 0; i < pattern.size();) {
-        std::size_t j = i;
-        while (j < pattern.size() && pattern[j] == pattern[i]) ++j;
-        terms.push_back("[" + std::to_string(int(pattern[i])) + "]*" + std::to_string(j - i));
-        i = j;
-    }
-    return "(" + join(terms, "+") + ")";
 }
 
 // The values of a flag carried over, without quote characters that reached Megatron only
@@ -403,7 +390,7 @@ private:
             if (m.moe_ffn_hidden_size > 0)
                 moe.args.push_back({"--moe-ffn-hidden-size", {std::to_string(m.moe_ffn_hidden_size)}});
             if (!m.moe_layer_pattern.empty())
-                moe.args.push_back({"--moe-layer-freq", {layerFreqExpression(m.moe_layer_pattern)}, true});
+                moe.args.push_back({"--moe-layer-freq", {MoeLayerPattern::expression(m.moe_layer_pattern)}, true});
             else if (m.moe_layer_freq > 1)
                 moe.args.push_back({"--moe-layer-freq", {std::to_string(m.moe_layer_freq)}});
             if (m.moe_shared_expert_intermediate_size > 0)

@@ -3,6 +3,7 @@
 #include "io/Documents.h"
 #include "megatron/BashReader.h"
 #include "megatron/FlagList.h"
+#include "megatron/MoeLayerPattern.h"
 #include "megatron/PipelineLayout.h"
 
 #include <algorithm>
@@ -58,97 +59,6 @@ std::string canonicalTorchrun(std::string name)
     std::replace(name.begin(), name.end(), '_', '-');
     return name;
 }
-
-// Parses a Python list expression of --moe-layer-freq: "([0]*3+[1]*58)", "[1,0,1,0]".
-class LayerFreqExpr {
-public:
-    explicit LayerFreqExpr(const std::string& s)
-    {
-        for (char c : s)
-            if (c != ' ' && c != '\'' && c != '"')
-                m_s += c;
-    }
-    bool parse(std::vector<std::uint8_t>& out)
-    {
-        try {
-            out = expr();
-            return m_i == m_s.size();
-        } catch (const std::exception&) {
-            return false;
-        }
-    }
-
-private:
-    std::vector<std::uint8_t> expr()
-    {
-        std::vector<std::uint8_t> v = term();
-        while (m_i < m_s.size() && m_s[m_i] == '+') {
-            ++m_i;
-            std::vector<std::uint8_t> t = term();
-            v.insert(v.end(), t.begin(), t.end());
-        }
-        return v;
-    }
-    std::vector<std::uint8_t> term()
-    {
-        std::vector<std::uint8_t> v = atom();
-        while (m_i < m_s.size() && m_s[m_i] == '*') {
-            ++m_i;
-            const long n = number();
-            if (n < 0 || n > 100000 || v.size() * static_cast<std::size_t>(n) > 1000000)
-                throw std::runtime_error("count");
-            std::vector<std::uint8_t> r;
-            for (long k = 0; k < n; ++k)
-                r.insert(r.end(), v.begin(), v.end());
-            v = std::move(r);
-        }
-        return v;
-    }
-    std::vector<std::uint8_t> atom()
-    {
-        if (++m_depth > 32 || m_i >= m_s.size())
-            throw std::runtime_error("syntax");
-        std::vector<std::uint8_t> v;
-        if (m_s[m_i] == '(') {
-            ++m_i;
-            v = expr();
-            expect(')');
-        } else if (m_s[m_i] == '[') {
-            ++m_i;
-            while (m_i < m_s.size() && m_s[m_i] != ']') {
-                const long n = number();
-                if (n != 0 && n != 1)
-                    throw std::runtime_error("0 or 1");
-                v.push_back(static_cast<std::uint8_t>(n));
-                if (m_i < m_s.size() && m_s[m_i] == ',')
-                    ++m_i;
-            }
-            expect(']');
-        } else {
-            throw std::runtime_error("syntax");
-        }
-        --m_depth;
-        return v;
-    }
-    long number()
-    {
-        const std::size_t start = m_i;
-        while (m_i < m_s.size() && std::isdigit(static_cast<unsigned char>(m_s[m_i])))
-            ++m_i;
-        if (start == m_i || m_i - start > 7)
-            throw std::runtime_error("number");
-        return std::stol(m_s.substr(start, m_i - start));
-    }
-    void expect(char c)
-    {
-        if (m_i >= m_s.size() || m_s[m_i] != c)
-            throw std::runtime_error("syntax");
-        ++m_i;
-    }
-    std::string m_s;
-    std::size_t m_i = 0;
-    int m_depth = 0;
-};
 
 // The flags the importer turns into model, training and parallel fields. The exporter
 // writes them again from the plan, so they are not carried over verbatim.
@@ -479,7 +389,7 @@ private:
                     m.moe_layer_freq = static_cast<int>(*n);
                 } else {
                     std::vector<std::uint8_t> pattern;
-                    if (LayerFreqExpr(*freq).parse(pattern) && static_cast<int>(pattern.size()) == m.num_layers) {
+                    if (MoeLayerPattern::parse(*freq, pattern) && static_cast<int>(pattern.size()) == m.num_layers) {
                         m.moe_layer_pattern = pattern;
                     } else {
                         warn(at() + "--moe-layer-freq " + *freq + " is not a 0/1 list of " + std::to_string(m.num_layers)

@@ -141,6 +141,7 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control)
                     q.from_end = 1;
                     q.microbatches = M;
                     q.fixed_level = 0;
+                    q.ignore_memory = true;
                     const double c1 = m_eval.evaluate(q).c;
                     floor = std::min(floor, c1);
                     double& r = rho[static_cast<std::size_t>(c.shape.type)];

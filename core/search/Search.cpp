@@ -144,6 +144,7 @@ public:
         c.mbs0 = m_mbs0;
         c.load_balance = heuristics;
         c.comm_prune = heuristics;
+        c.one_size_per_type = heuristics;
         c.delta = m_options.delta;
         c.eta = m_options.eta;
         c.max_pp = m_options.max_pp;

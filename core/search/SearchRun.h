@@ -36,6 +36,9 @@ struct RunConfig {
     bool comm_prune = true;
     double eta = 2.0;
     int max_pp = 0;
+    // Heuristic: the stages of one device type all have the same group size (one FlagScale
+    // mesh size per type); on with the other heuristics, off with `exact`.
+    bool one_size_per_type = false;
     int keep = 1;                        // complete plans to keep
     std::string label;                   // for the alternatives' names
 };

@@ -79,7 +79,8 @@ StageEvaluator::Key StageEvaluator::baseKey(const StageQuery& q) const
         | static_cast<std::uint64_t>(q.shape.mbs) << 52;
     k.b = static_cast<std::uint64_t>(q.num_layers) | nMoe << 12 | static_cast<std::uint64_t>(q.first_layer == 0) << 24
         | static_cast<std::uint64_t>(last == m.num_layers) << 25 | static_cast<std::uint64_t>(q.microbatches) << 26;
-    k.c = static_cast<std::uint64_t>(q.fixed_level + 2);   // a fixed recompute level, or 1 = the least that fits
+    k.c = static_cast<std::uint64_t>(q.fixed_level + 2)   // a fixed recompute level, or 1 = the least that fits
+        | static_cast<std::uint64_t>(q.ignore_memory) << 32;
     return k;
 }
 
@@ -167,7 +168,7 @@ StageCost StageEvaluator::evaluate(const StageQuery& q)
                                             | static_cast<std::uint64_t>(q.next->start) << 9
                                             | static_cast<std::uint64_t>(q.next->d) << 29)
                                          : 0;
-    if (q.fixed_level >= 0) {
+    if (q.fixed_level >= 0 && !q.ignore_memory) {
         // Memory at this slot for the fixed level.
         if (rec.level[slot] == -3) {
             const StageEstimate e = estimate(q, level, np, inflight);

@@ -33,6 +33,7 @@ struct StageQuery {
     const StageShape* next = nullptr;
     // Recompute: -1 = the least that fits; else a fixed level (levelOf()).
     int fixed_level = -1;
+    bool ignore_memory = false;   // with a fixed level: the time even when it does not fit
 };
 
 struct StageCost {

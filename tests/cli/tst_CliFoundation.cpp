@@ -145,6 +145,10 @@ void tst_CliFoundation::validateWarnsButPasses()
     QCOMPARE(r.exitCode, 0);
     QVERIFY(r.err.contains("model.rope_theta: unknown key ignored"));
     QVERIFY(r.err.contains("migrated from hapmoe.cluster version 1 to 2"));
+    // A broken alternative in the search section is reported; the plan itself is valid.
+    const Run alt = hapmoe({"validate", dir + "plan-bad-alternative.json"});
+    QCOMPARE(alt.exitCode, 0);
+    QVERIFY2(alt.err.contains("search.alternatives[1].plan.stages[1]: tp*cp*dp = 16 but the stage has 8 devices"), qPrintable(alt.err));
     // An island is a warning, not an error: the file is still a valid cluster.
     QTemporaryDir tmp;
     QFile f(tmp.filePath("island.json"));

@@ -10,7 +10,7 @@
 
 #include "hardware/DeviceCatalog.h"
 
-#include <QListWidget>
+#include <QTreeWidget>
 #include <QSpinBox>
 #include <QUndoStack>
 
@@ -216,11 +216,11 @@ private slots:
         auto w = makeWindow();
         w->newProject();
         ProjectDocument* doc = w->document();
-        QListWidget* list = w->clusterPresetList();
-        QListWidgetItem* item = nullptr;
-        for (int i = 0; i < list->count(); ++i)
-            if (list->item(i)->data(Qt::UserRole).toString() == QLatin1String("32-3"))
-                item = list->item(i);
+        QTreeWidget* list = w->clusterPresetList();
+        QTreeWidgetItem* item = nullptr;
+        for (int i = 0; i < list->topLevelItemCount(); ++i)
+            if (list->topLevelItem(i)->data(0, Qt::UserRole).toString() == QLatin1String("32-3"))
+                item = list->topLevelItem(i);
         QVERIFY(item);
         list->scrollToItem(item);
         QTest::mouseClick(list->viewport(), Qt::LeftButton, Qt::NoModifier, list->visualItemRect(item).center());

@@ -174,6 +174,12 @@ int main(int argc, char** argv)
             opt.fused_attention = true;
             opt.tp_comm_overlap = model.num_experts == 0;
         }
+        if (!a100 && model.num_experts == 0) {
+            // The README names its models by their parameter counts, which are those of untied
+            // input and output embeddings: 12 L h^2 (1 + 13/(12h) + (V + s)/(12 L h)) + V h gives
+            // 1.75, 7.13, 16.13, 31.51, 69.84, 118.5, 177.2, 313.6, 461.5 B (tied: 1.49, 6.60, ...).
+            model.untie_embeddings_and_output_weights = true;
+        }
         const std::string type = a100 ? "A100-80GB" : "H100-SXM";
         const Cluster cluster = clusterOf(type, gpus);
         const Plan plan = makeUniformPlan(model, cluster, catalog, k);

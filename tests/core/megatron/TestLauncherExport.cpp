@@ -7,6 +7,7 @@
 #include "megatron/BashReader.h"
 #include "megatron/FlagList.h"
 #include "megatron/LauncherExport.h"
+#include "megatron/MoeLayerPattern.h"
 #include "megatron/PipelineLayout.h"
 #include "megatron/ScriptImport.h"
 
@@ -101,7 +102,7 @@ std::vector<std::string> runLauncher(const QTemporaryDir& dir, const std::string
 {
     const QString bin = dir.filePath("bin");
     QDir().mkpath(bin);
-    test::writeText(bin + "/torchrun", "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done > \"$ARGS_OUT\"\n");
+    test::writeText(bin + "/torchrun", "#!/bin/sh\n{ printf 'VISIBLE=%s\\n' \"${CUDA_VISIBLE_DEVICES:-}\"; for a in \"$@\"; do printf '%s\\n' \"$a\"; done; } > \"$ARGS_OUT\"\n");
     QFile::setPermissions(bin + "/torchrun", QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
     test::writeText(dir.filePath("launch.sh"), script);
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
@@ -222,6 +223,50 @@ private slots:
         QCOMPARE(rc, 2);
         runLauncher(dir, r.script, "4", &rc);   // ranks are 0..3
         QCOMPARE(rc, 2);
+    }
+
+    void idleDevices()
+    {
+        // The plan uses devices 4-7 of every node: torchrun starts 4 processes per node and
+        // the launcher makes only those devices visible.
+        PlanDocument d = megatronPlan();
+        for (auto& st : d.plan.stages) {
+            st.devices.front().first_local = 4;
+            st.devices.front().count = 4;
+            st.tp = 2; st.dp = 2; st.ep = 4; st.etp = 1; st.edp = 1;
+        }
+        const ExportResult r = exportLauncher(d, {});
+        QVERIFY2(r.ok, r.refusal.c_str());
+        QTemporaryDir dir;
+        const std::vector<std::string> args = runLauncher(dir, r.script, "1");
+        QVERIFY(!args.empty());
+        QCOMPARE(args.front(), std::string("VISIBLE=4,5,6,7"));
+        QCOMPARE(valuesAfter(args, "--nproc_per_node"), std::vector<std::string>{"4"});
+    }
+
+    void moeLayerPattern()
+    {
+        // DeepSeek-V3's first 3 dense layers then 58 MoE layers (reference section 7).
+        std::vector<std::uint8_t> p;
+        QVERIFY(MoeLayerPattern::parse("([0]*3+[1]*58)", p));
+        QCOMPARE(p.size(), std::size_t(61));
+        QCOMPARE(MoeLayerPattern::expression(p), std::string("([0]*3+[1]*58)"));
+        QVERIFY(MoeLayerPattern::parse("[1,0,1, 0]", p));
+        QCOMPARE(p, (std::vector<std::uint8_t>{1, 0, 1, 0}));
+        QVERIFY(!MoeLayerPattern::parse("[2]*3", p));
+        QVERIFY(!MoeLayerPattern::parse("([0]*3+", p));
+        // A pattern goes out as one quoted token and comes back.
+        PlanDocument d = megatronPlan();
+        d.model.moe_layer_pattern.assign(32, 1);
+        d.model.moe_layer_pattern[0] = 0;
+        d.model.moe_layer_pattern[1] = 0;
+        const ExportResult r = exportLauncher(d, {});
+        QVERIFY2(r.ok, r.refusal.c_str());
+        QTemporaryDir dir;
+        const std::vector<std::string> args = runLauncher(dir, r.script, "0");
+        QCOMPARE(valuesAfter(args, "--moe-layer-freq"), std::vector<std::string>{"([0]*2+[1]*30)"});
+        const ImportedScript s = importMegatronScript(r.script, "p.sh");
+        QCOMPARE(s.model.moe_layer_pattern, d.model.moe_layer_pattern);
     }
 
     void roundTrip()

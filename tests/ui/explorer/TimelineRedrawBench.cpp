@@ -117,6 +117,13 @@ int main(int argc, char** argv)
     QApplication::processEvents();
     const Figures naive = zoomAndTime(&items, tl.iterationEnd, steps);
 
+    // The floor: the same zoom on an empty chart of the same size (axes, grid, buffer copy).
+    QCustomPlot empty;
+    empty.resize(1600, 900);
+    empty.show();
+    QApplication::processEvents();
+    const Figures floor = zoomAndTime(&empty, tl.iterationEnd, steps);
+
     std::printf("Timeline redraw benchmark (%s, Qt platform %s, plot %dx%d)\n", qPrintable(cpuName()),
                 qPrintable(QGuiApplication::platformName()), timeline.width(), timeline.height());
     std::printf("  %d stages x %d micro-batches = %zu blocks, iteration %.3f s\n", tl.stages, tl.microbatches,
@@ -125,6 +132,8 @@ int main(int argc, char** argv)
                 fast.first, fast.steps, fast.mean, fast.max);
     std::printf("  one QCPItemRect per block (for contrast):               first %.2f ms, zoom steps %d: mean %.2f ms, max %.2f ms\n",
                 naive.first, naive.steps, naive.mean, naive.max);
+    std::printf("  empty chart of the same size (floor):                   first %.2f ms, zoom steps %d: mean %.2f ms, max %.2f ms\n",
+                floor.first, floor.steps, floor.mean, floor.max);
     std::printf("  target: under 50 ms per redraw during a zoom -> %s\n", fast.max < 50.0 ? "met" : "NOT met");
     return 0;
 }

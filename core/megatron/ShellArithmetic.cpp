@@ -1,0 +1,176 @@
+#include "megatron/ShellArithmetic.h"
+
+#include <cctype>
+#include <cstring>
+#include <stdexcept>
+
+namespace hapmoe {
+
+namespace {
+
+bool isNameStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+bool isNameChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// bash computes in 64-bit integers that wrap around; unsigned arithmetic does that without
+// undefined behaviour.
+long long wrap(unsigned long long v) { return static_cast<long long>(v); }
+long long add(long long a, long long b) { return wrap(static_cast<unsigned long long>(a) + static_cast<unsigned long long>(b)); }
+long long sub(long long a, long long b) { return wrap(static_cast<unsigned long long>(a) - static_cast<unsigned long long>(b)); }
+long long mul(long long a, long long b) { return wrap(static_cast<unsigned long long>(a) * static_cast<unsigned long long>(b)); }
+long long divide(long long a, long long b, bool remainder)
+{
+    if (b == 0)
+        throw std::runtime_error("division by zero");
+    if (b == -1)   // LLONG_MIN / -1 overflows
+        return remainder ? 0 : sub(0, a);
+    return remainder ? a % b : a / b;
+}
+
+} // namespace
+
+ShellArithmetic::ShellArithmetic(std::string text, Lookup lookup) : m_s(std::move(text)), m_lookup(std::move(lookup)) {}
+
+bool ShellArithmetic::eval(long long& out)
+{
+    try {
+        out = parseOr();
+        skipWs();
+        return m_i == m_s.size();
+    } catch (const std::exception&) {
+        return false;
+    }
+}
+
+void ShellArithmetic::skipWs()
+{
+    while (m_i < m_s.size() && std::isspace(static_cast<unsigned char>(m_s[m_i])))
+        ++m_i;
+}
+
+bool ShellArithmetic::take(const char* op)
+{
+    skipWs();
+    const std::size_t n = std::strlen(op);
+    if (m_s.compare(m_i, n, op) == 0) {
+        m_i += n;
+        return true;
+    }
+    return false;
+}
+
+bool ShellArithmetic::peekIs(const char* op)
+{
+    skipWs();
+    return m_s.compare(m_i, std::strlen(op), op) == 0;
+}
+
+long long ShellArithmetic::parseOr()
+{
+    long long v = parseAnd();
+    while (take("||"))
+        v = (parseAnd() != 0 || v != 0) ? 1 : 0;
+    return v;
+}
+
+long long ShellArithmetic::parseAnd()
+{
+    long long v = parseCmp();
+    while (take("&&"))
+        v = (parseCmp() != 0 && v != 0) ? 1 : 0;
+    return v;
+}
+
+long long ShellArithmetic::parseCmp()
+{
+    long long v = parseAdd();
+    for (;;) {
+        if (take("==")) v = v == parseAdd();
+        else if (take("!=")) v = v != parseAdd();
+        else if (take("<=")) v = v <= parseAdd();
+        else if (take(">=")) v = v >= parseAdd();
+        else if (!peekIs("<<") && take("<")) v = v < parseAdd();
+        else if (!peekIs(">>") && take(">")) v = v > parseAdd();
+        else return v;
+    }
+}
+
+long long ShellArithmetic::parseAdd()
+{
+    long long v = parseMul();
+    for (;;) {
+        if (take("+")) v = add(v, parseMul());
+        else if (take("-")) v = sub(v, parseMul());
+        else return v;
+    }
+}
+
+long long ShellArithmetic::parseMul()
+{
+    long long v = parsePow();
+    for (;;) {
+        if (peekIs("**"))
+            return v;
+        if (take("*")) {
+            v = mul(v, parsePow());
+        } else if (take("/")) {
+            v = divide(v, parsePow(), false);
+        } else if (take("%")) {
+            v = divide(v, parsePow(), true);
+        } else {
+            return v;
+        }
+    }
+}
+
+long long ShellArithmetic::parsePow()
+{
+    const long long base = parseUnary();
+    if (take("**")) {
+        const long long e = parsePow();
+        if (e < 0 || e > 62) throw std::runtime_error("exponent");
+        long long r = 1;
+        for (long long k = 0; k < e; ++k) r = mul(r, base);
+        return r;
+    }
+    return base;
+}
+
+long long ShellArithmetic::parseUnary()
+{
+    if (++m_depth > 64) throw std::runtime_error("too deep");
+    long long v = 0;
+    if (take("-")) v = sub(0, parseUnary());
+    else if (take("+")) v = parseUnary();
+    else if (take("!")) v = parseUnary() == 0 ? 1 : 0;
+    else v = parsePrimary();
+    --m_depth;
+    return v;
+}
+
+long long ShellArithmetic::parsePrimary()
+{
+    skipWs();
+    if (take("(")) {
+        const long long v = parseOr();
+        if (!take(")")) throw std::runtime_error("missing )");
+        return v;
+    }
+    if (m_i < m_s.size() && std::isdigit(static_cast<unsigned char>(m_s[m_i]))) {
+        std::size_t used = 0;
+        const long long v = std::stoll(m_s.substr(m_i), &used, 0);
+        m_i += used;
+        return v;
+    }
+    if (m_i < m_s.size() && isNameStart(m_s[m_i])) {
+        std::size_t j = m_i;
+        while (j < m_s.size() && isNameChar(m_s[j])) ++j;
+        const std::string name = m_s.substr(m_i, j - m_i);
+        m_i = j;
+        long long v = 0;
+        if (!m_lookup(name, v)) throw std::runtime_error("unknown variable");
+        return v;
+    }
+    throw std::runtime_error("syntax");
+}
+
+} // namespace hapmoe

@@ -1,0 +1,39 @@
+#pragma once
+// Integer expressions of bash's $(( )) (GNU Bash Reference Manual 6.5, Shell Arithmetic),
+// the subset launch scripts use: + - * / % ** comparisons && || ! and parentheses over
+// decimal (or 0x) numbers and variable names. Names are resolved by the caller.
+
+#include <functional>
+#include <string>
+
+namespace hapmoe {
+
+class ShellArithmetic {
+public:
+    // Looks up a variable as an integer; false when it has no value.
+    using Lookup = std::function<bool(const std::string&, long long&)>;
+    ShellArithmetic(std::string text, Lookup lookup);
+
+    // False on a syntax error, an unknown name, division by zero or nesting too deep.
+    bool eval(long long& out);
+
+private:
+    void skipWs();
+    bool take(const char* op);
+    bool peekIs(const char* op);
+    long long parseOr();
+    long long parseAnd();
+    long long parseCmp();
+    long long parseAdd();
+    long long parseMul();
+    long long parsePow();
+    long long parseUnary();
+    long long parsePrimary();
+
+    std::string m_s;
+    Lookup m_lookup;
+    std::size_t m_i = 0;
+    int m_depth = 0;
+};
+
+} // namespace hapmoe
