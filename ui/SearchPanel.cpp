@@ -41,18 +41,23 @@ QString count(long long n) { return QLocale(QLocale::English).toString(n); }
 
 QString shape(const Plan& plan)
 {
-    // The first stage's knobs and the pipeline depth, e.g. "PP 4 | TP 2 EP 4".
+    // Pipeline depth and the knobs of the stages, compact: "PP2 TP1 DP8 EP8" (CP and ETP
+    // only when above 1); "mixed" when stages differ.
     if (plan.stages.empty())
         return {};
     const StagePlan& s = plan.stages.front();
     bool uniform = true;
     for (const auto& st : plan.stages)
-        uniform = uniform && st.tp == s.tp && st.cp == s.cp && st.dp == s.dp && st.ep == s.ep;
-    QString text = QStringLiteral("PP %1").arg(plan.pp());
-    if (uniform)
-        text += QStringLiteral(" \u00b7 TP %1 CP %2 DP %3 EP %4").arg(s.tp).arg(s.cp).arg(s.dp).arg(s.ep);
-    else
-        text += QStringLiteral(" \u00b7 mixed stages");
+        uniform = uniform && st.tp == s.tp && st.cp == s.cp && st.dp == s.dp && st.ep == s.ep && st.etp == s.etp;
+    QString text = QStringLiteral("PP%1").arg(plan.pp());
+    if (!uniform)
+        return text + QStringLiteral(" mixed");
+    text += QStringLiteral(" TP%1").arg(s.tp);
+    if (s.cp > 1)
+        text += QStringLiteral(" CP%1").arg(s.cp);
+    text += QStringLiteral(" DP%1 EP%2").arg(s.dp).arg(s.ep);
+    if (s.etp > 1)
+        text += QStringLiteral(" ETP%1").arg(s.etp);
     return text;
 }
 

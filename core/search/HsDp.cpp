@@ -212,15 +212,20 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control)
     auto frontKey = [&](const Choice& c, const Partial& p, bool first) {
         const int fl = p.j - c.n;
         FrontKey k;
-        k.a = static_cast<std::uint64_t>(c.shape.type) | static_cast<std::uint64_t>(c.shape.start) << 8
+        k.a = static_cast<std::uint64_t>(c.shape.type)
+            | static_cast<std::uint64_t>(m_space.canonicalStart(c.shape.type, c.shape.start)) << 8
             | static_cast<std::uint64_t>(c.shape.d) << 24 | static_cast<std::uint64_t>(c.n) << 40
             | static_cast<std::uint64_t>(first) << 52;
         k.b = static_cast<std::uint64_t>(moePrefix[static_cast<std::size_t>(p.j)] - moePrefix[static_cast<std::size_t>(fl)])
             | static_cast<std::uint64_t>(p.j == N) << 12 | static_cast<std::uint64_t>(std::min(p.k + 1, M)) << 13
             | static_cast<std::uint64_t>(p.k > 0) << 40;
         if (p.k > 0)
-            k.c = static_cast<std::uint64_t>(p.next.type) | static_cast<std::uint64_t>(p.next.start) << 8
-                | static_cast<std::uint64_t>(p.next.d) << 24;
+            k.c = static_cast<std::uint64_t>(p.next.type)
+                | static_cast<std::uint64_t>(m_space.canonicalStart(p.next.type, p.next.start)) << 8
+                | static_cast<std::uint64_t>(p.next.d) << 24
+                | static_cast<std::uint64_t>(
+                      m_space.shareNode(c.shape.type, c.shape.start, c.shape.d, p.next.type, p.next.start, p.next.d))
+                    << 40;
         return k;
     };
     auto bound = [&]() {

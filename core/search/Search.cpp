@@ -228,6 +228,11 @@ public:
                             }
                     }
                     for (const auto& [d, tp, cp, dp, ep, etp] : tuples) {
+                        // With both targets, a Megatron-LM plan with CP 1 has a FlagScale
+                        // twin (the same stages, each with its least recompute) that is
+                        // never slower, so only CP > 1 needs Megatron-LM's own jobs.
+                        if (cp == 1 && std::find(targets.begin(), targets.end(), Target::FlagScale) != targets.end())
+                            continue;
                         const long long b = static_cast<long long>(dp) * m_mbs0;
                         if (b > m_gbs || m_gbs % b != 0)
                             continue;
@@ -558,6 +563,7 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
         auto jobs = s.searchJobs(targets, heuristics, 0, 0);
         auto res = s.runJobs(jobs, options.algorithm == Algorithm::Exhaustive);
         main = s.merge(res, options.target, want, options.algorithm == Algorithm::Exhaustive ? "exhaustive" : "HS-DP");
+        result.main_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         if (options.baselines && !control.stop()) {
             uniform = runUniform();
             if (!control.stop())
@@ -567,9 +573,11 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
     }
     case Algorithm::Uniform:
         main = runUniform();
+        result.main_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         break;
     case Algorithm::MetisStyle:
         main = runMetis();
+        result.main_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         if (options.baselines && !control.stop())
             uniform = runUniform();
         break;

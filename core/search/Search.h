@@ -61,6 +61,7 @@ struct SearchResult {
     long long states = 0;
     PruneCounters pruned;
     double time_s = 0;
+    double main_time_s = 0;                      // the search itself, without the baselines
     bool timed_out = false;
     bool cancelled = false;
     std::string no_plan_reason;                  // set when plans is empty

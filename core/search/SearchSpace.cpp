@@ -55,6 +55,13 @@ SearchSpace::SearchSpace(const ModelSpec& model, const Cluster& cluster, const D
     for (std::size_t t = 0; t < m_types.size(); ++t) {
         TypeInfo& ti = m_types[t];
         ti.min_node = *std::min_element(ti.node_counts.begin(), ti.node_counts.end());
+        ti.regular = true;
+        const Node* first = cluster.node(ti.node_ids.front());
+        for (int id : ti.node_ids) {
+            const Node* n = cluster.node(id);
+            if (!n || !first || n->count != first->count || n->nics != first->nics || n->nic_gbit != first->nic_gbit)
+                ti.regular = false;
+        }
         std::set<int> sizes;
         for (int c : ti.node_counts)
             for (int d : divisorsOf(c))
@@ -188,6 +195,28 @@ bool SearchSpace::megatronNodeUse(const std::vector<int>& usedFrom, const std::v
         }
     }
     return true;
+}
+
+int SearchSpace::nodeIndex(int type, int position) const
+{
+    const TypeInfo& t = m_types[static_cast<std::size_t>(type)];
+    const auto it = std::upper_bound(t.node_start.begin(), t.node_start.end(), position);
+    return static_cast<int>(it - t.node_start.begin()) - 1;
+}
+
+int SearchSpace::canonicalStart(int type, int start) const
+{
+    const TypeInfo& t = m_types[static_cast<std::size_t>(type)];
+    if (!t.regular)
+        return start;
+    return start % t.node_counts.front();
+}
+
+bool SearchSpace::shareNode(int type, int startA, int dA, int typeB, int startB, int dB) const
+{
+    if (type != typeB || spansNodes(type, startA, dA) || spansNodes(typeB, startB, dB))
+        return false;
+    return nodeIndex(type, startA) == nodeIndex(typeB, startB);
 }
 
 bool SearchSpace::mixesLibraries(unsigned mask) const

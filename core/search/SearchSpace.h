@@ -33,6 +33,9 @@ struct TypeInfo {
     int total = 0;
     int min_node = 0;              // smallest node of the type (TP and ETP stay inside a node)
     double memory_gib = 0;
+    // All nodes of the type alike (devices, NICs): then a group's costs depend on where it
+    // starts only through the offset inside its node.
+    bool regular = false;
 };
 
 class SearchSpace {
@@ -60,6 +63,16 @@ public:
     bool megatronNodeUse(const std::vector<int>& usedFromPerType, const std::vector<int>& usedToPerType) const;
 
     bool mixesLibraries(unsigned mask) const;
+
+    // The cost model reads a group's nodes only through their devices and NICs and whether
+    // two groups share a node (CostModel.cpp: nicOf, group, between). On a type whose nodes
+    // are alike, groups that start at the same offset inside a node cost the same: the
+    // canonical start identifies them in caches.
+    int canonicalStart(int type, int start) const;
+    int nodeIndex(int type, int position) const;
+    bool spansNodes(int type, int start, int d) const { return nodeIndex(type, start) != nodeIndex(type, start + d - 1); }
+    // Whether two groups of a type share their first node while each sits in one node.
+    bool shareNode(int type, int startA, int dA, int typeB, int startB, int dB) const;
 
 private:
     void buildKnobs(int type, int d);

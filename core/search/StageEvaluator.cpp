@@ -74,7 +74,8 @@ StageEvaluator::Key StageEvaluator::baseKey(const StageQuery& q) const
     const std::uint64_t nMoe = static_cast<std::uint64_t>(m_moePrefix[static_cast<std::size_t>(last)]
                                                          - m_moePrefix[static_cast<std::size_t>(q.first_layer)]);
     Key k;
-    k.a = static_cast<std::uint64_t>(q.shape.type) | static_cast<std::uint64_t>(q.shape.start) << 8
+    k.a = static_cast<std::uint64_t>(q.shape.type)
+        | static_cast<std::uint64_t>(m_space.canonicalStart(q.shape.type, q.shape.start)) << 8
         | static_cast<std::uint64_t>(q.shape.d) << 24 | static_cast<std::uint64_t>(q.shape.knob) << 40
         | static_cast<std::uint64_t>(q.shape.mbs) << 52;
     k.b = static_cast<std::uint64_t>(q.num_layers) | nMoe << 12 | static_cast<std::uint64_t>(q.first_layer == 0) << 24
@@ -164,10 +165,14 @@ StageCost StageEvaluator::evaluate(const StageQuery& q)
     }
     // The p2p send reads the next stage's device type and nodes only (CostModel.cpp,
     // sendTo), not its knobs. A fixed level must be checked against memory per slot.
-    const std::uint64_t nextKey = q.next ? (1ull | static_cast<std::uint64_t>(q.next->type) << 1
-                                            | static_cast<std::uint64_t>(q.next->start) << 9
-                                            | static_cast<std::uint64_t>(q.next->d) << 29)
-                                         : 0;
+    const std::uint64_t nextKey = q.next
+        ? (1ull | static_cast<std::uint64_t>(q.next->type) << 1
+           | static_cast<std::uint64_t>(m_space.canonicalStart(q.next->type, q.next->start)) << 9
+           | static_cast<std::uint64_t>(q.next->d) << 29
+           | static_cast<std::uint64_t>(m_space.shareNode(q.shape.type, q.shape.start, q.shape.d, q.next->type,
+                                                          q.next->start, q.next->d))
+               << 50)
+        : 0;
     if (q.fixed_level >= 0 && !q.ignore_memory) {
         // Memory at this slot for the fixed level.
         if (rec.level[slot] == -3) {
@@ -199,7 +204,7 @@ StageCost StageEvaluator::evaluate(const StageQuery& q)
     if (q.next && q.next->type != q.shape.type)
         hetero += e.p2p_send;
     const Knob& kn = m_space.knobs(q.shape.type, q.shape.d)[static_cast<std::size_t>(q.shape.knob)];
-    if (kn.ep > 1 && m_space.slots(q.shape.type, q.shape.start, q.shape.d).size() > 1)
+    if (kn.ep > 1 && m_space.spansNodes(q.shape.type, q.shape.start, q.shape.d))
         hetero += e.expert_dispatch;
     out.hetero_comm = hetero;
     rec.costs.push_back({level, nextKey, out});

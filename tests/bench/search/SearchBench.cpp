@@ -24,7 +24,7 @@ namespace {
 
 struct Row {
     std::string cluster, model;
-    double time_s = 0;
+    double time_s = 0, main_s = 0;
     long long states = 0;
     PruneCounters pruned;
     double hsdp = 0, uniform = 0, metis = 0;
@@ -56,6 +56,7 @@ Row runCase(const std::string& clusterName, const ModelSpec& model, const Search
     row.cluster = clusterName;
     row.model = model.name;
     row.time_s = r.time_s;
+    row.main_s = r.main_time_s;
     row.states = r.states;
     row.pruned = r.pruned;
     if (!r.plans.empty()) {
@@ -82,9 +83,27 @@ Row runCase(const std::string& clusterName, const ModelSpec& model, const Search
 void printRow(const Row& r)
 {
     auto ratio = [](double a, double b) { return (a > 0 && b > 0) ? a / b : 0.0; };
-    std::printf("| %-13s | %-9s | %7.3f | %9lld | %9lld | %9lld | %7lld | %2d | %8.2f | %8.2f | %8.2f | %5.2fx | %5.2fx |\n",
-                r.cluster.c_str(), r.model.c_str(), r.time_s, r.states, r.pruned.load_balance, r.pruned.memory,
-                r.pruned.communication, r.pp, r.hsdp, r.uniform, r.metis, ratio(r.uniform, r.hsdp), ratio(r.metis, r.hsdp));
+    auto num = [](double v) {
+        char buf[32];
+        if (v > 0)
+            std::snprintf(buf, sizeof buf, "%8.2f", v);
+        else
+            std::snprintf(buf, sizeof buf, "%8s", "-");
+        return std::string(buf);
+    };
+    auto rat = [](double v) {
+        char buf[32];
+        if (v > 0)
+            std::snprintf(buf, sizeof buf, "%5.2fx", v);
+        else
+            std::snprintf(buf, sizeof buf, "%6s", "-");
+        return std::string(buf);
+    };
+    std::printf("| %-10s | %-9s | %6.3f | %6.3f | %7lld | %10lld | %8lld | %7lld | %2s | %s | %s | %s | %s | %s |\n",
+                r.cluster.c_str(), r.model.c_str(), r.main_s, r.time_s, r.states, r.pruned.load_balance, r.pruned.memory,
+                r.pruned.communication, r.pp > 0 ? std::to_string(r.pp).c_str() : "-", num(r.hsdp).c_str(),
+                num(r.uniform).c_str(), num(r.metis).c_str(), rat(ratio(r.uniform, r.hsdp)).c_str(),
+                rat(ratio(r.metis, r.hsdp)).c_str());
     std::fflush(stdout);
 }
 
@@ -117,8 +136,8 @@ int main(int argc, char** argv)
                               "24-1",   "24-2",   "24-3",   "32-1", "32-2", "32-3"};
     const ModelSpec small = resolveModel("mixtral-s");
     const ModelSpec large = resolveModel("mixtral-l");
-    std::printf("| cluster       | model     | time s  | states    | pruned LB | pruned mem| pr comm | PP | HS-DP s  | uniform  | Metis    | unif/HS| Metis/HS|\n");
-    std::printf("|---------------|-----------|---------|-----------|-----------|-----------|---------|----|----------|----------|----------|--------|--------|\n");
+    std::printf("| cluster    | model     | HS-DP s | total s | states  | pruned LB  | pr. mem  | pr.comm | PP | HS-DP    | uniform  | Metis    | unif/HS | Metis/HS |\n");
+    std::printf("|------------|-----------|--------|--------|---------|------------|----------|---------|----|----------|----------|----------|--------|--------|\n");
     double geoU[2] = {0, 0}, geoM[2] = {0, 0};
     int count[2] = {0, 0};
     for (const char* c : clusters) {

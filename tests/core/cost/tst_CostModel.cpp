@@ -123,6 +123,7 @@ private slots:
     void bytesPerParameter();
     void expertParametersOverEdp();
     void dispatchVolumeEq3();
+    void outputLayerAndFusedAttention();
     void imbalanceScalesMoePath();
     void recomputeOrdering();
     void crossVendorSendUsesBridge();
@@ -320,14 +321,61 @@ void TestCostModel::dispatchVolumeEq3()
     const StageEstimate e = oneLayer(cm, st, false);
     const double tokens = 4096, h = 4096, beta = 2, k = 2, ep = 8;
     const double D = tokens * h * beta * k * (1 - 1 / ep);
-    // Intra-node: D over 450 GB/s NVLink4 times the nccl-tests efficiency at D bytes per GPU.
-    const double bw = 450e9 * intraNodeEfficiency(D / 1.75);
+    // Intra-node: D over 450 GB/s NVLink4 times the H100 nccl-tests efficiency at D bytes per GPU
+    // (Azure ND H100 v5 curve, capped at 370/450 for a non-all-reduce primitive).
+    const double bw = 450e9 * intraNodeEfficiencyNvlink4(D / 1.75, false);
     QVERIFY2(std::fabs(e.expert_dispatch / (4 * D / bw) - 1) < 1e-12,
              qPrintable(QString("%1 vs %2").arg(e.expert_dispatch).arg(4 * D / bw)));
     // Same formula through collectiveTime.
     GroupLink g;
     g.intra_bw = 450e9;
+    g.nvlink4 = true;
     QVERIFY(std::fabs(collectiveTime(Collective::AllToAll, D / (1 - 1 / ep), 8, g) / (D / bw) - 1) < 1e-12);
+    // The NVLink4 curve: 234.45 GB/s all-reduce busbw at 16 MiB (Azure ND H100 v5); ring
+    // primitives at most 370 GB/s (nccl-tests #212).
+    QVERIFY(std::fabs(intraNodeEfficiencyNvlink4(16.0 * 1024 * 1024, true) - 234.45 / 450) < 1e-12);
+    QCOMPARE(intraNodeEfficiencyNvlink4(8.0 * GiB, false), 370.0 / 450);
+}
+
+void TestCostModel::outputLayerAndFusedAttention()
+{
+    // Last stage minus a middle stage of one layer = final norm + logits GEMM + Megatron's
+    // unfused cross-entropy (docs/cost-model.md 3.6). LLaMA-2 7B shape, H100, TP 1, b 1:
+    // logits 2 T h V = 1.07 TFLOP (size factor 1); cross-entropy 38 B (forward) and 14 B
+    // (backward) per logit; norm 4 T h; over the STREAM copy bandwidth 2.90 TB/s.
+    const ModelSpec m = llama7b();
+    const Cluster c = nodesOf("H100-SXM", 1);
+    const CostModel cm(m, c, DeviceCatalog::builtin());
+    StagePlan st = stageOn("H100-SXM", 0, 1, 1);
+    st.first_layer = 1;
+    st.num_layers = 1;
+    StageContext ctx;
+    ctx.num_stages = 3;
+    ctx.num_microbatches = 1;
+    ctx.stage_index = 1;
+    const StageEstimate mid = cm.estimateStage(st, ctx);
+    ctx.stage_index = 2;
+    const StageEstimate last = cm.estimateStage(st, ctx);
+    const double T = 4096, h = 4096, V = 32000;
+    const double gemmRate = 989e12 * 0.803 * 253.7 / 271.2;   // MAMF x cuBLAS 8192^3 / MAMF
+    const double hbm = 2.90e12;
+    const double logits = 2 * T * h * V / gemmRate;
+    const double norm = 4 * T * h / hbm;
+    const double fwd = logits + 38 * T * V / hbm + norm;
+    const double bwd = 2 * logits + 14 * T * V / hbm + 2 * norm;
+    QVERIFY2(std::fabs((last.t_fwd - mid.t_fwd) / fwd - 1) < 1e-9, qPrintable(QString::number(last.t_fwd - mid.t_fwd)));
+    QVERIFY2(std::fabs((last.t_bwd - mid.t_bwd) / bwd - 1) < 1e-9, qPrintable(QString::number(last.t_bwd - mid.t_bwd)));
+
+    // Fused attention: backward = 2 x forward + half the attention core's forward (FlashAttention
+    // recomputes the scores: 5 products against 2), so with the core's forward a = bwd - 2 fwd;
+    // the causal core is 0.5 x 4 T s q FLOPs = 137 GFLOP, i.e. 43.4 GFLOP at A100's 312 TFLOP/s:
+    // Calculon's size factor between 0.9/0.95 at 16 GFLOP and 1 at 128, log-linear.
+    const double coreFlops = 0.5 * 4 * T * 4096.0 * 4096.0;
+    const double a100Equivalent = coreFlops * 312.0 / 989.0;
+    const double size = (0.9 / 0.95) * std::pow(0.95 / 0.9, std::log(a100Equivalent / 16e9) / std::log(8.0));
+    const double core = coreFlops / (gemmRate * size);
+    QVERIFY2(std::fabs((mid.t_bwd - 2 * mid.t_fwd) / (0.5 * core) - 1) < 1e-9,
+             qPrintable(QString::number(mid.t_bwd - 2 * mid.t_fwd)));
 }
 
 void TestCostModel::imbalanceScalesMoePath()
