@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cstdio>
-#include <cstdlib>
 #include <cstdint>
 #include <limits>
 #include <map>
@@ -486,10 +484,6 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control)
             buckets[static_cast<std::size_t>(j)].clear();
         }
         flush();
-        if (std::getenv("HAPMOE_SEARCH_TRACE"))
-            std::fprintf(stderr, "run target %d batch %d mask %u fixed_d %d level %d pass %d cap %g c0 %g states %zu entries %zu finals %zu best %g fronts %zu\n",
-                         static_cast<int>(config.target), config.batch, config.type_mask, config.fixed_d, config.fixed_level, pass, cap, c0,
-                         states.size(), entries.size(), finals.size(), finals.empty() ? 0.0 : finals.front().objective, fronts.size());
         if (!result.complete || !capped)
             break;
         double kth = finals.size() >= keep ? finals.back().objective : inf;

@@ -81,7 +81,7 @@ private slots:
         GuiThreadWatch watch([panel] { return panel->isRunning(); });
 
         QTest::mouseClick(panel->runButton(), Qt::LeftButton);
-        QVERIFY(panel->isRunning());
+        QVERIFY2(panel->isRunning(), qPrintable(panel->statusLabel()->text()));
         QVERIFY(!panel->runButton()->isEnabled());
         QVERIFY(panel->cancelButton()->isEnabled());
         QVERIFY(finished.wait(180000));

@@ -58,6 +58,7 @@ BreakdownView::BreakdownView(QWidget* parent)
     m_plot->yAxis->grid()->setVisible(false);
     m_plot->yAxis->setRange(-0.6, names.size() - 0.4);
     m_plot->xAxis->setLabel(tr("seconds per iteration"));
+    style::applyChartPalette(m_plot);
 
     m_table->setColumnCount(9);
     m_table->setHorizontalHeaderLabels({tr("Stage"), tr("Device"), tr("Fwd / mb"), tr("Bwd / mb"), tr("Compute"),
@@ -67,6 +68,15 @@ BreakdownView::BreakdownView(QWidget* parent)
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_table->horizontalHeader()->setStretchLastSection(false);
     m_table->setAlternatingRowColors(true);
+}
+
+void BreakdownView::changeEvent(QEvent* event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange) {
+        style::applyChartPalette(m_plot);
+        m_plot->replot();
+    }
 }
 
 void BreakdownView::clear()
@@ -97,6 +107,7 @@ void BreakdownView::setPlan(const Plan& plan, const Prediction& prediction)
         label->position->setCoords(m_values[i], i);
         label->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
         label->setPadding(QMargins(6, 0, 0, 0));
+        label->setColor(m_plot->palette().color(QPalette::Text));
         label->setText(QStringLiteral("%1  (%2 %)").arg(style::formatSeconds(m_values[i])).arg(sum > 0 ? 100.0 * m_values[i] / sum : 0.0, 0, 'f', 1));
     }
     // Room on the right for the labels.

@@ -28,6 +28,9 @@ public:
     QCustomPlot* chart() const { return m_plot; }
     QTableWidget* stageTable() const { return m_table; }
 
+protected:
+    void changeEvent(QEvent* event) override;
+
 private:
     QCustomPlot* m_plot;
     QTableWidget* m_table;

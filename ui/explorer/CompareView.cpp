@@ -312,10 +312,12 @@ void CompareView::rebuild()
         timeline->setTimeline(tl);
         timeline->setTimeLimit(maxTime);
         timeline->resetZoom();
-        if (!m_timelines.isEmpty()) {   // one legend is enough; free its row
+        if (!m_timelines.isEmpty()) {
+            // One legend is enough: the others stay in their layouts (QCustomPlot owns
+            // them there) but shrink to nothing.
             timeline->legend->setVisible(false);
-            timeline->plotLayout()->take(timeline->legend);
-            timeline->plotLayout()->simplify();
+            timeline->legend->setMargins(QMargins());
+            timeline->legend->setMaximumSize(QWIDGETSIZE_MAX, 0);
         }
         timeline->legend->setWrap(4);                          // two rows: the charts are narrower here
         timeline->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);

@@ -1,6 +1,7 @@
 #include "ExplorerStyle.h"
 
 #include <QHash>
+#include <qcustomplot.h>
 #include <QStringList>
 
 #include <cmath>
@@ -127,6 +128,44 @@ QString devicesLabel(const StagePlan& stage)
             parts << QStringLiteral("node %1: %2-%3").arg(slot.node).arg(slot.first_local).arg(slot.first_local + slot.count - 1);
     }
     return parts.join(QStringLiteral(", "));
+}
+
+QColor mix(const QColor& base, const QColor& color, double a)
+{
+    return QColor::fromRgbF((1 - a) * base.redF() + a * color.redF(), (1 - a) * base.greenF() + a * color.greenF(),
+                            (1 - a) * base.blueF() + a * color.blueF());
+}
+
+void applyChartPalette(QCustomPlot* plot)
+{
+    const QPalette pal = plot->palette();
+    const QColor base = pal.color(QPalette::Base);
+    const QColor text = pal.color(QPalette::Text);
+    const QColor grid = mix(base, text, 0.18);
+    plot->setBackground(base);
+    for (QCPAxisRect* rect : plot->axisRects()) {
+        for (QCPAxis* axis : rect->axes()) {
+            axis->setBasePen(QPen(text, 0));
+            axis->setTickPen(QPen(text, 0));
+            axis->setSubTickPen(QPen(text, 0));
+            axis->setTickLabelColor(text);
+            axis->setLabelColor(text);
+            axis->grid()->setPen(QPen(grid, 0, Qt::DotLine));
+            axis->grid()->setZeroLinePen(QPen(grid, 0));
+        }
+    }
+    if (plot->legend) {
+        plot->legend->setBrush(base);
+        plot->legend->setTextColor(text);
+        plot->legend->setBorderPen(Qt::NoPen);
+    }
+    for (int i = 0; i < plot->itemCount(); ++i) {
+        if (auto* label = qobject_cast<QCPItemText*>(plot->item(i))) {
+            // Warnings keep their red; ordinary labels follow the text colour.
+            if (label->color() != bottleneckColor() && label->color() != bottleneckColor().darker(130))
+                label->setColor(text);
+        }
+    }
 }
 
 } // namespace hapmoe::ui::style

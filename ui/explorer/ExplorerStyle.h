@@ -7,6 +7,8 @@
 #include <QColor>
 #include <QString>
 
+class QCustomPlot;
+
 namespace hapmoe::ui::style {
 
 // A stable colour per device type (known vendors get their customary hue; others are
@@ -32,6 +34,12 @@ QString formatGiB(double bytes);           // "12.34 GiB"
 QString recomputeLabel(const StagePlan& stage);  // "none", "selective", "full 4/12"
 QString knobsLabel(const StagePlan& stage);      // "TP2 CP1 DP4 · EP4 ETP1 EDP2"
 QString devicesLabel(const StagePlan& stage);    // "node 3: 0-7"
+
+// Background, axes, grid and legend of a chart from its widget's palette, so charts follow
+// the light and dark themes. Call again on QEvent::PaletteChange.
+void applyChartPalette(QCustomPlot* plot);
+// `color` mixed into `base` with weight a (0 = base, 1 = color); an opaque lane tint.
+QColor mix(const QColor& base, const QColor& color, double a);
 
 inline constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 

@@ -71,6 +71,16 @@ MemoryBarsPlot::MemoryBarsPlot(QWidget* parent)
     plotLayout()->addElement(0, 0, legend);
     plotLayout()->setRowStretchFactor(0, 0.001);
     setMouseTracking(true);
+    style::applyChartPalette(this);
+}
+
+void MemoryBarsPlot::changeEvent(QEvent* event)
+{
+    QCustomPlot::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange) {
+        style::applyChartPalette(this);
+        setPlan(m_plan, m_prediction);   // labels take the new text colour
+    }
 }
 
 void MemoryBarsPlot::clear()
@@ -110,7 +120,7 @@ void MemoryBarsPlot::setPlan(const Plan& plan, const Prediction& prediction)
         if (!m.fits())
             text += tr("\nshort %1 GiB").arg((m.total() - m.capacity) / style::kGiB, 0, 'f', 1);
         label->setText(text);
-        label->setColor(m.fits() ? palette().color(QPalette::WindowText) : style::bottleneckColor());
+        label->setColor(m.fits() ? palette().color(QPalette::Text) : style::bottleneckColor());
         label->setPadding(QMargins(1, 1, 1, 3));
         label->setClipToAxisRect(false);
     }

@@ -33,6 +33,7 @@ public:
 
 protected:
     void mouseMoveEvent(QMouseEvent* event) override;
+    void changeEvent(QEvent* event) override;
 
 private:
     std::array<QCPBars*, 6> m_bars{};

@@ -88,9 +88,8 @@ void TimelineBlocks::draw(QCPPainter* painter)
     for (int s = 0; s < m_timeline.stages; ++s) {
         // Pre-blended with white rather than drawn translucent: opaque fills are cheaper,
         // and neighbouring lanes of one type alternate in strength so they stay apart.
-        const QColor base = style::deviceColor(m_timeline.deviceTypes[static_cast<size_t>(s)]);
-        const double a = s % 2 == 0 ? 0.12 : 0.20;
-        const QColor tint = QColor::fromRgbF(1 - a + a * base.redF(), 1 - a + a * base.greenF(), 1 - a + a * base.blueF());
+        const QColor device = style::deviceColor(m_timeline.deviceTypes[static_cast<size_t>(s)]);
+        const QColor tint = style::mix(mParentPlot->palette().color(QPalette::Base), device, s % 2 == 0 ? 0.12 : 0.22);
         painter->setPen(Qt::NoPen);
         painter->setBrush(tint);
         painter->drawRect(laneRect(std::max(range.lower, 0.0), std::min(range.upper, m_timeline.iterationEnd), s, -0.5, 0.5));

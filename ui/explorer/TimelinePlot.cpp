@@ -65,7 +65,7 @@ TimelinePlot::TimelinePlot(QWidget* parent)
     m_endLabel->setPositionAlignment(Qt::AlignRight | Qt::AlignTop);
     m_endLabel->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
     m_endLabel->setColor(style::bottleneckColor().darker(130));
-    m_endLabel->setBrush(QColor(255, 255, 255, 210));
+    m_endLabel->setBrush(palette().color(QPalette::Base));
     m_endLabel->setPadding(QMargins(3, 1, 3, 1));
     m_endLabel->setVisible(false);
     m_endLabel->setClipToAxisRect(true);
@@ -76,6 +76,17 @@ TimelinePlot::TimelinePlot(QWidget* parent)
     axisRect()->setRangeZoomFactor(0.8);
     connect(xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, &TimelinePlot::boundRange);
     setMouseTracking(true);
+    style::applyChartPalette(this);
+}
+
+void TimelinePlot::changeEvent(QEvent* event)
+{
+    QCustomPlot::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange) {
+        style::applyChartPalette(this);
+        m_endLabel->setBrush(palette().color(QPalette::Base));
+        replot();
+    }
 }
 
 void TimelinePlot::setTimeline(const PlanTimeline& timeline)

@@ -37,6 +37,7 @@ public:
 
 protected:
     void mouseMoveEvent(QMouseEvent* event) override;
+    void changeEvent(QEvent* event) override;
 
 private:
     void boundRange(const QCPRange& range);

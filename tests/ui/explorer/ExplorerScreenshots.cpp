@@ -3,12 +3,13 @@
 // The plans come from the real search (HS-DP with baselines); the user's current
 // configuration is a uniform Megatron-style split.
 //
-//   explorer_screenshots OUTPUT_DIR [--model NAME] [--cluster NAME]
+//   explorer_screenshots OUTPUT_DIR [--model NAME] [--cluster NAME] [--theme light|dark]
 
 #include "ExplorerFixtures.h"
 
 #include "ExportDialog.h"
 #include "PlanExplorerWidget.h"
+#include "Theme.h"
 #include "TimelinePlot.h"
 #include "WhatIfPanel.h"
 #include "io/Presets.h"
@@ -43,7 +44,7 @@ int main(int argc, char** argv)
     QApplication app(argc, argv);
     const QStringList args = QApplication::arguments();
     if (args.size() < 2) {
-        std::fprintf(stderr, "usage: explorer_screenshots OUTPUT_DIR [--model NAME] [--cluster NAME]\n");
+        std::fprintf(stderr, "usage: explorer_screenshots OUTPUT_DIR [--model NAME] [--cluster NAME] [--theme light|dark]\n");
         return 2;
     }
     const QString out = args[1];
@@ -54,6 +55,8 @@ int main(int argc, char** argv)
             modelName = args[++i];
         else if (args[i] == QLatin1String("--cluster"))
             clusterName = args[++i];
+        else if (args[i] == QLatin1String("--theme"))
+            ui::applyTheme(args[++i] == QLatin1String("dark") ? ui::ThemeKind::Dark : ui::ThemeKind::Light);
     }
 
     const DeviceCatalog& catalog = DeviceCatalog::builtin();
