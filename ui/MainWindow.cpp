@@ -31,6 +31,7 @@
 #include <QTreeWidget>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QScreen>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -115,7 +116,12 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_explorer, &PlanExplorerWidget::newSearchSuggested, this,
             [this](const QString& reason) { statusBar()->showMessage(tr("A new search may help: %1").arg(reason), 10000); });
 
-    resize(1600, 1000);
+    // 1600 x 1000 shows the canvas, the palette and the search side by side; smaller
+    // screens get most of their available area.
+    QSize size(1600, 1000);
+    if (const QScreen* screen = QGuiApplication::primaryScreen(); screen && QGuiApplication::platformName() != QLatin1String("offscreen"))
+        size = size.boundedTo(screen->availableGeometry().size() * 0.95);
+    resize(size);
     newProject();
     loadExample();
 }

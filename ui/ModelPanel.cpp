@@ -290,6 +290,11 @@ QString ModelPanel::derivedText() const { return m_derived->text(); }
 
 void ModelPanel::refresh()
 {
+    if (m_committing) {
+        // Our own commit: the editors already show the document; leave the one being typed in alone.
+        updateDerived(m_document->model());
+        return;
+    }
     m_updating = true;
     const ModelSpec& m = m_document->model();
     for (const QString& key : std::as_const(m_order))
@@ -334,9 +339,9 @@ void ModelPanel::edited(const QString& key)
         return;
     }
     m_message->clear();
-    m_updating = true;   // the document's modelChanged must not overwrite the editor being typed in
+    m_committing = true;
     m_document->setModel(candidate, tr("Change %1").arg(key), key);
-    m_updating = false;
+    m_committing = false;
     updateDerived(candidate);
 }
 

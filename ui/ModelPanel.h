@@ -55,6 +55,7 @@ private:
     QLabel* m_script;
     QString m_invalidKey;
     bool m_updating = false;
+    bool m_committing = false;
 };
 
 } // namespace hapmoe::ui

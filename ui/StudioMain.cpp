@@ -2,6 +2,7 @@
 
 #include "MainWindow.h"
 #include "ModelPanel.h"
+#include "ClusterScene.h"
 #include "PlanExplorerWidget.h"
 #include "ProjectDocument.h"
 #include "SearchPanel.h"
@@ -31,9 +32,10 @@ struct Options {
     QString view;
     int plan = -1;
     QString theme;
-    QSize size{1600, 1000};
+    QSize size;   // empty: the window's default
     QString clusterPreset;
     QString modelPreset;
+    int select = -1;
 };
 
 // After the window is shown (and the search finished): choose the tab and view, then save
@@ -46,6 +48,8 @@ void finish(MainWindow& window, const Options& o)
         window.showTab(QStringLiteral("results"));
         window.explorer()->showView(o.view);
     }
+    if (o.select >= 0)
+        window.clusterScene()->selectIds({o.select});
     if (o.plan >= 0 && o.plan < window.explorer()->planCount())
         window.explorer()->selectPlan(o.plan);
     if (o.screenshot.isEmpty() && !o.quit)
@@ -95,7 +99,9 @@ int studioMain(QApplication& app)
                                            QStringLiteral("NAME"));
     const QCommandLineOption modelPreset(QStringLiteral("model-preset"), QObject::tr("Load a model preset"),
                                          QStringLiteral("NAME"));
-    parser.addOptions({runSearch, screenshot, quit, tab, view, plan, theme, size, clusterPreset, modelPreset});
+    const QCommandLineOption select(QStringLiteral("select"), QObject::tr("Select a node or switch by id"),
+                                    QStringLiteral("ID"));
+    parser.addOptions({runSearch, screenshot, quit, tab, view, plan, theme, size, clusterPreset, modelPreset, select});
     parser.process(app);
 
     Options o;
@@ -109,6 +115,7 @@ int studioMain(QApplication& app)
     o.theme = parser.isSet(theme) ? parser.value(theme) : QSettings().value(QStringLiteral("theme")).toString();
     o.clusterPreset = parser.value(clusterPreset);
     o.modelPreset = parser.value(modelPreset);
+    o.select = parser.isSet(select) ? parser.value(select).toInt() : -1;
     if (parser.isSet(size)) {
         const QStringList wh = parser.value(size).split(QLatin1Char('x'));
         if (wh.size() == 2 && wh[0].toInt() > 0 && wh[1].toInt() > 0)
@@ -129,7 +136,8 @@ int studioMain(QApplication& app)
         window.modelPanel()->loadPreset(o.modelPreset);
     if (!o.clusterPreset.isEmpty() || !o.modelPreset.isEmpty())
         window.document()->undoStack()->setClean();
-    window.resize(o.size);
+    if (o.size.isValid())
+        window.resize(o.size);
     window.show();
     if (!batch)
         QTimer::singleShot(0, &window, [&window] { window.offerRecovery(); });

@@ -12,6 +12,7 @@
 #include "hardware/DeviceCatalog.h"
 #include "io/Documents.h"
 #include "io/Presets.h"
+#include "megatron/ScriptImport.h"
 #include "util/InputError.h"
 
 #include <cstdio>
@@ -37,6 +38,7 @@ MFU and the memory of every stage of one plan.
                    (optional with --plan)
   --profile P      hapmoe.profile with measured tables (default: analytic defaults)
   --plan PLAN      a hapmoe.plan file (heterogeneous stages allowed)
+  --script S       a Megatron-LM launch script: its model and configuration on --cluster
 
 Flag form: a uniform Megatron-LM plan; stage s owns global ranks [s*W/PP, (s+1)*W/PP) in
 node order and DP = W / (TP*CP*PP). Left-out flags take Megatron-LM's defaults (sizes 1,
@@ -172,7 +174,7 @@ int cmdEstimate(const Args& args)
         }
     const CliArgs a(args,
                     {"model", "cluster", "profile", "plan", "tp", "pp", "cp", "ep", "etp", "vpp", "mbs", "gbs", "recompute",
-                     "recompute-layers", "precision", "trace"},
+                     "recompute-layers", "precision", "trace", "script"},
                     {"sequence-parallel", "distributed-optimizer", "json"});
     if (!a.positionals().empty())
         throw UsageError("unexpected argument \"" + a.positionals().front() + "\"\n\n" + kHelp);
@@ -186,6 +188,14 @@ int cmdEstimate(const Args& args)
             if (a.has(flag))
                 throw UsageError(std::string("--") + flag + " cannot be combined with --plan (the plan file fixes it)");
         in = fromPlanFile(a, catalog, warnings);
+    } else if (auto script = a.value("script")) {
+        // --script: the script's own configuration in node order (core/megatron/ScriptImport.h).
+        in.cluster = resolveCluster(a.required("cluster"), catalog, &warnings);
+        const ScriptConfiguration sc = loadScriptConfiguration(*script, in.cluster, catalog);
+        in.model = sc.model;
+        in.plan = sc.plan;
+        for (const auto& w : sc.script.warnings)
+            warnings.push_back(*script + ": " + w);
     } else {
         in = fromFlags(a, catalog, warnings);
     }

@@ -8,6 +8,7 @@
 #include "hardware/DeviceCatalog.h"
 #include "io/Documents.h"
 #include "io/Presets.h"
+#include "megatron/ScriptImport.h"
 #include "search/Search.h"
 
 #include <cstdio>
@@ -26,6 +27,8 @@ constexpr const char* kPlanUsage = R"(Usage: hapmoe plan --model M --cluster C [
 Searches the fastest feasible parallel plan (HS-DP) and compares it with the baselines.
 
   --model M              model preset name or hapmoe.model file
+  --script S             a Megatron-LM launch script instead of --model: its model, and its
+                         configuration estimated as "current" beside the best plan
   --cluster C            cluster preset, hapmoe.cluster file, or shorthand "H800:2x8,910B:2x8"
   --profile P            hapmoe.profile with measured tables (default: analytic)
   --target T             megatron | flagscale | any (default any: the best the cluster allows)
@@ -47,7 +50,7 @@ Exit codes: 0 plan found, 1 no feasible plan, 2 bad input.
 const std::set<std::string>& planValueOptions()
 {
     static const std::set<std::string> s = {"model", "cluster", "profile", "target", "top", "algorithm", "delta",
-                                            "eta", "time-limit", "gbs", "mbs", "o"};
+                                            "eta", "time-limit", "gbs", "mbs", "o", "script"};
     return s;
 }
 
@@ -164,13 +167,22 @@ int cmdPlan(const Args& args)
 
     const DeviceCatalog& catalog = DeviceCatalog::builtin();
     Warnings warnings;
-    const ModelSpec model = resolveModel(a.required("model"), &warnings);
     const Cluster cluster = resolveCluster(a.required("cluster"), catalog, &warnings);
+    // --script: the script's model and current configuration (core/megatron/ScriptImport.h).
+    std::optional<ScriptConfiguration> script;
+    if (auto s = a.value("script")) {
+        script = loadScriptConfiguration(*s, cluster, catalog);
+        for (const auto& w : script->script.warnings)
+            warnings.push_back(*s + ": " + w);
+    }
+    const ModelSpec model = script ? script->model : resolveModel(a.required("model"), &warnings);
     std::unique_ptr<Profile> profile;
     if (auto path = a.value("profile"))
         profile = std::make_unique<Profile>(readProfile(readTextFile(*path), *path, &warnings));
 
     SearchOptions opt;
+    if (script)
+        opt.current = script->plan;
     if (auto v = a.value("target"))
         opt.target = parseTarget(*v);
     if (auto v = a.value("algorithm"))

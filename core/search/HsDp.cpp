@@ -110,7 +110,9 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control)
     // run's options, without recompute, p2p, embedding or output layer (stage times are
     // sums of per-layer times plus those non-negative extras: CostModel::estimateStage).
     double floor = std::numeric_limits<double>::infinity();
+    const double inf0 = std::numeric_limits<double>::infinity();
     std::vector<double> rho;
+    std::vector<int> probeLayers;
     {
         int denseLayer = -1, moeLayer = -1;
         for (int l = 1; l + 1 < N; ++l) {
@@ -119,6 +121,9 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control)
             if (!m_space.model().isMoeLayer(l) && denseLayer < 0)
                 denseLayer = l;
         }
+        for (int layer : {denseLayer, moeLayer})
+            if (layer >= 0)
+                probeLayers.push_back(layer);
         Partial probe;
         probe.j = N;
         long long ignored = 0;
@@ -204,6 +209,36 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control)
     };
     // Knob fronts of this run, keyed by what a stage's cost reads except the knob.
     std::unordered_map<FrontKey, std::vector<FrontItem>, FrontKeyHash> fronts;
+    // Per stage shape (type, nodes, knob; the micro-batch follows from the knob in a run):
+    // the least time of one layer without recompute, p2p, embedding or output layer. A stage
+    // of n layers of that shape costs at least n times it (same argument as `floor`).
+    std::unordered_map<std::uint64_t, double> knobFloors;
+    auto knobFloor = [&](const StageShape& sh) {
+        if (!(floor > 0))
+            return 0.0;
+        const std::uint64_t key = static_cast<std::uint64_t>(sh.type)
+            | static_cast<std::uint64_t>(m_space.canonicalStart(sh.type, sh.start)) << 8
+            | static_cast<std::uint64_t>(sh.d) << 28 | static_cast<std::uint64_t>(sh.knob) << 44;
+        auto it = knobFloors.find(key);
+        if (it != knobFloors.end())
+            return it->second;
+        double best = inf0;
+        for (int layer : probeLayers) {
+            StageQuery q;
+            q.shape = sh;
+            q.first_layer = layer;
+            q.num_layers = 1;
+            q.from_end = 1;
+            q.microbatches = M;
+            q.fixed_level = 0;
+            q.ignore_memory = true;
+            best = std::min(best, m_eval.evaluate(q).c);
+        }
+        if (!(best < inf0))
+            best = 0;
+        knobFloors.emplace(key, best);
+        return best;
+    };
     std::vector<int> moePrefix(static_cast<std::size_t>(N + 1), 0);
     for (int l = 0; l < N; ++l)
         moePrefix[static_cast<std::size_t>(l + 1)] = moePrefix[static_cast<std::size_t>(l)] + (m_space.model().isMoeLayer(l) ? 1 : 0);
@@ -272,6 +307,7 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control)
         for (auto& o : order)
             o.clear();
         capped = false;
+        fronts.clear();   // fronts leave out knobs above this pass's cap
         const double inc0 = control.incumbent ? control.incumbent->bound() : inf;
         if (inc0 < inf && M > 1) {
             const double need = (inc0 - floor * N) / (M - 1);
@@ -293,6 +329,7 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control)
         }
 
 
+        std::vector<int> live;   // reused: no allocation per state
         for (int j = N; j >= 1; --j) {
             const std::vector<int> bucketStates = order[static_cast<std::size_t>(j)];
             for (int si : bucketStates) {
@@ -303,7 +340,7 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control)
                 ++expanded;
                 const Partial p = states[static_cast<std::size_t>(si)].p;
                 // Entries of this state that are still worth extending.
-                std::vector<int> live;
+                live.clear();
                 {
                     const double inc = control.incumbent ? control.incumbent->bound() : std::numeric_limits<double>::infinity();
                     const double loc = bound();
@@ -424,6 +461,44 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control)
                     p,
                     [&](Choice c, const std::vector<int>& knobs) {
                         const bool first = c.n == p.j;
+                        // Before any knob is evaluated: the stage needs at least n rho_h / d
+                        // (rho_h: least device-seconds of one layer on type h), so a stage
+                        // above the cap, or one that cannot bring any live entry under the
+                        // best plans, is skipped without calling the cost model (exact: the
+                        // same bounds as in apply, with c replaced by its floor).
+                        {
+                            const double cl = c.n * rho[static_cast<std::size_t>(c.shape.type)] / c.shape.d;
+                            if (cl > cap && cl < inf) {
+                                capped = true;
+                                return;
+                            }
+                            double capQ = 0;
+                            if (!first) {
+                                Partial q;
+                                q.j = p.j - c.n;
+                                q.k = p.k + 1;
+                                q.mask = p.mask | (1u << c.shape.type);
+                                q.cur = c.shape.type;
+                                q.m = c.shape.start;
+                                capQ = capacityFloor(q);
+                                if (capQ == inf)
+                                    return;   // layers left but no device left
+                            }
+                            const double inc = control.incumbent ? control.incumbent->bound() : inf;
+                            const double loc = bound();
+                            bool any = false;
+                            for (int ei : live) {
+                                const Entry& e = entries[static_cast<std::size_t>(ei)];
+                                const double C = std::max(std::max(e.C, cl), capQ);
+                                const double lb = e.S + cl + floor * (p.j - c.n) + (M - 1) * C + e.T;
+                                if (!(lb >= loc || lb > inc)) {
+                                    any = true;
+                                    break;
+                                }
+                            }
+                            if (!any)
+                                return;
+                        }
                         const auto& kl = m_space.knobs(c.shape.type, c.shape.d);
                         if (first || (tied && p.k == 0)) {
                             // The first stage must pass the target's rules on its own knobs
@@ -434,6 +509,10 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control)
                                 c.shape.mbs = config.batch / kl[static_cast<std::size_t>(ki)].dp;
                                 if (first && !cand.acceptFirst(p, c))
                                     continue;
+                                if (c.n * knobFloor(c.shape) > cap) {
+                                    capped = true;   // apply would refuse it
+                                    continue;
+                                }
                                 StageCost sc;
                                 if (evaluate(c, sc))
                                     apply(c, sc);
@@ -451,6 +530,13 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control)
                                     continue;   // the first mesh runs the given micro-batch size
                                 c.shape.knob = ki;
                                 c.shape.mbs = config.batch / kl[static_cast<std::size_t>(ki)].dp;
+                                // A knob whose floor is above the cap would be refused by
+                                // apply, and every knob it dominates as well: leaving it out
+                                // of the front changes nothing but the cost-model calls.
+                                if (c.n * knobFloor(c.shape) > cap) {
+                                    capped = true;
+                                    continue;
+                                }
                                 StageCost sc;
                                 if (evaluate(c, sc))
                                     all.push_back({ki, sc});

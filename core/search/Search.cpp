@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <set>
 #include <thread>
@@ -322,7 +323,10 @@ public:
                 if (i >= jobs.size())
                     break;
                 RunResult& out = results[i];
-                for (const RunConfig& cfg : jobs[i].runs) {
+                const auto tj0 = std::chrono::steady_clock::now();
+                const long long cj0 = eval.calls();
+                for (std::size_t ri = 0; ri < jobs[i].runs.size(); ++ri) {
+                    const RunConfig& cfg = jobs[i].runs[ri];
                     if (m_control.stop()) {
                         out.complete = false;
                         break;
@@ -339,11 +343,21 @@ public:
                         out.complete = false;
                         break;
                     }
-                    if (jobs[i].stop_when_all_fit && r.memory_pruned == 0)
-                        break;
+                    if (jobs[i].stop_when_all_fit && r.memory_pruned == 0) {
+                        // Every stage fitted: higher settings only slow the same pipelines.
+                        // Full-k settings exclude stages of k layers or fewer, which full
+                        // recompute of all layers (the last setting) admits again.
+                        if (cfg.fixed_level <= 1 || cfg.fixed_level == kFullAll)
+                            break;
+                        ri = jobs[i].runs.size() - 2;   // go on with the last setting
+                    }
                 }
                 std::stable_sort(out.plans.begin(), out.plans.end(),
                                  [](const RunPlan& a, const RunPlan& b) { return a.objective < b.objective; });
+                if (std::getenv("HAPMOE_SEARCH_TRACE"))
+                    std::fprintf(stderr, "time %.4f calls %lld job %zu mask %u batch %d M %d target %d states %lld best %.4f\n", std::chrono::duration<double>(std::chrono::steady_clock::now() - tj0).count(), eval.calls() - cj0, i, jobs[i].runs.front().type_mask,
+                                 jobs[i].runs.front().batch, jobs[i].runs.front().microbatches, (int)jobs[i].runs.front().target,
+                                 m_control.states.load(), out.plans.empty() ? -1.0 : out.plans.front().objective);
                 ++m_control.runs_done;
                 m_control.report();
             }
@@ -413,6 +427,17 @@ public:
             plan.target = target == Target::Any ? bestTarget(plan, model, m_cost.cluster(), m_cost.catalog()) : target;
             plan.name = name + (want > 1 ? " #" + std::to_string(out.plans.size() + 1) : std::string());
             fillUnused(plan, m_space, "left idle: the plan is faster without them (slower stages would lengthen the 1F1B bottleneck)");
+            if (plan.target == Target::Megatron && !plan.stages.empty()) {
+                // Devices of another collective library cannot join a Megatron-LM job.
+                const DeviceType* used = m_cost.catalog().find(plan.stages.front().device_type);
+                for (UnusedDevices& u : plan.unused) {
+                    const Node* node = m_cost.cluster().node(u.node);
+                    const DeviceType* t = node ? m_cost.catalog().find(node->device_type) : nullptr;
+                    if (used && t && t->collective_library != used->collective_library)
+                        u.reason = "not usable by Megatron-LM: " + t->collective_library + " devices cannot join a "
+                            + used->collective_library + " job (one collective library)";
+                }
+            }
             RankedPlan rp;
             rp.prediction = m_cost.estimate(plan);
             rp.plan = std::move(plan);

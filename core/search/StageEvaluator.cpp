@@ -117,11 +117,24 @@ StageCost StageEvaluator::evaluate(const StageQuery& q)
     }
     const std::size_t slot = static_cast<std::size_t>(std::min(inflight, static_cast<int>(rec.level.size()) - 1));
 
+    // The next stage as a plan, built only when the cost model is called (cache hits are
+    // the common case and would otherwise pay for its allocations).
     StagePlan nextPlan;
-    if (q.next)
-        nextPlan = makeStage(*q.next, q.first_layer + q.num_layers, 1, 0);
-    const StagePlan* np = q.next ? &nextPlan : nullptr;
+    bool nextBuilt = false;
+    auto nextOf = [&]() -> const StagePlan* {
+        if (!q.next)
+            return nullptr;
+        if (!nextBuilt) {
+            nextPlan = makeStage(*q.next, q.first_layer + q.num_layers, 1, 0);
+            nextBuilt = true;
+        }
+        return &nextPlan;
+    };
 
+    // The last estimate made while looking for the least recompute: the cost below reuses
+    // it when it is for the level found (same stage, same next stage).
+    StageEstimate probed;
+    int probedLevel = -100;
     int level = q.fixed_level;
     if (level < 0) {
         // The least recompute that fits: none < selective < full of k layers (k rising) <
@@ -130,7 +143,9 @@ StageCost StageEvaluator::evaluate(const StageQuery& q)
             int found = -2;
             double shortfall = 0;
             auto fitsAt = [&](int lv, double* miss) {
-                const StageEstimate e = estimate(q, lv, np, inflight);
+                const StageEstimate e = estimate(q, lv, nextOf(), inflight);
+                probed = e;
+                probedLevel = lv;
                 if (miss)
                     *miss = (e.memory.total() - e.memory.capacity) / (1024.0 * 1024.0 * 1024.0);
                 return e.memory.fits();
@@ -176,7 +191,9 @@ StageCost StageEvaluator::evaluate(const StageQuery& q)
     if (q.fixed_level >= 0 && !q.ignore_memory) {
         // Memory at this slot for the fixed level.
         if (rec.level[slot] == -3) {
-            const StageEstimate e = estimate(q, level, np, inflight);
+            const StageEstimate e = estimate(q, level, nextOf(), inflight);
+            probed = e;
+            probedLevel = level;
             rec.level[slot] = e.memory.fits() ? level : -2;
             rec.shortfall[slot] = (e.memory.total() - e.memory.capacity) / (1024.0 * 1024.0 * 1024.0);
         }
@@ -191,7 +208,7 @@ StageCost StageEvaluator::evaluate(const StageQuery& q)
         if (ce.level == level && ce.next == nextKey)
             return ce.cost;
 
-    const StageEstimate e = estimate(q, level, np, inflight);
+    const StageEstimate e = probedLevel == level ? probed : estimate(q, level, nextOf(), inflight);
     StageCost out;
     out.fits = true;
     out.level = level;

@@ -16,12 +16,19 @@
 #include <QSignalSpy>
 #include <QTimer>
 #include <QTreeWidget>
+#include <QUndoStack>
 
 using namespace hapmoe;
 using namespace hapmoe::ui;
 using namespace hapmoe::ui::test;
 
 namespace {
+
+// Wall-time bounds are asserted only when HAPMOE_TIMING_ASSERTS=1 (see README, "Tests").
+bool timingAsserts()
+{
+    return qEnvironmentVariableIntValue("HAPMOE_TIMING_ASSERTS") == 1;
+}
 
 // Records the longest interval between ticks of a 5 ms timer on the GUI thread while a
 // condition holds: how long the event loop was kept from running.
@@ -71,15 +78,13 @@ class SearchPanelTest : public QObject {
 private slots:
     void initTestCase() { initGuiTest(); }
 
-    void runShowsRankedPlansAndStaysResponsive()
+    void runShowsRankedPlans()
     {
         auto w = makeWindow();
         useLargestPaperCluster(*w);
         QCOMPARE(w->document()->cluster().totalDevices(), 32);
         SearchPanel* panel = w->searchPanel();
         QSignalSpy finished(panel, &SearchPanel::searchFinished);
-        GuiThreadWatch watch([panel] { return panel->isRunning(); });
-
         QTest::mouseClick(panel->runButton(), Qt::LeftButton);
         QVERIFY2(panel->isRunning(), qPrintable(panel->statusLabel()->text()));
         QVERIFY(!panel->runButton()->isEnabled());
@@ -100,11 +105,35 @@ private slots:
         QCOMPARE(panel->resultList()->topLevelItem(0)->text(1), QString::fromStdString(result.plans[0].plan.name));
         QCOMPARE(w->explorer()->planCount(), int(result.plans.size()) + baselines);
         QCOMPARE(w->document()->project().plans.size(), result.plans.size());   // kept with the project
+    }
 
-        // The GUI thread was never blocked for more than 50 ms during the search.
-        qInfo("GUI thread: %d ticks, longest gap %.1f ms during the search", watch.ticks(), watch.maxGapMs());
-        QVERIFY(watch.ticks() > 10);
-        QVERIFY2(watch.maxGapMs() < 50.0, qPrintable(QString::number(watch.maxGapMs())));
+    void guiThreadNeverBlockedDuringSearch()
+    {
+        auto w = makeWindow();
+        useLargestPaperCluster(*w);
+        // Without pruning the search on 32-3 runs until the 4 s limit: a long window to watch.
+        SearchSettings s = w->document()->searchSettings();
+        s.exact = true;
+        s.time_limit_s = 4;
+        w->document()->setSearchSettings(s);
+        SearchPanel* panel = w->searchPanel();
+        QSignalSpy finished(panel, &SearchPanel::searchFinished);
+        GuiThreadWatch watch([panel] { return panel->isRunning(); });
+        QTest::mouseClick(panel->runButton(), Qt::LeftButton);
+        QVERIFY2(panel->isRunning(), qPrintable(panel->statusLabel()->text()));
+        // Meanwhile the GUI keeps working: the canvas takes edits during the search.
+        QTest::qWait(200);
+        QVERIFY(panel->isRunning());
+        QVERIFY(dropDevice(*w, QStringLiteral("H800"), w->clusterView()->viewport()->rect().center()));
+        w->document()->undoStack()->undo();
+        QVERIFY(finished.wait(120000));
+        qInfo("GUI thread: %d ticks of a 5 ms timer, longest gap %.1f ms during the search", watch.ticks(),
+              watch.maxGapMs());
+        QVERIFY(watch.ticks() > 20);
+        // The 50 ms bound is a wall-time figure: printed always, asserted on request
+        // (HAPMOE_TIMING_ASSERTS=1) so that a loaded CI machine cannot make the suite flaky.
+        if (timingAsserts())
+            QVERIFY2(watch.maxGapMs() < 50.0, qPrintable(QString::number(watch.maxGapMs())));
     }
 
     void cancelMidwayRespondsAtOnce()
@@ -133,7 +162,8 @@ private slots:
         QVERIFY(finished.wait(30000));
         const qint64 stopMs = clock.elapsed();
         qInfo("cancel: GUI answered after %lld ms, search stopped after %lld ms", respondMs, stopMs);
-        QVERIFY2(respondMs < 100, qPrintable(QString::number(respondMs)));
+        if (timingAsserts())
+            QVERIFY2(respondMs < 100, qPrintable(QString::number(respondMs)));
         const SearchResult result = finished.first().first().value<SearchResult>();
         QVERIFY(result.cancelled);
         QVERIFY(panel->runButton()->isEnabled());

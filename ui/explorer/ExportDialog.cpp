@@ -162,6 +162,8 @@ void ExportDialog::regenerate()
         if (m_result.script.empty())
             m_script->setPlainText(tr("# No launcher: %1").arg(QString::fromStdString(m_result.refusal)));
     }
+    // A script reads best unwrapped; a refusal is one long sentence.
+    m_script->setLineWrapMode(m_result.ok ? QPlainTextEdit::NoWrap : QPlainTextEdit::WidgetWidth);
     m_saveLauncher->setEnabled(m_result.ok);
     m_copy->setEnabled(m_result.ok);
 }

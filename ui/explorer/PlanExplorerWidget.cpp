@@ -288,6 +288,10 @@ void PlanExplorerWidget::showView(const QString& name)
     const int tab = d->tabs->indexOf(w);
     if (tab >= 0)
         d->tabs->setCurrentIndex(tab);
+    if (w == d->exportDialog && d->current()) {   // a dialog: bring it up beside the window
+        d->exportDialog->show();
+        d->exportDialog->raise();
+    }
 }
 
 void PlanExplorerWidget::updateViews()

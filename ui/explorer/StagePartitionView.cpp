@@ -179,26 +179,43 @@ void StagePartitionView::paintEvent(QPaintEvent*)
             p.drawRoundedRect(r, 4, 4);
         }
 
-        QStringList lines;
+        // Each line with shorter forms for narrow boxes; the first form that fits is drawn.
         const QString type = QString::fromStdString(s.device_type);
-        lines << QStringLiteral("S%1 · %2").arg(i).arg(type);
+        const QString rc = style::recomputeLabel(s);
+        std::vector<QStringList> lines;
+        lines.push_back({QStringLiteral("S%1 · %2").arg(i).arg(type), QStringLiteral("S%1").arg(i)});
         if (m_compact) {
-            lines << QStringLiteral("%1 L · TP%2 DP%3 EP%4").arg(s.num_layers).arg(s.tp).arg(s.dp).arg(s.ep);
+            lines.push_back({QStringLiteral("%1 L · TP%2 DP%3 EP%4").arg(s.num_layers).arg(s.tp).arg(s.dp).arg(s.ep),
+                             QStringLiteral("%1 L").arg(s.num_layers)});
         } else {
-            lines << QStringLiteral("%1 layers (L%2-%3)").arg(s.num_layers).arg(s.first_layer).arg(s.first_layer + s.num_layers - 1);
-            lines << QStringLiteral("TP%1 CP%2 DP%3").arg(s.tp).arg(s.cp).arg(s.dp);
-            lines << QStringLiteral("EP%1 ETP%2 EDP%3").arg(s.ep).arg(s.etp).arg(s.edp);
-            lines << QStringLiteral("recompute: %1").arg(style::recomputeLabel(s));
-            lines << QStringLiteral("%1 dev · %2").arg(s.numDevices()).arg(style::devicesLabel(s));
+            lines.push_back({QStringLiteral("%1 layers (L%2-%3)").arg(s.num_layers).arg(s.first_layer).arg(s.first_layer + s.num_layers - 1),
+                             QStringLiteral("%1 layers").arg(s.num_layers), QStringLiteral("%1 L").arg(s.num_layers)});
+            lines.push_back({QStringLiteral("TP%1 CP%2 DP%3").arg(s.tp).arg(s.cp).arg(s.dp), QStringLiteral("TP%1 DP%2").arg(s.tp).arg(s.dp),
+                             QStringLiteral("T%1D%2").arg(s.tp).arg(s.dp)});
+            lines.push_back({QStringLiteral("EP%1 ETP%2 EDP%3").arg(s.ep).arg(s.etp).arg(s.edp), QStringLiteral("EP%1").arg(s.ep),
+                             QStringLiteral("E%1").arg(s.ep)});
+            lines.push_back({QStringLiteral("recompute: %1").arg(rc), QStringLiteral("rc %1").arg(rc),
+                             s.recompute == Recompute::None ? QStringLiteral("-") : QStringLiteral("rc")});
+            lines.push_back({QStringLiteral("%1 dev · %2").arg(s.numDevices()).arg(style::devicesLabel(s)),
+                             QStringLiteral("%1 dev").arg(s.numDevices()), QString::number(s.numDevices())});
         }
         p.setPen(style::textOn(fill));
         const QRect textRect = r.adjusted(5, 4, -4, -2);
         int y = textRect.top();
-        for (int l = 0; l < lines.size(); ++l) {
-            p.setFont(l == 0 ? bold : font());
-            const QFontMetrics lfm(l == 0 ? bold : font());
-            const QString el = lfm.elidedText(lines[l], Qt::ElideRight, textRect.width());
-            p.drawText(QRect(textRect.left(), y, textRect.width(), lfm.height()), Qt::AlignLeft | Qt::AlignVCenter, el);
+        for (size_t l = 0; l < lines.size(); ++l) {
+            const QFont& f = l == 0 ? bold : font();
+            p.setFont(f);
+            const QFontMetrics lfm(f);
+            QString text;
+            for (const QString& form : lines[l]) {
+                if (lfm.horizontalAdvance(form) <= textRect.width()) {
+                    text = form;
+                    break;
+                }
+            }
+            if (text.isEmpty())
+                text = lfm.elidedText(lines[l].back(), Qt::ElideRight, textRect.width());
+            p.drawText(QRect(textRect.left(), y, textRect.width(), lfm.height()), Qt::AlignLeft | Qt::AlignVCenter, text);
             y += fm.height();
             if (y + fm.height() > textRect.bottom() + 2)
                 break;

@@ -145,7 +145,7 @@ void TimelineBlocks::draw(QCPPainter* painter)
                 labels.push_back({r, *it});
         }
     }
-    const QPen edge(QColor(255, 255, 255), 0);
+    const QPen edge(mParentPlot->palette().color(QPalette::Base), 0);   // separates adjacent blocks in either theme
     for (int c = 0; c < 2; ++c) {
         painter->setPen(fwd[c].size() < 600 ? edge : QPen(Qt::NoPen));
         painter->setBrush(style::forwardColor(c));

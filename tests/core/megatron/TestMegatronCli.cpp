@@ -55,6 +55,23 @@ private slots:
         QCOMPARE(hapmoeCli({"import", dir.filePath("missing.sh")}, dir.path()).code, 2);
     }
 
+    void scriptOnEstimateAndPlan()
+    {
+        QTemporaryDir dir;
+        // The script's own configuration (TP1 PP4 EP8 on 4 x 8) estimated on a cluster.
+        Run r = hapmoeCli({"estimate", "--script", data("train_mixtral_8x7b_distributed.sh"), "--cluster", "H800:4x8"}, dir.path());
+        QVERIFY2(r.code == 0, qPrintable(r.out));
+        QVERIFY(r.out.contains("PP 4"));
+        QVERIFY(r.out.contains("global batch 256"));
+        // The search from the script's model prints the current configuration beside the best plan.
+        r = hapmoeCli({"plan", "--script", data("train_mixtral_8x7b_distributed.sh"), "--cluster", "H800:2x8,A100-80GB:2x8",
+                       "--time-limit", "60"},
+                      dir.path());
+        QVERIFY2(r.code == 0, qPrintable(r.out));
+        QVERIFY(r.out.contains("current"));
+        QVERIFY(r.out.contains("this plan"));
+    }
+
     void exportPlan()
     {
         QTemporaryDir dir;

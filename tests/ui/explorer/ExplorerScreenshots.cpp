@@ -166,5 +166,9 @@ int main(int argc, char** argv)
     auto* dialog = qobject_cast<ui::ExportDialog*>(explorer.view(QStringLiteral("export")));
     dialog->show();
     save(dialog, out, QStringLiteral("export"));
+    // The same plan on upstream Megatron-LM, which needs one set of knobs for all stages.
+    dialog->setFormat(LauncherFormat::Megatron);
+    if (!dialog->result().ok)
+        save(dialog, out, QStringLiteral("export-refused"));
     return 0;
 }

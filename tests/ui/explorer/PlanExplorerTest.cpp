@@ -3,6 +3,7 @@
 #include "ExplorerFixtures.h"
 
 #include "BreakdownView.h"
+#include "ChartExport.h"
 #include "CompareView.h"
 #include "ExportDialog.h"
 #include "MemoryBarsPlot.h"
@@ -55,6 +56,7 @@ private slots:
     void whatIfRemovingAUsedNodeAsksForANewSearch();
     void exportDialogSavesALauncher();
     void exportDialogRefusesAPlanTheTargetCannotRun();
+    void chartsSaveAsPngSvgAndPdf();
 
 private:
     PlanExplorerWidget* makeExplorer();
@@ -493,6 +495,27 @@ void PlanExplorerTest::exportDialogRefusesAPlanTheTargetCannotRun()
     QTemporaryDir dir;
     QVERIFY(!dialog->saveLauncher(dir.filePath(QStringLiteral("x.sh"))).isEmpty());
     QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("x.sh"))));
+}
+
+void PlanExplorerTest::chartsSaveAsPngSvgAndPdf()
+{
+    PlanExplorerWidget* w = m_explorer.get();
+    w->selectPlan(0);
+    auto* timeline = qobject_cast<TimelinePlot*>(w->view(QStringLiteral("timeline")));
+    QTemporaryDir dir;
+    const QByteArray magic[] = {QByteArray("\x89PNG"), QByteArray("<?xml"), QByteArray("%PDF")};
+    const QString names[] = {QStringLiteral("t.png"), QStringLiteral("t.svg"), QStringLiteral("t.pdf")};
+    for (int i = 0; i < 3; ++i) {
+        const QString path = dir.filePath(names[i]);
+        QCOMPARE(saveChart(timeline, path), QString());
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QVERIFY2(f.read(5).startsWith(magic[i]), qPrintable(names[i]));
+    }
+    // The PNG is drawn at twice the widget's size.
+    const QImage png(dir.filePath(QStringLiteral("t.png")));
+    QCOMPARE(png.width(), 2 * timeline->width());
+    QVERIFY(!saveChart(timeline, dir.filePath(QStringLiteral("t.bmp"))).isEmpty());
 }
 
 QTEST_MAIN(PlanExplorerTest)
