@@ -76,10 +76,12 @@ double collectiveTime(Collective primitive, double bytes, int n, const GroupLink
     }
 
     if (g.link == LinkClass::CrossType && g.bridge_bw > 0) {
-        // A bridge between vendors (gloo over TCP or a cross-vendor library): the whole
-        // volume crosses it, plus a latency per step.
+        // A bridge between vendors (gloo over TCP or a cross-vendor library): each rank's
+        // traffic crosses its own connection, no faster than the bridge figure or its NIC,
+        // plus a latency per step.
         const double steps = primitive == Collective::SendRecv ? 1.0 : 2.0 * (nn - 1);
-        return wire * bytes / g.bridge_bw + steps * g.bridge_latency;
+        const double bw = g.nic_bw > 0 ? std::min(g.bridge_bw, g.nic_bw) : g.bridge_bw;
+        return wire * bytes / bw + steps * g.bridge_latency;
     }
 
     // The curves are indexed by the bytes each device (or NIC) moves, converted to the buffer

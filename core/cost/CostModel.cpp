@@ -608,9 +608,10 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
     auto sendTo = [&](const StagePlan& to) {
         const DeviceInfo& dt = m.device(to.device_type);
         const GroupLink link = m.between(stage, dev, to, dt);
-        double bytes = T * h * act / tp;
-        if (link.link == LinkClass::CrossType && link.bridge_bw > 0)
-            bytes = T * h * act * cp * dp;   // every replica's activation crosses the one bridge
+        // Between vendors too: each rank sends its share over its own bridge connection
+        // (gloo keeps one TCP connection per peer pair), so the bytes per connection are the
+        // same as on a native link; only the bandwidth and latency differ.
+        const double bytes = T * h * act / tp;
         return m.coll(Collective::SendRecv, bytes, 2, link, dev, &collFromTable);
     };
     if (ctx.next)

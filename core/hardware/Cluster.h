@@ -40,7 +40,10 @@ struct Link {
 // other (NCCL <-> HCCL, ...). FlagScale's --hetero-use-cpu-communication uses gloo over TCP.
 struct CrossVendorBridge {
     std::string method = "gloo-tcp";
-    double bandwidth_gbytes_per_s = 2.5;  // effective per stage boundary
+    // Per connection: every rank pair across the boundary has its own (gloo opens one TCP
+    // connection per peer), each limited by this figure and by its NIC. 2.5 GB/s = 20 Gb/s,
+    // a single TCP stream; an assumption to replace with a measurement.
+    double bandwidth_gbytes_per_s = 2.5;
     double latency_us = 100;
 };
 

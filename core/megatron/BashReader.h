@@ -68,7 +68,7 @@ private:
     void warn(int line, const std::string& message);
     void warnOnce(const std::string& key, int line, const std::string& message);
 
-    // Expansion helpers (see BashReader.cpp).
+    // Word expansion (see BashReader.cpp).
     struct Piece {
         std::string text;
         bool splittable = false;   // from an unquoted expansion: subject to word splitting

@@ -87,7 +87,16 @@ StageEvaluator::Key StageEvaluator::baseKey(const StageQuery& q) const
 
 StageEstimate StageEvaluator::estimate(const StageQuery& q, int level, const StagePlan* nextPlan, int inflight)
 {
-    const StagePlan st = makeStage(q.shape, q.first_layer, q.num_layers, level);
+    // One evaluate() may try several recompute levels of the same stage: build the stage
+    // once (its device slots cost allocations) and change only the recompute fields.
+    if (!m_scratchValid) {
+        m_scratch = makeStage(q.shape, q.first_layer, q.num_layers, level);
+        m_scratchValid = true;
+    } else {
+        m_scratch.recompute = recomputeOfLevel(level);
+        m_scratch.recompute_layers = recomputeLayersOfLevel(level, q.num_layers);
+    }
+    const StagePlan& st = m_scratch;
     StageContext ctx;
     // The cost model reads the stage's place through PP - i (micro-batches in flight),
     // i == 0 (embedding), i == PP - 1 (output layer) and the next stage.
@@ -106,6 +115,7 @@ StageEstimate StageEvaluator::estimate(const StageQuery& q, int level, const Sta
 
 StageCost StageEvaluator::evaluate(const StageQuery& q)
 {
+    m_scratchValid = false;
     const Key key = baseKey(q);
     ShapeRecord& rec = m_records[key];
     const int N = m_space.model().num_layers;
@@ -150,14 +160,35 @@ StageCost StageEvaluator::evaluate(const StageQuery& q)
                     *miss = (e.memory.total() - e.memory.capacity) / (1024.0 * 1024.0 * 1024.0);
                 return e.memory.fits();
             };
-            if (fitsAt(0, nullptr))
+            // Memory grows with the micro-batches in flight at every level, so what a slot
+            // with fewer in flight refused is refused here, and what a slot with more in
+            // flight accepted is accepted here: the neighbours bound the answer.
+            int below = -3, above = -3;
+            for (std::size_t a = slot; a-- > 0;)
+                if (rec.level[a] != -3) {
+                    below = rec.level[a];
+                    break;
+                }
+            for (std::size_t b = slot + 1; b < rec.level.size(); ++b)
+                if (rec.level[b] != -3) {
+                    above = rec.level[b];
+                    break;
+                }
+            if (below == -2) {
+                fitsAt(kFullAll, &shortfall);   // nothing fits; the shortfall is this slot's
+                found = -2;
+            } else if (below >= 0 && below == above)
+                found = below;
+            else if (below < 1 && fitsAt(0, nullptr))
                 found = 0;
-            else if (fitsAt(1, nullptr))
+            else if (below < 2 && fitsAt(1, nullptr))
                 found = 1;
             else if (!fitsAt(kFullAll, &shortfall))
                 found = -2;
             else {
                 int lo = 1, hi = q.num_layers;   // full of hi layers (= all) fits
+                if (below >= 2)
+                    lo = below == kFullAll ? q.num_layers : std::min(below - 1, q.num_layers);
                 while (lo < hi) {
                     const int mid = (lo + hi) / 2;
                     if (fitsAt(mid + 1, nullptr))

@@ -92,6 +92,8 @@ private:
     std::vector<int> m_moePrefix;   // MoE layers among [0, l)
     std::unordered_map<Key, ShapeRecord, KeyHash> m_records;
     long long m_calls = 0;
+    StagePlan m_scratch;          // the stage of the current evaluate() (estimate())
+    bool m_scratchValid = false;
 };
 
 } // namespace hapmoe
