@@ -35,9 +35,16 @@ struct Entry {
     int first_layer = 0;
 };
 
+// An entry of a state's Pareto set, with its (S, C, T) kept inline: the dominance scans
+// then read one contiguous array instead of the whole entry table.
+struct EntryRef {
+    double S, C, T;
+    int idx;
+};
+
 struct State {
     Partial p;
-    std::vector<int> entries;
+    std::vector<EntryRef> entries;
 };
 
 struct FrontItem {
@@ -322,7 +329,7 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control)
             root.p.k = 0;
             Entry e;
             entries.push_back(e);
-            root.entries.push_back(0);
+            root.entries.push_back({0.0, 0.0, 0.0, 0});
             states.push_back(root);
             buckets[static_cast<std::size_t>(N)].emplace(keyOf(root.p), 0);
             order[static_cast<std::size_t>(N)].push_back(0);
@@ -345,7 +352,8 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control)
                     const double inc = control.incumbent ? control.incumbent->bound() : std::numeric_limits<double>::infinity();
                     const double loc = bound();
                     const double capC = capacityFloor(p);
-                    for (int ei : states[static_cast<std::size_t>(si)].entries) {
+                    for (const EntryRef& er : states[static_cast<std::size_t>(si)].entries) {
+                        const int ei = er.idx;
                         const Entry& e = entries[static_cast<std::size_t>(ei)];
                         const double lb = e.S + floor * p.j + (M - 1) * std::max(e.C, capC) + e.T;
                         if (lb > inc || lb >= loc)
@@ -401,10 +409,9 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control)
                             target = it->second;
                         }
                         // Pareto insertion over (S, C, T).
-                        std::vector<int>& list = states[static_cast<std::size_t>(target)].entries;
+                        std::vector<EntryRef>& list = states[static_cast<std::size_t>(target)].entries;
                         bool dominated = false;
-                        for (int oi : list) {
-                            const Entry& o = entries[static_cast<std::size_t>(oi)];
+                        for (const EntryRef& o : list) {
                             if (o.S <= S && o.C <= C && o.T <= T) {
                                 dominated = true;
                                 break;
@@ -413,10 +420,7 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control)
                         if (dominated)
                             continue;
                         list.erase(std::remove_if(list.begin(), list.end(),
-                                                  [&](int oi) {
-                                                      const Entry& o = entries[static_cast<std::size_t>(oi)];
-                                                      return S <= o.S && C <= o.C && T <= o.T;
-                                                  }),
+                                                  [&](const EntryRef& o) { return S <= o.S && C <= o.C && T <= o.T; }),
                                    list.end());
                         Entry ne;
                         ne.S = S;
@@ -427,7 +431,7 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control)
                         ne.level = sc.level;
                         ne.first_layer = p.j - c.n;
                         entries.push_back(ne);
-                        list.push_back(static_cast<int>(entries.size()) - 1);
+                        list.push_back({S, C, T, static_cast<int>(entries.size()) - 1});
                     }
                 };
                 // Evaluates one knob; false when memory or communication prunes it.

@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <map>
 #include <set>
 #include <thread>
@@ -314,17 +313,34 @@ public:
         Incumbent incumbent(jobs.empty() ? 1 : static_cast<std::size_t>(std::max(1, jobs.front().runs.front().keep)));
         m_control.incumbent = exhaustive ? nullptr : &incumbent;
         m_control.runs_total += static_cast<long long>(jobs.size());
+        // Execution order (results stay indexed by job, so the answer does not depend on
+        // it): the jobs keep their order, except that the micro-batch layouts of one type
+        // subset run from the largest step down. Those jobs have few micro-batches and are
+        // cheap, and the plans they find tighten the shared incumbent for the others.
+        std::vector<std::size_t> runOrder(jobs.size());
+        std::vector<std::size_t> group(jobs.size());
+        for (std::size_t i = 0; i < jobs.size(); ++i) {
+            runOrder[i] = i;
+            const RunConfig& a = jobs[i].runs.front();
+            const bool same = i > 0 && jobs[i - 1].runs.front().type_mask == a.type_mask
+                && jobs[i - 1].runs.front().target == a.target && a.target == Target::FlagScale;
+            group[i] = same ? group[i - 1] : i;
+        }
+        std::stable_sort(runOrder.begin(), runOrder.end(), [&](std::size_t a, std::size_t b) {
+            if (group[a] != group[b])
+                return group[a] < group[b];
+            return jobs[a].runs.front().batch > jobs[b].runs.front().batch;
+        });
         auto worker = [&]() {
             StageEvaluator eval(m_cost, m_space);
             HsDp dp(m_space, eval, m_speed);
             Exhaustive ex(m_cost, m_space, eval);
             for (;;) {
-                const std::size_t i = nextJob.fetch_add(1);
-                if (i >= jobs.size())
+                const std::size_t slot = nextJob.fetch_add(1);
+                if (slot >= jobs.size())
                     break;
+                const std::size_t i = runOrder[slot];
                 RunResult& out = results[i];
-                const auto tj0 = std::chrono::steady_clock::now();
-                const long long cj0 = eval.calls();
                 for (std::size_t ri = 0; ri < jobs[i].runs.size(); ++ri) {
                     const RunConfig& cfg = jobs[i].runs[ri];
                     if (m_control.stop()) {
@@ -354,10 +370,6 @@ public:
                 }
                 std::stable_sort(out.plans.begin(), out.plans.end(),
                                  [](const RunPlan& a, const RunPlan& b) { return a.objective < b.objective; });
-                if (std::getenv("HAPMOE_SEARCH_TRACE"))
-                    std::fprintf(stderr, "time %.4f calls %lld job %zu mask %u batch %d M %d target %d states %lld best %.4f\n", std::chrono::duration<double>(std::chrono::steady_clock::now() - tj0).count(), eval.calls() - cj0, i, jobs[i].runs.front().type_mask,
-                                 jobs[i].runs.front().batch, jobs[i].runs.front().microbatches, (int)jobs[i].runs.front().target,
-                                 m_control.states.load(), out.plans.empty() ? -1.0 : out.plans.front().objective);
                 ++m_control.runs_done;
                 m_control.report();
             }

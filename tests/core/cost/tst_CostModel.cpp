@@ -421,8 +421,9 @@ void TestCostModel::recomputeOrdering()
 
 void TestCostModel::crossVendorSendUsesBridge()
 {
-    // Stages on H800 and 910B: the activation of every replica crosses the cluster's
-    // cross-vendor bridge, bytes / bandwidth + latency.
+    // Stages on H800 and 910B (TP 8): each TP rank sends its 1/8 share of the activation
+    // over its own bridge connection (gloo: one TCP connection per peer pair), at the
+    // bridge's 2.5 GB/s (below the 50 GB/s NIC), plus the bridge latency.
     ModelSpec m = llama7b();
     Cluster c = nodesOf("H800", 1);
     Cluster d = nodesOf("910B", 1, 8, 1);
@@ -439,7 +440,7 @@ void TestCostModel::crossVendorSendUsesBridge()
     ctx.num_stages = 2;
     ctx.next = &b;
     const StageEstimate e = cm.estimateStage(a, ctx);
-    const double bytes = 4096.0 * 4096 * 2;   // s * h * 2 bytes, one replica
+    const double bytes = 4096.0 * 4096 * 2 / 8;   // s * h * 2 bytes / TP, one rank's share
     QVERIFY(std::fabs(e.p2p_send - (bytes / 2.5e9 + 100e-6)) < 1e-12);
 }
 

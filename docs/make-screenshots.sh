@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Regenerates every screenshot in docs/screenshots/ with the built application.
+#   docs/make-screenshots.sh [BUILD_DIR]      (default: build)
+set -euo pipefail
+src=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build=${1:-$src/build}
+out=$src/docs/screenshots
+studio=$build/app/studio/hapmoe-studio
+export QT_QPA_PLATFORM=offscreen
+mkdir -p "$out"
+
+"$studio" --cluster-preset 32-3 --select 2 --screenshot "$out/designer-32-3-light.png"
+"$studio" --cluster-preset 32-3 --select 2 --theme dark --screenshot "$out/designer-32-3-dark.png"
+"$studio" --tab model --screenshot "$out/model-light.png"
+"$studio" --tab model --theme dark --screenshot "$out/model-dark.png"
+"$studio" --run-search --screenshot "$out/search-light.png"
+"$studio" --run-search --theme dark --screenshot "$out/search-dark.png"
+for view in timeline memory breakdown compare whatif; do
+  "$studio" --model-preset Mixtral-S --cluster-preset 24-1 --run-search --view "$view" \
+      --size 1900x1150 --screenshot "$out/explorer-studio-$view.png"
+done
+cmake --build "$build" --target explorer_screenshots -j2
+"$build/tests/ui/explorer/explorer_screenshots" "$out" --cluster 24-1
