@@ -585,7 +585,7 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
     auto runUniform = [&]() {
         auto jobs = s.uniformJobs();
         auto res = s.runJobs(jobs, false);
-        return s.merge(res, Target::Any, 1, "uniform baseline", false);
+        return s.merge(res, Target::Any, 1, "uniform baseline");   // a baseline must be runnable too
     };
     auto runMetis = [&]() {
         const auto [ep, etp] = s.homogeneousExpertKnobs(targets);
