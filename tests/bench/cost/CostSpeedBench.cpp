@@ -5,6 +5,7 @@
 #include "cost/CostModel.h"
 #include "cost/UniformPlan.h"
 #include "hardware/DeviceCatalog.h"
+#include "io/Presets.h"
 
 #include <chrono>
 #include <cstdio>
@@ -30,22 +31,9 @@ std::string cpuModel()
 // Mixtral-S of the paper (appendix A) on cluster 16-1 (H800 1x8 + 910B 1x8).
 ModelSpec mixtralS()
 {
-    ModelSpec m;
-    m.name = "Mixtral-S";
-    m.num_layers = 24;
-    m.hidden_size = 4096;
-    m.ffn_hidden_size = 14336;
-    m.num_attention_heads = 32;
-    m.num_query_groups = 8;
-    m.vocab_size = 32000;
-    m.seq_length = 4096;
-    m.swiglu = true;
-    m.untie_embeddings_and_output_weights = true;
-    m.num_experts = 8;
-    m.moe_router_topk = 2;
-    m.moe_token_dispatcher_type = TokenDispatcher::AllGather;
-    m.training.global_batch_size = 256;
-    return m;
+    // The built-in preset (resources/models/mixtral-s.json): paper appendix A.
+    const ModelSpec* preset = findModelPreset("Mixtral-S");
+    return preset ? *preset : ModelSpec{};
 }
 
 } // namespace

@@ -6,6 +6,7 @@
 #include "cost/CostModel.h"
 #include "hardware/Cluster.h"
 #include "hardware/DeviceCatalog.h"
+#include "io/Presets.h"
 #include "model/ModelSpec.h"
 #include "plan/Plan.h"
 #include "search/Search.h"
@@ -20,25 +21,9 @@ namespace hapmoe::test {
 // BF16 with the distributed optimizer (paper appendix A); vocabulary 32000 as Mixtral.
 inline ModelSpec mixtralS()
 {
-    ModelSpec m;
-    m.name = "Mixtral-S";
-    m.num_layers = 24;
-    m.hidden_size = 4096;
-    m.ffn_hidden_size = 14336;
-    m.num_attention_heads = 32;
-    m.num_query_groups = 8;
-    m.vocab_size = 32000;
-    m.seq_length = 4096;
-    m.swiglu = true;
-    m.untie_embeddings_and_output_weights = true;
-    m.num_experts = 8;
-    m.moe_ffn_hidden_size = 14336;
-    m.moe_router_topk = 2;
-    m.moe_token_dispatcher_type = TokenDispatcher::AllGather;
-    m.training.micro_batch_size = 1;
-    m.training.global_batch_size = 256;
-    m.training.router_imbalance = 1.2;
-    return m;
+    // The built-in preset (resources/models/mixtral-s.json): paper appendix A.
+    const ModelSpec* preset = findModelPreset("Mixtral-S");
+    return preset ? *preset : ModelSpec{};
 }
 
 // Nodes of 8 devices under one leaf switch per device type and a spine, as the presets.
