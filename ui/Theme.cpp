@@ -1,6 +1,6 @@
 #include "Theme.h"
 
-#include "hardware/DeviceCatalog.h"
+#include "explorer/ExplorerStyle.h"
 
 #include <QApplication>
 #include <QFile>
@@ -17,14 +17,6 @@ namespace hapmoe::ui {
 namespace {
 
 ThemeKind g_theme = ThemeKind::Light;
-
-// Twelve hues spread around the wheel at medium lightness, so that labels in black or
-// white on the item backgrounds stay readable whichever palette is active.
-const QColor kDeviceColors[] = {
-    QColor(0x4c, 0x9a, 0x2a), QColor(0x1f, 0x77, 0xb4), QColor(0xd6, 0x27, 0x28), QColor(0xff, 0x7f, 0x0e),
-    QColor(0x94, 0x67, 0xbd), QColor(0x17, 0xa2, 0xb8), QColor(0x8c, 0x56, 0x4b), QColor(0xe3, 0x77, 0xc2),
-    QColor(0xbc, 0xbd, 0x22), QColor(0x2c, 0xa0, 0x6c), QColor(0x5b, 0x6b, 0xc0), QColor(0xc0, 0x6b, 0x2c),
-};
 
 } // namespace
 
@@ -106,14 +98,8 @@ bool isDark(const QPalette& palette) { return palette.color(QPalette::Window).li
 
 QColor deviceColor(const QString& deviceType)
 {
-    const auto& types = DeviceCatalog::builtin().types();
-    const DeviceType* type = DeviceCatalog::builtin().find(deviceType.toStdString());
-    int index = -1;
-    if (type)
-        index = int(type - types.data());
-    else
-        index = int(qHash(deviceType) % 1000);
-    return kDeviceColors[index % int(std::size(kDeviceColors))];
+    // One colour per device type everywhere: palette, canvas and plan explorer.
+    return style::deviceColor(deviceType);
 }
 
 QIcon deviceIcon(const QString& deviceType)
