@@ -179,6 +179,10 @@ void MainWindow::createDocks()
     QDockWidget* problemsDock = dock(tr("Problems"), QStringLiteral("problemsDock"), m_problems, Qt::LeftDockWidgetArea);
     splitDockWidget(presetDock, problemsDock, Qt::Vertical);
 
+    // On small screens the canvas gives way first: the palette keeps its names and figures
+    // readable and the search panel its fields.
+    m_palette->setMinimumWidth(200);
+    m_searchPanel->setMinimumWidth(370);
     resizeDocks({paletteDock, propDock}, {245, 410}, Qt::Horizontal);
     resizeDocks({paletteDock, presetDock, problemsDock}, {430, 300, 200}, Qt::Vertical);
     resizeDocks({propDock, searchDock}, {250, 680}, Qt::Vertical);
