@@ -11,6 +11,7 @@
 #include "megatron/ScriptImport.h"
 #include "search/Search.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -94,7 +95,10 @@ std::string fmt(const char* f, double v)
 std::string devicesText(const StagePlan& st, const Cluster& cluster)
 {
     std::string out;
-    for (const DeviceSlot& s : st.devices) {
+    // Long node lists (large clusters) show their first two slots and a count of the rest.
+    const std::size_t shown = st.devices.size() > 3 ? 2 : st.devices.size();
+    for (std::size_t k = 0; k < shown; ++k) {
+        const DeviceSlot& s = st.devices[k];
         const Node* n = cluster.node(s.node);
         if (!out.empty())
             out += ",";
@@ -103,6 +107,8 @@ std::string devicesText(const StagePlan& st, const Cluster& cluster)
             out += "-" + std::to_string(s.first_local + s.count - 1);
         out += "]";
     }
+    if (shown < st.devices.size())
+        out += ",... (" + std::to_string(st.devices.size()) + " nodes)";
     return out;
 }
 
@@ -129,13 +135,21 @@ void printPlan(std::ostream& os, const RankedPlan& rp, const Cluster& cluster)
     os << p.name << "  (target " << toString(p.target) << ", PP " << p.pp() << ", " << p.numDevices() << " devices, "
        << pr.num_microbatches << " micro-batches of " << (p.stages.empty() ? 0 : p.stages.front().dp * p.stages.front().micro_batch_size)
        << " sequences)\n";
-    os << "  stage  device       devices                   layers   TP CP DP  EP ETP EDP  MBS  recompute   memory GiB  time ms\n";
+    // The devices column is as wide as its longest entry, so long node lists keep the table aligned.
+    std::vector<std::string> devices;
+    std::size_t devWidth = 25;
+    for (const StagePlan& st : p.stages) {
+        devices.push_back(std::to_string(st.numDevices()) + " " + devicesText(st, cluster));
+        devWidth = std::max(devWidth, devices.back().size() + 1);
+    }
+    os << "  stage  device       " << pad("devices", devWidth)
+       << " layers   TP CP DP  EP ETP EDP  MBS  recompute   memory GiB  time ms\n";
     for (int i = 0; i < p.pp(); ++i) {
         const StagePlan& st = p.stages[static_cast<std::size_t>(i)];
         const StageEstimate* e = i < static_cast<int>(pr.stages.size()) ? &pr.stages[static_cast<std::size_t>(i)] : nullptr;
         std::ostringstream line;
         line << "  " << pad(std::to_string(i), 6) << " " << pad(st.device_type, 12) << " "
-             << pad(std::to_string(st.numDevices()) + " " + devicesText(st, cluster), 25) << " "
+             << pad(devices[static_cast<std::size_t>(i)], devWidth) << " "
              << pad(std::to_string(st.first_layer) + "-" + std::to_string(st.first_layer + st.num_layers - 1), 8) << " "
              << pad(std::to_string(st.tp), 3) << pad(std::to_string(st.cp), 3) << pad(std::to_string(st.dp), 4)
              << pad(std::to_string(st.ep), 4) << pad(std::to_string(st.etp), 4) << pad(std::to_string(st.edp), 5)
