@@ -1,5 +1,7 @@
 #include "search/HsDp.h"
 
+#include "util/Hash.h"
+
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -58,18 +60,7 @@ struct FrontKey {
 };
 
 struct FrontKeyHash {
-    std::size_t operator()(const FrontKey& k) const noexcept
-    {
-        auto mix = [](std::uint64_t x) {
-            x ^= x >> 30;
-            x *= 0xbf58476d1ce4e5b9ull;
-            x ^= x >> 27;
-            x *= 0x94d049bb133111ebull;
-            x ^= x >> 31;
-            return x;
-        };
-        return static_cast<std::size_t>(mix(k.a ^ mix(k.b ^ mix(k.c))));
-    }
+    std::size_t operator()(const FrontKey& k) const noexcept { return hashWords(k.a, k.b, k.c); }
 };
 
 struct Final {
@@ -408,20 +399,28 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control)
                             }
                             target = it->second;
                         }
-                        // Pareto insertion over (S, C, T).
+                        // Pareto insertion over (S, C, T), in one pass. No entry of the list
+                        // weakly dominates another, so once the new entry has dominated one
+                        // (and compaction has begun), no later entry can dominate the new one:
+                        // a dominated entry is always found before anything has moved.
                         std::vector<EntryRef>& list = states[static_cast<std::size_t>(target)].entries;
                         bool dominated = false;
-                        for (const EntryRef& o : list) {
+                        std::size_t kept = 0;
+                        for (std::size_t r = 0; r < list.size(); ++r) {
+                            const EntryRef& o = list[r];
                             if (o.S <= S && o.C <= C && o.T <= T) {
                                 dominated = true;
                                 break;
                             }
+                            if (S <= o.S && C <= o.C && T <= o.T)
+                                continue;   // the new entry dominates this one: drop it
+                            if (kept != r)
+                                list[kept] = o;
+                            ++kept;
                         }
                         if (dominated)
                             continue;
-                        list.erase(std::remove_if(list.begin(), list.end(),
-                                                  [&](const EntryRef& o) { return S <= o.S && C <= o.C && T <= o.T; }),
-                                   list.end());
+                        list.resize(kept);
                         Entry ne;
                         ne.S = S;
                         ne.C = C;

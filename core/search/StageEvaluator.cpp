@@ -1,5 +1,7 @@
 #include "search/StageEvaluator.h"
 
+#include "util/Hash.h"
+
 #include <algorithm>
 #include <set>
 
@@ -24,16 +26,7 @@ int recomputeLayersOfLevel(int level, int numLayers)
 
 std::size_t StageEvaluator::KeyHash::operator()(const Key& k) const noexcept
 {
-    // splitmix64 finaliser over the three words
-    auto mix = [](std::uint64_t x) {
-        x ^= x >> 30;
-        x *= 0xbf58476d1ce4e5b9ull;
-        x ^= x >> 27;
-        x *= 0x94d049bb133111ebull;
-        x ^= x >> 31;
-        return x;
-    };
-    return static_cast<std::size_t>(mix(k.a ^ mix(k.b ^ mix(k.c))));
+    return hashWords(k.a, k.b, k.c);
 }
 
 StageEvaluator::StageEvaluator(const CostModel& cost, const SearchSpace& space) : m_cost(cost), m_space(space)

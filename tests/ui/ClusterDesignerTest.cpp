@@ -10,13 +10,33 @@
 
 #include "hardware/DeviceCatalog.h"
 
-#include <QTreeWidget>
 #include <QSpinBox>
+#include <QTreeWidget>
 #include <QUndoStack>
+
+#include <utility>
 
 using namespace hapmoe;
 using namespace hapmoe::ui;
 using namespace hapmoe::ui::test;
+
+namespace {
+
+// Drops two nodes from the palette, 400 pixels apart on the canvas's centre line, into a new
+// project; returns their ids (left, right), or {-1, -1} when a drop failed.
+std::pair<int, int> dropTwoNodes(MainWindow& w, const QString& left, const QString& right)
+{
+    w.newProject();
+    const QPoint c = w.clusterView()->viewport()->rect().center();
+    if (!dropDevice(w, left, c - QPoint(200, 0)) || !dropDevice(w, right, c + QPoint(200, 0)))
+        return {-1, -1};
+    const auto& nodes = w.document()->cluster().nodes;
+    if (nodes.size() != 2)
+        return {-1, -1};
+    return {nodes[0].id, nodes[1].id};
+}
+
+} // namespace
 
 class ClusterDesignerTest : public QObject {
     Q_OBJECT
@@ -77,15 +97,10 @@ private slots:
     void connectTwoNodesWithTheMouse()
     {
         auto w = makeWindow();
-        w->newProject();
+        const auto [a, b] = dropTwoNodes(*w, QStringLiteral("H800"), QStringLiteral("910B-376T"));
+        QVERIFY(a >= 0 && b >= 0);
         ProjectDocument* doc = w->document();
         QWidget* viewport = w->clusterView()->viewport();
-        const QPoint c = viewport->rect().center();
-        QVERIFY(dropDevice(*w, QStringLiteral("H800"), c - QPoint(200, 0)));
-        QVERIFY(dropDevice(*w, QStringLiteral("910B-376T"), c + QPoint(200, 0)));
-        QCOMPARE(doc->cluster().nodes.size(), size_t(2));
-        const int a = doc->cluster().nodes[0].id;
-        const int b = doc->cluster().nodes[1].id;
 
         // Shift+drag from one node to the other draws a link.
         const QPoint pa = viewportPosOf(*w, a), pb = viewportPosOf(*w, b);
@@ -239,13 +254,9 @@ private slots:
     void problemsShowAsBadgesAndInTheList()
     {
         auto w = makeWindow();
-        w->newProject();
+        const auto [a, b] = dropTwoNodes(*w, QStringLiteral("H800"), QStringLiteral("H800"));
+        QVERIFY(a >= 0 && b >= 0);
         ProjectDocument* doc = w->document();
-        QWidget* viewport = w->clusterView()->viewport();
-        const QPoint c = viewport->rect().center();
-        QVERIFY(dropDevice(*w, QStringLiteral("H800"), c - QPoint(200, 0)));
-        QVERIFY(dropDevice(*w, QStringLiteral("H800"), c + QPoint(200, 0)));
-        const int a = doc->cluster().nodes[0].id, b = doc->cluster().nodes[1].id;
         // Two nodes without links: each is unlinked, and the cluster falls apart in islands.
         QVERIFY(w->problemsPanel()->problemCount() >= 2);
         QVERIFY(!w->clusterScene()->nodeItem(a)->problems().isEmpty());

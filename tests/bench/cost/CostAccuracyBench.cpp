@@ -3,8 +3,9 @@
 // and the median and maximum error per group of rows. Efficiencies are the catalog's defaults
 // (MAMF fractions, nccl-tests bandwidth curves); nothing is fitted per row.
 //
-// Usage: hapmoe-cost-accuracy [published-runs.json] [--check]
+// Usage: hapmoe-cost-accuracy [published-runs.json] [--check] [--breakdown]
 //   --check: exit 1 unless the asserted targets of docs/cost-model.md section 10 are met.
+//   --breakdown: after the table, the time breakdown of every iteration-time and TFLOP/s row.
 
 #include "cost/CostModel.h"
 #include "cost/UniformPlan.h"
@@ -32,6 +33,7 @@ struct Row {
     std::string metric;
     double measured = 0;
     double predicted = 0;
+    Prediction prediction;   // whole-iteration rows only (iteration_time_s > 0)
     double error() const { return (predicted - measured) / measured; }
 };
 
@@ -114,10 +116,13 @@ int main(int argc, char** argv)
 {
     std::string path = HAPMOE_SHARED_REFERENCE_DIR "/published-runs.json";
     bool check = false;
+    bool breakdown = false;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--check")
             check = true;
+        else if (a == "--breakdown")
+            breakdown = true;
         else
             path = a;
     }
@@ -200,7 +205,7 @@ int main(int argc, char** argv)
         if (meas.contains("iter_time_s")) {
             const Prediction pr = cm.estimate(plan);
             rows.push_back({model.isMoe() ? "Qwen3-235B" : "Table 5", name, "iteration s", meas["iter_time_s"].get<double>(),
-                            pr.iteration_time_s});
+                            pr.iteration_time_s, pr});
         } else if (meas.contains("per_layer_forward_ms")) {
             // One layer in the middle of a pipeline: no embedding, no output layer, no send.
             StagePlan one = plan.stages[0];
@@ -227,7 +232,7 @@ int main(int argc, char** argv)
             rows.push_back({"Figure 1", name, "activations GiB", meas["memory_gib_activations"].get<double>(), a.activations / G});
         } else if (meas.contains("tflops_per_gpu")) {
             const Prediction pr = cm.estimate(plan);
-            rows.push_back({"H100 README", name, "TFLOP/s/GPU", meas["tflops_per_gpu"].get<double>(), pr.tflops_per_device});
+            rows.push_back({"H100 README", name, "TFLOP/s/GPU", meas["tflops_per_gpu"].get<double>(), pr.tflops_per_device, pr});
         } else {
             skipped.push_back(name + " (no comparable measurement)");
         }
@@ -279,6 +284,27 @@ int main(int argc, char** argv)
     }
     for (const auto& s : skipped)
         std::printf("\nnot expressible: %s", s.c_str());
+    if (breakdown) {
+        std::printf("\n\nBreakdown of the predicted iteration (seconds; the stage columns are the slowest "
+                    "stage's forward and backward of one micro-batch)\n\n"
+                    "| run | iteration | compute | tensor-parallel | dispatch | bubble | dp sync | optimizer | "
+                    "micro-batches | stage fwd | stage bwd |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
+        for (const Row& r : rows) {
+            const Prediction& p = r.prediction;
+            if (p.iteration_time_s <= 0)
+                continue;
+            double fwd = 0, bwd = 0;
+            for (const StageEstimate& st : p.stages)
+                if (st.t_fwd + st.t_bwd > fwd + bwd) {
+                    fwd = st.t_fwd;
+                    bwd = st.t_bwd;
+                }
+            const TimeBreakdown& b = p.breakdown;
+            std::printf("| %s | %.4g | %.4g | %.4g | %.4g | %.4g | %.4g | %.4g | %d | %.4g | %.4g |\n", r.name.c_str(),
+                        p.iteration_time_s, b.compute, b.tensor_parallel, b.expert_dispatch, b.pipeline_bubble,
+                        b.dp_sync, b.optimizer, p.num_microbatches, fwd, bwd);
+        }
+    }
     std::printf("\n");
     return check && !ok ? 1 : 0;
 }
