@@ -101,6 +101,13 @@ SearchPanel::SearchPanel(ProjectDocument* document, QWidget* parent)
     m_timeLimit->setSuffix(tr(" s"));
     m_timeLimit->setSpecialValueText(tr("none"));
     m_exact = new QCheckBox(tr("Exact (no pruning)"));
+    m_offload = new QComboBox;
+    m_offload->setObjectName(QStringLiteral("searchOffload"));
+    m_offload->addItem(tr("If nothing fits"), int(OptimizerOffload::IfNeeded));
+    m_offload->addItem(tr("Never"), int(OptimizerOffload::Never));
+    m_offload->addItem(tr("Always"), int(OptimizerOffload::Always));
+    m_offload->setToolTip(tr("Optimizer states and their Adam step in host memory "
+                             "(Megatron-Core --optimizer-cpu-offload)"));
     for (QAbstractSpinBox* spin : std::initializer_list<QAbstractSpinBox*>{m_topK, m_delta, m_eta, m_timeLimit})
         spin->setKeyboardTracking(false);
     form->addWidget(new QLabel(tr("Target:")), 0, 0, Qt::AlignRight);
@@ -116,6 +123,8 @@ SearchPanel::SearchPanel(ProjectDocument* document, QWidget* parent)
     form->addWidget(new QLabel(tr("\u03b7 (comm.):")), 2, 2, Qt::AlignRight);
     form->addWidget(m_eta, 2, 3);
     form->addWidget(m_exact, 3, 1, 1, 3);
+    form->addWidget(new QLabel(tr("Optimizer offload:")), 4, 0, Qt::AlignRight);
+    form->addWidget(m_offload, 4, 1);
     form->setColumnStretch(1, 1);
     form->setColumnStretch(3, 1);
     layout->addWidget(settings);
@@ -184,6 +193,7 @@ SearchPanel::SearchPanel(ProjectDocument* document, QWidget* parent)
     connect(m_eta, &QDoubleSpinBox::valueChanged, this, &SearchPanel::commitSettings);
     connect(m_timeLimit, &QDoubleSpinBox::valueChanged, this, &SearchPanel::commitSettings);
     connect(m_exact, &QCheckBox::toggled, this, &SearchPanel::commitSettings);
+    connect(m_offload, &QComboBox::currentIndexChanged, this, &SearchPanel::commitSettings);
     connect(document, &ProjectDocument::searchSettingsChanged, this, &SearchPanel::refreshSettings);
     refreshSettings();
 }
@@ -203,6 +213,7 @@ void SearchPanel::refreshSettings()
     m_eta->setValue(s.eta);
     m_timeLimit->setValue(s.time_limit_s);
     m_exact->setChecked(s.exact);
+    m_offload->setCurrentIndex(std::max(0, m_offload->findData(int(s.optimizer_offload))));
     m_updating = false;
 }
 
@@ -218,6 +229,7 @@ void SearchPanel::commitSettings()
     s.eta = m_eta->value();
     s.time_limit_s = m_timeLimit->value();
     s.exact = m_exact->isChecked();
+    s.optimizer_offload = OptimizerOffload(m_offload->currentData().toInt());
     m_document->setSearchSettings(s);
 }
 
@@ -232,6 +244,7 @@ SearchOptions SearchPanel::currentOptions() const
     o.eta = s.eta;
     o.top_k = s.top_k;
     o.time_limit_s = s.time_limit_s;
+    o.optimizer_offload = s.optimizer_offload;
     // Leave one core to the GUI thread so that it stays responsive on small machines.
     o.threads = std::max(1, QThread::idealThreadCount() - 1);
     o.baselines = true;
@@ -351,6 +364,8 @@ void SearchPanel::showResult(const SearchResult& r)
         status += tr(" \u2013 cancelled, best so far shown");
     else if (r.timed_out)
         status += tr(" \u2013 time limit reached, best so far shown");
+    if (!r.plans.empty() && r.offload_needed)
+        status += tr("; nothing fits with the optimizer on the devices, so these keep it in host memory");
     if (!r.plans.empty() && r.uniform_baseline && r.uniform_baseline->prediction.feasible &&
         r.plans.front().prediction.iteration_time_s > 0)
         status += tr("; %1\u00d7 faster than the uniform baseline")

@@ -57,6 +57,7 @@ private:
     SearchRunner* m_runner;
     QComboBox* m_target;
     QComboBox* m_algorithm;
+    QComboBox* m_offload;
     QSpinBox* m_topK;
     QDoubleSpinBox* m_delta;
     QDoubleSpinBox* m_eta;

@@ -27,7 +27,8 @@ namespace {
 constexpr const char* kHelp = R"HELP(Usage: hapmoe estimate --model M --cluster C [--profile P]
                        (--plan PLAN.json | --tp N --pp N --cp N --ep N --etp N --vpp N
                         --mbs N --gbs N --recompute none|selective|full [--recompute-layers K]
-                        [--sequence-parallel] [--distributed-optimizer] [--precision bf16|fp16])
+                        [--sequence-parallel] [--distributed-optimizer] [--precision bf16|fp16]
+                        [--optimizer-cpu-offload] [--optimizer-offload-fraction F])
                        [--json] [--trace FILE]
 
 Predicts the iteration time, tokens/s, model TFLOP/s per device (Megatron's FLOP counting),
@@ -46,6 +47,8 @@ ETP = TP, no recompute, no sequence parallelism, no distributed optimizer); --mb
 --precision default to the model's training section. --vpp is the number of virtual stages per pipeline
 rank (1 = plain 1F1B). --recompute full without --recompute-layers recomputes every layer.
 Data-parallel traffic is assumed overlapped (--overlap-grad-reduce, --overlap-param-gather).
+--optimizer-cpu-offload keeps the optimizer states in host memory and steps Adam there, as
+Megatron-Core does; --optimizer-offload-fraction F (default 1.0) offloads a fraction of them.
 
   --json           print a hapmoe.plan document with the "prediction" object
   --trace FILE     write the 1F1B schedule as a Chrome/Perfetto trace (JSON)
@@ -116,6 +119,15 @@ EstimateInput fromFlags(const CliArgs& a, const DeviceCatalog& catalog, Warnings
     }
     k.sequence_parallel = a.has("sequence-parallel");
     k.distributed_optimizer = a.has("distributed-optimizer");
+    // Megatron-Core: --optimizer-offload-fraction (default 1.0) only acts with --optimizer-cpu-offload;
+    // here giving the fraction is enough.
+    if (auto f = a.doubleValue("optimizer-offload-fraction")) {
+        if (*f < 0 || *f > 1)
+            throw UsageError("--optimizer-offload-fraction: expected a fraction in [0, 1], got " + a.required("optimizer-offload-fraction"));
+        k.optimizer_offload_fraction = *f;
+    } else if (a.has("optimizer-cpu-offload")) {
+        k.optimizer_offload_fraction = 1.0;
+    }
     if (k.sequence_parallel && k.tp == 1)
         throw UsageError("--sequence-parallel needs --tp > 1");
     in.plan = makeUniformPlan(in.model, in.cluster, catalog, k);
@@ -135,6 +147,8 @@ void printTable(const EstimateInput& in, const Prediction& p, const Profile* pro
                 in.cluster.name.empty() ? "cluster" : in.cluster.name.c_str(), plan.numDevices(), plan.pp(), plan.vpp,
                 p.num_microbatches, plan.global_batch_size, plan.sequence_parallel ? ", SP" : "",
                 plan.distributed_optimizer ? ", distributed optimizer" : "");
+    if (plan.optimizer_offload_fraction > 0)
+        std::printf("optimizer states: %.0f%% in host memory (Adam steps on the host)\n", 100 * plan.optimizer_offload_fraction);
     std::printf("\n%-5s %-11s %-7s %3s %3s %3s %3s %3s %3s %-9s %8s %8s %9s %9s\n", "stage", "device", "layers", "TP", "CP",
                 "DP", "EP", "ETP", "EDP", "recompute", "fwd ms", "bwd ms", "mem GiB", "of GiB");
     for (int i = 0; i < plan.pp(); ++i) {
@@ -174,8 +188,8 @@ int cmdEstimate(const Args& args)
         }
     const CliArgs a(args,
                     {"model", "cluster", "profile", "plan", "tp", "pp", "cp", "ep", "etp", "vpp", "mbs", "gbs", "recompute",
-                     "recompute-layers", "precision", "trace", "script"},
-                    {"sequence-parallel", "distributed-optimizer", "json"});
+                     "recompute-layers", "precision", "trace", "script", "optimizer-offload-fraction"},
+                    {"sequence-parallel", "distributed-optimizer", "json", "optimizer-cpu-offload"});
     if (!a.positionals().empty())
         throw UsageError("unexpected argument \"" + a.positionals().front() + "\"\n\n" + kHelp);
 
@@ -184,7 +198,8 @@ int cmdEstimate(const Args& args)
     EstimateInput in;
     if (a.has("plan")) {
         for (const char* flag : {"tp", "pp", "cp", "ep", "etp", "vpp", "mbs", "gbs", "recompute", "recompute-layers",
-                                 "sequence-parallel", "distributed-optimizer"})
+                                 "sequence-parallel", "distributed-optimizer", "optimizer-cpu-offload",
+                                 "optimizer-offload-fraction"})
             if (a.has(flag))
                 throw UsageError(std::string("--") + flag + " cannot be combined with --plan (the plan file fixes it)");
         in = fromPlanFile(a, catalog, warnings);

@@ -41,6 +41,9 @@ Searches the fastest feasible parallel plan (HS-DP) and compares it with the bas
   --time-limit S         stop after S seconds with the best plan so far
   --gbs N                global batch size (default: the model's)
   --mbs N                micro-batch size of the first mesh (default: the model's)
+  --optimizer-offload W  never | if-needed | always: optimizer states and their Adam step in
+                         host memory (Megatron-Core --optimizer-cpu-offload); default if-needed,
+                         only when no plan fits without it
   --json                 print the hapmoe.plan document instead of the table
   -o FILE                also write the hapmoe.plan document to FILE
 
@@ -51,7 +54,8 @@ Exit codes: 0 plan found, 1 no feasible plan, 2 bad input.
 const std::set<std::string>& planValueOptions()
 {
     static const std::set<std::string> s = {"model", "cluster", "profile", "target", "top", "algorithm", "delta",
-                                            "eta", "time-limit", "gbs", "mbs", "o", "script"};
+                                            "eta", "time-limit", "gbs", "mbs", "o", "script",
+                                            "optimizer-offload"};
     return s;
 }
 
@@ -83,6 +87,14 @@ Algorithm parseAlgorithm(const std::string& v)
     if (v == "metis-style")
         return Algorithm::MetisStyle;
     throw UsageError("--algorithm: expected hs-dp, exhaustive, uniform or metis-style, got \"" + v + "\"");
+}
+
+OptimizerOffload parseOffload(const std::string& v)
+{
+    for (OptimizerOffload o : {OptimizerOffload::Never, OptimizerOffload::IfNeeded, OptimizerOffload::Always})
+        if (v == toString(o))
+            return o;
+    throw UsageError("--optimizer-offload: expected never, if-needed or always, got \"" + v + "\"");
 }
 
 std::string fmt(const char* f, double v)
@@ -134,7 +146,11 @@ void printPlan(std::ostream& os, const RankedPlan& rp, const Cluster& cluster)
     const Prediction& pr = rp.prediction;
     os << p.name << "  (target " << toString(p.target) << ", PP " << p.pp() << ", " << p.numDevices() << " devices, "
        << pr.num_microbatches << " micro-batches of " << (p.stages.empty() ? 0 : p.stages.front().dp * p.stages.front().micro_batch_size)
-       << " sequences)\n";
+       << " sequences";
+    if (p.optimizer_offload_fraction > 0)
+        os << ", optimizer " << (p.optimizer_offload_fraction < 1 ? fmt("%.0f%% ", 100 * p.optimizer_offload_fraction) : "")
+           << "in host memory";
+    os << ")\n";
     // The devices column is as wide as its longest entry, so long node lists keep the table aligned.
     std::vector<std::string> devices;
     std::size_t devWidth = 25;
@@ -216,6 +232,8 @@ int cmdPlan(const Args& args)
     }
     if (auto v = a.doubleValue("time-limit", 0))
         opt.time_limit_s = *v;
+    if (auto v = a.value("optimizer-offload"))
+        opt.optimizer_offload = parseOffload(*v);
     if (auto v = a.intValue("gbs", 1))
         opt.global_batch_size = *v;
     if (auto v = a.intValue("mbs", 1))
@@ -257,7 +275,11 @@ int cmdPlan(const Args& args)
        << cluster.totalDevices() << " devices), search " << toString(r.algorithm) << (opt.exact ? " exact" : "") << " in "
        << fmt("%.2f", r.time_s) << " s: " << r.states << " states, pruned " << r.pruned.load_balance << " by load balance, "
        << r.pruned.memory << " by memory, " << r.pruned.communication << " by communication"
-       << (r.timed_out ? " (time limit reached: best plan so far)" : "") << "\n\n";
+       << (r.timed_out ? " (time limit reached: best plan so far)" : "") << "\n";
+    if (r.offload_needed)
+        os << "No plan fits with the optimizer states on the devices; these keep them in host memory\n"
+              "(--optimizer-cpu-offload; see --optimizer-offload).\n";
+    os << "\n";
     printPlan(os, r.plans.front(), cluster);
     for (std::size_t i = 1; i < r.plans.size(); ++i) {
         os << "\n";

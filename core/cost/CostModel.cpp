@@ -659,6 +659,10 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
     est.memory.weights = wB * (denseDev + expertDev);
     est.memory.gradients = gB * (denseDev + expertDev);
     est.memory.optimizer = distOpt ? oB * (denseDev / dp + expertDev / edp) : oB * (denseDev + expertDev);
+    // Optimizer CPU offload (section 7.3): the offloaded fraction of the shard's master
+    // weights and Adam moments lives in host memory; parameters and gradients stay.
+    const double offload = std::clamp(ctx.optimizer_offload_fraction, 0.0, 1.0);
+    est.memory.optimizer *= 1.0 - offload;
 
     // Activations per Korthikanti Table 2 (per token of one layer, on one device).
     auto perLayer = [&](bool moeLayer) {
@@ -748,7 +752,18 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
     // Optimizer step, bound by memory bandwidth: grad-norm read (4) + Adam read of grad,
     // fp32 param, m, v (16) + write of param, m, v (12) + bf16 copy (2) = 34 bytes/param.
     const double updated = distOpt ? denseDev / dp + expertDev / edp : denseDev + expertDev;
-    est.optimizer = dev.memTime(34.0 * updated);
+    est.optimizer = dev.memTime(34.0 * updated * (1.0 - offload));
+    if (offload > 0) {
+        // Megatron-Core's HybridDeviceOptimizer (section 7.3): fp32 main gradients go to the
+        // host (4 bytes), the host steps Adam, the updated fp32 parameters come back (4 bytes);
+        // with --overlap-cpu-optimizer-d2h-h2d the three are pipelined parameter by parameter,
+        // and the device's own part runs meanwhile. The ranks of a node share its CPUs.
+        const double onHost = offload * updated;
+        const double link = m.options.host_link_gbytes_per_s * 1e9;
+        const double transfer = 4.0 * onHost / link;   // each direction
+        const double cpu = onHost * m.devicesPerNode(stage) / m.options.host_adam_params_per_s;
+        est.optimizer = std::max(est.optimizer, std::max(transfer, cpu));
+    }
 
     if (m.haveTables) {
         if (table)
@@ -807,6 +822,7 @@ Prediction CostModel::estimate(const Plan& plan) const
         ctx.vpp = vpp;
         ctx.sequence_parallel = plan.sequence_parallel;
         ctx.distributed_optimizer = plan.distributed_optimizer;
+        ctx.optimizer_offload_fraction = plan.optimizer_offload_fraction;
         ctx.next = i + 1 < P ? &plan.stages[static_cast<std::size_t>(i + 1)] : nullptr;
         ctx.wrap = (vpp > 1 && i == P - 1 && P > 1) ? &plan.stages.front() : nullptr;
         pred.stages.push_back(estimateStage(plan.stages[static_cast<std::size_t>(i)], ctx));

@@ -46,6 +46,13 @@ struct CostOptions {
     // Use the published STREAM copy fraction where there is one (A100 1.61 of 2.039 TB/s,
     // H100 2.90 of 3.35, H200 4.01 of 4.8: ../shared/reference/device-specs.md section 4).
     bool stream_hbm_fraction = true;
+    // Optimizer CPU offload (Plan::optimizer_offload_fraction > 0; docs/cost-model.md section 7.3).
+    // Host link per device and direction: PCIe Gen4 x16, 32 GB/s (NVIDIA's L40S datasheet,
+    // ../shared/reference/device-specs.md section 1); the device catalog has no host-link field.
+    double host_link_gbytes_per_s = 32.0;
+    // Adam on the host, parameters per second for one node's CPUs: DeepSpeed's vectorised
+    // CPU-Adam stepped an 11.6e9-parameter GPT-2 in 8.2 s (deepspeedai/DeepSpeed pull request 735).
+    double host_adam_params_per_s = 11.6e9 / 8.2;
 };
 
 // Where a stage sits in its pipeline; needed for activations in flight (min(PP - i, M)),
@@ -57,6 +64,7 @@ struct StageContext {
     int vpp = 1;
     bool sequence_parallel = true;
     bool distributed_optimizer = true;
+    double optimizer_offload_fraction = 0.0;   // Plan::optimizer_offload_fraction
     const StagePlan* next = nullptr;   // the following stage (for the p2p send), or null
     // Interleaved 1F1B (vpp > 1): the last rank also sends its chunk outputs to rank 0.
     const StagePlan* wrap = nullptr;

@@ -48,6 +48,9 @@ Plan makeUniformPlan(const ModelSpec& model, const Cluster& cluster, const Devic
     plan.global_batch_size = k.global_batch_size > 0 ? k.global_batch_size : model.training.global_batch_size;
     plan.sequence_parallel = k.sequence_parallel;
     plan.distributed_optimizer = k.distributed_optimizer;
+    if (k.optimizer_offload_fraction < 0 || k.optimizer_offload_fraction > 1)
+        throw bad("--optimizer-offload-fraction", "expected a fraction in [0, 1]");
+    plan.optimizer_offload_fraction = k.optimizer_offload_fraction;
     plan.target = Target::Megatron;
     if (plan.global_batch_size % (dp * k.micro_batch_size) != 0)
         throw bad("--gbs", "global batch " + std::to_string(plan.global_batch_size) + " is not a multiple of DP x micro-batch = "

@@ -21,6 +21,7 @@ struct UniformKnobs {
     int recompute_layers = 0;      // Full: per stage (0 = every layer of the stage)
     bool sequence_parallel = false;
     bool distributed_optimizer = false;
+    double optimizer_offload_fraction = 0.0;   // --optimizer-cpu-offload --optimizer-offload-fraction
 };
 
 // Throws InputError (where = the flag's name, e.g. "--tp") when the knobs do not fit the

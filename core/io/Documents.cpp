@@ -38,6 +38,8 @@ const std::vector<std::string_view> kDispatcherNames = {"alltoall", "allgather",
 const std::vector<std::string_view> kRecomputeNames = {"none", "selective", "full"};
 const std::vector<std::string_view> kTargetNames = {"megatron", "flagscale", "any"};
 const std::vector<std::string_view> kAlgorithmNames = {"hs-dp", "exhaustive", "uniform", "metis-style"};
+// In the order of OptimizerOffload.
+const std::vector<std::string_view> kOffloadNames = {"never", "if-needed", "always"};
 const std::vector<std::string_view> kCollectiveNames = {"all_reduce", "all_gather", "reduce_scatter",
                                                                       "all_to_all", "send_recv"};
 const std::vector<std::string_view> kLinkClassNames = {"intra_node", "inter_node", "cross_type"};
@@ -290,7 +292,7 @@ Plan readPlanObject(const JsonNode& n)
 {
     n.requireObject();
     n.warnUnknownKeys({"name", "target", "vpp", "global_batch_size", "sequence_parallel", "distributed_optimizer",
-                       "stages", "unused"});
+                       "optimizer_offload_fraction", "stages", "unused"});
     Plan p;
     p.name = n.optString("name");
     p.target = targetAt(n.optChoice("target", kTargetNames, 2));
@@ -298,6 +300,7 @@ Plan readPlanObject(const JsonNode& n)
     p.global_batch_size = n.reqInt("global_batch_size", 1);
     p.sequence_parallel = n.optBool("sequence_parallel", true);
     p.distributed_optimizer = n.optBool("distributed_optimizer", true);
+    p.optimizer_offload_fraction = n.optDouble("optimizer_offload_fraction", 0.0, 0.0, false, 1.0);
     for (const auto& e : n.array("stages", true)) {
         e.requireObject();
         e.warnUnknownKeys({"device_type", "devices", "first_layer", "num_layers", "tp", "cp", "dp", "ep", "etp", "edp",
@@ -347,6 +350,8 @@ Json planJson(const Plan& p)
     j["global_batch_size"] = p.global_batch_size;
     j["sequence_parallel"] = p.sequence_parallel;
     j["distributed_optimizer"] = p.distributed_optimizer;
+    if (p.optimizer_offload_fraction > 0)
+        j["optimizer_offload_fraction"] = p.optimizer_offload_fraction;
     Json stages = Json::array();
     for (const auto& s : p.stages) {
         Json e;
@@ -509,7 +514,7 @@ SearchResult readSearchObject(const JsonNode& n)
 {
     n.requireObject();
     n.warnUnknownKeys({"algorithm", "target", "time_s", "states", "pruned", "timed_out", "cancelled", "no_plan_reason",
-                       "alternatives", "baselines"});
+                       "optimizer_offload_needed", "alternatives", "baselines"});
     SearchResult r;
     r.algorithm = algorithmAt(n.optChoice("algorithm", kAlgorithmNames, 0));
     r.target = targetAt(n.optChoice("target", kTargetNames, 2));
@@ -523,6 +528,7 @@ SearchResult readSearchObject(const JsonNode& n)
     }
     r.timed_out = n.optBool("timed_out", false);
     r.cancelled = n.optBool("cancelled", false);
+    r.offload_needed = n.optBool("optimizer_offload_needed", false);
     r.no_plan_reason = n.optString("no_plan_reason");
     for (const auto& e : n.array("alternatives"))
         r.plans.push_back(readRankedPlan(e));
@@ -548,6 +554,7 @@ Json searchJson(const SearchResult& r)
     j["pruned"] = Json{{"load_balance", r.pruned.load_balance}, {"memory", r.pruned.memory}, {"communication", r.pruned.communication}};
     j["timed_out"] = r.timed_out;
     j["cancelled"] = r.cancelled;
+    j["optimizer_offload_needed"] = r.offload_needed;
     j["no_plan_reason"] = r.no_plan_reason;
     Json alts = Json::array();
     for (const auto& p : r.plans)
@@ -704,7 +711,7 @@ Project readProject(std::string_view text, const std::string& fileName, Warnings
     p.model = readModelObject(n.object("model"));
     p.cluster = readClusterObject(n.object("cluster"));
     if (auto s = n.optObject("search")) {
-        s->warnUnknownKeys({"algorithm", "target", "top_k", "delta", "eta", "time_limit_s", "exact"});
+        s->warnUnknownKeys({"algorithm", "target", "top_k", "delta", "eta", "time_limit_s", "exact", "optimizer_offload"});
         p.search.algorithm = algorithmAt(s->optChoice("algorithm", kAlgorithmNames, 0));
         p.search.target = targetAt(s->optChoice("target", kTargetNames, 2));
         p.search.top_k = s->optInt("top_k", p.search.top_k, 1);
@@ -712,6 +719,7 @@ Project readProject(std::string_view text, const std::string& fileName, Warnings
         p.search.eta = s->optDouble("eta", p.search.eta, 0, true);
         p.search.time_limit_s = s->optDouble("time_limit_s", p.search.time_limit_s, 0);
         p.search.exact = s->optBool("exact", p.search.exact);
+        p.search.optimizer_offload = static_cast<OptimizerOffload>(s->optChoice("optimizer_offload", kOffloadNames, 1));
     }
     for (const auto& e : n.array("plans")) {
         const RankedPlan r = readRankedPlan(e);
@@ -788,7 +796,8 @@ std::string writeProject(const Project& project)
                        {"delta", project.search.delta},
                        {"eta", project.search.eta},
                        {"time_limit_s", project.search.time_limit_s},
-                       {"exact", project.search.exact}};
+                       {"exact", project.search.exact},
+                       {"optimizer_offload", toString(project.search.optimizer_offload)}};
     Json plans = Json::array();
     for (const auto& sp : project.plans) {
         Json e;

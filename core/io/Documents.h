@@ -37,6 +37,7 @@ struct SearchSettings {
     double eta = 2.0;
     double time_limit_s = 30;
     bool exact = false;
+    OptimizerOffload optimizer_offload = OptimizerOffload::IfNeeded;
 };
 
 // A plan document: self-contained, so that export and calibrate need nothing else.

@@ -8,6 +8,7 @@
 #include "plan/Deployability.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <set>
 #include <sstream>
@@ -19,6 +20,17 @@
 namespace hapmoe {
 
 namespace {
+
+// A fraction as Megatron's float flags take it: "1.0", "0.5", "0.25".
+std::string formatFraction(double f)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.4g", f);
+    std::string out = buf;
+    if (out.find_first_of(".e") == std::string::npos)
+        out += ".0";
+    return out;
+}
 
 // One flag with its values, as emitted (values are quoted when the script is written).
 struct Arg {
@@ -268,9 +280,11 @@ public:
         }
         out.push_back(gemm);
         ExportCheck offload{"--optimizer-cpu-offload needs --use-precision-aware-optimizer", true, {}};
-        if (originalHas("--optimizer-cpu-offload") && !originalHas("--use-precision-aware-optimizer")) {
+        // The plan's offload brings both flags; an original script's offload without the plan's
+        // is not carried over, so only the plan's fraction matters here.
+        if (plan.optimizer_offload_fraction < 0 || plan.optimizer_offload_fraction > 1) {
             offload.ok = false;
-            offload.message = "the original script offloads the optimizer without --use-precision-aware-optimizer";
+            offload.message = "the plan's optimizer offload fraction is outside [0, 1]";
         }
         out.push_back(offload);
         return out;
@@ -412,6 +426,14 @@ private:
             par.args.push_back({"--sequence-parallel", {}});
         if (plan.distributed_optimizer)
             par.args.push_back({"--use-distributed-optimizer", {}});
+        if (plan.optimizer_offload_fraction > 0) {
+            // megatron/core/optimizer/cpu_offloading/README.md: the three flags together, and
+            // --use-precision-aware-optimizer is asserted with the offload (reference section 6).
+            par.args.push_back({"--optimizer-cpu-offload", {}});
+            par.args.push_back({"--optimizer-offload-fraction", {formatFraction(plan.optimizer_offload_fraction)}});
+            par.args.push_back({"--use-precision-aware-optimizer", {}});
+            par.args.push_back({"--overlap-cpu-optimizer-d2h-h2d", {}});
+        }
         const std::vector<int> layers = split();
         const bool uniform = std::all_of(layers.begin(), layers.end(), [&](int n) { return n == layers.front(); });
         if (megatron) {
@@ -576,6 +598,10 @@ private:
                 why = "needs a virtual pipeline";
             else if (f.name == "--overlap-param-gather" && !plan.distributed_optimizer)
                 why = "needs the distributed optimizer";
+            else if ((f.name == "--optimizer-cpu-offload" || f.name == "--optimizer-offload-fraction"
+                      || f.name == "--overlap-cpu-optimizer-d2h-h2d" || f.name == "--use-torch-optimizer-for-cpu-offload")
+                     && plan.optimizer_offload_fraction <= 0)
+                why = "the plan keeps the optimizer on the devices";
             else if ((f.name == "--cp-comm-type" || f.name == "--hierarchical-context-parallel-sizes") && s0.cp == 1)
                 why = "context parallelism is off";
             else if (f.name == "--tp-comm-overlap" && (s0.tp == 1 || !plan.sequence_parallel))

@@ -40,6 +40,18 @@ std::optional<long long> toInt(const std::string& s)
     return v;
 }
 
+std::optional<double> toReal(const std::string& s)
+{
+    if (s.empty())
+        return std::nullopt;
+    errno = 0;
+    char* end = nullptr;
+    const double v = std::strtod(s.c_str(), &end);
+    if (*end != '\0' || errno == ERANGE)
+        return std::nullopt;
+    return v;
+}
+
 // torchrun (torch.distributed.run) options that take a value; the rest are switches.
 const std::set<std::string>& torchrunValueOptions()
 {
@@ -416,6 +428,17 @@ private:
         p.etp = intFlag("--expert-tensor-parallel-size", 0, 0);
         p.sequence_parallel = has("--sequence-parallel");
         p.distributed_optimizer = has("--use-distributed-optimizer");
+        if (has("--optimizer-cpu-offload")) {
+            // Megatron-LM's --optimizer-offload-fraction defaults to 1.0 (arguments.py).
+            p.optimizer_offload_fraction = 1.0;
+            if (auto v = str("--optimizer-offload-fraction")) {
+                const auto f = toReal(*v);
+                if (f && *f >= 0 && *f <= 1)
+                    p.optimizer_offload_fraction = *f;
+                else
+                    warn(at() + "--optimizer-offload-fraction " + *v + " is not a fraction in [0, 1]; 1.0 is used");
+            }
+        }
         p.micro_batch_size = intFlag("--micro-batch-size", 1);
         p.global_batch_size = intFlag("--global-batch-size", 0, 0);
         const int layers = m_out.model.num_layers;
@@ -585,6 +608,7 @@ Plan planFromScript(const ImportedScript& script, const Cluster& cluster, const 
     plan.global_batch_size = p.global_batch_size > 0 ? p.global_batch_size : p.micro_batch_size * dp;
     plan.sequence_parallel = p.sequence_parallel && p.tp > 1;
     plan.distributed_optimizer = p.distributed_optimizer;
+    plan.optimizer_offload_fraction = p.optimizer_offload_fraction;
     plan.target = Target::Megatron;
     int layer = 0;
     // Stage s owns global ranks [s*W/PP, (s+1)*W/PP); rank = node_rank * nproc + local.

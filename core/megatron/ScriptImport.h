@@ -30,6 +30,7 @@ struct ParallelConfig {
     std::string recompute_method;       // "uniform" | "block" | ""
     bool distributed_optimizer = false;
     bool sequence_parallel = false;
+    double optimizer_offload_fraction = 0.0;   // --optimizer-cpu-offload [--optimizer-offload-fraction F]
     int micro_batch_size = 1;
     int global_batch_size = 0;          // 0 = MBS * DP (Megatron default)
     std::vector<int> layer_split;       // layers per pipeline rank, from the layout or the

@@ -48,6 +48,10 @@ struct Plan {
     int global_batch_size = 0;
     bool sequence_parallel = true;
     bool distributed_optimizer = true;
+    // Megatron-Core's --optimizer-cpu-offload --optimizer-offload-fraction F: the fraction of
+    // each rank's optimizer shard (fp32 master weights, Adam moments) kept in host memory and
+    // updated there. 0 = no offload.
+    double optimizer_offload_fraction = 0.0;
     Target target = Target::Any;
     std::vector<UnusedDevices> unused;
 

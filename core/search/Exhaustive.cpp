@@ -36,6 +36,7 @@ RunResult Exhaustive::run(const RunConfig& config, RunControl& control)
         ctx.num_stages = ctx.stage_index + p.k + 1;
         ctx.num_microbatches = M;
         ctx.distributed_optimizer = m_space.model().training.use_distributed_optimizer;
+        ctx.optimizer_offload_fraction = m_eval.offloadFraction();
         ctx.next = p.k > 0 ? &next : nullptr;
         std::vector<int> levels;
         if (config.fixed_level >= 0) {
@@ -96,6 +97,7 @@ RunResult Exhaustive::run(const RunConfig& config, RunControl& control)
                         plan.target = config.target;
                         plan.global_batch_size = config.batch * M;
                         plan.distributed_optimizer = m_space.model().training.use_distributed_optimizer;
+                        plan.optimizer_offload_fraction = m_eval.offloadFraction();
                         plan.stages.assign(stack.rbegin(), stack.rend());
                         const Prediction pred = m_cost.estimate(plan);
                         if (pred.feasible) {

@@ -597,6 +597,7 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control)
         plan.vpp = 1;
         plan.sequence_parallel = true;
         plan.distributed_optimizer = m_space.model().training.use_distributed_optimizer;
+        plan.optimizer_offload_fraction = m_eval.offloadFraction();
         plan.global_batch_size = config.batch * M;
         plan.stages.push_back(m_eval.makeStage(f.choice.shape, 0, f.choice.n, f.level));
         int at = f.choice.n;

@@ -25,6 +25,16 @@ const char* toString(Algorithm a)
     return "hs-dp";
 }
 
+const char* toString(OptimizerOffload o)
+{
+    switch (o) {
+    case OptimizerOffload::Never: return "never";
+    case OptimizerOffload::Always: return "always";
+    case OptimizerOffload::IfNeeded: break;
+    }
+    return "if-needed";
+}
+
 bool RunControl::stop()
 {
     if (cancel && cancel->load(std::memory_order_relaxed))
@@ -134,6 +144,7 @@ public:
     }
 
     const SearchSpace& space() const { return m_space; }
+    void setOffloadFraction(double f) { m_offload = f; }
     int gbs() const { return m_gbs; }
     int mbs0() const { return m_mbs0; }
     const std::vector<double>& speeds() const { return m_speed; }
@@ -332,7 +343,7 @@ public:
             return jobs[a].runs.front().batch > jobs[b].runs.front().batch;
         });
         auto worker = [&]() {
-            StageEvaluator eval(m_cost, m_space);
+            StageEvaluator eval(m_cost, m_space, m_offload);
             HsDp dp(m_space, eval, m_speed);
             Exhaustive ex(m_cost, m_space, eval);
             for (;;) {
@@ -530,12 +541,13 @@ private:
     int m_gbs = 1;
     int m_mbs0 = 1;
     int m_threads = 1;
+    double m_offload = 0.0;   // Plan::optimizer_offload_fraction of the runs that follow
 };
 
 std::string gib(double v)
 {
     char buf[64];
-    std::snprintf(buf, sizeof buf, "%.1f GiB", v);
+    std::snprintf(buf, sizeof buf, v < 0.1 ? "%.2f GiB" : "%.1f GiB", v);
     return buf;
 }
 
@@ -593,31 +605,46 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
         auto res = s.runJobs(jobs, false);
         return s.merge(res, options.target, options.algorithm == Algorithm::MetisStyle ? want : 1, "Metis-style baseline");
     };
-
-    switch (options.algorithm) {
-    case Algorithm::HsDp:
-    case Algorithm::Exhaustive: {
-        auto jobs = s.searchJobs(targets, heuristics, 0, 0);
-        auto res = s.runJobs(jobs, options.algorithm == Algorithm::Exhaustive);
-        main = s.merge(res, options.target, want, options.algorithm == Algorithm::Exhaustive ? "exhaustive" : "HS-DP");
-        result.main_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        if (options.baselines && !control.stop()) {
-            uniform = runUniform();
-            if (!control.stop())
-                metis = runMetis();
+    auto runAll = [&]() {
+        main.reset();
+        uniform.reset();
+        metis.reset();
+        switch (options.algorithm) {
+        case Algorithm::HsDp:
+        case Algorithm::Exhaustive: {
+            auto jobs = s.searchJobs(targets, heuristics, 0, 0);
+            auto res = s.runJobs(jobs, options.algorithm == Algorithm::Exhaustive);
+            main = s.merge(res, options.target, want, options.algorithm == Algorithm::Exhaustive ? "exhaustive" : "HS-DP");
+            result.main_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            if (options.baselines && !control.stop()) {
+                uniform = runUniform();
+                if (!control.stop())
+                    metis = runMetis();
+            }
+            break;
         }
-        break;
-    }
-    case Algorithm::Uniform:
-        main = runUniform();
-        result.main_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        break;
-    case Algorithm::MetisStyle:
-        main = runMetis();
-        result.main_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        if (options.baselines && !control.stop())
-            uniform = runUniform();
-        break;
+        case Algorithm::Uniform:
+            main = runUniform();
+            result.main_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            break;
+        case Algorithm::MetisStyle:
+            main = runMetis();
+            result.main_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+            if (options.baselines && !control.stop())
+                uniform = runUniform();
+            break;
+        }
+    };
+
+    if (options.optimizer_offload == OptimizerOffload::Always)
+        s.setOffloadFraction(1.0);
+    runAll();
+    // Nothing fits: search again with the optimizer states in host memory.
+    if (options.optimizer_offload == OptimizerOffload::IfNeeded && main->plans.empty() && main->min_shortfall_gib >= 0
+        && !control.stop()) {
+        result.offload_needed = true;
+        s.setOffloadFraction(1.0);
+        runAll();
     }
 
     result.plans = main->plans;
@@ -656,7 +683,9 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
             reason = "no plan passes the " + std::string(toString(options.target)) + " rules: " + main->deploy_problem;
         else if (main->min_shortfall_gib >= 0)
             reason = "no plan fits in device memory: the closest stage (" + main->shortfall_where + ") is short by "
-                + gib(main->min_shortfall_gib) + " even with full recompute";
+                + gib(main->min_shortfall_gib) + " even with full recompute"
+                + (options.optimizer_offload == OptimizerOffload::Never ? std::string()
+                                                                         : std::string(" and the optimizer offloaded to the host"));
         else
             reason = "no plan satisfies the structure rules of the target (group sizes, TP/EP divisibility, "
                      "micro-batch layout)";

@@ -17,6 +17,12 @@ namespace hapmoe {
 enum class Algorithm { HsDp, Exhaustive, Uniform, MetisStyle };
 const char* toString(Algorithm a);
 
+// Optimizer CPU offload (Megatron-Core --optimizer-cpu-offload, fraction 1.0) in the plans:
+// never; only when no plan fits without it (as the paper did for Mixtral-L on its smallest
+// clusters, appendix A); or always.
+enum class OptimizerOffload { Never, IfNeeded, Always };
+const char* toString(OptimizerOffload o);
+
 struct SearchOptions {
     Algorithm algorithm = Algorithm::HsDp;
     Target target = Target::Any;          // Any: the best target the cluster allows
@@ -30,6 +36,7 @@ struct SearchOptions {
     std::optional<int> micro_batch_size;
     int max_pp = 0;                       // 0 = as many as the cluster and model allow
     bool baselines = true;                // also run uniform and Metis-style
+    OptimizerOffload optimizer_offload = OptimizerOffload::IfNeeded;
     std::optional<Plan> current;          // the user's current configuration, estimated too
 };
 
@@ -64,6 +71,7 @@ struct SearchResult {
     double main_time_s = 0;                      // the search itself, without the baselines
     bool timed_out = false;
     bool cancelled = false;
+    bool offload_needed = false;                 // IfNeeded: nothing fitted without optimizer offload
     std::string no_plan_reason;                  // set when plans is empty
 };
 

@@ -29,7 +29,8 @@ std::size_t StageEvaluator::KeyHash::operator()(const Key& k) const noexcept
     return hashWords(k.a, k.b, k.c);
 }
 
-StageEvaluator::StageEvaluator(const CostModel& cost, const SearchSpace& space) : m_cost(cost), m_space(space)
+StageEvaluator::StageEvaluator(const CostModel& cost, const SearchSpace& space, double offloadFraction)
+    : m_cost(cost), m_space(space), m_offload(offloadFraction)
 {
     const ModelSpec& m = space.model();
     m_moePrefix.assign(static_cast<std::size_t>(m.num_layers + 1), 0);
@@ -101,6 +102,7 @@ StageEstimate StageEvaluator::estimate(const StageQuery& q, int level, const Sta
     ctx.vpp = 1;
     ctx.sequence_parallel = true;
     ctx.distributed_optimizer = m_space.model().training.use_distributed_optimizer;
+    ctx.optimizer_offload_fraction = m_offload;
     ctx.next = nextPlan;
     ++m_calls;
     return m_cost.estimateStage(st, ctx);

@@ -54,12 +54,14 @@ int recomputeLayersOfLevel(int level, int numLayers);   // StagePlan::recompute_
 
 class StageEvaluator {
 public:
-    StageEvaluator(const CostModel& cost, const SearchSpace& space);
+    // offloadFraction: Plan::optimizer_offload_fraction of the plans this run builds.
+    StageEvaluator(const CostModel& cost, const SearchSpace& space, double offloadFraction = 0.0);
 
     StageCost evaluate(const StageQuery& q);
     StagePlan makeStage(const StageShape& s, int firstLayer, int numLayers, int level) const;
 
     long long calls() const { return m_calls; }
+    double offloadFraction() const { return m_offload; }
 
 private:
     // Packed cache key (fields in docs/search.md section 3).
@@ -89,6 +91,7 @@ private:
 
     const CostModel& m_cost;
     const SearchSpace& m_space;
+    double m_offload = 0.0;
     std::vector<int> m_moePrefix;   // MoE layers among [0, l)
     std::unordered_map<Key, ShapeRecord, KeyHash> m_records;
     long long m_calls = 0;

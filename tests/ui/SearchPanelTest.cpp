@@ -9,6 +9,9 @@
 #include "SearchPanel.h"
 #include "SearchRunner.h"
 
+#include "io/Presets.h"
+
+#include <QComboBox>
 #include <QElapsedTimer>
 #include <QLabel>
 #include <QPointer>
@@ -105,6 +108,44 @@ private slots:
         QCOMPARE(panel->resultList()->topLevelItem(0)->text(1), QString::fromStdString(result.plans[0].plan.name));
         QCOMPARE(w->explorer()->planCount(), int(result.plans.size()) + baselines);
         QCOMPARE(w->document()->project().plans.size(), result.plans.size());   // kept with the project
+    }
+
+    void optimizerOffloadSetting()
+    {
+        // Mixtral-L (about 122 B parameters, paper appendix A) on 16-1 (Table 1: H800 1x8 +
+        // 910B 1x8) fits only with the optimizer states in host memory, as the paper ran it.
+        auto w = makeWindow();
+        w->loadExample();
+        QVERIFY(w->loadClusterPreset(QStringLiteral("16-1")));
+        const ModelSpec* large = findModelPreset("Mixtral-L");
+        QVERIFY(large);
+        w->document()->setModel(*large, QStringLiteral("Mixtral-L"));
+        SearchPanel* panel = w->searchPanel();
+        auto* offload = panel->findChild<QComboBox*>(QStringLiteral("searchOffload"));
+        QVERIFY(offload);
+        QCOMPARE(OptimizerOffload(offload->currentData().toInt()), OptimizerOffload::IfNeeded);
+        offload->setCurrentIndex(offload->findData(int(OptimizerOffload::Never)));
+        QVERIFY(w->document()->searchSettings().optimizer_offload == OptimizerOffload::Never);
+
+        QSignalSpy finished(panel, &SearchPanel::searchFinished);
+        QVERIFY(panel->run());
+        QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 180000);
+        QVERIFY(finished.first().first().value<SearchResult>().plans.empty());
+        QVERIFY2(panel->statusLabel()->text().contains(QStringLiteral("No plan found")), qPrintable(panel->statusLabel()->text()));
+
+        offload->setCurrentIndex(offload->findData(int(OptimizerOffload::IfNeeded)));
+        finished.clear();
+        QVERIFY(panel->run());
+        QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 180000);
+        const SearchResult r = finished.first().first().value<SearchResult>();
+        QVERIFY2(!r.plans.empty(), r.no_plan_reason.c_str());
+        QCOMPARE(r.plans.front().plan.optimizer_offload_fraction, 1.0);
+        QVERIFY2(panel->statusLabel()->text().contains(QStringLiteral("host memory")), qPrintable(panel->statusLabel()->text()));
+        // The explorer's title says where the optimizer lives.
+        bool titled = false;
+        for (QLabel* l : w->explorer()->findChildren<QLabel*>())
+            titled = titled || l->text().contains(QStringLiteral("optimizer in host memory"));
+        QVERIFY(titled);
     }
 
     void guiThreadNeverBlockedDuringSearch()

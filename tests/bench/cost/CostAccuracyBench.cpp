@@ -218,8 +218,8 @@ int main(int argc, char** argv)
             ctx.sequence_parallel = k.sequence_parallel;
             ctx.distributed_optimizer = k.distributed_optimizer;
             const StageEstimate e = cm.estimateStage(one, ctx);
-            rows.push_back({"Table 4", name, "layer fwd ms", meas["per_layer_forward_ms"].get<double>(), e.t_fwd * 1e3});
-            rows.push_back({"Table 4", name, "layer bwd ms", meas["per_layer_backward_ms"].get<double>(), e.t_bwd * 1e3});
+            rows.push_back({"Table 4", name, "layer fwd ms", meas["per_layer_forward_ms"].get<double>(), e.t_fwd * 1e3, {}});
+            rows.push_back({"Table 4", name, "layer bwd ms", meas["per_layer_backward_ms"].get<double>(), e.t_bwd * 1e3, {}});
         } else if (meas.contains("memory_gib_params_and_optimizer")) {
             const Prediction pr = cm.estimate(plan);
             // Figure 1 shows a stage without the embedding (the weights of 175B match 12 layers
@@ -228,8 +228,8 @@ int main(int argc, char** argv)
             const auto& a = pr.stages[0].memory;
             constexpr double G = 1024.0 * 1024.0 * 1024.0;
             rows.push_back({"Figure 1", name, "params+opt GiB", meas["memory_gib_params_and_optimizer"].get<double>(),
-                            (w.weights + w.gradients + w.optimizer) / G});
-            rows.push_back({"Figure 1", name, "activations GiB", meas["memory_gib_activations"].get<double>(), a.activations / G});
+                            (w.weights + w.gradients + w.optimizer) / G, {}});
+            rows.push_back({"Figure 1", name, "activations GiB", meas["memory_gib_activations"].get<double>(), a.activations / G, {}});
         } else if (meas.contains("tflops_per_gpu")) {
             const Prediction pr = cm.estimate(plan);
             rows.push_back({"H100 README", name, "TFLOP/s/GPU", meas["tflops_per_gpu"].get<double>(), pr.tflops_per_device, pr});

@@ -121,6 +121,7 @@ private slots:
     void activationsKorthikantiTable2();
     void activationsInFlight();
     void bytesPerParameter();
+    void optimizerCpuOffload();
     void expertParametersOverEdp();
     void dispatchVolumeEq3();
     void outputLayerAndFusedAttention();
@@ -279,6 +280,58 @@ void TestCostModel::bytesPerParameter()
     ctx.distributed_optimizer = true;
     e = cm.estimateStage(st, ctx);
     QVERIFY(std::fabs((e.memory.weights + e.memory.gradients + e.memory.optimizer) / params - (6 + 12.0 / 4)) < 1e-9);
+}
+
+void TestCostModel::optimizerCpuOffload()
+{
+    // Megatron-Core optimizer CPU offload (docs/cost-model.md section 7.3): the offloaded
+    // fraction of the 12 bytes/param of the optimizer shard leaves the device; parameters (2)
+    // and fp32 gradients (4) stay. LLaMA-2 7B, 2 layers, TP 2 DP 4 on one 8-GPU H100 node.
+    const ModelSpec m = llama7b();
+    const Cluster c = nodesOf("H100-SXM", 1);
+    const CostOptions opt;
+    const CostModel cm(m, c, DeviceCatalog::builtin(), nullptr, opt);
+    StagePlan st = stageOn("H100-SXM", 0, 8, 2);
+    st.first_layer = 1;
+    st.num_layers = 2;
+    StageContext ctx;
+    ctx.stage_index = 1;
+    ctx.num_stages = 3;
+    ctx.distributed_optimizer = true;
+    const StageEstimate on = cm.estimateStage(st, ctx);
+    const double params = 2 * (countParameters(m).dense_per_layer + (4096.0 * 11008 * 2 + 11008.0 * 4096)) / 2;
+    const double shard = params / 4;   // the DP rank's share of the optimizer
+    QVERIFY(std::fabs(on.memory.optimizer / (12 * shard) - 1) < 1e-12);
+
+    ctx.optimizer_offload_fraction = 1.0;
+    const StageEstimate off = cm.estimateStage(st, ctx);
+    QCOMPARE(off.memory.optimizer, 0.0);
+    QCOMPARE(off.memory.weights, on.memory.weights);
+    QCOMPARE(off.memory.gradients, on.memory.gradients);
+    // Host step: the 8 ranks of the node share its CPUs at 11.6e9 / 8.2 s params/s (DeepSpeed
+    // CPU-Adam), so 8 * shard / 1.4146e9 s; the link moves 4 bytes/param each way at 32 GB/s.
+    const double cpu = 8 * shard / (11.6e9 / 8.2);
+    const double link = 4 * shard / 32e9;
+    QVERIFY(cpu > link);
+    QVERIFY(std::fabs(off.optimizer / cpu - 1) < 1e-12);
+    QVERIFY(off.optimizer > 10 * on.optimizer);   // the device's step is HBM-bound and much faster
+
+    // Half offloaded: half the optimizer bytes, the host half sets the time.
+    ctx.optimizer_offload_fraction = 0.5;
+    const StageEstimate half = cm.estimateStage(st, ctx);
+    QVERIFY(std::fabs(half.memory.optimizer / (6 * shard) - 1) < 1e-12);
+    QVERIFY(std::fabs(half.optimizer / (cpu / 2) - 1) < 1e-12);
+
+    // The plan carries the fraction to every stage.
+    Plan plan;
+    plan.global_batch_size = 64;
+    plan.optimizer_offload_fraction = 1.0;
+    StagePlan whole = stageOn("H100-SXM", 0, 8, 2);
+    whole.first_layer = 0;
+    whole.num_layers = m.num_layers;
+    plan.stages = {whole};
+    const Prediction pred = cm.estimate(plan);
+    QCOMPARE(pred.stages.front().memory.optimizer, 0.0);
 }
 
 void TestCostModel::expertParametersOverEdp()

@@ -257,13 +257,20 @@ void tst_Documents::planRoundTrip()
     r.timed_out = true;
     r.cancelled = true;
     r.no_plan_reason = "none";
+    r.offload_needed = true;
     d.search = r;
+    d.plan.optimizer_offload_fraction = 0.25;
     const std::string once = writePlan(d);
     const PlanDocument back = readPlan(once, "plan.json");
     QCOMPARE(q(writePlan(back)), q(once));
     QVERIFY(back.search && back.search->uniform_baseline && back.search->current && !back.search->metis_baseline);
     QCOMPARE(back.search->states, 123456789012LL);
     QCOMPARE(back.search->plans.size(), std::size_t(2));
+    QVERIFY(back.search->offload_needed);
+    QCOMPARE(back.plan.optimizer_offload_fraction, 0.25);
+    // A plan without offload leaves the key out (documents written before it read the same).
+    QVERIFY(writePlan(PlanDocument{d.model, d.cluster, fullPlan(), std::nullopt, std::nullopt}).find("optimizer_offload_fraction")
+            == std::string::npos);
     // Memory is stored in GiB and read back to bytes: 10.5 GiB of weights.
     QCOMPARE(back.prediction->stages[0].memory.weights, 10.5 * (1ull << 30));
     QCOMPARE(back.prediction->stages[0].memory.total(), (10.5 + 5.25 + 21 + 12 + 1.5 + 3) * (1ull << 30));
@@ -279,7 +286,7 @@ void tst_Documents::projectRoundTrip()
     p.name = "my project";
     p.model = fullModel();
     p.cluster = smallCluster();
-    p.search = {Target::Megatron, Algorithm::Exhaustive, 3, 0.3, 1.5, 12, true};
+    p.search = {Target::Megatron, Algorithm::Exhaustive, 3, 0.3, 1.5, 12, true, OptimizerOffload::Always};
     p.plans = {{fullPlan(), fullPrediction()}, {fullPlan(), std::nullopt}};
     p.current_script = "/home/me/train.sh";
     const std::string once = writeProject(p);
@@ -289,6 +296,7 @@ void tst_Documents::projectRoundTrip()
     QVERIFY(!back.plans[1].prediction.has_value());
     QVERIFY(back.search.algorithm == Algorithm::Exhaustive);
     QCOMPARE(back.search.top_k, 3);
+    QVERIFY(back.search.optimizer_offload == OptimizerOffload::Always);
 }
 
 void tst_Documents::exampleProjectLoads()

@@ -225,6 +225,43 @@ private slots:
         QCOMPARE(rc, 2);
     }
 
+    void optimizerOffload()
+    {
+        // The plan's offload brings Megatron-Core's flags (cpu_offloading/README.md, with
+        // --use-precision-aware-optimizer, which validate_args asserts); an original script's
+        // offload is not carried over to a plan that keeps the optimizer on the devices.
+        PlanDocument d = megatronPlan();
+        d.plan.optimizer_offload_fraction = 0.5;
+        ExportResult r = exportLauncher(d, {});
+        QVERIFY2(r.ok, r.refusal.c_str());
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        std::vector<std::string> args = runLauncher(dir, r.script, "0");
+        QVERIFY(contains(args, "--optimizer-cpu-offload"));
+        QCOMPARE(valuesAfter(args, "--optimizer-offload-fraction"), std::vector<std::string>{"0.5"});
+        QVERIFY(contains(args, "--use-precision-aware-optimizer"));
+        QVERIFY(contains(args, "--overlap-cpu-optimizer-d2h-h2d"));
+
+        d.plan.optimizer_offload_fraction = 0.0;
+        ExportOptions o;
+        o.original = importMegatronScript(
+            "torchrun --nproc_per_node=8 pretrain_gpt.py --num-layers 32 --hidden-size 4096 --num-attention-heads 32 "
+            "--seq-length 4096 --max-position-embeddings 32768 --bf16 --optimizer-cpu-offload "
+            "--optimizer-offload-fraction 1.0 --overlap-cpu-optimizer-d2h-h2d --use-precision-aware-optimizer\n",
+            "offload.sh");
+        r = exportLauncher(d, o);
+        QVERIFY2(r.ok, r.refusal.c_str());
+        args = runLauncher(dir, r.script, "0");
+        QVERIFY(!contains(args, "--optimizer-cpu-offload"));
+        QVERIFY(!contains(args, "--optimizer-offload-fraction"));
+        QVERIFY(!contains(args, "--overlap-cpu-optimizer-d2h-h2d"));
+        QVERIFY(contains(args, "--use-precision-aware-optimizer"));   // harmless on its own: kept
+        bool noted = false;
+        for (const std::string& n : r.notes)
+            noted = noted || n == "--optimizer-cpu-offload: not carried over (the plan keeps the optimizer on the devices)";
+        QVERIFY(noted);
+    }
+
     void idleDevices()
     {
         // The plan uses devices 4-7 of every node: torchrun starts 4 processes per node and

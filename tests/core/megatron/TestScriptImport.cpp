@@ -243,6 +243,27 @@ private slots:
         QCOMPARE(s.model.ffn_hidden_size, 4 * 512);
     }
 
+    void optimizerOffload()
+    {
+        // --optimizer-cpu-offload alone offloads everything (Megatron-LM's
+        // --optimizer-offload-fraction defaults to 1.0); a given fraction is read.
+        const std::string head = "torchrun --nproc_per_node=8 pretrain_gpt.py --num-layers 4 --hidden-size 512 "
+                                 "--num-attention-heads 8 --seq-length 1024 --max-position-embeddings 1024 --bf16 "
+                                 "--micro-batch-size 1 --global-batch-size 8 --use-distributed-optimizer ";
+        const ImportedScript all = importMegatronScript(head + "--optimizer-cpu-offload --use-precision-aware-optimizer\n", "a.sh");
+        QCOMPARE(all.parallel.optimizer_offload_fraction, 1.0);
+        const ImportedScript part = importMegatronScript(
+            head + "--optimizer-cpu-offload --optimizer-offload-fraction 0.25 --use-precision-aware-optimizer\n", "b.sh");
+        QCOMPARE(part.parallel.optimizer_offload_fraction, 0.25);
+        QCOMPARE(planFromScript(part, test::cluster("H800:1x8"), DeviceCatalog::builtin()).optimizer_offload_fraction, 0.25);
+        // The fraction without the switch does nothing, as in Megatron-LM.
+        const ImportedScript none = importMegatronScript(head + "--optimizer-offload-fraction 0.5\n", "c.sh");
+        QCOMPARE(none.parallel.optimizer_offload_fraction, 0.0);
+        const ImportedScript bad = importMegatronScript(head + "--optimizer-cpu-offload --optimizer-offload-fraction 2\n", "d.sh");
+        QCOMPARE(bad.parallel.optimizer_offload_fraction, 1.0);
+        QVERIFY(hasWarning(bad, "--optimizer-offload-fraction 2 is not a fraction in [0, 1]"));
+    }
+
     void nothingIsExecuted()
     {
         // Command substitution, backticks and eval are never run: they stay text and are reported.

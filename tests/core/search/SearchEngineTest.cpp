@@ -72,6 +72,7 @@ private slots:
     void progressReportsGrow();
     void deterministicAcrossThreads();
     void alternativesAndBaselines();
+    void optimizerOffloadWhenNothingFits();
     void cliExitCodes();
 };
 
@@ -202,6 +203,52 @@ void SearchEngineTest::alternativesAndBaselines()
     QCOMPARE(c.current->prediction.iteration_time_s, r.uniform_baseline->prediction.iteration_time_s);
 }
 
+void SearchEngineTest::optimizerOffloadWhenNothingFits()
+{
+    // Mixtral-L (paper appendix A, about 122 B parameters) on 16-1 (8 H800 + 8 910B, Table 1):
+    // 16 devices hold 18 bytes per parameter on the devices only with the optimizer states in
+    // host memory, which is what the paper did on its smallest clusters (appendix A).
+    const ModelSpec* large = findModelPreset("Mixtral-L");
+    const ModelSpec* medium = findModelPreset("Mixtral-S");
+    const Cluster* cluster = findClusterPreset("16-1");
+    QVERIFY(large && medium && cluster);
+    // 122e9 x 18 bytes = 2.2 TB against 16 x 64-80 GB = 1.15 TB: nothing fits on the devices;
+    // 122e9 x 6 bytes (bf16 weights and fp32 gradients) = 732 GB can.
+    const CostModel costL(*large, *cluster, DeviceCatalog::builtin());
+    SearchOptions opt;
+    opt.threads = 2;
+    opt.baselines = false;
+    opt.optimizer_offload = OptimizerOffload::Never;
+    const SearchResult never = runSearch(costL, opt);
+    QVERIFY(never.plans.empty());
+    QVERIFY2(QString::fromStdString(never.no_plan_reason).contains("no plan fits in device memory"), never.no_plan_reason.c_str());
+    QVERIFY(!never.offload_needed);
+
+    opt.optimizer_offload = OptimizerOffload::IfNeeded;
+    const SearchResult ifNeeded = runSearch(costL, opt);
+    QVERIFY(ifNeeded.offload_needed);
+    QVERIFY(!ifNeeded.plans.empty());
+    for (const RankedPlan& rp : ifNeeded.plans) {
+        QCOMPARE(rp.plan.optimizer_offload_fraction, 1.0);
+        QVERIFY(rp.prediction.feasible);
+        for (const StageEstimate& st : rp.prediction.stages)
+            QCOMPARE(st.memory.optimizer, 0.0);
+    }
+
+    // Mixtral-S fits without offload, so "if needed" leaves the optimizer on the devices and
+    // "always" moves it, at the cost of the host's Adam step.
+    const CostModel costS(*medium, *cluster, DeviceCatalog::builtin());
+    const SearchResult fits = runSearch(costS, opt);
+    QVERIFY(!fits.offload_needed);
+    QVERIFY(!fits.plans.empty());
+    QCOMPARE(fits.plans.front().plan.optimizer_offload_fraction, 0.0);
+    opt.optimizer_offload = OptimizerOffload::Always;
+    const SearchResult always = runSearch(costS, opt);
+    QVERIFY(!always.plans.empty());
+    QCOMPARE(always.plans.front().plan.optimizer_offload_fraction, 1.0);
+    QVERIFY(always.plans.front().prediction.breakdown.optimizer > fits.plans.front().prediction.breakdown.optimizer);
+}
+
 void SearchEngineTest::cliExitCodes()
 {
     auto run = [](const QStringList& args, QByteArray* out = nullptr, QByteArray* err = nullptr) {
@@ -225,6 +272,13 @@ void SearchEngineTest::cliExitCodes()
     QCOMPARE(run({"plan", "--model", "mixtral-l", "--cluster", "910B:1x8"}, nullptr, &err), 1);
     QVERIFY(err.contains("no feasible plan"));
     QVERIFY(err.contains("GiB"));
+    QVERIFY(err.contains("optimizer offloaded to the host"));
+    // The same model on 16-1 fits once its optimizer states move to host memory.
+    QCOMPARE(run({"plan", "--model", "mixtral-l", "--cluster", "16-1"}, &out), 0);
+    QVERIFY(out.contains("optimizer in host memory"));
+    QCOMPARE(run({"plan", "--model", "mixtral-l", "--cluster", "16-1", "--optimizer-offload", "never"}, nullptr, &err), 1);
+    QCOMPARE(run({"plan", "--model", "mixtral-s", "--cluster", "16-1", "--optimizer-offload", "sometimes"}, nullptr, &err), 2);
+    QVERIFY(err.contains("--optimizer-offload"));
     QCOMPARE(run({"plan", "--model", "mixtral-s", "--cluster", "H800:1x8", "--target", "tpu"}, nullptr, &err), 2);
     QVERIFY(err.contains("--target"));
     QCOMPARE(run({"plan", "--model", "no-such-model", "--cluster", "H800:1x8"}), 2);
