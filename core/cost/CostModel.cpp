@@ -757,11 +757,16 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
         // Megatron-Core's HybridDeviceOptimizer (section 7.3): fp32 main gradients go to the
         // host (4 bytes), the host steps Adam, the updated fp32 parameters come back (4 bytes);
         // with --overlap-cpu-optimizer-d2h-h2d the three are pipelined parameter by parameter,
-        // and the device's own part runs meanwhile. The ranks of a node share its CPUs.
+        // and the device's own part runs meanwhile. Every rank of a node (one per device, of
+        // whichever stage) steps at the same time on the node's CPUs.
         const double onHost = offload * updated;
         const double link = m.options.host_link_gbytes_per_s * 1e9;
         const double transfer = 4.0 * onHost / link;   // each direction
-        const double cpu = onHost * m.devicesPerNode(stage) / m.options.host_adam_params_per_s;
+        int ranks = m.devicesPerNode(stage);
+        for (const auto& slot : stage.devices)
+            if (const NodeInfo* n = m.node(slot.node))
+                ranks = std::max(ranks, n->count);
+        const double cpu = onHost * ranks / m.options.host_adam_params_per_s;
         est.optimizer = std::max(est.optimizer, std::max(transfer, cpu));
     }
 

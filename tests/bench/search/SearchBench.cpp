@@ -29,6 +29,7 @@ struct Row {
     PruneCounters pruned;
     double hsdp = 0, uniform = 0, metis = 0;
     int pp = 0;
+    bool offload = false;   // the plans keep the optimizer in host memory (nothing fit without)
 };
 
 std::string stagesSummary(const Plan& p)
@@ -59,6 +60,7 @@ Row runCase(const std::string& clusterName, const ModelSpec& model, const Search
     row.main_s = r.main_time_s;
     row.states = r.states;
     row.pruned = r.pruned;
+    row.offload = r.offload_needed;
     if (!r.plans.empty()) {
         row.hsdp = r.plans.front().prediction.iteration_time_s;
         row.pp = r.plans.front().plan.pp();
@@ -99,10 +101,10 @@ void printRow(const Row& r)
             std::snprintf(buf, sizeof buf, "%6s", "-");
         return std::string(buf);
     };
-    std::printf("| %-10s | %-9s | %6.3f | %6.3f | %7lld | %10lld | %8lld | %7lld | %2s | %s | %s | %s | %s | %s |\n",
+    std::printf("| %-10s | %-9s | %6.3f | %6.3f | %7lld | %10lld | %8lld | %7lld | %2s | %-4s | %s | %s | %s | %s | %s |\n",
                 r.cluster.c_str(), r.model.c_str(), r.main_s, r.time_s, r.states, r.pruned.load_balance, r.pruned.memory,
-                r.pruned.communication, r.pp > 0 ? std::to_string(r.pp).c_str() : "-", num(r.hsdp).c_str(),
-                num(r.uniform).c_str(), num(r.metis).c_str(), rat(ratio(r.uniform, r.hsdp)).c_str(),
+                r.pruned.communication, r.pp > 0 ? std::to_string(r.pp).c_str() : "-", r.offload ? "host" : "-",
+                num(r.hsdp).c_str(), num(r.uniform).c_str(), num(r.metis).c_str(), rat(ratio(r.uniform, r.hsdp)).c_str(),
                 rat(ratio(r.metis, r.hsdp)).c_str());
     std::fflush(stdout);
 }
@@ -136,8 +138,8 @@ int main(int argc, char** argv)
                               "24-1",   "24-2",   "24-3",   "32-1", "32-2", "32-3"};
     const ModelSpec small = resolveModel("mixtral-s");
     const ModelSpec large = resolveModel("mixtral-l");
-    std::printf("| cluster    | model     | HS-DP s | total s | states  | pruned LB  | pr. mem  | pr.comm | PP | HS-DP    | uniform  | Metis    | unif/HS | Metis/HS |\n");
-    std::printf("|------------|-----------|--------|--------|---------|------------|----------|---------|----|----------|----------|----------|--------|--------|\n");
+    std::printf("| cluster    | model     | HS-DP s | total s | states  | pruned LB  | pr. mem  | pr.comm | PP | opt. | HS-DP    | uniform  | Metis    | unif/HS | Metis/HS |\n");
+    std::printf("|------------|-----------|--------|--------|---------|------------|----------|---------|----|------|----------|----------|----------|--------|--------|\n");
     double geoU[2] = {0, 0}, geoM[2] = {0, 0};
     int count[2] = {0, 0};
     for (const char* c : clusters) {

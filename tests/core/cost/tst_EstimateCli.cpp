@@ -69,6 +69,12 @@ private slots:
         QCOMPARE(r.code, 1);
         QVERIFY(r.err.contains("stage 0 (910B-376T) needs"));
         QVERIFY(r.err.contains("short"));
+        // With the optimizer in host memory 6 B/param stay (6.74e9 x 6 = 37.7 GiB) and the
+        // activations of one 4096-token micro-batch fit in the rest.
+        const Run off = hapmoe({"estimate", "--model", "llama2-7b", "--cluster", "910B:1x1", "--gbs", "4",
+                                "--optimizer-cpu-offload"});
+        QCOMPARE(off.code, 0);
+        QVERIFY(off.out.contains("optimizer states: 100% in host memory"));
     }
 
     void badInputExitsTwo()
@@ -77,6 +83,7 @@ private slots:
         QCOMPARE(hapmoe({"estimate", "--model", "llama2-7b", "--cluster", "A100:1x8", "--recompute", "most"}).code, 2);
         QCOMPARE(hapmoe({"estimate", "--model", "no-such-model", "--cluster", "A100:1x8"}).code, 2);
         QCOMPARE(hapmoe({"estimate", "--cluster", "A100:1x8"}).code, 2);
+        QCOMPARE(hapmoe({"estimate", "--model", "llama2-7b", "--cluster", "A100:1x8", "--optimizer-offload-fraction", "1.5"}).code, 2);
         QCOMPARE(hapmoe({"estimate", "--model", "llama2-7b", "--cluster", "A100:1x8", "--recompute-layers", "2"}).code, 2);
         const Run r = hapmoe({"estimate", "--plan", "/nonexistent/plan.json"});
         QCOMPARE(r.code, 2);
