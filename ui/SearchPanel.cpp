@@ -103,11 +103,11 @@ SearchPanel::SearchPanel(ProjectDocument* document, QWidget* parent)
     m_exact = new QCheckBox(tr("Exact (no pruning)"));
     m_offload = new QComboBox;
     m_offload->setObjectName(QStringLiteral("searchOffload"));
-    m_offload->addItem(tr("If nothing fits"), int(OptimizerOffload::IfNeeded));
+    m_offload->addItem(tr("If needed"), int(OptimizerOffload::IfNeeded));
     m_offload->addItem(tr("Never"), int(OptimizerOffload::Never));
     m_offload->addItem(tr("Always"), int(OptimizerOffload::Always));
-    m_offload->setToolTip(tr("Optimizer states and their Adam step in host memory "
-                             "(Megatron-Core --optimizer-cpu-offload)"));
+    m_offload->setToolTip(tr("Optimizer states and their Adam step in host memory (Megatron-Core "
+                             "--optimizer-cpu-offload). If needed: only when no plan fits without it."));
     for (QAbstractSpinBox* spin : std::initializer_list<QAbstractSpinBox*>{m_topK, m_delta, m_eta, m_timeLimit})
         spin->setKeyboardTracking(false);
     form->addWidget(new QLabel(tr("Target:")), 0, 0, Qt::AlignRight);
@@ -123,7 +123,9 @@ SearchPanel::SearchPanel(ProjectDocument* document, QWidget* parent)
     form->addWidget(new QLabel(tr("\u03b7 (comm.):")), 2, 2, Qt::AlignRight);
     form->addWidget(m_eta, 2, 3);
     form->addWidget(m_exact, 3, 1, 1, 3);
-    form->addWidget(new QLabel(tr("Optimizer offload:")), 4, 0, Qt::AlignRight);
+    auto* offloadLabel = new QLabel(tr("Offload:"));
+    offloadLabel->setToolTip(m_offload->toolTip());
+    form->addWidget(offloadLabel, 4, 0, Qt::AlignRight);
     form->addWidget(m_offload, 4, 1);
     form->setColumnStretch(1, 1);
     form->setColumnStretch(3, 1);
