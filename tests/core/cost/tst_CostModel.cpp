@@ -95,6 +95,16 @@ StageEstimate oneLayer(const CostModel& cm, StagePlan s, bool sp, int inFlightSt
     return cm.estimateStage(s, ctx);
 }
 
+// A stage in the middle of a three-stage pipeline: no embedding, no output layer.
+StageContext middleStage(bool distributedOptimizer)
+{
+    StageContext ctx;
+    ctx.stage_index = 1;
+    ctx.num_stages = 3;
+    ctx.distributed_optimizer = distributedOptimizer;
+    return ctx;
+}
+
 StagePlan stageOn(const char* type, int node, int count, int tp)
 {
     StagePlan s;
@@ -270,10 +280,7 @@ void TestCostModel::bytesPerParameter()
     StagePlan st = stageOn("H100-SXM", 0, 8, 2);   // TP 2, DP 4
     st.first_layer = 1;
     st.num_layers = 2;
-    StageContext ctx;
-    ctx.stage_index = 1;
-    ctx.num_stages = 3;
-    ctx.distributed_optimizer = false;
+    StageContext ctx = middleStage(false);
     const double params = 2 * (countParameters(m).dense_per_layer + (4096.0 * 11008 * 2 + 11008.0 * 4096)) / 2;
     StageEstimate e = cm.estimateStage(st, ctx);
     QVERIFY(std::fabs((e.memory.weights + e.memory.gradients + e.memory.optimizer) / params - 18) < 1e-9);
@@ -294,10 +301,7 @@ void TestCostModel::optimizerCpuOffload()
     StagePlan st = stageOn("H100-SXM", 0, 8, 2);
     st.first_layer = 1;
     st.num_layers = 2;
-    StageContext ctx;
-    ctx.stage_index = 1;
-    ctx.num_stages = 3;
-    ctx.distributed_optimizer = true;
+    StageContext ctx = middleStage(true);
     const StageEstimate on = cm.estimateStage(st, ctx);
     const double params = 2 * (countParameters(m).dense_per_layer + (4096.0 * 11008 * 2 + 11008.0 * 4096)) / 2;
     const double shard = params / 4;   // the DP rank's share of the optimizer
@@ -347,10 +351,7 @@ void TestCostModel::expertParametersOverEdp()
     st.edp = 2;
     st.first_layer = 1;
     st.num_layers = 1;
-    StageContext ctx;
-    ctx.stage_index = 1;
-    ctx.num_stages = 3;
-    ctx.distributed_optimizer = true;
+    StageContext ctx = middleStage(true);
     const StageEstimate e = cm.estimateStage(st, ctx);
     const ParameterCount pc = countParameters(m);
     const double dense = pc.dense_per_layer + 4096.0 * 8;   // attention + norms + router
