@@ -35,6 +35,7 @@ WhatIfPanel::WhatIfPanel(QWidget* parent)
     , m_gbs(new QSpinBox(this))
     , m_seq(new QSpinBox(this))
     , m_rho(new QDoubleSpinBox(this))
+    , m_offload(new QSpinBox(this))
     , m_nodeType(new QComboBox(this))
     , m_nodeCount(new QSpinBox(this))
     , m_reset(new QPushButton(tr("Reset"), this))
@@ -52,10 +53,15 @@ WhatIfPanel::WhatIfPanel(QWidget* parent)
     m_rho->setDecimals(2);
     m_rho->setSingleStep(0.05);
     m_rho->setToolTip(tr("Router imbalance rho = busiest expert's tokens / mean (paper section 3.2); 1 is perfectly balanced"));
+    m_offload->setRange(0, 100);
+    m_offload->setSingleStep(25);
+    m_offload->setSuffix(tr(" %"));
+    m_offload->setToolTip(tr("Share of the optimizer states kept and stepped in host memory "
+                             "(Megatron-Core --optimizer-cpu-offload --optimizer-offload-fraction)"));
     m_nodeCount->setRange(0, 4096);
     m_nodeCount->setSuffix(tr(" nodes"));
     m_nodeType->setToolTip(tr("Device type whose node count to change"));
-    for (QSpinBox* box : {m_gbs, m_seq, m_nodeCount})
+    for (QSpinBox* box : {m_gbs, m_seq, m_offload, m_nodeCount})
         box->setKeyboardTracking(false);
     m_rho->setKeyboardTracking(false);
 
@@ -64,6 +70,7 @@ WhatIfPanel::WhatIfPanel(QWidget* parent)
     form->addRow(tr("Global batch size"), m_gbs);
     form->addRow(tr("Sequence length"), m_seq);
     form->addRow(tr("Router imbalance ρ"), m_rho);
+    form->addRow(tr("Optimizer in host memory"), m_offload);
     auto* nodes = new QHBoxLayout;
     nodes->addWidget(m_nodeType, 1);
     nodes->addWidget(m_nodeCount);
@@ -98,6 +105,7 @@ WhatIfPanel::WhatIfPanel(QWidget* parent)
     connect(m_gbs, &QSpinBox::valueChanged, this, &WhatIfPanel::reestimate);
     connect(m_seq, &QSpinBox::valueChanged, this, &WhatIfPanel::reestimate);
     connect(m_rho, &QDoubleSpinBox::valueChanged, this, &WhatIfPanel::reestimate);
+    connect(m_offload, &QSpinBox::valueChanged, this, &WhatIfPanel::reestimate);
     connect(m_nodeCount, &QSpinBox::valueChanged, this, &WhatIfPanel::reestimate);
     connect(m_nodeType, &QComboBox::currentIndexChanged, this, &WhatIfPanel::nodeTypeChanged);
     connect(m_reset, &QPushButton::clicked, this, &WhatIfPanel::resetInputs);
@@ -157,6 +165,7 @@ void WhatIfPanel::resetInputs()
     m_gbs->setValue(gbs);
     m_seq->setValue(model.seq_length);
     m_rho->setValue(model.training.router_imbalance);
+    m_offload->setValue(m_entry ? qRound(100 * m_entry->plan().optimizer_offload_fraction) : 0);
     m_nodeCount->setValue(nodesOfType(m_nodeType->currentText()));
     m_resetting = false;
     setEnabled(m_entry.has_value() && m_context.catalog != nullptr);
@@ -196,6 +205,7 @@ void WhatIfPanel::reestimate()
 
     Plan plan = base;
     plan.global_batch_size = m_gbs->value();
+    plan.optimizer_offload_fraction = m_offload->value() / 100.0;
     const StagePlan& first = plan.stages.front();
     const int perStep = first.dp * first.micro_batch_size;
     if (perStep <= 0 || plan.global_batch_size % perStep != 0) {
@@ -322,6 +332,7 @@ void WhatIfPanel::showFigures()
         {tr("Micro-batches"), [](const Prediction& p) { return double(p.num_microbatches); }, [](double v) { return QString::number(v, 'f', 0); }},
         {tr("Pipeline bubble"), [](const Prediction& p) { return p.breakdown.pipeline_bubble; }, [](double v) { return style::formatSeconds(v); }},
         {tr("Expert dispatch"), [](const Prediction& p) { return p.breakdown.expert_dispatch; }, [](double v) { return style::formatSeconds(v); }},
+        {tr("Optimizer step"), [](const Prediction& p) { return p.breakdown.optimizer; }, [](double v) { return style::formatSeconds(v); }},
     };
     const int n = static_cast<int>(std::size(figs));
     m_figures->setRowCount(n);
@@ -341,6 +352,11 @@ void WhatIfPanel::showFigures()
         }
         m_figures->setItem(r, 2, item);
     }
+    // Every figure in view: the stage table below scrolls instead.
+    int figuresHeight = m_figures->horizontalHeader()->height() + 2 * m_figures->frameWidth();
+    for (int r = 0; r < n; ++r)
+        figuresHeight += m_figures->rowHeight(r);
+    m_figures->setMinimumHeight(figuresHeight);
 
     const int stages = a ? static_cast<int>(a->stages.size()) : 0;
     m_stages->setRowCount(stages);

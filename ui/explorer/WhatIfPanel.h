@@ -30,6 +30,7 @@ public:
     QSpinBox* globalBatchBox() const { return m_gbs; }
     QSpinBox* sequenceLengthBox() const { return m_seq; }
     QDoubleSpinBox* rhoBox() const { return m_rho; }
+    QSpinBox* offloadBox() const { return m_offload; }   // percent of the optimizer in host memory
     QComboBox* nodeTypeBox() const { return m_nodeType; }
     QSpinBox* nodeCountBox() const { return m_nodeCount; }
 
@@ -59,6 +60,7 @@ private:
     QSpinBox* m_gbs;
     QSpinBox* m_seq;
     QDoubleSpinBox* m_rho;
+    QSpinBox* m_offload;
     QComboBox* m_nodeType;
     QSpinBox* m_nodeCount;
     QPushButton* m_reset;

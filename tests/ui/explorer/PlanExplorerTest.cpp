@@ -53,6 +53,7 @@ private slots:
     void planListSortsByIterationTime();
     void compareShowsTwoPlansOnASharedTimeAxis();
     void whatIfRhoChangesTheIterationTime();
+    void whatIfOffloadTradesMemoryForTime();
     void whatIfRemovingAUsedNodeAsksForANewSearch();
     void exportDialogSavesALauncher();
     void exportDialogRefusesAPlanTheTargetCannotRun();
@@ -359,6 +360,32 @@ void PlanExplorerTest::compareShowsTwoPlansOnASharedTimeAxis()
     QCOMPARE(b->xAxis->range().upper, a->xAxis->range().upper);
     // Partitions on one layer scale: 24 layers fill the same width in both.
     QCOMPARE(compare->partitions()[0]->stageRect(1).right(), compare->partitions()[1]->stageRect(1).right());
+}
+
+void PlanExplorerTest::whatIfOffloadTradesMemoryForTime()
+{
+    PlanExplorerWidget* w = m_explorer.get();
+    w->selectPlan(0);
+    auto* whatIf = qobject_cast<WhatIfPanel*>(w->view(QStringLiteral("whatif")));
+    QVERIFY(whatIf && whatIf->isEnabled());
+    QCOMPARE(whatIf->offloadBox()->value(), 0);
+    // All of the optimizer in host memory (docs/cost-model.md section 7.3): the 12 bytes per
+    // parameter of the shard leave every stage, and the host's Adam step takes longer.
+    whatIf->offloadBox()->setValue(100);
+    QVERIFY(whatIf->whatIfPrediction().has_value());
+    const Prediction& p = *whatIf->whatIfPrediction();
+    const Prediction& base = m_result.plans[0].prediction;
+    QVERIFY(p.peak_memory_gib < base.peak_memory_gib);
+    QVERIFY(p.breakdown.optimizer > base.breakdown.optimizer);
+    for (const StageEstimate& st : p.stages)
+        QCOMPARE(st.memory.optimizer, 0.0);
+    // The same figure as the cost model gives for the plan with the fraction set.
+    Plan plan = m_result.plans[0].plan;
+    plan.optimizer_offload_fraction = 1.0;
+    CostModel cost(m_model, m_cluster, DeviceCatalog::builtin());
+    QCOMPARE(p.iteration_time_s, cost.estimate(plan).iteration_time_s);
+    whatIf->offloadBox()->setValue(0);
+    QCOMPARE(whatIf->whatIfPrediction()->iteration_time_s, base.iteration_time_s);
 }
 
 void PlanExplorerTest::whatIfRhoChangesTheIterationTime()
