@@ -44,9 +44,21 @@ struct EntryRef {
     int idx;
 };
 
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
 struct State {
     Partial p;
     std::vector<EntryRef> entries;
+    // Bounds of (S, C, T) over the entries ever inserted: still bounds after removals, so a
+    // new entry below every minimum cannot be dominated, and one above every maximum
+    // cannot dominate, without scanning the list.
+    double lo[3] = {kInf, kInf, kInf};
+    double hi[3] = {-kInf, -kInf, -kInf};
+    void widen(double S, double C, double T)
+    {
+        lo[0] = std::min(lo[0], S), lo[1] = std::min(lo[1], C), lo[2] = std::min(lo[2], T);
+        hi[0] = std::max(hi[0], S), hi[1] = std::max(hi[1], C), hi[2] = std::max(hi[2], T);
+    }
 };
 
 struct FrontItem {
@@ -321,6 +333,7 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control)
             Entry e;
             entries.push_back(e);
             root.entries.push_back({0.0, 0.0, 0.0, 0});
+            root.widen(0.0, 0.0, 0.0);
             states.push_back(root);
             buckets[static_cast<std::size_t>(N)].emplace(keyOf(root.p), 0);
             order[static_cast<std::size_t>(N)].push_back(0);
@@ -403,24 +416,30 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control)
                         // weakly dominates another, so once the new entry has dominated one
                         // (and compaction has begun), no later entry can dominate the new one:
                         // a dominated entry is always found before anything has moved.
-                        std::vector<EntryRef>& list = states[static_cast<std::size_t>(target)].entries;
-                        bool dominated = false;
-                        std::size_t kept = 0;
-                        for (std::size_t r = 0; r < list.size(); ++r) {
-                            const EntryRef& o = list[r];
-                            if (o.S <= S && o.C <= C && o.T <= T) {
-                                dominated = true;
-                                break;
+                        State& ts = states[static_cast<std::size_t>(target)];
+                        std::vector<EntryRef>& list = ts.entries;
+                        const bool canBeDominated = S >= ts.lo[0] && C >= ts.lo[1] && T >= ts.lo[2];
+                        const bool canDominate = S <= ts.hi[0] && C <= ts.hi[1] && T <= ts.hi[2];
+                        if (canBeDominated || canDominate) {
+                            bool dominated = false;
+                            std::size_t kept = 0;
+                            for (std::size_t r = 0; r < list.size(); ++r) {
+                                const EntryRef& o = list[r];
+                                if (o.S <= S && o.C <= C && o.T <= T) {
+                                    dominated = true;
+                                    break;
+                                }
+                                if (S <= o.S && C <= o.C && T <= o.T)
+                                    continue;   // the new entry dominates this one: drop it
+                                if (kept != r)
+                                    list[kept] = o;
+                                ++kept;
                             }
-                            if (S <= o.S && C <= o.C && T <= o.T)
-                                continue;   // the new entry dominates this one: drop it
-                            if (kept != r)
-                                list[kept] = o;
-                            ++kept;
+                            if (dominated)
+                                continue;
+                            list.resize(kept);
                         }
-                        if (dominated)
-                            continue;
-                        list.resize(kept);
+                        ts.widen(S, C, T);
                         Entry ne;
                         ne.S = S;
                         ne.C = C;
