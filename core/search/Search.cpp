@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <map>
 #include <set>
 #include <thread>
@@ -145,6 +146,9 @@ public:
 
     const SearchSpace& space() const { return m_space; }
     void setOffloadFraction(double f) { m_offload = f; }
+    // A plan already found elsewhere (another offload share): runs that keep one plan only
+    // look for faster ones.
+    void setKnownBest(double iterationTime) { m_knownBest = iterationTime; }
     int gbs() const { return m_gbs; }
     int mbs0() const { return m_mbs0; }
     const std::vector<double>& speeds() const { return m_speed; }
@@ -322,6 +326,8 @@ public:
         std::vector<RunResult> results(jobs.size());
         std::atomic<std::size_t> nextJob{0};
         Incumbent incumbent(jobs.empty() ? 1 : static_cast<std::size_t>(std::max(1, jobs.front().runs.front().keep)));
+        if (!jobs.empty() && jobs.front().runs.front().keep == 1 && m_knownBest < std::numeric_limits<double>::infinity())
+            incumbent.offer(m_knownBest);
         m_control.incumbent = exhaustive ? nullptr : &incumbent;
         m_control.runs_total += static_cast<long long>(jobs.size());
         // Execution order (results stay indexed by job, so the answer does not depend on
@@ -542,6 +548,7 @@ private:
     int m_mbs0 = 1;
     int m_threads = 1;
     double m_offload = 0.0;   // Plan::optimizer_offload_fraction of the runs that follow
+    double m_knownBest = std::numeric_limits<double>::infinity();
 };
 
 std::string gib(double v)
@@ -552,6 +559,9 @@ std::string gib(double v)
 }
 
 } // namespace
+
+// Shares of the optimizer states in host memory that "if needed" tries, smallest first.
+constexpr double kOffloadFractions[] = {0.25, 0.5, 1.0};
 
 SearchResult runSearch(const CostModel& cost, const SearchOptions& options, const std::atomic<bool>* cancel,
                        const ProgressCallback& progress)
@@ -605,46 +615,78 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
         auto res = s.runJobs(jobs, false);
         return s.merge(res, options.target, options.algorithm == Algorithm::MetisStyle ? want : 1, "Metis-style baseline");
     };
-    auto runAll = [&]() {
+    // The search itself, then the baselines it is compared with.
+    auto runMain = [&]() {
         main.reset();
-        uniform.reset();
-        metis.reset();
         switch (options.algorithm) {
         case Algorithm::HsDp:
         case Algorithm::Exhaustive: {
             auto jobs = s.searchJobs(targets, heuristics, 0, 0);
             auto res = s.runJobs(jobs, options.algorithm == Algorithm::Exhaustive);
             main = s.merge(res, options.target, want, options.algorithm == Algorithm::Exhaustive ? "exhaustive" : "HS-DP");
-            result.main_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-            if (options.baselines && !control.stop()) {
-                uniform = runUniform();
-                if (!control.stop())
-                    metis = runMetis();
-            }
             break;
         }
-        case Algorithm::Uniform:
-            main = runUniform();
-            result.main_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-            break;
-        case Algorithm::MetisStyle:
-            main = runMetis();
-            result.main_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-            if (options.baselines && !control.stop())
-                uniform = runUniform();
-            break;
+        case Algorithm::Uniform: main = runUniform(); break;
+        case Algorithm::MetisStyle: main = runMetis(); break;
         }
+    };
+    auto runBaselines = [&]() {
+        uniform.reset();
+        metis.reset();
+        if (!options.baselines || control.stop() || options.algorithm == Algorithm::Uniform)
+            return;
+        uniform = runUniform();
+        if (options.algorithm != Algorithm::MetisStyle && !control.stop())
+            metis = runMetis();
+    };
+    // Of two results of the same kind, the one whose best plan is faster.
+    auto keepFaster = [](std::optional<Searcher::Merged>& best, std::optional<Searcher::Merged>& now) {
+        if (!now)
+            return;
+        const bool better = !now->plans.empty()
+            && (!best || best->plans.empty()
+                || now->plans.front().prediction.iteration_time_s < best->plans.front().prediction.iteration_time_s);
+        if (better || !best)
+            best = std::move(now);
     };
 
     if (options.optimizer_offload == OptimizerOffload::Always)
         s.setOffloadFraction(1.0);
-    runAll();
-    // Nothing fits: search again with the optimizer states in host memory.
+    runMain();
+    // Nothing fits: search again with a quarter, half and all of the optimizer states in
+    // host memory. A smaller share costs less host time (docs/cost-model.md section 7.3) but
+    // frees less device memory, which may cost recompute or a worse split, so the share with
+    // the fastest plan wins, with its alternatives; each baseline is the fastest of its shares.
     if (options.optimizer_offload == OptimizerOffload::IfNeeded && main->plans.empty() && main->min_shortfall_gib >= 0
         && !control.stop()) {
         result.offload_needed = true;
-        s.setOffloadFraction(1.0);
-        runAll();
+        std::optional<Searcher::Merged> bestMain, bestUniform, bestMetis;
+        for (const double fraction : kOffloadFractions) {
+            if (control.stop())
+                break;
+            s.setOffloadFraction(fraction);
+            if (bestMain && !bestMain->plans.empty())
+                s.setKnownBest(bestMain->plans.front().prediction.iteration_time_s);
+            runMain();
+            keepFaster(bestMain, main);
+        }
+        s.setKnownBest(std::numeric_limits<double>::infinity());
+        if (bestMain)
+            main = std::move(bestMain);
+        result.main_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        for (const double fraction : kOffloadFractions) {
+            if (control.stop())
+                break;
+            s.setOffloadFraction(fraction);
+            runBaselines();
+            keepFaster(bestUniform, uniform);
+            keepFaster(bestMetis, metis);
+        }
+        uniform = std::move(bestUniform);
+        metis = std::move(bestMetis);
+    } else {
+        result.main_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        runBaselines();
     }
 
     result.plans = main->plans;

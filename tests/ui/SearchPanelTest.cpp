@@ -139,12 +139,12 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 180000);
         const SearchResult r = finished.first().first().value<SearchResult>();
         QVERIFY2(!r.plans.empty(), r.no_plan_reason.c_str());
-        QCOMPARE(r.plans.front().plan.optimizer_offload_fraction, 1.0);
+        QVERIFY(r.plans.front().plan.optimizer_offload_fraction > 0);
         QVERIFY2(panel->statusLabel()->text().contains(QStringLiteral("host memory")), qPrintable(panel->statusLabel()->text()));
         // The explorer's title says where the optimizer lives.
         bool titled = false;
         for (QLabel* l : w->explorer()->findChildren<QLabel*>())
-            titled = titled || l->text().contains(QStringLiteral("optimizer in host memory"));
+            titled = titled || (l->text().contains(QStringLiteral("optimizer")) && l->text().contains(QStringLiteral("in host memory")));
         QVERIFY(titled);
     }
 

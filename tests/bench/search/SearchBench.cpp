@@ -29,7 +29,7 @@ struct Row {
     PruneCounters pruned;
     double hsdp = 0, uniform = 0, metis = 0;
     int pp = 0;
-    bool offload = false;   // the plans keep the optimizer in host memory (nothing fit without)
+    double offload = 0;     // share of the optimizer in host memory (nothing fit without it)
 };
 
 std::string stagesSummary(const Plan& p)
@@ -60,7 +60,7 @@ Row runCase(const std::string& clusterName, const ModelSpec& model, const Search
     row.main_s = r.main_time_s;
     row.states = r.states;
     row.pruned = r.pruned;
-    row.offload = r.offload_needed;
+    row.offload = r.plans.empty() ? 0.0 : r.plans.front().plan.optimizer_offload_fraction;
     if (!r.plans.empty()) {
         row.hsdp = r.plans.front().prediction.iteration_time_s;
         row.pp = r.plans.front().plan.pp();
@@ -103,7 +103,8 @@ void printRow(const Row& r)
     };
     std::printf("| %-10s | %-9s | %6.3f | %6.3f | %7lld | %10lld | %8lld | %7lld | %2s | %-4s | %s | %s | %s | %s | %s |\n",
                 r.cluster.c_str(), r.model.c_str(), r.main_s, r.time_s, r.states, r.pruned.load_balance, r.pruned.memory,
-                r.pruned.communication, r.pp > 0 ? std::to_string(r.pp).c_str() : "-", r.offload ? "host" : "-",
+                r.pruned.communication, r.pp > 0 ? std::to_string(r.pp).c_str() : "-",
+                r.offload > 0 ? (std::to_string(static_cast<int>(r.offload * 100 + 0.5)) + "%").c_str() : "-",
                 num(r.hsdp).c_str(), num(r.uniform).c_str(), num(r.metis).c_str(), rat(ratio(r.uniform, r.hsdp)).c_str(),
                 rat(ratio(r.metis, r.hsdp)).c_str());
     std::fflush(stdout);
