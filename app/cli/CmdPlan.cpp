@@ -149,7 +149,7 @@ void printPlan(std::ostream& os, const RankedPlan& rp, const Cluster& cluster)
        << " sequences";
     if (p.optimizer_offload_fraction > 0)
         os << ", optimizer " << (p.optimizer_offload_fraction < 1 ? fmt("%.0f%% ", 100 * p.optimizer_offload_fraction) : "")
-           << "in host memory";
+           << "in host memory: " << fmt("%.0f", pr.host_memory_per_node_gib) << " GiB per node";
     os << ")\n";
     // The devices column is as wide as its longest entry, so long node lists keep the table aligned.
     std::vector<std::string> devices;

@@ -12,6 +12,7 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -662,6 +663,7 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
     // Optimizer CPU offload (section 7.3): the offloaded fraction of the shard's master
     // weights and Adam moments lives in host memory; parameters and gradients stay.
     const double offload = std::clamp(ctx.optimizer_offload_fraction, 0.0, 1.0);
+    est.memory.host = offload * (est.memory.optimizer + gB * (distOpt ? denseDev / dp + expertDev / edp : denseDev + expertDev));
     est.memory.optimizer *= 1.0 - offload;
 
     // Activations per Korthikanti Table 2 (per token of one layer, on one device).
@@ -898,6 +900,16 @@ Prediction CostModel::estimate(const Plan& plan) const
     }
     pred.memory_shortfall_gib = worst;
     pred.peak_memory_gib = peakMem / GiB;
+
+    // Host memory per node under optimizer offload: every rank of every stage on the node.
+    if (plan.optimizer_offload_fraction > 0) {
+        std::map<int, double> perNode;
+        for (int i = 0; i < P; ++i)
+            for (const auto& slot : plan.stages[static_cast<std::size_t>(i)].devices)
+                perNode[slot.node] += slot.count * pred.stages[static_cast<std::size_t>(i)].memory.host;
+        for (const auto& [node, bytes] : perNode)
+            pred.host_memory_per_node_gib = std::max(pred.host_memory_per_node_gib, bytes / GiB);
+    }
 
     if (m.haveTables) {
         for (const auto& st : pred.stages)

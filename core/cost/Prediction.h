@@ -15,6 +15,9 @@ struct MemoryBreakdown {
     double moe_buffers = 0;
     double overhead = 0;
     double capacity = 0;     // the device's memory
+    // Host memory this device's rank holds under optimizer offload (fp32 master weights, Adam
+    // moments and the pinned gradient copy); not part of total(), which is device memory.
+    double host = 0;
     double total() const { return weights + gradients + optimizer + activations + moe_buffers + overhead; }
     bool fits() const { return total() <= capacity; }
 };
@@ -50,6 +53,7 @@ struct Prediction {
     double tflops_per_device = 0;   // model FLOPs per device per second (Megatron's counting)
     double mfu = 0;                 // model FLOPs / (sum of peak of devices used * time)
     double peak_memory_gib = 0;
+    double host_memory_per_node_gib = 0;   // optimizer offload: the busiest node's ranks together
     TimeBreakdown breakdown;
     std::vector<StageEstimate> stages;
     int num_microbatches = 0;

@@ -396,7 +396,7 @@ Prediction readPredictionObject(const JsonNode& n)
 {
     n.requireObject();
     n.warnUnknownKeys({"iteration_time_s", "tokens_per_s", "tflops_per_device", "mfu", "peak_memory_gib",
-                       "num_microbatches", "feasible", "infeasible_reason", "memory_shortfall_gib", "used_profile",
+                       "host_memory_per_node_gib", "num_microbatches", "feasible", "infeasible_reason", "memory_shortfall_gib", "used_profile",
                        "breakdown", "stages", "notes"});
     Prediction p;
     p.iteration_time_s = n.optDouble("iteration_time_s", 0, 0);
@@ -404,6 +404,7 @@ Prediction readPredictionObject(const JsonNode& n)
     p.tflops_per_device = n.optDouble("tflops_per_device", 0, 0);
     p.mfu = n.optDouble("mfu", 0, 0);
     p.peak_memory_gib = n.optDouble("peak_memory_gib", 0, 0);
+    p.host_memory_per_node_gib = n.optDouble("host_memory_per_node_gib", 0, 0);
     p.num_microbatches = n.optInt("num_microbatches", 0, 0);
     p.feasible = n.optBool("feasible", true);
     p.infeasible_reason = n.optString("infeasible_reason");
@@ -434,7 +435,8 @@ Prediction readPredictionObject(const JsonNode& n)
         s.model_flops = e.optDouble("model_flops", 0, 0);
         if (auto m = e.optObject("memory_gib")) {
             // "total" is derived (MemoryBreakdown::total) and not read back.
-            m->warnUnknownKeys({"weights", "gradients", "optimizer", "activations", "moe_buffers", "overhead", "total", "capacity"});
+            m->warnUnknownKeys({"weights", "gradients", "optimizer", "activations", "moe_buffers", "overhead", "total", "capacity",
+                                "host_optimizer"});
             s.memory.weights = m->optDouble("weights", 0, 0) * kGiB;
             s.memory.gradients = m->optDouble("gradients", 0, 0) * kGiB;
             s.memory.optimizer = m->optDouble("optimizer", 0, 0) * kGiB;
@@ -442,6 +444,7 @@ Prediction readPredictionObject(const JsonNode& n)
             s.memory.moe_buffers = m->optDouble("moe_buffers", 0, 0) * kGiB;
             s.memory.overhead = m->optDouble("overhead", 0, 0) * kGiB;
             s.memory.capacity = m->optDouble("capacity", 0, 0) * kGiB;
+            s.memory.host = m->optDouble("host_optimizer", 0, 0) * kGiB;
         }
         s.notes = readStrings(e, "notes");
         p.stages.push_back(std::move(s));
@@ -458,6 +461,8 @@ Json predictionJson(const Prediction& p)
     j["tflops_per_device"] = p.tflops_per_device;
     j["mfu"] = p.mfu;
     j["peak_memory_gib"] = p.peak_memory_gib;
+    if (p.host_memory_per_node_gib > 0)
+        j["host_memory_per_node_gib"] = p.host_memory_per_node_gib;
     j["num_microbatches"] = p.num_microbatches;
     j["feasible"] = p.feasible;
     j["infeasible_reason"] = p.infeasible_reason;
@@ -489,6 +494,8 @@ Json predictionJson(const Prediction& p)
                                {"overhead", s.memory.overhead / kGiB},
                                {"total", s.memory.total() / kGiB},
                                {"capacity", s.memory.capacity / kGiB}};
+        if (s.memory.host > 0)
+            e["memory_gib"]["host_optimizer"] = s.memory.host / kGiB;
         e["notes"] = s.notes;
         stages.push_back(e);
     }

@@ -310,6 +310,9 @@ void TestCostModel::optimizerCpuOffload()
     ctx.optimizer_offload_fraction = 1.0;
     const StageEstimate off = cm.estimateStage(st, ctx);
     QCOMPARE(off.memory.optimizer, 0.0);
+    // In host memory: fp32 master weight, Adam m and v (12) and the pinned gradient copy (4).
+    QVERIFY(std::fabs(off.memory.host / (16 * shard) - 1) < 1e-12);
+    QCOMPARE(on.memory.host, 0.0);
     QCOMPARE(off.memory.weights, on.memory.weights);
     QCOMPARE(off.memory.gradients, on.memory.gradients);
     // Host step: the 8 ranks of the node share its CPUs at 11.6e9 / 8.2 s params/s (DeepSpeed
@@ -324,6 +327,7 @@ void TestCostModel::optimizerCpuOffload()
     ctx.optimizer_offload_fraction = 0.5;
     const StageEstimate half = cm.estimateStage(st, ctx);
     QVERIFY(std::fabs(half.memory.optimizer / (6 * shard) - 1) < 1e-12);
+    QVERIFY(std::fabs(half.memory.host / (8 * shard) - 1) < 1e-12);
     QVERIFY(std::fabs(half.optimizer / (cpu / 2) - 1) < 1e-12);
 
     // The plan carries the fraction to every stage.
@@ -336,6 +340,8 @@ void TestCostModel::optimizerCpuOffload()
     plan.stages = {whole};
     const Prediction pred = cm.estimate(plan);
     QCOMPARE(pred.stages.front().memory.optimizer, 0.0);
+    // The node's 8 ranks together.
+    QVERIFY(std::fabs(pred.host_memory_per_node_gib / (8 * pred.stages.front().memory.host / (1024.0 * 1024 * 1024)) - 1) < 1e-12);
 }
 
 void TestCostModel::expertParametersOverEdp()

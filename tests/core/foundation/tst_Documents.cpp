@@ -260,6 +260,8 @@ void tst_Documents::planRoundTrip()
     r.offload_needed = true;
     d.search = r;
     d.plan.optimizer_offload_fraction = 0.25;
+    d.prediction->host_memory_per_node_gib = 96.5;
+    d.prediction->stages[0].memory.host = 12.0 * (1ull << 30);
     const std::string once = writePlan(d);
     const PlanDocument back = readPlan(once, "plan.json");
     QCOMPARE(q(writePlan(back)), q(once));
@@ -268,6 +270,8 @@ void tst_Documents::planRoundTrip()
     QCOMPARE(back.search->plans.size(), std::size_t(2));
     QVERIFY(back.search->offload_needed);
     QCOMPARE(back.plan.optimizer_offload_fraction, 0.25);
+    QCOMPARE(back.prediction->host_memory_per_node_gib, 96.5);
+    QCOMPARE(back.prediction->stages[0].memory.host, 12.0 * (1ull << 30));
     // A plan without offload leaves the key out (documents written before it read the same).
     QVERIFY(writePlan(PlanDocument{d.model, d.cluster, fullPlan(), std::nullopt, std::nullopt}).find("optimizer_offload_fraction")
             == std::string::npos);
