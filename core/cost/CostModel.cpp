@@ -657,13 +657,16 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
     // Megatron keeps fp32 main gradients for fp16 too (contiguous grad buffer), which is what
     // Korthikanti's Figure 1 shows (18 bytes/param for the fp16 runs), so both use 2 + 4 + 12.
     const double wB = 2.0, gB = 4.0, oB = 12.0;
+    // Parameters this rank's optimizer updates: its shard with the distributed optimizer.
+    const double updated = distOpt ? denseDev / dp + expertDev / edp : denseDev + expertDev;
     est.memory.weights = wB * (denseDev + expertDev);
     est.memory.gradients = gB * (denseDev + expertDev);
-    est.memory.optimizer = distOpt ? oB * (denseDev / dp + expertDev / edp) : oB * (denseDev + expertDev);
+    est.memory.optimizer = oB * updated;
     // Optimizer CPU offload (section 7.3): the offloaded fraction of the shard's master
-    // weights and Adam moments lives in host memory; parameters and gradients stay.
+    // weights and Adam moments lives in host memory, with a pinned copy of its fp32 gradients;
+    // parameters and gradients stay on the device.
     const double offload = std::clamp(ctx.optimizer_offload_fraction, 0.0, 1.0);
-    est.memory.host = offload * (est.memory.optimizer + gB * (distOpt ? denseDev / dp + expertDev / edp : denseDev + expertDev));
+    est.memory.host = offload * (oB + gB) * updated;
     est.memory.optimizer *= 1.0 - offload;
 
     // Activations per Korthikanti Table 2 (per token of one layer, on one device).
@@ -753,7 +756,6 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
 
     // Optimizer step, bound by memory bandwidth: grad-norm read (4) + Adam read of grad,
     // fp32 param, m, v (16) + write of param, m, v (12) + bf16 copy (2) = 34 bytes/param.
-    const double updated = distOpt ? denseDev / dp + expertDev / edp : denseDev + expertDev;
     est.optimizer = dev.memTime(34.0 * updated * (1.0 - offload));
     if (offload > 0) {
         // Megatron-Core's HybridDeviceOptimizer (section 7.3): fp32 main gradients go to the
