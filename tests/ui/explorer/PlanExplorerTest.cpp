@@ -36,6 +36,8 @@
 #include <QtTest>
 
 #include <memory>
+#include <string>
+#include <utility>
 
 using namespace hapmoe;
 using namespace hapmoe::ui;
@@ -200,19 +202,31 @@ void PlanExplorerTest::hoveringAStageEmitsItsNodes()
     QVERIFY(hovered.last().at(0).value<QVector<int>>().isEmpty());
 }
 
-void PlanExplorerTest::timelineOfEqualStagesMatchesTheClosedForm()
+namespace {
+
+// Four stages of 6 layers on 2 devices of one node each, with t_f = 1 and t_b = 2 per
+// micro-batch: timelines whose shape is known by hand.
+std::pair<Plan, Prediction> fourEqualStages(const std::string& type)
 {
-    // Four equal stages, t_f = 1, t_b = 2, M = 8: eq. 4 gives
-    // sum c_i + (M - 1) max c_i = 4 * 3 + 7 * 3 = 33 and every stage idles (PP - 1) * 3 = 9.
     Plan plan;
     Prediction pred;
     for (int i = 0; i < 4; ++i) {
-        plan.stages.push_back(test::stage("H800", 0, 2 * i, 2, 6 * i, 6, 2, 1, 2, 1, 1, 1));
+        plan.stages.push_back(test::stage(type, 0, 2 * i, 2, 6 * i, 6, 2, 1, 2, 1, 1, 1));
         StageEstimate e;
         e.t_fwd = 1;
         e.t_bwd = 2;
         pred.stages.push_back(e);
     }
+    return {plan, pred};
+}
+
+} // namespace
+
+void PlanExplorerTest::timelineOfEqualStagesMatchesTheClosedForm()
+{
+    // Four equal stages, t_f = 1, t_b = 2, M = 8: eq. 4 gives
+    // sum c_i + (M - 1) max c_i = 4 * 3 + 7 * 3 = 33 and every stage idles (PP - 1) * 3 = 9.
+    auto [plan, pred] = fourEqualStages("H800");
     pred.num_microbatches = 8;
     pred.iteration_time_s = 33;
     const PlanTimeline tl = buildPlanTimeline(plan, pred);
@@ -231,15 +245,7 @@ void PlanExplorerTest::timelineOfEqualStagesMatchesTheClosedForm()
 void PlanExplorerTest::interleavedTimelineHasAllChunks()
 {
     // Interleaved 1F1B with vpp = 2: PP x M x vpp x 2 blocks = 4 x 8 x 2 x 2 = 128.
-    Plan plan;
-    Prediction pred;
-    for (int i = 0; i < 4; ++i) {
-        plan.stages.push_back(test::stage("MI300X", 0, 2 * i, 2, 6 * i, 6, 2, 1, 2, 1, 1, 1));
-        StageEstimate e;
-        e.t_fwd = 1;
-        e.t_bwd = 2;
-        pred.stages.push_back(e);
-    }
+    auto [plan, pred] = fourEqualStages("MI300X");
     plan.vpp = 2;
     pred.num_microbatches = 8;
     const PlanTimeline tl = buildPlanTimeline(plan, pred);
