@@ -30,7 +30,8 @@ QByteArray itemsToJson(const ClusterItems& items)
     for (const auto& n : items.nodes)
         nodes.append(QJsonObject{{"id", n.id}, {"host", QString::fromStdString(n.host)},
                                  {"device_type", QString::fromStdString(n.device_type)}, {"count", n.count},
-                                 {"nics", n.nics}, {"nic_gbit", n.nic_gbit}, {"x", n.x}, {"y", n.y}});
+                                 {"nics", n.nics}, {"nic_gbit", n.nic_gbit}, {"host_memory_gib", n.host_memory_gib},
+                                 {"host_link_gbytes_per_s", n.host_link_gbytes_per_s}, {"x", n.x}, {"y", n.y}});
     for (const auto& s : items.switches)
         switches.append(QJsonObject{{"id", s.id}, {"name", QString::fromStdString(s.name)}, {"x", s.x}, {"y", s.y}});
     for (const auto& l : items.links)
@@ -52,6 +53,8 @@ ClusterItems itemsFromJson(const QByteArray& data)
         n.count = std::max(1, o.value("count").toInt(8));
         n.nics = std::max(0, o.value("nics").toInt());
         n.nic_gbit = std::max(0.0, o.value("nic_gbit").toDouble());
+        n.host_memory_gib = std::max(0.0, o.value("host_memory_gib").toDouble());
+        n.host_link_gbytes_per_s = std::max(0.0, o.value("host_link_gbytes_per_s").toDouble());
         n.x = o.value("x").toDouble();
         n.y = o.value("y").toDouble();
         items.nodes.push_back(n);

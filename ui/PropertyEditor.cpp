@@ -74,6 +74,24 @@ PropertyEditor::PropertyEditor(ProjectDocument* document, ClusterScene* scene, Q
     m_nicGbit->setSuffix(tr(" Gb/s"));
     m_nicGbit->setSpecialValueText(tr("catalog default"));
     m_nicGbit->setKeyboardTracking(false);
+    // Host side of the node, read by optimizer CPU offload (docs/cost-model.md section 7.3).
+    m_hostMemory = new QDoubleSpinBox;
+    m_hostMemory->setObjectName(QStringLiteral("nodeHostMemory"));
+    m_hostMemory->setRange(0, 1048576);
+    m_hostMemory->setDecimals(0);
+    m_hostMemory->setSuffix(tr(" GiB"));
+    m_hostMemory->setSpecialValueText(tr("not checked"));
+    m_hostMemory->setToolTip(tr("Host memory the training may use on this node. With the optimizer offloaded, "
+                                "plans whose ranks need more are rejected."));
+    m_hostMemory->setKeyboardTracking(false);
+    m_hostLink = new QDoubleSpinBox;
+    m_hostLink->setObjectName(QStringLiteral("nodeHostLink"));
+    m_hostLink->setRange(0, 1000);
+    m_hostLink->setDecimals(1);
+    m_hostLink->setSuffix(tr(" GB/s"));
+    m_hostLink->setSpecialValueText(tr("default (PCIe Gen4, 32 GB/s)"));
+    m_hostLink->setToolTip(tr("Device-host bandwidth per device and direction, used when the optimizer is offloaded."));
+    m_hostLink->setKeyboardTracking(false);
     m_nodeInfo = new QLabel;
     m_nodeInfo->setWordWrap(true);
     form->addRow(tr("Host:"), m_host);
@@ -81,6 +99,8 @@ PropertyEditor::PropertyEditor(ProjectDocument* document, ClusterScene* scene, Q
     form->addRow(tr("Devices:"), m_count);
     form->addRow(tr("NICs:"), m_nics);
     form->addRow(tr("NIC speed:"), m_nicGbit);
+    form->addRow(tr("Host memory:"), m_hostMemory);
+    form->addRow(tr("Host link:"), m_hostLink);
     form->addRow(m_nodeInfo);
     m_stack->addWidget(nodePage);
 
@@ -115,6 +135,8 @@ PropertyEditor::PropertyEditor(ProjectDocument* document, ClusterScene* scene, Q
     connect(m_count, &QSpinBox::valueChanged, this, &PropertyEditor::commitNode);
     connect(m_nics, &QSpinBox::valueChanged, this, &PropertyEditor::commitNode);
     connect(m_nicGbit, &QDoubleSpinBox::valueChanged, this, &PropertyEditor::commitNode);
+    connect(m_hostMemory, &QDoubleSpinBox::valueChanged, this, &PropertyEditor::commitNode);
+    connect(m_hostLink, &QDoubleSpinBox::valueChanged, this, &PropertyEditor::commitNode);
     connect(m_switchName, &QLineEdit::editingFinished, this, &PropertyEditor::commitSwitch);
     connect(m_bandwidth, &QDoubleSpinBox::valueChanged, this, &PropertyEditor::commitLink);
     connect(m_latency, &QDoubleSpinBox::valueChanged, this, &PropertyEditor::commitLink);
@@ -147,6 +169,8 @@ void PropertyEditor::refresh()
         m_count->setValue(n.count);
         m_nics->setValue(n.nics);
         m_nicGbit->setValue(n.nic_gbit);
+        m_hostMemory->setValue(n.host_memory_gib);
+        m_hostLink->setValue(n.host_link_gbytes_per_s);
         if (type)
             m_nodeInfo->setText(tr("%1 TFLOP/s and %2 GiB per device; %3 PFLOP/s and %4 GiB in the node. "
                                    "Inter-node %5 GB/s per device by default.")
@@ -211,8 +235,11 @@ void PropertyEditor::commitNode()
     n.count = m_count->value();
     n.nics = m_nics->value();
     n.nic_gbit = m_nicGbit->value();
+    n.host_memory_gib = m_hostMemory->value();
+    n.host_link_gbytes_per_s = m_hostLink->value();
     if (n.host == old->host && n.device_type == old->device_type && n.count == old->count && n.nics == old->nics &&
-        n.nic_gbit == old->nic_gbit)
+        n.nic_gbit == old->nic_gbit && n.host_memory_gib == old->host_memory_gib
+        && n.host_link_gbytes_per_s == old->host_link_gbytes_per_s)
         return;
     m_document->setNode(n);
 }

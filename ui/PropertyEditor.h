@@ -23,6 +23,8 @@ public:
 
     QSpinBox* nodeCountEditor() const { return m_count; }
     QDoubleSpinBox* linkBandwidthEditor() const { return m_bandwidth; }
+    QDoubleSpinBox* hostMemoryEditor() const { return m_hostMemory; }
+    QDoubleSpinBox* hostLinkEditor() const { return m_hostLink; }
 
 private:
     void refresh();
@@ -41,6 +43,8 @@ private:
     QSpinBox* m_count;
     QSpinBox* m_nics;
     QDoubleSpinBox* m_nicGbit;
+    QDoubleSpinBox* m_hostMemory;
+    QDoubleSpinBox* m_hostLink;
     QLabel* m_nodeInfo;
     // switch page
     int m_switchId = -1;

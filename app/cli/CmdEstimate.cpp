@@ -147,9 +147,13 @@ void printTable(const EstimateInput& in, const Prediction& p, const Profile* pro
                 in.cluster.name.empty() ? "cluster" : in.cluster.name.c_str(), plan.numDevices(), plan.pp(), plan.vpp,
                 p.num_microbatches, plan.global_batch_size, plan.sequence_parallel ? ", SP" : "",
                 plan.distributed_optimizer ? ", distributed optimizer" : "");
-    if (plan.optimizer_offload_fraction > 0)
-        std::printf("optimizer states: %.0f%% in host memory (Adam steps on the host), %.0f GiB of host memory on the busiest node\n",
+    if (plan.optimizer_offload_fraction > 0) {
+        std::printf("optimizer states: %.0f%% in host memory (Adam steps on the host), %.0f GiB of host memory on the busiest node",
                     100 * plan.optimizer_offload_fraction, p.host_memory_per_node_gib);
+        if (p.host_memory_capacity_gib > 0)
+            std::printf(" (of %.0f GiB)", p.host_memory_capacity_gib);
+        std::printf("\n");
+    }
     std::printf("\n%-5s %-11s %-7s %3s %3s %3s %3s %3s %3s %-9s %8s %8s %9s %9s\n", "stage", "device", "layers", "TP", "CP",
                 "DP", "EP", "ETP", "EDP", "recompute", "fwd ms", "bwd ms", "mem GiB", "of GiB");
     for (int i = 0; i < plan.pp(); ++i) {

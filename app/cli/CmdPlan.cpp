@@ -149,7 +149,8 @@ void printPlan(std::ostream& os, const RankedPlan& rp, const Cluster& cluster)
        << " sequences";
     if (p.optimizer_offload_fraction > 0)
         os << ", optimizer " << (p.optimizer_offload_fraction < 1 ? fmt("%.0f%% ", 100 * p.optimizer_offload_fraction) : "")
-           << "in host memory: " << fmt("%.0f", pr.host_memory_per_node_gib) << " GiB per node";
+           << "in host memory: " << fmt("%.0f", pr.host_memory_per_node_gib)
+           << (pr.host_memory_capacity_gib > 0 ? fmt(" of %.0f", pr.host_memory_capacity_gib) : std::string()) << " GiB per node";
     os << ")\n";
     // The devices column is as wide as its longest entry, so long node lists keep the table aligned.
     std::vector<std::string> devices;
@@ -252,7 +253,7 @@ int cmdPlan(const Args& args)
 
     if (r.plans.empty()) {
         std::cerr << "hapmoe plan: no feasible plan: " << r.no_plan_reason << "\n";
-        if (r.uniform_baseline || r.metis_baseline)
+        if ((r.uniform_baseline || r.metis_baseline) && opt.target != Target::Any)
             std::cerr << "  (a baseline was found, but not on target " << toString(opt.target) << ")\n";
         return NoFeasiblePlan;
     }
@@ -279,6 +280,11 @@ int cmdPlan(const Args& args)
     if (r.offload_needed)
         os << "No plan fits with the optimizer states on the devices; these keep them in host memory\n"
               "(--optimizer-cpu-offload; see --optimizer-offload).\n";
+    if (r.exact_fallback)
+        os << "The load-balance pruning left no feasible plan while a baseline fits; searched again without the\n"
+              "prunings (as --exact)"
+           << (r.plans.front().plan.name.find("baseline") != std::string::npos ? ", and nothing beats the baseline" : "")
+           << ".\n";
     os << "\n";
     printPlan(os, r.plans.front(), cluster);
     for (std::size_t i = 1; i < r.plans.size(); ++i) {

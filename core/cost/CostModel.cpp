@@ -87,6 +87,8 @@ struct NodeInfo {
     bool valid = false;
     int count = 0;
     double nic_bw = 0;        // bytes/s per device
+    double host_bw = 0;       // device-host link, bytes/s per device and direction; 0 = CostOptions default
+    double host_memory = 0;   // bytes the training may use on the host; 0 = unknown
     const DeviceInfo* device = nullptr;
 };
 
@@ -165,6 +167,8 @@ struct CostModel::Impl {
                 nic = n.nic_gbit * 1e9 / 8.0 * nics / ni.count;
             }
             ni.nic_bw = nic;
+            ni.host_bw = n.host_link_gbytes_per_s * 1e9;
+            ni.host_memory = n.host_memory_gib * GiB;
         }
     }
 
@@ -668,6 +672,13 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
     const double offload = std::clamp(ctx.optimizer_offload_fraction, 0.0, 1.0);
     est.memory.host = offload * (oB + gB) * updated;
     est.memory.optimizer *= 1.0 - offload;
+    // Each device's rank may use an equal share of its node's host memory; the stage is held
+    // to the smallest share over its nodes (estimate() checks the exact sum per node).
+    for (const auto& slot : stage.devices)
+        if (const NodeInfo* n = m.node(slot.node); n && n->host_memory > 0) {
+            const double share = n->host_memory / n->count;
+            est.memory.host_capacity = est.memory.host_capacity > 0 ? std::min(est.memory.host_capacity, share) : share;
+        }
 
     // Activations per Korthikanti Table 2 (per token of one layer, on one device).
     auto perLayer = [&](bool moeLayer) {
@@ -764,12 +775,18 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
         // and the device's own part runs meanwhile. Every rank of a node (one per device, of
         // whichever stage) steps at the same time on the node's CPUs.
         const double onHost = offload * updated;
-        const double link = m.options.host_link_gbytes_per_s * 1e9;
-        const double transfer = 4.0 * onHost / link;   // each direction
+        // The slowest host link of the stage's nodes, or the default where the cluster is silent.
+        double link = 0;
         int ranks = m.devicesPerNode(stage);
         for (const auto& slot : stage.devices)
-            if (const NodeInfo* n = m.node(slot.node))
+            if (const NodeInfo* n = m.node(slot.node)) {
                 ranks = std::max(ranks, n->count);
+                const double bw = n->host_bw > 0 ? n->host_bw : m.options.host_link_gbytes_per_s * 1e9;
+                link = link > 0 ? std::min(link, bw) : bw;
+            }
+        if (link <= 0)
+            link = m.options.host_link_gbytes_per_s * 1e9;
+        const double transfer = 4.0 * onHost / link;   // each direction
         const double cpu = onHost * ranks / m.options.host_adam_params_per_s;
         est.optimizer = std::max(est.optimizer, std::max(transfer, cpu));
     }
@@ -903,14 +920,39 @@ Prediction CostModel::estimate(const Plan& plan) const
     pred.memory_shortfall_gib = worst;
     pred.peak_memory_gib = peakMem / GiB;
 
-    // Host memory per node under optimizer offload: every rank of every stage on the node.
+    // Host memory per node under optimizer offload: every rank of every stage on the node,
+    // against the node's host memory where the cluster gives it.
     if (plan.optimizer_offload_fraction > 0) {
         std::map<int, double> perNode;
         for (int i = 0; i < P; ++i)
             for (const auto& slot : plan.stages[static_cast<std::size_t>(i)].devices)
                 perNode[slot.node] += slot.count * pred.stages[static_cast<std::size_t>(i)].memory.host;
-        for (const auto& [node, bytes] : perNode)
-            pred.host_memory_per_node_gib = std::max(pred.host_memory_per_node_gib, bytes / GiB);
+        double worstHost = 0;
+        for (const auto& [id, bytes] : perNode) {
+            const NodeInfo* n = m.node(id);
+            const double cap = n ? n->host_memory : 0.0;
+            if (bytes / GiB > pred.host_memory_per_node_gib
+                || (bytes / GiB == pred.host_memory_per_node_gib && cap / GiB > pred.host_memory_capacity_gib)) {
+                pred.host_memory_per_node_gib = bytes / GiB;
+                pred.host_memory_capacity_gib = cap / GiB;
+            }
+            const double shortfall = cap > 0 ? bytes - cap : 0.0;
+            if (shortfall > 0) {
+                pred.feasible = false;
+                if (shortfall / GiB > worstHost) {
+                    worstHost = shortfall / GiB;
+                    const Node* node = m.cluster.node(id);
+                    char buf[240];
+                    std::snprintf(buf, sizeof buf, "node %s needs %.1f GiB of host memory of %.1f GiB (short %.1f GiB)",
+                                  node ? node->host.c_str() : std::to_string(id).c_str(), bytes / GiB, cap / GiB,
+                                  shortfall / GiB);
+                    if (worstHost > pred.memory_shortfall_gib || pred.infeasible_reason.empty()) {
+                        pred.infeasible_reason = buf;
+                        pred.memory_shortfall_gib = worstHost;
+                    }
+                }
+            }
+        }
     }
 
     if (m.haveTables) {

@@ -47,8 +47,9 @@ struct CostOptions {
     // H100 2.90 of 3.35, H200 4.01 of 4.8: ../shared/reference/device-specs.md section 4).
     bool stream_hbm_fraction = true;
     // Optimizer CPU offload (Plan::optimizer_offload_fraction > 0; docs/cost-model.md section 7.3).
-    // Host link per device and direction: PCIe Gen4 x16, 32 GB/s (NVIDIA's L40S datasheet,
-    // ../shared/reference/device-specs.md section 1); the device catalog has no host-link field.
+    // Host link per device and direction where the cluster's node gives no
+    // host_link_gbytes_per_s: PCIe Gen4 x16, 32 GB/s (NVIDIA's L40S datasheet,
+    // ../shared/reference/device-specs.md section 1).
     double host_link_gbytes_per_s = 32.0;
     // Adam on the host, parameters per second for one node's CPUs: DeepSpeed's vectorised
     // CPU-Adam stepped an 11.6e9-parameter GPT-2 in 8.2 s (deepspeedai/DeepSpeed pull request 735).

@@ -2,6 +2,7 @@
 // What the cost model says about a plan: per-stage times and memory, the iteration time
 // and its breakdown. Times in seconds, memory in bytes (the JSON writer converts to GiB).
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -18,8 +19,19 @@ struct MemoryBreakdown {
     // Host memory this device's rank holds under optimizer offload (fp32 master weights, Adam
     // moments and the pinned gradient copy); not part of total(), which is device memory.
     double host = 0;
+    // This rank's share of its node's host memory (the node's host_memory_gib over its
+    // devices, the smallest over the stage's nodes); 0 when the cluster does not say.
+    double host_capacity = 0;
     double total() const { return weights + gradients + optimizer + activations + moe_buffers + overhead; }
-    bool fits() const { return total() <= capacity; }
+    bool hostFits() const { return host_capacity <= 0 || host <= host_capacity; }
+    bool fits() const { return total() <= capacity && hostFits(); }
+    // By how much the device misses, in bytes: the larger of the device-memory and the
+    // host-memory shortfall (negative or zero when it fits).
+    double shortfall() const
+    {
+        const double device = total() - capacity;
+        return host_capacity > 0 ? std::max(device, host - host_capacity) : device;
+    }
 };
 
 // Per micro-batch, per stage (one virtual chunk summed over the stage's layers).
@@ -54,6 +66,7 @@ struct Prediction {
     double mfu = 0;                 // model FLOPs / (sum of peak of devices used * time)
     double peak_memory_gib = 0;
     double host_memory_per_node_gib = 0;   // optimizer offload: the busiest node's ranks together
+    double host_memory_capacity_gib = 0;   // that node's host memory (Node::host_memory_gib), 0 = unknown
     TimeBreakdown breakdown;
     std::vector<StageEstimate> stages;
     int num_microbatches = 0;

@@ -21,6 +21,9 @@ struct Node {
     int count = 8;               // devices in this node
     int nics = 0;                // 0 means one NIC per device
     double nic_gbit = 0;         // per NIC, Gb/s; 0 means the catalog's inter-node figure
+    // Host side, used by optimizer CPU offload (docs/cost-model.md section 7.3):
+    double host_memory_gib = 0;        // host memory the training may use on this node; 0 = unknown, not checked
+    double host_link_gbytes_per_s = 0; // device-host link per device and direction; 0 = the cost model's default
     double x = 0, y = 0;         // canvas position (GUI only)
 };
 

@@ -208,7 +208,8 @@ Cluster readClusterObject(const JsonNode& n)
     int index = 0;
     for (const auto& e : n.array("nodes", true)) {
         e.requireObject();
-        e.warnUnknownKeys({"id", "host", "device_type", "count", "nics", "nic_gbit", "x", "y"});
+        e.warnUnknownKeys({"id", "host", "device_type", "count", "nics", "nic_gbit", "host_memory_gib", "host_link_gbytes_per_s",
+                           "x", "y"});
         Node node;
         node.id = e.reqInt("id", 0);
         node.host = e.optString("host", "node" + std::to_string(index));
@@ -216,6 +217,8 @@ Cluster readClusterObject(const JsonNode& n)
         node.count = e.reqInt("count", 1);
         node.nics = e.optInt("nics", 0, 0);
         node.nic_gbit = e.optDouble("nic_gbit", 0, 0);
+        node.host_memory_gib = e.optDouble("host_memory_gib", 0, 0);
+        node.host_link_gbytes_per_s = e.optDouble("host_link_gbytes_per_s", 0, 0);
         node.x = e.optDouble("x", 0);
         node.y = e.optDouble("y", 0);
         c.nodes.push_back(std::move(node));
@@ -267,6 +270,10 @@ Json clusterJson(const Cluster& c)
         e["count"] = n.count;
         e["nics"] = n.nics;
         e["nic_gbit"] = n.nic_gbit;
+        if (n.host_memory_gib > 0)
+            e["host_memory_gib"] = n.host_memory_gib;
+        if (n.host_link_gbytes_per_s > 0)
+            e["host_link_gbytes_per_s"] = n.host_link_gbytes_per_s;
         e["x"] = n.x;
         e["y"] = n.y;
         nodes.push_back(e);
@@ -396,7 +403,7 @@ Prediction readPredictionObject(const JsonNode& n)
 {
     n.requireObject();
     n.warnUnknownKeys({"iteration_time_s", "tokens_per_s", "tflops_per_device", "mfu", "peak_memory_gib",
-                       "host_memory_per_node_gib", "num_microbatches", "feasible", "infeasible_reason", "memory_shortfall_gib", "used_profile",
+                       "host_memory_per_node_gib", "host_memory_capacity_gib", "num_microbatches", "feasible", "infeasible_reason", "memory_shortfall_gib", "used_profile",
                        "breakdown", "stages", "notes"});
     Prediction p;
     p.iteration_time_s = n.optDouble("iteration_time_s", 0, 0);
@@ -405,6 +412,7 @@ Prediction readPredictionObject(const JsonNode& n)
     p.mfu = n.optDouble("mfu", 0, 0);
     p.peak_memory_gib = n.optDouble("peak_memory_gib", 0, 0);
     p.host_memory_per_node_gib = n.optDouble("host_memory_per_node_gib", 0, 0);
+    p.host_memory_capacity_gib = n.optDouble("host_memory_capacity_gib", 0, 0);
     p.num_microbatches = n.optInt("num_microbatches", 0, 0);
     p.feasible = n.optBool("feasible", true);
     p.infeasible_reason = n.optString("infeasible_reason");
@@ -436,7 +444,7 @@ Prediction readPredictionObject(const JsonNode& n)
         if (auto m = e.optObject("memory_gib")) {
             // "total" is derived (MemoryBreakdown::total) and not read back.
             m->warnUnknownKeys({"weights", "gradients", "optimizer", "activations", "moe_buffers", "overhead", "total", "capacity",
-                                "host_optimizer"});
+                                "host_optimizer", "host_capacity"});
             s.memory.weights = m->optDouble("weights", 0, 0) * kGiB;
             s.memory.gradients = m->optDouble("gradients", 0, 0) * kGiB;
             s.memory.optimizer = m->optDouble("optimizer", 0, 0) * kGiB;
@@ -445,6 +453,7 @@ Prediction readPredictionObject(const JsonNode& n)
             s.memory.overhead = m->optDouble("overhead", 0, 0) * kGiB;
             s.memory.capacity = m->optDouble("capacity", 0, 0) * kGiB;
             s.memory.host = m->optDouble("host_optimizer", 0, 0) * kGiB;
+            s.memory.host_capacity = m->optDouble("host_capacity", 0, 0) * kGiB;
         }
         s.notes = readStrings(e, "notes");
         p.stages.push_back(std::move(s));
@@ -463,6 +472,8 @@ Json predictionJson(const Prediction& p)
     j["peak_memory_gib"] = p.peak_memory_gib;
     if (p.host_memory_per_node_gib > 0)
         j["host_memory_per_node_gib"] = p.host_memory_per_node_gib;
+    if (p.host_memory_capacity_gib > 0)
+        j["host_memory_capacity_gib"] = p.host_memory_capacity_gib;
     j["num_microbatches"] = p.num_microbatches;
     j["feasible"] = p.feasible;
     j["infeasible_reason"] = p.infeasible_reason;
@@ -496,6 +507,8 @@ Json predictionJson(const Prediction& p)
                                {"capacity", s.memory.capacity / kGiB}};
         if (s.memory.host > 0)
             e["memory_gib"]["host_optimizer"] = s.memory.host / kGiB;
+        if (s.memory.host > 0 && s.memory.host_capacity > 0)
+            e["memory_gib"]["host_capacity"] = s.memory.host_capacity / kGiB;
         e["notes"] = s.notes;
         stages.push_back(e);
     }
@@ -521,7 +534,7 @@ SearchResult readSearchObject(const JsonNode& n)
 {
     n.requireObject();
     n.warnUnknownKeys({"algorithm", "target", "time_s", "states", "pruned", "timed_out", "cancelled", "no_plan_reason",
-                       "optimizer_offload_needed", "alternatives", "baselines"});
+                       "optimizer_offload_needed", "exact_fallback", "alternatives", "baselines"});
     SearchResult r;
     r.algorithm = algorithmAt(n.optChoice("algorithm", kAlgorithmNames, 0));
     r.target = targetAt(n.optChoice("target", kTargetNames, 2));
@@ -536,6 +549,7 @@ SearchResult readSearchObject(const JsonNode& n)
     r.timed_out = n.optBool("timed_out", false);
     r.cancelled = n.optBool("cancelled", false);
     r.offload_needed = n.optBool("optimizer_offload_needed", false);
+    r.exact_fallback = n.optBool("exact_fallback", false);
     r.no_plan_reason = n.optString("no_plan_reason");
     for (const auto& e : n.array("alternatives"))
         r.plans.push_back(readRankedPlan(e));
@@ -562,6 +576,8 @@ Json searchJson(const SearchResult& r)
     j["timed_out"] = r.timed_out;
     j["cancelled"] = r.cancelled;
     j["optimizer_offload_needed"] = r.offload_needed;
+    if (r.exact_fallback)
+        j["exact_fallback"] = true;
     j["no_plan_reason"] = r.no_plan_reason;
     Json alts = Json::array();
     for (const auto& p : r.plans)
@@ -905,6 +921,10 @@ void validateCluster(const Cluster& c, const DeviceCatalog& catalog, const std::
             throw InputError(file, where("nodes", i, "nics"), "expected a non-negative integer, got " + std::to_string(n.nics));
         if (!(n.nic_gbit >= 0))
             throw InputError(file, where("nodes", i, "nic_gbit"), "expected a non-negative number");
+        if (!(n.host_memory_gib >= 0))
+            throw InputError(file, where("nodes", i, "host_memory_gib"), "expected a non-negative number of GiB");
+        if (!(n.host_link_gbytes_per_s >= 0))
+            throw InputError(file, where("nodes", i, "host_link_gbytes_per_s"), "expected a non-negative number of GB/s");
     }
     std::set<std::string> hosts;
     for (std::size_t i = 0; i < c.nodes.size(); ++i)

@@ -601,7 +601,7 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
         targets.push_back(Target::Megatron);
     if (options.target == Target::FlagScale || options.target == Target::Any)
         targets.push_back(Target::FlagScale);
-    const bool heuristics = !options.exact && options.algorithm != Algorithm::Exhaustive;
+    bool heuristics = !options.exact && options.algorithm != Algorithm::Exhaustive;
 
     std::optional<Searcher::Merged> main, uniform, metis;
     auto runUniform = [&]() {
@@ -650,30 +650,41 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
             best = std::move(now);
     };
 
-    if (options.optimizer_offload == OptimizerOffload::Always)
-        s.setOffloadFraction(1.0);
-    runMain();
-    // Nothing fits: search again with a quarter, half and all of the optimizer states in
-    // host memory. A smaller share costs less host time (docs/cost-model.md section 7.3) but
-    // frees less device memory, which may cost recompute or a worse split, so the share with
-    // the fastest plan wins, with its alternatives; each baseline is the fastest of its shares.
-    if (options.optimizer_offload == OptimizerOffload::IfNeeded && main->plans.empty() && main->min_shortfall_gib >= 0
-        && !control.stop()) {
-        result.offload_needed = true;
-        std::optional<Searcher::Merged> bestMain, bestUniform, bestMetis;
-        for (const double fraction : kOffloadFractions) {
-            if (control.stop())
-                break;
-            s.setOffloadFraction(fraction);
-            if (bestMain && !bestMain->plans.empty())
-                s.setKnownBest(bestMain->plans.front().prediction.iteration_time_s);
-            runMain();
-            keepFaster(bestMain, main);
+    // The search with the offload policy: nothing fits (if needed): search again with a
+    // quarter, half and all of the optimizer states in host memory. A smaller share costs less
+    // host time (docs/cost-model.md section 7.3) but frees less device memory, which may cost
+    // recompute or a worse split, so the share with the fastest plan wins, with its
+    // alternatives. `bound` is a time no returned plan may exceed (a known plan's).
+    auto searchMain = [&](double bound) {
+        result.offload_needed = false;
+        s.setOffloadFraction(options.optimizer_offload == OptimizerOffload::Always ? 1.0 : 0.0);
+        s.setKnownBest(bound);
+        runMain();
+        if (options.optimizer_offload == OptimizerOffload::IfNeeded && main->plans.empty() && main->min_shortfall_gib >= 0
+            && !control.stop()) {
+            result.offload_needed = true;
+            std::optional<Searcher::Merged> bestMain;
+            for (const double fraction : kOffloadFractions) {
+                if (control.stop())
+                    break;
+                s.setOffloadFraction(fraction);
+                s.setKnownBest(bestMain && !bestMain->plans.empty()
+                                   ? std::min(bound, bestMain->plans.front().prediction.iteration_time_s)
+                                   : bound);
+                runMain();
+                keepFaster(bestMain, main);
+            }
+            if (bestMain)
+                main = std::move(bestMain);
         }
         s.setKnownBest(std::numeric_limits<double>::infinity());
-        if (bestMain)
-            main = std::move(bestMain);
-        result.main_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    };
+
+    searchMain(std::numeric_limits<double>::infinity());
+    result.main_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    // Each baseline is the fastest over the shares the search tried.
+    if (result.offload_needed) {
+        std::optional<Searcher::Merged> bestUniform, bestMetis;
         for (const double fraction : kOffloadFractions) {
             if (control.stop())
                 break;
@@ -685,8 +696,36 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
         uniform = std::move(bestUniform);
         metis = std::move(bestMetis);
     } else {
-        result.main_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         runBaselines();
+    }
+
+    // The load-balance and communication prunings (paper section 3.4) assume a balanced
+    // plan exists; when only unbalanced plans fit (a tight memory budget), they can discard
+    // every feasible plan while a baseline still finds one. Then search again without them,
+    // bounded by the fastest baseline when one plan is wanted, and fall back to that baseline
+    // if nothing is faster.
+    auto fastestBaseline = [&]() -> const RankedPlan* {
+        const RankedPlan* best = nullptr;
+        for (const auto* b : {&uniform, &metis})
+            if (*b && !(*b)->plans.empty()) {
+                const RankedPlan& rp = (*b)->plans.front();
+                if ((options.target == Target::Any || rp.plan.target == options.target)
+                    && (!best || rp.prediction.iteration_time_s < best->prediction.iteration_time_s))
+                    best = &rp;
+            }
+        return best;
+    };
+    if (options.algorithm == Algorithm::HsDp && heuristics && main->plans.empty() && !control.stop()) {
+        if (const RankedPlan* known = fastestBaseline()) {
+            const double bound = want == 1 ? known->prediction.iteration_time_s : std::numeric_limits<double>::infinity();
+            const RankedPlan fallback = *known;
+            heuristics = false;
+            result.exact_fallback = true;
+            searchMain(bound);
+            if (main->plans.empty() && !control.stop())
+                main->plans.push_back(fallback);
+            result.main_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        }
     }
 
     result.plans = main->plans;
@@ -723,11 +762,15 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
             reason = "the time limit ran out before a plan was found";
         else if (!main->deploy_problem.empty())
             reason = "no plan passes the " + std::string(toString(options.target)) + " rules: " + main->deploy_problem;
-        else if (main->min_shortfall_gib >= 0)
-            reason = "no plan fits in device memory: the closest stage (" + main->shortfall_where + ") is short by "
-                + gib(main->min_shortfall_gib) + " even with full recompute"
-                + (options.optimizer_offload == OptimizerOffload::Never ? std::string()
-                                                                         : std::string(" and the optimizer offloaded to the host"));
+        else if (main->min_shortfall_gib >= 0) {
+            const bool offloaded = options.optimizer_offload != OptimizerOffload::Never;
+            const bool hostChecked = offloaded
+                && std::any_of(cost.cluster().nodes.begin(), cost.cluster().nodes.end(),
+                               [](const Node& n) { return n.host_memory_gib > 0; });
+            reason = std::string("no plan fits in ") + (hostChecked ? "device and host memory" : "device memory")
+                + ": the closest stage (" + main->shortfall_where + ") is short by " + gib(main->min_shortfall_gib)
+                + " even with full recompute" + (offloaded ? std::string(" and the optimizer offloaded to the host") : std::string());
+        }
         else
             reason = "no plan satisfies the structure rules of the target (group sizes, TP/EP divisibility, "
                      "micro-batch layout)";

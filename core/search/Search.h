@@ -72,6 +72,9 @@ struct SearchResult {
     bool timed_out = false;
     bool cancelled = false;
     bool offload_needed = false;                 // IfNeeded: nothing fitted without optimizer offload
+    // The prunings discarded every feasible plan that a baseline found: the search ran again
+    // without them (and returns that baseline when nothing faster exists).
+    bool exact_fallback = false;
     std::string no_plan_reason;                  // set when plans is empty
 };
 

@@ -59,7 +59,8 @@ SearchSpace::SearchSpace(const ModelSpec& model, const Cluster& cluster, const D
         const Node* first = cluster.node(ti.node_ids.front());
         for (int id : ti.node_ids) {
             const Node* n = cluster.node(id);
-            if (!n || !first || n->count != first->count || n->nics != first->nics || n->nic_gbit != first->nic_gbit)
+            if (!n || !first || n->count != first->count || n->nics != first->nics || n->nic_gbit != first->nic_gbit
+                || n->host_memory_gib != first->host_memory_gib || n->host_link_gbytes_per_s != first->host_link_gbytes_per_s)
                 ti.regular = false;
         }
         std::set<int> sizes;

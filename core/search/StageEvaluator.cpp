@@ -152,7 +152,7 @@ StageCost StageEvaluator::evaluate(const StageQuery& q)
                 probed = e;
                 probedLevel = lv;
                 if (miss)
-                    *miss = (e.memory.total() - e.memory.capacity) / (1024.0 * 1024.0 * 1024.0);
+                    *miss = e.memory.shortfall() / (1024.0 * 1024.0 * 1024.0);
                 return e.memory.fits();
             };
             // Memory grows with the micro-batches in flight at every level, so what a slot
@@ -221,7 +221,7 @@ StageCost StageEvaluator::evaluate(const StageQuery& q)
             probed = e;
             probedLevel = level;
             rec.level[slot] = e.memory.fits() ? level : -2;
-            rec.shortfall[slot] = (e.memory.total() - e.memory.capacity) / (1024.0 * 1024.0 * 1024.0);
+            rec.shortfall[slot] = e.memory.shortfall() / (1024.0 * 1024.0 * 1024.0);
         }
         if (rec.level[slot] == -2) {
             StageCost out;

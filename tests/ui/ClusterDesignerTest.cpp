@@ -10,6 +10,7 @@
 
 #include "hardware/DeviceCatalog.h"
 
+#include <QDoubleSpinBox>
 #include <QSpinBox>
 #include <QTreeWidget>
 #include <QUndoStack>
@@ -195,6 +196,40 @@ private slots:
         QCOMPARE(count->value(), 8);   // the editor follows the document
         doc->undoStack()->redo();
         QCOMPARE(doc->cluster().nodes.front().count, 16);
+    }
+
+    void propertyEditorSetsHostMemoryAndLink()
+    {
+        auto w = makeWindow();
+        w->newProject();
+        ProjectDocument* doc = w->document();
+        QWidget* viewport = w->clusterView()->viewport();
+        QVERIFY(dropDevice(*w, QStringLiteral("H800"), viewport->rect().center()));
+        const int id = doc->cluster().nodes.front().id;
+        w->clusterScene()->selectIds({id});
+
+        QDoubleSpinBox* memory = w->propertyEditor()->hostMemoryEditor();
+        QDoubleSpinBox* link = w->propertyEditor()->hostLinkEditor();
+        QVERIFY(memory->isVisible() && link->isVisible());
+        QCOMPARE(memory->value(), 0.0);
+        QCOMPARE(memory->text(), QStringLiteral("not checked"));
+        memory->setFocus();
+        memory->selectAll();
+        QTest::keyClicks(memory, QStringLiteral("2048"));
+        QTest::keyClick(memory, Qt::Key_Return);
+        QCOMPARE(doc->cluster().nodes.front().host_memory_gib, 2048.0);
+        link->setValue(64);
+        QCOMPARE(doc->cluster().nodes.front().host_link_gbytes_per_s, 64.0);
+        // Each is one undo step, and the editor follows the document.
+        doc->undoStack()->undo();
+        QCOMPARE(doc->cluster().nodes.front().host_link_gbytes_per_s, 0.0);
+        QCOMPARE(doc->cluster().nodes.front().host_memory_gib, 2048.0);
+        QCOMPARE(link->value(), 0.0);
+        // Copy and paste keep the host fields.
+        w->clusterView()->copySelection();
+        w->clusterView()->paste();
+        QCOMPARE(doc->cluster().nodes.size(), std::size_t(2));
+        QCOMPARE(doc->cluster().nodes.back().host_memory_gib, 2048.0);
     }
 
     void copyPasteAndDelete()

@@ -320,7 +320,11 @@ void PlanExplorerWidget::updateViews()
         title += (plan.optimizer_offload_fraction < 1
                       ? tr(" · optimizer %1% in host memory").arg(qRound(100 * plan.optimizer_offload_fraction))
                       : tr(" · optimizer in host memory"))
-            + tr(" (%1 GiB per node)").arg(pred.host_memory_per_node_gib, 0, 'f', 0);
+            + (pred.host_memory_capacity_gib > 0
+                   ? tr(" (%1 of %2 GiB per node)")
+                         .arg(pred.host_memory_per_node_gib, 0, 'f', 0)
+                         .arg(pred.host_memory_capacity_gib, 0, 'f', 0)
+                   : tr(" (%1 GiB per node)").arg(pred.host_memory_per_node_gib, 0, 'f', 0));
     if (!pred.feasible)
         title += tr(" · <span style='color:#c62828'>%1</span>").arg(QString::fromStdString(pred.infeasible_reason).toHtmlEscaped());
     d->planTitle->setText(title);

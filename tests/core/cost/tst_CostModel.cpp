@@ -132,6 +132,7 @@ private slots:
     void activationsInFlight();
     void bytesPerParameter();
     void optimizerCpuOffload();
+    void hostMemoryAndLinkOfTheNode();
     void expertParametersOverEdp();
     void dispatchVolumeEq3();
     void outputLayerAndFusedAttention();
@@ -342,6 +343,81 @@ void TestCostModel::optimizerCpuOffload()
     QCOMPARE(pred.stages.front().memory.optimizer, 0.0);
     // The node's 8 ranks together.
     QVERIFY(std::fabs(pred.host_memory_per_node_gib / (8 * pred.stages.front().memory.host / (1024.0 * 1024 * 1024)) - 1) < 1e-12);
+}
+
+void TestCostModel::hostMemoryAndLinkOfTheNode()
+{
+    // The node's host memory and host link (docs/cost-model.md section 7.3). LLaMA-2 7B, the
+    // whole model, TP 2 DP 4 on one 8-GPU H100 node, all of the optimizer offloaded.
+    const ModelSpec m = llama7b();
+    Cluster c = nodesOf("H100-SXM", 1);
+    Plan plan;
+    plan.global_batch_size = 64;
+    plan.optimizer_offload_fraction = 1.0;
+    StagePlan whole = stageOn("H100-SXM", 0, 8, 2);
+    whole.first_layer = 0;
+    whole.num_layers = m.num_layers;
+    plan.stages = {whole};
+    const double GiB = 1024.0 * 1024 * 1024;
+
+    // Unknown host memory: reported, not checked.
+    Prediction unknown;
+    {
+        const CostModel cm(m, c, DeviceCatalog::builtin());
+        unknown = cm.estimate(plan);
+    }
+    QVERIFY(unknown.feasible);
+    QCOMPARE(unknown.stages.front().memory.host_capacity, 0.0);
+    QCOMPARE(unknown.host_memory_capacity_gib, 0.0);
+    const double perRank = unknown.stages.front().memory.host;
+    const double perNode = 8 * perRank / GiB;   // the node's 8 ranks
+    QVERIFY(std::fabs(unknown.host_memory_per_node_gib / perNode - 1) < 1e-12);
+
+    // Enough host memory: each rank's share is an eighth of it.
+    c.nodes[0].host_memory_gib = std::ceil(perNode) + 1;
+    {
+        const CostModel cm(m, c, DeviceCatalog::builtin());
+        const Prediction p = cm.estimate(plan);
+        QVERIFY(p.feasible);
+        QCOMPARE(p.stages.front().memory.host_capacity, c.nodes[0].host_memory_gib * GiB / 8);
+        QCOMPARE(p.host_memory_capacity_gib, c.nodes[0].host_memory_gib);
+        QVERIFY(p.stages.front().memory.fits());
+    }
+
+    // Too little: the node is named with what it needs, and by how much it is short.
+    c.nodes[0].host_memory_gib = std::floor(perNode) - 10;
+    {
+        const CostModel cm(m, c, DeviceCatalog::builtin());
+        const Prediction p = cm.estimate(plan);
+        QVERIFY(!p.feasible);
+        QVERIFY2(QString::fromStdString(p.infeasible_reason).startsWith(QStringLiteral("node n0 needs ")),
+                 p.infeasible_reason.c_str());
+        QVERIFY(p.infeasible_reason.find("of host memory") != std::string::npos);
+        QVERIFY(std::fabs(p.memory_shortfall_gib - (perNode - c.nodes[0].host_memory_gib)) < 1e-9);
+        // The stage's own check (what the search uses) agrees.
+        QVERIFY(!p.stages.front().memory.fits());
+        QVERIFY(std::fabs(p.stages.front().memory.shortfall() / GiB - (perRank / GiB - c.nodes[0].host_memory_gib / 8)) < 1e-9);
+        // Device memory alone fits: the optimizer states are on the host.
+        QVERIFY(p.stages.front().memory.total() <= p.stages.front().memory.capacity);
+    }
+
+    // A faster host link: the transfer is 4 bytes per offloaded parameter each way; with the
+    // host Adam step made fast (options), the link sets the optimizer time.
+    c.nodes[0].host_memory_gib = 0;
+    CostOptions opt;
+    opt.host_adam_params_per_s = 1e15;
+    const double shard = unknown.stages.front().memory.host / 16;   // parameters of the rank's shard
+    for (const double gbps : {0.0, 64.0}) {
+        c.nodes[0].host_link_gbytes_per_s = gbps;
+        const CostModel cm(m, c, DeviceCatalog::builtin(), nullptr, opt);
+        StagePlan st = whole;
+        StageContext ctx;
+        ctx.num_stages = 1;
+        ctx.optimizer_offload_fraction = 1.0;
+        const StageEstimate e = cm.estimateStage(st, ctx);
+        const double link = (gbps > 0 ? gbps : 32.0) * 1e9;   // 0: CostOptions::host_link_gbytes_per_s
+        QVERIFY2(std::fabs(e.optimizer / (4 * shard / link) - 1) < 1e-12, qPrintable(QString::number(e.optimizer)));
+    }
 }
 
 void TestCostModel::expertParametersOverEdp()

@@ -134,6 +134,8 @@ Cluster smallCluster()
     c.source = "hand-made";
     c.nodes[1].nics = 4;
     c.nodes[1].nic_gbit = 200;
+    c.nodes[2].host_memory_gib = 1536;
+    c.nodes[2].host_link_gbytes_per_s = 64;
     c.cross_vendor = {"flagcx", 12.5, 35};
     return c;
 }
@@ -214,6 +216,11 @@ void tst_Documents::clusterRoundTrip()
     QCOMPARE(q(writeCluster(back)), q(once));
     QCOMPARE(back.totalDevices(), 24);
     QCOMPARE(back.nodes[1].nic_gbit, 200.0);
+    QCOMPARE(back.nodes[2].host_memory_gib, 1536.0);
+    QCOMPARE(back.nodes[2].host_link_gbytes_per_s, 64.0);
+    // The host fields are written only where given: nodes 0 and 1 have neither.
+    QCOMPARE(QString::fromStdString(once).count(QStringLiteral("\"host_memory_gib\"")), 1);
+    QCOMPARE(QString::fromStdString(once).count(QStringLiteral("\"host_link_gbytes_per_s\"")), 1);
     QCOMPARE(q(back.cross_vendor.method), QStringLiteral("flagcx"));
     QCOMPARE(back.links.size(), c.links.size());
 }
@@ -258,10 +265,13 @@ void tst_Documents::planRoundTrip()
     r.cancelled = true;
     r.no_plan_reason = "none";
     r.offload_needed = true;
+    r.exact_fallback = true;
     d.search = r;
     d.plan.optimizer_offload_fraction = 0.25;
     d.prediction->host_memory_per_node_gib = 96.5;
+    d.prediction->host_memory_capacity_gib = 512;
     d.prediction->stages[0].memory.host = 12.0 * (1ull << 30);
+    d.prediction->stages[0].memory.host_capacity = 64.0 * (1ull << 30);
     const std::string once = writePlan(d);
     const PlanDocument back = readPlan(once, "plan.json");
     QCOMPARE(q(writePlan(back)), q(once));
@@ -269,6 +279,9 @@ void tst_Documents::planRoundTrip()
     QCOMPARE(back.search->states, 123456789012LL);
     QCOMPARE(back.search->plans.size(), std::size_t(2));
     QVERIFY(back.search->offload_needed);
+    QVERIFY(back.search->exact_fallback);
+    QCOMPARE(back.prediction->host_memory_capacity_gib, 512.0);
+    QCOMPARE(back.prediction->stages[0].memory.host_capacity, 64.0 * (1ull << 30));
     QCOMPARE(back.plan.optimizer_offload_fraction, 0.25);
     QCOMPARE(back.prediction->host_memory_per_node_gib, 96.5);
     QCOMPARE(back.prediction->stages[0].memory.host, 12.0 * (1ull << 30));
@@ -444,6 +457,8 @@ void tst_Documents::validateClusterCatchesProblems()
         {"cluster.links[1].bandwidth_gbytes_per_s", [](Cluster& c) { c.links[1].bandwidth_gbytes_per_s = -1; }},
         {"cluster.nodes[0].host", [](Cluster& c) { c.nodes[0].host = "$(reboot)"; }},
         {"cluster.nodes[2].host", [](Cluster& c) { c.nodes[2].host = c.nodes[0].host; }},
+        {"cluster.nodes[1].host_memory_gib", [](Cluster& c) { c.nodes[1].host_memory_gib = -1; }},
+        {"cluster.nodes[0].host_link_gbytes_per_s", [](Cluster& c) { c.nodes[0].host_link_gbytes_per_s = -32; }},
     };
     for (const auto& cs : cases) {
         Cluster c = smallCluster();

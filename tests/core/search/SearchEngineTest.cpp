@@ -73,6 +73,7 @@ private slots:
     void deterministicAcrossThreads();
     void alternativesAndBaselines();
     void optimizerOffloadWhenNothingFits();
+    void hostMemoryBoundsTheOffload();
     void cliExitCodes();
 };
 
@@ -256,6 +257,62 @@ void SearchEngineTest::optimizerOffloadWhenNothingFits()
     QVERIFY(!always.plans.empty());
     QCOMPARE(always.plans.front().plan.optimizer_offload_fraction, 1.0);
     QVERIFY(always.plans.front().prediction.breakdown.optimizer > fits.plans.front().prediction.breakdown.optimizer);
+}
+
+void SearchEngineTest::hostMemoryBoundsTheOffload()
+{
+    // Mixtral-L on 16-1 as above. With host memory unknown the fastest plan keeps all of the
+    // optimizer on the host: 16 bytes per offloaded parameter, about 1.3 TiB on a node
+    // (docs/search.md section 8). With 1 TiB per node that plan is out.
+    const ModelSpec* large = findModelPreset("Mixtral-L");
+    const Cluster* preset = findClusterPreset("16-1");
+    QVERIFY(large && preset);
+    SearchOptions opt;
+    opt.threads = 2;
+    double unlimitedNeed = 0;
+    {
+        const CostModel cost(*large, *preset, DeviceCatalog::builtin());
+        opt.baselines = false;
+        const SearchResult r = runSearch(cost, opt);
+        QVERIFY(!r.plans.empty());
+        unlimitedNeed = r.plans.front().prediction.host_memory_per_node_gib;
+        opt.baselines = true;
+    }
+    QVERIFY2(unlimitedNeed > 1024, qPrintable(QString::number(unlimitedNeed)));
+
+    Cluster c = *preset;
+    for (Node& n : c.nodes)
+        n.host_memory_gib = 1024;
+    const CostModel cost(*large, c, DeviceCatalog::builtin());
+    const SearchResult r = runSearch(cost, opt);
+    QVERIFY2(!r.plans.empty(), r.no_plan_reason.c_str());
+    QVERIFY(r.offload_needed);
+    for (const RankedPlan& rp : r.plans) {
+        QVERIFY(rp.prediction.feasible);
+        QVERIFY(rp.prediction.host_memory_per_node_gib <= 1024);
+        QCOMPARE(rp.prediction.host_memory_capacity_gib, 1024.0);
+        // The search's per-rank check (an eighth of the node each) implies the node's sum.
+        for (const StageEstimate& st : rp.prediction.stages)
+            QVERIFY(st.memory.host <= st.memory.host_capacity);
+    }
+    // Only unbalanced plans fit this budget: the load-balance pruning (delta 0.2) discards
+    // them while the uniform baseline (PP 2, full recompute) fits, so the search runs again
+    // without the prunings, bounded by that baseline, and finds a faster plan.
+    QVERIFY(r.exact_fallback);
+    QVERIFY(r.uniform_baseline && r.uniform_baseline->prediction.feasible);
+    QVERIFY(r.plans.front().prediction.iteration_time_s <= r.uniform_baseline->prediction.iteration_time_s);
+    QVERIFY(r.plans.front().plan.name.find("baseline") == std::string::npos);
+
+    // 64 GiB per node holds no share: 122e9 parameters x 16 bytes x 0.25 over 2 nodes is
+    // about 220 GiB a node even for the smallest share.
+    for (Node& n : c.nodes)
+        n.host_memory_gib = 64;
+    const CostModel tight(*large, c, DeviceCatalog::builtin());
+    const SearchResult none = runSearch(tight, opt);
+    QVERIFY(none.plans.empty());
+    QVERIFY2(QString::fromStdString(none.no_plan_reason).contains("no plan fits in device and host memory"),
+             none.no_plan_reason.c_str());
+    QVERIFY(!none.exact_fallback);   // no baseline fits either
 }
 
 void SearchEngineTest::cliExitCodes()
