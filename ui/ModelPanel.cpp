@@ -383,6 +383,7 @@ QString ModelPanel::importScript(const QString& path)
     try {
         const std::string text = readTextFile(path.toStdString());
         const ImportedScript script = importMegatronScript(text, path.toStdString());
+        validateScriptModel(script);   // a script without a hidden size is no model to plan
         ModelSpec model = script.model;
         if (model.name.empty())
             model.name = QFileInfo(path).completeBaseName().toStdString();

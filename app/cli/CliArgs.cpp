@@ -1,9 +1,23 @@
 #include "CliArgs.h"
 
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
+#include <sstream>
 
 namespace hapmoe::cli {
+
+namespace {
+
+// A bound as a person writes it: 0, 1, 0.5, 1e+07.
+std::string plain(double v)
+{
+    std::ostringstream os;
+    os << v;
+    return os.str();
+}
+
+} // namespace
 
 CliArgs::CliArgs(const std::vector<std::string>& args, const std::set<std::string>& valueOptions,
                  const std::set<std::string>& switches)
@@ -18,13 +32,9 @@ CliArgs::CliArgs(const std::vector<std::string>& args, const std::set<std::strin
                 name = name.substr(0, eq);
             }
             if (valueOptions.count(name)) {
-                if (inlineValue) {
-                    m_values[name] = *inlineValue;
-                } else {
-                    if (i + 1 >= args.size())
-                        throw UsageError("option --" + name + " needs a value");
-                    m_values[name] = args[++i];
-                }
+                if (!inlineValue && i + 1 >= args.size())
+                    throw UsageError("option --" + name + " needs a value");
+                setValue("--" + name, name, inlineValue ? *inlineValue : args[++i]);
             } else if (switches.count(name)) {
                 if (inlineValue)
                     throw UsageError("option --" + name + " takes no value");
@@ -37,11 +47,18 @@ CliArgs::CliArgs(const std::vector<std::string>& args, const std::set<std::strin
                 throw UsageError("unknown option -o");
             if (i + 1 >= args.size())
                 throw UsageError("option -o needs a value");
-            m_values["o"] = args[++i];
+            setValue("-o", "o", args[++i]);
         } else {
             m_positionals.push_back(a);
         }
     }
+}
+
+void CliArgs::setValue(const std::string& spelling, const std::string& name, const std::string& value)
+{
+    // Every option takes one value: a second one is more likely a mistake than an override.
+    if (auto [it, added] = m_values.emplace(name, value); !added)
+        throw UsageError("option " + spelling + " is given twice (\"" + it->second + "\" and \"" + value + "\"); give it once");
 }
 
 bool CliArgs::has(const std::string& name) const
@@ -65,16 +82,21 @@ std::string CliArgs::required(const std::string& name) const
     return *v;
 }
 
-std::optional<int> CliArgs::intValue(const std::string& name, int min) const
+std::optional<int> CliArgs::intValue(const std::string& name, int min, int max) const
 {
     auto v = value(name);
     if (!v)
         return std::nullopt;
+    const std::string range = "expected an integer from " + std::to_string(min) + " to " + std::to_string(max);
     errno = 0;
     char* end = nullptr;
-    const long parsed = std::strtol(v->c_str(), &end, 10);
-    if (v->empty() || *end != '\0' || errno == ERANGE || parsed < min || parsed > 1'000'000'000)
-        throw UsageError("--" + name + ": expected an integer >= " + std::to_string(min) + ", got \"" + *v + "\"");
+    const long long parsed = std::strtoll(v->c_str(), &end, 10);
+    if (v->empty() || *end != '\0')
+        throw UsageError("--" + name + ": " + range + ", got \"" + *v + "\"");
+    if (errno == ERANGE || parsed > max)
+        throw UsageError("--" + name + ": " + range + ", got \"" + *v + "\" (too large)");
+    if (parsed < min)
+        throw UsageError("--" + name + ": " + range + ", got \"" + *v + "\" (too small)");
     return static_cast<int>(parsed);
 }
 
@@ -83,11 +105,18 @@ std::optional<double> CliArgs::doubleValue(const std::string& name, double min) 
     auto v = value(name);
     if (!v)
         return std::nullopt;
+    const std::string expected = "expected a finite number >= " + plain(min);
     errno = 0;
     char* end = nullptr;
     const double parsed = std::strtod(v->c_str(), &end);
-    if (v->empty() || *end != '\0' || errno == ERANGE || !(parsed >= min))
-        throw UsageError("--" + name + ": expected a number >= " + std::to_string(min) + ", got \"" + *v + "\"");
+    if (v->empty() || *end != '\0' || std::isnan(parsed))
+        throw UsageError("--" + name + ": " + expected + ", got \"" + *v + "\"");
+    // strtod reports ERANGE both for overflow (+-HUGE_VAL) and for a value below the
+    // smallest normal double, which it still returns (a denormal or 0): only overflow is wrong.
+    if (std::isinf(parsed))
+        throw UsageError("--" + name + ": " + expected + ", got \"" + *v + "\" (not finite)");
+    if (!(parsed >= min))
+        throw UsageError("--" + name + ": " + expected + ", got \"" + *v + "\"");
     return parsed;
 }
 

@@ -1,7 +1,7 @@
 #pragma once
 // A small, strict argument parser for the hapmoe subcommands: "--name value", "--name=value",
-// boolean switches and positionals. Unknown options and missing values are usage errors
-// (exit code 2), reported with the option's name.
+// boolean switches and positionals. Unknown options, missing values and an option given
+// twice with a value are usage errors (exit code 2), reported with the option's name.
 
 #include <map>
 #include <optional>
@@ -28,11 +28,18 @@ public:
     bool has(const std::string& name) const;
     std::optional<std::string> value(const std::string& name) const;
     std::string required(const std::string& name) const;            // throws UsageError
-    std::optional<int> intValue(const std::string& name, int min = 1) const;      // throws UsageError
+    // Integers in [min, max]; throws UsageError saying which bound or which text is wrong.
+    std::optional<int> intValue(const std::string& name, int min = 1, int max = kMaxInt) const;
+    // Finite numbers >= min (a positive value too small for a double reads as itself or 0);
+    // throws UsageError.
     std::optional<double> doubleValue(const std::string& name, double min = 0) const;
+
+    static constexpr int kMaxInt = 1'000'000'000;
     const std::vector<std::string>& positionals() const { return m_positionals; }
 
 private:
+    void setValue(const std::string& spelling, const std::string& name, const std::string& value);
+
     std::map<std::string, std::string> m_values;
     std::set<std::string> m_switches;
     std::vector<std::string> m_positionals;

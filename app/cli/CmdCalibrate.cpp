@@ -25,6 +25,10 @@ memory (MB) | ... | max reserved: ..."), the timers, and per-layer router token 
 when present. Prints predicted vs measured before and after calibration and writes a
 hapmoe.profile: device efficiency so that the predicted iteration time matches the log,
 the memory overhead per device type from the measured peak, and rho from the router counts.
+A log that cannot come from a run of the plan is refused with its line (exit code 2): an
+iteration time that is not a positive number (or is shorter than the plan's devices need at
+their peak), a memory figure above the device's capacity or of a rank the plan does not
+have, a world size or parallel size ("using world size: ...") other than the plan's.
 
 Options:
   --log FILE       the training log (required)
@@ -52,6 +56,7 @@ int cmdCalibrate(const Args& args)
     if (auto devices = a.value("devices"))
         catalog.merge(DeviceCatalog::fromJson(readTextFile(*devices), *devices, &warnings));
     const PlanDocument doc = readPlan(readTextFile(planFile), planFile, &warnings);
+    validatePlanDocument(doc, catalog, planFile);
     std::optional<Profile> base;
     if (auto p = a.value("profile"))
         base = readProfile(readTextFile(*p), *p, &warnings);

@@ -19,6 +19,7 @@
 #include <iostream>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace hapmoe::cli {
 
@@ -38,17 +39,26 @@ MFU and the memory of every stage of one plan.
   --cluster C      cluster preset, hapmoe.cluster file, or shorthand TYPE:NODESxPER_NODE,...
                    (optional with --plan)
   --profile P      hapmoe.profile with measured tables (default: analytic defaults)
-  --plan PLAN      a hapmoe.plan file (heterogeneous stages allowed)
+  --plan PLAN      a hapmoe.plan file (heterogeneous stages allowed), checked as "hapmoe
+                   validate" checks it; --model or --cluster replace the plan's own, and
+                   the plan must fit them (its stages, devices and knobs are kept)
   --script S       a Megatron-LM launch script: its model and configuration on --cluster
+                   (not with --model, --plan or the flag form)
 
 Flag form: a uniform Megatron-LM plan; stage s owns global ranks [s*W/PP, (s+1)*W/PP) in
 node order and DP = W / (TP*CP*PP). Left-out flags take Megatron-LM's defaults (sizes 1,
 ETP = TP, no recompute, no sequence parallelism, no distributed optimizer); --mbs, --gbs and
 --precision default to the model's training section. --vpp is the number of virtual stages per pipeline
 rank (1 = plain 1F1B). --recompute full without --recompute-layers recomputes every layer.
-Data-parallel traffic is assumed overlapped (--overlap-grad-reduce, --overlap-param-gather).
+Megatron-LM's own checks apply: the layers split evenly over PP and the layers of a rank over
+VPP, the global batch is a multiple of MBS x DP, --recompute-layers is at most the layers of a
+rank, and with CP > 1 the sequence length is a multiple of 2 x CP (an uneven split needs a
+plan file). Data-parallel traffic is assumed overlapped (--overlap-grad-reduce,
+--overlap-param-gather).
 --optimizer-cpu-offload keeps the optimizer states in host memory and steps Adam there, as
 Megatron-Core does; --optimizer-offload-fraction F (default 1.0) offloads a fraction of them.
+Unlike Megatron-LM, where the fraction does nothing without the switch, giving
+--optimizer-offload-fraction alone also turns the offload on.
 
   --json           print a hapmoe.plan document with the "prediction" object
   --trace FILE     write the 1F1B schedule as a Chrome/Perfetto trace (JSON)
@@ -83,16 +93,36 @@ struct EstimateInput {
     Plan plan;
 };
 
+// The plan file's model and cluster, or the ones --model and --cluster give instead; either
+// way the plan is checked against them as "hapmoe validate" checks a plan document.
 EstimateInput fromPlanFile(const CliArgs& a, const DeviceCatalog& catalog, Warnings& warnings)
 {
     const std::string file = *a.value("plan");
     PlanDocument doc = readPlan(readTextFile(file), file, &warnings);
-    EstimateInput in{doc.model, doc.cluster, doc.plan};
-    if (auto m = a.value("model"))
-        in.model = resolveModel(*m, &warnings);
-    if (auto c = a.value("cluster"))
-        in.cluster = resolveCluster(*c, catalog, &warnings);
-    return in;
+    std::vector<std::string> replaced;
+    if (auto m = a.value("model")) {
+        doc.model = resolveModel(*m, &warnings);
+        validateModel(doc.model, *m);
+        replaced.push_back("model " + *m);
+    }
+    if (auto c = a.value("cluster")) {
+        doc.cluster = resolveCluster(*c, catalog, &warnings);
+        validateCluster(doc.cluster, catalog, *c);
+        replaced.push_back("cluster " + *c);
+    }
+    if (replaced.empty()) {
+        validatePlanDocument(doc, catalog, file);
+    } else {
+        try {
+            validatePlanDocument(doc, catalog, file);
+        } catch (const InputError& e) {
+            std::string given = replaced.front();
+            if (replaced.size() > 1)
+                given += " and " + replaced.back();
+            throw InputError(file, e.where(), "the plan does not fit the given " + given + ": " + e.detail());
+        }
+    }
+    return {doc.model, doc.cluster, doc.plan};
 }
 
 EstimateInput fromFlags(const CliArgs& a, const DeviceCatalog& catalog, Warnings& warnings)
@@ -112,7 +142,7 @@ EstimateInput fromFlags(const CliArgs& a, const DeviceCatalog& catalog, Warnings
     k.global_batch_size = a.intValue("gbs").value_or(in.model.training.global_batch_size);
     if (auto r = a.value("recompute"))
         k.recompute = parseRecompute(*r);
-    if (auto layers = a.intValue("recompute-layers")) {
+    if (auto layers = a.intValue("recompute-layers", 0)) {
         if (k.recompute != Recompute::Full)
             throw UsageError("--recompute-layers needs --recompute full");
         k.recompute_layers = *layers;
@@ -120,9 +150,9 @@ EstimateInput fromFlags(const CliArgs& a, const DeviceCatalog& catalog, Warnings
     k.sequence_parallel = a.has("sequence-parallel");
     k.distributed_optimizer = a.has("distributed-optimizer");
     // Megatron-Core: --optimizer-offload-fraction (default 1.0) only acts with --optimizer-cpu-offload;
-    // here giving the fraction is enough.
+    // here giving the fraction is enough (--help says so).
     if (auto f = a.doubleValue("optimizer-offload-fraction")) {
-        if (*f < 0 || *f > 1)
+        if (*f > 1)
             throw UsageError("--optimizer-offload-fraction: expected a fraction in [0, 1], got " + a.required("optimizer-offload-fraction"));
         k.optimizer_offload_fraction = *f;
     } else if (a.has("optimizer-cpu-offload")) {
@@ -130,12 +160,9 @@ EstimateInput fromFlags(const CliArgs& a, const DeviceCatalog& catalog, Warnings
     }
     if (k.sequence_parallel && k.tp == 1)
         throw UsageError("--sequence-parallel needs --tp > 1");
+    // Megatron-LM's rules for these knobs (layers over PP and VPP, batch, CP, recompute) are
+    // checked there, so the GUI's uniform plans get them too.
     in.plan = makeUniformPlan(in.model, in.cluster, catalog, k);
-    if (k.recompute_layers > 0)
-        for (const auto& s : in.plan.stages)
-            if (k.recompute_layers > s.num_layers)
-                throw UsageError("--recompute-layers " + std::to_string(k.recompute_layers) + " exceeds the "
-                                 + std::to_string(s.num_layers) + " layers of a stage");
     return in;
 }
 
@@ -198,18 +225,26 @@ int cmdEstimate(const Args& args)
     if (!a.positionals().empty())
         throw UsageError("unexpected argument \"" + a.positionals().front() + "\"\n\n" + kHelp);
 
+    static const char* const kFlagForm[] = {"tp", "pp", "cp", "ep", "etp", "vpp", "mbs", "gbs", "recompute",
+                                             "recompute-layers", "sequence-parallel", "distributed-optimizer",
+                                             "optimizer-cpu-offload", "optimizer-offload-fraction"};
     const DeviceCatalog& catalog = DeviceCatalog::builtin();
     Warnings warnings;
     EstimateInput in;
     if (a.has("plan")) {
-        for (const char* flag : {"tp", "pp", "cp", "ep", "etp", "vpp", "mbs", "gbs", "recompute", "recompute-layers",
-                                 "sequence-parallel", "distributed-optimizer", "optimizer-cpu-offload",
-                                 "optimizer-offload-fraction"})
+        if (a.has("script"))
+            throw UsageError("--script cannot be combined with --plan (each gives the plan to estimate)");
+        for (const char* flag : kFlagForm)
             if (a.has(flag))
                 throw UsageError(std::string("--") + flag + " cannot be combined with --plan (the plan file fixes it)");
         in = fromPlanFile(a, catalog, warnings);
     } else if (auto script = a.value("script")) {
         // --script: the script's own configuration in node order (core/megatron/ScriptImport.h).
+        if (a.has("model"))
+            throw UsageError("--model cannot be combined with --script (the script gives the model)");
+        for (const char* flag : kFlagForm)
+            if (a.has(flag))
+                throw UsageError(std::string("--") + flag + " cannot be combined with --script (the script fixes it)");
         in.cluster = resolveCluster(a.required("cluster"), catalog, &warnings);
         const ScriptConfiguration sc = loadScriptConfiguration(*script, in.cluster, catalog);
         in.model = sc.model;
@@ -218,6 +253,11 @@ int cmdEstimate(const Args& args)
             warnings.push_back(*script + ": " + w);
     } else {
         in = fromFlags(a, catalog, warnings);
+        try {
+            validatePlanDocument(PlanDocument{in.model, in.cluster, in.plan, std::nullopt, std::nullopt}, catalog, "");
+        } catch (const InputError& e) {
+            throw InputError("", e.where(), "the plan these flags give is not valid: " + e.detail());
+        }
     }
     if (auto p = a.value("precision"))
         in.model.training.precision = parsePrecision(*p);

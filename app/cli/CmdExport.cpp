@@ -10,8 +10,13 @@
 #include "megatron/LauncherExport.h"
 #include "megatron/ScriptImport.h"
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <iostream>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace hapmoe::cli {
 
@@ -34,12 +39,34 @@ that breaks one is refused with the rule.
 Options:
   --script FILE     the original Megatron-LM script: its data, logging and checkpoint flags
                     and exported variables are carried over
-  -o FILE           the launcher (default: print it)
-  --hostfile FILE   where to write the hostfile (default: beside the launcher, .hostfile)
+  -o FILE           the launcher (default: print it, and write no file)
+  --hostfile FILE   where to write the hostfile (needs -o; default for flagscale: beside
+                    the launcher, with the extension .hostfile)
+Every output path is checked before anything is written; when one cannot be written, no
+file is left behind (a file that existed keeps its old content).
   --master-port N   default master port (default 6000)
   --layout-letters  write the layout as letters ("Ettttt|...") instead of "Et*5|..."
   --devices FILE    a hapmoe.devices catalog adding or overriding device types
 )HELP";
+
+// Refuses a path that cannot take a new file: a directory, a missing or read-only folder.
+void checkOutputPath(const std::string& flag, const std::string& path)
+{
+    namespace fs = std::filesystem;
+    if (path.empty())
+        throw UsageError(flag + ": expected a file name, got \"\"");
+    std::error_code ec;
+    const fs::path target(path);
+    if (fs::is_directory(target, ec))
+        throw InputError(path, "", flag + ": is a directory, expected a file");
+    if (fs::exists(target, ec) && !fs::is_regular_file(target, ec))
+        throw InputError(path, "", flag + ": is not a regular file");
+    const fs::path dir = target.parent_path().empty() ? fs::path(".") : target.parent_path();
+    if (!fs::is_directory(dir, ec))
+        throw InputError(path, "", flag + ": the folder " + dir.string() + " does not exist");
+    if (::access(dir.c_str(), W_OK | X_OK) != 0)
+        throw InputError(path, "", flag + ": the folder " + dir.string() + " is not writable");
+}
 
 } // namespace
 
@@ -52,6 +79,8 @@ int cmdExport(const Args& args)
     }
     if (a.positionals().size() != 1)
         throw UsageError("expected one PLAN.json\n\n" + std::string(kHelp));
+    if (a.has("hostfile") && !a.has("o"))
+        throw UsageError("--hostfile needs -o (without -o the launcher is printed and no file is written)");
     const std::string format = a.required("format");
     ExportOptions options;
     if (format == "megatron")
@@ -75,6 +104,7 @@ int cmdExport(const Args& args)
     const std::string planFile = a.positionals().front();
     Warnings warnings;
     const PlanDocument doc = readPlan(readTextFile(planFile), planFile, &warnings);
+    validatePlanDocument(doc, catalog, planFile);
     for (const auto& w : warnings)
         std::cerr << "warning: " << w << "\n";
     if (auto script = a.value("script")) {
@@ -102,20 +132,30 @@ int cmdExport(const Args& args)
         std::cout << r.script;
         return Success;
     }
-    saveFileAtomically(*out, r.script);
+    // Every path is known and checked before the first byte is written.
+    std::string hostfile = a.value("hostfile").value_or("");
+    const bool defaultHostfile = hostfile.empty() && options.format == LauncherFormat::FlagScale;
+    if (defaultHostfile)
+        hostfile = std::filesystem::path(*out).replace_extension(".hostfile").string();
+    checkOutputPath("-o", *out);
+    std::vector<std::pair<std::string, std::string>> files{{*out, r.script}};
+    if (!hostfile.empty()) {
+        checkOutputPath("--hostfile", hostfile);
+        std::error_code ec;
+        if (std::filesystem::weakly_canonical(hostfile, ec) == std::filesystem::weakly_canonical(*out, ec))
+            throw UsageError(defaultHostfile ? "-o: the hostfile goes beside the launcher as " + hostfile
+                                                   + ", which is the launcher itself; give --hostfile FILE"
+                                             : "--hostfile: " + hostfile + " is the launcher itself (-o); give another file");
+        files.push_back({hostfile, r.hostfile});
+    }
+    saveFilesAllOrNothing(files);
     std::error_code ec;
     std::filesystem::permissions(*out,
                                  std::filesystem::perms::owner_exec | std::filesystem::perms::group_exec
                                      | std::filesystem::perms::others_exec,
                                  std::filesystem::perm_options::add, ec);
-    std::cout << "wrote " << *out << "\n";
-    std::string hostfile = a.value("hostfile").value_or("");
-    if (hostfile.empty() && options.format == LauncherFormat::FlagScale)
-        hostfile = std::filesystem::path(*out).replace_extension(".hostfile").string();
-    if (!hostfile.empty()) {
-        saveFileAtomically(hostfile, r.hostfile);
-        std::cout << "wrote " << hostfile << "\n";
-    }
+    for (const auto& f : files)
+        std::cout << "wrote " << f.first << "\n";
     return Success;
 }
 

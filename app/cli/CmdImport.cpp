@@ -25,7 +25,9 @@ constexpr const char* kHelp = R"HELP(Usage: hapmoe import SCRIPT [-o project.hap
 Reads a Megatron-LM launch script (bash: variables with defaults, exported variables,
 arrays, line continuations, torchrun or python -m torch.distributed.run) as text; nothing
 in it is executed. Prints the model, training and parallel configuration it recovered,
-the flags kept verbatim, and a warning for every flag or value it could not map.
+the flags kept verbatim, and a warning for every flag it could not map. A model Megatron-LM
+would refuse (a required flag missing, a value that is not a number, --moe-router-topk
+above --num-experts, ...) is an error naming the flag (exit code 2), and nothing is written.
 
 Options:
   -o FILE          write a hapmoe.project with the model (and, with --cluster, the cluster
@@ -70,6 +72,10 @@ int cmdImport(const Args& args)
             std::cerr << "warning: " << x << "\n";
     }
     const ImportedScript s = importMegatronScriptFile(file);
+    // The model must be one the other commands accept: a script without --hidden-size, or
+    // with --moe-router-topk above --num-experts, is refused here with the flag, before
+    // anything is printed or written.
+    validateScriptModel(s);
     const ModelSpec& m = s.model;
     const ParallelConfig& p = s.parallel;
 
@@ -157,6 +163,13 @@ int cmdImport(const Args& args)
         project.plans.push_back({plan, pred});
     }
     if (auto out = a.value("o")) {
+        // What "hapmoe validate" checks in a project; planFromScript has checked the same
+        // things, so a failure here names the script the project comes from.
+        validateModel(project.model, file);
+        validateCluster(project.cluster, catalog, file);
+        for (const SavedPlan& saved : project.plans)
+            validatePlanDocument(PlanDocument{project.model, project.cluster, saved.plan, std::nullopt, std::nullopt}, catalog,
+                                 file);
         saveFileAtomically(*out, writeProject(project));
         std::cout << "wrote " << *out << "\n";
     }

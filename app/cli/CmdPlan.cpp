@@ -30,6 +30,7 @@ Searches the fastest feasible parallel plan (HS-DP) and compares it with the bas
   --model M              model preset name or hapmoe.model file
   --script S             a Megatron-LM launch script instead of --model: its model, and its
                          configuration estimated as "current" beside the best plan
+                         (not together with --model)
   --cluster C            cluster preset, hapmoe.cluster file, or shorthand "H800:2x8,910B:2x8"
   --profile P            hapmoe.profile with measured tables (default: analytic)
   --target T             megatron | flagscale | any (default any: the best the cluster allows)
@@ -38,7 +39,8 @@ Searches the fastest feasible parallel plan (HS-DP) and compares it with the bas
   --exact                turn off the load-balance and communication prunings
   --delta D              load-balance tolerance (default 0.2)
   --eta E                heterogeneous communication threshold (default 2)
-  --time-limit S         stop after S seconds with the best plan so far
+  --time-limit S         stop after S seconds with the best plan so far (a finite number;
+                         0 or more than 1e7 s, about four months, means no limit)
   --gbs N                global batch size (default: the model's)
   --mbs N                micro-batch size of the first mesh (default: the model's)
   --optimizer-offload W  never | if-needed | always: optimizer states and their Adam step in
@@ -49,6 +51,8 @@ Searches the fastest feasible parallel plan (HS-DP) and compares it with the bas
 
 Exit codes: 0 plan found, 1 no feasible plan, 2 bad input.
 )";
+
+constexpr double kNoTimeLimitAbove = 1e7;   // seconds
 
 // Options of "plan"; other commands that search (e.g. with a script) extend these sets.
 const std::set<std::string>& planValueOptions()
@@ -196,6 +200,9 @@ int cmdPlan(const Args& args)
     if (!a.positionals().empty())
         throw UsageError("unexpected argument \"" + a.positionals().front() + "\" (see hapmoe plan --help)");
 
+    if (a.has("script") && a.has("model"))
+        throw UsageError("--model cannot be combined with --script (the script gives the model)");
+
     const DeviceCatalog& catalog = DeviceCatalog::builtin();
     Warnings warnings;
     const Cluster cluster = resolveCluster(a.required("cluster"), catalog, &warnings);
@@ -228,11 +235,13 @@ int cmdPlan(const Args& args)
     }
     if (auto v = a.doubleValue("eta", 0)) {
         if (*v <= 0)
-            throw UsageError("--eta: expected a number > 0");
+            throw UsageError("--eta: expected a number > 0, got " + fmt("%g", *v));
         opt.eta = *v;
     }
+    // Beyond 1e7 s (about four months) a limit means nothing; it would also overflow the
+    // search's clock.
     if (auto v = a.doubleValue("time-limit", 0))
-        opt.time_limit_s = *v;
+        opt.time_limit_s = *v > kNoTimeLimitAbove ? 0 : *v;
     if (auto v = a.value("optimizer-offload"))
         opt.optimizer_offload = parseOffload(*v);
     if (auto v = a.intValue("gbs", 1))
@@ -242,7 +251,7 @@ int cmdPlan(const Args& args)
     const int gbs = opt.global_batch_size.value_or(model.training.global_batch_size);
     const int mbs = opt.micro_batch_size.value_or(model.training.micro_batch_size);
     if (gbs % mbs != 0)
-        throw UsageError("the global batch " + std::to_string(gbs) + " is not a multiple of the micro-batch size "
+        throw UsageError("--gbs: the global batch " + std::to_string(gbs) + " is not a multiple of the micro-batch size (--mbs) "
                          + std::to_string(mbs));
 
     for (const std::string& w : warnings)

@@ -145,6 +145,9 @@ struct CostModel::Impl {
             rho = *profile->router_imbalance;
             rhoFromProfile = true;
         }
+        // An expert gets each token at most once: max over mean load is at most E / k.
+        if (model.num_experts > 0 && model.moe_router_topk > 0)
+            rho = std::min(rho, static_cast<double>(model.num_experts) / model.moe_router_topk);
         moeScale = 1.0 + std::clamp(model.training.imbalance_weight, 0.0, 1.0) * std::max(0.0, rho - 1.0);
 
         devices.reserve(catalog.types().size());
@@ -370,7 +373,7 @@ struct CostModel::Impl {
         double fwdGemm = 0;
         double qkvGemm = 0, fc1Gemm = 0;   // their input-gradient GEMMs hide SP's re-gathers
         if (table) {
-            fwdCompute = table->dense_fwd - (moe ? table->ffn_fwd : 0.0);
+            fwdCompute = std::max(0.0, table->dense_fwd - (moe ? table->ffn_fwd : 0.0));
         } else {
             const double qkv = tpGemm(2 * T * h * (s.q + 2 * s.kv) / tp, true);
             const double proj = tpGemm(2 * T * s.q * h / tp, false);
@@ -419,7 +422,7 @@ struct CostModel::Impl {
         // recomputes the scores in backward (5 matrix products against the forward's 2:
         // Dao et al. 2022, FlashAttention, Algorithm 4), so its backward is 2.5x its forward.
         if (table) {
-            c.bwd.compute = table->dense_bwd - (moe ? table->ffn_bwd : 0.0) + 2.0 * moeF;
+            c.bwd.compute = std::max(0.0, table->dense_bwd - (moe ? table->ffn_bwd : 0.0)) + 2.0 * moeF;
         } else {
             c.bwd.compute = 2.0 * (c.fwd.compute - splitFwd) + splitBwd + (options.fused_attention ? 0.5 * coreF : 0.0);
         }
@@ -961,6 +964,15 @@ Prediction CostModel::estimate(const Plan& plan) const
                 if (std::find(pred.notes.begin(), pred.notes.end(), n) == pred.notes.end())
                     pred.notes.push_back(n);
         pred.used_profile = !pred.notes.empty();
+        // Measured times cannot beat the hardware: more model FLOPs per second than the
+        // devices' peak means the profile does not describe this model or these devices.
+        if (pred.mfu > 1.0) {
+            char buf[200];
+            std::snprintf(buf, sizeof buf,
+                          "the profile's times put this plan at %.0f%% of the devices' peak (MFU above 100%%): "
+                          "check that the profile was measured for this model and these devices", 100 * pred.mfu);
+            pred.notes.insert(pred.notes.begin(), buf);
+        }
         if (!pred.used_profile)
             pred.notes.push_back("the profile has no entry for this plan; every number is an analytic default");
     } else {

@@ -19,28 +19,57 @@ Plan makeUniformPlan(const ModelSpec& model, const Cluster& cluster, const Devic
                            {"--etp", k.etp}, {"--vpp", k.vpp}, {"--mbs", k.micro_batch_size}})
         if (v < 1)
             throw bad(name, "must be a positive integer, got " + std::to_string(v));
-    const int mp = k.tp * k.cp * k.pp;
+    // Each parallel size is at most the device count, so their products below stay in range.
+    for (auto [name, v] : {std::pair<const char*, int>{"--tp", k.tp}, {"--pp", k.pp}, {"--cp", k.cp}, {"--ep", k.ep},
+                           {"--etp", k.etp}})
+        if (v > W)
+            throw bad(name, std::to_string(v) + " exceeds the cluster's " + std::to_string(W) + " devices");
+    const long long mp = 1LL * k.tp * k.cp * k.pp;
     if (W % mp != 0)
         throw bad("--tp", "TP*CP*PP = " + std::to_string(mp) + " does not divide the cluster's " + std::to_string(W)
                               + " devices");
-    const int dp = W / mp;
+    const int dp = static_cast<int>(W / mp);
     const int perStage = W / k.pp;
-    if (perStage % (k.ep * k.etp) != 0)
-        throw bad("--ep", "EP*ETP = " + std::to_string(k.ep * k.etp) + " does not divide the " + std::to_string(perStage)
+    if (perStage % (1LL * k.ep * k.etp) != 0)
+        throw bad("--ep", "EP*ETP = " + std::to_string(1LL * k.ep * k.etp) + " does not divide the " + std::to_string(perStage)
                               + " devices of a stage (TP*CP*DP)");
     if (model.isMoe() && model.num_experts % k.ep != 0)
         throw bad("--ep", "EP = " + std::to_string(k.ep) + " does not divide the model's " + std::to_string(model.num_experts)
                               + " experts");
     if (!model.isMoe() && (k.ep > 1 || k.etp > 1))
         throw bad("--ep", "the model has no experts; EP and ETP must be 1");
-    if (model.num_layers < k.pp * k.vpp)
-        throw bad("--pp", "PP*VPP = " + std::to_string(k.pp * k.vpp) + " exceeds the model's " + std::to_string(model.num_layers)
+    if (k.recompute_layers < 0)
+        throw bad("--recompute-layers", "expected an integer >= 0 (0 = every layer of a rank), got " + std::to_string(k.recompute_layers));
+    if (model.num_layers < 1LL * k.pp * k.vpp)
+        throw bad("--pp", "PP*VPP = " + std::to_string(1LL * k.pp * k.vpp) + " exceeds the model's " + std::to_string(model.num_layers)
                               + " layers");
     if (k.vpp > 1 && k.pp < 2)
         throw bad("--vpp", "an interleaved schedule needs PP >= 2");
+    // Megatron-LM (TransformerConfig, validate_args): without a layout every pipeline rank
+    // holds num_layers / PP layers and each of its VPP model chunks the same share of them.
+    const int layersPerRank = model.num_layers / k.pp;
+    if (!k.layout_given) {
+        if (model.num_layers % k.pp != 0)
+            throw bad("--pp", "the model's " + std::to_string(model.num_layers) + " layers do not split evenly over PP "
+                                  + std::to_string(k.pp) + " (Megatron-LM needs num_layers % PP == 0 unless a pipeline layout "
+                                  "gives the split)");
+        if (layersPerRank % k.vpp != 0)
+            throw bad("--vpp", "the " + std::to_string(layersPerRank) + " layers of each pipeline rank do not split evenly into VPP "
+                                   + std::to_string(k.vpp) + " virtual stages (Megatron-LM needs (num_layers / PP) % VPP == 0)");
+    }
     if (model.num_attention_heads % k.tp != 0)
         throw bad("--tp", "TP = " + std::to_string(k.tp) + " does not divide the " + std::to_string(model.num_attention_heads)
                               + " attention heads");
+    // Context parallelism cuts each sequence into 2 x CP chunks so that every rank gets an
+    // early and a late one (Megatron-Core's load-balanced causal CP).
+    if (k.cp > 1 && model.seq_length % (2 * k.cp) != 0)
+        throw bad("--cp", "CP = " + std::to_string(k.cp) + " needs a sequence length divisible by 2 x CP = "
+                              + std::to_string(2 * k.cp) + ", the model's is " + std::to_string(model.seq_length));
+    // Block recompute of k layers per rank: 1 <= k <= num_layers / PP (TransformerConfig).
+    if (k.recompute == Recompute::Full && k.recompute_layers > layersPerRank)
+        throw bad("--recompute-layers", "expected at most the " + std::to_string(layersPerRank) + " layers of a pipeline rank ("
+                                            + std::to_string(model.num_layers) + " layers over PP " + std::to_string(k.pp)
+                                            + "), got " + std::to_string(k.recompute_layers));
 
     Plan plan;
     plan.name = "megatron (flags)";
@@ -48,15 +77,20 @@ Plan makeUniformPlan(const ModelSpec& model, const Cluster& cluster, const Devic
     plan.global_batch_size = k.global_batch_size > 0 ? k.global_batch_size : model.training.global_batch_size;
     plan.sequence_parallel = k.sequence_parallel;
     plan.distributed_optimizer = k.distributed_optimizer;
-    if (k.optimizer_offload_fraction < 0 || k.optimizer_offload_fraction > 1)
+    if (!(k.optimizer_offload_fraction >= 0 && k.optimizer_offload_fraction <= 1))
         throw bad("--optimizer-offload-fraction", "expected a fraction in [0, 1]");
     plan.optimizer_offload_fraction = k.optimizer_offload_fraction;
     plan.target = Target::Megatron;
-    if (plan.global_batch_size % (dp * k.micro_batch_size) != 0)
-        throw bad("--gbs", "global batch " + std::to_string(plan.global_batch_size) + " is not a multiple of DP x micro-batch = "
-                               + std::to_string(dp * k.micro_batch_size));
+    if (plan.global_batch_size < 1)
+        throw bad("--gbs", "expected a positive global batch size, got " + std::to_string(plan.global_batch_size));
+    // Megatron-LM's microbatch calculator: GBS = MBS x DP x number of micro-batches.
+    const long long perMicrobatch = 1LL * dp * k.micro_batch_size;
+    if (plan.global_batch_size % perMicrobatch != 0)
+        throw bad("--gbs", "the global batch " + std::to_string(plan.global_batch_size)
+                               + " is not a multiple of micro-batch x DP = " + std::to_string(k.micro_batch_size) + " x "
+                               + std::to_string(dp) + " = " + std::to_string(perMicrobatch));
 
-    const int microbatches = plan.global_batch_size / (dp * k.micro_batch_size);
+    const long long microbatches = plan.global_batch_size / perMicrobatch;
     if (k.vpp > 1 && microbatches % k.pp != 0)
         throw bad("--vpp", "the interleaved schedule needs the number of micro-batches (" + std::to_string(microbatches)
                                + ") to be a multiple of PP (" + std::to_string(k.pp) + ")");

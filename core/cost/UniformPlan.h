@@ -22,10 +22,18 @@ struct UniformKnobs {
     bool sequence_parallel = false;
     bool distributed_optimizer = false;
     double optimizer_offload_fraction = 0.0;   // --optimizer-cpu-offload --optimizer-offload-fraction
+    // The run gives its own layer split (--pipeline-model-parallel-layout, or
+    // --decoder-first/last-pipeline-num-layers): the layers need not divide evenly over PP
+    // and VPP, and the remainder goes to the first stages. Without one, Megatron-LM requires
+    // num_layers % PP == 0 and (num_layers / PP) % VPP == 0.
+    bool layout_given = false;
 };
 
 // Throws InputError (where = the flag's name, e.g. "--tp") when the knobs do not fit the
-// cluster or the model.
+// cluster or the model, or break a rule Megatron-LM enforces for them (validate_args and
+// TransformerConfig): CP needs seq_length % (2 CP) == 0, the layers split evenly over PP
+// and VPP (see layout_given), GBS is a multiple of MBS x DP, and block recompute covers at
+// most the layers of a pipeline rank.
 Plan makeUniformPlan(const ModelSpec& model, const Cluster& cluster, const DeviceCatalog& catalog,
                      const UniformKnobs& knobs);
 

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -128,6 +129,9 @@ ModelSpec readModelObject(const JsonNode& n)
         m.moe_router_topk = 2;   // the ModelSpec default; unused by dense models
     if (auto f = n.optChild("moe_layer_freq")) {
         if (f->value().is_array()) {
+            if (f->value().size() != static_cast<std::size_t>(m.num_layers))
+                f->failHere("the pattern has " + std::to_string(f->value().size()) + " entries but num_layers is "
+                            + std::to_string(m.num_layers));
             for (const auto& e : f->elements()) {
                 if (e.value().is_boolean())
                     m.moe_layer_pattern.push_back(e.value().get<bool>() ? 1 : 0);
@@ -612,6 +616,18 @@ std::string finish(Json body, const char* format)
     return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
+double maxRouterImbalance(const ModelSpec& m)
+{
+    return static_cast<double>(m.num_experts) / m.moe_router_topk;
+}
+
+std::string formatBound(double v)
+{
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%g", v);
+    return buf;
+}
+
 bool validHost(const std::string& host)
 {
     if (host.empty() || host.size() > 253 || host.front() == '-' || host.front() == '.')
@@ -672,8 +688,10 @@ Profile readProfile(std::string_view text, const std::string& fileName, Warnings
         c.tokens = e.reqInt64("tokens", 1);
         c.dense_layer_fwd_s = e.reqDouble("dense_layer_fwd_s", 0, true);
         c.dense_layer_bwd_s = e.reqDouble("dense_layer_bwd_s", 0, true);
-        c.ffn_fwd_s = e.optDouble("ffn_fwd_s", 0, 0);
-        c.ffn_bwd_s = e.optDouble("ffn_bwd_s", 0, 0);
+        // The FFN is part of the layer: an MoE layer's time is the layer's minus the FFN's plus
+        // the experts' (docs/cost-model.md section 3.4), so it cannot exceed the layer's.
+        c.ffn_fwd_s = e.optDouble("ffn_fwd_s", 0, 0, false, c.dense_layer_fwd_s);
+        c.ffn_bwd_s = e.optDouble("ffn_bwd_s", 0, 0, false, c.dense_layer_bwd_s);
         p.compute.push_back(std::move(c));
     }
     for (const auto& e : n.array("collectives")) {
@@ -693,8 +711,9 @@ Profile readProfile(std::string_view text, const std::string& fileName, Warnings
         e.warnUnknownKeys({"device_type", "fixed_overhead_gib", "activation_factor"});
         MemoryCalibration m;
         m.device_type = e.reqString("device_type");
-        m.fixed_overhead_gib = e.optDouble("fixed_overhead_gib", 0, 0);
-        m.activation_factor = e.optDouble("activation_factor", 1, 0, true);
+        // Bounds far beyond any device (the largest has 288 GB) and any calibration seen.
+        m.fixed_overhead_gib = e.optDouble("fixed_overhead_gib", 0, 0, false, 1024);
+        m.activation_factor = e.optDouble("activation_factor", 1, 0, true, 100);
         p.memory.push_back(std::move(m));
     }
     if (auto eff = n.optObject("device_efficiency")) {
@@ -702,7 +721,7 @@ Profile readProfile(std::string_view text, const std::string& fileName, Warnings
             p.device_efficiency[it.key()] = eff->reqDouble(it.key(), 0, true, 1.0);
     }
     if (n.has("router_imbalance"))
-        p.router_imbalance = n.reqDouble("router_imbalance", 1.0);
+        p.router_imbalance = n.reqDouble("router_imbalance", 1.0, false, 1e4);   // the model bounds it by E / k
     return p;
 }
 
@@ -739,8 +758,11 @@ Project readProject(std::string_view text, const std::string& fileName, Warnings
         p.search.target = targetAt(s->optChoice("target", kTargetNames, 2));
         p.search.top_k = s->optInt("top_k", p.search.top_k, 1);
         p.search.delta = s->optDouble("delta", p.search.delta, 0);
-        p.search.eta = s->optDouble("eta", p.search.eta, 0, true);
-        p.search.time_limit_s = s->optDouble("time_limit_s", p.search.time_limit_s, 0);
+        if (p.search.delta >= 1)
+            s->fail("delta", "expected a load-balance tolerance in [0, 1), got " + formatBound(p.search.delta));
+        p.search.eta = s->optDouble("eta", p.search.eta, 0, true, 1e6);
+        // Above 1e7 s (four months) a limit means none (search/Search.h).
+        p.search.time_limit_s = s->optDouble("time_limit_s", p.search.time_limit_s, 0, false, 1e7);
         p.search.exact = s->optBool("exact", p.search.exact);
         p.search.optimizer_offload = static_cast<OptimizerOffload>(s->optChoice("optimizer_offload", kOffloadNames, 1));
     }
@@ -842,6 +864,10 @@ void validateModel(const ModelSpec& m, const std::string& file)
             fail(field, "expected a positive integer, got " + std::to_string(v));
     };
     positive("num_layers", m.num_layers);
+    // The search's work grows with the square of the layer count; published models have
+    // at most a few hundred layers.
+    if (m.num_layers > kMaxLayers)
+        fail("num_layers", "expected at most " + std::to_string(kMaxLayers) + " layers, got " + std::to_string(m.num_layers));
     positive("hidden_size", m.hidden_size);
     positive("ffn_hidden_size", m.ffn_hidden_size);
     positive("num_attention_heads", m.num_attention_heads);
@@ -887,6 +913,11 @@ void validateModel(const ModelSpec& m, const std::string& file)
                                                + "), got " + std::to_string(t.global_batch_size));
     if (!(t.router_imbalance >= 1.0) || !std::isfinite(t.router_imbalance))
         fail("training.router_imbalance", "expected a number >= 1 (max over mean expert load), got " + std::to_string(t.router_imbalance));
+    // An expert receives at most every token once, k of E experts per token on average: the
+    // max over mean load is at most E / k.
+    if (m.num_experts > 0 && m.moe_router_topk > 0 && t.router_imbalance > maxRouterImbalance(m))
+        fail("training.router_imbalance", "expected at most num_experts / moe_router_topk = " + formatBound(maxRouterImbalance(m))
+                                              + " (an expert gets each token at most once), got " + formatBound(t.router_imbalance));
     if (!(t.imbalance_weight >= 0.0 && t.imbalance_weight <= 1.0))
         fail("training.imbalance_weight", "expected a number in [0, 1], got " + std::to_string(t.imbalance_weight));
 }
@@ -1011,10 +1042,54 @@ void validatePlanDocument(const PlanDocument& doc, const DeviceCatalog& catalog,
         if (doc.model.num_attention_heads % s.tp != 0)
             throw InputError(file, at + ".tp", "num_attention_heads (" + std::to_string(doc.model.num_attention_heads)
                                                    + ") must be divisible by tp (" + std::to_string(s.tp) + ")");
+        // Megatron-Core splits the key/value heads over TP, or replicates them when TP is a
+        // multiple of the groups (the search's rule, search/SearchSpace.cpp).
+        if (const int g = doc.model.queryGroups(); g > 0 && g % s.tp != 0 && s.tp % g != 0)
+            throw InputError(file, at + ".tp", "num_query_groups (" + std::to_string(g) + ") and tp (" + std::to_string(s.tp)
+                                                   + ") must divide one another");
+        // Context parallelism splits each sequence into 2 x CP chunks (load-balanced causal attention).
+        if (s.cp > 1 && doc.model.seq_length % (2 * s.cp) != 0)
+            throw InputError(file, at + ".cp", "seq_length (" + std::to_string(doc.model.seq_length)
+                                                   + ") must be divisible by 2 x cp (" + std::to_string(2 * s.cp) + ")");
+        // Every stage runs the same micro-batches: dp x micro_batch_size sequences each.
+        const Plan& first = p;
+        if (s.dp * s.micro_batch_size != first.stages.front().dp * first.stages.front().micro_batch_size)
+            throw InputError(file, at + ".micro_batch_size",
+                             "dp x micro_batch_size = " + std::to_string(s.dp * s.micro_batch_size) + " but stage 0 has "
+                                 + std::to_string(first.stages.front().dp * first.stages.front().micro_batch_size)
+                                 + ": every stage must run the same micro-batches");
+        if (s.recompute == Recompute::Full && s.recompute_layers > s.num_layers)
+            throw InputError(file, at + ".recompute_layers", "expected at most the stage's " + std::to_string(s.num_layers)
+                                                                 + " layers (0 = all), got " + std::to_string(s.recompute_layers));
+        if (s.recompute != Recompute::Full && s.recompute_layers != 0)
+            throw InputError(file, at + ".recompute_layers", "only full recompute takes a layer count; got "
+                                                                 + std::to_string(s.recompute_layers) + " with recompute \""
+                                                                 + toString(s.recompute) + "\"");
+        // Interleaved 1F1B: each of the rank's vpp virtual stages holds at least one layer.
+        if (p.vpp > s.num_layers)
+            throw InputError(file, at + ".num_layers", "vpp (" + std::to_string(p.vpp) + ") virtual stages need at least "
+                                                           + std::to_string(p.vpp) + " layers, got " + std::to_string(s.num_layers));
     }
     if (nextLayer != doc.model.num_layers)
         throw InputError(file, "plan.stages", "the stages cover " + std::to_string(nextLayer) + " layers but the model has "
                                                   + std::to_string(doc.model.num_layers));
+    const int perMicrobatch = p.stages.front().dp * p.stages.front().micro_batch_size;
+    if (p.global_batch_size % perMicrobatch != 0)
+        throw InputError(file, "plan.global_batch_size", "must be divisible by dp x micro_batch_size ("
+                                                             + std::to_string(perMicrobatch) + "), got "
+                                                             + std::to_string(p.global_batch_size));
+    for (std::size_t i = 0; i < p.unused.size(); ++i) {
+        const UnusedDevices& u = p.unused[i];
+        const std::string at = "plan.unused[" + std::to_string(i) + "]";
+        const Node* node = doc.cluster.node(u.node);
+        if (!node)
+            throw InputError(file, at + ".node", "no node has id " + std::to_string(u.node));
+        const auto it = used.find(u.node);
+        const int taken = it == used.end() ? 0 : static_cast<int>(std::count(it->second.begin(), it->second.end(), true));
+        if (u.count > node->count - taken)
+            throw InputError(file, at + ".count", "node " + std::to_string(u.node) + " has " + std::to_string(node->count - taken)
+                                                      + " devices the stages do not use, got " + std::to_string(u.count));
+    }
 }
 
 std::string readTextFile(const std::string& path)
@@ -1090,6 +1165,39 @@ void saveFileAtomically(const std::string& path, std::string_view content)
     if (dfd >= 0) {
         ::fsync(dfd);
         ::close(dfd);
+    }
+}
+
+void saveFilesAllOrNothing(const std::vector<std::pair<std::string, std::string>>& files)
+{
+    struct Previous {
+        std::string path;
+        std::optional<std::string> content;   // nullopt: the file did not exist
+    };
+    std::vector<Previous> saved;
+    try {
+        for (const auto& [path, content] : files) {
+            std::error_code ec;
+            Previous prev{path, std::nullopt};
+            if (std::filesystem::exists(path, ec))
+                prev.content = readTextFile(path);
+            saveFileAtomically(path, content);
+            saved.push_back(std::move(prev));
+        }
+    } catch (...) {
+        for (auto it = saved.rbegin(); it != saved.rend(); ++it) {
+            std::error_code ec;
+            if (it->content) {
+                try {
+                    saveFileAtomically(it->path, *it->content);
+                } catch (const std::exception&) {
+                    // The new content stays; the error below is the one to report.
+                }
+            } else {
+                std::filesystem::remove(it->path, ec);
+            }
+        }
+        throw;
     }
 }
 

@@ -17,6 +17,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace hapmoe {
@@ -82,13 +83,21 @@ std::string writeProject(const Project& project);
 // Semantic checks beyond types (heads divisible by query groups, top-k <= experts, a
 // cluster with devices, known device types, ...). Throws InputError for the first problem.
 void validateModel(const ModelSpec& model, const std::string& fileName);
+// The most layers a model may have: the search's work grows with the square of the count.
+constexpr int kMaxLayers = 1024;
 void validateCluster(const Cluster& cluster, const DeviceCatalog& catalog, const std::string& fileName);
 // A plan document's plan against its own model and cluster: stages cover the layers in
 // order, slots exist on nodes of the stage's device type and do not overlap,
-// tp*cp*dp == ep*etp*edp == devices of the stage. Also validates model and cluster.
+// tp*cp*dp == ep*etp*edp == devices of the stage, Megatron's divisibility rules (heads,
+// query groups, experts, sequence over 2 CP, layers over VPP), one micro-batch count for
+// all stages, recompute_layers within the stage, unused devices on real nodes. Also
+// validates model and cluster.
 void validatePlanDocument(const PlanDocument& doc, const DeviceCatalog& catalog, const std::string& fileName);
 
 std::string readTextFile(const std::string& path);           // throws InputError
 void saveFileAtomically(const std::string& path, std::string_view content);  // throws std::runtime_error
+// Saves every file or none: each save is atomic, and when a later one fails the earlier ones
+// are undone (a new file removed, a replaced one restored); rethrows the failure.
+void saveFilesAllOrNothing(const std::vector<std::pair<std::string, std::string>>& files);
 
 } // namespace hapmoe

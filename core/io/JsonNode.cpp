@@ -4,6 +4,8 @@
 #include <cctype>
 #include <cmath>
 #include <sstream>
+#include <string>
+#include <vector>
 
 namespace hapmoe::io {
 
@@ -27,8 +29,72 @@ JsonNode::JsonNode(const nlohmann::json& value, std::string path, const JsonCont
 
 nlohmann::json JsonNode::parse(std::string_view text, const std::string& file)
 {
+    // A key given twice in one object would silently keep the last value; refuse it.
+    // keys[i] holds the keys seen so far in the i-th open object or array (arrays stay empty).
+    std::vector<std::vector<std::string>> keys;
+    std::vector<std::string> path;   // the key each open container was reached by
+    std::string lastKey, duplicate;
+    auto callback = [&](int, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+        using E = nlohmann::json::parse_event_t;
+        switch (event) {
+        case E::object_start:
+        case E::array_start:
+            keys.emplace_back();
+            path.push_back(lastKey);
+            lastKey.clear();
+            break;
+        case E::object_end:
+        case E::array_end:
+            if (!keys.empty()) {
+                keys.pop_back();
+                path.pop_back();
+            }
+            break;
+        case E::key: {
+            lastKey = parsed.get<std::string>();
+            if (!keys.empty() && duplicate.empty()) {
+                auto& seen = keys.back();
+                if (std::find(seen.begin(), seen.end(), lastKey) != seen.end()) {
+                    duplicate = lastKey;
+                    for (std::size_t i = path.size(); i-- > 1;)
+                        if (!path[i].empty()) {
+                            duplicate += "\" in \"" + path[i];
+                            break;
+                        }
+                } else {
+                    seen.push_back(lastKey);
+                }
+            }
+            break;
+        }
+        case E::value:
+            lastKey.clear();
+            break;
+        }
+        return true;
+    };
     try {
-        return nlohmann::json::parse(text.begin(), text.end());
+        nlohmann::json doc = nlohmann::json::parse(text.begin(), text.end(), callback);
+        if (!duplicate.empty())
+            throw InputError(file, "", "malformed JSON: the key \"" + duplicate + "\" appears twice in one object");
+        return doc;
+    } catch (const nlohmann::json::out_of_range& e) {
+        // A number beyond a double ("1e999"): nlohmann names the token but not where it is.
+        std::string what = e.what();
+        std::string token;
+        if (auto a = what.find("parsing '"); a != std::string::npos)
+            if (auto b = what.find('\'', a + 9); b != std::string::npos)
+                token = what.substr(a + 9, b - a - 9);
+        std::string where;
+        if (const auto at = token.empty() ? std::string_view::npos : text.find(token); at != std::string_view::npos) {
+            const auto before = text.substr(0, at);
+            const auto line = 1 + std::count(before.begin(), before.end(), '\n');
+            const auto nl = before.rfind('\n');
+            const auto column = at - (nl == std::string_view::npos ? 0 : nl + 1) + 1;
+            where = "line " + std::to_string(line) + ", column " + std::to_string(column);
+        }
+        throw InputError(file, where, "malformed JSON: the number " + (token.empty() ? std::string("") : token + " ")
+                                          + "is beyond the range of a double");
     } catch (const nlohmann::json::parse_error& e) {
         // nlohmann reports a byte offset; count lines and columns ourselves so the message
         // points where an editor would.

@@ -6,8 +6,10 @@
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
+#include <optional>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 // Line formats: ../shared/reference/megatron-log-format.md (Megatron-LM
 // megatron/training/training.py training_log and report_memory; memory in MB = 2^20 bytes).
@@ -48,6 +50,86 @@ std::string trim(const std::string& s)
     return s.substr(a, b - a + 1);
 }
 
+// The text of the field that follows `key`, up to the next '|' (or the end), trimmed.
+std::string fieldText(const std::string& line, std::size_t keyEnd)
+{
+    const std::size_t bar = line.find('|', keyEnd);
+    return trim(line.substr(keyEnd, bar == std::string::npos ? std::string::npos : bar - keyEnd));
+}
+
+// The whole text as a finite number, or nullopt.
+std::optional<double> finiteNumber(const std::string& text)
+{
+    if (text.empty())
+        return std::nullopt;
+    char* end = nullptr;
+    const double v = std::strtod(text.c_str(), &end);
+    if (end == text.c_str() || *end != '\0' || !std::isfinite(v))
+        return std::nullopt;
+    return v;
+}
+
+// 0.001, 2034.5: three decimals below 10, one above.
+std::string fixedText(double v)
+{
+    std::ostringstream os;
+    os.setf(std::ios::fixed);
+    os.precision(v < 10 ? 3 : 1);
+    os << v;
+    return os.str();
+}
+
+// An iteration of a day or more is not a training run the cost model describes.
+constexpr double kMaxIterationMs = 86'400'000.0;
+
+// Reads the sizes of validate_args' "using world size: ..." line and of the arguments dump.
+void readParallelSizes(const std::string& line, int lineNo, MegatronLog::ParallelSizes& sizes)
+{
+    auto set = [&](int& field, double v) {
+        if (field == 0 && v >= 1 && v <= 1e9 && v == std::floor(v)) {
+            field = static_cast<int>(v);
+            if (sizes.line == 0)
+                sizes.line = lineNo;
+        }
+    };
+    if (const std::size_t at = line.find("using world size:"); at != std::string::npos) {
+        // Comma-separated "name: value" pairs; the names are matched whole, so that
+        // "encoder-tensor-model-parallel size" is not read as the tensor-parallel size.
+        std::istringstream parts(line.substr(at + 6));
+        std::string part;
+        while (std::getline(parts, part, ',')) {
+            const std::size_t colon = part.find(':');
+            if (colon == std::string::npos)
+                continue;
+            const std::string name = trim(part.substr(0, colon));
+            const auto v = finiteNumber(trim(part.substr(colon + 1)));
+            if (!v)
+                continue;
+            if (name == "world size") set(sizes.world, *v);
+            else if (name == "data-parallel size") set(sizes.dp, *v);
+            else if (name == "context-parallel size") set(sizes.cp, *v);
+            else if (name == "tensor-model-parallel size") set(sizes.tp, *v);
+            else if (name == "pipeline-model-parallel size") set(sizes.pp, *v);
+        }
+        return;
+    }
+    // "  world_size ...................................... 32" (print_args)
+    std::istringstream words(line);
+    std::string name, dots, value, extra;
+    if (!(words >> name >> dots >> value) || (words >> extra) || dots.size() < 3
+        || dots.find_first_not_of('.') != std::string::npos)
+        return;
+    const auto v = finiteNumber(value);
+    if (!v)
+        return;
+    if (name == "world_size") set(sizes.world, *v);
+    else if (name == "data_parallel_size") set(sizes.dp, *v);
+    else if (name == "context_parallel_size") set(sizes.cp, *v);
+    else if (name == "tensor_model_parallel_size") set(sizes.tp, *v);
+    else if (name == "pipeline_model_parallel_size") set(sizes.pp, *v);
+    else if (name == "expert_model_parallel_size") set(sizes.ep, *v);
+}
+
 } // namespace
 
 MegatronLog parseMegatronLog(std::string_view text, const std::string& fileName)
@@ -58,30 +140,48 @@ MegatronLog parseMegatronLog(std::string_view text, const std::string& fileName)
     int lineNo = 0;
     while (std::getline(in, line)) {
         ++lineNo;
+        const std::string where = "line " + std::to_string(lineNo);
+        readParallelSizes(line, lineNo, log.sizes);
         // Iteration line: "iteration       20/    1000 | ... | elapsed time per iteration (ms): 1834.2 | ..."
-        if (auto ms = numberAfter(line, "elapsed time per iteration (ms):")) {
+        static const std::string kElapsed = "elapsed time per iteration (ms):";
+        if (const std::size_t k = line.find(kElapsed); k != std::string::npos) {
+            const std::string text = fieldText(line, k + kElapsed.size());
+            const auto ms = finiteNumber(text);
+            if (!ms || *ms <= 0 || *ms > kMaxIterationMs)
+                throw InputError(fileName, where,
+                                 "elapsed time per iteration (ms): expected a positive number of milliseconds, at most "
+                                     + std::to_string(static_cast<long long>(kMaxIterationMs)) + " (one day), got \"" + text
+                                     + "\"");
             MegatronLog::Interval iv;
             iv.elapsed_ms = *ms;
             iv.line = lineNo;
             if (auto it = numberAfter(line, "iteration"))
                 iv.iteration = static_cast<long long>(*it);
             iv.tflops_per_gpu = numberAfter(line, "throughput per GPU (TFLOP/s/GPU):");
-            if (*ms > 0)
-                log.intervals.push_back(iv);
-            else
-                log.warnings.push_back(fileName + ":" + std::to_string(lineNo) + ": iteration time " + std::to_string(*ms) + " ms ignored");
+            log.intervals.push_back(iv);
             continue;
         }
         // Memory report: "[Rank 0] (after 2 iterations) memory (MB) | allocated: ... | max reserved: ..."
         if (line.find("memory (MB)") != std::string::npos && line.find("[Rank") != std::string::npos) {
             MegatronLog::MemoryReport m;
             m.line = lineNo;
-            if (auto r = numberAfter(line, "[Rank")) m.rank = static_cast<int>(*r);
+            if (auto r = numberAfter(line, "[Rank")) m.rank = static_cast<int>(std::clamp(*r, -1.0, 1e9));
             const std::size_t fields = line.find("memory (MB)");
-            m.allocated_mb = numberAfter(line, "| allocated:", fields).value_or(0);
-            m.max_allocated_mb = numberAfter(line, "max allocated:", fields).value_or(0);
-            m.reserved_mb = numberAfter(line, "| reserved:", fields).value_or(0);
-            m.max_reserved_mb = numberAfter(line, "max reserved:", fields).value_or(0);
+            // A field that is there must hold a number of MB >= 0.
+            auto mb = [&](const std::string& key, const std::string& name) {
+                const std::size_t at = line.find(key, fields);
+                if (at == std::string::npos)
+                    return 0.0;
+                const std::string text = fieldText(line, at + key.size());
+                const auto v = finiteNumber(text);
+                if (!v || *v < 0)
+                    throw InputError(fileName, where, name + " (MB): expected a number >= 0, got \"" + text + "\"");
+                return *v;
+            };
+            m.allocated_mb = mb("| allocated:", "allocated");
+            m.max_allocated_mb = mb("max allocated:", "max allocated");
+            m.reserved_mb = mb("| reserved:", "reserved");
+            m.max_reserved_mb = mb("max reserved:", "max reserved");
             if (m.max_reserved_mb > 0 || m.max_allocated_mb > 0)
                 log.memory.push_back(m);
             continue;
@@ -140,6 +240,35 @@ CalibrationResult calibrateFromLog(const MegatronLog& log, const PlanDocument& d
     r.profile.name = "calibrated from " + logFile;
     r.profile.source = "hapmoe calibrate: Megatron-LM log " + logFile + " with plan \"" + plan.name + "\"";
 
+    if (log.intervals.empty())
+        throw InputError(logFile, "", "no \"elapsed time per iteration (ms)\" line: not a Megatron-LM training log");
+
+    // The sizes the run states must be the plan's: a log of another run calibrates nothing.
+    const MegatronLog::ParallelSizes& sizes = log.sizes;
+    const std::string sizesAt = "line " + std::to_string(sizes.line);
+    auto mismatch = [&](const std::string& what, int logged, int planned) {
+        throw InputError(logFile, sizesAt, "the run has " + what + " " + std::to_string(logged) + ", the plan \"" + plan.name
+                                               + "\" has " + what + " " + std::to_string(planned)
+                                               + ": expected the log of a run of this plan");
+    };
+    if (sizes.world > 0 && sizes.world != plan.numDevices())
+        mismatch("world size", sizes.world, plan.numDevices());
+    if (sizes.pp > 0 && sizes.pp != plan.pp())
+        mismatch("pipeline-model-parallel size", sizes.pp, plan.pp());
+    // TP, CP, DP and EP are one number per run only when every stage has the same.
+    auto same = [&](int StagePlan::*field) {
+        for (const StagePlan& st : plan.stages)
+            if (st.*field != plan.stages.front().*field)
+                return 0;
+        return plan.stages.front().*field;
+    };
+    for (auto [logged, field, what] : {std::tuple{sizes.tp, &StagePlan::tp, "tensor-model-parallel size"},
+                                       std::tuple{sizes.cp, &StagePlan::cp, "context-parallel size"},
+                                       std::tuple{sizes.dp, &StagePlan::dp, "data-parallel size"},
+                                       std::tuple{sizes.ep, &StagePlan::ep, "expert-model-parallel size"}})
+        if (const int planned = same(field); logged > 0 && planned > 0 && logged != planned)
+            mismatch(what, logged, planned);
+
     // The first interval includes start-up work (reference log format); use the later ones.
     std::vector<MegatronLog::Interval> used(log.intervals.begin() + (log.intervals.size() > 1 ? 1 : 0), log.intervals.end());
     if (log.intervals.size() == 1)
@@ -150,10 +279,21 @@ CalibrationResult calibrateFromLog(const MegatronLog& log, const PlanDocument& d
     r.intervals_used = static_cast<int>(used.size());
     r.measured_iteration_s = sum / static_cast<double>(used.size()) / 1000.0;
 
-    {
-        const CostModel before(doc.model, doc.cluster, catalog, base);
-        r.predicted_before_s = before.estimate(plan).iteration_time_s;
-    }
+    const CostModel before(doc.model, doc.cluster, catalog, base);
+    const Prediction predictedBefore = before.estimate(plan);
+    r.predicted_before_s = predictedBefore.iteration_time_s;
+
+    // No iteration is shorter than the model's FLOPs over the plan's devices at their peak
+    // (MFU 1): MFU = FLOPs / (T x sum of peaks), so that time is the prediction's MFU x T.
+    const double fastestS = predictedBefore.mfu * predictedBefore.iteration_time_s;
+    if (fastestS > 0 && std::isfinite(fastestS))
+        for (const auto& iv : used)
+            if (iv.elapsed_ms / 1000.0 < fastestS)
+                throw InputError(logFile, "line " + std::to_string(iv.line),
+                                 "elapsed time per iteration " + fixedText(iv.elapsed_ms) + " ms is shorter than the "
+                                     + fixedText(fastestS * 1000) + " ms the plan's " + std::to_string(plan.numDevices())
+                                     + " devices need for the model's FLOPs at their peak: expected at least "
+                                     + fixedText(fastestS * 1000) + " ms (is the log from this plan's run?)");
 
     // Router imbalance rho = max_i |T_i| / mean_j |T_j| per layer (paper section 3.2),
     // averaged over the layers: every MoE layer's slowest expert adds to the critical path.
@@ -245,14 +385,21 @@ CalibrationResult calibrateFromLog(const MegatronLog& log, const PlanDocument& d
             rank += st.numDevices();
         }
         for (const auto& m : log.memory) {
-            if (m.rank < 0 || m.rank >= rank) {
-                r.notes.push_back("memory report of rank " + std::to_string(m.rank) + " is outside the plan's " + std::to_string(rank)
-                                  + " ranks; ignored");
-                continue;
-            }
+            const std::string at = "line " + std::to_string(m.line);
+            if (m.rank < 0 || m.rank >= rank)
+                throw InputError(logFile, at, "memory report of rank " + std::to_string(m.rank) + ": expected a rank of the plan, 0 to "
+                                                  + std::to_string(rank - 1) + " (is the log from this plan's run?)");
             std::size_t s2 = 0;
             while (s2 + 1 < rankStart.size() && rankStart[s2 + 1] <= m.rank) ++s2;
-            const double mb = m.max_reserved_mb > 0 ? m.max_reserved_mb : m.max_allocated_mb;
+            const bool reserved = m.max_reserved_mb > 0;
+            const double mb = reserved ? m.max_reserved_mb : m.max_allocated_mb;
+            // A device holds at most its memory; more is a broken line, not a measurement.
+            const double capacity = s2 < predictedBefore.stages.size() ? predictedBefore.stages[s2].memory.capacity : 0;
+            if (capacity > 0 && mb * 1024.0 * 1024.0 > capacity)
+                throw InputError(logFile, at, std::string(reserved ? "max reserved" : "max allocated") + " (MB): expected at most "
+                                                  + fixedText(capacity / (1024.0 * 1024.0)) + ", the memory of a device of pipeline stage "
+                                                  + std::to_string(s2) + " (" + plan.stages[s2].device_type + "), got "
+                                                  + fixedText(mb));
             measured[s2] = std::max(measured[s2], mb * 1024.0 * 1024.0);
         }
         std::map<std::string, std::pair<double, int>> diff;   // type -> (sum of new overhead, count)

@@ -29,6 +29,15 @@ struct MegatronLog {
         double allocated_mb = 0, max_allocated_mb = 0, reserved_mb = 0, max_reserved_mb = 0;
         int line = 0;
     };
+    // What the run says about its size, from validate_args' "using world size: 32,
+    // data-parallel size: 8, context-parallel size: 1, ..., tensor-model-parallel size: 1,
+    // pipeline-model-parallel size: 4" or the arguments dump ("  world_size ....... 32");
+    // 0 = not stated.
+    struct ParallelSizes {
+        int world = 0, dp = 0, cp = 0, tp = 0, pp = 0, ep = 0;
+        int line = 0;   // where the first of them was read
+    };
+    ParallelSizes sizes;
     std::vector<Interval> intervals;
     std::vector<MemoryReport> memory;
     // Timers ("forward-backward", "optimizer", ...): (min, max) across ranks in ms, last seen.
@@ -38,7 +47,9 @@ struct MegatronLog {
     std::vector<std::string> warnings;
 };
 
-// Throws InputError when the log has no iteration line.
+// Throws InputError (where = "line N") when the log has no iteration line, or when a line
+// it reads holds a value no run can have: an iteration time that is not a positive number
+// of at most a day, a memory figure that is negative or not a number.
 MegatronLog parseMegatronLog(std::string_view text, const std::string& fileName);
 
 struct StageMemoryCheck {
@@ -63,7 +74,11 @@ struct CalibrationResult {
 };
 
 // Calibrates against the plan the log was produced with. The base profile (if any) is kept
-// and extended; its device efficiencies are replaced.
+// and extended; its device efficiencies are replaced. Throws InputError (file = logFile,
+// where = "line N") when the log cannot come from a run of this plan: a world size or
+// parallel size the log states that differs from the plan's, a memory report of a rank the
+// plan does not have or above its device's capacity, an iteration faster than the plan's
+// devices could compute the model's FLOPs at their peak.
 CalibrationResult calibrateFromLog(const MegatronLog& log, const PlanDocument& doc, const DeviceCatalog& catalog,
                                    const std::string& logFile, const Profile* base = nullptr);
 

@@ -193,7 +193,8 @@ private:
         }
         if (auto n = toInt(v); n && *n >= 1 && *n <= 1000000)
             return static_cast<int>(*n);
-        warn(at() + option + " " + value + " is not a number; " + std::to_string(fallback) + " is assumed");
+        warn(at() + option + " " + value + ": expected an integer from 1 to 1000000; " + std::to_string(fallback)
+             + " is assumed");
         return fallback;
     }
 
@@ -314,6 +315,7 @@ private:
             if (m_flags.count(flag.name) && mappedFlags().count(flag.name))
                 warn(at() + flag.name + " is given more than once; the last value is used");
             m_flags[flag.name] = flag.values;
+            m_out.given_flags.insert(flag.name);
             if (!mappedFlags().count(flag.name))
                 m_out.other_flags.push_back(std::move(flag));
         }
@@ -335,13 +337,19 @@ private:
 
     int intFlag(const std::string& name, int fallback, int min = 1)
     {
+        constexpr int kMax = 100000000;
+        const bool given = has(name);
         const auto v = str(name);
-        if (!v)
+        if (!v) {
+            if (given)
+                m_out.invalid_values.push_back({name, "", "an integer from " + std::to_string(min) + " to " + std::to_string(kMax)});
             return fallback;
+        }
         const auto n = toInt(*v);
-        if (!n || *n < min || *n > 100000000) {
-            warn(at() + name + " " + *v + " is not an integer >= " + std::to_string(min) + "; "
-                 + std::to_string(fallback) + " is used");
+        if (!n || *n < min || *n > kMax) {
+            const std::string expected = "an integer from " + std::to_string(min) + " to " + std::to_string(kMax);
+            warn(at() + name + " " + *v + ": expected " + expected + "; " + std::to_string(fallback) + " is used");
+            m_out.invalid_values.push_back({name, *v, expected});
             return fallback;
         }
         return static_cast<int>(*n);
@@ -547,13 +555,83 @@ ImportedScript importMegatronScriptFile(const std::string& path)
     return importMegatronScript(readTextFile(path), path);
 }
 
+namespace {
+
+// The flag that sets a field of the model (a path of validateModel without "model.").
+std::string flagOfModelField(const std::string& field)
+{
+    static const std::map<std::string, std::string> flags = {
+        {"num_layers", "--num-layers"},
+        {"hidden_size", "--hidden-size"},
+        {"ffn_hidden_size", "--ffn-hidden-size"},
+        {"num_attention_heads", "--num-attention-heads"},
+        {"num_query_groups", "--num-query-groups"},
+        {"kv_channels", "--kv-channels"},
+        {"vocab_size", "--vocab-size"},
+        {"seq_length", "--seq-length"},
+        {"max_position_embeddings", "--max-position-embeddings"},
+        {"num_experts", "--num-experts"},
+        {"moe_ffn_hidden_size", "--moe-ffn-hidden-size"},
+        {"moe_router_topk", "--moe-router-topk"},
+        {"moe_layer_freq", "--moe-layer-freq"},
+        {"moe_shared_expert_intermediate_size", "--moe-shared-expert-intermediate-size"},
+        {"training.micro_batch_size", "--micro-batch-size"},
+        {"training.global_batch_size", "--global-batch-size"}};
+    auto it = flags.find(field);
+    return it == flags.end() ? std::string() : it->second;
+}
+
+// The flag behind a field of a plan stage or of the plan (the last part of a path of
+// validatePlanDocument), when one flag sets it.
+std::string flagOfPlanField(const std::string& path)
+{
+    static const std::map<std::string, std::string> flags = {
+        {"tp", "--tensor-model-parallel-size"},
+        {"cp", "--context-parallel-size"},
+        {"ep", "--expert-model-parallel-size"},
+        {"etp", "--expert-tensor-parallel-size"},
+        {"recompute_layers", "--recompute-num-layers"},
+        {"micro_batch_size", "--micro-batch-size"},
+        {"global_batch_size", "--global-batch-size"},
+        {"optimizer_offload_fraction", "--optimizer-offload-fraction"}};
+    const std::size_t dot = path.rfind('.');
+    auto it = flags.find(dot == std::string::npos ? path : path.substr(dot + 1));
+    return it == flags.end() ? std::string() : it->second;
+}
+
+} // namespace
+
+void validateScriptModel(const ImportedScript& script)
+{
+    const std::string& file = script.file;
+    if (!script.invalid_values.empty()) {
+        const InvalidFlagValue& bad = script.invalid_values.front();
+        throw InputError(file, bad.flag, bad.value.empty() ? "has no value; expected " + bad.expected
+                                                           : "expected " + bad.expected + ", got \"" + bad.value + "\"");
+    }
+    for (const char* required : {"--num-layers", "--hidden-size", "--num-attention-heads", "--seq-length"})
+        if (!script.given_flags.count(required))
+            throw InputError(file, required, "missing: Megatron-LM needs it (a positive integer) and the launch command does not give it");
+    try {
+        validateModel(script.model, file);
+    } catch (const InputError& e) {
+        const std::string field = e.where().rfind("model.", 0) == 0 ? e.where().substr(6) : e.where();
+        const std::string flag = flagOfModelField(field);
+        if (flag.empty())
+            throw;
+        std::string detail = e.detail();
+        if (!script.given_flags.count(flag))
+            detail += " (the script does not give " + flag + ", so this is the value assumed for it)";
+        throw InputError(file, flag, detail);
+    }
+}
+
 Plan planFromScript(const ImportedScript& script, const Cluster& cluster, const DeviceCatalog& catalog)
 {
     const ParallelConfig& p = script.parallel;
     const ModelSpec& m = script.model;
     const std::string& file = script.file;
-    if (m.num_layers < 1)
-        throw InputError(file, "--num-layers", "the script does not give the number of layers");
+    validateScriptModel(script);
     // Nodes in node-rank order: NODE_HOSTS when the script names them, else the cluster's order.
     std::vector<const Node*> nodes;
     if (!script.node_hosts.empty()) {
@@ -581,17 +659,17 @@ Plan planFromScript(const ImportedScript& script, const Cluster& cluster, const 
                                  + std::to_string(nodes[static_cast<std::size_t>(r)]->count) + " devices, the script starts "
                                  + std::to_string(nproc) + " processes per node");
     const int world = script.nnodes * nproc;
-    const int modelSize = p.tp * p.pp * p.cp;
+    const long long modelSize = 1LL * p.tp * p.pp * p.cp;
     if (world < 1 || modelSize < 1 || world % modelSize != 0)
         throw InputError(file, "--tensor-model-parallel-size",
                          "world size " + std::to_string(world) + " is not divisible by TP*PP*CP = " + std::to_string(modelSize));
-    const int dp = world / modelSize;
+    const int dp = static_cast<int>(world / modelSize);
     const int etp = p.etp > 0 ? p.etp : p.tp;
     const int perStage = world / p.pp;
-    if (perStage % (p.ep * etp) != 0)
+    if (perStage % (1LL * p.ep * etp) != 0)
         throw InputError(file, "--expert-model-parallel-size",
                          "world size " + std::to_string(world) + " is not divisible by ETP*EP*PP = "
-                             + std::to_string(etp * p.ep * p.pp));
+                             + std::to_string(1LL * etp * p.ep * p.pp));
     std::vector<int> split = p.layer_split;
     if (split.empty()) {
         if (m.num_layers % p.pp != 0)
@@ -648,6 +726,18 @@ Plan planFromScript(const ImportedScript& script, const Cluster& cluster, const 
             plan.unused.push_back({node->id, node->count, "not started by the script (--nnodes " + std::to_string(script.nnodes) + ")"});
         else if (node->count > nproc)
             plan.unused.push_back({node->id, node->count - nproc, "the script starts " + std::to_string(nproc) + " processes per node"});
+    }
+    // The rules of a plan document (batch, layers, recompute, devices), with the script's
+    // flag named where one flag sets the field. The cluster is the caller's, checked apart
+    // so that its problems are not put on the script.
+    validateCluster(cluster, catalog, "");
+    try {
+        validatePlanDocument(PlanDocument{m, cluster, plan, std::nullopt, std::nullopt}, catalog, file);
+    } catch (const InputError& e) {
+        const std::string flag = flagOfPlanField(e.where());
+        throw InputError(file, flag.empty() ? e.where() : flag + " (" + e.where() + ")",
+                         "the script's configuration on " + (cluster.name.empty() ? std::string("the cluster") : cluster.name)
+                             + ": " + e.detail());
     }
     return plan;
 }

@@ -9,6 +9,7 @@
 #include "plan/Plan.h"
 #include "util/InputError.h"
 
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -37,6 +38,14 @@ struct ParallelConfig {
                                         // first/last-stage flags; empty = even split
 };
 
+// A mapped flag whose value could not be used; the field kept its default (and a warning
+// says so). validateScriptModel and planFromScript refuse a script with one.
+struct InvalidFlagValue {
+    std::string flag;       // "--hidden-size"
+    std::string value;      // as given ("" when the flag had no value)
+    std::string expected;   // "an integer from 1 to 100000000"
+};
+
 struct ImportedScript {
     std::string file;
     ModelSpec model;
@@ -49,23 +58,36 @@ struct ImportedScript {
     std::vector<ScriptFlag> other_flags;      // every flag not mapped to the model/parallel config
     std::vector<std::string> environment;     // "NAME=value" exports seen
     std::vector<std::string> warnings;        // unknown flags, unexpanded values, ...
+    std::vector<InvalidFlagValue> invalid_values;   // mapped flags with values that could not be read
+    std::set<std::string> given_flags;        // every flag of the entry script, by name
     std::vector<std::string> node_hosts;      // NODE_HOSTS=( ... ): node-rank order, when given
     std::string master_addr;
     std::string master_port;
     int command_line = 0;                     // line of the launch command in the script
 };
 
+// Reads the script as it is: a flag it cannot map or a value it cannot read is a warning
+// (and an entry of invalid_values), so that an editor can show what was recovered.
 ImportedScript importMegatronScript(std::string_view text, const std::string& fileName);
 // Reads the file (InputError when it cannot) and imports it.
 ImportedScript importMegatronScriptFile(const std::string& path);
 
+// The script's model checked as a hapmoe.model is (validateModel): no unreadable value of
+// a mapped flag, the flags Megatron-LM requires (--num-layers, --hidden-size,
+// --num-attention-heads, --seq-length), and every rule of validateModel. Throws InputError
+// with the script file and the flag (where = "--hidden-size"), not the model's JSON path.
+void validateScriptModel(const ImportedScript& script);
+
 // The imported configuration as a uniform Megatron-style plan placed on the cluster in
-// node order (what the user runs today). Throws InputError when it does not fit.
+// node order (what the user runs today). Validates the model first (validateScriptModel),
+// then the plan as validatePlanDocument does; throws InputError naming the script and
+// the flag when it does not fit.
 Plan planFromScript(const ImportedScript& script, const Cluster& cluster,
                     const DeviceCatalog& catalog);
 
 // What `--script FILE` gives a command: the script's model and its current configuration
-// on the cluster (estimate uses the plan; plan passes it as SearchOptions::current).
+// on the cluster (estimate uses the plan; plan passes it as SearchOptions::current), both
+// checked by planFromScript.
 struct ScriptConfiguration {
     ImportedScript script;
     ModelSpec model;

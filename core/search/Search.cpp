@@ -575,7 +575,8 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
     control.cancel = cancel;
     control.progress = progress;
     control.runs_total = 0;
-    if (options.time_limit_s > 0) {
+    // A limit beyond 1e7 s (four months) means none; it would overflow the clock's nanoseconds.
+    if (options.time_limit_s > 0 && options.time_limit_s <= 1e7) {
         control.has_deadline = true;
         control.deadline = t0 + std::chrono::microseconds(static_cast<long long>(options.time_limit_s * 1e6));
     }

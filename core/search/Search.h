@@ -30,7 +30,7 @@ struct SearchOptions {
     double delta = 0.2;                   // load-balance tolerance
     double eta = 2.0;                     // heterogeneous communication threshold
     int top_k = 1;                        // distinct plans to return
-    double time_limit_s = 0;              // 0 = none; else return the best so far
+    double time_limit_s = 0;              // 0 (or above 1e7) = none; else return the best so far
     int threads = 0;                      // 0 = hardware concurrency
     std::optional<int> global_batch_size; // default: the model's training spec
     std::optional<int> micro_batch_size;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <set>
+#include <unordered_map>
 
 namespace hapmoe {
 
@@ -10,13 +11,18 @@ const std::vector<Knob> SearchSpace::s_none;
 
 namespace {
 
+// Ascending; O(sqrt n), as clusters of tens of thousands of devices have as many group sizes.
 std::vector<int> divisorsOf(int n)
 {
-    std::vector<int> out;
-    for (int i = 1; i <= n; ++i)
-        if (n % i == 0)
-            out.push_back(i);
-    return out;
+    std::vector<int> low, high;
+    for (int i = 1; static_cast<long long>(i) * i <= n; ++i)
+        if (n % i == 0) {
+            low.push_back(i);
+            if (i != n / i)
+                high.push_back(n / i);
+        }
+    low.insert(low.end(), high.rbegin(), high.rend());
+    return low;
 }
 
 std::string lower(std::string s)
@@ -31,7 +37,9 @@ std::string lower(std::string s)
 SearchSpace::SearchSpace(const ModelSpec& model, const Cluster& cluster, const DeviceCatalog& catalog)
     : m_model(model), m_cluster(cluster), m_catalog(catalog)
 {
+    std::unordered_map<int, const Node*> byId;   // Cluster::node is a linear scan
     for (const Node& node : cluster.nodes) {
+        byId.emplace(node.id, &node);
         if (node.count <= 0)
             continue;
         const DeviceType* dt = catalog.find(node.device_type);
@@ -56,9 +64,9 @@ SearchSpace::SearchSpace(const ModelSpec& model, const Cluster& cluster, const D
         TypeInfo& ti = m_types[t];
         ti.min_node = *std::min_element(ti.node_counts.begin(), ti.node_counts.end());
         ti.regular = true;
-        const Node* first = cluster.node(ti.node_ids.front());
+        const Node* first = byId.at(ti.node_ids.front());
         for (int id : ti.node_ids) {
-            const Node* n = cluster.node(id);
+            const Node* n = byId.at(id);
             if (!n || !first || n->count != first->count || n->nics != first->nics || n->nic_gbit != first->nic_gbit
                 || n->host_memory_gib != first->host_memory_gib || n->host_link_gbytes_per_s != first->host_link_gbytes_per_s)
                 ti.regular = false;
@@ -67,12 +75,18 @@ SearchSpace::SearchSpace(const ModelSpec& model, const Cluster& cluster, const D
         for (int c : ti.node_counts)
             for (int d : divisorsOf(c))
                 sizes.insert(d);
-        // Whole consecutive nodes.
-        for (std::size_t a = 0; a < ti.node_counts.size(); ++a) {
-            int sum = 0;
-            for (std::size_t b = a; b < ti.node_counts.size(); ++b) {
-                sum += ti.node_counts[b];
-                sizes.insert(sum);
+        // Whole consecutive nodes: with equal nodes the multiples of one node (linear in the
+        // node count), otherwise every run's sum.
+        if (std::all_of(ti.node_counts.begin(), ti.node_counts.end(), [&](int c) { return c == ti.node_counts.front(); })) {
+            for (std::size_t k = 1; k <= ti.node_counts.size(); ++k)
+                sizes.insert(static_cast<int>(k) * ti.node_counts.front());
+        } else {
+            for (std::size_t a = 0; a < ti.node_counts.size(); ++a) {
+                int sum = 0;
+                for (std::size_t b = a; b < ti.node_counts.size(); ++b) {
+                    sum += ti.node_counts[b];
+                    sizes.insert(sum);
+                }
             }
         }
         m_sizes[t].assign(sizes.begin(), sizes.end());
@@ -152,10 +166,11 @@ void SearchSpace::buildKnobs(int type, int d)
 
 const std::vector<Knob>& SearchSpace::knobs(int type, int d) const
 {
-    for (const auto& [size, list] : m_knobs[static_cast<std::size_t>(type)])
-        if (size == d)
-            return list;
-    return s_none;
+    // Built in ascending size order (the sizes come from a std::set).
+    const auto& bySize = m_knobs[static_cast<std::size_t>(type)];
+    const auto it = std::lower_bound(bySize.begin(), bySize.end(), d,
+                                     [](const auto& entry, int size) { return entry.first < size; });
+    return it != bySize.end() && it->first == d ? it->second : s_none;
 }
 
 std::vector<DeviceSlot> SearchSpace::slots(int type, int start, int d) const

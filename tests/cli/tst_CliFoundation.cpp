@@ -50,6 +50,9 @@ private slots:
     void badInputCorpus();
     void validateMissingFile();
     void validateMixedKeepsGoing();
+    void repeatedOptionIsRefused();
+    void numbersSayWhatIsExpected();
+    void timeLimitBeyondMeaningIsNoLimit();
 };
 
 void tst_CliFoundation::helpAndVersion()
@@ -211,6 +214,58 @@ void tst_CliFoundation::validateMixedKeepsGoing()
     QCOMPARE(r.exitCode, 2);
     QCOMPARE(r.out.count(": ok ("), 2);
     QVERIFY(r.err.contains("model.moe_router_topk"));
+}
+
+void tst_CliFoundation::repeatedOptionIsRefused()
+{
+    // Every option takes one value; the second is not silently the one used.
+    const Run r = hapmoe({"estimate", "--model", "llama2-7b", "--cluster", "A100:1x8", "--tp", "2", "--tp", "4"});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("option --tp is given twice (\"2\" and \"4\"); give it once"), qPrintable(r.err));
+    const Run eq = hapmoe({"plan", "--model", "mixtral-s", "--cluster=16-1-h", "--cluster", "16-1"});
+    QCOMPARE(eq.exitCode, 2);
+    QVERIFY2(eq.err.contains("option --cluster is given twice"), qPrintable(eq.err));
+    QTemporaryDir tmp;
+    const Run o = hapmoe({"plan", "--model", "mixtral-s", "--cluster", "16-1-h", "-o", tmp.filePath("a.json"), "-o",
+                          tmp.filePath("b.json")});
+    QCOMPARE(o.exitCode, 2);
+    QVERIFY2(o.err.contains("option -o is given twice"), qPrintable(o.err));
+    QVERIFY(QDir(tmp.path()).isEmpty());
+}
+
+void tst_CliFoundation::numbersSayWhatIsExpected()
+{
+    // The int range is the problem, and the message says so.
+    Run r = hapmoe({"estimate", "--model", "llama2-7b", "--cluster", "A100:1x8", "--gbs", "2147483648"});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("--gbs: expected an integer from 1 to 1000000000, got \"2147483648\" (too large)"), qPrintable(r.err));
+    r = hapmoe({"estimate", "--model", "llama2-7b", "--cluster", "A100:1x8", "--tp", "0"});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("--tp: expected an integer from 1 to 1000000000, got \"0\" (too small)"), qPrintable(r.err));
+    // Bounds are printed as written (">= 0", not ">= 0.000000"); infinity is not a number here.
+    r = hapmoe({"plan", "--model", "mixtral-s", "--cluster", "16-1-h", "--delta", "-1"});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("--delta: expected a finite number >= 0, got \"-1\""), qPrintable(r.err));
+    QVERIFY(!r.err.contains("0.000000"));
+    for (const char* v : {"inf", "-inf", "nan", "1e400"}) {
+        r = hapmoe({"plan", "--model", "mixtral-s", "--cluster", "16-1-h", "--time-limit", v});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(QStringLiteral("--time-limit: expected a finite number >= 0, got \"%1\"").arg(v)), qPrintable(r.err));
+    }
+    // A positive denormal is a positive number: accepted (a delta of 5e-324 is no tolerance).
+    r = hapmoe({"plan", "--model", "mixtral-s", "--cluster", "16-1-h", "--delta", "5e-324"});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+}
+
+void tst_CliFoundation::timeLimitBeyondMeaningIsNoLimit()
+{
+    // Above 1e7 s a limit means nothing: the search runs to the end instead of stopping at once.
+    for (const char* v : {"1e10", "1e300"}) {
+        const Run r = hapmoe({"plan", "--model", "mixtral-s", "--cluster", "16-1-h", "--time-limit", v});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(r.out.startsWith("HAPMoE plan for Mixtral-S on 16-1-h"), qPrintable(r.out));
+        QVERIFY2(!r.out.contains("time limit reached"), qPrintable(r.out));
+    }
 }
 
 QTEST_GUILESS_MAIN(tst_CliFoundation)

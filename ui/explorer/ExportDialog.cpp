@@ -173,13 +173,16 @@ QString ExportDialog::saveLauncher(const QString& path) const
     if (!m_result.ok)
         return tr("The plan cannot run on this target: %1").arg(QString::fromStdString(m_result.refusal));
     try {
-        saveFileAtomically(path.toStdString(), m_result.script);
-        QFile::setPermissions(path, QFile::permissions(path) | QFileDevice::ExeOwner | QFileDevice::ExeGroup | QFileDevice::ExeOther);
+        // The launcher and its hostfile together or neither: a launcher naming a hostfile that
+        // was never written would fail on the cluster.
+        std::vector<std::pair<std::string, std::string>> files{{path.toStdString(), m_result.script}};
         if (!m_result.hostfile.empty()) {
             const QFileInfo info(path);
             const QString hostfile = info.dir().filePath(info.completeBaseName() + QStringLiteral(".hostfile"));
-            saveFileAtomically(hostfile.toStdString(), m_result.hostfile);
+            files.emplace_back(hostfile.toStdString(), m_result.hostfile);
         }
+        saveFilesAllOrNothing(files);
+        QFile::setPermissions(path, QFile::permissions(path) | QFileDevice::ExeOwner | QFileDevice::ExeGroup | QFileDevice::ExeOther);
     } catch (const std::exception& e) {
         return QString::fromStdString(e.what());
     }

@@ -327,6 +327,9 @@ void PlanExplorerWidget::updateViews()
                    : tr(" (%1 GiB per node)").arg(pred.host_memory_per_node_gib, 0, 'f', 0));
     if (!pred.feasible)
         title += tr(" · <span style='color:#c62828'>%1</span>").arg(QString::fromStdString(pred.infeasible_reason).toHtmlEscaped());
+    if (pred.mfu > 1.0)   // only a profile measured elsewhere can claim more than the peak (CostModel.cpp)
+        title += tr(" · <span style='color:#c62828'>MFU %1%: the profile does not describe this model or these devices</span>")
+                     .arg(qRound(100 * pred.mfu));
     d->planTitle->setText(title);
     d->partition->setPlan(plan, pred, tl.bottleneck);
     d->timeline->setTimeline(tl);

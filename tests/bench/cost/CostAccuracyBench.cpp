@@ -163,6 +163,9 @@ int main(int argc, char** argv)
         k.distributed_optimizer = p.contains("distributed_optimizer") && p["distributed_optimizer"].is_boolean()
             ? p["distributed_optimizer"].get<bool>()
             : true;
+        // Megatron-LM runs layers that do not split evenly over PP x VPP (Qwen3-235B: 94 on
+        // 8 x 4) only with a pipeline layout, so such a published run gave one.
+        k.layout_given = model.num_layers % (k.pp * k.vpp) != 0;
 
         CostOptions opt;
         if (korthikanti) {

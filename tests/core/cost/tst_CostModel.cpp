@@ -137,6 +137,7 @@ private slots:
     void dispatchVolumeEq3();
     void outputLayerAndFusedAttention();
     void imbalanceScalesMoePath();
+    void imbalanceCappedAtExpertsOverTopk();
     void recomputeOrdering();
     void crossVendorSendUsesBridge();
     void infeasibleSaysStageAndShortfall();
@@ -533,6 +534,28 @@ void TestCostModel::imbalanceScalesMoePath()
     QVERIFY(std::fabs(b / a - 1.25) < 1e-12);
 }
 
+void TestCostModel::imbalanceCappedAtExpertsOverTopk()
+{
+    // Mixtral 8x7B: 8 experts, top-2. The busiest expert gets at most every token once, so
+    // rho <= E / k = 4; a profile's rho of 100 costs what rho = 4 costs.
+    const ModelSpec m = mixtral8x7b();
+    const Cluster c = nodesOf("H800", 1);
+    StagePlan st = stageOn("H800", 0, 8, 1);
+    st.ep = 8;
+    st.etp = 1;
+    st.edp = 1;
+    auto withRho = [&](double rho) {
+        Profile p;
+        p.router_imbalance = rho;
+        const CostModel cm(m, c, DeviceCatalog::builtin(), &p);
+        return oneLayer(cm, st, false);
+    };
+    const StageEstimate four = withRho(4.0), hundred = withRho(100.0), two = withRho(2.0);
+    QCOMPARE(hundred.t_fwd, four.t_fwd);
+    QCOMPARE(hundred.memory.activations, four.memory.activations);
+    QVERIFY(two.t_fwd < four.t_fwd);
+}
+
 void TestCostModel::recomputeOrdering()
 {
     // Korthikanti Table 4: backward none < selective < full; activations the other way.
@@ -753,6 +776,19 @@ void TestCostModel::profileOverridesDefaults()
     const Prediction q = plain.estimate(makeUniformPlan(m, c, DeviceCatalog::builtin(), k));
     QVERIFY(!q.used_profile);
     QVERIFY(q.notes.front().find("analytic default") != std::string::npos);
+    QVERIFY(p.mfu < 1.0);
+
+    // Layer times no device could reach: 7B's dense layer (about 1.2 TFLOP of forward over
+    // 4096 tokens, Megatron's counting) in 1 microsecond on 8 H800 is far beyond their peak.
+    Profile fast = prof;
+    fast.compute.front().dense_layer_fwd_s = 1e-6;
+    fast.compute.front().dense_layer_bwd_s = 2e-6;
+    fast.compute.front().ffn_fwd_s = 0.5e-6;
+    fast.compute.front().ffn_bwd_s = 1e-6;
+    const CostModel impossible(m, c, DeviceCatalog::builtin(), &fast);
+    const Prediction f = impossible.estimate(makeUniformPlan(m, c, DeviceCatalog::builtin(), k));
+    QVERIFY(f.mfu > 1.0);
+    QVERIFY2(f.notes.front().find("MFU above 100%") != std::string::npos, f.notes.front().c_str());
 }
 
 void TestCostModel::uniformPlanPlacement()

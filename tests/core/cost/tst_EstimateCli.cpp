@@ -106,6 +106,119 @@ private slots:
         const double tb = QJsonDocument::fromJson(b.out).object()["prediction"].toObject()["iteration_time_s"].toDouble();
         QCOMPARE(ta, tb);
     }
+
+    void planFileMustFitTheGivenCluster()
+    {
+        // plan-valid.json: two stages of 8 H800 on nodes 0 and 1 of 16-1-h (Mixtral-S).
+        const QString plan = QStringLiteral(HAPMOE_TEST_DATA_DIR) + "/foundation/plan-valid.json";
+        Run r = hapmoe({"estimate", "--plan", plan, "--cluster", "H800:1x4"});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.startsWith("hapmoe estimate: error: " + plan.toUtf8() + ": plan.stages[0]"), r.err.constData());
+        QVERIFY2(r.err.contains("the plan does not fit the given cluster H800:1x4: "), r.err.constData());
+        QVERIFY(r.out.isEmpty());
+        // LLaMA-2 7B has no experts for the plan's EP 8.
+        r = hapmoe({"estimate", "--plan", plan, "--model", "llama2-7b"});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains(plan.toUtf8() + ": plan.") && r.err.contains("the plan does not fit the given model llama2-7b: "),
+                 r.err.constData());
+        // An edited cluster with the same nodes (here: the shorthand's two H800 nodes) re-estimates.
+        r = hapmoe({"estimate", "--plan", plan, "--cluster", "H800:2x8"});
+        QVERIFY2(r.code == 0, r.err.constData());
+        QVERIFY(r.out.contains("on H800:2x8 (16 devices)"));
+        // And a model file that fits (here the plan's own, read from the plan document).
+        r = hapmoe({"estimate", "--plan", plan, "--model", plan, "--cluster", "H800:2x8"});
+        QVERIFY2(r.code == 0, r.err.constData());
+        QVERIFY(r.out.startsWith("Mixtral-S on H800:2x8 (16 devices): PP 2"));
+    }
+
+    void planFileIsValidatedAsValidateDoes()
+    {
+        // A stage whose device type is not that of its nodes: validate refuses it, and so does estimate.
+        QFile in(QStringLiteral(HAPMOE_TEST_DATA_DIR) + "/foundation/plan-valid.json");
+        QVERIFY(in.open(QIODevice::ReadOnly));
+        QJsonObject doc = QJsonDocument::fromJson(in.readAll()).object();
+        QJsonObject plan = doc["plan"].toObject();
+        QJsonArray stages = plan["stages"].toArray();
+        QJsonObject stage = stages[1].toObject();
+        stage["device_type"] = "A100-80GB";
+        stages[1] = stage;
+        plan["stages"] = stages;
+        doc["plan"] = plan;
+        QTemporaryDir dir;
+        QFile out(dir.filePath("wrong-type.json"));
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(QJsonDocument(doc).toJson());
+        out.close();
+        const Run v = hapmoe({"validate", out.fileName()});
+        QCOMPARE(v.code, 2);
+        const QByteArray expected = v.err.mid(v.err.indexOf(out.fileName().toUtf8())).trimmed();
+        QVERIFY2(expected.contains("plan.stages[1]"), v.err.constData());
+        const Run e = hapmoe({"estimate", "--plan", out.fileName()});
+        QCOMPARE(e.code, 2);
+        QCOMPARE(e.err.trimmed(), "hapmoe estimate: error: " + expected);
+    }
+
+    void flagFormKeepsMegatronRules()
+    {
+        // Each rule Megatron-LM enforces on these flags, with the flag named. Mixtral-S: 24
+        // layers, sequence 4096, global batch 256.
+        struct Case {
+            QStringList args;
+            QByteArray message;
+        };
+        const QList<Case> cases = {
+            // 4096 % (2 x 3) != 0 (load-balanced context parallelism).
+            {{"--cluster", "H800:1x6", "--cp", "3"},
+             "--cp: CP = 3 needs a sequence length divisible by 2 x CP = 6, the model's is 4096"},
+            {{"--cluster", "H800:1x5", "--pp", "5"},
+             "--pp: the model's 24 layers do not split evenly over PP 5 (Megatron-LM needs num_layers % PP == 0"},
+            // 24 / 4 = 6 layers per rank, not divisible into 4 virtual stages.
+            {{"--cluster", "H800:1x4", "--pp", "4", "--vpp", "4"},
+             "--vpp: the 6 layers of each pipeline rank do not split evenly into VPP 4 virtual stages"},
+            {{"--cluster", "H800:1x8", "--gbs", "100"},
+             "--gbs: the global batch 100 is not a multiple of micro-batch x DP = 1 x 8 = 8"},
+            {{"--cluster", "H800:1x4", "--pp", "4", "--recompute", "full", "--recompute-layers", "7"},
+             "--recompute-layers: expected at most the 6 layers of a pipeline rank (24 layers over PP 4), got 7"},
+        };
+        for (const Case& c : cases) {
+            const Run r = hapmoe(QStringList{"estimate", "--model", "mixtral-s"} + c.args);
+            QVERIFY2(r.code == 2, qPrintable(c.args.join(' ')));
+            QVERIFY2(r.err.startsWith("hapmoe estimate: error: " + c.message), r.err.constData());
+        }
+        // The same knobs with the rules kept are estimated.
+        const Run ok = hapmoe({"estimate", "--model", "mixtral-s", "--cluster", "H800:4x8", "--pp", "4", "--ep", "8", "--vpp", "2",
+                               "--gbs", "64", "--recompute", "full", "--recompute-layers", "6", "--distributed-optimizer"});
+        QVERIFY2(ok.code == 0, ok.err.constData());
+        QVERIFY(ok.out.contains("PP 4, VPP 2, 8 micro-batches, global batch 64"));
+    }
+
+    void scriptExcludesModelPlanAndKnobs()
+    {
+        const QString script = QStringLiteral(HAPMOE_TEST_DATA_DIR) + "/megatron/train_mixtral_8x7b_distributed.sh";
+        Run r = hapmoe({"estimate", "--script", script, "--model", "mixtral-s", "--cluster", "H800:4x8"});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains("--model cannot be combined with --script (the script gives the model)"), r.err.constData());
+        r = hapmoe({"plan", "--script", script, "--model", "mixtral-s", "--cluster", "H800:4x8"});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains("--model cannot be combined with --script (the script gives the model)"), r.err.constData());
+        r = hapmoe({"estimate", "--script", script, "--tp", "2", "--cluster", "H800:4x8"});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains("--tp cannot be combined with --script (the script fixes it)"), r.err.constData());
+        r = hapmoe({"estimate", "--script", script, "--plan", QStringLiteral(HAPMOE_TEST_DATA_DIR) + "/foundation/plan-valid.json"});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains("--script cannot be combined with --plan"), r.err.constData());
+    }
+
+    void helpSaysTheFractionTurnsOffloadOn()
+    {
+        const Run r = hapmoe({"estimate", "--help"});
+        QCOMPARE(r.code, 0);
+        QVERIFY(r.out.simplified().contains("giving --optimizer-offload-fraction alone also turns the offload on"));
+        // And it does: 25% of the optimizer states in host memory without the switch.
+        const Run f = hapmoe({"estimate", "--model", "llama2-7b", "--cluster", "910B:1x1", "--gbs", "4",
+                              "--optimizer-offload-fraction", "0.25"});
+        QVERIFY(f.out.contains("optimizer states: 25% in host memory"));
+    }
 };
 
 QTEST_GUILESS_MAIN(TestEstimateCli)

@@ -173,6 +173,9 @@ private slots:
     void detectFormat_();
     void validateModelCatchesShapes();
     void validateClusterCatchesProblems();
+    void validatePlanCatchesMegatronRules();
+    void duplicateKeysAndHugeNumbersRefused();
+    void profileAndSettingsBounds();
     void writersSurviveBadEncoding();
     void readTextFileRefusesNonFiles();
     void atomicSaveReplaces();
@@ -424,6 +427,9 @@ void tst_Documents::validateModelCatchesShapes()
         {"model.training.imbalance_weight", [](ModelSpec& m) { m.training.imbalance_weight = 1.5; }},
         {"model.hidden_size", [](ModelSpec& m) { m.hidden_size = 0; }},
         {"model.max_position_embeddings", [](ModelSpec& m) { m.max_position_embeddings = 1024; }},
+        // 16 experts, top-4: an expert gets at most every token, 16 / 4 = 4 times the mean.
+        {"model.training.router_imbalance", [](ModelSpec& m) { m.training.router_imbalance = 4.5; }},
+        {"model.num_layers", [](ModelSpec& m) { m.num_layers = kMaxLayers + 1; m.moe_layer_pattern.clear(); }},
     };
     validateModel(fullModel(), "ok.json");
     for (const auto& c : cases) {
@@ -466,6 +472,119 @@ void tst_Documents::validateClusterCatchesProblems()
         const InputError e = expectError([&] { validateCluster(c, cat, "c.json"); });
         QCOMPARE(q(e.where()), QString::fromLatin1(cs.path));
     }
+}
+
+void tst_Documents::validatePlanCatchesMegatronRules()
+{
+    // plan-valid.json: a 24-layer model (seq 4096, 8 query groups), two stages of 12 layers,
+    // TP 2 DP 4 MBS 1 each, global batch 256.
+    const auto& cat = DeviceCatalog::builtin();
+    const PlanDocument valid = readPlan(dataFile("plan-valid.json"), "plan.json");
+    validatePlanDocument(valid, cat, "plan.json");
+    struct Case {
+        const char* path;
+        void (*change)(PlanDocument&);
+    };
+    const Case cases[] = {
+        // 256 sequences in micro-batches of DP 4 x MBS 3 = 12: not a whole number.
+        {"plan.global_batch_size", [](PlanDocument& d) { d.plan.stages[0].micro_batch_size = d.plan.stages[1].micro_batch_size = 3; }},
+        // Stage 1 would run 8 sequences per micro-batch against stage 0's 4.
+        {"plan.stages[1].micro_batch_size", [](PlanDocument& d) { d.plan.stages[1].micro_batch_size = 2; }},
+        {"plan.global_batch_size", [](PlanDocument& d) { d.plan.global_batch_size = 255; }},
+        // Context parallelism splits the 4096-token sequence into 2 x CP chunks.
+        // (CP 2 x DP 2 x MBS 2 keeps stage 0's 4 sequences per micro-batch.)
+        {"plan.stages[0].cp", [](PlanDocument& d) {
+             d.model.seq_length = 4094;
+             d.plan.stages[0].cp = 2;
+             d.plan.stages[0].dp = 2;
+             d.plan.stages[0].micro_batch_size = 2;
+         }},
+        {"plan.stages[1].recompute_layers", [](PlanDocument& d) { d.plan.stages[1].recompute = Recompute::Full;
+                                                                  d.plan.stages[1].recompute_layers = 50; }},
+        {"plan.stages[0].recompute_layers", [](PlanDocument& d) { d.plan.stages[0].recompute = Recompute::Selective;
+                                                                  d.plan.stages[0].recompute_layers = 5; }},
+        {"plan.stages[0].num_layers", [](PlanDocument& d) { d.plan.vpp = 100; }},
+        {"plan.unused[0].node", [](PlanDocument& d) { d.plan.unused = {{5, 99, ""}}; }},
+        {"plan.unused[0].count", [](PlanDocument& d) { d.plan.unused = {{0, 1, "idle"}}; }},   // node 0's 8 are all used
+    };
+    for (const auto& c : cases) {
+        PlanDocument d = valid;
+        c.change(d);
+        const InputError e = expectError([&] { validatePlanDocument(d, cat, "plan.json"); });
+        QCOMPARE(q(e.where()), QString::fromLatin1(c.path));
+        QCOMPARE(q(e.file()), QStringLiteral("plan.json"));
+    }
+    // What FlagScale's meshes allow: a stage with half the DP runs twice the micro-batch size.
+    PlanDocument hetero = valid;
+    hetero.plan.stages[1].tp = 4;
+    hetero.plan.stages[1].dp = 2;
+    hetero.plan.stages[1].micro_batch_size = 2;
+    hetero.plan.stages[1].recompute = Recompute::Full;
+    hetero.plan.stages[1].recompute_layers = 12;
+    hetero.plan.vpp = 2;
+    validatePlanDocument(hetero, cat, "plan.json");
+}
+
+void tst_Documents::duplicateKeysAndHugeNumbersRefused()
+{
+    const InputError dup = expectError([] {
+        readModel(R"({"format": "hapmoe.model", "version": 2, "num_layers": "x", "hidden_size": 1024, "num_layers": 24,
+                      "num_attention_heads": 8, "vocab_size": 1000, "seq_length": 128})", "m.json");
+    });
+    QCOMPARE(q(dup.file()), QStringLiteral("m.json"));
+    QVERIFY2(q(dup.detail()).contains(QStringLiteral("\"num_layers\" appears twice")), qPrintable(q(dup.detail())));
+    // The same key in two different objects is fine; in a nested object the message says where.
+    const InputError nested = expectError([] {
+        readModel(R"({"format": "hapmoe.model", "version": 2, "num_layers": 2, "hidden_size": 1024,
+                      "num_attention_heads": 8, "vocab_size": 1000, "seq_length": 128,
+                      "training": {"micro_batch_size": 1, "micro_batch_size": 2}})", "m.json");
+    });
+    QVERIFY2(q(nested.detail()).contains(QStringLiteral("\"micro_batch_size\" in \"training\"")), qPrintable(q(nested.detail())));
+    readModel(R"({"format": "hapmoe.model", "version": 2, "num_layers": 2, "hidden_size": 1024, "num_attention_heads": 8,
+                  "vocab_size": 1000, "seq_length": 128, "training": {"micro_batch_size": 1}, "description": "micro_batch_size"})",
+              "m.json");
+
+    // 1e999 overflows a double: the file, the line and column of the number.
+    const InputError huge = expectError([] {
+        readModel("{\"format\": \"hapmoe.model\", \"version\": 2,\n  \"num_layers\": 1e999}", "m.json");
+    });
+    QCOMPARE(q(huge.file()), QStringLiteral("m.json"));
+    QCOMPARE(q(huge.where()), QStringLiteral("line 2, column 17"));
+    QVERIFY2(q(huge.detail()).contains(QStringLiteral("1e999")), qPrintable(q(huge.detail())));
+}
+
+void tst_Documents::profileAndSettingsBounds()
+{
+    const std::string head = R"({"format": "hapmoe.profile", "version": 1, )";
+    // The FFN is part of the layer: 0.05 s of FFN in a 0.008 s layer backward is refused.
+    const InputError ffn = expectError([&] {
+        readProfile(head + R"("compute": [{"device_type": "H800", "tokens": 4096, "dense_layer_fwd_s": 0.004,
+                        "dense_layer_bwd_s": 0.008, "ffn_fwd_s": 0.002, "ffn_bwd_s": 0.05}]})", "p.json");
+    });
+    QCOMPARE(q(ffn.where()), QStringLiteral("profile.compute[0].ffn_bwd_s"));
+    const InputError overhead = expectError([&] {
+        readProfile(head + R"("memory": [{"device_type": "H800", "fixed_overhead_gib": 97656250}]})", "p.json");
+    });
+    QCOMPARE(q(overhead.where()), QStringLiteral("profile.memory[0].fixed_overhead_gib"));
+    const InputError factor = expectError([&] {
+        readProfile(head + R"("memory": [{"device_type": "H800", "activation_factor": 1e308}]})", "p.json");
+    });
+    QCOMPARE(q(factor.where()), QStringLiteral("profile.memory[0].activation_factor"));
+
+    // Project search settings are held to what the CLI accepts.
+    const std::string text = readTextFile(std::string(HAPMOE_SOURCE_DIR) + "/resources/examples/example.hapmoe");
+    auto withSetting = [&](const std::string& key, const std::string& value) {
+        std::string t = text;
+        const std::string at = "\"" + key + "\": ";
+        const auto pos = t.find(at);
+        const auto end = t.find_first_of(",\n}", pos + at.size());
+        return t.replace(pos + at.size(), end - pos - at.size(), value);
+    };
+    QCOMPARE(q(expectError([&] { readProject(withSetting("delta", "1.5"), "x.hapmoe"); }).where()),
+             QStringLiteral("search.delta"));
+    QCOMPARE(q(expectError([&] { readProject(withSetting("time_limit_s", "1e308"), "x.hapmoe"); }).where()),
+             QStringLiteral("search.time_limit_s"));
+    QCOMPARE(readProject(withSetting("delta", "0.5"), "x.hapmoe").search.delta, 0.5);
 }
 
 void tst_Documents::writersSurviveBadEncoding()

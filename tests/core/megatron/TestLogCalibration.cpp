@@ -76,6 +76,89 @@ private slots:
         QVERIFY(std::abs(measured / 4 - (43520.0 + 40960.0 + 38912.0 + 37888.0) / 4 / 1024.0) < 1e-9);
         QVERIFY(std::abs(predicted - measured) < 1e-6 * measured);
     }
+
+    void parseRefusesImpossibleValues()
+    {
+        // An iteration line with a value no run has is an error at that line, not "not a
+        // Megatron-LM training log".
+        const std::string head = "using world size: 32, data-parallel size: 8, context-parallel size: 1, "
+                                 "tensor-model-parallel size: 1, pipeline-model-parallel size: 4\ntraining ...\n";
+        for (const char* value : {"0.0", "-5", "nan", "1e308"}) {
+            const std::string text = head + " iteration        1/     500 | elapsed time per iteration (ms): " + value
+                                   + " | global batch size:   256 |\n";
+            try {
+                parseMegatronLog(text, "bad.log");
+                QFAIL(value);
+            } catch (const InputError& e) {
+                QCOMPARE(e.file(), std::string("bad.log"));
+                QCOMPARE(e.where(), std::string("line 3"));
+                QVERIFY2(e.detail().find("expected a positive number of milliseconds") != std::string::npos, e.what());
+                QVERIFY2(e.detail().find(std::string("got \"") + value + "\"") != std::string::npos, e.what());
+            }
+        }
+        try {
+            parseMegatronLog(head + " iteration 2/ 5 | elapsed time per iteration (ms): 100.0 |\n"
+                                    "[Rank 0] (after 2 iterations) memory (MB) | allocated: 1.0 | max allocated: nan | "
+                                    "reserved: 2.0 | max reserved: 2.0\n",
+                             "mem.log");
+            QFAIL("a memory figure that is not a number must be refused");
+        } catch (const InputError& e) {
+            QCOMPARE(e.where(), std::string("line 4"));
+            QVERIFY2(e.detail().rfind("max allocated (MB): expected a number >= 0", 0) == 0, e.what());
+        }
+        // The sizes the run states: validate_args' line and the arguments dump.
+        const MegatronLog log = parseMegatronLog(readTextFile(test::dataFile("train_mixtral_h800.log")), "train_mixtral_h800.log");
+        QCOMPARE(log.sizes.world, 32);
+        QCOMPARE(log.sizes.dp, 8);
+        QCOMPARE(log.sizes.tp, 1);
+        QCOMPARE(log.sizes.pp, 4);
+        QCOMPARE(log.sizes.line, 1);
+        const MegatronLog dump = parseMegatronLog("  world_size ...................................... 16\n"
+                                                  "  expert_model_parallel_size ...................... 4\n"
+                                                  " iteration 1/ 5 | elapsed time per iteration (ms): 100.0 |\n",
+                                                  "dump.log");
+        QCOMPARE(dump.sizes.world, 16);
+        QCOMPARE(dump.sizes.ep, 4);
+        QCOMPARE(dump.sizes.tp, 0);
+    }
+
+    void calibrateRefusesALogOfAnotherRun()
+    {
+        const PlanDocument doc = readPlan(readTextFile(test::dataFile("mixtral_h800_plan.json")), "mixtral_h800_plan.json");
+        const std::string text = readTextFile(test::dataFile("train_mixtral_h800.log"));
+        auto refusal = [&](const std::string& logText) -> std::string {
+            try {
+                calibrateFromLog(parseMegatronLog(logText, "run.log"), doc, DeviceCatalog::builtin(), "run.log");
+            } catch (const InputError& e) {
+                if (e.file() != "run.log")
+                    return "error names file " + e.file();
+                return e.where() + ": " + e.detail();
+            }
+            return "calibrated";
+        };
+        auto replaced = [&](const std::string& from, const std::string& to) {
+            std::string t = text;
+            const std::size_t at = t.find(from);
+            t.replace(at, from.size(), to);
+            return t;
+        };
+        // The plan has 32 devices in 4 stages of TP1 DP8.
+        QCOMPARE(refusal(replaced("using world size: 32", "using world size: 16")),
+                 std::string("line 1: the run has world size 16, the plan \"current (train_mixtral_8x7b_distributed.sh)\" has world "
+                             "size 32: expected the log of a run of this plan"));
+        QVERIFY(refusal(replaced("pipeline-model-parallel size: 4", "pipeline-model-parallel size: 2"))
+                    .find("the run has pipeline-model-parallel size 2") != std::string::npos);
+        QVERIFY(refusal(replaced("data-parallel size: 8", "data-parallel size: 4")).find("data-parallel size 4") != std::string::npos);
+        // 99999999999 MB on an 80 GiB (81920 MB) H800 of stage 0; the report is on line 12.
+        QCOMPARE(refusal(replaced("max reserved: 43520.00", "max reserved: 99999999999")),
+                 std::string("line 12: max reserved (MB): expected at most 81920.0, the memory of a device of pipeline stage 0 "
+                             "(H800), got 99999999999.0"));
+        QVERIFY(refusal(replaced("[Rank 8]", "[Rank 99999]")).rfind("line 13: memory report of rank 99999: expected a rank of the plan, 0 to 31", 0) == 0);
+        // 0.001 ms per iteration would be an MFU far above 100% on 32 H800.
+        const std::string fast = refusal(replaced("(ms): 10234.1", "(ms): 0.001"));
+        QVERIFY2(fast.rfind("line 16: elapsed time per iteration 0.001 ms is shorter than the ", 0) == 0, fast.c_str());
+        QCOMPARE(refusal(text), std::string("calibrated"));
+    }
 };
 
 QTEST_APPLESS_MAIN(TestLogCalibration)

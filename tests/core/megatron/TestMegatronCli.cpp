@@ -3,6 +3,7 @@
 
 #include "MegatronTestUtil.h"
 
+#include <QDir>
 #include <QFileInfo>
 #include <QTest>
 
@@ -117,6 +118,137 @@ private slots:
         QCOMPARE(hapmoeCli({"validate", dir.filePath("profile.json")}, dir.path()).code, 0);
         test::writeText(dir.filePath("empty.log"), "nothing\n");
         QCOMPARE(hapmoeCli({"calibrate", "--log", dir.filePath("empty.log"), "--plan", data("mixtral_h800_plan.json")}, dir.path()).code, 2);
+    }
+
+    void scriptModelRefused()
+    {
+        // A script whose model Megatron-LM would refuse: exit 2 with the script and the flag,
+        // from import (which writes nothing), estimate --script and plan --script.
+        QTemporaryDir dir;
+        const std::string head = "torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers 32 --num-attention-heads 32 "
+                                 "--seq-length 4096 --bf16 ";
+        test::writeText(dir.filePath("nohidden.sh"), head + "\n");
+        test::writeText(dir.filePath("nan.sh"), head + "--hidden-size nan\n");
+        test::writeText(dir.filePath("topk.sh"), head + "--hidden-size 4096 --num-experts 8 --moe-router-topk 9\n");
+        test::writeText(dir.filePath("gbs.sh"), head + "--hidden-size 4096 --global-batch-size 12 --micro-batch-size 2\n");
+        struct Case {
+            QStringList args;
+            QString message;
+        };
+        const QList<Case> cases = {
+            {{"import", "nohidden.sh", "-o", "p.hapmoe"},
+             "hapmoe import: error: nohidden.sh: --hidden-size: missing: Megatron-LM needs it (a positive integer)"},
+            {{"import", "nan.sh", "--cluster", "H800:1x8", "-o", "p.hapmoe"},
+             "hapmoe import: error: nan.sh: --hidden-size: expected an integer from 1 to 100000000, got \"nan\""},
+            {{"import", "topk.sh", "-o", "p.hapmoe"},
+             "hapmoe import: error: topk.sh: --moe-router-topk: expected an integer in [1, num_experts = 8], got 9"},
+            {{"estimate", "--script", "nan.sh", "--cluster", "H800:1x8"},
+             "hapmoe estimate: error: nan.sh: --hidden-size: expected an integer from 1 to 100000000"},
+            {{"estimate", "--script", "topk.sh", "--cluster", "H800:1x8"},
+             "hapmoe estimate: error: topk.sh: --moe-router-topk: "},
+            {{"plan", "--script", "nohidden.sh", "--cluster", "H800:1x8"},
+             "hapmoe plan: error: nohidden.sh: --hidden-size: missing"},
+            // 12 sequences on DP 8 x MBS 2: the plan's batch rule, named by the script and the flag.
+            {{"import", "gbs.sh", "--cluster", "H800:1x8", "-o", "p.hapmoe"},
+             "hapmoe import: error: gbs.sh: --global-batch-size (plan.global_batch_size): the script's configuration on "
+             "H800:1x8: must be divisible by dp x micro_batch_size (16), got 12"},
+        };
+        for (const Case& c : cases) {
+            const Run r = hapmoeCli(c.args, dir.path());
+            QVERIFY2(r.code == 2, qPrintable(c.args.join(' ') + "\n" + r.out));
+            QVERIFY2(r.out.contains(c.message), qPrintable(r.out));
+        }
+        QVERIFY(!QFile::exists(dir.filePath("p.hapmoe")));
+        // A launcher option torchrun cannot take says what it takes.
+        test::writeText(dir.filePath("nproc.sh"), "torchrun --nproc_per_node 0 pretrain_gpt.py --num-layers 2 --hidden-size 64 "
+                                                  "--num-attention-heads 2 --seq-length 128 --vocab-size 1000\n");
+        const Run n = hapmoeCli({"import", "nproc.sh"}, dir.path());
+        QCOMPARE(n.code, 0);
+        QVERIFY2(n.out.contains("warning: nproc.sh: line 1: --nproc_per_node 0: expected an integer from 1 to 1000000; 1 is assumed"),
+                 qPrintable(n.out));
+    }
+
+    void exportLeavesNothingBehind()
+    {
+        // Every output path is checked before the first is written: a hostfile that cannot be
+        // written leaves no launcher pointing at it.
+        QTemporaryDir dir;
+        const QString plan = data("mixtral_h800_plan.json");
+        Run r = hapmoeCli({"export", plan, "--format", "flagscale", "-o", "e2.sh", "--hostfile", "/nonexistent/h"}, dir.path());
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.out.contains("hapmoe export: error: /nonexistent/h: --hostfile: the folder /nonexistent does not exist"),
+                 qPrintable(r.out));
+        QVERIFY(QDir(dir.path()).isEmpty());
+        QVERIFY(QDir(dir.path()).mkdir("sub"));
+        r = hapmoeCli({"export", plan, "--format", "flagscale", "-o", "e2.sh", "--hostfile", "sub"}, dir.path());
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.out.contains("sub: --hostfile: is a directory, expected a file"), qPrintable(r.out));
+        r = hapmoeCli({"export", plan, "--format", "flagscale", "-o", "e2.sh", "--hostfile", "e2.sh"}, dir.path());
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.out.contains("--hostfile: e2.sh is the launcher itself (-o)"), qPrintable(r.out));
+        r = hapmoeCli({"export", plan, "--format", "flagscale", "-o", "/nonexistent/e.sh"}, dir.path());
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.out.contains("/nonexistent/e.sh: -o: the folder /nonexistent does not exist"), qPrintable(r.out));
+        r = hapmoeCli({"export", plan, "--format", "megatron", "--hostfile", "h"}, dir.path());
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.out.contains("--hostfile needs -o"), qPrintable(r.out));
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden), QStringList());
+        // A failure the checks cannot foresee (a file name longer than the file system takes)
+        // undoes the launcher already saved: a new one is removed, an old one restored.
+        const QString longName = QString(300, QLatin1Char('h'));
+        r = hapmoeCli({"export", plan, "--format", "flagscale", "-o", "e2.sh", "--hostfile", longName}, dir.path());
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.out.contains("cannot save " + longName), qPrintable(r.out));
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden), QStringList());
+        QVERIFY(test::writeText(dir.filePath("e2.sh"), "old launcher\n"));
+        r = hapmoeCli({"export", plan, "--format", "flagscale", "-o", "e2.sh", "--hostfile", longName}, dir.path());
+        QCOMPARE(r.code, 2);
+        QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden), QStringList{"e2.sh"});
+        QCOMPARE(QString::fromStdString(readTextFile(dir.filePath("e2.sh").toStdString())), QStringLiteral("old launcher\n"));
+        QVERIFY(QFile::remove(dir.filePath("e2.sh")));
+        // The same with writable paths writes both.
+        r = hapmoeCli({"export", plan, "--format", "flagscale", "-o", "e2.sh", "--hostfile", "sub/h"}, dir.path());
+        QVERIFY2(r.code == 0, qPrintable(r.out));
+        QVERIFY(QFile::exists(dir.filePath("e2.sh")) && QFile::exists(dir.filePath("sub/h")));
+    }
+
+    void calibrateRefusesImpossibleLogs()
+    {
+        QTemporaryDir dir;
+        QFile f(data("train_mixtral_h800.log"));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QByteArray log = f.readAll();
+        auto run = [&](const QByteArray& from, const QByteArray& to) {
+            QByteArray text = log;
+            text.replace(from, to);
+            test::writeText(dir.filePath("run.log"), text.toStdString());
+            return hapmoeCli({"calibrate", "--log", "run.log", "--plan", data("mixtral_h800_plan.json"), "-o", "profile.json"},
+                             dir.path());
+        };
+        // Iteration 2 on line 16: 0, -5 and nan are invalid values, not a missing line.
+        for (const char* v : {"0", "-5", "nan", "1e308"}) {
+            const Run r = run("(ms): 10234.1", QByteArray("(ms): ") + v);
+            QCOMPARE(r.code, 2);
+            QVERIFY2(r.out.contains(QStringLiteral("run.log: line 16: elapsed time per iteration (ms): expected a positive number "
+                                                   "of milliseconds, at most 86400000 (one day), got \"%1\"").arg(v)),
+                     qPrintable(r.out));
+            QVERIFY(!r.out.contains("not a Megatron-LM training log"));
+        }
+        Run r = run("(ms): 10234.1", "(ms): 0.001");
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.out.contains("run.log: line 16: elapsed time per iteration 0.001 ms is shorter than the "), qPrintable(r.out));
+        r = run("max reserved: 43520.00", "max reserved: 99999999999");
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.out.contains("run.log: line 12: max reserved (MB): expected at most 81920.0"), qPrintable(r.out));
+        // A 32-rank log against a plan of 16 devices (plan-valid.json).
+        r = hapmoeCli({"calibrate", "--log", data("train_mixtral_h800.log"), "--plan",
+                       QStringLiteral(HAPMOE_TEST_DATA_DIR) + "/foundation/plan-valid.json", "-o", "profile.json"},
+                      dir.path());
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.out.contains("train_mixtral_h800.log: line 1: the run has world size 32, the plan \"two stages on 16-1-h\" has "
+                                "world size 16"),
+                 qPrintable(r.out));
+        QVERIFY(!QFile::exists(dir.filePath("profile.json")));
     }
 };
 

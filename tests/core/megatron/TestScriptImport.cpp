@@ -365,13 +365,78 @@ private slots:
         // PP2 over 4 nodes: stage 0 would span the A100 node and an H800 node.
         const ImportedScript two = importMegatronScript(
             "torchrun --nproc_per_node 8 --nnodes 4 pretrain_gpt.py --num-layers 8 --hidden-size 64 --num-attention-heads 8 "
-            "--pipeline-model-parallel-size 2\n",
+            "--seq-length 1024 --pipeline-model-parallel-size 2\n",
             "two.sh");
         QVERIFY_THROWS_EXCEPTION(InputError,
                                  planFromScript(two, test::cluster("A100-80GB:1x8,H800:3x8"), DeviceCatalog::builtin()));
         const Plan ok = planFromScript(two, test::cluster("A100-80GB:2x8,H800:2x8"), DeviceCatalog::builtin());
         QCOMPARE(ok.stages[0].device_type, std::string("A100-80GB"));
         QCOMPARE(ok.stages[1].device_type, std::string("H800"));
+    }
+
+    void scriptModelIsValidated()
+    {
+        // A model Megatron-LM would refuse is refused with the script and the flag, not
+        // with the model's JSON path: importing keeps it (with warnings) for an editor.
+        const std::string head = "torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers 32 --num-attention-heads 32 "
+                                 "--seq-length 4096 --bf16 ";
+        auto whereOf = [](const ImportedScript& s) -> std::string {
+            try {
+                validateScriptModel(s);
+            } catch (const InputError& e) {
+                if (e.file() != s.file)
+                    return "error names file " + e.file();
+                return e.where() + ": " + e.detail();
+            }
+            return "accepted";
+        };
+        const ImportedScript missing = importMegatronScript(head + "\n", "nohidden.sh");
+        QVERIFY(hasWarning(missing, "no --hidden-size"));
+        QCOMPARE(whereOf(missing), std::string("--hidden-size: missing: Megatron-LM needs it (a positive integer) and the "
+                                               "launch command does not give it"));
+        const ImportedScript nan = importMegatronScript(head + "--hidden-size nan\n", "nan.sh");
+        QCOMPARE(whereOf(nan), std::string("--hidden-size: expected an integer from 1 to 100000000, got \"nan\""));
+        // validateModel's top-k rule, named by the flag: 9 of 8 experts.
+        const std::string topk = whereOf(importMegatronScript(head + "--hidden-size 4096 --num-experts 8 --moe-router-topk 9\n", "k.sh"));
+        QVERIFY2(topk.rfind("--moe-router-topk: ", 0) == 0 && topk.find("got 9") != std::string::npos, topk.c_str());
+        // 7 sequences do not split into micro-batches of 2.
+        const std::string gbs = whereOf(importMegatronScript(head + "--hidden-size 4096 --global-batch-size 7 --micro-batch-size 2\n", "b.sh"));
+        QVERIFY2(gbs.rfind("--global-batch-size: ", 0) == 0, gbs.c_str());
+        // --num-layers 0 says what was expected.
+        const ImportedScript zero = importMegatronScript("torchrun pretrain_gpt.py --num-layers 0 --hidden-size 64 "
+                                                         "--num-attention-heads 2 --seq-length 128\n",
+                                                         "zero.sh");
+        QCOMPARE(whereOf(zero), std::string("--num-layers: expected an integer from 1 to 100000000, got \"0\""));
+        QCOMPARE(whereOf(importMegatronScript(head + "--hidden-size 4096\n", "ok.sh")), std::string("accepted"));
+        // planFromScript checks the same before it places anything.
+        try {
+            planFromScript(nan, test::cluster("H800:1x8"), DeviceCatalog::builtin());
+            QFAIL("a script with --hidden-size nan must be refused");
+        } catch (const InputError& e) {
+            QCOMPARE(e.file(), std::string("nan.sh"));
+            QCOMPARE(e.where(), std::string("--hidden-size"));
+        }
+        // The torchrun warning says what --nproc_per_node takes.
+        const ImportedScript nproc = importMegatronScript("torchrun --nproc_per_node 0 pretrain_gpt.py --num-layers 2\n", "n.sh");
+        QVERIFY(hasWarning(nproc, "--nproc_per_node 0: expected an integer from 1 to 1000000; 1 is assumed"));
+    }
+
+    void scriptPlanIsValidated()
+    {
+        // The configuration on a cluster gets the plan document's checks, named by flag:
+        // block recompute of 9 layers on ranks of 8 (32 layers over PP 4).
+        const ImportedScript s = importMegatronScript(
+            "torchrun --nproc_per_node 8 --nnodes 4 pretrain_gpt.py --num-layers 32 --hidden-size 4096 "
+            "--num-attention-heads 32 --seq-length 4096 --bf16 --pipeline-model-parallel-size 4 --micro-batch-size 1 "
+            "--global-batch-size 64 --recompute-granularity full --recompute-method block --recompute-num-layers 9\n",
+            "rc.sh");
+        try {
+            planFromScript(s, test::cluster("H800:4x8"), DeviceCatalog::builtin());
+            QFAIL("block recompute of more layers than a rank holds must be refused");
+        } catch (const InputError& e) {
+            QCOMPARE(e.file(), std::string("rc.sh"));
+            QVERIFY2(e.where().rfind("--recompute-num-layers (plan.stages[", 0) == 0, e.what());
+        }
     }
 };
 

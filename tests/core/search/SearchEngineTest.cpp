@@ -130,6 +130,16 @@ void SearchEngineTest::timeLimitReturnsBestSoFar()
     QVERIFY(r.timed_out);
     for (const RankedPlan& p : r.plans)
         QVERIFY(p.prediction.feasible);
+
+    // A limit beyond 1e7 s means none (it would overflow the clock): the search runs to the end.
+    const Cluster small = clusterFromShorthand("H800:1x8,910B:1x8", cat);
+    const CostModel smallCost(resolveModel("mixtral-s"), small, cat);
+    SearchOptions endless;
+    endless.baselines = false;
+    endless.time_limit_s = 1e10;
+    const SearchResult full = runSearch(smallCost, endless);
+    QVERIFY(!full.timed_out);
+    QVERIFY(!full.plans.empty());
 }
 
 void SearchEngineTest::progressReportsGrow()
