@@ -185,7 +185,7 @@ void MainWindow::createDocks()
     m_searchPanel->setMinimumWidth(370);
     resizeDocks({paletteDock, propDock}, {245, 410}, Qt::Horizontal);
     resizeDocks({paletteDock, presetDock, problemsDock}, {430, 300, 200}, Qt::Vertical);
-    resizeDocks({propDock, searchDock}, {250, 680}, Qt::Vertical);
+    resizeDocks({propDock, searchDock}, {300, 630}, Qt::Vertical);
 }
 
 void MainWindow::createActions()

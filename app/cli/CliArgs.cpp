@@ -1,8 +1,12 @@
 #include "CliArgs.h"
 
+#include "hardware/DeviceCatalog.h"
+#include "io/Documents.h"
+
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <iostream>
 #include <sstream>
 
 namespace hapmoe::cli {
@@ -118,6 +122,18 @@ std::optional<double> CliArgs::doubleValue(const std::string& name, double min) 
     if (!(parsed >= min))
         throw UsageError("--" + name + ": " + expected + ", got \"" + *v + "\"");
     return parsed;
+}
+
+DeviceCatalog catalogFromArgs(const CliArgs& args)
+{
+    DeviceCatalog catalog = DeviceCatalog::builtin();
+    if (auto file = args.value("devices")) {
+        Warnings warnings;
+        catalog.merge(DeviceCatalog::fromJson(readTextFile(*file), *file, &warnings));
+        for (const auto& w : warnings)
+            std::cerr << "warning: " << w << "\n";
+    }
+    return catalog;
 }
 
 } // namespace hapmoe::cli

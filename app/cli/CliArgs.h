@@ -10,6 +10,10 @@
 #include <string>
 #include <vector>
 
+namespace hapmoe {
+class DeviceCatalog;
+}
+
 namespace hapmoe::cli {
 
 enum ExitCode { Success = 0, NoFeasiblePlan = 1, BadInput = 2 };
@@ -44,5 +48,9 @@ private:
     std::set<std::string> m_switches;
     std::vector<std::string> m_positionals;
 };
+
+// The built-in device catalog, with the types of `--devices FILE` (a hapmoe.devices file)
+// merged over it when the option is given; warnings go to stderr. Throws InputError.
+DeviceCatalog catalogFromArgs(const CliArgs& args);
 
 } // namespace hapmoe::cli

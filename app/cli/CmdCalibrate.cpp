@@ -51,10 +51,8 @@ int cmdCalibrate(const Args& args)
         throw UsageError("unexpected argument \"" + a.positionals().front() + "\"\n\n" + kHelp);
     const std::string logFile = a.required("log");
     const std::string planFile = a.required("plan");
-    DeviceCatalog catalog = DeviceCatalog::builtin();
+    const DeviceCatalog catalog = catalogFromArgs(a);
     Warnings warnings;
-    if (auto devices = a.value("devices"))
-        catalog.merge(DeviceCatalog::fromJson(readTextFile(*devices), *devices, &warnings));
     const PlanDocument doc = readPlan(readTextFile(planFile), planFile, &warnings);
     validatePlanDocument(doc, catalog, planFile);
     std::optional<Profile> base;

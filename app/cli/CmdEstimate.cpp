@@ -39,6 +39,7 @@ MFU and the memory of every stage of one plan.
   --cluster C      cluster preset, hapmoe.cluster file, or shorthand TYPE:NODESxPER_NODE,...
                    (optional with --plan)
   --profile P      hapmoe.profile with measured tables (default: analytic defaults)
+  --devices FILE   a hapmoe.devices catalog adding or overriding device types
   --plan PLAN      a hapmoe.plan file (heterogeneous stages allowed), checked as "hapmoe
                    validate" checks it; --model or --cluster replace the plan's own, and
                    the plan must fit them (its stages, devices and knobs are kept)
@@ -220,7 +221,7 @@ int cmdEstimate(const Args& args)
         }
     const CliArgs a(args,
                     {"model", "cluster", "profile", "plan", "tp", "pp", "cp", "ep", "etp", "vpp", "mbs", "gbs", "recompute",
-                     "recompute-layers", "precision", "trace", "script", "optimizer-offload-fraction"},
+                     "recompute-layers", "precision", "trace", "script", "optimizer-offload-fraction", "devices"},
                     {"sequence-parallel", "distributed-optimizer", "json", "optimizer-cpu-offload"});
     if (!a.positionals().empty())
         throw UsageError("unexpected argument \"" + a.positionals().front() + "\"\n\n" + kHelp);
@@ -228,7 +229,7 @@ int cmdEstimate(const Args& args)
     static const char* const kFlagForm[] = {"tp", "pp", "cp", "ep", "etp", "vpp", "mbs", "gbs", "recompute",
                                              "recompute-layers", "sequence-parallel", "distributed-optimizer",
                                              "optimizer-cpu-offload", "optimizer-offload-fraction"};
-    const DeviceCatalog& catalog = DeviceCatalog::builtin();
+    const DeviceCatalog catalog = catalogFromArgs(a);
     Warnings warnings;
     EstimateInput in;
     if (a.has("plan")) {

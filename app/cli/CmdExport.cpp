@@ -89,13 +89,7 @@ int cmdExport(const Args& args)
         options.format = LauncherFormat::FlagScale;
     else
         throw UsageError("--format: expected megatron or flagscale, got \"" + format + "\"");
-    DeviceCatalog catalog = DeviceCatalog::builtin();
-    if (auto devices = a.value("devices")) {
-        Warnings w;
-        catalog.merge(DeviceCatalog::fromJson(readTextFile(*devices), *devices, &w));
-        for (const auto& x : w)
-            std::cerr << "warning: " << x << "\n";
-    }
+    const DeviceCatalog catalog = catalogFromArgs(a);
     options.catalog = &catalog;
     if (auto port = a.value("master-port"))
         options.master_port = *port;

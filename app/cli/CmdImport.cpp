@@ -64,13 +64,7 @@ int cmdImport(const Args& args)
     if (a.positionals().size() != 1)
         throw UsageError("expected one SCRIPT\n\n" + std::string(kHelp));
     const std::string file = a.positionals().front();
-    DeviceCatalog catalog = DeviceCatalog::builtin();
-    if (auto devices = a.value("devices")) {
-        Warnings w;
-        catalog.merge(DeviceCatalog::fromJson(readTextFile(*devices), *devices, &w));
-        for (const auto& x : w)
-            std::cerr << "warning: " << x << "\n";
-    }
+    const DeviceCatalog catalog = catalogFromArgs(a);
     const ImportedScript s = importMegatronScriptFile(file);
     // The model must be one the other commands accept: a script without --hidden-size, or
     // with --moe-router-topk above --num-experts, is refused here with the flag, before

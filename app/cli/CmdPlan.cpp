@@ -33,6 +33,7 @@ Searches the fastest feasible parallel plan (HS-DP) and compares it with the bas
                          (not together with --model)
   --cluster C            cluster preset, hapmoe.cluster file, or shorthand "H800:2x8,910B:2x8"
   --profile P            hapmoe.profile with measured tables (default: analytic)
+  --devices FILE         a hapmoe.devices catalog adding or overriding device types
   --target T             megatron | flagscale | any (default any: the best the cluster allows)
   --top K                number of distinct plans to return (default 1)
   --algorithm A          hs-dp | exhaustive | uniform | metis-style (default hs-dp)
@@ -59,7 +60,7 @@ const std::set<std::string>& planValueOptions()
 {
     static const std::set<std::string> s = {"model", "cluster", "profile", "target", "top", "algorithm", "delta",
                                             "eta", "time-limit", "gbs", "mbs", "o", "script",
-                                            "optimizer-offload"};
+                                            "optimizer-offload", "devices"};
     return s;
 }
 
@@ -203,7 +204,7 @@ int cmdPlan(const Args& args)
     if (a.has("script") && a.has("model"))
         throw UsageError("--model cannot be combined with --script (the script gives the model)");
 
-    const DeviceCatalog& catalog = DeviceCatalog::builtin();
+    const DeviceCatalog catalog = catalogFromArgs(a);
     Warnings warnings;
     const Cluster cluster = resolveCluster(a.required("cluster"), catalog, &warnings);
     // --script: the script's model and current configuration (core/megatron/ScriptImport.h).

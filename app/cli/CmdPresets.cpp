@@ -146,13 +146,7 @@ int cmdPresets(const Args& args)
     const std::string kind = a.positionals().empty() ? "all" : a.positionals().front();
     if (kind != "all" && kind != "devices" && kind != "models" && kind != "clusters")
         throw UsageError("unknown kind \"" + kind + "\"; expected devices, models or clusters");
-    DeviceCatalog catalog = DeviceCatalog::builtin();
-    if (auto file = a.value("devices")) {
-        Warnings warnings;
-        catalog.merge(DeviceCatalog::fromJson(readTextFile(*file), *file, &warnings));
-        for (const auto& w : warnings)
-            std::cerr << "warning: " << w << "\n";
-    }
+    const DeviceCatalog catalog = catalogFromArgs(a);
     const bool sources = a.has("sources");
     bool first = true;
     auto gap = [&] {

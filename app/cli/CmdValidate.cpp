@@ -135,13 +135,7 @@ int cmdValidate(const Args& args)
     }
     if (a.positionals().empty())
         throw UsageError("expected at least one FILE\n\n" + std::string(kHelp));
-    DeviceCatalog catalog = DeviceCatalog::builtin();
-    if (auto file = a.value("devices")) {
-        Warnings warnings;
-        catalog.merge(DeviceCatalog::fromJson(readTextFile(*file), *file, &warnings));
-        for (const auto& w : warnings)
-            std::cerr << "warning: " << w << "\n";
-    }
+    const DeviceCatalog catalog = catalogFromArgs(a);
     int exitCode = Success;
     for (const auto& file : a.positionals()) {
         Warnings warnings;

@@ -145,6 +145,16 @@ private slots:
         QCOMPARE(doc->project().current_script, script.toStdString());
         QCOMPARE(qobject_cast<QSpinBox*>(panel->fieldEditor(QStringLiteral("num_experts")))->value(), 16);
         QVERIFY(!panel->importScript(dir.filePath(QStringLiteral("missing.sh"))).isEmpty());
+
+        // A script that gives no hidden size is no model: refused with the flag, the model kept.
+        const QString partial = dir.filePath(QStringLiteral("partial.sh"));
+        QFile g(partial);
+        QVERIFY(g.open(QIODevice::WriteOnly));
+        g.write("torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers 32 --num-attention-heads 32 --seq-length 4096 --bf16\n");
+        g.close();
+        const QString refused = panel->importScript(partial);
+        QVERIFY2(refused.contains(QStringLiteral("--hidden-size")), qPrintable(refused));
+        QCOMPARE(doc->model().hidden_size, 2048);
     }
 };
 

@@ -24,6 +24,31 @@ private:
     }
 
 private slots:
+    void customDeviceTypes()
+    {
+        // A hapmoe.devices file adds a type that estimate and plan can then place: X100, an
+        // H800 with 1200 TFLOP/s (the catalog's format, docs/formats.md).
+        QTemporaryDir dir;
+        const QString file = dir.filePath("x100.json");
+        QFile f(file);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(R"({"format": "hapmoe.devices", "version": 1, "devices": [{"name": "X100", "vendor": "NVIDIA",
+                   "bf16_tflops": 1200, "memory_gib": 80, "hbm_gbps": 3350, "intra_link_kind": "NVLink4",
+                   "intra_node_gbps": 200, "inter_node_gbps": 50, "collective_library": "NCCL",
+                   "default_efficiency": 0.8}]})");
+        f.close();
+        const Run plain = hapmoe({"plan", "--model", "mixtral-s", "--cluster", "X100:2x8"});
+        QCOMPARE(plain.code, 2);
+        QVERIFY(plain.err.contains("unknown device type \"X100\""));
+        const Run planned = hapmoe({"plan", "--model", "mixtral-s", "--cluster", "X100:2x8", "--devices", file});
+        QCOMPARE(planned.code, 0);
+        QVERIFY(planned.out.contains("X100"));
+        const Run est = hapmoe({"estimate", "--model", "mixtral-s", "--cluster", "X100:2x8", "--devices", file, "--tp", "2",
+                                "--ep", "8"});
+        QCOMPARE(est.code, 0);
+        QVERIFY(est.out.contains("X100"));
+    }
+
     void flagFormTable()
     {
         const Run r = hapmoe({"estimate", "--model", "llama2-7b", "--cluster", "A100:2x8", "--tp", "8", "--pp", "2", "--gbs",
