@@ -37,6 +37,15 @@ std::pair<int, int> dropTwoNodes(MainWindow& w, const QString& left, const QStri
     return {nodes[0].id, nodes[1].id};
 }
 
+// Drops one H800 node at the canvas's centre into a new project; returns its id, or -1.
+int dropOneNode(MainWindow& w)
+{
+    w.newProject();
+    if (!dropDevice(w, QStringLiteral("H800"), w.clusterView()->viewport()->rect().center()))
+        return -1;
+    return w.document()->cluster().nodes.front().id;
+}
+
 } // namespace
 
 class ClusterDesignerTest : public QObject {
@@ -170,11 +179,10 @@ private slots:
     void propertyEditorChangesNodeCount()
     {
         auto w = makeWindow();
-        w->newProject();
+        const int id = dropOneNode(*w);
+        QVERIFY(id >= 0);
         ProjectDocument* doc = w->document();
         QWidget* viewport = w->clusterView()->viewport();
-        QVERIFY(dropDevice(*w, QStringLiteral("H800"), viewport->rect().center()));
-        const int id = doc->cluster().nodes.front().id;
         w->clusterScene()->clearSelection();
         QTest::mouseClick(viewport, Qt::LeftButton, Qt::NoModifier, viewportPosOf(*w, id));
         QCOMPARE(w->clusterScene()->selectedIds(), QSet<int>{id});
@@ -201,11 +209,9 @@ private slots:
     void propertyEditorSetsHostMemoryAndLink()
     {
         auto w = makeWindow();
-        w->newProject();
+        const int id = dropOneNode(*w);
+        QVERIFY(id >= 0);
         ProjectDocument* doc = w->document();
-        QWidget* viewport = w->clusterView()->viewport();
-        QVERIFY(dropDevice(*w, QStringLiteral("H800"), viewport->rect().center()));
-        const int id = doc->cluster().nodes.front().id;
         w->clusterScene()->selectIds({id});
 
         QDoubleSpinBox* memory = w->propertyEditor()->hostMemoryEditor();

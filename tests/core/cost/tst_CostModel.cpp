@@ -116,6 +116,19 @@ StagePlan stageOn(const char* type, int node, int count, int tp)
     return s;
 }
 
+// The whole model on one 8-GPU H100 node (TP 2, DP 4), all of its optimizer in host memory.
+Plan wholeModelOffloaded(const ModelSpec& m)
+{
+    Plan plan;
+    plan.global_batch_size = 64;
+    plan.optimizer_offload_fraction = 1.0;
+    StagePlan whole = stageOn("H100-SXM", 0, 8, 2);
+    whole.first_layer = 0;
+    whole.num_layers = m.num_layers;
+    plan.stages = {whole};
+    return plan;
+}
+
 } // namespace
 
 class TestCostModel : public QObject {
@@ -333,14 +346,7 @@ void TestCostModel::optimizerCpuOffload()
     QVERIFY(std::fabs(half.optimizer / (cpu / 2) - 1) < 1e-12);
 
     // The plan carries the fraction to every stage.
-    Plan plan;
-    plan.global_batch_size = 64;
-    plan.optimizer_offload_fraction = 1.0;
-    StagePlan whole = stageOn("H100-SXM", 0, 8, 2);
-    whole.first_layer = 0;
-    whole.num_layers = m.num_layers;
-    plan.stages = {whole};
-    const Prediction pred = cm.estimate(plan);
+    const Prediction pred = cm.estimate(wholeModelOffloaded(m));
     QCOMPARE(pred.stages.front().memory.optimizer, 0.0);
     // The node's 8 ranks together.
     QVERIFY(std::fabs(pred.host_memory_per_node_gib / (8 * pred.stages.front().memory.host / (1024.0 * 1024 * 1024)) - 1) < 1e-12);
@@ -352,13 +358,8 @@ void TestCostModel::hostMemoryAndLinkOfTheNode()
     // whole model, TP 2 DP 4 on one 8-GPU H100 node, all of the optimizer offloaded.
     const ModelSpec m = llama7b();
     Cluster c = nodesOf("H100-SXM", 1);
-    Plan plan;
-    plan.global_batch_size = 64;
-    plan.optimizer_offload_fraction = 1.0;
-    StagePlan whole = stageOn("H100-SXM", 0, 8, 2);
-    whole.first_layer = 0;
-    whole.num_layers = m.num_layers;
-    plan.stages = {whole};
+    const Plan plan = wholeModelOffloaded(m);
+    const StagePlan& whole = plan.stages.front();
     const double GiB = 1024.0 * 1024 * 1024;
 
     // Unknown host memory: reported, not checked.
