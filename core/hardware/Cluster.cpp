@@ -24,6 +24,10 @@ int Cluster::totalDevices() const
 
 const Node* Cluster::node(int id) const
 {
+    // Presets, shorthands and the canvas number nodes from 0 in order: then the id is the
+    // index (ids are unique, so a match there is the node); otherwise scan.
+    if (id >= 0 && static_cast<std::size_t>(id) < nodes.size() && nodes[static_cast<std::size_t>(id)].id == id)
+        return &nodes[static_cast<std::size_t>(id)];
     for (const auto& n : nodes)
         if (n.id == id)
             return &n;

@@ -135,7 +135,9 @@ class Searcher {
 public:
     Searcher(const CostModel& cost, const SearchOptions& options, RunControl& control)
         : m_cost(cost), m_options(options), m_control(control),
-          m_space(cost.model(), cost.cluster(), cost.catalog())
+          // Every mesh's DP divides the micro-batch step DP_0 x MBS_0, which divides the global batch.
+          m_space(cost.model(), cost.cluster(), cost.catalog(),
+                  options.global_batch_size.value_or(cost.model().training.global_batch_size))
     {
         const ModelSpec& model = cost.model();
         m_gbs = options.global_batch_size.value_or(model.training.global_batch_size);

@@ -34,8 +34,8 @@ std::string lower(std::string s)
 
 } // namespace
 
-SearchSpace::SearchSpace(const ModelSpec& model, const Cluster& cluster, const DeviceCatalog& catalog)
-    : m_model(model), m_cluster(cluster), m_catalog(catalog)
+SearchSpace::SearchSpace(const ModelSpec& model, const Cluster& cluster, const DeviceCatalog& catalog, int maxDp)
+    : m_model(model), m_cluster(cluster), m_catalog(catalog), m_maxDp(std::max(1, maxDp))
 {
     std::unordered_map<int, const Node*> byId;   // Cluster::node is a linear scan
     for (const Node& node : cluster.nodes) {
@@ -133,6 +133,12 @@ void SearchSpace::buildKnobs(int type, int d)
     // TP and ETP stay inside a node: a group inside one node is bounded by d, a group of
     // whole nodes by the smallest node of the type.
     const int nodeBound = std::min(d, t.min_node);
+    // With TP within a node and CP at most 16, a group this large has more replicas than any
+    // plan can use (clusters of many thousands of nodes have as many group sizes).
+    if (d / (static_cast<long long>(nodeBound) * 16) > m_maxDp) {
+        m_knobs[static_cast<std::size_t>(type)].push_back({d, {}});
+        return;
+    }
     for (int tp : divisorsOf(d)) {
         if (tp > nodeBound || t.min_node % tp != 0)
             continue;
@@ -144,6 +150,8 @@ void SearchSpace::buildKnobs(int type, int d)
             if (cp > 1 && (m_model.seq_length % (2 * cp) != 0 || cp > 16))
                 continue;
             const int dp = d / (tp * cp);
+            if (dp > m_maxDp)
+                continue;
             if (!m_model.isMoe()) {
                 out.push_back({tp, cp, dp, 1, 1, d});
                 continue;

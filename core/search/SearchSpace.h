@@ -12,6 +12,7 @@
 #include "model/ModelSpec.h"
 #include "plan/Plan.h"
 
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -40,7 +41,10 @@ struct TypeInfo {
 
 class SearchSpace {
 public:
-    SearchSpace(const ModelSpec& model, const Cluster& cluster, const DeviceCatalog& catalog);
+    // maxDp: no plan uses more data-parallel replicas than this (a micro-batch step of DP x MBS
+    // sequences divides the global batch), so groups that only allow more get no knobs.
+    SearchSpace(const ModelSpec& model, const Cluster& cluster, const DeviceCatalog& catalog,
+                int maxDp = std::numeric_limits<int>::max());
 
     const ModelSpec& model() const { return m_model; }
     const Cluster& cluster() const { return m_cluster; }
@@ -83,6 +87,7 @@ private:
     std::vector<TypeInfo> m_types;
     std::vector<std::vector<int>> m_sizes;
     std::vector<std::vector<std::pair<int, std::vector<Knob>>>> m_knobs;   // per type: (d, knobs)
+    int m_maxDp = std::numeric_limits<int>::max();
     static const std::vector<Knob> s_none;
 };
 

@@ -7,6 +7,7 @@
 #include "hardware/DeviceCatalog.h"
 #include "io/Presets.h"
 #include "search/Search.h"
+#include "search/SearchSpace.h"
 
 #include <QProcess>
 #include <QtTest>
@@ -74,6 +75,7 @@ private slots:
     void alternativesAndBaselines();
     void optimizerOffloadWhenNothingFits();
     void hostMemoryBoundsTheOffload();
+    void largeRegularCluster();
     void cliExitCodes();
 };
 
@@ -323,6 +325,30 @@ void SearchEngineTest::hostMemoryBoundsTheOffload()
     QVERIFY2(QString::fromStdString(none.no_plan_reason).contains("no plan fits in device and host memory"),
              none.no_plan_reason.c_str());
     QVERIFY(!none.exact_fallback);   // no baseline fits either
+}
+
+void SearchEngineTest::largeRegularCluster()
+{
+    // 20,000 nodes of 8 H800 (160,000 devices): the space has a group size per node count, and
+    // building it is linear in the nodes. Mixtral-S's global batch of 256 caps the data-parallel
+    // replicas of any stage at 256, so groups of more than 256 x 8 (TP) x 16 (CP) devices get
+    // no knobs at all.
+    const DeviceCatalog& cat = DeviceCatalog::builtin();
+    const Cluster cluster = clusterFromShorthand("H800:20000x8", cat);
+    const ModelSpec m = resolveModel("mixtral-s");
+    const SearchSpace space(m, cluster, cat, m.training.global_batch_size);
+    QCOMPARE(space.numTypes(), 1);
+    QVERIFY(space.knobs(0, 8).size() > 0);
+    QVERIFY(space.knobs(0, 256 * 8 * 16 + 8).empty());
+    for (const Knob& k : space.knobs(0, 4096))
+        QVERIFY(k.dp <= 256);
+    const CostModel cost(m, cluster, cat);
+    SearchOptions o;
+    o.baselines = false;
+    const SearchResult r = runSearch(cost, o);
+    QVERIFY(!r.timed_out);
+    QVERIFY(!r.plans.empty());
+    QVERIFY(r.plans.front().prediction.feasible);
 }
 
 void SearchEngineTest::cliExitCodes()
