@@ -129,7 +129,7 @@ DeviceCatalog catalogFromArgs(const CliArgs& args)
     DeviceCatalog catalog = DeviceCatalog::builtin();
     if (auto file = args.value("devices")) {
         Warnings warnings;
-        catalog.merge(DeviceCatalog::fromJson(readTextFile(*file), *file, &warnings));
+        catalog.merge(DeviceCatalog::fromJson(readTextFile(*file), *file, &warnings), *file);
         for (const auto& w : warnings)
             std::cerr << "warning: " << w << "\n";
     }

@@ -103,25 +103,29 @@ DeviceCatalog DeviceCatalog::fromJson(std::string_view text, const std::string& 
     return catalog;
 }
 
-void DeviceCatalog::merge(const DeviceCatalog& overrides)
+void DeviceCatalog::merge(const DeviceCatalog& overrides, const std::string& fileName)
 {
-    for (const auto& t : overrides.m_types) {
-        // Replace the first type matched by the override's name or one of its aliases;
-        // otherwise append.
-        std::vector<std::string> names{t.name};
-        names.insert(names.end(), t.aliases.begin(), t.aliases.end());
-        auto target = m_types.end();
-        for (const auto& nm : names) {
-            const std::string norm = io::JsonNode::normalizedName(nm);
-            target = std::find_if(m_types.begin(), m_types.end(), [&](const DeviceType& d) { return matches(d, norm); });
-            if (target != m_types.end())
-                break;
+    // Into a copy, so that a refused override leaves this catalog as it was.
+    std::vector<DeviceType> types = m_types;
+    for (std::size_t i = 0; i < overrides.m_types.size(); ++i) {
+        const DeviceType& t = overrides.m_types[i];
+        // Replace the type the override's name matches; otherwise append.
+        const std::string name = io::JsonNode::normalizedName(t.name);
+        auto target = std::find_if(types.begin(), types.end(), [&](const DeviceType& d) { return matches(d, name); });
+        for (const auto& alias : t.aliases) {
+            const std::string norm = io::JsonNode::normalizedName(alias);
+            const auto other = std::find_if(types.begin(), types.end(), [&](const DeviceType& d) { return matches(d, norm); });
+            if (other != types.end() && other != target)
+                throw InputError(fileName, "devices[" + std::to_string(i) + "].aliases",
+                                 "\"" + alias + "\" already names " + other->name + "; a type replaces another only by its name"
+                                     + (target == types.end() ? std::string() : " (this one replaces " + target->name + ")"));
         }
-        if (target != m_types.end())
+        if (target != types.end())
             *target = t;
         else
-            m_types.push_back(t);
+            types.push_back(t);
     }
+    m_types = std::move(types);
 }
 
 const DeviceType* DeviceCatalog::find(std::string_view nameOrAlias) const

@@ -23,8 +23,10 @@ public:
     // fileName and the JSON path of a bad field.
     static DeviceCatalog fromJson(std::string_view text, const std::string& fileName, Warnings* warnings = nullptr);
 
-    // Adds or replaces types (matched by name or alias) from another catalog.
-    void merge(const DeviceCatalog& overrides);
+    // Adds types from another catalog, or replaces the type its name names (a name or alias
+    // of ours). An alias of the other catalog may not name a type it does not replace: that
+    // throws InputError(fileName, "devices[i].aliases", ...), since the alias would shadow it.
+    void merge(const DeviceCatalog& overrides, const std::string& fileName = {});
 
     const DeviceType* find(std::string_view nameOrAlias) const;
     // Like find, but throws InputError("", where, "unknown device type ...; known: ...").

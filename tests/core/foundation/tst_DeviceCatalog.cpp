@@ -146,6 +146,21 @@ void tst_DeviceCatalog::userCatalogOverridesAndExtends()
     QCOMPARE(merged.get("our-h800").default_efficiency, 0.65);
     QCOMPARE(merged.get("mychip").default_devices_per_node, 4);
     QCOMPARE(merged.get("MI300X").bf16_tflops, 1307.4);   // untouched
+
+    // A new type whose alias names a built-in one would shadow it: refused, with the path.
+    const DeviceCatalog shadow = DeviceCatalog::fromJson(R"({"format": "hapmoe.devices", "version": 1, "devices": [
+      {"name": "MyDev", "aliases": ["h800"], "vendor": "Acme", "bf16_tflops": 500, "memory_gib": 96, "hbm_gbps": 3000,
+       "intra_node_gbps": 300, "inter_node_gbps": 50, "collective_library": "NCCL"}]})", "shadow.json");
+    DeviceCatalog again = DeviceCatalog::builtin();
+    try {
+        again.merge(shadow, "shadow.json");
+        QFAIL("no exception");
+    } catch (const InputError& e) {
+        QCOMPARE(QString::fromStdString(e.file()), QStringLiteral("shadow.json"));
+        QCOMPARE(QString::fromStdString(e.where()), QStringLiteral("devices[0].aliases"));
+        QVERIFY(QString::fromStdString(e.detail()).contains(QStringLiteral("already names H800")));
+    }
+    QCOMPARE(again.get("h800").bf16_tflops, 989.0);
 }
 
 void tst_DeviceCatalog::badCatalogNamesThePath()
