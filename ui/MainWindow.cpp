@@ -113,6 +113,7 @@ MainWindow::MainWindow(QWidget* parent)
         m_cancelAction->setEnabled(true);
     });
     connect(m_explorer, &PlanExplorerWidget::stageHovered, m_scene, &ClusterScene::highlightNodes);
+    connect(m_explorer, &PlanExplorerWidget::selectionChanged, m_searchPanel, &SearchPanel::showCurrentPlan);
     connect(m_explorer, &PlanExplorerWidget::newSearchSuggested, this,
             [this](const QString& reason) { statusBar()->showMessage(tr("A new search may help: %1").arg(reason), 10000); });
 

@@ -293,6 +293,7 @@ void ModelPanel::refresh()
     if (m_committing) {
         // Our own commit: the editors already show the document; leave the one being typed in alone.
         updateDerived(m_document->model());
+        enableMoeFields(m_document->model());
         return;
     }
     m_updating = true;
@@ -311,6 +312,17 @@ void ModelPanel::refresh()
     m_message->clear();
     m_updating = false;
     updateDerived(m);
+    enableMoeFields(m);
+}
+
+void ModelPanel::enableMoeFields(const ModelSpec& m)
+{
+    // A dense model has no router, experts or dispatcher: their settings do not apply.
+    for (const char* key : {"moe_router_topk", "moe_ffn_hidden_size", "moe_layer_freq", "moe_layer_pattern",
+                            "moe_shared_expert_intermediate_size", "moe_token_dispatcher_type", "training.router_imbalance",
+                            "training.imbalance_weight"})
+        if (QWidget* w = fieldEditor(QString::fromLatin1(key)))
+            w->setEnabled(m.num_experts > 0);
 }
 
 void ModelPanel::edited(const QString& key)

@@ -42,6 +42,7 @@ private:
     void addField(const QString& key, QWidget* editor, std::function<void(const ModelSpec&)> read,
                   std::function<void(ModelSpec&)> write);
     void refresh();
+    void enableMoeFields(const ModelSpec& m);
     void edited(const QString& key);
     void updateDerived(const ModelSpec& model);
 

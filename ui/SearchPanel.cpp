@@ -34,7 +34,8 @@ QString seconds(double s)
         return QStringLiteral("\u2013");
     if (s < 1)
         return QStringLiteral("%1 ms").arg(s * 1000, 0, 'f', 0);
-    return QStringLiteral("%1 s").arg(s, 0, 'f', s < 100 ? 2 : 1);
+    // Three decimals below 100 s, as the plan table shows them: plans a few ms apart differ.
+    return QStringLiteral("%1 s").arg(s, 0, 'f', s < 100 ? 3 : 1);
 }
 
 QString count(long long n) { return QLocale(QLocale::English).toString(n); }
@@ -158,7 +159,8 @@ SearchPanel::SearchPanel(ProjectDocument* document, QWidget* parent)
     m_best = new QLabel(QStringLiteral("\u2013"));
     m_best->setObjectName(QStringLiteral("searchBest"));
     live->addRow(tr("States explored:"), m_states);
-    live->addRow(tr("Pruned:"), m_pruned);
+    live->addRow(tr("Options pruned:"), m_pruned);
+    m_pruned->setToolTip(tr("Choices of a stage rejected before they became states (HS-DP's prunings, paper section 3.4)"));
     live->addRow(tr("Best iteration:"), m_best);
     layout->addLayout(live);
     m_status = new QLabel;
@@ -337,6 +339,7 @@ void SearchPanel::showResult(const SearchResult& r)
         item->setText(3, p.feasible ? count(qRound64(p.tokens_per_s)) : QString());
         item->setText(4, p.feasible ? QStringLiteral("%1%").arg(p.mfu * 100, 0, 'f', 1) : QString());
         item->setText(5, shape(rp.plan));
+        item->setToolTip(5, shape(rp.plan));
         item->setToolTip(1, p.feasible ? QString() : QString::fromStdString(p.infeasible_reason));
         for (int c : {2, 3, 4})
             item->setTextAlignment(c, Qt::AlignRight | Qt::AlignVCenter);
@@ -381,6 +384,15 @@ void SearchPanel::showResult(const SearchResult& r)
         m_results->setCurrentItem(m_results->topLevelItem(0));
     }
     emit searchFinished(r);
+}
+
+void SearchPanel::showCurrentPlan(int row)
+{
+    QTreeWidgetItem* item = m_results->topLevelItem(row);
+    if (!item || item == m_results->currentItem())
+        return;
+    const QSignalBlocker block(m_results);
+    m_results->setCurrentItem(item);
 }
 
 } // namespace hapmoe::ui

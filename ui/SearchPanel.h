@@ -40,6 +40,8 @@ public slots:
     // Returns false (and says why in the panel) when the project cannot be searched.
     bool run();
     void cancel();
+    // Highlights the plan the explorer shows (same row order: plans, then baselines).
+    void showCurrentPlan(int row);
 
 signals:
     void searchStarted();

@@ -35,8 +35,24 @@ struct Options {
     QSize size;   // empty: the window's default
     QString clusterPreset;
     QString modelPreset;
-    int select = -1;
+    QString select;   // a node or switch: its id, host or name
 };
+
+// The id of the node or switch `what` names (its id, a node's host or a switch's name), or -1.
+int itemId(const Cluster& c, const QString& what)
+{
+    bool numeric = false;
+    const int id = what.toInt(&numeric);
+    if (numeric)
+        return c.node(id) || c.switchById(id) ? id : -1;
+    for (const Node& n : c.nodes)
+        if (QString::fromStdString(n.host).compare(what, Qt::CaseInsensitive) == 0)
+            return n.id;
+    for (const Switch& s : c.switches)
+        if (QString::fromStdString(s.name).compare(what, Qt::CaseInsensitive) == 0)
+            return s.id;
+    return -1;
+}
 
 // After the window is shown (and the search finished): choose the tab and view, then save
 // the screenshot and/or quit.
@@ -48,12 +64,34 @@ void finish(MainWindow& window, const Options& o)
         window.showTab(QStringLiteral("results"));
         window.explorer()->showView(o.view);
     }
-    if (o.select >= 0)
-        window.clusterScene()->selectIds({o.select});
-    if (o.plan >= 0 && o.plan < window.explorer()->planCount())
-        window.explorer()->selectPlan(o.plan);
+    // A screenshot of something other than what was asked for would mislead: say so, and
+    // exit with 2 when running in batch.
+    bool understood = true;
+    if (!o.select.isEmpty()) {
+        const int id = itemId(window.document()->cluster(), o.select);
+        if (id >= 0) {
+            window.clusterScene()->selectIds({id});
+        } else {
+            std::cerr << "--select: no node or switch has the id, host or name \"" << o.select.toStdString() << "\""
+                      << std::endl;
+            understood = false;
+        }
+    }
+    if (o.plan >= 0) {
+        if (o.plan < window.explorer()->planCount()) {
+            window.explorer()->selectPlan(o.plan);
+        } else {
+            std::cerr << "--plan: there are " << window.explorer()->planCount() << " plans (rows 0 to "
+                      << window.explorer()->planCount() - 1 << ")" << std::endl;
+            understood = false;
+        }
+    }
     if (o.screenshot.isEmpty() && !o.quit)
         return;
+    if (!understood) {
+        QApplication::exit(2);
+        return;
+    }
     // Let layouts and charts settle before grabbing.
     QTimer::singleShot(400, &window, [&window, o] {
         int code = 0;
@@ -92,15 +130,17 @@ int studioMain(QApplication& app)
                                   QObject::tr("Explorer view: plans, partition, timeline, memory, breakdown, compare, "
                                               "whatif, export"),
                                   QStringLiteral("NAME"));
-    const QCommandLineOption plan(QStringLiteral("plan"), QObject::tr("Row of the plan to select"), QStringLiteral("N"));
+    const QCommandLineOption plan(QStringLiteral("plan"),
+                                  QObject::tr("Row of the plan to select, from 0 (the best plan) in the plan table's order"),
+                                  QStringLiteral("N"));
     const QCommandLineOption theme(QStringLiteral("theme"), QObject::tr("Palette: light or dark"), QStringLiteral("NAME"));
     const QCommandLineOption size(QStringLiteral("size"), QObject::tr("Window size, e.g. 1600x1000"), QStringLiteral("WxH"));
     const QCommandLineOption clusterPreset(QStringLiteral("cluster-preset"), QObject::tr("Load a cluster preset"),
                                            QStringLiteral("NAME"));
     const QCommandLineOption modelPreset(QStringLiteral("model-preset"), QObject::tr("Load a model preset"),
                                          QStringLiteral("NAME"));
-    const QCommandLineOption select(QStringLiteral("select"), QObject::tr("Select a node or switch by id"),
-                                    QStringLiteral("ID"));
+    const QCommandLineOption select(QStringLiteral("select"),
+                                    QObject::tr("Select a node or switch by id, host or switch name"), QStringLiteral("ITEM"));
     parser.addOptions({runSearch, screenshot, quit, tab, view, plan, theme, size, clusterPreset, modelPreset, select});
     parser.process(app);
 
@@ -115,7 +155,7 @@ int studioMain(QApplication& app)
     o.theme = parser.isSet(theme) ? parser.value(theme) : QSettings().value(QStringLiteral("theme")).toString();
     o.clusterPreset = parser.value(clusterPreset);
     o.modelPreset = parser.value(modelPreset);
-    o.select = parser.isSet(select) ? parser.value(select).toInt() : -1;
+    o.select = parser.value(select);
     if (parser.isSet(size)) {
         const QStringList wh = parser.value(size).split(QLatin1Char('x'));
         if (wh.size() == 2 && wh[0].toInt() > 0 && wh[1].toInt() > 0)

@@ -15,7 +15,7 @@ namespace {
 QColor componentColor(int i)
 {
     static const QColor colors[] = {style::forwardColor(), QColor(0x5c, 0x6b, 0xc0), QColor(0xab, 0x47, 0xbc),
-                                    style::bubbleColor().darker(100), style::dpSyncColor(), style::optimizerColor()};
+                                    QColor(0xd3, 0x2f, 0x2f, 90), style::dpSyncColor(), style::optimizerColor()};
     QColor c = colors[i % 6];
     c.setAlpha(255);
     return c;
@@ -30,6 +30,7 @@ QStringList BreakdownView::componentNames()
 BreakdownView::BreakdownView(QWidget* parent)
     : QWidget(parent)
     , m_plot(new QCustomPlot(this))
+    , m_title(nullptr)
     , m_table(new QTableWidget(this))
     , m_summary(new QLabel(this))
 {
@@ -47,6 +48,14 @@ BreakdownView::BreakdownView(QWidget* parent)
     layout->addWidget(split, 1);
 
     m_plot->setMinimumHeight(240);
+    m_plot->setMinimumWidth(320);   // not the legend's width: the window may be narrow
+    // The bars are not a sum over stages (the table below is per stage): the title says
+    // which stage each part comes from.
+    m_plot->plotLayout()->insertRow(0);
+    m_title = new QCPTextElement(m_plot, QString(), m_plot->font());
+    m_title->setObjectName(QStringLiteral("breakdownTitle"));
+    m_title->setMargins(QMargins(6, 4, 6, 0));
+    m_plot->plotLayout()->addElement(0, 0, m_title);
     auto ticker = QSharedPointer<QCPAxisTickerText>::create();
     const QStringList names = componentNames();
     for (int i = 0; i < names.size(); ++i)
@@ -75,8 +84,42 @@ void BreakdownView::changeEvent(QEvent* event)
     QWidget::changeEvent(event);
     if (event->type() == QEvent::PaletteChange) {
         style::applyChartPalette(m_plot);
+        m_title->setTextColor(m_plot->palette().color(QPalette::Text));
         m_plot->replot();
     }
+}
+
+int BreakdownView::bottleneckStage(const Prediction& prediction)
+{
+    int best = -1;
+    double mx = 0;
+    for (int i = 0; i < static_cast<int>(prediction.stages.size()); ++i) {
+        const StageEstimate& e = prediction.stages[static_cast<size_t>(i)];
+        if (best < 0 || e.t_fwd + e.t_bwd > mx) {
+            mx = e.t_fwd + e.t_bwd;
+            best = i;
+        }
+    }
+    return best;
+}
+
+int BreakdownView::tailStage(const Prediction& prediction)
+{
+    int best = -1;
+    double mx = 0;
+    for (int i = 0; i < static_cast<int>(prediction.stages.size()); ++i) {
+        const StageEstimate& e = prediction.stages[static_cast<size_t>(i)];
+        if (best < 0 || e.dp_sync + e.optimizer > mx) {
+            mx = e.dp_sync + e.optimizer;
+            best = i;
+        }
+    }
+    return best;
+}
+
+QString BreakdownView::barsTitle() const
+{
+    return m_title->text();
 }
 
 void BreakdownView::clear()
@@ -95,7 +138,8 @@ void BreakdownView::setPlan(const Plan& plan, const Prediction& prediction)
     m_plot->clearPlottables();
     m_plot->clearItems();
     double maxV = 0;
-    for (int i = 0; i < m_values.size(); ++i) {
+    const bool hasPlan = !prediction.stages.empty();
+    for (int i = 0; hasPlan && i < m_values.size(); ++i) {
         // One QCPBars per component so each keeps its own colour.
         auto* bars = new QCPBars(m_plot->yAxis, m_plot->xAxis);
         bars->setBrush(componentColor(i));
@@ -110,6 +154,24 @@ void BreakdownView::setPlan(const Plan& plan, const Prediction& prediction)
         label->setColor(m_plot->palette().color(QPalette::Text));
         label->setText(QStringLiteral("%1  (%2 %)").arg(style::formatSeconds(m_values[i])).arg(sum > 0 ? 100.0 * m_values[i] / sum : 0.0, 0, 'f', 1));
     }
+    const int bn = bottleneckStage(prediction);
+    const int tail = tailStage(prediction);
+    if (bn < 0) {
+        m_title->setText(QString());
+    } else {
+        // TimeBreakdown (CostModel::estimate): compute, TP and dispatch are the bottleneck
+        // stage's per micro-batch times M, the bubble is what the pipeline adds to that,
+        // and DP sync and optimizer are those of the stage with the longest tail.
+        m_title->setText(tr("Iteration %1 = bottleneck S%2 × %3 micro-batches + bubble + the longest tail (S%4: DP sync + optimizer)")
+                             .arg(style::formatSeconds(prediction.iteration_time_s))
+                             .arg(bn)
+                             .arg(prediction.num_microbatches)
+                             .arg(tail));
+    }
+    m_title->setTextColor(m_plot->palette().color(QPalette::Text));
+    m_title->setVisible(bn >= 0);
+    style::setChartPlaceholder(m_plot, bn < 0 ? tr("No plan to show: run a search and select a plan") : QString());
+
     // Room on the right for the labels.
     m_plot->xAxis->setRange(0, std::max(maxV, 1e-6) * 1.35);
     m_plot->replot();
@@ -135,6 +197,12 @@ void BreakdownView::setPlan(const Plan& plan, const Prediction& prediction)
         for (int c = 0; c < cells.size(); ++c) {
             auto* item = new QTableWidgetItem(cells[c]);
             item->setTextAlignment(c >= 2 ? (Qt::AlignRight | Qt::AlignVCenter) : (Qt::AlignLeft | Qt::AlignVCenter));
+            // Bold: the cells the bars above are made of.
+            if ((s == bn && c >= 4 && c <= 6) || (s == tail && c == 8)) {
+                QFont f = item->font();
+                f.setBold(true);
+                item->setFont(f);
+            }
             m_table->setItem(s, c, item);
         }
     }

@@ -9,6 +9,7 @@
 #include <QWidget>
 
 class QCustomPlot;
+class QCPTextElement;
 class QTableWidget;
 class QLabel;
 
@@ -26,6 +27,13 @@ public:
     QVector<double> components() const { return m_values; }
     static QStringList componentNames();
     QCustomPlot* chart() const { return m_plot; }
+    // What the bars add up to, in words ("Iteration 7.401 s = bottleneck S1 × 32 ...").
+    QString barsTitle() const;
+    // The stage whose forward + backward per micro-batch is largest (it sets the steady
+    // state, paper eq. 5), and the stage with the longest tail (DP sync + optimizer step);
+    // the first on ties, as the cost model picks them. -1 without stages.
+    static int bottleneckStage(const Prediction& prediction);
+    static int tailStage(const Prediction& prediction);
     QTableWidget* stageTable() const { return m_table; }
 
 protected:
@@ -33,6 +41,7 @@ protected:
 
 private:
     QCustomPlot* m_plot;
+    QCPTextElement* m_title;
     QTableWidget* m_table;
     QLabel* m_summary;
     QVector<double> m_values;

@@ -56,7 +56,7 @@ std::vector<Row> tableRows()
         {QObject::tr("Devices used"), [](E e) { return QString::number(e.plan().numDevices()); }, {}, false},
         {QObject::tr("Stages (PP) × VPP"), [](E e) { return QStringLiteral("%1 × %2").arg(e.plan().pp()).arg(e.plan().vpp); }, {}, false},
         {QObject::tr("Micro-batches"), [](E e) { return QString::number(e.prediction().num_microbatches); }, {}, false},
-        {QObject::tr("Target"), [](E e) { return QString::fromLatin1(toString(e.target)); }, {}, false},
+        {QObject::tr("Target"), [](E e) { return style::targetLabel(e.target); }, {}, false},
         {QObject::tr("Device types"), [](E e) { return joinStages(e.plan(), [](const StagePlan& s) { return QString::fromStdString(s.device_type); }); }, {}, false},
         {QObject::tr("Layers per stage"), [](E e) { return joinStages(e.plan(), [](const StagePlan& s) { return QString::number(s.num_layers); }); }, {}, false},
         {QObject::tr("TP/CP/DP per stage"), [](E e) { return joinStages(e.plan(), [](const StagePlan& s) { return QStringLiteral("%1/%2/%3").arg(s.tp).arg(s.cp).arg(s.dp); }); }, {}, false},

@@ -8,30 +8,47 @@
 
 namespace hapmoe::ui::style {
 
+namespace {
+constexpr char kPlaceholderName[] = "chartPlaceholder";
+}
+
 QColor deviceColor(const QString& deviceType)
 {
     const QString t = deviceType.toUpper();
-    // Vendor hues (NVIDIA green, AMD red, Ascend purple, Gaudi teal), with a distinct
-    // shade per generation so that two NVIDIA types in one cluster stay apart.
+    // One hue per type, at least 20 degrees from every other type's (HSV hue in the
+    // comments), at a similar strength: a lighter or darker shade of one hue reads as the
+    // same type on a strip (A100 and H800 share mixed clusters). Vendors keep their
+    // customary family where it does not collide: NVIDIA greens to blues, AMD reds and
+    // oranges, Ascend purples, Gaudi cyan; L40S, a graphics part, is the only grey.
     static const QList<QPair<QString, QColor>> known = {
-        {QStringLiteral("H800"), QColor(0x4c, 0x9a, 0x2a)},
-        {QStringLiteral("H100"), QColor(0x2e, 0x7d, 0x32)},
-        {QStringLiteral("H200"), QColor(0x1b, 0x5e, 0x20)},
-        {QStringLiteral("H20"), QColor(0x8b, 0xc3, 0x4a)},
-        {QStringLiteral("A100"), QColor(0x7c, 0xb3, 0x42)},
-        {QStringLiteral("A800"), QColor(0x9e, 0xb8, 0x3b)},
-        {QStringLiteral("MI300"), QColor(0xc6, 0x28, 0x28)},
-        {QStringLiteral("MI250"), QColor(0xe5, 0x73, 0x73)},
-        {QStringLiteral("910"), QColor(0x7b, 0x1f, 0xa2)},
-        {QStringLiteral("GAUDI"), QColor(0x00, 0x83, 0x8f)},
+        {QStringLiteral("MI300"), QColor(0xc7, 0x28, 0x28)},   // 0 red
+        {QStringLiteral("MI250"), QColor(0xe0, 0x6b, 0x16)},   // 25 orange
+        {QStringLiteral("H200"), QColor(0xb8, 0x97, 0x12)},    // 48 amber
+        {QStringLiteral("H20"), QColor(0x82, 0xa8, 0x2a)},     // 78 yellow-green
+        {QStringLiteral("H800"), QColor(0x3f, 0x9e, 0x3f)},    // 120 green
+        {QStringLiteral("H100"), QColor(0x0e, 0x8c, 0x51)},    // 152 sea green
+        {QStringLiteral("GAUDI"), QColor(0x00, 0x8f, 0x94)},   // 182 cyan
+        {QStringLiteral("A100"), QColor(0x0a, 0x82, 0xd1)},    // 204 sky blue
+        {QStringLiteral("A800"), QColor(0x5f, 0x49, 0xb8)},    // 252 blue violet
+        {QStringLiteral("B200"), QColor(0x26, 0x45, 0xbf)},    // 228 blue
+        {QStringLiteral("910C"), QColor(0x68, 0x1f, 0x99)},    // 276 purple
+        {QStringLiteral("910"), QColor(0x9e, 0x37, 0x9e)},     // 300 magenta
+        {QStringLiteral("MI325"), QColor(0xb8, 0x1c, 0x6a)},   // 330 raspberry
+        {QStringLiteral("L40"), QColor(0x60, 0x70, 0x7d)},     // blue grey
     };
     for (const auto& [key, color] : known) {
         if (t.contains(key))
             return color;
     }
-    static const QColor extra[] = {QColor(0x5d, 0x40, 0x37), QColor(0x37, 0x47, 0x4f), QColor(0xad, 0x14, 0x57),
-                                   QColor(0x00, 0x69, 0x5c), QColor(0x6d, 0x4c, 0x41), QColor(0x45, 0x27, 0xa0)};
+    static const QColor extra[] = {QColor(0x5d, 0x40, 0x37), QColor(0x37, 0x47, 0x4f), QColor(0xbf, 0x36, 0x0c),
+                                   QColor(0x00, 0x69, 0x5c), QColor(0xf9, 0xa8, 0x25), QColor(0x45, 0x27, 0xa0)};
     return extra[qHash(t) % (sizeof(extra) / sizeof(extra[0]))];
+}
+
+QString shortDeviceName(const QString& deviceType)
+{
+    const int dash = deviceType.indexOf(QLatin1Char('-'));
+    return dash > 0 ? deviceType.left(dash) : deviceType;
 }
 
 QColor textOn(const QColor& fill)
@@ -52,11 +69,24 @@ QColor backwardColor(int chunk)
     return chunk % 2 == 0 ? QColor(0xf0, 0x9a, 0x1a) : QColor(0xf7, 0xc5, 0x6b);
 }
 
-QColor communicationColor() { return QColor(0x45, 0x45, 0x45); }
+bool isDark(const QPalette& palette)
+{
+    return palette.color(QPalette::Base).lightnessF() < 0.5;
+}
+
+QColor communicationColor(const QPalette& palette)
+{
+    return mix(palette.color(QPalette::Base), palette.color(QPalette::Text), 0.75);
+}
+
 QColor dpSyncColor() { return QColor(0x26, 0xa6, 0x9a); }
 QColor optimizerColor() { return QColor(0x8d, 0x6e, 0x63); }
-QColor bubbleColor() { return QColor(0xd3, 0x2f, 0x2f, 90); }
-QColor bottleneckColor() { return QColor(0xd3, 0x2f, 0x2f); }
+QColor bubbleColor(const QPalette& palette)
+{
+    return isDark(palette) ? QColor(0xef, 0x73, 0x73) : QColor(0xd3, 0x2f, 0x2f);
+}
+QColor problemColor() { return QColor(0xd3, 0x2f, 0x2f); }
+QColor bottleneckMarkColor(const QPalette& palette) { return palette.color(QPalette::Text); }
 
 QColor memoryColor(MemoryPart part)
 {
@@ -118,6 +148,16 @@ QString knobsLabel(const StagePlan& s)
         .arg(s.tp).arg(s.cp).arg(s.dp).arg(s.ep).arg(s.etp).arg(s.edp);
 }
 
+QString targetLabel(Target target)
+{
+    switch (target) {
+    case Target::Megatron: return QStringLiteral("Megatron-LM");
+    case Target::FlagScale: return QStringLiteral("FlagScale");
+    case Target::Any: break;
+    }
+    return QStringLiteral("any");
+}
+
 QString devicesLabel(const StagePlan& stage)
 {
     QStringList parts;
@@ -161,11 +201,45 @@ void applyChartPalette(QCustomPlot* plot)
     }
     for (int i = 0; i < plot->itemCount(); ++i) {
         if (auto* label = qobject_cast<QCPItemText*>(plot->item(i))) {
-            // Warnings keep their red; ordinary labels follow the text colour.
-            if (label->color() != bottleneckColor() && label->color() != bottleneckColor().darker(130))
+            // Warnings keep their red and the placeholder its own grey; ordinary labels
+            // follow the text colour.
+            if (label->objectName() == QLatin1String(kPlaceholderName))
+                label->setColor(pal.color(QPalette::PlaceholderText));
+            else if (label->color() != problemColor())
                 label->setColor(text);
         }
     }
+}
+
+void setChartPlaceholder(QCustomPlot* plot, const QString& text)
+{
+    QCPItemText* label = nullptr;
+    for (int i = 0; i < plot->itemCount(); ++i) {
+        auto* t = qobject_cast<QCPItemText*>(plot->item(i));
+        if (t && t->objectName() == QLatin1String(kPlaceholderName))
+            label = t;
+    }
+    const bool placeholder = !text.isEmpty();
+    // Whole layers, so that each chart keeps its own choice of visible grids and axes.
+    for (const char* layer : {"grid", "axes", "legend"}) {
+        if (QCPLayer* l = plot->layer(QString::fromLatin1(layer)))
+            l->setVisible(!placeholder);
+    }
+    if (!placeholder) {
+        if (label)
+            plot->removeItem(label);
+        return;
+    }
+    if (!label) {
+        label = new QCPItemText(plot);
+        label->setObjectName(QString::fromLatin1(kPlaceholderName));
+        label->position->setType(QCPItemPosition::ptAxisRectRatio);
+        label->position->setCoords(0.5, 0.5);
+        label->setPositionAlignment(Qt::AlignCenter);
+        label->setClipToAxisRect(false);
+    }
+    label->setText(text);
+    label->setColor(plot->palette().color(QPalette::PlaceholderText));
 }
 
 } // namespace hapmoe::ui::style

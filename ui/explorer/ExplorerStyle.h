@@ -5,25 +5,37 @@
 #include "plan/Plan.h"
 
 #include <QColor>
+#include <QPalette>
 #include <QString>
 
 class QCustomPlot;
 
 namespace hapmoe::ui::style {
 
-// A stable colour per device type (known vendors get their customary hue; others are
-// hashed into a palette that stays distinguishable from the known ones).
+// A stable colour per device type: every known type has its own hue (not a lighter or
+// darker shade of another type's), others are hashed into a palette of further hues.
 QColor deviceColor(const QString& deviceType);
+// The device type without its memory or variant suffix: "A100-80GB" -> "A100",
+// "910B-376T" -> "910B", "H100-SXM" -> "H100".
+QString shortDeviceName(const QString& deviceType);
 // Text colour readable on top of the given fill.
 QColor textOn(const QColor& fill);
 
 QColor forwardColor(int chunk = 0);
 QColor backwardColor(int chunk = 0);
-QColor communicationColor();
+// The stage-boundary send: a grey far from the background (dark in the light theme, light
+// in the dark theme) so it shows on the blocks and as a legend swatch.
+QColor communicationColor(const QPalette& palette);
 QColor dpSyncColor();
 QColor optimizerColor();
-QColor bubbleColor();
-QColor bottleneckColor();
+// Hatch of idle time (pipeline bubbles): red, brighter in the dark theme.
+QColor bubbleColor(const QPalette& palette);
+// Problems only: short of memory, a plan that does not fit, a capacity line.
+QColor problemColor();
+// The bottleneck stage's outline: the text colour, which no device type uses, so the
+// mark shows on every device colour in both themes.
+QColor bottleneckMarkColor(const QPalette& palette);
+bool isDark(const QPalette& palette);
 
 enum class MemoryPart { Weights, Gradients, Optimizer, Activations, MoeBuffers, Overhead };
 QColor memoryColor(MemoryPart part);
@@ -33,6 +45,7 @@ QString formatSeconds(double seconds);     // "1.234 s", "56.7 ms", "830 µs"
 QString formatGiB(double bytes);           // "12.34 GiB"
 QString recomputeLabel(const StagePlan& stage);  // "none", "selective", "full 4/12"
 QString knobsLabel(const StagePlan& stage);      // "TP2 CP1 DP4 · EP4 ETP1 EDP2"
+QString targetLabel(Target target);              // "Megatron-LM", "FlagScale"
 QString devicesLabel(const StagePlan& stage);    // "node 3: 0-7"
 
 // Background, axes, grid and legend of a chart from its widget's palette, so charts follow
@@ -40,6 +53,9 @@ QString devicesLabel(const StagePlan& stage);    // "node 3: 0-7"
 void applyChartPalette(QCustomPlot* plot);
 // `color` mixed into `base` with weight a (0 = base, 1 = color); an opaque lane tint.
 QColor mix(const QColor& base, const QColor& color, double a);
+// Instead of an empty chart: hides the axes and the legend and writes `text` in the middle
+// of the chart area. An empty text brings the axes and the legend back.
+void setChartPlaceholder(QCustomPlot* plot, const QString& text);
 
 inline constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 

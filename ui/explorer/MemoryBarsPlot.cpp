@@ -51,7 +51,7 @@ MemoryBarsPlot::MemoryBarsPlot(QWidget* parent)
     }
     m_capacity = addGraph();
     m_capacity->setName(tr("Device capacity"));
-    m_capacity->setPen(QPen(style::bottleneckColor(), 2.5, Qt::DashLine));
+    m_capacity->setPen(QPen(style::problemColor(), 2.5, Qt::DashLine));
     m_capacity->setLineStyle(QCPGraph::lsLine);
     m_capacity->setSelectable(QCP::stNone);
 
@@ -72,6 +72,8 @@ MemoryBarsPlot::MemoryBarsPlot(QWidget* parent)
     plotLayout()->setRowStretchFactor(0, 0.001);
     setMouseTracking(true);
     style::applyChartPalette(this);
+    connect(this, &QCustomPlot::afterLayout, this, &MemoryBarsPlot::fitLabels);
+    clear();
 }
 
 void MemoryBarsPlot::changeEvent(QEvent* event)
@@ -94,6 +96,7 @@ void MemoryBarsPlot::setPlan(const Plan& plan, const Prediction& prediction)
     m_prediction = prediction;
     m_stages = std::min(plan.pp(), static_cast<int>(prediction.stages.size()));
     clearItems();
+    m_labels.clear();
     m_ticker->clear();
 
     QVector<double> keys;
@@ -113,23 +116,78 @@ void MemoryBarsPlot::setPlan(const Plan& plan, const Prediction& prediction)
         top = std::max({top, cap, m.total() / style::kGiB});
         m_ticker->addTick(s, QStringLiteral("S%1\n%2").arg(s).arg(QString::fromStdString(sp.device_type)));
 
+        // Above the bar or the capacity line, whichever is higher, so the dashed line never
+        // strikes the label through. The text is chosen in fitLabels().
         auto* label = new QCPItemText(this);
-        label->position->setCoords(s, m.total() / style::kGiB);
+        label->position->setCoords(s, std::max(m.total(), m.capacity) / style::kGiB);
         label->setPositionAlignment(Qt::AlignHCenter | Qt::AlignBottom);
-        QString text = tr("recompute: %1").arg(style::recomputeLabel(sp));
-        if (!m.fits())
-            text += tr("\nshort %1 GiB").arg((m.total() - m.capacity) / style::kGiB, 0, 'f', 1);
-        label->setText(text);
-        label->setColor(m.fits() ? palette().color(QPalette::Text) : style::bottleneckColor());
-        label->setPadding(QMargins(1, 1, 1, 3));
+        label->setColor(m.fits() ? palette().color(QPalette::Text) : style::problemColor());
+        label->setPadding(QMargins(1, 1, 1, 4));
         label->setClipToAxisRect(false);
+        m_labels.push_back(label);
     }
+    style::setChartPlaceholder(this, m_stages == 0 ? tr("No plan to show: run a search and select a plan") : QString());
     for (size_t i = 0; i < kParts.size(); ++i)
         m_bars[i]->setData(keys, values[i], true);
     m_capacity->setData(capKeys, capValues, true);
     xAxis->setRange(-0.6, std::max(m_stages, 1) - 0.4);
     yAxis->setRange(0, std::max(1.0, top * 1.15));
     replot();
+}
+
+void MemoryBarsPlot::fitLabels()
+{
+    if (m_labels.empty())
+        return;
+    // Room per label: the distance between two bars less a small gap.
+    const double slot = std::abs(xAxis->coordToPixel(1) - xAxis->coordToPixel(0)) - 6;
+    const QFontMetrics fm(font());
+    auto widest = [&fm](const QString& text) {
+        int w = 0;
+        for (const QString& line : text.split(QLatin1Char('\n')))
+            w = std::max(w, fm.horizontalAdvance(line));
+        return w;
+    };
+    // One form for every bar, the longest that fits them all, so that the labels read alike.
+    std::vector<QStringList> forms;
+    for (int s = 0; s < m_stages; ++s) {
+        const StagePlan& sp = m_plan.stages[static_cast<size_t>(s)];
+        const MemoryBreakdown& m = m_prediction.stages[static_cast<size_t>(s)].memory;
+        const QString rc = style::recomputeLabel(sp);
+        const QString brief = sp.recompute == Recompute::Selective ? tr("sel") : rc;
+        QStringList f = {tr("recompute: %1").arg(rc), rc, brief};
+        if (!m.fits()) {
+            const double shortGiB = m.shortfall() / style::kGiB;
+            f[0] += tr("\nshort %1 GiB").arg(shortGiB, 0, 'f', 1);
+            f[1] += tr("\nshort %1 GiB").arg(shortGiB, 0, 'f', 1);
+            f[2] += QStringLiteral("\n−%1").arg(shortGiB, 0, 'f', 1);
+        }
+        forms.push_back(f);
+    }
+    int chosen = 0;
+    for (; chosen < 2; ++chosen) {
+        bool fitsAll = true;
+        for (const QStringList& f : forms)
+            fitsAll = fitsAll && widest(f[chosen]) <= slot;
+        if (fitsAll)
+            break;
+    }
+    for (size_t s = 0; s < m_labels.size() && s < forms.size(); ++s)
+        m_labels[s]->setText(forms[s][chosen]);
+}
+
+QString MemoryBarsPlot::barLabel(int stage) const
+{
+    if (stage < 0 || stage >= static_cast<int>(m_labels.size()))
+        return {};
+    return m_labels[static_cast<size_t>(stage)]->text();
+}
+
+double MemoryBarsPlot::barLabelBaseGiB(int stage) const
+{
+    if (stage < 0 || stage >= static_cast<int>(m_labels.size()))
+        return 0;
+    return m_labels[static_cast<size_t>(stage)]->position->value();
 }
 
 double MemoryBarsPlot::dataMaxGiB() const
@@ -173,6 +231,9 @@ QString MemoryBarsPlot::toolTipForStage(int s) const
     tip += QStringLiteral("<tr><td><b>%1</b></td><td align='right'><b>%2</b></td></tr>").arg(tr("Total"), style::formatGiB(m.total()));
     tip += QStringLiteral("<tr><td>%1</td><td align='right'>%2</td></tr></table>").arg(tr("Capacity"), style::formatGiB(m.capacity));
     tip += tr("Recompute: %1").arg(style::recomputeLabel(sp));
+    if (!m.fits())
+        tip += QStringLiteral("<br><span style='color:%1'>%2</span>")
+                   .arg(style::problemColor().name(), tr("Short of memory by %1").arg(style::formatGiB(m.shortfall())));
     return tip;
 }
 

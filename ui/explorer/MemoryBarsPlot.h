@@ -25,6 +25,10 @@ public:
     double stackedTotalGiB(int stage) const;
     double capacityGiB(int stage) const;
     QString toolTipForStage(int stage) const;
+    // The text above a stage's bar as drawn (abbreviated when the bars are narrow), and
+    // the value (GiB) it stands on: the larger of the bar and the capacity line.
+    QString barLabel(int stage) const;
+    double barLabelBaseGiB(int stage) const;
     // Same value-axis upper bound on several charts (compare view).
     void setMaxGiB(double gib);
     double dataMaxGiB() const;
@@ -36,11 +40,15 @@ protected:
     void changeEvent(QEvent* event) override;
 
 private:
+    // Chooses each label's form for the current bar width (after each layout).
+    void fitLabels();
+
     std::array<QCPBars*, 6> m_bars{};
     QCPGraph* m_capacity;
     QSharedPointer<QCPAxisTickerText> m_ticker;
     Plan m_plan;
     Prediction m_prediction;
+    std::vector<QCPItemText*> m_labels;
     int m_stages = 0;
 };
 

@@ -62,6 +62,10 @@ PlanExplorerWidget::PlanExplorerWidget(QWidget* parent)
     d->table = new PlanTableView(d->model, this);
     d->planTitle = new QLabel(this);
     d->planTitle->setTextFormat(Qt::RichText);
+    // Titles and no-plan reasons can be long: they wrap rather than widen the window.
+    d->planTitle->setWordWrap(true);
+    d->planTitle->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    d->planTitle->setMinimumWidth(200);
     d->partition = new StagePartitionView(this);
     d->tabs = new QTabWidget(this);
     d->timeline = new TimelinePlot(d->tabs);
@@ -69,6 +73,9 @@ PlanExplorerWidget::PlanExplorerWidget(QWidget* parent)
     d->breakdown = new BreakdownView(d->tabs);
     d->compare = new CompareView(d->tabs);
     d->whatIf = new WhatIfPanel(d->tabs);
+    // A chart's legend would otherwise set the window's minimum width: charts shrink instead.
+    for (QWidget* chart : {static_cast<QWidget*>(d->timeline), static_cast<QWidget*>(d->memory)})
+        chart->setMinimumWidth(320);
     d->tabs->addTab(d->timeline, tr("Timeline"));
     d->tabs->addTab(d->memory, tr("Memory"));
     d->tabs->addTab(d->breakdown, tr("Breakdown"));
@@ -127,8 +134,8 @@ PlanExplorerWidget::PlanExplorerWidget(QWidget* parent)
     connect(d->whatIf, &WhatIfPanel::newSearchSuggested, this, &PlanExplorerWidget::newSearchSuggested);
     connect(d->tabs, &QTabWidget::currentChanged, this, [this] {
         QWidget* w = d->tabs->currentWidget();
-        d->exportChart->setEnabled(w == d->timeline || w == d->memory || w == d->breakdown);
-        d->resetZoom->setEnabled(w == d->timeline);
+        d->exportChart->setEnabled(d->current() && (w == d->timeline || w == d->memory || w == d->breakdown));
+        d->resetZoom->setEnabled(d->current() && w == d->timeline);
         d->exportTrace->setEnabled(w == d->timeline && d->current());
     });
     connect(d->resetZoom, &QPushButton::clicked, this, [this] {
@@ -297,8 +304,11 @@ void PlanExplorerWidget::showView(const QString& name)
 void PlanExplorerWidget::updateViews()
 {
     const ExplorerPlan* e = d->current();
+    QWidget* view = d->tabs->currentWidget();
     d->exportLauncher->setEnabled(e && d->hasContext);
-    d->exportTrace->setEnabled(e && d->tabs->currentWidget() == d->timeline);
+    d->exportTrace->setEnabled(e && view == d->timeline);
+    d->exportChart->setEnabled(e && (view == d->timeline || view == d->memory || view == d->breakdown));
+    d->resetZoom->setEnabled(e && view == d->timeline);
     if (!e) {
         d->planTitle->setText(tr("Run a search or open a plan to explore it."));
         d->partition->clear();

@@ -76,9 +76,7 @@ QVariant PlanListModel::data(const QModelIndex& index, int role) const
             return unused > 0 ? QStringLiteral("%1 (+%2 idle)").arg(total).arg(unused) : QString::number(total);
         }
         case Stages: return plan.vpp > 1 ? QStringLiteral("%1 ×%2 vpp").arg(plan.pp()).arg(plan.vpp) : QString::number(plan.pp());
-        case TargetColumn: return e->target == Target::Megatron ? QStringLiteral("Megatron-LM")
-                                : e->target == Target::FlagScale ? QStringLiteral("FlagScale")
-                                                                 : QStringLiteral("any");
+        case TargetColumn: return style::targetLabel(e->target);
         default: return {};
         }
     }
@@ -99,7 +97,7 @@ QVariant PlanListModel::data(const QModelIndex& index, int role) const
         return QVariant(Qt::AlignLeft | Qt::AlignVCenter);
     }
     if (role == Qt::ForegroundRole && !p.feasible)
-        return QBrush(style::bottleneckColor());
+        return QBrush(style::problemColor());
     if (role == Qt::FontRole && e->kind != ExplorerPlan::Kind::Ranked) {
         QFont f;
         f.setItalic(true);

@@ -15,6 +15,8 @@ namespace hapmoe::ui {
 namespace {
 constexpr int kMargin = 6;
 constexpr int kLegendGap = 6;
+// Box width less the room around its text (gap between boxes and text margins).
+constexpr int kTextInset = 13;
 }
 
 StagePartitionView::StagePartitionView(QWidget* parent)
@@ -122,7 +124,7 @@ QString StagePartitionView::stageToolTip(int index) const
                       .arg(index)
                       .arg(s->numDevices())
                       .arg(QString::fromStdString(s->device_type).toHtmlEscaped())
-                      .arg(index == m_bottleneck ? QStringLiteral(" <span style='color:#d32f2f'>(bottleneck)</span>") : QString());
+                      .arg(index == m_bottleneck ? QStringLiteral(" <b>(bottleneck)</b>") : QString());
     tip += QStringLiteral("Layers %1-%2 (%3)<br>").arg(s->first_layer).arg(s->first_layer + s->num_layers - 1).arg(s->num_layers);
     tip += QStringLiteral("%1<br>Recompute: %2 · micro-batch %3<br>Devices: %4<br>")
                .arg(style::knobsLabel(*s), style::recomputeLabel(*s))
@@ -140,6 +142,80 @@ QString StagePartitionView::stageToolTip(int index) const
     return tip;
 }
 
+std::vector<QStringList> StagePartitionView::boxLines() const
+{
+    // Each line has shorter forms for narrow boxes. One form per line is chosen for the
+    // whole strip (the longest that fits every box), so that all boxes read alike.
+    QFont bold = font();
+    bold.setBold(true);
+    bool anyCp = false;
+    for (const StagePlan& s : m_plan.stages)
+        anyCp = anyCp || s.cp > 1;
+    std::vector<std::vector<QStringList>> lines(static_cast<size_t>(stageCount()));
+    for (int i = 0; i < stageCount(); ++i) {
+        const StagePlan& s = m_plan.stages[static_cast<size_t>(i)];
+        const QString type = QString::fromStdString(s.device_type);
+        const QString shortType = style::shortDeviceName(type);
+        auto& l = lines[static_cast<size_t>(i)];
+        l.push_back({QStringLiteral("S%1 · %2").arg(i).arg(type), QStringLiteral("S%1 · %2").arg(i).arg(shortType),
+                     QStringLiteral("S%1 %2").arg(i).arg(shortType)});
+        if (m_compact) {
+            l.push_back({QStringLiteral("%1 L · TP%2 DP%3 EP%4").arg(s.num_layers).arg(s.tp).arg(s.dp).arg(s.ep),
+                         QStringLiteral("%1 L · EP%2").arg(s.num_layers).arg(s.ep), QStringLiteral("%1 L").arg(s.num_layers)});
+            continue;
+        }
+        const QString rc = style::recomputeLabel(s);
+        l.push_back({QStringLiteral("%1 layers (L%2-%3)").arg(s.num_layers).arg(s.first_layer).arg(s.first_layer + s.num_layers - 1),
+                     QStringLiteral("%1 layers").arg(s.num_layers), QStringLiteral("%1 L").arg(s.num_layers)});
+        l.push_back(anyCp ? QStringList{QStringLiteral("TP%1 CP%2 DP%3").arg(s.tp).arg(s.cp).arg(s.dp),
+                                        QStringLiteral("T%1 C%2 D%3").arg(s.tp).arg(s.cp).arg(s.dp)}
+                          : QStringList{QStringLiteral("TP%1 DP%2").arg(s.tp).arg(s.dp), QStringLiteral("T%1 D%2").arg(s.tp).arg(s.dp)});
+        l.push_back({QStringLiteral("EP%1 ETP%2 EDP%3").arg(s.ep).arg(s.etp).arg(s.edp),
+                     QStringLiteral("E%1 ET%2 ED%3").arg(s.ep).arg(s.etp).arg(s.edp), QStringLiteral("EP%1").arg(s.ep)});
+        l.push_back({QStringLiteral("recompute: %1").arg(rc), QStringLiteral("rc: %1").arg(rc),
+                     s.recompute == Recompute::Selective ? QStringLiteral("rc: sel") : rc});
+        l.push_back({QStringLiteral("%1 dev · %2").arg(s.numDevices()).arg(style::devicesLabel(s)),
+                     QStringLiteral("%1 dev").arg(s.numDevices()), QString::number(s.numDevices())});
+    }
+    std::vector<QStringList> chosen(lines.size());
+    if (lines.empty())
+        return chosen;
+    auto fitsAll = [&](size_t l, int f, const QFont& font) {
+        const QFontMetrics fm(font);
+        for (int i = 0; i < stageCount(); ++i) {
+            if (fm.horizontalAdvance(lines[static_cast<size_t>(i)][l][f]) > stageRect(i).width() - kTextInset)
+                return false;
+        }
+        return true;
+    };
+    for (size_t l = 0; l < lines.front().size(); ++l) {
+        const QFont& f = l == 0 ? bold : font();
+        const int forms = static_cast<int>(lines.front()[l].size());
+        int form = 0;
+        while (form < forms - 1 && !fitsAll(l, form, f))
+            ++form;
+        // The device type is never dropped: when even "S2 910B" is too wide, the type
+        // goes on a line of its own.
+        const bool splitType = l == 0 && !fitsAll(l, form, f);
+        for (size_t i = 0; i < lines.size(); ++i) {
+            if (splitType) {
+                const QString type = QString::fromStdString(m_plan.stages[i].device_type);
+                chosen[i] << QStringLiteral("S%1").arg(i) << style::shortDeviceName(type);
+            } else {
+                chosen[i] << lines[i][l][form];
+            }
+        }
+    }
+    return chosen;
+}
+
+QStringList StagePartitionView::stageLines(int index) const
+{
+    if (index < 0 || index >= stageCount())
+        return {};
+    return boxLines()[static_cast<size_t>(index)];
+}
+
 void StagePartitionView::paintEvent(QPaintEvent*)
 {
     QPainter p(this);
@@ -152,26 +228,27 @@ void StagePartitionView::paintEvent(QPaintEvent*)
     }
     QFont bold = font();
     bold.setBold(true);
+    const QPen mark(style::bottleneckMarkColor(palette()), 3);
 
+    const std::vector<QStringList> text = boxLines();
     for (int i = 0; i < stageCount(); ++i) {
-        const StagePlan& s = m_plan.stages[static_cast<size_t>(i)];
-        const QRect r = stageRect(i).adjusted(1, 0, -1, 0);
-        QColor fill = style::deviceColor(QString::fromStdString(s.device_type));
-        // Neighbours on the same device type alternate in shade so each stage reads as its own box.
-        int run = 0;
-        for (int k = i - 1; k >= 0 && m_plan.stages[static_cast<size_t>(k)].device_type == s.device_type; --k)
-            ++run;
-        if (run % 2 == 1)
-            fill = fill.darker(125);
+        // A gap between boxes (rather than alternating shades, which would make one device
+        // type look like another) separates neighbouring stages of one type.
+        const QRect r = stageRect(i).adjusted(2, 0, -2, 0);
+        QColor fill = style::deviceColor(QString::fromStdString(m_plan.stages[static_cast<size_t>(i)].device_type));
         if (i == m_hovered)
             fill = fill.lighter(125);
         p.setPen(Qt::NoPen);
         p.setBrush(fill);
         p.drawRoundedRect(r, 4, 4);
         if (i == m_bottleneck) {
-            p.setPen(QPen(style::bottleneckColor(), 3));
+            // A thick outline in the text colour with a thin line of the background inside,
+            // which shows on every device colour in both themes.
             p.setBrush(Qt::NoBrush);
-            p.drawRoundedRect(r.adjusted(1, 1, -1, -1), 4, 4);
+            p.setPen(mark);
+            p.drawRoundedRect(QRectF(r).adjusted(1.5, 1.5, -1.5, -1.5), 4, 4);
+            p.setPen(QPen(palette().color(QPalette::Base), 1));
+            p.drawRoundedRect(QRectF(r).adjusted(3.5, 3.5, -3.5, -3.5), 3, 3);
         }
         if (i == m_hovered) {
             p.setPen(QPen(palette().color(QPalette::Highlight), 2));
@@ -179,43 +256,16 @@ void StagePartitionView::paintEvent(QPaintEvent*)
             p.drawRoundedRect(r, 4, 4);
         }
 
-        // Each line with shorter forms for narrow boxes; the first form that fits is drawn.
-        const QString type = QString::fromStdString(s.device_type);
-        const QString rc = style::recomputeLabel(s);
-        std::vector<QStringList> lines;
-        lines.push_back({QStringLiteral("S%1 · %2").arg(i).arg(type), QStringLiteral("S%1").arg(i)});
-        if (m_compact) {
-            lines.push_back({QStringLiteral("%1 L · TP%2 DP%3 EP%4").arg(s.num_layers).arg(s.tp).arg(s.dp).arg(s.ep),
-                             QStringLiteral("%1 L").arg(s.num_layers)});
-        } else {
-            lines.push_back({QStringLiteral("%1 layers (L%2-%3)").arg(s.num_layers).arg(s.first_layer).arg(s.first_layer + s.num_layers - 1),
-                             QStringLiteral("%1 layers").arg(s.num_layers), QStringLiteral("%1 L").arg(s.num_layers)});
-            lines.push_back({QStringLiteral("TP%1 CP%2 DP%3").arg(s.tp).arg(s.cp).arg(s.dp), QStringLiteral("TP%1 DP%2").arg(s.tp).arg(s.dp),
-                             QStringLiteral("T%1D%2").arg(s.tp).arg(s.dp)});
-            lines.push_back({QStringLiteral("EP%1 ETP%2 EDP%3").arg(s.ep).arg(s.etp).arg(s.edp), QStringLiteral("EP%1").arg(s.ep),
-                             QStringLiteral("E%1").arg(s.ep)});
-            lines.push_back({QStringLiteral("recompute: %1").arg(rc), QStringLiteral("rc %1").arg(rc),
-                             s.recompute == Recompute::None ? QStringLiteral("-") : QStringLiteral("rc")});
-            lines.push_back({QStringLiteral("%1 dev · %2").arg(s.numDevices()).arg(style::devicesLabel(s)),
-                             QStringLiteral("%1 dev").arg(s.numDevices()), QString::number(s.numDevices())});
-        }
         p.setPen(style::textOn(fill));
-        const QRect textRect = r.adjusted(5, 4, -4, -2);
+        const QRect textRect = r.adjusted(5, 5, -4, -2);
         int y = textRect.top();
-        for (size_t l = 0; l < lines.size(); ++l) {
+        const QStringList& lines = text[static_cast<size_t>(i)];
+        for (int l = 0; l < lines.size(); ++l) {
             const QFont& f = l == 0 ? bold : font();
             p.setFont(f);
             const QFontMetrics lfm(f);
-            QString text;
-            for (const QString& form : lines[l]) {
-                if (lfm.horizontalAdvance(form) <= textRect.width()) {
-                    text = form;
-                    break;
-                }
-            }
-            if (text.isEmpty())
-                text = lfm.elidedText(lines[l].back(), Qt::ElideRight, textRect.width());
-            p.drawText(QRect(textRect.left(), y, textRect.width(), lfm.height()), Qt::AlignLeft | Qt::AlignVCenter, text);
+            const QString line = lfm.elidedText(lines[l], Qt::ElideRight, textRect.width());
+            p.drawText(QRect(textRect.left(), y, textRect.width(), lfm.height()), Qt::AlignLeft | Qt::AlignVCenter, line);
             y += fm.height();
             if (y + fm.height() > textRect.bottom() + 2)
                 break;
@@ -246,9 +296,9 @@ void StagePartitionView::paintEvent(QPaintEvent*)
         x += fm.horizontalAdvance(label) + 16;
     }
     if (m_bottleneck >= 0 && m_bottleneck < stageCount()) {
-        p.setPen(QPen(style::bottleneckColor(), 3));
+        p.setPen(mark);
         p.setBrush(Qt::NoBrush);
-        p.drawRect(QRect(x, ly + 2, box, box));
+        p.drawRect(QRectF(x + 1.5, ly + 3.5, box - 3, box - 3));
         x += box + 4;
         p.setPen(palette().color(QPalette::WindowText));
         p.drawText(QPoint(x, ly + fm.ascent() + 1), tr("bottleneck stage (S%1)").arg(m_bottleneck));

@@ -7,7 +7,10 @@
 #include "cost/Prediction.h"
 #include "plan/Plan.h"
 
+#include <QStringList>
 #include <QWidget>
+
+#include <vector>
 
 namespace hapmoe::ui {
 
@@ -29,6 +32,8 @@ public:
     int stageAt(const QPoint& pos) const;
     int hoveredStage() const { return m_hovered; }
     QString stageToolTip(int index) const;
+    // The lines written in a stage's box, in the forms chosen for the current width.
+    QStringList stageLines(int index) const;
 
     QSize sizeHint() const override;
     QSize minimumSizeHint() const override;
@@ -44,6 +49,7 @@ protected:
 
 private:
     int stripHeight() const;
+    std::vector<QStringList> boxLines() const;
     void setHovered(int stage);
 
     Plan m_plan;

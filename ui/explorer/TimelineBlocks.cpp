@@ -32,6 +32,10 @@ void TimelineBlocks::setTimeline(const PlanTimeline& timeline)
     }
     for (int s = 0; s < timeline.stages; ++s)
         m_bubbles[static_cast<size_t>(s)] = m_timeline.bubbles(s);
+    double busy = 0;
+    for (const ScheduleBlock& b : blocks)
+        busy += b.end - b.start;
+    m_meanBlock = blocks.empty() ? 0 : busy / static_cast<double>(blocks.size());
 }
 
 int TimelineBlocks::blockAt(double time, double lane) const
@@ -66,39 +70,110 @@ QCPRange TimelineBlocks::getValueRange(bool& foundRange, QCP::SignDomain, const 
     return QCPRange(-0.5, m_timeline.stages - 0.5);
 }
 
+QRectF TimelineBlocks::laneRect(double t0, double t1, int lane, double h0, double h1) const
+{
+    QCPAxis* kx = keyAxis();
+    QCPAxis* vy = valueAxis();
+    const double x0 = kx->coordToPixel(t0), x1 = kx->coordToPixel(t1);
+    const double y0 = vy->coordToPixel(lane + h0), y1 = vy->coordToPixel(lane + h1);
+    return QRectF(QPointF(std::min(x0, x1), std::min(y0, y1)), QPointF(std::max(x0, x1), std::max(y0, y1)));
+}
+
 void TimelineBlocks::draw(QCPPainter* painter)
 {
     m_lastDrawn = 0;
+    m_lastDense = false;
     QCPAxis* kx = keyAxis();
     QCPAxis* vy = valueAxis();
     if (!kx || !vy || m_timeline.stages == 0)
         return;
     const QCPRange range = kx->range();
-    const auto& blocks = m_timeline.schedule.blocks;
-
-    auto px = [kx](double t) { return kx->coordToPixel(t); };
-    auto laneRect = [&](double t0, double t1, int lane, double h0 = -kLaneHalfHeight, double h1 = kLaneHalfHeight) {
-        const double x0 = px(t0), x1 = px(t1);
-        const double y0 = vy->coordToPixel(lane + h0), y1 = vy->coordToPixel(lane + h1);
-        return QRectF(QPointF(std::min(x0, x1), std::min(y0, y1)), QPointF(std::max(x0, x1), std::max(y0, y1)));
-    };
+    const QPalette& pal = mParentPlot->palette();
 
     painter->setAntialiasing(false);
     // Lane backgrounds tinted by device type, so each lane reads as its stage.
     for (int s = 0; s < m_timeline.stages; ++s) {
-        // Pre-blended with white rather than drawn translucent: opaque fills are cheaper,
-        // and neighbouring lanes of one type alternate in strength so they stay apart.
+        // Pre-blended with the background rather than drawn translucent: opaque fills are
+        // cheaper. One strength for every lane (a lighter or darker tint would read as
+        // another device type); a thin gap separates neighbouring lanes.
         const QColor device = style::deviceColor(m_timeline.deviceTypes[static_cast<size_t>(s)]);
-        const QColor tint = style::mix(mParentPlot->palette().color(QPalette::Base), device, s % 2 == 0 ? 0.12 : 0.22);
+        const QColor tint = style::mix(pal.color(QPalette::Base), device, 0.18);
         painter->setPen(Qt::NoPen);
         painter->setBrush(tint);
-        painter->drawRect(laneRect(std::max(range.lower, 0.0), std::min(range.upper, m_timeline.iterationEnd), s, -0.5, 0.5));
+        painter->drawRect(laneRect(std::max(range.lower, 0.0), std::min(range.upper, m_timeline.iterationEnd), s, -0.47, 0.47));
     }
 
+    const double pixelsPerSecond = kx->axisRect()->width() / std::max(range.size(), 1e-12);
+    m_lastDense = m_meanBlock * pixelsPerSecond < kDenseBlockPixels;
+    if (m_lastDense)
+        drawBands(painter);
+    else
+        drawBlocks(painter);
+    drawTail(painter);
+}
+
+void TimelineBlocks::drawBands(QCPPainter* painter)
+{
+    // Forward work in the upper half of the lane, backward in the lower half; blocks a few
+    // pixels apart merge into one band. Warm-up then reads as a forward-only band,
+    // the steady state as both, and cool-down as backward only; the gaps are the bubbles.
+    const QCPRange range = keyAxis()->range();
+    const auto& blocks = m_timeline.schedule.blocks;
+    // Blocks closer than this merge: in 1F1B's steady state consecutive forwards are one
+    // backward apart, and at this zoom a backward is a few pixels at most.
+    const double mergeGap = 2 * kDenseBlockPixels * range.size() / std::max(1, keyAxis()->axisRect()->width());
+    QVector<QRectF> fwd, bwd;
+    for (int s = 0; s < m_timeline.stages; ++s) {
+        const auto& idx = m_lanes[static_cast<size_t>(s)];
+        auto it = std::lower_bound(idx.begin(), idx.end(), range.lower, [&blocks](int i, double t) {
+            return blocks[static_cast<size_t>(i)].end < t;
+        });
+        double run[2][2] = {{-1, -1}, {-1, -1}};   // [forward, backward][start, end]
+        auto flush = [&](int k) {
+            if (run[k][0] >= 0)
+                (k == 0 ? fwd : bwd).push_back(k == 0 ? laneRect(run[k][0], run[k][1], s, -kLaneHalfHeight, 0)
+                                                      : laneRect(run[k][0], run[k][1], s, 0, kLaneHalfHeight));
+            run[k][0] = run[k][1] = -1;
+        };
+        for (; it != idx.end(); ++it) {
+            const ScheduleBlock& b = blocks[static_cast<size_t>(*it)];
+            if (b.start > range.upper)
+                break;
+            ++m_lastDrawn;
+            const int k = b.forward ? 0 : 1;
+            if (run[k][0] >= 0 && b.start - run[k][1] <= mergeGap) {
+                run[k][1] = std::max(run[k][1], b.end);
+            } else {
+                flush(k);
+                run[k][0] = b.start;
+                run[k][1] = b.end;
+            }
+        }
+        flush(0);
+        flush(1);
+    }
+    for (QVector<QRectF>* rects : {&fwd, &bwd}) {
+        for (QRectF& r : *rects) {
+            if (r.width() < 1.0)
+                r.setWidth(1.0);
+        }
+    }
+    painter->setPen(Qt::NoPen);
+    painter->setBrush(style::forwardColor());
+    painter->drawRects(fwd);
+    painter->setBrush(style::backwardColor());
+    painter->drawRects(bwd);
+}
+
+void TimelineBlocks::drawBlocks(QCPPainter* painter)
+{
+    const QCPRange range = keyAxis()->range();
+    const auto& blocks = m_timeline.schedule.blocks;
+    const QPalette& pal = mParentPlot->palette();
+
     // Bubbles: idle time of each stage, hatched.
-    QColor hatch = style::bubbleColor();
-    hatch.setAlpha(255);
-    painter->setBrush(QBrush(hatch.lighter(130), Qt::BDiagPattern));
+    painter->setPen(Qt::NoPen);
+    painter->setBrush(QBrush(style::bubbleColor(pal), Qt::BDiagPattern));
     for (int s = 0; s < m_timeline.stages; ++s) {
         QVector<QRectF> rects;
         for (const auto& [a, b] : m_bubbles[static_cast<size_t>(s)]) {
@@ -145,7 +220,7 @@ void TimelineBlocks::draw(QCPPainter* painter)
                 labels.push_back({r, *it});
         }
     }
-    const QPen edge(mParentPlot->palette().color(QPalette::Base), 0);   // separates adjacent blocks in either theme
+    const QPen edge(pal.color(QPalette::Base), 0);   // separates adjacent blocks in either theme
     for (int c = 0; c < 2; ++c) {
         painter->setPen(fwd[c].size() < 600 ? edge : QPen(Qt::NoPen));
         painter->setBrush(style::forwardColor(c));
@@ -155,23 +230,8 @@ void TimelineBlocks::draw(QCPPainter* painter)
         painter->drawRects(bwd[c]);
     }
     painter->setPen(Qt::NoPen);
-    painter->setBrush(style::communicationColor());
+    painter->setBrush(style::communicationColor(pal));
     painter->drawRects(comm);
-
-    // DP sync and optimizer step after each stage's last backward.
-    for (int s = 0; s < m_timeline.stages; ++s) {
-        const double t0 = m_timeline.laneEnd[static_cast<size_t>(s)];
-        const double t1 = t0 + m_timeline.dpSync[static_cast<size_t>(s)];
-        const double t2 = t1 + m_timeline.optimizer[static_cast<size_t>(s)];
-        if (t1 > t0 && t1 >= range.lower && t0 <= range.upper) {
-            painter->setBrush(style::dpSyncColor());
-            painter->drawRect(laneRect(t0, t1, s));
-        }
-        if (t2 > t1 && t2 >= range.lower && t1 <= range.upper) {
-            painter->setBrush(style::optimizerColor());
-            painter->drawRect(laneRect(t1, t2, s));
-        }
-    }
 
     // Micro-batch numbers where the block is wide enough to hold them.
     painter->setFont(mParentPlot->font());
@@ -188,13 +248,33 @@ void TimelineBlocks::draw(QCPPainter* painter)
         if (fm.horizontalAdvance(text) + 2 <= l.rect.width())
             painter->drawText(l.rect, Qt::AlignCenter, text);
     }
+}
 
-    // The bottleneck lane gets a frame.
+void TimelineBlocks::drawTail(QCPPainter* painter)
+{
+    const QCPRange range = keyAxis()->range();
+    // DP sync and optimizer step after each stage's last backward.
+    painter->setPen(Qt::NoPen);
+    for (int s = 0; s < m_timeline.stages; ++s) {
+        const double t0 = m_timeline.laneEnd[static_cast<size_t>(s)];
+        const double t1 = t0 + m_timeline.dpSync[static_cast<size_t>(s)];
+        const double t2 = t1 + m_timeline.optimizer[static_cast<size_t>(s)];
+        if (t1 > t0 && t1 >= range.lower && t0 <= range.upper) {
+            painter->setBrush(style::dpSyncColor());
+            painter->drawRect(laneRect(t0, t1, s));
+        }
+        if (t2 > t1 && t2 >= range.lower && t1 <= range.upper) {
+            painter->setBrush(style::optimizerColor());
+            painter->drawRect(laneRect(t1, t2, s));
+        }
+    }
+
+    // The bottleneck lane gets a frame in the text colour, which no device type uses.
     const int bn = m_timeline.bottleneck;
     if (bn >= 0 && bn < m_timeline.stages) {
-        painter->setPen(QPen(style::bottleneckColor(), 2));
+        painter->setPen(QPen(style::bottleneckMarkColor(mParentPlot->palette()), 2.5));
         painter->setBrush(Qt::NoBrush);
-        painter->drawRect(laneRect(std::max(range.lower, 0.0), std::min(range.upper, m_timeline.iterationEnd), bn, -0.48, 0.48));
+        painter->drawRect(laneRect(std::max(range.lower, 0.0), std::min(range.upper, m_timeline.iterationEnd), bn, -0.47, 0.47));
     }
 }
 

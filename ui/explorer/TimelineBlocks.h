@@ -27,6 +27,12 @@ public:
     int lastDrawnBlocks() const { return m_lastDrawn; }
 
     static constexpr double kLaneHalfHeight = 0.38;
+    // Below this width per block (mean block duration in pixels) the blocks are drawn as
+    // solid forward and backward bands, without sends and bubble hatch: single blocks are
+    // no longer visible there and alternating one-pixel blocks make a moiré.
+    static constexpr double kDenseBlockPixels = 2.0;
+    // Whether the last draw() drew bands instead of blocks.
+    bool lastDrawDense() const { return m_lastDense; }
 
     double selectTest(const QPointF& pos, bool onlySelectable, QVariant* details = nullptr) const override;
     QCPRange getKeyRange(bool& foundRange, QCP::SignDomain inSignDomain = QCP::sdBoth) const override;
@@ -38,12 +44,20 @@ protected:
     void drawLegendIcon(QCPPainter* painter, const QRectF& rect) const override;
 
 private:
+    // Pixel rectangle of [t0, t1] in a lane between lane + h0 and lane + h1.
+    QRectF laneRect(double t0, double t1, int lane, double h0 = -kLaneHalfHeight, double h1 = kLaneHalfHeight) const;
+    void drawBlocks(QCPPainter* painter);
+    void drawBands(QCPPainter* painter);
+    void drawTail(QCPPainter* painter);   // DP sync, optimizer step and the bottleneck frame
+
     // Per lane, indices of its blocks sorted by start (blocks of a lane never overlap, so
     // their ends are sorted too and a binary search finds the first visible one).
     std::vector<std::vector<int>> m_lanes;
     std::vector<std::vector<std::pair<double, double>>> m_bubbles;
     PlanTimeline m_timeline;
+    double m_meanBlock = 0;   // mean duration of a block (s)
     int m_lastDrawn = 0;
+    bool m_lastDense = false;
 };
 
 } // namespace hapmoe::ui

@@ -9,13 +9,19 @@ namespace hapmoe::ui {
 
 namespace {
 // A legend entry for a colour that the schedule plottable draws itself.
-void addLegendSwatch(QCustomPlot* plot, const QString& name, const QBrush& brush, const QPen& pen = QPen(Qt::NoPen))
+void setSwatch(QCPGraph* g, const QBrush& brush, const QPen& pen = QPen(Qt::NoPen))
+{
+    g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssSquare, pen.style() == Qt::NoPen ? QPen(brush.color()) : pen, brush, 11));
+}
+
+QCPGraph* addLegendSwatch(QCustomPlot* plot, const QString& name, const QBrush& brush, const QPen& pen = QPen(Qt::NoPen))
 {
     QCPGraph* g = plot->addGraph();
     g->setName(name);
     g->setLineStyle(QCPGraph::lsNone);
-    g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssSquare, pen.style() == Qt::NoPen ? QPen(brush.color()) : pen, brush, 11));
+    setSwatch(g, brush, pen);
     g->setSelectable(QCP::stNone);
+    return g;
 }
 } // namespace
 
@@ -41,11 +47,11 @@ TimelinePlot::TimelinePlot(QWidget* parent)
 
     addLegendSwatch(this, tr("Forward"), style::forwardColor());
     addLegendSwatch(this, tr("Backward"), style::backwardColor());
-    addLegendSwatch(this, tr("Stage send"), style::communicationColor());
+    m_sendSwatch = addLegendSwatch(this, tr("Stage send"), Qt::NoBrush);
     addLegendSwatch(this, tr("DP sync"), style::dpSyncColor());
     addLegendSwatch(this, tr("Optimizer"), style::optimizerColor());
-    addLegendSwatch(this, tr("Idle (bubble)"), QBrush(style::bubbleColor().darker(150), Qt::BDiagPattern), QPen(style::bubbleColor().darker(150)));
-    addLegendSwatch(this, tr("Bottleneck stage"), Qt::NoBrush, QPen(style::bottleneckColor(), 2));
+    m_bubbleSwatch = addLegendSwatch(this, tr("Idle (bubble)"), Qt::NoBrush);
+    m_bottleneckSwatch = addLegendSwatch(this, tr("Bottleneck stage"), Qt::NoBrush);
 
     // Legend in its own row above the chart so it never covers blocks.
     legend->setVisible(true);
@@ -58,17 +64,17 @@ TimelinePlot::TimelinePlot(QWidget* parent)
     plotLayout()->setRowStretchFactor(0, 0.001);
     legend->setMargins(QMargins(4, 2, 4, 0));
 
-    m_endLine->setPen(QPen(style::bottleneckColor().darker(130), 1, Qt::DashLine));
     m_endLine->point1->setCoords(0, 0);
     m_endLine->point2->setCoords(0, 1);
     m_endLine->setVisible(false);
-    m_endLabel->setPositionAlignment(Qt::AlignRight | Qt::AlignTop);
+    // The iteration label sits in a strip above the plot area, ending at the dashed line,
+    // so that it never covers blocks.
+    m_endLabel->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
     m_endLabel->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
-    m_endLabel->setColor(style::bottleneckColor().darker(130));
-    m_endLabel->setBrush(palette().color(QPalette::Base));
-    m_endLabel->setPadding(QMargins(3, 1, 3, 1));
+    m_endLabel->setPadding(QMargins(3, 1, 3, 2));
     m_endLabel->setVisible(false);
-    m_endLabel->setClipToAxisRect(true);
+    m_endLabel->setClipToAxisRect(false);
+    axisRect()->setMinimumMargins(QMargins(0, fontMetrics().height() + 6, 0, 0));
 
     setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     axisRect()->setRangeDrag(Qt::Horizontal);
@@ -76,15 +82,37 @@ TimelinePlot::TimelinePlot(QWidget* parent)
     axisRect()->setRangeZoomFactor(0.8);
     connect(xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, &TimelinePlot::boundRange);
     setMouseTracking(true);
+    applyThemeColors();
+    style::setChartPlaceholder(this, tr("No plan to show: run a search and select a plan"));
+}
+
+void TimelinePlot::applyThemeColors()
+{
     style::applyChartPalette(this);
+    const QPalette pal = palette();
+    setSwatch(m_sendSwatch, style::communicationColor(pal));
+    const QColor hatch = style::bubbleColor(pal);
+    setSwatch(m_bubbleSwatch, QBrush(hatch, Qt::BDiagPattern), QPen(hatch));
+    setSwatch(m_bottleneckSwatch, Qt::NoBrush, QPen(style::bottleneckMarkColor(pal), 2.5));
+    const QColor text = pal.color(QPalette::Text);
+    m_endLine->setPen(QPen(text, 1, Qt::DashLine));
+    m_endLabel->setColor(text);
+    m_endLabel->setBrush(pal.color(QPalette::Base));
+}
+
+void TimelinePlot::updateEndLabel()
+{
+    // Shown only while the end of the iteration is in view; outside the plot area it
+    // would be drawn over the axis labels.
+    const double end = m_blocks->timeline().iterationEnd;
+    m_endLabel->setVisible(!m_blocks->timeline().empty() && xAxis->range().contains(end));
 }
 
 void TimelinePlot::changeEvent(QEvent* event)
 {
     QCustomPlot::changeEvent(event);
     if (event->type() == QEvent::PaletteChange) {
-        style::applyChartPalette(this);
-        m_endLabel->setBrush(palette().color(QPalette::Base));
+        applyThemeColors();
         replot();
     }
 }
@@ -106,8 +134,9 @@ void TimelinePlot::setTimeline(const PlanTimeline& timeline)
     m_endLine->setVisible(!timeline.empty());
     m_endLabel->position->setCoords(timeline.iterationEnd, 0.0);   // top of the chart, left of the line
     m_endLabel->setText(tr("iteration %1").arg(style::formatSeconds(timeline.iterationEnd)));
-    m_endLabel->setVisible(!timeline.empty());
+    style::setChartPlaceholder(this, timeline.empty() ? tr("No plan to show: run a search and select a plan") : QString());
     resetZoom();
+    updateEndLabel();
     replot();
 }
 
@@ -157,6 +186,7 @@ void TimelinePlot::boundRange(const QCPRange& range)
         xAxis->setRange(r);
         m_bounding = false;
     }
+    updateEndLabel();
 }
 
 QString TimelinePlot::toolTipAt(const QPoint& pos) const

@@ -41,10 +41,16 @@ protected:
 
 private:
     void boundRange(const QCPRange& range);
+    // Colours that depend on the theme: legend swatches, the iteration line and its label.
+    void applyThemeColors();
+    void updateEndLabel();
 
     TimelineBlocks* m_blocks;
     QCPItemStraightLine* m_endLine;
     QCPItemText* m_endLabel;
+    QCPGraph* m_sendSwatch = nullptr;
+    QCPGraph* m_bubbleSwatch = nullptr;
+    QCPGraph* m_bottleneckSwatch = nullptr;
     QSharedPointer<QCPAxisTickerText> m_laneTicker;
     double m_limit = 1;
     bool m_bounding = false;

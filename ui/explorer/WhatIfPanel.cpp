@@ -61,6 +61,8 @@ WhatIfPanel::WhatIfPanel(QWidget* parent)
     m_nodeCount->setRange(0, 4096);
     m_nodeCount->setSuffix(tr(" nodes"));
     m_nodeType->setToolTip(tr("Device type whose node count to change"));
+    // Wide enough for the longest type name ("910B-376T"), however narrow the panel.
+    m_nodeType->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     for (QSpinBox* box : {m_gbs, m_seq, m_offload, m_nodeCount})
         box->setKeyboardTracking(false);
     m_rho->setKeyboardTracking(false);
@@ -86,7 +88,9 @@ WhatIfPanel::WhatIfPanel(QWidget* parent)
     m_stages->setHorizontalHeaderLabels({tr("Stage"), tr("Fwd+bwd / mb"), tr("What-if"), tr("Memory"), tr("What-if"), tr("Capacity")});
     m_stages->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_stages->verticalHeader()->hide();
-    m_stages->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+    // Columns as wide as their header and cells (never clipped), the spare width to the last.
+    m_stages->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_stages->horizontalHeader()->setStretchLastSection(true);
     m_hintLabel->setWordWrap(true);
     m_hintLabel->setTextFormat(Qt::RichText);
     m_hintLabel->setObjectName(QStringLiteral("whatIfHint"));
@@ -370,7 +374,7 @@ void WhatIfPanel::showFigures()
         for (int c = 0; c < cells.size(); ++c) {
             auto* item = new QTableWidgetItem(cells[c]);
             if (c == 4 && eb && !eb->memory.fits())
-                item->setForeground(style::bottleneckColor());
+                item->setForeground(style::problemColor());
             m_stages->setItem(s, c, item);
         }
     }

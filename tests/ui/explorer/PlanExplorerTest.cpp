@@ -17,6 +17,8 @@
 #include "cost/Schedule.h"
 #include "io/Documents.h"
 
+#include "ExplorerStyle.h"
+
 #include <QCheckBox>
 #include <QDoubleSpinBox>
 #include <QFileDialog>
@@ -60,6 +62,12 @@ private slots:
     void exportDialogSavesALauncher();
     void exportDialogRefusesAPlanTheTargetCannotRun();
     void chartsSaveAsPngSvgAndPdf();
+    void breakdownTitleNamesTheBottleneckAndTheTail();
+    void chartsWithoutAPlanShowAPlaceholder();
+    void memoryLabelsStandAboveBarAndCapacity();
+    void denseTimelineDrawsBands();
+    void bottleneckMarkAndDeviceColoursStandApart();
+    void partitionBoxesAlwaysNameTheirDeviceType();
 
 private:
     PlanExplorerWidget* makeExplorer();
@@ -549,6 +557,180 @@ void PlanExplorerTest::chartsSaveAsPngSvgAndPdf()
     const QImage png(dir.filePath(QStringLiteral("t.png")));
     QCOMPARE(png.width(), 2 * timeline->width());
     QVERIFY(!saveChart(timeline, dir.filePath(QStringLiteral("t.bmp"))).isEmpty());
+}
+
+void PlanExplorerTest::breakdownTitleNamesTheBottleneckAndTheTail()
+{
+    // Three stages: S1 has the largest forward + backward (3 + 5 = 8 against 6 and 7), S2
+    // the largest DP sync + optimizer (0.4 + 0.3 against 0.2 and 0.1), as CostModel picks them.
+    Plan plan;
+    Prediction pred;
+    const double fwd[] = {2, 3, 3}, bwd[] = {4, 5, 4}, sync[] = {0.1, 0.1, 0.4}, opt[] = {0.1, 0.0, 0.3};
+    for (int i = 0; i < 3; ++i) {
+        plan.stages.push_back(test::stage("H800", 0, 2 * i, 2, 8 * i, 8, 2, 1, 2, 1, 1, 1));
+        StageEstimate e;
+        e.t_fwd = fwd[i];
+        e.t_bwd = bwd[i];
+        e.dp_sync = sync[i];
+        e.optimizer = opt[i];
+        pred.stages.push_back(e);
+    }
+    pred.num_microbatches = 32;
+    // Eq. 4: sum c_i + (M - 1) max c_i + max tail = 21 + 31 * 8 + 0.7 = 269.7.
+    pred.iteration_time_s = 269.7;
+    QCOMPARE(BreakdownView::bottleneckStage(pred), 1);
+    QCOMPARE(BreakdownView::tailStage(pred), 2);
+
+    BreakdownView view;
+    view.setPlan(plan, pred);
+    const QString title = view.barsTitle();
+    QVERIFY2(title.contains(QStringLiteral("Iteration 269.700 s")), qPrintable(title));
+    QVERIFY2(title.contains(QStringLiteral("bottleneck S1 × 32 micro-batches")), qPrintable(title));
+    QVERIFY2(title.contains(QStringLiteral("(S2: DP sync + optimizer)")), qPrintable(title));
+    view.clear();
+    QVERIFY(view.barsTitle().isEmpty());
+}
+
+void PlanExplorerTest::chartsWithoutAPlanShowAPlaceholder()
+{
+    auto placeholder = [](QCustomPlot* plot) -> QString {
+        for (int i = 0; i < plot->itemCount(); ++i) {
+            auto* t = qobject_cast<QCPItemText*>(plot->item(i));
+            if (t && t->objectName() == QLatin1String("chartPlaceholder"))
+                return t->text();
+        }
+        return {};
+    };
+    TimelinePlot timeline;
+    MemoryBarsPlot memory;
+    for (QCustomPlot* plot : std::initializer_list<QCustomPlot*>{&timeline, &memory}) {
+        QVERIFY(placeholder(plot).startsWith(QStringLiteral("No plan to show")));
+        QVERIFY(!plot->layer(QStringLiteral("axes"))->visible());
+        QVERIFY(!plot->layer(QStringLiteral("legend"))->visible());
+    }
+    auto [plan, pred] = fourEqualStages("H800");
+    pred.num_microbatches = 8;
+    pred.iteration_time_s = 33;
+    timeline.setTimeline(buildPlanTimeline(plan, pred));
+    memory.setPlan(m_result.uniform_baseline->plan, m_result.uniform_baseline->prediction);
+    for (QCustomPlot* plot : std::initializer_list<QCustomPlot*>{&timeline, &memory}) {
+        QVERIFY(placeholder(plot).isEmpty());
+        QVERIFY(plot->layer(QStringLiteral("axes"))->visible());
+        QVERIFY(plot->layer(QStringLiteral("legend"))->visible());
+    }
+    // Empty again: no axis left to show negative times.
+    timeline.clear();
+    QVERIFY(!placeholder(&timeline).isEmpty());
+    QVERIFY(!timeline.layer(QStringLiteral("axes"))->visible());
+}
+
+void PlanExplorerTest::memoryLabelsStandAboveBarAndCapacity()
+{
+    const RankedPlan& uniform = *m_result.uniform_baseline;
+    MemoryBarsPlot memory;
+    memory.resize(900, 420);
+    memory.show();
+    memory.setPlan(uniform.plan, uniform.prediction);
+    memory.replot();
+    for (int s = 0; s < memory.stageCount(); ++s) {
+        QCOMPARE(memory.barLabelBaseGiB(s), std::max(memory.stackedTotalGiB(s), memory.capacityGiB(s)));
+        QVERIFY2(memory.barLabel(s).startsWith(QStringLiteral("recompute: ")), qPrintable(memory.barLabel(s)));
+    }
+    // Two bars in 120 pixels leave no room for "recompute: full 12/12": the short form,
+    // the same on every bar, and the full text in the tooltip.
+    memory.resize(120, 420);
+    memory.replot();
+    for (int s = 0; s < memory.stageCount(); ++s) {
+        const QString rc = style::recomputeLabel(uniform.plan.stages[static_cast<size_t>(s)]);
+        QVERIFY2(!memory.barLabel(s).contains(QStringLiteral("recompute")), qPrintable(memory.barLabel(s)));
+        QVERIFY(memory.toolTipForStage(s).contains(QStringLiteral("Recompute: %1").arg(rc)));
+    }
+}
+
+void PlanExplorerTest::denseTimelineDrawsBands()
+{
+    // 4 stages x 256 micro-batches x 2 = 2048 blocks of 1 and 2 s over 4 x 3 + 255 x 3 = 777 s.
+    auto [plan, pred] = fourEqualStages("H800");
+    pred.num_microbatches = 256;
+    pred.iteration_time_s = 777;
+    TimelinePlot timeline;
+    timeline.resize(800, 300);
+    timeline.show();
+    timeline.setTimeline(buildPlanTimeline(plan, pred));
+    QCOMPARE(timeline.timeline().pipelineEnd, 777.0);
+    // Whole iteration: a mean block of 1.5 s is well under 2 pixels at under 1 pixel per s.
+    timeline.replot();
+    QVERIFY(timeline.blocks()->lastDrawDense());
+    // 40 s in view: about 20 pixels per second, the blocks themselves.
+    timeline.xAxis->setRange(300, 340);
+    timeline.replot();
+    QVERIFY(!timeline.blocks()->lastDrawDense());
+}
+
+void PlanExplorerTest::bottleneckMarkAndDeviceColoursStandApart()
+{
+    QPalette light;
+    light.setColor(QPalette::Base, Qt::white);
+    light.setColor(QPalette::Text, Qt::black);
+    QPalette dark;
+    dark.setColor(QPalette::Base, QColor(0x1e, 0x1e, 0x1e));
+    dark.setColor(QPalette::Text, QColor(0xe0, 0xe0, 0xe0));
+    // Every type of the built-in catalog (resources/devices.json).
+    const QStringList types = {"A100-80GB", "H100-SXM", "H800", "H200", "H20", "B200", "L40S", "MI250X",
+                               "MI300X", "MI325X", "910B-376T", "910C", "Gaudi2"};
+    for (const QPalette& pal : {light, dark}) {
+        const QColor mark = style::bottleneckMarkColor(pal);
+        for (const QString& t : types) {
+            const QColor d = style::deviceColor(t);
+            const int distance = std::abs(d.red() - mark.red()) + std::abs(d.green() - mark.green()) + std::abs(d.blue() - mark.blue());
+            QVERIFY2(distance > 200, qPrintable(t));
+        }
+        // The send strip and the bubble hatch differ from the background in both themes.
+        const QColor base = pal.color(QPalette::Base);
+        QVERIFY(std::abs(style::communicationColor(pal).lightness() - base.lightness()) > 100);
+        QVERIFY(std::abs(style::bubbleColor(pal).lightness() - base.lightness()) > 60);
+    }
+    // Saturated types differ in hue by at least 20 degrees (a shade of one hue would read as
+    // the same type); L40S is told apart by being grey.
+    for (int i = 0; i < types.size(); ++i) {
+        for (int j = i + 1; j < types.size(); ++j) {
+            const QColor a = style::deviceColor(types[i]), b = style::deviceColor(types[j]);
+            if (a.hsvSaturationF() < 0.4 || b.hsvSaturationF() < 0.4)
+                continue;
+            int dh = std::abs(a.hsvHue() - b.hsvHue());
+            dh = std::min(dh, 360 - dh);
+            QVERIFY2(dh >= 20, qPrintable(types[i] + QLatin1Char('/') + types[j]));
+        }
+    }
+}
+
+void PlanExplorerTest::partitionBoxesAlwaysNameTheirDeviceType()
+{
+    // 20 layers on one stage and 2 on another: the narrow box still names its type.
+    Plan plan;
+    Prediction pred;
+    plan.stages.push_back(test::stage("A100-80GB", 0, 0, 8, 0, 22, 1, 8, 8, 1, 1, 1));
+    plan.stages.push_back(test::stage("910B-376T", 1, 0, 8, 22, 2, 1, 8, 8, 1, 1, 1));
+    pred.stages.resize(2);
+    StagePartitionView view;
+    view.resize(700, view.sizeHint().height());
+    view.show();
+    view.setPlan(plan, pred, 0);
+    QCOMPARE(style::shortDeviceName(QStringLiteral("910B-376T")), QStringLiteral("910B"));
+    QCOMPARE(style::shortDeviceName(QStringLiteral("A100-80GB")), QStringLiteral("A100"));
+    QCOMPARE(style::shortDeviceName(QStringLiteral("H800")), QStringLiteral("H800"));
+    // The narrow box is 700 * 2 / 24 = 58 pixels wide, and 350 * 2 / 24 = 29 at half the width.
+    for (int width : {700, 350}) {
+        view.resize(width, view.height());
+        const QStringList narrow = view.stageLines(1);
+        const QStringList wide = view.stageLines(0);
+        QVERIFY2(narrow.join(QLatin1Char('\n')).contains(QStringLiteral("910B")), qPrintable(narrow.join(QLatin1Char('|'))));
+        QVERIFY2(wide.join(QLatin1Char('\n')).contains(QStringLiteral("A100")), qPrintable(wide.join(QLatin1Char('|'))));
+        // One scheme on every box: the same number of lines, the knobs in the same form.
+        QCOMPARE(narrow.size(), wide.size());
+        const int knobs = narrow.size() - 4;   // layers, knobs, experts, recompute, devices follow the name
+        QCOMPARE(narrow[knobs].startsWith(QStringLiteral("TP")), wide[knobs].startsWith(QStringLiteral("TP")));
+    }
 }
 
 QTEST_MAIN(PlanExplorerTest)
