@@ -20,6 +20,23 @@ QColor componentColor(int i)
     c.setAlpha(255);
     return c;
 }
+
+// The first stage with the largest key (CostModel::estimate breaks ties the same way).
+template <typename Key>
+int firstLargest(const Prediction& prediction, Key key)
+{
+    int best = -1;
+    double mx = 0;
+    for (int i = 0; i < static_cast<int>(prediction.stages.size()); ++i) {
+        const double v = key(prediction.stages[static_cast<size_t>(i)]);
+        if (best < 0 || v > mx) {
+            mx = v;
+            best = i;
+        }
+    }
+    return best;
+}
+
 } // namespace
 
 QStringList BreakdownView::componentNames()
@@ -91,30 +108,12 @@ void BreakdownView::changeEvent(QEvent* event)
 
 int BreakdownView::bottleneckStage(const Prediction& prediction)
 {
-    int best = -1;
-    double mx = 0;
-    for (int i = 0; i < static_cast<int>(prediction.stages.size()); ++i) {
-        const StageEstimate& e = prediction.stages[static_cast<size_t>(i)];
-        if (best < 0 || e.t_fwd + e.t_bwd > mx) {
-            mx = e.t_fwd + e.t_bwd;
-            best = i;
-        }
-    }
-    return best;
+    return firstLargest(prediction, [](const StageEstimate& e) { return e.t_fwd + e.t_bwd; });
 }
 
 int BreakdownView::tailStage(const Prediction& prediction)
 {
-    int best = -1;
-    double mx = 0;
-    for (int i = 0; i < static_cast<int>(prediction.stages.size()); ++i) {
-        const StageEstimate& e = prediction.stages[static_cast<size_t>(i)];
-        if (best < 0 || e.dp_sync + e.optimizer > mx) {
-            mx = e.dp_sync + e.optimizer;
-            best = i;
-        }
-    }
-    return best;
+    return firstLargest(prediction, [](const StageEstimate& e) { return e.dp_sync + e.optimizer; });
 }
 
 QString BreakdownView::barsTitle() const
