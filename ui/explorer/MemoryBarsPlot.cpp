@@ -70,6 +70,13 @@ MemoryBarsPlot::MemoryBarsPlot(QWidget* parent)
     plotLayout()->insertRow(0);
     plotLayout()->addElement(0, 0, legend);
     plotLayout()->setRowStretchFactor(0, 0.001);
+    // Under the legend: where offloaded optimizer states went (the bars are device memory).
+    m_hostNote = new QCPTextElement(this, QString(), font());
+    m_hostNote->setObjectName(QStringLiteral("hostMemoryNote"));
+    m_hostNote->setMargins(QMargins(0, 0, 0, 0));
+    plotLayout()->insertRow(1);
+    plotLayout()->addElement(1, 0, m_hostNote);
+    plotLayout()->setRowStretchFactor(1, 0.001);
     setMouseTracking(true);
     style::applyChartPalette(this);
     connect(this, &QCustomPlot::afterLayout, this, &MemoryBarsPlot::fitLabels);
@@ -126,6 +133,19 @@ void MemoryBarsPlot::setPlan(const Plan& plan, const Prediction& prediction)
         label->setClipToAxisRect(false);
         m_labels.push_back(label);
     }
+    // The bars are device memory; offloaded optimizer states live on the host: say where they went.
+    QString host;
+    if (m_stages > 0 && plan.optimizer_offload_fraction > 0) {
+        host = tr("Optimizer states: %1% in host memory (not in these bars)\n%2 GiB on the busiest node")
+                   .arg(qRound(100 * plan.optimizer_offload_fraction))
+                   .arg(prediction.host_memory_per_node_gib, 0, 'f', 0);
+        host += prediction.host_memory_capacity_gib > 0
+            ? tr(" of %1 GiB").arg(prediction.host_memory_capacity_gib, 0, 'f', 0)
+            : tr(", not checked (no host memory in the cluster)");
+    }
+    m_hostNote->setText(host);
+    m_hostNote->setTextColor(palette().color(QPalette::Text));
+    m_hostNote->setMargins(host.isEmpty() ? QMargins(0, 0, 0, 0) : QMargins(6, 2, 6, 4));
     style::setChartPlaceholder(this, m_stages == 0 ? tr("No plan to show: run a search and select a plan") : QString());
     for (size_t i = 0; i < kParts.size(); ++i)
         m_bars[i]->setData(keys, values[i], true);

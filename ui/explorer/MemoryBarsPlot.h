@@ -49,6 +49,7 @@ private:
     Plan m_plan;
     Prediction m_prediction;
     std::vector<QCPItemText*> m_labels;
+    QCPTextElement* m_hostNote = nullptr;
     int m_stages = 0;
 };
 

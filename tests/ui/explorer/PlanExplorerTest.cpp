@@ -65,6 +65,7 @@ private slots:
     void breakdownTitleNamesTheBottleneckAndTheTail();
     void chartsWithoutAPlanShowAPlaceholder();
     void memoryLabelsStandAboveBarAndCapacity();
+    void memoryChartSaysWhereOffloadedStatesWent();
     void denseTimelineDrawsBands();
     void bottleneckMarkAndDeviceColoursStandApart();
     void partitionBoxesAlwaysNameTheirDeviceType();
@@ -645,6 +646,26 @@ void PlanExplorerTest::memoryLabelsStandAboveBarAndCapacity()
         QVERIFY2(!memory.barLabel(s).contains(QStringLiteral("recompute")), qPrintable(memory.barLabel(s)));
         QVERIFY(memory.toolTipForStage(s).contains(QStringLiteral("Recompute: %1").arg(rc)));
     }
+}
+
+void PlanExplorerTest::memoryChartSaysWhereOffloadedStatesWent()
+{
+    // The bars are device memory: with half of the optimizer offloaded the chart says so and
+    // gives the busiest node's host memory, and whether the cluster bounds it.
+    RankedPlan offloaded = *m_result.uniform_baseline;
+    offloaded.plan.optimizer_offload_fraction = 0.5;
+    offloaded.prediction.host_memory_per_node_gib = 412;
+    MemoryBarsPlot memory;
+    memory.setPlan(offloaded.plan, offloaded.prediction);
+    auto* note = memory.findChild<QCPTextElement*>(QStringLiteral("hostMemoryNote"));
+    QVERIFY(note);
+    QVERIFY2(note->text().contains(QStringLiteral("50% in host memory")), qPrintable(note->text()));
+    QVERIFY(note->text().contains(QStringLiteral("412 GiB on the busiest node, not checked")));
+    offloaded.prediction.host_memory_capacity_gib = 1024;
+    memory.setPlan(offloaded.plan, offloaded.prediction);
+    QVERIFY2(note->text().contains(QStringLiteral("412 GiB on the busiest node of 1024 GiB")), qPrintable(note->text()));
+    memory.setPlan(m_result.uniform_baseline->plan, m_result.uniform_baseline->prediction);
+    QVERIFY(note->text().isEmpty());
 }
 
 void PlanExplorerTest::denseTimelineDrawsBands()
