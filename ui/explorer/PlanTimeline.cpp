@@ -79,6 +79,14 @@ PlanTimeline buildPlanTimeline(const Plan& plan, const Prediction& prediction)
             worst = i;
     }
     tl.bottleneck = (tl.schedule.bottleneck_stage >= 0 && tl.schedule.bottleneck_stage < pp) ? tl.schedule.bottleneck_stage : worst;
+    double longest = 0;
+    for (int i = 0; i < pp && i < static_cast<int>(tl.dpSync.size()) && i < static_cast<int>(tl.optimizer.size()); ++i) {
+        const double t = tl.dpSync[static_cast<size_t>(i)] + tl.optimizer[static_cast<size_t>(i)];
+        if (t > longest) {
+            longest = t;
+            tl.tail = i;
+        }
+    }
     return tl;
 }
 

@@ -29,6 +29,9 @@ struct PlanTimeline {
     std::vector<QString> deviceTypes;
     QStringList stageNames;         // "S0 · H800 · L0-11"
     int bottleneck = 0;
+    // The stage with the longest DP sync + optimizer after its last backward, which the
+    // iteration waits for (eq. 4's tail); -1 when no stage has one.
+    int tail = -1;
     double pipelineEnd = 0;         // makespan of the simulator
     double iterationEnd = 0;        // the prediction's iteration time
 

@@ -123,8 +123,16 @@ void TimelinePlot::setTimeline(const PlanTimeline& timeline)
     m_laneTicker->clear();
     for (int s = 0; s < timeline.stages; ++s) {
         QString label = timeline.stageNames.value(s);
-        if (s == timeline.bottleneck)
+        // The steady state's bottleneck, and the stage whose DP sync and optimizer step the
+        // iteration then waits for when that tail is a noticeable part of it.
+        const bool tail = s == timeline.tail
+            && timeline.dpSync[static_cast<size_t>(s)] + timeline.optimizer[static_cast<size_t>(s)] >= 0.05 * timeline.iterationEnd;
+        if (s == timeline.bottleneck && tail)
+            label += tr("  ◀ bottleneck, longest tail");
+        else if (s == timeline.bottleneck)
             label += tr("  ◀ bottleneck");
+        else if (tail)
+            label += tr("  ◀ longest tail");
         m_laneTicker->addTick(s, label);
     }
     yAxis->setRange(-0.5, timeline.stages - 0.5);

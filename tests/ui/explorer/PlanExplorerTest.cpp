@@ -581,6 +581,11 @@ void PlanExplorerTest::breakdownTitleNamesTheBottleneckAndTheTail()
     pred.iteration_time_s = 269.7;
     QCOMPARE(BreakdownView::bottleneckStage(pred), 1);
     QCOMPARE(BreakdownView::tailStage(pred), 2);
+    // The timeline marks the same two stages (the tail, 0.7 s, is far below 5 % of the
+    // iteration, so its lane keeps a plain label).
+    const PlanTimeline tl = buildPlanTimeline(plan, pred);
+    QCOMPARE(tl.bottleneck, 1);
+    QCOMPARE(tl.tail, 2);
 
     BreakdownView view;
     view.setPlan(plan, pred);
