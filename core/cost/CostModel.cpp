@@ -675,13 +675,29 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
     const double offload = std::clamp(ctx.optimizer_offload_fraction, 0.0, 1.0);
     est.memory.host = offload * (oB + gB) * updated;
     est.memory.optimizer *= 1.0 - offload;
-    // Each device's rank may use an equal share of its node's host memory; the stage is held
-    // to the smallest share over its nodes (estimate() checks the exact sum per node).
-    for (const auto& slot : stage.devices)
-        if (const NodeInfo* n = m.node(slot.node); n && n->host_memory > 0) {
-            const double share = n->host_memory / n->count;
-            est.memory.host_capacity = est.memory.host_capacity > 0 ? std::min(est.memory.host_capacity, share) : share;
+    // The host side of the stage's nodes, read only under offload (section 7.3):
+    // - each device's rank may use an equal share of its node's host memory; the stage is held
+    //   to the smallest share over its nodes (estimate() checks the exact sum per node);
+    // - the slowest host link, the default where the cluster is silent;
+    // - the most ranks on one node, which share its CPUs for the host Adam step.
+    double hostLink = m.options.host_link_gbytes_per_s * 1e9;
+    int hostRanks = m.devicesPerNode(stage);
+    if (offload > 0) {
+        bool linkSeen = false;
+        for (const auto& slot : stage.devices) {
+            const NodeInfo* n = m.node(slot.node);
+            if (!n)
+                continue;
+            hostRanks = std::max(hostRanks, n->count);
+            const double bw = n->host_bw > 0 ? n->host_bw : m.options.host_link_gbytes_per_s * 1e9;
+            hostLink = linkSeen ? std::min(hostLink, bw) : bw;
+            linkSeen = true;
+            if (n->host_memory > 0) {
+                const double share = n->host_memory / n->count;
+                est.memory.host_capacity = est.memory.host_capacity > 0 ? std::min(est.memory.host_capacity, share) : share;
+            }
         }
+    }
 
     // Activations per Korthikanti Table 2 (per token of one layer, on one device).
     auto perLayer = [&](bool moeLayer) {
@@ -778,19 +794,8 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
         // and the device's own part runs meanwhile. Every rank of a node (one per device, of
         // whichever stage) steps at the same time on the node's CPUs.
         const double onHost = offload * updated;
-        // The slowest host link of the stage's nodes, or the default where the cluster is silent.
-        double link = 0;
-        int ranks = m.devicesPerNode(stage);
-        for (const auto& slot : stage.devices)
-            if (const NodeInfo* n = m.node(slot.node)) {
-                ranks = std::max(ranks, n->count);
-                const double bw = n->host_bw > 0 ? n->host_bw : m.options.host_link_gbytes_per_s * 1e9;
-                link = link > 0 ? std::min(link, bw) : bw;
-            }
-        if (link <= 0)
-            link = m.options.host_link_gbytes_per_s * 1e9;
-        const double transfer = 4.0 * onHost / link;   // each direction
-        const double cpu = onHost * ranks / m.options.host_adam_params_per_s;
+        const double transfer = 4.0 * onHost / hostLink;   // each direction
+        const double cpu = onHost * hostRanks / m.options.host_adam_params_per_s;
         est.optimizer = std::max(est.optimizer, std::max(transfer, cpu));
     }
 
