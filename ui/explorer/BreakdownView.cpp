@@ -161,7 +161,8 @@ void BreakdownView::setPlan(const Plan& plan, const Prediction& prediction)
         // TimeBreakdown (CostModel::estimate): compute, TP and dispatch are the bottleneck
         // stage's per micro-batch times M, the bubble is what the pipeline adds to that,
         // and DP sync and optimizer are those of the stage with the longest tail.
-        m_title->setText(tr("Iteration %1 = bottleneck S%2 × %3 micro-batches + bubble + the longest tail (S%4: DP sync + optimizer)")
+        // Two lines, so that a narrow chart does not cut the sentence off.
+        m_title->setText(tr("Iteration %1 = bottleneck S%2 × %3 micro-batches + bubble\n+ the longest tail (S%4: DP sync + optimizer)")
                              .arg(style::formatSeconds(prediction.iteration_time_s))
                              .arg(bn)
                              .arg(prediction.num_microbatches)

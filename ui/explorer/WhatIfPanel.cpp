@@ -69,6 +69,8 @@ WhatIfPanel::WhatIfPanel(QWidget* parent)
 
     auto* inputs = new QGroupBox(tr("Change"), this);
     auto* form = new QFormLayout(inputs);
+    // In a narrow window the labels go above their fields, leaving the figures room.
+    form->setRowWrapPolicy(QFormLayout::WrapLongRows);
     form->addRow(tr("Global batch size"), m_gbs);
     form->addRow(tr("Sequence length"), m_seq);
     form->addRow(tr("Router imbalance ρ"), m_rho);
@@ -80,7 +82,7 @@ WhatIfPanel::WhatIfPanel(QWidget* parent)
     form->addRow(QString(), m_reset);
 
     m_figures->setColumnCount(3);
-    m_figures->setHorizontalHeaderLabels({tr("Selected plan"), tr("What-if"), tr("Change")});
+    m_figures->setHorizontalHeaderLabels({tr("Plan"), tr("What-if"), tr("Change")});
     m_figures->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_figures->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
     m_figures->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
@@ -99,6 +101,7 @@ WhatIfPanel::WhatIfPanel(QWidget* parent)
     left->addWidget(inputs);
     left->addWidget(m_hintLabel);
     left->addStretch(1);
+    m_figures->setMinimumWidth(330);   // row names and three columns of "7.401 s"
     auto* right = new QVBoxLayout;
     right->addWidget(m_figures, 2);
     right->addWidget(m_stages, 3);
