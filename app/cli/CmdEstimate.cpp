@@ -44,7 +44,9 @@ MFU and the memory of every stage of one plan.
                    validate" checks it; --model or --cluster replace the plan's own, and
                    the plan must fit them (its stages, devices and knobs are kept)
   --script S       a Megatron-LM launch script: its model and configuration on --cluster
-                   (not with --model, --plan or the flag form)
+                   (not with --model, --plan or the flag form), with its own overlap
+                   switches (--overlap-grad-reduce, --overlap-param-gather, --tp-comm-overlap;
+                   Megatron-LM leaves each off unless given)
 
 Flag form: a uniform Megatron-LM plan; stage s owns global ranks [s*W/PP, (s+1)*W/PP) in
 node order and DP = W / (TP*CP*PP). Left-out flags take Megatron-LM's defaults (sizes 1,
@@ -54,8 +56,9 @@ rank (1 = plain 1F1B). --recompute full without --recompute-layers recomputes ev
 Megatron-LM's own checks apply: the layers split evenly over PP and the layers of a rank over
 VPP, the global batch is a multiple of MBS x DP, --recompute-layers is at most the layers of a
 rank, and with CP > 1 the sequence length is a multiple of 2 x CP (an uneven split needs a
-plan file). Data-parallel traffic is assumed overlapped (--overlap-grad-reduce,
---overlap-param-gather).
+plan file). The flag form and plan files assume data-parallel traffic overlapped
+(--overlap-grad-reduce, --overlap-param-gather, which exported scripts switch on) and no
+--tp-comm-overlap.
 --optimizer-cpu-offload keeps the optimizer states in host memory and steps Adam there, as
 Megatron-Core does; --optimizer-offload-fraction F (default 1.0) offloads a fraction of them.
 Unlike Megatron-LM, where the fraction does nothing without the switch, giving
@@ -232,6 +235,7 @@ int cmdEstimate(const Args& args)
     const DeviceCatalog catalog = catalogFromArgs(a);
     Warnings warnings;
     EstimateInput in;
+    CostOptions options;   // the defaults (docs/cost-model.md), or what a script switches on
     if (a.has("plan")) {
         if (a.has("script"))
             throw UsageError("--script cannot be combined with --plan (each gives the plan to estimate)");
@@ -250,6 +254,7 @@ int cmdEstimate(const Args& args)
         const ScriptConfiguration sc = loadScriptConfiguration(*script, in.cluster, catalog);
         in.model = sc.model;
         in.plan = sc.plan;
+        options = scriptCostOptions(sc.script);
         for (const auto& w : sc.script.warnings)
             warnings.push_back(*script + ": " + w);
     } else {
@@ -269,7 +274,7 @@ int cmdEstimate(const Args& args)
     for (const auto& w : warnings)
         std::cerr << "warning: " << w << "\n";
 
-    const CostModel cm(in.model, in.cluster, catalog, profile ? &*profile : nullptr);
+    const CostModel cm(in.model, in.cluster, catalog, profile ? &*profile : nullptr, options);
     const Prediction p = cm.estimate(in.plan);
 
     if (auto traceFile = a.value("trace")) {

@@ -426,6 +426,13 @@ private:
             par.args.push_back({"--sequence-parallel", {}});
         if (plan.distributed_optimizer)
             par.args.push_back({"--use-distributed-optimizer", {}});
+        // The prediction hides the gradient reduction behind the backward and, with the
+        // distributed optimizer, the parameter all-gather behind the forward (docs/cost-model.md
+        // section 7); Megatron-LM does so only with these switches (both default off, and the
+        // second needs the first and the distributed optimizer: reference section 6).
+        par.args.push_back({"--overlap-grad-reduce", {}});
+        if (plan.distributed_optimizer)
+            par.args.push_back({"--overlap-param-gather", {}});
         if (plan.optimizer_offload_fraction > 0) {
             // megatron/core/optimizer/cpu_offloading/README.md: the three flags together, and
             // --use-precision-aware-optimizer is asserted with the offload (reference section 6).

@@ -423,6 +423,33 @@ private:
             warn(at() + "neither --bf16 nor --fp16: Megatron-LM trains in fp32; the estimate assumes bf16");
     }
 
+    // The overlap switches the cost model reads (CostOptions), and the performance flags it
+    // does not model, each named so that a prediction is read for what it is.
+    void readOverlapSwitches(ParallelConfig& p)
+    {
+        p.overlap_grad_reduce = has("--overlap-grad-reduce");
+        p.overlap_param_gather = has("--overlap-param-gather");
+        if (p.overlap_param_gather && (!p.overlap_grad_reduce || !p.distributed_optimizer)) {
+            warn(at() + "--overlap-param-gather needs --overlap-grad-reduce and --use-distributed-optimizer "
+                        "(Megatron-LM asserts both); it is not counted");
+            p.overlap_param_gather = false;
+        }
+        p.tp_comm_overlap = has("--tp-comm-overlap");
+        if (p.tp_comm_overlap && !p.sequence_parallel) {
+            warn(at() + "--tp-comm-overlap needs --sequence-parallel (Megatron-LM asserts it); it is not counted");
+            p.tp_comm_overlap = false;
+        }
+        if (has("--overlap-moe-expert-parallel-comm"))
+            warn(at() + "--overlap-moe-expert-parallel-comm (combined 1F1B) is not modelled: expert dispatch and "
+                        "combine are costed as exposed, so the estimate is an upper bound for the MoE layers");
+        if (has("--fp8-format") || has("--fp4-format"))
+            warn(at() + std::string(has("--fp8-format") ? "--fp8-format" : "--fp4-format")
+                 + " is not modelled: GEMMs are costed at the " + (has("--fp16") ? "FP16" : "BF16") + " rate");
+        const std::string graphs = str("--cuda-graph-impl").value_or("none");
+        if (graphs != "none" || has("--enable-cuda-graph") || has("--external-cuda-graph"))
+            warn(at() + "CUDA graphs are not modelled (the cost model has no host launch overhead to remove)");
+    }
+
     void buildParallel()
     {
         ParallelConfig& p = m_out.parallel;
@@ -436,6 +463,7 @@ private:
         p.etp = intFlag("--expert-tensor-parallel-size", 0, 0);
         p.sequence_parallel = has("--sequence-parallel");
         p.distributed_optimizer = has("--use-distributed-optimizer");
+        readOverlapSwitches(p);
         if (has("--optimizer-cpu-offload")) {
             // Megatron-LM's --optimizer-offload-fraction defaults to 1.0 (arguments.py).
             p.optimizer_offload_fraction = 1.0;
@@ -740,6 +768,15 @@ Plan planFromScript(const ImportedScript& script, const Cluster& cluster, const 
                              + ": " + e.detail());
     }
     return plan;
+}
+
+CostOptions scriptCostOptions(const ImportedScript& script, CostOptions base)
+{
+    const ParallelConfig& p = script.parallel;
+    base.overlap_grad_reduce = p.overlap_grad_reduce;
+    base.overlap_param_gather = p.overlap_param_gather;
+    base.tp_comm_overlap = p.tp_comm_overlap;
+    return base;
 }
 
 ScriptConfiguration loadScriptConfiguration(const std::string& path, const Cluster& cluster, const DeviceCatalog& catalog)

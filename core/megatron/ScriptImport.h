@@ -3,6 +3,7 @@
 // defaults, exported variables, arrays, line continuations, comments, torchrun or
 // python -m torch.distributed.run, the entry script and its flags (DESIGN section 6).
 
+#include "cost/CostModel.h"
 #include "hardware/Cluster.h"
 #include "hardware/DeviceCatalog.h"
 #include "model/ModelSpec.h"
@@ -34,6 +35,13 @@ struct ParallelConfig {
     double optimizer_offload_fraction = 0.0;   // --optimizer-cpu-offload [--optimizer-offload-fraction F]
     int micro_batch_size = 1;
     int global_batch_size = 0;          // 0 = MBS * DP (Megatron default)
+    // Communication overlap switches, as Megatron-LM applies them (all off by default):
+    // --overlap-grad-reduce; --overlap-param-gather (needs the former and the distributed
+    // optimizer); --tp-comm-overlap (needs TP > 1 with sequence parallelism). The flags
+    // themselves stay in other_flags, so an export carries them over verbatim.
+    bool overlap_grad_reduce = false;
+    bool overlap_param_gather = false;
+    bool tp_comm_overlap = false;
     std::vector<int> layer_split;       // layers per pipeline rank, from the layout or the
                                         // first/last-stage flags; empty = even split
 };
@@ -88,6 +96,11 @@ Plan planFromScript(const ImportedScript& script, const Cluster& cluster,
 // What `--script FILE` gives a command: the script's model and its current configuration
 // on the cluster (estimate uses the plan; plan passes it as SearchOptions::current), both
 // checked by planFromScript.
+// The cost model's options as the script runs: its overlap switches (ParallelConfig) over
+// base. Without --overlap-grad-reduce Megatron-LM reduces gradients after the backward, so
+// an estimate of the script's own configuration must not hide that traffic.
+CostOptions scriptCostOptions(const ImportedScript& script, CostOptions base = {});
+
 struct ScriptConfiguration {
     ImportedScript script;
     ModelSpec model;

@@ -144,6 +144,7 @@ private slots:
     void activationsKorthikantiTable2();
     void activationsInFlight();
     void bytesPerParameter();
+    void dataParallelOverlapSwitches();
     void optimizerCpuOffload();
     void hostMemoryAndLinkOfTheNode();
     void expertParametersOverEdp();
@@ -302,6 +303,57 @@ void TestCostModel::bytesPerParameter()
     ctx.distributed_optimizer = true;
     e = cm.estimateStage(st, ctx);
     QVERIFY(std::fabs((e.memory.weights + e.memory.gradients + e.memory.optimizer) / params - (6 + 12.0 / 4)) < 1e-9);
+}
+
+void TestCostModel::dataParallelOverlapSwitches()
+{
+    // One GPT layer of h = 2048 has 12 h^2 + 13 h = 50,358,272 parameters (Narayanan et al.
+    // eq. 2 per layer). On one 8-GPU A100 node at TP 1 the stage's DP group is the node's
+    // 8 ranks. Megatron's DDP buckets hold max(4e7, 1e6 x DP) = 4e7 parameters
+    // (param_and_grad_buffer.py), so two buckets, each costed whole. With the distributed
+    // optimizer a bucket reduce-scatters fp32 gradients (4 B per parameter) and all-gathers
+    // bf16 parameters (2 B) (docs/cost-model.md section 7).
+    const ModelSpec m = gpt(3, 2048, 16);
+    const DeviceCatalog cat = DeviceCatalog::builtin();
+    const Cluster c = nodesOf("A100-80GB", 1);
+    StagePlan st = stageOn("A100-80GB", 0, 8, 1);
+    st.first_layer = 1;
+    st.num_layers = 1;
+    // Attention and norms 4h^2 + 8h, the GeLU MLP 8h^2 + 5h (countParameters keeps them apart).
+    const ParameterCount pc = countParameters(m);
+    QCOMPARE(pc.dense_per_layer, 4.0 * 2048 * 2048 + 8.0 * 2048);
+    // The whole model: 3 layers, the final norm (2h) and the embeddings.
+    QCOMPARE(pc.total - pc.embedding, 3 * (12.0 * 2048 * 2048 + 13.0 * 2048) + 2 * 2048);
+    const DeviceType* a100 = cat.find("A100-80GB");
+    QVERIFY(a100);
+    GroupLink node;
+    node.link = LinkClass::IntraNode;
+    node.intra_bw = a100->intra_node_gbps * 1e9;
+    node.nic_bw = a100->inter_node_gbps * 1e9;
+    node.ranks_per_node = 8;
+    const double rs1 = collectiveTime(Collective::ReduceScatter, 4e7 * 4.0, 8, node);
+    const double ag1 = collectiveTime(Collective::AllGather, 4e7 * 2.0, 8, node);
+
+    auto syncWith = [&](bool gradReduce, bool paramGather, bool distOpt) {
+        CostOptions opt;
+        opt.overlap_grad_reduce = gradReduce;
+        opt.overlap_param_gather = paramGather;
+        const CostModel cm(m, c, cat, nullptr, opt);
+        return cm.estimateStage(st, middleStage(distOpt));
+    };
+    // Without the switches (Megatron-LM's default) nothing is hidden.
+    const StageEstimate off = syncWith(false, false, true);
+    QVERIFY(std::fabs(off.dp_sync - 2 * (rs1 + ag1)) < 1e-12);
+    // --overlap-grad-reduce: the reduction runs during the backward, except the last bucket.
+    const StageEstimate grad = syncWith(true, false, true);
+    QVERIFY(std::fabs(grad.dp_sync - (std::max(rs1, 2 * rs1 - grad.t_bwd) + 2 * ag1)) < 1e-12);
+    // --overlap-param-gather as well: the gather runs during the next forward, except one bucket.
+    const StageEstimate both = syncWith(true, true, true);
+    QVERIFY(std::fabs(both.dp_sync - (std::max(rs1, 2 * rs1 - both.t_bwd) + std::max(ag1, 2 * ag1 - both.t_fwd))) < 1e-12);
+    QVERIFY(both.dp_sync < grad.dp_sync && grad.dp_sync < off.dp_sync);
+    // The switches do not change the work itself.
+    QCOMPARE(both.t_fwd, off.t_fwd);
+    QCOMPARE(both.t_bwd, off.t_bwd);
 }
 
 void TestCostModel::optimizerCpuOffload()

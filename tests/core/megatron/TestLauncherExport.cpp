@@ -206,6 +206,10 @@ private slots:
         QVERIFY(contains(args, "--sequence-parallel"));
         QVERIFY(contains(args, "--disable-bias-linear"));
         QVERIFY(contains(args, "--moe-grouped-gemm"));   // A100 and H800: compute capability 8.0 and 9.0
+        // The prediction hides the data-parallel traffic (docs/cost-model.md section 7), which
+        // Megatron-LM does only with these switches; the gather needs the distributed optimizer.
+        QVERIFY(contains(args, "--overlap-grad-reduce"));
+        QVERIFY(contains(args, "--overlap-param-gather"));
         // Every flag the launcher passes is an option of Megatron-LM (reference list).
         const std::set<std::string> known = referenceFlags("megatron-lm-flags.txt");
         QVERIFY(!known.empty());
@@ -260,6 +264,14 @@ private slots:
         for (const std::string& n : r.notes)
             noted = noted || n == "--optimizer-cpu-offload: not carried over (the plan keeps the optimizer on the devices)";
         QVERIFY(noted);
+        // Without the distributed optimizer the reduction still overlaps, the gather does not exist.
+        d.plan.distributed_optimizer = false;
+        r = exportLauncher(d, {});
+        QVERIFY2(r.ok, r.refusal.c_str());
+        args = runLauncher(dir, r.script, "0");
+        QVERIFY(contains(args, "--overlap-grad-reduce"));
+        QVERIFY(!contains(args, "--overlap-param-gather"));
+        d.plan.distributed_optimizer = true;
     }
 
     void idleDevices()
@@ -359,6 +371,13 @@ private slots:
         for (const ScriptFlag& f : s2.other_flags)
             if (f.name == "--save" && f.values == std::vector<std::string>{"/checkpoints/mixtral-8x7b"}) save = true;
         QVERIFY(save);
+        // The original's overlap switches are the plan's own: written once, not twice.
+        QCOMPARE(std::count(s2.given_flags.begin(), s2.given_flags.end(), std::string("--overlap-grad-reduce")), 1);
+        int gatherFlags = 0;
+        for (const ScriptFlag& f : s2.other_flags)
+            gatherFlags += f.name == "--overlap-param-gather";
+        QCOMPARE(gatherFlags, 1);
+        QVERIFY(s2.parallel.overlap_grad_reduce && s2.parallel.overlap_param_gather);
         QTemporaryDir dir;
         QVERIFY(test::writeText(dir.filePath("l.sh"), r2.script));
         QCOMPARE(test::runBash({"-n", dir.filePath("l.sh")}, dir.path()), 0);

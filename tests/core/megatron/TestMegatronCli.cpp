@@ -73,6 +73,39 @@ private slots:
         QVERIFY(r.out.contains("this plan"));
     }
 
+    void scriptOverlapSwitches()
+    {
+        // The script's --overlap-grad-reduce and --overlap-param-gather hide its data-parallel
+        // traffic; the same script without them (Megatron-LM's default) exposes it, and only
+        // the data-parallel sync changes.
+        QTemporaryDir dir;
+        QFile in(data("train_mixtral_8x7b_distributed.sh"));
+        QVERIFY(in.open(QIODevice::ReadOnly));
+        QString text = QString::fromUtf8(in.readAll());
+        QVERIFY(text.contains("    --overlap-param-gather\n") && text.contains("    --overlap-grad-reduce\n"));
+        text.remove("    --overlap-param-gather\n").remove("    --overlap-grad-reduce\n");
+        QVERIFY(test::writeText(dir.filePath("plain.sh"), text.toStdString()));
+
+        auto estimate = [&](const QString& script) {
+            QProcess p;   // the document on stdout; the script's warnings go to stderr
+            p.start(QStringLiteral(HAPMOE_CLI_PATH), {"estimate", "--script", script, "--cluster", "H800:4x8", "--json"});
+            p.waitForFinished(120000);
+            const PlanDocument d = readPlan(p.readAllStandardOutput().toStdString(), "estimate.json");
+            return d.prediction.value_or(Prediction{});
+        };
+        const Prediction overlapped = estimate(data("train_mixtral_8x7b_distributed.sh"));
+        const Prediction plain = estimate(dir.filePath("plain.sh"));
+        QVERIFY(plain.breakdown.dp_sync > overlapped.breakdown.dp_sync);
+        QCOMPARE(plain.breakdown.compute, overlapped.breakdown.compute);
+        QCOMPARE(plain.iteration_time_s - plain.breakdown.dp_sync, overlapped.iteration_time_s - overlapped.breakdown.dp_sync);
+
+        // The search compares plans with the traffic overlapped, as its exports run, and says so.
+        const Run r = hapmoeCli({"plan", "--script", dir.filePath("plain.sh"), "--cluster", "H800:4x8", "--time-limit", "60"},
+                                dir.path());
+        QVERIFY2(r.code == 0, qPrintable(r.out));
+        QVERIFY(r.out.contains("without --overlap-grad-reduce the script does not overlap its data-parallel traffic"));
+    }
+
     void exportPlan()
     {
         QTemporaryDir dir;

@@ -264,6 +264,48 @@ private slots:
         QVERIFY(hasWarning(bad, "--optimizer-offload-fraction 2 is not a fraction in [0, 1]"));
     }
 
+    void overlapSwitches()
+    {
+        // Megatron-LM leaves --overlap-grad-reduce, --overlap-param-gather and --tp-comm-overlap
+        // off unless given; the second needs the first and the distributed optimizer, the third
+        // sequence parallelism (arguments.py asserts both). The estimate of a script follows them.
+        const std::string head = "torchrun --nproc_per_node=8 pretrain_gpt.py --num-layers 4 --hidden-size 512 "
+                                 "--num-attention-heads 8 --seq-length 1024 --max-position-embeddings 1024 --bf16 "
+                                 "--micro-batch-size 1 --global-batch-size 8 --tensor-model-parallel-size 2 ";
+        const ImportedScript plain = importMegatronScript(head + "\n", "plain.sh");
+        QVERIFY(!plain.parallel.overlap_grad_reduce && !plain.parallel.overlap_param_gather && !plain.parallel.tp_comm_overlap);
+        const CostOptions plainOpt = scriptCostOptions(plain);
+        QVERIFY(!plainOpt.overlap_grad_reduce && !plainOpt.overlap_param_gather && !plainOpt.tp_comm_overlap);
+
+        const ImportedScript all = importMegatronScript(
+            head + "--use-distributed-optimizer --sequence-parallel --overlap-grad-reduce --overlap-param-gather --tp-comm-overlap\n",
+            "all.sh");
+        const CostOptions allOpt = scriptCostOptions(all);
+        QVERIFY(allOpt.overlap_grad_reduce && allOpt.overlap_param_gather && allOpt.tp_comm_overlap);
+        QVERIFY(!hasWarning(all, "overlap"));
+        // The flags stay with the script's other flags, so an export carries them over.
+        int carried = 0;
+        for (const ScriptFlag& f : all.other_flags)
+            carried += f.name == "--overlap-grad-reduce" || f.name == "--overlap-param-gather" || f.name == "--tp-comm-overlap";
+        QCOMPARE(carried, 3);
+
+        const ImportedScript noDistOpt = importMegatronScript(head + "--overlap-grad-reduce --overlap-param-gather\n", "g.sh");
+        QVERIFY(noDistOpt.parallel.overlap_grad_reduce);
+        QVERIFY(!noDistOpt.parallel.overlap_param_gather);
+        QVERIFY(hasWarning(noDistOpt, "--overlap-param-gather needs --overlap-grad-reduce and --use-distributed-optimizer"));
+        const ImportedScript noSp = importMegatronScript(head + "--tp-comm-overlap\n", "t.sh");
+        QVERIFY(!noSp.parallel.tp_comm_overlap);
+        QVERIFY(hasWarning(noSp, "--tp-comm-overlap needs --sequence-parallel"));
+
+        // Performance switches the cost model does not model are named.
+        const ImportedScript other = importMegatronScript(
+            head + "--overlap-moe-expert-parallel-comm --fp8-format hybrid --cuda-graph-impl transformer_engine\n", "o.sh");
+        QVERIFY(hasWarning(other, "--overlap-moe-expert-parallel-comm (combined 1F1B) is not modelled"));
+        QVERIFY(hasWarning(other, "--fp8-format is not modelled: GEMMs are costed at the BF16 rate"));
+        QVERIFY(hasWarning(other, "CUDA graphs are not modelled"));
+        QVERIFY(!hasWarning(importMegatronScript(head + "--cuda-graph-impl none\n", "n.sh"), "CUDA graphs"));
+    }
+
     void nothingIsExecuted()
     {
         // Command substitution, backticks and eval are never run: they stay text and are reported.
