@@ -143,7 +143,7 @@ int cmdImport(const Args& args)
             std::cerr << "warning: " << x << "\n";
         const Plan plan = planFromScript(s, project.cluster, catalog);
         project.model.training.global_batch_size = plan.global_batch_size;
-        const CostModel cost(project.model, project.cluster, catalog);
+        const CostModel cost(project.model, project.cluster, catalog, nullptr, scriptCostOptions(s));
         const Prediction pred = cost.estimate(plan);
         std::cout << "on " << (project.cluster.name.empty() ? c : project.cluster.name) << ":\n";
         for (int i = 0; i < plan.pp(); ++i) {

@@ -213,12 +213,8 @@ int cmdPlan(const Args& args)
         script = loadScriptConfiguration(*s, cluster, catalog);
         for (const auto& w : script->script.warnings)
             warnings.push_back(*s + ": " + w);
-        const ParallelConfig& p = script->script.parallel;
-        if (!p.overlap_grad_reduce || (p.distributed_optimizer && !p.overlap_param_gather))
-            warnings.push_back(*s + ": without " + std::string(p.overlap_grad_reduce ? "--overlap-param-gather" : "--overlap-grad-reduce")
-                               + " the script does not overlap its data-parallel traffic; the search compares every plan, "
-                                 "the current one included, with it overlapped, as exported scripts run "
-                                 "(\"hapmoe estimate --script\" gives the script's own time)");
+        if (const std::string note = scriptOverlapNote(script->script); !note.empty())
+            warnings.push_back(*s + ": " + note + " (\"hapmoe estimate --script\" gives the script's own time)");
     }
     const ModelSpec model = script ? script->model : resolveModel(a.required("model"), &warnings);
     std::unique_ptr<Profile> profile;

@@ -779,6 +779,16 @@ CostOptions scriptCostOptions(const ImportedScript& script, CostOptions base)
     return base;
 }
 
+std::string scriptOverlapNote(const ImportedScript& script)
+{
+    const ParallelConfig& p = script.parallel;
+    if (p.overlap_grad_reduce && (!p.distributed_optimizer || p.overlap_param_gather))
+        return {};
+    return std::string("without ") + (p.overlap_grad_reduce ? "--overlap-param-gather" : "--overlap-grad-reduce")
+        + " the script does not overlap its data-parallel traffic; the search compares every plan, the current one "
+          "included, with it overlapped, as exported scripts run";
+}
+
 ScriptConfiguration loadScriptConfiguration(const std::string& path, const Cluster& cluster, const DeviceCatalog& catalog)
 {
     ScriptConfiguration c;

@@ -100,6 +100,10 @@ Plan planFromScript(const ImportedScript& script, const Cluster& cluster,
 // base. Without --overlap-grad-reduce Megatron-LM reduces gradients after the backward, so
 // an estimate of the script's own configuration must not hide that traffic.
 CostOptions scriptCostOptions(const ImportedScript& script, CostOptions base = {});
+// When the script leaves its data-parallel traffic exposed (no --overlap-grad-reduce, or the
+// distributed optimizer without --overlap-param-gather): what a search that compares it with
+// the traffic overlapped, as exported scripts run, should tell the user. Empty otherwise.
+std::string scriptOverlapNote(const ImportedScript& script);
 
 struct ScriptConfiguration {
     ImportedScript script;

@@ -1,15 +1,19 @@
 // libFuzzer target for the document readers: any input must either parse or raise
-// InputError; anything else (a crash, another exception, a sanitizer report) is a bug.
+// InputError; anything else (a crash, another exception, a sanitizer report) is a bug. A plan
+// document that passes validation must estimate to finite, non-negative figures.
 // Build: CXX=clang++ cmake -DHAPMOE_FUZZ=ON -DHAPMOE_BUILD_GUI=OFF
 //        -DCMAKE_CXX_FLAGS=-fsanitize=fuzzer-no-link,address ...; run with the files of
 // resources/ and tests/data/foundation as the seed corpus.
 
+#include "cost/CostModel.h"
 #include "hardware/ClusterTopology.h"
 #include "hardware/DeviceCatalog.h"
 #include "io/Documents.h"
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <string_view>
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size)
@@ -37,6 +41,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             const PlanDocument d = readPlan(text, "fuzz", &w);
             (void)readPlan(writePlan(d), "again");
             validatePlanDocument(d, catalog, "fuzz");
+            // A valid plan document is estimated: every number must be finite and not negative.
+            const CostModel cm(d.model, d.cluster, catalog);
+            const Prediction p = cm.estimate(d.plan);
+            if (!std::isfinite(p.iteration_time_s) || p.iteration_time_s < 0 || !std::isfinite(p.peak_memory_gib)
+                || p.peak_memory_gib < 0)
+                std::abort();
         } else if (format == kProjectFormat) {
             (void)readProject(writeProject(readProject(text, "fuzz", &w)), "again");
         } else if (format == kDevicesFormat) {
