@@ -4,6 +4,7 @@
 #include "Theme.h"
 
 #include "cost/CostModel.h"
+#include "io/Documents.h"
 #include "io/Presets.h"
 #include "megatron/ScriptImport.h"
 
@@ -23,6 +24,8 @@
 #include <QScrollArea>
 #include <QSpinBox>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 namespace hapmoe::ui {
 
@@ -88,11 +91,16 @@ ModelPanel::ModelPanel(ProjectDocument* document, QWidget* parent) : QWidget(par
     top->addWidget(new QLabel(tr("Preset:")));
     m_presets = new QComboBox;
     m_presets->setObjectName(QStringLiteral("modelPresets"));
-    m_presets->addItem(tr("Choose a preset\u2026"));
+    // The first entry stands for a model that equals no preset (edited, imported or opened).
+    m_presets->addItem(tr("Custom"));
+    m_presets->setItemData(0, tr("The model equals no preset; choose one to load it"), Qt::ToolTipRole);
     for (const auto& p : modelPresets()) {
-        m_presets->addItem(QString::fromStdString(p.name), QString::fromStdString(p.name));
+        const QString name = QString::fromStdString(p.name);
+        m_presets->addItem(name, name);
         m_presets->setItemData(m_presets->count() - 1,
                                QString::fromStdString(p.summary + "\n" + p.source), Qt::ToolTipRole);
+        if (const ModelSpec* preset = findModelPreset(p.name))
+            m_presetTexts.append({name, writeModel(*preset)});
     }
     m_presets->setMinimumContentsLength(22);
     top->addWidget(m_presets);
@@ -251,7 +259,9 @@ ModelPanel::ModelPanel(ProjectDocument* document, QWidget* parent) : QWidget(par
     connect(m_presets, &QComboBox::activated, this, [this](int index) {
         if (index > 0)
             loadPreset(m_presets->itemData(index).toString());
-        m_presets->setCurrentIndex(0);
+        // Loading refreshes the combo through modelChanged; "Custom" changes nothing and
+        // the combo goes back to what the model is.
+        showMatchingPreset();
     });
     connect(import, &QPushButton::clicked, this, [this] {
         const QString path = QFileDialog::getOpenFileName(this, tr("Import a Megatron-LM launch script"), QString(),
@@ -294,6 +304,7 @@ void ModelPanel::refresh()
         // Our own commit: the editors already show the document; leave the one being typed in alone.
         updateDerived(m_document->model());
         enableMoeFields(m_document->model());
+        showMatchingPreset();
         return;
     }
     m_updating = true;
@@ -313,6 +324,24 @@ void ModelPanel::refresh()
     m_updating = false;
     updateDerived(m);
     enableMoeFields(m);
+    showMatchingPreset();
+}
+
+QString ModelPanel::matchingPreset() const
+{
+    const std::string text = writeModel(m_document->model());
+    for (const auto& [name, presetText] : m_presetTexts) {
+        if (presetText == text)
+            return name;
+    }
+    return {};
+}
+
+void ModelPanel::showMatchingPreset()
+{
+    const QString name = matchingPreset();
+    const int row = name.isEmpty() ? 0 : m_presets->findData(name);
+    m_presets->setCurrentIndex(std::max(row, 0));
 }
 
 void ModelPanel::enableMoeFields(const ModelSpec& m)

@@ -4,10 +4,13 @@
 // (total and active parameters, FLOPs per token), and import from a Megatron script.
 
 #include <QHash>
+#include <QList>
+#include <QPair>
 #include <QString>
 #include <QWidget>
 
 #include <functional>
+#include <string>
 
 class QComboBox;
 class QLabel;
@@ -32,6 +35,8 @@ public:
     // Reads a Megatron-LM launch script; returns an empty string or the error message.
     QString importScript(const QString& path);
     void loadPreset(const QString& name);
+    // The preset the model equals, field for field; empty when it equals none ("Custom").
+    QString matchingPreset() const;
 
 private:
     struct Field {
@@ -45,10 +50,14 @@ private:
     void enableMoeFields(const ModelSpec& m);
     void edited(const QString& key);
     void updateDerived(const ModelSpec& model);
+    // Shows in the preset combo the preset the model equals, or the neutral first entry.
+    void showMatchingPreset();
 
     ProjectDocument* m_document;
     QHash<QString, Field> m_fields;
     QStringList m_order;
+    // Preset name -> its model as written to a file: one canonical text to compare with.
+    QList<QPair<QString, std::string>> m_presetTexts;
     QComboBox* m_presets;
     QLabel* m_source;
     QLabel* m_message;

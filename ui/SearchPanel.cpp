@@ -271,11 +271,13 @@ bool SearchPanel::run()
         return false;
     }
     QString note;
+    m_scriptNote.clear();
     const std::string& script = m_document->project().current_script;
     if (!script.empty()) {
         try {
             const ImportedScript imported = importMegatronScript(readTextFile(script), script);
             options.current = planFromScript(imported, m_document->cluster(), m_document->catalog());
+            m_scriptNote = QString::fromStdString(scriptOverlapNote(imported));
         } catch (const std::exception& e) {
             note = tr(" (the imported configuration is not estimated: %1)").arg(QString::fromUtf8(e.what()));
         }
@@ -378,6 +380,8 @@ void SearchPanel::showResult(const SearchResult& r)
         status += tr("; %1\u00d7 faster than the uniform baseline")
                       .arg(r.uniform_baseline->prediction.iteration_time_s / r.plans.front().prediction.iteration_time_s,
                            0, 'f', 2);
+    if (r.current && !m_scriptNote.isEmpty())
+        status += QStringLiteral("; ") + m_scriptNote;
     m_status->setText(status.toHtmlEscaped());
     if (m_results->topLevelItemCount() > 0) {
         QSignalBlocker block(m_results);

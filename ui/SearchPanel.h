@@ -72,6 +72,7 @@ private:
     QLabel* m_pruned;
     QLabel* m_best;
     QLabel* m_status;
+    QString m_scriptNote;   // how the imported script's own run differs from the comparison
     QTreeWidget* m_results;
     bool m_updating = false;
 };

@@ -10,13 +10,16 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QDialog>
 #include <QDir>
 #include <QFileInfo>
+#include <QPainter>
 #include <QPixmap>
 #include <QSettings>
 #include <QTimer>
 #include <QUndoStack>
 
+#include <algorithm>
 #include <iostream>
 
 namespace hapmoe::ui {
@@ -60,10 +63,6 @@ void finish(MainWindow& window, const Options& o)
 {
     if (!o.tab.isEmpty())
         window.showTab(o.tab);
-    if (!o.view.isEmpty()) {
-        window.showTab(QStringLiteral("results"));
-        window.explorer()->showView(o.view);
-    }
     // A screenshot of something other than what was asked for would mislead: say so, and
     // exit with 2 when running in batch.
     bool understood = true;
@@ -86,6 +85,20 @@ void finish(MainWindow& window, const Options& o)
             understood = false;
         }
     }
+    // After the plan is chosen, so that the export dialog is filled for that plan.
+    if (!o.view.isEmpty()) {
+        window.showTab(QStringLiteral("results"));
+        window.explorer()->showView(o.view);
+        if (o.view == QLatin1String("export")) {
+            QWidget* dialog = window.explorer()->view(o.view);
+            if (!dialog || !dialog->isVisible()) {
+                std::cerr << "--view export: there is no plan to export (add --run-search, or open a project "
+                             "with saved plans)"
+                          << std::endl;
+                understood = false;
+            }
+        }
+    }
     if (o.screenshot.isEmpty() && !o.quit)
         return;
     if (!understood) {
@@ -97,7 +110,7 @@ void finish(MainWindow& window, const Options& o)
         int code = 0;
         if (!o.screenshot.isEmpty()) {
             QDir().mkpath(QFileInfo(o.screenshot).absolutePath());
-            const QPixmap shot = window.grab();
+            const QPixmap shot = grabWithDialogs(&window);
             if (!shot.save(o.screenshot)) {
                 std::cerr << "cannot write " << o.screenshot.toStdString() << std::endl;
                 code = 1;
@@ -112,6 +125,43 @@ void finish(MainWindow& window, const Options& o)
 }
 
 } // namespace
+
+QPixmap grabWithDialogs(QWidget* window, QList<QRect>* bodies)
+{
+    QPixmap shot = window->grab();
+    QPainter painter(&shot);
+    for (QWidget* top : QApplication::topLevelWidgets()) {
+        auto* dialog = qobject_cast<QDialog*>(top);
+        if (!dialog || !dialog->isVisible() || !dialog->parentWidget() || dialog->parentWidget()->window() != window)
+            continue;
+        const QPixmap body = dialog->grab();
+        const QPalette pal = dialog->palette();
+        const int titleHeight = dialog->fontMetrics().height() + 10;
+        const QSize bodySize = dialog->size();
+        const QSize frameSize(bodySize.width(), bodySize.height() + titleHeight);
+        // Centred, kept inside the picture: where the screen puts the dialog is up to the
+        // window manager (offscreen, to a screen smaller than the window).
+        const QPoint pos(std::max(0, (window->width() - frameSize.width()) / 2),
+                         std::max(0, (window->height() - frameSize.height()) / 2));
+        const QRect frame(pos, frameSize);
+        painter.fillRect(frame.translated(5, 5), QColor(0, 0, 0, 70));   // shadow
+        const QRect title(frame.topLeft(), QSize(frame.width(), titleHeight));
+        painter.fillRect(title, isDark(pal) ? pal.color(QPalette::Window).lighter(140)
+                                            : pal.color(QPalette::Window).darker(112));
+        QFont bold = dialog->font();
+        bold.setBold(true);
+        painter.setFont(bold);
+        painter.setPen(pal.color(QPalette::WindowText));
+        painter.drawText(title.adjusted(10, 0, -10, 0), Qt::AlignVCenter | Qt::AlignLeft, dialog->windowTitle());
+        const QRect bodyRect(frame.left(), frame.top() + titleHeight, bodySize.width(), bodySize.height());
+        painter.drawPixmap(bodyRect, body);
+        painter.setPen(pal.color(QPalette::Dark));
+        painter.drawRect(frame.adjusted(0, 0, -1, -1));
+        if (bodies)
+            bodies->append(bodyRect);
+    }
+    return shot;
+}
 
 int studioMain(QApplication& app)
 {
@@ -151,6 +201,11 @@ int studioMain(QApplication& app)
     o.quit = parser.isSet(quit) || !o.screenshot.isEmpty();
     o.tab = parser.value(tab);
     o.view = parser.value(view);
+    if (parser.isSet(view) && !PlanExplorerWidget::viewNames().contains(o.view)) {
+        std::cerr << "--view: unknown view \"" << o.view.toStdString() << "\"; the views are "
+                  << PlanExplorerWidget::viewNames().join(QStringLiteral(", ")).toStdString() << std::endl;
+        return 2;
+    }
     o.plan = parser.isSet(plan) ? parser.value(plan).toInt() : -1;
     o.theme = parser.isSet(theme) ? parser.value(theme) : QSettings().value(QStringLiteral("theme")).toString();
     o.clusterPreset = parser.value(clusterPreset);

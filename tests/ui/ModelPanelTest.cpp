@@ -1,5 +1,6 @@
 // The model panel: validation as you type names the field and commits nothing invalid;
-// derived figures follow every edit; presets load; a Megatron script imports.
+// derived figures follow every edit; presets load and the preset combo names the preset
+// the model equals ("Custom" after an edit); a Megatron script imports.
 
 #include "GuiTestSupport.h"
 
@@ -155,6 +156,75 @@ private slots:
         const QString refused = panel->importScript(partial);
         QVERIFY2(refused.contains(QStringLiteral("--hidden-size")), qPrintable(refused));
         QCOMPARE(doc->model().hidden_size, 2048);
+    }
+
+    void presetComboShowsTheModelsPreset()
+    {
+        auto w = makeWindow();
+        w->newProject();   // a new project starts from the Mixtral-S preset (MainWindow::newProject)
+        ModelPanel* panel = w->modelPanel();
+        ProjectDocument* doc = w->document();
+        auto* presets = panel->findChild<QComboBox*>(QStringLiteral("modelPresets"));
+        QVERIFY(presets);
+        QCOMPARE(presets->currentText(), QStringLiteral("Mixtral-S"));
+
+        // Loading a preset (as --model-preset does) shows its name, not a stale one.
+        panel->loadPreset(QStringLiteral("LLaMA-2-7B"));
+        QCOMPARE(panel->matchingPreset(), QStringLiteral("LLaMA-2-7B"));
+        QCOMPARE(presets->currentText(), QStringLiteral("LLaMA-2-7B"));
+        QCOMPARE(presets->currentData().toString(), QStringLiteral("LLaMA-2-7B"));
+
+        // An edit makes it a model of its own: the neutral first entry.
+        auto* layers = qobject_cast<QSpinBox*>(panel->fieldEditor(QStringLiteral("num_layers")));
+        QVERIFY(layers);
+        typeInto(layers, QStringLiteral("30"));
+        QCOMPARE(doc->model().num_layers, 30);
+        QVERIFY(panel->matchingPreset().isEmpty());
+        QCOMPARE(presets->currentIndex(), 0);
+        QCOMPARE(presets->currentText(), QStringLiteral("Custom"));
+        // Choosing "Custom" loads nothing.
+        const int steps = doc->undoStack()->count();
+        emit presets->activated(0);
+        QCOMPARE(doc->undoStack()->count(), steps);
+        QCOMPARE(presets->currentText(), QStringLiteral("Custom"));
+
+        // Undo and redo are model changes like any other: the combo follows them.
+        doc->undoStack()->undo();
+        QCOMPARE(doc->model().num_layers, 32);
+        QCOMPARE(presets->currentText(), QStringLiteral("LLaMA-2-7B"));
+        doc->undoStack()->redo();
+        QCOMPARE(presets->currentText(), QStringLiteral("Custom"));
+        doc->undoStack()->undo();
+        doc->undoStack()->undo();   // the preset load
+        QCOMPARE(doc->model().name, std::string("Mixtral-S"));
+        QCOMPARE(presets->currentText(), QStringLiteral("Mixtral-S"));
+
+        // Editing back to the preset's value makes the model that preset again.
+        auto* experts = qobject_cast<QSpinBox*>(panel->fieldEditor(QStringLiteral("num_experts")));
+        typeInto(experts, QStringLiteral("4"));
+        QCOMPARE(presets->currentText(), QStringLiteral("Custom"));
+        typeInto(experts, QStringLiteral("8"));
+        QCOMPARE(presets->currentText(), QStringLiteral("Mixtral-S"));
+
+        // A project whose model equals a preset shows that preset when it is opened.
+        QTemporaryDir dir;
+        const QString file = dir.filePath(QStringLiteral("llama.hapmoe"));
+        panel->loadPreset(QStringLiteral("LLaMA-2-7B"));
+        QVERIFY(w->saveTo(file));
+        w->newProject();
+        QCOMPARE(presets->currentText(), QStringLiteral("Mixtral-S"));
+        QVERIFY(w->openFile(file));
+        QCOMPARE(presets->currentText(), QStringLiteral("LLaMA-2-7B"));
+
+        // An imported script is no preset.
+        const QString script = dir.filePath(QStringLiteral("train.sh"));
+        QFile f(script);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("torchrun pretrain_gpt.py --num-layers 4 --hidden-size 1024 --ffn-hidden-size 4096 "
+                "--num-attention-heads 16 --seq-length 1024 --max-position-embeddings 1024 --vocab-size 32000\n");
+        f.close();
+        QVERIFY(panel->importScript(script).isEmpty());
+        QCOMPARE(presets->currentText(), QStringLiteral("Custom"));
     }
 };
 

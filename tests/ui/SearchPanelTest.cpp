@@ -4,6 +4,7 @@
 
 #include "GuiTestSupport.h"
 
+#include "ModelPanel.h"
 #include "PlanExplorerWidget.h"
 #include "ProjectDocument.h"
 #include "SearchPanel.h"
@@ -17,6 +18,7 @@
 #include <QPointer>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QTimer>
 #include <QTreeWidget>
 #include <QUndoStack>
@@ -146,6 +148,33 @@ private slots:
         for (QLabel* l : w->explorer()->findChildren<QLabel*>())
             titled = titled || (l->text().contains(QStringLiteral("optimizer")) && l->text().contains(QStringLiteral("in host memory")));
         QVERIFY(titled);
+    }
+
+    void importedScriptRunsWithoutOverlap()
+    {
+        // A script without --overlap-grad-reduce leaves its data-parallel traffic exposed
+        // (Megatron-LM's default); the search compares it with the traffic overlapped, as the
+        // exported scripts run, and the status says so beside the "now" row.
+        auto w = makeWindow();
+        w->loadExample();
+        w->document()->setCluster(clusterFromShorthand("H800:1x8", w->document()->catalog()), QStringLiteral("H800:1x8"));
+        QTemporaryDir dir;
+        const QString script = dir.filePath(QStringLiteral("train.sh"));
+        QFile f(script);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write("torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers 8 --hidden-size 1024 --num-attention-heads 16 "
+                "--seq-length 2048 --max-position-embeddings 2048 --bf16 --vocab-size 32000 "
+                "--micro-batch-size 1 --global-batch-size 32 --use-distributed-optimizer\n");
+        f.close();
+        const QString error = w->modelPanel()->importScript(script);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        SearchPanel* panel = w->searchPanel();
+        QSignalSpy finished(panel, &SearchPanel::searchFinished);
+        QVERIFY(panel->run());
+        QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 180000);
+        QVERIFY(finished.first().first().value<SearchResult>().current.has_value());
+        QVERIFY2(panel->statusLabel()->text().contains(QStringLiteral("without --overlap-grad-reduce the script does not overlap")),
+                 qPrintable(panel->statusLabel()->text()));
     }
 
     void guiThreadNeverBlockedDuringSearch()

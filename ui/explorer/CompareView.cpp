@@ -6,14 +6,19 @@
 #include "StagePartitionView.h"
 #include "TimelinePlot.h"
 
+#include <QEvent>
+#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QListWidget>
 #include <QScrollArea>
+#include <QScrollBar>
+#include <QSplitter>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <functional>
 
 namespace hapmoe::ui {
@@ -76,48 +81,62 @@ CompareView::CompareView(QWidget* parent)
     , m_chooser(new QListWidget(this))
     , m_table(new QTableWidget(this))
     , m_hint(new QLabel(this))
+    , m_top(new QWidget(this))
+    , m_split(new QSplitter(Qt::Vertical, this))
+    , m_scroll(new QScrollArea(this))
     , m_detail(new QWidget)
     , m_detailLayout(new QVBoxLayout(m_detail))
 {
     setObjectName(QStringLiteral("compare"));
     m_chooser->setObjectName(QStringLiteral("compareChooser"));
     m_chooser->setToolTip(tr("Tick two or more plans to compare"));
-    m_chooser->setMaximumWidth(240);
+    m_chooser->setMaximumWidth(220);
     m_table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
     m_table->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->setWordWrap(false);
     m_table->setTextElideMode(Qt::ElideMiddle);
+    // A plan's name too long for its column loses its end, not both ends.
+    m_table->horizontalHeader()->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+    m_table->horizontalHeader()->setTextElideMode(Qt::ElideRight);
     m_hint->setWordWrap(true);
 
-    auto* chooserBox = new QWidget(this);
+    // Above: the plans to compare beside the table. Below: the charts, over the whole
+    // width, at sizes where they read and scrolling when they do not all fit.
+    auto* chooserBox = new QWidget(m_top);
     auto* chooserLayout = new QVBoxLayout(chooserBox);
     chooserLayout->setContentsMargins(0, 0, 0, 0);
     chooserLayout->addWidget(new QLabel(tr("Plans to compare:"), chooserBox));
     chooserLayout->addWidget(m_chooser, 1);
+    auto* topLayout = new QHBoxLayout(m_top);
+    topLayout->setContentsMargins(0, 0, 0, 0);
+    topLayout->addWidget(chooserBox);
+    topLayout->addWidget(m_table, 1);
 
-    auto* scroll = new QScrollArea(this);
-    scroll->setWidgetResizable(true);
-    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);   // shared time axis: never scroll sideways
-    scroll->setWidget(m_detail);
-    m_detailLayout->setContentsMargins(0, 0, 0, 0);
+    m_scroll->setObjectName(QStringLiteral("compareCharts"));
+    m_scroll->setWidgetResizable(true);
+    m_scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);   // shared time axis: never scroll sideways
+    // Always there, so that its appearing cannot change the width the charts are laid out for.
+    m_scroll->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOn);
+    m_scroll->setWidget(m_detail);
+    m_scroll->setMinimumHeight(120);
+    m_scroll->viewport()->installEventFilter(this);
+    m_detailLayout->setContentsMargins(4, 4, 4, 4);
 
-    // The table is as tall as its rows; the charts below get the rest and scroll.
-    m_table->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
-    m_table->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_split->setObjectName(QStringLiteral("compareSplitter"));
+    m_split->addWidget(m_top);
+    m_split->addWidget(m_scroll);
+    m_split->setChildrenCollapsible(false);
+    m_split->setStretchFactor(0, 0);
+    m_split->setStretchFactor(1, 1);
+    m_split->installEventFilter(this);
+    connect(m_split, &QSplitter::splitterMoved, this, [this] { m_splitByUser = true; });
 
-    auto* rightBox = new QWidget(this);
-    auto* rightLayout = new QVBoxLayout(rightBox);
-    rightLayout->setContentsMargins(0, 0, 0, 0);
-    rightLayout->addWidget(m_hint);
-    rightLayout->addWidget(m_table);
-    rightLayout->addWidget(scroll, 1);
-
-    auto* layout = new QHBoxLayout(this);
+    auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(chooserBox);
-    layout->addWidget(rightBox, 1);
+    layout->addWidget(m_hint);
+    layout->addWidget(m_split, 1);
 
     connect(m_chooser, &QListWidget::itemChanged, this, [this] {
         if (m_updatingChooser)
@@ -144,6 +163,10 @@ void CompareView::setPlans(const std::vector<ExplorerPlan>& plans)
         item->setCheckState(Qt::Unchecked);
     }
     m_updatingChooser = false;
+    // As wide as its entries need, so that the table beside it keeps the width.
+    const int needed = m_chooser->sizeHintForColumn(0) + 2 * m_chooser->frameWidth()
+        + m_chooser->verticalScrollBar()->sizeHint().width();
+    m_chooser->setMaximumWidth(std::clamp(needed, 120, 220));
     rebuild();
 }
 
@@ -226,6 +249,9 @@ void CompareView::rebuild()
     m_timelines.clear();
     m_partitions.clear();
     m_memory.clear();
+    m_memoryRow = nullptr;
+    m_memoryGrid = nullptr;
+    m_memoryColumns = 0;
 
     std::vector<const ExplorerPlan*> plans;
     for (int r : m_compared)
@@ -239,15 +265,17 @@ void CompareView::rebuild()
     for (const ExplorerPlan* e : plans)
         headers << displayName(*e);
     m_table->setHorizontalHeaderLabels(headers);
-
-    m_table->setFixedHeight(m_table->horizontalHeader()->sizeHint().height() + 2 * m_table->frameWidth()
-                            + m_table->rowCount() * m_table->verticalHeader()->defaultSectionSize());
+    for (int c = 0; c < headers.size(); ++c)
+        m_table->horizontalHeaderItem(c)->setToolTip(headers[c]);
+    // The table scrolls when the splitter gives it less than all of its rows.
+    m_table->setMinimumHeight(m_table->horizontalHeader()->sizeHint().height() + 2 * m_table->frameWidth()
+                              + 3 * m_table->verticalHeader()->defaultSectionSize());
     if (plans.size() < 2) {
         m_hint->setText(tr("Tick at least two plans on the left to compare them."));
+        fitSplit();
         return;
     }
-    m_hint->setText(tr("Rows where the plans differ are highlighted; the best figure is in bold. "
-                       "Timelines share one time axis: zoom one and the others follow."));
+    m_hint->setText(tr("Rows where the plans differ are highlighted; the best figure is in bold."));
 
     for (int r = 0; r < static_cast<int>(rows.size()); ++r) {
         const Row& row = rows[static_cast<size_t>(r)];
@@ -266,6 +294,7 @@ void CompareView::rebuild()
         }
         for (int c = 0; c < static_cast<int>(plans.size()); ++c) {
             auto* item = new QTableWidgetItem(texts[c]);
+            item->setToolTip(texts[c]);   // long per-stage lists are elided in the cell
             if (differs) {
                 item->setBackground(kDifferent);
                 item->setForeground(Qt::black);
@@ -291,59 +320,166 @@ void CompareView::rebuild()
         maxLayers = std::max(maxLayers, layers);
     }
 
-    auto* memoryRow = new QWidget(m_detail);
-    auto* memoryLayout = new QHBoxLayout(memoryRow);
-    memoryLayout->setContentsMargins(0, 0, 0, 0);
-    double maxGiB = 0;
-    for (const ExplorerPlan* e : plans) {
-        auto* title = new QLabel(QStringLiteral("<b>%1</b> · %2 · %3").arg(displayName(*e).toHtmlEscaped(), kindLabel(e->kind),
-                                                                            style::formatSeconds(e->prediction().iteration_time_s)),
-                                 m_detail);
-        m_detailLayout->addWidget(title);
-        auto* partition = new StagePartitionView(m_detail);
-        const PlanTimeline tl = buildPlanTimeline(e->plan(), e->prediction());
-        partition->setCompact(true);
-        partition->setTotalLayers(maxLayers);
-        partition->setPlan(e->plan(), e->prediction(), tl.bottleneck);
-        m_detailLayout->addWidget(partition);
-        m_partitions << partition;
+    auto heading = [this](const QString& html) {
+        auto* label = new QLabel(html, m_detail);
+        label->setWordWrap(true);
+        m_detailLayout->addSpacing(4);
+        m_detailLayout->addWidget(label);
+    };
+    const QFont titleFont(font().family(), font().pointSize(), QFont::Bold);
 
+    // Like with like: the timelines one above the other on one time axis (only the lowest
+    // writes the times), the memory charts on one scale, the partitions on one layer scale.
+    heading(tr("<b>Timelines</b> on one time axis: zoom or pan one and the others follow"));
+    for (size_t i = 0; i < plans.size(); ++i) {
+        const ExplorerPlan* e = plans[i];
         auto* timeline = new TimelinePlot(m_detail);
-        timeline->setTimeline(tl);
+        timeline->setTimeline(buildPlanTimeline(e->plan(), e->prediction()));
         timeline->setTimeLimit(maxTime);
         timeline->resetZoom();
-        if (!m_timelines.isEmpty()) {
-            // One legend is enough: the others stay in their layouts (QCustomPlot owns
-            // them there) but shrink to nothing.
+        timeline->plotLayout()->insertRow(0);
+        timeline->plotLayout()->addElement(0, 0, new QCPTextElement(timeline, displayName(*e), titleFont));
+        timeline->plotLayout()->setRowStretchFactor(0, 0.001);
+        if (i > 0) {
+            // One legend is enough: the others go back into the plot area's inset layout
+            // (which owns them and takes no room), hidden, and leave no empty row.
+            timeline->plotLayout()->take(timeline->legend);
+            timeline->plotLayout()->simplify();
+            timeline->axisRect()->insetLayout()->addElement(timeline->legend, Qt::AlignTop | Qt::AlignRight);
             timeline->legend->setVisible(false);
-            timeline->legend->setMargins(QMargins());
-            timeline->legend->setMaximumSize(QWIDGETSIZE_MAX, 0);
         }
-        timeline->legend->setWrap(4);                          // two rows: the charts are narrower here
-        timeline->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
-        timeline->setMinimumHeight(std::min(360, 60 + tl.stages * 24 + (m_timelines.isEmpty() ? 24 : 0)));
+        if (i + 1 < plans.size()) {
+            // The same axis as the chart below: its grid lines, not its numbers again.
+            timeline->xAxis->setTickLabels(false);
+            timeline->xAxis->setLabel(QString());
+        }
         timeline->replot();
         m_detailLayout->addWidget(timeline);
         m_timelines << timeline;
         connect(timeline->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, [this, timeline] { syncRange(timeline); });
+        connect(timeline, &QCustomPlot::afterLayout, this, &CompareView::alignTimelines, Qt::QueuedConnection);
+    }
 
-        auto* memory = new MemoryBarsPlot(memoryRow);
+    heading(tr("<b>Memory per device</b> in GiB, on one scale"));
+    m_memoryRow = new QWidget(m_detail);
+    m_memoryGrid = new QGridLayout(m_memoryRow);
+    m_memoryGrid->setContentsMargins(0, 0, 0, 0);
+    double maxGiB = 0;
+    for (const ExplorerPlan* e : plans) {
+        auto* memory = new MemoryBarsPlot(m_memoryRow);
         memory->setPlan(e->plan(), e->prediction());
         memory->plotLayout()->insertRow(0);
-        memory->plotLayout()->addElement(0, 0, new QCPTextElement(memory, displayName(*e), QFont(font().family(), font().pointSize(), QFont::Bold)));
+        memory->plotLayout()->addElement(0, 0, new QCPTextElement(memory, displayName(*e), titleFont));
+        memory->plotLayout()->setRowStretchFactor(0, 0.001);
+        memory->yAxis->setLabel(QString());   // the heading gives the unit
+        // One legend; the hidden ones keep their room so that side by side the bars of
+        // every chart stand on the same baseline at the same scale.
         memory->legend->setVisible(m_memory.isEmpty());
-        memory->legend->setWrap(3);
-        memory->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
-        memory->setMinimumHeight(300);
+        memory->setMinimumHeight(320);
         maxGiB = std::max(maxGiB, memory->dataMaxGiB());
-        memoryLayout->addWidget(memory);
         m_memory << memory;
     }
     for (MemoryBarsPlot* m : m_memory)
         m->setMaxGiB(maxGiB);
-    m_detailLayout->addWidget(new QLabel(tr("<b>Memory per device</b> (same scale)"), m_detail));
-    m_detailLayout->addWidget(memoryRow);
+    m_detailLayout->addWidget(m_memoryRow);
+
+    heading(tr("<b>Stage partitions</b> on one layer scale"));
+    for (const ExplorerPlan* e : plans) {
+        m_detailLayout->addWidget(new QLabel(QStringLiteral("<b>%1</b> · %2 · %3")
+                                                 .arg(displayName(*e).toHtmlEscaped(), kindLabel(e->kind),
+                                                      style::formatSeconds(e->prediction().iteration_time_s)),
+                                             m_detail));
+        auto* partition = new StagePartitionView(m_detail);
+        partition->setCompact(true);
+        partition->setTotalLayers(maxLayers);
+        partition->setPlan(e->plan(), e->prediction(), buildPlanTimeline(e->plan(), e->prediction()).bottleneck);
+        m_detailLayout->addWidget(partition);
+        m_partitions << partition;
+    }
     m_detailLayout->addStretch(1);
+    arrangeCharts();
+    fitSplit();
+}
+
+bool CompareView::eventFilter(QObject* watched, QEvent* event)
+{
+    if (event->type() == QEvent::Resize) {
+        if (watched == m_scroll->viewport())
+            arrangeCharts();
+        else if (watched == m_split)
+            fitSplit();
+    }
+    return QWidget::eventFilter(watched, event);
+}
+
+void CompareView::arrangeCharts()
+{
+    const int width = m_scroll->viewport()->width() - m_detailLayout->contentsMargins().left()
+        - m_detailLayout->contentsMargins().right();
+    if (width <= 0)
+        return;
+    // A lane tall enough for its label, the strip for the iteration label above the lanes,
+    // the plan's name; the first chart also holds the legend, the last the time axis.
+    const QFontMetrics fm(font());
+    const int line = fm.height();
+    for (int i = 0; i < m_timelines.size(); ++i) {
+        TimelinePlot* t = m_timelines[i];
+        const int lanes = std::max(1, t->timeline().stages);
+        int h = lanes * (line + 6) + (line + 6) + (line + 10);
+        if (i == 0)
+            h += style::fitLegendColumns(t->legend, width) * (line + 6) + 6;
+        h += i + 1 == m_timelines.size() ? 2 * line + 18 : 10;
+        t->setMinimumHeight(h);
+        t->setMaximumHeight(h);
+    }
+    // Side by side while each chart keeps room for its bars and their labels.
+    constexpr int kMemoryMinWidth = 420;
+    const int n = static_cast<int>(m_memory.size());
+    const int columns = std::clamp(width / kMemoryMinWidth, 1, std::max(1, n));
+    if (m_memoryGrid && columns != m_memoryColumns) {
+        for (MemoryBarsPlot* m : m_memory)
+            m_memoryGrid->removeWidget(m);
+        for (int i = 0; i < n; ++i)
+            m_memoryGrid->addWidget(m_memory[i], i / columns, i % columns);
+        for (int c = 0; c < n; ++c)
+            m_memoryGrid->setColumnStretch(c, c < columns ? 1 : 0);
+        m_memoryColumns = columns;
+    }
+}
+
+void CompareView::alignTimelines()
+{
+    int left = 0;
+    for (TimelinePlot* t : m_timelines)
+        left = std::max(left, t->axisRect()->margins().left());
+    for (TimelinePlot* t : m_timelines) {
+        QMargins minimum = t->axisRect()->minimumMargins();
+        if (minimum.left() != left) {
+            minimum.setLeft(left);
+            t->axisRect()->setMinimumMargins(minimum);
+            t->replot(QCustomPlot::rpQueuedReplot);
+        }
+    }
+}
+
+void CompareView::fitSplit()
+{
+    // The table and the plans to compare need at most all their rows; they get up to 35 %
+    // of the height and scroll beyond, the charts the rest.
+    const int rowHeight = m_table->verticalHeader()->defaultSectionSize();
+    const int tableHeight = m_table->horizontalHeader()->sizeHint().height() + 2 * m_table->frameWidth()
+        + m_table->rowCount() * rowHeight;
+    const int chooserHeight = fontMetrics().height() + 8 + 2 * m_chooser->frameWidth()
+        + m_chooser->count() * std::max(m_chooser->sizeHintForRow(0), rowHeight);
+    const int want = std::max({tableHeight, chooserHeight, m_table->minimumHeight()});
+    m_top->setMaximumHeight(want);
+    if (m_splitByUser)
+        return;
+    const int available = m_split->height() - m_split->handleWidth();
+    if (available <= 0)
+        return;
+    const int top = std::min({want, std::max(m_table->minimumHeight(), static_cast<int>(available * 0.35)), available});
+    m_split->setSizes({top, available - top});
 }
 
 } // namespace hapmoe::ui

@@ -3,6 +3,8 @@
 // differing rows highlighted and the best figure in bold, their stage partitions on one
 // layer scale, their timelines on one shared time axis, and their memory bars on one
 // memory scale. The user's current configuration is one of the plans when imported.
+// The table and the charts share the height through a splitter; the charts keep readable
+// sizes and scroll, the memory charts side by side when the width allows.
 
 #include "ExplorerPlan.h"
 
@@ -11,11 +13,13 @@
 
 #include <vector>
 
+class QGridLayout;
 class QListWidget;
 class QTableWidget;
 class QVBoxLayout;
-class QHBoxLayout;
 class QLabel;
+class QScrollArea;
+class QSplitter;
 
 namespace hapmoe::ui {
 
@@ -42,18 +46,39 @@ public:
     QList<MemoryBarsPlot*> memoryPlots() const { return m_memory; }
     // Rows of the table whose values differ between the compared plans.
     QStringList differingRows() const;
+    // The scrolling area of the charts, the splitter between the table and it, and the
+    // columns of the memory charts' grid at the current width.
+    QScrollArea* chartArea() const { return m_scroll; }
+    QSplitter* splitter() const { return m_split; }
+    int memoryColumns() const { return m_memoryColumns; }
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
     void rebuild();
     void syncRange(TimelinePlot* source);
+    // Gives all timelines the widest lane-label margin, so one time is one x position.
+    void alignTimelines();
+    // The table's share of the height, unless the user moved the splitter.
+    void fitSplit();
+    // Chart heights and the memory grid's columns for the width of the chart area.
+    void arrangeCharts();
 
     std::vector<ExplorerPlan> m_plans;
     QList<int> m_compared;
     QListWidget* m_chooser;
     QTableWidget* m_table;
     QLabel* m_hint;
+    QWidget* m_top;
+    QSplitter* m_split;
+    QScrollArea* m_scroll;
     QWidget* m_detail;
     QVBoxLayout* m_detailLayout;
+    QWidget* m_memoryRow = nullptr;
+    QGridLayout* m_memoryGrid = nullptr;
+    int m_memoryColumns = 0;
+    bool m_splitByUser = false;
     QList<TimelinePlot*> m_timelines;
     QList<StagePartitionView*> m_partitions;
     QList<MemoryBarsPlot*> m_memory;

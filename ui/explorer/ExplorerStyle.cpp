@@ -4,7 +4,9 @@
 #include <qcustomplot.h>
 #include <QStringList>
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 namespace hapmoe::ui::style {
 
@@ -240,6 +242,41 @@ void setChartPlaceholder(QCustomPlot* plot, const QString& text)
     }
     label->setText(text);
     label->setColor(plot->palette().color(QPalette::PlaceholderText));
+}
+
+int fitLegendColumns(QCPLegend* legend, int width)
+{
+    // The grid counts its empty cells too (a wrapped last row): only the entries count.
+    std::vector<int> widths;
+    for (int i = 0; i < legend->itemCount(); ++i) {
+        if (const QCPAbstractLegendItem* item = legend->item(i))
+            widths.push_back(item->minimumOuterSizeHint().width());
+    }
+    const int n = static_cast<int>(widths.size());
+    if (n == 0)
+        return 0;
+    const int room = width - legend->margins().left() - legend->margins().right() - 4;
+    int columns = 1;
+    for (int k = n; k > 1; --k) {
+        // Filled rows first: entry i sits in column i % k, and a column is as wide as its
+        // widest entry.
+        int total = legend->columnSpacing() * (k - 1);
+        for (int c = 0; c < k; ++c) {
+            int column = 0;
+            for (int i = c; i < n; i += k)
+                column = std::max(column, widths[static_cast<size_t>(i)]);
+            total += column;
+        }
+        if (total <= room) {
+            columns = k;
+            break;
+        }
+    }
+    if (legend->wrap() != columns || legend->columnCount() != columns) {
+        legend->setWrap(columns);
+        legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
+    }
+    return (n + columns - 1) / columns;
 }
 
 } // namespace hapmoe::ui::style

@@ -9,6 +9,7 @@
 #include <QString>
 
 class QCustomPlot;
+class QCPLegend;
 
 namespace hapmoe::ui::style {
 
@@ -56,6 +57,9 @@ QColor mix(const QColor& base, const QColor& color, double a);
 // Instead of an empty chart: hides the axes and the legend and writes `text` in the middle
 // of the chart area. An empty text brings the axes and the legend back.
 void setChartPlaceholder(QCustomPlot* plot, const QString& text);
+// Lays a legend's entries out in as many columns as fit `width` pixels (one at least),
+// filling rows first, so that no entry is cut off in a narrow chart. Returns the rows.
+int fitLegendColumns(QCPLegend* legend, int width);
 
 inline constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 

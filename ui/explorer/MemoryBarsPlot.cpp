@@ -105,6 +105,8 @@ void MemoryBarsPlot::setPlan(const Plan& plan, const Prediction& prediction)
     clearItems();
     m_labels.clear();
     m_ticker->clear();
+    m_tickForm = -1;
+    xAxis->setTickLabelRotation(0);
 
     QVector<double> keys;
     std::array<QVector<double>, 6> values;
@@ -160,7 +162,7 @@ void MemoryBarsPlot::fitLabels()
     if (m_labels.empty())
         return;
     // Room per label: the distance between two bars less a small gap.
-    const double slot = std::abs(xAxis->coordToPixel(1) - xAxis->coordToPixel(0)) - 6;
+    const double slot = barSpacing() - 6;
     const QFontMetrics fm(font());
     auto widest = [&fm](const QString& text) {
         int w = 0;
@@ -192,8 +194,92 @@ void MemoryBarsPlot::fitLabels()
         if (fitsAll)
             break;
     }
-    for (size_t s = 0; s < m_labels.size() && s < forms.size(); ++s)
-        m_labels[s]->setText(forms[s][chosen]);
+    // When even the brief form is wider than a bar's slot (many stages in a narrow chart),
+    // the labels stand upright above their bars.
+    bool upright = false;
+    for (const QStringList& f : forms)
+        upright = upright || widest(f[chosen]) > slot;
+    for (size_t s = 0; s < m_labels.size() && s < forms.size(); ++s) {
+        QCPItemText* label = m_labels[s];
+        label->setText(forms[s][chosen]);
+        label->setRotation(upright ? -90 : 0);
+        label->setPositionAlignment(upright ? Qt::AlignLeft | Qt::AlignVCenter : Qt::AlignHCenter | Qt::AlignBottom);
+        label->setPadding(upright ? QMargins(4, 1, 1, 1) : QMargins(1, 1, 1, 4));
+    }
+}
+
+double MemoryBarsPlot::barLabelRotation() const
+{
+    return m_labels.empty() ? 0 : m_labels.front()->rotation();
+}
+
+void MemoryBarsPlot::updateLayout()
+{
+    style::fitLegendColumns(legend, width());
+    QCustomPlot::updateLayout();
+    // The stage labels' form depends on the bar spacing of this layout; a new form changes
+    // the height under the axis, not the spacing, so one more pass settles it.
+    if (fitTickLabels())
+        QCustomPlot::updateLayout();
+}
+
+bool MemoryBarsPlot::fitTickLabels()
+{
+    if (m_stages == 0)
+        return false;
+    const double room = barSpacing() - 8;   // a gap between neighbours
+    const QFontMetrics fm(xAxis->tickLabelFont());
+    // Forms from the most to the least informative: type in full, type shortened (both on
+    // a second line), then upright on one line, then the stage alone upright.
+    enum Form { Full, Short, UprightShort, UprightStage, FormCount };
+    auto text = [this](int s, int form) {
+        const QString type = QString::fromStdString(m_plan.stages[static_cast<size_t>(s)].device_type);
+        switch (form) {
+        case Full: return QStringLiteral("S%1\n%2").arg(s).arg(type);
+        case Short: return QStringLiteral("S%1\n%2").arg(s).arg(style::shortDeviceName(type));
+        case UprightShort: return QStringLiteral("S%1 %2").arg(s).arg(style::shortDeviceName(type));
+        default: return QStringLiteral("S%1").arg(s);
+        }
+    };
+    int chosen = UprightStage;
+    for (int form = Full; form < UprightStage; ++form) {
+        bool fits = true;
+        for (int s = 0; s < m_stages && fits; ++s) {
+            if (form == UprightShort) {
+                fits = fm.height() <= room;
+            } else {
+                for (const QString& line : text(s, form).split(QLatin1Char('\n')))
+                    fits = fits && fm.horizontalAdvance(line) <= room;
+            }
+        }
+        if (fits) {
+            chosen = form;
+            break;
+        }
+    }
+    if (chosen == m_tickForm)
+        return false;
+    m_tickForm = chosen;
+    m_ticker->clear();
+    for (int s = 0; s < m_stages; ++s)
+        m_ticker->addTick(s, text(s, chosen));
+    xAxis->setTickLabelRotation(chosen >= UprightShort ? -90 : 0);
+    return true;
+}
+
+QString MemoryBarsPlot::tickLabel(int stage) const
+{
+    return m_ticker->ticks().value(stage);
+}
+
+double MemoryBarsPlot::tickLabelRotation() const
+{
+    return xAxis->tickLabelRotation();
+}
+
+double MemoryBarsPlot::barSpacing() const
+{
+    return std::abs(xAxis->coordToPixel(1) - xAxis->coordToPixel(0));
 }
 
 QString MemoryBarsPlot::barLabel(int stage) const

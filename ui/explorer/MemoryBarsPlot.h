@@ -29,6 +29,15 @@ public:
     // the value (GiB) it stands on: the larger of the bar and the capacity line.
     QString barLabel(int stage) const;
     double barLabelBaseGiB(int stage) const;
+    // -90 when the labels above the bars stand upright (too narrow bars for one line), else 0.
+    double barLabelRotation() const;
+    // The stage's label under its bar as drawn: "S0" and the device type on a second line,
+    // the type shortened ("910B") when the bars are narrow, and on one line turned upright
+    // (tickLabelRotation() -90) when even that does not fit between two bars.
+    QString tickLabel(int stage) const;
+    double tickLabelRotation() const;
+    // Pixels from one bar's centre to the next, after the last layout.
+    double barSpacing() const;
     // Same value-axis upper bound on several charts (compare view).
     void setMaxGiB(double gib);
     double dataMaxGiB() const;
@@ -38,10 +47,14 @@ public:
 protected:
     void mouseMoveEvent(QMouseEvent* event) override;
     void changeEvent(QEvent* event) override;
+    // Wraps the legend to the width, and lays out again when the stage labels changed form.
+    void updateLayout() override;
 
 private:
     // Chooses each label's form for the current bar width (after each layout).
     void fitLabels();
+    // Chooses the stage labels' form for the current bar spacing; true when it changed.
+    bool fitTickLabels();
 
     std::array<QCPBars*, 6> m_bars{};
     QCPGraph* m_capacity;
@@ -51,6 +64,7 @@ private:
     std::vector<QCPItemText*> m_labels;
     QCPTextElement* m_hostNote = nullptr;
     int m_stages = 0;
+    int m_tickForm = -1;   // index into the forms of fitTickLabels(); -1: none chosen yet
 };
 
 } // namespace hapmoe::ui

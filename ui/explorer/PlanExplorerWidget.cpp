@@ -30,6 +30,19 @@
 
 namespace hapmoe::ui {
 
+namespace {
+
+// Shows a modeless dialog no larger than the window it belongs to (small screens).
+void showOver(QDialog* dialog, const QWidget* window)
+{
+    const QSize room = (window->size() - QSize(40, 60)).expandedTo(QSize(480, 360));
+    dialog->resize(dialog->size().boundedTo(room));
+    dialog->show();
+    dialog->raise();
+}
+
+} // namespace
+
 struct PlanExplorerWidget::Private {
     ExplorerContext context;
     bool hasContext = false;
@@ -134,6 +147,9 @@ PlanExplorerWidget::PlanExplorerWidget(QWidget* parent)
     connect(d->whatIf, &WhatIfPanel::newSearchSuggested, this, &PlanExplorerWidget::newSearchSuggested);
     connect(d->tabs, &QTabWidget::currentChanged, this, [this] {
         QWidget* w = d->tabs->currentWidget();
+        // Compare draws the partition of every plan it compares, the selected one first:
+        // the charts get the strip's height.
+        d->partition->setVisible(w != d->compare);
         d->exportChart->setEnabled(d->current() && (w == d->timeline || w == d->memory || w == d->breakdown));
         d->resetZoom->setEnabled(d->current() && w == d->timeline);
         d->exportTrace->setEnabled(w == d->timeline && d->current());
@@ -165,10 +181,8 @@ PlanExplorerWidget::PlanExplorerWidget(QWidget* parent)
         }
     });
     connect(d->exportLauncher, &QPushButton::clicked, this, [this] {
-        if (auto* dlg = qobject_cast<ExportDialog*>(view(QStringLiteral("export")))) {
-            dlg->show();
-            dlg->raise();
-        }
+        if (auto* dlg = qobject_cast<ExportDialog*>(view(QStringLiteral("export"))))
+            showOver(dlg, window());
     });
     updateViews();
 }
@@ -295,10 +309,8 @@ void PlanExplorerWidget::showView(const QString& name)
     const int tab = d->tabs->indexOf(w);
     if (tab >= 0)
         d->tabs->setCurrentIndex(tab);
-    if (w == d->exportDialog && d->current()) {   // a dialog: bring it up beside the window
-        d->exportDialog->show();
-        d->exportDialog->raise();
-    }
+    if (w == d->exportDialog && d->current())   // a dialog: bring it up over the window, modeless
+        showOver(d->exportDialog, window());
 }
 
 void PlanExplorerWidget::updateViews()

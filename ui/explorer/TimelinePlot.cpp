@@ -100,6 +100,12 @@ void TimelinePlot::applyThemeColors()
     m_endLabel->setBrush(pal.color(QPalette::Base));
 }
 
+void TimelinePlot::updateLayout()
+{
+    style::fitLegendColumns(legend, width());
+    QCustomPlot::updateLayout();
+}
+
 void TimelinePlot::updateEndLabel()
 {
     // Shown only while the end of the iteration is in view; outside the plot area it

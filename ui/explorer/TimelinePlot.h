@@ -38,6 +38,8 @@ public:
 protected:
     void mouseMoveEvent(QMouseEvent* event) override;
     void changeEvent(QEvent* event) override;
+    // Wraps the legend to the chart's width before each layout.
+    void updateLayout() override;
 
 private:
     void boundRange(const QCPRange& range);

@@ -30,7 +30,10 @@
 #include <QListWidget>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSpinBox>
+#include <QSplitter>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTimer>
@@ -56,6 +59,7 @@ private slots:
     void timelineZoomsHorizontallyAndShowsBlockToolTips();
     void planListSortsByIterationTime();
     void compareShowsTwoPlansOnASharedTimeAxis();
+    void compareChartsKeepReadableSizesInASmallWindow();
     void whatIfRhoChangesTheIterationTime();
     void whatIfOffloadTradesMemoryForTime();
     void whatIfRemovingAUsedNodeAsksForANewSearch();
@@ -65,6 +69,7 @@ private slots:
     void breakdownTitleNamesTheBottleneckAndTheTail();
     void chartsWithoutAPlanShowAPlaceholder();
     void memoryLabelsStandAboveBarAndCapacity();
+    void memoryStageLabelsFitBetweenTheBars();
     void memoryChartSaysWhereOffloadedStatesWent();
     void denseTimelineDrawsBands();
     void bottleneckMarkAndDeviceColoursStandApart();
@@ -377,6 +382,78 @@ void PlanExplorerTest::compareShowsTwoPlansOnASharedTimeAxis()
     QCOMPARE(compare->partitions()[0]->stageRect(1).right(), compare->partitions()[1]->stageRect(1).right());
 }
 
+namespace {
+
+// Every entry of a chart's legend at least as wide as its swatch and text need: none cut off.
+bool legendEntriesUncut(QCPLegend* legend, int chartWidth)
+{
+    for (int i = 0; i < legend->itemCount(); ++i) {
+        const QCPAbstractLegendItem* item = legend->item(i);
+        if (item && (item->outerRect().width() < item->minimumOuterSizeHint().width() || item->outerRect().right() > chartWidth))
+            return false;
+    }
+    return true;
+}
+
+} // namespace
+
+void PlanExplorerTest::compareChartsKeepReadableSizesInASmallWindow()
+{
+    // About what a 1280 x 800 window leaves the explorer with its docks open.
+    std::unique_ptr<PlanExplorerWidget> w(makeExplorer());
+    w->resize(600, 650);
+    w->selectPlan(0);
+    w->showView(QStringLiteral("compare"));
+    auto* compare = qobject_cast<CompareView*>(w->view(QStringLiteral("compare")));
+    QVERIFY(compare);
+    QCOMPARE(compare->timelines().size(), 2);
+    QCOMPARE(compare->memoryPlots().size(), 2);
+    QApplication::processEvents();
+
+    // The view fits the room it is given: the window need not grow.
+    QVERIFY2(w->minimumSizeHint().height() <= 650, qPrintable(QString::number(w->minimumSizeHint().height())));
+    QCOMPARE(w->size(), QSize(600, 650));
+    // The table takes at most 35 % of the splitter, the charts the rest, and they scroll
+    // rather than shrink.
+    const QList<int> sizes = compare->splitter()->sizes();
+    QVERIFY2(sizes[0] <= 0.35 * (sizes[0] + sizes[1]) + 1, qPrintable(QStringLiteral("%1 %2").arg(sizes[0]).arg(sizes[1])));
+    QVERIFY(compare->chartArea()->verticalScrollBar()->maximum() > 0);
+
+    const int line = compare->fontMetrics().height();
+    for (TimelinePlot* t : compare->timelines()) {
+        t->replot();
+        // Each lane at least as tall as a line of its label.
+        QVERIFY2(t->axisRect()->height() >= t->timeline().stages * line,
+                 qPrintable(QStringLiteral("%1 px for %2 lanes").arg(t->axisRect()->height()).arg(t->timeline().stages)));
+    }
+    TimelinePlot* first = compare->timelines().front();
+    TimelinePlot* last = compare->timelines().back();
+    // One legend, uncut; the times are written once, under the last chart.
+    QVERIFY(first->legend->visible());
+    QVERIFY(!last->legend->visible());
+    QVERIFY(legendEntriesUncut(first->legend, first->width()));
+    QVERIFY(!first->xAxis->tickLabels());
+    QVERIFY(first->xAxis->label().isEmpty());
+    QVERIFY(last->xAxis->tickLabels());
+    QVERIFY(!last->xAxis->label().isEmpty());
+    // One time is one x position in every chart: the lane labels' margins are the same.
+    QTRY_COMPARE(first->axisRect()->left(), last->axisRect()->left());
+    QCOMPARE(first->axisRect()->width(), last->axisRect()->width());
+
+    // 600 px hold one memory chart per row; each keeps a readable size.
+    QCOMPARE(compare->memoryColumns(), 1);
+    for (MemoryBarsPlot* m : compare->memoryPlots()) {
+        QVERIFY(m->height() >= 320);
+        QVERIFY(m->width() >= 420);
+    }
+    // A wide window puts them side by side, at the same height.
+    w->resize(1500, 1000);
+    QApplication::processEvents();
+    QCOMPARE(compare->memoryColumns(), 2);
+    QTRY_COMPARE(compare->memoryPlots()[0]->y(), compare->memoryPlots()[1]->y());
+    QCOMPARE(compare->memoryPlots()[0]->height(), compare->memoryPlots()[1]->height());
+}
+
 void PlanExplorerTest::whatIfOffloadTradesMemoryForTime()
 {
     PlanExplorerWidget* w = m_explorer.get();
@@ -651,6 +728,76 @@ void PlanExplorerTest::memoryLabelsStandAboveBarAndCapacity()
         QVERIFY2(!memory.barLabel(s).contains(QStringLiteral("recompute")), qPrintable(memory.barLabel(s)));
         QVERIFY(memory.toolTipForStage(s).contains(QStringLiteral("Recompute: %1").arg(rc)));
     }
+}
+
+void PlanExplorerTest::memoryStageLabelsFitBetweenTheBars()
+{
+    // Eight stages of four devices on 32-3 (Table 1: 910B 2x8 + MI300X 2x8), three layers
+    // each, TP2 DP2 EP4: eight labels under eight bars.
+    const Cluster cluster = test::cluster32_3();
+    const CostModel cost(m_model, cluster, DeviceCatalog::builtin());
+    Plan plan;
+    plan.name = "eight stages";
+    plan.global_batch_size = 256;
+    plan.target = Target::FlagScale;
+    for (int s = 0; s < 8; ++s)
+        plan.stages.push_back(test::stage(s < 4 ? "910B-376T" : "MI300X", s / 2, (s % 2) * 4, 4, 3 * s, 3, 2, 2, 4, 1, 1, 1));
+    const RankedPlan eight = test::costed(cost, plan);
+    QCOMPARE(static_cast<int>(eight.prediction.stages.size()), 8);
+
+    MemoryBarsPlot memory;
+    memory.show();
+    memory.setPlan(eight.plan, eight.prediction);
+    const QFontMetrics fm(memory.xAxis->tickLabelFont());
+    auto widest = [&fm](const QString& text) {
+        int w = 0;
+        for (const QString& line : text.split(QLatin1Char('\n')))
+            w = std::max(w, fm.horizontalAdvance(line));
+        return w;
+    };
+    // Two neighbouring labels do not meet when half of each fits in the bars' spacing.
+    auto noneMeet = [&] {
+        for (int s = 0; s + 1 < memory.stageCount(); ++s) {
+            if ((widest(memory.tickLabel(s)) + widest(memory.tickLabel(s + 1))) / 2.0 > memory.barSpacing())
+                return false;
+        }
+        return true;
+    };
+
+    // Wide: the device type in full under the stage.
+    memory.resize(1400, 420);
+    memory.replot();
+    QCOMPARE(memory.tickLabelRotation(), 0.0);
+    QCOMPARE(memory.tickLabel(0), QStringLiteral("S0\n910B-376T"));
+    QCOMPARE(memory.tickLabel(7), QStringLiteral("S7\nMI300X"));
+    QVERIFY(noneMeet());
+
+    // The memory tab of a 1280-pixel window: "910B-376T" no longer fits between two bars,
+    // the short name does.
+    memory.resize(600, 420);
+    memory.replot();
+    QVERIFY2(widest(QStringLiteral("910B-376T")) > memory.barSpacing() - 8, qPrintable(QString::number(memory.barSpacing())));
+    QCOMPARE(memory.tickLabelRotation(), 0.0);
+    QCOMPARE(memory.tickLabel(0), QStringLiteral("S0\n910B"));
+    QCOMPARE(memory.tickLabel(7), QStringLiteral("S7\nMI300X"));
+    QVERIFY(noneMeet());
+    // The legend wraps instead of cutting its entries.
+    QVERIFY(legendEntriesUncut(memory.legend, memory.width()));
+
+    // Narrower still: one line each, upright, a line's height within the spacing.
+    memory.resize(320, 420);
+    memory.replot();
+    QCOMPARE(memory.tickLabelRotation(), -90.0);
+    QVERIFY(!memory.tickLabel(0).contains(QLatin1Char('\n')));
+    QVERIFY2(fm.height() <= memory.barSpacing(), qPrintable(QString::number(memory.barSpacing())));
+    QVERIFY(legendEntriesUncut(memory.legend, memory.width()));
+    // "none" above each bar is wider than the spacing too: upright above the bars.
+    QCOMPARE(memory.barLabel(0), QStringLiteral("none"));
+    QCOMPARE(memory.barLabelRotation(), -90.0);
+    memory.resize(1400, 420);
+    memory.replot();
+    QCOMPARE(memory.barLabelRotation(), 0.0);
+    QCOMPARE(memory.tickLabelRotation(), 0.0);
 }
 
 void PlanExplorerTest::memoryChartSaysWhereOffloadedStatesWent()

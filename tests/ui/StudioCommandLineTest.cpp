@@ -1,0 +1,146 @@
+// The studio's command line for screenshots: --view names an explorer view (an unknown one
+// exits with 2 and lists the views), and --view export opens the export dialog, modeless,
+// filled for the selected plan, and puts it into the screenshot of the window.
+
+#include "GuiTestSupport.h"
+
+#include "ExportDialog.h"
+#include "PlanExplorerWidget.h"
+#include "SearchPanel.h"
+#include "StudioMain.h"
+
+#include <QImage>
+#include <QPlainTextEdit>
+#include <QProcess>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+
+using namespace hapmoe;
+using namespace hapmoe::ui;
+using namespace hapmoe::ui::test;
+
+namespace {
+
+struct Run {
+    int exitCode = -1;
+    QString out;
+    QString err;
+};
+
+// Runs hapmoe-studio offscreen with its settings in a throw-away home.
+Run runStudio(const QStringList& arguments, const QTemporaryDir& home)
+{
+    QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+    env.insert(QStringLiteral("HOME"), home.path());
+    env.insert(QStringLiteral("XDG_CONFIG_HOME"), home.filePath(QStringLiteral("config")));
+    env.insert(QStringLiteral("XDG_DATA_HOME"), home.filePath(QStringLiteral("data")));
+    env.insert(QStringLiteral("XDG_CACHE_HOME"), home.filePath(QStringLiteral("cache")));
+    p.setProcessEnvironment(env);
+    p.start(QStringLiteral(HAPMOE_STUDIO_PATH), arguments);
+    Run r;
+    if (!p.waitForFinished(240000)) {
+        p.kill();
+        p.waitForFinished();
+        return r;
+    }
+    r.exitCode = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    r.out = QString::fromLocal8Bit(p.readAllStandardOutput());
+    r.err = QString::fromLocal8Bit(p.readAllStandardError());
+    return r;
+}
+
+} // namespace
+
+class StudioCommandLineTest : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() { initGuiTest(); }
+
+    void unknownViewExitsWithTwo()
+    {
+        QTemporaryDir home;
+        const Run r = runStudio({QStringLiteral("--view"), QStringLiteral("exports"), QStringLiteral("--quit")}, home);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(QStringLiteral("--view: unknown view \"exports\"")), qPrintable(r.err));
+        // The message lists the views, export among them.
+        for (const QString& name : PlanExplorerWidget::viewNames())
+            QVERIFY2(r.err.contains(name), qPrintable(r.err));
+    }
+
+    void exportViewWithoutAPlanExitsWithTwo()
+    {
+        // Without a search there is no plan to export: no screenshot that shows something else.
+        QTemporaryDir home;
+        const QString shot = home.filePath(QStringLiteral("export.png"));
+        const Run r = runStudio({QStringLiteral("--view"), QStringLiteral("export"), QStringLiteral("--screenshot"), shot}, home);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(QStringLiteral("--view export")), qPrintable(r.err));
+        QVERIFY(!QFile::exists(shot));
+    }
+
+    void exportViewScreenshotHasTheRequestedSize()
+    {
+        QTemporaryDir home;
+        const QString shot = home.filePath(QStringLiteral("export.png"));
+        const Run r = runStudio({QStringLiteral("--model-preset"), QStringLiteral("Mixtral-S"), QStringLiteral("--cluster-preset"),
+                                 QStringLiteral("16-1"), QStringLiteral("--run-search"), QStringLiteral("--view"),
+                                 QStringLiteral("export"), QStringLiteral("--size"), QStringLiteral("1280x800"),
+                                 QStringLiteral("--screenshot"), shot},
+                                home);
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QImage image(shot);
+        QVERIFY(!image.isNull());
+        QCOMPARE(image.size(), QSize(1280, 800));
+    }
+
+    void exportDialogIsModelessAndInTheScreenshot()
+    {
+        auto w = makeWindow();
+        w->loadExample();
+        QVERIFY(w->loadClusterPreset(QStringLiteral("16-1")));   // Table 1: H800 1x8 + 910B 1x8
+        QSignalSpy finished(w->searchPanel(), &SearchPanel::searchFinished);
+        QVERIFY(w->searchPanel()->run());
+        QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 180000);
+        QVERIFY(w->explorer()->planCount() > 0);
+
+        w->showTab(QStringLiteral("results"));
+        w->explorer()->selectPlan(0);
+        w->explorer()->showView(QStringLiteral("export"));
+        auto* dialog = w->findChild<ExportDialog*>(QStringLiteral("exportDialog"));
+        QVERIFY(dialog);
+        QVERIFY(dialog->isVisible());
+        QVERIFY(!dialog->isModal());   // shown, not exec()'d: the event loop goes on
+        QVERIFY(dialog->width() <= w->width() && dialog->height() <= w->height());
+        // Filled for the selected plan: its launcher names the plan.
+        const QString plan = QString::fromStdString(finished.first().first().value<SearchResult>().plans.front().plan.name);
+        QVERIFY2(dialog->preview()->toPlainText().contains(plan), qPrintable(dialog->preview()->toPlainText().left(400)));
+        QVERIFY(dialog->windowTitle().contains(plan));
+
+        // The screenshot is the window's size with the dialog's own pixels inside it.
+        QApplication::processEvents();
+        QList<QRect> bodies;
+        const QImage shot = grabWithDialogs(w.get(), &bodies).toImage();
+        const QImage window = w->grab().toImage();
+        const QImage body = dialog->grab().toImage();
+        QCOMPARE(shot.size(), window.size());
+        QCOMPARE(bodies.size(), 1);
+        QCOMPARE(bodies.front().size(), dialog->size());
+        QVERIFY(QRect(QPoint(0, 0), w->size()).contains(bodies.front()));
+        const QPoint offset = bodies.front().topLeft();
+        int same = 0, differentFromWindow = 0, samples = 0;
+        for (int y = body.height() / 8; y < body.height(); y += body.height() / 8) {
+            for (int x = body.width() / 8; x < body.width(); x += body.width() / 8) {
+                ++samples;
+                same += shot.pixel(offset + QPoint(x, y)) == body.pixel(x, y);
+                differentFromWindow += shot.pixel(offset + QPoint(x, y)) != window.pixel(offset + QPoint(x, y));
+            }
+        }
+        QCOMPARE(same, samples);
+        QVERIFY(differentFromWindow > 0);
+    }
+};
+
+QTEST_MAIN(StudioCommandLineTest)
+#include "StudioCommandLineTest.moc"
