@@ -340,6 +340,7 @@ void CompareView::rebuild()
         timeline->plotLayout()->insertRow(0);
         timeline->plotLayout()->addElement(0, 0, new QCPTextElement(timeline, displayName(*e), titleFont));
         timeline->plotLayout()->setRowStretchFactor(0, 0.001);
+        style::applyChartPalette(timeline);   // the title in the theme's text colour
         if (i > 0) {
             // One legend is enough: the others go back into the plot area's inset layout
             // (which owns them and takes no room), hidden, and leave no empty row.
@@ -371,6 +372,7 @@ void CompareView::rebuild()
         memory->plotLayout()->insertRow(0);
         memory->plotLayout()->addElement(0, 0, new QCPTextElement(memory, displayName(*e), titleFont));
         memory->plotLayout()->setRowStretchFactor(0, 0.001);
+        style::applyChartPalette(memory);
         memory->yAxis->setLabel(QString());   // the heading gives the unit
         // One legend; the hidden ones keep their room so that side by side the bars of
         // every chart stand on the same baseline at the same scale.

@@ -211,6 +211,11 @@ void applyChartPalette(QCustomPlot* plot)
                 label->setColor(text);
         }
     }
+    // Titles and notes in the layout (a chart's name in a comparison, the host-memory note).
+    for (QCPLayoutElement* element : plot->plotLayout()->elements(true)) {
+        if (auto* title = qobject_cast<QCPTextElement*>(element); title && title->textColor() != problemColor())
+            title->setTextColor(text);
+    }
 }
 
 void setChartPlaceholder(QCustomPlot* plot, const QString& text)

@@ -452,6 +452,28 @@ void PlanExplorerTest::compareChartsKeepReadableSizesInASmallWindow()
     QCOMPARE(compare->memoryColumns(), 2);
     QTRY_COMPARE(compare->memoryPlots()[0]->y(), compare->memoryPlots()[1]->y());
     QCOMPARE(compare->memoryPlots()[0]->height(), compare->memoryPlots()[1]->height());
+
+    // Each chart's title is written in the theme's text colour, also after a switch to dark.
+    QPalette dark = w->palette();
+    dark.setColor(QPalette::Base, QColor(0x1e, 0x1e, 0x1e));
+    dark.setColor(QPalette::Text, QColor(0xe0, 0xe0, 0xe0));
+    for (const QPalette& pal : {w->palette(), dark}) {
+        w->setPalette(pal);
+        QApplication::processEvents();
+        QList<QCustomPlot*> charts;
+        for (TimelinePlot* t : compare->timelines())
+            charts << t;
+        for (MemoryBarsPlot* m : compare->memoryPlots())
+            charts << m;
+        int titles = 0;
+        for (QCustomPlot* c : charts)
+            for (QCPLayoutElement* e : c->plotLayout()->elements(true))
+                if (auto* title = qobject_cast<QCPTextElement*>(e); title && !title->text().isEmpty()) {
+                    QCOMPARE(title->textColor(), pal.color(QPalette::Text));
+                    ++titles;
+                }
+        QVERIFY(titles >= 4);   // two plans, a timeline and a memory chart each
+    }
 }
 
 void PlanExplorerTest::whatIfOffloadTradesMemoryForTime()
