@@ -624,12 +624,20 @@ private:
                 why = "the plan's meshes decide it";
             else if (f.name == "--standalone-embedding-stage" && !megatron)
                 why = "FlagScale's heterogeneous mode forbids it";
+            else if (f.name == "--use-dualpipev")
+                why = "another pipeline schedule; the plan is costed and written for 1F1B";
+            else if (f.name == "--moe-fb-overlap")
+                why = "it needs DualPipeV and cannot be combined with --overlap-grad-reduce, which the plan's script switches on";
             if (why == "the plan sets it")
                 continue;   // written again from the plan
             if (!why.empty()) {
                 m_notes.push_back(f.name + ": not carried over (" + why + ")");
                 continue;
             }
+            // Megatron-LM's validate_args asserts Transformer Engine >= 2.8.0 for delayed
+            // weight gradients with --overlap-grad-reduce, which the plan's script switches on.
+            if (f.name == "--delay-wgrad-compute" && !m_opt.original->parallel.overlap_grad_reduce)
+                m_notes.push_back("--delay-wgrad-compute: kept; with --overlap-grad-reduce it needs Transformer Engine >= 2.8.0");
             Arg a{f.name, {}};
             for (const std::string& v : f.values)
                 a.values.push_back(unquoted(v));

@@ -496,6 +496,41 @@ private slots:
         QVERIFY(r.refusal.find("compute capability >= 8.0") != std::string::npos);
     }
 
+    void overlapSwitchesAndTheirConflicts()
+    {
+        // The exported script switches on --overlap-grad-reduce. FlagScale's --moe-fb-overlap
+        // cannot be combined with it and needs DualPipeV, another schedule than the plan's
+        // 1F1B: neither is carried over. Megatron-LM asserts Transformer Engine >= 2.8.0 for
+        // --delay-wgrad-compute with --overlap-grad-reduce (arguments.py validate_args): kept,
+        // with a note.
+        const std::string original = "torchrun --nproc_per_node=8 pretrain_gpt.py --num-layers 32 --hidden-size 4096 "
+                                     "--num-attention-heads 32 --seq-length 4096 --max-position-embeddings 32768 --bf16 "
+                                     "--use-dualpipev --moe-fb-overlap --delay-wgrad-compute\n";
+        auto noted = [](const ExportResult& r, const std::string& text) {
+            return std::any_of(r.notes.begin(), r.notes.end(), [&](const std::string& n) { return n.find(text) != std::string::npos; });
+        };
+        ExportOptions o;
+        o.format = LauncherFormat::FlagScale;
+        o.original = importMegatronScript(original, "dualpipe.sh");
+        ExportResult r = exportLauncher(flagscalePlan(), o);
+        QVERIFY2(r.ok, r.refusal.c_str());
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        std::vector<std::string> args = runLauncher(dir, r.script, "0");
+        QVERIFY(contains(args, "--overlap-grad-reduce"));
+        QVERIFY(!contains(args, "--moe-fb-overlap"));
+        QVERIFY(!contains(args, "--use-dualpipev"));
+        QVERIFY(noted(r, "--moe-fb-overlap: not carried over (it needs DualPipeV and cannot be combined with --overlap-grad-reduce"));
+        QVERIFY(noted(r, "--use-dualpipev: not carried over (another pipeline schedule"));
+
+        o.format = LauncherFormat::Megatron;
+        r = exportLauncher(megatronPlan(), o);
+        QVERIFY2(r.ok, r.refusal.c_str());
+        args = runLauncher(dir, r.script, "0");
+        QVERIFY(contains(args, "--delay-wgrad-compute"));
+        QVERIFY(noted(r, "--delay-wgrad-compute: kept; with --overlap-grad-reduce it needs Transformer Engine >= 2.8.0"));
+    }
+
     void flagscaleMeshes()
     {
         const PlanDocument d = flagscalePlan();
