@@ -584,6 +584,19 @@ private:
                 emitted.insert(a.flag);
         const StagePlan& s0 = first();
         const bool selective = s0.recompute == Recompute::Selective;
+        // Megatron-LM's rules for the EP all-to-all overlap (reference section 5), which
+        // --delay-wgrad-compute needs in turn (transformer_config.py asserts it).
+        std::string a2aConflict;
+        const auto anyStage = [&](auto pred) { return std::any_of(plan.stages.begin(), plan.stages.end(), pred); };
+        if (!anyStage([](const StagePlan& st) { return st.ep > 1; }))
+            a2aConflict = "it needs EP > 1";
+        else if (plan.pp() > 1 && plan.vpp <= 1)
+            a2aConflict = "it needs a virtual pipeline when PP > 1";
+        else if (m_doc.model.moe_token_dispatcher_type == TokenDispatcher::AllGather)
+            a2aConflict = "it needs the alltoall or flex dispatcher";
+        else if (anyStage([](const StagePlan& st) { return st.recompute == Recompute::Full; }))
+            a2aConflict = "it cannot be combined with full recompute";
+        const bool a2aCarried = m_opt.original->given_flags.count("--overlap-moe-expert-parallel-comm") > 0 && a2aConflict.empty();
         for (const ScriptFlag& f : m_opt.original->other_flags) {
             std::string why;
             if (f.name.size() < 2 || f.name[0] != '-')
@@ -624,6 +637,10 @@ private:
                 why = "the plan's meshes decide it";
             else if (f.name == "--standalone-embedding-stage" && !megatron)
                 why = "FlagScale's heterogeneous mode forbids it";
+            else if (f.name == "--overlap-moe-expert-parallel-comm" && !a2aConflict.empty())
+                why = a2aConflict + " in this plan";
+            else if (f.name == "--delay-wgrad-compute" && !a2aCarried)
+                why = "it needs --overlap-moe-expert-parallel-comm";
             else if (f.name == "--use-dualpipev")
                 why = "another pipeline schedule; the plan is costed and written for 1F1B";
             else if (f.name == "--moe-fb-overlap")

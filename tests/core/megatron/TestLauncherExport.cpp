@@ -505,13 +505,13 @@ private slots:
         // with a note.
         const std::string original = "torchrun --nproc_per_node=8 pretrain_gpt.py --num-layers 32 --hidden-size 4096 "
                                      "--num-attention-heads 32 --seq-length 4096 --max-position-embeddings 32768 --bf16 "
-                                     "--use-dualpipev --moe-fb-overlap --delay-wgrad-compute\n";
+                                     "--use-dualpipev --moe-fb-overlap --delay-wgrad-compute";
         auto noted = [](const ExportResult& r, const std::string& text) {
             return std::any_of(r.notes.begin(), r.notes.end(), [&](const std::string& n) { return n.find(text) != std::string::npos; });
         };
         ExportOptions o;
         o.format = LauncherFormat::FlagScale;
-        o.original = importMegatronScript(original, "dualpipe.sh");
+        o.original = importMegatronScript(original + "\n", "dualpipe.sh");
         ExportResult r = exportLauncher(flagscalePlan(), o);
         QVERIFY2(r.ok, r.refusal.c_str());
         QTemporaryDir dir;
@@ -523,10 +523,31 @@ private slots:
         QVERIFY(noted(r, "--moe-fb-overlap: not carried over (it needs DualPipeV and cannot be combined with --overlap-grad-reduce"));
         QVERIFY(noted(r, "--use-dualpipev: not carried over (another pipeline schedule"));
 
+        // Megatron-LM asserts --overlap-moe-expert-parallel-comm for --delay-wgrad-compute.
+        QVERIFY(noted(r, "--delay-wgrad-compute: not carried over (it needs --overlap-moe-expert-parallel-comm)"));
+
+        // The EP all-to-all overlap needs EP > 1, a virtual pipeline when PP > 1, the
+        // alltoall or flex dispatcher and no full recompute (reference section 5).
         o.format = LauncherFormat::Megatron;
-        r = exportLauncher(megatronPlan(), o);
+        o.original = importMegatronScript(original + " --overlap-moe-expert-parallel-comm\n", "a2a.sh");
+        PlanDocument d = megatronPlan();
+        QVERIFY(d.plan.pp() > 1 && d.plan.stages.front().ep > 1);
+        d.plan.vpp = 1;
+        r = exportLauncher(d, o);
         QVERIFY2(r.ok, r.refusal.c_str());
         args = runLauncher(dir, r.script, "0");
+        QVERIFY(!contains(args, "--overlap-moe-expert-parallel-comm"));
+        QVERIFY(!contains(args, "--delay-wgrad-compute"));
+        QVERIFY(noted(r, "--overlap-moe-expert-parallel-comm: not carried over (it needs a virtual pipeline when PP > 1 in this plan)"));
+        d.plan.vpp = 2;
+        for (StagePlan& st : d.plan.stages) {
+            st.recompute = Recompute::None;
+            st.recompute_layers = 0;
+        }
+        r = exportLauncher(d, o);
+        QVERIFY2(r.ok, r.refusal.c_str());
+        args = runLauncher(dir, r.script, "0");
+        QVERIFY(contains(args, "--overlap-moe-expert-parallel-comm"));
         QVERIFY(contains(args, "--delay-wgrad-compute"));
         QVERIFY(noted(r, "--delay-wgrad-compute: kept; with --overlap-grad-reduce it needs Transformer Engine >= 2.8.0"));
     }
