@@ -10,6 +10,7 @@
 
 #include <QApplication>
 #include <QDropEvent>
+#include <QFile>
 #include <QMimeData>
 #include <QStandardPaths>
 #include <QTest>
@@ -25,6 +26,13 @@ inline void initGuiTest()
     QApplication::setOrganizationName(QStringLiteral("HAPMoE-test"));
     QApplication::setApplicationName(QStringLiteral("HAPMoE Studio test"));
     applyTheme(ThemeKind::Light);
+}
+
+// Writes a text file (a launch script to import); false when it cannot.
+inline bool writeTextFile(const QString& path, const QByteArray& text)
+{
+    QFile f(path);
+    return f.open(QIODevice::WriteOnly) && f.write(text) == text.size();
 }
 
 inline std::unique_ptr<MainWindow> makeWindow()

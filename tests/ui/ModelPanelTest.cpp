@@ -126,18 +126,16 @@ private slots:
 
         QTemporaryDir dir;
         const QString script = dir.filePath(QStringLiteral("train_mixtral.sh"));
-        QFile f(script);
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write("#!/bin/bash\n"
-                "GPUS_PER_NODE=8\n"
-                "MODEL_ARGS=(\n"
-                "  --num-layers 16 --hidden-size 2048 --ffn-hidden-size 8192\n"
-                "  --num-attention-heads 16 --seq-length 2048 --max-position-embeddings 2048\n"
-                "  --num-experts 16 --moe-router-topk 2 --swiglu\n"
-                ")\n"
-                "torchrun --nproc_per_node $GPUS_PER_NODE pretrain_gpt.py ${MODEL_ARGS[@]} \\\n"
-                "  --tensor-model-parallel-size 2 --micro-batch-size 1 --global-batch-size 64 --vocab-size 32000\n");
-        f.close();
+        QVERIFY(writeTextFile(script, "#!/bin/bash\n"
+                                      "GPUS_PER_NODE=8\n"
+                                      "MODEL_ARGS=(\n"
+                                      "  --num-layers 16 --hidden-size 2048 --ffn-hidden-size 8192\n"
+                                      "  --num-attention-heads 16 --seq-length 2048 --max-position-embeddings 2048\n"
+                                      "  --num-experts 16 --moe-router-topk 2 --swiglu\n"
+                                      ")\n"
+                                      "torchrun --nproc_per_node $GPUS_PER_NODE pretrain_gpt.py ${MODEL_ARGS[@]} \\\n"
+                                      "  --tensor-model-parallel-size 2 --micro-batch-size 1 --global-batch-size 64 "
+                                      "--vocab-size 32000\n"));
         const QString error = panel->importScript(script);
         QVERIFY2(error.isEmpty(), qPrintable(error));
         QCOMPARE(doc->model().num_layers, 16);
@@ -149,10 +147,8 @@ private slots:
 
         // A script that gives no hidden size is no model: refused with the flag, the model kept.
         const QString partial = dir.filePath(QStringLiteral("partial.sh"));
-        QFile g(partial);
-        QVERIFY(g.open(QIODevice::WriteOnly));
-        g.write("torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers 32 --num-attention-heads 32 --seq-length 4096 --bf16\n");
-        g.close();
+        QVERIFY(writeTextFile(partial, "torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers 32 "
+                                       "--num-attention-heads 32 --seq-length 4096 --bf16\n"));
         const QString refused = panel->importScript(partial);
         QVERIFY2(refused.contains(QStringLiteral("--hidden-size")), qPrintable(refused));
         QCOMPARE(doc->model().hidden_size, 2048);
@@ -218,11 +214,9 @@ private slots:
 
         // An imported script is no preset.
         const QString script = dir.filePath(QStringLiteral("train.sh"));
-        QFile f(script);
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write("torchrun pretrain_gpt.py --num-layers 4 --hidden-size 1024 --ffn-hidden-size 4096 "
-                "--num-attention-heads 16 --seq-length 1024 --max-position-embeddings 1024 --vocab-size 32000\n");
-        f.close();
+        QVERIFY(writeTextFile(script, "torchrun pretrain_gpt.py --num-layers 4 --hidden-size 1024 --ffn-hidden-size 4096 "
+                                      "--num-attention-heads 16 --seq-length 1024 --max-position-embeddings 1024 "
+                                      "--vocab-size 32000\n"));
         QVERIFY(panel->importScript(script).isEmpty());
         QCOMPARE(presets->currentText(), QStringLiteral("Custom"));
     }

@@ -160,12 +160,10 @@ private slots:
         w->document()->setCluster(clusterFromShorthand("H800:1x8", w->document()->catalog()), QStringLiteral("H800:1x8"));
         QTemporaryDir dir;
         const QString script = dir.filePath(QStringLiteral("train.sh"));
-        QFile f(script);
-        QVERIFY(f.open(QIODevice::WriteOnly));
-        f.write("torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers 8 --hidden-size 1024 --num-attention-heads 16 "
-                "--seq-length 2048 --max-position-embeddings 2048 --bf16 --vocab-size 32000 "
-                "--micro-batch-size 1 --global-batch-size 32 --use-distributed-optimizer\n");
-        f.close();
+        QVERIFY(writeTextFile(script, "torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers 8 --hidden-size 1024 "
+                                      "--num-attention-heads 16 --seq-length 2048 --max-position-embeddings 2048 --bf16 "
+                                      "--vocab-size 32000 --micro-batch-size 1 --global-batch-size 32 "
+                                      "--use-distributed-optimizer\n"));
         const QString error = w->modelPanel()->importScript(script);
         QVERIFY2(error.isEmpty(), qPrintable(error));
         SearchPanel* panel = w->searchPanel();
