@@ -155,7 +155,8 @@ MegatronLog parseMegatronLog(std::string_view text, const std::string& fileName)
             MegatronLog::Interval iv;
             iv.elapsed_ms = *ms;
             iv.line = lineNo;
-            if (auto it = numberAfter(line, "iteration"))
+            // An iteration number outside any run's range is not one (and would not convert).
+            if (auto it = numberAfter(line, "iteration"); it && *it >= 0 && *it <= 1e15)
                 iv.iteration = static_cast<long long>(*it);
             iv.tflops_per_gpu = numberAfter(line, "throughput per GPU (TFLOP/s/GPU):");
             log.intervals.push_back(iv);
@@ -220,7 +221,7 @@ MegatronLog parseMegatronLog(std::string_view text, const std::string& fileName)
             double v = 0;
             while (nums >> v)
                 if (v >= 0 && std::isfinite(v)) counts.push_back(v);
-            if (layer && counts.size() >= 2)
+            if (layer && *layer >= 0 && *layer <= 1e6 && counts.size() >= 2)
                 log.router_tokens[static_cast<int>(*layer)] = counts;
         }
     }

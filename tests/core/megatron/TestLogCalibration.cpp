@@ -120,6 +120,16 @@ private slots:
         QCOMPARE(dump.sizes.world, 16);
         QCOMPARE(dump.sizes.ep, 4);
         QCOMPARE(dump.sizes.tp, 0);
+        // Numbers no run has where a count is read (an iteration, a layer) are not taken:
+        // they would not even convert to an integer.
+        const MegatronLog huge = parseMegatronLog(" iteration 6.7e65/ 5 | elapsed time per iteration (ms): 100.0 |\n"
+                                                  " layer 1e300 tokens per expert: 10 20 30\n"
+                                                  " layer 2 tokens per expert: 10 20 30\n",
+                                                  "huge.log");
+        QCOMPARE(huge.intervals.size(), std::size_t(1));
+        QCOMPARE(huge.intervals.front().iteration, 0LL);
+        QCOMPARE(huge.router_tokens.size(), std::size_t(1));
+        QVERIFY(huge.router_tokens.count(2));
     }
 
     void calibrateRefusesALogOfAnotherRun()
