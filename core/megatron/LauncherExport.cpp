@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
 #include <set>
 #include <sstream>
@@ -318,6 +319,7 @@ public:
                     return r;
                 }
         r.checks.push_back({"every flag is an option of the target", true, {}});
+        decideMaxConnections();
         r.script = writeScript();
         r.hostfile = writeHostfile();
         r.notes = m_notes;
@@ -326,6 +328,46 @@ public:
     }
 
 private:
+    // The original's CUDA_DEVICE_MAX_CONNECTIONS, if it exports one.
+    std::optional<std::string> originalMaxConnections() const
+    {
+        if (!m_opt.original)
+            return std::nullopt;
+        static const std::string kName = "CUDA_DEVICE_MAX_CONNECTIONS=";
+        for (const std::string& e : m_opt.original->environment)
+            if (e.rfind(kName, 0) == 0)
+                return e.substr(kName.size());
+        return std::nullopt;
+    }
+
+    // What the launcher exports for CUDA_DEVICE_MAX_CONNECTIONS, with a note wherever the
+    // original's value does not survive. Megatron-LM asserts 1 when TP or CP > 1 (reference
+    // section 2), but only warns with --overlap-moe-expert-parallel-comm, whose recipes raise
+    // it; without TP or CP the original's value is free.
+    void decideMaxConnections()
+    {
+        const std::optional<std::string> original = originalMaxConnections();
+        const StagePlan& s0 = first();
+        if (m_opt.format == LauncherFormat::Megatron) {
+            const bool needsOne = s0.tp > 1 || s0.cp > 1 || libraryOf(m_cat, s0.device_type) == "HCCL";
+            if (original && *original != "1" && a2aOverlapCarried()) {
+                m_maxConnections = *original;
+                m_notes.push_back("CUDA_DEVICE_MAX_CONNECTIONS=" + *original
+                                  + " kept from the original: with --overlap-moe-expert-parallel-comm Megatron-LM warns instead of asserting 1");
+            } else if (needsOne) {
+                m_maxConnections = "1";
+                if (original && *original != "1")
+                    m_notes.push_back("CUDA_DEVICE_MAX_CONNECTIONS: the original's " + *original
+                                      + " is replaced by 1 (Megatron-LM asserts it when TP or CP > 1)");
+            } else if (original) {
+                m_maxConnections = *original;
+            }
+        } else if (original && *original != "1") {
+            m_notes.push_back("CUDA_DEVICE_MAX_CONNECTIONS: the original's " + *original
+                              + " is not carried over; each device type's block sets 1 where TP or CP > 1 (Megatron-LM asserts it)");
+        }
+    }
+
     bool originalHas(const std::string& flag) const
     {
         if (!m_opt.original)
@@ -571,12 +613,65 @@ private:
         return g;
     }
 
+    // The values of a flag of the original script, or null when it does not give it.
+    const std::vector<std::string>* originalValues(const std::string& name) const
+    {
+        for (const ScriptFlag& f : m_opt.original->other_flags)
+            if (f.name == name)
+                return &f.values;
+        return nullptr;
+    }
+
+    // Megatron-LM's schedule needs PP <= N <= M and M % N either 0 or >= PP (reference section 2).
+    static bool microbatchGroupFits(const ScriptFlag& f, int pp, int microbatches)
+    {
+        if (f.values.empty())
+            return false;
+        const long n = std::strtol(unquoted(f.values.front()).c_str(), nullptr, 10);
+        return n >= pp && n <= microbatches && (microbatches % n == 0 || microbatches % n >= pp);
+    }
+
+    // Why the plan cannot run Megatron-LM's EP all-to-all overlap (reference section 5), or
+    // empty when it can.
+    std::string a2aOverlapConflict() const
+    {
+        const Plan& plan = m_doc.plan;
+        const auto anyStage = [&](auto pred) { return std::any_of(plan.stages.begin(), plan.stages.end(), pred); };
+        if (!anyStage([](const StagePlan& st) { return st.ep > 1; }))
+            return "it needs EP > 1";
+        if (plan.pp() > 1 && plan.vpp <= 1)
+            return "it needs a virtual pipeline when PP > 1";
+        if (m_doc.model.moe_token_dispatcher_type == TokenDispatcher::AllGather)
+            return "it needs the alltoall or flex dispatcher";
+        if (anyStage([](const StagePlan& st) { return st.recompute == Recompute::Full; }))
+            return "it cannot be combined with full recompute";
+        return {};
+    }
+
+    // The original's --overlap-moe-expert-parallel-comm goes into the launcher (and with it
+    // --delay-wgrad-compute, which transformer_config.py allows only with it).
+    bool a2aOverlapCarried() const
+    {
+        return m_opt.original && m_opt.original->given_flags.count("--overlap-moe-expert-parallel-comm") > 0
+            && a2aOverlapConflict().empty();
+    }
+
     // The original script's other flags, minus those the plan sets or that conflict with it.
     ArgGroup carriedOver()
     {
         ArgGroup g{"OTHER_ARGS", "carried over from " + commentSafe(m_opt.original->file), {}};
         const Plan& plan = m_doc.plan;
         const bool megatron = m_opt.format == LauncherFormat::Megatron;
+        // An original for another model still lends its data, tokenizer and logging flags,
+        // but the user should know that the two were not made for each other.
+        const ModelSpec& om = m_opt.original->model;
+        const ModelSpec& pm = m_doc.model;
+        if (om.num_layers != pm.num_layers || om.hidden_size != pm.hidden_size
+            || om.num_attention_heads != pm.num_attention_heads || om.num_experts != pm.num_experts)
+            m_notes.push_back("the original script describes another model (" + std::to_string(om.num_layers) + " layers, hidden "
+                              + std::to_string(om.hidden_size) + ", " + std::to_string(om.num_experts) + " experts) than the plan ("
+                              + std::to_string(pm.num_layers) + " layers, hidden " + std::to_string(pm.hidden_size) + ", "
+                              + std::to_string(pm.num_experts) + " experts); the plan's model is written");
         const FlagList& list = megatron ? FlagList::megatron() : FlagList::flagscale();
         std::set<std::string> emitted;
         for (const ArgGroup& grp : m_groups)
@@ -584,19 +679,21 @@ private:
                 emitted.insert(a.flag);
         const StagePlan& s0 = first();
         const bool selective = s0.recompute == Recompute::Selective;
-        // Megatron-LM's rules for the EP all-to-all overlap (reference section 5), which
-        // --delay-wgrad-compute needs in turn (transformer_config.py asserts it).
-        std::string a2aConflict;
-        const auto anyStage = [&](auto pred) { return std::any_of(plan.stages.begin(), plan.stages.end(), pred); };
-        if (!anyStage([](const StagePlan& st) { return st.ep > 1; }))
-            a2aConflict = "it needs EP > 1";
-        else if (plan.pp() > 1 && plan.vpp <= 1)
-            a2aConflict = "it needs a virtual pipeline when PP > 1";
-        else if (m_doc.model.moe_token_dispatcher_type == TokenDispatcher::AllGather)
-            a2aConflict = "it needs the alltoall or flex dispatcher";
-        else if (anyStage([](const StagePlan& st) { return st.recompute == Recompute::Full; }))
-            a2aConflict = "it cannot be combined with full recompute";
-        const bool a2aCarried = m_opt.original->given_flags.count("--overlap-moe-expert-parallel-comm") > 0 && a2aConflict.empty();
+        const std::string a2aConflict = a2aOverlapConflict();
+        const bool a2aCarried = a2aOverlapCarried();
+        const bool anyRecompute = std::any_of(plan.stages.begin(), plan.stages.end(),
+                                              [](const StagePlan& st) { return st.recompute != Recompute::None; });
+        const int microbatches = plan.numMicrobatches();
+        // --hierarchical-context-parallel-sizes must multiply to CP, and --cp-comm-type a2a+p2p
+        // needs it (reference section 2).
+        const std::vector<std::string>* hierarchical = originalValues("--hierarchical-context-parallel-sizes");
+        bool hierarchicalFits = hierarchical != nullptr;
+        if (hierarchical) {
+            double product = 1;
+            for (const std::string& v : *hierarchical)
+                product *= std::strtod(unquoted(v).c_str(), nullptr);
+            hierarchicalFits = product == s0.cp;
+        }
         for (const ScriptFlag& f : m_opt.original->other_flags) {
             std::string why;
             if (f.name.size() < 2 || f.name[0] != '-')
@@ -637,6 +734,27 @@ private:
                 why = "the plan's meshes decide it";
             else if (f.name == "--standalone-embedding-stage" && !megatron)
                 why = "FlagScale's heterogeneous mode forbids it";
+            else if (f.name == "--vocab-size" && !f.values.empty() && unquoted(f.values.front()) != std::to_string(m_doc.model.vocab_size)) {
+                // The plan was costed with its model's vocabulary: that one is written.
+                m_notes.push_back("--vocab-size: the original's " + unquoted(f.values.front()) + " is replaced by the plan model's "
+                                  + std::to_string(m_doc.model.vocab_size));
+                g.args.push_back({"--vocab-size", {std::to_string(m_doc.model.vocab_size)}});
+                continue;
+            }
+            else if (f.name == "--no-overlap-p2p-communication" && plan.vpp > 1 && plan.pp() <= 2)
+                why = "with a virtual pipeline it needs PP > 2";
+            else if (f.name == "--microbatch-group-size-per-virtual-pipeline-stage" && !microbatchGroupFits(f, plan.pp(), microbatches))
+                why = "it must be from PP to the " + std::to_string(microbatches) + " micro-batches per iteration, and leave M % N 0 or >= PP";
+            else if (f.name == "--hierarchical-context-parallel-sizes" && !hierarchicalFits)
+                why = "its sizes must multiply to the plan's CP " + std::to_string(s0.cp);
+            else if (f.name == "--cp-comm-type" && !hierarchicalFits
+                     && std::any_of(f.values.begin(), f.values.end(), [](const std::string& v) { return unquoted(v).find("a2a+p2p") != std::string::npos; }))
+                why = "a2a+p2p needs --hierarchical-context-parallel-sizes that multiply to the plan's CP";
+            else if (f.name == "--cpu-offloading-num-layers" && (plan.pp() > 1 || anyRecompute))
+                why = "activation offload cannot be combined with PP > 1 or recompute";
+            else if (f.name == "--use-megatron-fsdp" || f.name == "--use-torch-fsdp2" || f.name == "--data-parallel-sharding-strategy"
+                     || (f.name == "--ckpt-format" && !f.values.empty() && unquoted(f.values.front()) == "fsdp_dtensor"))
+                why = "the plan is costed and written for the distributed optimizer, not FSDP";
             else if (f.name == "--overlap-moe-expert-parallel-comm" && !a2aConflict.empty())
                 why = a2aConflict + " in this plan";
             else if (f.name == "--delay-wgrad-compute" && !a2aCarried)
@@ -829,14 +947,19 @@ private:
         const bool maxConn = s0.tp > 1 || s0.cp > 1;
         std::set<std::string> written;
         o << "# Environment for " << commentSafe(libraryOf(m_cat, s0.device_type)) << " (" << commentSafe(vendorOf(m_cat, s0.device_type)) << ")";
-        if (maxConn)
+        if (maxConn && m_maxConnections == "1")
             o << "; Megatron-LM asserts CUDA_DEVICE_MAX_CONNECTIONS=1 when TP or CP > 1";
         o << "\n";
-        for (const auto& [name, value] : vendorEnvironment(m_cat, s0.device_type, maxConn)) {
+        // decideMaxConnections chose the value (and noted what happened to the original's).
+        if (m_maxConnections)
+            o << "export CUDA_DEVICE_MAX_CONNECTIONS=" << ShellQuote::value(*m_maxConnections) << "\n";
+        written.insert("CUDA_DEVICE_MAX_CONNECTIONS");
+        for (const auto& [name, value] : vendorEnvironment(m_cat, s0.device_type, false)) {
+            if (name == "CUDA_DEVICE_MAX_CONNECTIONS")
+                continue;
             o << "export " << name << "=" << (value.find("${") != std::string::npos ? "\"" + value + "\"" : value) << "\n";
             written.insert(name);
         }
-        written.insert("CUDA_DEVICE_MAX_CONNECTIONS");   // the plan decides it, not the original
         o << originalExports(written) << "\n";
         o << visibleDevicesBlock();
         o << "DISTRIBUTED_ARGS=(\n"
@@ -934,6 +1057,7 @@ private:
     std::vector<NodeSlots> m_nodes;
     std::vector<ArgGroup> m_groups;
     std::vector<std::string> m_notes;
+    std::optional<std::string> m_maxConnections;   // CUDA_DEVICE_MAX_CONNECTIONS to export, if any
 };
 
 } // namespace

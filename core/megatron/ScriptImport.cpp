@@ -430,8 +430,12 @@ private:
         p.overlap_grad_reduce = has("--overlap-grad-reduce");
         p.overlap_param_gather = has("--overlap-param-gather");
         if (p.overlap_param_gather && (!p.overlap_grad_reduce || !p.distributed_optimizer)) {
-            warn(at() + "--overlap-param-gather needs --overlap-grad-reduce and --use-distributed-optimizer "
-                        "(Megatron-LM asserts both); it is not counted");
+            std::string missing;
+            if (!p.overlap_grad_reduce)
+                missing = "--overlap-grad-reduce";
+            if (!p.distributed_optimizer)
+                missing += std::string(missing.empty() ? "" : " and ") + "--use-distributed-optimizer";
+            warn(at() + "--overlap-param-gather needs " + missing + " (Megatron-LM asserts it); it is not counted");
             p.overlap_param_gather = false;
         }
         p.tp_comm_overlap = has("--tp-comm-overlap");
@@ -445,6 +449,12 @@ private:
         if (has("--fp8-format") || has("--fp4-format"))
             warn(at() + std::string(has("--fp8-format") ? "--fp8-format" : "--fp4-format")
                  + " is not modelled: GEMMs are costed at the " + (has("--fp16") ? "FP16" : "BF16") + " rate");
+        if (has("--use-megatron-fsdp") || has("--use-torch-fsdp2"))
+            warn(at() + std::string(has("--use-megatron-fsdp") ? "--use-megatron-fsdp" : "--use-torch-fsdp2")
+                 + " is not modelled: memory is costed with the distributed optimizer's sharding of the optimizer states "
+                   "only, an upper bound, and an export writes the plan for the distributed optimizer");
+        if (has("--use-dualpipev"))
+            warn(at() + "--use-dualpipev is not modelled: the schedule is costed as 1F1B");
         const std::string graphs = str("--cuda-graph-impl").value_or("none");
         if (graphs != "none" || has("--enable-cuda-graph") || has("--external-cuda-graph"))
             warn(at() + "CUDA graphs are not modelled (the cost model has no host launch overhead to remove)");

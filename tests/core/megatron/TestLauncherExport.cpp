@@ -552,6 +552,97 @@ private slots:
         QVERIFY(noted(r, "--delay-wgrad-compute: kept; with --overlap-grad-reduce it needs Transformer Engine >= 2.8.0"));
     }
 
+    void carriedFlagsMeetThePlansRules()
+    {
+        // Flags of the original that Megatron-LM's validation would refuse beside the plan
+        // are dropped with the rule (reference sections 2, 5 and 6); those that fit stay.
+        auto noted = [](const ExportResult& r, const std::string& text) {
+            return std::any_of(r.notes.begin(), r.notes.end(), [&](const std::string& n) { return n.find(text) != std::string::npos; });
+        };
+        const std::string head = "export CUDA_DEVICE_MAX_CONNECTIONS=32\n"
+                                 "torchrun --nproc_per_node=8 pretrain_gpt.py --num-layers 32 --hidden-size 4096 "
+                                 "--num-attention-heads 32 --seq-length 4096 --max-position-embeddings 32768 --bf16 ";
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        ExportOptions o;
+
+        // PP 4, VPP 2, 16 micro-batches, full recompute, TP 2.
+        PlanDocument d = megatronPlan();
+        d.plan.vpp = 2;
+        o.original = importMegatronScript(head + "--microbatch-group-size-per-virtual-pipeline-stage 2 --no-overlap-p2p-communication "
+                                                 "--cpu-offloading-num-layers 2 --use-megatron-fsdp "
+                                                 "--data-parallel-sharding-strategy optim_grads_params\n",
+                                          "a.sh");
+        ExportResult r = exportLauncher(d, o);
+        QVERIFY2(r.ok, r.refusal.c_str());
+        std::vector<std::string> args = runLauncher(dir, r.script, "0");
+        QVERIFY(!contains(args, "--microbatch-group-size-per-virtual-pipeline-stage"));   // 2 < PP 4
+        QVERIFY(noted(r, "--microbatch-group-size-per-virtual-pipeline-stage: not carried over (it must be from PP to the 16 micro-batches"));
+        QVERIFY(contains(args, "--no-overlap-p2p-communication"));   // PP 4 > 2
+        QVERIFY(!contains(args, "--cpu-offloading-num-layers"));
+        QVERIFY(noted(r, "--cpu-offloading-num-layers: not carried over (activation offload cannot be combined with PP > 1 or recompute)"));
+        QVERIFY(!contains(args, "--use-megatron-fsdp"));
+        QVERIFY(!contains(args, "--data-parallel-sharding-strategy"));
+        QVERIFY(noted(r, "--use-megatron-fsdp: not carried over (the plan is costed and written for the distributed optimizer"));
+        // TP 2: Megatron-LM asserts CUDA_DEVICE_MAX_CONNECTIONS=1; the original's 32 is replaced, and said so.
+        QVERIFY(r.script.find("export CUDA_DEVICE_MAX_CONNECTIONS=1\n") != std::string::npos);
+        QVERIFY(r.script.find("CUDA_DEVICE_MAX_CONNECTIONS=32") == std::string::npos);
+        QVERIFY(noted(r, "CUDA_DEVICE_MAX_CONNECTIONS: the original's 32 is replaced by 1"));
+
+        o.original = importMegatronScript(head + "--microbatch-group-size-per-virtual-pipeline-stage 8 --vocab-size 151936\n", "b.sh");
+        r = exportLauncher(d, o);
+        QVERIFY2(r.ok, r.refusal.c_str());
+        args = runLauncher(dir, r.script, "0");
+        QCOMPARE(valuesAfter(args, "--microbatch-group-size-per-virtual-pipeline-stage"), std::vector<std::string>{"8"});
+        // The plan was costed with its model's vocabulary (Mixtral's 32000), and its model is
+        // not the script's (a dense 32-layer model): both are said.
+        QCOMPARE(valuesAfter(args, "--vocab-size"), std::vector<std::string>{"32000"});
+        QVERIFY(noted(r, "--vocab-size: the original's 151936 is replaced by the plan model's 32000"));
+        QVERIFY(noted(r, "the original script describes another model (32 layers, hidden 4096, 0 experts) than the plan "
+                         "(32 layers, hidden 4096, 8 experts)"));
+
+        // With the EP all-to-all overlap kept (VPP, no full recompute) the original's 32 stays:
+        // Megatron-LM then warns instead of asserting 1.
+        for (StagePlan& st : d.plan.stages) {
+            st.recompute = Recompute::None;
+            st.recompute_layers = 0;
+        }
+        o.original = importMegatronScript(head + "--overlap-moe-expert-parallel-comm\n", "c.sh");
+        r = exportLauncher(d, o);
+        QVERIFY2(r.ok, r.refusal.c_str());
+        QVERIFY(r.script.find("export CUDA_DEVICE_MAX_CONNECTIONS=32\n") != std::string::npos);
+        QVERIFY(noted(r, "CUDA_DEVICE_MAX_CONNECTIONS=32 kept from the original"));
+
+        // PP 2 with VPP: no P2P overlap needs PP > 2. CP 2: the hierarchical sizes must
+        // multiply to CP, which a2a+p2p needs.
+        PlanDocument two = megatronPlan();
+        const std::vector<int> ids = test::nodeIds(two.cluster);
+        two.plan.stages.clear();
+        two.plan.vpp = 2;
+        for (int s = 0; s < 2; ++s) {
+            StagePlan st = test::stageOn(two.cluster, {ids[2 + s]}, 16 * s, 16, 2, 2, 2, 4, 1);
+            two.plan.stages.push_back(st);
+        }
+        two.plan.unused.clear();
+        o.original = importMegatronScript(head + "--context-parallel-size 2 --cp-comm-type a2a+p2p "
+                                                 "--hierarchical-context-parallel-sizes 2 2 --no-overlap-p2p-communication\n",
+                                          "d.sh");
+        r = exportLauncher(two, o);
+        QVERIFY2(r.ok, r.refusal.c_str());
+        args = runLauncher(dir, r.script, "0");
+        QVERIFY(!contains(args, "--no-overlap-p2p-communication"));
+        QVERIFY(noted(r, "--no-overlap-p2p-communication: not carried over (with a virtual pipeline it needs PP > 2)"));
+        QVERIFY(!contains(args, "--hierarchical-context-parallel-sizes"));
+        QVERIFY(!contains(args, "--cp-comm-type"));
+        QVERIFY(noted(r, "--hierarchical-context-parallel-sizes: not carried over (its sizes must multiply to the plan's CP 2)"));
+        o.original = importMegatronScript(head + "--cp-comm-type a2a+p2p --hierarchical-context-parallel-sizes 2 1\n", "e.sh");
+        r = exportLauncher(two, o);
+        QVERIFY2(r.ok, r.refusal.c_str());
+        args = runLauncher(dir, r.script, "0");
+        QCOMPARE(valuesAfter(args, "--hierarchical-context-parallel-sizes"), (std::vector<std::string>{"2", "1"}));
+        QCOMPARE(valuesAfter(args, "--cp-comm-type"), std::vector<std::string>{"a2a+p2p"});
+    }
+
     void flagscaleMeshes()
     {
         const PlanDocument d = flagscalePlan();

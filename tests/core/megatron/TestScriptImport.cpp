@@ -292,7 +292,9 @@ private slots:
         const ImportedScript noDistOpt = importMegatronScript(head + "--overlap-grad-reduce --overlap-param-gather\n", "g.sh");
         QVERIFY(noDistOpt.parallel.overlap_grad_reduce);
         QVERIFY(!noDistOpt.parallel.overlap_param_gather);
-        QVERIFY(hasWarning(noDistOpt, "--overlap-param-gather needs --overlap-grad-reduce and --use-distributed-optimizer"));
+        QVERIFY(hasWarning(noDistOpt, "--overlap-param-gather needs --use-distributed-optimizer (Megatron-LM asserts it)"));
+        const ImportedScript noReduce = importMegatronScript(head + "--use-distributed-optimizer --overlap-param-gather\n", "r.sh");
+        QVERIFY(hasWarning(noReduce, "--overlap-param-gather needs --overlap-grad-reduce (Megatron-LM asserts it)"));
         const ImportedScript noSp = importMegatronScript(head + "--tp-comm-overlap\n", "t.sh");
         QVERIFY(!noSp.parallel.tp_comm_overlap);
         QVERIFY(hasWarning(noSp, "--tp-comm-overlap needs --sequence-parallel"));
@@ -303,6 +305,9 @@ private slots:
         QVERIFY(hasWarning(other, "--overlap-moe-expert-parallel-comm (combined 1F1B) is not modelled"));
         QVERIFY(hasWarning(other, "--fp8-format is not modelled: GEMMs are costed at the BF16 rate"));
         QVERIFY(hasWarning(other, "CUDA graphs are not modelled"));
+        const ImportedScript fsdp = importMegatronScript(head + "--use-megatron-fsdp --use-dualpipev\n", "f.sh");
+        QVERIFY(hasWarning(fsdp, "--use-megatron-fsdp is not modelled"));
+        QVERIFY(hasWarning(fsdp, "--use-dualpipev is not modelled: the schedule is costed as 1F1B"));
         QVERIFY(!hasWarning(importMegatronScript(head + "--cuda-graph-impl none\n", "n.sh"), "CUDA graphs"));
     }
 
