@@ -21,7 +21,9 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QRegularExpression>
+#include <QResizeEvent>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QSpinBox>
 #include <QVBoxLayout>
 
@@ -77,12 +79,13 @@ ModelPanel::ModelPanel(ProjectDocument* document, QWidget* parent) : QWidget(par
 {
     auto* outer = new QVBoxLayout(this);
     outer->setContentsMargins(0, 0, 0, 0);
-    auto* scroll = new QScrollArea;
-    scroll->setWidgetResizable(true);
-    scroll->setFrameShape(QFrame::NoFrame);
-    outer->addWidget(scroll);
+    m_scroll = new QScrollArea;
+    m_scroll->setObjectName(QStringLiteral("modelScroll"));
+    m_scroll->setWidgetResizable(true);
+    m_scroll->setFrameShape(QFrame::NoFrame);
+    outer->addWidget(m_scroll);
     auto* content = new QWidget;
-    scroll->setWidget(content);
+    m_scroll->setWidget(content);
     auto* layout = new QVBoxLayout(content);
     layout->setContentsMargins(12, 12, 12, 12);
 
@@ -110,6 +113,7 @@ ModelPanel::ModelPanel(ProjectDocument* document, QWidget* parent) : QWidget(par
     top->addStretch(1);
     layout->addLayout(top);
     m_source = new QLabel;
+    m_source->setObjectName(QStringLiteral("modelSource"));
     m_source->setWordWrap(true);
     m_source->setTextInteractionFlags(Qt::TextSelectableByMouse);
     layout->addWidget(m_source);
@@ -121,22 +125,23 @@ ModelPanel::ModelPanel(ProjectDocument* document, QWidget* parent) : QWidget(par
     m_message->setObjectName(QStringLiteral("modelValidation"));
     layout->addWidget(m_message);
 
-    auto* grid = new QGridLayout;
-    grid->setHorizontalSpacing(16);
-    layout->addLayout(grid);
-    auto makeBox = [&](const QString& title, int row, int col) {
-        auto* box = new QGroupBox(title);
+    m_grid = new QGridLayout;
+    m_grid->setHorizontalSpacing(16);
+    layout->addLayout(m_grid);
+    auto makeBox = [&](const QString& title, const QString& objectName, QGroupBox*& box) {
+        box = new QGroupBox(title);
+        box->setObjectName(objectName);
         auto* form = new QFormLayout(box);
         form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
         form->setLabelAlignment(Qt::AlignRight | Qt::AlignVCenter);
-        grid->addWidget(box, row, col);
         return form;
     };
-    QFormLayout* arch = makeBox(tr("Transformer"), 0, 0);
-    QFormLayout* moe = makeBox(tr("Mixture of experts"), 0, 1);
-    QFormLayout* train = makeBox(tr("Training"), 1, 0);
-    auto* derivedBox = new QGroupBox(tr("Derived figures"));
-    auto* derivedLayout = new QVBoxLayout(derivedBox);
+    QFormLayout* arch = makeBox(tr("Transformer"), QStringLiteral("modelTransformerBox"), m_archBox);
+    QFormLayout* moe = makeBox(tr("Mixture of experts"), QStringLiteral("modelMoeBox"), m_moeBox);
+    QFormLayout* train = makeBox(tr("Training"), QStringLiteral("modelTrainingBox"), m_trainBox);
+    m_derivedBox = new QGroupBox(tr("Derived figures"));
+    m_derivedBox->setObjectName(QStringLiteral("modelDerivedBox"));
+    auto* derivedLayout = new QVBoxLayout(m_derivedBox);
     m_derived = new QLabel;
     m_derived->setObjectName(QStringLiteral("modelDerived"));
     m_derived->setTextFormat(Qt::RichText);
@@ -145,9 +150,7 @@ ModelPanel::ModelPanel(ProjectDocument* document, QWidget* parent) : QWidget(par
     m_derived->setAlignment(Qt::AlignTop | Qt::AlignLeft);
     derivedLayout->addWidget(m_derived);
     derivedLayout->addStretch(1);
-    grid->addWidget(derivedBox, 1, 1);
-    grid->setColumnStretch(0, 1);
-    grid->setColumnStretch(1, 1);
+    arrangeGroups(2);
     layout->addStretch(1);
 
     auto intField = [&](QFormLayout* form, const QString& label, const QString& key, int ModelSpec::*member, int min,
@@ -197,6 +200,9 @@ ModelPanel::ModelPanel(ProjectDocument* document, QWidget* parent) : QWidget(par
     intField(moe, tr("MoE every k-th layer:"), QStringLiteral("moe_layer_freq"), &ModelSpec::moe_layer_freq, 0, 1000);
     auto* pattern = new QLineEdit;
     pattern->setPlaceholderText(tr("optional: 1,0,1,\u2026 one entry per layer"));
+    // Wide enough for its hint (a QLineEdit's own size hint is about 17 characters).
+    pattern->setMinimumWidth(pattern->fontMetrics().horizontalAdvance(pattern->placeholderText()) +
+                             4 * pattern->fontMetrics().averageCharWidth());
     moe->addRow(tr("MoE layer pattern:"), pattern);
     addField(QStringLiteral("moe_layer_pattern"), pattern,
              [pattern](const ModelSpec& m) { pattern->setText(patternText(m.moe_layer_pattern)); },
@@ -294,6 +300,49 @@ void ModelPanel::addField(const QString& key, QWidget* editor, std::function<voi
         connect(line, &QLineEdit::textEdited, this, [this, key] { edited(key); });
 }
 
+int ModelPanel::twoColumnWidth() const
+{
+    const QMargins margins = m_scroll->widget()->layout()->contentsMargins();
+    const int left = std::max(m_archBox->sizeHint().width(), m_trainBox->sizeHint().width());
+    const int right = std::max(m_moeBox->sizeHint().width(), m_derivedBox->minimumSizeHint().width());
+    // The vertical scroll bar counted in: the decision must not depend on the content's
+    // height, which depends on the decision.
+    return margins.left() + left + m_grid->horizontalSpacing() + right + margins.right() +
+           m_scroll->verticalScrollBar()->sizeHint().width();
+}
+
+void ModelPanel::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    arrangeGroups(event->size().width() >= twoColumnWidth() ? 2 : 1);
+}
+
+void ModelPanel::arrangeGroups(int columns)
+{
+    if (columns == m_columns)
+        return;
+    m_columns = columns;
+    for (QWidget* box : {static_cast<QWidget*>(m_archBox), static_cast<QWidget*>(m_moeBox),
+                         static_cast<QWidget*>(m_trainBox), static_cast<QWidget*>(m_derivedBox)})
+        m_grid->removeWidget(box);
+    if (columns == 2) {
+        // The derived figures beside the training settings, under the experts.
+        m_grid->addWidget(m_archBox, 0, 0);
+        m_grid->addWidget(m_moeBox, 0, 1);
+        m_grid->addWidget(m_trainBox, 1, 0);
+        m_grid->addWidget(m_derivedBox, 1, 1);
+        m_grid->setColumnStretch(1, 1);
+    } else {
+        // Stacked, the derived figures come first: in view with the preset, above the fields.
+        m_grid->addWidget(m_derivedBox, 0, 0);
+        m_grid->addWidget(m_archBox, 1, 0);
+        m_grid->addWidget(m_moeBox, 2, 0);
+        m_grid->addWidget(m_trainBox, 3, 0);
+        m_grid->setColumnStretch(1, 0);
+    }
+    m_grid->setColumnStretch(0, 1);
+}
+
 QWidget* ModelPanel::fieldEditor(const QString& key) const { return m_fields.value(key).editor; }
 QString ModelPanel::validationMessage() const { return m_message->text(); }
 QString ModelPanel::derivedText() const { return m_derived->text(); }
@@ -375,8 +424,9 @@ void ModelPanel::edited(const QString& key)
         m_invalidKey = m_fields.contains(where) ? where : key;
         if (QWidget* w = fieldEditor(m_invalidKey))
             w->setStyleSheet(QStringLiteral("background-color: #f8d0cc; color: #5a0d07;"));
-        m_message->setText(QStringLiteral("<span style='color:#d32f2f'>\u26a0 <b>%1</b>: %2</span>")
-                               .arg(where, QString::fromStdString(e.detail()).toHtmlEscaped()));
+        m_message->setText(statusHtml(Status::Problem, palette(),
+                                      QStringLiteral("\u26a0 <b>%1</b>: %2")
+                                          .arg(where.toHtmlEscaped(), QString::fromStdString(e.detail()).toHtmlEscaped())));
         return;
     }
     m_message->clear();

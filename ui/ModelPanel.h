@@ -2,6 +2,8 @@
 // The model and training spec: presets, every field editable with validation as you type
 // (the core's validateModel names the field at fault), derived figures updated live
 // (total and active parameters, FLOPs per token), and import from a Megatron script.
+// The four groups stand in two columns where the panel is wide enough for them and in one
+// column otherwise (derived figures first), so that nothing needs horizontal scrolling.
 
 #include <QHash>
 #include <QList>
@@ -13,7 +15,10 @@
 #include <string>
 
 class QComboBox;
+class QGridLayout;
+class QGroupBox;
 class QLabel;
+class QScrollArea;
 
 namespace hapmoe {
 struct ModelSpec;
@@ -37,6 +42,13 @@ public:
     void loadPreset(const QString& name);
     // The preset the model equals, field for field; empty when it equals none ("Custom").
     QString matchingPreset() const;
+    // 2 while the groups stand side by side, 1 while they are stacked.
+    int columnCount() const { return m_columns; }
+    // The narrowest panel in which the groups stand in two columns at their preferred widths.
+    int twoColumnWidth() const;
+
+protected:
+    void resizeEvent(QResizeEvent* event) override;
 
 private:
     struct Field {
@@ -52,12 +64,20 @@ private:
     void updateDerived(const ModelSpec& model);
     // Shows in the preset combo the preset the model equals, or the neutral first entry.
     void showMatchingPreset();
+    void arrangeGroups(int columns);
 
     ProjectDocument* m_document;
     QHash<QString, Field> m_fields;
     QStringList m_order;
     // Preset name -> its model as written to a file: one canonical text to compare with.
     QList<QPair<QString, std::string>> m_presetTexts;
+    QScrollArea* m_scroll;
+    QGridLayout* m_grid;
+    QGroupBox* m_archBox;
+    QGroupBox* m_moeBox;
+    QGroupBox* m_trainBox;
+    QGroupBox* m_derivedBox;
+    int m_columns = 0;
     QComboBox* m_presets;
     QLabel* m_source;
     QLabel* m_message;

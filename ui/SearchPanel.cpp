@@ -184,7 +184,7 @@ SearchPanel::SearchPanel(ProjectDocument* document, QWidget* parent)
     connect(m_runner, &SearchRunner::finished, this, &SearchPanel::showResult);
     connect(m_runner, &SearchRunner::failed, this, [this](const QString& message) {
         setRunning(false);
-        m_status->setText(QStringLiteral("<span style='color:#d32f2f'>%1</span>").arg(message.toHtmlEscaped()));
+        m_status->setText(statusHtml(Status::Problem, palette(), message.toHtmlEscaped()));
     });
     connect(m_results, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem* item) {
         if (item)
@@ -264,10 +264,10 @@ bool SearchPanel::run()
         validateModel(m_document->model(), "model");
         validateCluster(m_document->cluster(), m_document->catalog(), "cluster");
     } catch (const InputError& e) {
-        m_status->setText(QStringLiteral("<span style='color:#d32f2f'>%1</span>")
-                              .arg(tr("Cannot search: %1: %2")
-                                       .arg(QString::fromStdString(e.where()), QString::fromStdString(e.detail()))
-                                       .toHtmlEscaped()));
+        m_status->setText(statusHtml(Status::Problem, palette(),
+                                     tr("Cannot search: %1: %2")
+                                         .arg(QString::fromStdString(e.where()), QString::fromStdString(e.detail()))
+                                         .toHtmlEscaped()));
         return false;
     }
     QString note;

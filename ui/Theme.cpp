@@ -7,8 +7,11 @@
 #include <QHash>
 #include <QPainter>
 #include <QPixmap>
-#include <QStyleFactory>
+#include <QStyleOption>
 #include <QSvgRenderer>
+
+#include <algorithm>
+#include <cmath>
 
 static void initStudioQrc() { Q_INIT_RESOURCE(studio); }
 
@@ -18,7 +21,42 @@ namespace {
 
 ThemeKind g_theme = ThemeKind::Light;
 
+// sRGB channel (0..1) to linear light, as in WCAG 2.1's definition of relative luminance.
+double linear(double c) { return c <= 0.04045 ? c / 12.92 : std::pow((c + 0.055) / 1.055, 2.4); }
+
+double relativeLuminance(const QColor& c)
+{
+    return 0.2126 * linear(c.redF()) + 0.7152 * linear(c.greenF()) + 0.0722 * linear(c.blueF());
+}
+
 } // namespace
+
+StudioStyle::StudioStyle(ThemeKind kind) : QProxyStyle(QStringLiteral("Fusion")), m_kind(kind)
+{
+    setObjectName(QStringLiteral("hapmoe-theme"));
+}
+
+QPalette StudioStyle::standardPalette() const { return themePalette(m_kind); }
+
+void StudioStyle::drawPrimitive(PrimitiveElement element, const QStyleOption* option, QPainter* painter,
+                          const QWidget* widget) const
+{
+    QProxyStyle::drawPrimitive(element, option, painter, widget);
+    // Fusion draws item-view checks through PE_IndicatorCheckBox as well (via proxy()).
+    if (element != PE_IndicatorCheckBox)
+        return;
+    // Keyboard focus: keep Fusion's highlighted outline.
+    if ((option->state & State_HasFocus) && (option->state & State_KeyboardFocusChange))
+        return;
+    // The same rectangle as Fusion's outline (half-pixel offset, antialiased), drawn over it.
+    painter->save();
+    painter->setRenderHint(QPainter::Antialiasing, true);
+    painter->translate(0.5, 0.5);
+    painter->setBrush(Qt::NoBrush);
+    painter->setPen(QPen(option->palette.color(QPalette::Mid), 1));
+    painter->drawRect(option->rect.adjusted(0, 0, -1, -1));
+    painter->restore();
+}
 
 void initStudioResources()
 {
@@ -47,7 +85,8 @@ QPalette themePalette(ThemeKind kind)
         p.setColor(QPalette::BrightText, QColor(0xff, 0x6b, 0x6b));
         p.setColor(QPalette::Light, QColor(0x45, 0x48, 0x4e));
         p.setColor(QPalette::Midlight, QColor(0x3c, 0x3f, 0x44));
-        p.setColor(QPalette::Mid, QColor(0x55, 0x59, 0x60));
+        // Check box outlines (StudioStyle::drawPrimitive): 3.2:1 on Window, 3.8:1 on Base.
+        p.setColor(QPalette::Mid, QColor(0x76, 0x7b, 0x83));
         p.setColor(QPalette::Dark, QColor(0x18, 0x19, 0x1c));
         p.setColor(QPalette::Shadow, QColor(0x0e, 0x0f, 0x10));
         p.setColor(QPalette::Highlight, QColor(0x3d, 0x8e, 0xe0));
@@ -87,14 +126,35 @@ QPalette themePalette(ThemeKind kind)
 void applyTheme(ThemeKind kind)
 {
     g_theme = kind;
-    if (auto* style = QStyleFactory::create(QStringLiteral("Fusion")))
-        QApplication::setStyle(style);
-    QApplication::setPalette(themePalette(kind));
+    auto* theme = new StudioStyle(kind);   // owned by the application from here on
+    QApplication::setStyle(theme);
+    QApplication::setPalette(theme->standardPalette());
 }
 
 ThemeKind currentTheme() { return g_theme; }
 
 bool isDark(const QPalette& palette) { return palette.color(QPalette::Window).lightness() < 128; }
+
+double contrastRatio(const QColor& a, const QColor& b)
+{
+    const double la = relativeLuminance(a), lb = relativeLuminance(b);
+    return (std::max(la, lb) + 0.05) / (std::min(la, lb) + 0.05);
+}
+
+QColor statusColor(Status status, const QPalette& palette)
+{
+    // 4.6:1 and more on Window and Base (contrastRatio): darker shades on the light palette,
+    // lighter ones on the dark palette, where the red is that of the timeline's idle time.
+    const bool dark = isDark(palette);
+    if (status == Status::Ok)
+        return dark ? QColor(0x81, 0xc7, 0x84) : QColor(0x2e, 0x7d, 0x32);
+    return dark ? QColor(0xef, 0x73, 0x73) : QColor(0xc6, 0x28, 0x28);
+}
+
+QString statusHtml(Status status, const QPalette& palette, const QString& html)
+{
+    return QStringLiteral("<span style='color:%1'>%2</span>").arg(statusColor(status, palette).name(), html);
+}
 
 QColor deviceColor(const QString& deviceType)
 {

@@ -5,17 +5,50 @@
 #include <QColor>
 #include <QIcon>
 #include <QPalette>
+#include <QProxyStyle>
 #include <QString>
 
 namespace hapmoe::ui {
 
 enum class ThemeKind { Light, Dark };
 
+// The studio's style: Fusion with the light or dark palette. Fusion outlines a check box
+// with the window colour darkened, which on the dark palette is the colour of the list or
+// field behind it, so an unchecked box vanished. This style outlines check boxes (those of
+// item views too) with the palette's Mid colour: on the dark palette it stands at 3:1 or
+// more from Window and Base (WCAG 2.1 success criterion 1.4.11, non-text contrast); on the
+// light palette it is about Fusion's own outline.
+class StudioStyle : public QProxyStyle {
+    Q_OBJECT
+public:
+    explicit StudioStyle(ThemeKind kind);
+
+    ThemeKind kind() const { return m_kind; }
+    QPalette standardPalette() const override;
+    void drawPrimitive(PrimitiveElement element, const QStyleOption* option, QPainter* painter,
+                       const QWidget* widget = nullptr) const override;
+
+private:
+    ThemeKind m_kind;
+};
+
 void initStudioResources();
 QPalette themePalette(ThemeKind kind);
 void applyTheme(ThemeKind kind);
 ThemeKind currentTheme();
 bool isDark(const QPalette& palette);
+
+// Contrast ratio of two colours, 1 (same luminance) to 21 (black on white), by the relative
+// luminance of WCAG 2.1 (definitions "contrast ratio" and "relative luminance").
+double contrastRatio(const QColor& a, const QColor& b);
+
+enum class Status { Ok, Problem };
+// Text colour of a status message: green when all is well, red for a problem. Darker on the
+// light palette and lighter on the dark one, so that it reads at 4.5:1 or more on Window and
+// Base (WCAG 2.1 success criterion 1.4.3).
+QColor statusColor(Status status, const QPalette& palette);
+// The same as a rich-text span: <span style='color:#rrggbb'>html</span>.
+QString statusHtml(Status status, const QPalette& palette, const QString& html);
 
 // A stable colour per device type (by catalog order), legible on both palettes.
 QColor deviceColor(const QString& deviceType);

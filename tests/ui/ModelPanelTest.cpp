@@ -1,6 +1,7 @@
 // The model panel: validation as you type names the field and commits nothing invalid;
 // derived figures follow every edit; presets load and the preset combo names the preset
-// the model equals ("Custom" after an edit); a Megatron script imports.
+// the model equals ("Custom" after an edit); a Megatron script imports; the groups stack
+// into one column in a small window and stand in two in a large one, never scrolling sideways.
 
 #include "GuiTestSupport.h"
 
@@ -10,7 +11,13 @@
 #include "cost/CostModel.h"
 
 #include <QComboBox>
+#include <QGroupBox>
+#include <QLabel>
+#include <QLineEdit>
 #include <QRegularExpression>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QSet>
 #include <QSpinBox>
 #include <QTemporaryDir>
 #include <QUndoStack>
@@ -38,6 +45,21 @@ void typeInto(QSpinBox* spin, const QString& text)
     spin->setFocus();
     spin->selectAll();
     QTest::keyClicks(spin, text);
+}
+
+// Lets posted resizes and layout requests run.
+void settle()
+{
+    for (int i = 0; i < 3; ++i) {
+        QApplication::processEvents();
+        QTest::qWait(1);
+    }
+}
+
+// Where a widget inside the scroll area appears in its viewport.
+QRect inViewport(const QWidget* widget, const QScrollArea* scroll)
+{
+    return QRect(widget->mapTo(scroll->viewport(), QPoint(0, 0)), widget->size());
 }
 
 } // namespace
@@ -219,6 +241,101 @@ private slots:
                                       "--vocab-size 32000\n"));
         QVERIFY(panel->importScript(script).isEmpty());
         QCOMPARE(presets->currentText(), QStringLiteral("Custom"));
+    }
+
+    void fitsASmallWindowWithoutScrollingSideways()
+    {
+        auto w = makeWindow();
+        w->loadExample();   // Mixtral-S: its source names the paper and the Mixtral report
+        w->resize(1280, 800);
+        w->showTab(QStringLiteral("model"));
+        settle();
+        QCOMPARE(w->size(), QSize(1280, 800));   // the panel does not make the window grow
+        ModelPanel* panel = w->modelPanel();
+        auto* scroll = panel->findChild<QScrollArea*>(QStringLiteral("modelScroll"));
+        QVERIFY(scroll);
+        QVERIFY2(scroll->viewport()->width() < panel->twoColumnWidth(),
+                 qPrintable(QStringLiteral("%1 %2").arg(scroll->viewport()->width()).arg(panel->twoColumnWidth())));
+        QCOMPARE(panel->columnCount(), 1);
+        QCOMPARE(scroll->horizontalScrollBar()->maximum(), 0);
+
+        // Every group, the pattern's hint and the dispatcher inside the viewport's width.
+        const int width = scroll->viewport()->width();
+        for (const char* name : {"modelTransformerBox", "modelMoeBox", "modelTrainingBox", "modelDerivedBox"}) {
+            auto* box = panel->findChild<QGroupBox*>(QString::fromLatin1(name));
+            QVERIFY2(box, name);
+            QVERIFY2(inViewport(box, scroll).right() < width, name);
+        }
+        for (const char* key : {"moe_layer_pattern", "moe_token_dispatcher_type", "hidden_size"})
+            QVERIFY2(inViewport(panel->fieldEditor(QString::fromLatin1(key)), scroll).right() < width, key);
+        auto* pattern = qobject_cast<QLineEdit*>(panel->fieldEditor(QStringLiteral("moe_layer_pattern")));
+        QVERIFY(pattern->width() > pattern->fontMetrics().horizontalAdvance(pattern->placeholderText()));
+
+        // The source wraps and shows all its lines.
+        auto* source = panel->findChild<QLabel*>(QStringLiteral("modelSource"));
+        QVERIFY(source);
+        QVERIFY(source->text().contains(QStringLiteral("arXiv:2401.04088")));
+        QVERIFY(inViewport(source, scroll).right() < width);
+        QVERIFY(source->height() >= source->heightForWidth(source->width()));
+        QVERIFY(source->height() >= 2 * source->fontMetrics().lineSpacing());   // wrapped at this width
+
+        // The derived figures are in view without scrolling at all.
+        auto* derived = panel->findChild<QGroupBox*>(QStringLiteral("modelDerivedBox"));
+        QCOMPARE(scroll->verticalScrollBar()->value(), 0);
+        QVERIFY(scroll->viewport()->rect().contains(inViewport(derived, scroll)));
+    }
+
+    void standsInTwoColumnsInALargeWindow()
+    {
+        auto w = makeWindow();
+        w->loadExample();
+        w->resize(1900, 1150);
+        w->showTab(QStringLiteral("model"));
+        settle();
+        QCOMPARE(w->size(), QSize(1900, 1150));
+        ModelPanel* panel = w->modelPanel();
+        auto* scroll = panel->findChild<QScrollArea*>(QStringLiteral("modelScroll"));
+        QCOMPARE(panel->columnCount(), 2);
+        QCOMPARE(scroll->horizontalScrollBar()->maximum(), 0);
+        auto box = [&](const char* name) { return inViewport(panel->findChild<QGroupBox*>(QString::fromLatin1(name)), scroll); };
+        // Transformer | Mixture of experts above Training | Derived figures.
+        QCOMPARE(box("modelMoeBox").top(), box("modelTransformerBox").top());
+        QVERIFY(box("modelMoeBox").left() > box("modelTransformerBox").right());
+        QCOMPARE(box("modelDerivedBox").top(), box("modelTrainingBox").top());
+        QVERIFY(box("modelDerivedBox").left() > box("modelTrainingBox").right());
+        QVERIFY(box("modelTrainingBox").top() > box("modelTransformerBox").bottom());
+        QVERIFY(box("modelMoeBox").right() < scroll->viewport()->width());
+
+        // Between the two, whichever the arrangement, nothing scrolls sideways.
+        QSet<int> arrangements;
+        for (int width = 1280; width <= 1900; width += 20) {
+            w->resize(width, 800);
+            settle();
+            QVERIFY2(scroll->horizontalScrollBar()->maximum() == 0,
+                     qPrintable(QStringLiteral("window %1 px wide: %2 columns, %3 px to scroll")
+                                    .arg(width)
+                                    .arg(panel->columnCount())
+                                    .arg(scroll->horizontalScrollBar()->maximum())));
+            arrangements.insert(panel->columnCount());
+        }
+        QCOMPARE(arrangements, QSet<int>({1, 2}));   // the widths crossed from one arrangement to the other
+    }
+
+    void validationMessageReadsOnTheDarkPalette()
+    {
+        applyTheme(ThemeKind::Dark);
+        auto w = makeWindow();
+        w->loadExample();
+        w->showTab(QStringLiteral("model"));
+        ModelPanel* panel = w->modelPanel();
+        auto* topk = qobject_cast<QSpinBox*>(panel->fieldEditor(QStringLiteral("moe_router_topk")));
+        typeInto(topk, QStringLiteral("9"));   // more than the 8 experts
+        const QRegularExpression colour(QStringLiteral("color:(#[0-9a-fA-F]{6})"));
+        const auto m = colour.match(panel->validationMessage());
+        QVERIFY2(m.hasMatch(), qPrintable(panel->validationMessage()));
+        // 4.5:1 on the window (WCAG 2.1 criterion 1.4.3); #d32f2f there was 2.8:1.
+        QVERIFY(contrastRatio(QColor(m.captured(1)), panel->palette().color(QPalette::Window)) >= 4.5);
+        applyTheme(ThemeKind::Light);
     }
 };
 

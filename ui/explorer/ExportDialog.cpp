@@ -1,11 +1,14 @@
 #include "ExportDialog.h"
 
+#include "Theme.h"
+
 #include "io/Documents.h"
 
 #include <QApplication>
 #include <QClipboard>
 #include <QComboBox>
 #include <QDialogButtonBox>
+#include <QEvent>
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -20,6 +23,7 @@
 #include <QTabWidget>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <exception>
 
 namespace hapmoe::ui {
@@ -28,6 +32,7 @@ ExportDialog::ExportDialog(QWidget* parent)
     : QDialog(parent)
     , m_format(new QComboBox(this))
     , m_tabs(new QTabWidget(this))
+    , m_split(new QSplitter(Qt::Horizontal, this))
     , m_script(new QPlainTextEdit(this))
     , m_hostfile(new QPlainTextEdit(this))
     , m_checks(new QListWidget(this))
@@ -50,12 +55,19 @@ ExportDialog::ExportDialog(QWidget* parent)
     }
     m_tabs->addTab(m_script, tr("Launcher"));
     m_tabs->addTab(m_hostfile, tr("Hostfile / node order"));
+    // Check labels wrap to the column's width (a list that wraps lays its items out again
+    // when it is resized); the full text is also the item's tooltip.
     m_checks->setWordWrap(true);
     m_checks->setTextElideMode(Qt::ElideNone);
+    // Icons of the text's height: one row per check, so that the whole list fits in an 800 px high window.
+    const int smallIcon = style()->pixelMetric(QStyle::PM_SmallIconSize, nullptr, m_checks);
+    m_checks->setIconSize(QSize(smallIcon, smallIcon));
     m_checks->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_checks->setObjectName(QStringLiteral("exportChecks"));
     m_refusal->setWordWrap(true);
     m_refusal->setTextFormat(Qt::RichText);
     m_refusal->setObjectName(QStringLiteral("exportRefusal"));
+    m_status->setTextFormat(Qt::RichText);
     m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
     auto* top = new QHBoxLayout;
@@ -68,11 +80,12 @@ ExportDialog::ExportDialog(QWidget* parent)
     checksLayout->setContentsMargins(0, 0, 0, 0);
     checksLayout->addWidget(new QLabel(tr("<b>Checks of the target</b>"), checksBox));
     checksLayout->addWidget(m_checks, 1);
-    auto* split = new QSplitter(Qt::Horizontal, this);
-    split->addWidget(m_tabs);
-    split->addWidget(checksBox);
-    split->setStretchFactor(0, 3);
-    split->setStretchFactor(1, 2);
+    m_split->addWidget(m_tabs);
+    m_split->addWidget(checksBox);
+    m_split->setChildrenCollapsible(false);
+    // A larger dialog widens the launcher; the checks keep their column (fitToWindow).
+    m_split->setStretchFactor(0, 1);
+    m_split->setStretchFactor(1, 0);
 
     auto* buttons = new QDialogButtonBox(this);
     buttons->addButton(m_copy, QDialogButtonBox::ActionRole);
@@ -84,14 +97,14 @@ ExportDialog::ExportDialog(QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->addLayout(top);
     layout->addWidget(m_refusal);
-    layout->addWidget(split, 1);
+    layout->addWidget(m_split, 1);
     layout->addWidget(m_status);
     layout->addWidget(buttons);
 
     connect(m_format, &QComboBox::currentIndexChanged, this, &ExportDialog::regenerate);
     connect(m_copy, &QPushButton::clicked, this, [this] {
         QApplication::clipboard()->setText(m_script->toPlainText());
-        m_status->setText(tr("Launcher copied to the clipboard."));
+        showStatus(tr("Launcher copied to the clipboard."), false);
     });
     connect(m_saveLauncher, &QPushButton::clicked, this, &ExportDialog::onSaveLauncher);
     connect(m_savePlan, &QPushButton::clicked, this, &ExportDialog::onSavePlan);
@@ -144,28 +157,91 @@ void ExportDialog::regenerate()
     m_script->setPlainText(QString::fromStdString(m_result.script));
     m_hostfile->setPlainText(QString::fromStdString(m_result.hostfile));
     m_checks->clear();
+    // Icons of exactly the list's icon size: an icon with several sizes may be placed a pixel
+    // apart in its first and later paints, and screenshots must show the settled dialog.
+    const QSize iconSize = m_checks->iconSize();
+    const QIcon passed(style()->standardIcon(QStyle::SP_DialogApplyButton, nullptr, m_checks).pixmap(iconSize));
+    const QIcon failed(style()->standardIcon(QStyle::SP_DialogCancelButton, nullptr, m_checks).pixmap(iconSize));
     for (const ExportCheck& c : m_result.checks) {
         const QString text = c.message.empty() ? QString::fromStdString(c.rule)
                                                : QStringLiteral("%1: %2").arg(QString::fromStdString(c.rule), QString::fromStdString(c.message));
-        auto* item = new QListWidgetItem(style()->standardIcon(c.ok ? QStyle::SP_DialogApplyButton : QStyle::SP_DialogCancelButton),
-                                         text, m_checks);
+        auto* item = new QListWidgetItem(c.ok ? passed : failed, text, m_checks);
         item->setToolTip(text);
-        if (!c.ok)
-            item->setForeground(QColor(0xc6, 0x28, 0x28));
     }
-    if (m_result.ok) {
-        m_refusal->setText(tr("<span style='color:#2e7d32'>All checks pass: this launcher runs the plan on %1.</span>")
-                               .arg(m_format->currentText().toHtmlEscaped()));
-    } else {
-        m_refusal->setText(tr("<span style='color:#c62828'><b>Refused:</b> %1</span>")
-                               .arg(QString::fromStdString(m_result.refusal).toHtmlEscaped()));
-        if (m_result.script.empty())
-            m_script->setPlainText(tr("# No launcher: %1").arg(QString::fromStdString(m_result.refusal)));
-    }
+    if (!m_result.ok && m_result.script.empty())
+        m_script->setPlainText(tr("# No launcher: %1").arg(QString::fromStdString(m_result.refusal)));
+    showVerdict();
     // A script reads best unwrapped; a refusal is one long sentence.
     m_script->setLineWrapMode(m_result.ok ? QPlainTextEdit::NoWrap : QPlainTextEdit::WidgetWidth);
     m_saveLauncher->setEnabled(m_result.ok);
     m_copy->setEnabled(m_result.ok);
+}
+
+void ExportDialog::showVerdict()
+{
+    const QPalette pal = palette();
+    if (m_result.ok) {
+        m_refusal->setText(statusHtml(Status::Ok, pal,
+                                      tr("All checks pass: this launcher runs the plan on %1.")
+                                          .arg(m_format->currentText().toHtmlEscaped())));
+    } else {
+        m_refusal->setText(statusHtml(Status::Problem, pal,
+                                      tr("<b>Refused:</b> %1").arg(QString::fromStdString(m_result.refusal).toHtmlEscaped())));
+    }
+    for (int row = 0; row < m_checks->count() && row < int(m_result.checks.size()); ++row) {
+        QListWidgetItem* item = m_checks->item(row);
+        if (m_result.checks[std::size_t(row)].ok)
+            item->setData(Qt::ForegroundRole, QVariant());   // the palette's text colour
+        else
+            item->setForeground(statusColor(Status::Problem, pal));
+    }
+    if (!m_statusText.isEmpty())
+        showStatus(m_statusText, m_statusProblem);
+}
+
+void ExportDialog::showStatus(const QString& text, bool problem)
+{
+    m_statusText = text;
+    m_statusProblem = problem;
+    m_status->setText(problem ? statusHtml(Status::Problem, palette(), text.toHtmlEscaped()) : text.toHtmlEscaped());
+}
+
+void ExportDialog::changeEvent(QEvent* event)
+{
+    QDialog::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange)   // the theme changed: status colours follow
+        showVerdict();
+}
+
+QSize ExportDialog::sizeFor(const QSize& window) const
+{
+    const QSize share(window.width() * 85 / 100, window.height() * 85 / 100);
+    return share.expandedTo(minimumSizeHint()).boundedTo(window);
+}
+
+void ExportDialog::fitToWindow(const QSize& window)
+{
+    resize(sizeFor(window));
+    // The checks' column: as wide as its longest label (icon and margins included), at most
+    // two fifths of the dialog, where the labels wrap; the launcher has the rest.
+    const QFontMetrics fm = m_checks->fontMetrics();
+    int longest = fm.horizontalAdvance(tr("Checks of the target"));
+    for (int row = 0; row < m_checks->count(); ++row)
+        longest = std::max(longest, fm.horizontalAdvance(m_checks->item(row)->text()));
+    const int iconAndMargins = m_checks->iconSize().width() + 3 * fm.averageCharWidth() +
+                               style()->pixelMetric(QStyle::PM_ScrollBarExtent) + 2 * m_checks->frameWidth();
+    const int total = std::max(0, width() - layout()->contentsMargins().left() - layout()->contentsMargins().right() -
+                                      m_split->handleWidth());
+    const int checks = std::min(longest + iconAndMargins, total * 2 / 5);
+    m_split->setSizes({total - checks, checks});
+}
+
+void ExportDialog::setVisible(bool visible)
+{
+    // Each time it opens, at its size for the window it belongs to.
+    if (visible && !isVisible() && parentWidget())
+        fitToWindow(parentWidget()->window()->size());
+    QDialog::setVisible(visible);
 }
 
 QString ExportDialog::saveLauncher(const QString& path) const
@@ -220,7 +296,7 @@ void ExportDialog::onSaveLauncher()
         return;
     const QString error = saveLauncher(path);
     m_lastSaved = error.isEmpty() ? path : QString();
-    m_status->setText(error.isEmpty() ? tr("Saved %1").arg(path) : tr("<span style='color:#c62828'>%1</span>").arg(error.toHtmlEscaped()));
+    showStatus(error.isEmpty() ? tr("Saved %1").arg(path) : error, !error.isEmpty());
 }
 
 void ExportDialog::onSavePlan()
@@ -230,7 +306,7 @@ void ExportDialog::onSavePlan()
         return;
     const QString error = savePlanJson(path);
     m_lastSaved = error.isEmpty() ? path : QString();
-    m_status->setText(error.isEmpty() ? tr("Saved %1").arg(path) : tr("<span style='color:#c62828'>%1</span>").arg(error.toHtmlEscaped()));
+    showStatus(error.isEmpty() ? tr("Saved %1").arg(path) : error, !error.isEmpty());
 }
 
 } // namespace hapmoe::ui

@@ -1,7 +1,8 @@
 #pragma once
 // Export a plan to its cluster: preview of the Megatron-LM or FlagScale launcher with the
 // target's checks listed, copy or save it, save the plan JSON; when the plan cannot run on
-// the chosen target the launcher is refused with the rule it breaks.
+// the chosen target the launcher is refused with the rule it breaks. It opens at a size
+// relative to its window (sizeFor) and its check labels wrap to the column's width.
 
 #include "ExplorerPlan.h"
 #include "PlanExplorerWidget.h"
@@ -14,6 +15,7 @@ class QPlainTextEdit;
 class QListWidget;
 class QLabel;
 class QPushButton;
+class QSplitter;
 class QTabWidget;
 
 namespace hapmoe::ui {
@@ -43,9 +45,23 @@ public:
     QPlainTextEdit* preview() const { return m_script; }
     // The last file written through a button, for the status line.
     QString lastSavedPath() const { return m_lastSaved; }
+    QSplitter* splitter() const { return m_split; }
+
+    // The size the dialog opens at over a window of the given size: 85 % of it, so that the
+    // launcher reads without scrolling on a large screen and the window shows around it;
+    // never below the dialog's minimum size and never beyond the window.
+    QSize sizeFor(const QSize& window) const;
+    void setVisible(bool visible) override;
+
+protected:
+    void changeEvent(QEvent* event) override;
 
 private:
     void regenerate();
+    // The verdict, the failed checks and the status line in the palette's status colours.
+    void showVerdict();
+    void showStatus(const QString& text, bool problem);
+    void fitToWindow(const QSize& window);
     void onSaveLauncher();
     void onSavePlan();
     QString askFileName(const QString& title, const QString& suggested, const QString& filter);
@@ -54,9 +70,12 @@ private:
     ExplorerPlan m_entry;
     ExportResult m_result;
     QString m_lastSaved;
+    QString m_statusText;
+    bool m_statusProblem = false;
 
     QComboBox* m_format;
     QTabWidget* m_tabs;
+    QSplitter* m_split;
     QPlainTextEdit* m_script;
     QPlainTextEdit* m_hostfile;
     QListWidget* m_checks;

@@ -5,6 +5,7 @@
 #include "CompareView.h"
 #include "ExplorerPlan.h"
 #include "ExplorerStyle.h"
+#include "Theme.h"
 #include "ExportDialog.h"
 #include "MemoryBarsPlot.h"
 #include "PlanListModel.h"
@@ -233,7 +234,8 @@ void PlanExplorerWidget::setResult(const SearchResult& result)
         updateViews();
         d->planTitle->setText(result.no_plan_reason.empty()
                                   ? tr("No plan")
-                                  : tr("<span style='color:#c62828'>No plan: %1</span>").arg(QString::fromStdString(result.no_plan_reason).toHtmlEscaped()));
+                                  : statusHtml(Status::Problem, palette(),
+                                               tr("No plan: %1").arg(QString::fromStdString(result.no_plan_reason).toHtmlEscaped())));
     }
 }
 
@@ -348,10 +350,11 @@ void PlanExplorerWidget::updateViews()
                          .arg(pred.host_memory_capacity_gib, 0, 'f', 0)
                    : tr(" (%1 GiB per node)").arg(pred.host_memory_per_node_gib, 0, 'f', 0));
     if (!pred.feasible)
-        title += tr(" · <span style='color:#c62828'>%1</span>").arg(QString::fromStdString(pred.infeasible_reason).toHtmlEscaped());
+        title += QStringLiteral(" · ") + statusHtml(Status::Problem, palette(), QString::fromStdString(pred.infeasible_reason).toHtmlEscaped());
     if (pred.mfu > 1.0)   // only a profile measured elsewhere can claim more than the peak (CostModel.cpp)
-        title += tr(" · <span style='color:#c62828'>MFU %1%: the profile does not describe this model or these devices</span>")
-                     .arg(qRound(100 * pred.mfu));
+        title += QStringLiteral(" · ")
+            + statusHtml(Status::Problem, palette(),
+                         tr("MFU %1%: the profile does not describe this model or these devices").arg(qRound(100 * pred.mfu)));
     d->planTitle->setText(title);
     d->partition->setPlan(plan, pred, tl.bottleneck);
     d->timeline->setTimeline(tl);

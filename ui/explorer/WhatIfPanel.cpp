@@ -1,6 +1,7 @@
 #include "WhatIfPanel.h"
 
 #include "ExplorerStyle.h"
+#include "Theme.h"
 #include "cost/CostModel.h"
 
 #include <QComboBox>
@@ -384,7 +385,7 @@ void WhatIfPanel::showFigures()
 
     QString html;
     if (!m_problem.isEmpty())
-        html += QStringLiteral("<p style='color:#c62828'><b>%1</b></p>").arg(m_problem.toHtmlEscaped());
+        html += QStringLiteral("<p><b>%1</b></p>").arg(statusHtml(Status::Problem, palette(), m_problem.toHtmlEscaped()));
     if (!m_hints.isEmpty()) {
         html += tr("<p><b>A new search would help:</b></p><ul>");
         for (const QString& h : m_hints)

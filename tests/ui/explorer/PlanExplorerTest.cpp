@@ -18,6 +18,7 @@
 #include "io/Documents.h"
 
 #include "ExplorerStyle.h"
+#include "Theme.h"
 
 #include <QCheckBox>
 #include <QDoubleSpinBox>
@@ -74,6 +75,9 @@ private slots:
     void denseTimelineDrawsBands();
     void bottleneckMarkAndDeviceColoursStandApart();
     void partitionBoxesAlwaysNameTheirDeviceType();
+    void exportDialogOpensAtItsSizeForTheWindow();
+    void exportDialogWrapsCheckLabels();
+    void exportDialogStatusReadsOnBothThemes();
 
 private:
     PlanExplorerWidget* makeExplorer();
@@ -926,6 +930,143 @@ void PlanExplorerTest::partitionBoxesAlwaysNameTheirDeviceType()
         const int knobs = narrow.size() - 4;   // layers, knobs, experts, recompute, devices follow the name
         QCOMPARE(narrow[knobs].startsWith(QStringLiteral("TP")), wide[knobs].startsWith(QStringLiteral("TP")));
     }
+}
+
+namespace {
+// Lets posted resizes, layout requests and delayed item layouts run.
+void settle()
+{
+    for (int i = 0; i < 3; ++i) {
+        QApplication::processEvents();
+        QTest::qWait(1);
+    }
+}
+
+// The colour of the first <span style='color:#rrggbb'> in a label's rich text.
+QColor spanColour(const QString& html)
+{
+    const auto m = QRegularExpression(QStringLiteral("color:(#[0-9a-fA-F]{6})")).match(html);
+    return m.hasMatch() ? QColor(m.captured(1)) : QColor();
+}
+} // namespace
+
+void PlanExplorerTest::exportDialogOpensAtItsSizeForTheWindow()
+{
+    PlanExplorerWidget* w = m_explorer.get();
+    w->selectPlan(0);
+    auto* dialog = qobject_cast<ExportDialog*>(w->view(QStringLiteral("export")));
+    QVERIFY(dialog);
+    dialog->hide();
+    // 85 % of the window: 1900 x 0.85 = 1615, 1150 x 0.85 = 977.5; 1280 x 0.85 = 1088, 800 x 0.85 = 680.
+    QCOMPARE(dialog->sizeFor(QSize(1900, 1150)), QSize(1615, 977));
+    QCOMPARE(dialog->sizeFor(QSize(1280, 800)), QSize(1088, 680));
+    // A window smaller than the dialog's minimum: the window's size, never more.
+    QCOMPARE(dialog->sizeFor(QSize(300, 200)), QSize(300, 200));
+
+    w->resize(1900, 1150);
+    settle();
+    dialog->show();
+    settle();
+    QCOMPARE(dialog->size(), QSize(1615, 977));
+    // The launcher reads without scrolling sideways, and all checks are in view.
+    QCOMPARE(dialog->preview()->horizontalScrollBar()->maximum(), 0);
+    QCOMPARE(dialog->checksList()->verticalScrollBar()->maximum(), 0);
+    QVERIFY(dialog->splitter()->sizes().at(0) > dialog->splitter()->sizes().at(1));   // the launcher has the room
+
+    dialog->hide();
+    w->resize(1280, 800);
+    settle();
+    dialog->show();
+    settle();
+    QCOMPARE(dialog->size(), QSize(1088, 680));
+    QVERIFY(QRect(QPoint(0, 0), w->size()).contains(QRect(QPoint(0, 0), dialog->size())));
+    // One row per check (icons of the text's height): all of them fit here too.
+    QCOMPARE(dialog->checksList()->verticalScrollBar()->maximum(), 0);
+    dialog->hide();
+    w->resize(1400, 900);
+    settle();
+}
+
+void PlanExplorerTest::exportDialogWrapsCheckLabels()
+{
+    PlanExplorerWidget* w = m_explorer.get();
+    w->selectPlan(0);
+    auto* dialog = qobject_cast<ExportDialog*>(w->view(QStringLiteral("export")));
+    dialog->formatBox()->setCurrentIndex(dialog->formatBox()->findData(static_cast<int>(LauncherFormat::FlagScale)));
+    dialog->show();
+    settle();
+    QListWidget* checks = dialog->checksList();
+    QVERIFY(checks->wordWrap());
+    QCOMPARE(checks->textElideMode(), Qt::ElideNone);
+    QVERIFY(checks->count() > 0);
+    // The longest label, e.g. "--optimizer-cpu-offload needs --use-precision-aware-optimizer".
+    QListWidgetItem* longest = checks->item(0);
+    for (int row = 1; row < checks->count(); ++row)
+        if (checks->item(row)->text().size() > longest->text().size())
+            longest = checks->item(row);
+    QCOMPARE(longest->toolTip(), longest->text());
+    const int line = checks->fontMetrics().lineSpacing();
+    QVERIFY2(checks->fontMetrics().horizontalAdvance(longest->text()) > 200, qPrintable(longest->text()));
+
+    // A narrow column: the label wraps onto more lines and stays within the column.
+    const int total = dialog->splitter()->sizes().at(0) + dialog->splitter()->sizes().at(1);
+    dialog->splitter()->setSizes({total - 200, 200});
+    QTRY_VERIFY2(checks->visualItemRect(longest).height() >= 2 * line,
+                 qPrintable(QStringLiteral("%1 px high").arg(checks->visualItemRect(longest).height())));
+    QVERIFY(checks->visualItemRect(longest).right() <= checks->viewport()->width());
+    QCOMPARE(checks->horizontalScrollBar()->maximum(), 0);
+    // Every line of the last label can be scrolled into view.
+    checks->scrollToBottom();
+    settle();
+    QListWidgetItem* last = checks->item(checks->count() - 1);
+    QVERIFY(checks->viewport()->rect().contains(checks->visualItemRect(last)));
+
+    // A wide column again: the label takes one line again.
+    dialog->splitter()->setSizes({total - 700, 700});
+    QTRY_VERIFY2(checks->visualItemRect(longest).height() < 2 * line,
+                 qPrintable(QStringLiteral("%1 px high").arg(checks->visualItemRect(longest).height())));
+    dialog->hide();
+}
+
+void PlanExplorerTest::exportDialogStatusReadsOnBothThemes()
+{
+    PlanExplorerWidget* w = m_explorer.get();
+    w->selectPlan(0);
+    auto* dialog = qobject_cast<ExportDialog*>(w->view(QStringLiteral("export")));
+    dialog->formatBox()->setCurrentIndex(dialog->formatBox()->findData(static_cast<int>(LauncherFormat::FlagScale)));
+    QVERIFY(dialog->result().ok);
+    dialog->show();
+    for (ThemeKind kind : {ThemeKind::Dark, ThemeKind::Light}) {
+        applyTheme(kind);   // the open dialog follows
+        settle();
+        const QPalette pal = dialog->palette();
+        QCOMPARE(isDark(pal), kind == ThemeKind::Dark);
+        // "All checks pass" at 4.5:1 on the dialog's window (WCAG 2.1 criterion 1.4.3); the
+        // former #2e7d32 was 2.7:1 on the dark window.
+        const QColor pass = spanColour(dialog->refusalLabel()->text());
+        QVERIFY2(pass.isValid(), qPrintable(dialog->refusalLabel()->text()));
+        QCOMPARE(pass, statusColor(Status::Ok, pal));
+        QVERIFY(contrastRatio(pass, pal.color(QPalette::Window)) >= 4.5);
+
+        // Megatron-LM refuses the plan (TP differs per stage): the refusal and the failed
+        // checks in the problem colour, readable on the window and in the list.
+        dialog->formatBox()->setCurrentIndex(dialog->formatBox()->findData(static_cast<int>(LauncherFormat::Megatron)));
+        QVERIFY(!dialog->result().ok);
+        const QColor refused = spanColour(dialog->refusalLabel()->text());
+        QCOMPARE(refused, statusColor(Status::Problem, pal));
+        QVERIFY(contrastRatio(refused, pal.color(QPalette::Window)) >= 4.5);
+        int failed = 0;
+        for (int row = 0; row < dialog->checksList()->count(); ++row) {
+            if (dialog->result().checks[std::size_t(row)].ok)
+                continue;
+            ++failed;
+            const QColor fg = dialog->checksList()->item(row)->foreground().color();
+            QVERIFY(contrastRatio(fg, dialog->checksList()->palette().color(QPalette::Base)) >= 4.5);
+        }
+        QVERIFY(failed > 0);
+        dialog->formatBox()->setCurrentIndex(dialog->formatBox()->findData(static_cast<int>(LauncherFormat::FlagScale)));
+    }
+    dialog->hide();
 }
 
 QTEST_MAIN(PlanExplorerTest)
