@@ -36,6 +36,12 @@ std::set<std::string> referenceFlags(const std::string& name)
     return flags;
 }
 
+// Whether a note of the export contains the text.
+bool hasNote(const ExportResult& r, const std::string& text)
+{
+    return std::any_of(r.notes.begin(), r.notes.end(), [&](const std::string& n) { return n.find(text) != std::string::npos; });
+}
+
 // A plan on H800:2x8 + A100-80GB:2x8 with the A100 nodes first in the pipeline (so the node
 // order differs from the cluster order) and the split [5,8,8,11].
 PlanDocument megatronPlan()
@@ -260,10 +266,7 @@ private slots:
         QVERIFY(!contains(args, "--optimizer-offload-fraction"));
         QVERIFY(!contains(args, "--overlap-cpu-optimizer-d2h-h2d"));
         QVERIFY(contains(args, "--use-precision-aware-optimizer"));   // harmless on its own: kept
-        bool noted = false;
-        for (const std::string& n : r.notes)
-            noted = noted || n == "--optimizer-cpu-offload: not carried over (the plan keeps the optimizer on the devices)";
-        QVERIFY(noted);
+        QVERIFY(hasNote(r, "--optimizer-cpu-offload: not carried over (the plan keeps the optimizer on the devices)"));
         // Without the distributed optimizer the reduction still overlaps, the gather does not exist.
         d.plan.distributed_optimizer = false;
         r = exportLauncher(d, {});
@@ -506,9 +509,6 @@ private slots:
         const std::string original = "torchrun --nproc_per_node=8 pretrain_gpt.py --num-layers 32 --hidden-size 4096 "
                                      "--num-attention-heads 32 --seq-length 4096 --max-position-embeddings 32768 --bf16 "
                                      "--use-dualpipev --moe-fb-overlap --delay-wgrad-compute";
-        auto noted = [](const ExportResult& r, const std::string& text) {
-            return std::any_of(r.notes.begin(), r.notes.end(), [&](const std::string& n) { return n.find(text) != std::string::npos; });
-        };
         ExportOptions o;
         o.format = LauncherFormat::FlagScale;
         o.original = importMegatronScript(original + "\n", "dualpipe.sh");
@@ -520,11 +520,11 @@ private slots:
         QVERIFY(contains(args, "--overlap-grad-reduce"));
         QVERIFY(!contains(args, "--moe-fb-overlap"));
         QVERIFY(!contains(args, "--use-dualpipev"));
-        QVERIFY(noted(r, "--moe-fb-overlap: not carried over (it needs DualPipeV and cannot be combined with --overlap-grad-reduce"));
-        QVERIFY(noted(r, "--use-dualpipev: not carried over (another pipeline schedule"));
+        QVERIFY(hasNote(r, "--moe-fb-overlap: not carried over (it needs DualPipeV and cannot be combined with --overlap-grad-reduce"));
+        QVERIFY(hasNote(r, "--use-dualpipev: not carried over (another pipeline schedule"));
 
         // Megatron-LM asserts --overlap-moe-expert-parallel-comm for --delay-wgrad-compute.
-        QVERIFY(noted(r, "--delay-wgrad-compute: not carried over (it needs --overlap-moe-expert-parallel-comm)"));
+        QVERIFY(hasNote(r, "--delay-wgrad-compute: not carried over (it needs --overlap-moe-expert-parallel-comm)"));
 
         // The EP all-to-all overlap needs EP > 1, a virtual pipeline when PP > 1, the
         // alltoall or flex dispatcher and no full recompute (reference section 5).
@@ -538,7 +538,7 @@ private slots:
         args = runLauncher(dir, r.script, "0");
         QVERIFY(!contains(args, "--overlap-moe-expert-parallel-comm"));
         QVERIFY(!contains(args, "--delay-wgrad-compute"));
-        QVERIFY(noted(r, "--overlap-moe-expert-parallel-comm: not carried over (it needs a virtual pipeline when PP > 1 in this plan)"));
+        QVERIFY(hasNote(r, "--overlap-moe-expert-parallel-comm: not carried over (it needs a virtual pipeline when PP > 1 in this plan)"));
         d.plan.vpp = 2;
         for (StagePlan& st : d.plan.stages) {
             st.recompute = Recompute::None;
@@ -549,16 +549,13 @@ private slots:
         args = runLauncher(dir, r.script, "0");
         QVERIFY(contains(args, "--overlap-moe-expert-parallel-comm"));
         QVERIFY(contains(args, "--delay-wgrad-compute"));
-        QVERIFY(noted(r, "--delay-wgrad-compute: kept; with --overlap-grad-reduce it needs Transformer Engine >= 2.8.0"));
+        QVERIFY(hasNote(r, "--delay-wgrad-compute: kept; with --overlap-grad-reduce it needs Transformer Engine >= 2.8.0"));
     }
 
     void carriedFlagsMeetThePlansRules()
     {
         // Flags of the original that Megatron-LM's validation would refuse beside the plan
         // are dropped with the rule (reference sections 2, 5 and 6); those that fit stay.
-        auto noted = [](const ExportResult& r, const std::string& text) {
-            return std::any_of(r.notes.begin(), r.notes.end(), [&](const std::string& n) { return n.find(text) != std::string::npos; });
-        };
         const std::string head = "export CUDA_DEVICE_MAX_CONNECTIONS=32\n"
                                  "torchrun --nproc_per_node=8 pretrain_gpt.py --num-layers 32 --hidden-size 4096 "
                                  "--num-attention-heads 32 --seq-length 4096 --max-position-embeddings 32768 --bf16 ";
@@ -577,17 +574,17 @@ private slots:
         QVERIFY2(r.ok, r.refusal.c_str());
         std::vector<std::string> args = runLauncher(dir, r.script, "0");
         QVERIFY(!contains(args, "--microbatch-group-size-per-virtual-pipeline-stage"));   // 2 < PP 4
-        QVERIFY(noted(r, "--microbatch-group-size-per-virtual-pipeline-stage: not carried over (it must be from PP to the 16 micro-batches"));
+        QVERIFY(hasNote(r, "--microbatch-group-size-per-virtual-pipeline-stage: not carried over (it must be from PP to the 16 micro-batches"));
         QVERIFY(contains(args, "--no-overlap-p2p-communication"));   // PP 4 > 2
         QVERIFY(!contains(args, "--cpu-offloading-num-layers"));
-        QVERIFY(noted(r, "--cpu-offloading-num-layers: not carried over (activation offload cannot be combined with PP > 1 or recompute)"));
+        QVERIFY(hasNote(r, "--cpu-offloading-num-layers: not carried over (activation offload cannot be combined with PP > 1 or recompute)"));
         QVERIFY(!contains(args, "--use-megatron-fsdp"));
         QVERIFY(!contains(args, "--data-parallel-sharding-strategy"));
-        QVERIFY(noted(r, "--use-megatron-fsdp: not carried over (the plan is costed and written for the distributed optimizer"));
+        QVERIFY(hasNote(r, "--use-megatron-fsdp: not carried over (the plan is costed and written for the distributed optimizer"));
         // TP 2: Megatron-LM asserts CUDA_DEVICE_MAX_CONNECTIONS=1; the original's 32 is replaced, and said so.
         QVERIFY(r.script.find("export CUDA_DEVICE_MAX_CONNECTIONS=1\n") != std::string::npos);
         QVERIFY(r.script.find("CUDA_DEVICE_MAX_CONNECTIONS=32") == std::string::npos);
-        QVERIFY(noted(r, "CUDA_DEVICE_MAX_CONNECTIONS: the original's 32 is replaced by 1"));
+        QVERIFY(hasNote(r, "CUDA_DEVICE_MAX_CONNECTIONS: the original's 32 is replaced by 1"));
 
         o.original = importMegatronScript(head + "--microbatch-group-size-per-virtual-pipeline-stage 8 --vocab-size 151936\n", "b.sh");
         r = exportLauncher(d, o);
@@ -597,8 +594,8 @@ private slots:
         // The plan was costed with its model's vocabulary (Mixtral's 32000), and its model is
         // not the script's (a dense 32-layer model): both are said.
         QCOMPARE(valuesAfter(args, "--vocab-size"), std::vector<std::string>{"32000"});
-        QVERIFY(noted(r, "--vocab-size: the original's 151936 is replaced by the plan model's 32000"));
-        QVERIFY(noted(r, "the original script describes another model (32 layers, hidden 4096, 0 experts) than the plan "
+        QVERIFY(hasNote(r, "--vocab-size: the original's 151936 is replaced by the plan model's 32000"));
+        QVERIFY(hasNote(r, "the original script describes another model (32 layers, hidden 4096, 0 experts) than the plan "
                          "(32 layers, hidden 4096, 8 experts)"));
 
         // With the EP all-to-all overlap kept (VPP, no full recompute) the original's 32 stays:
@@ -611,7 +608,7 @@ private slots:
         r = exportLauncher(d, o);
         QVERIFY2(r.ok, r.refusal.c_str());
         QVERIFY(r.script.find("export CUDA_DEVICE_MAX_CONNECTIONS=32\n") != std::string::npos);
-        QVERIFY(noted(r, "CUDA_DEVICE_MAX_CONNECTIONS=32 kept from the original"));
+        QVERIFY(hasNote(r, "CUDA_DEVICE_MAX_CONNECTIONS=32 kept from the original"));
 
         // PP 2 with VPP: no P2P overlap needs PP > 2. CP 2: the hierarchical sizes must
         // multiply to CP, which a2a+p2p needs.
@@ -631,10 +628,10 @@ private slots:
         QVERIFY2(r.ok, r.refusal.c_str());
         args = runLauncher(dir, r.script, "0");
         QVERIFY(!contains(args, "--no-overlap-p2p-communication"));
-        QVERIFY(noted(r, "--no-overlap-p2p-communication: not carried over (with a virtual pipeline it needs PP > 2)"));
+        QVERIFY(hasNote(r, "--no-overlap-p2p-communication: not carried over (with a virtual pipeline it needs PP > 2)"));
         QVERIFY(!contains(args, "--hierarchical-context-parallel-sizes"));
         QVERIFY(!contains(args, "--cp-comm-type"));
-        QVERIFY(noted(r, "--hierarchical-context-parallel-sizes: not carried over (its sizes must multiply to the plan's CP 2)"));
+        QVERIFY(hasNote(r, "--hierarchical-context-parallel-sizes: not carried over (its sizes must multiply to the plan's CP 2)"));
         o.original = importMegatronScript(head + "--cp-comm-type a2a+p2p --hierarchical-context-parallel-sizes 2 1\n", "e.sh");
         r = exportLauncher(two, o);
         QVERIFY2(r.ok, r.refusal.c_str());
