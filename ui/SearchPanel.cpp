@@ -382,13 +382,8 @@ void SearchPanel::showResult(const SearchResult& r)
                            0, 'f', 2);
     if (r.current && !m_scriptNote.isEmpty())
         status += QStringLiteral("; ") + m_scriptNote;
-    if (!r.plans.empty() && r.current && r.current->prediction.feasible
-        && r.current->prediction.iteration_time_s < r.plans.front().prediction.iteration_time_s)
-        status += r.current->plan.vpp > 1
-            ? tr("; the imported configuration is faster than every plan found: keep it (its interleaved schedule, VPP %1, "
-                 "is one the search does not place)")
-                  .arg(r.current->plan.vpp)
-            : tr("; the imported configuration is faster than every plan found: keep it");
+    if (const std::string note = currentConfigurationNote(r); !note.empty())
+        status += QStringLiteral("; ") + QString::fromStdString(note);
     m_status->setText(status.toHtmlEscaped());
     if (m_results->topLevelItemCount() > 0) {
         QSignalBlocker block(m_results);

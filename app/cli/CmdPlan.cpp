@@ -321,12 +321,8 @@ int cmdPlan(const Args& args)
         compare("Metis-style baseline", r.metis_baseline);
     if (r.current)
         compare("current", r.current);
-    if (r.current && r.current->prediction.feasible && r.current->prediction.iteration_time_s < best)
-        os << "note: the current configuration is faster than every plan found: keep it"
-           << (r.current->plan.vpp > 1 ? " (its interleaved schedule, VPP " + std::to_string(r.current->plan.vpp)
-                                             + ", is one the search does not place)"
-                                       : "")
-           << "\n";
+    if (const std::string note = currentConfigurationNote(r); !note.empty())
+        os << "note: " << note << "\n";
     for (const std::string& n : r.plans.front().prediction.notes)
         os << "note: " << n << "\n";
     return Success;

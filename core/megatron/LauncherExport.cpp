@@ -349,7 +349,8 @@ private:
         const std::optional<std::string> original = originalMaxConnections();
         const StagePlan& s0 = first();
         if (m_opt.format == LauncherFormat::Megatron) {
-            const bool needsOne = s0.tp > 1 || s0.cp > 1 || libraryOf(m_cat, s0.device_type) == "HCCL";
+            const auto env = vendorEnvironment(m_cat, s0.device_type, s0.tp > 1 || s0.cp > 1);
+            const bool needsOne = std::any_of(env.begin(), env.end(), [](const auto& e) { return e.first == "CUDA_DEVICE_MAX_CONNECTIONS"; });
             if (original && *original != "1" && a2aOverlapCarried()) {
                 m_maxConnections = *original;
                 m_notes.push_back("CUDA_DEVICE_MAX_CONNECTIONS=" + *original
@@ -368,15 +369,7 @@ private:
         }
     }
 
-    bool originalHas(const std::string& flag) const
-    {
-        if (!m_opt.original)
-            return false;
-        for (const ScriptFlag& f : m_opt.original->other_flags)
-            if (f.name == flag)
-                return true;
-        return false;
-    }
+    bool originalHas(const std::string& flag) const { return originalValues(flag) != nullptr; }
 
     bool allNvidiaSm80() const
     {
@@ -613,9 +606,12 @@ private:
         return g;
     }
 
-    // The values of a flag of the original script, or null when it does not give it.
+    // The values of a flag of the original script, or null when there is no original or it
+    // does not give the flag.
     const std::vector<std::string>* originalValues(const std::string& name) const
     {
+        if (!m_opt.original)
+            return nullptr;
         for (const ScriptFlag& f : m_opt.original->other_flags)
             if (f.name == name)
                 return &f.values;

@@ -784,4 +784,16 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
     return result;
 }
 
+std::string currentConfigurationNote(const SearchResult& result)
+{
+    if (result.plans.empty() || !result.current || !result.current->prediction.feasible
+        || result.current->prediction.iteration_time_s >= result.plans.front().prediction.iteration_time_s)
+        return {};
+    std::string note = "the current configuration is faster than every plan found: keep it";
+    if (result.current->plan.vpp > 1)
+        note += " (its interleaved schedule, VPP " + std::to_string(result.current->plan.vpp)
+            + ", is one the search does not place)";
+    return note;
+}
+
 } // namespace hapmoe

@@ -87,4 +87,9 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options,
                        const std::atomic<bool>* cancel = nullptr,
                        const ProgressCallback& progress = {});
 
+// When the given current configuration (SearchOptions::current) fits and beats every plan
+// found, the advice to keep it, naming the interleaved schedule the search does not place;
+// empty otherwise.
+std::string currentConfigurationNote(const SearchResult& result);
+
 } // namespace hapmoe
