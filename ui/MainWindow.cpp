@@ -32,6 +32,8 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QScreen>
+#include <QScrollArea>
+#include <QStyle>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -169,11 +171,25 @@ void MainWindow::createDocks()
     QDockWidget* presetDock = dock(tr("Cluster presets"), QStringLiteral("presetsDock"), m_presets, Qt::LeftDockWidgetArea);
     splitDockWidget(paletteDock, presetDock, Qt::Vertical);
 
+    // The two form panels scroll when the screen is short (1280 x 800, 1366 x 768) rather than
+    // set the window's minimum height.
+    auto scrollable = [](QWidget* form, int minimumWidth) {
+        auto* area = new QScrollArea;
+        form->setMinimumWidth(minimumWidth);
+        area->setMinimumWidth(minimumWidth + area->style()->pixelMetric(QStyle::PM_ScrollBarExtent));
+        area->setObjectName(form->objectName() + QStringLiteral("Scroll"));
+        area->setWidget(form);
+        area->setWidgetResizable(true);
+        area->setFrameShape(QFrame::NoFrame);
+        area->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+        return area;
+    };
     m_properties = new PropertyEditor(m_document, m_scene);
-    QDockWidget* propDock = dock(tr("Properties"), QStringLiteral("propertiesDock"), m_properties, Qt::RightDockWidgetArea);
+    m_properties->setObjectName(QStringLiteral("propertyEditor"));
+    QDockWidget* propDock = dock(tr("Properties"), QStringLiteral("propertiesDock"), scrollable(m_properties, m_properties->minimumSizeHint().width()), Qt::RightDockWidgetArea);
     m_searchPanel = new SearchPanel(m_document);
     m_searchPanel->setObjectName(QStringLiteral("searchPanel"));
-    QDockWidget* searchDock = dock(tr("Search"), QStringLiteral("searchDock"), m_searchPanel, Qt::RightDockWidgetArea);
+    QDockWidget* searchDock = dock(tr("Search"), QStringLiteral("searchDock"), scrollable(m_searchPanel, 370), Qt::RightDockWidgetArea);
     splitDockWidget(propDock, searchDock, Qt::Vertical);
     m_problems = new ProblemsPanel(m_document);
     m_problems->setObjectName(QStringLiteral("problemsPanel"));
@@ -183,7 +199,6 @@ void MainWindow::createDocks()
     // On small screens the canvas gives way first: the palette keeps its names and figures
     // readable and the search panel its fields.
     m_palette->setMinimumWidth(200);
-    m_searchPanel->setMinimumWidth(370);
     resizeDocks({paletteDock, propDock}, {245, 410}, Qt::Horizontal);
     resizeDocks({paletteDock, presetDock, problemsDock}, {430, 300, 200}, Qt::Vertical);
     resizeDocks({propDock, searchDock}, {300, 630}, Qt::Vertical);

@@ -7,6 +7,7 @@
 #include "megatron/PipelineLayout.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <map>
@@ -93,9 +94,69 @@ const std::set<std::string>& mappedFlags()
     return flags;
 }
 
+// Where each flag is written: the lines (1-based, in order, once per line) on which
+// "--name" stands as a word outside comments, inside quotes or not. A flag put together by
+// an expansion ("--${NAME}") is not found there.
+std::map<std::string, std::vector<int>> writtenFlagLines(std::string_view text)
+{
+    const auto boundary = [](char c) {
+        return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '"' || c == '\'' || c == '(' || c == ')'
+               || c == ';' || c == '\\' || c == '=';
+    };
+    const auto nameChar = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_'; };
+    std::map<std::string, std::vector<int>> lines;
+    int line = 1;
+    char quote = 0;
+    bool comment = false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (c == '\n') {
+            ++line;
+            comment = false;
+            continue;
+        }
+        if (comment)
+            continue;
+        if (c == '\\' && quote != '\'') {   // an escaped character; a continuation keeps the count
+            if (i + 1 < text.size() && text[i + 1] == '\n')
+                ++line;
+            ++i;
+            continue;
+        }
+        if (quote) {
+            if (c == quote)
+                quote = 0;
+        } else if (c == '"' || c == '\'') {
+            quote = c;
+            continue;
+        } else if (c == '#' && (i == 0 || boundary(text[i - 1]))) {
+            comment = true;
+            continue;
+        }
+        if (c != '-' || i + 2 >= text.size() || text[i + 1] != '-' || (i > 0 && !boundary(text[i - 1])))
+            continue;
+        std::size_t end = i + 2;
+        while (end < text.size() && nameChar(text[end]))
+            ++end;
+        if (end == i + 2 || (end < text.size() && !boundary(text[end])))
+            continue;
+        std::vector<int>& at = lines[std::string(text.substr(i, end - i))];
+        if (at.empty() || at.back() != line)
+            at.push_back(line);
+        i = end - 1;
+    }
+    return lines;
+}
+
 class Importer {
 public:
-    Importer(std::string_view text, const std::string& file) : m_text(text), m_reader(file) { m_out.file = file; }
+    Importer(std::string_view text, const std::string& file)
+        : m_text(text)
+        , m_reader(file)
+        , m_flagLines(writtenFlagLines(text))
+    {
+        m_out.file = file;
+    }
 
     ImportedScript run()
     {
@@ -183,17 +244,35 @@ private:
 
     void warn(const std::string& message) { m_out.warnings.push_back(message); }
     std::string at() const { return "line " + std::to_string(m_out.command_line) + ": "; }
+    // The line a flag is written on when the script writes it once, else the launch command's.
+    std::string at(const std::string& flag) const
+    {
+        if (auto it = m_flagLines.find(flag); it != m_flagLines.end() && it->second.size() == 1)
+            return "line " + std::to_string(it->second.front()) + ": ";
+        return at();
+    }
+    // Every line a flag is written on ("lines 12, 40: "), for a flag given more than once.
+    std::string atEvery(const std::string& flag) const
+    {
+        auto it = m_flagLines.find(flag);
+        if (it == m_flagLines.end() || it->second.size() < 2)
+            return at(flag);
+        std::string out = "lines ";
+        for (std::size_t k = 0; k < it->second.size(); ++k)
+            out += (k ? ", " : "") + std::to_string(it->second[k]);
+        return out + ": ";
+    }
 
     int launcherInt(const std::string& option, const std::string& value, int fallback)
     {
         std::string v = value;
-        if (option == "--nnodes" && v.find(':') != std::string::npos) {
-            warn(at() + "elastic --nnodes " + v + ": the maximum is used");
+        if (canonicalTorchrun(option) == "--nnodes" && v.find(':') != std::string::npos) {
+            warn(at(option) + "elastic --nnodes " + v + ": the maximum is used");
             v = v.substr(v.find(':') + 1);
         }
         if (auto n = toInt(v); n && *n >= 1 && *n <= 1000000)
             return static_cast<int>(*n);
-        warn(at() + option + " " + value + ": expected an integer from 1 to 1000000; " + std::to_string(fallback)
+        warn(at(option) + option + " " + value + ": expected an integer from 1 to 1000000; " + std::to_string(fallback)
              + " is assumed");
         return fallback;
     }
@@ -244,12 +323,12 @@ private:
                 if (name == "--nproc-per-node") {
                     if (value == "gpu" || value == "auto" || value == "cpu") {
                         nprocAll = true;
-                        warn(at() + "--nproc_per_node " + value + ": every device of a node is used");
+                        warn(at(a) + a + " " + value + ": every device of a node is used");
                     } else {
-                        m_out.nproc_per_node = launcherInt("--nproc_per_node", value, 1);
+                        m_out.nproc_per_node = launcherInt(a, value, 1);
                     }
                 } else if (name == "--nnodes") {
-                    m_out.nnodes = launcherInt("--nnodes", value, 1);
+                    m_out.nnodes = launcherInt(a, value, 1);
                 } else if (name == "--master-addr") {
                     m_out.master_addr = value;
                 } else if (name == "--master-port") {
@@ -262,7 +341,7 @@ private:
                            || name == "--log-dir" || name == "--redirects" || name == "--tee" || name == "-r" || name == "-t") {
                     // launch mechanics; the exporter writes its own
                 } else if (name == "-m" || name == "--module" || name == "--no-python" || name == "--no_python") {
-                    warn(at() + "torchrun " + a + " changes how the entry is started; it is not carried over");
+                    warn(at(a) + "torchrun " + a + " changes how the entry is started; it is not carried over");
                 }
             }
             if (nprocAll)
@@ -307,13 +386,13 @@ private:
                 flag.values.push_back(m_args[i++]);
             for (const std::string& v : flag.values)
                 if (v.size() >= 2 && ((v.front() == '\'' && v.back() == '\'') || (v.front() == '"' && v.back() == '"')))
-                    warn(at() + flag.name + " gets " + v
+                    warn(at(flag.name) + flag.name + " gets " + v
                          + " with the quote characters included (a \"flag value\" array element split by bash); kept as bash passes it");
             if (!megatron.contains(flag.name) && !flagscale.contains(flag.name))
-                warn(at() + "unknown flag " + flag.name
+                warn(at(flag.name) + "unknown flag " + flag.name
                      + " (not an option of Megatron-LM d98e8a64 or FlagScale); kept verbatim");
             if (m_flags.count(flag.name) && mappedFlags().count(flag.name))
-                warn(at() + flag.name + " is given more than once; the last value is used");
+                warn(atEvery(flag.name) + flag.name + " is given more than once; the last value is used");
             m_flags[flag.name] = flag.values;
             m_out.given_flags.insert(flag.name);
             if (!mappedFlags().count(flag.name))
@@ -329,7 +408,7 @@ private:
         if (it == m_flags.end())
             return std::nullopt;
         if (it->second.empty()) {
-            warn(at() + name + " has no value; ignored");
+            warn(at(name) + name + " has no value; ignored");
             return std::nullopt;
         }
         return it->second.front();
@@ -348,7 +427,7 @@ private:
         const auto n = toInt(*v);
         if (!n || *n < min || *n > kMax) {
             const std::string expected = "an integer from " + std::to_string(min) + " to " + std::to_string(kMax);
-            warn(at() + name + " " + *v + ": expected " + expected + "; " + std::to_string(fallback) + " is used");
+            warn(at(name) + name + " " + *v + ": expected " + expected + "; " + std::to_string(fallback) + " is used");
             m_out.invalid_values.push_back({name, *v, expected});
             return fallback;
         }
@@ -376,7 +455,7 @@ private:
         if (has("--group-query-attention"))
             m.num_query_groups = intFlag("--num-query-groups", 1);
         else if (has("--num-query-groups"))
-            warn(at() + "--num-query-groups without --group-query-attention is ignored by Megatron-LM (multi-head attention)");
+            warn(at("--num-query-groups") + "--num-query-groups without --group-query-attention is ignored by Megatron-LM (multi-head attention)");
         m.kv_channels = intFlag("--kv-channels", 0);
         m.seq_length = intFlag("--seq-length", 0);
         if (!has("--seq-length"))
@@ -403,7 +482,9 @@ private:
             const std::string dispatcher = str("--moe-token-dispatcher-type").value_or("allgather");
             if (dispatcher == "alltoall") m.moe_token_dispatcher_type = TokenDispatcher::AllToAll;
             else if (dispatcher == "flex") m.moe_token_dispatcher_type = TokenDispatcher::Flex;
-            else m.moe_token_dispatcher_type = TokenDispatcher::AllGather;
+            else if (dispatcher == "allgather") m.moe_token_dispatcher_type = TokenDispatcher::AllGather;
+            else   // Megatron-LM's argparse refuses other choices
+                m_out.invalid_values.push_back({"--moe-token-dispatcher-type", dispatcher, "allgather, alltoall or flex"});
             if (auto freq = str("--moe-layer-freq")) {
                 if (auto n = toInt(*freq); n && *n >= 1) {
                     m.moe_layer_freq = static_cast<int>(*n);
@@ -412,8 +493,11 @@ private:
                     if (MoeLayerPattern::parse(*freq, pattern) && static_cast<int>(pattern.size()) == m.num_layers) {
                         m.moe_layer_pattern = pattern;
                     } else {
-                        warn(at() + "--moe-layer-freq " + *freq + " is not a 0/1 list of " + std::to_string(m.num_layers)
-                             + " layers; every layer is taken as MoE");
+                        // Megatron-LM asserts the list's length: the script would not start.
+                        const std::string expected = "an integer >= 1 or a 0/1 list of --num-layers = "
+                                                     + std::to_string(m.num_layers) + " entries";
+                        warn(at("--moe-layer-freq") + "--moe-layer-freq " + *freq + ": expected " + expected);
+                        m_out.invalid_values.push_back({"--moe-layer-freq", *freq, expected});
                     }
                 }
             }
@@ -435,26 +519,24 @@ private:
                 missing = "--overlap-grad-reduce";
             if (!p.distributed_optimizer)
                 missing += std::string(missing.empty() ? "" : " and ") + "--use-distributed-optimizer";
-            warn(at() + "--overlap-param-gather needs " + missing + " (Megatron-LM asserts it); it is not counted");
+            warn(at("--overlap-param-gather") + "--overlap-param-gather needs " + missing + " (Megatron-LM asserts it); it is not counted");
             p.overlap_param_gather = false;
         }
         p.tp_comm_overlap = has("--tp-comm-overlap");
         if (p.tp_comm_overlap && !p.sequence_parallel) {
-            warn(at() + "--tp-comm-overlap needs --sequence-parallel (Megatron-LM asserts it); it is not counted");
+            warn(at("--tp-comm-overlap") + "--tp-comm-overlap needs --sequence-parallel (Megatron-LM asserts it); it is not counted");
             p.tp_comm_overlap = false;
         }
         if (has("--overlap-moe-expert-parallel-comm"))
-            warn(at() + "--overlap-moe-expert-parallel-comm (combined 1F1B) is not modelled: expert dispatch and "
+            warn(at("--overlap-moe-expert-parallel-comm") + "--overlap-moe-expert-parallel-comm (combined 1F1B) is not modelled: expert dispatch and "
                         "combine are costed as exposed, so the estimate is an upper bound for the MoE layers");
-        if (has("--fp8-format") || has("--fp4-format"))
-            warn(at() + std::string(has("--fp8-format") ? "--fp8-format" : "--fp4-format")
-                 + " is not modelled: GEMMs are costed at the " + (has("--fp16") ? "FP16" : "BF16") + " rate");
-        if (has("--use-megatron-fsdp") || has("--use-torch-fsdp2"))
-            warn(at() + std::string(has("--use-megatron-fsdp") ? "--use-megatron-fsdp" : "--use-torch-fsdp2")
-                 + " is not modelled: memory is costed with the distributed optimizer's sharding of the optimizer states "
+        if (const std::string low = has("--fp8-format") ? "--fp8-format" : "--fp4-format"; has(low))
+            warn(at(low) + low + " is not modelled: GEMMs are costed at the " + (has("--fp16") ? "FP16" : "BF16") + " rate");
+        if (const std::string fsdp = has("--use-megatron-fsdp") ? "--use-megatron-fsdp" : "--use-torch-fsdp2"; has(fsdp))
+            warn(at(fsdp) + fsdp + " is not modelled: memory is costed with the distributed optimizer's sharding of the optimizer states "
                    "only, an upper bound, and an export writes the plan for the distributed optimizer");
         if (has("--use-dualpipev"))
-            warn(at() + "--use-dualpipev is not modelled: the schedule is costed as 1F1B");
+            warn(at("--use-dualpipev") + "--use-dualpipev is not modelled: the schedule is costed as 1F1B");
         const std::string graphs = str("--cuda-graph-impl").value_or("none");
         if (graphs != "none" || has("--enable-cuda-graph") || has("--external-cuda-graph"))
             warn(at() + "CUDA graphs are not modelled (the cost model has no host launch overhead to remove)");
@@ -464,7 +546,7 @@ private:
     {
         ParallelConfig& p = m_out.parallel;
         if (has("--model-parallel-size"))
-            warn(at() + "--model-parallel-size is deprecated (Megatron-LM asserts it is unset); "
+            warn(at("--model-parallel-size") + "--model-parallel-size is deprecated (Megatron-LM asserts it is unset); "
                         "--tensor-model-parallel-size is used");
         p.tp = intFlag("--tensor-model-parallel-size", 1);
         p.pp = intFlag("--pipeline-model-parallel-size", 1);
@@ -482,7 +564,7 @@ private:
                 if (f && *f >= 0 && *f <= 1)
                     p.optimizer_offload_fraction = *f;
                 else
-                    warn(at() + "--optimizer-offload-fraction " + *v + " is not a fraction in [0, 1]; 1.0 is used");
+                    warn(at("--optimizer-offload-fraction") + "--optimizer-offload-fraction " + *v + " is not a fraction in [0, 1]; 1.0 is used");
             }
         }
         p.micro_batch_size = intFlag("--micro-batch-size", 1);
@@ -499,12 +581,12 @@ private:
                 int total = 0;
                 for (int n : split) total += n;
                 if (total != layers)
-                    warn(at() + "the layout holds " + std::to_string(total) + " layers, --num-layers is " + std::to_string(layers));
+                    warn(at("--pipeline-model-parallel-layout") + "the layout holds " + std::to_string(total) + " layers, --num-layers is " + std::to_string(layers));
                 if (mtp > 0)
-                    warn(at() + "the layout places " + std::to_string(mtp)
+                    warn(at("--pipeline-model-parallel-layout") + "the layout places " + std::to_string(mtp)
                          + " MTP layer(s); their cost is not modelled (the exported layout has none)");
             } else {
-                warn(at() + "--pipeline-model-parallel-layout " + *layout + ": " + error + "; an even split is assumed");
+                warn(at("--pipeline-model-parallel-layout") + "--pipeline-model-parallel-layout " + *layout + ": " + error + "; an even split is assumed");
             }
         } else if (has("--decoder-first-pipeline-num-layers") || has("--decoder-last-pipeline-num-layers")) {
             // First and last rank as given, the rest spread evenly over the middle ranks.
@@ -537,7 +619,7 @@ private:
             if (per > 0 && p.pp > 0 && layers % (p.pp * per) == 0)
                 p.vpp = layers / (p.pp * per);
             else
-                warn(at() + "--num-layers-per-virtual-pipeline-stage does not divide the layers per rank; no interleaving assumed");
+                warn(at("--num-layers-per-virtual-pipeline-stage") + "--num-layers-per-virtual-pipeline-stage does not divide the layers per rank; no interleaving assumed");
         } else if (has("--num-virtual-stages-per-pipeline-rank")) {
             p.vpp = intFlag("--num-virtual-stages-per-pipeline-rank", 1);
         }
@@ -550,11 +632,11 @@ private:
             // uniform: every layer recomputed (in chunks of n); block: the first n of each rank.
             p.recompute_layers = p.recompute_method == "block" ? n : 0;
             if (p.recompute_method.empty())
-                warn(at() + "--recompute-granularity full needs --recompute-method; uniform is assumed");
+                warn(at("--recompute-granularity") + "--recompute-granularity full needs --recompute-method; uniform is assumed");
         } else if (granularity == "selective") {
             p.recompute = Recompute::Selective;
         } else if (!granularity.empty()) {
-            warn(at() + "--recompute-granularity " + granularity + " is not full or selective; no recompute assumed");
+            warn(at("--recompute-granularity") + "--recompute-granularity " + granularity + " is not full or selective; no recompute assumed");
         }
         if (m_out.world_size > 0) {
             const int model = p.tp * p.pp * p.cp;
@@ -572,6 +654,7 @@ private:
 
     std::string m_text;
     BashReader m_reader;
+    std::map<std::string, std::vector<int>> m_flagLines;   // writtenFlagLines
     ImportedScript m_out;
     std::size_t m_launchStart = 0;
     bool m_directPython = false;

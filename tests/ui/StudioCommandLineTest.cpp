@@ -10,6 +10,10 @@
 #include "StudioMain.h"
 
 #include <QImage>
+#include <QLabel>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QPlainTextEdit>
 #include <QProcess>
 #include <QSignalSpy>
@@ -93,6 +97,37 @@ private slots:
         const QImage image(shot);
         QVERIFY(!image.isNull());
         QCOMPARE(image.size(), QSize(1280, 800));
+    }
+
+    void windowFitsSmallScreens()
+    {
+        // 1366 x 768 and 1280 x 800 laptop screens leave about 1024 x 700 to a window once the
+        // title bar and a panel are counted: the default layout must fit in that.
+        auto w = makeWindow();
+        const QSize minimum = w->minimumSizeHint();
+        QVERIFY2(minimum.width() <= 1024 && minimum.height() <= 700,
+                 qPrintable(QStringLiteral("%1 x %2").arg(minimum.width()).arg(minimum.height())));
+        w->showTab(QStringLiteral("results"));
+        auto* title = w->findChild<QLabel*>(QStringLiteral("planTitle"));
+        auto* exportButton = w->findChild<QPushButton*>(QStringLiteral("exportLauncherButton"));
+        QVERIFY(title && exportButton);
+        const auto titleAboveButtons = [&] {
+            return title->mapTo(w.get(), QPoint(0, title->height())).y() <= exportButton->mapTo(w.get(), QPoint()).y();
+        };
+        QTRY_VERIFY(!titleAboveButtons());   // 1600 px: the title beside the buttons
+
+        w->resize(1024, 700);
+        QTRY_COMPARE(w->size(), QSize(1024, 700));
+        // The plan title goes above the explorer's buttons instead of widening the window ...
+        QTRY_VERIFY(titleAboveButtons());
+        QVERIFY(exportButton->isVisible());
+        QVERIFY(exportButton->mapTo(w.get(), QPoint(exportButton->width(), 0)).x() <= w->width());
+        // ... and the search panel scrolls instead of setting the window's height.
+        auto* searchScroll = w->findChild<QScrollArea*>(QStringLiteral("searchPanelScroll"));
+        QVERIFY(searchScroll);
+        QCOMPARE(searchScroll->widget(), static_cast<QWidget*>(w->searchPanel()));
+        QTRY_VERIFY(searchScroll->verticalScrollBar()->maximum() > 0);
+        QVERIFY(w->searchPanel()->width() <= searchScroll->viewport()->width());   // never cut on the right
     }
 
     void exportDialogIsModelessAndInTheScreenshot()

@@ -64,7 +64,7 @@ BreakdownView::BreakdownView(QWidget* parent)
     split->setStretchFactor(1, 2);
     layout->addWidget(split, 1);
 
-    m_plot->setMinimumHeight(240);
+    m_plot->setMinimumHeight(160);
     m_plot->setMinimumWidth(320);   // not the legend's width: the window may be narrow
     // The bars are not a sum over stages (the table below is per stage): the title says
     // which stage each part comes from.

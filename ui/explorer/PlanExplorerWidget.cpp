@@ -18,11 +18,14 @@
 #include "plan/Deployability.h"
 
 #include <QFileDialog>
+#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QResizeEvent>
 #include <QSet>
+#include <QScrollArea>
 #include <QSplitter>
 #include <QTabWidget>
 #include <QVBoxLayout>
@@ -62,6 +65,9 @@ struct PlanExplorerWidget::Private {
     QPushButton* exportTrace = nullptr;
     QPushButton* exportLauncher = nullptr;
     QPushButton* resetZoom = nullptr;
+    QGridLayout* header = nullptr;      // the plan title and, beside or under it, the buttons
+    QHBoxLayout* buttons = nullptr;
+    int titleAbove = -1;
     int selected = -1;
 
     const ExplorerPlan* current() const { return model->plan(selected); }
@@ -75,11 +81,13 @@ PlanExplorerWidget::PlanExplorerWidget(QWidget* parent)
     d->model = new PlanListModel(this);
     d->table = new PlanTableView(d->model, this);
     d->planTitle = new QLabel(this);
+    d->planTitle->setObjectName(QStringLiteral("planTitle"));
     d->planTitle->setTextFormat(Qt::RichText);
     // Titles and no-plan reasons can be long: they wrap rather than widen the window.
     d->planTitle->setWordWrap(true);
+    // No minimum width of its own: beside the buttons it always has 320 px (resizeEvent), and
+    // above them the whole width.
     d->planTitle->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
-    d->planTitle->setMinimumWidth(200);
     d->partition = new StagePartitionView(this);
     d->tabs = new QTabWidget(this);
     d->timeline = new TimelinePlot(d->tabs);
@@ -94,7 +102,13 @@ PlanExplorerWidget::PlanExplorerWidget(QWidget* parent)
     d->tabs->addTab(d->memory, tr("Memory"));
     d->tabs->addTab(d->breakdown, tr("Breakdown"));
     d->tabs->addTab(d->compare, tr("Compare"));
-    d->tabs->addTab(d->whatIf, tr("What-if"));
+    // The what-if form scrolls in a short or narrow window instead of widening it.
+    auto* whatIfPage = new QScrollArea(d->tabs);
+    whatIfPage->setObjectName(QStringLiteral("whatIfScroll"));
+    whatIfPage->setWidget(d->whatIf);
+    whatIfPage->setWidgetResizable(true);
+    whatIfPage->setFrameShape(QFrame::NoFrame);
+    d->tabs->addTab(whatIfPage, tr("What-if"));
 
     d->exportChart = new QPushButton(tr("Save chart…"), this);
     d->exportChart->setToolTip(tr("Save the timeline or memory chart as PNG, SVG or PDF"));
@@ -102,19 +116,24 @@ PlanExplorerWidget::PlanExplorerWidget(QWidget* parent)
     d->exportTrace->setToolTip(tr("Save the timeline as Chrome/Perfetto trace JSON (open in ui.perfetto.dev)"));
     d->resetZoom = new QPushButton(tr("Reset zoom"), this);
     d->exportLauncher = new QPushButton(tr("Export launcher…"), this);
+    d->exportLauncher->setObjectName(QStringLiteral("exportLauncherButton"));
     d->exportLauncher->setToolTip(tr("Preview and save the Megatron-LM or FlagScale launcher and the plan JSON"));
 
-    auto* buttons = new QHBoxLayout;
-    buttons->addWidget(d->planTitle, 1);
-    buttons->addWidget(d->resetZoom);
-    buttons->addWidget(d->exportChart);
-    buttons->addWidget(d->exportTrace);
-    buttons->addWidget(d->exportLauncher);
+    d->buttons = new QHBoxLayout;
+    d->buttons->addStretch(1);
+    d->buttons->addWidget(d->resetZoom);
+    d->buttons->addWidget(d->exportChart);
+    d->buttons->addWidget(d->exportTrace);
+    d->buttons->addWidget(d->exportLauncher);
+    d->header = new QGridLayout;
+    d->header->setContentsMargins(0, 0, 0, 0);
+    d->header->setColumnStretch(0, 1);
+    arrangeHeader(false);
 
     auto* lower = new QWidget(this);
     auto* lowerLayout = new QVBoxLayout(lower);
     lowerLayout->setContentsMargins(0, 0, 0, 0);
-    lowerLayout->addLayout(buttons);
+    lowerLayout->addLayout(d->header);
     lowerLayout->addWidget(d->partition);
     lowerLayout->addWidget(d->tabs, 1);
 
@@ -303,14 +322,42 @@ QWidget* PlanExplorerWidget::view(const QString& name) const
     return nullptr;
 }
 
+void PlanExplorerWidget::arrangeHeader(bool titleAbove)
+{
+    if (int(titleAbove) == d->titleAbove)
+        return;
+    d->titleAbove = int(titleAbove);
+    d->header->removeWidget(d->planTitle);
+    d->header->removeItem(d->buttons);
+    if (titleAbove) {
+        // Narrow: the title gets the whole width to wrap in, the buttons go under it.
+        d->header->addWidget(d->planTitle, 0, 0);
+        d->header->addLayout(d->buttons, 1, 0);
+    } else {
+        d->header->addWidget(d->planTitle, 0, 0);
+        d->header->addLayout(d->buttons, 0, 1);
+    }
+}
+
+void PlanExplorerWidget::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    // Beside the buttons the title keeps at least 320 px, or it goes above them.
+    const int buttons = d->buttons->minimumSize().width();
+    arrangeHeader(event->size().width() < buttons + 320 + d->header->horizontalSpacing() + 8);
+}
+
 void PlanExplorerWidget::showView(const QString& name)
 {
     QWidget* w = view(name);
     if (!w)
         return;
-    const int tab = d->tabs->indexOf(w);
-    if (tab >= 0)
-        d->tabs->setCurrentIndex(tab);
+    for (QWidget* page = w; page; page = page->parentWidget()) {   // a view may sit in a scroll area
+        if (const int tab = d->tabs->indexOf(page); tab >= 0) {
+            d->tabs->setCurrentIndex(tab);
+            break;
+        }
+    }
     if (w == d->exportDialog && d->current())   // a dialog: bring it up over the window, modeless
         showOver(d->exportDialog, window());
 }

@@ -58,8 +58,12 @@ signals:
     void newSearchSuggested(const QString& reason);
     void selectionChanged(int row);
 
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
     void updateViews();
+    void arrangeHeader(bool titleAbove);
     struct Private;
     std::unique_ptr<Private> d;
 };

@@ -282,26 +282,46 @@ void StagePartitionView::paintEvent(QPaintEvent*)
         devices[t] += s.numDevices();
     }
     p.setFont(font());
-    int x = kMargin;
     const int ly = kMargin + stripHeight() + kLegendGap;
     const int box = fm.height() - 4;
-    for (const QString& t : types) {
-        p.setPen(Qt::NoPen);
-        p.setBrush(style::deviceColor(t));
-        p.drawRoundedRect(QRect(x, ly + 2, box, box), 2, 2);
+    const bool marked = m_bottleneck >= 0 && m_bottleneck < stageCount();
+    // Full labels when they fit on the line, else short ones ("MI300X (16)"), else elided.
+    const auto labels = [&](bool full) {
+        QStringList out;
+        for (const QString& t : types)
+            out << (full ? tr("%1 (%2 devices)") : tr("%1 (%2)")).arg(t).arg(devices[t]);
+        if (marked)
+            out << (full ? tr("bottleneck stage (S%1)") : tr("bottleneck S%1")).arg(m_bottleneck);
+        return out;
+    };
+    const auto lineWidth = [&](const QStringList& texts) {
+        int w = 0;
+        for (const QString& text : texts)
+            w += box + 4 + fm.horizontalAdvance(text) + 16;
+        return w - 16;
+    };
+    QStringList texts = labels(true);
+    if (kMargin + lineWidth(texts) > width() - kMargin)
+        texts = labels(false);
+    int x = kMargin;
+    for (qsizetype i = 0; i < texts.size(); ++i) {
+        const bool bottleneckEntry = marked && i == texts.size() - 1;
+        if (bottleneckEntry) {
+            p.setPen(mark);
+            p.setBrush(Qt::NoBrush);
+            p.drawRect(QRectF(x + 1.5, ly + 3.5, box - 3, box - 3));
+        } else {
+            p.setPen(Qt::NoPen);
+            p.setBrush(style::deviceColor(types[static_cast<size_t>(i)]));
+            p.drawRoundedRect(QRect(x, ly + 2, box, box), 2, 2);
+        }
         x += box + 4;
-        const QString label = QStringLiteral("%1 (%2 devices)").arg(t).arg(devices[t]);
+        const QString text = fm.elidedText(texts[i], Qt::ElideRight, std::max(0, width() - kMargin - x));
         p.setPen(palette().color(QPalette::WindowText));
-        p.drawText(QPoint(x, ly + fm.ascent() + 1), label);
-        x += fm.horizontalAdvance(label) + 16;
-    }
-    if (m_bottleneck >= 0 && m_bottleneck < stageCount()) {
-        p.setPen(mark);
-        p.setBrush(Qt::NoBrush);
-        p.drawRect(QRectF(x + 1.5, ly + 3.5, box - 3, box - 3));
-        x += box + 4;
-        p.setPen(palette().color(QPalette::WindowText));
-        p.drawText(QPoint(x, ly + fm.ascent() + 1), tr("bottleneck stage (S%1)").arg(m_bottleneck));
+        p.drawText(QPoint(x, ly + fm.ascent() + 1), text);
+        x += fm.horizontalAdvance(text) + 16;
+        if (x + box >= width() - kMargin)
+            break;
     }
 }
 

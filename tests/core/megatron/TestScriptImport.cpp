@@ -243,6 +243,48 @@ private slots:
         QCOMPARE(s.model.ffn_hidden_size, 4 * 512);
     }
 
+    void warningsCiteTheFlagsLine()
+    {
+        // Flags written in arrays above the launch command: a warning names the line the flag
+        // is written on; a flag written twice names both; a commented-out one is not counted;
+        // one written in two branches of an if cites the launch command (which branch runs
+        // decides the line).
+        const ImportedScript s = importMegatronScript(
+            "#!/bin/bash\n"                                          // 1
+            "# --fp8-format hybrid is for later\n"                    // 2
+            "MODEL_ARGS=(\n"                                         // 3
+            "  --num-layers 8 --hidden-size 512\n"                   // 4
+            "  --num-attention-heads 8 --seq-length 1024\n"          // 5
+            "  --max-position-embeddings 1024 --bf16\n"              // 6
+            "  --no-such-flag value\n"                               // 7
+            "  --fp8-format hybrid\n"                                // 8
+            ")\n"                                                    // 9
+            "if [ \"$X\" = 1 ]; then EXTRA=\"--tp-comm-overlap\"; else EXTRA=\"--tp-comm-overlap\"; fi\n"   // 10
+            "PAR=(--tensor-model-parallel-size 2 --micro-batch-size 1)\n"   // 11
+            "torchrun --nproc_per_node 4 pretrain_gpt.py \"${MODEL_ARGS[@]}\" \\\n"   // 12
+            "    \"${PAR[@]}\" $EXTRA \\\n"                          // 13
+            "    --tensor-model-parallel-size 4\n",                  // 14
+            "inline.sh");
+        QCOMPARE(s.command_line, 12);
+        QVERIFY2(hasWarning(s, "line 7: unknown flag --no-such-flag"), s.warnings.front().c_str());
+        QVERIFY(hasWarning(s, "line 8: --fp8-format is not modelled"));
+        QVERIFY(hasWarning(s, "lines 11, 14: --tensor-model-parallel-size is given more than once"));
+        QVERIFY(hasWarning(s, "line 10: --tp-comm-overlap needs --sequence-parallel"));   // both on line 10
+        QCOMPARE(s.parallel.tp, 4);
+
+        const ImportedScript branches = importMegatronScript(
+            "if [ \"$X\" = 1 ]; then\n"            // 1
+            "  EXTRA=\"--tp-comm-overlap\"\n"       // 2
+            "else\n"                                // 3
+            "  EXTRA=\"--tp-comm-overlap\"\n"       // 4
+            "fi\n"                                  // 5
+            "torchrun --nproc_per_node 4 pretrain_gpt.py --num-layers 8 --hidden-size 512 --num-attention-heads 8 \\\n"   // 6
+            "  --seq-length 1024 --max-position-embeddings 1024 --vocab-size 1000 --bf16 \\\n"   // 7
+            "  --tensor-model-parallel-size 2 $EXTRA\n",   // 8
+            "inline.sh");
+        QVERIFY(hasWarning(branches, "line 6: --tp-comm-overlap needs --sequence-parallel"));
+    }
+
     void optimizerOffload()
     {
         // --optimizer-cpu-offload alone offloads everything (Megatron-LM's
@@ -455,6 +497,17 @@ private slots:
                                                          "zero.sh");
         QCOMPARE(whereOf(zero), std::string("--num-layers: expected an integer from 1 to 100000000, got \"0\""));
         QCOMPARE(whereOf(importMegatronScript(head + "--hidden-size 4096\n", "ok.sh")), std::string("accepted"));
+        // A layer pattern of 31 entries for 32 layers: Megatron-LM asserts the length.
+        const std::string freq = whereOf(importMegatronScript(
+            head + "--hidden-size 4096 --num-experts 8 --moe-layer-freq \"([0]*3+[1]*28)\"\n", "freq.sh"));
+        QCOMPARE(freq, std::string("--moe-layer-freq: expected an integer >= 1 or a 0/1 list of --num-layers = 32 entries, "
+                                   "got \"([0]*3+[1]*28)\""));
+        QCOMPARE(whereOf(importMegatronScript(head + "--hidden-size 4096 --num-experts 8 --moe-layer-freq \"([0]*4+[1]*28)\"\n",
+                                              "freq32.sh")),
+                 std::string("accepted"));
+        // A dispatcher Megatron-LM's argparse does not offer.
+        QCOMPARE(whereOf(importMegatronScript(head + "--hidden-size 4096 --num-experts 8 --moe-token-dispatcher-type a2a\n", "d.sh")),
+                 std::string("--moe-token-dispatcher-type: expected allgather, alltoall or flex, got \"a2a\""));
         // planFromScript checks the same before it places anything.
         try {
             planFromScript(nan, test::cluster("H800:1x8"), DeviceCatalog::builtin());
