@@ -13,6 +13,7 @@
 #include "io/Documents.h"
 #include "io/Presets.h"
 #include "megatron/ScriptImport.h"
+#include "plan/Deployability.h"
 #include "util/InputError.h"
 
 #include <cstdio>
@@ -53,6 +54,9 @@ node order and DP = W / (TP*CP*PP). Left-out flags take Megatron-LM's defaults (
 ETP = TP, no recompute, no sequence parallelism, no distributed optimizer); --mbs, --gbs and
 --precision default to the model's training section. --vpp is the number of virtual stages per pipeline
 rank (1 = plain 1F1B). --recompute full without --recompute-layers recomputes every layer.
+--sequence-parallel with TP 1 is turned off with a note, as Megatron-LM does. The plan's
+target is megatron, or flagscale with a note when only FlagScale can run it (for example
+stages on devices of two collective libraries); export it with that --format.
 Megatron-LM's own checks apply: the layers split evenly over PP and the layers of a rank over
 VPP, the global batch is a multiple of MBS x DP, --recompute-layers is at most the layers of a
 rank, and with CP > 1 the sequence length is a multiple of 2 x CP (an uneven split needs a
@@ -95,6 +99,7 @@ struct EstimateInput {
     ModelSpec model;
     Cluster cluster;
     Plan plan;
+    std::vector<std::string> notes;   // what the flag form decided for the user (printed as "note: ...")
 };
 
 // The plan file's model and cluster, or the ones --model and --cluster give instead; either
@@ -126,7 +131,7 @@ EstimateInput fromPlanFile(const CliArgs& a, const DeviceCatalog& catalog, Warni
             throw InputError(file, e.where(), "the plan does not fit the given " + given + ": " + e.detail());
         }
     }
-    return {doc.model, doc.cluster, doc.plan};
+    return {doc.model, doc.cluster, doc.plan, {}};
 }
 
 EstimateInput fromFlags(const CliArgs& a, const DeviceCatalog& catalog, Warnings& warnings)
@@ -162,12 +167,44 @@ EstimateInput fromFlags(const CliArgs& a, const DeviceCatalog& catalog, Warnings
     } else if (a.has("optimizer-cpu-offload")) {
         k.optimizer_offload_fraction = 1.0;
     }
-    if (k.sequence_parallel && k.tp == 1)
-        throw UsageError("--sequence-parallel needs --tp > 1");
+    // Megatron-LM's validate_args: "Disabling sequence parallelism because tensor model
+    // parallelism is disabled" (reference section 2); the flag form does the same.
+    if (k.sequence_parallel && k.tp == 1) {
+        k.sequence_parallel = false;
+        in.notes.push_back("--sequence-parallel is ignored with --tp 1: Megatron-LM disables sequence parallelism when tensor "
+                           "parallelism is off, and so does this estimate");
+    }
     // Megatron-LM's rules for these knobs (layers over PP and VPP, batch, CP, recompute) are
     // checked there, so the GUI's uniform plans get them too.
     in.plan = makeUniformPlan(in.model, in.cluster, catalog, k);
+    // The plan's target is what can launch it (core/plan/Deployability.h): Megatron-LM when its
+    // rules hold, else FlagScale when that runs it (e.g. stages on two collective libraries).
+    const std::vector<DeploymentProblem> megatron = deploymentProblems(in.plan, in.model, in.cluster, catalog, Target::Megatron);
+    if (!megatron.empty() && isDeployable(in.plan, in.model, in.cluster, catalog, Target::FlagScale)) {
+        in.plan.target = Target::FlagScale;
+        in.notes.push_back("the plan's target is flagscale (export it with --format flagscale): Megatron-LM cannot run it, "
+                           + megatron.front().message);
+    }
     return in;
+}
+
+// ", SP" in the header when every stage runs sequence parallelism; the stages that do when only
+// some have TP > 1 (Megatron-LM turns it off where TP is 1).
+std::string sequenceParallelText(const Plan& plan)
+{
+    if (!plan.sequence_parallel)
+        return {};
+    std::string stages;
+    bool all = true;
+    for (int i = 0; i < plan.pp(); ++i) {
+        if (plan.stages[static_cast<std::size_t>(i)].tp > 1)
+            stages += (stages.empty() ? "" : ", ") + std::to_string(i);
+        else
+            all = false;
+    }
+    if (stages.empty())
+        return {};
+    return all ? ", SP" : ", SP on stages " + stages + " (TP > 1)";
 }
 
 void printTable(const EstimateInput& in, const Prediction& p, const Profile* profile)
@@ -176,7 +213,7 @@ void printTable(const EstimateInput& in, const Prediction& p, const Profile* pro
     const Plan& plan = in.plan;
     std::printf("%s on %s (%d devices): PP %d, VPP %d, %d micro-batches, global batch %d%s%s\n", in.model.name.c_str(),
                 in.cluster.name.empty() ? "cluster" : in.cluster.name.c_str(), plan.numDevices(), plan.pp(), plan.vpp,
-                p.num_microbatches, plan.global_batch_size, plan.sequence_parallel ? ", SP" : "",
+                p.num_microbatches, plan.global_batch_size, sequenceParallelText(plan).c_str(),
                 plan.distributed_optimizer ? ", distributed optimizer" : "");
     if (plan.optimizer_offload_fraction > 0) {
         std::printf("optimizer states: %.0f%% in host memory (Adam steps on the host), %.0f GiB of host memory on the busiest node",
@@ -210,6 +247,8 @@ void printTable(const EstimateInput& in, const Prediction& p, const Profile* pro
     if (profile)
         std::printf("profile: %s\n", profile->name.empty() ? "(unnamed)" : profile->name.c_str());
     for (const auto& n : p.notes)
+        std::printf("note: %s\n", n.c_str());
+    for (const auto& n : in.notes)
         std::printf("note: %s\n", n.c_str());
 }
 
@@ -297,6 +336,8 @@ int cmdEstimate(const Args& args)
         doc.plan = in.plan;
         doc.prediction = p;
         std::cout << writePlan(doc);
+        for (const auto& n : in.notes)
+            std::cerr << "note: " << n << "\n";
     } else {
         printTable(in, p, profile ? &*profile : nullptr);
     }

@@ -47,7 +47,9 @@ Searches the fastest feasible parallel plan (HS-DP) and compares it with the bas
   --optimizer-offload W  never | if-needed | always: optimizer states and their Adam step in
                          host memory (Megatron-Core --optimizer-cpu-offload); default if-needed,
                          only when no plan fits without it
-  --json                 print the hapmoe.plan document instead of the table
+  --json                 print the hapmoe.plan document instead of the table (when no plan
+                         is feasible: the document with "plan": null and
+                         search.no_plan_reason, exit code 1)
   -o FILE                also write the hapmoe.plan document to FILE
 
 Exit codes: 0 plan found, 1 no feasible plan, 2 bad input.
@@ -264,6 +266,9 @@ int cmdPlan(const Args& args)
     const SearchResult r = runSearch(cost, opt);
 
     if (r.plans.empty()) {
+        // --json: the same document shape, with no plan and the reason (docs/formats.md).
+        if (a.has("json"))
+            std::cout << writeNoPlan(model, cluster, r);
         std::cerr << "hapmoe plan: no feasible plan: " << r.no_plan_reason << "\n";
         if ((r.uniform_baseline || r.metis_baseline) && opt.target != Target::Any)
             std::cerr << "  (a baseline was found, but not on target " << toString(opt.target) << ")\n";

@@ -32,6 +32,14 @@ constexpr std::array<std::pair<double, double>, 6> kInter{{
     {1 * MiB, 5.37 / 400}, {16 * MiB, 64.43 / 400}, {128 * MiB, 197.94 / 400},
     {1 * GiB, 361.99 / 400}, {4 * GiB, 377.34 / 400}, {16 * GiB, 381.80 / 400}}};
 
+// One send-recv between two nodes is one message on one NIC pair, not a ring of 2(n-1)
+// latency-bound steps: the all-reduce curve above would charge a 1 MiB send 0.45 ms. It is
+// costed as latency + bytes / (NIC rate x efficiency): "CX-7 NICs at NDR rate (400Gbps)
+// should achieve up to 48-49GB/s per NIC" (NCCL maintainer, nccl-tests #267) of the 50 GB/s
+// line rate, and the 20 us InfiniBand latency of Calculon's A100 system (systems/a100_80g.json).
+constexpr double kNicSendRecvEfficiency = 48.5 / 50.0;
+constexpr double kNicSendRecvLatency = 20e-6;
+
 template <std::size_t N>
 double efficiency(const std::array<std::pair<double, double>, N>& curve, double bytes)
 {
@@ -102,7 +110,7 @@ double collectiveTime(Collective primitive, double bytes, int n, const GroupLink
     const int r = std::clamp(g.ranks_per_node, 1, n);
     auto nicEff = [](double nicBytes) { return interNodeEfficiency(nicBytes / (2.0 * 31.0 / 32.0 / 8.0)); };
     if (primitive == Collective::SendRecv)
-        return bytes / (g.nic_bw * nicEff(bytes));
+        return kNicSendRecvLatency + bytes / (g.nic_bw * kNicSendRecvEfficiency);
     if (primitive == Collective::AllToAll) {
         // The part for peers on other nodes crosses the NICs; the local part goes over the
         // intra-node link in parallel (all-to-all cannot aggregate NICs: nccl-tests #267).

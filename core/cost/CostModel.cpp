@@ -622,17 +622,24 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
         const double bytes = T * h * act / tp;
         return m.coll(Collective::SendRecv, bytes, 2, link, dev, &collFromTable);
     };
-    if (ctx.next)
-        p2p += vpp * sendTo(*ctx.next);
-    if (vpp > 1 && ctx.wrap)
-        p2p += (vpp - 1) * sendTo(*ctx.wrap);
+    // With the interleaved schedule and overlap_p2p each send hides behind the next chunk's
+    // work (1/vpp of the stage's pass); only what is longer stays exposed.
+    const double sendNext = ctx.next ? sendTo(*ctx.next) : 0.0;
+    const double sendWrap = vpp > 1 && ctx.wrap ? sendTo(*ctx.wrap) : 0.0;
+    auto exposedSends = [&](double chunk) {
+        const bool overlap = vpp > 1 && m.options.overlap_p2p;
+        auto exposed = [&](double send) { return overlap ? std::max(0.0, send - chunk) : send; };
+        return vpp * exposed(sendNext) + (vpp - 1) * exposed(sendWrap);
+    };
+    p2p = exposedSends(fwd.total() / vpp);
+    const double p2pBwd = exposedSends(bwd.total() / vpp);
 
     est.compute = fwd.compute + bwd.compute;
     est.tensor_parallel = fwd.tp + bwd.tp;
     est.expert_dispatch = fwd.dispatch + bwd.dispatch;
     est.p2p_send = p2p;
     est.t_fwd = fwd.total() + p2p;
-    est.t_bwd = bwd.total() + p2p;
+    est.t_bwd = bwd.total() + p2pBwd;
 
     // Model FLOPs of one micro-batch over every device of the stage (Megatron's counting).
     {

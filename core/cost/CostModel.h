@@ -37,6 +37,10 @@ struct CostOptions {
     // --overlap-grad-reduce / --overlap-param-gather: DP traffic hides behind backward/forward.
     bool overlap_grad_reduce = true;
     bool overlap_param_gather = true;
+    // Megatron-LM's overlap_p2p_comm (on by default; --no-overlap-p2p-communication turns it
+    // off): with the interleaved schedule a chunk's send runs while the next chunk computes.
+    // Megatron-LM turns it off for plain 1F1B, so it applies only with VPP > 1.
+    bool overlap_p2p = true;
     // Memory the runtime keeps besides the model state (CUDA context, NCCL buffers, allocator
     // slack) when the profile has no calibration for the device type.
     double runtime_overhead_gib = 2.0;
@@ -92,8 +96,10 @@ private:
 };
 
 // Model FLOPs of one iteration, Megatron's counting (megatron/training/training.py
-// num_floating_point_operations at core_r0.8.0; ../shared/reference/published-runs.md 2.1).
-double modelFlopsPerIteration(const ModelSpec& model, int globalBatch);
+// num_floating_point_operations; ../shared/reference/published-runs.md 2.1): the causal half
+// of the attention core as Megatron-LM counts it now, or the full square of core_r0.8.0 to
+// compare with figures published from it.
+double modelFlopsPerIteration(const ModelSpec& model, int globalBatch, FlopCounting counting = FlopCounting::CausalHalf);
 
 // Parameter counts (embedding and output included; untied output counted once more).
 struct ParameterCount {

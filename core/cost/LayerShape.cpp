@@ -61,13 +61,15 @@ double LayerShape::sharedExpertParams() const
 
 double LayerShape::routerParams() const { return h * experts; }
 
-double LayerShape::forwardFlopsPerToken(bool moeLayer) const
+double LayerShape::forwardFlopsPerToken(bool moeLayer, FlopCounting counting) const
 {
-    // Megatron core_r0.8.0 counting per token and layer, forward only (2 FLOPs per
-    // multiply-add; backward counts twice forward, so 3x this gives the published 12 h^2 form):
-    //   attention: 2 h (q + 2 kv) + 2 q h (projections) + 4 s q (scores and values, full s x s)
+    // Megatron-LM's counting per token and layer, forward only (2 FLOPs per multiply-add;
+    // backward counts twice forward, so 3x this gives the published 12 h^2 form):
+    //   attention: 2 h (q + 2 kv) + 2 q h (projections) + 4 s q (scores and values over the
+    //              full s x s, core_r0.8.0), or 2 s q (the causal half, d98e8a64)
     //   FFN      : 2 h F (gated + 1), experts: k times with the expert F, plus shared experts
-    double f = 2 * h * (q + 2 * kv) + 2 * q * h + 4.0 * seq * q;
+    const double core = counting == FlopCounting::FullSquare ? 4.0 * seq * q : 2.0 * seq * q;
+    double f = 2 * h * (q + 2 * kv) + 2 * q * h + core;
     if (moeLayer)
         f += 2 * h * effn * (gated + 1) * topk + (shared > 0 ? 2 * h * shared * (gated + 1) : 0.0);
     else

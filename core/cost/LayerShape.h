@@ -2,9 +2,11 @@
 // The shape of one transformer layer as the cost model needs it (sizes as doubles so that
 // products never overflow). Internal to core/cost.
 
+#include "cost/Prediction.h"
 #include "model/ModelSpec.h"
 
 namespace hapmoe {
+
 
 struct LayerShape {
     double h = 0;          // hidden size
@@ -33,7 +35,7 @@ struct LayerShape {
     double sharedExpertParams() const;
     double routerParams() const;
 
-    double forwardFlopsPerToken(bool moeLayer) const;   // Megatron's counting
+    double forwardFlopsPerToken(bool moeLayer, FlopCounting counting = FlopCounting::CausalHalf) const;
     double logitsFlopsPerToken() const;
 };
 

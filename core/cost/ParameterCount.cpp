@@ -34,13 +34,13 @@ ParameterCount countParameters(const ModelSpec& model)
     return c;
 }
 
-double modelFlopsPerIteration(const ModelSpec& model, int globalBatch)
+double modelFlopsPerIteration(const ModelSpec& model, int globalBatch, FlopCounting counting)
 {
     // 3x forward (forward + backward at twice the forward), over every token of the batch.
     const LayerShape s = LayerShape::of(model);
     const int moeLayers = model.numMoeLayers();
     const int denseLayers = model.num_layers - moeLayers;
-    const double perToken = moeLayers * s.forwardFlopsPerToken(true) + denseLayers * s.forwardFlopsPerToken(false)
+    const double perToken = moeLayers * s.forwardFlopsPerToken(true, counting) + denseLayers * s.forwardFlopsPerToken(false, counting)
         + s.logitsFlopsPerToken();
     return 3.0 * perToken * static_cast<double>(globalBatch) * model.seq_length;
 }

@@ -8,6 +8,12 @@
 
 namespace hapmoe {
 
+// How model FLOPs count the attention core (QK^T and the product with V). Megatron-LM's
+// num_floating_point_operations counted the full s x s at core_r0.8.0 (the 2024 README
+// figures); since then it counts the causal half ("/ 2 # causal mask", d98e8a64), so that
+// MFU stays a fraction of the peak at long sequences.
+enum class FlopCounting { CausalHalf, FullSquare };
+
 struct MemoryBreakdown {
     double weights = 0;
     double gradients = 0;

@@ -44,6 +44,8 @@ const std::vector<std::string_view> kOffloadNames = {"never", "if-needed", "alwa
 const std::vector<std::string_view> kCollectiveNames = {"all_reduce", "all_gather", "reduce_scatter",
                                                                       "all_to_all", "send_recv"};
 const std::vector<std::string_view> kLinkClassNames = {"intra_node", "inter_node", "cross_type"};
+// ModelSpec::normalization holds these spellings (Megatron-LM's --normalization values).
+const std::vector<std::string_view> kNormalizationNames = {"RMSNorm", "LayerNorm"};
 
 const char* algorithmName(Algorithm a)
 {
@@ -119,9 +121,8 @@ ModelSpec readModelObject(const JsonNode& n)
     m.max_position_embeddings = n.optInt("max_position_embeddings", 0, 0);
     m.add_bias_linear = n.optBool("add_bias_linear", false);
     m.untie_embeddings_and_output_weights = n.optBool("untie_embeddings_and_output_weights", false);
-    m.normalization = n.optString("normalization", m.normalization);
-    if (m.normalization != "RMSNorm" && m.normalization != "LayerNorm")
-        n.fail("normalization", "expected \"RMSNorm\" or \"LayerNorm\", got \"" + m.normalization + "\"");
+    m.normalization = kNormalizationNames[static_cast<std::size_t>(
+        n.optChoice("normalization", kNormalizationNames, m.normalization == "LayerNorm" ? 1 : 0))];
     m.num_experts = n.optInt("num_experts", 0, 0);
     m.moe_ffn_hidden_size = n.optInt("moe_ffn_hidden_size", 0, 0);
     m.moe_router_topk = n.optInt("moe_router_topk", m.num_experts > 0 ? 2 : 0, 0);
@@ -734,6 +735,11 @@ PlanDocument readPlan(std::string_view text, const std::string& fileName, Warnin
     PlanDocument d;
     d.model = readModelObject(n.object("model"));
     d.cluster = readClusterObject(n.object("cluster"));
+    // What "hapmoe plan --json" writes when nothing is feasible (writeNoPlan).
+    if (!n.has("plan"))
+        if (auto s = n.optObject("search"); s && !s->optString("no_plan_reason").empty())
+            n.fail("plan", "the document holds no plan: the search found none (search.no_plan_reason: "
+                               + s->optString("no_plan_reason") + ")");
     d.plan = readPlanObject(n.object("plan"));
     if (auto p = n.optObject("prediction"))
         d.prediction = readPredictionObject(*p);
@@ -826,6 +832,16 @@ std::string writePlan(const PlanDocument& doc)
         j["prediction"] = predictionJson(*doc.prediction);
     if (doc.search)
         j["search"] = searchJson(*doc.search);
+    return finish(j, kPlanFormat);
+}
+
+std::string writeNoPlan(const ModelSpec& model, const Cluster& cluster, const SearchResult& search)
+{
+    Json j;
+    j["model"] = modelJson(model);
+    j["cluster"] = clusterJson(cluster);
+    j["plan"] = nullptr;
+    j["search"] = searchJson(search);
     return finish(j, kPlanFormat);
 }
 

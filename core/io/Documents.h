@@ -78,6 +78,10 @@ std::string writeModel(const ModelSpec& model);
 std::string writeCluster(const Cluster& cluster);
 std::string writeProfile(const Profile& profile);
 std::string writePlan(const PlanDocument& doc);
+// A hapmoe.plan document for a search that found no feasible plan: "plan" is null and
+// "search" says why (no_plan_reason, no alternatives, the baselines it costed). readPlan
+// refuses it with that reason.
+std::string writeNoPlan(const ModelSpec& model, const Cluster& cluster, const SearchResult& search);
 std::string writeProject(const Project& project);
 
 // Semantic checks beyond types (heads divisible by query groups, top-k <= experts, a

@@ -18,6 +18,50 @@ std::string formatNumber(double v)
     return os.str();
 }
 
+// "line L, column C" of a byte offset (columns count bytes, as the parse errors do).
+std::string lineAndColumn(std::string_view text, std::size_t offset)
+{
+    const auto before = text.substr(0, std::min(offset, text.size()));
+    const auto line = 1 + std::count(before.begin(), before.end(), '\n');
+    const auto nl = before.rfind('\n');
+    const auto column = before.size() - (nl == std::string_view::npos ? 0 : nl + 1) + 1;
+    return "line " + std::to_string(line) + ", column " + std::to_string(column);
+}
+
+// The byte offset of the opening quote of the index-th object key (0-based, in document
+// order) of a text nlohmann has parsed: a string followed by ':' is a key.
+std::size_t keyOffset(std::string_view text, std::size_t index)
+{
+    std::size_t seen = 0;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        if (text[i] != '"')
+            continue;
+        const std::size_t open = i;
+        for (++i; i < text.size() && text[i] != '"'; ++i)
+            if (text[i] == '\\')
+                ++i;
+        std::size_t next = i + 1;
+        while (next < text.size() && (text[next] == ' ' || text[next] == '\t' || text[next] == '\n' || text[next] == '\r'))
+            ++next;
+        if (next < text.size() && text[next] == ':' && seen++ == index)
+            return open;
+    }
+    return std::string_view::npos;
+}
+
+// Where the text stops being a JSON text at all: a NUL byte anywhere (nlohmann reads it as
+// the end of the input), or a control character where the first value should start.
+std::size_t binaryOffset(std::string_view text)
+{
+    if (const auto nul = text.find('\0'); nul != std::string_view::npos)
+        return nul;
+    const auto first = text.find_first_not_of(" \t\r\n");
+    if (first != std::string_view::npos
+        && (static_cast<unsigned char>(text[first]) < 0x20 || static_cast<unsigned char>(text[first]) == 0x7f))
+        return first;
+    return std::string_view::npos;
+}
+
 } // namespace
 
 JsonNode::JsonNode(const nlohmann::json& value, std::string path, const JsonContext& context)
@@ -34,6 +78,7 @@ nlohmann::json JsonNode::parse(std::string_view text, const std::string& file)
     std::vector<std::vector<std::string>> keys;
     std::vector<std::string> path;   // the key each open container was reached by
     std::string lastKey, duplicate;
+    std::size_t keyCount = 0, duplicateIndex = 0;   // key events so far; which one repeated
     auto callback = [&](int, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
         using E = nlohmann::json::parse_event_t;
         switch (event) {
@@ -52,10 +97,12 @@ nlohmann::json JsonNode::parse(std::string_view text, const std::string& file)
             break;
         case E::key: {
             lastKey = parsed.get<std::string>();
+            ++keyCount;
             if (!keys.empty() && duplicate.empty()) {
                 auto& seen = keys.back();
                 if (std::find(seen.begin(), seen.end(), lastKey) != seen.end()) {
                     duplicate = lastKey;
+                    duplicateIndex = keyCount - 1;
                     for (std::size_t i = path.size(); i-- > 1;)
                         if (!path[i].empty()) {
                             duplicate += "\" in \"" + path[i];
@@ -73,10 +120,16 @@ nlohmann::json JsonNode::parse(std::string_view text, const std::string& file)
         }
         return true;
     };
+    if (const auto at = binaryOffset(text); at != std::string_view::npos)
+        throw InputError(file, lineAndColumn(text, at),
+                         "malformed JSON: not a JSON text (binary data at byte " + std::to_string(at) + ")");
     try {
         nlohmann::json doc = nlohmann::json::parse(text.begin(), text.end(), callback);
-        if (!duplicate.empty())
-            throw InputError(file, "", "malformed JSON: the key \"" + duplicate + "\" appears twice in one object");
+        if (!duplicate.empty()) {
+            const auto at = keyOffset(text, duplicateIndex);
+            throw InputError(file, at == std::string_view::npos ? std::string() : lineAndColumn(text, at),
+                             "malformed JSON: the key \"" + duplicate + "\" appears twice in one object");
+        }
         return doc;
     } catch (const nlohmann::json::out_of_range& e) {
         // A number beyond a double ("1e999"): nlohmann names the token but not where it is.

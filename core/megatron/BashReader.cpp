@@ -606,6 +606,10 @@ bool BashReader::applyAssignment(const RawWord& word, int line, bool exported)
             it->second.front() = append ? it->second.front() + value : value;
         } else {
             m_vars[name] = append ? m_vars[name] + value : value;
+            if (append)
+                m_rawValues.erase(name);
+            else
+                m_rawValues[name] = t.substr(eq + 1);
         }
     }
     if (exported && std::find(m_exportOrder.begin(), m_exportOrder.end(), name) == m_exportOrder.end())

@@ -34,6 +34,9 @@ public:
     const std::map<std::string, std::string>& variables() const { return m_vars; }
     // "NAME=value" for every exported variable, in the order first exported.
     std::vector<std::string> exportedVariables() const;
+    // The text of each variable's last plain assignment as written, before expansion
+    // ("${NCCL_IB_QPS_PER_CONNECTION:-4}"), so that a launcher can keep the default form.
+    const std::map<std::string, std::string>& rawAssignments() const { return m_rawValues; }
     const std::vector<std::string>& warnings() const { return m_warnings; }
 
     // Expands one raw word (as written in a script) in the reader's current state.
@@ -85,6 +88,7 @@ private:
 
     std::string m_file;
     std::map<std::string, std::string> m_vars;
+    std::map<std::string, std::string> m_rawValues;   // rawAssignments()
     std::map<std::string, std::vector<std::string>> m_arrays;
     std::vector<std::string> m_exportOrder;
     std::vector<ShellCommand> m_commands;

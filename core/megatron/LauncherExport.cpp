@@ -1,5 +1,6 @@
 #include "megatron/LauncherExport.h"
 
+#include "cost/LayerShape.h"
 #include "hardware/DeviceCatalog.h"
 #include "megatron/FlagList.h"
 #include "megatron/MoeLayerPattern.h"
@@ -8,11 +9,13 @@
 #include "plan/Deployability.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <set>
 #include <sstream>
+#include <string_view>
 
 // Flag spellings, rules and the FlagScale formats: ../shared/reference/megatron-and-flagscale.md
 // (sections 2-7, 9 and 11) and flagscale-hetero-flags.txt. docs/megatron.md describes the
@@ -430,6 +433,7 @@ private:
         if (m.untie_embeddings_and_output_weights)
             model.args.push_back({"--untie-embeddings-and-output-weights", {}});
         model.args.push_back({"--normalization", {m.normalization.empty() ? std::string("RMSNorm") : m.normalization}});
+        addPositionEmbedding(model);
         m_groups.push_back(model);
 
         if (m.isMoe()) {
@@ -513,6 +517,41 @@ private:
         } else {
             m_groups.push_back(carriedOver());
         }
+    }
+
+    // Megatron-LM builds a learned absolute position table unless told otherwise
+    // (--position-embedding-type defaults to learned_absolute: megatron-lm-flags-detailed.tsv). The cost
+    // model counts that table only for the models LayerShape gives learned positions
+    // (docs/cost-model.md section 1), so every other model is written with rope. An original
+    // script that chooses the position embedding keeps its choice (carried over); a choice
+    // that disagrees with the costed model is noted.
+    void addPositionEmbedding(ArgGroup& g)
+    {
+        const bool learned = LayerShape::of(m_doc.model).learnedPositions;
+        const std::optional<std::string> original = originalPositionEmbedding();
+        if (!original) {
+            if (!learned)
+                g.args.push_back({"--position-embedding-type", {"rope"}});
+            return;
+        }
+        if ((*original == "learned_absolute") != learned)
+            m_notes.push_back("--position-embedding-type: the original's " + *original + " is kept, but the plan was costed for "
+                              + m_doc.model.normalization
+                              + (learned ? " with learned absolute positions (a position table)" : " with rotary positions (no position table)"));
+    }
+
+    // The position embedding the original script chooses, as Megatron-LM resolves it
+    // (arguments.py: the deprecated --use-rotary-position-embeddings means rope and
+    // --no-position-embedding none), or nothing when it leaves the default.
+    std::optional<std::string> originalPositionEmbedding() const
+    {
+        if (const std::vector<std::string>* v = originalValues("--position-embedding-type"); v && !v->empty())
+            return unquoted(v->front());
+        if (originalHas("--use-rotary-position-embeddings"))
+            return std::string("rope");
+        if (originalHas("--no-position-embedding"))
+            return std::string("none");
+        return std::nullopt;
     }
 
     void addRecompute(ArgGroup& g)
@@ -652,6 +691,118 @@ private:
             && a2aOverlapConflict().empty();
     }
 
+    // The values the launcher writes for a flag, or nothing when it does not write it.
+    std::optional<std::vector<std::string>> emittedValues(const std::string& flag) const
+    {
+        for (const ArgGroup& g : m_groups)
+            for (const Arg& a : g.args)
+                if (a.flag == flag)
+                    return a.values;
+        return std::nullopt;
+    }
+
+    // One note per parallel, recompute or batch flag of the original whose value the plan
+    // replaces ("--expert-model-parallel-size 8 -> 4 (the plan's)"), or that the launcher no
+    // longer writes, with why. The original's values are those the importer mapped
+    // (ParallelConfig); the model's shape flags are the plan model's (see the note on
+    // another model).
+    void noteReplacedValues()
+    {
+        const ImportedScript& o = *m_opt.original;
+        const ParallelConfig& op = o.parallel;
+        const Plan& plan = m_doc.plan;
+        const StagePlan& s0 = first();
+        const auto given = [&](const std::string& flag) { return o.given_flags.count(flag) > 0; };
+        // origFlag with origValues was given; the plan's launcher writes planFlag (the same
+        // flag, or the one an alias stands for), unchanged when it carries planValues.
+        const auto compare = [&](const std::string& origFlag, const std::vector<std::string>& origValues,
+                                 const std::string& planFlag, const std::vector<std::string>& planValues, const std::string& whyAbsent) {
+            const std::optional<std::vector<std::string>> now = emittedValues(planFlag);
+            if (now && *now == planValues)
+                return;
+            std::string line = origFlag;
+            for (const std::string& v : origValues)
+                line += " " + v;
+            line += " ->";
+            if (now) {
+                if (planFlag != origFlag)
+                    line += " " + planFlag;
+                for (const std::string& v : *now)
+                    line += " " + v;
+                line += " (the plan's)";
+            } else {
+                line += " not written (" + whyAbsent + ")";
+            }
+            m_notes.push_back(line);
+        };
+        const auto same = [&](const std::string& flag, const std::vector<std::string>& values, const std::string& whyAbsent) {
+            if (given(flag))
+                compare(flag, values, flag, values, whyAbsent);
+        };
+        const auto num = [](long long v) { return std::vector<std::string>{std::to_string(v)}; };
+        const std::string noExperts = "the plan's model has no experts";
+
+        same("--tensor-model-parallel-size", num(op.tp), "");
+        // Deprecated: the importer ignores it (Megatron-LM asserts it is unset).
+        if (given("--model-parallel-size"))
+            m_notes.push_back("--model-parallel-size -> not written (deprecated, Megatron-LM asserts it is unset; the plan's "
+                              "--tensor-model-parallel-size is " + std::to_string(s0.tp) + ")");
+        same("--pipeline-model-parallel-size", num(op.pp), "");
+        same("--context-parallel-size", num(op.cp), "");
+        same("--expert-model-parallel-size", num(op.ep), noExperts);
+        if (op.etp > 0)
+            same("--expert-tensor-parallel-size", num(op.etp), noExperts);
+        same("--sequence-parallel", {},
+             plan.sequence_parallel ? "sequence parallelism needs TP > 1, the plan's TP is " + std::to_string(s0.tp)
+                                    : "the plan has no sequence parallelism");
+        same("--use-distributed-optimizer", {}, "the plan does not use the distributed optimizer");
+
+        const std::string recompute = "the plan's recompute is " + std::string(toString(s0.recompute));
+        if (emittedValues("--recompute-granularity-per-stage-micro-batch")) {
+            if (op.recompute != Recompute::None)
+                m_notes.push_back(std::string("--recompute-granularity ") + (op.recompute == Recompute::Full ? "full" : "selective")
+                                  + " -> the plan's recompute per stage (--recompute-*-per-stage-micro-batch)");
+        } else if (op.recompute != Recompute::None)
+            same("--recompute-granularity", {op.recompute == Recompute::Full ? "full" : "selective"}, recompute);
+        if (given("--recompute-activations") && !given("--recompute-granularity") && !emittedValues("--recompute-granularity-per-stage-micro-batch"))
+            compare("--recompute-activations", {}, "--recompute-granularity", {"selective"}, recompute);
+        if (op.recompute == Recompute::Full && !op.recompute_method.empty())
+            same("--recompute-method", {op.recompute_method}, recompute);
+        if (op.recompute == Recompute::Full && op.recompute_method == "block")
+            same("--recompute-num-layers", num(op.recompute_layers), recompute);
+
+        same("--micro-batch-size", num(op.micro_batch_size), "");
+        if (op.global_batch_size > 0)
+            same("--global-batch-size", num(op.global_batch_size), "");
+        if (m_doc.model.training.precision == Precision::BF16)
+            same("--fp16", {}, "the plan's model trains in bf16");
+        else
+            same("--bf16", {}, "the plan's model trains in fp16");
+
+        // The virtual pipeline and the layer split: the plan writes its own.
+        const std::string vppWhy = plan.vpp > 1 ? "the plan's split is written as --pipeline-model-parallel-layout"
+                                                : "the plan has no virtual pipeline";
+        if (op.vpp > 1 && op.pp > 0 && o.model.num_layers % (op.pp * op.vpp) == 0)
+            same("--num-layers-per-virtual-pipeline-stage", num(o.model.num_layers / (op.pp * op.vpp)), vppWhy);
+        if (given("--num-virtual-stages-per-pipeline-rank") && op.vpp != plan.vpp)
+            m_notes.push_back("--num-virtual-stages-per-pipeline-rank " + std::to_string(op.vpp) + " -> not written (the plan's VPP is "
+                              + std::to_string(plan.vpp) + ")");
+        if (!op.layer_split.empty() && op.layer_split != split()) {
+            std::string flag;
+            for (const char* f : {"--pipeline-model-parallel-layout", "--decoder-first-pipeline-num-layers", "--decoder-last-pipeline-num-layers"})
+                if (given(f))
+                    flag += (flag.empty() ? "" : "/") + std::string(f);
+            const auto list = [](const std::vector<int>& v) {
+                std::string out;
+                for (int n : v)
+                    out += (out.empty() ? "" : ",") + std::to_string(n);
+                return out;
+            };
+            if (!flag.empty())
+                m_notes.push_back(flag + ": layers per stage " + list(op.layer_split) + " -> " + list(split()) + " (the plan's)");
+        }
+    }
+
     // The original script's other flags, minus those the plan sets or that conflict with it.
     ArgGroup carriedOver()
     {
@@ -668,6 +819,7 @@ private:
                               + std::to_string(om.hidden_size) + ", " + std::to_string(om.num_experts) + " experts) than the plan ("
                               + std::to_string(pm.num_layers) + " layers, hidden " + std::to_string(pm.hidden_size) + ", "
                               + std::to_string(pm.num_experts) + " experts); the plan's model is written");
+        noteReplacedValues();
         const FlagList& list = megatron ? FlagList::megatron() : FlagList::flagscale();
         std::set<std::string> emitted;
         for (const ArgGroup& grp : m_groups)
@@ -897,9 +1049,37 @@ private:
                 continue;
             if (name == "NODE_RANK" || name == "MASTER_ADDR" || name == "MASTER_PORT" || name == "WORLD_SIZE")
                 continue;
-            o << "export " << name << "=" << ShellQuote::value(e.substr(eq + 1)) << "   # from " << commentSafe(m_opt.original->file) << "\n";
+            const std::string value = e.substr(eq + 1);
+            const std::optional<std::string> fallback = environmentDefault(name, value);
+            o << "export " << name << "=" << (fallback ? "\"${" + name + ":-" + *fallback + "}\"" : ShellQuote::value(value))
+              << "   # from " << commentSafe(m_opt.original->file) << "\n";
         }
         return o.str();
+    }
+
+    // The original wrote NAME=${NAME:-default} (or :=), so that the environment can override
+    // it: the default, when that is what the import expanded it to and it needs no quoting;
+    // else nothing (the expanded value is written).
+    std::optional<std::string> environmentDefault(const std::string& name, const std::string& value) const
+    {
+        const auto it = m_opt.original->environment_raw.find(name);
+        if (it == m_opt.original->environment_raw.end())
+            return std::nullopt;
+        std::string raw = it->second;
+        if (raw.size() >= 2 && raw.front() == '"' && raw.back() == '"')
+            raw = raw.substr(1, raw.size() - 2);
+        for (const char* op : {":-", ":="}) {
+            const std::string head = "${" + name + op;
+            if (raw.size() > head.size() && raw.compare(0, head.size(), head) == 0 && raw.back() == '}') {
+                const std::string fallback = raw.substr(head.size(), raw.size() - head.size() - 1);
+                const bool plain = std::all_of(fallback.begin(), fallback.end(), [](char c) {
+                    return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("_./:,+@%=-").find(c) != std::string_view::npos;
+                });
+                if (plain && fallback == value)
+                    return fallback;
+            }
+        }
+        return std::nullopt;
     }
 
     std::string entry(const std::string& fallback) const

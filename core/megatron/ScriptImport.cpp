@@ -168,6 +168,9 @@ public:
                              "python <entry>.py with Megatron-LM flags");
         m_out.command_line = launch->line;
         m_out.environment = m_reader.exportedVariables();
+        for (const std::string& e : m_out.environment)
+            if (auto it = m_reader.rawAssignments().find(e.substr(0, e.find('='))); it != m_reader.rawAssignments().end())
+                m_out.environment_raw.insert(*it);
         if (auto it = m_reader.arrays().find("NODE_HOSTS"); it != m_reader.arrays().end())
             m_out.node_hosts = it->second;
         parseLauncher(*launch);
@@ -523,6 +526,7 @@ private:
             p.overlap_param_gather = false;
         }
         p.tp_comm_overlap = has("--tp-comm-overlap");
+        p.overlap_p2p = !has("--no-overlap-p2p-communication");
         if (p.tp_comm_overlap && !p.sequence_parallel) {
             warn(at("--tp-comm-overlap") + "--tp-comm-overlap needs --sequence-parallel (Megatron-LM asserts it); it is not counted");
             p.tp_comm_overlap = false;
@@ -780,15 +784,28 @@ Plan planFromScript(const ImportedScript& script, const Cluster& cluster, const 
                                  + std::to_string(nodes[static_cast<std::size_t>(r)]->count) + " devices, the script starts "
                                  + std::to_string(nproc) + " processes per node");
     const int world = script.nnodes * nproc;
+    // The flags that make a product too large: those given above 1 ("--a/--b"), else the first.
+    const auto responsible = [](std::initializer_list<std::pair<const char*, int>> sizes) {
+        std::string out;
+        for (const auto& [flag, v] : sizes)
+            if (v > 1)
+                out += (out.empty() ? "" : "/") + std::string(flag);
+        return out.empty() ? std::string(sizes.begin()->first) : out;
+    };
     const long long modelSize = 1LL * p.tp * p.pp * p.cp;
     if (world < 1 || modelSize < 1 || world % modelSize != 0)
-        throw InputError(file, "--tensor-model-parallel-size",
+        throw InputError(file,
+                         responsible({{"--tensor-model-parallel-size", p.tp}, {"--pipeline-model-parallel-size", p.pp},
+                                      {"--context-parallel-size", p.cp}}),
                          "world size " + std::to_string(world) + " is not divisible by TP*PP*CP = " + std::to_string(modelSize));
     const int dp = static_cast<int>(world / modelSize);
     const int etp = p.etp > 0 ? p.etp : p.tp;
     const int perStage = world / p.pp;
     if (perStage % (1LL * p.ep * etp) != 0)
-        throw InputError(file, "--expert-model-parallel-size",
+        throw InputError(file,
+                         // Without --expert-tensor-parallel-size, ETP is TP (Megatron-LM's default).
+                         responsible({{"--expert-model-parallel-size", p.ep},
+                                      {p.etp > 0 ? "--expert-tensor-parallel-size" : "--tensor-model-parallel-size", etp}}),
                          "world size " + std::to_string(world) + " is not divisible by ETP*EP*PP = "
                              + std::to_string(1LL * etp * p.ep * p.pp));
     std::vector<int> split = p.layer_split;
@@ -869,6 +886,7 @@ CostOptions scriptCostOptions(const ImportedScript& script, CostOptions base)
     base.overlap_grad_reduce = p.overlap_grad_reduce;
     base.overlap_param_gather = p.overlap_param_gather;
     base.tp_comm_overlap = p.tp_comm_overlap;
+    base.overlap_p2p = p.overlap_p2p;
     return base;
 }
 

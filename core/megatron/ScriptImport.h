@@ -10,6 +10,7 @@
 #include "plan/Plan.h"
 #include "util/InputError.h"
 
+#include <map>
 #include <set>
 #include <string>
 #include <string_view>
@@ -42,6 +43,9 @@ struct ParallelConfig {
     bool overlap_grad_reduce = false;
     bool overlap_param_gather = false;
     bool tp_comm_overlap = false;
+    // Megatron-LM's overlap_p2p_comm: on unless --no-overlap-p2p-communication (it matters
+    // only with the interleaved schedule).
+    bool overlap_p2p = true;
     std::vector<int> layer_split;       // layers per pipeline rank, from the layout or the
                                         // first/last-stage flags; empty = even split
 };
@@ -65,6 +69,8 @@ struct ImportedScript {
     std::string entry_script;           // "pretrain_gpt.py"
     std::vector<ScriptFlag> other_flags;      // every flag not mapped to the model/parallel config
     std::vector<std::string> environment;     // "NAME=value" exports seen
+    std::map<std::string, std::string> environment_raw;   // NAME -> its assignment as written
+                                                           // ("${NAME:-4}"), for those exports
     std::vector<std::string> warnings;        // unknown flags, unexpanded values, ...
     std::vector<InvalidFlagValue> invalid_values;   // mapped flags with values that could not be read
     std::set<std::string> given_flags;        // every flag of the entry script, by name

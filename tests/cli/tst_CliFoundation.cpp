@@ -6,6 +6,9 @@
 
 #include <QDir>
 #include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
 #include <QTemporaryDir>
 
@@ -53,6 +56,11 @@ private slots:
     void repeatedOptionIsRefused();
     void numbersSayWhatIsExpected();
     void timeLimitBeyondMeaningIsNoLimit();
+    void estimateNamesTheResponsibleFlag();
+    void sequenceParallelWithoutTensorParallelIsOff();
+    void estimateTargetsWhatCanRunIt();
+    void planJsonWithoutFeasiblePlan();
+    void notJsonAndDuplicateKeyPositions();
 };
 
 void tst_CliFoundation::helpAndVersion()
@@ -266,6 +274,135 @@ void tst_CliFoundation::timeLimitBeyondMeaningIsNoLimit()
         QVERIFY2(r.out.startsWith("HAPMoE plan for Mixtral-S on 16-1-h"), qPrintable(r.out));
         QVERIFY2(!r.out.contains("time limit reached"), qPrintable(r.out));
     }
+}
+
+void tst_CliFoundation::estimateNamesTheResponsibleFlag()
+{
+    // 16 devices: PP 5 alone, or ETP 3 alone, is the flag that does not divide them.
+    Run r = hapmoe({"estimate", "--model", "Mixtral-S", "--cluster", "H800:2x8", "--pp", "5"});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("--pp: TP*CP*PP = 5 does not divide the cluster's 16 devices"), qPrintable(r.err));
+    r = hapmoe({"estimate", "--model", "Mixtral-S", "--cluster", "H800:2x8", "--etp", "3"});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("--etp: EP*ETP = 3 does not divide the 16 devices of a stage"), qPrintable(r.err));
+    // Two flags above 1 whose product (2 x 3 = 6) does not divide 16: both are named.
+    r = hapmoe({"estimate", "--model", "Mixtral-S", "--cluster", "H800:2x8", "--tp", "2", "--pp", "3"});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("--tp/--pp: TP*CP*PP = 6 does not divide"), qPrintable(r.err));
+}
+
+void tst_CliFoundation::sequenceParallelWithoutTensorParallelIsOff()
+{
+    // Megatron-LM's validate_args turns sequence parallelism off when TP is 1 ("Disabling
+    // sequence parallelism because tensor model parallelism is disabled"); so does estimate.
+    const QStringList base{"estimate", "--model", "LLaMA-2-7B", "--cluster", "H100:1x8", "--sequence-parallel"};
+    Run r = hapmoe(base + QStringList{"--tp", "1"});
+    QVERIFY2(r.exitCode == 0 || r.exitCode == 1, qPrintable(r.err));
+    QVERIFY2(r.out.contains("note: --sequence-parallel is ignored with --tp 1"), qPrintable(r.out));
+    QVERIFY2(!r.out.section('\n', 0, 0).contains("SP"), qPrintable(r.out.section('\n', 0, 0)));
+    r = hapmoe(base + QStringList{"--tp", "1", "--json"});
+    QVERIFY2(r.err.contains("note: --sequence-parallel is ignored with --tp 1"), qPrintable(r.err));
+    QCOMPARE(QJsonDocument::fromJson(r.out.toUtf8()).object()["plan"].toObject()["sequence_parallel"].toBool(true), false);
+    // With TP 2 the header says SP.
+    r = hapmoe(base + QStringList{"--tp", "2"});
+    QVERIFY2(r.out.section('\n', 0, 0).contains(", SP"), qPrintable(r.out));
+
+    // A plan file with TP 2 on stage 0 and TP 1 on stage 1: SP only where TP > 1. Stage 0
+    // (TP2 DP4, MBS 2) and stage 1 (TP1 DP8, MBS 1) run the same 8 sequences per micro-batch.
+    r = hapmoe({"estimate", "--model", "LLaMA-2-7B", "--cluster", "H100:2x8", "--tp", "2", "--pp", "2", "--mbs", "2",
+                "--sequence-parallel", "--json"});
+    QVERIFY2(r.exitCode == 0 || r.exitCode == 1, qPrintable(r.err));
+    QJsonObject doc = QJsonDocument::fromJson(r.out.toUtf8()).object();
+    QJsonObject plan = doc["plan"].toObject();
+    QJsonArray stages = plan["stages"].toArray();
+    QCOMPARE(stages.size(), 2);
+    QJsonObject st = stages[1].toObject();
+    st["tp"] = 1;
+    st["dp"] = 8;
+    st["etp"] = 1;
+    st["edp"] = 8;
+    st["micro_batch_size"] = 1;
+    stages[1] = st;
+    plan["stages"] = stages;
+    doc["plan"] = plan;
+    doc.remove("prediction");
+    QTemporaryDir tmp;
+    QFile f(tmp.filePath("mixed.json"));
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(QJsonDocument(doc).toJson());
+    f.close();
+    r = hapmoe({"estimate", "--plan", f.fileName()});
+    QVERIFY2(r.exitCode == 0 || r.exitCode == 1, qPrintable(r.err));
+    QVERIFY2(r.out.section('\n', 0, 0).contains(", SP on stages 0 (TP > 1)"), qPrintable(r.out.section('\n', 0, 0)));
+}
+
+void tst_CliFoundation::estimateTargetsWhatCanRunIt()
+{
+    // 16-1 is 8 H800 (NCCL) and 8 910B (HCCL): one Megatron-LM job speaks one collective
+    // library, FlagScale's heterogeneous meshes run both. The flag form's plan targets FlagScale
+    // and says so; an export in that format succeeds.
+    QTemporaryDir tmp;
+    const QStringList args{"estimate", "--model", "Mixtral-S", "--cluster", "16-1", "--tp", "1", "--pp", "4", "--ep", "4", "--etp", "1"};
+    Run r = hapmoe(args + QStringList{"--json"});
+    QCOMPARE(r.exitCode, 0);
+    QCOMPARE(QJsonDocument::fromJson(r.out.toUtf8()).object()["plan"].toObject()["target"].toString(), QStringLiteral("flagscale"));
+    QVERIFY2(r.err.contains("note: the plan's target is flagscale (export it with --format flagscale): Megatron-LM cannot run it"),
+             qPrintable(r.err));
+    QFile f(tmp.filePath("plan.json"));
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(r.out.toUtf8());
+    f.close();
+    r = hapmoe({"export", f.fileName(), "--format", "flagscale", "-o", tmp.filePath("launch.sh")});
+    QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+    QVERIFY(QFileInfo::exists(tmp.filePath("launch.sh")));
+    r = hapmoe(args);
+    QVERIFY2(r.out.contains("note: the plan's target is flagscale"), qPrintable(r.out));
+    // One device type: Megatron-LM runs it, and the target stays megatron without a note.
+    r = hapmoe({"estimate", "--model", "Mixtral-S", "--cluster", "H800:2x8", "--pp", "2", "--json"});
+    QCOMPARE(QJsonDocument::fromJson(r.out.toUtf8()).object()["plan"].toObject()["target"].toString(), QStringLiteral("megatron"));
+    QVERIFY(!r.err.contains("target"));
+}
+
+void tst_CliFoundation::planJsonWithoutFeasiblePlan()
+{
+    // Mixtral-L (about 122B parameters, paper appendix A) cannot fit on 8 H800 without
+    // optimizer offload: exit 1, and --json still prints the hapmoe.plan document with no plan
+    // and the reason (docs/formats.md).
+    const Run r = hapmoe({"plan", "--model", "Mixtral-L", "--cluster", "H800:1x8", "--optimizer-offload", "never", "--json"});
+    QCOMPARE(r.exitCode, 1);
+    QJsonParseError error;
+    const QJsonObject doc = QJsonDocument::fromJson(r.out.toUtf8(), &error).object();
+    QVERIFY2(error.error == QJsonParseError::NoError, qPrintable(r.out));
+    QCOMPARE(doc["format"].toString(), QStringLiteral("hapmoe.plan"));
+    QVERIFY(doc["plan"].isNull());
+    QCOMPARE(doc["model"].toObject()["name"].toString(), QStringLiteral("Mixtral-L"));
+    const QJsonObject search = doc["search"].toObject();
+    QVERIFY(search["alternatives"].toArray().isEmpty());
+    QVERIFY2(search["no_plan_reason"].toString().startsWith("no plan fits in device memory"), qPrintable(search["no_plan_reason"].toString()));
+    QVERIFY(r.err.contains("no feasible plan: " + search["no_plan_reason"].toString()));
+    // The document is refused where a plan is needed, with the reason.
+    QTemporaryDir tmp;
+    QFile f(tmp.filePath("none.json"));
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(r.out.toUtf8());
+    f.close();
+    const Run v = hapmoe({"validate", f.fileName()});
+    QCOMPARE(v.exitCode, 2);
+    QVERIFY2(v.err.contains("plan: the document holds no plan: the search found none (search.no_plan_reason: no plan fits"),
+             qPrintable(v.err));
+}
+
+void tst_CliFoundation::notJsonAndDuplicateKeyPositions()
+{
+    // binary-garbage.json is the bytes 00 01 02 ff fe: not a JSON text from its first byte.
+    Run r = hapmoe({"validate", QStringLiteral(HAPMOE_BAD_INPUT_DIR) + "/binary-garbage.json"});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("line 1, column 1: malformed JSON: not a JSON text (binary data at byte 0)"), qPrintable(r.err));
+    QVERIFY(!r.err.contains("end of input"));
+    // model-duplicate-key.json gives "num_layers" again on line 8, indented by two spaces.
+    r = hapmoe({"validate", QStringLiteral(HAPMOE_BAD_INPUT_DIR) + "/model-duplicate-key.json"});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("line 8, column 3: malformed JSON: the key \"num_layers\" appears twice in one object"), qPrintable(r.err));
 }
 
 QTEST_GUILESS_MAIN(tst_CliFoundation)

@@ -154,6 +154,7 @@ private slots:
     void imbalanceCappedAtExpertsOverTopk();
     void recomputeOrdering();
     void crossVendorSendUsesBridge();
+    void interNodeSendAndInterleavedOverlap();
     void infeasibleSaysStageAndShortfall();
     void closedFormEqualsSimulatorForEqualStages();
     void simulatorBoundsForUnequalStages();
@@ -219,8 +220,12 @@ void TestCostModel::flopsKorthikanti()
     QFETCH(int, heads);
     const double B = 64, s = 2048, L = layers, h = hidden, V = 51200;
     const double expected = 72 * B * s * L * h * h * (1 + s / (6 * h) + V / (12 * h * L));
-    const double got = modelFlopsPerIteration(gpt(layers, hidden, heads), 64);
+    const double got = modelFlopsPerIteration(gpt(layers, hidden, heads), 64, FlopCounting::FullSquare);
     QVERIFY(std::fabs(got / expected - 1) < 1e-12);
+    // Megatron-LM d98e8a64 counts the attention core's causal half: its 4 s q per token and
+    // layer (forward) becomes 2 s q, so s/(6h) becomes s/(12h) for MHA.
+    const double causal = 72 * B * s * L * h * h * (1 + s / (12 * h) + V / (12 * h * L));
+    QVERIFY(std::fabs(modelFlopsPerIteration(gpt(layers, hidden, heads), 64) / causal - 1) < 1e-12);
     if (layers == 96) {
         // Published MFU of 175B on 64 A100 at 13.75 s/iteration: 51.4 %.
         QCOMPARE(std::round(1000 * got / (13.75 * 64 * 312e12)) / 1000, 0.514);
@@ -654,6 +659,48 @@ void TestCostModel::crossVendorSendUsesBridge()
     const StageEstimate e = cm.estimateStage(a, ctx);
     const double bytes = 4096.0 * 4096 * 2 / 8;   // s * h * 2 bytes / TP, one rank's share
     QVERIFY(std::fabs(e.p2p_send - (bytes / 2.5e9 + 100e-6)) < 1e-12);
+}
+
+void TestCostModel::interNodeSendAndInterleavedOverlap()
+{
+    // A send between two H800 nodes is one message on one NIC pair: 20 us (Calculon's
+    // InfiniBand latency) + bytes / (50 GB/s x 48.5/50) (nccl-tests #267: 48-49 GB/s per
+    // CX-7 NIC). 1 MiB: 20 + 21.62 = 41.62 us; a ring's curve would have charged ~0.45 ms.
+    GroupLink nic;
+    nic.link = LinkClass::InterNode;
+    nic.nic_bw = 50e9;
+    nic.intra_bw = 200e9;
+    QVERIFY(std::fabs(collectiveTime(Collective::SendRecv, 1048576.0, 2, nic) - (20e-6 + 1048576.0 / 48.5e9)) < 1e-15);
+
+    // Two LLaMA-7B stages on two H800 nodes at TP 8: each rank sends s h 2 / 8 = 4 MiB.
+    const ModelSpec m = llama7b();
+    const Cluster c = nodesOf("H800", 2);
+    StagePlan a = stageOn("H800", 0, 8, 8);
+    StagePlan b = stageOn("H800", 1, 8, 8);
+    a.num_layers = b.num_layers = 16;
+    b.first_layer = 16;
+    const double send = 20e-6 + 4096.0 * 4096 * 2 / 8 / 48.5e9;
+    StageContext ctx;
+    ctx.stage_index = 0;
+    ctx.num_stages = 2;
+    ctx.next = &b;
+    ctx.vpp = 1;
+    const CostModel cm(m, c, DeviceCatalog::builtin());
+    const StageEstimate plain = cm.estimateStage(a, ctx);
+    QVERIFY(std::fabs(plain.p2p_send - send) < 1e-15);
+    // Interleaved (VPP 2: 8 layers per chunk), rank 0 sends twice per micro-batch to rank 1.
+    // With Megatron-LM's overlap_p2p_comm each send hides behind the next chunk: a chunk of 8
+    // layers computes far longer than 0.1 ms, so nothing is exposed; without it both are.
+    ctx.vpp = 2;
+    CostOptions noOverlap;
+    noOverlap.overlap_p2p = false;
+    const StageEstimate waits = CostModel(m, c, DeviceCatalog::builtin(), nullptr, noOverlap).estimateStage(a, ctx);
+    const StageEstimate overlaps = cm.estimateStage(a, ctx);
+    QVERIFY(waits.t_fwd / 2 > 10 * send);
+    QCOMPARE(overlaps.p2p_send, 0.0);
+    QVERIFY(std::fabs(waits.p2p_send - 2 * send) < 1e-15);
+    QVERIFY(std::fabs(waits.t_fwd - overlaps.t_fwd - waits.p2p_send) < 1e-12);
+    QVERIFY(std::fabs(waits.t_bwd - overlaps.t_bwd - waits.p2p_send) < 1e-12);
 }
 
 void TestCostModel::infeasibleSaysStageAndShortfall()

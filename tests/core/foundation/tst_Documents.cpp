@@ -175,6 +175,8 @@ private slots:
     void validateClusterCatchesProblems();
     void validatePlanCatchesMegatronRules();
     void duplicateKeysAndHugeNumbersRefused();
+    void binaryDataIsNotJson();
+    void enumerationsIgnoreCaseAndSeparators();
     void profileAndSettingsBounds();
     void writersSurviveBadEncoding();
     void readTextFileRefusesNonFiles();
@@ -532,6 +534,8 @@ void tst_Documents::duplicateKeysAndHugeNumbersRefused()
                       "num_attention_heads": 8, "vocab_size": 1000, "seq_length": 128})", "m.json");
     });
     QCOMPARE(q(dup.file()), QStringLiteral("m.json"));
+    // The second "num_layers" opens at column 82 of line 1 (81 characters before it).
+    QCOMPARE(q(dup.where()), QStringLiteral("line 1, column 82"));
     QVERIFY2(q(dup.detail()).contains(QStringLiteral("\"num_layers\" appears twice")), qPrintable(q(dup.detail())));
     // The same key in two different objects is fine; in a nested object the message says where.
     const InputError nested = expectError([] {
@@ -540,6 +544,14 @@ void tst_Documents::duplicateKeysAndHugeNumbersRefused()
                       "training": {"micro_batch_size": 1, "micro_batch_size": 2}})", "m.json");
     });
     QVERIFY2(q(nested.detail()).contains(QStringLiteral("\"micro_batch_size\" in \"training\"")), qPrintable(q(nested.detail())));
+    // Line 3 is `    "training": {"micro_batch_size": 1, "micro_batch_size": 2}}`: 4 spaces,
+    // 13 characters of `"training": {`, 21 of `"micro_batch_size": 1`, 2 of ", ": the second
+    // key opens at column 41.
+    const std::string nestedText = R"({"format": "hapmoe.model", "version": 2, "num_layers": 2, "hidden_size": 1024,
+"num_attention_heads": 8, "vocab_size": 1000, "seq_length": 128,
+    "training": {"micro_batch_size": 1, "micro_batch_size": 2}})";
+    const InputError nestedAt = expectError([&] { readModel(nestedText, "m.json"); });
+    QCOMPARE(q(nestedAt.where()), QStringLiteral("line 3, column 41"));
     readModel(R"({"format": "hapmoe.model", "version": 2, "num_layers": 2, "hidden_size": 1024, "num_attention_heads": 8,
                   "vocab_size": 1000, "seq_length": 128, "training": {"micro_batch_size": 1}, "description": "micro_batch_size"})",
               "m.json");
@@ -551,6 +563,37 @@ void tst_Documents::duplicateKeysAndHugeNumbersRefused()
     QCOMPARE(q(huge.file()), QStringLiteral("m.json"));
     QCOMPARE(q(huge.where()), QStringLiteral("line 2, column 17"));
     QVERIFY2(q(huge.detail()).contains(QStringLiteral("1e999")), qPrintable(q(huge.detail())));
+}
+
+void tst_Documents::binaryDataIsNotJson()
+{
+    // nlohmann reads a NUL byte as the end of the input ("unexpected end of input"), and a
+    // valid document followed by NUL padding would pass; both are not JSON texts.
+    const InputError first = expectError([] { readModel(std::string("\0\x01\x02", 3), "m.bin"); });
+    QCOMPARE(q(first.where()), QStringLiteral("line 1, column 1"));
+    QCOMPARE(q(first.detail()), QStringLiteral("malformed JSON: not a JSON text (binary data at byte 0)"));
+    std::string padded = writeModel(fullModel());
+    const std::size_t size = padded.size();
+    padded += std::string(4, '\0');
+    const InputError tail = expectError([&] { readModel(padded, "m.json"); });
+    QCOMPARE(q(tail.detail()), QStringLiteral("malformed JSON: not a JSON text (binary data at byte %1)").arg(size));
+}
+
+void tst_Documents::enumerationsIgnoreCaseAndSeparators()
+{
+    // docs/formats.md: enumerations match ignoring case, '-', '_' and spaces; normalization
+    // is one of them and reads back in Megatron-LM's spelling.
+    const auto withNorm = [](const std::string& value) {
+        return R"({"format": "hapmoe.model", "version": 2, "num_layers": 2, "hidden_size": 1024, "num_attention_heads": 8,
+                   "vocab_size": 1000, "seq_length": 128, "normalization": ")" + value + "\"}";
+    };
+    for (const char* v : {"rmsnorm", "RMSNORM", "rms_norm", "RMS-Norm", "RMSNorm"})
+        QCOMPARE(q(readModel(withNorm(v), "m.json").normalization), QStringLiteral("RMSNorm"));
+    for (const char* v : {"layernorm", "LAYER_NORM", "Layer Norm", "LayerNorm"})
+        QCOMPARE(q(readModel(withNorm(v), "m.json").normalization), QStringLiteral("LayerNorm"));
+    const InputError bad = expectError([&] { readModel(withNorm("batchnorm"), "m.json"); });
+    QCOMPARE(q(bad.where()), QStringLiteral("model.normalization"));
+    QVERIFY2(q(bad.detail()).contains(QStringLiteral("\"RMSNorm\", \"LayerNorm\", got \"batchnorm\"")), qPrintable(q(bad.detail())));
 }
 
 void tst_Documents::profileAndSettingsBounds()

@@ -386,6 +386,149 @@ private slots:
         QCOMPARE(test::runBash({"-n", dir.filePath("l.sh")}, dir.path()), 0);
     }
 
+    void positionEmbedding()
+    {
+        // Megatron-LM's --position-embedding-type defaults to learned_absolute (reference
+        // megatron-lm-flags-detailed.tsv), a table of max_position_embeddings x hidden
+        // parameters. The cost model gives RMSNorm models rotary positions and LayerNorm models
+        // the learned table (docs/cost-model.md section 1), so the launcher says rope for the
+        // first and leaves Megatron's default for the second.
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        PlanDocument d = megatronPlan();   // Mixtral 8x7B: RMSNorm
+        ExportResult r = exportLauncher(d, {});
+        QVERIFY2(r.ok, r.refusal.c_str());
+        std::vector<std::string> args = runLauncher(dir, r.script, "0");
+        QCOMPARE(valuesAfter(args, "--position-embedding-type"), std::vector<std::string>{"rope"});
+        // Export -> import: the flag is read back as a carried-over flag without a warning,
+        // and the model is the same RMSNorm model.
+        const ImportedScript s = importMegatronScript(r.script, "launch.sh");
+        QCOMPARE(s.model.normalization, std::string("RMSNorm"));
+        bool rope = false;
+        for (const ScriptFlag& f : s.other_flags)
+            rope = rope || (f.name == "--position-embedding-type" && f.values == std::vector<std::string>{"rope"});
+        QVERIFY(rope);
+        for (const std::string& w : s.warnings)
+            QVERIFY2(w.find("position") == std::string::npos, w.c_str());
+        // Exported again with that script as the original: rope once, no note.
+        ExportOptions o;
+        o.original = s;
+        r = exportLauncher(d, o);
+        QVERIFY2(r.ok, r.refusal.c_str());
+        args = runLauncher(dir, r.script, "0");
+        QCOMPARE(std::count(args.begin(), args.end(), std::string("--position-embedding-type")), 1);
+        QVERIFY(!hasNote(r, "--position-embedding-type"));
+
+        // A LayerNorm (GPT-style) model keeps Megatron's learned positions: no flag.
+        d.model.normalization = "LayerNorm";
+        r = exportLauncher(d, {});
+        QVERIFY2(r.ok, r.refusal.c_str());
+        QVERIFY(r.script.find("--position-embedding-type") == std::string::npos);
+
+        // The original's choice is kept; one that disagrees with the costed model is noted.
+        const std::string head = "torchrun --nproc_per_node=8 pretrain_gpt.py --num-layers 32 --hidden-size 4096 "
+                                 "--num-attention-heads 32 --seq-length 4096 --max-position-embeddings 32768 --bf16 ";
+        d.model.normalization = "RMSNorm";
+        o.original = importMegatronScript(head + "--position-embedding-type learned_absolute\n", "a.sh");
+        r = exportLauncher(d, o);
+        QVERIFY2(r.ok, r.refusal.c_str());
+        args = runLauncher(dir, r.script, "0");
+        QCOMPARE(valuesAfter(args, "--position-embedding-type"), std::vector<std::string>{"learned_absolute"});
+        QVERIFY(hasNote(r, "--position-embedding-type: the original's learned_absolute is kept, but the plan was costed for RMSNorm "
+                           "with rotary positions (no position table)"));
+        o.original = importMegatronScript(head + "--use-rotary-position-embeddings\n", "b.sh");
+        r = exportLauncher(d, o);
+        QVERIFY2(r.ok, r.refusal.c_str());
+        args = runLauncher(dir, r.script, "0");
+        QVERIFY(contains(args, "--use-rotary-position-embeddings"));
+        QVERIFY(!contains(args, "--position-embedding-type"));
+        QVERIFY(!hasNote(r, "--position-embedding-type"));
+    }
+
+    void replacedValuesAreNamed()
+    {
+        // The plan (TP2 PP4 EP4 ETP1, block recompute of 2 layers, GBS 64, SP) rewrites the
+        // original's parallel flags; each changed one gets a header line with both values.
+        const std::string script = "torchrun --nproc_per_node=8 --nnodes 4 pretrain_gpt.py --num-layers 32 --hidden-size 4096 "
+                                   "--num-attention-heads 32 --seq-length 4096 --max-position-embeddings 32768 --bf16 "
+                                   "--num-experts 8 --tensor-model-parallel-size 2 --pipeline-model-parallel-size 4 "
+                                   "--expert-model-parallel-size 8 --expert-tensor-parallel-size 1 "
+                                   "--recompute-granularity full --recompute-method uniform --recompute-num-layers 1 "
+                                   "--micro-batch-size 1 --global-batch-size 64 --sequence-parallel\n";
+        ExportOptions o;
+        o.original = importMegatronScript(script, "orig.sh");
+        PlanDocument d = megatronPlan();
+        ExportResult r = exportLauncher(d, o);
+        QVERIFY2(r.ok, r.refusal.c_str());
+        QVERIFY(hasNote(r, "--expert-model-parallel-size 8 -> 4 (the plan's)"));
+        QVERIFY(hasNote(r, "--recompute-method uniform -> block (the plan's)"));
+        // Unchanged values (TP 2, PP 4, ETP 1, full, MBS 1, GBS 64, SP) get no line.
+        for (const char* same : {"--tensor-model-parallel-size", "--pipeline-model-parallel-size", "--expert-tensor-parallel-size",
+                                 "--recompute-granularity", "--micro-batch-size", "--global-batch-size", "--sequence-parallel"})
+            QVERIFY2(!hasNote(r, std::string(same) + " "), same);
+        QVERIFY(r.script.find("\n# --expert-model-parallel-size 8 -> 4 (the plan's)\n") != std::string::npos);
+
+        // Without SP and recompute in the plan: the original's switches are named as not written.
+        d.plan.sequence_parallel = false;
+        for (StagePlan& st : d.plan.stages) {
+            st.recompute = Recompute::None;
+            st.recompute_layers = 0;
+        }
+        r = exportLauncher(d, o);
+        QVERIFY2(r.ok, r.refusal.c_str());
+        QVERIFY(hasNote(r, "--sequence-parallel -> not written (the plan has no sequence parallelism)"));
+        QVERIFY(hasNote(r, "--recompute-granularity full -> not written (the plan's recompute is none)"));
+        QVERIFY(hasNote(r, "--recompute-method uniform -> not written (the plan's recompute is none)"));
+        // The deprecated --model-parallel-size (Megatron-LM asserts it is unset) is named too.
+        o.original = importMegatronScript(
+            "torchrun --nproc_per_node=8 --nnodes 4 pretrain_gpt.py --num-layers 32 --hidden-size 4096 --num-attention-heads 32 "
+            "--seq-length 4096 --max-position-embeddings 32768 --bf16 --num-experts 8 --model-parallel-size 4\n",
+            "alias.sh");
+        r = exportLauncher(d, o);
+        QVERIFY2(r.ok, r.refusal.c_str());
+        QVERIFY(hasNote(r, "--model-parallel-size -> not written (deprecated, Megatron-LM asserts it is unset; the plan's "
+                           "--tensor-model-parallel-size is 2)"));
+    }
+
+    void environmentDefaultsStayOverridable()
+    {
+        // NAME=${NAME:-4} lets the environment override the value; the launcher keeps that form
+        // (for a plain default) and writes other exports with their value.
+        ExportOptions o;
+        o.original = importMegatronScript("export NCCL_IB_QPS_PER_CONNECTION=${NCCL_IB_QPS_PER_CONNECTION:-4}\n"
+                                          "export NCCL_IB_TIMEOUT=\"${NCCL_IB_TIMEOUT:=22}\"\n"
+                                          "export FIXED_VALUE=7\n"
+                                          "export OTHER_DEFAULT=${SOMETHING_ELSE:-5}\n"
+                                          "torchrun --nproc_per_node=8 pretrain_gpt.py --num-layers 32 --hidden-size 4096 "
+                                          "--num-attention-heads 32 --seq-length 4096 --max-position-embeddings 32768 --bf16\n",
+                                          "env.sh");
+        QCOMPARE(o.original->environment_raw.at("NCCL_IB_QPS_PER_CONNECTION"), std::string("${NCCL_IB_QPS_PER_CONNECTION:-4}"));
+        const ExportResult r = exportLauncher(megatronPlan(), o);
+        QVERIFY2(r.ok, r.refusal.c_str());
+        QVERIFY(r.script.find("export NCCL_IB_QPS_PER_CONNECTION=\"${NCCL_IB_QPS_PER_CONNECTION:-4}\"") != std::string::npos);
+        QVERIFY(r.script.find("export NCCL_IB_TIMEOUT=\"${NCCL_IB_TIMEOUT:-22}\"") != std::string::npos);
+        QVERIFY(r.script.find("export FIXED_VALUE=7 ") != std::string::npos);
+        QVERIFY(r.script.find("export OTHER_DEFAULT=5 ") != std::string::npos);   // another variable's default: the value
+        // Run: the environment's value wins, and without one the default applies.
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        QString launcher = QString::fromStdString(r.script);
+        launcher.replace(QStringLiteral("torchrun "), QStringLiteral("echo \"QPS=${NCCL_IB_QPS_PER_CONNECTION}\" > \"$ARGS_OUT\"; true "));
+        QVERIFY(test::writeText(dir.filePath("env.sh"), launcher.toStdString()));
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("ARGS_OUT", dir.filePath("out.txt"));
+        env.insert("NCCL_IB_QPS_PER_CONNECTION", "8");
+        QCOMPARE(test::runBash({dir.filePath("env.sh"), "0"}, dir.path(), nullptr, env), 0);
+        QFile out(dir.filePath("out.txt"));
+        QVERIFY(out.open(QIODevice::ReadOnly));
+        QCOMPARE(out.readAll().trimmed(), QByteArray("QPS=8"));
+        out.close();
+        env.remove("NCCL_IB_QPS_PER_CONNECTION");
+        QCOMPARE(test::runBash({dir.filePath("env.sh"), "0"}, dir.path(), nullptr, env), 0);
+        QVERIFY(out.open(QIODevice::ReadOnly));
+        QCOMPARE(out.readAll().trimmed(), QByteArray("QPS=4"));
+    }
+
     void interleavedAndUniform()
     {
         PlanDocument d = megatronPlan();

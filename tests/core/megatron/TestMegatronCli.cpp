@@ -148,6 +148,49 @@ private slots:
         QCOMPARE(hapmoeCli({"export", data("mixtral_h800_plan.json"), "--format", "deepspeed"}, dir.path()).code, 2);
     }
 
+    void rmsNormModelExportsRope()
+    {
+        // The reviewer's repro: LLaMA-2-7B (RMSNorm, rotary positions: no position table in the
+        // cost model) must not get Megatron-LM's default learned_absolute table.
+        QTemporaryDir dir;
+        Run r = hapmoeCli({"estimate", "--model", "LLaMA-2-7B", "--cluster", "H100:1x8", "--tp", "2", "--json"}, dir.path());
+        QVERIFY2(r.code == 0, qPrintable(r.out));
+        const int start = r.out.indexOf('{');
+        QVERIFY(test::writeText(dir.filePath("ll.json"), r.out.mid(start, r.out.lastIndexOf('}') - start + 1).toStdString()));
+        r = hapmoeCli({"export", "ll.json", "--format", "megatron", "-o", "ll.sh"}, dir.path());
+        QVERIFY2(r.code == 0, qPrintable(r.out));
+        QFile f(dir.filePath("ll.sh"));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QByteArray script = f.readAll();
+        QVERIFY(script.contains("    --normalization RMSNorm\n    --position-embedding-type rope\n"));
+    }
+
+    void scriptSizesNameTheirFlag()
+    {
+        // 2 nodes x 8 = 16 ranks: only PP 5 (or only CP 3) is given, so that flag is named,
+        // not --tensor-model-parallel-size.
+        QTemporaryDir dir;
+        const std::string head = "torchrun --nproc_per_node 8 --nnodes 2 pretrain_gpt.py --num-layers 30 --hidden-size 4096 "
+                                 "--num-attention-heads 32 --seq-length 4096 --max-position-embeddings 4096 --bf16 ";
+        QVERIFY(test::writeText(dir.filePath("pp5.sh"), head + "--pipeline-model-parallel-size 5\n"));
+        QVERIFY(test::writeText(dir.filePath("cp3.sh"), head + "--context-parallel-size 3\n"));
+        QVERIFY(test::writeText(dir.filePath("tp2cp3.sh"), head + "--tensor-model-parallel-size 2 --context-parallel-size 3\n"));
+        QVERIFY(test::writeText(dir.filePath("ep3.sh"), head + "--num-experts 6 --expert-model-parallel-size 3\n"));
+        Run r = hapmoeCli({"estimate", "--script", "pp5.sh", "--cluster", "H800:2x8"}, dir.path());
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.out.contains("pp5.sh: --pipeline-model-parallel-size: world size 16 is not divisible by TP*PP*CP = 5"), qPrintable(r.out));
+        r = hapmoeCli({"estimate", "--script", "cp3.sh", "--cluster", "H800:2x8"}, dir.path());
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.out.contains("cp3.sh: --context-parallel-size: world size 16 is not divisible by TP*PP*CP = 3"), qPrintable(r.out));
+        r = hapmoeCli({"estimate", "--script", "tp2cp3.sh", "--cluster", "H800:2x8"}, dir.path());
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.out.contains("--tensor-model-parallel-size/--context-parallel-size: world size 16 is not divisible by TP*PP*CP = 6"),
+                 qPrintable(r.out));
+        r = hapmoeCli({"estimate", "--script", "ep3.sh", "--cluster", "H800:2x8"}, dir.path());
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.out.contains("ep3.sh: --expert-model-parallel-size: world size 16 is not divisible by ETP*EP*PP = 3"), qPrintable(r.out));
+    }
+
     void hostileHostRefused()
     {
         QTemporaryDir dir;

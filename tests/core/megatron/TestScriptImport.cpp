@@ -318,6 +318,8 @@ private slots:
         QVERIFY(!plain.parallel.overlap_grad_reduce && !plain.parallel.overlap_param_gather && !plain.parallel.tp_comm_overlap);
         const CostOptions plainOpt = scriptCostOptions(plain);
         QVERIFY(!plainOpt.overlap_grad_reduce && !plainOpt.overlap_param_gather && !plainOpt.tp_comm_overlap);
+        QVERIFY(plainOpt.overlap_p2p);   // Megatron-LM's overlap_p2p_comm defaults to True
+        QVERIFY(!scriptCostOptions(importMegatronScript(head + "--no-overlap-p2p-communication\n", "p.sh")).overlap_p2p);
 
         const ImportedScript all = importMegatronScript(
             head + "--use-distributed-optimizer --sequence-parallel --overlap-grad-reduce --overlap-param-gather --tp-comm-overlap\n",
