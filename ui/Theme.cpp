@@ -145,15 +145,36 @@ QColor statusColor(Status status, const QPalette& palette)
 {
     // 4.6:1 and more on Window and Base (contrastRatio): darker shades on the light palette,
     // lighter ones on the dark palette, where the red is that of the timeline's idle time.
+    // The first shade that reads at 4.5:1 on both; a lighter background (a tooltip on the
+    // dark palette) takes a lighter shade.
     const bool dark = isDark(palette);
+    static const QColor okDark[] = {QColor(0x81, 0xc7, 0x84), QColor(0xa5, 0xd6, 0xa7), QColor(0xc8, 0xe6, 0xc9)};
+    static const QColor okLight[] = {QColor(0x2e, 0x7d, 0x32), QColor(0x1b, 0x5e, 0x20)};
+    static const QColor badDark[] = {QColor(0xef, 0x73, 0x73), QColor(0xff, 0x8a, 0x80), QColor(0xff, 0xab, 0x91)};
+    static const QColor badLight[] = {QColor(0xc6, 0x28, 0x28), QColor(0xb7, 0x1c, 0x1c)};
+    const auto pick = [&](const auto& shades) {
+        for (const QColor& c : shades)
+            if (contrastRatio(c, palette.color(QPalette::Window)) >= 4.5 && contrastRatio(c, palette.color(QPalette::Base)) >= 4.5)
+                return c;
+        return std::end(shades)[-1];
+    };
     if (status == Status::Ok)
-        return dark ? QColor(0x81, 0xc7, 0x84) : QColor(0x2e, 0x7d, 0x32);
-    return dark ? QColor(0xef, 0x73, 0x73) : QColor(0xc6, 0x28, 0x28);
+        return dark ? pick(okDark) : pick(okLight);
+    return dark ? pick(badDark) : pick(badLight);
 }
 
 QString statusHtml(Status status, const QPalette& palette, const QString& html)
 {
     return QStringLiteral("<span style='color:%1'>%2</span>").arg(statusColor(status, palette).name(), html);
+}
+
+QPalette toolTipPalette()
+{
+    QPalette p = QApplication::palette();
+    for (QPalette::ColorRole role : {QPalette::Window, QPalette::Base})
+        p.setColor(role, p.color(QPalette::ToolTipBase));
+    p.setColor(QPalette::WindowText, p.color(QPalette::ToolTipText));
+    return p;
 }
 
 QColor deviceColor(const QString& deviceType)

@@ -49,6 +49,9 @@ enum class Status { Ok, Problem };
 QColor statusColor(Status status, const QPalette& palette);
 // The same as a rich-text span: <span style='color:#rrggbb'>html</span>.
 QString statusHtml(Status status, const QPalette& palette, const QString& html);
+// The application's palette with the tooltip colours as Window and Base: tooltips draw on
+// ToolTipBase, so a status in a tooltip takes its colour from this (statusHtml).
+QPalette toolTipPalette();
 
 // A stable colour per device type (by catalog order), legible on both palettes.
 QColor deviceColor(const QString& deviceType);

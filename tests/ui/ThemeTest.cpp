@@ -133,6 +133,15 @@ private slots:
                 }
             }
         }
+        // Tooltips draw on ToolTipBase: a status there reads at 4.5:1 too.
+        for (ThemeKind kind : {ThemeKind::Light, ThemeKind::Dark}) {
+            applyTheme(kind);
+            const QPalette tip = toolTipPalette();
+            QCOMPARE(tip.color(QPalette::Window), QApplication::palette().color(QPalette::ToolTipBase));
+            const double ratio = contrastRatio(statusColor(Status::Problem, tip), QApplication::palette().color(QPalette::ToolTipBase));
+            QVERIFY2(ratio >= 4.5, qPrintable(QStringLiteral("theme %1 tooltip: %2").arg(int(kind)).arg(ratio)));
+        }
+        applyTheme(ThemeKind::Light);
         // Green and red stay apart: a pass never looks like a refusal.
         const QPalette dark = themePalette(ThemeKind::Dark);
         QVERIFY(statusColor(Status::Ok, dark).hue() > 90 && statusColor(Status::Ok, dark).hue() < 150);

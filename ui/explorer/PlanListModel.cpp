@@ -1,6 +1,7 @@
 #include "PlanListModel.h"
 
 #include "ExplorerStyle.h"
+#include "Theme.h"
 
 #include <QBrush>
 #include <QFont>
@@ -83,8 +84,9 @@ QVariant PlanListModel::data(const QModelIndex& index, int role) const
     if (role == Qt::ToolTipRole) {
         QString tip = QStringLiteral("<b>%1</b> (%2)<br>").arg(displayName(*e).toHtmlEscaped(), kindLabel(e->kind));
         if (!p.feasible)
-            tip += QStringLiteral("<span style='color:#c62828'>Does not fit: %1</span><br>")
-                       .arg(QString::fromStdString(p.infeasible_reason).toHtmlEscaped());
+            tip += statusHtml(Status::Problem, toolTipPalette(),
+                              tr("Does not fit: %1").arg(QString::fromStdString(p.infeasible_reason).toHtmlEscaped()))
+                   + QStringLiteral("<br>");
         for (const UnusedDevices& u : plan.unused)
             tip += QStringLiteral("Node %1: %2 devices unused (%3)<br>").arg(u.node).arg(u.count)
                        .arg(QString::fromStdString(u.reason).toHtmlEscaped());

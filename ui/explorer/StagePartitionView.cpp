@@ -1,6 +1,7 @@
 #include "StagePartitionView.h"
 
 #include "ExplorerStyle.h"
+#include "Theme.h"
 
 #include <QHelpEvent>
 #include <QMouseEvent>
@@ -137,7 +138,7 @@ QString StagePartitionView::stageToolTip(int index) const
         tip += QStringLiteral("Memory %1 of %2 per device")
                    .arg(style::formatGiB(e.memory.total()), style::formatGiB(e.memory.capacity));
         if (!e.memory.fits())
-            tip += QStringLiteral(" <span style='color:#d32f2f'>(does not fit)</span>");
+            tip += QStringLiteral(" ") + statusHtml(Status::Problem, toolTipPalette(), tr("(does not fit)"));
     }
     return tip;
 }
