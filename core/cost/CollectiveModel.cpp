@@ -39,6 +39,12 @@ constexpr std::array<std::pair<double, double>, 6> kInter{{
 // line rate, and the 20 us InfiniBand latency of Calculon's A100 system (systems/a100_80g.json).
 constexpr double kNicSendRecvEfficiency = 48.5 / 50.0;
 constexpr double kNicSendRecvLatency = 20e-6;
+// The same holds for a send inside a node: one copy over the pair's links, 10 us (Calculon's
+// NVLink latency) + bytes at the link's usable fraction: 370 of 450 GB/s on NVLink4 (the
+// NCCL maintainer's figure for non-all-reduce operations, nccl-tests #212), about 75 % of an
+// xGMI link (ROCm blog, device-specs.md), else the top of the 8-GPU curve (0.772).
+constexpr double kIntraSendRecvLatency = 10e-6;
+constexpr double kMeshLinkUsable = 0.75;
 
 template <std::size_t N>
 double efficiency(const std::array<std::pair<double, double>, N>& curve, double bytes)
@@ -101,8 +107,10 @@ double collectiveTime(Collective primitive, double bytes, int n, const GroupLink
         * (g.nvlink4 ? intraNodeEfficiencyNvlink4(perRank / (2.0 * 7.0 / 8.0), primitive == Collective::AllReduce)
                      : intraNodeEfficiency(perRank / (2.0 * 7.0 / 8.0)));
     if (g.link == LinkClass::IntraNode) {
-        if (primitive == Collective::SendRecv)
-            return bytes / intraBus;
+        if (primitive == Collective::SendRecv) {
+            const double usable = g.nvlink4 ? kNvlink4RingCap : g.full_mesh ? kMeshLinkUsable : kIntra[kIntra.size() - 1].second;
+            return kIntraSendRecvLatency + bytes / (g.intra_bw * usable);
+        }
         return wire * bytes / intraBus;
     }
 
@@ -116,7 +124,9 @@ double collectiveTime(Collective primitive, double bytes, int n, const GroupLink
         // intra-node link in parallel (all-to-all cannot aggregate NICs: nccl-tests #267).
         const double remote = bytes * (nn - r) / nn;
         const double local = bytes * (r - 1) / nn;
-        const double tRemote = remote / (g.nic_bw * nicEff(remote));
+        // One NIC's worth, "48-49GB/s per NIC" for all-to-all (nccl-tests #267), after the
+        // latency of one message: not the ring curve's 2(n-1) latency-bound steps.
+        const double tRemote = remote > 0 ? kNicSendRecvLatency + remote / (g.nic_bw * kNicSendRecvEfficiency) : 0.0;
         const double tLocal = r > 1 ? local / intraBus : 0.0;
         return std::max(tRemote, tLocal);
     }

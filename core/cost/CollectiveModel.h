@@ -21,6 +21,7 @@ struct GroupLink {
     double nic_bw = 0;         // bytes/s per device, inter-node line rate
     int ranks_per_node = 1;    // ranks of the group in one node (inter-node groups)
     bool nvlink4 = false;      // NVLink4/NVSwitch3 node (H100 class): the H100 busbw curve
+    bool full_mesh = false;    // a link per peer (xGMI, HCCS): intra_bw is the group's share
     double bridge_bw = 0;      // bytes/s of a cross-vendor bridge (CrossType between vendors)
     double bridge_latency = 0; // seconds
 };

@@ -70,6 +70,7 @@ struct DeviceInfo {
     double hbm = 0;           // effective bytes/s
     double intra_bw = 0;      // bytes/s per device
     bool nvlink4 = false;     // NVLink4 node: the H100 collective curve
+    bool full_mesh = false;   // xGMI, HCCS, Gaudi RoCE: a link per peer, no switch
     double nic_bw = 0;        // bytes/s per device
     double capacity = 0;      // bytes
     double overhead = 0;      // bytes
@@ -196,6 +197,12 @@ struct CostModel::Impl {
         d.hbm = std::max(1.0, t.hbm_gbps) * 1e9 * (stream > 0 ? stream : options.hbm_efficiency);
         d.intra_bw = std::max(1.0, t.intra_node_gbps) * 1e9;
         d.nvlink4 = t.intra_link_kind == "NVLink4";
+        // The catalog's intra-node figure is a device's all-to-all bandwidth over all its
+        // peers. On a full mesh each peer has its own link, 1/(N-1) of it ("Peer-to-peer
+        // bandwidth is 1/7 of the all-to-all figure", device-specs.md, AMD xGMI; the 910B's
+        // HCCS and Gaudi's intra-node RoCE ports are full meshes too); NVSwitch nodes give
+        // every pair the whole figure.
+        d.full_mesh = t.intra_link_kind == "xGMI" || t.intra_link_kind == "HCCS" || t.intra_link_kind == "RoCE";
         d.nic_bw = std::max(0.1, t.inter_node_gbps) * 1e9;
         d.capacity = t.memory_gib * GiB * (1.0 - options.memory_headroom);
         d.overhead = options.runtime_overhead_gib * GiB;
@@ -249,6 +256,23 @@ struct CostModel::Impl {
         return m > 0 ? m : s.numDevices();
     }
 
+    // What a group of `peers` + 1 ranks inside one node can use of the device's intra-node
+    // bandwidth: all of it behind a switch, the links to its peers on a full mesh.
+    double intraShare(const StagePlan& s, const DeviceInfo& dev, int peers) const
+    {
+        if (!dev.full_mesh)
+            return dev.intra_bw;
+        int n = 0;
+        for (const auto& slot : s.devices)
+            if (const NodeInfo* nd = node(slot.node))
+                n = std::max(n, nd->count);
+        if (n <= 0)
+            n = devicesPerNode(s);
+        if (n <= 1)
+            return dev.intra_bw;
+        return dev.intra_bw * std::clamp(peers, 1, n - 1) / (n - 1.0);
+    }
+
     double nicOf(const StagePlan& s, const DeviceInfo& dev) const
     {
         double bw = 0;
@@ -264,6 +288,7 @@ struct CostModel::Impl {
         GroupLink g;
         g.intra_bw = dev.intra_bw;
         g.nvlink4 = dev.nvlink4;
+        g.full_mesh = dev.full_mesh;
         g.nic_bw = nicOf(s, dev);
         const int perNode = devicesPerNode(s);
         const bool oneNode = s.devices.size() <= 1;
@@ -274,6 +299,7 @@ struct CostModel::Impl {
             g.link = LinkClass::InterNode;
             g.ranks_per_node = std::max(1, std::min(size, perNode / std::max(1, stride)));
         }
+        g.intra_bw = intraShare(s, dev, g.ranks_per_node - 1);
         return g;
     }
 
@@ -283,6 +309,7 @@ struct CostModel::Impl {
         GroupLink g;
         g.intra_bw = std::min(da.intra_bw, db.intra_bw);
         g.nvlink4 = da.nvlink4 && db.nvlink4;
+        g.full_mesh = da.full_mesh || db.full_mesh;
         g.nic_bw = std::min(nicOf(a, da), nicOf(b, db));
         const int na = a.devices.empty() ? -1 : a.devices.front().node;
         const int nb = b.devices.empty() ? -1 : b.devices.front().node;
@@ -294,6 +321,7 @@ struct CostModel::Impl {
             }
         } else if (na >= 0 && na == nb && a.devices.size() == 1 && b.devices.size() == 1) {
             g.link = LinkClass::IntraNode;
+            g.intra_bw = std::min(intraShare(a, da, 1), intraShare(b, db, 1));   // one link on a mesh
         } else {
             g.link = LinkClass::InterNode;
         }
@@ -550,7 +578,10 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
     const GroupLink cpLink = m.group(stage, dev, cp, tp);
     const GroupLink epLink = m.group(stage, dev, ep, etp);
     const GroupLink etpLink = m.group(stage, dev, etp, 1);
-    const GroupLink dpLink = m.group(stage, dev, dp, tp * cp);
+    // Gradients are reduced, and the distributed optimizer shards, over DP x CP: the CP ranks
+    // hold the same weights (Megatron's data-parallel group "with context parallel").
+    const int dpcp = dp * cp;
+    const GroupLink dpLink = m.group(stage, dev, dpcp, tp);
     const GroupLink edpLink = m.group(stage, dev, edp, ep * etp);
 
     std::optional<LayerTimes> table;
@@ -666,13 +697,13 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
     const double expertDev = nMoe * s.expertParams() / (static_cast<double>(ep) * etp);
 
     // 2 (param) + 4 (fp32 main grad) + 12 (fp32 param, Adam m and v) = 18 bytes; the
-    // distributed optimizer shards the 12 over DP (EDP for experts): 6 + 12/d
+    // distributed optimizer shards the 12 over DP x CP (EDP for experts): 6 + 12/d
     // (Megatron docs/user-guide/features/dist_optimizer.md).
     // Megatron keeps fp32 main gradients for fp16 too (contiguous grad buffer), which is what
     // Korthikanti's Figure 1 shows (18 bytes/param for the fp16 runs), so both use 2 + 4 + 12.
     const double wB = 2.0, gB = 4.0, oB = 12.0;
     // Parameters this rank's optimizer updates: its shard with the distributed optimizer.
-    const double updated = distOpt ? denseDev / dp + expertDev / edp : denseDev + expertDev;
+    const double updated = distOpt ? denseDev / dpcp + expertDev / edp : denseDev + expertDev;
     est.memory.weights = wB * (denseDev + expertDev);
     est.memory.gradients = gB * (denseDev + expertDev);
     est.memory.optimizer = oB * updated;
@@ -764,32 +795,39 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
     est.memory.capacity = dev.capacity;
 
     // --- data-parallel sync and optimizer (section 7) -------------------------------------
-    auto syncTime = [&](double paramsDev, int groupSize, const GroupLink& link, double hideBwd, double hideFwd) {
+    // Reduce-scatter (all-reduce without the distributed optimizer) and all-gather of one
+    // gradient buffer, bucket by bucket, and of its last bucket.
+    struct Sync {
+        double rs = 0, ag = 0, lastRs = 0, lastAg = 0;
+    };
+    auto syncOf = [&](double paramsDev, int groupSize, const GroupLink& link) {
+        Sync out;
         if (groupSize <= 1 || paramsDev <= 0)
-            return 0.0;
+            return out;
         // Megatron DDP buckets: max(40M, 1M * dp) parameters (distributed/param_and_grad_buffer.py).
         const double bucket = std::min(paramsDev, std::max(4e7, 1e6 * groupSize));
         const double buckets = std::ceil(paramsDev / bucket);
-        double rs = 0, ag = 0;
         if (distOpt) {
-            rs = buckets * m.coll(Collective::ReduceScatter, bucket * 4.0, groupSize, link, dev, &collFromTable);
-            ag = buckets * m.coll(Collective::AllGather, bucket * 2.0, groupSize, link, dev, &collFromTable);
+            out.lastRs = m.coll(Collective::ReduceScatter, bucket * 4.0, groupSize, link, dev, &collFromTable);
+            out.lastAg = m.coll(Collective::AllGather, bucket * 2.0, groupSize, link, dev, &collFromTable);
         } else {
-            rs = buckets * m.coll(Collective::AllReduce, bucket * 4.0, groupSize, link, dev, &collFromTable);
+            out.lastRs = m.coll(Collective::AllReduce, bucket * 4.0, groupSize, link, dev, &collFromTable);
         }
-        const double oneRs = rs / buckets, oneAg = ag / buckets;
-        if (m.options.overlap_grad_reduce)
-            rs = std::max(oneRs, rs - hideBwd);
-        if (m.options.overlap_param_gather && distOpt)
-            ag = std::max(oneAg, ag - hideFwd);
-        return rs + ag;
+        out.rs = buckets * out.lastRs;
+        out.ag = buckets * out.lastAg;
+        return out;
     };
-    // Dense and expert gradients share the backward window; give it to the dense part first.
-    const double bwdWindow = bwd.compute;
-    const double fwdWindow = fwd.compute;
-    const double denseSync = syncTime(denseDev, dp, dpLink, bwdWindow, fwdWindow);
-    const double expertSync = syncTime(expertDev, edp, edpLink, 0.0, 0.0);
-    est.dp_sync = denseSync + expertSync;
+    // Dense and expert buffers (Megatron keeps them apart, both with the same overlap) share
+    // the backward window of the last micro-batch and the forward window of the first: what
+    // does not fit in it stays exposed, and the last bucket always does.
+    const Sync denseBuf = syncOf(denseDev, dpcp, dpLink);
+    const Sync expertBuf = syncOf(expertDev, edp, edpLink);
+    double rs = denseBuf.rs + expertBuf.rs, ag = denseBuf.ag + expertBuf.ag;
+    if (m.options.overlap_grad_reduce && rs > 0)
+        rs = std::max(std::max(denseBuf.lastRs, expertBuf.lastRs), rs - bwd.compute);
+    if (m.options.overlap_param_gather && distOpt && ag > 0)
+        ag = std::max(std::max(denseBuf.lastAg, expertBuf.lastAg), ag - fwd.compute);
+    est.dp_sync = rs + ag;
 
     // Optimizer step, bound by memory bandwidth: grad-norm read (4) + Adam read of grad,
     // fp32 param, m, v (16) + write of param, m, v (12) + bf16 copy (2) = 34 bytes/param.

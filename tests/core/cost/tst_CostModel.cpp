@@ -155,6 +155,9 @@ private slots:
     void recomputeOrdering();
     void crossVendorSendUsesBridge();
     void interNodeSendAndInterleavedOverlap();
+    void contextParallelShardsWithDataParallel();
+    void expertGradientsShareTheOverlapWindow();
+    void fullMeshGroupsUseTheirLinks();
     void infeasibleSaysStageAndShortfall();
     void closedFormEqualsSimulatorForEqualStages();
     void simulatorBoundsForUnequalStages();
@@ -701,6 +704,98 @@ void TestCostModel::interNodeSendAndInterleavedOverlap()
     QVERIFY(std::fabs(waits.p2p_send - 2 * send) < 1e-15);
     QVERIFY(std::fabs(waits.t_fwd - overlaps.t_fwd - waits.p2p_send) < 1e-12);
     QVERIFY(std::fabs(waits.t_bwd - overlaps.t_bwd - waits.p2p_send) < 1e-12);
+}
+
+void TestCostModel::contextParallelShardsWithDataParallel()
+{
+    // Megatron reduces gradients and shards the distributed optimizer over DP x CP (the CP
+    // ranks hold the same weights). One GPT layer of h = 2048 (12 h^2 + 13 h = 50,358,272
+    // parameters) on 8 A100 at TP 1, CP 8, DP 1: the optimizer keeps 12 bytes x 50.36e6 / 8,
+    // not 12 bytes x 50.36e6 (DP alone is 1), and the gradients are reduce-scattered over 8.
+    const ModelSpec m = gpt(3, 2048, 16);
+    const CostModel cm(m, nodesOf("A100-80GB", 1), DeviceCatalog::builtin());
+    StagePlan st = stageOn("A100-80GB", 0, 8, 1);
+    st.first_layer = 1;
+    st.num_layers = 1;
+    st.cp = 8;
+    st.dp = 1;
+    const StageEstimate e = cm.estimateStage(st, middleStage(true));
+    const double params = 12.0 * 2048 * 2048 + 13.0 * 2048;
+    QVERIFY(std::fabs(e.memory.optimizer - 12.0 * params / 8) < 1e-3);
+    QVERIFY(e.dp_sync > 0);   // before, a DP of 1 meant no gradient reduction at all
+    st.cp = 1;
+    st.dp = 8;
+    const StageEstimate dpOnly = cm.estimateStage(st, middleStage(true));
+    QCOMPARE(e.memory.optimizer, dpOnly.memory.optimizer);
+}
+
+void TestCostModel::expertGradientsShareTheOverlapWindow()
+{
+    // Megatron overlaps the expert gradient buffers as it does the dense ones. One Mixtral-8x7B
+    // layer on an H800 node at TP 8, EP 2, ETP 1: the dense part has no data-parallel peer
+    // (DP 1), the experts have EDP 4 (ranks 2 apart, inside the node). Each rank holds 4
+    // experts of 3 x 4096 x 14336 = 176,160,768 parameters: 704,643,072, 18 buckets of 4e7
+    // (Megatron's max(4e7, 1e6 x 4)), each a reduce-scatter of fp32 gradients and an
+    // all-gather of bf16 parameters over 4 ranks, costed whole.
+    const ModelSpec m = mixtral8x7b();
+    const Cluster c = nodesOf("H800", 1);
+    StagePlan st = stageOn("H800", 0, 8, 8);
+    st.dp = 1;
+    st.ep = 2;
+    st.etp = 1;
+    st.edp = 4;
+    st.first_layer = 1;
+    st.num_layers = 1;
+    st.micro_batch_size = 32;   // a backward long enough to hide 17 buckets
+    const DeviceType* h800 = DeviceCatalog::builtin().find("H800");
+    QVERIFY(h800);
+    GroupLink edp;
+    edp.link = LinkClass::IntraNode;
+    edp.intra_bw = h800->intra_node_gbps * 1e9;
+    edp.nvlink4 = true;
+    edp.ranks_per_node = 4;
+    const double rs1 = collectiveTime(Collective::ReduceScatter, 4e7 * 4.0, 4, edp);
+    const double ag1 = collectiveTime(Collective::AllGather, 4e7 * 2.0, 4, edp);
+    CostOptions off;
+    off.overlap_grad_reduce = false;
+    off.overlap_param_gather = false;
+    const StageEstimate exposed = CostModel(m, c, DeviceCatalog::builtin(), nullptr, off).estimateStage(st, middleStage(true));
+    QVERIFY(std::fabs(exposed.dp_sync - 18 * (rs1 + ag1)) < 1e-12);
+    // With the overlap the layer's backward (and forward) hides all but the last bucket:
+    // 17 x rs1 is about 14 ms, inside the backward of a micro-batch of 32 sequences.
+    const StageEstimate hidden = CostModel(m, c, DeviceCatalog::builtin()).estimateStage(st, middleStage(true));
+    QVERIFY(hidden.compute / 3 > 17 * std::max(rs1, ag1));
+    QVERIFY(std::fabs(hidden.dp_sync - (rs1 + ag1)) < 1e-12);
+}
+
+void TestCostModel::fullMeshGroupsUseTheirLinks()
+{
+    // MI300X nodes are a full mesh of xGMI links: a device reaches each of its 7 peers over
+    // its own link, 1/7 of the catalog's 448 GB/s all-to-all figure ("Peer-to-peer bandwidth
+    // is 1/7 of the all-to-all figure", device-specs.md). A TP 2 pair has one link; a TP 8
+    // group all seven. An H800 node (NVSwitch) gives a pair its whole figure.
+    GroupLink pair;
+    pair.link = LinkClass::IntraNode;
+    pair.full_mesh = true;
+    pair.intra_bw = 448e9 / 7;
+    // A send between two MI300X: 10 us + bytes / (64 GB/s x 0.75) (ROCm blog: ~48 of 64 GB/s).
+    QVERIFY(std::fabs(collectiveTime(Collective::SendRecv, 48e6, 2, pair) - (10e-6 + 48e6 / 48e9)) < 1e-12);
+
+    const ModelSpec m = llama7b();
+    auto tpTime = [&](const char* type, int tp) {
+        const CostModel cm(m, nodesOf(type, 1), DeviceCatalog::builtin());
+        StagePlan st = stageOn(type, 0, 8, tp);
+        st.first_layer = 1;
+        st.num_layers = 1;
+        StageContext ctx = middleStage(true);
+        ctx.sequence_parallel = false;
+        return cm.estimateStage(st, ctx).tensor_parallel;
+    };
+    // All-reduce of the same buffer: TP 2 on the mesh uses 1/7 of the bandwidth TP 8 does,
+    // and moves 1/2 of the buffer against 7/8, so it is slower by more than 3x; behind
+    // NVSwitch the TP 2 all-reduce is the cheaper one.
+    QVERIFY(tpTime("MI300X", 2) > 3.0 * tpTime("MI300X", 8));
+    QVERIFY(tpTime("H800", 2) < tpTime("H800", 8));
 }
 
 void TestCostModel::infeasibleSaysStageAndShortfall()
