@@ -153,7 +153,8 @@ double flexDispatchTime(double tokenBytes, int topk, int ep, const GroupLink& g)
     const double nodes = std::max(2.0, static_cast<double>(ep) / std::clamp(g.ranks_per_node, 1, ep));
     const double distinct = nodes * (1.0 - std::pow(1.0 - 1.0 / nodes, k));
     const double remote = tokenBytes * distinct * (nodes - 1.0) / nodes;
-    const double tRemote = remote / (g.nic_bw * kInterEff);
+    // After one RDMA message's latency, as for the other transfers between nodes.
+    const double tRemote = kNicSendRecvLatency + remote / (g.nic_bw * kInterEff);
     const double tForward = tokenBytes * k * (g.ranks_per_node - 1.0) / ep / (g.intra_bw * kIntraEff);
     return std::max(tRemote, tForward);
 }

@@ -675,6 +675,20 @@ void TestCostModel::interNodeSendAndInterleavedOverlap()
     nic.intra_bw = 200e9;
     QVERIFY(std::fabs(collectiveTime(Collective::SendRecv, 1048576.0, 2, nic) - (20e-6 + 1048576.0 / 48.5e9)) < 1e-15);
 
+    // All-to-all over two H800 nodes (16 ranks, 8 per node): half of a 64 MiB send buffer
+    // leaves the node through the rank's one NIC ("Alltoall cannot aggregate the bandwidth of
+    // multiple NICs", nccl-tests #267): 20 us + 32 MiB / 48.5 GB/s = 0.712 ms, longer than the
+    // 7/16 that stays on NVLink, so it is the time.
+    GroupLink ep16 = nic;
+    ep16.ranks_per_node = 8;
+    ep16.nvlink4 = true;
+    const double remote = 64.0 * 1048576 / 2;
+    QVERIFY(std::fabs(collectiveTime(Collective::AllToAll, 64.0 * 1048576, 16, ep16) - (20e-6 + remote / 48.5e9)) < 1e-15);
+    // DeepEP (flex) over the same two nodes, top-2: a token reaches 2 (1 - 1/4) = 1.5 nodes,
+    // half of them remote, at 43 of 50 GB/s (DeepEP's internode figure), after the same 20 us.
+    const double tokens = 16.0 * 1048576;
+    QVERIFY(std::fabs(flexDispatchTime(tokens, 2, 16, ep16) - (20e-6 + tokens * 1.5 * 0.5 / (50e9 * 0.86))) < 1e-15);
+
     // Two LLaMA-7B stages on two H800 nodes at TP 8: each rank sends s h 2 / 8 = 4 MiB.
     const ModelSpec m = llama7b();
     const Cluster c = nodesOf("H800", 2);
