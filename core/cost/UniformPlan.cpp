@@ -25,28 +25,20 @@ Plan makeUniformPlan(const ModelSpec& model, const Cluster& cluster, const Devic
                            {"--etp", k.etp}})
         if (v > W)
             throw bad(name, std::to_string(v) + " exceeds the cluster's " + std::to_string(W) + " devices");
-    // The flags that make a product too large: those above 1 ("--tp/--pp"), else the first.
-    const auto responsible = [](std::initializer_list<std::pair<const char*, int>> sizes) {
-        std::string out;
-        for (const auto& [flag, v] : sizes)
-            if (v > 1)
-                out += (out.empty() ? "" : "/") + std::string(flag);
-        return out.empty() ? std::string(sizes.begin()->first) : out;
-    };
     const long long mp = 1LL * k.tp * k.cp * k.pp;
     if (W % mp != 0)
-        throw bad(responsible({{"--tp", k.tp}, {"--cp", k.cp}, {"--pp", k.pp}}), "TP*CP*PP = " + std::to_string(mp) + " does not divide the cluster's " + std::to_string(W)
+        throw bad(responsibleFlags({{"--tp", k.tp}, {"--cp", k.cp}, {"--pp", k.pp}}), "TP*CP*PP = " + std::to_string(mp) + " does not divide the cluster's " + std::to_string(W)
                               + " devices");
     const int dp = static_cast<int>(W / mp);
     const int perStage = W / k.pp;
     if (perStage % (1LL * k.ep * k.etp) != 0)
-        throw bad(responsible({{"--ep", k.ep}, {"--etp", k.etp}}), "EP*ETP = " + std::to_string(1LL * k.ep * k.etp) + " does not divide the " + std::to_string(perStage)
+        throw bad(responsibleFlags({{"--ep", k.ep}, {"--etp", k.etp}}), "EP*ETP = " + std::to_string(1LL * k.ep * k.etp) + " does not divide the " + std::to_string(perStage)
                               + " devices of a stage (TP*CP*DP)");
     if (model.isMoe() && model.num_experts % k.ep != 0)
         throw bad("--ep", "EP = " + std::to_string(k.ep) + " does not divide the model's " + std::to_string(model.num_experts)
                               + " experts");
     if (!model.isMoe() && (k.ep > 1 || k.etp > 1))
-        throw bad(responsible({{"--ep", k.ep}, {"--etp", k.etp}}), "the model has no experts; EP and ETP must be 1");
+        throw bad(responsibleFlags({{"--ep", k.ep}, {"--etp", k.etp}}), "the model has no experts; EP and ETP must be 1");
     if (k.recompute_layers < 0)
         throw bad("--recompute-layers", "expected an integer >= 0 (0 = every layer of a rank), got " + std::to_string(k.recompute_layers));
     if (model.num_layers < 1LL * k.pp * k.vpp)

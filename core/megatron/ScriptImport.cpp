@@ -784,18 +784,10 @@ Plan planFromScript(const ImportedScript& script, const Cluster& cluster, const 
                                  + std::to_string(nodes[static_cast<std::size_t>(r)]->count) + " devices, the script starts "
                                  + std::to_string(nproc) + " processes per node");
     const int world = script.nnodes * nproc;
-    // The flags that make a product too large: those given above 1 ("--a/--b"), else the first.
-    const auto responsible = [](std::initializer_list<std::pair<const char*, int>> sizes) {
-        std::string out;
-        for (const auto& [flag, v] : sizes)
-            if (v > 1)
-                out += (out.empty() ? "" : "/") + std::string(flag);
-        return out.empty() ? std::string(sizes.begin()->first) : out;
-    };
     const long long modelSize = 1LL * p.tp * p.pp * p.cp;
     if (world < 1 || modelSize < 1 || world % modelSize != 0)
         throw InputError(file,
-                         responsible({{"--tensor-model-parallel-size", p.tp}, {"--pipeline-model-parallel-size", p.pp},
+                         responsibleFlags({{"--tensor-model-parallel-size", p.tp}, {"--pipeline-model-parallel-size", p.pp},
                                       {"--context-parallel-size", p.cp}}),
                          "world size " + std::to_string(world) + " is not divisible by TP*PP*CP = " + std::to_string(modelSize));
     const int dp = static_cast<int>(world / modelSize);
@@ -804,7 +796,7 @@ Plan planFromScript(const ImportedScript& script, const Cluster& cluster, const 
     if (perStage % (1LL * p.ep * etp) != 0)
         throw InputError(file,
                          // Without --expert-tensor-parallel-size, ETP is TP (Megatron-LM's default).
-                         responsible({{"--expert-model-parallel-size", p.ep},
+                         responsibleFlags({{"--expert-model-parallel-size", p.ep},
                                       {p.etp > 0 ? "--expert-tensor-parallel-size" : "--tensor-model-parallel-size", etp}}),
                          "world size " + std::to_string(world) + " is not divisible by ETP*EP*PP = "
                              + std::to_string(1LL * etp * p.ep * p.pp));

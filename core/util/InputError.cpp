@@ -23,4 +23,13 @@ InputError::InputError(std::string file, std::string where, std::string message)
 {
 }
 
+std::string responsibleFlags(std::initializer_list<std::pair<const char*, int>> sizes)
+{
+    std::string out;
+    for (const auto& [flag, v] : sizes)
+        if (v > 1)
+            out += (out.empty() ? "" : "/") + std::string(flag);
+    return out.empty() && sizes.size() > 0 ? std::string(sizes.begin()->first) : out;
+}
+
 } // namespace hapmoe

@@ -5,6 +5,9 @@
 
 #include <stdexcept>
 #include <string>
+#include <initializer_list>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace hapmoe {
@@ -24,6 +27,10 @@ private:
     std::string m_where;
     std::string m_detail;
 };
+
+// The flags to name when a product of parallel sizes does not fit (TP*CP*PP not dividing the
+// devices): those given above 1, joined as "--tp/--pp", else the first.
+std::string responsibleFlags(std::initializer_list<std::pair<const char*, int>> sizes);
 
 // Non-fatal findings of a reader (an unknown key, a migrated version). Readers append
 // human-readable lines; callers print or show them.
