@@ -130,8 +130,10 @@ double collectiveTime(Collective primitive, double bytes, int n, const GroupLink
         const double tLocal = r > 1 ? local / intraBus : 0.0;
         return std::max(tRemote, tLocal);
     }
-    // Rings cross each node boundary once per ring; the r ranks of a node drive r NICs.
-    const double nicBus = r * g.nic_bw * nicEff(perRank);
+    // Rings cross each node boundary once per ring; the r ranks of a node drive r NICs, each
+    // NIC carrying 1/r of a rank's ring traffic (as the measured all-reduce's 8 NICs per node
+    // carry 1/8 each): the curve is indexed by that.
+    const double nicBus = r * g.nic_bw * nicEff(perRank / r);
     const double bus = r > 1 ? std::min(nicBus, intraBus) : nicBus;
     return wire * bytes / bus;
 }

@@ -675,6 +675,16 @@ void TestCostModel::interNodeSendAndInterleavedOverlap()
     nic.intra_bw = 200e9;
     QVERIFY(std::fabs(collectiveTime(Collective::SendRecv, 1048576.0, 2, nic) - (20e-6 + 1048576.0 / 48.5e9)) < 1e-15);
 
+    // The inter-node curve at one of its own points: the measured 32-GPU all-reduce (4 nodes x
+    // 8 B200, 8 x 50 GB/s NICs per node; ml-engineering) of a 128 MiB buffer ran at 197.94 GB/s
+    // busbw. Each NIC carries 1/8 of a rank's ring traffic, which is how the curve is indexed,
+    // so the model gives back the measurement: 2 x 31/32 x 128 MiB / 197.94 GB/s.
+    GroupLink b200 = nic;
+    b200.ranks_per_node = 8;
+    b200.intra_bw = 900e9;
+    const double buffer = 128.0 * 1048576;
+    QVERIFY(std::fabs(collectiveTime(Collective::AllReduce, buffer, 32, b200) / (2 * 31.0 / 32 * buffer / 197.94e9) - 1) < 1e-12);
+
     // All-to-all over two H800 nodes (16 ranks, 8 per node): half of a 64 MiB send buffer
     // leaves the node through the rank's one NIC ("Alltoall cannot aggregate the bandwidth of
     // multiple NICs", nccl-tests #267): 20 us + 32 MiB / 48.5 GB/s = 0.712 ms, longer than the
