@@ -456,7 +456,7 @@ void ModelPanel::updateDerived(const ModelSpec& m)
         html += row.arg(tr("Tokens per iteration"), humanCount(tokens));
         html += row.arg(tr("Model FLOPs per iteration"), QStringLiteral("%1 PFLOP").arg(flops / 1e15, 0, 'f', 1));
         html += QStringLiteral("</table><p style='color:gray'>%1</p>")
-                    .arg(tr("FLOPs by Megatron-LM's counting (forward and backward, x3 of forward)."));
+                    .arg(tr("FLOPs by Megatron-LM's counting: forward and backward (3x forward), the causal half of attention."));
         m_derived->setText(html);
     } catch (const std::exception& e) {
         m_derived->setText(tr("Not available: %1").arg(QString::fromUtf8(e.what()).toHtmlEscaped()));
