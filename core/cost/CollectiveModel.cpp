@@ -108,7 +108,7 @@ double collectiveTime(Collective primitive, double bytes, int n, const GroupLink
                      : intraNodeEfficiency(perRank / (2.0 * 7.0 / 8.0)));
     if (g.link == LinkClass::IntraNode) {
         if (primitive == Collective::SendRecv) {
-            const double usable = g.nvlink4 ? kNvlink4RingCap : g.full_mesh ? kMeshLinkUsable : kIntra[kIntra.size() - 1].second;
+            const double usable = g.nvlink4 ? kNvlink4RingCap : g.full_mesh ? kMeshLinkUsable : kIntra.back().second;
             return kIntraSendRecvLatency + bytes / (g.intra_bw * usable);
         }
         return wire * bytes / intraBus;

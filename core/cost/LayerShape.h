@@ -7,7 +7,6 @@
 
 namespace hapmoe {
 
-
 struct LayerShape {
     double h = 0;          // hidden size
     int heads = 0;

@@ -331,7 +331,9 @@ std::vector<BashReader::RawCommand> BashReader::tokenize(std::string_view input)
         if (cur.words.empty())
             cur.line = line;
         RawWord word;
+        const int wordLine = line;
         word.text = readWord(false);
+        noteFlags(word.text, wordLine);
         // NAME=( ... ) or NAME+=( ... ): an array assignment over any number of lines.
         if (i < n && text[i] == '(' && !word.text.empty() && word.text.back() == '=') {
             std::string name = word.text.substr(0, word.text.size() - 1);
@@ -360,7 +362,9 @@ std::vector<BashReader::RawCommand> BashReader::tokenize(std::string_view input)
                         break;
                     }
                     const std::size_t before = i;
+                    const int elementLine = line;
                     std::string element = readWord(true);
+                    noteFlags(element, elementLine);
                     if (i == before) {   // an operator inside the array: bash rejects it
                         fail(line, std::string("unexpected '") + text[i] + "' inside array " + name + "=( ... )");
                     }
@@ -377,6 +381,33 @@ std::vector<BashReader::RawCommand> BashReader::tokenize(std::string_view input)
     }
     endCommand("\n");
     return commands;
+}
+
+void BashReader::noteFlags(std::string_view raw, int line)
+{
+    // "--name" at the start of the word or after a blank, a quote, '(' or '=' ("--a=1 --b"
+    // inside one quoted word), ending at the word's end or such a character.
+    const auto boundary = [](char c) {
+        return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '"' || c == '\'' || c == '(' || c == ')' || c == '=';
+    };
+    const auto nameChar = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_'; };
+    for (std::size_t i = 0; i + 2 < raw.size(); ++i) {
+        if (raw[i] == '\n') {
+            ++line;
+            continue;
+        }
+        if (raw[i] != '-' || raw[i + 1] != '-' || (i > 0 && !boundary(raw[i - 1])))
+            continue;
+        std::size_t end = i + 2;
+        while (end < raw.size() && nameChar(raw[end]))
+            ++end;
+        if (end == i + 2 || (end < raw.size() && !boundary(raw[end])))
+            continue;
+        std::vector<int>& at = m_flagLines[std::string(raw.substr(i, end - i))];
+        if (at.empty() || at.back() != line)
+            at.push_back(line);
+        i = end - 1;
+    }
 }
 
 bool BashReader::active() const

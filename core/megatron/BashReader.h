@@ -37,6 +37,10 @@ public:
     // The text of each variable's last plain assignment as written, before expansion
     // ("${NCCL_IB_QPS_PER_CONNECTION:-4}"), so that a launcher can keep the default form.
     const std::map<std::string, std::string>& rawAssignments() const { return m_rawValues; }
+    // Where each "--flag" is written: the lines (1-based, in order, once per line) of the words
+    // and array elements that hold it as written, quoted or not; comments and here-documents
+    // do not count, and a flag put together by an expansion ("--${NAME}") is not found.
+    const std::map<std::string, std::vector<int>>& flagLines() const { return m_flagLines; }
     const std::vector<std::string>& warnings() const { return m_warnings; }
 
     // Expands one raw word (as written in a script) in the reader's current state.
@@ -68,6 +72,7 @@ private:
     Truth evalCondition(const std::vector<const RawCommand*>& parts, std::size_t firstWord);
     Truth evalTest(const std::vector<std::string>& words);
     bool applyAssignment(const RawWord& word, int line, bool exported);
+    void noteFlags(std::string_view raw, int line);
     void warn(int line, const std::string& message);
     void warnOnce(const std::string& key, int line, const std::string& message);
 
@@ -89,6 +94,7 @@ private:
     std::string m_file;
     std::map<std::string, std::string> m_vars;
     std::map<std::string, std::string> m_rawValues;   // rawAssignments()
+    std::map<std::string, std::vector<int>> m_flagLines;   // flagLines()
     std::map<std::string, std::vector<std::string>> m_arrays;
     std::vector<std::string> m_exportOrder;
     std::vector<ShellCommand> m_commands;

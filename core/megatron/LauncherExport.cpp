@@ -9,13 +9,11 @@
 #include "plan/Deployability.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <set>
 #include <sstream>
-#include <string_view>
 
 // Flag spellings, rules and the FlagScale formats: ../shared/reference/megatron-and-flagscale.md
 // (sections 2-7, 9 and 11) and flagscale-hetero-flags.txt. docs/megatron.md describes the
@@ -1072,10 +1070,7 @@ private:
             const std::string head = "${" + name + op;
             if (raw.size() > head.size() && raw.compare(0, head.size(), head) == 0 && raw.back() == '}') {
                 const std::string fallback = raw.substr(head.size(), raw.size() - head.size() - 1);
-                const bool plain = std::all_of(fallback.begin(), fallback.end(), [](char c) {
-                    return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("_./:,+@%=-").find(c) != std::string_view::npos;
-                });
-                if (plain && fallback == value)
+                if (ShellQuote::isSafe(fallback) && fallback == value)
                     return fallback;
             }
         }

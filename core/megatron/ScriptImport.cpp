@@ -94,69 +94,9 @@ const std::set<std::string>& mappedFlags()
     return flags;
 }
 
-// Where each flag is written: the lines (1-based, in order, once per line) on which
-// "--name" stands as a word outside comments, inside quotes or not. A flag put together by
-// an expansion ("--${NAME}") is not found there.
-std::map<std::string, std::vector<int>> writtenFlagLines(std::string_view text)
-{
-    const auto boundary = [](char c) {
-        return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '"' || c == '\'' || c == '(' || c == ')'
-               || c == ';' || c == '\\' || c == '=';
-    };
-    const auto nameChar = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_'; };
-    std::map<std::string, std::vector<int>> lines;
-    int line = 1;
-    char quote = 0;
-    bool comment = false;
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        const char c = text[i];
-        if (c == '\n') {
-            ++line;
-            comment = false;
-            continue;
-        }
-        if (comment)
-            continue;
-        if (c == '\\' && quote != '\'') {   // an escaped character; a continuation keeps the count
-            if (i + 1 < text.size() && text[i + 1] == '\n')
-                ++line;
-            ++i;
-            continue;
-        }
-        if (quote) {
-            if (c == quote)
-                quote = 0;
-        } else if (c == '"' || c == '\'') {
-            quote = c;
-            continue;
-        } else if (c == '#' && (i == 0 || boundary(text[i - 1]))) {
-            comment = true;
-            continue;
-        }
-        if (c != '-' || i + 2 >= text.size() || text[i + 1] != '-' || (i > 0 && !boundary(text[i - 1])))
-            continue;
-        std::size_t end = i + 2;
-        while (end < text.size() && nameChar(text[end]))
-            ++end;
-        if (end == i + 2 || (end < text.size() && !boundary(text[end])))
-            continue;
-        std::vector<int>& at = lines[std::string(text.substr(i, end - i))];
-        if (at.empty() || at.back() != line)
-            at.push_back(line);
-        i = end - 1;
-    }
-    return lines;
-}
-
 class Importer {
 public:
-    Importer(std::string_view text, const std::string& file)
-        : m_text(text)
-        , m_reader(file)
-        , m_flagLines(writtenFlagLines(text))
-    {
-        m_out.file = file;
-    }
+    Importer(std::string_view text, const std::string& file) : m_text(text), m_reader(file) { m_out.file = file; }
 
     ImportedScript run()
     {
@@ -250,15 +190,17 @@ private:
     // The line a flag is written on when the script writes it once, else the launch command's.
     std::string at(const std::string& flag) const
     {
-        if (auto it = m_flagLines.find(flag); it != m_flagLines.end() && it->second.size() == 1)
+        const auto& lines = m_reader.flagLines();
+        if (auto it = lines.find(flag); it != lines.end() && it->second.size() == 1)
             return "line " + std::to_string(it->second.front()) + ": ";
         return at();
     }
     // Every line a flag is written on ("lines 12, 40: "), for a flag given more than once.
     std::string atEvery(const std::string& flag) const
     {
-        auto it = m_flagLines.find(flag);
-        if (it == m_flagLines.end() || it->second.size() < 2)
+        const auto& lines = m_reader.flagLines();
+        auto it = lines.find(flag);
+        if (it == lines.end() || it->second.size() < 2)
             return at(flag);
         std::string out = "lines ";
         for (std::size_t k = 0; k < it->second.size(); ++k)
@@ -658,7 +600,6 @@ private:
 
     std::string m_text;
     BashReader m_reader;
-    std::map<std::string, std::vector<int>> m_flagLines;   // writtenFlagLines
     ImportedScript m_out;
     std::size_t m_launchStart = 0;
     bool m_directPython = false;

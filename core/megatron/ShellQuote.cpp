@@ -27,9 +27,14 @@ std::string ShellQuote::single(std::string_view value)
     return out;
 }
 
+bool ShellQuote::isSafe(std::string_view value)
+{
+    return std::all_of(value.begin(), value.end(), safeChar);
+}
+
 std::string ShellQuote::word(std::string_view value)
 {
-    if (!value.empty() && std::all_of(value.begin(), value.end(), safeChar) && value.front() != '=')
+    if (!value.empty() && isSafe(value) && value.front() != '=')
         return std::string(value);
     return single(value);
 }

@@ -13,6 +13,8 @@ public:
     // Bare when every character is in [A-Za-z0-9_./:=,+@%-] (and it does not start with
     // '-' '=' or '~'), else single-quoted.
     static std::string word(std::string_view value);
+    // Every character is in that safe alphabet (true for an empty value).
+    static bool isSafe(std::string_view value);
     // Like word(), but keeps "${NAME}" references (values the original script took from its
     // environment) live inside double quotes; every other special character is escaped.
     static std::string value(std::string_view value);

@@ -327,16 +327,11 @@ void PlanExplorerWidget::arrangeHeader(bool titleAbove)
     if (int(titleAbove) == d->titleAbove)
         return;
     d->titleAbove = int(titleAbove);
-    d->header->removeWidget(d->planTitle);
+    // The title keeps its cell; narrow, the buttons go under it and it gets the whole width.
     d->header->removeItem(d->buttons);
-    if (titleAbove) {
-        // Narrow: the title gets the whole width to wrap in, the buttons go under it.
+    if (d->header->indexOf(d->planTitle) < 0)
         d->header->addWidget(d->planTitle, 0, 0);
-        d->header->addLayout(d->buttons, 1, 0);
-    } else {
-        d->header->addWidget(d->planTitle, 0, 0);
-        d->header->addLayout(d->buttons, 0, 1);
-    }
+    d->header->addLayout(d->buttons, titleAbove ? 1 : 0, titleAbove ? 0 : 1);
 }
 
 void PlanExplorerWidget::resizeEvent(QResizeEvent* event)
