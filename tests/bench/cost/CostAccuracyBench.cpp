@@ -3,9 +3,11 @@
 // and the median and maximum error per group of rows. Efficiencies are the catalog's defaults
 // (MAMF fractions, nccl-tests bandwidth curves); nothing is fitted per row.
 //
-// Usage: hapmoe-cost-accuracy [published-runs.json] [--check] [--breakdown]
+// Usage: hapmoe-cost-accuracy [published-runs.json] [--check] [--breakdown] [--h100-micro-batch N]
 //   --check: exit 1 unless the asserted targets of docs/cost-model.md section 10 are met.
 //   --breakdown: after the table, the time breakdown of every iteration-time and TFLOP/s row.
+//   --h100-micro-batch N: run the H100 README rows, whose micro-batch size is not published,
+//     at N instead of 1 (a sensitivity check; a row that no longer fits says so).
 
 #include "cost/CostModel.h"
 #include "cost/UniformPlan.h"
@@ -16,6 +18,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -116,6 +119,7 @@ int main(int argc, char** argv)
 {
     std::string path = HAPMOE_SHARED_REFERENCE_DIR "/published-runs.json";
     bool check = false;
+    int h100MicroBatch = 0;   // 0: the row's own (1 when unpublished)
     bool breakdown = false;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
@@ -123,6 +127,13 @@ int main(int argc, char** argv)
             check = true;
         else if (a == "--breakdown")
             breakdown = true;
+        else if (a == "--h100-micro-batch" && i + 1 < argc) {
+            h100MicroBatch = std::atoi(argv[++i]);
+            if (h100MicroBatch < 1) {
+                std::cerr << "--h100-micro-batch: expected a positive integer, got '" << argv[i] << "'\n";
+                return 2;
+            }
+        }
         else
             path = a;
     }
@@ -158,6 +169,9 @@ int main(int argc, char** argv)
         k.vpp = intOr(p, "vpp", 1);
         k.micro_batch_size = intOr(p, "micro_batch", 1);
         k.global_batch_size = p["global_batch"].get<int>();
+        const bool readmeRow = meas.contains("tflops_per_gpu");
+        if (readmeRow && h100MicroBatch > 0)
+            k.micro_batch_size = h100MicroBatch;
         k.recompute = recomputeOf(p);
         k.sequence_parallel = p["seq_parallel"].is_boolean() ? p["seq_parallel"].get<bool>() : k.tp > 1;
         k.distributed_optimizer = p.contains("distributed_optimizer") && p["distributed_optimizer"].is_boolean()
@@ -236,13 +250,14 @@ int main(int argc, char** argv)
             rows.push_back({"Figure 1", name, "params+opt GiB", meas["memory_gib_params_and_optimizer"].get<double>(),
                             (w.weights + w.gradients + w.optimizer) / G, {}});
             rows.push_back({"Figure 1", name, "activations GiB", meas["memory_gib_activations"].get<double>(), a.activations / G, {}});
-        } else if (meas.contains("tflops_per_gpu")) {
+        } else if (readmeRow) {
             // The README's figures count the attention core over the full s x s (Megatron-LM
             // core_r0.8.0, published-runs.md 2.1), not the causal half the planner reports.
             const Prediction pr = cm.estimate(plan);
             const double flops = modelFlopsPerIteration(model, k.global_batch_size, FlopCounting::FullSquare);
             const double tflops = flops / (pr.iteration_time_s * plan.numDevices()) / 1e12;
-            rows.push_back({"H100 README", name, "TFLOP/s/GPU", meas["tflops_per_gpu"].get<double>(), tflops, pr});
+            const std::string fit = pr.feasible ? "" : " (does not fit: " + pr.infeasible_reason + ")";
+            rows.push_back({"H100 README", name + fit, "TFLOP/s/GPU", meas["tflops_per_gpu"].get<double>(), tflops, pr});
         } else {
             skipped.push_back(name + " (no comparable measurement)");
         }
