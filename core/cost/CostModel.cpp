@@ -352,8 +352,8 @@ struct CostModel::Impl {
     };
 
     LayerCost layerCost(bool moe, const StageKnobs& k, const DeviceInfo& dev, const GroupLink& tpLink,
-                        const GroupLink& cpLink, const GroupLink& epLink, const GroupLink& etpLink, const LayerTimes* table,
-                        bool* collFromTable) const
+                        const GroupLink& cpLink, const GroupLink& epLink, const GroupLink& etpLink, const GroupLink& tpEpLink,
+                        const LayerTimes* table, bool* collFromTable) const
     {
         const LayerShape& s = shape;
         const double T = k.tokens;
@@ -421,6 +421,7 @@ struct CostModel::Impl {
 
         // MoE part (paper eq. 2): router, k experts' work over EP*ETP devices, imbalance.
         double moeF = 0;
+        double moeB = -1;   // backward of the MoE part when it differs from twice the forward
         if (moe) {
             const double tdev = T / tp;   // tokens each rank owns (sequence parallel split)
             const double routed = tdev * k.etp * s.topk;   // token-expert pairs on one device
@@ -434,13 +435,18 @@ struct CostModel::Impl {
             experts += dev.memTime(8.0 * routed * h);
             double router = dev.gemm(2 * tdev * h * s.experts) + dev.memTime(12.0 * tdev * s.experts);
             double sharedE = 0;
-            if (s.shared > 0)
+            if (s.shared > 0) {
                 sharedE = dev.gemm(2 * T * h * s.shared * (s.gated + 1) / tp)
                     + dev.memTime((2.0 + 2.0 * s.gated) * T * s.shared / tp);
+                fc1Gemm = dev.gemm(2 * T * h * s.shared * s.gated / tp);   // hides the shared expert's re-gather
+            }
             // Eq. 2 with the profiled FFN: k t_ffn / (EP * ETP) with t_ffn at TP = 1; under MoE
             // parallel folding (EP*ETP*EDP = TP*CP*DP) this equals k t_ffn(TP) F_e / F per device.
-            if (table && s.ffn > 0)
+            if (table && s.ffn > 0) {
                 experts = table->ffn_fwd * s.topk * s.effn / s.ffn;
+                // The same substitution in backward, with the profiled backward FFN time.
+                moeB = table->ffn_bwd * s.topk * s.effn / s.ffn * moeScale + 2.0 * (router + sharedE);
+            }
             moeF = experts * moeScale + router + sharedE;
         }
         c.fwd.compute = fwdCompute + moeF;
@@ -450,29 +456,34 @@ struct CostModel::Impl {
         // recomputes the scores in backward (5 matrix products against the forward's 2:
         // Dao et al. 2022, FlashAttention, Algorithm 4), so its backward is 2.5x its forward.
         if (table) {
-            c.bwd.compute = std::max(0.0, table->dense_bwd - (moe ? table->ffn_bwd : 0.0)) + 2.0 * moeF;
+            c.bwd.compute = std::max(0.0, table->dense_bwd - (moe ? table->ffn_bwd : 0.0)) + (moeB >= 0 ? moeB : 2.0 * moeF);
         } else {
             c.bwd.compute = 2.0 * (c.fwd.compute - splitFwd) + splitBwd + (options.fused_attention ? 0.5 * coreF : 0.0);
         }
 
-        // TP collectives on the activations (section 4.2): without SP two all-reduces per pass;
-        // with SP two all-gathers and two reduce-scatters forward, and backward also repeats the
-        // all-gathers of the inputs for the weight gradients. The profiled layer time already
-        // contains them.
+        // TP collectives on the activations (section 4.2): one pair per TP-split block, without SP
+        // an all-reduce, with SP an all-gather and a reduce-scatter, and backward also repeats the
+        // all-gather of the input for the weight gradient. A dense layer has two blocks (attention
+        // and MLP); an MoE layer only the attention, plus its shared expert if it has one: the
+        // routed experts take the SP-split tokens through the dispatcher (Megatron-Core
+        // token_dispatcher.py: the MoE input is [S/TP, B, H], permute -> A2A(EP) -> AG(ETP)),
+        // whose traffic is the dispatch below. The profiled layer time already contains them.
         if (tp > 1 && !table) {
             const double bytes = T * h * act;
+            const bool mlpBlock = !moe || s.shared > 0;
+            const double blocks = mlpBlock ? 2.0 : 1.0;
             double f = 0, b = 0;
             if (k.sp) {
                 const double ag = coll(Collective::AllGather, bytes, k.tp, tpLink, dev, collFromTable);
                 const double rs = coll(Collective::ReduceScatter, bytes, k.tp, tpLink, dev, collFromTable);
-                f = 2 * ag + 2 * rs;
+                f = blocks * (ag + rs);
                 // The re-gather for the weight gradient runs while the input-gradient GEMM of the
                 // same linear layer computes (Megatron's asynchronous linear backward).
-                b = 2 * ag + 2 * rs + std::max(0.0, ag - qkvGemm) + std::max(0.0, ag - (moe ? 0.0 : fc1Gemm));
+                b = blocks * (ag + rs) + std::max(0.0, ag - qkvGemm) + (mlpBlock ? std::max(0.0, ag - fc1Gemm) : 0.0);
             } else {
                 const double ar = coll(Collective::AllReduce, bytes, k.tp, tpLink, dev, collFromTable);
-                f = 2 * ar;
-                b = 2 * ar;
+                f = blocks * ar;
+                b = blocks * ar;
             }
             if (options.tp_comm_overlap) {
                 f = std::max(0.0, f - fwdGemm);
@@ -496,13 +507,19 @@ struct CostModel::Impl {
 
         // Dispatch and combine (paper eq. 3): D = tokens * h * bytes * k * (1 - 1/EP) per
         // all-to-all; the all-gather dispatcher gathers every EP rank's tokens instead.
-        if (moe && k.ep > 1) {
+        const bool allGatherDispatch = model.moe_token_dispatcher_type == TokenDispatcher::AllGather;
+        if (moe && (k.ep > 1 || (allGatherDispatch && k.etp > 1))) {
             const double tdev = T / tp;
             double one = 0;
-            if (model.moe_token_dispatcher_type == TokenDispatcher::AllGather) {
-                const double full = tdev * h * act * k.ep;
-                one = 0.5 * (coll(Collective::AllGather, full, k.ep, epLink, dev, collFromTable)
-                             + coll(Collective::ReduceScatter, full, k.ep, epLink, dev, collFromTable));
+            if (allGatherDispatch) {
+                // Megatron-Core's MoEAllGatherTokenDispatcher gathers every token of the ETP x EP
+                // group (ETP innermost, so stride 1) and reduce-scatters the output back; that
+                // group already holds an expert's ETP shards, so there is no separate ETP exchange,
+                // and the gathered volume does not depend on the routing (no imbalance factor).
+                const int n = k.ep * k.etp;
+                const double full = tdev * h * act * n;
+                one = 0.5 * (coll(Collective::AllGather, full, n, tpEpLink, dev, collFromTable)
+                             + coll(Collective::ReduceScatter, full, n, tpEpLink, dev, collFromTable));
             } else {
                 const double sendBuffer = tdev * h * act * s.topk;   // (1 - 1/EP) of it leaves the rank
                 const bool tabled = haveTables
@@ -512,12 +529,14 @@ struct CostModel::Impl {
                 else
                     one = coll(Collective::AllToAll, sendBuffer, k.ep, epLink, dev, collFromTable);
             }
-            c.fwd.dispatch = 2 * one * moeScale;
-            c.bwd.dispatch = 2 * one * moeScale;
+            const double scale = allGatherDispatch ? 1.0 : moeScale;
+            c.fwd.dispatch = 2 * one * scale;
+            c.bwd.dispatch = 2 * one * scale;
         }
         // Expert tensor parallelism: the ETP ranks of an expert all need its tokens; an
         // all-gather before and a reduce-scatter after the experts (and the reverse backward).
-        if (moe && k.etp > 1) {
+        // The all-gather dispatcher's TP x EP gather has done it already.
+        if (moe && k.etp > 1 && !allGatherDispatch) {
             const double gathered = T / tp * k.etp * s.topk * h * act;
             const double agrs = coll(Collective::AllGather, gathered, k.etp, etpLink, dev, collFromTable)
                 + coll(Collective::ReduceScatter, gathered, k.etp, etpLink, dev, collFromTable);
@@ -575,9 +594,13 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
 
     Impl::StageKnobs knobs{tp, cp, ep, etp, mbs, sp, T};
     const GroupLink tpLink = m.group(stage, dev, tp, 1);
-    const GroupLink cpLink = m.group(stage, dev, cp, tp);
+    GroupLink cpLink = m.group(stage, dev, cp, tp);
+    // A ring step is one send to the next CP rank: on a full mesh one peer's link (section 6),
+    // not the links of the whole CP group.
+    cpLink.intra_bw = m.intraShare(stage, dev, 1);
     const GroupLink epLink = m.group(stage, dev, ep, etp);
     const GroupLink etpLink = m.group(stage, dev, etp, 1);
+    const GroupLink tpEpLink = m.group(stage, dev, ep * etp, 1);   // the all-gather dispatcher's group
     // Gradients are reduced, and the distributed optimizer shards, over DP x CP: the CP ranks
     // hold the same weights (Megatron's data-parallel group "with context parallel").
     const int dpcp = dp * cp;
@@ -592,9 +615,9 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
 
     LayerCost dense, moe;
     if (nDense > 0)
-        dense = m.layerCost(false, knobs, dev, tpLink, cpLink, epLink, etpLink, tablePtr, &collFromTable);
+        dense = m.layerCost(false, knobs, dev, tpLink, cpLink, epLink, etpLink, tpEpLink, tablePtr, &collFromTable);
     if (nMoe > 0)
-        moe = m.layerCost(true, knobs, dev, tpLink, cpLink, epLink, etpLink, tablePtr, &collFromTable);
+        moe = m.layerCost(true, knobs, dev, tpLink, cpLink, epLink, etpLink, tpEpLink, tablePtr, &collFromTable);
 
     // Recompute (section 3.5): selective repeats the attention core; full repeats the whole
     // forward of k layers (MoE layers first when the stage mixes, the costlier ones).

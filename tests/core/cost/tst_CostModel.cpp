@@ -149,6 +149,10 @@ private slots:
     void hostMemoryAndLinkOfTheNode();
     void expertParametersOverEdp();
     void dispatchVolumeEq3();
+    void moeLayerTpCollectivesAttentionOnly();
+    void allGatherDispatcherSpansTpTimesEp();
+    void contextParallelRingUsesOnePeerLink();
+    void profiledMoeBackwardUsesFfnBwd();
     void outputLayerAndFusedAttention();
     void imbalanceScalesMoePath();
     void imbalanceCappedAtExpertsOverTopk();
@@ -533,6 +537,117 @@ void TestCostModel::dispatchVolumeEq3()
     // primitives at most 370 GB/s (nccl-tests #212).
     QVERIFY(std::fabs(intraNodeEfficiencyNvlink4(16.0 * 1024 * 1024, true) - 234.45 / 450) < 1e-12);
     QCOMPARE(intraNodeEfficiencyNvlink4(8.0 * GiB, false), 370.0 / 450);
+}
+
+void TestCostModel::moeLayerTpCollectivesAttentionOnly()
+{
+    // Megatron-Core's MoE layer takes the sequence-parallel tokens [S/TP, B, H] straight into
+    // the dispatcher (token_dispatcher.py: permute -> A2A(EP) -> AG(ETP)), so of the dense
+    // layer's two TP blocks only the attention's all-gather and reduce-scatter remain
+    // (docs/cost-model.md 4.2). Mixtral 8x7B shape, T = 4096 tokens, TP 2 with SP, EP 1, on
+    // 8 x H100 (NVLink4 450 GB/s). By hand: buffer T h 2 = 33,554,432 B, each rank moves half,
+    // 16,777,216 B; curve index 16,777,216 / 1.75 = 9.14 MiB, between the ND H100 v5 points
+    // 43.70 GB/s @ 1 MiB and 234.45 GB/s @ 16 MiB (log-log): e = 0.371178, so one all-gather
+    // (or reduce-scatter) = 16,777,216 / (450e9 x 0.371178) = 100.444 us. The weight-gradient
+    // re-gather hides behind the QKV input-gradient GEMM (103 GFLOP, 144 us). So the MoE layer
+    // costs AG + RS per pass, 4 x 100.444 = 401.777 us per micro-batch; a dense layer twice that.
+    ModelSpec m = mixtral8x7b();
+    const Cluster c = nodesOf("H100-SXM", 1);
+    StagePlan st = stageOn("H100-SXM", 0, 8, 2);
+    st.ep = 1;
+    st.etp = 1;
+    st.edp = 8;
+    const double oneAg = 1.004442081e-4;
+    {
+        const CostModel cm(m, c, DeviceCatalog::builtin());
+        const StageEstimate e = oneLayer(cm, st, true);
+        QVERIFY2(std::fabs(e.tensor_parallel / (4 * oneAg) - 1) < 1e-6, qPrintable(QString::number(e.tensor_parallel)));
+    }
+    // A dense layer of the same shape: attention and MLP, 8 x 100.444 us.
+    m.num_experts = 0;
+    {
+        const CostModel cm(m, c, DeviceCatalog::builtin());
+        const StageEstimate e = oneLayer(cm, st, true);
+        QVERIFY2(std::fabs(e.tensor_parallel / (8 * oneAg) - 1) < 1e-6, qPrintable(QString::number(e.tensor_parallel)));
+    }
+    // An MoE layer with a shared expert (a TP-split dense MLP, SharedExpertMLP) has its pair
+    // back; its FC1 (2 T h F_s 2 / t = 481 GFLOP) hides the re-gather.
+    m = mixtral8x7b();
+    m.moe_shared_expert_intermediate_size = 14336;
+    {
+        const CostModel cm(m, c, DeviceCatalog::builtin());
+        const StageEstimate e = oneLayer(cm, st, true);
+        QVERIFY2(std::fabs(e.tensor_parallel / (8 * oneAg) - 1) < 1e-6, qPrintable(QString::number(e.tensor_parallel)));
+    }
+}
+
+void TestCostModel::allGatherDispatcherSpansTpTimesEp()
+{
+    // Megatron-Core's MoEAllGatherTokenDispatcher: "this allgather spans the communication
+    // domain of TP*EP" (expert TP x EP, ETP innermost): [(S/TP) B, H] -> [(S/TP) B (ETP EP), H],
+    // and a reduce-scatter back; no further ETP exchange, and the gathered volume does not
+    // depend on the routing (docs/cost-model.md 4.4). Mixtral 8x7B, T = 4096, TP 2, EP 2,
+    // ETP 2, EDP 2 on 8 x H100, rho 1.5 (ignored by this volume). By hand: buffer
+    // 2048 x 4096 x 2 x 4 = 67,108,864 B over 4 ranks, 3/4 on the wire = 50,331,648 B; index
+    // 50,331,648 / 1.75 = 27.4 MiB, between 234.45 GB/s @ 16 MiB and 400.61 GB/s @ 128 MiB:
+    // e = 0.598614 (under the 370/450 ring cap), 50,331,648 / (450e9 x 0.598614) = 186.845 us
+    // for the all-gather and the same for the reduce-scatter; forward and backward each do
+    // both: 4 x 186.845 = 747.381 us.
+    ModelSpec m = mixtral8x7b();
+    m.moe_token_dispatcher_type = TokenDispatcher::AllGather;
+    m.training.router_imbalance = 1.5;
+    const CostModel cm(m, nodesOf("H100-SXM", 1), DeviceCatalog::builtin());
+    StagePlan st = stageOn("H100-SXM", 0, 8, 2);
+    st.ep = 2;
+    st.etp = 2;
+    st.edp = 2;
+    const StageEstimate e = oneLayer(cm, st, true);
+    QVERIFY2(std::fabs(e.expert_dispatch / 7.473806536e-4 - 1) < 1e-6, qPrintable(QString::number(e.expert_dispatch)));
+}
+
+void TestCostModel::contextParallelRingUsesOnePeerLink()
+{
+    // A ring-attention step sends K and V to the next CP rank: on a full mesh that is one
+    // peer's link, 1/7 of MI300X's 448 GB/s (device-specs.md, AMD xGMI), used at 0.75 after
+    // 10 us (docs/cost-model.md 6), whatever the CP group's size. LLaMA-like GQA (h 4096,
+    // 32 heads, 8 groups of 128), s 4096, CP 4, TP 1 on 8 x MI300X: T = 1024 tokens per rank.
+    // By hand: step = 10 us + 2 x 1024 x 1024 x 2 B / (64e9 x 0.75) = 97.381 us; fused causal
+    // core 2 T s q = 34.4 GFLOP at 1307.4 TFLOP/s x 0.514 x 0.935 x size(8.2 GFLOP-equivalent)
+    // = 63.619 us. Exposed forward 3 x 97.381 - 3/4 x 63.619 = 244.430 us, backward twice that:
+    // 733.290 us in all (the group's 3 links would have given 3x the bandwidth).
+    ModelSpec m = llama7b();
+    m.num_query_groups = 8;
+    const CostModel cm(m, nodesOf("MI300X", 1), DeviceCatalog::builtin());
+    StagePlan st = stageOn("MI300X", 0, 8, 1);
+    st.cp = 4;
+    st.dp = 2;
+    const StageEstimate e = oneLayer(cm, st, false);
+    QVERIFY2(std::fabs(e.tensor_parallel / 7.332896157e-4 - 1) < 1e-6, qPrintable(QString::number(e.tensor_parallel)));
+}
+
+void TestCostModel::profiledMoeBackwardUsesFfnBwd()
+{
+    // Eq. 2 with profiled tables, per pass: t_dense - t_ffn + (1 + gamma (rho - 1)) k t_ffn F_e / F
+    // + t_route, the backward with the profiled backward times (docs/cost-model.md 11).
+    // Mixtral 8x7B (F_e = F, k 2, rho 1.2) on 8 x H800 at TP 8, T = 4096: dense 10 / 20 ms,
+    // FFN 6 / 15 ms. Forward 4 + 1.2 x 2 x 6 = 18.4 ms + R; backward 5 + 1.2 x 2 x 15 = 41 ms
+    // + 2R (R the analytic router). So t_bwd - 2 t_fwd = 41 - 36.8 = 4.2 ms whatever R is.
+    const ModelSpec m = mixtral8x7b();
+    Profile prof;
+    ComputeEntry e;
+    e.device_type = "H800";
+    e.tp = 8;
+    e.cp = 1;
+    e.tokens = 4096;
+    e.dense_layer_fwd_s = 0.010;
+    e.dense_layer_bwd_s = 0.020;
+    e.ffn_fwd_s = 0.006;
+    e.ffn_bwd_s = 0.015;
+    prof.compute.push_back(e);
+    const CostModel cm(m, nodesOf("H800", 1), DeviceCatalog::builtin(), &prof);
+    StagePlan st = stageOn("H800", 0, 8, 8);
+    const StageEstimate est = oneLayer(cm, st, true);
+    QVERIFY2(std::fabs(est.t_bwd - 2 * est.t_fwd - 0.0042) < 1e-12, qPrintable(QString::number(est.t_bwd - 2 * est.t_fwd)));
 }
 
 void TestCostModel::outputLayerAndFusedAttention()
