@@ -85,12 +85,15 @@ MainWindow::MainWindow(QWidget* parent)
     statusBar()->addPermanentWidget(m_zoom);
 
     connect(m_document, &ProjectDocument::clusterChanged, this, &MainWindow::updateStatus);
+    connect(m_document, &ProjectDocument::clusterChanged, this, &MainWindow::updateOutdated);
+    connect(m_document, &ProjectDocument::modelChanged, this, &MainWindow::updateOutdated);
     connect(m_document, &ProjectDocument::modifiedChanged, this, &MainWindow::updateTitle);
     connect(m_document, &ProjectDocument::fileNameChanged, this, &MainWindow::updateTitle);
     connect(m_document, &ProjectDocument::projectReset, this, [this] {
         updateTitle();
         m_explorer->clear();
         showSavedPlans();
+        updateOutdated();
         QMetaObject::invokeMethod(m_view, &ClusterView::zoomToFit, Qt::QueuedConnection);
     });
     connect(m_view, &ClusterView::zoomChanged, this,
@@ -384,6 +387,8 @@ bool MainWindow::openFile(const QString& fileName)
         const std::string path = fileName.toStdString();
         Warnings warnings;
         Project p = readProject(readTextFile(path), path, &warnings);
+        for (auto& w : ProjectDocument::dropUnfitPlans(p, m_document->catalog(), path))
+            warnings.push_back(std::move(w));
         // A user's drawing is kept as it is; only a cluster without any layout gets one.
         if (needsLayout(p.cluster))
             layoutCluster(p.cluster);
@@ -490,7 +495,10 @@ bool MainWindow::recover(const QString& autosavePath, const QString& originalPat
     try {
         const std::string path = autosavePath.toStdString();
         Project p = readProject(readTextFile(path), path);
+        const Warnings dropped = ProjectDocument::dropUnfitPlans(p, m_document->catalog(), path);
         m_document->resetProject(p, originalPath, true);
+        if (!dropped.empty())
+            statusBar()->showMessage(QString::fromStdString(dropped.front()), 15000);
         m_autosave->saveNow();
         return true;
     } catch (const std::exception& e) {
@@ -625,13 +633,20 @@ void MainWindow::onSearchFinished(const SearchResult& result)
     }
     m_explorer->setContext(context);
     m_explorer->setResult(result);
-    if (!result.plans.empty()) {
-        std::vector<SavedPlan> saved;
-        for (const auto& rp : result.plans)
-            saved.push_back(SavedPlan{rp.plan, rp.prediction});
-        m_document->setSavedPlans(saved);
+    // The project keeps what the explorer shows: the plans of this search, or none when it
+    // found none (the previous search's plans would be saved as if they were its result).
+    std::vector<SavedPlan> saved;
+    for (const auto& rp : result.plans)
+        saved.push_back(SavedPlan{rp.plan, rp.prediction});
+    m_document->setSavedPlans(saved, context.model, context.cluster);
+    updateOutdated();
+    if (!result.plans.empty())
         showTab(QStringLiteral("results"));
-    }
+}
+
+void MainWindow::updateOutdated()
+{
+    m_explorer->setOutdated(m_explorer->planCount() > 0 && !m_document->savedPlansCurrent());
 }
 
 void MainWindow::showSavedPlans()

@@ -87,6 +87,8 @@ private:
     void showError(const QString& title, const QString& message);
     void onSearchFinished(const SearchResult& result);
     void showSavedPlans();
+    // Marks the explorer's plans as computed for an earlier model or cluster.
+    void updateOutdated();
     void setTheme(bool dark);
 
     ProjectDocument* m_document;

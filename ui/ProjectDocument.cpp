@@ -25,6 +25,21 @@ std::pair<int, int> key(int a, int b) { return {std::min(a, b), std::max(a, b)};
 
 bool sameLink(const Link& l, int a, int b) { return key(l.a, l.b) == key(a, b); }
 
+// What a plan depends on: the model and the cluster without its canvas positions and names.
+std::string basisOf(const ModelSpec& model, Cluster cluster)
+{
+    cluster.name.clear();
+    cluster.description.clear();
+    cluster.source.clear();
+    for (auto& n : cluster.nodes)
+        n.x = n.y = 0;
+    for (auto& s : cluster.switches) {
+        s.x = s.y = 0;
+        s.name.clear();
+    }
+    return writeModel(model) + writeCluster(cluster);
+}
+
 } // namespace
 
 ProjectDocument::ProjectDocument(QObject* parent)
@@ -52,6 +67,7 @@ void ProjectDocument::resetProject(const Project& project, const QString& fileNa
 {
     const bool wasModified = isModified();
     m_project = project;
+    m_plansBasis = basisOf(project.model, project.cluster);
     m_undoStack->clear();
     m_extraModified = markModified;
     setFileName(fileName);
@@ -85,7 +101,43 @@ void ProjectDocument::save(const QString& fileName)
         emit modifiedChanged(false);
 }
 
-std::string ProjectDocument::serialize() const { return writeProject(m_project); }
+std::string ProjectDocument::serialize() const
+{
+    if (m_project.plans.empty() || savedPlansCurrent())
+        return writeProject(m_project);
+    Project p = m_project;
+    p.plans.clear();
+    return writeProject(p);
+}
+
+bool ProjectDocument::savedPlansCurrent() const
+{
+    return m_plansBasis == basisOf(m_project.model, m_project.cluster);
+}
+
+Warnings ProjectDocument::dropUnfitPlans(Project& project, const DeviceCatalog& catalog, const std::string& fileName)
+{
+    Warnings dropped;
+    std::vector<SavedPlan> kept;
+    for (size_t i = 0; i < project.plans.size(); ++i) {
+        PlanDocument doc;
+        doc.model = project.model;
+        doc.cluster = project.cluster;
+        doc.plan = project.plans[i].plan;
+        try {
+            validatePlanDocument(doc, catalog, fileName);
+            kept.push_back(project.plans[i]);
+        } catch (const InputError& e) {
+            dropped.push_back(fileName + ": plans[" + std::to_string(i) + "]." + e.where() + ": " + e.detail()
+                              + "; the plan is not shown (run the search again)");
+        } catch (const std::exception& e) {
+            dropped.push_back(fileName + ": plans[" + std::to_string(i) + "]: " + e.what()
+                              + "; the plan is not shown (run the search again)");
+        }
+    }
+    project.plans = std::move(kept);
+    return dropped;
+}
 
 void ProjectDocument::setFileName(const QString& fileName)
 {
@@ -333,9 +385,12 @@ void ProjectDocument::setSearchSettings(const SearchSettings& settings)
     m_undoStack->push(new ChangeSearchSettingsCommand(this, settings));
 }
 
-void ProjectDocument::setSavedPlans(const std::vector<SavedPlan>& plans)
+void ProjectDocument::setSavedPlans(const std::vector<SavedPlan>& plans, const ModelSpec& model, const Cluster& cluster)
 {
+    if (plans.empty() && m_project.plans.empty())
+        return;
     m_project.plans = plans;
+    m_plansBasis = basisOf(model, cluster);
     const bool wasModified = isModified();
     m_extraModified = true;
     emit savedPlansChanged();

@@ -71,9 +71,17 @@ public:
     void setModel(const ModelSpec& model, const QString& text, const QString& field = {});
     void setModelFromScript(const ModelSpec& model, const QString& scriptPath);
     void setSearchSettings(const SearchSettings& settings);
-    // Plans kept with the project (the latest search result); not an undoable edit, but it
-    // makes the project modified.
-    void setSavedPlans(const std::vector<SavedPlan>& plans);
+    // Plans kept with the project (the latest search result) and the model and cluster the
+    // search ran on; not an undoable edit, but it makes the project modified.
+    void setSavedPlans(const std::vector<SavedPlan>& plans, const ModelSpec& model, const Cluster& cluster);
+    // Whether the saved plans describe the model and cluster as they are now (canvas
+    // positions and names aside). The file keeps the plans only while they do: a plan of
+    // another cluster could name nodes that no longer exist, and its times would be wrong.
+    bool savedPlansCurrent() const;
+    // Removes the plans that do not fit the project's model and cluster (validatePlanDocument,
+    // as `hapmoe validate` checks a project); returns one line per plan removed, naming the
+    // file, the plan's JSON path and the reason.
+    static Warnings dropUnfitPlans(Project& project, const DeviceCatalog& catalog, const std::string& fileName);
 
     // Default link figures between two items: the catalog's inter-node bandwidth of the
     // node side (per device, times the node's devices), 5 us latency.
@@ -124,6 +132,7 @@ private:
     QUndoStack* m_undoStack;
     QString m_fileName;
     bool m_extraModified = false;   // changes outside the stack (saved plans, recovery)
+    std::string m_plansBasis;       // basisOf() the model and cluster the saved plans are for
 };
 
 } // namespace hapmoe::ui

@@ -221,6 +221,12 @@ int studioMain(QApplication& app)
     applyTheme(o.theme == QLatin1String("dark") ? ThemeKind::Dark : ThemeKind::Light);
     MainWindow window;
     window.setBatchMode(batch);
+    if (o.size.isValid())
+        window.resize(o.size);
+    // Shown before the file opens: a status message (the file's warnings) hides the cluster
+    // totals only while it lasts, which a window shown afterwards would not honour, and an
+    // error box has the window to sit on.
+    window.show();
     if (!o.file.isEmpty() && !window.openFile(o.file)) {
         if (batch)
             return 2;
@@ -231,9 +237,6 @@ int studioMain(QApplication& app)
         window.modelPanel()->loadPreset(o.modelPreset);
     if (!o.clusterPreset.isEmpty() || !o.modelPreset.isEmpty())
         window.document()->undoStack()->setClean();
-    if (o.size.isValid())
-        window.resize(o.size);
-    window.show();
     if (!batch)
         QTimer::singleShot(0, &window, [&window] { window.offerRecovery(); });
 

@@ -4,18 +4,44 @@
 #include "GuiTestSupport.h"
 
 #include "AutosaveManager.h"
+#include "PlanExplorerWidget.h"
 #include "ProjectDocument.h"
+#include "SearchPanel.h"
 
 #include "io/Documents.h"
+#include "io/Presets.h"
 
 #include <QDir>
 #include <QFile>
+#include <QLabel>
+#include <QSignalSpy>
+#include <QStatusBar>
 #include <QTemporaryDir>
 #include <QUndoStack>
 
 using namespace hapmoe;
 using namespace hapmoe::ui;
 using namespace hapmoe::ui::test;
+
+namespace {
+
+SearchResult searchToEnd(MainWindow& w)
+{
+    QSignalSpy finished(w.searchPanel(), &SearchPanel::searchFinished);
+    if (!w.searchPanel()->run())
+        return {};
+    if (!finished.wait(120000) && finished.isEmpty())
+        return {};
+    return finished.first().first().value<SearchResult>();
+}
+
+QString planTitle(MainWindow& w)
+{
+    auto* title = w.explorer()->findChild<QLabel*>(QStringLiteral("planTitle"));
+    return title ? title->text() : QString();
+}
+
+} // namespace
 
 class ProjectFileTest : public QObject {
     Q_OBJECT
@@ -76,6 +102,106 @@ private slots:
         QCOMPARE(b.model.training.global_batch_size, 512);
         QVERIFY(!w2->isWindowModified());
         QCOMPARE(w2->document()->fileName(), QFileInfo(path).absoluteFilePath());
+    }
+
+    void savedPlansFollowTheirClusterAndModel()
+    {
+        // Mixtral-S on the paper's 16-1-h (H800 2x8): a search of a few milliseconds.
+        QTemporaryDir dir;
+        auto w = makeWindow();
+        w->loadExample();
+        QVERIFY(w->loadClusterPreset(QStringLiteral("16-1-h")));
+        ProjectDocument* doc = w->document();
+        const SearchResult first = searchToEnd(*w);
+        QVERIFY2(!first.plans.empty(), first.no_plan_reason.c_str());
+        QCOMPARE(doc->project().plans.size(), first.plans.size());
+        QVERIFY(doc->savedPlansCurrent());
+        QVERIFY(!w->explorer()->isOutdated());
+
+        // Moving a node on the canvas changes nothing the plans depend on.
+        const Node node = doc->cluster().nodes.front();
+        doc->moveItems({{node.id, QPointF(node.x + 40, node.y)}});
+        QVERIFY(doc->savedPlansCurrent());
+
+        // Another cluster: the plans name nodes of the old one. The explorer says so, and
+        // the file keeps no plan that `hapmoe validate` would refuse.
+        QVERIFY(w->loadClusterPreset(QStringLiteral("16-2-h")));
+        QVERIFY(!doc->savedPlansCurrent());
+        QVERIFY(w->explorer()->isOutdated());
+        QVERIFY2(planTitle(*w).contains(QStringLiteral("run the search again")), qPrintable(planTitle(*w)));
+        const QString stale = dir.filePath(QStringLiteral("stale.hapmoe"));
+        QVERIFY(w->saveTo(stale));
+        QVERIFY(readProject(readTextFile(stale.toStdString()), stale.toStdString()).plans.empty());
+
+        // Undo brings the cluster of the search back, and its plans with it.
+        doc->undoStack()->undo();
+        QVERIFY(doc->savedPlansCurrent());
+        QVERIFY(!w->explorer()->isOutdated());
+        QVERIFY(!planTitle(*w).contains(QStringLiteral("run the search again")));
+        const QString good = dir.filePath(QStringLiteral("good.hapmoe"));
+        QVERIFY(w->saveTo(good));
+        QCOMPARE(readProject(readTextFile(good.toStdString()), good.toStdString()).plans.size(), first.plans.size());
+
+        // A model change outdates them too.
+        ModelSpec model = doc->model();
+        model.training.global_batch_size *= 2;
+        doc->setModel(model, QStringLiteral("GBS"));
+        QVERIFY(!doc->savedPlansCurrent());
+        QVERIFY(w->explorer()->isOutdated());
+        doc->undoStack()->undo();
+        QVERIFY(doc->savedPlansCurrent());
+
+        // A search that finds nothing replaces the plans of the one before: Qwen3-235B-A22B
+        // (about 235e9 parameters) cannot fit on 16 H800s without offloading the optimizer.
+        const ModelSpec* large = findModelPreset("Qwen3-235B-A22B");
+        QVERIFY(large);
+        doc->setModel(*large, QStringLiteral("Qwen3"));
+        SearchSettings settings = doc->searchSettings();
+        settings.optimizer_offload = OptimizerOffload::Never;
+        doc->setSearchSettings(settings);
+        const SearchResult none = searchToEnd(*w);
+        QVERIFY(none.plans.empty());
+        QVERIFY(doc->project().plans.empty());
+        QCOMPARE(w->explorer()->planCount(), 0);
+    }
+
+    void openDropsPlansOfAnotherCluster()
+    {
+        // A file whose cluster was edited after its search (as older versions saved it): the
+        // plan's stages name MI300X nodes that now hold H800s.
+        QTemporaryDir dir;
+        auto w = makeWindow();
+        w->loadExample();   // Mixtral-S on 32-3: 910B-376T 2x8 + MI300X 2x8
+        const SearchResult result = searchToEnd(*w);
+        QVERIFY2(!result.plans.empty(), result.no_plan_reason.c_str());
+        Project p = w->document()->project();
+        QVERIFY(!p.plans.empty());
+        bool changed = false;
+        for (auto& n : p.cluster.nodes)
+            if (n.device_type == "MI300X") {
+                n.device_type = "H800";
+                changed = true;
+            }
+        QVERIFY(changed);
+        const QString path = dir.filePath(QStringLiteral("edited.hapmoe"));
+        saveFileAtomically(path.toStdString(), writeProject(p));
+
+        auto w2 = makeWindow();
+        QVERIFY(w2->openFile(path));
+        QVERIFY(w2->document()->project().plans.empty());
+        QCOMPARE(w2->explorer()->planCount(), 0);
+        const QString message = w2->statusBar()->currentMessage();
+        QVERIFY2(message.contains(QStringLiteral("edited.hapmoe")), qPrintable(message));
+        QVERIFY2(message.contains(QStringLiteral("plans[0].plan.stages")), qPrintable(message));
+        QVERIFY(!w2->isWindowModified());
+
+        // The same file with its own cluster keeps its plans.
+        const QString intact = dir.filePath(QStringLiteral("intact.hapmoe"));
+        QVERIFY(w->saveTo(intact));
+        auto w3 = makeWindow();
+        QVERIFY(w3->openFile(intact));
+        QCOMPARE(w3->document()->project().plans.size(), result.plans.size());
+        QCOMPARE(w3->explorer()->planCount(), int(result.plans.size()));
     }
 
     void badFileNamesTheField()

@@ -12,6 +12,8 @@
 
 #include "io/Presets.h"
 
+#include <qcustomplot.h>
+
 #include <QComboBox>
 #include <QElapsedTimer>
 #include <QLabel>
@@ -76,6 +78,18 @@ void useLargestPaperCluster(MainWindow& w)
     w.document()->setSearchSettings(s);
 }
 
+// The text a chart of the explorer shows in place of a plan (ExplorerStyle's placeholder).
+QString chartPlaceholder(QWidget* chart)
+{
+    auto* plot = qobject_cast<QCustomPlot*>(chart);
+    for (int i = 0; plot && i < plot->itemCount(); ++i) {
+        auto* t = qobject_cast<QCPItemText*>(plot->item(i));
+        if (t && t->objectName() == QLatin1String("chartPlaceholder"))
+            return t->text();
+    }
+    return {};
+}
+
 } // namespace
 
 class SearchPanelTest : public QObject {
@@ -134,6 +148,11 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 180000);
         QVERIFY(finished.first().first().value<SearchResult>().plans.empty());
         QVERIFY2(panel->statusLabel()->text().contains(QStringLiteral("No plan found")), qPrintable(panel->statusLabel()->text()));
+        // The charts say that the search found nothing, not that it has yet to run.
+        for (const QString& view : {QStringLiteral("timeline"), QStringLiteral("memory")}) {
+            const QString text = chartPlaceholder(w->explorer()->view(view));
+            QVERIFY2(text.contains(QStringLiteral("found no feasible plan")), qPrintable(view + QStringLiteral(": ") + text));
+        }
 
         offload->setCurrentIndex(offload->findData(int(OptimizerOffload::IfNeeded)));
         finished.clear();
@@ -142,6 +161,7 @@ private slots:
         const SearchResult r = finished.first().first().value<SearchResult>();
         QVERIFY2(!r.plans.empty(), r.no_plan_reason.c_str());
         QVERIFY(r.plans.front().plan.optimizer_offload_fraction > 0);
+        QVERIFY(chartPlaceholder(w->explorer()->view(QStringLiteral("timeline"))).isEmpty());
         QVERIFY2(panel->statusLabel()->text().contains(QStringLiteral("host memory")), qPrintable(panel->statusLabel()->text()));
         // The explorer's title says where the optimizer lives.
         bool titled = false;

@@ -8,6 +8,7 @@
 #include "PlanExplorerWidget.h"
 #include "SearchPanel.h"
 #include "StudioMain.h"
+#include "WhatIfPanel.h"
 
 #include <QImage>
 #include <QLabel>
@@ -115,6 +116,11 @@ private slots:
             return title->mapTo(w.get(), QPoint(0, title->height())).y() <= exportButton->mapTo(w.get(), QPoint()).y();
         };
         QTRY_VERIFY(!titleAboveButtons());   // 1600 px: the title beside the buttons
+        w->explorer()->showView(QStringLiteral("whatif"));
+        auto* whatIf = qobject_cast<WhatIfPanel*>(w->explorer()->view(QStringLiteral("whatif")));
+        auto* whatIfScroll = w->findChild<QScrollArea*>(QStringLiteral("whatIfScroll"));
+        QVERIFY(whatIf && whatIfScroll);
+        QTRY_VERIFY(!whatIf->isStacked());   // the inputs beside the figures
 
         w->resize(1024, 700);
         QTRY_COMPARE(w->size(), QSize(1024, 700));
@@ -128,6 +134,10 @@ private slots:
         QCOMPARE(searchScroll->widget(), static_cast<QWidget*>(w->searchPanel()));
         QTRY_VERIFY(searchScroll->verticalScrollBar()->maximum() > 0);
         QVERIFY(w->searchPanel()->width() <= searchScroll->viewport()->width());   // never cut on the right
+        // The what-if page puts its figures under the inputs rather than scroll sideways.
+        QTRY_VERIFY(whatIf->isStacked());
+        QTRY_COMPARE(whatIfScroll->horizontalScrollBar()->maximum(), 0);
+        QVERIFY(whatIf->width() <= whatIfScroll->viewport()->width());
     }
 
     void exportDialogIsModelessAndInTheScreenshot()

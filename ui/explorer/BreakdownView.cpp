@@ -126,6 +126,15 @@ void BreakdownView::clear()
     setPlan(Plan{}, Prediction{});
 }
 
+void BreakdownView::setEmptyText(const QString& text)
+{
+    m_emptyText = text;
+    if (m_title->text().isEmpty()) {
+        style::setChartPlaceholder(m_plot, text);
+        m_plot->replot();
+    }
+}
+
 void BreakdownView::setPlan(const Plan& plan, const Prediction& prediction)
 {
     const TimeBreakdown& b = prediction.breakdown;
@@ -170,14 +179,14 @@ void BreakdownView::setPlan(const Plan& plan, const Prediction& prediction)
     }
     m_title->setTextColor(m_plot->palette().color(QPalette::Text));
     m_title->setVisible(bn >= 0);
-    style::setChartPlaceholder(m_plot, bn < 0 ? tr("No plan to show: run a search and select a plan") : QString());
+    style::setChartPlaceholder(m_plot, bn < 0 ? m_emptyText : QString());
 
     // Room on the right for the labels.
     m_plot->xAxis->setRange(0, std::max(maxV, 1e-6) * 1.35);
     m_plot->replot();
 
     if (plan.stages.empty()) {
-        m_summary->setText(tr("Select a plan to see where its iteration time goes."));
+        m_summary->setText(tr("Where the selected plan's iteration time goes."));
     } else {
         m_summary->setText(tr("<b>%1</b>: iteration %2; the components below sum to %3. Compute takes %4 %, the pipeline bubble %5 %.")
                                .arg(QString::fromStdString(plan.name).toHtmlEscaped(), style::formatSeconds(prediction.iteration_time_s),

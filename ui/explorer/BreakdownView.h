@@ -22,6 +22,8 @@ public:
 
     void setPlan(const Plan& plan, const Prediction& prediction);
     void clear();
+    // What the view says while it has no plan (before a search, when a search found none).
+    void setEmptyText(const QString& text);
 
     // The six components in display order, in seconds.
     QVector<double> components() const { return m_values; }
@@ -45,6 +47,7 @@ private:
     QTableWidget* m_table;
     QLabel* m_summary;
     QVector<double> m_values;
+    QString m_emptyText = tr("No plan to show: run a search and select a plan");
 };
 
 } // namespace hapmoe::ui

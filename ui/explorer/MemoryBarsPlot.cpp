@@ -97,6 +97,15 @@ void MemoryBarsPlot::clear()
     setPlan(Plan{}, Prediction{});
 }
 
+void MemoryBarsPlot::setEmptyText(const QString& text)
+{
+    m_emptyText = text;
+    if (m_stages == 0) {
+        style::setChartPlaceholder(this, text);
+        replot();
+    }
+}
+
 void MemoryBarsPlot::setPlan(const Plan& plan, const Prediction& prediction)
 {
     m_plan = plan;
@@ -148,7 +157,7 @@ void MemoryBarsPlot::setPlan(const Plan& plan, const Prediction& prediction)
     m_hostNote->setText(host);
     m_hostNote->setTextColor(palette().color(QPalette::Text));
     m_hostNote->setMargins(host.isEmpty() ? QMargins(0, 0, 0, 0) : QMargins(6, 2, 6, 4));
-    style::setChartPlaceholder(this, m_stages == 0 ? tr("No plan to show: run a search and select a plan") : QString());
+    style::setChartPlaceholder(this, m_stages == 0 ? m_emptyText : QString());
     for (size_t i = 0; i < kParts.size(); ++i)
         m_bars[i]->setData(keys, values[i], true);
     m_capacity->setData(capKeys, capValues, true);

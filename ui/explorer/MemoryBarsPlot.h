@@ -19,6 +19,8 @@ public:
 
     void setPlan(const Plan& plan, const Prediction& prediction);
     void clear();
+    // What the view says while it has no plan (before a search, when a search found none).
+    void setEmptyText(const QString& text);
 
     int stageCount() const { return m_stages; }
     // Sum of the stacked bars drawn for a stage, in GiB (read back from the chart data).
@@ -64,6 +66,7 @@ private:
     std::vector<QCPItemText*> m_labels;
     QCPTextElement* m_hostNote = nullptr;
     int m_stages = 0;
+    QString m_emptyText = tr("No plan to show: run a search and select a plan");
     int m_tickForm = -1;   // index into the forms of fitTickLabels(); -1: none chosen yet
 };
 

@@ -27,6 +27,7 @@
 #include <QSet>
 #include <QScrollArea>
 #include <QSplitter>
+#include <QStyle>
 #include <QTabWidget>
 #include <QVBoxLayout>
 
@@ -44,6 +45,22 @@ void showOver(QDialog* dialog, const QWidget* window)
     dialog->show();
     dialog->raise();
 }
+
+// The what-if page scrolls in a short window; in a narrow one the panel stacks its inputs
+// above its figures, so that it scrolls down and never sideways.
+class WhatIfScrollArea : public QScrollArea {
+public:
+    using QScrollArea::QScrollArea;
+
+protected:
+    void resizeEvent(QResizeEvent* event) override
+    {
+        if (auto* panel = qobject_cast<WhatIfPanel*>(widget()))
+            panel->fitWidth(event->size().width() - 2 * frameWidth() -
+                            style()->pixelMetric(QStyle::PM_ScrollBarExtent, nullptr, this));
+        QScrollArea::resizeEvent(event);
+    }
+};
 
 } // namespace
 
@@ -69,6 +86,8 @@ struct PlanExplorerWidget::Private {
     QHBoxLayout* buttons = nullptr;
     int titleAbove = -1;
     int selected = -1;
+    bool outdated = false;
+    bool searchFoundNothing = false;   // the result shown is a search that found no plan
 
     const ExplorerPlan* current() const { return model->plan(selected); }
 };
@@ -103,7 +122,7 @@ PlanExplorerWidget::PlanExplorerWidget(QWidget* parent)
     d->tabs->addTab(d->breakdown, tr("Breakdown"));
     d->tabs->addTab(d->compare, tr("Compare"));
     // The what-if form scrolls in a short or narrow window instead of widening it.
-    auto* whatIfPage = new QScrollArea(d->tabs);
+    auto* whatIfPage = new WhatIfScrollArea(d->tabs);
     whatIfPage->setObjectName(QStringLiteral("whatIfScroll"));
     whatIfPage->setWidget(d->whatIf);
     whatIfPage->setWidgetResizable(true);
@@ -245,6 +264,7 @@ void PlanExplorerWidget::setResult(const SearchResult& result)
         add(*result.current, ExplorerPlan::Kind::Current, 0);
 
     d->selected = -1;
+    d->searchFoundNothing = plans.empty();
     d->model->setPlans(std::move(plans));
     d->compare->setPlans(d->model->plans());
     if (d->model->rowCount() > 0) {
@@ -261,9 +281,25 @@ void PlanExplorerWidget::setResult(const SearchResult& result)
 void PlanExplorerWidget::clear()
 {
     d->selected = -1;
+    d->outdated = false;
+    d->searchFoundNothing = false;
     d->model->setPlans({});
     d->compare->setPlans({});
     updateViews();
+}
+
+void PlanExplorerWidget::setOutdated(bool outdated)
+{
+    if (d->outdated == outdated)
+        return;
+    d->outdated = outdated;
+    if (d->current())
+        updateViews();
+}
+
+bool PlanExplorerWidget::isOutdated() const
+{
+    return d->outdated;
 }
 
 int PlanExplorerWidget::planCount() const
@@ -366,6 +402,15 @@ void PlanExplorerWidget::updateViews()
     d->exportChart->setEnabled(e && (view == d->timeline || view == d->memory || view == d->breakdown));
     d->resetZoom->setEnabled(e && view == d->timeline);
     if (!e) {
+        // The views say why they are empty: no search yet, nothing selected, or a search that
+        // found no plan (its reason is in the title).
+        const QString empty = d->searchFoundNothing ? tr("The search found no feasible plan (the reason is above)")
+            : d->model->rowCount() > 0             ? tr("Select a plan in the list above")
+                                                   : tr("No plan to show: run a search and select a plan");
+        d->partition->setEmptyText(d->searchFoundNothing ? empty : tr("Select a plan to see its stages"));
+        d->timeline->setEmptyText(empty);
+        d->memory->setEmptyText(empty);
+        d->breakdown->setEmptyText(empty);
         d->planTitle->setText(tr("Run a search or open a plan to explore it."));
         d->partition->clear();
         d->timeline->clear();
@@ -393,6 +438,10 @@ void PlanExplorerWidget::updateViews()
                    : tr(" (%1 GiB per node)").arg(pred.host_memory_per_node_gib, 0, 'f', 0));
     if (!pred.feasible)
         title += QStringLiteral(" · ") + statusHtml(Status::Problem, palette(), QString::fromStdString(pred.infeasible_reason).toHtmlEscaped());
+    if (d->outdated)
+        title += QStringLiteral(" · ")
+            + statusHtml(Status::Problem, palette(),
+                         tr("computed before the last change to the cluster or model: run the search again"));
     if (pred.mfu > 1.0)   // only a profile measured elsewhere can claim more than the peak (CostModel.cpp)
         title += QStringLiteral(" · ")
             + statusHtml(Status::Problem, palette(),

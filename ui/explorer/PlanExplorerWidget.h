@@ -39,6 +39,10 @@ public:
     // Ranked plans first, then the baselines and the current configuration when present.
     void setResult(const SearchResult& result);
     void clear();
+    // The plans were computed for a model or cluster that has changed since: the title says
+    // so until the next search.
+    void setOutdated(bool outdated);
+    bool isOutdated() const;
 
     int planCount() const;
     int selectedPlan() const;

@@ -48,6 +48,12 @@ void StagePartitionView::clear()
     update();
 }
 
+void StagePartitionView::setEmptyText(const QString& text)
+{
+    m_emptyText = text;
+    update();
+}
+
 void StagePartitionView::setCompact(bool compact)
 {
     m_compact = compact;
@@ -224,7 +230,7 @@ void StagePartitionView::paintEvent(QPaintEvent*)
     const QFontMetrics fm = fontMetrics();
     if (!m_hasPlan || m_plan.stages.empty()) {
         p.setPen(palette().color(QPalette::PlaceholderText));
-        p.drawText(rect(), Qt::AlignCenter, tr("Select a plan to see its stages"));
+        p.drawText(rect(), Qt::AlignCenter | Qt::TextWordWrap, m_emptyText);
         return;
     }
     QFont bold = font();

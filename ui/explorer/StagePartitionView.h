@@ -21,6 +21,8 @@ public:
 
     void setPlan(const Plan& plan, const Prediction& prediction, int bottleneckStage);
     void clear();
+    // What the view says while it has no plan (before a search, when a search found none).
+    void setEmptyText(const QString& text);
     // Compact: two lines per stage (for the compare view).
     void setCompact(bool compact);
     // Layer count per unit of width; set the same value on several views to compare widths.
@@ -59,6 +61,7 @@ private:
     int m_totalLayers = 0;
     bool m_compact = false;
     bool m_hasPlan = false;
+    QString m_emptyText = tr("Select a plan to see its stages");
 };
 
 } // namespace hapmoe::ui

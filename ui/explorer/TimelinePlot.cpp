@@ -83,7 +83,7 @@ TimelinePlot::TimelinePlot(QWidget* parent)
     connect(xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, &TimelinePlot::boundRange);
     setMouseTracking(true);
     applyThemeColors();
-    style::setChartPlaceholder(this, tr("No plan to show: run a search and select a plan"));
+    style::setChartPlaceholder(this, m_emptyText);
 }
 
 void TimelinePlot::applyThemeColors()
@@ -148,7 +148,7 @@ void TimelinePlot::setTimeline(const PlanTimeline& timeline)
     m_endLine->setVisible(!timeline.empty());
     m_endLabel->position->setCoords(timeline.iterationEnd, 0.0);   // top of the chart, left of the line
     m_endLabel->setText(tr("iteration %1").arg(style::formatSeconds(timeline.iterationEnd)));
-    style::setChartPlaceholder(this, timeline.empty() ? tr("No plan to show: run a search and select a plan") : QString());
+    style::setChartPlaceholder(this, timeline.empty() ? m_emptyText : QString());
     resetZoom();
     updateEndLabel();
     replot();
@@ -157,6 +157,15 @@ void TimelinePlot::setTimeline(const PlanTimeline& timeline)
 void TimelinePlot::clear()
 {
     setTimeline(PlanTimeline{});
+}
+
+void TimelinePlot::setEmptyText(const QString& text)
+{
+    m_emptyText = text;
+    if (timeline().empty()) {
+        style::setChartPlaceholder(this, text);
+        replot();
+    }
 }
 
 const PlanTimeline& TimelinePlot::timeline() const

@@ -19,6 +19,8 @@ public:
 
     void setTimeline(const PlanTimeline& timeline);
     void clear();
+    // What the view says while it has no plan (before a search, when a search found none).
+    void setEmptyText(const QString& text);
     const PlanTimeline& timeline() const;
     int blockCount() const;
     TimelineBlocks* blocks() const { return m_blocks; }
@@ -55,6 +57,7 @@ private:
     QCPGraph* m_bottleneckSwatch = nullptr;
     QSharedPointer<QCPAxisTickerText> m_laneTicker;
     double m_limit = 1;
+    QString m_emptyText = tr("No plan to show: run a search and select a plan");
     bool m_bounding = false;
 };
 

@@ -106,9 +106,10 @@ WhatIfPanel::WhatIfPanel(QWidget* parent)
     auto* right = new QVBoxLayout;
     right->addWidget(m_figures, 2);
     right->addWidget(m_stages, 3);
-    auto* layout = new QHBoxLayout(this);
-    layout->addLayout(left, 2);
-    layout->addLayout(right, 3);
+    m_inputs = left;
+    m_columns = new QBoxLayout(QBoxLayout::LeftToRight, this);
+    m_columns->addLayout(left, 2);
+    m_columns->addLayout(right, 3);
 
     connect(m_gbs, &QSpinBox::valueChanged, this, &WhatIfPanel::reestimate);
     connect(m_seq, &QSpinBox::valueChanged, this, &WhatIfPanel::reestimate);
@@ -118,6 +119,19 @@ WhatIfPanel::WhatIfPanel(QWidget* parent)
     connect(m_nodeType, &QComboBox::currentIndexChanged, this, &WhatIfPanel::nodeTypeChanged);
     connect(m_reset, &QPushButton::clicked, this, &WhatIfPanel::resetInputs);
     setEnabled(false);
+}
+
+void WhatIfPanel::fitWidth(int available)
+{
+    const QMargins margins = m_columns->contentsMargins();
+    const int sideBySide = margins.left() + m_inputs->minimumSize().width() + m_columns->spacing() +
+                           m_figures->minimumWidth() + margins.right();
+    m_columns->setDirection(available >= sideBySide ? QBoxLayout::LeftToRight : QBoxLayout::TopToBottom);
+}
+
+bool WhatIfPanel::isStacked() const
+{
+    return m_columns->direction() == QBoxLayout::TopToBottom;
 }
 
 void WhatIfPanel::setContext(const ExplorerContext& context)

@@ -17,6 +17,8 @@ class QTableWidget;
 class QLabel;
 class QPushButton;
 
+class QBoxLayout;
+
 namespace hapmoe::ui {
 
 class WhatIfPanel : public QWidget {
@@ -38,6 +40,11 @@ public:
     const std::optional<Prediction>& whatIfPrediction() const { return m_result; }
     QString hint() const;
     QString problem() const { return m_problem; }
+
+    // Lays the inputs beside the figures when `available` pixels of width hold both, else
+    // above them, so that a narrow page scrolls down rather than sideways.
+    void fitWidth(int available);
+    bool isStacked() const;
 
 signals:
     void reestimated();
@@ -67,6 +74,8 @@ private:
     QTableWidget* m_figures;
     QTableWidget* m_stages;
     QLabel* m_hintLabel;
+    QBoxLayout* m_columns = nullptr;   // the inputs, then the figures
+    QBoxLayout* m_inputs = nullptr;
 };
 
 } // namespace hapmoe::ui

@@ -661,6 +661,14 @@ void PlanExplorerTest::chartsSaveAsPngSvgAndPdf()
     const QImage png(dir.filePath(QStringLiteral("t.png")));
     QCOMPARE(png.width(), 2 * timeline->width());
     QVERIFY(!saveChart(timeline, dir.filePath(QStringLiteral("t.bmp"))).isEmpty());
+
+    // A file that cannot be written (its folder is a file): the message names the file and
+    // the reason, and nothing is left behind.
+    const QString notAFolder = dir.filePath(QStringLiteral("t.png"));
+    const QString error = saveChart(timeline, notAFolder + QStringLiteral("/chart.png"));
+    QVERIFY2(error.contains(QStringLiteral("t.png/chart.png")) && error.contains(QStringLiteral("Not a directory")),
+             qPrintable(error));
+    QCOMPARE(QImage(notAFolder).width(), png.width());
 }
 
 void PlanExplorerTest::breakdownTitleNamesTheBottleneckAndTheTail()
