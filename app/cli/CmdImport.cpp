@@ -45,7 +45,8 @@ std::string describeRecompute(const ParallelConfig& p)
     case Recompute::None: return "none";
     case Recompute::Selective: return "selective";
     case Recompute::Full:
-        return p.recompute_layers > 0 ? "full (block, " + std::to_string(p.recompute_layers) + " layers per stage)"
+        return p.recompute_layers > 0 ? "full (block, " + std::to_string(p.recompute_layers)
+                                            + (p.vpp > 1 ? " layers per virtual chunk)" : " layers per stage)")
                                       : "full (" + (p.recompute_method.empty() ? std::string("uniform") : p.recompute_method)
                                             + ", every layer)";
     }

@@ -179,8 +179,9 @@ public:
         const Plan& plan = m_doc.plan;
         const ModelSpec& model = m_doc.model;
         const Target target = m_opt.format == LauncherFormat::Megatron ? Target::Megatron : Target::FlagScale;
-        const std::vector<DeploymentProblem> problems =
-            deploymentProblems(plan, model, m_doc.cluster, m_cat, target);
+        std::vector<DeploymentProblem> problems = deploymentProblems(plan, model, m_doc.cluster, m_cat, target);
+        if (flexWithoutTpEpLimit())
+            std::erase_if(problems, [](const DeploymentProblem& p) { return p.rule == "moe.flex-needs-tp-ep"; });
         auto ruleCheck = [&](const std::string& label, std::vector<std::string> ids) {
             ExportCheck c;
             c.rule = label;
@@ -219,6 +220,8 @@ public:
         ruleCheck("GBS % (MBS*DP) == 0, same M on every mesh", {"batch.divisible", "batch.same-microbatches"});
         ruleCheck("seq % (2*CP) == 0 when CP > 1", {"seq.context-parallel"});
         ruleCheck("MoE with ETP > 1 needs --disable-bias-linear", {"moe.bias-needs-etp1"});
+        if (model.isMoe() && model.moe_token_dispatcher_type == TokenDispatcher::Flex && !flexWithoutTpEpLimit())
+            ruleCheck("flex dispatcher needs ETP*EP > 1 on every stage", {"moe.flex-needs-tp-ep"});
         for (const DeploymentProblem& p : problems) {
             // any rule not listed above still refuses the plan
             bool listed = false;
@@ -281,6 +284,39 @@ public:
             }
         }
         out.push_back(gemm);
+        // Full recompute of k layers per rank with a virtual pipeline: Megatron-LM's block
+        // method recomputes the first --recompute-num-layers layers of every model chunk
+        // (megatron/core/recompute.py loops over one chunk's TransformerBlock, whose
+        // num_layers_per_pipeline_rank is len(self.layers)), so a count per chunk must give
+        // every rank its k layers.
+        if (target == Target::Megatron && plan.vpp > 1 && !plan.stages.empty() && partialFullRecompute()) {
+            ExportCheck block{"block recompute with a virtual pipeline: one count per model chunk", true, {}};
+            if (blockLayersPerChunk() == 0) {
+                block.ok = false;
+                block.message = "the plan recomputes " + std::to_string(first().recompute_layers) + " of "
+                    + std::to_string(first().num_layers) + " layers per rank, which no --recompute-num-layers gives: with "
+                    + std::to_string(plan.vpp) + " virtual chunks Megatron-LM's block method recomputes that many layers in each chunk";
+            }
+            out.push_back(block);
+        }
+        // FlagScale's pre_validate_args treats MTP like tied embeddings: the first and last
+        // mesh need the same TP, and DPs that divide one another (flagscale-hetero-flags.txt).
+        if (target == Target::FlagScale && originalMtpLayers() > 0 && !plan.stages.empty()) {
+            ExportCheck mtp{"MTP (--mtp-num-layers): first and last mesh same TP, DPs divide", true, {}};
+            const std::vector<PlanMesh> ms = planMeshes(plan);
+            const StagePlan& a = plan.stages[static_cast<std::size_t>(ms.front().first_stage)];
+            const StagePlan& b = plan.stages[static_cast<std::size_t>(ms.back().first_stage)];
+            if (a.tp != b.tp) {
+                mtp.ok = false;
+                mtp.message = "the original's --mtp-num-layers needs the first and last mesh to have the same TP ("
+                    + std::to_string(a.tp) + " vs " + std::to_string(b.tp) + ")";
+            } else if (a.dp != b.dp && plan.distributed_optimizer && a.dp % b.dp != 0 && b.dp % a.dp != 0) {
+                mtp.ok = false;
+                mtp.message = "the original's --mtp-num-layers with the distributed optimizer needs the first and last mesh DP to divide one another ("
+                    + std::to_string(a.dp) + " vs " + std::to_string(b.dp) + ")";
+            }
+            out.push_back(mtp);
+        }
         ExportCheck offload{"--optimizer-cpu-offload needs --use-precision-aware-optimizer", true, {}};
         // The plan's offload brings both flags; an original script's offload without the plan's
         // is not carried over, so only the plan's fraction matters here.
@@ -382,6 +418,54 @@ private:
         return true;
     }
 
+    // The original's --mtp-num-layers, which is carried over verbatim (0 when it gives none).
+    int originalMtpLayers() const
+    {
+        const std::vector<std::string>* v = originalValues("--mtp-num-layers");
+        if (!v || v->empty())
+            return 0;
+        return static_cast<int>(std::max(0L, std::strtol(unquoted(v->front()).c_str(), nullptr, 10)));
+    }
+
+    // The flex dispatcher without the TPxEP > 1 limit: Megatron-LM's HybridEP backend, when
+    // the original chooses it (--moe-flex-dispatcher-backend does not exist in FlagScale's 8479eb35).
+    bool flexWithoutTpEpLimit() const
+    {
+        const std::vector<std::string>* v = originalValues("--moe-flex-dispatcher-backend");
+        return m_opt.format == LauncherFormat::Megatron && v && !v->empty() && unquoted(v->front()) == "hybridep";
+    }
+
+    // Full recompute of some but not all layers of a rank (block method).
+    bool partialFullRecompute() const
+    {
+        const StagePlan& s0 = first();
+        return s0.recompute == Recompute::Full && s0.recompute_layers > 0 && s0.recompute_layers < s0.num_layers;
+    }
+
+    // --recompute-num-layers for the block method: Megatron-LM recomputes the first n layers
+    // of every model chunk (a rank has vpp of them, with the layers PipelineLayout::chunks
+    // gives), so n must give each stage its recompute_layers. 0 when no n does.
+    int blockLayersPerChunk() const
+    {
+        const Plan& plan = m_doc.plan;
+        int largest = 0;
+        for (const StagePlan& st : plan.stages)
+            for (int c : PipelineLayout::chunks(st.num_layers, plan.vpp))
+                largest = std::max(largest, c);
+        for (int n = 1; n <= largest; ++n) {
+            const bool fits = std::all_of(plan.stages.begin(), plan.stages.end(), [&](const StagePlan& st) {
+                int recomputed = 0;
+                for (int c : PipelineLayout::chunks(st.num_layers, plan.vpp))
+                    recomputed += std::min(n, c);
+                const int want = st.recompute_layers > 0 && st.recompute_layers < st.num_layers ? st.recompute_layers : st.num_layers;
+                return recomputed == want;
+            });
+            if (fits)
+                return n;
+        }
+        return 0;
+    }
+
     // Grouped GEMM: kept when the original asks for it, added for MoE on sm80+ NVIDIA devices
     // when there is no original script.
     bool wantsGroupedGemm() const
@@ -447,6 +531,11 @@ private:
             if (m.moe_shared_expert_intermediate_size > 0)
                 moe.args.push_back({"--moe-shared-expert-intermediate-size", {std::to_string(m.moe_shared_expert_intermediate_size)}});
             moe.args.push_back({"--moe-token-dispatcher-type", {toString(m.moe_token_dispatcher_type)}});
+            // FlagScale's Megatron-LM 8479eb35 asserts --moe-enable-deepep in MoEFlexTokenDispatcher
+            // (it has no --moe-flex-dispatcher-backend; reference section 1); Megatron-LM d98e8a64
+            // defaults the backend to deepep.
+            if (!megatron && m.moe_token_dispatcher_type == TokenDispatcher::Flex)
+                moe.args.push_back({"--moe-enable-deepep", {}});
             if (wantsGroupedGemm())
                 moe.args.push_back({"--moe-grouped-gemm", {}});
             moe.args.push_back({"--expert-model-parallel-size", {std::to_string(s0.ep)}});
@@ -482,8 +571,10 @@ private:
         const bool uniform = std::all_of(layers.begin(), layers.end(), [&](int n) { return n == layers.front(); });
         if (megatron) {
             if (!uniform || (plan.vpp > 1 && layers.front() % plan.vpp != 0)) {
+                // With the original's --mtp-num-layers carried over, the layout places those MTP
+                // layers too: validate_layer_layout asserts that it holds exactly that many.
                 par.args.push_back({"--pipeline-model-parallel-layout",
-                                    {PipelineLayout::fromSplit(layers, plan.vpp, m_opt.layout_shorthand)}, true});
+                                    {PipelineLayout::fromSplit(layers, plan.vpp, m_opt.layout_shorthand, originalMtpLayers())}, true});
             } else if (plan.vpp > 1) {
                 par.args.push_back({"--num-layers-per-virtual-pipeline-stage", {std::to_string(layers.front() / plan.vpp)}});
             }
@@ -569,8 +660,10 @@ private:
                     g.args.push_back({"--recompute-method", {"uniform"}});
                     g.args.push_back({"--recompute-num-layers", {"1"}});
                 } else {
+                    // With a virtual pipeline the count is per model chunk (checks() made sure one fits).
+                    const int n = plan.vpp > 1 ? blockLayersPerChunk() : s0.recompute_layers;
                     g.args.push_back({"--recompute-method", {"block"}});
-                    g.args.push_back({"--recompute-num-layers", {std::to_string(s0.recompute_layers)}});
+                    g.args.push_back({"--recompute-num-layers", {std::to_string(n)}});
                 }
             }
             return;
@@ -638,7 +731,9 @@ private:
         const std::vector<PlanMesh> ms = planMeshes(plan);
         const StagePlan& a = plan.stages[static_cast<std::size_t>(ms.front().first_stage)];
         const StagePlan& b = plan.stages[static_cast<std::size_t>(ms.back().first_stage)];
-        if (!m_doc.model.untie_embeddings_and_output_weights && plan.distributed_optimizer && a.dp != b.dp)
+        // Tied embeddings or MTP with the distributed optimizer and different DP on the first
+        // and last mesh (flagscale-hetero-flags.txt; pre_validate_args asserts it).
+        if ((!m_doc.model.untie_embeddings_and_output_weights || originalMtpLayers() > 0) && plan.distributed_optimizer && a.dp != b.dp)
             g.args.push_back({"--use-partial-reduce-for-shared-embedding", {}});
         return g;
     }
@@ -780,8 +875,12 @@ private:
         // The virtual pipeline and the layer split: the plan writes its own.
         const std::string vppWhy = plan.vpp > 1 ? "the plan's split is written as --pipeline-model-parallel-layout"
                                                 : "the plan has no virtual pipeline";
-        if (op.vpp > 1 && op.pp > 0 && o.model.num_layers % (op.pp * op.vpp) == 0)
-            same("--num-layers-per-virtual-pipeline-stage", num(o.model.num_layers / (op.pp * op.vpp)), vppWhy);
+        // The original's value, with the embedding and loss counted as layers when its
+        // account-for flags say so (validate_args; reference section 2).
+        const int counted = o.model.num_layers + (given("--account-for-embedding-in-pipeline-split") ? 1 : 0)
+            + (given("--account-for-loss-in-pipeline-split") ? 1 : 0);
+        if (op.vpp > 1 && op.pp > 0 && counted % (op.pp * op.vpp) == 0)
+            same("--num-layers-per-virtual-pipeline-stage", num(counted / (op.pp * op.vpp)), vppWhy);
         if (given("--num-virtual-stages-per-pipeline-rank") && op.vpp != plan.vpp)
             m_notes.push_back("--num-virtual-stages-per-pipeline-rank " + std::to_string(op.vpp) + " -> not written (the plan's VPP is "
                               + std::to_string(plan.vpp) + ")");
@@ -909,8 +1008,18 @@ private:
                 why = "another pipeline schedule; the plan is costed and written for 1F1B";
             else if (f.name == "--moe-fb-overlap")
                 why = "it needs DualPipeV and cannot be combined with --overlap-grad-reduce, which the plan's script switches on";
-            if (why == "the plan sets it")
-                continue;   // written again from the plan
+            if (why == "the plan sets it") {
+                // Written again from the plan; say so when the plan's values differ (FlagScale's
+                // mesh flags of a heterogeneous original, for example).
+                const std::optional<std::vector<std::string>> now = emittedValues(f.name);
+                std::vector<std::string> before;
+                for (const std::string& v : f.values)
+                    before.push_back(unquoted(v));
+                if (now && *now != before && f.name != "--hetero-current-device-type")
+                    m_notes.push_back(f.name + (before.empty() ? "" : " " + join(before, " ")) + " -> "
+                                      + (now->empty() ? "written without values" : join(*now, " ")) + " (the plan's)");
+                continue;
+            }
             if (!why.empty()) {
                 m_notes.push_back(f.name + ": not carried over (" + why + ")");
                 continue;
@@ -1035,6 +1144,15 @@ private:
         return o.str();
     }
 
+    // Whether the original script exports the variable.
+    bool originalExportsVariable(const std::string& name) const
+    {
+        if (!m_opt.original)
+            return false;
+        return std::any_of(m_opt.original->environment.begin(), m_opt.original->environment.end(),
+                           [&](const std::string& e) { return e.size() > name.size() && e.compare(0, name.size(), name) == 0 && e[name.size()] == '='; });
+    }
+
     std::string originalExports(const std::set<std::string>& skip) const
     {
         if (!m_opt.original)
@@ -1126,7 +1244,8 @@ private:
             o << "export CUDA_DEVICE_MAX_CONNECTIONS=" << ShellQuote::value(*m_maxConnections) << "\n";
         written.insert("CUDA_DEVICE_MAX_CONNECTIONS");
         for (const auto& [name, value] : vendorEnvironment(m_cat, s0.device_type, false)) {
-            if (name == "CUDA_DEVICE_MAX_CONNECTIONS")
+            // The original's own value (NCCL_DEBUG=INFO) wins over the default; it is written below.
+            if (name == "CUDA_DEVICE_MAX_CONNECTIONS" || originalExportsVariable(name))
                 continue;
             o << "export " << name << "=" << (value.find("${") != std::string::npos ? "\"" + value + "\"" : value) << "\n";
             written.insert(name);
@@ -1183,6 +1302,9 @@ private:
             o << "    " << ShellQuote::word(st.device_type) << ")\n";
             o << "        # " << commentSafe(libraryOf(m_cat, st.device_type)) << " (" << vendorOf(m_cat, st.device_type) << ")\n";
             for (const auto& [name, value] : vendorEnvironment(m_cat, st.device_type, maxConn)) {
+                // The original's own value of a default (NCCL_DEBUG=INFO) is written after the block.
+                if (name != "CUDA_DEVICE_MAX_CONNECTIONS" && originalExportsVariable(name))
+                    continue;
                 o << "        export " << name << "=" << (value.find("${") != std::string::npos ? "\"" + value + "\"" : value) << "\n";
                 skip.insert(name);
             }

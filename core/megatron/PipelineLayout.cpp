@@ -29,18 +29,28 @@ bool readCount(const std::string& s, std::size_t& i, long& n)
 
 } // namespace
 
-std::string PipelineLayout::fromSplit(const std::vector<int>& layersPerRank, int vpp, bool shorthand)
+std::vector<int> PipelineLayout::chunks(int layers, int vpp)
+{
+    vpp = std::max(1, vpp);
+    std::vector<int> out;
+    for (int c = 0; c < vpp; ++c)
+        out.push_back(layers / vpp + (c < layers % vpp ? 1 : 0));
+    return out;
+}
+
+std::string PipelineLayout::fromSplit(const std::vector<int>& layersPerRank, int vpp, bool shorthand, int mtpLayers)
 {
     const int pp = static_cast<int>(layersPerRank.size());
     vpp = std::max(1, vpp);
     std::vector<std::string> stages(static_cast<std::size_t>(pp * vpp));
     for (int r = 0; r < pp; ++r) {
-        const int n = layersPerRank[static_cast<std::size_t>(r)];
-        for (int c = 0; c < vpp; ++c) {
-            const int chunk = n / vpp + (c < n % vpp ? 1 : 0);
-            stages[static_cast<std::size_t>(c * pp + r)] = repeatStage(chunk, shorthand);
-        }
+        const std::vector<int> perChunk = chunks(layersPerRank[static_cast<std::size_t>(r)], vpp);
+        for (int c = 0; c < vpp; ++c)
+            stages[static_cast<std::size_t>(c * pp + r)] = repeatStage(perChunk[static_cast<std::size_t>(c)], shorthand);
     }
+    // MTP layers follow the decoder layers in the last chunk of the last rank.
+    if (!stages.empty() && mtpLayers > 0)
+        stages.back() += std::string(static_cast<std::size_t>(mtpLayers), 'm');
     std::string out;
     for (std::size_t i = 0; i < stages.size(); ++i) {
         if (i > 0)
@@ -127,7 +137,7 @@ std::string PipelineLayout::expand(const std::string& layout, std::string& error
 }
 
 bool PipelineLayout::parse(const std::string& layout, int pp, std::vector<int>& layersPerRank, int& vpp,
-                           int& mtpLayers, std::string& error)
+                           int& mtpLayers, std::string& error, std::vector<std::vector<int>>* layersPerChunk)
 {
     const std::string s = expand(layout, error);
     if (s.empty()) {
@@ -157,9 +167,14 @@ bool PipelineLayout::parse(const std::string& layout, int pp, std::vector<int>& 
     }
     vpp = static_cast<int>(stages.size()) / pp;
     layersPerRank.assign(static_cast<std::size_t>(pp), 0);
+    if (layersPerChunk)
+        layersPerChunk->assign(static_cast<std::size_t>(pp), std::vector<int>(static_cast<std::size_t>(vpp), 0));
     mtpLayers = 0;
     for (std::size_t i = 0; i < stages.size(); ++i) {
-        layersPerRank[i % static_cast<std::size_t>(pp)] += static_cast<int>(std::count(stages[i].begin(), stages[i].end(), 't'));
+        const int decoder = static_cast<int>(std::count(stages[i].begin(), stages[i].end(), 't'));
+        layersPerRank[i % static_cast<std::size_t>(pp)] += decoder;
+        if (layersPerChunk)
+            (*layersPerChunk)[i % static_cast<std::size_t>(pp)][i / static_cast<std::size_t>(pp)] = decoder;
         mtpLayers += static_cast<int>(std::count(stages[i].begin(), stages[i].end(), 'm'));
     }
     return true;

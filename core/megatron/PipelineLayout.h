@@ -13,14 +13,20 @@ class PipelineLayout {
 public:
     // Layout for per-rank layer counts [n_0, ..., n_{PP-1}] with vpp chunks per rank: each
     // rank's layers are spread over its chunks as evenly as possible (earlier chunks get
-    // the extra layer). shorthand writes "t*n" instead of n letters.
-    static std::string fromSplit(const std::vector<int>& layersPerRank, int vpp, bool shorthand);
+    // the extra layer). shorthand writes "t*n" instead of n letters. mtpLayers 'm' go into
+    // the last chunk of the last rank, before 'L': validate_layer_layout asserts that the
+    // layout holds exactly --mtp-num-layers of them when that flag is set (reference 4a).
+    static std::string fromSplit(const std::vector<int>& layersPerRank, int vpp, bool shorthand, int mtpLayers = 0);
+
+    // Decoder layers of each of a rank's vpp chunks as fromSplit spreads them.
+    static std::vector<int> chunks(int layers, int vpp);
 
     // Parses a layout for pp pipeline ranks. On success fills the decoder layers per rank
-    // (summed over chunks), the number of virtual chunks and the MTP layer count; on
-    // failure returns false and says why.
+    // (summed over chunks), the number of virtual chunks and the MTP layer count, and, when
+    // layersPerChunk is given, the decoder layers of each chunk per rank; on failure returns
+    // false and says why.
     static bool parse(const std::string& layout, int pp, std::vector<int>& layersPerRank, int& vpp,
-                      int& mtpLayers, std::string& error);
+                      int& mtpLayers, std::string& error, std::vector<std::vector<int>>* layersPerChunk = nullptr);
 
     // The layout with the repetitions expanded (what Megatron parses), or "" when malformed.
     static std::string expand(const std::string& layout, std::string& error);

@@ -519,18 +519,22 @@ private:
         if (auto layout = str("--pipeline-model-parallel-layout")) {
             p.layout = *layout;
             std::vector<int> split;
+            std::vector<std::vector<int>> chunks;
             int vpp = 1, mtp = 0;
             std::string error;
-            if (PipelineLayout::parse(*layout, p.pp, split, vpp, mtp, error)) {
+            if (PipelineLayout::parse(*layout, p.pp, split, vpp, mtp, error, &chunks)) {
                 p.layer_split = split;
                 p.vpp = vpp;
+                if (vpp > 1)
+                    p.layer_chunks = chunks;
                 int total = 0;
                 for (int n : split) total += n;
                 if (total != layers)
                     warn(at("--pipeline-model-parallel-layout") + "the layout holds " + std::to_string(total) + " layers, --num-layers is " + std::to_string(layers));
                 if (mtp > 0)
                     warn(at("--pipeline-model-parallel-layout") + "the layout places " + std::to_string(mtp)
-                         + " MTP layer(s); their cost is not modelled (the exported layout has none)");
+                         + " MTP layer(s); their cost is not modelled (an exported layout puts the --mtp-num-layers MTP layers "
+                           "after the last rank's decoder layers)");
             } else {
                 warn(at("--pipeline-model-parallel-layout") + "--pipeline-model-parallel-layout " + *layout + ": " + error + "; an even split is assumed");
             }
@@ -560,22 +564,47 @@ private:
                 if (l) --p.layer_split.back();
             }
         }
+        // validate_args counts the embedding and the loss as one layer each with the
+        // account-for flags: VPP = (num_layers [+1] [+1]) / PP / this value (reference section 2).
+        const bool accountE = has("--account-for-embedding-in-pipeline-split");
+        const bool accountL = has("--account-for-loss-in-pipeline-split");
+        const int counted = layers + (accountE ? 1 : 0) + (accountL ? 1 : 0);
         if (has("--num-layers-per-virtual-pipeline-stage")) {
             const int per = intFlag("--num-layers-per-virtual-pipeline-stage", 0);
-            if (per > 0 && p.pp > 0 && layers % (p.pp * per) == 0)
-                p.vpp = layers / (p.pp * per);
+            if (per > 0 && p.pp > 0 && counted % (p.pp * per) == 0)
+                p.vpp = counted / (p.pp * per);
             else
                 warn(at("--num-layers-per-virtual-pipeline-stage") + "--num-layers-per-virtual-pipeline-stage does not divide the layers per rank; no interleaving assumed");
         } else if (has("--num-virtual-stages-per-pipeline-rank")) {
             p.vpp = intFlag("--num-virtual-stages-per-pipeline-rank", 1);
         }
+        // With the account-for flags every chunk holds counted / (PP * VPP) layers, the
+        // embedding (loss) taking one place in the first chunk of the first rank (the last
+        // chunk of the last rank): get_num_layers_to_build.
+        if (p.vpp > 1 && p.layer_chunks.empty() && (accountE || accountL) && p.pp > 0 && counted % (p.pp * p.vpp) == 0) {
+            p.layer_chunks.assign(static_cast<std::size_t>(p.pp),
+                                  std::vector<int>(static_cast<std::size_t>(p.vpp), counted / (p.pp * p.vpp)));
+            if (accountE)
+                --p.layer_chunks.front().front();
+            if (accountL)
+                --p.layer_chunks.back().back();
+        }
+        // FlagScale's heterogeneous mode gives every rank its mesh's TP, CP, EP, DP and PP and
+        // the layers of --hetero-pipeline-layer-split (pre_validate_args, reference section 9);
+        // only the global flags are read here.
+        if (has("--enable-hetero") || has("--hetero-process-meshes"))
+            warn(at(has("--hetero-process-meshes") ? "--hetero-process-meshes" : "--enable-hetero")
+                 + "FlagScale's heterogeneous meshes (--hetero-process-meshes, --hetero-pipeline-layer-split, "
+                   "--hetero-device-types) are not read: the configuration shown and estimated is the uniform one of the "
+                   "global flags, not the meshes FlagScale runs; an export writes the plan's meshes");
         // Recompute (reference section 5).
         const std::string granularity = str("--recompute-granularity").value_or(has("--recompute-activations") ? "selective" : "");
         if (granularity == "full") {
             p.recompute = Recompute::Full;
             p.recompute_method = str("--recompute-method").value_or("");
             const int n = intFlag("--recompute-num-layers", 1);
-            // uniform: every layer recomputed (in chunks of n); block: the first n of each rank.
+            // uniform: every layer recomputed (in chunks of n); block: the first n of each model
+            // chunk (of each rank without VPP); planFromScript counts them per rank.
             p.recompute_layers = p.recompute_method == "block" ? n : 0;
             if (p.recompute_method.empty())
                 warn(at("--recompute-granularity") + "--recompute-granularity full needs --recompute-method; uniform is assumed");
@@ -663,6 +692,23 @@ std::string flagOfPlanField(const std::string& path)
     const std::size_t dot = path.rfind('.');
     auto it = flags.find(dot == std::string::npos ? path : path.substr(dot + 1));
     return it == flags.end() ? std::string() : it->second;
+}
+
+// Layers the block method recomputes on pipeline rank r with `layers` decoder layers, as a
+// plan stores it (0 = all): Megatron-LM recomputes the first --recompute-num-layers layers of
+// each model chunk (megatron/core/recompute.py runs over one chunk's TransformerBlock), so
+// with VPP a rank recomputes up to that many in each of its chunks.
+int recomputedLayersOfRank(const ParallelConfig& p, int r, int layers)
+{
+    if (p.recompute_layers <= 0 || p.vpp <= 1)
+        return p.recompute_layers;   // one chunk: the count as given (the plan checks its range)
+    std::vector<int> chunks = PipelineLayout::chunks(layers, p.vpp);
+    if (r < static_cast<int>(p.layer_chunks.size()))
+        chunks = p.layer_chunks[static_cast<std::size_t>(r)];
+    int recomputed = 0;
+    for (int c : chunks)
+        recomputed += std::min(p.recompute_layers, c);
+    return recomputed >= layers ? 0 : recomputed;
 }
 
 } // namespace
@@ -787,7 +833,7 @@ Plan planFromScript(const ImportedScript& script, const Cluster& cluster, const 
         st.etp = etp;
         st.edp = perStage / (p.ep * etp);
         st.recompute = p.recompute;
-        st.recompute_layers = p.recompute == Recompute::Full ? p.recompute_layers : 0;
+        st.recompute_layers = p.recompute == Recompute::Full ? recomputedLayersOfRank(p, s, st.num_layers) : 0;
         st.micro_batch_size = p.micro_batch_size;
         plan.stages.push_back(std::move(st));
     }

@@ -29,7 +29,8 @@ struct ParallelConfig {
     int vpp = 1;
     std::string layout;                 // --pipeline-model-parallel-layout, if given
     Recompute recompute = Recompute::None;
-    int recompute_layers = 0;
+    int recompute_layers = 0;           // --recompute-num-layers of the block method (per model
+                                        // chunk with VPP); 0 = every layer
     std::string recompute_method;       // "uniform" | "block" | ""
     bool distributed_optimizer = false;
     bool sequence_parallel = false;
@@ -48,6 +49,9 @@ struct ParallelConfig {
     bool overlap_p2p = true;
     std::vector<int> layer_split;       // layers per pipeline rank, from the layout or the
                                         // first/last-stage flags; empty = even split
+    std::vector<std::vector<int>> layer_chunks;   // with VPP > 1: decoder layers of each model
+                                                  // chunk per rank, when not an even spread (the
+                                                  // layout, the account-for flags); else empty
 };
 
 // A mapped flag whose value could not be used; the field kept its default (and a warning

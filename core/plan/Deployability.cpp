@@ -185,11 +185,31 @@ public:
         return out;
     }
 
+    // The flex dispatcher's DeepEP backend asserts TP x EP > 1 over the expert grid
+    // (MoEFlexTokenDispatcher, whose tp_size is the expert-TP group), in Megatron-LM d98e8a64
+    // and in FlagScale's 8479eb35, where DeepEP is its only backend. Megatron-LM's HybridEP
+    // backend has no such limit; the exporter lifts this rule when the original script chose it.
+    void flexDispatcher(std::vector<DeploymentProblem>& out) const
+    {
+        if (!m_model.isMoe() || m_model.moe_token_dispatcher_type != TokenDispatcher::Flex)
+            return;
+        for (int s = 0; s < m_plan.pp(); ++s) {
+            const StagePlan& st = m_plan.stages[static_cast<std::size_t>(s)];
+            if (st.etp * st.ep == 1) {
+                add(out, "moe.flex-needs-tp-ep",
+                    stageName(m_plan, s) + " has ETP 1 and EP 1: the flex dispatcher's DeepEP backend asserts TPxEP > 1"
+                        + " (use the alltoall dispatcher for this plan)");
+                return;
+            }
+        }
+    }
+
     std::vector<DeploymentProblem> megatron() const
     {
         std::vector<DeploymentProblem> out;
         const Plan& p = m_plan;
         const StagePlan& first = p.stages.front();
+        flexDispatcher(out);
         for (int s = 1; s < p.pp(); ++s) {
             const StagePlan& st = p.stages[static_cast<std::size_t>(s)];
             if (st.tp != first.tp || st.cp != first.cp || st.dp != first.dp || st.ep != first.ep || st.etp != first.etp
@@ -260,6 +280,7 @@ public:
     {
         std::vector<DeploymentProblem> out;
         const Plan& p = m_plan;
+        flexDispatcher(out);
         for (int s = 0; s < p.pp(); ++s)
             if (p.stages[static_cast<std::size_t>(s)].cp != 1) {
                 add(out, "flagscale.cp", stageName(p, s) + " has CP " + std::to_string(p.stages[static_cast<std::size_t>(s)].cp)

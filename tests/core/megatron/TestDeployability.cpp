@@ -79,6 +79,17 @@ private slots:
         f.model.add_bias_linear = true;
         for (auto& s : f.plan.stages) { s.ep = 2; s.etp = 2; s.edp = 2; }
         QVERIFY(hasRule(f.problems(Target::Any), "moe.bias-needs-etp1"));
+        // The flex dispatcher's DeepEP backend asserts TPxEP > 1 over the expert grid
+        // (MoEFlexTokenDispatcher, Megatron-LM d98e8a64 and FlagScale's 8479eb35), so the
+        // search must not return a flex plan with a stage of ETP 1 and EP 1.
+        f = Fixture();
+        f.model.moe_token_dispatcher_type = TokenDispatcher::Flex;
+        QVERIFY(f.problems(Target::Any).empty());   // EP 4 on every stage
+        for (auto& s : f.plan.stages) { s.ep = 1; s.etp = 1; s.edp = 8; }
+        QVERIFY(hasRule(f.problems(Target::Megatron), "moe.flex-needs-tp-ep"));
+        QVERIFY(hasRule(f.problems(Target::FlagScale), "moe.flex-needs-tp-ep"));
+        f.model.moe_token_dispatcher_type = TokenDispatcher::AllToAll;
+        QVERIFY(f.problems(Target::Any).empty());
     }
 
     void megatronRules()

@@ -147,6 +147,13 @@ std::vector<std::string> valuesAfter(const std::vector<std::string>& args, const
 
 bool contains(const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); }
 
+ExportOptions flagscaleOptions()
+{
+    ExportOptions o;
+    o.format = LauncherFormat::FlagScale;
+    return o;
+}
+
 } // namespace
 
 class TestLauncherExport : public QObject {
@@ -918,6 +925,241 @@ private slots:
         QCOMPARE(valuesAfter(args, "--load"), std::vector<std::string>{"/x/`touch " + marker + "`"});
         QCOMPARE(valuesAfter(args, "--data-path"), std::vector<std::string>{"/d/it's \"quoted\"; touch " + marker});
         QVERIFY(!QFile::exists(QString::fromStdString(marker)));
+    }
+
+    void blockRecomputePerModelChunk()
+    {
+        // Megatron-LM's block method recomputes the first --recompute-num-layers layers of each
+        // model chunk: megatron/core/recompute.py loops over num_layers_per_pipeline_rank =
+        // len(self.layers) of one chunk's TransformerBlock (Megatron-LM d98e8a64; reference
+        // section 5 says "per pipeline stage", which with VPP is a chunk). A plan that
+        // recomputes 4 of a rank's 8 layers over 2 chunks is therefore block 2, and 3 of 8
+        // cannot be written.
+        PlanDocument d = megatronPlan();
+        d.plan.vpp = 2;   // M = 64 / (1 * 4) = 16, a multiple of PP 4
+        for (int s = 0; s < 4; ++s) {
+            StagePlan& st = d.plan.stages[static_cast<std::size_t>(s)];
+            st.first_layer = 8 * s;
+            st.num_layers = 8;
+            st.recompute_layers = 4;
+        }
+        ExportResult r = exportLauncher(d, {});
+        QVERIFY2(r.ok, r.refusal.c_str());
+        QTemporaryDir dir;
+        const std::vector<std::string> args = runLauncher(dir, r.script, "0");
+        QCOMPARE(valuesAfter(args, "--num-layers-per-virtual-pipeline-stage"), std::vector<std::string>{"4"});
+        QCOMPARE(valuesAfter(args, "--recompute-method"), std::vector<std::string>{"block"});
+        QCOMPARE(valuesAfter(args, "--recompute-num-layers"), std::vector<std::string>{"2"});
+        // Imported again, the launcher is the plan: 4 layers per rank.
+        const Plan back = planFromScript(importMegatronScript(r.script, "vpp.sh"), d.cluster, DeviceCatalog::builtin());
+        QCOMPARE(back.vpp, 2);
+        for (const StagePlan& st : back.stages)
+            QCOMPARE(st.recompute_layers, 4);
+        // A layout's uneven chunks: [5,8,8,11] over 2 chunks are 3+2, 4+4, 4+4, 6+5; block 2
+        // recomputes 4 layers on every rank.
+        d = megatronPlan();
+        d.plan.vpp = 2;
+        for (StagePlan& st : d.plan.stages)
+            st.recompute_layers = 4;
+        r = exportLauncher(d, {});
+        QVERIFY2(r.ok, r.refusal.c_str());
+        QVERIFY(r.script.find("--recompute-num-layers 2\n") != std::string::npos);
+        // 3 of 8 layers with 2 chunks of 4: block 1 gives 2, block 2 gives 4. Refused.
+        for (StagePlan& st : d.plan.stages)
+            st.recompute_layers = 3;
+        r = exportLauncher(d, {});
+        QVERIFY(!r.ok);
+        QVERIFY(r.script.empty());
+        QVERIFY2(r.refusal.find("block recompute with a virtual pipeline") != std::string::npos, r.refusal.c_str());
+        // Without VPP nothing changes: block k per rank.
+        d.plan.vpp = 1;
+        r = exportLauncher(d, {});
+        QVERIFY2(r.ok, r.refusal.c_str());
+        QVERIFY(r.script.find("--recompute-num-layers 3\n") != std::string::npos);
+    }
+
+    void mtpLayersInTheLayout()
+    {
+        // Reference section 4a: "The count of `m` must equal `--mtp-num-layers`", and all `m`
+        // sit in the last chunk of one rank. Its "(or be 0)" holds only without the flag:
+        // validate_layer_layout (Megatron-LM d98e8a64) asserts count == mtp_num_layers, or
+        // mtp_num_layers None with no `m`. An original's --mtp-num-layers is carried over, so the
+        // plan's layout must hold that many `m`: after the last rank's decoder layers.
+        PlanDocument d = megatronPlan();   // split [5,8,8,11]: written as a layout
+        ExportOptions o;
+        o.original = importMegatronScript(
+            "torchrun --nproc_per_node=8 pretrain_gpt.py --num-layers 32 --hidden-size 4096 --num-attention-heads 32 "
+            "--seq-length 4096 --max-position-embeddings 32768 --bf16 --mtp-num-layers 1\n",
+            "mtp.sh");
+        ExportResult r = exportLauncher(d, o);
+        QVERIFY2(r.ok, r.refusal.c_str());
+        QTemporaryDir dir;
+        std::vector<std::string> args = runLauncher(dir, r.script, "0");
+        QCOMPARE(valuesAfter(args, "--mtp-num-layers"), std::vector<std::string>{"1"});
+        const std::vector<std::string> layout = valuesAfter(args, "--pipeline-model-parallel-layout");
+        QCOMPARE(layout, std::vector<std::string>{"Et*5|t*8|t*8|t*11mL"});
+        std::vector<int> split;
+        int vpp = 0, mtp = 0;
+        std::string error;
+        QVERIFY(PipelineLayout::parse(layout.front(), 4, split, vpp, mtp, error));
+        QCOMPARE(mtp, 1);
+        QCOMPARE(split, (std::vector<int>{5, 8, 8, 11}));
+        // With VPP 2 the MTP layer goes into the last chunk of the last rank.
+        QCOMPARE(PipelineLayout::fromSplit({5, 8, 8, 11}, 2, true, 2), std::string("Et*3|t*4|t*4|t*6|t*2|t*4|t*4|t*5mmL"));
+        // Without the flag, no `m`.
+        r = exportLauncher(d, {});
+        QVERIFY(r.script.find("'Et*5|t*8|t*8|t*11L'") != std::string::npos);
+    }
+
+    void flagscaleMtpRules()
+    {
+        // flagscale-hetero-flags.txt: "Tied embeddings or MTP require the first and last meshes to
+        // have the same TP", and --use-partial-reduce-for-shared-embedding is "Required when
+        // embeddings are tied ... or MTP is on, --use-distributed-optimizer is set, and the first
+        // and last meshes have different DP". The plan's model is untied; the original's
+        // --mtp-num-layers is carried over.
+        ExportOptions o;
+        o.format = LauncherFormat::FlagScale;
+        o.original = importMegatronScript(
+            "torchrun --nproc_per_node=8 pretrain_gpt.py --num-layers 32 --hidden-size 4096 --num-attention-heads 32 "
+            "--seq-length 4096 --max-position-embeddings 32768 --bf16 --mtp-num-layers 1\n",
+            "mtp.sh");
+        PlanDocument d = flagscalePlan();   // first mesh H800 TP2 DP4, last mesh 910B TP2 DP4
+        d.plan.distributed_optimizer = true;
+        ExportResult r = exportLauncher(d, o);
+        QVERIFY2(r.ok, r.refusal.c_str());
+        QVERIFY(r.script.find("--mtp-num-layers 1") != std::string::npos);
+        QVERIFY(r.script.find("--use-partial-reduce-for-shared-embedding") == std::string::npos);   // same DP
+        // Last mesh TP4 DP2: refused with MTP (accepted without it, the model being untied).
+        for (int s = 3; s < 5; ++s) {
+            StagePlan& st = d.plan.stages[static_cast<std::size_t>(s)];
+            st.tp = 4; st.dp = 2; st.micro_batch_size = 2; st.etp = 2; st.edp = 1;
+        }
+        QVERIFY(exportLauncher(d, flagscaleOptions()).ok);
+        r = exportLauncher(d, o);
+        QVERIFY(!r.ok);
+        QVERIFY2(r.refusal.find("--mtp-num-layers needs the first and last mesh to have the same TP (2 vs 4)") != std::string::npos,
+                 r.refusal.c_str());
+        // Last mesh TP2 DP2 on 4 devices per node: same TP, DPs 4 and 2 divide; with the
+        // distributed optimizer the partial reduce is written.
+        d = flagscalePlan();
+        d.plan.distributed_optimizer = true;
+        for (int s = 3; s < 5; ++s) {
+            StagePlan& st = d.plan.stages[static_cast<std::size_t>(s)];
+            st.devices.front().count = 4;
+            st.dp = 2; st.micro_batch_size = 2; st.edp = 1;
+        }
+        r = exportLauncher(d, o);
+        QVERIFY2(r.ok, r.refusal.c_str());
+        QTemporaryDir dir;
+        const std::vector<std::string> args = runLauncher(dir, r.script, "0");
+        QVERIFY(contains(args, "--use-partial-reduce-for-shared-embedding"));
+        QCOMPARE(valuesAfter(args, "--hetero-process-meshes"),
+                 (std::vector<std::string>{"2", "1", "4", "4", "2", "4", "1", "4", "2", "1", "2", "1", "4", "2", "2"}));
+        // The same plan without MTP and untied: no partial reduce.
+        r = exportLauncher(d, flagscaleOptions());
+        QVERIFY2(r.ok, r.refusal.c_str());
+        QVERIFY(r.script.find("--use-partial-reduce-for-shared-embedding") == std::string::npos);
+    }
+
+    void flexDispatcher()
+    {
+        // Reference section 1: --moe-flex-dispatcher-backend is HEAD-only (Megatron-LM d98e8a64,
+        // default deepep); section 7: --moe-enable-deepep "means flex+deepep". FlagScale's
+        // Megatron-LM 8479eb35 has no backend flag and its MoEFlexTokenDispatcher asserts
+        // --moe-enable-deepep. Both versions' DeepEP path asserts TPxEP > 1 over the expert grid
+        // (token_dispatcher.py: tp_size is the expert-TP group).
+        PlanDocument d = flagscalePlan();
+        d.model.moe_token_dispatcher_type = TokenDispatcher::Flex;
+        ExportResult r = exportLauncher(d, flagscaleOptions());
+        QVERIFY2(r.ok, r.refusal.c_str());
+        QTemporaryDir dir;
+        std::vector<std::string> args = runLauncher(dir, r.script, "0");
+        QCOMPARE(valuesAfter(args, "--moe-token-dispatcher-type"), std::vector<std::string>{"flex"});
+        QVERIFY(contains(args, "--moe-enable-deepep"));
+        PlanDocument m = megatronPlan();
+        m.model.moe_token_dispatcher_type = TokenDispatcher::Flex;
+        r = exportLauncher(m, {});
+        QVERIFY2(r.ok, r.refusal.c_str());
+        args = runLauncher(dir, r.script, "0");
+        QVERIFY(!contains(args, "--moe-enable-deepep"));   // deprecated there; deepep is the default backend
+        // EP 1 and ETP 1: refused for both targets.
+        for (StagePlan& st : m.plan.stages) {
+            st.ep = 1; st.etp = 1; st.edp = st.tp * st.cp * st.dp;
+        }
+        r = exportLauncher(m, {});
+        QVERIFY(!r.ok);
+        QVERIFY2(r.refusal.find("flex dispatcher needs ETP*EP > 1") != std::string::npos, r.refusal.c_str());
+        QVERIFY(!exportLauncher(m, flagscaleOptions()).ok);
+        // Megatron-LM's HybridEP backend has no such limit.
+        ExportOptions o;
+        o.original = importMegatronScript(
+            "torchrun --nproc_per_node=8 pretrain_gpt.py --num-layers 32 --hidden-size 4096 --num-attention-heads 32 "
+            "--seq-length 4096 --max-position-embeddings 32768 --bf16 --moe-flex-dispatcher-backend hybridep\n",
+            "hybridep.sh");
+        r = exportLauncher(m, o);
+        QVERIFY2(r.ok, r.refusal.c_str());
+    }
+
+    void originalEnvironmentWins()
+    {
+        // docs/megatron.md section 2: the launcher sets NCCL_DEBUG (and HCCL_CONNECT_TIMEOUT) as
+        // defaults, "then the original script's exported variables": a value the original
+        // exports is the one the training sees, for both targets.
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString bin = dir.filePath("bin");
+        QDir().mkpath(bin);
+        test::writeText(bin + "/torchrun", "#!/bin/sh\nprintf '%s\\n' \"NCCL_DEBUG=${NCCL_DEBUG:-}\" > \"$ARGS_OUT\"\n");
+        QFile::setPermissions(bin + "/torchrun", QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("PATH", bin + ":" + env.value("PATH"));
+        env.insert("ARGS_OUT", dir.filePath("env.txt"));
+        env.remove("NCCL_DEBUG");
+        ExportOptions o;
+        o.original = importMegatronScript(
+            "export NCCL_DEBUG=INFO\n"
+            "torchrun --nproc_per_node=8 pretrain_gpt.py --num-layers 32 --hidden-size 4096 --num-attention-heads 32 "
+            "--seq-length 4096 --max-position-embeddings 32768 --bf16\n",
+            "env.sh");
+        for (LauncherFormat f : {LauncherFormat::Megatron, LauncherFormat::FlagScale}) {
+            o.format = f;
+            const ExportResult r = exportLauncher(f == LauncherFormat::Megatron ? megatronPlan() : flagscalePlan(), o);
+            QVERIFY2(r.ok, r.refusal.c_str());
+            QVERIFY(test::writeText(dir.filePath("launch.sh"), r.script));
+            QCOMPARE(test::runBash({dir.filePath("launch.sh"), "0"}, dir.path(), nullptr, env), 0);
+            QFile out(dir.filePath("env.txt"));
+            QVERIFY(out.open(QIODevice::ReadOnly));
+            QCOMPARE(out.readAll().trimmed(), QByteArray("NCCL_DEBUG=INFO"));
+        }
+        // Without it the default stays.
+        o.original.reset();
+        o.format = LauncherFormat::Megatron;
+        const ExportResult r = exportLauncher(megatronPlan(), o);
+        QVERIFY(r.script.find("export NCCL_DEBUG=\"${NCCL_DEBUG:-WARN}\"") != std::string::npos);
+    }
+
+    void replacedMeshFlagsAreNoted()
+    {
+        // docs/megatron.md section 2: the original's flags the plan writes again are listed in
+        // the header when their value changes. A FlagScale original's meshes (reference section
+        // 9: --hetero-process-meshes, --hetero-pipeline-layer-split) are replaced by the plan's.
+        ExportOptions o;
+        o.format = LauncherFormat::FlagScale;
+        o.original = importMegatronScript(
+            "torchrun --nnodes 2 --nproc_per_node 8 flagscale/train/train_gpt.py --num-layers 32 --hidden-size 4096 "
+            "--num-attention-heads 32 --seq-length 4096 --max-position-embeddings 32768 --bf16 "
+            "--tensor-model-parallel-size 4 --pipeline-model-parallel-size 2 --enable-hetero "
+            "--hetero-process-meshes 2 1 1 4 1 4 1 1 2 1 --hetero-device-types A800 A100 --hetero-current-device-type A800 "
+            "--hetero-pipeline-layer-split 18 14\n",
+            "hetero.sh");
+        const ExportResult r = exportLauncher(flagscalePlan(), o);
+        QVERIFY2(r.ok, r.refusal.c_str());
+        QVERIFY(hasNote(r, "--hetero-pipeline-layer-split 18 14 -> 6 7 6 6 7 (the plan's)"));
+        QVERIFY(hasNote(r, "--hetero-process-meshes 2 1 1 4 1 4 1 1 2 1 -> 2 1 4 4 2 4 1 4 2 1 2 1 4 4 2 (the plan's)"));
+        QVERIFY(hasNote(r, "--hetero-device-types A800 A100 -> H800 A100-80GB 910B-376T (the plan's)"));
+        QVERIFY(!hasNote(r, "--hetero-current-device-type"));   // set per node by design
+        QVERIFY(r.script.find("# --hetero-pipeline-layer-split 18 14 -> 6 7 6 6 7 (the plan's)") != std::string::npos);
     }
 
     void flagListsMatchReference()

@@ -540,6 +540,77 @@ private slots:
             QVERIFY2(e.where().rfind("--recompute-num-layers (plan.stages[", 0) == 0, e.what());
         }
     }
+
+    void blockRecomputeCountsEveryModelChunk()
+    {
+        // Megatron-LM's block method recomputes the first --recompute-num-layers layers of each
+        // model chunk: megatron/core/recompute.py loops over num_layers_per_pipeline_rank =
+        // len(self.layers) of one chunk's TransformerBlock (Megatron-LM d98e8a64; the reference
+        // says "per pipeline stage", section 5). With VPP 2 and 8 layers per rank, block 2
+        // recomputes 2 + 2 = 4 layers of a rank, which is what the plan must cost.
+        const std::string head = "torchrun --nproc_per_node 8 --nnodes 4 pretrain_gpt.py --num-layers 32 --hidden-size 4096 "
+                                 "--num-attention-heads 32 --seq-length 4096 --bf16 --tensor-model-parallel-size 2 "
+                                 "--pipeline-model-parallel-size 4 --micro-batch-size 1 --global-batch-size 64 "
+                                 "--recompute-granularity full --recompute-method block ";
+        ImportedScript s = importMegatronScript(head + "--num-layers-per-virtual-pipeline-stage 4 --recompute-num-layers 2\n", "vpp.sh");
+        QCOMPARE(s.parallel.vpp, 2);
+        QCOMPARE(s.parallel.recompute_layers, 2);   // the flag's value, per chunk
+        Plan plan = planFromScript(s, test::cluster("H800:4x8"), DeviceCatalog::builtin());
+        for (const StagePlan& st : plan.stages)
+            QCOMPARE(st.recompute_layers, 4);
+        // Block 4 of chunks of 4 is every layer (0 = all).
+        s = importMegatronScript(head + "--num-layers-per-virtual-pipeline-stage 4 --recompute-num-layers 4\n", "vpp4.sh");
+        plan = planFromScript(s, test::cluster("H800:4x8"), DeviceCatalog::builtin());
+        for (const StagePlan& st : plan.stages)
+            QCOMPARE(st.recompute_layers, 0);
+        // A layout's own chunks: rank 0 holds 3 + 5 layers, so block 4 recomputes 3 + 4 = 7 of 8.
+        s = importMegatronScript(head + "--pipeline-model-parallel-layout 'Et*3|t*8|t*8|t*8|t*5|||L' --recompute-num-layers 4\n",
+                                 "layout.sh");
+        QCOMPARE(s.parallel.vpp, 2);
+        QCOMPARE(s.parallel.layer_split, (std::vector<int>{8, 8, 8, 8}));
+        plan = planFromScript(s, test::cluster("H800:4x8"), DeviceCatalog::builtin());
+        QCOMPARE(plan.stages[0].recompute_layers, 7);
+        QCOMPARE(plan.stages[1].recompute_layers, 4);   // 8 + 0: the first 4 of the first chunk
+        // Without VPP the count is per rank, as before.
+        s = importMegatronScript(head + "--recompute-num-layers 2\n", "novpp.sh");
+        plan = planFromScript(s, test::cluster("H800:4x8"), DeviceCatalog::builtin());
+        QCOMPARE(plan.stages[0].recompute_layers, 2);
+    }
+
+    void accountForFlagsCountInTheVirtualPipeline()
+    {
+        // Reference section 2: "VPP = (num_layers [+1 with embedding accounting] [+1 with loss
+        // accounting]) / PP / this value" for --num-layers-per-virtual-pipeline-stage.
+        // 30 layers + embedding + loss = 32 over PP 4 = 8 per rank, 4 per chunk: VPP 2.
+        const ImportedScript s = importMegatronScript(
+            "torchrun --nproc_per_node 8 --nnodes 4 pretrain_gpt.py --num-layers 30 --hidden-size 4096 "
+            "--num-attention-heads 32 --seq-length 4096 --bf16 --tensor-model-parallel-size 2 --pipeline-model-parallel-size 4 "
+            "--num-layers-per-virtual-pipeline-stage 4 --account-for-embedding-in-pipeline-split "
+            "--account-for-loss-in-pipeline-split --micro-batch-size 1 --global-batch-size 64\n",
+            "account.sh");
+        QCOMPARE(s.parallel.vpp, 2);
+        QVERIFY(!hasWarning(s, "no interleaving assumed"));
+        QCOMPARE(s.parallel.layer_split, (std::vector<int>{7, 8, 8, 7}));
+        // The embedding takes a place in rank 0's first chunk, the loss in the last rank's last.
+        QCOMPARE(s.parallel.layer_chunks, (std::vector<std::vector<int>>{{3, 4}, {4, 4}, {4, 4}, {4, 3}}));
+    }
+
+    void flagscaleMeshesAreNamedAsNotRead()
+    {
+        // FlagScale gives every rank its mesh's TP CP EP DP PP (pre_validate_args, reference
+        // section 9): a script with meshes does not run its global --tensor-model-parallel-size,
+        // so the importer must say that it reads only the global flags.
+        const ImportedScript s = importMegatronScript(
+            "torchrun --nnodes 2 --nproc_per_node 8 flagscale/train/train_gpt.py --num-layers 32 --hidden-size 4096 "
+            "--num-attention-heads 32 --seq-length 4096 --bf16 --tensor-model-parallel-size 4 --pipeline-model-parallel-size 2 "
+            "--enable-hetero --hetero-process-meshes 2 1 1 4 1 4 1 1 2 1 --hetero-device-types A800 A100 "
+            "--hetero-current-device-type A800 --hetero-pipeline-layer-split 18 14\n",
+            "hetero.sh");
+        QVERIFY(hasWarning(s, "line 1: FlagScale's heterogeneous meshes (--hetero-process-meshes"));
+        QVERIFY(hasWarning(s, "not the meshes FlagScale runs"));
+        const ImportedScript plain = importMegatronScriptFile(test::dataFile("train_mixtral_8x7b_distributed.sh"));
+        QVERIFY(!hasWarning(plain, "heterogeneous meshes"));
+    }
 };
 
 QTEST_APPLESS_MAIN(TestScriptImport)
