@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -357,7 +358,7 @@ public:
                 }
         r.checks.push_back({"every flag is an option of the target", true, {}});
         decideMaxConnections();
-        r.script = writeScript();
+        r.script = requireOutsideValues(writeScript());
         r.hostfile = writeHostfile();
         r.notes = m_notes;
         r.ok = true;
@@ -365,6 +366,51 @@ public:
     }
 
 private:
+    // Values the script reads but never sets: the original's positional parameters (kept as
+    // ${ARGn}) and variables it took from the environment (kept as ${NAME}). Under `set -u`
+    // bash would stop at the first use with a bare "unbound variable"; a check right after
+    // `set -euo pipefail` names each one and where it came from, and a note lists them.
+    std::string requireOutsideValues(std::string script)
+    {
+        static const std::regex assigned(R"((?:^|[\s;])(?:export\s+|local\s+|readonly\s+)?([A-Za-z_][A-Za-z0-9_]*)\+?=)",
+                                         std::regex::multiline);
+        static const std::regex loopVar(R"(\bfor\s+([A-Za-z_][A-Za-z0-9_]*)\s+in\b)");
+        static const std::regex bareUse(R"(\$\{([A-Za-z_][A-Za-z0-9_]*)\})");
+        std::set<std::string> set;
+        for (const std::regex* re : {&assigned, &loopVar})
+            for (auto it = std::sregex_iterator(script.begin(), script.end(), *re); it != std::sregex_iterator(); ++it)
+                set.insert((*it)[1].str());
+        std::vector<std::string> outside;
+        for (auto it = std::sregex_iterator(script.begin(), script.end(), bareUse); it != std::sregex_iterator(); ++it) {
+            const std::string name = (*it)[1].str();
+            if (!set.count(name) && std::find(outside.begin(), outside.end(), name) == outside.end())
+                outside.push_back(name);
+        }
+        if (outside.empty())
+            return script;
+        std::sort(outside.begin(), outside.end());
+        static const std::regex argN("ARG([0-9]+)");
+        std::ostringstream block;
+        block << "# Set these before running; the original script took them from outside:\n";
+        std::vector<std::string> described;
+        for (const std::string& name : outside) {
+            std::smatch m;
+            const bool positional = std::regex_match(name, m, argN);
+            // In the check's double-quoted word "\$" is a literal dollar sign.
+            const std::string from = positional ? "its positional parameter \\$" + m[1].str() : "the environment";
+            block << ": \"${" << name << "?is not set: the original script took it from " << from << " (export " << name
+                  << "=... before running)}\"\n";
+            described.push_back(name + " (" + (positional ? "$" + m[1].str() : "environment") + ")");
+        }
+        block << "\n";
+        const std::string marker = "set -euo pipefail\n\n";
+        const std::size_t at = script.find(marker);
+        if (at != std::string::npos)
+            script.insert(at + marker.size(), block.str());
+        m_notes.push_back("set before running (the original took them from outside): " + join(described, ", "));
+        return script;
+    }
+
     // The original's CUDA_DEVICE_MAX_CONNECTIONS, if it exports one.
     std::optional<std::string> originalMaxConnections() const
     {

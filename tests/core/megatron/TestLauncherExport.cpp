@@ -536,6 +536,53 @@ private slots:
         QCOMPARE(out.readAll().trimmed(), QByteArray("QPS=4"));
     }
 
+    void outsideValuesAreChecked()
+    {
+        // The original reads $5 and $CHECKPOINT_DIR without setting them (Megatron-LM's
+        // examples/gpt3/train_gpt3_175b_distributed.sh takes its paths as $1..$5). The launcher
+        // keeps them as ${ARG5} and ${CHECKPOINT_DIR}; under `set -u` a missing one must stop it
+        // with a message naming the variable and where the original took it from, before torchrun.
+        ExportOptions o;
+        o.original = importMegatronScript("torchrun --nproc_per_node=8 pretrain_gpt.py --num-layers 32 --hidden-size 4096 "
+                                          "--num-attention-heads 32 --seq-length 4096 --max-position-embeddings 32768 --bf16 "
+                                          "--data-path $5 --save \"$CHECKPOINT_DIR\"\n",
+                                          "outside.sh");
+        const ExportResult r = exportLauncher(megatronPlan(), o);
+        QVERIFY2(r.ok, r.refusal.c_str());
+        QVERIFY(hasNote(r, "set before running (the original took them from outside): ARG5 ($5), CHECKPOINT_DIR (environment)"));
+        QVERIFY(r.script.find(": \"${ARG5?is not set: the original script took it from its positional parameter \\$5") != std::string::npos);
+        // The launcher's own variables (NODE_RANK, MASTER_ADDR, GPUS_PER_NODE, ...) are set by it and not listed.
+        QVERIFY(r.script.find("${NODE_RANK?") == std::string::npos);
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        QVERIFY(test::writeText(dir.filePath("outside.sh"), r.script));
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.remove("ARG5");
+        env.remove("CHECKPOINT_DIR");
+        QByteArray output;
+        QVERIFY(test::runBash({dir.filePath("outside.sh"), "0"}, dir.path(), &output, env) != 0);
+        QVERIFY2(output.contains("ARG5: is not set: the original script took it from its positional parameter $5"), output.constData());
+        // Set, the launcher runs and passes the values on.
+        env.insert("ARG5", "/data/corpus");
+        env.insert("CHECKPOINT_DIR", "/ckpt");
+        const QString bin = dir.filePath("bin");
+        QDir().mkpath(bin);
+        QVERIFY(test::writeText(bin + "/torchrun", "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done > \"$ARGS_OUT\"\n"));
+        QFile::setPermissions(bin + "/torchrun", QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+        env.insert("PATH", bin + ":" + env.value("PATH"));
+        env.insert("ARGS_OUT", dir.filePath("args.txt"));
+        env.remove("NODE_RANK");
+        QCOMPARE(test::runBash({dir.filePath("outside.sh"), "0"}, dir.path(), nullptr, env), 0);
+        QFile f(dir.filePath("args.txt"));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        std::vector<std::string> args;
+        for (const QByteArray& line : f.readAll().split('\n'))
+            if (!line.isEmpty())
+                args.push_back(line.toStdString());
+        QCOMPARE(valuesAfter(args, "--data-path"), std::vector<std::string>{"/data/corpus"});
+        QCOMPARE(valuesAfter(args, "--save"), std::vector<std::string>{"/ckpt"});
+    }
+
     void interleavedAndUniform()
     {
         PlanDocument d = megatronPlan();
