@@ -656,6 +656,9 @@ void MainWindow::showSavedPlans()
     for (const auto& sp : p.plans)
         if (sp.prediction)
             result.plans.push_back(RankedPlan{sp.plan, *sp.prediction});
+    // The Search dock lists the same plans in the same rows as the explorer (before the
+    // explorer selects its first row, which the dock then highlights).
+    m_searchPanel->showSavedPlans(result.plans, m_document->displayName());
     if (result.plans.empty())
         return;
     ExplorerContext context;

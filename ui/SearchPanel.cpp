@@ -1,5 +1,6 @@
 #include "SearchPanel.h"
 
+#include "ExplorerStyle.h"
 #include "ProjectDocument.h"
 #include "SearchRunner.h"
 #include "Theme.h"
@@ -10,6 +11,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
+#include <QEvent>
 #include <QFormLayout>
 #include <QGridLayout>
 #include <QGroupBox>
@@ -20,6 +22,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QStyle>
 #include <QThread>
 #include <QTreeWidget>
 #include <QVBoxLayout>
@@ -60,6 +63,21 @@ QString shape(const Plan& plan)
     if (s.etp > 1)
         text += QStringLiteral(" ETP%1").arg(s.etp);
     return text;
+}
+
+// The shape in full, a line per stage: what "mixed" stands for.
+QString shapeToolTip(const Plan& plan)
+{
+    QStringList lines;
+    for (size_t i = 0; i < plan.stages.size(); ++i) {
+        const StagePlan& st = plan.stages[i];
+        lines << QStringLiteral("S%1 %2, %3 layers: %4")
+                     .arg(i)
+                     .arg(QString::fromStdString(st.device_type))
+                     .arg(st.num_layers)
+                     .arg(style::knobsLabel(st));
+    }
+    return lines.join(QLatin1Char('\n'));
 }
 
 } // namespace
@@ -151,6 +169,7 @@ SearchPanel::SearchPanel(ProjectDocument* document, QWidget* parent)
     layout->addWidget(m_progress);
 
     auto* live = new QFormLayout;
+    m_live = live;
     live->setLabelAlignment(Qt::AlignRight);
     m_states = new QLabel(QStringLiteral("\u2013"));
     m_states->setObjectName(QStringLiteral("searchStates"));
@@ -174,8 +193,11 @@ SearchPanel::SearchPanel(ProjectDocument* document, QWidget* parent)
     m_results->setAlternatingRowColors(true);
     m_results->setUniformRowHeights(true);
     m_results->setHeaderLabels({tr("#"), tr("Plan"), tr("Iteration"), tr("Tokens/s"), tr("MFU"), tr("Shape")});
-    m_results->header()->setStretchLastSection(true);
-    m_results->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    // Sized by fitResultColumns() to the dock's width.
+    m_results->header()->setStretchLastSection(false);
+    m_results->header()->setSectionResizeMode(QHeaderView::Fixed);
+    m_results->setTextElideMode(Qt::ElideRight);
+    m_results->viewport()->installEventFilter(this);
     layout->addWidget(m_results, 1);
 
     connect(m_run, &QPushButton::clicked, this, &SearchPanel::run);
@@ -283,6 +305,7 @@ bool SearchPanel::run()
         }
     }
     m_results->clear();
+    showSearchFigures(true);
     m_progress->setValue(0);
     m_states->setText(QStringLiteral("0"));
     m_pruned->setText(QStringLiteral("\u2013"));
@@ -331,36 +354,7 @@ void SearchPanel::showResult(const SearchResult& r)
                                count(r.pruned.communication)));
     m_best->setText(r.plans.empty() ? QStringLiteral("\u2013") : seconds(r.plans.front().prediction.iteration_time_s));
 
-    m_results->clear();
-    auto add = [this](const QString& rank, const RankedPlan& rp, bool baseline) {
-        const Prediction& p = rp.prediction;
-        auto* item = new QTreeWidgetItem(m_results);
-        item->setText(0, rank);
-        item->setText(1, QString::fromStdString(rp.plan.name));
-        item->setText(2, p.feasible ? seconds(p.iteration_time_s) : tr("does not fit"));
-        item->setText(3, p.feasible ? count(qRound64(p.tokens_per_s)) : QString());
-        item->setText(4, p.feasible ? QStringLiteral("%1%").arg(p.mfu * 100, 0, 'f', 1) : QString());
-        item->setText(5, shape(rp.plan));
-        item->setToolTip(5, shape(rp.plan));
-        item->setToolTip(1, p.feasible ? QString() : QString::fromStdString(p.infeasible_reason));
-        for (int c : {2, 3, 4})
-            item->setTextAlignment(c, Qt::AlignRight | Qt::AlignVCenter);
-        if (baseline) {
-            QFont f = item->font(1);
-            f.setItalic(true);
-            for (int c = 0; c < 6; ++c)
-                item->setFont(c, f);
-        }
-    };
-    int rank = 1;
-    for (const auto& rp : r.plans)
-        add(QString::number(rank++), rp, false);
-    if (r.uniform_baseline)
-        add(tr("base"), *r.uniform_baseline, true);
-    if (r.metis_baseline)
-        add(tr("base"), *r.metis_baseline, true);
-    if (r.current)
-        add(tr("now"), *r.current, true);
+    fillList(r);
 
     QString status;
     if (r.plans.empty())
@@ -385,11 +379,120 @@ void SearchPanel::showResult(const SearchResult& r)
     if (const std::string note = currentConfigurationNote(r); !note.empty())
         status += QStringLiteral("; ") + QString::fromStdString(note);
     m_status->setText(status.toHtmlEscaped());
+    emit searchFinished(r);
+}
+
+void SearchPanel::fillList(const SearchResult& r)
+{
+    m_results->clear();
+    auto add = [this](const QString& rank, const RankedPlan& rp, bool baseline) {
+        const Prediction& p = rp.prediction;
+        auto* item = new QTreeWidgetItem(m_results);
+        item->setText(RankColumn, rank);
+        item->setText(PlanColumn, QString::fromStdString(rp.plan.name));
+        item->setText(IterationColumn, p.feasible ? seconds(p.iteration_time_s) : tr("does not fit"));
+        item->setText(TokensColumn, p.feasible ? count(qRound64(p.tokens_per_s)) : QString());
+        item->setText(MfuColumn, p.feasible ? QStringLiteral("%1%").arg(p.mfu * 100, 0, 'f', 1) : QString());
+        item->setText(ShapeColumn, shape(rp.plan));
+        item->setToolTip(ShapeColumn, shape(rp.plan) + QLatin1Char('\n') + shapeToolTip(rp.plan));
+        // The name may be elided, and Tokens/s and MFU hidden, in a narrow dock.
+        item->setToolTip(PlanColumn, QString::fromStdString(rp.plan.name) + QLatin1Char('\n')
+                                         + (p.feasible ? tr("%1 tokens/s, MFU %2").arg(item->text(TokensColumn), item->text(MfuColumn))
+                                                       : QString::fromStdString(p.infeasible_reason)));
+        for (int c : {IterationColumn, TokensColumn, MfuColumn})
+            item->setTextAlignment(c, Qt::AlignRight | Qt::AlignVCenter);
+        if (baseline) {
+            QFont f = item->font(PlanColumn);
+            f.setItalic(true);
+            for (int c = 0; c < ResultColumnCount; ++c)
+                item->setFont(c, f);
+        }
+    };
+    int rank = 1;
+    for (const auto& rp : r.plans)
+        add(QString::number(rank++), rp, false);
+    if (r.uniform_baseline)
+        add(tr("base"), *r.uniform_baseline, true);
+    if (r.metis_baseline)
+        add(tr("base"), *r.metis_baseline, true);
+    if (r.current)
+        add(tr("now"), *r.current, true);
+
+    fitResultColumns();
     if (m_results->topLevelItemCount() > 0) {
         QSignalBlocker block(m_results);
         m_results->setCurrentItem(m_results->topLevelItem(0));
     }
-    emit searchFinished(r);
+}
+
+bool SearchPanel::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == m_results->viewport() && event->type() == QEvent::Resize)
+        fitResultColumns();
+    return QWidget::eventFilter(watched, event);
+}
+
+void SearchPanel::fitResultColumns()
+{
+    QHeaderView* header = m_results->header();
+    for (int c : {TokensColumn, MfuColumn})
+        header->setSectionHidden(c, false);
+    header->resizeSections(QHeaderView::ResizeToContents);   // once, to measure
+    int widths[ResultColumnCount];
+    for (int c = 0; c < ResultColumnCount; ++c)
+        widths[c] = header->sectionSize(c);
+    const int room = m_results->viewport()->width();
+    // The names in full: Tokens/s gives way for any name, MFU only for a ranked plan's
+    // ("HS-DP #5"); a baseline's longer name may be elided then.
+    const int margins = 2 * (m_results->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, m_results) + 1);
+    int ranked = header->sectionSizeHint(PlanColumn), all = ranked;
+    for (int i = 0; i < m_results->topLevelItemCount(); ++i) {
+        const QTreeWidgetItem* item = m_results->topLevelItem(i);
+        const int w = QFontMetrics(item->font(PlanColumn)).horizontalAdvance(item->text(PlanColumn)) + margins;
+        all = std::max(all, w);
+        if (!item->font(PlanColumn).italic())
+            ranked = std::max(ranked, w);
+    }
+    auto others = [&] {
+        int sum = 0;
+        for (int c = 0; c < ResultColumnCount; ++c)
+            sum += c != PlanColumn && !header->isSectionHidden(c) ? widths[c] : 0;
+        return sum;
+    };
+    header->setSectionHidden(TokensColumn, others() + all > room);
+    header->setSectionHidden(MfuColumn, others() + ranked > room);
+    for (int c = 0; c < ResultColumnCount; ++c)
+        if (c != PlanColumn)
+            header->resizeSection(c, widths[c]);
+    header->resizeSection(PlanColumn, std::max(room - others(), ranked));
+}
+
+void SearchPanel::showSearchFigures(bool visible)
+{
+    m_progress->setVisible(visible);
+    m_live->setRowVisible(m_states, visible);
+    m_live->setRowVisible(m_pruned, visible);
+}
+
+void SearchPanel::showSavedPlans(const std::vector<RankedPlan>& plans, const QString& source)
+{
+    if (m_runner->isRunning())
+        return;   // its result replaces the list when it ends
+    SearchResult saved;
+    saved.plans = plans;
+    fillList(saved);
+    m_scriptNote.clear();
+    showSearchFigures(plans.empty());
+    m_progress->setValue(0);
+    m_states->setText(QStringLiteral("\u2013"));
+    m_pruned->setText(QStringLiteral("\u2013"));
+    m_best->setText(plans.empty() ? QStringLiteral("\u2013") : seconds(plans.front().prediction.iteration_time_s));
+    m_status->setText(plans.empty() ? QString()
+                                    : tr("%n plan(s) from %1, as saved with the project (without the search's "
+                                         "counts and baselines: run the search to see them)",
+                                         nullptr, int(plans.size()))
+                                          .arg(source)
+                                          .toHtmlEscaped());
 }
 
 void SearchPanel::showCurrentPlan(int row)

@@ -10,6 +10,7 @@
 class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
+class QFormLayout;
 class QLabel;
 class QProgressBar;
 class QPushButton;
@@ -35,6 +36,11 @@ public:
     QLabel* statusLabel() const { return m_status; }
     // Options the search runs with (from the document's settings).
     SearchOptions currentOptions() const;
+    // The ranked list's columns.
+    enum ResultColumn { RankColumn, PlanColumn, IterationColumn, TokensColumn, MfuColumn, ShapeColumn, ResultColumnCount };
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
 public slots:
     // Returns false (and says why in the panel) when the project cannot be searched.
@@ -42,6 +48,11 @@ public slots:
     void cancel();
     // Highlights the plan the explorer shows (same row order: plans, then baselines).
     void showCurrentPlan(int row);
+    // The plans a project was opened with, in the list in their saved order. The file keeps
+    // the plans, not the search's counts or baselines, so the panel shows no progress and
+    // no counts, and says where the plans came from (`source`, the file's name). Without
+    // plans: the panel as before any search. Ignored while a search runs.
+    void showSavedPlans(const std::vector<RankedPlan>& plans, const QString& source);
 
 signals:
     void searchStarted();
@@ -53,6 +64,14 @@ private:
     void commitSettings();
     void showProgress(const SearchProgress& progress);
     void showResult(const SearchResult& result);
+    // The ranked plans, then the baselines and the current configuration; the first selected.
+    void fillList(const SearchResult& result);
+    // Progress and counts are a running or finished search's; plans from a file have neither.
+    void showSearchFigures(bool visible);
+    // Columns as wide as their contents, the plan's name taking what is left; in a narrow
+    // dock Tokens/s, then MFU, give way (the explorer's table and the name's tooltip have
+    // them), so that the shape at the right end is never cut.
+    void fitResultColumns();
     void setRunning(bool running);
 
     ProjectDocument* m_document;
@@ -68,6 +87,7 @@ private:
     QPushButton* m_run;
     QPushButton* m_cancel;
     QProgressBar* m_progress;
+    QFormLayout* m_live;
     QLabel* m_states;
     QLabel* m_pruned;
     QLabel* m_best;

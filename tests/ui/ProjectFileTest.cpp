@@ -14,9 +14,11 @@
 #include <QDir>
 #include <QFile>
 #include <QLabel>
+#include <QProgressBar>
 #include <QSignalSpy>
 #include <QStatusBar>
 #include <QTemporaryDir>
+#include <QTreeWidget>
 #include <QUndoStack>
 
 using namespace hapmoe;
@@ -202,6 +204,65 @@ private slots:
         QVERIFY(w3->openFile(intact));
         QCOMPARE(w3->document()->project().plans.size(), result.plans.size());
         QCOMPARE(w3->explorer()->planCount(), int(result.plans.size()));
+    }
+
+    void openedPlansShowInTheSearchDock()
+    {
+        // Mixtral-S on the paper's 16-1-h (H800 2x8): a search of a few milliseconds.
+        QTemporaryDir dir;
+        auto w = makeWindow();
+        w->loadExample();
+        QVERIFY(w->loadClusterPreset(QStringLiteral("16-1-h")));
+        const SearchResult result = searchToEnd(*w);
+        QVERIFY2(result.plans.size() >= 2, result.no_plan_reason.c_str());
+        const QString path = dir.filePath(QStringLiteral("planned.hapmoe"));
+        QVERIFY(w->saveTo(path));
+
+        // A new window opens the file: the dock lists the plans the explorer shows, row for
+        // row, and invents no counts: the file keeps neither the search's counts nor its
+        // baselines.
+        auto w2 = makeWindow();
+        QVERIFY(w2->openFile(path));
+        SearchPanel* panel = w2->searchPanel();
+        QTreeWidget* list = panel->resultList();
+        const int plans = static_cast<int>(result.plans.size());
+        QCOMPARE(w2->explorer()->planCount(), plans);
+        QCOMPARE(list->topLevelItemCount(), plans);
+        for (int i = 0; i < plans; ++i) {
+            QCOMPARE(list->topLevelItem(i)->text(SearchPanel::RankColumn), QString::number(i + 1));
+            QCOMPARE(list->topLevelItem(i)->text(SearchPanel::PlanColumn), QString::fromStdString(result.plans[size_t(i)].plan.name));
+        }
+        QCOMPARE(list->currentItem(), list->topLevelItem(0));
+        auto* progress = panel->findChild<QProgressBar*>();
+        auto* states = panel->findChild<QLabel*>(QStringLiteral("searchStates"));
+        auto* best = panel->findChild<QLabel*>(QStringLiteral("searchBest"));
+        QVERIFY(progress && states && best);
+        QVERIFY(progress->isHidden());
+        QVERIFY(states->isHidden());
+        QCOMPARE(best->text(), QStringLiteral("%1 s").arg(result.plans.front().prediction.iteration_time_s, 0, 'f', 3));
+        const QString status = panel->statusLabel()->text();
+        QVERIFY2(status.contains(QStringLiteral("planned.hapmoe")) && status.contains(QStringLiteral("saved")), qPrintable(status));
+
+        // A click on the second row shows that plan in the explorer.
+        const QRect second = list->visualItemRect(list->topLevelItem(1));
+        QTest::mouseClick(list->viewport(), Qt::LeftButton, {}, second.center());
+        QCOMPARE(w2->explorer()->selectedPlan(), 1);
+
+        // A search brings back its progress and counts.
+        const SearchResult again = searchToEnd(*w2);
+        QVERIFY(!again.plans.empty());
+        QVERIFY(!progress->isHidden());
+        QCOMPARE(progress->value(), progress->maximum());
+        QVERIFY(!states->isHidden());
+        QVERIFY(states->text().remove(QLatin1Char(',')).toLongLong() > 0);
+
+        // A new project has no plans: the dock is as before any search.
+        w2->newProject();
+        QCOMPARE(list->topLevelItemCount(), 0);
+        QVERIFY(!progress->isHidden());
+        QCOMPARE(progress->value(), 0);
+        QCOMPARE(states->text(), QStringLiteral("\u2013"));
+        QVERIFY(panel->statusLabel()->text().isEmpty());
     }
 
     void badFileNamesTheField()

@@ -15,6 +15,9 @@
 #include <qcustomplot.h>
 
 #include <QComboBox>
+#include <QDockWidget>
+#include <QHeaderView>
+#include <QScrollBar>
 #include <QElapsedTimer>
 #include <QLabel>
 #include <QPointer>
@@ -124,6 +127,54 @@ private slots:
         QCOMPARE(panel->resultList()->topLevelItem(0)->text(1), QString::fromStdString(result.plans[0].plan.name));
         QCOMPARE(w->explorer()->planCount(), int(result.plans.size()) + baselines);
         QCOMPARE(w->document()->project().plans.size(), result.plans.size());   // kept with the project
+    }
+
+    void rankedListShowsEveryColumnWhole()
+    {
+        // Mixtral-S on 32-3, as in the example: mixed shapes ("PP3 mixed"), uniform ones
+        // ("PP2 TP1 DP16 EP8") and the baselines' longer names. The shape, at the right end,
+        // was cut off at every dock width.
+        auto w = makeWindow();
+        w->loadExample();
+        SearchPanel* panel = w->searchPanel();
+        QSignalSpy finished(panel, &SearchPanel::searchFinished);
+        QVERIFY(panel->run());
+        QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 180000);
+        QTreeWidget* list = panel->resultList();
+        QVERIFY(list->topLevelItemCount() > 2);
+        auto* dock = w->findChild<QDockWidget*>(QStringLiteral("searchDock"));
+        QVERIFY(dock);
+        // The dock's narrowest (the panel's 370 px, as in a 1024 x 700 window), and wider.
+        for (const int width : {0, 420, 520, 700}) {
+            w->resizeDocks({dock}, {width}, Qt::Horizontal);
+            QApplication::processEvents();
+            QHeaderView* header = list->header();
+            const QString where = QStringLiteral("list %1 px wide").arg(list->viewport()->width());
+            // Nothing to scroll sideways: every column shown ends inside the list.
+            QCOMPARE(list->horizontalScrollBar()->maximum(), 0);
+            QVERIFY2(header->length() <= list->viewport()->width(), qPrintable(where));
+            for (int c : {SearchPanel::RankColumn, SearchPanel::PlanColumn, SearchPanel::IterationColumn, SearchPanel::ShapeColumn})
+                QVERIFY(!header->isSectionHidden(c));
+            // The shape in full on every row, and the ranked plans' names (a baseline's may
+            // be elided); the tooltips hold the shape stage by stage and the name.
+            auto whole = [&](const QTreeWidgetItem* item, int c) {
+                const QFontMetrics fm(item->font(c));
+                return fm.elidedText(item->text(c), Qt::ElideRight, header->sectionSize(c) - 6) == item->text(c);
+            };
+            for (int i = 0; i < list->topLevelItemCount(); ++i) {
+                const QTreeWidgetItem* item = list->topLevelItem(i);
+                QVERIFY2(whole(item, SearchPanel::ShapeColumn), qPrintable(where + QStringLiteral(": ") + item->text(SearchPanel::ShapeColumn)));
+                if (!item->font(SearchPanel::PlanColumn).italic())
+                    QVERIFY2(whole(item, SearchPanel::PlanColumn), qPrintable(where + QStringLiteral(": ") + item->text(SearchPanel::PlanColumn)));
+                QVERIFY(item->toolTip(SearchPanel::ShapeColumn).contains(QStringLiteral("S0 ")));
+                QVERIFY(item->toolTip(SearchPanel::PlanColumn).startsWith(item->text(SearchPanel::PlanColumn)));
+            }
+        }
+        // Wide enough, every figure is there.
+        w->resizeDocks({dock}, {900}, Qt::Horizontal);
+        QApplication::processEvents();
+        QVERIFY(!list->header()->isSectionHidden(SearchPanel::TokensColumn));
+        QVERIFY(!list->header()->isSectionHidden(SearchPanel::MfuColumn));
     }
 
     void optimizerOffloadSetting()

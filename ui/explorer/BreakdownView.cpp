@@ -2,12 +2,17 @@
 
 #include "ExplorerStyle.h"
 
+#include <QCoreApplication>
+#include <QEvent>
 #include <QHeaderView>
 #include <QLabel>
-#include <QSplitter>
+#include <QScrollArea>
+#include <QStyle>
 #include <QTableWidget>
 #include <QVBoxLayout>
 #include <qcustomplot.h>
+
+#include <algorithm>
 
 namespace hapmoe::ui {
 
@@ -37,6 +42,15 @@ int firstLargest(const Prediction& prediction, Key key)
     return best;
 }
 
+// The table gives every time in one unit, so that a row can be added up by eye.
+QString milliseconds(double seconds)
+{
+    return QString::number(seconds * 1e3, 'f', 2);
+}
+
+constexpr int kBars = 6;
+constexpr int kSecondsRole = Qt::UserRole;
+
 } // namespace
 
 QStringList BreakdownView::componentNames()
@@ -46,25 +60,32 @@ QStringList BreakdownView::componentNames()
 
 BreakdownView::BreakdownView(QWidget* parent)
     : QWidget(parent)
-    , m_plot(new QCustomPlot(this))
+    , m_scroll(new QScrollArea(this))
+    , m_plot(nullptr)
     , m_title(nullptr)
-    , m_table(new QTableWidget(this))
-    , m_summary(new QLabel(this))
+    , m_caption(nullptr)
+    , m_table(nullptr)
 {
     setObjectName(QStringLiteral("breakdown"));
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    m_summary->setWordWrap(true);
-    m_summary->setTextFormat(Qt::RichText);
-    layout->addWidget(m_summary);
-    auto* split = new QSplitter(Qt::Vertical, this);
-    split->addWidget(m_plot);
-    split->addWidget(m_table);
-    split->setStretchFactor(0, 3);
-    split->setStretchFactor(1, 2);
-    layout->addWidget(split, 1);
+    layout->addWidget(m_scroll);
+    m_scroll->setObjectName(QStringLiteral("breakdownScroll"));
+    m_scroll->setFrameShape(QFrame::NoFrame);
+    m_scroll->setWidgetResizable(true);
+    // Chart over table: in a short window the page scrolls down; the table alone scrolls
+    // sideways when its columns are wider than the page.
+    auto* page = new QWidget(m_scroll);
+    auto* pageLayout = new QVBoxLayout(page);
+    pageLayout->setContentsMargins(0, 0, 0, 0);
+    m_plot = new QCustomPlot(page);
+    m_caption = new QLabel(page);
+    m_table = new QTableWidget(page);
+    pageLayout->addWidget(m_plot, 1);
+    pageLayout->addWidget(m_caption);
+    pageLayout->addWidget(m_table);
+    m_scroll->setWidget(page);
 
-    m_plot->setMinimumHeight(160);
     m_plot->setMinimumWidth(320);   // not the legend's width: the window may be narrow
     // The bars are not a sum over stages (the table below is per stage): the title says
     // which stage each part comes from.
@@ -85,15 +106,63 @@ BreakdownView::BreakdownView(QWidget* parent)
     m_plot->yAxis->setRange(-0.6, names.size() - 0.4);
     m_plot->xAxis->setLabel(tr("seconds per iteration"));
     style::applyChartPalette(m_plot);
+    connect(m_plot, &QCustomPlot::beforeReplot, this, &BreakdownView::fitTitle);
+    connect(m_plot, &QCustomPlot::afterLayout, this, &BreakdownView::fitValueRange);
 
-    m_table->setColumnCount(9);
-    m_table->setHorizontalHeaderLabels({tr("Stage"), tr("Device"), tr("Fwd / mb"), tr("Bwd / mb"), tr("Compute"),
-                                        tr("TP comm"), tr("Dispatch"), tr("Send"), tr("DP sync + opt")});
+    m_caption->setObjectName(QStringLiteral("breakdownTableCaption"));
+    m_caption->setWordWrap(true);
+    m_caption->setText(tr("Per stage and micro-batch, in ms: Fwd + Bwd = Compute + TP comm + Dispatch + Send "
+                          "(both passes). DP sync + opt is per iteration. Bold: the cells the bars come from."));
+
+    m_table->setColumnCount(ColumnCount);
+    // Short headers, two lines where needed, so that the columns are as narrow as their
+    // figures; the tooltips say what each column holds.
+    const QList<QPair<QString, QString>> headers = {
+        {tr("Stage"), QString()},
+        {tr("Device"), QString()},
+        {tr("Fwd"), tr("Forward of one micro-batch, ms, with its send to the next stage")},
+        {tr("Bwd"), tr("Backward of one micro-batch, ms, with recompute and the gradient's send")},
+        {tr("Compute"), tr("GEMMs, attention, router, experts and recompute, forward and backward, ms per micro-batch")},
+        {tr("TP\ncomm"), tr("Tensor- and sequence-parallel collectives and exposed context-parallel exchange, "
+                            "forward and backward, ms per micro-batch")},
+        {tr("Dispatch"), tr("Expert dispatch and combine, forward and backward, ms per micro-batch")},
+        {tr("Send\nfwd + bwd"), tr("Pipeline sends, ms per micro-batch: the activation to the next stage in forward "
+                                   "and its gradient in backward (the part not hidden behind compute)")},
+        {tr("DP sync\n+ opt"), tr("Exposed gradient reduce-scatter and parameter all-gather, and the optimizer step: "
+                                  "ms per iteration, not per micro-batch")},
+    };
+    for (int c = 0; c < ColumnCount; ++c) {
+        auto* item = new QTableWidgetItem(headers[c].first);
+        item->setToolTip(headers[c].second);
+        m_table->setHorizontalHeaderItem(c, item);
+    }
     m_table->verticalHeader()->hide();
+    m_table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    m_table->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);   // as tall as its rows
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     m_table->horizontalHeader()->setStretchLastSection(false);
     m_table->setAlternatingRowColors(true);
+    m_table->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
+    m_table->installEventFilter(this);
+    m_plot->installEventFilter(this);
+    updateMinimumSizes();
+    clear();
+}
+
+int BreakdownView::chartMinimumHeight() const
+{
+    // Three lines of title, six bars a line and a half apart (their labels a line tall), the
+    // value axis's numbers and its label, and the axis rect's margins.
+    const int line = m_plot->fontMetrics().lineSpacing();
+    return 3 * line + kBars * qRound(1.5 * line) + 2 * line + 30;
+}
+
+void BreakdownView::updateMinimumSizes()
+{
+    m_plot->setMinimumHeight(chartMinimumHeight());
+    m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 8);
+    fitTableHeight();
 }
 
 void BreakdownView::changeEvent(QEvent* event)
@@ -103,7 +172,68 @@ void BreakdownView::changeEvent(QEvent* event)
         style::applyChartPalette(m_plot);
         m_title->setTextColor(m_plot->palette().color(QPalette::Text));
         m_plot->replot();
+    } else if (event->type() == QEvent::FontChange) {
+        updateMinimumSizes();
     }
+}
+
+bool BreakdownView::eventFilter(QObject* watched, QEvent* event)
+{
+    if (watched == m_table && event->type() == QEvent::Resize)
+        fitTableHeight();
+    // The chart does not zoom: over it, the wheel scrolls the page (QCustomPlot would take
+    // the event).
+    if (watched == m_plot && event->type() == QEvent::Wheel) {
+        QCoreApplication::sendEvent(m_scroll->viewport(), event);
+        return true;
+    }
+    return QWidget::eventFilter(watched, event);
+}
+
+void BreakdownView::fitTableHeight()
+{
+    QHeaderView* header = m_table->horizontalHeader();
+    header->resizeSections(QHeaderView::ResizeToContents);
+    int height = 2 * m_table->frameWidth() + header->sizeHint().height() + m_table->verticalHeader()->length();
+    if (header->length() > m_table->width() - 2 * m_table->frameWidth())
+        height += m_table->style()->pixelMetric(QStyle::PM_ScrollBarExtent, nullptr, m_table);
+    if (m_table->height() != height || m_table->minimumHeight() != height)
+        m_table->setFixedHeight(height);
+}
+
+void BreakdownView::fitTitle()
+{
+    if (m_titleParts.size() != 3)
+        return;
+    // Two lines when the first fits the chart's width, else the equation's sides apart.
+    const QFontMetrics fm(m_title->font());
+    const QString first = m_titleParts[0] + QLatin1Char(' ') + m_titleParts[1];
+    const bool wide = fm.horizontalAdvance(first) + 16 <= m_plot->width();
+    const QString text = wide ? first + QLatin1Char('\n') + m_titleParts[2] : m_titleParts.join(QLatin1Char('\n'));
+    if (m_title->text() != text)
+        m_title->setText(text);
+}
+
+void BreakdownView::fitValueRange()
+{
+    const int axis = m_plot->axisRect()->width();
+    if (m_barLabels.size() != m_values.size() || m_values.isEmpty() || axis <= 0)
+        return;
+    // A bar of value v with a label w pixels wide ends inside an axis of `axis` pixels when
+    // v / upper <= 1 - w / axis; the longest label gets at least 30 % of the width for its bar.
+    double upper = 1e-6;
+    for (int i = 0; i < m_values.size(); ++i) {
+        const QCPItemText* label = m_barLabels[i];
+        const int w = QFontMetrics(label->font()).horizontalAdvance(label->text()) + label->padding().left() + 8;
+        upper = std::max({upper, m_values[i] * 1.05, m_values[i] / std::max(0.3, 1.0 - double(w) / axis)});
+    }
+    const QCPRange range = m_plot->xAxis->range();
+    if (range.lower == 0 && std::abs(range.upper - upper) <= 1e-9 * upper)
+        return;
+    m_plot->xAxis->setRange(0, upper);
+    // The ticks were placed for the previous range in this layout pass: place them again
+    // (their labels keep their height, so the margins stand).
+    m_plot->axisRect()->update(QCPLayoutElement::upPreparation);
 }
 
 int BreakdownView::bottleneckStage(const Prediction& prediction)
@@ -114,6 +244,20 @@ int BreakdownView::bottleneckStage(const Prediction& prediction)
 int BreakdownView::tailStage(const Prediction& prediction)
 {
     return firstLargest(prediction, [](const StageEstimate& e) { return e.dp_sync + e.optimizer; });
+}
+
+double BreakdownView::pipelineSends(const StageEstimate& e)
+{
+    // CostModel::estimateStage: t_fwd = forward compute + TP + dispatch + its send,
+    // t_bwd = backward compute + TP + dispatch + its send; compute, TP and dispatch hold both
+    // passes. What remains of t_fwd + t_bwd is the two sends.
+    return std::max(0.0, e.t_fwd + e.t_bwd - e.compute - e.tensor_parallel - e.expert_dispatch);
+}
+
+double BreakdownView::cellSeconds(int row, Column column) const
+{
+    const QTableWidgetItem* item = m_table->item(row, column);
+    return item ? item->data(kSecondsRole).toDouble() : 0.0;
 }
 
 QString BreakdownView::barsTitle() const
@@ -145,7 +289,7 @@ void BreakdownView::setPlan(const Plan& plan, const Prediction& prediction)
 
     m_plot->clearPlottables();
     m_plot->clearItems();
-    double maxV = 0;
+    m_barLabels.clear();
     const bool hasPlan = !prediction.stages.empty();
     for (int i = 0; hasPlan && i < m_values.size(); ++i) {
         // One QCPBars per component so each keeps its own colour.
@@ -154,67 +298,61 @@ void BreakdownView::setPlan(const Plan& plan, const Prediction& prediction)
         bars->setPen(QPen(componentColor(i).darker(130)));
         bars->setWidth(0.65);
         bars->addData(i, m_values[i]);
-        maxV = std::max(maxV, m_values[i]);
         auto* label = new QCPItemText(m_plot);
         label->position->setCoords(m_values[i], i);
         label->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
         label->setPadding(QMargins(6, 0, 0, 0));
         label->setColor(m_plot->palette().color(QPalette::Text));
         label->setText(QStringLiteral("%1  (%2 %)").arg(style::formatSeconds(m_values[i])).arg(sum > 0 ? 100.0 * m_values[i] / sum : 0.0, 0, 'f', 1));
+        m_barLabels.push_back(label);
     }
     const int bn = bottleneckStage(prediction);
     const int tail = tailStage(prediction);
+    m_titleParts.clear();
     if (bn < 0) {
         m_title->setText(QString());
     } else {
         // TimeBreakdown (CostModel::estimate): compute, TP and dispatch are the bottleneck
         // stage's per micro-batch times M, the bubble is what the pipeline adds to that,
         // and DP sync and optimizer are those of the stage with the longest tail.
-        // Two lines, so that a narrow chart does not cut the sentence off.
-        m_title->setText(tr("Iteration %1 = bottleneck S%2 × %3 micro-batches + bubble\n+ the longest tail (S%4: DP sync + optimizer)")
-                             .arg(style::formatSeconds(prediction.iteration_time_s))
-                             .arg(bn)
-                             .arg(prediction.num_microbatches)
-                             .arg(tail));
+        // On two or three lines (fitTitle), so that a narrow chart does not cut it off.
+        m_titleParts = {tr("Iteration %1").arg(style::formatSeconds(prediction.iteration_time_s)),
+                        tr("= bottleneck S%1 × %2 micro-batches + bubble").arg(bn).arg(prediction.num_microbatches),
+                        tr("+ the longest tail (S%1: DP sync + optimizer)").arg(tail)};
+        fitTitle();
     }
     m_title->setTextColor(m_plot->palette().color(QPalette::Text));
     m_title->setVisible(bn >= 0);
     style::setChartPlaceholder(m_plot, bn < 0 ? m_emptyText : QString());
-
-    // Room on the right for the labels.
-    m_plot->xAxis->setRange(0, std::max(maxV, 1e-6) * 1.35);
+    m_plot->xAxis->setRange(0, std::max(*std::max_element(m_values.cbegin(), m_values.cend()), 1e-6) * 1.05);
     m_plot->replot();
-
-    if (plan.stages.empty()) {
-        m_summary->setText(tr("Where the selected plan's iteration time goes."));
-    } else {
-        m_summary->setText(tr("<b>%1</b>: iteration %2; the components below sum to %3. Compute takes %4 %, the pipeline bubble %5 %.")
-                               .arg(QString::fromStdString(plan.name).toHtmlEscaped(), style::formatSeconds(prediction.iteration_time_s),
-                                    style::formatSeconds(sum))
-                               .arg(sum > 0 ? 100.0 * b.compute / sum : 0.0, 0, 'f', 1)
-                               .arg(sum > 0 ? 100.0 * b.pipeline_bubble / sum : 0.0, 0, 'f', 1));
-    }
 
     const int n = std::min(plan.pp(), static_cast<int>(prediction.stages.size()));
     m_table->setRowCount(n);
     for (int s = 0; s < n; ++s) {
         const StageEstimate& e = prediction.stages[static_cast<size_t>(s)];
-        const QStringList cells = {QStringLiteral("S%1").arg(s), QString::fromStdString(plan.stages[static_cast<size_t>(s)].device_type),
-                                   style::formatSeconds(e.t_fwd), style::formatSeconds(e.t_bwd), style::formatSeconds(e.compute),
-                                   style::formatSeconds(e.tensor_parallel), style::formatSeconds(e.expert_dispatch),
-                                   style::formatSeconds(e.p2p_send), style::formatSeconds(e.dp_sync + e.optimizer)};
-        for (int c = 0; c < cells.size(); ++c) {
-            auto* item = new QTableWidgetItem(cells[c]);
-            item->setTextAlignment(c >= 2 ? (Qt::AlignRight | Qt::AlignVCenter) : (Qt::AlignLeft | Qt::AlignVCenter));
+        const double sends = pipelineSends(e);
+        const QStringList text = {QStringLiteral("S%1").arg(s), QString::fromStdString(plan.stages[static_cast<size_t>(s)].device_type)};
+        const double seconds[] = {0, 0, e.t_fwd, e.t_bwd, e.compute, e.tensor_parallel, e.expert_dispatch, sends, e.dp_sync + e.optimizer};
+        for (int c = 0; c < ColumnCount; ++c) {
+            auto* item = new QTableWidgetItem(c < FwdColumn ? text[c] : milliseconds(seconds[c]));
+            item->setTextAlignment(c >= FwdColumn ? (Qt::AlignRight | Qt::AlignVCenter) : (Qt::AlignLeft | Qt::AlignVCenter));
+            if (c >= FwdColumn)
+                item->setData(kSecondsRole, seconds[c]);
             // Bold: the cells the bars above are made of.
-            if ((s == bn && c >= 4 && c <= 6) || (s == tail && c == 8)) {
+            if ((s == bn && c >= ComputeColumn && c <= DispatchColumn) || (s == tail && c == TailColumn)) {
                 QFont f = item->font();
                 f.setBold(true);
                 item->setFont(f);
             }
             m_table->setItem(s, c, item);
         }
+        m_table->item(s, SendColumn)->setToolTip(
+            tr("Forward %1 ms + backward %2 ms").arg(milliseconds(e.p2p_send), milliseconds(std::max(0.0, sends - e.p2p_send))));
     }
+    m_caption->setVisible(n > 0);
+    m_table->setVisible(n > 0);
+    fitTableHeight();
 }
 
 } // namespace hapmoe::ui

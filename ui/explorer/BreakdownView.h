@@ -1,23 +1,32 @@
 #pragma once
 // Where the iteration time goes: compute, tensor-parallel communication, expert dispatch,
 // pipeline bubble, data-parallel sync and the optimizer step (the prediction's
-// TimeBreakdown), as horizontal bars with shares, and the per-stage times beneath.
+// TimeBreakdown), as horizontal bars with shares, and the per-stage times beneath. The page
+// scrolls rather than squeeze the bars or the table in a short window.
 
 #include "cost/Prediction.h"
 #include "plan/Plan.h"
 
+#include <QStringList>
 #include <QWidget>
 
 class QCustomPlot;
+class QCPItemText;
 class QCPTextElement;
-class QTableWidget;
 class QLabel;
+class QScrollArea;
+class QTableWidget;
 
 namespace hapmoe::ui {
 
 class BreakdownView : public QWidget {
     Q_OBJECT
 public:
+    // The per-stage table's columns. The times per micro-batch add up:
+    // Fwd + Bwd = Compute + TpComm + Dispatch + Send (StageEstimate, CostModel.h).
+    enum Column { StageColumn, DeviceColumn, FwdColumn, BwdColumn, ComputeColumn, TpColumn, DispatchColumn,
+                  SendColumn, TailColumn, ColumnCount };
+
     explicit BreakdownView(QWidget* parent = nullptr);
 
     void setPlan(const Plan& plan, const Prediction& prediction);
@@ -36,17 +45,38 @@ public:
     // the first on ties, as the cost model picks them. -1 without stages.
     static int bottleneckStage(const Prediction& prediction);
     static int tailStage(const Prediction& prediction);
+    // A stage's pipeline sends per micro-batch, forward and backward together: t_fwd and
+    // t_bwd each hold their pass's exposed send besides compute, TP and dispatch, while
+    // p2p_send is the forward one alone (docs/cost-model.md sections 6 and 8).
+    static double pipelineSends(const StageEstimate& stage);
     QTableWidget* stageTable() const { return m_table; }
+    // The seconds behind a cell of the table (its text is rounded), 0 for a text column.
+    double cellSeconds(int row, Column column) const;
+    QScrollArea* scrollArea() const { return m_scroll; }
+    // The height below which the chart would squeeze its bars; the page scrolls instead.
+    int chartMinimumHeight() const;
 
 protected:
     void changeEvent(QEvent* event) override;
+    bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
+    // The title on two lines, or three when the chart is too narrow for the first.
+    void fitTitle();
+    // The value axis long enough for each bar's label to end inside the chart.
+    void fitValueRange();
+    // The table as tall as its rows (and a scroll bar when its columns are wider).
+    void fitTableHeight();
+    void updateMinimumSizes();
+
+    QScrollArea* m_scroll;
     QCustomPlot* m_plot;
     QCPTextElement* m_title;
+    QLabel* m_caption;
     QTableWidget* m_table;
-    QLabel* m_summary;
     QVector<double> m_values;
+    QVector<QCPItemText*> m_barLabels;
+    QStringList m_titleParts;   // "Iteration …", "= bottleneck …", "+ the longest tail …"
     QString m_emptyText = tr("No plan to show: run a search and select a plan");
 };
 

@@ -144,6 +144,11 @@ QString recomputeLabel(const StagePlan& stage)
     return {};
 }
 
+QString recomputeShortLabel(const StagePlan& stage)
+{
+    return QStringLiteral("rc: %1").arg(stage.recompute == Recompute::Selective ? QStringLiteral("sel") : recomputeLabel(stage));
+}
+
 QString knobsLabel(const StagePlan& s)
 {
     return QStringLiteral("TP%1 CP%2 DP%3 · EP%4 ETP%5 EDP%6")

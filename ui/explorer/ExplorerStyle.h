@@ -45,6 +45,9 @@ QString memoryPartName(MemoryPart part);
 QString formatSeconds(double seconds);     // "1.234 s", "56.7 ms", "830 µs"
 QString formatGiB(double bytes);           // "12.34 GiB"
 QString recomputeLabel(const StagePlan& stage);  // "none", "selective", "full 4/12"
+// The shortest form that still says what it is, for narrow boxes and bars: "rc: none",
+// "rc: sel", "rc: full 4/12".
+QString recomputeShortLabel(const StagePlan& stage);
 QString knobsLabel(const StagePlan& stage);      // "TP2 CP1 DP4 · EP4 ETP1 EDP2"
 QString targetLabel(Target target);              // "Megatron-LM", "FlagScale"
 QString devicesLabel(const StagePlan& stage);    // "node 3: 0-7"

@@ -184,9 +184,10 @@ void MemoryBarsPlot::fitLabels()
     for (int s = 0; s < m_stages; ++s) {
         const StagePlan& sp = m_plan.stages[static_cast<size_t>(s)];
         const MemoryBreakdown& m = m_prediction.stages[static_cast<size_t>(s)].memory;
+        // The forms of the stage strip's recompute line, so that both read alike; a bare
+        // "none" or "full 7/9" would not say what it is about (the tooltip says it in full).
         const QString rc = style::recomputeLabel(sp);
-        const QString brief = sp.recompute == Recompute::Selective ? tr("sel") : rc;
-        QStringList f = {tr("recompute: %1").arg(rc), rc, brief};
+        QStringList f = {tr("recompute: %1").arg(rc), tr("rc: %1").arg(rc), style::recomputeShortLabel(sp)};
         if (!m.fits()) {
             const double shortGiB = m.shortfall() / style::kGiB;
             f[0] += tr("\nshort %1 GiB").arg(shortGiB, 0, 'f', 1);

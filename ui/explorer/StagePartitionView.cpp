@@ -179,8 +179,7 @@ std::vector<QStringList> StagePartitionView::boxLines() const
                           : QStringList{QStringLiteral("TP%1 DP%2").arg(s.tp).arg(s.dp), QStringLiteral("T%1 D%2").arg(s.tp).arg(s.dp)});
         l.push_back({QStringLiteral("EP%1 ETP%2 EDP%3").arg(s.ep).arg(s.etp).arg(s.edp),
                      QStringLiteral("E%1 ET%2 ED%3").arg(s.ep).arg(s.etp).arg(s.edp), QStringLiteral("EP%1").arg(s.ep)});
-        l.push_back({QStringLiteral("recompute: %1").arg(rc), QStringLiteral("rc: %1").arg(rc),
-                     s.recompute == Recompute::Selective ? QStringLiteral("rc: sel") : rc});
+        l.push_back({QStringLiteral("recompute: %1").arg(rc), QStringLiteral("rc: %1").arg(rc), style::recomputeShortLabel(s)});
         l.push_back({QStringLiteral("%1 dev · %2").arg(s.numDevices()).arg(style::devicesLabel(s)),
                      QStringLiteral("%1 dev").arg(s.numDevices()), QString::number(s.numDevices())});
     }

@@ -41,6 +41,7 @@
 #include <QWheelEvent>
 #include <QtTest>
 
+#include <limits>
 #include <memory>
 #include <string>
 #include <utility>
@@ -68,6 +69,8 @@ private slots:
     void exportDialogRefusesAPlanTheTargetCannotRun();
     void chartsSaveAsPngSvgAndPdf();
     void breakdownTitleNamesTheBottleneckAndTheTail();
+    void breakdownTableColumnsAddUp();
+    void breakdownStaysReadableInASmallWindow();
     void chartsWithoutAPlanShowAPlaceholder();
     void memoryLabelsStandAboveBarAndCapacity();
     void memoryStageLabelsFitBetweenTheBars();
@@ -188,6 +191,17 @@ void PlanExplorerTest::selectingAPlanDrivesTheViews()
     QVERIFY2(std::abs(ratio - 14.0 / 10.0) < 0.02, qPrintable(QString::number(ratio)));
     QCOMPARE(timeline->blockCount(), 2 * 64 * 2);
 }
+
+namespace {
+// Lets posted resizes, layout requests and delayed item layouts run.
+void settle()
+{
+    for (int i = 0; i < 3; ++i) {
+        QApplication::processEvents();
+        QTest::qWait(1);
+    }
+}
+} // namespace
 
 namespace {
 // A mouse move without buttons at a widget position (the offscreen platform has no cursor
@@ -708,6 +722,125 @@ void PlanExplorerTest::breakdownTitleNamesTheBottleneckAndTheTail()
     QVERIFY(view.barsTitle().isEmpty());
 }
 
+void PlanExplorerTest::breakdownTableColumnsAddUp()
+{
+    // The four-stage plan on 32-3 (Table 1: 910B 2x8 + MI300X 2x8), plain 1F1B, costed by the
+    // real cost model: S0-S2 send to the next stage, S3 sends nothing.
+    const Cluster cluster = test::cluster32_3();
+    const CostModel cost(m_model, cluster, DeviceCatalog::builtin());
+    const RankedPlan hetero = test::costed(cost, test::heteroPlan32_3());
+    const Prediction& pred = hetero.prediction;
+    QCOMPARE(static_cast<int>(pred.stages.size()), 4);
+    BreakdownView view;
+    view.resize(900, 700);
+    view.show();
+    view.setPlan(hetero.plan, pred);
+    QTableWidget* table = view.stageTable();
+    QCOMPARE(table->rowCount(), 4);
+    QVERIFY(table->horizontalHeaderItem(BreakdownView::SendColumn)->text().contains(QStringLiteral("fwd + bwd")));
+    QVERIFY(table->horizontalHeaderItem(BreakdownView::SendColumn)->toolTip().contains(QStringLiteral("backward")));
+
+    using C = BreakdownView::Column;
+    auto shown = [table](int row, C column) {
+        bool ok = false;
+        const double ms = table->item(row, column)->text().toDouble(&ok);
+        return ok ? ms : std::numeric_limits<double>::quiet_NaN();
+    };
+    for (int s = 0; s < 4; ++s) {
+        const StageEstimate& e = pred.stages[static_cast<size_t>(s)];
+        QCOMPARE(view.cellSeconds(s, C::FwdColumn), e.t_fwd);
+        QCOMPARE(view.cellSeconds(s, C::BwdColumn), e.t_bwd);
+        QCOMPARE(view.cellSeconds(s, C::ComputeColumn), e.compute);
+        QCOMPARE(view.cellSeconds(s, C::TpColumn), e.tensor_parallel);
+        QCOMPARE(view.cellSeconds(s, C::DispatchColumn), e.expert_dispatch);
+        const double send = view.cellSeconds(s, C::SendColumn);
+        // Compute + TP comm + Dispatch + Send = Fwd + Bwd, to the last bit ...
+        const double total = e.t_fwd + e.t_bwd;
+        const double parts = e.compute + e.tensor_parallel + e.expert_dispatch + send;
+        QVERIFY2(std::abs(parts - total) <= 1e-12 * total, qPrintable(QStringLiteral("S%1: %2 vs %3").arg(s).arg(parts).arg(total)));
+        // ... and as shown: six figures rounded to 0.01 ms are within 0.03 ms of each other.
+        const double shownTotal = shown(s, C::FwdColumn) + shown(s, C::BwdColumn);
+        const double shownParts = shown(s, C::ComputeColumn) + shown(s, C::TpColumn) + shown(s, C::DispatchColumn) + shown(s, C::SendColumn);
+        QVERIFY2(std::abs(shownParts - shownTotal) <= 0.03 + 1e-9,
+                 qPrintable(QStringLiteral("S%1: %2 vs %3 ms").arg(s).arg(shownParts).arg(shownTotal)));
+        QVERIFY(std::abs(shownTotal - 1e3 * total) <= 0.01);
+        // Plain 1F1B sends the gradient back over the activation's link with the same bytes
+        // (docs/cost-model.md section 6): the column holds twice the forward send, which is
+        // what p2p_send alone, the column's former content, leaves out.
+        if (s < 3) {
+            QVERIFY(e.p2p_send > 0);
+            QVERIFY2(qFuzzyCompare(send, 2 * e.p2p_send), qPrintable(QStringLiteral("S%1: %2 vs 2 x %3").arg(s).arg(send).arg(e.p2p_send)));
+        } else {
+            QCOMPARE(e.p2p_send, 0.0);
+            QVERIFY(std::abs(send) <= 1e-12 * total);
+        }
+    }
+}
+
+void PlanExplorerTest::breakdownStaysReadableInASmallWindow()
+{
+    // About what 1280 x 800 and 1024 x 700 windows leave the explorer with their docks open;
+    // there the bars were 11 px apart, the table showed one row and cut its last header.
+    std::unique_ptr<PlanExplorerWidget> w(makeExplorer());
+    w->selectPlan(0);
+    w->showView(QStringLiteral("breakdown"));
+    auto* view = qobject_cast<BreakdownView*>(w->view(QStringLiteral("breakdown")));
+    QVERIFY(view);
+    QCustomPlot* chart = view->chart();
+    QScrollArea* scroll = view->scrollArea();
+    QTableWidget* table = view->stageTable();
+    QScrollBar* page = scroll->verticalScrollBar();
+    for (const QSize size : {QSize(600, 650), QSize(400, 600)}) {
+        w->resize(size);
+        settle();
+        // The page fits the room it is given: the window need not grow.
+        QCOMPARE(w->size(), size);
+        chart->replot();
+        const QString where = QStringLiteral("%1 x %2").arg(size.width()).arg(size.height());
+        // Six bars a line and a quarter apart at least, each label within the chart.
+        const int line = chart->fontMetrics().height();
+        QVERIFY2(chart->axisRect()->height() >= 6 * 1.25 * line, qPrintable(where));
+        int labels = 0;
+        for (int i = 0; i < chart->itemCount(); ++i) {
+            auto* t = qobject_cast<QCPItemText*>(chart->item(i));
+            if (!t || t->objectName() == QLatin1String("chartPlaceholder"))
+                continue;
+            ++labels;
+            QVERIFY2(t->right->pixelPosition().x() <= chart->axisRect()->right() + 1, qPrintable(where + QStringLiteral(": ") + t->text()));
+        }
+        QCOMPARE(labels, 6);
+        // Every line of the title fits the chart's width.
+        auto* title = chart->findChild<QCPTextElement*>(QStringLiteral("breakdownTitle"));
+        QVERIFY(title);
+        for (const QString& l : view->barsTitle().split(QLatin1Char('\n')))
+            QVERIFY2(QFontMetrics(title->font()).horizontalAdvance(l) <= chart->width(), qPrintable(where + QStringLiteral(": ") + l));
+
+        // The page scrolls down to the table, which shows all its rows.
+        QVERIFY(page->maximum() > 0);
+        page->setValue(page->maximum());
+        settle();
+        QCOMPARE(table->rowCount(), 2);
+        QCOMPARE(table->verticalScrollBar()->maximum(), 0);
+        const QRect lastRow = table->visualItemRect(table->item(table->rowCount() - 1, BreakdownView::TailColumn));
+        QVERIFY(table->viewport()->rect().contains(QRect(QPoint(0, lastRow.top()), QSize(1, lastRow.height()))));
+        const QPoint tableBottom = table->mapTo(scroll->viewport(), QPoint(0, table->height()));
+        QVERIFY2(tableBottom.y() <= scroll->viewport()->height(), qPrintable(where));
+        // No header is cut: when the columns are wider than the page, the table scrolls sideways.
+        QHeaderView* header = table->horizontalHeader();
+        for (int c = 0; c < header->count(); ++c)
+            QVERIFY(header->sectionSize(c) >= header->sectionSizeHint(c));
+        QCOMPARE(table->horizontalScrollBar()->maximum() > 0, header->length() > table->viewport()->width());
+
+        // The chart does not zoom: the wheel over it scrolls the page.
+        page->setValue(0);
+        const QPointF centre = chart->rect().center();
+        QWheelEvent wheel(centre, chart->mapToGlobal(centre), QPoint(), QPoint(0, -120), Qt::NoButton, Qt::NoModifier,
+                          Qt::NoScrollPhase, false);
+        QApplication::sendEvent(chart, &wheel);
+        QVERIFY2(page->value() > 0, qPrintable(where));
+    }
+}
+
 void PlanExplorerTest::chartsWithoutAPlanShowAPlaceholder()
 {
     auto placeholder = [](QCustomPlot* plot) -> QString {
@@ -760,6 +893,9 @@ void PlanExplorerTest::memoryLabelsStandAboveBarAndCapacity()
     for (int s = 0; s < memory.stageCount(); ++s) {
         const QString rc = style::recomputeLabel(uniform.plan.stages[static_cast<size_t>(s)]);
         QVERIFY2(!memory.barLabel(s).contains(QStringLiteral("recompute")), qPrintable(memory.barLabel(s)));
+        // Still says what it is, as the stage strip's narrowest form does ("rc: full 12/12").
+        QCOMPARE(memory.barLabel(s), style::recomputeShortLabel(uniform.plan.stages[static_cast<size_t>(s)]));
+        QVERIFY(memory.barLabel(s).startsWith(QStringLiteral("rc: ")));
         QVERIFY(memory.toolTipForStage(s).contains(QStringLiteral("Recompute: %1").arg(rc)));
     }
 }
@@ -825,8 +961,8 @@ void PlanExplorerTest::memoryStageLabelsFitBetweenTheBars()
     QVERIFY(!memory.tickLabel(0).contains(QLatin1Char('\n')));
     QVERIFY2(fm.height() <= memory.barSpacing(), qPrintable(QString::number(memory.barSpacing())));
     QVERIFY(legendEntriesUncut(memory.legend, memory.width()));
-    // "none" above each bar is wider than the spacing too: upright above the bars.
-    QCOMPARE(memory.barLabel(0), QStringLiteral("none"));
+    // "rc: none" above each bar is wider than the spacing too: upright above the bars.
+    QCOMPARE(memory.barLabel(0), QStringLiteral("rc: none"));
     QCOMPARE(memory.barLabelRotation(), -90.0);
     memory.resize(1400, 420);
     memory.replot();
@@ -937,19 +1073,13 @@ void PlanExplorerTest::partitionBoxesAlwaysNameTheirDeviceType()
         QCOMPARE(narrow.size(), wide.size());
         const int knobs = narrow.size() - 4;   // layers, knobs, experts, recompute, devices follow the name
         QCOMPARE(narrow[knobs].startsWith(QStringLiteral("TP")), wide[knobs].startsWith(QStringLiteral("TP")));
+        // The recompute line says what it is in every form ("rc: none", never a bare "none").
+        const QString rc = narrow[narrow.size() - 2];
+        QVERIFY2(rc.startsWith(QStringLiteral("rc: ")) || rc.startsWith(QStringLiteral("recompute: ")), qPrintable(rc));
     }
 }
 
 namespace {
-// Lets posted resizes, layout requests and delayed item layouts run.
-void settle()
-{
-    for (int i = 0; i < 3; ++i) {
-        QApplication::processEvents();
-        QTest::qWait(1);
-    }
-}
-
 // The colour of the first <span style='color:#rrggbb'> in a label's rich text.
 QColor spanColour(const QString& html)
 {
