@@ -11,6 +11,7 @@
 #include "io/Presets.h"
 #include "megatron/ScriptImport.h"
 
+#include <algorithm>
 #include <iomanip>
 #include <optional>
 #include <iostream>
@@ -28,6 +29,9 @@ in it is executed. Prints the model, training and parallel configuration it reco
 the flags kept verbatim, and a warning for every flag it could not map. A model Megatron-LM
 would refuse (a required flag missing, a value that is not a number, --moe-router-topk
 above --num-experts, ...) is an error naming the flag (exit code 2), and nothing is written.
+A FlagScale heterogeneous script (--enable-hetero --hetero-process-meshes ...) is read mesh
+by mesh: one line per mesh with its device-type label, TP CP EP ETP DP PP, micro-batch size,
+stages and layers; a value that breaks FlagScale's rules is an error the same way.
 
 Options:
   -o FILE          write a hapmoe.project with the model (and, with --cluster, the cluster
@@ -39,8 +43,39 @@ Options:
   --devices FILE   a hapmoe.devices catalog adding or overriding device types
 )HELP";
 
+// Full recompute of a stage as FlagScale's per-stage lists give it.
+std::string describeStageRecompute(const StageRecompute& r)
+{
+    if (!r.full)
+        return "none";
+    return r.layers > 0 ? "full (" + std::to_string(r.layers) + " layers)" : "full";
+}
+
+// The global stages and layers of a FlagScale mesh, with their per-stage recompute.
+std::string describeStages(const ParallelConfig& p, const ProcessMesh& mesh)
+{
+    std::ostringstream o;
+    const int last = mesh.first_stage + mesh.pp - 1;
+    o << (mesh.pp == 1 ? "stage " + std::to_string(mesh.first_stage)
+                       : "stages " + std::to_string(mesh.first_stage) + "-" + std::to_string(last))
+      << ", layers [";
+    for (int s = mesh.first_stage; s <= last && s < static_cast<int>(p.layer_split.size()); ++s)
+        o << (s > mesh.first_stage ? "," : "") << p.layer_split[static_cast<std::size_t>(s)];
+    o << "]";
+    if (!p.stage_recompute.empty()) {
+        o << ", recompute ";
+        for (int s = mesh.first_stage; s <= last && s < static_cast<int>(p.stage_recompute.size()); ++s)
+            o << (s > mesh.first_stage ? ", " : "") << describeStageRecompute(p.stage_recompute[static_cast<std::size_t>(s)]);
+    }
+    return o.str();
+}
+
 std::string describeRecompute(const ParallelConfig& p)
 {
+    if (p.hetero() && !p.stage_recompute.empty())
+        return "per stage (see the meshes)";
+    if (p.hetero() && p.recompute == Recompute::Full && p.recompute_layers > 0)
+        return "full (block, " + std::to_string(p.recompute_layers) + " layers per stage, all of a stage with fewer)";
     switch (p.recompute) {
     case Recompute::None: return "none";
     case Recompute::Selective: return "selective";
@@ -75,8 +110,18 @@ int cmdImport(const Args& args)
     const ParallelConfig& p = s.parallel;
 
     std::cout << "script: " << file << " (" << s.launcher << " " << s.entry_script << ", line " << s.command_line << ")\n";
-    std::cout << "world: " << s.nnodes << " nodes x "
-              << (s.nproc_per_node > 0 ? std::to_string(s.nproc_per_node) : std::string("all devices")) << " processes";
+    std::cout << "world: " << s.nnodes << " nodes x ";
+    const bool sameEverywhere = std::all_of(s.node_processes.begin(), s.node_processes.end(),
+                                            [&](int n) { return n == s.node_processes.front(); });
+    if (!s.node_processes.empty() && !sameEverywhere) {
+        std::cout << "(";
+        for (std::size_t r = 0; r < s.node_processes.size(); ++r)
+            std::cout << (r ? " " : "") << s.node_processes[r];
+        std::cout << ")";
+    } else {
+        std::cout << (s.nproc_per_node > 0 ? std::to_string(s.nproc_per_node) : std::string("all devices"));
+    }
+    std::cout << " processes";
     if (s.world_size > 0)
         std::cout << " = " << s.world_size;
     std::cout << "\n";
@@ -91,20 +136,36 @@ int cmdImport(const Args& args)
         std::cout << "experts: " << m.num_experts << " top-" << m.moe_router_topk << ", expert FFN " << m.expertFfn()
                   << ", dispatcher " << toString(m.moe_token_dispatcher_type) << ", " << m.numMoeLayers() << " MoE layers\n";
     }
-    std::cout << "parallel: TP" << p.tp << " PP" << p.pp << " CP" << p.cp << " EP" << p.ep << " ETP"
-              << (p.etp > 0 ? std::to_string(p.etp) : std::to_string(p.tp) + " (= TP)") << " VPP" << p.vpp;
-    if (!p.layout.empty())
-        std::cout << " layout \"" << p.layout << "\"";
-    if (!p.layer_split.empty()) {
-        std::cout << " split [";
-        for (std::size_t i = 0; i < p.layer_split.size(); ++i)
-            std::cout << (i ? "," : "") << p.layer_split[i];
-        std::cout << "]";
+    if (p.hetero()) {
+        // FlagScale's meshes: what every rank runs (the global TP, CP, EP flags are replaced).
+        std::cout << "parallel: FlagScale heterogeneous, " << p.meshes.size() << (p.meshes.size() == 1 ? " mesh" : " meshes")
+                  << ", PP" << p.pp << " (sum of the meshes' PP), no VPP" << (p.hetero_cpu_communication ? ", CPU communication" : "")
+                  << "\n";
+        for (std::size_t i = 0; i < p.meshes.size(); ++i) {
+            const ProcessMesh& mesh = p.meshes[i];
+            std::cout << "  mesh " << i << ": " << mesh.device_type << ", TP" << mesh.tp << " CP" << mesh.cp << " EP" << mesh.ep
+                      << " ETP" << mesh.etp << " DP" << mesh.dp << " PP" << mesh.pp << ", micro-batch " << mesh.micro_batch_size
+                      << ", " << describeStages(p, mesh) << "\n";
+        }
+        std::cout << "          recompute " << describeRecompute(p) << ", "
+                  << (p.distributed_optimizer ? "distributed optimizer" : "no distributed optimizer") << ", "
+                  << (p.sequence_parallel ? "sequence parallel (meshes with TP > 1)" : "no sequence parallel") << "\n";
+    } else {
+        std::cout << "parallel: TP" << p.tp << " PP" << p.pp << " CP" << p.cp << " EP" << p.ep << " ETP"
+                  << (p.etp > 0 ? std::to_string(p.etp) : std::to_string(p.tp) + " (= TP)") << " VPP" << p.vpp;
+        if (!p.layout.empty())
+            std::cout << " layout \"" << p.layout << "\"";
+        if (!p.layer_split.empty()) {
+            std::cout << " split [";
+            for (std::size_t i = 0; i < p.layer_split.size(); ++i)
+                std::cout << (i ? "," : "") << p.layer_split[i];
+            std::cout << "]";
+        }
+        std::cout << "\n          recompute " << describeRecompute(p) << ", "
+                  << (p.distributed_optimizer ? "distributed optimizer" : "no distributed optimizer") << ", "
+                  << (p.sequence_parallel ? "sequence parallel" : "no sequence parallel") << "\n";
     }
-    std::cout << "\n          recompute " << describeRecompute(p) << ", "
-              << (p.distributed_optimizer ? "distributed optimizer" : "no distributed optimizer") << ", "
-              << (p.sequence_parallel ? "sequence parallel" : "no sequence parallel") << "\n";
-    std::cout << "training: micro-batch " << p.micro_batch_size << ", global batch "
+    std::cout << "training: micro-batch " << p.micro_batch_size << (p.hetero() ? " (mesh 0)" : "") << ", global batch "
               << (p.global_batch_size > 0 ? std::to_string(p.global_batch_size) : std::string("MBS x DP")) << ", "
               << toString(m.training.precision) << "\n";
     std::cout << "other flags kept verbatim: " << s.other_flags.size() << "\n";

@@ -4,6 +4,7 @@
 #include "util/EmbeddedResources.h"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <stdexcept>
 
@@ -141,6 +142,21 @@ const DeviceType* DeviceCatalog::find(std::string_view nameOrAlias) const
         if (matches(t, norm))
             return &t;
     return nullptr;
+}
+
+std::string DeviceCatalog::canonicalName(const std::string& nameOrAlias) const
+{
+    if (const DeviceType* t = find(nameOrAlias))
+        return t->name;
+    return nameOrAlias;
+}
+
+bool DeviceCatalog::sameType(const std::string& a, const std::string& b) const
+{
+    std::string x = canonicalName(a), y = canonicalName(b);
+    for (std::string* s : {&x, &y})
+        std::transform(s->begin(), s->end(), s->begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    return x == y;
 }
 
 const DeviceType& DeviceCatalog::get(std::string_view nameOrAlias, const std::string& where) const

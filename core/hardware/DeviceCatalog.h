@@ -32,6 +32,12 @@ public:
     // Like find, but throws InputError("", where, "unknown device type ...; known: ...").
     const DeviceType& get(std::string_view nameOrAlias, const std::string& where = {}) const;
 
+    // The catalog's name for a type name or alias, or the name itself when the catalog does
+    // not know it; and whether two names denote the same type through it, without regard to
+    // case (a stage's type against its nodes', a FlagScale mesh label against a node's).
+    std::string canonicalName(const std::string& nameOrAlias) const;
+    bool sameType(const std::string& a, const std::string& b) const;
+
     const std::vector<DeviceType>& types() const { return m_types; }
 
 private:

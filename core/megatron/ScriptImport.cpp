@@ -5,6 +5,7 @@
 #include "megatron/FlagList.h"
 #include "megatron/MoeLayerPattern.h"
 #include "megatron/PipelineLayout.h"
+#include "plan/Deployability.h"
 
 #include <algorithm>
 #include <cctype>
@@ -12,11 +13,14 @@
 #include <cstdlib>
 #include <map>
 #include <optional>
+#include <regex>
 #include <set>
 
 // Flag meanings and defaults: ../shared/reference/megatron-and-flagscale.md sections 2, 3,
 // 4, 5 and 7 (Megatron-LM megatron/training/arguments.py validate_args and the dataclass
-// defaults of TransformerConfig / ModelParallelConfig). torchrun options: PyTorch
+// defaults of TransformerConfig / ModelParallelConfig); FlagScale's heterogeneous flags and
+// rules: section 9 and flagscale-hetero-flags.txt (flagscale/train/arguments.py
+// pre_validate_args / post_validate_args, flagscale/train/hetero/parallel_context.py). torchrun options: PyTorch
 // torch/distributed/run.py (both the underscore and the hyphen spellings are accepted).
 
 namespace hapmoe {
@@ -119,6 +123,13 @@ public:
         buildParallel();
         // The reader's findings (assignments) and the launch command's own come first.
         std::vector<std::string> all = m_reader.warnings();
+        // An array indexed by the node rank cannot be expanded from the text; where the
+        // importer reads it per node (nodeRankArray), bash's own index is no finding.
+        std::erase_if(all, [&](const std::string& w) {
+            return std::any_of(m_nodeRankIndexes.begin(), m_nodeRankIndexes.end(), [&](const std::string& index) {
+                return w.find("array index " + index + " is not a number; kept as text") != std::string::npos;
+            });
+        });
         all.insert(all.end(), launch->warnings.begin(), launch->warnings.end());
         all.insert(all.end(), m_out.warnings.begin(), m_out.warnings.end());
         m_out.warnings = std::move(all);
@@ -269,6 +280,8 @@ private:
                     if (value == "gpu" || value == "auto" || value == "cpu") {
                         nprocAll = true;
                         warn(at(a) + a + " " + value + ": every device of a node is used");
+                    } else if (const std::vector<std::string>* perNode = nodeRankArray(value)) {
+                        readNodeProcesses(a, value, *perNode);
                     } else {
                         m_out.nproc_per_node = launcherInt(a, value, 1);
                     }
@@ -297,6 +310,50 @@ private:
         m_out.entry_script = w[i];
         m_args.assign(w.begin() + static_cast<std::ptrdiff_t>(i) + 1, w.end());
         m_out.world_size = m_out.nproc_per_node > 0 ? m_out.nnodes * m_out.nproc_per_node : 0;
+        if (!m_out.node_processes.empty()) {
+            m_out.world_size = 0;
+            for (std::size_t r = 0; r < m_out.node_processes.size() && static_cast<int>(r) < m_out.nnodes; ++r)
+                m_out.world_size += m_out.node_processes[r];
+            if (static_cast<int>(m_out.node_processes.size()) < m_out.nnodes)
+                warn(at() + "--nproc_per_node takes " + std::to_string(m_out.node_processes.size())
+                     + " values from an array indexed by the node rank, for --nnodes " + std::to_string(m_out.nnodes));
+        }
+    }
+
+    // A value the script takes per node, "${NAME[${NODE_RANK}]}" (or $NODE_RANK, or another
+    // node-rank variable), as the exported FlagScale launcher writes NODE_SLOTS and NODE_TYPES:
+    // the array's elements, one per node rank, or null for any other value.
+    const std::vector<std::string>* nodeRankArray(const std::string& value) const
+    {
+        static const std::regex form(R"(^\$\{([A-Za-z_][A-Za-z0-9_]*)\[\$\{?([A-Za-z_][A-Za-z0-9_]*)\}?\]\}$)");
+        std::smatch m;
+        if (!std::regex_match(value, m, form))
+            return nullptr;
+        const std::string index = m[2];
+        if (index != "NODE_RANK" && index != "SLURM_NODEID" && index != "GROUP_RANK"
+            && !(index.size() > 9 && index.compare(index.size() - 9, 9, "NODE_RANK") == 0))
+            return nullptr;
+        const auto it = m_reader.arrays().find(m[1]);
+        if (it == m_reader.arrays().end() || it->second.empty())
+            return nullptr;
+        m_nodeRankIndexes.insert("[" + value.substr(value.find('[') + 1, value.rfind(']') - value.find('[') - 1) + "]");
+        return &it->second;
+    }
+
+    void readNodeProcesses(const std::string& option, const std::string& value, const std::vector<std::string>& perNode)
+    {
+        std::vector<int> counts;
+        for (const std::string& e : perNode) {
+            const auto n = toInt(e);
+            if (!n || *n < 1 || *n > 1000000) {
+                warn(at(option) + option + " " + value + ": element \"" + e + "\" is not an integer from 1 to 1000000; 1 is assumed");
+                m_out.nproc_per_node = 1;
+                return;
+            }
+            counts.push_back(static_cast<int>(*n));
+        }
+        m_out.node_processes = counts;
+        m_out.nproc_per_node = counts.front();
     }
 
     static bool looksLikeFlag(const std::string& t)
@@ -366,14 +423,14 @@ private:
         const auto v = str(name);
         if (!v) {
             if (given)
-                m_out.invalid_values.push_back({name, "", "an integer from " + std::to_string(min) + " to " + std::to_string(kMax)});
+                m_out.invalid_values.push_back({name, "", "an integer from " + std::to_string(min) + " to " + std::to_string(kMax), ""});
             return fallback;
         }
         const auto n = toInt(*v);
         if (!n || *n < min || *n > kMax) {
             const std::string expected = "an integer from " + std::to_string(min) + " to " + std::to_string(kMax);
             warn(at(name) + name + " " + *v + ": expected " + expected + "; " + std::to_string(fallback) + " is used");
-            m_out.invalid_values.push_back({name, *v, expected});
+            m_out.invalid_values.push_back({name, *v, expected, ""});
             return fallback;
         }
         return static_cast<int>(*n);
@@ -429,7 +486,7 @@ private:
             else if (dispatcher == "flex") m.moe_token_dispatcher_type = TokenDispatcher::Flex;
             else if (dispatcher == "allgather") m.moe_token_dispatcher_type = TokenDispatcher::AllGather;
             else   // Megatron-LM's argparse refuses other choices
-                m_out.invalid_values.push_back({"--moe-token-dispatcher-type", dispatcher, "allgather, alltoall or flex"});
+                m_out.invalid_values.push_back({"--moe-token-dispatcher-type", dispatcher, "allgather, alltoall or flex", ""});
             if (auto freq = str("--moe-layer-freq")) {
                 if (auto n = toInt(*freq); n && *n >= 1) {
                     m.moe_layer_freq = static_cast<int>(*n);
@@ -442,7 +499,7 @@ private:
                         const std::string expected = "an integer >= 1 or a 0/1 list of --num-layers = "
                                                      + std::to_string(m.num_layers) + " entries";
                         warn(at("--moe-layer-freq") + "--moe-layer-freq " + *freq + ": expected " + expected);
-                        m_out.invalid_values.push_back({"--moe-layer-freq", *freq, expected});
+                        m_out.invalid_values.push_back({"--moe-layer-freq", *freq, expected, ""});
                     }
                 }
             }
@@ -589,20 +646,13 @@ private:
             if (accountL)
                 --p.layer_chunks.back().back();
         }
-        // FlagScale's heterogeneous mode gives every rank its mesh's TP, CP, EP, DP and PP and
-        // the layers of --hetero-pipeline-layer-split (pre_validate_args, reference section 9);
-        // only the global flags are read here.
-        if (has("--enable-hetero") || has("--hetero-process-meshes"))
-            warn(at(has("--hetero-process-meshes") ? "--hetero-process-meshes" : "--enable-hetero")
-                 + "FlagScale's heterogeneous meshes (--hetero-process-meshes, --hetero-pipeline-layer-split, "
-                   "--hetero-device-types) are not read: the configuration shown and estimated is the uniform one of the "
-                   "global flags, not the meshes FlagScale runs; an export writes the plan's meshes");
         // Recompute (reference section 5).
         const std::string granularity = str("--recompute-granularity").value_or(has("--recompute-activations") ? "selective" : "");
         if (granularity == "full") {
             p.recompute = Recompute::Full;
             p.recompute_method = str("--recompute-method").value_or("");
             const int n = intFlag("--recompute-num-layers", 1);
+            m_recomputeNumLayers = n;
             // uniform: every layer recomputed (in chunks of n); block: the first n of each model
             // chunk (of each rank without VPP); planFromScript counts them per rank.
             p.recompute_layers = p.recompute_method == "block" ? n : 0;
@@ -613,7 +663,10 @@ private:
         } else if (!granularity.empty()) {
             warn(at("--recompute-granularity") + "--recompute-granularity " + granularity + " is not full or selective; no recompute assumed");
         }
-        if (m_out.world_size > 0) {
+        // FlagScale's heterogeneous mode: every rank runs its mesh's sizes (reference section 9).
+        const bool hetero = has("--enable-hetero") || has("--hetero-process-meshes");
+        buildHetero(p);
+        if (m_out.world_size > 0 && !hetero) {
             const int model = p.tp * p.pp * p.cp;
             if (m_out.world_size % model != 0)
                 warn(at() + "world size " + std::to_string(m_out.world_size) + " is not divisible by TP*PP*CP = "
@@ -627,6 +680,452 @@ private:
         m_out.model.training.use_distributed_optimizer = p.distributed_optimizer;
     }
 
+    // ---- FlagScale heterogeneous mode (reference section 9, flagscale-hetero-flags.txt) ----
+
+    static std::string joined(const std::vector<std::string>& values)
+    {
+        std::string out;
+        for (std::size_t i = 0; i < values.size(); ++i)
+            out += (i ? " " : "") + values[i];
+        return out;
+    }
+
+    static std::string withoutQuotes(const std::string& v)
+    {
+        if (v.size() >= 2 && ((v.front() == '\'' && v.back() == '\'') || (v.front() == '"' && v.back() == '"')))
+            return v.substr(1, v.size() - 2);
+        return v;
+    }
+
+    std::vector<std::string> valuesOf(const std::string& name) const
+    {
+        std::vector<std::string> out;
+        if (auto it = m_flags.find(name); it != m_flags.end())
+            for (const std::string& v : it->second)
+                out.push_back(withoutQuotes(v));
+        return out;
+    }
+
+    // A FlagScale rule the script breaks: FlagScale would stop before training, so the script
+    // is refused (validateScriptModel) with the flag and this message.
+    void broken(const std::string& flag, const std::string& detail)
+    {
+        m_out.invalid_values.push_back({flag, joined(valuesOf(flag)), "", detail});
+        warn(at(flag) + flag + ": " + detail);
+    }
+
+    // The values of a flag as integers >= min (FlagScale's nargs='*' int), or nothing.
+    std::optional<std::vector<int>> intValues(const std::string& name, int min)
+    {
+        constexpr int kMax = 100000000;
+        const std::vector<std::string> values = valuesOf(name);
+        std::vector<int> out;
+        for (const std::string& v : values) {
+            const auto n = toInt(v);
+            if (!n || *n < min || *n > kMax) {
+                broken(name, "expected integers from " + std::to_string(min) + " to " + std::to_string(kMax) + ", got \""
+                                 + joined(values) + "\"");
+                return std::nullopt;
+            }
+            out.push_back(static_cast<int>(*n));
+        }
+        return out;
+    }
+
+    void buildHetero(ParallelConfig& p)
+    {
+        static const std::vector<std::string> stageLists = {"--recompute-granularity-per-stage-micro-batch",
+                                                            "--recompute-method-per-stage-micro-batch",
+                                                            "--recompute-num-layers-per-stage-micro-batch"};
+        const std::string meshFlag = "--hetero-process-meshes";
+        if (!has(meshFlag)) {
+            if (has("--enable-hetero")) {
+                broken("--enable-hetero", "needs --hetero-process-meshes (TP CP EP DP PP per mesh): FlagScale's heterogeneous "
+                                          "mode builds one process mesh per entry (pre_validate_args asserts it is given)");
+                return;
+            }
+            // FlagScale parses the per-stage lists only in heterogeneous mode (post_validate_args).
+            for (const std::string& f : stageLists)
+                if (has(f))
+                    warn(at(f) + f + " is read by FlagScale only with --hetero-process-meshes; ignored");
+            return;
+        }
+        if (!has("--enable-hetero"))
+            warn(at(meshFlag) + "--hetero-process-meshes without --enable-hetero: FlagScale gives every rank its mesh's sizes "
+                                "(pre_validate_args) but does not build its heterogeneous process groups; the meshes are read "
+                                "as with --enable-hetero");
+        const std::optional<std::vector<int>> flat = intValues(meshFlag, 1);
+        if (!flat)
+            return;
+        if (flat->empty() || flat->size() % 5 != 0) {
+            broken(meshFlag, "expected five integers per mesh (TP CP EP DP PP), got " + std::to_string(flat->size()) + ": \""
+                                 + joined(valuesOf(meshFlag)) + "\"");
+            return;
+        }
+        std::vector<ProcessMesh> meshes(flat->size() / 5);
+        const int count = static_cast<int>(meshes.size());
+        int sumPP = 0;
+        for (std::size_t i = 0; i < meshes.size(); ++i) {
+            ProcessMesh& mesh = meshes[i];
+            mesh.tp = (*flat)[5 * i];
+            mesh.cp = (*flat)[5 * i + 1];
+            mesh.ep = (*flat)[5 * i + 2];
+            mesh.dp = (*flat)[5 * i + 3];
+            mesh.pp = (*flat)[5 * i + 4];
+            mesh.first_stage = sumPP;
+            sumPP += mesh.pp;
+            if (1LL * mesh.tp * mesh.cp * mesh.dp * mesh.pp > 100000000 || sumPP > 100000000) {
+                broken(meshFlag, "mesh " + std::to_string(i) + " holds TP*CP*DP*PP = " + std::to_string(1LL * mesh.tp * mesh.cp * mesh.dp * mesh.pp)
+                                     + " ranks; expected at most 100000000");
+                return;
+            }
+        }
+        // One label per mesh, in mesh order (pre_validate_args asserts the count).
+        const std::vector<std::string> labels = valuesOf("--hetero-device-types");
+        if (labels.empty()) {
+            broken("--hetero-device-types", "missing: FlagScale's heterogeneous mode needs one device-type label per mesh ("
+                                                + std::to_string(count) + (count == 1 ? " mesh)" : " meshes)"));
+            return;
+        }
+        if (static_cast<int>(labels.size()) != count) {
+            broken("--hetero-device-types", "expected one label per mesh (" + std::to_string(count) + (count == 1 ? " mesh" : " meshes")
+                                                + " in --hetero-process-meshes), got " + std::to_string(labels.size()) + ": \""
+                                                + joined(labels) + "\"");
+            return;
+        }
+        for (std::size_t i = 0; i < meshes.size(); ++i)
+            meshes[i].device_type = labels[i];
+        // ETP per mesh; without the list --expert-tensor-parallel-size, else the mesh's TP.
+        const std::string etpFlag = "--expert-tensor-parallel-size-per-process-mesh";
+        if (has(etpFlag)) {
+            const std::optional<std::vector<int>> etps = intValues(etpFlag, 1);
+            if (!etps)
+                return;
+            if (static_cast<int>(etps->size()) != count) {
+                broken(etpFlag, "expected one value per mesh (" + std::to_string(count) + (count == 1 ? " mesh" : " meshes")
+                                    + " in --hetero-process-meshes), got " + std::to_string(etps->size()) + ": \""
+                                    + joined(valuesOf(etpFlag)) + "\"");
+                return;
+            }
+            for (std::size_t i = 0; i < meshes.size(); ++i)
+                meshes[i].etp = (*etps)[i];
+        } else {
+            for (ProcessMesh& mesh : meshes)
+                mesh.etp = p.etp > 0 ? p.etp : mesh.tp;
+        }
+        bool ok = true;
+        auto fail = [&](const std::string& flag, const std::string& detail) {
+            broken(flag, detail);
+            ok = false;
+        };
+        for (std::size_t i = 0; i < meshes.size(); ++i)
+            if (meshes[i].cp != 1) {
+                fail(meshFlag, "expected CP 1 in every mesh (FlagScale's ParallelContext asserts context_parallel_size == 1), mesh "
+                                   + std::to_string(i) + " has CP " + std::to_string(meshes[i].cp));
+                break;
+            }
+        if (sumPP != p.pp) {
+            std::string pps;
+            for (std::size_t i = 0; i < meshes.size(); ++i)
+                pps += (i ? " + " : "") + std::to_string(meshes[i].pp);
+            fail("--pipeline-model-parallel-size",
+                 "expected " + std::to_string(sumPP) + ", the sum of the meshes' PP in --hetero-process-meshes (" + pps
+                     + "; FlagScale's pre_validate_args asserts it), got "
+                     + (has("--pipeline-model-parallel-size") ? std::to_string(p.pp) : "1 (not given: Megatron-LM's default)"));
+        }
+        // The global DP is mesh 0's; mesh i runs MBS_i = DP0 * MBS / DP_i, which must divide.
+        if (1LL * meshes.front().dp * p.micro_batch_size > 100000000) {
+            broken("--micro-batch-size", "DP0 x --micro-batch-size = " + std::to_string(1LL * meshes.front().dp * p.micro_batch_size)
+                                             + " sequences per step of mesh 0; expected at most 100000000");
+            return;
+        }
+        const int samples = meshes.front().dp * p.micro_batch_size;
+        for (std::size_t i = 0; i < meshes.size(); ++i) {
+            if (samples % meshes[i].dp != 0) {
+                fail(meshFlag, "mesh " + std::to_string(i) + " has DP " + std::to_string(meshes[i].dp)
+                                   + ", which does not divide DP0 x --micro-batch-size = " + std::to_string(meshes.front().dp) + " x "
+                                   + std::to_string(p.micro_batch_size) + " = " + std::to_string(samples)
+                                   + ": FlagScale runs it with micro-batch size DP0 x MBS / DP = " + std::to_string(samples) + "/"
+                                   + std::to_string(meshes[i].dp) + ", which must be an integer");
+                break;
+            }
+            meshes[i].micro_batch_size = samples / meshes[i].dp;
+        }
+        // Megatron's folding inside each mesh: ETP*EP*PP divides TP*CP*DP*PP.
+        for (std::size_t i = 0; i < meshes.size(); ++i) {
+            const ProcessMesh& m = meshes[i];
+            if ((1LL * m.tp * m.cp * m.dp) % (1LL * m.etp * m.ep) != 0) {
+                fail(has(etpFlag) ? etpFlag : meshFlag,
+                     "mesh " + std::to_string(i) + ": TP*CP*DP*PP = " + std::to_string(m.numDevices())
+                         + " is not divisible by ETP*EP*PP = " + std::to_string(1LL * m.etp * m.ep * m.pp)
+                         + " (expert-parallel folding inside the mesh; ETP " + std::to_string(m.etp) + ")");
+                break;
+            }
+        }
+        for (const char* vppFlag : {"--num-layers-per-virtual-pipeline-stage", "--num-virtual-stages-per-pipeline-rank"})
+            if (has(vppFlag))
+                fail(vppFlag, "expected no virtual pipeline with --hetero-process-meshes (FlagScale's heterogeneous mode "
+                              "does not support it: pre_validate_args)");
+        if (has("--standalone-embedding-stage"))
+            fail("--standalone-embedding-stage", "expected off with --hetero-process-meshes (FlagScale's pre_validate_args: "
+                                                 "standalone not supported with process_meshes set)");
+        if (auto v = str("--num-distributed-optimizer-instances"); v && *v != "1")
+            fail("--num-distributed-optimizer-instances", "expected 1 with --hetero-process-meshes (FlagScale's ParallelContext "
+                                                          "asserts num_distributed_optimizer_instances == 1), got " + *v);
+        for (const char* f : {"--pipeline-model-parallel-layout", "--decoder-first-pipeline-num-layers",
+                              "--decoder-last-pipeline-num-layers", "--account-for-embedding-in-pipeline-split",
+                              "--account-for-loss-in-pipeline-split"})
+            if (has(f))
+                warn(at(f) + f + " is not used with FlagScale's heterogeneous meshes: every stage builds its layers of "
+                                 "--hetero-pipeline-layer-split");
+        // Layers per global stage: the list (exactly PP counts summing to --num-layers), else
+        // FlagScale's default num_layers // PP each.
+        const int layers = m_out.model.num_layers;
+        std::vector<int> split;
+        const std::string splitFlag = "--hetero-pipeline-layer-split";
+        if (has(splitFlag)) {
+            const std::optional<std::vector<int>> given = intValues(splitFlag, 1);
+            if (!given)
+                return;
+            long long sum = 0;
+            for (int n : *given)
+                sum += n;
+            if (static_cast<int>(given->size()) != sumPP || (layers > 0 && sum != layers)) {
+                fail(splitFlag, "expected " + std::to_string(sumPP) + " layer counts (one per pipeline stage, the sum of the meshes' PP) "
+                                    "that sum to --num-layers " + std::to_string(layers) + ", got " + std::to_string(given->size())
+                                    + " counts summing to " + std::to_string(sum) + ": \"" + joined(valuesOf(splitFlag)) + "\"");
+            }
+            split = *given;
+        } else if (layers > 0 && sumPP > 0) {
+            if (layers % sumPP != 0)
+                fail("--num-layers", std::to_string(layers) + " layers do not split evenly over the " + std::to_string(sumPP)
+                                         + " pipeline stages of the meshes (FlagScale builds num_layers // PP per stage without "
+                                           "--hetero-pipeline-layer-split); give --hetero-pipeline-layer-split");
+            split.assign(static_cast<std::size_t>(sumPP), layers / sumPP);
+        } else {
+            split.assign(static_cast<std::size_t>(sumPP), 0);   // no --num-layers: validateScriptModel names it
+        }
+        // The local device type: one label of the list (pre_validate_args asserts it). The runner
+        // sets it per node from the hostfile; a launcher can take it per node from an array.
+        const std::string currentFlag = "--hetero-current-device-type";
+        if (auto current = str(currentFlag)) {
+            const std::string value = withoutQuotes(*current);
+            auto known = [&](const std::string& label) { return std::find(labels.begin(), labels.end(), label) != labels.end(); };
+            if (const std::vector<std::string>* perNode = nodeRankArray(value)) {
+                for (std::size_t r = 0; r < perNode->size(); ++r)
+                    if (!known((*perNode)[r])) {
+                        fail(currentFlag, "expected one of --hetero-device-types (" + joined(labels) + ") on every node, node rank "
+                                              + std::to_string(r) + " gets \"" + (*perNode)[r] + "\" from " + value);
+                        break;
+                    }
+                m_out.node_device_types = *perNode;
+            } else if (value.find('$') == std::string::npos && !known(value)) {
+                fail(currentFlag, "expected one of --hetero-device-types (" + joined(labels) + "), got \"" + value + "\"");
+            }
+        }
+        // Tied embeddings or MTP: the first and last mesh hold the shared embedding
+        // (pre_validate_args, flagscale-hetero-flags.txt).
+        const bool tied = !has("--untie-embeddings-and-output-weights");
+        const auto mtp = toInt(str("--mtp-num-layers").value_or("0"));
+        if (ok && (tied || (mtp && *mtp > 0))) {
+            const ProcessMesh& a = meshes.front();
+            const ProcessMesh& b = meshes.back();
+            const std::string why = tied ? "tied embeddings (no --untie-embeddings-and-output-weights)" : "MTP layers (--mtp-num-layers)";
+            if (a.tp != b.tp) {
+                fail(meshFlag, why + " need the first and last mesh to have the same TP (FlagScale's pre_validate_args asserts it), got TP "
+                                   + std::to_string(a.tp) + " and " + std::to_string(b.tp));
+            } else if (a.dp != b.dp && p.distributed_optimizer) {
+                if (a.dp % b.dp != 0 && b.dp % a.dp != 0)
+                    fail(meshFlag, why + " with --use-distributed-optimizer need the DP of the first and last mesh to divide one "
+                                         "another (FlagScale's pre_validate_args asserts it), got DP "
+                                         + std::to_string(a.dp) + " and " + std::to_string(b.dp));
+                else if (!has("--use-partial-reduce-for-shared-embedding"))
+                    fail("--use-partial-reduce-for-shared-embedding",
+                         "missing: " + why + " with --use-distributed-optimizer and different DP on the first and last mesh ("
+                             + std::to_string(a.dp) + " and " + std::to_string(b.dp) + ") need it (FlagScale's pre_validate_args asserts it)");
+            }
+        }
+        if (!ok)
+            return;
+        // Megatron-LM's default global batch is MBS x DP, the DP being mesh 0's here.
+        if (p.global_batch_size == 0)
+            p.global_batch_size = samples;
+        if (p.global_batch_size % samples != 0) {
+            broken("--global-batch-size", "expected a multiple of --micro-batch-size x the DP of mesh 0 = " + std::to_string(samples)
+                                              + " (every mesh runs GBS / (MBS x DP0) micro-batches), got " + std::to_string(p.global_batch_size));
+            return;
+        }
+        if (!readStageRecompute(p, split, p.global_batch_size / samples))
+            return;
+        p.meshes = std::move(meshes);
+        p.layer_split = std::move(split);
+        p.layer_chunks.clear();
+        p.layout.clear();
+        p.vpp = 1;
+        p.hetero_cpu_communication = has("--hetero-use-cpu-communication");
+    }
+
+    // One of FlagScale's per-stage lists (post_validate_args): each value is [n_stages, n0, v0,
+    // n1, v1, ...] (a Python list or tuple literal) for the next n_stages stages, v_k for n_k
+    // consecutive micro-batches, sum n_k = the micro-batches of an iteration, and the n_stages
+    // of all values summing to PP. Gives, per stage, its runs (n_k, v_k) with n_k > 0; false
+    // after an error.
+    using Runs = std::vector<std::pair<long long, int>>;
+    bool stageRuns(const std::string& flag, int pp, int microbatches, bool binary, std::vector<Runs>& table)
+    {
+        const std::string form = "[n_stages, n0, flag0, n1, flag1, ...]";
+        const auto trim = [](const std::string& t) {
+            const std::size_t b = t.find_first_not_of(" \t");
+            const std::size_t e = t.find_last_not_of(" \t");
+            return b == std::string::npos ? std::string() : t.substr(b, e - b + 1);
+        };
+        long long stages = 0;
+        for (const std::string& value : valuesOf(flag)) {
+            std::string text = trim(value);
+            if (text.size() >= 2 && ((text.front() == '[' && text.back() == ']') || (text.front() == '(' && text.back() == ')')))
+                text = text.substr(1, text.size() - 2);
+            std::vector<long long> items;
+            bool parsed = true;
+            for (std::size_t begin = 0;;) {
+                const std::size_t comma = text.find(',', begin);
+                const std::string item = trim(text.substr(begin, comma == std::string::npos ? std::string::npos : comma - begin));
+                if (item.empty()) {
+                    // a trailing comma is Python's; an empty item elsewhere is not
+                    parsed = comma == std::string::npos && !items.empty();
+                    break;
+                }
+                const auto n = toInt(item);
+                if (!n || *n < 0 || *n > 100000000) {
+                    parsed = false;
+                    break;
+                }
+                items.push_back(*n);
+                if (comma == std::string::npos)
+                    break;
+                begin = comma + 1;
+            }
+            if (!parsed || items.size() < 3 || items.size() % 2 == 0) {
+                broken(flag, "expected lists " + form + " of integers >= 0, one value per run of stages, got \"" + value + "\"");
+                return false;
+            }
+            Runs runs;
+            long long sum = 0;
+            for (std::size_t k = 1; k + 1 < items.size(); k += 2) {
+                if (binary && items[k + 1] > 1) {
+                    broken(flag, "expected flags 0 or 1 in " + form + ", got \"" + value + "\"");
+                    return false;
+                }
+                sum += items[k];
+                if (items[k] > 0)
+                    runs.push_back({items[k], static_cast<int>(items[k + 1])});
+            }
+            if (sum != microbatches) {
+                broken(flag, "expected the micro-batch counts n0, n1, ... of \"" + value + "\" to sum to the "
+                                 + std::to_string(microbatches) + " micro-batches of an iteration (GBS / (MBS x DP0)), got "
+                                 + std::to_string(sum));
+                return false;
+            }
+            stages += items[0];
+            if (stages <= pp)
+                table.insert(table.end(), static_cast<std::size_t>(items[0]), runs);
+        }
+        if (stages != pp) {
+            broken(flag, "expected lists " + form + " whose n_stages sum to the " + std::to_string(pp)
+                             + " pipeline stages, got " + std::to_string(stages));
+            return false;
+        }
+        return true;
+    }
+
+    // The per-stage recompute of FlagScale's lists, one setting per stage (TransformerBlock:
+    // a micro-batch of stage s recomputes fully unless its granularity flag is 0 or its layer
+    // count is 0; method 1 = block (its first n layers), 0 = uniform (every layer)).
+    bool readStageRecompute(ParallelConfig& p, const std::vector<int>& split, int microbatches)
+    {
+        const std::string granFlag = "--recompute-granularity-per-stage-micro-batch";
+        const std::string methodFlag = "--recompute-method-per-stage-micro-batch";
+        const std::string numFlag = "--recompute-num-layers-per-stage-micro-batch";
+        if (!has(granFlag) && !has(methodFlag) && !has(numFlag))
+            return true;
+        const int pp = static_cast<int>(split.size());
+        if (has(granFlag) && (p.recompute != Recompute::Full || !has("--recompute-method"))) {
+            broken(granFlag, "needs --recompute-granularity full and --recompute-method (FlagScale's post_validate_args asserts both)");
+            return false;
+        }
+        if (p.recompute != Recompute::Full) {
+            for (const std::string& f : {methodFlag, numFlag})
+                if (has(f))
+                    warn(at(f) + f + " has no effect without --recompute-granularity full; ignored");
+            return true;
+        }
+        std::vector<Runs> gran, method, num;
+        if ((has(granFlag) && !stageRuns(granFlag, pp, microbatches, true, gran))
+            || (has(methodFlag) && !stageRuns(methodFlag, pp, microbatches, true, method))
+            || (has(numFlag) && !stageRuns(numFlag, pp, microbatches, false, num)))
+            return false;
+        const std::string listFlag = has(granFlag) ? granFlag : has(numFlag) ? numFlag : methodFlag;
+        // The value of a list at micro-batch k of a stage (runs in order).
+        const auto valueAt = [](const Runs& runs, long long k) {
+            for (const auto& [count, value] : runs) {
+                if (k < count)
+                    return value;
+                k -= count;
+            }
+            return 0;
+        };
+        std::vector<StageRecompute> stages(static_cast<std::size_t>(pp));
+        for (int s = 0; s < pp; ++s) {
+            const std::size_t si = static_cast<std::size_t>(s);
+            // Micro-batches where any list changes value: the settings are constant in between.
+            std::set<long long> starts{0};
+            for (const std::vector<Runs>* list : {&gran, &method, &num})
+                if (!list->empty()) {
+                    long long at = 0;
+                    for (const auto& run : (*list)[si])
+                        starts.insert(at += run.first);
+                }
+            long long on = 0;
+            std::vector<std::pair<int, long long>> counts;   // layers recomputed (0 = all) -> micro-batches
+            for (auto it = starts.begin(); it != starts.end() && *it < microbatches; ++it) {
+                const long long k = *it;
+                const long long length = (std::next(it) == starts.end() ? microbatches : std::min<long long>(*std::next(it), microbatches)) - k;
+                const int n = num.empty() ? m_recomputeNumLayers : valueAt(num[si], k);
+                if ((!gran.empty() && valueAt(gran[si], k) == 0) || (!num.empty() && n == 0))
+                    continue;
+                on += length;
+                const bool block = method.empty() ? p.recompute_method == "block" : valueAt(method[si], k) == 1;
+                // Block n recomputes the first n layers of the stage, all of them when n reaches
+                // its layer count (transformer_block.py _checkpointed_forward).
+                const int recomputed = block && n < split[si] ? n : 0;
+                auto c = std::find_if(counts.begin(), counts.end(), [&](const auto& x) { return x.first == recomputed; });
+                if (c == counts.end())
+                    counts.push_back({recomputed, length});
+                else
+                    c->second += length;
+            }
+            StageRecompute& r = stages[si];
+            r.full = 2 * on >= microbatches;
+            if (on > 0 && on < microbatches)
+                warn(at(listFlag) + "stage " + std::to_string(s) + " recomputes " + std::to_string(on) + " of its "
+                     + std::to_string(microbatches) + " micro-batches; a plan has one setting per stage: "
+                     + (r.full ? std::string("full recompute") : std::string("no recompute")) + " is assumed for all of them, "
+                     + (2 * on == microbatches ? "half of them recomputing (the memory-safe choice)" : "as for the majority"));
+            if (!r.full || counts.empty())
+                continue;
+            auto most = counts.begin();
+            for (auto it = counts.begin(); it != counts.end(); ++it)
+                if (it->second > most->second)
+                    most = it;
+            r.layers = most->first;
+            if (counts.size() > 1)
+                warn(at(listFlag) + "stage " + std::to_string(s) + " recomputes different layer counts over its micro-batches; "
+                     + (r.layers == 0 ? std::string("all its layers") : std::to_string(r.layers) + " layers")
+                     + ", the most frequent, is assumed for all of them");
+        }
+        p.stage_recompute = std::move(stages);
+        return true;
+    }
+
     std::string m_text;
     BashReader m_reader;
     ImportedScript m_out;
@@ -636,6 +1135,8 @@ private:
     std::vector<std::string> m_wrapperArgs;
     std::vector<std::string> m_args;
     std::map<std::string, std::vector<std::string>> m_flags;
+    mutable std::set<std::string> m_nodeRankIndexes;   // "[${NODE_RANK}]" of the arrays read per node
+    int m_recomputeNumLayers = 1;                      // --recompute-num-layers as given
 };
 
 } // namespace
@@ -718,6 +1219,8 @@ void validateScriptModel(const ImportedScript& script)
     const std::string& file = script.file;
     if (!script.invalid_values.empty()) {
         const InvalidFlagValue& bad = script.invalid_values.front();
+        if (!bad.detail.empty())
+            throw InputError(file, bad.flag, bad.detail);
         throw InputError(file, bad.flag, bad.value.empty() ? "has no value; expected " + bad.expected
                                                            : "expected " + bad.expected + ", got \"" + bad.value + "\"");
     }
@@ -738,39 +1241,207 @@ void validateScriptModel(const ImportedScript& script)
     }
 }
 
-Plan planFromScript(const ImportedScript& script, const Cluster& cluster, const DeviceCatalog& catalog)
+namespace {
+
+// One process the script starts: its node, node rank and local rank.
+struct RankSlot {
+    const Node* node = nullptr;
+    int node_rank = 0;
+    int local = 0;
+};
+
+// Adds a process to a stage, extending the stage's last run of devices when it continues it.
+void appendRank(StagePlan& st, const RankSlot& r)
+{
+    if (!st.devices.empty()) {
+        DeviceSlot& last = st.devices.back();
+        if (last.node == r.node->id && last.first_local + last.count == r.local) {
+            ++last.count;
+            return;
+        }
+    }
+    st.devices.push_back({r.node->id, r.local, 1});
+}
+
+std::string joinWords(const std::vector<std::string>& words, const std::string& sep = " ")
+{
+    std::string out;
+    for (std::size_t i = 0; i < words.size(); ++i)
+        out += (i ? sep : "") + words[i];
+    return out;
+}
+
+// The flag behind a field of a stage of a FlagScale heterogeneous plan.
+std::string flagOfHeteroField(const ImportedScript& script, const std::string& path)
+{
+    const std::size_t dot = path.rfind('.');
+    const std::string field = dot == std::string::npos ? path : path.substr(dot + 1);
+    if (field == "tp" || field == "cp" || field == "dp" || field == "ep" || field == "edp")
+        return "--hetero-process-meshes";
+    if (field == "etp")
+        return script.given_flags.count("--expert-tensor-parallel-size-per-process-mesh") ? "--expert-tensor-parallel-size-per-process-mesh"
+                                                                                         : "--expert-tensor-parallel-size";
+    if (field == "num_layers" || field == "first_layer")
+        return "--hetero-pipeline-layer-split";
+    if (field == "recompute_layers")
+        return script.parallel.stage_recompute.empty() ? "--recompute-num-layers" : "--recompute-num-layers-per-stage-micro-batch";
+    return flagOfPlanField(path);
+}
+
+// The flag to name for a FlagScale rule a heterogeneous script's plan breaks.
+std::string flagOfRule(const std::string& rule)
+{
+    static const std::map<std::string, std::string> flags = {
+        {"moe.flex-needs-tp-ep", "--moe-token-dispatcher-type"},
+        {"flagscale.selective-recompute", "--recompute-granularity"},
+        {"batch.divisible", "--global-batch-size"},
+        {"model.hidden-divisible-by-heads", "--num-attention-heads"},
+        {"layers.cover", "--hetero-pipeline-layer-split"}};
+    auto it = flags.find(rule);
+    return it == flags.end() ? std::string("--hetero-process-meshes") : it->second;
+}
+
+// FlagScale's placement of the meshes (reference section 9): RankMapper sorts the processes
+// by the position of their --hetero-current-device-type in --hetero-device-types, then by
+// global rank; mesh i takes the next TP*CP*DP*PP of these logical ranks, and inside a mesh
+// Megatron's tp-cp-ep-dp-pp order gives its pipeline stage j the j-th TP*CP*DP of them.
+void placeMeshes(Plan& plan, const ImportedScript& script, const Cluster& cluster, const DeviceCatalog& catalog,
+                 const std::vector<const Node*>& nodes, const std::vector<RankSlot>& ranks)
+{
+    const ParallelConfig& p = script.parallel;
+    const std::string& file = script.file;
+    const std::string clusterName = cluster.name.empty() ? std::string("the cluster") : "cluster " + cluster.name;
+    std::vector<std::string> labels;
+    for (const ProcessMesh& mesh : p.meshes)
+        labels.push_back(mesh.device_type);
+    std::vector<std::string> clusterTypes;
+    for (const Node& n : cluster.nodes) {
+        const std::string t = catalog.canonicalName(n.device_type);
+        if (std::find(clusterTypes.begin(), clusterTypes.end(), t) == clusterTypes.end())
+            clusterTypes.push_back(t);
+    }
+    for (std::size_t i = 0; i < labels.size(); ++i)
+        if (std::none_of(cluster.nodes.begin(), cluster.nodes.end(),
+                         [&](const Node& n) { return catalog.sameType(labels[i], n.device_type); }))
+            throw InputError(file, "--hetero-device-types",
+                             "label " + labels[i] + " (mesh " + std::to_string(i) + ") matches no node of " + clusterName
+                                 + " (its device types: " + joinWords(clusterTypes, ", ") + ")");
+    // The position of each started node's type in the list.
+    const int nnodes = script.nnodes;
+    std::vector<int> position(static_cast<std::size_t>(nnodes), -1);
+    for (int r = 0; r < nnodes; ++r) {
+        const Node* node = nodes[static_cast<std::size_t>(r)];
+        const std::string type = catalog.get(node->device_type, "node " + node->host).name;
+        int& pos = position[static_cast<std::size_t>(r)];
+        if (!script.node_device_types.empty()) {
+            if (r >= static_cast<int>(script.node_device_types.size()))
+                throw InputError(file, "--hetero-current-device-type",
+                                 "the script takes " + std::to_string(script.node_device_types.size())
+                                     + " device types from an array indexed by the node rank, for --nnodes " + std::to_string(nnodes));
+            const std::string& label = script.node_device_types[static_cast<std::size_t>(r)];
+            if (!catalog.sameType(label, type))
+                throw InputError(file, "--hetero-current-device-type",
+                                 "node rank " + std::to_string(r) + " runs as " + label + ", but " + clusterName + " has "
+                                     + type + " devices on " + node->host + " (the node order is "
+                                     + (script.node_hosts.empty() ? "the cluster's" : "NODE_HOSTS") + ")");
+            pos = static_cast<int>(std::find(labels.begin(), labels.end(), label) - labels.begin());
+        } else {
+            for (std::size_t i = 0; i < labels.size() && pos < 0; ++i)
+                if (catalog.sameType(labels[i], type))
+                    pos = static_cast<int>(i);
+            if (pos < 0)
+                throw InputError(file, "--hetero-device-types",
+                                 "node rank " + std::to_string(r) + " (" + node->host + ", " + type + ") matches no label of "
+                                     + "--hetero-device-types (" + joinWords(labels) + "): FlagScale needs every process's "
+                                     + "--hetero-current-device-type among them");
+        }
+    }
+    long long meshWorld = 0;
+    for (const ProcessMesh& mesh : p.meshes)
+        meshWorld += mesh.numDevices();
+    if (meshWorld != static_cast<long long>(ranks.size()))
+        throw InputError(file, "--hetero-process-meshes",
+                         "the meshes hold " + std::to_string(meshWorld) + " ranks (the sum of TP*CP*DP*PP), the script starts "
+                             + std::to_string(ranks.size()) + " processes; FlagScale stops with \"World size mismatch\"");
+    std::vector<RankSlot> logical = ranks;
+    std::stable_sort(logical.begin(), logical.end(), [&](const RankSlot& a, const RankSlot& b) {
+        return position[static_cast<std::size_t>(a.node_rank)] < position[static_cast<std::size_t>(b.node_rank)];
+    });
+    // What each label gets and needs, for a mesh that would take another type's processes.
+    auto perLabel = [&]() {
+        std::vector<std::string> seen;
+        std::string started, needed;
+        for (std::size_t i = 0; i < labels.size(); ++i) {
+            if (std::find(seen.begin(), seen.end(), labels[i]) != seen.end())
+                continue;
+            seen.push_back(labels[i]);
+            long long have = 0, need = 0;
+            for (const RankSlot& r : ranks)
+                if (labels[static_cast<std::size_t>(position[static_cast<std::size_t>(r.node_rank)])] == labels[i])
+                    ++have;
+            for (const ProcessMesh& mesh : p.meshes)
+                if (mesh.device_type == labels[i])
+                    need += mesh.numDevices();
+            started += (started.empty() ? "" : ", ") + labels[i] + " " + std::to_string(have);
+            needed += (needed.empty() ? "" : ", ") + labels[i] + " " + std::to_string(need);
+        }
+        return "processes per label " + started + "; the meshes of each label hold " + needed;
+    };
+    std::size_t next = 0;
+    int layer = 0;
+    for (std::size_t i = 0; i < p.meshes.size(); ++i) {
+        const ProcessMesh& mesh = p.meshes[i];
+        const int stageSize = mesh.tp * mesh.cp * mesh.dp;
+        for (int j = 0; j < mesh.pp; ++j) {
+            const int s = mesh.first_stage + j;
+            StagePlan st;
+            for (int k = 0; k < stageSize; ++k, ++next) {
+                const RankSlot& r = logical[next];
+                if (!catalog.sameType(mesh.device_type, r.node->device_type))
+                    throw InputError(file, "--hetero-process-meshes",
+                                     "mesh " + std::to_string(i) + " (" + mesh.device_type + ") would take logical rank "
+                                         + std::to_string(next) + ", a process of " + r.node->host + " ("
+                                         + catalog.canonicalName(r.node->device_type)
+                                         + "): FlagScale gives the meshes consecutive ranks in the order of --hetero-device-types ("
+                                         + perLabel() + ")");
+                appendRank(st, r);
+            }
+            st.device_type = catalog.get(logical[next - 1].node->device_type, "node " + logical[next - 1].node->host).name;
+            st.first_layer = layer;
+            st.num_layers = p.layer_split[static_cast<std::size_t>(s)];
+            layer += st.num_layers;
+            st.tp = mesh.tp;
+            st.cp = mesh.cp;
+            st.dp = mesh.dp;
+            st.ep = mesh.ep;
+            st.etp = mesh.etp;
+            st.edp = stageSize / (mesh.ep * mesh.etp);
+            if (!p.stage_recompute.empty()) {
+                const StageRecompute& rc = p.stage_recompute[static_cast<std::size_t>(s)];
+                st.recompute = rc.full ? Recompute::Full : Recompute::None;
+                st.recompute_layers = rc.full ? rc.layers : 0;
+            } else {
+                st.recompute = p.recompute;
+                // Block n recomputes the first n layers of the stage, every layer when n reaches
+                // the stage's count (transformer_block.py _checkpointed_forward).
+                st.recompute_layers = p.recompute == Recompute::Full && p.recompute_layers < st.num_layers ? p.recompute_layers : 0;
+            }
+            st.micro_batch_size = mesh.micro_batch_size;
+            plan.stages.push_back(std::move(st));
+        }
+    }
+    plan.vpp = 1;
+    plan.sequence_parallel = p.sequence_parallel && std::any_of(p.meshes.begin(), p.meshes.end(), [](const ProcessMesh& m) { return m.tp > 1; });
+    plan.target = Target::FlagScale;
+}
+
+// Megatron-LM's placement: stage s owns global ranks [s*W/PP, (s+1)*W/PP).
+void placeUniform(Plan& plan, const ImportedScript& script, const DeviceCatalog& catalog, const std::vector<RankSlot>& ranks)
 {
     const ParallelConfig& p = script.parallel;
     const ModelSpec& m = script.model;
     const std::string& file = script.file;
-    validateScriptModel(script);
-    // Nodes in node-rank order: NODE_HOSTS when the script names them, else the cluster's order.
-    std::vector<const Node*> nodes;
-    if (!script.node_hosts.empty()) {
-        for (const std::string& host : script.node_hosts) {
-            auto it = std::find_if(cluster.nodes.begin(), cluster.nodes.end(), [&](const Node& n) { return n.host == host; });
-            if (it == cluster.nodes.end())
-                throw InputError(file, "NODE_HOSTS", "host " + host + " is not a node of cluster " + cluster.name);
-            nodes.push_back(&*it);
-        }
-        for (const Node& n : cluster.nodes)
-            if (std::find(nodes.begin(), nodes.end(), &n) == nodes.end())
-                nodes.push_back(&n);
-    } else {
-        for (const Node& n : cluster.nodes)
-            nodes.push_back(&n);
-    }
-    if (static_cast<int>(nodes.size()) < script.nnodes)
-        throw InputError(file, "--nnodes", "the script runs on " + std::to_string(script.nnodes) + " nodes, cluster "
-                                               + cluster.name + " has " + std::to_string(nodes.size()));
-    const int nproc = script.nproc_per_node > 0 ? script.nproc_per_node : (nodes.empty() ? 0 : nodes.front()->count);
-    for (int r = 0; r < script.nnodes; ++r)
-        if (nodes[static_cast<std::size_t>(r)]->count < nproc)
-            throw InputError(file, "--nproc_per_node",
-                             "node " + nodes[static_cast<std::size_t>(r)]->host + " has "
-                                 + std::to_string(nodes[static_cast<std::size_t>(r)]->count) + " devices, the script starts "
-                                 + std::to_string(nproc) + " processes per node");
-    const int world = script.nnodes * nproc;
+    const int world = static_cast<int>(ranks.size());
     const long long modelSize = 1LL * p.tp * p.pp * p.cp;
     if (world < 1 || modelSize < 1 || world % modelSize != 0)
         throw InputError(file,
@@ -797,31 +1468,25 @@ Plan planFromScript(const ImportedScript& script, const Cluster& cluster, const 
     if (static_cast<int>(split.size()) != p.pp)
         throw InputError(file, "--pipeline-model-parallel-layout", "the layer split does not have PP entries");
 
-    Plan plan;
-    plan.name = "current (" + baseName(file) + ")";
     plan.vpp = p.vpp;
     plan.global_batch_size = p.global_batch_size > 0 ? p.global_batch_size : p.micro_batch_size * dp;
     plan.sequence_parallel = p.sequence_parallel && p.tp > 1;
-    plan.distributed_optimizer = p.distributed_optimizer;
-    plan.optimizer_offload_fraction = p.optimizer_offload_fraction;
     plan.target = Target::Megatron;
     int layer = 0;
-    // Stage s owns global ranks [s*W/PP, (s+1)*W/PP); rank = node_rank * nproc + local.
+    // Stage s owns global ranks [s*W/PP, (s+1)*W/PP); rank = the processes of the nodes
+    // before it + local rank.
     for (int s = 0; s < p.pp; ++s) {
         StagePlan st;
-        for (int r = s * perStage; r < (s + 1) * perStage;) {
-            const Node* node = nodes[static_cast<std::size_t>(r / nproc)];
-            const int local = r % nproc;
-            const int take = std::min(nproc - local, (s + 1) * perStage - r);
-            const DeviceType& type = catalog.get(node->device_type, "node " + node->host);
+        for (int r = s * perStage; r < (s + 1) * perStage; ++r) {
+            const RankSlot& slot = ranks[static_cast<std::size_t>(r)];
+            const DeviceType& type = catalog.get(slot.node->device_type, "node " + slot.node->host);
             if (st.device_type.empty())
                 st.device_type = type.name;
             else if (st.device_type != type.name)
                 throw InputError(file, "node order",
                                  "pipeline stage " + std::to_string(s) + " spans " + st.device_type + " and " + type.name
                                      + " devices in this node order; a stage runs on one device type");
-            st.devices.push_back({node->id, local, take});
-            r += take;
+            appendRank(st, slot);
         }
         st.first_layer = layer;
         st.num_layers = split[static_cast<std::size_t>(s)];
@@ -837,25 +1502,95 @@ Plan planFromScript(const ImportedScript& script, const Cluster& cluster, const 
         st.micro_batch_size = p.micro_batch_size;
         plan.stages.push_back(std::move(st));
     }
+}
+
+} // namespace
+
+Plan planFromScript(const ImportedScript& script, const Cluster& cluster, const DeviceCatalog& catalog)
+{
+    const ParallelConfig& p = script.parallel;
+    const ModelSpec& m = script.model;
+    const std::string& file = script.file;
+    validateScriptModel(script);
+    // Nodes in node-rank order: NODE_HOSTS when the script names them, else the cluster's order.
+    std::vector<const Node*> nodes;
+    if (!script.node_hosts.empty()) {
+        for (const std::string& host : script.node_hosts) {
+            auto it = std::find_if(cluster.nodes.begin(), cluster.nodes.end(), [&](const Node& n) { return n.host == host; });
+            if (it == cluster.nodes.end())
+                throw InputError(file, "NODE_HOSTS", "host " + host + " is not a node of cluster " + cluster.name);
+            nodes.push_back(&*it);
+        }
+        for (const Node& n : cluster.nodes)
+            if (std::find(nodes.begin(), nodes.end(), &n) == nodes.end())
+                nodes.push_back(&n);
+    } else {
+        for (const Node& n : cluster.nodes)
+            nodes.push_back(&n);
+    }
+    if (static_cast<int>(nodes.size()) < script.nnodes)
+        throw InputError(file, "--nnodes", "the script runs on " + std::to_string(script.nnodes) + " nodes, cluster "
+                                               + cluster.name + " has " + std::to_string(nodes.size()));
+    // Processes of each node rank: one count for every node, or the script's array of them.
+    const bool perNode = !script.node_processes.empty();
+    std::vector<int> procs;
+    if (perNode) {
+        if (static_cast<int>(script.node_processes.size()) < script.nnodes)
+            throw InputError(file, "--nproc_per_node",
+                             "the script takes " + std::to_string(script.node_processes.size())
+                                 + " process counts from an array indexed by the node rank, for --nnodes " + std::to_string(script.nnodes));
+        procs.assign(script.node_processes.begin(), script.node_processes.begin() + script.nnodes);
+    } else {
+        const int nproc = script.nproc_per_node > 0 ? script.nproc_per_node : (nodes.empty() ? 0 : nodes.front()->count);
+        procs.assign(static_cast<std::size_t>(script.nnodes), nproc);
+    }
+    std::vector<RankSlot> ranks;
+    for (int r = 0; r < script.nnodes; ++r) {
+        const Node* node = nodes[static_cast<std::size_t>(r)];
+        const int n = procs[static_cast<std::size_t>(r)];
+        if (node->count < n)
+            throw InputError(file, "--nproc_per_node",
+                             "node " + node->host + " has " + std::to_string(node->count) + " devices, the script starts "
+                                 + std::to_string(n) + (perNode ? " processes on node rank " + std::to_string(r) : " processes per node"));
+        for (int l = 0; l < n; ++l)
+            ranks.push_back({node, r, l});
+    }
+
+    Plan plan;
+    plan.name = "current (" + baseName(file) + ")";
+    plan.global_batch_size = p.global_batch_size;
+    plan.distributed_optimizer = p.distributed_optimizer;
+    plan.optimizer_offload_fraction = p.optimizer_offload_fraction;
+    if (p.hetero())
+        placeMeshes(plan, script, cluster, catalog, nodes, ranks);
+    else
+        placeUniform(plan, script, catalog, ranks);
     for (std::size_t r = 0; r < nodes.size(); ++r) {
         const Node* node = nodes[r];
-        if (static_cast<int>(r) >= script.nnodes)
+        if (static_cast<int>(r) >= script.nnodes) {
             plan.unused.push_back({node->id, node->count, "not started by the script (--nnodes " + std::to_string(script.nnodes) + ")"});
-        else if (node->count > nproc)
-            plan.unused.push_back({node->id, node->count - nproc, "the script starts " + std::to_string(nproc) + " processes per node"});
+        } else if (const int n = procs[r]; node->count > n) {
+            plan.unused.push_back({node->id, node->count - n, "the script starts " + std::to_string(n)
+                                                                  + (perNode ? " processes on this node" : " processes per node")});
+        }
     }
     // The rules of a plan document (batch, layers, recompute, devices), with the script's
     // flag named where one flag sets the field. The cluster is the caller's, checked apart
     // so that its problems are not put on the script.
     validateCluster(cluster, catalog, "");
+    const std::string on = "the script's configuration on " + (cluster.name.empty() ? std::string("the cluster") : cluster.name);
     try {
         validatePlanDocument(PlanDocument{m, cluster, plan, std::nullopt, std::nullopt}, catalog, file);
     } catch (const InputError& e) {
-        const std::string flag = flagOfPlanField(e.where());
-        throw InputError(file, flag.empty() ? e.where() : flag + " (" + e.where() + ")",
-                         "the script's configuration on " + (cluster.name.empty() ? std::string("the cluster") : cluster.name)
-                             + ": " + e.detail());
+        const std::string flag = p.hetero() ? flagOfHeteroField(script, e.where()) : flagOfPlanField(e.where());
+        throw InputError(file, flag.empty() ? e.where() : flag + " (" + e.where() + ")", on + ": " + e.detail());
     }
+    // A FlagScale script's plan must be one FlagScale runs (the rules an export checks).
+    if (p.hetero())
+        if (const std::vector<DeploymentProblem> problems = deploymentProblems(plan, m, cluster, catalog, Target::FlagScale);
+            !problems.empty())
+            throw InputError(file, flagOfRule(problems.front().rule),
+                             on + " breaks FlagScale's rule " + problems.front().rule + ": " + problems.front().message);
     return plan;
 }
 

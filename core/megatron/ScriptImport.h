@@ -24,6 +24,27 @@ struct ScriptFlag {
     std::vector<std::string> values;   // may be empty for switches
 };
 
+// One process mesh of FlagScale's heterogeneous mode: --hetero-process-meshes gives TP CP EP
+// DP PP per mesh, --hetero-device-types its device-type label, and mesh i runs the global
+// pipeline stages after those of meshes 0..i-1 (reference section 9).
+struct ProcessMesh {
+    int tp = 1, cp = 1, ep = 1, dp = 1, pp = 1;
+    int etp = 1;                 // --expert-tensor-parallel-size-per-process-mesh, else
+                                 // --expert-tensor-parallel-size, else the mesh's TP
+    int micro_batch_size = 1;    // DP_0 * --micro-batch-size / DP_i (pre_validate_args)
+    std::string device_type;     // the label, as written in --hetero-device-types
+    int first_stage = 0;         // global pipeline stages [first_stage, first_stage + pp)
+
+    int numDevices() const { return tp * cp * dp * pp; }
+};
+
+// The full recompute of one global pipeline stage as FlagScale's per-stage lists give it
+// (--recompute-*-per-stage-micro-batch), one setting for all its micro-batches.
+struct StageRecompute {
+    bool full = false;
+    int layers = 0;              // layers of the stage recomputed (0 = all)
+};
+
 struct ParallelConfig {
     int tp = 1, pp = 1, cp = 1, ep = 1, etp = 0;   // etp 0 = Megatron default (= TP)
     int vpp = 1;
@@ -52,14 +73,29 @@ struct ParallelConfig {
     std::vector<std::vector<int>> layer_chunks;   // with VPP > 1: decoder layers of each model
                                                   // chunk per rank, when not an even spread (the
                                                   // layout, the account-for flags); else empty
+    // FlagScale's heterogeneous mode (--enable-hetero with --hetero-process-meshes): every rank
+    // runs its mesh's TP, CP, EP, DP and micro-batch size instead of the global flags above
+    // (which stay as written; pp is the global --pipeline-model-parallel-size, the sum of the
+    // meshes' PP). layer_split then holds --hetero-pipeline-layer-split (or FlagScale's even
+    // split), one count per global stage. Empty for a Megatron-LM script.
+    std::vector<ProcessMesh> meshes;
+    // Per global stage, when the --recompute-*-per-stage-micro-batch lists are read; empty =
+    // the global recompute setting on every stage.
+    std::vector<StageRecompute> stage_recompute;
+    bool hetero_cpu_communication = false;   // --hetero-use-cpu-communication
+
+    bool hetero() const { return !meshes.empty(); }
 };
 
 // A mapped flag whose value could not be used; the field kept its default (and a warning
-// says so). validateScriptModel and planFromScript refuse a script with one.
+// says so). Also a FlagScale heterogeneous flag that breaks FlagScale's rules (detail says
+// which). validateScriptModel and planFromScript refuse a script with one.
 struct InvalidFlagValue {
     std::string flag;       // "--hidden-size"
     std::string value;      // as given ("" when the flag had no value)
     std::string expected;   // "an integer from 1 to 100000000"
+    std::string detail;     // the whole message instead of "expected ..., got ...", for a rule
+                            // between flags (FlagScale's meshes against --num-layers, ...)
 };
 
 struct ImportedScript {
@@ -79,6 +115,12 @@ struct ImportedScript {
     std::vector<InvalidFlagValue> invalid_values;   // mapped flags with values that could not be read
     std::set<std::string> given_flags;        // every flag of the entry script, by name
     std::vector<std::string> node_hosts;      // NODE_HOSTS=( ... ): node-rank order, when given
+    // Values the script takes per node from an array indexed by the node rank, as the
+    // exported FlagScale launcher does (--nproc_per_node "${NODE_SLOTS[${NODE_RANK}]}",
+    // --hetero-current-device-type "${NODE_TYPES[${NODE_RANK}]}"): one entry per node rank;
+    // empty when the script gives one value for every node.
+    std::vector<int> node_processes;          // then nproc_per_node is the first entry
+    std::vector<std::string> node_device_types;
     std::string master_addr;
     std::string master_port;
     int command_line = 0;                     // line of the launch command in the script
@@ -91,15 +133,19 @@ ImportedScript importMegatronScript(std::string_view text, const std::string& fi
 ImportedScript importMegatronScriptFile(const std::string& path);
 
 // The script's model checked as a hapmoe.model is (validateModel): no unreadable value of
-// a mapped flag, the flags Megatron-LM requires (--num-layers, --hidden-size,
+// a mapped flag and no FlagScale mesh flag that breaks FlagScale's rules (reference section
+// 9: five integers per mesh, the sum of the meshes' PP, the layer split, integral mesh
+// micro-batch sizes, CP 1, no VPP, ...), the flags Megatron-LM requires (--num-layers, --hidden-size,
 // --num-attention-heads, --seq-length), and every rule of validateModel. Throws InputError
 // with the script file and the flag (where = "--hidden-size"), not the model's JSON path.
 void validateScriptModel(const ImportedScript& script);
 
-// The imported configuration as a uniform Megatron-style plan placed on the cluster in
-// node order (what the user runs today). Validates the model first (validateScriptModel),
-// then the plan as validatePlanDocument does; throws InputError naming the script and
-// the flag when it does not fit.
+// The imported configuration placed on the cluster in node order (what the user runs
+// today): a uniform Megatron-style plan, or for a FlagScale heterogeneous script one stage
+// per global pipeline stage with its mesh's knobs, on the nodes whose device type matches
+// the mesh's label, in FlagScale's rank order (target FlagScale). Validates the model first
+// (validateScriptModel), then the plan as validatePlanDocument does (and, for FlagScale,
+// deploymentProblems); throws InputError naming the script and the flag when it does not fit.
 Plan planFromScript(const ImportedScript& script, const Cluster& cluster,
                     const DeviceCatalog& catalog);
 

@@ -25,18 +25,6 @@ std::string lower(std::string_view s)
 }
 
 // Canonical name of a device type, tolerating names the catalog does not know.
-std::string canonicalType(const DeviceCatalog& catalog, const std::string& name)
-{
-    if (const DeviceType* t = catalog.find(name))
-        return t->name;
-    return name;
-}
-
-bool sameType(const DeviceCatalog& catalog, const std::string& a, const std::string& b)
-{
-    return lower(canonicalType(catalog, a)) == lower(canonicalType(catalog, b));
-}
-
 std::string stageName(const Plan& plan, int s)
 {
     return "stage " + std::to_string(s) + " (" + plan.stages[static_cast<std::size_t>(s)].device_type + ")";
@@ -107,7 +95,7 @@ public:
                             + " (" + std::to_string(node->count) + " devices)");
                     continue;
                 }
-                if (!sameType(m_catalog, node->device_type, st.device_type))
+                if (!m_catalog.sameType(node->device_type, st.device_type))
                     add(out, "stage.device-type",
                         name() + ": node " + node->host + " holds " + node->device_type + ", not " + st.device_type);
                 for (int i = d.first_local; i < d.first_local + d.count; ++i)
@@ -304,7 +292,7 @@ public:
         // take consecutive ranks, so a type may not come back after another type.
         std::vector<std::string> seen;
         for (std::size_t i = 0; i < meshes.size(); ++i) {
-            const std::string t = lower(canonicalType(m_catalog, p.stages[static_cast<std::size_t>(meshes[i].first_stage)].device_type));
+            const std::string t = lower(m_catalog.canonicalName(p.stages[static_cast<std::size_t>(meshes[i].first_stage)].device_type));
             if (!seen.empty() && seen.back() == t)
                 continue;
             if (std::find(seen.begin(), seen.end(), t) != seen.end()) {

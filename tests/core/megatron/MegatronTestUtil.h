@@ -83,6 +83,37 @@ inline std::vector<int> nodeIds(const Cluster& c)
     return ids;
 }
 
+// H800 + 910B with the 910B nodes first in the pipeline: a 910B mesh (TP4 DP2 EP4 ETP2, MBS 2,
+// 2 stages, full recompute: every layer on stage 0, 3 layers on stage 1) and an H800 mesh
+// (TP2 DP4 EP4 ETP1, MBS 1, 2 stages, no recompute) on H800:2x8,910B:2x8.
+inline PlanDocument h800And910bPlan()
+{
+    PlanDocument d;
+    d.model = mixtral8x7b();
+    d.cluster = cluster("H800:2x8,910B:2x8");
+    const std::vector<int> ids = nodeIds(d.cluster);
+    Plan& p = d.plan;
+    p.name = "H800 + 910B";
+    p.global_batch_size = 64;
+    p.target = Target::FlagScale;
+    const int split[4] = {6, 6, 10, 10};
+    const int nodeOf[4] = {ids[2], ids[3], ids[0], ids[1]};
+    int first = 0;
+    for (int s = 0; s < 4; ++s) {
+        const bool ascend = s < 2;
+        StagePlan st = ascend ? stageOn(d.cluster, {nodeOf[s]}, first, split[s], 4, 1, 2, 4, 2)
+                              : stageOn(d.cluster, {nodeOf[s]}, first, split[s], 2, 1, 4, 4, 1);
+        st.micro_batch_size = ascend ? 2 : 1;
+        if (ascend) {
+            st.recompute = Recompute::Full;
+            st.recompute_layers = s == 0 ? 0 : 3;
+        }
+        first += split[s];
+        p.stages.push_back(st);
+    }
+    return d;
+}
+
 // Runs bash with arguments in a folder; returns the exit code (-1 when bash did not run).
 inline int runBash(const QStringList& args, const QString& workDir, QByteArray* output = nullptr,
                    const QProcessEnvironment& env = QProcessEnvironment::systemEnvironment())

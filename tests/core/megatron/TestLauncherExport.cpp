@@ -4,6 +4,8 @@
 
 #include "MegatronTestUtil.h"
 
+#include "cost/CostModel.h"
+#include "plan/Deployability.h"
 #include "megatron/BashReader.h"
 #include "megatron/FlagList.h"
 #include "megatron/LauncherExport.h"
@@ -99,6 +101,34 @@ PlanDocument flagscalePlan()
         p.stages.push_back(st);
     }
     return d;
+}
+
+// Stage by stage, what a launcher gives back of a plan.
+void compareStages(const Plan& back, const Plan& plan)
+{
+    QCOMPARE(back.pp(), plan.pp());
+    for (int i = 0; i < plan.pp(); ++i) {
+        const StagePlan& a = plan.stages[static_cast<std::size_t>(i)];
+        const StagePlan& b = back.stages[static_cast<std::size_t>(i)];
+        QCOMPARE(b.device_type, a.device_type);
+        QCOMPARE(b.first_layer, a.first_layer);
+        QCOMPARE(b.num_layers, a.num_layers);
+        QCOMPARE(b.tp, a.tp);
+        QCOMPARE(b.cp, a.cp);
+        QCOMPARE(b.dp, a.dp);
+        QCOMPARE(b.ep, a.ep);
+        QCOMPARE(b.etp, a.etp);
+        QCOMPARE(b.edp, a.edp);
+        QCOMPARE(b.micro_batch_size, a.micro_batch_size);
+        QCOMPARE(b.recompute, a.recompute);
+        QCOMPARE(b.recompute_layers, a.recompute_layers);
+        QCOMPARE(b.devices.size(), a.devices.size());
+        for (std::size_t k = 0; k < a.devices.size(); ++k) {
+            QCOMPARE(b.devices[k].node, a.devices[k].node);
+            QCOMPARE(b.devices[k].first_local, a.devices[k].first_local);
+            QCOMPARE(b.devices[k].count, a.devices[k].count);
+        }
+    }
 }
 
 // Writes the launcher into dir, runs it for a node rank with a stand-in torchrun that
@@ -907,6 +937,71 @@ private slots:
         for (auto it = entry + 1; it != args0.end(); ++it)
             if (it->rfind("--", 0) == 0)
                 QVERIFY2(known.count(*it), it->c_str());
+    }
+
+    void flagscaleRoundTrip_data()
+    {
+        QTest::addColumn<int>("which");
+        QTest::newRow("H800 + 910B, full recompute on the 910B mesh") << 0;
+        QTest::newRow("H800 + A100 + 910B, ETP 2 on the A100 mesh") << 1;
+    }
+
+    void flagscaleRoundTrip()
+    {
+        // Export a heterogeneous plan for FlagScale, import the launcher back: the same stages
+        // (device types, layers, TP/CP/EP/ETP/DP/MBS, recompute, devices) and, with the
+        // script's own overlap switches, the same predicted iteration.
+        QFETCH(int, which);
+        const PlanDocument d = which == 0 ? test::h800And910bPlan() : flagscalePlan();
+        const ExportResult r = exportLauncher(d, flagscaleOptions());
+        QVERIFY2(r.ok, r.refusal.c_str());
+        const ImportedScript s = importMegatronScript(r.script, "launch.sh");
+        QVERIFY(s.invalid_values.empty());
+        QVERIFY(s.parallel.hetero());
+        QCOMPARE(static_cast<int>(s.parallel.meshes.size()), static_cast<int>(planMeshes(d.plan).size()));
+        QCOMPARE(s.node_hosts, r.node_order);
+        QCOMPARE(s.node_processes, std::vector<int>(r.node_order.size(), 8));   // NODE_SLOTS[NODE_RANK]
+        QCOMPARE(static_cast<int>(s.node_device_types.size()), static_cast<int>(r.node_order.size()));   // NODE_TYPES[NODE_RANK]
+        for (const std::string& w : s.warnings)
+            QVERIFY2(w.find("array index") == std::string::npos && w.find("not read") == std::string::npos, w.c_str());
+        const Plan back = planFromScript(s, d.cluster, DeviceCatalog::builtin());
+        QCOMPARE(back.target, Target::FlagScale);
+        QCOMPARE(back.global_batch_size, d.plan.global_batch_size);
+        QCOMPARE(back.numMicrobatches(), d.plan.numMicrobatches());
+        QCOMPARE(back.distributed_optimizer, d.plan.distributed_optimizer);
+        compareStages(back, d.plan);
+        QVERIFY(back.unused.empty());
+        QVERIFY(deploymentProblems(back, s.model, d.cluster, DeviceCatalog::builtin(), Target::FlagScale).empty());
+
+        // The same prediction: the plan as "hapmoe estimate --plan" costs it, the script as
+        // "hapmoe estimate --script" does (loadScriptConfiguration, scriptCostOptions).
+        ModelSpec scriptModel = s.model;
+        scriptModel.training.global_batch_size = back.global_batch_size;
+        scriptModel.training.micro_batch_size = s.parallel.micro_batch_size;
+        const Prediction planned = CostModel(d.model, d.cluster, DeviceCatalog::builtin()).estimate(d.plan);
+        const Prediction current =
+            CostModel(scriptModel, d.cluster, DeviceCatalog::builtin(), nullptr, scriptCostOptions(s)).estimate(back);
+        QVERIFY(planned.iteration_time_s > 0);
+        QCOMPARE(current.iteration_time_s, planned.iteration_time_s);
+        QCOMPARE(current.peak_memory_gib, planned.peak_memory_gib);
+
+        // Each node rank's label (NODE_TYPES[NODE_RANK]) must be the type of its NODE_HOSTS
+        // node: on a cluster that has other types on those hosts the script is refused.
+        if (which == 0) {
+            try {
+                planFromScript(s, test::cluster("910B:2x8,H800:2x8"), DeviceCatalog::builtin());
+                QFAIL("accepted");
+            } catch (const InputError& e) {
+                QCOMPARE(std::string(e.what()),
+                         std::string("launch.sh: --hetero-current-device-type: node rank 0 runs as 910B-376T, but cluster "
+                                     "910B:2x8,H800:2x8 has H800 devices on node2 (the node order is NODE_HOSTS)"));
+            }
+        }
+        // Exported again, the plan read back writes the same launcher.
+        PlanDocument again = d;
+        again.plan = back;
+        again.plan.name = d.plan.name;
+        QCOMPARE(exportLauncher(again, flagscaleOptions()).script, r.script);
     }
 
     void flagscaleRefusals()

@@ -3,6 +3,8 @@
 
 #include "MegatronTestUtil.h"
 
+#include "io/Documents.h"
+
 #include <QDir>
 #include <QFileInfo>
 #include <QRegularExpression>
@@ -129,6 +131,50 @@ private slots:
                                 "schedule, VPP 4, is one the search does not place)"),
                  currentTime < planTime);
         QVERIFY2(currentTime < planTime, qPrintable(r.out));   // this cost model's figures: 5.505 s against 5.552 s
+    }
+
+    void flagscaleRoundTrip()
+    {
+        // A heterogeneous plan (H800 + 910B, TP/DP per mesh, full recompute on the 910B mesh)
+        // exported for FlagScale and read back: "hapmoe import" shows its meshes, and
+        // "hapmoe estimate --script" predicts the iteration "hapmoe estimate --plan" does.
+        QTemporaryDir dir;
+        const PlanDocument d = test::h800And910bPlan();
+        QVERIFY(test::writeText(dir.filePath("plan.json"), writePlan(d)));
+        Run r = hapmoeCli({"export", "plan.json", "--format", "flagscale", "-o", "launch.sh"}, dir.path());
+        QVERIFY2(r.code == 0, qPrintable(r.out));
+        r = hapmoeCli({"import", "launch.sh", "--cluster", "H800:2x8,910B:2x8"}, dir.path());
+        QVERIFY2(r.code == 0, qPrintable(r.out));
+        QVERIFY2(r.out.contains("parallel: FlagScale heterogeneous, 2 meshes, PP4 (sum of the meshes' PP), no VPP, CPU communication\n"
+                                "  mesh 0: 910B-376T, TP4 CP1 EP4 ETP2 DP2 PP2, micro-batch 2, stages 0-1, layers [6,6], recompute "
+                                "full, full (3 layers)\n"
+                                "  mesh 1: H800, TP2 CP1 EP4 ETP1 DP4 PP2, micro-batch 1, stages 2-3, layers [10,10], recompute none, "
+                                "none\n"),
+                 qPrintable(r.out));
+        QVERIFY(!r.out.contains("not read"));
+        QVERIFY(!r.out.contains("parallel: TP"));
+        const QRegularExpression iteration(QStringLiteral("iteration ([0-9.]+) s"));
+        r = hapmoeCli({"estimate", "--plan", "plan.json"}, dir.path());
+        QVERIFY2(r.code == 0, qPrintable(r.out));
+        const QString planned = iteration.match(r.out).captured(1);
+        r = hapmoeCli({"estimate", "--script", "launch.sh", "--cluster", "H800:2x8,910B:2x8"}, dir.path());
+        QVERIFY2(r.code == 0, qPrintable(r.out));
+        const QString current = iteration.match(r.out).captured(1);
+        QVERIFY2(!planned.isEmpty(), qPrintable(r.out));
+        QCOMPARE(current, planned);
+        // A broken mesh rule is an error naming the flag (exit code 2).
+        QFile f(dir.filePath("launch.sh"));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QString text = QString::fromUtf8(f.readAll());
+        f.close();
+        QVERIFY(text.contains("--hetero-pipeline-layer-split 6 6 10 10"));
+        text.replace("--hetero-pipeline-layer-split 6 6 10 10", "--hetero-pipeline-layer-split 6 6 10 9");
+        QVERIFY(test::writeText(dir.filePath("bad.sh"), text.toStdString()));
+        r = hapmoeCli({"import", "bad.sh"}, dir.path());
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.out.contains("bad.sh: --hetero-pipeline-layer-split: expected 4 layer counts (one per pipeline stage, the sum of "
+                                "the meshes' PP) that sum to --num-layers 32, got 4 counts summing to 31: \"6 6 10 9\""),
+                 qPrintable(r.out));
     }
 
     void exportPlan()

@@ -5,6 +5,7 @@
 
 #include "megatron/BashReader.h"
 #include "megatron/ScriptImport.h"
+#include "plan/Deployability.h"
 
 #include <QTest>
 
@@ -36,6 +37,18 @@ std::vector<std::string> argsOf(const std::string& script)
         if (!c.words.empty() && c.words.front() == "torchrun")
             return std::vector<std::string>(c.words.begin() + 2, c.words.end());
     return {};
+}
+
+// Reference section 9's heterogeneous example as a launch command, with extra flags: two
+// nodes of 8, meshes TP2 DP4 and TP4 DP2 (PP 1 each), split 18 14, MBS 1, GBS 16.
+std::string heteroScript(const std::string& extra)
+{
+    return "torchrun --nnodes 2 --nproc_per_node 8 flagscale/train/train_gpt.py --num-layers 32 --hidden-size 4096 "
+           "--num-attention-heads 32 --seq-length 4096 --bf16 --untie-embeddings-and-output-weights "
+           "--tensor-model-parallel-size 4 --pipeline-model-parallel-size 2 --micro-batch-size 1 --global-batch-size 16 "
+           + extra
+           + "--enable-hetero --hetero-use-cpu-communication --hetero-pipeline-layer-split 18 14 "
+             "--hetero-process-meshes 2 1 1 4 1 4 1 1 2 1 --hetero-device-types H800 A100 --hetero-current-device-type H800\n";
 }
 
 } // namespace
@@ -595,21 +608,286 @@ private slots:
         QCOMPARE(s.parallel.layer_chunks, (std::vector<std::vector<int>>{{3, 4}, {4, 4}, {4, 4}, {4, 3}}));
     }
 
-    void flagscaleMeshesAreNamedAsNotRead()
+    void flagscaleMeshesAreRead()
     {
-        // FlagScale gives every rank its mesh's TP CP EP DP PP (pre_validate_args, reference
-        // section 9): a script with meshes does not run its global --tensor-model-parallel-size,
-        // so the importer must say that it reads only the global flags.
+        // Reference section 9's example (examples/llama3/conf/train/8b_hetero.yaml flattened):
+        // meshes 2 1 1 4 1 | 4 1 1 2 1, split 18 14, types A800 A100, MBS 1, GBS 16. The
+        // built-in device catalog has no A800 (hapmoe presets devices), and labels are matched
+        // to catalog types, so H800 stands in for it as mesh 0's type; everything else is the
+        // example's.
+        const ImportedScript s = importMegatronScript(heteroScript(""), "hetero.sh");
+        QVERIFY(s.invalid_values.empty());
+        QVERIFY(!hasWarning(s, "not read"));
+        const ParallelConfig& p = s.parallel;
+        QVERIFY(p.hetero());
+        QCOMPARE(p.meshes.size(), std::size_t(2));
+        const ProcessMesh& m0 = p.meshes[0];
+        const ProcessMesh& m1 = p.meshes[1];
+        QCOMPARE(m0.device_type, std::string("H800"));
+        QCOMPARE(m1.device_type, std::string("A100"));
+        QCOMPARE((std::vector<int>{m0.tp, m0.cp, m0.ep, m0.dp, m0.pp}), (std::vector<int>{2, 1, 1, 4, 1}));
+        QCOMPARE((std::vector<int>{m1.tp, m1.cp, m1.ep, m1.dp, m1.pp}), (std::vector<int>{4, 1, 1, 2, 1}));
+        QCOMPARE(m0.etp, 2);   // no ETP flag: each mesh's TP
+        QCOMPARE(m1.etp, 4);
+        QCOMPARE(m0.first_stage, 0);
+        QCOMPARE(m1.first_stage, 1);
+        // Mesh i runs MBS_i = DP0 * MBS / DP_i: 4 * 1 / 2 = 2.
+        QCOMPARE(m0.micro_batch_size, 1);
+        QCOMPARE(m1.micro_batch_size, 2);
+        QCOMPARE(p.layer_split, (std::vector<int>{18, 14}));
+        QCOMPARE(p.global_batch_size, 16);
+        QVERIFY(p.hetero_cpu_communication);
+        QVERIFY(p.stage_recompute.empty());
+
+        // Placed on one node of each type: one stage per mesh, 4 micro-batches everywhere.
+        const Cluster c = test::cluster("H800:1x8,A100-80GB:1x8");
+        const std::vector<int> ids = test::nodeIds(c);
+        const Plan plan = planFromScript(s, c, DeviceCatalog::builtin());
+        QCOMPARE(plan.target, Target::FlagScale);
+        QCOMPARE(plan.pp(), 2);
+        QCOMPARE(plan.vpp, 1);
+        QCOMPARE(plan.global_batch_size, 16);
+        QCOMPARE(plan.numMicrobatches(), 4);
+        const StagePlan& a = plan.stages[0];
+        const StagePlan& b = plan.stages[1];
+        QCOMPARE(a.device_type, std::string("H800"));
+        QCOMPARE(b.device_type, std::string("A100-80GB"));
+        QCOMPARE((std::vector<int>{a.first_layer, a.num_layers, b.first_layer, b.num_layers}), (std::vector<int>{0, 18, 18, 14}));
+        QCOMPARE((std::vector<int>{a.tp, a.cp, a.dp, a.ep, a.etp, a.edp}), (std::vector<int>{2, 1, 4, 1, 2, 4}));
+        QCOMPARE((std::vector<int>{b.tp, b.cp, b.dp, b.ep, b.etp, b.edp}), (std::vector<int>{4, 1, 2, 1, 4, 2}));
+        QCOMPARE(a.micro_batch_size, 1);
+        QCOMPARE(b.micro_batch_size, 2);
+        QCOMPARE(a.micro_batch_size * a.dp * 4, 16);   // same micro-batch count M = 4 on both meshes
+        QCOMPARE(b.micro_batch_size * b.dp * 4, 16);
+        QCOMPARE(a.devices.size(), std::size_t(1));
+        QCOMPARE(a.devices[0].node, ids[0]);
+        QCOMPARE(a.devices[0].count, 8);
+        QCOMPARE(b.devices[0].node, ids[1]);
+        QVERIFY(deploymentProblems(plan, s.model, c, DeviceCatalog::builtin(), Target::FlagScale).empty());
+        validatePlanDocument(PlanDocument{s.model, c, plan, std::nullopt, std::nullopt}, DeviceCatalog::builtin(), "");
+
+        // FlagScale sorts ranks by the position of their type in --hetero-device-types, not by
+        // node order: with the A100 node first the H800 node still holds mesh 0.
+        const Cluster swapped = test::cluster("A100-80GB:1x8,H800:1x8");
+        const Plan back = planFromScript(s, swapped, DeviceCatalog::builtin());
+        QCOMPARE(back.stages[0].device_type, std::string("H800"));
+        QCOMPARE(back.stages[0].devices[0].node, test::nodeIds(swapped)[1]);
+        QCOMPARE(back.stages[1].devices[0].node, test::nodeIds(swapped)[0]);
+    }
+
+    void flagscaleRankOrderAcrossNodes()
+    {
+        // Two H800 nodes around a 910B node, no NODE_HOSTS: the H800 mesh (TP2 DP4 PP2) takes
+        // the logical ranks of both H800 nodes (global ranks 0-7 and 16-23), the 910B mesh those
+        // of node 1; inside the H800 mesh Megatron's tp-cp-ep-dp-pp order puts its two stages
+        // on one node each.
         const ImportedScript s = importMegatronScript(
-            "torchrun --nnodes 2 --nproc_per_node 8 flagscale/train/train_gpt.py --num-layers 32 --hidden-size 4096 "
-            "--num-attention-heads 32 --seq-length 4096 --bf16 --tensor-model-parallel-size 4 --pipeline-model-parallel-size 2 "
-            "--enable-hetero --hetero-process-meshes 2 1 1 4 1 4 1 1 2 1 --hetero-device-types A800 A100 "
-            "--hetero-current-device-type A800 --hetero-pipeline-layer-split 18 14\n",
+            "torchrun --nnodes 3 --nproc_per_node 8 flagscale/train/train_gpt.py --num-layers 24 --hidden-size 1024 "
+            "--num-attention-heads 16 --seq-length 2048 --bf16 --untie-embeddings-and-output-weights "
+            "--pipeline-model-parallel-size 3 --micro-batch-size 2 --global-batch-size 32 --enable-hetero "
+            "--hetero-process-meshes 2 1 1 4 2 1 1 1 8 1 --hetero-device-types H800 910B --hetero-pipeline-layer-split 8 8 8\n",
+            "order.sh");
+        const Cluster c = test::cluster("H800:1x8,910B:1x8,H800:1x8");
+        const std::vector<int> ids = test::nodeIds(c);
+        const Plan plan = planFromScript(s, c, DeviceCatalog::builtin());
+        QCOMPARE(plan.pp(), 3);
+        QCOMPARE(plan.stages[0].devices.size(), std::size_t(1));
+        QCOMPARE(plan.stages[0].devices[0].node, ids[0]);
+        QCOMPARE(plan.stages[1].devices[0].node, ids[2]);
+        QCOMPARE(plan.stages[2].devices[0].node, ids[1]);
+        QCOMPARE(plan.stages[2].device_type, std::string("910B-376T"));   // label "910B" is the catalog's alias
+        QCOMPARE(plan.stages[0].micro_batch_size, 2);
+        QCOMPARE(plan.stages[2].micro_batch_size, 1);                       // DP0 4 x MBS 2 / DP 8
+    }
+
+    void flagscalePerStageRecompute()
+    {
+        // FlagScale's per-stage lists ([n_stages, n0, flag0, n1, flag1, ...], reference section
+        // 9): stage 0 never recomputes, stage 1 recomputes 3 of its 4 micro-batches (the plan
+        // takes the majority and says so), block of 5 layers on stage 1 from the num-layers list.
+        const std::string lists = "--recompute-granularity full --recompute-method uniform --recompute-num-layers 1 "
+                                  "--recompute-granularity-per-stage-micro-batch '[1, 4, 0]' '[1, 3, 1, 1, 0]' "
+                                  "--recompute-method-per-stage-micro-batch '[2, 4, 1]' "
+                                  "--recompute-num-layers-per-stage-micro-batch '[1, 4, 0]' '[1, 4, 5]' ";
+        const ImportedScript s = importMegatronScript(heteroScript(lists), "hetero.sh");
+        QVERIFY2(s.invalid_values.empty(), s.invalid_values.empty() ? "" : s.invalid_values.front().detail.c_str());
+        QCOMPARE(s.parallel.stage_recompute.size(), std::size_t(2));
+        QVERIFY(!s.parallel.stage_recompute[0].full);
+        QVERIFY(s.parallel.stage_recompute[1].full);
+        QCOMPARE(s.parallel.stage_recompute[1].layers, 5);
+        QVERIFY(hasWarning(s, "stage 1 recomputes 3 of its 4 micro-batches; a plan has one setting per stage: full recompute is "
+                              "assumed for all of them, as for the majority"));
+        const Plan plan = planFromScript(s, test::cluster("H800:1x8,A100-80GB:1x8"), DeviceCatalog::builtin());
+        QCOMPARE(plan.stages[0].recompute, Recompute::None);
+        QCOMPARE(plan.stages[1].recompute, Recompute::Full);
+        QCOMPARE(plan.stages[1].recompute_layers, 5);
+        // Python tuples without brackets are literals FlagScale accepts too; a count reaching the
+        // stage's layers recomputes all of them.
+        const ImportedScript t = importMegatronScript(
+            heteroScript("--recompute-granularity full --recompute-method block --recompute-num-layers 2 "
+                         "--recompute-num-layers-per-stage-micro-batch '1, 4, 2' '1, 4, 20' "),
             "hetero.sh");
-        QVERIFY(hasWarning(s, "line 1: FlagScale's heterogeneous meshes (--hetero-process-meshes"));
-        QVERIFY(hasWarning(s, "not the meshes FlagScale runs"));
-        const ImportedScript plain = importMegatronScriptFile(test::dataFile("train_mixtral_8x7b_distributed.sh"));
-        QVERIFY(!hasWarning(plain, "heterogeneous meshes"));
+        QVERIFY(t.invalid_values.empty());
+        QCOMPARE(t.parallel.stage_recompute[0].layers, 2);
+        QCOMPARE(t.parallel.stage_recompute[1].layers, 0);
+        // Without the per-stage lists the global block count applies to every stage.
+        const ImportedScript g = importMegatronScript(
+            heteroScript("--recompute-granularity full --recompute-method block --recompute-num-layers 16 "), "hetero.sh");
+        const Plan gp = planFromScript(g, test::cluster("H800:1x8,A100-80GB:1x8"), DeviceCatalog::builtin());
+        QCOMPARE(gp.stages[0].recompute_layers, 16);   // 16 of 18
+        QCOMPARE(gp.stages[1].recompute_layers, 0);    // all 14
+    }
+
+    void flagscaleRuleErrors_data()
+    {
+        QTest::addColumn<QString>("replace");   // "old=>new" in the script, or extra flags
+        QTest::addColumn<QString>("message");
+        QTest::newRow("five ints per mesh")
+            << "2 1 1 4 1 4 1 1 2 1=>2 1 1 4 1 4 1 1 2"
+            << "hetero.sh: --hetero-process-meshes: expected five integers per mesh (TP CP EP DP PP), got 9: \"2 1 1 4 1 4 1 1 2\"";
+        QTest::newRow("split sum")
+            << "--hetero-pipeline-layer-split 18 14=>--hetero-pipeline-layer-split 18 10"
+            << "hetero.sh: --hetero-pipeline-layer-split: expected 2 layer counts (one per pipeline stage, the sum of the meshes' PP) "
+               "that sum to --num-layers 32, got 2 counts summing to 28: \"18 10\"";
+        QTest::newRow("split count")
+            << "--hetero-pipeline-layer-split 18 14=>--hetero-pipeline-layer-split 10 8 14"
+            << "hetero.sh: --hetero-pipeline-layer-split: expected 2 layer counts (one per pipeline stage, the sum of the meshes' PP) "
+               "that sum to --num-layers 32, got 3 counts summing to 32: \"10 8 14\"";
+        QTest::newRow("sum of PP")
+            << "--pipeline-model-parallel-size 2=>--pipeline-model-parallel-size 3"
+            << "hetero.sh: --pipeline-model-parallel-size: expected 2, the sum of the meshes' PP in --hetero-process-meshes "
+               "(1 + 1; FlagScale's pre_validate_args asserts it), got 3";
+        QTest::newRow("mesh MBS integral")
+            << "2 1 1 4 1 4 1 1 2 1=>2 1 1 4 1 2 1 1 3 1"
+            << "hetero.sh: --hetero-process-meshes: mesh 1 has DP 3, which does not divide DP0 x --micro-batch-size = 4 x 1 = 4: "
+               "FlagScale runs it with micro-batch size DP0 x MBS / DP = 4/3, which must be an integer";
+        QTest::newRow("CP 1")
+            << "2 1 1 4 1 4 1 1 2 1=>2 2 1 2 1 4 1 1 2 1"
+            << "hetero.sh: --hetero-process-meshes: expected CP 1 in every mesh (FlagScale's ParallelContext asserts "
+               "context_parallel_size == 1), mesh 0 has CP 2";
+        QTest::newRow("no VPP")
+            << "--num-layers-per-virtual-pipeline-stage 9"
+            << "hetero.sh: --num-layers-per-virtual-pipeline-stage: expected no virtual pipeline with --hetero-process-meshes "
+               "(FlagScale's heterogeneous mode does not support it: pre_validate_args)";
+        QTest::newRow("label per mesh")
+            << "--hetero-device-types H800 A100=>--hetero-device-types H800"
+            << "hetero.sh: --hetero-device-types: expected one label per mesh (2 meshes in --hetero-process-meshes), got 1: \"H800\"";
+        QTest::newRow("current type among labels")
+            << "--hetero-current-device-type H800=>--hetero-current-device-type H100"
+            << "hetero.sh: --hetero-current-device-type: expected one of --hetero-device-types (H800 A100), got \"H100\"";
+        QTest::newRow("ETP per mesh")
+            << "--expert-tensor-parallel-size-per-process-mesh 1"
+            << "hetero.sh: --expert-tensor-parallel-size-per-process-mesh: expected one value per mesh (2 meshes in "
+               "--hetero-process-meshes), got 1: \"1\"";
+        QTest::newRow("meshes needed")
+            << "--hetero-process-meshes 2 1 1 4 1 4 1 1 2 1=>"
+            << "hetero.sh: --enable-hetero: needs --hetero-process-meshes (TP CP EP DP PP per mesh): FlagScale's heterogeneous "
+               "mode builds one process mesh per entry (pre_validate_args asserts it is given)";
+        QTest::newRow("tied embeddings")
+            << "--untie-embeddings-and-output-weights=>"
+            << "hetero.sh: --hetero-process-meshes: tied embeddings (no --untie-embeddings-and-output-weights) need the first and "
+               "last mesh to have the same TP (FlagScale's pre_validate_args asserts it), got TP 2 and 4";
+        QTest::newRow("recompute micro-batches")
+            << "--recompute-granularity full --recompute-method uniform "
+               "--recompute-granularity-per-stage-micro-batch '[1, 4, 0]' '[1, 3, 1]'"
+            << "hetero.sh: --recompute-granularity-per-stage-micro-batch: expected the micro-batch counts n0, n1, ... of "
+               "\"[1, 3, 1]\" to sum to the 4 micro-batches of an iteration (GBS / (MBS x DP0)), got 3";
+        QTest::newRow("recompute stages")
+            << "--recompute-granularity full --recompute-method uniform --recompute-granularity-per-stage-micro-batch '[1, 4, 1]'"
+            << "hetero.sh: --recompute-granularity-per-stage-micro-batch: expected lists [n_stages, n0, flag0, n1, flag1, ...] "
+               "whose n_stages sum to the 2 pipeline stages, got 1";
+        QTest::newRow("recompute list form")
+            << "--recompute-granularity full --recompute-method uniform --recompute-granularity-per-stage-micro-batch '[2, 4]'"
+            << "hetero.sh: --recompute-granularity-per-stage-micro-batch: expected lists [n_stages, n0, flag0, n1, flag1, ...] of "
+               "integers >= 0, one value per run of stages, got \"[2, 4]\"";
+        QTest::newRow("recompute needs full")
+            << "--recompute-granularity-per-stage-micro-batch '[2, 4, 1]'"
+            << "hetero.sh: --recompute-granularity-per-stage-micro-batch: needs --recompute-granularity full and "
+               "--recompute-method (FlagScale's post_validate_args asserts both)";
+    }
+
+    void flagscaleRuleErrors()
+    {
+        QFETCH(QString, replace);
+        QFETCH(QString, message);
+        std::string text = heteroScript("");
+        const std::string r = replace.toStdString();
+        if (const std::size_t arrow = r.find("=>"); arrow != std::string::npos) {
+            const std::string from = r.substr(0, arrow);
+            const std::size_t at = text.find(from);
+            QVERIFY2(at != std::string::npos, from.c_str());
+            text.replace(at, from.size(), r.substr(arrow + 2));
+        } else {
+            text = heteroScript(r + " ");
+        }
+        const ImportedScript s = importMegatronScript(text, "hetero.sh");
+        QVERIFY(!s.invalid_values.empty());
+        try {
+            validateScriptModel(s);
+            QFAIL("the script was accepted");
+        } catch (const InputError& e) {
+            QCOMPARE(QString::fromStdString(e.what()), message);
+        }
+        // planFromScript refuses it the same way.
+        try {
+            planFromScript(s, test::cluster("H800:1x8,A100-80GB:1x8"), DeviceCatalog::builtin());
+            QFAIL("planFromScript accepted the script");
+        } catch (const InputError& e) {
+            QCOMPARE(QString::fromStdString(e.what()), message);
+        }
+    }
+
+    void flagscalePlacementErrors()
+    {
+        const ImportedScript s = importMegatronScript(heteroScript(""), "hetero.sh");
+        const auto errorOn = [&](const std::string& cluster) {
+            try {
+                planFromScript(s, test::cluster(cluster), DeviceCatalog::builtin());
+            } catch (const InputError& e) {
+                return std::string(e.what());
+            }
+            return std::string("accepted");
+        };
+        // A label that matches no node of the cluster.
+        QCOMPARE(errorOn("H800:2x8"),
+                 std::string("hetero.sh: --hetero-device-types: label A100 (mesh 1) matches no node of cluster H800:2x8 (its device "
+                             "types: H800)"));
+        // A node whose type is none of the labels.
+        QCOMPARE(errorOn("H800:1x8,910B:1x8,A100:1x8"),
+                 std::string("hetero.sh: --hetero-device-types: node rank 1 (node1, 910B-376T) matches no label of "
+                             "--hetero-device-types (H800 A100): FlagScale needs every process's --hetero-current-device-type "
+                             "among them"));
+        // More processes than the meshes hold.
+        std::string text = heteroScript("");
+        text.replace(text.find("--nnodes 2"), 10, "--nnodes 3");
+        const ImportedScript wide = importMegatronScript(text, "hetero.sh");
+        QCOMPARE(wide.nnodes, 3);
+        try {
+            planFromScript(wide, test::cluster("H800:2x8,A100:1x8"), DeviceCatalog::builtin());
+            QFAIL("accepted");
+        } catch (const InputError& e) {
+            QCOMPARE(std::string(e.what()),
+                     std::string("hetero.sh: --hetero-process-meshes: the meshes hold 16 ranks (the sum of TP*CP*DP*PP), the script "
+                                 "starts 24 processes; FlagScale stops with \"World size mismatch\""));
+        }
+        // The same world, but meshes of 4 and 12 ranks on nodes of 8 and 8: the A100 mesh would
+        // take H800 processes.
+        const ImportedScript mismatch = importMegatronScript(
+            "torchrun --nnodes 2 --nproc_per_node 8 flagscale/train/train_gpt.py --num-layers 32 --hidden-size 4096 "
+            "--num-attention-heads 32 --seq-length 4096 --bf16 --untie-embeddings-and-output-weights "
+            "--pipeline-model-parallel-size 2 --micro-batch-size 1 --global-batch-size 16 --enable-hetero "
+            "--hetero-process-meshes 1 1 1 4 1 3 1 1 4 1 --hetero-device-types H800 A100\n",
+            "hetero.sh");
+        QVERIFY(mismatch.invalid_values.empty());
+        try {
+            planFromScript(mismatch, test::cluster("H800:1x8,A100:1x8"), DeviceCatalog::builtin());
+            QFAIL("accepted");
+        } catch (const InputError& e) {
+            QCOMPARE(std::string(e.what()),
+                     std::string("hetero.sh: --hetero-process-meshes: mesh 1 (A100) would take logical rank 4, a process of node0 "
+                                 "(H800): FlagScale gives the meshes consecutive ranks in the order of --hetero-device-types "
+                                 "(processes per label H800 8, A100 8; the meshes of each label hold H800 4, A100 12)"));
+        }
     }
 };
 
