@@ -368,7 +368,11 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control)
                 if (live.empty())
                     continue;
                 // One stage option (with its knob) applied to every live entry of the state.
-                auto apply = [&](const Choice& c, const StageCost& sc) {
+                // Entries with T >= skipT are left out: the caller has applied a knob of the same
+                // stage option with no larger c and a tail of at most skipT, whose candidate
+                // from such an entry has the same T and no larger S or C, so it dominates this
+                // one (or was pruned by bounds this one cannot pass), and the sets are the same.
+                auto apply = [&](const Choice& c, const StageCost& sc, double skipT = kInf) {
                     if (sc.c > cap) {
                         capped = true;
                         return;
@@ -382,6 +386,8 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control)
                     int target = -1;
                     for (int ei : live) {
                         const Entry& e = entries[static_cast<std::size_t>(ei)];
+                        if (e.T >= skipT)
+                            continue;
                         const double S = e.S + sc.c;
                         // The stages still to come have a bottleneck of at least capC, so a
                         // smaller max c so far makes no difference: max(C, capC) is exact
@@ -574,10 +580,14 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control)
                                     front.push_back(f);
                             it = fronts.emplace(fk, std::move(front)).first;
                         }
+                        // The front is sorted by c with falling tails: an entry whose T already
+                        // covers the previous knob's tail gains nothing from this knob.
+                        double prevTail = kInf;
                         for (const FrontItem& f : it->second) {
                             c.shape.knob = f.knob;
                             c.shape.mbs = config.batch / kl[static_cast<std::size_t>(f.knob)].dp;
-                            apply(c, f.cost);
+                            apply(c, f.cost, prevTail);
+                            prevTail = f.cost.tail;
                         }
                     },
                     loadPruned);
