@@ -120,16 +120,11 @@ Warnings ProjectDocument::dropUnfitPlans(Project& project, const DeviceCatalog& 
     Warnings dropped;
     std::vector<SavedPlan> kept;
     for (size_t i = 0; i < project.plans.size(); ++i) {
-        PlanDocument doc;
-        doc.model = project.model;
-        doc.cluster = project.cluster;
-        doc.plan = project.plans[i].plan;
         try {
-            validatePlanDocument(doc, catalog, fileName);
+            validateProjectPlan(project, i, catalog, fileName);
             kept.push_back(project.plans[i]);
         } catch (const InputError& e) {
-            dropped.push_back(fileName + ": plans[" + std::to_string(i) + "]." + e.where() + ": " + e.detail()
-                              + "; the plan is not shown (run the search again)");
+            dropped.push_back(fileName + ": " + e.where() + ": " + e.detail() + "; the plan is not shown (run the search again)");
         } catch (const std::exception& e) {
             dropped.push_back(fileName + ": plans[" + std::to_string(i) + "]: " + e.what()
                               + "; the plan is not shown (run the search again)");

@@ -102,17 +102,8 @@ std::string validateOne(const std::string& file, const DeviceCatalog& catalog, W
         validateModel(p.model, file);
         validateCluster(p.cluster, catalog, file);
         clusterWarnings(p.cluster, catalog, file, warnings);
-        for (std::size_t i = 0; i < p.plans.size(); ++i) {
-            PlanDocument d;
-            d.model = p.model;
-            d.cluster = p.cluster;
-            d.plan = p.plans[i].plan;
-            try {
-                validatePlanDocument(d, catalog, file);
-            } catch (const InputError& e) {
-                throw InputError(file, "plans[" + std::to_string(i) + "]." + e.where(), e.detail());
-            }
-        }
+        for (std::size_t i = 0; i < p.plans.size(); ++i)
+            validateProjectPlan(p, i, catalog, file);
         os << ", " << p.model.name << " on " << p.cluster.totalDevices() << " devices, " << p.plans.size() << " saved plans";
     } else if (format == kDevicesFormat) {
         const DeviceCatalog c = DeviceCatalog::fromJson(text, file, &warnings);

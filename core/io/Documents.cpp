@@ -1108,6 +1108,19 @@ void validatePlanDocument(const PlanDocument& doc, const DeviceCatalog& catalog,
     }
 }
 
+void validateProjectPlan(const Project& project, std::size_t index, const DeviceCatalog& catalog, const std::string& fileName)
+{
+    PlanDocument doc;
+    doc.model = project.model;
+    doc.cluster = project.cluster;
+    doc.plan = project.plans.at(index).plan;
+    try {
+        validatePlanDocument(doc, catalog, fileName);
+    } catch (const InputError& e) {
+        throw InputError(fileName, "plans[" + std::to_string(index) + "]." + e.where(), e.detail());
+    }
+}
+
 std::string readTextFile(const std::string& path)
 {
     std::error_code ec;

@@ -97,6 +97,10 @@ void validateCluster(const Cluster& cluster, const DeviceCatalog& catalog, const
 // all stages, recompute_layers within the stage, unused devices on real nodes. Also
 // validates model and cluster.
 void validatePlanDocument(const PlanDocument& doc, const DeviceCatalog& catalog, const std::string& fileName);
+// A saved plan of a project (plans[index]) checked against the project's model and cluster
+// as validatePlanDocument checks a plan document; the InputError names the file and the path
+// inside the project ("plans[2].plan.stages[1].devices[0].node").
+void validateProjectPlan(const Project& project, std::size_t index, const DeviceCatalog& catalog, const std::string& fileName);
 
 std::string readTextFile(const std::string& path);           // throws InputError
 void saveFileAtomically(const std::string& path, std::string_view content);  // throws std::runtime_error

@@ -129,6 +129,24 @@ Plan wholeModelOffloaded(const ModelSpec& m)
     return plan;
 }
 
+// A profile with one compute entry: H800 at TP 8, CP 1, 4096 tokens, the given dense-layer
+// and FFN times (seconds) forward and backward.
+Profile h800LayerProfile(double denseFwd, double denseBwd, double ffnFwd, double ffnBwd)
+{
+    Profile prof;
+    ComputeEntry e;
+    e.device_type = "H800";
+    e.tp = 8;
+    e.cp = 1;
+    e.tokens = 4096;
+    e.dense_layer_fwd_s = denseFwd;
+    e.dense_layer_bwd_s = denseBwd;
+    e.ffn_fwd_s = ffnFwd;
+    e.ffn_bwd_s = ffnBwd;
+    prof.compute.push_back(e);
+    return prof;
+}
+
 } // namespace
 
 class TestCostModel : public QObject {
@@ -633,17 +651,7 @@ void TestCostModel::profiledMoeBackwardUsesFfnBwd()
     // FFN 6 / 15 ms. Forward 4 + 1.2 x 2 x 6 = 18.4 ms + R; backward 5 + 1.2 x 2 x 15 = 41 ms
     // + 2R (R the analytic router). So t_bwd - 2 t_fwd = 41 - 36.8 = 4.2 ms whatever R is.
     const ModelSpec m = mixtral8x7b();
-    Profile prof;
-    ComputeEntry e;
-    e.device_type = "H800";
-    e.tp = 8;
-    e.cp = 1;
-    e.tokens = 4096;
-    e.dense_layer_fwd_s = 0.010;
-    e.dense_layer_bwd_s = 0.020;
-    e.ffn_fwd_s = 0.006;
-    e.ffn_bwd_s = 0.015;
-    prof.compute.push_back(e);
+    const Profile prof = h800LayerProfile(0.010, 0.020, 0.006, 0.015);
     const CostModel cm(m, nodesOf("H800", 1), DeviceCatalog::builtin(), &prof);
     StagePlan st = stageOn("H800", 0, 8, 8);
     const StageEstimate est = oneLayer(cm, st, true);
@@ -1081,17 +1089,7 @@ void TestCostModel::profileOverridesDefaults()
 {
     const ModelSpec m = llama7b();
     const Cluster c = nodesOf("H800", 1);
-    Profile prof;
-    ComputeEntry e;
-    e.device_type = "H800";
-    e.tp = 8;
-    e.cp = 1;
-    e.tokens = 4096;
-    e.dense_layer_fwd_s = 0.010;
-    e.dense_layer_bwd_s = 0.020;
-    e.ffn_fwd_s = 0.006;
-    e.ffn_bwd_s = 0.012;
-    prof.compute.push_back(e);
+    const Profile prof = h800LayerProfile(0.010, 0.020, 0.006, 0.012);
     const CostModel cm(m, c, DeviceCatalog::builtin(), &prof);
     StagePlan st = stageOn("H800", 0, 8, 8);
     const StageEstimate est = oneLayer(cm, st, true);
