@@ -23,9 +23,9 @@ namespace {
 
 constexpr const char* kHelp = R"HELP(Usage: hapmoe import SCRIPT [-o project.hapmoe] [--cluster C | --device TYPE] [--devices FILE]
 
-Reads a Megatron-LM launch script (bash: variables with defaults, exported variables,
-arrays, line continuations, torchrun or python -m torch.distributed.run) as text; nothing
-in it is executed. Prints the model, training and parallel configuration it recovered,
+Reads a Megatron-LM or FlagScale launch script (bash: variables with defaults, exported
+variables, arrays, line continuations, torchrun or python -m torch.distributed.run) as
+text; nothing in it is executed. Prints the model, training and parallel configuration it recovered,
 the flags kept verbatim, and a warning for every flag it could not map. A model Megatron-LM
 would refuse (a required flag missing, a value that is not a number, --moe-router-topk
 above --num-experts, ...) is an error naming the flag (exit code 2), and nothing is written.

@@ -23,7 +23,7 @@ Commands:
   validate FILE...                    check a hapmoe.model/cluster/profile/plan/project file
   estimate --model M --cluster C ...  predict iteration time and memory of one plan
   plan --model M --cluster C ...      search the fastest feasible plan (HS-DP)
-  import SCRIPT [-o project.hapmoe]   read a Megatron-LM launch script
+  import SCRIPT [-o project.hapmoe]   read a Megatron-LM or FlagScale launch script
   export PLAN.json --format megatron|flagscale [--script ORIG.sh] -o launch.sh
   calibrate --log train.log --plan PLAN.json [-o profile.json]
 
