@@ -12,6 +12,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QListWidget>
+#include <QCoreApplication>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSplitter>
@@ -378,6 +379,7 @@ void CompareView::rebuild()
         // every chart stand on the same baseline at the same scale.
         memory->legend->setVisible(m_memory.isEmpty());
         memory->setMinimumHeight(320);
+        memory->installEventFilter(this);   // the wheel scrolls the charts (eventFilter)
         maxGiB = std::max(maxGiB, memory->dataMaxGiB());
         m_memory << memory;
     }
@@ -410,6 +412,12 @@ bool CompareView::eventFilter(QObject* watched, QEvent* event)
             arrangeCharts();
         else if (watched == m_split)
             fitSplit();
+    }
+    // The memory charts do not zoom: over them the wheel scrolls the charts, as anywhere else
+    // in the area (QCustomPlot would take the event). The timelines zoom their shared axis.
+    if (event->type() == QEvent::Wheel && m_memory.contains(qobject_cast<MemoryBarsPlot*>(watched))) {
+        QCoreApplication::sendEvent(m_scroll->viewport(), event);
+        return true;
     }
     return QWidget::eventFilter(watched, event);
 }

@@ -464,6 +464,17 @@ void PlanExplorerTest::compareChartsKeepReadableSizesInASmallWindow()
         QVERIFY(m->height() >= 320);
         QVERIFY(m->width() >= 420);
     }
+    // The memory charts do not zoom: the wheel over one scrolls the charts.
+    {
+        QScrollBar* bar = compare->chartArea()->verticalScrollBar();
+        bar->setValue(0);
+        MemoryBarsPlot* m = compare->memoryPlots().front();
+        const QPointF centre = m->rect().center();
+        QWheelEvent wheel(centre, m->mapToGlobal(centre), QPoint(), QPoint(0, -120), Qt::NoButton, Qt::NoModifier,
+                          Qt::NoScrollPhase, false);
+        QApplication::sendEvent(m, &wheel);
+        QVERIFY(bar->value() > 0);
+    }
     // A wide window puts them side by side, at the same height.
     w->resize(1500, 1000);
     QApplication::processEvents();
