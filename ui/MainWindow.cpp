@@ -638,6 +638,8 @@ void MainWindow::onSearchFinished(const SearchResult& result)
     std::vector<SavedPlan> saved;
     for (const auto& rp : result.plans)
         saved.push_back(SavedPlan{rp.plan, rp.prediction});
+    if (result.current)
+        saved.push_back(SavedPlan{result.current->plan, result.current->prediction, SavedPlan::Source::Current});
     m_document->setSavedPlans(saved, context.model, context.cluster);
     updateOutdated();
     if (!result.plans.empty())
@@ -653,13 +655,18 @@ void MainWindow::showSavedPlans()
 {
     const Project& p = m_document->project();
     SearchResult result;
-    for (const auto& sp : p.plans)
-        if (sp.prediction)
+    for (const auto& sp : p.plans) {
+        if (!sp.prediction)
+            continue;
+        if (sp.source == SavedPlan::Source::Current)
+            result.current = RankedPlan{sp.plan, *sp.prediction};
+        else
             result.plans.push_back(RankedPlan{sp.plan, *sp.prediction});
+    }
     // The Search dock lists the same plans in the same rows as the explorer (before the
     // explorer selects its first row, which the dock then highlights).
-    m_searchPanel->showSavedPlans(result.plans, m_document->displayName());
-    if (result.plans.empty())
+    m_searchPanel->showSavedPlans(result, m_document->displayName());
+    if (result.plans.empty() && !result.current)
         return;
     ExplorerContext context;
     context.model = p.model;

@@ -474,25 +474,24 @@ void SearchPanel::showSearchFigures(bool visible)
     m_live->setRowVisible(m_pruned, visible);
 }
 
-void SearchPanel::showSavedPlans(const std::vector<RankedPlan>& plans, const QString& source)
+void SearchPanel::showSavedPlans(const SearchResult& saved, const QString& source)
 {
     if (m_runner->isRunning())
         return;   // its result replaces the list when it ends
-    SearchResult saved;
-    saved.plans = plans;
     fillList(saved);
     m_scriptNote.clear();
-    showSearchFigures(plans.empty());
+    const int count = int(saved.plans.size()) + (saved.current ? 1 : 0);
+    showSearchFigures(count == 0);
     m_progress->setValue(0);
     m_states->setText(QStringLiteral("\u2013"));
     m_pruned->setText(QStringLiteral("\u2013"));
-    m_best->setText(plans.empty() ? QStringLiteral("\u2013") : seconds(plans.front().prediction.iteration_time_s));
-    m_status->setText(plans.empty() ? QString()
-                                    : tr("%n plan(s) from %1, as saved with the project (without the search's "
-                                         "counts and baselines: run the search to see them)",
-                                         nullptr, int(plans.size()))
-                                          .arg(source)
-                                          .toHtmlEscaped());
+    m_best->setText(saved.plans.empty() ? QStringLiteral("\u2013") : seconds(saved.plans.front().prediction.iteration_time_s));
+    m_status->setText(count == 0 ? QString()
+                                 : tr("%n plan(s) from %1, as saved with the project (without the search's "
+                                      "counts and baselines: run the search to see them)",
+                                      nullptr, count)
+                                       .arg(source)
+                                       .toHtmlEscaped());
 }
 
 void SearchPanel::showCurrentPlan(int row)

@@ -48,11 +48,12 @@ public slots:
     void cancel();
     // Highlights the plan the explorer shows (same row order: plans, then baselines).
     void showCurrentPlan(int row);
-    // The plans a project was opened with, in the list in their saved order. The file keeps
-    // the plans, not the search's counts or baselines, so the panel shows no progress and
-    // no counts, and says where the plans came from (`source`, the file's name). Without
-    // plans: the panel as before any search. Ignored while a search runs.
-    void showSavedPlans(const std::vector<RankedPlan>& plans, const QString& source);
+    // The plans a project was opened with (`saved.plans` in their saved order, then the
+    // current configuration when the file has it), in the list as the explorer shows them.
+    // The file keeps the plans, not the search's counts or baselines, so the panel shows no
+    // progress and no counts, and says where the plans came from (`source`, the file's
+    // name). Without plans: the panel as before any search. Ignored while a search runs.
+    void showSavedPlans(const SearchResult& saved, const QString& source);
 
 signals:
     void searchStarted();

@@ -216,7 +216,7 @@ int cmdImport(const Args& args)
         std::cout << std::fixed << std::setprecision(3) << "  predicted iteration " << pred.iteration_time_s << " s, "
                   << std::setprecision(1) << pred.peak_memory_gib << " GiB peak"
                   << (pred.feasible ? std::string() : ", infeasible: " + pred.infeasible_reason) << "\n";
-        project.plans.push_back({plan, pred});
+        project.plans.push_back({plan, pred, SavedPlan::Source::Current});
     }
     if (auto out = a.value("o")) {
         // What "hapmoe validate" checks in a project; planFromScript has checked the same

@@ -522,10 +522,14 @@ Json predictionJson(const Prediction& p)
     return j;
 }
 
-RankedPlan readRankedPlan(const JsonNode& n)
+// savedPlan: an entry of a project's plans[], which also has its source.
+RankedPlan readRankedPlan(const JsonNode& n, bool savedPlan = false)
 {
     n.requireObject();
-    n.warnUnknownKeys({"plan", "prediction"});
+    if (savedPlan)
+        n.warnUnknownKeys({"plan", "prediction", "source"});
+    else
+        n.warnUnknownKeys({"plan", "prediction"});
     RankedPlan r;
     r.plan = readPlanObject(n.object("plan"));
     if (auto p = n.optObject("prediction"))
@@ -772,12 +776,14 @@ Project readProject(std::string_view text, const std::string& fileName, Warnings
         p.search.exact = s->optBool("exact", p.search.exact);
         p.search.optimizer_offload = static_cast<OptimizerOffload>(s->optChoice("optimizer_offload", kOffloadNames, 1));
     }
+    static const std::vector<std::string_view> kSourceNames{"search", "current"};
     for (const auto& e : n.array("plans")) {
-        const RankedPlan r = readRankedPlan(e);
+        const RankedPlan r = readRankedPlan(e, true);
         SavedPlan sp;
         sp.plan = r.plan;
         if (e.has("prediction"))
             sp.prediction = r.prediction;
+        sp.source = static_cast<SavedPlan::Source>(e.optChoice("source", kSourceNames, 0));
         p.plans.push_back(std::move(sp));
     }
     p.current_script = n.optString("current_script");
@@ -865,6 +871,7 @@ std::string writeProject(const Project& project)
         e["plan"] = planJson(sp.plan);
         if (sp.prediction)
             e["prediction"] = predictionJson(*sp.prediction);
+        e["source"] = sp.source == SavedPlan::Source::Current ? "current" : "search";
         plans.push_back(e);
     }
     j["plans"] = plans;

@@ -52,8 +52,12 @@ struct PlanDocument {
 };
 
 struct SavedPlan {
+    // Where the plan comes from: a search's ranked plans, or the configuration the user runs
+    // today (the imported script's, `hapmoe import -o`).
+    enum class Source { Search, Current };
     Plan plan;
     std::optional<Prediction> prediction;
+    Source source = Source::Search;
 };
 
 struct Project {

@@ -11,6 +11,7 @@
 #include "io/Documents.h"
 #include "io/Presets.h"
 
+#include <QAbstractItemView>
 #include <QDir>
 #include <QFile>
 #include <QLabel>
@@ -263,6 +264,46 @@ private slots:
         QCOMPARE(progress->value(), 0);
         QCOMPARE(states->text(), QStringLiteral("\u2013"));
         QVERIFY(panel->statusLabel()->text().isEmpty());
+    }
+
+    void currentConfigurationOpensAsCurrent()
+    {
+        // A project whose saved plan is the configuration the user runs today (what
+        // `hapmoe import -o --cluster` writes: source "current") opens as the current
+        // configuration, not as a search result, in the explorer and the dock, and a save
+        // keeps it so.
+        QTemporaryDir dir;
+        auto w = makeWindow();
+        w->loadExample();
+        QVERIFY(w->loadClusterPreset(QStringLiteral("16-1-h")));
+        const SearchResult result = searchToEnd(*w);
+        QVERIFY2(!result.plans.empty(), result.no_plan_reason.c_str());
+        const QString path = dir.filePath(QStringLiteral("imported.hapmoe"));
+        QVERIFY(w->saveTo(path));
+        Project p = readProject(readTextFile(path.toStdString()), path.toStdString());
+        p.plans = {SavedPlan{result.plans.front().plan, result.plans.front().prediction, SavedPlan::Source::Current}};
+        p.plans.front().plan.name = "current (train.sh)";
+        saveFileAtomically(path.toStdString(), writeProject(p));
+
+        auto w2 = makeWindow();
+        QVERIFY(w2->openFile(path));
+        QCOMPARE(w2->explorer()->planCount(), 1);
+        auto* table = qobject_cast<QAbstractItemView*>(w2->explorer()->view(QStringLiteral("plans")));
+        QVERIFY(table && table->model());
+        int sourceColumn = -1;
+        for (int c = 0; c < table->model()->columnCount(); ++c)
+            if (table->model()->headerData(c, Qt::Horizontal).toString() == QLatin1String("Source"))
+                sourceColumn = c;
+        QVERIFY(sourceColumn >= 0);
+        QCOMPARE(table->model()->index(0, sourceColumn).data().toString(), QStringLiteral("current configuration"));
+        QTreeWidget* list = w2->searchPanel()->resultList();
+        QCOMPARE(list->topLevelItemCount(), 1);
+        QCOMPARE(list->topLevelItem(0)->text(SearchPanel::RankColumn), QStringLiteral("now"));
+        const QString again = dir.filePath(QStringLiteral("again.hapmoe"));
+        QVERIFY(w2->saveTo(again));
+        const Project back = readProject(readTextFile(again.toStdString()), again.toStdString());
+        QCOMPARE(back.plans.size(), size_t(1));
+        QVERIFY(back.plans.front().source == SavedPlan::Source::Current);
     }
 
     void badFileNamesTheField()

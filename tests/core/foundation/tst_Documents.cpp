@@ -11,6 +11,8 @@
 #include <QFile>
 #include <QTemporaryDir>
 
+#include <nlohmann/json.hpp>
+
 #include <cmath>
 
 using namespace hapmoe;
@@ -309,13 +311,26 @@ void tst_Documents::projectRoundTrip()
     p.model = fullModel();
     p.cluster = smallCluster();
     p.search = {Target::Megatron, Algorithm::Exhaustive, 3, 0.3, 1.5, 12, true, OptimizerOffload::Always};
-    p.plans = {{fullPlan(), fullPrediction()}, {fullPlan(), std::nullopt}};
+    p.plans = {{fullPlan(), fullPrediction()}, {fullPlan(), std::nullopt, SavedPlan::Source::Current}};
     p.current_script = "/home/me/train.sh";
     const std::string once = writeProject(p);
     const Project back = readProject(once, "p.hapmoe");
     QCOMPARE(q(writeProject(back)), q(once));
     QVERIFY(back.plans[0].prediction.has_value());
     QVERIFY(!back.plans[1].prediction.has_value());
+    // Where each plan comes from: a search, or the configuration the user runs today.
+    QVERIFY(back.plans[0].source == SavedPlan::Source::Search);
+    QVERIFY(back.plans[1].source == SavedPlan::Source::Current);
+    // A file without "source" (written before it existed) reads as search plans, silently;
+    // an unknown source names the entry.
+    nlohmann::json j = nlohmann::json::parse(once);
+    j["plans"][1].erase("source");
+    Warnings warnings;
+    QVERIFY(readProject(j.dump(), "old.hapmoe", &warnings).plans[1].source == SavedPlan::Source::Search);
+    QVERIFY(warnings.empty());
+    j["plans"][1]["source"] = "yesterday";
+    const InputError e = expectError([&] { readProject(j.dump(), "p.hapmoe"); });
+    QCOMPARE(q(e.where()), QStringLiteral("plans[1].source"));
     QVERIFY(back.search.algorithm == Algorithm::Exhaustive);
     QCOMPARE(back.search.top_k, 3);
     QVERIFY(back.search.optimizer_offload == OptimizerOffload::Always);
