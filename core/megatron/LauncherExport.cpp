@@ -7,6 +7,7 @@
 #include "megatron/PipelineLayout.h"
 #include "megatron/ShellQuote.h"
 #include "plan/Deployability.h"
+#include "util/Strings.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -104,22 +105,6 @@ std::string commentSafe(const std::string& s)
     return out;
 }
 
-std::string join(const std::vector<std::string>& v, const std::string& sep)
-{
-    std::string out;
-    for (std::size_t i = 0; i < v.size(); ++i)
-        out += (i ? sep : "") + v[i];
-    return out;
-}
-
-// The values of a flag carried over, without quote characters that reached Megatron only
-// because a "flag value" array element was word-split ('99,1,0').
-std::string unquoted(const std::string& v)
-{
-    if (v.size() >= 2 && ((v.front() == '\'' && v.back() == '\'') || (v.front() == '"' && v.back() == '"')))
-        return v.substr(1, v.size() - 2);
-    return v;
-}
 
 struct NodeSlots {
     int node = 0;
@@ -470,7 +455,7 @@ private:
         const std::vector<std::string>* v = originalValues("--mtp-num-layers");
         if (!v || v->empty())
             return 0;
-        return static_cast<int>(std::max(0L, std::strtol(unquoted(v->front()).c_str(), nullptr, 10)));
+        return static_cast<int>(std::max(0L, std::strtol(ShellQuote::unquoted(v->front()).c_str(), nullptr, 10)));
     }
 
     // The flex dispatcher without the TPxEP > 1 limit: Megatron-LM's HybridEP backend, when
@@ -478,7 +463,7 @@ private:
     bool flexWithoutTpEpLimit() const
     {
         const std::vector<std::string>* v = originalValues("--moe-flex-dispatcher-backend");
-        return m_opt.format == LauncherFormat::Megatron && v && !v->empty() && unquoted(v->front()) == "hybridep";
+        return m_opt.format == LauncherFormat::Megatron && v && !v->empty() && ShellQuote::unquoted(v->front()) == "hybridep";
     }
 
     // Full recompute of some but not all layers of a rank (block method).
@@ -681,7 +666,7 @@ private:
     std::optional<std::string> originalPositionEmbedding() const
     {
         if (const std::vector<std::string>* v = originalValues("--position-embedding-type"); v && !v->empty())
-            return unquoted(v->front());
+            return ShellQuote::unquoted(v->front());
         if (originalHas("--use-rotary-position-embeddings"))
             return std::string("rope");
         if (originalHas("--no-position-embedding"))
@@ -801,7 +786,7 @@ private:
     {
         if (f.values.empty())
             return false;
-        const long n = std::strtol(unquoted(f.values.front()).c_str(), nullptr, 10);
+        const long n = std::strtol(ShellQuote::unquoted(f.values.front()).c_str(), nullptr, 10);
         return n >= pp && n <= microbatches && (microbatches % n == 0 || microbatches % n >= pp);
     }
 
@@ -982,7 +967,7 @@ private:
         if (hierarchical) {
             double product = 1;
             for (const std::string& v : *hierarchical)
-                product *= std::strtod(unquoted(v).c_str(), nullptr);
+                product *= std::strtod(ShellQuote::unquoted(v).c_str(), nullptr);
             hierarchicalFits = product == s0.cp;
         }
         for (const ScriptFlag& f : m_opt.original->other_flags) {
@@ -1025,9 +1010,9 @@ private:
                 why = "the plan's meshes decide it";
             else if (f.name == "--standalone-embedding-stage" && !megatron)
                 why = "FlagScale's heterogeneous mode forbids it";
-            else if (f.name == "--vocab-size" && !f.values.empty() && unquoted(f.values.front()) != std::to_string(m_doc.model.vocab_size)) {
+            else if (f.name == "--vocab-size" && !f.values.empty() && ShellQuote::unquoted(f.values.front()) != std::to_string(m_doc.model.vocab_size)) {
                 // The plan was costed with its model's vocabulary: that one is written.
-                m_notes.push_back("--vocab-size: the original's " + unquoted(f.values.front()) + " is replaced by the plan model's "
+                m_notes.push_back("--vocab-size: the original's " + ShellQuote::unquoted(f.values.front()) + " is replaced by the plan model's "
                                   + std::to_string(m_doc.model.vocab_size));
                 g.args.push_back({"--vocab-size", {std::to_string(m_doc.model.vocab_size)}});
                 continue;
@@ -1039,12 +1024,12 @@ private:
             else if (f.name == "--hierarchical-context-parallel-sizes" && !hierarchicalFits)
                 why = "its sizes must multiply to the plan's CP " + std::to_string(s0.cp);
             else if (f.name == "--cp-comm-type" && !hierarchicalFits
-                     && std::any_of(f.values.begin(), f.values.end(), [](const std::string& v) { return unquoted(v).find("a2a+p2p") != std::string::npos; }))
+                     && std::any_of(f.values.begin(), f.values.end(), [](const std::string& v) { return ShellQuote::unquoted(v).find("a2a+p2p") != std::string::npos; }))
                 why = "a2a+p2p needs --hierarchical-context-parallel-sizes that multiply to the plan's CP";
             else if (f.name == "--cpu-offloading-num-layers" && (plan.pp() > 1 || anyRecompute))
                 why = "activation offload cannot be combined with PP > 1 or recompute";
             else if (f.name == "--use-megatron-fsdp" || f.name == "--use-torch-fsdp2" || f.name == "--data-parallel-sharding-strategy"
-                     || (f.name == "--ckpt-format" && !f.values.empty() && unquoted(f.values.front()) == "fsdp_dtensor"))
+                     || (f.name == "--ckpt-format" && !f.values.empty() && ShellQuote::unquoted(f.values.front()) == "fsdp_dtensor"))
                 why = "the plan is costed and written for the distributed optimizer, not FSDP";
             else if (f.name == "--overlap-moe-expert-parallel-comm" && !a2aConflict.empty())
                 why = a2aConflict + " in this plan";
@@ -1060,7 +1045,7 @@ private:
                 const std::optional<std::vector<std::string>> now = emittedValues(f.name);
                 std::vector<std::string> before;
                 for (const std::string& v : f.values)
-                    before.push_back(unquoted(v));
+                    before.push_back(ShellQuote::unquoted(v));
                 if (now && *now != before && f.name != "--hetero-current-device-type")
                     m_notes.push_back(f.name + (before.empty() ? "" : " " + join(before, " ")) + " -> "
                                       + (now->empty() ? "written without values" : join(*now, " ")) + " (the plan's)");
@@ -1076,7 +1061,7 @@ private:
                 m_notes.push_back("--delay-wgrad-compute: kept; with --overlap-grad-reduce it needs Transformer Engine >= 2.8.0");
             Arg a{f.name, {}};
             for (const std::string& v : f.values)
-                a.values.push_back(unquoted(v));
+                a.values.push_back(ShellQuote::unquoted(v));
             g.args.push_back(a);
         }
         return g;

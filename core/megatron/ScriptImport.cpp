@@ -5,7 +5,9 @@
 #include "megatron/FlagList.h"
 #include "megatron/MoeLayerPattern.h"
 #include "megatron/PipelineLayout.h"
+#include "megatron/ShellQuote.h"
 #include "plan/Deployability.h"
+#include "util/Strings.h"
 
 #include <algorithm>
 #include <cctype>
@@ -387,7 +389,7 @@ private:
             while (i < m_args.size() && !looksLikeFlag(m_args[i]))
                 flag.values.push_back(m_args[i++]);
             for (const std::string& v : flag.values)
-                if (v.size() >= 2 && ((v.front() == '\'' && v.back() == '\'') || (v.front() == '"' && v.back() == '"')))
+                if (ShellQuote::isQuoted(v))
                     warn(at(flag.name) + flag.name + " gets " + v
                          + " with the quote characters included (a \"flag value\" array element split by bash); kept as bash passes it");
             if (!megatron.contains(flag.name) && !flagscale.contains(flag.name))
@@ -682,27 +684,12 @@ private:
 
     // ---- FlagScale heterogeneous mode (reference section 9, flagscale-hetero-flags.txt) ----
 
-    static std::string joined(const std::vector<std::string>& values)
-    {
-        std::string out;
-        for (std::size_t i = 0; i < values.size(); ++i)
-            out += (i ? " " : "") + values[i];
-        return out;
-    }
-
-    static std::string withoutQuotes(const std::string& v)
-    {
-        if (v.size() >= 2 && ((v.front() == '\'' && v.back() == '\'') || (v.front() == '"' && v.back() == '"')))
-            return v.substr(1, v.size() - 2);
-        return v;
-    }
-
     std::vector<std::string> valuesOf(const std::string& name) const
     {
         std::vector<std::string> out;
         if (auto it = m_flags.find(name); it != m_flags.end())
             for (const std::string& v : it->second)
-                out.push_back(withoutQuotes(v));
+                out.push_back(ShellQuote::unquoted(v));
         return out;
     }
 
@@ -710,7 +697,7 @@ private:
     // is refused (validateScriptModel) with the flag and this message.
     void broken(const std::string& flag, const std::string& detail)
     {
-        m_out.invalid_values.push_back({flag, joined(valuesOf(flag)), "", detail});
+        m_out.invalid_values.push_back({flag, join(valuesOf(flag)), "", detail});
         warn(at(flag) + flag + ": " + detail);
     }
 
@@ -724,7 +711,7 @@ private:
             const auto n = toInt(v);
             if (!n || *n < min || *n > kMax) {
                 broken(name, "expected integers from " + std::to_string(min) + " to " + std::to_string(kMax) + ", got \""
-                                 + joined(values) + "\"");
+                                 + join(values) + "\"");
                 return std::nullopt;
             }
             out.push_back(static_cast<int>(*n));
@@ -759,7 +746,7 @@ private:
             return;
         if (flat->empty() || flat->size() % 5 != 0) {
             broken(meshFlag, "expected five integers per mesh (TP CP EP DP PP), got " + std::to_string(flat->size()) + ": \""
-                                 + joined(valuesOf(meshFlag)) + "\"");
+                                 + join(valuesOf(meshFlag)) + "\"");
             return;
         }
         std::vector<ProcessMesh> meshes(flat->size() / 5);
@@ -790,7 +777,7 @@ private:
         if (static_cast<int>(labels.size()) != count) {
             broken("--hetero-device-types", "expected one label per mesh (" + std::to_string(count) + (count == 1 ? " mesh" : " meshes")
                                                 + " in --hetero-process-meshes), got " + std::to_string(labels.size()) + ": \""
-                                                + joined(labels) + "\"");
+                                                + join(labels) + "\"");
             return;
         }
         for (std::size_t i = 0; i < meshes.size(); ++i)
@@ -804,7 +791,7 @@ private:
             if (static_cast<int>(etps->size()) != count) {
                 broken(etpFlag, "expected one value per mesh (" + std::to_string(count) + (count == 1 ? " mesh" : " meshes")
                                     + " in --hetero-process-meshes), got " + std::to_string(etps->size()) + ": \""
-                                    + joined(valuesOf(etpFlag)) + "\"");
+                                    + join(valuesOf(etpFlag)) + "\"");
                 return;
             }
             for (std::size_t i = 0; i < meshes.size(); ++i)
@@ -893,7 +880,7 @@ private:
             if (static_cast<int>(given->size()) != sumPP || (layers > 0 && sum != layers)) {
                 fail(splitFlag, "expected " + std::to_string(sumPP) + " layer counts (one per pipeline stage, the sum of the meshes' PP) "
                                     "that sum to --num-layers " + std::to_string(layers) + ", got " + std::to_string(given->size())
-                                    + " counts summing to " + std::to_string(sum) + ": \"" + joined(valuesOf(splitFlag)) + "\"");
+                                    + " counts summing to " + std::to_string(sum) + ": \"" + join(valuesOf(splitFlag)) + "\"");
             }
             split = *given;
         } else if (layers > 0 && sumPP > 0) {
@@ -909,18 +896,18 @@ private:
         // sets it per node from the hostfile; a launcher can take it per node from an array.
         const std::string currentFlag = "--hetero-current-device-type";
         if (auto current = str(currentFlag)) {
-            const std::string value = withoutQuotes(*current);
+            const std::string value = ShellQuote::unquoted(*current);
             auto known = [&](const std::string& label) { return std::find(labels.begin(), labels.end(), label) != labels.end(); };
             if (const std::vector<std::string>* perNode = nodeRankArray(value)) {
                 for (std::size_t r = 0; r < perNode->size(); ++r)
                     if (!known((*perNode)[r])) {
-                        fail(currentFlag, "expected one of --hetero-device-types (" + joined(labels) + ") on every node, node rank "
+                        fail(currentFlag, "expected one of --hetero-device-types (" + join(labels) + ") on every node, node rank "
                                               + std::to_string(r) + " gets \"" + (*perNode)[r] + "\" from " + value);
                         break;
                     }
                 m_out.node_device_types = *perNode;
             } else if (value.find('$') == std::string::npos && !known(value)) {
-                fail(currentFlag, "expected one of --hetero-device-types (" + joined(labels) + "), got \"" + value + "\"");
+                fail(currentFlag, "expected one of --hetero-device-types (" + join(labels) + "), got \"" + value + "\"");
             }
         }
         // Tied embeddings or MTP: the first and last mesh hold the shared embedding
@@ -1263,14 +1250,6 @@ void appendRank(StagePlan& st, const RankSlot& r)
     st.devices.push_back({r.node->id, r.local, 1});
 }
 
-std::string joinWords(const std::vector<std::string>& words, const std::string& sep = " ")
-{
-    std::string out;
-    for (std::size_t i = 0; i < words.size(); ++i)
-        out += (i ? sep : "") + words[i];
-    return out;
-}
-
 // The flag behind a field of a stage of a FlagScale heterogeneous plan.
 std::string flagOfHeteroField(const ImportedScript& script, const std::string& path)
 {
@@ -1325,7 +1304,7 @@ void placeMeshes(Plan& plan, const ImportedScript& script, const Cluster& cluste
                          [&](const Node& n) { return catalog.sameType(labels[i], n.device_type); }))
             throw InputError(file, "--hetero-device-types",
                              "label " + labels[i] + " (mesh " + std::to_string(i) + ") matches no node of " + clusterName
-                                 + " (its device types: " + joinWords(clusterTypes, ", ") + ")");
+                                 + " (its device types: " + join(clusterTypes, ", ") + ")");
     // The position of each started node's type in the list.
     const int nnodes = script.nnodes;
     std::vector<int> position(static_cast<std::size_t>(nnodes), -1);
@@ -1352,7 +1331,7 @@ void placeMeshes(Plan& plan, const ImportedScript& script, const Cluster& cluste
             if (pos < 0)
                 throw InputError(file, "--hetero-device-types",
                                  "node rank " + std::to_string(r) + " (" + node->host + ", " + type + ") matches no label of "
-                                     + "--hetero-device-types (" + joinWords(labels) + "): FlagScale needs every process's "
+                                     + "--hetero-device-types (" + join(labels) + "): FlagScale needs every process's "
                                      + "--hetero-current-device-type among them");
         }
     }

@@ -27,6 +27,16 @@ std::string ShellQuote::single(std::string_view value)
     return out;
 }
 
+bool ShellQuote::isQuoted(std::string_view v)
+{
+    return v.size() >= 2 && ((v.front() == '\'' && v.back() == '\'') || (v.front() == '"' && v.back() == '"'));
+}
+
+std::string ShellQuote::unquoted(std::string_view v)
+{
+    return std::string(isQuoted(v) ? v.substr(1, v.size() - 2) : v);
+}
+
 bool ShellQuote::isSafe(std::string_view value)
 {
     return std::all_of(value.begin(), value.end(), safeChar);

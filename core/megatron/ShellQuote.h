@@ -20,6 +20,11 @@ public:
     static std::string value(std::string_view value);
     // Always single-quoted (paths, patterns such as a pipeline layout).
     static std::string single(std::string_view value);
+    // The value without one pair of quote characters around it ('99,1,0' -> 99,1,0): what
+    // reaches a program as part of a word when bash split a "flag value" array element.
+    // Other values are returned as they are.
+    static std::string unquoted(std::string_view value);
+    static bool isQuoted(std::string_view value);
 
     // RFC 1123 host name or dotted IPv4 address: letters, digits, '-' and '.', labels of 1-63
     // characters not starting or ending with '-', 253 characters at most.

@@ -4,6 +4,7 @@
 
 #include "GuiTestSupport.h"
 
+#include "ExplorerStyle.h"
 #include "ModelPanel.h"
 #include "PlanExplorerWidget.h"
 #include "ProjectDocument.h"
@@ -81,16 +82,10 @@ void useLargestPaperCluster(MainWindow& w)
     w.document()->setSearchSettings(s);
 }
 
-// The text a chart of the explorer shows in place of a plan (ExplorerStyle's placeholder).
+// The text a chart of the explorer shows in place of a plan.
 QString chartPlaceholder(QWidget* chart)
 {
-    auto* plot = qobject_cast<QCustomPlot*>(chart);
-    for (int i = 0; plot && i < plot->itemCount(); ++i) {
-        auto* t = qobject_cast<QCPItemText*>(plot->item(i));
-        if (t && t->objectName() == QLatin1String("chartPlaceholder"))
-            return t->text();
-    }
-    return {};
+    return style::chartPlaceholder(qobject_cast<QCustomPlot*>(chart));
 }
 
 } // namespace

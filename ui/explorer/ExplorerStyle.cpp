@@ -223,14 +223,29 @@ void applyChartPalette(QCustomPlot* plot)
     }
 }
 
-void setChartPlaceholder(QCustomPlot* plot, const QString& text)
+namespace {
+
+QCPItemText* placeholderLabel(const QCustomPlot* plot)
 {
-    QCPItemText* label = nullptr;
     for (int i = 0; i < plot->itemCount(); ++i) {
         auto* t = qobject_cast<QCPItemText*>(plot->item(i));
         if (t && t->objectName() == QLatin1String(kPlaceholderName))
-            label = t;
+            return t;
     }
+    return nullptr;
+}
+
+} // namespace
+
+QString chartPlaceholder(const QCustomPlot* plot)
+{
+    const QCPItemText* label = plot ? placeholderLabel(plot) : nullptr;
+    return label ? label->text() : QString();
+}
+
+void setChartPlaceholder(QCustomPlot* plot, const QString& text)
+{
+    QCPItemText* label = placeholderLabel(plot);
     const bool placeholder = !text.isEmpty();
     // Whole layers, so that each chart keeps its own choice of visible grids and axes.
     for (const char* layer : {"grid", "axes", "legend"}) {

@@ -60,6 +60,8 @@ QColor mix(const QColor& base, const QColor& color, double a);
 // Instead of an empty chart: hides the axes and the legend and writes `text` in the middle
 // of the chart area. An empty text brings the axes and the legend back.
 void setChartPlaceholder(QCustomPlot* plot, const QString& text);
+// The text setChartPlaceholder writes in the chart; empty when the chart shows its plan.
+QString chartPlaceholder(const QCustomPlot* plot);
 // Lays a legend's entries out in as many columns as fit `width` pixels (one at least),
 // filling rows first, so that no entry is cut off in a narrow chart. Returns the rows.
 int fitLegendColumns(QCPLegend* legend, int width);

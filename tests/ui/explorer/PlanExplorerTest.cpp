@@ -854,14 +854,7 @@ void PlanExplorerTest::breakdownStaysReadableInASmallWindow()
 
 void PlanExplorerTest::chartsWithoutAPlanShowAPlaceholder()
 {
-    auto placeholder = [](QCustomPlot* plot) -> QString {
-        for (int i = 0; i < plot->itemCount(); ++i) {
-            auto* t = qobject_cast<QCPItemText*>(plot->item(i));
-            if (t && t->objectName() == QLatin1String("chartPlaceholder"))
-                return t->text();
-        }
-        return {};
-    };
+    const auto placeholder = style::chartPlaceholder;
     TimelinePlot timeline;
     MemoryBarsPlot memory;
     for (QCustomPlot* plot : std::initializer_list<QCustomPlot*>{&timeline, &memory}) {
