@@ -485,9 +485,7 @@ private:
                 largest = std::max(largest, c);
         for (int n = 1; n <= largest; ++n) {
             const bool fits = std::all_of(plan.stages.begin(), plan.stages.end(), [&](const StagePlan& st) {
-                int recomputed = 0;
-                for (int c : PipelineLayout::chunks(st.num_layers, plan.vpp))
-                    recomputed += std::min(n, c);
+                const int recomputed = PipelineLayout::blockRecomputed(PipelineLayout::chunks(st.num_layers, plan.vpp), n);
                 const int want = st.recompute_layers > 0 && st.recompute_layers < st.num_layers ? st.recompute_layers : st.num_layers;
                 return recomputed == want;
             });

@@ -29,6 +29,14 @@ bool readCount(const std::string& s, std::size_t& i, long& n)
 
 } // namespace
 
+int PipelineLayout::blockRecomputed(const std::vector<int>& chunks, int n)
+{
+    int recomputed = 0;
+    for (int c : chunks)
+        recomputed += std::min(n, c);
+    return recomputed;
+}
+
 std::vector<int> PipelineLayout::chunks(int layers, int vpp)
 {
     vpp = std::max(1, vpp);

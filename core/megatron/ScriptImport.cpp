@@ -1193,9 +1193,7 @@ int recomputedLayersOfRank(const ParallelConfig& p, int r, int layers)
     std::vector<int> chunks = PipelineLayout::chunks(layers, p.vpp);
     if (r < static_cast<int>(p.layer_chunks.size()))
         chunks = p.layer_chunks[static_cast<std::size_t>(r)];
-    int recomputed = 0;
-    for (int c : chunks)
-        recomputed += std::min(p.recompute_layers, c);
+    const int recomputed = PipelineLayout::blockRecomputed(chunks, p.recompute_layers);
     return recomputed >= layers ? 0 : recomputed;
 }
 
