@@ -29,16 +29,16 @@ struct StateKeyHash {
     }
 };
 
+// A partial pipeline, as the stage it placed and the entry of the stage after it; its
+// (S, C, T) live in the states' Pareto sets (EntryRef).
 struct Entry {
-    double S = 0, C = 0, T = 0;
     int parent = -1;        // entry of the stage after this one (-1 for the last stage)
     Choice choice;
     int level = 0;
-    int first_layer = 0;
 };
 
 // An entry of a state's Pareto set, with its (S, C, T) kept inline: the dominance scans
-// then read one contiguous array instead of the whole entry table.
+// and the extensions then read one contiguous array instead of the whole entry table.
 struct EntryRef {
     double S, C, T;
     int idx;
@@ -340,7 +340,7 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control)
         }
 
 
-        std::vector<int> live;   // reused: no allocation per state
+        std::vector<EntryRef> live;   // reused: no allocation per state
         for (int j = N; j >= 1; --j) {
             const std::vector<int> bucketStates = order[static_cast<std::size_t>(j)];
             for (int si : bucketStates) {
@@ -356,13 +356,11 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control)
                     const double inc = control.incumbent ? control.incumbent->bound() : std::numeric_limits<double>::infinity();
                     const double loc = bound();
                     const double capC = capacityFloor(p);
-                    for (const EntryRef& er : states[static_cast<std::size_t>(si)].entries) {
-                        const int ei = er.idx;
-                        const Entry& e = entries[static_cast<std::size_t>(ei)];
+                    for (const EntryRef& e : states[static_cast<std::size_t>(si)].entries) {
                         const double lb = e.S + floor * p.j + (M - 1) * std::max(e.C, capC) + e.T;
                         if (lb > inc || lb >= loc)
                             continue;
-                        live.push_back(ei);
+                        live.push_back(e);
                     }
                 }
                 if (live.empty())
@@ -383,10 +381,23 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control)
                     if (capC == std::numeric_limits<double>::infinity())
                         return;   // layers left but no device left
                     const double inc = control.incumbent ? control.incumbent->bound() : std::numeric_limits<double>::infinity();
+                    // Every candidate of this call has C >= max(c, capC) and T >= tail, and an
+                    // entry with C and T within those maps onto exactly them. So the least S
+                    // of such entries, Sa, gives a candidate that dominates the candidate of
+                    // any entry with S > Sa: those are left out (the Pareto insertion would
+                    // drop them too). Not for the first stage, whose candidates are plans
+                    // ranked by objective, not a Pareto set.
+                    double Sa = kInf;
+                    if (!first) {
+                        const double Cmin = std::max(sc.c, capC);
+                        for (const EntryRef& e : live) {
+                            if (e.T < skipT && e.C <= Cmin && e.T <= sc.tail)
+                                Sa = std::min(Sa, e.S);
+                        }
+                    }
                     int target = -1;
-                    for (int ei : live) {
-                        const Entry& e = entries[static_cast<std::size_t>(ei)];
-                        if (e.T >= skipT)
+                    for (const EntryRef& e : live) {
+                        if (e.T >= skipT || e.S > Sa)
                             continue;
                         const double S = e.S + sc.c;
                         // The stages still to come have a bottleneck of at least capC, so a
@@ -400,7 +411,7 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control)
                         const double lb = S + floor * q2.j + (M - 1) * std::max(C, capC) + T;
                         if (lb >= bound() || lb > inc)
                             continue;
-                        const int parent = p.k == 0 ? -1 : ei;
+                        const int parent = p.k == 0 ? -1 : e.idx;
                         if (first) {
                             addFinal({obj, c, sc.level, parent});
                             continue;
@@ -447,13 +458,9 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control)
                         }
                         ts.widen(S, C, T);
                         Entry ne;
-                        ne.S = S;
-                        ne.C = C;
-                        ne.T = T;
                         ne.parent = parent;
                         ne.choice = c;
                         ne.level = sc.level;
-                        ne.first_layer = p.j - c.n;
                         entries.push_back(ne);
                         list.push_back({S, C, T, static_cast<int>(entries.size()) - 1});
                     }
@@ -515,8 +522,7 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control)
                             const double inc = control.incumbent ? control.incumbent->bound() : inf;
                             const double loc = bound();
                             bool any = false;
-                            for (int ei : live) {
-                                const Entry& e = entries[static_cast<std::size_t>(ei)];
+                            for (const EntryRef& e : live) {
                                 const double C = std::max(std::max(e.C, cl), capQ);
                                 const double lb = e.S + cl + floor * (p.j - c.n) + (M - 1) * C + e.T;
                                 if (!(lb >= loc || lb > inc)) {
