@@ -9,6 +9,7 @@ packages=(
   nlohmann-json3-dev libboost-graph-dev
   xvfb xauth fonts-dejavu-core
   desktop-file-utils appstream
+  python3
 )
 
 missing=()
