@@ -3,9 +3,12 @@
 #include "hardware/DeviceCatalog.h"
 #include "io/Documents.h"
 
+#include <unistd.h>
+
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <iostream>
 #include <sstream>
 
@@ -60,6 +63,10 @@ CliArgs::CliArgs(const std::vector<std::string>& args, const std::set<std::strin
 
 void CliArgs::setValue(const std::string& spelling, const std::string& name, const std::string& value)
 {
+    // No option takes an empty value (a file, a name or a number): "--devices=" or a variable
+    // that expanded to nothing would otherwise reach the reader without its option's name.
+    if (value.empty())
+        throw UsageError("option " + spelling + " needs a value, got \"\"");
     // Every option takes one value: a second one is more likely a mistake than an override.
     if (auto [it, added] = m_values.emplace(name, value); !added)
         throw UsageError("option " + spelling + " is given twice (\"" + it->second + "\" and \"" + value + "\"); give it once");
@@ -122,6 +129,31 @@ std::optional<double> CliArgs::doubleValue(const std::string& name, double min) 
     if (!(parsed >= min))
         throw UsageError("--" + name + ": " + expected + ", got \"" + *v + "\"");
     return parsed;
+}
+
+void checkOutputPath(const std::string& flag, const std::string& path, const std::vector<InputFile>& inputs)
+{
+    namespace fs = std::filesystem;
+    if (path.empty())
+        throw UsageError(flag + ": expected a file name, got \"\"");
+    std::error_code ec;
+    const fs::path target(path);
+    if (fs::is_directory(target, ec))
+        throw InputError(path, "", flag + ": is a directory, expected a file");
+    if (fs::exists(target, ec) && !fs::is_regular_file(target, ec))
+        throw InputError(path, "", flag + ": is not a regular file");
+    const fs::path dir = target.parent_path().empty() ? fs::path(".") : target.parent_path();
+    if (!fs::is_directory(dir, ec))
+        throw InputError(path, "", flag + ": the folder " + dir.string() + " does not exist");
+    if (::access(dir.c_str(), W_OK | X_OK) != 0)
+        throw InputError(path, "", flag + ": the folder " + dir.string() + " is not writable");
+    // The same file under another name (a relative path, a link) counts as the same file.
+    for (const InputFile& in : inputs) {
+        std::error_code same;
+        if (!in.path.empty() && fs::equivalent(target, in.path, same) && !same)
+            throw InputError(path, "", flag + ": is the same file as the input " + in.flag + " (" + in.path
+                                           + "), which writing would replace; give another file for the output");
+    }
 }
 
 DeviceCatalog catalogFromArgs(const CliArgs& args)

@@ -1,7 +1,7 @@
 #pragma once
 // A small, strict argument parser for the hapmoe subcommands: "--name value", "--name=value",
-// boolean switches and positionals. Unknown options, missing values and an option given
-// twice with a value are usage errors (exit code 2), reported with the option's name.
+// boolean switches and positionals. Unknown options, missing or empty values and an option
+// given twice with a value are usage errors (exit code 2), reported with the option's name.
 
 #include <map>
 #include <optional>
@@ -52,5 +52,18 @@ private:
 // The built-in device catalog, with the types of `--devices FILE` (a hapmoe.devices file)
 // merged over it when the option is given; warnings go to stderr. Throws InputError.
 DeviceCatalog catalogFromArgs(const CliArgs& args);
+
+// An input of a command that names a file: the option as written ("--plan", "SCRIPT") and its
+// value. Values that are not existing files (presets, shorthands) are skipped by the check below.
+struct InputFile {
+    std::string flag;
+    std::string path;
+};
+
+// Refuses an output path before anything is computed or written: empty, a directory, an
+// existing file that is not a regular file (a device or a pipe would be replaced), a folder
+// that does not exist or cannot be written, or one of the command's inputs (the output would
+// replace it). flag is the option as written ("-o", "--trace"). Throws UsageError or InputError.
+void checkOutputPath(const std::string& flag, const std::string& path, const std::vector<InputFile>& inputs = {});
 
 } // namespace hapmoe::cli

@@ -51,6 +51,13 @@ int cmdCalibrate(const Args& args)
         throw UsageError("unexpected argument \"" + a.positionals().front() + "\"\n\n" + kHelp);
     const std::string logFile = a.required("log");
     const std::string planFile = a.required("plan");
+    if (auto out = a.value("o")) {
+        std::vector<InputFile> inputs{{"--log", logFile}, {"--plan", planFile}};
+        for (const char* flag : {"profile", "devices"})
+            if (auto v = a.value(flag))
+                inputs.push_back({std::string("--") + flag, *v});
+        checkOutputPath("-o", *out, inputs);
+    }
     const DeviceCatalog catalog = catalogFromArgs(a);
     Warnings warnings;
     const PlanDocument doc = readPlan(readTextFile(planFile), planFile, &warnings);
@@ -65,6 +72,14 @@ int cmdCalibrate(const Args& args)
         std::cerr << "warning: " << w << "\n";
 
     const CalibrationResult r = calibrateFromLog(log, doc, catalog, logFile, base ? &*base : nullptr);
+    // The profile must be one the other commands read (router counts beyond a double's range
+    // give a rho below 1, for example): refused before anything is printed or written.
+    try {
+        readProfile(writeProfile(r.profile), logFile);
+    } catch (const InputError& e) {
+        throw InputError(logFile, "", "the calibrated profile would not be valid (" + e.where() + ": " + e.detail()
+                                          + "); check the log's figures");
+    }
     auto pct = [](double predicted, double measured) { return 100.0 * (predicted - measured) / measured; };
     std::cout << std::fixed;
     std::cout << "log: " << logFile << ": " << log.intervals.size() << " intervals (" << r.intervals_used << " used), "

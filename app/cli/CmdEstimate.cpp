@@ -69,10 +69,16 @@ Unlike Megatron-LM, where the fraction does nothing without the switch, giving
 --optimizer-offload-fraction alone also turns the offload on.
 
   --json           print a hapmoe.plan document with the "prediction" object
-  --trace FILE     write the 1F1B schedule as a Chrome/Perfetto trace (JSON)
+  --trace FILE     write the 1F1B schedule as a Chrome/Perfetto trace (JSON), for schedules of
+                   up to a million forward and backward blocks
 
 Exit codes: 0 the plan fits, 1 a stage does not fit in memory, 2 bad input.
 )HELP";
+
+// A trace holds a forward and a backward block per micro-batch, stage and virtual chunk, and
+// its trace-event document takes a few KB of memory per block: a million blocks is already more
+// than a trace viewer opens, and a global batch of a million sequences would exhaust memory.
+constexpr long long kMaxTraceBlocks = 1'000'000;
 
 Recompute parseRecompute(const std::string& v)
 {
@@ -271,6 +277,13 @@ int cmdEstimate(const Args& args)
     static const char* const kFlagForm[] = {"tp", "pp", "cp", "ep", "etp", "vpp", "mbs", "gbs", "recompute",
                                              "recompute-layers", "sequence-parallel", "distributed-optimizer",
                                              "optimizer-cpu-offload", "optimizer-offload-fraction"};
+    if (auto trace = a.value("trace")) {
+        std::vector<InputFile> inputs;
+        for (const char* flag : {"model", "cluster", "profile", "plan", "script", "devices"})
+            if (auto v = a.value(flag))
+                inputs.push_back({std::string("--") + flag, *v});
+        checkOutputPath("--trace", *trace, inputs);
+    }
     const DeviceCatalog catalog = catalogFromArgs(a);
     Warnings warnings;
     EstimateInput in;
@@ -320,6 +333,17 @@ int cmdEstimate(const Args& args)
         ScheduleInput s;
         s.microbatches = p.num_microbatches;
         s.vpp = std::max(1, in.plan.vpp);
+        const long long blocks = 2LL * s.microbatches * s.vpp * static_cast<long long>(p.stages.size());
+        if (blocks > kMaxTraceBlocks)
+            throw UsageError("--trace: the schedule has " + std::to_string(blocks) + " blocks (" + std::to_string(s.microbatches)
+                             + " micro-batches x " + std::to_string(p.stages.size()) + " stages x VPP " + std::to_string(s.vpp)
+                             + " x forward and backward), more than the " + std::to_string(kMaxTraceBlocks)
+                             + " a trace is written for; leave out --trace or give a smaller global batch");
+        // Megatron-LM's interleaved schedule, which the trace draws, runs micro-batches in groups of PP.
+        if (const int pp = static_cast<int>(p.stages.size()); s.vpp > 1 && s.microbatches % pp != 0)
+            throw UsageError("--trace: the interleaved schedule (VPP " + std::to_string(s.vpp) + ") needs the "
+                             + std::to_string(s.microbatches) + " micro-batches to be a multiple of PP " + std::to_string(pp)
+                             + ", as Megatron-LM requires; there is no schedule to trace");
         std::vector<std::string> names;
         for (std::size_t i = 0; i < p.stages.size(); ++i) {
             s.t_fwd.push_back(p.stages[i].t_fwd / s.vpp);

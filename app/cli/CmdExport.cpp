@@ -10,8 +10,6 @@
 #include "megatron/LauncherExport.h"
 #include "megatron/ScriptImport.h"
 
-#include <unistd.h>
-
 #include <filesystem>
 #include <iostream>
 #include <string>
@@ -49,25 +47,6 @@ file is left behind (a file that existed keeps its old content).
   --devices FILE    a hapmoe.devices catalog adding or overriding device types
 )HELP";
 
-// Refuses a path that cannot take a new file: a directory, a missing or read-only folder.
-void checkOutputPath(const std::string& flag, const std::string& path)
-{
-    namespace fs = std::filesystem;
-    if (path.empty())
-        throw UsageError(flag + ": expected a file name, got \"\"");
-    std::error_code ec;
-    const fs::path target(path);
-    if (fs::is_directory(target, ec))
-        throw InputError(path, "", flag + ": is a directory, expected a file");
-    if (fs::exists(target, ec) && !fs::is_regular_file(target, ec))
-        throw InputError(path, "", flag + ": is not a regular file");
-    const fs::path dir = target.parent_path().empty() ? fs::path(".") : target.parent_path();
-    if (!fs::is_directory(dir, ec))
-        throw InputError(path, "", flag + ": the folder " + dir.string() + " does not exist");
-    if (::access(dir.c_str(), W_OK | X_OK) != 0)
-        throw InputError(path, "", flag + ": the folder " + dir.string() + " is not writable");
-}
-
 } // namespace
 
 int cmdExport(const Args& args)
@@ -96,6 +75,28 @@ int cmdExport(const Args& args)
     options.layout_shorthand = !a.has("layout-letters");
 
     const std::string planFile = a.positionals().front();
+    // Every path is known and checked before anything is computed or written.
+    const auto out = a.value("o");
+    std::string hostfile = a.value("hostfile").value_or("");
+    const bool defaultHostfile = out && hostfile.empty() && options.format == LauncherFormat::FlagScale;
+    if (defaultHostfile)
+        hostfile = std::filesystem::path(*out).replace_extension(".hostfile").string();
+    if (out) {
+        std::vector<InputFile> inputs{{"PLAN.json", planFile}};
+        if (auto script = a.value("script"))
+            inputs.push_back({"--script", *script});
+        if (auto devices = a.value("devices"))
+            inputs.push_back({"--devices", *devices});
+        checkOutputPath("-o", *out, inputs);
+        if (!hostfile.empty()) {
+            checkOutputPath("--hostfile", hostfile, inputs);
+            std::error_code ec;
+            if (std::filesystem::weakly_canonical(hostfile, ec) == std::filesystem::weakly_canonical(*out, ec))
+                throw UsageError(defaultHostfile ? "-o: the hostfile goes beside the launcher as " + hostfile
+                                                       + ", which is the launcher itself; give --hostfile FILE"
+                                                 : "--hostfile: " + hostfile + " is the launcher itself (-o); give another file");
+        }
+    }
     Warnings warnings;
     const PlanDocument doc = readPlan(readTextFile(planFile), planFile, &warnings);
     validatePlanDocument(doc, catalog, planFile);
@@ -121,27 +122,13 @@ int cmdExport(const Args& args)
         std::cerr << " " << i << ":" << r.node_order[i];
     std::cerr << "\n";
 
-    const auto out = a.value("o");
     if (!out) {
         std::cout << r.script;
         return Success;
     }
-    // Every path is known and checked before the first byte is written.
-    std::string hostfile = a.value("hostfile").value_or("");
-    const bool defaultHostfile = hostfile.empty() && options.format == LauncherFormat::FlagScale;
-    if (defaultHostfile)
-        hostfile = std::filesystem::path(*out).replace_extension(".hostfile").string();
-    checkOutputPath("-o", *out);
     std::vector<std::pair<std::string, std::string>> files{{*out, r.script}};
-    if (!hostfile.empty()) {
-        checkOutputPath("--hostfile", hostfile);
-        std::error_code ec;
-        if (std::filesystem::weakly_canonical(hostfile, ec) == std::filesystem::weakly_canonical(*out, ec))
-            throw UsageError(defaultHostfile ? "-o: the hostfile goes beside the launcher as " + hostfile
-                                                   + ", which is the launcher itself; give --hostfile FILE"
-                                             : "--hostfile: " + hostfile + " is the launcher itself (-o); give another file");
+    if (!hostfile.empty())
         files.push_back({hostfile, r.hostfile});
-    }
     saveFilesAllOrNothing(files);
     std::error_code ec;
     std::filesystem::permissions(*out,

@@ -5,6 +5,7 @@
 #include "Commands.h"
 #include "util/InputError.h"
 
+#include <cstdio>
 #include <cstring>
 #include <exception>
 #include <iostream>
@@ -35,6 +36,18 @@ Run "hapmoe <command> --help" for the options of a command.
 Exit codes: 0 success, 1 no feasible plan, 2 bad input or usage.
 )";
 
+// The command's exit code, or 2 when its standard output could not be written (a full disk
+// behind "> plan.json"): a document cut short must not look like a success.
+int outputWritten(const std::string& cmd, int code)
+{
+    std::cout.flush();
+    const bool failed = std::cout.fail() || std::fflush(stdout) != 0 || std::ferror(stdout);
+    if (!failed)
+        return code;
+    std::cerr << "hapmoe " << cmd << ": error: cannot write to standard output; what was printed is incomplete\n";
+    return hapmoe::cli::BadInput;
+}
+
 } // namespace
 
 int main(int argc, char** argv)
@@ -56,13 +69,13 @@ int main(int argc, char** argv)
     }
     const Args rest(args.begin() + 1, args.end());
     try {
-        if (cmd == "presets") return cmdPresets(rest);
-        if (cmd == "validate") return cmdValidate(rest);
-        if (cmd == "estimate") return cmdEstimate(rest);
-        if (cmd == "plan") return cmdPlan(rest);
-        if (cmd == "import") return cmdImport(rest);
-        if (cmd == "export") return cmdExport(rest);
-        if (cmd == "calibrate") return cmdCalibrate(rest);
+        if (cmd == "presets") return outputWritten(cmd, cmdPresets(rest));
+        if (cmd == "validate") return outputWritten(cmd, cmdValidate(rest));
+        if (cmd == "estimate") return outputWritten(cmd, cmdEstimate(rest));
+        if (cmd == "plan") return outputWritten(cmd, cmdPlan(rest));
+        if (cmd == "import") return outputWritten(cmd, cmdImport(rest));
+        if (cmd == "export") return outputWritten(cmd, cmdExport(rest));
+        if (cmd == "calibrate") return outputWritten(cmd, cmdCalibrate(rest));
         std::cerr << "hapmoe: unknown command \"" << cmd << "\"\n\n" << kUsage;
         return BadInput;
     } catch (const UsageError& e) {

@@ -950,6 +950,14 @@ void validateCluster(const Cluster& c, const DeviceCatalog& catalog, const std::
     auto where = [](const char* array, std::size_t i, const char* field) {
         return std::string("cluster.") + array + "[" + std::to_string(i) + "]." + field;
     };
+    // Checked before the total is counted: the device counts of the nodes sum in an int.
+    if (c.nodes.size() > static_cast<std::size_t>(kMaxNodes))
+        throw InputError(file, "cluster.nodes", "expected at most " + std::to_string(kMaxNodes) + " nodes, got "
+                                                    + std::to_string(c.nodes.size()));
+    for (std::size_t i = 0; i < c.nodes.size(); ++i)
+        if (c.nodes[i].count > kMaxDevicesPerNode)
+            throw InputError(file, where("nodes", i, "count"), "expected at most " + std::to_string(kMaxDevicesPerNode)
+                                                                  + " devices in a node, got " + std::to_string(c.nodes[i].count));
     if (c.totalDevices() <= 0)
         throw InputError(file, "cluster.nodes", "the cluster has no devices (add at least one node with a positive count)");
     std::map<int, std::string> ids;
@@ -1017,7 +1025,8 @@ void validatePlanDocument(const PlanDocument& doc, const DeviceCatalog& catalog,
     const Plan& p = doc.plan;
     if (p.stages.empty())
         throw InputError(file, "plan.stages", "expected at least one stage");
-    int nextLayer = 0;
+    // Sums and products of the file's integers are taken in 64 bits: each may be up to INT_MAX.
+    long long nextLayer = 0;
     std::map<int, std::vector<bool>> used;   // node id -> devices taken
     for (std::size_t i = 0; i < p.stages.size(); ++i) {
         const StagePlan& s = p.stages[i];
@@ -1029,7 +1038,9 @@ void validatePlanDocument(const PlanDocument& doc, const DeviceCatalog& catalog,
             throw InputError(file, at + ".first_layer", "expected " + std::to_string(nextLayer)
                                                           + " (stages must cover the layers in order), got " + std::to_string(s.first_layer));
         nextLayer += s.num_layers;
-        int devices = 0;
+        if (s.devices.empty())
+            throw InputError(file, at + ".devices", "expected at least one device slot");
+        long long devices = 0;
         for (std::size_t k = 0; k < s.devices.size(); ++k) {
             const DeviceSlot& d = s.devices[k];
             const std::string dat = at + ".devices[" + std::to_string(k) + "]";
@@ -1039,9 +1050,10 @@ void validatePlanDocument(const PlanDocument& doc, const DeviceCatalog& catalog,
             if (catalog.find(node->device_type) != type)
                 throw InputError(file, dat + ".node", "node " + std::to_string(d.node) + " holds " + node->device_type
                                                           + ", not the stage's " + s.device_type);
-            if (d.first_local < 0 || d.count <= 0 || d.first_local + d.count > node->count)
+            const long long end = static_cast<long long>(d.first_local) + d.count;
+            if (d.first_local < 0 || d.count <= 0 || end > node->count)
                 throw InputError(file, dat + ".count", "devices [" + std::to_string(d.first_local) + ", "
-                                                           + std::to_string(d.first_local + d.count) + ") do not fit node "
+                                                           + std::to_string(end) + ") do not fit node "
                                                            + std::to_string(d.node) + " of " + std::to_string(node->count));
             auto& taken = used[d.node];
             taken.resize(node->count, false);
@@ -1053,11 +1065,16 @@ void validatePlanDocument(const PlanDocument& doc, const DeviceCatalog& catalog,
             }
             devices += d.count;
         }
-        if (s.tp * s.cp * s.dp != devices)
-            throw InputError(file, at, "tp*cp*dp = " + std::to_string(s.tp * s.cp * s.dp) + " but the stage has "
+        // Knobs below 1 can only come from plans built in code (readPlanObject refuses them).
+        // Once both products equal the stage's devices, every knob is at most that count and
+        // the checks below cannot overflow.
+        const long long attention = static_cast<long long>(s.tp) * s.cp * s.dp;
+        const long long experts = static_cast<long long>(s.ep) * s.etp * s.edp;
+        if (s.tp < 1 || s.cp < 1 || s.dp < 1 || attention != devices)
+            throw InputError(file, at, "tp*cp*dp = " + std::to_string(attention) + " but the stage has "
                                            + std::to_string(devices) + " devices");
-        if (s.ep * s.etp * s.edp != devices)
-            throw InputError(file, at, "ep*etp*edp = " + std::to_string(s.ep * s.etp * s.edp) + " but the stage has "
+        if (s.ep < 1 || s.etp < 1 || s.edp < 1 || experts != devices)
+            throw InputError(file, at, "ep*etp*edp = " + std::to_string(experts) + " but the stage has "
                                            + std::to_string(devices) + " devices");
         if (doc.model.num_experts > 0 && doc.model.num_experts % s.ep != 0)
             throw InputError(file, at + ".ep", "num_experts (" + std::to_string(doc.model.num_experts)
@@ -1071,16 +1088,16 @@ void validatePlanDocument(const PlanDocument& doc, const DeviceCatalog& catalog,
             throw InputError(file, at + ".tp", "num_query_groups (" + std::to_string(g) + ") and tp (" + std::to_string(s.tp)
                                                    + ") must divide one another");
         // Context parallelism splits each sequence into 2 x CP chunks (load-balanced causal attention).
-        if (s.cp > 1 && doc.model.seq_length % (2 * s.cp) != 0)
+        if (s.cp > 1 && doc.model.seq_length % (2LL * s.cp) != 0)
             throw InputError(file, at + ".cp", "seq_length (" + std::to_string(doc.model.seq_length)
                                                    + ") must be divisible by 2 x cp (" + std::to_string(2 * s.cp) + ")");
         // Every stage runs the same micro-batches: dp x micro_batch_size sequences each.
-        const Plan& first = p;
-        if (s.dp * s.micro_batch_size != first.stages.front().dp * first.stages.front().micro_batch_size)
+        const long long sequences = static_cast<long long>(s.dp) * s.micro_batch_size;
+        const long long firstSequences = static_cast<long long>(p.stages.front().dp) * p.stages.front().micro_batch_size;
+        if (s.micro_batch_size < 1 || sequences != firstSequences)
             throw InputError(file, at + ".micro_batch_size",
-                             "dp x micro_batch_size = " + std::to_string(s.dp * s.micro_batch_size) + " but stage 0 has "
-                                 + std::to_string(first.stages.front().dp * first.stages.front().micro_batch_size)
-                                 + ": every stage must run the same micro-batches");
+                             "dp x micro_batch_size = " + std::to_string(sequences) + " but stage 0 has "
+                                 + std::to_string(firstSequences) + ": every stage must run the same micro-batches");
         if (s.recompute == Recompute::Full && s.recompute_layers > s.num_layers)
             throw InputError(file, at + ".recompute_layers", "expected at most the stage's " + std::to_string(s.num_layers)
                                                                  + " layers (0 = all), got " + std::to_string(s.recompute_layers));
@@ -1096,11 +1113,14 @@ void validatePlanDocument(const PlanDocument& doc, const DeviceCatalog& catalog,
     if (nextLayer != doc.model.num_layers)
         throw InputError(file, "plan.stages", "the stages cover " + std::to_string(nextLayer) + " layers but the model has "
                                                   + std::to_string(doc.model.num_layers));
-    const int perMicrobatch = p.stages.front().dp * p.stages.front().micro_batch_size;
+    const long long perMicrobatch = static_cast<long long>(p.stages.front().dp) * p.stages.front().micro_batch_size;
     if (p.global_batch_size % perMicrobatch != 0)
         throw InputError(file, "plan.global_batch_size", "must be divisible by dp x micro_batch_size ("
                                                              + std::to_string(perMicrobatch) + "), got "
                                                              + std::to_string(p.global_batch_size));
+    // Several entries may name one node (each with its reason); together they hold at most the
+    // devices the stages leave free there.
+    std::map<int, long long> idle;   // node id -> devices the entries so far declare unused
     for (std::size_t i = 0; i < p.unused.size(); ++i) {
         const UnusedDevices& u = p.unused[i];
         const std::string at = "plan.unused[" + std::to_string(i) + "]";
@@ -1109,9 +1129,13 @@ void validatePlanDocument(const PlanDocument& doc, const DeviceCatalog& catalog,
             throw InputError(file, at + ".node", "no node has id " + std::to_string(u.node));
         const auto it = used.find(u.node);
         const int taken = it == used.end() ? 0 : static_cast<int>(std::count(it->second.begin(), it->second.end(), true));
-        if (u.count > node->count - taken)
+        const long long before = idle[u.node];
+        if (u.count > node->count - taken - before)
             throw InputError(file, at + ".count", "node " + std::to_string(u.node) + " has " + std::to_string(node->count - taken)
-                                                      + " devices the stages do not use, got " + std::to_string(u.count));
+                                                      + " devices the stages do not use"
+                                                      + (before > 0 ? ", " + std::to_string(before) + " of them in earlier entries" : "")
+                                                      + ", got " + std::to_string(u.count));
+        idle[u.node] = before + u.count;
     }
 }
 
@@ -1152,7 +1176,20 @@ std::string readTextFile(const std::string& path)
 void saveFileAtomically(const std::string& path, std::string_view content)
 {
     namespace fs = std::filesystem;
-    const fs::path target(path);
+    if (path.empty())
+        throw std::runtime_error("cannot save: expected a file name, got an empty path");
+    // The rename would put a regular file in the place of a device, a pipe or a socket (as root,
+    // even of /dev/null); a directory makes the rename fail below.
+    std::error_code ec;
+    if (const fs::file_status st = fs::status(path, ec);
+        fs::exists(st) && !fs::is_regular_file(st) && !fs::is_directory(st))
+        throw std::runtime_error("cannot save " + path + ": it is not a regular file");
+    // A link to a file stays a link: the file it points to is the one replaced.
+    fs::path target(path);
+    if (fs::is_symlink(fs::symlink_status(target, ec)) && fs::is_regular_file(fs::status(target, ec))) {
+        if (fs::path resolved = fs::canonical(target, ec); !ec)
+            target = resolved;
+    }
     fs::path dir = target.parent_path();
     if (dir.empty())
         dir = ".";
@@ -1192,7 +1229,7 @@ void saveFileAtomically(const std::string& path, std::string_view content)
         ::unlink(tmpl.c_str());
         throw std::runtime_error("cannot save " + path + ": close failed: " + std::strerror(err));
     }
-    if (::rename(tmpl.c_str(), path.c_str()) != 0) {
+    if (::rename(tmpl.c_str(), target.c_str()) != 0) {
         const int err = errno;
         ::unlink(tmpl.c_str());
         throw std::runtime_error("cannot save " + path + ": rename failed: " + std::strerror(err));

@@ -93,6 +93,11 @@ std::string writeProject(const Project& project);
 void validateModel(const ModelSpec& model, const std::string& fileName);
 // The most layers a model may have: the search's work grows with the square of the count.
 constexpr int kMaxLayers = 1024;
+// The most devices one node may hold (as the studio's node editor allows) and the most nodes
+// a cluster may have, for files and the command line's shorthand alike: far beyond any machine,
+// and small enough that device counts and ranks stay within an int.
+constexpr int kMaxDevicesPerNode = 4096;
+constexpr int kMaxNodes = 100000;
 void validateCluster(const Cluster& cluster, const DeviceCatalog& catalog, const std::string& fileName);
 // A plan document's plan against its own model and cluster: stages cover the layers in
 // order, slots exist on nodes of the stage's device type and do not overlap,

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -74,8 +75,9 @@ JsonNode::JsonNode(const nlohmann::json& value, std::string path, const JsonCont
 nlohmann::json JsonNode::parse(std::string_view text, const std::string& file)
 {
     // A key given twice in one object would silently keep the last value; refuse it.
-    // keys[i] holds the keys seen so far in the i-th open object or array (arrays stay empty).
-    std::vector<std::vector<std::string>> keys;
+    // keys[i] holds the keys seen so far in the i-th open object or array (arrays stay empty);
+    // a set, so that an object with many keys is read in n log n, not n^2.
+    std::vector<std::set<std::string>> keys;
     std::vector<std::string> path;   // the key each open container was reached by
     std::string lastKey, duplicate;
     std::size_t keyCount = 0, duplicateIndex = 0;   // key events so far; which one repeated
@@ -99,8 +101,7 @@ nlohmann::json JsonNode::parse(std::string_view text, const std::string& file)
             lastKey = parsed.get<std::string>();
             ++keyCount;
             if (!keys.empty() && duplicate.empty()) {
-                auto& seen = keys.back();
-                if (std::find(seen.begin(), seen.end(), lastKey) != seen.end()) {
+                if (!keys.back().insert(lastKey).second) {
                     duplicate = lastKey;
                     duplicateIndex = keyCount - 1;
                     for (std::size_t i = path.size(); i-- > 1;)
@@ -108,8 +109,6 @@ nlohmann::json JsonNode::parse(std::string_view text, const std::string& file)
                             duplicate += "\" in \"" + path[i];
                             break;
                         }
-                } else {
-                    seen.push_back(lastKey);
                 }
             }
             break;

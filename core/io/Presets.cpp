@@ -236,11 +236,11 @@ Cluster clusterFromShorthand(std::string_view shorthand, const DeviceCatalog& ca
         if (!ok)
             throw InputError("", itemWhere, "expected NODESxDEVICES_PER_NODE with positive integers (\"2x8\", or \"2\" for "
                                                 + std::to_string(type.default_devices_per_node) + " per node), got \"" + shape + "\"");
-        if (per > 1024)
-            throw InputError("", itemWhere, "at most 1024 devices per node, got " + std::to_string(per));
+        if (per > kMaxDevicesPerNode)
+            throw InputError("", itemWhere, "at most " + std::to_string(kMaxDevicesPerNode) + " devices per node, got " + std::to_string(per));
         totalNodes += nodes;
-        if (totalNodes > 100000)
-            throw InputError("", itemWhere, "at most 100000 nodes in a cluster");
+        if (totalNodes > kMaxNodes)
+            throw InputError("", itemWhere, "at most " + std::to_string(kMaxNodes) + " nodes in a cluster");
         parts.push_back({&type, nodes, per});
     }
 

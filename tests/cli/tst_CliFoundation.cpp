@@ -12,6 +12,10 @@
 #include <QProcess>
 #include <QTemporaryDir>
 
+#include <sys/stat.h>
+
+#include <functional>
+
 namespace {
 
 struct Run {
@@ -34,6 +38,30 @@ Run hapmoe(const QStringList& args)
     r.out = QString::fromUtf8(p.readAllStandardOutput());
     r.err = QString::fromUtf8(p.readAllStandardError());
     return r;
+}
+
+bool writeFile(const QString& path, const QByteArray& bytes)
+{
+    QFile f(path);
+    return f.open(QIODevice::WriteOnly) && f.write(bytes) == bytes.size();
+}
+
+QByteArray readFile(const QString& path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+// The plan of "estimate --model Mixtral-S --cluster H800:2x8 --pp 2 --json" (two stages of
+// TP1 DP8 on one node each), without its prediction.
+QJsonObject twoStagePlan()
+{
+    QProcess p;
+    p.start(QStringLiteral(HAPMOE_CLI_PATH), {"estimate", "--model", "Mixtral-S", "--cluster", "H800:2x8", "--pp", "2", "--json"});
+    p.waitForFinished(60000);
+    QJsonObject doc = QJsonDocument::fromJson(p.readAllStandardOutput()).object();
+    doc.remove("prediction");
+    return doc;
 }
 
 } // namespace
@@ -61,6 +89,14 @@ private slots:
     void estimateTargetsWhatCanRunIt();
     void planJsonWithoutFeasiblePlan();
     void notJsonAndDuplicateKeyPositions();
+    void planNumbersBeyondAnInt();
+    void clusterNodeOfTooManyDevices();
+    void outputNeverReplacesAnInput();
+    void outputMustBeAFileInAWritableFolder();
+    void standardOutputThatCannotBeWritten();
+    void importDeviceWithCluster();
+    void calibrateRefusesAProfileItCannotRead();
+    void traceOnlyOfSchedulesThatCanBeWritten();
 };
 
 void tst_CliFoundation::helpAndVersion()
@@ -243,6 +279,12 @@ void tst_CliFoundation::repeatedOptionIsRefused()
 
 void tst_CliFoundation::numbersSayWhatIsExpected()
 {
+    // An empty value names its option (an empty --devices used to say only "cannot open file").
+    for (const QStringList& args : {QStringList{"presets", "--devices="}, QStringList{"presets", "--devices", ""}}) {
+        const Run r = hapmoe(args);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("option --devices needs a value, got \"\""), qPrintable(r.err));
+    }
     // The int range is the problem, and the message says so.
     Run r = hapmoe({"estimate", "--model", "llama2-7b", "--cluster", "A100:1x8", "--gbs", "2147483648"});
     QCOMPARE(r.exitCode, 2);
@@ -403,6 +445,261 @@ void tst_CliFoundation::notJsonAndDuplicateKeyPositions()
     r = hapmoe({"validate", QStringLiteral(HAPMOE_BAD_INPUT_DIR) + "/model-duplicate-key.json"});
     QCOMPARE(r.exitCode, 2);
     QVERIFY2(r.err.contains("line 8, column 3: malformed JSON: the key \"num_layers\" appears twice in one object"), qPrintable(r.err));
+}
+
+void tst_CliFoundation::planNumbersBeyondAnInt()
+{
+    // Knobs, slots and batch figures each fit an int, their products and sums need not: a stage
+    // without devices whose products wrap to 0 (TP 65536 x DP 65536) used to pass the device
+    // check and divide the global batch by a wrapped 0 (SIGFPE); a slot at INT_MAX wrapped into
+    // the node and was accepted.
+    QTemporaryDir tmp;
+    const QJsonObject base = twoStagePlan();
+    QVERIFY(base["plan"].isObject());
+    // alone: stage 0 is the only stage (all 24 layers), of a dense model whose heads the TP
+    // below divides, so that no other rule stops the plan before the batch check.
+    auto withStage0 = [&](const QString& name, const std::function<void(QJsonObject&)>& change, bool alone) {
+        QJsonObject doc = base;
+        QJsonObject plan = doc["plan"].toObject();
+        QJsonArray stages = plan["stages"].toArray();
+        QJsonObject st = stages[0].toObject();
+        change(st);
+        stages[0] = st;
+        if (alone)
+            stages.removeAt(1);
+        plan["stages"] = stages;
+        doc["plan"] = plan;
+        if (alone) {
+            QJsonObject model = doc["model"].toObject();
+            model["num_experts"] = 0;
+            model["hidden_size"] = 65536;
+            model["num_attention_heads"] = 65536;
+            model["num_query_groups"] = 0;
+            doc["model"] = model;
+        }
+        const QString path = tmp.filePath(name);
+        writeFile(path, QJsonDocument(doc).toJson());
+        return path;
+    };
+    const QString wrapped = withStage0("wrapped.json", [](QJsonObject& st) {
+        st["devices"] = QJsonArray();
+        st["num_layers"] = 24;
+        st["tp"] = 65536;
+        st["dp"] = 65536;
+        st["ep"] = 65536;
+        st["etp"] = 65536;
+        st["edp"] = 1;
+        st["micro_batch_size"] = 65536;
+    }, true);
+    for (const QStringList& args : {QStringList{"validate", wrapped}, QStringList{"estimate", "--plan", wrapped},
+                                    QStringList{"export", wrapped, "--format", "megatron"}}) {
+        const Run r = hapmoe(args);
+        QVERIFY2(r.exitCode == 2, qPrintable(args.join(' ') + ": " + r.err));
+        QVERIFY2(r.err.contains(wrapped + ": plan.stages[0].devices: expected at least one device slot"), qPrintable(r.err));
+    }
+    const QString slot = withStage0("slot.json", [](QJsonObject& st) {
+        QJsonArray devices = st["devices"].toArray();
+        QJsonObject d = devices[0].toObject();
+        d["first_local"] = 2147483647;
+        devices[0] = d;
+        st["devices"] = devices;
+    }, false);
+    Run r = hapmoe({"validate", slot});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("plan.stages[0].devices[0].count: devices [2147483647, 2147483655) do not fit node 0 of 8"), qPrintable(r.err));
+    r = hapmoe({"export", slot, "--format", "megatron"});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY(r.out.isEmpty());
+    const QString wide = withStage0("wide.json", [](QJsonObject& st) {
+        st["tp"] = 65536;
+        st["cp"] = 65536;
+    }, false);
+    r = hapmoe({"validate", wide});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("plan.stages[0]: tp*cp*dp = 34359738368 but the stage has 8 devices"), qPrintable(r.err));
+}
+
+void tst_CliFoundation::clusterNodeOfTooManyDevices()
+{
+    // The device counts of a cluster add up in an int: a node of INT_MAX devices made the sum
+    // negative, and the cluster was reported as having no devices at all.
+    QTemporaryDir tmp;
+    const QString path = tmp.filePath("huge.json");
+    QVERIFY(writeFile(path, R"({"format": "hapmoe.cluster", "version": 2, "nodes": [
+        {"id": 0, "host": "a", "device_type": "H800", "count": 2147483647},
+        {"id": 1, "host": "b", "device_type": "H800", "count": 8}]})"));
+    for (const QStringList& args : {QStringList{"validate", path}, QStringList{"plan", "--model", "Mixtral-S", "--cluster", path}}) {
+        const Run r = hapmoe(args);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(path + ": cluster.nodes[0].count: expected at most 4096 devices in a node, got 2147483647"),
+                 qPrintable(r.err));
+    }
+}
+
+void tst_CliFoundation::outputNeverReplacesAnInput()
+{
+    // An output path naming one of the command's inputs (directly, relatively or through a
+    // link) is refused before anything runs, and the input keeps its content.
+    QTemporaryDir tmp;
+    const QDir dir(tmp.path());
+    const QString model = tmp.filePath("model.json");
+    QVERIFY(QFile::copy(QStringLiteral(HAPMOE_SOURCE_DIR) + "/resources/models/mixtral-s.json", model));
+    const QString plan = tmp.filePath("plan.json");
+    QVERIFY(writeFile(plan, QJsonDocument(twoStagePlan()).toJson()));
+    const QString script = tmp.filePath("train.sh");
+    QVERIFY(QFile::copy(QStringLiteral(HAPMOE_TEST_DATA_DIR) + "/megatron/train_mixtral_8x7b_distributed.sh", script));
+    const QString log = tmp.filePath("train.log");
+    QVERIFY(QFile::copy(QStringLiteral(HAPMOE_TEST_DATA_DIR) + "/megatron/train_mixtral_h800.log", log));
+    const QString runPlan = tmp.filePath("run-plan.json");
+    QVERIFY(QFile::copy(QStringLiteral(HAPMOE_TEST_DATA_DIR) + "/megatron/mixtral_h800_plan.json", runPlan));
+    QVERIFY(QFile::link(model, tmp.filePath("link.json")));
+    const QMap<QString, QByteArray> before{{model, readFile(model)}, {plan, readFile(plan)}, {script, readFile(script)},
+                                           {log, readFile(log)}, {runPlan, readFile(runPlan)}};
+    struct Case {
+        QStringList args;
+        QString expected;
+    };
+    const Case cases[] = {
+        {{"plan", "--model", model, "--cluster", "16-1-h", "-o", model}, model + ": -o: is the same file as the input --model"},
+        {{"plan", "--model", model, "--cluster", "16-1-h", "-o", tmp.filePath("link.json")}, "-o: is the same file as the input --model"},
+        {{"estimate", "--plan", plan, "--trace", plan}, plan + ": --trace: is the same file as the input --plan"},
+        {{"import", script, "--cluster", "H800:4x8", "-o", script}, script + ": -o: is the same file as the input SCRIPT"},
+        {{"export", plan, "--format", "megatron", "-o", plan}, plan + ": -o: is the same file as the input PLAN.json"},
+        {{"export", plan, "--format", "megatron", "--script", script, "-o", script}, "-o: is the same file as the input --script"},
+        {{"calibrate", "--log", log, "--plan", runPlan, "-o", runPlan}, runPlan + ": -o: is the same file as the input --plan"},
+        {{"calibrate", "--log", log, "--plan", runPlan, "-o", log}, log + ": -o: is the same file as the input --log"},
+    };
+    for (const Case& c : cases) {
+        const Run r = hapmoe(c.args);
+        QVERIFY2(r.exitCode == 2, qPrintable(c.args.join(' ') + ": " + r.err));
+        QVERIFY2(r.err.contains(c.expected), qPrintable(c.args.join(' ') + ": " + r.err));
+        for (auto it = before.begin(); it != before.end(); ++it)
+            QVERIFY2(readFile(it.key()) == it.value(), qPrintable(c.args.join(' ') + " changed " + it.key()));
+    }
+    // Relative spellings of the same file are the same file.
+    QProcess p;
+    p.setWorkingDirectory(tmp.path());
+    p.start(QStringLiteral(HAPMOE_CLI_PATH), {"import", "./train.sh", "-o", "train.sh"});
+    QVERIFY(p.waitForFinished(60000));
+    QCOMPARE(p.exitCode(), 2);
+    QVERIFY(readFile(script) == before[script]);
+    QCOMPARE(dir.entryList(QDir::Files | QDir::Hidden).size(), 6);   // nothing written
+}
+
+void tst_CliFoundation::outputMustBeAFileInAWritableFolder()
+{
+    // Every command that writes a file checks it before it computes: a named pipe (as a device)
+    // would be replaced by a regular file, a directory or an empty name cannot take one.
+    QTemporaryDir tmp;
+    const QString fifo = tmp.filePath("pipe.json");
+    QCOMPARE(::mkfifo(fifo.toLocal8Bit().constData(), 0600), 0);
+    const QString script = QStringLiteral(HAPMOE_TEST_DATA_DIR) + "/megatron/train_mixtral_8x7b_distributed.sh";
+    const QString log = QStringLiteral(HAPMOE_TEST_DATA_DIR) + "/megatron/train_mixtral_h800.log";
+    const QString runPlan = QStringLiteral(HAPMOE_TEST_DATA_DIR) + "/megatron/mixtral_h800_plan.json";
+    const QList<QStringList> commands{
+        {"plan", "--model", "Mixtral-S", "--cluster", "16-1-h", "-o"},
+        {"estimate", "--model", "Mixtral-S", "--cluster", "16-1-h", "--pp", "2", "--trace"},
+        {"import", script, "--cluster", "H800:4x8", "-o"},
+        {"calibrate", "--log", log, "--plan", runPlan, "-o"},
+    };
+    for (const QStringList& command : commands) {
+        Run r = hapmoe(command + QStringList{fifo});
+        QVERIFY2(r.exitCode == 2, qPrintable(command.join(' ') + ": " + r.err));
+        QVERIFY2(r.err.contains(fifo + ": " + command.last() + ": is not a regular file"), qPrintable(r.err));
+        QVERIFY2(r.out.isEmpty(), qPrintable(r.out));   // refused before anything ran
+        struct stat st {};
+        QCOMPARE(::stat(fifo.toLocal8Bit().constData(), &st), 0);
+        QVERIFY(S_ISFIFO(st.st_mode));
+        r = hapmoe(command + QStringList{tmp.path()});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(tmp.path() + ": " + command.last() + ": is a directory, expected a file"), qPrintable(r.err));
+        r = hapmoe(command + QStringList{QString()});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("option " + command.last() + " needs a value, got \"\""), qPrintable(r.err));
+        r = hapmoe(command + QStringList{"/nonexistent/out.json"});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("/nonexistent/out.json: " + command.last() + ": the folder /nonexistent does not exist"), qPrintable(r.err));
+    }
+    QCOMPARE(QDir(tmp.path()).entryList(QDir::Files | QDir::Hidden | QDir::System), QStringList{"pipe.json"});
+}
+
+void tst_CliFoundation::standardOutputThatCannotBeWritten()
+{
+    // "hapmoe plan --json > plan.json" on a full disk: the document is cut short, and the exit
+    // code says so instead of 0.
+    if (!QFileInfo(QStringLiteral("/dev/full")).exists())
+        QSKIP("no /dev/full");
+    for (const QStringList& args : {QStringList{"presets"}, QStringList{"plan", "--model", "Mixtral-S", "--cluster", "16-1-h", "--json"}}) {
+        QProcess p;
+        p.setStandardOutputFile(QStringLiteral("/dev/full"));
+        p.start(QStringLiteral(HAPMOE_CLI_PATH), args);
+        QVERIFY(p.waitForFinished(60000));
+        QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(p.exitCode(), 2);
+        QVERIFY2(QString::fromUtf8(p.readAllStandardError()).contains("error: cannot write to standard output"), qPrintable(args.join(' ')));
+    }
+}
+
+void tst_CliFoundation::importDeviceWithCluster()
+{
+    // --device names the type of the script's nodes when no cluster is given; with --cluster it
+    // would be ignored without a word.
+    const Run r = hapmoe({"import", QStringLiteral(HAPMOE_TEST_DATA_DIR) + "/megatron/train_mixtral_8x7b_distributed.sh", "--cluster",
+                          "H800:4x8", "--device", "910B"});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("--device cannot be combined with --cluster"), qPrintable(r.err));
+    QVERIFY(r.out.isEmpty());
+}
+
+void tst_CliFoundation::calibrateRefusesAProfileItCannotRead()
+{
+    // Router counts beyond a double's range (1e308 + 1e308 overflows the mean) gave rho 0.75, and
+    // calibrate wrote a profile that validate, estimate and plan then refused.
+    QTemporaryDir tmp;
+    QByteArray log = readFile(QStringLiteral(HAPMOE_TEST_DATA_DIR) + "/megatron/train_mixtral_h800.log");
+    QVERIFY(log.contains("1300 1000 1000 1000 900 900 950 950"));
+    log.replace("1300 1000 1000 1000 900 900 950 950", "1e308 1e308 1 1 1 1 1 1");
+    QVERIFY(writeFile(tmp.filePath("run.log"), log));
+    const QString profile = tmp.filePath("profile.json");
+    const Run r = hapmoe({"calibrate", "--log", tmp.filePath("run.log"), "--plan",
+                          QStringLiteral(HAPMOE_TEST_DATA_DIR) + "/megatron/mixtral_h800_plan.json", "-o", profile});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("run.log: the calibrated profile would not be valid (profile.router_imbalance: expected a number >= 1"),
+             qPrintable(r.err));
+    QVERIFY(!QFileInfo::exists(profile));
+}
+
+void tst_CliFoundation::traceOnlyOfSchedulesThatCanBeWritten()
+{
+    // 65536 micro-batches on 8 stages are 1,048,576 blocks: the trace document would take
+    // gigabytes of memory (a global batch of a million sequences ran out of memory and aborted).
+    QTemporaryDir tmp;
+    const QString trace = tmp.filePath("trace.json");
+    Run r = hapmoe({"estimate", "--model", "Mixtral-S", "--cluster", "H800:1x8", "--pp", "8", "--gbs", "65536", "--trace", trace});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("--trace: the schedule has 1048576 blocks (65536 micro-batches x 8 stages x VPP 1 x forward and "
+                            "backward), more than the 1000000 a trace is written for"),
+             qPrintable(r.err));
+    QVERIFY(!QFileInfo::exists(trace));
+    // An interleaved plan whose 3 micro-batches are not a multiple of PP 2 has no schedule to draw;
+    // the message says why instead of naming the simulator.
+    QJsonObject doc = twoStagePlan();
+    QJsonObject plan = doc["plan"].toObject();
+    plan["vpp"] = 2;
+    plan["global_batch_size"] = 24;
+    doc["plan"] = plan;
+    const QString path = tmp.filePath("vpp.json");
+    QVERIFY(writeFile(path, QJsonDocument(doc).toJson()));
+    r = hapmoe({"estimate", "--plan", path, "--trace", trace});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("--trace: the interleaved schedule (VPP 2) needs the 3 micro-batches to be a multiple of PP 2"),
+             qPrintable(r.err));
+    QVERIFY(!r.err.contains("simulatePipeline"));
+    QVERIFY(!QFileInfo::exists(trace));
+    // A schedule of fair size is written.
+    r = hapmoe({"estimate", "--model", "Mixtral-S", "--cluster", "H800:1x8", "--pp", "8", "--gbs", "64", "--trace", trace});
+    QVERIFY2(r.exitCode == 0 || r.exitCode == 1, qPrintable(r.err));
+    QVERIFY(QJsonDocument::fromJson(readFile(trace)).object().contains("traceEvents"));
 }
 
 QTEST_GUILESS_MAIN(tst_CliFoundation)

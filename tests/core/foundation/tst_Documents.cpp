@@ -13,6 +13,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <sys/stat.h>
+
+#include <climits>
 #include <cmath>
 
 using namespace hapmoe;
@@ -177,6 +180,7 @@ private slots:
     void validateClusterCatchesProblems();
     void validatePlanCatchesMegatronRules();
     void duplicateKeysAndHugeNumbersRefused();
+    void duplicateKeyAmongManyKeys();
     void binaryDataIsNotJson();
     void enumerationsIgnoreCaseAndSeparators();
     void profileAndSettingsBounds();
@@ -184,6 +188,7 @@ private slots:
     void readTextFileRefusesNonFiles();
     void atomicSaveReplaces();
     void atomicSaveFailureLeavesOldFile();
+    void atomicSaveKeepsALink();
 };
 
 void tst_Documents::modelRoundTrip()
@@ -482,6 +487,9 @@ void tst_Documents::validateClusterCatchesProblems()
         {"cluster.nodes[2].host", [](Cluster& c) { c.nodes[2].host = c.nodes[0].host; }},
         {"cluster.nodes[1].host_memory_gib", [](Cluster& c) { c.nodes[1].host_memory_gib = -1; }},
         {"cluster.nodes[0].host_link_gbytes_per_s", [](Cluster& c) { c.nodes[0].host_link_gbytes_per_s = -32; }},
+        // Device counts are summed in an int: a node of INT_MAX devices is refused, not a wrapped sum.
+        {"cluster.nodes[0].count", [](Cluster& c) { c.nodes[0].count = INT_MAX; }},
+        {"cluster.nodes[2].count", [](Cluster& c) { c.nodes[2].count = kMaxDevicesPerNode + 1; }},
     };
     for (const auto& cs : cases) {
         Cluster c = smallCluster();
@@ -523,6 +531,23 @@ void tst_Documents::validatePlanCatchesMegatronRules()
         {"plan.stages[0].num_layers", [](PlanDocument& d) { d.plan.vpp = 100; }},
         {"plan.unused[0].node", [](PlanDocument& d) { d.plan.unused = {{5, 99, ""}}; }},
         {"plan.unused[0].count", [](PlanDocument& d) { d.plan.unused = {{0, 1, "idle"}}; }},   // node 0's 8 are all used
+        // A spare node of 8: two entries may not declare 9 of them idle.
+        {"plan.unused[1].count", [](PlanDocument& d) {
+             Node spare = d.cluster.nodes[0];
+             spare.id = 7;
+             spare.host = "spare";
+             d.cluster.nodes.push_back(spare);
+             d.plan.unused = {{7, 8, "not needed"}, {7, 1, "not needed either"}};
+         }},
+        {"plan.stages[0].devices", [](PlanDocument& d) { d.plan.stages[0].devices.clear(); }},
+        // first_local + count beyond an int does not wrap around into the node.
+        {"plan.stages[0].devices[0].count", [](PlanDocument& d) { d.plan.stages[0].devices[0].first_local = INT_MAX; }},
+        // 65536 x 65536 x DP is not 0 (or any other wrapped value) devices.
+        {"plan.stages[1]", [](PlanDocument& d) { d.plan.stages[1].tp = d.plan.stages[1].cp = 65536; }},
+        // DP x MBS of 4 x INT_MAX sequences per micro-batch: a 64-bit count, not a wrapped one.
+        {"plan.global_batch_size", [](PlanDocument& d) {
+             d.plan.stages[0].micro_batch_size = d.plan.stages[1].micro_batch_size = INT_MAX;
+         }},
     };
     for (const auto& c : cases) {
         PlanDocument d = valid;
@@ -540,6 +565,16 @@ void tst_Documents::validatePlanCatchesMegatronRules()
     hetero.plan.stages[1].recompute_layers = 12;
     hetero.plan.vpp = 2;
     validatePlanDocument(hetero, cat, "plan.json");
+
+    // The numbers in the messages are the file's, not wrapped ones.
+    PlanDocument wide = valid;
+    wide.plan.stages[1].tp = wide.plan.stages[1].cp = 65536;
+    QCOMPARE(q(expectError([&] { validatePlanDocument(wide, cat, "plan.json"); }).detail()),
+             QStringLiteral("tp*cp*dp = 17179869184 but the stage has 8 devices"));
+    PlanDocument far = valid;
+    far.plan.stages[0].devices[0].first_local = INT_MAX;
+    QVERIFY2(q(expectError([&] { validatePlanDocument(far, cat, "plan.json"); }).detail()).startsWith("devices [2147483647, 2147483655)"),
+             "first_local + count");
 }
 
 void tst_Documents::duplicateKeysAndHugeNumbersRefused()
@@ -578,6 +613,24 @@ void tst_Documents::duplicateKeysAndHugeNumbersRefused()
     QCOMPARE(q(huge.file()), QStringLiteral("m.json"));
     QCOMPARE(q(huge.where()), QStringLiteral("line 2, column 17"));
     QVERIFY2(q(huge.detail()).contains(QStringLiteral("1e999")), qPrintable(q(huge.detail())));
+}
+
+void tst_Documents::duplicateKeyAmongManyKeys()
+{
+    // An object of 400,000 keys (unknown ones, ignored) with its first key again at the end: the
+    // repeat is found where it is, and reading such a file takes a moment, not minutes (each key
+    // is looked up among those seen, not compared with every one of them).
+    constexpr int kKeys = 400000;
+    std::string text = R"({"format": "hapmoe.model", "version": 2, "num_layers": 2, "hidden_size": 1024,
+"num_attention_heads": 8, "vocab_size": 1000, "seq_length": 128)";
+    for (int i = 0; i < kKeys; ++i)
+        text += ", \"k" + std::to_string(i) + "\": 1";
+    const ModelSpec m = readModel(text + "}", "many.json");
+    QCOMPARE(m.num_layers, 2);
+    text += ",\n\"k0\": 2}";
+    const InputError dup = expectError([&] { readModel(text, "many.json"); });
+    QCOMPARE(q(dup.where()), QStringLiteral("line 3, column 1"));
+    QVERIFY2(q(dup.detail()).contains(QStringLiteral("\"k0\" appears twice")), qPrintable(q(dup.detail())));
 }
 
 void tst_Documents::binaryDataIsNotJson()
@@ -698,6 +751,36 @@ void tst_Documents::atomicSaveFailureLeavesOldFile()
     QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden).size(), 0);   // temp removed
     // A folder that does not exist: nothing is created.
     QVERIFY_THROWS_EXCEPTION(std::runtime_error, saveFileAtomically(dir.filePath("missing/x.json").toStdString(), "x"));
+    // A named pipe (like a device) is not replaced by a regular file of the same name.
+    const std::string fifo = dir.filePath("pipe.json").toStdString();
+    QCOMPARE(::mkfifo(fifo.c_str(), 0600), 0);
+    threw = false;
+    try {
+        saveFileAtomically(fifo, "data");
+    } catch (const std::runtime_error& e) {
+        threw = true;
+        QVERIFY2(QString::fromLatin1(e.what()).contains("not a regular file"), e.what());
+    }
+    QVERIFY(threw);
+    struct stat st {};
+    QCOMPARE(::stat(fifo.c_str(), &st), 0);
+    QVERIFY(S_ISFIFO(st.st_mode));
+    QCOMPARE(QDir(dir.path()).entryList(QDir::Files | QDir::Hidden | QDir::System).size(), 1);   // the pipe, no temporary
+}
+
+void tst_Documents::atomicSaveKeepsALink()
+{
+    // Saving through a link replaces the file it points to; the link stays a link.
+    QTemporaryDir dir;
+    QVERIFY(QDir(dir.path()).mkdir("plans"));
+    const QString real = dir.filePath("plans/v3.json");
+    const QString link = dir.filePath("current.json");
+    saveFileAtomically(real.toStdString(), "old");
+    QVERIFY(QFile::link(real, link));
+    saveFileAtomically(link.toStdString(), "new");
+    QVERIFY(QFileInfo(link).isSymLink());
+    QCOMPARE(q(readTextFile(real.toStdString())), QStringLiteral("new"));
+    QCOMPARE(QDir(dir.filePath("plans")).entryList(QDir::Files | QDir::Hidden).size(), 1);   // no temporary left
 }
 
 QTEST_GUILESS_MAIN(tst_Documents)
