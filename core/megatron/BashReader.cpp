@@ -19,6 +19,12 @@ namespace hapmoe {
 namespace {
 
 constexpr int kMaxDepth = 24;   // nesting of expansions; deeper input is hostile or broken
+// Size bounds far above what a launch script holds (a data-path list of a thousand files is
+// about 100 KB): beyond them a script is hostile or broken, and reading on would only exhaust
+// memory.
+constexpr std::size_t kMaxValueBytes = std::size_t(16) << 20;       // one variable or array
+constexpr std::size_t kMaxArrayElements = std::size_t(1) << 20;     // one array
+constexpr std::size_t kMaxExpandedBytes = std::size_t(256) << 20;   // all expansions of a script
 constexpr std::size_t npos = std::string::npos;
 
 bool isNameStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
@@ -152,6 +158,23 @@ const std::set<std::string>& reservedWords()
 } // namespace
 
 BashReader::BashReader(std::string fileName) : m_file(std::move(fileName)) {}
+
+void BashReader::chargeExpansion(std::size_t bytes, int line)
+{
+    m_expandedBytes += bytes;
+    if (m_expandedBytes > kMaxExpandedBytes)
+        throw InputError(m_file, "line " + std::to_string(line),
+                         "the script's variable expansions add up to more than 256 MiB; a launch script that "
+                         "large is not read (is a value doubled again and again?)");
+}
+
+void BashReader::checkValueSize(const std::string& name, std::size_t bytes, std::size_t elements, int line) const
+{
+    if (bytes > kMaxValueBytes || elements > kMaxArrayElements)
+        throw InputError(m_file, "line " + std::to_string(line),
+                         name + " grows past " + (elements > kMaxArrayElements ? "1,048,576 elements" : "16 MiB")
+                             + "; a launch script's values are far smaller, so the script is not read");
+}
 
 void BashReader::warn(int line, const std::string& message)
 {
@@ -617,6 +640,10 @@ bool BashReader::applyAssignment(const RawWord& word, int line, bool exported)
             m_vars.erase(it);
         }
         arr.insert(arr.end(), values.begin(), values.end());
+        std::size_t bytes = 0;
+        for (const std::string& v : arr)
+            bytes += v.size();
+        checkValueSize(name, bytes, arr.size(), line);
     } else {
         const std::string value = expandToString(t.substr(eq + 1), line, 0);
         if (hasIndex) {
@@ -632,11 +659,14 @@ bool BashReader::applyAssignment(const RawWord& word, int line, bool exported)
             }
             if (arr.size() <= static_cast<std::size_t>(idx)) arr.resize(static_cast<std::size_t>(idx) + 1);
             arr[static_cast<std::size_t>(idx)] = append ? arr[static_cast<std::size_t>(idx)] + value : value;
+            checkValueSize(name, arr[static_cast<std::size_t>(idx)].size(), arr.size(), line);
         } else if (auto it = m_arrays.find(name); it != m_arrays.end()) {
             if (it->second.empty()) it->second.push_back({});
             it->second.front() = append ? it->second.front() + value : value;
+            checkValueSize(name, it->second.front().size(), it->second.size(), line);
         } else {
             m_vars[name] = append ? m_vars[name] + value : value;
+            checkValueSize(name, m_vars[name].size(), 1, line);
             if (append)
                 m_rawValues.erase(name);
             else
@@ -995,6 +1025,7 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
     const bool isEmpty = isList ? elements.empty() || joined.empty() : value.empty();
 
     auto emitValue = [&] {
+        chargeExpansion(isList ? joined.size() : value.size(), line);
         if (isList) {
             if (quoted && atForm) {
                 for (std::size_t e = 0; e < elements.size(); ++e)

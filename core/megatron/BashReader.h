@@ -90,8 +90,13 @@ private:
     std::string expandToString(const std::string& raw, int line, int depth);
     bool lookup(const std::string& name, std::string& value) const;
     bool evalArithmetic(const std::string& expr, long long& value, int line, int depth);
+    // Counts the bytes variable expansions insert; a script whose expansions pass a bound far
+    // above any launch script's (a value doubled again and again) is refused, not read.
+    void chargeExpansion(std::size_t bytes, int line);
+    void checkValueSize(const std::string& name, std::size_t bytes, std::size_t elements, int line) const;
 
     std::string m_file;
+    std::size_t m_expandedBytes = 0;
     std::map<std::string, std::string> m_vars;
     std::map<std::string, std::string> m_rawValues;   // rawAssignments()
     std::map<std::string, std::vector<int>> m_flagLines;   // flagLines()

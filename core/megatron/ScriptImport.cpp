@@ -10,6 +10,7 @@
 #include "util/Strings.h"
 
 #include <algorithm>
+#include <limits>
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
@@ -28,6 +29,10 @@
 namespace hapmoe {
 
 namespace {
+
+// Processes of one launch, at most: far above any cluster (the largest published runs use
+// tens of thousands of GPUs), and small enough for every count derived from it to be an int.
+constexpr long long kMaxWorldSize = 10000000;
 
 std::string baseName(const std::string& path)
 {
@@ -225,6 +230,11 @@ private:
     {
         std::string v = value;
         if (canonicalTorchrun(option) == "--nnodes" && v.find(':') != std::string::npos) {
+            const auto lo = toInt(v.substr(0, v.find(':')));
+            const auto hi = toInt(v.substr(v.find(':') + 1));
+            if (lo && hi && *lo > *hi)
+                m_out.invalid_values.push_back({"--nnodes", value, "MIN:MAX with MIN <= MAX",
+                                                "--nnodes " + value + " has its minimum above its maximum, which torchrun refuses"});
             warn(at(option) + "elastic --nnodes " + v + ": the maximum is used");
             v = v.substr(v.find(':') + 1);
         }
@@ -311,11 +321,23 @@ private:
             throw InputError(m_out.file, "line " + std::to_string(cmd.line), "the launch command names no entry script");
         m_out.entry_script = w[i];
         m_args.assign(w.begin() + static_cast<std::ptrdiff_t>(i) + 1, w.end());
-        m_out.world_size = m_out.nproc_per_node > 0 ? m_out.nnodes * m_out.nproc_per_node : 0;
+        // In 64 bits: each count is at most 1,000,000, their product is not an int.
+        long long world = m_out.nproc_per_node > 0 ? static_cast<long long>(m_out.nnodes) * m_out.nproc_per_node : 0;
         if (!m_out.node_processes.empty()) {
-            m_out.world_size = 0;
+            world = 0;
             for (std::size_t r = 0; r < m_out.node_processes.size() && static_cast<int>(r) < m_out.nnodes; ++r)
-                m_out.world_size += m_out.node_processes[r];
+                world += m_out.node_processes[r];
+        }
+        if (world > kMaxWorldSize) {
+            m_out.invalid_values.push_back({"--nnodes", std::to_string(m_out.nnodes),
+                                            "at most " + std::to_string(kMaxWorldSize) + " processes in all",
+                                            "the launch starts " + std::to_string(world) + " processes (--nnodes x "
+                                                "--nproc_per_node); expected at most "
+                                                + std::to_string(kMaxWorldSize)});
+            world = 0;
+        }
+        m_out.world_size = static_cast<int>(world);
+        if (!m_out.node_processes.empty()) {
             if (static_cast<int>(m_out.node_processes.size()) < m_out.nnodes)
                 warn(at() + "--nproc_per_node takes " + std::to_string(m_out.node_processes.size())
                      + " values from an array indexed by the node rank, for --nnodes " + std::to_string(m_out.nnodes));
@@ -640,9 +662,11 @@ private:
         // With the account-for flags every chunk holds counted / (PP * VPP) layers, the
         // embedding (loss) taking one place in the first chunk of the first rank (the last
         // chunk of the last rank): get_num_layers_to_build.
-        if (p.vpp > 1 && p.layer_chunks.empty() && (accountE || accountL) && p.pp > 0 && counted % (p.pp * p.vpp) == 0) {
+        const long long chunks = static_cast<long long>(p.pp) * p.vpp;
+        if (p.vpp > 1 && p.layer_chunks.empty() && (accountE || accountL) && p.pp > 0 && chunks <= counted
+            && counted % chunks == 0) {
             p.layer_chunks.assign(static_cast<std::size_t>(p.pp),
-                                  std::vector<int>(static_cast<std::size_t>(p.vpp), counted / (p.pp * p.vpp)));
+                                  std::vector<int>(static_cast<std::size_t>(p.vpp), static_cast<int>(counted / chunks)));
             if (accountE)
                 --p.layer_chunks.front().front();
             if (accountL)
@@ -669,12 +693,13 @@ private:
         const bool hetero = has("--enable-hetero") || has("--hetero-process-meshes");
         buildHetero(p);
         if (m_out.world_size > 0 && !hetero) {
-            const int model = p.tp * p.pp * p.cp;
+            const long long model = static_cast<long long>(p.tp) * p.pp * p.cp;   // each up to 1e8
             if (m_out.world_size % model != 0)
                 warn(at() + "world size " + std::to_string(m_out.world_size) + " is not divisible by TP*PP*CP = "
                      + std::to_string(model) + "; Megatron-LM would refuse it");
             else if (p.global_batch_size == 0)
-                p.global_batch_size = p.micro_batch_size * (m_out.world_size / model);
+                p.global_batch_size = static_cast<int>(std::min<long long>(
+                    static_cast<long long>(p.micro_batch_size) * (m_out.world_size / model), std::numeric_limits<int>::max()));
         }
         m_out.model.training.micro_batch_size = p.micro_batch_size;
         if (p.global_batch_size > 0)

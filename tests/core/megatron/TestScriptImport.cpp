@@ -442,6 +442,69 @@ private slots:
         QCOMPARE(s.entry_script, std::string("x.py"));
     }
 
+    void sizesBeyondAnyLaunch()
+    {
+        const std::string launch = "torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers 2 --hidden-size 64 "
+                                   "--num-attention-heads 8 --seq-length 128";
+        auto errorOf = [](const std::string& text, const std::string& file) -> std::string {
+            try {
+                validateScriptModel(importMegatronScript(text, file));
+            } catch (const InputError& e) {
+                return e.file() + ": " + e.where() + ": " + e.detail();
+            }
+            return "accepted";
+        };
+        // A value doubled 64 times (2^68 bytes) stops at the 16 MiB bound: at the assignment
+        // that passes it, 16 bytes x 2^20 = 16 MiB after line 21, more after line 22.
+        std::string doubled = "A=xxxxxxxxxxxxxxxx\n";
+        for (int i = 0; i < 64; ++i)
+            doubled += "A=$A$A\n";
+        QCOMPARE(errorOf(doubled + launch + "\n", "double.sh"),
+                 std::string("double.sh: line 22: A grows past 16 MiB; a launch script's values are far smaller, so the "
+                             "script is not read"));
+        // An array doubled the same way: 2 x 2^19 = 1,048,576 elements after line 20.
+        std::string array = "A=(x y)\n";
+        for (int i = 0; i < 64; ++i)
+            array += "A=(\"${A[@]}\" \"${A[@]}\")\n";
+        QCOMPARE(errorOf(array + launch + "\n", "array.sh"),
+                 std::string("array.sh: line 21: A grows past 1,048,576 elements; a launch script's values are far "
+                             "smaller, so the script is not read"));
+        // One value of 1 MiB expanded 300 times in one command: the expansions pass 256 MiB.
+        const std::string many = "A=" + std::string(1 << 20, 'x') + "\nB=" + [] {
+            std::string w;
+            for (int i = 0; i < 300; ++i)
+                w += "$A";
+            return w;
+        }() + "\n" + launch + "\n";
+        const std::string tooMuch = errorOf(many, "many.sh");
+        QVERIFY2(tooMuch.rfind("many.sh: line 2: the script's variable expansions add up to more than 256 MiB", 0) == 0,
+                 tooMuch.c_str());
+        // Parallel sizes whose product is not an int (65536^3 = 2^48): no division by zero, the
+        // world of 8 is not divisible by it (a warning on import, an error on a cluster).
+        const ImportedScript big = importMegatronScript(
+            launch + " --tensor-model-parallel-size 65536 --pipeline-model-parallel-size 65536 --context-parallel-size 65536\n",
+            "sizes.sh");
+        QVERIFY(hasWarning(big, "world size 8 is not divisible by TP*PP*CP = 281474976710656"));
+        try {
+            planFromScript(big, test::cluster("H800:1x8"), DeviceCatalog::builtin());
+            QFAIL("TP x PP x CP above the world size must be refused");
+        } catch (const InputError& e) {
+            QCOMPARE(e.file(), std::string("sizes.sh"));
+            QVERIFY2(std::string(e.detail()).find("281474976710656") != std::string::npos, e.what());
+        }
+        // 65536 nodes of 65536 processes: 2^32 processes, refused with the product.
+        QCOMPARE(errorOf("torchrun --nproc_per_node 65536 --nnodes 65536 pretrain_gpt.py --num-layers 2 --hidden-size 64 "
+                         "--num-attention-heads 8 --seq-length 128\n",
+                         "nodes.sh"),
+                 std::string("nodes.sh: --nnodes: the launch starts 4294967296 processes (--nnodes x --nproc_per_node); "
+                             "expected at most 10000000"));
+        // An elastic range whose minimum is above its maximum.
+        QCOMPARE(errorOf("torchrun --nproc_per_node 8 --nnodes 4:2 pretrain_gpt.py --num-layers 2 --hidden-size 64 "
+                         "--num-attention-heads 8 --seq-length 128\n",
+                         "elastic.sh"),
+                 std::string("elastic.sh: --nnodes: --nnodes 4:2 has its minimum above its maximum, which torchrun refuses"));
+    }
+
     void planOnCluster()
     {
         const ImportedScript s = importMegatronScriptFile(test::dataFile("train_mixtral_8x7b_distributed.sh"));
