@@ -36,12 +36,15 @@ DeviceType readDevice(const io::JsonNode& n)
         t.aliases.push_back(a.value().get<std::string>());
     }
     t.vendor = n.reqString("vendor");
-    t.bf16_tflops = n.reqDouble("bf16_tflops", 0, true);
-    t.memory_gib = n.reqDouble("memory_gib", 0, true);
-    t.hbm_gbps = n.reqDouble("hbm_gbps", 0, true);
+    // Upper bounds a million times above today's devices (B200: 2,250 TFLOP/s, 192 GB, 8,000
+    // GB/s): a larger figure is a typing error, and would make every time and capacity infinite.
+    constexpr double kMax = 1e6;
+    t.bf16_tflops = n.reqDouble("bf16_tflops", 0, true, kMax * 1000);
+    t.memory_gib = n.reqDouble("memory_gib", 0, true, kMax);
+    t.hbm_gbps = n.reqDouble("hbm_gbps", 0, true, kMax * 10);
     t.intra_link_kind = n.optString("intra_link_kind");
-    t.intra_node_gbps = n.reqDouble("intra_node_gbps", 0, true);
-    t.inter_node_gbps = n.reqDouble("inter_node_gbps", 0, true);
+    t.intra_node_gbps = n.reqDouble("intra_node_gbps", 0, true, kMax * 10);
+    t.inter_node_gbps = n.reqDouble("inter_node_gbps", 0, true, kMax * 10);
     t.collective_library = n.reqString("collective_library");
     t.compute_capability = n.optDouble("compute_capability", 0, 0);
     t.default_efficiency = n.optDouble("default_efficiency", 0.5, 0, true, 1.0);

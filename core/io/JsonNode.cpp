@@ -331,6 +331,8 @@ double JsonNode::numberOf(const nlohmann::json& v, const std::string& path, doub
     auto expected = [&] {
         if (min == 0 && minExclusive && std::isinf(max))
             return std::string("a positive number");
+        if (min == 0 && minExclusive)
+            return "a positive number up to " + formatNumber(max);
         if (min == 0 && !minExclusive && std::isinf(max))
             return std::string("a non-negative number");
         if (std::isinf(min) && std::isinf(max))

@@ -69,10 +69,16 @@ std::optional<double> finiteNumber(const std::string& text)
     return v;
 }
 
-// 0.001, 2034.5: three decimals below 10, one above.
+// 0.001, 2034.5: three decimals below 10, one above; 1.234e+12 from a billion up, so that a
+// broken line's 1e308 reads as such and not as 309 digits.
 std::string fixedText(double v)
 {
     std::ostringstream os;
+    if (std::fabs(v) >= 1e9) {
+        os.precision(4);
+        os << v;
+        return os.str();
+    }
     os.setf(std::ios::fixed);
     os.precision(v < 10 ? 3 : 1);
     os << v;
@@ -199,7 +205,8 @@ MegatronLog parseMegatronLog(std::string_view text, const std::string& fileName)
                 if (end != p && *end == ',') {
                     char* end2 = nullptr;
                     const double hi = std::strtod(end + 1, &end2);
-                    if (end2 != end + 1 && !name.empty())
+                    // (min, max) over the ranks in ms: anything else is not a timer line.
+                    if (end2 != end + 1 && !name.empty() && std::isfinite(lo) && std::isfinite(hi) && lo >= 0 && lo <= hi)
                         log.timers[name] = {lo, hi};
                 }
             }
@@ -302,14 +309,16 @@ CalibrationResult calibrateFromLog(const MegatronLog& log, const PlanDocument& d
         double rhoSum = 0;
         int layers = 0;
         for (const auto& [layer, counts] : log.router_tokens) {
-            double total = 0, peak = 0;
+            // The mean as a sum of c / n: never above the largest count, so it stays finite
+            // where the plain sum of counts near the largest double would not.
+            double mean = 0, peak = 0;
             for (double c : counts) {
-                total += c;
+                mean += c / static_cast<double>(counts.size());
                 peak = std::max(peak, c);
             }
-            if (total <= 0)
+            if (mean <= 0)
                 continue;
-            rhoSum += peak / (total / static_cast<double>(counts.size()));
+            rhoSum += std::max(1.0, peak / mean);
             ++layers;
         }
         if (layers > 0) {

@@ -653,8 +653,10 @@ void tst_CliFoundation::importDeviceWithCluster()
 
 void tst_CliFoundation::calibrateRefusesAProfileItCannotRead()
 {
-    // Router counts beyond a double's range (1e308 + 1e308 overflows the mean) gave rho 0.75, and
-    // calibrate wrote a profile that validate, estimate and plan then refused.
+    // Router counts near the largest double: their plain sum overflows (1e308 + 1e308), which
+    // gave a mean of infinity, rho 0.75, and a profile that validate, estimate and plan then
+    // refused. The mean is now a sum of c / n, so rho stays at or above 1 and the profile
+    // written is one the tools read (calibrate also reads it back before writing it).
     QTemporaryDir tmp;
     QByteArray log = readFile(QStringLiteral(HAPMOE_TEST_DATA_DIR) + "/megatron/train_mixtral_h800.log");
     QVERIFY(log.contains("1300 1000 1000 1000 900 900 950 950"));
@@ -663,10 +665,12 @@ void tst_CliFoundation::calibrateRefusesAProfileItCannotRead()
     const QString profile = tmp.filePath("profile.json");
     const Run r = hapmoe({"calibrate", "--log", tmp.filePath("run.log"), "--plan",
                           QStringLiteral(HAPMOE_TEST_DATA_DIR) + "/megatron/mixtral_h800_plan.json", "-o", profile});
-    QCOMPARE(r.exitCode, 2);
-    QVERIFY2(r.err.contains("run.log: the calibrated profile would not be valid (profile.router_imbalance: expected a number >= 1"),
-             qPrintable(r.err));
-    QVERIFY(!QFileInfo::exists(profile));
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY(QFileInfo::exists(profile));
+    const Run v = hapmoe({"validate", profile});
+    QCOMPARE(v.exitCode, 0);
+    const QJsonObject doc = QJsonDocument::fromJson(readFile(profile)).object();
+    QVERIFY2(doc.value("router_imbalance").toDouble() >= 1.0, qPrintable(QString::number(doc.value("router_imbalance").toDouble())));
 }
 
 void tst_CliFoundation::traceOnlyOfSchedulesThatCanBeWritten()

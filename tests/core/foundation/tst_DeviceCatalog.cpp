@@ -174,7 +174,18 @@ void tst_DeviceCatalog::badCatalogNamesThePath()
     } catch (const InputError& e) {
         QCOMPARE(QString::fromStdString(e.file()), QStringLiteral("bad.json"));
         QCOMPARE(QString::fromStdString(e.where()), QStringLiteral("devices[0].bf16_tflops"));
-        QCOMPARE(QString::fromStdString(e.detail()), QStringLiteral("expected a positive number, got -5"));
+        QCOMPARE(QString::fromStdString(e.detail()), QStringLiteral("expected a positive number up to 1e+09, got -5"));
+    }
+    // 1e308 GiB of memory would make every capacity infinite: the figure is bounded.
+    const char* huge = R"({"format": "hapmoe.devices", "version": 1, "devices": [
+      {"name": "X", "vendor": "Acme", "bf16_tflops": 500, "memory_gib": 1e308, "hbm_gbps": 3000, "intra_node_gbps": 300,
+       "inter_node_gbps": 50, "collective_library": "NCCL"}]})";
+    try {
+        DeviceCatalog::fromJson(huge, "huge.json");
+        QFAIL("no exception");
+    } catch (const InputError& e) {
+        QCOMPARE(QString::fromStdString(e.where()), QStringLiteral("devices[0].memory_gib"));
+        QCOMPARE(QString::fromStdString(e.detail()), QStringLiteral("expected a positive number up to 1e+06, got 1e+308"));
     }
     try {
         DeviceCatalog::fromJson(R"({"format": "hapmoe.devices", "version": 2, "devices": []})", "new.json");
