@@ -89,9 +89,11 @@ ModelPanel::ModelPanel(ProjectDocument* document, QWidget* parent) : QWidget(par
     auto* layout = new QVBoxLayout(content);
     layout->setContentsMargins(12, 12, 12, 12);
 
-    // Presets and import.
-    auto* top = new QHBoxLayout;
-    top->addWidget(new QLabel(tr("Preset:")));
+    // Presets and import: one row, or the import button under the presets in a narrow tab.
+    m_top = new QGridLayout;
+    auto* top = m_top;
+    m_presetLabel = new QLabel(tr("Preset:"));
+    top->addWidget(m_presetLabel, 0, 0);
     m_presets = new QComboBox;
     m_presets->setObjectName(QStringLiteral("modelPresets"));
     // The first entry stands for a model that equals no preset (edited, imported or opened).
@@ -106,11 +108,12 @@ ModelPanel::ModelPanel(ProjectDocument* document, QWidget* parent) : QWidget(par
             m_presetTexts.append({name, writeModel(*preset)});
     }
     m_presets->setMinimumContentsLength(22);
-    top->addWidget(m_presets);
+    top->addWidget(m_presets, 0, 1);
     auto* import = new QPushButton(tr("Import Megatron script\u2026"));
     import->setObjectName(QStringLiteral("importScript"));
-    top->addWidget(import);
-    top->addStretch(1);
+    m_import = import;
+    top->addWidget(import, 0, 2);
+    top->setColumnStretch(3, 1);
     layout->addLayout(top);
     m_source = new QLabel;
     m_source->setObjectName(QStringLiteral("modelSource"));
@@ -134,6 +137,8 @@ ModelPanel::ModelPanel(ProjectDocument* document, QWidget* parent) : QWidget(par
         auto* form = new QFormLayout(box);
         form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
         form->setLabelAlignment(Qt::AlignRight | Qt::AlignVCenter);
+        // In a narrow tab a label goes above a field too wide to stand beside it.
+        form->setRowWrapPolicy(QFormLayout::WrapLongRows);
         return form;
     };
     QFormLayout* arch = makeBox(tr("Transformer"), QStringLiteral("modelTransformerBox"), m_archBox);
@@ -311,10 +316,26 @@ int ModelPanel::twoColumnWidth() const
            m_scroll->verticalScrollBar()->sizeHint().width();
 }
 
+int ModelPanel::presetRowWidth() const
+{
+    const QMargins margins = m_scroll->widget()->layout()->contentsMargins();
+    return margins.left() + m_presetLabel->sizeHint().width() + m_presets->minimumSizeHint().width() +
+           m_import->sizeHint().width() + 2 * m_top->horizontalSpacing() + margins.right() +
+           m_scroll->verticalScrollBar()->sizeHint().width();
+}
+
 void ModelPanel::resizeEvent(QResizeEvent* event)
 {
     QWidget::resizeEvent(event);
     arrangeGroups(event->size().width() >= twoColumnWidth() ? 2 : 1);
+    const bool oneRow = event->size().width() >= presetRowWidth();
+    if (oneRow != (m_top->itemAtPosition(0, 2) != nullptr)) {
+        m_top->removeWidget(m_import);
+        if (oneRow)
+            m_top->addWidget(m_import, 0, 2);
+        else
+            m_top->addWidget(m_import, 1, 1, Qt::AlignLeft);
+    }
 }
 
 void ModelPanel::arrangeGroups(int columns)
@@ -366,6 +387,9 @@ void ModelPanel::refresh()
     m_script->setText(script.empty() ? QString()
                                      : tr("<b>Current configuration:</b> imported from %1 (estimated beside the plans)")
                                            .arg(QString::fromStdString(script).toHtmlEscaped()));
+    // Without a source or a script their lines leave no gap above the groups.
+    m_source->setVisible(!m.source.empty());
+    m_script->setVisible(!script.empty());
     m_invalidKey.clear();
     for (const auto& f : std::as_const(m_fields))
         f.editor->setStyleSheet(QString());
@@ -450,7 +474,7 @@ void ModelPanel::updateDerived(const ModelSpec& m)
         html += row.arg(tr("Embedding parameters"), humanCount(params.embedding));
         if (m.isMoe()) {
             html += row.arg(tr("MoE layers"), QStringLiteral("%1 of %2").arg(m.numMoeLayers()).arg(m.num_layers));
-            html += row.arg(tr("Experts per MoE layer"), humanCount(params.expert_per_layer));
+            html += row.arg(tr("Expert parameters per MoE layer"), humanCount(params.expert_per_layer));
         }
         html += row.arg(tr("Model FLOPs per token"), QStringLiteral("%1 GFLOP").arg(flops / tokens / 1e9, 0, 'f', 1));
         html += row.arg(tr("Tokens per iteration"), humanCount(tokens));

@@ -18,6 +18,7 @@ class QComboBox;
 class QGridLayout;
 class QGroupBox;
 class QLabel;
+class QPushButton;
 class QScrollArea;
 
 namespace hapmoe {
@@ -65,6 +66,8 @@ private:
     // Shows in the preset combo the preset the model equals, or the neutral first entry.
     void showMatchingPreset();
     void arrangeGroups(int columns);
+    // The narrowest panel in which the import button stands beside the presets.
+    int presetRowWidth() const;
 
     ProjectDocument* m_document;
     QHash<QString, Field> m_fields;
@@ -79,6 +82,9 @@ private:
     QGroupBox* m_derivedBox;
     int m_columns = 0;
     QComboBox* m_presets;
+    QGridLayout* m_top;
+    QLabel* m_presetLabel;
+    QPushButton* m_import;
     QLabel* m_source;
     QLabel* m_message;
     QLabel* m_derived;

@@ -31,14 +31,21 @@ namespace hapmoe::ui {
 
 namespace {
 
+// An iteration time as the plan table shows it (three decimals in seconds, one in
+// milliseconds below a second): plans a few milliseconds apart differ.
 QString seconds(double s)
 {
     if (s <= 0)
         return QStringLiteral("\u2013");
-    if (s < 1)
-        return QStringLiteral("%1 ms").arg(s * 1000, 0, 'f', 0);
-    // Three decimals below 100 s, as the plan table shows them: plans a few ms apart differ.
-    return QStringLiteral("%1 s").arg(s, 0, 'f', s < 100 ? 3 : 1);
+    if (s < 100)
+        return style::formatSeconds(s);
+    return QStringLiteral("%1 s").arg(s, 0, 'f', 1);
+}
+
+// How long the search ran.
+QString elapsed(double s)
+{
+    return s < 1 ? QStringLiteral("%1 ms").arg(s * 1000, 0, 'f', 0) : QStringLiteral("%1 s").arg(s, 0, 'f', s < 100 ? 3 : 1);
 }
 
 QString count(long long n) { return QLocale(QLocale::English).toString(n); }
@@ -360,7 +367,7 @@ void SearchPanel::showResult(const SearchResult& r)
     if (r.plans.empty())
         status = tr("No plan found: %1").arg(QString::fromStdString(r.no_plan_reason));
     else
-        status = tr("%n plan(s) in %1", nullptr, int(r.plans.size())).arg(seconds(r.time_s));
+        status = tr("%n plan(s) in %1", nullptr, int(r.plans.size())).arg(elapsed(r.time_s));
     if (r.cancelled)
         status += tr(" \u2013 cancelled, best so far shown");
     else if (r.timed_out)

@@ -8,6 +8,8 @@
 #include "SearchPanel.h"
 #include "Theme.h"
 
+#include "io/Presets.h"
+
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDialog>
@@ -206,15 +208,48 @@ int studioMain(QApplication& app)
                   << PlanExplorerWidget::viewNames().join(QStringLiteral(", ")).toStdString() << std::endl;
         return 2;
     }
-    o.plan = parser.isSet(plan) ? parser.value(plan).toInt() : -1;
+    // A value the studio would ignore (and show something else than asked for) is refused.
+    const QStringList tabs{QStringLiteral("designer"), QStringLiteral("cluster"), QStringLiteral("model"), QStringLiteral("results")};
+    if (parser.isSet(tab) && !tabs.contains(o.tab)) {
+        std::cerr << "--tab: unknown tab \"" << o.tab.toStdString() << "\"; the tabs are designer, model, results"
+                  << std::endl;
+        return 2;
+    }
+    if (parser.isSet(plan)) {
+        bool number = false;
+        o.plan = parser.value(plan).toInt(&number);
+        if (!number || o.plan < 0) {
+            std::cerr << "--plan: expected a row number from 0, got \"" << parser.value(plan).toStdString() << "\""
+                      << std::endl;
+            return 2;
+        }
+    }
     o.theme = parser.isSet(theme) ? parser.value(theme) : QSettings().value(QStringLiteral("theme")).toString();
+    if (parser.isSet(theme) && o.theme != QLatin1String("light") && o.theme != QLatin1String("dark")) {
+        std::cerr << "--theme: expected light or dark, got \"" << o.theme.toStdString() << "\"" << std::endl;
+        return 2;
+    }
     o.clusterPreset = parser.value(clusterPreset);
     o.modelPreset = parser.value(modelPreset);
+    if (parser.isSet(modelPreset) && !findModelPreset(o.modelPreset.toStdString())) {
+        QStringList names;
+        for (const auto& p : modelPresets())
+            names << QString::fromStdString(p.name);
+        std::cerr << "--model-preset: no model preset named \"" << o.modelPreset.toStdString() << "\"; the presets are "
+                  << names.join(QStringLiteral(", ")).toStdString() << std::endl;
+        return 2;
+    }
     o.select = parser.value(select);
     if (parser.isSet(size)) {
         const QStringList wh = parser.value(size).split(QLatin1Char('x'));
-        if (wh.size() == 2 && wh[0].toInt() > 0 && wh[1].toInt() > 0)
-            o.size = QSize(wh[0].toInt(), wh[1].toInt());
+        bool w = false, h = false;
+        if (wh.size() == 2)
+            o.size = QSize(wh[0].toInt(&w), wh[1].toInt(&h));
+        if (!w || !h || o.size.width() <= 0 || o.size.height() <= 0) {
+            std::cerr << "--size: expected WIDTHxHEIGHT in pixels such as 1600x1000, got \""
+                      << parser.value(size).toStdString() << "\"" << std::endl;
+            return 2;
+        }
     }
     const bool batch = o.quit;
 

@@ -12,13 +12,16 @@
 #include "io/Presets.h"
 
 #include <QAbstractItemView>
+#include <QApplication>
 #include <QDir>
 #include <QFile>
 #include <QLabel>
+#include <QMessageBox>
 #include <QProgressBar>
 #include <QSignalSpy>
 #include <QStatusBar>
 #include <QTemporaryDir>
+#include <QTimer>
 #include <QTreeWidget>
 #include <QUndoStack>
 
@@ -341,6 +344,23 @@ private slots:
         truncated.close();
         QVERIFY(!w->openFile(truncated.fileName()));
         QVERIFY(w->lastError().contains(QStringLiteral("truncated.hapmoe")));
+
+        // Outside batch mode (a file given on the command line, File > Open) the reason is
+        // shown in a message box over the window.
+        w->setBatchMode(false);
+        QString shown;
+        QTimer::singleShot(0, w.get(), [&shown] {
+            for (QWidget* top : QApplication::topLevelWidgets()) {
+                if (auto* box = qobject_cast<QMessageBox*>(top); box && box->isVisible()) {
+                    shown = box->windowTitle() + QLatin1Char('\n') + box->text();
+                    box->done(QMessageBox::Ok);
+                }
+            }
+        });
+        QVERIFY(!w->openFile(truncated.fileName()));
+        QVERIFY2(shown.contains(QStringLiteral("Cannot open truncated.hapmoe")), qPrintable(shown));
+        QVERIFY2(shown.contains(QStringLiteral("malformed JSON")), qPrintable(shown));
+        QCOMPARE(w->document()->serialize(), before);
     }
 
     void autosaveSurvivesACrash()

@@ -120,6 +120,11 @@ private slots:
                               int(result.current.has_value());
         QCOMPARE(panel->resultList()->topLevelItemCount(), int(result.plans.size()) + baselines);
         QCOMPARE(panel->resultList()->topLevelItem(0)->text(1), QString::fromStdString(result.plans[0].plan.name));
+        // Iteration times as the plan table writes them ("706.3 ms", "7.295 s"): plans a
+        // fraction of a millisecond apart do not read alike.
+        for (size_t i = 0; i < result.plans.size(); ++i)
+            QCOMPARE(panel->resultList()->topLevelItem(int(i))->text(SearchPanel::IterationColumn),
+                     style::formatSeconds(result.plans[i].prediction.iteration_time_s));
         QCOMPARE(w->explorer()->planCount(), int(result.plans.size()) + baselines);
         QCOMPARE(w->document()->project().plans.size(), result.plans.size());   // kept with the project
     }

@@ -74,6 +74,35 @@ private slots:
             QVERIFY2(r.err.contains(name), qPrintable(r.err));
     }
 
+    void valuesItWouldIgnoreExitWithTwo()
+    {
+        // An unknown preset, tab or theme, or a size or row that is no number, would give a
+        // screenshot of something else than asked for: each is refused with its option named.
+        QTemporaryDir home;
+        const QString shot = home.filePath(QStringLiteral("shot.png"));
+        const QList<QStringList> refused{
+            {QStringLiteral("--model-preset"), QStringLiteral("Mixtral-XL")},
+            {QStringLiteral("--tab"), QStringLiteral("explorer")},
+            {QStringLiteral("--theme"), QStringLiteral("blue")},
+            {QStringLiteral("--size"), QStringLiteral("1280")},
+            {QStringLiteral("--size"), QStringLiteral("1280x0")},
+            {QStringLiteral("--plan"), QStringLiteral("best")},
+        };
+        for (const QStringList& arguments : refused) {
+            const Run r = runStudio(arguments + QStringList{QStringLiteral("--screenshot"), shot}, home);
+            QVERIFY2(r.exitCode == 2, qPrintable(arguments.join(QLatin1Char(' ')) + QStringLiteral(": ") + r.err));
+            QVERIFY2(r.err.contains(arguments.front() + QStringLiteral(": ")), qPrintable(r.err));
+            QVERIFY(!QFile::exists(shot));
+        }
+        // The model presets are named in the message; names match whatever their case.
+        const Run unknown = runStudio({QStringLiteral("--model-preset"), QStringLiteral("Mixtral-XL"), QStringLiteral("--quit")}, home);
+        QVERIFY2(unknown.err.contains(QStringLiteral("Mixtral-8x7B")), qPrintable(unknown.err));
+        const Run known = runStudio({QStringLiteral("--model-preset"), QStringLiteral("mixtral-s"), QStringLiteral("--tab"),
+                                     QStringLiteral("model"), QStringLiteral("--quit")},
+                                    home);
+        QVERIFY2(known.exitCode == 0, qPrintable(known.err));
+    }
+
     void exportViewWithoutAPlanExitsWithTwo()
     {
         // Without a search there is no plan to export: no screenshot that shows something else.

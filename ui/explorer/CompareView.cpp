@@ -12,11 +12,13 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QListWidget>
+#include <QMenu>
 #include <QCoreApplication>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSplitter>
 #include <QTableWidget>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -106,6 +108,7 @@ CompareView::CompareView(QWidget* parent)
     // Above: the plans to compare beside the table. Below: the charts, over the whole
     // width, at sizes where they read and scrolling when they do not all fit.
     auto* chooserBox = new QWidget(m_top);
+    m_chooserBox = chooserBox;
     auto* chooserLayout = new QVBoxLayout(chooserBox);
     chooserLayout->setContentsMargins(0, 0, 0, 0);
     chooserLayout->addWidget(new QLabel(tr("Plans to compare:"), chooserBox));
@@ -134,9 +137,34 @@ CompareView::CompareView(QWidget* parent)
     m_split->installEventFilter(this);
     connect(m_split, &QSplitter::splitterMoved, this, [this] { m_splitByUser = true; });
 
+    // In a narrow view the list gives its room to the table: the plans are ticked in the
+    // menu of a button beside the hint instead.
+    m_chooserButton = new QToolButton(this);
+    m_chooserButton->setObjectName(QStringLiteral("compareChooserButton"));
+    m_chooserButton->setText(tr("Plans to compare"));
+    m_chooserButton->setToolTip(m_chooser->toolTip());
+    m_chooserButton->setPopupMode(QToolButton::InstantPopup);
+    auto* menu = new QMenu(m_chooserButton);
+    m_chooserButton->setMenu(menu);
+    connect(menu, &QMenu::aboutToShow, this, [this, menu] {
+        menu->clear();
+        for (int i = 0; i < m_chooser->count(); ++i) {
+            QListWidgetItem* item = m_chooser->item(i);
+            QAction* action = menu->addAction(item->text());
+            action->setCheckable(true);
+            action->setChecked(item->checkState() == Qt::Checked);
+            connect(action, &QAction::toggled, this,
+                    [item](bool on) { item->setCheckState(on ? Qt::Checked : Qt::Unchecked); });
+        }
+    });
+    m_chooserButton->hide();
+    auto* hintRow = new QHBoxLayout;
+    hintRow->addWidget(m_hint, 1);
+    hintRow->addWidget(m_chooserButton, 0, Qt::AlignTop);
+
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(m_hint);
+    layout->addLayout(hintRow);
     layout->addWidget(m_split, 1);
 
     connect(m_chooser, &QListWidget::itemChanged, this, [this] {
@@ -169,6 +197,44 @@ void CompareView::setPlans(const std::vector<ExplorerPlan>& plans)
         + m_chooser->verticalScrollBar()->sizeHint().width();
     m_chooser->setMaximumWidth(std::clamp(needed, 120, 220));
     rebuild();
+    fitChooser();
+}
+
+void CompareView::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    fitChooser();
+}
+
+void CompareView::fitChooser()
+{
+    // The table needs its row names and two columns of figures ("1,484,558") beside the list.
+    const QFontMetrics fm(font());
+    int names = 0;
+    for (const Row& row : tableRows())
+        names = std::max(names, fm.horizontalAdvance(row.label));
+    const int table = names + 2 * (fm.horizontalAdvance(QStringLiteral("1,484,558")) + 24) + 4 * m_table->frameWidth() + 16;
+    const bool narrow = width() < m_chooser->maximumWidth() + table;
+    if (narrow == m_narrow)
+        return;
+    m_narrow = narrow;
+    m_chooserBox->setVisible(!narrow);
+    m_chooserButton->setVisible(narrow);
+    if (m_compared.size() < 2)
+        m_hint->setText(tickHint());
+}
+
+bool CompareView::choosesInAMenu() const
+{
+    return m_narrow;
+}
+
+QString CompareView::tickHint() const
+{
+    if (m_plans.empty())
+        return tr("No plans to compare.");
+    return m_narrow ? tr("Tick at least two plans under \u201cPlans to compare\u201d to compare them.")
+                    : tr("Tick at least two plans on the left to compare them.");
 }
 
 void CompareView::compareWithDefault(int selectedRow)
@@ -272,7 +338,7 @@ void CompareView::rebuild()
     m_table->setMinimumHeight(m_table->horizontalHeader()->sizeHint().height() + 2 * m_table->frameWidth()
                               + 3 * m_table->verticalHeader()->defaultSectionSize());
     if (plans.size() < 2) {
-        m_hint->setText(tr("Tick at least two plans on the left to compare them."));
+        m_hint->setText(tickHint());
         fitSplit();
         return;
     }
@@ -380,6 +446,9 @@ void CompareView::rebuild()
         memory->legend->setVisible(m_memory.isEmpty());
         memory->setMinimumHeight(320);
         memory->installEventFilter(this);   // the wheel scrolls the charts (eventFilter)
+        // One scale: as much room above and below every chart as the labels of any need.
+        connect(memory, &MemoryBarsPlot::labelRoomChanged, this, &CompareView::alignMemoryCharts, Qt::QueuedConnection);
+        connect(memory, &QCustomPlot::afterLayout, this, &CompareView::alignMemoryCharts, Qt::QueuedConnection);
         maxGiB = std::max(maxGiB, memory->dataMaxGiB());
         m_memory << memory;
     }
@@ -468,6 +537,26 @@ void CompareView::alignTimelines()
             minimum.setLeft(left);
             t->axisRect()->setMinimumMargins(minimum);
             t->replot(QCustomPlot::rpQueuedReplot);
+        }
+    }
+}
+
+void CompareView::alignMemoryCharts()
+{
+    // Above: the labels over the bars; below: the stage labels, upright under narrow bars.
+    int room = 0;
+    int below = 0;
+    for (MemoryBarsPlot* m : m_memory) {
+        room = std::max(room, m->labelRoom());
+        below = std::max(below, m->axisRect()->margins().bottom());
+    }
+    for (MemoryBarsPlot* m : m_memory) {
+        m->setLabelRoomFloor(room);
+        QMargins minimum = m->axisRect()->minimumMargins();
+        if (minimum.bottom() != below) {
+            minimum.setBottom(below);
+            m->axisRect()->setMinimumMargins(minimum);
+            m->replot(QCustomPlot::rpQueuedReplot);
         }
     }
 }

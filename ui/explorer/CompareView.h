@@ -16,6 +16,7 @@
 class QGridLayout;
 class QListWidget;
 class QTableWidget;
+class QToolButton;
 class QVBoxLayout;
 class QLabel;
 class QScrollArea;
@@ -52,22 +53,35 @@ public:
     QSplitter* splitter() const { return m_split; }
     int memoryColumns() const { return m_memoryColumns; }
 
+    // Whether the plans to compare are ticked in a button's menu, the view being too narrow
+    // for their list beside the table.
+    bool choosesInAMenu() const;
+
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
 
 private:
     void rebuild();
     void syncRange(TimelinePlot* source);
     // Gives all timelines the widest lane-label margin, so one time is one x position.
     void alignTimelines();
+    // Leaves the same room above and below every memory chart, so one GiB is one height in all.
+    void alignMemoryCharts();
     // The table's share of the height, unless the user moved the splitter.
     void fitSplit();
     // Chart heights and the memory grid's columns for the width of the chart area.
     void arrangeCharts();
+    // The list beside the table, or the button's menu when the table needs the width.
+    void fitChooser();
+    QString tickHint() const;
 
     std::vector<ExplorerPlan> m_plans;
     QList<int> m_compared;
     QListWidget* m_chooser;
+    QWidget* m_chooserBox;
+    QToolButton* m_chooserButton;
+    bool m_narrow = false;
     QTableWidget* m_table;
     QLabel* m_hint;
     QWidget* m_top;

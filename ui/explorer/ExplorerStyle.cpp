@@ -165,6 +165,12 @@ QString targetLabel(Target target)
     return QStringLiteral("any");
 }
 
+QString layerRange(const StagePlan& stage)
+{
+    const int last = stage.first_layer + stage.num_layers - 1;
+    return last == stage.first_layer ? QStringLiteral("L%1").arg(last) : QStringLiteral("L%1-%2").arg(stage.first_layer).arg(last);
+}
+
 QString devicesLabel(const StagePlan& stage)
 {
     QStringList parts;

@@ -51,6 +51,7 @@ QString recomputeShortLabel(const StagePlan& stage);
 QString knobsLabel(const StagePlan& stage);      // "TP2 CP1 DP4 · EP4 ETP1 EDP2"
 QString targetLabel(Target target);              // "Megatron-LM", "FlagScale"
 QString devicesLabel(const StagePlan& stage);    // "node 3: 0-7"
+QString layerRange(const StagePlan& stage);      // "L5-14", "L17" for one layer
 
 // Background, axes, grid and legend of a chart from its widget's palette, so charts follow
 // the light and dark themes. Call again on QEvent::PaletteChange.

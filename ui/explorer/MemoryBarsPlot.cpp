@@ -79,6 +79,7 @@ MemoryBarsPlot::MemoryBarsPlot(QWidget* parent)
     plotLayout()->setRowStretchFactor(1, 0.001);
     setMouseTracking(true);
     style::applyChartPalette(this);
+    m_baseTopMargin = axisRect()->minimumMargins().top();
     connect(this, &QCustomPlot::afterLayout, this, &MemoryBarsPlot::fitLabels);
     clear();
 }
@@ -209,13 +210,45 @@ void MemoryBarsPlot::fitLabels()
     bool upright = false;
     for (const QStringList& f : forms)
         upright = upright || widest(f[chosen]) > slot;
+    // The labels rise above the plot area into its top margin, which takes what they need:
+    // a label of L pixels on a base at the fraction r of the axis' range stays under the
+    // top of the area (h pixels down to the x axis) when r (h - margin) <= h - L.
+    const double h = axisRect()->bottom() - axisRect()->outerRect().top();
+    const double upper = yAxis->range().upper;
+    int margin = 0;
     for (size_t s = 0; s < m_labels.size() && s < forms.size(); ++s) {
         QCPItemText* label = m_labels[s];
         label->setText(forms[s][chosen]);
         label->setRotation(upright ? -90 : 0);
         label->setPositionAlignment(upright ? Qt::AlignLeft | Qt::AlignVCenter : Qt::AlignHCenter | Qt::AlignBottom);
         label->setPadding(upright ? QMargins(4, 1, 1, 1) : QMargins(1, 1, 1, 4));
+        const QFontMetrics lfm(label->font());
+        const int length = upright ? widest(forms[s][chosen]) + 6
+                                   : static_cast<int>(forms[s][chosen].count(QLatin1Char('\n')) + 1) * lfm.height() + 6;
+        const double r = upper > 0 ? label->position->value() / upper : 0;
+        if (r > 0 && h > 0)
+            margin = std::max(margin, static_cast<int>(std::ceil(h - (h - length) / r)));
     }
+    margin = std::min(margin, static_cast<int>(h / 2));   // the bars keep half the height at least
+    if (margin != m_labelRoom) {
+        m_labelRoom = margin;
+        emit labelRoomChanged();
+    }
+    margin = std::max({margin, m_labelRoomFloor, m_baseTopMargin});
+    QMargins minimum = axisRect()->minimumMargins();
+    if (std::abs(minimum.top() - margin) > 1) {
+        minimum.setTop(margin);
+        axisRect()->setMinimumMargins(minimum);
+        replot(QCustomPlot::rpQueuedReplot);
+    }
+}
+
+void MemoryBarsPlot::setLabelRoomFloor(int pixels)
+{
+    if (pixels == m_labelRoomFloor)
+        return;
+    m_labelRoomFloor = pixels;
+    replot(QCustomPlot::rpQueuedReplot);
 }
 
 double MemoryBarsPlot::barLabelRotation() const

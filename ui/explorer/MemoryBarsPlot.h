@@ -43,8 +43,16 @@ public:
     // Same value-axis upper bound on several charts (compare view).
     void setMaxGiB(double gib);
     double dataMaxGiB() const;
+    // The room (pixels above the plot area) the labels over the bars take, and a least room
+    // to leave whatever they need: charts side by side on one scale leave the same.
+    int labelRoom() const { return m_labelRoom; }
+    void setLabelRoomFloor(int pixels);
 
     QSize sizeHint() const override;
+
+signals:
+    // The room the labels above the bars need changed (after a layout).
+    void labelRoomChanged();
 
 protected:
     void mouseMoveEvent(QMouseEvent* event) override;
@@ -53,7 +61,8 @@ protected:
     void updateLayout() override;
 
 private:
-    // Chooses each label's form for the current bar width (after each layout).
+    // Chooses each label's form for the current bar width and leaves the labels room above
+    // the plot area (after each layout).
     void fitLabels();
     // Chooses the stage labels' form for the current bar spacing; true when it changed.
     bool fitTickLabels();
@@ -68,6 +77,9 @@ private:
     int m_stages = 0;
     QString m_emptyText = tr("No plan to show: run a search and select a plan");
     int m_tickForm = -1;   // index into the forms of fitTickLabels(); -1: none chosen yet
+    int m_labelRoom = 0;
+    int m_labelRoomFloor = 0;
+    int m_baseTopMargin = 0;   // the plot area's own least top margin
 };
 
 } // namespace hapmoe::ui

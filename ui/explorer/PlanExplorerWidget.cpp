@@ -407,11 +407,12 @@ void PlanExplorerWidget::updateViews()
         const QString empty = d->searchFoundNothing ? tr("The search found no feasible plan (the reason is above)")
             : d->model->rowCount() > 0             ? tr("Select a plan in the list above")
                                                    : tr("No plan to show: run a search and select a plan");
-        d->partition->setEmptyText(d->searchFoundNothing ? empty : tr("Select a plan to see its stages"));
+        d->partition->setEmptyText(d->model->rowCount() > 0 ? tr("Select a plan to see its stages") : empty);
         d->timeline->setEmptyText(empty);
         d->memory->setEmptyText(empty);
         d->breakdown->setEmptyText(empty);
-        d->planTitle->setText(tr("Run a search or open a plan to explore it."));
+        d->planTitle->setText(d->model->rowCount() > 0 ? tr("Select a plan in the list to explore it.")
+                                                        : tr("Run a search or open a plan to explore it."));
         d->partition->clear();
         d->timeline->clear();
         d->memory->clear();
@@ -422,11 +423,12 @@ void PlanExplorerWidget::updateViews()
     const Plan& plan = e->plan();
     const Prediction& pred = e->prediction();
     const PlanTimeline tl = buildPlanTimeline(plan, pred);
-    QString title = tr("<b>%1</b> (%2) · %3 stages · %4 micro-batches · iteration %5")
+    // A narrow title wraps between its parts, not inside one ("iteration" over "7.295 s").
+    QString title = tr("<b>%1</b> (%2) · %3&nbsp;stages · %4&nbsp;micro-batches · iteration&nbsp;%5")
                         .arg(displayName(*e).toHtmlEscaped(), kindLabel(e->kind))
                         .arg(plan.pp())
                         .arg(tl.microbatches)
-                        .arg(style::formatSeconds(pred.iteration_time_s));
+                        .arg(style::formatSeconds(pred.iteration_time_s).replace(QLatin1Char(' '), QStringLiteral("&nbsp;")));
     if (plan.optimizer_offload_fraction > 0)
         title += (plan.optimizer_offload_fraction < 1
                       ? tr(" · optimizer %1% in host memory").arg(qRound(100 * plan.optimizer_offload_fraction))

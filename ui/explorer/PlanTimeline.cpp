@@ -1,5 +1,7 @@
 #include "PlanTimeline.h"
 
+#include "ExplorerStyle.h"
+
 #include <algorithm>
 #include <exception>
 
@@ -50,11 +52,9 @@ PlanTimeline buildPlanTimeline(const Plan& plan, const Prediction& prediction)
         tl.optimizer.push_back(s.optimizer);
         const StagePlan& sp = plan.stages[static_cast<size_t>(i)];
         tl.deviceTypes.push_back(QString::fromStdString(sp.device_type));
-        tl.stageNames << QStringLiteral("S%1 · %2 · L%3-%4")
+        tl.stageNames << QStringLiteral("S%1 · %2 · %3")
                              .arg(i)
-                             .arg(QString::fromStdString(sp.device_type))
-                             .arg(sp.first_layer)
-                             .arg(sp.first_layer + sp.num_layers - 1);
+                             .arg(QString::fromStdString(sp.device_type), style::layerRange(sp));
     }
     try {
         tl.schedule = simulatePipeline(in);

@@ -18,6 +18,22 @@ constexpr int kMargin = 6;
 constexpr int kLegendGap = 6;
 // Box width less the room around its text (gap between boxes and text margins).
 constexpr int kTextInset = 13;
+
+// Where a box's upright text goes: inside the bottleneck's outline, which is thicker.
+QRect uprightArea(const QRect& box, bool bottleneck)
+{
+    return bottleneck ? box.adjusted(4, 5, -4, -6) : box.adjusted(2, 3, -2, -4);
+}
+
+// A bold part and a regular one after it, from the baseline's start.
+template <typename Run>
+void drawRun(QPainter& p, const Run& run, const QPoint& baseline, const QFont& bold, const QFont& regular)
+{
+    p.setFont(bold);
+    p.drawText(baseline, run.bold);
+    p.setFont(regular);
+    p.drawText(baseline + QPoint(QFontMetrics(bold).horizontalAdvance(run.bold), 0), run.regular);
+}
 }
 
 StagePartitionView::StagePartitionView(QWidget* parent)
@@ -35,8 +51,7 @@ void StagePartitionView::setPlan(const Plan& plan, const Prediction& prediction,
     m_bottleneck = bottleneckStage;
     m_hasPlan = true;
     m_hovered = -1;
-    updateGeometry();
-    update();
+    relayout();
 }
 
 void StagePartitionView::clear()
@@ -45,7 +60,7 @@ void StagePartitionView::clear()
     m_prediction = {};
     m_hasPlan = false;
     m_hovered = -1;
-    update();
+    relayout();
 }
 
 void StagePartitionView::setEmptyText(const QString& text)
@@ -57,14 +72,13 @@ void StagePartitionView::setEmptyText(const QString& text)
 void StagePartitionView::setCompact(bool compact)
 {
     m_compact = compact;
-    updateGeometry();
-    update();
+    relayout();
 }
 
 void StagePartitionView::setTotalLayers(int layers)
 {
     m_totalLayers = layers;
-    update();
+    relayout();
 }
 
 int StagePartitionView::stageCount() const
@@ -81,8 +95,15 @@ const StagePlan* StagePartitionView::stage(int index) const
 
 int StagePartitionView::stripHeight() const
 {
-    const int lines = m_compact ? 2 : 6;
-    return lines * fontMetrics().height() + 10;
+    if (m_compact)
+        return 2 * fontMetrics().height() + 10;
+    // Six lines; seven when a line is split over two in every box (see layoutBoxes).
+    size_t lines = 6;
+    for (const BoxText& box : boxes()) {
+        if (!box.upright)
+            lines = std::max(lines, box.lines.size());
+    }
+    return static_cast<int>(lines) * fontMetrics().height() + 10;
 }
 
 QSize StagePartitionView::sizeHint() const
@@ -92,13 +113,12 @@ QSize StagePartitionView::sizeHint() const
 
 QSize StagePartitionView::minimumSizeHint() const
 {
-    return {200, kMargin * 2 + stripHeight() + kLegendGap + fontMetrics().height() + 4};
+    m_hintedHeight = kMargin * 2 + stripHeight() + kLegendGap + legendRows() * fontMetrics().height() + 4;
+    return {200, m_hintedHeight};
 }
 
-QRect StagePartitionView::stageRect(int index) const
+int StagePartitionView::stageLeft(int index) const
 {
-    if (index < 0 || index >= stageCount())
-        return {};
     int layers = 0;
     for (const StagePlan& s : m_plan.stages)
         layers += s.num_layers;
@@ -107,10 +127,19 @@ QRect StagePartitionView::stageRect(int index) const
     int before = 0;
     for (int i = 0; i < index; ++i)
         before += m_plan.stages[static_cast<size_t>(i)].num_layers;
-    const int n = m_plan.stages[static_cast<size_t>(index)].num_layers;
-    const int x0 = kMargin + static_cast<int>(w * before / scale);
-    const int x1 = kMargin + static_cast<int>(w * (before + n) / scale);
-    return QRect(x0, kMargin, std::max(1, x1 - x0), stripHeight());
+    return kMargin + static_cast<int>(w * before / scale);
+}
+
+int StagePartitionView::stageRight(int index) const
+{
+    return std::max(stageLeft(index) + 1, stageLeft(index + 1));
+}
+
+QRect StagePartitionView::stageRect(int index) const
+{
+    if (index < 0 || index >= stageCount())
+        return {};
+    return QRect(stageLeft(index), kMargin, stageRight(index) - stageLeft(index), stripHeight());
 }
 
 int StagePartitionView::stageAt(const QPoint& pos) const
@@ -149,21 +178,33 @@ QString StagePartitionView::stageToolTip(int index) const
     return tip;
 }
 
-std::vector<QStringList> StagePartitionView::boxLines() const
+std::vector<StagePartitionView::BoxText> StagePartitionView::layoutBoxes() const
 {
     // Each line has shorter forms for narrow boxes. One form per line is chosen for the
-    // whole strip (the longest that fits every box), so that all boxes read alike.
+    // whole strip (the longest that fits every box), so that all boxes read alike. Where
+    // even the shortest is too wide, the name and the recompute line split over two lines
+    // in every box ("S2" over "910B", "rc:" over "none"), and a box too narrow for that
+    // writes its text upright. No line is cut short.
+    const int n = stageCount();
+    std::vector<BoxText> boxes(static_cast<size_t>(n));
+    if (n == 0)
+        return boxes;
     QFont bold = font();
     bold.setBold(true);
+    const QFontMetrics fm(font());
+    const QFontMetrics bfm(bold);
     bool anyCp = false;
     for (const StagePlan& s : m_plan.stages)
         anyCp = anyCp || s.cp > 1;
-    std::vector<std::vector<QStringList>> lines(static_cast<size_t>(stageCount()));
-    for (int i = 0; i < stageCount(); ++i) {
+    constexpr size_t kRecomputeLine = 4;
+    std::vector<std::vector<QStringList>> lines(static_cast<size_t>(n));
+    std::vector<int> room(static_cast<size_t>(n));
+    for (int i = 0; i < n; ++i) {
         const StagePlan& s = m_plan.stages[static_cast<size_t>(i)];
         const QString type = QString::fromStdString(s.device_type);
         const QString shortType = style::shortDeviceName(type);
         auto& l = lines[static_cast<size_t>(i)];
+        room[static_cast<size_t>(i)] = stageRight(i) - stageLeft(i) - kTextInset;
         l.push_back({QStringLiteral("S%1 · %2").arg(i).arg(type), QStringLiteral("S%1 · %2").arg(i).arg(shortType),
                      QStringLiteral("S%1 %2").arg(i).arg(shortType)});
         if (m_compact) {
@@ -172,8 +213,8 @@ std::vector<QStringList> StagePartitionView::boxLines() const
             continue;
         }
         const QString rc = style::recomputeLabel(s);
-        l.push_back({QStringLiteral("%1 layers (L%2-%3)").arg(s.num_layers).arg(s.first_layer).arg(s.first_layer + s.num_layers - 1),
-                     QStringLiteral("%1 layers").arg(s.num_layers), QStringLiteral("%1 L").arg(s.num_layers)});
+        const QString layers = s.num_layers == 1 ? tr("1 layer") : tr("%1 layers").arg(s.num_layers);
+        l.push_back({QStringLiteral("%1 (%2)").arg(layers, style::layerRange(s)), layers, QStringLiteral("%1 L").arg(s.num_layers)});
         l.push_back(anyCp ? QStringList{QStringLiteral("TP%1 CP%2 DP%3").arg(s.tp).arg(s.cp).arg(s.dp),
                                         QStringLiteral("T%1 C%2 D%3").arg(s.tp).arg(s.cp).arg(s.dp)}
                           : QStringList{QStringLiteral("TP%1 DP%2").arg(s.tp).arg(s.dp), QStringLiteral("T%1 D%2").arg(s.tp).arg(s.dp)});
@@ -183,43 +224,164 @@ std::vector<QStringList> StagePartitionView::boxLines() const
         l.push_back({QStringLiteral("%1 dev · %2").arg(s.numDevices()).arg(style::devicesLabel(s)),
                      QStringLiteral("%1 dev").arg(s.numDevices()), QString::number(s.numDevices())});
     }
-    std::vector<QStringList> chosen(lines.size());
-    if (lines.empty())
-        return chosen;
-    auto fitsAll = [&](size_t l, int f, const QFont& font) {
-        const QFontMetrics fm(font);
-        for (int i = 0; i < stageCount(); ++i) {
-            if (fm.horizontalAdvance(lines[static_cast<size_t>(i)][l][f]) > stageRect(i).width() - kTextInset)
+    const size_t lineCount = lines.front().size();
+    const auto fits = [](const QFontMetrics& m, const QString& text, int width) { return m.horizontalAdvance(text) <= width; };
+    // "rc: none" -> "rc:", "none"; "S2 910B" -> "S2", "910B".
+    const auto halves = [](const QString& text) {
+        const qsizetype cut = text.indexOf(QLatin1Char(' '));
+        return QStringList{text.left(cut), text.mid(cut + 1)};
+    };
+    // The comparison's boxes have two lines: none splits.
+    const auto splittable = [&](size_t l) { return !m_compact && (l == 0 || l == kRecomputeLine); };
+
+    // Upright: a box in which some line does not fit across even split in two. The
+    // comparison's two-line boxes are too low for that; they leave out what does not fit.
+    for (size_t i = 0; i < boxes.size(); ++i) {
+        bool across = true;
+        for (size_t l = 0; l < lineCount && across; ++l) {
+            const QFontMetrics& m = l == 0 ? bfm : fm;
+            QStringList parts{lines[i][l].back()};
+            if (splittable(l))
+                parts = halves(parts.front());
+            for (const QString& part : parts)
+                across = across && fits(m, part, room[i]);
+        }
+        boxes[i].upright = !m_compact && !across;
+    }
+    const auto fitsAll = [&](size_t l, int form) {
+        const QFontMetrics& m = l == 0 ? bfm : fm;
+        for (size_t i = 0; i < boxes.size(); ++i) {
+            if (!boxes[i].upright && !fits(m, lines[i][l][form], room[i]))
                 return false;
         }
         return true;
     };
-    for (size_t l = 0; l < lines.front().size(); ++l) {
-        const QFont& f = l == 0 ? bold : font();
+    std::vector<int> form(lineCount, 0);
+    std::vector<bool> split(lineCount, false);
+    for (size_t l = 0; l < lineCount; ++l) {
         const int forms = static_cast<int>(lines.front()[l].size());
-        int form = 0;
-        while (form < forms - 1 && !fitsAll(l, form, f))
-            ++form;
-        // The device type is never dropped: when even "S2 910B" is too wide, the type
-        // goes on a line of its own.
-        const bool splitType = l == 0 && !fitsAll(l, form, f);
-        for (size_t i = 0; i < lines.size(); ++i) {
-            if (splitType) {
-                const QString type = QString::fromStdString(m_plan.stages[i].device_type);
-                chosen[i] << QStringLiteral("S%1").arg(i) << style::shortDeviceName(type);
-            } else {
-                chosen[i] << lines[i][l][form];
+        while (form[l] < forms - 1 && !fitsAll(l, form[l]))
+            ++form[l];
+        split[l] = splittable(l) && !fitsAll(l, form[l]);
+    }
+    for (size_t i = 0; i < boxes.size(); ++i) {
+        BoxText& box = boxes[i];
+        if (box.upright)
+            continue;
+        for (size_t l = 0; l < lineCount; ++l) {
+            const QFontMetrics& m = l == 0 ? bfm : fm;
+            QStringList texts{lines[i][l][form[l]]};
+            if (split[l]) {
+                texts = halves(texts.front());
+            } else if (!fits(m, texts.front(), room[i])) {
+                // Only in the comparison's boxes: the longest form that fits, else nothing.
+                QString fitting;
+                for (const QString& f : lines[i][l]) {
+                    if (fits(m, f, room[i])) {
+                        fitting = f;
+                        break;
+                    }
+                }
+                if (l == 0 && fitting.isEmpty() && fits(m, QStringLiteral("S%1").arg(i), room[i]))
+                    fitting = QStringLiteral("S%1").arg(i);
+                texts = {fitting};
             }
+            for (const QString& t : texts)
+                box.lines.push_back(l == 0 ? TextRun{t, {}} : TextRun{{}, t});
+        }
+        // With both the name and the recompute line split, the devices (in the tooltip)
+        // give way: the strip grows by one line at most.
+        if (!m_compact && box.lines.size() > lineCount + 1)
+            box.lines.pop_back();
+    }
+
+    // Upright boxes: columns of at most the box's height, the name in bold first and as
+    // much of the rest as fits after it and in further columns.
+    size_t stripLines = 6;
+    for (const BoxText& box : boxes) {
+        if (!box.upright)
+            stripLines = std::max(stripLines, box.lines.size());
+    }
+    // The box as paintEvent draws it, less the room around its text.
+    const auto area = [&](size_t i) {
+        const QRect r(stageLeft(static_cast<int>(i)) + 2, kMargin,
+                      stageRight(static_cast<int>(i)) - stageLeft(static_cast<int>(i)) - 4,
+                      static_cast<int>(stripLines) * fm.height() + 10);
+        return uprightArea(r, static_cast<int>(i) == m_bottleneck);
+    };
+    // As many columns as fit, the same in boxes of as many layers (which are as wide, give
+    // or take a pixel).
+    std::map<int, int> columnsFor;
+    for (size_t i = 0; i < boxes.size(); ++i) {
+        if (!boxes[i].upright)
+            continue;
+        const int layers = m_plan.stages[i].num_layers;
+        const int fit = std::max(1, area(i).width() / fm.height());
+        columnsFor[layers] = columnsFor.count(layers) ? std::min(columnsFor[layers], fit) : fit;
+    }
+    for (size_t i = 0; i < boxes.size(); ++i) {
+        BoxText& box = boxes[i];
+        if (!box.upright)
+            continue;
+        // Narrower than a capital letter: no text, which would be cut to unreadable bits
+        // (the tooltip and the legend's colour tell the stage).
+        if (stageRight(static_cast<int>(i)) - stageLeft(static_cast<int>(i)) - 4 < fm.capHeight() + 3)
+            continue;
+        const StagePlan& s = m_plan.stages[i];
+        const int columns = columnsFor[s.num_layers];
+        const int length = area(i).height();
+        QString name = QStringLiteral("S%1 %2").arg(i).arg(style::shortDeviceName(QString::fromStdString(s.device_type)));
+        if (!fits(bfm, name, length))
+            name = QStringLiteral("S%1").arg(i);
+        QStringList rest{QStringLiteral("%1 L").arg(s.num_layers), style::recomputeShortLabel(s), lines[i][2].back(),
+                         lines[i][3].back(), QStringLiteral("%1 dev").arg(s.numDevices())};
+        box.lines = {TextRun{name, {}}};
+        int used = bfm.horizontalAdvance(name);
+        for (const QString& part : rest) {
+            const QString next = QStringLiteral(" · ") + part;
+            if (used + fm.horizontalAdvance(next) <= length) {
+                box.lines.back().regular += next;
+                used += fm.horizontalAdvance(next);
+                continue;
+            }
+            if (static_cast<int>(box.lines.size()) >= columns || fm.horizontalAdvance(part) > length)
+                break;
+            box.lines.push_back(TextRun{{}, part});
+            used = fm.horizontalAdvance(part);
         }
     }
-    return chosen;
+    return boxes;
+}
+
+const std::vector<StagePartitionView::BoxText>& StagePartitionView::boxes() const
+{
+    if (!m_boxes || m_boxesWidth != width()) {
+        m_boxes = layoutBoxes();
+        m_boxesWidth = width();
+    }
+    return *m_boxes;
+}
+
+void StagePartitionView::relayout()
+{
+    m_boxes.reset();
+    updateGeometry();
+    update();
 }
 
 QStringList StagePartitionView::stageLines(int index) const
 {
     if (index < 0 || index >= stageCount())
         return {};
-    return boxLines()[static_cast<size_t>(index)];
+    QStringList out;
+    for (const TextRun& run : boxes()[static_cast<size_t>(index)].lines)
+        out << run.bold + run.regular;
+    return out;
+}
+
+bool StagePartitionView::stageUpright(int index) const
+{
+    return index >= 0 && index < stageCount() && boxes()[static_cast<size_t>(index)].upright;
 }
 
 void StagePartitionView::paintEvent(QPaintEvent*)
@@ -236,7 +398,7 @@ void StagePartitionView::paintEvent(QPaintEvent*)
     bold.setBold(true);
     const QPen mark(style::bottleneckMarkColor(palette()), 3);
 
-    const std::vector<QStringList> text = boxLines();
+    const std::vector<BoxText>& text = boxes();
     for (int i = 0; i < stageCount(); ++i) {
         // A gap between boxes (rather than alternating shades, which would make one device
         // type look like another) separates neighbouring stages of one type.
@@ -263,22 +425,54 @@ void StagePartitionView::paintEvent(QPaintEvent*)
         }
 
         p.setPen(style::textOn(fill));
+        const BoxText& box = text[static_cast<size_t>(i)];
+        if (box.upright) {
+            // Columns from the bottom up, their capitals centred in equal slots of the box.
+            const QRect area = uprightArea(r, i == m_bottleneck);
+            p.save();
+            p.setClipRect(r);
+            const double slot = double(area.width()) / std::max<size_t>(1, box.lines.size());
+            for (size_t c = 0; c < box.lines.size(); ++c) {
+                p.save();
+                p.translate(area.left() + slot * (c + 0.5) - (fm.ascent() - fm.capHeight() / 2.0), area.bottom());
+                p.rotate(-90);
+                drawRun(p, box.lines[c], QPoint(0, fm.ascent()), bold, font());
+                p.restore();
+            }
+            p.restore();
+            continue;
+        }
         const QRect textRect = r.adjusted(5, 5, -4, -2);
         int y = textRect.top();
-        const QStringList& lines = text[static_cast<size_t>(i)];
-        for (int l = 0; l < lines.size(); ++l) {
-            const QFont& f = l == 0 ? bold : font();
-            p.setFont(f);
-            const QFontMetrics lfm(f);
-            const QString line = lfm.elidedText(lines[l], Qt::ElideRight, textRect.width());
-            p.drawText(QRect(textRect.left(), y, textRect.width(), lfm.height()), Qt::AlignLeft | Qt::AlignVCenter, line);
+        for (const TextRun& line : box.lines) {
+            drawRun(p, line, QPoint(textRect.left(), y + fm.ascent()), bold, font());
             y += fm.height();
-            if (y + fm.height() > textRect.bottom() + 2)
-                break;
         }
     }
 
     // Legend: one swatch per device type, in order of first appearance.
+    p.setFont(font());
+    const int ly = kMargin + stripHeight() + kLegendGap;
+    const int box = fm.height() - 4;
+    for (const LegendEntry& e : legendEntries()) {
+        const int y = ly + e.row * fm.height();
+        if (e.bottleneck) {
+            p.setPen(mark);
+            p.setBrush(Qt::NoBrush);
+            p.drawRect(QRectF(e.x + 1.5, y + 3.5, box - 3, box - 3));
+        } else {
+            p.setPen(Qt::NoPen);
+            p.setBrush(e.color);
+            p.drawRoundedRect(QRect(e.x, y + 2, box, box), 2, 2);
+        }
+        const int tx = e.x + box + 4;
+        p.setPen(palette().color(QPalette::WindowText));
+        p.drawText(QPoint(tx, y + fm.ascent() + 1), fm.elidedText(e.text, Qt::ElideRight, std::max(0, width() - kMargin - tx)));
+    }
+}
+
+std::vector<StagePartitionView::LegendEntry> StagePartitionView::legendEntries() const
+{
     std::vector<QString> types;
     std::map<QString, int> devices;
     for (const StagePlan& s : m_plan.stages) {
@@ -287,48 +481,75 @@ void StagePartitionView::paintEvent(QPaintEvent*)
             types.push_back(t);
         devices[t] += s.numDevices();
     }
-    p.setFont(font());
-    const int ly = kMargin + stripHeight() + kLegendGap;
+    const QFontMetrics fm = fontMetrics();
     const int box = fm.height() - 4;
     const bool marked = m_bottleneck >= 0 && m_bottleneck < stageCount();
-    // Full labels when they fit on the line, else short ones ("MI300X (16)"), else elided.
+    // Full labels when they fit on one line, else short ones ("MI300X (16)") on as many
+    // lines as they need.
     const auto labels = [&](bool full) {
-        QStringList out;
+        std::vector<LegendEntry> out;
         for (const QString& t : types)
-            out << (full ? tr("%1 (%2 devices)") : tr("%1 (%2)")).arg(t).arg(devices[t]);
+            out.push_back({(full ? tr("%1 (%2 devices)") : tr("%1 (%2)")).arg(t).arg(devices[t]), style::deviceColor(t)});
         if (marked)
-            out << (full ? tr("bottleneck stage (S%1)") : tr("bottleneck S%1")).arg(m_bottleneck);
+            out.push_back({(full ? tr("bottleneck stage (S%1)") : tr("bottleneck S%1")).arg(m_bottleneck), {}, true});
         return out;
     };
-    const auto lineWidth = [&](const QStringList& texts) {
-        int w = 0;
-        for (const QString& text : texts)
-            w += box + 4 + fm.horizontalAdvance(text) + 16;
-        return w - 16;
-    };
-    QStringList texts = labels(true);
-    if (kMargin + lineWidth(texts) > width() - kMargin)
-        texts = labels(false);
-    int x = kMargin;
-    for (qsizetype i = 0; i < texts.size(); ++i) {
-        const bool bottleneckEntry = marked && i == texts.size() - 1;
-        if (bottleneckEntry) {
-            p.setPen(mark);
-            p.setBrush(Qt::NoBrush);
-            p.drawRect(QRectF(x + 1.5, ly + 3.5, box - 3, box - 3));
-        } else {
-            p.setPen(Qt::NoPen);
-            p.setBrush(style::deviceColor(types[static_cast<size_t>(i)]));
-            p.drawRoundedRect(QRect(x, ly + 2, box, box), 2, 2);
+    const auto place = [&](std::vector<LegendEntry>& entries) {
+        int x = kMargin, row = 0;
+        for (LegendEntry& e : entries) {
+            const int w = box + 4 + fm.horizontalAdvance(e.text);
+            if (x > kMargin && x + w > width() - kMargin) {
+                x = kMargin;
+                ++row;
+            }
+            e.x = x;
+            e.row = row;
+            x += w + 16;
         }
-        x += box + 4;
-        const QString text = fm.elidedText(texts[i], Qt::ElideRight, std::max(0, width() - kMargin - x));
-        p.setPen(palette().color(QPalette::WindowText));
-        p.drawText(QPoint(x, ly + fm.ascent() + 1), text);
-        x += fm.horizontalAdvance(text) + 16;
-        if (x + box >= width() - kMargin)
-            break;
+        return row + 1;
+    };
+    std::vector<LegendEntry> entries = labels(true);
+    if (place(entries) > 1) {
+        entries = labels(false);
+        place(entries);
     }
+    return entries;
+}
+
+bool StagePartitionView::legendFits() const
+{
+    const QFontMetrics fm = fontMetrics();
+    for (const LegendEntry& e : legendEntries()) {
+        if (e.x + fm.height() - 4 + 4 + fm.horizontalAdvance(e.text) > width() - kMargin)
+            return false;
+    }
+    return true;
+}
+
+int StagePartitionView::legendRows() const
+{
+    int rows = 1;
+    for (const LegendEntry& e : legendEntries())
+        rows = std::max(rows, e.row + 1);
+    return rows;
+}
+
+void StagePartitionView::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    // Narrower boxes may split a line in two, and the strip takes one line more; the legend
+    // may take more lines.
+    const int hinted = m_hintedHeight;
+    const int needed = minimumSizeHint().height();
+    if (needed != hinted || height() != needed)
+        updateGeometry();
+}
+
+void StagePartitionView::changeEvent(QEvent* event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::FontChange)
+        relayout();
 }
 
 void StagePartitionView::setHovered(int stage)

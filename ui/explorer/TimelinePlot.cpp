@@ -5,6 +5,9 @@
 
 #include <QToolTip>
 
+#include <algorithm>
+#include <cmath>
+
 namespace hapmoe::ui {
 
 namespace {
@@ -104,6 +107,46 @@ void TimelinePlot::updateLayout()
 {
     style::fitLegendColumns(legend, width());
     QCustomPlot::updateLayout();
+    // Lanes lower than a line of text: only every k-th lane is named (the bottleneck and
+    // the longest tail first), so that the names do not run into each other. The names
+    // change the axis' width, not the lanes' height, so one more pass settles it.
+    if (fitLaneLabels())
+        QCustomPlot::updateLayout();
+}
+
+bool TimelinePlot::fitLaneLabels()
+{
+    const int lanes = static_cast<int>(m_laneLabels.size());
+    if (lanes == 0)
+        return false;
+    const double lane = double(axisRect()->height()) / lanes;
+    const int line = QFontMetrics(yAxis->tickLabelFont()).height();
+    const int every = lane >= line ? 1 : static_cast<int>(std::ceil(line / std::max(lane, 1.0)));
+    if (every == m_laneLabelEvery)
+        return false;
+    m_laneLabelEvery = every;
+    std::vector<int> named;
+    const auto room = [&](int s) {
+        return std::all_of(named.begin(), named.end(), [&](int n) { return std::abs(n - s) >= every; });
+    };
+    for (int s : {m_blocks->timeline().bottleneck, m_tailLane})
+        if (s >= 0 && s < lanes && room(s))
+            named.push_back(s);
+    for (int s = 0; s < lanes; ++s)
+        if (room(s))
+            named.push_back(s);
+    m_laneTicker->clear();
+    for (int s = 0; s < lanes; ++s)
+        m_laneTicker->addTick(s, std::find(named.begin(), named.end(), s) != named.end() ? m_laneLabels[static_cast<size_t>(s)] : QString());
+    return true;
+}
+
+int TimelinePlot::namedLanes() const
+{
+    int n = 0;
+    for (auto it = m_laneTicker->ticks().cbegin(); it != m_laneTicker->ticks().cend(); ++it)
+        n += it.value().isEmpty() ? 0 : 1;
+    return n;
 }
 
 void TimelinePlot::updateEndLabel()
@@ -127,6 +170,9 @@ void TimelinePlot::setTimeline(const PlanTimeline& timeline)
 {
     m_blocks->setTimeline(timeline);
     m_laneTicker->clear();
+    m_laneLabels.clear();
+    m_laneLabelEvery = 1;
+    m_tailLane = -1;
     for (int s = 0; s < timeline.stages; ++s) {
         QString label = timeline.stageNames.value(s);
         // The steady state's bottleneck, and the stage whose DP sync and optimizer step the
@@ -139,7 +185,10 @@ void TimelinePlot::setTimeline(const PlanTimeline& timeline)
             label += tr("  ◀ bottleneck");
         else if (tail)
             label += tr("  ◀ longest tail");
+        if (tail)
+            m_tailLane = s;
         m_laneTicker->addTick(s, label);
+        m_laneLabels.push_back(label);
     }
     yAxis->setRange(-0.5, timeline.stages - 0.5);
     m_limit = std::max(timeline.iterationEnd, 1e-9);

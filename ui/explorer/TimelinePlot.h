@@ -8,6 +8,8 @@
 
 #include <qcustomplot.h>
 
+#include <vector>
+
 namespace hapmoe::ui {
 
 class TimelineBlocks;
@@ -35,6 +37,9 @@ public:
     // Chrome/Perfetto trace-event JSON of the schedule.
     QByteArray chromeTrace() const;
 
+    // How many lanes are named: all, unless the lanes are lower than a line of text.
+    int namedLanes() const;
+
     QSize sizeHint() const override;
 
 protected:
@@ -48,6 +53,8 @@ private:
     // Colours that depend on the theme: legend swatches, the iteration line and its label.
     void applyThemeColors();
     void updateEndLabel();
+    // Names only as many lanes as have room for a line each; true when that changed.
+    bool fitLaneLabels();
 
     TimelineBlocks* m_blocks;
     QCPItemStraightLine* m_endLine;
@@ -56,6 +63,9 @@ private:
     QCPGraph* m_bubbleSwatch = nullptr;
     QCPGraph* m_bottleneckSwatch = nullptr;
     QSharedPointer<QCPAxisTickerText> m_laneTicker;
+    std::vector<QString> m_laneLabels;   // every lane's name, with its marks
+    int m_laneLabelEvery = 1;             // every how many lanes one is named
+    int m_tailLane = -1;                  // the lane marked "longest tail"
     double m_limit = 1;
     QString m_emptyText = tr("No plan to show: run a search and select a plan");
     bool m_bounding = false;

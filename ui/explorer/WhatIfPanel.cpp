@@ -61,6 +61,8 @@ WhatIfPanel::WhatIfPanel(QWidget* parent)
                              "(Megatron-Core --optimizer-cpu-offload --optimizer-offload-fraction)"));
     m_nodeCount->setRange(0, 4096);
     m_nodeCount->setSuffix(tr(" nodes"));
+    connect(m_nodeCount, &QSpinBox::valueChanged, this,
+            [this](int n) { m_nodeCount->setSuffix(n == 1 ? tr(" node") : tr(" nodes")); });
     m_nodeType->setToolTip(tr("Device type whose node count to change"));
     // Wide enough for the longest type name ("910B-376T"), however narrow the panel.
     m_nodeType->setSizeAdjustPolicy(QComboBox::AdjustToContents);
@@ -189,6 +191,15 @@ void WhatIfPanel::resetInputs()
     m_rho->setValue(model.training.router_imbalance);
     m_offload->setValue(m_entry ? qRound(100 * m_entry->plan().optimizer_offload_fraction) : 0);
     m_nodeCount->setValue(nodesOfType(m_nodeType->currentText()));
+    // Without a plan the fields show a dash, not figures of no plan (the spin boxes' least
+    // values).
+    for (QAbstractSpinBox* box : std::initializer_list<QAbstractSpinBox*>{m_gbs, m_seq, m_rho, m_offload, m_nodeCount})
+        box->setSpecialValueText(m_entry ? QString() : QStringLiteral("\u2013"));
+    if (!m_entry) {
+        for (QSpinBox* box : {m_gbs, m_seq, m_offload, m_nodeCount})
+            box->setValue(box->minimum());
+        m_rho->setValue(m_rho->minimum());
+    }
     m_resetting = false;
     setEnabled(m_entry.has_value() && m_context.catalog != nullptr);
     reestimate();

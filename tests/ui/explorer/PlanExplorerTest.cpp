@@ -29,6 +29,7 @@
 #include <QJsonObject>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QMenu>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QScrollArea>
@@ -38,6 +39,8 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTimer>
+#include <QToolButton>
+#include <QVBoxLayout>
 #include <QWheelEvent>
 #include <QtTest>
 
@@ -62,6 +65,8 @@ private slots:
     void planListSortsByIterationTime();
     void compareShowsTwoPlansOnASharedTimeAxis();
     void compareChartsKeepReadableSizesInASmallWindow();
+    void compareTableKeepsItsColumnsInANarrowView();
+    void compareMemoryChartsKeepOneScale();
     void whatIfRhoChangesTheIterationTime();
     void whatIfOffloadTradesMemoryForTime();
     void whatIfRemovingAUsedNodeAsksForANewSearch();
@@ -74,10 +79,13 @@ private slots:
     void chartsWithoutAPlanShowAPlaceholder();
     void memoryLabelsStandAboveBarAndCapacity();
     void memoryStageLabelsFitBetweenTheBars();
+    void memoryBarLabelsStayInTheChart();
     void memoryChartSaysWhereOffloadedStatesWent();
     void denseTimelineDrawsBands();
+    void timelineNamesOnlyLanesWithRoom();
     void bottleneckMarkAndDeviceColoursStandApart();
     void partitionBoxesAlwaysNameTheirDeviceType();
+    void partitionTextFitsEveryBox();
     void exportDialogOpensAtItsSizeForTheWindow();
     void exportDialogWrapsCheckLabels();
     void exportDialogStatusReadsOnBothThemes();
@@ -531,6 +539,80 @@ void PlanExplorerTest::whatIfOffloadTradesMemoryForTime()
     QCOMPARE(whatIf->whatIfPrediction()->iteration_time_s, base.iteration_time_s);
 }
 
+void PlanExplorerTest::compareTableKeepsItsColumnsInANarrowView()
+{
+    // About what a 1024 x 700 window leaves the explorer: the list of plans would leave the
+    // table no room for its columns, so the plans are ticked in a button's menu instead.
+    std::unique_ptr<PlanExplorerWidget> w(makeExplorer());
+    w->resize(390, 600);
+    w->selectPlan(0);
+    w->showView(QStringLiteral("compare"));
+    auto* compare = qobject_cast<CompareView*>(w->view(QStringLiteral("compare")));
+    QVERIFY(compare);
+    settle();
+    QVERIFY(compare->choosesInAMenu());
+    auto* list = compare->findChild<QListWidget*>(QStringLiteral("compareChooser"));
+    auto* button = compare->findChild<QToolButton*>(QStringLiteral("compareChooserButton"));
+    QVERIFY(list && button);
+    QVERIFY(!list->isVisible());
+    QVERIFY(button->isVisible());
+    // Both plans' columns in view, each wide enough for its figures.
+    QTableWidget* table = compare->table();
+    QCOMPARE(table->columnCount(), 2);
+    QCOMPARE(table->horizontalScrollBar()->maximum(), 0);
+    for (int c = 0; c < 2; ++c)
+        QVERIFY2(table->columnWidth(c) >= table->fontMetrics().horizontalAdvance(table->item(1, c)->text()),
+                 qPrintable(QString::number(table->columnWidth(c))));
+    // The menu ticks plans as the list does.
+    QMenu* menu = button->menu();
+    QVERIFY(menu);
+    QMetaObject::invokeMethod(menu, "aboutToShow");
+    QCOMPARE(menu->actions().size(), list->count());
+    QVERIFY(menu->actions()[0]->isChecked());
+    menu->actions()[1]->setChecked(true);
+    QCOMPARE(compare->compared(), (QList<int>{0, 1, 2}));
+    QCOMPARE(table->columnCount(), 3);
+
+    // Wide again: the list is back beside the table.
+    w->resize(900, 600);
+    settle();
+    QVERIFY(!compare->choosesInAMenu());
+    QVERIFY(list->isVisible());
+    QVERIFY(!button->isVisible());
+}
+
+void PlanExplorerTest::compareMemoryChartsKeepOneScale()
+{
+    // Sixteen stages of one device (upright labels over narrow bars, which need room above
+    // the plot area) beside the two-stage plan (labels across, which do not): side by side
+    // on one memory scale, both plot areas start and end at the same height.
+    Plan sixteen;
+    sixteen.name = "sixteen stages";
+    sixteen.global_batch_size = 256;
+    sixteen.target = Target::FlagScale;
+    int layer = 0;
+    for (int s = 0; s < 16; ++s) {
+        const int layers = s < 8 ? 2 : 1;
+        sixteen.stages.push_back(test::stage(s < 8 ? "H800" : "910B-376T", s / 8, s % 8, 1, layer, layers, 1, 1, 1, 1, 1, 1));
+        layer += layers;
+    }
+    std::vector<ExplorerPlan> plans(2);
+    plans[0].ranked = m_result.plans.front();
+    plans[1].ranked = test::costed(*m_cost, sixteen);
+    CompareView compare;
+    compare.resize(1100, 900);
+    compare.show();
+    compare.setPlans(plans);
+    compare.setCompared({0, 1});
+    QTRY_VERIFY(compare.memoryPlots().size() == 2 && compare.memoryPlots()[1]->barLabelRotation() == -90.0);
+    QCOMPARE(compare.memoryColumns(), 2);
+    MemoryBarsPlot* few = compare.memoryPlots()[0];
+    MemoryBarsPlot* many = compare.memoryPlots()[1];
+    QTRY_VERIFY(many->labelRoom() > 0 && few->axisRect()->top() == many->axisRect()->top());
+    QCOMPARE(few->axisRect()->bottom(), many->axisRect()->bottom());
+    QCOMPARE(few->yAxis->range().upper, many->yAxis->range().upper);
+}
+
 void PlanExplorerTest::whatIfRhoChangesTheIterationTime()
 {
     PlanExplorerWidget* w = m_explorer.get();
@@ -876,6 +958,37 @@ void PlanExplorerTest::chartsWithoutAPlanShowAPlaceholder()
     timeline.clear();
     QVERIFY(!placeholder(&timeline).isEmpty());
     QVERIFY(!timeline.layer(QStringLiteral("axes"))->visible());
+
+    // Before a search the stage strip, like the charts, asks for one (there is no plan to
+    // select yet).
+    {
+        PlanExplorerWidget fresh;
+        auto* strip = qobject_cast<StagePartitionView*>(fresh.view(QStringLiteral("partition")));
+        QVERIFY(strip);
+        QVERIFY2(strip->emptyText().startsWith(QStringLiteral("No plan to show")), qPrintable(strip->emptyText()));
+    }
+
+    // The what-if fields show a dash, not the least values of their boxes (a 128-token
+    // sequence for a model of 4096), until there is a plan; then the plan's.
+    WhatIfPanel whatIf;
+    ExplorerContext context;
+    context.model = m_model;
+    context.cluster = m_cluster;
+    context.catalog = &DeviceCatalog::builtin();
+    whatIf.setContext(context);
+    for (QAbstractSpinBox* box : std::initializer_list<QAbstractSpinBox*>{whatIf.globalBatchBox(), whatIf.sequenceLengthBox(),
+                                                                         whatIf.rhoBox(), whatIf.offloadBox(), whatIf.nodeCountBox()})
+        QCOMPARE(box->text(), QStringLiteral("\u2013"));
+    ExplorerPlan entry;
+    entry.ranked = m_result.plans.front();
+    whatIf.setPlan(&entry);
+    QCOMPARE(whatIf.sequenceLengthBox()->value(), m_model.seq_length);
+    QCOMPARE(whatIf.sequenceLengthBox()->text(), QStringLiteral("%1 tokens").arg(m_model.seq_length));
+    // One node of the type on 16-1: "1 node", not "1 nodes".
+    QCOMPARE(whatIf.nodeCountBox()->value(), 1);
+    QCOMPARE(whatIf.nodeCountBox()->text(), QStringLiteral("1 node"));
+    whatIf.nodeCountBox()->setValue(2);
+    QCOMPARE(whatIf.nodeCountBox()->text(), QStringLiteral("2 nodes"));
 }
 
 void PlanExplorerTest::memoryLabelsStandAboveBarAndCapacity()
@@ -974,6 +1087,52 @@ void PlanExplorerTest::memoryStageLabelsFitBetweenTheBars()
     QCOMPARE(memory.tickLabelRotation(), 0.0);
 }
 
+void PlanExplorerTest::memoryBarLabelsStayInTheChart()
+{
+    // Eight stages on 32-3 in a memory tab about as narrow as a 1024 x 700 window leaves it:
+    // the recompute labels stand upright above bars near the top of the scale, and the plot
+    // area leaves them room under the legend instead of cutting them off (as long as the
+    // bars keep half of the height).
+    const Cluster cluster = test::cluster32_3();
+    const CostModel cost(m_model, cluster, DeviceCatalog::builtin());
+    Plan plan;
+    plan.name = "eight stages";
+    plan.global_batch_size = 256;
+    plan.target = Target::FlagScale;
+    for (int s = 0; s < 8; ++s)
+        plan.stages.push_back(test::stage(s < 4 ? "910B-376T" : "MI300X", s / 2, (s % 2) * 4, 4, 3 * s, 3, 2, 2, 4, 1, 1, 1));
+    const RankedPlan eight = test::costed(cost, plan);
+    MemoryBarsPlot memory;
+    memory.show();
+    memory.setPlan(eight.plan, eight.prediction);
+    for (const QSize size : {QSize(390, 260), QSize(390, 300), QSize(600, 300), QSize(900, 420)}) {
+        memory.resize(size);
+        memory.replot();
+        QApplication::processEvents();   // the queued replot with the room the labels asked for
+        memory.replot();
+        const int top = memory.axisRect()->outerRect().top();
+        int labels = 0;
+        for (int i = 0; i < memory.itemCount(); ++i) {
+            auto* label = qobject_cast<QCPItemText*>(memory.item(i));
+            if (!label || !label->text().startsWith(QStringLiteral("r")))
+                continue;
+            ++labels;
+            double highest = std::numeric_limits<double>::max();
+            for (QCPItemAnchor* a : {label->topLeft, label->topRight, label->bottomLeft, label->bottomRight})
+                highest = std::min(highest, a->pixelPosition().y());
+            QVERIFY2(highest >= top - 1,
+                     qPrintable(QStringLiteral("%1 x %2: \"%3\" (rotation %4) reaches y %5 over the plot area's top %6")
+                                    .arg(size.width()).arg(size.height()).arg(label->text()).arg(label->rotation())
+                                    .arg(highest).arg(top)));
+        }
+        QCOMPARE(labels, 8);
+        if (size.width() == 390)
+            QCOMPARE(memory.barLabelRotation(), -90.0);   // upright: the labels that need the room
+        // The bars keep half the height.
+        QVERIFY(memory.axisRect()->height() >= (memory.axisRect()->bottom() - top) / 2 - 1);
+    }
+}
+
 void PlanExplorerTest::memoryChartSaysWhereOffloadedStatesWent()
 {
     // The bars are device memory: with half of the optimizer offloaded the chart says so and
@@ -1012,6 +1171,54 @@ void PlanExplorerTest::denseTimelineDrawsBands()
     timeline.xAxis->setRange(300, 340);
     timeline.replot();
     QVERIFY(!timeline.blocks()->lastDrawDense());
+}
+
+void PlanExplorerTest::timelineNamesOnlyLanesWithRoom()
+{
+    // Sixteen stages, the slowest (the bottleneck) S9: in a chart as low as a 1024 x 700
+    // window leaves it, the lanes are lower than a line of text and only some are named,
+    // never two closer than a line, the bottleneck among them; in a tall chart, all.
+    Plan plan;
+    Prediction pred;
+    for (int i = 0; i < 16; ++i) {
+        plan.stages.push_back(test::stage("H800", i, 0, 8, 2 * i, 2, 1, 8, 8, 1, 1, 1));
+        StageEstimate e;
+        e.t_fwd = i == 9 ? 1.5 : 1;
+        e.t_bwd = 2 * e.t_fwd;
+        pred.stages.push_back(e);
+    }
+    pred.num_microbatches = 32;
+    const PlanTimeline tl = buildPlanTimeline(plan, pred);
+    QCOMPARE(tl.bottleneck, 9);
+    TimelinePlot timeline;
+    timeline.show();
+    timeline.setTimeline(tl);
+    const int line = QFontMetrics(timeline.yAxis->tickLabelFont()).height();
+    for (int height : {900, 260}) {
+        timeline.resize(600, height);
+        timeline.replot();
+        const double lane = double(timeline.axisRect()->height()) / 16;
+        QMap<double, QString> ticks = qSharedPointerCast<QCPAxisTickerText>(timeline.yAxis->ticker())->ticks();
+        QList<int> named;
+        for (auto it = ticks.cbegin(); it != ticks.cend(); ++it)
+            if (!it.value().isEmpty())
+                named << qRound(it.key());
+        QCOMPARE(named.size(), timeline.namedLanes());
+        if (lane >= line) {
+            QCOMPARE(named.size(), 16);
+            continue;
+        }
+        QVERIFY2(named.size() < 16, qPrintable(QString::number(lane)));
+        QVERIFY(named.contains(9));
+        QVERIFY(ticks.value(9).contains(QStringLiteral("bottleneck")));
+        for (int a = 0; a < named.size(); ++a)
+            for (int b = a + 1; b < named.size(); ++b)
+                QVERIFY2(std::abs(named[a] - named[b]) * lane >= line - 0.5,
+                         qPrintable(QStringLiteral("S%1 and S%2 %3 px apart").arg(named[a]).arg(named[b]).arg(std::abs(named[a] - named[b]) * lane)));
+    }
+    // One layer: "L17", not "L17-17".
+    plan.stages[3].num_layers = 1;
+    QVERIFY(buildPlanTimeline(plan, pred).stageNames[3].endsWith(QStringLiteral("L6")));
 }
 
 void PlanExplorerTest::bottleneckMarkAndDeviceColoursStandApart()
@@ -1066,20 +1273,137 @@ void PlanExplorerTest::partitionBoxesAlwaysNameTheirDeviceType()
     QCOMPARE(style::shortDeviceName(QStringLiteral("910B-376T")), QStringLiteral("910B"));
     QCOMPARE(style::shortDeviceName(QStringLiteral("A100-80GB")), QStringLiteral("A100"));
     QCOMPARE(style::shortDeviceName(QStringLiteral("H800")), QStringLiteral("H800"));
-    // The narrow box is 700 * 2 / 24 = 58 pixels wide, and 350 * 2 / 24 = 29 at half the width.
-    for (int width : {700, 350}) {
-        view.resize(width, view.height());
-        const QStringList narrow = view.stageLines(1);
-        const QStringList wide = view.stageLines(0);
-        QVERIFY2(narrow.join(QLatin1Char('\n')).contains(QStringLiteral("910B")), qPrintable(narrow.join(QLatin1Char('|'))));
-        QVERIFY2(wide.join(QLatin1Char('\n')).contains(QStringLiteral("A100")), qPrintable(wide.join(QLatin1Char('|'))));
-        // One scheme on every box: the same number of lines, the knobs in the same form.
-        QCOMPARE(narrow.size(), wide.size());
-        const int knobs = narrow.size() - 4;   // layers, knobs, experts, recompute, devices follow the name
-        QCOMPARE(narrow[knobs].startsWith(QStringLiteral("TP")), wide[knobs].startsWith(QStringLiteral("TP")));
-        // The recompute line says what it is in every form ("rc: none", never a bare "none").
-        const QString rc = narrow[narrow.size() - 2];
-        QVERIFY2(rc.startsWith(QStringLiteral("rc: ")) || rc.startsWith(QStringLiteral("recompute: ")), qPrintable(rc));
+    // The narrow box is 700 * 2 / 24 = 58 pixels wide: lines across it, split where needed.
+    view.resize(700, view.height());
+    QVERIFY(!view.stageUpright(1));
+    const QStringList narrow = view.stageLines(1);
+    const QStringList wide = view.stageLines(0);
+    QVERIFY2(narrow.join(QLatin1Char('\n')).contains(QStringLiteral("910B")), qPrintable(narrow.join(QLatin1Char('|'))));
+    QVERIFY2(wide.join(QLatin1Char('\n')).contains(QStringLiteral("A100")), qPrintable(wide.join(QLatin1Char('|'))));
+    // One scheme on every box: the same number of lines, the knobs in the same form.
+    QCOMPARE(narrow.size(), wide.size());
+    const int knobs = narrow.indexOf(QRegularExpression(QStringLiteral("T(P)?1 .*")));
+    QVERIFY2(knobs > 0, qPrintable(narrow.join(QLatin1Char('|'))));
+    QCOMPARE(wide[knobs].left(2), narrow[knobs].left(2));
+    // The recompute line says what it is in every form ("rc: none", or "rc:" over "none",
+    // never a bare "none").
+    const int rc = narrow.indexOf(QRegularExpression(QStringLiteral("(rc|recompute):.*")));
+    QVERIFY2(rc > 0, qPrintable(narrow.join(QLatin1Char('|'))));
+    QVERIFY(narrow[rc].contains(QStringLiteral("none")) || narrow.value(rc + 1) == QStringLiteral("none"));
+
+    // At half the width the narrow box (29 pixels) is too narrow for lines across it: it
+    // names its stage and type upright.
+    view.resize(350, view.height());
+    QVERIFY(view.stageUpright(1));
+    QVERIFY(!view.stageUpright(0));
+    QVERIFY2(view.stageLines(1).value(0).startsWith(QStringLiteral("S1 910B")), qPrintable(view.stageLines(1).join(QLatin1Char('|'))));
+    QVERIFY2(view.stageLines(0).join(QLatin1Char('\n')).contains(QStringLiteral("A100")), qPrintable(view.stageLines(0).join(QLatin1Char('|'))));
+}
+
+namespace {
+// Whether every line of every box of the strip fits the box as drawn (nothing elided);
+// `why` says which does not. The stage's name (bold) comes first, with its device type
+// where there is room for it.
+bool partitionTextFits(const StagePartitionView& view, QString* why)
+{
+    QFont boldFont = view.font();
+    boldFont.setBold(true);
+    const QFontMetrics fm(view.font());
+    const QFontMetrics bold(boldFont);
+    for (int i = 0; i < view.stageCount(); ++i) {
+        const QRect box = view.stageRect(i);
+        const QStringList lines = view.stageLines(i);
+        const QString name = QStringLiteral("S%1").arg(i);
+        const QString type = style::shortDeviceName(QString::fromStdString(view.stage(i)->device_type));
+        const auto fail = [&](const QString& what) {
+            *why = QStringLiteral("S%1 (%2 x %3 px): %4 in [%5]").arg(i).arg(box.width()).arg(box.height())
+                       .arg(what, lines.join(QLatin1Char('|')));
+            return false;
+        };
+        if (view.stageUpright(i)) {
+            // Columns from the bottom up, each within the box's height, as many as the box
+            // is wide for; the first has the name in bold, then " · " and the rest. A box
+            // narrower than a capital letter has no text.
+            if (lines.isEmpty() && box.width() - 4 < fm.capHeight() + 3)
+                continue;
+            if (lines.isEmpty() || !lines.front().startsWith(name))
+                return fail(QStringLiteral("no stage name first"));
+            if (lines.size() * fm.height() > std::max(box.width(), fm.height()))
+                return fail(QStringLiteral("more columns than the box is wide"));
+            for (const QString& l : lines) {
+                const qsizetype cut = l == lines.front() ? l.indexOf(QStringLiteral(" · ")) : 0;
+                const QString head = cut < 0 ? l : l.left(cut);
+                const int length = (l == lines.front() ? bold.horizontalAdvance(head) : 0) + fm.horizontalAdvance(l.mid(head.size()));
+                if (length > box.height() - 7)
+                    return fail(QStringLiteral("\"%1\" longer than the box").arg(l));
+            }
+            if (!lines.front().contains(type) && bold.horizontalAdvance(name + QLatin1Char(' ') + type) <= box.height() - 11)
+                return fail(QStringLiteral("the type is missing"));
+            continue;
+        }
+        if (lines.size() * fm.height() > box.height() - 7)
+            return fail(QStringLiteral("more lines than the box is high"));
+        // The name's line, or its two lines ("S2" over "910B"), are bold.
+        const int nameLines = lines.value(0) == name ? 2 : 1;
+        for (int l = 0; l < lines.size(); ++l) {
+            if (!lines[l].isEmpty() && (l < nameLines ? bold : fm).horizontalAdvance(lines[l]) > box.width() - 13)
+                return fail(QStringLiteral("\"%1\" wider than the box").arg(lines[l]));
+        }
+        // Only a box too narrow even for "S12" (the comparison's, which never stand
+        // upright) goes without its name.
+        if (!lines.value(0).startsWith(name) && bold.horizontalAdvance(name) <= box.width() - 13)
+            return fail(QStringLiteral("no stage name first"));
+    }
+    return true;
+}
+} // namespace
+
+void PlanExplorerTest::partitionTextFitsEveryBox()
+{
+    // The shapes that strained the strip: the 24-1 plan (four 910B stages of 2 layers, two
+    // H800 stages of 8) and sixteen stages of 1 to 3 layers on three device types.
+    Plan six;
+    for (int s = 0; s < 4; ++s)
+        six.stages.push_back(test::stage("910B-376T", s / 2, (s % 2) * 4, 4, 2 * s, 2, 1, 4, 1, 1, 4, 1));
+    six.stages.push_back(test::stage("H800", 2, 0, 4, 8, 8, 1, 4, 4, 1, 1, 1));
+    six.stages.push_back(test::stage("H800", 2, 4, 4, 16, 8, 1, 4, 2, 1, 2, 1));
+    Plan sixteen;
+    int layer = 0;
+    for (int s = 0; s < 16; ++s) {
+        const int layers = s < 8 ? 2 : s < 12 ? 1 : 3;
+        const char* type = s < 8 ? "H800" : s < 12 ? "A100-80GB" : "MI300X";
+        sixteen.stages.push_back(test::stage(type, s, 0, 8, layer, layers, s < 12 ? 1 : 8, s < 12 ? 8 : 1, 8, 1, 1, 1,
+                                             s == 3 ? Recompute::Full : Recompute::None, s == 3 ? 1 : 0));
+        layer += layers;
+    }
+    for (const Plan* plan : {&six, &sixteen}) {
+        Prediction pred;
+        pred.stages.resize(plan->stages.size());
+        for (bool compact : {false, true}) {
+            // In a layout, as in the explorer, which gives the strip the height it asks for.
+            QWidget page;
+            auto* layout = new QVBoxLayout(&page);
+            auto* strip = new StagePartitionView(&page);
+            layout->addWidget(strip);
+            layout->addStretch(1);
+            const StagePartitionView& view = *strip;
+            strip->setCompact(compact);
+            strip->setPlan(*plan, pred, plan->pp() - 1);
+            page.show();
+            // The explorer's width in 1920 x 1080, 1280 x 800 and 1024 x 700 windows, and less.
+            for (int width : {1300, 900, 600, 390, 250}) {
+                page.resize(width, 400);
+                settle();
+                QString why;
+                QVERIFY2(partitionTextFits(view, &why),
+                         qPrintable(QStringLiteral("%1 stages, %2 px%3: %4").arg(plan->pp()).arg(width)
+                                        .arg(compact ? QStringLiteral(", compact") : QString(), why)));
+                // The strip is as high as its lines (six, or seven when a line is split) and
+                // its legend's (which wraps rather than cut an entry).
+                QCOMPARE(view.height(), view.sizeHint().height());
+                QVERIFY2(view.legendFits(), qPrintable(QStringLiteral("%1 px").arg(width)));
+            }
+        }
     }
 }
 
