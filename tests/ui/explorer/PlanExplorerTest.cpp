@@ -1017,19 +1017,29 @@ void PlanExplorerTest::memoryLabelsStandAboveBarAndCapacity()
     }
 }
 
-void PlanExplorerTest::memoryStageLabelsFitBetweenTheBars()
+namespace {
+
+// Eight stages of four devices on 32-3 (Table 1: 910B 2x8 + MI300X 2x8), three layers
+// each, TP2 DP2 EP4, costed.
+RankedPlan eightStagesOn32_3(const ModelSpec& model)
 {
-    // Eight stages of four devices on 32-3 (Table 1: 910B 2x8 + MI300X 2x8), three layers
-    // each, TP2 DP2 EP4: eight labels under eight bars.
     const Cluster cluster = test::cluster32_3();
-    const CostModel cost(m_model, cluster, DeviceCatalog::builtin());
+    const CostModel cost(model, cluster, DeviceCatalog::builtin());
     Plan plan;
     plan.name = "eight stages";
     plan.global_batch_size = 256;
     plan.target = Target::FlagScale;
     for (int s = 0; s < 8; ++s)
         plan.stages.push_back(test::stage(s < 4 ? "910B-376T" : "MI300X", s / 2, (s % 2) * 4, 4, 3 * s, 3, 2, 2, 4, 1, 1, 1));
-    const RankedPlan eight = test::costed(cost, plan);
+    return test::costed(cost, plan);
+}
+
+} // namespace
+
+void PlanExplorerTest::memoryStageLabelsFitBetweenTheBars()
+{
+    // Eight labels under eight bars.
+    const RankedPlan eight = eightStagesOn32_3(m_model);
     QCOMPARE(static_cast<int>(eight.prediction.stages.size()), 8);
 
     MemoryBarsPlot memory;
@@ -1093,15 +1103,7 @@ void PlanExplorerTest::memoryBarLabelsStayInTheChart()
     // the recompute labels stand upright above bars near the top of the scale, and the plot
     // area leaves them room under the legend instead of cutting them off (as long as the
     // bars keep half of the height).
-    const Cluster cluster = test::cluster32_3();
-    const CostModel cost(m_model, cluster, DeviceCatalog::builtin());
-    Plan plan;
-    plan.name = "eight stages";
-    plan.global_batch_size = 256;
-    plan.target = Target::FlagScale;
-    for (int s = 0; s < 8; ++s)
-        plan.stages.push_back(test::stage(s < 4 ? "910B-376T" : "MI300X", s / 2, (s % 2) * 4, 4, 3 * s, 3, 2, 2, 4, 1, 1, 1));
-    const RankedPlan eight = test::costed(cost, plan);
+    const RankedPlan eight = eightStagesOn32_3(m_model);
     MemoryBarsPlot memory;
     memory.show();
     memory.setPlan(eight.plan, eight.prediction);
