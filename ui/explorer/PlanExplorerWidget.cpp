@@ -209,6 +209,10 @@ PlanExplorerWidget::PlanExplorerWidget(QWidget* parent)
             QMessageBox::warning(this, tr("Save chart"), error);
     });
     connect(d->exportTrace, &QPushButton::clicked, this, [this] {
+        if (d->timeline->timeline().tooManyBlocks > 0) {
+            QMessageBox::warning(this, tr("Save trace"), TimelinePlot::tooLargeText(d->timeline->timeline()));
+            return;
+        }
         const QString path = QFileDialog::getSaveFileName(this, tr("Save trace"), QStringLiteral("pipeline-trace.json"),
                                                           tr("Trace JSON (*.json)"));
         if (path.isEmpty())

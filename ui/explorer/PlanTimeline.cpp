@@ -37,6 +37,21 @@ PlanTimeline buildPlanTimeline(const Plan& plan, const Prediction& prediction)
     tl.vpp = std::max(1, plan.vpp);
     tl.microbatches = prediction.num_microbatches > 0 ? prediction.num_microbatches : plan.numMicrobatches();
     tl.microbatches = std::max(1, tl.microbatches);
+    const long long blocks = 2LL * tl.microbatches * tl.vpp * pp;
+    if (blocks > PlanTimeline::kMaxBlocks) {
+        PlanTimeline big;
+        big.microbatches = tl.microbatches;
+        big.vpp = tl.vpp;
+        big.tooManyBlocks = blocks;
+        big.iterationEnd = prediction.iteration_time_s;
+        for (int i = 1; i < pp; ++i) {
+            const auto& a = prediction.stages[static_cast<size_t>(i)];
+            const auto& w = prediction.stages[static_cast<size_t>(big.bottleneck)];
+            if (a.t_fwd + a.t_bwd > w.t_fwd + w.t_bwd)
+                big.bottleneck = i;
+        }
+        return big;
+    }
 
     ScheduleInput in;
     in.microbatches = tl.microbatches;

@@ -34,6 +34,10 @@ struct PlanTimeline {
     int tail = -1;
     double pipelineEnd = 0;         // makespan of the simulator
     double iterationEnd = 0;        // the prediction's iteration time
+    // Blocks of a schedule too large to simulate and draw (what-if can ask for a million
+    // sequences); then the timeline is empty and says so. 0 otherwise.
+    long long tooManyBlocks = 0;
+    static constexpr long long kMaxBlocks = 2'000'000;   // about 64 MB of blocks
 
     bool empty() const { return stages == 0; }
     // Idle intervals of one stage between time 0 and its last backward.

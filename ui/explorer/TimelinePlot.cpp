@@ -197,10 +197,21 @@ void TimelinePlot::setTimeline(const PlanTimeline& timeline)
     m_endLine->setVisible(!timeline.empty());
     m_endLabel->position->setCoords(timeline.iterationEnd, 0.0);   // top of the chart, left of the line
     m_endLabel->setText(tr("iteration %1").arg(style::formatSeconds(timeline.iterationEnd)));
-    style::setChartPlaceholder(this, timeline.empty() ? m_emptyText : QString());
+    style::setChartPlaceholder(this, timeline.tooManyBlocks > 0 ? tooLargeText(timeline)
+                                       : timeline.empty()       ? m_emptyText
+                                                                : QString());
     resetZoom();
     updateEndLabel();
     replot();
+}
+
+QString TimelinePlot::tooLargeText(const PlanTimeline& timeline)
+{
+    return tr("The schedule has %L1 forward and backward blocks (%L2 micro-batches), more than the "
+              "%L3 the timeline draws; the plan's figures still hold")
+        .arg(timeline.tooManyBlocks)
+        .arg(timeline.microbatches)
+        .arg(PlanTimeline::kMaxBlocks);
 }
 
 void TimelinePlot::clear()

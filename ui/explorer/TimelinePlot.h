@@ -36,6 +36,8 @@ public:
     QString toolTipAt(const QPoint& pos) const;
     // Chrome/Perfetto trace-event JSON of the schedule.
     QByteArray chromeTrace() const;
+    // What the chart says in place of a schedule too large to draw.
+    static QString tooLargeText(const PlanTimeline& timeline);
 
     // How many lanes are named: all, unless the lanes are lower than a line of text.
     int namedLanes() const;

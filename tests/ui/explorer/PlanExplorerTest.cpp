@@ -61,6 +61,7 @@ private slots:
     void hoveringAStageEmitsItsNodes();
     void timelineOfEqualStagesMatchesTheClosedForm();
     void interleavedTimelineHasAllChunks();
+    void scheduleTooLargeToDrawSaysSo();
     void timelineZoomsHorizontallyAndShowsBlockToolTips();
     void planListSortsByIterationTime();
     void compareShowsTwoPlansOnASharedTimeAxis();
@@ -280,6 +281,32 @@ void PlanExplorerTest::timelineOfEqualStagesMatchesTheClosedForm()
         // before its last backward plus the tail after it.
         QCOMPARE(idle + (33.0 - tl.laneEnd[static_cast<size_t>(s)]), 9.0);
     }
+}
+
+void PlanExplorerTest::scheduleTooLargeToDrawSaysSo()
+{
+    // Four stages and 300,000 micro-batches (a what-if global batch of that many sequences)
+    // make 2 x 300,000 x 4 = 2,400,000 blocks, above the 2,000,000 the timeline simulates
+    // and draws: the chart says so, and keeps the iteration time and bottleneck.
+    auto [plan, pred] = fourEqualStages("H800");
+    pred.num_microbatches = 300000;
+    pred.iteration_time_s = 900009;   // 4 x 3 + 299,999 x 3
+    pred.stages[2].t_bwd = 2.5;       // stage 2 the bottleneck
+    const PlanTimeline tl = buildPlanTimeline(plan, pred);
+    QVERIFY(tl.empty());
+    QCOMPARE(tl.tooManyBlocks, 2400000LL);
+    QVERIFY(tl.schedule.blocks.empty());
+    QCOMPARE(tl.iterationEnd, 900009.0);
+    QCOMPARE(tl.bottleneck, 2);
+    TimelinePlot plot;
+    plot.setTimeline(tl);
+    QCOMPARE(style::chartPlaceholder(&plot), TimelinePlot::tooLargeText(tl));
+    QVERIFY2(style::chartPlaceholder(&plot).contains(QStringLiteral("2,400,000")), qPrintable(style::chartPlaceholder(&plot)));
+    // At the bound it draws as before: 2 x 250,000 x 4 = 2,000,000 blocks.
+    pred.num_microbatches = 250000;
+    const PlanTimeline drawn = buildPlanTimeline(plan, pred);
+    QCOMPARE(drawn.tooManyBlocks, 0LL);
+    QCOMPARE(static_cast<long long>(drawn.schedule.blocks.size()), 2000000LL);
 }
 
 void PlanExplorerTest::interleavedTimelineHasAllChunks()
