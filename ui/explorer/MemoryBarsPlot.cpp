@@ -236,11 +236,19 @@ void MemoryBarsPlot::fitLabels()
     }
     margin = std::max({margin, m_labelRoomFloor, m_baseTopMargin});
     QMargins minimum = axisRect()->minimumMargins();
+    // The axis title runs along the plot area's height: in a short chart it would be cut at
+    // both ends, so it says only the unit there.
+    const QString title = tr("memory per device (GiB)");
+    const QString label = QFontMetrics(yAxis->labelFont()).horizontalAdvance(title) <= h - margin ? title : tr("GiB");
+    bool changed = label != yAxis->label();
+    yAxis->setLabel(label);
     if (std::abs(minimum.top() - margin) > 1) {
         minimum.setTop(margin);
         axisRect()->setMinimumMargins(minimum);
-        replot(QCustomPlot::rpQueuedReplot);
+        changed = true;
     }
+    if (changed)
+        replot(QCustomPlot::rpQueuedReplot);
 }
 
 void MemoryBarsPlot::setLabelRoomFloor(int pixels)
