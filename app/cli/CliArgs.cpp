@@ -131,6 +131,14 @@ std::optional<double> CliArgs::doubleValue(const std::string& name, double min) 
     return parsed;
 }
 
+std::vector<InputFile> givenInputs(const CliArgs& args, std::initializer_list<const char*> names, std::vector<InputFile> first)
+{
+    for (const char* name : names)
+        if (auto v = args.value(name))
+            first.push_back({std::string("--") + name, *v});
+    return first;
+}
+
 void checkOutputPath(const std::string& flag, const std::string& path, const std::vector<InputFile>& inputs)
 {
     namespace fs = std::filesystem;

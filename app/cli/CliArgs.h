@@ -3,6 +3,7 @@
 // boolean switches and positionals. Unknown options, missing or empty values and an option
 // given twice with a value are usage errors (exit code 2), reported with the option's name.
 
+#include <initializer_list>
 #include <map>
 #include <optional>
 #include <set>
@@ -59,6 +60,11 @@ struct InputFile {
     std::string flag;
     std::string path;
 };
+
+// The inputs given by the options `names` ("model" for --model), after the ones in `first`
+// (positionals and required options the caller has already read).
+std::vector<InputFile> givenInputs(const CliArgs& args, std::initializer_list<const char*> names,
+                                   std::vector<InputFile> first = {});
 
 // Refuses an output path before anything is computed or written: empty, a directory, an
 // existing file that is not a regular file (a device or a pipe would be replaced), a folder

@@ -51,13 +51,8 @@ int cmdCalibrate(const Args& args)
         throw UsageError("unexpected argument \"" + a.positionals().front() + "\"\n\n" + kHelp);
     const std::string logFile = a.required("log");
     const std::string planFile = a.required("plan");
-    if (auto out = a.value("o")) {
-        std::vector<InputFile> inputs{{"--log", logFile}, {"--plan", planFile}};
-        for (const char* flag : {"profile", "devices"})
-            if (auto v = a.value(flag))
-                inputs.push_back({std::string("--") + flag, *v});
-        checkOutputPath("-o", *out, inputs);
-    }
+    if (auto out = a.value("o"))
+        checkOutputPath("-o", *out, givenInputs(a, {"profile", "devices"}, {{"--log", logFile}, {"--plan", planFile}}));
     const DeviceCatalog catalog = catalogFromArgs(a);
     Warnings warnings;
     const PlanDocument doc = readPlan(readTextFile(planFile), planFile, &warnings);

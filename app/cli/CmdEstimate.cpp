@@ -277,13 +277,8 @@ int cmdEstimate(const Args& args)
     static const char* const kFlagForm[] = {"tp", "pp", "cp", "ep", "etp", "vpp", "mbs", "gbs", "recompute",
                                              "recompute-layers", "sequence-parallel", "distributed-optimizer",
                                              "optimizer-cpu-offload", "optimizer-offload-fraction"};
-    if (auto trace = a.value("trace")) {
-        std::vector<InputFile> inputs;
-        for (const char* flag : {"model", "cluster", "profile", "plan", "script", "devices"})
-            if (auto v = a.value(flag))
-                inputs.push_back({std::string("--") + flag, *v});
-        checkOutputPath("--trace", *trace, inputs);
-    }
+    if (auto trace = a.value("trace"))
+        checkOutputPath("--trace", *trace, givenInputs(a, {"model", "cluster", "profile", "plan", "script", "devices"}));
     const DeviceCatalog catalog = catalogFromArgs(a);
     Warnings warnings;
     EstimateInput in;

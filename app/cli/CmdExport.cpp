@@ -82,11 +82,7 @@ int cmdExport(const Args& args)
     if (defaultHostfile)
         hostfile = std::filesystem::path(*out).replace_extension(".hostfile").string();
     if (out) {
-        std::vector<InputFile> inputs{{"PLAN.json", planFile}};
-        if (auto script = a.value("script"))
-            inputs.push_back({"--script", *script});
-        if (auto devices = a.value("devices"))
-            inputs.push_back({"--devices", *devices});
+        const std::vector<InputFile> inputs = givenInputs(a, {"script", "devices"}, {{"PLAN.json", planFile}});
         checkOutputPath("-o", *out, inputs);
         if (!hostfile.empty()) {
             checkOutputPath("--hostfile", hostfile, inputs);

@@ -102,13 +102,8 @@ int cmdImport(const Args& args)
     const std::string file = a.positionals().front();
     if (a.has("cluster") && a.has("device"))
         throw UsageError("--device cannot be combined with --cluster (the cluster gives the devices)");
-    if (auto out = a.value("o")) {
-        std::vector<InputFile> inputs{{"SCRIPT", file}};
-        for (const char* flag : {"cluster", "devices"})
-            if (auto v = a.value(flag))
-                inputs.push_back({std::string("--") + flag, *v});
-        checkOutputPath("-o", *out, inputs);
-    }
+    if (auto out = a.value("o"))
+        checkOutputPath("-o", *out, givenInputs(a, {"cluster", "devices"}, {{"SCRIPT", file}}));
     const DeviceCatalog catalog = catalogFromArgs(a);
     const ImportedScript s = importMegatronScriptFile(file);
     // The model must be one the other commands accept: a script without --hidden-size, or

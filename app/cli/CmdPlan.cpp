@@ -206,13 +206,8 @@ int cmdPlan(const Args& args)
     if (a.has("script") && a.has("model"))
         throw UsageError("--model cannot be combined with --script (the script gives the model)");
     // The output is checked before the search, which may run for a while.
-    if (auto out = a.value("o")) {
-        std::vector<InputFile> inputs;
-        for (const char* flag : {"model", "cluster", "profile", "script", "devices"})
-            if (auto v = a.value(flag))
-                inputs.push_back({std::string("--") + flag, *v});
-        checkOutputPath("-o", *out, inputs);
-    }
+    if (auto out = a.value("o"))
+        checkOutputPath("-o", *out, givenInputs(a, {"model", "cluster", "profile", "script", "devices"}));
 
     const DeviceCatalog catalog = catalogFromArgs(a);
     Warnings warnings;

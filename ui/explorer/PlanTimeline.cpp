@@ -37,6 +37,15 @@ PlanTimeline buildPlanTimeline(const Plan& plan, const Prediction& prediction)
     tl.vpp = std::max(1, plan.vpp);
     tl.microbatches = prediction.num_microbatches > 0 ? prediction.num_microbatches : plan.numMicrobatches();
     tl.microbatches = std::max(1, tl.microbatches);
+    // The stage that sets the steady state: the largest forward+backward per micro-batch
+    // (paper eq. 5). The simulator names it too; prefer it when it is in range.
+    int worst = 0;
+    for (int i = 1; i < pp; ++i) {
+        const auto& a = prediction.stages[static_cast<size_t>(i)];
+        const auto& w = prediction.stages[static_cast<size_t>(worst)];
+        if (a.t_fwd + a.t_bwd > w.t_fwd + w.t_bwd)
+            worst = i;
+    }
     const long long blocks = 2LL * tl.microbatches * tl.vpp * pp;
     if (blocks > PlanTimeline::kMaxBlocks) {
         PlanTimeline big;
@@ -44,12 +53,7 @@ PlanTimeline buildPlanTimeline(const Plan& plan, const Prediction& prediction)
         big.vpp = tl.vpp;
         big.tooManyBlocks = blocks;
         big.iterationEnd = prediction.iteration_time_s;
-        for (int i = 1; i < pp; ++i) {
-            const auto& a = prediction.stages[static_cast<size_t>(i)];
-            const auto& w = prediction.stages[static_cast<size_t>(big.bottleneck)];
-            if (a.t_fwd + a.t_bwd > w.t_fwd + w.t_bwd)
-                big.bottleneck = i;
-        }
+        big.bottleneck = worst;
         return big;
     }
 
@@ -84,15 +88,6 @@ PlanTimeline buildPlanTimeline(const Plan& plan, const Prediction& prediction)
     }
     tl.iterationEnd = std::max(prediction.iteration_time_s, tl.pipelineEnd);
 
-    // The stage that sets the steady state: the largest forward+backward per micro-batch
-    // (paper eq. 5). The simulator names it too; prefer it when it is in range.
-    int worst = 0;
-    for (int i = 1; i < pp; ++i) {
-        const auto& a = prediction.stages[static_cast<size_t>(i)];
-        const auto& w = prediction.stages[static_cast<size_t>(worst)];
-        if (a.t_fwd + a.t_bwd > w.t_fwd + w.t_bwd)
-            worst = i;
-    }
     tl.bottleneck = (tl.schedule.bottleneck_stage >= 0 && tl.schedule.bottleneck_stage < pp) ? tl.schedule.bottleneck_stage : worst;
     double longest = 0;
     for (int i = 0; i < pp && i < static_cast<int>(tl.dpSync.size()) && i < static_cast<int>(tl.optimizer.size()); ++i) {
