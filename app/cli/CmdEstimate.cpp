@@ -334,11 +334,6 @@ int cmdEstimate(const Args& args)
                              + " micro-batches x " + std::to_string(p.stages.size()) + " stages x VPP " + std::to_string(s.vpp)
                              + " x forward and backward), more than the " + std::to_string(kMaxTraceBlocks)
                              + " a trace is written for; leave out --trace or give a smaller global batch");
-        // Megatron-LM's interleaved schedule, which the trace draws, runs micro-batches in groups of PP.
-        if (const int pp = static_cast<int>(p.stages.size()); s.vpp > 1 && s.microbatches % pp != 0)
-            throw UsageError("--trace: the interleaved schedule (VPP " + std::to_string(s.vpp) + ") needs the "
-                             + std::to_string(s.microbatches) + " micro-batches to be a multiple of PP " + std::to_string(pp)
-                             + ", as Megatron-LM requires; there is no schedule to trace");
         std::vector<std::string> names;
         for (std::size_t i = 0; i < p.stages.size(); ++i) {
             s.t_fwd.push_back(p.stages[i].t_fwd / s.vpp);

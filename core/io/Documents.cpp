@@ -1118,6 +1118,19 @@ void validatePlanDocument(const PlanDocument& doc, const DeviceCatalog& catalog,
         throw InputError(file, "plan.global_batch_size", "must be divisible by dp x micro_batch_size ("
                                                              + std::to_string(perMicrobatch) + "), got "
                                                              + std::to_string(p.global_batch_size));
+    // The interleaved schedule runs the micro-batches in groups of PP (Megatron-LM r0.8's
+    // forward_backward_pipelining_with_interleaving; the simulator, core/cost/Schedule.cpp,
+    // has the same rule), so with vpp > 1 their number is a multiple of the stage count.
+    if (p.vpp > 1) {
+        const long long microbatches = p.global_batch_size / perMicrobatch;
+        const long long stages = static_cast<long long>(p.stages.size());
+        if (microbatches % stages != 0)
+            throw InputError(file, "plan.vpp", "interleaved 1F1B (vpp " + std::to_string(p.vpp) + ") needs the micro-batches ("
+                                                   + std::to_string(microbatches) + " = global_batch_size / (dp x micro_batch_size)) "
+                                                   "to be a multiple of the " + std::to_string(stages)
+                                                   + " pipeline stages; use vpp 1 or a global batch of a multiple of "
+                                                   + std::to_string(perMicrobatch * stages));
+    }
     // Several entries may name one node (each with its reason); together they hold at most the
     // devices the stages leave free there.
     std::map<int, long long> idle;   // node id -> devices the entries so far declare unused

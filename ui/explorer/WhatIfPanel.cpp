@@ -245,6 +245,11 @@ void WhatIfPanel::reestimate()
         m_problem = tr("Global batch %1 is not a multiple of DP × micro-batch = %2 of the first stage.")
                         .arg(plan.global_batch_size).arg(perStep);
         m_hints << tr("A new search can choose a data-parallel width that divides %1.").arg(plan.global_batch_size);
+    } else if (plan.vpp > 1 && (plan.global_batch_size / perStep) % plan.pp() != 0) {
+        // The interleaved schedule runs micro-batches in groups of PP (core/io/Documents.cpp).
+        m_problem = tr("Interleaved 1F1B (VPP %1) needs the %2 micro-batches to be a multiple of the %3 stages.")
+                        .arg(plan.vpp).arg(plan.global_batch_size / perStep).arg(plan.pp());
+        m_hints << tr("A global batch of a multiple of %1 keeps this plan's interleaving.").arg(perStep * plan.pp());
     }
 
     // Node count: add copies of a node of the type (same links), or remove the ones the

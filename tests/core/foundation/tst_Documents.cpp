@@ -529,6 +529,9 @@ void tst_Documents::validatePlanCatchesMegatronRules()
         {"plan.stages[0].recompute_layers", [](PlanDocument& d) { d.plan.stages[0].recompute = Recompute::Selective;
                                                                   d.plan.stages[0].recompute_layers = 5; }},
         {"plan.stages[0].num_layers", [](PlanDocument& d) { d.plan.vpp = 100; }},
+        // Interleaved 1F1B runs micro-batches in groups of PP (Megatron-LM r0.8 schedules.py):
+        // 12 / (DP 4 x MBS 1) = 3 micro-batches on 2 stages.
+        {"plan.vpp", [](PlanDocument& d) { d.plan.vpp = 2; d.plan.global_batch_size = 12; }},
         {"plan.unused[0].node", [](PlanDocument& d) { d.plan.unused = {{5, 99, ""}}; }},
         {"plan.unused[0].count", [](PlanDocument& d) { d.plan.unused = {{0, 1, "idle"}}; }},   // node 0's 8 are all used
         // A spare node of 8: two entries may not declare 9 of them idle.
@@ -565,6 +568,15 @@ void tst_Documents::validatePlanCatchesMegatronRules()
     hetero.plan.stages[1].recompute_layers = 12;
     hetero.plan.vpp = 2;
     validatePlanDocument(hetero, cat, "plan.json");
+    // 16 / 4 = 4 micro-batches on 2 stages: interleaving allowed.
+    PlanDocument interleaved = valid;
+    interleaved.plan.vpp = 2;
+    interleaved.plan.global_batch_size = 16;
+    validatePlanDocument(interleaved, cat, "plan.json");
+    interleaved.plan.global_batch_size = 12;
+    QCOMPARE(q(expectError([&] { validatePlanDocument(interleaved, cat, "plan.json"); }).detail()),
+             QStringLiteral("interleaved 1F1B (vpp 2) needs the micro-batches (3 = global_batch_size / (dp x micro_batch_size)) "
+                            "to be a multiple of the 2 pipeline stages; use vpp 1 or a global batch of a multiple of 8"));
 
     // The numbers in the messages are the file's, not wrapped ones.
     PlanDocument wide = valid;

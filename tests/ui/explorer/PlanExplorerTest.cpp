@@ -71,6 +71,7 @@ private slots:
     void whatIfRhoChangesTheIterationTime();
     void whatIfOffloadTradesMemoryForTime();
     void whatIfRemovingAUsedNodeAsksForANewSearch();
+    void whatIfKeepsTheInterleavedGroups();
     void exportDialogSavesALauncher();
     void exportDialogRefusesAPlanTheTargetCannotRun();
     void chartsSaveAsPngSvgAndPdf();
@@ -701,6 +702,41 @@ void PlanExplorerTest::whatIfRemovingAUsedNodeAsksForANewSearch()
     QVERIFY(whatIf->problem().contains(QStringLiteral("910B-376T")));
     QCOMPARE(suggested.count(), 2);
     whatIf->nodeCountBox()->setValue(1);
+}
+
+void PlanExplorerTest::whatIfKeepsTheInterleavedGroups()
+{
+    // The uniform plan with VPP 2 on its 2 stages: 256 / (DP 4 x MBS 1) = 64 micro-batches.
+    // Interleaved 1F1B runs them in groups of PP (Megatron-LM r0.8 schedules.py), so a batch
+    // of 260 (65 micro-batches) is refused and 264 (66) is costed.
+    Plan interleaved = test::uniformPlan16_1();
+    interleaved.vpp = 2;
+    SearchResult result;
+    result.target = Target::Megatron;
+    result.plans = {test::costed(*m_cost, interleaved)};
+    PlanExplorerWidget w;
+    ExplorerContext ctx;
+    ctx.model = m_model;
+    ctx.cluster = m_cluster;
+    ctx.catalog = &DeviceCatalog::builtin();
+    w.setContext(ctx);
+    w.setResult(result);
+    w.resize(1400, 900);
+    w.show();
+    w.selectPlan(0);
+    auto* whatIf = qobject_cast<WhatIfPanel*>(w.view(QStringLiteral("whatif")));
+    QVERIFY(whatIf && whatIf->isEnabled());
+    QVERIFY(whatIf->whatIfPrediction().has_value());
+    QCOMPARE(whatIf->whatIfPrediction()->num_microbatches, 64);
+    whatIf->globalBatchBox()->setValue(260);
+    QVERIFY(!whatIf->whatIfPrediction().has_value());
+    QVERIFY2(whatIf->problem().contains(QStringLiteral("65 micro-batches to be a multiple of the 2 stages")),
+             qPrintable(whatIf->problem()));
+    QVERIFY(whatIf->hint().contains(QStringLiteral("multiple of 8")));
+    whatIf->globalBatchBox()->setValue(264);
+    QVERIFY(whatIf->problem().isEmpty());
+    QVERIFY(whatIf->whatIfPrediction().has_value());
+    QCOMPARE(whatIf->whatIfPrediction()->num_microbatches, 66);
 }
 
 namespace {
