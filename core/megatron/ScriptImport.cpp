@@ -1201,6 +1201,7 @@ std::string flagOfPlanField(const std::string& path)
         {"recompute_layers", "--recompute-num-layers"},
         {"micro_batch_size", "--micro-batch-size"},
         {"global_batch_size", "--global-batch-size"},
+        {"vpp", "--global-batch-size"},   // plan.vpp: the micro-batches of an interleaved schedule
         {"optimizer_offload_fraction", "--optimizer-offload-fraction"}};
     const std::size_t dot = path.rfind('.');
     auto it = flags.find(dot == std::string::npos ? path : path.substr(dot + 1));

@@ -278,6 +278,10 @@ private slots:
         test::writeText(dir.filePath("nan.sh"), head + "--hidden-size nan\n");
         test::writeText(dir.filePath("topk.sh"), head + "--hidden-size 4096 --num-experts 8 --moe-router-topk 9\n");
         test::writeText(dir.filePath("gbs.sh"), head + "--hidden-size 4096 --global-batch-size 12 --micro-batch-size 2\n");
+        const std::string interleaved = head + "--hidden-size 4096 --micro-batch-size 1 --tensor-model-parallel-size 2 "
+                                               "--pipeline-model-parallel-size 4 --num-layers-per-virtual-pipeline-stage 4 ";
+        test::writeText(dir.filePath("vpp.sh"), interleaved + "--global-batch-size 24\n");
+        test::writeText(dir.filePath("vpp22.sh"), interleaved + "--global-batch-size 22\n");
         struct Case {
             QStringList args;
             QString message;
@@ -299,6 +303,14 @@ private slots:
             {{"import", "gbs.sh", "--cluster", "H800:1x8", "-o", "p.hapmoe"},
              "hapmoe import: error: gbs.sh: --global-batch-size (plan.global_batch_size): the script's configuration on "
              "H800:1x8: must be divisible by dp x micro_batch_size (16), got 12"},
+            // TP 2 x PP 4 on 8 GPUs leaves DP 1: 24 micro-batches, 2 chunks of 4 layers per rank,
+            // and 24 is a multiple of PP 4, so this one passes; 22 below is not (Megatron-LM's
+            // interleaved schedule raises "number of microbatches ... is not divisible by
+            // pipeline-model-parallel-size").
+            {{"import", "vpp22.sh", "--cluster", "H800:1x8", "-o", "p.hapmoe"},
+             "hapmoe import: error: vpp22.sh: --global-batch-size (plan.vpp): the script's configuration on H800:1x8: "
+             "interleaved 1F1B (vpp 2) needs the micro-batches (22 = global_batch_size / (dp x micro_batch_size)) to be a "
+             "multiple of the 4 pipeline stages; use vpp 1 or a global batch of a multiple of 4"},
         };
         for (const Case& c : cases) {
             const Run r = hapmoeCli(c.args, dir.path());
@@ -306,6 +318,9 @@ private slots:
             QVERIFY2(r.out.contains(c.message), qPrintable(r.out));
         }
         QVERIFY(!QFile::exists(dir.filePath("p.hapmoe")));
+        const Run vpp = hapmoeCli({"import", "vpp.sh", "--cluster", "H800:1x8", "-o", "vpp.hapmoe"}, dir.path());
+        QVERIFY2(vpp.code == 0, qPrintable(vpp.out));
+        QVERIFY(vpp.out.contains("VPP2"));
         // A launcher option torchrun cannot take says what it takes.
         test::writeText(dir.filePath("nproc.sh"), "torchrun --nproc_per_node 0 pretrain_gpt.py --num-layers 2 --hidden-size 64 "
                                                   "--num-attention-heads 2 --seq-length 128 --vocab-size 1000\n");
