@@ -75,7 +75,8 @@ std::vector<Row> tableRows()
     };
 }
 
-const QColor kDifferent(255, 236, 179);   // amber 100: rows where the plans differ
+// Marks a table item of a row where the plans differ (coloured by paintDifferences).
+constexpr int kDiffersRole = Qt::UserRole + 1;
 
 } // namespace
 
@@ -206,6 +207,29 @@ void CompareView::resizeEvent(QResizeEvent* event)
     fitChooser();
 }
 
+void CompareView::changeEvent(QEvent* event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange)
+        paintDifferences();
+}
+
+void CompareView::paintDifferences()
+{
+    const QPalette& pal = palette();
+    for (int r = 0; r < m_table->rowCount(); ++r)
+        for (int c = 0; c < m_table->columnCount(); ++c)
+            if (QTableWidgetItem* item = m_table->item(r, c)) {
+                if (item->data(kDiffersRole).toBool()) {
+                    item->setBackground(style::differsBackground(pal));
+                    item->setForeground(style::differsForeground(pal));
+                } else {
+                    item->setData(Qt::BackgroundRole, QVariant());
+                    item->setData(Qt::ForegroundRole, QVariant());
+                }
+            }
+}
+
 void CompareView::fitChooser()
 {
     // The table needs its row names and two columns of figures ("1,484,558") beside the list.
@@ -281,7 +305,7 @@ QStringList CompareView::differingRows() const
 {
     QStringList rows;
     for (int r = 0; r < m_table->rowCount(); ++r) {
-        if (m_table->columnCount() > 0 && m_table->item(r, 0) && m_table->item(r, 0)->background().color() == kDifferent)
+        if (m_table->columnCount() > 0 && m_table->item(r, 0) && m_table->item(r, 0)->data(kDiffersRole).toBool())
             rows << m_table->verticalHeaderItem(r)->text();
     }
     return rows;
@@ -362,10 +386,7 @@ void CompareView::rebuild()
         for (int c = 0; c < static_cast<int>(plans.size()); ++c) {
             auto* item = new QTableWidgetItem(texts[c]);
             item->setToolTip(texts[c]);   // long per-stage lists are elided in the cell
-            if (differs) {
-                item->setBackground(kDifferent);
-                item->setForeground(Qt::black);
-            }
+            item->setData(kDiffersRole, differs);
             if (c == best) {
                 QFont f = item->font();
                 f.setBold(true);
@@ -374,6 +395,7 @@ void CompareView::rebuild()
             m_table->setItem(r, c, item);
         }
     }
+    paintDifferences();
 
     // Shared scales: the longest iteration for time, the most layers for width, the
     // largest memory for the bars.

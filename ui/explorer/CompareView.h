@@ -60,9 +60,12 @@ public:
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
     void resizeEvent(QResizeEvent* event) override;
+    void changeEvent(QEvent* event) override;
 
 private:
     void rebuild();
+    // Colours the rows where the plans differ for the current theme.
+    void paintDifferences();
     void syncRange(TimelinePlot* source);
     // Gives all timelines the widest lane-label margin, so one time is one x position.
     void alignTimelines();

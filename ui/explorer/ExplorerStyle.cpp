@@ -87,6 +87,19 @@ QColor bubbleColor(const QPalette& palette)
 {
     return isDark(palette) ? QColor(0xef, 0x73, 0x73) : QColor(0xd3, 0x2f, 0x2f);
 }
+QColor differsBackground(const QPalette& palette)
+{
+    if (!isDark(palette))
+        return QColor(255, 236, 179);   // amber 100
+    const QColor amber(255, 193, 7);   // amber 500
+    const QColor base = palette.color(QPalette::Base);
+    auto mix = [](int a, int b) { return static_cast<int>(0.3 * a + 0.7 * b + 0.5); };
+    return QColor(mix(amber.red(), base.red()), mix(amber.green(), base.green()), mix(amber.blue(), base.blue()));
+}
+QColor differsForeground(const QPalette& palette)
+{
+    return isDark(palette) ? palette.color(QPalette::Text) : QColor(Qt::black);
+}
 QColor problemColor() { return QColor(0xd3, 0x2f, 0x2f); }
 QColor bottleneckMarkColor(const QPalette& palette) { return palette.color(QPalette::Text); }
 

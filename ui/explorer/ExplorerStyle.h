@@ -37,6 +37,10 @@ QColor problemColor();
 // mark shows on every device colour in both themes.
 QColor bottleneckMarkColor(const QPalette& palette);
 bool isDark(const QPalette& palette);
+// Compare's rows where the plans differ: pale amber under black text in the light theme, a
+// dark amber (30 % amber over the dark base) under the theme's text in the dark one.
+QColor differsBackground(const QPalette& palette);
+QColor differsForeground(const QPalette& palette);
 
 enum class MemoryPart { Weights, Gradients, Optimizer, Activations, MoeBuffers, Overhead };
 QColor memoryColor(MemoryPart part);

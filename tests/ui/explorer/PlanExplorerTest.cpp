@@ -422,6 +422,33 @@ void PlanExplorerTest::compareShowsTwoPlansOnASharedTimeAxis()
     QVERIFY(diff.contains(QStringLiteral("TP/CP/DP per stage")));
     QVERIFY(diff.contains(QStringLiteral("Iteration time")));
     QVERIFY(!diff.contains(QStringLiteral("Devices used")));
+    // The highlight follows the theme: pale amber under black text in the light theme, a dark
+    // amber under the theme's light text in the dark one (readable, not glaring), and back.
+    const int layersRow = [&] {
+        for (int r = 0; r < compare->table()->rowCount(); ++r)
+            if (compare->table()->verticalHeaderItem(r)->text() == QStringLiteral("Layers per stage"))
+                return r;
+        return -1;
+    }();
+    QVERIFY(layersRow >= 0);
+    const QPalette light = compare->palette();
+    QPalette darkPalette = light;
+    darkPalette.setColor(QPalette::Base, QColor(0x1e, 0x1e, 0x1e));
+    darkPalette.setColor(QPalette::Window, QColor(0x2b, 0x2b, 0x2b));
+    darkPalette.setColor(QPalette::Text, QColor(0xe0, 0xe0, 0xe0));
+    darkPalette.setColor(QPalette::WindowText, QColor(0xe0, 0xe0, 0xe0));
+    QTableWidgetItem* cell = compare->table()->item(layersRow, 0);
+    QCOMPARE(cell->background().color(), QColor(255, 236, 179));
+    QCOMPARE(cell->foreground().color(), QColor(Qt::black));
+    compare->setPalette(darkPalette);
+    QApplication::processEvents();
+    // 30 % amber 500 (255, 193, 7) over the base (30, 30, 30): (98, 79, 23).
+    QCOMPARE(cell->background().color(), QColor(98, 79, 23));
+    QCOMPARE(cell->foreground().color(), QColor(0xe0, 0xe0, 0xe0));
+    QCOMPARE(compare->differingRows(), diff);
+    compare->setPalette(light);
+    QApplication::processEvents();
+    QCOMPARE(cell->background().color(), QColor(255, 236, 179));
 
     // One time axis: both timelines span the longer iteration, and zooming one moves the other.
     const double longer = std::max(m_result.plans[0].prediction.iteration_time_s, m_result.uniform_baseline->prediction.iteration_time_s);
