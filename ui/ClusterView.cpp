@@ -93,9 +93,22 @@ ClusterView::ClusterView(ClusterScene* scene, QWidget* parent) : QGraphicsView(s
     setFocusPolicy(Qt::StrongFocus);
     auto growSceneRect = [this] {
         setSceneRect(QRectF(-4000, -3000, 12000, 8000).united(m_scene->itemsRect().adjusted(-2000, -1500, 2000, 1500)));
+        // Fitted, the view shows every item and needs no scroll bars; once an item lies
+        // outside it (dragged or dropped beyond the edge), the bars come back.
+        if (m_autoFit && !mapToScene(viewport()->rect()).boundingRect().contains(m_scene->itemsRect()))
+            setAutoFit(false);
     };
     growSceneRect();
     connect(document(), &ProjectDocument::clusterChanged, this, growSceneRect);
+    setAutoFit(true);
+}
+
+void ClusterView::setAutoFit(bool on)
+{
+    m_autoFit = on;
+    const Qt::ScrollBarPolicy policy = on ? Qt::ScrollBarAlwaysOff : Qt::ScrollBarAsNeeded;
+    setHorizontalScrollBarPolicy(policy);
+    setVerticalScrollBarPolicy(policy);
 }
 
 ProjectDocument* ClusterView::document() const { return m_scene->document(); }
@@ -184,7 +197,7 @@ double ClusterView::zoom() const { return transform().m11(); }
 
 void ClusterView::zoomBy(double factor)
 {
-    m_autoFit = false;
+    setAutoFit(false);
     const double target = qBound(0.1, zoom() * factor, 4.0);
     const double f = target / zoom();
     scale(f, f);
@@ -200,7 +213,7 @@ void ClusterView::resizeEvent(QResizeEvent* event)
 
 void ClusterView::zoomToFit()
 {
-    m_autoFit = true;
+    setAutoFit(true);
     const QRectF rect = m_scene->itemsRect();
     if (rect.isEmpty()) {
         resetTransform();
@@ -229,7 +242,7 @@ void ClusterView::mousePressEvent(QMouseEvent* event)
 {
     if (event->button() == Qt::MiddleButton) {
         m_panning = true;
-        m_autoFit = false;
+        setAutoFit(false);
         m_panStart = event->position().toPoint();
         viewport()->setCursor(Qt::ClosedHandCursor);
         event->accept();

@@ -62,6 +62,8 @@ protected:
 
 private:
     int endpointAt(const QPoint& viewportPos) const;
+    // Fitted (true): zoomToFit again on every resize, no scroll bars. The user's zoom or pan ends it.
+    void setAutoFit(bool on);
 
     ClusterScene* m_scene;
     int m_defaultCount = 8;

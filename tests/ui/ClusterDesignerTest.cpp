@@ -11,6 +11,7 @@
 #include "hardware/DeviceCatalog.h"
 
 #include <QDoubleSpinBox>
+#include <QScrollBar>
 #include <QSpinBox>
 #include <QTreeWidget>
 #include <QUndoStack>
@@ -290,6 +291,30 @@ private slots:
         QVERIFY(w->statusSummary().contains(QStringLiteral("32 devices in 4 nodes")));
         doc->undoStack()->undo();
         QCOMPARE(doc->cluster().nodes.size(), size_t(0));
+    }
+
+    void fittedCanvasHasNoScrollBars()
+    {
+        // Fitted, the canvas shows every item, so it has no scroll bars; the user's zoom
+        // brings them back (the scene reaches far beyond the items for dragging), and Zoom
+        // to Fit hides them again.
+        auto w = makeWindow();
+        QVERIFY(w->loadClusterPreset(QStringLiteral("24-1")));
+        QApplication::processEvents();
+        ClusterView* view = w->clusterView();
+        const QRectF visible = view->mapToScene(view->viewport()->rect()).boundingRect();
+        QVERIFY(visible.contains(w->clusterScene()->itemsRect()));
+        QCOMPARE(view->horizontalScrollBarPolicy(), Qt::ScrollBarAlwaysOff);
+        QCOMPARE(view->verticalScrollBarPolicy(), Qt::ScrollBarAlwaysOff);
+        QVERIFY(!view->horizontalScrollBar()->isVisible());
+        view->zoomBy(1.5);
+        QApplication::processEvents();
+        QVERIFY(view->horizontalScrollBar()->isVisible());
+        QVERIFY(view->verticalScrollBar()->isVisible());
+        view->zoomToFit();
+        QApplication::processEvents();
+        QVERIFY(!view->horizontalScrollBar()->isVisible());
+        QVERIFY(!view->verticalScrollBar()->isVisible());
     }
 
     void problemsShowAsBadgesAndInTheList()
