@@ -403,7 +403,7 @@ struct CostModel::Impl {
         if (table) {
             fwdCompute = std::max(0.0, table->dense_fwd - (moe ? table->ffn_fwd : 0.0));
         } else {
-            const double qkv = tpGemm(2 * T * h * (s.q + 2 * s.kv) / tp, true);
+            const double qkv = tpGemm(2 * T * h * (s.q / tp + 2 * s.kvPerRank(k.tp)), true);
             const double proj = tpGemm(2 * T * s.q * h / tp, false);
             fwdGemm = qkv + proj;
             qkvGemm = qkv;
@@ -497,7 +497,7 @@ struct CostModel::Impl {
         // CP ring exchange of K and V (section 4.3): cp-1 steps, each overlapped with the
         // attention of the block in hand; backward moves K, V and their gradients.
         if (k.cp > 1) {
-            const double kvBytes = 2.0 * T * s.kv / tp * act;
+            const double kvBytes = 2.0 * T * s.kvPerRank(k.tp) * act;
             const double step = coll(Collective::SendRecv, kvBytes, 2, cpLink, dev, collFromTable);
             const double commF = (k.cp - 1) * step;
             const double hide = coreF * (k.cp - 1) / k.cp;
@@ -716,7 +716,7 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
         if (m.model.untie_embeddings_and_output_weights || !first)
             denseParams += s.vocab * h;   // untied output layer, or the tied copy on the last stage
     }
-    const double denseDev = denseParams / tp;
+    const double denseDev = denseParams / tp + nLayers * s.replicatedKvParams(tp);
     const double expertDev = nMoe * s.expertParams() / (static_cast<double>(ep) * etp);
 
     // 2 (param) + 4 (fp32 main grad) + 12 (fp32 param, Adam m and v) = 18 bytes; the
@@ -764,7 +764,7 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
     auto perLayer = [&](bool moeLayer) {
         ActivationTerms a;
         a.replicated = 10.0 * h / (sp ? tp : 1);
-        a.split = (4.0 * s.q + 4.0 * s.kv) / tp;
+        a.split = 4.0 * s.q / tp + 4.0 * s.kvPerRank(tp);
         if (moeLayer) {
             const double k = s.topk;
             a.split += k / tp * (2.0 * h * etp + (2.0 + 2.0 * s.gated) * s.effn) * m.moeScale;

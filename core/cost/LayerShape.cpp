@@ -36,6 +36,12 @@ double LayerShape::attentionParams() const
     return p + 2 * normParams;   // input norm and pre-MLP norm
 }
 
+double LayerShape::replicatedKvParams(int tp) const
+{
+    const double extra = 2 * (kvPerRank(tp) - kv / tp);   // key and value widths
+    return extra * h + (bias ? extra : 0.0);
+}
+
 double LayerShape::denseFfnParams() const
 {
     double p = h * ffn * gated + ffn * h;

@@ -29,6 +29,13 @@ struct LayerShape {
     static LayerShape of(const ModelSpec& m);
 
     double attentionParams() const;     // QKV, projection, both norms
+    // Key (or value) projection width on one of tp ranks: kv / tp while the groups split
+    // over TP, one whole group (kvc) when TP is a multiple of the groups (Megatron-Core then
+    // replicates each group on tp / groups ranks; reference megatron-and-flagscale.md section 2).
+    double kvPerRank(int tp) const { return groups >= tp ? kv / tp : static_cast<double>(kvc); }
+    // Parameters of one layer's attention a rank holds beyond attentionParams() / tp: the
+    // replicated key/value groups when TP is a multiple of the groups (0 otherwise).
+    double replicatedKvParams(int tp) const;
     double denseFfnParams() const;
     double expertParams() const;        // all experts of one MoE layer
     double sharedExpertParams() const;

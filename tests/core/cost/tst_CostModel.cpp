@@ -161,6 +161,7 @@ private slots:
     void activationsKorthikantiTable2_data();
     void activationsKorthikantiTable2();
     void activationsInFlight();
+    void keyValueGroupsReplicateBeyondTp();
     void bytesPerParameter();
     void dataParallelOverlapSwitches();
     void optimizerCpuOffload();
@@ -315,6 +316,27 @@ void TestCostModel::activationsInFlight()
     const Prediction inter = cm.estimate(plan);
     const double factor = 1 + 7.0 / 24.0;
     QVERIFY(std::fabs(inter.stages[0].memory.activations / (stage0 * factor) - 1) < 1e-12);
+}
+
+void TestCostModel::keyValueGroupsReplicateBeyondTp()
+{
+    // LLaMA-2 7B's shape with grouped keys and values (128 channels per head). Megatron-LM
+    // allows TP % groups == 0 (reference megatron-and-flagscale.md section 2): a rank then holds
+    // one whole group, so at TP 8 four groups give every rank the same 128 key and 128 value
+    // channels as eight groups do (1024 / 8), not 512 / 8 = 64.
+    auto layerAt = [](int groups, int tp) {
+        ModelSpec m = llama7b();
+        m.num_query_groups = groups;
+        const CostModel cm(m, nodesOf("H100-SXM", 1), DeviceCatalog::builtin());
+        return oneLayer(cm, stageOn("H100-SXM", 0, 8, tp), true);
+    };
+    const StageEstimate four = layerAt(4, 8), eight = layerAt(8, 8);
+    QCOMPARE(four.memory.weights, eight.memory.weights);
+    QCOMPARE(four.memory.activations, eight.memory.activations);
+    QCOMPARE(four.t_fwd, eight.t_fwd);
+    // Where the groups split (TP 4), eight groups hold 2 x (256 - 128) x 4096 more key and
+    // value weights per rank than four: 1,048,576 parameters, 2 bytes each.
+    QCOMPARE(layerAt(8, 4).memory.weights - layerAt(4, 4).memory.weights, 2.0 * 1048576);
 }
 
 void TestCostModel::bytesPerParameter()
