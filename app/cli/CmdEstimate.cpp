@@ -54,7 +54,10 @@ node order and DP = W / (TP*CP*PP). Left-out flags take Megatron-LM's defaults (
 ETP = TP, no recompute, no sequence parallelism, no distributed optimizer); --mbs, --gbs and
 --precision default to the model's training section. --vpp is the number of virtual stages per pipeline
 rank (1 = plain 1F1B). --recompute full without --recompute-layers recomputes every layer.
---sequence-parallel with TP 1 is turned off with a note, as Megatron-LM does. The plan's
+--sequence-parallel with TP 1 is turned off with a note, as Megatron-LM does; an MoE model
+with TP > 1 gets it on with a note (Megatron-Core's MoE layer refuses to train without it).
+With --vpp V, --recompute-layers K recomputes K layers of each of a rank's V model chunks,
+as Megatron-LM's block method does. The plan's
 target is megatron, or flagscale with a note when only FlagScale can run it (for example
 stages on devices of two collective libraries); export it with that --format.
 Megatron-LM's own checks apply: the layers split evenly over PP and the layers of a rank over
@@ -183,6 +186,9 @@ EstimateInput fromFlags(const CliArgs& a, const DeviceCatalog& catalog, Warnings
     // Megatron-LM's rules for these knobs (layers over PP and VPP, batch, CP, recompute) are
     // checked there, so the GUI's uniform plans get them too.
     in.plan = makeUniformPlan(in.model, in.cluster, catalog, k);
+    if (in.plan.sequence_parallel && !k.sequence_parallel)
+        in.notes.push_back("sequence parallelism is on without --sequence-parallel: Megatron-Core's MoE layer refuses to "
+                           "train with TP > 1 without it, and an exported script switches it on");
     // The plan's target is what can launch it (core/plan/Deployability.h): Megatron-LM when its
     // rules hold, else FlagScale when that runs it (e.g. stages on two collective libraries).
     const std::vector<DeploymentProblem> megatron = deploymentProblems(in.plan, in.model, in.cluster, catalog, Target::Megatron);

@@ -9,6 +9,27 @@
 
 namespace hapmoe {
 
+namespace {
+
+// Layers a pipeline rank of `layers` recomputes with Megatron-LM's block method and
+// --recompute-num-layers n (0 = every layer): the first n layers of each of its vpp model
+// chunks (megatron/core/transformer/transformer_block.py recomputes within one chunk's
+// block; NeMo's documentation: "When using virtual pipelining, recompute_num_layers
+// specifies the number of layers per virtual pipeline stage"). The chunks split the rank's
+// layers as evenly as possible, the larger ones first. Returns the plan's count (0 = all).
+int blockRecomputedOfRank(int layers, int vpp, int n)
+{
+    if (n <= 0)
+        return 0;
+    vpp = std::max(1, vpp);
+    int recomputed = 0;
+    for (int c = 0; c < vpp; ++c)
+        recomputed += std::min(n, layers / vpp + (c < layers % vpp ? 1 : 0));
+    return recomputed >= layers ? 0 : recomputed;
+}
+
+} // namespace
+
 Plan makeUniformPlan(const ModelSpec& model, const Cluster& cluster, const DeviceCatalog& catalog,
                      const UniformKnobs& k)
 {
@@ -76,7 +97,11 @@ Plan makeUniformPlan(const ModelSpec& model, const Cluster& cluster, const Devic
     plan.name = "megatron (flags)";
     plan.vpp = k.vpp;
     plan.global_batch_size = k.global_batch_size > 0 ? k.global_batch_size : model.training.global_batch_size;
-    plan.sequence_parallel = k.sequence_parallel;
+    // Megatron-Core's MoE layer refuses to train with TP > 1 without sequence parallelism
+    // (MoELayer.forward raises "During training, performance may degrade if MoE and tensor
+    // parallelism are enabled without also enabling sequence parallelism"), so an MoE plan
+    // with TP > 1 runs it whether or not the knob says so; callers tell the user.
+    plan.sequence_parallel = k.sequence_parallel || (model.isMoe() && k.tp > 1);
     plan.distributed_optimizer = k.distributed_optimizer;
     if (!(k.optimizer_offload_fraction >= 0 && k.optimizer_offload_fraction <= 1))
         throw bad("--optimizer-offload-fraction", "expected a fraction in [0, 1]");
@@ -111,7 +136,7 @@ Plan makeUniformPlan(const ModelSpec& model, const Cluster& cluster, const Devic
         st.etp = k.etp;
         st.edp = perStage / (k.ep * k.etp);
         st.recompute = k.recompute;
-        st.recompute_layers = k.recompute == Recompute::Full ? k.recompute_layers : 0;
+        st.recompute_layers = k.recompute == Recompute::Full ? blockRecomputedOfRank(st.num_layers, k.vpp, k.recompute_layers) : 0;
         st.micro_batch_size = k.micro_batch_size;
         // Global ranks [s*W/PP, (s+1)*W/PP) in node order.
         const int lo = s * perStage, hi = lo + perStage;

@@ -18,7 +18,7 @@ struct UniformKnobs {
     int micro_batch_size = 1;
     int global_batch_size = 0;     // 0: the model's training spec
     Recompute recompute = Recompute::None;
-    int recompute_layers = 0;      // Full: per stage (0 = every layer of the stage)
+    int recompute_layers = 0;      // Full: Megatron's --recompute-num-layers, per model chunk (0 = every layer)
     bool sequence_parallel = false;
     bool distributed_optimizer = false;
     double optimizer_offload_fraction = 0.0;   // --optimizer-cpu-offload --optimizer-offload-fraction
@@ -29,6 +29,9 @@ struct UniformKnobs {
     bool layout_given = false;
 };
 
+// An MoE model with TP > 1 gets sequence parallelism even when the knobs leave it off
+// (Megatron-Core's MoE layer refuses to train without it); full recompute with VPP > 1
+// recomputes recompute_layers of each model chunk, as Megatron-LM's block method does.
 // Throws InputError (where = the flag's name, e.g. "--tp") when the knobs do not fit the
 // cluster or the model, or break a rule Megatron-LM enforces for them (validate_args and
 // TransformerConfig): CP needs seq_length % (2 CP) == 0, the layers split evenly over PP

@@ -581,6 +581,13 @@ private:
         p.ep = intFlag("--expert-model-parallel-size", 1);
         p.etp = intFlag("--expert-tensor-parallel-size", 0, 0);
         p.sequence_parallel = has("--sequence-parallel");
+        // Megatron-Core's MoELayer.forward raises in training when TP > 1 without sequence
+        // parallelism, so the run needs it: the configuration is costed (and exported) with it.
+        if (m_out.model.isMoe() && !p.sequence_parallel && p.tp > 1) {
+            warn(at("--tensor-model-parallel-size") + "an MoE model with TP > 1 needs --sequence-parallel (Megatron-Core's MoE "
+                 "layer refuses to train without it); the configuration is costed with it");
+            p.sequence_parallel = true;
+        }
         p.distributed_optimizer = has("--use-distributed-optimizer");
         readOverlapSwitches(p);
         if (has("--optimizer-cpu-offload")) {

@@ -134,6 +134,17 @@ public:
                     name() + ": Megatron asserts ETP == 1 for MoE layers with bias; ETP is " + std::to_string(st.etp)
                         + " (disable the linear bias)");
         }
+        // Megatron-Core's MoELayer.forward raises in training when TP > 1 and sequence
+        // parallelism is off ("During training, performance may degrade if MoE and tensor
+        // parallelism are enabled without also enabling sequence parallelism").
+        if (m_model.isMoe() && !p.sequence_parallel)
+            for (int s = 0; s < p.pp(); ++s)
+                if (p.stages[static_cast<std::size_t>(s)].tp > 1) {
+                    add(out, "moe.tp-needs-sp",
+                        stageName(p, s) + ": TP " + std::to_string(p.stages[static_cast<std::size_t>(s)].tp)
+                            + " on an MoE model needs sequence parallelism (Megatron-Core's MoE layer refuses to train without it)");
+                    break;
+                }
         if (nextLayer != m_model.num_layers)
             add(out, "layers.cover",
                 "the stages hold " + std::to_string(nextLayer) + " layers, the model has " + std::to_string(m_model.num_layers));

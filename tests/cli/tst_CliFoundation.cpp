@@ -348,6 +348,16 @@ void tst_CliFoundation::sequenceParallelWithoutTensorParallelIsOff()
     // With TP 2 the header says SP.
     r = hapmoe(base + QStringList{"--tp", "2"});
     QVERIFY2(r.out.section('\n', 0, 0).contains(", SP"), qPrintable(r.out));
+    // An MoE model with TP 2 runs it without the flag (Megatron-Core's MoELayer.forward refuses
+    // to train with TP > 1 and no sequence parallelism), and says so; a dense one does not.
+    r = hapmoe({"estimate", "--model", "Mixtral-S", "--cluster", "H800:2x8", "--tp", "2", "--pp", "2", "--json"});
+    QVERIFY2(r.exitCode == 0 || r.exitCode == 1, qPrintable(r.err));
+    QVERIFY2(r.err.contains("note: sequence parallelism is on without --sequence-parallel: Megatron-Core's MoE layer refuses"),
+             qPrintable(r.err));
+    QCOMPARE(QJsonDocument::fromJson(r.out.toUtf8()).object()["plan"].toObject()["sequence_parallel"].toBool(false), true);
+    r = hapmoe({"estimate", "--model", "LLaMA-2-7B", "--cluster", "H100:1x8", "--tp", "2", "--json"});
+    QVERIFY(!r.err.contains("sequence parallelism is on"));
+    QCOMPARE(QJsonDocument::fromJson(r.out.toUtf8()).object()["plan"].toObject()["sequence_parallel"].toBool(true), false);
 
     // A plan file with TP 2 on stage 0 and TP 1 on stage 1: SP only where TP > 1. Stage 0
     // (TP2 DP4, MBS 2) and stage 1 (TP1 DP8, MBS 1) run the same 8 sequences per micro-batch.

@@ -190,6 +190,7 @@ private slots:
     void profileInterpolationLogLog();
     void profileOverridesDefaults();
     void uniformPlanPlacement();
+    void uniformPlanFollowsMegatronCoreRules();
     void badPlanThrows();
 };
 
@@ -1165,6 +1166,49 @@ void TestCostModel::uniformPlanPlacement()
     k.pp = 3;
     k.tp = 1;
     QVERIFY_THROWS_EXCEPTION(InputError, makeUniformPlan(llama7b(), c, DeviceCatalog::builtin(), k));
+}
+
+void TestCostModel::uniformPlanFollowsMegatronCoreRules()
+{
+    // Megatron-Core's MoELayer.forward refuses to train with TP > 1 and no sequence
+    // parallelism, so an MoE plan with TP 2 runs it; a dense one keeps Megatron's default (off).
+    const Cluster c = nodesOf("H800", 2);
+    UniformKnobs k;
+    k.tp = 2;
+    k.pp = 2;
+    k.global_batch_size = 64;
+    QVERIFY(makeUniformPlan(mixtral8x7b(), c, DeviceCatalog::builtin(), k).sequence_parallel);
+    QVERIFY(!makeUniformPlan(llama7b(), c, DeviceCatalog::builtin(), k).sequence_parallel);
+    k.tp = 1;
+    QVERIFY(!makeUniformPlan(mixtral8x7b(), c, DeviceCatalog::builtin(), k).sequence_parallel);
+
+    // Block recompute with VPP: Megatron-LM recomputes --recompute-num-layers layers of each
+    // model chunk. 32 layers over PP 2 are 16 per rank; VPP 2 gives chunks of 8 + 8, so 3 per
+    // chunk recompute 6 of a rank's 16; VPP 4 (chunks of 4) with 4 per chunk recompute all (0).
+    k.tp = 2;
+    k.recompute = Recompute::Full;
+    k.recompute_layers = 3;
+    k.vpp = 2;
+    Plan p = makeUniformPlan(llama7b(), c, DeviceCatalog::builtin(), k);
+    QCOMPARE(p.stages[0].recompute_layers, 6);
+    QCOMPARE(p.stages[1].recompute_layers, 6);
+    k.vpp = 4;
+    k.recompute_layers = 4;
+    QCOMPARE(makeUniformPlan(llama7b(), c, DeviceCatalog::builtin(), k).stages[0].recompute_layers, 0);
+    k.vpp = 1;
+    k.recompute_layers = 3;
+    QCOMPARE(makeUniformPlan(llama7b(), c, DeviceCatalog::builtin(), k).stages[0].recompute_layers, 3);
+    // A run's own layout: 33 layers over PP 2 are 17 + 16; VPP 2 chunks 9 + 8 and 8 + 8, so
+    // 8 per chunk recompute 16 of 17 on rank 0 and all of rank 1's.
+    ModelSpec odd = llama7b();
+    odd.num_layers = 33;
+    k.vpp = 2;
+    k.recompute_layers = 8;
+    k.layout_given = true;
+    p = makeUniformPlan(odd, c, DeviceCatalog::builtin(), k);
+    QCOMPARE(p.stages[0].num_layers, 17);
+    QCOMPARE(p.stages[0].recompute_layers, 16);
+    QCOMPARE(p.stages[1].recompute_layers, 0);
 }
 
 void TestCostModel::badPlanThrows()

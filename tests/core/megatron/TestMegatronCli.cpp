@@ -109,6 +109,27 @@ private slots:
         QVERIFY(r.out.contains("without --overlap-grad-reduce the script does not overlap its data-parallel traffic"));
     }
 
+    void moeScriptWithTpGetsSequenceParallel()
+    {
+        // Megatron-Core's MoELayer.forward raises in training when TP > 1 and sequence
+        // parallelism is off: a Mixtral script at TP 2 without --sequence-parallel is costed
+        // with it, and the warning names the flag.
+        QTemporaryDir dir;
+        const std::string script = "torchrun --nproc_per_node 8 --nnodes 2 pretrain_gpt.py --num-layers 8 --hidden-size 1024 "
+                                   "--num-attention-heads 16 --seq-length 2048 --max-position-embeddings 2048 --vocab-size 32000 "
+                                   "--num-experts 8 --moe-router-topk 2 --expert-model-parallel-size 4 "
+                                   "--tensor-model-parallel-size 2 --micro-batch-size 1 --global-batch-size 64 --bf16 "
+                                   "--disable-bias-linear\n";
+        QVERIFY(test::writeText(dir.filePath("moe.sh"), script));
+        QProcess p;
+        p.start(QStringLiteral(HAPMOE_CLI_PATH), {"estimate", "--script", dir.filePath("moe.sh"), "--cluster", "H800:2x8", "--json"});
+        QVERIFY(p.waitForFinished(120000));
+        const QString err = QString::fromUtf8(p.readAllStandardError());
+        QVERIFY2(err.contains("moe.sh: line 1: an MoE model with TP > 1 needs --sequence-parallel"), qPrintable(err));
+        const PlanDocument d = readPlan(p.readAllStandardOutput().toStdString(), "estimate.json");
+        QVERIFY(d.plan.sequence_parallel);
+    }
+
     void currentConfigurationFasterThanThePlans()
     {
         // The search places plain 1F1B only. A script that interleaves (VPP 4) with selective
