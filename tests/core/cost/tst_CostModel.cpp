@@ -1004,26 +1004,77 @@ void TestCostModel::closedFormEqualsSimulatorForEqualStages()
 void TestCostModel::simulatorBoundsForUnequalStages()
 {
     // Unequal stages: the bottleneck rank runs M forward and M backward blocks, so the
-    // makespan is at least M max c_i = closed form - (sum c_i - max c_i); above, the closed
-    // form is exceeded by at most 5 % (measured: 3.5 % worst over 20000 random pipelines with
-    // b/f between 0.13 and 30, P <= 8, M <= 16; docs/cost-model.md section 9).
+    // makespan is at least M max c_i = closed form - (sum c_i - max c_i). Above, the closed
+    // form is not a bound; docs/cost-model.md section 9 gives the gaps this test measures.
     std::mt19937 rng(7);
-    std::uniform_real_distribution<double> u(0.2, 3.0);
-    for (int it = 0; it < 3000; ++it) {
-        const int P = 1 + static_cast<int>(rng() % 8), M = 1 + static_cast<int>(rng() % 16);
+    std::uniform_real_distribution<double> u(0.2, 3.0), ratio(2.0, 3.0);
+    struct Worst { double plainAny = 0, plainRealistic = 0, interleavedAny = 0, interleavedRealistic = 0; } worst;
+    for (int it = 0; it < 6000; ++it) {
+        const bool interleaved = it % 2 == 1;
+        const bool realistic = it % 3 != 0;   // backward 2-3 x forward on every stage, as the cost model gives
+        int P = 1 + static_cast<int>(rng() % 8), M = 1 + static_cast<int>(rng() % 16);
+        const int V = interleaved ? 2 + static_cast<int>(rng() % 3) : 1;
+        if (interleaved) {
+            P = std::max(P, 2);
+            M = P * (1 + static_cast<int>(rng() % std::max(1, 16 / P)));   // Megatron: M % P == 0
+        }
         ScheduleInput in;
         in.microbatches = M;
+        in.vpp = V;
+        std::vector<double> f, b;
         double mx = 0;
         for (int i = 0; i < P; ++i) {
-            in.t_fwd.push_back(u(rng));
-            in.t_bwd.push_back(2 * u(rng));
-            mx = std::max(mx, in.t_fwd.back() + in.t_bwd.back());
+            f.push_back(u(rng));
+            b.push_back(realistic ? f.back() * ratio(rng) : 2 * u(rng));
+            mx = std::max(mx, f.back() + b.back());
+            in.t_fwd.push_back(f.back() / V);   // one chunk does 1/V of the stage's work
+            in.t_bwd.push_back(b.back() / V);
         }
         const double sim = simulatePipeline(in).makespan;
-        const double cf = closedFormPipelineTime(in.t_fwd, in.t_bwd, M);
+        double sum = 0;
+        for (int i = 0; i < P; ++i)
+            sum += f[static_cast<std::size_t>(i)] + b[static_cast<std::size_t>(i)];
+        // CostModel's assembly (section 8): sum c / V + (M V - 1) max c / V.
+        const double cf = sum / V + (static_cast<double>(M) * V - 1) * mx / V;
+        if (!interleaved)
+            QCOMPARE(cf, closedFormPipelineTime(f, b, M));
         QVERIFY(sim >= M * mx - 1e-9);
-        QVERIFY(sim <= cf * 1.05);
+        const double over = sim / cf - 1;
+        if (!interleaved)
+            worst.plainAny = std::max(worst.plainAny, over);
+        if (!interleaved && realistic)
+            worst.plainRealistic = std::max(worst.plainRealistic, over);
+        if (interleaved)
+            worst.interleavedAny = std::max(worst.interleavedAny, over);
+        if (interleaved && realistic)
+            worst.interleavedRealistic = std::max(worst.interleavedRealistic, over);
     }
+    qInfo("simulator over closed form: plain %.2f%% (any b/f), %.2f%% (b/f 2-3); interleaved %.2f%% (any), %.2f%% (b/f 2-3)",
+          100 * worst.plainAny, 100 * worst.plainRealistic, 100 * worst.interleavedAny, 100 * worst.interleavedRealistic);
+    // Measured with this seed: 2.0 %, 0 %, 37.1 % and 3.3 % (docs/cost-model.md section 9).
+    QVERIFY(worst.plainAny <= 0.04);
+    QVERIFY(worst.plainRealistic <= 1e-9);   // with b/f from 2 to 3 on every stage the closed form is an upper bound here
+    QVERIFY(worst.interleavedRealistic <= 0.06);
+    QVERIFY(worst.interleavedAny <= 0.45);
+
+    // Where the closed form is optimistic: a long forward next to a long backward. By hand
+    // (plain 1F1B, P 3, M 2, f = 0.2, 5, 0.2 and b = 6, 1, 0.2): rank 1 runs both 5 s
+    // forwards (0.2-5.2, 5.2-10.2) before its first backward (1F1B's order), then its
+    // backwards end at 11.2 and 12.2, so rank 0's two 6 s backwards run 11.2-17.2-23.2.
+    ScheduleInput odd;
+    odd.microbatches = 2;
+    odd.t_fwd = {0.2, 5, 0.2};
+    odd.t_bwd = {6, 1, 0.2};
+    QCOMPARE(closedFormPipelineTime(odd.t_fwd, odd.t_bwd, 2), 18.8);
+    QVERIFY(std::fabs(simulatePipeline(odd).makespan - 23.2) < 1e-9);   // +23 %
+    // Interleaved, P 2, V 4, M 2: stages of equal c = 5 but b/f of 3 and 1.5: 12.375 against
+    // the closed form's 10 / 4 + 7 x 5 / 4 = 11.25 (+10 %).
+    ScheduleInput chunks;
+    chunks.microbatches = 2;
+    chunks.vpp = 4;
+    chunks.t_fwd = {1.25 / 4, 2.0 / 4};
+    chunks.t_bwd = {3.75 / 4, 3.0 / 4};
+    QVERIFY(std::fabs(simulatePipeline(chunks).makespan - 12.375) < 1e-9);
 }
 
 void TestCostModel::interleavedSimulatorMatchesClosedForm()
