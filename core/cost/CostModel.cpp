@@ -436,9 +436,10 @@ struct CostModel::Impl {
             double router = dev.gemm(2 * tdev * h * s.experts) + dev.memTime(12.0 * tdev * s.experts);
             double sharedE = 0;
             if (s.shared > 0) {
-                sharedE = dev.gemm(2 * T * h * s.shared * (s.gated + 1) / tp)
-                    + dev.memTime((2.0 + 2.0 * s.gated) * T * s.shared / tp);
+                const double sharedGemm = dev.gemm(2 * T * h * s.shared * (s.gated + 1) / tp);
+                sharedE = sharedGemm + dev.memTime((2.0 + 2.0 * s.gated) * T * s.shared / tp);
                 fc1Gemm = dev.gemm(2 * T * h * s.shared * s.gated / tp);   // hides the shared expert's re-gather
+                fwdGemm += sharedGemm;   // its TP collectives overlap its own GEMMs (section 4.2)
             }
             // Eq. 2 with the profiled FFN: k t_ffn / (EP * ETP) with t_ffn at TP = 1; under MoE
             // parallel folding (EP*ETP*EDP = TP*CP*DP) this equals k t_ffn(TP) F_e / F per device.
@@ -827,17 +828,27 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
         Sync out;
         if (groupSize <= 1 || paramsDev <= 0)
             return out;
-        // Megatron DDP buckets: max(40M, 1M * dp) parameters (distributed/param_and_grad_buffer.py).
+        // Megatron DDP buckets: max(40M, 1M * dp) parameters (distributed/param_and_grad_buffer.py),
+        // filled from the last parameter backwards; the last bucket, the first layers' gradients
+        // and the last ready in backward, holds what is left over.
         const double bucket = std::min(paramsDev, std::max(4e7, 1e6 * groupSize));
-        const double buckets = std::ceil(paramsDev / bucket);
-        if (distOpt) {
-            out.lastRs = m.coll(Collective::ReduceScatter, bucket * 4.0, groupSize, link, dev, &collFromTable);
-            out.lastAg = m.coll(Collective::AllGather, bucket * 2.0, groupSize, link, dev, &collFromTable);
-        } else {
-            out.lastRs = m.coll(Collective::AllReduce, bucket * 4.0, groupSize, link, dev, &collFromTable);
+        double full = std::floor(paramsDev / bucket);
+        double rest = paramsDev - full * bucket;
+        if (rest <= 1e-9 * bucket) {   // an exact multiple: the last bucket is a full one
+            full -= 1;
+            rest = bucket;
         }
-        out.rs = buckets * out.lastRs;
-        out.ag = buckets * out.lastAg;
+        auto rsOf = [&](double params) {
+            return m.coll(distOpt ? Collective::ReduceScatter : Collective::AllReduce, params * 4.0, groupSize, link, dev,
+                          &collFromTable);
+        };
+        auto agOf = [&](double params) {
+            return distOpt ? m.coll(Collective::AllGather, params * 2.0, groupSize, link, dev, &collFromTable) : 0.0;
+        };
+        out.lastRs = rsOf(rest);
+        out.lastAg = agOf(rest);
+        out.rs = full * rsOf(bucket) + out.lastRs;
+        out.ag = full * agOf(bucket) + out.lastAg;
         return out;
     };
     // Dense and expert buffers (Megatron keeps them apart, both with the same overlap) share

@@ -363,7 +363,8 @@ void TestCostModel::dataParallelOverlapSwitches()
     // One GPT layer of h = 2048 has 12 h^2 + 13 h = 50,358,272 parameters (Narayanan et al.
     // eq. 2 per layer). On one 8-GPU A100 node at TP 1 the stage's DP group is the node's
     // 8 ranks. Megatron's DDP buckets hold max(4e7, 1e6 x DP) = 4e7 parameters
-    // (param_and_grad_buffer.py), so two buckets, each costed whole. With the distributed
+    // (param_and_grad_buffer.py), filled from the last parameter backwards, so one bucket of
+    // 4e7 and a last one of 50,358,272 - 4e7 = 10,358,272. With the distributed
     // optimizer a bucket reduce-scatters fp32 gradients (4 B per parameter) and all-gathers
     // bf16 parameters (2 B) (docs/cost-model.md section 7).
     const ModelSpec m = gpt(3, 2048, 16);
@@ -386,6 +387,9 @@ void TestCostModel::dataParallelOverlapSwitches()
     node.ranks_per_node = 8;
     const double rs1 = collectiveTime(Collective::ReduceScatter, 4e7 * 4.0, 8, node);
     const double ag1 = collectiveTime(Collective::AllGather, 4e7 * 2.0, 8, node);
+    QCOMPARE(12.0 * 2048 * 2048 + 13.0 * 2048, 50358272.0);
+    const double rsL = collectiveTime(Collective::ReduceScatter, 10358272.0 * 4.0, 8, node);
+    const double agL = collectiveTime(Collective::AllGather, 10358272.0 * 2.0, 8, node);
 
     auto syncWith = [&](bool gradReduce, bool paramGather, bool distOpt) {
         CostOptions opt;
@@ -396,13 +400,13 @@ void TestCostModel::dataParallelOverlapSwitches()
     };
     // Without the switches (Megatron-LM's default) nothing is hidden.
     const StageEstimate off = syncWith(false, false, true);
-    QVERIFY(std::fabs(off.dp_sync - 2 * (rs1 + ag1)) < 1e-12);
+    QVERIFY(std::fabs(off.dp_sync - (rs1 + rsL + ag1 + agL)) < 1e-12);
     // --overlap-grad-reduce: the reduction runs during the backward, except the last bucket.
     const StageEstimate grad = syncWith(true, false, true);
-    QVERIFY(std::fabs(grad.dp_sync - (std::max(rs1, 2 * rs1 - grad.t_bwd) + 2 * ag1)) < 1e-12);
+    QVERIFY(std::fabs(grad.dp_sync - (std::max(rsL, rs1 + rsL - grad.t_bwd) + ag1 + agL)) < 1e-12);
     // --overlap-param-gather as well: the gather runs during the next forward, except one bucket.
     const StageEstimate both = syncWith(true, true, true);
-    QVERIFY(std::fabs(both.dp_sync - (std::max(rs1, 2 * rs1 - both.t_bwd) + std::max(ag1, 2 * ag1 - both.t_fwd))) < 1e-12);
+    QVERIFY(std::fabs(both.dp_sync - (std::max(rsL, rs1 + rsL - both.t_bwd) + std::max(agL, ag1 + agL - both.t_fwd))) < 1e-12);
     QVERIFY(both.dp_sync < grad.dp_sync && grad.dp_sync < off.dp_sync);
     // The switches do not change the work itself.
     QCOMPARE(both.t_fwd, off.t_fwd);
@@ -904,9 +908,9 @@ void TestCostModel::expertGradientsShareTheOverlapWindow()
     // Megatron overlaps the expert gradient buffers as it does the dense ones. One Mixtral-8x7B
     // layer on an H800 node at TP 8, EP 2, ETP 1: the dense part has no data-parallel peer
     // (DP 1), the experts have EDP 4 (ranks 2 apart, inside the node). Each rank holds 4
-    // experts of 3 x 4096 x 14336 = 176,160,768 parameters: 704,643,072, 18 buckets of 4e7
-    // (Megatron's max(4e7, 1e6 x 4)), each a reduce-scatter of fp32 gradients and an
-    // all-gather of bf16 parameters over 4 ranks, costed whole.
+    // experts of 3 x 4096 x 14336 = 176,160,768 parameters: 704,643,072, 17 buckets of 4e7
+    // (Megatron's max(4e7, 1e6 x 4)) and a last one of 24,643,072, each a reduce-scatter of
+    // fp32 gradients and an all-gather of bf16 parameters over 4 ranks.
     const ModelSpec m = mixtral8x7b();
     const Cluster c = nodesOf("H800", 1);
     StagePlan st = stageOn("H800", 0, 8, 8);
@@ -926,16 +930,18 @@ void TestCostModel::expertGradientsShareTheOverlapWindow()
     edp.ranks_per_node = 4;
     const double rs1 = collectiveTime(Collective::ReduceScatter, 4e7 * 4.0, 4, edp);
     const double ag1 = collectiveTime(Collective::AllGather, 4e7 * 2.0, 4, edp);
+    const double rsL = collectiveTime(Collective::ReduceScatter, 24643072.0 * 4.0, 4, edp);
+    const double agL = collectiveTime(Collective::AllGather, 24643072.0 * 2.0, 4, edp);
     CostOptions off;
     off.overlap_grad_reduce = false;
     off.overlap_param_gather = false;
     const StageEstimate exposed = CostModel(m, c, DeviceCatalog::builtin(), nullptr, off).estimateStage(st, middleStage(true));
-    QVERIFY(std::fabs(exposed.dp_sync - 18 * (rs1 + ag1)) < 1e-12);
+    QVERIFY(std::fabs(exposed.dp_sync - (17 * (rs1 + ag1) + rsL + agL)) < 1e-12);
     // With the overlap the layer's backward (and forward) hides all but the last bucket:
     // 17 x rs1 is about 14 ms, inside the backward of a micro-batch of 32 sequences.
     const StageEstimate hidden = CostModel(m, c, DeviceCatalog::builtin()).estimateStage(st, middleStage(true));
     QVERIFY(hidden.compute / 3 > 17 * std::max(rs1, ag1));
-    QVERIFY(std::fabs(hidden.dp_sync - (rs1 + ag1)) < 1e-12);
+    QVERIFY(std::fabs(hidden.dp_sync - (rsL + agL)) < 1e-12);
 }
 
 void TestCostModel::fullMeshGroupsUseTheirLinks()
