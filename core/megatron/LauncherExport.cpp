@@ -10,6 +10,7 @@
 #include "util/Strings.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -102,6 +103,42 @@ std::string commentSafe(const std::string& s)
     std::string out;
     for (char c : s)
         out += (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? ' ' : c;
+    return out;
+}
+
+// The script without its comments: a '#' that begins a word outside quotes runs to the end
+// of the line (GNU Bash Reference Manual section 3.1.3). A name in a comment (a plan called
+// "${X}") is text, not a value the script reads.
+std::string withoutComments(const std::string& script)
+{
+    std::string out;
+    char quote = 0;
+    bool comment = false;
+    for (std::size_t i = 0; i < script.size(); ++i) {
+        const char c = script[i];
+        if (comment) {
+            if (c == '\n') {
+                comment = false;
+                out += c;
+            }
+            continue;
+        }
+        if (c == '\\' && quote != '\'' && i + 1 < script.size()) {
+            out += c;
+            out += script[++i];
+            continue;
+        }
+        if (quote) {
+            if (c == quote)
+                quote = 0;
+        } else if (c == '\'' || c == '"') {
+            quote = c;
+        } else if (c == '#' && (i == 0 || script[i - 1] == ' ' || script[i - 1] == '\t' || script[i - 1] == '\n')) {
+            comment = true;
+            continue;
+        }
+        out += c;
+    }
     return out;
 }
 
@@ -206,6 +243,8 @@ public:
         ruleCheck("GBS % (MBS*DP) == 0, same M on every mesh", {"batch.divisible", "batch.same-microbatches"});
         ruleCheck("seq % (2*CP) == 0 when CP > 1", {"seq.context-parallel"});
         ruleCheck("MoE with ETP > 1 needs --disable-bias-linear", {"moe.bias-needs-etp1"});
+        if (model.isMoe())
+            ruleCheck("MoE with TP > 1 needs --sequence-parallel", {"moe.tp-needs-sp"});
         if (model.isMoe() && model.moe_token_dispatcher_type == TokenDispatcher::Flex && !flexWithoutTpEpLimit())
             ruleCheck("flex dispatcher needs ETP*EP > 1 on every stage", {"moe.flex-needs-tp-ep"});
         for (const DeploymentProblem& p : problems) {
@@ -343,6 +382,7 @@ public:
                 }
         r.checks.push_back({"every flag is an option of the target", true, {}});
         decideMaxConnections();
+        notePythonPath();
         r.script = requireOutsideValues(writeScript());
         r.hostfile = writeHostfile();
         r.notes = m_notes;
@@ -361,12 +401,13 @@ private:
                                          std::regex::multiline);
         static const std::regex loopVar(R"(\bfor\s+([A-Za-z_][A-Za-z0-9_]*)\s+in\b)");
         static const std::regex bareUse(R"(\$\{([A-Za-z_][A-Za-z0-9_]*)\})");
+        const std::string code = withoutComments(script);
         std::set<std::string> set;
         for (const std::regex* re : {&assigned, &loopVar})
-            for (auto it = std::sregex_iterator(script.begin(), script.end(), *re); it != std::sregex_iterator(); ++it)
+            for (auto it = std::sregex_iterator(code.begin(), code.end(), *re); it != std::sregex_iterator(); ++it)
                 set.insert((*it)[1].str());
         std::vector<std::string> outside;
-        for (auto it = std::sregex_iterator(script.begin(), script.end(), bareUse); it != std::sregex_iterator(); ++it) {
+        for (auto it = std::sregex_iterator(code.begin(), code.end(), bareUse); it != std::sregex_iterator(); ++it) {
             const std::string name = (*it)[1].str();
             if (!set.count(name) && std::find(outside.begin(), outside.end(), name) == outside.end())
                 outside.push_back(name);
@@ -435,6 +476,22 @@ private:
             m_notes.push_back("CUDA_DEVICE_MAX_CONNECTIONS: the original's " + *original
                               + " is not carried over; each device type's block sets 1 where TP or CP > 1 (Megatron-LM asserts it)");
         }
+    }
+
+    // FlagScale runs its own patched Megatron-LM (FLAGSCALE_HOME/third_party/Megatron-LM,
+    // reference section 9), which must come first on the import path, as FlagScale's runner
+    // puts it. An original's PYTHONPATH usually names another Megatron-LM checkout; it is not
+    // carried over, and the environment's PYTHONPATH still follows FlagScale's paths.
+    void notePythonPath()
+    {
+        if (m_opt.format != LauncherFormat::FlagScale || !m_opt.original)
+            return;
+        static const std::string kName = "PYTHONPATH=";
+        for (const std::string& e : m_opt.original->environment)
+            if (e.rfind(kName, 0) == 0)
+                m_notes.push_back("PYTHONPATH: the original's " + e.substr(kName.size())
+                                  + " is not carried over; the launcher puts FlagScale and its Megatron-LM (FLAGSCALE_HOME and "
+                                    "FLAGSCALE_HOME/third_party/Megatron-LM) first, then the PYTHONPATH of the environment it runs in");
     }
 
     bool originalHas(const std::string& flag) const { return originalValues(flag) != nullptr; }
@@ -672,25 +729,51 @@ private:
         return std::nullopt;
     }
 
+    // Layers a stage recomputes: 0 without full recompute, all of them when recompute_layers
+    // is 0 or reaches the stage's layers (the plan's convention), else recompute_layers.
+    static int recomputedLayers(const StagePlan& st)
+    {
+        if (st.recompute != Recompute::Full)
+            return 0;
+        return st.recompute_layers <= 0 || st.recompute_layers >= st.num_layers ? st.num_layers : st.recompute_layers;
+    }
+
+    // Whether one --recompute-granularity/-method/-num-layers reproduces every stage: the same
+    // granularity everywhere and, with full recompute, either every layer of every stage
+    // (uniform 1) or the same count on every stage (block n recomputes the first n layers of a
+    // stage, reference section 5; n is then at most every stage's layers). Megatron-LM has one
+    // setting by construction (megatron.one-recompute).
+    bool oneRecomputeSetting() const
+    {
+        const Plan& plan = m_doc.plan;
+        const StagePlan& s0 = first();
+        const auto all = [&](auto pred) { return std::all_of(plan.stages.begin(), plan.stages.end(), pred); };
+        if (!all([&](const StagePlan& st) { return st.recompute == s0.recompute; }))
+            return false;
+        if (s0.recompute != Recompute::Full)
+            return true;
+        return all([](const StagePlan& st) { return recomputedLayers(st) == st.num_layers; })
+            || all([&](const StagePlan& st) { return recomputedLayers(st) == recomputedLayers(s0); });
+    }
+
     void addRecompute(ArgGroup& g)
     {
         const Plan& plan = m_doc.plan;
-        const bool same = std::all_of(plan.stages.begin(), plan.stages.end(), [&](const StagePlan& st) {
-            return st.recompute == first().recompute && st.recompute_layers == first().recompute_layers;
-        });
         const StagePlan& s0 = first();
-        if (same || m_opt.format == LauncherFormat::Megatron) {
+        if (m_opt.format == LauncherFormat::Megatron || oneRecomputeSetting()) {
             if (s0.recompute == Recompute::Selective) {
                 g.args.push_back({"--recompute-granularity", {"selective"}});
             } else if (s0.recompute == Recompute::Full) {
                 // Every layer: uniform in chunks of 1; k layers per stage: block k (reference section 5).
                 g.args.push_back({"--recompute-granularity", {"full"}});
-                if (s0.recompute_layers <= 0 || s0.recompute_layers >= s0.num_layers) {
+                const bool everyLayer = std::all_of(plan.stages.begin(), plan.stages.end(),
+                                                    [](const StagePlan& st) { return recomputedLayers(st) == st.num_layers; });
+                if (everyLayer) {
                     g.args.push_back({"--recompute-method", {"uniform"}});
                     g.args.push_back({"--recompute-num-layers", {"1"}});
                 } else {
                     // With a virtual pipeline the count is per model chunk (checks() made sure one fits).
-                    const int n = plan.vpp > 1 ? blockLayersPerChunk() : s0.recompute_layers;
+                    const int n = plan.vpp > 1 ? blockLayersPerChunk() : recomputedLayers(s0);
                     g.args.push_back({"--recompute-method", {"block"}});
                     g.args.push_back({"--recompute-num-layers", {std::to_string(n)}});
                 }
@@ -706,20 +789,28 @@ private:
         Arg gran{"--recompute-granularity-per-stage-micro-batch", {}, true};
         Arg method{"--recompute-method-per-stage-micro-batch", {}, true};
         Arg num{"--recompute-num-layers-per-stage-micro-batch", {}, true};
+        // A stage's three flags: off (0, 0, 0), every layer (1, uniform 0, 1), or the first k
+        // layers (1, block 1, k). Stages with equal flags share a token, whatever their
+        // recompute_layers say (4 of 4 layers is every layer, 4 of 5 is block 4).
+        const auto flags = [](const StagePlan& st) {
+            const int k = recomputedLayers(st);
+            if (k == 0)
+                return std::array<int, 3>{0, 0, 0};
+            if (k == st.num_layers)
+                return std::array<int, 3>{1, 0, 1};
+            return std::array<int, 3>{1, 1, k};
+        };
         for (int s = 0; s < plan.pp();) {
-            const StagePlan& st = plan.stages[static_cast<std::size_t>(s)];
+            const std::array<int, 3> f = flags(plan.stages[static_cast<std::size_t>(s)]);
             int e = s + 1;
-            while (e < plan.pp() && plan.stages[static_cast<std::size_t>(e)].recompute == st.recompute
-                   && plan.stages[static_cast<std::size_t>(e)].recompute_layers == st.recompute_layers)
+            while (e < plan.pp() && flags(plan.stages[static_cast<std::size_t>(e)]) == f)
                 ++e;
-            const bool full = st.recompute == Recompute::Full;
-            const bool all = st.recompute_layers <= 0 || st.recompute_layers >= st.num_layers;
             auto token = [&](int flag) {
                 return "[" + std::to_string(e - s) + ", " + std::to_string(mb) + ", " + std::to_string(flag) + "]";
             };
-            gran.values.push_back(token(full ? 1 : 0));
-            method.values.push_back(token(full && !all ? 1 : 0));
-            num.values.push_back(token(full ? (all ? 1 : st.recompute_layers) : 0));
+            gran.values.push_back(token(f[0]));
+            method.values.push_back(token(f[1]));
+            num.values.push_back(token(f[2]));
             s = e;
         }
         g.args.push_back(gran);
@@ -968,6 +1059,36 @@ private:
                 product *= std::strtod(ShellQuote::unquoted(v).c_str(), nullptr);
             hierarchicalFits = product == s0.cp;
         }
+        const auto firstValue = [&](const std::string& flag) -> std::optional<std::string> {
+            const std::vector<std::string>* v = originalValues(flag);
+            if (!v || v->empty())
+                return std::nullopt;
+            return ShellQuote::unquoted(v->front());
+        };
+        // Megatron-LM asserts "not use_dist_ckpt" for --overlap-param-gather-with-optimizer-step,
+        // and checkpoints are distributed unless --ckpt-format is torch (default torch_dist:
+        // reference section 6 and megatron-lm-flags-detailed.tsv).
+        const std::string ckptFormat = firstValue("--ckpt-format").value_or("torch_dist");
+        // Values only Megatron-LM d98e8a64 accepts (reference section 1): FlagScale's 8479eb35
+        // allows softmax and sigmoid score functions, no quantile_balancing, and none of the
+        // gdn_*, gdp_* and mhc recompute modules. List flags lose those entries, and
+        // --moe-aux-loss-coeff, given one coefficient per load-balancing type, loses theirs.
+        const auto headOnlyValue = [&](const std::string& flag, const std::string& v) {
+            if (megatron)
+                return false;
+            if (flag == "--moe-router-score-function")
+                return v == "sqrtsoftplus";
+            if (flag == "--moe-router-load-balancing-type")
+                return v == "quantile_balancing";
+            if (flag == "--recompute-modules")
+                return v.rfind("gdn_", 0) == 0 || v.rfind("gdp_", 0) == 0 || v == "mhc";
+            return false;
+        };
+        const bool scoreFunctionDropped = headOnlyValue("--moe-router-score-function", firstValue("--moe-router-score-function").value_or(""));
+        std::vector<bool> balancingDropped;   // per load-balancing type of the original
+        if (const std::vector<std::string>* types = originalValues("--moe-router-load-balancing-type"))
+            for (const std::string& v : *types)
+                balancingDropped.push_back(headOnlyValue("--moe-router-load-balancing-type", ShellQuote::unquoted(v)));
         for (const ScriptFlag& f : m_opt.original->other_flags) {
             std::string why;
             if (f.name.size() < 2 || f.name[0] != '-')
@@ -984,9 +1105,22 @@ private:
                 why = "needs full recompute, TP > 1 and no sequence parallelism";
             else if (f.name == "--moe-layer-recompute")
                 why = "deprecated; the plan's recompute is written instead";
+            else if (f.name == "--overlap-param-gather-with-optimizer-step" && !emitted.count("--overlap-param-gather"))
+                why = "it needs --overlap-param-gather, which needs the distributed optimizer; the plan does not use it";
             else if ((f.name == "--microbatch-group-size-per-virtual-pipeline-stage" || f.name == "--overlap-param-gather-with-optimizer-step")
                      && plan.vpp == 1)
                 why = "needs a virtual pipeline";
+            else if (f.name == "--overlap-param-gather-with-optimizer-step" && ckptFormat != "torch")
+                why = "it is not supported with distributed checkpointing, which --ckpt-format " + ckptFormat
+                    + (originalHas("--ckpt-format") ? "" : " (Megatron-LM's default)") + " is; --ckpt-format torch allows it";
+            else if (f.name == "--hybrid-context-parallel" && plan.pp() > 1)
+                why = "it cannot be used with PP > 1; the plan's PP is " + std::to_string(plan.pp());
+            else if (f.name == "--fp8-param-gather" && !plan.distributed_optimizer)
+                why = "it needs the distributed optimizer or an FSDP variant; the plan does not use the distributed optimizer";
+            else if (f.name == "--fp8-param-gather" && plan.optimizer_offload_fraction > 0 && firstValue("--fp8-recipe").value_or("delayed") != "delayed")
+                why = "with the plan's optimizer CPU offload it needs --fp8-recipe delayed, not " + *firstValue("--fp8-recipe");
+            else if (f.name == "--moe-router-enable-expert-bias" && scoreFunctionDropped)
+                why = "it needs --moe-router-score-function sigmoid, and the original's sqrtsoftplus is not carried over";
             else if (f.name == "--overlap-param-gather" && !plan.distributed_optimizer)
                 why = "needs the distributed optimizer";
             else if ((f.name == "--optimizer-cpu-offload" || f.name == "--optimizer-offload-fraction"
@@ -1058,8 +1192,29 @@ private:
             if (f.name == "--delay-wgrad-compute" && !m_opt.original->parallel.overlap_grad_reduce)
                 m_notes.push_back("--delay-wgrad-compute: kept; with --overlap-grad-reduce it needs Transformer Engine >= 2.8.0");
             Arg a{f.name, {}};
-            for (const std::string& v : f.values)
-                a.values.push_back(ShellQuote::unquoted(v));
+            std::vector<std::string> refused;
+            for (std::size_t k = 0; k < f.values.size(); ++k) {
+                const std::string v = ShellQuote::unquoted(f.values[k]);
+                const bool coefficientOfDropped = f.name == "--moe-aux-loss-coeff" && f.values.size() == balancingDropped.size()
+                    && balancingDropped[k];
+                if (headOnlyValue(f.name, v) || coefficientOfDropped)
+                    refused.push_back(v);
+                else
+                    a.values.push_back(v);
+            }
+            if (!refused.empty()) {
+                const bool several = refused.size() > 1;
+                const std::string because = f.name == "--moe-aux-loss-coeff"
+                    ? std::string("one coefficient per load-balancing type, and ") + (several ? "those types are" : "that type is")
+                        + " not carried over"
+                    : "FlagScale's Megatron-LM 8479eb35 does not accept " + std::string(several ? "these values" : "this value");
+                if (a.values.empty()) {
+                    m_notes.push_back(f.name + " " + join(refused, " ") + ": not carried over (" + because + ")");
+                    continue;
+                }
+                m_notes.push_back(f.name + " " + join(refused, " ") + ": not carried over (" + because + "); " + join(a.values, " ")
+                                  + " kept");
+            }
             g.args.push_back(a);
         }
         return g;
@@ -1069,7 +1224,7 @@ private:
     {
         if (a.single_quote)
             return ShellQuote::single(v);
-        if (v == "${CURRENT_DEVICE_TYPE}")
+        if (a.flag == "--hetero-current-device-type" && v == "${CURRENT_DEVICE_TYPE}")
             return "\"${CURRENT_DEVICE_TYPE}\"";
         return ShellQuote::value(v);
     }
@@ -1315,8 +1470,19 @@ private:
         o << "GPUS_PER_NODE=\"${NODE_SLOTS[${NODE_RANK}]}\"\n";
         o << "FLAGSCALE_HOME=\"${FLAGSCALE_HOME:-$(pwd)}\"\n";
         o << "export PYTHONPATH=\"${FLAGSCALE_HOME}:${FLAGSCALE_HOME}/third_party/Megatron-LM:${PYTHONPATH:-}\"\n\n";
+        // The default entry is found through FLAGSCALE_HOME, so the launcher may run from any
+        // folder (relative paths of the original's flags stay relative to it).
+        const std::string defaultEntry = "${FLAGSCALE_HOME}/flagscale/train/train_gpt.py";
+        const std::string entryScript = entry(defaultEntry);
+        if (entryScript == defaultEntry) {
+            o << "if [[ ! -f \"" << defaultEntry << "\" ]]; then\n";
+            o << "    echo \"$0: " << defaultEntry << " not found; run it from the FlagScale source folder or set FLAGSCALE_HOME\" >&2\n";
+            o << "    exit 2\n";
+            o << "fi\n\n";
+        }
         // Environment per device type (FlagScale's experiment.envs.device_type_specific).
-        std::set<std::string> skip{"CUDA_DEVICE_MAX_CONNECTIONS"};
+        // The original's PYTHONPATH is not written (notePythonPath).
+        std::set<std::string> skip{"CUDA_DEVICE_MAX_CONNECTIONS", "PYTHONPATH"};
         o << "# Environment per device type\ncase \"${CURRENT_DEVICE_TYPE}\" in\n";
         std::vector<std::string> seen;
         for (const PlanMesh& mesh : planMeshes(m_doc.plan)) {
@@ -1329,7 +1495,7 @@ private:
                 if (other.device_type == st.device_type && (other.tp > 1 || other.cp > 1))
                     maxConn = true;
             o << "    " << ShellQuote::word(st.device_type) << ")\n";
-            o << "        # " << commentSafe(libraryOf(m_cat, st.device_type)) << " (" << vendorOf(m_cat, st.device_type) << ")\n";
+            o << "        # " << commentSafe(libraryOf(m_cat, st.device_type)) << " (" << commentSafe(vendorOf(m_cat, st.device_type)) << ")\n";
             for (const auto& [name, value] : vendorEnvironment(m_cat, st.device_type, maxConn)) {
                 // The original's own value of a default (NCCL_DEBUG=INFO) is written after the block.
                 if (name != "CUDA_DEVICE_MAX_CONNECTIONS" && originalExportsVariable(name))
@@ -1351,7 +1517,7 @@ private:
              "    --rdzv_endpoint \"${MASTER_ADDR}:${MASTER_PORT}\"\n"
              ")\n\n";
         o << writeGroups();
-        o << launchLine(entry("flagscale/train/train_gpt.py"));
+        o << launchLine(entryScript);
         return o.str();
     }
 
@@ -1369,7 +1535,7 @@ private:
         std::ostringstream o;
         o << "# node-rank order; FlagScale hostfile format \"<host> slots=<N> type=<TYPE>\"\n";
         for (const NodeSlots& n : m_nodes)
-            o << m_doc.cluster.node(n.node)->host << " slots=" << n.locals.size() << " type=" << stageTypeOfNode(n.node) << "\n";
+            o << m_doc.cluster.node(n.node)->host << " slots=" << n.locals.size() << " type=" << commentSafe(stageTypeOfNode(n.node)) << "\n";
         return o.str();
     }
 

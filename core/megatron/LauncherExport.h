@@ -22,7 +22,7 @@ struct ExportOptions {
     std::string master_port = "6000";
     bool layout_shorthand = true;             // "Et*5|t*8L" rather than "Ettttt|ttttttttL"
     std::string entry_script;                 // default: the original's, else pretrain_gpt.py
-                                              // (FlagScale: flagscale/train/train_gpt.py)
+                                              // (FlagScale: ${FLAGSCALE_HOME}/flagscale/train/train_gpt.py)
     const DeviceCatalog* catalog = nullptr;   // default: DeviceCatalog::builtin()
 };
 

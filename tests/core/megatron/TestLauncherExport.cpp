@@ -131,17 +131,40 @@ void compareStages(const Plan& back, const Plan& plan)
     }
 }
 
+// A stand-in FlagScale source folder in dir: the FlagScale launcher checks that its entry
+// FLAGSCALE_HOME/flagscale/train/train_gpt.py exists (FLAGSCALE_HOME defaults to the folder
+// it runs from).
+void fakeFlagScaleHome(const QTemporaryDir& dir)
+{
+    QDir().mkpath(dir.filePath("flagscale/train"));
+    test::writeText(dir.filePath("flagscale/train/train_gpt.py"), "");
+}
+
+// The environment the launchers run in: this process's, without FLAGSCALE_HOME.
+QProcessEnvironment launcherEnvironment()
+{
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.remove("FLAGSCALE_HOME");
+    return env;
+}
+
 // Writes the launcher into dir, runs it for a node rank with a stand-in torchrun that
-// writes one argument per line, and returns the arguments (empty on failure).
+// writes CUDA_VISIBLE_DEVICES, PYTHONPATH and then one argument per line, and returns the
+// lines (empty on failure). Without FLAGSCALE_HOME in the environment, dir holds a stand-in
+// FlagScale entry.
 std::vector<std::string> runLauncher(const QTemporaryDir& dir, const std::string& script, const QString& nodeRank,
-                                     int* exitCode = nullptr)
+                                     int* exitCode = nullptr, const QProcessEnvironment& baseEnv = launcherEnvironment(),
+                                     QByteArray* output = nullptr)
 {
     const QString bin = dir.filePath("bin");
     QDir().mkpath(bin);
-    test::writeText(bin + "/torchrun", "#!/bin/sh\n{ printf 'VISIBLE=%s\\n' \"${CUDA_VISIBLE_DEVICES:-}\"; for a in \"$@\"; do printf '%s\\n' \"$a\"; done; } > \"$ARGS_OUT\"\n");
+    if (!baseEnv.contains("FLAGSCALE_HOME"))
+        fakeFlagScaleHome(dir);
+    test::writeText(bin + "/torchrun", "#!/bin/sh\n{ printf 'VISIBLE=%s\\n' \"${CUDA_VISIBLE_DEVICES:-}\"; printf 'PYTHONPATH=%s\\n' \"${PYTHONPATH:-}\"; "
+                                       "for a in \"$@\"; do printf '%s\\n' \"$a\"; done; } > \"$ARGS_OUT\"\n");
     QFile::setPermissions(bin + "/torchrun", QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
     test::writeText(dir.filePath("launch.sh"), script);
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    QProcessEnvironment env = baseEnv;
     env.insert("PATH", bin + ":" + env.value("PATH"));
     env.insert("ARGS_OUT", dir.filePath("args.txt"));
     env.remove("NODE_RANK");
@@ -150,7 +173,7 @@ std::vector<std::string> runLauncher(const QTemporaryDir& dir, const std::string
     QStringList args{dir.filePath("launch.sh")};
     if (!nodeRank.isEmpty())
         args << nodeRank;
-    const int rc = test::runBash(args, dir.path(), nullptr, env);
+    const int rc = test::runBash(args, dir.path(), output, env);
     if (exitCode)
         *exitCode = rc;
     std::vector<std::string> out;
@@ -490,10 +513,15 @@ private slots:
         QVERIFY(r.script.find("\n# --expert-model-parallel-size 8 -> 4 (the plan's)\n") != std::string::npos);
 
         // Without SP and recompute in the plan: the original's switches are named as not written.
+        // The plan's model is then dense (EP 1): an MoE model with TP > 1 needs sequence
+        // parallelism (deploymentProblems, moe.tp-needs-sp).
         d.plan.sequence_parallel = false;
+        d.model.num_experts = 0;
         for (StagePlan& st : d.plan.stages) {
             st.recompute = Recompute::None;
             st.recompute_layers = 0;
+            st.ep = 1;
+            st.edp = st.tp * st.cp * st.dp;
         }
         r = exportLauncher(d, o);
         QVERIFY2(r.ok, r.refusal.c_str());
@@ -633,6 +661,8 @@ private slots:
         QTest::newRow("seq with CP") << 7 << "seq % (2*CP)";
         QTest::newRow("max positions") << 8 << "max-position-embeddings";
         QTest::newRow("world size") << 9 << "plan has stages";
+        // Megatron-Core's MoELayer.forward raises in training with TP > 1 and no SP.
+        QTest::newRow("MoE TP without SP") << 10 << "MoE with TP > 1 needs --sequence-parallel";
     }
 
     void refusals()
@@ -655,6 +685,7 @@ private slots:
             d.model.seq_length = 4094; break;                    // 4094 % 4
         case 8: d.model.max_position_embeddings = 2048; break;   // < seq 4096
         case 9: d.plan.stages[0].dp = 2; break;                  // TP*CP*DP = 4 on 8 devices
+        case 10: d.plan.sequence_parallel = false; break;        // MoE at TP 2
         default: break;
         }
         if (which == 0)
@@ -916,7 +947,8 @@ private slots:
         QCOMPARE(r.hostfile, expected);
         // Every flag is an option of FlagScale's Megatron-LM (reference list).
         const std::set<std::string> known = referenceFlags("flagscale-megatron-flags.txt");
-        auto entry = std::find(args0.begin(), args0.end(), "flagscale/train/train_gpt.py");
+        // The entry through FLAGSCALE_HOME, which defaults to the folder the launcher runs from.
+        auto entry = std::find(args0.begin(), args0.end(), dir.filePath("flagscale/train/train_gpt.py").toStdString());
         QVERIFY(entry != args0.end());
         for (auto it = entry + 1; it != args0.end(); ++it)
             if (it->rfind("--", 0) == 0)
@@ -1238,10 +1270,11 @@ private slots:
         QDir().mkpath(bin);
         test::writeText(bin + "/torchrun", "#!/bin/sh\nprintf '%s\\n' \"NCCL_DEBUG=${NCCL_DEBUG:-}\" > \"$ARGS_OUT\"\n");
         QFile::setPermissions(bin + "/torchrun", QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        QProcessEnvironment env = launcherEnvironment();
         env.insert("PATH", bin + ":" + env.value("PATH"));
         env.insert("ARGS_OUT", dir.filePath("env.txt"));
         env.remove("NCCL_DEBUG");
+        fakeFlagScaleHome(dir);
         ExportOptions o;
         o.original = importMegatronScript(
             "export NCCL_DEBUG=INFO\n"
@@ -1286,6 +1319,356 @@ private slots:
         QVERIFY(hasNote(r, "--hetero-device-types A800 A100 -> H800 A100-80GB 910B-376T (the plan's)"));
         QVERIFY(!hasNote(r, "--hetero-current-device-type"));   // set per node by design
         QVERIFY(r.script.find("# --hetero-pipeline-layer-split 18 14 -> 6 7 6 6 7 (the plan's)") != std::string::npos);
+    }
+
+    void catalogStringsInComments()
+    {
+        // A catalog's vendor and collective library reach the comment above each device type's
+        // environment; a line break in them must not end the comment and start a command
+        // (docs/megatron.md section 2, "Values that reach the script": names in comments lose
+        // their control characters). Both writers.
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const std::string marker = dir.filePath("PWNED").toStdString();
+        DeviceCatalog cat = DeviceCatalog::builtin();
+        cat.merge(DeviceCatalog::fromJson(
+            R"({"format": "hapmoe.devices", "version": 1, "devices": [{"name": "XPU1", "vendor": "ACME\ntouch )" + marker
+                + R"(\n#", "bf16_tflops": 300, "memory_gib": 80, "hbm_gbps": 2000, "intra_node_gbps": 200,
+                "inter_node_gbps": 25, "collective_library": "XCCL\ntouch )" + marker + R"(", "compute_capability": 0}]})",
+            "acme.json"));
+        PlanDocument d;
+        d.model = test::mixtral8x7b();
+        d.cluster = test::cluster("XPU1:1x8,H800:1x8", cat);
+        const std::vector<int> ids = test::nodeIds(d.cluster);
+        d.plan.name = "XPU1 + H800";
+        d.plan.global_batch_size = 64;
+        d.plan.target = Target::FlagScale;
+        for (int s = 0; s < 2; ++s)
+            d.plan.stages.push_back(test::stageOn(d.cluster, {ids[static_cast<std::size_t>(s)]}, 16 * s, 16, 2, 1, 4, 4, 1));
+        ExportOptions o;
+        o.format = LauncherFormat::FlagScale;
+        o.catalog = &cat;
+        ExportResult r = exportLauncher(d, o);
+        QVERIFY2(r.ok, r.refusal.c_str());
+        QVERIFY(r.script.find("        # XCCL touch " + marker + " (ACME touch " + marker + " #)\n") != std::string::npos);
+        QVERIFY(!runLauncher(dir, r.script, "0").empty());
+        QVERIFY(!QFile::exists(QString::fromStdString(marker)));
+
+        // Megatron-LM: one vendor, the same comment line at the top of the environment.
+        PlanDocument m = d;
+        m.cluster = test::cluster("XPU1:2x8", cat);
+        const std::vector<int> xpu = test::nodeIds(m.cluster);
+        m.plan.target = Target::Megatron;
+        m.plan.stages.clear();
+        for (int s = 0; s < 2; ++s)
+            m.plan.stages.push_back(test::stageOn(m.cluster, {xpu[static_cast<std::size_t>(s)]}, 16 * s, 16, 2, 1, 4, 4, 1));
+        o.format = LauncherFormat::Megatron;
+        r = exportLauncher(m, o);
+        QVERIFY2(r.ok, r.refusal.c_str());
+        QVERIFY(r.script.find("# Environment for XCCL touch " + marker + " (ACME touch " + marker + " #); Megatron-LM asserts")
+                != std::string::npos);
+        QVERIFY(!runLauncher(dir, r.script, "0").empty());
+        QVERIFY(!QFile::exists(QString::fromStdString(marker)));
+
+        // A ${NAME} in a name is comment text: the launcher does not ask for NAME to be set
+        // (only what its code reads from outside is checked, docs/megatron.md section 2).
+        PlanDocument named = megatronPlan();
+        named.plan.name = "plan ${PLAN_SUFFIX}";
+        named.model.name = "model ${MODEL_SUFFIX}";
+        r = exportLauncher(named, {});
+        QVERIFY2(r.ok, r.refusal.c_str());
+        QVERIFY(r.script.find("# Plan: plan ${PLAN_SUFFIX}; model: model ${MODEL_SUFFIX} (32 layers)") != std::string::npos);
+        QVERIFY(r.script.find("${PLAN_SUFFIX?") == std::string::npos);
+        QVERIFY(!hasNote(r, "set before running"));
+        QVERIFY(!runLauncher(dir, r.script, "0").empty());
+    }
+
+    void carriedFlagsNeedThePlansSetup()
+    {
+        // Flags of the original that Megatron-LM's validate_args asserts against the plan are
+        // dropped with the rule (megatron-and-flagscale.md): "--hybrid-context-parallel cannot
+        // be used with PP>1" (section 2); "fp8 param gather requires the distributed optimizer
+        // or an FSDP variant" (section 3), and with optimizer CPU offload "it needs
+        // --fp8-recipe delayed" (section 6); --overlap-param-gather "needs the former plus
+        // dist-opt", and "--overlap-param-gather-with-optimizer-step also needs VPP and is not
+        // supported with distributed checkpointing" (section 6; --ckpt-format defaults to
+        // torch_dist, megatron-lm-flags-detailed.tsv).
+        const std::string head = "torchrun --nproc_per_node=8 pretrain_gpt.py --num-layers 32 --hidden-size 4096 "
+                                 "--num-attention-heads 32 --seq-length 4096 --max-position-embeddings 32768 --bf16 ";
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        ExportOptions o;
+        o.original = importMegatronScript(head + "--hybrid-context-parallel --fp8-format hybrid --fp8-param-gather "
+                                                 "--overlap-param-gather-with-optimizer-step\n",
+                                          "a.sh");
+        PlanDocument d = megatronPlan();   // PP 4, distributed optimizer, no VPP
+        ExportResult r = exportLauncher(d, o);
+        QVERIFY2(r.ok, r.refusal.c_str());
+        std::vector<std::string> args = runLauncher(dir, r.script, "0");
+        QVERIFY(!contains(args, "--hybrid-context-parallel"));
+        QVERIFY(hasNote(r, "--hybrid-context-parallel: not carried over (it cannot be used with PP > 1; the plan's PP is 4)"));
+        QVERIFY(contains(args, "--fp8-param-gather"));   // with the distributed optimizer
+        QVERIFY(!contains(args, "--overlap-param-gather-with-optimizer-step"));
+        QVERIFY(hasNote(r, "--overlap-param-gather-with-optimizer-step: not carried over (needs a virtual pipeline)"));
+
+        // Without the distributed optimizer the launcher writes no --overlap-param-gather.
+        d.plan.distributed_optimizer = false;
+        r = exportLauncher(d, o);
+        QVERIFY2(r.ok, r.refusal.c_str());
+        args = runLauncher(dir, r.script, "0");
+        QVERIFY(!contains(args, "--overlap-param-gather"));
+        QVERIFY(!contains(args, "--fp8-param-gather"));
+        QVERIFY(hasNote(r, "--fp8-param-gather: not carried over (it needs the distributed optimizer or an FSDP variant; the plan "
+                           "does not use the distributed optimizer)"));
+        QVERIFY(!contains(args, "--overlap-param-gather-with-optimizer-step"));
+        QVERIFY(hasNote(r, "--overlap-param-gather-with-optimizer-step: not carried over (it needs --overlap-param-gather, which "
+                           "needs the distributed optimizer; the plan does not use it)"));
+
+        // VPP 2 with the distributed optimizer: still refused with distributed checkpoints,
+        // kept with --ckpt-format torch.
+        d = megatronPlan();
+        d.plan.vpp = 2;
+        r = exportLauncher(d, o);
+        QVERIFY2(r.ok, r.refusal.c_str());
+        args = runLauncher(dir, r.script, "0");
+        QVERIFY(contains(args, "--overlap-param-gather"));
+        QVERIFY(!contains(args, "--overlap-param-gather-with-optimizer-step"));
+        QVERIFY(hasNote(r, "--overlap-param-gather-with-optimizer-step: not carried over (it is not supported with distributed "
+                           "checkpointing, which --ckpt-format torch_dist (Megatron-LM's default) is; --ckpt-format torch allows it)"));
+        o.original = importMegatronScript(head + "--ckpt-format torch --overlap-param-gather-with-optimizer-step\n", "b.sh");
+        r = exportLauncher(d, o);
+        QVERIFY2(r.ok, r.refusal.c_str());
+        args = runLauncher(dir, r.script, "0");
+        QVERIFY(contains(args, "--overlap-param-gather-with-optimizer-step"));
+        QCOMPARE(valuesAfter(args, "--ckpt-format"), std::vector<std::string>{"torch"});
+
+        // Optimizer CPU offload with another fp8 recipe: no fp8 param gather.
+        d = megatronPlan();
+        d.plan.optimizer_offload_fraction = 0.5;
+        o.original = importMegatronScript(head + "--fp8-format e4m3 --fp8-recipe tensorwise --fp8-param-gather\n", "c.sh");
+        r = exportLauncher(d, o);
+        QVERIFY2(r.ok, r.refusal.c_str());
+        args = runLauncher(dir, r.script, "0");
+        QVERIFY(!contains(args, "--fp8-param-gather"));
+        QVERIFY(hasNote(r, "--fp8-param-gather: not carried over (with the plan's optimizer CPU offload it needs --fp8-recipe "
+                           "delayed, not tensorwise)"));
+
+        // PP 1: the hybrid context parallelism stays.
+        PlanDocument one;
+        one.model = test::mixtral8x7b();
+        one.cluster = test::cluster("H800:1x8");
+        one.plan.global_batch_size = 64;
+        one.plan.distributed_optimizer = true;
+        one.plan.stages.push_back(test::stageOn(one.cluster, test::nodeIds(one.cluster), 0, 32, 2, 1, 4, 4, 1));
+        o.original = importMegatronScript(head + "--hybrid-context-parallel\n", "d.sh");
+        r = exportLauncher(one, o);
+        QVERIFY2(r.ok, r.refusal.c_str());
+        QVERIFY(contains(runLauncher(dir, r.script, "0"), "--hybrid-context-parallel"));
+    }
+
+    void flagscaleDropsHeadOnlyValues()
+    {
+        // Reference section 1: "Some values are also HEAD-only: --moe-router-score-function
+        // sqrtsoftplus (8479eb35 allows only softmax and sigmoid), --moe-router-load-balancing-type
+        // quantile_balancing, and the --recompute-modules entries gdn_*, gdp_* and mhc".
+        // FlagScale runs 8479eb35: those values go, the rest of each list stays. Section 7:
+        // --moe-router-enable-expert-bias needs sigmoid or sqrtsoftplus, and several
+        // load-balancing types take one --moe-aux-loss-coeff each.
+        ExportOptions o;
+        o.format = LauncherFormat::FlagScale;
+        o.original = importMegatronScript(
+            "torchrun --nproc_per_node=8 pretrain_gpt.py --num-layers 32 --hidden-size 4096 --num-attention-heads 32 "
+            "--seq-length 4096 --max-position-embeddings 32768 --bf16 --moe-router-score-function sqrtsoftplus "
+            "--moe-router-enable-expert-bias --moe-router-load-balancing-type seq_aux_loss quantile_balancing "
+            "--moe-aux-loss-coeff 1e-3 0 --recompute-modules core_attn mhc gdn_norm_out gdp_qkv\n",
+            "head.sh");
+        PlanDocument d = flagscalePlan();
+        for (StagePlan& st : d.plan.stages)
+            st.recompute = Recompute::Selective;
+        ExportResult r = exportLauncher(d, o);
+        QVERIFY2(r.ok, r.refusal.c_str());
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        std::vector<std::string> args = runLauncher(dir, r.script, "0");
+        QVERIFY(!contains(args, "--moe-router-score-function"));
+        QVERIFY(hasNote(r, "--moe-router-score-function sqrtsoftplus: not carried over (FlagScale's Megatron-LM 8479eb35 does not "
+                           "accept this value)"));
+        QVERIFY(!contains(args, "--moe-router-enable-expert-bias"));
+        QVERIFY(hasNote(r, "--moe-router-enable-expert-bias: not carried over (it needs --moe-router-score-function sigmoid, and the "
+                           "original's sqrtsoftplus is not carried over)"));
+        QCOMPARE(valuesAfter(args, "--moe-router-load-balancing-type"), std::vector<std::string>{"seq_aux_loss"});
+        QVERIFY(hasNote(r, "--moe-router-load-balancing-type quantile_balancing: not carried over (FlagScale's Megatron-LM 8479eb35 "
+                           "does not accept this value); seq_aux_loss kept"));
+        QCOMPARE(valuesAfter(args, "--moe-aux-loss-coeff"), std::vector<std::string>{"1e-3"});
+        QVERIFY(hasNote(r, "--moe-aux-loss-coeff 0: not carried over (one coefficient per load-balancing type, and that type is "
+                           "not carried over); 1e-3 kept"));
+        QCOMPARE(valuesAfter(args, "--recompute-modules"), std::vector<std::string>{"core_attn"});
+        QVERIFY(hasNote(r, "--recompute-modules mhc gdn_norm_out gdp_qkv: not carried over (FlagScale's Megatron-LM 8479eb35 does "
+                           "not accept these values); core_attn kept"));
+        QVERIFY(r.script.find("    --recompute-modules core_attn\n") != std::string::npos);
+
+        // A list left empty is not written (an empty list cannot be passed: reference section 1).
+        o.original = importMegatronScript(
+            "torchrun --nproc_per_node=8 pretrain_gpt.py --num-layers 32 --hidden-size 4096 --num-attention-heads 32 "
+            "--seq-length 4096 --max-position-embeddings 32768 --bf16 --recompute-modules mhc "
+            "--moe-router-load-balancing-type quantile_balancing\n",
+            "mhc.sh");
+        r = exportLauncher(d, o);
+        QVERIFY2(r.ok, r.refusal.c_str());
+        args = runLauncher(dir, r.script, "0");
+        QVERIFY(!contains(args, "--recompute-modules"));
+        QVERIFY(!contains(args, "--moe-router-load-balancing-type"));
+        QVERIFY(hasNote(r, "--recompute-modules mhc: not carried over (FlagScale's Megatron-LM 8479eb35 does not accept this value)"));
+
+        // Megatron-LM d98e8a64 accepts them all.
+        PlanDocument m = megatronPlan();
+        for (StagePlan& st : m.plan.stages) {
+            st.recompute = Recompute::Selective;
+            st.recompute_layers = 0;
+        }
+        o.format = LauncherFormat::Megatron;
+        o.original = importMegatronScript(
+            "torchrun --nproc_per_node=8 pretrain_gpt.py --num-layers 32 --hidden-size 4096 --num-attention-heads 32 "
+            "--seq-length 4096 --max-position-embeddings 32768 --bf16 --moe-router-score-function sqrtsoftplus "
+            "--moe-router-load-balancing-type quantile_balancing --recompute-modules core_attn mhc\n",
+            "head.sh");
+        r = exportLauncher(m, o);
+        QVERIFY2(r.ok, r.refusal.c_str());
+        args = runLauncher(dir, r.script, "0");
+        QCOMPARE(valuesAfter(args, "--moe-router-score-function"), std::vector<std::string>{"sqrtsoftplus"});
+        QCOMPARE(valuesAfter(args, "--moe-router-load-balancing-type"), std::vector<std::string>{"quantile_balancing"});
+        QCOMPARE(valuesAfter(args, "--recompute-modules"), (std::vector<std::string>{"core_attn", "mhc"}));
+    }
+
+    void flagscaleImportPath()
+    {
+        // FlagScale runs its own Megatron-LM (third_party/Megatron-LM, patched: reference
+        // section 9), which must come before any other on PYTHONPATH, as FlagScale's runner
+        // (flagscale/runner/runner_train.py) puts it. The original's PYTHONPATH, written for its
+        // own Megatron-LM checkout, is not carried over; the environment's still follows.
+        const std::string original = "export PYTHONPATH=/workspace/Megatron-LM:${PYTHONPATH}\n"
+                                     "torchrun --nproc_per_node=8 pretrain_gpt.py --num-layers 32 --hidden-size 4096 "
+                                     "--num-attention-heads 32 --seq-length 4096 --max-position-embeddings 32768 --bf16\n";
+        ExportOptions o;
+        o.format = LauncherFormat::FlagScale;
+        o.original = importMegatronScript(original, "pp.sh");
+        ExportResult r = exportLauncher(flagscalePlan(), o);
+        QVERIFY2(r.ok, r.refusal.c_str());
+        QVERIFY(hasNote(r, "PYTHONPATH: the original's /workspace/Megatron-LM:${PYTHONPATH} is not carried over; the launcher puts "
+                           "FlagScale and its Megatron-LM (FLAGSCALE_HOME and FLAGSCALE_HOME/third_party/Megatron-LM) first, then "
+                           "the PYTHONPATH of the environment it runs in"));
+        QVERIFY(r.script.find("export PYTHONPATH=\"/workspace") == std::string::npos);
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        QProcessEnvironment env = launcherEnvironment();
+        env.insert("PYTHONPATH", "/site/extra");
+        std::vector<std::string> args = runLauncher(dir, r.script, "0", nullptr, env);
+        QVERIFY(args.size() > 1);
+        QCOMPARE(args[1], "PYTHONPATH=" + dir.path().toStdString() + ":" + dir.path().toStdString() + "/third_party/Megatron-LM:/site/extra");
+
+        // Megatron-LM runs the original's own checkout: its PYTHONPATH stays.
+        o.format = LauncherFormat::Megatron;
+        r = exportLauncher(megatronPlan(), o);
+        QVERIFY2(r.ok, r.refusal.c_str());
+        QVERIFY(!hasNote(r, "PYTHONPATH"));
+        args = runLauncher(dir, r.script, "0", nullptr, env);
+        QVERIFY(args.size() > 1);
+        QCOMPARE(args[1], std::string("PYTHONPATH=/workspace/Megatron-LM:/site/extra"));
+    }
+
+    void flagscaleHome()
+    {
+        // The header says to run from the FlagScale source folder or set FLAGSCALE_HOME: the
+        // entry is FLAGSCALE_HOME/flagscale/train/train_gpt.py (reference section 9: FlagScale
+        // launches flagscale/train/train_gpt.py), so the launcher runs from any folder, and
+        // stops with a message (exit 2) when the entry is not there.
+        const ExportResult r = exportLauncher(flagscalePlan(), flagscaleOptions());
+        QVERIFY2(r.ok, r.refusal.c_str());
+        QVERIFY(r.script.find("torchrun \"${DISTRIBUTED_ARGS[@]}\" \"${FLAGSCALE_HOME}/flagscale/train/train_gpt.py\" \\\n")
+                != std::string::npos);
+        QTemporaryDir home, dir;
+        QVERIFY(home.isValid() && dir.isValid());
+        fakeFlagScaleHome(home);
+        QProcessEnvironment env = launcherEnvironment();
+        env.insert("FLAGSCALE_HOME", home.path());
+        std::vector<std::string> args = runLauncher(dir, r.script, "0", nullptr, env);
+        QVERIFY(!args.empty());
+        QVERIFY(contains(args, home.filePath("flagscale/train/train_gpt.py").toStdString()));
+        QCOMPARE(args[1], "PYTHONPATH=" + home.path().toStdString() + ":" + home.path().toStdString() + "/third_party/Megatron-LM:"
+                              + env.value("PYTHONPATH").toStdString());
+        // FLAGSCALE_HOME without FlagScale in it.
+        env.insert("FLAGSCALE_HOME", dir.filePath("nowhere"));
+        int rc = 0;
+        QByteArray output;
+        QVERIFY(runLauncher(dir, r.script, "0", &rc, env, &output).empty());
+        QCOMPARE(rc, 2);
+        QVERIFY2(output.contains("/nowhere/flagscale/train/train_gpt.py not found; run it from the FlagScale source folder or set "
+                                 "FLAGSCALE_HOME"),
+                 output.constData());
+        // An entry given with the export is used as it is.
+        ExportOptions o = flagscaleOptions();
+        o.entry_script = "my_train.py";
+        const ExportResult own = exportLauncher(flagscalePlan(), o);
+        QVERIFY(own.script.find("torchrun \"${DISTRIBUTED_ARGS[@]}\" my_train.py \\\n") != std::string::npos);
+        QVERIFY(own.script.find("train_gpt.py not found") == std::string::npos);
+    }
+
+    void flagscaleRecomputeOfUnevenStages()
+    {
+        // Block n recomputes the first n layers of a stage (reference section 5: "with block
+        // the number of layers recomputed per PP stage (1..layers per stage)"). The stages of
+        // flagscalePlan hold 6/7/6/6/7 layers; recomputing 6 layers on each is every layer of
+        // a 6-layer stage and 6 of 7 elsewhere: one setting, block 6 (uniform 1 would
+        // recompute all 7 layers of stages 1 and 4).
+        PlanDocument d = flagscalePlan();
+        for (StagePlan& st : d.plan.stages) {
+            st.recompute = Recompute::Full;
+            st.recompute_layers = 6;
+        }
+        ExportResult r = exportLauncher(d, flagscaleOptions());
+        QVERIFY2(r.ok, r.refusal.c_str());
+        QVERIFY(r.script.find("    --recompute-granularity full\n    --recompute-method block\n    --recompute-num-layers 6\n")
+                != std::string::npos);
+        QVERIFY(r.script.find("-per-stage-micro-batch") == std::string::npos);
+        // Read back: 6 layers recomputed on every stage (0 = all of a 6-layer stage's), and
+        // the same prediction.
+        const auto recomputed = [](const StagePlan& st) {
+            return st.recompute != Recompute::Full ? 0
+                : st.recompute_layers <= 0 || st.recompute_layers >= st.num_layers ? st.num_layers : st.recompute_layers;
+        };
+        ImportedScript s = importMegatronScript(r.script, "launch.sh");
+        Plan back = planFromScript(s, d.cluster, DeviceCatalog::builtin());
+        QCOMPARE(back.pp(), 5);
+        for (const StagePlan& st : back.stages) {
+            QCOMPARE(st.recompute, Recompute::Full);
+            QCOMPARE(recomputed(st), 6);
+        }
+        const Prediction planned = CostModel(d.model, d.cluster, DeviceCatalog::builtin()).estimate(d.plan);
+        ModelSpec scriptModel = s.model;
+        scriptModel.training.global_batch_size = back.global_batch_size;
+        scriptModel.training.micro_batch_size = s.parallel.micro_batch_size;
+        QCOMPARE(CostModel(scriptModel, d.cluster, DeviceCatalog::builtin(), nullptr, scriptCostOptions(s)).estimate(back).iteration_time_s,
+                 planned.iteration_time_s);
+
+        // Per-stage lists (reference section 9: [n_stages, M, flag], M = 64 / (1 * 4) = 16):
+        // stages 0-2 off, stage 3 every one of its 6 layers (uniform 1), stage 4 the first 6
+        // of 7 (block 6). Stages 3 and 4 both say 6 layers but are two settings.
+        for (int i = 0; i < 3; ++i) {
+            d.plan.stages[static_cast<std::size_t>(i)].recompute = Recompute::None;
+            d.plan.stages[static_cast<std::size_t>(i)].recompute_layers = 0;
+        }
+        r = exportLauncher(d, flagscaleOptions());
+        QVERIFY2(r.ok, r.refusal.c_str());
+        QVERIFY(r.script.find("    --recompute-granularity-per-stage-micro-batch '[3, 16, 0]' '[1, 16, 1]' '[1, 16, 1]'\n")
+                != std::string::npos);
+        QVERIFY(r.script.find("    --recompute-method-per-stage-micro-batch '[3, 16, 0]' '[1, 16, 0]' '[1, 16, 1]'\n")
+                != std::string::npos);
+        QVERIFY(r.script.find("    --recompute-num-layers-per-stage-micro-batch '[3, 16, 0]' '[1, 16, 1]' '[1, 16, 6]'\n")
+                != std::string::npos);
+        s = importMegatronScript(r.script, "launch.sh");
+        back = planFromScript(s, d.cluster, DeviceCatalog::builtin());
+        for (int i = 0; i < 5; ++i)
+            QCOMPARE(recomputed(back.stages[static_cast<std::size_t>(i)]), i < 3 ? 0 : 6);
     }
 
     void flagListsMatchReference()
