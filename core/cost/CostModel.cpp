@@ -645,6 +645,18 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
         // The embedding's weight gradient is a dense V/t x h tensor (zero-filled, 2 B) added to
         // the fp32 main gradient (read 2 + 4, write 4) every micro-batch: 12 B per element.
         bwd.compute += dev.memTime(12.0 * s.vocab * h / tp);
+        // The vocab-parallel embedding sums the ranks' partial lookups: an all-reduce in
+        // forward, or with SP a reduce-scatter in forward and an all-gather of the gradient
+        // in backward (Megatron-Core VocabParallelEmbedding and LanguageModelEmbedding).
+        if (tp > 1) {
+            const double b = T * h * act;
+            if (sp) {
+                fwd.tp += m.coll(Collective::ReduceScatter, b, tp, tpLink, dev, &collFromTable);
+                bwd.tp += m.coll(Collective::AllGather, b, tp, tpLink, dev, &collFromTable);
+            } else {
+                fwd.tp += m.coll(Collective::AllReduce, b, tp, tpLink, dev, &collFromTable);
+            }
+        }
     }
     if (last) {
         const double logits = dev.gemm(2 * T * h * s.vocab / tp);
@@ -656,17 +668,23 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
         const double norm = dev.memTime(4.0 * T * h / (sp ? tp : 1));
         fwd.compute += logits + ceF + norm;
         bwd.compute += 2 * logits + ceB + 2 * norm;
-        if (tp > 1) {   // the final norm's output is gathered (SP) / its gradient all-reduced
+        // The output layer's input: with SP the final norm's output is all-gathered in forward
+        // and its gradient reduce-scattered in backward; without SP the input is already whole
+        // and only its gradient is all-reduced in backward (copy_to_tensor_model_parallel_region).
+        if (tp > 1) {
             const double b = T * h * act;
-            const double c = sp ? m.coll(Collective::AllGather, b, tp, tpLink, dev, &collFromTable)
-                                : m.coll(Collective::AllReduce, b, tp, tpLink, dev, &collFromTable);
-            fwd.tp += c;
-            bwd.tp += c;
+            if (sp) {
+                fwd.tp += m.coll(Collective::AllGather, b, tp, tpLink, dev, &collFromTable);
+                bwd.tp += m.coll(Collective::ReduceScatter, b, tp, tpLink, dev, &collFromTable);
+            } else {
+                bwd.tp += m.coll(Collective::AllReduce, b, tp, tpLink, dev, &collFromTable);
+            }
         }
     }
 
     // Point-to-point (section 6): the activation to the next stage in forward, its gradient
-    // back in backward; each TP rank sends its 1/TP share (scatter-gather optimisation).
+    // back in backward; each TP rank sends its 1/TP share with sequence parallelism (or
+    // Megatron-LM 2022's scatter-gather), else the whole activation.
     double p2p = 0;
     auto sendTo = [&](const StagePlan& to) {
         const DeviceInfo& dt = m.device(to.device_type);
@@ -674,7 +692,7 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
         // Between vendors too: each rank sends its share over its own bridge connection
         // (gloo keeps one TCP connection per peer pair), so the bytes per connection are the
         // same as on a native link; only the bandwidth and latency differ.
-        const double bytes = T * h * act / tp;
+        const double bytes = T * h * act / (sp || m.options.p2p_scatter_gather ? tp : 1);
         return m.coll(Collective::SendRecv, bytes, 2, link, dev, &collFromTable);
     };
     // With the interleaved schedule and overlap_p2p each send hides behind the next chunk's

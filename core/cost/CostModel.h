@@ -41,6 +41,11 @@ struct CostOptions {
     // off): with the interleaved schedule a chunk's send runs while the next chunk computes.
     // Megatron-LM turns it off for plain 1F1B, so it applies only with VPP > 1.
     bool overlap_p2p = true;
+    // Megatron-LM's scatter-gather of pipeline sends (on in Megatron-LM of 2021-2022, gone from
+    // Megatron-Core): without sequence parallelism each TP rank sent its 1/TP share and the
+    // next stage all-gathered it. Off, every TP rank sends the whole activation; with sequence
+    // parallelism a rank's activation is its 1/TP share either way.
+    bool p2p_scatter_gather = false;
     // Memory the runtime keeps besides the model state (CUDA context, NCCL buffers, allocator
     // slack) when the profile has no calibration for the device type.
     double runtime_overhead_gib = 2.0;

@@ -235,6 +235,7 @@ int main(int argc, char** argv)
             opt.overlap_grad_reduce = false;
             opt.overlap_param_gather = false;
             opt.overlap_p2p = false;
+            opt.p2p_scatter_gather = true;   // --no-scatter-gather-tensors-in-pipeline was off by default
         } else {
             // Megatron-Core r0.8 (H100 table) and the MoE model zoo: bf16, fused attention, the
             // README's --tp-comm-overlap, --overlap-grad-reduce, --overlap-param-gather.

@@ -864,7 +864,17 @@ void TestCostModel::interNodeSendAndInterleavedOverlap()
     ctx.vpp = 1;
     const CostModel cm(m, c, DeviceCatalog::builtin());
     const StageEstimate plain = cm.estimateStage(a, ctx);
+    QVERIFY(ctx.sequence_parallel);   // a rank holds its 1/8 of the sequence
     QVERIFY(std::fabs(plain.p2p_send - send) < 1e-15);
+    // Without sequence parallelism every TP rank holds and sends the whole 32 MiB activation
+    // (Megatron-Core has no scatter-gather of pipeline tensors); Megatron-LM of 2022 sent 1/8
+    // and gathered it on the next stage (CostOptions::p2p_scatter_gather).
+    StageContext noSp = ctx;
+    noSp.sequence_parallel = false;
+    QVERIFY(std::fabs(cm.estimateStage(a, noSp).p2p_send - (20e-6 + 4096.0 * 4096 * 2 / 48.5e9)) < 1e-15);
+    CostOptions scatter;
+    scatter.p2p_scatter_gather = true;
+    QVERIFY(std::fabs(CostModel(m, c, DeviceCatalog::builtin(), nullptr, scatter).estimateStage(a, noSp).p2p_send - send) < 1e-15);
     // Interleaved (VPP 2: 8 layers per chunk), rank 0 sends twice per micro-batch to rank 1.
     // With Megatron-LM's overlap_p2p_comm each send hides behind the next chunk: a chunk of 8
     // layers computes far longer than 0.1 ms, so nothing is exposed; without it both are.
