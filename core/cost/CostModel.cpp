@@ -637,6 +637,25 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
         bwd += moe.attnCoreFwd.scaled(nMoe);
     }
 
+    // Where the vocab-parallel embedding's output leaves the TP group (leaving) or the output
+    // layer's input enters it: with SP a reduce-scatter on the reducing side and an all-gather
+    // on the other; without SP one all-reduce, in forward when leaving (the ranks' partial
+    // lookups are summed) and in backward when entering (copy_to_tensor_model_parallel_region
+    // is the identity in forward). Megatron-Core VocabParallelEmbedding, LanguageModelEmbedding.
+    auto vocabBoundary = [&](bool leaving) {
+        if (tp <= 1)
+            return;
+        const double b = T * h * act;
+        PassTime& reducing = leaving ? fwd : bwd;
+        PassTime& gathering = leaving ? bwd : fwd;
+        if (sp) {
+            reducing.tp += m.coll(Collective::ReduceScatter, b, tp, tpLink, dev, &collFromTable);
+            gathering.tp += m.coll(Collective::AllGather, b, tp, tpLink, dev, &collFromTable);
+        } else {
+            reducing.tp += m.coll(Collective::AllReduce, b, tp, tpLink, dev, &collFromTable);
+        }
+    };
+
     // Embedding (first stage) and output layer with the cross-entropy (last stage).
     if (first) {
         const double e = dev.memTime(6.0 * T * h / (sp ? tp : 1));
@@ -645,18 +664,7 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
         // The embedding's weight gradient is a dense V/t x h tensor (zero-filled, 2 B) added to
         // the fp32 main gradient (read 2 + 4, write 4) every micro-batch: 12 B per element.
         bwd.compute += dev.memTime(12.0 * s.vocab * h / tp);
-        // The vocab-parallel embedding sums the ranks' partial lookups: an all-reduce in
-        // forward, or with SP a reduce-scatter in forward and an all-gather of the gradient
-        // in backward (Megatron-Core VocabParallelEmbedding and LanguageModelEmbedding).
-        if (tp > 1) {
-            const double b = T * h * act;
-            if (sp) {
-                fwd.tp += m.coll(Collective::ReduceScatter, b, tp, tpLink, dev, &collFromTable);
-                bwd.tp += m.coll(Collective::AllGather, b, tp, tpLink, dev, &collFromTable);
-            } else {
-                fwd.tp += m.coll(Collective::AllReduce, b, tp, tpLink, dev, &collFromTable);
-            }
-        }
+        vocabBoundary(true);
     }
     if (last) {
         const double logits = dev.gemm(2 * T * h * s.vocab / tp);
@@ -668,18 +676,7 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
         const double norm = dev.memTime(4.0 * T * h / (sp ? tp : 1));
         fwd.compute += logits + ceF + norm;
         bwd.compute += 2 * logits + ceB + 2 * norm;
-        // The output layer's input: with SP the final norm's output is all-gathered in forward
-        // and its gradient reduce-scattered in backward; without SP the input is already whole
-        // and only its gradient is all-reduced in backward (copy_to_tensor_model_parallel_region).
-        if (tp > 1) {
-            const double b = T * h * act;
-            if (sp) {
-                fwd.tp += m.coll(Collective::AllGather, b, tp, tpLink, dev, &collFromTable);
-                bwd.tp += m.coll(Collective::ReduceScatter, b, tp, tpLink, dev, &collFromTable);
-            } else {
-                bwd.tp += m.coll(Collective::AllReduce, b, tp, tpLink, dev, &collFromTable);
-            }
-        }
+        vocabBoundary(false);
     }
 
     // Point-to-point (section 6): the activation to the next stage in forward, its gradient

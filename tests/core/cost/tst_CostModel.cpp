@@ -173,6 +173,7 @@ private slots:
     void contextParallelRingUsesOnePeerLink();
     void profiledMoeBackwardUsesFfnBwd();
     void outputLayerAndFusedAttention();
+    void vocabParallelBoundaries();
     void imbalanceScalesMoePath();
     void imbalanceCappedAtExpertsOverTopk();
     void recomputeOrdering();
@@ -724,6 +725,44 @@ void TestCostModel::outputLayerAndFusedAttention()
     const double core = coreFlops / (gemmRate * size);
     QVERIFY2(std::fabs((mid.t_bwd - 2 * mid.t_fwd) / (0.5 * core) - 1) < 1e-9,
              qPrintable(QString::number(mid.t_bwd - 2 * mid.t_fwd)));
+}
+
+void TestCostModel::vocabParallelBoundaries()
+{
+    // LLaMA-2 7B's shape on one H100 node at TP 8, one layer per stage. The vocab-parallel
+    // embedding sums the ranks' lookups (an all-reduce in forward; with SP a reduce-scatter
+    // forward and an all-gather backward); the output layer's input is all-gathered forward and
+    // reduce-scattered backward with SP, and only its gradient is all-reduced without SP.
+    // Buffer: 4096 tokens x 4096 x 2 B = 32 MiB.
+    const ModelSpec m = llama7b();
+    const CostModel cm(m, nodesOf("H100-SXM", 1), DeviceCatalog::builtin());
+    StagePlan st = stageOn("H100-SXM", 0, 8, 8);
+    st.num_layers = 1;
+    const DeviceType* h100 = DeviceCatalog::builtin().find("H100-SXM");
+    QVERIFY(h100);
+    GroupLink node;
+    node.link = LinkClass::IntraNode;
+    node.intra_bw = h100->intra_node_gbps * 1e9;
+    node.nvlink4 = true;
+    node.ranks_per_node = 8;
+    const double bytes = 4096.0 * 4096 * 2;
+    const double ar = collectiveTime(Collective::AllReduce, bytes, 8, node);
+    const double rs = collectiveTime(Collective::ReduceScatter, bytes, 8, node);
+    const double ag = collectiveTime(Collective::AllGather, bytes, 8, node);
+    auto at = [&](int index, int stages, bool sp) {
+        StageContext ctx;
+        ctx.stage_index = index;
+        ctx.num_stages = stages;
+        ctx.sequence_parallel = sp;
+        return cm.estimateStage(st, ctx);
+    };
+    for (bool sp : {false, true}) {
+        const StageEstimate middle = at(1, 3, sp), first = at(0, 3, sp), last = at(2, 3, sp);
+        const double embedding = sp ? rs + ag : ar;
+        const double output = sp ? ag + rs : ar;
+        QVERIFY(std::fabs(first.tensor_parallel - middle.tensor_parallel - embedding) < 1e-12);
+        QVERIFY(std::fabs(last.tensor_parallel - middle.tensor_parallel - output) < 1e-12);
+    }
 }
 
 void TestCostModel::imbalanceScalesMoePath()
