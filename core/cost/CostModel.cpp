@@ -71,6 +71,7 @@ struct DeviceInfo {
     double intra_bw = 0;      // bytes/s per device
     bool nvlink4 = false;     // NVLink4 node: the H100 collective curve
     bool full_mesh = false;   // xGMI, HCCS, Gaudi RoCE: a link per peer, no switch
+    int mesh_size = 8;        // devices of the platform's mesh: intra_bw is spread over mesh_size - 1 peer links
     double nic_bw = 0;        // bytes/s per device
     double capacity = 0;      // bytes
     double overhead = 0;      // bytes
@@ -203,6 +204,9 @@ struct CostModel::Impl {
         // HCCS and Gaudi's intra-node RoCE ports are full meshes too); NVSwitch nodes give
         // every pair the whole figure.
         d.full_mesh = t.intra_link_kind == "xGMI" || t.intra_link_kind == "HCCS" || t.intra_link_kind == "RoCE";
+        // The catalog's aggregate is the platform's (e.g. MI300X "448 / 896 (64 per peer x7)",
+        // device-specs.md section 4): a node with fewer devices still has one link per peer.
+        d.mesh_size = std::max(2, t.default_devices_per_node);
         d.nic_bw = std::max(0.1, t.inter_node_gbps) * 1e9;
         d.capacity = t.memory_gib * GiB * (1.0 - options.memory_headroom);
         d.overhead = options.runtime_overhead_gib * GiB;
@@ -248,12 +252,19 @@ struct CostModel::Impl {
     // --- groups inside a stage (Megatron rank order tp-cp-ep-dp: TP innermost) -------------
 
     // Devices of the stage in one node (the stage's slots are node-aligned in practice).
+    // The stage's devices on its fullest node (several slots may name one node).
     static int devicesPerNode(const StagePlan& s)
     {
+        std::map<int, int> perNode;
         int m = 0;
         for (const auto& slot : s.devices)
-            m = std::max(m, slot.count);
+            m = std::max(m, perNode[slot.node] += slot.count);
         return m > 0 ? m : s.numDevices();
+    }
+    static bool onOneNode(const StagePlan& s)
+    {
+        return std::all_of(s.devices.begin(), s.devices.end(),
+                           [&](const DeviceSlot& slot) { return slot.node == s.devices.front().node; });
     }
 
     // What a group of `peers` + 1 ranks inside one node can use of the device's intra-node
@@ -270,7 +281,7 @@ struct CostModel::Impl {
             n = devicesPerNode(s);
         if (n <= 1)
             return dev.intra_bw;
-        return dev.intra_bw * std::clamp(peers, 1, n - 1) / (n - 1.0);
+        return dev.intra_bw * std::clamp(peers, 1, n - 1) / (std::max(n, dev.mesh_size) - 1.0);
     }
 
     double nicOf(const StagePlan& s, const DeviceInfo& dev) const
@@ -291,7 +302,7 @@ struct CostModel::Impl {
         g.full_mesh = dev.full_mesh;
         g.nic_bw = nicOf(s, dev);
         const int perNode = devicesPerNode(s);
-        const bool oneNode = s.devices.size() <= 1;
+        const bool oneNode = onOneNode(s);
         if (oneNode || static_cast<long long>(size) * stride <= perNode) {
             g.link = LinkClass::IntraNode;
             g.ranks_per_node = size;
@@ -319,7 +330,7 @@ struct CostModel::Impl {
                 g.bridge_bw = cluster.cross_vendor.bandwidth_gbytes_per_s * 1e9;
                 g.bridge_latency = cluster.cross_vendor.latency_us * 1e-6;
             }
-        } else if (na >= 0 && na == nb && a.devices.size() == 1 && b.devices.size() == 1) {
+        } else if (na >= 0 && na == nb && onOneNode(a) && onOneNode(b)) {
             g.link = LinkClass::IntraNode;
             g.intra_bw = std::min(intraShare(a, da, 1), intraShare(b, db, 1));   // one link on a mesh
         } else {

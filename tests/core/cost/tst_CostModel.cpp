@@ -1021,6 +1021,32 @@ void TestCostModel::fullMeshGroupsUseTheirLinks()
     // NVSwitch the TP 2 all-reduce is the cheaper one.
     QVERIFY(tpTime("MI300X", 2) > 3.0 * tpTime("MI300X", 8));
     QVERIFY(tpTime("H800", 2) < tpTime("H800", 8));
+
+    // A node of two MI300X still joins them by one xGMI link (64 GB/s), not by the platform's
+    // whole 448 GB/s: TP 2 costs the same as on a node of eight.
+    auto pairOn = [&](int perNode) {
+        const CostModel cm(m, nodesOf("MI300X", 8 / perNode, perNode), DeviceCatalog::builtin());
+        StagePlan st = stageOn("MI300X", 0, 2, 2);
+        st.first_layer = 1;
+        st.num_layers = 1;
+        StageContext ctx = middleStage(true);
+        ctx.sequence_parallel = false;
+        return cm.estimateStage(st, ctx).tensor_parallel;
+    };
+    QCOMPARE(pairOn(2), pairOn(8));
+
+    // Two slots on one node are one node: the same estimate as one slot of the same devices.
+    const CostModel h800(m, nodesOf("H800", 2), DeviceCatalog::builtin());
+    StagePlan whole = stageOn("H800", 0, 8, 2);
+    whole.first_layer = 1;
+    whole.num_layers = 1;
+    StagePlan split = whole;
+    split.devices = {{0, 0, 4}, {0, 4, 4}};
+    const StageEstimate a = h800.estimateStage(whole, middleStage(true));
+    const StageEstimate b = h800.estimateStage(split, middleStage(true));
+    QCOMPARE(b.dp_sync, a.dp_sync);
+    QCOMPARE(b.tensor_parallel, a.tensor_parallel);
+    QCOMPARE(b.t_fwd, a.t_fwd);
 }
 
 void TestCostModel::infeasibleSaysStageAndShortfall()
