@@ -21,6 +21,7 @@ QString kindName(TopologyProblem::Kind kind)
     case TopologyProblem::Kind::Island: return QObject::tr("Island");
     case TopologyProblem::Kind::Unlinked: return QObject::tr("No link");
     case TopologyProblem::Kind::BadLink: return QObject::tr("Bad link");
+    case TopologyProblem::Kind::NoRoute: return QObject::tr("No route");
     }
     return {};
 }

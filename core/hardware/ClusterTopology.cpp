@@ -83,6 +83,71 @@ struct ClusterTopology::Impl {
         }
         return widestFrom.emplace(s, std::move(result)).first->second;
     }
+
+    // Nodes that share a link graph component but have no route through switches alone:
+    // hosts do not forward (as widest() assumes), so two nodes talk only over a direct link
+    // or over one connected fabric of switches. Each node gets the set of "fabrics" it
+    // touches (a connected group of switches, or a direct node-node link); two nodes can talk
+    // iff their sets meet. Nodes are grouped by set, so a cluster on one fabric costs one pass.
+    std::vector<TopologyProblem> unroutedPairs(const Cluster& cluster) const
+    {
+        const std::size_t n = boost::num_vertices(graph);
+        std::vector<std::size_t> parent(n);
+        std::iota(parent.begin(), parent.end(), std::size_t{0});
+        std::function<std::size_t(std::size_t)> root = [&](std::size_t v) {
+            while (parent[v] != v)
+                v = parent[v] = parent[parent[v]];
+            return v;
+        };
+        for (auto [e, end] = boost::edges(graph); e != end; ++e) {
+            const Vertex a = boost::source(*e, graph), b = boost::target(*e, graph);
+            if (!isNode[a] && !isNode[b])
+                parent[root(a)] = root(b);
+        }
+        std::map<Vertex, std::set<long long>> fabrics;   // node vertex -> fabric ids
+        long long direct = static_cast<long long>(n);    // ids of direct node-node links
+        for (auto [e, end] = boost::edges(graph); e != end; ++e) {
+            const Vertex a = boost::source(*e, graph), b = boost::target(*e, graph);
+            if (isNode[a] && isNode[b]) {
+                fabrics[a].insert(direct);
+                fabrics[b].insert(direct++);
+            } else if (isNode[a]) {
+                fabrics[a].insert(static_cast<long long>(root(b)));
+            } else if (isNode[b]) {
+                fabrics[b].insert(static_cast<long long>(root(a)));
+            }
+        }
+        std::vector<int> component(n, 0);
+        if (n > 0)
+            boost::connected_components(graph, component.data());
+        std::map<std::set<long long>, std::vector<int>> groups;   // fabric set -> node ids
+        for (const auto& [v, set] : fabrics)
+            groups[set].push_back(idOf[v]);
+        std::vector<TopologyProblem> out;
+        auto hostsOf = [&](const std::vector<int>& ids) {
+            std::string hosts;
+            for (std::size_t i = 0; i < ids.size() && i < 4; ++i) {
+                const Node* node = cluster.node(ids[i]);
+                hosts += (hosts.empty() ? "" : ", ") + (node ? node->host : std::to_string(ids[i]));
+            }
+            return ids.size() > 4 ? hosts + " and " + std::to_string(ids.size() - 4) + " more" : hosts;
+        };
+        for (auto a = groups.begin(); a != groups.end() && out.size() < 8; ++a)
+            for (auto b = std::next(a); b != groups.end() && out.size() < 8; ++b) {
+                // Nodes in different components are islands, reported on their own.
+                if (component[vertexOf.at(a->second.front())] != component[vertexOf.at(b->second.front())])
+                    continue;
+                const bool meet = std::any_of(a->first.begin(), a->first.end(), [&](long long f) { return b->first.count(f) > 0; });
+                if (meet)
+                    continue;
+                std::vector<int> ids = a->second;
+                ids.insert(ids.end(), b->second.begin(), b->second.end());
+                out.push_back({TopologyProblem::Kind::NoRoute, ids,
+                               "nodes " + hostsOf(a->second) + " and " + hostsOf(b->second)
+                                   + " have no route through switches or a direct link (a host does not forward traffic)"});
+            }
+        return out;
+    }
 };
 
 ClusterTopology::ClusterTopology(const Cluster& cluster, const DeviceCatalog& catalog)
@@ -218,6 +283,8 @@ std::vector<TopologyProblem> ClusterTopology::problems() const
                            "nodes " + hosts + " form an island: no path to the other " + std::to_string(comps[main].size()) + " node(s)"});
         }
     }
+    const std::vector<TopologyProblem> routes = d->unroutedPairs(m_cluster);
+    out.insert(out.end(), routes.begin(), routes.end());
     return out;
 }
 

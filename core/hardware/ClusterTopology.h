@@ -12,7 +12,7 @@
 namespace hapmoe {
 
 struct TopologyProblem {
-    enum class Kind { NoDevices, UnknownDevice, Island, Unlinked, BadLink };
+    enum class Kind { NoDevices, UnknownDevice, Island, Unlinked, BadLink, NoRoute };
     Kind kind;
     std::vector<int> ids;     // the nodes or switches concerned
     std::string message;
@@ -35,7 +35,8 @@ public:
     // component means islands.
     std::vector<std::vector<int>> components() const;
     // Everything a user should fix: no devices, unknown device types, islands, nodes
-    // without a link, links to missing ids or with non-positive bandwidth.
+    // without a link, links to missing ids or with non-positive bandwidth, and nodes of one
+    // component that reach each other only through another host (hosts do not forward).
     std::vector<TopologyProblem> problems() const;
 
     // The class of traffic among the given nodes: one node -> IntraNode; same device

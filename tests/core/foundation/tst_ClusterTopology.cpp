@@ -46,6 +46,7 @@ class tst_ClusterTopology : public QObject {
 private slots:
     void widestPathByHand();
     void nodesDoNotForward();
+    void routesOnlyThroughSwitches();
     void bottleneckBetweenGroups();
     void islandsAndProblems();
     void badLinksAndUnknownDevices();
@@ -79,6 +80,39 @@ void tst_ClusterTopology::nodesDoNotForward()
     // B-C: B-S-T-C = min(100, 50, 300) = 50. Through host A it would be B-S-A-C =
     // min(100, 400, 500) = 100, but hosts do not route traffic.
     QCOMPARE(t.widestPath(1, 2), 50.0);
+}
+
+void tst_ClusterTopology::routesOnlyThroughSwitches()
+{
+    // A chain of hosts, 0-1 and 1-2, linked directly: one component, but 0 and 2 can only
+    // talk through host 1, which does not forward (widestPath says 0): a "no route" problem.
+    Cluster chain;
+    for (int i = 0; i < 3; ++i)
+        chain.nodes.push_back(node(i, "H800"));
+    chain.links.push_back({0, 1, 50, 1});
+    chain.links.push_back({1, 2, 50, 1});
+    const ClusterTopology t(chain, DeviceCatalog::builtin());
+    QCOMPARE(t.components().size(), std::size_t(1));
+    QCOMPARE(t.widestPath(0, 2), 0.0);
+    auto problems = t.problems();
+    QCOMPARE(problems.size(), std::size_t(1));
+    QVERIFY(problems[0].kind == TopologyProblem::Kind::NoRoute);
+    QCOMPARE(problems[0].ids, (std::vector<int>{0, 2}));
+    QVERIFY2(QString::fromStdString(problems[0].message).contains("n0 and n2 have no route"), problems[0].message.c_str());
+
+    // Host 1 on two switches that are not linked: 0 (on switch 10) and 2 (on switch 11) have
+    // no route; linking the switches gives one fabric and no problem.
+    Cluster dual;
+    for (int i = 0; i < 3; ++i)
+        dual.nodes.push_back(node(i, "H800"));
+    dual.switches = {sw(10), sw(11)};
+    dual.links = {{0, 10, 50, 1}, {1, 10, 50, 1}, {1, 11, 50, 1}, {2, 11, 50, 1}};
+    QCOMPARE(ClusterTopology(dual, DeviceCatalog::builtin()).problems().size(), std::size_t(1));
+    dual.links.push_back({10, 11, 400, 1});
+    QVERIFY(ClusterTopology(dual, DeviceCatalog::builtin()).problems().empty());
+
+    // The hand-made cluster (every node on a switch) has none.
+    QVERIFY(ClusterTopology(handMade(), DeviceCatalog::builtin()).problems().empty());
 }
 
 void tst_ClusterTopology::bottleneckBetweenGroups()
