@@ -67,10 +67,23 @@ std::string validateOne(const std::string& file, const DeviceCatalog& catalog, W
         os << ", " << c.totalDevices() << " devices";
     } else if (format == kProfileFormat) {
         const Profile p = readProfile(text, file, &warnings);
+        // Entries for a type the catalog does not know are never used by an estimate.
+        auto unknown = [&](const std::string& where, const std::string& type) {
+            if (!catalog.find(type))
+                warnings.push_back(file + ": profile." + where + ".device_type: unknown device type \"" + type
+                                   + "\"; the entry is not used");
+        };
         for (std::size_t i = 0; i < p.compute.size(); ++i)
-            if (!catalog.find(p.compute[i].device_type))
-                warnings.push_back(file + ": profile.compute[" + std::to_string(i) + "].device_type: unknown device type \""
-                                   + p.compute[i].device_type + "\"");
+            unknown("compute[" + std::to_string(i) + "]", p.compute[i].device_type);
+        for (std::size_t i = 0; i < p.collectives.size(); ++i)
+            if (!p.collectives[i].device_type.empty())
+                unknown("collectives[" + std::to_string(i) + "]", p.collectives[i].device_type);
+        for (std::size_t i = 0; i < p.memory.size(); ++i)
+            unknown("memory[" + std::to_string(i) + "]", p.memory[i].device_type);
+        for (const auto& [type, value] : p.device_efficiency)
+            if (!catalog.find(type))
+                warnings.push_back(file + ": profile.device_efficiency." + type + ": unknown device type \"" + type
+                                   + "\"; the entry is not used");
         os << ", " << p.compute.size() << " compute, " << p.collectives.size() << " collective, " << p.memory.size()
            << " memory entries";
     } else if (format == kPlanFormat) {

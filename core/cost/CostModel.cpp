@@ -85,6 +85,36 @@ struct DeviceInfo {
     double memTime(double bytes) const { return bytes / hbm; }
 };
 
+// The profile with every device type under its catalog name, so that an entry written with
+// an alias ("H800-SXM", "NVIDIA H800") is found as the catalog finds it; unknown names stay.
+Profile canonicalNames(const Profile& profile, const DeviceCatalog& catalog)
+{
+    Profile out = profile;
+    auto canonical = [&](std::string& name) {
+        if (const DeviceType* t = name.empty() ? nullptr : catalog.find(name))
+            name = t->name;
+    };
+    for (auto& e : out.compute)
+        canonical(e.device_type);
+    for (auto& e : out.collectives)
+        canonical(e.device_type);
+    for (auto& e : out.memory)
+        canonical(e.device_type);
+    out.device_efficiency.clear();
+    for (const auto& [name, value] : profile.device_efficiency) {
+        std::string key = name;
+        canonical(key);
+        out.device_efficiency[key] = value;
+    }
+    return out;
+}
+
+// Where a stage's collective times came from, for the plan's notes.
+struct CollectiveSources {
+    bool table = false;      // at least one from the profile's tables
+    bool analytic = false;   // at least one from the analytic model
+};
+
 struct NodeInfo {
     bool valid = false;
     int count = 0;
@@ -137,7 +167,7 @@ struct CostModel::Impl {
         : model(m), cluster(c), catalog(cat), profile(p), options(o)
     {
         if (profile && !profile->empty()) {
-            tables = ProfileTables(*profile);
+            tables = ProfileTables(canonicalNames(*profile, catalog));
             haveTables = true;
         }
         shape = LayerShape::of(model);
@@ -340,17 +370,19 @@ struct CostModel::Impl {
     }
 
     // A collective, from the profile table when it has one, else analytic.
-    double coll(Collective c, double bytes, int n, const GroupLink& g, const DeviceInfo& dev, bool* fromTable) const
+    double coll(Collective c, double bytes, int n, const GroupLink& g, const DeviceInfo& dev, CollectiveSources* sources) const
     {
         if (bytes <= 0 || (n <= 1 && c != Collective::SendRecv))
             return 0;
         if (haveTables) {
             if (auto t = tables.collective(c, g.link, n, bytes, dev.name)) {
-                if (fromTable)
-                    *fromTable = true;
+                if (sources)
+                    sources->table = true;
                 return *t;
             }
         }
+        if (sources)
+            sources->analytic = true;
         return collectiveTime(c, bytes, n, g);
     }
 
@@ -364,7 +396,7 @@ struct CostModel::Impl {
 
     LayerCost layerCost(bool moe, const StageKnobs& k, const DeviceInfo& dev, const GroupLink& tpLink,
                         const GroupLink& cpLink, const GroupLink& epLink, const GroupLink& etpLink, const GroupLink& tpEpLink,
-                        const LayerTimes* table, bool* collFromTable) const
+                        const LayerTimes* table, CollectiveSources* collFromTable) const
     {
         const LayerShape& s = shape;
         const double T = k.tokens;
@@ -622,14 +654,19 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
     std::optional<LayerTimes> table;
     if (m.haveTables)
         table = m.tables.compute(dev.name, tp, cp, T);
-    bool collFromTable = false;
+    CollectiveSources collFromTable;
     const LayerTimes* tablePtr = table ? &*table : nullptr;
+    // An MoE layer's time is the layer's minus its FFN's plus the experts' (eq. 2 with the
+    // profiled FFN, section 3.4): an entry without FFN times cannot give it, so MoE layers
+    // then stay analytic.
+    const bool moeFromTable = table && table->ffn_fwd > 0 && table->ffn_bwd > 0;
 
     LayerCost dense, moe;
     if (nDense > 0)
         dense = m.layerCost(false, knobs, dev, tpLink, cpLink, epLink, etpLink, tpEpLink, tablePtr, &collFromTable);
     if (nMoe > 0)
-        moe = m.layerCost(true, knobs, dev, tpLink, cpLink, epLink, etpLink, tpEpLink, tablePtr, &collFromTable);
+        moe = m.layerCost(true, knobs, dev, tpLink, cpLink, epLink, etpLink, tpEpLink, moeFromTable ? tablePtr : nullptr,
+                          &collFromTable);
 
     // Recompute (section 3.5): selective repeats the attention core; full repeats the whole
     // forward of k layers (MoE layers first when the stage mixes, the costlier ones).
@@ -904,18 +941,36 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
         est.optimizer = std::max(est.optimizer, std::max(transfer, cpu));
     }
 
+    // With a profile, each stage says which of its numbers came from the profile and which
+    // from the analytic defaults (docs/formats.md, prediction.notes).
     if (m.haveTables) {
-        if (table)
-            est.notes.push_back(stage.device_type + ": layer compute from the profile table (TP " + std::to_string(tp)
-                                + ", CP " + std::to_string(cp) + ")");
-        if (collFromTable)
+        const bool computeFromTable = table && (nDense > 0 || moeFromTable);
+        est.from_profile = computeFromTable || collFromTable.table || dev.eff_from_profile || dev.mem_from_profile
+            || (m.rhoFromProfile && nMoe > 0);
+        const std::string knobsText = "TP " + std::to_string(tp) + ", CP " + std::to_string(cp);
+        if (!table)
+            est.notes.push_back(stage.device_type + ": layer compute analytic (the profile has no entry for " + knobsText + ")");
+        else if (!computeFromTable)
+            est.notes.push_back(stage.device_type + ": layer compute analytic (the profile's entry for " + knobsText
+                                + " has no ffn_fwd_s and ffn_bwd_s, which MoE layers need)");
+        else if (nMoe > 0 && !moeFromTable)
+            est.notes.push_back(stage.device_type + ": layer compute from the profile table (" + knobsText
+                                + ") for dense layers; MoE layers analytic (the entry has no ffn_fwd_s and ffn_bwd_s)");
+        else
+            est.notes.push_back(stage.device_type + ": layer compute from the profile table (" + knobsText + ")");
+        if (collFromTable.table && collFromTable.analytic)
+            est.notes.push_back(stage.device_type + ": collective times from the profile table where it has the primitive, "
+                                "link and group size, the others analytic");
+        else if (collFromTable.table)
             est.notes.push_back(stage.device_type + ": collective times from the profile table");
-        if (dev.eff_from_profile)
-            est.notes.push_back(stage.device_type + ": GEMM efficiency from the profile");
-        if (dev.mem_from_profile)
-            est.notes.push_back(stage.device_type + ": memory overhead and activation factor from the profile");
-        if (m.rhoFromProfile && nMoe > 0)
-            est.notes.push_back("router imbalance from the profile");
+        else if (collFromTable.analytic)
+            est.notes.push_back(stage.device_type + ": collective times analytic (no matching profile table)");
+        est.notes.push_back(stage.device_type + (dev.eff_from_profile ? ": GEMM efficiency from the profile"
+                                                                       : ": GEMM efficiency from the catalog default"));
+        est.notes.push_back(stage.device_type + (dev.mem_from_profile ? ": memory overhead and activation factor from the profile"
+                                                                       : ": memory overhead and activation factor defaults"));
+        if (nMoe > 0)
+            est.notes.push_back(m.rhoFromProfile ? "router imbalance from the profile" : "router imbalance from the model");
     }
     return est;
 }
@@ -1073,7 +1128,9 @@ Prediction CostModel::estimate(const Plan& plan) const
             for (const auto& n : st.notes)
                 if (std::find(pred.notes.begin(), pred.notes.end(), n) == pred.notes.end())
                     pred.notes.push_back(n);
-        pred.used_profile = !pred.notes.empty();
+        pred.used_profile = std::any_of(pred.stages.begin(), pred.stages.end(), [](const StageEstimate& st) { return st.from_profile; });
+        if (!pred.used_profile)   // one note below says it for every stage; an entry that MoE layers cannot use says why
+            std::erase_if(pred.notes, [](const std::string& n) { return n.find("ffn_fwd_s") == std::string::npos; });
         // Measured times cannot beat the hardware: more model FLOPs per second than the
         // devices' peak means the profile does not describe this model or these devices.
         if (pred.mfu > 1.0) {

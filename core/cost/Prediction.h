@@ -53,7 +53,8 @@ struct StageEstimate {
     double optimizer = 0;          // optimizer step, per iteration
     double model_flops = 0;        // model FLOPs of one micro-batch on this stage (all replicas)
     MemoryBreakdown memory;        // one device of the stage
-    std::vector<std::string> notes;  // which numbers came from a profile table
+    std::vector<std::string> notes;  // which numbers came from a profile table and which from defaults
+    bool from_profile = false;       // at least one number of the stage came from the profile
 };
 
 struct TimeBreakdown {

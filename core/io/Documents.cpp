@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 
 #include <cerrno>
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -17,6 +19,7 @@
 #include <set>
 #include <sstream>
 #include <stdexcept>
+#include <tuple>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -683,6 +686,14 @@ Profile readProfile(std::string_view text, const std::string& fileName, Warnings
     Profile p;
     p.name = n.optString("name");
     p.source = n.optString("source");
+    // One time per table point: a second entry for the same point would make the result
+    // depend on the order of the file, so it is refused with both positions named.
+    auto lower = [](std::string s) {
+        std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+        return s;
+    };
+    std::map<std::tuple<std::string, int, int, long long>, std::size_t> computePoints;
+    std::map<std::tuple<int, int, int, double, std::string>, std::size_t> collectivePoints;
     for (const auto& e : n.array("compute")) {
         e.requireObject();
         e.warnUnknownKeys({"device_type", "tp", "cp", "tokens", "dense_layer_fwd_s", "dense_layer_bwd_s", "ffn_fwd_s", "ffn_bwd_s"});
@@ -697,6 +708,10 @@ Profile readProfile(std::string_view text, const std::string& fileName, Warnings
         // the experts' (docs/cost-model.md section 3.4), so it cannot exceed the layer's.
         c.ffn_fwd_s = e.optDouble("ffn_fwd_s", 0, 0, false, c.dense_layer_fwd_s);
         c.ffn_bwd_s = e.optDouble("ffn_bwd_s", 0, 0, false, c.dense_layer_bwd_s);
+        const auto [at, fresh] = computePoints.emplace(std::tuple{lower(c.device_type), c.tp, c.cp, c.tokens}, p.compute.size());
+        if (!fresh)
+            e.fail("tokens", "compute[" + std::to_string(at->second) + "] already gives this point (device_type, tp, cp, tokens); "
+                             "expected one entry per point");
         p.compute.push_back(std::move(c));
     }
     for (const auto& e : n.array("collectives")) {
@@ -709,6 +724,12 @@ Profile readProfile(std::string_view text, const std::string& fileName, Warnings
         c.bytes = e.reqDouble("bytes", 0, true);
         c.time_s = e.reqDouble("time_s", 0, true);
         c.device_type = e.optString("device_type");
+        const auto [at, fresh] = collectivePoints.emplace(
+            std::tuple{static_cast<int>(c.primitive), static_cast<int>(c.link), c.group_size, c.bytes, lower(c.device_type)},
+            p.collectives.size());
+        if (!fresh)
+            e.fail("bytes", "collectives[" + std::to_string(at->second) + "] already gives this point (primitive, link, group_size, "
+                            "bytes, device_type); expected one entry per point");
         p.collectives.push_back(std::move(c));
     }
     for (const auto& e : n.array("memory")) {

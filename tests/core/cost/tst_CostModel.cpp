@@ -190,6 +190,7 @@ private slots:
     void chromeTrace();
     void profileInterpolationLogLog();
     void profileOverridesDefaults();
+    void profileNamesAndNotes();
     void uniformPlanPlacement();
     void uniformPlanFollowsMegatronCoreRules();
     void badPlanThrows();
@@ -1276,6 +1277,54 @@ void TestCostModel::profileOverridesDefaults()
     const Prediction f = impossible.estimate(makeUniformPlan(m, c, DeviceCatalog::builtin(), k));
     QVERIFY(f.mfu > 1.0);
     QVERIFY2(f.notes.front().find("MFU above 100%") != std::string::npos, f.notes.front().c_str());
+}
+
+void TestCostModel::profileNamesAndNotes()
+{
+    const ModelSpec m = llama7b();
+    UniformKnobs k;
+    k.tp = 8;
+    k.global_batch_size = 8;
+    k.sequence_parallel = true;
+    // An entry under a catalog alias ("NVIDIA H800") is the H800's: the same times.
+    const Profile prof = h800LayerProfile(0.010, 0.020, 0.006, 0.012);
+    Profile alias = prof;
+    alias.compute.front().device_type = "NVIDIA H800";
+    const Cluster one = nodesOf("H800", 1);
+    const Plan plan = makeUniformPlan(m, one, DeviceCatalog::builtin(), k);
+    const Prediction byName = CostModel(m, one, DeviceCatalog::builtin(), &prof).estimate(plan);
+    const Prediction byAlias = CostModel(m, one, DeviceCatalog::builtin(), &alias).estimate(plan);
+    QCOMPARE(byAlias.iteration_time_s, byName.iteration_time_s);
+    QVERIFY(byAlias.used_profile);
+
+    // Two types, a profile for one: each stage says where its numbers came from.
+    Cluster two = nodesOf("H800", 1);
+    const Cluster a100 = nodesOf("A100-80GB", 1, 8, 1);
+    two.nodes.insert(two.nodes.end(), a100.nodes.begin(), a100.nodes.end());
+    k.pp = 2;
+    const Prediction mixed = CostModel(m, two, DeviceCatalog::builtin(), &prof).estimate(makeUniformPlan(m, two, DeviceCatalog::builtin(), k));
+    auto has = [&](const Prediction& p, const std::string& text) {
+        return std::any_of(p.notes.begin(), p.notes.end(), [&](const std::string& n) { return n == text; });
+    };
+    QVERIFY(has(mixed, "H800: layer compute from the profile table (TP 8, CP 1)"));
+    QVERIFY(has(mixed, "A100-80GB: layer compute analytic (the profile has no entry for TP 8, CP 1)"));
+    QVERIFY(has(mixed, "A100-80GB: GEMM efficiency from the catalog default"));
+
+    // An MoE model with an entry without FFN times: eq. 2 needs the FFN's time, so its MoE
+    // layers are analytic (the same as without a profile), and the note says why.
+    const ModelSpec moeModel = mixtral8x7b();
+    Profile noFfn = prof;
+    noFfn.compute.front().ffn_fwd_s = 0;
+    noFfn.compute.front().ffn_bwd_s = 0;
+    k.pp = 1;
+    k.ep = 8;
+    k.etp = 1;
+    const Plan moePlan = makeUniformPlan(moeModel, one, DeviceCatalog::builtin(), k);
+    const Prediction withEntry = CostModel(moeModel, one, DeviceCatalog::builtin(), &noFfn).estimate(moePlan);
+    const Prediction analytic = CostModel(moeModel, one, DeviceCatalog::builtin()).estimate(moePlan);
+    QCOMPARE(withEntry.iteration_time_s, analytic.iteration_time_s);
+    QVERIFY(has(withEntry, "H800: layer compute analytic (the profile's entry for TP 8, CP 1 has no ffn_fwd_s and ffn_bwd_s, "
+                           "which MoE layers need)"));
 }
 
 void TestCostModel::uniformPlanPlacement()
