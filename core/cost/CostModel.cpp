@@ -5,6 +5,7 @@
 
 #include "cost/CollectiveModel.h"
 #include "cost/LayerShape.h"
+#include "hardware/ClusterTopology.h"
 #include "profile/ProfileTables.h"
 #include "util/InputError.h"
 
@@ -160,6 +161,12 @@ struct CostModel::Impl {
     ParameterCount params;
     std::vector<DeviceInfo> devices;
     std::vector<NodeInfo> nodes;   // indexed by node id
+    // Widest path (bytes/s) between two nodes of the cluster's link graph (section 6), for
+    // clusters of at most kMaxWidestNodes nodes; dense index per node id, -1 = none.
+    static constexpr std::size_t kMaxWidestNodes = 1024;
+    std::vector<int> denseIndex;
+    std::vector<double> widestPair;
+    std::size_t widestCount = 0;
     double moeScale = 1;           // 1 + gamma (rho - 1)
     bool rhoFromProfile = false;
 
@@ -205,6 +212,52 @@ struct CostModel::Impl {
             ni.host_bw = n.host_link_gbytes_per_s * 1e9;
             ni.host_memory = n.host_memory_gib * GiB;
         }
+        useLinks();
+    }
+
+    // The cluster's links (docs/cost-model.md section 6): a node's devices share its links, so
+    // what one device sends off the node is at most the node's link bandwidth over its devices;
+    // a send between two nodes is at most the widest path between them (hosts do not forward).
+    void useLinks()
+    {
+        std::vector<double> linkSum(nodes.size(), 0.0);
+        for (const Link& l : cluster.links) {
+            if (!(l.bandwidth_gbytes_per_s > 0) || l.a == l.b)
+                continue;
+            for (int id : {l.a, l.b})
+                if (const NodeInfo* n = node(id))
+                    linkSum[static_cast<std::size_t>(id)] += l.bandwidth_gbytes_per_s * 1e9;
+        }
+        for (std::size_t id = 0; id < nodes.size(); ++id)
+            if (nodes[id].valid && linkSum[id] > 0)
+                nodes[id].nic_bw = std::min(nodes[id].nic_bw, linkSum[id] / nodes[id].count);
+        if (cluster.links.empty() || cluster.nodes.size() < 2 || cluster.nodes.size() > kMaxWidestNodes)
+            return;
+        const ClusterTopology topology(cluster, catalog);
+        denseIndex.assign(nodes.size(), -1);
+        std::vector<int> ids;
+        for (const auto& n : cluster.nodes)
+            if (node(n.id) && denseIndex[static_cast<std::size_t>(n.id)] < 0) {
+                denseIndex[static_cast<std::size_t>(n.id)] = static_cast<int>(ids.size());
+                ids.push_back(n.id);
+            }
+        const std::size_t count = ids.size();
+        widestCount = count;
+        widestPair.assign(count * count, 0.0);
+        for (std::size_t i = 0; i < count; ++i)
+            for (std::size_t j = i + 1; j < count; ++j)
+                widestPair[i * count + j] = widestPair[j * count + i] = topology.widestPath(ids[i], ids[j]) * 1e9;
+    }
+
+    // Widest path between two nodes in bytes/s; 0 when unknown or not connected.
+    double widest(int a, int b) const
+    {
+        if (widestPair.empty() || a < 0 || b < 0 || a >= static_cast<int>(denseIndex.size()) || b >= static_cast<int>(denseIndex.size()))
+            return 0;
+        const int i = denseIndex[static_cast<std::size_t>(a)], j = denseIndex[static_cast<std::size_t>(b)];
+        if (i < 0 || j < 0)
+            return 0;
+        return widestPair[static_cast<std::size_t>(i) * widestCount + static_cast<std::size_t>(j)];
     }
 
     DeviceInfo makeDevice(const DeviceType& t) const
@@ -285,10 +338,16 @@ struct CostModel::Impl {
     // The stage's devices on its fullest node (several slots may name one node).
     static int devicesPerNode(const StagePlan& s)
     {
-        std::map<int, int> perNode;
+        // A stage has a few slots: sum those of each slot's node by a scan (no allocation,
+        // this runs for every candidate stage of the search).
         int m = 0;
-        for (const auto& slot : s.devices)
-            m = std::max(m, perNode[slot.node] += slot.count);
+        for (std::size_t i = 0; i < s.devices.size(); ++i) {
+            int onNode = 0;
+            for (const auto& other : s.devices)
+                if (other.node == s.devices[i].node)
+                    onNode += other.count;
+            m = std::max(m, onNode);
+        }
         return m > 0 ? m : s.numDevices();
     }
     static bool onOneNode(const StagePlan& s)
@@ -365,6 +424,11 @@ struct CostModel::Impl {
             g.intra_bw = std::min(intraShare(a, da, 1), intraShare(b, db, 1));   // one link on a mesh
         } else {
             g.link = LinkClass::InterNode;
+        }
+        // Every rank of a node sends at once, so a node's ranks share the widest path.
+        if (g.link != LinkClass::IntraNode) {
+            if (const double w = widest(na, nb); w > 0)
+                g.nic_bw = std::min(g.nic_bw, w / std::max(devicesPerNode(a), devicesPerNode(b)));
         }
         return g;
     }

@@ -179,6 +179,7 @@ private slots:
     void recomputeOrdering();
     void crossVendorSendUsesBridge();
     void interNodeSendAndInterleavedOverlap();
+    void drawnLinksBoundTheNics();
     void contextParallelShardsWithDataParallel();
     void expertGradientsShareTheOverlapWindow();
     void fullMeshGroupsUseTheirLinks();
@@ -928,6 +929,50 @@ void TestCostModel::interNodeSendAndInterleavedOverlap()
     QVERIFY(std::fabs(waits.p2p_send - 2 * send) < 1e-15);
     QVERIFY(std::fabs(waits.t_fwd - overlaps.t_fwd - waits.p2p_send) < 1e-12);
     QVERIFY(std::fabs(waits.t_bwd - overlaps.t_bwd - waits.p2p_send) < 1e-12);
+}
+
+void TestCostModel::drawnLinksBoundTheNics()
+{
+    // Two H800 nodes on one switch. With links of 400 GB/s (8 devices x 50 GB/s, as the
+    // presets draw them) the cluster's links change nothing; with 80 GB/s node links each
+    // device gets 10 GB/s off its node, and a send to the next stage's node is one message at
+    // the widest path's share: 20 us + 4 MiB / (10 GB/s x 48.5 / 50) (section 6).
+    const ModelSpec m = llama7b();
+    auto linked = [](double gbytes) {
+        Cluster c = nodesOf("H800", 2);
+        Switch sw;
+        sw.id = 10;
+        sw.name = "leaf";
+        c.switches.push_back(sw);
+        c.links = {{0, 10, gbytes, 1}, {1, 10, gbytes, 1}};
+        return c;
+    };
+    StagePlan a = stageOn("H800", 0, 8, 8);
+    StagePlan b = stageOn("H800", 1, 8, 8);
+    a.num_layers = b.num_layers = 16;
+    b.first_layer = 16;
+    StageContext ctx;
+    ctx.stage_index = 0;
+    ctx.num_stages = 2;
+    ctx.next = &b;
+    const Cluster bare = nodesOf("H800", 2), fast = linked(400), slow = linked(80);
+    const double plain = CostModel(m, bare, DeviceCatalog::builtin()).estimateStage(a, ctx).p2p_send;
+    QCOMPARE(CostModel(m, fast, DeviceCatalog::builtin()).estimateStage(a, ctx).p2p_send, plain);
+    const double throttled = CostModel(m, slow, DeviceCatalog::builtin()).estimateStage(a, ctx).p2p_send;
+    QVERIFY(std::fabs(throttled - (20e-6 + 4096.0 * 4096 * 2 / 8 / (10e9 * 48.5 / 50))) < 1e-12);
+    // Data parallelism across the two nodes (TP 8, DP 2) reduces over the slow links too.
+    StagePlan both = stageOn("H800", 0, 16, 8);
+    both.devices = {{0, 0, 8}, {1, 0, 8}};
+    both.num_layers = 32;
+    StageContext whole;
+    whole.stage_index = 0;
+    whole.num_stages = 1;
+    CostOptions exposed;
+    exposed.overlap_grad_reduce = false;
+    exposed.overlap_param_gather = false;
+    const double fastSync = CostModel(m, fast, DeviceCatalog::builtin(), nullptr, exposed).estimateStage(both, whole).dp_sync;
+    const double slowSync = CostModel(m, slow, DeviceCatalog::builtin(), nullptr, exposed).estimateStage(both, whole).dp_sync;
+    QVERIFY2(slowSync > 4 * fastSync, qPrintable(QString("%1 vs %2").arg(slowSync).arg(fastSync)));
 }
 
 void TestCostModel::contextParallelShardsWithDataParallel()
