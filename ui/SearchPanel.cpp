@@ -375,7 +375,7 @@ void SearchPanel::showResult(const SearchResult& r)
     if (!r.plans.empty() && r.offload_needed)
         status += tr("; nothing fits with the optimizer on the devices, so these keep it in host memory");
     if (!r.plans.empty() && r.exact_fallback)
-        status += tr("; the load-balance pruning left nothing that fits, so the search ran again without it");
+        status += tr("; the load-balance and communication prunings left nothing that fits, so the search ran again without them");
     if (!r.plans.empty() && r.uniform_baseline && r.uniform_baseline->prediction.feasible &&
         r.plans.front().prediction.iteration_time_s > 0)
         status += tr("; %1\u00d7 faster than the uniform baseline")

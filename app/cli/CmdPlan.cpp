@@ -301,8 +301,8 @@ int cmdPlan(const Args& args)
         os << "No plan fits with the optimizer states on the devices; these keep them in host memory\n"
               "(--optimizer-cpu-offload; see --optimizer-offload).\n";
     if (r.exact_fallback)
-        os << "The load-balance pruning left no feasible plan while a baseline fits; searched again without the\n"
-              "prunings (as --exact)"
+        os << "The load-balance and communication prunings left no feasible plan; searched again without them\n"
+              "(as --exact)"
            << (r.plans.front().plan.name.find("baseline") != std::string::npos ? ", and nothing beats the baseline" : "")
            << ".\n";
     os << "\n";

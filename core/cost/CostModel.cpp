@@ -225,7 +225,7 @@ struct CostModel::Impl {
             if (!(l.bandwidth_gbytes_per_s > 0) || l.a == l.b)
                 continue;
             for (int id : {l.a, l.b})
-                if (const NodeInfo* n = node(id))
+                if (node(id))
                     linkSum[static_cast<std::size_t>(id)] += l.bandwidth_gbytes_per_s * 1e9;
         }
         for (std::size_t id = 0; id < nodes.size(); ++id)
@@ -334,65 +334,65 @@ struct CostModel::Impl {
 
     // --- groups inside a stage (Megatron rank order tp-cp-ep-dp: TP innermost) -------------
 
-    // Devices of the stage in one node (the stage's slots are node-aligned in practice).
-    // The stage's devices on its fullest node (several slots may name one node).
-    static int devicesPerNode(const StagePlan& s)
+    // Where a stage's devices sit, read once per stage estimate.
+    struct StageNodes {
+        int per_node = 0;        // the stage's devices on its fullest node (several slots may name one node)
+        bool one_node = true;    // every slot on one node
+        int node_devices = 0;    // the most devices any of its nodes has
+        double nic = 0;          // the slowest NIC share per device of its nodes (0 = unknown)
+    };
+    StageNodes stageNodes(const StagePlan& s) const
     {
-        // A stage has a few slots: sum those of each slot's node by a scan (no allocation,
-        // this runs for every candidate stage of the search).
-        int m = 0;
-        for (std::size_t i = 0; i < s.devices.size(); ++i) {
-            int onNode = 0;
-            for (const auto& other : s.devices)
-                if (other.node == s.devices[i].node)
-                    onNode += other.count;
-            m = std::max(m, onNode);
+        StageNodes out;
+        // Slots of one node are summed: sort a copy by node (a stage has few slots).
+        std::vector<std::pair<int, int>> slots;
+        slots.reserve(s.devices.size());
+        for (const auto& slot : s.devices) {
+            slots.emplace_back(slot.node, slot.count);
+            out.one_node = out.one_node && slot.node == s.devices.front().node;
+            if (const NodeInfo* n = node(slot.node)) {
+                out.node_devices = std::max(out.node_devices, n->count);
+                out.nic = out.nic > 0 ? std::min(out.nic, n->nic_bw) : n->nic_bw;
+            }
         }
-        return m > 0 ? m : s.numDevices();
+        std::sort(slots.begin(), slots.end());
+        for (std::size_t i = 0; i < slots.size();) {
+            int sum = 0;
+            const int id = slots[i].first;
+            for (; i < slots.size() && slots[i].first == id; ++i)
+                sum += slots[i].second;
+            out.per_node = std::max(out.per_node, sum);
+        }
+        if (out.per_node <= 0)
+            out.per_node = s.numDevices();
+        return out;
     }
-    static bool onOneNode(const StagePlan& s)
-    {
-        return std::all_of(s.devices.begin(), s.devices.end(),
-                           [&](const DeviceSlot& slot) { return slot.node == s.devices.front().node; });
-    }
+    static int devicesPerNode(const StageNodes& n) { return n.per_node; }
 
     // What a group of `peers` + 1 ranks inside one node can use of the device's intra-node
     // bandwidth: all of it behind a switch, the links to its peers on a full mesh.
-    double intraShare(const StagePlan& s, const DeviceInfo& dev, int peers) const
+    static double intraShare(const StageNodes& s, const DeviceInfo& dev, int peers)
     {
         if (!dev.full_mesh)
             return dev.intra_bw;
-        int n = 0;
-        for (const auto& slot : s.devices)
-            if (const NodeInfo* nd = node(slot.node))
-                n = std::max(n, nd->count);
-        if (n <= 0)
-            n = devicesPerNode(s);
+        const int n = s.node_devices > 0 ? s.node_devices : s.per_node;
         if (n <= 1)
             return dev.intra_bw;
         return dev.intra_bw * std::clamp(peers, 1, n - 1) / (std::max(n, dev.mesh_size) - 1.0);
     }
 
-    double nicOf(const StagePlan& s, const DeviceInfo& dev) const
-    {
-        double bw = 0;
-        for (const auto& slot : s.devices)
-            if (const NodeInfo* n = node(slot.node))
-                bw = bw > 0 ? std::min(bw, n->nic_bw) : n->nic_bw;
-        return bw > 0 ? bw : dev.nic_bw;
-    }
+    static double nicOf(const StageNodes& s, const DeviceInfo& dev) { return s.nic > 0 ? s.nic : dev.nic_bw; }
 
     // A group of `size` ranks with rank stride `stride` among the stage's devices.
-    GroupLink group(const StagePlan& s, const DeviceInfo& dev, int size, int stride) const
+    static GroupLink group(const StageNodes& s, const DeviceInfo& dev, int size, int stride)
     {
         GroupLink g;
         g.intra_bw = dev.intra_bw;
         g.nvlink4 = dev.nvlink4;
         g.full_mesh = dev.full_mesh;
         g.nic_bw = nicOf(s, dev);
-        const int perNode = devicesPerNode(s);
-        const bool oneNode = onOneNode(s);
-        if (oneNode || static_cast<long long>(size) * stride <= perNode) {
+        const int perNode = s.per_node;
+        if (s.one_node || static_cast<long long>(size) * stride <= perNode) {
             g.link = LinkClass::IntraNode;
             g.ranks_per_node = size;
         } else {
@@ -404,13 +404,15 @@ struct CostModel::Impl {
     }
 
     // The link from stage a to stage b (p2p).
-    GroupLink between(const StagePlan& a, const DeviceInfo& da, const StagePlan& b, const DeviceInfo& db) const
+    GroupLink between(const StageNodes& sa, const StagePlan& a, const DeviceInfo& da, const StagePlan& b,
+                      const DeviceInfo& db) const
     {
+        const StageNodes sb = stageNodes(b);
         GroupLink g;
         g.intra_bw = std::min(da.intra_bw, db.intra_bw);
         g.nvlink4 = da.nvlink4 && db.nvlink4;
         g.full_mesh = da.full_mesh || db.full_mesh;
-        g.nic_bw = std::min(nicOf(a, da), nicOf(b, db));
+        g.nic_bw = std::min(nicOf(sa, da), nicOf(sb, db));
         const int na = a.devices.empty() ? -1 : a.devices.front().node;
         const int nb = b.devices.empty() ? -1 : b.devices.front().node;
         if (da.type != db.type) {
@@ -419,16 +421,16 @@ struct CostModel::Impl {
                 g.bridge_bw = cluster.cross_vendor.bandwidth_gbytes_per_s * 1e9;
                 g.bridge_latency = cluster.cross_vendor.latency_us * 1e-6;
             }
-        } else if (na >= 0 && na == nb && onOneNode(a) && onOneNode(b)) {
+        } else if (na >= 0 && na == nb && sa.one_node && sb.one_node) {
             g.link = LinkClass::IntraNode;
-            g.intra_bw = std::min(intraShare(a, da, 1), intraShare(b, db, 1));   // one link on a mesh
+            g.intra_bw = std::min(intraShare(sa, da, 1), intraShare(sb, db, 1));   // one link on a mesh
         } else {
             g.link = LinkClass::InterNode;
         }
         // Every rank of a node sends at once, so a node's ranks share the widest path.
         if (g.link != LinkClass::IntraNode) {
             if (const double w = widest(na, nb); w > 0)
-                g.nic_bw = std::min(g.nic_bw, w / std::max(devicesPerNode(a), devicesPerNode(b)));
+                g.nic_bw = std::min(g.nic_bw, w / std::max(sa.per_node, sb.per_node));
         }
         return g;
     }
@@ -701,19 +703,20 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
     const int nDense = nLayers - nMoe;
 
     Impl::StageKnobs knobs{tp, cp, ep, etp, mbs, sp, T};
-    const GroupLink tpLink = m.group(stage, dev, tp, 1);
-    GroupLink cpLink = m.group(stage, dev, cp, tp);
+    const Impl::StageNodes where = m.stageNodes(stage);
+    const GroupLink tpLink = Impl::group(where, dev, tp, 1);
+    GroupLink cpLink = Impl::group(where, dev, cp, tp);
     // A ring step is one send to the next CP rank: on a full mesh one peer's link (section 6),
     // not the links of the whole CP group.
-    cpLink.intra_bw = m.intraShare(stage, dev, 1);
-    const GroupLink epLink = m.group(stage, dev, ep, etp);
-    const GroupLink etpLink = m.group(stage, dev, etp, 1);
-    const GroupLink tpEpLink = m.group(stage, dev, ep * etp, 1);   // the all-gather dispatcher's group
+    cpLink.intra_bw = Impl::intraShare(where, dev, 1);
+    const GroupLink epLink = Impl::group(where, dev, ep, etp);
+    const GroupLink etpLink = Impl::group(where, dev, etp, 1);
+    const GroupLink tpEpLink = Impl::group(where, dev, ep * etp, 1);   // the all-gather dispatcher's group
     // Gradients are reduced, and the distributed optimizer shards, over DP x CP: the CP ranks
     // hold the same weights (Megatron's data-parallel group "with context parallel").
     const int dpcp = dp * cp;
-    const GroupLink dpLink = m.group(stage, dev, dpcp, tp);
-    const GroupLink edpLink = m.group(stage, dev, edp, ep * etp);
+    const GroupLink dpLink = Impl::group(where, dev, dpcp, tp);
+    const GroupLink edpLink = Impl::group(where, dev, edp, ep * etp);
 
     std::optional<LayerTimes> table;
     if (m.haveTables)
@@ -797,7 +800,7 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
     double p2p = 0;
     auto sendTo = [&](const StagePlan& to) {
         const DeviceInfo& dt = m.device(to.device_type);
-        const GroupLink link = m.between(stage, dev, to, dt);
+        const GroupLink link = m.between(where, stage, dev, to, dt);
         // Between vendors too: each rank sends its share over its own bridge connection
         // (gloo keeps one TCP connection per peer pair), so the bytes per connection are the
         // same as on a native link; only the bandwidth and latency differ.
@@ -870,7 +873,7 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
     // - the slowest host link, the default where the cluster is silent;
     // - the most ranks on one node, which share its CPUs for the host Adam step.
     double hostLink = m.options.host_link_gbytes_per_s * 1e9;
-    int hostRanks = m.devicesPerNode(stage);
+    int hostRanks = where.per_node;
     if (offload > 0) {
         bool linkSeen = false;
         for (const auto& slot : stage.devices) {

@@ -1,5 +1,6 @@
 #include "search/HsDp.h"
 
+#include "plan/Deployability.h"
 #include "util/Hash.h"
 
 #include <algorithm>
@@ -274,8 +275,36 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control)
     auto bound = [&]() {
         return finals.size() < keep ? std::numeric_limits<double>::infinity() : finals.back().objective;
     };
+    // A whole plan as the merge returns it (docs/search.md section 1).
+    auto planOf = [&](const Final& f) {
+        Plan plan;
+        plan.target = config.target;
+        plan.vpp = 1;
+        plan.sequence_parallel = true;
+        plan.distributed_optimizer = m_space.model().training.use_distributed_optimizer;
+        plan.optimizer_offload_fraction = m_eval.offloadFraction();
+        plan.global_batch_size = config.batch * M;
+        plan.stages.push_back(m_eval.makeStage(f.choice.shape, 0, f.choice.n, f.level));
+        int at = f.choice.n;
+        for (int ei = f.parent; ei >= 0;) {
+            const Entry& e = entries[static_cast<std::size_t>(ei)];
+            plan.stages.push_back(m_eval.makeStage(e.choice.shape, at, e.choice.n, e.level));
+            at += e.choice.n;
+            ei = e.parent;
+        }
+        return plan;
+    };
+    // A plan the target cannot run (a rule the stage options do not express, such as
+    // Megatron-LM's node order) must neither be kept nor become the other jobs' bound: it
+    // would prune the plans that can run (the merge drops it only afterwards).
+    auto runnable = [&](const Final& f) {
+        const Target target = config.ignore_target_rules ? Target::Any : config.target;
+        return deploymentProblems(planOf(f), m_space.model(), m_space.cluster(), m_space.catalog(), target).empty();
+    };
     auto addFinal = [&](const Final& f) {
         if (finals.size() >= keep && f.objective >= finals.back().objective)
+            return;
+        if (!runnable(f))
             return;
         auto it = std::upper_bound(finals.begin(), finals.end(), f.objective,
                                    [](double v, const Final& x) { return v < x.objective; });
@@ -627,21 +656,7 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control)
     for (const Final& f : finals) {
         RunPlan rp;
         rp.objective = f.objective;
-        Plan& plan = rp.plan;
-        plan.target = config.target;
-        plan.vpp = 1;
-        plan.sequence_parallel = true;
-        plan.distributed_optimizer = m_space.model().training.use_distributed_optimizer;
-        plan.optimizer_offload_fraction = m_eval.offloadFraction();
-        plan.global_batch_size = config.batch * M;
-        plan.stages.push_back(m_eval.makeStage(f.choice.shape, 0, f.choice.n, f.level));
-        int at = f.choice.n;
-        for (int ei = f.parent; ei >= 0;) {
-            const Entry& e = entries[static_cast<std::size_t>(ei)];
-            plan.stages.push_back(m_eval.makeStage(e.choice.shape, at, e.choice.n, e.level));
-            at += e.choice.n;
-            ei = e.parent;
-        }
+        rp.plan = planOf(f);
         result.plans.push_back(std::move(rp));
     }
     return result;

@@ -642,15 +642,32 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
         if (options.algorithm != Algorithm::MetisStyle && !control.stop())
             metis = runMetis();
     };
-    // Of two results of the same kind, the one whose best plan is faster.
+    // Of two results of the same kind, the one whose best plan is faster; of two without a
+    // plan the later one (a larger offload share: its shortfall is the one to report).
     auto keepFaster = [](std::optional<Searcher::Merged>& best, std::optional<Searcher::Merged>& now) {
         if (!now)
             return;
         const bool better = !now->plans.empty()
             && (!best || best->plans.empty()
                 || now->plans.front().prediction.iteration_time_s < best->plans.front().prediction.iteration_time_s);
-        if (better || !best)
+        if (better || !best || (best->plans.empty() && now->plans.empty()))
             best = std::move(now);
+    };
+    // The load-balance and communication prunings (paper section 3.4) assume a balanced plan
+    // exists; when only unbalanced plans fit they can discard every feasible plan. A pass
+    // that finds nothing with them runs again without them (as --exact) before the search
+    // concludes that nothing fits (or offloads the optimizer to make something fit).
+    bool exactRan = false;
+    auto runMainComplete = [&]() {
+        runMain();
+        if (heuristics && options.algorithm == Algorithm::HsDp && main->plans.empty() && !control.stop()) {
+            heuristics = false;
+            runMain();
+            heuristics = true;
+            exactRan = true;
+            if (!main->plans.empty())
+                result.exact_fallback = true;
+        }
     };
 
     // The search with the offload policy: nothing fits (if needed): search again with a
@@ -662,7 +679,7 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
         result.offload_needed = false;
         s.setOffloadFraction(options.optimizer_offload == OptimizerOffload::Always ? 1.0 : 0.0);
         s.setKnownBest(bound);
-        runMain();
+        runMainComplete();
         if (options.optimizer_offload == OptimizerOffload::IfNeeded && main->plans.empty() && main->min_shortfall_gib >= 0
             && !control.stop()) {
             result.offload_needed = true;
@@ -674,7 +691,7 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
                 s.setKnownBest(bestMain && !bestMain->plans.empty()
                                    ? std::min(bound, bestMain->plans.front().prediction.iteration_time_s)
                                    : bound);
-                runMain();
+                runMainComplete();
                 keepFaster(bestMain, main);
             }
             if (bestMain)
@@ -718,7 +735,7 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
             }
         return best;
     };
-    if (options.algorithm == Algorithm::HsDp && heuristics && main->plans.empty() && !control.stop()) {
+    if (options.algorithm == Algorithm::HsDp && heuristics && !exactRan && main->plans.empty() && !control.stop()) {
         if (const RankedPlan* known = fastestBaseline()) {
             const double bound = want == 1 ? known->prediction.iteration_time_s : std::numeric_limits<double>::infinity();
             const RankedPlan fallback = *known;

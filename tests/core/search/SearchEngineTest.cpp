@@ -6,6 +6,7 @@
 #include "cost/CostModel.h"
 #include "hardware/DeviceCatalog.h"
 #include "io/Presets.h"
+#include "plan/Deployability.h"
 #include "search/Search.h"
 #include "search/SearchSpace.h"
 
@@ -75,6 +76,8 @@ private slots:
     void alternativesAndBaselines();
     void optimizerOffloadWhenNothingFits();
     void hostMemoryBoundsTheOffload();
+    void unrunnablePlansDoNotPrune();
+    void prunedOutPlansAreFoundBeforeOffloading();
     void largeRegularCluster();
     void cliExitCodes();
 };
@@ -325,6 +328,77 @@ void SearchEngineTest::hostMemoryBoundsTheOffload()
     QVERIFY2(QString::fromStdString(none.no_plan_reason).contains("no plan fits in device and host memory"),
              none.no_plan_reason.c_str());
     QVERIFY(!none.exact_fallback);   // no baseline fits either
+}
+
+void SearchEngineTest::unrunnablePlansDoNotPrune()
+{
+    // A 4-layer dense model (h 4096, F 12288, 16 heads, GBS 32) on a node of 2 and a node of 4
+    // H800 for Megatron-LM. A plan over both nodes breaks Megatron-LM's node order (stage s
+    // on ranks [s W/PP, (s+1) W/PP) needs nodes of one size: reference section 2), so it must
+    // not become the bound that prunes the runnable ones: --exact equals the exhaustive search.
+    ModelSpec m;
+    m.name = "four-layer";
+    m.num_layers = 4;
+    m.hidden_size = 4096;
+    m.ffn_hidden_size = 12288;
+    m.num_attention_heads = 16;
+    m.vocab_size = 32000;
+    m.seq_length = 2048;
+    m.swiglu = true;
+    m.add_bias_linear = false;
+    m.normalization = "RMSNorm";
+    m.training.micro_batch_size = 1;
+    m.training.global_batch_size = 32;
+    m.training.use_distributed_optimizer = true;
+    const Cluster c = clusterFromShorthand("H800:1x2,H800:1x4", DeviceCatalog::builtin());
+    const CostModel cost(m, c, DeviceCatalog::builtin());
+    SearchOptions opt;
+    opt.threads = 2;
+    opt.baselines = false;
+    opt.target = Target::Megatron;
+    opt.exact = true;
+    const SearchResult exact = runSearch(cost, opt);
+    opt.algorithm = Algorithm::Exhaustive;
+    const SearchResult all = runSearch(cost, opt);
+    QVERIFY2(!exact.plans.empty() && !all.plans.empty(), exact.no_plan_reason.c_str());
+    QCOMPARE(exact.plans.front().prediction.iteration_time_s, all.plans.front().prediction.iteration_time_s);
+    for (const RankedPlan& rp : exact.plans)
+        QVERIFY(isDeployable(rp.plan, m, c, DeviceCatalog::builtin(), Target::Megatron));
+}
+
+void SearchEngineTest::prunedOutPlansAreFoundBeforeOffloading()
+{
+    // LLaMA-2 7B on a node of 8 and a node of 4 H800 for Megatron-LM: only plans on one node
+    // run (node order), and the load-balance pruning discards them all; the search runs again
+    // without the prunings and finds one (docs/search.md section 1).
+    const ModelSpec* llama = findModelPreset("LLaMA-2-7B");
+    QVERIFY(llama);
+    const Cluster c = clusterFromShorthand("H800:1x8,H800:1x4", DeviceCatalog::builtin());
+    const CostModel cost(*llama, c, DeviceCatalog::builtin());
+    SearchOptions opt;
+    opt.threads = 2;
+    opt.baselines = false;
+    opt.target = Target::Megatron;
+    const SearchResult r = runSearch(cost, opt);
+    QVERIFY2(!r.plans.empty(), r.no_plan_reason.c_str());
+    QVERIFY(r.exact_fallback);
+
+    // Mixtral-L on 16-2 fits with the optimizer on the devices (an unbalanced plan the pruning
+    // hides), so "if needed" must not offload it: the answer is --exact's.
+    const ModelSpec* large = findModelPreset("Mixtral-L");
+    const Cluster* preset = findClusterPreset("16-2");
+    QVERIFY(large && preset);
+    const CostModel costL(*large, *preset, DeviceCatalog::builtin());
+    SearchOptions dflt;
+    dflt.threads = 2;
+    dflt.baselines = false;
+    const SearchResult d = runSearch(costL, dflt);
+    QVERIFY2(!d.plans.empty(), d.no_plan_reason.c_str());
+    QVERIFY(!d.offload_needed);
+    QCOMPARE(d.plans.front().plan.optimizer_offload_fraction, 0.0);
+    dflt.exact = true;
+    const SearchResult e = runSearch(costL, dflt);
+    QCOMPARE(d.plans.front().prediction.iteration_time_s, e.plans.front().prediction.iteration_time_s);
 }
 
 void SearchEngineTest::largeRegularCluster()
