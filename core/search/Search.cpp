@@ -679,23 +679,56 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
         result.offload_needed = false;
         s.setOffloadFraction(options.optimizer_offload == OptimizerOffload::Always ? 1.0 : 0.0);
         s.setKnownBest(bound);
-        runMainComplete();
-        if (options.optimizer_offload == OptimizerOffload::IfNeeded && main->plans.empty() && main->min_shortfall_gib >= 0
-            && !control.stop()) {
+        if (options.optimizer_offload != OptimizerOffload::IfNeeded) {
+            runMainComplete();
+            s.setKnownBest(std::numeric_limits<double>::infinity());
+            return;
+        }
+        runMain();
+        if (main->plans.empty() && main->min_shortfall_gib >= 0 && !control.stop()) {
+            // Short of memory with the prunings: try the offload shares (with the prunings).
             result.offload_needed = true;
-            std::optional<Searcher::Merged> bestMain;
-            for (const double fraction : kOffloadFractions) {
-                if (control.stop())
-                    break;
-                s.setOffloadFraction(fraction);
-                s.setKnownBest(bestMain && !bestMain->plans.empty()
-                                   ? std::min(bound, bestMain->plans.front().prediction.iteration_time_s)
-                                   : bound);
-                runMainComplete();
-                keepFaster(bestMain, main);
+            auto offloadPasses = [&]() {
+                std::optional<Searcher::Merged> bestMain;
+                for (const double fraction : kOffloadFractions) {
+                    if (control.stop())
+                        break;
+                    s.setOffloadFraction(fraction);
+                    s.setKnownBest(bestMain && !bestMain->plans.empty()
+                                       ? std::min(bound, bestMain->plans.front().prediction.iteration_time_s)
+                                       : bound);
+                    runMain();
+                    keepFaster(bestMain, main);
+                }
+                if (bestMain)
+                    main = std::move(bestMain);
+            };
+            offloadPasses();
+            // Nothing with any share either: the prunings may have hidden every plan. Search
+            // without them, first with the optimizer on the devices (a plan found there needs
+            // no offload), then with the shares.
+            if (main->plans.empty() && heuristics && options.algorithm == Algorithm::HsDp && !control.stop()) {
+                heuristics = false;
+                exactRan = true;
+                s.setOffloadFraction(0.0);
+                s.setKnownBest(bound);
+                runMain();
+                if (!main->plans.empty())
+                    result.offload_needed = false;
+                else
+                    offloadPasses();
+                heuristics = true;
+                if (!main->plans.empty())
+                    result.exact_fallback = true;
             }
-            if (bestMain)
-                main = std::move(bestMain);
+        } else if (main->plans.empty() && heuristics && options.algorithm == Algorithm::HsDp && !control.stop()) {
+            // Nothing short of memory: the prunings left nothing.
+            heuristics = false;
+            runMain();
+            heuristics = true;
+            exactRan = true;
+            if (!main->plans.empty())
+                result.exact_fallback = true;
         }
         s.setKnownBest(std::numeric_limits<double>::infinity());
     };
