@@ -321,7 +321,9 @@ int cmdPlan(const Args& args)
         os << "  " << pad(label, 22) << fmt("%.3f", t) << " s  (" << fmt("%.2f", best > 0 ? t / best : 0) << "x the plan's time, PP "
            << b->plan.pp() << ", " << (b->prediction.feasible ? "fits" : b->prediction.infeasible_reason) << ")\n";
     };
-    os << "\nCompared in the same cost model:\n";
+    os << "\nCompared in the same cost model" << (r.timed_out ? " (the time limit also cut the baselines' searches short: "
+                                                              "they may be slower than their best, or missing)" : "")
+       << ":\n";
     os << "  " << pad("this plan", 22) << fmt("%.3f", best) << " s\n";
     if (r.algorithm != Algorithm::Uniform)
         compare("uniform baseline", r.uniform_baseline);

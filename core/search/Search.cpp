@@ -107,11 +107,12 @@ std::vector<int> recomputeLevels(int layers)
     return out;
 }
 
-bool sameStage(const StagePlan& a, const StagePlan& b)
+bool sameStage(const StagePlan& a, const StagePlan& b, bool ignoreRecompute = false)
 {
+    const bool recomputeDiffers = a.recompute != b.recompute || a.recompute_layers != b.recompute_layers;
     if (a.device_type != b.device_type || a.first_layer != b.first_layer || a.num_layers != b.num_layers || a.tp != b.tp
-        || a.cp != b.cp || a.dp != b.dp || a.ep != b.ep || a.etp != b.etp || a.edp != b.edp || a.recompute != b.recompute
-        || a.recompute_layers != b.recompute_layers || a.micro_batch_size != b.micro_batch_size
+        || a.cp != b.cp || a.dp != b.dp || a.ep != b.ep || a.etp != b.etp || a.edp != b.edp
+        || (recomputeDiffers && !ignoreRecompute) || a.micro_batch_size != b.micro_batch_size
         || a.devices.size() != b.devices.size())
         return false;
     for (std::size_t i = 0; i < a.devices.size(); ++i)
@@ -121,12 +122,15 @@ bool sameStage(const StagePlan& a, const StagePlan& b)
     return true;
 }
 
-bool samePlan(const Plan& a, const Plan& b)
+// The same plan; with ignoreRecompute, the same pipeline with other recompute settings (the
+// least recompute that fits is the faster one, so such a slower copy is no alternative).
+bool samePlan(const Plan& a, const Plan& b, bool ignoreRecompute = false)
 {
-    if (a.stages.size() != b.stages.size() || a.global_batch_size != b.global_batch_size)
+    if (a.stages.size() != b.stages.size() || a.global_batch_size != b.global_batch_size
+        || a.optimizer_offload_fraction != b.optimizer_offload_fraction)
         return false;
     for (std::size_t i = 0; i < a.stages.size(); ++i)
-        if (!sameStage(a.stages[i], b.stages[i]))
+        if (!sameStage(a.stages[i], b.stages[i], ignoreRecompute))
             return false;
     return true;
 }
@@ -444,7 +448,9 @@ public:
             if (out.plans.size() >= want)
                 break;
             Plan plan = results[ref.job].plans[ref.rank].plan;
-            if (std::any_of(out.plans.begin(), out.plans.end(), [&](const RankedPlan& rp) { return samePlan(rp.plan, plan); }))
+            // Plans come fastest first: one that only adds recompute to a kept plan is slower and
+            // no alternative (docs/search.md section 1).
+            if (std::any_of(out.plans.begin(), out.plans.end(), [&](const RankedPlan& rp) { return samePlan(rp.plan, plan, true); }))
                 continue;
             if (checkDeploy) {
                 const auto problems = deploymentProblems(plan, model, m_cost.cluster(), m_cost.catalog(), target);

@@ -209,6 +209,19 @@ void SearchEngineTest::alternativesAndBaselines()
     QVERIFY(r.uniform_baseline->prediction.iteration_time_s > best);
     for (const StagePlan& st : r.uniform_baseline->plan.stages)
         QCOMPARE(st.num_layers, 24 / r.uniform_baseline->plan.pp());
+    // The alternatives are distinct pipelines, not the best one with more recompute.
+    for (std::size_t i = 1; i < r.plans.size(); ++i) {
+        const Plan& a = r.plans[i].plan;
+        const Plan& b = r.plans.front().plan;
+        bool onlyRecompute = a.pp() == b.pp();
+        for (int s = 0; onlyRecompute && s < a.pp(); ++s) {
+            const StagePlan& x = a.stages[static_cast<std::size_t>(s)];
+            const StagePlan& y = b.stages[static_cast<std::size_t>(s)];
+            onlyRecompute = x.num_layers == y.num_layers && x.tp == y.tp && x.dp == y.dp && x.ep == y.ep && x.etp == y.etp
+                && x.devices.front().node == y.devices.front().node && x.device_type == y.device_type;
+        }
+        QVERIFY2(!onlyRecompute, qPrintable(QString("alternative %1 only changes the recompute of #1").arg(i + 1)));
+    }
 
     // The user's current configuration is estimated in the same cost model.
     SearchOptions withCurrent;
