@@ -664,16 +664,21 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
     // that finds nothing with them runs again without them (as --exact) before the search
     // concludes that nothing fits (or offloads the optimizer to make something fit).
     bool exactRan = false;
+    auto prunedLeftNothing = [&]() {
+        return heuristics && options.algorithm == Algorithm::HsDp && main->plans.empty() && !control.stop();
+    };
+    auto runExact = [&]() {
+        heuristics = false;
+        runMain();
+        heuristics = true;
+        exactRan = true;
+        if (!main->plans.empty())
+            result.exact_fallback = true;
+    };
     auto runMainComplete = [&]() {
         runMain();
-        if (heuristics && options.algorithm == Algorithm::HsDp && main->plans.empty() && !control.stop()) {
-            heuristics = false;
-            runMain();
-            heuristics = true;
-            exactRan = true;
-            if (!main->plans.empty())
-                result.exact_fallback = true;
-        }
+        if (prunedLeftNothing())
+            runExact();
     };
 
     // The search with the offload policy: nothing fits (if needed): search again with a
@@ -713,7 +718,7 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
             // Nothing with any share either: the prunings may have hidden every plan. Search
             // without them, first with the optimizer on the devices (a plan found there needs
             // no offload), then with the shares.
-            if (main->plans.empty() && heuristics && options.algorithm == Algorithm::HsDp && !control.stop()) {
+            if (prunedLeftNothing()) {
                 heuristics = false;
                 exactRan = true;
                 s.setOffloadFraction(0.0);
@@ -727,14 +732,8 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
                 if (!main->plans.empty())
                     result.exact_fallback = true;
             }
-        } else if (main->plans.empty() && heuristics && options.algorithm == Algorithm::HsDp && !control.stop()) {
-            // Nothing short of memory: the prunings left nothing.
-            heuristics = false;
-            runMain();
-            heuristics = true;
-            exactRan = true;
-            if (!main->plans.empty())
-                result.exact_fallback = true;
+        } else if (prunedLeftNothing()) {
+            runExact();   // nothing short of memory: the prunings left nothing
         }
         s.setKnownBest(std::numeric_limits<double>::infinity());
     };

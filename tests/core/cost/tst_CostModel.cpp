@@ -116,6 +116,27 @@ StagePlan stageOn(const char* type, int node, int count, int tp)
     return s;
 }
 
+// Two stages of 16 layers at TP 8, on nodes 0 and 1; first() is the context of the first,
+// which sends to the second.
+struct TwoStages {
+    StagePlan a, b;
+    StageContext first() const
+    {
+        StageContext ctx;
+        ctx.stage_index = 0;
+        ctx.num_stages = 2;
+        ctx.next = &b;
+        return ctx;
+    }
+};
+TwoStages twoStages(const char* typeA, const char* typeB)
+{
+    TwoStages t{stageOn(typeA, 0, 8, 8), stageOn(typeB, 1, 8, 8)};
+    t.a.num_layers = t.b.num_layers = 16;
+    t.b.first_layer = 16;
+    return t;
+}
+
 // The whole model on one 8-GPU H100 node (TP 2, DP 4), all of its optimizer in host memory.
 Plan wholeModelOffloaded(const ModelSpec& m)
 {
@@ -842,15 +863,8 @@ void TestCostModel::crossVendorSendUsesBridge()
     c.cross_vendor.bandwidth_gbytes_per_s = 2.5;
     c.cross_vendor.latency_us = 100;
     const CostModel cm(m, c, DeviceCatalog::builtin());
-    StagePlan a = stageOn("H800", 0, 8, 8);
-    StagePlan b = stageOn("910B-376T", 1, 8, 8);
-    a.num_layers = b.num_layers = 16;
-    b.first_layer = 16;
-    StageContext ctx;
-    ctx.stage_index = 0;
-    ctx.num_stages = 2;
-    ctx.next = &b;
-    const StageEstimate e = cm.estimateStage(a, ctx);
+    const TwoStages two = twoStages("H800", "910B-376T");
+    const StageEstimate e = cm.estimateStage(two.a, two.first());
     const double bytes = 4096.0 * 4096 * 2 / 8;   // s * h * 2 bytes / TP, one rank's share
     QVERIFY(std::fabs(e.p2p_send - (bytes / 2.5e9 + 100e-6)) < 1e-12);
 }
@@ -893,15 +907,10 @@ void TestCostModel::interNodeSendAndInterleavedOverlap()
     // Two LLaMA-7B stages on two H800 nodes at TP 8: each rank sends s h 2 / 8 = 4 MiB.
     const ModelSpec m = llama7b();
     const Cluster c = nodesOf("H800", 2);
-    StagePlan a = stageOn("H800", 0, 8, 8);
-    StagePlan b = stageOn("H800", 1, 8, 8);
-    a.num_layers = b.num_layers = 16;
-    b.first_layer = 16;
+    const TwoStages two = twoStages("H800", "H800");
+    const StagePlan& a = two.a;
     const double send = 20e-6 + 4096.0 * 4096 * 2 / 8 / 48.5e9;
-    StageContext ctx;
-    ctx.stage_index = 0;
-    ctx.num_stages = 2;
-    ctx.next = &b;
+    StageContext ctx = two.first();
     ctx.vpp = 1;
     const CostModel cm(m, c, DeviceCatalog::builtin());
     const StageEstimate plain = cm.estimateStage(a, ctx);
@@ -947,14 +956,9 @@ void TestCostModel::drawnLinksBoundTheNics()
         c.links = {{0, 10, gbytes, 1}, {1, 10, gbytes, 1}};
         return c;
     };
-    StagePlan a = stageOn("H800", 0, 8, 8);
-    StagePlan b = stageOn("H800", 1, 8, 8);
-    a.num_layers = b.num_layers = 16;
-    b.first_layer = 16;
-    StageContext ctx;
-    ctx.stage_index = 0;
-    ctx.num_stages = 2;
-    ctx.next = &b;
+    const TwoStages two = twoStages("H800", "H800");
+    const StagePlan& a = two.a;
+    const StageContext ctx = two.first();
     const Cluster bare = nodesOf("H800", 2), fast = linked(400), slow = linked(80);
     const double plain = CostModel(m, bare, DeviceCatalog::builtin()).estimateStage(a, ctx).p2p_send;
     QCOMPARE(CostModel(m, fast, DeviceCatalog::builtin()).estimateStage(a, ctx).p2p_send, plain);
