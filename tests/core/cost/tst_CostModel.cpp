@@ -195,6 +195,7 @@ private slots:
     void profiledMoeBackwardUsesFfnBwd();
     void outputLayerAndFusedAttention();
     void vocabParallelBoundaries();
+    void sharedExpertJoinsTheOverlapWindow();
     void imbalanceScalesMoePath();
     void imbalanceCappedAtExpertsOverTopk();
     void recomputeOrdering();
@@ -786,6 +787,29 @@ void TestCostModel::vocabParallelBoundaries()
         QVERIFY(std::fabs(first.tensor_parallel - middle.tensor_parallel - embedding) < 1e-12);
         QVERIFY(std::fabs(last.tensor_parallel - middle.tensor_parallel - output) < 1e-12);
     }
+}
+
+void TestCostModel::sharedExpertJoinsTheOverlapWindow()
+{
+    // With --tp-comm-overlap the TP collectives of a pass hide behind its GEMMs (section 4.2).
+    // A shared expert is a TP-split MLP: its collectives join the attention's and so do its
+    // GEMMs. Mixtral 8x7B's layer at TP 8 (ETP 8) with SP: a shared expert of 28,672 (twice the
+    // expert FFN) brings more GEMM time than collectives, so less stays exposed than without it.
+    ModelSpec m = mixtral8x7b();
+    m.moe_ffn_hidden_size = 14336;
+    CostOptions overlap;
+    overlap.tp_comm_overlap = true;
+    StagePlan st = stageOn("H800", 0, 8, 8);
+    st.etp = 8;
+    st.edp = 1;
+    auto exposed = [&](double shared) {
+        m.moe_shared_expert_intermediate_size = shared;
+        const CostModel cm(m, nodesOf("H800", 1), DeviceCatalog::builtin(), nullptr, overlap);
+        return oneLayer(cm, st, true).tensor_parallel;
+    };
+    const double without = exposed(0);
+    QVERIFY(without > 0);
+    QVERIFY2(exposed(28672) < without, qPrintable(QString("%1 vs %2").arg(exposed(28672)).arg(without)));
 }
 
 void TestCostModel::imbalanceScalesMoePath()
