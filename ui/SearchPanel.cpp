@@ -373,7 +373,7 @@ void SearchPanel::showResult(const SearchResult& r)
     else if (r.timed_out)
         status += tr(" \u2013 time limit reached, best so far shown");
     if (!r.plans.empty() && r.offload_needed)
-        status += tr("; nothing fits with the optimizer on the devices, so these keep it in host memory");
+        status += tr("; the search found no plan with the optimizer on the devices, so these keep it in host memory");
     if (!r.plans.empty() && r.exact_fallback)
         status += tr("; the load-balance and communication prunings left nothing that fits, so the search ran again without them");
     if (!r.plans.empty() && r.uniform_baseline && r.uniform_baseline->prediction.feasible &&

@@ -322,8 +322,10 @@ int cmdEstimate(const Args& args)
         in.model.training.precision = parsePrecision(*p);
 
     std::optional<Profile> profile;
-    if (auto file = a.value("profile"))
+    if (auto file = a.value("profile")) {
         profile = readProfile(readTextFile(*file), *file, &warnings);
+        validateProfile(*profile, catalog, *file);
+    }
     for (const auto& w : warnings)
         std::cerr << "warning: " << w << "\n";
 

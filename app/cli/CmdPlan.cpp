@@ -223,8 +223,10 @@ int cmdPlan(const Args& args)
     }
     const ModelSpec model = script ? script->model : resolveModel(a.required("model"), &warnings);
     std::unique_ptr<Profile> profile;
-    if (auto path = a.value("profile"))
+    if (auto path = a.value("profile")) {
         profile = std::make_unique<Profile>(readProfile(readTextFile(*path), *path, &warnings));
+        validateProfile(*profile, catalog, *path);
+    }
 
     SearchOptions opt;
     if (script)
@@ -298,8 +300,8 @@ int cmdPlan(const Args& args)
        << r.pruned.memory << " by memory, " << r.pruned.communication << " by communication"
        << (r.timed_out ? " (time limit reached: best plan so far)" : "") << "\n";
     if (r.offload_needed)
-        os << "No plan fits with the optimizer states on the devices; these keep them in host memory\n"
-              "(--optimizer-cpu-offload; see --optimizer-offload).\n";
+        os << "The search found no plan with the optimizer states on the devices; these keep them in host memory\n"
+              "(--optimizer-cpu-offload; see --optimizer-offload; --exact also looks for unbalanced plans on the devices).\n";
     if (r.exact_fallback)
         os << "The load-balance and communication prunings left no feasible plan; searched again without them\n"
               "(as --exact)"
@@ -314,7 +316,8 @@ int cmdPlan(const Args& args)
     const double best = r.plans.front().prediction.iteration_time_s;
     auto compare = [&](const char* label, const std::optional<RankedPlan>& b) {
         if (!b) {
-            os << "  " << pad(label, 22) << "none feasible\n";
+            // After a time-out (or cancel) a baseline may not have been searched at all.
+            os << "  " << pad(label, 22) << (r.timed_out || r.cancelled ? "not found before the time limit" : "none feasible") << "\n";
             return;
         }
         const double t = b->prediction.iteration_time_s;

@@ -67,6 +67,7 @@ std::string validateOne(const std::string& file, const DeviceCatalog& catalog, W
         os << ", " << c.totalDevices() << " devices";
     } else if (format == kProfileFormat) {
         const Profile p = readProfile(text, file, &warnings);
+        validateProfile(p, catalog, file);
         // Entries for a type the catalog does not know are never used by an estimate.
         auto unknown = [&](const std::string& where, const std::string& type) {
             if (!catalog.find(type))

@@ -5,7 +5,6 @@
 
 #include "cost/CollectiveModel.h"
 #include "cost/LayerShape.h"
-#include "hardware/ClusterTopology.h"
 #include "profile/ProfileTables.h"
 #include "util/InputError.h"
 
@@ -161,12 +160,6 @@ struct CostModel::Impl {
     ParameterCount params;
     std::vector<DeviceInfo> devices;
     std::vector<NodeInfo> nodes;   // indexed by node id
-    // Widest path (bytes/s) between two nodes of the cluster's link graph (section 6), for
-    // clusters of at most kMaxWidestNodes nodes; dense index per node id, -1 = none.
-    static constexpr std::size_t kMaxWidestNodes = 1024;
-    std::vector<int> denseIndex;
-    std::vector<double> widestPair;
-    std::size_t widestCount = 0;
     double moeScale = 1;           // 1 + gamma (rho - 1)
     bool rhoFromProfile = false;
 
@@ -216,8 +209,7 @@ struct CostModel::Impl {
     }
 
     // The cluster's links (docs/cost-model.md section 6): a node's devices share its links, so
-    // what one device sends off the node is at most the node's link bandwidth over its devices;
-    // a send between two nodes is at most the widest path between them (hosts do not forward).
+    // what one device sends off the node is at most the node's link bandwidth over its devices.
     void useLinks()
     {
         std::vector<double> linkSum(nodes.size(), 0.0);
@@ -231,33 +223,6 @@ struct CostModel::Impl {
         for (std::size_t id = 0; id < nodes.size(); ++id)
             if (nodes[id].valid && linkSum[id] > 0)
                 nodes[id].nic_bw = std::min(nodes[id].nic_bw, linkSum[id] / nodes[id].count);
-        if (cluster.links.empty() || cluster.nodes.size() < 2 || cluster.nodes.size() > kMaxWidestNodes)
-            return;
-        const ClusterTopology topology(cluster, catalog);
-        denseIndex.assign(nodes.size(), -1);
-        std::vector<int> ids;
-        for (const auto& n : cluster.nodes)
-            if (node(n.id) && denseIndex[static_cast<std::size_t>(n.id)] < 0) {
-                denseIndex[static_cast<std::size_t>(n.id)] = static_cast<int>(ids.size());
-                ids.push_back(n.id);
-            }
-        const std::size_t count = ids.size();
-        widestCount = count;
-        widestPair.assign(count * count, 0.0);
-        for (std::size_t i = 0; i < count; ++i)
-            for (std::size_t j = i + 1; j < count; ++j)
-                widestPair[i * count + j] = widestPair[j * count + i] = topology.widestPath(ids[i], ids[j]) * 1e9;
-    }
-
-    // Widest path between two nodes in bytes/s; 0 when unknown or not connected.
-    double widest(int a, int b) const
-    {
-        if (widestPair.empty() || a < 0 || b < 0 || a >= static_cast<int>(denseIndex.size()) || b >= static_cast<int>(denseIndex.size()))
-            return 0;
-        const int i = denseIndex[static_cast<std::size_t>(a)], j = denseIndex[static_cast<std::size_t>(b)];
-        if (i < 0 || j < 0)
-            return 0;
-        return widestPair[static_cast<std::size_t>(i) * widestCount + static_cast<std::size_t>(j)];
     }
 
     DeviceInfo makeDevice(const DeviceType& t) const
@@ -426,11 +391,6 @@ struct CostModel::Impl {
             g.intra_bw = std::min(intraShare(sa, da, 1), intraShare(sb, db, 1));   // one link on a mesh
         } else {
             g.link = LinkClass::InterNode;
-        }
-        // Every rank of a node sends at once, so a node's ranks share the widest path.
-        if (g.link != LinkClass::IntraNode) {
-            if (const double w = widest(na, nb); w > 0)
-                g.nic_bw = std::min(g.nic_bw, w / std::max(sa.per_node, sb.per_node));
         }
         return g;
     }
@@ -1014,30 +974,32 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
         const bool computeFromTable = table && (nDense > 0 || moeFromTable);
         est.from_profile = computeFromTable || collFromTable.table || dev.eff_from_profile || dev.mem_from_profile
             || (m.rhoFromProfile && nMoe > 0);
-        const std::string knobsText = "TP " + std::to_string(tp) + ", CP " + std::to_string(cp);
-        if (!table)
-            est.notes.push_back(stage.device_type + ": layer compute analytic (the profile has no entry for " + knobsText + ")");
-        else if (!computeFromTable)
-            est.notes.push_back(stage.device_type + ": layer compute analytic (the profile's entry for " + knobsText
-                                + " has no ffn_fwd_s and ffn_bwd_s, which MoE layers need)");
-        else if (nMoe > 0 && !moeFromTable)
-            est.notes.push_back(stage.device_type + ": layer compute from the profile table (" + knobsText
-                                + ") for dense layers; MoE layers analytic (the entry has no ffn_fwd_s and ffn_bwd_s)");
-        else
-            est.notes.push_back(stage.device_type + ": layer compute from the profile table (" + knobsText + ")");
-        if (collFromTable.table && collFromTable.analytic)
-            est.notes.push_back(stage.device_type + ": collective times from the profile table where it has the primitive, "
-                                "link and group size, the others analytic");
-        else if (collFromTable.table)
-            est.notes.push_back(stage.device_type + ": collective times from the profile table");
-        else if (collFromTable.analytic)
-            est.notes.push_back(stage.device_type + ": collective times analytic (no matching profile table)");
-        est.notes.push_back(stage.device_type + (dev.eff_from_profile ? ": GEMM efficiency from the profile"
-                                                                       : ": GEMM efficiency from the catalog default"));
-        est.notes.push_back(stage.device_type + (dev.mem_from_profile ? ": memory overhead and activation factor from the profile"
-                                                                       : ": memory overhead and activation factor defaults"));
-        if (nMoe > 0)
-            est.notes.push_back(m.rhoFromProfile ? "router imbalance from the profile" : "router imbalance from the model");
+        if (ctx.notes) {
+            const std::string knobsText = "TP " + std::to_string(tp) + ", CP " + std::to_string(cp);
+            if (!table)
+                est.notes.push_back(stage.device_type + ": layer compute analytic (the profile has no entry for " + knobsText + ")");
+            else if (!computeFromTable)
+                est.notes.push_back(stage.device_type + ": layer compute analytic (the profile's entry for " + knobsText
+                                    + " has no ffn_fwd_s and ffn_bwd_s, which MoE layers need)");
+            else if (nMoe > 0 && !moeFromTable)
+                est.notes.push_back(stage.device_type + ": layer compute from the profile table (" + knobsText
+                                    + ") for dense layers; MoE layers analytic (the entry has no ffn_fwd_s and ffn_bwd_s)");
+            else
+                est.notes.push_back(stage.device_type + ": layer compute from the profile table (" + knobsText + ")");
+            if (collFromTable.table && collFromTable.analytic)
+                est.notes.push_back(stage.device_type + ": collective times from the profile table where it has the primitive, "
+                                    "link and group size, the others analytic");
+            else if (collFromTable.table)
+                est.notes.push_back(stage.device_type + ": collective times from the profile table");
+            else if (collFromTable.analytic)
+                est.notes.push_back(stage.device_type + ": collective times analytic (no matching profile table)");
+            est.notes.push_back(stage.device_type + (dev.eff_from_profile ? ": GEMM efficiency from the profile"
+                                                                           : ": GEMM efficiency from the catalog default"));
+            est.notes.push_back(stage.device_type + (dev.mem_from_profile ? ": memory overhead and activation factor from the profile"
+                                                                           : ": memory overhead and activation factor defaults"));
+            if (nMoe > 0)
+                est.notes.push_back(m.rhoFromProfile ? "router imbalance from the profile" : "router imbalance from the model");
+        }
     }
     return est;
 }
@@ -1208,7 +1170,8 @@ Prediction CostModel::estimate(const Plan& plan) const
             pred.notes.insert(pred.notes.begin(), buf);
         }
         if (!pred.used_profile)
-            pred.notes.push_back("the profile has no entry for this plan; every number is an analytic default");
+            pred.notes.push_back(pred.notes.empty() ? "the profile has no entry for this plan; every number is an analytic default"
+                                                    : "nothing of the profile applies to this plan; every number is an analytic default");
     } else {
         pred.notes.push_back("no profile: every number is an analytic default from the device catalog");
     }

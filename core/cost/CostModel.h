@@ -78,6 +78,9 @@ struct StageContext {
     const StagePlan* next = nullptr;   // the following stage (for the p2p send), or null
     // Interleaved 1F1B (vpp > 1): the last rank also sends its chunk outputs to rank 0.
     const StagePlan* wrap = nullptr;
+    // Write StageEstimate::notes (which numbers came from a profile); the search, which costs
+    // millions of candidate stages and reads only their times, turns it off.
+    bool notes = true;
 };
 
 class CostModel {

@@ -1173,6 +1173,50 @@ void validatePlanDocument(const PlanDocument& doc, const DeviceCatalog& catalog,
     }
 }
 
+void validateProfile(const Profile& profile, const DeviceCatalog& catalog, const std::string& fileName)
+{
+    auto canonical = [&](const std::string& name) {
+        const DeviceType* t = name.empty() ? nullptr : catalog.find(name);
+        std::string key = t ? t->name : name;
+        std::transform(key.begin(), key.end(), key.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+        return key;
+    };
+    std::map<std::tuple<std::string, int, int, long long>, std::size_t> compute;
+    for (std::size_t i = 0; i < profile.compute.size(); ++i) {
+        const ComputeEntry& e = profile.compute[i];
+        const auto [at, fresh] = compute.emplace(std::tuple{canonical(e.device_type), e.tp, e.cp, e.tokens}, i);
+        if (!fresh)
+            throw InputError(fileName, "profile.compute[" + std::to_string(i) + "].device_type",
+                             "\"" + e.device_type + "\" and compute[" + std::to_string(at->second) + "]'s \""
+                                 + profile.compute[at->second].device_type
+                                 + "\" name one device type, and both give this point (tp, cp, tokens); expected one entry per point");
+    }
+    std::map<std::tuple<int, int, int, double, std::string>, std::size_t> collectives;
+    for (std::size_t i = 0; i < profile.collectives.size(); ++i) {
+        const CollectiveEntry& e = profile.collectives[i];
+        const auto [at, fresh] = collectives.emplace(
+            std::tuple{static_cast<int>(e.primitive), static_cast<int>(e.link), e.group_size, e.bytes, canonical(e.device_type)}, i);
+        if (!fresh)
+            throw InputError(fileName, "profile.collectives[" + std::to_string(i) + "].device_type",
+                             "collectives[" + std::to_string(at->second) + "] already gives this point for the same device type; "
+                             "expected one entry per point");
+    }
+    std::map<std::string, std::size_t> memory;
+    for (std::size_t i = 0; i < profile.memory.size(); ++i) {
+        const auto [at, fresh] = memory.emplace(canonical(profile.memory[i].device_type), i);
+        if (!fresh)
+            throw InputError(fileName, "profile.memory[" + std::to_string(i) + "].device_type",
+                             "memory[" + std::to_string(at->second) + "] already calibrates this device type; expected one entry per type");
+    }
+    std::map<std::string, std::string> efficiency;
+    for (const auto& [type, value] : profile.device_efficiency) {
+        const auto [at, fresh] = efficiency.emplace(canonical(type), type);
+        if (!fresh)
+            throw InputError(fileName, "profile.device_efficiency." + type,
+                             "\"" + at->second + "\" names the same device type; expected one entry per type");
+    }
+}
+
 void validateProjectPlan(const Project& project, std::size_t index, const DeviceCatalog& catalog, const std::string& fileName)
 {
     PlanDocument doc;

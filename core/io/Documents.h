@@ -99,6 +99,9 @@ constexpr int kMaxLayers = 1024;
 constexpr int kMaxDevicesPerNode = 4096;
 constexpr int kMaxNodes = 100000;
 void validateCluster(const Cluster& cluster, const DeviceCatalog& catalog, const std::string& fileName);
+// One entry per table point also when two entries name one device type by different catalog
+// names or aliases ("H800", "H800-SXM"): the cost model matches them as one. Throws InputError.
+void validateProfile(const Profile& profile, const DeviceCatalog& catalog, const std::string& fileName);
 // A plan document's plan against its own model and cluster: stages cover the layers in
 // order, slots exist on nodes of the stage's device type and do not overlap,
 // tp*cp*dp == ep*etp*edp == devices of the stage, Megatron's divisibility rules (heads,

@@ -976,6 +976,14 @@ private:
         }
         if (!readStageRecompute(p, split, p.global_batch_size / samples))
             return;
+        // As for one mesh (buildParallel): Megatron-Core's MoE layer needs sequence parallelism
+        // wherever TP > 1, and FlagScale's meshes run it.
+        if (m_out.model.isMoe() && !p.sequence_parallel
+            && std::any_of(meshes.begin(), meshes.end(), [](const ProcessMesh& mesh) { return mesh.tp > 1; })) {
+            warn(at("--hetero-process-meshes") + "an MoE model with a mesh of TP > 1 needs --sequence-parallel (Megatron-Core's MoE "
+                 "layer refuses to train without it); the configuration is costed with it");
+            p.sequence_parallel = true;
+        }
         p.meshes = std::move(meshes);
         p.layer_split = std::move(split);
         p.layer_chunks.clear();

@@ -757,35 +757,6 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
         runBaselines();
     }
 
-    // The load-balance and communication prunings (paper section 3.4) assume a balanced
-    // plan exists; when only unbalanced plans fit (a tight memory budget), they can discard
-    // every feasible plan while a baseline still finds one. Then search again without them,
-    // bounded by the fastest baseline when one plan is wanted, and fall back to that baseline
-    // if nothing is faster.
-    auto fastestBaseline = [&]() -> const RankedPlan* {
-        const RankedPlan* best = nullptr;
-        for (const auto* b : {&uniform, &metis})
-            if (*b && !(*b)->plans.empty()) {
-                const RankedPlan& rp = (*b)->plans.front();
-                if ((options.target == Target::Any || rp.plan.target == options.target)
-                    && (!best || rp.prediction.iteration_time_s < best->prediction.iteration_time_s))
-                    best = &rp;
-            }
-        return best;
-    };
-    if (options.algorithm == Algorithm::HsDp && heuristics && !exactRan && main->plans.empty() && !control.stop()) {
-        if (const RankedPlan* known = fastestBaseline()) {
-            const double bound = want == 1 ? known->prediction.iteration_time_s : std::numeric_limits<double>::infinity();
-            const RankedPlan fallback = *known;
-            heuristics = false;
-            result.exact_fallback = true;
-            searchMain(bound);
-            if (main->plans.empty() && !control.stop())
-                main->plans.push_back(fallback);
-            result.main_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        }
-    }
-
     result.plans = main->plans;
     if (uniform && !uniform->plans.empty())
         result.uniform_baseline = uniform->plans.front();

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 #include <set>
 #include <unordered_map>
 
@@ -60,6 +61,14 @@ SearchSpace::SearchSpace(const ModelSpec& model, const Cluster& cluster, const D
     }
     m_sizes.resize(m_types.size());
     m_knobs.resize(m_types.size());
+    // The drawn links of a node bound its NIC rate in the cost model (docs/cost-model.md
+    // section 6), so nodes whose links add up differently are not interchangeable.
+    std::map<int, double> linkSum;
+    for (const Link& l : cluster.links)
+        if (l.bandwidth_gbytes_per_s > 0 && l.a != l.b) {
+            linkSum[l.a] += l.bandwidth_gbytes_per_s;
+            linkSum[l.b] += l.bandwidth_gbytes_per_s;
+        }
     for (std::size_t t = 0; t < m_types.size(); ++t) {
         TypeInfo& ti = m_types[t];
         ti.min_node = *std::min_element(ti.node_counts.begin(), ti.node_counts.end());
@@ -68,7 +77,8 @@ SearchSpace::SearchSpace(const ModelSpec& model, const Cluster& cluster, const D
         for (int id : ti.node_ids) {
             const Node* n = byId.at(id);
             if (!n || !first || n->count != first->count || n->nics != first->nics || n->nic_gbit != first->nic_gbit
-                || n->host_memory_gib != first->host_memory_gib || n->host_link_gbytes_per_s != first->host_link_gbytes_per_s)
+                || n->host_memory_gib != first->host_memory_gib || n->host_link_gbytes_per_s != first->host_link_gbytes_per_s
+                || linkSum[n->id] != linkSum[first->id])
                 ti.regular = false;
         }
         std::set<int> sizes;

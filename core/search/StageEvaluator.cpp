@@ -103,6 +103,7 @@ StageEstimate StageEvaluator::estimate(const StageQuery& q, int level, const Sta
     ctx.sequence_parallel = true;
     ctx.distributed_optimizer = m_space.model().training.use_distributed_optimizer;
     ctx.optimizer_offload_fraction = m_offload;
+    ctx.notes = false;
     ctx.next = nextPlan;
     ++m_calls;
     return m_cost.estimateStage(st, ctx);

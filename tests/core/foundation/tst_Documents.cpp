@@ -184,6 +184,7 @@ private slots:
     void binaryDataIsNotJson();
     void enumerationsIgnoreCaseAndSeparators();
     void profileAndSettingsBounds();
+    void profileAliasesAreOneType();
     void writersSurviveBadEncoding();
     void readTextFileRefusesNonFiles();
     void atomicSaveReplaces();
@@ -708,6 +709,29 @@ void tst_Documents::profileAndSettingsBounds()
     QCOMPARE(q(expectError([&] { readProject(withSetting("time_limit_s", "1e308"), "x.hapmoe"); }).where()),
              QStringLiteral("search.time_limit_s"));
     QCOMPARE(readProject(withSetting("delta", "0.5"), "x.hapmoe").search.delta, 0.5);
+}
+
+void tst_Documents::profileAliasesAreOneType()
+{
+    // "H800-SXM" is a catalog alias of "H800": two compute entries for one point under the two
+    // names would make the estimate depend on the order of the file.
+    Profile p;
+    ComputeEntry e;
+    e.device_type = "H800";
+    e.tp = 2;
+    e.tokens = 4096;
+    e.dense_layer_fwd_s = 0.01;
+    e.dense_layer_bwd_s = 0.02;
+    p.compute.push_back(e);
+    validateProfile(p, DeviceCatalog::builtin(), "p.json");
+    e.device_type = "H800-SXM";
+    p.compute.push_back(e);
+    const InputError err = expectError([&] { validateProfile(p, DeviceCatalog::builtin(), "p.json"); });
+    QCOMPARE(q(err.where()), QStringLiteral("profile.compute[1].device_type"));
+    p.compute.pop_back();
+    p.device_efficiency = {{"H800", 0.6}, {"NVIDIA H800", 0.7}};
+    QCOMPARE(q(expectError([&] { validateProfile(p, DeviceCatalog::builtin(), "p.json"); }).where()).left(25),
+             QStringLiteral("profile.device_efficiency"));
 }
 
 void tst_Documents::writersSurviveBadEncoding()

@@ -77,6 +77,7 @@ private slots:
     void optimizerOffloadWhenNothingFits();
     void hostMemoryBoundsTheOffload();
     void unrunnablePlansDoNotPrune();
+    void nodesWithSlowLinksAreNotInterchangeable();
     void prunedOutPlansAreFoundBeforeOffloading();
     void largeRegularCluster();
     void cliExitCodes();
@@ -377,6 +378,45 @@ void SearchEngineTest::unrunnablePlansDoNotPrune()
     QCOMPARE(exact.plans.front().prediction.iteration_time_s, all.plans.front().prediction.iteration_time_s);
     for (const RankedPlan& rp : exact.plans)
         QVERIFY(isDeployable(rp.plan, m, c, DeviceCatalog::builtin(), Target::Megatron));
+}
+
+void SearchEngineTest::nodesWithSlowLinksAreNotInterchangeable()
+{
+    // Three H800 nodes on one switch, the first linked at 16 GB/s instead of 400: its devices
+    // get 2 GB/s each off the node (docs/cost-model.md section 6), so a stage there costs
+    // more than the same stage on another node and the search may not reuse one for the
+    // other. The answer equals that for the same cluster made irregular by an unrelated field
+    // (host memory), where every node is costed on its own.
+    const ModelSpec* llama = findModelPreset("LLaMA-2-7B");
+    QVERIFY(llama);
+    auto cluster = [](double hostMemory) {
+        Cluster c;
+        for (int i = 0; i < 3; ++i) {
+            Node n;
+            n.id = i;
+            n.host = "n" + std::to_string(i);
+            n.device_type = "H800";
+            n.count = 8;
+            c.nodes.push_back(n);
+        }
+        c.nodes[1].host_memory_gib = hostMemory;
+        Switch sw;
+        sw.id = 10;
+        sw.name = "sw";
+        c.switches.push_back(sw);
+        c.links = {{0, 10, 16, 5}, {1, 10, 400, 5}, {2, 10, 400, 5}};
+        return c;
+    };
+    SearchOptions opt;
+    opt.threads = 2;
+    opt.baselines = false;
+    opt.exact = true;
+    opt.global_batch_size = 192;
+    const Cluster regular = cluster(0), irregular = cluster(2048);
+    const SearchResult a = runSearch(CostModel(*llama, regular, DeviceCatalog::builtin()), opt);
+    const SearchResult b = runSearch(CostModel(*llama, irregular, DeviceCatalog::builtin()), opt);
+    QVERIFY(!a.plans.empty() && !b.plans.empty());
+    QCOMPARE(a.plans.front().prediction.iteration_time_s, b.plans.front().prediction.iteration_time_s);
 }
 
 void SearchEngineTest::prunedOutPlansAreFoundBeforeOffloading()
