@@ -90,10 +90,7 @@ struct DeviceInfo {
 Profile canonicalNames(const Profile& profile, const DeviceCatalog& catalog)
 {
     Profile out = profile;
-    auto canonical = [&](std::string& name) {
-        if (const DeviceType* t = name.empty() ? nullptr : catalog.find(name))
-            name = t->name;
-    };
+    auto canonical = [&](std::string& name) { name = catalog.canonicalName(name); };
     for (auto& e : out.compute)
         canonical(e.device_type);
     for (auto& e : out.collectives)

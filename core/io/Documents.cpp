@@ -1176,8 +1176,7 @@ void validatePlanDocument(const PlanDocument& doc, const DeviceCatalog& catalog,
 void validateProfile(const Profile& profile, const DeviceCatalog& catalog, const std::string& fileName)
 {
     auto canonical = [&](const std::string& name) {
-        const DeviceType* t = name.empty() ? nullptr : catalog.find(name);
-        std::string key = t ? t->name : name;
+        std::string key = catalog.canonicalName(name);
         std::transform(key.begin(), key.end(), key.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
         return key;
     };
