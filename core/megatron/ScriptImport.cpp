@@ -569,6 +569,17 @@ private:
             warn(at() + "CUDA graphs are not modelled (the cost model has no host launch overhead to remove)");
     }
 
+    // Megatron-Core's MoELayer.forward raises in training when TP > 1 without sequence
+    // parallelism, so the run needs it: the configuration is costed (and exported) with it.
+    void requireSequenceParallel(ParallelConfig& p, bool tpAboveOne, const std::string& flag, const std::string& what)
+    {
+        if (!m_out.model.isMoe() || p.sequence_parallel || !tpAboveOne)
+            return;
+        warn(at(flag) + "an MoE model with " + what + " needs --sequence-parallel (Megatron-Core's MoE layer refuses to train "
+             "without it); the configuration is costed with it");
+        p.sequence_parallel = true;
+    }
+
     void buildParallel()
     {
         ParallelConfig& p = m_out.parallel;
@@ -581,13 +592,7 @@ private:
         p.ep = intFlag("--expert-model-parallel-size", 1);
         p.etp = intFlag("--expert-tensor-parallel-size", 0, 0);
         p.sequence_parallel = has("--sequence-parallel");
-        // Megatron-Core's MoELayer.forward raises in training when TP > 1 without sequence
-        // parallelism, so the run needs it: the configuration is costed (and exported) with it.
-        if (m_out.model.isMoe() && !p.sequence_parallel && p.tp > 1) {
-            warn(at("--tensor-model-parallel-size") + "an MoE model with TP > 1 needs --sequence-parallel (Megatron-Core's MoE "
-                 "layer refuses to train without it); the configuration is costed with it");
-            p.sequence_parallel = true;
-        }
+        requireSequenceParallel(p, p.tp > 1, "--tensor-model-parallel-size", "TP > 1");
         p.distributed_optimizer = has("--use-distributed-optimizer");
         readOverlapSwitches(p);
         if (has("--optimizer-cpu-offload")) {
@@ -976,14 +981,8 @@ private:
         }
         if (!readStageRecompute(p, split, p.global_batch_size / samples))
             return;
-        // As for one mesh (buildParallel): Megatron-Core's MoE layer needs sequence parallelism
-        // wherever TP > 1, and FlagScale's meshes run it.
-        if (m_out.model.isMoe() && !p.sequence_parallel
-            && std::any_of(meshes.begin(), meshes.end(), [](const ProcessMesh& mesh) { return mesh.tp > 1; })) {
-            warn(at("--hetero-process-meshes") + "an MoE model with a mesh of TP > 1 needs --sequence-parallel (Megatron-Core's MoE "
-                 "layer refuses to train without it); the configuration is costed with it");
-            p.sequence_parallel = true;
-        }
+        requireSequenceParallel(p, std::any_of(meshes.begin(), meshes.end(), [](const ProcessMesh& mesh) { return mesh.tp > 1; }),
+                                "--hetero-process-meshes", "a mesh of TP > 1");
         p.meshes = std::move(meshes);
         p.layer_split = std::move(split);
         p.layer_chunks.clear();
