@@ -623,14 +623,7 @@ void MainWindow::onSearchFinished(const SearchResult& result)
     context.model = m_searchPanel->runner()->model();
     context.cluster = m_searchPanel->runner()->cluster();
     context.catalog = &DeviceCatalog::builtin();
-    const std::string& script = m_document->project().current_script;
-    if (!script.empty()) {
-        try {
-            context.script = importMegatronScript(readTextFile(script), script);
-        } catch (const std::exception&) {
-            // The search panel already said why the script is not used.
-        }
-    }
+    context.script = currentScript();
     m_explorer->setContext(context);
     m_explorer->setResult(result);
     // The project keeps what the explorer shows: the plans of this search, or none when it
@@ -644,6 +637,19 @@ void MainWindow::onSearchFinished(const SearchResult& result)
     updateOutdated();
     if (!result.plans.empty())
         showTab(QStringLiteral("results"));
+}
+
+std::optional<ImportedScript> MainWindow::currentScript() const
+{
+    const std::string& script = m_document->project().current_script;
+    if (script.empty())
+        return std::nullopt;
+    try {
+        return importMegatronScript(readTextFile(script), script);
+    } catch (const std::exception&) {
+        // The search panel says why the script is not used when a search starts.
+        return std::nullopt;
+    }
 }
 
 void MainWindow::updateOutdated()
@@ -672,6 +678,8 @@ void MainWindow::showSavedPlans()
     context.model = p.model;
     context.cluster = p.cluster;
     context.catalog = &DeviceCatalog::builtin();
+    // Exports of the saved plans carry the script's other flags, as after a search.
+    context.script = currentScript();
     m_explorer->setContext(context);
     m_explorer->setResult(result);
 }

@@ -4,10 +4,13 @@
 // panel and problems list as docks. Owns the document and its autosave; only this class
 // shows message boxes.
 
+#include "megatron/ScriptImport.h"
 #include "search/Search.h"
 
 #include <QMainWindow>
 #include <QStringList>
+
+#include <optional>
 
 class QAction;
 class QLabel;
@@ -89,6 +92,8 @@ private:
     void showSavedPlans();
     // Marks the explorer's plans as computed for an earlier model or cluster.
     void updateOutdated();
+    // The project's Megatron script, imported; none when it has none or it cannot be read.
+    std::optional<ImportedScript> currentScript() const;
     void setTheme(bool dark);
 
     ProjectDocument* m_document;

@@ -301,11 +301,13 @@ bool SearchPanel::run()
     }
     QString note;
     m_scriptNote.clear();
+    CostOptions costOptions;
     const std::string& script = m_document->project().current_script;
     if (!script.empty()) {
         try {
             const ImportedScript imported = importMegatronScript(readTextFile(script), script);
             options.current = planFromScript(imported, m_document->cluster(), m_document->catalog());
+            costOptions = exportCostOptions(imported);
             m_scriptNote = QString::fromStdString(scriptOverlapNote(imported));
         } catch (const std::exception& e) {
             note = tr(" (the imported configuration is not estimated: %1)").arg(QString::fromUtf8(e.what()));
@@ -319,7 +321,7 @@ bool SearchPanel::run()
     m_best->setText(QStringLiteral("\u2013"));
     m_status->setText(tr("Searching %1 devices\u2026").arg(m_document->cluster().totalDevices()) + note);
     setRunning(true);
-    m_runner->start(m_document->model(), m_document->cluster(), options);
+    m_runner->start(m_document->model(), m_document->cluster(), options, costOptions);
     emit searchStarted();
     return true;
 }

@@ -32,7 +32,8 @@ SearchRunner::~SearchRunner()
     m_watcher.waitForFinished();
 }
 
-void SearchRunner::start(const ModelSpec& model, const Cluster& cluster, const SearchOptions& options)
+void SearchRunner::start(const ModelSpec& model, const Cluster& cluster, const SearchOptions& options,
+                         const CostOptions& costOptions)
 {
     if (m_running)
         return;
@@ -47,9 +48,9 @@ void SearchRunner::start(const ModelSpec& model, const Cluster& cluster, const S
 
     auto shared = m_shared;
     QFuture<SearchResult> future = QtConcurrent::run(
-        [shared, model, cluster, options](QPromise<SearchResult>& promise) {
+        [shared, model, cluster, options, costOptions](QPromise<SearchResult>& promise) {
             try {
-                CostModel cost(model, cluster, DeviceCatalog::builtin());
+                CostModel cost(model, cluster, DeviceCatalog::builtin(), nullptr, costOptions);
                 auto progress = [&shared](const SearchProgress& p) {
                     std::lock_guard<std::mutex> lock(shared->mutex);
                     shared->progress = p;

@@ -4,6 +4,7 @@
 // that a GUI-thread timer reads, so that the GUI never waits on a lock held for long and
 // never pumps events. The destructor cancels and waits.
 
+#include "cost/CostModel.h"
 #include "hardware/Cluster.h"
 #include "model/ModelSpec.h"
 #include "search/Search.h"
@@ -24,8 +25,10 @@ public:
     ~SearchRunner() override;
 
     bool isRunning() const { return m_running; }
-    // Copies its inputs: the project may change while the search runs.
-    void start(const ModelSpec& model, const Cluster& cluster, const SearchOptions& options);
+    // Copies its inputs: the project may change while the search runs. costOptions: the
+    // switches the plans are costed with (exportCostOptions of the project's script).
+    void start(const ModelSpec& model, const Cluster& cluster, const SearchOptions& options,
+               const CostOptions& costOptions = {});
     // Asks the search to stop; returns at once. finished() follows with what it had.
     void cancel();
     void waitForFinished();

@@ -63,9 +63,9 @@ stages on devices of two collective libraries); export it with that --format.
 Megatron-LM's own checks apply: the layers split evenly over PP and the layers of a rank over
 VPP, the global batch is a multiple of MBS x DP, --recompute-layers is at most the layers of a
 rank, and with CP > 1 the sequence length is a multiple of 2 x CP (an uneven split needs a
-plan file). The flag form and plan files assume data-parallel traffic overlapped
-(--overlap-grad-reduce, --overlap-param-gather, which exported scripts switch on) and no
---tp-comm-overlap.
+plan file). The flag form assumes data-parallel traffic overlapped (--overlap-grad-reduce,
+--overlap-param-gather, which exported scripts switch on) and no --tp-comm-overlap; a plan
+file whose prediction records other switches ("overlap") is estimated with those.
 --optimizer-cpu-offload keeps the optimizer states in host memory and steps Adam there, as
 Megatron-Core does; --optimizer-offload-fraction F (default 1.0) offloads a fraction of them.
 Unlike Megatron-LM, where the fraction does nothing without the switch, giving
@@ -109,6 +109,7 @@ struct EstimateInput {
     Cluster cluster;
     Plan plan;
     std::vector<std::string> notes;   // what the flag form decided for the user (printed as "note: ...")
+    OverlapSwitches overlap;          // a plan file's prediction's, or the cost model's defaults
 };
 
 // The plan file's model and cluster, or the ones --model and --cluster give instead; either
@@ -140,7 +141,9 @@ EstimateInput fromPlanFile(const CliArgs& a, const DeviceCatalog& catalog, Warni
             throw InputError(file, e.where(), "the plan does not fit the given " + given + ": " + e.detail());
         }
     }
-    return {doc.model, doc.cluster, doc.plan, {}};
+    // The plan is re-estimated with the switches its prediction assumed (a plan that a search
+    // for a script with --tp-comm-overlap wrote assumes it).
+    return {doc.model, doc.cluster, doc.plan, {}, doc.prediction ? doc.prediction->overlap : OverlapSwitches{}};
 }
 
 EstimateInput fromFlags(const CliArgs& a, const DeviceCatalog& catalog, Warnings& warnings)
@@ -296,6 +299,7 @@ int cmdEstimate(const Args& args)
             if (a.has(flag))
                 throw UsageError(std::string("--") + flag + " cannot be combined with --plan (the plan file fixes it)");
         in = fromPlanFile(a, catalog, warnings);
+        options.overlap = in.overlap;
     } else if (auto script = a.value("script")) {
         // --script: the script's own configuration in node order (core/megatron/ScriptImport.h).
         if (a.has("model"))

@@ -267,7 +267,8 @@ int cmdPlan(const Args& args)
     for (const std::string& w : warnings)
         std::cerr << "hapmoe plan: warning: " << w << "\n";
 
-    const CostModel cost(model, cluster, catalog, profile.get());
+    // With a script every plan is costed as its exported launcher runs (exportCostOptions).
+    const CostModel cost(model, cluster, catalog, profile.get(), script ? exportCostOptions(script->script) : CostOptions{});
     const SearchResult r = runSearch(cost, opt);
 
     if (r.plans.empty()) {

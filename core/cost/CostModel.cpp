@@ -449,7 +449,10 @@ struct CostModel::Impl {
         // forward and the projection and FC2 input gradients; pipeline, 4 chunks, for the
         // projection and FC2 forward; bulk (no split) for the QKV and FC1 input gradients and
         // every weight gradient. splitFwd / splitBwd collect the extra time.
-        const bool split = options.tp_comm_overlap && k.tp > 1;
+        // Megatron-LM asserts sequence parallelism for --tp-comm-overlap (arguments.py), so a
+        // plan without it runs the collectives exposed whatever the switch says.
+        const bool tpOverlap = options.overlap.tp_comm && k.sp;
+        const bool split = tpOverlap && k.tp > 1;
         double splitFwd = 0, splitBwd = 0;
         auto tpGemm = [&](double flops, bool ringFwd) {
             const double whole = dev.gemm(flops);
@@ -552,7 +555,7 @@ struct CostModel::Impl {
                 f = blocks * ar;
                 b = blocks * ar;
             }
-            if (options.tp_comm_overlap) {
+            if (tpOverlap) {
                 f = std::max(0.0, f - fwdGemm);
                 b = std::max(0.0, b - 2 * fwdGemm);
             }
@@ -769,7 +772,7 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
     const double sendNext = ctx.next ? sendTo(*ctx.next) : 0.0;
     const double sendWrap = vpp > 1 && ctx.wrap ? sendTo(*ctx.wrap) : 0.0;
     auto exposedSends = [&](double chunk) {
-        const bool overlap = vpp > 1 && m.options.overlap_p2p;
+        const bool overlap = vpp > 1 && m.options.overlap.p2p;
         auto exposed = [&](double send) { return overlap ? std::max(0.0, send - chunk) : send; };
         return vpp * exposed(sendNext) + (vpp - 1) * exposed(sendWrap);
     };
@@ -944,9 +947,9 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
     const Sync denseBuf = syncOf(denseDev, dpcp, dpLink);
     const Sync expertBuf = syncOf(expertDev, edp, edpLink);
     double rs = denseBuf.rs + expertBuf.rs, ag = denseBuf.ag + expertBuf.ag;
-    if (m.options.overlap_grad_reduce && rs > 0)
+    if (m.options.overlap.grad_reduce && rs > 0)
         rs = std::max(std::max(denseBuf.lastRs, expertBuf.lastRs), rs - bwd.compute);
-    if (m.options.overlap_param_gather && distOpt && ag > 0)
+    if (m.options.overlap.param_gather && distOpt && ag > 0)
         ag = std::max(std::max(denseBuf.lastAg, expertBuf.lastAg), ag - fwd.compute);
     est.dp_sync = rs + ag;
 
@@ -1005,6 +1008,7 @@ Prediction CostModel::estimate(const Plan& plan) const
 {
     const Impl& m = *d;
     Prediction pred;
+    pred.overlap = m.options.overlap;
     const int P = plan.pp();
     if (P < 1)
         throw InputError("", "plan.stages", "a plan needs at least one stage");

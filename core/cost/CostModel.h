@@ -32,15 +32,8 @@ struct CostOptions {
     // the s x s scores are neither written to memory nor stored for backward, and the causal
     // mask halves the work. false = the unfused softmax path of Megatron-LM in 2022.
     bool fused_attention = true;
-    // --tp-comm-overlap (Transformer Engine userbuffers): TP collectives hide behind the GEMMs.
-    bool tp_comm_overlap = false;
-    // --overlap-grad-reduce / --overlap-param-gather: DP traffic hides behind backward/forward.
-    bool overlap_grad_reduce = true;
-    bool overlap_param_gather = true;
-    // Megatron-LM's overlap_p2p_comm (on by default; --no-overlap-p2p-communication turns it
-    // off): with the interleaved schedule a chunk's send runs while the next chunk computes.
-    // Megatron-LM turns it off for plain 1F1B, so it applies only with VPP > 1.
-    bool overlap_p2p = true;
+    // Megatron-LM's overlap switches (Prediction.h); every prediction records them.
+    OverlapSwitches overlap;
     // Megatron-LM's scatter-gather of pipeline sends (on in Megatron-LM of 2021-2022, gone from
     // Megatron-Core): without sequence parallelism each TP rank sent its 1/TP share and the
     // next stage all-gathered it. Off, every TP rank sends the whole activation; with sequence

@@ -14,6 +14,22 @@ namespace hapmoe {
 // MFU stays a fraction of the peak at long sequences.
 enum class FlopCounting { CausalHalf, FullSquare };
 
+// Megatron-LM's overlap switches, as the cost model assumes them (CostOptions::overlap) and
+// as a prediction records them, so that a re-estimate of the same plan assumes the same.
+struct OverlapSwitches {
+    // --overlap-grad-reduce / --overlap-param-gather: DP traffic hides behind backward/forward.
+    bool grad_reduce = true;
+    bool param_gather = true;
+    // --tp-comm-overlap (Transformer Engine userbuffers): TP collectives hide behind the GEMMs;
+    // only with sequence parallelism, which Megatron-LM asserts for it.
+    bool tp_comm = false;
+    // Megatron-LM's overlap_p2p_comm (on by default; --no-overlap-p2p-communication turns it
+    // off): with the interleaved schedule a chunk's send runs while the next chunk computes.
+    // Megatron-LM turns it off for plain 1F1B, so it applies only with VPP > 1.
+    bool p2p = true;
+    bool operator==(const OverlapSwitches&) const = default;
+};
+
 struct MemoryBreakdown {
     double weights = 0;
     double gradients = 0;
@@ -82,6 +98,7 @@ struct Prediction {
     double memory_shortfall_gib = 0; // the largest shortfall over stages (0 when feasible)
     bool used_profile = false;       // at least one number came from a profile table
     std::vector<std::string> notes;  // which numbers came from tables and which from defaults
+    OverlapSwitches overlap;         // the switches the times assume (CostOptions::overlap)
 };
 
 } // namespace hapmoe

@@ -412,7 +412,7 @@ Prediction readPredictionObject(const JsonNode& n)
     n.requireObject();
     n.warnUnknownKeys({"iteration_time_s", "tokens_per_s", "tflops_per_device", "mfu", "peak_memory_gib",
                        "host_memory_per_node_gib", "host_memory_capacity_gib", "num_microbatches", "feasible", "infeasible_reason", "memory_shortfall_gib", "used_profile",
-                       "breakdown", "stages", "notes"});
+                       "breakdown", "stages", "notes", "overlap"});
     Prediction p;
     p.iteration_time_s = n.optDouble("iteration_time_s", 0, 0);
     p.tokens_per_s = n.optDouble("tokens_per_s", 0, 0);
@@ -426,6 +426,15 @@ Prediction readPredictionObject(const JsonNode& n)
     p.infeasible_reason = n.optString("infeasible_reason");
     p.memory_shortfall_gib = n.optDouble("memory_shortfall_gib", 0, 0);
     p.used_profile = n.optBool("used_profile", false);
+    // Absent (documents written before it): the cost model's default switches.
+    if (auto o = n.optObject("overlap")) {
+        o->warnUnknownKeys({"grad_reduce", "param_gather", "tp_comm", "p2p"});
+        const OverlapSwitches d;
+        p.overlap.grad_reduce = o->optBool("grad_reduce", d.grad_reduce);
+        p.overlap.param_gather = o->optBool("param_gather", d.param_gather);
+        p.overlap.tp_comm = o->optBool("tp_comm", d.tp_comm);
+        p.overlap.p2p = o->optBool("p2p", d.p2p);
+    }
     if (auto b = n.optObject("breakdown")) {
         b->warnUnknownKeys({"compute", "tensor_parallel", "expert_dispatch", "pipeline_bubble", "data_parallel_sync", "optimizer"});
         p.breakdown.compute = b->optDouble("compute", 0, 0);
@@ -487,6 +496,10 @@ Json predictionJson(const Prediction& p)
     j["infeasible_reason"] = p.infeasible_reason;
     j["memory_shortfall_gib"] = p.memory_shortfall_gib;
     j["used_profile"] = p.used_profile;
+    j["overlap"] = Json{{"grad_reduce", p.overlap.grad_reduce},
+                        {"param_gather", p.overlap.param_gather},
+                        {"tp_comm", p.overlap.tp_comm},
+                        {"p2p", p.overlap.p2p}};
     j["breakdown"] = Json{{"compute", p.breakdown.compute},
                           {"tensor_parallel", p.breakdown.tensor_parallel},
                           {"expert_dispatch", p.breakdown.expert_dispatch},

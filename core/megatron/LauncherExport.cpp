@@ -645,6 +645,19 @@ private:
         par.args.push_back({"--overlap-grad-reduce", {}});
         if (plan.distributed_optimizer)
             par.args.push_back({"--overlap-param-gather", {}});
+        // A prediction that assumed --tp-comm-overlap (a search for a script that switches it
+        // on, Prediction::overlap) gets it, unless the original's own flag is carried over.
+        // Transformer Engine's userbuffers are set up for one TP size (Megatron-LM's
+        // initialize_ub takes --tensor-model-parallel-size), so stages of different TP go without.
+        if (m_doc.prediction && m_doc.prediction->overlap.tp_comm && plan.sequence_parallel && anyTp
+            && !(m_opt.original && m_opt.original->given_flags.count("--tp-comm-overlap"))) {
+            const bool oneTp = std::all_of(plan.stages.begin(), plan.stages.end(), [&](const StagePlan& st) { return st.tp == s0.tp; });
+            if (oneTp)
+                par.args.push_back({"--tp-comm-overlap", {}});
+            else
+                m_notes.push_back("--tp-comm-overlap: the prediction assumes it, but the stages' TP sizes differ and Transformer "
+                                  "Engine's userbuffers take one; the launcher leaves it off, so TP collectives run exposed");
+        }
         if (plan.optimizer_offload_fraction > 0) {
             // megatron/core/optimizer/cpu_offloading/README.md: the three flags together, and
             // --use-precision-aware-optimizer is asserted with the offload (reference section 6).

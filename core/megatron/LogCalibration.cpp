@@ -136,6 +136,26 @@ void readParallelSizes(const std::string& line, int lineNo, MegatronLog::Paralle
     else if (name == "expert_model_parallel_size") set(sizes.ep, *v);
 }
 
+// "  overlap_grad_reduce ............................. True" (print_args).
+void readSwitches(const std::string& line, int lineNo, MegatronLog::Switches& sw)
+{
+    std::istringstream words(line);
+    std::string name, dots, value, extra;
+    if (!(words >> name >> dots >> value) || (words >> extra) || dots.size() < 3
+        || dots.find_first_not_of('.') != std::string::npos || (value != "True" && value != "False"))
+        return;
+    std::optional<bool>* field = name == "overlap_grad_reduce"    ? &sw.grad_reduce
+                                 : name == "overlap_param_gather" ? &sw.param_gather
+                                 : name == "tp_comm_overlap"      ? &sw.tp_comm
+                                 : name == "overlap_p2p_comm"     ? &sw.p2p
+                                                                  : nullptr;
+    if (!field || field->has_value())
+        return;
+    *field = value == "True";
+    if (sw.line == 0)
+        sw.line = lineNo;
+}
+
 } // namespace
 
 MegatronLog parseMegatronLog(std::string_view text, const std::string& fileName)
@@ -148,6 +168,7 @@ MegatronLog parseMegatronLog(std::string_view text, const std::string& fileName)
         ++lineNo;
         const std::string where = "line " + std::to_string(lineNo);
         readParallelSizes(line, lineNo, log.sizes);
+        readSwitches(line, lineNo, log.switches);
         // Iteration line: "iteration       20/    1000 | ... | elapsed time per iteration (ms): 1834.2 | ..."
         static const std::string kElapsed = "elapsed time per iteration (ms):";
         if (const std::size_t k = line.find(kElapsed); k != std::string::npos) {
@@ -287,7 +308,37 @@ CalibrationResult calibrateFromLog(const MegatronLog& log, const PlanDocument& d
     r.intervals_used = static_cast<int>(used.size());
     r.measured_iteration_s = sum / static_cast<double>(used.size()) / 1000.0;
 
-    const CostModel before(doc.model, doc.cluster, catalog, base);
+    // The overlap switches: those the plan's prediction assumed, replaced by those the run
+    // printed, so that the efficiency is fitted to the run as it ran.
+    CostOptions options;
+    if (doc.prediction)
+        options.overlap = doc.prediction->overlap;
+    {
+        const MegatronLog::Switches& sw = log.switches;
+        std::vector<std::string> differ;
+        auto take = [&](const std::optional<bool>& logged, bool& field, const char* flag) {
+            if (logged && *logged != field)
+                differ.push_back(std::string(*logged ? "with " : "without ") + flag);
+            if (logged)
+                field = *logged;
+        };
+        take(sw.grad_reduce, options.overlap.grad_reduce, "--overlap-grad-reduce");
+        take(sw.param_gather, options.overlap.param_gather, "--overlap-param-gather");
+        take(sw.tp_comm, options.overlap.tp_comm, "--tp-comm-overlap");
+        // Megatron-LM prints overlap_p2p_comm False for plain 1F1B, where the cost model ignores it.
+        if (plan.vpp > 1)
+            take(sw.p2p, options.overlap.p2p, "p2p overlap");
+        if (!differ.empty()) {
+            std::string list;
+            for (const std::string& d : differ)
+                list += (list.empty() ? "" : ", ") + d;
+            r.notes.push_back("the run's arguments (line " + std::to_string(sw.line) + ") say it ran " + list
+                              + "; " + (doc.prediction ? "the plan's prediction" : "the cost model's defaults")
+                              + " assumed otherwise, so the run is costed as it ran");
+        }
+    }
+
+    const CostModel before(doc.model, doc.cluster, catalog, base, options);
     const Prediction predictedBefore = before.estimate(plan);
     r.predicted_before_s = predictedBefore.iteration_time_s;
 
@@ -345,7 +396,7 @@ CalibrationResult calibrateFromLog(const MegatronLog& log, const PlanDocument& d
         Profile p = r.profile;
         for (const auto& [name, e] : types)
             p.device_efficiency[name] = s * e;
-        const CostModel cm(doc.model, doc.cluster, catalog, &p);
+        const CostModel cm(doc.model, doc.cluster, catalog, &p, options);
         return cm.estimate(plan).iteration_time_s;
     };
     const double hi = 1.0 / maxDefault;      // no device above its peak
@@ -384,7 +435,7 @@ CalibrationResult calibrateFromLog(const MegatronLog& log, const PlanDocument& d
     // Memory: max reserved per stage against the prediction; the difference becomes the
     // fixed overhead of the device type (mean over its stages).
     {
-        const CostModel cm(doc.model, doc.cluster, catalog, &r.profile);
+        const CostModel cm(doc.model, doc.cluster, catalog, &r.profile, options);
         const Prediction p = cm.estimate(plan);
         r.predicted_after_s = p.iteration_time_s;
         std::vector<double> measured(plan.stages.size(), 0.0);
@@ -440,7 +491,7 @@ CalibrationResult calibrateFromLog(const MegatronLog& log, const PlanDocument& d
         }
     }
     if (!r.memory.empty()) {
-        const CostModel cm(doc.model, doc.cluster, catalog, &r.profile);
+        const CostModel cm(doc.model, doc.cluster, catalog, &r.profile, options);
         const Prediction p = cm.estimate(plan);
         r.predicted_after_s = p.iteration_time_s;
         for (StageMemoryCheck& m : r.memory)

@@ -38,6 +38,13 @@ struct MegatronLog {
         int line = 0;   // where the first of them was read
     };
     ParallelSizes sizes;
+    // The overlap switches of the arguments dump ("  overlap_grad_reduce ...... True"),
+    // printed after validate_args settled them; unset = not in the log.
+    struct Switches {
+        std::optional<bool> grad_reduce, param_gather, tp_comm, p2p;
+        int line = 0;   // where the first of them was read
+    };
+    Switches switches;
     std::vector<Interval> intervals;
     std::vector<MemoryReport> memory;
     // Timers ("forward-backward", "optimizer", ...): (min, max) across ranks in ms, last seen.

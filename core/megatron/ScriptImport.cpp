@@ -1614,10 +1614,19 @@ Plan planFromScript(const ImportedScript& script, const Cluster& cluster, const 
 CostOptions scriptCostOptions(const ImportedScript& script, CostOptions base)
 {
     const ParallelConfig& p = script.parallel;
-    base.overlap_grad_reduce = p.overlap_grad_reduce;
-    base.overlap_param_gather = p.overlap_param_gather;
-    base.tp_comm_overlap = p.tp_comm_overlap;
-    base.overlap_p2p = p.overlap_p2p;
+    base.overlap.grad_reduce = p.overlap_grad_reduce;
+    base.overlap.param_gather = p.overlap_param_gather;
+    base.overlap.tp_comm = p.tp_comm_overlap;
+    base.overlap.p2p = p.overlap_p2p;
+    return base;
+}
+
+CostOptions exportCostOptions(const ImportedScript& script, CostOptions base)
+{
+    base.overlap.grad_reduce = true;
+    base.overlap.param_gather = true;   // the cost model hides it only with the distributed optimizer
+    base.overlap.tp_comm = script.parallel.tp_comm_overlap;
+    base.overlap.p2p = script.parallel.overlap_p2p;
     return base;
 }
 

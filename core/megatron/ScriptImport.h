@@ -149,18 +149,25 @@ void validateScriptModel(const ImportedScript& script);
 Plan planFromScript(const ImportedScript& script, const Cluster& cluster,
                     const DeviceCatalog& catalog);
 
-// What `--script FILE` gives a command: the script's model and its current configuration
-// on the cluster (estimate uses the plan; plan passes it as SearchOptions::current), both
-// checked by planFromScript.
 // The cost model's options as the script runs: its overlap switches (ParallelConfig) over
 // base. Without --overlap-grad-reduce Megatron-LM reduces gradients after the backward, so
 // an estimate of the script's own configuration must not hide that traffic.
 CostOptions scriptCostOptions(const ImportedScript& script, CostOptions base = {});
+// The cost model's options as a launcher exported from a plan for this script runs
+// (LauncherExport): the data-parallel overlap on, because the export writes
+// --overlap-grad-reduce and, with the distributed optimizer, --overlap-param-gather; the
+// script's --tp-comm-overlap and p2p overlap, because the export keeps its flags. A search
+// with a current configuration costs every plan, the current one included, with these, and
+// so do the re-estimates of its plans (What-if).
+CostOptions exportCostOptions(const ImportedScript& script, CostOptions base = {});
 // When the script leaves its data-parallel traffic exposed (no --overlap-grad-reduce, or the
 // distributed optimizer without --overlap-param-gather): what a search that compares it with
 // the traffic overlapped, as exported scripts run, should tell the user. Empty otherwise.
 std::string scriptOverlapNote(const ImportedScript& script);
 
+// What `--script FILE` gives a command: the script's model and its current configuration
+// on the cluster (estimate uses the plan; plan passes it as SearchOptions::current), both
+// checked by planFromScript.
 struct ScriptConfiguration {
     ImportedScript script;
     ModelSpec model;

@@ -244,6 +244,26 @@ private slots:
         QVERIFY(finished.first().first().value<SearchResult>().current.has_value());
         QVERIFY2(panel->statusLabel()->text().contains(QStringLiteral("without --overlap-grad-reduce the script does not overlap")),
                  qPrintable(panel->statusLabel()->text()));
+        const SearchResult first = finished.first().first().value<SearchResult>();
+        QVERIFY(first.current->prediction.overlap.grad_reduce);
+        QVERIFY(!first.current->prediction.overlap.tp_comm);
+
+        // A script with --tp-comm-overlap: the exports keep the flag, so every plan of the
+        // search, the current one included, is costed with it (exportCostOptions).
+        QVERIFY(writeTextFile(script, "torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers 8 --hidden-size 1024 "
+                                      "--num-attention-heads 16 --seq-length 2048 --max-position-embeddings 2048 --bf16 "
+                                      "--vocab-size 32000 --micro-batch-size 1 --global-batch-size 32 "
+                                      "--tensor-model-parallel-size 2 --sequence-parallel --tp-comm-overlap "
+                                      "--use-distributed-optimizer --overlap-grad-reduce --overlap-param-gather\n"));
+        QVERIFY(w->modelPanel()->importScript(script).isEmpty());
+        finished.clear();
+        QVERIFY(panel->run());
+        QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 180000);
+        const SearchResult second = finished.first().first().value<SearchResult>();
+        QVERIFY(second.current && second.current->prediction.overlap.tp_comm);
+        QVERIFY(!second.plans.empty());
+        for (const RankedPlan& rp : second.plans)
+            QVERIFY(rp.prediction.overlap.tp_comm);
     }
 
     void guiThreadNeverBlockedDuringSearch()

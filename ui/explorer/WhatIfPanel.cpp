@@ -310,7 +310,10 @@ void WhatIfPanel::reestimate()
 
     if (m_problem.isEmpty()) {
         try {
-            CostModel cost(model, cluster, *m_context.catalog, profile ? &*profile : nullptr);
+            // The overlap switches the plan's prediction assumed: an unchanged plan keeps it.
+            CostOptions options;
+            options.overlap = basePred.overlap;
+            CostModel cost(model, cluster, *m_context.catalog, profile ? &*profile : nullptr, options);
             m_result = cost.estimate(plan);
         } catch (const std::exception& e) {
             m_problem = QString::fromStdString(e.what());

@@ -231,17 +231,17 @@ int main(int argc, char** argv)
             // Megatron-Core).
             model.training.precision = Precision::FP16;
             opt.fused_attention = false;
-            opt.tp_comm_overlap = false;
-            opt.overlap_grad_reduce = false;
-            opt.overlap_param_gather = false;
-            opt.overlap_p2p = false;
+            opt.overlap.tp_comm = false;
+            opt.overlap.grad_reduce = false;
+            opt.overlap.param_gather = false;
+            opt.overlap.p2p = false;
             opt.p2p_scatter_gather = true;   // --no-scatter-gather-tensors-in-pipeline was off by default
         } else {
             // Megatron-Core r0.8 (H100 table) and the MoE model zoo: bf16, fused attention, the
             // README's --tp-comm-overlap, --overlap-grad-reduce, --overlap-param-gather.
             model.training.precision = Precision::BF16;
             opt.fused_attention = true;
-            opt.tp_comm_overlap = model.num_experts == 0 && tpCommOverlap;
+            opt.overlap.tp_comm = model.num_experts == 0 && tpCommOverlap;
         }
         if (!a100 && model.num_experts == 0) {
             // The README names its models by their parameter counts, which are those of untied

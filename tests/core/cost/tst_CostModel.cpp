@@ -196,6 +196,8 @@ private slots:
     void outputLayerAndFusedAttention();
     void vocabParallelBoundaries();
     void sharedExpertJoinsTheOverlapWindow();
+    void tpCommOverlapNeedsSequenceParallel();
+    void predictionRecordsOverlapSwitches();
     void imbalanceScalesMoePath();
     void imbalanceCappedAtExpertsOverTopk();
     void recomputeOrdering();
@@ -418,8 +420,8 @@ void TestCostModel::dataParallelOverlapSwitches()
 
     auto syncWith = [&](bool gradReduce, bool paramGather, bool distOpt) {
         CostOptions opt;
-        opt.overlap_grad_reduce = gradReduce;
-        opt.overlap_param_gather = paramGather;
+        opt.overlap.grad_reduce = gradReduce;
+        opt.overlap.param_gather = paramGather;
         const CostModel cm(m, c, cat, nullptr, opt);
         return cm.estimateStage(st, middleStage(distOpt));
     };
@@ -798,7 +800,7 @@ void TestCostModel::sharedExpertJoinsTheOverlapWindow()
     ModelSpec m = mixtral8x7b();
     m.moe_ffn_hidden_size = 14336;
     CostOptions overlap;
-    overlap.tp_comm_overlap = true;
+    overlap.overlap.tp_comm = true;
     StagePlan st = stageOn("H800", 0, 8, 8);
     st.etp = 8;
     st.edp = 1;
@@ -810,6 +812,51 @@ void TestCostModel::sharedExpertJoinsTheOverlapWindow()
     const double without = exposed(0);
     QVERIFY(without > 0);
     QVERIFY2(exposed(28672) < without, qPrintable(QString("%1 vs %2").arg(exposed(28672)).arg(without)));
+}
+
+void TestCostModel::tpCommOverlapNeedsSequenceParallel()
+{
+    // Megatron-LM asserts --sequence-parallel for --tp-comm-overlap (arguments.py), so without
+    // SP the all-reduces of a TP 8 dense layer stay exposed whatever the switch says; with SP
+    // the same switch hides part of the all-gathers and reduce-scatters (section 4.2).
+    const ModelSpec m = llama7b();
+    CostOptions on;
+    on.overlap.tp_comm = true;
+    const Cluster c = nodesOf("H100-SXM", 1);
+    const CostModel withSwitch(m, c, DeviceCatalog::builtin(), nullptr, on);
+    const CostModel without(m, c, DeviceCatalog::builtin());
+    const StagePlan st = stageOn("H100-SXM", 0, 8, 8);
+    const StageEstimate noSp = oneLayer(withSwitch, st, false);
+    const StageEstimate noSpRef = oneLayer(without, st, false);
+    QVERIFY(noSpRef.tensor_parallel > 0);
+    QCOMPARE(noSp.tensor_parallel, noSpRef.tensor_parallel);
+    QCOMPARE(noSp.t_fwd, noSpRef.t_fwd);
+    QCOMPARE(noSp.t_bwd, noSpRef.t_bwd);
+    QVERIFY(oneLayer(withSwitch, st, true).tensor_parallel < oneLayer(without, st, true).tensor_parallel);
+}
+
+void TestCostModel::predictionRecordsOverlapSwitches()
+{
+    // Every prediction says which overlap switches its times assume, so that a re-estimate of
+    // the same plan (What-if, estimate --plan, calibrate) assumes the same.
+    const ModelSpec m = llama7b();
+    const Cluster c = nodesOf("H100-SXM", 2);
+    UniformKnobs k;
+    k.tp = 8;
+    k.pp = 2;
+    k.global_batch_size = 16;
+    k.sequence_parallel = true;
+    k.distributed_optimizer = true;
+    const Plan plan = makeUniformPlan(m, c, DeviceCatalog::builtin(), k);
+    const Prediction defaults = CostModel(m, c, DeviceCatalog::builtin()).estimate(plan);
+    QVERIFY(defaults.overlap == OverlapSwitches{});
+    CostOptions opt;
+    opt.overlap = {false, false, true, false};
+    const Prediction given = CostModel(m, c, DeviceCatalog::builtin(), nullptr, opt).estimate(plan);
+    QVERIFY(given.overlap == opt.overlap);
+    // Exposed DP traffic makes the iteration longer; the TP overlap makes it shorter; the
+    // two do not cancel to the same figure.
+    QVERIFY(given.iteration_time_s != defaults.iteration_time_s);
 }
 
 void TestCostModel::imbalanceScalesMoePath()
@@ -954,7 +1001,7 @@ void TestCostModel::interNodeSendAndInterleavedOverlap()
     // layers computes far longer than 0.1 ms, so nothing is exposed; without it both are.
     ctx.vpp = 2;
     CostOptions noOverlap;
-    noOverlap.overlap_p2p = false;
+    noOverlap.overlap.p2p = false;
     const StageEstimate waits = CostModel(m, c, DeviceCatalog::builtin(), nullptr, noOverlap).estimateStage(a, ctx);
     const StageEstimate overlaps = cm.estimateStage(a, ctx);
     QVERIFY(waits.t_fwd / 2 > 10 * send);
@@ -996,8 +1043,8 @@ void TestCostModel::drawnLinksBoundTheNics()
     whole.stage_index = 0;
     whole.num_stages = 1;
     CostOptions exposed;
-    exposed.overlap_grad_reduce = false;
-    exposed.overlap_param_gather = false;
+    exposed.overlap.grad_reduce = false;
+    exposed.overlap.param_gather = false;
     const double fastSync = CostModel(m, fast, DeviceCatalog::builtin(), nullptr, exposed).estimateStage(both, whole).dp_sync;
     const double slowSync = CostModel(m, slow, DeviceCatalog::builtin(), nullptr, exposed).estimateStage(both, whole).dp_sync;
     QVERIFY2(slowSync > 4 * fastSync, qPrintable(QString("%1 vs %2").arg(slowSync).arg(fastSync)));
@@ -1056,8 +1103,8 @@ void TestCostModel::expertGradientsShareTheOverlapWindow()
     const double rsL = collectiveTime(Collective::ReduceScatter, 24643072.0 * 4.0, 4, edp);
     const double agL = collectiveTime(Collective::AllGather, 24643072.0 * 2.0, 4, edp);
     CostOptions off;
-    off.overlap_grad_reduce = false;
-    off.overlap_param_gather = false;
+    off.overlap.grad_reduce = false;
+    off.overlap.param_gather = false;
     const StageEstimate exposed = CostModel(m, c, DeviceCatalog::builtin(), nullptr, off).estimateStage(st, middleStage(true));
     QVERIFY(std::fabs(exposed.dp_sync - (17 * (rs1 + ag1) + rsL + agL)) < 1e-12);
     // With the overlap the layer's backward (and forward) hides all but the last bucket:

@@ -285,8 +285,16 @@ void tst_Documents::planRoundTrip()
     d.prediction->host_memory_capacity_gib = 512;
     d.prediction->stages[0].memory.host = 12.0 * (1ull << 30);
     d.prediction->stages[0].memory.host_capacity = 64.0 * (1ull << 30);
+    d.prediction->overlap = {false, true, true, false};
     const std::string once = writePlan(d);
     const PlanDocument back = readPlan(once, "plan.json");
+    QVERIFY(back.prediction->overlap == (OverlapSwitches{false, true, true, false}));
+    // A prediction written without the switches (older documents) takes the cost model's defaults.
+    {
+        nlohmann::json j = nlohmann::json::parse(once);
+        j["prediction"].erase("overlap");
+        QVERIFY(readPlan(j.dump(), "old.json").prediction->overlap == OverlapSwitches{});
+    }
     QCOMPARE(q(writePlan(back)), q(once));
     QVERIFY(back.search && back.search->uniform_baseline && back.search->current && !back.search->metis_baseline);
     QCOMPARE(back.search->states, 123456789012LL);

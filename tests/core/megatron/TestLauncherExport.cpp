@@ -794,6 +794,48 @@ private slots:
         QVERIFY(hasNote(r, "--delay-wgrad-compute: kept; with --overlap-grad-reduce it needs Transformer Engine >= 2.8.0"));
     }
 
+    void tpCommOverlapFollowsThePrediction()
+    {
+        // A prediction that assumed --tp-comm-overlap (a search for a script that switches it
+        // on) gets the flag in its launcher once, whether or not the original carries it over;
+        // a prediction without it leaves it out; stages of different TP cannot share Transformer
+        // Engine's userbuffers (one TP size), so the flag stays off with a note.
+        PlanDocument d = megatronPlan();
+        QVERIFY(d.plan.stages.front().tp == 2 && d.plan.sequence_parallel);
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        auto tpOverlapFlags = [&](const PlanDocument& doc, const ExportOptions& o) {
+            const ExportResult r = exportLauncher(doc, o);
+            if (!r.ok)
+                qWarning("%s", r.refusal.c_str());
+            const std::vector<std::string> args = runLauncher(dir, r.script, "0");
+            return std::count(args.begin(), args.end(), std::string("--tp-comm-overlap"));
+        };
+        ExportOptions o;
+        o.format = LauncherFormat::Megatron;
+        QCOMPARE(tpOverlapFlags(d, o), 0);   // no prediction
+        d.prediction = Prediction{};
+        QCOMPARE(tpOverlapFlags(d, o), 0);   // the default switches: no TP overlap
+        d.prediction->overlap.tp_comm = true;
+        QCOMPARE(tpOverlapFlags(d, o), 1);
+        o.original = importMegatronScript("torchrun --nproc_per_node=8 pretrain_gpt.py --num-layers 32 --hidden-size 4096 "
+                                          "--num-attention-heads 32 --seq-length 4096 --max-position-embeddings 32768 --bf16 "
+                                          "--tensor-model-parallel-size 2 --sequence-parallel --tp-comm-overlap\n",
+                                          "tpo.sh");
+        QCOMPARE(tpOverlapFlags(d, o), 1);
+
+        PlanDocument mixed = flagscalePlan();
+        mixed.plan.sequence_parallel = true;
+        mixed.prediction = Prediction{};
+        mixed.prediction->overlap.tp_comm = true;
+        ExportOptions fs;
+        fs.format = LauncherFormat::FlagScale;
+        const ExportResult r = exportLauncher(mixed, fs);
+        QVERIFY2(r.ok, r.refusal.c_str());
+        QVERIFY(!contains(runLauncher(dir, r.script, "0"), "--tp-comm-overlap"));
+        QVERIFY(hasNote(r, "--tp-comm-overlap: the prediction assumes it, but the stages' TP sizes differ"));
+    }
+
     void carriedFlagsMeetThePlansRules()
     {
         // Flags of the original that Megatron-LM's validation would refuse beside the plan

@@ -86,6 +86,50 @@ private slots:
         QVERIFY(std::abs(predicted - measured) < 1e-6 * measured);
     }
 
+    void runSwitchesFromTheArguments()
+    {
+        // Megatron-LM prints its arguments after validate_args ("  overlap_grad_reduce ....
+        // False"). A run without the data-parallel overlap is costed as it ran: its gradient
+        // reduction and parameter gather are exposed, so the prediction before calibration is
+        // longer than with the plan's (default) switches, and the note says why.
+        const PlanDocument doc = readPlan(readTextFile(test::dataFile("mixtral_h800_plan.json")), "mixtral_h800_plan.json");
+        const std::string logText = readTextFile(test::dataFile("train_mixtral_h800.log"));
+        const std::string dump = "------------------------ arguments ------------------------\n"
+                                 "  overlap_grad_reduce ............................. False\n"
+                                 "  overlap_p2p_comm ................................ False\n"
+                                 "  overlap_param_gather ............................ False\n"
+                                 "  tp_comm_overlap ................................. False\n"
+                                 "  world_size ...................................... 32\n"
+                                 "-------------------- end of arguments ---------------------\n";
+        const MegatronLog plain = parseMegatronLog(logText, "train.log");
+        QVERIFY(!plain.switches.grad_reduce && !plain.switches.tp_comm);
+        const MegatronLog log = parseMegatronLog(dump + logText, "train.log");
+        QCOMPARE(log.switches.grad_reduce, std::optional<bool>(false));
+        QCOMPARE(log.switches.param_gather, std::optional<bool>(false));
+        QCOMPARE(log.switches.tp_comm, std::optional<bool>(false));
+        QCOMPARE(log.switches.p2p, std::optional<bool>(false));
+        QCOMPARE(log.switches.line, 2);
+        QCOMPARE(log.sizes.world, 32);
+
+        const CalibrationResult asPlanned = calibrateFromLog(plain, doc, DeviceCatalog::builtin(), "train.log");
+        const CalibrationResult asRun = calibrateFromLog(log, doc, DeviceCatalog::builtin(), "train.log");
+        QVERIFY2(asRun.predicted_before_s > asPlanned.predicted_before_s,
+                 qPrintable(QString("%1 vs %2").arg(asRun.predicted_before_s).arg(asPlanned.predicted_before_s)));
+        // With the exposed traffic counted, less of the logged time is left for compute: the
+        // fitted efficiency is higher.
+        QVERIFY(asRun.efficiency_scale > asPlanned.efficiency_scale);
+        const auto said = [](const CalibrationResult& r) {
+            return std::any_of(r.notes.begin(), r.notes.end(), [](const std::string& n) {
+                return n.find("the run's arguments (line 2) say it ran without --overlap-grad-reduce, without --overlap-param-gather; "
+                              "the cost model's defaults assumed otherwise, so the run is costed as it ran") != std::string::npos;
+            });
+        };
+        QVERIFY(said(asRun));
+        QVERIFY(!said(asPlanned));
+        // Plain 1F1B: Megatron-LM prints overlap_p2p_comm False, which changes nothing.
+        QVERIFY(std::none_of(asRun.notes.begin(), asRun.notes.end(), [](const std::string& n) { return n.find("p2p") != std::string::npos; }));
+    }
+
     void parseRefusesImpossibleValues()
     {
         // An iteration line with a value no run has is an error at that line, not "not a

@@ -107,6 +107,39 @@ private slots:
                                 dir.path());
         QVERIFY2(r.code == 0, qPrintable(r.out));
         QVERIFY(r.out.contains("without --overlap-grad-reduce the script does not overlap its data-parallel traffic"));
+
+        // The prediction records the switches it assumed, and estimate --plan re-estimates a
+        // plan file with them: the same figure as the script's own estimate.
+        QVERIFY(!plain.overlap.grad_reduce && !plain.overlap.param_gather && overlapped.overlap.grad_reduce);
+        {
+            QProcess p;
+            p.start(QStringLiteral(HAPMOE_CLI_PATH), {"estimate", "--script", dir.filePath("plain.sh"), "--cluster", "H800:4x8", "--json"});
+            p.waitForFinished(120000);
+            QVERIFY(test::writeText(dir.filePath("plain-plan.json"), p.readAllStandardOutput().toStdString()));
+        }
+        QProcess p;
+        p.start(QStringLiteral(HAPMOE_CLI_PATH), {"estimate", "--plan", dir.filePath("plain-plan.json"), "--json"});
+        p.waitForFinished(120000);
+        const Prediction replanned = readPlan(p.readAllStandardOutput().toStdString(), "again.json").prediction.value_or(Prediction{});
+        QCOMPARE(replanned.iteration_time_s, plain.iteration_time_s);
+        QVERIFY(!replanned.overlap.grad_reduce);
+
+        // import prints the script as it runs and, when the overlap the exports switch on
+        // changes it, that figure too; the project keeps the latter, which the searches and the
+        // studio's What-if start from.
+        const Run imp = hapmoeCli({"import", dir.filePath("plain.sh"), "--cluster", "H800:4x8", "-o", "plain.hapmoe"}, dir.path());
+        QVERIFY2(imp.code == 0, qPrintable(imp.out));
+        QVERIFY(imp.out.contains(QStringLiteral("predicted iteration %1 s").arg(plain.iteration_time_s, 0, 'f', 3)));
+        QVERIFY(imp.out.contains(QStringLiteral("with the data-parallel overlap of exported scripts %1 s")
+                                     .arg(overlapped.iteration_time_s, 0, 'f', 3)));
+        const Project project = readProject(readTextFile(dir.filePath("plain.hapmoe").toStdString()), "plain.hapmoe");
+        QCOMPARE(project.plans.size(), std::size_t(1));
+        QVERIFY(project.plans.front().prediction.has_value());
+        QCOMPARE(project.plans.front().prediction->iteration_time_s, overlapped.iteration_time_s);
+        QVERIFY(project.plans.front().prediction->overlap.grad_reduce);
+        // A script that overlaps already prints one figure.
+        const Run same = hapmoeCli({"import", data("train_mixtral_8x7b_distributed.sh"), "--cluster", "H800:4x8"}, dir.path());
+        QVERIFY(!same.out.contains("with the data-parallel overlap of exported scripts"));
     }
 
     void moeScriptWithTpGetsSequenceParallel()

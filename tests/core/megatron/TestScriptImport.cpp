@@ -330,15 +330,15 @@ private slots:
         const ImportedScript plain = importMegatronScript(head + "\n", "plain.sh");
         QVERIFY(!plain.parallel.overlap_grad_reduce && !plain.parallel.overlap_param_gather && !plain.parallel.tp_comm_overlap);
         const CostOptions plainOpt = scriptCostOptions(plain);
-        QVERIFY(!plainOpt.overlap_grad_reduce && !plainOpt.overlap_param_gather && !plainOpt.tp_comm_overlap);
-        QVERIFY(plainOpt.overlap_p2p);   // Megatron-LM's overlap_p2p_comm defaults to True
-        QVERIFY(!scriptCostOptions(importMegatronScript(head + "--no-overlap-p2p-communication\n", "p.sh")).overlap_p2p);
+        QVERIFY(!plainOpt.overlap.grad_reduce && !plainOpt.overlap.param_gather && !plainOpt.overlap.tp_comm);
+        QVERIFY(plainOpt.overlap.p2p);   // Megatron-LM's overlap_p2p_comm defaults to True
+        QVERIFY(!scriptCostOptions(importMegatronScript(head + "--no-overlap-p2p-communication\n", "p.sh")).overlap.p2p);
 
         const ImportedScript all = importMegatronScript(
             head + "--use-distributed-optimizer --sequence-parallel --overlap-grad-reduce --overlap-param-gather --tp-comm-overlap\n",
             "all.sh");
         const CostOptions allOpt = scriptCostOptions(all);
-        QVERIFY(allOpt.overlap_grad_reduce && allOpt.overlap_param_gather && allOpt.tp_comm_overlap);
+        QVERIFY(allOpt.overlap.grad_reduce && allOpt.overlap.param_gather && allOpt.overlap.tp_comm);
         QVERIFY(!hasWarning(all, "overlap"));
         // The flags stay with the script's other flags, so an export carries them over.
         int carried = 0;
@@ -355,6 +355,14 @@ private slots:
         const ImportedScript noSp = importMegatronScript(head + "--tp-comm-overlap\n", "t.sh");
         QVERIFY(!noSp.parallel.tp_comm_overlap);
         QVERIFY(hasWarning(noSp, "--tp-comm-overlap needs --sequence-parallel"));
+
+        // Plans for a script are costed as their exported launchers run: the data-parallel
+        // overlap on (the export writes it), the script's TP and p2p overlap (carried over).
+        const CostOptions plainExport = exportCostOptions(plain);
+        QVERIFY(plainExport.overlap.grad_reduce && plainExport.overlap.param_gather);
+        QVERIFY(!plainExport.overlap.tp_comm && plainExport.overlap.p2p);
+        QVERIFY(exportCostOptions(all).overlap.tp_comm);
+        QVERIFY(!exportCostOptions(importMegatronScript(head + "--no-overlap-p2p-communication\n", "p.sh")).overlap.p2p);
 
         // Performance switches the cost model does not model are named.
         const ImportedScript other = importMegatronScript(

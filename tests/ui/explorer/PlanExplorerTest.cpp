@@ -70,6 +70,7 @@ private slots:
     void compareMemoryChartsKeepOneScale();
     void whatIfRhoChangesTheIterationTime();
     void whatIfOffloadTradesMemoryForTime();
+    void whatIfKeepsThePredictionsSwitches();
     void whatIfRemovingAUsedNodeAsksForANewSearch();
     void whatIfKeepsTheInterleavedGroups();
     void exportDialogSavesALauncher();
@@ -592,6 +593,33 @@ void PlanExplorerTest::whatIfOffloadTradesMemoryForTime()
     QCOMPARE(p.iteration_time_s, cost.estimate(plan).iteration_time_s);
     whatIf->offloadBox()->setValue(0);
     QCOMPARE(whatIf->whatIfPrediction()->iteration_time_s, base.iteration_time_s);
+}
+
+void PlanExplorerTest::whatIfKeepsThePredictionsSwitches()
+{
+    // A plan whose prediction assumed other overlap switches than the cost model's defaults
+    // (the configuration of a script without --overlap-grad-reduce, as hapmoe estimate
+    // --script costs it): What-if re-estimates with the prediction's switches, so that the
+    // unchanged plan shows no change.
+    const RankedPlan& ranked = m_result.plans.front();
+    CostOptions exposed;
+    exposed.overlap.grad_reduce = false;
+    exposed.overlap.param_gather = false;
+    const Prediction asRun = CostModel(m_model, m_cluster, DeviceCatalog::builtin(), nullptr, exposed).estimate(ranked.plan);
+    QVERIFY2(asRun.iteration_time_s > ranked.prediction.iteration_time_s,
+             qPrintable(QString("%1 vs %2").arg(asRun.iteration_time_s).arg(ranked.prediction.iteration_time_s)));
+    WhatIfPanel whatIf;
+    ExplorerContext context;
+    context.model = m_model;
+    context.cluster = m_cluster;
+    context.catalog = &DeviceCatalog::builtin();
+    whatIf.setContext(context);
+    ExplorerPlan entry;
+    entry.ranked = RankedPlan{ranked.plan, asRun};
+    whatIf.setPlan(&entry);
+    QVERIFY(whatIf.whatIfPrediction().has_value());
+    QCOMPARE(whatIf.whatIfPrediction()->iteration_time_s, asRun.iteration_time_s);
+    QVERIFY(whatIf.hint().isEmpty());
 }
 
 void PlanExplorerTest::compareTableKeepsItsColumnsInANarrowView()
