@@ -259,6 +259,14 @@ void printTable(const EstimateInput& in, const Prediction& p, const Profile* pro
                 b.compute, 100 * b.compute / T, b.tensor_parallel, 100 * b.tensor_parallel / T, b.expert_dispatch,
                 100 * b.expert_dispatch / T, b.pipeline_bubble, 100 * b.pipeline_bubble / T, b.dp_sync, 100 * b.dp_sync / T,
                 b.optimizer, 100 * b.optimizer / T);
+    // The switches, when they are not the defaults of the flag form (a script's own, or a
+    // plan file's prediction's).
+    if (!(p.overlap == OverlapSwitches{})) {
+        const OverlapSwitches& o = p.overlap;
+        std::printf("overlap: %s--overlap-grad-reduce, %s--overlap-param-gather, %s--tp-comm-overlap%s\n",
+                    o.grad_reduce ? "" : "no ", o.param_gather ? "" : "no ", o.tp_comm ? "" : "no ",
+                    o.p2p ? "" : ", no p2p overlap (--no-overlap-p2p-communication)");
+    }
     if (profile)
         std::printf("profile: %s\n", profile->name.empty() ? "(unnamed)" : profile->name.c_str());
     for (const auto& n : p.notes)

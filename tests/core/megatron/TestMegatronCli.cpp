@@ -123,6 +123,12 @@ private slots:
         const Prediction replanned = readPlan(p.readAllStandardOutput().toStdString(), "again.json").prediction.value_or(Prediction{});
         QCOMPARE(replanned.iteration_time_s, plain.iteration_time_s);
         QVERIFY(!replanned.overlap.grad_reduce);
+        // The table for people names switches other than the flag form's defaults.
+        const Run table = hapmoeCli({"estimate", "--plan", dir.filePath("plain-plan.json")}, dir.path());
+        QVERIFY2(table.out.contains("overlap: no --overlap-grad-reduce, no --overlap-param-gather, no --tp-comm-overlap"),
+                 qPrintable(table.out));
+        QVERIFY(!hapmoeCli({"estimate", "--script", data("train_mixtral_8x7b_distributed.sh"), "--cluster", "H800:4x8"}, dir.path())
+                     .out.contains("overlap:"));
 
         // import prints the script as it runs and, when the overlap the exports switch on
         // changes it, that figure too; the project keeps the latter, which the searches and the
