@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <limits>
 #include <map>
+#include <memory>
 #include <set>
 #include <thread>
 
@@ -137,10 +138,12 @@ bool samePlan(const Plan& a, const Plan& b, bool ignoreRecompute = false)
 
 class Searcher {
 public:
-    Searcher(const CostModel& cost, const SearchOptions& options, RunControl& control)
+    // spaceCluster: the cost model's cluster, or the same nodes listed in another order, in
+    // which the search space numbers the devices of a type (docs/search.md section 1).
+    Searcher(const CostModel& cost, const SearchOptions& options, RunControl& control, const Cluster& spaceCluster)
         : m_cost(cost), m_options(options), m_control(control),
           // Every mesh's DP divides the micro-batch step DP_0 x MBS_0, which divides the global batch.
-          m_space(cost.model(), cost.cluster(), cost.catalog(),
+          m_space(cost.model(), spaceCluster, cost.catalog(),
                   options.global_batch_size.value_or(cost.model().training.global_batch_size))
     {
         const ModelSpec& model = cost.model();
@@ -155,6 +158,7 @@ public:
     // A plan already found elsewhere (another offload share): runs that keep one plan only
     // look for faster ones.
     void setKnownBest(double iterationTime) { m_knownBest = iterationTime; }
+    double knownBest() const { return m_knownBest; }
     int gbs() const { return m_gbs; }
     int mbs0() const { return m_mbs0; }
     const std::vector<double>& speeds() const { return m_speed; }
@@ -559,6 +563,41 @@ private:
     double m_knownBest = std::numeric_limits<double>::infinity();
 };
 
+// The node orders the search numbers devices in (docs/search.md section 1). With nodes of
+// one size per type, the cluster's order. Otherwise the groups of a type are whole slices of
+// nodes taken in order and the idle devices are the last ones, so the order decides which
+// plans exist: the search runs in two canonical orders, each type's nodes by size from the
+// largest and from the smallest (stable, in the positions the type's nodes hold), so that
+// the answer does not depend on how the cluster lists them.
+std::vector<Cluster> nodeOrders(const Cluster& cluster)
+{
+    std::map<std::string, std::vector<std::size_t>> positions;
+    for (std::size_t i = 0; i < cluster.nodes.size(); ++i)
+        positions[cluster.nodes[i].device_type].push_back(i);
+    const bool unequal = std::any_of(positions.begin(), positions.end(), [&](const auto& kv) {
+        return std::any_of(kv.second.begin(), kv.second.end(),
+                           [&](std::size_t i) { return cluster.nodes[i].count != cluster.nodes[kv.second.front()].count; });
+    });
+    if (!unequal)
+        return {cluster};
+    std::vector<Cluster> out;
+    for (const bool largestFirst : {true, false}) {
+        Cluster c = cluster;
+        for (const auto& [type, pos] : positions) {
+            std::vector<Node> nodes;
+            for (std::size_t i : pos)
+                nodes.push_back(cluster.nodes[i]);
+            std::stable_sort(nodes.begin(), nodes.end(), [&](const Node& a, const Node& b) {
+                return largestFirst ? a.count > b.count : a.count < b.count;
+            });
+            for (std::size_t k = 0; k < pos.size(); ++k)
+                c.nodes[pos[k]] = nodes[k];
+        }
+        out.push_back(std::move(c));
+    }
+    return out;
+}
+
 std::string gib(double v)
 {
     char buf[64];
@@ -589,7 +628,20 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
         control.deadline = t0 + std::chrono::microseconds(static_cast<long long>(options.time_limit_s * 1e6));
     }
 
-    Searcher s(cost, options, control);
+    // The first order's searcher runs the baselines and merges; the others only add plans.
+    const std::vector<Cluster> orders = nodeOrders(cost.cluster());
+    std::vector<std::unique_ptr<Searcher>> searchers;
+    for (const Cluster& c : orders)
+        searchers.push_back(std::make_unique<Searcher>(cost, options, control, c));
+    Searcher& s = *searchers.front();
+    auto setOffloadFraction = [&](double f) {
+        for (auto& x : searchers)
+            x->setOffloadFraction(f);
+    };
+    auto setKnownBest = [&](double t) {
+        for (auto& x : searchers)
+            x->setKnownBest(t);
+    };
     const std::size_t want = static_cast<std::size_t>(std::max(1, options.top_k));
     if (s.space().numTypes() == 0) {
         result.no_plan_reason = "the cluster has no devices";
@@ -630,9 +682,25 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
         switch (options.algorithm) {
         case Algorithm::HsDp:
         case Algorithm::Exhaustive: {
+            const bool exhaustive = options.algorithm == Algorithm::Exhaustive;
+            const char* name = exhaustive ? "exhaustive" : "HS-DP";
             auto jobs = s.searchJobs(targets, heuristics, 0, 0);
-            auto res = s.runJobs(jobs, options.algorithm == Algorithm::Exhaustive);
-            main = s.merge(res, options.target, want, options.algorithm == Algorithm::Exhaustive ? "exhaustive" : "HS-DP");
+            auto res = s.runJobs(jobs, exhaustive);
+            // Another node order adds the plans only it can express. When one plan is asked
+            // for, it looks only for plans faster than the first order's best.
+            const double bound = s.knownBest();
+            for (std::size_t k = 1; k < searchers.size() && !control.stop(); ++k) {
+                if (want == 1) {
+                    const Searcher::Merged sofar = s.merge(res, options.target, 1, name);
+                    if (!sofar.plans.empty())
+                        searchers[k]->setKnownBest(std::min(bound, sofar.plans.front().prediction.iteration_time_s));
+                }
+                auto more = searchers[k]->runJobs(searchers[k]->searchJobs(targets, heuristics, 0, 0), exhaustive);
+                searchers[k]->setKnownBest(bound);
+                for (auto& r : more)
+                    res.push_back(std::move(r));
+            }
+            main = s.merge(res, options.target, want, name);
             break;
         }
         case Algorithm::Uniform: main = runUniform(); break;
@@ -688,11 +756,11 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
     // alternatives. `bound` is a time no returned plan may exceed (a known plan's).
     auto searchMain = [&](double bound) {
         result.offload_needed = false;
-        s.setOffloadFraction(options.optimizer_offload == OptimizerOffload::Always ? 1.0 : 0.0);
-        s.setKnownBest(bound);
+        setOffloadFraction(options.optimizer_offload == OptimizerOffload::Always ? 1.0 : 0.0);
+        setKnownBest(bound);
         if (options.optimizer_offload != OptimizerOffload::IfNeeded) {
             runMainComplete();
-            s.setKnownBest(std::numeric_limits<double>::infinity());
+            setKnownBest(std::numeric_limits<double>::infinity());
             return;
         }
         runMain();
@@ -704,8 +772,8 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
                 for (const double fraction : kOffloadFractions) {
                     if (control.stop())
                         break;
-                    s.setOffloadFraction(fraction);
-                    s.setKnownBest(bestMain && !bestMain->plans.empty()
+                    setOffloadFraction(fraction);
+                    setKnownBest(bestMain && !bestMain->plans.empty()
                                        ? std::min(bound, bestMain->plans.front().prediction.iteration_time_s)
                                        : bound);
                     runMain();
@@ -721,8 +789,8 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
             if (prunedLeftNothing()) {
                 heuristics = false;
                 exactRan = true;
-                s.setOffloadFraction(0.0);
-                s.setKnownBest(bound);
+                setOffloadFraction(0.0);
+                setKnownBest(bound);
                 runMain();
                 if (!main->plans.empty())
                     result.offload_needed = false;
@@ -735,7 +803,7 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
         } else if (prunedLeftNothing()) {
             runExact();   // nothing short of memory: the prunings left nothing
         }
-        s.setKnownBest(std::numeric_limits<double>::infinity());
+        setKnownBest(std::numeric_limits<double>::infinity());
     };
 
     searchMain(std::numeric_limits<double>::infinity());
@@ -746,7 +814,7 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
         for (const double fraction : kOffloadFractions) {
             if (control.stop())
                 break;
-            s.setOffloadFraction(fraction);
+            setOffloadFraction(fraction);
             runBaselines();
             keepFaster(bestUniform, uniform);
             keepFaster(bestMetis, metis);
