@@ -389,9 +389,10 @@ bool MainWindow::openFile(const QString& fileName)
         Project p = readProject(readTextFile(path), path, &warnings);
         for (auto& w : ProjectDocument::dropUnfitPlans(p, m_document->catalog(), path))
             warnings.push_back(std::move(w));
-        // A user's drawing is kept as it is; only a cluster without any layout gets one.
-        if (needsLayout(p.cluster))
-            layoutCluster(p.cluster);
+        // A user's drawing is kept as it is; a cluster without any layout gets one, and one
+        // drawn denser than the canvas items (files the command line wrote from a preset) is
+        // spread just enough that no two items overlap.
+        fitLayout(p.cluster);
         m_document->resetProject(p, QFileInfo(fileName).absoluteFilePath());
         addRecentFile(QFileInfo(fileName).absoluteFilePath());
         if (!warnings.empty()) {

@@ -108,6 +108,10 @@ PropertyEditor::PropertyEditor(ProjectDocument* document, ClusterScene* scene, Q
     m_switchName = new QLineEdit;
     m_switchName->setObjectName(QStringLiteral("switchName"));
     form->addRow(tr("Name:"), m_switchName);
+    m_switchInfo = new QLabel;
+    m_switchInfo->setObjectName(QStringLiteral("switchInfo"));
+    m_switchInfo->setWordWrap(true);
+    form->addRow(m_switchInfo);
     m_stack->addWidget(switchPage);
 
     QWidget* linkPage = page(form);
@@ -186,6 +190,17 @@ void PropertyEditor::refresh()
         const Switch& s = *c.switchById(*ids.begin());
         m_switchId = s.id;
         m_switchName->setText(QString::fromStdString(s.name));
+        // Its links down to nodes and up to switches, and what an oversubscribed switch leaves
+        // the nodes below it (SwitchUplinks, docs/cost-model.md section 6).
+        const SwitchUplinks u = switchUplinks(c);
+        const double down = u.down.count(s.id) ? u.down.at(s.id) : 0.0, up = u.up.count(s.id) ? u.up.at(s.id) : 0.0;
+        QString info = tr("Links to nodes: %1 GB/s. Links to switches: %2 GB/s.").arg(down, 0, 'f', 0).arg(up, 0, 'f', 0);
+        if (up > 0 && down > up)
+            info += QLatin1Char(' ')
+                + tr("Oversubscribed %1:1: traffic that leaves this switch gets %2 % of each node's link to it.")
+                      .arg(down / up, 0, 'g', 3)
+                      .arg(100.0 * up / down, 0, 'f', 0);
+        m_switchInfo->setText(info);
         m_stack->setCurrentIndex(2);
     } else if (ids.isEmpty() && links.size() == 1 && m_document->findLink(links[0].first, links[0].second)) {
         const Link& l = *m_document->findLink(links[0].first, links[0].second);

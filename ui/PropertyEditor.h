@@ -49,6 +49,7 @@ private:
     // switch page
     int m_switchId = -1;
     QLineEdit* m_switchName;
+    QLabel* m_switchInfo;
     // link page
     int m_linkA = -1, m_linkB = -1;
     QLabel* m_linkEnds;

@@ -116,6 +116,7 @@ struct NodeInfo {
     bool valid = false;
     int count = 0;
     double nic_bw = 0;        // bytes/s per device
+    double cross_nic_bw = 0;  // what of it is left when the traffic leaves an oversubscribed leaf switch
     double host_bw = 0;       // device-host link, bytes/s per device and direction; 0 = CostOptions default
     double host_memory = 0;   // bytes the training may use on the host; 0 = unknown
     const DeviceInfo* device = nullptr;
@@ -157,6 +158,8 @@ struct CostModel::Impl {
     ParameterCount params;
     std::vector<DeviceInfo> devices;
     std::vector<NodeInfo> nodes;   // indexed by node id
+    SwitchUplinks uplinks;         // leaf switches and their oversubscription (useLinks)
+    bool oversubscribed = false;
     double moeScale = 1;           // 1 + gamma (rho - 1)
     bool rhoFromProfile = false;
 
@@ -220,6 +223,12 @@ struct CostModel::Impl {
         for (std::size_t id = 0; id < nodes.size(); ++id)
             if (nodes[id].valid && linkSum[id] > 0)
                 nodes[id].nic_bw = std::min(nodes[id].nic_bw, linkSum[id] / nodes[id].count);
+        // Oversubscribed leaf switches (SwitchUplinks, Cluster.h): traffic among nodes that do
+        // not share a switch leaves through the uplinks, at the node's share of them.
+        uplinks = switchUplinks(cluster);
+        oversubscribed = uplinks.oversubscribed();
+        for (std::size_t id = 0; id < nodes.size(); ++id)
+            nodes[id].cross_nic_bw = nodes[id].nic_bw * uplinks.share(static_cast<int>(id));
     }
 
     DeviceInfo makeDevice(const DeviceType& t) const
@@ -302,6 +311,10 @@ struct CostModel::Impl {
         bool one_node = true;    // every slot on one node
         int node_devices = 0;    // the most devices any of its nodes has
         double nic = 0;          // the slowest NIC share per device of its nodes (0 = unknown)
+        // Only when a leaf switch is oversubscribed: the stage's nodes in slot order and the
+        // slowest NIC share that leaves their leaf switches.
+        std::vector<int> nodes;
+        double cross_nic = 0;
     };
     StageNodes stageNodes(const StagePlan& s) const
     {
@@ -315,6 +328,11 @@ struct CostModel::Impl {
             if (const NodeInfo* n = node(slot.node)) {
                 out.node_devices = std::max(out.node_devices, n->count);
                 out.nic = out.nic > 0 ? std::min(out.nic, n->nic_bw) : n->nic_bw;
+                if (oversubscribed) {
+                    out.cross_nic = out.cross_nic > 0 ? std::min(out.cross_nic, n->cross_nic_bw) : n->cross_nic_bw;
+                    if (std::find(out.nodes.begin(), out.nodes.end(), slot.node) == out.nodes.end())
+                        out.nodes.push_back(slot.node);
+                }
             }
         }
         std::sort(slots.begin(), slots.end());
@@ -345,8 +363,23 @@ struct CostModel::Impl {
 
     static double nicOf(const StageNodes& s, const DeviceInfo& dev) { return s.nic > 0 ? s.nic : dev.nic_bw; }
 
+    // Whether a group of ranks that spans `span` consecutive nodes of the stage leaves a leaf
+    // switch: some block of `span` of the stage's nodes (the groups at each offset) has no
+    // switch in common.
+    bool leavesLeaf(const StageNodes& s, int span) const
+    {
+        const std::size_t k = static_cast<std::size_t>(std::clamp(span, 1, static_cast<int>(std::max<std::size_t>(1, s.nodes.size()))));
+        for (std::size_t first = 0; first < s.nodes.size(); first += k) {
+            const std::vector<int> block(s.nodes.begin() + static_cast<std::ptrdiff_t>(first),
+                                         s.nodes.begin() + static_cast<std::ptrdiff_t>(std::min(s.nodes.size(), first + k)));
+            if (!uplinks.shareLeaf(block))
+                return true;
+        }
+        return false;
+    }
+
     // A group of `size` ranks with rank stride `stride` among the stage's devices.
-    static GroupLink group(const StageNodes& s, const DeviceInfo& dev, int size, int stride)
+    GroupLink group(const StageNodes& s, const DeviceInfo& dev, int size, int stride) const
     {
         GroupLink g;
         g.intra_bw = dev.intra_bw;
@@ -360,6 +393,12 @@ struct CostModel::Impl {
         } else {
             g.link = LinkClass::InterNode;
             g.ranks_per_node = std::max(1, std::min(size, perNode / std::max(1, stride)));
+            if (oversubscribed && s.cross_nic > 0) {
+                const long long ranks = static_cast<long long>(size) * stride;
+                const int span = static_cast<int>((ranks + perNode - 1) / std::max(1, perNode));
+                if (leavesLeaf(s, span))
+                    g.nic_bw = std::min(g.nic_bw, s.cross_nic);
+            }
         }
         g.intra_bw = intraShare(s, dev, g.ranks_per_node - 1);
         return g;
@@ -388,6 +427,13 @@ struct CostModel::Impl {
             g.intra_bw = std::min(intraShare(sa, da, 1), intraShare(sb, db, 1));   // one link on a mesh
         } else {
             g.link = LinkClass::InterNode;
+        }
+        // Stages whose nodes do not all share a switch send through oversubscribed uplinks.
+        if (oversubscribed && g.link != LinkClass::IntraNode && sa.cross_nic > 0 && sb.cross_nic > 0) {
+            std::vector<int> both = sa.nodes;
+            both.insert(both.end(), sb.nodes.begin(), sb.nodes.end());
+            if (!uplinks.shareLeaf(both))
+                g.nic_bw = std::min(g.nic_bw, std::min(sa.cross_nic, sb.cross_nic));
         }
         return g;
     }
@@ -664,19 +710,19 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
 
     Impl::StageKnobs knobs{tp, cp, ep, etp, mbs, sp, T};
     const Impl::StageNodes where = m.stageNodes(stage);
-    const GroupLink tpLink = Impl::group(where, dev, tp, 1);
-    GroupLink cpLink = Impl::group(where, dev, cp, tp);
+    const GroupLink tpLink = m.group(where, dev, tp, 1);
+    GroupLink cpLink = m.group(where, dev, cp, tp);
     // A ring step is one send to the next CP rank: on a full mesh one peer's link (section 6),
     // not the links of the whole CP group.
     cpLink.intra_bw = Impl::intraShare(where, dev, 1);
-    const GroupLink epLink = Impl::group(where, dev, ep, etp);
-    const GroupLink etpLink = Impl::group(where, dev, etp, 1);
-    const GroupLink tpEpLink = Impl::group(where, dev, ep * etp, 1);   // the all-gather dispatcher's group
+    const GroupLink epLink = m.group(where, dev, ep, etp);
+    const GroupLink etpLink = m.group(where, dev, etp, 1);
+    const GroupLink tpEpLink = m.group(where, dev, ep * etp, 1);   // the all-gather dispatcher's group
     // Gradients are reduced, and the distributed optimizer shards, over DP x CP: the CP ranks
     // hold the same weights (Megatron's data-parallel group "with context parallel").
     const int dpcp = dp * cp;
-    const GroupLink dpLink = Impl::group(where, dev, dpcp, tp);
-    const GroupLink edpLink = Impl::group(where, dev, edp, ep * etp);
+    const GroupLink dpLink = m.group(where, dev, dpcp, tp);
+    const GroupLink edpLink = m.group(where, dev, edp, ep * etp);
 
     std::optional<LayerTimes> table;
     if (m.haveTables)

@@ -1,6 +1,7 @@
 #include "hardware/Cluster.h"
 
 #include <algorithm>
+#include <iterator>
 
 namespace hapmoe {
 
@@ -50,6 +51,76 @@ int Cluster::nextFreeId() const
     for (const auto& s : switches)
         next = std::max(next, s.id + 1);
     return next;
+}
+
+SwitchUplinks switchUplinks(const Cluster& cluster)
+{
+    SwitchUplinks out;
+    std::map<int, double>& down = out.down;
+    std::map<int, double>& up = out.up;
+    for (const Link& l : cluster.links) {
+        if (!(l.bandwidth_gbytes_per_s > 0) || l.a == l.b)
+            continue;
+        const bool aSwitch = cluster.switchById(l.a) != nullptr, bSwitch = cluster.switchById(l.b) != nullptr;
+        if (aSwitch && bSwitch) {
+            up[l.a] += l.bandwidth_gbytes_per_s;
+            up[l.b] += l.bandwidth_gbytes_per_s;
+        } else if (aSwitch != bSwitch) {
+            const int sw = aSwitch ? l.a : l.b, node = aSwitch ? l.b : l.a;
+            if (!cluster.node(node))
+                continue;
+            down[sw] += l.bandwidth_gbytes_per_s;
+            out.leaves[node].push_back(sw);
+        }
+    }
+    std::map<int, std::pair<double, double>> kept;   // node -> (bandwidth kept, bandwidth)
+    for (const Link& l : cluster.links) {
+        if (!(l.bandwidth_gbytes_per_s > 0) || l.a == l.b)
+            continue;
+        const bool aSwitch = cluster.switchById(l.a) != nullptr, bSwitch = cluster.switchById(l.b) != nullptr;
+        if (aSwitch == bSwitch)
+            continue;
+        const int sw = aSwitch ? l.a : l.b, node = aSwitch ? l.b : l.a;
+        if (!cluster.node(node))
+            continue;
+        const double u = up.count(sw) ? up.at(sw) : 0.0, dn = down.at(sw);
+        const double ratio = u > 0 && dn > u ? u / dn : 1.0;
+        kept[node].first += l.bandwidth_gbytes_per_s * ratio;
+        kept[node].second += l.bandwidth_gbytes_per_s;
+    }
+    for (const auto& [node, k] : kept)
+        if (k.second > 0 && k.first < k.second)
+            out.cross_share[node] = k.first / k.second;
+    for (auto& [node, sws] : out.leaves) {
+        std::sort(sws.begin(), sws.end());
+        sws.erase(std::unique(sws.begin(), sws.end()), sws.end());
+    }
+    return out;
+}
+
+double SwitchUplinks::share(int nodeId) const
+{
+    const auto it = cross_share.find(nodeId);
+    return it == cross_share.end() ? 1.0 : it->second;
+}
+
+bool SwitchUplinks::shareLeaf(const std::vector<int>& nodeIds) const
+{
+    if (nodeIds.size() < 2)
+        return true;
+    const auto first = leaves.find(nodeIds.front());
+    if (first == leaves.end())
+        return false;
+    std::vector<int> common = first->second;
+    for (std::size_t i = 1; i < nodeIds.size() && !common.empty(); ++i) {
+        const auto it = leaves.find(nodeIds[i]);
+        if (it == leaves.end())
+            return false;
+        std::vector<int> both;
+        std::set_intersection(common.begin(), common.end(), it->second.begin(), it->second.end(), std::back_inserter(both));
+        common = std::move(both);
+    }
+    return !common.empty();
 }
 
 } // namespace hapmoe

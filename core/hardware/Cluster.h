@@ -6,6 +6,7 @@
 // Units: link bandwidth in GB/s (1e9 bytes/s, one direction), latency in microseconds,
 // NIC speed in Gb/s (as NICs are sold).
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -64,5 +65,25 @@ struct Cluster {
     const Switch* switchById(int id) const;
     int nextFreeId() const;
 };
+
+// Leaf switches and their uplinks (docs/cost-model.md section 6). A switch's down links go to
+// nodes, its up links to other switches. When the up links carry less than the down links
+// (an oversubscribed leaf) and every node below the switch sends off it at once, as the
+// data-parallel and expert-parallel groups of a job do, a node keeps min(1, up / down) of its
+// link to that switch. A node's share is that figure averaged over its switch links by their
+// bandwidth. A switch without up links leaves its nodes their whole links (traffic that would
+// need to leave it has no route, a topology problem of its own).
+struct SwitchUplinks {
+    std::map<int, std::vector<int>> leaves;   // node id -> the switch ids it links to directly, sorted
+    std::map<int, double> cross_share;        // node id -> share in (0, 1); a node not listed keeps 1
+    std::map<int, double> down, up;           // switch id -> GB/s of its links to nodes, to switches
+
+    bool oversubscribed() const { return !cross_share.empty(); }
+    double share(int nodeId) const;
+    // Whether the nodes all link directly to one switch, so that traffic among them need not
+    // leave it (true for fewer than two nodes).
+    bool shareLeaf(const std::vector<int>& nodeIds) const;
+};
+SwitchUplinks switchUplinks(const Cluster& cluster);
 
 } // namespace hapmoe

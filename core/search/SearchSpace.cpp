@@ -69,10 +69,13 @@ SearchSpace::SearchSpace(const ModelSpec& model, const Cluster& cluster, const D
             linkSum[l.a] += l.bandwidth_gbytes_per_s;
             linkSum[l.b] += l.bandwidth_gbytes_per_s;
         }
+    // Behind an oversubscribed leaf switch a group's cost depends on whether its nodes share a
+    // switch (docs/cost-model.md section 6): the nodes of a type are alike only when they all do.
+    const SwitchUplinks uplinks = switchUplinks(cluster);
     for (std::size_t t = 0; t < m_types.size(); ++t) {
         TypeInfo& ti = m_types[t];
         ti.min_node = *std::min_element(ti.node_counts.begin(), ti.node_counts.end());
-        ti.regular = true;
+        ti.regular = !uplinks.oversubscribed() || uplinks.shareLeaf(ti.node_ids);
         const Node* first = byId.at(ti.node_ids.front());
         for (int id : ti.node_ids) {
             const Node* n = byId.at(id);

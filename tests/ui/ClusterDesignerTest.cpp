@@ -10,6 +10,7 @@
 
 #include "hardware/DeviceCatalog.h"
 
+#include <QLabel>
 #include <QDoubleSpinBox>
 #include <QScrollBar>
 #include <QSpinBox>
@@ -205,6 +206,43 @@ private slots:
         QCOMPARE(count->value(), 8);   // the editor follows the document
         doc->undoStack()->redo();
         QCOMPARE(doc->cluster().nodes.front().count, 16);
+    }
+
+    void propertyEditorShowsSwitchOversubscription()
+    {
+        // Two nodes below a leaf switch at 400 GB/s each, the leaf linked up at 400 GB/s: the
+        // leaf takes 800 GB/s in and 400 GB/s up, oversubscribed 2:1, so traffic that leaves
+        // it gets half of each node's link (docs/cost-model.md section 6).
+        auto w = makeWindow();
+        ProjectDocument* doc = w->document();
+        Cluster c;
+        for (int i = 0; i < 3; ++i) {
+            Node n;
+            n.id = i;
+            n.host = "n" + std::to_string(i);
+            n.device_type = "H800";
+            n.x = 150.0 * i;
+            c.nodes.push_back(n);
+        }
+        for (int id : {10, 11, 12}) {
+            Switch sw;
+            sw.id = id;
+            sw.name = "sw" + std::to_string(id);
+            sw.x = 150.0 * (id - 10);
+            sw.y = 200;
+            c.switches.push_back(sw);
+        }
+        c.links = {{0, 10, 400, 5}, {1, 10, 400, 5}, {2, 11, 400, 5}, {10, 12, 400, 5}, {11, 12, 400, 5}};
+        doc->setCluster(c, QStringLiteral("two leaves"));
+        QLabel* info = w->propertyEditor()->findChild<QLabel*>(QStringLiteral("switchInfo"));
+        QVERIFY(info);
+        w->clusterScene()->selectIds({10});
+        QVERIFY(info->isVisible());
+        QVERIFY2(info->text().contains(QStringLiteral("Links to nodes: 800 GB/s. Links to switches: 400 GB/s.")), qPrintable(info->text()));
+        QVERIFY2(info->text().contains(QStringLiteral("Oversubscribed 2:1: traffic that leaves this switch gets 50 % of each node's link")),
+                 qPrintable(info->text()));
+        w->clusterScene()->selectIds({11});
+        QVERIFY(!info->text().contains(QStringLiteral("Oversubscribed")));
     }
 
     void propertyEditorSetsHostMemoryAndLink()

@@ -110,6 +110,38 @@ private slots:
         QCOMPARE(w2->document()->fileName(), QFileInfo(path).absoluteFilePath());
     }
 
+    void denseDrawingsAreSpreadOnOpen()
+    {
+        // A project the command line wrote (hapmoe import -o --cluster 24-1) carries the
+        // preset's positions, 140 units apart for items 200 wide: opened, the items are spread
+        // just enough not to overlap (fitLayout), keeping their arrangement.
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const Cluster* preset = findClusterPreset("24-1");
+        QVERIFY(preset);
+        Project p;
+        p.name = "dense";
+        p.model = *findModelPreset("Mixtral-S");
+        p.cluster = *preset;
+        QVERIFY(std::abs(p.cluster.nodes[2].x - p.cluster.nodes[1].x) < 200);
+        const QString path = dir.filePath(QStringLiteral("dense.hapmoe"));
+        QVERIFY(writeTextFile(path, QByteArray::fromStdString(writeProject(p))));
+        auto w = makeWindow();
+        QVERIFY(w->openFile(path));
+        const Cluster& c = w->document()->cluster();
+        std::vector<std::pair<double, double>> at;
+        for (const Node& n : c.nodes)
+            at.emplace_back(n.x, n.y);
+        for (const Switch& sw : c.switches)
+            at.emplace_back(sw.x, sw.y);
+        for (std::size_t i = 0; i < at.size(); ++i)
+            for (std::size_t j = i + 1; j < at.size(); ++j)
+                QVERIFY2(std::abs(at[i].first - at[j].first) >= 200 || std::abs(at[i].second - at[j].second) >= 90,
+                         qPrintable(QString("items %1 and %2 overlap").arg(i).arg(j)));
+        // Left to right as drawn.
+        QVERIFY(c.nodes[0].x < c.nodes[1].x && c.nodes[1].x < c.nodes[2].x);
+    }
+
     void savedPlansFollowTheirClusterAndModel()
     {
         // Mixtral-S on the paper's 16-1-h (H800 2x8): a search of a few milliseconds.

@@ -197,6 +197,7 @@ private slots:
     void vocabParallelBoundaries();
     void sharedExpertJoinsTheOverlapWindow();
     void tpCommOverlapNeedsSequenceParallel();
+    void oversubscribedLeafSwitches();
     void predictionRecordsOverlapSwitches();
     void imbalanceScalesMoePath();
     void imbalanceCappedAtExpertsOverTopk();
@@ -833,6 +834,57 @@ void TestCostModel::tpCommOverlapNeedsSequenceParallel()
     QCOMPARE(noSp.t_fwd, noSpRef.t_fwd);
     QCOMPARE(noSp.t_bwd, noSpRef.t_bwd);
     QVERIFY(oneLayer(withSwitch, st, true).tensor_parallel < oneLayer(without, st, true).tensor_parallel);
+}
+
+void TestCostModel::oversubscribedLeafSwitches()
+{
+    // Four nodes of 8 H800 (50 GB/s NIC per GPU) under two leaf switches, two nodes each, with
+    // the leaves joined by a spine. Node links of 400 GB/s (50 GB/s per GPU) and uplinks of
+    // 400 GB/s: a leaf takes 800 GB/s in and sends 400 GB/s up, so a GPU keeps 0.5 x 50 = 25 GB/s
+    // for traffic that leaves its leaf (docs/cost-model.md section 6). That is, by hand, the
+    // same as node links of 200 GB/s (25 GB/s per GPU) under leaves that are not
+    // oversubscribed (400 GB/s down, 400 GB/s up).
+    auto fabric = [](double nodeLink, double uplink) {
+        Cluster c = nodesOf("H800", 4);
+        for (int sw : {10, 11, 12}) {
+            Switch s;
+            s.id = sw;
+            s.name = "sw" + std::to_string(sw);
+            c.switches.push_back(s);
+        }
+        c.links = {{0, 10, nodeLink, 5}, {1, 10, nodeLink, 5}, {2, 11, nodeLink, 5}, {3, 11, nodeLink, 5},
+                   {10, 12, uplink, 5}, {11, 12, uplink, 5}};
+        return c;
+    };
+    const Cluster over = fabric(400, 400), slowNics = fabric(200, 400), full = fabric(400, 800);
+    const SwitchUplinks up = switchUplinks(over);
+    QCOMPARE(up.share(0), 0.5);
+    QVERIFY(up.shareLeaf({0, 1}) && !up.shareLeaf({1, 2}));
+    QVERIFY(!switchUplinks(slowNics).oversubscribed() && !switchUplinks(full).oversubscribed());
+
+    const ModelSpec m = llama7b();
+    auto estimate = [&](const Cluster& c, int pp) {
+        UniformKnobs k;
+        k.tp = 8;
+        k.pp = pp;
+        k.global_batch_size = 64;
+        k.sequence_parallel = true;
+        k.distributed_optimizer = true;
+        const Plan plan = makeUniformPlan(m, c, DeviceCatalog::builtin(), k);
+        return CostModel(m, c, DeviceCatalog::builtin()).estimate(plan);
+    };
+    // PP 1, DP 4: every data-parallel group crosses the spine.
+    const Prediction a = estimate(over, 1), b = estimate(slowNics, 1), f = estimate(full, 1);
+    QVERIFY(f.breakdown.dp_sync < a.breakdown.dp_sync);
+    QCOMPARE(a.breakdown.dp_sync, b.breakdown.dp_sync);
+    QCOMPARE(a.iteration_time_s, b.iteration_time_s);
+    // PP 2: each stage's data-parallel pair stays under its leaf, at the full 50 GB/s; the send
+    // from the first leaf to the second crosses the spine at 25 GB/s.
+    const Prediction a2 = estimate(over, 2), b2 = estimate(slowNics, 2), f2 = estimate(full, 2);
+    QCOMPARE(a2.stages[0].dp_sync, f2.stages[0].dp_sync);
+    QVERIFY(b2.stages[0].dp_sync > f2.stages[0].dp_sync);
+    QCOMPARE(a2.stages[0].p2p_send, b2.stages[0].p2p_send);
+    QVERIFY(a2.stages[0].p2p_send > f2.stages[0].p2p_send);
 }
 
 void TestCostModel::predictionRecordsOverlapSwitches()
