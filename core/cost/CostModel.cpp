@@ -460,6 +460,7 @@ struct CostModel::Impl {
     struct StageKnobs {
         int tp, cp, ep, etp, mbs;
         bool sp;
+        bool tpOverlap;     // --tp-comm-overlap applies (the switch, SP, and the plan allows it)
         double tokens;      // per CP rank: mbs * s / cp
     };
 
@@ -496,8 +497,9 @@ struct CostModel::Impl {
         // projection and FC2 forward; bulk (no split) for the QKV and FC1 input gradients and
         // every weight gradient. splitFwd / splitBwd collect the extra time.
         // Megatron-LM asserts sequence parallelism for --tp-comm-overlap (arguments.py), so a
-        // plan without it runs the collectives exposed whatever the switch says.
-        const bool tpOverlap = options.overlap.tp_comm && k.sp;
+        // plan without it runs the collectives exposed whatever the switch says; so does a
+        // plan whose stages differ in TP (StageContext::tp_comm_overlap).
+        const bool tpOverlap = k.tpOverlap;
         const bool split = tpOverlap && k.tp > 1;
         double splitFwd = 0, splitBwd = 0;
         auto tpGemm = [&](double flops, bool ringFwd) {
@@ -708,7 +710,7 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
     const int nMoe = m.model.numMoeLayers(stage.first_layer, nLayers);
     const int nDense = nLayers - nMoe;
 
-    Impl::StageKnobs knobs{tp, cp, ep, etp, mbs, sp, T};
+    Impl::StageKnobs knobs{tp, cp, ep, etp, mbs, sp, m.options.overlap.tp_comm && sp && ctx.tp_comm_overlap, T};
     const Impl::StageNodes where = m.stageNodes(stage);
     const GroupLink tpLink = m.group(where, dev, tp, 1);
     GroupLink cpLink = m.group(where, dev, cp, tp);
@@ -1084,8 +1086,12 @@ Prediction CostModel::estimate(const Plan& plan) const
     const int vpp = std::max(1, plan.vpp);
     pred.num_microbatches = M;
     pred.stages.reserve(static_cast<std::size_t>(P));
+    const bool oneTp = std::all_of(plan.stages.begin(), plan.stages.end(),
+                                   [&](const StagePlan& st) { return st.tp == plan.stages.front().tp; });
+    pred.overlap.tp_comm = pred.overlap.tp_comm && oneTp;   // the switch as the plan can use it
     for (int i = 0; i < P; ++i) {
         StageContext ctx;
+        ctx.tp_comm_overlap = oneTp;
         ctx.stage_index = i;
         ctx.num_stages = P;
         ctx.num_microbatches = M;

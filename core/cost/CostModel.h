@@ -67,6 +67,10 @@ struct StageContext {
     int vpp = 1;
     bool sequence_parallel = true;
     bool distributed_optimizer = true;
+    // CostOptions::overlap.tp_comm applies: false when the plan's stages differ in TP, since
+    // Transformer Engine's userbuffers are set up for one TP size and the launcher leaves
+    // --tp-comm-overlap off (LauncherExport).
+    bool tp_comm_overlap = true;
     double optimizer_offload_fraction = 0.0;   // Plan::optimizer_offload_fraction
     const StagePlan* next = nullptr;   // the following stage (for the p2p send), or null
     // Interleaved 1F1B (vpp > 1): the last rank also sends its chunk outputs to rank 0.

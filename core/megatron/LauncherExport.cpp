@@ -649,14 +649,15 @@ private:
         // on, Prediction::overlap) gets it, unless the original's own flag is carried over.
         // Transformer Engine's userbuffers are set up for one TP size (Megatron-LM's
         // initialize_ub takes --tensor-model-parallel-size), so stages of different TP go without.
+        // The cost model applies it only when every stage has the same TP (StageContext).
         if (m_doc.prediction && m_doc.prediction->overlap.tp_comm && plan.sequence_parallel && anyTp
             && !(m_opt.original && m_opt.original->given_flags.count("--tp-comm-overlap"))) {
             const bool oneTp = std::all_of(plan.stages.begin(), plan.stages.end(), [&](const StagePlan& st) { return st.tp == s0.tp; });
             if (oneTp)
                 par.args.push_back({"--tp-comm-overlap", {}});
             else
-                m_notes.push_back("--tp-comm-overlap: the prediction assumes it, but the stages' TP sizes differ and Transformer "
-                                  "Engine's userbuffers take one; the launcher leaves it off, so TP collectives run exposed");
+                m_notes.push_back("--tp-comm-overlap: not written: the stages' TP sizes differ and Transformer Engine's "
+                                  "userbuffers take one");
         }
         if (plan.optimizer_offload_fraction > 0) {
             // megatron/core/optimizer/cpu_offloading/README.md: the three flags together, and
@@ -1144,6 +1145,9 @@ private:
                 why = "context parallelism is off";
             else if (f.name == "--tp-comm-overlap" && (s0.tp == 1 || !plan.sequence_parallel))
                 why = "needs TP > 1 with sequence parallelism";
+            else if (f.name == "--tp-comm-overlap"
+                     && std::any_of(plan.stages.begin(), plan.stages.end(), [&](const StagePlan& st) { return st.tp != s0.tp; }))
+                why = "the stages' TP sizes differ, and Transformer Engine's userbuffers take one";
             else if (f.name == "--use-tp-pp-dp-mapping")
                 why = "it changes the rank order that places stages on nodes";
             else if (f.name == "--num-distributed-optimizer-instances")

@@ -909,6 +909,30 @@ void TestCostModel::predictionRecordsOverlapSwitches()
     // Exposed DP traffic makes the iteration longer; the TP overlap makes it shorter; the
     // two do not cancel to the same figure.
     QVERIFY(given.iteration_time_s != defaults.iteration_time_s);
+
+    // Stages of different TP: the launcher leaves --tp-comm-overlap off (Transformer Engine's
+    // userbuffers take one TP size), so the prediction does not assume it, and says so.
+    Plan mixed = plan;
+    for (StagePlan& st : mixed.stages) {
+        st.dp = 1;
+        st.edp = 1;
+    }
+    mixed.stages[0].tp = 4;
+    mixed.stages[0].dp = 2;
+    mixed.stages[0].ep = 1;
+    mixed.stages[0].etp = 4;
+    mixed.stages[0].edp = 2;
+    mixed.stages[1].tp = 8;
+    mixed.stages[1].etp = 8;
+    mixed.stages[1].micro_batch_size = 2;   // DP x MBS equal on every stage
+    mixed.global_batch_size = 16;
+    CostOptions tpOnly;
+    tpOnly.overlap.tp_comm = true;
+    const Prediction mixedOn = CostModel(m, c, DeviceCatalog::builtin(), nullptr, tpOnly).estimate(mixed);
+    const Prediction mixedOff = CostModel(m, c, DeviceCatalog::builtin()).estimate(mixed);
+    QVERIFY(!mixedOn.overlap.tp_comm);
+    QCOMPARE(mixedOn.iteration_time_s, mixedOff.iteration_time_s);
+    QVERIFY(CostModel(m, c, DeviceCatalog::builtin(), nullptr, tpOnly).estimate(plan).overlap.tp_comm);
 }
 
 void TestCostModel::imbalanceScalesMoePath()

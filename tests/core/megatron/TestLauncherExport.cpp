@@ -833,7 +833,16 @@ private slots:
         const ExportResult r = exportLauncher(mixed, fs);
         QVERIFY2(r.ok, r.refusal.c_str());
         QVERIFY(!contains(runLauncher(dir, r.script, "0"), "--tp-comm-overlap"));
-        QVERIFY(hasNote(r, "--tp-comm-overlap: the prediction assumes it, but the stages' TP sizes differ"));
+        QVERIFY(hasNote(r, "--tp-comm-overlap: not written: the stages' TP sizes differ"));
+        // The original's own flag is not carried over to such a plan either.
+        fs.original = importMegatronScript("torchrun --nproc_per_node=8 pretrain_gpt.py --num-layers 32 --hidden-size 4096 "
+                                           "--num-attention-heads 32 --seq-length 4096 --max-position-embeddings 32768 --bf16 "
+                                           "--tensor-model-parallel-size 2 --sequence-parallel --tp-comm-overlap\n",
+                                           "tpo.sh");
+        const ExportResult carried = exportLauncher(mixed, fs);
+        QVERIFY2(carried.ok, carried.refusal.c_str());
+        QVERIFY(!contains(runLauncher(dir, carried.script, "0"), "--tp-comm-overlap"));
+        QVERIFY(hasNote(carried, "--tp-comm-overlap: not carried over (the stages' TP sizes differ"));
     }
 
     void carriedFlagsMeetThePlansRules()
