@@ -7,6 +7,7 @@
 #include "ProblemsPanel.h"
 #include "ProjectDocument.h"
 #include "PropertyEditor.h"
+#include "TestClusters.h"
 
 #include "hardware/DeviceCatalog.h"
 
@@ -215,22 +216,11 @@ private slots:
         // it gets half of each node's link (docs/cost-model.md section 6).
         auto w = makeWindow();
         ProjectDocument* doc = w->document();
-        Cluster c;
+        Cluster c = hapmoe::test::nodesOf("H800", 3);
+        hapmoe::test::addSwitches(c, {10, 11, 12});
         for (int i = 0; i < 3; ++i) {
-            Node n;
-            n.id = i;
-            n.host = "n" + std::to_string(i);
-            n.device_type = "H800";
-            n.x = 150.0 * i;
-            c.nodes.push_back(n);
-        }
-        for (int id : {10, 11, 12}) {
-            Switch sw;
-            sw.id = id;
-            sw.name = "sw" + std::to_string(id);
-            sw.x = 150.0 * (id - 10);
-            sw.y = 200;
-            c.switches.push_back(sw);
+            c.nodes[static_cast<std::size_t>(i)].x = c.switches[static_cast<std::size_t>(i)].x = 250.0 * i;
+            c.switches[static_cast<std::size_t>(i)].y = 200;
         }
         c.links = {{0, 10, 400, 5}, {1, 10, 400, 5}, {2, 11, 400, 5}, {10, 12, 400, 5}, {11, 12, 400, 5}};
         doc->setCluster(c, QStringLiteral("two leaves"));

@@ -1,6 +1,8 @@
 // Unit tests of the cost model against hand calculations and published figures. Each
 // expected number says where it comes from (docs/cost-model.md has the formulas).
 
+#include "TestClusters.h"
+
 #include "cost/CollectiveModel.h"
 #include "cost/CostModel.h"
 #include "cost/Schedule.h"
@@ -67,19 +69,7 @@ ModelSpec mixtral8x7b()
     return m;
 }
 
-Cluster nodesOf(const char* type, int nodes, int perNode = 8, int firstId = 0)
-{
-    Cluster c;
-    for (int i = 0; i < nodes; ++i) {
-        Node n;
-        n.id = firstId + i;
-        n.host = "n" + std::to_string(firstId + i);
-        n.device_type = type;
-        n.count = perNode;
-        c.nodes.push_back(n);
-    }
-    return c;
-}
+using test::nodesOf;
 
 // One layer in the middle of a pipeline (no embedding, no output layer, no send).
 StageEstimate oneLayer(const CostModel& cm, StagePlan s, bool sp, int inFlightStages = 1)
@@ -846,12 +836,7 @@ void TestCostModel::oversubscribedLeafSwitches()
     // oversubscribed (400 GB/s down, 400 GB/s up).
     auto fabric = [](double nodeLink, double uplink) {
         Cluster c = nodesOf("H800", 4);
-        for (int sw : {10, 11, 12}) {
-            Switch s;
-            s.id = sw;
-            s.name = "sw" + std::to_string(sw);
-            c.switches.push_back(s);
-        }
+        test::addSwitches(c, {10, 11, 12});
         c.links = {{0, 10, nodeLink, 5}, {1, 10, nodeLink, 5}, {2, 11, nodeLink, 5}, {3, 11, nodeLink, 5},
                    {10, 12, uplink, 5}, {11, 12, uplink, 5}};
         return c;

@@ -3,6 +3,8 @@
 // progress reports, determinism across thread counts, alternatives, baselines, and the
 // command line's exit codes.
 
+#include "TestClusters.h"
+
 #include "cost/CostModel.h"
 #include "hardware/DeviceCatalog.h"
 #include "io/Presets.h"
@@ -382,43 +384,48 @@ void SearchEngineTest::unrunnablePlansDoNotPrune()
         QVERIFY(isDeployable(rp.plan, m, c, DeviceCatalog::builtin(), Target::Megatron));
 }
 
-void SearchEngineTest::nodesWithSlowLinksAreNotInterchangeable()
+namespace {
+
+// Three H800 nodes with the given switches and links: the exact answer equals that for the
+// same cluster made irregular by an unrelated field (host memory on the last node), where
+// every node is costed on its own. Returns the cluster.
+Cluster expectSameAnswerAsIrregular(std::initializer_list<int> switches, const std::vector<Link>& links, int globalBatch)
 {
-    // Three H800 nodes on one switch, the first linked at 16 GB/s instead of 400: its devices
-    // get 2 GB/s each off the node (docs/cost-model.md section 6), so a stage there costs
-    // more than the same stage on another node and the search may not reuse one for the
-    // other. The answer equals that for the same cluster made irregular by an unrelated field
-    // (host memory), where every node is costed on its own.
     const ModelSpec* llama = findModelPreset("LLaMA-2-7B");
-    QVERIFY(llama);
-    auto cluster = [](double hostMemory) {
-        Cluster c;
-        for (int i = 0; i < 3; ++i) {
-            Node n;
-            n.id = i;
-            n.host = "n" + std::to_string(i);
-            n.device_type = "H800";
-            n.count = 8;
-            c.nodes.push_back(n);
-        }
-        c.nodes[1].host_memory_gib = hostMemory;
-        Switch sw;
-        sw.id = 10;
-        sw.name = "sw";
-        c.switches.push_back(sw);
-        c.links = {{0, 10, 16, 5}, {1, 10, 400, 5}, {2, 10, 400, 5}};
+    auto cluster = [&](double hostMemory) {
+        Cluster c = test::nodesOf("H800", 3);
+        c.nodes[2].host_memory_gib = hostMemory;
+        test::addSwitches(c, switches);
+        c.links = links;
         return c;
     };
     SearchOptions opt;
     opt.threads = 2;
     opt.baselines = false;
     opt.exact = true;
-    opt.global_batch_size = 192;
-    const Cluster regular = cluster(0), irregular = cluster(2048);
-    const SearchResult a = runSearch(CostModel(*llama, regular, DeviceCatalog::builtin()), opt);
+    opt.global_batch_size = globalBatch;
+    const Cluster plain = cluster(0), irregular = cluster(2048);
+    const SearchResult a = runSearch(CostModel(*llama, plain, DeviceCatalog::builtin()), opt);
     const SearchResult b = runSearch(CostModel(*llama, irregular, DeviceCatalog::builtin()), opt);
-    QVERIFY(!a.plans.empty() && !b.plans.empty());
-    QCOMPARE(a.plans.front().prediction.iteration_time_s, b.plans.front().prediction.iteration_time_s);
+    if (a.plans.empty() || b.plans.empty())
+        qWarning("no plan: %s / %s", a.no_plan_reason.c_str(), b.no_plan_reason.c_str());
+    else if (a.plans.front().prediction.iteration_time_s != b.plans.front().prediction.iteration_time_s)
+        qWarning("%.6f s against %.6f s", a.plans.front().prediction.iteration_time_s, b.plans.front().prediction.iteration_time_s);
+    const bool same = !a.plans.empty() && !b.plans.empty()
+        && a.plans.front().prediction.iteration_time_s == b.plans.front().prediction.iteration_time_s;
+    return same ? plain : Cluster{};
+}
+
+} // namespace
+
+void SearchEngineTest::nodesWithSlowLinksAreNotInterchangeable()
+{
+    // Three H800 nodes on one switch, the first linked at 16 GB/s instead of 400: its devices
+    // get 2 GB/s each off the node (docs/cost-model.md section 6), so a stage there costs
+    // more than the same stage on another node and the search may not reuse one for the
+    // other.
+    const Cluster c = expectSameAnswerAsIrregular({10}, {{0, 10, 16, 5}, {1, 10, 400, 5}, {2, 10, 400, 5}}, 192);
+    QVERIFY(!c.nodes.empty());
 }
 
 void SearchEngineTest::nodesBehindOversubscribedLeavesAreNotInterchangeable()
@@ -426,46 +433,17 @@ void SearchEngineTest::nodesBehindOversubscribedLeavesAreNotInterchangeable()
     // Three H800 nodes: two under a leaf switch whose uplink carries an eighth of its down
     // links, the third under another leaf. A group on nodes 1 and 2 crosses the spine at an
     // eighth of the NIC rate, one on nodes 0 and 1 does not (docs/cost-model.md section 6), so
-    // groups at the same offset in a node do not cost the same. The answer equals that for the same cluster made irregular
-    // by an unrelated field (host memory), where every node is costed on its own.
-    const ModelSpec* llama = findModelPreset("LLaMA-2-7B");
-    QVERIFY(llama);
-    auto cluster = [](double hostMemory) {
-        Cluster c;
-        for (int i = 0; i < 3; ++i) {
-            Node n;
-            n.id = i;
-            n.host = "n" + std::to_string(i);
-            n.device_type = "H800";
-            n.count = 8;
-            c.nodes.push_back(n);
-        }
-        c.nodes[2].host_memory_gib = hostMemory;
-        for (int id : {10, 11, 12}) {
-            Switch sw;
-            sw.id = id;
-            sw.name = "sw" + std::to_string(id);
-            c.switches.push_back(sw);
-        }
-        c.links = {{0, 10, 400, 5}, {1, 10, 400, 5}, {2, 11, 400, 5}, {10, 12, 100, 5}, {11, 12, 400, 5}};
-        return c;
-    };
-    SearchOptions opt;
-    opt.threads = 2;
-    opt.baselines = false;
-    opt.exact = true;
-    opt.global_batch_size = 128;
-    const Cluster plain = cluster(0), irregular = cluster(2048);
+    // groups at the same offset in a node do not cost the same.
+    const Cluster c = expectSameAnswerAsIrregular(
+        {10, 11, 12}, {{0, 10, 400, 5}, {1, 10, 400, 5}, {2, 11, 400, 5}, {10, 12, 100, 5}, {11, 12, 400, 5}}, 128);
+    QVERIFY(!c.nodes.empty());
     // The space does not treat the type as regular (its caches key groups by their offset in
     // a node); with the uplink as wide as the down links it does.
-    QVERIFY(!SearchSpace(*llama, plain, DeviceCatalog::builtin()).types().front().regular);
-    Cluster wide = plain;
+    const ModelSpec* llama = findModelPreset("LLaMA-2-7B");
+    QVERIFY(!SearchSpace(*llama, c, DeviceCatalog::builtin()).types().front().regular);
+    Cluster wide = c;
     wide.links[3].bandwidth_gbytes_per_s = 800;
     QVERIFY(SearchSpace(*llama, wide, DeviceCatalog::builtin()).types().front().regular);
-    const SearchResult a = runSearch(CostModel(*llama, plain, DeviceCatalog::builtin()), opt);
-    const SearchResult b = runSearch(CostModel(*llama, irregular, DeviceCatalog::builtin()), opt);
-    QVERIFY(!a.plans.empty() && !b.plans.empty());
-    QCOMPARE(a.plans.front().prediction.iteration_time_s, b.plans.front().prediction.iteration_time_s);
 }
 
 void SearchEngineTest::prunedOutPlansAreFoundBeforeOffloading()

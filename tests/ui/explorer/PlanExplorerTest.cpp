@@ -95,6 +95,8 @@ private slots:
 
 private:
     PlanExplorerWidget* makeExplorer();
+    // The model and cluster of the plans, with the built-in catalog.
+    ExplorerContext context() const;
 
     ModelSpec m_model;
     Cluster m_cluster;
@@ -119,14 +121,19 @@ void PlanExplorerTest::initTestCase()
     m_explorer.reset(makeExplorer());
 }
 
-PlanExplorerWidget* PlanExplorerTest::makeExplorer()
+ExplorerContext PlanExplorerTest::context() const
 {
-    auto* w = new PlanExplorerWidget;
     ExplorerContext ctx;
     ctx.model = m_model;
     ctx.cluster = m_cluster;
     ctx.catalog = &DeviceCatalog::builtin();
-    w->setContext(ctx);
+    return ctx;
+}
+
+PlanExplorerWidget* PlanExplorerTest::makeExplorer()
+{
+    auto* w = new PlanExplorerWidget;
+    w->setContext(context());
     w->setResult(m_result);
     w->resize(1400, 900);
     w->show();
@@ -609,11 +616,7 @@ void PlanExplorerTest::whatIfKeepsThePredictionsSwitches()
     QVERIFY2(asRun.iteration_time_s > ranked.prediction.iteration_time_s,
              qPrintable(QString("%1 vs %2").arg(asRun.iteration_time_s).arg(ranked.prediction.iteration_time_s)));
     WhatIfPanel whatIf;
-    ExplorerContext context;
-    context.model = m_model;
-    context.cluster = m_cluster;
-    context.catalog = &DeviceCatalog::builtin();
-    whatIf.setContext(context);
+    whatIf.setContext(context());
     ExplorerPlan entry;
     entry.ranked = RankedPlan{ranked.plan, asRun};
     whatIf.setPlan(&entry);
@@ -770,11 +773,7 @@ void PlanExplorerTest::whatIfKeepsTheInterleavedGroups()
     result.target = Target::Megatron;
     result.plans = {test::costed(*m_cost, interleaved)};
     PlanExplorerWidget w;
-    ExplorerContext ctx;
-    ctx.model = m_model;
-    ctx.cluster = m_cluster;
-    ctx.catalog = &DeviceCatalog::builtin();
-    w.setContext(ctx);
+    w.setContext(context());
     w.setResult(result);
     w.resize(1400, 900);
     w.show();
@@ -1089,11 +1088,7 @@ void PlanExplorerTest::chartsWithoutAPlanShowAPlaceholder()
     // The what-if fields show a dash, not the least values of their boxes (a 128-token
     // sequence for a model of 4096), until there is a plan; then the plan's.
     WhatIfPanel whatIf;
-    ExplorerContext context;
-    context.model = m_model;
-    context.cluster = m_cluster;
-    context.catalog = &DeviceCatalog::builtin();
-    whatIf.setContext(context);
+    whatIf.setContext(context());
     for (QAbstractSpinBox* box : std::initializer_list<QAbstractSpinBox*>{whatIf.globalBatchBox(), whatIf.sequenceLengthBox(),
                                                                          whatIf.rhoBox(), whatIf.offloadBox(), whatIf.nodeCountBox()})
         QCOMPARE(box->text(), QStringLiteral("\u2013"));
