@@ -350,7 +350,7 @@ void WhatIfPanel::reestimate()
         for (const StageEstimate& s : p.stages)
             worstShare = std::max(worstShare, s.memory.capacity > 0 ? s.memory.total() / s.memory.capacity : 0.0);
         if (p.feasible && anyRecompute && worstShare < kHeadroomShare)
-            m_hints << tr("Every stage now uses under %1 % of its memory: a new search can drop recompute.").arg(kHeadroomShare * 100, 0, 'f', 0);
+            m_hints << tr("Every stage uses under %1 % of its memory while it recomputes: a new search can drop recompute.").arg(kHeadroomShare * 100, 0, 'f', 0);
     }
     showFigures();
     emit reestimated();
