@@ -71,7 +71,7 @@ struct SearchResult {
     double main_time_s = 0;                      // the search itself, without the baselines
     bool timed_out = false;
     bool cancelled = false;
-    bool offload_needed = false;                 // IfNeeded: nothing fitted without optimizer offload
+    bool offload_needed = false;                 // IfNeeded: the (pruned) search found no plan without optimizer offload
     // The prunings discarded every feasible plan that a baseline found: the search ran again
     // without them (and returns that baseline when nothing faster exists).
     bool exact_fallback = false;
