@@ -29,6 +29,10 @@ A log that cannot come from a run of the plan is refused with its line (exit cod
 iteration time that is not a positive number (or is shorter than the plan's devices need at
 their peak), a memory figure above the device's capacity or of a rank the plan does not
 have, a world size or parallel size ("using world size: ...") other than the plan's.
+The run is costed with the overlap switches of the plan's prediction, replaced by the run's
+own where the log holds Megatron-LM's arguments dump ("overlap_grad_reduce ..... False",
+likewise overlap_param_gather, tp_comm_overlap, overlap_p2p_comm); a note names those that
+differ.
 
 Options:
   --log FILE       the training log (required)

@@ -30,7 +30,9 @@ Searches the fastest feasible parallel plan (HS-DP) and compares it with the bas
   --model M              model preset name or hapmoe.model file
   --script S             a Megatron-LM launch script instead of --model: its model, and its
                          configuration estimated as "current" beside the best plan
-                         (not together with --model)
+                         (not together with --model); every plan, the current one included,
+                         is costed as its exported launcher runs: data-parallel overlap on,
+                         the script's --tp-comm-overlap (stages of one TP size) and p2p overlap
   --cluster C            cluster preset, hapmoe.cluster file, or shorthand "H800:2x8,910B:2x8"
   --profile P            hapmoe.profile with measured tables (default: analytic)
   --devices FILE         a hapmoe.devices catalog adding or overriding device types
@@ -46,7 +48,7 @@ Searches the fastest feasible parallel plan (HS-DP) and compares it with the bas
   --mbs N                micro-batch size of the first mesh (default: the model's)
   --optimizer-offload W  never | if-needed | always: optimizer states and their Adam step in
                          host memory (Megatron-Core --optimizer-cpu-offload); default if-needed,
-                         only when no plan fits without it
+                         only when the search finds no plan without it
   --json                 print the hapmoe.plan document instead of the table (when no plan
                          is feasible: the document with "plan": null and
                          search.no_plan_reason, exit code 1)
