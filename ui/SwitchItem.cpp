@@ -21,9 +21,30 @@ void SwitchItem::setSwitch(const Switch& sw)
     update();
 }
 
+void SwitchItem::setOversubscription(double ratio)
+{
+    const double r = ratio > 1.0 + 1e-9 ? ratio : 0.0;
+    if (r == m_oversubscription)
+        return;
+    m_oversubscription = r;
+    refreshToolTip();
+    update();
+}
+
+QString SwitchItem::oversubscriptionText() const
+{
+    return m_oversubscription > 0 ? QStringLiteral("%1:1").arg(m_oversubscription, 0, 'g', 3) : QString();
+}
+
 QString SwitchItem::baseToolTip() const
 {
-    return QObject::tr("Switch %1").arg(QString::fromStdString(m_switch.name));
+    QString tip = QObject::tr("Switch %1").arg(QString::fromStdString(m_switch.name));
+    if (m_oversubscription > 0)
+        tip += QLatin1Char('\n')
+            + QObject::tr("Oversubscribed %1: traffic that leaves it gets %2 % of each node's link to it")
+                  .arg(oversubscriptionText())
+                  .arg(100.0 / m_oversubscription, 0, 'f', 0);
+    return tip;
 }
 
 void SwitchItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*)
@@ -43,7 +64,20 @@ void SwitchItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option
     f.setBold(true);
     painter->setFont(f);
     painter->setPen(pal.color(QPalette::Text));
-    const QRectF text = body.adjusted(38, 0, -10, 0);
+    // The oversubscription ratio at the right end, in the secondary text colour.
+    const QString ratio = oversubscriptionText();
+    double ratioWidth = 0;
+    if (!ratio.isEmpty()) {
+        QFont small = QApplication::font();
+        small.setPointSizeF(8.5);
+        ratioWidth = QFontMetrics(small).horizontalAdvance(ratio) + 6;
+        painter->setFont(small);
+        painter->setPen(pal.color(QPalette::PlaceholderText));
+        painter->drawText(body.adjusted(0, 0, -12, 0), Qt::AlignRight | Qt::AlignVCenter, ratio);
+    }
+    painter->setFont(f);
+    painter->setPen(pal.color(QPalette::Text));
+    const QRectF text = body.adjusted(38, 0, -10 - ratioWidth, 0);
     painter->drawText(text, Qt::AlignLeft | Qt::AlignVCenter,
                       QFontMetrics(f).elidedText(QString::fromStdString(m_switch.name), Qt::ElideRight,
                                                  int(text.width())));

@@ -15,6 +15,11 @@ public:
     int type() const override { return Type; }
     void setSwitch(const Switch& sw);
     const Switch& switchData() const { return m_switch; }
+    // Links down to nodes over links up to switches when above 1 (SwitchUplinks), else 0:
+    // drawn as "2:1" on the switch.
+    void setOversubscription(double ratio);
+    double oversubscription() const { return m_oversubscription; }
+    QString oversubscriptionText() const;
 
     QRectF boundingRect() const override;
     void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
@@ -25,6 +30,7 @@ protected:
 
 private:
     Switch m_switch;
+    double m_oversubscription = 0;
 };
 
 } // namespace hapmoe::ui

@@ -7,6 +7,7 @@
 #include "ProblemsPanel.h"
 #include "ProjectDocument.h"
 #include "PropertyEditor.h"
+#include "SwitchItem.h"
 #include "TestClusters.h"
 
 #include "hardware/DeviceCatalog.h"
@@ -233,6 +234,16 @@ private slots:
                  qPrintable(info->text()));
         w->clusterScene()->selectIds({11});
         QVERIFY(!info->text().contains(QStringLiteral("Oversubscribed")));
+        // The canvas shows the ratio on the switch, and follows an edit of the uplink.
+        QCOMPARE(w->clusterScene()->switchItem(10)->oversubscriptionText(), QStringLiteral("2:1"));
+        QVERIFY(w->clusterScene()->switchItem(10)->toolTip().contains(QStringLiteral("Oversubscribed 2:1")));
+        QVERIFY(w->clusterScene()->switchItem(11)->oversubscriptionText().isEmpty());
+        Link wider = c.links[3];
+        wider.bandwidth_gbytes_per_s = 800;
+        doc->setLink(wider);
+        QVERIFY(w->clusterScene()->switchItem(10)->oversubscriptionText().isEmpty());
+        doc->undoStack()->undo();
+        QCOMPARE(w->clusterScene()->switchItem(10)->oversubscriptionText(), QStringLiteral("2:1"));
     }
 
     void propertyEditorSetsHostMemoryAndLink()
