@@ -147,8 +147,9 @@ struct LayerCost {
 } // namespace
 
 struct CostModel::Impl {
-    const ModelSpec& model;
-    const Cluster& cluster;
+    // Copies: a cost model outlives the temporaries it is often built from.
+    const ModelSpec model;
+    const Cluster cluster;
     const DeviceCatalog& catalog;
     const Profile* profile;
     CostOptions options;

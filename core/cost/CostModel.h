@@ -80,6 +80,7 @@ struct StageContext {
     bool notes = true;
 };
 
+// Keeps copies of the model and the cluster; the catalog and the profile must outlive it.
 class CostModel {
 public:
     CostModel(const ModelSpec& model, const Cluster& cluster, const DeviceCatalog& catalog,

@@ -66,7 +66,7 @@ void RunControl::offerBest(double t)
     }
 }
 
-void RunControl::report(bool force)
+void RunControl::report(bool force, bool finished)
 {
     if (!progress)
         return;
@@ -81,7 +81,12 @@ void RunControl::report(bool force)
     p.pruned.memory = pruned_memory.load();
     p.pruned.communication = pruned_comm.load();
     p.best_time_s = best.load();
-    p.fraction = runs_total > 0 ? std::min(1.0, static_cast<double>(runs_done.load()) / static_cast<double>(runs_total)) : 1.0;
+    // Later passes (another node order, offload shares, the baselines) add their runs as they
+    // start, so done / total can drop: the fraction reported never goes back, and stays below 1
+    // until the search returns.
+    const double raw = runs_total > 0 ? std::min(1.0, static_cast<double>(runs_done.load()) / static_cast<double>(runs_total)) : 1.0;
+    last_fraction = finished ? 1.0 : std::max(last_fraction, std::min(raw, 0.99));
+    p.fraction = last_fraction;
     progress(p);
 }
 
@@ -873,7 +878,7 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
                      "micro-batch layout)";
         result.no_plan_reason = reason;
     }
-    control.report(true);
+    control.report(true, true);
     result.time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return result;
 }

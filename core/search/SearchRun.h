@@ -76,6 +76,7 @@ struct RunControl {
     std::mutex progress_mutex;
     ProgressCallback progress;
     std::chrono::steady_clock::time_point last_report{};
+    double last_fraction = 0;          // the fraction last reported (never goes back)
     Incumbent* incumbent = nullptr;   // of the phase being run
     double layer_time_floor = 0;      // no layer runs faster than this on any stage (s)
     std::atomic<long long> runs_done{0};
@@ -83,7 +84,8 @@ struct RunControl {
 
     bool stop();                 // cancelled or past the deadline (sets timed_out)
     void offerBest(double t);
-    void report(bool force = false);
+    // finished: the search returns; only then does the fraction reach 1.
+    void report(bool force = false, bool finished = false);
 };
 
 struct RunResult {

@@ -173,6 +173,24 @@ void SearchEngineTest::progressReportsGrow()
     QVERIFY(!r.plans.empty());
     // The objective the DP reports as best is the cost model's time of the plan returned.
     QVERIFY(std::abs(seen.back().best_time_s - r.plans.front().prediction.iteration_time_s) <= 1e-9 * seen.back().best_time_s);
+
+    // With the baselines (and on a type with nodes of two sizes, a second node order) later
+    // passes add runs as they start; the fraction still never goes back, and is 1 only at the end.
+    seen.clear();
+    o.baselines = true;
+    const Cluster sizes = clusterFromShorthand("H800:1x8,H800:1x4,910B:1x8", cat);
+    const ModelSpec model = resolveModel("mixtral-s");
+    const CostModel two(model, sizes, cat);
+    runSearch(two, o, nullptr, [&](const SearchProgress& p) {
+        std::lock_guard<std::mutex> lock(mu);
+        seen.push_back(p);
+    });
+    QVERIFY(seen.size() > 1);
+    for (std::size_t i = 1; i < seen.size(); ++i)
+        QVERIFY2(seen[i].fraction >= seen[i - 1].fraction, qPrintable(QString("%1 after %2").arg(seen[i].fraction).arg(seen[i - 1].fraction)));
+    for (std::size_t i = 0; i + 1 < seen.size(); ++i)
+        QVERIFY(seen[i].fraction < 1.0);
+    QCOMPARE(seen.back().fraction, 1.0);
 }
 
 void SearchEngineTest::deterministicAcrossThreads()
