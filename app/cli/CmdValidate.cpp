@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include <iostream>
+#include <cstdio>
 #include <sstream>
 #include <string>
 
@@ -47,6 +48,23 @@ void clusterWarnings(const Cluster& c, const DeviceCatalog& catalog, const std::
         warnings.push_back(file + ": cluster: " + p.message);
 }
 
+// The switches whose links up carry less than their links down, for the summary: the cost
+// model gives traffic that leaves them that share (docs/cost-model.md section 6).
+std::string oversubscribedSwitches(const Cluster& c)
+{
+    const SwitchUplinks u = switchUplinks(c);
+    std::string out;
+    for (const Switch& s : c.switches) {
+        const auto down = u.down.find(s.id), up = u.up.find(s.id);
+        if (down == u.down.end() || up == u.up.end() || !(up->second > 0) || down->second <= up->second)
+            continue;
+        char ratio[32];
+        std::snprintf(ratio, sizeof ratio, "%.3g:1", down->second / up->second);
+        out += std::string(out.empty() ? "; oversubscribed: " : ", ") + "switch \"" + s.name + "\" " + ratio;
+    }
+    return out;
+}
+
 // Returns the "ok" summary; throws InputError.
 std::string validateOne(const std::string& file, const DeviceCatalog& catalog, Warnings& warnings)
 {
@@ -64,7 +82,7 @@ std::string validateOne(const std::string& file, const DeviceCatalog& catalog, W
         const Cluster c = readCluster(text, file, &warnings);
         validateCluster(c, catalog, file);
         clusterWarnings(c, catalog, file, warnings);
-        os << ", " << c.totalDevices() << " devices";
+        os << ", " << c.totalDevices() << " devices" << oversubscribedSwitches(c);
     } else if (format == kProfileFormat) {
         const Profile p = readProfile(text, file, &warnings);
         validateProfile(p, catalog, file);
@@ -118,7 +136,8 @@ std::string validateOne(const std::string& file, const DeviceCatalog& catalog, W
         clusterWarnings(p.cluster, catalog, file, warnings);
         for (std::size_t i = 0; i < p.plans.size(); ++i)
             validateProjectPlan(p, i, catalog, file);
-        os << ", " << p.model.name << " on " << p.cluster.totalDevices() << " devices, " << p.plans.size() << " saved plans";
+        os << ", " << p.model.name << " on " << p.cluster.totalDevices() << " devices, " << p.plans.size() << " saved plans"
+           << oversubscribedSwitches(p.cluster);
     } else if (format == kDevicesFormat) {
         const DeviceCatalog c = DeviceCatalog::fromJson(text, file, &warnings);
         os << ", " << c.types().size() << " device types";

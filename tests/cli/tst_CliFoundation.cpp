@@ -183,6 +183,22 @@ void tst_CliFoundation::validateSummary()
     const Run r = hapmoe({"validate", file});
     QCOMPARE(r.exitCode, 0);
     QCOMPARE(r.out.trimmed(), file + ": ok (hapmoe.cluster v2, 32 devices)");
+
+    // A leaf switch with 800 GB/s of node links and 400 GB/s up (docs/cost-model.md section 6).
+    QTemporaryDir tmp;
+    QFile f(tmp.filePath("leaves.json"));
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(R"({"format": "hapmoe.cluster", "version": 2, "nodes": [
+        {"id": 0, "host": "a", "device_type": "H800", "count": 8}, {"id": 1, "host": "b", "device_type": "H800", "count": 8},
+        {"id": 2, "host": "c", "device_type": "H800", "count": 8}],
+        "switches": [{"id": 10, "name": "leaf-a"}, {"id": 11, "name": "leaf-b"}, {"id": 12, "name": "spine"}],
+        "links": [{"a": 0, "b": 10, "bandwidth_gbytes_per_s": 400}, {"a": 1, "b": 10, "bandwidth_gbytes_per_s": 400},
+                  {"a": 2, "b": 11, "bandwidth_gbytes_per_s": 400}, {"a": 10, "b": 12, "bandwidth_gbytes_per_s": 400},
+                  {"a": 11, "b": 12, "bandwidth_gbytes_per_s": 400}]})");
+    f.close();
+    const Run leaves = hapmoe({"validate", f.fileName()});
+    QCOMPARE(leaves.exitCode, 0);
+    QCOMPARE(leaves.out.trimmed(), f.fileName() + ": ok (hapmoe.cluster v2, 24 devices; oversubscribed: switch \"leaf-a\" 2:1)");
 }
 
 void tst_CliFoundation::validateWarnsButPasses()
