@@ -46,6 +46,15 @@ bool writeFile(const QString& path, const QByteArray& bytes)
     return f.open(QIODevice::WriteOnly) && f.write(bytes) == bytes.size();
 }
 
+// A hapmoe.cluster of three 8-device H800 nodes (ids 0-2) with the given switches and links.
+QByteArray threeH800Nodes(const char* switchesAndLinks)
+{
+    return QByteArray(R"({"format": "hapmoe.cluster", "version": 2, "nodes": [
+        {"id": 0, "host": "a", "device_type": "H800", "count": 8}, {"id": 1, "host": "b", "device_type": "H800", "count": 8},
+        {"id": 2, "host": "c", "device_type": "H800", "count": 8}], )")
+        + switchesAndLinks + "}";
+}
+
 QByteArray readFile(const QString& path)
 {
     QFile f(path);
@@ -186,19 +195,14 @@ void tst_CliFoundation::validateSummary()
 
     // A leaf switch with 800 GB/s of node links and 400 GB/s up (docs/cost-model.md section 6).
     QTemporaryDir tmp;
-    QFile f(tmp.filePath("leaves.json"));
-    QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write(R"({"format": "hapmoe.cluster", "version": 2, "nodes": [
-        {"id": 0, "host": "a", "device_type": "H800", "count": 8}, {"id": 1, "host": "b", "device_type": "H800", "count": 8},
-        {"id": 2, "host": "c", "device_type": "H800", "count": 8}],
-        "switches": [{"id": 10, "name": "leaf-a"}, {"id": 11, "name": "leaf-b"}, {"id": 12, "name": "spine"}],
+    const QString path = tmp.filePath("leaves.json");
+    QVERIFY(writeFile(path, threeH800Nodes(R"("switches": [{"id": 10, "name": "leaf-a"}, {"id": 11, "name": "leaf-b"}, {"id": 12, "name": "spine"}],
         "links": [{"a": 0, "b": 10, "bandwidth_gbytes_per_s": 400}, {"a": 1, "b": 10, "bandwidth_gbytes_per_s": 400},
                   {"a": 2, "b": 11, "bandwidth_gbytes_per_s": 400}, {"a": 10, "b": 12, "bandwidth_gbytes_per_s": 400},
-                  {"a": 11, "b": 12, "bandwidth_gbytes_per_s": 400}]})");
-    f.close();
-    const Run leaves = hapmoe({"validate", f.fileName()});
+                  {"a": 11, "b": 12, "bandwidth_gbytes_per_s": 400}])")));
+    const Run leaves = hapmoe({"validate", path});
     QCOMPARE(leaves.exitCode, 0);
-    QCOMPARE(leaves.out.trimmed(), f.fileName() + ": ok (hapmoe.cluster v2, 24 devices; oversubscribed: switch \"leaf-a\" 2:1)");
+    QCOMPARE(leaves.out.trimmed(), path + ": ok (hapmoe.cluster v2, 24 devices; oversubscribed: switch \"leaf-a\" 2:1)");
 }
 
 void tst_CliFoundation::validateWarnsButPasses()
@@ -214,14 +218,10 @@ void tst_CliFoundation::validateWarnsButPasses()
     QVERIFY2(alt.err.contains("search.alternatives[1].plan.stages[1]: tp*cp*dp = 16 but the stage has 8 devices"), qPrintable(alt.err));
     // An island is a warning, not an error: the file is still a valid cluster.
     QTemporaryDir tmp;
-    QFile f(tmp.filePath("island.json"));
-    QVERIFY(f.open(QIODevice::WriteOnly));
-    f.write(R"({"format": "hapmoe.cluster", "version": 2, "nodes": [
-        {"id": 0, "host": "a", "device_type": "H800", "count": 8}, {"id": 1, "host": "b", "device_type": "H800", "count": 8},
-        {"id": 2, "host": "c", "device_type": "H800", "count": 8}],
-        "switches": [{"id": 3}], "links": [{"a": 0, "b": 3, "bandwidth_gbytes_per_s": 400}, {"a": 1, "b": 3, "bandwidth_gbytes_per_s": 400}]})");
-    f.close();
-    const Run island = hapmoe({"validate", f.fileName()});
+    const QString path = tmp.filePath("island.json");
+    QVERIFY(writeFile(path, threeH800Nodes(R"("switches": [{"id": 3}],
+        "links": [{"a": 0, "b": 3, "bandwidth_gbytes_per_s": 400}, {"a": 1, "b": 3, "bandwidth_gbytes_per_s": 400}])")));
+    const Run island = hapmoe({"validate", path});
     QCOMPARE(island.exitCode, 0);
     QVERIFY(island.err.contains("has no link"));
 }
