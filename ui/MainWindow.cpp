@@ -132,7 +132,13 @@ MainWindow::MainWindow(QWidget* parent)
     loadExample();
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow()
+{
+    // Children are deleted in the order they were made, the document first. The scene's items,
+    // deleted after it, would report their deselection to the property editor, which reads the
+    // document.
+    m_scene->blockSignals(true);
+}
 
 void MainWindow::createDocks()
 {
