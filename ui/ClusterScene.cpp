@@ -199,10 +199,8 @@ void ClusterScene::updateProblems()
         s->setProblems(byId.value(s->id()));
     // Oversubscribed switches show their ratio (docs/cost-model.md section 6).
     const SwitchUplinks uplinks = switchUplinks(m_document->cluster());
-    for (SwitchItem* s : std::as_const(m_switches)) {
-        const auto down = uplinks.down.find(s->id()), up = uplinks.up.find(s->id());
-        s->setOversubscription(down != uplinks.down.end() && up != uplinks.up.end() && up->second > 0 ? down->second / up->second : 0.0);
-    }
+    for (SwitchItem* s : std::as_const(m_switches))
+        s->setOversubscription(uplinks.oversubscription(s->id()));
     // Links between nodes whose collective libraries differ cross a vendor bridge.
     const DeviceCatalog& catalog = m_document->catalog();
     for (LinkItem* link : std::as_const(m_links)) {

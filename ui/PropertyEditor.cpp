@@ -195,11 +195,11 @@ void PropertyEditor::refresh()
         const SwitchUplinks u = switchUplinks(c);
         const double down = u.down.count(s.id) ? u.down.at(s.id) : 0.0, up = u.up.count(s.id) ? u.up.at(s.id) : 0.0;
         QString info = tr("Links to nodes: %1 GB/s. Links to switches: %2 GB/s.").arg(down, 0, 'f', 0).arg(up, 0, 'f', 0);
-        if (up > 0 && down > up)
+        if (const double over = u.oversubscription(s.id); over > 0)
             info += QLatin1Char(' ')
                 + tr("Oversubscribed %1:1: traffic that leaves this switch gets %2 % of each node's link to it.")
-                      .arg(down / up, 0, 'g', 3)
-                      .arg(100.0 * up / down, 0, 'f', 0);
+                      .arg(over, 0, 'g', 3)
+                      .arg(100.0 / over, 0, 'f', 0);
         m_switchInfo->setText(info);
         m_stack->setCurrentIndex(2);
     } else if (ids.isEmpty() && links.size() == 1 && m_document->findLink(links[0].first, links[0].second)) {

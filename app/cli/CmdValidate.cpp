@@ -55,11 +55,11 @@ std::string oversubscribedSwitches(const Cluster& c)
     const SwitchUplinks u = switchUplinks(c);
     std::string out;
     for (const Switch& s : c.switches) {
-        const auto down = u.down.find(s.id), up = u.up.find(s.id);
-        if (down == u.down.end() || up == u.up.end() || !(up->second > 0) || down->second <= up->second)
+        const double over = u.oversubscription(s.id);
+        if (over <= 0)
             continue;
         char ratio[32];
-        std::snprintf(ratio, sizeof ratio, "%.3g:1", down->second / up->second);
+        std::snprintf(ratio, sizeof ratio, "%.3g:1", over);
         out += std::string(out.empty() ? "; oversubscribed: " : ", ") + "switch \"" + s.name + "\" " + ratio;
     }
     return out;

@@ -83,9 +83,8 @@ SwitchUplinks switchUplinks(const Cluster& cluster)
         const int sw = aSwitch ? l.a : l.b, node = aSwitch ? l.b : l.a;
         if (!cluster.node(node))
             continue;
-        const double u = up.count(sw) ? up.at(sw) : 0.0, dn = down.at(sw);
-        const double ratio = u > 0 && dn > u ? u / dn : 1.0;
-        kept[node].first += l.bandwidth_gbytes_per_s * ratio;
+        const double over = out.oversubscription(sw);
+        kept[node].first += l.bandwidth_gbytes_per_s * (over > 0 ? 1.0 / over : 1.0);
         kept[node].second += l.bandwidth_gbytes_per_s;
     }
     for (const auto& [node, k] : kept)
@@ -96,6 +95,14 @@ SwitchUplinks switchUplinks(const Cluster& cluster)
         sws.erase(std::unique(sws.begin(), sws.end()), sws.end());
     }
     return out;
+}
+
+double SwitchUplinks::oversubscription(int switchId) const
+{
+    const auto d = down.find(switchId), u = up.find(switchId);
+    if (d == down.end() || u == up.end() || !(u->second > 0) || d->second <= u->second)
+        return 0.0;
+    return d->second / u->second;
 }
 
 double SwitchUplinks::share(int nodeId) const

@@ -80,6 +80,9 @@ struct SwitchUplinks {
 
     bool oversubscribed() const { return !cross_share.empty(); }
     double share(int nodeId) const;
+    // A switch's links down over its links up when the down links carry more and it has up
+    // links (2 for "2:1"), else 0.
+    double oversubscription(int switchId) const;
     // Whether the nodes all link directly to one switch, so that traffic among them need not
     // leave it (true for fewer than two nodes).
     bool shareLeaf(const std::vector<int>& nodeIds) const;
