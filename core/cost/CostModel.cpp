@@ -1087,8 +1087,7 @@ Prediction CostModel::estimate(const Plan& plan) const
     const int vpp = std::max(1, plan.vpp);
     pred.num_microbatches = M;
     pred.stages.reserve(static_cast<std::size_t>(P));
-    const bool oneTp = std::all_of(plan.stages.begin(), plan.stages.end(),
-                                   [&](const StagePlan& st) { return st.tp == plan.stages.front().tp; });
+    const bool oneTp = plan.oneTpSize();
     pred.overlap.tp_comm = pred.overlap.tp_comm && oneTp;   // the switch as the plan can use it
     for (int i = 0; i < P; ++i) {
         StageContext ctx;

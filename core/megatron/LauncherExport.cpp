@@ -652,8 +652,7 @@ private:
         // The cost model applies it only when every stage has the same TP (StageContext).
         if (m_doc.prediction && m_doc.prediction->overlap.tp_comm && plan.sequence_parallel && anyTp
             && !(m_opt.original && m_opt.original->given_flags.count("--tp-comm-overlap"))) {
-            const bool oneTp = std::all_of(plan.stages.begin(), plan.stages.end(), [&](const StagePlan& st) { return st.tp == s0.tp; });
-            if (oneTp)
+            if (plan.oneTpSize())
                 par.args.push_back({"--tp-comm-overlap", {}});
             else
                 m_notes.push_back("--tp-comm-overlap: not written: the stages' TP sizes differ and Transformer Engine's "
@@ -1145,8 +1144,7 @@ private:
                 why = "context parallelism is off";
             else if (f.name == "--tp-comm-overlap" && (s0.tp == 1 || !plan.sequence_parallel))
                 why = "needs TP > 1 with sequence parallelism";
-            else if (f.name == "--tp-comm-overlap"
-                     && std::any_of(plan.stages.begin(), plan.stages.end(), [&](const StagePlan& st) { return st.tp != s0.tp; }))
+            else if (f.name == "--tp-comm-overlap" && !plan.oneTpSize())
                 why = "the stages' TP sizes differ, and Transformer Engine's userbuffers take one";
             else if (f.name == "--use-tp-pp-dp-mapping")
                 why = "it changes the rank order that places stages on nodes";

@@ -1,5 +1,7 @@
 #include "plan/Plan.h"
 
+#include <algorithm>
+
 namespace hapmoe {
 
 const char* toString(Recompute r)
@@ -28,6 +30,11 @@ int Plan::numDevices() const
     for (const auto& s : stages)
         n += s.numDevices();
     return n;
+}
+
+bool Plan::oneTpSize() const
+{
+    return std::all_of(stages.begin(), stages.end(), [&](const StagePlan& st) { return st.tp == stages.front().tp; });
 }
 
 int Plan::numMicrobatches() const

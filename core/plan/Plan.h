@@ -59,6 +59,9 @@ struct Plan {
     int numDevices() const;
     // M = GBS / (DP_0 * mbs_0): every mesh runs the same number of micro-batches.
     int numMicrobatches() const;
+    // Every stage has the same TP: what --tp-comm-overlap needs, since Transformer Engine's
+    // userbuffers are set up for one TP size (cost model and launcher export).
+    bool oneTpSize() const;
 };
 
 } // namespace hapmoe
