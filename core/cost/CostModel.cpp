@@ -1053,6 +1053,23 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
     return est;
 }
 
+double CostModel::tiedEmbeddingSync(const StagePlan& first, const StagePlan& last) const
+{
+    // The last stage holds a copy of the word embedding for the output layer. After the
+    // data-parallel sync the two ranks that hold it (same TP and DP rank) all-reduce its fp32
+    // main gradient, V h / t values, with nothing left to hide behind; then the optimizer's
+    // gradient-norm all-reduce over every stage of the pipeline makes all of them wait
+    // (Megatron-Core finalize_model_grads: _allreduce_word_embedding_grads; clip_grad_norm).
+    const Impl& m = *d;
+    if (m.model.untie_embeddings_and_output_weights)
+        return 0.0;
+    const DeviceInfo& da = m.device(first.device_type);
+    const DeviceInfo& db = m.device(last.device_type);
+    const GroupLink link = m.between(m.stageNodes(first), first, da, last, db);
+    const double bytes = 4.0 * m.shape.vocab * m.shape.h / std::max(1, first.tp);
+    return m.coll(Collective::AllReduce, bytes, 2, link, da, nullptr);
+}
+
 Prediction CostModel::estimate(const Plan& plan) const
 {
     const Impl& m = *d;
@@ -1127,14 +1144,20 @@ Prediction CostModel::estimate(const Plan& plan) const
         pipe = sum / vpp + (static_cast<double>(M) * vpp - 1.0) * mx / vpp;
     else
         pipe = sum + (M - 1.0) * mx;
-    pred.iteration_time_s = pipe + sync;
+    // Tied embeddings (section 7.1): the end stages' all-reduce, which every stage waits for.
+    const double tied = P > 1 ? tiedEmbeddingSync(plan.stages.front(), plan.stages.back()) : 0.0;
+    pred.iteration_time_s = pipe + sync + tied;
 
     const auto& b = pred.stages[static_cast<std::size_t>(bottleneck)];
     pred.breakdown.compute = M * b.compute;
     pred.breakdown.tensor_parallel = M * b.tensor_parallel;
     pred.breakdown.expert_dispatch = M * b.expert_dispatch;
     pred.breakdown.pipeline_bubble = std::max(0.0, pipe - M * (b.compute + b.tensor_parallel + b.expert_dispatch));
-    pred.breakdown.dp_sync = pred.stages[static_cast<std::size_t>(syncStage)].dp_sync;
+    pred.breakdown.dp_sync = pred.stages[static_cast<std::size_t>(syncStage)].dp_sync + tied;
+    if (tied > 0) {   // shown on the two stages that run it
+        pred.stages.front().dp_sync += tied;
+        pred.stages.back().dp_sync += tied;
+    }
     pred.breakdown.optimizer = pred.stages[static_cast<std::size_t>(syncStage)].optimizer;
 
     const double T = pred.iteration_time_s;

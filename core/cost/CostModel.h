@@ -91,6 +91,11 @@ public:
 
     StageEstimate estimateStage(const StagePlan& stage, const StageContext& ctx) const;
     Prediction estimate(const Plan& plan) const;
+    // Tied embeddings, PP > 1 (docs/cost-model.md section 7.1): the all-reduce of the word
+    // embedding's gradient between the rank of the first stage and that of the last, after
+    // their data-parallel sync; 0 for untied embeddings. estimate() adds it once to the
+    // iteration; the search adds it when it closes a pipeline.
+    double tiedEmbeddingSync(const StagePlan& first, const StagePlan& last) const;
 
     const ModelSpec& model() const;
     const Cluster& cluster() const;

@@ -120,9 +120,11 @@ Partial Candidates::after(const Partial& p, const Choice& c) const
         const Knob& kn = m_space.knobs(c.shape.type, c.shape.d)[static_cast<std::size_t>(c.shape.knob)];
         q.tie_tp = kn.tp;
         q.tie_dp = kn.dp;
+        q.last = c.shape;
     } else {
         q.tie_tp = p.tie_tp;
         q.tie_dp = p.tie_dp;
+        q.last = p.last;
     }
     return q;
 }

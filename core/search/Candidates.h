@@ -19,6 +19,7 @@ struct Partial {
     int m = 0;                 // free positions [0, m) of type cur
     StageShape next;           // the earliest stage placed so far (valid when k > 0)
     int tie_tp = 0, tie_dp = 0;  // the last stage's TP and DP (tied embeddings)
+    StageShape last;             // the last stage (valid when k > 0; tied embeddings)
 };
 
 struct Choice {

@@ -115,6 +115,9 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control)
     const int M = config.microbatches;
     const Candidates cand(m_space, config, m_speed);
     const bool tied = config.target == Target::FlagScale && !m_space.model().untie_embeddings_and_output_weights;
+    // Tied embeddings cost an all-reduce between the first and the last stage when a pipeline
+    // closes (CostModel::tiedEmbeddingSync): the last stage's place enters the state.
+    const bool tiedSync = !m_space.model().untie_embeddings_and_output_weights;
     const bool exactK = config.max_pp > 0 || config.even_pp > 0;
     const int kCap = std::max(M - 1, 1);
     // A floor on what one more layer adds to sum c: the fastest one-layer stage of the
@@ -213,7 +216,7 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control)
         k[3] = p.cur;
         k[4] = p.m;
         k[5] = p.k > 0 ? p.next.d : 0;
-        k[6] = 0;   // the p2p send does not read the next stage's knobs
+        k[6] = tiedSync && p.k > 0 ? 1 + p.last.type + 64 * p.last.d : 0;   // its start is the type's total - d
         k[7] = tied ? p.tie_tp : 0;
         k[8] = tied ? p.tie_dp : 0;
         return k;
@@ -406,6 +409,7 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control)
                     }
                     const bool first = c.n == p.j;
                     const Partial q2 = first ? Partial{} : cand.after(p, c);
+                    const double tiedAr = first && tiedSync && p.k > 0 ? m_eval.tiedSync(c.shape, p.last) : 0.0;
                     const double capC = first ? 0.0 : capacityFloor(q2);
                     if (capC == std::numeric_limits<double>::infinity())
                         return;   // layers left but no device left
@@ -442,7 +446,7 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control)
                             continue;
                         const int parent = p.k == 0 ? -1 : e.idx;
                         if (first) {
-                            addFinal({obj, c, sc.level, parent});
+                            addFinal({obj + tiedAr, c, sc.level, parent});
                             continue;
                         }
                         if (target < 0) {

@@ -79,6 +79,24 @@ StageEvaluator::Key StageEvaluator::baseKey(const StageQuery& q) const
     return k;
 }
 
+double StageEvaluator::tiedSync(const StageShape& first, const StageShape& last)
+{
+    // Exact positions, not canonical ones: whether the two stages share a node matters.
+    const int tp = m_space.knobs(first.type, first.d)[static_cast<std::size_t>(first.knob)].tp;
+    Key k;
+    k.a = static_cast<std::uint64_t>(first.type) | static_cast<std::uint64_t>(first.start) << 8
+        | static_cast<std::uint64_t>(first.d) << 32;
+    k.b = static_cast<std::uint64_t>(last.type) | static_cast<std::uint64_t>(last.start) << 8
+        | static_cast<std::uint64_t>(last.d) << 32;
+    k.c = static_cast<std::uint64_t>(tp);
+    auto it = m_tied.find(k);
+    if (it != m_tied.end())
+        return it->second;
+    const double t = m_cost.tiedEmbeddingSync(makeStage(first, 0, 1, 0), makeStage(last, 0, 1, 0));
+    m_tied.emplace(k, t);
+    return t;
+}
+
 StageEstimate StageEvaluator::estimate(const StageQuery& q, int level, const StagePlan* nextPlan, int inflight)
 {
     // One evaluate() may try several recompute levels of the same stage: build the stage

@@ -60,6 +60,10 @@ public:
     StageCost evaluate(const StageQuery& q);
     StagePlan makeStage(const StageShape& s, int firstLayer, int numLayers, int level) const;
 
+    // Tied embeddings: CostModel::tiedEmbeddingSync between a first and a last stage, which
+    // reads their device types, nodes and the first stage's TP; cached.
+    double tiedSync(const StageShape& first, const StageShape& last);
+
     long long calls() const { return m_calls; }
     double offloadFraction() const { return m_offload; }
 
@@ -94,6 +98,7 @@ private:
     double m_offload = 0.0;
     std::vector<int> m_moePrefix;   // MoE layers among [0, l)
     std::unordered_map<Key, ShapeRecord, KeyHash> m_records;
+    std::unordered_map<Key, double, KeyHash> m_tied;
     long long m_calls = 0;
     StagePlan m_scratch;          // the stage of the current evaluate() (estimate())
     bool m_scratchValid = false;

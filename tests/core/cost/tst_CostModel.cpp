@@ -193,6 +193,7 @@ private slots:
     void imbalanceCappedAtExpertsOverTopk();
     void recomputeOrdering();
     void crossVendorSendUsesBridge();
+    void tiedEmbeddingGradientAllReduce();
     void interNodeSendAndInterleavedOverlap();
     void drawnLinksBoundTheNics();
     void contextParallelShardsWithDataParallel();
@@ -999,6 +1000,48 @@ void TestCostModel::crossVendorSendUsesBridge()
     const StageEstimate e = cm.estimateStage(two.a, two.first());
     const double bytes = 4096.0 * 4096 * 2 / 8;   // s * h * 2 bytes / TP, one rank's share
     QVERIFY(std::fabs(e.p2p_send - (bytes / 2.5e9 + 100e-6)) < 1e-12);
+}
+
+void TestCostModel::tiedEmbeddingGradientAllReduce()
+{
+    // LLaMA-7B with tied embeddings on two stages, H800 (TP 8) then 910B (TP 8), joined by a
+    // 2.5 GB/s bridge with 100 us latency. The last stage holds a copy of the word embedding;
+    // after the data-parallel reduce the two ranks all-reduce its fp32 gradient, V h / t =
+    // 32000 x 4096 / 8 values = 65.536 MB: a two-rank ring sends the buffer once (2 (n-1)/n = 1)
+    // in 2 (n-1) = 2 steps, 65.536e6 / 2.5e9 + 2 x 100 us = 26.4144 ms. Both end stages show
+    // it; the iteration waits for it once (the gradient-norm all-reduce spans every stage).
+    ModelSpec tied = llama7b();
+    tied.untie_embeddings_and_output_weights = false;
+    ModelSpec untied = tied;
+    untied.untie_embeddings_and_output_weights = true;
+    Cluster c = nodesOf("H800", 1);
+    Cluster d = nodesOf("910B", 1, 8, 1);
+    c.nodes.push_back(d.nodes[0]);
+    c.cross_vendor.bandwidth_gbytes_per_s = 2.5;
+    c.cross_vendor.latency_us = 100;
+    const TwoStages two = twoStages("H800", "910B-376T");
+    Plan plan;
+    plan.global_batch_size = 16;
+    plan.stages = {two.a, two.b};
+    const Prediction pt = CostModel(tied, c, DeviceCatalog::builtin()).estimate(plan);
+    const Prediction pu = CostModel(untied, c, DeviceCatalog::builtin()).estimate(plan);
+    const double allReduce = 65.536e6 / 2.5e9 + 2 * 100e-6;
+    QVERIFY(std::fabs(pt.iteration_time_s - pu.iteration_time_s - allReduce) < 1e-12);
+    QVERIFY(std::fabs(pt.breakdown.dp_sync - pu.breakdown.dp_sync - allReduce) < 1e-12);
+    for (std::size_t i : {0u, 1u}) {
+        QVERIFY(std::fabs(pt.stages[i].dp_sync - pu.stages[i].dp_sync - allReduce) < 1e-12);
+        // Same parameters on both: the tied copy on the last stage is the untied output layer.
+        QCOMPARE(pt.stages[i].memory.total(), pu.stages[i].memory.total());
+    }
+    // One stage holds both ends: nothing to all-reduce.
+    Plan one;
+    one.global_batch_size = 16;
+    StagePlan whole = stageOn("H800", 0, 8, 8);
+    whole.num_layers = tied.num_layers;
+    one.stages = {whole};
+    const Cluster h800 = nodesOf("H800", 1);
+    QCOMPARE(CostModel(tied, h800, DeviceCatalog::builtin()).estimate(one).stages[0].dp_sync,
+             CostModel(untied, h800, DeviceCatalog::builtin()).estimate(one).stages[0].dp_sync);
 }
 
 void TestCostModel::interNodeSendAndInterleavedOverlap()

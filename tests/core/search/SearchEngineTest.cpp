@@ -83,6 +83,7 @@ private slots:
     void nodesBehindOversubscribedLeavesAreNotInterchangeable();
     void prunedOutPlansAreFoundBeforeOffloading();
     void nodeListingOrderDoesNotMatter();
+    void tiedEmbeddingsAcrossTheBridge();
     void largeRegularCluster();
     void cliExitCodes();
 };
@@ -522,6 +523,41 @@ void SearchEngineTest::nodeListingOrderDoesNotMatter()
         QVERIFY(!a.plans.empty() && !b.plans.empty());
         QCOMPARE(a.plans.front().prediction.iteration_time_s, b.plans.front().prediction.iteration_time_s);
     }
+}
+
+void SearchEngineTest::tiedEmbeddingsAcrossTheBridge()
+{
+    // The README's 1.7B GPT with tied embeddings on two H800 and two 910B nodes: a pipeline
+    // whose first and last stage sit on different vendors all-reduces the embedding gradient,
+    // 4 x 131072 x 2048 = 1.07 GB at TP 1, over the 2.5 GB/s bridge: 0.43 s, more than the
+    // 910B nodes can save (docs/cost-model.md section 7.1). Untied, the best plan uses both
+    // vendors; tied, the search leaves the bridge out of its ends, and its time is the cost
+    // model's (the DP adds the all-reduce when it closes a pipeline).
+    const ModelSpec* preset = findModelPreset("Megatron-GPT-1.7B");
+    QVERIFY(preset);
+    ModelSpec tied = *preset;
+    tied.untie_embeddings_and_output_weights = false;
+    const DeviceCatalog& cat = DeviceCatalog::builtin();
+    const Cluster cluster = clusterFromShorthand("H800:2x8,910B:2x8", cat);
+    SearchOptions opt;
+    opt.exact = true;
+    opt.baselines = false;
+    const SearchResult untiedRun = runSearch(CostModel(*preset, cluster, cat), opt);
+    QVERIFY(!untiedRun.plans.empty());
+    const Plan& u = untiedRun.plans.front().plan;
+    QVERIFY(u.stages.front().device_type != u.stages.back().device_type);
+
+    const CostModel cost(tied, cluster, cat);
+    const SearchResult tiedRun = runSearch(cost, opt);
+    QVERIFY(!tiedRun.plans.empty());
+    const Plan& t = tiedRun.plans.front().plan;
+    QCOMPARE(t.stages.front().device_type, t.stages.back().device_type);
+    QCOMPARE(cost.estimate(t).iteration_time_s, tiedRun.plans.front().prediction.iteration_time_s);
+    // The untied answer, costed with tied embeddings, is slower by at least the all-reduce's
+    // bytes over the bridge.
+    const double bridged = cost.estimate(u).iteration_time_s;
+    QVERIFY(bridged > tiedRun.plans.front().prediction.iteration_time_s);
+    QVERIFY(bridged - untiedRun.plans.front().prediction.iteration_time_s >= 4.0 * 131072 * 2048 / 2.5e9);
 }
 
 void SearchEngineTest::largeRegularCluster()
