@@ -677,6 +677,7 @@ CostModel::~CostModel() = default;
 const ModelSpec& CostModel::model() const { return d->model; }
 const Cluster& CostModel::cluster() const { return d->cluster; }
 const DeviceCatalog& CostModel::catalog() const { return d->catalog; }
+const CostOptions& CostModel::options() const { return d->options; }
 
 namespace {
 

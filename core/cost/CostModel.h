@@ -100,6 +100,7 @@ public:
     const ModelSpec& model() const;
     const Cluster& cluster() const;
     const DeviceCatalog& catalog() const;
+    const CostOptions& options() const;
 
 private:
     struct Impl;

@@ -37,6 +37,8 @@ Candidates::Candidates(const SearchSpace& space, const RunConfig& config, const 
                 }
                 if (config.fixed_ep > 0 && (k.ep != config.fixed_ep || k.etp != config.fixed_etp))
                     continue;
+                if (config.only_tp > 0 && k.tp != config.only_tp)
+                    continue;
                 o.knobs.push_back(static_cast<int>(i));
             }
             if (o.knobs.empty())

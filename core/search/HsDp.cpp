@@ -111,6 +111,7 @@ HsDp::HsDp(const SearchSpace& space, StageEvaluator& evaluator, const std::vecto
 RunResult HsDp::run(const RunConfig& config, RunControl& control)
 {
     RunResult result;
+    m_eval.setTpCommOverlap(config.tp_comm_overlap);
     const int N = m_space.model().num_layers;
     const int M = config.microbatches;
     const Candidates cand(m_space, config, m_speed);

@@ -210,6 +210,18 @@ public:
         return out;
     }
 
+    // The TP sizes of the knobs of the types in `mask`, smallest first.
+    std::vector<int> tpSizes(unsigned mask) const
+    {
+        std::set<int> sizes;
+        for (int h = 0; h < m_space.numTypes(); ++h)
+            if (mask & (1u << h))
+                for (int d : m_space.sizes(h))
+                    for (const Knob& k : m_space.knobs(h, d))
+                        sizes.insert(k.tp);
+        return {sizes.begin(), sizes.end()};
+    }
+
     // The jobs of the main search (and of the Metis-style baseline with EP/ETP fixed).
     std::vector<Job> searchJobs(const std::vector<Target>& targets, bool heuristics, int fixedEp, int fixedEtp) const
     {
@@ -240,6 +252,20 @@ public:
                         c.require_all_types = heuristics;
                         c.fixed_ep = fixedEp;
                         c.fixed_etp = fixedEtp;
+                        if (!m_cost.options().overlap.tp_comm) {
+                            jobs.push_back({{c}, false});
+                            continue;
+                        }
+                        // --tp-comm-overlap holds for pipelines of one TP size only: one run
+                        // per TP size with the overlap, and one run of any sizes without it
+                        // (its one-size plans are costed without the overlap they would get,
+                        // so they never undercut the runs that cost them right).
+                        for (int tp : tpSizes(mask)) {
+                            RunConfig one = c;
+                            one.only_tp = tp;
+                            jobs.push_back({{one}, false});
+                        }
+                        c.tp_comm_overlap = false;
                         jobs.push_back({{c}, false});
                     }
                 } else {

@@ -39,6 +39,11 @@ struct RunConfig {
     // Heuristic: the stages of one device type all have the same group size (one FlagScale
     // mesh size per type); on with the other heuristics, off with `exact`.
     bool one_size_per_type = false;
+    // --tp-comm-overlap (CostOptions::overlap.tp_comm) holds only for a pipeline of one TP
+    // size (StageContext::tp_comm_overlap). With the switch on, a FlagScale run either keeps
+    // every stage at one TP (only_tp) and costs the overlap, or mixes TP sizes and costs none.
+    int only_tp = 0;                     // > 0: every stage has this TP
+    bool tp_comm_overlap = true;         // StageContext::tp_comm_overlap of the run's stages
     int keep = 1;                        // complete plans to keep
     std::string label;                   // for the alternatives' names
 };

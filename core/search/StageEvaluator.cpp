@@ -75,7 +75,7 @@ StageEvaluator::Key StageEvaluator::baseKey(const StageQuery& q) const
     k.b = static_cast<std::uint64_t>(q.num_layers) | nMoe << 12 | static_cast<std::uint64_t>(q.first_layer == 0) << 24
         | static_cast<std::uint64_t>(last == m.num_layers) << 25 | static_cast<std::uint64_t>(q.microbatches) << 26;
     k.c = static_cast<std::uint64_t>(q.fixed_level + 2)   // a fixed recompute level, or 1 = the least that fits
-        | static_cast<std::uint64_t>(q.ignore_memory) << 32;
+        | static_cast<std::uint64_t>(q.ignore_memory) << 32 | static_cast<std::uint64_t>(m_tpOverlap) << 33;
     return k;
 }
 
@@ -122,6 +122,7 @@ StageEstimate StageEvaluator::estimate(const StageQuery& q, int level, const Sta
     ctx.distributed_optimizer = m_space.model().training.use_distributed_optimizer;
     ctx.optimizer_offload_fraction = m_offload;
     ctx.notes = false;
+    ctx.tp_comm_overlap = m_tpOverlap;
     ctx.next = nextPlan;
     ++m_calls;
     return m_cost.estimateStage(st, ctx);

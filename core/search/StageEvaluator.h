@@ -64,6 +64,9 @@ public:
     // reads their device types, nodes and the first stage's TP; cached.
     double tiedSync(const StageShape& first, const StageShape& last);
 
+    // Whether the run's stages get the cost model's --tp-comm-overlap (RunConfig).
+    void setTpCommOverlap(bool on) { m_tpOverlap = on; }
+
     long long calls() const { return m_calls; }
     double offloadFraction() const { return m_offload; }
 
@@ -102,6 +105,7 @@ private:
     long long m_calls = 0;
     StagePlan m_scratch;          // the stage of the current evaluate() (estimate())
     bool m_scratchValid = false;
+    bool m_tpOverlap = true;
 };
 
 } // namespace hapmoe

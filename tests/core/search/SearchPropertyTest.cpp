@@ -30,6 +30,9 @@ struct Instance {
     ModelSpec model;
     Target target = Target::Any;
     int max_pp = 0;
+    // A third of the instances cost with --tp-comm-overlap, which holds only for pipelines of
+    // one TP size (the search splits its FlagScale runs by TP: Search.cpp searchJobs).
+    CostOptions options;
     std::string label;
 };
 
@@ -84,8 +87,9 @@ Instance randomInstance(std::mt19937& rng, int index)
     in.max_pp = devices > 8 ? 2 : (devices > 4 ? 3 : 0);
     if (in.max_pp == 2 && pick(2) == 0)
         m.num_layers = 9 + pick(4);   // up to 12 layers
+    in.options.overlap.tp_comm = index % 3 == 2;
     in.label = in.cluster + " " + (moe ? "MoE" : "dense") + " L" + std::to_string(m.num_layers) + " h"
-        + std::to_string(m.hidden_size) + " target " + toString(in.target);
+        + std::to_string(m.hidden_size) + " target " + toString(in.target) + (in.options.overlap.tp_comm ? " tp-comm-overlap" : "");
     return in;
 }
 
@@ -121,7 +125,7 @@ void SearchPropertyTest::exactEqualsExhaustive()
     for (int i = 0; i < 220; ++i) {
         const Instance in = randomInstance(rng, i);
         const Cluster cluster = clusterFromShorthand(in.cluster, cat);
-        const CostModel cost(in.model, cluster, cat);
+        const CostModel cost(in.model, cluster, cat, nullptr, in.options);
         const SearchResult ex = search(cost, in, Algorithm::Exhaustive, true, 2);
         const SearchResult dp = search(cost, in, Algorithm::HsDp, true, 1 + i % 2);
         QVERIFY2(ex.plans.empty() == dp.plans.empty(),
@@ -168,7 +172,7 @@ void SearchPropertyTest::returnedPlansAreFeasibleAndDeployable()
     for (int i = 0; i < 60; ++i) {
         const Instance in = randomInstance(rng, i);
         const Cluster cluster = clusterFromShorthand(in.cluster, cat);
-        const CostModel cost(in.model, cluster, cat);
+        const CostModel cost(in.model, cluster, cat, nullptr, in.options);
         for (bool exact : {false, true}) {
             const SearchResult r = search(cost, in, Algorithm::HsDp, exact, 2, 3);
             if (in.target != Target::Any && !r.plans.empty())
