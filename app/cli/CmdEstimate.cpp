@@ -259,6 +259,10 @@ void printTable(const EstimateInput& in, const Prediction& p, const Profile* pro
                 b.compute, 100 * b.compute / T, b.tensor_parallel, 100 * b.tensor_parallel / T, b.expert_dispatch,
                 100 * b.expert_dispatch / T, b.pipeline_bubble, 100 * b.pipeline_bubble / T, b.dp_sync, 100 * b.dp_sync / T,
                 b.optimizer, 100 * b.optimizer / T);
+    if (!p.stages.empty() && p.stages.front().embedding_sync > 0)
+        std::printf("           data-parallel sync includes the tied embeddings' all-reduce between stage 0 and stage %d: "
+                    "%.3f s\n",
+                    plan.pp() - 1, p.stages.front().embedding_sync);
     // The switches, when they are not the defaults of the flag form (a script's own, or a
     // plan file's prediction's).
     if (!(p.overlap == OverlapSwitches{})) {

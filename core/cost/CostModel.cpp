@@ -1156,8 +1156,10 @@ Prediction CostModel::estimate(const Plan& plan) const
     pred.breakdown.pipeline_bubble = std::max(0.0, pipe - M * (b.compute + b.tensor_parallel + b.expert_dispatch));
     pred.breakdown.dp_sync = pred.stages[static_cast<std::size_t>(syncStage)].dp_sync + tied;
     if (tied > 0) {   // shown on the two stages that run it
-        pred.stages.front().dp_sync += tied;
-        pred.stages.back().dp_sync += tied;
+        for (StageEstimate* st : {&pred.stages.front(), &pred.stages.back()}) {
+            st->dp_sync += tied;
+            st->embedding_sync = tied;
+        }
     }
     pred.breakdown.optimizer = pred.stages[static_cast<std::size_t>(syncStage)].optimizer;
 

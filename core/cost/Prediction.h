@@ -66,6 +66,9 @@ struct StageEstimate {
     double expert_dispatch = 0;    // dispatch + combine (eq. 3), forward and backward
     double p2p_send = 0;           // activation send to the next stage, per micro-batch
     double dp_sync = 0;            // exposed gradient reduce-scatter + param all-gather, per iteration
+    // Of dp_sync, on the first and last stage with tied embeddings and PP > 1: the all-reduce
+    // of the embedding gradient between the two (CostModel::tiedEmbeddingSync).
+    double embedding_sync = 0;
     double optimizer = 0;          // optimizer step, per iteration
     double model_flops = 0;        // model FLOPs of one micro-batch on this stage (all replicas)
     MemoryBreakdown memory;        // one device of the stage

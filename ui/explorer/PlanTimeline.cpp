@@ -68,6 +68,7 @@ PlanTimeline buildPlanTimeline(const Plan& plan, const Prediction& prediction)
         in.t_bwd.push_back(s.t_bwd / tl.vpp);
         tl.p2p.push_back(i + 1 < pp ? s.p2p_send / tl.vpp : 0.0);
         tl.dpSync.push_back(s.dp_sync);
+        tl.embeddingSync.push_back(s.embedding_sync);
         tl.optimizer.push_back(s.optimizer);
         const StagePlan& sp = plan.stages[static_cast<size_t>(i)];
         tl.deviceTypes.push_back(QString::fromStdString(sp.device_type));

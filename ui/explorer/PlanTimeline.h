@@ -25,6 +25,7 @@ struct PlanTimeline {
     std::vector<double> p2p;        // per stage: send to the next stage per micro-batch (per chunk)
     std::vector<double> laneEnd;    // per stage: end of its last backward
     std::vector<double> dpSync;     // per stage: exposed DP sync after laneEnd
+    std::vector<double> embeddingSync;  // per stage: of dpSync, the tied embeddings' all-reduce
     std::vector<double> optimizer;  // per stage: optimizer step after the sync
     std::vector<QString> deviceTypes;
     QStringList stageNames;         // "S0 · H800 · L0-11"

@@ -297,8 +297,15 @@ QString TimelinePlot::toolTipAt(const QPoint& pos) const
         const double t0 = tl.laneEnd[static_cast<size_t>(s)];
         const double t1 = t0 + tl.dpSync[static_cast<size_t>(s)];
         const double t2 = t1 + tl.optimizer[static_cast<size_t>(s)];
-        if (t >= t0 && t < t1)
-            return tr("<b>Data-parallel sync</b> (exposed part)<br>%1<br>%2").arg(tl.stageNames.value(s).toHtmlEscaped(), style::formatSeconds(t1 - t0));
+        if (t >= t0 && t < t1) {
+            QString tip = tr("<b>Data-parallel sync</b> (exposed part)<br>%1<br>%2").arg(tl.stageNames.value(s).toHtmlEscaped(), style::formatSeconds(t1 - t0));
+            const double emb = s < static_cast<int>(tl.embeddingSync.size()) ? tl.embeddingSync[static_cast<size_t>(s)] : 0.0;
+            if (emb > 0)
+                tip += tr("<br>incl. %1 all-reduce of the tied embeddings' gradient between S0 and S%2")
+                           .arg(style::formatSeconds(emb))
+                           .arg(tl.stages - 1);
+            return tip;
+        }
         if (t >= t1 && t < t2)
             return tr("<b>Optimizer step</b><br>%1<br>%2").arg(tl.stageNames.value(s).toHtmlEscaped(), style::formatSeconds(t2 - t1));
         if (t >= 0 && t < t0)

@@ -1030,6 +1030,8 @@ void TestCostModel::tiedEmbeddingGradientAllReduce()
     QVERIFY(std::fabs(pt.breakdown.dp_sync - pu.breakdown.dp_sync - allReduce) < 1e-12);
     for (std::size_t i : {0u, 1u}) {
         QVERIFY(std::fabs(pt.stages[i].dp_sync - pu.stages[i].dp_sync - allReduce) < 1e-12);
+        QVERIFY(std::fabs(pt.stages[i].embedding_sync - allReduce) < 1e-12);
+        QCOMPARE(pu.stages[i].embedding_sync, 0.0);
         // Same parameters on both: the tied copy on the last stage is the untied output layer.
         QCOMPARE(pt.stages[i].memory.total(), pu.stages[i].memory.total());
     }

@@ -121,6 +121,7 @@ Prediction fullPrediction()
     s.expert_dispatch = 0.03125;
     s.p2p_send = 0.001;
     s.dp_sync = 0.5;
+    s.embedding_sync = 0.125;   // part of dp_sync (tied embeddings)
     s.optimizer = 0.2;
     s.model_flops = 1.5e15;
     s.memory = {10.5 * (1ull << 30), 5.25 * (1ull << 30), 21.0 * (1ull << 30), 12.0 * (1ull << 30),
