@@ -319,6 +319,12 @@ void BreakdownView::setPlan(const Plan& plan, const Prediction& prediction)
         m_titleParts = {tr("Iteration %1").arg(style::formatSeconds(prediction.iteration_time_s)),
                         tr("= bottleneck S%1 × %2 micro-batches + bubble").arg(bn).arg(prediction.num_microbatches),
                         tr("+ the longest tail (S%1: DP sync + optimizer)").arg(tail)};
+        // Tied embeddings: the end stages' all-reduce, which every stage waits for, is in
+        // their DP sync; a middle stage's tail does not hold it (docs/cost-model.md 7.1).
+        const double emb = prediction.stages.front().embedding_sync;
+        const int last = static_cast<int>(prediction.stages.size()) - 1;
+        if (emb > 0 && tail != 0 && tail != last)
+            m_titleParts[2] += QLatin1Char(' ') + tr("+ tied-embedding all-reduce (S0, S%1)").arg(last);
         fitTitle();
     }
     m_title->setTextColor(m_plot->palette().color(QPalette::Text));
