@@ -82,6 +82,7 @@ QColor communicationColor(const QPalette& palette)
 }
 
 QColor dpSyncColor() { return QColor(0x26, 0xa6, 0x9a); }
+QBrush embeddingSyncBrush() { return QBrush(dpSyncColor().darker(160), Qt::DiagCrossPattern); }
 QColor optimizerColor() { return QColor(0x8d, 0x6e, 0x63); }
 QColor bubbleColor(const QPalette& palette)
 {

@@ -28,6 +28,8 @@ QColor backwardColor(int chunk = 0);
 // in the dark theme) so it shows on the blocks and as a legend swatch.
 QColor communicationColor(const QPalette& palette);
 QColor dpSyncColor();
+// The tied embeddings' all-reduce inside the DP sync: the sync colour, crossed.
+QBrush embeddingSyncBrush();
 QColor optimizerColor();
 // Hatch of idle time (pipeline bubbles): red, brighter in the dark theme.
 QColor bubbleColor(const QPalette& palette);

@@ -27,6 +27,28 @@ std::vector<std::pair<double, double>> PlanTimeline::bubbles(int stage) const
     return idle;
 }
 
+PlanTimeline::Tail PlanTimeline::tailOf(int stage) const
+{
+    Tail t;
+    if (stage < 0 || stage >= stages || laneEnd.size() != static_cast<size_t>(stages)
+        || dpSync.size() != static_cast<size_t>(stages) || optimizer.size() != static_cast<size_t>(stages))
+        return t;
+    auto emb = [&](int s) { return s < static_cast<int>(embeddingSync.size()) ? embeddingSync[static_cast<size_t>(s)] : 0.0; };
+    auto ownEnd = [&](int s) {
+        return laneEnd[static_cast<size_t>(s)] + std::max(0.0, dpSync[static_cast<size_t>(s)] - emb(s));
+    };
+    t.syncStart = laneEnd[static_cast<size_t>(stage)];
+    t.syncEnd = ownEnd(stage);
+    t.embStart = t.embEnd = t.syncEnd;
+    if (emb(stage) > 0) {
+        t.embStart = std::max(ownEnd(0), ownEnd(stages - 1));
+        t.embEnd = t.embStart + emb(stage);
+    }
+    t.optStart = t.embEnd;
+    t.optEnd = t.optStart + optimizer[static_cast<size_t>(stage)];
+    return t;
+}
+
 PlanTimeline buildPlanTimeline(const Plan& plan, const Prediction& prediction)
 {
     PlanTimeline tl;

@@ -41,6 +41,15 @@ struct PlanTimeline {
     static constexpr long long kMaxBlocks = 2'000'000;   // about 64 MB of blocks
 
     bool empty() const { return stages == 0; }
+
+    // After a stage's last backward: its own DP sync, then (first and last stage with tied
+    // embeddings) the embedding all-reduce, which starts when both end stages are done with
+    // their own sync, then the optimizer step. Without the all-reduce embStart == embEnd ==
+    // syncEnd == optStart.
+    struct Tail {
+        double syncStart = 0, syncEnd = 0, embStart = 0, embEnd = 0, optStart = 0, optEnd = 0;
+    };
+    Tail tailOf(int stage) const;
     // Idle intervals of one stage between time 0 and its last backward.
     std::vector<std::pair<double, double>> bubbles(int stage) const;
 };

@@ -255,18 +255,20 @@ void TimelineBlocks::drawTail(QCPPainter* painter)
     const QCPRange range = keyAxis()->range();
     // DP sync and optimizer step after each stage's last backward.
     painter->setPen(Qt::NoPen);
+    auto segment = [&](double a, double b, int s, const QBrush& brush) {
+        if (b > a && b >= range.lower && a <= range.upper) {
+            painter->setBrush(brush);
+            painter->drawRect(laneRect(a, b, s));
+        }
+    };
     for (int s = 0; s < m_timeline.stages; ++s) {
-        const double t0 = m_timeline.laneEnd[static_cast<size_t>(s)];
-        const double t1 = t0 + m_timeline.dpSync[static_cast<size_t>(s)];
-        const double t2 = t1 + m_timeline.optimizer[static_cast<size_t>(s)];
-        if (t1 > t0 && t1 >= range.lower && t0 <= range.upper) {
-            painter->setBrush(style::dpSyncColor());
-            painter->drawRect(laneRect(t0, t1, s));
-        }
-        if (t2 > t1 && t2 >= range.lower && t1 <= range.upper) {
-            painter->setBrush(style::optimizerColor());
-            painter->drawRect(laneRect(t1, t2, s));
-        }
+        const PlanTimeline::Tail t = m_timeline.tailOf(s);
+        segment(t.syncStart, t.syncEnd, s, style::dpSyncColor());
+        // The tied embeddings' all-reduce: the sync colour, crossed, after the wait for the
+        // other end stage.
+        segment(t.embStart, t.embEnd, s, style::dpSyncColor());
+        segment(t.embStart, t.embEnd, s, style::embeddingSyncBrush());
+        segment(t.optStart, t.optEnd, s, style::optimizerColor());
     }
 
     // The bottleneck lane gets a frame in the text colour, which no device type uses.

@@ -52,7 +52,9 @@ TimelinePlot::TimelinePlot(QWidget* parent)
     addLegendSwatch(this, tr("Backward"), style::backwardColor());
     m_sendSwatch = addLegendSwatch(this, tr("Stage send"), Qt::NoBrush);
     addLegendSwatch(this, tr("DP sync"), style::dpSyncColor());
-    addLegendSwatch(this, tr("Optimizer"), style::optimizerColor());
+    m_embeddingSwatch = addLegendSwatch(this, tr("Tied-embedding all-reduce"), style::embeddingSyncBrush(), QPen(style::dpSyncColor()));
+    m_embeddingSwatch->removeFromLegend();   // only for plans that have one (setTimeline)
+    m_optimizerSwatch = addLegendSwatch(this, tr("Optimizer"), style::optimizerColor());
     m_bubbleSwatch = addLegendSwatch(this, tr("Idle (bubble)"), Qt::NoBrush);
     m_bottleneckSwatch = addLegendSwatch(this, tr("Bottleneck stage"), Qt::NoBrush);
 
@@ -191,6 +193,19 @@ void TimelinePlot::setTimeline(const PlanTimeline& timeline)
         m_laneLabels.push_back(label);
     }
     yAxis->setRange(-0.5, timeline.stages - 0.5);
+    const bool tied = std::any_of(timeline.embeddingSync.begin(), timeline.embeddingSync.end(), [](double t) { return t > 0; });
+    if (tied != legend->hasItemWithPlottable(m_embeddingSwatch)) {
+        if (tied) {
+            // Next to "DP sync", of which it is a part: the swatches after it move behind it.
+            m_embeddingSwatch->addToLegend();
+            for (QCPGraph* g : {m_optimizerSwatch, m_bubbleSwatch, m_bottleneckSwatch}) {
+                g->removeFromLegend();
+                g->addToLegend();
+            }
+        } else {
+            m_embeddingSwatch->removeFromLegend();
+        }
+    }
     m_limit = std::max(timeline.iterationEnd, 1e-9);
     m_endLine->point1->setCoords(timeline.iterationEnd, 0);
     m_endLine->point2->setCoords(timeline.iterationEnd, 1);
@@ -294,20 +309,19 @@ QString TimelinePlot::toolTipAt(const QPoint& pos) const
     }
     const int s = static_cast<int>(std::lround(lane));
     if (s >= 0 && s < tl.stages && std::abs(lane - s) <= TimelineBlocks::kLaneHalfHeight) {
-        const double t0 = tl.laneEnd[static_cast<size_t>(s)];
-        const double t1 = t0 + tl.dpSync[static_cast<size_t>(s)];
-        const double t2 = t1 + tl.optimizer[static_cast<size_t>(s)];
-        if (t >= t0 && t < t1) {
-            QString tip = tr("<b>Data-parallel sync</b> (exposed part)<br>%1<br>%2").arg(tl.stageNames.value(s).toHtmlEscaped(), style::formatSeconds(t1 - t0));
-            const double emb = s < static_cast<int>(tl.embeddingSync.size()) ? tl.embeddingSync[static_cast<size_t>(s)] : 0.0;
-            if (emb > 0)
-                tip += tr("<br>incl. %1 all-reduce of the tied embeddings' gradient between S0 and S%2")
-                           .arg(style::formatSeconds(emb))
-                           .arg(tl.stages - 1);
-            return tip;
-        }
-        if (t >= t1 && t < t2)
-            return tr("<b>Optimizer step</b><br>%1<br>%2").arg(tl.stageNames.value(s).toHtmlEscaped(), style::formatSeconds(t2 - t1));
+        const PlanTimeline::Tail tail = tl.tailOf(s);
+        const QString stage = tl.stageNames.value(s).toHtmlEscaped();
+        const double t0 = tail.syncStart;
+        if (t >= tail.syncStart && t < tail.syncEnd)
+            return tr("<b>Data-parallel sync</b> (exposed part)<br>%1<br>%2").arg(stage, style::formatSeconds(tail.syncEnd - tail.syncStart));
+        if (t >= tail.syncEnd && t < tail.embStart)
+            return tr("<b>Waiting</b> for the other end stage's data-parallel sync (tied embeddings)<br>%1").arg(stage);
+        if (t >= tail.embStart && t < tail.embEnd)
+            return tr("<b>Tied embeddings' all-reduce</b> of the embedding gradient between S0 and S%1<br>%2<br>%3")
+                .arg(tl.stages - 1)
+                .arg(stage, style::formatSeconds(tail.embEnd - tail.embStart));
+        if (t >= tail.optStart && t < tail.optEnd)
+            return tr("<b>Optimizer step</b><br>%1<br>%2").arg(stage, style::formatSeconds(tail.optEnd - tail.optStart));
         if (t >= 0 && t < t0)
             return tr("<b>Idle</b> (pipeline bubble)<br>%1").arg(tl.stageNames.value(s).toHtmlEscaped());
     }

@@ -62,6 +62,8 @@ private:
     QCPItemStraightLine* m_endLine;
     QCPItemText* m_endLabel;
     QCPGraph* m_sendSwatch = nullptr;
+    QCPGraph* m_embeddingSwatch = nullptr;
+    QCPGraph* m_optimizerSwatch = nullptr;
     QCPGraph* m_bubbleSwatch = nullptr;
     QCPGraph* m_bottleneckSwatch = nullptr;
     QSharedPointer<QCPAxisTickerText> m_laneTicker;

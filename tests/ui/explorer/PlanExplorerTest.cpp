@@ -60,6 +60,7 @@ private slots:
     void selectingAPlanDrivesTheViews();
     void hoveringAStageEmitsItsNodes();
     void timelineOfEqualStagesMatchesTheClosedForm();
+    void tiedEmbeddingAllReduceWaitsForBothEnds();
     void interleavedTimelineHasAllChunks();
     void scheduleTooLargeToDrawSaysSo();
     void timelineZoomsHorizontallyAndShowsBlockToolTips();
@@ -290,6 +291,53 @@ void PlanExplorerTest::timelineOfEqualStagesMatchesTheClosedForm()
         // before its last backward plus the tail after it.
         QCOMPARE(idle + (33.0 - tl.laneEnd[static_cast<size_t>(s)]), 9.0);
     }
+}
+
+void PlanExplorerTest::tiedEmbeddingAllReduceWaitsForBothEnds()
+{
+    // Four equal stages (t_f = 1, t_b = 2, M = 8): stage 0's last backward ends at 33 (the
+    // makespan, timelineOfEqualStagesMatchesTheClosedForm), stage 3's three backwards of 2
+    // earlier, at 27. With tied embeddings the end stages' DP sync of 0.5 holds an all-reduce
+    // of 0.25 between them: stage 0 syncs its own 0.25 in [33, 33.25], stage 3 in [27, 27.25]
+    // and then waits; the
+    // all-reduce runs on both in [33.25, 33.5], and each one's optimizer step (0.125) follows.
+    auto [plan, pred] = fourEqualStages("H800");
+    pred.num_microbatches = 8;
+    pred.iteration_time_s = 33.625;
+    for (StageEstimate& st : pred.stages) {
+        st.dp_sync = 0.25;
+        st.optimizer = 0.125;
+    }
+    for (StageEstimate* st : {&pred.stages.front(), &pred.stages.back()}) {
+        st->dp_sync = 0.5;
+        st->embedding_sync = 0.25;
+    }
+    const PlanTimeline tl = buildPlanTimeline(plan, pred);
+    const PlanTimeline::Tail first = tl.tailOf(0), last = tl.tailOf(3), middle = tl.tailOf(1);
+    QCOMPARE(first.syncStart, 33.0);
+    QCOMPARE(first.syncEnd, 33.25);
+    QCOMPARE(last.syncStart, 27.0);
+    QCOMPARE(last.syncEnd, 27.25);
+    for (const PlanTimeline::Tail& t : {first, last}) {
+        QCOMPARE(t.embStart, 33.25);
+        QCOMPARE(t.embEnd, 33.5);
+        QCOMPARE(t.optEnd, 33.625);
+    }
+    QCOMPARE(middle.embStart, middle.syncEnd);   // no all-reduce on the middle stages
+    QCOMPARE(middle.optEnd, middle.syncEnd + 0.125);
+
+    // The chart says what the end stage's lane holds between its sync and its optimizer step.
+    TimelinePlot plot;
+    plot.resize(900, 400);
+    plot.setTimeline(tl);
+    plot.replot();
+    auto tipAt = [&](double t, int lane) {
+        return plot.toolTipAt(QPoint(int(plot.xAxis->coordToPixel(t)), int(plot.yAxis->coordToPixel(lane))));
+    };
+    plot.xAxis->setRange(26.9, 33.7);
+    plot.replot();
+    QVERIFY2(tipAt(30.0, 3).contains(QStringLiteral("Waiting")), qPrintable(tipAt(30.0, 3)));
+    QVERIFY2(tipAt(33.4, 3).contains(QStringLiteral("all-reduce")), qPrintable(tipAt(33.4, 3)));
 }
 
 void PlanExplorerTest::scheduleTooLargeToDrawSaysSo()
