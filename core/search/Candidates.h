@@ -39,6 +39,16 @@ public:
     template <class F>
     void forEachGroup(const Partial& p, F&& f, long long& loadPruned) const;
 
+    // Calls f(type, group size, knob indices) for every stage option of the run, wherever
+    // it may sit (bounds that must hold for every position: HsDp's floors).
+    template <class F>
+    void forEachOption(F&& f) const
+    {
+        for (int h = 0; h < static_cast<int>(m_opts.size()); ++h)
+            for (const Opt& o : m_opts[static_cast<std::size_t>(h)])
+                f(h, o.d, o.knobs);
+    }
+
     // Whether the pipeline is complete and acceptable once `c` (holding layer 0) is placed.
     bool acceptFirst(const Partial& p, const Choice& c) const;
     Partial after(const Partial& p, const Choice& c) const;

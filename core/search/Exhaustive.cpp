@@ -1,5 +1,7 @@
 #include "search/Exhaustive.h"
 
+#include "plan/Deployability.h"
+
 #include <algorithm>
 #include <functional>
 
@@ -100,16 +102,20 @@ RunResult Exhaustive::run(const RunConfig& config, RunControl& control)
                         plan.optimizer_offload_fraction = m_eval.offloadFraction();
                         plan.stages.assign(stack.rbegin(), stack.rend());
                         const Prediction pred = m_cost.estimate(plan);
-                        if (pred.feasible) {
+                        // As HS-DP's kept plans: only plans the target can run (a rule the
+                        // stage options do not express, such as Megatron-LM's node order),
+                        // else an unrunnable plan would push a runnable one out of the list.
+                        const Target rules = config.ignore_target_rules ? Target::Any : config.target;
+                        if (pred.feasible
+                            && (result.plans.size() < keep || pred.iteration_time_s < result.plans.back().objective)
+                            && deploymentProblems(plan, m_space.model(), m_space.cluster(), m_space.catalog(), rules).empty()) {
                             rp.objective = pred.iteration_time_s;
-                            if (result.plans.size() < keep || rp.objective < result.plans.back().objective) {
-                                auto it = std::upper_bound(result.plans.begin(), result.plans.end(), rp.objective,
-                                                           [](double v, const RunPlan& x) { return v < x.objective; });
-                                result.plans.insert(it, std::move(rp));
-                                if (result.plans.size() > keep)
-                                    result.plans.pop_back();
-                                control.offerBest(result.plans.front().objective);
-                            }
+                            auto it = std::upper_bound(result.plans.begin(), result.plans.end(), rp.objective,
+                                                       [](double v, const RunPlan& x) { return v < x.objective; });
+                            result.plans.insert(it, std::move(rp));
+                            if (result.plans.size() > keep)
+                                result.plans.pop_back();
+                            control.offerBest(result.plans.front().objective);
                         }
                     }
                 } else {

@@ -139,34 +139,35 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control)
         for (int layer : {denseLayer, moeLayer})
             if (layer >= 0)
                 probeLayers.push_back(layer);
-        Partial probe;
-        probe.j = N;
-        long long ignored = 0;
-        std::set<std::pair<int, int>> seen;
+        // Every stage option at every position it may take (one per canonical start): a
+        // group's time depends on where it sits (one node or two, the NIC), and a floor taken
+        // at one position only is no floor. On a type whose nodes differ in size a size may
+        // not even fit at the end of the type's positions (8 devices on nodes of 8 and 2).
         rho.assign(static_cast<std::size_t>(m_space.numTypes()), std::numeric_limits<double>::infinity());
-        cand.forEach(
-            probe,
-            [&](const Choice& c) {
-                if (!seen.insert({c.shape.d * 4096 + c.shape.type, c.shape.knob}).second)
-                    return;
-                for (int layer : {denseLayer, moeLayer}) {
-                    if (layer < 0)
-                        continue;
+        cand.forEachOption([&](int h, int d, const std::vector<int>& knobs) {
+            const int total = m_space.types()[static_cast<std::size_t>(h)].total;
+            std::set<int> starts;
+            for (int start = 0; start + d <= total; ++start) {
+                if (!m_space.validGroup(h, start, d) || !starts.insert(m_space.canonicalStart(h, start)).second)
+                    continue;
+                for (int ki : knobs) {
                     StageQuery q;
-                    q.shape = c.shape;
-                    q.first_layer = layer;
+                    q.shape = {h, start, d, ki, config.batch / m_space.knobs(h, d)[static_cast<std::size_t>(ki)].dp};
                     q.num_layers = 1;
                     q.from_end = 1;
                     q.microbatches = M;
                     q.fixed_level = 0;
                     q.ignore_memory = true;
-                    const double c1 = m_eval.evaluate(q).c;
-                    floor = std::min(floor, c1);
-                    double& r = rho[static_cast<std::size_t>(c.shape.type)];
-                    r = std::min(r, c1 * c.shape.d);
+                    for (int layer : probeLayers) {
+                        q.first_layer = layer;
+                        const double c1 = m_eval.evaluate(q).c;
+                        floor = std::min(floor, c1);
+                        double& r = rho[static_cast<std::size_t>(h)];
+                        r = std::min(r, c1 * d);
+                    }
                 }
-            },
-            ignored);
+            }
+        });
         if (!(floor < std::numeric_limits<double>::infinity()) || N < 3) {
             floor = 0;
             std::fill(rho.begin(), rho.end(), 0.0);

@@ -50,6 +50,7 @@ Instance randomInstance(std::mt19937& rng, int index)
             chosen.push_back(t);
     }
     int devices = 0;
+    int firstPer = 0;
     for (int t : chosen) {
         const int per = 1 << pick(3);            // 1, 2, 4
         const int nodes = (per <= 2 && pick(4) == 0) ? 2 : 1;
@@ -57,6 +58,15 @@ Instance randomInstance(std::mt19937& rng, int index)
         if (!in.cluster.empty())
             in.cluster += ",";
         in.cluster += std::string(types[t]) + ":" + std::to_string(nodes) + "x" + std::to_string(per);
+        if (firstPer == 0)
+            firstPer = per;
+    }
+    // Every fifth instance: the first type also has a node of another size, where a group
+    // size may fit some positions of the type and not others (docs/search.md section 1).
+    if (index % 5 == 4) {
+        const int other = firstPer == 4 ? 2 : firstPer * 2;
+        devices += other;
+        in.cluster += "," + std::string(types[chosen.front()]) + ":1x" + std::to_string(other);
     }
     ModelSpec& m = in.model;
     const bool moe = pick(2) == 0;
