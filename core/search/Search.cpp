@@ -6,6 +6,7 @@
 #include "search/SearchRun.h"
 
 #include <algorithm>
+#include <functional>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -210,6 +211,17 @@ public:
         return out;
     }
 
+    // Whether a type in `mask` has nodes of different sizes.
+    bool unevenNodes(unsigned mask) const
+    {
+        for (int h = 0; h < m_space.numTypes(); ++h) {
+            const std::vector<int>& counts = m_space.types()[static_cast<std::size_t>(h)].node_counts;
+            if ((mask & (1u << h)) && std::adjacent_find(counts.begin(), counts.end(), std::not_equal_to<>()) != counts.end())
+                return true;
+        }
+        return false;
+    }
+
     // The TP sizes of the knobs of the types in `mask`, smallest first.
     std::vector<int> tpSizes(unsigned mask) const
     {
@@ -296,6 +308,12 @@ public:
                         job.stop_when_all_fit = true;
                         for (int level : recomputeLevels(N)) {
                             RunConfig c = base(heuristics);
+                            // Megatron-LM runs one process count on every node, so where a
+                            // type's nodes differ in size its plans leave nodes idle, which the
+                            // load-balance pruning (layers spread over every device of the
+                            // run's types) removes: such jobs, one knob tuple each, run without it.
+                            if (unevenNodes(mask))
+                                c.load_balance = false;
                             c.target = t;
                             c.batch = static_cast<int>(b);
                             c.microbatches = m_gbs / static_cast<int>(b);
