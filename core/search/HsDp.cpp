@@ -145,9 +145,23 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control)
         // not even fit at the end of the type's positions (8 devices on nodes of 8 and 2).
         rho.assign(static_cast<std::size_t>(m_space.numTypes()), std::numeric_limits<double>::infinity());
         cand.forEachOption([&](int h, int d, const std::vector<int>& knobs) {
-            const int total = m_space.types()[static_cast<std::size_t>(h)].total;
+            // Valid groups start inside a node at a multiple of d or at a node's first device
+            // (SearchSpace::validGroup); on a regular type the first node has every
+            // canonical start.
+            const TypeInfo& t = m_space.types()[static_cast<std::size_t>(h)];
+            std::vector<int> positions;
+            const std::size_t nodes = t.regular ? std::min<std::size_t>(1, t.node_start.size()) : t.node_start.size();
+            for (std::size_t n = 0; n < nodes; ++n) {
+                const int first = t.node_start[n], count = t.node_counts[n];
+                if (d <= count) {
+                    for (int start = first; start + d <= first + count; start += d)
+                        positions.push_back(start);
+                } else {
+                    positions.push_back(first);
+                }
+            }
             std::set<int> starts;
-            for (int start = 0; start + d <= total; ++start) {
+            for (int start : positions) {
                 if (!m_space.validGroup(h, start, d) || !starts.insert(m_space.canonicalStart(h, start)).second)
                     continue;
                 for (int ki : knobs) {
