@@ -1,5 +1,7 @@
 #include "search/Candidates.h"
 
+#include "plan/Deployability.h"
+
 #include <algorithm>
 #include <cmath>
 
@@ -84,6 +86,12 @@ bool Candidates::typeOpens(const Partial& p, int type) const
                 return false;   // the same --nproc_per_node on every node
     }
     return true;
+}
+
+bool Candidates::runnable(const Plan& plan) const
+{
+    const Target target = m_config.ignore_target_rules ? Target::Any : m_config.target;
+    return deploymentProblems(plan, m_space.model(), m_space.cluster(), m_space.catalog(), target).empty();
 }
 
 bool Candidates::acceptFirst(const Partial& p, const Choice& c) const

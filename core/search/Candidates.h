@@ -49,6 +49,11 @@ public:
                 f(h, o.d, o.knobs);
     }
 
+    // Whether the run's target can launch a complete plan: a rule the stage options do not
+    // express (Megatron-LM's node order) is checked on the plan (deploymentProblems). HS-DP
+    // and the oracle keep only such plans, else one that cannot run would push out one that can.
+    bool runnable(const Plan& plan) const;
+
     // Whether the pipeline is complete and acceptable once `c` (holding layer 0) is placed.
     bool acceptFirst(const Partial& p, const Choice& c) const;
     Partial after(const Partial& p, const Choice& c) const;

@@ -1,7 +1,5 @@
 #include "search/Exhaustive.h"
 
-#include "plan/Deployability.h"
-
 #include <algorithm>
 #include <functional>
 
@@ -102,13 +100,9 @@ RunResult Exhaustive::run(const RunConfig& config, RunControl& control)
                         plan.optimizer_offload_fraction = m_eval.offloadFraction();
                         plan.stages.assign(stack.rbegin(), stack.rend());
                         const Prediction pred = m_cost.estimate(plan);
-                        // As HS-DP's kept plans: only plans the target can run (a rule the
-                        // stage options do not express, such as Megatron-LM's node order),
-                        // else an unrunnable plan would push a runnable one out of the list.
-                        const Target rules = config.ignore_target_rules ? Target::Any : config.target;
                         if (pred.feasible
                             && (result.plans.size() < keep || pred.iteration_time_s < result.plans.back().objective)
-                            && deploymentProblems(plan, m_space.model(), m_space.cluster(), m_space.catalog(), rules).empty()) {
+                            && cand.runnable(plan)) {
                             rp.objective = pred.iteration_time_s;
                             auto it = std::upper_bound(result.plans.begin(), result.plans.end(), rp.objective,
                                                        [](double v, const RunPlan& x) { return v < x.objective; });

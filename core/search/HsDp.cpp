@@ -1,6 +1,5 @@
 #include "search/HsDp.h"
 
-#include "plan/Deployability.h"
 #include "util/Hash.h"
 
 #include <algorithm>
@@ -8,7 +7,6 @@
 #include <cstdint>
 #include <limits>
 #include <map>
-#include <set>
 #include <unordered_map>
 
 namespace hapmoe {
@@ -149,21 +147,9 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control)
             // (SearchSpace::validGroup); on a regular type the first node has every
             // canonical start.
             const TypeInfo& t = m_space.types()[static_cast<std::size_t>(h)];
-            std::vector<int> positions;
-            const std::size_t nodes = t.regular ? std::min<std::size_t>(1, t.node_start.size()) : t.node_start.size();
-            for (std::size_t n = 0; n < nodes; ++n) {
-                const int first = t.node_start[n], count = t.node_counts[n];
-                if (d <= count) {
-                    for (int start = first; start + d <= first + count; start += d)
-                        positions.push_back(start);
-                } else {
-                    positions.push_back(first);
-                }
-            }
-            std::set<int> starts;
-            for (int start : positions) {
-                if (!m_space.validGroup(h, start, d) || !starts.insert(m_space.canonicalStart(h, start)).second)
-                    continue;
+            auto probeAt = [&](int start) {
+                if (!m_space.validGroup(h, start, d))
+                    return;
                 for (int ki : knobs) {
                     StageQuery q;
                     q.shape = {h, start, d, ki, config.batch / m_space.knobs(h, d)[static_cast<std::size_t>(ki)].dp};
@@ -180,6 +166,14 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control)
                         r = std::min(r, c1 * d);
                     }
                 }
+            };
+            const std::size_t nodes = t.regular ? std::min<std::size_t>(1, t.node_start.size()) : t.node_start.size();
+            for (std::size_t n = 0; n < nodes; ++n) {
+                const int first = t.node_start[n], count = t.node_counts[n];
+                if (d > count)
+                    probeAt(first);
+                for (int start = first; d <= count && start + d <= first + count; start += d)
+                    probeAt(start);
             }
         });
         if (!(floor < std::numeric_limits<double>::infinity()) || N < 3) {
@@ -316,10 +310,7 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control)
     // A plan the target cannot run (a rule the stage options do not express, such as
     // Megatron-LM's node order) must neither be kept nor become the other jobs' bound: it
     // would prune the plans that can run (the merge drops it only afterwards).
-    auto runnable = [&](const Final& f) {
-        const Target target = config.ignore_target_rules ? Target::Any : config.target;
-        return deploymentProblems(planOf(f), m_space.model(), m_space.cluster(), m_space.catalog(), target).empty();
-    };
+    auto runnable = [&](const Final& f) { return cand.runnable(planOf(f)); };
     auto addFinal = [&](const Final& f) {
         if (finals.size() >= keep && f.objective >= finals.back().objective)
             return;
