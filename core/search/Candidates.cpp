@@ -45,9 +45,26 @@ Candidates::Candidates(const SearchSpace& space, const RunConfig& config, const 
             }
             if (o.knobs.empty())
                 continue;
-            const double w = total > 0 ? d * speed[static_cast<std::size_t>(h)] / total : 0;
+            const double ph = speed[static_cast<std::size_t>(h)];
+            const double w = total > 0 ? d * ph / total : 0;
+            // On a type whose nodes differ in size a plan may leave the nodes of one size idle
+            // (their mesh would need a micro-batch size the batch does not allow, or one node
+            // size suits the model better), so the upper end also allows the share the group
+            // has when the type runs only on its nodes of one size that can hold the group.
+            double wMax = w;
+            const TypeInfo& t = space.types()[static_cast<std::size_t>(h)];
+            if (!t.regular && total > 0) {
+                for (int size : t.node_counts) {
+                    int classDevices = 0;
+                    for (int c : t.node_counts)
+                        classDevices += c == size ? c : 0;
+                    const bool fits = size % d == 0 || (d % size == 0 && d <= classDevices);
+                    if (fits)
+                        wMax = std::max(wMax, d * ph / (total - (t.total - classDevices) * ph));
+                }
+            }
             o.lo = std::max(1, static_cast<int>(std::floor((1.0 - config.delta) * w * N)));
-            o.hi = std::min(N, static_cast<int>(std::ceil((1.0 + config.delta) * w * N)));
+            o.hi = std::min(N, static_cast<int>(std::ceil((1.0 + config.delta) * wMax * N)));
             if (o.hi < o.lo)
                 o.hi = o.lo;
             m_opts[static_cast<std::size_t>(h)].push_back(std::move(o));

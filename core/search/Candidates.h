@@ -109,8 +109,9 @@ void Candidates::forEachGroup(const Partial& p, F&& f, long long& loadPruned) co
         for (const Opt& o : m_opts[static_cast<std::size_t>(h)]) {
             if (o.d > m || !m_space.validGroup(h, m - o.d, o.d))
                 continue;
-            if (m_config.one_size_per_type && p.k > 0 && h == p.cur && o.d != p.next.d)
-                continue;
+            if (m_config.one_size_per_type && p.k > 0 && h == p.cur && o.d != p.next.d
+                && m_space.nodeSize(h, m - o.d) == m_space.nodeSize(h, p.next.start))
+                continue;   // one group size per node size of a type
             Choice c;
             c.shape = {h, m - o.d, o.d, -1, 0};
             int lo = 1, hi = p.j;

@@ -74,6 +74,10 @@ public:
     // canonical start identifies them in caches.
     int canonicalStart(int type, int start) const;
     int nodeIndex(int type, int position) const;
+    int nodeSize(int type, int position) const
+    {
+        return m_types[static_cast<std::size_t>(type)].node_counts[static_cast<std::size_t>(nodeIndex(type, position))];
+    }
     bool spansNodes(int type, int start, int d) const { return nodeIndex(type, start) != nodeIndex(type, start + d - 1); }
     // Whether two groups of a type share their first node while each sits in one node.
     bool shareNode(int type, int startA, int dA, int typeB, int startB, int dB) const;
