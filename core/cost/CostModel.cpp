@@ -1056,6 +1056,11 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
 
 double CostModel::tiedEmbeddingSync(const StagePlan& first, const StagePlan& last) const
 {
+    return tiedEmbeddingSync(first, last, d->model.training.use_distributed_optimizer);
+}
+
+double CostModel::tiedEmbeddingSync(const StagePlan& first, const StagePlan& last, bool distributedOptimizer) const
+{
     // The last stage holds a copy of the word embedding for the output layer. After the
     // data-parallel sync the two ranks that hold it (same TP and DP rank) all-reduce its fp32
     // main gradient, V h / t values, with nothing left to hide behind; then the optimizer's
@@ -1068,7 +1073,20 @@ double CostModel::tiedEmbeddingSync(const StagePlan& first, const StagePlan& las
     const DeviceInfo& db = m.device(last.device_type);
     const GroupLink link = m.between(m.stageNodes(first), first, da, last, db);
     const double bytes = 4.0 * m.shape.vocab * m.shape.h / std::max(1, first.tp);
-    return m.coll(Collective::AllReduce, bytes, 2, link, da, nullptr);
+    // Different DP on the two ends (FlagScale meshes): every pipeline from a rank of the first
+    // stage to one of the last has its own pair, so a rank of the end with fewer replicas is in
+    // r = max / min pairs and runs r all-reduces one after the other (FlagScale
+    // finalize_model_grads.py, _allreduce_word_embedding_grads). With the distributed optimizer
+    // the launcher gives --use-partial-reduce-for-shared-embedding: each rank reduces only its
+    // 1 / DP shard of the rows, split over its pairs, 1 / max(DP) of the gradient per pair.
+    const int hi = std::max({1, first.dp, last.dp});
+    const int lo = std::max(1, std::min(first.dp, last.dp));
+    if (hi == lo || hi % lo != 0)
+        return m.coll(Collective::AllReduce, bytes, 2, link, da, nullptr);
+    const double pairs = static_cast<double>(hi / lo);
+    if (distributedOptimizer)
+        return pairs * m.coll(Collective::AllReduce, bytes / hi, 2, link, da, nullptr);
+    return pairs * m.coll(Collective::AllReduce, bytes, 2, link, da, nullptr);
 }
 
 Prediction CostModel::estimate(const Plan& plan) const
@@ -1146,7 +1164,7 @@ Prediction CostModel::estimate(const Plan& plan) const
     else
         pipe = sum + (M - 1.0) * mx;
     // Tied embeddings (section 7.1): the end stages' all-reduce, which every stage waits for.
-    const double tied = P > 1 ? tiedEmbeddingSync(plan.stages.front(), plan.stages.back()) : 0.0;
+    const double tied = P > 1 ? tiedEmbeddingSync(plan.stages.front(), plan.stages.back(), plan.distributed_optimizer) : 0.0;
     pred.iteration_time_s = pipe + sync + tied;
 
     const auto& b = pred.stages[static_cast<std::size_t>(bottleneck)];

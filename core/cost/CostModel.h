@@ -95,6 +95,10 @@ public:
     // embedding's gradient between the rank of the first stage and that of the last, after
     // their data-parallel sync; 0 for untied embeddings. estimate() adds it once to the
     // iteration; the search adds it when it closes a pipeline.
+    // With the distributed optimizer and different DP on the two stages the launcher runs
+    // FlagScale's partial reduce: each rank all-reduces only its shard of the gradient.
+    double tiedEmbeddingSync(const StagePlan& first, const StagePlan& last, bool distributedOptimizer) const;
+    // The same with the model's training setting for the distributed optimizer.
     double tiedEmbeddingSync(const StagePlan& first, const StagePlan& last) const;
 
     const ModelSpec& model() const;

@@ -228,7 +228,7 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control)
         k[5] = p.k > 0 ? p.next.d : 0;
         k[6] = tiedSync && p.k > 0 ? 1 + p.last.type + 64 * p.last.d : 0;   // its start is the type's total - d
         k[7] = tied ? p.tie_tp : 0;
-        k[8] = tied ? p.tie_dp : 0;
+        k[8] = tied || tiedSync ? p.tie_dp : 0;   // the all-reduce reads both ends' DP
         return k;
     };
     // Knob fronts of this run, keyed by what a stage's cost reads except the knob.

@@ -82,13 +82,16 @@ StageEvaluator::Key StageEvaluator::baseKey(const StageQuery& q) const
 double StageEvaluator::tiedSync(const StageShape& first, const StageShape& last)
 {
     // Exact positions, not canonical ones: whether the two stages share a node matters.
-    const int tp = m_space.knobs(first.type, first.d)[static_cast<std::size_t>(first.knob)].tp;
+    const Knob& kf = m_space.knobs(first.type, first.d)[static_cast<std::size_t>(first.knob)];
+    const int dpLast = m_space.knobs(last.type, last.d)[static_cast<std::size_t>(last.knob)].dp;
     Key k;
     k.a = static_cast<std::uint64_t>(first.type) | static_cast<std::uint64_t>(first.start) << 8
         | static_cast<std::uint64_t>(first.d) << 32;
     k.b = static_cast<std::uint64_t>(last.type) | static_cast<std::uint64_t>(last.start) << 8
         | static_cast<std::uint64_t>(last.d) << 32;
-    k.c = static_cast<std::uint64_t>(tp);
+    // The first stage's TP, and both DP (the partial reduce of different DP).
+    k.c = static_cast<std::uint64_t>(kf.tp) | static_cast<std::uint64_t>(kf.dp) << 16
+        | static_cast<std::uint64_t>(dpLast) << 40;
     auto it = m_tied.find(k);
     if (it != m_tied.end())
         return it->second;

@@ -61,7 +61,7 @@ public:
     StagePlan makeStage(const StageShape& s, int firstLayer, int numLayers, int level) const;
 
     // Tied embeddings: CostModel::tiedEmbeddingSync between a first and a last stage, which
-    // reads their device types, nodes and the first stage's TP; cached.
+    // reads their device types, nodes, the first stage's TP and both stages' DP; cached.
     double tiedSync(const StageShape& first, const StageShape& last);
 
     // Whether the run's stages get the cost model's --tp-comm-overlap (RunConfig).

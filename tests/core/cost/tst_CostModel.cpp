@@ -194,6 +194,7 @@ private slots:
     void recomputeOrdering();
     void crossVendorSendUsesBridge();
     void tiedEmbeddingGradientAllReduce();
+    void tiedEmbeddingPartialReduceOfDifferentDp();
     void interNodeSendAndInterleavedOverlap();
     void drawnLinksBoundTheNics();
     void contextParallelShardsWithDataParallel();
@@ -1000,6 +1001,53 @@ void TestCostModel::crossVendorSendUsesBridge()
     const StageEstimate e = cm.estimateStage(two.a, two.first());
     const double bytes = 4096.0 * 4096 * 2 / 8;   // s * h * 2 bytes / TP, one rank's share
     QVERIFY(std::fabs(e.p2p_send - (bytes / 2.5e9 + 100e-6)) < 1e-12);
+}
+
+void TestCostModel::tiedEmbeddingPartialReduceOfDifferentDp()
+{
+    // FlagScale finalize_model_grads.py, _allreduce_word_embedding_grads: every pipeline from a
+    // first-stage rank to a last-stage rank has its own two-rank group. LLaMA-7B tied, TP 2 on
+    // both ends: 8 H800 (DP 4), then 4 910B (DP 2) behind the 2.5 GB/s, 100 us bridge. A 910B
+    // rank is in 4 / 2 = 2 pairs. The gradient is V h / t = 32000 x 4096 / 2 fp32 values,
+    // 262.144 MB; one two-rank all-reduce of B bytes takes B / 2.5e9 + 2 x 100 us.
+    //  - distributed optimizer (--use-partial-reduce-for-shared-embedding): each pair reduces
+    //    1 / max(DP) = 1/4 of the rows, 2 pairs: 2 x (65.536e6 / 2.5e9 + 200e-6) = 52.83 ms;
+    //  - without it: the whole gradient once per pair, 2 x (262.144e6 / 2.5e9 + 200e-6) = 210.12 ms;
+    //  - the same DP on both ends: the whole gradient once, 105.06 ms, with or without.
+    ModelSpec m = llama7b();
+    m.untie_embeddings_and_output_weights = false;
+    Cluster c = nodesOf("H800", 1);
+    Cluster d = nodesOf("910B", 1, 8, 1);
+    c.nodes.push_back(d.nodes[0]);
+    c.cross_vendor.bandwidth_gbytes_per_s = 2.5;
+    c.cross_vendor.latency_us = 100;
+    const CostModel cm(m, c, DeviceCatalog::builtin());
+    StagePlan first = stageOn("H800", 0, 8, 2);
+    first.num_layers = 16;
+    StagePlan last = stageOn("910B-376T", 1, 4, 2);
+    last.first_layer = 16;
+    last.num_layers = 16;
+    QCOMPARE(first.dp, 4);
+    QCOMPARE(last.dp, 2);
+    const double one = 65.536e6 / 2.5e9 + 2 * 100e-6;
+    const double whole = 262.144e6 / 2.5e9 + 2 * 100e-6;
+    QVERIFY(std::fabs(cm.tiedEmbeddingSync(first, last, true) - 2 * one) < 1e-12);
+    QVERIFY(std::fabs(cm.tiedEmbeddingSync(first, last, false) - 2 * whole) < 1e-12);
+    QVERIFY(std::fabs(cm.tiedEmbeddingSync(last, first, true) - 2 * one) < 1e-12);   // either end smaller
+    StagePlan even = stageOn("910B-376T", 1, 8, 2);
+    even.first_layer = 16;
+    even.num_layers = 16;
+    for (const bool distOpt : {true, false})
+        QVERIFY(std::fabs(cm.tiedEmbeddingSync(first, even, distOpt) - whole) < 1e-12);
+    // estimate() takes the plan's optimizer setting.
+    Plan plan;
+    plan.global_batch_size = 16;
+    plan.stages = {first, last};
+    plan.stages[1].micro_batch_size = 2;
+    plan.distributed_optimizer = true;
+    QVERIFY(std::fabs(cm.estimate(plan).stages[0].embedding_sync - 2 * one) < 1e-12);
+    plan.distributed_optimizer = false;
+    QVERIFY(std::fabs(cm.estimate(plan).stages[1].embedding_sync - 2 * whole) < 1e-12);
 }
 
 void TestCostModel::tiedEmbeddingGradientAllReduce()
