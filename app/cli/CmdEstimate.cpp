@@ -255,10 +255,11 @@ void printTable(const EstimateInput& in, const Prediction& p, const Profile* pro
     std::printf("\niteration %.3f s   %.0f tokens/s   %.1f TFLOP/s per device   MFU %.1f%%   peak memory %.1f GiB\n",
                 p.iteration_time_s, p.tokens_per_s, p.tflops_per_device, 100 * p.mfu, p.peak_memory_gib);
     std::printf("breakdown: compute %.3f s (%.0f%%), tensor-parallel %.3f s (%.0f%%), expert dispatch %.3f s (%.0f%%),\n"
-                "           pipeline bubble %.3f s (%.0f%%), data-parallel sync %.3f s (%.0f%%), optimizer %.3f s (%.0f%%)\n",
+                "           pipeline send %.3f s (%.0f%%), pipeline bubble %.3f s (%.0f%%), data-parallel sync %.3f s (%.0f%%),\n"
+                "           optimizer %.3f s (%.0f%%)\n",
                 b.compute, 100 * b.compute / T, b.tensor_parallel, 100 * b.tensor_parallel / T, b.expert_dispatch,
-                100 * b.expert_dispatch / T, b.pipeline_bubble, 100 * b.pipeline_bubble / T, b.dp_sync, 100 * b.dp_sync / T,
-                b.optimizer, 100 * b.optimizer / T);
+                100 * b.expert_dispatch / T, b.pipeline_send, 100 * b.pipeline_send / T, b.pipeline_bubble,
+                100 * b.pipeline_bubble / T, b.dp_sync, 100 * b.dp_sync / T, b.optimizer, 100 * b.optimizer / T);
     if (!p.stages.empty() && p.stages.front().embedding_sync > 0)
         std::printf("           data-parallel sync includes the tied embeddings' all-reduce between stage 0 and stage %d: "
                     "%.3f s\n",

@@ -1171,7 +1171,8 @@ Prediction CostModel::estimate(const Plan& plan) const
     pred.breakdown.compute = M * b.compute;
     pred.breakdown.tensor_parallel = M * b.tensor_parallel;
     pred.breakdown.expert_dispatch = M * b.expert_dispatch;
-    pred.breakdown.pipeline_bubble = std::max(0.0, pipe - M * (b.compute + b.tensor_parallel + b.expert_dispatch));
+    pred.breakdown.pipeline_send = M * b.p2p_send;
+    pred.breakdown.pipeline_bubble = std::max(0.0, pipe - M * (b.compute + b.tensor_parallel + b.expert_dispatch + b.p2p_send));
     pred.breakdown.dp_sync = pred.stages[static_cast<std::size_t>(syncStage)].dp_sync + tied;
     if (tied > 0) {   // shown on the two stages that run it
         for (StageEstimate* st : {&pred.stages.front(), &pred.stages.back()}) {

@@ -80,6 +80,9 @@ struct TimeBreakdown {
     double compute = 0;
     double tensor_parallel = 0;
     double expert_dispatch = 0;
+    // The slowest stage's activation sends and gradient waits (StageEstimate::p2p_send) over
+    // the micro-batches: part of its forward and backward, not idle time.
+    double pipeline_send = 0;
     double pipeline_bubble = 0;
     double dp_sync = 0;
     double optimizer = 0;

@@ -436,10 +436,12 @@ Prediction readPredictionObject(const JsonNode& n)
         p.overlap.p2p = o->optBool("p2p", d.p2p);
     }
     if (auto b = n.optObject("breakdown")) {
-        b->warnUnknownKeys({"compute", "tensor_parallel", "expert_dispatch", "pipeline_bubble", "data_parallel_sync", "optimizer"});
+        b->warnUnknownKeys({"compute", "tensor_parallel", "expert_dispatch", "pipeline_send", "pipeline_bubble",
+                            "data_parallel_sync", "optimizer"});
         p.breakdown.compute = b->optDouble("compute", 0, 0);
         p.breakdown.tensor_parallel = b->optDouble("tensor_parallel", 0, 0);
         p.breakdown.expert_dispatch = b->optDouble("expert_dispatch", 0, 0);
+        p.breakdown.pipeline_send = b->optDouble("pipeline_send", 0, 0);   // absent before: part of the bubble
         p.breakdown.pipeline_bubble = b->optDouble("pipeline_bubble", 0, 0);
         p.breakdown.dp_sync = b->optDouble("data_parallel_sync", 0, 0);
         p.breakdown.optimizer = b->optDouble("optimizer", 0, 0);
@@ -504,6 +506,7 @@ Json predictionJson(const Prediction& p)
     j["breakdown"] = Json{{"compute", p.breakdown.compute},
                           {"tensor_parallel", p.breakdown.tensor_parallel},
                           {"expert_dispatch", p.breakdown.expert_dispatch},
+                          {"pipeline_send", p.breakdown.pipeline_send},
                           {"pipeline_bubble", p.breakdown.pipeline_bubble},
                           {"data_parallel_sync", p.breakdown.dp_sync},
                           {"optimizer", p.breakdown.optimizer}};

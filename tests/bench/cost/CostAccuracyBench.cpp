@@ -358,7 +358,7 @@ int main(int argc, char** argv)
     if (breakdown) {
         std::printf("\n\nBreakdown of the predicted iteration (seconds; the stage columns are the slowest "
                     "stage's forward and backward of one micro-batch)\n\n"
-                    "| run | iteration | compute | tensor-parallel | dispatch | bubble | dp sync | optimizer | "
+                    "| run | iteration | compute | tensor-parallel | dispatch | send + bubble | dp sync | optimizer | "
                     "micro-batches | stage fwd | stage bwd |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
         for (const Row& r : rows) {
             const Prediction& p = r.prediction;
@@ -372,7 +372,7 @@ int main(int argc, char** argv)
                 }
             const TimeBreakdown& b = p.breakdown;
             std::printf("| %s | %.4g | %.4g | %.4g | %.4g | %.4g | %.4g | %.4g | %d | %.4g | %.4g |\n", r.name.c_str(),
-                        p.iteration_time_s, b.compute, b.tensor_parallel, b.expert_dispatch, b.pipeline_bubble,
+                        p.iteration_time_s, b.compute, b.tensor_parallel, b.expert_dispatch, b.pipeline_send + b.pipeline_bubble,
                         b.dp_sync, b.optimizer, p.num_microbatches, fwd, bwd);
         }
     }
