@@ -37,9 +37,7 @@ QString seconds(double s)
 {
     if (s <= 0)
         return QStringLiteral("\u2013");
-    if (s < 100)
-        return style::formatSeconds(s);
-    return QStringLiteral("%1 s").arg(s, 0, 'f', 1);
+    return style::formatSeconds(s);
 }
 
 // How long the search ran.

@@ -9,6 +9,7 @@
 #include "cost/CostModel.h"
 #include "cost/Schedule.h"
 #include "cost/UniformPlan.h"
+#include "hardware/ClusterTopology.h"
 #include "hardware/DeviceCatalog.h"
 #include "io/Documents.h"
 #include "io/Presets.h"
@@ -345,6 +346,12 @@ int cmdEstimate(const Args& args)
     }
     for (const auto& w : warnings)
         std::cerr << "warning: " << w << "\n";
+
+    std::vector<int> usedNodes;
+    for (const StagePlan& st : in.plan.stages)
+        for (const DeviceSlot& slot : st.devices)
+            usedNodes.push_back(slot.node);
+    requireConnected(in.cluster, catalog, a.value("cluster").value_or(a.value("plan").value_or("")), usedNodes);
 
     const CostModel cm(in.model, in.cluster, catalog, profile ? &*profile : nullptr, options);
     const Prediction p = cm.estimate(in.plan);

@@ -5,6 +5,7 @@
 #include "Commands.h"
 
 #include "cost/CostModel.h"
+#include "hardware/ClusterTopology.h"
 #include "hardware/DeviceCatalog.h"
 #include "io/Documents.h"
 #include "io/Presets.h"
@@ -214,6 +215,7 @@ int cmdPlan(const Args& args)
     const DeviceCatalog catalog = catalogFromArgs(a);
     Warnings warnings;
     const Cluster cluster = resolveCluster(a.required("cluster"), catalog, &warnings);
+    requireConnected(cluster, catalog, a.required("cluster"));
     // --script: the script's model and current configuration (core/megatron/ScriptImport.h).
     std::optional<ScriptConfiguration> script;
     if (auto s = a.value("script")) {

@@ -1,5 +1,7 @@
 #include "hardware/ClusterTopology.h"
 
+#include "util/InputError.h"
+
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/connected_components.hpp>
 #include <boost/graph/dijkstra_shortest_paths.hpp>
@@ -372,6 +374,46 @@ std::vector<std::string> ClusterTopology::typeOrder() const
     for (std::size_t i : best)
         out.push_back(names[i]);
     return out;
+}
+
+void requireConnected(const Cluster& cluster, const DeviceCatalog& catalog, const std::string& source,
+                      const std::vector<int>& nodeIds)
+{
+    if (cluster.nodes.size() <= 1)
+        return;
+    const ClusterTopology topology(cluster, catalog);
+    const std::string fix = "; a plan cannot run across nodes that do not reach each other: link them (to a switch or to "
+                            "each other) or remove them";
+    if (!nodeIds.empty()) {
+        const std::set<int> used(nodeIds.begin(), nodeIds.end());
+        if (used.size() <= 1)
+            return;
+        for (const auto& comp : topology.components()) {
+            const auto inComp = std::count_if(used.begin(), used.end(), [&](int id) {
+                return std::find(comp.begin(), comp.end(), id) != comp.end();
+            });
+            if (inComp == static_cast<long>(used.size()))
+                return;
+            if (inComp > 0) {
+                std::string hosts;
+                for (int id : used)
+                    if (std::find(comp.begin(), comp.end(), id) == comp.end()) {
+                        const Node* n = cluster.node(id);
+                        hosts += (hosts.empty() ? "" : ", ") + (n ? n->host : std::to_string(id));
+                    }
+                const Node* n = cluster.node(*std::find_if(used.begin(), used.end(), [&](int id) {
+                    return std::find(comp.begin(), comp.end(), id) != comp.end();
+                }));
+                throw InputError(source, "links", "the plan uses nodes with no path between them (" + hosts + " cannot reach "
+                                                      + (n ? n->host : std::string("the others")) + ")" + fix);
+            }
+        }
+        return;
+    }
+    for (const TopologyProblem& p : topology.problems())
+        if (p.kind == TopologyProblem::Kind::Unlinked || p.kind == TopologyProblem::Kind::Island
+            || p.kind == TopologyProblem::Kind::NoRoute)
+            throw InputError(source, "links", p.message + fix);
 }
 
 } // namespace hapmoe

@@ -59,4 +59,12 @@ private:
     std::unique_ptr<Impl> d;
 };
 
+// The cost model takes any two nodes to talk over their NICs; a cluster whose drawing says
+// otherwise cannot run a plan across them. Throws InputError(source, "links", ...) when nodes
+// cannot all reach each other: nodes without a link, islands, or nodes joined only through
+// another host. With nodeIds (the nodes a plan uses), only whether those lie in one connected
+// part is checked.
+void requireConnected(const Cluster& cluster, const DeviceCatalog& catalog, const std::string& source,
+                      const std::vector<int>& nodeIds = {});
+
 } // namespace hapmoe

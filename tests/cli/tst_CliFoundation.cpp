@@ -224,6 +224,14 @@ void tst_CliFoundation::validateWarnsButPasses()
     const Run island = hapmoe({"validate", path});
     QCOMPARE(island.exitCode, 0);
     QVERIFY(island.err.contains("has no link"));
+    // But no plan runs across it: the search refuses the cluster, and an estimate refuses a
+    // plan on nodes that do not reach each other (node c has no link).
+    const Run plan = hapmoe({"plan", "--model", "LLaMA-2-7B", "--cluster", path});
+    QCOMPARE(plan.exitCode, 2);
+    QVERIFY2(plan.err.contains(path + ": links: node 2 (c) has no link"), qPrintable(plan.err));
+    const Run across = hapmoe({"estimate", "--model", "LLaMA-2-7B", "--cluster", path, "--tp", "8", "--gbs", "24"});
+    QCOMPARE(across.exitCode, 2);
+    QVERIFY2(across.err.contains("the plan uses nodes with no path between them (c cannot reach a)"), qPrintable(across.err));
 }
 
 void tst_CliFoundation::badInputCorpus_data()

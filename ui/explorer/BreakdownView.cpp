@@ -17,13 +17,22 @@
 namespace hapmoe::ui {
 
 namespace {
-QColor componentColor(int i)
+constexpr int kBars = 7;
+constexpr int kSendBar = 3;
+constexpr int kBubbleBar = 4;
+
+// Solid bars in the timeline's colours where it has them: the send in its grey strip's
+// colour, and the bubble hatched as the timeline's idle time, so that no bar reads as a
+// device type or a problem.
+QBrush componentBrush(int i, const QPalette& palette)
 {
-    static const QColor colors[] = {style::forwardColor(), QColor(0x5c, 0x6b, 0xc0), QColor(0xab, 0x47, 0xbc),
-                                    QColor(0xd3, 0x2f, 0x2f, 90), style::dpSyncColor(), style::optimizerColor()};
-    QColor c = colors[i % 6];
-    c.setAlpha(255);
-    return c;
+    if (i == kSendBar)
+        return style::communicationColor(palette);
+    if (i == kBubbleBar)
+        return QBrush(style::bubbleColor(palette), Qt::BDiagPattern);
+    static const QColor colors[kBars] = {style::forwardColor(), QColor(0x5c, 0x6b, 0xc0), QColor(0xab, 0x47, 0xbc),
+                                         QColor(), QColor(), style::dpSyncColor(), style::optimizerColor()};
+    return colors[i % kBars];
 }
 
 // The first stage with the largest key (CostModel::estimate breaks ties the same way).
@@ -48,14 +57,13 @@ QString milliseconds(double seconds)
     return QString::number(seconds * 1e3, 'f', 2);
 }
 
-constexpr int kBars = 6;
 constexpr int kSecondsRole = Qt::UserRole;
 
 } // namespace
 
 QStringList BreakdownView::componentNames()
 {
-    return {tr("Compute"), tr("Tensor parallel"), tr("Expert dispatch"), tr("Pipeline bubble"), tr("DP sync"), tr("Optimizer")};
+    return {tr("Compute"), tr("Tensor parallel"), tr("Expert dispatch"), tr("Pipeline send"), tr("Pipeline bubble"), tr("DP sync"), tr("Optimizer")};
 }
 
 BreakdownView::BreakdownView(QWidget* parent)
@@ -150,9 +158,22 @@ BreakdownView::BreakdownView(QWidget* parent)
     clear();
 }
 
+void BreakdownView::colorBars()
+{
+    // The plottables are the bars in display order, one per component.
+    for (int i = 0; i < m_plot->plottableCount(); ++i) {
+        auto* bars = qobject_cast<QCPBars*>(m_plot->plottable(i));
+        if (!bars)
+            continue;
+        const QBrush brush = componentBrush(i, m_plot->palette());
+        bars->setBrush(brush);
+        bars->setPen(QPen(i == kBubbleBar ? brush.color() : brush.color().darker(130)));
+    }
+}
+
 int BreakdownView::chartMinimumHeight() const
 {
-    // Three lines of title, six bars a line and a half apart (their labels a line tall), the
+    // Three lines of title, seven bars a line and a half apart (their labels a line tall), the
     // value axis's numbers and its label, and the axis rect's margins.
     const int line = m_plot->fontMetrics().lineSpacing();
     return 3 * line + kBars * qRound(1.5 * line) + 2 * line + 30;
@@ -170,6 +191,7 @@ void BreakdownView::changeEvent(QEvent* event)
     QWidget::changeEvent(event);
     if (event->type() == QEvent::PaletteChange) {
         style::applyChartPalette(m_plot);
+        colorBars();
         m_title->setTextColor(m_plot->palette().color(QPalette::Text));
         m_plot->replot();
     } else if (event->type() == QEvent::FontChange) {
@@ -243,7 +265,9 @@ int BreakdownView::bottleneckStage(const Prediction& prediction)
 
 int BreakdownView::tailStage(const Prediction& prediction)
 {
-    return firstLargest(prediction, [](const StageEstimate& e) { return e.dp_sync + e.optimizer; });
+    // The stage's own sync: the tied all-reduce in the end stages' dp_sync is counted once on
+    // top of the longest tail (CostModel::estimate).
+    return firstLargest(prediction, [](const StageEstimate& e) { return e.dp_sync - e.embedding_sync + e.optimizer; });
 }
 
 double BreakdownView::pipelineSends(const StageEstimate& e)
@@ -282,7 +306,7 @@ void BreakdownView::setEmptyText(const QString& text)
 void BreakdownView::setPlan(const Plan& plan, const Prediction& prediction)
 {
     const TimeBreakdown& b = prediction.breakdown;
-    m_values = {b.compute, b.tensor_parallel, b.expert_dispatch, b.pipeline_bubble, b.dp_sync, b.optimizer};
+    m_values = {b.compute, b.tensor_parallel, b.expert_dispatch, b.pipeline_send, b.pipeline_bubble, b.dp_sync, b.optimizer};
     double sum = 0;
     for (double v : m_values)
         sum += v;
@@ -294,8 +318,6 @@ void BreakdownView::setPlan(const Plan& plan, const Prediction& prediction)
     for (int i = 0; hasPlan && i < m_values.size(); ++i) {
         // One QCPBars per component so each keeps its own colour.
         auto* bars = new QCPBars(m_plot->yAxis, m_plot->xAxis);
-        bars->setBrush(componentColor(i));
-        bars->setPen(QPen(componentColor(i).darker(130)));
         bars->setWidth(0.65);
         bars->addData(i, m_values[i]);
         auto* label = new QCPItemText(m_plot);
@@ -306,6 +328,7 @@ void BreakdownView::setPlan(const Plan& plan, const Prediction& prediction)
         label->setText(QStringLiteral("%1  (%2 %)").arg(style::formatSeconds(m_values[i])).arg(sum > 0 ? 100.0 * m_values[i] / sum : 0.0, 0, 'f', 1));
         m_barLabels.push_back(label);
     }
+    colorBars();
     const int bn = bottleneckStage(prediction);
     const int tail = tailStage(prediction);
     m_titleParts.clear();

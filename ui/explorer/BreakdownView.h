@@ -1,6 +1,6 @@
 #pragma once
 // Where the iteration time goes: compute, tensor-parallel communication, expert dispatch,
-// pipeline bubble, data-parallel sync and the optimizer step (the prediction's
+// pipeline sends, pipeline bubble, data-parallel sync and the optimizer step (the prediction's
 // TimeBreakdown), as horizontal bars with shares, and the per-stage times beneath. The page
 // scrolls rather than squeeze the bars or the table in a short window.
 
@@ -34,7 +34,7 @@ public:
     // What the view says while it has no plan (before a search, when a search found none).
     void setEmptyText(const QString& text);
 
-    // The six components in display order, in seconds.
+    // The seven components in display order, in seconds.
     QVector<double> components() const { return m_values; }
     static QStringList componentNames();
     QCustomPlot* chart() const { return m_plot; }
@@ -68,6 +68,8 @@ private:
     // The table as tall as its rows (and a scroll bar when its columns are wider).
     void fitTableHeight();
     void updateMinimumSizes();
+    // Each bar's brush from the palette (the send and the bubble follow the theme).
+    void colorBars();
 
     QScrollArea* m_scroll;
     QCustomPlot* m_plot;

@@ -59,6 +59,8 @@ std::vector<Row> tableRows()
          [](E e) { return e.prediction().mfu; }, true},
         {QObject::tr("Peak memory"), [](E e) { return QStringLiteral("%1 GiB").arg(e.prediction().peak_memory_gib, 0, 'f', 1); },
          [](E e) { return e.prediction().peak_memory_gib; }, false},
+        {QObject::tr("Pipeline send"), [](E e) { return style::formatSeconds(e.prediction().breakdown.pipeline_send); },
+         [](E e) { return e.prediction().breakdown.pipeline_send; }, false},
         {QObject::tr("Pipeline bubble"), [](E e) { return style::formatSeconds(e.prediction().breakdown.pipeline_bubble); },
          [](E e) { return e.prediction().breakdown.pipeline_bubble; }, false},
         {QObject::tr("Devices used"), [](E e) { return QString::number(e.plan().numDevices()); }, {}, false},

@@ -133,6 +133,9 @@ QString memoryPartName(MemoryPart part)
 QString formatSeconds(double seconds)
 {
     const double a = std::abs(seconds);
+    // Nothing reads as nothing in the unit of its neighbours, not as "0 µs" among seconds.
+    if (a < 0.5e-6)
+        return QStringLiteral("0 s");
     if (a >= 1.0)
         return QStringLiteral("%1 s").arg(seconds, 0, 'f', 3);
     if (a >= 1e-3)

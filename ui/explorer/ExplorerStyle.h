@@ -48,7 +48,7 @@ enum class MemoryPart { Weights, Gradients, Optimizer, Activations, MoeBuffers, 
 QColor memoryColor(MemoryPart part);
 QString memoryPartName(MemoryPart part);
 
-QString formatSeconds(double seconds);     // "1.234 s", "56.7 ms", "830 µs"
+QString formatSeconds(double seconds);     // "1.234 s", "56.7 ms", "830 µs", "0 s"
 QString formatGiB(double bytes);           // "12.34 GiB"
 QString recomputeLabel(const StagePlan& stage);  // "none", "selective", "full 4/12"
 // The shortest form that still says what it is, for narrow boxes and bars: "rc: none",

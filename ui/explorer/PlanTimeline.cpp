@@ -34,10 +34,14 @@ PlanTimeline::Tail PlanTimeline::tailOf(int stage) const
         || dpSync.size() != static_cast<size_t>(stages) || optimizer.size() != static_cast<size_t>(stages))
         return t;
     auto emb = [&](int s) { return s < static_cast<int>(embeddingSync.size()) ? embeddingSync[static_cast<size_t>(s)] : 0.0; };
+    // Every stage syncs from the same point, so the stage with the longest own tail ends at
+    // the iteration time (plus the all-reduce when it is a middle stage).
+    const double start = std::max(syncStart, laneEnd[static_cast<size_t>(stage)]);
     auto ownEnd = [&](int s) {
-        return laneEnd[static_cast<size_t>(s)] + std::max(0.0, dpSync[static_cast<size_t>(s)] - emb(s));
+        return std::max(syncStart, laneEnd[static_cast<size_t>(s)]) + std::max(0.0, dpSync[static_cast<size_t>(s)] - emb(s));
     };
-    t.syncStart = laneEnd[static_cast<size_t>(stage)];
+    t.waitStart = laneEnd[static_cast<size_t>(stage)];
+    t.syncStart = start;
     t.syncEnd = ownEnd(stage);
     t.embStart = t.embEnd = t.syncEnd;
     if (emb(stage) > 0) {
@@ -112,14 +116,22 @@ PlanTimeline buildPlanTimeline(const Plan& plan, const Prediction& prediction)
     tl.iterationEnd = std::max(prediction.iteration_time_s, tl.pipelineEnd);
 
     tl.bottleneck = (tl.schedule.bottleneck_stage >= 0 && tl.schedule.bottleneck_stage < pp) ? tl.schedule.bottleneck_stage : worst;
+    // The longest tail as CostModel::estimate picks it: the stage's own sync (without the
+    // tied all-reduce, counted once on top) and optimizer step, the first on ties.
     double longest = 0;
-    for (int i = 0; i < pp && i < static_cast<int>(tl.dpSync.size()) && i < static_cast<int>(tl.optimizer.size()); ++i) {
-        const double t = tl.dpSync[static_cast<size_t>(i)] + tl.optimizer[static_cast<size_t>(i)];
+    for (int i = 0; i < pp; ++i) {
+        const size_t k = static_cast<size_t>(i);
+        const double t = tl.dpSync[k] - tl.embeddingSync[k] + tl.optimizer[k];
         if (t > longest) {
             longest = t;
             tl.tail = i;
         }
     }
+    // T = T_pipe + longest tail + all-reduce (docs/cost-model.md section 8), so the sync
+    // starts at T_pipe. The simulator's makespan is at most the closed form (equal for
+    // equal stages); the max guards a prediction without an iteration time.
+    const double allReduce = pp > 1 ? tl.embeddingSync.front() : 0.0;
+    tl.syncStart = std::max(tl.pipelineEnd, prediction.iteration_time_s - longest - allReduce);
     return tl;
 }
 

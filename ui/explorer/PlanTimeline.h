@@ -1,7 +1,7 @@
 #pragma once
 // The schedule of one plan as the timeline draws it: the event simulator's forward and
 // backward blocks (cost/Schedule.h) plus, per stage, the exposed data-parallel sync and
-// the optimizer step after its last backward, and the stage-boundary sends inside the
+// the optimizer step once the pipeline has drained, and the stage-boundary sends inside the
 // blocks. The simulator is fed the cost model's per-micro-batch times, which already
 // contain the send to the next stage (cost/CostModel.h), so the makespan is the
 // estimate's pipeline time and nothing is counted twice.
@@ -34,6 +34,10 @@ struct PlanTimeline {
     // iteration waits for (eq. 4's tail); -1 when no stage has one.
     int tail = -1;
     double pipelineEnd = 0;         // makespan of the simulator
+    // Where the cost model starts every stage's DP sync: its closed-form pipeline time,
+    // the iteration time less the longest own tail and the tied-embedding all-reduce
+    // (docs/cost-model.md section 8). Not before any lane's last backward.
+    double syncStart = 0;
     double iterationEnd = 0;        // the prediction's iteration time
     // Blocks of a schedule too large to simulate and draw (what-if can ask for a million
     // sequences); then the timeline is empty and says so. 0 otherwise.
@@ -42,12 +46,13 @@ struct PlanTimeline {
 
     bool empty() const { return stages == 0; }
 
-    // After a stage's last backward: its own DP sync, then (first and last stage with tied
-    // embeddings) the embedding all-reduce, which starts when both end stages are done with
-    // their own sync, then the optimizer step. Without the all-reduce embStart == embEnd ==
-    // syncEnd == optStart.
+    // After a stage's last backward (waitStart): a wait until the pipeline has drained
+    // (syncStart, the same for every stage, as the cost model counts it), its own DP sync,
+    // then (first and last stage with tied embeddings) the embedding all-reduce, which starts
+    // when both end stages are done with their own sync, then the optimizer step. Without
+    // the all-reduce embStart == embEnd == syncEnd == optStart.
     struct Tail {
-        double syncStart = 0, syncEnd = 0, embStart = 0, embEnd = 0, optStart = 0, optEnd = 0;
+        double waitStart = 0, syncStart = 0, syncEnd = 0, embStart = 0, embEnd = 0, optStart = 0, optEnd = 0;
     };
     Tail tailOf(int stage) const;
     // Idle intervals of one stage between time 0 and its last backward.

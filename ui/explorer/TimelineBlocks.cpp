@@ -253,7 +253,8 @@ void TimelineBlocks::drawBlocks(QCPPainter* painter)
 void TimelineBlocks::drawTail(QCPPainter* painter)
 {
     const QCPRange range = keyAxis()->range();
-    // DP sync and optimizer step after each stage's last backward.
+    // DP sync and optimizer step once the pipeline has drained; the lane between its last
+    // backward and the sync is left in its tint, as the wait for the other end stage.
     painter->setPen(Qt::NoPen);
     auto segment = [&](double a, double b, int s, const QBrush& brush) {
         if (b > a && b >= range.lower && a <= range.upper) {

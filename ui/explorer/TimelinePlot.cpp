@@ -311,7 +311,10 @@ QString TimelinePlot::toolTipAt(const QPoint& pos) const
     if (s >= 0 && s < tl.stages && std::abs(lane - s) <= TimelineBlocks::kLaneHalfHeight) {
         const PlanTimeline::Tail tail = tl.tailOf(s);
         const QString stage = tl.stageNames.value(s).toHtmlEscaped();
-        const double t0 = tail.syncStart;
+        if (t >= tail.waitStart && t < tail.syncStart)
+            return tr("<b>Waiting</b> for the pipeline to drain: the model starts every stage's data-parallel sync "
+                      "when the pipeline has drained, at %1<br>%2")
+                .arg(style::formatSeconds(tail.syncStart), stage);
         if (t >= tail.syncStart && t < tail.syncEnd)
             return tr("<b>Data-parallel sync</b> (exposed part)<br>%1<br>%2").arg(stage, style::formatSeconds(tail.syncEnd - tail.syncStart));
         if (t >= tail.syncEnd && t < tail.embStart)
@@ -322,7 +325,7 @@ QString TimelinePlot::toolTipAt(const QPoint& pos) const
                 .arg(stage, style::formatSeconds(tail.embEnd - tail.embStart));
         if (t >= tail.optStart && t < tail.optEnd)
             return tr("<b>Optimizer step</b><br>%1<br>%2").arg(stage, style::formatSeconds(tail.optEnd - tail.optStart));
-        if (t >= 0 && t < t0)
+        if (t >= 0 && t < tail.waitStart)
             return tr("<b>Idle</b> (pipeline bubble)<br>%1").arg(tl.stageNames.value(s).toHtmlEscaped());
     }
     return {};

@@ -371,8 +371,9 @@ void WhatIfPanel::showFigures()
         {tr("MFU"), [](const Prediction& p) { return p.mfu * 100; }, [](double v) { return QStringLiteral("%1 %").arg(v, 0, 'f', 1); }},
         {tr("Peak memory"), [](const Prediction& p) { return p.peak_memory_gib; }, [](double v) { return QStringLiteral("%1 GiB").arg(v, 0, 'f', 1); }},
         {tr("Micro-batches"), [](const Prediction& p) { return double(p.num_microbatches); }, [](double v) { return QString::number(v, 'f', 0); }},
-        {tr("Pipeline bubble"), [](const Prediction& p) { return p.breakdown.pipeline_bubble; }, [](double v) { return style::formatSeconds(v); }},
         {tr("Expert dispatch"), [](const Prediction& p) { return p.breakdown.expert_dispatch; }, [](double v) { return style::formatSeconds(v); }},
+        {tr("Pipeline send"), [](const Prediction& p) { return p.breakdown.pipeline_send; }, [](double v) { return style::formatSeconds(v); }},
+        {tr("Pipeline bubble"), [](const Prediction& p) { return p.breakdown.pipeline_bubble; }, [](double v) { return style::formatSeconds(v); }},
         {tr("Optimizer step"), [](const Prediction& p) { return p.breakdown.optimizer; }, [](double v) { return style::formatSeconds(v); }},
     };
     const int n = static_cast<int>(std::size(figs));

@@ -2,6 +2,7 @@
 // refused, islands and other problems, link classes and the stage order of device types.
 
 #include "hardware/ClusterTopology.h"
+#include "util/InputError.h"
 
 #include <QtTest>
 
@@ -153,6 +154,20 @@ void tst_ClusterTopology::islandsAndProblems()
     const auto unlinked = std::find_if(problems.begin(), problems.end(), [](const auto& p) { return p.kind == TopologyProblem::Kind::Unlinked; });
     QVERIFY(unlinked != problems.end());
     QCOMPARE(unlinked->ids, (std::vector<int>{5}));
+    // A plan may run inside one connected part, never across two; a search needs the whole.
+    const DeviceCatalog& cat = DeviceCatalog::builtin();
+    requireConnected(c, cat, "c.json", {0, 1, 2});
+    requireConnected(c, cat, "c.json", {3, 4});
+    requireConnected(c, cat, "c.json", {5});
+    for (const std::vector<int>& ids : {std::vector<int>{0, 3}, std::vector<int>{4, 5}, std::vector<int>{}}) {
+        try {
+            requireConnected(c, cat, "c.json", ids);
+            QFAIL("nodes that do not reach each other were accepted");
+        } catch (const InputError& e) {
+            QCOMPARE(QString::fromStdString(e.file()), QStringLiteral("c.json"));
+            QCOMPARE(QString::fromStdString(e.where()), QStringLiteral("links"));
+        }
+    }
 }
 
 void tst_ClusterTopology::badLinksAndUnknownDevices()
