@@ -144,7 +144,14 @@ EstimateInput fromPlanFile(const CliArgs& a, const DeviceCatalog& catalog, Warni
     }
     // The plan is re-estimated with the switches its prediction assumed (a plan that a search
     // for a script with --tp-comm-overlap wrote assumes it).
-    return {doc.model, doc.cluster, doc.plan, {}, doc.prediction ? doc.prediction->overlap : OverlapSwitches{}};
+    EstimateInput in{doc.model, doc.cluster, doc.plan, {}, doc.prediction ? doc.prediction->overlap : OverlapSwitches{}};
+    // A valid plan may still break a rule of the launcher it names (hapmoe export refuses it).
+    const std::vector<DeploymentProblem> problems = deploymentProblems(in.plan, in.model, in.cluster, catalog, in.plan.target);
+    if (!problems.empty())
+        in.notes.push_back(std::string("the plan's target ") + toString(in.plan.target) + " cannot launch it (hapmoe export refuses it): "
+                           + problems.front().message
+                           + (problems.size() > 1 ? " (and " + std::to_string(problems.size() - 1) + " more)" : std::string()));
+    return in;
 }
 
 EstimateInput fromFlags(const CliArgs& a, const DeviceCatalog& catalog, Warnings& warnings)
@@ -196,10 +203,16 @@ EstimateInput fromFlags(const CliArgs& a, const DeviceCatalog& catalog, Warnings
     // The plan's target is what can launch it (core/plan/Deployability.h): Megatron-LM when its
     // rules hold, else FlagScale when that runs it (e.g. stages on two collective libraries).
     const std::vector<DeploymentProblem> megatron = deploymentProblems(in.plan, in.model, in.cluster, catalog, Target::Megatron);
-    if (!megatron.empty() && isDeployable(in.plan, in.model, in.cluster, catalog, Target::FlagScale)) {
-        in.plan.target = Target::FlagScale;
-        in.notes.push_back("the plan's target is flagscale (export it with --format flagscale): Megatron-LM cannot run it, "
-                           + megatron.front().message);
+    if (!megatron.empty()) {
+        const std::vector<DeploymentProblem> flagscale = deploymentProblems(in.plan, in.model, in.cluster, catalog, Target::FlagScale);
+        if (flagscale.empty()) {
+            in.plan.target = Target::FlagScale;
+            in.notes.push_back("the plan's target is flagscale (export it with --format flagscale): Megatron-LM cannot run it, "
+                               + megatron.front().message);
+        } else {
+            in.notes.push_back("neither Megatron-LM nor FlagScale can launch this plan (hapmoe export refuses it): Megatron-LM: "
+                               + megatron.front().message + "; FlagScale: " + flagscale.front().message);
+        }
     }
     return in;
 }

@@ -5,11 +5,14 @@
 #include "CliArgs.h"
 #include "Commands.h"
 
+#include "cost/CostModel.h"
 #include "hardware/DeviceCatalog.h"
 #include "io/Documents.h"
 #include "megatron/LauncherExport.h"
 #include "megatron/ScriptImport.h"
 
+#include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <iostream>
 #include <string>
@@ -60,7 +63,8 @@ int cmdExport(const Args& args)
         throw UsageError("expected one PLAN.json\n\n" + std::string(kHelp));
     if (a.has("hostfile") && !a.has("o"))
         throw UsageError("--hostfile needs -o (without -o the launcher is printed and no file is written)");
-    const std::string format = a.required("format");
+    std::string format = a.required("format");
+    std::transform(format.begin(), format.end(), format.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     ExportOptions options;
     if (format == "megatron")
         options.format = LauncherFormat::Megatron;
@@ -113,6 +117,15 @@ int cmdExport(const Args& args)
     }
     for (const std::string& n : r.notes)
         std::cerr << "note: " << n << "\n";
+    // The launcher runs what the plan says, fit or not: say so when the cost model (with the
+    // overlap switches the plan was estimated with) finds a stage that runs out of memory.
+    CostOptions cost;
+    if (doc.prediction)
+        cost.overlap = doc.prediction->overlap;
+    const Prediction fit = CostModel(doc.model, doc.cluster, catalog, nullptr, cost).estimate(doc.plan);
+    if (!fit.feasible)
+        std::cerr << "warning: the plan does not fit in device memory (" << fit.infeasible_reason
+                  << "): the launcher would run out of memory\n";
     std::cerr << "node order (node rank: host):";
     for (std::size_t i = 0; i < r.node_order.size(); ++i)
         std::cerr << " " << i << ":" << r.node_order[i];

@@ -10,6 +10,7 @@
 #include "io/Documents.h"
 #include "io/Presets.h"
 #include "megatron/ScriptImport.h"
+#include "plan/Deployability.h"
 
 #include <algorithm>
 #include <cmath>
@@ -228,6 +229,14 @@ int cmdImport(const Args& args)
         if (std::abs(saved.iteration_time_s - pred.iteration_time_s) > 1e-9 * pred.iteration_time_s)
             std::cout << std::setprecision(3) << "  with the data-parallel overlap of exported scripts " << saved.iteration_time_s
                       << " s (searches compare plans with it; the project keeps this prediction)\n";
+        // A rule of the launcher the script targets that its flags break (Megatron-LM asserts
+        // ETP == 1 for MoE layers with bias, ...): the import goes on, as the script is what the
+        // user runs today, but says that it would not start.
+        const std::vector<DeploymentProblem> problems = deploymentProblems(plan, project.model, project.cluster, catalog, plan.target);
+        if (!problems.empty())
+            std::cerr << "warning: " << file << ": " << (plan.target == Target::FlagScale ? "FlagScale" : "Megatron-LM")
+                      << " would refuse this configuration: " << problems.front().message
+                      << (problems.size() > 1 ? " (and " + std::to_string(problems.size() - 1) + " more)" : std::string()) << "\n";
         project.plans.push_back({plan, saved, SavedPlan::Source::Current});
     }
     if (auto out = a.value("o")) {

@@ -155,8 +155,9 @@ void printPlan(std::ostream& os, const RankedPlan& rp, const Cluster& cluster)
     const Plan& p = rp.plan;
     const Prediction& pr = rp.prediction;
     os << p.name << "  (target " << toString(p.target) << ", PP " << p.pp() << ", " << p.numDevices() << " devices, "
-       << pr.num_microbatches << " micro-batches of " << (p.stages.empty() ? 0 : p.stages.front().dp * p.stages.front().micro_batch_size)
-       << " sequences";
+       << pr.num_microbatches << (pr.num_microbatches == 1 ? " micro-batch of " : " micro-batches of ");
+    const int sequences = p.stages.empty() ? 0 : p.stages.front().dp * p.stages.front().micro_batch_size;
+    os << sequences << (sequences == 1 ? " sequence" : " sequences");
     if (p.optimizer_offload_fraction > 0)
         os << ", optimizer " << (p.optimizer_offload_fraction < 1 ? fmt("%.0f%% ", 100 * p.optimizer_offload_fraction) : "")
            << "in host memory: " << fmt("%.0f", pr.host_memory_per_node_gib)
@@ -265,7 +266,7 @@ int cmdPlan(const Args& args)
     const int gbs = opt.global_batch_size.value_or(model.training.global_batch_size);
     const int mbs = opt.micro_batch_size.value_or(model.training.micro_batch_size);
     if (gbs % mbs != 0)
-        throw UsageError("--gbs: the global batch " + std::to_string(gbs) + " is not a multiple of the micro-batch size (--mbs) "
+        throw UsageError(std::string(a.has("gbs") || !a.has("mbs") ? "--gbs" : "--mbs") + ": the global batch " + std::to_string(gbs) + " is not a multiple of the micro-batch size (--mbs) "
                          + std::to_string(mbs));
 
     for (const std::string& w : warnings)
@@ -276,9 +277,14 @@ int cmdPlan(const Args& args)
     const SearchResult r = runSearch(cost, opt);
 
     if (r.plans.empty()) {
-        // --json: the same document shape, with no plan and the reason (docs/formats.md).
-        if (a.has("json"))
-            std::cout << writeNoPlan(model, cluster, r);
+        // --json and -o: the same document shape, with no plan and the reason (docs/formats.md).
+        if (a.has("json") || a.has("o")) {
+            const std::string text = writeNoPlan(model, cluster, r);
+            if (auto out = a.value("o"))
+                saveFileAtomically(*out, text);
+            if (a.has("json"))
+                std::cout << text;
+        }
         std::cerr << "hapmoe plan: no feasible plan: " << r.no_plan_reason << "\n";
         if ((r.uniform_baseline || r.metis_baseline) && opt.target != Target::Any)
             std::cerr << "  (a baseline was found, but not on target " << toString(opt.target) << ")\n";

@@ -140,6 +140,9 @@ std::string validateOne(const std::string& file, const DeviceCatalog& catalog, W
            << oversubscribedSwitches(p.cluster);
     } else if (format == kDevicesFormat) {
         const DeviceCatalog c = DeviceCatalog::fromJson(text, file, &warnings);
+        // As --devices FILE merges it: a name or alias that already names another type is refused.
+        DeviceCatalog merged = catalog;
+        merged.merge(c, file);
         os << ", " << c.types().size() << " device types";
     } else {
         throw InputError(file, "format", "unknown format \"" + format + "\"; expected hapmoe.model, hapmoe.cluster, "

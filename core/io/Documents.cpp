@@ -1116,6 +1116,9 @@ void validatePlanDocument(const PlanDocument& doc, const DeviceCatalog& catalog,
         if (s.ep < 1 || s.etp < 1 || s.edp < 1 || experts != devices)
             throw InputError(file, at, "ep*etp*edp = " + std::to_string(experts) + " but the stage has "
                                            + std::to_string(devices) + " devices");
+        if (doc.model.num_experts == 0 && s.ep > 1)
+            throw InputError(file, at + ".ep", "ep " + std::to_string(s.ep)
+                                                   + " on a dense model: expert parallelism needs experts (num_experts is 0), expected 1");
         if (doc.model.num_experts > 0 && doc.model.num_experts % s.ep != 0)
             throw InputError(file, at + ".ep", "num_experts (" + std::to_string(doc.model.num_experts)
                                                    + ") must be divisible by ep (" + std::to_string(s.ep) + ")");

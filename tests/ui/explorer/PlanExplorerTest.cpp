@@ -61,6 +61,7 @@ private slots:
     void hoveringAStageEmitsItsNodes();
     void timelineOfEqualStagesMatchesTheClosedForm();
     void tiedEmbeddingAllReduceWaitsForBothEnds();
+    void longestTailEndsAtTheIterationTime();
     void interleavedTimelineHasAllChunks();
     void scheduleTooLargeToDrawSaysSo();
     void timelineZoomsHorizontallyAndShowsBlockToolTips();
@@ -194,12 +195,24 @@ void PlanExplorerTest::selectingAPlanDrivesTheViews()
         QVERIFY(qFuzzyCompare(memory->capacityGiB(s), m.capacity / (1024.0 * 1024.0 * 1024.0)));
     }
 
-    // Breakdown: the six components are the prediction's.
+    // Breakdown: the seven components are the prediction's, the send between dispatch and
+    // bubble, and they add up to the iteration time (docs/cost-model.md section 8).
     auto* breakdown = qobject_cast<BreakdownView*>(w->view(QStringLiteral("breakdown")));
     QVERIFY(breakdown);
-    QCOMPARE(breakdown->components().size(), 6);
+    QCOMPARE(breakdown->components().size(), 7);
+    QCOMPARE(BreakdownView::componentNames().size(), 7);
+    QCOMPARE(BreakdownView::componentNames()[3], QStringLiteral("Pipeline send"));
     QCOMPARE(breakdown->components()[0], uniform.prediction.breakdown.compute);
-    QCOMPARE(breakdown->components()[3], uniform.prediction.breakdown.pipeline_bubble);
+    QCOMPARE(breakdown->components()[2], uniform.prediction.breakdown.expert_dispatch);
+    QCOMPARE(breakdown->components()[3], uniform.prediction.breakdown.pipeline_send);
+    QCOMPARE(breakdown->components()[4], uniform.prediction.breakdown.pipeline_bubble);
+    // Two stages on two nodes send between them: the send is not zero.
+    QVERIFY(uniform.prediction.breakdown.pipeline_send > 0);
+    double sum = 0;
+    for (double v : breakdown->components())
+        sum += v;
+    QVERIFY2(std::abs(sum - uniform.prediction.iteration_time_s) <= 1e-9 * uniform.prediction.iteration_time_s,
+             qPrintable(QStringLiteral("%1 vs %2").arg(sum, 0, 'g', 12).arg(uniform.prediction.iteration_time_s, 0, 'g', 12)));
 
     // Back to the heterogeneous plan: 14:10 layers give a wider first stage.
     w->selectPlan(0);
@@ -298,9 +311,10 @@ void PlanExplorerTest::tiedEmbeddingAllReduceWaitsForBothEnds()
     // Four equal stages (t_f = 1, t_b = 2, M = 8): stage 0's last backward ends at 33 (the
     // makespan, timelineOfEqualStagesMatchesTheClosedForm), stage 3's three backwards of 2
     // earlier, at 27. With tied embeddings the end stages' DP sync of 0.5 holds an all-reduce
-    // of 0.25 between them: stage 0 syncs its own 0.25 in [33, 33.25], stage 3 in [27, 27.25]
-    // and then waits; the
-    // all-reduce runs on both in [33.25, 33.5], and each one's optimizer step (0.125) follows.
+    // of 0.25 between them. T = 33 + 0.375 (own sync 0.25 + optimizer 0.125) + 0.25 = 33.625,
+    // so the pipeline drains at 33.625 - 0.375 - 0.25 = 33: stage 3 waits in [27, 33], both
+    // end stages sync their own 0.25 in [33, 33.25], the all-reduce runs on both in
+    // [33.25, 33.5], and each one's optimizer step (0.125) follows, ending at T.
     auto [plan, pred] = fourEqualStages("H800");
     pred.num_microbatches = 8;
     pred.iteration_time_s = 33.625;
@@ -314,17 +328,24 @@ void PlanExplorerTest::tiedEmbeddingAllReduceWaitsForBothEnds()
     }
     const PlanTimeline tl = buildPlanTimeline(plan, pred);
     const PlanTimeline::Tail first = tl.tailOf(0), last = tl.tailOf(3), middle = tl.tailOf(1);
+    QCOMPARE(tl.syncStart, 33.0);
+    QCOMPARE(first.waitStart, 33.0);
     QCOMPARE(first.syncStart, 33.0);
     QCOMPARE(first.syncEnd, 33.25);
-    QCOMPARE(last.syncStart, 27.0);
-    QCOMPARE(last.syncEnd, 27.25);
+    QCOMPARE(last.waitStart, 27.0);
+    QCOMPARE(last.syncStart, 33.0);
+    QCOMPARE(last.syncEnd, 33.25);
     for (const PlanTimeline::Tail& t : {first, last}) {
         QCOMPARE(t.embStart, 33.25);
         QCOMPARE(t.embEnd, 33.5);
         QCOMPARE(t.optEnd, 33.625);
     }
-    QCOMPARE(middle.embStart, middle.syncEnd);   // no all-reduce on the middle stages
-    QCOMPARE(middle.optEnd, middle.syncEnd + 0.125);
+    // No all-reduce on the middle stages: stage 1 ends its last backward at 31, syncs in
+    // [33, 33.25] and steps in [33.25, 33.375], T less the all-reduce.
+    QCOMPARE(middle.waitStart, 31.0);
+    QCOMPARE(middle.syncStart, 33.0);
+    QCOMPARE(middle.embStart, middle.syncEnd);
+    QCOMPARE(middle.optEnd, 33.375);
 
     // The chart says what the end stage's lane holds between its sync and its optimizer step.
     TimelinePlot plot;
@@ -336,8 +357,57 @@ void PlanExplorerTest::tiedEmbeddingAllReduceWaitsForBothEnds()
     };
     plot.xAxis->setRange(26.9, 33.7);
     plot.replot();
-    QVERIFY2(tipAt(30.0, 3).contains(QStringLiteral("Waiting")), qPrintable(tipAt(30.0, 3)));
+    QVERIFY2(tipAt(30.0, 3).contains(QStringLiteral("pipeline to drain")), qPrintable(tipAt(30.0, 3)));
+    QVERIFY2(tipAt(33.1, 3).contains(QStringLiteral("Data-parallel sync")), qPrintable(tipAt(33.1, 3)));
     QVERIFY2(tipAt(33.4, 3).contains(QStringLiteral("all-reduce")), qPrintable(tipAt(33.4, 3)));
+}
+
+void PlanExplorerTest::longestTailEndsAtTheIterationTime()
+{
+    // Four equal stages (t_f = 1, t_b = 2, M = 8) end their last backward at 33, 31, 29 and
+    // 27 (timelineOfEqualStagesMatchesTheClosedForm). Stage 2 has the longest tail, a DP sync
+    // of 0.5 and an optimizer step of 0.25 (an offloaded step, say), the others 0.25 and
+    // 0.125: T = 33 + 0.75 = 33.75 (docs/cost-model.md section 8). The tails start where the
+    // pipeline has drained, at 33, so stage 2's step ends at T, not at 29.75.
+    auto [plan, pred] = fourEqualStages("H800");
+    pred.num_microbatches = 8;
+    pred.iteration_time_s = 33.75;
+    for (int s = 0; s < 4; ++s) {
+        pred.stages[static_cast<size_t>(s)].dp_sync = s == 2 ? 0.5 : 0.25;
+        pred.stages[static_cast<size_t>(s)].optimizer = s == 2 ? 0.25 : 0.125;
+    }
+    const PlanTimeline tl = buildPlanTimeline(plan, pred);
+    QCOMPARE(tl.tail, 2);
+    QCOMPARE(tl.syncStart, 33.0);
+    auto checkTails = [](const PlanTimeline& tl, double iteration) {
+        double end = 0;
+        for (int s = 0; s < tl.stages; ++s) {
+            const PlanTimeline::Tail t = tl.tailOf(s);
+            QCOMPARE(t.waitStart, tl.laneEnd[static_cast<size_t>(s)]);
+            QVERIFY(t.syncStart >= t.waitStart);
+            end = std::max(end, t.optEnd);
+        }
+        QVERIFY2(std::abs(end - iteration) <= 1e-9, qPrintable(QStringLiteral("%1 vs %2").arg(end, 0, 'g', 15).arg(iteration, 0, 'g', 15)));
+    };
+    checkTails(tl, pred.iteration_time_s);
+    QCOMPARE(tl.tailOf(2).waitStart, 29.0);
+    QCOMPARE(tl.tailOf(2).optEnd, 33.75);
+
+    // The same with the real cost model: the four-stage plan on 32-3 (910B 2x8 + MI300X 2x8),
+    // whose lanes end at different times, with the whole optimizer step offloaded to the
+    // host on the MI300X stages' side: the step's length differs per stage, and whichever
+    // stage's tail is longest ends at the prediction's iteration time.
+    const Cluster cluster = test::cluster32_3();
+    const CostModel cost(m_model, cluster, DeviceCatalog::builtin());
+    Plan offloaded = test::heteroPlan32_3();
+    offloaded.optimizer_offload_fraction = 1.0;
+    for (const Plan& p : {test::heteroPlan32_3(), offloaded}) {
+        const RankedPlan costedPlan = test::costed(cost, p);
+        const PlanTimeline real = buildPlanTimeline(costedPlan.plan, costedPlan.prediction);
+        QCOMPARE(real.stages, 4);
+        QVERIFY(real.laneEnd[0] > real.laneEnd[3]);
+        checkTails(real, costedPlan.prediction.iteration_time_s);
+    }
 }
 
 void PlanExplorerTest::scheduleTooLargeToDrawSaysSo()
