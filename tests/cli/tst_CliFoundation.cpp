@@ -90,6 +90,7 @@ private slots:
     void badInputCorpus();
     void validateMissingFile();
     void validateMixedKeepsGoing();
+    void validateDevicesAgainstTheCatalog();
     void repeatedOptionIsRefused();
     void numbersSayWhatIsExpected();
     void timeLimitBeyondMeaningIsNoLimit();
@@ -273,6 +274,20 @@ void tst_CliFoundation::validateMissingFile()
     QVERIFY(r.err.contains("/nonexistent/model.json: cannot open file"));
 }
 
+void tst_CliFoundation::validateDevicesAgainstTheCatalog()
+{
+    // docs/formats.md: a name or alias that already names another type is refused. validate
+    // checks a hapmoe.devices file as --devices merges it, not only on its own.
+    QTemporaryDir tmp;
+    const QString path = tmp.filePath("dev.json");
+    QVERIFY(writeFile(path, R"({"format": "hapmoe.devices", "version": 1, "devices": [{"name": "MyGPU", "aliases": ["h800"],
+        "vendor": "NVIDIA", "bf16_tflops": 500, "memory_gib": 96, "hbm_gbps": 3000, "intra_node_gbps": 300,
+        "inter_node_gbps": 50, "collective_library": "NCCL"}]})"));
+    const Run r = hapmoe({"validate", path});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains(path + ": devices[0].aliases: \"h800\" already names H800"), qPrintable(r.err));
+}
+
 void tst_CliFoundation::validateMixedKeepsGoing()
 {
     // One bad file among good ones: every file is reported, the exit code is 2.
@@ -437,6 +452,34 @@ void tst_CliFoundation::estimateTargetsWhatCanRunIt()
     r = hapmoe({"estimate", "--model", "Mixtral-S", "--cluster", "H800:2x8", "--pp", "2", "--json"});
     QCOMPARE(QJsonDocument::fromJson(r.out.toUtf8()).object()["plan"].toObject()["target"].toString(), QStringLiteral("megatron"));
     QVERIFY(!r.err.contains("target"));
+    // CP 2 on NCCL and HCCL stages: Megatron-LM speaks one library, FlagScale asserts CP 1. The
+    // note says neither runs it, and the export refuses it in both formats.
+    r = hapmoe({"estimate", "--model", "Mixtral-S", "--cluster", "16-1", "--pp", "4", "--cp", "2", "--ep", "2", "--distributed-optimizer", "--json"});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.err.contains("note: neither Megatron-LM nor FlagScale can launch this plan (hapmoe export refuses it)"), qPrintable(r.err));
+    QFile cp(tmp.filePath("cp.json"));
+    QVERIFY(cp.open(QIODevice::WriteOnly));
+    cp.write(r.out.toUtf8());
+    cp.close();
+    for (const char* format : {"megatron", "FlagScale"}) {
+        const Run e = hapmoe({"export", cp.fileName(), "--format", format});
+        QCOMPARE(e.exitCode, 2);
+        QVERIFY2(e.err.contains("refused"), qPrintable(e.err));
+    }
+    // The plan file names a target; estimating it says that target refuses it.
+    const Run again = hapmoe({"estimate", "--plan", cp.fileName()});
+    QVERIFY2(again.out.contains("note: the plan's target megatron cannot launch it (hapmoe export refuses it)"), qPrintable(again.out));
+    // A plan that does not fit is exported as written, with a warning: Mixtral 8x7B (46.7e9
+    // parameters, 18 bytes each without the distributed optimizer) on one 8-GPU node at TP 1.
+    r = hapmoe({"estimate", "--model", "Mixtral-8x7B", "--cluster", "H800:1x8", "--json"});
+    QCOMPARE(r.exitCode, 1);
+    QFile big(tmp.filePath("big.json"));
+    QVERIFY(big.open(QIODevice::WriteOnly));
+    big.write(r.out.toUtf8());
+    big.close();
+    const Run e = hapmoe({"export", big.fileName(), "--format", "megatron", "-o", tmp.filePath("big.sh")});
+    QCOMPARE(e.exitCode, 0);
+    QVERIFY2(e.err.contains("warning: the plan does not fit in device memory (stage 0 (H800) needs"), qPrintable(e.err));
 }
 
 void tst_CliFoundation::planJsonWithoutFeasiblePlan()
@@ -456,8 +499,14 @@ void tst_CliFoundation::planJsonWithoutFeasiblePlan()
     QVERIFY(search["alternatives"].toArray().isEmpty());
     QVERIFY2(search["no_plan_reason"].toString().startsWith("no plan fits in device memory"), qPrintable(search["no_plan_reason"].toString()));
     QVERIFY(r.err.contains("no feasible plan: " + search["no_plan_reason"].toString()));
-    // The document is refused where a plan is needed, with the reason.
+    // -o writes the same document.
     QTemporaryDir tmp;
+    const Run o = hapmoe({"plan", "--model", "Mixtral-L", "--cluster", "H800:1x8", "--optimizer-offload", "never", "-o",
+                          tmp.filePath("o.json")});
+    QCOMPARE(o.exitCode, 1);
+    QCOMPARE(QJsonDocument::fromJson(readFile(tmp.filePath("o.json"))).object()["search"].toObject()["no_plan_reason"],
+             search["no_plan_reason"]);
+    // The document is refused where a plan is needed, with the reason.
     QFile f(tmp.filePath("none.json"));
     QVERIFY(f.open(QIODevice::WriteOnly));
     f.write(r.out.toUtf8());
