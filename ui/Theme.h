@@ -53,7 +53,8 @@ QString statusHtml(Status status, const QPalette& palette, const QString& html);
 // ToolTipBase, so a status in a tooltip takes its colour from this (statusHtml).
 QPalette toolTipPalette();
 
-// A stable colour per device type (by catalog order), legible on both palettes.
+// A stable colour per device type, legible on both palettes: the explorer's
+// style::deviceColor, so that palette, canvas and plans agree.
 QColor deviceColor(const QString& deviceType);
 // The chip icon tinted with the device type's colour.
 QIcon deviceIcon(const QString& deviceType);

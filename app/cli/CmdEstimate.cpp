@@ -380,12 +380,15 @@ int cmdEstimate(const Args& args)
                              + " x forward and backward), more than the " + std::to_string(kMaxTraceBlocks)
                              + " a trace is written for; leave out --trace or give a smaller global batch");
         std::vector<std::string> names;
+        std::vector<StageTail> tails;
         for (std::size_t i = 0; i < p.stages.size(); ++i) {
-            s.t_fwd.push_back(p.stages[i].t_fwd / s.vpp);
-            s.t_bwd.push_back(p.stages[i].t_bwd / s.vpp);
+            const StageEstimate& e = p.stages[i];
+            s.t_fwd.push_back(e.t_fwd / s.vpp);
+            s.t_bwd.push_back(e.t_bwd / s.vpp);
             names.push_back(in.plan.stages[i].device_type);
+            tails.push_back({std::max(0.0, e.dp_sync - e.embedding_sync), e.embedding_sync, e.optimizer});
         }
-        saveFileAtomically(*traceFile, toChromeTrace(simulatePipeline(s), names));
+        saveFileAtomically(*traceFile, toChromeTrace(simulatePipeline(s), names, tails, p.iteration_time_s));
     }
 
     if (a.has("json")) {

@@ -166,7 +166,44 @@ double closedFormPipelineTime(const std::vector<double>& t_fwd, const std::vecto
     return sum + (std::max(1, microbatches) - 1.0) * mx;
 }
 
-std::string toChromeTrace(const Schedule& schedule, const std::vector<std::string>& stageNames)
+std::vector<TailSpan> placeTails(const Schedule& schedule, const std::vector<StageTail>& tails, double iterationTime)
+{
+    const std::size_t n = tails.size();
+    std::vector<double> laneEnd(n, 0.0);
+    for (const auto& b : schedule.blocks)
+        if (b.stage >= 0 && static_cast<std::size_t>(b.stage) < n)
+            laneEnd[static_cast<std::size_t>(b.stage)] = std::max(laneEnd[static_cast<std::size_t>(b.stage)], b.end);
+    double longest = 0, allReduce = 0;
+    for (const StageTail& t : tails) {
+        longest = std::max(longest, t.sync + t.optimizer);
+        allReduce = std::max(allReduce, t.embedding);
+    }
+    const double pipelineEnd = iterationTime - longest - allReduce;
+    std::vector<TailSpan> out(n);
+    double syncsDone = 0;   // the later of the end stages' syncs: the all-reduce starts there
+    for (std::size_t i = 0; i < n; ++i) {
+        TailSpan& s = out[i];
+        s.wait_start = laneEnd[i];
+        s.sync_start = std::max(pipelineEnd, laneEnd[i]);
+        s.sync_end = s.sync_start + tails[i].sync;
+        if (tails[i].embedding > 0)
+            syncsDone = std::max(syncsDone, s.sync_end);
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+        TailSpan& s = out[i];
+        s.embedding_start = s.embedding_end = s.sync_end;
+        if (tails[i].embedding > 0) {
+            s.embedding_start = syncsDone;
+            s.embedding_end = syncsDone + tails[i].embedding;
+        }
+        s.optimizer_start = s.embedding_end;
+        s.optimizer_end = s.optimizer_start + tails[i].optimizer;
+    }
+    return out;
+}
+
+std::string toChromeTrace(const Schedule& schedule, const std::vector<std::string>& stageNames,
+                          const std::vector<StageTail>& tails, double iterationTime)
 {
     nlohmann::json events = nlohmann::json::array();
     int ranks = 0;
@@ -192,6 +229,20 @@ std::string toChromeTrace(const Schedule& schedule, const std::vector<std::strin
                           {"ts", b.start * 1e6},
                           {"dur", (b.end - b.start) * 1e6},
                           {"args", {{"microbatch", b.microbatch}, {"chunk", b.chunk}}}});
+    }
+    const std::vector<TailSpan> spans = placeTails(schedule, tails, iterationTime);
+    for (std::size_t i = 0; i < spans.size(); ++i) {
+        const TailSpan& s = spans[i];
+        auto add = [&](const char* name, const char* cat, double start, double end) {
+            if (end - start > 0)
+                events.push_back({{"name", name}, {"cat", cat}, {"ph", "X"}, {"pid", 0}, {"tid", static_cast<int>(i)},
+                                  {"ts", start * 1e6}, {"dur", (end - start) * 1e6}});
+        };
+        add("wait for the pipeline to drain", "wait", s.wait_start, s.sync_start);
+        add("data-parallel sync", "dp-sync", s.sync_start, s.sync_end);
+        add("wait for the other end's sync", "wait", s.sync_end, s.embedding_start);
+        add("tied-embedding all-reduce", "embedding-sync", s.embedding_start, s.embedding_end);
+        add("optimizer step", "optimizer", s.optimizer_start, s.optimizer_end);
     }
     nlohmann::json doc{{"traceEvents", events}, {"displayTimeUnit", "ms"}};
     return doc.dump(1);

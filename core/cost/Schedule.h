@@ -41,8 +41,32 @@ Schedule simulatePipeline(const ScheduleInput& in);
 // Closed form (paper eq. 4-5): T_edge + T_middle for plain 1F1B, without p2p.
 double closedFormPipelineTime(const std::vector<double>& t_fwd, const std::vector<double>& t_bwd, int microbatches);
 
+// What a stage does after its last backward (docs/cost-model.md section 8): its exposed
+// data-parallel sync (without the tied embeddings' all-reduce), that all-reduce (the two end
+// stages with tied embeddings, else 0) and its optimizer step.
+struct StageTail {
+    double sync = 0;
+    double embedding = 0;
+    double optimizer = 0;
+};
+
+// Where the tails sit in an iteration of the given time. The iteration counts
+// T = P + max_i (sync_i + optimizer_i) + AR, P the closed-form end of the pipeline: every
+// stage starts its sync at P (after waiting there from its own last backward), the end stages
+// all-reduce the tied embedding after both their syncs, and each stage steps its optimizer
+// after its sync (and the all-reduce). The longest tail then ends at T.
+struct TailSpan {
+    double wait_start = 0;   // the stage's last backward; waits until sync_start
+    double sync_start = 0, sync_end = 0;
+    double embedding_start = 0, embedding_end = 0;   // equal when the stage has no all-reduce
+    double optimizer_start = 0, optimizer_end = 0;
+};
+std::vector<TailSpan> placeTails(const Schedule& schedule, const std::vector<StageTail>& tails, double iterationTime);
+
 // Writes the schedule as Chrome/Perfetto trace-event JSON ("traceEvents", "X" events,
-// one thread per stage, microseconds).
-std::string toChromeTrace(const Schedule& schedule, const std::vector<std::string>& stageNames);
+// one thread per stage, microseconds); with tails, each stage's wait, sync, tied-embedding
+// all-reduce and optimizer step after its blocks (placeTails).
+std::string toChromeTrace(const Schedule& schedule, const std::vector<std::string>& stageNames,
+                          const std::vector<StageTail>& tails = {}, double iterationTime = 0);
 
 } // namespace hapmoe

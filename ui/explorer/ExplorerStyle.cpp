@@ -19,14 +19,15 @@ QColor deviceColor(const QString& deviceType)
     const QString t = deviceType.toUpper();
     // One hue per type, at least 20 degrees from every other type's (HSV hue in the
     // comments), at a similar strength: a lighter or darker shade of one hue reads as the
-    // same type on a strip (A100 and H800 share mixed clusters). Vendors keep their
-    // customary family where it does not collide: NVIDIA greens to blues, AMD reds and
-    // oranges, Ascend purples, Gaudi cyan; L40S, a graphics part, is the only grey.
+    // same type on a strip (A100 and H800 share mixed clusters). Hues within 25 degrees of
+    // red are left to problems: capacity lines, shortfalls and the bubble hatch. Vendors keep their
+    // customary family where it does not collide: NVIDIA greens to blues, AMD orange (the
+    // older MI250 lime), Ascend purples, Gaudi cyan; L40S, a graphics part, is the only grey.
     static const QList<QPair<QString, QColor>> known = {
-        {QStringLiteral("MI300"), QColor(0xc7, 0x28, 0x28)},   // 0 red
-        {QStringLiteral("MI250"), QColor(0xe0, 0x6b, 0x16)},   // 25 orange
+        {QStringLiteral("MI300"), QColor(0xe0, 0x6b, 0x16)},   // 25 orange
         {QStringLiteral("H200"), QColor(0xb8, 0x97, 0x12)},    // 48 amber
-        {QStringLiteral("H20"), QColor(0x82, 0xa8, 0x2a)},     // 78 yellow-green
+        {QStringLiteral("H20"), QColor(0x8f, 0xa8, 0x2a)},     // 72 yellow-green
+        {QStringLiteral("MI250"), QColor(0x5a, 0xa8, 0x2a)},   // 97 lime
         {QStringLiteral("H800"), QColor(0x3f, 0x9e, 0x3f)},    // 120 green
         {QStringLiteral("H100"), QColor(0x0e, 0x8c, 0x51)},    // 152 sea green
         {QStringLiteral("GAUDI"), QColor(0x00, 0x8f, 0x94)},   // 182 cyan
@@ -42,7 +43,7 @@ QColor deviceColor(const QString& deviceType)
         if (t.contains(key))
             return color;
     }
-    static const QColor extra[] = {QColor(0x5d, 0x40, 0x37), QColor(0x37, 0x47, 0x4f), QColor(0xbf, 0x36, 0x0c),
+    static const QColor extra[] = {QColor(0x5d, 0x40, 0x37), QColor(0x37, 0x47, 0x4f), QColor(0x55, 0x6b, 0x2f),
                                    QColor(0x00, 0x69, 0x5c), QColor(0xf9, 0xa8, 0x25), QColor(0x45, 0x27, 0xa0)};
     return extra[qHash(t) % (sizeof(extra) / sizeof(extra[0]))];
 }

@@ -11,6 +11,9 @@
 #include "profile/ProfileTables.h"
 #include "util/InputError.h"
 
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QtTest/QtTest>
 
 #include <cmath>
@@ -1507,6 +1510,35 @@ void TestCostModel::chromeTrace()
     QVERIFY(trace.find("stage 1 (910B)") != std::string::npos);
     QVERIFY(trace.find("\"ph\": \"X\"") != std::string::npos);
     QVERIFY(trace.find("\"dur\": 2000.0") != std::string::npos);   // microseconds
+
+    // Tails (Schedule.h placeTails). Two stages, 2 micro-batches, forward 1 ms, backward 2 ms:
+    // stage 1 runs F0 [1, 2], B0 [2, 4], F1 [4, 5], B1 [5, 7]; stage 0 ends with B1 [7, 9], so the
+    // pipeline (closed form 6 + 1 x 3 = 9 ms) ends at 9 ms. Syncs 1 and 0.5 ms, optimizer 1 and
+    // 3 ms: T = 9 + max(2, 3.5) = 12.5 ms. Stage 1 waits from 7 to 9 ms, syncs until 9.5 and
+    // steps until 12.5 = T; stage 0 syncs until 10 and steps until 11.
+    const Schedule sched = simulatePipeline(in);
+    std::vector<TailSpan> t = placeTails(sched, {{1e-3, 0, 1e-3}, {0.5e-3, 0, 3e-3}}, 12.5e-3);
+    QCOMPARE(t.size(), std::size_t(2));
+    QVERIFY(std::fabs(t[1].wait_start - 7e-3) < 1e-15 && std::fabs(t[1].sync_start - 9e-3) < 1e-15);
+    QVERIFY(std::fabs(t[1].optimizer_end - 12.5e-3) < 1e-15);
+    QVERIFY(std::fabs(t[0].sync_start - 9e-3) < 1e-15 && std::fabs(t[0].optimizer_end - 11e-3) < 1e-15);
+    // Tied embeddings, 0.2 ms all-reduce after both end stages' syncs (0.5 ms each): T = 9 +
+    // 3.5 + 0.2 = 12.7 ms; both all-reduce over [9.5, 9.7] and stage 1's step ends at 12.7.
+    t = placeTails(sched, {{0.5e-3, 0.2e-3, 1e-3}, {0.5e-3, 0.2e-3, 3e-3}}, 12.7e-3);
+    QVERIFY(std::fabs(t[0].embedding_start - 9.5e-3) < 1e-15 && std::fabs(t[1].embedding_end - 9.7e-3) < 1e-15);
+    QVERIFY(std::fabs(t[1].optimizer_end - 12.7e-3) < 1e-15);
+    const std::string withTails = toChromeTrace(sched, {"H800", "910B"}, {{1e-3, 0, 1e-3}, {0.5e-3, 0, 3e-3}}, 12.5e-3);
+    QVERIFY(withTails.find("\"name\": \"optimizer step\"") != std::string::npos);
+    QVERIFY(withTails.find("\"name\": \"wait for the pipeline to drain\"") != std::string::npos);
+    bool stepFound = false;
+    for (const QJsonValue& ev : QJsonDocument::fromJson(QByteArray::fromStdString(withTails)).object()["traceEvents"].toArray()) {
+        const QJsonObject e = ev.toObject();
+        if (e["name"].toString() == QLatin1String("optimizer step") && e["tid"].toInt() == 1) {
+            stepFound = true;
+            QVERIFY(std::fabs(e["ts"].toDouble() - 9500) < 1e-6 && std::fabs(e["dur"].toDouble() - 3000) < 1e-6);   // us
+        }
+    }
+    QVERIFY(stepFound);
 }
 
 void TestCostModel::profileInterpolationLogLog()

@@ -1470,6 +1470,16 @@ void PlanExplorerTest::bottleneckMarkAndDeviceColoursStandApart()
             const int distance = std::abs(d.red() - mark.red()) + std::abs(d.green() - mark.green()) + std::abs(d.blue() - mark.blue());
             QVERIFY2(distance > 200, qPrintable(t));
         }
+        // No device type is a red that reads as a problem or as the bubble hatch: at least
+        // 25 degrees of hue away (the palette's rule, ExplorerStyle.cpp).
+        for (const QColor& red : {style::problemColor(), style::bubbleColor(pal)}) {
+            for (const QString& t : types) {
+                const QColor d = style::deviceColor(t);
+                int dh = std::abs(d.hsvHue() - red.hsvHue());
+                dh = std::min(dh, 360 - dh);
+                QVERIFY2(d.hsvSaturationF() < 0.4 || dh >= 25, qPrintable(t));
+            }
+        }
         // The send strip and the bubble hatch differ from the background in both themes.
         const QColor base = pal.color(QPalette::Base);
         QVERIFY(std::abs(style::communicationColor(pal).lightness() - base.lightness()) > 100);
