@@ -321,6 +321,9 @@ long long JsonNode::integerOf(const nlohmann::json& v, const std::string& path, 
             ok = true;
         }
     }
+    if (ok && value > max && max >= INT_MAX)   // a whole number, but beyond what the field holds
+        throw InputError(m_context->file, path,
+                         "expected " + expectedInteger(min, max) + " of at most " + std::to_string(max) + ", got " + describe(v));
     if (!ok || value < min || value > max)
         throw InputError(m_context->file, path, "expected " + expectedInteger(min, max) + ", got " + describe(v));
     return value;
