@@ -19,6 +19,7 @@
 #include "io/Presets.h"
 #include "megatron/ScriptImport.h"
 #include "util/EmbeddedResources.h"
+#include "util/InputError.h"
 
 #include <QActionGroup>
 #include <QApplication>
@@ -446,14 +447,30 @@ bool MainWindow::saveAs()
     return saveTo(path);
 }
 
+Cluster MainWindow::clusterPresetOrShorthand(const QString& name)
+{
+    const std::string spec = name.trimmed().toStdString();
+    if (const Cluster* preset = findClusterPreset(spec))
+        return *preset;
+    // A shorthand has a colon, which no preset name has; its own errors say what is wrong.
+    if (spec.find(':') != std::string::npos)
+        return clusterFromShorthand(spec, DeviceCatalog::builtin());
+    std::string names;
+    for (const PresetInfo& p : clusterPresets())
+        names += (names.empty() ? "" : ", ") + p.name;
+    throw InputError("", "", "no cluster preset named \"" + spec + "\"; the presets are " + names
+                                 + ", or a shorthand TYPE:NODESxPER_NODE,... such as \"H800:2x8,910B-376T:2x8\"");
+}
+
 bool MainWindow::loadClusterPreset(const QString& name)
 {
-    const Cluster* preset = findClusterPreset(name.toStdString());
-    if (!preset) {
-        showError(tr("Unknown preset"), tr("No cluster preset named %1").arg(name));
+    Cluster c;
+    try {
+        c = clusterPresetOrShorthand(name);
+    } catch (const InputError& e) {
+        showError(tr("Unknown cluster"), QString::fromStdString(e.what()));
         return false;
     }
-    Cluster c = *preset;
     fitLayout(c);
     m_document->setCluster(c, tr("Load cluster preset %1").arg(name));
     showTab(QStringLiteral("designer"));

@@ -66,7 +66,12 @@ public:
     bool saveTo(const QString& fileName);
     bool save();
     bool saveAs();
+    // A cluster preset by name (any case), or the shorthand TYPE:NODESxPER_NODE,... as the
+    // CLI's --cluster takes it ("H800:2x8,910B-376T:2x8").
     bool loadClusterPreset(const QString& name);
+    // The cluster loadClusterPreset loads; throws InputError naming the presets when the
+    // name is neither a preset nor a valid shorthand.
+    static Cluster clusterPresetOrShorthand(const QString& name);
     // "designer", "model" or "results".
     void showTab(const QString& name);
     // Offers the autosaves of sessions that crashed; returns true if one was recovered.

@@ -1,5 +1,6 @@
 #include "SearchPanel.h"
 
+#include "ExplorerPlan.h"
 #include "ExplorerStyle.h"
 #include "ProjectDocument.h"
 #include "SearchRunner.h"
@@ -364,14 +365,16 @@ void SearchPanel::showResult(const SearchResult& r)
     fillList(r);
 
     QString status;
-    if (r.plans.empty())
-        status = tr("No plan found: %1").arg(QString::fromStdString(r.no_plan_reason));
-    else
+    if (r.plans.empty()) {
+        // The reason says whether a cancel or the time limit stopped it; there is no best.
+        status = tr("No plan found: %1").arg(noPlanReason(r));
+    } else {
         status = tr("%n plan(s) in %1", nullptr, int(r.plans.size())).arg(elapsed(r.time_s));
-    if (r.cancelled)
-        status += tr(" \u2013 cancelled, best so far shown");
-    else if (r.timed_out)
-        status += tr(" \u2013 time limit reached, best so far shown");
+        if (r.cancelled)
+            status += tr(" \u2013 cancelled, best so far shown");
+        else if (r.timed_out)
+            status += tr(" \u2013 time limit reached, best so far shown");
+    }
     if (!r.plans.empty() && r.offload_needed)
         status += tr("; the search found no plan with the optimizer on the devices, so these keep it in host memory");
     if (!r.plans.empty() && r.exact_fallback)

@@ -3,12 +3,14 @@
 #include "MainWindow.h"
 #include "ModelPanel.h"
 #include "ClusterScene.h"
+#include "ExplorerPlan.h"
 #include "PlanExplorerWidget.h"
 #include "ProjectDocument.h"
 #include "SearchPanel.h"
 #include "Theme.h"
 
 #include "io/Presets.h"
+#include "util/InputError.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -165,35 +167,85 @@ QPixmap grabWithDialogs(QWidget* window, QList<QRect>* bodies)
     return shot;
 }
 
-int studioMain(QApplication& app)
-{
+namespace {
+
+// The studio's options, for a run and for --help and --version, which need no display.
+struct CommandLine {
     QCommandLineParser parser;
-    parser.setApplicationDescription(QObject::tr("Heterogeneity-aware parallelism planner for MoE training"));
-    parser.addHelpOption();
-    parser.addVersionOption();
-    parser.addPositionalArgument(QStringLiteral("FILE"), QObject::tr("Project to open (default: the built-in example)"));
-    const QCommandLineOption runSearch(QStringLiteral("run-search"), QObject::tr("Run the search to the end"));
-    const QCommandLineOption screenshot(QStringLiteral("screenshot"), QObject::tr("Save a screenshot and exit"),
-                                        QStringLiteral("OUT.png"));
-    const QCommandLineOption quit(QStringLiteral("quit"), QObject::tr("Exit when done"));
-    const QCommandLineOption tab(QStringLiteral("tab"), QObject::tr("Tab to show: designer, model, results"),
-                                 QStringLiteral("NAME"));
-    const QCommandLineOption view(QStringLiteral("view"),
+    const QCommandLineOption runSearch{QStringLiteral("run-search"), QObject::tr("Run the search to the end")};
+    const QCommandLineOption screenshot{QStringLiteral("screenshot"), QObject::tr("Save a screenshot and exit"),
+                                        QStringLiteral("OUT.png")};
+    const QCommandLineOption quit{QStringLiteral("quit"), QObject::tr("Exit when done")};
+    const QCommandLineOption tab{QStringLiteral("tab"), QObject::tr("Tab to show: designer, model, results"),
+                                 QStringLiteral("NAME")};
+    const QCommandLineOption view{QStringLiteral("view"),
                                   QObject::tr("Explorer view: plans, partition, timeline, memory, breakdown, compare, "
                                               "whatif, export"),
-                                  QStringLiteral("NAME"));
-    const QCommandLineOption plan(QStringLiteral("plan"),
+                                  QStringLiteral("NAME")};
+    const QCommandLineOption plan{QStringLiteral("plan"),
                                   QObject::tr("Row of the plan to select, from 0 (the best plan) in the plan table's order"),
-                                  QStringLiteral("N"));
-    const QCommandLineOption theme(QStringLiteral("theme"), QObject::tr("Palette: light or dark"), QStringLiteral("NAME"));
-    const QCommandLineOption size(QStringLiteral("size"), QObject::tr("Window size, e.g. 1600x1000"), QStringLiteral("WxH"));
-    const QCommandLineOption clusterPreset(QStringLiteral("cluster-preset"), QObject::tr("Load a cluster preset"),
-                                           QStringLiteral("NAME"));
-    const QCommandLineOption modelPreset(QStringLiteral("model-preset"), QObject::tr("Load a model preset"),
-                                         QStringLiteral("NAME"));
-    const QCommandLineOption select(QStringLiteral("select"),
-                                    QObject::tr("Select a node or switch by id, host or switch name"), QStringLiteral("ITEM"));
-    parser.addOptions({runSearch, screenshot, quit, tab, view, plan, theme, size, clusterPreset, modelPreset, select});
+                                  QStringLiteral("N")};
+    const QCommandLineOption theme{QStringLiteral("theme"), QObject::tr("Palette: light or dark"), QStringLiteral("NAME")};
+    const QCommandLineOption size{QStringLiteral("size"), QObject::tr("Window size, e.g. 1600x1000"), QStringLiteral("WxH")};
+    const QCommandLineOption clusterPreset{QStringLiteral("cluster-preset"),
+                                           QObject::tr("Load a cluster preset, or a cluster from the shorthand "
+                                                       "TYPE:NODESxPER_NODE,... such as H800:2x8,910B-376T:2x8"),
+                                           QStringLiteral("NAME")};
+    const QCommandLineOption modelPreset{QStringLiteral("model-preset"), QObject::tr("Load a model preset"),
+                                         QStringLiteral("NAME")};
+    const QCommandLineOption select{QStringLiteral("select"),
+                                    QObject::tr("Select a node or switch by id, host or switch name"), QStringLiteral("ITEM")};
+
+    CommandLine()
+    {
+        parser.setApplicationDescription(QObject::tr("Heterogeneity-aware parallelism planner for MoE training"));
+        parser.addHelpOption();
+        parser.addVersionOption();
+        parser.addPositionalArgument(QStringLiteral("FILE"), QObject::tr("Project to open (default: the built-in example)"));
+        parser.addOptions({runSearch, screenshot, quit, tab, view, plan, theme, size, clusterPreset, modelPreset, select});
+    }
+};
+
+} // namespace
+
+bool asksForHelpOrVersion(int argc, char** argv)
+{
+    for (int i = 1; i < argc; ++i) {
+        const QByteArray a(argv[i]);
+        if (a == "--")
+            break;
+        if (a == "-h" || a == "--help" || a == "-?" || a == "--help-all" || a == "-v" || a == "--version")
+            return true;
+    }
+    return false;
+}
+
+int studioInfoMain(QCoreApplication& app)
+{
+    CommandLine cl;
+    // Whatever else is given: the answer to --help or --version does not depend on it.
+    cl.parser.parse(app.arguments());
+    if (cl.parser.isSet(QStringLiteral("version")))
+        cl.parser.showVersion();
+    cl.parser.showHelp(0);
+    return 0;   // not reached: both exit
+}
+
+int studioMain(QApplication& app)
+{
+    CommandLine cl;
+    QCommandLineParser& parser = cl.parser;
+    const QCommandLineOption& runSearch = cl.runSearch;
+    const QCommandLineOption& screenshot = cl.screenshot;
+    const QCommandLineOption& quit = cl.quit;
+    const QCommandLineOption& tab = cl.tab;
+    const QCommandLineOption& view = cl.view;
+    const QCommandLineOption& plan = cl.plan;
+    const QCommandLineOption& theme = cl.theme;
+    const QCommandLineOption& size = cl.size;
+    const QCommandLineOption& clusterPreset = cl.clusterPreset;
+    const QCommandLineOption& modelPreset = cl.modelPreset;
+    const QCommandLineOption& select = cl.select;
     parser.process(app);
 
     Options o;
@@ -239,6 +291,14 @@ int studioMain(QApplication& app)
                   << names.join(QStringLiteral(", ")).toStdString() << std::endl;
         return 2;
     }
+    if (parser.isSet(clusterPreset)) {
+        try {
+            MainWindow::clusterPresetOrShorthand(o.clusterPreset);
+        } catch (const InputError& e) {
+            std::cerr << "--cluster-preset: " << e.what() << std::endl;
+            return 2;
+        }
+    }
     o.select = parser.value(select);
     if (parser.isSet(size)) {
         const QStringList wh = parser.value(size).split(QLatin1Char('x'));
@@ -280,6 +340,8 @@ int studioMain(QApplication& app)
             std::cout << "search: " << r.plans.size() << " plans, " << r.states << " states, " << r.time_s << " s";
             if (!r.plans.empty())
                 std::cout << ", best " << r.plans.front().prediction.iteration_time_s << " s/iteration";
+            else
+                std::cout << ": no plan: " << noPlanReason(r).toStdString();
             std::cout << std::endl;
             finish(window, o);
         });

@@ -4,10 +4,15 @@
 
 int main(int argc, char** argv)
 {
+    QCoreApplication::setOrganizationName(QStringLiteral("HAPMoE"));
+    QCoreApplication::setApplicationName(QStringLiteral("HAPMoE Studio"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(HAPMOE_VERSION));
+    // Without a display a QApplication aborts; help and version need none.
+    if (hapmoe::ui::asksForHelpOrVersion(argc, argv)) {
+        QCoreApplication app(argc, argv);
+        return hapmoe::ui::studioInfoMain(app);
+    }
     QApplication app(argc, argv);
-    QApplication::setOrganizationName(QStringLiteral("HAPMoE"));
-    QApplication::setApplicationName(QStringLiteral("HAPMoE Studio"));
-    QApplication::setApplicationVersion(QStringLiteral(HAPMOE_VERSION));
     QApplication::setDesktopFileName(QStringLiteral("io.github.hapmoe.Studio"));
     return hapmoe::ui::studioMain(app);
 }

@@ -1171,8 +1171,10 @@ Prediction CostModel::estimate(const Plan& plan) const
     pred.breakdown.compute = M * b.compute;
     pred.breakdown.tensor_parallel = M * b.tensor_parallel;
     pred.breakdown.expert_dispatch = M * b.expert_dispatch;
-    pred.breakdown.pipeline_send = M * b.p2p_send;
-    pred.breakdown.pipeline_bubble = std::max(0.0, pipe - M * (b.compute + b.tensor_parallel + b.expert_dispatch + b.p2p_send));
+    // Both passes' sends: the forward's activation (p2p_send) and the backward's gradient wait,
+    // the rest of t_fwd + t_bwd once compute, TP and dispatch are taken out.
+    pred.breakdown.pipeline_send = M * std::max(0.0, b.t_fwd + b.t_bwd - b.compute - b.tensor_parallel - b.expert_dispatch);
+    pred.breakdown.pipeline_bubble = std::max(0.0, pipe - M * (b.t_fwd + b.t_bwd));
     pred.breakdown.dp_sync = pred.stages[static_cast<std::size_t>(syncStage)].dp_sync + tied;
     if (tied > 0) {   // shown on the two stages that run it
         for (StageEstimate* st : {&pred.stages.front(), &pred.stages.back()}) {

@@ -80,7 +80,8 @@ struct TimeBreakdown {
     double compute = 0;
     double tensor_parallel = 0;
     double expert_dispatch = 0;
-    // The slowest stage's activation sends and gradient waits (StageEstimate::p2p_send) over
+    // The slowest stage's activation sends and gradient waits (both passes; StageEstimate::
+    // p2p_send is the forward's) over
     // the micro-batches: part of its forward and backward, not idle time.
     double pipeline_send = 0;
     double pipeline_bubble = 0;

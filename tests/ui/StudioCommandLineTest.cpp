@@ -9,6 +9,7 @@
 #include "SearchPanel.h"
 #include "StudioMain.h"
 #include "WhatIfPanel.h"
+#include "io/Presets.h"
 
 #include <QImage>
 #include <QLabel>
@@ -32,12 +33,18 @@ struct Run {
     QString err;
 };
 
-// Runs hapmoe-studio offscreen with its settings in a throw-away home.
-Run runStudio(const QStringList& arguments, const QTemporaryDir& home)
+// Runs hapmoe-studio offscreen (or with no display at all) with its settings in a
+// throw-away home.
+Run runStudio(const QStringList& arguments, const QTemporaryDir& home, bool display = true)
 {
     QProcess p;
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+    if (display) {
+        env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+    } else {
+        for (const char* name : {"QT_QPA_PLATFORM", "DISPLAY", "WAYLAND_DISPLAY"})
+            env.remove(QString::fromLatin1(name));
+    }
     env.insert(QStringLiteral("HOME"), home.path());
     env.insert(QStringLiteral("XDG_CONFIG_HOME"), home.filePath(QStringLiteral("config")));
     env.insert(QStringLiteral("XDG_DATA_HOME"), home.filePath(QStringLiteral("data")));
@@ -87,6 +94,8 @@ private slots:
             {QStringLiteral("--size"), QStringLiteral("1280")},
             {QStringLiteral("--size"), QStringLiteral("1280x0")},
             {QStringLiteral("--plan"), QStringLiteral("best")},
+            {QStringLiteral("--cluster-preset"), QStringLiteral("32-9")},
+            {QStringLiteral("--cluster-preset"), QStringLiteral("H800:2x8,Foo:2x8")},
         };
         for (const QStringList& arguments : refused) {
             const Run r = runStudio(arguments + QStringList{QStringLiteral("--screenshot"), shot}, home);
@@ -101,6 +110,37 @@ private slots:
                                      QStringLiteral("model"), QStringLiteral("--quit")},
                                     home);
         QVERIFY2(known.exitCode == 0, qPrintable(known.err));
+    }
+
+    void clusterPresetTakesTheShorthand()
+    {
+        // As the CLI's --cluster: TYPE:NODESxPER_NODE,... (core/io/Presets.h); an unknown
+        // name lists the presets, as --model-preset does.
+        QTemporaryDir home;
+        const Run shorthand = runStudio({QStringLiteral("--cluster-preset"), QStringLiteral("H800:2x8,910B-376T:2x8"),
+                                         QStringLiteral("--quit")},
+                                        home);
+        QVERIFY2(shorthand.exitCode == 0, qPrintable(shorthand.err));
+        const Run unknown = runStudio({QStringLiteral("--cluster-preset"), QStringLiteral("32-9"), QStringLiteral("--quit")}, home);
+        QCOMPARE(unknown.exitCode, 2);
+        for (const auto& p : clusterPresets())
+            QVERIFY2(unknown.err.contains(QString::fromStdString(p.name)), qPrintable(unknown.err));
+        QVERIFY2(unknown.err.contains(QStringLiteral("TYPE:NODESxPER_NODE")), qPrintable(unknown.err));
+        // The shorthand's own error names the item at fault.
+        const Run bad = runStudio({QStringLiteral("--cluster-preset"), QStringLiteral("H800:2x8,Foo:2x8"), QStringLiteral("--quit")}, home);
+        QVERIFY2(bad.err.contains(QStringLiteral("item 2")) && bad.err.contains(QStringLiteral("Foo")), qPrintable(bad.err));
+    }
+
+    void helpAndVersionNeedNoDisplay()
+    {
+        QTemporaryDir home;
+        const Run help = runStudio({QStringLiteral("--help")}, home, false);
+        QVERIFY2(help.exitCode == 0, qPrintable(help.err));
+        QVERIFY2(help.out.contains(QStringLiteral("--cluster-preset")) && help.out.contains(QStringLiteral("--screenshot")),
+                 qPrintable(help.out));
+        const Run version = runStudio({QStringLiteral("--version")}, home, false);
+        QVERIFY2(version.exitCode == 0, qPrintable(version.err));
+        QVERIFY2(version.out.contains(QStringLiteral("HAPMoE Studio")), qPrintable(version.out));
     }
 
     void exportViewWithoutAPlanExitsWithTwo()

@@ -368,8 +368,9 @@ void BreakdownView::setPlan(const Plan& plan, const Prediction& prediction)
             item->setTextAlignment(c >= FwdColumn ? (Qt::AlignRight | Qt::AlignVCenter) : (Qt::AlignLeft | Qt::AlignVCenter));
             if (c >= FwdColumn)
                 item->setData(kSecondsRole, seconds[c]);
-            // Bold: the cells the bars above are made of.
-            if ((s == bn && c >= ComputeColumn && c <= DispatchColumn) || (s == tail && c == TailColumn)) {
+            // Bold: the cells the bars above are made of (the send bar is the forward part
+            // of its cell, as the tooltip splits it).
+            if ((s == bn && c >= ComputeColumn && c <= SendColumn) || (s == tail && c == TailColumn)) {
                 QFont f = item->font();
                 f.setBold(true);
                 item->setFont(f);

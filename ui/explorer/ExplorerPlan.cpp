@@ -1,5 +1,7 @@
 #include "ExplorerPlan.h"
 
+#include <QCoreApplication>
+
 namespace hapmoe::ui {
 
 QString kindLabel(ExplorerPlan::Kind kind)
@@ -20,6 +22,23 @@ QString displayName(const ExplorerPlan& entry)
     if (entry.kind == ExplorerPlan::Kind::Ranked)
         return QStringLiteral("#%1").arg(entry.rank);
     return kindLabel(entry.kind);
+}
+
+QString noPlanReason(const SearchResult& result)
+{
+    QString reason = QString::fromStdString(result.no_plan_reason);
+    if (reason.isEmpty())
+        reason = QCoreApplication::translate("ExplorerPlan", "the search found none");
+    // Cut short, the search cannot say by how much the closest plan misses; what it pruned
+    // so far still tells whether memory is the obstacle.
+    const PruneCounters& p = result.pruned;
+    const long long pruned = p.load_balance + p.memory + p.communication;
+    if ((result.timed_out || result.cancelled) && pruned > 0 && 2 * p.memory > pruned)
+        reason += QCoreApplication::translate("ExplorerPlan",
+                                              "; %1 % of the options pruned so far were short of memory (a search that "
+                                              "runs to its end says by how much)")
+                      .arg(100.0 * double(p.memory) / double(pruned), 0, 'f', 1);
+    return reason;
 }
 
 } // namespace hapmoe::ui

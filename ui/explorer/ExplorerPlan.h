@@ -22,5 +22,9 @@ struct ExplorerPlan {
 
 QString kindLabel(ExplorerPlan::Kind kind);
 QString displayName(const ExplorerPlan& entry);
+// Why a search returned no plan, in words: the core's reason (SearchResult::no_plan_reason,
+// which names the memory shortfall when the search ran to its end) and, when the time limit
+// or a cancel cut it short while most options it pruned were short of memory, that share.
+QString noPlanReason(const SearchResult& result);
 
 } // namespace hapmoe::ui

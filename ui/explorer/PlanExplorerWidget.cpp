@@ -277,8 +277,7 @@ void PlanExplorerWidget::setResult(const SearchResult& result)
         updateViews();
         d->planTitle->setText(result.no_plan_reason.empty()
                                   ? tr("No plan")
-                                  : statusHtml(Status::Problem, palette(),
-                                               tr("No plan: %1").arg(QString::fromStdString(result.no_plan_reason).toHtmlEscaped())));
+                                  : statusHtml(Status::Problem, palette(), tr("No plan: %1").arg(noPlanReason(result).toHtmlEscaped())));
     }
 }
 

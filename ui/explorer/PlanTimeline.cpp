@@ -29,28 +29,10 @@ std::vector<std::pair<double, double>> PlanTimeline::bubbles(int stage) const
 
 PlanTimeline::Tail PlanTimeline::tailOf(int stage) const
 {
-    Tail t;
-    if (stage < 0 || stage >= stages || laneEnd.size() != static_cast<size_t>(stages)
-        || dpSync.size() != static_cast<size_t>(stages) || optimizer.size() != static_cast<size_t>(stages))
-        return t;
-    auto emb = [&](int s) { return s < static_cast<int>(embeddingSync.size()) ? embeddingSync[static_cast<size_t>(s)] : 0.0; };
-    // Every stage syncs from the same point, so the stage with the longest own tail ends at
-    // the iteration time (plus the all-reduce when it is a middle stage).
-    const double start = std::max(syncStart, laneEnd[static_cast<size_t>(stage)]);
-    auto ownEnd = [&](int s) {
-        return std::max(syncStart, laneEnd[static_cast<size_t>(s)]) + std::max(0.0, dpSync[static_cast<size_t>(s)] - emb(s));
-    };
-    t.waitStart = laneEnd[static_cast<size_t>(stage)];
-    t.syncStart = start;
-    t.syncEnd = ownEnd(stage);
-    t.embStart = t.embEnd = t.syncEnd;
-    if (emb(stage) > 0) {
-        t.embStart = std::max(ownEnd(0), ownEnd(stages - 1));
-        t.embEnd = t.embStart + emb(stage);
-    }
-    t.optStart = t.embEnd;
-    t.optEnd = t.optStart + optimizer[static_cast<size_t>(stage)];
-    return t;
+    if (stage < 0 || stage >= static_cast<int>(tailSpans.size()))
+        return {};
+    const TailSpan& t = tailSpans[static_cast<size_t>(stage)];
+    return {t.wait_start, t.sync_start, t.sync_end, t.embedding_start, t.embedding_end, t.optimizer_start, t.optimizer_end};
 }
 
 PlanTimeline buildPlanTimeline(const Plan& plan, const Prediction& prediction)
@@ -127,11 +109,15 @@ PlanTimeline buildPlanTimeline(const Plan& plan, const Prediction& prediction)
             tl.tail = i;
         }
     }
-    // T = T_pipe + longest tail + all-reduce (docs/cost-model.md section 8), so the sync
-    // starts at T_pipe. The simulator's makespan is at most the closed form (equal for
-    // equal stages); the max guards a prediction without an iteration time.
+    // T = T_pipe + longest tail + all-reduce (docs/cost-model.md section 8): the syncs
+    // start at T_pipe, placed by the core as the CLI's trace places them.
     const double allReduce = pp > 1 ? tl.embeddingSync.front() : 0.0;
-    tl.syncStart = std::max(tl.pipelineEnd, prediction.iteration_time_s - longest - allReduce);
+    tl.syncStart = tl.iterationEnd - longest - allReduce;
+    for (int i = 0; i < pp; ++i) {
+        const size_t k = static_cast<size_t>(i);
+        tl.tailInputs.push_back({std::max(0.0, tl.dpSync[k] - tl.embeddingSync[k]), tl.embeddingSync[k], tl.optimizer[k]});
+    }
+    tl.tailSpans = placeTails(tl.schedule, tl.tailInputs, tl.iterationEnd);
     return tl;
 }
 

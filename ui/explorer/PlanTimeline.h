@@ -34,10 +34,13 @@ struct PlanTimeline {
     // iteration waits for (eq. 4's tail); -1 when no stage has one.
     int tail = -1;
     double pipelineEnd = 0;         // makespan of the simulator
-    // Where the cost model starts every stage's DP sync: its closed-form pipeline time,
+    // Where the cost model starts every stage's DP sync: its closed-form pipeline time P,
     // the iteration time less the longest own tail and the tied-embedding all-reduce
-    // (docs/cost-model.md section 8). Not before any lane's last backward.
+    // (docs/cost-model.md section 8). A lane done before P waits there; one whose simulated
+    // last backward ends later starts its sync then (placeTails).
     double syncStart = 0;
+    std::vector<StageTail> tailInputs;   // per stage: own sync, tied all-reduce, optimizer step
+    std::vector<TailSpan> tailSpans;     // per stage: placeTails of the schedule
     double iterationEnd = 0;        // the prediction's iteration time
     // Blocks of a schedule too large to simulate and draw (what-if can ask for a million
     // sequences); then the timeline is empty and says so. 0 otherwise.
@@ -47,10 +50,10 @@ struct PlanTimeline {
     bool empty() const { return stages == 0; }
 
     // After a stage's last backward (waitStart): a wait until the pipeline has drained
-    // (syncStart, the same for every stage, as the cost model counts it), its own DP sync,
-    // then (first and last stage with tied embeddings) the embedding all-reduce, which starts
-    // when both end stages are done with their own sync, then the optimizer step. Without
-    // the all-reduce embStart == embEnd == syncEnd == optStart.
+    // (syncStart, P for every stage done by then, as the cost model counts it), its own DP
+    // sync, then (first and last stage with tied embeddings) the embedding all-reduce, which
+    // starts when both end stages are done with their own sync, then the optimizer step.
+    // Without the all-reduce embStart == embEnd == syncEnd == optStart (core placeTails).
     struct Tail {
         double waitStart = 0, syncStart = 0, syncEnd = 0, embStart = 0, embEnd = 0, optStart = 0, optEnd = 0;
     };

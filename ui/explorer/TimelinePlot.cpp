@@ -118,15 +118,28 @@ void TimelinePlot::updateLayout()
 
 bool TimelinePlot::fitLaneLabels()
 {
-    const int lanes = static_cast<int>(m_laneLabels.size());
+    const int lanes = static_cast<int>(m_laneLabelForms.front().size());
     if (lanes == 0)
         return false;
+    // The longest form of the names within kLaneLabelShare of the chart's width, so that
+    // the blocks keep the rest of a narrow chart.
+    const QFontMetrics fm(yAxis->tickLabelFont());
+    size_t form = 0;
+    for (; form + 1 < m_laneLabelForms.size(); ++form) {
+        int widest = 0;
+        for (const QString& l : m_laneLabelForms[form])
+            widest = std::max(widest, fm.horizontalAdvance(l));
+        if (widest <= kLaneLabelShare * width())
+            break;
+    }
     const double lane = double(axisRect()->height()) / lanes;
-    const int line = QFontMetrics(yAxis->tickLabelFont()).height();
+    const int line = fm.height();
     const int every = lane >= line ? 1 : static_cast<int>(std::ceil(line / std::max(lane, 1.0)));
-    if (every == m_laneLabelEvery)
+    if (every == m_laneLabelEvery && static_cast<int>(form) == m_laneLabelForm)
         return false;
     m_laneLabelEvery = every;
+    m_laneLabelForm = static_cast<int>(form);
+    const std::vector<QString>& labels = m_laneLabelForms[form];
     std::vector<int> named;
     const auto room = [&](int s) {
         return std::all_of(named.begin(), named.end(), [&](int n) { return std::abs(n - s) >= every; });
@@ -139,7 +152,7 @@ bool TimelinePlot::fitLaneLabels()
             named.push_back(s);
     m_laneTicker->clear();
     for (int s = 0; s < lanes; ++s)
-        m_laneTicker->addTick(s, std::find(named.begin(), named.end(), s) != named.end() ? m_laneLabels[static_cast<size_t>(s)] : QString());
+        m_laneTicker->addTick(s, std::find(named.begin(), named.end(), s) != named.end() ? labels[static_cast<size_t>(s)] : QString());
     return true;
 }
 
@@ -172,25 +185,34 @@ void TimelinePlot::setTimeline(const PlanTimeline& timeline)
 {
     m_blocks->setTimeline(timeline);
     m_laneTicker->clear();
-    m_laneLabels.clear();
+    for (auto& form : m_laneLabelForms)
+        form.clear();
     m_laneLabelEvery = 1;
+    m_laneLabelForm = 0;
     m_tailLane = -1;
     for (int s = 0; s < timeline.stages; ++s) {
-        QString label = timeline.stageNames.value(s);
+        // "S0 · H800 · L0-11", then "S0 · H800", then "S0" in a narrow chart.
+        const QString full = timeline.stageNames.value(s);
+        const QStringList parts = full.split(QStringLiteral(" · "));
+        QString labels[3] = {full, parts.mid(0, 2).join(QStringLiteral(" · ")), parts.value(0)};
         // The steady state's bottleneck, and the stage whose DP sync and optimizer step the
         // iteration then waits for when that tail is a noticeable part of it.
         const bool tail = s == timeline.tail
             && timeline.dpSync[static_cast<size_t>(s)] + timeline.optimizer[static_cast<size_t>(s)] >= 0.05 * timeline.iterationEnd;
+        QString mark;
         if (s == timeline.bottleneck && tail)
-            label += tr("  ◀ bottleneck, longest tail");
+            mark = tr("  ◀ bottleneck, longest tail");
         else if (s == timeline.bottleneck)
-            label += tr("  ◀ bottleneck");
+            mark = tr("  ◀ bottleneck");
         else if (tail)
-            label += tr("  ◀ longest tail");
+            mark = tr("  ◀ longest tail");
         if (tail)
             m_tailLane = s;
-        m_laneTicker->addTick(s, label);
-        m_laneLabels.push_back(label);
+        for (int f = 0; f < 2; ++f)
+            m_laneLabelForms[static_cast<size_t>(f)].push_back(labels[f] + mark);
+        // The shortest form keeps the arrow: the frame and the legend say which is which.
+        m_laneLabelForms[2].push_back(labels[2] + (mark.isEmpty() ? QString() : QStringLiteral(" ◀")));
+        m_laneTicker->addTick(s, labels[0] + mark);
     }
     yAxis->setRange(-0.5, timeline.stages - 0.5);
     const bool tied = std::any_of(timeline.embeddingSync.begin(), timeline.embeddingSync.end(), [](double t) { return t > 0; });
@@ -350,7 +372,7 @@ QByteArray TimelinePlot::chromeTrace() const
     std::vector<std::string> names;
     for (const QString& n : tl.stageNames)
         names.push_back(n.toStdString());
-    return QByteArray::fromStdString(toChromeTrace(tl.schedule, names));
+    return QByteArray::fromStdString(toChromeTrace(tl.schedule, names, tl.tailInputs, tl.iterationEnd));
 }
 
 QSize TimelinePlot::sizeHint() const

@@ -8,6 +8,7 @@
 
 #include <qcustomplot.h>
 
+#include <array>
 #include <vector>
 
 namespace hapmoe::ui {
@@ -67,7 +68,11 @@ private:
     QCPGraph* m_bubbleSwatch = nullptr;
     QCPGraph* m_bottleneckSwatch = nullptr;
     QSharedPointer<QCPAxisTickerText> m_laneTicker;
-    std::vector<QString> m_laneLabels;   // every lane's name, with its marks
+    // Every lane's name with its marks, in three forms from the full name to the stage
+    // alone; the chart uses the longest that fits kLaneLabelShare of its width.
+    std::array<std::vector<QString>, 3> m_laneLabelForms;
+    static constexpr double kLaneLabelShare = 0.3;
+    int m_laneLabelForm = 0;
     int m_laneLabelEvery = 1;             // every how many lanes one is named
     int m_tailLane = -1;                  // the lane marked "longest tail"
     double m_limit = 1;

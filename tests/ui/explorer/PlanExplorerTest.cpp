@@ -82,12 +82,14 @@ private slots:
     void breakdownTableColumnsAddUp();
     void breakdownStaysReadableInASmallWindow();
     void chartsWithoutAPlanShowAPlaceholder();
+    void noPlanSaysWhyWithoutClaimingABest();
     void memoryLabelsStandAboveBarAndCapacity();
     void memoryStageLabelsFitBetweenTheBars();
     void memoryBarLabelsStayInTheChart();
     void memoryChartSaysWhereOffloadedStatesWent();
     void denseTimelineDrawsBands();
     void timelineNamesOnlyLanesWithRoom();
+    void timelineLaneNamesShortenInANarrowChart();
     void bottleneckMarkAndDeviceColoursStandApart();
     void partitionBoxesAlwaysNameTheirDeviceType();
     void partitionTextFitsEveryBox();
@@ -489,12 +491,23 @@ void PlanExplorerTest::timelineZoomsHorizontallyAndShowsBlockToolTips()
     QVERIFY(timeline->xAxis->range().lower >= -0.021 * timeline->timeLimit());
     timeline->resetZoom();
 
-    // The Chrome trace has one complete ("X") event per block.
+    // The Chrome trace has one complete ("X") event per block, and after them each stage's
+    // tail as the chart draws it (core placeTails): the optimizer steps end where the chart's do.
     const QJsonDocument trace = QJsonDocument::fromJson(timeline->chromeTrace());
-    int complete = 0;
-    for (const QJsonValue& v : trace.object().value(QStringLiteral("traceEvents")).toArray())
-        complete += v.toObject().value(QStringLiteral("ph")).toString() == QLatin1String("X") ? 1 : 0;
-    QCOMPARE(complete, timeline->blockCount());
+    int blocks = 0;
+    std::vector<double> stepEnds;
+    for (const QJsonValue& v : trace.object().value(QStringLiteral("traceEvents")).toArray()) {
+        const QJsonObject e = v.toObject();
+        const QString cat = e.value(QStringLiteral("cat")).toString();
+        if (cat == QLatin1String("forward") || cat == QLatin1String("backward"))
+            ++blocks;
+        if (cat == QLatin1String("optimizer"))
+            stepEnds.push_back((e.value(QStringLiteral("ts")).toDouble() + e.value(QStringLiteral("dur")).toDouble()) * 1e-6);
+    }
+    QCOMPARE(blocks, timeline->blockCount());
+    QCOMPARE(int(stepEnds.size()), timeline->timeline().stages);
+    for (int s = 0; s < timeline->timeline().stages; ++s)
+        QVERIFY(std::abs(stepEnds[static_cast<size_t>(s)] - timeline->timeline().tailOf(s).optEnd) <= 1e-9);
 }
 
 void PlanExplorerTest::planListSortsByIterationTime()
@@ -1220,6 +1233,30 @@ void PlanExplorerTest::chartsWithoutAPlanShowAPlaceholder()
     QCOMPARE(whatIf.nodeCountBox()->text(), QStringLiteral("2 nodes"));
 }
 
+void PlanExplorerTest::noPlanSaysWhyWithoutClaimingABest()
+{
+    // A search that ran to its end: the core's reason names the shortfall, and stays as it is.
+    SearchResult done;
+    done.no_plan_reason = "no plan fits in device memory: the closest stage (S0, 910B-376T) is short by 12.5 GiB";
+    done.pruned = {100, 900, 0};
+    QCOMPARE(noPlanReason(done), QString::fromStdString(done.no_plan_reason));
+
+    // Cut short by the time limit: 96 layers of hidden 8192 without offload on 32-3 pruned
+    // 667,114 options for load balance and 27,003,317 for memory in 30 s; 27,003,317 /
+    // 27,670,431 = 97.6 % were short of memory, which is what there is to say.
+    SearchResult cut;
+    cut.timed_out = true;
+    cut.no_plan_reason = "the time limit ran out before a plan was found";
+    cut.pruned = {667114, 27003317, 0};
+    const QString reason = noPlanReason(cut);
+    QVERIFY2(reason.startsWith(QString::fromStdString(cut.no_plan_reason)), qPrintable(reason));
+    QVERIFY2(reason.contains(QStringLiteral("97.6 % of the options pruned so far were short of memory")), qPrintable(reason));
+    QVERIFY(!reason.contains(QStringLiteral("best so far")));
+    // Mostly load balance: memory is not the obstacle, nothing is added.
+    cut.pruned = {900, 100, 0};
+    QCOMPARE(noPlanReason(cut), QString::fromStdString(cut.no_plan_reason));
+}
+
 void PlanExplorerTest::memoryLabelsStandAboveBarAndCapacity()
 {
     const RankedPlan& uniform = *m_result.uniform_baseline;
@@ -1450,6 +1487,36 @@ void PlanExplorerTest::timelineNamesOnlyLanesWithRoom()
     // One layer: "L17", not "L17-17".
     plan.stages[3].num_layers = 1;
     QVERIFY(buildPlanTimeline(plan, pred).stageNames[3].endsWith(QStringLiteral("L6")));
+}
+
+void PlanExplorerTest::timelineLaneNamesShortenInANarrowChart()
+{
+    // Four stages of 6 layers, S3 the bottleneck: in a wide chart the full names, in a chart
+    // as narrow as a 1024 x 700 window leaves it (about 390 pixels) names that take at most
+    // 30 % of its width, the bottleneck still marked.
+    auto [plan, pred] = fourEqualStages("910B-376T");
+    pred.num_microbatches = 8;
+    pred.stages[3].t_bwd = 2.5;
+    const PlanTimeline tl = buildPlanTimeline(plan, pred);
+    QCOMPARE(tl.bottleneck, 3);
+    TimelinePlot timeline;
+    timeline.show();
+    timeline.setTimeline(tl);
+    const QFontMetrics fm(timeline.yAxis->tickLabelFont());
+    auto ticks = [&] { return qSharedPointerCast<QCPAxisTickerText>(timeline.yAxis->ticker())->ticks(); };
+    timeline.resize(1600, 400);
+    timeline.replot();
+    QCOMPARE(ticks().value(0), QStringLiteral("S0 · 910B-376T · L0-5"));
+    QVERIFY(ticks().value(3).contains(QStringLiteral("bottleneck")));
+    timeline.resize(390, 300);
+    timeline.replot();
+    for (const QString& label : ticks())
+        QVERIFY2(fm.horizontalAdvance(label) <= 0.3 * 390, qPrintable(label));
+    QVERIFY(ticks().value(0).startsWith(QStringLiteral("S0")));
+    QVERIFY(ticks().value(3).contains(QStringLiteral("◀")));
+    // Nothing reads as nothing, in seconds like its neighbours, not "0 µs".
+    QCOMPARE(style::formatSeconds(0), QStringLiteral("0 s"));
+    QCOMPARE(style::formatSeconds(830e-6), QStringLiteral("830 µs"));
 }
 
 void PlanExplorerTest::bottleneckMarkAndDeviceColoursStandApart()
