@@ -109,6 +109,17 @@ StagePlan stageOn(const char* type, int node, int count, int tp)
     return s;
 }
 
+// One H800 node and one 910B node (8 devices each) behind a 2.5 GB/s, 100 us bridge.
+Cluster bridgedH800And910B()
+{
+    Cluster c = nodesOf("H800", 1);
+    Cluster d = nodesOf("910B", 1, 8, 1);
+    c.nodes.push_back(d.nodes[0]);
+    c.cross_vendor.bandwidth_gbytes_per_s = 2.5;
+    c.cross_vendor.latency_us = 100;
+    return c;
+}
+
 // Two stages of 16 layers at TP 8, on nodes 0 and 1; first() is the context of the first,
 // which sends to the second.
 struct TwoStages {
@@ -994,11 +1005,7 @@ void TestCostModel::crossVendorSendUsesBridge()
     // over its own bridge connection (gloo: one TCP connection per peer pair), at the
     // bridge's 2.5 GB/s (below the 50 GB/s NIC), plus the bridge latency.
     ModelSpec m = llama7b();
-    Cluster c = nodesOf("H800", 1);
-    Cluster d = nodesOf("910B", 1, 8, 1);
-    c.nodes.push_back(d.nodes[0]);
-    c.cross_vendor.bandwidth_gbytes_per_s = 2.5;
-    c.cross_vendor.latency_us = 100;
+    const Cluster c = bridgedH800And910B();
     const CostModel cm(m, c, DeviceCatalog::builtin());
     const TwoStages two = twoStages("H800", "910B-376T");
     const StageEstimate e = cm.estimateStage(two.a, two.first());
@@ -1019,11 +1026,7 @@ void TestCostModel::tiedEmbeddingPartialReduceOfDifferentDp()
     //  - the same DP on both ends: the whole gradient once, 105.06 ms, with or without.
     ModelSpec m = llama7b();
     m.untie_embeddings_and_output_weights = false;
-    Cluster c = nodesOf("H800", 1);
-    Cluster d = nodesOf("910B", 1, 8, 1);
-    c.nodes.push_back(d.nodes[0]);
-    c.cross_vendor.bandwidth_gbytes_per_s = 2.5;
-    c.cross_vendor.latency_us = 100;
+    const Cluster c = bridgedH800And910B();
     const CostModel cm(m, c, DeviceCatalog::builtin());
     StagePlan first = stageOn("H800", 0, 8, 2);
     first.num_layers = 16;
@@ -1065,11 +1068,7 @@ void TestCostModel::tiedEmbeddingGradientAllReduce()
     tied.untie_embeddings_and_output_weights = false;
     ModelSpec untied = tied;
     untied.untie_embeddings_and_output_weights = true;
-    Cluster c = nodesOf("H800", 1);
-    Cluster d = nodesOf("910B", 1, 8, 1);
-    c.nodes.push_back(d.nodes[0]);
-    c.cross_vendor.bandwidth_gbytes_per_s = 2.5;
-    c.cross_vendor.latency_us = 100;
+    const Cluster c = bridgedH800And910B();
     const TwoStages two = twoStages("H800", "910B-376T");
     Plan plan;
     plan.global_batch_size = 16;
