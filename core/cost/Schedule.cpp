@@ -166,6 +166,16 @@ double closedFormPipelineTime(const std::vector<double>& t_fwd, const std::vecto
     return sum + (std::max(1, microbatches) - 1.0) * mx;
 }
 
+double drainedPipelineEnd(const std::vector<StageTail>& tails, double iterationTime)
+{
+    double longest = 0, allReduce = 0;
+    for (const StageTail& t : tails) {
+        longest = std::max(longest, t.sync + t.optimizer);
+        allReduce = std::max(allReduce, t.embedding);
+    }
+    return iterationTime - longest - allReduce;
+}
+
 std::vector<TailSpan> placeTails(const Schedule& schedule, const std::vector<StageTail>& tails, double iterationTime)
 {
     const std::size_t n = tails.size();
@@ -173,12 +183,7 @@ std::vector<TailSpan> placeTails(const Schedule& schedule, const std::vector<Sta
     for (const auto& b : schedule.blocks)
         if (b.stage >= 0 && static_cast<std::size_t>(b.stage) < n)
             laneEnd[static_cast<std::size_t>(b.stage)] = std::max(laneEnd[static_cast<std::size_t>(b.stage)], b.end);
-    double longest = 0, allReduce = 0;
-    for (const StageTail& t : tails) {
-        longest = std::max(longest, t.sync + t.optimizer);
-        allReduce = std::max(allReduce, t.embedding);
-    }
-    const double pipelineEnd = iterationTime - longest - allReduce;
+    const double pipelineEnd = drainedPipelineEnd(tails, iterationTime);
     std::vector<TailSpan> out(n);
     double syncsDone = 0;   // the later of the end stages' syncs: the all-reduce starts there
     for (std::size_t i = 0; i < n; ++i) {

@@ -62,6 +62,8 @@ struct TailSpan {
     double optimizer_start = 0, optimizer_end = 0;
 };
 std::vector<TailSpan> placeTails(const Schedule& schedule, const std::vector<StageTail>& tails, double iterationTime);
+// P above: the iteration time less the longest sync + optimizer and the all-reduce.
+double drainedPipelineEnd(const std::vector<StageTail>& tails, double iterationTime);
 
 // Writes the schedule as Chrome/Perfetto trace-event JSON ("traceEvents", "X" events,
 // one thread per stage, microseconds); with tails, each stage's wait, sync, tied-embedding

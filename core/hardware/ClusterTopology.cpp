@@ -388,25 +388,23 @@ void requireConnected(const Cluster& cluster, const DeviceCatalog& catalog, cons
         const std::set<int> used(nodeIds.begin(), nodeIds.end());
         if (used.size() <= 1)
             return;
-        for (const auto& comp : topology.components()) {
-            const auto inComp = std::count_if(used.begin(), used.end(), [&](int id) {
-                return std::find(comp.begin(), comp.end(), id) != comp.end();
-            });
-            if (inComp == static_cast<long>(used.size()))
-                return;
-            if (inComp > 0) {
-                std::string hosts;
-                for (int id : used)
-                    if (std::find(comp.begin(), comp.end(), id) == comp.end()) {
-                        const Node* n = cluster.node(id);
-                        hosts += (hosts.empty() ? "" : ", ") + (n ? n->host : std::to_string(id));
-                    }
-                const Node* n = cluster.node(*std::find_if(used.begin(), used.end(), [&](int id) {
-                    return std::find(comp.begin(), comp.end(), id) != comp.end();
-                }));
-                throw InputError(source, "links", "the plan uses nodes with no path between them (" + hosts + " cannot reach "
-                                                      + (n ? n->host : std::string("the others")) + ")" + fix);
+        std::map<int, std::size_t> componentOf;
+        const auto comps = topology.components();
+        for (std::size_t c = 0; c < comps.size(); ++c)
+            for (int id : comps[c])
+                componentOf[id] = c;
+        // The first used node's part; every used node outside it is named.
+        const int anchor = *used.begin();
+        std::string hosts;
+        for (int id : used)
+            if (componentOf[id] != componentOf[anchor]) {
+                const Node* n = cluster.node(id);
+                hosts += (hosts.empty() ? "" : ", ") + (n ? n->host : std::to_string(id));
             }
+        if (!hosts.empty()) {
+            const Node* n = cluster.node(anchor);
+            throw InputError(source, "links", "the plan uses nodes with no path between them (" + hosts + " cannot reach "
+                                                  + (n ? n->host : std::to_string(anchor)) + ")" + fix);
         }
         return;
     }

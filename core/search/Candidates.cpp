@@ -53,11 +53,8 @@ Candidates::Candidates(const SearchSpace& space, const RunConfig& config, const 
             // has when the type runs only on its nodes of one size that can hold the group.
             double wMax = w;
             const TypeInfo& t = space.types()[static_cast<std::size_t>(h)];
-            if (!t.regular && total > 0) {
-                for (int size : t.node_counts) {
-                    int classDevices = 0;
-                    for (int c : t.node_counts)
-                        classDevices += c == size ? c : 0;
+            if (t.size_devices.size() > 1 && total > 0) {
+                for (const auto& [size, classDevices] : t.size_devices) {
                     const bool fits = size % d == 0 || (d % size == 0 && d <= classDevices);
                     if (fits)
                         wMax = std::max(wMax, d * ph / (total - (t.total - classDevices) * ph));

@@ -6,7 +6,6 @@
 #include "search/SearchRun.h"
 
 #include <algorithm>
-#include <functional>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -214,11 +213,9 @@ public:
     // Whether a type in `mask` has nodes of different sizes.
     bool unevenNodes(unsigned mask) const
     {
-        for (int h = 0; h < m_space.numTypes(); ++h) {
-            const std::vector<int>& counts = m_space.types()[static_cast<std::size_t>(h)].node_counts;
-            if ((mask & (1u << h)) && std::adjacent_find(counts.begin(), counts.end(), std::not_equal_to<>()) != counts.end())
+        for (int h = 0; h < m_space.numTypes(); ++h)
+            if ((mask & (1u << h)) && m_space.types()[static_cast<std::size_t>(h)].size_devices.size() > 1)
                 return true;
-        }
         return false;
     }
 

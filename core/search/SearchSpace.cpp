@@ -75,6 +75,10 @@ SearchSpace::SearchSpace(const ModelSpec& model, const Cluster& cluster, const D
     for (std::size_t t = 0; t < m_types.size(); ++t) {
         TypeInfo& ti = m_types[t];
         ti.min_node = *std::min_element(ti.node_counts.begin(), ti.node_counts.end());
+        std::map<int, int> bySize;
+        for (int c : ti.node_counts)
+            bySize[c] += c;
+        ti.size_devices.assign(bySize.begin(), bySize.end());
         ti.regular = !uplinks.oversubscribed() || uplinks.shareLeaf(ti.node_ids);
         const Node* first = byId.at(ti.node_ids.front());
         for (int id : ti.node_ids) {
@@ -90,7 +94,7 @@ SearchSpace::SearchSpace(const ModelSpec& model, const Cluster& cluster, const D
                 sizes.insert(d);
         // Whole consecutive nodes: with equal nodes the multiples of one node (linear in the
         // node count), otherwise every run's sum.
-        if (std::all_of(ti.node_counts.begin(), ti.node_counts.end(), [&](int c) { return c == ti.node_counts.front(); })) {
+        if (ti.size_devices.size() == 1) {
             for (std::size_t k = 1; k <= ti.node_counts.size(); ++k)
                 sizes.insert(static_cast<int>(k) * ti.node_counts.front());
         } else {

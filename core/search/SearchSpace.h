@@ -14,6 +14,7 @@
 
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace hapmoe {
@@ -33,6 +34,9 @@ struct TypeInfo {
     std::vector<int> node_start;   // position of each node's first device
     int total = 0;
     int min_node = 0;              // smallest node of the type (TP and ETP stay inside a node)
+    // (node size, devices on nodes of that size), one entry per size, smallest first: more
+    // than one when the type's nodes differ in size.
+    std::vector<std::pair<int, int>> size_devices;
     double memory_gib = 0;
     // All nodes of the type alike (devices, NICs): then a group's costs depend on where it
     // starts only through the offset inside its node.

@@ -111,12 +111,11 @@ PlanTimeline buildPlanTimeline(const Plan& plan, const Prediction& prediction)
     }
     // T = T_pipe + longest tail + all-reduce (docs/cost-model.md section 8): the syncs
     // start at T_pipe, placed by the core as the CLI's trace places them.
-    const double allReduce = pp > 1 ? tl.embeddingSync.front() : 0.0;
-    tl.syncStart = tl.iterationEnd - longest - allReduce;
     for (int i = 0; i < pp; ++i) {
         const size_t k = static_cast<size_t>(i);
         tl.tailInputs.push_back({std::max(0.0, tl.dpSync[k] - tl.embeddingSync[k]), tl.embeddingSync[k], tl.optimizer[k]});
     }
+    tl.syncStart = drainedPipelineEnd(tl.tailInputs, tl.iterationEnd);
     tl.tailSpans = placeTails(tl.schedule, tl.tailInputs, tl.iterationEnd);
     return tl;
 }
