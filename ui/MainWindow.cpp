@@ -109,6 +109,7 @@ MainWindow::MainWindow(QWidget* parent)
             if (auto* item = m_scene->selectedItems().value(0))
                 m_view->ensureVisible(item);
     });
+    connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::applyTabDocks);
     connect(m_searchPanel, &SearchPanel::searchFinished, this, &MainWindow::onSearchFinished);
     connect(m_searchPanel, &SearchPanel::planActivated, this, [this](int row) {
         if (row >= 0 && row < m_explorer->planCount())
@@ -206,12 +207,30 @@ void MainWindow::createDocks()
     QDockWidget* problemsDock = dock(tr("Problems"), QStringLiteral("problemsDock"), m_problems, Qt::LeftDockWidgetArea);
     splitDockWidget(presetDock, problemsDock, Qt::Vertical);
 
+    m_designDocks = {paletteDock, presetDock, propDock, problemsDock};
+
     // On small screens the canvas gives way first: the palette keeps its names and figures
     // readable and the search panel its fields.
     m_palette->setMinimumWidth(200);
     resizeDocks({paletteDock, propDock}, {245, 410}, Qt::Horizontal);
     resizeDocks({paletteDock, presetDock, problemsDock}, {430, 300, 200}, Qt::Vertical);
     resizeDocks({propDock, searchDock}, {300, 630}, Qt::Vertical);
+}
+
+void MainWindow::applyTabDocks()
+{
+    const bool away = m_tabs->currentWidget() == m_explorer;
+    if (away == m_designDocksAway)
+        return;
+    m_designDocksAway = away;
+    for (QDockWidget* d : std::as_const(m_designDocks)) {
+        if (away) {
+            m_designDockShown[d] = !d->isHidden();
+            d->hide();
+        } else {
+            d->setVisible(m_designDockShown.value(d, true));
+        }
+    }
 }
 
 void MainWindow::createActions()

@@ -7,12 +7,14 @@
 #include "megatron/ScriptImport.h"
 #include "search/Search.h"
 
+#include <QHash>
 #include <QMainWindow>
 #include <QStringList>
 
 #include <optional>
 
 class QAction;
+class QDockWidget;
 class QLabel;
 class QTreeWidget;
 class QMenu;
@@ -100,6 +102,9 @@ private:
     // The project's Megatron script, imported; none when it has none or it cannot be read.
     std::optional<ImportedScript> currentScript() const;
     void setTheme(bool dark);
+    // The Results tab takes the width of the designer's docks (palette, presets, properties,
+    // problems); back on another tab they show as the user last left them.
+    void applyTabDocks();
 
     ProjectDocument* m_document;
     AutosaveManager* m_autosave;
@@ -123,6 +128,9 @@ private:
     QAction* m_cancelAction = nullptr;
     QString m_lastError;
     bool m_batch = false;
+    QList<QDockWidget*> m_designDocks;
+    QHash<QDockWidget*, bool> m_designDockShown;   // while the Results tab has them hidden
+    bool m_designDocksAway = false;
 };
 
 } // namespace hapmoe::ui

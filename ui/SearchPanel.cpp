@@ -6,6 +6,7 @@
 #include "SearchRunner.h"
 #include "Theme.h"
 
+#include "hardware/ClusterTopology.h"
 #include "io/Documents.h"
 #include "megatron/ScriptImport.h"
 
@@ -291,6 +292,8 @@ bool SearchPanel::run()
     try {
         validateModel(m_document->model(), "model");
         validateCluster(m_document->cluster(), m_document->catalog(), "cluster");
+        // As `hapmoe plan`: nodes that cannot reach each other would be costed as linked.
+        requireConnected(m_document->cluster(), m_document->catalog(), "cluster");
     } catch (const InputError& e) {
         m_status->setText(statusHtml(Status::Problem, palette(),
                                      tr("Cannot search: %1: %2")

@@ -177,6 +177,35 @@ private slots:
         QVERIFY(!list->header()->isSectionHidden(SearchPanel::MfuColumn));
     }
 
+    void clusterWithIslandIsRefused()
+    {
+        // The example (Mixtral-S on 32-3) with one node's links removed: that node cannot
+        // reach the others, so a plan over all of them could not run. The search refuses
+        // it, as `hapmoe plan` does, and names the field.
+        auto w = makeWindow();
+        w->loadExample();
+        Cluster c = w->document()->cluster();
+        QVERIFY(c.nodes.size() >= 2);
+        const int cut = c.nodes.back().id;
+        const auto before = c.links.size();
+        std::erase_if(c.links, [cut](const Link& l) { return l.a == cut || l.b == cut; });
+        QVERIFY(c.links.size() < before);
+        w->document()->setCluster(c, QStringLiteral("unlink a node"));
+        SearchPanel* panel = w->searchPanel();
+        QSignalSpy started(panel, &SearchPanel::searchStarted);
+        QVERIFY(!panel->run());
+        QVERIFY(!panel->isRunning());
+        QCOMPARE(started.count(), 0);
+        const QString status = panel->statusLabel()->text();
+        QVERIFY2(status.contains(QStringLiteral("Cannot search: links: ")), qPrintable(status));
+        QVERIFY2(status.contains(QString::fromStdString(c.nodes.back().host)), qPrintable(status));
+        // Linked again, it runs.
+        w->document()->undoStack()->undo();
+        QVERIFY(panel->run());
+        panel->cancel();
+        QTRY_VERIFY_WITH_TIMEOUT(!panel->isRunning(), 60000);
+    }
+
     void optimizerOffloadSetting()
     {
         // Mixtral-L (about 122 B parameters, paper appendix A) on 16-1 (Table 1: H800 1x8 +

@@ -11,6 +11,7 @@
 #include "WhatIfPanel.h"
 #include "io/Presets.h"
 
+#include <QDockWidget>
 #include <QImage>
 #include <QLabel>
 #include <QPushButton>
@@ -197,16 +198,55 @@ private slots:
         QTRY_VERIFY(titleAboveButtons());
         QVERIFY(exportButton->isVisible());
         QVERIFY(exportButton->mapTo(w.get(), QPoint(exportButton->width(), 0)).x() <= w->width());
-        // ... and the search panel scrolls instead of setting the window's height.
+        // The what-if page never scrolls sideways; with the search dock widened to 600 px,
+        // it puts its figures under the inputs.
+        QTRY_COMPARE(whatIfScroll->horizontalScrollBar()->maximum(), 0);
+        w->resizeDocks({w->findChild<QDockWidget*>(QStringLiteral("searchDock"))}, {600}, Qt::Horizontal);
+        QTRY_VERIFY(whatIf->isStacked());
+        QTRY_COMPARE(whatIfScroll->horizontalScrollBar()->maximum(), 0);
+        QVERIFY(whatIf->width() <= whatIfScroll->viewport()->width());
+        // On the designer, below the properties, the search panel scrolls instead of
+        // setting the window's height.
+        w->showTab(QStringLiteral("designer"));
         auto* searchScroll = w->findChild<QScrollArea*>(QStringLiteral("searchPanelScroll"));
         QVERIFY(searchScroll);
         QCOMPARE(searchScroll->widget(), static_cast<QWidget*>(w->searchPanel()));
         QTRY_VERIFY(searchScroll->verticalScrollBar()->maximum() > 0);
         QVERIFY(w->searchPanel()->width() <= searchScroll->viewport()->width());   // never cut on the right
-        // The what-if page puts its figures under the inputs rather than scroll sideways.
-        QTRY_VERIFY(whatIf->isStacked());
-        QTRY_COMPARE(whatIfScroll->horizontalScrollBar()->maximum(), 0);
-        QVERIFY(whatIf->width() <= whatIfScroll->viewport()->width());
+        QCOMPARE(w->size(), QSize(1024, 700));
+    }
+
+    void resultsTabTakesTheDesignDocksWidth()
+    {
+        // The palette, presets, properties and problems serve the designer; on the Results
+        // tab their width goes to the explorer, and back on the designer they show as left,
+        // a dock the user closed staying closed.
+        auto w = makeWindow();
+        w->resize(1024, 700);
+        const QStringList design{QStringLiteral("devicesDock"), QStringLiteral("presetsDock"),
+                                 QStringLiteral("propertiesDock"), QStringLiteral("problemsDock")};
+        auto dockNamed = [&](const QString& name) { return w->findChild<QDockWidget*>(name); };
+        for (const QString& name : design)
+            QVERIFY2(dockNamed(name) && !dockNamed(name)->isHidden(), qPrintable(name));
+        dockNamed(QStringLiteral("presetsDock"))->hide();
+        QApplication::processEvents();
+        const int designerWidth = w->tabs()->width();
+
+        w->showTab(QStringLiteral("results"));
+        QApplication::processEvents();
+        for (const QString& name : design)
+            QVERIFY2(dockNamed(name)->isHidden(), qPrintable(name));
+        QVERIFY(!dockNamed(QStringLiteral("searchDock"))->isHidden());
+        // The explorer gains at least the palette's 200 px minimum.
+        QVERIFY2(w->tabs()->width() >= designerWidth + 200,
+                 qPrintable(QStringLiteral("%1 -> %2 px").arg(designerWidth).arg(w->tabs()->width())));
+
+        w->showTab(QStringLiteral("model"));
+        QApplication::processEvents();
+        for (const QString& name : design)
+            QCOMPARE(dockNamed(name)->isHidden(), name == QStringLiteral("presetsDock"));
+        w->showTab(QStringLiteral("designer"));
+        QVERIFY(!dockNamed(QStringLiteral("devicesDock"))->isHidden());
     }
 
     void exportDialogIsModelessAndInTheScreenshot()
