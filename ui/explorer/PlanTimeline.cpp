@@ -27,12 +27,12 @@ std::vector<std::pair<double, double>> PlanTimeline::bubbles(int stage) const
     return idle;
 }
 
-PlanTimeline::Tail PlanTimeline::tailOf(int stage) const
+const TailSpan& PlanTimeline::tailOf(int stage) const
 {
+    static const TailSpan none;
     if (stage < 0 || stage >= static_cast<int>(tailSpans.size()))
-        return {};
-    const TailSpan& t = tailSpans[static_cast<size_t>(stage)];
-    return {t.wait_start, t.sync_start, t.sync_end, t.embedding_start, t.embedding_end, t.optimizer_start, t.optimizer_end};
+        return none;
+    return tailSpans[static_cast<size_t>(stage)];
 }
 
 PlanTimeline buildPlanTimeline(const Plan& plan, const Prediction& prediction)

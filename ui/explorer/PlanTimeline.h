@@ -49,15 +49,11 @@ struct PlanTimeline {
 
     bool empty() const { return stages == 0; }
 
-    // After a stage's last backward (waitStart): a wait until the pipeline has drained
-    // (syncStart, P for every stage done by then, as the cost model counts it), its own DP
-    // sync, then (first and last stage with tied embeddings) the embedding all-reduce, which
-    // starts when both end stages are done with their own sync, then the optimizer step.
-    // Without the all-reduce embStart == embEnd == syncEnd == optStart (core placeTails).
-    struct Tail {
-        double waitStart = 0, syncStart = 0, syncEnd = 0, embStart = 0, embEnd = 0, optStart = 0, optEnd = 0;
-    };
-    Tail tailOf(int stage) const;
+    // A stage's tail after its last backward (wait_start): a wait until the pipeline has
+    // drained (syncStart above), its own DP sync, then (first and last stage with tied
+    // embeddings) the embedding all-reduce, then the optimizer step; core placeTails, kept in
+    // tailSpans. A stage out of range gets an empty span.
+    const TailSpan& tailOf(int stage) const;
     // Idle intervals of one stage between time 0 and its last backward.
     std::vector<std::pair<double, double>> bubbles(int stage) const;
 };

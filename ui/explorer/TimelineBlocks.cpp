@@ -263,13 +263,13 @@ void TimelineBlocks::drawTail(QCPPainter* painter)
         }
     };
     for (int s = 0; s < m_timeline.stages; ++s) {
-        const PlanTimeline::Tail t = m_timeline.tailOf(s);
-        segment(t.syncStart, t.syncEnd, s, style::dpSyncColor());
+        const TailSpan& t = m_timeline.tailOf(s);
+        segment(t.sync_start, t.sync_end, s, style::dpSyncColor());
         // The tied embeddings' all-reduce: the sync colour, crossed, after the wait for the
         // other end stage.
-        segment(t.embStart, t.embEnd, s, style::dpSyncColor());
-        segment(t.embStart, t.embEnd, s, style::embeddingSyncBrush());
-        segment(t.optStart, t.optEnd, s, style::optimizerColor());
+        segment(t.embedding_start, t.embedding_end, s, style::dpSyncColor());
+        segment(t.embedding_start, t.embedding_end, s, style::embeddingSyncBrush());
+        segment(t.optimizer_start, t.optimizer_end, s, style::optimizerColor());
     }
 
     // The bottleneck lane gets a frame in the text colour, which no device type uses.

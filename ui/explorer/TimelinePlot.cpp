@@ -331,23 +331,23 @@ QString TimelinePlot::toolTipAt(const QPoint& pos) const
     }
     const int s = static_cast<int>(std::lround(lane));
     if (s >= 0 && s < tl.stages && std::abs(lane - s) <= TimelineBlocks::kLaneHalfHeight) {
-        const PlanTimeline::Tail tail = tl.tailOf(s);
+        const TailSpan& tail = tl.tailOf(s);
         const QString stage = tl.stageNames.value(s).toHtmlEscaped();
-        if (t >= tail.waitStart && t < tail.syncStart)
+        if (t >= tail.wait_start && t < tail.sync_start)
             return tr("<b>Waiting</b> for the pipeline to drain: the model starts every stage's data-parallel sync "
                       "when the pipeline has drained, at %1<br>%2")
-                .arg(style::formatSeconds(tail.syncStart), stage);
-        if (t >= tail.syncStart && t < tail.syncEnd)
-            return tr("<b>Data-parallel sync</b> (exposed part)<br>%1<br>%2").arg(stage, style::formatSeconds(tail.syncEnd - tail.syncStart));
-        if (t >= tail.syncEnd && t < tail.embStart)
+                .arg(style::formatSeconds(tail.sync_start), stage);
+        if (t >= tail.sync_start && t < tail.sync_end)
+            return tr("<b>Data-parallel sync</b> (exposed part)<br>%1<br>%2").arg(stage, style::formatSeconds(tail.sync_end - tail.sync_start));
+        if (t >= tail.sync_end && t < tail.embedding_start)
             return tr("<b>Waiting</b> for the other end stage's data-parallel sync (tied embeddings)<br>%1").arg(stage);
-        if (t >= tail.embStart && t < tail.embEnd)
+        if (t >= tail.embedding_start && t < tail.embedding_end)
             return tr("<b>Tied embeddings' all-reduce</b> of the embedding gradient between S0 and S%1<br>%2<br>%3")
                 .arg(tl.stages - 1)
-                .arg(stage, style::formatSeconds(tail.embEnd - tail.embStart));
-        if (t >= tail.optStart && t < tail.optEnd)
-            return tr("<b>Optimizer step</b><br>%1<br>%2").arg(stage, style::formatSeconds(tail.optEnd - tail.optStart));
-        if (t >= 0 && t < tail.waitStart)
+                .arg(stage, style::formatSeconds(tail.embedding_end - tail.embedding_start));
+        if (t >= tail.optimizer_start && t < tail.optimizer_end)
+            return tr("<b>Optimizer step</b><br>%1<br>%2").arg(stage, style::formatSeconds(tail.optimizer_end - tail.optimizer_start));
+        if (t >= 0 && t < tail.wait_start)
             return tr("<b>Idle</b> (pipeline bubble)<br>%1").arg(tl.stageNames.value(s).toHtmlEscaped());
     }
     return {};

@@ -327,25 +327,25 @@ void PlanExplorerTest::tiedEmbeddingAllReduceWaitsForBothEnds()
         st->embedding_sync = 0.25;
     }
     const PlanTimeline tl = buildPlanTimeline(plan, pred);
-    const PlanTimeline::Tail first = tl.tailOf(0), last = tl.tailOf(3), middle = tl.tailOf(1);
+    const TailSpan first = tl.tailOf(0), last = tl.tailOf(3), middle = tl.tailOf(1);
     QCOMPARE(tl.syncStart, 33.0);
-    QCOMPARE(first.waitStart, 33.0);
-    QCOMPARE(first.syncStart, 33.0);
-    QCOMPARE(first.syncEnd, 33.25);
-    QCOMPARE(last.waitStart, 27.0);
-    QCOMPARE(last.syncStart, 33.0);
-    QCOMPARE(last.syncEnd, 33.25);
-    for (const PlanTimeline::Tail& t : {first, last}) {
-        QCOMPARE(t.embStart, 33.25);
-        QCOMPARE(t.embEnd, 33.5);
-        QCOMPARE(t.optEnd, 33.625);
+    QCOMPARE(first.wait_start, 33.0);
+    QCOMPARE(first.sync_start, 33.0);
+    QCOMPARE(first.sync_end, 33.25);
+    QCOMPARE(last.wait_start, 27.0);
+    QCOMPARE(last.sync_start, 33.0);
+    QCOMPARE(last.sync_end, 33.25);
+    for (const TailSpan& t : {first, last}) {
+        QCOMPARE(t.embedding_start, 33.25);
+        QCOMPARE(t.embedding_end, 33.5);
+        QCOMPARE(t.optimizer_end, 33.625);
     }
     // No all-reduce on the middle stages: stage 1 ends its last backward at 31, syncs in
     // [33, 33.25] and steps in [33.25, 33.375], T less the all-reduce.
-    QCOMPARE(middle.waitStart, 31.0);
-    QCOMPARE(middle.syncStart, 33.0);
-    QCOMPARE(middle.embStart, middle.syncEnd);
-    QCOMPARE(middle.optEnd, 33.375);
+    QCOMPARE(middle.wait_start, 31.0);
+    QCOMPARE(middle.sync_start, 33.0);
+    QCOMPARE(middle.embedding_start, middle.sync_end);
+    QCOMPARE(middle.optimizer_end, 33.375);
 
     // The chart says what the end stage's lane holds between its sync and its optimizer step.
     TimelinePlot plot;
@@ -382,16 +382,16 @@ void PlanExplorerTest::longestTailEndsAtTheIterationTime()
     auto checkTails = [](const PlanTimeline& tl, double iteration) {
         double end = 0;
         for (int s = 0; s < tl.stages; ++s) {
-            const PlanTimeline::Tail t = tl.tailOf(s);
-            QCOMPARE(t.waitStart, tl.laneEnd[static_cast<size_t>(s)]);
-            QVERIFY(t.syncStart >= t.waitStart);
-            end = std::max(end, t.optEnd);
+            const TailSpan& t = tl.tailOf(s);
+            QCOMPARE(t.wait_start, tl.laneEnd[static_cast<size_t>(s)]);
+            QVERIFY(t.sync_start >= t.wait_start);
+            end = std::max(end, t.optimizer_end);
         }
         QVERIFY2(std::abs(end - iteration) <= 1e-9, qPrintable(QStringLiteral("%1 vs %2").arg(end, 0, 'g', 15).arg(iteration, 0, 'g', 15)));
     };
     checkTails(tl, pred.iteration_time_s);
-    QCOMPARE(tl.tailOf(2).waitStart, 29.0);
-    QCOMPARE(tl.tailOf(2).optEnd, 33.75);
+    QCOMPARE(tl.tailOf(2).wait_start, 29.0);
+    QCOMPARE(tl.tailOf(2).optimizer_end, 33.75);
 
     // The same with the real cost model: the four-stage plan on 32-3 (910B 2x8 + MI300X 2x8),
     // whose lanes end at different times, with the whole optimizer step offloaded to the
@@ -507,7 +507,7 @@ void PlanExplorerTest::timelineZoomsHorizontallyAndShowsBlockToolTips()
     QCOMPARE(blocks, timeline->blockCount());
     QCOMPARE(int(stepEnds.size()), timeline->timeline().stages);
     for (int s = 0; s < timeline->timeline().stages; ++s)
-        QVERIFY(std::abs(stepEnds[static_cast<size_t>(s)] - timeline->timeline().tailOf(s).optEnd) <= 1e-9);
+        QVERIFY(std::abs(stepEnds[static_cast<size_t>(s)] - timeline->timeline().tailOf(s).optimizer_end) <= 1e-9);
 }
 
 void PlanExplorerTest::planListSortsByIterationTime()
