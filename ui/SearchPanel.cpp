@@ -380,6 +380,8 @@ void SearchPanel::showResult(const SearchResult& r)
     }
     if (!r.plans.empty() && r.offload_needed)
         status += tr("; the search found no plan with the optimizer on the devices, so these keep it in host memory");
+    if (!r.plans.empty() && !r.devices_left_out.empty())
+        status += QStringLiteral("; ") + QString::fromStdString(r.devices_left_out);
     if (!r.plans.empty() && r.exact_fallback)
         status += tr("; the load-balance and communication prunings left nothing that fits, so the search ran again without them");
     if (!r.plans.empty() && r.uniform_baseline && r.uniform_baseline->prediction.feasible &&

@@ -313,6 +313,8 @@ int cmdPlan(const Args& args)
     if (r.offload_needed)
         os << "The search found no plan with the optimizer states on the devices; these keep them in host memory\n"
               "(--optimizer-cpu-offload; see --optimizer-offload; --exact also looks for unbalanced plans on the devices).\n";
+    if (!r.devices_left_out.empty())
+        os << "Note: " << r.devices_left_out << ".\n";
     if (r.exact_fallback)
         os << "The load-balance and communication prunings left no feasible plan; searched again without them\n"
               "(as --exact)"

@@ -565,7 +565,7 @@ SearchResult readSearchObject(const JsonNode& n)
 {
     n.requireObject();
     n.warnUnknownKeys({"algorithm", "target", "time_s", "states", "pruned", "timed_out", "cancelled", "no_plan_reason",
-                       "optimizer_offload_needed", "exact_fallback", "alternatives", "baselines"});
+                       "optimizer_offload_needed", "exact_fallback", "devices_left_out", "alternatives", "baselines"});
     SearchResult r;
     r.algorithm = algorithmAt(n.optChoice("algorithm", kAlgorithmNames, 0));
     r.target = targetAt(n.optChoice("target", kTargetNames, 2));
@@ -582,6 +582,7 @@ SearchResult readSearchObject(const JsonNode& n)
     r.offload_needed = n.optBool("optimizer_offload_needed", false);
     r.exact_fallback = n.optBool("exact_fallback", false);
     r.no_plan_reason = n.optString("no_plan_reason");
+    r.devices_left_out = n.optString("devices_left_out");
     for (const auto& e : n.array("alternatives"))
         r.plans.push_back(readRankedPlan(e));
     if (auto b = n.optObject("baselines")) {
@@ -610,6 +611,8 @@ Json searchJson(const SearchResult& r)
     if (r.exact_fallback)
         j["exact_fallback"] = true;
     j["no_plan_reason"] = r.no_plan_reason;
+    if (!r.devices_left_out.empty())
+        j["devices_left_out"] = r.devices_left_out;
     Json alts = Json::array();
     for (const auto& p : r.plans)
         alts.push_back(rankedJson(p));

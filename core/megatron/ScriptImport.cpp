@@ -1310,6 +1310,7 @@ std::string flagOfRule(const std::string& rule)
 {
     static const std::map<std::string, std::string> flags = {
         {"moe.flex-needs-tp-ep", "--moe-token-dispatcher-type"},
+        {"moe.flex-needs-deepep-device", "--moe-token-dispatcher-type"},
         {"flagscale.selective-recompute", "--recompute-granularity"},
         {"batch.divisible", "--global-batch-size"},
         {"model.hidden-divisible-by-heads", "--num-attention-heads"},

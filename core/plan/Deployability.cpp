@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <map>
 #include <numeric>
 #include <set>
@@ -198,10 +199,25 @@ public:
                 add(out, "moe.flex-needs-tp-ep",
                     stageName(m_plan, s) + " has ETP 1 and EP 1: the flex dispatcher's DeepEP backend asserts TPxEP > 1"
                         + " (use the alltoall dispatcher for this plan)");
+                break;
+            }
+        }
+        // DeepEP's kernels need NVIDIA GPUs with the SM90 PTX ISA (compute capability 9.0 or
+        // more) joined by NVLink within a node (deepseek-ai/DeepEP README, requirements, at
+        // 0297fc80); AMD's port runs on MI300X, MI308X and MI350X over xGMI (ROCm/DeepEP
+        // README). Other devices have no DeepEP: Megatron's flex dispatcher cannot run there.
+        for (int s = 0; s < m_plan.pp(); ++s) {
+            const StagePlan& st = m_plan.stages[static_cast<std::size_t>(s)];
+            const std::string why = deepEpUnavailable(m_catalog, st.device_type);
+            if (!why.empty()) {
+                add(out, "moe.flex-needs-deepep-device",
+                    stageName(m_plan, s) + ": " + why
+                        + ": the flex dispatcher needs DeepEP (use the alltoall dispatcher for this cluster)");
                 return;
             }
         }
     }
+
 
     std::vector<DeploymentProblem> megatron() const
     {
@@ -414,6 +430,33 @@ NodeOrder megatronNodeOrder(const Plan& plan, const Cluster& cluster)
     result.nodes = std::move(order);
     result.nproc_per_node = n;
     return result;
+}
+
+std::string deepEpUnavailable(const DeviceCatalog& catalog, const std::string& type)
+{
+    const DeviceType* t = catalog.find(type);
+    if (!t)
+        return {};
+    if (t->vendor == "NVIDIA") {
+        if (t->compute_capability < 9.0) {
+            if (t->compute_capability <= 0)
+                return "no CUDA compute capability in its device entry (DeepEP needs 9.0 or more)";
+            char cc[16];
+            std::snprintf(cc, sizeof cc, "%.1f", t->compute_capability);
+            return std::string("compute capability ") + cc + " (DeepEP needs 9.0 or more, Hopper's SM90)";
+        }
+        if (t->intra_link_kind.rfind("NVLink", 0) != 0)
+            return "devices joined by " + (t->intra_link_kind.empty() ? std::string("no NVLink") : t->intra_link_kind)
+                   + " (DeepEP needs NVLink between the GPUs of a node)";
+        return {};
+    }
+    if (t->vendor == "AMD") {
+        for (const char* name : {"MI300X", "MI308X", "MI350X"})
+            if (t->name == name || catalog.sameType(type, name))
+                return {};
+        return "an AMD type that AMD's DeepEP port does not list (it lists MI300X, MI308X, MI350X)";
+    }
+    return "a " + (t->vendor.empty() ? std::string("non-NVIDIA") : t->vendor) + " device with no DeepEP port";
 }
 
 std::vector<DeploymentProblem> deploymentProblems(const Plan& plan, const ModelSpec& model, const Cluster& cluster,

@@ -25,6 +25,12 @@ std::vector<DeploymentProblem> deploymentProblems(const Plan& plan, const ModelS
                                                   const Cluster& cluster, const DeviceCatalog& catalog,
                                                   Target target);
 
+// Why Megatron's flex dispatcher cannot run on a device type: DeepEP needs NVIDIA GPUs of
+// compute capability 9.0 or more joined by NVLink (deepseek-ai/DeepEP README), or AMD's port
+// on MI300X, MI308X, MI350X (ROCm/DeepEP README). Empty when it can, or when the type is not
+// in the catalog (the common rules report that).
+std::string deepEpUnavailable(const DeviceCatalog& catalog, const std::string& type);
+
 inline bool isDeployable(const Plan& plan, const ModelSpec& model, const Cluster& cluster,
                          const DeviceCatalog& catalog, Target target)
 {

@@ -674,8 +674,30 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
         control.deadline = t0 + std::chrono::microseconds(static_cast<long long>(options.time_limit_s * 1e6));
     }
 
+    // The flex dispatcher runs only where DeepEP does: nodes of other types are left out of
+    // the search (their ids stay those of the cluster the plans are costed on).
+    Cluster usable = cost.cluster();
+    if (cost.model().isMoe() && cost.model().moe_token_dispatcher_type == TokenDispatcher::Flex) {
+        std::map<std::string, std::string> why;
+        std::erase_if(usable.nodes, [&](const Node& n) {
+            std::string w = deepEpUnavailable(cost.catalog(), n.device_type);
+            if (w.empty())
+                return false;
+            why[n.device_type] = std::move(w);
+            return true;
+        });
+        for (const auto& [type, w] : why)
+            result.devices_left_out += (result.devices_left_out.empty() ? "" : "; ") + type + ": " + w;
+        if (!why.empty())
+            result.devices_left_out = "the flex dispatcher needs DeepEP, so the search leaves out " + result.devices_left_out;
+        if (usable.nodes.empty()) {
+            result.no_plan_reason = result.devices_left_out
+                + "; no device of the cluster is left (the alltoall or allgather dispatcher runs on every device)";
+            return result;
+        }
+    }
     // The first order's searcher runs the baselines and merges; the others only add plans.
-    const std::vector<Cluster> orders = nodeOrders(cost.cluster());
+    const std::vector<Cluster> orders = nodeOrders(usable);
     std::vector<std::unique_ptr<Searcher>> searchers;
     for (const Cluster& c : orders)
         searchers.push_back(std::make_unique<Searcher>(cost, options, control, c));

@@ -76,6 +76,9 @@ struct SearchResult {
     // without them (and returns that baseline when nothing faster exists).
     bool exact_fallback = false;
     std::string no_plan_reason;                  // set when plans is empty
+    // Device types the search left out, and why: the flex dispatcher's DeepEP does not run
+    // on them (deepEpUnavailable). Empty when every node was searched.
+    std::string devices_left_out;
 };
 
 using ProgressCallback = std::function<void(const SearchProgress&)>;

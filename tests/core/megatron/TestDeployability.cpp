@@ -92,6 +92,39 @@ private slots:
         QVERIFY(f.problems(Target::Any).empty());
     }
 
+    void flexDispatcherNeedsDeepEpDevices()
+    {
+        // DeepEP needs NVIDIA GPUs with compute capability 9.0 or more and NVLink within a node
+        // (deepseek-ai/DeepEP README, requirements); AMD's port lists MI300X, MI308X and MI350X
+        // (ROCm/DeepEP README). The catalog: H800 9.0 NVLink4, B200 10.0, A100-80GB 8.0, L40S
+        // 8.9, MI300X, MI250X, 910B.
+        for (const char* type : {"H800", "H20", "B200", "MI300X"}) {
+            Fixture f(std::string(type) + ":2x8");
+            f.model.moe_token_dispatcher_type = TokenDispatcher::Flex;
+            QVERIFY2(!hasRule(f.problems(Target::Any), "moe.flex-needs-deepep-device"), type);
+        }
+        const std::vector<std::pair<const char*, const char*>> refused = {
+            {"A100-80GB", "compute capability 8.0"}, {"L40S", "compute capability 8.9"}, {"MI250X", "AMD's DeepEP port does not list"},
+            {"910B", "Huawei device with no DeepEP port"}, {"Gaudi3", "Intel device with no DeepEP port"}};
+        for (const auto& [type, reason] : refused) {
+            Fixture f(std::string(type) + ":2x8");
+            f.model.moe_token_dispatcher_type = TokenDispatcher::Flex;
+            for (Target t : {Target::Megatron, Target::FlagScale, Target::Any}) {
+                const auto problems = f.problems(t);
+                QVERIFY2(hasRule(problems, "moe.flex-needs-deepep-device"), type);
+                for (const DeploymentProblem& p : problems)
+                    if (p.rule == "moe.flex-needs-deepep-device")
+                        QVERIFY2(p.message.find(reason) != std::string::npos, p.message.c_str());
+            }
+            f.model.moe_token_dispatcher_type = TokenDispatcher::AllToAll;
+            QVERIFY2(!hasRule(f.problems(Target::Any), "moe.flex-needs-deepep-device"), type);
+        }
+        // One stage on 910B is enough to refuse a flex plan on a mixed cluster.
+        Fixture mixed("H800:1x8,910B:1x8");
+        mixed.model.moe_token_dispatcher_type = TokenDispatcher::Flex;
+        QVERIFY(hasRule(mixed.problems(Target::FlagScale), "moe.flex-needs-deepep-device"));
+    }
+
     void megatronRules()
     {
         Fixture f;

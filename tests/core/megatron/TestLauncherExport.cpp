@@ -103,6 +103,16 @@ PlanDocument flagscalePlan()
     return d;
 }
 
+// The same plan with every node and stage on H800, where DeepEP runs (the flex dispatcher).
+PlanDocument onH800(PlanDocument d)
+{
+    for (Node& n : d.cluster.nodes)
+        n.device_type = "H800";
+    for (StagePlan& st : d.plan.stages)
+        st.device_type = "H800";
+    return d;
+}
+
 // Stage by stage, what a launcher gives back of a plan.
 void compareStages(const Plan& back, const Plan& plan)
 {
@@ -1278,15 +1288,22 @@ private slots:
         // Megatron-LM 8479eb35 has no backend flag and its MoEFlexTokenDispatcher asserts
         // --moe-enable-deepep. Both versions' DeepEP path asserts TPxEP > 1 over the expert grid
         // (token_dispatcher.py: tp_size is the expert-TP group).
+        // DeepEP runs on neither the A100 (compute capability 8.0) nor the 910B of these plans'
+        // clusters (deepseek-ai/DeepEP README: SM90 and NVLink): refused, then on H800 only.
         PlanDocument d = flagscalePlan();
         d.model.moe_token_dispatcher_type = TokenDispatcher::Flex;
         ExportResult r = exportLauncher(d, flagscaleOptions());
+        QVERIFY(!r.ok);
+        QVERIFY2(r.refusal.find("flex dispatcher needs devices DeepEP runs on") != std::string::npos, r.refusal.c_str());
+        QVERIFY2(r.refusal.find("compute capability 8.0") != std::string::npos, r.refusal.c_str());
+        d = onH800(d);
+        r = exportLauncher(d, flagscaleOptions());
         QVERIFY2(r.ok, r.refusal.c_str());
         QTemporaryDir dir;
         std::vector<std::string> args = runLauncher(dir, r.script, "0");
         QCOMPARE(valuesAfter(args, "--moe-token-dispatcher-type"), std::vector<std::string>{"flex"});
         QVERIFY(contains(args, "--moe-enable-deepep"));
-        PlanDocument m = megatronPlan();
+        PlanDocument m = onH800(megatronPlan());
         m.model.moe_token_dispatcher_type = TokenDispatcher::Flex;
         r = exportLauncher(m, {});
         QVERIFY2(r.ok, r.refusal.c_str());

@@ -86,6 +86,7 @@ private slots:
     void nodeListingOrderDoesNotMatter();
     void twoNodeSizesPrunedFindsTheOptimum();
     void tiedEmbeddingsAcrossTheBridge();
+    void flexDispatcherLeavesOutDevicesWithoutDeepEp();
     void largeRegularCluster();
     void cliExitCodes();
 };
@@ -590,6 +591,43 @@ void SearchEngineTest::tiedEmbeddingsAcrossTheBridge()
     const double bridged = cost.estimate(u).iteration_time_s;
     QVERIFY(bridged > tiedRun.plans.front().prediction.iteration_time_s);
     QVERIFY(bridged - untiedRun.plans.front().prediction.iteration_time_s >= 4.0 * 131072 * 2048 / 2.5e9);
+}
+
+void SearchEngineTest::flexDispatcherLeavesOutDevicesWithoutDeepEp()
+{
+    // DeepEP runs on NVIDIA GPUs of compute capability 9.0 or more over NVLink and on AMD's
+    // MI300X port (deepseek-ai/DeepEP and ROCm/DeepEP READMEs), not on Ascend: with the flex
+    // dispatcher the 910B node is left out, every plan runs on the H800 node, and the result
+    // says so. On 910B alone nothing is left and the search says why at once.
+    const DeviceCatalog& cat = DeviceCatalog::builtin();
+    ModelSpec m = smallMoe(8);
+    m.moe_token_dispatcher_type = TokenDispatcher::Flex;
+    SearchOptions o;
+    o.top_k = 3;
+    const Cluster mixed = clusterFromShorthand("H800:1x8,910B:1x8", cat);
+    const SearchResult r = runSearch(CostModel(m, mixed, cat), o);
+    QVERIFY2(!r.plans.empty(), r.no_plan_reason.c_str());
+    QVERIFY2(r.devices_left_out.find("910B-376T: a Huawei device with no DeepEP port") != std::string::npos,
+             r.devices_left_out.c_str());
+    for (const RankedPlan& rp : r.plans) {
+        for (const StagePlan& st : rp.plan.stages)
+            QCOMPARE(st.device_type, std::string("H800"));
+        QVERIFY(isDeployable(rp.plan, m, mixed, cat, rp.plan.target));
+    }
+    // With the alltoall dispatcher nothing is left out: Mixtral-S (too large for the H800
+    // node alone in its best plan) runs on both nodes.
+    const ModelSpec* mixtral = findModelPreset("Mixtral-S");
+    QVERIFY(mixtral && mixtral->moe_token_dispatcher_type != TokenDispatcher::Flex);
+    const SearchResult all = runSearch(CostModel(*mixtral, mixed, cat), o);
+    QVERIFY(all.devices_left_out.empty());
+    QCOMPARE(all.plans.front().plan.numDevices(), 16);
+
+    m.moe_token_dispatcher_type = TokenDispatcher::Flex;
+    const Cluster ascend = clusterFromShorthand("910B:2x8", cat);
+    const SearchResult none = runSearch(CostModel(m, ascend, cat), o);
+    QVERIFY(none.plans.empty());
+    QCOMPARE(none.states, 0LL);   // refused before any state
+    QVERIFY2(none.no_plan_reason.find("no device of the cluster is left") != std::string::npos, none.no_plan_reason.c_str());
 }
 
 void SearchEngineTest::largeRegularCluster()
