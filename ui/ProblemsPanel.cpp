@@ -3,6 +3,7 @@
 #include "ProjectDocument.h"
 
 #include "hardware/ClusterTopology.h"
+#include "plan/Deployability.h"
 
 #include <QHeaderView>
 #include <QStyle>
@@ -92,6 +93,20 @@ void ProblemsPanel::refresh()
     } catch (const std::exception& e) {
         add(tr("Model"), QString::fromUtf8(e.what()), {});
     }
+    // The flex dispatcher runs on DeepEP, which some device types lack: the search leaves
+    // their nodes out (docs/search.md section 1).
+    const ModelSpec& model = m_document->model();
+    if (model.isMoe() && model.moe_token_dispatcher_type == TokenDispatcher::Flex)
+        for (const Node& n : m_document->cluster().nodes) {
+            const std::string why = deepEpUnavailable(m_document->catalog(), n.device_type);
+            if (!why.empty())
+                add(tr("Dispatcher"),
+                    tr("%1 (%2): %3; the flex dispatcher needs DeepEP, so the search leaves this node out "
+                       "(the alltoall dispatcher runs on it)")
+                        .arg(QString::fromStdString(n.host), QString::fromStdString(n.device_type),
+                             QString::fromStdString(why)),
+                    {n.id});
+        }
     emit problemCountChanged(problemCount());
 }
 

@@ -5,6 +5,8 @@
 
 #include "NodeItem.h"
 #include "ProblemsPanel.h"
+
+#include "io/Presets.h"
 #include "ProjectDocument.h"
 #include "PropertyEditor.h"
 #include "SwitchItem.h"
@@ -375,6 +377,23 @@ private slots:
         doc->setNode(n);
         QVERIFY(!w->clusterScene()->nodeItem(a)->problems().isEmpty());
         QVERIFY(w->problemsPanel()->messages().join(' ').contains(QStringLiteral("TPU-v9")));
+        n.device_type = "H800";
+        doc->setNode(n);
+        QCOMPARE(w->problemsPanel()->problemCount(), 0);
+        // A flex-dispatcher model: an A100 node (compute capability 8.0) has no DeepEP
+        // (deepseek-ai/DeepEP README), and the panel names it; the H800 node runs it.
+        n.device_type = "A100-80GB";
+        doc->setNode(n);
+        QCOMPARE(w->problemsPanel()->problemCount(), 0);   // nothing wrong with alltoall
+        const ModelSpec* preset = findModelPreset("Mixtral-S");
+        QVERIFY(preset && preset->isMoe());
+        ModelSpec m = *preset;
+        m.moe_token_dispatcher_type = TokenDispatcher::Flex;
+        doc->setModel(m, QStringLiteral("flex"));
+        QCOMPARE(w->problemsPanel()->problemCount(), 1);
+        const QString message = w->problemsPanel()->messages().join(' ');
+        QVERIFY2(message.contains(QStringLiteral("A100-80GB")) && message.contains(QStringLiteral("compute capability 8.0")),
+                 qPrintable(message));
     }
 };
 
