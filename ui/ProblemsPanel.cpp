@@ -95,8 +95,7 @@ void ProblemsPanel::refresh()
     }
     // The flex dispatcher runs on DeepEP, which some device types lack: the search leaves
     // their nodes out (docs/search.md section 1).
-    const ModelSpec& model = m_document->model();
-    if (model.isMoe() && model.moe_token_dispatcher_type == TokenDispatcher::Flex)
+    if (m_document->model().usesFlexDispatcher())
         for (const Node& n : m_document->cluster().nodes) {
             const std::string why = deepEpUnavailable(m_document->catalog(), n.device_type);
             if (!why.empty())

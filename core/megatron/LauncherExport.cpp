@@ -245,10 +245,11 @@ public:
         ruleCheck("MoE with ETP > 1 needs --disable-bias-linear", {"moe.bias-needs-etp1"});
         if (model.isMoe())
             ruleCheck("MoE with TP > 1 needs --sequence-parallel", {"moe.tp-needs-sp"});
-        if (model.isMoe() && model.moe_token_dispatcher_type == TokenDispatcher::Flex && !flexWithoutTpEpLimit())
-            ruleCheck("flex dispatcher needs ETP*EP > 1 on every stage", {"moe.flex-needs-tp-ep"});
-        if (model.isMoe() && model.moe_token_dispatcher_type == TokenDispatcher::Flex)
+        if (model.usesFlexDispatcher()) {
+            if (!flexWithoutTpEpLimit())
+                ruleCheck("flex dispatcher needs ETP*EP > 1 on every stage", {"moe.flex-needs-tp-ep"});
             ruleCheck("flex dispatcher needs devices DeepEP runs on", {"moe.flex-needs-deepep-device"});
+        }
         for (const DeploymentProblem& p : problems) {
             // any rule not listed above still refuses the plan
             bool listed = false;

@@ -54,6 +54,8 @@ struct ModelSpec {
     TrainingSpec training;
 
     bool isMoe() const { return num_experts > 0; }
+    // MoE layers dispatch through Megatron's flex dispatcher (DeepEP).
+    bool usesFlexDispatcher() const { return isMoe() && moe_token_dispatcher_type == TokenDispatcher::Flex; }
     bool isMoeLayer(int layer) const;
     int numMoeLayers() const;
     // Number of MoE layers among [first, first + count).

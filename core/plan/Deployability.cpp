@@ -191,7 +191,7 @@ public:
     // backend has no such limit; the exporter lifts this rule when the original script chose it.
     void flexDispatcher(std::vector<DeploymentProblem>& out) const
     {
-        if (!m_model.isMoe() || m_model.moe_token_dispatcher_type != TokenDispatcher::Flex)
+        if (!m_model.usesFlexDispatcher())
             return;
         for (int s = 0; s < m_plan.pp(); ++s) {
             const StagePlan& st = m_plan.stages[static_cast<std::size_t>(s)];
@@ -217,7 +217,6 @@ public:
             }
         }
     }
-
 
     std::vector<DeploymentProblem> megatron() const
     {

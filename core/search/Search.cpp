@@ -677,8 +677,8 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
     // The flex dispatcher runs only where DeepEP does: nodes of other types are left out of
     // the search (their ids stay those of the cluster the plans are costed on).
     Cluster usable = cost.cluster();
-    if (cost.model().isMoe() && cost.model().moe_token_dispatcher_type == TokenDispatcher::Flex) {
-        std::map<std::string, std::string> why;
+    if (cost.model().usesFlexDispatcher()) {
+        std::map<std::string, std::string> why;   // device type -> why DeepEP does not run on it
         std::erase_if(usable.nodes, [&](const Node& n) {
             std::string w = deepEpUnavailable(cost.catalog(), n.device_type);
             if (w.empty())
@@ -686,10 +686,11 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
             why[n.device_type] = std::move(w);
             return true;
         });
+        std::string list;
         for (const auto& [type, w] : why)
-            result.devices_left_out += (result.devices_left_out.empty() ? "" : "; ") + type + ": " + w;
-        if (!why.empty())
-            result.devices_left_out = "the flex dispatcher needs DeepEP, so the search leaves out " + result.devices_left_out;
+            list += (list.empty() ? "" : "; ") + type + ": " + w;
+        if (!list.empty())
+            result.devices_left_out = "the flex dispatcher needs DeepEP, so the search leaves out " + list;
         if (usable.nodes.empty()) {
             result.no_plan_reason = result.devices_left_out
                 + "; no device of the cluster is left (the alltoall or allgather dispatcher runs on every device)";
