@@ -613,10 +613,11 @@ void MainWindow::updateStatus()
     QStringList parts;
     for (const auto& [type, count] : perType)
         parts << QStringLiteral("%1 \u00d7 %2").arg(count).arg(QString::fromStdString(type));
-    m_totals->setText(tr("%1  |  %2 devices in %3 nodes  |  peak %4 PFLOP/s BF16")
-                          .arg(parts.isEmpty() ? tr("no devices") : parts.join(QStringLiteral(", ")))
-                          .arg(devices)
-                          .arg(c.nodes.size())
+    const int nodes = static_cast<int>(c.nodes.size());
+    m_totals->setText(tr("%1  |  %2 in %3  |  peak %4 PFLOP/s BF16")
+                          .arg(parts.isEmpty() ? tr("no devices") : parts.join(QStringLiteral(", ")),
+                               devices == 1 ? tr("1 device") : tr("%1 devices").arg(devices),
+                               nodes == 1 ? tr("1 node") : tr("%1 nodes").arg(nodes))
                           .arg(peak / 1000.0, 0, 'f', 1));
 }
 

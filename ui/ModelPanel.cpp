@@ -28,6 +28,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <iterator>
 
 namespace hapmoe::ui {
 
@@ -63,6 +64,23 @@ QString humanCount(double v)
     if (v >= 1e6)
         return QStringLiteral("%1 M").arg(v / 1e6, 0, 'f', 1);
     return QString::number(v, 'f', 0);
+}
+
+// FLOPs in the unit that keeps the number below 1000, to three significant figures:
+// "6.09 TFLOP", "412 GFLOP", "6.38 EFLOP".
+QString flopText(double flops)
+{
+    static const char* const units[] = {"MFLOP", "GFLOP", "TFLOP", "PFLOP", "EFLOP", "ZFLOP"};
+    constexpr int last = static_cast<int>(std::size(units)) - 1;
+    int u = 0;
+    double v = flops / 1e6;
+    // Rounded to its shown precision, 999.6 would read "1000": it takes the next unit.
+    while (u < last && v >= 999.5) {
+        v /= 1000;
+        ++u;
+    }
+    const int decimals = v < 9.995 ? 2 : v < 99.95 ? 1 : 0;
+    return QStringLiteral("%1 %2").arg(v, 0, 'f', decimals).arg(QLatin1String(units[u]));
 }
 
 QString patternText(const std::vector<std::uint8_t>& pattern)
@@ -476,9 +494,9 @@ void ModelPanel::updateDerived(const ModelSpec& m)
             html += row.arg(tr("MoE layers"), QStringLiteral("%1 of %2").arg(m.numMoeLayers()).arg(m.num_layers));
             html += row.arg(tr("Expert parameters per MoE layer"), humanCount(params.expert_per_layer));
         }
-        html += row.arg(tr("Model FLOPs per token"), QStringLiteral("%1 GFLOP").arg(flops / tokens / 1e9, 0, 'f', 1));
+        html += row.arg(tr("Model FLOPs per token"), flopText(flops / tokens));
         html += row.arg(tr("Tokens per iteration"), humanCount(tokens));
-        html += row.arg(tr("Model FLOPs per iteration"), QStringLiteral("%1 PFLOP").arg(flops / 1e15, 0, 'f', 1));
+        html += row.arg(tr("Model FLOPs per iteration"), flopText(flops));
         html += QStringLiteral("</table><p style='color:gray'>%1</p>")
                     .arg(tr("FLOPs by Megatron-LM's counting: forward and backward (3x forward), the causal half of attention."));
         m_derived->setText(html);

@@ -332,6 +332,9 @@ private slots:
         QVERIFY(w->statusSummary().contains(QStringLiteral("32 devices in 4 nodes")));
         doc->undoStack()->undo();
         QCOMPARE(doc->cluster().nodes.size(), size_t(0));
+        // One node of eight H800: the singular, "in 1 node".
+        QVERIFY(w->loadClusterPreset(QStringLiteral("H800:1x8")));
+        QVERIFY2(w->statusSummary().contains(QStringLiteral("8 devices in 1 node ")), qPrintable(w->statusSummary()));
     }
 
     void fittedCanvasHasNoScrollBars()

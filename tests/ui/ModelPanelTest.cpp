@@ -126,6 +126,23 @@ private slots:
         QVERIFY(std::abs(active8 - active4) <= 0.011e9);
     }
 
+    void largeFlopFiguresTakeALargerUnit()
+    {
+        auto w = makeWindow();
+        w->newProject();
+        ModelPanel* panel = w->modelPanel();
+        panel->loadPreset(QStringLiteral("GPT-1T"));
+        const QString html = panel->derivedText();
+        // Korthikanti et al. 2022 App. A per token, 72 L h^2 (1 + s/(6h) + V/(12hL)), with the
+        // attention term halved for the causal mask as Megatron-LM counts it (docs/cost-model.md
+        // section 1): 72 x 128 x 25600^2 x (1 + 2048/307200 + 51200/39321600) = 6.088e12 FLOP,
+        // and 512 x 2048 tokens per iteration give 6.384e18 FLOP.
+        QVERIFY2(html.contains(QStringLiteral("<b>6.09 TFLOP</b>")), qPrintable(html));
+        QVERIFY2(html.contains(QStringLiteral("<b>6.38 EFLOP</b>")), qPrintable(html));
+        QVERIFY(!html.contains(QStringLiteral("GFLOP")));
+        QVERIFY(!html.contains(QStringLiteral("PFLOP")));
+    }
+
     void presetAndScriptImport()
     {
         auto w = makeWindow();

@@ -1,5 +1,6 @@
 #include "BreakdownView.h"
 
+#include "ExplorerPlan.h"
 #include "ExplorerStyle.h"
 
 #include <QCoreApplication>
@@ -33,22 +34,6 @@ QBrush componentBrush(int i, const QPalette& palette)
     static const QColor colors[kBars] = {style::forwardColor(), QColor(0x5c, 0x6b, 0xc0), QColor(0xab, 0x47, 0xbc),
                                          QColor(), QColor(), style::dpSyncColor(), style::optimizerColor()};
     return colors[i % kBars];
-}
-
-// The first stage with the largest key (CostModel::estimate breaks ties the same way).
-template <typename Key>
-int firstLargest(const Prediction& prediction, Key key)
-{
-    int best = -1;
-    double mx = 0;
-    for (int i = 0; i < static_cast<int>(prediction.stages.size()); ++i) {
-        const double v = key(prediction.stages[static_cast<size_t>(i)]);
-        if (best < 0 || v > mx) {
-            mx = v;
-            best = i;
-        }
-    }
-    return best;
 }
 
 // The table gives every time in one unit, so that a row can be added up by eye.
@@ -256,18 +241,6 @@ void BreakdownView::fitValueRange()
     // The ticks were placed for the previous range in this layout pass: place them again
     // (their labels keep their height, so the margins stand).
     m_plot->axisRect()->update(QCPLayoutElement::upPreparation);
-}
-
-int BreakdownView::bottleneckStage(const Prediction& prediction)
-{
-    return firstLargest(prediction, [](const StageEstimate& e) { return e.t_fwd + e.t_bwd; });
-}
-
-int BreakdownView::tailStage(const Prediction& prediction)
-{
-    // The stage's own sync: the tied all-reduce in the end stages' dp_sync is counted once on
-    // top of the longest tail (CostModel::estimate).
-    return firstLargest(prediction, [](const StageEstimate& e) { return e.dp_sync - e.embedding_sync + e.optimizer; });
 }
 
 double BreakdownView::pipelineSends(const StageEstimate& e)

@@ -40,11 +40,6 @@ public:
     QCustomPlot* chart() const { return m_plot; }
     // What the bars add up to, in words ("Iteration 7.401 s = bottleneck S1 × 32 ...").
     QString barsTitle() const;
-    // The stage whose forward + backward per micro-batch is largest (it sets the steady
-    // state, paper eq. 5), and the stage with the longest tail (DP sync + optimizer step);
-    // the first on ties, as the cost model picks them. -1 without stages.
-    static int bottleneckStage(const Prediction& prediction);
-    static int tailStage(const Prediction& prediction);
     // A stage's pipeline sends per micro-batch, forward and backward together: t_fwd and
     // t_bwd each hold their pass's exposed send besides compute, TP and dispatch, while
     // p2p_send is the forward one alone (docs/cost-model.md sections 6 and 8).

@@ -80,6 +80,11 @@ std::vector<Row> tableRows()
 // Marks a table item of a row where the plans differ (coloured by paintDifferences).
 constexpr int kDiffersRole = Qt::UserRole + 1;
 
+// The least width of a chart. Without it a chart's minimum is its legend's width for the
+// columns of its last layout (all entries in one row at first), which would widen the charts
+// beyond the area, and the area never scrolls sideways: the charts would be cut off.
+constexpr int kChartMinWidth = 320;
+
 } // namespace
 
 CompareView::CompareView(QWidget* parent)
@@ -425,6 +430,7 @@ void CompareView::rebuild()
     for (size_t i = 0; i < plans.size(); ++i) {
         const ExplorerPlan* e = plans[i];
         auto* timeline = new TimelinePlot(m_detail);
+        timeline->setMinimumWidth(kChartMinWidth);
         timeline->setTimeline(buildPlanTimeline(e->plan(), e->prediction()));
         timeline->setTimeLimit(maxTime);
         timeline->resetZoom();
@@ -459,6 +465,7 @@ void CompareView::rebuild()
     double maxGiB = 0;
     for (const ExplorerPlan* e : plans) {
         auto* memory = new MemoryBarsPlot(m_memoryRow);
+        memory->setMinimumWidth(kChartMinWidth);
         memory->setPlan(e->plan(), e->prediction());
         memory->plotLayout()->insertRow(0);
         memory->plotLayout()->addElement(0, 0, new QCPTextElement(memory, displayName(*e), titleFont));
@@ -528,7 +535,9 @@ void CompareView::arrangeCharts()
     for (int i = 0; i < m_timelines.size(); ++i) {
         TimelinePlot* t = m_timelines[i];
         const int lanes = std::max(1, t->timeline().stages);
-        int h = lanes * (line + 6) + (line + 6) + (line + 10);
+        // The plot area keeps its own least height (QCPAxisRect's), more than one lane's: a
+        // one-lane chart counts that, or the legend above it is squeezed.
+        int h = std::max(lanes * (line + 6), t->axisRect()->minimumSize().height()) + (line + 6) + (line + 10);
         if (i == 0)
             h += style::fitLegendColumns(t->legend, width) * (line + 6) + 6;
         h += i + 1 == m_timelines.size() ? 2 * line + 18 : 10;

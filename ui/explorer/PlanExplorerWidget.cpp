@@ -414,6 +414,7 @@ void PlanExplorerWidget::updateViews()
         d->timeline->setEmptyText(empty);
         d->memory->setEmptyText(empty);
         d->breakdown->setEmptyText(empty);
+        d->whatIf->setEmptyText(d->model->rowCount() > 0 ? tr("Select a plan to try changes on it.") : empty);
         d->planTitle->setText(d->model->rowCount() > 0 ? tr("Select a plan in the list to explore it.")
                                                         : tr("Run a search or open a plan to explore it."));
         d->partition->clear();
@@ -427,11 +428,11 @@ void PlanExplorerWidget::updateViews()
     const Prediction& pred = e->prediction();
     const PlanTimeline tl = buildPlanTimeline(plan, pred);
     // A narrow title wraps between its parts, not inside one ("iteration" over "7.295 s").
-    QString title = tr("<b>%1</b> (%2) · %3&nbsp;stages · %4&nbsp;micro-batches · iteration&nbsp;%5")
-                        .arg(displayName(*e).toHtmlEscaped(), kindLabel(e->kind))
-                        .arg(plan.pp())
-                        .arg(tl.microbatches)
-                        .arg(style::formatSeconds(pred.iteration_time_s).replace(QLatin1Char(' '), QStringLiteral("&nbsp;")));
+    const QString stages = plan.pp() == 1 ? tr("1&nbsp;stage") : tr("%1&nbsp;stages").arg(plan.pp());
+    const QString microbatches = tl.microbatches == 1 ? tr("1&nbsp;micro-batch") : tr("%1&nbsp;micro-batches").arg(tl.microbatches);
+    QString title = tr("<b>%1</b> (%2) · %3 · %4 · iteration&nbsp;%5")
+                        .arg(displayName(*e).toHtmlEscaped(), kindLabel(e->kind), stages, microbatches,
+                             style::formatSeconds(pred.iteration_time_s).replace(QLatin1Char(' '), QStringLiteral("&nbsp;")));
     if (plan.optimizer_offload_fraction > 0)
         title += (plan.optimizer_offload_fraction < 1
                       ? tr(" · optimizer %1% in host memory").arg(qRound(100 * plan.optimizer_offload_fraction))

@@ -1,5 +1,6 @@
 #include "PlanTimeline.h"
 
+#include "ExplorerPlan.h"
 #include "ExplorerStyle.h"
 
 #include <algorithm>
@@ -45,15 +46,10 @@ PlanTimeline buildPlanTimeline(const Plan& plan, const Prediction& prediction)
     tl.vpp = std::max(1, plan.vpp);
     tl.microbatches = prediction.num_microbatches > 0 ? prediction.num_microbatches : plan.numMicrobatches();
     tl.microbatches = std::max(1, tl.microbatches);
-    // The stage that sets the steady state: the largest forward+backward per micro-batch
-    // (paper eq. 5). The simulator names it too; prefer it when it is in range.
-    int worst = 0;
-    for (int i = 1; i < pp; ++i) {
-        const auto& a = prediction.stages[static_cast<size_t>(i)];
-        const auto& w = prediction.stages[static_cast<size_t>(worst)];
-        if (a.t_fwd + a.t_bwd > w.t_fwd + w.t_bwd)
-            worst = i;
-    }
+    // The stage that sets the steady state (paper eq. 5), as the breakdown names it. Not the
+    // simulator's busiest rank: its busy times are sums of M blocks, whose rounding can break
+    // an exact tie of t_fwd + t_bwd in favour of another stage.
+    const int bottleneck = bottleneckStage(prediction);
     const long long blocks = 2LL * tl.microbatches * tl.vpp * pp;
     if (blocks > PlanTimeline::kMaxBlocks) {
         PlanTimeline big;
@@ -61,7 +57,7 @@ PlanTimeline buildPlanTimeline(const Plan& plan, const Prediction& prediction)
         big.vpp = tl.vpp;
         big.tooManyBlocks = blocks;
         big.iterationEnd = prediction.iteration_time_s;
-        big.bottleneck = worst;
+        big.bottleneck = bottleneck;
         return big;
     }
 
@@ -97,18 +93,11 @@ PlanTimeline buildPlanTimeline(const Plan& plan, const Prediction& prediction)
     }
     tl.iterationEnd = std::max(prediction.iteration_time_s, tl.pipelineEnd);
 
-    tl.bottleneck = (tl.schedule.bottleneck_stage >= 0 && tl.schedule.bottleneck_stage < pp) ? tl.schedule.bottleneck_stage : worst;
-    // The longest tail as CostModel::estimate picks it: the stage's own sync (without the
-    // tied all-reduce, counted once on top) and optimizer step, the first on ties.
-    double longest = 0;
-    for (int i = 0; i < pp; ++i) {
-        const size_t k = static_cast<size_t>(i);
-        const double t = tl.dpSync[k] - tl.embeddingSync[k] + tl.optimizer[k];
-        if (t > longest) {
-            longest = t;
-            tl.tail = i;
-        }
-    }
+    tl.bottleneck = bottleneck;
+    // The longest tail as CostModel::estimate picks it, when there is one.
+    const int tail = tailStage(prediction);
+    const StageEstimate& t = prediction.stages[static_cast<size_t>(tail)];
+    tl.tail = t.dp_sync - t.embedding_sync + t.optimizer > 0 ? tail : -1;
     // T = T_pipe + longest tail + all-reduce (docs/cost-model.md section 8): the syncs
     // start at T_pipe, placed by the core as the CLI's trace places them.
     for (int i = 0; i < pp; ++i) {

@@ -191,7 +191,12 @@ void TimelineBlocks::drawBlocks(QCPPainter* painter)
     struct Label { QRectF rect; int block; };
     std::vector<Label> labels;
     const QFontMetricsF fm(mParentPlot->font());
-    const double minLabelWidth = fm.horizontalAdvance(QStringLiteral("88")) + 4;
+    // Blocks as wide as this schedule's widest number are numbered: a lane's blocks all or
+    // none, and on the Compare page the blocks of two plans with as many micro-batches alike.
+    QString widest = QString::number(std::max(0, m_timeline.microbatches - 1));
+    if (m_timeline.vpp > 1)
+        widest += QStringLiteral(".%1").arg(m_timeline.vpp - 1);
+    const double minLabelWidth = fm.horizontalAdvance(widest) + 2;
     for (int s = 0; s < m_timeline.stages; ++s) {
         const auto& idx = m_lanes[static_cast<size_t>(s)];
         auto it = std::lower_bound(idx.begin(), idx.end(), range.lower, [&blocks](int i, double t) {

@@ -161,6 +161,15 @@ void WhatIfPanel::setPlan(const ExplorerPlan* entry)
     resetInputs();
 }
 
+void WhatIfPanel::setEmptyText(const QString& text)
+{
+    if (m_emptyText == text)
+        return;
+    m_emptyText = text;
+    if (!m_entry)
+        showFigures();
+}
+
 int WhatIfPanel::nodesOfType(const QString& type) const
 {
     int n = 0;
@@ -330,17 +339,9 @@ void WhatIfPanel::reestimate()
         const double shift = basePred.iteration_time_s > 0 ? p.iteration_time_s / basePred.iteration_time_s - 1.0 : 0.0;
         // The bottleneck decides the steady state (paper eq. 5): if another stage takes
         // over, the layer split is no longer balanced.
-        auto bottleneck = [](const Prediction& pr) {
-            int b = 0;
-            for (int i = 1; i < static_cast<int>(pr.stages.size()); ++i)
-                if (pr.stages[static_cast<size_t>(i)].t_fwd + pr.stages[static_cast<size_t>(i)].t_bwd
-                    > pr.stages[static_cast<size_t>(b)].t_fwd + pr.stages[static_cast<size_t>(b)].t_bwd)
-                    b = i;
-            return b;
-        };
-        if (!basePred.stages.empty() && !p.stages.empty() && bottleneck(basePred) != bottleneck(p))
+        if (!basePred.stages.empty() && !p.stages.empty() && bottleneckStage(basePred) != bottleneckStage(p))
             m_hints << tr("The bottleneck moved from stage %1 to stage %2: a new search can rebalance the layers.")
-                           .arg(bottleneck(basePred)).arg(bottleneck(p));
+                           .arg(bottleneckStage(basePred)).arg(bottleneckStage(p));
         else if (std::abs(shift) > kRankingShift)
             m_hints << tr("The iteration time changed by %1 %: another plan may now be faster.").arg(shift * 100, 0, 'f', 0);
         bool anyRecompute = false;
@@ -428,7 +429,7 @@ void WhatIfPanel::showFigures()
     } else if (b) {
         html += tr("<p>Re-estimated with the cost model for the same plan; no new search needed.</p>");
     } else if (!have) {
-        html += tr("<p>Select a plan to try changes on it.</p>");
+        html += QStringLiteral("<p>%1</p>").arg(m_emptyText.toHtmlEscaped());
     }
     m_hintLabel->setText(html);
 }

@@ -28,6 +28,9 @@ public:
 
     void setContext(const ExplorerContext& context);
     void setPlan(const ExplorerPlan* entry);
+    // What the panel says while it has no plan (before a search, when a search found none).
+    void setEmptyText(const QString& text);
+    QString emptyText() const { return m_emptyText; }
 
     QSpinBox* globalBatchBox() const { return m_gbs; }
     QSpinBox* sequenceLengthBox() const { return m_seq; }
@@ -62,6 +65,7 @@ private:
     std::optional<Prediction> m_result;
     QString m_problem;
     QStringList m_hints;
+    QString m_emptyText = tr("Select a plan to try changes on it.");
     bool m_resetting = false;
 
     QSpinBox* m_gbs;

@@ -27,6 +27,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QMenu>
@@ -68,6 +69,7 @@ private slots:
     void planListSortsByIterationTime();
     void compareShowsTwoPlansOnASharedTimeAxis();
     void compareChartsKeepReadableSizesInASmallWindow();
+    void compareChartsFitTheViewportWidth();
     void compareTableKeepsItsColumnsInANarrowView();
     void compareMemoryChartsKeepOneScale();
     void whatIfRhoChangesTheIterationTime();
@@ -79,10 +81,13 @@ private slots:
     void exportDialogRefusesAPlanTheTargetCannotRun();
     void chartsSaveAsPngSvgAndPdf();
     void breakdownTitleNamesTheBottleneckAndTheTail();
+    void tiedStagesNameTheFirstAsTheBottleneckEverywhere();
     void breakdownTableColumnsAddUp();
     void breakdownStaysReadableInASmallWindow();
     void chartsWithoutAPlanShowAPlaceholder();
     void noPlanSaysWhyWithoutClaimingABest();
+    void whatIfWithoutAPlanSaysWhy();
+    void planTitleCountsInTheSingular();
     void memoryLabelsStandAboveBarAndCapacity();
     void memoryStageLabelsFitBetweenTheBars();
     void memoryBarLabelsStayInTheChart();
@@ -705,6 +710,79 @@ void PlanExplorerTest::compareChartsKeepReadableSizesInASmallWindow()
     }
 }
 
+namespace {
+
+// Every legend entry as tall as its text needs (a squeezed legend row cuts them in half).
+bool legendEntriesFullHeight(QCPLegend* legend)
+{
+    for (int i = 0; i < legend->itemCount(); ++i) {
+        const QCPAbstractLegendItem* item = legend->item(i);
+        if (item && item->outerRect().height() < item->minimumOuterSizeHint().height())
+            return false;
+    }
+    return true;
+}
+
+} // namespace
+
+void PlanExplorerTest::compareChartsFitTheViewportWidth()
+{
+    // The explorer's width in windows of 1024 x 700 to 1920 x 1080 (985 px in a 1440 x 900
+    // one with the Search dock open, where the memory charts stand two abreast but the seven
+    // entries of a legend in one row are 640 px wide). The chart area never scrolls sideways,
+    // so every chart must end inside it, and the time axis must reach the iteration's end.
+    std::unique_ptr<PlanExplorerWidget> w(makeExplorer());
+    w->selectPlan(0);
+    w->showView(QStringLiteral("compare"));
+    auto* compare = qobject_cast<CompareView*>(w->view(QStringLiteral("compare")));
+    QVERIFY(compare);
+    QCOMPARE(compare->timelines().size(), 2);
+    QWidget* viewport = compare->chartArea()->viewport();
+    for (int width : {600, 860, 985, 1100, 1300, 1500, 1780}) {
+        w->resize(width, 560);
+        settle();
+        const QString at = QStringLiteral("explorer %1 px wide, viewport %2 px").arg(width).arg(viewport->width());
+        QVERIFY2(compare->chartArea()->widget()->width() <= viewport->width(), qPrintable(at));
+        QList<QCustomPlot*> charts;
+        for (TimelinePlot* t : compare->timelines())
+            charts << t;
+        for (MemoryBarsPlot* m : compare->memoryPlots())
+            charts << m;
+        for (QCustomPlot* c : charts) {
+            const int right = c->mapTo(viewport, QPoint(c->width(), 0)).x();
+            QVERIFY2(right <= viewport->width(), qPrintable(QStringLiteral("%1: a chart ends at %2").arg(at).arg(right)));
+        }
+        for (TimelinePlot* t : compare->timelines()) {
+            t->replot();
+            QVERIFY2(t->xAxis->range().upper >= t->timeline().iterationEnd, qPrintable(at));
+            QVERIFY2(t->axisRect()->rect().right() <= t->width(), qPrintable(at));
+        }
+        TimelinePlot* first = compare->timelines().front();
+        QVERIFY2(legendEntriesUncut(first->legend, first->width()), qPrintable(at));
+        QVERIFY2(legendEntriesFullHeight(first->legend), qPrintable(at));
+    }
+
+    // One lane per plan (all 24 layers on the H800 node, with and without recompute): the
+    // plot area's least height does not squeeze the legend above it.
+    SearchResult oneStage;
+    for (Recompute rc : {Recompute::None, Recompute::Full}) {
+        Plan plan;
+        plan.global_batch_size = 256;
+        plan.stages = {test::stage("H800", 0, 0, 8, 0, 24, 1, 8, 8, 1, 1, 1, rc)};
+        oneStage.plans.push_back(test::costed(*m_cost, plan));
+    }
+    w->setResult(oneStage);
+    w->resize(985, 560);
+    w->showView(QStringLiteral("compare"));
+    settle();
+    QCOMPARE(compare->timelines().size(), 2);
+    TimelinePlot* first = compare->timelines().front();
+    QCOMPARE(first->timeline().stages, 1);
+    first->replot();
+    QVERIFY(legendEntriesFullHeight(first->legend));
+    QVERIFY(legendEntriesUncut(first->legend, first->width()));
+}
+
 void PlanExplorerTest::whatIfOffloadTradesMemoryForTime()
 {
     PlanExplorerWidget* w = m_explorer.get();
@@ -1043,8 +1121,8 @@ void PlanExplorerTest::breakdownTitleNamesTheBottleneckAndTheTail()
     pred.num_microbatches = 32;
     // Eq. 4: sum c_i + (M - 1) max c_i + max tail = 21 + 31 * 8 + 0.7 = 269.7.
     pred.iteration_time_s = 269.7;
-    QCOMPARE(BreakdownView::bottleneckStage(pred), 1);
-    QCOMPARE(BreakdownView::tailStage(pred), 2);
+    QCOMPARE(bottleneckStage(pred), 1);
+    QCOMPARE(tailStage(pred), 2);
     // The timeline marks the same two stages (the tail, 0.7 s, is far below 5 % of the
     // iteration, so its lane keeps a plain label).
     const PlanTimeline tl = buildPlanTimeline(plan, pred);
@@ -1059,6 +1137,52 @@ void PlanExplorerTest::breakdownTitleNamesTheBottleneckAndTheTail()
     QVERIFY2(title.contains(QStringLiteral("(S2: DP sync + optimizer)")), qPrintable(title));
     view.clear();
     QVERIFY(view.barsTitle().isEmpty());
+}
+
+void PlanExplorerTest::tiedStagesNameTheFirstAsTheBottleneckEverywhere()
+{
+    // Three stages with t_fwd + t_bwd = 1 s exactly (0.7 + 0.3, 0.15 + 0.85, 0.1 + 0.9), as
+    // S10-S14 of Megatron-GPT-70B on 16-3 tie. Summed block by block in 1F1B order over 8
+    // micro-batches, the simulator's busy times come out 8 - 1e-15, 8 - 1e-15 and 8: its
+    // busiest rank is S2. CostModel::estimate takes the first largest: S0, in every view.
+    Plan plan;
+    Prediction pred;
+    const double fwd[] = {0.7, 0.15, 0.1};
+    for (int i = 0; i < 3; ++i) {
+        plan.stages.push_back(test::stage("H800", 0, 2 * i, 2, 8 * i, 8, 2, 1, 2, 1, 1, 1));
+        StageEstimate e;
+        e.t_fwd = fwd[i];
+        e.t_bwd = 1.0 - fwd[i];
+        QCOMPARE(e.t_fwd + e.t_bwd, 1.0);
+        pred.stages.push_back(e);
+    }
+    plan.global_batch_size = 8;
+    pred.num_microbatches = 8;
+    // Eq. 4: sum c_i + (M - 1) max c_i = 3 + 7 = 10 s.
+    pred.iteration_time_s = 10;
+    pred.feasible = true;
+    QCOMPARE(bottleneckStage(pred), 0);
+    const PlanTimeline tl = buildPlanTimeline(plan, pred);
+    QCOMPARE(tl.bottleneck, 0);
+
+    SearchResult result;
+    result.plans = {RankedPlan{plan, pred}};
+    PlanExplorerWidget w;
+    w.setContext(context());
+    w.setResult(result);
+    w.resize(1400, 900);
+    w.show();
+    QCOMPARE(w.selectedPlan(), 0);
+    auto* partition = qobject_cast<StagePartitionView*>(w.view(QStringLiteral("partition")));
+    QVERIFY(partition->stageToolTip(0).contains(QStringLiteral("(bottleneck)")));
+    QVERIFY(!partition->stageToolTip(2).contains(QStringLiteral("(bottleneck)")));
+    auto* timeline = qobject_cast<TimelinePlot*>(w.view(QStringLiteral("timeline")));
+    QCOMPARE(timeline->timeline().bottleneck, 0);
+    const QMap<double, QString> ticks = qSharedPointerCast<QCPAxisTickerText>(timeline->yAxis->ticker())->ticks();
+    QVERIFY2(ticks.value(0).contains(QStringLiteral("bottleneck")), qPrintable(ticks.value(0)));
+    QVERIFY2(!ticks.value(2).contains(QStringLiteral("bottleneck")), qPrintable(ticks.value(2)));
+    auto* breakdown = qobject_cast<BreakdownView*>(w.view(QStringLiteral("breakdown")));
+    QVERIFY2(breakdown->barsTitle().contains(QStringLiteral("bottleneck S0 × 8 micro-batches")), qPrintable(breakdown->barsTitle()));
 }
 
 void PlanExplorerTest::breakdownTableColumnsAddUp()
@@ -1255,6 +1379,53 @@ void PlanExplorerTest::noPlanSaysWhyWithoutClaimingABest()
     // Mostly load balance: memory is not the obstacle, nothing is added.
     cut.pruned = {900, 100, 0};
     QCOMPARE(noPlanReason(cut), QString::fromStdString(cut.no_plan_reason));
+}
+
+void PlanExplorerTest::whatIfWithoutAPlanSaysWhy()
+{
+    // Like the charts, What-if says why it has no plan: none before a search, none to select
+    // after a search that found none (GPT-1T on one H800 node), one to select otherwise.
+    PlanExplorerWidget w;
+    w.setContext(context());
+    auto* whatIf = qobject_cast<WhatIfPanel*>(w.view(QStringLiteral("whatif")));
+    QVERIFY(whatIf);
+    auto* hint = whatIf->findChild<QLabel*>(QStringLiteral("whatIfHint"));
+    QVERIFY(hint);
+    QVERIFY2(hint->text().contains(QStringLiteral("No plan to show: run a search")), qPrintable(hint->text()));
+
+    SearchResult none;
+    none.no_plan_reason = "no plan fits in device memory";
+    w.setResult(none);
+    QCOMPARE(whatIf->emptyText(), QStringLiteral("The search found no feasible plan (the reason is above)"));
+    QVERIFY2(hint->text().contains(QStringLiteral("The search found no feasible plan")), qPrintable(hint->text()));
+    QVERIFY(!hint->text().contains(QStringLiteral("Select a plan")));
+
+    w.setResult(m_result);
+    QVERIFY(whatIf->isEnabled());
+    QVERIFY(!hint->text().contains(QStringLiteral("no feasible plan")));
+}
+
+void PlanExplorerTest::planTitleCountsInTheSingular()
+{
+    // All 24 layers on the H800 node: one stage, and with a global batch of DP 8 x
+    // micro-batch 1 = 8 sequences, one micro-batch.
+    Plan plan;
+    plan.name = "one stage";
+    plan.global_batch_size = 8;
+    plan.stages = {test::stage("H800", 0, 0, 8, 0, 24, 1, 8, 8, 1, 1, 1, Recompute::Full)};
+    SearchResult result;
+    result.plans = {test::costed(*m_cost, plan)};
+    QCOMPARE(result.plans[0].prediction.num_microbatches, 1);
+    PlanExplorerWidget w;
+    w.setContext(context());
+    w.setResult(result);
+    auto* title = w.findChild<QLabel*>(QStringLiteral("planTitle"));
+    QVERIFY(title);
+    QVERIFY2(title->text().contains(QStringLiteral(" · 1&nbsp;stage · 1&nbsp;micro-batch · ")), qPrintable(title->text()));
+    QVERIFY(!title->text().contains(QStringLiteral("stages")));
+
+    w.setResult(m_result);
+    QVERIFY2(title->text().contains(QStringLiteral(" · 2&nbsp;stages · 64&nbsp;micro-batches · ")), qPrintable(title->text()));
 }
 
 void PlanExplorerTest::memoryLabelsStandAboveBarAndCapacity()
