@@ -198,7 +198,7 @@ void ClusterScene::updateProblems()
     for (SwitchItem* s : std::as_const(m_switches))
         s->setProblems(byId.value(s->id()));
     // Oversubscribed switches show their ratio (docs/cost-model.md section 6).
-    const SwitchUplinks uplinks = switchUplinks(m_document->cluster());
+    const SwitchUplinks uplinks = switchUplinks(m_document->cluster(), &m_document->catalog());
     for (SwitchItem* s : std::as_const(m_switches))
         s->setOversubscription(uplinks.oversubscription(s->id()));
     // Links between nodes whose collective libraries differ cross a vendor bridge.

@@ -192,9 +192,16 @@ void PropertyEditor::refresh()
         m_switchName->setText(QString::fromStdString(s.name));
         // Its links down to nodes and up to switches, and what an oversubscribed switch leaves
         // the nodes below it (SwitchUplinks, docs/cost-model.md section 6).
-        const SwitchUplinks u = switchUplinks(c);
+        const SwitchUplinks u = switchUplinks(c, &m_document->catalog());
         const double down = u.down.count(s.id) ? u.down.at(s.id) : 0.0, up = u.up.count(s.id) ? u.up.at(s.id) : 0.0;
         QString info = tr("Links to nodes: %1 GB/s. Links to switches: %2 GB/s.").arg(down, 0, 'f', 0).arg(up, 0, 'f', 0);
+        // Links drawn faster than the NICs behind them count at the NICs' rate.
+        const SwitchUplinks drawn = switchUplinks(c);
+        if (const double drawnDown = drawn.down.count(s.id) ? drawn.down.at(s.id) : 0.0; drawnDown > down * (1 + 1e-9))
+            info = tr("Links to nodes: %1 GB/s as drawn, %2 GB/s of it within what the nodes' NICs can send. Links to switches: %3 GB/s.")
+                       .arg(drawnDown, 0, 'f', 0)
+                       .arg(down, 0, 'f', 0)
+                       .arg(up, 0, 'f', 0);
         if (const double over = u.oversubscription(s.id); over > 0)
             info += QLatin1Char(' ')
                 + tr("Oversubscribed %1:1: traffic that leaves this switch gets %2 % of each node's link to it.")
@@ -217,13 +224,14 @@ void PropertyEditor::refresh()
                 ++nodes;
                 devices += n->count;
             }
-        m_summary->setText(tr("%1 items selected: %2 nodes with %3 devices, %4 switches, %5 links.\n\n"
+        const auto count = [](qsizetype n, const QString& one, const QString& many) { return n == 1 ? one : many.arg(n); };
+        m_summary->setText(tr("%1 selected: %2 with %3, %4, %5.\n\n"
                               "Delete removes them; Ctrl+C and Ctrl+V copy them.")
-                               .arg(ids.size() + links.size())
-                               .arg(nodes)
-                               .arg(devices)
-                               .arg(ids.size() - nodes)
-                               .arg(links.size()));
+                               .arg(count(ids.size() + links.size(), tr("1 item"), tr("%1 items")),
+                                    count(nodes, tr("1 node"), tr("%1 nodes")),
+                                    count(devices, tr("1 device"), tr("%1 devices")),
+                                    count(ids.size() - nodes, tr("1 switch"), tr("%1 switches")),
+                                    count(links.size(), tr("1 link"), tr("%1 links"))));
         m_stack->setCurrentIndex(0);
     } else {
         m_summary->setText(tr("Select a node, switch or link to edit it.\n\n"

@@ -29,9 +29,24 @@ std::string plain(double v)
 CliArgs::CliArgs(const std::vector<std::string>& args, const std::set<std::string>& valueOptions,
                  const std::set<std::string>& switches)
 {
+    // The value of an option that needs one: "--tp --pp 2" is a missing value, not the value
+    // "--pp" (no option, file or number of this tool starts with "--").
+    auto valueAfter = [&](std::size_t& i, const std::string& spelling) -> const std::string& {
+        if (i + 1 >= args.size())
+            throw UsageError("option " + spelling + " needs a value");
+        const std::string& next = args[i + 1];
+        if (next.size() > 2 && next.rfind("--", 0) == 0)
+            throw UsageError("option " + spelling + " needs a value, got the option " + next);
+        return args[++i];
+    };
+    bool optionsEnded = false;
     for (std::size_t i = 0; i < args.size(); ++i) {
         const std::string& a = args[i];
-        if (a.size() > 2 && a.rfind("--", 0) == 0) {
+        if (optionsEnded) {
+            m_positionals.push_back(a);
+        } else if (a == "--") {
+            optionsEnded = true;   // what follows is a file name even if it starts with '-'
+        } else if (a.size() > 2 && a.rfind("--", 0) == 0) {
             std::string name = a.substr(2);
             std::optional<std::string> inlineValue;
             if (auto eq = name.find('='); eq != std::string::npos) {
@@ -39,22 +54,21 @@ CliArgs::CliArgs(const std::vector<std::string>& args, const std::set<std::strin
                 name = name.substr(0, eq);
             }
             if (valueOptions.count(name)) {
-                if (!inlineValue && i + 1 >= args.size())
-                    throw UsageError("option --" + name + " needs a value");
-                setValue("--" + name, name, inlineValue ? *inlineValue : args[++i]);
+                setValue("--" + name, name, inlineValue ? *inlineValue : valueAfter(i, "--" + name));
             } else if (switches.count(name)) {
                 if (inlineValue)
                     throw UsageError("option --" + name + " takes no value");
-                m_switches.insert(name);
+                if (!m_switches.insert(name).second)
+                    throw UsageError("option --" + name + " is given twice; give it once");
             } else {
                 throw UsageError("unknown option --" + name);
             }
-        } else if (a == "-o") {
-            if (!valueOptions.count("o"))
-                throw UsageError("unknown option -o");
-            if (i + 1 >= args.size())
-                throw UsageError("option -o needs a value");
-            setValue("-o", "o", args[++i]);
+        } else if (a == "-o" && valueOptions.count("o")) {
+            setValue("-o", "o", valueAfter(i, "-o"));
+        } else if (a == "-h" && switches.count("help")) {
+            m_switches.insert("help");
+        } else if (a.size() > 1 && a[0] == '-') {
+            throw UsageError("unknown option " + a + " (a file whose name starts with '-' goes after \"--\")");
         } else {
             m_positionals.push_back(a);
         }

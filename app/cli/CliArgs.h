@@ -1,7 +1,8 @@
 #pragma once
 // A small, strict argument parser for the hapmoe subcommands: "--name value", "--name=value",
-// boolean switches and positionals. Unknown options, missing or empty values and an option
-// given twice with a value are usage errors (exit code 2), reported with the option's name.
+// boolean switches and positionals ("--" ends the options; "-h" is "--help" where the command
+// has it). Unknown options, missing or empty values and an option given twice are usage errors
+// (exit code 2), reported with the option's name.
 
 #include <initializer_list>
 #include <map>

@@ -197,6 +197,15 @@ EstimateInput fromFlags(const CliArgs& a, const DeviceCatalog& catalog, Warnings
     // Megatron-LM's rules for these knobs (layers over PP and VPP, batch, CP, recompute) are
     // checked there, so the GUI's uniform plans get them too.
     in.plan = makeUniformPlan(in.model, in.cluster, catalog, k);
+    // Megatron-LM bounds the block method's K by the layers of a rank, but with VPP it
+    // recomputes K layers of each model chunk: a K above a chunk's layers means all of them.
+    if (k.vpp > 1 && k.recompute == Recompute::Full && k.recompute_layers > 0) {
+        const int chunkLayers = in.model.num_layers / k.pp / k.vpp;
+        if (k.recompute_layers > chunkLayers)
+            in.notes.push_back("--recompute-layers " + std::to_string(k.recompute_layers) + " is more than the " + std::to_string(chunkLayers)
+                               + " layers of a model chunk (VPP " + std::to_string(k.vpp)
+                               + "): Megatron-LM accepts it and recomputes every layer of each chunk, and so does this estimate");
+    }
     if (in.plan.sequence_parallel && !k.sequence_parallel)
         in.notes.push_back("sequence parallelism is on without --sequence-parallel: Megatron-Core's MoE layer refuses to "
                            "train with TP > 1 without it, and an exported script switches it on");

@@ -53,7 +53,8 @@ Searches the fastest feasible parallel plan (HS-DP) and compares it with the bas
   --json                 print the hapmoe.plan document instead of the table (when no plan
                          is feasible: the document with "plan": null and
                          search.no_plan_reason, exit code 1)
-  -o FILE                also write the hapmoe.plan document to FILE
+  -o FILE                also write the hapmoe.plan document to FILE (when no plan is
+                         feasible: the document with "plan": null, as --json prints it)
 
 Exit codes: 0 plan found, 1 no feasible plan, 2 bad input.
 )";
@@ -187,9 +188,25 @@ void printPlan(std::ostream& os, const RankedPlan& rp, const Cluster& cluster)
                  << fmt("%.1f", (e->t_fwd + e->t_bwd) * 1e3);
         os << line.str() << "\n";
     }
-    for (const UnusedDevices& u : p.unused) {
-        const Node* n = cluster.node(u.node);
-        os << "  unused: " << u.count << " devices of " << (n ? n->host : std::to_string(u.node)) << " (" << u.reason << ")\n";
+    // A few unused nodes are listed by name; many (a large cluster) are counted per reason.
+    constexpr std::size_t kListedUnused = 8;
+    if (p.unused.size() <= kListedUnused) {
+        for (const UnusedDevices& u : p.unused) {
+            const Node* n = cluster.node(u.node);
+            os << "  unused: " << u.count << " devices of " << (n ? n->host : std::to_string(u.node)) << " (" << u.reason << ")\n";
+        }
+    } else {
+        std::vector<std::pair<std::string, std::pair<long long, long long>>> byReason;   // reason -> (nodes, devices)
+        for (const UnusedDevices& u : p.unused) {
+            auto it = std::find_if(byReason.begin(), byReason.end(), [&](const auto& r) { return r.first == u.reason; });
+            if (it == byReason.end())
+                it = byReason.insert(byReason.end(), {u.reason, {0, 0}});
+            it->second.first += 1;
+            it->second.second += u.count;
+        }
+        for (const auto& [reason, counts] : byReason)
+            os << "  unused: " << counts.second << " devices on " << counts.first << (counts.first == 1 ? " node" : " nodes") << " ("
+               << reason << ")\n";
     }
     os << "  iteration " << fmt("%.3f", pr.iteration_time_s) << " s, " << fmt("%.0f", pr.tokens_per_s) << " tokens/s, MFU "
        << fmt("%.1f", pr.mfu * 100) << "%, peak memory " << fmt("%.1f", pr.peak_memory_gib) << " GiB\n";

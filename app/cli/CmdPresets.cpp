@@ -18,7 +18,7 @@ namespace hapmoe::cli {
 
 namespace {
 
-constexpr const char* kHelp = R"HELP(Usage: hapmoe presets [devices|models|clusters] [--devices FILE]
+constexpr const char* kHelp = R"HELP(Usage: hapmoe presets [devices|models|clusters] [--devices FILE] [--sources]
 
 Lists the built-in device types, model presets and cluster presets (all three when no
 kind is given). Preset names are accepted, case-insensitively, wherever a command takes

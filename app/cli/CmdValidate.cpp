@@ -50,9 +50,9 @@ void clusterWarnings(const Cluster& c, const DeviceCatalog& catalog, const std::
 
 // The switches whose links up carry less than their links down, for the summary: the cost
 // model gives traffic that leaves them that share (docs/cost-model.md section 6).
-std::string oversubscribedSwitches(const Cluster& c)
+std::string oversubscribedSwitches(const Cluster& c, const DeviceCatalog& catalog)
 {
-    const SwitchUplinks u = switchUplinks(c);
+    const SwitchUplinks u = switchUplinks(c, &catalog);
     std::string out;
     for (const Switch& s : c.switches) {
         const double over = u.oversubscription(s.id);
@@ -82,7 +82,7 @@ std::string validateOne(const std::string& file, const DeviceCatalog& catalog, W
         const Cluster c = readCluster(text, file, &warnings);
         validateCluster(c, catalog, file);
         clusterWarnings(c, catalog, file, warnings);
-        os << ", " << c.totalDevices() << " devices" << oversubscribedSwitches(c);
+        os << ", " << c.totalDevices() << " devices" << oversubscribedSwitches(c, catalog);
     } else if (format == kProfileFormat) {
         const Profile p = readProfile(text, file, &warnings);
         validateProfile(p, catalog, file);
@@ -137,7 +137,7 @@ std::string validateOne(const std::string& file, const DeviceCatalog& catalog, W
         for (std::size_t i = 0; i < p.plans.size(); ++i)
             validateProjectPlan(p, i, catalog, file);
         os << ", " << p.model.name << " on " << p.cluster.totalDevices() << " devices, " << p.plans.size() << " saved plans"
-           << oversubscribedSwitches(p.cluster);
+           << oversubscribedSwitches(p.cluster, catalog);
     } else if (format == kDevicesFormat) {
         const DeviceCatalog c = DeviceCatalog::fromJson(text, file, &warnings);
         // As --devices FILE merges it: a name or alias that already names another type is refused.

@@ -25,7 +25,7 @@ Commands:
   estimate --model M --cluster C ...  predict iteration time and memory of one plan
   plan --model M --cluster C ...      search the fastest feasible plan (HS-DP)
   import SCRIPT [-o project.hapmoe]   read a Megatron-LM or FlagScale launch script
-  export PLAN.json --format megatron|flagscale [--script ORIG.sh] -o launch.sh
+  export PLAN.json --format megatron|flagscale [--script ORIG.sh] [-o launch.sh]
   calibrate --log train.log --plan PLAN.json [-o profile.json]
 
 M is a model preset name (see "hapmoe presets models") or a hapmoe.model file.
@@ -48,18 +48,18 @@ int outputWritten(const std::string& cmd, int code)
     return hapmoe::cli::BadInput;
 }
 
-} // namespace
-
-int main(int argc, char** argv)
+int run(const std::vector<std::string>& args)
 {
     using namespace hapmoe::cli;
-    std::vector<std::string> args(argv + 1, argv + argc);
     if (args.empty()) {
         std::cerr << kUsage;
         return BadInput;
     }
     const std::string cmd = args.front();
     if (cmd == "--help" || cmd == "-h" || cmd == "help") {
+        // "hapmoe help plan" is "hapmoe plan --help".
+        if (cmd == "help" && args.size() == 2 && args[1] != "help")
+            return run({args[1], "--help"});
         std::cout << kUsage;
         return Success;
     }
@@ -91,4 +91,11 @@ int main(int argc, char** argv)
         std::cerr << "hapmoe " << cmd << ": error: " << e.what() << "\n";
         return BadInput;
     }
+}
+
+} // namespace
+
+int main(int argc, char** argv)
+{
+    return run(std::vector<std::string>(argv + 1, argv + argc));
 }

@@ -226,7 +226,7 @@ struct CostModel::Impl {
                 nodes[id].nic_bw = std::min(nodes[id].nic_bw, linkSum[id] / nodes[id].count);
         // Oversubscribed leaf switches (SwitchUplinks, Cluster.h): traffic among nodes that do
         // not share a switch leaves through the uplinks, at the node's share of them.
-        uplinks = switchUplinks(cluster);
+        uplinks = switchUplinks(cluster, &catalog);
         oversubscribed = uplinks.oversubscribed();
         for (std::size_t id = 0; id < nodes.size(); ++id)
             nodes[id].cross_nic_bw = nodes[id].nic_bw * uplinks.share(static_cast<int>(id));

@@ -1,5 +1,7 @@
 #include "hardware/Cluster.h"
 
+#include "hardware/DeviceCatalog.h"
+
 #include <algorithm>
 #include <iterator>
 
@@ -53,9 +55,35 @@ int Cluster::nextFreeId() const
     return next;
 }
 
-SwitchUplinks switchUplinks(const Cluster& cluster)
+SwitchUplinks switchUplinks(const Cluster& cluster, const DeviceCatalog* catalog)
 {
     SwitchUplinks out;
+    // What each node's NICs can send, GB/s (0: not known, the links count as given). A node
+    // with several links to switches shares its NICs among them in proportion to the links.
+    std::map<int, double> nicCapacity, linkTotal;
+    if (catalog)
+        for (const Node& n : cluster.nodes) {
+            const DeviceType* t = catalog->find(n.device_type);
+            const int devices = std::max(1, n.count);
+            if (n.nic_gbit > 0)
+                nicCapacity[n.id] = n.nic_gbit / 8.0 * (n.nics > 0 ? n.nics : devices);
+            else if (t && t->inter_node_gbps > 0)
+                nicCapacity[n.id] = t->inter_node_gbps * devices;
+        }
+    for (const Link& l : cluster.links) {
+        if (!(l.bandwidth_gbytes_per_s > 0) || l.a == l.b)
+            continue;
+        const bool aSwitch = cluster.switchById(l.a) != nullptr, bSwitch = cluster.switchById(l.b) != nullptr;
+        if (aSwitch != bSwitch)
+            linkTotal[aSwitch ? l.b : l.a] += l.bandwidth_gbytes_per_s;
+    }
+    auto downBandwidth = [&](int node, double link) {
+        const auto cap = nicCapacity.find(node);
+        if (cap == nicCapacity.end())
+            return link;
+        const double total = linkTotal[node];
+        return total > cap->second ? link * cap->second / total : link;
+    };
     std::map<int, double>& down = out.down;
     std::map<int, double>& up = out.up;
     for (const Link& l : cluster.links) {
@@ -69,7 +97,7 @@ SwitchUplinks switchUplinks(const Cluster& cluster)
             const int sw = aSwitch ? l.a : l.b, node = aSwitch ? l.b : l.a;
             if (!cluster.node(node))
                 continue;
-            down[sw] += l.bandwidth_gbytes_per_s;
+            down[sw] += downBandwidth(node, l.bandwidth_gbytes_per_s);
             out.leaves[node].push_back(sw);
         }
     }

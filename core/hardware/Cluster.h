@@ -12,6 +12,8 @@
 
 namespace hapmoe {
 
+class DeviceCatalog;
+
 enum class LinkClass { IntraNode, InterNode, CrossType };
 const char* toString(LinkClass c);
 
@@ -87,6 +89,9 @@ struct SwitchUplinks {
     // leave it (true for fewer than two nodes).
     bool shareLeaf(const std::vector<int>& nodeIds) const;
 };
-SwitchUplinks switchUplinks(const Cluster& cluster);
+// With a catalog, a node's link to a switch counts at most what the node's NICs can send
+// (nics x nic_gbit, or devices x the type's inter-node figure): a link faster than the NICs
+// behind it cannot load the switch more. Without one, links count as given.
+SwitchUplinks switchUplinks(const Cluster& cluster, const DeviceCatalog* catalog = nullptr);
 
 } // namespace hapmoe

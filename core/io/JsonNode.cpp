@@ -75,59 +75,91 @@ JsonNode::JsonNode(const nlohmann::json& value, std::string path, const JsonCont
 nlohmann::json JsonNode::parse(std::string_view text, const std::string& file)
 {
     // A key given twice in one object would silently keep the last value; refuse it.
-    // keys[i] holds the keys seen so far in the i-th open object or array (arrays stay empty);
-    // a set, so that an object with many keys is read in n log n, not n^2.
-    std::vector<std::set<std::string>> keys;
-    std::vector<std::string> path;   // the key each open container was reached by
-    std::string lastKey, duplicate;
-    std::size_t keyCount = 0, duplicateIndex = 0;   // key events so far; which one repeated
-    auto callback = [&](int, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
-        using E = nlohmann::json::parse_event_t;
-        switch (event) {
-        case E::object_start:
-        case E::array_start:
-            keys.emplace_back();
-            path.push_back(lastKey);
-            lastKey.clear();
-            break;
-        case E::object_end:
-        case E::array_end:
-            if (!keys.empty()) {
-                keys.pop_back();
-                path.pop_back();
+    // A SAX handler builds the document (nlohmann's DOM parser) and watches the keys; unlike
+    // nlohmann's parse callback, which scans the enclosing container after every object, it
+    // reads an array of n objects in linear time.
+    class Reader : public nlohmann::json_sax<nlohmann::json> {
+    public:
+        explicit Reader(nlohmann::json& doc) : m_dom(doc) {}
+        bool null() override { return value() && m_dom.null(); }
+        bool boolean(bool v) override { return value() && m_dom.boolean(v); }
+        bool number_integer(number_integer_t v) override { return value() && m_dom.number_integer(v); }
+        bool number_unsigned(number_unsigned_t v) override { return value() && m_dom.number_unsigned(v); }
+        bool number_float(number_float_t v, const string_t& s) override { return value() && m_dom.number_float(v, s); }
+        bool string(string_t& v) override { return value() && m_dom.string(v); }
+        bool binary(binary_t& v) override { return value() && m_dom.binary(v); }
+        bool start_object(std::size_t n) override { open(); return m_dom.start_object(n); }
+        bool start_array(std::size_t n) override { open(); return m_dom.start_array(n); }
+        bool end_object() override { close(); return m_dom.end_object(); }
+        bool end_array() override { close(); return m_dom.end_array(); }
+        bool key(string_t& k) override
+        {
+            m_lastKey = k;
+            ++m_keyCount;
+            if (!m_keys.empty() && duplicate.empty() && !m_keys.back().insert(k).second) {
+                duplicate = k;
+                duplicateIndex = m_keyCount - 1;
+                for (std::size_t i = m_path.size(); i-- > 1;)
+                    if (!m_path[i].empty()) {
+                        duplicate += "\" in \"" + m_path[i];
+                        break;
+                    }
             }
-            break;
-        case E::key: {
-            lastKey = parsed.get<std::string>();
-            ++keyCount;
-            if (!keys.empty() && duplicate.empty()) {
-                if (!keys.back().insert(lastKey).second) {
-                    duplicate = lastKey;
-                    duplicateIndex = keyCount - 1;
-                    for (std::size_t i = path.size(); i-- > 1;)
-                        if (!path[i].empty()) {
-                            duplicate += "\" in \"" + path[i];
-                            break;
-                        }
-                }
+            return m_dom.key(k);
+        }
+        // Rethrown as its own type (a parse error, or a number beyond a double), which the
+        // caller turns into a message with the line and column.
+        bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) override
+        {
+            if (const auto* p = dynamic_cast<const nlohmann::json::parse_error*>(&e))
+                throw *p;
+            if (const auto* r = dynamic_cast<const nlohmann::json::out_of_range*>(&e))
+                throw *r;
+            throw nlohmann::json::other_error::create(501, e.what(), nullptr);
+        }
+
+        std::string duplicate;              // the repeated key, and the key of its object
+        std::size_t duplicateIndex = 0;     // which key event repeated
+
+    private:
+        bool value()
+        {
+            m_lastKey.clear();
+            return true;
+        }
+        void open()
+        {
+            m_keys.emplace_back();
+            m_path.push_back(m_lastKey);
+            m_lastKey.clear();
+        }
+        void close()
+        {
+            if (!m_keys.empty()) {
+                m_keys.pop_back();
+                m_path.pop_back();
             }
-            break;
         }
-        case E::value:
-            lastKey.clear();
-            break;
-        }
-        return true;
+
+        nlohmann::detail::json_sax_dom_parser<nlohmann::json> m_dom;
+        // m_keys[i] holds the keys seen so far in the i-th open object or array (arrays stay
+        // empty); a set, so that an object with many keys is read in n log n, not n^2.
+        std::vector<std::set<std::string>> m_keys;
+        std::vector<std::string> m_path;   // the key each open container was reached by
+        std::string m_lastKey;
+        std::size_t m_keyCount = 0;
     };
     if (const auto at = binaryOffset(text); at != std::string_view::npos)
         throw InputError(file, lineAndColumn(text, at),
                          "malformed JSON: not a JSON text (binary data at byte " + std::to_string(at) + ")");
     try {
-        nlohmann::json doc = nlohmann::json::parse(text.begin(), text.end(), callback);
-        if (!duplicate.empty()) {
-            const auto at = keyOffset(text, duplicateIndex);
+        nlohmann::json doc;
+        Reader reader(doc);
+        nlohmann::json::sax_parse(text.begin(), text.end(), &reader);
+        if (!reader.duplicate.empty()) {
+            const auto at = keyOffset(text, reader.duplicateIndex);
             throw InputError(file, at == std::string_view::npos ? std::string() : lineAndColumn(text, at),
-                             "malformed JSON: the key \"" + duplicate + "\" appears twice in one object");
+                             "malformed JSON: the key \"" + reader.duplicate + "\" appears twice in one object");
         }
         return doc;
     } catch (const nlohmann::json::out_of_range& e) {

@@ -69,6 +69,15 @@ std::optional<double> finiteNumber(const std::string& text)
     return v;
 }
 
+// A count as logged: 256, 1300, 1e+300.
+std::string countText(double v)
+{
+    std::ostringstream os;
+    os.precision(12);
+    os << v;
+    return os.str();
+}
+
 // 0.001, 2034.5: three decimals below 10, one above; 1.234e+12 from a billion up, so that a
 // broken line's 1e308 reads as such and not as 309 digits.
 std::string fixedText(double v)
@@ -186,6 +195,7 @@ MegatronLog parseMegatronLog(std::string_view text, const std::string& fileName)
             if (auto it = numberAfter(line, "iteration"); it && *it >= 0 && *it <= 1e15)
                 iv.iteration = static_cast<long long>(*it);
             iv.tflops_per_gpu = numberAfter(line, "throughput per GPU (TFLOP/s/GPU):");
+            iv.global_batch_size = numberAfter(line, "global batch size:");
             log.intervals.push_back(iv);
             continue;
         }
@@ -246,11 +256,19 @@ MegatronLog parseMegatronLog(std::string_view text, const std::string& fileName)
             for (char& c : rest)
                 if (c == ',' || c == '[' || c == ']') c = ' ';
             std::istringstream nums(rest);
-            double v = 0;
-            while (nums >> v)
-                if (v >= 0 && std::isfinite(v)) counts.push_back(v);
-            if (layer && *layer >= 0 && *layer <= 1e6 && counts.size() >= 2)
+            std::string word;
+            while (nums >> word) {
+                const auto v = finiteNumber(word);
+                if (!v)
+                    break;   // the counts end at the first word that is not a number
+                if (*v < 0)
+                    throw InputError(fileName, where, "tokens per expert: expected token counts >= 0, got \"" + word + "\"");
+                counts.push_back(*v);
+            }
+            if (layer && *layer >= 0 && *layer <= 1e6 && counts.size() >= 2) {
                 log.router_tokens[static_cast<int>(*layer)] = counts;
+                log.router_lines[static_cast<int>(*layer)] = lineNo;
+            }
         }
     }
     if (log.intervals.empty())
@@ -297,6 +315,15 @@ CalibrationResult calibrateFromLog(const MegatronLog& log, const PlanDocument& d
                                        std::tuple{sizes.ep, &StagePlan::ep, "expert-model-parallel size"}})
         if (const int planned = same(field); logged > 0 && planned > 0 && logged != planned)
             mismatch(what, logged, planned);
+
+    // The global batch the run logged on every iteration line: another batch is another run
+    // (the efficiency fitted to it would be off by the ratio).
+    for (const auto& iv : log.intervals)
+        if (iv.global_batch_size && *iv.global_batch_size != plan.global_batch_size)
+            throw InputError(logFile, "line " + std::to_string(iv.line),
+                             "the run has global batch size " + countText(*iv.global_batch_size) + ", the plan \"" + plan.name
+                                 + "\" has global batch size " + std::to_string(plan.global_batch_size)
+                                 + ": expected the log of a run of this plan");
 
     // The first interval includes start-up work (reference log format); use the later ones.
     std::vector<MegatronLog::Interval> used(log.intervals.begin() + (log.intervals.size() > 1 ? 1 : 0), log.intervals.end());
@@ -357,6 +384,29 @@ CalibrationResult calibrateFromLog(const MegatronLog& log, const PlanDocument& d
     // Router imbalance rho = max_i |T_i| / mean_j |T_j| per layer (paper section 3.2),
     // averaged over the layers: every MoE layer's slowest expert adds to the critical path.
     if (!log.router_tokens.empty()) {
+        // Counts a router of this model cannot give are refused at their line: one count per
+        // expert, and no expert above the layer's tokens (a top-k router sends each token to
+        // k different experts, so the counts sum to k x tokens and each is at most the sum / k).
+        const ModelSpec& m = doc.model;
+        for (const auto& [layer, counts] : log.router_tokens) {
+            const auto at = log.router_lines.find(layer);
+            const std::string where = at == log.router_lines.end() ? std::string() : "line " + std::to_string(at->second);
+            if (!m.isMoe())
+                throw InputError(logFile, where, "tokens per expert: the plan's model \"" + m.name + "\" is dense: expected the log of a run of this plan");
+            if (counts.size() != static_cast<std::size_t>(m.num_experts))
+                throw InputError(logFile, where, "tokens per expert of layer " + std::to_string(layer) + ": expected "
+                                                     + std::to_string(m.num_experts) + " counts, one per expert of \"" + m.name + "\", got "
+                                                     + std::to_string(counts.size()));
+            double sum = 0;
+            for (double c : counts)
+                sum += c / m.moe_router_topk;
+            for (std::size_t e = 0; e < counts.size(); ++e)
+                if (counts[e] > sum * (1 + 1e-9))
+                    throw InputError(logFile, where, "tokens per expert of layer " + std::to_string(layer) + ": expert " + std::to_string(e)
+                                                         + " has " + countText(counts[e]) + " tokens, more than the " + countText(sum)
+                                                         + " tokens of the layer (the counts over top-" + std::to_string(m.moe_router_topk)
+                                                         + "); expected counts of a top-" + std::to_string(m.moe_router_topk) + " router");
+        }
         double rhoSum = 0;
         int layers = 0;
         for (const auto& [layer, counts] : log.router_tokens) {

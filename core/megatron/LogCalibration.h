@@ -22,6 +22,7 @@ struct MegatronLog {
         long long iteration = 0;
         double elapsed_ms = 0;                 // mean over the logging interval
         std::optional<double> tflops_per_gpu;  // with --log-throughput
+        std::optional<double> global_batch_size;  // "global batch size: 256"
         int line = 0;
     };
     struct MemoryReport {
@@ -51,6 +52,7 @@ struct MegatronLog {
     std::map<std::string, std::pair<double, double>> timers;
     // Tokens routed to each expert, per MoE layer (layer index -> counts), last seen.
     std::map<int, std::vector<double>> router_tokens;
+    std::map<int, int> router_lines;   // layer index -> the line its counts were read from
     std::vector<std::string> warnings;
 };
 

@@ -607,7 +607,7 @@ private:
             }
         }
         p.micro_batch_size = intFlag("--micro-batch-size", 1);
-        p.global_batch_size = intFlag("--global-batch-size", 0, 0);
+        p.global_batch_size = intFlag("--global-batch-size", 0);   // 0 = not given: the default
         const int layers = m_out.model.num_layers;
         if (auto layout = str("--pipeline-model-parallel-layout")) {
             p.layout = *layout;

@@ -71,7 +71,7 @@ SearchSpace::SearchSpace(const ModelSpec& model, const Cluster& cluster, const D
         }
     // Behind an oversubscribed leaf switch a group's cost depends on whether its nodes share a
     // switch (docs/cost-model.md section 6): the nodes of a type are alike only when they all do.
-    const SwitchUplinks uplinks = switchUplinks(cluster);
+    const SwitchUplinks uplinks = switchUplinks(cluster, &catalog);
     for (std::size_t t = 0; t < m_types.size(); ++t) {
         TypeInfo& ti = m_types[t];
         ti.min_node = *std::min_element(ti.node_counts.begin(), ti.node_counts.end());

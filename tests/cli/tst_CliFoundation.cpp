@@ -92,6 +92,7 @@ private slots:
     void validateMixedKeepsGoing();
     void validateDevicesAgainstTheCatalog();
     void repeatedOptionIsRefused();
+    void optionsAndFileNamesAreToldApart();
     void numbersSayWhatIsExpected();
     void timeLimitBeyondMeaningIsNoLimit();
     void estimateNamesTheResponsibleFlag();
@@ -314,6 +315,35 @@ void tst_CliFoundation::repeatedOptionIsRefused()
     QCOMPARE(o.exitCode, 2);
     QVERIFY2(o.err.contains("option -o is given twice"), qPrintable(o.err));
     QVERIFY(QDir(tmp.path()).isEmpty());
+    // Switches too: "--json --json" is as likely a slip as "--tp 2 --tp 4".
+    const Run sw = hapmoe({"plan", "--model", "mixtral-s", "--cluster", "16-1-h", "--json", "--json"});
+    QCOMPARE(sw.exitCode, 2);
+    QVERIFY2(sw.err.contains("option --json is given twice; give it once"), qPrintable(sw.err));
+}
+
+void tst_CliFoundation::optionsAndFileNamesAreToldApart()
+{
+    // "--tp --pp 2": --tp has no value; "--pp" is not taken as one.
+    const Run v = hapmoe({"estimate", "--model", "llama2-7b", "--cluster", "A100:1x8", "--tp", "--pp", "2"});
+    QCOMPARE(v.exitCode, 2);
+    QVERIFY2(v.err.contains("option --tp needs a value, got the option --pp"), qPrintable(v.err));
+    // A single-dash word is an unknown option, not a file name; after "--" it is a file name.
+    const QString example = QStringLiteral(HAPMOE_SOURCE_DIR) + "/resources/examples/example.hapmoe";
+    const Run x = hapmoe({"validate", "-x", example});
+    QCOMPARE(x.exitCode, 2);
+    QVERIFY2(x.err.contains("unknown option -x (a file whose name starts with '-' goes after \"--\")"), qPrintable(x.err));
+    const Run dd = hapmoe({"validate", "--", example});
+    QCOMPARE(dd.exitCode, 0);
+    const Run missing = hapmoe({"validate", "--", "-x"});
+    QCOMPARE(missing.exitCode, 2);
+    QVERIFY2(missing.err.contains("-x"), qPrintable(missing.err));
+    // -h is --help in every command, and "help plan" is "plan --help".
+    const Run h = hapmoe({"plan", "-h"});
+    QCOMPARE(h.exitCode, 0);
+    QVERIFY(h.out.startsWith("Usage: hapmoe plan "));
+    const Run help = hapmoe({"help", "plan"});
+    QCOMPARE(help.exitCode, 0);
+    QCOMPARE(help.out, h.out);
 }
 
 void tst_CliFoundation::numbersSayWhatIsExpected()

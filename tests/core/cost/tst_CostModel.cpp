@@ -886,6 +886,17 @@ void TestCostModel::oversubscribedLeafSwitches()
     QVERIFY(b2.stages[0].dp_sync > f2.stages[0].dp_sync);
     QCOMPARE(a2.stages[0].p2p_send, b2.stages[0].p2p_send);
     QVERIFY(a2.stages[0].p2p_send > f2.stages[0].p2p_send);
+
+    // A node link drawn faster than the node's NICs (8 x 50 = 400 GB/s) loads the leaf no more
+    // than the NICs can send: node links of 4,000 GB/s under uplinks of 800 GB/s leave the
+    // leaves at 800 down / 800 up, not oversubscribed, and the prediction is that of the
+    // 400 GB/s links. Without the catalog the links count as drawn (8000 / 800 = 10:1).
+    const Cluster wide = fabric(4000, 800);
+    QVERIFY(!switchUplinks(wide, &DeviceCatalog::builtin()).oversubscribed());
+    QCOMPARE(switchUplinks(wide, &DeviceCatalog::builtin()).down.at(10), 800.0);
+    QCOMPARE(switchUplinks(wide).oversubscription(10), 10.0);
+    QCOMPARE(estimate(wide, 1).iteration_time_s, f.iteration_time_s);
+    QCOMPARE(estimate(wide, 2).iteration_time_s, f2.iteration_time_s);
 }
 
 void TestCostModel::predictionRecordsOverlapSwitches()

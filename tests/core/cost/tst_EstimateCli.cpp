@@ -215,6 +215,17 @@ private slots:
                                "--gbs", "64", "--recompute", "full", "--recompute-layers", "6", "--distributed-optimizer"});
         QVERIFY2(ok.code == 0, ok.err.constData());
         QVERIFY(ok.out.contains("PP 4, VPP 2, 8 micro-batches, global batch 64"));
+        // K = 6 is within the rank's 6 layers (Megatron-LM's bound) but above a chunk's 24 / 4 / 2 = 3:
+        // every layer of each chunk is recomputed, as with K = 3, and a note says so.
+        QVERIFY2(ok.out.contains("note: --recompute-layers 6 is more than the 3 layers of a model chunk (VPP 2): Megatron-LM accepts it "
+                                 "and recomputes every layer of each chunk"),
+                 ok.out.constData());
+        const Run three = hapmoe({"estimate", "--model", "mixtral-s", "--cluster", "H800:4x8", "--pp", "4", "--ep", "8", "--vpp", "2",
+                                  "--gbs", "64", "--recompute", "full", "--recompute-layers", "3", "--distributed-optimizer"});
+        QVERIFY2(three.code == 0, three.err.constData());
+        QVERIFY(!three.out.contains("more than the"));
+        const auto iteration = [](const QByteArray& out) { return out.mid(out.indexOf("iteration")).split('\n').front(); };
+        QCOMPARE(iteration(three.out), iteration(ok.out));
     }
 
     void scriptExcludesModelPlanAndKnobs()

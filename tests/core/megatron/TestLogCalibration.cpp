@@ -220,6 +220,20 @@ private slots:
         // 0.001 ms per iteration would be an MFU far above 100% on 32 H800.
         const std::string fast = refusal(replaced("(ms): 10234.1", "(ms): 0.001"));
         QVERIFY2(fast.rfind("line 16: elapsed time per iteration 0.001 ms is shorter than the ", 0) == 0, fast.c_str());
+        // Another global batch (the plan's is 256) is another run; the first iteration line is line 11.
+        QCOMPARE(refusal(replaced("global batch size:   256", "global batch size:   512")),
+                 std::string("line 11: the run has global batch size 512, the plan \"current (train_mixtral_8x7b_distributed.sh)\" "
+                             "has global batch size 256: expected the log of a run of this plan"));
+        // Router counts (line 22) a top-2 router over Mixtral's 8 experts cannot give: the layer's
+        // 8000 routed tokens are 4000 tokens x 2, so no expert can have more than 4000.
+        const std::string counts = "1300 1000 1000 1000 900 900 950 950";
+        QCOMPARE(refusal(replaced(counts, "8000 0 0 0 0 0 0 0")),
+                 std::string("line 22: tokens per expert of layer 0: expert 0 has 8000 tokens, more than the 4000 tokens of the layer "
+                             "(the counts over top-2); expected counts of a top-2 router"));
+        QCOMPARE(refusal(replaced(counts, "1300 1000")),
+                 std::string("line 22: tokens per expert of layer 0: expected 8 counts, one per expert of \"Mixtral 8x7B (train_mixtral_8x7b_distributed.sh)\", got 2"));
+        QCOMPARE(refusal(replaced(counts, "-1300 1000 1000 1000 900 900 950 950")),
+                 std::string("line 22: tokens per expert: expected token counts >= 0, got \"-1300\""));
         QCOMPARE(refusal(text), std::string("calibrated"));
     }
 };

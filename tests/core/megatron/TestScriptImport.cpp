@@ -577,6 +577,9 @@ private slots:
         // 7 sequences do not split into micro-batches of 2.
         const std::string gbs = whereOf(importMegatronScript(head + "--hidden-size 4096 --global-batch-size 7 --micro-batch-size 2\n", "b.sh"));
         QVERIFY2(gbs.rfind("--global-batch-size: ", 0) == 0, gbs.c_str());
+        // A global batch of 0 is refused (Megatron-LM takes its default only when the flag is absent).
+        QCOMPARE(whereOf(importMegatronScript(head + "--hidden-size 4096 --global-batch-size 0\n", "b0.sh")),
+                 std::string("--global-batch-size: expected an integer from 1 to 100000000, got \"0\""));
         // --num-layers 0 says what was expected.
         const ImportedScript zero = importMegatronScript("torchrun pretrain_gpt.py --num-layers 0 --hidden-size 64 "
                                                          "--num-attention-heads 2 --seq-length 128\n",
