@@ -39,7 +39,9 @@ Searches the fastest feasible parallel plan (HS-DP) and compares it with the bas
   --devices FILE         a hapmoe.devices catalog adding or overriding device types
   --target T             megatron | flagscale | any (default any: the best the cluster allows)
   --top K                number of distinct plans to return (default 1)
-  --algorithm A          hs-dp | exhaustive | uniform | metis-style (default hs-dp)
+  --algorithm A          hs-dp | exhaustive | uniform | metis-style (default hs-dp;
+                         exhaustive tries every stage sequence, a time exponential in the
+                         devices: for a few nodes, or with --time-limit)
   --exact                turn off the load-balance and communication prunings
   --delta D              load-balance tolerance (default 0.2)
   --eta E                heterogeneous communication threshold (default 2)

@@ -674,6 +674,22 @@ CostModel::CostModel(const ModelSpec& model, const Cluster& cluster, const Devic
 
 CostModel::~CostModel() = default;
 
+double CostModel::deviceCapacityBytes(std::string_view deviceType) const
+{
+    const DeviceInfo* dev = d->deviceOrNull(deviceType);
+    return dev ? dev->capacity : 0.0;
+}
+
+double CostModel::minimumModelStateBytes(double optimizerOffloadFraction) const
+{
+    // The same bytes per parameter as estimateStage: 2 (weight) + 4 (fp32 main gradient) on the
+    // device, 12 (fp32 parameter, Adam m and v) of which the offloaded share is on the host.
+    // Data and context parallelism only replicate, and the distributed optimizer only shards
+    // what one replica holds, so no plan holds less.
+    const double offload = std::clamp(optimizerOffloadFraction, 0.0, 1.0);
+    return countParameters(d->model).total * (2.0 + 4.0 + 12.0 * (1.0 - offload));
+}
+
 const ModelSpec& CostModel::model() const { return d->model; }
 const Cluster& CostModel::cluster() const { return d->cluster; }
 const DeviceCatalog& CostModel::catalog() const { return d->catalog; }

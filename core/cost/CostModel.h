@@ -101,6 +101,14 @@ public:
     // The same with the model's training setting for the distributed optimizer.
     double tiedEmbeddingSync(const StagePlan& first, const StagePlan& last) const;
 
+    // Memory one device of the type may fill (bytes: its capacity less the headroom); 0 for a
+    // type the catalog does not know.
+    double deviceCapacityBytes(std::string_view deviceType) const;
+    // Least device memory any plan of the model needs over all its devices together: every
+    // parameter once with its bf16 weight and fp32 gradient (6 bytes), and the optimizer's
+    // 12 bytes (fp32 copy, Adam m and v) of it less the share offloaded to the host
+    // (docs/search.md section 1). Activations and runtime overhead only add to it.
+    double minimumModelStateBytes(double optimizerOffloadFraction) const;
     const ModelSpec& model() const;
     const Cluster& cluster() const;
     const DeviceCatalog& catalog() const;

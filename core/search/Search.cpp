@@ -651,6 +651,29 @@ std::string gib(double v)
     return buf;
 }
 
+// Bytes as GiB, or TiB from 1024 GiB on.
+std::string memoryText(double bytes)
+{
+    const double g = bytes / (1024.0 * 1024.0 * 1024.0);
+    if (g < 1024)
+        return gib(g);
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.1f TiB", g / 1024);
+    return buf;
+}
+
+std::string parametersText(double n)
+{
+    char buf[64];
+    if (n >= 1e12)
+        std::snprintf(buf, sizeof buf, "%.2f trillion", n / 1e12);
+    else if (n >= 1e9)
+        std::snprintf(buf, sizeof buf, "%.1f billion", n / 1e9);
+    else
+        std::snprintf(buf, sizeof buf, "%.1f million", n / 1e6);
+    return buf;
+}
+
 } // namespace
 
 // Shares of the optimizer states in host memory that "if needed" tries, smallest first.
@@ -696,6 +719,35 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
                 + "; no device of the cluster is left (the alltoall or allgather dispatcher runs on every device)";
             return result;
         }
+    }
+    // Every plan holds each parameter at least once with its weight and gradient, and the
+    // optimizer state of the share not offloaded (CostModel::minimumModelStateBytes). When the
+    // devices cannot hold even that, nothing fits: the answer comes at once and gives the
+    // whole model's figure (the closest stage's shortfall would understate it). When only the
+    // offloaded form can fit, "if needed" skips the passes with the optimizer on the devices.
+    double deviceBytes = 0;
+    long long deviceCount = 0;
+    for (const Node& n : usable.nodes) {
+        deviceBytes += n.count * cost.deviceCapacityBytes(n.device_type);
+        deviceCount += n.count;
+    }
+    const bool offloadAllowed = options.optimizer_offload != OptimizerOffload::Never;
+    const double needOnDevice = cost.minimumModelStateBytes(0.0), needOffloaded = cost.minimumModelStateBytes(1.0);
+    const bool onDeviceCanFit = needOnDevice <= deviceBytes;
+    if (deviceCount > 0 && (offloadAllowed ? needOffloaded : needOnDevice) > deviceBytes) {
+        const std::string params = parametersText(countParameters(cost.model()).total);
+        const std::string held = "the cluster's " + std::to_string(deviceCount) + " devices hold " + memoryText(deviceBytes)
+            + (result.devices_left_out.empty() ? "" : " (those the search may use)");
+        if (offloadAllowed)
+            result.no_plan_reason = "no plan fits in device memory: the model's " + params + " parameters need at least "
+                + memoryText(needOffloaded) + " on the devices for their weights and gradients even with the optimizer "
+                  "offloaded to the host (6 bytes each), and " + held;
+        else
+            result.no_plan_reason = "no plan fits in device memory: the model's " + params + " parameters need at least "
+                + memoryText(needOnDevice) + " for their weights, gradients and optimizer states (18 bytes each; "
+                + memoryText(needOffloaded) + " with the optimizer offloaded to the host), and " + held;
+        result.time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        return result;
     }
     // The first order's searcher runs the baselines and merges; the others only add plans.
     const std::vector<Cluster> orders = nodeOrders(usable);
@@ -832,8 +884,9 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
             setKnownBest(std::numeric_limits<double>::infinity());
             return;
         }
-        runMain();
-        if (main->plans.empty() && main->min_shortfall_gib >= 0 && !control.stop()) {
+        if (onDeviceCanFit)
+            runMain();
+        if (!onDeviceCanFit || (main->plans.empty() && main->min_shortfall_gib >= 0 && !control.stop())) {
             // Short of memory with the prunings: try the offload shares (with the prunings).
             result.offload_needed = true;
             auto offloadPasses = [&]() {
@@ -855,13 +908,17 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
             // Nothing with any share either: the prunings may have hidden every plan. Search
             // without them, first with the optimizer on the devices (a plan found there needs
             // no offload), then with the shares.
+            if (!main)
+                main.emplace();   // stopped before any pass ran
             if (prunedLeftNothing()) {
                 heuristics = false;
                 exactRan = true;
-                setOffloadFraction(0.0);
-                setKnownBest(bound);
-                runMain();
-                if (!main->plans.empty())
+                if (onDeviceCanFit) {
+                    setOffloadFraction(0.0);
+                    setKnownBest(bound);
+                    runMain();
+                }
+                if (onDeviceCanFit && !main->plans.empty())
                     result.offload_needed = false;
                 else
                     offloadPasses();

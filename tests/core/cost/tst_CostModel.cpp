@@ -8,6 +8,7 @@
 #include "cost/Schedule.h"
 #include "cost/UniformPlan.h"
 #include "hardware/DeviceCatalog.h"
+#include "io/Presets.h"
 #include "profile/ProfileTables.h"
 #include "util/InputError.h"
 
@@ -188,6 +189,7 @@ private slots:
     void activationsInFlight();
     void keyValueGroupsReplicateBeyondTp();
     void bytesPerParameter();
+    void leastModelStateOverAllDevices();
     void dataParallelOverlapSwitches();
     void optimizerCpuOffload();
     void hostMemoryAndLinkOfTheNode();
@@ -390,6 +392,38 @@ void TestCostModel::bytesPerParameter()
     ctx.distributed_optimizer = true;
     e = cm.estimateStage(st, ctx);
     QVERIFY(std::fabs((e.memory.weights + e.memory.gradients + e.memory.optimizer) / params - (6 + 12.0 / 4)) < 1e-9);
+}
+
+void TestCostModel::leastModelStateOverAllDevices()
+{
+    // Every preset model on one stage of one device (TP, PP, DP 1) holds each parameter once:
+    // 18 bytes per parameter (Megatron dist_optimizer.md), the bound the search starts from.
+    // With the optimizer offloaded 6 bytes stay on the device. Mixtral 8x7B: 46.7e9 x 18 =
+    // 841 GB (Jiang et al. 2024 give 46.7e9 parameters).
+    const Cluster c = nodesOf("H100-SXM", 1);
+    for (const PresetInfo& info : modelPresets()) {
+        const ModelSpec& m = *findModelPreset(info.name);
+        const CostModel cm(m, c, DeviceCatalog::builtin());
+        const double p = countParameters(m).total;
+        QCOMPARE(cm.minimumModelStateBytes(0.0), 18 * p);
+        QCOMPARE(cm.minimumModelStateBytes(1.0), 6 * p);
+        QCOMPARE(cm.minimumModelStateBytes(0.5), 12 * p);
+        StagePlan st = stageOn("H100-SXM", 0, 1, 1);
+        st.first_layer = 0;
+        st.num_layers = m.num_layers;
+        StageContext ctx;
+        ctx.stage_index = 0;
+        ctx.num_stages = 1;
+        ctx.num_microbatches = 1;
+        const StageEstimate e = cm.estimateStage(st, ctx);
+        const double held = e.memory.weights + e.memory.gradients + e.memory.optimizer;
+        QVERIFY2(std::fabs(held / cm.minimumModelStateBytes(0.0) - 1) < 1e-9, info.name.c_str());
+    }
+    const CostModel mixtral(mixtral8x7b(), c, DeviceCatalog::builtin());
+    QVERIFY(std::fabs(mixtral.minimumModelStateBytes(0.0) / 18 / 46.7e9 - 1) < 0.005);
+    // An H100 SXM's 80 GiB, all of it usable with no headroom.
+    QCOMPARE(mixtral.deviceCapacityBytes("H100-SXM"), 80.0 * 1024 * 1024 * 1024);
+    QCOMPARE(mixtral.deviceCapacityBytes("no-such-device"), 0.0);
 }
 
 void TestCostModel::dataParallelOverlapSwitches()

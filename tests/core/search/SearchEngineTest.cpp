@@ -78,6 +78,7 @@ private slots:
     void deterministicAcrossThreads();
     void alternativesAndBaselines();
     void optimizerOffloadWhenNothingFits();
+    void modelLargerThanTheClusterAnswersAtOnce();
     void hostMemoryBoundsTheOffload();
     void unrunnablePlansDoNotPrune();
     void nodesWithSlowLinksAreNotInterchangeable();
@@ -312,6 +313,37 @@ void SearchEngineTest::optimizerOffloadWhenNothingFits()
     QVERIFY(!always.plans.empty());
     QCOMPARE(always.plans.front().plan.optimizer_offload_fraction, 1.0);
     QVERIFY(always.plans.front().prediction.breakdown.optimizer > fits.plans.front().prediction.breakdown.optimizer);
+}
+
+void SearchEngineTest::modelLargerThanTheClusterAnswersAtOnce()
+{
+    // GPT-1T (Korthikanti Table 3: 128 layers, h 25600, V 51200, s 2048) has
+    // 12 L h^2 (1 + 13/(12h) + (V + s)/(12 L h)) = 1.008e12 parameters (Narayanan eq. 2).
+    // Even with the optimizer in host memory every parameter keeps a bf16 weight and an fp32
+    // gradient on a device: 6 bytes x 1.008e12 = 5.5 TiB, against 8 x 80 GiB = 640 GiB on one
+    // H800 node. The search answers before it explores a state, with the whole model's figure.
+    const ModelSpec* model = findModelPreset("GPT-1T");
+    QVERIFY(model);
+    const Cluster cluster = test::nodesOf("H800", 1);
+    const CostModel cost(*model, cluster, DeviceCatalog::builtin());
+    QVERIFY(std::fabs(countParameters(*model).total / 1.008e12 - 1) < 0.001);
+    SearchOptions opt;
+    opt.threads = 2;
+    const SearchResult r = runSearch(cost, opt);
+    QVERIFY(r.plans.empty());
+    QCOMPARE(r.states, 0LL);
+    QCOMPARE(r.no_plan_reason,
+             std::string("no plan fits in device memory: the model's 1.01 trillion parameters need at least 5.5 TiB on the devices "
+                         "for their weights and gradients even with the optimizer offloaded to the host (6 bytes each), and the "
+                         "cluster's 8 devices hold 640.0 GiB"));
+    // With the optimizer kept on the devices: 18 bytes x 1.008e12 = 16.5 TiB.
+    opt.optimizer_offload = OptimizerOffload::Never;
+    const SearchResult never = runSearch(cost, opt);
+    QCOMPARE(never.states, 0LL);
+    QVERIFY2(never.no_plan_reason.find("need at least 16.5 TiB for their weights, gradients and optimizer states (18 bytes each; "
+                                       "5.5 TiB with the optimizer offloaded to the host)")
+                 != std::string::npos,
+             never.no_plan_reason.c_str());
 }
 
 void SearchEngineTest::hostMemoryBoundsTheOffload()
