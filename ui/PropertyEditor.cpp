@@ -13,6 +13,7 @@
 #include <QLineEdit>
 #include <QSpinBox>
 #include <QStackedWidget>
+#include <QToolTip>
 #include <QVBoxLayout>
 
 namespace hapmoe::ui {
@@ -252,8 +253,18 @@ void PropertyEditor::commitNode()
         return;
     Node n = *old;
     const QString host = m_host->text().trimmed();
-    if (!host.isEmpty())
-        n.host = host.toStdString();
+    // A host name reaches launch scripts: one the readers would refuse is not taken.
+    if (!host.isEmpty()) {
+        if (const std::string why = hostNameProblem(host.toStdString()); why.empty()) {
+            n.host = host.toStdString();
+        } else {
+            m_host->setText(QString::fromStdString(old->host));
+            QToolTip::showText(m_host->mapToGlobal(QPoint(0, m_host->height())),
+                               tr("Host name \"%1\" %2; it stays \"%3\".")
+                                   .arg(host.left(60), QString::fromStdString(why), QString::fromStdString(old->host)),
+                               m_host);
+        }
+    }
     n.device_type = m_type->currentText().toStdString();
     n.count = m_count->value();
     n.nics = m_nics->value();

@@ -3,6 +3,7 @@
 #include "hardware/DeviceCatalog.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <iterator>
 
 namespace hapmoe {
@@ -53,6 +54,47 @@ int Cluster::nextFreeId() const
     for (const auto& s : switches)
         next = std::max(next, s.id + 1);
     return next;
+}
+
+std::string hostNameProblem(std::string_view host)
+{
+    if (host.empty())
+        return "is empty";
+    if (host.size() > 253)
+        return "is " + std::to_string(host.size()) + " characters long, more than 253";
+    std::size_t start = 0;
+    while (true) {
+        const std::size_t dot = std::min(host.find('.', start), host.size());
+        const std::string_view label = host.substr(start, dot - start);
+        if (label.empty())
+            return "has an empty label (a '.' at an end or two in a row)";
+        if (label.size() > 63)
+            return "has a label of " + std::to_string(label.size()) + " characters, more than 63";
+        if (label.front() == '-' || label.back() == '-')
+            return "has a label that starts or ends with '-'";
+        for (char c : label) {
+            const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
+            if (!ok) {
+                const unsigned char u = static_cast<unsigned char>(c);
+                if (u < 0x20 || u >= 0x7f) {
+                    char code[8];
+                    std::snprintf(code, sizeof code, "0x%02x", u);
+                    return std::string("has the byte ") + code;
+                }
+                return std::string("has the character '") + c + "'";
+            }
+        }
+        if (dot == host.size())
+            return {};
+        start = dot + 1;
+    }
+}
+
+std::string shortenedForMessage(std::string_view value)
+{
+    if (value.size() <= 60)
+        return std::string(value);
+    return std::string(value.substr(0, 60)) + "... (" + std::to_string(value.size()) + " characters)";
 }
 
 SwitchUplinks switchUplinks(const Cluster& cluster, const DeviceCatalog* catalog)

@@ -8,6 +8,7 @@
 
 #include <map>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace hapmoe {
@@ -89,6 +90,15 @@ struct SwitchUplinks {
     // leave it (true for fewer than two nodes).
     bool shareLeaf(const std::vector<int>& nodeIds) const;
 };
+// The rule for Node::host, shared by the readers and the launcher export (a host name reaches
+// shell scripts, hostfiles and --master_addr): labels of 1-63 letters, digits, '-' and '_',
+// not starting or ending with '-', joined by '.', 253 characters at most (RFC 1123 names,
+// with the '_' that /etc/hosts and cloud host names use; dotted IPv4 addresses are such
+// names). Returns "" for a valid name, else what is wrong ("has an empty label").
+std::string hostNameProblem(std::string_view host);
+// Text of a value for an error message: at most 60 characters, then "... (N characters)".
+std::string shortenedForMessage(std::string_view value);
+
 // With a catalog, a node's link to a switch counts at most what the node's NICs can send
 // (nics x nic_gbit, or devices x the type's inter-node figure): a link faster than the NICs
 // behind it cannot load the switch more. Without one, links count as given.

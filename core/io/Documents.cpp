@@ -658,18 +658,6 @@ std::string formatBound(double v)
     return buf;
 }
 
-bool validHost(const std::string& host)
-{
-    if (host.empty() || host.size() > 253 || host.front() == '-' || host.front() == '.')
-        return false;
-    for (char c : host) {
-        const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_';
-        if (!ok)
-            return false;
-    }
-    return true;
-}
-
 } // namespace
 
 std::string detectFormat(std::string_view text, const std::string& fileName)
@@ -1019,9 +1007,10 @@ void validateCluster(const Cluster& c, const DeviceCatalog& catalog, const std::
             throw InputError(file, where("nodes", i, "device_type"),
                              "unknown device type \"" + n.device_type + "\"; known: " + known);
         }
-        if (!validHost(n.host))
+        if (const std::string why = hostNameProblem(n.host); !why.empty())
             throw InputError(file, where("nodes", i, "host"),
-                             "expected a host name of letters, digits, '.', '-' and '_', got \"" + n.host + "\"");
+                             "expected a host name (labels of 1-63 letters, digits, '-' and '_' joined by '.'; see docs/formats.md): \""
+                                 + shortenedForMessage(n.host) + "\" " + why);
         if (n.nics < 0)
             throw InputError(file, where("nodes", i, "nics"), "expected a non-negative integer, got " + std::to_string(n.nics));
         if (!(n.nic_gbit >= 0))

@@ -267,7 +267,7 @@ public:
                 + std::to_string(model.seq_length);
         }
         out.push_back(pos);
-        ExportCheck hosts{"host names are RFC 1123 names or IPv4 addresses", true, {}};
+        ExportCheck hosts{"host names are valid (labels of letters, digits, '-' and '_' joined by '.')", true, {}};
         ExportCheck labels{"device-type labels are [A-Za-z0-9._-]", true, {}};
         std::set<int> used;
         for (const StagePlan& st : plan.stages) {
@@ -279,10 +279,12 @@ public:
         }
         for (int id : used) {
             const Node* n = m_doc.cluster.node(id);
-            if (n && !ShellQuote::isValidHost(n->host) && hosts.ok) {
+            if (!n || !hosts.ok)
+                continue;
+            if (const std::string why = hostNameProblem(n->host); !why.empty()) {
                 hosts.ok = false;
-                hosts.message = "host name \"" + n->host + "\" of node " + std::to_string(id)
-                    + " is not a valid host name; it is refused rather than written into a shell script";
+                hosts.message = "host name \"" + shortenedForMessage(n->host) + "\" of node " + std::to_string(id) + " " + why
+                    + "; it is refused rather than written into a shell script";
             }
         }
         out.push_back(hosts);

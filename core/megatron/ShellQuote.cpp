@@ -89,25 +89,4 @@ bool ShellQuote::isValidLabel(std::string_view label)
            });
 }
 
-bool ShellQuote::isValidHost(std::string_view host)
-{
-    if (host.empty() || host.size() > 253)
-        return false;
-    std::size_t start = 0;
-    while (start <= host.size()) {
-        std::size_t dot = host.find('.', start);
-        if (dot == std::string_view::npos)
-            dot = host.size();
-        const std::string_view label = host.substr(start, dot - start);
-        if (label.empty() || label.size() > 63 || label.front() == '-' || label.back() == '-')
-            return false;
-        if (!std::all_of(label.begin(), label.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '-'; }))
-            return false;
-        if (dot == host.size())
-            break;
-        start = dot + 1;
-    }
-    return true;
-}
-
 } // namespace hapmoe

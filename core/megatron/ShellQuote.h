@@ -26,9 +26,6 @@ public:
     static std::string unquoted(std::string_view value);
     static bool isQuoted(std::string_view value);
 
-    // RFC 1123 host name or dotted IPv4 address: letters, digits, '-' and '.', labels of 1-63
-    // characters not starting or ending with '-', 253 characters at most.
-    static bool isValidHost(std::string_view host);
     // A label FlagScale passes as --hetero-device-types / type=: [A-Za-z0-9._-]+.
     static bool isValidLabel(std::string_view label);
     // An environment variable name: [A-Za-z_][A-Za-z0-9_]*.

@@ -16,6 +16,7 @@
 
 #include <QLabel>
 #include <QDoubleSpinBox>
+#include <QLineEdit>
 #include <QScrollBar>
 #include <QSpinBox>
 #include <QTreeWidget>
@@ -210,6 +211,31 @@ private slots:
         QCOMPARE(count->value(), 8);   // the editor follows the document
         doc->undoStack()->redo();
         QCOMPARE(doc->cluster().nodes.front().count, 16);
+    }
+
+    void propertyEditorKeepsValidHostNames()
+    {
+        // The host name rule of the readers and the export (hostNameProblem): "node_0" is
+        // taken, "a..b" (an empty label) is not, and the field shows the kept name again.
+        auto w = makeWindow();
+        const int id = dropOneNode(*w);
+        QVERIFY(id >= 0);
+        ProjectDocument* doc = w->document();
+        w->clusterScene()->clearSelection();
+        QTest::mouseClick(w->clusterView()->viewport(), Qt::LeftButton, Qt::NoModifier, viewportPosOf(*w, id));
+        auto* host = w->propertyEditor()->findChild<QLineEdit*>(QStringLiteral("nodeHost"));
+        QVERIFY(host && host->isVisible());
+        auto type = [&](const QString& text) {
+            host->setFocus();
+            host->selectAll();
+            QTest::keyClicks(host, text);
+            QTest::keyClick(host, Qt::Key_Return);
+        };
+        type(QStringLiteral("node_0"));
+        QCOMPARE(doc->cluster().nodes.front().host, std::string("node_0"));
+        type(QStringLiteral("a..b"));
+        QCOMPARE(doc->cluster().nodes.front().host, std::string("node_0"));
+        QCOMPARE(host->text(), QStringLiteral("node_0"));
     }
 
     void propertyEditorShowsSwitchOversubscription()
