@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <map>
 #include <stdexcept>
 
@@ -22,6 +23,23 @@ bool matches(const DeviceType& t, const std::string& norm)
                        [&](const std::string& a) { return io::JsonNode::normalizedName(a) == norm; });
 }
 
+// A name, alias, vendor or library is one line of text; a type's name and aliases are also
+// written in cluster shorthands ("H800:2x8,910B:1x8"), where ':' and ',' separate them.
+std::string textField(const io::JsonNode& n, const std::string& key, const std::string& value, bool inShorthand)
+{
+    for (std::size_t i = 0; i < value.size(); ++i)
+        if (const unsigned char c = static_cast<unsigned char>(value[i]); c < 0x20 || c == 0x7f) {
+            char code[8];
+            std::snprintf(code, sizeof code, "0x%02x", c);
+            n.fail(key, "expected one line of printable text, got the control character " + std::string(code) + " at character "
+                            + std::to_string(i + 1));
+        }
+    if (inShorthand && value.find_first_of(":,") != std::string::npos)
+        n.fail(key, "expected a name without ':' or ',' (they separate the parts of a cluster shorthand such as "
+                    "\"H800:2x8,910B:1x8\"), got \"" + value + "\"");
+    return value;
+}
+
 DeviceType readDevice(const io::JsonNode& n)
 {
     n.requireObject();
@@ -29,13 +47,14 @@ DeviceType readDevice(const io::JsonNode& n)
                        "intra_node_gbps", "inter_node_gbps", "collective_library", "compute_capability",
                        "default_efficiency", "default_devices_per_node", "sources", "notes"});
     DeviceType t;
-    t.name = n.reqString("name");
+    t.name = textField(n, "name", n.reqString("name"), true);
+    int aliasIndex = 0;
     for (const auto& a : n.array("aliases")) {
         if (!a.value().is_string() || a.value().get<std::string>().empty())
             a.failHere("expected a non-empty string, got " + io::JsonNode::describe(a.value()));
-        t.aliases.push_back(a.value().get<std::string>());
+        t.aliases.push_back(textField(n, "aliases[" + std::to_string(aliasIndex++) + "]", a.value().get<std::string>(), true));
     }
-    t.vendor = n.reqString("vendor");
+    t.vendor = textField(n, "vendor", n.reqString("vendor"), false);
     // Upper bounds a million times above today's devices (B200: 2,250 TFLOP/s, 192 GB, 8,000
     // GB/s): a larger figure is a typing error, and would make every time and capacity infinite.
     constexpr double kMax = 1e6;
@@ -45,10 +64,11 @@ DeviceType readDevice(const io::JsonNode& n)
     t.intra_link_kind = n.optString("intra_link_kind");
     t.intra_node_gbps = n.reqDouble("intra_node_gbps", 0, true, kMax * 10);
     t.inter_node_gbps = n.reqDouble("inter_node_gbps", 0, true, kMax * 10);
-    t.collective_library = n.reqString("collective_library");
+    t.collective_library = textField(n, "collective_library", n.reqString("collective_library"), false);
     t.compute_capability = n.optDouble("compute_capability", 0, 0);
     t.default_efficiency = n.optDouble("default_efficiency", 0.5, 0, true, 1.0);
-    t.default_devices_per_node = n.optInt("default_devices_per_node", 8, 1);
+    // At most the devices a node may have (the shorthand "TYPE:N" takes this many per node).
+    t.default_devices_per_node = n.optInt("default_devices_per_node", 8, 1, 4096);
     if (auto s = n.optObject("sources")) {
         for (auto it = s->value().begin(); it != s->value().end(); ++it) {
             if (!it->is_string())

@@ -111,6 +111,7 @@ public:
 
     ImportedScript run()
     {
+        m_out.crlf_line_ends = m_text.find("\r\n") != std::string_view::npos;
         m_reader.read(m_text);
         const ShellCommand* launch = findLaunch();
         if (!launch)
@@ -1251,7 +1252,13 @@ void validateScriptModel(const ImportedScript& script)
     }
     for (const char* required : {"--num-layers", "--hidden-size", "--num-attention-heads", "--seq-length"})
         if (!script.given_flags.count(required))
-            throw InputError(file, required, "missing: Megatron-LM needs it (a positive integer) and the launch command does not give it");
+            throw InputError(file, required,
+                             "missing: Megatron-LM needs it (a positive integer) and the launch command does not give it"
+                                 + std::string(script.crlf_line_ends
+                                                   ? " (the script has Windows CRLF line ends: bash takes a '\\' before \"\\r\\n\" "
+                                                     "as escaping the '\\r', so the next line is a command of its own; "
+                                                     "convert the file with dos2unix)"
+                                                   : ""));
     try {
         validateModel(script.model, file);
     } catch (const InputError& e) {

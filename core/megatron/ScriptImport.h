@@ -114,6 +114,7 @@ struct ImportedScript {
     std::vector<std::string> warnings;        // unknown flags, unexpanded values, ...
     std::vector<InvalidFlagValue> invalid_values;   // mapped flags with values that could not be read
     std::set<std::string> given_flags;        // every flag of the entry script, by name
+    bool crlf_line_ends = false;              // Windows line ends: bash keeps the '\r' in words
     std::vector<std::string> node_hosts;      // NODE_HOSTS=( ... ): node-rank order, when given
     // Values the script takes per node from an array indexed by the node rank, as the
     // exported FlagScale launcher does (--nproc_per_node "${NODE_SLOTS[${NODE_RANK}]}",

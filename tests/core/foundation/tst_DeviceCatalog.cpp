@@ -187,6 +187,29 @@ void tst_DeviceCatalog::badCatalogNamesThePath()
         QCOMPARE(QString::fromStdString(e.where()), QStringLiteral("devices[0].memory_gib"));
         QCOMPARE(QString::fromStdString(e.detail()), QStringLiteral("expected a positive number up to 1e+06, got 1e+308"));
     }
+    // Names go into cluster shorthands ("H800:2x8,910B:1x8"), text into tables and comments:
+    // ':' or ',' in a name, a line break in a vendor, and more devices per node than a node
+    // may have are refused where they are.
+    auto refusal = [](const std::string& field) -> std::pair<QString, QString> {
+        const std::string text = R"({"format": "hapmoe.devices", "version": 1, "devices": [{)" + field
+            + R"(, "bf16_tflops": 500, "memory_gib": 96, "hbm_gbps": 3000, "intra_node_gbps": 300,
+               "inter_node_gbps": 50, "collective_library": "NCCL"}]})";
+        try {
+            DeviceCatalog::fromJson(text, "c.json");
+        } catch (const InputError& e) {
+            return {QString::fromStdString(e.where()), QString::fromStdString(e.detail())};
+        }
+        return {};
+    };
+    QCOMPARE(refusal(R"("name": "X1:2x8", "vendor": "Acme")").first, QStringLiteral("devices[0].name"));
+    QVERIFY(refusal(R"("name": "a,b", "vendor": "Acme")").second.startsWith("expected a name without ':' or ','"));
+    QCOMPARE(refusal(R"("name": "X", "aliases": ["ok", "b:c"], "vendor": "Acme")").first, QStringLiteral("devices[0].aliases[1]"));
+    QCOMPARE(refusal(R"("name": "X", "vendor": "Acme\nrm -rf")"),
+             std::make_pair(QStringLiteral("devices[0].vendor"),
+                            QStringLiteral("expected one line of printable text, got the control character 0x0a at character 5")));
+    QCOMPARE(refusal(R"("name": "X", "vendor": "Acme", "default_devices_per_node": 100000)").first,
+             QStringLiteral("devices[0].default_devices_per_node"));
+    QCOMPARE(refusal(R"("name": "X", "vendor": "Acme", "default_devices_per_node": 4096)").first, QString());
     try {
         DeviceCatalog::fromJson(R"({"format": "hapmoe.devices", "version": 2, "devices": []})", "new.json");
         QFAIL("no exception");

@@ -577,6 +577,14 @@ private slots:
         // 7 sequences do not split into micro-batches of 2.
         const std::string gbs = whereOf(importMegatronScript(head + "--hidden-size 4096 --global-batch-size 7 --micro-batch-size 2\n", "b.sh"));
         QVERIFY2(gbs.rfind("--global-batch-size: ", 0) == 0, gbs.c_str());
+        // Windows line ends: bash reads a backslash before CR LF as escaping the CR, and the next line as a new command, so the
+        // flags after the first line are not the launcher's; the message says why.
+        const std::string crlf = whereOf(importMegatronScript("torchrun pretrain_gpt.py \\\r\n  --num-layers 2 --hidden-size 64 \\\r\n"
+                                                              "  --num-attention-heads 2 --seq-length 128\r\n",
+                                                              "crlf.sh"));
+        QVERIFY2(crlf.find("missing: Megatron-LM needs it") != std::string::npos
+                     && crlf.find("Windows CRLF line ends") != std::string::npos,
+                 crlf.c_str());
         // A global batch of 0 is refused (Megatron-LM takes its default only when the flag is absent).
         QCOMPARE(whereOf(importMegatronScript(head + "--hidden-size 4096 --global-batch-size 0\n", "b0.sh")),
                  std::string("--global-batch-size: expected an integer from 1 to 100000000, got \"0\""));
