@@ -15,6 +15,9 @@ namespace hapmoe {
 class DeviceCatalog {
 public:
     DeviceCatalog() = default;
+    // A catalog built in code, taken as given: fromJson's checks (unique names, bounded
+    // figures, one-line text) are the caller's to keep.
+    explicit DeviceCatalog(std::vector<DeviceType> types) : m_types(std::move(types)) {}
 
     // The catalog shipped in resources/devices.json.
     static const DeviceCatalog& builtin();
