@@ -22,20 +22,6 @@ constexpr int kBars = 7;
 constexpr int kSendBar = 3;
 constexpr int kBubbleBar = 4;
 
-// Solid bars in the timeline's colours where it has them: the send in its grey strip's
-// colour, and the bubble hatched as the timeline's idle time, so that no bar reads as a
-// device type or a problem.
-QBrush componentBrush(int i, const QPalette& palette)
-{
-    if (i == kSendBar)
-        return style::communicationColor(palette);
-    if (i == kBubbleBar)
-        return QBrush(style::bubbleColor(palette), Qt::BDiagPattern);
-    static const QColor colors[kBars] = {style::forwardColor(), QColor(0x5c, 0x6b, 0xc0), QColor(0xab, 0x47, 0xbc),
-                                         QColor(), QColor(), style::dpSyncColor(), style::optimizerColor()};
-    return colors[i % kBars];
-}
-
 // The table gives every time in one unit, so that a row can be added up by eye.
 QString milliseconds(double seconds)
 {
@@ -45,6 +31,29 @@ QString milliseconds(double seconds)
 constexpr int kSecondsRole = Qt::UserRole;
 
 } // namespace
+
+QBrush BreakdownView::componentBrush(int component, const QPalette& palette)
+{
+    // The timeline's colours where it has them: the send in its grey strip's colour, the
+    // bubble hatched as the timeline's idle time, DP sync and optimizer as its tail; the rest
+    // pale tints (ExplorerStyle.h), so that no bar reads as a device type or a problem.
+    switch (component) {
+    case 0: return style::computeColor();
+    case 1: return style::tensorParallelColor();
+    case 2: return style::dispatchColor();
+    case kSendBar: return style::communicationColor(palette);
+    case kBubbleBar: return QBrush(style::bubbleColor(palette), Qt::BDiagPattern);
+    case 5: return style::dpSyncColor();
+    case 6: return style::optimizerColor();
+    }
+    return {};
+}
+
+QVector<double> BreakdownView::componentValues(const Prediction& prediction)
+{
+    const TimeBreakdown& b = prediction.breakdown;
+    return {b.compute, b.tensor_parallel, b.expert_dispatch, b.pipeline_send, b.pipeline_bubble, b.dp_sync, b.optimizer};
+}
 
 QStringList BreakdownView::componentNames()
 {
@@ -278,8 +287,7 @@ void BreakdownView::setEmptyText(const QString& text)
 
 void BreakdownView::setPlan(const Plan& plan, const Prediction& prediction)
 {
-    const TimeBreakdown& b = prediction.breakdown;
-    m_values = {b.compute, b.tensor_parallel, b.expert_dispatch, b.pipeline_send, b.pipeline_bubble, b.dp_sync, b.optimizer};
+    m_values = componentValues(prediction);
     double sum = 0;
     for (double v : m_values)
         sum += v;

@@ -7,6 +7,8 @@
 #include "cost/Prediction.h"
 #include "plan/Plan.h"
 
+#include <QBrush>
+#include <QPalette>
 #include <QStringList>
 #include <QWidget>
 
@@ -37,6 +39,10 @@ public:
     // The seven components in display order, in seconds.
     QVector<double> components() const { return m_values; }
     static QStringList componentNames();
+    // The components' seconds in the same order (What-if lists them too).
+    static QVector<double> componentValues(const Prediction& prediction);
+    // A component's bar: its colour, the bubble's hatched.
+    static QBrush componentBrush(int component, const QPalette& palette);
     QCustomPlot* chart() const { return m_plot; }
     // What the bars add up to, in words ("Iteration 7.401 s = bottleneck S1 × 32 ...").
     QString barsTitle() const;

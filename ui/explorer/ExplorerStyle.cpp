@@ -14,16 +14,22 @@ namespace {
 constexpr char kPlaceholderName[] = "chartPlaceholder";
 }
 
-QColor deviceColor(const QString& deviceType)
+namespace {
+
+struct KnownDevice {
+    QString key;
+    QColor color;
+};
+
+// One hue per type, at least 20 degrees from every other type's (HSV hue in the
+// comments), at a similar strength: a lighter or darker shade of one hue reads as the
+// same type on a strip (A100 and H800 share mixed clusters). Hues within 25 degrees of
+// red are left to problems: capacity lines, shortfalls and the bubble hatch. Vendors keep their
+// customary family where it does not collide: NVIDIA greens to blues, AMD orange (the
+// older MI250 lime), Ascend purples, Gaudi cyan; L40S, a graphics part, is the only grey.
+const QList<KnownDevice>& knownDevices()
 {
-    const QString t = deviceType.toUpper();
-    // One hue per type, at least 20 degrees from every other type's (HSV hue in the
-    // comments), at a similar strength: a lighter or darker shade of one hue reads as the
-    // same type on a strip (A100 and H800 share mixed clusters). Hues within 25 degrees of
-    // red are left to problems: capacity lines, shortfalls and the bubble hatch. Vendors keep their
-    // customary family where it does not collide: NVIDIA greens to blues, AMD orange (the
-    // older MI250 lime), Ascend purples, Gaudi cyan; L40S, a graphics part, is the only grey.
-    static const QList<QPair<QString, QColor>> known = {
+    static const QList<KnownDevice> known = {
         {QStringLiteral("MI300"), QColor(0xe0, 0x6b, 0x16)},   // 25 orange
         {QStringLiteral("H200"), QColor(0xb8, 0x97, 0x12)},    // 48 amber
         {QStringLiteral("H20"), QColor(0x8f, 0xa8, 0x2a)},     // 72 yellow-green
@@ -39,13 +45,43 @@ QColor deviceColor(const QString& deviceType)
         {QStringLiteral("MI325"), QColor(0xb8, 0x1c, 0x6a)},   // 330 raspberry
         {QStringLiteral("L40"), QColor(0x60, 0x70, 0x7d)},     // blue grey
     };
-    for (const auto& [key, color] : known) {
-        if (t.contains(key))
-            return color;
+    return known;
+}
+
+// Types not in the list above are hashed into these.
+const QList<QColor>& extraDeviceColors()
+{
+    static const QList<QColor> extra = {QColor(0x5d, 0x40, 0x37), QColor(0x37, 0x47, 0x4f), QColor(0x55, 0x6b, 0x2f),
+                                        QColor(0x00, 0x69, 0x5c), QColor(0xf9, 0xa8, 0x25), QColor(0x45, 0x27, 0xa0)};
+    return extra;
+}
+
+// WCAG 2.1 relative luminance (sRGB channels linearised).
+double relativeLuminance(const QColor& c)
+{
+    const auto linear = [](double v) { return v <= 0.04045 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4); };
+    return 0.2126 * linear(c.redF()) + 0.7152 * linear(c.greenF()) + 0.0722 * linear(c.blueF());
+}
+
+} // namespace
+
+QColor deviceColor(const QString& deviceType)
+{
+    const QString t = deviceType.toUpper();
+    for (const KnownDevice& known : knownDevices()) {
+        if (t.contains(known.key))
+            return known.color;
     }
-    static const QColor extra[] = {QColor(0x5d, 0x40, 0x37), QColor(0x37, 0x47, 0x4f), QColor(0x55, 0x6b, 0x2f),
-                                   QColor(0x00, 0x69, 0x5c), QColor(0xf9, 0xa8, 0x25), QColor(0x45, 0x27, 0xa0)};
-    return extra[qHash(t) % (sizeof(extra) / sizeof(extra[0]))];
+    const QList<QColor>& extra = extraDeviceColors();
+    return extra[static_cast<qsizetype>(qHash(t) % static_cast<size_t>(extra.size()))];
+}
+
+QList<QColor> deviceColors()
+{
+    QList<QColor> colors;
+    for (const KnownDevice& known : knownDevices())
+        colors << known.color;
+    return colors + extraDeviceColors();
 }
 
 QString shortDeviceName(const QString& deviceType)
@@ -54,11 +90,19 @@ QString shortDeviceName(const QString& deviceType)
     return dash > 0 ? deviceType.left(dash) : deviceType;
 }
 
+double contrastRatio(const QColor& a, const QColor& b)
+{
+    // WCAG 2.1, definition of contrast ratio: (L1 + 0.05) / (L2 + 0.05), L1 the lighter.
+    const double la = relativeLuminance(a), lb = relativeLuminance(b);
+    return (std::max(la, lb) + 0.05) / (std::min(la, lb) + 0.05);
+}
+
 QColor textOn(const QColor& fill)
 {
-    // Relative luminance (ITU-R BT.709 weights) decides between black and white text.
-    const double l = 0.2126 * fill.redF() + 0.7152 * fill.greenF() + 0.0722 * fill.blueF();
-    return l > 0.55 ? QColor(Qt::black) : QColor(Qt::white);
+    // The better of the two: on mid-tone fills (H800 green, MI300X orange) white reaches
+    // only about 3.4:1 and black over 6:1.
+    const QColor black(Qt::black), white(Qt::white);
+    return contrastRatio(fill, black) >= contrastRatio(fill, white) ? black : white;
 }
 
 QColor forwardColor(int chunk)
@@ -82,9 +126,14 @@ QColor communicationColor(const QPalette& palette)
     return mix(palette.color(QPalette::Base), palette.color(QPalette::Text), 0.75);
 }
 
-QColor dpSyncColor() { return QColor(0x26, 0xa6, 0x9a); }
+// Material 200 tints; CIE76 colour difference from every device colour at least 28
+// (ui_plan_explorer: breakdownColorsAreNotDeviceColors).
+QColor computeColor() { return QColor(0x90, 0xca, 0xf9); }          // light blue, as the forward blocks' hue
+QColor tensorParallelColor() { return QColor(0xb3, 0x9d, 0xdb); }   // lavender
+QColor dispatchColor() { return QColor(0xf4, 0x8f, 0xb1); }         // pink
+QColor dpSyncColor() { return QColor(0x9a, 0xd8, 0xce); }           // pale teal
 QBrush embeddingSyncBrush() { return QBrush(dpSyncColor().darker(160), Qt::DiagCrossPattern); }
-QColor optimizerColor() { return QColor(0x8d, 0x6e, 0x63); }
+QColor optimizerColor() { return QColor(0xc5, 0xe1, 0xa5); }       // pale lime
 QColor bubbleColor(const QPalette& palette)
 {
     return isDark(palette) ? QColor(0xef, 0x73, 0x73) : QColor(0xd3, 0x2f, 0x2f);

@@ -16,17 +16,29 @@ namespace hapmoe::ui::style {
 // A stable colour per device type: every known type has its own hue (not a lighter or
 // darker shade of another type's), others are hashed into a palette of further hues.
 QColor deviceColor(const QString& deviceType);
+// Every colour deviceColor can give (the known types' and the hashed ones'), so that other
+// colours can be kept apart from them.
+QList<QColor> deviceColors();
 // The device type without its memory or variant suffix: "A100-80GB" -> "A100",
 // "910B-376T" -> "910B", "H100-SXM" -> "H100".
 QString shortDeviceName(const QString& deviceType);
-// Text colour readable on top of the given fill.
+// Text colour readable on top of the given fill: black or white, whichever contrasts more
+// (at least 4.58:1 on any fill, above WCAG 2.1 AA's 4.5:1 for small text).
 QColor textOn(const QColor& fill);
+// WCAG 2.1 contrast ratio of two opaque colours, from 1 (same luminance) to 21.
+double contrastRatio(const QColor& a, const QColor& b);
 
 QColor forwardColor(int chunk = 0);
 QColor backwardColor(int chunk = 0);
 // The stage-boundary send: a grey far from the background (dark in the light theme, light
 // in the dark theme) so it shows on the blocks and as a legend swatch.
 QColor communicationColor(const QPalette& palette);
+// The Breakdown's compute, tensor-parallel and dispatch bars, and the DP sync and optimizer
+// in the Breakdown and the timeline: pale tints, lighter than every device colour (which
+// are of middle lightness and take nearly every hue), so that no bar reads as a device type.
+QColor computeColor();
+QColor tensorParallelColor();
+QColor dispatchColor();
 QColor dpSyncColor();
 // The tied embeddings' all-reduce inside the DP sync: the sync colour, crossed.
 QBrush embeddingSyncBrush();

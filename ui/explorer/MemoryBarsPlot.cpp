@@ -4,6 +4,8 @@
 
 #include <QToolTip>
 
+#include <map>
+
 #include <cmath>
 #include <limits>
 
@@ -71,12 +73,11 @@ MemoryBarsPlot::MemoryBarsPlot(QWidget* parent)
     plotLayout()->addElement(0, 0, legend);
     plotLayout()->setRowStretchFactor(0, 0.001);
     // Under the legend: where offloaded optimizer states went (the bars are device memory).
+    // In the layout only while it has a text (showHostNote).
     m_hostNote = new QCPTextElement(this, QString(), font());
     m_hostNote->setObjectName(QStringLiteral("hostMemoryNote"));
-    m_hostNote->setMargins(QMargins(0, 0, 0, 0));
-    plotLayout()->insertRow(1);
-    plotLayout()->addElement(1, 0, m_hostNote);
-    plotLayout()->setRowStretchFactor(1, 0.001);
+    m_hostNote->setMargins(QMargins(6, 2, 6, 4));
+    m_hostNote->setVisible(false);
     setMouseTracking(true);
     style::applyChartPalette(this);
     m_baseTopMargin = axisRect()->minimumMargins().top();
@@ -156,8 +157,43 @@ void MemoryBarsPlot::setPlan(const Plan& plan, const Prediction& prediction)
             : tr(", not checked (no host memory in the cluster)");
     }
     m_hostNote->setText(host);
+
+    // The recompute choice shared by every stage, or by most (at least half, two at least),
+    // is said once under the bars instead of over each.
+    std::map<QString, int> counts;
+    QString common;   // the most frequent, the first stage's of equals
+    int commonCount = 0;
+    for (int s = 0; s < m_stages; ++s)
+        ++counts[style::recomputeLabel(plan.stages[static_cast<size_t>(s)])];
+    for (int s = 0; s < m_stages; ++s) {
+        const QString rc = style::recomputeLabel(plan.stages[static_cast<size_t>(s)]);
+        if (counts[rc] > commonCount) {
+            common = rc;
+            commonCount = counts[rc];
+        }
+    }
+    m_commonRecompute = commonCount == m_stages || (commonCount >= 2 && 2 * commonCount >= m_stages) ? common : QString();
+    m_recomputeNotes.clear();
+    if (commonCount == m_stages) {
+        const QString all = m_stages == 1 ? tr("recompute: %1").arg(common) : tr("recompute: %1 in every stage").arg(common);
+        m_recomputeNotes = {all, all};
+    } else if (!m_commonRecompute.isEmpty()) {
+        // The exceptions named in the note ("recompute: none; S0: full 2/2") when it fits
+        // the chart's width, else over their bars.
+        std::map<QString, QStringList> others;
+        for (int s = 0; s < m_stages; ++s) {
+            const QString rc = style::recomputeLabel(plan.stages[static_cast<size_t>(s)]);
+            if (rc != common)
+                others[rc] << QStringLiteral("S%1").arg(s);
+        }
+        QString listed = tr("recompute: %1").arg(common);
+        for (const auto& [rc, stages] : others)
+            listed += QStringLiteral("; %1: %2").arg(stages.join(QStringLiteral(", ")), rc);
+        m_recomputeNotes = {listed, tr("recompute: %1 unless written above the bar").arg(common)};
+    }
+    xAxis->setLabel(m_recomputeNotes.value(0));
     m_hostNote->setTextColor(palette().color(QPalette::Text));
-    m_hostNote->setMargins(host.isEmpty() ? QMargins(0, 0, 0, 0) : QMargins(6, 2, 6, 4));
+    showHostNote(!host.isEmpty());
     style::setChartPlaceholder(this, m_stages == 0 ? m_emptyText : QString());
     for (size_t i = 0; i < kParts.size(); ++i)
         m_bars[i]->setData(keys, values[i], true);
@@ -165,6 +201,26 @@ void MemoryBarsPlot::setPlan(const Plan& plan, const Prediction& prediction)
     xAxis->setRange(-0.6, std::max(m_stages, 1) - 0.4);
     yAxis->setRange(0, std::max(1.0, top * 1.15));
     replot();
+}
+
+void MemoryBarsPlot::showHostNote(bool shown)
+{
+    // A layout row keeps its height and the spacing around it even with its element hidden
+    // (an empty text still takes a line): without a note the row goes.
+    const bool inLayout = plotLayout()->elements(false).contains(m_hostNote);
+    if (shown && !inLayout) {
+        // Right above the plot area (under the legend, and a comparison's title over that).
+        int row = 0;
+        while (row < plotLayout()->rowCount() && plotLayout()->element(row, 0) != axisRect())
+            ++row;
+        plotLayout()->insertRow(row);
+        plotLayout()->addElement(row, 0, m_hostNote);
+        plotLayout()->setRowStretchFactor(row, 0.001);
+    } else if (!shown && inLayout) {
+        plotLayout()->take(m_hostNote);
+        plotLayout()->simplify();
+    }
+    m_hostNote->setVisible(shown);
 }
 
 void MemoryBarsPlot::fitLabels()
@@ -180,7 +236,15 @@ void MemoryBarsPlot::fitLabels()
             w = std::max(w, fm.horizontalAdvance(line));
         return w;
     };
+    // The recompute choice of every stage in the note under the bars when it fits there.
+    const bool exceptionsInNote = !m_recomputeNotes.isEmpty()
+        && QFontMetrics(xAxis->labelFont()).horizontalAdvance(m_recomputeNotes[0]) <= axisRect()->width();
+    const QString note = m_recomputeNotes.value(exceptionsInNote ? 0 : 1);
+    const bool noteChanged = note != xAxis->label();
+    xAxis->setLabel(note);
     // One form for every bar, the longest that fits them all, so that the labels read alike.
+    // The recompute choice most stages share is said once under the chart (recomputeNote):
+    // only the bars that differ from it, and those short of memory, have a label.
     std::vector<QStringList> forms;
     for (int s = 0; s < m_stages; ++s) {
         const StagePlan& sp = m_plan.stages[static_cast<size_t>(s)];
@@ -189,11 +253,14 @@ void MemoryBarsPlot::fitLabels()
         // "none" or "full 7/9" would not say what it is about (the tooltip says it in full).
         const QString rc = style::recomputeLabel(sp);
         QStringList f = {tr("recompute: %1").arg(rc), tr("rc: %1").arg(rc), style::recomputeShortLabel(sp)};
+        if (rc == m_commonRecompute || exceptionsInNote)
+            f = {QString(), QString(), QString()};
         if (!m.fits()) {
             const double shortGiB = m.shortfall() / style::kGiB;
-            f[0] += tr("\nshort %1 GiB").arg(shortGiB, 0, 'f', 1);
-            f[1] += tr("\nshort %1 GiB").arg(shortGiB, 0, 'f', 1);
-            f[2] += QStringLiteral("\n−%1").arg(shortGiB, 0, 'f', 1);
+            const QString nl = f[0].isEmpty() ? QString() : QStringLiteral("\n");
+            f[0] += nl + tr("short %1 GiB").arg(shortGiB, 0, 'f', 1);
+            f[1] += nl + tr("short %1 GiB").arg(shortGiB, 0, 'f', 1);
+            f[2] += nl + QStringLiteral("−%1").arg(shortGiB, 0, 'f', 1);
         }
         forms.push_back(f);
     }
@@ -223,6 +290,8 @@ void MemoryBarsPlot::fitLabels()
         label->setPositionAlignment(upright ? Qt::AlignLeft | Qt::AlignVCenter : Qt::AlignHCenter | Qt::AlignBottom);
         label->setPadding(upright ? QMargins(4, 1, 1, 1) : QMargins(1, 1, 1, 4));
         const QFontMetrics lfm(label->font());
+        if (forms[s][chosen].isEmpty())
+            continue;
         const int length = upright ? widest(forms[s][chosen]) + 6
                                    : static_cast<int>(forms[s][chosen].count(QLatin1Char('\n')) + 1) * lfm.height() + 6;
         const double r = upper > 0 ? label->position->value() / upper : 0;
@@ -240,7 +309,7 @@ void MemoryBarsPlot::fitLabels()
     // both ends, so it says only the unit there.
     const QString title = tr("memory per device (GiB)");
     const QString label = QFontMetrics(yAxis->labelFont()).horizontalAdvance(title) <= h - margin ? title : tr("GiB");
-    bool changed = label != yAxis->label();
+    bool changed = noteChanged || label != yAxis->label();
     yAxis->setLabel(label);
     if (std::abs(minimum.top() - margin) > 1) {
         minimum.setTop(margin);
@@ -281,8 +350,10 @@ bool MemoryBarsPlot::fitTickLabels()
     const double room = barSpacing() - 8;   // a gap between neighbours
     const QFontMetrics fm(xAxis->tickLabelFont());
     // Forms from the most to the least informative: type in full, type shortened (both on
-    // a second line), then upright on one line, then the stage alone upright.
-    enum Form { Full, Short, UprightShort, UprightStage, FormCount };
+    // a second line), the stage alone with its type once under each run of stages on one
+    // type, then upright on one line, then the stage alone upright. The run's form keeps
+    // two short lines where upright labels would take the chart's height.
+    enum Form { Full, Short, Grouped, UprightShort, UprightStage, FormCount };
     auto text = [this](int s, int form) {
         const QString type = QString::fromStdString(m_plan.stages[static_cast<size_t>(s)].device_type);
         switch (form) {
@@ -292,9 +363,30 @@ bool MemoryBarsPlot::fitTickLabels()
         default: return QStringLiteral("S%1").arg(s);
         }
     };
+    // Runs of neighbouring stages on one type, and the type's name that fits under each
+    // (in full, else shortened; empty when neither does).
+    struct Run {
+        int first;
+        int last;
+        QString name;
+    };
+    std::vector<Run> runs;
+    for (int s = 0; s < m_stages; ++s) {
+        const QString type = QString::fromStdString(m_plan.stages[static_cast<size_t>(s)].device_type);
+        if (runs.empty() || QString::fromStdString(m_plan.stages[static_cast<size_t>(runs.back().first)].device_type) != type)
+            runs.push_back({s, s, type});
+        runs.back().last = s;
+    }
+    bool grouped = true;
+    for (Run& run : runs) {
+        const double width = (run.last - run.first + 1) * barSpacing() - 8;
+        if (fm.horizontalAdvance(run.name) > width)
+            run.name = style::shortDeviceName(run.name);
+        grouped = grouped && fm.horizontalAdvance(run.name) <= width;
+    }
     int chosen = UprightStage;
     for (int form = Full; form < UprightStage; ++form) {
-        bool fits = true;
+        bool fits = form != Grouped || grouped;
         for (int s = 0; s < m_stages && fits; ++s) {
             if (form == UprightShort) {
                 fits = fm.height() <= room;
@@ -314,8 +406,23 @@ bool MemoryBarsPlot::fitTickLabels()
     m_ticker->clear();
     for (int s = 0; s < m_stages; ++s)
         m_ticker->addTick(s, text(s, chosen));
+    if (chosen == Grouped) {
+        // Under the middle of the run: on its middle stage's tick, or on a tick of its own
+        // between two stages (an empty first line keeps the name on the second).
+        for (const Run& run : runs) {
+            const double middle = (run.first + run.last) / 2.0;
+            const bool onStage = (run.first + run.last) % 2 == 0;
+            m_ticker->addTick(middle, onStage ? text(static_cast<int>(middle), Grouped) + QLatin1Char('\n') + run.name
+                                              : QLatin1Char('\n') + run.name);
+        }
+    }
     xAxis->setTickLabelRotation(chosen >= UprightShort ? -90 : 0);
     return true;
+}
+
+QString MemoryBarsPlot::recomputeNote() const
+{
+    return xAxis->label();
 }
 
 QString MemoryBarsPlot::tickLabel(int stage) const

@@ -31,6 +31,11 @@ public:
     // the value (GiB) it stands on: the larger of the bar and the capacity line.
     QString barLabel(int stage) const;
     double barLabelBaseGiB(int stage) const;
+    // Under the bars, the recompute choice that every stage (or most) shares, which their
+    // labels then leave out: "recompute: none in every stage", "recompute: none; S0: full
+    // 2/2" (the others named, when that fits the width), "recompute: none unless written
+    // above the bar"; empty when the stages differ too much, each bar saying its own.
+    QString recomputeNote() const;
     // -90 when the labels above the bars stand upright (too narrow bars for one line), else 0.
     double barLabelRotation() const;
     // The stage's label under its bar as drawn: "S0" and the device type on a second line,
@@ -66,6 +71,8 @@ private:
     void fitLabels();
     // Chooses the stage labels' form for the current bar spacing; true when it changed.
     bool fitTickLabels();
+    // Puts the host-memory note under the legend, or takes it out of the layout.
+    void showHostNote(bool shown);
 
     std::array<QCPBars*, 6> m_bars{};
     QCPGraph* m_capacity;
@@ -75,6 +82,10 @@ private:
     std::vector<QCPItemText*> m_labels;
     QCPTextElement* m_hostNote = nullptr;
     int m_stages = 0;
+    QString m_commonRecompute;   // left out of the labels over the bars (recomputeNote)
+    // The note under the bars naming every stage's recompute, and the one that leaves the
+    // exceptions to the labels over their bars (for a narrow chart); empty without a note.
+    QStringList m_recomputeNotes;
     QString m_emptyText = tr("No plan to show: run a search and select a plan");
     int m_tickForm = -1;   // index into the forms of fitTickLabels(); -1: none chosen yet
     int m_labelRoom = 0;

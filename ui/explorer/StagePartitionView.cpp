@@ -19,10 +19,24 @@ constexpr int kLegendGap = 6;
 // Box width less the room around its text (gap between boxes and text margins).
 constexpr int kTextInset = 13;
 
-// Where a box's upright text goes: inside the bottleneck's outline, which is thicker.
-QRect uprightArea(const QRect& box, bool bottleneck)
+// Where a box's upright text goes: inside the bottleneck's outline, which is thicker, and
+// above the recompute mark.
+QRect uprightArea(const QRect& box, bool bottleneck, int markHeight)
 {
-    return bottleneck ? box.adjusted(4, 5, -4, -6) : box.adjusted(2, 3, -2, -4);
+    return bottleneck ? box.adjusted(4, 5, -4, -6 - markHeight) : box.adjusted(2, 3, -2, -4 - markHeight);
+}
+
+// Pixels between a stage's slot and its box on either side: a gap of four between boxes,
+// two where the boxes are narrower than two lines of text (many stages), so that a stage
+// number still fits upright.
+int boxInset(int slotWidth, const QFontMetrics& fm)
+{
+    return slotWidth < 2 * fm.height() ? 1 : 2;
+}
+
+bool recomputes(const StagePlan& stage)
+{
+    return stage.recompute != Recompute::None;
 }
 
 // A bold part and a regular one after it, from the baseline's start.
@@ -93,17 +107,36 @@ const StagePlan* StagePartitionView::stage(int index) const
     return &m_plan.stages[static_cast<size_t>(index)];
 }
 
+int StagePartitionView::markHeight() const
+{
+    // A hatched band along the bottom of each box whose stage recomputes: it shows on boxes
+    // too narrow for any text (the legend names it).
+    return std::max(5, fontMetrics().height() / 2);
+}
+
+bool StagePartitionView::anyRecompute() const
+{
+    return m_hasPlan && std::any_of(m_plan.stages.begin(), m_plan.stages.end(), recomputes);
+}
+
+bool StagePartitionView::stageMarkedRecompute(int index) const
+{
+    const StagePlan* s = stage(index);
+    return s && recomputes(*s);
+}
+
 int StagePartitionView::stripHeight() const
 {
+    const int mark = anyRecompute() ? markHeight() : 0;
     if (m_compact)
-        return 2 * fontMetrics().height() + 10;
+        return 2 * fontMetrics().height() + 10 + mark;
     // Six lines; seven when a line is split over two in every box (see layoutBoxes).
     size_t lines = 6;
     for (const BoxText& box : boxes()) {
         if (!box.upright)
             lines = std::max(lines, box.lines.size());
     }
-    return static_cast<int>(lines) * fontMetrics().height() + 10;
+    return static_cast<int>(lines) * fontMetrics().height() + 10 + mark;
 }
 
 QSize StagePartitionView::sizeHint() const
@@ -303,11 +336,13 @@ std::vector<StagePartitionView::BoxText> StagePartitionView::layoutBoxes() const
             stripLines = std::max(stripLines, box.lines.size());
     }
     // The box as paintEvent draws it, less the room around its text.
+    const int mark = anyRecompute() ? markHeight() : 0;
     const auto area = [&](size_t i) {
-        const QRect r(stageLeft(static_cast<int>(i)) + 2, kMargin,
-                      stageRight(static_cast<int>(i)) - stageLeft(static_cast<int>(i)) - 4,
-                      static_cast<int>(stripLines) * fm.height() + 10);
-        return uprightArea(r, static_cast<int>(i) == m_bottleneck);
+        const int slot = stageRight(static_cast<int>(i)) - stageLeft(static_cast<int>(i));
+        const int inset = boxInset(slot, fm);
+        const QRect r(stageLeft(static_cast<int>(i)) + inset, kMargin, slot - 2 * inset,
+                      static_cast<int>(stripLines) * fm.height() + 10 + mark);
+        return uprightArea(r, static_cast<int>(i) == m_bottleneck, recomputes(m_plan.stages[i]) ? mark : 0);
     };
     // As many columns as fit, the same in boxes of as many layers (which are as wide, give
     // or take a pixel).
@@ -325,7 +360,8 @@ std::vector<StagePartitionView::BoxText> StagePartitionView::layoutBoxes() const
             continue;
         // Narrower than a capital letter: no text, which would be cut to unreadable bits
         // (the tooltip and the legend's colour tell the stage).
-        if (stageRight(static_cast<int>(i)) - stageLeft(static_cast<int>(i)) - 4 < fm.capHeight() + 3)
+        const int slot = stageRight(static_cast<int>(i)) - stageLeft(static_cast<int>(i));
+        if (slot - 2 * boxInset(slot, fm) < fm.capHeight() + 1)
             continue;
         const StagePlan& s = m_plan.stages[i];
         const int columns = columnsFor[s.num_layers];
@@ -335,6 +371,9 @@ std::vector<StagePartitionView::BoxText> StagePartitionView::layoutBoxes() const
             name = QStringLiteral("S%1").arg(i);
         QStringList rest{QStringLiteral("%1 L").arg(s.num_layers), style::recomputeShortLabel(s), lines[i][2].back(),
                          lines[i][3].back(), QStringLiteral("%1 dev").arg(s.numDevices())};
+        // A stage that recomputes says so first: in a short box it is the line that stays.
+        if (recomputes(s))
+            rest.move(1, 0);
         box.lines = {TextRun{name, {}}};
         int used = bfm.horizontalAdvance(name);
         for (const QString& part : rest) {
@@ -402,7 +441,9 @@ void StagePartitionView::paintEvent(QPaintEvent*)
     for (int i = 0; i < stageCount(); ++i) {
         // A gap between boxes (rather than alternating shades, which would make one device
         // type look like another) separates neighbouring stages of one type.
-        const QRect r = stageRect(i).adjusted(2, 0, -2, 0);
+        const int inset = boxInset(stageRect(i).width(), fm);
+        const QRect r = stageRect(i).adjusted(inset, 0, -inset, 0);
+        const bool marked = stageMarkedRecompute(i);
         QColor fill = style::deviceColor(QString::fromStdString(m_plan.stages[static_cast<size_t>(i)].device_type));
         if (i == m_hovered)
             fill = fill.lighter(125);
@@ -424,11 +465,24 @@ void StagePartitionView::paintEvent(QPaintEvent*)
             p.drawRoundedRect(r, 4, 4);
         }
 
+        if (marked) {
+            // Recompute: a band hatched in the text colour along the bottom, inside the
+            // bottleneck's outline.
+            const int in = i == m_bottleneck ? 4 : 0;
+            const QRect band(r.left() + in, r.bottom() - in - markHeight() + 1, r.width() - 2 * in, markHeight());
+            p.save();
+            p.setClipRect(band);
+            p.setPen(Qt::NoPen);
+            p.setBrush(QBrush(style::textOn(fill), Qt::BDiagPattern));
+            p.drawRoundedRect(r.adjusted(in, in, -in, -in), 4, 4);
+            p.restore();
+        }
+
         p.setPen(style::textOn(fill));
         const BoxText& box = text[static_cast<size_t>(i)];
         if (box.upright) {
             // Columns from the bottom up, their capitals centred in equal slots of the box.
-            const QRect area = uprightArea(r, i == m_bottleneck);
+            const QRect area = uprightArea(r, i == m_bottleneck, marked ? markHeight() : 0);
             p.save();
             p.setClipRect(r);
             const double slot = double(area.width()) / std::max<size_t>(1, box.lines.size());
@@ -460,6 +514,10 @@ void StagePartitionView::paintEvent(QPaintEvent*)
             p.setPen(mark);
             p.setBrush(Qt::NoBrush);
             p.drawRect(QRectF(e.x + 1.5, y + 3.5, box - 3, box - 3));
+        } else if (e.recompute) {
+            p.setPen(QPen(palette().color(QPalette::WindowText), 1));
+            p.setBrush(QBrush(palette().color(QPalette::WindowText), Qt::BDiagPattern));
+            p.drawRect(QRectF(e.x + 0.5, y + 2.5, box - 1, box - 1));
         } else {
             p.setPen(Qt::NoPen);
             p.setBrush(e.color);
@@ -484,6 +542,13 @@ std::vector<StagePartitionView::LegendEntry> StagePartitionView::legendEntries()
     const QFontMetrics fm = fontMetrics();
     const int box = fm.height() - 4;
     const bool marked = m_bottleneck >= 0 && m_bottleneck < stageCount();
+    // The stages that recompute, named when they are few ("S0", "S0, S3"), else counted.
+    QStringList names;
+    for (int i = 0; i < stageCount(); ++i) {
+        if (recomputes(m_plan.stages[static_cast<size_t>(i)]))
+            names << QStringLiteral("S%1").arg(i);
+    }
+    const QString recomputing = names.size() <= 3 ? names.join(QStringLiteral(", ")) : tr("%1 stages").arg(names.size());
     // Full labels when they fit on one line, else short ones ("MI300X (16)") on as many
     // lines as they need.
     const auto labels = [&](bool full) {
@@ -492,6 +557,11 @@ std::vector<StagePartitionView::LegendEntry> StagePartitionView::legendEntries()
             out.push_back({(full ? tr("%1 (%2 devices)") : tr("%1 (%2)")).arg(t).arg(devices[t]), style::deviceColor(t)});
         if (marked)
             out.push_back({(full ? tr("bottleneck stage (S%1)") : tr("bottleneck S%1")).arg(m_bottleneck), {}, true});
+        if (!recomputing.isEmpty()) {
+            LegendEntry e{full ? tr("recompute (%1)").arg(recomputing) : tr("recompute"), {}, false};
+            e.recompute = true;
+            out.push_back(e);
+        }
         return out;
     };
     const auto place = [&](std::vector<LegendEntry>& entries) {
@@ -514,6 +584,14 @@ std::vector<StagePartitionView::LegendEntry> StagePartitionView::legendEntries()
         place(entries);
     }
     return entries;
+}
+
+QStringList StagePartitionView::legendTexts() const
+{
+    QStringList out;
+    for (const LegendEntry& e : legendEntries())
+        out << e.text;
+    return out;
 }
 
 bool StagePartitionView::legendFits() const

@@ -43,6 +43,12 @@ public:
     QStringList stageLines(int index) const;
     // A box too narrow for lines across it writes them upright, bottom to top.
     bool stageUpright(int index) const;
+    // Whether a stage's box carries the recompute mark (a hatched band along its bottom,
+    // named in the legend): every stage that recomputes, however narrow its box.
+    bool stageMarkedRecompute(int index) const;
+    // The legend's entries as written ("H800 (64 devices)", "bottleneck stage (S4)",
+    // "recompute (S0)").
+    QStringList legendTexts() const;
     // Whether every legend entry is written whole (the legend wraps onto more lines).
     bool legendFits() const;
 
@@ -75,10 +81,13 @@ private:
         QString text;
         QColor color;
         bool bottleneck = false;
+        bool recompute = false;   // the recompute mark's hatch
         int x = 0;
         int row = 0;
     };
     int stripHeight() const;
+    int markHeight() const;
+    bool anyRecompute() const;
     std::vector<LegendEntry> legendEntries() const;
     int legendRows() const;
     int stageLeft(int index) const;

@@ -1,5 +1,6 @@
 #include "WhatIfPanel.h"
 
+#include "BreakdownView.h"
 #include "ExplorerStyle.h"
 #include "Theme.h"
 #include "cost/CostModel.h"
@@ -365,26 +366,37 @@ void WhatIfPanel::showFigures()
     const Prediction* a = have ? &m_entry->prediction() : nullptr;
     const Prediction* b = m_result ? &*m_result : nullptr;
     struct Fig { QString name; double (*get)(const Prediction&); QString (*fmt)(double); };
-    const Fig figs[] = {
+    std::vector<Fig> figs = {
         {tr("Iteration time"), [](const Prediction& p) { return p.iteration_time_s; }, [](double v) { return style::formatSeconds(v); }},
         {tr("Tokens/s"), [](const Prediction& p) { return p.tokens_per_s; }, [](double v) { return QStringLiteral("%L1").arg(v, 0, 'f', 0); }},
         {tr("TFLOP/s per device"), [](const Prediction& p) { return p.tflops_per_device; }, [](double v) { return QString::number(v, 'f', 1); }},
         {tr("MFU"), [](const Prediction& p) { return p.mfu * 100; }, [](double v) { return QStringLiteral("%1 %").arg(v, 0, 'f', 1); }},
         {tr("Peak memory"), [](const Prediction& p) { return p.peak_memory_gib; }, [](double v) { return QStringLiteral("%1 GiB").arg(v, 0, 'f', 1); }},
         {tr("Micro-batches"), [](const Prediction& p) { return double(p.num_microbatches); }, [](double v) { return QString::number(v, 'f', 0); }},
-        {tr("Expert dispatch"), [](const Prediction& p) { return p.breakdown.expert_dispatch; }, [](double v) { return style::formatSeconds(v); }},
-        {tr("Pipeline send"), [](const Prediction& p) { return p.breakdown.pipeline_send; }, [](double v) { return style::formatSeconds(v); }},
-        {tr("Pipeline bubble"), [](const Prediction& p) { return p.breakdown.pipeline_bubble; }, [](double v) { return style::formatSeconds(v); }},
-        {tr("Optimizer step"), [](const Prediction& p) { return p.breakdown.optimizer; }, [](double v) { return style::formatSeconds(v); }},
     };
-    const int n = static_cast<int>(std::size(figs));
+    // Then the Breakdown's bars, all of them and in its order: a change of batch or nodes
+    // moves the DP sync most, of sequence length the compute.
+    const int fixedRows = static_cast<int>(figs.size());
+    const QStringList components = BreakdownView::componentNames();
+    const QVector<double> componentsA = a ? BreakdownView::componentValues(*a) : QVector<double>();
+    const QVector<double> componentsB = b ? BreakdownView::componentValues(*b) : QVector<double>();
+    const int n = fixedRows + static_cast<int>(components.size());
+    const auto value = [&](int row, const Prediction* p, const QVector<double>& parts) {
+        if (!p)
+            return 0.0;
+        return row < fixedRows ? figs[static_cast<size_t>(row)].get(*p) : parts.value(row - fixedRows);
+    };
+    const auto format = [&](int row, double v) {
+        return row < fixedRows ? figs[static_cast<size_t>(row)].fmt(v) : style::formatSeconds(v);
+    };
     m_figures->setRowCount(n);
     for (int r = 0; r < n; ++r) {
-        m_figures->setVerticalHeaderItem(r, new QTableWidgetItem(figs[r].name));
-        const double va = a ? figs[r].get(*a) : 0;
-        const double vb = b ? figs[r].get(*b) : 0;
-        m_figures->setItem(r, 0, new QTableWidgetItem(a ? figs[r].fmt(va) : QString()));
-        m_figures->setItem(r, 1, new QTableWidgetItem(b ? figs[r].fmt(vb) : QStringLiteral("—")));
+        const QString name = r < fixedRows ? figs[static_cast<size_t>(r)].name : components[r - fixedRows];
+        m_figures->setVerticalHeaderItem(r, new QTableWidgetItem(name));
+        const double va = value(r, a, componentsA);
+        const double vb = value(r, b, componentsB);
+        m_figures->setItem(r, 0, new QTableWidgetItem(a ? format(r, va) : QString()));
+        m_figures->setItem(r, 1, new QTableWidgetItem(b ? format(r, vb) : QStringLiteral("—")));
         QString change;
         if (a && b && va != 0)
             change = QStringLiteral("%1%2 %").arg(vb >= va ? QStringLiteral("+") : QString()).arg((vb / va - 1) * 100, 0, 'f', 1);

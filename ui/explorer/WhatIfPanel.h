@@ -38,6 +38,8 @@ public:
     QSpinBox* offloadBox() const { return m_offload; }   // percent of the optimizer in host memory
     QComboBox* nodeTypeBox() const { return m_nodeType; }
     QSpinBox* nodeCountBox() const { return m_nodeCount; }
+    // Plan, What-if and Change per figure: the headline figures, then the Breakdown's bars.
+    QTableWidget* figuresTable() const { return m_figures; }
 
     // The re-estimated prediction, when the changed inputs still allow the plan.
     const std::optional<Prediction>& whatIfPrediction() const { return m_result; }

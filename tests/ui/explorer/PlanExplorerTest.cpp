@@ -92,6 +92,11 @@ private slots:
     void memoryStageLabelsFitBetweenTheBars();
     void memoryBarLabelsStayInTheChart();
     void memoryChartSaysWhereOffloadedStatesWent();
+    void memoryChartSaysASharedRecomputeOnce();
+    void whatIfListsEveryBreakdownTerm();
+    void stageBoxTextReachesAaContrast();
+    void breakdownColorsAreNotDeviceColors();
+    void narrowStageBoxesNameAndMarkRecompute();
     void denseTimelineDrawsBands();
     void timelineNamesOnlyLanesWithRoom();
     void timelineLaneNamesShortenInANarrowChart();
@@ -876,9 +881,11 @@ void PlanExplorerTest::compareTableKeepsItsColumnsInANarrowView()
 
 void PlanExplorerTest::compareMemoryChartsKeepOneScale()
 {
-    // Sixteen stages of one device (upright labels over narrow bars, which need room above
-    // the plot area) beside the two-stage plan (labels across, which do not): side by side
-    // on one memory scale, both plot areas start and end at the same height.
+    // Sixteen stages of one device taking no, selective and full recompute in turn (upright
+    // labels over narrow bars, which need room above the plot area) beside the two-stage
+    // plan (labels across, which do not): side by side on one memory scale, both plot areas
+    // start and end at the same height. Then beside the uniform plan, whose shared recompute
+    // is a note under its bars: the same.
     Plan sixteen;
     sixteen.name = "sixteen stages";
     sixteen.global_batch_size = 256;
@@ -886,7 +893,8 @@ void PlanExplorerTest::compareMemoryChartsKeepOneScale()
     int layer = 0;
     for (int s = 0; s < 16; ++s) {
         const int layers = s < 8 ? 2 : 1;
-        sixteen.stages.push_back(test::stage(s < 8 ? "H800" : "910B-376T", s / 8, s % 8, 1, layer, layers, 1, 1, 1, 1, 1, 1));
+        sixteen.stages.push_back(test::stage(s < 8 ? "H800" : "910B-376T", s / 8, s % 8, 1, layer, layers, 1, 1, 1, 1, 1, 1,
+                                             std::array{Recompute::None, Recompute::Selective, Recompute::Full}[s % 3]));
         layer += layers;
     }
     std::vector<ExplorerPlan> plans(2);
@@ -901,9 +909,25 @@ void PlanExplorerTest::compareMemoryChartsKeepOneScale()
     QCOMPARE(compare.memoryColumns(), 2);
     MemoryBarsPlot* few = compare.memoryPlots()[0];
     MemoryBarsPlot* many = compare.memoryPlots()[1];
+    QVERIFY(few->recomputeNote().isEmpty() && many->recomputeNote().isEmpty());
+    QVERIFY2(few->barLabel(0).endsWith(QStringLiteral(": none")), qPrintable(few->barLabel(0)));
+    QVERIFY2(many->barLabel(1).startsWith(QStringLiteral("rc: sel")), qPrintable(many->barLabel(1)));
+    QTRY_COMPARE(few->barLabelRotation(), 0.0);
     QTRY_VERIFY(many->labelRoom() > 0 && few->axisRect()->top() == many->axisRect()->top());
-    QCOMPARE(few->axisRect()->bottom(), many->axisRect()->bottom());
+    QTRY_COMPARE(few->axisRect()->bottom(), many->axisRect()->bottom());
     QCOMPARE(few->yAxis->range().upper, many->yAxis->range().upper);
+
+    plans[0].ranked = *m_result.uniform_baseline;
+    compare.setPlans(plans);
+    compare.setCompared({0, 1});
+    QTRY_VERIFY(compare.memoryPlots().size() == 2 && compare.memoryPlots()[1]->barLabelRotation() == -90.0);
+    MemoryBarsPlot* uniform = compare.memoryPlots()[0];
+    many = compare.memoryPlots()[1];
+    QCOMPARE(uniform->recomputeNote(), QStringLiteral("recompute: full 12/12 in every stage"));
+    QVERIFY(uniform->barLabel(0).isEmpty());
+    QTRY_VERIFY(many->labelRoom() > 0 && uniform->axisRect()->top() == many->axisRect()->top());
+    QTRY_COMPARE(uniform->axisRect()->bottom(), many->axisRect()->bottom());
+    QCOMPARE(uniform->yAxis->range().upper, many->yAxis->range().upper);
 }
 
 void PlanExplorerTest::whatIfRhoChangesTheIterationTime()
@@ -1430,35 +1454,54 @@ void PlanExplorerTest::planTitleCountsInTheSingular()
 
 void PlanExplorerTest::memoryLabelsStandAboveBarAndCapacity()
 {
+    // The uniform baseline recomputes 12 of 12 layers on both stages: said once under the
+    // bars, and nothing over them (the labels still stand on the higher of bar and line).
     const RankedPlan& uniform = *m_result.uniform_baseline;
     MemoryBarsPlot memory;
     memory.resize(900, 420);
     memory.show();
     memory.setPlan(uniform.plan, uniform.prediction);
     memory.replot();
+    QCOMPARE(memory.recomputeNote(), QStringLiteral("recompute: full 12/12 in every stage"));
     for (int s = 0; s < memory.stageCount(); ++s) {
         QCOMPARE(memory.barLabelBaseGiB(s), std::max(memory.stackedTotalGiB(s), memory.capacityGiB(s)));
-        QVERIFY2(memory.barLabel(s).startsWith(QStringLiteral("recompute: ")), qPrintable(memory.barLabel(s)));
+        QVERIFY2(memory.barLabel(s).isEmpty(), qPrintable(memory.barLabel(s)));
     }
-    // Two bars in 120 pixels leave no room for "recompute: full 12/12": the short form,
-    // the same on every bar, and the full text in the tooltip.
+
+    // The heterogeneous plan's stages differ (none, full 4/10): no note, each bar says its own.
+    const RankedPlan& hetero = m_result.plans.front();
+    memory.setPlan(hetero.plan, hetero.prediction);
+    memory.replot();
+    QVERIFY2(memory.recomputeNote().isEmpty(), qPrintable(memory.recomputeNote()));
+    for (int s = 0; s < memory.stageCount(); ++s) {
+        const StagePlan& sp = hetero.plan.stages[static_cast<size_t>(s)];
+        QVERIFY(hetero.prediction.stages[static_cast<size_t>(s)].memory.fits());
+        QCOMPARE(memory.barLabelBaseGiB(s), std::max(memory.stackedTotalGiB(s), memory.capacityGiB(s)));
+        QCOMPARE(memory.barLabel(s), QStringLiteral("recompute: %1").arg(style::recomputeLabel(sp)));
+    }
+    QCOMPARE(memory.barLabel(1), QStringLiteral("recompute: full 4/10"));
+    // Two bars in 120 pixels leave no room for "recompute: full 4/10": the short form on
+    // every bar, and the full text in the tooltip.
     memory.resize(120, 420);
     memory.replot();
     for (int s = 0; s < memory.stageCount(); ++s) {
-        const QString rc = style::recomputeLabel(uniform.plan.stages[static_cast<size_t>(s)]);
+        const StagePlan& sp = hetero.plan.stages[static_cast<size_t>(s)];
+        const QString rc = style::recomputeLabel(sp);
         QVERIFY2(!memory.barLabel(s).contains(QStringLiteral("recompute")), qPrintable(memory.barLabel(s)));
-        // Still says what it is, as the stage strip's narrowest form does ("rc: full 12/12").
-        QCOMPARE(memory.barLabel(s), style::recomputeShortLabel(uniform.plan.stages[static_cast<size_t>(s)]));
+        // Still says what it is, as the stage strip's narrowest form does ("rc: full 4/10").
+        QCOMPARE(memory.barLabel(s), style::recomputeShortLabel(sp));
         QVERIFY(memory.barLabel(s).startsWith(QStringLiteral("rc: ")));
         QVERIFY(memory.toolTipForStage(s).contains(QStringLiteral("Recompute: %1").arg(rc)));
+        QCOMPARE(memory.barLabelBaseGiB(s), std::max(memory.stackedTotalGiB(s), memory.capacityGiB(s)));
     }
 }
 
 namespace {
 
 // Eight stages of four devices on 32-3 (Table 1: 910B 2x8 + MI300X 2x8), three layers
-// each, TP2 DP2 EP4, costed.
-RankedPlan eightStagesOn32_3(const ModelSpec& model)
+// each, TP2 DP2 EP4, costed. With mixedRecompute the stages take none, selective and full
+// in turn (three of eight at most alike: no recompute shared by most, a label on each bar).
+RankedPlan eightStagesOn32_3(const ModelSpec& model, bool mixedRecompute = false)
 {
     const Cluster cluster = test::cluster32_3();
     const CostModel cost(model, cluster, DeviceCatalog::builtin());
@@ -1468,6 +1511,10 @@ RankedPlan eightStagesOn32_3(const ModelSpec& model)
     plan.target = Target::FlagScale;
     for (int s = 0; s < 8; ++s)
         plan.stages.push_back(test::stage(s < 4 ? "910B-376T" : "MI300X", s / 2, (s % 2) * 4, 4, 3 * s, 3, 2, 2, 4, 1, 1, 1));
+    if (mixedRecompute) {
+        for (int s = 0; s < 8; ++s)
+            plan.stages[static_cast<size_t>(s)].recompute = std::array{Recompute::None, Recompute::Selective, Recompute::Full}[s % 3];
+    }
     return test::costed(cost, plan);
 }
 
@@ -1476,7 +1523,7 @@ RankedPlan eightStagesOn32_3(const ModelSpec& model)
 void PlanExplorerTest::memoryStageLabelsFitBetweenTheBars()
 {
     // Eight labels under eight bars.
-    const RankedPlan eight = eightStagesOn32_3(m_model);
+    const RankedPlan eight = eightStagesOn32_3(m_model, true);
     QCOMPARE(static_cast<int>(eight.prediction.stages.size()), 8);
 
     MemoryBarsPlot memory;
@@ -1518,15 +1565,45 @@ void PlanExplorerTest::memoryStageLabelsFitBetweenTheBars()
     // The legend wraps instead of cutting its entries.
     QVERIFY(legendEntriesUncut(memory.legend, memory.width()));
 
-    // Narrower still: one line each, upright, a line's height within the spacing.
+    // Narrower: "S0 910B" no longer fits between two bars. The stage alone under each bar,
+    // and the type once on a second line under each run of stages on it (S0-S3 on 910B,
+    // S4-S7 on MI300X), at the run's middle and within its width.
     memory.resize(320, 420);
     memory.replot();
+    QVERIFY(widest(QStringLiteral("910B")) > memory.barSpacing() - 8);
+    QCOMPARE(memory.tickLabelRotation(), 0.0);
+    QCOMPARE(memory.tickLabel(0), QStringLiteral("S0"));
+    QCOMPARE(memory.tickLabel(7), QStringLiteral("S7"));
+    QVERIFY(noneMeet());
+    const QMap<double, QString> ticks = memory.xAxis->ticker().dynamicCast<QCPAxisTickerText>()->ticks();
+    QCOMPARE(ticks.size(), 8 + 2);
+    for (const auto& [middle, type] : {std::pair{1.5, QStringLiteral("910B")}, std::pair{5.5, QStringLiteral("MI300X")}}) {
+        const QStringList lines = ticks.value(middle).split(QLatin1Char('\n'));
+        QCOMPARE(lines.size(), 2);
+        QVERIFY(lines[0].isEmpty());   // on the types' line, under the stages' numbers
+        QVERIFY2(lines[1].startsWith(type), qPrintable(lines[1]));
+        QVERIFY(fm.horizontalAdvance(lines[1]) <= 4 * memory.barSpacing() - 8);
+    }
+    QVERIFY(legendEntriesUncut(memory.legend, memory.width()));
+    // The stages take turns at none, selective and full: no recompute shared by most, so
+    // each bar has its own label, and "rc: none" is wider than the spacing: upright above
+    // the bars.
+    QVERIFY(memory.recomputeNote().isEmpty());
+    QCOMPARE(memory.barLabel(0), QStringLiteral("rc: none"));
+    QCOMPARE(memory.barLabel(1), QStringLiteral("rc: sel"));
+    QCOMPARE(memory.barLabel(2), QStringLiteral("rc: full 3/3"));
+    QCOMPARE(memory.barLabelRotation(), -90.0);
+
+    // Narrower still, "S0" wider than the room between two bars: one line each, upright,
+    // a line's height within the spacing.
+    memory.resize(240, 420);
+    memory.replot();
+    QVERIFY(widest(QStringLiteral("S0")) > memory.barSpacing() - 8);
     QCOMPARE(memory.tickLabelRotation(), -90.0);
     QVERIFY(!memory.tickLabel(0).contains(QLatin1Char('\n')));
     QVERIFY2(fm.height() <= memory.barSpacing(), qPrintable(QString::number(memory.barSpacing())));
+    QCOMPARE(memory.xAxis->ticker().dynamicCast<QCPAxisTickerText>()->ticks().size(), 8);   // no run's type
     QVERIFY(legendEntriesUncut(memory.legend, memory.width()));
-    // "rc: none" above each bar is wider than the spacing too: upright above the bars.
-    QCOMPARE(memory.barLabel(0), QStringLiteral("rc: none"));
     QCOMPARE(memory.barLabelRotation(), -90.0);
     memory.resize(1400, 420);
     memory.replot();
@@ -1536,19 +1613,22 @@ void PlanExplorerTest::memoryStageLabelsFitBetweenTheBars()
 
 void PlanExplorerTest::memoryBarLabelsStayInTheChart()
 {
-    // Eight stages on 32-3 in a memory tab about as narrow as a 1024 x 700 window leaves it:
-    // the recompute labels stand upright above bars near the top of the scale, and the plot
-    // area leaves them room under the legend instead of cutting them off (as long as the
-    // bars keep half of the height).
-    const RankedPlan eight = eightStagesOn32_3(m_model);
+    // Eight stages on 32-3 in a memory tab about as narrow as a 1024 x 700 window leaves it,
+    // their recompute choices too different for a note under the bars: the labels stand
+    // upright above bars near the top of the scale, and the plot area leaves them room
+    // under the legend instead of cutting them off (as long as the bars keep half of the
+    // height).
+    const RankedPlan eight = eightStagesOn32_3(m_model, true);
     MemoryBarsPlot memory;
     memory.show();
     memory.setPlan(eight.plan, eight.prediction);
-    for (const QSize size : {QSize(390, 260), QSize(390, 300), QSize(600, 300), QSize(900, 420)}) {
+    const QList<QSize> sizes = {QSize(390, 260), QSize(390, 300), QSize(600, 300), QSize(900, 420)};
+    for (const QSize size : sizes) {
         memory.resize(size);
         memory.replot();
         QApplication::processEvents();   // the queued replot with the room the labels asked for
         memory.replot();
+        QVERIFY(memory.recomputeNote().isEmpty());
         const int top = memory.axisRect()->outerRect().top();
         int labels = 0;
         for (int i = 0; i < memory.itemCount(); ++i) {
@@ -1570,6 +1650,53 @@ void PlanExplorerTest::memoryBarLabelsStayInTheChart()
         // The bars keep half the height.
         QVERIFY(memory.axisRect()->height() >= (memory.axisRect()->bottom() - top) / 2 - 1);
     }
+
+    // Only S0 recomputes (as Megatron-GPT-70B's first stage on 16-3): the note under the bars
+    // names it where it fits the plot area's width; where it does not, S0's label over its
+    // bar does, within the chart, and the shorter note stays within the width too.
+    RankedPlan first = eightStagesOn32_3(m_model);
+    first.plan.stages[0].recompute = Recompute::Full;
+    first = test::costed(CostModel(m_model, test::cluster32_3(), DeviceCatalog::builtin()), first.plan);
+    memory.setPlan(first.plan, first.prediction);
+    const QFontMetrics noteFm(memory.xAxis->labelFont());
+    bool named = false;
+    bool over = false;
+    for (const QSize size : sizes + QList<QSize>{QSize(200, 300)}) {
+        memory.resize(size);
+        memory.replot();
+        QApplication::processEvents();
+        memory.replot();
+        const QString note = memory.recomputeNote();
+        QVERIFY2(noteFm.horizontalAdvance(note) <= memory.axisRect()->width() || note.startsWith(QStringLiteral("recompute: none unless")),
+                 qPrintable(QStringLiteral("%1: %2").arg(size.width()).arg(note)));
+        // Under the stage labels, inside the widget.
+        QVERIFY(memory.axisRect()->outerRect().bottom() <= memory.height());
+        const QFontMetrics tickFm(memory.xAxis->tickLabelFont());
+        const int ticks = memory.tickLabelRotation() == 0 ? 2 * tickFm.height() : tickFm.horizontalAdvance(memory.tickLabel(0));
+        QVERIFY(memory.axisRect()->margins().bottom() >= ticks + noteFm.height());
+        if (note == QStringLiteral("recompute: none; S0: full 3/3")) {
+            named = true;
+            QVERIFY(memory.barLabel(0).isEmpty());
+        } else {
+            QCOMPARE(note, QStringLiteral("recompute: none unless written above the bar"));
+            over = true;
+            QVERIFY(memory.barLabel(0).endsWith(QStringLiteral("full 3/3")));
+            const QRectF chart(0, 0, memory.width(), memory.height());
+            int found = 0;
+            for (int i = 0; i < memory.itemCount(); ++i) {
+                auto* label = qobject_cast<QCPItemText*>(memory.item(i));
+                if (!label || label->text() != memory.barLabel(0))
+                    continue;
+                ++found;
+                for (QCPItemAnchor* a : {label->topLeft, label->topRight, label->bottomLeft, label->bottomRight})
+                    QVERIFY(chart.contains(a->pixelPosition()));
+            }
+            QCOMPARE(found, 1);
+        }
+        for (int s = 1; s < memory.stageCount(); ++s)
+            QVERIFY(memory.barLabel(s).isEmpty());
+    }
+    QVERIFY(named && over);
 }
 
 void PlanExplorerTest::memoryChartSaysWhereOffloadedStatesWent()
@@ -2012,6 +2139,181 @@ void PlanExplorerTest::exportDialogStatusReadsOnBothThemes()
         dialog->formatBox()->setCurrentIndex(dialog->formatBox()->findData(static_cast<int>(LauncherFormat::FlagScale)));
     }
     dialog->hide();
+}
+
+void PlanExplorerTest::memoryChartSaysASharedRecomputeOnce()
+{
+    // Eight stages on 32-3 without recompute in a chart about the size a 1024 x 700 window
+    // gives it: "recompute: none" once under the bars, no label over them, and the bars
+    // keep most of the chart's height.
+    RankedPlan eight = eightStagesOn32_3(m_model);
+    MemoryBarsPlot memory;
+    memory.show();
+    memory.setPlan(eight.plan, eight.prediction);
+    memory.resize(620, 235);
+    memory.replot();
+    QApplication::processEvents();
+    memory.replot();
+    QCOMPARE(memory.recomputeNote(), QStringLiteral("recompute: none in every stage"));
+    for (int s = 0; s < memory.stageCount(); ++s)
+        QVERIFY2(memory.barLabel(s).isEmpty(), qPrintable(memory.barLabel(s)));
+    QVERIFY2(memory.axisRect()->height() > memory.height() / 2,
+             qPrintable(QStringLiteral("%1 of %2").arg(memory.axisRect()->height()).arg(memory.height())));
+
+    // Only S0 recomputes (as Megatron-GPT-70B's first stage on 16-3): the note names it.
+    eight.plan.stages[0].recompute = Recompute::Full;
+    eight.plan.stages[0].recompute_layers = 3;
+    memory.setPlan(eight.plan, eight.prediction);
+    memory.replot();
+    QApplication::processEvents();
+    memory.replot();
+    QCOMPARE(memory.recomputeNote(), QStringLiteral("recompute: none; S0: full 3/3"));
+    QVERIFY(memory.barLabel(0).isEmpty());
+    QVERIFY(memory.axisRect()->height() > memory.height() / 2);
+    // Too narrow for that note: the exception over its bar, the rule under the bars.
+    memory.resize(200, 300);
+    memory.replot();
+    QApplication::processEvents();
+    memory.replot();
+    QCOMPARE(memory.recomputeNote(), QStringLiteral("recompute: none unless written above the bar"));
+    QCOMPARE(memory.barLabel(0), QStringLiteral("rc: full 3/3"));
+    QVERIFY(memory.barLabel(1).isEmpty());
+}
+
+void PlanExplorerTest::whatIfListsEveryBreakdownTerm()
+{
+    // The figures end with the Breakdown's seven bars, DP sync among them, each the
+    // prediction's TimeBreakdown term as the Breakdown writes it.
+    WhatIfPanel whatIf;
+    whatIf.setContext(context());
+    ExplorerPlan entry;
+    entry.ranked = m_result.plans.front();
+    whatIf.setPlan(&entry);
+    QTableWidget* table = whatIf.figuresTable();
+    const QStringList names = BreakdownView::componentNames();
+    const QVector<double> values = BreakdownView::componentValues(entry.prediction());
+    QCOMPARE(values.size(), 7);
+    QCOMPARE(values[5], entry.prediction().breakdown.dp_sync);
+    QVERIFY(entry.prediction().breakdown.dp_sync > 0);
+    QCOMPARE(table->rowCount(), 6 + names.size());
+    for (int i = 0; i < names.size(); ++i) {
+        const int row = 6 + i;
+        QCOMPARE(table->verticalHeaderItem(row)->text(), names[i]);
+        QCOMPARE(table->item(row, 0)->text(), style::formatSeconds(values[i]));
+        QCOMPARE(table->item(row, 1)->text(), style::formatSeconds(values[i]));   // unchanged inputs
+    }
+    QCOMPARE(table->verticalHeaderItem(6 + 5)->text(), QStringLiteral("DP sync"));
+}
+
+void PlanExplorerTest::stageBoxTextReachesAaContrast()
+{
+    // WCAG 2.1 AA: 4.5:1 for small text. White on the H800 green was 3.40:1 (hand
+    // calculation: L(#3f9e3f) = 0.259, 1.05 / 0.309), black on it is 6.18:1.
+    QVERIFY(std::abs(style::contrastRatio(Qt::white, QColor(0x3f, 0x9e, 0x3f)) - 3.40) < 0.01);
+    QCOMPARE(style::textOn(QColor(0x3f, 0x9e, 0x3f)), QColor(Qt::black));
+    QCOMPARE(style::textOn(QColor(0xe0, 0x6b, 0x16)), QColor(Qt::black));   // MI300X: 3.34 white, 6.28 black
+    QCOMPARE(style::textOn(QColor(0x0a, 0x82, 0xd1)), QColor(Qt::black));   // A100: 4.10 white, 5.12 black
+    QCOMPARE(style::textOn(QColor(0x68, 0x1f, 0x99)), QColor(Qt::white));   // 910C purple
+    QVERIFY(std::abs(style::contrastRatio(Qt::black, Qt::white) - 21.0) < 1e-9);
+    // Every device colour, and its lighter hover shade, in both themes (the fills do not
+    // depend on the theme).
+    QVERIFY(style::deviceColors().size() >= 14);
+    for (const QColor& c : style::deviceColors()) {
+        for (const QColor& fill : {c, c.lighter(125)}) {
+            const double ratio = style::contrastRatio(style::textOn(fill), fill);
+            QVERIFY2(ratio >= 4.5, qPrintable(QStringLiteral("%1: %2").arg(fill.name()).arg(ratio)));
+        }
+    }
+}
+
+namespace {
+
+// CIE76 colour difference (Euclidean distance in CIELAB, D65): about 2.3 is just noticeable;
+// the Expert-dispatch bar's old #ab47bc was 10 from the 910B's #9e379e, TP's #5c6bc0 19 from
+// the A100's #0a82d1.
+double deltaE(const QColor& a, const QColor& b)
+{
+    const auto lab = [](const QColor& c) {
+        const auto lin = [](double v) { return v <= 0.04045 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4); };
+        const double r = lin(c.redF()), g = lin(c.greenF()), bl = lin(c.blueF());
+        const double x = (0.4124 * r + 0.3576 * g + 0.1805 * bl) / 0.95047;
+        const double y = 0.2126 * r + 0.7152 * g + 0.0722 * bl;
+        const double z = (0.0193 * r + 0.1192 * g + 0.9505 * bl) / 1.08883;
+        const auto f = [](double t) { return t > 0.008856 ? std::cbrt(t) : 7.787 * t + 16.0 / 116.0; };
+        return std::array<double, 3>{116 * f(y) - 16, 500 * (f(x) - f(y)), 200 * (f(y) - f(z))};
+    };
+    const auto p = lab(a), q = lab(b);
+    return std::sqrt((p[0] - q[0]) * (p[0] - q[0]) + (p[1] - q[1]) * (p[1] - q[1]) + (p[2] - q[2]) * (p[2] - q[2]));
+}
+
+} // namespace
+
+void PlanExplorerTest::breakdownColorsAreNotDeviceColors()
+{
+    QVERIFY(deltaE(QColor(0xab, 0x47, 0xbc), QColor(0x9e, 0x37, 0x9e)) < 12);   // the old dispatch bar
+    const QStringList names = BreakdownView::componentNames();
+    for (const QPalette& pal : {themePalette(ThemeKind::Light), themePalette(ThemeKind::Dark)}) {
+        std::vector<QColor> terms;
+        for (int i = 0; i < names.size(); ++i)
+            terms.push_back(BreakdownView::componentBrush(i, pal).color());
+        // The solid bars (all but the grey send and the hatched bubble, kept apart by their
+        // lack of hue and their hatch) at least 25 from every device colour.
+        for (int i = 0; i < names.size(); ++i) {
+            if (i == 3 || i == 4)
+                continue;
+            for (const QColor& d : style::deviceColors())
+                QVERIFY2(deltaE(terms[static_cast<size_t>(i)], d) >= 25,
+                         qPrintable(QStringLiteral("%1 %2 vs %3: %4").arg(names[i], terms[static_cast<size_t>(i)].name(), d.name())
+                                        .arg(deltaE(terms[static_cast<size_t>(i)], d))));
+        }
+        // The bubble's red at least 25 from every device colour too (no device takes red).
+        for (const QColor& d : style::deviceColors())
+            QVERIFY(deltaE(terms[4], d) >= 25);
+        // And the seven apart from each other.
+        for (size_t i = 0; i < terms.size(); ++i)
+            for (size_t j = i + 1; j < terms.size(); ++j)
+                QVERIFY2(deltaE(terms[i], terms[j]) >= 20,
+                         qPrintable(QStringLiteral("%1 vs %2: %3").arg(names[static_cast<int>(i)], names[static_cast<int>(j)]).arg(deltaE(terms[i], terms[j]))));
+    }
+}
+
+void PlanExplorerTest::narrowStageBoxesNameAndMarkRecompute()
+{
+    // Megatron-GPT-70B on 16-3 in a 1024 x 700 window: eight 910B stages of 2 layers and
+    // eight MI300X stages of 8 to 9 in a 630-pixel strip; only S0 recomputes.
+    Plan plan;
+    plan.global_batch_size = 384;
+    for (int s = 0; s < 16; ++s) {
+        const bool ascend = s < 8;
+        plan.stages.push_back(test::stage(ascend ? "910B-376T" : "MI300X", ascend ? 0 : 1, s % 8, 1,
+                                          ascend ? 2 * s : 16 + 8 * (s - 8), ascend ? 2 : 8, 1, 1, 1, 1, 1, 1,
+                                          s == 0 ? Recompute::Full : Recompute::None, s == 0 ? 2 : 0));
+    }
+    StagePartitionView view;
+    view.setPlan(plan, Prediction{}, 10);
+    view.resize(630, view.minimumSizeHint().height());
+    view.show();
+    for (int s = 0; s < 8; ++s) {
+        QVERIFY(view.stageUpright(s));
+        QVERIFY2(view.stageLines(s).value(0).startsWith(QStringLiteral("S%1").arg(s)),
+                 qPrintable(QStringLiteral("S%1: %2").arg(s).arg(view.stageLines(s).join(QLatin1Char('|')))));
+        QCOMPARE(view.stageMarkedRecompute(s), s == 0);
+    }
+    QVERIFY(view.legendTexts().contains(QStringLiteral("recompute (S0)")));
+    // Narrower than the old limit (box less 4 pixels under a capital letter and 3): the
+    // stage number still stands in a 1000-pixel strip of 60 two-layer stages.
+    Plan many;
+    for (int s = 0; s < 60; ++s)
+        many.stages.push_back(test::stage("910B-376T", s / 8, s % 8, 1, 2 * s, 2, 1, 1, 1, 1, 1, 1));
+    view.setPlan(many, Prediction{}, -1);
+    const QFontMetrics fm(view.font());
+    for (int width = 400; width <= 1200; width += 50) {
+        view.resize(width, view.minimumSizeHint().height());
+        const int slot = view.stageRect(1).width();
+        if (slot - 2 >= fm.capHeight() + 1)
+            QVERIFY2(view.stageLines(1).value(0).startsWith(QStringLiteral("S1")), qPrintable(QString::number(width)));
+    }
+    QVERIFY(view.legendTexts().filter(QStringLiteral("recompute")).isEmpty());
 }
 
 QTEST_MAIN(PlanExplorerTest)
