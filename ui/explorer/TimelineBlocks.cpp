@@ -260,21 +260,23 @@ void TimelineBlocks::drawTail(QCPPainter* painter)
     const QCPRange range = keyAxis()->range();
     // DP sync and optimizer step once the pipeline has drained; the lane between its last
     // backward and the sync is left in its tint, as the wait for the other end stage.
-    painter->setPen(Qt::NoPen);
-    auto segment = [&](double a, double b, int s, const QBrush& brush) {
+    // The pale tail colours get a darker outline of their own hue, so that they stand out
+    // from the pale lane tint of any device type.
+    auto segment = [&](double a, double b, int s, const QBrush& brush, bool outlined) {
         if (b > a && b >= range.lower && a <= range.upper) {
+            painter->setPen(outlined ? QPen(brush.color().darker(170), 1) : QPen(Qt::NoPen));
             painter->setBrush(brush);
             painter->drawRect(laneRect(a, b, s));
         }
     };
     for (int s = 0; s < m_timeline.stages; ++s) {
         const TailSpan& t = m_timeline.tailOf(s);
-        segment(t.sync_start, t.sync_end, s, style::dpSyncColor());
+        segment(t.sync_start, t.sync_end, s, style::dpSyncColor(), true);
         // The tied embeddings' all-reduce: the sync colour, crossed, after the wait for the
         // other end stage.
-        segment(t.embedding_start, t.embedding_end, s, style::dpSyncColor());
-        segment(t.embedding_start, t.embedding_end, s, style::embeddingSyncBrush());
-        segment(t.optimizer_start, t.optimizer_end, s, style::optimizerColor());
+        segment(t.embedding_start, t.embedding_end, s, style::dpSyncColor(), true);
+        segment(t.embedding_start, t.embedding_end, s, style::embeddingSyncBrush(), false);
+        segment(t.optimizer_start, t.optimizer_end, s, style::optimizerColor(), true);
     }
 
     // The bottleneck lane gets a frame in the text colour, which no device type uses.
