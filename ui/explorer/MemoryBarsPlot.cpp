@@ -6,6 +6,7 @@
 
 #include <map>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -198,6 +199,12 @@ void MemoryBarsPlot::setPlan(const Plan& plan, const Prediction& prediction)
     for (size_t i = 0; i < kParts.size(); ++i)
         m_bars[i]->setData(keys, values[i], true);
     m_capacity->setData(capKeys, capValues, true);
+    // The legend names what the bars can hold: no "MoE buffers" for a dense model.
+    legend->clearItems();
+    for (size_t i = 0; i < kParts.size(); ++i)
+        if (kParts[i] != MemoryPart::MoeBuffers || std::any_of(values[i].begin(), values[i].end(), [](double v) { return v > 0; }))
+            m_bars[i]->addToLegend();
+    m_capacity->addToLegend();
     xAxis->setRange(-0.6, std::max(m_stages, 1) - 0.4);
     yAxis->setRange(0, std::max(1.0, top * 1.15));
     replot();

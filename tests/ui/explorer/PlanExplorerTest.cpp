@@ -88,6 +88,7 @@ private slots:
     void noPlanSaysWhyWithoutClaimingABest();
     void whatIfWithoutAPlanSaysWhy();
     void planTitleCountsInTheSingular();
+    void memoryLegendNamesWhatTheBarsHold();
     void memoryLabelsStandAboveBarAndCapacity();
     void memoryStageLabelsFitBetweenTheBars();
     void memoryBarLabelsStayInTheChart();
@@ -1450,6 +1451,33 @@ void PlanExplorerTest::planTitleCountsInTheSingular()
 
     w.setResult(m_result);
     QVERIFY2(title->text().contains(QStringLiteral(" · 2&nbsp;stages · 64&nbsp;micro-batches · ")), qPrintable(title->text()));
+}
+
+void PlanExplorerTest::memoryLegendNamesWhatTheBarsHold()
+{
+    // Mixtral-S has MoE dispatch buffers on every stage; with none (a dense model's
+    // prediction) the legend leaves the entry out and keeps its order.
+    const RankedPlan& hetero = m_result.plans.front();
+    MemoryBarsPlot memory;
+    memory.resize(900, 420);
+    memory.show();
+    auto names = [&]() {
+        QStringList list;
+        for (int i = 0; i < memory.legend->itemCount(); ++i)
+            if (auto* item = qobject_cast<QCPPlottableLegendItem*>(memory.legend->item(i)))
+                list << item->plottable()->name();
+        return list;
+    };
+    memory.setPlan(hetero.plan, hetero.prediction);
+    QCOMPARE(names(), (QStringList{"Weights", "Gradients", "Optimizer states", "Activations", "MoE buffers", "Overhead",
+                                   "Device capacity"}));
+    Prediction dense = hetero.prediction;
+    for (StageEstimate& st : dense.stages)
+        st.memory.moe_buffers = 0;
+    memory.setPlan(hetero.plan, dense);
+    QCOMPARE(names(), (QStringList{"Weights", "Gradients", "Optimizer states", "Activations", "Overhead", "Device capacity"}));
+    memory.setPlan(hetero.plan, hetero.prediction);
+    QCOMPARE(names().size(), 7);
 }
 
 void PlanExplorerTest::memoryLabelsStandAboveBarAndCapacity()
