@@ -197,12 +197,7 @@ struct CostModel::Impl {
             ni.valid = true;
             ni.count = std::max(1, n.count);
             ni.device = deviceOrNull(n.device_type);
-            double nic = ni.device ? ni.device->nic_bw : 0.0;
-            if (n.nic_gbit > 0) {
-                const int nics = n.nics > 0 ? n.nics : ni.count;
-                nic = n.nic_gbit * 1e9 / 8.0 * nics / ni.count;
-            }
-            ni.nic_bw = nic;
+            ni.nic_bw = nicGBpsPerDevice(n, ni.device ? ni.device->nic_bw / 1e9 : 0.0) * 1e9;
             ni.host_bw = n.host_link_gbytes_per_s * 1e9;
             ni.host_memory = n.host_memory_gib * GiB;
         }
@@ -1158,22 +1153,14 @@ Prediction CostModel::estimate(const Plan& plan) const
 
     // Pipeline (section 8): plain 1F1B T = sum c_i + (M - 1) max c_i; interleaved with v
     // chunks per rank T = sum c_i / v + (M v - 1) max c_i / v.
-    double sum = 0, mx = 0, sync = 0;
-    int bottleneck = 0, syncStage = 0;
-    for (int i = 0; i < P; ++i) {
-        const auto& st = pred.stages[static_cast<std::size_t>(i)];
-        const double c = st.t_fwd + st.t_bwd;
-        sum += c;
-        if (c > mx) {
-            mx = c;
-            bottleneck = i;
-        }
-        const double so = st.dp_sync + st.optimizer;
-        if (so > sync) {
-            sync = so;
-            syncStage = i;
-        }
-    }
+    // The tied all-reduce is added to the end stages below, so tailStage sees each stage's own.
+    const int bottleneck = bottleneckStage(pred), syncStage = tailStage(pred);   // P >= 1 here
+    double sum = 0;
+    for (const StageEstimate& st : pred.stages)
+        sum += st.t_fwd + st.t_bwd;
+    const StageEstimate& b = pred.stages[static_cast<std::size_t>(bottleneck)];
+    const StageEstimate& longestTail = pred.stages[static_cast<std::size_t>(syncStage)];
+    const double mx = b.t_fwd + b.t_bwd, sync = longestTail.dp_sync + longestTail.optimizer;
     double pipe = 0;
     if (vpp > 1)
         pipe = sum / vpp + (static_cast<double>(M) * vpp - 1.0) * mx / vpp;
@@ -1183,7 +1170,6 @@ Prediction CostModel::estimate(const Plan& plan) const
     const double tied = P > 1 ? tiedEmbeddingSync(plan.stages.front(), plan.stages.back(), plan.distributed_optimizer) : 0.0;
     pred.iteration_time_s = pipe + sync + tied;
 
-    const auto& b = pred.stages[static_cast<std::size_t>(bottleneck)];
     pred.breakdown.compute = M * b.compute;
     pred.breakdown.tensor_parallel = M * b.tensor_parallel;
     pred.breakdown.expert_dispatch = M * b.expert_dispatch;
@@ -1191,14 +1177,14 @@ Prediction CostModel::estimate(const Plan& plan) const
     // the rest of t_fwd + t_bwd once compute, TP and dispatch are taken out.
     pred.breakdown.pipeline_send = M * std::max(0.0, b.t_fwd + b.t_bwd - b.compute - b.tensor_parallel - b.expert_dispatch);
     pred.breakdown.pipeline_bubble = std::max(0.0, pipe - M * (b.t_fwd + b.t_bwd));
-    pred.breakdown.dp_sync = pred.stages[static_cast<std::size_t>(syncStage)].dp_sync + tied;
+    pred.breakdown.dp_sync = longestTail.dp_sync + tied;   // before the end stages get theirs below
     if (tied > 0) {   // shown on the two stages that run it
         for (StageEstimate* st : {&pred.stages.front(), &pred.stages.back()}) {
             st->dp_sync += tied;
             st->embedding_sync = tied;
         }
     }
-    pred.breakdown.optimizer = pred.stages[static_cast<std::size_t>(syncStage)].optimizer;
+    pred.breakdown.optimizer = longestTail.optimizer;
 
     const double T = pred.iteration_time_s;
     const int gbs = plan.global_batch_size;

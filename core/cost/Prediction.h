@@ -108,4 +108,36 @@ struct Prediction {
     OverlapSwitches overlap;         // the switches the times assume (CostOptions::overlap)
 };
 
+// The stage whose forward + backward per micro-batch is largest (it sets the 1F1B steady
+// state, paper eq. 5), and the stage with the longest tail (its own DP sync + optimizer step,
+// without the tied embeddings' all-reduce, which comes once on top of every tail): the first
+// on ties. CostModel::estimate assembles the iteration and its breakdown from these two, and
+// every view names them. -1 without stages.
+namespace detail {
+template <typename Key>
+int firstLargestStage(const std::vector<StageEstimate>& stages, Key key)
+{
+    int best = -1;
+    double mx = 0;
+    for (int i = 0; i < static_cast<int>(stages.size()); ++i) {
+        const double v = key(stages[static_cast<std::size_t>(i)]);
+        if (best < 0 || v > mx) {
+            mx = v;
+            best = i;
+        }
+    }
+    return best;
+}
+} // namespace detail
+
+inline int bottleneckStage(const Prediction& p)
+{
+    return detail::firstLargestStage(p.stages, [](const StageEstimate& e) { return e.t_fwd + e.t_bwd; });
+}
+
+inline int tailStage(const Prediction& p)
+{
+    return detail::firstLargestStage(p.stages, [](const StageEstimate& e) { return e.dp_sync - e.embedding_sync + e.optimizer; });
+}
+
 } // namespace hapmoe

@@ -56,6 +56,14 @@ int Cluster::nextFreeId() const
     return next;
 }
 
+double nicGBpsPerDevice(const Node& n, double typePerDeviceGBps)
+{
+    if (!(n.nic_gbit > 0))
+        return typePerDeviceGBps;
+    const int devices = std::max(1, n.count);
+    return n.nic_gbit / 8.0 * (n.nics > 0 ? n.nics : devices) / devices;
+}
+
 std::string hostNameProblem(std::string_view host)
 {
     if (host.empty())
@@ -106,11 +114,8 @@ SwitchUplinks switchUplinks(const Cluster& cluster, const DeviceCatalog* catalog
     if (catalog)
         for (const Node& n : cluster.nodes) {
             const DeviceType* t = catalog->find(n.device_type);
-            const int devices = std::max(1, n.count);
-            if (n.nic_gbit > 0)
-                nicCapacity[n.id] = n.nic_gbit / 8.0 * (n.nics > 0 ? n.nics : devices);
-            else if (t && t->inter_node_gbps > 0)
-                nicCapacity[n.id] = t->inter_node_gbps * devices;
+            if (const double perDevice = nicGBpsPerDevice(n, t ? t->inter_node_gbps : 0.0); perDevice > 0)
+                nicCapacity[n.id] = perDevice * std::max(1, n.count);
         }
     for (const Link& l : cluster.links) {
         if (!(l.bandwidth_gbytes_per_s > 0) || l.a == l.b)

@@ -90,6 +90,11 @@ struct SwitchUplinks {
     // leave it (true for fewer than two nodes).
     bool shareLeaf(const std::vector<int>& nodeIds) const;
 };
+// What one device of the node can send off the node, GB/s: the node's NICs (nics x nic_gbit / 8,
+// one NIC per device unless nics says otherwise) shared by its devices when it gives nic_gbit,
+// else typePerDeviceGBps (the catalog's inter-node figure).
+double nicGBpsPerDevice(const Node& n, double typePerDeviceGBps);
+
 // The rule for Node::host, shared by the readers and the launcher export (a host name reaches
 // shell scripts, hostfiles and --master_addr): labels of 1-63 letters, digits, '-' and '_',
 // not starting or ending with '-', joined by '.', 253 characters at most (RFC 1123 names,

@@ -4,26 +4,6 @@
 
 namespace hapmoe::ui {
 
-namespace {
-
-// The first stage with the largest key (CostModel::estimate breaks ties the same way).
-template <typename Key>
-int firstLargest(const Prediction& prediction, Key key)
-{
-    int best = -1;
-    double mx = 0;
-    for (int i = 0; i < static_cast<int>(prediction.stages.size()); ++i) {
-        const double v = key(prediction.stages[static_cast<size_t>(i)]);
-        if (best < 0 || v > mx) {
-            mx = v;
-            best = i;
-        }
-    }
-    return best;
-}
-
-} // namespace
-
 QString kindLabel(ExplorerPlan::Kind kind)
 {
     switch (kind) {
@@ -59,18 +39,6 @@ QString noPlanReason(const SearchResult& result)
                                               "runs to its end says by how much)")
                       .arg(100.0 * double(p.memory) / double(pruned), 0, 'f', 1);
     return reason;
-}
-
-int bottleneckStage(const Prediction& prediction)
-{
-    return firstLargest(prediction, [](const StageEstimate& e) { return e.t_fwd + e.t_bwd; });
-}
-
-int tailStage(const Prediction& prediction)
-{
-    // The stage's own sync: the tied all-reduce in the end stages' dp_sync is counted once on
-    // top of the longest tail (CostModel::estimate).
-    return firstLargest(prediction, [](const StageEstimate& e) { return e.dp_sync - e.embedding_sync + e.optimizer; });
 }
 
 } // namespace hapmoe::ui

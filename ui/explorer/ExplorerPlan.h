@@ -27,11 +27,5 @@ QString displayName(const ExplorerPlan& entry);
 // or a cancel cut it short while most options it pruned were short of memory, that share.
 QString noPlanReason(const SearchResult& result);
 
-// The stage whose forward + backward per micro-batch is largest (it sets the steady state,
-// paper eq. 5), and the stage with the longest tail (its own DP sync + optimizer step); the
-// first on ties, as CostModel::estimate picks them for the breakdown. Every view names these
-// stages, so that they all name the same one. -1 without stages.
-int bottleneckStage(const Prediction& prediction);
-int tailStage(const Prediction& prediction);
 
 } // namespace hapmoe::ui
