@@ -627,10 +627,11 @@ Json searchJson(const SearchResult& r)
 
 // --- documents ----------------------------------------------------------------------------
 
-nlohmann::json loadDocument(std::string_view text, std::string_view format, const JsonContext& ctx)
+nlohmann::json loadDocument(std::string_view text, std::string_view format, const JsonContext& ctx,
+                            io::MovedKeys* moved = nullptr)
 {
     nlohmann::json doc = JsonNode::parse(text, ctx.file);
-    io::Migrations::upgrade(doc, format, ctx);
+    io::Migrations::upgrade(doc, format, ctx, moved);
     return doc;
 }
 
@@ -675,15 +676,25 @@ std::string detectFormat(std::string_view text, const std::string& fileName)
 ModelSpec readModel(std::string_view text, const std::string& fileName, Warnings* warnings)
 {
     const JsonContext ctx{fileName, warnings};
-    const nlohmann::json doc = loadDocument(text, kModelFormat, ctx);
-    return readModelObject(JsonNode(doc, "model", ctx));
+    io::MovedKeys moved;
+    const nlohmann::json doc = loadDocument(text, kModelFormat, ctx, &moved);
+    try {
+        return readModelObject(JsonNode(doc, "model", ctx));
+    } catch (const InputError& e) {
+        throw io::Migrations::restate(e, moved, "model");
+    }
 }
 
 Cluster readCluster(std::string_view text, const std::string& fileName, Warnings* warnings)
 {
     const JsonContext ctx{fileName, warnings};
-    const nlohmann::json doc = loadDocument(text, kClusterFormat, ctx);
-    return readClusterObject(JsonNode(doc, "cluster", ctx));
+    io::MovedKeys moved;
+    const nlohmann::json doc = loadDocument(text, kClusterFormat, ctx, &moved);
+    try {
+        return readClusterObject(JsonNode(doc, "cluster", ctx));
+    } catch (const InputError& e) {
+        throw io::Migrations::restate(e, moved, "cluster");
+    }
 }
 
 Profile readProfile(std::string_view text, const std::string& fileName, Warnings* warnings)

@@ -7,39 +7,75 @@ namespace hapmoe::io {
 
 namespace {
 
+// What a step works with: the document, where errors go, and the list of moved keys.
+struct StepContext {
+    const JsonContext& context;
+    std::string root;   // the readers' path prefix for this format ("model", "cluster")
+    MovedKeys& moved;
+
+    [[noreturn]] void fail(const std::string& path, const std::string& message) const
+    {
+        throw InputError(context.file, root + "." + path, message);
+    }
+};
+
 struct Step {
     std::string_view format;
     int from;   // upgrades version `from` to `from + 1`
     std::string_view what;
-    std::function<void(nlohmann::json&)> apply;
+    std::function<void(nlohmann::json&, const StepContext&)> apply;
 };
 
-void moveKey(nlohmann::json& obj, const char* from, const char* to)
+// Renames obj[from] to obj[to]; at is the object's path ("nodes[3]"), "" for the document.
+void moveKey(nlohmann::json& obj, const std::string& at, const char* from, const char* to, const StepContext& step)
 {
     if (!obj.is_object() || !obj.contains(from))
         return;
-    if (!obj.contains(to))
-        obj[to] = obj[from];
+    const std::string prefix = at.empty() ? std::string() : at + ".";
+    if (obj.contains(to))
+        step.fail(prefix + from, std::string("given together with \"") + to + "\", its version-2 name; keep one");
+    obj[to] = std::move(obj[from]);
     obj.erase(from);
+    step.moved.push_back({prefix + to, prefix + from, ""});
 }
 
 // hapmoe.model 1 -> 2: version 1 kept the training settings at the top level, with
 // Megatron's --bf16/--fp16 switches as booleans; version 2 groups them in "training" with
 // one "precision" string.
-void modelV1toV2(nlohmann::json& doc)
+void modelV1toV2(nlohmann::json& doc, const StepContext& step)
 {
-    nlohmann::json training = doc.contains("training") && doc["training"].is_object() ? doc["training"]
-                                                                                       : nlohmann::json::object();
+    if (doc.contains("training") && !doc["training"].is_object())
+        return;   // the reader reports "model.training: expected an object"
+    nlohmann::json training = doc.contains("training") ? doc["training"] : nlohmann::json::object();
     for (const char* key : {"micro_batch_size", "global_batch_size", "use_distributed_optimizer",
                             "router_imbalance", "imbalance_weight"}) {
-        if (doc.contains(key)) {
-            training[key] = doc[key];
-            doc.erase(key);
-        }
+        if (!doc.contains(key))
+            continue;
+        if (training.contains(key))
+            step.fail(key, std::string("given at the top level (version 1) and as \"training.") + key + "\"; keep one");
+        training[key] = std::move(doc[key]);
+        doc.erase(key);
+        step.moved.push_back({std::string("training.") + key, key, ""});
     }
-    const bool fp16 = doc.contains("fp16") && doc["fp16"].is_boolean() && doc["fp16"].get<bool>();
-    if (doc.contains("bf16") || doc.contains("fp16"))
+    bool fp16 = false;
+    bool given = false;
+    for (const char* key : {"bf16", "fp16"}) {
+        if (!doc.contains(key) || doc[key].is_null())
+            continue;
+        if (!doc[key].is_boolean())
+            step.fail(key, "expected true or false, got " + JsonNode::describe(doc[key]));
+        given = true;
+        if (std::string_view(key) == "fp16")
+            fp16 = doc[key].get<bool>();
+    }
+    if (given) {
+        if (training.contains("precision"))
+            step.fail(doc.contains("fp16") ? "fp16" : "bf16",
+                      "given together with \"training.precision\", its version-2 form; keep one");
         training["precision"] = fp16 ? "fp16" : "bf16";
+        step.moved.push_back({"training.precision", doc.contains("fp16") ? "fp16" : "bf16",
+                              "from the bf16/fp16 switches"});
+    }
     doc.erase("bf16");
     doc.erase("fp16");
     if (!training.empty())
@@ -49,22 +85,32 @@ void modelV1toV2(nlohmann::json& doc)
 // hapmoe.cluster 1 -> 2: version 1 called a node's device count "gpus" and its device type
 // "type", and gave link bandwidth in Gb/s as "bandwidth_gbit"; version 2 uses "count",
 // "device_type" and GB/s ("bandwidth_gbytes_per_s") so links and catalog share a unit.
-void clusterV1toV2(nlohmann::json& doc)
+void clusterV1toV2(nlohmann::json& doc, const StepContext& step)
 {
     if (doc.contains("nodes") && doc["nodes"].is_array()) {
-        for (auto& node : doc["nodes"]) {
-            moveKey(node, "gpus", "count");
-            moveKey(node, "type", "device_type");
+        for (std::size_t i = 0; i < doc["nodes"].size(); ++i) {
+            const std::string at = "nodes[" + std::to_string(i) + "]";
+            moveKey(doc["nodes"][i], at, "gpus", "count", step);
+            moveKey(doc["nodes"][i], at, "type", "device_type", step);
         }
     }
     if (doc.contains("links") && doc["links"].is_array()) {
-        for (auto& link : doc["links"]) {
-            if (link.is_object() && link.contains("bandwidth_gbit") && !link.contains("bandwidth_gbytes_per_s")) {
-                const auto& v = link["bandwidth_gbit"];
-                // A malformed value is carried over unchanged so the reader reports it.
-                link["bandwidth_gbytes_per_s"] = v.is_number() ? nlohmann::json(v.get<double>() / 8.0) : v;
-                link.erase("bandwidth_gbit");
-            }
+        for (std::size_t i = 0; i < doc["links"].size(); ++i) {
+            auto& link = doc["links"][i];
+            if (!link.is_object() || !link.contains("bandwidth_gbit"))
+                continue;
+            const std::string at = "links[" + std::to_string(i) + "]";
+            if (link.contains("bandwidth_gbytes_per_s"))
+                step.fail(at + ".bandwidth_gbit", "given together with \"bandwidth_gbytes_per_s\", its version-2 "
+                                                 "form in GB/s; keep one");
+            const auto& v = link["bandwidth_gbit"];
+            // Only a valid rate is converted; anything else is carried over as written, so the
+            // reader's message quotes the user's value.
+            const bool rate = v.is_number() && v.get<double>() > 0.0;
+            link["bandwidth_gbytes_per_s"] = rate ? nlohmann::json(v.get<double>() / 8.0) : v;
+            link.erase("bandwidth_gbit");
+            step.moved.push_back({at + ".bandwidth_gbytes_per_s", at + ".bandwidth_gbit",
+                                  rate ? "in Gb/s, read as GB/s = Gb/s / 8" : ""});
         }
     }
 }
@@ -79,6 +125,15 @@ const std::vector<Step>& chain()
     return steps;
 }
 
+// "model.training.micro_batch_size" is `path` under root "model" and relative path
+// "training.micro_batch_size", or a child of it ("...[2]", "....x").
+bool startsWithPath(std::string_view where, std::string_view prefix)
+{
+    if (where.size() < prefix.size() || where.substr(0, prefix.size()) != prefix)
+        return false;
+    return where.size() == prefix.size() || where[prefix.size()] == '.' || where[prefix.size()] == '[';
+}
+
 } // namespace
 
 int Migrations::currentVersion(std::string_view format)
@@ -90,7 +145,7 @@ int Migrations::currentVersion(std::string_view format)
     return 0;
 }
 
-void Migrations::upgrade(nlohmann::json& doc, std::string_view format, const JsonContext& context)
+void Migrations::upgrade(nlohmann::json& doc, std::string_view format, const JsonContext& context, MovedKeys* moved)
 {
     const JsonNode root(doc, "", context);
     root.requireObject();
@@ -105,16 +160,35 @@ void Migrations::upgrade(nlohmann::json& doc, std::string_view format, const Jso
         root.fail("version", "this is " + std::string(format) + " version " + std::to_string(version)
                                  + ", written by a newer HAPMoE Studio; this version reads up to "
                                  + std::to_string(current));
+    MovedKeys movedHere;
+    const std::string_view name = format.substr(format.find('.') + 1);   // "hapmoe.model" -> "model"
+    const StepContext stepContext{context, std::string(name), movedHere};
     for (int v = version; v < current; ++v) {
         for (const auto& step : chain()) {
             if (step.format == format && step.from == v) {
-                step.apply(doc);
+                step.apply(doc, stepContext);
                 root.warn("migrated from " + std::string(format) + " version " + std::to_string(v) + " to "
                           + std::to_string(v + 1) + " (" + std::string(step.what) + ")");
             }
         }
     }
     doc["version"] = current;
+    if (moved)
+        moved->insert(moved->end(), movedHere.begin(), movedHere.end());
+}
+
+InputError Migrations::restate(const InputError& error, const MovedKeys& moved, std::string_view root)
+{
+    const std::string prefix = root.empty() ? std::string() : std::string(root) + ".";
+    for (const auto& key : moved) {
+        const std::string now = prefix + key.now;
+        if (!startsWithPath(error.where(), now))
+            continue;
+        const std::string where = prefix + key.was + error.where().substr(now.size());
+        const std::string note = key.note.empty() ? std::string() : " (" + key.note + ")";
+        return InputError(error.file(), where, error.detail() + note);
+    }
+    return error;
 }
 
 } // namespace hapmoe::io

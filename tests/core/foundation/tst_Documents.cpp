@@ -171,6 +171,7 @@ private slots:
     void exampleProjectLoads();
     void migratesModelV1();
     void migratesClusterV1();
+    void migratedErrorsNameTheKeyAsWritten();
     void unknownKeysWarn();
     void newerVersionRefused();
     void wrongFormatRefused();
@@ -390,6 +391,49 @@ void tst_Documents::migratesClusterV1()
     QCOMPARE(c.links[0].bandwidth_gbytes_per_s, 400.0);   // 3200 Gb/s / 8
     QCOMPARE(c.links[1].bandwidth_gbytes_per_s, 100.0);   // 800 Gb/s / 8
     QCOMPARE(w.size(), std::size_t(1));
+}
+
+void tst_Documents::migratedErrorsNameTheKeyAsWritten()
+{
+    // An error in a version-1 file names the key the file has, not its version-2 name, and
+    // quotes the value as written.
+    auto modelV1 = [](const char* edit) {
+        nlohmann::json j = nlohmann::json::parse(dataFile("model-v1.json"));
+        j.merge_patch(nlohmann::json::parse(edit));
+        return j.dump();
+    };
+    InputError e = expectError([&] { readModel(modelV1(R"({"micro_batch_size": -2})"), "m1.json"); });
+    QCOMPARE(q(e.where()), QStringLiteral("model.micro_batch_size"));
+    QVERIFY2(q(e.detail()).contains("got -2"), e.what());
+    e = expectError([&] { readModel(modelV1(R"({"fp16": "yes"})"), "m1.json"); });
+    QCOMPARE(q(e.where()), QStringLiteral("model.fp16"));
+    QCOMPARE(q(e.detail()), QStringLiteral("expected true or false, got \"yes\""));
+    e = expectError([&] { readModel(modelV1(R"({"training": {"global_batch_size": 64}})"), "m1.json"); });
+    QCOMPARE(q(e.where()), QStringLiteral("model.global_batch_size"));
+    QVERIFY(q(e.detail()).contains("keep one"));
+
+    auto clusterV1 = [](const char* edit) {
+        nlohmann::json j = nlohmann::json::parse(dataFile("cluster-v1.json"));
+        nlohmann::json patch = nlohmann::json::parse(edit);
+        for (auto it = patch.begin(); it != patch.end(); ++it)
+            j[nlohmann::json::json_pointer(it.key())] = it.value();
+        return j.dump();
+    };
+    e = expectError([&] { readCluster(clusterV1(R"({"/nodes/1/gpus": -8})"), "c1.json"); });
+    QCOMPARE(q(e.where()), QStringLiteral("cluster.nodes[1].gpus"));
+    QVERIFY2(q(e.detail()).contains("got -8"), e.what());
+    // A rate that is no rate is not divided by 8: the message quotes -800, not -100.
+    e = expectError([&] { readCluster(clusterV1(R"({"/links/1/bandwidth_gbit": -800})"), "c1.json"); });
+    QCOMPARE(q(e.where()), QStringLiteral("cluster.links[1].bandwidth_gbit"));
+    QVERIFY2(q(e.detail()).contains("got -800"), e.what());
+    e = expectError([&] { readCluster(clusterV1(R"({"/nodes/0/count": 8})"), "c1.json"); });
+    QCOMPARE(q(e.where()), QStringLiteral("cluster.nodes[0].gpus"));
+    QVERIFY(q(e.detail()).contains("keep one"));
+    // A file already in version 2 keeps its paths.
+    nlohmann::json v2 = nlohmann::json::parse(writeCluster(smallCluster()));
+    v2["nodes"][0]["count"] = -8;
+    e = expectError([&] { readCluster(v2.dump(), "c2.json"); });
+    QCOMPARE(q(e.where()), QStringLiteral("cluster.nodes[0].count"));
 }
 
 void tst_Documents::unknownKeysWarn()
