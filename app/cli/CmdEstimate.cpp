@@ -12,6 +12,7 @@
 #include "hardware/ClusterTopology.h"
 #include "hardware/DeviceCatalog.h"
 #include "io/Documents.h"
+#include "util/Strings.h"
 #include "io/Presets.h"
 #include "megatron/ScriptImport.h"
 #include "plan/Deployability.h"
@@ -269,24 +270,27 @@ void printTable(const EstimateInput& in, const Prediction& p, const Profile* pro
         if (s.recompute == Recompute::Full && s.recompute_layers > 0)
             rc += "(" + std::to_string(s.recompute_layers) + ")";
         const std::string layers = std::to_string(s.first_layer) + "-" + std::to_string(s.first_layer + s.num_layers - 1);
-        std::printf("%-5d %-11s %-7s %3d %3d %3d %3d %3d %3d %-9s %8.1f %8.1f %9.1f %9.1f%s\n", i, s.device_type.c_str(),
-                    layers.c_str(), s.tp, s.cp, s.dp, s.ep, s.etp, s.edp, rc.c_str(), 1e3 * e.t_fwd, 1e3 * e.t_bwd,
+        std::printf("%-5d %-11s %-7s %3d %3d %3d %3d %3d %3d %-9s %8s %8s %9.1f %9.1f%s\n", i, s.device_type.c_str(),
+                    layers.c_str(), s.tp, s.cp, s.dp, s.ep, s.etp, s.edp, rc.c_str(), decimal(1e3 * e.t_fwd, 1).c_str(),
+                    decimal(1e3 * e.t_bwd, 1).c_str(),
                     e.memory.total() / GiB, e.memory.capacity / GiB, e.memory.fits() ? "" : "  DOES NOT FIT");
     }
     const TimeBreakdown& b = p.breakdown;
     const double T = p.iteration_time_s > 0 ? p.iteration_time_s : 1;
-    std::printf("\niteration %.3f s   %.0f tokens/s   %.1f TFLOP/s per device   MFU %.1f%%   peak memory %.1f GiB\n",
-                p.iteration_time_s, p.tokens_per_s, p.tflops_per_device, 100 * p.mfu, p.peak_memory_gib);
-    std::printf("breakdown: compute %.3f s (%.0f%%), tensor-parallel %.3f s (%.0f%%), expert dispatch %.3f s (%.0f%%),\n"
-                "           pipeline send %.3f s (%.0f%%), pipeline bubble %.3f s (%.0f%%), data-parallel sync %.3f s (%.0f%%),\n"
-                "           optimizer %.3f s (%.0f%%)\n",
-                b.compute, 100 * b.compute / T, b.tensor_parallel, 100 * b.tensor_parallel / T, b.expert_dispatch,
-                100 * b.expert_dispatch / T, b.pipeline_send, 100 * b.pipeline_send / T, b.pipeline_bubble,
-                100 * b.pipeline_bubble / T, b.dp_sync, 100 * b.dp_sync / T, b.optimizer, 100 * b.optimizer / T);
+    auto sec = [](double v) { return decimal(v, 3); };
+    std::printf("\niteration %s s   %.0f tokens/s   %.1f TFLOP/s per device   MFU %.1f%%   peak memory %.1f GiB\n",
+                sec(p.iteration_time_s).c_str(), p.tokens_per_s, p.tflops_per_device, 100 * p.mfu, p.peak_memory_gib);
+    std::printf("breakdown: compute %s s (%.0f%%), tensor-parallel %s s (%.0f%%), expert dispatch %s s (%.0f%%),\n"
+                "           pipeline send %s s (%.0f%%), pipeline bubble %s s (%.0f%%), data-parallel sync %s s (%.0f%%),\n"
+                "           optimizer %s s (%.0f%%)\n",
+                sec(b.compute).c_str(), 100 * b.compute / T, sec(b.tensor_parallel).c_str(), 100 * b.tensor_parallel / T,
+                sec(b.expert_dispatch).c_str(), 100 * b.expert_dispatch / T, sec(b.pipeline_send).c_str(),
+                100 * b.pipeline_send / T, sec(b.pipeline_bubble).c_str(), 100 * b.pipeline_bubble / T,
+                sec(b.dp_sync).c_str(), 100 * b.dp_sync / T, sec(b.optimizer).c_str(), 100 * b.optimizer / T);
     if (!p.stages.empty() && p.stages.front().embedding_sync > 0)
         std::printf("           data-parallel sync includes the tied embeddings' all-reduce between stage 0 and stage %d: "
-                    "%.3f s\n",
-                    plan.pp() - 1, p.stages.front().embedding_sync);
+                    "%s s\n",
+                    plan.pp() - 1, decimal(p.stages.front().embedding_sync, 3).c_str());
     // The switches, when they are not the defaults of the flag form (a script's own, or a
     // plan file's prediction's).
     if (!(p.overlap == OverlapSwitches{})) {

@@ -11,6 +11,7 @@
 #include "io/Presets.h"
 #include "megatron/ScriptImport.h"
 #include "search/Search.h"
+#include "util/Strings.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -187,7 +188,7 @@ void printPlan(std::ostream& os, const RankedPlan& rp, const Cluster& cluster)
              << pad(std::to_string(st.micro_batch_size), 5) << pad(recomputeText(st), 12);
         if (e)
             line << pad(fmt("%.1f", e->memory.total() / (1024.0 * 1024.0 * 1024.0)) + "/" + fmt("%.0f", e->memory.capacity / (1024.0 * 1024.0 * 1024.0)), 12)
-                 << fmt("%.1f", (e->t_fwd + e->t_bwd) * 1e3);
+                 << decimal((e->t_fwd + e->t_bwd) * 1e3, 1);
         os << line.str() << "\n";
     }
     // A few unused nodes are listed by name; many (a large cluster) are counted per reason.
@@ -210,7 +211,7 @@ void printPlan(std::ostream& os, const RankedPlan& rp, const Cluster& cluster)
             os << "  unused: " << counts.second << " devices on " << counts.first << (counts.first == 1 ? " node" : " nodes") << " ("
                << reason << ")\n";
     }
-    os << "  iteration " << fmt("%.3f", pr.iteration_time_s) << " s, " << fmt("%.0f", pr.tokens_per_s) << " tokens/s, MFU "
+    os << "  iteration " << decimal(pr.iteration_time_s, 3) << " s, " << fmt("%.0f", pr.tokens_per_s) << " tokens/s, MFU "
        << fmt("%.1f", pr.mfu * 100) << "%, peak memory " << fmt("%.1f", pr.peak_memory_gib) << " GiB\n";
 }
 
@@ -353,13 +354,13 @@ int cmdPlan(const Args& args)
             return;
         }
         const double t = b->prediction.iteration_time_s;
-        os << "  " << pad(label, 22) << fmt("%.3f", t) << " s  (" << fmt("%.2f", best > 0 ? t / best : 0) << "x the plan's time, PP "
+        os << "  " << pad(label, 22) << decimal(t, 3) << " s  (" << decimal(best > 0 ? t / best : 0, 2) << "x the plan's time, PP "
            << b->plan.pp() << ", " << (b->prediction.feasible ? "fits" : b->prediction.infeasible_reason) << ")\n";
     };
     os << "\nCompared in the same cost model" << (r.timed_out ? " (the time limit also cut the baselines' searches short: "
                                                               "they may be slower than their best, or missing)" : "")
        << ":\n";
-    os << "  " << pad("this plan", 22) << fmt("%.3f", best) << " s\n";
+    os << "  " << pad("this plan", 22) << decimal(best, 3) << " s\n";
     if (r.algorithm != Algorithm::Uniform)
         compare("uniform baseline", r.uniform_baseline);
     if (r.algorithm != Algorithm::MetisStyle)

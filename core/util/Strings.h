@@ -1,6 +1,8 @@
 #pragma once
 // Small string helpers shared by the readers and writers of scripts and messages.
 
+#include <cmath>
+#include <cstdio>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,6 +19,19 @@ inline std::string join(const std::vector<std::string>& parts, std::string_view 
         out += parts[i];
     }
     return out;
+}
+
+// v with `places` decimals ("19.155"), or in exponent form with four significant digits
+// ("1.718e+62") from a billion up, where fixed notation would print dozens of digits (an
+// iteration over a link of 1e-300 GB/s).
+inline std::string decimal(double v, int places)
+{
+    char buf[64];
+    if (std::isfinite(v) && std::abs(v) >= 1e9)
+        std::snprintf(buf, sizeof buf, "%.4g", v);
+    else
+        std::snprintf(buf, sizeof buf, "%.*f", places, v);
+    return buf;
 }
 
 } // namespace hapmoe

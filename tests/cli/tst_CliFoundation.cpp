@@ -10,6 +10,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 
 #include <sys/stat.h>
@@ -102,6 +103,7 @@ private slots:
     void notJsonAndDuplicateKeyPositions();
     void planNumbersBeyondAnInt();
     void clusterNodeOfTooManyDevices();
+    void absurdTimesInExponentForm();
     void outputNeverReplacesAnInput();
     void outputMustBeAFileInAWritableFolder();
     void standardOutputThatCannotBeWritten();
@@ -647,6 +649,25 @@ void tst_CliFoundation::clusterNodeOfTooManyDevices()
         QVERIFY2(r.err.contains(path + ": cluster.nodes[0].count: expected at most 4096 devices in a node, got 2147483647"),
                  qPrintable(r.err));
     }
+}
+
+void tst_CliFoundation::absurdTimesInExponentForm()
+{
+    // A valid but absurd link (1e-300 GB/s) makes the pipeline send last about 1e300 s; the
+    // tables print it in exponent form instead of a fixed-point number of 300 digits.
+    QTemporaryDir tmp;
+    const QString path = tmp.filePath("slow.json");
+    QVERIFY(writeFile(path, R"({"format": "hapmoe.cluster", "version": 2, "nodes": [
+        {"id": 0, "host": "a", "device_type": "H800", "count": 8}, {"id": 1, "host": "b", "device_type": "H800", "count": 8}],
+        "switches": [{"id": 2}], "links": [{"a": 0, "b": 2, "bandwidth_gbytes_per_s": 1e-300},
+        {"a": 1, "b": 2, "bandwidth_gbytes_per_s": 1e-300}]})"));
+    const Run r = hapmoe({"estimate", "--model", "Mixtral-S", "--cluster", path, "--pp", "2", "--tp", "8", "--recompute", "full"});
+    QCOMPARE(r.exitCode, 0);
+    const QRegularExpression iteration(QStringLiteral("iteration (\\d\\.\\d{3}e\\+\\d{3}) s"));
+    const QRegularExpressionMatch m = iteration.match(r.out);
+    QVERIFY2(m.hasMatch(), qPrintable(r.out));
+    QVERIFY(m.captured(1).toDouble() > 1e250);
+    QVERIFY2(!r.out.contains(QRegularExpression(QStringLiteral("\\d{20}"))), qPrintable(r.out));
 }
 
 void tst_CliFoundation::outputNeverReplacesAnInput()

@@ -186,6 +186,8 @@ QString formatSeconds(double seconds)
     // Nothing reads as nothing in the unit of its neighbours, not as "0 µs" among seconds.
     if (a < 0.5e-6)
         return QStringLiteral("0 s");
+    if (a >= 1e9)   // absurd inputs (a link of 1e-300 GB/s): not dozens of digits
+        return QStringLiteral("%1 s").arg(seconds, 0, 'g', 4);
     if (a >= 1.0)
         return QStringLiteral("%1 s").arg(seconds, 0, 'f', 3);
     if (a >= 1e-3)
