@@ -1,6 +1,7 @@
 #include "hardware/Cluster.h"
 
 #include "hardware/DeviceCatalog.h"
+#include "util/Strings.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -84,11 +85,8 @@ std::string hostNameProblem(std::string_view host)
             const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
             if (!ok) {
                 const unsigned char u = static_cast<unsigned char>(c);
-                if (u < 0x20 || u >= 0x7f) {
-                    char code[8];
-                    std::snprintf(code, sizeof code, "0x%02x", u);
-                    return std::string("has the byte ") + code;
-                }
+                if (u < 0x20 || u >= 0x7f)
+                    return "has the byte " + byteCode(u);
                 return std::string("has the character '") + c + "'";
             }
         }

@@ -2,6 +2,7 @@
 
 #include "io/JsonNode.h"
 #include "util/EmbeddedResources.h"
+#include "util/Strings.h"
 
 #include <algorithm>
 #include <cctype>
@@ -29,9 +30,7 @@ std::string textField(const io::JsonNode& n, const std::string& key, const std::
 {
     for (std::size_t i = 0; i < value.size(); ++i)
         if (const unsigned char c = static_cast<unsigned char>(value[i]); c < 0x20 || c == 0x7f) {
-            char code[8];
-            std::snprintf(code, sizeof code, "0x%02x", c);
-            n.fail(key, "expected one line of printable text, got the control character " + std::string(code) + " at character "
+            n.fail(key, "expected one line of printable text, got the control character " + byteCode(c) + " at character "
                             + std::to_string(i + 1));
         }
     if (inShorthand && value.find_first_of(":,") != std::string::npos)

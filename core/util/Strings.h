@@ -21,6 +21,14 @@ inline std::string join(const std::vector<std::string>& parts, std::string_view 
     return out;
 }
 
+// A byte as messages show one that cannot be printed ("0x0a").
+inline std::string byteCode(unsigned char c)
+{
+    char code[8];
+    std::snprintf(code, sizeof code, "0x%02x", c);
+    return code;
+}
+
 // v with `places` decimals ("19.155"), or in exponent form with four significant digits
 // ("1.718e+62") from a billion up, where fixed notation would print dozens of digits (an
 // iteration over a link of 1e-300 GB/s).
