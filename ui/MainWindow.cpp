@@ -100,7 +100,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_view, &ClusterView::zoomChanged, this,
             [this](double z) { m_zoom->setText(tr("Zoom %1%").arg(qRound(z * 100))); });
     connect(m_problems, &ProblemsPanel::problemCountChanged, this, [this](int n) {
-        m_problemCount->setText(n == 0 ? tr("No problems") : tr("\u26a0 %n problem(s)", nullptr, n));
+        m_problemCount->setText(n == 0 ? tr("No problems") : (n == 1 ? tr("\u26a0 1 problem") : tr("\u26a0 %1 problems").arg(n)));
     });
     connect(m_problems, &ProblemsPanel::problemActivated, this, [this](const QList<int>& ids) {
         showTab(QStringLiteral("designer"));

@@ -372,7 +372,8 @@ void SearchPanel::showResult(const SearchResult& r)
         // The reason says whether a cancel or the time limit stopped it; there is no best.
         status = tr("No plan found: %1").arg(noPlanReason(r));
     } else {
-        status = tr("%n plan(s) in %1", nullptr, int(r.plans.size())).arg(elapsed(r.time_s));
+        status = (r.plans.size() == 1 ? tr("1 plan in %1") : tr("%1 plans in %2").arg(r.plans.size()))
+                     .arg(elapsed(r.time_s));
         if (r.cancelled)
             status += tr(" \u2013 cancelled, best so far shown");
         else if (r.timed_out)
@@ -502,10 +503,10 @@ void SearchPanel::showSavedPlans(const SearchResult& saved, const QString& sourc
     m_pruned->setText(QStringLiteral("\u2013"));
     m_best->setText(saved.plans.empty() ? QStringLiteral("\u2013") : seconds(saved.plans.front().prediction.iteration_time_s));
     m_status->setText(count == 0 ? QString()
-                                 : tr("%n plan(s) from %1, as saved with the project (without the search's "
-                                      "counts and baselines: run the search to see them)",
-                                      nullptr, count)
-                                       .arg(source)
+                                 : ((count == 1 ? tr("1 plan") : tr("%1 plans").arg(count))
+                                    + tr(" from %1, as saved with the project (without the search's counts and "
+                                         "baselines: run the search to see them)")
+                                          .arg(source))
                                        .toHtmlEscaped());
 }
 

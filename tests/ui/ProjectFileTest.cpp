@@ -330,7 +330,7 @@ private slots:
             if (table->model()->headerData(c, Qt::Horizontal).toString() == QLatin1String("Source"))
                 sourceColumn = c;
         QVERIFY(sourceColumn >= 0);
-        QCOMPARE(table->model()->index(0, sourceColumn).data().toString(), QStringLiteral("current configuration"));
+        QCOMPARE(table->model()->index(0, sourceColumn).data().toString(), QStringLiteral("current"));
         QTreeWidget* list = w2->searchPanel()->resultList();
         QCOMPARE(list->topLevelItemCount(), 1);
         QCOMPARE(list->topLevelItem(0)->text(SearchPanel::RankColumn), QStringLiteral("now"));

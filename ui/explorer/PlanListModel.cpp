@@ -63,7 +63,9 @@ QVariant PlanListModel::data(const QModelIndex& index, int role) const
     if (role == Qt::DisplayRole) {
         switch (index.column()) {
         case Name: return displayName(*e);
-        case Source: return kindLabel(e->kind);
+        case Source: // the plan's name says which baseline; this column groups the rows
+            return e->kind == ExplorerPlan::Kind::Ranked ? tr("search")
+                   : e->kind == ExplorerPlan::Kind::Current ? tr("current") : tr("baseline");
         case IterationTime: return style::formatSeconds(p.iteration_time_s);
         case TokensPerS: return QStringLiteral("%L1").arg(p.tokens_per_s, 0, 'f', 0);
         case TflopsPerDevice: return QStringLiteral("%1").arg(p.tflops_per_device, 0, 'f', 1);

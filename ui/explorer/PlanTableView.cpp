@@ -25,6 +25,14 @@ PlanTableView::PlanTableView(PlanListModel* model, QWidget* parent)
     verticalHeader()->hide();
     horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     horizontalHeader()->setStretchLastSection(true);
+    // The figures a plan is chosen by come first, so a narrow window scrolls sideways only
+    // for the details (the model's column numbers stay as they are).
+    const PlanListModel::Column order[] = {PlanListModel::Name, PlanListModel::IterationTime, PlanListModel::TokensPerS,
+                                           PlanListModel::Mfu, PlanListModel::PeakMemory, PlanListModel::Stages,
+                                           PlanListModel::Devices, PlanListModel::TflopsPerDevice,
+                                           PlanListModel::TargetColumn, PlanListModel::Source};
+    for (int visual = 0; visual < PlanListModel::ColumnCount; ++visual)
+        horizontalHeader()->moveSection(horizontalHeader()->visualIndex(order[visual]), visual);
     setObjectName(QStringLiteral("planTable"));
 
     connect(selectionModel(), &QItemSelectionModel::currentRowChanged, this,

@@ -313,7 +313,8 @@ void WhatIfPanel::reestimate()
             }
             if (toRemove > 0 && m_problem.isEmpty()) {
                 m_problem = tr("The plan runs on every remaining %1 node; it cannot lose %2 more.").arg(type).arg(toRemove);
-                m_hints << tr("A new search is needed for a cluster with %1 %2 node(s).").arg(want).arg(type);
+                m_hints << (want == 1 ? tr("A new search is needed for a cluster with 1 %1 node.").arg(type)
+                                       : tr("A new search is needed for a cluster with %1 %2 nodes.").arg(want).arg(type));
             }
         }
     }
