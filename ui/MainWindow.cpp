@@ -161,7 +161,8 @@ void MainWindow::createDocks()
     m_presets->setObjectName(QStringLiteral("clusterPresets"));
     m_presets->setAlternatingRowColors(true);
     m_presets->setRootIsDecorated(false);
-    m_presets->setUniformRowHeights(true);
+    // One line per device type of a preset, so a narrow dock shows the whole composition.
+    m_presets->setUniformRowHeights(false);
     m_presets->setHeaderLabels({tr("Preset"), tr("Devices")});
     m_presets->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
     m_presets->header()->setStretchLastSection(true);
@@ -170,6 +171,7 @@ void MainWindow::createDocks()
         // "32 devices: 910B-376T 2x8 + MI300X 2x8": the name already tells the device count.
         QString summary = QString::fromStdString(p.summary);
         summary.remove(QRegularExpression(QStringLiteral("^\\d+ devices?: ")));
+        summary.replace(QStringLiteral(" + "), QStringLiteral("\n"));
         auto* item = new QTreeWidgetItem(m_presets, {QString::fromStdString(p.name), summary});
         item->setData(0, Qt::UserRole, QString::fromStdString(p.name));
         const QString tip = QString::fromStdString(p.summary + "\n" + p.source);

@@ -7,7 +7,9 @@
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cmath>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <sstream>
 #include <stdexcept>
@@ -250,28 +252,49 @@ Cluster clusterFromShorthand(std::string_view shorthand, const DeviceCatalog& ca
     c.source = "shorthand; interconnect from the device catalog";
     const int firstLeaf = static_cast<int>(totalNodes);
     const int spine = firstLeaf + static_cast<int>(parts.size());
+    // Each type's nodes form a block of rows under its leaf switch, blocks side by side. The
+    // columns per row (at most 8) are chosen so the drawing is about 4:3: a large cluster
+    // (136 nodes in 4 blocks) fills a canvas window instead of one wide strip that opens at
+    // a tenth of its size.
+    constexpr double kColumn = 140.0, kRow = 120.0, kBlockGap = 100.0, kNodesTop = 260.0;
+    int longest = 0;
+    for (const Part& p : parts)
+        longest = std::max(longest, p.nodes);
+    int columns = std::min(longest, 8);
+    double bestMismatch = std::numeric_limits<double>::infinity();
+    for (int c = std::min(longest, 8); c >= std::min(longest, 2); --c) {
+        double width = -kBlockGap;
+        for (const Part& p : parts)
+            width += std::min(p.nodes, c) * kColumn + kBlockGap;
+        const double height = kNodesTop + ((longest + c - 1) / c) * kRow;
+        const double mismatch = std::abs(std::log(width / height / (4.0 / 3.0)));
+        if (mismatch < bestMismatch - 1e-9) {
+            bestMismatch = mismatch;
+            columns = c;
+        }
+    }
     double blockX = 0;
     int id = 0;
     for (std::size_t ti = 0; ti < parts.size(); ++ti) {
         const Part& p = parts[ti];
         const int leaf = firstLeaf + static_cast<int>(ti);
         const double uplink = p.perNode * p.type->inter_node_gbps;
-        const int cols = std::min(p.nodes, 8);
+        const int cols = std::min(p.nodes, columns);
         for (int k = 0; k < p.nodes; ++k) {
             Node n;
             n.id = id;
             n.host = "node" + std::to_string(id);
             n.device_type = p.type->name;
             n.count = p.perNode;
-            n.x = blockX + (k % 8) * 140.0;
-            n.y = 260.0 + (k / 8) * 120.0;
+            n.x = blockX + (k % cols) * kColumn;
+            n.y = kNodesTop + (k / cols) * kRow;
             c.nodes.push_back(n);
             c.links.push_back({id, leaf, uplink, kNodeLeafLatencyUs});
             ++id;
         }
-        c.switches.push_back({leaf, "leaf-" + std::to_string(ti) + " (" + p.type->name + ")", blockX + (cols - 1) * 70.0, 120.0});
+        c.switches.push_back({leaf, "leaf-" + std::to_string(ti) + " (" + p.type->name + ")", blockX + (cols - 1) * kColumn / 2, 120.0});
         c.links.push_back({leaf, spine, uplink * p.nodes, kLeafSpineLatencyUs});
-        blockX += cols * 140.0 + 100.0;
+        blockX += cols * kColumn + kBlockGap;
     }
     c.switches.push_back({spine, "spine", (blockX - 240.0) / 2.0, 0.0});
     return c;

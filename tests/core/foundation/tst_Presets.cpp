@@ -48,6 +48,7 @@ private slots:
     void presetsHaveSources();
     void shorthandBuildsNetwork();
     void shorthandErrors();
+    void largeClustersAreDrawnAboutSquare();
     void resolveOrder();
     void resolveUnknownListsPresets();
 };
@@ -244,6 +245,47 @@ void tst_Presets::shorthandBuildsNetwork()
     QVERIFY(topo.classify({0, 8}) == LinkClass::CrossType);
     // Nodes-only form takes the catalog's devices per node (MI250X: 4 per node).
     QCOMPARE(clusterFromShorthand(" mi250x : 3 ", DeviceCatalog::builtin()).totalDevices(), 12);
+}
+
+namespace {
+// Width over height of the rectangle through the centres of a cluster's items.
+double drawingAspect(const Cluster& c)
+{
+    double x0 = 1e300, x1 = -1e300, y0 = 1e300, y1 = -1e300;
+    for (const Node& n : c.nodes) {
+        x0 = std::min(x0, n.x), x1 = std::max(x1, n.x);
+        y0 = std::min(y0, n.y), y1 = std::max(y1, n.y);
+    }
+    for (const Switch& s : c.switches) {
+        x0 = std::min(x0, s.x), x1 = std::max(x1, s.x);
+        y0 = std::min(y0, s.y), y1 = std::max(y1, s.y);
+    }
+    return (x1 - x0) / (y1 - y0);
+}
+} // namespace
+
+void tst_Presets::largeClustersAreDrawnAboutSquare()
+{
+    // Nodes go in rows under their leaf switch, with the columns per row (at most 8) that make
+    // the drawing closest to 4:3. Four blocks of 34 nodes: 3 columns, 12 rows. The drawing
+    // is 4 x 3 x 140 + 3 x 100 - 140 = 1840 wide between the outer node centres and 260 +
+    // 11 x 120 = 1580 tall from the spine, 1.16:1; in rows of 8 it was 4580 x 740, 6.2:1, and
+    // the canvas opened it at a tenth of its size.
+    const Cluster c = clusterFromShorthand("H800:34x8,MI300X:34x8,910B-376T:34x8,A100-80GB:34x8", DeviceCatalog::builtin());
+    QCOMPARE(c.nodes[1].x - c.nodes[0].x, 140.0);
+    QCOMPARE(c.nodes[3].x, c.nodes[0].x);   // the fourth node starts the second row
+    QCOMPARE(c.nodes[3].y - c.nodes[0].y, 120.0);
+    QCOMPARE(c.nodes[33].y, 260.0 + 11 * 120.0);
+    QVERIFY(std::abs(drawingAspect(c) - 1840.0 / 1580.0) < 1e-9);
+    // Small clusters keep one row per leaf: 2 nodes per type side by side.
+    const Cluster small = clusterFromShorthand("H800:2x8,910B-376T:2x8", DeviceCatalog::builtin());
+    QCOMPARE(small.nodes[0].y, small.nodes[1].y);
+    // The large presets are drawn the same way: none wider than 2:1.
+    for (const char* name : {"a100-h100-256", "h800-910b-512", "mixed-1088"}) {
+        const Cluster* preset = findClusterPreset(name);
+        QVERIFY(preset);
+        QVERIFY2(drawingAspect(*preset) < 2.0 && drawingAspect(*preset) > 0.75, name);
+    }
 }
 
 void tst_Presets::shorthandErrors()
