@@ -7,8 +7,14 @@
 
 #include <QHeaderView>
 #include <QStyle>
+#include <QStyledItemDelegate>
 #include <QTreeWidget>
 #include <QVBoxLayout>
+
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace hapmoe::ui {
 
@@ -29,6 +35,37 @@ QString kindName(TopologyProblem::Kind kind)
 
 constexpr int kIdsRole = Qt::UserRole + 1;
 
+// A row as tall as its message wrapped to the width of its column: the tree view alone
+// sizes rows to one line and elides the rest.
+class WrappingDelegate : public QStyledItemDelegate {
+public:
+    WrappingDelegate(QHeaderView* header, QObject* parent) : QStyledItemDelegate(parent), m_header(header) {}
+
+    QSize sizeHint(const QStyleOptionViewItem& option, const QModelIndex& index) const override
+    {
+        const QSize one = QStyledItemDelegate::sizeHint(option, index);
+        QStyleOptionViewItem o(option);
+        initStyleOption(&o, index);
+        const int margins = 4 * (o.widget ? o.widget->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, &o, o.widget) + 1 : 3);
+        const int icon = o.features & QStyleOptionViewItem::HasDecoration ? o.decorationSize.width() + margins : 0;
+        const int width = m_header->sectionSize(index.column()) - icon - margins;
+        if (width <= 0 || o.text.isEmpty())
+            return one;
+        const QRect text = o.fontMetrics.boundingRect(QRect(0, 0, width, 1 << 20), Qt::TextWordWrap, o.text);
+        return {one.width(), std::max(one.height(), text.height() + margins)};
+    }
+
+protected:
+    void initStyleOption(QStyleOptionViewItem* option, const QModelIndex& index) const override
+    {
+        QStyledItemDelegate::initStyleOption(option, index);
+        option->decorationAlignment = Qt::AlignHCenter | Qt::AlignTop;   // the icon beside the first line
+    }
+
+private:
+    QHeaderView* m_header;
+};
+
 } // namespace
 
 ProblemsPanel::ProblemsPanel(ProjectDocument* document, QWidget* parent)
@@ -44,6 +81,10 @@ ProblemsPanel::ProblemsPanel(ProjectDocument* document, QWidget* parent)
     m_tree->setWordWrap(true);
     m_tree->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
     m_tree->header()->setStretchLastSection(true);
+    // Messages wrap to the dock's width: rows take their new height when a column resizes.
+    m_tree->setItemDelegate(new WrappingDelegate(m_tree->header(), m_tree));
+    m_tree->setTextElideMode(Qt::ElideNone);
+    connect(m_tree->header(), &QHeaderView::sectionResized, m_tree, [this] { m_tree->doItemsLayout(); });
     connect(m_tree, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem* item) {
         QList<int> ids;
         for (const QVariant& v : item->data(0, kIdsRole).toList())
@@ -74,6 +115,8 @@ void ProblemsPanel::refresh()
         auto* item = new QTreeWidgetItem(m_tree, {kind, message});
         item->setIcon(0, warning);
         item->setToolTip(1, message);
+        for (int column : {0, 1})   // the kind beside the first line of a wrapped message
+            item->setTextAlignment(column, Qt::AlignLeft | Qt::AlignTop);
         QVariantList list;
         for (int id : ids)
             list.append(id);
@@ -95,17 +138,40 @@ void ProblemsPanel::refresh()
     }
     // The flex dispatcher runs on DeepEP, which some device types lack: the search leaves
     // their nodes out (docs/search.md section 1).
-    if (m_document->model().usesFlexDispatcher())
+    // One row per device type, listing its nodes, so 34 such nodes are one problem, not 34.
+    if (m_document->model().usesFlexDispatcher()) {
+        std::vector<std::pair<std::string, std::vector<const Node*>>> byType;
         for (const Node& n : m_document->cluster().nodes) {
-            const std::string why = deepEpUnavailable(m_document->catalog(), n.device_type);
-            if (!why.empty())
-                add(tr("Dispatcher"),
-                    tr("%1 (%2): %3; the flex dispatcher needs DeepEP, so the search leaves this node out "
-                       "(the alltoall dispatcher runs on it)")
-                        .arg(QString::fromStdString(n.host), QString::fromStdString(n.device_type),
-                             QString::fromStdString(why)),
-                    {n.id});
+            auto it = std::find_if(byType.begin(), byType.end(), [&](const auto& t) { return t.first == n.device_type; });
+            if (it == byType.end())
+                it = byType.insert(byType.end(), {n.device_type, {}});
+            it->second.push_back(&n);
         }
+        for (const auto& [type, nodes] : byType) {
+            const std::string why = deepEpUnavailable(m_document->catalog(), type);
+            if (why.empty())
+                continue;
+            std::vector<int> ids;
+            QStringList hosts;
+            for (const Node* n : nodes) {
+                ids.push_back(n->id);
+                hosts << QString::fromStdString(n->host);
+            }
+            // Clicking the row selects the nodes on the canvas; the tooltip lists them.
+            const QString which = nodes.size() == 1 ? tr("%1 (%2)").arg(hosts.front(), QString::fromStdString(type))
+                                                    : tr("%1 %2 nodes").arg(nodes.size()).arg(QString::fromStdString(type));
+            add(tr("Dispatcher"),
+                tr("%1: %2; the flex dispatcher needs DeepEP, so the search leaves %3 out (the alltoall dispatcher "
+                   "runs on %4)")
+                    .arg(which, QString::fromStdString(why), nodes.size() == 1 ? tr("this node") : tr("them"),
+                         nodes.size() == 1 ? tr("it") : tr("them")),
+                ids);
+            if (nodes.size() > 1) {
+                QTreeWidgetItem* item = m_tree->topLevelItem(m_tree->topLevelItemCount() - 1);
+                item->setToolTip(1, item->text(1) + QStringLiteral("\n\n") + hosts.join(QStringLiteral(", ")));
+            }
+        }
+    }
     emit problemCountChanged(problemCount());
 }
 

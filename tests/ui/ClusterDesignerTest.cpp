@@ -18,10 +18,12 @@
 #include <QDoubleSpinBox>
 #include <QLineEdit>
 #include <QScrollBar>
+#include <QSignalSpy>
 #include <QSpinBox>
 #include <QTreeWidget>
 #include <QUndoStack>
 
+#include <algorithm>
 #include <utility>
 
 using namespace hapmoe;
@@ -423,6 +425,22 @@ private slots:
         const QString message = w->problemsPanel()->messages().join(' ');
         QVERIFY2(message.contains(QStringLiteral("A100-80GB")) && message.contains(QStringLiteral("compute capability 8.0")),
                  qPrintable(message));
+        // The other node an A100 as well: one problem for the type, naming both nodes' count,
+        // and clicking it selects both on the canvas.
+        Node other = *doc->cluster().node(b);
+        other.device_type = "A100-80GB";
+        doc->setNode(other);
+        QCOMPARE(w->problemsPanel()->problemCount(), 1);
+        QVERIFY2(w->problemsPanel()->messages().front().startsWith(QStringLiteral("2 A100-80GB nodes: ")),
+                 qPrintable(w->problemsPanel()->messages().front()));
+        QSignalSpy activated(w->problemsPanel(), &ProblemsPanel::problemActivated);
+        auto* tree = w->problemsPanel()->findChild<QTreeWidget*>();
+        QVERIFY(tree);
+        emit tree->itemActivated(tree->topLevelItem(0), 1);
+        QCOMPARE(activated.count(), 1);
+        QList<int> ids = activated.front().front().value<QList<int>>();
+        std::sort(ids.begin(), ids.end());
+        QCOMPARE(ids, (QList<int>{std::min(a, b), std::max(a, b)}));
     }
 };
 
