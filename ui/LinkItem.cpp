@@ -103,6 +103,12 @@ void LinkItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
     painter->setPen(QPen(color, selected ? width + 2 : width, m_cross ? Qt::DashLine : Qt::SolidLine, Qt::RoundCap));
     painter->drawLine(m_p1, m_p2);
 
+    // Zoomed out until the label's text would be under 5 px tall (a large cluster fitted in
+    // the window), the label is noise over the nodes: the line alone is drawn, and the
+    // tooltip and the property editor still give the figures.
+    const double scale = QStyleOptionGraphicsItem::levelOfDetailFromTransform(painter->worldTransform());
+    if (scale * QFontMetricsF(labelFont()).height() < 5.0)
+        return;
     const QRectF label = labelRect();
     painter->setPen(QPen(color, 1));
     painter->setBrush(pal.color(QPalette::Base));
