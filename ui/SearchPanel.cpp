@@ -405,7 +405,11 @@ void SearchPanel::fillList(const SearchResult& r)
         const Prediction& p = rp.prediction;
         auto* item = new QTreeWidgetItem(m_results);
         item->setText(RankColumn, rank);
-        item->setText(PlanColumn, QString::fromStdString(rp.plan.name));
+        // "base" in the first column already says baseline: "uniform", "Metis-style".
+        QString name = QString::fromStdString(rp.plan.name);
+        if (rank == tr("base") && name.endsWith(QStringLiteral(" baseline")))
+            name.chop(9);
+        item->setText(PlanColumn, name);
         item->setText(IterationColumn, p.feasible ? seconds(p.iteration_time_s) : tr("does not fit"));
         item->setText(TokensColumn, p.feasible ? count(qRound64(p.tokens_per_s)) : QString());
         item->setText(MfuColumn, p.feasible ? QStringLiteral("%1%").arg(p.mfu * 100, 0, 'f', 1) : QString());
