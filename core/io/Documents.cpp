@@ -635,6 +635,22 @@ nlohmann::json loadDocument(std::string_view text, std::string_view format, cons
     return doc;
 }
 
+// Reads a document of a format with migrations: an error on a key a migration moved names
+// the key as the file has it (Migrations::restate).
+template <typename Reader>
+auto readMigrated(std::string_view text, const std::string& fileName, Warnings* warnings, std::string_view format,
+                  const char* root, Reader read)
+{
+    const JsonContext ctx{fileName, warnings};
+    io::MovedKeys moved;
+    const nlohmann::json doc = loadDocument(text, format, ctx, &moved);
+    try {
+        return read(JsonNode(doc, root, ctx));
+    } catch (const InputError& e) {
+        throw io::Migrations::restate(e, moved, root);
+    }
+}
+
 std::string finish(Json body, const char* format)
 {
     Json doc;
@@ -675,26 +691,12 @@ std::string detectFormat(std::string_view text, const std::string& fileName)
 
 ModelSpec readModel(std::string_view text, const std::string& fileName, Warnings* warnings)
 {
-    const JsonContext ctx{fileName, warnings};
-    io::MovedKeys moved;
-    const nlohmann::json doc = loadDocument(text, kModelFormat, ctx, &moved);
-    try {
-        return readModelObject(JsonNode(doc, "model", ctx));
-    } catch (const InputError& e) {
-        throw io::Migrations::restate(e, moved, "model");
-    }
+    return readMigrated(text, fileName, warnings, kModelFormat, "model", readModelObject);
 }
 
 Cluster readCluster(std::string_view text, const std::string& fileName, Warnings* warnings)
 {
-    const JsonContext ctx{fileName, warnings};
-    io::MovedKeys moved;
-    const nlohmann::json doc = loadDocument(text, kClusterFormat, ctx, &moved);
-    try {
-        return readClusterObject(JsonNode(doc, "cluster", ctx));
-    } catch (const InputError& e) {
-        throw io::Migrations::restate(e, moved, "cluster");
-    }
+    return readMigrated(text, fileName, warnings, kClusterFormat, "cluster", readClusterObject);
 }
 
 Profile readProfile(std::string_view text, const std::string& fileName, Warnings* warnings)
