@@ -119,6 +119,10 @@ MainWindow::MainWindow(QWidget* parent)
         m_runAction->setEnabled(false);
         m_cancelAction->setEnabled(true);
     });
+    connect(m_searchPanel, &SearchPanel::searchStopped, this, [this] {
+        m_runAction->setEnabled(true);
+        m_cancelAction->setEnabled(false);
+    });
     connect(m_explorer, &PlanExplorerWidget::stageHovered, m_scene, &ClusterScene::highlightNodes);
     connect(m_explorer, &PlanExplorerWidget::selectionChanged, m_searchPanel, &SearchPanel::showCurrentPlan);
     connect(m_explorer, &PlanExplorerWidget::newSearchSuggested, this,
@@ -221,6 +225,10 @@ void MainWindow::createDocks()
 
 void MainWindow::applyTabDocks()
 {
+    for (QAction* a : std::as_const(m_canvasActions))
+        a->setEnabled(m_tabs->currentWidget() == m_view);
+    if (m_tabs->currentWidget() != m_view && m_connectAction->isChecked())
+        m_connectAction->setChecked(false);
     const bool away = m_tabs->currentWidget() == m_explorer;
     if (away == m_designDocksAway)
         return;
@@ -266,14 +274,18 @@ void MainWindow::createActions()
     QAction* undo = stack->createUndoAction(this, tr("&Undo"));
     undo->setShortcut(QKeySequence::Undo);
     QAction* redo = stack->createRedoAction(this, tr("&Redo"));
-    redo->setShortcut(QKeySequence::Redo);
+    // Ctrl+Shift+Z (the platform's Redo on Linux) and Ctrl+Y, which many users expect too.
+    QList<QKeySequence> redoKeys = QKeySequence::keyBindings(QKeySequence::Redo);
+    if (!redoKeys.contains(QKeySequence(tr("Ctrl+Y"))))
+        redoKeys << QKeySequence(tr("Ctrl+Y"));
+    redo->setShortcuts(redoKeys);
     edit->addAction(undo);
     edit->addAction(redo);
     edit->addSeparator();
-    edit->addAction(tr("&Copy"), QKeySequence::Copy, m_view, &ClusterView::copySelection);
-    edit->addAction(tr("&Paste"), QKeySequence::Paste, m_view, &ClusterView::paste);
-    edit->addAction(tr("&Delete"), QKeySequence::Delete, m_view, &ClusterView::deleteSelection);
-    edit->addAction(tr("Select &All"), QKeySequence::SelectAll, m_view, &ClusterView::selectAllItems);
+    m_canvasActions << edit->addAction(tr("&Copy"), QKeySequence::Copy, m_view, &ClusterView::copySelection)
+                    << edit->addAction(tr("&Paste"), QKeySequence::Paste, m_view, &ClusterView::paste)
+                    << edit->addAction(tr("&Delete"), QKeySequence::Delete, m_view, &ClusterView::deleteSelection)
+                    << edit->addAction(tr("Select &All"), QKeySequence::SelectAll, m_view, &ClusterView::selectAllItems);
 
     QMenu* cluster = menuBar()->addMenu(tr("&Cluster"));
     QAction* addSwitch = cluster->addAction(studioIcon(QStringLiteral("switch")), tr("Add &Switch"), m_view,
@@ -289,6 +301,7 @@ void MainWindow::createActions()
     snap->setCheckable(true);
     snap->setChecked(true);
     connect(snap, &QAction::toggled, m_scene, &ClusterScene::setSnapToGrid);
+    m_canvasActions << addSwitch << m_connectAction;
     QMenu* presetMenu = cluster->addMenu(tr("&Presets"));
     for (const auto& p : clusterPresets()) {
         const QString name = QString::fromStdString(p.name);
@@ -323,10 +336,11 @@ void MainWindow::createActions()
     m_cancelAction->setEnabled(false);
 
     m_viewMenu = menuBar()->addMenu(tr("&View"));
-    m_viewMenu->addAction(tr("Zoom &In"), QKeySequence::ZoomIn, this, [this] { m_view->zoomBy(1.25); });
-    m_viewMenu->addAction(tr("Zoom &Out"), QKeySequence::ZoomOut, this, [this] { m_view->zoomBy(0.8); });
+    m_canvasActions << m_viewMenu->addAction(tr("Zoom &In"), QKeySequence::ZoomIn, this, [this] { m_view->zoomBy(1.25); })
+                    << m_viewMenu->addAction(tr("Zoom &Out"), QKeySequence::ZoomOut, this, [this] { m_view->zoomBy(0.8); });
     QAction* fit = m_viewMenu->addAction(studioIcon(QStringLiteral("fit")), tr("Zoom to &Fit"), QKeySequence(tr("Ctrl+0")),
                                          m_view, &ClusterView::zoomToFit);
+    m_canvasActions << fit;
     m_viewMenu->addSeparator();
     auto* themes = new QActionGroup(this);
     QAction* light = m_viewMenu->addAction(tr("&Light Palette"), this, [this] { setTheme(false); });
@@ -663,8 +677,6 @@ void MainWindow::rebuildRecentMenu()
 
 void MainWindow::onSearchFinished(const SearchResult& result)
 {
-    m_runAction->setEnabled(true);
-    m_cancelAction->setEnabled(false);
     ExplorerContext context;
     context.model = m_searchPanel->runner()->model();
     context.cluster = m_searchPanel->runner()->cluster();

@@ -129,6 +129,10 @@ private:
     QString m_lastError;
     bool m_batch = false;
     QList<QDockWidget*> m_designDocks;
+    // Edit and canvas actions (copy, paste, delete, select all, add switch, connect, zoom):
+    // enabled only while the canvas is on screen, so a key pressed on the Model or Results
+    // tab never changes a cluster the user cannot see.
+    QList<QAction*> m_canvasActions;
     QHash<QDockWidget*, bool> m_designDockShown;   // while the Results tab has them hidden
     bool m_designDocksAway = false;
 };

@@ -29,6 +29,8 @@
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
+#include <utility>
+
 namespace hapmoe::ui {
 
 namespace {
@@ -96,6 +98,7 @@ SearchPanel::SearchPanel(ProjectDocument* document, QWidget* parent)
     layout->setContentsMargins(8, 8, 8, 8);
 
     auto* settings = new QGroupBox(tr("Search settings"));
+    m_settingsBox = settings;
     auto* form = new QGridLayout(settings);
     form->setHorizontalSpacing(10);
     m_target = new QComboBox;
@@ -213,8 +216,18 @@ SearchPanel::SearchPanel(ProjectDocument* document, QWidget* parent)
     connect(m_runner, &SearchRunner::finished, this, &SearchPanel::showResult);
     connect(m_runner, &SearchRunner::failed, this, [this](const QString& message) {
         setRunning(false);
-        m_status->setText(statusHtml(Status::Problem, palette(), message.toHtmlEscaped()));
+        if (!std::exchange(m_abandoned, false))
+            m_status->setText(statusHtml(Status::Problem, palette(), message.toHtmlEscaped()));
+        emit searchStopped();
     });
+    // A refusal ("Cannot search: ... appears on more than one node") describes the project as
+    // it was: it goes once the model or cluster changes.
+    for (auto signal : {&ProjectDocument::clusterChanged, &ProjectDocument::modelChanged})
+        connect(document, signal, this, [this] {
+            if (std::exchange(m_refusalShown, false) && !m_runner->isRunning())
+                m_status->clear();
+        });
+    connect(document, &ProjectDocument::projectReset, this, &SearchPanel::abandon);
     connect(m_results, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem* item) {
         if (item)
             emit planActivated(m_results->indexOfTopLevelItem(item));
@@ -299,8 +312,10 @@ bool SearchPanel::run()
                                      tr("Cannot search: %1: %2")
                                          .arg(QString::fromStdString(e.where()), QString::fromStdString(e.detail()))
                                          .toHtmlEscaped()));
+        m_refusalShown = true;
         return false;
     }
+    m_refusalShown = false;
     QString note;
     m_scriptNote.clear();
     CostOptions costOptions;
@@ -337,10 +352,25 @@ void SearchPanel::cancel()
     m_runner->cancel();
 }
 
+void SearchPanel::abandon()
+{
+    if (!m_runner->isRunning() || m_abandoned)
+        return;
+    m_abandoned = true;
+    m_cancel->setEnabled(false);
+    m_runner->cancel();
+    m_results->clear();
+    showSearchFigures(false);
+    m_status->setText(tr("The search of the previous project was cancelled."));
+}
+
 void SearchPanel::setRunning(bool running)
 {
     m_run->setEnabled(!running);
     m_cancel->setEnabled(running);
+    // The settings a run uses are read when it starts: they are locked until it ends.
+    m_settingsBox->setEnabled(!running);
+    m_settingsBox->setToolTip(running ? tr("Locked while the search runs") : QString());
 }
 
 void SearchPanel::showProgress(const SearchProgress& p)
@@ -357,6 +387,10 @@ void SearchPanel::showProgress(const SearchProgress& p)
 void SearchPanel::showResult(const SearchResult& r)
 {
     setRunning(false);
+    if (std::exchange(m_abandoned, false)) {
+        emit searchStopped();   // the project it searched is gone; the list shows the new one's
+        return;
+    }
     m_progress->setValue(r.cancelled || r.timed_out ? m_progress->value() : 1000);
     m_states->setText(count(r.states));
     const long long total = r.pruned.load_balance + r.pruned.memory + r.pruned.communication;
@@ -395,6 +429,7 @@ void SearchPanel::showResult(const SearchResult& r)
     if (const std::string note = currentConfigurationNote(r); !note.empty())
         status += QStringLiteral("; ") + QString::fromStdString(note);
     m_status->setText(status.toHtmlEscaped());
+    emit searchStopped();
     emit searchFinished(r);
 }
 
@@ -496,7 +531,7 @@ void SearchPanel::showSearchFigures(bool visible)
 
 void SearchPanel::showSavedPlans(const SearchResult& saved, const QString& source)
 {
-    if (m_runner->isRunning())
+    if (m_runner->isRunning() && !m_abandoned)
         return;   // its result replaces the list when it ends
     fillList(saved);
     m_scriptNote.clear();

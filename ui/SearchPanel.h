@@ -46,6 +46,9 @@ public slots:
     // Returns false (and says why in the panel) when the project cannot be searched.
     bool run();
     void cancel();
+    // Stops a running search whose project is gone (New, Open, a reset): its result is
+    // dropped when it arrives, and the list keeps what the new project shows.
+    void abandon();
     // Highlights the plan the explorer shows (same row order: plans, then baselines).
     void showCurrentPlan(int row);
     // The plans a project was opened with (`saved.plans` in their saved order, then the
@@ -58,6 +61,8 @@ public slots:
 signals:
     void searchStarted();
     void searchFinished(const hapmoe::SearchResult& result);
+    // The run is over, whether it finished, failed or was abandoned.
+    void searchStopped();
     void planActivated(int row);
 
 private:
@@ -96,6 +101,9 @@ private:
     QString m_scriptNote;   // how the imported script's own run differs from the comparison
     QTreeWidget* m_results;
     bool m_updating = false;
+    bool m_abandoned = false;      // the running search's project is gone: drop its result
+    bool m_refusalShown = false;   // the status says why Run refused; cleared by the next edit
+    QWidget* m_settingsBox = nullptr;
 };
 
 } // namespace hapmoe::ui

@@ -999,7 +999,9 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
                      "micro-batch layout)";
         result.no_plan_reason = reason;
     }
-    control.report(true, true);
+    // 1 only for a search that ran to its end: a cancelled or timed-out one reports its last
+    // counts at the fraction it had reached.
+    control.report(true, !(result.cancelled || result.timed_out));
     result.time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return result;
 }

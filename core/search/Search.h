@@ -50,7 +50,7 @@ struct SearchProgress {
     long long states = 0;
     PruneCounters pruned;
     double best_time_s = 0;   // 0 when none yet
-    double fraction = 0;      // 0..1 estimate of work done
+    double fraction = 0;      // 0..1 estimate of work done; 1 only when the search ran to its end
 };
 
 struct RankedPlan {

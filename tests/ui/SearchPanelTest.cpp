@@ -23,6 +23,7 @@
 #include <QLabel>
 #include <QPointer>
 #include <QPushButton>
+#include <QGroupBox>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTimer>
@@ -356,6 +357,53 @@ private slots:
         QVERIFY(result.cancelled);
         QVERIFY(panel->runButton()->isEnabled());
         QVERIFY(panel->statusLabel()->text().contains(QStringLiteral("cancelled")));
+    }
+
+    void newProjectDropsTheRunningSearch()
+    {
+        // File > New during a search: the search stops, its plans (for the old cluster) never
+        // reach the new project, the settings unlock, and the progress of a cancelled search
+        // stays below 100 %.
+        auto w = makeWindow();
+        useLargestPaperCluster(*w);
+        SearchSettings s = w->document()->searchSettings();
+        s.algorithm = Algorithm::Exhaustive;
+        s.time_limit_s = 0;
+        w->document()->setSearchSettings(s);
+        SearchPanel* panel = w->searchPanel();
+        QSignalSpy finished(panel, &SearchPanel::searchFinished);
+        QSignalSpy stopped(panel, &SearchPanel::searchStopped);
+        QVERIFY(panel->run());
+        QTRY_VERIFY_WITH_TIMEOUT(panel->runner()->lastProgress().states > 0, 60000);
+        QVERIFY(!panel->findChild<QGroupBox*>()->isEnabled());   // settings locked while it runs
+        w->newProject();
+        QTRY_VERIFY_WITH_TIMEOUT(!stopped.isEmpty(), 30000);
+        QVERIFY(finished.isEmpty());
+        QCOMPARE(w->explorer()->planCount(), 0);
+        QVERIFY(w->document()->project().plans.empty());
+        QVERIFY(panel->runButton()->isEnabled());
+        QVERIFY(panel->findChild<QGroupBox*>()->isEnabled());
+        QVERIFY(panel->runner()->lastProgress().fraction < 1.0);
+    }
+
+    void canvasActionsOnlyOnTheDesigner()
+    {
+        // Del or Ctrl+A pressed on the Model or Results tab must not change the hidden canvas.
+        auto w = makeWindow();
+        const int devices = w->document()->cluster().totalDevices();
+        QVERIFY(devices > 0);
+        w->clusterScene()->selectIds(QSet<int>{w->document()->cluster().nodes.front().id});
+        w->showTab(QStringLiteral("model"));
+        QAction* del = nullptr;
+        for (QAction* a : w->findChildren<QAction*>())
+            if (a->shortcut() == QKeySequence(QKeySequence::Delete))
+                del = a;
+        QVERIFY(del);
+        QVERIFY(!del->isEnabled());
+        del->trigger();   // a disabled action does nothing
+        QCOMPARE(w->document()->cluster().totalDevices(), devices);
+        w->showTab(QStringLiteral("designer"));
+        QVERIFY(del->isEnabled());
     }
 
     void closingDuringSearchCancelsCleanly()
