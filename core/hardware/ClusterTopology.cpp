@@ -282,7 +282,9 @@ std::vector<TopologyProblem> ClusterTopology::problems() const
                 hosts += (hosts.empty() ? "" : ", ") + (n ? n->host : std::to_string(id));
             }
             out.push_back({TopologyProblem::Kind::Island, comps[i],
-                           "nodes " + hosts + " form an island: no path to the other " + std::to_string(comps[main].size()) + " node(s)"});
+                           (comps[i].size() == 1 ? "node " + hosts + " is an island" : "nodes " + hosts + " form an island")
+                               + ": no path to the other " + std::to_string(comps[main].size())
+                               + (comps[main].size() == 1 ? " node" : " nodes")});
         }
     }
     const std::vector<TopologyProblem> routes = d->unroutedPairs(m_cluster);
