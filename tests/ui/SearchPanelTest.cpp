@@ -83,6 +83,17 @@ void useLargestPaperCluster(MainWindow& w)
     w.document()->setSearchSettings(s);
 }
 
+// The exhaustive oracle on the largest paper cluster with the given time limit (0: none),
+// a search long enough to watch, cancel or abandon in the middle.
+void useLongSearch(MainWindow& w, double timeLimitS)
+{
+    useLargestPaperCluster(w);
+    SearchSettings s = w.document()->searchSettings();
+    s.algorithm = Algorithm::Exhaustive;
+    s.time_limit_s = timeLimitS;
+    w.document()->setSearchSettings(s);
+}
+
 // The text a chart of the explorer shows in place of a plan.
 QString chartPlaceholder(QWidget* chart)
 {
@@ -299,12 +310,8 @@ private slots:
     void guiThreadNeverBlockedDuringSearch()
     {
         auto w = makeWindow();
-        useLargestPaperCluster(*w);
         // The exhaustive oracle on 32-3 runs until the 4 s limit: a long window to watch.
-        SearchSettings s = w->document()->searchSettings();
-        s.algorithm = Algorithm::Exhaustive;
-        s.time_limit_s = 4;
-        w->document()->setSearchSettings(s);
+        useLongSearch(*w, 4);
         SearchPanel* panel = w->searchPanel();
         QSignalSpy finished(panel, &SearchPanel::searchFinished);
         GuiThreadWatch watch([panel] { return panel->isRunning(); });
@@ -328,11 +335,7 @@ private slots:
     void cancelMidwayRespondsAtOnce()
     {
         auto w = makeWindow();
-        useLargestPaperCluster(*w);
-        SearchSettings s = w->document()->searchSettings();
-        s.algorithm = Algorithm::Exhaustive;   // long enough to cancel in the middle
-        s.time_limit_s = 0;
-        w->document()->setSearchSettings(s);
+        useLongSearch(*w, 0);
         SearchPanel* panel = w->searchPanel();
         QSignalSpy finished(panel, &SearchPanel::searchFinished);
         QTest::mouseClick(panel->runButton(), Qt::LeftButton);
@@ -365,11 +368,7 @@ private slots:
         // reach the new project, the settings unlock, and the progress of a cancelled search
         // stays below 100 %.
         auto w = makeWindow();
-        useLargestPaperCluster(*w);
-        SearchSettings s = w->document()->searchSettings();
-        s.algorithm = Algorithm::Exhaustive;
-        s.time_limit_s = 0;
-        w->document()->setSearchSettings(s);
+        useLongSearch(*w, 0);
         SearchPanel* panel = w->searchPanel();
         QSignalSpy finished(panel, &SearchPanel::searchFinished);
         QSignalSpy stopped(panel, &SearchPanel::searchStopped);
@@ -409,11 +408,7 @@ private slots:
     void closingDuringSearchCancelsCleanly()
     {
         auto w = makeWindow();
-        useLargestPaperCluster(*w);
-        SearchSettings s = w->document()->searchSettings();
-        s.algorithm = Algorithm::Exhaustive;
-        s.time_limit_s = 0;
-        w->document()->setSearchSettings(s);
+        useLongSearch(*w, 0);
         QPointer<SearchRunner> runner = w->searchPanel()->runner();
         QVERIFY(w->searchPanel()->run());
         QTRY_VERIFY_WITH_TIMEOUT(runner->lastProgress().states > 0, 60000);
