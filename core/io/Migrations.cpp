@@ -57,24 +57,20 @@ void modelV1toV2(nlohmann::json& doc, const StepContext& step)
         doc.erase(key);
         step.moved.push_back({std::string("training.") + key, key, ""});
     }
-    bool fp16 = false;
-    bool given = false;
+    const char* given = nullptr;   // the switch the precision comes from (fp16 when both)
     for (const char* key : {"bf16", "fp16"}) {
         if (!doc.contains(key) || doc[key].is_null())
             continue;
         if (!doc[key].is_boolean())
             step.fail(key, "expected true or false, got " + JsonNode::describe(doc[key]));
-        given = true;
-        if (std::string_view(key) == "fp16")
-            fp16 = doc[key].get<bool>();
+        given = key;
     }
     if (given) {
         if (training.contains("precision"))
-            step.fail(doc.contains("fp16") ? "fp16" : "bf16",
-                      "given together with \"training.precision\", its version-2 form; keep one");
+            step.fail(given, "given together with \"training.precision\", its version-2 form; keep one");
+        const bool fp16 = doc.contains("fp16") && doc["fp16"].is_boolean() && doc["fp16"].get<bool>();
         training["precision"] = fp16 ? "fp16" : "bf16";
-        step.moved.push_back({"training.precision", doc.contains("fp16") ? "fp16" : "bf16",
-                              "from the bf16/fp16 switches"});
+        step.moved.push_back({"training.precision", given, "from the bf16/fp16 switches"});
     }
     doc.erase("bf16");
     doc.erase("fp16");
@@ -160,9 +156,9 @@ void Migrations::upgrade(nlohmann::json& doc, std::string_view format, const Jso
         root.fail("version", "this is " + std::string(format) + " version " + std::to_string(version)
                                  + ", written by a newer HAPMoE Studio; this version reads up to "
                                  + std::to_string(current));
-    MovedKeys movedHere;
+    MovedKeys unused;
     const std::string_view name = format.substr(format.find('.') + 1);   // "hapmoe.model" -> "model"
-    const StepContext stepContext{context, std::string(name), movedHere};
+    const StepContext stepContext{context, std::string(name), moved ? *moved : unused};
     for (int v = version; v < current; ++v) {
         for (const auto& step : chain()) {
             if (step.format == format && step.from == v) {
@@ -173,8 +169,6 @@ void Migrations::upgrade(nlohmann::json& doc, std::string_view format, const Jso
         }
     }
     doc["version"] = current;
-    if (moved)
-        moved->insert(moved->end(), movedHere.begin(), movedHere.end());
 }
 
 InputError Migrations::restate(const InputError& error, const MovedKeys& moved, std::string_view root)
