@@ -15,7 +15,8 @@ namespace hapmoe::ui {
 
 namespace {
 constexpr double kNodeSpacing = 230;   // node body 190 wide plus a gap for link labels
-constexpr double kRowSpacing = 170;
+constexpr double kRowSpacing = 170;       // between switch rows, and from the last to the nodes
+constexpr double kNodeRowSpacing = 120;   // between the rows of one block: node body 76 high plus a gap
 } // namespace
 
 bool needsLayout(const Cluster& cluster)
@@ -86,33 +87,40 @@ void layoutCluster(Cluster& cluster)
         nodesUnder[parent].append(n.id);
     }
 
-    QHash<int, QPointF> pos;
-    // Nodes row: groups side by side in the order of their switches.
+    // The groups in drawing order: under the deepest switches first, then under the others,
+    // then the nodes without a switch.
+    QList<int> groups;
+    for (int id : order)
+        if (depth.value(id) == maxDepth && !nodesUnder[id].isEmpty())
+            groups.append(id);
+    for (int id : order)
+        if (depth.value(id) != maxDepth && !nodesUnder[id].isEmpty())
+            groups.append(id);
+    if (!nodesUnder[-1].isEmpty())
+        groups.append(-1);
+    // Each group a block of rows, blocks side by side, with the column count that draws the
+    // cluster about 4:3 (layoutColumns, as for the shorthand clusters).
     const double nodeY = (maxDepth + 1) * kRowSpacing + (cluster.switches.empty() ? -kRowSpacing : 0);
+    const double blockGap = kNodeSpacing * 0.25;
+    std::vector<int> sizes;
+    for (int g : groups)
+        sizes.push_back(int(nodesUnder[g].size()));
+    const int columns = layoutColumns(sizes, kNodeSpacing, kNodeRowSpacing, nodeY, blockGap);
+
+    QHash<int, QPointF> pos;
     double x = 0;
     QHash<int, double> groupCentre;
-    auto placeGroup = [&](int parent) {
+    for (int parent : groups) {
         const QList<int> nodes = nodesUnder[parent];
-        if (nodes.isEmpty())
-            return;
-        const double start = x;
-        for (int id : nodes) {
-            pos.insert(id, QPointF(x, nodeY));
-            x += kNodeSpacing;
-        }
-        groupCentre.insert(parent, (start + x - kNodeSpacing) / 2);
-        x += kNodeSpacing * 0.25;
-    };
-    for (int id : order)
-        if (depth.value(id) == maxDepth)
-            placeGroup(id);
-    for (int id : order)
-        if (depth.value(id) != maxDepth)
-            placeGroup(id);
-    placeGroup(-1);
+        const int cols = std::min(int(nodes.size()), columns);
+        for (int k = 0; k < nodes.size(); ++k)
+            pos.insert(nodes[k], QPointF(x + (k % cols) * kNodeSpacing, nodeY + (k / cols) * kNodeRowSpacing));
+        groupCentre.insert(parent, x + (cols - 1) * kNodeSpacing / 2);
+        x += cols * kNodeSpacing + blockGap;
+    }
 
     // Switches: each above the centre of what hangs below it, deepest first.
-    const double width = std::max(0.0, x - kNodeSpacing * 1.25);
+    const double width = std::max(0.0, x - blockGap - kNodeSpacing);
     for (int d = maxDepth; d >= 0; --d) {
         QList<int> row;
         for (int id : order)

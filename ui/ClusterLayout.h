@@ -1,7 +1,7 @@
 #pragma once
 // Canvas positions for a cluster that has none (presets, shorthand clusters, files written
-// by the command line): switches in rows by their distance from the spine, nodes in a row
-// under the switch they hang on.
+// by the command line): switches in rows by their distance from the spine, the nodes of each
+// switch in a block of rows under it, with as many columns as draw the cluster about 4:3.
 
 #include "hardware/Cluster.h"
 

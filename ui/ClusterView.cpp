@@ -2,6 +2,8 @@
 
 #include "ClusterScene.h"
 #include "EndpointItem.h"
+#include "NodeItem.h"
+#include "SwitchItem.h"
 #include "ProjectDocument.h"
 
 #include "hardware/DeviceCatalog.h"
@@ -18,6 +20,8 @@
 #include <QResizeEvent>
 #include <QScrollBar>
 #include <QtMath>
+
+#include <optional>
 
 namespace hapmoe::ui {
 
@@ -91,6 +95,7 @@ ClusterView::ClusterView(ClusterScene* scene, QWidget* parent) : QGraphicsView(s
     setResizeAnchor(QGraphicsView::AnchorViewCenter);
     setViewportUpdateMode(QGraphicsView::SmartViewportUpdate);
     setFocusPolicy(Qt::StrongFocus);
+    viewport()->setMouseTracking(true);   // the Connect line follows the pointer between two clicks
     auto growSceneRect = [this] {
         setSceneRect(QRectF(-4000, -3000, 12000, 8000).united(m_scene->itemsRect().adjusted(-2000, -1500, 2000, 1500)));
         // Fitted, the view shows every item and needs no scroll bars; once an item lies
@@ -100,6 +105,8 @@ ClusterView::ClusterView(ClusterScene* scene, QWidget* parent) : QGraphicsView(s
     };
     growSceneRect();
     connect(document(), &ProjectDocument::clusterChanged, this, growSceneRect);
+    // A whole new cluster (a preset, a file, or the undo of one) is shown whole.
+    connect(document(), &ProjectDocument::clusterReset, this, &ClusterView::zoomToFit);
     setAutoFit(true);
 }
 
@@ -121,6 +128,68 @@ int ClusterView::endpointAt(const QPoint& viewportPos) const
     return -1;
 }
 
+bool ClusterView::isFree(const QRectF& sceneRect) const
+{
+    // Bodies keep a grid step apart, so that two items never touch.
+    const QRectF around = sceneRect.adjusted(-EndpointItem::kGrid, -EndpointItem::kGrid, EndpointItem::kGrid, EndpointItem::kGrid);
+    for (QGraphicsItem* item : m_scene->items(around, Qt::IntersectsItemBoundingRect))
+        // The body: the bounding rect less the 12 px both item kinds keep for their outline.
+        if (auto* e = dynamic_cast<EndpointItem*>(item); e && e->sceneBoundingRect().adjusted(12, 12, -12, -12).intersects(around))
+            return false;
+    return true;
+}
+
+QPointF ClusterView::freeSpot(QPointF wanted, const QRectF& body) const
+{
+    if (isFree(body.translated(wanted)))
+        return wanted;
+    // Squares of growing size around the wanted point on the grid; of a square's free
+    // positions the nearest wins. 60 squares reach 1200 px away, past any hole a
+    // hand-drawn cluster leaves.
+    const double step = EndpointItem::kGrid;
+    constexpr int kRings = 60;
+    for (int r = 1; r <= kRings; ++r) {
+        std::optional<QPointF> best;
+        double bestDistance = 0;
+        auto consider = [&](int i, int j) {
+            const QPointF p = wanted + QPointF(i * step, j * step);
+            const double d = double(i) * i + double(j) * j;
+            if ((!best || d < bestDistance) && isFree(body.translated(p))) {
+                best = p;
+                bestDistance = d;
+            }
+        };
+        for (int k = -r; k <= r; ++k) {
+            consider(k, r);
+            consider(k, -r);
+        }
+        for (int k = -r + 1; k < r; ++k) {
+            consider(r, k);
+            consider(-r, k);
+        }
+        if (best)
+            return *best;
+    }
+    // Beside the whole drawing, level with the wanted point.
+    const QRectF all = m_scene->itemsRect();
+    const double x = all.right() + 2 * step - body.left();
+    return QPointF(qRound(x / step) * step, wanted.y());
+}
+
+void ClusterView::reveal(const QSet<int>& ids, bool wasFitted)
+{
+    QRectF rect;
+    for (int id : ids)
+        if (EndpointItem* e = m_scene->endpoint(id))
+            rect = rect.united(e->sceneBoundingRect());
+    if (rect.isNull())
+        return;
+    if (wasFitted)
+        zoomToFit();
+    else
+        ensureVisible(rect, 40, 40);
+}
+
 int ClusterView::handleDrop(const QMimeData* mime, const QPoint& viewportPos, Qt::KeyboardModifiers modifiers)
 {
     if (!mime || !mime->hasFormat(QString::fromLatin1(kDeviceMimeType)))
@@ -138,24 +207,17 @@ int ClusterView::handleDrop(const QMimeData* mime, const QPoint& viewportPos, Qt
     QPointF pos = mapToScene(viewportPos);
     // Dropped on an item: the new node is linked to it and placed just below it.
     const int target = endpointAt(viewportPos);
-    if (target >= 0) {
+    if (target >= 0)
         if (EndpointItem* e = m_scene->endpoint(target))
             pos = e->pos() + QPointF(0, 140);
-        // Beside the nodes already there rather than on top of them.
-        auto occupied = [this](QPointF p) {
-            for (const auto& n : document()->cluster().nodes)
-                if (std::abs(n.x - p.x()) < 200 && std::abs(n.y - p.y()) < 90)
-                    return true;
-            return false;
-        };
-        for (int i = 0; i < 200 && occupied(pos); ++i)
-            pos += QPointF(220, 0);
-    }
     if (m_scene->snapToGrid())
         pos = QPointF(qRound(pos.x() / EndpointItem::kGrid) * EndpointItem::kGrid,
                       qRound(pos.y() / EndpointItem::kGrid) * EndpointItem::kGrid);
+    pos = freeSpot(pos, NodeItem::bodyRect());
+    const bool fitted = m_autoFit;
     const int id = document()->addNode(type, count, pos, target);
     m_scene->selectIds({id});
+    reveal({id}, fitted);
     return id;
 }
 
@@ -188,6 +250,8 @@ void ClusterView::setConnectMode(bool on)
     if (on == m_connectMode)
         return;
     m_connectMode = on;
+    if (!on)
+        finishConnect(-1);
     setDragMode(on ? QGraphicsView::NoDrag : QGraphicsView::RubberBandDrag);
     viewport()->setCursor(on ? Qt::CrossCursor : Qt::ArrowCursor);
     emit connectModeChanged(on);
@@ -248,6 +312,14 @@ void ClusterView::mousePressEvent(QMouseEvent* event)
         event->accept();
         return;
     }
+    if (m_connectPending) {   // the second click of a Connect: on the other item, or anywhere to give up
+        if (event->button() == Qt::LeftButton)
+            finishConnect(endpointAt(event->position().toPoint()));
+        else
+            finishConnect(-1);
+        event->accept();
+        return;
+    }
     if (event->button() == Qt::LeftButton && (m_connectMode || (event->modifiers() & Qt::ShiftModifier))) {
         const int from = endpointAt(event->position().toPoint());
         if (from >= 0) {
@@ -291,18 +363,29 @@ void ClusterView::mouseReleaseEvent(QMouseEvent* event)
         event->accept();
         return;
     }
-    if (m_connectFrom >= 0) {
-        delete m_rubberLink;
-        m_rubberLink = nullptr;
-        const int from = m_connectFrom;
-        m_connectFrom = -1;
+    if (m_connectFrom >= 0 && !m_connectPending) {
         const int to = endpointAt(event->position().toPoint());
-        if (to >= 0 && to != from)
-            document()->connectItems(from, to);
+        // Released on the item it started from: a click. With the Connect tool the line
+        // follows the pointer to the second click.
+        if (to == m_connectFrom && m_connectMode)
+            m_connectPending = true;
+        else
+            finishConnect(to);
         event->accept();
         return;
     }
     QGraphicsView::mouseReleaseEvent(event);
+}
+
+void ClusterView::finishConnect(int to)
+{
+    delete m_rubberLink;
+    m_rubberLink = nullptr;
+    const int from = m_connectFrom;
+    m_connectFrom = -1;
+    m_connectPending = false;
+    if (from >= 0 && to >= 0 && to != from)
+        document()->connectItems(from, to);
 }
 
 void ClusterView::keyPressEvent(QKeyEvent* event)
@@ -314,6 +397,7 @@ void ClusterView::keyPressEvent(QKeyEvent* event)
         deleteSelection();
         return;
     case Qt::Key_Escape:
+        finishConnect(-1);
         setConnectMode(false);
         m_scene->clearSelection();
         return;
@@ -359,8 +443,20 @@ void ClusterView::paste()
         return;
     const ClusterItems items = itemsFromJson(mime->data(QString::fromLatin1(kItemsMimeType)));
     ++m_pasteCount;
-    const QList<int> ids = document()->pasteItems(items, QPointF(40, 40) * m_pasteCount);
-    m_scene->selectIds(QSet<int>(ids.begin(), ids.end()));
+    // Each paste 40 px further from the originals, then on to where the copies overlap none
+    // of the items already drawn (the group's outline is what must be free).
+    QRectF group;
+    for (const Node& n : items.nodes)
+        group = group.united(NodeItem::bodyRect().translated(n.x, n.y));
+    for (const Switch& sw : items.switches)
+        group = group.united(SwitchItem::bodyRect().translated(sw.x, sw.y));
+    const QPointF wanted = QPointF(40, 40) * m_pasteCount;
+    const QPointF offset = freeSpot(wanted, group);
+    const bool fitted = m_autoFit;
+    const QList<int> ids = document()->pasteItems(items, offset);
+    const QSet<int> created(ids.begin(), ids.end());
+    m_scene->selectIds(created);
+    reveal(created, fitted);
 }
 
 void ClusterView::selectAllItems()
@@ -375,8 +471,11 @@ void ClusterView::addSwitchAtCenter()
     QPointF pos = mapToScene(viewport()->rect().center());
     pos = QPointF(qRound(pos.x() / EndpointItem::kGrid) * EndpointItem::kGrid,
                   qRound(pos.y() / EndpointItem::kGrid) * EndpointItem::kGrid);
+    pos = freeSpot(pos, SwitchItem::bodyRect());
+    const bool fitted = m_autoFit;
     const int id = document()->addSwitch(pos);
     m_scene->selectIds({id});
+    reveal({id}, fitted);
 }
 
 } // namespace hapmoe::ui

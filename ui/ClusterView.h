@@ -1,6 +1,7 @@
 #pragma once
 // The view of the cluster canvas: accepts device drops from the palette (MIME type
-// application/x-hapmoe-device), connects items (Connect tool or Shift+drag from an item),
+// application/x-hapmoe-device), connects items (Connect tool: drag from one item to another or
+// click one then the other; or Shift+drag from an item),
 // zooms with the wheel, pans with the middle button, deletes, nudges, copies and pastes.
 
 #include <QGraphicsView>
@@ -25,8 +26,9 @@ public:
     ProjectDocument* document() const;
 
     // The drop handler (also called by tests): adds a node of the device type in the MIME
-    // data at the viewport position, linked to the item under it if any. With Shift held,
-    // asks for the number of devices. Returns the new node id, or -1.
+    // data at the viewport position, linked to the item under it if any (then placed below
+    // it, beside the nodes already there). It never lands on another item and the view
+    // shows it. With Shift held, asks for the number of devices. Returns the new node id, or -1.
     int handleDrop(const QMimeData* mime, const QPoint& viewportPos, Qt::KeyboardModifiers modifiers);
 
     int defaultDeviceCount() const { return m_defaultCount; }
@@ -62,6 +64,15 @@ protected:
 
 private:
     int endpointAt(const QPoint& viewportPos) const;
+    // Where an item (or a pasted group) whose body is `body` placed at `wanted` overlaps no
+    // node or switch: `wanted` itself when free, else the nearest free grid position,
+    // searched in growing squares around it; beside the whole drawing when none is near.
+    QPointF freeSpot(QPointF wanted, const QRectF& body) const;
+    bool isFree(const QRectF& sceneRect) const;
+    // New items show: a fitted view fits again, a zoomed one scrolls to them.
+    void reveal(const QSet<int>& ids, bool wasFitted);
+    // Ends a Connect gesture at the endpoint `to` (-1: nowhere, nothing is linked).
+    void finishConnect(int to);
     // Fitted (true): zoomToFit again on every resize, no scroll bars. The user's zoom or pan ends it.
     void setAutoFit(bool on);
 
@@ -69,6 +80,7 @@ private:
     int m_defaultCount = 8;
     bool m_connectMode = false;
     int m_connectFrom = -1;
+    bool m_connectPending = false;   // Connect tool: clicked on the first item, waiting for the second click
     QGraphicsLineItem* m_rubberLink = nullptr;
     bool m_panning = false;
     QPoint m_panStart;

@@ -109,7 +109,7 @@ MainWindow::MainWindow(QWidget* parent)
             if (auto* item = m_scene->selectedItems().value(0))
                 m_view->ensureVisible(item);
     });
-    connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::applyTabDocks);
+    connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::onTabChanged);
     connect(m_searchPanel, &SearchPanel::searchFinished, this, &MainWindow::onSearchFinished);
     connect(m_searchPanel, &SearchPanel::planActivated, this, [this](int row) {
         if (row >= 0 && row < m_explorer->planCount())
@@ -223,8 +223,10 @@ void MainWindow::createDocks()
     resizeDocks({propDock, searchDock}, {300, 630}, Qt::Vertical);
 }
 
-void MainWindow::applyTabDocks()
+void MainWindow::onTabChanged()
 {
+    // The canvas's actions act on the canvas only while it shows (Del on the Results tab
+    // must not delete hidden nodes); the design docks step aside for the results.
     for (QAction* a : std::as_const(m_canvasActions))
         a->setEnabled(m_tabs->currentWidget() == m_view);
     if (m_tabs->currentWidget() != m_view && m_connectAction->isChecked())

@@ -102,9 +102,11 @@ private:
     // The project's Megatron script, imported; none when it has none or it cannot be read.
     std::optional<ImportedScript> currentScript() const;
     void setTheme(bool dark);
-    // The Results tab takes the width of the designer's docks (palette, presets, properties,
-    // problems); back on another tab they show as the user last left them.
-    void applyTabDocks();
+    // Another tab: the canvas actions (copy, paste, delete, select all, add switch, connect,
+    // zoom) are enabled only on the Cluster designer; the Results tab takes the width of the
+    // designer's docks (palette, presets, properties, problems), and back on another tab
+    // they show as the user last left them.
+    void onTabChanged();
 
     ProjectDocument* m_document;
     AutosaveManager* m_autosave;

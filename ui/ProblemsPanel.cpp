@@ -25,6 +25,7 @@ QString kindName(TopologyProblem::Kind kind)
     switch (kind) {
     case TopologyProblem::Kind::NoDevices: return QObject::tr("No devices");
     case TopologyProblem::Kind::UnknownDevice: return QObject::tr("Unknown device");
+    case TopologyProblem::Kind::DuplicateHost: return QObject::tr("Host name");
     case TopologyProblem::Kind::Island: return QObject::tr("Island");
     case TopologyProblem::Kind::Unlinked: return QObject::tr("No link");
     case TopologyProblem::Kind::BadLink: return QObject::tr("Bad link");

@@ -16,6 +16,7 @@
 #include <QUndoStack>
 
 #include <algorithm>
+#include <set>
 
 namespace hapmoe::ui {
 
@@ -204,13 +205,29 @@ ClusterItems ProjectDocument::itemsFor(const QSet<int>& ids) const
 
 // ---------------------------------------------------------------- edits
 
+namespace {
+
+// "node<id>", or the next "node<k>" no node of the cluster (nor `taken`) is called: a loaded
+// file may already name another node so, and a host name must stay unique (validateCluster).
+std::string freeHostName(const Cluster& cluster, int id, const std::set<std::string>& taken = {})
+{
+    std::set<std::string> used(taken);
+    for (const Node& n : cluster.nodes)
+        used.insert(n.host);
+    for (int k = id;; ++k)
+        if (std::string name = "node" + std::to_string(k); !used.count(name))
+            return name;
+}
+
+} // namespace
+
 int ProjectDocument::addNode(const QString& deviceType, int count, QPointF pos, int linkTo)
 {
     Node node;
     node.id = nextId();
     node.device_type = deviceType.toStdString();
     node.count = std::max(1, count);
-    node.host = "node" + std::to_string(node.id);
+    node.host = freeHostName(m_project.cluster, node.id);
     node.x = pos.x();
     node.y = pos.y();
 
@@ -305,10 +322,12 @@ QList<int> ProjectDocument::pasteItems(const ClusterItems& source, QPointF offse
     QHash<int, int> newIds;
     int next = nextId();
     QList<int> created;
+    std::set<std::string> pastedHosts;
     for (Node n : source.nodes) {
         newIds.insert(n.id, next);
         n.id = next++;
-        n.host = "node" + std::to_string(n.id);
+        n.host = freeHostName(m_project.cluster, n.id, pastedHosts);
+        pastedHosts.insert(n.host);
         n.x += offset.x();
         n.y += offset.y();
         created.append(n.id);

@@ -64,23 +64,34 @@ void SwitchItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option
     f.setBold(true);
     painter->setFont(f);
     painter->setPen(pal.color(QPalette::Text));
-    // The oversubscription ratio at the right end, in the secondary text colour.
+    // The oversubscription ratio in the secondary text colour: at the right end beside the
+    // name when both fit, else on a second line under the name, so that the name is not cut.
     const QString ratio = oversubscriptionText();
-    double ratioWidth = 0;
-    if (!ratio.isEmpty()) {
-        QFont small = QApplication::font();
-        small.setPointSizeF(8.5);
-        ratioWidth = QFontMetrics(small).horizontalAdvance(ratio) + 6;
+    const QString name = QString::fromStdString(m_switch.name);
+    const QFontMetrics fm(f);
+    QFont small = QApplication::font();
+    small.setPointSizeF(8.5);
+    const QFontMetrics smallFm(small);
+    const QRectF text = body.adjusted(38, 0, -10, 0);
+    const double ratioWidth = ratio.isEmpty() ? 0 : smallFm.horizontalAdvance(ratio) + 6;
+    const bool twoLines = !ratio.isEmpty() && fm.horizontalAdvance(name) > text.width() - ratioWidth;
+    QRectF nameRect = text.adjusted(0, 0, -ratioWidth, 0);
+    if (twoLines) {
+        const double lines = fm.height() + smallFm.height();
+        const double top = body.center().y() - lines / 2;
+        nameRect = QRectF(text.left(), top, text.width(), fm.height());
+        painter->setFont(small);
+        painter->setPen(pal.color(QPalette::PlaceholderText));
+        painter->drawText(QRectF(text.left(), top + fm.height(), text.width(), smallFm.height()), Qt::AlignLeft | Qt::AlignVCenter,
+                          QObject::tr("oversubscribed %1").arg(ratio));
+    } else if (!ratio.isEmpty()) {
         painter->setFont(small);
         painter->setPen(pal.color(QPalette::PlaceholderText));
         painter->drawText(body.adjusted(0, 0, -12, 0), Qt::AlignRight | Qt::AlignVCenter, ratio);
     }
     painter->setFont(f);
     painter->setPen(pal.color(QPalette::Text));
-    const QRectF text = body.adjusted(38, 0, -10 - ratioWidth, 0);
-    painter->drawText(text, Qt::AlignLeft | Qt::AlignVCenter,
-                      QFontMetrics(f).elidedText(QString::fromStdString(m_switch.name), Qt::ElideRight,
-                                                 int(text.width())));
+    painter->drawText(nameRect, Qt::AlignLeft | Qt::AlignVCenter, fm.elidedText(name, Qt::ElideRight, int(nameRect.width())));
     paintBadge(painter, body);
 }
 

@@ -97,6 +97,11 @@ int cmdExport(const Args& args)
                                                  : "--hostfile: " + hostfile + " is the launcher itself (-o); give another file");
         }
     }
+    if (out) {   // the usage comment names the files as written
+        options.script_name = std::filesystem::path(*out).filename().string();
+        if (!hostfile.empty() && !defaultHostfile)
+            options.hostfile_name = hostfile;
+    }
     Warnings warnings;
     const PlanDocument doc = readPlan(readTextFile(planFile), planFile, &warnings);
     validatePlanDocument(doc, catalog, planFile);

@@ -4,8 +4,10 @@
 #include "util/Strings.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <iterator>
+#include <limits>
 
 namespace hapmoe {
 
@@ -201,6 +203,27 @@ bool SwitchUplinks::shareLeaf(const std::vector<int>& nodeIds) const
         common = std::move(both);
     }
     return !common.empty();
+}
+
+int layoutColumns(const std::vector<int>& blockSizes, double column, double row, double top, double gap, int maxColumns)
+{
+    int longest = 0;
+    for (int n : blockSizes)
+        longest = std::max(longest, n);
+    int columns = std::max(1, std::min(longest, maxColumns));
+    double bestMismatch = std::numeric_limits<double>::infinity();
+    for (int c = std::min(longest, maxColumns); c >= std::min(longest, 2) && c >= 1; --c) {
+        double width = -gap;
+        for (int n : blockSizes)
+            width += std::min(n, c) * column + gap;
+        const double height = top + ((longest + c - 1) / c) * row;
+        const double mismatch = std::abs(std::log(width / height / (4.0 / 3.0)));
+        if (mismatch < bestMismatch - 1e-9) {
+            bestMismatch = mismatch;
+            columns = c;
+        }
+    }
+    return columns;
 }
 
 } // namespace hapmoe

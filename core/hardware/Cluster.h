@@ -104,6 +104,14 @@ std::string hostNameProblem(std::string_view host);
 // Text of a value for an error message: at most 60 characters, then "... (N characters)".
 std::string shortenedForMessage(std::string_view value);
 
+// Drawing: blocks of nodes (one per leaf switch) side by side, each in rows of at most
+// `columns` nodes. Returns the column count (2 to maxColumns, at most the largest block)
+// whose drawing, `top` plus the rows of the largest block high and the blocks with `gap`
+// between them wide, is nearest 4:3 on a log scale: a large cluster fills a window instead
+// of a strip it opens at a tenth of its size. Used by the shorthand clusters and by the
+// Studio's layout of files without positions.
+int layoutColumns(const std::vector<int>& blockSizes, double column, double row, double top, double gap, int maxColumns = 8);
+
 // With a catalog, a node's link to a switch counts at most what the node's NICs can send
 // (nics x nic_gbit, or devices x the type's inter-node figure): a link faster than the NICs
 // behind it cannot load the switch more. Without one, links count as given.

@@ -253,6 +253,20 @@ std::vector<TopologyProblem> ClusterTopology::problems() const
             out.push_back({TopologyProblem::Kind::UnknownDevice, {n.id},
                            "node " + std::to_string(n.id) + " (" + n.host + ") has the unknown device type \"" + n.device_type + "\""});
     }
+    // A host name on two nodes: a launcher's hostfile could not tell them apart, so the readers
+    // refuse such a file (Documents.cpp); an editor may pass through it while renaming.
+    std::map<std::string, std::vector<int>> byHost;
+    for (const auto& n : m_cluster.nodes)
+        byHost[n.host].push_back(n.id);
+    for (const auto& n : m_cluster.nodes) {
+        const auto it = byHost.find(n.host);
+        if (it == byHost.end() || it->second.size() < 2)
+            continue;
+        out.push_back({TopologyProblem::Kind::DuplicateHost, it->second,
+                       "host \"" + n.host + "\" names " + std::to_string(it->second.size())
+                           + " nodes; a launcher's hostfile needs a name per node"});
+        byHost.erase(it);   // one problem per name, at its first node
+    }
     out.insert(out.end(), d->linkProblems.begin(), d->linkProblems.end());
     std::set<int> unlinked;
     if (m_cluster.nodes.size() > 1) {

@@ -12,7 +12,7 @@
 namespace hapmoe {
 
 struct TopologyProblem {
-    enum class Kind { NoDevices, UnknownDevice, Island, Unlinked, BadLink, NoRoute };
+    enum class Kind { NoDevices, UnknownDevice, DuplicateHost, Island, Unlinked, BadLink, NoRoute };
     Kind kind;
     std::vector<int> ids;     // the nodes or switches concerned
     std::string message;

@@ -252,27 +252,13 @@ Cluster clusterFromShorthand(std::string_view shorthand, const DeviceCatalog& ca
     c.source = "shorthand; interconnect from the device catalog";
     const int firstLeaf = static_cast<int>(totalNodes);
     const int spine = firstLeaf + static_cast<int>(parts.size());
-    // Each type's nodes form a block of rows under its leaf switch, blocks side by side. The
-    // columns per row (at most 8) are chosen so the drawing is about 4:3: a large cluster
-    // (136 nodes in 4 blocks) fills a canvas window instead of one wide strip that opens at
-    // a tenth of its size.
+    // Each type's nodes form a block of rows under its leaf switch, blocks side by side, with
+    // the column count that draws the cluster about 4:3 (layoutColumns).
     constexpr double kColumn = 140.0, kRow = 120.0, kBlockGap = 100.0, kNodesTop = 260.0;
-    int longest = 0;
+    std::vector<int> blockSizes;
     for (const Part& p : parts)
-        longest = std::max(longest, p.nodes);
-    int columns = std::min(longest, 8);
-    double bestMismatch = std::numeric_limits<double>::infinity();
-    for (int c = std::min(longest, 8); c >= std::min(longest, 2); --c) {
-        double width = -kBlockGap;
-        for (const Part& p : parts)
-            width += std::min(p.nodes, c) * kColumn + kBlockGap;
-        const double height = kNodesTop + ((longest + c - 1) / c) * kRow;
-        const double mismatch = std::abs(std::log(width / height / (4.0 / 3.0)));
-        if (mismatch < bestMismatch - 1e-9) {
-            bestMismatch = mismatch;
-            columns = c;
-        }
-    }
+        blockSizes.push_back(p.nodes);
+    const int columns = layoutColumns(blockSizes, kColumn, kRow, kNodesTop, kBlockGap);
     double blockX = 0;
     int id = 0;
     for (std::size_t ti = 0; ti < parts.size(); ++ti) {

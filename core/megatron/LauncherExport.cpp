@@ -1418,6 +1418,12 @@ private:
         return o.str();
     }
 
+    // The launcher's own name as a shell word in a comment ("launch.sh" when none is given).
+    std::string usageName() const
+    {
+        return commentSafe(ShellQuote::word(m_opt.script_name.empty() ? std::string("launch.sh") : m_opt.script_name));
+    }
+
     std::string writeScript() const
     {
         return m_opt.format == LauncherFormat::Megatron ? writeMegatron() : writeFlagScale();
@@ -1429,7 +1435,7 @@ private:
         const StagePlan& s0 = first();
         std::ostringstream o;
         o << header("Megatron-LM launcher (hapmoe export). Run the same script on every node.");
-        o << "# Usage: bash launch.sh NODE_RANK   (or export NODE_RANK). Node rank r must run on NODE_HOSTS[r]:\n"
+        o << "# Usage: bash " << usageName() << " NODE_RANK   (or export NODE_RANK). Node rank r must run on NODE_HOSTS[r]:\n"
              "# pipeline stage s owns global ranks [s*W/PP, (s+1)*W/PP), so this order puts each stage on its device type.\n";
         o << "set -euo pipefail\n\n";
         o << hostsArray();
@@ -1474,7 +1480,10 @@ private:
         std::ostringstream o;
         o << header("FlagScale heterogeneous launcher (hapmoe export). Run the same script on every node,\n"
                     "# from the FlagScale source folder (or set FLAGSCALE_HOME).");
-        o << "# Usage: bash launch.sh NODE_RANK   (or export NODE_RANK). The hostfile beside it lists the same order.\n";
+        o << "# Usage: bash " << usageName() << " NODE_RANK   (or export NODE_RANK). "
+          << (m_opt.hostfile_name.empty() ? std::string("The hostfile beside it")
+                                          : "The hostfile " + commentSafe(ShellQuote::word(m_opt.hostfile_name)))
+          << " lists the same order.\n";
         o << "set -euo pipefail\n\n";
         o << hostsArray();
         o << "NODE_TYPES=(";

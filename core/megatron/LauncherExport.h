@@ -24,6 +24,8 @@ struct ExportOptions {
     std::string entry_script;                 // default: the original's, else pretrain_gpt.py
                                               // (FlagScale: ${FLAGSCALE_HOME}/flagscale/train/train_gpt.py)
     const DeviceCatalog* catalog = nullptr;   // default: DeviceCatalog::builtin()
+    std::string script_name = "launch.sh";    // the file name the usage comment runs it by
+    std::string hostfile_name;                // FlagScale: the hostfile the usage comment names ("" = beside it)
 };
 
 struct ExportCheck {

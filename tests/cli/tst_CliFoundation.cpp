@@ -475,9 +475,16 @@ void tst_CliFoundation::estimateTargetsWhatCanRunIt()
     QVERIFY(f.open(QIODevice::WriteOnly));
     f.write(r.out.toUtf8());
     f.close();
-    r = hapmoe({"export", f.fileName(), "--format", "flagscale", "-o", tmp.filePath("launch.sh")});
+    r = hapmoe({"export", f.fileName(), "--format", "flagscale", "-o", tmp.filePath("run-16.sh"), "--hostfile", tmp.filePath("nodes.txt")});
     QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-    QVERIFY(QFileInfo::exists(tmp.filePath("launch.sh")));
+    QVERIFY(QFileInfo::exists(tmp.filePath("run-16.sh")));
+    // The usage comment runs the launcher by the name it was written as, with its hostfile.
+    QFile launcher(tmp.filePath("run-16.sh"));
+    QVERIFY(launcher.open(QIODevice::ReadOnly));
+    const QByteArray text = launcher.readAll();
+    QVERIFY2(text.contains(("# Usage: bash run-16.sh NODE_RANK   (or export NODE_RANK). The hostfile " + tmp.filePath("nodes.txt")
+                            + " lists the same order.").toUtf8()),
+             text.left(600).constData());
     r = hapmoe(args);
     QVERIFY2(r.out.contains("note: the plan's target is flagscale"), qPrintable(r.out));
     // One device type: Megatron-LM runs it, and the target stays megatron without a note.

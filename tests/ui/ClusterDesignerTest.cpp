@@ -24,6 +24,7 @@
 #include <QUndoStack>
 
 #include <algorithm>
+#include <set>
 #include <utility>
 
 using namespace hapmoe;
@@ -337,6 +338,81 @@ private slots:
         QCOMPARE(doc->cluster().links.size(), size_t(2));
     }
 
+    void newItemsLandOnFreeGroundInView()
+    {
+        auto w = makeWindow();
+        w->newProject();
+        ProjectDocument* doc = w->document();
+        ClusterView* view = w->clusterView();
+        // No two bodies overlap, and every item is inside the view.
+        auto check = [&](const char* step) {
+            std::vector<std::pair<int, QRectF>> bodies;
+            for (const Node& n : doc->cluster().nodes)
+                bodies.emplace_back(n.id, w->clusterScene()->endpoint(n.id)->sceneBoundingRect().adjusted(12, 12, -12, -12));
+            for (const Switch& sw : doc->cluster().switches)
+                bodies.emplace_back(sw.id, w->clusterScene()->endpoint(sw.id)->sceneBoundingRect().adjusted(12, 12, -12, -12));
+            const QRectF shown = view->mapToScene(view->viewport()->rect()).boundingRect();
+            for (std::size_t i = 0; i < bodies.size(); ++i) {
+                QVERIFY2(shown.contains(bodies[i].second), qPrintable(QStringLiteral("%1: item %2 is out of view").arg(step).arg(bodies[i].first)));
+                for (std::size_t j = i + 1; j < bodies.size(); ++j)
+                    QVERIFY2(!bodies[i].second.intersects(bodies[j].second),
+                             qPrintable(QStringLiteral("%1: items %2 and %3 overlap").arg(step).arg(bodies[i].first).arg(bodies[j].first)));
+            }
+        };
+        // Add Switch twice with the view unmoved: the second one beside the first.
+        view->addSwitchAtCenter();
+        view->addSwitchAtCenter();
+        QCOMPARE(doc->cluster().switches.size(), std::size_t(2));
+        check("two switches");
+        if (QTest::currentTestFailed())
+            return;
+        // Five nodes dropped on the first switch: each linked to it, below it, none on another.
+        const int sw = doc->cluster().switches.front().id;
+        for (int i = 0; i < 5; ++i)
+            QVERIFY(dropDevice(*w, QStringLiteral("H800"), viewportPosOf(*w, sw)));
+        QCOMPARE(doc->cluster().nodes.size(), std::size_t(5));
+        QCOMPARE(doc->cluster().links.size(), std::size_t(5));
+        check("five drops on a switch");
+        if (QTest::currentTestFailed())
+            return;
+        // Everything copied and pasted twice: the copies overlap nothing, hosts stay unique.
+        view->selectAllItems();
+        view->copySelection();
+        view->paste();
+        view->paste();
+        QCOMPARE(doc->cluster().nodes.size(), std::size_t(15));
+        QCOMPARE(doc->cluster().switches.size(), std::size_t(6));
+        check("two pastes");
+        std::set<std::string> hosts;
+        for (const Node& n : doc->cluster().nodes)
+            QVERIFY2(hosts.insert(n.host).second, n.host.c_str());
+    }
+
+    void connectToolLinksWithTwoClicks()
+    {
+        auto w = makeWindow();
+        const auto [a, b] = dropTwoNodes(*w, QStringLiteral("H800"), QStringLiteral("H800"));
+        QVERIFY(a >= 0 && b >= 0);
+        ProjectDocument* doc = w->document();
+        ClusterView* view = w->clusterView();
+        view->setConnectMode(true);
+        // Click a, move, click b: one link. Clicking the empty canvas after a gives up.
+        QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, viewportPosOf(*w, a));
+        QTest::mouseMove(view->viewport(), viewportPosOf(*w, a) + QPoint(0, 150));
+        QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, QPoint(5, 5));
+        QCOMPARE(doc->cluster().links.size(), std::size_t(0));
+        QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, viewportPosOf(*w, a));
+        QTest::mouseMove(view->viewport(), (viewportPosOf(*w, a) + viewportPosOf(*w, b)) / 2);
+        QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, viewportPosOf(*w, b));
+        QCOMPARE(doc->cluster().links.size(), std::size_t(1));
+        QCOMPARE(std::set<int>({doc->cluster().links.front().a, doc->cluster().links.front().b}), std::set<int>({a, b}));
+        // Escape between the clicks ends the tool and links nothing.
+        QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, viewportPosOf(*w, b));
+        QTest::keyClick(view->viewport(), Qt::Key_Escape);
+        QVERIFY(!view->connectMode());
+        QCOMPARE(doc->cluster().links.size(), std::size_t(1));
+    }
+
     void presetLoadsInOneClick()
     {
         auto w = makeWindow();
@@ -387,6 +463,16 @@ private slots:
         QApplication::processEvents();
         QVERIFY(!view->horizontalScrollBar()->isVisible());
         QVERIFY(!view->verticalScrollBar()->isVisible());
+        // A larger preset zooms out to show it whole; its undo brings back the 24-1 cluster
+        // at the zoom that shows it whole, not the large preset's.
+        const double small = view->zoom();
+        QVERIFY(w->loadClusterPreset(QStringLiteral("mixed-1088")));
+        QApplication::processEvents();
+        QVERIFY(view->zoom() < small * 0.6);
+        w->document()->undoStack()->undo();
+        QApplication::processEvents();
+        QCOMPARE(view->zoom(), small);
+        QVERIFY(view->mapToScene(view->viewport()->rect()).boundingRect().contains(w->clusterScene()->itemsRect()));
     }
 
     void problemsShowAsBadgesAndInTheList()
@@ -410,6 +496,19 @@ private slots:
         QVERIFY(w->problemsPanel()->messages().join(' ').contains(QStringLiteral("TPU-v9")));
         n.device_type = "H800";
         doc->setNode(n);
+        QCOMPARE(w->problemsPanel()->problemCount(), 0);
+        // Both nodes under one host name: one problem, on both nodes' badges, until renamed.
+        Node twin = *doc->cluster().node(b);
+        const std::string ownHost = twin.host;
+        twin.host = n.host;
+        doc->setNode(twin);
+        QCOMPARE(w->problemsPanel()->problemCount(), 1);
+        QVERIFY2(w->problemsPanel()->messages().front().contains(QStringLiteral("names 2 nodes")),
+                 qPrintable(w->problemsPanel()->messages().front()));
+        QVERIFY(!w->clusterScene()->nodeItem(a)->problems().isEmpty());
+        QVERIFY(!w->clusterScene()->nodeItem(b)->problems().isEmpty());
+        twin.host = ownHost;
+        doc->setNode(twin);
         QCOMPARE(w->problemsPanel()->problemCount(), 0);
         // A flex-dispatcher model: an A100 node (compute capability 8.0) has no DeepEP
         // (deepseek-ai/DeepEP README), and the panel names it; the H800 node runs it.

@@ -4,10 +4,12 @@
 #include "GuiTestSupport.h"
 
 #include "AutosaveManager.h"
+#include "ExportDialog.h"
 #include "PlanExplorerWidget.h"
 #include "ProjectDocument.h"
 #include "SearchPanel.h"
 
+#include "hardware/DeviceCatalog.h"
 #include "io/Documents.h"
 #include "io/Presets.h"
 
@@ -142,6 +144,58 @@ private slots:
         QVERIFY(c.nodes[0].x < c.nodes[1].x && c.nodes[1].x < c.nodes[2].x);
     }
 
+    void unplacedLargeClusterOpensAboutSquare()
+    {
+        // A cluster file without positions (every item at 0, 0) of 4 x 34 nodes under 4 leaves:
+        // the Studio lays it out in blocks of rows (layoutColumns, the rule of the shorthand
+        // clusters) instead of one row of 136 nodes, 31 000 units wide.
+        QTemporaryDir dir;
+        Cluster c = clusterFromShorthand("H800:34x8,MI300X:34x8,910B-376T:34x8,A100-80GB:34x8", DeviceCatalog::builtin());
+        for (Node& n : c.nodes)
+            n.x = n.y = 0;
+        for (Switch& sw : c.switches)
+            sw.x = sw.y = 0;
+        Project p;
+        p.name = "unplaced";
+        p.model = *findModelPreset("Mixtral-S");
+        p.cluster = c;
+        const QString path = dir.filePath(QStringLiteral("unplaced.hapmoe"));
+        QVERIFY(writeTextFile(path, QByteArray::fromStdString(writeProject(p))));
+        auto w = makeWindow();
+        QVERIFY(w->openFile(path));
+        const Cluster& opened = w->document()->cluster();
+        double left = 1e18, right = -1e18, top = 1e18, bottom = -1e18;
+        std::vector<std::pair<double, double>> at;
+        for (const Node& n : opened.nodes)
+            at.emplace_back(n.x, n.y);
+        for (const Switch& sw : opened.switches)
+            at.emplace_back(sw.x, sw.y);
+        for (const auto& [x, y] : at) {
+            left = std::min(left, x);
+            right = std::max(right, x);
+            top = std::min(top, y);
+            bottom = std::max(bottom, y);
+        }
+        const double aspect = (right - left) / (bottom - top);
+        QVERIFY2(aspect > 0.75 && aspect < 2.0, qPrintable(QString::number(aspect)));
+        for (std::size_t i = 0; i < at.size(); ++i)
+            for (std::size_t j = i + 1; j < at.size(); ++j)
+                QVERIFY2(std::abs(at[i].first - at[j].first) >= 200 || std::abs(at[i].second - at[j].second) >= 90,
+                         qPrintable(QString("items %1 and %2 overlap").arg(i).arg(j)));
+        // Each leaf's block sits under it: its nodes' mean x is the leaf's x (within a column).
+        for (const Switch& sw : opened.switches) {
+            double sum = 0;
+            int count = 0;
+            for (const Link& l : opened.links)
+                if (l.b == sw.id && opened.node(l.a)) {
+                    sum += opened.node(l.a)->x;
+                    ++count;
+                }
+            if (count > 0)
+                QVERIFY2(std::abs(sum / count - sw.x) <= 240, sw.name.c_str());
+        }
+    }
+
     void savedPlansFollowTheirClusterAndModel()
     {
         // Mixtral-S on the paper's 16-1-h (H800 2x8): a search of a few milliseconds.
@@ -167,6 +221,16 @@ private slots:
         QVERIFY(!doc->savedPlansCurrent());
         QVERIFY(w->explorer()->isOutdated());
         QVERIFY2(planTitle(*w).contains(QStringLiteral("run the search again")), qPrintable(planTitle(*w)));
+        // The export dialog says so too, in place of "All checks pass", and its launcher is
+        // the plan's: the H800s of the searched cluster, not the 910Bs of the new one.
+        auto* exportDialog = qobject_cast<ExportDialog*>(w->explorer()->view(QStringLiteral("export")));
+        QVERIFY(exportDialog);
+        QVERIFY(exportDialog->isOutdated());
+        const QString verdict = exportDialog->refusalLabel()->text();
+        QVERIFY2(verdict.contains(QStringLiteral("Outdated")) && !verdict.contains(QStringLiteral("All checks pass")),
+                 qPrintable(verdict));
+        QCOMPARE(QString::fromStdString(exportDialog->document().cluster.nodes.front().device_type), QStringLiteral("H800"));
+        QVERIFY(doc->cluster().nodes.front().device_type != "H800");
         const QString stale = dir.filePath(QStringLiteral("stale.hapmoe"));
         QVERIFY(w->saveTo(stale));
         QVERIFY(readProject(readTextFile(stale.toStdString()), stale.toStdString()).plans.empty());
@@ -176,6 +240,9 @@ private slots:
         QVERIFY(doc->savedPlansCurrent());
         QVERIFY(!w->explorer()->isOutdated());
         QVERIFY(!planTitle(*w).contains(QStringLiteral("run the search again")));
+        QVERIFY(!exportDialog->isOutdated());
+        QVERIFY2(exportDialog->refusalLabel()->text().contains(QStringLiteral("All checks pass")),
+                 qPrintable(exportDialog->refusalLabel()->text()));
         const QString good = dir.filePath(QStringLiteral("good.hapmoe"));
         QVERIFY(w->saveTo(good));
         QCOMPARE(readProject(readTextFile(good.toStdString()), good.toStdString()).plans.size(), first.plans.size());

@@ -122,6 +122,19 @@ void ExportDialog::setPlan(const ExplorerContext& context, const ExplorerPlan& e
         regenerate();
 }
 
+QString ExportDialog::suggestedLauncherName() const
+{
+    return format() == LauncherFormat::FlagScale ? QStringLiteral("run_flagscale.sh") : QStringLiteral("run_megatron.sh");
+}
+
+void ExportDialog::setOutdated(bool outdated)
+{
+    if (m_outdated == outdated)
+        return;
+    m_outdated = outdated;
+    showVerdict();
+}
+
 void ExportDialog::setFormat(LauncherFormat f)
 {
     m_format->setCurrentIndex(m_format->findData(static_cast<int>(f)));
@@ -147,6 +160,8 @@ void ExportDialog::regenerate()
     ExportOptions options;
     options.format = format();
     options.original = m_context.script;
+    // The usage comment names the file: the suggested name until it is saved under another.
+    options.script_name = (m_scriptName.isEmpty() ? suggestedLauncherName() : m_scriptName).toStdString();
     try {
         m_result = exportLauncher(document(), options);
     } catch (const std::exception& e) {
@@ -180,7 +195,12 @@ void ExportDialog::regenerate()
 void ExportDialog::showVerdict()
 {
     const QPalette pal = palette();
-    if (m_result.ok) {
+    if (m_result.ok && m_outdated) {
+        m_refusal->setText(statusHtml(Status::Problem, pal,
+                                      tr("<b>Outdated:</b> this plan was computed before the last change to the model or "
+                                         "cluster, and the launcher runs them as they were then. Run the search again "
+                                         "to export the project as it is now.")));
+    } else if (m_result.ok) {
         m_refusal->setText(statusHtml(Status::Ok, pal,
                                       tr("All checks pass: this launcher runs the plan on %1.")
                                           .arg(m_format->currentText().toHtmlEscaped())));
@@ -244,8 +264,12 @@ void ExportDialog::setVisible(bool visible)
     QDialog::setVisible(visible);
 }
 
-QString ExportDialog::saveLauncher(const QString& path) const
+QString ExportDialog::saveLauncher(const QString& path)
 {
+    if (const QString name = QFileInfo(path).fileName(); name != m_scriptName) {
+        m_scriptName = name;
+        regenerate();   // the usage comment runs it by the name it is saved under
+    }
     if (!m_result.ok)
         return tr("The plan cannot run on this target: %1").arg(QString::fromStdString(m_result.refusal));
     try {
@@ -290,10 +314,11 @@ QString ExportDialog::askFileName(const QString& title, const QString& suggested
 
 void ExportDialog::onSaveLauncher()
 {
-    const QString path = askFileName(tr("Save launcher"), format() == LauncherFormat::FlagScale ? QStringLiteral("run_flagscale.sh") : QStringLiteral("run_megatron.sh"),
+    const QString path = askFileName(tr("Save launcher"), m_scriptName.isEmpty() ? suggestedLauncherName() : m_scriptName,
                                      tr("Shell script (*.sh);;All files (*)"));
     if (path.isEmpty())
         return;
+
     const QString error = saveLauncher(path);
     m_lastSaved = error.isEmpty() ? path : QString();
     showStatus(error.isEmpty() ? tr("Saved %1").arg(path) : error, !error.isEmpty());

@@ -26,14 +26,20 @@ public:
     explicit ExportDialog(QWidget* parent = nullptr);
 
     void setPlan(const ExplorerContext& context, const ExplorerPlan& entry);
+    // The plan was computed before the last change to the model or cluster: the verdict says
+    // that the launcher runs the model and cluster of that search, not the project's current
+    // ones, whatever its checks say.
+    void setOutdated(bool outdated);
+    bool isOutdated() const { return m_outdated; }
     void setFormat(LauncherFormat format);
     LauncherFormat format() const;
 
     const ExportResult& result() const { return m_result; }
     PlanDocument document() const;
 
-    // Write files (atomically). Return an empty string on success, else the reason.
-    QString saveLauncher(const QString& path) const;
+    // Write files (atomically). Return an empty string on success, else the reason. The
+    // launcher's usage comment names the file it is saved as.
+    QString saveLauncher(const QString& path);
     QString savePlanJson(const QString& path) const;
 
     QPushButton* saveLauncherButton() const { return m_saveLauncher; }
@@ -65,13 +71,16 @@ private:
     void onSaveLauncher();
     void onSavePlan();
     QString askFileName(const QString& title, const QString& suggested, const QString& filter);
+    QString suggestedLauncherName() const;
 
     ExplorerContext m_context;
     ExplorerPlan m_entry;
     ExportResult m_result;
     QString m_lastSaved;
+    QString m_scriptName;   // the launcher's file name once saved; the usage comment uses it
     QString m_statusText;
     bool m_statusProblem = false;
+    bool m_outdated = false;
 
     QComboBox* m_format;
     QTabWidget* m_tabs;

@@ -353,6 +353,7 @@ QWidget* PlanExplorerWidget::view(const QString& name) const
         if (!d->exportDialog) {
             auto* self = const_cast<PlanExplorerWidget*>(this);
             d->exportDialog = new ExportDialog(self);
+            d->exportDialog->setOutdated(d->outdated);
             if (const ExplorerPlan* e = d->current())
                 d->exportDialog->setPlan(d->context, *e);
         }
@@ -459,8 +460,10 @@ void PlanExplorerWidget::updateViews()
     d->breakdown->setPlan(plan, pred);
     d->compare->compareWithDefault(d->selected);
     d->whatIf->setPlan(e);
-    if (d->exportDialog)
+    if (d->exportDialog) {
+        d->exportDialog->setOutdated(d->outdated);
         d->exportDialog->setPlan(d->context, *e);
+    }
 }
 
 } // namespace hapmoe::ui

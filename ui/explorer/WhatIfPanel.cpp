@@ -312,7 +312,11 @@ void WhatIfPanel::reestimate()
                 --toRemove;
             }
             if (toRemove > 0 && m_problem.isEmpty()) {
-                m_problem = tr("The plan runs on every remaining %1 node; it cannot lose %2 more.").arg(type).arg(toRemove);
+                int usedOfType = 0;
+                for (const Node& n : m_context.cluster.nodes)
+                    usedOfType += QString::fromStdString(n.device_type) == type && used.count(n.id) ? 1 : 0;
+                m_problem = (usedOfType == 1 ? tr("The plan runs on 1 %1 node; it cannot run on %2.").arg(type).arg(want)
+                                             : tr("The plan runs on %1 %2 nodes; it cannot run on %3.").arg(usedOfType).arg(type).arg(want));
                 m_hints << (want == 1 ? tr("A new search is needed for a cluster with 1 %1 node.").arg(type)
                                        : tr("A new search is needed for a cluster with %1 %2 nodes.").arg(want).arg(type));
             }
@@ -338,14 +342,18 @@ void WhatIfPanel::reestimate()
                            .arg(QString::fromStdString(p.infeasible_reason));
         if (addedDevices > 0)
             m_hints << tr("%1 added %2 devices sit idle in this plan: a new search would use them.").arg(addedDevices).arg(type);
-        const double shift = basePred.iteration_time_s > 0 ? p.iteration_time_s / basePred.iteration_time_s - 1.0 : 0.0;
+        // Throughput, not iteration time: a larger batch takes longer per iteration and may
+        // still train faster per token.
+        const double shift = basePred.tokens_per_s > 0 ? p.tokens_per_s / basePred.tokens_per_s - 1.0 : 0.0;
         // The bottleneck decides the steady state (paper eq. 5): if another stage takes
         // over, the layer split is no longer balanced.
         if (!basePred.stages.empty() && !p.stages.empty() && bottleneckStage(basePred) != bottleneckStage(p))
             m_hints << tr("The bottleneck moved from stage %1 to stage %2: a new search can rebalance the layers.")
                            .arg(bottleneckStage(basePred)).arg(bottleneckStage(p));
         else if (std::abs(shift) > kRankingShift)
-            m_hints << tr("The iteration time changed by %1 %: another plan may now be faster.").arg(shift * 100, 0, 'f', 0);
+            m_hints << (shift > 0 ? tr("Tokens/s rose by %1 %: with this much change the plans may rank differently.")
+                                  : tr("Tokens/s fell by %1 %: with this much change the plans may rank differently."))
+                           .arg(std::abs(shift) * 100, 0, 'f', 0);
         bool anyRecompute = false;
         for (const StagePlan& s : plan.stages)
             anyRecompute = anyRecompute || s.recompute != Recompute::None;

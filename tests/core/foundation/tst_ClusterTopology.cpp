@@ -48,6 +48,7 @@ private slots:
     void widestPathByHand();
     void nodesDoNotForward();
     void routesOnlyThroughSwitches();
+    void duplicateHostNamesAreOneProblemPerName();
     void bottleneckBetweenGroups();
     void islandsAndProblems();
     void badLinksAndUnknownDevices();
@@ -114,6 +115,27 @@ void tst_ClusterTopology::routesOnlyThroughSwitches()
 
     // The hand-made cluster (every node on a switch) has none.
     QVERIFY(ClusterTopology(handMade(), DeviceCatalog::builtin()).problems().empty());
+}
+
+void tst_ClusterTopology::duplicateHostNamesAreOneProblemPerName()
+{
+    // Four nodes on one switch; three of them named "gpu-a": one problem naming all three
+    // nodes (the readers refuse such a file, an editor shows it until the names differ).
+    Cluster c;
+    for (int i = 0; i < 4; ++i)
+        c.nodes.push_back(node(i, "H800"));
+    c.switches = {sw(10)};
+    for (int i = 0; i < 4; ++i)
+        c.links.push_back({i, 10, 50, 1});
+    QVERIFY(ClusterTopology(c, DeviceCatalog::builtin()).problems().empty());
+    for (int i : {0, 2, 3})
+        c.nodes[std::size_t(i)].host = "gpu-a";
+    const auto problems = ClusterTopology(c, DeviceCatalog::builtin()).problems();
+    QCOMPARE(problems.size(), std::size_t(1));
+    QVERIFY(problems[0].kind == TopologyProblem::Kind::DuplicateHost);
+    QCOMPARE(problems[0].ids, (std::vector<int>{0, 2, 3}));
+    QCOMPARE(QString::fromStdString(problems[0].message),
+             QStringLiteral("host \"gpu-a\" names 3 nodes; a launcher's hostfile needs a name per node"));
 }
 
 void tst_ClusterTopology::bottleneckBetweenGroups()
