@@ -84,8 +84,10 @@ struct RunControl {
     double last_fraction = 0;          // the fraction last reported (never goes back)
     Incumbent* incumbent = nullptr;   // of the phase being run
     double layer_time_floor = 0;      // no layer runs faster than this on any stage (s)
-    std::atomic<long long> runs_done{0};
-    long long runs_total = 1;
+    // Progress: the estimated work of the jobs finished and of all jobs started so far
+    // (Searcher::jobWork), so that a few heavy jobs count for what they take.
+    std::atomic<double> work_done{0};
+    double work_total = 1;
 
     bool stop();                 // cancelled or past the deadline (sets timed_out)
     void offerBest(double t);
