@@ -381,7 +381,18 @@ void CompareView::rebuild()
         QStringList texts;
         for (const ExplorerPlan* e : plans)
             texts << row.text(*e);
-        const bool differs = texts.count(texts.front()) != texts.size();
+        bool differs = texts.count(texts.front()) != texts.size();
+        // Figures equal at the shown digits but not in value (two iteration times 1e-4 s
+        // apart) are a difference too: highlighted, the best in bold, the values in full in
+        // the tooltip.
+        bool belowDigits = false;
+        if (row.value && !differs)
+            for (const ExplorerPlan* e : plans) {
+                const double a = row.value(*e), b = row.value(*plans.front());
+                if (std::abs(a - b) > 1e-9 * std::max(std::abs(a), std::abs(b)))
+                    belowDigits = true;
+            }
+        differs = differs || belowDigits;
         int best = -1;
         if (row.value && differs) {
             for (int c = 0; c < static_cast<int>(plans.size()); ++c) {
@@ -393,6 +404,9 @@ void CompareView::rebuild()
         for (int c = 0; c < static_cast<int>(plans.size()); ++c) {
             auto* item = new QTableWidgetItem(texts[c]);
             item->setToolTip(texts[c]);   // long per-stage lists are elided in the cell
+            if (belowDigits)
+                item->setToolTip(tr("%1\nThe plans differ below the shown digits: %2")
+                                     .arg(texts[c], QString::number(row.value(*plans[static_cast<size_t>(c)]), 'g', 9)));
             item->setData(kDiffersRole, differs);
             if (c == best) {
                 QFont f = item->font();

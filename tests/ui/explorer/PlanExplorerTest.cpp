@@ -72,6 +72,7 @@ private slots:
     void compareChartsFitTheViewportWidth();
     void compareTableKeepsItsColumnsInANarrowView();
     void compareMemoryChartsKeepOneScale();
+    void compareMarksDifferencesBelowTheShownDigits();
     void whatIfRhoChangesTheIterationTime();
     void whatIfOffloadTradesMemoryForTime();
     void whatIfKeepsThePredictionsSwitches();
@@ -878,6 +879,35 @@ void PlanExplorerTest::compareTableKeepsItsColumnsInANarrowView()
     QVERIFY(!compare->choosesInAMenu());
     QVERIFY(list->isVisible());
     QVERIFY(!button->isVisible());
+}
+
+void PlanExplorerTest::compareMarksDifferencesBelowTheShownDigits()
+{
+    // The same plan twice, the second 0.1 ms slower per iteration: both print the same
+    // iteration time (four significant digits), yet the row is marked as differing, the
+    // first is in bold, and the tooltip gives the values in full.
+    std::vector<ExplorerPlan> plans(2);
+    plans[0].ranked = m_result.plans.front();
+    plans[1].ranked = m_result.plans.front();
+    plans[1].ranked.plan.name = "twin";
+    plans[1].ranked.prediction.iteration_time_s += 1e-4;
+    CompareView compare;
+    compare.resize(1100, 900);
+    compare.setPlans(plans);
+    compare.setCompared({0, 1});
+    QTableWidget* table = compare.table();
+    int row = -1;
+    for (int r = 0; r < table->rowCount(); ++r)
+        if (table->verticalHeaderItem(r)->text() == QStringLiteral("Iteration time"))
+            row = r;
+    QVERIFY(row >= 0);
+    QCOMPARE(table->item(row, 0)->text(), table->item(row, 1)->text());
+    QVERIFY(compare.differingRows().contains(QStringLiteral("Iteration time")));
+    QVERIFY(table->item(row, 0)->font().bold());
+    QVERIFY(!table->item(row, 1)->font().bold());
+    QVERIFY2(table->item(row, 1)->toolTip().contains(QStringLiteral("differ below the shown digits")), qPrintable(table->item(row, 1)->toolTip()));
+    // Figures equal in value stay unmarked.
+    QVERIFY(!compare.differingRows().contains(QStringLiteral("Peak memory")));
 }
 
 void PlanExplorerTest::compareMemoryChartsKeepOneScale()
