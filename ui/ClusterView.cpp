@@ -143,12 +143,16 @@ QPointF ClusterView::freeSpot(QPointF wanted, const QRectF& body) const
 {
     if (isFree(body.translated(wanted)))
         return wanted;
+    const QRectF all = m_scene->itemsRect();
     // Squares of growing size around the wanted point on the grid; of a square's free
     // positions the nearest wins. 60 squares reach 1200 px away, past any hole a
     // hand-drawn cluster leaves.
     const double step = EndpointItem::kGrid;
     constexpr int kRings = 60;
-    for (int r = 1; r <= kRings; ++r) {
+    // A group as large as that search reaches (a pasted block of a large cluster) goes
+    // straight beside the drawing.
+    const bool large = body.width() > kRings * step || body.height() > kRings * step;
+    for (int r = 1; r <= kRings && !large; ++r) {
         std::optional<QPointF> best;
         double bestDistance = 0;
         auto consider = [&](int i, int j) {
@@ -171,7 +175,6 @@ QPointF ClusterView::freeSpot(QPointF wanted, const QRectF& body) const
             return *best;
     }
     // Beside the whole drawing, level with the wanted point.
-    const QRectF all = m_scene->itemsRect();
     const double x = all.right() + 2 * step - body.left();
     return QPointF(qRound(x / step) * step, wanted.y());
 }

@@ -499,7 +499,9 @@ void SearchPanel::fitResultColumns()
     const int room = m_results->viewport()->width();
     // The names in full: Tokens/s gives way for any name, MFU only for a ranked plan's
     // ("HS-DP #5"); a baseline's longer name may be elided then.
-    const int margins = 2 * (m_results->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, m_results) + 1);
+    // The delegate's text margins, and a few pixels for an italic name's overhang: a name
+    // measured to the pixel was still elided ("Metis-st…").
+    const int margins = 2 * (m_results->style()->pixelMetric(QStyle::PM_FocusFrameHMargin, nullptr, m_results) + 1) + 4;
     int ranked = header->sectionSizeHint(PlanColumn), all = ranked;
     for (int i = 0; i < m_results->topLevelItemCount(); ++i) {
         const QTreeWidgetItem* item = m_results->topLevelItem(i);
