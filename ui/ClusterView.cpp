@@ -100,13 +100,24 @@ ClusterView::ClusterView(ClusterScene* scene, QWidget* parent) : QGraphicsView(s
         setSceneRect(QRectF(-4000, -3000, 12000, 8000).united(m_scene->itemsRect().adjusted(-2000, -1500, 2000, 1500)));
         // Fitted, the view shows every item and needs no scroll bars; once an item lies
         // outside it (dragged or dropped beyond the edge), the bars come back.
-        if (m_autoFit && !mapToScene(viewport()->rect()).boundingRect().contains(m_scene->itemsRect()))
+        // (An empty cluster has nothing outside the view.)
+        const QRectF items = m_scene->itemsRect();
+        if (m_autoFit && !items.isNull() && !mapToScene(viewport()->rect()).boundingRect().contains(items))
             setAutoFit(false);
     };
     growSceneRect();
     connect(document(), &ProjectDocument::clusterChanged, this, growSceneRect);
-    // A whole new cluster (a preset, a file, or the undo of one) is shown whole.
-    connect(document(), &ProjectDocument::clusterReset, this, &ClusterView::zoomToFit);
+    // A whole new cluster (a preset, a file, or the undo of one) is shown whole, once the
+    // scene rect has grown to it (queued: growSceneRect follows on clusterChanged). A Connect
+    // waiting for its second click ends with the cluster it started in, or with its item.
+    connect(document(), &ProjectDocument::clusterReset, this, &ClusterView::zoomToFit, Qt::QueuedConnection);
+    connect(document(), &ProjectDocument::clusterReset, this, [this] { finishConnect(-1); });
+    auto endConnectOf = [this](int id) {
+        if (id == m_connectFrom)
+            finishConnect(-1);
+    };
+    connect(document(), &ProjectDocument::nodeRemoved, this, endConnectOf);
+    connect(document(), &ProjectDocument::switchRemoved, this, endConnectOf);
     setAutoFit(true);
 }
 
@@ -144,10 +155,12 @@ QPointF ClusterView::freeSpot(QPointF wanted, const QRectF& body) const
     if (isFree(body.translated(wanted)))
         return wanted;
     const QRectF all = m_scene->itemsRect();
-    // Squares of growing size around the wanted point on the grid; of a square's free
-    // positions the nearest wins. 60 squares reach 1200 px away, past any hole a
-    // hand-drawn cluster leaves.
+    // Rectangles of growing size around the wanted point, three grid steps wide for each
+    // one high, so that an item goes beside its neighbours (nodes are 190 wide and 76 high)
+    // before it goes below them; of a rectangle's free positions the nearest wins, the right
+    // before the left. 60 rings reach 3600 px sideways and 1200 px up or down.
     const double step = EndpointItem::kGrid;
+    const double stepX = 3 * step;
     constexpr int kRings = 60;
     // A group as large as that search reaches (a pasted block of a large cluster) goes
     // straight beside the drawing.
@@ -156,20 +169,20 @@ QPointF ClusterView::freeSpot(QPointF wanted, const QRectF& body) const
         std::optional<QPointF> best;
         double bestDistance = 0;
         auto consider = [&](int i, int j) {
-            const QPointF p = wanted + QPointF(i * step, j * step);
-            const double d = double(i) * i + double(j) * j;
+            const QPointF p = wanted + QPointF(i * stepX, j * step);
+            const double d = double(i) * i + double(j) * j;   // in rings: sideways counts as near as down
             if ((!best || d < bestDistance) && isFree(body.translated(p))) {
                 best = p;
                 bestDistance = d;
             }
         };
-        for (int k = -r; k <= r; ++k) {
-            consider(k, r);
-            consider(k, -r);
-        }
         for (int k = -r + 1; k < r; ++k) {
             consider(r, k);
             consider(-r, k);
+        }
+        for (int k = -r; k <= r; ++k) {
+            consider(k, r);
+            consider(k, -r);
         }
         if (best)
             return *best;
@@ -216,6 +229,15 @@ int ClusterView::handleDrop(const QMimeData* mime, const QPoint& viewportPos, Qt
     if (m_scene->snapToGrid())
         pos = QPointF(qRound(pos.x() / EndpointItem::kGrid) * EndpointItem::kGrid,
                       qRound(pos.y() / EndpointItem::kGrid) * EndpointItem::kGrid);
+    if (target >= 0) {
+        // Beside the nodes already below the item, in reading order: the first free place of
+        // the row to the right (at most 16 places on), else the nearest free one.
+        QPointF along = pos;
+        for (int k = 0; k < 16 && !isFree(NodeItem::bodyRect().translated(along)); ++k)
+            along += QPointF(12 * EndpointItem::kGrid, 0);
+        if (isFree(NodeItem::bodyRect().translated(along)))
+            pos = along;
+    }
     pos = freeSpot(pos, NodeItem::bodyRect());
     const bool fitted = m_autoFit;
     const int id = document()->addNode(type, count, pos, target);

@@ -98,9 +98,17 @@ int cmdExport(const Args& args)
         }
     }
     if (out) {   // the usage comment names the files as written
-        options.script_name = std::filesystem::path(*out).filename().string();
-        if (!hostfile.empty() && !defaultHostfile)
-            options.hostfile_name = hostfile;
+        const std::filesystem::path script(*out);
+        options.script_name = script.filename().string();
+        // FlagScale's hostfile: by its name when it sits beside the launcher (the default), else
+        // by the path as given.
+        if (options.format == LauncherFormat::FlagScale && !hostfile.empty() && !defaultHostfile) {
+            std::error_code ec;
+            const std::filesystem::path host(hostfile);
+            const bool beside = std::filesystem::weakly_canonical(host.parent_path().empty() ? "." : host.parent_path(), ec)
+                == std::filesystem::weakly_canonical(script.parent_path().empty() ? "." : script.parent_path(), ec);
+            options.hostfile_name = beside ? host.filename().string() : hostfile;
+        }
     }
     Warnings warnings;
     const PlanDocument doc = readPlan(readTextFile(planFile), planFile, &warnings);

@@ -105,7 +105,8 @@ std::string hostNameProblem(std::string_view host);
 std::string shortenedForMessage(std::string_view value);
 
 // Drawing: blocks of nodes (one per leaf switch) side by side, each in rows of at most
-// `columns` nodes. Returns the column count (2 to maxColumns, at most the largest block)
+// `columns` nodes. Returns the column count (2 to maxColumns, at most the largest block, so
+// 1 for blocks of one node)
 // whose drawing, `top` plus the rows of the largest block high and the blocks with `gap`
 // between them wide, is nearest 4:3 on a log scale: a large cluster fills a window instead
 // of a strip it opens at a tenth of its size. Used by the shorthand clusters and by the

@@ -381,7 +381,8 @@ public:
     // stages may each take another type, takes about 6 times longer for each type it may
     // combine (0.9, 3.9, 27 and 208 ms per job for 1 to 4 types), and a Megatron-LM job,
     // one type per pipeline, about a fiftieth of a FlagScale job over as many types (10 and
-    // 100 us for 1 and 2 types); each run of the job (recompute setting) counts.
+    // 100 us for 1 and 2 types). A job's further runs (recompute settings) are left out: most
+    // jobs stop after their first, where every stage fits.
     double jobWork(const Job& job) const
     {
         if (job.runs.empty())
@@ -389,8 +390,7 @@ public:
         const RunConfig& c = job.runs.front();
         const unsigned all = m_space.numTypes() >= 32 ? ~0u : (1u << m_space.numTypes()) - 1;
         const int types = std::max(1, std::popcount(c.type_mask & all));
-        const double perRun = (c.target == Target::FlagScale ? 1.0 : 0.02) * std::pow(6.0, types - 1);
-        return perRun * static_cast<double>(job.runs.size());
+        return (c.target == Target::FlagScale ? 1.0 : 0.02) * std::pow(6.0, types - 1);
     }
 
     // Runs jobs over the threads; results are indexed by job, so the merge is the same

@@ -372,6 +372,12 @@ private slots:
             QVERIFY(dropDevice(*w, QStringLiteral("H800"), viewportPosOf(*w, sw)));
         QCOMPARE(doc->cluster().nodes.size(), std::size_t(5));
         QCOMPARE(doc->cluster().links.size(), std::size_t(5));
+        // One row under the switch, side by side, left to right.
+        for (std::size_t i = 1; i < doc->cluster().nodes.size(); ++i) {
+            QCOMPARE(doc->cluster().nodes[i].y, doc->cluster().nodes.front().y);
+            QVERIFY(doc->cluster().nodes[i].x > doc->cluster().nodes[i - 1].x);
+        }
+        QVERIFY(doc->cluster().nodes.front().y > doc->cluster().switches.front().y);
         check("five drops on a switch");
         if (QTest::currentTestFailed())
             return;
@@ -411,6 +417,15 @@ private slots:
         QTest::keyClick(view->viewport(), Qt::Key_Escape);
         QVERIFY(!view->connectMode());
         QCOMPARE(doc->cluster().links.size(), std::size_t(1));
+        // A preset loaded between the clicks ends the Connect: the second click, on an item
+        // of the new cluster, links nothing.
+        view->setConnectMode(true);
+        QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, viewportPosOf(*w, a));
+        QVERIFY(w->loadClusterPreset(QStringLiteral("16-1")));
+        QApplication::processEvents();
+        const std::size_t presetLinks = doc->cluster().links.size();
+        QTest::mouseClick(view->viewport(), Qt::LeftButton, {}, viewportPosOf(*w, doc->cluster().nodes.back().id));
+        QCOMPARE(doc->cluster().links.size(), presetLinks);
     }
 
     void presetLoadsInOneClick()

@@ -34,6 +34,9 @@ struct Row {
     std::function<QString(const ExplorerPlan&)> text;
     std::function<double(const ExplorerPlan&)> value;   // empty: not ranked
     bool higherIsBetter = false;
+    // The value in full (differences below the shown digits): value x scale, then the unit.
+    const char* unit = "";
+    double scale = 1;
 };
 
 QString joinStages(const Plan& plan, const std::function<QString(const StagePlan&)>& f)
@@ -50,19 +53,19 @@ std::vector<Row> tableRows()
     return {
         {QObject::tr("Source"), [](E e) { return kindLabel(e.kind); }, {}, false},
         {QObject::tr("Iteration time"), [](E e) { return style::formatSeconds(e.prediction().iteration_time_s); },
-         [](E e) { return e.prediction().iteration_time_s; }, false},
+         [](E e) { return e.prediction().iteration_time_s; }, false, "s"},
         {QObject::tr("Tokens/s"), [](E e) { return QStringLiteral("%L1").arg(e.prediction().tokens_per_s, 0, 'f', 0); },
-         [](E e) { return e.prediction().tokens_per_s; }, true},
+         [](E e) { return e.prediction().tokens_per_s; }, true, "tokens/s"},
         {QObject::tr("TFLOP/s per device"), [](E e) { return QString::number(e.prediction().tflops_per_device, 'f', 1); },
-         [](E e) { return e.prediction().tflops_per_device; }, true},
+         [](E e) { return e.prediction().tflops_per_device; }, true, "TFLOP/s"},
         {QObject::tr("MFU"), [](E e) { return QStringLiteral("%1 %").arg(e.prediction().mfu * 100, 0, 'f', 1); },
-         [](E e) { return e.prediction().mfu; }, true},
+         [](E e) { return e.prediction().mfu; }, true, "%", 100},
         {QObject::tr("Peak memory"), [](E e) { return QStringLiteral("%1 GiB").arg(e.prediction().peak_memory_gib, 0, 'f', 1); },
-         [](E e) { return e.prediction().peak_memory_gib; }, false},
+         [](E e) { return e.prediction().peak_memory_gib; }, false, "GiB"},
         {QObject::tr("Pipeline send"), [](E e) { return style::formatSeconds(e.prediction().breakdown.pipeline_send); },
-         [](E e) { return e.prediction().breakdown.pipeline_send; }, false},
+         [](E e) { return e.prediction().breakdown.pipeline_send; }, false, "s"},
         {QObject::tr("Pipeline bubble"), [](E e) { return style::formatSeconds(e.prediction().breakdown.pipeline_bubble); },
-         [](E e) { return e.prediction().breakdown.pipeline_bubble; }, false},
+         [](E e) { return e.prediction().breakdown.pipeline_bubble; }, false, "s"},
         {QObject::tr("Devices used"), [](E e) { return QString::number(e.plan().numDevices()); }, {}, false},
         {QObject::tr("Stages (PP) × VPP"), [](E e) { return QStringLiteral("%1 × %2").arg(e.plan().pp()).arg(e.plan().vpp); }, {}, false},
         {QObject::tr("Micro-batches"), [](E e) { return QString::number(e.prediction().num_microbatches); }, {}, false},
@@ -389,7 +392,7 @@ void CompareView::rebuild()
         if (row.value && !differs)
             for (const ExplorerPlan* e : plans) {
                 const double a = row.value(*e), b = row.value(*plans.front());
-                if (std::abs(a - b) > 1e-9 * std::max(std::abs(a), std::abs(b)))
+                if (std::abs(a - b) > 1e-6 * std::max(std::abs(a), std::abs(b)))   // not rounding noise
                     belowDigits = true;
             }
         differs = differs || belowDigits;
@@ -405,8 +408,9 @@ void CompareView::rebuild()
             auto* item = new QTableWidgetItem(texts[c]);
             item->setToolTip(texts[c]);   // long per-stage lists are elided in the cell
             if (belowDigits)
-                item->setToolTip(tr("%1\nThe plans differ below the shown digits: %2")
-                                     .arg(texts[c], QString::number(row.value(*plans[static_cast<size_t>(c)]), 'g', 9)));
+                item->setToolTip(tr("%1\nThe plans differ below the shown digits: %2 %3")
+                                     .arg(texts[c], QString::number(row.value(*plans[static_cast<size_t>(c)]) * row.scale, 'g', 9),
+                                          QString::fromLatin1(row.unit)));
             item->setData(kDiffersRole, differs);
             if (c == best) {
                 QFont f = item->font();

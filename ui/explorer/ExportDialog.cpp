@@ -101,7 +101,10 @@ ExportDialog::ExportDialog(QWidget* parent)
     layout->addWidget(m_status);
     layout->addWidget(buttons);
 
-    connect(m_format, &QComboBox::currentIndexChanged, this, &ExportDialog::regenerate);
+    connect(m_format, &QComboBox::currentIndexChanged, this, [this] {
+        m_scriptName.clear();   // another target's launcher: its own default name, not the last file's
+        regenerate();
+    });
     connect(m_copy, &QPushButton::clicked, this, [this] {
         QApplication::clipboard()->setText(m_script->toPlainText());
         showStatus(tr("Launcher copied to the clipboard."), false);

@@ -1109,6 +1109,12 @@ void PlanExplorerTest::exportDialogSavesALauncher()
     QVERIFY(QFileInfo(path).isExecutable());
     // FlagScale's hostfile (one "host slots=N type=T" line per node) is written beside it.
     QVERIFY(QFile::exists(dir.filePath(QStringLiteral("mixtral-16.hostfile"))));
+    // Another target, then back: each launcher with its own default name again, so that a
+    // save does not offer to overwrite the other target's file.
+    dialog->setFormat(LauncherFormat::Megatron);
+    dialog->setFormat(LauncherFormat::FlagScale);
+    QVERIFY2(dialog->preview()->toPlainText().contains(QStringLiteral("# Usage: bash run_flagscale.sh NODE_RANK")),
+             qPrintable(dialog->preview()->toPlainText().left(600)));
 
     // The plan JSON reads back as the same plan.
     const QString planPath = dir.filePath(QStringLiteral("plan.json"));
