@@ -488,6 +488,12 @@ private slots:
         QApplication::processEvents();
         QCOMPARE(view->zoom(), small);
         QVERIFY(view->mapToScene(view->viewport()->rect()).boundingRect().contains(w->clusterScene()->itemsRect()));
+        // Redo brings the large one back, whole and still fitted (no scroll bars).
+        w->document()->undoStack()->redo();
+        QApplication::processEvents();
+        QVERIFY(view->zoom() < small * 0.6);
+        QVERIFY(view->mapToScene(view->viewport()->rect()).boundingRect().contains(w->clusterScene()->itemsRect()));
+        QCOMPARE(view->horizontalScrollBarPolicy(), Qt::ScrollBarAlwaysOff);
     }
 
     void problemsShowAsBadgesAndInTheList()
