@@ -192,6 +192,38 @@ QPointF ClusterView::freeSpot(QPointF wanted, const QRectF& body) const
     return QPointF(qRound(x / step) * step, wanted.y());
 }
 
+QPointF ClusterView::besideChildren(int target) const
+{
+    const Cluster& c = document()->cluster();
+    constexpr double kColumn = 12 * EndpointItem::kGrid;   // a node (190) and a gap
+    if (const Node* n = c.node(target))
+        return QPointF(n->x + kColumn, n->y);
+    const Switch* sw = c.switchById(target);
+    if (!sw)
+        return {};
+    // The nodes linked to the switch and drawn below it: the last in reading order, and the
+    // left edge of their block.
+    const Node* last = nullptr;
+    double left = 0;
+    for (const Link& l : c.links) {
+        const int other = l.a == target ? l.b : l.b == target ? l.a : -1;
+        const Node* n = other >= 0 ? c.node(other) : nullptr;
+        if (!n || n->y <= sw->y)
+            continue;
+        left = last ? std::min(left, n->x) : n->x;
+        if (!last || n->y > last->y + 1e-9 || (std::abs(n->y - last->y) <= 1e-9 && n->x > last->x))
+            last = n;
+    }
+    if (!last)
+        return QPointF(sw->x, sw->y + 7 * EndpointItem::kGrid);
+    // After the last one in its row; when that place is taken (the next switch's nodes start
+    // there), a new row under the block, from its left edge.
+    const QPointF after(last->x + kColumn, last->y);
+    if (isFree(NodeItem::bodyRect().translated(after)))
+        return after;
+    return QPointF(left, last->y + 6 * EndpointItem::kGrid);
+}
+
 void ClusterView::reveal(const QSet<int>& ids, bool wasFitted)
 {
     QRectF rect;
@@ -221,23 +253,15 @@ int ClusterView::handleDrop(const QMimeData* mime, const QPoint& viewportPos, Qt
             return -1;
     }
     QPointF pos = mapToScene(viewportPos);
-    // Dropped on an item: the new node is linked to it and placed just below it.
+    // Dropped on an item, the new node is linked to it: on a switch, after the last of the
+    // nodes already hanging below it (its last row, to the right), or just below it when it
+    // has none; on a node, beside it to the right.
     const int target = endpointAt(viewportPos);
     if (target >= 0)
-        if (EndpointItem* e = m_scene->endpoint(target))
-            pos = e->pos() + QPointF(0, 140);
+        pos = besideChildren(target);
     if (m_scene->snapToGrid())
         pos = QPointF(qRound(pos.x() / EndpointItem::kGrid) * EndpointItem::kGrid,
                       qRound(pos.y() / EndpointItem::kGrid) * EndpointItem::kGrid);
-    if (target >= 0) {
-        // Beside the nodes already below the item, in reading order: the first free place of
-        // the row to the right (at most 16 places on), else the nearest free one.
-        QPointF along = pos;
-        for (int k = 0; k < 16 && !isFree(NodeItem::bodyRect().translated(along)); ++k)
-            along += QPointF(12 * EndpointItem::kGrid, 0);
-        if (isFree(NodeItem::bodyRect().translated(along)))
-            pos = along;
-    }
     pos = freeSpot(pos, NodeItem::bodyRect());
     const bool fitted = m_autoFit;
     const int id = document()->addNode(type, count, pos, target);
@@ -246,26 +270,33 @@ int ClusterView::handleDrop(const QMimeData* mime, const QPoint& viewportPos, Qt
     return id;
 }
 
+// A device drop is always a copy: Shift (which asks for the device count here) makes some
+// platforms propose a move, and a move would take the entry out of the palette.
 void ClusterView::dragEnterEvent(QDragEnterEvent* event)
 {
-    if (event->mimeData()->hasFormat(QString::fromLatin1(kDeviceMimeType)))
-        event->acceptProposedAction();
-    else
+    if (event->mimeData()->hasFormat(QString::fromLatin1(kDeviceMimeType))) {
+        event->setDropAction(Qt::CopyAction);
+        event->accept();
+    } else {
         QGraphicsView::dragEnterEvent(event);
+    }
 }
 
 void ClusterView::dragMoveEvent(QDragMoveEvent* event)
 {
-    if (event->mimeData()->hasFormat(QString::fromLatin1(kDeviceMimeType)))
-        event->acceptProposedAction();
-    else
+    if (event->mimeData()->hasFormat(QString::fromLatin1(kDeviceMimeType))) {
+        event->setDropAction(Qt::CopyAction);
+        event->accept();
+    } else {
         QGraphicsView::dragMoveEvent(event);
+    }
 }
 
 void ClusterView::dropEvent(QDropEvent* event)
 {
+    event->setDropAction(Qt::CopyAction);
     if (handleDrop(event->mimeData(), event->position().toPoint(), event->modifiers()) >= 0)
-        event->acceptProposedAction();
+        event->accept();
     else
         event->ignore();
 }

@@ -26,9 +26,9 @@ public:
     ProjectDocument* document() const;
 
     // The drop handler (also called by tests): adds a node of the device type in the MIME
-    // data at the viewport position, linked to the item under it if any (then placed below
-    // it, beside the nodes already there). It never lands on another item and the view
-    // shows it. With Shift held, asks for the number of devices. Returns the new node id, or -1.
+    // data at the viewport position, linked to the item under it if any (then placed after
+    // the nodes already below that switch, or beside that node). It never lands on another
+    // item and the view shows it. With Shift held, asks for the number of devices. Returns the new node id, or -1.
     int handleDrop(const QMimeData* mime, const QPoint& viewportPos, Qt::KeyboardModifiers modifiers);
 
     int defaultDeviceCount() const { return m_defaultCount; }
@@ -69,6 +69,8 @@ private:
     // searched in growing squares around it; beside the whole drawing when none is near.
     QPointF freeSpot(QPointF wanted, const QRectF& body) const;
     bool isFree(const QRectF& sceneRect) const;
+    // Where a node dropped on the item `target` goes before freeSpot: see handleDrop.
+    QPointF besideChildren(int target) const;
     // New items show: a fitted view fits again, a zoomed one scrolls to them.
     void reveal(const QSet<int>& ids, bool wasFitted);
     // Ends a Connect gesture at the endpoint `to` (-1: nowhere, nothing is linked).

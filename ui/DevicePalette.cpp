@@ -1,5 +1,7 @@
 #include "DevicePalette.h"
 
+#include <QDrag>
+
 #include "ClusterView.h"
 #include "Theme.h"
 
@@ -67,6 +69,17 @@ QMimeData* DevicePalette::mimeDataForRow(int row) const
 {
     QListWidgetItem* it = item(row);
     return it ? mimeData({it}) : nullptr;
+}
+
+void DevicePalette::startDrag(Qt::DropActions)
+{
+    QListWidgetItem* item = currentItem();
+    if (!item)
+        return;
+    auto* drag = new QDrag(this);
+    drag->setMimeData(mimeData({item}));
+    drag->setPixmap(item->icon().pixmap(iconSize()));
+    drag->exec(Qt::CopyAction, Qt::CopyAction);
 }
 
 } // namespace hapmoe::ui

@@ -16,6 +16,9 @@ public:
     QMimeData* mimeDataForRow(int row) const;
 
 protected:
+    // A palette lends copies: the drag offers only CopyAction, so that a drop a platform
+    // turns into a move (Shift held) never takes the entry out of the list.
+    void startDrag(Qt::DropActions supportedActions) override;
     QStringList mimeTypes() const override;
     QMimeData* mimeData(const QList<QListWidgetItem*>& items) const override;
 };

@@ -126,7 +126,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_explorer, &PlanExplorerWidget::stageHovered, m_scene, &ClusterScene::highlightNodes);
     connect(m_explorer, &PlanExplorerWidget::selectionChanged, m_searchPanel, &SearchPanel::showCurrentPlan);
     connect(m_explorer, &PlanExplorerWidget::newSearchSuggested, this,
-            [this](const QString& reason) { statusBar()->showMessage(tr("A new search may help: %1").arg(reason), 10000); });
+            [this](const QString& reason) { statusBar()->showMessage(tr("What-if: %1").arg(reason), 10000); });
 
     // 1600 x 1000 shows the canvas, the palette and the search side by side; smaller
     // screens get most of their available area.

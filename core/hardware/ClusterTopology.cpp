@@ -1,6 +1,7 @@
 #include "hardware/ClusterTopology.h"
 
 #include "util/InputError.h"
+#include "util/Strings.h"
 
 #include <boost/graph/adjacency_list.hpp>
 #include <boost/graph/connected_components.hpp>
@@ -253,18 +254,19 @@ std::vector<TopologyProblem> ClusterTopology::problems() const
             out.push_back({TopologyProblem::Kind::UnknownDevice, {n.id},
                            "node " + std::to_string(n.id) + " (" + n.host + ") has the unknown device type \"" + n.device_type + "\""});
     }
-    // A host name on two nodes: a launcher's hostfile could not tell them apart, so the readers
-    // refuse such a file (Documents.cpp); an editor may pass through it while renaming.
+    // A host name on two nodes (host names ignore case, RFC 4343): a launcher's hostfile could
+    // not tell them apart, so the readers refuse such a file (Documents.cpp); an editor may
+    // pass through it while renaming.
     std::map<std::string, std::vector<int>> byHost;
     for (const auto& n : m_cluster.nodes)
-        byHost[n.host].push_back(n.id);
+        byHost[lower(n.host)].push_back(n.id);
     for (const auto& n : m_cluster.nodes) {
-        const auto it = byHost.find(n.host);
+        const auto it = byHost.find(lower(n.host));
         if (it == byHost.end() || it->second.size() < 2)
             continue;
         out.push_back({TopologyProblem::Kind::DuplicateHost, it->second,
                        "host \"" + n.host + "\" names " + std::to_string(it->second.size())
-                           + " nodes; a launcher's hostfile needs a name per node"});
+                           + " nodes (host names ignore case); a launcher's hostfile needs a name per node"});
         byHost.erase(it);   // one problem per name, at its first node
     }
     out.insert(out.end(), d->linkProblems.begin(), d->linkProblems.end());
@@ -297,8 +299,8 @@ std::vector<TopologyProblem> ClusterTopology::problems() const
             }
             out.push_back({TopologyProblem::Kind::Island, comps[i],
                            (comps[i].size() == 1 ? "node " + hosts + " is an island" : "nodes " + hosts + " form an island")
-                               + ": no path to the other " + std::to_string(comps[main].size())
-                               + (comps[main].size() == 1 ? " node" : " nodes")});
+                               + ": no path to the " + (comps[main].size() == 1 ? std::string("node") : std::to_string(comps[main].size()) + " nodes")
+                               + " of the largest connected part"});
         }
     }
     const std::vector<TopologyProblem> routes = d->unroutedPairs(m_cluster);

@@ -3,6 +3,7 @@
 #include "hardware/DeviceCatalog.h"
 #include "io/JsonNode.h"
 #include "io/Migrations.h"
+#include "util/Strings.h"
 
 #include <nlohmann/json.hpp>
 
@@ -1033,10 +1034,17 @@ void validateCluster(const Cluster& c, const DeviceCatalog& catalog, const std::
         if (!(n.host_link_gbytes_per_s >= 0))
             throw InputError(file, where("nodes", i, "host_link_gbytes_per_s"), "expected a non-negative number of GB/s");
     }
-    std::set<std::string> hosts;
+    // Host names ignore case (RFC 4343): "NODE7" and "node7" are one host for a hostfile.
+    std::map<std::string, std::size_t> hosts;
     for (std::size_t i = 0; i < c.nodes.size(); ++i)
-        if (!hosts.insert(c.nodes[i].host).second)
-            throw InputError(file, where("nodes", i, "host"), "host \"" + c.nodes[i].host + "\" appears on more than one node");
+        if (auto [it, fresh] = hosts.emplace(lower(c.nodes[i].host), i); !fresh) {
+            const std::string& first = c.nodes[it->second].host;
+            throw InputError(file, where("nodes", i, "host"),
+                             "host \"" + c.nodes[i].host + "\" appears on more than one node"
+                                 + (first == c.nodes[i].host ? std::string()
+                                                             : " (host names ignore case: nodes[" + std::to_string(it->second)
+                                                                   + "] is \"" + first + "\")"));
+        }
     for (std::size_t i = 0; i < c.switches.size(); ++i) {
         const Switch& s = c.switches[i];
         if (s.id < 0)

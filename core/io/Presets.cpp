@@ -3,6 +3,7 @@
 #include "io/Documents.h"
 #include "io/JsonNode.h"
 #include "util/EmbeddedResources.h"
+#include "util/Strings.h"
 
 #include <algorithm>
 #include <cctype>
@@ -31,14 +32,6 @@ bool startsWith(std::string_view s, std::string_view prefix) { return s.substr(0
 bool endsWith(std::string_view s, std::string_view suffix)
 {
     return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
-std::string lower(std::string_view s)
-{
-    std::string out(s);
-    for (auto& c : out)
-        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return out;
 }
 
 // Presets are listed in this order (the paper's models and Table 1 first); others follow

@@ -1,6 +1,7 @@
 #include "megatron/LogCalibration.h"
 
 #include "cost/CostModel.h"
+#include "util/Strings.h"
 
 #include <algorithm>
 #include <cctype>
@@ -32,13 +33,6 @@ std::optional<double> numberAfter(const std::string& line, const std::string& ke
     if (end == start || !std::isfinite(v))
         return std::nullopt;
     return v;
-}
-
-std::string lower(std::string s)
-{
-    for (char& c : s)
-        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return s;
 }
 
 std::string trim(const std::string& s)

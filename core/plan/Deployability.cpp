@@ -1,5 +1,7 @@
 #include "plan/Deployability.h"
 
+#include "util/Strings.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cstdio>
@@ -16,14 +18,6 @@
 namespace hapmoe {
 
 namespace {
-
-std::string lower(std::string_view s)
-{
-    std::string out(s);
-    for (char& c : out)
-        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return out;
-}
 
 // Canonical name of a device type, tolerating names the catalog does not know.
 std::string stageName(const Plan& plan, int s)

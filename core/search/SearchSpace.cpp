@@ -1,5 +1,7 @@
 #include "search/SearchSpace.h"
 
+#include "util/Strings.h"
+
 #include <algorithm>
 #include <cctype>
 #include <map>
@@ -24,13 +26,6 @@ std::vector<int> divisorsOf(int n)
         }
     low.insert(low.end(), high.rbegin(), high.rend());
     return low;
-}
-
-std::string lower(std::string s)
-{
-    for (char& c : s)
-        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return s;
 }
 
 } // namespace

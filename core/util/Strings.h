@@ -21,6 +21,16 @@ inline std::string join(const std::vector<std::string>& parts, std::string_view 
     return out;
 }
 
+// s with ASCII letters in lower case (names that ignore case: device types, host names).
+inline std::string lower(std::string_view s)
+{
+    std::string out(s);
+    for (char& c : out)
+        if (c >= 'A' && c <= 'Z')
+            c = static_cast<char>(c - 'A' + 'a');
+    return out;
+}
+
 // A byte as messages show one that cannot be printed ("0x0a").
 inline std::string byteCode(unsigned char c)
 {

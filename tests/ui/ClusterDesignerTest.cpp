@@ -2,6 +2,7 @@
 // mouse, moves, the property editor, copy and paste, presets, problem badges, undo and redo.
 
 #include "GuiTestSupport.h"
+#include "DevicePalette.h"
 
 #include "NodeItem.h"
 #include "ProblemsPanel.h"
@@ -112,6 +113,48 @@ private slots:
         QCOMPARE(doc->cluster().nodes.size(), size_t(0));
         QCOMPARE(doc->cluster().links.size(), size_t(0));
         QCOMPARE(doc->cluster().switches.size(), size_t(1));
+    }
+
+    void dropsAreCopiesAndJoinTheSwitchsRow()
+    {
+        // The example: leaf-0 with its two 910B nodes, leaf-1 with its two MI300X nodes.
+        auto w = makeWindow();
+        w->loadExample();
+        QApplication::processEvents();
+        ProjectDocument* doc = w->document();
+        const Switch* leaf0 = nullptr;
+        for (const Switch& sw : doc->cluster().switches)
+            if (sw.name.rfind("leaf-0", 0) == 0)
+                leaf0 = &sw;
+        QVERIFY(leaf0);
+        const int leafId = leaf0->id;
+        // A drop the platform proposes as a move (Shift held on some) is taken as a copy, so
+        // the palette keeps its entry.
+        DevicePalette* palette = w->devicePalette();
+        const int rows = palette->count();
+        std::unique_ptr<QMimeData> mime(palette->mimeDataForRow(palette->rowOf(QStringLiteral("910B-376T"))));
+        QWidget* viewport = w->clusterView()->viewport();
+        const QPoint at = viewportPosOf(*w, leafId);
+        QDragEnterEvent enter(at, Qt::CopyAction | Qt::MoveAction, mime.get(), Qt::LeftButton, Qt::NoModifier);
+        enter.setDropAction(Qt::MoveAction);
+        QApplication::sendEvent(viewport, &enter);
+        QVERIFY(enter.isAccepted());
+        QCOMPARE(enter.dropAction(), Qt::CopyAction);
+        QDropEvent drop(QPointF(at), Qt::CopyAction | Qt::MoveAction, mime.get(), Qt::LeftButton, Qt::NoModifier);
+        drop.setDropAction(Qt::MoveAction);
+        QApplication::sendEvent(viewport, &drop);
+        QVERIFY(drop.isAccepted());
+        QCOMPARE(drop.dropAction(), Qt::CopyAction);
+        QCOMPARE(palette->count(), rows);
+        // Its place: after leaf-0's two nodes (x 0 and 200, y 380) the row is taken by
+        // leaf-1's (x 540), so it starts a row under them, at x 0, 120 lower.
+        const Node added = doc->cluster().nodes.back();
+        QCOMPARE(added.x, doc->cluster().nodes.front().x);
+        QCOMPARE(added.y, doc->cluster().nodes.front().y + 120);
+        // The next one goes beside it in that row.
+        QVERIFY(dropDevice(*w, QStringLiteral("910B-376T"), viewportPosOf(*w, leafId)));
+        QCOMPARE(doc->cluster().nodes.back().y, added.y);
+        QCOMPARE(doc->cluster().nodes.back().x, added.x + 240);
     }
 
     void connectTwoNodesWithTheMouse()

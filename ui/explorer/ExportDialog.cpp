@@ -28,6 +28,17 @@
 
 namespace hapmoe::ui {
 
+namespace {
+
+// The launcher's hostfile: beside it, its name with the extension .hostfile.
+QString hostfileBeside(const QString& launcher)
+{
+    const QFileInfo info(launcher);
+    return info.dir().filePath(info.completeBaseName() + QStringLiteral(".hostfile"));
+}
+
+} // namespace
+
 ExportDialog::ExportDialog(QWidget* parent)
     : QDialog(parent)
     , m_format(new QComboBox(this))
@@ -279,11 +290,8 @@ QString ExportDialog::saveLauncher(const QString& path)
         // The launcher and its hostfile together or neither: a launcher naming a hostfile that
         // was never written would fail on the cluster.
         std::vector<std::pair<std::string, std::string>> files{{path.toStdString(), m_result.script}};
-        if (!m_result.hostfile.empty()) {
-            const QFileInfo info(path);
-            const QString hostfile = info.dir().filePath(info.completeBaseName() + QStringLiteral(".hostfile"));
-            files.emplace_back(hostfile.toStdString(), m_result.hostfile);
-        }
+        if (!m_result.hostfile.empty())
+            files.emplace_back(hostfileBeside(path).toStdString(), m_result.hostfile);
         saveFilesAllOrNothing(files);
         QFile::setPermissions(path, QFile::permissions(path) | QFileDevice::ExeOwner | QFileDevice::ExeGroup | QFileDevice::ExeOther);
     } catch (const std::exception& e) {
@@ -324,7 +332,9 @@ void ExportDialog::onSaveLauncher()
 
     const QString error = saveLauncher(path);
     m_lastSaved = error.isEmpty() ? path : QString();
-    showStatus(error.isEmpty() ? tr("Saved %1").arg(path) : error, !error.isEmpty());
+    const QString saved = m_result.hostfile.empty() ? tr("Saved %1").arg(path)
+                                                    : tr("Saved %1 and its hostfile %2").arg(path, hostfileBeside(path));
+    showStatus(error.isEmpty() ? saved : error, !error.isEmpty());
 }
 
 void ExportDialog::onSavePlan()

@@ -186,7 +186,9 @@ void WhatIfPanel::nodeTypeChanged()
     if (m_resetting)
         return;
     m_resetting = true;
-    m_nodeCount->setValue(nodesOfType(m_nodeType->currentText()));
+    const QString type = m_nodeType->currentText();
+    const auto it = m_wantNodes.find(type);
+    m_nodeCount->setValue(it != m_wantNodes.end() ? it->second : nodesOfType(type));
     m_resetting = false;
     reestimate();
 }
@@ -200,6 +202,7 @@ void WhatIfPanel::resetInputs()
     m_seq->setValue(model.seq_length);
     m_rho->setValue(model.training.router_imbalance);
     m_offload->setValue(m_entry ? qRound(100 * m_entry->plan().optimizer_offload_fraction) : 0);
+    m_wantNodes.clear();
     m_nodeCount->setValue(nodesOfType(m_nodeType->currentText()));
     // Without a plan the fields show a dash, not figures of no plan (the spin boxes' least
     // values).
@@ -265,25 +268,29 @@ void WhatIfPanel::reestimate()
     // Node count: add copies of a node of the type (same links), or remove the ones the
     // plan does not use; removing a node the plan runs on needs a new plan.
     Cluster cluster = m_context.cluster;
-    const QString type = m_nodeType->currentText();
-    const int have = nodesOfType(type);
-    const int want = m_nodeCount->value();
+    if (!m_nodeType->currentText().isEmpty())
+        m_wantNodes[m_nodeType->currentText()] = m_nodeCount->value();
+    std::set<int> used;
+    for (const StagePlan& s : plan.stages)
+        for (const DeviceSlot& slot : s.devices)
+            used.insert(slot.node);
+    QStringList idle;   // "16 910B-376T" per type with added nodes
     int addedDevices = 0;
-    if (!type.isEmpty() && want != have) {
-        std::set<int> used;
-        for (const StagePlan& s : plan.stages)
-            for (const DeviceSlot& slot : s.devices)
-                used.insert(slot.node);
+    for (const auto& [type, want] : m_wantNodes) {
+        const int have = nodesOfType(type);
         if (want > have) {
             const Node* proto = nullptr;
             for (const Node& n : cluster.nodes)
                 if (QString::fromStdString(n.device_type) == type)
                     proto = &n;
+            if (!proto)
+                continue;
             const Node templ = *proto;
             std::vector<Link> protoLinks;
             for (const Link& l : cluster.links)
                 if (l.a == templ.id || l.b == templ.id)
                     protoLinks.push_back(l);
+            int added = 0;
             for (int k = have; k < want; ++k) {
                 Node n = templ;
                 n.id = cluster.nextFreeId();
@@ -296,9 +303,11 @@ void WhatIfPanel::reestimate()
                         l.b = n.id;
                     cluster.links.push_back(l);
                 }
-                addedDevices += n.count;
+                added += n.count;
             }
-        } else {
+            idle << QStringLiteral("%1 %2").arg(added).arg(type);
+            addedDevices += added;
+        } else if (want < have) {
             int toRemove = have - want;
             for (int i = static_cast<int>(cluster.nodes.size()) - 1; i >= 0 && toRemove > 0; --i) {
                 const Node& n = cluster.nodes[static_cast<size_t>(i)];
@@ -317,8 +326,9 @@ void WhatIfPanel::reestimate()
                     usedOfType += QString::fromStdString(n.device_type) == type && used.count(n.id) ? 1 : 0;
                 m_problem = (usedOfType == 1 ? tr("The plan runs on 1 %1 node; it cannot run on %2.").arg(type).arg(want)
                                              : tr("The plan runs on %1 %2 nodes; it cannot run on %3.").arg(usedOfType).arg(type).arg(want));
-                m_hints << (want == 1 ? tr("A new search is needed for a cluster with 1 %1 node.").arg(type)
-                                       : tr("A new search is needed for a cluster with %1 %2 nodes.").arg(want).arg(type));
+                m_hints << (want == 0   ? tr("A new search is needed for a cluster without %1 nodes.").arg(type)
+                                : want == 1 ? tr("A new search is needed for a cluster with 1 %1 node.").arg(type)
+                                            : tr("A new search is needed for a cluster with %1 %2 nodes.").arg(want).arg(type));
             }
         }
     }
@@ -340,8 +350,14 @@ void WhatIfPanel::reestimate()
         if (!p.feasible)
             m_hints << tr("The plan no longer fits (%1): a new search can choose more recompute or another split.")
                            .arg(QString::fromStdString(p.infeasible_reason));
+        if (p.num_microbatches < plan.pp())
+            m_hints << (p.num_microbatches == 1
+                            ? tr("1 micro-batch for %1 stages: each stage waits for the others most of the iteration; a larger global batch or a new search with fewer stages would keep them busy.").arg(plan.pp())
+                            : tr("%1 micro-batches for %2 stages: each stage waits for the others most of the iteration; a larger global batch or a new search with fewer stages would keep them busy.")
+                                  .arg(p.num_microbatches).arg(plan.pp()));
         if (addedDevices > 0)
-            m_hints << tr("%1 added %2 devices sit idle in this plan: a new search would use them.").arg(addedDevices).arg(type);
+            m_hints << tr("The added devices (%1) sit idle in this plan: a new search would use them.")
+                           .arg(idle.join(QStringLiteral(", ")));
         // Throughput, not iteration time: a larger batch takes longer per iteration and may
         // still train faster per token.
         const double shift = basePred.tokens_per_s > 0 ? p.tokens_per_s / basePred.tokens_per_s - 1.0 : 0.0;
@@ -407,8 +423,12 @@ void WhatIfPanel::showFigures()
         m_figures->setItem(r, 0, new QTableWidgetItem(a ? format(r, va) : QString()));
         m_figures->setItem(r, 1, new QTableWidgetItem(b ? format(r, vb) : QStringLiteral("—")));
         QString change;
-        if (a && b && va != 0)
-            change = QStringLiteral("%1%2 %").arg(vb >= va ? QStringLiteral("+") : QString()).arg((vb / va - 1) * 100, 0, 'f', 1);
+        if (a && b && va != 0) {
+            // One decimal; a change that rounds to none reads "0.0 %", never "-0.0 %".
+            const double pct = (vb / va - 1) * 100;
+            change = std::abs(pct) < 0.05 ? QStringLiteral("0.0 %")
+                                          : QStringLiteral("%1%2 %").arg(pct > 0 ? QStringLiteral("+") : QString()).arg(pct, 0, 'f', 1);
+        }
         auto* item = new QTableWidgetItem(change);
         if (a && b && std::abs(vb - va) > 1e-12 * std::max(1.0, std::abs(va))) {
             item->setBackground(QColor(255, 236, 179));

@@ -8,6 +8,8 @@
 
 #include <QWidget>
 
+#include <map>
+
 #include <optional>
 
 class QSpinBox;
@@ -76,6 +78,9 @@ private:
     QSpinBox* m_offload;
     QComboBox* m_nodeType;
     QSpinBox* m_nodeCount;
+    // The node count asked for each device type changed so far: switching the type box
+    // keeps the others' counts, and all of them apply together.
+    std::map<QString, int> m_wantNodes;
     QPushButton* m_reset;
     QTableWidget* m_figures;
     QTableWidget* m_stages;

@@ -119,7 +119,7 @@ void tst_ClusterTopology::routesOnlyThroughSwitches()
 
 void tst_ClusterTopology::duplicateHostNamesAreOneProblemPerName()
 {
-    // Four nodes on one switch; three of them named "gpu-a": one problem naming all three
+    // Four nodes on one switch; three of them named "gpu-a" or "GPU-A": one problem naming all three
     // nodes (the readers refuse such a file, an editor shows it until the names differ).
     Cluster c;
     for (int i = 0; i < 4; ++i)
@@ -128,14 +128,16 @@ void tst_ClusterTopology::duplicateHostNamesAreOneProblemPerName()
     for (int i = 0; i < 4; ++i)
         c.links.push_back({i, 10, 50, 1});
     QVERIFY(ClusterTopology(c, DeviceCatalog::builtin()).problems().empty());
-    for (int i : {0, 2, 3})
+    // Host names ignore case (RFC 4343): "GPU-A" is the same host.
+    for (int i : {0, 2})
         c.nodes[std::size_t(i)].host = "gpu-a";
+    c.nodes[3].host = "GPU-A";
     const auto problems = ClusterTopology(c, DeviceCatalog::builtin()).problems();
     QCOMPARE(problems.size(), std::size_t(1));
     QVERIFY(problems[0].kind == TopologyProblem::Kind::DuplicateHost);
     QCOMPARE(problems[0].ids, (std::vector<int>{0, 2, 3}));
     QCOMPARE(QString::fromStdString(problems[0].message),
-             QStringLiteral("host \"gpu-a\" names 3 nodes; a launcher's hostfile needs a name per node"));
+             QStringLiteral("host \"gpu-a\" names 3 nodes (host names ignore case); a launcher's hostfile needs a name per node"));
 }
 
 void tst_ClusterTopology::bottleneckBetweenGroups()
@@ -173,6 +175,9 @@ void tst_ClusterTopology::islandsAndProblems()
     QVERIFY(island != problems.end());
     QCOMPARE(island->ids, (std::vector<int>{3, 4}));
     QVERIFY(QString::fromStdString(island->message).contains("n3, n4"));
+    // The count is of the largest connected part, which is what the island cannot reach.
+    QVERIFY2(QString::fromStdString(island->message).endsWith("form an island: no path to the 3 nodes of the largest connected part"),
+             island->message.c_str());
     const auto unlinked = std::find_if(problems.begin(), problems.end(), [](const auto& p) { return p.kind == TopologyProblem::Kind::Unlinked; });
     QVERIFY(unlinked != problems.end());
     QCOMPARE(unlinked->ids, (std::vector<int>{5}));

@@ -551,6 +551,13 @@ void tst_Documents::validateClusterCatchesProblems()
         const InputError e = expectError([&] { validateCluster(c, cat, "c.json"); });
         QCOMPARE(q(e.where()), QString::fromLatin1(cs.path));
     }
+    // Host names ignore case (RFC 4343): one host for a hostfile, named as written.
+    Cluster c = smallCluster();
+    c.nodes[0].host = "gpu-a";
+    c.nodes[2].host = "GPU-A";
+    const InputError e = expectError([&] { validateCluster(c, cat, "c.json"); });
+    QCOMPARE(q(e.where()), QStringLiteral("cluster.nodes[2].host"));
+    QCOMPARE(q(e.detail()), QStringLiteral("host \"GPU-A\" appears on more than one node (host names ignore case: nodes[0] is \"gpu-a\")"));
 }
 
 void tst_Documents::validatePlanCatchesMegatronRules()

@@ -1022,12 +1022,25 @@ void PlanExplorerTest::whatIfRemovingAUsedNodeAsksForANewSearch()
     whatIf->nodeCountBox()->setValue(2);
     QVERIFY(whatIf->whatIfPrediction().has_value());
     QCOMPARE(whatIf->whatIfPrediction()->iteration_time_s, m_result.plans[0].prediction.iteration_time_s);
-    QVERIFY(whatIf->hint().contains(QStringLiteral("idle")));
+    QVERIFY(whatIf->hint().contains(QStringLiteral("The added devices (8 910B-376T) sit idle")));
+    QCOMPARE(suggested.count(), 1);
+    // Another type in the box keeps the 910B change: still two 910B nodes, and back on
+    // 910B-376T the box says so.
+    const int other = whatIf->nodeTypeBox()->findText(QStringLiteral("H800"));
+    QVERIFY(other >= 0);
+    whatIf->nodeTypeBox()->setCurrentIndex(other);
+    QVERIFY(whatIf->hint().contains(QStringLiteral("The added devices (8 910B-376T) sit idle")));
+    whatIf->nodeTypeBox()->setCurrentText(QStringLiteral("910B-376T"));
+    QCOMPARE(whatIf->nodeCountBox()->value(), 2);
+    suggested.clear();
+    whatIf->nodeCountBox()->setValue(1);
+    whatIf->nodeCountBox()->setValue(2);
     QCOMPARE(suggested.count(), 1);
     // Removing the only 910B node: the plan runs on it, so only a new search can help.
     whatIf->nodeCountBox()->setValue(0);
     QVERIFY(!whatIf->whatIfPrediction().has_value());
     QCOMPARE(whatIf->problem(), QStringLiteral("The plan runs on 1 910B-376T node; it cannot run on 0."));
+    QVERIFY2(whatIf->hint().contains(QStringLiteral("a cluster without 910B-376T nodes")), qPrintable(whatIf->hint()));
     QCOMPARE(suggested.count(), 2);
     whatIf->nodeCountBox()->setValue(1);
 }
