@@ -303,7 +303,7 @@ void MainWindow::createActions()
     snap->setCheckable(true);
     snap->setChecked(true);
     connect(snap, &QAction::toggled, m_scene, &ClusterScene::setSnapToGrid);
-    m_canvasActions << addSwitch << m_connectAction;
+    m_canvasActions << addSwitch << m_connectAction << snap;
     QMenu* presetMenu = cluster->addMenu(tr("&Presets"));
     for (const auto& p : clusterPresets()) {
         const QString name = QString::fromStdString(p.name);

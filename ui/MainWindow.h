@@ -103,7 +103,7 @@ private:
     std::optional<ImportedScript> currentScript() const;
     void setTheme(bool dark);
     // Another tab: the canvas actions (copy, paste, delete, select all, add switch, connect,
-    // zoom) are enabled only on the Cluster designer; the Results tab takes the width of the
+    // snap to grid, zoom) are enabled only on the Cluster designer; the Results tab takes the width of the
     // designer's docks (palette, presets, properties, problems), and back on another tab
     // they show as the user last left them.
     void onTabChanged();
