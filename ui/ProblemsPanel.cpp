@@ -111,10 +111,13 @@ QStringList ProblemsPanel::messages() const
 void ProblemsPanel::refresh()
 {
     m_tree->clear();
+    // Red, as the canvas badges, for what stops a search (Run refuses the cluster or model);
+    // yellow for what the search works around (nodes it leaves out).
+    const QIcon blocking = style()->standardIcon(QStyle::SP_MessageBoxCritical);
     const QIcon warning = style()->standardIcon(QStyle::SP_MessageBoxWarning);
-    auto add = [&](const QString& kind, const QString& message, const std::vector<int>& ids) {
+    auto add = [&](const QString& kind, const QString& message, const std::vector<int>& ids, bool blocks = true) {
         auto* item = new QTreeWidgetItem(m_tree, {kind, message});
-        item->setIcon(0, warning);
+        item->setIcon(0, blocks ? blocking : warning);
         item->setToolTip(1, message);
         for (int column : {0, 1})   // the kind beside the first line of a wrapped message
             item->setTextAlignment(column, Qt::AlignLeft | Qt::AlignTop);
@@ -166,7 +169,7 @@ void ProblemsPanel::refresh()
                    "runs on %4)")
                     .arg(which, QString::fromStdString(why), nodes.size() == 1 ? tr("this node") : tr("them"),
                          nodes.size() == 1 ? tr("it") : tr("them")),
-                ids);
+                ids, false);
             if (nodes.size() > 1) {
                 QTreeWidgetItem* item = m_tree->topLevelItem(m_tree->topLevelItemCount() - 1);
                 item->setToolTip(1, item->text(1) + QStringLiteral("\n\n") + hosts.join(QStringLiteral(", ")));
