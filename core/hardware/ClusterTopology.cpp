@@ -264,9 +264,12 @@ std::vector<TopologyProblem> ClusterTopology::problems() const
         const auto it = byHost.find(lower(n.host));
         if (it == byHost.end() || it->second.size() < 2)
             continue;
+        bool sameSpelling = true;
+        for (int id : it->second)
+            sameSpelling = sameSpelling && m_cluster.node(id) && m_cluster.node(id)->host == n.host;
         out.push_back({TopologyProblem::Kind::DuplicateHost, it->second,
-                       "host \"" + n.host + "\" names " + std::to_string(it->second.size())
-                           + " nodes (host names ignore case); a launcher's hostfile needs a name per node"});
+                       "host \"" + n.host + "\" names " + std::to_string(it->second.size()) + " nodes"
+                           + (sameSpelling ? "" : " (host names ignore case)") + "; a launcher's hostfile needs a name per node"});
         byHost.erase(it);   // one problem per name, at its first node
     }
     out.insert(out.end(), d->linkProblems.begin(), d->linkProblems.end());
