@@ -118,6 +118,20 @@ ClusterView::ClusterView(ClusterScene* scene, QWidget* parent) : QGraphicsView(s
     };
     connect(document(), &ProjectDocument::nodeRemoved, this, endConnectOf);
     connect(document(), &ProjectDocument::switchRemoved, this, endConnectOf);
+    // A fitted view fits again when items go (a delete, the undo of a drop): what is left
+    // is shown whole, not off-centre. Once per event-loop pass, however many went.
+    auto refitAfterRemoval = [this] {
+        if (!m_autoFit || m_refitQueued)
+            return;
+        m_refitQueued = true;
+        QMetaObject::invokeMethod(this, [this] {
+            m_refitQueued = false;
+            if (m_autoFit)
+                zoomToFit();
+        }, Qt::QueuedConnection);
+    };
+    connect(document(), &ProjectDocument::nodeRemoved, this, refitAfterRemoval);
+    connect(document(), &ProjectDocument::switchRemoved, this, refitAfterRemoval);
     setAutoFit(true);
 }
 

@@ -88,6 +88,7 @@ private:
     QPoint m_panStart;
     int m_pasteCount = 0;
     bool m_autoFit = true;   // keep fitting on resize until the user zooms or pans
+    bool m_refitQueued = false;
 };
 
 } // namespace hapmoe::ui

@@ -539,6 +539,25 @@ private slots:
         QCOMPARE(view->horizontalScrollBarPolicy(), Qt::ScrollBarAlwaysOff);
     }
 
+    void undoOfADropRefitsAFittedView()
+    {
+        // A fitted view widens for a node dropped at its right edge; undoing the drop fits
+        // the cluster as it was, not the wider drawing off-centre.
+        auto w = makeWindow();
+        QVERIFY(w->loadClusterPreset(QStringLiteral("24-1")));
+        QApplication::processEvents();
+        ClusterView* view = w->clusterView();
+        const double fitted = view->zoom();
+        const QRect r = view->viewport()->rect();
+        QVERIFY(dropDevice(*w, QStringLiteral("H800"), QPoint(r.right() - 5, r.top() + 30)));
+        QApplication::processEvents();
+        QVERIFY(view->zoom() < fitted);
+        w->document()->undoStack()->undo();
+        QApplication::processEvents();
+        QCOMPARE(view->zoom(), fitted);
+        QCOMPARE(view->horizontalScrollBarPolicy(), Qt::ScrollBarAlwaysOff);
+    }
+
     void problemsShowAsBadgesAndInTheList()
     {
         auto w = makeWindow();
