@@ -714,7 +714,9 @@ std::optional<ImportedScript> MainWindow::currentScript() const
 
 void MainWindow::updateOutdated()
 {
-    m_explorer->setOutdated(m_explorer->planCount() > 0 && !m_document->savedPlansCurrent());
+    const bool outdated = m_explorer->planCount() > 0 && !m_document->savedPlansCurrent();
+    m_explorer->setOutdated(outdated);
+    m_searchPanel->setOutdated(outdated);
 }
 
 void MainWindow::showSavedPlans()

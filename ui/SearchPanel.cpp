@@ -208,6 +208,11 @@ SearchPanel::SearchPanel(ProjectDocument* document, QWidget* parent)
     m_results->header()->setSectionResizeMode(QHeaderView::Fixed);
     m_results->setTextElideMode(Qt::ElideRight);
     m_results->viewport()->installEventFilter(this);
+    m_outdated = new QLabel;
+    m_outdated->setWordWrap(true);
+    m_outdated->setObjectName(QStringLiteral("searchOutdated"));
+    m_outdated->hide();
+    layout->addWidget(m_outdated);
     layout->addWidget(m_results, 1);
 
     connect(m_run, &QPushButton::clicked, this, &SearchPanel::run);
@@ -362,6 +367,21 @@ void SearchPanel::abandon()
     m_results->clear();
     showSearchFigures(false);
     m_status->setText(tr("The search of the previous project was cancelled."));
+}
+
+void SearchPanel::changeEvent(QEvent* event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange)
+        setOutdated(!m_outdated->isHidden());
+}
+
+void SearchPanel::setOutdated(bool outdated)
+{
+    m_outdated->setText(statusHtml(Status::Problem, palette(),
+                                   tr("These plans were computed before the last change to the cluster or model: "
+                                      "run the search again.")));
+    m_outdated->setVisible(outdated);
 }
 
 void SearchPanel::setRunning(bool running)

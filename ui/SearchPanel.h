@@ -34,6 +34,7 @@ public:
     QPushButton* cancelButton() const { return m_cancel; }
     QTreeWidget* resultList() const { return m_results; }
     QLabel* statusLabel() const { return m_status; }
+    QLabel* outdatedLabel() const { return m_outdated; }
     // Options the search runs with (from the document's settings).
     SearchOptions currentOptions() const;
     // The ranked list's columns.
@@ -41,6 +42,7 @@ public:
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
+    void changeEvent(QEvent* event) override;   // the theme changed: the outdated line's colour follows
 
 public slots:
     // Returns false (and says why in the panel) when the project cannot be searched.
@@ -57,6 +59,9 @@ public slots:
     // progress and no counts, and says where the plans came from (`source`, the file's
     // name). Without plans: the panel as before any search. Ignored while a search runs.
     void showSavedPlans(const SearchResult& saved, const QString& source);
+    // The listed plans were computed for a model or cluster that has changed since: a line
+    // above the list says so (the explorer's title does too) until the next search.
+    void setOutdated(bool outdated);
 
 signals:
     void searchStarted();
@@ -98,6 +103,7 @@ private:
     QLabel* m_pruned;
     QLabel* m_best;
     QLabel* m_status;
+    QLabel* m_outdated;
     QString m_scriptNote;   // how the imported script's own run differs from the comparison
     QTreeWidget* m_results;
     bool m_updating = false;

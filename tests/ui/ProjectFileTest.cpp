@@ -226,6 +226,7 @@ private slots:
         auto* exportDialog = qobject_cast<ExportDialog*>(w->explorer()->view(QStringLiteral("export")));
         QVERIFY(exportDialog);
         QVERIFY(exportDialog->isOutdated());
+        QVERIFY(!w->searchPanel()->outdatedLabel()->isHidden());
         const QString verdict = exportDialog->refusalLabel()->text();
         QVERIFY2(verdict.contains(QStringLiteral("Outdated")) && !verdict.contains(QStringLiteral("All checks pass")),
                  qPrintable(verdict));
@@ -241,6 +242,7 @@ private slots:
         QVERIFY(!w->explorer()->isOutdated());
         QVERIFY(!planTitle(*w).contains(QStringLiteral("run the search again")));
         QVERIFY(!exportDialog->isOutdated());
+        QVERIFY(w->searchPanel()->outdatedLabel()->isHidden());
         QVERIFY2(exportDialog->refusalLabel()->text().contains(QStringLiteral("All checks pass")),
                  qPrintable(exportDialog->refusalLabel()->text()));
         const QString good = dir.filePath(QStringLiteral("good.hapmoe"));
