@@ -185,6 +185,19 @@ void MainWindow::createDocks()
     m_presets->setToolTip(tr("Click a preset to load it (undoable)"));
     connect(m_presets, &QTreeWidget::itemClicked, this,
             [this](QTreeWidgetItem* item) { loadClusterPreset(item->data(0, Qt::UserRole).toString()); });
+    // The highlighted preset is the one the canvas shows: after an undo, a file or New, the
+    // list follows (none when the cluster is not a preset).
+    connect(m_document, &ProjectDocument::clusterReset, this, [this] {
+        const QString name = QString::fromStdString(m_document->cluster().name);
+        QTreeWidgetItem* shown = nullptr;
+        for (int i = 0; i < m_presets->topLevelItemCount() && !shown; ++i)
+            if (m_presets->topLevelItem(i)->data(0, Qt::UserRole).toString() == name)
+                shown = m_presets->topLevelItem(i);
+        m_presets->clearSelection();
+        m_presets->setCurrentItem(shown);
+        if (!shown)
+            m_presets->setCurrentItem(nullptr);
+    });
     QDockWidget* presetDock = dock(tr("Cluster presets"), QStringLiteral("presetsDock"), m_presets, Qt::LeftDockWidgetArea);
     splitDockWidget(paletteDock, presetDock, Qt::Vertical);
 

@@ -492,8 +492,14 @@ private slots:
         // section 4) = 26,580.8 TFLOP/s.
         QVERIFY2(w->statusSummary().contains(QStringLiteral("26.6 PFLOP/s")), qPrintable(w->statusSummary()));
         QVERIFY(w->statusSummary().contains(QStringLiteral("32 devices in 4 nodes")));
+        QCOMPARE(list->selectedItems(), QList<QTreeWidgetItem*>{item});
         doc->undoStack()->undo();
         QCOMPARE(doc->cluster().nodes.size(), size_t(0));
+        // The list no longer highlights the preset the canvas stopped showing.
+        QVERIFY(list->selectedItems().isEmpty());
+        doc->undoStack()->redo();
+        QCOMPARE(list->selectedItems(), QList<QTreeWidgetItem*>{item});
+        doc->undoStack()->undo();
         // One node of eight H800: the singular, "in 1 node".
         QVERIFY(w->loadClusterPreset(QStringLiteral("H800:1x8")));
         QVERIFY2(w->statusSummary().contains(QStringLiteral("8 devices in 1 node ")), qPrintable(w->statusSummary()));
