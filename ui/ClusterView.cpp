@@ -164,10 +164,21 @@ bool ClusterView::isFree(const QRectF& sceneRect) const
     return true;
 }
 
-QPointF ClusterView::freeSpot(QPointF wanted, const QRectF& body) const
+QPointF ClusterView::freeSpot(QPointF wanted, const QList<QRectF>& bodies) const
 {
-    if (isFree(body.translated(wanted)))
+    // Each body free, not the group's outline: two copied nodes far apart fit on either side
+    // of what lies between them.
+    auto freeAt = [&](QPointF p) {
+        for (const QRectF& b : bodies)
+            if (!isFree(b.translated(p)))
+                return false;
+        return true;
+    };
+    if (freeAt(wanted))
         return wanted;
+    QRectF body;
+    for (const QRectF& b : bodies)
+        body = body.united(b);
     const QRectF all = m_scene->itemsRect();
     // Rectangles of growing size around the wanted point, three grid steps wide for each
     // one high, so that an item goes beside its neighbours (nodes are 190 wide and 76 high)
@@ -176,16 +187,16 @@ QPointF ClusterView::freeSpot(QPointF wanted, const QRectF& body) const
     const double step = EndpointItem::kGrid;
     const double stepX = 3 * step;
     constexpr int kRings = 60;
-    // A group as large as that search reaches (a pasted block of a large cluster) goes
-    // straight beside the drawing.
-    const bool large = body.width() > kRings * step || body.height() > kRings * step;
+    // A group as large as that search reaches (a pasted block of a large cluster), or of
+    // more items than it can test at each place, goes straight beside the drawing.
+    const bool large = body.width() > kRings * step || body.height() > kRings * step || bodies.size() > 64;
     for (int r = 1; r <= kRings && !large; ++r) {
         std::optional<QPointF> best;
         double bestDistance = 0;
         auto consider = [&](int i, int j) {
             const QPointF p = wanted + QPointF(i * stepX, j * step);
             const double d = double(i) * i + double(j) * j;   // in rings: sideways counts as near as down
-            if ((!best || d < bestDistance) && isFree(body.translated(p))) {
+            if ((!best || d < bestDistance) && freeAt(p)) {
                 best = p;
                 bestDistance = d;
             }
@@ -276,7 +287,7 @@ int ClusterView::handleDrop(const QMimeData* mime, const QPoint& viewportPos, Qt
     if (m_scene->snapToGrid())
         pos = QPointF(qRound(pos.x() / EndpointItem::kGrid) * EndpointItem::kGrid,
                       qRound(pos.y() / EndpointItem::kGrid) * EndpointItem::kGrid);
-    pos = freeSpot(pos, NodeItem::bodyRect());
+    pos = freeSpot(pos, {NodeItem::bodyRect()});
     const bool fitted = m_autoFit;
     const int id = document()->addNode(type, count, pos, target);
     m_scene->selectIds({id});
@@ -514,12 +525,12 @@ void ClusterView::paste()
     const ClusterItems items = itemsFromJson(mime->data(QString::fromLatin1(kItemsMimeType)));
     ++m_pasteCount;
     // Each paste 40 px further from the originals, then on to where the copies overlap none
-    // of the items already drawn (the group's outline is what must be free).
-    QRectF group;
+    // of the items already drawn.
+    QList<QRectF> group;
     for (const Node& n : items.nodes)
-        group = group.united(NodeItem::bodyRect().translated(n.x, n.y));
+        group << NodeItem::bodyRect().translated(n.x, n.y);
     for (const Switch& sw : items.switches)
-        group = group.united(SwitchItem::bodyRect().translated(sw.x, sw.y));
+        group << SwitchItem::bodyRect().translated(sw.x, sw.y);
     const QPointF wanted = QPointF(40, 40) * m_pasteCount;
     const QPointF offset = freeSpot(wanted, group);
     const bool fitted = m_autoFit;
@@ -541,7 +552,7 @@ void ClusterView::addSwitchAtCenter()
     QPointF pos = mapToScene(viewport()->rect().center());
     pos = QPointF(qRound(pos.x() / EndpointItem::kGrid) * EndpointItem::kGrid,
                   qRound(pos.y() / EndpointItem::kGrid) * EndpointItem::kGrid);
-    pos = freeSpot(pos, SwitchItem::bodyRect());
+    pos = freeSpot(pos, {SwitchItem::bodyRect()});
     const bool fitted = m_autoFit;
     const int id = document()->addSwitch(pos);
     m_scene->selectIds({id});

@@ -5,6 +5,7 @@
 // zooms with the wheel, pans with the middle button, deletes, nudges, copies and pastes.
 
 #include <QGraphicsView>
+#include <QList>
 
 class QGraphicsLineItem;
 class QMimeData;
@@ -64,10 +65,10 @@ protected:
 
 private:
     int endpointAt(const QPoint& viewportPos) const;
-    // Where an item (or a pasted group) whose body is `body` placed at `wanted` overlaps no
-    // node or switch: `wanted` itself when free, else the nearest free grid position,
-    // searched in growing squares around it; beside the whole drawing when none is near.
-    QPointF freeSpot(QPointF wanted, const QRectF& body) const;
+    // Where an item (or a pasted group) whose bodies are `bodies`, moved by `wanted`,
+    // overlaps no node or switch: `wanted` itself when free, else the nearest free grid
+    // offset, searched in growing rings around it; beside the whole drawing when none is near.
+    QPointF freeSpot(QPointF wanted, const QList<QRectF>& bodies) const;
     bool isFree(const QRectF& sceneRect) const;
     // Where a node dropped on the item `target` goes before freeSpot: see handleDrop.
     QPointF besideChildren(int target) const;
