@@ -158,8 +158,7 @@ bool ClusterView::isFree(const QRectF& sceneRect) const
     // Bodies keep a grid step apart, so that two items never touch.
     const QRectF around = sceneRect.adjusted(-EndpointItem::kGrid, -EndpointItem::kGrid, EndpointItem::kGrid, EndpointItem::kGrid);
     for (QGraphicsItem* item : m_scene->items(around, Qt::IntersectsItemBoundingRect))
-        // The body: the bounding rect less the 12 px both item kinds keep for their outline.
-        if (auto* e = dynamic_cast<EndpointItem*>(item); e && e->sceneBoundingRect().adjusted(12, 12, -12, -12).intersects(around))
+        if (auto* e = dynamic_cast<EndpointItem*>(item); e && e->mapRectToScene(e->body()).intersects(around))
             return false;
     return true;
 }
@@ -285,8 +284,7 @@ int ClusterView::handleDrop(const QMimeData* mime, const QPoint& viewportPos, Qt
     if (target >= 0)
         pos = besideChildren(target);
     if (m_scene->snapToGrid())
-        pos = QPointF(qRound(pos.x() / EndpointItem::kGrid) * EndpointItem::kGrid,
-                      qRound(pos.y() / EndpointItem::kGrid) * EndpointItem::kGrid);
+        pos = EndpointItem::snapped(pos);
     pos = freeSpot(pos, {NodeItem::bodyRect()});
     const bool fitted = m_autoFit;
     const int id = document()->addNode(type, count, pos, target);
@@ -550,8 +548,7 @@ void ClusterView::selectAllItems()
 void ClusterView::addSwitchAtCenter()
 {
     QPointF pos = mapToScene(viewport()->rect().center());
-    pos = QPointF(qRound(pos.x() / EndpointItem::kGrid) * EndpointItem::kGrid,
-                  qRound(pos.y() / EndpointItem::kGrid) * EndpointItem::kGrid);
+    pos = EndpointItem::snapped(pos);
     pos = freeSpot(pos, {SwitchItem::bodyRect()});
     const bool fitted = m_autoFit;
     const int id = document()->addSwitch(pos);

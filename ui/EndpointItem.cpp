@@ -50,8 +50,7 @@ QVariant EndpointItem::itemChange(GraphicsItemChange change, const QVariant& val
     if (change == ItemPositionChange) {
         auto* clusterScene = qobject_cast<ClusterScene*>(scene());
         if (clusterScene && clusterScene->snapToGrid() && clusterScene->isDragging()) {
-            const QPointF p = value.toPointF();
-            return QPointF(qRound(p.x() / kGrid) * kGrid, qRound(p.y() / kGrid) * kGrid);
+            return snapped(value.toPointF());
         }
     } else if (change == ItemPositionHasChanged) {
         for (LinkItem* link : std::as_const(m_links))

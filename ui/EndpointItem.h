@@ -26,6 +26,11 @@ public:
     bool isHighlighted() const { return m_highlighted; }
 
     static constexpr double kGrid = 20.0;
+    // p on the nearest grid point.
+    static QPointF snapped(QPointF p) { return {qRound(p.x() / kGrid) * kGrid, qRound(p.y() / kGrid) * kGrid}; }
+    // The item's body in its own coordinates: boundingRect() without the margin it keeps for
+    // the outline, the badge and the highlight.
+    virtual QRectF body() const = 0;
 
 protected:
     QVariant itemChange(GraphicsItemChange change, const QVariant& value) override;

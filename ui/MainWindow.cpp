@@ -195,8 +195,6 @@ void MainWindow::createDocks()
                 shown = m_presets->topLevelItem(i);
         m_presets->clearSelection();
         m_presets->setCurrentItem(shown);
-        if (!shown)
-            m_presets->setCurrentItem(nullptr);
     });
     QDockWidget* presetDock = dock(tr("Cluster presets"), QStringLiteral("presetsDock"), m_presets, Qt::LeftDockWidgetArea);
     splitDockWidget(paletteDock, presetDock, Qt::Vertical);

@@ -23,6 +23,7 @@ public:
     void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
 
     static QRectF bodyRect();
+    QRectF body() const override { return bodyRect(); }
 
 protected:
     QString baseToolTip() const override;

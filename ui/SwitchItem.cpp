@@ -62,8 +62,6 @@ void SwitchItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option
     QFont f = QApplication::font();
     f.setPointSizeF(9.5);
     f.setBold(true);
-    painter->setFont(f);
-    painter->setPen(pal.color(QPalette::Text));
     // The oversubscription ratio in the secondary text colour: at the right end beside the
     // name when both fit, else on a second line under the name, so that the name is not cut.
     const QString ratio = oversubscriptionText();
@@ -76,18 +74,17 @@ void SwitchItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option
     const double ratioWidth = ratio.isEmpty() ? 0 : smallFm.horizontalAdvance(ratio) + 6;
     const bool twoLines = !ratio.isEmpty() && fm.horizontalAdvance(name) > text.width() - ratioWidth;
     QRectF nameRect = text.adjusted(0, 0, -ratioWidth, 0);
-    if (twoLines) {
-        const double lines = fm.height() + smallFm.height();
-        const double top = body.center().y() - lines / 2;
-        nameRect = QRectF(text.left(), top, text.width(), fm.height());
+    if (!ratio.isEmpty()) {
         painter->setFont(small);
         painter->setPen(pal.color(QPalette::PlaceholderText));
-        painter->drawText(QRectF(text.left(), top + fm.height(), text.width(), smallFm.height()), Qt::AlignLeft | Qt::AlignVCenter,
-                          QObject::tr("oversubscribed %1").arg(ratio));
-    } else if (!ratio.isEmpty()) {
-        painter->setFont(small);
-        painter->setPen(pal.color(QPalette::PlaceholderText));
-        painter->drawText(body.adjusted(0, 0, -12, 0), Qt::AlignRight | Qt::AlignVCenter, ratio);
+        if (twoLines) {
+            const double top = body.center().y() - (fm.height() + smallFm.height()) / 2;
+            nameRect = QRectF(text.left(), top, text.width(), fm.height());
+            painter->drawText(QRectF(text.left(), top + fm.height(), text.width(), smallFm.height()),
+                              Qt::AlignLeft | Qt::AlignVCenter, QObject::tr("oversubscribed %1").arg(ratio));
+        } else {
+            painter->drawText(body.adjusted(0, 0, -12, 0), Qt::AlignRight | Qt::AlignVCenter, ratio);
+        }
     }
     painter->setFont(f);
     painter->setPen(pal.color(QPalette::Text));

@@ -24,6 +24,7 @@ public:
     QRectF boundingRect() const override;
     void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
     static QRectF bodyRect();
+    QRectF body() const override { return bodyRect(); }
 
 protected:
     QString baseToolTip() const override;

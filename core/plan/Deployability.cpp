@@ -3,7 +3,6 @@
 #include "util/Strings.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cstdio>
 #include <map>
 #include <numeric>

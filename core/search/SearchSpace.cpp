@@ -3,7 +3,6 @@
 #include "util/Strings.h"
 
 #include <algorithm>
-#include <cctype>
 #include <map>
 #include <set>
 #include <unordered_map>

@@ -388,12 +388,16 @@ private slots:
         ProjectDocument* doc = w->document();
         ClusterView* view = w->clusterView();
         // No two bodies overlap, and every item is inside the view.
+        auto bodyOf = [&](int id) {
+            EndpointItem* e = w->clusterScene()->endpoint(id);
+            return e->mapRectToScene(e->body());
+        };
         auto check = [&](const char* step) {
             std::vector<std::pair<int, QRectF>> bodies;
             for (const Node& n : doc->cluster().nodes)
-                bodies.emplace_back(n.id, w->clusterScene()->endpoint(n.id)->sceneBoundingRect().adjusted(12, 12, -12, -12));
+                bodies.emplace_back(n.id, bodyOf(n.id));
             for (const Switch& sw : doc->cluster().switches)
-                bodies.emplace_back(sw.id, w->clusterScene()->endpoint(sw.id)->sceneBoundingRect().adjusted(12, 12, -12, -12));
+                bodies.emplace_back(sw.id, bodyOf(sw.id));
             const QRectF shown = view->mapToScene(view->viewport()->rect()).boundingRect();
             for (std::size_t i = 0; i < bodies.size(); ++i) {
                 QVERIFY2(shown.contains(bodies[i].second), qPrintable(QStringLiteral("%1: item %2 is out of view").arg(step).arg(bodies[i].first)));

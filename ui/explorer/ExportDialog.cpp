@@ -136,8 +136,10 @@ void ExportDialog::setPlan(const ExplorerContext& context, const ExplorerPlan& e
         regenerate();
 }
 
-QString ExportDialog::suggestedLauncherName() const
+QString ExportDialog::launcherName() const
 {
+    if (!m_scriptName.isEmpty())
+        return m_scriptName;
     return format() == LauncherFormat::FlagScale ? QStringLiteral("run_flagscale.sh") : QStringLiteral("run_megatron.sh");
 }
 
@@ -175,7 +177,7 @@ void ExportDialog::regenerate()
     options.format = format();
     options.original = m_context.script;
     // The usage comment names the file: the suggested name until it is saved under another.
-    options.script_name = (m_scriptName.isEmpty() ? suggestedLauncherName() : m_scriptName).toStdString();
+    options.script_name = launcherName().toStdString();
     try {
         m_result = exportLauncher(document(), options);
     } catch (const std::exception& e) {
@@ -325,7 +327,7 @@ QString ExportDialog::askFileName(const QString& title, const QString& suggested
 
 void ExportDialog::onSaveLauncher()
 {
-    const QString path = askFileName(tr("Save launcher"), m_scriptName.isEmpty() ? suggestedLauncherName() : m_scriptName,
+    const QString path = askFileName(tr("Save launcher"), launcherName(),
                                      tr("Shell script (*.sh);;All files (*)"));
     if (path.isEmpty())
         return;

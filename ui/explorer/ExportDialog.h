@@ -71,7 +71,9 @@ private:
     void onSaveLauncher();
     void onSavePlan();
     QString askFileName(const QString& title, const QString& suggested, const QString& filter);
-    QString suggestedLauncherName() const;
+    // The launcher's file name: the one it was last saved as for this target, else the
+    // target's default (run_megatron.sh, run_flagscale.sh).
+    QString launcherName() const;
 
     ExplorerContext m_context;
     ExplorerPlan m_entry;

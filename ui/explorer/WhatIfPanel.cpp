@@ -350,11 +350,13 @@ void WhatIfPanel::reestimate()
         if (!p.feasible)
             m_hints << tr("The plan no longer fits (%1): a new search can choose more recompute or another split.")
                            .arg(QString::fromStdString(p.infeasible_reason));
-        if (p.num_microbatches < plan.pp())
-            m_hints << (p.num_microbatches == 1
-                            ? tr("1 micro-batch for %1 stages: each stage waits for the others most of the iteration; a larger global batch or a new search with fewer stages would keep them busy.").arg(plan.pp())
-                            : tr("%1 micro-batches for %2 stages: each stage waits for the others most of the iteration; a larger global batch or a new search with fewer stages would keep them busy.")
-                                  .arg(p.num_microbatches).arg(plan.pp()));
+        if (p.num_microbatches < plan.pp()) {
+            const QString microbatches = p.num_microbatches == 1 ? tr("1 micro-batch") : tr("%1 micro-batches").arg(p.num_microbatches);
+            m_hints << tr("%1 for %2 stages: each stage waits for the others most of the iteration; a larger global batch "
+                          "or a new search with fewer stages would keep them busy.")
+                           .arg(microbatches)
+                           .arg(plan.pp());
+        }
         if (addedDevices > 0)
             m_hints << tr("The added devices (%1) sit idle in this plan: a new search would use them.")
                            .arg(idle.join(QStringLiteral(", ")));

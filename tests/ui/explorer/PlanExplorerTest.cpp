@@ -1006,6 +1006,11 @@ void PlanExplorerTest::whatIfRhoChangesTheIterationTime()
     QVERIFY(!whatIf->whatIfPrediction().has_value());
     QVERIFY(!whatIf->problem().isEmpty());
     QCOMPARE(suggested.count(), 1);
+    // A batch of 4 is one micro-batch (DP x mbs = 4) for the plan's stages: the hint says so.
+    whatIf->globalBatchBox()->setValue(4);
+    QCOMPARE(whatIf->whatIfPrediction()->num_microbatches, 1);
+    QVERIFY2(whatIf->hint().contains(QStringLiteral("1 micro-batch for %1 stages").arg(m_result.plans[0].plan.pp())),
+             qPrintable(whatIf->hint()));
     whatIf->globalBatchBox()->setValue(256);
     rho->setValue(1.2);
 }
