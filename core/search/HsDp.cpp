@@ -106,7 +106,7 @@ HsDp::HsDp(const SearchSpace& space, StageEvaluator& evaluator, const std::vecto
 {
 }
 
-RunResult HsDp::run(const RunConfig& config, RunControl& control)
+RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgress& progress)
 {
     RunResult result;
     m_eval.setTpCommOverlap(config.tp_comm_overlap);
@@ -380,9 +380,21 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control)
 
 
         std::vector<EntryRef> live;   // reused: no allocation per state
+        // Progress (the bar only): the first pass, with its tight cap, is cheap; the second,
+        // when there is one, takes most of the time. Within a pass the states crowd where
+        // the first third to half of the layers is placed (Mixtral-L over mixed-1088: 35, 76
+        // and 90 % of a 1.2 s pass done at 31, 42 and 50 % of the layers), so x layers placed
+        // of N count as 1 - (1 - x / N)^2 of it. docs/search.md section 5.
+        auto passDone = [&](double placed) {
+            const double left = 1.0 - placed / N;
+            const double done = 1.0 - left * left;
+            progress.set(pass == 0 ? 0.2 * done : 0.2 + 0.8 * done);
+        };
         for (int j = N; j >= 1; --j) {
             const std::vector<int> bucketStates = order[static_cast<std::size_t>(j)];
+            std::size_t at = 0;
             for (int si : bucketStates) {
+                ++at;
                 if ((expanded & 63) == 0 && control.stop()) {
                     result.complete = false;
                     break;
@@ -637,10 +649,14 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control)
                         }
                     },
                     loadPruned);
-                if (expanded >= 256)
+                if (expanded >= 256) {
                     flush();
+                    passDone(N - j + static_cast<double>(at) / bucketStates.size());
+                    control.report();
+                }
             }
             flush();
+            passDone(N - j + 1);
             control.report();
             if (!result.complete)
                 break;

@@ -13,7 +13,8 @@ namespace hapmoe {
 class HsDp {
 public:
     HsDp(const SearchSpace& space, StageEvaluator& evaluator, const std::vector<double>& speed);
-    RunResult run(const RunConfig& config, RunControl& control);
+    // progress: where the run reports the share of its layers placed (JobProgress).
+    RunResult run(const RunConfig& config, RunControl& control, const JobProgress& progress = {});
 
 private:
     const SearchSpace& m_space;

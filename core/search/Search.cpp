@@ -85,7 +85,10 @@ void RunControl::report(bool force, bool finished)
     // Later passes (another node order, offload shares, the baselines) add their jobs as they
     // start, so done / total can drop: the fraction reported never goes back, and stays below 1
     // until the search returns.
-    const double raw = work_total > 0 ? std::min(1.0, work_done.load() / work_total) : 1.0;
+    double done = work_done.load();
+    for (int i = 0; i < running_slots; ++i)
+        done += running[i].load(std::memory_order_relaxed);
+    const double raw = work_total > 0 ? std::min(1.0, done / work_total) : 1.0;
     last_fraction = finished ? 1.0 : std::max(last_fraction, std::min(raw, 0.99));
     p.fraction = last_fraction;
     progress(p);
@@ -404,10 +407,12 @@ public:
             incumbent.offer(m_knownBest);
         m_control.incumbent = exhaustive ? nullptr : &incumbent;
         std::vector<double> work(jobs.size());
+        double phase = 0;
         for (std::size_t i = 0; i < jobs.size(); ++i) {
             work[i] = jobWork(jobs[i]);
-            m_control.work_total += work[i];
+            phase += work[i];
         }
+        m_control.work_total += phase;
         // Execution order (results stay indexed by job, so the answer does not depend on
         // it): the jobs keep their order, except that the micro-batch layouts of one type
         // subset run from the largest step down. Those jobs have few micro-batches and are
@@ -426,15 +431,23 @@ public:
                 return group[a] < group[b];
             return jobs[a].runs.front().batch > jobs[b].runs.front().batch;
         });
-        auto worker = [&]() {
+        const int n = std::max(1, std::min<int>(m_threads, static_cast<int>(jobs.size())));
+        if (m_control.running_slots < n) {
+            // Before any worker of this phase starts: no report reads the slots now.
+            m_control.running = std::make_unique<std::atomic<double>[]>(static_cast<std::size_t>(n));
+            m_control.running_slots = n;
+        }
+        auto worker = [&](int w) {
             StageEvaluator eval(m_cost, m_space, m_offload);
             HsDp dp(m_space, eval, m_speed);
             Exhaustive ex(m_cost, m_space, eval);
+            std::atomic<double>& running = m_control.running[static_cast<std::size_t>(w)];
             for (;;) {
                 const std::size_t slot = nextJob.fetch_add(1);
                 if (slot >= jobs.size())
                     break;
                 const std::size_t i = runOrder[slot];
+                const JobProgress jobProgress{&running, work[i]};
                 RunResult& out = results[i];
                 for (std::size_t ri = 0; ri < jobs[i].runs.size(); ++ri) {
                     const RunConfig& cfg = jobs[i].runs[ri];
@@ -442,7 +455,7 @@ public:
                         out.complete = false;
                         break;
                     }
-                    RunResult r = exhaustive ? ex.run(cfg, m_control) : dp.run(cfg, m_control);
+                    RunResult r = exhaustive ? ex.run(cfg, m_control) : dp.run(cfg, m_control, jobProgress);
                     for (auto& p : r.plans)
                         out.plans.push_back(std::move(p));
                     if (r.min_shortfall_gib >= 0 && (out.min_shortfall_gib < 0 || r.min_shortfall_gib < out.min_shortfall_gib)) {
@@ -465,15 +478,15 @@ public:
                 }
                 std::stable_sort(out.plans.begin(), out.plans.end(),
                                  [](const RunPlan& a, const RunPlan& b) { return a.objective < b.objective; });
+                running.store(0);
                 m_control.work_done.fetch_add(work[i]);
                 m_control.report();
             }
         };
-        const int n = std::max(1, std::min<int>(m_threads, static_cast<int>(jobs.size())));
         std::vector<std::thread> pool;
         for (int t = 1; t < n; ++t)
-            pool.emplace_back(worker);
-        worker();
+            pool.emplace_back(worker, t);
+        worker(0);
         for (auto& t : pool)
             t.join();
         m_control.incumbent = nullptr;

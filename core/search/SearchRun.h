@@ -6,9 +6,11 @@
 #include "search/Search.h"
 #include "search/SearchSpace.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <limits>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -88,11 +90,32 @@ struct RunControl {
     // (Searcher::jobWork), so that a few heavy jobs count for what they take.
     std::atomic<double> work_done{0};
     double work_total = 1;
+    // The part done of the jobs running now, one slot per worker thread: HS-DP moves its
+    // slot as it places layers (JobProgress), so that the bar moves while a heavy job runs.
+    // A worker clears its slot before it adds the job's whole work to work_done.
+    std::unique_ptr<std::atomic<double>[]> running;
+    int running_slots = 0;
 
     bool stop();                 // cancelled or past the deadline (sets timed_out)
     void offerBest(double t);
     // finished: the search returns; only then does the fraction reach 1.
     void report(bool force = false, bool finished = false);
+};
+
+// Where a search run reports how far it got: its worker's slot in RunControl::running and
+// its job's work. Without a slot (the exhaustive oracle, tests) it reports nothing.
+struct JobProgress {
+    std::atomic<double>* slot = nullptr;
+    double work = 0;
+    // done in [0, 1]: the share of the job's work done; never moves the slot back.
+    void set(double done) const
+    {
+        if (!slot)
+            return;
+        const double v = work * std::clamp(done, 0.0, 1.0);
+        if (v > slot->load(std::memory_order_relaxed))
+            slot->store(v, std::memory_order_relaxed);
+    }
 };
 
 struct RunResult {
