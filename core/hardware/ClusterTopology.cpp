@@ -33,6 +33,12 @@ struct TransitFilter {
     bool operator()(Vertex v) const { return !(*isNode)[v] || v == source; }
 };
 
+// A node as the canvas shows it (its host), with the id a file's links refer to.
+std::string nodeName(const Node& n)
+{
+    return "node \"" + n.host + "\" (id " + std::to_string(n.id) + ")";
+}
+
 } // namespace
 
 struct ClusterTopology::Impl {
@@ -252,7 +258,7 @@ std::vector<TopologyProblem> ClusterTopology::problems() const
     for (const auto& n : m_cluster.nodes) {
         if (!m_catalog.find(n.device_type))
             out.push_back({TopologyProblem::Kind::UnknownDevice, {n.id},
-                           "node " + std::to_string(n.id) + " (" + n.host + ") has the unknown device type \"" + n.device_type + "\""});
+                           nodeName(n) + " has the unknown device type \"" + n.device_type + "\""});
     }
     // A host name on two nodes (host names ignore case, RFC 4343): a launcher's hostfile could
     // not tell them apart, so the readers refuse such a file (Documents.cpp); an editor may
@@ -280,7 +286,7 @@ std::vector<TopologyProblem> ClusterTopology::problems() const
             if (it != d->vertexOf.end() && d->linkCount[it->second] == 0) {
                 unlinked.insert(n.id);
                 out.push_back({TopologyProblem::Kind::Unlinked, {n.id},
-                               "node " + std::to_string(n.id) + " (" + n.host + ") has no link to any switch or node"});
+                               nodeName(n) + " has no link to any switch or node"});
             }
         }
     }
