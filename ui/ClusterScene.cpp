@@ -12,6 +12,9 @@
 #include <QApplication>
 #include <QGraphicsSceneMouseEvent>
 #include <QPainter>
+#include <QTimer>
+
+#include <algorithm>
 
 namespace hapmoe::ui {
 
@@ -30,11 +33,13 @@ ClusterScene::ClusterScene(ProjectDocument* document, QObject* parent)
         if (NodeItem* item = m_nodes.value(id))
             if (const Node* n = m_document->cluster().node(id))
                 item->setNode(*n);
+        scheduleLabelLayout();
     });
     connect(document, &ProjectDocument::switchChanged, this, [this](int id) {
         if (SwitchItem* item = m_switches.value(id))
             if (const Switch* s = m_document->cluster().switchById(id))
                 item->setSwitch(*s);
+        scheduleLabelLayout();   // the switch's size follows its label
     });
     connect(document, &ProjectDocument::linkChanged, this, [this](int a, int b) {
         if (LinkItem* item = linkItem(a, b))
@@ -90,6 +95,7 @@ void ClusterScene::addNodeItem(int id)
     auto* item = new NodeItem(*n);
     addItem(item);
     m_nodes.insert(id, item);
+    scheduleLabelLayout();
 }
 
 void ClusterScene::addSwitchItem(int id)
@@ -100,6 +106,7 @@ void ClusterScene::addSwitchItem(int id)
     auto* item = new SwitchItem(*s);
     addItem(item);
     m_switches.insert(id, item);
+    scheduleLabelLayout();
 }
 
 void ClusterScene::addLinkItem(int a, int b)
@@ -112,6 +119,7 @@ void ClusterScene::addLinkItem(int a, int b)
     auto* item = new LinkItem(*l, ea, eb);
     addItem(item);
     m_links.insert(key(a, b), item);
+    scheduleLabelLayout();
 }
 
 void ClusterScene::removeEndpoint(int id)
@@ -127,9 +135,101 @@ void ClusterScene::removeEndpoint(int id)
     }
     delete m_nodes.take(id);
     delete m_switches.take(id);
+    scheduleLabelLayout();
 }
 
-void ClusterScene::removeLinkItem(int a, int b) { delete m_links.take(key(a, b)); }
+void ClusterScene::removeLinkItem(int a, int b)
+{
+    delete m_links.take(key(a, b));
+    scheduleLabelLayout();
+}
+
+void ClusterScene::scheduleLabelLayout()
+{
+    if (m_labelLayoutPending)
+        return;
+    m_labelLayoutPending = true;
+    QTimer::singleShot(0, this, &ClusterScene::layoutLinkLabels);
+}
+
+void ClusterScene::layoutLinkLabels()
+{
+    m_labelLayoutPending = false;
+    constexpr double kMargin = 3;   // px kept free around items and labels
+    std::vector<QRectF> taken;
+    taken.reserve(std::size_t(m_nodes.size() + m_switches.size() + m_links.size()));
+    auto addBody = [&](const EndpointItem* e) { taken.push_back(e->mapRectToScene(e->body()).adjusted(-kMargin, -kMargin, kMargin, kMargin)); };
+    for (const NodeItem* n : std::as_const(m_nodes))
+        addBody(n);
+    for (const SwitchItem* s : std::as_const(m_switches))
+        addBody(s);
+    auto isFree = [&](const QRectF& r) {
+        return std::none_of(taken.begin(), taken.end(), [&](const QRectF& t) { return t.intersects(r); });
+    };
+    // Links between switches (the few trunk links) first, then the rest, each group in id
+    // order: the result does not depend on the hash's order.
+    std::vector<std::pair<QPair<int, int>, LinkItem*>> links;
+    links.reserve(std::size_t(m_links.size()));
+    for (auto it = m_links.cbegin(); it != m_links.cend(); ++it)
+        links.emplace_back(it.key(), it.value());
+    auto trunk = [&](const QPair<int, int>& k) { return m_switches.contains(k.first) && m_switches.contains(k.second); };
+    std::sort(links.begin(), links.end(), [&](const auto& x, const auto& y) {
+        if (trunk(x.first) != trunk(y.first))
+            return trunk(x.first);
+        return x.first < y.first;
+    });
+    const std::size_t bodies = taken.size();
+    auto inBody = [&](QPointF p) {
+        return std::any_of(taken.begin(), taken.begin() + std::ptrdiff_t(bodies), [&](const QRectF& r) { return r.contains(p); });
+    };
+    for (const auto& [k, link] : links) {
+        const double length = QLineF(link->p1(), link->p2()).length();
+        // Candidate centres every 4 px along the line (at least 24 places on short lines),
+        // numbered from the node's end for a link between a node and a switch (a switch's
+        // fan of links spreads out towards its nodes), else from the first end.
+        const int steps = std::max(24, int(length / 4));
+        const bool aIsNode = m_nodes.contains(link->link().a), bIsNode = m_nodes.contains(link->link().b);
+        const bool fromB = bIsNode && !aIsNode;
+        auto tAt = [&](int i) { return fromB ? 1.0 - double(i) / steps : double(i) / steps; };
+        auto pointAt = [&](int i) { return link->p1() + tAt(i) * (link->p2() - link->p1()); };
+        std::vector<double> ts;
+        ts.reserve(std::size_t(steps));
+        if (aIsNode != bIsNode) {
+            // Every label of a fan just off its node, the closest place that is free.
+            for (int i = 1; i < steps; ++i)
+                ts.push_back(tAt(i));
+        } else {
+            // Between two switches or two nodes: the middle of the first stretch of the line
+            // that no item covers (the middle of the line when nothing lies across it), then
+            // outwards from the middle.
+            int first = 1;
+            while (first < steps && inBody(pointAt(first)))
+                ++first;
+            int last = first;
+            while (last + 1 < steps && !inBody(pointAt(last + 1)))
+                ++last;
+            if (first < steps)
+                ts.push_back(tAt((first + last) / 2));
+            ts.push_back(0.5);
+            for (int i = 1; i < steps / 2; ++i) {
+                ts.push_back(0.5 - double(i) / steps);
+                ts.push_back(0.5 + double(i) / steps);
+            }
+        }
+        bool placed = false;
+        for (double t : ts) {
+            const QRectF r = link->labelRectAt(t).adjusted(-kMargin, -kMargin, kMargin, kMargin);
+            if (isFree(r)) {
+                link->setLabelPlacement(t, true);
+                taken.push_back(r);
+                placed = true;
+                break;
+            }
+        }
+        if (!placed)
+            link->setLabelPlacement(0.5, false);
+    }
+}
 
 QSet<int> ClusterScene::selectedIds() const
 {
@@ -201,6 +301,7 @@ void ClusterScene::updateProblems()
     const SwitchUplinks uplinks = switchUplinks(m_document->cluster(), &m_document->catalog());
     for (SwitchItem* s : std::as_const(m_switches))
         s->setOversubscription(uplinks.oversubscription(s->id()));
+    scheduleLabelLayout();   // an oversubscribed switch's label may take a second line
     // Links between nodes whose collective libraries differ cross a vendor bridge.
     const DeviceCatalog& catalog = m_document->catalog();
     for (LinkItem* link : std::as_const(m_links)) {

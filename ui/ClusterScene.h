@@ -42,6 +42,13 @@ public:
     void highlightNodes(const QVector<int>& ids);
     QRectF itemsRect() const;
 
+    // Places every link's label where it covers no node, switch or other label, sliding it
+    // along its line (from the node's end for a link between a node and a switch, from the
+    // middle otherwise); a label with no such place is not drawn. Runs once per event-loop
+    // turn after items move or change (scheduleLabelLayout).
+    void layoutLinkLabels();
+    void scheduleLabelLayout();
+
 protected:
     void mousePressEvent(QGraphicsSceneMouseEvent* event) override;
     void mouseReleaseEvent(QGraphicsSceneMouseEvent* event) override;
@@ -65,6 +72,7 @@ private:
     QVector<int> m_highlighted;
     bool m_snap = true;
     bool m_dragging = false;
+    bool m_labelLayoutPending = false;
 };
 
 } // namespace hapmoe::ui

@@ -1,5 +1,6 @@
 #include "LinkItem.h"
 
+#include "ClusterScene.h"
 #include "EndpointItem.h"
 #include "Theme.h"
 
@@ -20,16 +21,75 @@ QFont labelFont()
 }
 } // namespace
 
+// A link's label: drawn by its own item (LinkItem::m_labelItem), never clicked (a click
+// reaches the link, whose shape holds the label's rectangle).
+class LinkLabelItem : public QGraphicsItem {
+public:
+    explicit LinkLabelItem(LinkItem* link) : m_link(link)
+    {
+        setAcceptedMouseButtons(Qt::NoButton);
+        setZValue(0.5);
+    }
+    void refresh()
+    {
+        prepareGeometryChange();
+        update();
+    }
+    QRectF boundingRect() const override { return m_link->labelRect().adjusted(-1, -1, 1, 1); }
+    void paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidget*) override
+    {
+        // Zoomed out until the label's text would be under 5 px tall (a large cluster fitted
+        // in the window), the label is noise over the nodes: the line alone is drawn, and
+        // the tooltip and the property editor still give the figures.
+        const double scale = QStyleOptionGraphicsItem::levelOfDetailFromTransform(painter->worldTransform());
+        if (scale * QFontMetricsF(labelFont()).height() < 5.0)
+            return;
+        const QRectF label = m_link->labelRect();
+        if (label.isEmpty())
+            return;
+        const QPalette pal = QApplication::palette();
+        painter->setRenderHint(QPainter::Antialiasing);
+        painter->setPen(QPen(m_link->lineColor(), 1));
+        painter->setBrush(pal.color(QPalette::Base));
+        painter->drawRoundedRect(label, 4, 4);
+        painter->setFont(labelFont());
+        painter->setPen(pal.color(QPalette::Text));
+        painter->drawText(label, Qt::AlignCenter, m_link->m_label);
+    }
+
+private:
+    LinkItem* m_link;
+};
+
 LinkItem::LinkItem(const Link& link, EndpointItem* a, EndpointItem* b) : m_a(a), m_b(b)
 {
     setFlags(ItemIsSelectable);
     setZValue(0);
+    m_labelItem = new LinkLabelItem(this);
     m_a->addLink(this);
     m_b->addLink(this);
     setLink(link);
 }
 
-LinkItem::~LinkItem() { detach(); }
+LinkItem::~LinkItem()
+{
+    detach();
+    delete m_labelItem;   // leaves the scene with it
+}
+
+void LinkItem::labelChanged()
+{
+    if (m_labelItem)
+        m_labelItem->refresh();
+}
+
+QColor LinkItem::lineColor() const
+{
+    const QPalette pal = QApplication::palette();
+    if (isSelected())
+        return pal.color(QPalette::Highlight);
+    return m_cross ? QColor(0xe0, 0x7b, 0x00) : (isDark(pal) ? QColor(0x9a, 0xa5, 0xb1) : QColor(0x6b, 0x77, 0x85));
+}
 
 void LinkItem::detach()
 {
@@ -47,6 +107,7 @@ void LinkItem::setLink(const Link& link)
     m_label = QStringLiteral("%1 GB/s \u00b7 %2 \u00b5s").arg(bw, 0, 'f', bw < 10 ? 1 : 0).arg(link.latency_us, 0, 'g', 3);
     setToolTip(QObject::tr("Link %1 \u2013 %2\n%3 GB/s per direction, %4 \u00b5s latency")
                    .arg(link.a).arg(link.b).arg(bw).arg(link.latency_us));
+    labelChanged();   // its width follows the text
     updateGeometry();
 }
 
@@ -54,6 +115,7 @@ void LinkItem::setCrossVendor(bool cross)
 {
     m_cross = cross;
     update();
+    labelChanged();
 }
 
 void LinkItem::updateGeometry()
@@ -64,19 +126,50 @@ void LinkItem::updateGeometry()
     m_p1 = m_a->pos();
     m_p2 = m_b->pos();
     update();
+    labelChanged();
+    if (auto* clusterScene = qobject_cast<ClusterScene*>(scene()))
+        clusterScene->scheduleLabelLayout();
+}
+
+void LinkItem::setLabelPlacement(double t, bool shown)
+{
+    if (t == m_labelT && shown == m_labelShown)
+        return;
+    prepareGeometryChange();
+    m_labelT = t;
+    m_labelShown = shown;
+    update();
+    labelChanged();
+}
+
+QSizeF LinkItem::labelSize() const
+{
+    const QFontMetricsF fm(labelFont());
+    return {fm.horizontalAdvance(m_label) + 10, fm.height() + 4};
+}
+
+QRectF LinkItem::labelRectAt(double t) const
+{
+    const QSizeF size = labelSize();
+    const QPointF centre = m_p1 + t * (m_p2 - m_p1);
+    return QRectF(centre - QPointF(size.width() / 2, size.height() / 2), size);
 }
 
 QRectF LinkItem::labelRect() const
 {
-    const QFontMetricsF fm(labelFont());
-    const QSizeF size(fm.horizontalAdvance(m_label) + 10, fm.height() + 4);
-    const QPointF mid = (m_p1 + m_p2) / 2;
-    return QRectF(mid - QPointF(size.width() / 2, size.height() / 2), size);
+    if (!m_labelShown && !isSelected())
+        return {};
+    return labelRectAt(m_labelShown ? m_labelT : 0.5);
 }
 
 QRectF LinkItem::boundingRect() const
 {
-    return QRectF(m_p1, m_p2).normalized().adjusted(-8, -8, 8, 8).united(labelRect().adjusted(-2, -2, 2, 2));
+    // The label's place when unselected and at the midpoint (where a selected link shows a
+    // label that has no place), so that selecting needs no geometry change.
+    QRectF r = QRectF(m_p1, m_p2).normalized().adjusted(-8, -8, 8, 8).united(labelRectAt(0.5).adjusted(-2, -2, 2, 2));
+    if (m_labelShown)
+        r = r.united(labelRectAt(m_labelT).adjusted(-2, -2, 2, 2));
+    return r;
 }
 
 QPainterPath LinkItem::shape() const
@@ -86,36 +179,38 @@ QPainterPath LinkItem::shape() const
     QPainterPathStroker stroker;
     stroker.setWidth(12);
     QPainterPath path = stroker.createStroke(line);
-    path.addRect(labelRect());
+    if (const QRectF label = labelRect(); !label.isEmpty())
+        path.addRect(label);
     return path;
+}
+
+QVariant LinkItem::itemChange(GraphicsItemChange change, const QVariant& value)
+{
+    if (change == ItemSelectedHasChanged) {
+        // A selected link and its label are drawn above the items, so that the label shows
+        // even where the layout found it no place (then at the middle of the line).
+        const bool on = value.toBool();
+        setZValue(on ? 2 : 0);
+        if (m_labelItem)
+            m_labelItem->setZValue(on ? 2.5 : 0.5);
+        labelChanged();
+    } else if (change == ItemSceneHasChanged && m_labelItem) {
+        if (m_labelItem->scene())
+            m_labelItem->scene()->removeItem(m_labelItem);
+        if (QGraphicsScene* s = scene())
+            s->addItem(m_labelItem);
+    }
+    return QGraphicsItem::itemChange(change, value);
 }
 
 void LinkItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*)
 {
-    const QPalette pal = QApplication::palette();
     painter->setRenderHint(QPainter::Antialiasing);
     const bool selected = option->state & QStyle::State_Selected;
     // Width grows with the logarithm of the bandwidth: 25 GB/s ~ 1.5 px, 3200 GB/s ~ 5 px.
     const double width = qBound(1.2, 0.7 * std::log2(std::max(1.0, m_link.bandwidth_gbytes_per_s)) - 1.8, 5.0);
-    QColor color = m_cross ? QColor(0xe0, 0x7b, 0x00) : (isDark(pal) ? QColor(0x9a, 0xa5, 0xb1) : QColor(0x6b, 0x77, 0x85));
-    if (selected)
-        color = pal.color(QPalette::Highlight);
-    painter->setPen(QPen(color, selected ? width + 2 : width, m_cross ? Qt::DashLine : Qt::SolidLine, Qt::RoundCap));
+    painter->setPen(QPen(lineColor(), selected ? width + 2 : width, m_cross ? Qt::DashLine : Qt::SolidLine, Qt::RoundCap));
     painter->drawLine(m_p1, m_p2);
-
-    // Zoomed out until the label's text would be under 5 px tall (a large cluster fitted in
-    // the window), the label is noise over the nodes: the line alone is drawn, and the
-    // tooltip and the property editor still give the figures.
-    const double scale = QStyleOptionGraphicsItem::levelOfDetailFromTransform(painter->worldTransform());
-    if (scale * QFontMetricsF(labelFont()).height() < 5.0)
-        return;
-    const QRectF label = labelRect();
-    painter->setPen(QPen(color, 1));
-    painter->setBrush(pal.color(QPalette::Base));
-    painter->drawRoundedRect(label, 4, 4);
-    painter->setFont(labelFont());
-    painter->setPen(pal.color(QPalette::Text));
-    painter->drawText(label, Qt::AlignCenter, m_label);
 }
 
 } // namespace hapmoe::ui

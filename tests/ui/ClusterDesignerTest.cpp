@@ -4,6 +4,8 @@
 #include "GuiTestSupport.h"
 #include "DevicePalette.h"
 
+#include "ClusterScene.h"
+#include "LinkItem.h"
 #include "NodeItem.h"
 #include "ProblemsPanel.h"
 
@@ -507,6 +509,60 @@ private slots:
         // One node of eight H800: the singular, "in 1 node".
         QVERIFY(w->loadClusterPreset(QStringLiteral("H800:1x8")));
         QVERIFY2(w->statusSummary().contains(QStringLiteral("8 devices in 1 node ")), qPrintable(w->statusSummary()));
+    }
+
+    void linkLabelsAvoidItemsAndEachOther()
+    {
+        // a100-h100-256: two leaves with a fan of 16 links each over four rows of nodes.
+        // Each label sits on its own line, off every node and switch and off the other
+        // labels; the drawing has room for all 34.
+        auto w = makeWindow();
+        QVERIFY(w->loadClusterPreset(QStringLiteral("a100-h100-256")));
+        QApplication::processEvents();   // the layout runs once per event-loop turn
+        ClusterScene* scene = w->clusterScene();
+        const Cluster& c = w->document()->cluster();
+        QCOMPARE(scene->linkCount(), 34);
+        std::vector<QRectF> bodies, labels;
+        for (const Node& n : c.nodes)
+            bodies.push_back(scene->nodeItem(n.id)->mapRectToScene(scene->nodeItem(n.id)->body()));
+        for (const Switch& sw : c.switches)
+            bodies.push_back(scene->switchItem(sw.id)->mapRectToScene(scene->switchItem(sw.id)->body()));
+        for (const Link& l : c.links) {
+            const LinkItem* link = scene->linkItem(l.a, l.b);
+            QVERIFY(link->labelShown());
+            const QRectF r = link->labelRect();
+            // Its centre is on its line.
+            const QLineF line(link->p1(), link->p2());
+            const QPointF d = r.center() - link->p1();
+            const double cross = (line.dx() * d.y() - line.dy() * d.x()) / line.length();
+            QVERIFY2(std::abs(cross) < 1e-6, qPrintable(QString::number(cross)));
+            for (const QRectF& b : bodies)
+                QVERIFY(!r.intersects(b));
+            for (const QRectF& o : labels)
+                QVERIFY(!r.intersects(o));
+            labels.push_back(r);
+        }
+        // Two nodes a few pixels apart: no room for the label on the line between them, so
+        // it is not drawn, until the link is selected (then at its middle, above the items).
+        w->newProject();
+        const int a = w->document()->addNode(QStringLiteral("H800"), 8, QPointF(0, 0));
+        const int b = w->document()->addNode(QStringLiteral("H800"), 8, QPointF(0, NodeItem::bodyRect().height() + 10));
+        QVERIFY(w->document()->connectItems(a, b));
+        QApplication::processEvents();
+        LinkItem* tight = scene->linkItem(a, b);
+        QVERIFY(!tight->labelShown());
+        QVERIFY(tight->labelRect().isEmpty());
+        tight->setSelected(true);
+        QVERIFY(!tight->labelRect().isEmpty());
+        QCOMPARE(tight->labelRect().center(), (tight->p1() + tight->p2()) / 2);
+        QVERIFY(tight->zValue() > scene->nodeItem(a)->zValue());
+        // Moved apart, the label has room again, on the line between the two bodies.
+        tight->setSelected(false);
+        w->document()->moveItems({{b, QPointF(0, 400)}});
+        QApplication::processEvents();
+        QVERIFY(tight->labelShown());
+        QVERIFY(!tight->labelRect().intersects(scene->nodeItem(a)->mapRectToScene(NodeItem::bodyRect())));
+        QVERIFY(!tight->labelRect().intersects(scene->nodeItem(b)->mapRectToScene(NodeItem::bodyRect())));
     }
 
     void fittedCanvasHasNoScrollBars()
