@@ -493,7 +493,7 @@ void ClusterView::keyPressEvent(QKeyEvent* event)
         if (EndpointItem* e = m_scene->endpoint(id))
             positions.insert(id, e->pos() + step);
     if (!positions.isEmpty())
-        document()->moveItems(positions);   // consecutive nudges merge into one step
+        document()->moveItems(positions, ProjectDocument::MoveKind::Nudge);   // nudges in a row merge
 }
 
 void ClusterView::deleteSelection()

@@ -1,6 +1,6 @@
 #pragma once
-// Moves canvas items. Consecutive moves of the same items merge into one step (a drag,
-// or arrow-key nudges).
+// Moves canvas items. Arrow-key nudges of the same items in a row merge into one step; a
+// drag (already one command for the whole gesture) never merges with another.
 
 #include <QHash>
 #include <QPointF>
@@ -12,7 +12,7 @@ class ProjectDocument;
 
 class MoveItemsCommand : public QUndoCommand {
 public:
-    MoveItemsCommand(ProjectDocument* document, QHash<int, QPointF> from, QHash<int, QPointF> to);
+    MoveItemsCommand(ProjectDocument* document, QHash<int, QPointF> from, QHash<int, QPointF> to, bool nudge);
     void redo() override;
     void undo() override;
     int id() const override;
@@ -22,6 +22,7 @@ private:
     ProjectDocument* m_document;
     QHash<int, QPointF> m_from;
     QHash<int, QPointF> m_to;
+    bool m_nudge;
 };
 
 } // namespace hapmoe::ui

@@ -296,7 +296,7 @@ void ProjectDocument::removeItems(const QSet<int>& ids, const QList<QPair<int, i
     m_undoStack->push(new RemoveItemsCommand(this, std::move(items), tr("Delete %n item(s)", nullptr, count)));
 }
 
-void ProjectDocument::moveItems(const QHash<int, QPointF>& positions)
+void ProjectDocument::moveItems(const QHash<int, QPointF>& positions, MoveKind kind)
 {
     QHash<int, QPointF> from, to;
     for (auto it = positions.cbegin(); it != positions.cend(); ++it) {
@@ -313,7 +313,7 @@ void ProjectDocument::moveItems(const QHash<int, QPointF>& positions)
         to.insert(it.key(), it.value());
     }
     if (!to.isEmpty())
-        m_undoStack->push(new MoveItemsCommand(this, from, to));
+        m_undoStack->push(new MoveItemsCommand(this, from, to, kind == MoveKind::Nudge));
 }
 
 QList<int> ProjectDocument::pasteItems(const ClusterItems& source, QPointF offset)

@@ -60,8 +60,10 @@ public:
     // Removes the items and every link touching a removed node or switch, plus the links
     // given explicitly (as (a, b) pairs).
     void removeItems(const QSet<int>& ids, const QList<QPair<int, int>>& links);
-    // New canvas positions; consecutive moves of the same items merge into one step.
-    void moveItems(const QHash<int, QPointF>& positions);
+    // New canvas positions, one undo step. Nudges (arrow keys) of the same items in a row
+    // merge into one step; a drag is a step of its own, even right after another.
+    enum class MoveKind { Drag, Nudge };
+    void moveItems(const QHash<int, QPointF>& positions, MoveKind kind = MoveKind::Drag);
     // Copies of items with fresh ids, shifted by offset; returns the new ids.
     QList<int> pasteItems(const ClusterItems& items, QPointF offset);
     void setNode(const Node& node);

@@ -225,10 +225,34 @@ private slots:
         QCOMPARE(std::fmod(moved.x, 20.0), 0.0);   // snapped
         QCOMPARE(std::fmod(moved.y, 20.0), 0.0);
         QCOMPARE(doc->undoStack()->count(), steps + 1);   // the whole drag is one step
+        // A second drag of the same node right after is a step of its own: one undo takes
+        // the node back to where the first drag left it.
+        const QPoint q = viewportPosOf(*w, start.id);
+        QTest::mousePress(viewport, Qt::LeftButton, Qt::NoModifier, q);
+        for (int i = 1; i <= 6; ++i)
+            QTest::mouseMove(viewport, q + QPoint(0, 10 * i));
+        QTest::mouseRelease(viewport, Qt::LeftButton, Qt::NoModifier, q + QPoint(0, 60));
+        QCOMPARE(doc->undoStack()->count(), steps + 2);
+        QVERIFY(doc->cluster().nodes.front().y > moved.y);
+        doc->undoStack()->undo();
+        QCOMPARE(doc->cluster().nodes.front().x, moved.x);
+        QCOMPARE(doc->cluster().nodes.front().y, moved.y);
         doc->undoStack()->undo();
         QCOMPARE(doc->cluster().nodes.front().x, start.x);
         QCOMPARE(doc->cluster().nodes.front().y, start.y);
         QCOMPARE(w->clusterScene()->nodeItem(start.id)->pos(), QPointF(start.x, start.y));
+        // Arrow-key nudges in a row are one step, a grid step each.
+        w->clusterScene()->selectIds({start.id});
+        w->clusterView()->setFocus();
+        QTest::keyClick(viewport, Qt::Key_Right);
+        QTest::keyClick(viewport, Qt::Key_Right);
+        QTest::keyClick(viewport, Qt::Key_Down);
+        QCOMPARE(doc->cluster().nodes.front().x, start.x + 2 * EndpointItem::kGrid);
+        QCOMPARE(doc->cluster().nodes.front().y, start.y + EndpointItem::kGrid);
+        QCOMPARE(doc->undoStack()->count(), steps + 1);
+        doc->undoStack()->undo();
+        QCOMPARE(doc->cluster().nodes.front().x, start.x);
+        QCOMPARE(doc->cluster().nodes.front().y, start.y);
     }
 
     void propertyEditorChangesNodeCount()
