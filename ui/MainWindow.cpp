@@ -246,12 +246,34 @@ void MainWindow::onTabChanged()
     if (away == m_designDocksAway)
         return;
     m_designDocksAway = away;
+    if (away) {
+        // The other docks of their columns take the room they leave; their sizes are put
+        // back on return, so that the round trip leaves every dock as it was.
+        m_dockSizes.clear();
+        for (QDockWidget* d : findChildren<QDockWidget*>())
+            if (!d->isHidden() && !d->isFloating())
+                m_dockSizes.insert(d, d->size());
+    }
     for (QDockWidget* d : std::as_const(m_designDocks)) {
         if (away) {
             m_designDockShown[d] = !d->isHidden();
             d->hide();
         } else {
             d->setVisible(m_designDockShown.value(d, true));
+        }
+    }
+    if (!away) {
+        QList<QDockWidget*> docks;
+        QList<int> heights, widths;
+        for (auto it = m_dockSizes.cbegin(); it != m_dockSizes.cend(); ++it)
+            if (!it.key()->isHidden() && !it.key()->isFloating()) {
+                docks << it.key();
+                heights << it.value().height();
+                widths << it.value().width();
+            }
+        if (!docks.isEmpty()) {
+            resizeDocks(docks, heights, Qt::Vertical);
+            resizeDocks(docks, widths, Qt::Horizontal);
         }
     }
 }

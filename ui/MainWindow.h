@@ -136,6 +136,7 @@ private:
     // tab never changes a cluster the user cannot see.
     QList<QAction*> m_canvasActions;
     QHash<QDockWidget*, bool> m_designDockShown;   // while the Results tab has them hidden
+    QHash<QDockWidget*, QSize> m_dockSizes;         // every dock's size when they went away
     bool m_designDocksAway = false;
 };
 

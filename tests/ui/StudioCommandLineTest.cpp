@@ -247,6 +247,29 @@ private slots:
             QCOMPARE(dockNamed(name)->isHidden(), name == QStringLiteral("presetsDock"));
         w->showTab(QStringLiteral("designer"));
         QVERIFY(!dockNamed(QStringLiteral("devicesDock"))->isHidden());
+
+        // Round trips to the Results tab leave every dock the size it had: the other docks
+        // of a column take the room of the hidden ones and give it back.
+        dockNamed(QStringLiteral("presetsDock"))->show();
+        w->resize(1600, 1000);
+        QApplication::processEvents();
+        QHash<QString, QSize> before;
+        for (QDockWidget* d : w->findChildren<QDockWidget*>())
+            if (!d->isHidden())
+                before.insert(d->objectName(), d->size());
+        QVERIFY(before.size() >= 5);
+        for (int trip = 0; trip < 3; ++trip) {
+            w->showTab(QStringLiteral("results"));
+            QApplication::processEvents();
+            w->showTab(QStringLiteral("designer"));
+            QApplication::processEvents();
+        }
+        for (auto it = before.cbegin(); it != before.cend(); ++it) {
+            const QSize now = dockNamed(it.key())->size();
+            QVERIFY2(std::abs(now.height() - it.value().height()) <= 2 && std::abs(now.width() - it.value().width()) <= 2,
+                     qPrintable(QStringLiteral("%1: %2x%3 -> %4x%5").arg(it.key()).arg(it.value().width()).arg(it.value().height())
+                                    .arg(now.width()).arg(now.height())));
+        }
     }
 
     void exportDialogIsModelessAndInTheScreenshot()
