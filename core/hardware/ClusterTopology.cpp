@@ -39,6 +39,23 @@ std::string nodeName(const Node& n)
     return "node \"" + n.host + "\" (id " + std::to_string(n.id) + ")";
 }
 
+// "node a", "nodes a and b", "nodes a, b, c and d"; past `most` names, "nodes a, b, c, d and
+// 7 more" (never "1 more": the name takes no more room).
+std::string nodeList(const Cluster& cluster, const std::vector<int>& ids, std::size_t most = 5)
+{
+    const std::size_t shown = ids.size() <= most ? ids.size() : most - 1;
+    std::string out = ids.size() == 1 ? "node " : "nodes ";
+    for (std::size_t i = 0; i < shown; ++i) {
+        const Node* n = cluster.node(ids[i]);
+        if (i > 0)
+            out += (i + 1 == ids.size()) ? " and " : ", ";
+        out += n ? n->host : "id " + std::to_string(ids[i]);
+    }
+    if (shown < ids.size())
+        out += " and " + std::to_string(ids.size() - shown) + " more";
+    return out;
+}
+
 } // namespace
 
 struct ClusterTopology::Impl {
@@ -133,14 +150,6 @@ struct ClusterTopology::Impl {
         for (const auto& [v, set] : fabrics)
             groups[set].push_back(idOf[v]);
         std::vector<TopologyProblem> out;
-        auto hostsOf = [&](const std::vector<int>& ids) {
-            std::string hosts;
-            for (std::size_t i = 0; i < ids.size() && i < 4; ++i) {
-                const Node* node = cluster.node(ids[i]);
-                hosts += (hosts.empty() ? "" : ", ") + (node ? node->host : std::to_string(ids[i]));
-            }
-            return ids.size() > 4 ? hosts + " and " + std::to_string(ids.size() - 4) + " more" : hosts;
-        };
         for (auto a = groups.begin(); a != groups.end() && out.size() < 8; ++a)
             for (auto b = std::next(a); b != groups.end() && out.size() < 8; ++b) {
                 // Nodes in different components are islands, reported on their own.
@@ -152,8 +161,8 @@ struct ClusterTopology::Impl {
                 std::vector<int> ids = a->second;
                 ids.insert(ids.end(), b->second.begin(), b->second.end());
                 out.push_back({TopologyProblem::Kind::NoRoute, ids,
-                               "nodes " + hostsOf(a->second) + " and " + hostsOf(b->second)
-                                   + " have no route through switches or a direct link (a host does not forward traffic)"});
+                               nodeList(cluster, a->second) + " cannot reach " + nodeList(cluster, b->second)
+                                   + ": no route through switches or a direct link (a host does not forward traffic)"});
             }
         return out;
     }
@@ -271,10 +280,16 @@ std::vector<TopologyProblem> ClusterTopology::problems() const
         if (it == byHost.end() || it->second.size() < 2)
             continue;
         bool sameSpelling = true;
-        for (int id : it->second)
-            sameSpelling = sameSpelling && m_cluster.node(id) && m_cluster.node(id)->host == n.host;
+        std::string named;   // each node as spelt, with its id
+        for (std::size_t i = 0; i < it->second.size(); ++i) {
+            const Node* other = m_cluster.node(it->second[i]);
+            sameSpelling = sameSpelling && other && other->host == n.host;
+            if (i > 0)
+                named += i + 1 == it->second.size() ? " and " : ", ";
+            named += other ? "\"" + other->host + "\" (id " + std::to_string(other->id) + ")" : "id " + std::to_string(it->second[i]);
+        }
         out.push_back({TopologyProblem::Kind::DuplicateHost, it->second,
-                       "host \"" + n.host + "\" names " + std::to_string(it->second.size()) + " nodes"
+                       "host \"" + n.host + "\" names " + std::to_string(it->second.size()) + " nodes, " + named
                            + (sameSpelling ? "" : " (host names ignore case)") + "; a launcher's hostfile needs a name per node"});
         byHost.erase(it);   // one problem per name, at its first node
     }
@@ -301,13 +316,8 @@ std::vector<TopologyProblem> ClusterTopology::problems() const
         for (std::size_t i = 0; i < comps.size(); ++i) {
             if (i == main || (comps[i].size() == 1 && unlinked.count(comps[i].front())))
                 continue;
-            std::string hosts;
-            for (int id : comps[i]) {
-                const Node* n = m_cluster.node(id);
-                hosts += (hosts.empty() ? "" : ", ") + (n ? n->host : std::to_string(id));
-            }
             out.push_back({TopologyProblem::Kind::Island, comps[i],
-                           (comps[i].size() == 1 ? "node " + hosts + " is an island" : "nodes " + hosts + " form an island")
+                           nodeList(m_cluster, comps[i], 8) + (comps[i].size() == 1 ? " is an island" : " form an island")
                                + ": no path to the " + (comps[main].size() == 1 ? std::string("node") : std::to_string(comps[main].size()) + " nodes")
                                + " of the largest connected part"});
         }
