@@ -217,6 +217,7 @@ void ClusterScene::layoutLinkLabels()
             }
         }
         bool placed = false;
+        double onSelect = -1;   // where the label shows when selected, if it has no place
         for (double t : ts) {
             const QRectF r = link->labelRectAt(t).adjusted(-kMargin, -kMargin, kMargin, kMargin);
             if (isFree(r)) {
@@ -225,9 +226,34 @@ void ClusterScene::layoutLinkLabels()
                 placed = true;
                 break;
             }
+            const bool clearOfItems = std::none_of(taken.begin(), taken.begin() + std::ptrdiff_t(bodies),
+                                                   [&](const QRectF& b) { return b.intersects(r); });
+            if (onSelect < 0 && clearOfItems)
+                onSelect = t;
         }
-        if (!placed)
-            link->setLabelPlacement(0.5, false);
+        if (!placed) {
+            // Selected, it shows off the items if any place is (over other labels then),
+            // else at the middle of the longest stretch of its line that no item covers.
+            if (onSelect < 0) {
+                int bestFrom = 0, bestLength = 0;
+                for (int i = 1; i < steps;) {
+                    if (inBody(pointAt(i))) {
+                        ++i;
+                        continue;
+                    }
+                    int j = i;
+                    while (j + 1 < steps && !inBody(pointAt(j + 1)))
+                        ++j;
+                    if (j - i + 1 > bestLength) {
+                        bestFrom = i;
+                        bestLength = j - i + 1;
+                    }
+                    i = j + 1;
+                }
+                onSelect = bestLength > 0 ? tAt(bestFrom + (bestLength - 1) / 2) : 0.5;
+            }
+            link->setLabelPlacement(onSelect, false);
+        }
     }
 }
 

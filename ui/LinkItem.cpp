@@ -159,17 +159,14 @@ QRectF LinkItem::labelRect() const
 {
     if (!m_labelShown && !isSelected())
         return {};
-    return labelRectAt(m_labelShown ? m_labelT : 0.5);
+    return labelRectAt(m_labelT);
 }
 
 QRectF LinkItem::boundingRect() const
 {
-    // The label's place when unselected and at the midpoint (where a selected link shows a
-    // label that has no place), so that selecting needs no geometry change.
-    QRectF r = QRectF(m_p1, m_p2).normalized().adjusted(-8, -8, 8, 8).united(labelRectAt(0.5).adjusted(-2, -2, 2, 2));
-    if (m_labelShown)
-        r = r.united(labelRectAt(m_labelT).adjusted(-2, -2, 2, 2));
-    return r;
+    // The label's place, drawn or not (a selected link shows it), so that selecting needs no
+    // geometry change.
+    return QRectF(m_p1, m_p2).normalized().adjusted(-8, -8, 8, 8).united(labelRectAt(m_labelT).adjusted(-2, -2, 2, 2));
 }
 
 QPainterPath LinkItem::shape() const

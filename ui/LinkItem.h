@@ -30,7 +30,8 @@ public:
     void updateGeometry();
     void detach();   // forget the endpoints before they are deleted
 
-    // The label's place: its centre at p1 + t (p2 - p1), with p1 the first endpoint, or none.
+    // The label's place: its centre at p1 + t (p2 - p1), with p1 the first endpoint; not
+    // shown, t is where it shows while the link is selected.
     void setLabelPlacement(double t, bool shown);
     double labelT() const { return m_labelT; }
     bool labelShown() const { return m_labelShown; }

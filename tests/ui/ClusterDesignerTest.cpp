@@ -587,6 +587,27 @@ private slots:
         QVERIFY(tight->labelShown());
         QVERIFY(!tight->labelRect().intersects(scene->nodeItem(a)->mapRectToScene(NodeItem::bodyRect())));
         QVERIFY(!tight->labelRect().intersects(scene->nodeItem(b)->mapRectToScene(NodeItem::bodyRect())));
+
+        // A node put over the middle of a link: the label goes to a free stretch of the line
+        // when one is long enough, and otherwise, selected, shows in the middle of the longest
+        // free stretch, not over the node in the way.
+        w->newProject();
+        const int left = w->document()->addNode(QStringLiteral("H800"), 8, QPointF(0, 0));
+        const int right = w->document()->addNode(QStringLiteral("H800"), 8, QPointF(700, 0));
+        QVERIFY(w->document()->connectItems(left, right));
+        const int middle = w->document()->addNode(QStringLiteral("H800"), 8, QPointF(350, 0));
+        QApplication::processEvents();
+        LinkItem* across = scene->linkItem(left, right);
+        const QRectF inTheWay = scene->nodeItem(middle)->mapRectToScene(NodeItem::bodyRect());
+        QVERIFY(across->labelShown());
+        QVERIFY(!across->labelRect().intersects(inTheWay));
+        w->document()->moveItems({{right, QPointF(500, 0)}, {middle, QPointF(250, 0)}});
+        QApplication::processEvents();
+        QVERIFY(!across->labelShown());   // 54 px on either side of the middle node: too short
+        across->setSelected(true);
+        const QRectF covered = scene->nodeItem(middle)->mapRectToScene(NodeItem::bodyRect());
+        QVERIFY2(!covered.contains(across->labelRect().center()),
+                 qPrintable(QStringLiteral("label at %1, %2").arg(across->labelRect().center().x()).arg(across->labelRect().center().y())));
     }
 
     void fittedCanvasHasNoScrollBars()
