@@ -67,6 +67,12 @@ void RunControl::offerBest(double t)
     }
 }
 
+void RunControl::addWork(double work)
+{
+    std::lock_guard<std::mutex> lock(progress_mutex);
+    work_total += work;
+}
+
 void RunControl::report(bool force, bool finished)
 {
     if (!progress)
@@ -384,8 +390,16 @@ public:
     // stages may each take another type, takes about 6 times longer for each type it may
     // combine (0.9, 3.9, 27 and 208 ms per job for 1 to 4 types), and a Megatron-LM job,
     // one type per pipeline, about a fiftieth of a FlagScale job over as many types (10 and
-    // 100 us for 1 and 2 types). A job's further runs (recompute settings) are left out: most
-    // jobs stop after their first, where every stage fits.
+    // 100 us for 1 and 2 types). This is the weight of one run: a job's further runs
+    // (recompute settings, when a stage did not fit) join the total as they start.
+    double jobsWork(const std::vector<Job>& jobs) const
+    {
+        double sum = 0;
+        for (const Job& j : jobs)
+            sum += jobWork(j);
+        return sum;
+    }
+
     double jobWork(const Job& job) const
     {
         if (job.runs.empty())
@@ -393,12 +407,18 @@ public:
         const RunConfig& c = job.runs.front();
         const unsigned all = m_space.numTypes() >= 32 ? ~0u : (1u << m_space.numTypes()) - 1;
         const int types = std::max(1, std::popcount(c.type_mask & all));
-        return (c.target == Target::FlagScale ? 1.0 : 0.02) * std::pow(6.0, types - 1);
+        // Metis-style jobs fix EP and ETP on every stage, so their stages have a tenth of the
+        // options or fewer: 535 jobs of weight 3616 took 0.22 s where the search's 5925 jobs
+        // of weight 3832 took 3.1 s (Mixtral-L; Mixtral-8x22B: 0.52 s and 5.1 s).
+        const double fixedExperts = c.fixed_ep > 0 ? 0.1 : 1.0;
+        return (c.target == Target::FlagScale ? 1.0 : 0.02) * std::pow(6.0, types - 1) * fixedExperts;
     }
 
     // Runs jobs over the threads; results are indexed by job, so the merge is the same
     // whatever the timing.
-    std::vector<RunResult> runJobs(const std::vector<Job>& jobs, bool exhaustive)
+    // reserved: the work counted for this phase before it started (RunControl::work_total);
+    // the phase takes its work from it first and gives back what it did not need.
+    std::vector<RunResult> runJobs(const std::vector<Job>& jobs, bool exhaustive, double* reserved = nullptr)
     {
         std::vector<RunResult> results(jobs.size());
         std::atomic<std::size_t> nextJob{0};
@@ -412,7 +432,12 @@ public:
             work[i] = jobWork(jobs[i]);
             phase += work[i];
         }
-        m_control.work_total += phase;
+        double counted = 0;
+        if (reserved) {
+            counted = std::min(*reserved, phase);
+            *reserved -= counted;
+        }
+        m_control.work_total += phase - counted;
         // Execution order (results stay indexed by job, so the answer does not depend on
         // it): the jobs keep their order, except that the micro-batch layouts of one type
         // subset run from the largest step down. Those jobs have few micro-batches and are
@@ -455,6 +480,12 @@ public:
                         out.complete = false;
                         break;
                     }
+                    if (ri > 0) {
+                        // A further recompute setting: its work joins the total as it starts.
+                        running.store(0);
+                        m_control.work_done.fetch_add(work[i]);
+                        m_control.addWork(work[i]);
+                    }
                     RunResult r = exhaustive ? ex.run(cfg, m_control) : dp.run(cfg, m_control, jobProgress);
                     for (auto& p : r.plans)
                         out.plans.push_back(std::move(p));
@@ -490,6 +521,10 @@ public:
         for (auto& t : pool)
             t.join();
         m_control.incumbent = nullptr;
+        if (reserved) {
+            m_control.work_total -= *reserved;   // no worker reports now
+            *reserved = 0;
+        }
         return results;
     }
 
@@ -573,7 +608,8 @@ public:
 
     // EP and ETP of the best plan on the strongest device type alone (Metis-style baseline:
     // MoE knobs from homogeneous profiling).
-    std::pair<int, int> homogeneousExpertKnobs(const std::vector<Target>& targets)
+    // The device types, strongest (devices times speed) first.
+    std::vector<int> typesByStrength() const
     {
         std::vector<int> order(static_cast<std::size_t>(m_space.numTypes()));
         for (int h = 0; h < m_space.numTypes(); ++h)
@@ -582,7 +618,13 @@ public:
             return m_space.types()[static_cast<std::size_t>(a)].total * m_speed[static_cast<std::size_t>(a)]
                 > m_space.types()[static_cast<std::size_t>(b)].total * m_speed[static_cast<std::size_t>(b)];
         });
-        for (int h : order) {
+        return order;
+    }
+
+    // reserved: the work counted in advance for the first type's pass (runJobs).
+    std::pair<int, int> homogeneousExpertKnobs(const std::vector<Target>& targets, double* reserved = nullptr)
+    {
+        for (int h : typesByStrength()) {
             std::vector<Job> jobs;
             for (Job& j : searchJobs(targets, !m_options.exact, 0, 0)) {
                 if (j.runs.front().type_mask != (1u << h))
@@ -595,7 +637,8 @@ public:
                         c.type_mask = 1u << h;
                     jobs.push_back(std::move(j));
                 }
-            auto results = runJobs(jobs, false);
+            auto results = runJobs(jobs, false, reserved);
+            reserved = nullptr;   // further types join the total as they start
             Merged m = merge(results, Target::Any, 1, "homogeneous");
             if (!m.plans.empty())
                 return {m.plans.front().plan.stages.front().ep, m.plans.front().plan.stages.front().etp};
@@ -821,15 +864,19 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
     bool heuristics = !options.exact && options.algorithm != Algorithm::Exhaustive;
 
     std::optional<Searcher::Merged> main, uniform, metis;
+    // Progress: the baselines' work counts from the search's start (docs/search.md section 5),
+    // so that the bar does not reach 99 % with the baselines still to run.
+    double uniformReserve = 0, homogeneousReserve = 0, metisReserve = 0;
+    bool reserved = false;
     auto runUniform = [&]() {
         auto jobs = s.uniformJobs();
-        auto res = s.runJobs(jobs, false);
+        auto res = s.runJobs(jobs, false, &uniformReserve);
         return s.merge(res, Target::Any, 1, "uniform baseline");   // a baseline must be runnable too
     };
     auto runMetis = [&]() {
-        const auto [ep, etp] = s.homogeneousExpertKnobs(targets);
+        const auto [ep, etp] = s.homogeneousExpertKnobs(targets, &homogeneousReserve);
         auto jobs = s.searchJobs(targets, heuristics, ep, etp);
-        auto res = s.runJobs(jobs, false);
+        auto res = s.runJobs(jobs, false, &metisReserve);
         return s.merge(res, options.target, options.algorithm == Algorithm::MetisStyle ? want : 1, "Metis-style baseline");
     };
     // The search itself, then the baselines it is compared with.
@@ -841,6 +888,19 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
             const bool exhaustive = options.algorithm == Algorithm::Exhaustive;
             const char* name = exhaustive ? "exhaustive" : "HS-DP";
             auto jobs = s.searchJobs(targets, heuristics, 0, 0);
+            if (!reserved && options.baselines) {
+                // The Metis-style baseline first searches the strongest type alone (its
+                // jobs among these), then runs these jobs with EP and ETP fixed, which weigh
+                // a tenth (jobWork).
+                reserved = true;
+                uniformReserve = s.jobsWork(s.uniformJobs());
+                const int strongest = s.typesByStrength().front();
+                for (const Job& j : jobs)
+                    if (j.runs.front().type_mask == (1u << strongest))
+                        homogeneousReserve += s.jobWork(j);
+                metisReserve = 0.1 * s.jobsWork(jobs);
+                control.work_total += uniformReserve + homogeneousReserve + metisReserve;
+            }
             auto res = s.runJobs(jobs, exhaustive);
             // Another node order adds the plans only it can express. When one plan is asked
             // for, it looks only for plans faster than the first order's best.

@@ -86,8 +86,9 @@ struct RunControl {
     double last_fraction = 0;          // the fraction last reported (never goes back)
     Incumbent* incumbent = nullptr;   // of the phase being run
     double layer_time_floor = 0;      // no layer runs faster than this on any stage (s)
-    // Progress: the estimated work of the jobs finished and of all jobs started so far
-    // (Searcher::jobWork), so that a few heavy jobs count for what they take.
+    // Progress: the estimated work of the runs finished and of all jobs started so far
+    // (Searcher::jobWork, per run: a job's further recompute settings join the total as
+    // they start), so that a few heavy jobs count for what they take.
     std::atomic<double> work_done{0};
     double work_total = 1;
     // The part done of the jobs running now, one slot per worker thread: HS-DP moves its
@@ -97,6 +98,7 @@ struct RunControl {
     int running_slots = 0;
 
     bool stop();                 // cancelled or past the deadline (sets timed_out)
+    void addWork(double work);   // more work for work_total, from a worker thread
     void offerBest(double t);
     // finished: the search returns; only then does the fraction reach 1.
     void report(bool force = false, bool finished = false);
