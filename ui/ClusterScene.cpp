@@ -15,6 +15,8 @@
 #include <QTimer>
 
 #include <algorithm>
+#include <cmath>
+#include <unordered_map>
 
 namespace hapmoe::ui {
 
@@ -149,23 +151,73 @@ void ClusterScene::scheduleLabelLayout()
     if (m_labelLayoutPending)
         return;
     m_labelLayoutPending = true;
-    QTimer::singleShot(0, this, &ClusterScene::layoutLinkLabels);
+    // While items are dragged the labels ride along their lines and are placed again a few
+    // times a second, not on every mouse move (a layout of 1,000 links takes milliseconds).
+    QTimer::singleShot(m_dragging ? 100 : 0, this, &ClusterScene::layoutLinkLabels);
 }
+
+namespace {
+
+// Rectangles in a grid of square cells, for the layout's free-place tests: a test looks at
+// the rectangles of the cells it touches only.
+class RectGrid {
+public:
+    void add(const QRectF& r)
+    {
+        const int index = int(m_rects.size());
+        m_rects.push_back(r);
+        forCells(r, [&](qint64 cell) {
+            m_cells[cell].push_back(index);
+            return false;
+        });
+    }
+    bool intersects(const QRectF& r) const
+    {
+        return forCells(r, [&](qint64 cell) {
+            const auto it = m_cells.find(cell);
+            return it != m_cells.end()
+                && std::any_of(it->second.begin(), it->second.end(), [&](int i) { return m_rects[std::size_t(i)].intersects(r); });
+        });
+    }
+    bool contains(QPointF p) const
+    {
+        const auto it = m_cells.find(key(cellOf(p.x()), cellOf(p.y())));
+        return it != m_cells.end()
+            && std::any_of(it->second.begin(), it->second.end(), [&](int i) { return m_rects[std::size_t(i)].contains(p); });
+    }
+
+private:
+    static constexpr double kCell = 256;
+    static int cellOf(double v) { return int(std::floor(v / kCell)); }
+    static qint64 key(int x, int y) { return (qint64(x) << 32) ^ qint64(quint32(y)); }
+    // Calls f for each cell r touches until f returns true; returns whether one did.
+    template <class F>
+    bool forCells(const QRectF& r, F f) const
+    {
+        for (int x = cellOf(r.left()); x <= cellOf(r.right()); ++x)
+            for (int y = cellOf(r.top()); y <= cellOf(r.bottom()); ++y)
+                if (f(key(x, y)))
+                    return true;
+        return false;
+    }
+    std::vector<QRectF> m_rects;
+    std::unordered_map<qint64, std::vector<int>> m_cells;
+};
+
+} // namespace
 
 void ClusterScene::layoutLinkLabels()
 {
     m_labelLayoutPending = false;
-    constexpr double kMargin = 3;   // px kept free around items and labels
-    std::vector<QRectF> taken;
-    taken.reserve(std::size_t(m_nodes.size() + m_switches.size() + m_links.size()));
-    auto addBody = [&](const EndpointItem* e) { taken.push_back(e->mapRectToScene(e->body()).adjusted(-kMargin, -kMargin, kMargin, kMargin)); };
+    constexpr double kMargin = 3;   // px kept free between labels
+    // The items as far as they draw (body, problem badge, highlight ring) and take clicks:
+    // their bounding rectangles.
+    RectGrid items, labels;
     for (const NodeItem* n : std::as_const(m_nodes))
-        addBody(n);
+        items.add(n->sceneBoundingRect());
     for (const SwitchItem* s : std::as_const(m_switches))
-        addBody(s);
-    auto isFree = [&](const QRectF& r) {
-        return std::none_of(taken.begin(), taken.end(), [&](const QRectF& t) { return t.intersects(r); });
-    };
+        items.add(s->sceneBoundingRect());
+    auto isFree = [&](const QRectF& r) { return !items.intersects(r) && !labels.intersects(r); };
     // Links between switches (the few trunk links) first, then the rest, each group in id
     // order: the result does not depend on the hash's order.
     std::vector<std::pair<QPair<int, int>, LinkItem*>> links;
@@ -178,10 +230,7 @@ void ClusterScene::layoutLinkLabels()
             return trunk(x.first);
         return x.first < y.first;
     });
-    const std::size_t bodies = taken.size();
-    auto inBody = [&](QPointF p) {
-        return std::any_of(taken.begin(), taken.begin() + std::ptrdiff_t(bodies), [&](const QRectF& r) { return r.contains(p); });
-    };
+    auto inBody = [&](QPointF p) { return items.contains(p); };
     for (const auto& [k, link] : links) {
         const double length = QLineF(link->p1(), link->p2()).length();
         // Candidate centres every 4 px along the line (at least 24 places on short lines),
@@ -222,13 +271,11 @@ void ClusterScene::layoutLinkLabels()
             const QRectF r = link->labelRectAt(t).adjusted(-kMargin, -kMargin, kMargin, kMargin);
             if (isFree(r)) {
                 link->setLabelPlacement(t, true);
-                taken.push_back(r);
+                labels.add(r);
                 placed = true;
                 break;
             }
-            const bool clearOfItems = std::none_of(taken.begin(), taken.begin() + std::ptrdiff_t(bodies),
-                                                   [&](const QRectF& b) { return b.intersects(r); });
-            if (onSelect < 0 && clearOfItems)
+            if (onSelect < 0 && !items.intersects(r))
                 onSelect = t;
         }
         if (!placed) {

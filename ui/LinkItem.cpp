@@ -6,6 +6,8 @@
 
 #include <QApplication>
 #include <QFontMetricsF>
+#include <QGraphicsScene>
+#include <QGraphicsSceneMouseEvent>
 #include <QPainter>
 #include <QStyleOptionGraphicsItem>
 #include <QtMath>
@@ -21,21 +23,39 @@ QFont labelFont()
 }
 } // namespace
 
-// A link's label: drawn by its own item (LinkItem::m_labelItem), never clicked (a click
-// reaches the link, whose shape holds the label's rectangle).
+// A link's label: drawn by its own item (LinkItem::m_labelItem), above every line. A click
+// on it selects its link (Ctrl toggles it), whatever line passes under it.
 class LinkLabelItem : public QGraphicsItem {
 public:
     explicit LinkLabelItem(LinkItem* link) : m_link(link)
     {
-        setAcceptedMouseButtons(Qt::NoButton);
+        setAcceptedMouseButtons(Qt::LeftButton);
         setZValue(0.5);
     }
-    void refresh()
+    // Before the label's rectangle changes (the scene's index and the old area).
+    void aboutToChange() { prepareGeometryChange(); }
+    QPainterPath shape() const override
     {
-        prepareGeometryChange();
-        update();
+        QPainterPath path;
+        path.addRect(m_link->labelRect());
+        return path;
     }
-    QRectF boundingRect() const override { return m_link->labelRect().adjusted(-1, -1, 1, 1); }
+    void mousePressEvent(QGraphicsSceneMouseEvent* event) override
+    {
+        if (event->modifiers() & Qt::ControlModifier) {
+            m_link->setSelected(!m_link->isSelected());
+        } else if (!m_link->isSelected()) {
+            if (scene())
+                scene()->clearSelection();
+            m_link->setSelected(true);
+        }
+        event->accept();
+    }
+    QRectF boundingRect() const override
+    {
+        const QRectF label = m_link->labelRect();
+        return label.isEmpty() ? QRectF() : label.adjusted(-1, -1, 1, 1);
+    }
     void paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidget*) override
     {
         // Zoomed out until the label's text would be under 5 px tall (a large cluster fitted
@@ -77,10 +97,10 @@ LinkItem::~LinkItem()
     delete m_labelItem;   // leaves the scene with it
 }
 
-void LinkItem::labelChanged()
+void LinkItem::labelAboutToChange()
 {
     if (m_labelItem)
-        m_labelItem->refresh();
+        m_labelItem->aboutToChange();
 }
 
 QColor LinkItem::lineColor() const
@@ -102,12 +122,17 @@ void LinkItem::detach()
 
 void LinkItem::setLink(const Link& link)
 {
+    labelAboutToChange();   // its width follows the text
+    prepareGeometryChange();
     m_link = link;
     const double bw = link.bandwidth_gbytes_per_s;
     m_label = QStringLiteral("%1 GB/s \u00b7 %2 \u00b5s").arg(bw, 0, 'f', bw < 10 ? 1 : 0).arg(link.latency_us, 0, 'g', 3);
+    const QFontMetricsF fm(labelFont());
+    m_labelSize = QSizeF(fm.horizontalAdvance(m_label) + 10, fm.height() + 4);
     setToolTip(QObject::tr("Link %1 \u2013 %2\n%3 GB/s per direction, %4 \u00b5s latency")
                    .arg(link.a).arg(link.b).arg(bw).arg(link.latency_us));
-    labelChanged();   // its width follows the text
+    if (m_labelItem)
+        m_labelItem->setToolTip(toolTip());
     updateGeometry();
 }
 
@@ -115,18 +140,19 @@ void LinkItem::setCrossVendor(bool cross)
 {
     m_cross = cross;
     update();
-    labelChanged();
+    if (m_labelItem)
+        m_labelItem->update();   // its outline takes the line's colour
 }
 
 void LinkItem::updateGeometry()
 {
     if (!m_a || !m_b)
         return;
+    labelAboutToChange();
     prepareGeometryChange();
     m_p1 = m_a->pos();
     m_p2 = m_b->pos();
     update();
-    labelChanged();
     if (auto* clusterScene = qobject_cast<ClusterScene*>(scene()))
         clusterScene->scheduleLabelLayout();
 }
@@ -135,22 +161,16 @@ void LinkItem::setLabelPlacement(double t, bool shown)
 {
     if (t == m_labelT && shown == m_labelShown)
         return;
+    labelAboutToChange();
     prepareGeometryChange();
     m_labelT = t;
     m_labelShown = shown;
     update();
-    labelChanged();
-}
-
-QSizeF LinkItem::labelSize() const
-{
-    const QFontMetricsF fm(labelFont());
-    return {fm.horizontalAdvance(m_label) + 10, fm.height() + 4};
 }
 
 QRectF LinkItem::labelRectAt(double t) const
 {
-    const QSizeF size = labelSize();
+    const QSizeF size = m_labelSize;
     const QPointF centre = m_p1 + t * (m_p2 - m_p1);
     return QRectF(centre - QPointF(size.width() / 2, size.height() / 2), size);
 }
@@ -183,14 +203,17 @@ QPainterPath LinkItem::shape() const
 
 QVariant LinkItem::itemChange(GraphicsItemChange change, const QVariant& value)
 {
-    if (change == ItemSelectedHasChanged) {
+    if (change == ItemSelectedChange) {
+        labelAboutToChange();   // a label without a place shows while its link is selected
+    } else if (change == ItemSelectedHasChanged) {
         // A selected link and its label are drawn above the items, so that the label shows
-        // even where the layout found it no place (then at the middle of the line).
+        // even where the layout found it no place.
         const bool on = value.toBool();
         setZValue(on ? 2 : 0);
-        if (m_labelItem)
+        if (m_labelItem) {
             m_labelItem->setZValue(on ? 2.5 : 0.5);
-        labelChanged();
+            m_labelItem->update();
+        }
     } else if (change == ItemSceneHasChanged && m_labelItem) {
         if (m_labelItem->scene())
             m_labelItem->scene()->removeItem(m_labelItem);

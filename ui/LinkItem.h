@@ -49,15 +49,15 @@ public:
 
 private:
     friend class LinkLabelItem;
-    QSizeF labelSize() const;
     QColor lineColor() const;
-    void labelChanged();
+    void labelAboutToChange();
 
     Link m_link;
     EndpointItem* m_a;
     EndpointItem* m_b;
     QPointF m_p1, m_p2;
     QString m_label;
+    QSizeF m_labelSize;   // of m_label in the label font, with its padding
     double m_labelT = 0.5;
     bool m_labelShown = true;
     bool m_cross = false;

@@ -35,6 +35,7 @@
 #include <QScreen>
 #include <QScrollArea>
 #include <QStyle>
+#include <QSet>
 #include <QSettings>
 #include <QStatusBar>
 #include <QTabWidget>
@@ -263,18 +264,28 @@ void MainWindow::onTabChanged()
         }
     }
     if (!away) {
-        QList<QDockWidget*> docks;
-        QList<int> heights, widths;
+        // A column whose width changed on the Results tab (the user dragged it, or the window
+        // changed size) keeps the new width; heights are put back in every column.
+        QSet<Qt::DockWidgetArea> resizedAway;
         for (auto it = m_dockSizes.cbegin(); it != m_dockSizes.cend(); ++it)
-            if (!it.key()->isHidden() && !it.key()->isFloating()) {
-                docks << it.key();
-                heights << it.value().height();
+            if (!m_designDocks.contains(it.key()) && !it.key()->isHidden() && it.key()->width() != it.value().width())
+                resizedAway.insert(dockWidgetArea(it.key()));
+        QList<QDockWidget*> docks, wide;
+        QList<int> heights, widths;
+        for (auto it = m_dockSizes.cbegin(); it != m_dockSizes.cend(); ++it) {
+            if (it.key()->isHidden() || it.key()->isFloating())
+                continue;
+            docks << it.key();
+            heights << it.value().height();
+            if (!resizedAway.contains(dockWidgetArea(it.key()))) {
+                wide << it.key();
                 widths << it.value().width();
             }
-        if (!docks.isEmpty()) {
-            resizeDocks(docks, heights, Qt::Vertical);
-            resizeDocks(docks, widths, Qt::Horizontal);
         }
+        if (!docks.isEmpty())
+            resizeDocks(docks, heights, Qt::Vertical);
+        if (!wide.isEmpty())
+            resizeDocks(wide, widths, Qt::Horizontal);
     }
 }
 

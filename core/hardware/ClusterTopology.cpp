@@ -280,14 +280,19 @@ std::vector<TopologyProblem> ClusterTopology::problems() const
         if (it == byHost.end() || it->second.size() < 2)
             continue;
         bool sameSpelling = true;
-        std::string named;   // each node as spelt, with its id
-        for (std::size_t i = 0; i < it->second.size(); ++i) {
+        std::string named;   // each node as spelt, with its id (five at most, as nodeList)
+        const std::size_t count = it->second.size(), shown = count <= 5 ? count : 4;
+        for (std::size_t i = 0; i < count; ++i) {
             const Node* other = m_cluster.node(it->second[i]);
             sameSpelling = sameSpelling && other && other->host == n.host;
+            if (i >= shown)
+                continue;
             if (i > 0)
-                named += i + 1 == it->second.size() ? " and " : ", ";
+                named += i + 1 == count ? " and " : ", ";
             named += other ? "\"" + other->host + "\" (id " + std::to_string(other->id) + ")" : "id " + std::to_string(it->second[i]);
         }
+        if (shown < count)
+            named += " and " + std::to_string(count - shown) + " more";
         out.push_back({TopologyProblem::Kind::DuplicateHost, it->second,
                        "host \"" + n.host + "\" names " + std::to_string(it->second.size()) + " nodes, " + named
                            + (sameSpelling ? "" : " (host names ignore case)") + "; a launcher's hostfile needs a name per node"});

@@ -381,14 +381,17 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
 
         std::vector<EntryRef> live;   // reused: no allocation per state
         // Progress (the bar only): the first pass, with its tight cap, is cheap; the second,
-        // when there is one, takes most of the time. Within a pass the states crowd where
+        // when there is one, takes most of the time. A first pass without a cap is the only one. Within a pass the states crowd where
         // the first third to half of the layers is placed (Mixtral-L over mixed-1088: 35, 76
         // and 90 % of a 1.2 s pass done at 31, 42 and 50 % of the layers), so x layers placed
         // of N count as 1 - (1 - x / N)^2 of it. docs/search.md section 5.
         auto passDone = [&](double placed) {
             const double left = 1.0 - placed / N;
             const double done = 1.0 - left * left;
-            progress.set(pass == 0 ? 0.2 * done : 0.2 + 0.8 * done);
+            if (pass == 0)
+                progress.set(cap < inf ? 0.2 * done : done);
+            else
+                progress.set(0.2 + 0.8 * done);
         };
         for (int j = N; j >= 1; --j) {
             const std::vector<int> bucketStates = order[static_cast<std::size_t>(j)];
@@ -656,7 +659,8 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
                 }
             }
             flush();
-            passDone(N - j + 1);
+            if (result.complete)   // a stop may have left the bucket half done
+                passDone(N - j + 1);
             control.report();
             if (!result.complete)
                 break;

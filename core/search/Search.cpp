@@ -482,9 +482,11 @@ public:
                     }
                     if (ri > 0) {
                         // A further recompute setting: its work joins the total as it starts.
+                        // The total first: a report in between must not see the run
+                        // done against the old total (the fraction never goes back).
+                        m_control.addWork(work[i]);
                         running.store(0);
                         m_control.work_done.fetch_add(work[i]);
-                        m_control.addWork(work[i]);
                     }
                     RunResult r = exhaustive ? ex.run(cfg, m_control) : dp.run(cfg, m_control, jobProgress);
                     for (auto& p : r.plans)

@@ -546,11 +546,13 @@ private slots:
         ClusterScene* scene = w->clusterScene();
         const Cluster& c = w->document()->cluster();
         QCOMPARE(scene->linkCount(), 34);
+        // The items' bounding rectangles hold what they draw around their bodies (the
+        // problem badge, the highlight ring) and where they take clicks.
         std::vector<QRectF> bodies, labels;
         for (const Node& n : c.nodes)
-            bodies.push_back(scene->nodeItem(n.id)->mapRectToScene(scene->nodeItem(n.id)->body()));
+            bodies.push_back(scene->nodeItem(n.id)->sceneBoundingRect());
         for (const Switch& sw : c.switches)
-            bodies.push_back(scene->switchItem(sw.id)->mapRectToScene(scene->switchItem(sw.id)->body()));
+            bodies.push_back(scene->switchItem(sw.id)->sceneBoundingRect());
         for (const Link& l : c.links) {
             const LinkItem* link = scene->linkItem(l.a, l.b);
             QVERIFY(link->labelShown());
@@ -566,6 +568,29 @@ private slots:
                 QVERIFY(!r.intersects(o));
             labels.push_back(r);
         }
+        // A click on a label selects its link, whichever lines pass under it (h800-910b-512:
+        // fans of 32 links whose lines cross other links' labels).
+        QVERIFY(w->loadClusterPreset(QStringLiteral("h800-910b-512")));
+        QApplication::processEvents();
+        ClusterView* view = w->clusterView();
+        view->zoomBy(2.5);   // labels readable, as when one clicks them
+        int clicked = 0;
+        for (const Link& l : w->document()->cluster().links) {
+            const LinkItem* item = scene->linkItem(l.a, l.b);
+            if (!item->labelShown())
+                continue;
+            view->centerOn(item->labelRect().center());
+            QApplication::processEvents();
+            const QPoint at = view->mapFromScene(item->labelRect().center());
+            QTest::mouseClick(view->viewport(), Qt::LeftButton, Qt::NoModifier, at);
+            const auto chosen = scene->selectedLinks();
+            QVERIFY2(chosen.size() == 1 && ((chosen.front().first == l.a && chosen.front().second == l.b)
+                                            || (chosen.front().first == l.b && chosen.front().second == l.a)),
+                     qPrintable(QStringLiteral("label of %1-%2").arg(l.a).arg(l.b)));
+            ++clicked;
+        }
+        QVERIFY(clicked >= 60);
+
         // Two nodes a few pixels apart: no room for the label on the line between them, so
         // it is not drawn, until the link is selected (then at its middle, above the items).
         w->newProject();

@@ -270,6 +270,17 @@ private slots:
                      qPrintable(QStringLiteral("%1: %2x%3 -> %4x%5").arg(it.key()).arg(it.value().width()).arg(it.value().height())
                                     .arg(now.width()).arg(now.height())));
         }
+        // A column widened on the Results tab keeps its width on return.
+        QDockWidget* search = dockNamed(QStringLiteral("searchDock"));
+        w->showTab(QStringLiteral("results"));
+        QApplication::processEvents();
+        const int wider = search->width() + 80;
+        w->resizeDocks({search}, {wider}, Qt::Horizontal);
+        QApplication::processEvents();
+        QVERIFY(std::abs(search->width() - wider) <= 2);
+        w->showTab(QStringLiteral("designer"));
+        QApplication::processEvents();
+        QVERIFY2(std::abs(search->width() - wider) <= 2, qPrintable(QStringLiteral("%1 -> %2").arg(wider).arg(search->width())));
     }
 
     void exportDialogIsModelessAndInTheScreenshot()

@@ -221,6 +221,32 @@ void SearchEngineTest::progressCountsTheRunningJob()
     for (std::size_t i = 1; i < seen.size(); ++i)
         QVERIFY(seen[i].fraction >= seen[i - 1].fraction);
     QCOMPARE(seen.back().fraction, 1.0);
+
+    // Progress only feeds the bar: with the baselines (whose work counts from the start) the
+    // same plans come out with and without a callback.
+    o.baselines = true;
+    o.threads = 2;
+    o.top_k = 3;
+    const SearchResult quiet = runSearch(cost, o);
+    std::mutex mu;
+    double last = 0;
+    bool monotonic = true;
+    const SearchResult watched = runSearch(cost, o, nullptr, [&](const SearchProgress& p) {
+        std::lock_guard<std::mutex> lock(mu);
+        monotonic = monotonic && p.fraction >= last && p.fraction <= 1.0;
+        last = p.fraction;
+    });
+    QVERIFY(monotonic);
+    QCOMPARE(last, 1.0);
+    QCOMPARE(watched.plans.size(), quiet.plans.size());
+    for (std::size_t i = 0; i < quiet.plans.size(); ++i) {
+        QCOMPARE(watched.plans[i].prediction.iteration_time_s, quiet.plans[i].prediction.iteration_time_s);
+        QCOMPARE(watched.plans[i].plan.stages.size(), quiet.plans[i].plan.stages.size());
+    }
+    QVERIFY(watched.uniform_baseline.has_value() == quiet.uniform_baseline.has_value());
+    QVERIFY(watched.metis_baseline.has_value() == quiet.metis_baseline.has_value());
+    if (quiet.metis_baseline)
+        QCOMPARE(watched.metis_baseline->prediction.iteration_time_s, quiet.metis_baseline->prediction.iteration_time_s);
 }
 
 void SearchEngineTest::deterministicAcrossThreads()
