@@ -215,6 +215,7 @@ ModelPanel::ModelPanel(ProjectDocument* document, QWidget* parent) : QWidget(par
     boolField(arch, tr("Bias in linear layers"), QStringLiteral("add_bias_linear"), &ModelSpec::add_bias_linear);
     boolField(arch, tr("Untied embedding and output"), QStringLiteral("untie_embeddings_and_output_weights"),
               &ModelSpec::untie_embeddings_and_output_weights);
+    boolField(arch, tr("Query and key norms (QK layernorm)"), QStringLiteral("qk_layernorm"), &ModelSpec::qk_layernorm);
 
     intField(moe, tr("Experts:"), QStringLiteral("num_experts"), &ModelSpec::num_experts, 0, 4096, tr("dense model"));
     intField(moe, tr("Router top-k:"), QStringLiteral("moe_router_topk"), &ModelSpec::moe_router_topk, 0, 4096);

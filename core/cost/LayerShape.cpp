@@ -24,6 +24,7 @@ LayerShape LayerShape::of(const ModelSpec& m)
     s.seq = m.seq_length;
     s.bias = m.add_bias_linear;
     s.normParams = m.normalization == "LayerNorm" ? 2.0 * s.h : s.h;
+    s.qkNormParams = m.qk_layernorm ? 2.0 * (m.normalization == "LayerNorm" ? 2.0 : 1.0) * s.kvc : 0.0;
     s.learnedPositions = m.normalization == "LayerNorm";
     return s;
 }
@@ -33,7 +34,7 @@ double LayerShape::attentionParams() const
     double p = h * (q + 2 * kv) + q * h;
     if (bias)
         p += (q + 2 * kv) + h;
-    return p + 2 * normParams;   // input norm and pre-MLP norm
+    return p + 2 * normParams + qkNormParams;   // input norm, pre-MLP norm, query and key norms
 }
 
 double LayerShape::replicatedKvParams(int tp) const

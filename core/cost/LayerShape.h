@@ -24,6 +24,7 @@ struct LayerShape {
     double seq = 0;
     bool bias = false;
     double normParams = 0; // parameters of one norm (2h for LayerNorm, h for RMSNorm)
+    double qkNormParams = 0; // the query and key norms of --qk-layernorm (two norms over kvc)
     bool learnedPositions = false;
 
     static LayerShape of(const ModelSpec& m);

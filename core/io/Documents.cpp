@@ -103,7 +103,7 @@ ModelSpec readModelObject(const JsonNode& n)
     n.warnUnknownKeys({"format", "version", "name", "source", "description", "num_layers", "hidden_size",
                        "ffn_hidden_size", "num_attention_heads", "num_query_groups", "kv_channels", "vocab_size",
                        "seq_length", "max_position_embeddings", "swiglu", "add_bias_linear",
-                       "untie_embeddings_and_output_weights", "normalization", "num_experts", "moe_ffn_hidden_size",
+                       "untie_embeddings_and_output_weights", "normalization", "qk_layernorm", "num_experts", "moe_ffn_hidden_size",
                        "moe_router_topk", "moe_layer_freq", "moe_shared_expert_intermediate_size",
                        "moe_token_dispatcher_type", "training"});
     ModelSpec m;
@@ -127,6 +127,7 @@ ModelSpec readModelObject(const JsonNode& n)
     m.untie_embeddings_and_output_weights = n.optBool("untie_embeddings_and_output_weights", false);
     m.normalization = kNormalizationNames[static_cast<std::size_t>(
         n.optChoice("normalization", kNormalizationNames, m.normalization == "LayerNorm" ? 1 : 0))];
+    m.qk_layernorm = n.optBool("qk_layernorm", false);
     m.num_experts = n.optInt("num_experts", 0, 0);
     m.moe_ffn_hidden_size = n.optInt("moe_ffn_hidden_size", 0, 0);
     m.moe_router_topk = n.optInt("moe_router_topk", m.num_experts > 0 ? 2 : 0, 0);
@@ -180,6 +181,7 @@ Json modelJson(const ModelSpec& m)
     j["add_bias_linear"] = m.add_bias_linear;
     j["untie_embeddings_and_output_weights"] = m.untie_embeddings_and_output_weights;
     j["normalization"] = m.normalization;
+    j["qk_layernorm"] = m.qk_layernorm;
     j["num_experts"] = m.num_experts;
     j["moe_ffn_hidden_size"] = m.moe_ffn_hidden_size;
     j["moe_router_topk"] = m.moe_router_topk;

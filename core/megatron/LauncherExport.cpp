@@ -606,6 +606,8 @@ private:
         if (m.untie_embeddings_and_output_weights)
             model.args.push_back({"--untie-embeddings-and-output-weights", {}});
         model.args.push_back({"--normalization", {m.normalization.empty() ? std::string("RMSNorm") : m.normalization}});
+        if (m.qk_layernorm)
+            model.args.push_back({"--qk-layernorm", {}});
         addPositionEmbedding(model);
         m_groups.push_back(model);
 

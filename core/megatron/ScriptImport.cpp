@@ -491,6 +491,7 @@ private:
         m.add_bias_linear = !has("--disable-bias-linear");
         m.untie_embeddings_and_output_weights = has("--untie-embeddings-and-output-weights");
         m.normalization = str("--normalization").value_or("LayerNorm");
+        m.qk_layernorm = has("--qk-layernorm");
         // Vocabulary: Megatron reads it from the tokenizer; only --vocab-size states it.
         if (has("--vocab-size")) {
             m.vocab_size = intFlag("--vocab-size", 0);

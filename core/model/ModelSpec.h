@@ -41,6 +41,9 @@ struct ModelSpec {
     bool add_bias_linear = false;     // Megatron default is true; MoE recipes disable it
     bool untie_embeddings_and_output_weights = false;
     std::string normalization = "RMSNorm";   // or "LayerNorm"
+    // Megatron --qk-layernorm: a norm of each head's query and key, over its kv_channels
+    // (Qwen3; Qwen3 technical report, arXiv:2505.09388, section 2).
+    bool qk_layernorm = false;
 
     // Mixture of experts. num_experts == 0 is a dense model.
     int num_experts = 0;

@@ -246,6 +246,14 @@ void TestCostModel::parametersMixtral()
     QVERIFY2(std::fabs(c.active / 12.9e9 - 1) < 0.005, qPrintable(QString::number(c.active)));
     // Hand count: 32 x 8 experts x 3 x 4096 x 14336 expert weights.
     QCOMPARE(c.expert_per_layer, 8.0 * 3 * 4096 * 14336);
+
+    // Qwen3's query and key norms (--qk-layernorm): two RMSNorm weights of head_dim 128 per
+    // layer (Qwen3-30B-A3B config.json: q_norm, k_norm), 48 x 2 x 128 parameters in all.
+    const ModelSpec qwen = resolveModel("Qwen3-30B-A3B");
+    QVERIFY(qwen.qk_layernorm);
+    ModelSpec without = qwen;
+    without.qk_layernorm = false;
+    QCOMPARE(countParameters(qwen).total - countParameters(without).total, 48.0 * 2 * 128);
 }
 
 void TestCostModel::parametersGptNarayanan_data()

@@ -413,6 +413,14 @@ private slots:
         QCOMPARE(s.model.num_experts, d.model.num_experts);
         QCOMPARE(s.model.vocab_size, d.model.vocab_size);
         QCOMPARE(s.model.untie_embeddings_and_output_weights, d.model.untie_embeddings_and_output_weights);
+        QVERIFY(!s.model.qk_layernorm);
+        // Query and key norms (Qwen3) go out as --qk-layernorm and come back.
+        PlanDocument qk = d;
+        qk.model.qk_layernorm = true;
+        const ExportResult rq = exportLauncher(qk, {});
+        QVERIFY(rq.ok);
+        QVERIFY(rq.script.find("--qk-layernorm") != std::string::npos);
+        QVERIFY(importMegatronScript(rq.script, "qk.sh").model.qk_layernorm);
 
         // With the original script: its data, logging and checkpoint flags are carried over,
         // and the round trip still gives the plan.
