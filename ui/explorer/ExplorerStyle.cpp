@@ -218,10 +218,10 @@ QString recomputeShortLabel(const StagePlan& stage)
     return QStringLiteral("rc: %1").arg(stage.recompute == Recompute::Selective ? QStringLiteral("sel") : recomputeLabel(stage));
 }
 
-QString knobsLabel(const StagePlan& s)
+QString knobsLabel(const StagePlan& s, bool experts)
 {
-    return QStringLiteral("TP%1 CP%2 DP%3 · EP%4 ETP%5 EDP%6")
-        .arg(s.tp).arg(s.cp).arg(s.dp).arg(s.ep).arg(s.etp).arg(s.edp);
+    const QString dense = QStringLiteral("TP%1 CP%2 DP%3").arg(s.tp).arg(s.cp).arg(s.dp);
+    return experts ? dense + QStringLiteral(" · EP%1 ETP%2 EDP%3").arg(s.ep).arg(s.etp).arg(s.edp) : dense;
 }
 
 QString targetLabel(Target target)

@@ -66,7 +66,7 @@ QString recomputeLabel(const StagePlan& stage);  // "none", "selective", "full 4
 // The shortest form that still says what it is, for narrow boxes and bars: "rc: none",
 // "rc: sel", "rc: full 4/12".
 QString recomputeShortLabel(const StagePlan& stage);
-QString knobsLabel(const StagePlan& stage);      // "TP2 CP1 DP4 · EP4 ETP1 EDP2"
+QString knobsLabel(const StagePlan& stage, bool experts = true);   // "TP2 CP1 DP4 · EP4 ETP1 EDP2"
 QString targetLabel(Target target);              // "Megatron-LM", "FlagScale"
 QString devicesLabel(const StagePlan& stage);    // "node 3: 0-7"
 QString layerRange(const StagePlan& stage);      // "L5-14", "L17" for one layer

@@ -236,6 +236,7 @@ void PlanExplorerWidget::setContext(const ExplorerContext& context)
 {
     d->context = context;
     d->hasContext = true;
+    d->partition->setExpertKnobs(context.model.isMoe());
     d->whatIf->setContext(context);
     updateViews();
 }

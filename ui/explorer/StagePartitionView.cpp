@@ -89,6 +89,14 @@ void StagePartitionView::setCompact(bool compact)
     relayout();
 }
 
+void StagePartitionView::setExpertKnobs(bool shown)
+{
+    if (shown == m_expertKnobs)
+        return;
+    m_expertKnobs = shown;
+    relayout();
+}
+
 void StagePartitionView::setTotalLayers(int layers)
 {
     m_totalLayers = layers;
@@ -196,7 +204,7 @@ QString StagePartitionView::stageToolTip(int index) const
                       .arg(index == m_bottleneck ? QStringLiteral(" <b>(bottleneck)</b>") : QString());
     tip += QStringLiteral("Layers %1-%2 (%3)<br>").arg(s->first_layer).arg(s->first_layer + s->num_layers - 1).arg(s->num_layers);
     tip += QStringLiteral("%1<br>Recompute: %2 · micro-batch %3<br>Devices: %4<br>")
-               .arg(style::knobsLabel(*s), style::recomputeLabel(*s))
+               .arg(style::knobsLabel(*s, m_expertKnobs), style::recomputeLabel(*s))
                .arg(s->micro_batch_size)
                .arg(style::devicesLabel(*s).toHtmlEscaped());
     if (index < static_cast<int>(m_prediction.stages.size())) {
@@ -241,8 +249,12 @@ std::vector<StagePartitionView::BoxText> StagePartitionView::layoutBoxes() const
         l.push_back({QStringLiteral("S%1 · %2").arg(i).arg(type), QStringLiteral("S%1 · %2").arg(i).arg(shortType),
                      QStringLiteral("S%1 %2").arg(i).arg(shortType)});
         if (m_compact) {
-            l.push_back({QStringLiteral("%1 L · TP%2 DP%3 EP%4").arg(s.num_layers).arg(s.tp).arg(s.dp).arg(s.ep),
-                         QStringLiteral("%1 L · EP%2").arg(s.num_layers).arg(s.ep), QStringLiteral("%1 L").arg(s.num_layers)});
+            if (m_expertKnobs)
+                l.push_back({QStringLiteral("%1 L · TP%2 DP%3 EP%4").arg(s.num_layers).arg(s.tp).arg(s.dp).arg(s.ep),
+                             QStringLiteral("%1 L · EP%2").arg(s.num_layers).arg(s.ep), QStringLiteral("%1 L").arg(s.num_layers)});
+            else
+                l.push_back({QStringLiteral("%1 L · TP%2 DP%3").arg(s.num_layers).arg(s.tp).arg(s.dp),
+                             QStringLiteral("%1 L · DP%2").arg(s.num_layers).arg(s.dp), QStringLiteral("%1 L").arg(s.num_layers)});
             continue;
         }
         const QString rc = style::recomputeLabel(s);
@@ -251,8 +263,9 @@ std::vector<StagePartitionView::BoxText> StagePartitionView::layoutBoxes() const
         l.push_back(anyCp ? QStringList{QStringLiteral("TP%1 CP%2 DP%3").arg(s.tp).arg(s.cp).arg(s.dp),
                                         QStringLiteral("T%1 C%2 D%3").arg(s.tp).arg(s.cp).arg(s.dp)}
                           : QStringList{QStringLiteral("TP%1 DP%2").arg(s.tp).arg(s.dp), QStringLiteral("T%1 D%2").arg(s.tp).arg(s.dp)});
-        l.push_back({QStringLiteral("EP%1 ETP%2 EDP%3").arg(s.ep).arg(s.etp).arg(s.edp),
-                     QStringLiteral("E%1 ET%2 ED%3").arg(s.ep).arg(s.etp).arg(s.edp), QStringLiteral("EP%1").arg(s.ep)});
+        if (m_expertKnobs)
+            l.push_back({QStringLiteral("EP%1 ETP%2 EDP%3").arg(s.ep).arg(s.etp).arg(s.edp),
+                         QStringLiteral("E%1 ET%2 ED%3").arg(s.ep).arg(s.etp).arg(s.edp), QStringLiteral("EP%1").arg(s.ep)});
         l.push_back({QStringLiteral("recompute: %1").arg(rc), QStringLiteral("rc: %1").arg(rc), style::recomputeShortLabel(s)});
         l.push_back({QStringLiteral("%1 dev · %2").arg(s.numDevices()).arg(style::devicesLabel(s)),
                      QStringLiteral("%1 dev").arg(s.numDevices()), QString::number(s.numDevices())});

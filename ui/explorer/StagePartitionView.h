@@ -30,6 +30,8 @@ public:
     void setCompact(bool compact);
     // Layer count per unit of width; set the same value on several views to compare widths.
     void setTotalLayers(int layers);
+    // Whether the model has experts: a dense model's stages show no EP, ETP and EDP.
+    void setExpertKnobs(bool shown);
 
     int stageCount() const;
     const StagePlan* stage(int index) const;
@@ -103,6 +105,7 @@ private:
     int m_hovered = -1;
     int m_totalLayers = 0;
     bool m_compact = false;
+    bool m_expertKnobs = true;
     bool m_hasPlan = false;
     // The boxes' text for the width they were laid out at (layoutBoxes), until that changes.
     mutable std::optional<std::vector<BoxText>> m_boxes;

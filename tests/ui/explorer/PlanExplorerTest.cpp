@@ -1998,6 +1998,15 @@ void PlanExplorerTest::partitionBoxesAlwaysNameTheirDeviceType()
     QVERIFY(!view.stageUpright(0));
     QVERIFY2(view.stageLines(1).value(0).startsWith(QStringLiteral("S1 910B")), qPrintable(view.stageLines(1).join(QLatin1Char('|'))));
     QVERIFY2(view.stageLines(0).join(QLatin1Char('\n')).contains(QStringLiteral("A100")), qPrintable(view.stageLines(0).join(QLatin1Char('|'))));
+
+    // A dense model's stages have no expert knobs to show: no EP, ETP or EDP line, nor in
+    // the tooltip.
+    view.resize(700, view.height());
+    QVERIFY2(view.stageLines(0).join(QLatin1Char('|')).contains(QStringLiteral("EP")), qPrintable(view.stageLines(0).join(QLatin1Char('|'))));
+    view.setExpertKnobs(false);
+    QVERIFY2(!view.stageLines(0).join(QLatin1Char('|')).contains(QStringLiteral("EP")), qPrintable(view.stageLines(0).join(QLatin1Char('|'))));
+    QVERIFY(!view.stageToolTip(0).contains(QStringLiteral("EDP")));
+    QVERIFY(view.stageToolTip(0).contains(QStringLiteral("TP1 CP1 DP8")));
 }
 
 namespace {
