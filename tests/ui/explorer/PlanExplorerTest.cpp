@@ -8,6 +8,7 @@
 #include "ExportDialog.h"
 #include "MemoryBarsPlot.h"
 #include "PlanExplorerWidget.h"
+#include "PlanListModel.h"
 #include "PlanTableView.h"
 #include "PlanTimeline.h"
 #include "StagePartitionView.h"
@@ -104,6 +105,7 @@ private slots:
     void timelineLaneNamesShortenInANarrowChart();
     void bottleneckMarkAndDeviceColoursStandApart();
     void partitionBoxesAlwaysNameTheirDeviceType();
+    void peakMemoryColumnShowsTheFullestDevice();
     void partitionTextFitsEveryBox();
     void exportDialogOpensAtItsSizeForTheWindow();
     void exportDialogWrapsCheckLabels();
@@ -2007,6 +2009,29 @@ void PlanExplorerTest::partitionBoxesAlwaysNameTheirDeviceType()
     QVERIFY2(!view.stageLines(0).join(QLatin1Char('|')).contains(QStringLiteral("EP")), qPrintable(view.stageLines(0).join(QLatin1Char('|'))));
     QVERIFY(!view.stageToolTip(0).contains(QStringLiteral("EDP")));
     QVERIFY(view.stageToolTip(0).contains(QStringLiteral("TP1 CP1 DP8")));
+}
+
+void PlanExplorerTest::peakMemoryColumnShowsTheFullestDevice()
+{
+    // Two stages: 70 GiB on a 192 GiB MI300X (36 %) and 60 GiB on an 80 GiB H800 (75 %).
+    // The column names the H800, the fuller device, though the MI300X holds more bytes; it
+    // sorts by the share.
+    constexpr double GiB = 1024.0 * 1024.0 * 1024.0;
+    ExplorerPlan e;
+    e.ranked.plan.stages.push_back(test::stage("MI300X", 0, 0, 8, 0, 16, 1, 8, 8, 1, 1, 1));
+    e.ranked.plan.stages.push_back(test::stage("H800", 1, 0, 8, 16, 16, 1, 8, 8, 1, 1, 1));
+    e.ranked.prediction.stages.resize(2);
+    e.ranked.prediction.stages[0].memory.weights = 70 * GiB;
+    e.ranked.prediction.stages[0].memory.capacity = 192 * GiB;
+    e.ranked.prediction.stages[1].memory.weights = 60 * GiB;
+    e.ranked.prediction.stages[1].memory.capacity = 80 * GiB;
+    e.ranked.prediction.peak_memory_gib = 70;
+    PlanListModel model;
+    model.setPlans({e});
+    const QModelIndex cell = model.index(0, PlanListModel::PeakMemory);
+    QCOMPARE(model.data(cell, Qt::DisplayRole).toString(), QStringLiteral("60.0/80 GiB"));
+    QCOMPARE(model.data(cell, PlanListModel::SortRole).toDouble(), 0.75);
+    QVERIFY(model.data(cell, Qt::ToolTipRole).toString().contains(QStringLiteral("stage 1 (H800), 60.0 of 80 GiB (75 %)")));
 }
 
 namespace {
