@@ -1281,11 +1281,35 @@ private:
         if (plan.vpp > 1)
             o << ", " << plan.vpp << " virtual chunks per pipeline rank";
         o << ".\n# Stages:\n";
+        // The decoder layers each pipeline rank holds: one range, or with virtual chunks one
+        // range per chunk, chunk c of rank r being virtual stage c * PP + r in layer order
+        // (PipelineLayout::chunks spreads a rank's layers over its chunks).
+        std::vector<std::string> ranges(static_cast<std::size_t>(plan.pp()));
+        if (plan.vpp > 1) {
+            std::vector<std::vector<int>> chunks;
+            for (const StagePlan& st : plan.stages)
+                chunks.push_back(PipelineLayout::chunks(st.num_layers, plan.vpp));
+            int next = 0;
+            for (int c = 0; c < plan.vpp; ++c)
+                for (int r = 0; r < plan.pp(); ++r) {
+                    const int n = chunks[static_cast<std::size_t>(r)][static_cast<std::size_t>(c)];
+                    if (n <= 0)
+                        continue;
+                    std::string& out = ranges[static_cast<std::size_t>(r)];
+                    out += (out.empty() ? "" : ", ") + std::to_string(next) + "-" + std::to_string(next + n - 1);
+                    next += n;
+                }
+        } else {
+            for (int s = 0; s < plan.pp(); ++s) {
+                const StagePlan& st = plan.stages[static_cast<std::size_t>(s)];
+                ranges[static_cast<std::size_t>(s)] = std::to_string(st.first_layer) + "-" + std::to_string(st.first_layer + st.num_layers - 1);
+            }
+        }
         int rank = 0;
         for (int s = 0; s < plan.pp(); ++s) {
             const StagePlan& st = plan.stages[static_cast<std::size_t>(s)];
-            o << "#   stage " << s << ": " << commentSafe(st.device_type) << ", layers " << st.first_layer << "-"
-              << st.first_layer + st.num_layers - 1 << " (" << st.num_layers << "), TP" << st.tp << " CP" << st.cp << " DP"
+            o << "#   stage " << s << ": " << commentSafe(st.device_type) << ", layers " << ranges[static_cast<std::size_t>(s)]
+              << " (" << st.num_layers << "), TP" << st.tp << " CP" << st.cp << " DP"
               << st.dp << " EP" << st.ep << " ETP" << st.etp << " MBS" << st.micro_batch_size << ", recompute "
               << toString(st.recompute);
             if (st.recompute == Recompute::Full && st.recompute_layers > 0)

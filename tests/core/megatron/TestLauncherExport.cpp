@@ -658,6 +658,10 @@ private slots:
         QVERIFY(r.script.find("--pipeline-model-parallel-layout") == std::string::npos);
         ImportedScript s = importMegatronScript(r.script, "v.sh");
         QCOMPARE(s.parallel.vpp, 2);
+        // The stage comments give the layers each rank holds: chunk c of rank r is virtual
+        // stage c * 4 + r, 4 layers each, so rank 0 holds 0-3 and 16-19.
+        QVERIFY2(r.script.find(", layers 0-3, 16-19 (8),") != std::string::npos, r.script.c_str());
+        QVERIFY(r.script.find(", layers 12-15, 28-31 (8),") != std::string::npos);
         // Interleaving with 18 micro-batches on PP 4 is refused (M % PP != 0).
         d.plan.global_batch_size = 72;
         r = exportLauncher(d, {});
