@@ -230,7 +230,6 @@ void ClusterScene::layoutLinkLabels()
             return trunk(x.first);
         return x.first < y.first;
     });
-    auto inBody = [&](QPointF p) { return items.contains(p); };
     for (const auto& [k, link] : links) {
         const double length = QLineF(link->p1(), link->p2()).length();
         // Candidate centres every 4 px along the line (at least 24 places on short lines),
@@ -241,6 +240,20 @@ void ClusterScene::layoutLinkLabels()
         const bool fromB = bIsNode && !aIsNode;
         auto tAt = [&](int i) { return fromB ? 1.0 - double(i) / steps : double(i) / steps; };
         auto pointAt = [&](int i) { return link->p1() + tAt(i) * (link->p2() - link->p1()); };
+        // The stretches of the line that no item covers, as runs of candidate numbers
+        // [first, last], from that end.
+        auto freeStretches = [&]() {
+            std::vector<std::pair<int, int>> runs;
+            for (int i = 1; i < steps; ++i) {
+                if (items.contains(pointAt(i)))
+                    continue;
+                if (!runs.empty() && runs.back().second == i - 1)
+                    runs.back().second = i;
+                else
+                    runs.push_back({i, i});
+            }
+            return runs;
+        };
         std::vector<double> ts;
         ts.reserve(std::size_t(steps));
         if (aIsNode != bIsNode) {
@@ -251,14 +264,8 @@ void ClusterScene::layoutLinkLabels()
             // Between two switches or two nodes: the middle of the first stretch of the line
             // that no item covers (the middle of the line when nothing lies across it), then
             // outwards from the middle.
-            int first = 1;
-            while (first < steps && inBody(pointAt(first)))
-                ++first;
-            int last = first;
-            while (last + 1 < steps && !inBody(pointAt(last + 1)))
-                ++last;
-            if (first < steps)
-                ts.push_back(tAt((first + last) / 2));
+            if (const auto runs = freeStretches(); !runs.empty())
+                ts.push_back(tAt((runs.front().first + runs.front().second) / 2));
             ts.push_back(0.5);
             for (int i = 1; i < steps / 2; ++i) {
                 ts.push_back(0.5 - double(i) / steps);
@@ -282,22 +289,11 @@ void ClusterScene::layoutLinkLabels()
             // Selected, it shows off the items if any place is (over other labels then),
             // else at the middle of the longest stretch of its line that no item covers.
             if (onSelect < 0) {
-                int bestFrom = 0, bestLength = 0;
-                for (int i = 1; i < steps;) {
-                    if (inBody(pointAt(i))) {
-                        ++i;
-                        continue;
-                    }
-                    int j = i;
-                    while (j + 1 < steps && !inBody(pointAt(j + 1)))
-                        ++j;
-                    if (j - i + 1 > bestLength) {
-                        bestFrom = i;
-                        bestLength = j - i + 1;
-                    }
-                    i = j + 1;
-                }
-                onSelect = bestLength > 0 ? tAt(bestFrom + (bestLength - 1) / 2) : 0.5;
+                const auto runs = freeStretches();
+                const auto longest = std::max_element(runs.begin(), runs.end(), [](const auto& a, const auto& b) {
+                    return a.second - a.first < b.second - b.first;
+                });
+                onSelect = longest != runs.end() ? tAt((longest->first + longest->second) / 2) : 0.5;
             }
             link->setLabelPlacement(onSelect, false);
         }

@@ -33,7 +33,6 @@ public:
     // The label's place: its centre at p1 + t (p2 - p1), with p1 the first endpoint; not
     // shown, t is where it shows while the link is selected.
     void setLabelPlacement(double t, bool shown);
-    double labelT() const { return m_labelT; }
     bool labelShown() const { return m_labelShown; }
     // The label's rectangle, in scene coordinates, were its centre at t.
     QRectF labelRectAt(double t) const;

@@ -39,21 +39,31 @@ std::string nodeName(const Node& n)
     return "node \"" + n.host + "\" (id " + std::to_string(n.id) + ")";
 }
 
-// "node a", "nodes a and b", "nodes a, b, c and d"; past `most` names, "nodes a, b, c, d and
-// 7 more" (never "1 more": the name takes no more room).
+// "a", "a and b", "a, b, c and d"; past `most` names, "a, b, c, d and 7 more" (never "1 more":
+// the name takes no more room).
+std::string listNames(const std::vector<std::string>& names, std::size_t most)
+{
+    const std::size_t shown = names.size() <= most ? names.size() : most - 1;
+    std::string out;
+    for (std::size_t i = 0; i < shown; ++i) {
+        if (i > 0)
+            out += (i + 1 == names.size()) ? " and " : ", ";
+        out += names[i];
+    }
+    if (shown < names.size())
+        out += " and " + std::to_string(names.size() - shown) + " more";
+    return out;
+}
+
+// "node a", "nodes a and b", ... by host (listNames).
 std::string nodeList(const Cluster& cluster, const std::vector<int>& ids, std::size_t most = 5)
 {
-    const std::size_t shown = ids.size() <= most ? ids.size() : most - 1;
-    std::string out = ids.size() == 1 ? "node " : "nodes ";
-    for (std::size_t i = 0; i < shown; ++i) {
-        const Node* n = cluster.node(ids[i]);
-        if (i > 0)
-            out += (i + 1 == ids.size()) ? " and " : ", ";
-        out += n ? n->host : "id " + std::to_string(ids[i]);
+    std::vector<std::string> hosts;
+    for (int id : ids) {
+        const Node* n = cluster.node(id);
+        hosts.push_back(n ? n->host : "id " + std::to_string(id));
     }
-    if (shown < ids.size())
-        out += " and " + std::to_string(ids.size() - shown) + " more";
-    return out;
+    return (ids.size() == 1 ? "node " : "nodes ") + listNames(hosts, most);
 }
 
 } // namespace
@@ -280,21 +290,14 @@ std::vector<TopologyProblem> ClusterTopology::problems() const
         if (it == byHost.end() || it->second.size() < 2)
             continue;
         bool sameSpelling = true;
-        std::string named;   // each node as spelt, with its id (five at most, as nodeList)
-        const std::size_t count = it->second.size(), shown = count <= 5 ? count : 4;
-        for (std::size_t i = 0; i < count; ++i) {
-            const Node* other = m_cluster.node(it->second[i]);
+        std::vector<std::string> named;   // each node as spelt, with its id
+        for (int id : it->second) {
+            const Node* other = m_cluster.node(id);
             sameSpelling = sameSpelling && other && other->host == n.host;
-            if (i >= shown)
-                continue;
-            if (i > 0)
-                named += i + 1 == count ? " and " : ", ";
-            named += other ? "\"" + other->host + "\" (id " + std::to_string(other->id) + ")" : "id " + std::to_string(it->second[i]);
+            named.push_back(other ? "\"" + other->host + "\" (id " + std::to_string(id) + ")" : "id " + std::to_string(id));
         }
-        if (shown < count)
-            named += " and " + std::to_string(count - shown) + " more";
         out.push_back({TopologyProblem::Kind::DuplicateHost, it->second,
-                       "host \"" + n.host + "\" names " + std::to_string(it->second.size()) + " nodes, " + named
+                       "host \"" + n.host + "\" names " + std::to_string(it->second.size()) + " nodes, " + listNames(named, 5)
                            + (sameSpelling ? "" : " (host names ignore case)") + "; a launcher's hostfile needs a name per node"});
         byHost.erase(it);   // one problem per name, at its first node
     }

@@ -381,10 +381,11 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
 
         std::vector<EntryRef> live;   // reused: no allocation per state
         // Progress (the bar only): the first pass, with its tight cap, is cheap; the second,
-        // when there is one, takes most of the time. A first pass without a cap is the only one. Within a pass the states crowd where
-        // the first third to half of the layers is placed (Mixtral-L over mixed-1088: 35, 76
-        // and 90 % of a 1.2 s pass done at 31, 42 and 50 % of the layers), so x layers placed
-        // of N count as 1 - (1 - x / N)^2 of it. docs/search.md section 5.
+        // when there is one, takes most of the time. A first pass without a cap is the only
+        // one. Within a pass the states crowd where the first third to half of the layers is
+        // placed (Mixtral-L over mixed-1088: 35, 76 and 90 % of a 1.2 s pass done at 31, 42
+        // and 50 % of the layers), so x layers placed of N count as 1 - (1 - x / N)^2 of it.
+        // docs/search.md section 5.
         auto passDone = [&](double placed) {
             const double left = 1.0 - placed / N;
             const double done = 1.0 - left * left;

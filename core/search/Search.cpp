@@ -392,14 +392,6 @@ public:
     // one type per pipeline, about a fiftieth of a FlagScale job over as many types (10 and
     // 100 us for 1 and 2 types). This is the weight of one run: a job's further runs
     // (recompute settings, when a stage did not fit) join the total as they start.
-    double jobsWork(const std::vector<Job>& jobs) const
-    {
-        double sum = 0;
-        for (const Job& j : jobs)
-            sum += jobWork(j);
-        return sum;
-    }
-
     double jobWork(const Job& job) const
     {
         if (job.runs.empty())
@@ -412,6 +404,14 @@ public:
         // of weight 3832 took 3.1 s (Mixtral-L; Mixtral-8x22B: 0.52 s and 5.1 s).
         const double fixedExperts = c.fixed_ep > 0 ? 0.1 : 1.0;
         return (c.target == Target::FlagScale ? 1.0 : 0.02) * std::pow(6.0, types - 1) * fixedExperts;
+    }
+
+    double jobsWork(const std::vector<Job>& jobs) const
+    {
+        double sum = 0;
+        for (const Job& j : jobs)
+            sum += jobWork(j);
+        return sum;
     }
 
     // Runs jobs over the threads; results are indexed by job, so the merge is the same
@@ -608,8 +608,6 @@ public:
         return out;
     }
 
-    // EP and ETP of the best plan on the strongest device type alone (Metis-style baseline:
-    // MoE knobs from homogeneous profiling).
     // The device types, strongest (devices times speed) first.
     std::vector<int> typesByStrength() const
     {
@@ -623,7 +621,9 @@ public:
         return order;
     }
 
-    // reserved: the work counted in advance for the first type's pass (runJobs).
+    // EP and ETP of the best plan on the strongest device type alone (Metis-style baseline:
+    // MoE knobs from homogeneous profiling). reserved: the work counted in advance for the
+    // first type's pass (runJobs).
     std::pair<int, int> homogeneousExpertKnobs(const std::vector<Target>& targets, double* reserved = nullptr)
     {
         for (int h : typesByStrength()) {

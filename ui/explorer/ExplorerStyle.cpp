@@ -195,6 +195,18 @@ QString formatSeconds(double seconds)
     return QStringLiteral("%1 µs").arg(seconds * 1e6, 0, 'f', 0);
 }
 
+FullestDevice fullestDevice(const Prediction& prediction)
+{
+    FullestDevice f;
+    for (std::size_t i = 0; i < prediction.stages.size(); ++i) {
+        const MemoryBreakdown& m = prediction.stages[i].memory;
+        const FullestDevice here{static_cast<int>(i), m.total(), m.capacity};
+        if (f.stage < 0 || here.share() > f.share())
+            f = here;
+    }
+    return f;
+}
+
 QString formatGiB(double bytes)
 {
     return QStringLiteral("%1 GiB").arg(bytes / kGiB, 0, 'f', 2);

@@ -2,6 +2,7 @@
 // Colours and text formats shared by the explorer's views, so that a device type, a
 // forward pass or a memory component has the same look everywhere.
 
+#include "cost/Prediction.h"
 #include "plan/Plan.h"
 
 #include <QColor>
@@ -86,5 +87,15 @@ QString chartPlaceholder(const QCustomPlot* plot);
 int fitLegendColumns(QCPLegend* legend, int width);
 
 inline constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+// The fullest device of a plan: the stage whose device holds the largest share of its
+// memory. On a cluster of several memory sizes it need not be the one holding the most bytes
+// (a 192 GiB MI300X at 70 GiB is less full than an 80 GiB H800 at 60). stage -1: no stages.
+struct FullestDevice {
+    int stage = -1;
+    double used = 0, capacity = 0;   // bytes
+    double share() const { return capacity > 0 ? used / capacity : 0; }
+};
+FullestDevice fullestDevice(const Prediction& prediction);
 
 } // namespace hapmoe::ui::style

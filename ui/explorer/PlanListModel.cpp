@@ -8,33 +8,6 @@
 
 namespace hapmoe::ui {
 
-namespace {
-
-// The fullest device: the stage whose device holds the largest share of its memory. On a
-// cluster of several memory sizes it need not be the one holding the most bytes (a 192 GiB
-// MI300X at 70 GiB is less full than an 80 GiB H800 at 60).
-struct Fullest {
-    int stage = -1;
-    double used = 0, capacity = 0;   // bytes
-    double share() const { return capacity > 0 ? used / capacity : 0; }
-};
-
-Fullest fullestDevice(const Prediction& p)
-{
-    Fullest f;
-    for (std::size_t i = 0; i < p.stages.size(); ++i) {
-        const MemoryBreakdown& m = p.stages[i].memory;
-        const Fullest here{static_cast<int>(i), m.total(), m.capacity};
-        if (f.stage < 0 || here.share() > f.share())
-            f = here;
-    }
-    return f;
-}
-
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-
-} // namespace
-
 PlanListModel::PlanListModel(QObject* parent)
     : QAbstractTableModel(parent)
 {
@@ -80,7 +53,7 @@ QVariant PlanListModel::data(const QModelIndex& index, int role) const
         case TokensPerS: return p.tokens_per_s;
         case TflopsPerDevice: return p.tflops_per_device;
         case Mfu: return p.mfu;
-        case PeakMemory: return fullestDevice(p).share();
+        case PeakMemory: return style::fullestDevice(p).share();
         case Devices: return plan.numDevices();
         case Stages: return plan.pp();
         case TargetColumn: return QString::fromLatin1(toString(e->target));
@@ -98,10 +71,10 @@ QVariant PlanListModel::data(const QModelIndex& index, int role) const
         case TflopsPerDevice: return QStringLiteral("%1").arg(p.tflops_per_device, 0, 'f', 1);
         case Mfu: return QStringLiteral("%1 %").arg(p.mfu * 100.0, 0, 'f', 1);
         case PeakMemory: {
-            const Fullest f = fullestDevice(p);
+            const style::FullestDevice f = style::fullestDevice(p);
             if (f.stage < 0)
                 return QStringLiteral("%1 GiB").arg(p.peak_memory_gib, 0, 'f', 1);
-            return QStringLiteral("%1/%2 GiB").arg(f.used / kGiB, 0, 'f', 1).arg(f.capacity / kGiB, 0, 'f', 0);
+            return QStringLiteral("%1/%2 GiB").arg(f.used / style::kGiB, 0, 'f', 1).arg(f.capacity / style::kGiB, 0, 'f', 0);
         }
         case Devices: {
             int total = plan.numDevices();
@@ -121,12 +94,12 @@ QVariant PlanListModel::data(const QModelIndex& index, int role) const
             tip += statusHtml(Status::Problem, toolTipPalette(),
                               tr("Does not fit: %1").arg(QString::fromStdString(p.infeasible_reason).toHtmlEscaped()))
                    + QStringLiteral("<br>");
-        if (const Fullest f = fullestDevice(p); f.stage >= 0 && index.column() == PeakMemory)
+        if (const style::FullestDevice f = style::fullestDevice(p); f.stage >= 0 && index.column() == PeakMemory)
             tip += tr("Fullest device: stage %1 (%2), %3 of %4 GiB (%5 %); the most bytes on a device: %6 GiB<br>")
                        .arg(f.stage)
                        .arg(QString::fromStdString(plan.stages.size() > std::size_t(f.stage) ? plan.stages[std::size_t(f.stage)].device_type : std::string()).toHtmlEscaped())
-                       .arg(f.used / kGiB, 0, 'f', 1)
-                       .arg(f.capacity / kGiB, 0, 'f', 0)
+                       .arg(f.used / style::kGiB, 0, 'f', 1)
+                       .arg(f.capacity / style::kGiB, 0, 'f', 0)
                        .arg(100.0 * f.share(), 0, 'f', 0)
                        .arg(p.peak_memory_gib, 0, 'f', 1);
         for (const UnusedDevices& u : plan.unused)

@@ -375,10 +375,7 @@ void WhatIfPanel::reestimate()
         bool anyRecompute = false;
         for (const StagePlan& s : plan.stages)
             anyRecompute = anyRecompute || s.recompute != Recompute::None;
-        double worstShare = 0;
-        for (const StageEstimate& s : p.stages)
-            worstShare = std::max(worstShare, s.memory.capacity > 0 ? s.memory.total() / s.memory.capacity : 0.0);
-        if (p.feasible && anyRecompute && worstShare < kHeadroomShare)
+        if (p.feasible && anyRecompute && style::fullestDevice(p).share() < kHeadroomShare)
             m_hints << tr("Every stage uses under %1 % of its memory while it recomputes: a new search can drop recompute.").arg(kHeadroomShare * 100, 0, 'f', 0);
     }
     showFigures();
