@@ -18,7 +18,6 @@
 namespace hapmoe::ui {
 
 namespace {
-constexpr int kBars = 7;
 constexpr int kSendBar = 3;
 constexpr int kBubbleBar = 4;
 
@@ -96,16 +95,10 @@ BreakdownView::BreakdownView(QWidget* parent)
     m_title->setObjectName(QStringLiteral("breakdownTitle"));
     m_title->setMargins(QMargins(6, 4, 6, 0));
     m_plot->plotLayout()->addElement(0, 0, m_title);
-    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
-    const QStringList names = componentNames();
-    for (int i = 0; i < names.size(); ++i)
-        ticker->addTick(i, names[i]);
-    m_plot->yAxis->setTicker(ticker);
     m_plot->yAxis->setRangeReversed(true);
     m_plot->yAxis->setTickLength(0, 0);
     m_plot->yAxis->setSubTicks(false);
     m_plot->yAxis->grid()->setVisible(false);
-    m_plot->yAxis->setRange(-0.6, names.size() - 0.4);
     m_plot->xAxis->setLabel(tr("seconds per iteration"));
     style::applyChartPalette(m_plot);
     connect(m_plot, &QCustomPlot::beforeReplot, this, &BreakdownView::fitTitle);
@@ -113,8 +106,6 @@ BreakdownView::BreakdownView(QWidget* parent)
 
     m_caption->setObjectName(QStringLiteral("breakdownTableCaption"));
     m_caption->setWordWrap(true);
-    m_caption->setText(tr("Per stage and micro-batch, in ms: Fwd + Bwd = Compute + TP comm + Dispatch + Send "
-                          "(both passes). DP sync + opt is per iteration. Bold: the cells the bars come from."));
 
     m_table->setColumnCount(ColumnCount);
     // Short headers, two lines where needed, so that the columns are as narrow as their
@@ -148,29 +139,52 @@ BreakdownView::BreakdownView(QWidget* parent)
     m_table->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Fixed);
     m_table->installEventFilter(this);
     m_plot->installEventFilter(this);
-    updateMinimumSizes();
+    setExpertDispatch(true);
     clear();
+}
+
+void BreakdownView::setExpertDispatch(bool shown)
+{
+    m_dispatchShown = shown;
+    m_shown.clear();
+    auto ticker = QSharedPointer<QCPAxisTickerText>::create();
+    const QStringList names = componentNames();
+    for (int i = 0; i < names.size(); ++i) {
+        if (i == DispatchComponent && !shown)
+            continue;
+        ticker->addTick(m_shown.size(), names[i]);
+        m_shown.push_back(i);
+    }
+    m_plot->yAxis->setTicker(ticker);
+    m_plot->yAxis->setRange(-0.6, m_shown.size() - 0.4);
+    m_table->setColumnHidden(DispatchColumn, !shown);
+    m_caption->setText(shown ? tr("Per stage and micro-batch, in ms: Fwd + Bwd = Compute + TP comm + Dispatch + Send "
+                                  "(both passes). DP sync + opt is per iteration. Bold: the cells the bars come from.")
+                             : tr("Per stage and micro-batch, in ms: Fwd + Bwd = Compute + TP comm + Send "
+                                  "(both passes). DP sync + opt is per iteration. Bold: the cells the bars come from."));
+    updateMinimumSizes();
+    setPlan(m_plan, m_prediction);
 }
 
 void BreakdownView::colorBars()
 {
-    // The plottables are the bars in display order, one per component.
-    for (int i = 0; i < m_plot->plottableCount(); ++i) {
+    // The plottables are the bars in display order, one per shown component.
+    for (int i = 0; i < m_plot->plottableCount() && i < m_shown.size(); ++i) {
         auto* bars = qobject_cast<QCPBars*>(m_plot->plottable(i));
         if (!bars)
             continue;
-        const QBrush brush = componentBrush(i, m_plot->palette());
+        const QBrush brush = componentBrush(m_shown[i], m_plot->palette());
         bars->setBrush(brush);
-        bars->setPen(QPen(i == kBubbleBar ? brush.color() : brush.color().darker(130)));
+        bars->setPen(QPen(m_shown[i] == kBubbleBar ? brush.color() : brush.color().darker(130)));
     }
 }
 
 int BreakdownView::chartMinimumHeight() const
 {
-    // Three lines of title, seven bars a line and a half apart (their labels a line tall), the
-    // value axis's numbers and its label, and the axis rect's margins.
+    // Three lines of title, six or seven bars a line and a half apart (their labels a line
+    // tall), the value axis's numbers and its label, and the axis rect's margins.
     const int line = m_plot->fontMetrics().lineSpacing();
-    return 3 * line + kBars * qRound(1.5 * line) + 2 * line + 30;
+    return 3 * line + static_cast<int>(m_shown.size()) * qRound(1.5 * line) + 2 * line + 30;
 }
 
 void BreakdownView::updateMinimumSizes()
@@ -233,15 +247,16 @@ void BreakdownView::fitTitle()
 void BreakdownView::fitValueRange()
 {
     const int axis = m_plot->axisRect()->width();
-    if (m_barLabels.size() != m_values.size() || m_values.isEmpty() || axis <= 0)
+    if (m_barLabels.size() != m_shown.size() || m_values.isEmpty() || axis <= 0)
         return;
     // A bar of value v with a label w pixels wide ends inside an axis of `axis` pixels when
     // v / upper <= 1 - w / axis; the longest label gets at least 30 % of the width for its bar.
     double upper = 1e-6;
-    for (int i = 0; i < m_values.size(); ++i) {
+    for (int i = 0; i < m_shown.size(); ++i) {
         const QCPItemText* label = m_barLabels[i];
+        const double v = m_values[m_shown[i]];
         const int w = QFontMetrics(label->font()).horizontalAdvance(label->text()) + label->padding().left() + 8;
-        upper = std::max({upper, m_values[i] * 1.05, m_values[i] / std::max(0.3, 1.0 - double(w) / axis)});
+        upper = std::max({upper, v * 1.05, v / std::max(0.3, 1.0 - double(w) / axis)});
     }
     const QCPRange range = m_plot->xAxis->range();
     if (range.lower == 0 && std::abs(range.upper - upper) <= 1e-9 * upper)
@@ -287,6 +302,10 @@ void BreakdownView::setEmptyText(const QString& text)
 
 void BreakdownView::setPlan(const Plan& plan, const Prediction& prediction)
 {
+    if (&plan != &m_plan)
+        m_plan = plan;
+    if (&prediction != &m_prediction)
+        m_prediction = prediction;
     m_values = componentValues(prediction);
     double sum = 0;
     for (double v : m_values)
@@ -296,17 +315,18 @@ void BreakdownView::setPlan(const Plan& plan, const Prediction& prediction)
     m_plot->clearItems();
     m_barLabels.clear();
     const bool hasPlan = !prediction.stages.empty();
-    for (int i = 0; hasPlan && i < m_values.size(); ++i) {
+    for (int i = 0; hasPlan && i < m_shown.size(); ++i) {
         // One QCPBars per component so each keeps its own colour.
+        const double v = m_values[m_shown[i]];
         auto* bars = new QCPBars(m_plot->yAxis, m_plot->xAxis);
         bars->setWidth(0.65);
-        bars->addData(i, m_values[i]);
+        bars->addData(i, v);
         auto* label = new QCPItemText(m_plot);
-        label->position->setCoords(m_values[i], i);
+        label->position->setCoords(v, i);
         label->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
         label->setPadding(QMargins(6, 0, 0, 0));
         label->setColor(m_plot->palette().color(QPalette::Text));
-        label->setText(QStringLiteral("%1  (%2 %)").arg(style::formatSeconds(m_values[i])).arg(sum > 0 ? 100.0 * m_values[i] / sum : 0.0, 0, 'f', 1));
+        label->setText(QStringLiteral("%1  (%2 %)").arg(style::formatSeconds(v)).arg(sum > 0 ? 100.0 * v / sum : 0.0, 0, 'f', 1));
         m_barLabels.push_back(label);
     }
     colorBars();

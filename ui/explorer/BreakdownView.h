@@ -35,10 +35,17 @@ public:
     void clear();
     // What the view says while it has no plan (before a search, when a search found none).
     void setEmptyText(const QString& text);
+    // A dense model has no expert dispatch: its bar and column are left out.
+    void setExpertDispatch(bool shown);
+    bool expertDispatchShown() const { return m_dispatchShown; }
 
-    // The seven components in display order, in seconds.
+    // The seven components in componentNames()' order, in seconds (the dispatch's too when
+    // its bar is left out).
     QVector<double> components() const { return m_values; }
+    // The components that have a bar, as indexes into components(), top to bottom.
+    QVector<int> shownComponents() const { return m_shown; }
     static QStringList componentNames();
+    static constexpr int DispatchComponent = 2;   // "Expert dispatch" in componentNames()
     // The components' seconds in the same order (What-if lists them too).
     static QVector<double> componentValues(const Prediction& prediction);
     // A component's bar: its colour, the bubble's hatched.
@@ -78,6 +85,10 @@ private:
     QLabel* m_caption;
     QTableWidget* m_table;
     QVector<double> m_values;
+    QVector<int> m_shown;
+    Plan m_plan;               // what setPlan showed last, for setExpertDispatch to redraw
+    Prediction m_prediction;
+    bool m_dispatchShown = true;
     QVector<QCPItemText*> m_barLabels;
     QStringList m_titleParts;   // "Iteration …", "= bottleneck …", "+ the longest tail …"
     QString m_emptyText = tr("No plan to show: run a search and select a plan");

@@ -37,6 +37,8 @@ struct Row {
     // The value in full (differences below the shown digits): value x scale, then the unit.
     const char* unit = "";
     double scale = 1;
+    QString tip = {};     // the row header's tooltip
+    bool moeOnly = false; // left out for a dense model
 };
 
 QString joinStages(const Plan& plan, const std::function<QString(const StagePlan&)>& f)
@@ -47,10 +49,10 @@ QString joinStages(const Plan& plan, const std::function<QString(const StagePlan
     return parts.join(QStringLiteral(" | "));
 }
 
-std::vector<Row> tableRows()
+std::vector<Row> tableRows(bool moe)
 {
     using E = const ExplorerPlan&;
-    return {
+    std::vector<Row> rows = {
         {QObject::tr("Source"), [](E e) { return kindLabel(e.kind); }, {}, false},
         {QObject::tr("Iteration time"), [](E e) { return style::formatSeconds(e.prediction().iteration_time_s); },
          [](E e) { return e.prediction().iteration_time_s; }, false, "s"},
@@ -62,8 +64,12 @@ std::vector<Row> tableRows()
          [](E e) { return e.prediction().mfu; }, true, "%", 100},
         {QObject::tr("Peak memory"), [](E e) { return QStringLiteral("%1 GiB").arg(e.prediction().peak_memory_gib, 0, 'f', 1); },
          [](E e) { return e.prediction().peak_memory_gib; }, false, "GiB"},
+        // Not ranked: it is the slowest stage's sends (as in Breakdown), none when that stage
+        // is the last, which says nothing about the plan's other sends.
         {QObject::tr("Pipeline send"), [](E e) { return style::formatSeconds(e.prediction().breakdown.pipeline_send); },
-         [](E e) { return e.prediction().breakdown.pipeline_send; }, false, "s"},
+         {}, false, "s", 1,
+         QObject::tr("The slowest stage's pipeline sends over the iteration, as in Breakdown: none when the slowest "
+                     "stage is the last, which sends nothing on")},
         {QObject::tr("Pipeline bubble"), [](E e) { return style::formatSeconds(e.prediction().breakdown.pipeline_bubble); },
          [](E e) { return e.prediction().breakdown.pipeline_bubble; }, false, "s"},
         {QObject::tr("Devices used"), [](E e) { return QString::number(e.plan().numDevices()); }, {}, false},
@@ -73,11 +79,15 @@ std::vector<Row> tableRows()
         {QObject::tr("Device types"), [](E e) { return joinStages(e.plan(), [](const StagePlan& s) { return QString::fromStdString(s.device_type); }); }, {}, false},
         {QObject::tr("Layers per stage"), [](E e) { return joinStages(e.plan(), [](const StagePlan& s) { return QString::number(s.num_layers); }); }, {}, false},
         {QObject::tr("TP/CP/DP per stage"), [](E e) { return joinStages(e.plan(), [](const StagePlan& s) { return QStringLiteral("%1/%2/%3").arg(s.tp).arg(s.cp).arg(s.dp); }); }, {}, false},
-        {QObject::tr("EP/ETP/EDP per stage"), [](E e) { return joinStages(e.plan(), [](const StagePlan& s) { return QStringLiteral("%1/%2/%3").arg(s.ep).arg(s.etp).arg(s.edp); }); }, {}, false},
+        {QObject::tr("EP/ETP/EDP per stage"), [](E e) { return joinStages(e.plan(), [](const StagePlan& s) { return QStringLiteral("%1/%2/%3").arg(s.ep).arg(s.etp).arg(s.edp); }); }, {}, false,
+         "", 1, QString(), true},
         {QObject::tr("Recompute per stage"), [](E e) { return joinStages(e.plan(), [](const StagePlan& s) { return style::recomputeLabel(s); }); }, {}, false},
         {QObject::tr("Micro-batch size per stage"), [](E e) { return joinStages(e.plan(), [](const StagePlan& s) { return QString::number(s.micro_batch_size); }); }, {}, false},
         {QObject::tr("Fits in memory"), [](E e) { return e.prediction().feasible ? QObject::tr("yes") : QString::fromStdString(e.prediction().infeasible_reason); }, {}, false},
     };
+    if (!moe)
+        rows.erase(std::remove_if(rows.begin(), rows.end(), [](const Row& r) { return r.moeOnly; }), rows.end());
+    return rows;
 }
 
 // Marks a table item of a row where the plans differ (coloured by paintDifferences).
@@ -191,6 +201,14 @@ CompareView::CompareView(QWidget* parent)
     });
 }
 
+void CompareView::setExpertKnobs(bool shown)
+{
+    if (m_expertKnobs == shown)
+        return;
+    m_expertKnobs = shown;
+    rebuild();
+}
+
 void CompareView::setPlans(const std::vector<ExplorerPlan>& plans)
 {
     m_plans = plans;
@@ -245,7 +263,7 @@ void CompareView::fitChooser()
     // The table needs its row names and two columns of figures ("1,484,558") beside the list.
     const QFontMetrics fm(font());
     int names = 0;
-    for (const Row& row : tableRows())
+    for (const Row& row : tableRows(m_expertKnobs))
         names = std::max(names, fm.horizontalAdvance(row.label));
     const int table = names + 2 * (fm.horizontalAdvance(QStringLiteral("1,484,558")) + 24) + 4 * m_table->frameWidth() + 16;
     const bool narrow = width() < m_chooser->maximumWidth() + table;
@@ -358,7 +376,7 @@ void CompareView::rebuild()
     for (int r : m_compared)
         plans.push_back(&m_plans[static_cast<size_t>(r)]);
 
-    const std::vector<Row> rows = tableRows();
+    const std::vector<Row> rows = tableRows(m_expertKnobs);
     m_table->clear();
     m_table->setColumnCount(static_cast<int>(plans.size()));
     m_table->setRowCount(plans.size() >= 2 ? static_cast<int>(rows.size()) : 0);
@@ -380,7 +398,9 @@ void CompareView::rebuild()
 
     for (int r = 0; r < static_cast<int>(rows.size()); ++r) {
         const Row& row = rows[static_cast<size_t>(r)];
-        m_table->setVerticalHeaderItem(r, new QTableWidgetItem(row.label));
+        auto* header = new QTableWidgetItem(row.label);
+        header->setToolTip(row.tip);
+        m_table->setVerticalHeaderItem(r, header);
         QStringList texts;
         for (const ExplorerPlan* e : plans)
             texts << row.text(*e);
@@ -513,6 +533,7 @@ void CompareView::rebuild()
                                              m_detail));
         auto* partition = new StagePartitionView(m_detail);
         partition->setCompact(true);
+        partition->setExpertKnobs(m_expertKnobs);
         partition->setTotalLayers(maxLayers);
         partition->setPlan(e->plan(), e->prediction(), buildPlanTimeline(e->plan(), e->prediction()).bottleneck);
         m_detailLayout->addWidget(partition);

@@ -34,6 +34,8 @@ public:
     explicit CompareView(QWidget* parent = nullptr);
 
     void setPlans(const std::vector<ExplorerPlan>& plans);
+    // A dense model's plans have no EP/ETP/EDP: their row and the partitions' figures are left out.
+    void setExpertKnobs(bool shown);
     // Rows of the plan list to compare (at least two are needed to show anything).
     void setCompared(const QList<int>& rows);
     QList<int> compared() const { return m_compared; }
@@ -85,6 +87,7 @@ private:
     QWidget* m_chooserBox;
     QToolButton* m_chooserButton;
     bool m_narrow = false;
+    bool m_expertKnobs = true;
     QTableWidget* m_table;
     QLabel* m_hint;
     QWidget* m_top;

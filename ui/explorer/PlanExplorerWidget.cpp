@@ -237,6 +237,8 @@ void PlanExplorerWidget::setContext(const ExplorerContext& context)
     d->context = context;
     d->hasContext = true;
     d->partition->setExpertKnobs(context.model.isMoe());
+    d->breakdown->setExpertDispatch(context.model.isMoe());
+    d->compare->setExpertKnobs(context.model.isMoe());
     d->whatIf->setContext(context);
     updateViews();
 }

@@ -437,8 +437,13 @@ void WhatIfPanel::showFigures()
     }
     // Every figure in view: the stage table below scrolls instead.
     int figuresHeight = m_figures->horizontalHeader()->height() + 2 * m_figures->frameWidth();
+    // A dense model has no expert dispatch (as in Breakdown).
+    const int dispatchRow = fixedRows + BreakdownView::DispatchComponent;
+    for (int r = fixedRows; r < n; ++r)
+        m_figures->setRowHidden(r, r == dispatchRow && !m_context.model.isMoe());
     for (int r = 0; r < n; ++r)
-        figuresHeight += m_figures->rowHeight(r);
+        if (!m_figures->isRowHidden(r))
+            figuresHeight += m_figures->rowHeight(r);
     m_figures->setMinimumHeight(figuresHeight);
 
     const int stages = a ? static_cast<int>(a->stages.size()) : 0;

@@ -97,6 +97,7 @@ private slots:
     void memoryChartSaysWhereOffloadedStatesWent();
     void memoryChartSaysASharedRecomputeOnce();
     void whatIfListsEveryBreakdownTerm();
+    void denseModelShowsNoExpertFigures();
     void stageBoxTextReachesAaContrast();
     void breakdownColorsAreNotDeviceColors();
     void narrowStageBoxesNameAndMarkRecompute();
@@ -2331,6 +2332,88 @@ void PlanExplorerTest::whatIfListsEveryBreakdownTerm()
         QCOMPARE(table->item(row, 1)->text(), style::formatSeconds(values[i]));   // unchanged inputs
     }
     QCOMPARE(table->verticalHeaderItem(6 + 5)->text(), QStringLiteral("DP sync"));
+}
+
+void PlanExplorerTest::denseModelShowsNoExpertFigures()
+{
+    // LLaMA-2-7B (dense, 32 layers) on 16-1: the 910B node is the slower, so with 16 + 16
+    // layers the last stage is the bottleneck and sends nothing on; with 29 + 3 the H800
+    // stage is, and it sends its activations to the 910B.
+    const ModelSpec* llama = findModelPreset("LLaMA-2-7B");
+    QVERIFY(llama && !llama->isMoe());
+    const CostModel cost(*llama, m_cluster, DeviceCatalog::builtin());
+    auto densePlan = [](const char* name, int first) {
+        Plan p;
+        p.name = name;
+        p.global_batch_size = 256;
+        p.target = Target::FlagScale;
+        p.stages = {test::stage("H800", 0, 0, 8, 0, first, 2, 4, 1, 1, 8, 1),
+                    test::stage("910B-376T", 1, 0, 8, first, 32 - first, 2, 4, 1, 1, 8, 1)};
+        return p;
+    };
+    SearchResult result;
+    result.target = Target::FlagScale;
+    result.plans = {test::costed(cost, densePlan("even 16/16", 16)), test::costed(cost, densePlan("front 29/3", 29))};
+    const Prediction& even = result.plans[0].prediction;
+    const Prediction& front = result.plans[1].prediction;
+    QVERIFY(even.feasible && front.feasible);
+    QCOMPARE(bottleneckStage(even), 1);
+    QCOMPARE(bottleneckStage(front), 0);
+    QCOMPARE(even.breakdown.pipeline_send, 0.0);
+    QVERIFY(front.breakdown.pipeline_send > 0);
+    QCOMPARE(even.breakdown.expert_dispatch, 0.0);
+
+    ExplorerContext ctx = context();
+    ctx.model = *llama;
+    PlanExplorerWidget w;
+    w.setContext(ctx);
+    w.setResult(result);
+    w.resize(1400, 900);
+    w.show();
+
+    // Breakdown: six bars, no "Expert dispatch" among the ticks, nor a Dispatch column; the
+    // bars still add up to the iteration time.
+    auto* breakdown = qobject_cast<BreakdownView*>(w.view(QStringLiteral("breakdown")));
+    QVERIFY(breakdown);
+    QCOMPARE(breakdown->shownComponents(), QVector<int>({0, 1, 3, 4, 5, 6}));
+    QCOMPARE(breakdown->chart()->plottableCount(), 6);
+    QVERIFY(breakdown->stageTable()->isColumnHidden(BreakdownView::DispatchColumn));
+    auto* ticker = dynamic_cast<QCPAxisTickerText*>(breakdown->chart()->yAxis->ticker().data());
+    QVERIFY(ticker);
+    QVERIFY(!ticker->ticks().values().contains(QStringLiteral("Expert dispatch")));
+    QCOMPARE(ticker->ticks().value(2), QStringLiteral("Pipeline send"));
+
+    // Compare: no EP/ETP/EDP row; the pipeline send differs (0 against more) but is not
+    // ranked: the 0 of a plan whose bottleneck is its last stage is not a better plan.
+    auto* compare = qobject_cast<CompareView*>(w.view(QStringLiteral("compare")));
+    QVERIFY(compare);
+    compare->setCompared({0, 1});
+    QTableWidget* table = compare->table();
+    int sendRow = -1;
+    for (int r = 0; r < table->rowCount(); ++r) {
+        const QString name = table->verticalHeaderItem(r)->text();
+        QVERIFY2(!name.startsWith(QStringLiteral("EP/")), qPrintable(name));
+        if (name == QStringLiteral("Pipeline send"))
+            sendRow = r;
+    }
+    QVERIFY(sendRow >= 0);
+    QVERIFY(compare->differingRows().contains(QStringLiteral("Pipeline send")));
+    QVERIFY(!table->item(sendRow, 0)->font().bold() && !table->item(sendRow, 1)->font().bold());
+    QVERIFY(!table->verticalHeaderItem(sendRow)->toolTip().isEmpty());
+    for (StagePartitionView* partition : compare->partitions())
+        QVERIFY2(!partition->stageToolTip(0).contains(QStringLiteral("EDP")), qPrintable(partition->stageToolTip(0)));
+
+    // What-if: the Breakdown's terms less the dispatch.
+    auto* whatIf = qobject_cast<WhatIfPanel*>(w.view(QStringLiteral("whatif")));
+    QVERIFY(whatIf);
+    QTableWidget* figures = whatIf->figuresTable();
+    for (int r = 0; r < figures->rowCount(); ++r)
+        QCOMPARE(figures->isRowHidden(r), figures->verticalHeaderItem(r)->text() == QStringLiteral("Expert dispatch"));
+
+    // A MoE model again: the seven bars and the column are back.
+    w.setContext(context());
+    QCOMPARE(breakdown->shownComponents().size(), 7);
+    QVERIFY(!breakdown->stageTable()->isColumnHidden(BreakdownView::DispatchColumn));
 }
 
 void PlanExplorerTest::stageBoxTextReachesAaContrast()
