@@ -645,7 +645,14 @@ bool BashReader::applyAssignment(const RawWord& word, int line, bool exported)
             bytes += v.size();
         checkValueSize(name, bytes, arr.size(), line);
     } else {
+        m_keptSubstitution = false;
         const std::string value = expandToString(t.substr(eq + 1), line, 0);
+        if (!hasIndex) {
+            if (m_keptSubstitution)
+                m_opaqueVars.insert(name);
+            else if (!append)
+                m_opaqueVars.erase(name);
+        }
         if (hasIndex) {
             long long idx = 0;
             if (!evalArithmetic(index, idx, line, 0) || idx < 0 || idx > 100000) {
@@ -839,7 +846,8 @@ void BashReader::expandInto(const std::string& raw, std::size_t begin, std::size
         } else if (c == '`') {
             std::size_t j = skipBacktick(raw, i);
             if (j == npos || j > end) j = end;
-            lit(raw.substr(i, j - i));
+            pieces.push_back({raw.substr(i, j - i), false, false, true});
+            m_keptSubstitution = true;
             warn(line, "command substitution " + raw.substr(i, j - i) + " is not executed; kept as text");
             i = j;
         } else {
@@ -885,7 +893,8 @@ std::size_t BashReader::expandDollar(const std::string& raw, std::size_t i, std:
             return j;
         }
         warn(line, "command substitution " + text + " is not executed; kept as text");
-        pieces.push_back({text, false, false});
+        pieces.push_back({text, false, false, true});
+        m_keptSubstitution = true;
         return j;
     }
     if (n == '\'' && !quoted) {
@@ -1033,6 +1042,9 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
             } else {
                 pieces.push_back({joined, !quoted, false});
             }
+        } else if (m_opaqueVars.count(name)) {
+            pieces.push_back({value, false, false, true});
+            m_keptSubstitution = true;
         } else {
             pieces.push_back({value, !quoted, false});
         }
@@ -1044,7 +1056,7 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
         bool force = false;
         expandInto(word, 0, word.size(), quoted, sub, force, line, depth + 1);
         for (Piece& p : sub) {
-            if (!quoted) p.splittable = true;
+            if (!quoted && !p.opaque) p.splittable = true;
             pieces.push_back(std::move(p));
         }
     };

@@ -8,6 +8,7 @@
 // order), which is what launch scripts need.
 
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -81,6 +82,10 @@ private:
         std::string text;
         bool splittable = false;   // from an unquoted expansion: subject to word splitting
         bool field_break = false;  // starts a new field ("${ARR[@]}" elements)
+        // The text of a command substitution not executed, or a variable holding one: one
+        // field whatever its blanks and "|" (bash would split the command's output, which
+        // the text is not).
+        bool opaque = false;
     };
     void expandInto(const std::string& raw, std::size_t begin, std::size_t end, bool quoted,
                     std::vector<Piece>& pieces, bool& forceField, int line, int depth);
@@ -107,6 +112,10 @@ private:
     std::vector<std::string> m_warnedKeys;
     std::vector<Branch> m_branches;
     bool m_unsetAsEmpty = false;         // conditions see unset variables as empty
+    // Variables whose value holds a command substitution kept as text (Piece::opaque), and
+    // whether the expansion under way has kept one.
+    std::set<std::string> m_opaqueVars;
+    bool m_keptSubstitution = false;
 };
 
 } // namespace hapmoe

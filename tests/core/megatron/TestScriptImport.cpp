@@ -393,6 +393,29 @@ private slots:
         QVERIFY(hasWarning(s, "eval is not executed"));
     }
 
+    void substitutionTextIsOneWord()
+    {
+        // A variable set from a command substitution holds the substitution's text, which is
+        // one word wherever it is expanded: its "|" and blanks must not end the launch
+        // command or become flags (bash would split the command's output, "8").
+        const std::string tail = " --nnodes 2 pretrain_gpt.py --num-layers 2 --hidden-size 64 --num-attention-heads 2 --tensor-model-parallel-size 2\n";
+        for (const std::string& assign : {std::string("GPUS=$(nvidia-smi -L | wc -l)"), std::string("GPUS=`nvidia-smi -L | wc -l`"),
+                                          std::string("GPUS=${GPUS:-$(nvidia-smi --list-gpus | wc -l)}"),
+                                          std::string("N=$(nvidia-smi -L | wc -l)\nGPUS=$N")}) {
+            const ImportedScript s = importMegatronScript(assign + "\ntorchrun --nproc_per_node $GPUS" + tail, "gpus.sh");
+            QCOMPARE(s.entry_script, std::string("pretrain_gpt.py"));
+            QCOMPARE(s.nnodes, 2);
+            QCOMPARE(s.nproc_per_node, 1);   // unknown: the reader says so and assumes 1
+            QVERIFY(hasWarning(s, "--nproc_per_node"));
+            QCOMPARE(s.parallel.tp, 2);
+            QVERIFY2(s.other_flags.empty(), assign.c_str());
+        }
+        // Assigned again without a substitution, the variable splits as usual.
+        const ImportedScript plain = importMegatronScript(
+            "A=$(hostname)\nA='--nproc_per_node 4'\ntorchrun $A" + tail, "plain.sh");
+        QCOMPARE(plain.nproc_per_node, 4);
+    }
+
     void layoutAndSplits()
     {
         const std::string base = "torchrun pretrain_gpt.py --hidden-size 64 --num-attention-heads 2 ";
