@@ -292,8 +292,11 @@ void printTable(const EstimateInput& in, const Prediction& p, const Profile* pro
                     "%s s\n",
                     plan.pp() - 1, decimal(p.stages.front().embedding_sync, 3).c_str());
     // The switches, when they are not the defaults of the flag form (a script's own, or a
-    // plan file's prediction's).
-    if (!(p.overlap == OverlapSwitches{})) {
+    // plan file's prediction's); without the distributed optimizer there is no parameter
+    // all-gather to overlap, so its switch is off by default.
+    OverlapSwitches flagForm;
+    flagForm.param_gather = plan.distributed_optimizer;   // as CostModel::estimate records it
+    if (!(p.overlap == flagForm)) {
         const OverlapSwitches& o = p.overlap;
         std::printf("overlap: %s--overlap-grad-reduce, %s--overlap-param-gather, %s--tp-comm-overlap%s\n",
                     o.grad_reduce ? "" : "no ", o.param_gather ? "" : "no ", o.tp_comm ? "" : "no ",

@@ -1136,6 +1136,9 @@ Prediction CostModel::estimate(const Plan& plan) const
     pred.stages.reserve(static_cast<std::size_t>(P));
     const bool oneTp = plan.oneTpSize();
     pred.overlap.tp_comm = pred.overlap.tp_comm && oneTp;   // the switch as the plan can use it
+    // Megatron-LM refuses --overlap-param-gather without the distributed optimizer (there is
+    // no parameter all-gather to overlap): a prediction records only switches its plan can run.
+    pred.overlap.param_gather = pred.overlap.param_gather && plan.distributed_optimizer;
     for (int i = 0; i < P; ++i) {
         StageContext ctx;
         ctx.tp_comm_overlap = oneTp;

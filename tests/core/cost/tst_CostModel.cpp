@@ -987,6 +987,20 @@ void TestCostModel::predictionRecordsOverlapSwitches()
     QVERIFY(!mixedOn.overlap.tp_comm);
     QCOMPARE(mixedOn.iteration_time_s, mixedOff.iteration_time_s);
     QVERIFY(CostModel(m, c, DeviceCatalog::builtin(), nullptr, tpOnly).estimate(plan).overlap.tp_comm);
+
+    // Without the distributed optimizer there is no parameter all-gather, and Megatron-LM
+    // refuses --overlap-param-gather (megatron-and-flagscale.md section 2): the prediction
+    // does not record it, so a re-estimate or a launcher never carries it over; the time is
+    // the same either way.
+    Plan plainOptimizer = plan;
+    plainOptimizer.distributed_optimizer = false;
+    const Prediction plainPred = CostModel(m, c, DeviceCatalog::builtin()).estimate(plainOptimizer);
+    QVERIFY(!plainPred.overlap.param_gather);
+    QVERIFY(plainPred.overlap.grad_reduce);
+    CostOptions noGather;
+    noGather.overlap.param_gather = false;
+    QCOMPARE(CostModel(m, c, DeviceCatalog::builtin(), nullptr, noGather).estimate(plainOptimizer).iteration_time_s,
+             plainPred.iteration_time_s);
 }
 
 void TestCostModel::imbalanceScalesMoePath()
