@@ -1,5 +1,7 @@
 #include "CliArgs.h"
 
+#include "megatron/PipelineLayout.h"
+
 #include "hardware/DeviceCatalog.h"
 #include "io/Documents.h"
 
@@ -188,6 +190,18 @@ DeviceCatalog catalogFromArgs(const CliArgs& args)
             std::cerr << "warning: " << w << "\n";
     }
     return catalog;
+}
+
+std::vector<std::string> stageLayerRanges(const Plan& plan)
+{
+    std::vector<int> layers;
+    for (const StagePlan& st : plan.stages)
+        layers.push_back(st.num_layers);
+    std::vector<std::string> ranges = PipelineLayout::rankLayerRanges(layers, plan.vpp);
+    for (std::string& r : ranges)
+        if (r.empty())
+            r = "-";
+    return ranges;
 }
 
 } // namespace hapmoe::cli

@@ -4,6 +4,8 @@
 // has it). Unknown options, missing or empty values and an option given twice are usage errors
 // (exit code 2), reported with the option's name.
 
+#include "plan/Plan.h"
+
 #include <initializer_list>
 #include <map>
 #include <optional>
@@ -72,5 +74,9 @@ std::vector<InputFile> givenInputs(const CliArgs& args, std::initializer_list<co
 // that does not exist or cannot be written, or one of the command's inputs (the output would
 // replace it). flag is the option as written ("-o", "--trace"). Throws UsageError or InputError.
 void checkOutputPath(const std::string& flag, const std::string& path, const std::vector<InputFile>& inputs = {});
+
+// The decoder layers each stage of the plan holds, for a table's layers column: "0-11", or
+// with virtual chunks one range per chunk ("0-5, 24-29"; PipelineLayout::rankLayerRanges).
+std::vector<std::string> stageLayerRanges(const Plan& plan);
 
 } // namespace hapmoe::cli

@@ -261,17 +261,21 @@ void printTable(const EstimateInput& in, const Prediction& p, const Profile* pro
             std::printf(" (of %.0f GiB)", p.host_memory_capacity_gib);
         std::printf("\n");
     }
-    std::printf("\n%-5s %-11s %-7s %3s %3s %3s %3s %3s %3s %-9s %8s %8s %9s %9s\n", "stage", "device", "layers", "TP", "CP",
-                "DP", "EP", "ETP", "EDP", "recompute", "fwd ms", "bwd ms", "mem GiB", "of GiB");
+    const std::vector<std::string> layerRanges = stageLayerRanges(plan);
+    int layersWidth = 7;
+    for (const std::string& r : layerRanges)
+        layersWidth = std::max(layersWidth, static_cast<int>(r.size()));
+    std::printf("\n%-5s %-11s %-*s %3s %3s %3s %3s %3s %3s %-9s %8s %8s %9s %9s\n", "stage", "device", layersWidth, "layers",
+                "TP", "CP", "DP", "EP", "ETP", "EDP", "recompute", "fwd ms", "bwd ms", "mem GiB", "of GiB");
     for (int i = 0; i < plan.pp(); ++i) {
         const StagePlan& s = plan.stages[static_cast<std::size_t>(i)];
         const StageEstimate& e = p.stages[static_cast<std::size_t>(i)];
         std::string rc = toString(s.recompute);
         if (s.recompute == Recompute::Full && s.recompute_layers > 0)
             rc += "(" + std::to_string(s.recompute_layers) + ")";
-        const std::string layers = std::to_string(s.first_layer) + "-" + std::to_string(s.first_layer + s.num_layers - 1);
-        std::printf("%-5d %-11s %-7s %3d %3d %3d %3d %3d %3d %-9s %8s %8s %9.1f %9.1f%s\n", i, s.device_type.c_str(),
-                    layers.c_str(), s.tp, s.cp, s.dp, s.ep, s.etp, s.edp, rc.c_str(), decimal(1e3 * e.t_fwd, 1).c_str(),
+        const std::string& layers = layerRanges[static_cast<std::size_t>(i)];
+        std::printf("%-5d %-11s %-*s %3d %3d %3d %3d %3d %3d %-9s %8s %8s %9.1f %9.1f%s\n", i, s.device_type.c_str(),
+                    layersWidth, layers.c_str(), s.tp, s.cp, s.dp, s.ep, s.etp, s.edp, rc.c_str(), decimal(1e3 * e.t_fwd, 1).c_str(),
                     decimal(1e3 * e.t_bwd, 1).c_str(),
                     e.memory.total() / GiB, e.memory.capacity / GiB, e.memory.fits() ? "" : "  DOES NOT FIT");
     }

@@ -218,10 +218,11 @@ int cmdImport(const Args& args)
         const CostModel searchCost(project.model, project.cluster, catalog, nullptr, exportCostOptions(s));
         const Prediction saved = searchCost.estimate(plan);
         std::cout << "on " << (project.cluster.name.empty() ? c : project.cluster.name) << ":\n";
+        const std::vector<std::string> layerRanges = stageLayerRanges(plan);
         for (int i = 0; i < plan.pp(); ++i) {
             const StagePlan& st = plan.stages[static_cast<std::size_t>(i)];
-            std::cout << "  stage " << i << ": " << st.device_type << ", layers " << st.first_layer << "-"
-                      << st.first_layer + st.num_layers - 1 << ", " << st.numDevices() << " devices\n";
+            std::cout << "  stage " << i << ": " << st.device_type << ", layers " << layerRanges[static_cast<std::size_t>(i)]
+                      << ", " << st.numDevices() << " devices\n";
         }
         std::cout << std::fixed << std::setprecision(3) << "  predicted iteration " << pred.iteration_time_s << " s, "
                   << std::setprecision(1) << pred.peak_memory_gib << " GiB peak"

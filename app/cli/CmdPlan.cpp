@@ -174,15 +174,19 @@ void printPlan(std::ostream& os, const RankedPlan& rp, const Cluster& cluster)
         devices.push_back(std::to_string(st.numDevices()) + " " + devicesText(st, cluster));
         devWidth = std::max(devWidth, devices.back().size() + 1);
     }
-    os << "  stage  device       " << pad("devices", devWidth)
-       << " layers   TP CP DP  EP ETP EDP  MBS  recompute   memory GiB  time ms\n";
+    const std::vector<std::string> layerRanges = stageLayerRanges(p);
+    std::size_t layersWidth = 8;
+    for (const std::string& r : layerRanges)
+        layersWidth = std::max(layersWidth, r.size() + 1);
+    os << "  stage  device       " << pad("devices", devWidth) << " " << pad("layers", layersWidth)
+       << " TP CP DP  EP ETP EDP  MBS  recompute   memory GiB  time ms\n";
     for (int i = 0; i < p.pp(); ++i) {
         const StagePlan& st = p.stages[static_cast<std::size_t>(i)];
         const StageEstimate* e = i < static_cast<int>(pr.stages.size()) ? &pr.stages[static_cast<std::size_t>(i)] : nullptr;
         std::ostringstream line;
         line << "  " << pad(std::to_string(i), 6) << " " << pad(st.device_type, 12) << " "
              << pad(devices[static_cast<std::size_t>(i)], devWidth) << " "
-             << pad(std::to_string(st.first_layer) + "-" + std::to_string(st.first_layer + st.num_layers - 1), 8) << " "
+             << pad(layerRanges[static_cast<std::size_t>(i)], layersWidth) << " "
              << pad(std::to_string(st.tp), 3) << pad(std::to_string(st.cp), 3) << pad(std::to_string(st.dp), 4)
              << pad(std::to_string(st.ep), 4) << pad(std::to_string(st.etp), 4) << pad(std::to_string(st.edp), 5)
              << pad(std::to_string(st.micro_batch_size), 5) << pad(recomputeText(st), 12);

@@ -205,15 +205,26 @@ public:
         std::vector<DeploymentProblem> problems = deploymentProblems(plan, model, m_doc.cluster, m_cat, target);
         if (flexWithoutTpEpLimit())
             std::erase_if(problems, [](const DeploymentProblem& p) { return p.rule == "moe.flex-needs-tp-ep"; });
+        // A check holds every problem of its rules: the first one's message, and how many more
+        // (the same rule broken on several stages is one failed check, not one per stage).
+        std::vector<bool> covered(problems.size(), false);
         auto ruleCheck = [&](const std::string& label, std::vector<std::string> ids) {
             ExportCheck c;
             c.rule = label;
-            for (const DeploymentProblem& p : problems)
-                if (std::find(ids.begin(), ids.end(), p.rule) != ids.end()) {
-                    c.ok = false;
-                    c.message = p.message;
-                    break;
+            int more = -1;
+            bool perStage = true;   // Deployability's per-stage messages start "stage N (type): "
+            for (std::size_t i = 0; i < problems.size(); ++i)
+                if (std::find(ids.begin(), ids.end(), problems[i].rule) != ids.end()) {
+                    covered[i] = true;
+                    if (c.ok) {
+                        c.ok = false;
+                        c.message = problems[i].message;
+                    }
+                    perStage = perStage && problems[i].message.rfind("stage ", 0) == 0;
+                    ++more;
                 }
+            if (more > 0)
+                c.message += " (and " + std::to_string(more) + (perStage ? " more stages" : " more") + " alike)";
             out.push_back(c);
         };
         // Reference section 11, in its order, then the plan's own consistency.
@@ -250,14 +261,9 @@ public:
                 ruleCheck("flex dispatcher needs ETP*EP > 1 on every stage", {"moe.flex-needs-tp-ep"});
             ruleCheck("flex dispatcher needs devices DeepEP runs on", {"moe.flex-needs-deepep-device"});
         }
-        for (const DeploymentProblem& p : problems) {
-            // any rule not listed above still refuses the plan
-            bool listed = false;
-            for (const ExportCheck& c : out)
-                if (!c.ok && c.message == p.message) listed = true;
-            if (!listed)
-                out.push_back({p.rule, false, p.message});
-        }
+        for (std::size_t i = 0; i < problems.size(); ++i)   // any rule not listed above still refuses the plan
+            if (!covered[i])
+                out.push_back({problems[i].rule, false, problems[i].message});
 
         // Exporter checks: values that reach the script.
         ExportCheck pos{"max-position-embeddings >= seq-length", true, {}};
@@ -300,9 +306,10 @@ public:
             }
         }
         out.push_back(port);
-        // --moe-grouped-gemm asserts compute capability >= 8.0 (reference section 2).
-        ExportCheck gemm{"--moe-grouped-gemm needs compute capability >= 8.0", true, {}};
+        // --moe-grouped-gemm asserts compute capability >= 8.0 (reference section 2). Listed
+        // only when the launcher would carry the flag: a check that cannot apply is not passed.
         if (wantsGroupedGemm()) {
+            ExportCheck gemm{"--moe-grouped-gemm needs compute capability >= 8.0", true, {}};
             for (const StagePlan& st : plan.stages) {
                 const DeviceType* t = typeOf(m_cat, st.device_type);
                 if (t && t->vendor == "NVIDIA" && t->compute_capability > 0 && t->compute_capability < 8.0) {
@@ -312,8 +319,8 @@ public:
                     break;
                 }
             }
+            out.push_back(gemm);
         }
-        out.push_back(gemm);
         // Full recompute of k layers per rank with a virtual pipeline: Megatron-LM's block
         // method recomputes the first --recompute-num-layers layers of every model chunk
         // (megatron/core/recompute.py loops over one chunk's TransformerBlock, whose
@@ -347,14 +354,16 @@ public:
             }
             out.push_back(mtp);
         }
-        ExportCheck offload{"--optimizer-cpu-offload needs --use-precision-aware-optimizer", true, {}};
         // The plan's offload brings both flags; an original script's offload without the plan's
-        // is not carried over, so only the plan's fraction matters here.
-        if (plan.optimizer_offload_fraction < 0 || plan.optimizer_offload_fraction > 1) {
-            offload.ok = false;
-            offload.message = "the plan's optimizer offload fraction is outside [0, 1]";
+        // is not carried over, so only the plan's fraction matters here, and only when it has one.
+        if (plan.optimizer_offload_fraction != 0) {
+            ExportCheck offload{"--optimizer-cpu-offload needs --use-precision-aware-optimizer", true, {}};
+            if (plan.optimizer_offload_fraction < 0 || plan.optimizer_offload_fraction > 1) {
+                offload.ok = false;
+                offload.message = "the plan's optimizer offload fraction is outside [0, 1]";
+            }
+            out.push_back(offload);
         }
-        out.push_back(offload);
         return out;
     }
 
@@ -1281,30 +1290,11 @@ private:
         if (plan.vpp > 1)
             o << ", " << plan.vpp << " virtual chunks per pipeline rank";
         o << ".\n# Stages:\n";
-        // The decoder layers each pipeline rank holds: one range, or with virtual chunks one
-        // range per chunk, chunk c of rank r being virtual stage c * PP + r in layer order
-        // (PipelineLayout::chunks spreads a rank's layers over its chunks).
-        std::vector<std::string> ranges(static_cast<std::size_t>(plan.pp()));
-        if (plan.vpp > 1) {
-            std::vector<std::vector<int>> chunks;
-            for (const StagePlan& st : plan.stages)
-                chunks.push_back(PipelineLayout::chunks(st.num_layers, plan.vpp));
-            int next = 0;
-            for (int c = 0; c < plan.vpp; ++c)
-                for (int r = 0; r < plan.pp(); ++r) {
-                    const int n = chunks[static_cast<std::size_t>(r)][static_cast<std::size_t>(c)];
-                    if (n <= 0)
-                        continue;
-                    std::string& out = ranges[static_cast<std::size_t>(r)];
-                    out += (out.empty() ? "" : ", ") + std::to_string(next) + "-" + std::to_string(next + n - 1);
-                    next += n;
-                }
-        } else {
-            for (int s = 0; s < plan.pp(); ++s) {
-                const StagePlan& st = plan.stages[static_cast<std::size_t>(s)];
-                ranges[static_cast<std::size_t>(s)] = std::to_string(st.first_layer) + "-" + std::to_string(st.first_layer + st.num_layers - 1);
-            }
-        }
+        // The decoder layers each pipeline rank holds: one range, or one per virtual chunk.
+        std::vector<int> layersPerRank;
+        for (const StagePlan& st : plan.stages)
+            layersPerRank.push_back(st.num_layers);
+        const std::vector<std::string> ranges = PipelineLayout::rankLayerRanges(layersPerRank, plan.vpp);
         int rank = 0;
         for (int s = 0; s < plan.pp(); ++s) {
             const StagePlan& st = plan.stages[static_cast<std::size_t>(s)];

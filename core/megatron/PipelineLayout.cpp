@@ -29,6 +29,26 @@ bool readCount(const std::string& s, std::size_t& i, long& n)
 
 } // namespace
 
+std::vector<std::string> PipelineLayout::rankLayerRanges(const std::vector<int>& layersPerRank, int vpp)
+{
+    vpp = std::max(1, vpp);
+    const std::size_t pp = layersPerRank.size();
+    std::vector<std::vector<int>> perRank;
+    for (int n : layersPerRank)
+        perRank.push_back(chunks(n, vpp));
+    std::vector<std::string> ranges(pp);
+    int next = 0;
+    for (int c = 0; c < vpp; ++c)
+        for (std::size_t r = 0; r < pp; ++r) {
+            const int n = perRank[r][static_cast<std::size_t>(c)];
+            if (n <= 0)
+                continue;
+            ranges[r] += (ranges[r].empty() ? "" : ", ") + std::to_string(next) + "-" + std::to_string(next + n - 1);
+            next += n;
+        }
+    return ranges;
+}
+
 int PipelineLayout::blockRecomputed(const std::vector<int>& chunks, int n)
 {
     int recomputed = 0;

@@ -20,6 +20,10 @@ public:
 
     // Decoder layers of each of a rank's vpp chunks as fromSplit spreads them.
     static std::vector<int> chunks(int layers, int vpp);
+    // The decoder layers each pipeline rank holds, as "first-last" ranges in layer order, one
+    // per non-empty chunk: chunk c of rank r is virtual stage c * PP + r, and with vpp 1 a
+    // rank holds one range ("0-5, 16-21" for rank 0 of 4 x 12 layers at vpp 2).
+    static std::vector<std::string> rankLayerRanges(const std::vector<int>& layersPerRank, int vpp);
     // Layers of a rank with these chunks that Megatron-LM's block recompute covers with
     // --recompute-num-layers n: the first n of every chunk (megatron/core/recompute.py runs
     // over one chunk's TransformerBlock), sum over chunks of min(n, chunk).

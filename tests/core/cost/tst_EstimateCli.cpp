@@ -215,6 +215,10 @@ private slots:
                                "--gbs", "64", "--recompute", "full", "--recompute-layers", "6", "--distributed-optimizer"});
         QVERIFY2(ok.code == 0, ok.err.constData());
         QVERIFY(ok.out.contains("PP 4, VPP 2, 8 micro-batches, global batch 64"));
+        // 24 layers on 4 ranks with 2 chunks of 3: rank r holds virtual stages r and 4 + r,
+        // layers 3r to 3r+2 and 12+3r to 14+3r (Megatron-LM's interleaved placement).
+        QVERIFY2(ok.out.contains("\n0     H800        0-2, 12-14 ") && ok.out.contains("\n3     H800        9-11, 21-23 "),
+                 ok.out.constData());
         // K = 6 is within the rank's 6 layers (Megatron-LM's bound) but above a chunk's 24 / 4 / 2 = 3:
         // every layer of each chunk is recomputed, as with K = 3, and a note says so.
         QVERIFY2(ok.out.contains("note: --recompute-layers 6 is more than the 3 layers of a model chunk (VPP 2): Megatron-LM accepts it "

@@ -721,6 +721,16 @@ private slots:
         // The failed check is listed with its rule.
         QVERIFY(std::any_of(r.checks.begin(), r.checks.end(),
                             [&](const ExportCheck& c) { return !c.ok && c.rule.find(rule.toStdString()) != std::string::npos; }));
+        // Every failed check is named in words, never by Deployability's rule id
+        // ("moe.bias-needs-etp1"), and a rule broken on several stages is one check.
+        for (const ExportCheck& c : r.checks)
+            QVERIFY2(c.ok || c.rule.find(' ') != std::string::npos, c.rule.c_str());
+        if (which == 3) {   // all four stages have ETP 2 with biases
+            QCOMPARE(std::count_if(r.checks.begin(), r.checks.end(), [](const ExportCheck& c) { return !c.ok; }), 1);
+            const auto failed = std::find_if(r.checks.begin(), r.checks.end(), [](const ExportCheck& c) { return !c.ok; });
+            QVERIFY2(failed->message.find("stage 0 ") == 0 && failed->message.find("(and 3 more stages alike)") != std::string::npos,
+                     failed->message.c_str());
+        }
     }
 
     void vendorsAndDevices()
@@ -757,6 +767,12 @@ private slots:
         r = exportLauncher(v, o);   // no original: grouped GEMM is simply not emitted
         QVERIFY2(r.ok, r.refusal.c_str());
         QVERIFY(r.script.find("--moe-grouped-gemm") == std::string::npos);
+        // ... nor listed as a passed check: it does not apply. Nor does the offload check
+        // without an offload.
+        for (const ExportCheck& c : r.checks) {
+            QVERIFY2(c.rule.find("grouped-gemm") == std::string::npos, c.rule.c_str());
+            QVERIFY2(c.rule.find("cpu-offload") == std::string::npos, c.rule.c_str());
+        }
         o.original = importMegatronScriptFile(test::dataFile("train_mixtral_8x7b_distributed.sh"));   // asks for it
         r = exportLauncher(v, o);
         QVERIFY(!r.ok);
