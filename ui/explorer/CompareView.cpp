@@ -62,8 +62,18 @@ std::vector<Row> tableRows(bool moe)
          [](E e) { return e.prediction().tflops_per_device; }, true, "TFLOP/s"},
         {QObject::tr("MFU"), [](E e) { return QStringLiteral("%1 %").arg(e.prediction().mfu * 100, 0, 'f', 1); },
          [](E e) { return e.prediction().mfu; }, true, "%", 100},
+        // Ranked by share, not bytes: 70 GiB of a 192 GiB device is more room than 60 of 80.
+        {QObject::tr("Fullest device"),
+         [](E e) {
+             const style::FullestDevice f = style::fullestDevice(e.prediction());
+             return f.stage < 0 ? QString()
+                                : QStringLiteral("%1/%2 GiB (S%3)").arg(f.used / style::kGiB, 0, 'f', 1).arg(f.capacity / style::kGiB, 0, 'f', 0).arg(f.stage);
+         },
+         [](E e) { return style::fullestDevice(e.prediction()).share(); }, false, "%", 100,
+         QObject::tr("The device with the largest share of its memory in use, as in the plan list: used/capacity and its stage")},
+        // Not ranked: the most bytes on any device, whatever its capacity (the JSON's peak_memory_gib).
         {QObject::tr("Peak memory"), [](E e) { return QStringLiteral("%1 GiB").arg(e.prediction().peak_memory_gib, 0, 'f', 1); },
-         [](E e) { return e.prediction().peak_memory_gib; }, false, "GiB"},
+         {}, false, "GiB", 1, QObject::tr("The most bytes on any device, whatever its capacity (peak_memory_gib)")},
         // Not ranked: it is the slowest stage's sends (as in Breakdown), none when that stage
         // is the last, which says nothing about the plan's other sends.
         {QObject::tr("Pipeline send"), [](E e) { return style::formatSeconds(e.prediction().breakdown.pipeline_send); },

@@ -125,6 +125,9 @@ QVariant PlanListModel::data(const QModelIndex& index, int role) const
 
 QVariant PlanListModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
+    if (orientation == Qt::Horizontal && role == Qt::ToolTipRole && section == PeakMemory)
+        return tr("The device with the largest share of its memory in use: used/capacity. The peak memory of "
+                  "Compare, What-if and the command line is the most bytes on any device (in this column's tooltip).");
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return QAbstractTableModel::headerData(section, orientation, role);
     switch (section) {
@@ -134,7 +137,7 @@ QVariant PlanListModel::headerData(int section, Qt::Orientation orientation, int
     case TokensPerS: return QStringLiteral("Tokens/s");
     case TflopsPerDevice: return QStringLiteral("TFLOP/s/dev");
     case Mfu: return QStringLiteral("MFU");
-    case PeakMemory: return QStringLiteral("Peak mem");
+    case PeakMemory: return tr("Fullest device");
     case Devices: return QStringLiteral("Devices");
     case Stages: return QStringLiteral("PP");
     case TargetColumn: return QStringLiteral("Target");

@@ -2033,6 +2033,33 @@ void PlanExplorerTest::peakMemoryColumnShowsTheFullestDevice()
     QCOMPARE(model.data(cell, Qt::DisplayRole).toString(), QStringLiteral("60.0/80 GiB"));
     QCOMPARE(model.data(cell, PlanListModel::SortRole).toDouble(), 60.0 / 80.0);   // the H800's share
     QVERIFY(model.data(cell, Qt::ToolTipRole).toString().contains(QStringLiteral("stage 1 (H800), 60.0 of 80 GiB (75 %)")));
+    // The header says which device it is, since elsewhere "peak memory" is the most bytes.
+    QCOMPARE(model.headerData(PlanListModel::PeakMemory, Qt::Horizontal, Qt::DisplayRole).toString(), QStringLiteral("Fullest device"));
+    QVERIFY(model.headerData(PlanListModel::PeakMemory, Qt::Horizontal, Qt::ToolTipRole).toString().contains(QStringLiteral("most bytes")));
+
+    // Compare ranks the fullest device by share too: a twin with 70 GiB on each device
+    // (87.5 % of the H800) is the fuller, though its most bytes (70 GiB) equal the first's;
+    // the peak-memory row (bytes) is shown but not ranked.
+    ExplorerPlan twin = e;
+    twin.ranked.plan.name = "twin";
+    twin.ranked.prediction.stages[1].memory.weights = 70 * GiB;
+    CompareView compare;
+    compare.resize(1100, 900);
+    compare.setPlans({e, twin});
+    compare.setCompared({0, 1});
+    QTableWidget* table = compare.table();
+    int fullest = -1, peak = -1;
+    for (int r = 0; r < table->rowCount(); ++r) {
+        if (table->verticalHeaderItem(r)->text() == QStringLiteral("Fullest device"))
+            fullest = r;
+        if (table->verticalHeaderItem(r)->text() == QStringLiteral("Peak memory"))
+            peak = r;
+    }
+    QVERIFY(fullest >= 0 && peak >= 0);
+    QCOMPARE(table->item(fullest, 0)->text(), QStringLiteral("60.0/80 GiB (S1)"));
+    QCOMPARE(table->item(fullest, 1)->text(), QStringLiteral("70.0/80 GiB (S1)"));
+    QVERIFY(table->item(fullest, 0)->font().bold() && !table->item(fullest, 1)->font().bold());
+    QVERIFY(!table->item(peak, 0)->font().bold() && !table->item(peak, 1)->font().bold());
 }
 
 namespace {
