@@ -192,6 +192,14 @@ DeviceCatalog catalogFromArgs(const CliArgs& args)
     return catalog;
 }
 
+double memoryHeadroom(const CliArgs& args)
+{
+    const std::optional<double> f = args.doubleValue("memory-headroom", 0);
+    if (f && *f > 0.5)
+        throw UsageError("--memory-headroom: expected a fraction of device memory from 0 to 0.5, got " + args.value("memory-headroom").value_or(""));
+    return f.value_or(0.0);
+}
+
 std::vector<std::string> stageLayerRanges(const Plan& plan)
 {
     std::vector<int> layers;

@@ -75,6 +75,10 @@ std::vector<InputFile> givenInputs(const CliArgs& args, std::initializer_list<co
 // replace it). flag is the option as written ("-o", "--trace"). Throws UsageError or InputError.
 void checkOutputPath(const std::string& flag, const std::string& path, const std::vector<InputFile>& inputs = {});
 
+// --memory-headroom F: the fraction of every device's memory a plan must leave free (the
+// allocator's fragmentation, other processes), in [0, 0.5]; 0 when not given. Throws UsageError.
+double memoryHeadroom(const CliArgs& args);
+
 // The decoder layers each stage of the plan holds, for a table's layers column: "0-11", or
 // with virtual chunks one range per chunk ("0-5, 24-29"; PipelineLayout::rankLayerRanges).
 std::vector<std::string> stageLayerRanges(const Plan& plan);

@@ -73,6 +73,10 @@ Megatron-Core does; --optimizer-offload-fraction F (default 1.0) offloads a frac
 Unlike Megatron-LM, where the fraction does nothing without the switch, giving
 --optimizer-offload-fraction alone also turns the offload on.
 
+  --memory-headroom F
+                   keep the fraction F (0 to 0.5) of every device's memory free: a stage
+                   fits when its total is at most (1 - F) x the memory, the "capacity"
+                   of the output (default 0)
   --json           print a hapmoe.plan document with the "prediction" object
   --trace FILE     write the 1F1B schedule as a Chrome/Perfetto trace (JSON), for schedules of
                    up to a million forward and backward blocks
@@ -325,7 +329,7 @@ int cmdEstimate(const Args& args)
         }
     const CliArgs a(args,
                     {"model", "cluster", "profile", "plan", "tp", "pp", "cp", "ep", "etp", "vpp", "mbs", "gbs", "recompute",
-                     "recompute-layers", "precision", "trace", "script", "optimizer-offload-fraction", "devices"},
+                     "recompute-layers", "precision", "trace", "script", "optimizer-offload-fraction", "devices", "memory-headroom"},
                     {"sequence-parallel", "distributed-optimizer", "json", "optimizer-cpu-offload"});
     if (!a.positionals().empty())
         throw UsageError("unexpected argument \"" + a.positionals().front() + "\"\n\n" + kHelp);
@@ -386,6 +390,7 @@ int cmdEstimate(const Args& args)
             usedNodes.push_back(slot.node);
     requireConnected(in.cluster, catalog, a.value("cluster").value_or(a.value("plan").value_or("")), usedNodes);
 
+    options.memory_headroom = memoryHeadroom(a);
     const CostModel cm(in.model, in.cluster, catalog, profile ? &*profile : nullptr, options);
     const Prediction p = cm.estimate(in.plan);
 

@@ -50,6 +50,9 @@ Searches the fastest feasible parallel plan (HS-DP) and compares it with the bas
                          0 or more than 1e7 s, about four months, means no limit)
   --gbs N                global batch size (default: the model's)
   --mbs N                micro-batch size of the first mesh (default: the model's)
+  --memory-headroom F    keep the fraction F (0 to 0.5) of every device's memory free: a
+                         plan fits when each device's total is at most (1 - F) x its
+                         memory (default 0: the model's 2 GiB runtime overhead only)
   --optimizer-offload W  never | if-needed | always: optimizer states and their Adam step in
                          host memory (Megatron-Core --optimizer-cpu-offload); default if-needed,
                          only when the search finds no plan without it
@@ -69,7 +72,7 @@ const std::set<std::string>& planValueOptions()
 {
     static const std::set<std::string> s = {"model", "cluster", "profile", "target", "top", "algorithm", "delta",
                                             "eta", "time-limit", "gbs", "mbs", "o", "script",
-                                            "optimizer-offload", "devices"};
+                                            "optimizer-offload", "devices", "memory-headroom"};
     return s;
 }
 
@@ -297,7 +300,9 @@ int cmdPlan(const Args& args)
         std::cerr << "hapmoe plan: warning: " << w << "\n";
 
     // With a script every plan is costed as its exported launcher runs (exportCostOptions).
-    const CostModel cost(model, cluster, catalog, profile.get(), script ? exportCostOptions(script->script) : CostOptions{});
+    CostOptions costOptions = script ? exportCostOptions(script->script) : CostOptions{};
+    costOptions.memory_headroom = memoryHeadroom(a);
+    const CostModel cost(model, cluster, catalog, profile.get(), costOptions);
     const SearchResult r = runSearch(cost, opt);
 
     if (r.plans.empty()) {

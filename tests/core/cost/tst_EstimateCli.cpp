@@ -87,6 +87,37 @@ private slots:
         QVERIFY(QJsonDocument::fromJson(f.readAll()).object().value("traceEvents").toArray().size() > 2 * 2 * 256);
     }
 
+    void memoryHeadroomLowersTheCapacity()
+    {
+        // --memory-headroom 0.25 leaves a quarter of each device free: the 910B-376T's 64 GiB
+        // become 48, the H800's 80 become 60, and the totals are what they were.
+        const QStringList base = {"estimate", "--model", "mixtral-s", "--cluster", "16-1", "--tp", "8", "--pp", "2",
+                                  "--sequence-parallel", "--distributed-optimizer", "--recompute", "full", "--json"};
+        const Run full = hapmoe(base);
+        const Run kept = hapmoe(base + QStringList{"--memory-headroom", "0.25"});
+        QCOMPARE(full.code, 0);
+        QCOMPARE(kept.code, 0);
+        const auto memory = [](const Run& r, int stage) {
+            return QJsonDocument::fromJson(r.out).object().value("prediction").toObject().value("stages").toArray()
+                .at(stage).toObject().value("memory_gib").toObject();
+        };
+        QCOMPARE(memory(kept, 0).value("capacity").toDouble(), 60.0);
+        QCOMPARE(memory(kept, 1).value("capacity").toDouble(), 48.0);
+        QCOMPARE(memory(kept, 1).value("total").toDouble(), memory(full, 1).value("total").toDouble());
+        // More than half is refused as a usage error.
+        const Run bad = hapmoe(base + QStringList{"--memory-headroom", "0.6"});
+        QCOMPARE(bad.code, 2);
+        QVERIFY2(bad.err.contains("--memory-headroom: expected a fraction of device memory from 0 to 0.5, got 0.6"), bad.err.constData());
+        // A search with a headroom returns a plan that leaves it free.
+        const Run plan = hapmoe({"plan", "--model", "mixtral-s", "--cluster", "H800:2", "--memory-headroom", "0.05", "--json"});
+        QCOMPARE(plan.code, 0);
+        for (const QJsonValue st : QJsonDocument::fromJson(plan.out).object().value("prediction").toObject().value("stages").toArray()) {
+            const QJsonObject m = st.toObject().value("memory_gib").toObject();
+            QCOMPARE(m.value("capacity").toDouble(), 76.0);
+            QVERIFY(m.value("total").toDouble() <= 76.0);
+        }
+    }
+
     void infeasibleExitsOne()
     {
         // LLaMA-2 7B unsharded on one 64 GB 910B: 18 B/param alone is 113 GiB.
