@@ -137,7 +137,14 @@ SearchPanel::SearchPanel(ProjectDocument* document, QWidget* parent)
     m_offload->addItem(tr("Always"), int(OptimizerOffload::Always));
     m_offload->setToolTip(tr("Optimizer states and their Adam step in host memory (Megatron-Core "
                              "--optimizer-cpu-offload). If needed: only when no plan fits without it."));
-    for (QAbstractSpinBox* spin : std::initializer_list<QAbstractSpinBox*>{m_topK, m_delta, m_eta, m_timeLimit})
+    m_headroom = new QDoubleSpinBox;
+    m_headroom->setObjectName(QStringLiteral("searchHeadroom"));
+    m_headroom->setRange(0, 50);
+    m_headroom->setDecimals(0);
+    m_headroom->setSuffix(tr(" %"));
+    m_headroom->setToolTip(tr("Memory every device keeps free: a plan fits when each device's total is at most the rest "
+                              "(for the caching allocator's fragmentation; the 2 GiB runtime overhead is counted apart)"));
+    for (QAbstractSpinBox* spin : std::initializer_list<QAbstractSpinBox*>{m_topK, m_delta, m_eta, m_timeLimit, m_headroom})
         spin->setKeyboardTracking(false);
     form->addWidget(new QLabel(tr("Target:")), 0, 0, Qt::AlignRight);
     form->addWidget(m_target, 0, 1);
@@ -156,6 +163,10 @@ SearchPanel::SearchPanel(ProjectDocument* document, QWidget* parent)
     offloadLabel->setToolTip(m_offload->toolTip());
     form->addWidget(offloadLabel, 4, 0, Qt::AlignRight);
     form->addWidget(m_offload, 4, 1);
+    auto* headroomLabel = new QLabel(tr("Keep free:"));
+    headroomLabel->setToolTip(m_headroom->toolTip());
+    form->addWidget(headroomLabel, 4, 2, Qt::AlignRight);
+    form->addWidget(m_headroom, 4, 3);
     form->setColumnStretch(1, 1);
     form->setColumnStretch(3, 1);
     layout->addWidget(settings);
@@ -245,6 +256,7 @@ SearchPanel::SearchPanel(ProjectDocument* document, QWidget* parent)
     connect(m_timeLimit, &QDoubleSpinBox::valueChanged, this, &SearchPanel::commitSettings);
     connect(m_exact, &QCheckBox::toggled, this, &SearchPanel::commitSettings);
     connect(m_offload, &QComboBox::currentIndexChanged, this, &SearchPanel::commitSettings);
+    connect(m_headroom, &QDoubleSpinBox::valueChanged, this, &SearchPanel::commitSettings);
     connect(document, &ProjectDocument::searchSettingsChanged, this, &SearchPanel::refreshSettings);
     refreshSettings();
 }
@@ -265,6 +277,7 @@ void SearchPanel::refreshSettings()
     m_timeLimit->setValue(s.time_limit_s);
     m_exact->setChecked(s.exact);
     m_offload->setCurrentIndex(std::max(0, m_offload->findData(int(s.optimizer_offload))));
+    m_headroom->setValue(s.memory_headroom * 100);
     m_updating = false;
 }
 
@@ -281,6 +294,7 @@ void SearchPanel::commitSettings()
     s.time_limit_s = m_timeLimit->value();
     s.exact = m_exact->isChecked();
     s.optimizer_offload = OptimizerOffload(m_offload->currentData().toInt());
+    s.memory_headroom = m_headroom->value() / 100;
     m_document->setSearchSettings(s);
 }
 
@@ -343,6 +357,7 @@ bool SearchPanel::run()
     m_best->setText(QStringLiteral("\u2013"));
     m_status->setText(tr("Searching %1 devices\u2026").arg(m_document->cluster().totalDevices()) + note);
     setRunning(true);
+    costOptions.memory_headroom = m_document->searchSettings().memory_headroom;
     m_runner->start(m_document->model(), m_document->cluster(), options, costOptions);
     emit searchStarted();
     return true;

@@ -90,6 +90,7 @@ private:
     QComboBox* m_target;
     QComboBox* m_algorithm;
     QComboBox* m_offload;
+    QDoubleSpinBox* m_headroom = nullptr;   // per cent of device memory kept free
     QSpinBox* m_topK;
     QDoubleSpinBox* m_delta;
     QDoubleSpinBox* m_eta;

@@ -76,7 +76,7 @@ Unlike Megatron-LM, where the fraction does nothing without the switch, giving
   --memory-headroom F
                    keep the fraction F (0 to 0.5) of every device's memory free: a stage
                    fits when its total is at most (1 - F) x the memory, the "capacity"
-                   of the output (default 0)
+                   of the output (default 0, or what a plan file's prediction records)
   --json           print a hapmoe.plan document with the "prediction" object
   --trace FILE     write the 1F1B schedule as a Chrome/Perfetto trace (JSON), for schedules of
                    up to a million forward and backward blocks
@@ -116,6 +116,7 @@ struct EstimateInput {
     Plan plan;
     std::vector<std::string> notes;   // what the flag form decided for the user (printed as "note: ...")
     OverlapSwitches overlap;          // a plan file's prediction's, or the cost model's defaults
+    double memory_headroom = 0;       // likewise (a search with --memory-headroom records it)
 };
 
 // The plan file's model and cluster, or the ones --model and --cluster give instead; either
@@ -149,7 +150,8 @@ EstimateInput fromPlanFile(const CliArgs& a, const DeviceCatalog& catalog, Warni
     }
     // The plan is re-estimated with the switches its prediction assumed (a plan that a search
     // for a script with --tp-comm-overlap wrote assumes it).
-    EstimateInput in{doc.model, doc.cluster, doc.plan, {}, doc.prediction ? doc.prediction->overlap : OverlapSwitches{}};
+    EstimateInput in{doc.model, doc.cluster, doc.plan, {}, doc.prediction ? doc.prediction->overlap : OverlapSwitches{},
+                     doc.prediction ? doc.prediction->memory_headroom : 0.0};
     // A valid plan may still break a rule of the launcher it names (hapmoe export refuses it).
     const std::vector<DeploymentProblem> problems = deploymentProblems(in.plan, in.model, in.cluster, catalog, in.plan.target);
     if (!problems.empty())
@@ -390,7 +392,7 @@ int cmdEstimate(const Args& args)
             usedNodes.push_back(slot.node);
     requireConnected(in.cluster, catalog, a.value("cluster").value_or(a.value("plan").value_or("")), usedNodes);
 
-    options.memory_headroom = memoryHeadroom(a);
+    options.memory_headroom = a.has("memory-headroom") ? memoryHeadroom(a) : in.memory_headroom;
     const CostModel cm(in.model, in.cluster, catalog, profile ? &*profile : nullptr, options);
     const Prediction p = cm.estimate(in.plan);
 

@@ -1105,6 +1105,7 @@ Prediction CostModel::estimate(const Plan& plan) const
     const Impl& m = *d;
     Prediction pred;
     pred.overlap = m.options.overlap;
+    pred.memory_headroom = m.options.memory_headroom;
     const int P = plan.pp();
     if (P < 1)
         throw InputError("", "plan.stages", "a plan needs at least one stage");

@@ -106,6 +106,7 @@ struct Prediction {
     bool used_profile = false;       // at least one number came from a profile table
     std::vector<std::string> notes;  // which numbers came from tables and which from defaults
     OverlapSwitches overlap;         // the switches the times assume (CostOptions::overlap)
+    double memory_headroom = 0;      // the fraction of memory the capacities keep free (CostOptions)
 };
 
 // The stage whose forward + backward per micro-batch is largest (it sets the 1F1B steady

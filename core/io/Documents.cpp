@@ -415,7 +415,7 @@ Prediction readPredictionObject(const JsonNode& n)
     n.requireObject();
     n.warnUnknownKeys({"iteration_time_s", "tokens_per_s", "tflops_per_device", "mfu", "peak_memory_gib",
                        "host_memory_per_node_gib", "host_memory_capacity_gib", "num_microbatches", "feasible", "infeasible_reason", "memory_shortfall_gib", "used_profile",
-                       "breakdown", "stages", "notes", "overlap"});
+                       "breakdown", "stages", "notes", "overlap", "memory_headroom"});
     Prediction p;
     p.iteration_time_s = n.optDouble("iteration_time_s", 0, 0);
     p.tokens_per_s = n.optDouble("tokens_per_s", 0, 0);
@@ -429,6 +429,7 @@ Prediction readPredictionObject(const JsonNode& n)
     p.infeasible_reason = n.optString("infeasible_reason");
     p.memory_shortfall_gib = n.optDouble("memory_shortfall_gib", 0, 0);
     p.used_profile = n.optBool("used_profile", false);
+    p.memory_headroom = n.optDouble("memory_headroom", 0, 0, false, 0.5);
     // Absent (documents written before it): the cost model's default switches.
     if (auto o = n.optObject("overlap")) {
         o->warnUnknownKeys({"grad_reduce", "param_gather", "tp_comm", "p2p"});
@@ -502,6 +503,8 @@ Json predictionJson(const Prediction& p)
     j["infeasible_reason"] = p.infeasible_reason;
     j["memory_shortfall_gib"] = p.memory_shortfall_gib;
     j["used_profile"] = p.used_profile;
+    if (p.memory_headroom > 0)
+        j["memory_headroom"] = p.memory_headroom;
     j["overlap"] = Json{{"grad_reduce", p.overlap.grad_reduce},
                         {"param_gather", p.overlap.param_gather},
                         {"tp_comm", p.overlap.tp_comm},
@@ -810,7 +813,8 @@ Project readProject(std::string_view text, const std::string& fileName, Warnings
     p.model = readModelObject(n.object("model"));
     p.cluster = readClusterObject(n.object("cluster"));
     if (auto s = n.optObject("search")) {
-        s->warnUnknownKeys({"algorithm", "target", "top_k", "delta", "eta", "time_limit_s", "exact", "optimizer_offload"});
+        s->warnUnknownKeys({"algorithm", "target", "top_k", "delta", "eta", "time_limit_s", "exact", "optimizer_offload",
+                            "memory_headroom"});
         p.search.algorithm = algorithmAt(s->optChoice("algorithm", kAlgorithmNames, 0));
         p.search.target = targetAt(s->optChoice("target", kTargetNames, 2));
         p.search.top_k = s->optInt("top_k", p.search.top_k, 1);
@@ -822,6 +826,7 @@ Project readProject(std::string_view text, const std::string& fileName, Warnings
         p.search.time_limit_s = s->optDouble("time_limit_s", p.search.time_limit_s, 0, false, 1e7);
         p.search.exact = s->optBool("exact", p.search.exact);
         p.search.optimizer_offload = static_cast<OptimizerOffload>(s->optChoice("optimizer_offload", kOffloadNames, 1));
+        p.search.memory_headroom = s->optDouble("memory_headroom", p.search.memory_headroom, 0, false, 0.5);
     }
     static const std::vector<std::string_view> kSourceNames{"search", "current"};
     for (const auto& e : n.array("plans")) {
@@ -911,7 +916,8 @@ std::string writeProject(const Project& project)
                        {"eta", project.search.eta},
                        {"time_limit_s", project.search.time_limit_s},
                        {"exact", project.search.exact},
-                       {"optimizer_offload", toString(project.search.optimizer_offload)}};
+                       {"optimizer_offload", toString(project.search.optimizer_offload)},
+                       {"memory_headroom", project.search.memory_headroom}};
     Json plans = Json::array();
     for (const auto& sp : project.plans) {
         Json e;

@@ -39,6 +39,7 @@ struct SearchSettings {
     double time_limit_s = 30;
     bool exact = false;
     OptimizerOffload optimizer_offload = OptimizerOffload::IfNeeded;
+    double memory_headroom = 0;   // fraction of every device's memory a plan leaves free (CostOptions)
 };
 
 // A plan document: self-contained, so that export and calibrate need nothing else.

@@ -116,6 +116,20 @@ private slots:
             QCOMPARE(m.value("capacity").toDouble(), 76.0);
             QVERIFY(m.value("total").toDouble() <= 76.0);
         }
+        // The plan file records it, and estimate --plan keeps it unless told otherwise.
+        QTemporaryDir dir;
+        const QString file = dir.filePath("plan.json");
+        {
+            QFile f(file);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(plan.out);
+        }
+        QCOMPARE(QJsonDocument::fromJson(plan.out).object().value("prediction").toObject().value("memory_headroom").toDouble(), 0.05);
+        const Run again = hapmoe({"estimate", "--plan", file, "--json"});
+        QCOMPARE(again.code, 0);
+        QCOMPARE(memory(again, 0).value("capacity").toDouble(), 76.0);
+        const Run none = hapmoe({"estimate", "--plan", file, "--memory-headroom", "0", "--json"});
+        QCOMPARE(memory(none, 0).value("capacity").toDouble(), 80.0);
     }
 
     void infeasibleExitsOne()

@@ -288,9 +288,18 @@ void tst_Documents::planRoundTrip()
     d.prediction->stages[0].memory.host = 12.0 * (1ull << 30);
     d.prediction->stages[0].memory.host_capacity = 64.0 * (1ull << 30);
     d.prediction->overlap = {false, true, true, false};
+    d.prediction->memory_headroom = 0.05;
     const std::string once = writePlan(d);
     const PlanDocument back = readPlan(once, "plan.json");
     QVERIFY(back.prediction->overlap == (OverlapSwitches{false, true, true, false}));
+    QCOMPARE(back.prediction->memory_headroom, 0.05);
+    // A headroom above half of the memory is refused, naming the field.
+    {
+        nlohmann::json j = nlohmann::json::parse(once);
+        j["prediction"]["memory_headroom"] = 0.8;
+        const InputError e = expectError([&] { readPlan(j.dump(), "plan.json"); });
+        QCOMPARE(q(e.where()), QStringLiteral("prediction.memory_headroom"));
+    }
     // A prediction written without the switches (older documents) takes the cost model's defaults.
     {
         nlohmann::json j = nlohmann::json::parse(once);
@@ -326,7 +335,7 @@ void tst_Documents::projectRoundTrip()
     p.name = "my project";
     p.model = fullModel();
     p.cluster = smallCluster();
-    p.search = {Target::Megatron, Algorithm::Exhaustive, 3, 0.3, 1.5, 12, true, OptimizerOffload::Always};
+    p.search = {Target::Megatron, Algorithm::Exhaustive, 3, 0.3, 1.5, 12, true, OptimizerOffload::Always, 0.1};
     p.plans = {{fullPlan(), fullPrediction()}, {fullPlan(), std::nullopt, SavedPlan::Source::Current}};
     p.current_script = "/home/me/train.sh";
     const std::string once = writeProject(p);
@@ -350,6 +359,7 @@ void tst_Documents::projectRoundTrip()
     QVERIFY(back.search.algorithm == Algorithm::Exhaustive);
     QCOMPARE(back.search.top_k, 3);
     QVERIFY(back.search.optimizer_offload == OptimizerOffload::Always);
+    QCOMPARE(back.search.memory_headroom, 0.1);
 }
 
 void tst_Documents::exampleProjectLoads()
