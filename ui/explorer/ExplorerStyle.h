@@ -70,7 +70,9 @@ QString recomputeShortLabel(const StagePlan& stage);
 QString knobsLabel(const StagePlan& stage, bool experts = true);   // "TP2 CP1 DP4 · EP4 ETP1 EDP2"
 QString targetLabel(Target target);              // "Megatron-LM", "FlagScale"
 QString devicesLabel(const StagePlan& stage);    // "node 3: 0-7"
-QString layerRange(const StagePlan& stage);      // "L5-14", "L17" for one layer
+// The decoder layers stage `stage` of the plan holds: "L5-14", "L17" for one layer, and with
+// virtual chunks one range per chunk, "L0-5,16-21" (PipelineLayout::rankLayerRanges).
+QString layerRange(const Plan& plan, int stage);
 
 // Background, axes, grid and legend of a chart from its widget's palette, so charts follow
 // the light and dark themes. Call again on QEvent::PaletteChange.

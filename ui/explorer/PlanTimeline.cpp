@@ -78,7 +78,7 @@ PlanTimeline buildPlanTimeline(const Plan& plan, const Prediction& prediction)
         tl.deviceTypes.push_back(QString::fromStdString(sp.device_type));
         tl.stageNames << QStringLiteral("S%1 · %2 · %3")
                              .arg(i)
-                             .arg(QString::fromStdString(sp.device_type), style::layerRange(sp));
+                             .arg(QString::fromStdString(sp.device_type), style::layerRange(plan, i));
     }
     try {
         tl.schedule = simulatePipeline(in);

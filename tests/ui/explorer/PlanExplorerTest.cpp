@@ -466,6 +466,17 @@ void PlanExplorerTest::interleavedTimelineHasAllChunks()
         QCOMPARE(b.end - b.start, b.forward ? 0.5 : 1.0);
     }
     QCOMPARE(chunk1, 64);
+    // Each rank holds two chunks of 3 layers, virtual stages r and 4 + r: rank 0 has layers
+    // 0-2 and 12-14 (Megatron-LM's interleaved placement), which the lane names, the stage
+    // boxes and their tooltips say.
+    QCOMPARE(tl.stageNames.value(0), QStringLiteral("S0 · MI300X · L0-2,12-14"));
+    QCOMPARE(tl.stageNames.value(3), QStringLiteral("S3 · MI300X · L9-11,21-23"));
+    StagePartitionView partition;
+    partition.resize(1200, 120);
+    partition.setPlan(plan, pred, 0);
+    QVERIFY2(partition.stageToolTip(1).contains(QStringLiteral("Layers 3-5, 15-17 (6)")), qPrintable(partition.stageToolTip(1)));
+    QVERIFY2(partition.stageLines(1).join(QLatin1Char('|')).contains(QStringLiteral("6 layers (L3-5,15-17)")),
+             qPrintable(partition.stageLines(1).join(QLatin1Char('|'))));
 }
 
 void PlanExplorerTest::timelineZoomsHorizontallyAndShowsBlockToolTips()
