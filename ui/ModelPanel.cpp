@@ -413,6 +413,13 @@ void ModelPanel::refresh()
     for (const auto& f : std::as_const(m_fields))
         f.editor->setStyleSheet(QString());
     m_message->clear();
+    // A model read from a file or a script may break a rule the fields enforce when typed
+    // (hidden size 4095 with 32 heads): the field at fault is marked as it would be.
+    try {
+        validateModel(m, "model");
+    } catch (const InputError& e) {
+        markInvalid(e, QString());
+    }
     m_updating = false;
     updateDerived(m);
     enableMoeFields(m);
@@ -461,15 +468,7 @@ void ModelPanel::edited(const QString& key)
         validateModel(candidate, "model");
     } catch (const InputError& e) {
         // Keep what the user typed on screen, name the field at fault, do not commit.
-        QString where = QString::fromStdString(e.where());
-        if (where.startsWith(QLatin1String("model.")))
-            where = where.mid(6);
-        m_invalidKey = m_fields.contains(where) ? where : key;
-        if (QWidget* w = fieldEditor(m_invalidKey))
-            w->setStyleSheet(QStringLiteral("background-color: #f8d0cc; color: #5a0d07;"));
-        m_message->setText(statusHtml(Status::Problem, palette(),
-                                      QStringLiteral("\u26a0 <b>%1</b>: %2")
-                                          .arg(where.toHtmlEscaped(), QString::fromStdString(e.detail()).toHtmlEscaped())));
+        markInvalid(e, key);
         return;
     }
     m_message->clear();
@@ -477,6 +476,19 @@ void ModelPanel::edited(const QString& key)
     m_document->setModel(candidate, tr("Change %1").arg(key), key);
     m_committing = false;
     updateDerived(candidate);
+}
+
+void ModelPanel::markInvalid(const InputError& e, const QString& fallbackKey)
+{
+    QString where = QString::fromStdString(e.where());
+    if (where.startsWith(QLatin1String("model.")))
+        where = where.mid(6);
+    m_invalidKey = m_fields.contains(where) ? where : fallbackKey;
+    if (QWidget* w = fieldEditor(m_invalidKey))
+        w->setStyleSheet(QStringLiteral("background-color: #f8d0cc; color: #5a0d07;"));
+    m_message->setText(statusHtml(Status::Problem, palette(),
+                                  QStringLiteral("\u26a0 <b>%1</b>: %2")
+                                      .arg(where.toHtmlEscaped(), QString::fromStdString(e.detail()).toHtmlEscaped())));
 }
 
 void ModelPanel::updateDerived(const ModelSpec& m)

@@ -22,6 +22,7 @@ class QPushButton;
 class QScrollArea;
 
 namespace hapmoe {
+class InputError;
 struct ModelSpec;
 }
 
@@ -63,6 +64,8 @@ private:
     void enableMoeFields(const ModelSpec& m);
     void edited(const QString& key);
     void updateDerived(const ModelSpec& model);
+    // Marks the field the error names (else fallbackKey's) and says why below the fields.
+    void markInvalid(const InputError& error, const QString& fallbackKey);
     // Shows in the preset combo the preset the model equals, or the neutral first entry.
     void showMatchingPreset();
     void arrangeGroups(int columns);

@@ -102,6 +102,27 @@ private slots:
         QCOMPARE(heads->value(), 32);
     }
 
+    void invalidModelFromAFileIsMarked()
+    {
+        // A model that did not come through the fields (a project file, a script) and breaks
+        // a rule, hidden size 4095 with 32 heads and no kv_channels, is marked as a typed one
+        // would be; a valid model clears the mark.
+        auto w = makeWindow();
+        w->loadExample();
+        w->showTab(QStringLiteral("model"));
+        ModelPanel* panel = w->modelPanel();
+        ProjectDocument* doc = w->document();
+        ModelSpec bad = doc->model();
+        bad.hidden_size = 4095;
+        bad.kv_channels = 0;
+        doc->setModel(bad, QStringLiteral("Load"));
+        QVERIFY2(panel->validationMessage().contains(QStringLiteral("num_attention_heads")), qPrintable(panel->validationMessage()));
+        QVERIFY(!panel->fieldEditor(QStringLiteral("num_attention_heads"))->styleSheet().isEmpty());
+        doc->undoStack()->undo();
+        QVERIFY(panel->validationMessage().isEmpty());
+        QVERIFY(panel->fieldEditor(QStringLiteral("num_attention_heads"))->styleSheet().isEmpty());
+    }
+
     void derivedFiguresFollowEdits()
     {
         auto w = makeWindow();
