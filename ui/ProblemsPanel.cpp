@@ -6,6 +6,7 @@
 #include "plan/Deployability.h"
 
 #include <QHeaderView>
+#include <QRegularExpression>
 #include <QStyle>
 #include <QStyledItemDelegate>
 #include <QTreeWidget>
@@ -104,7 +105,7 @@ QStringList ProblemsPanel::messages() const
 {
     QStringList list;
     for (int i = 0; i < m_tree->topLevelItemCount(); ++i)
-        list << m_tree->topLevelItem(i)->text(1);
+        list << m_tree->topLevelItem(i)->toolTip(1);   // the message as written, without wrap points
     return list;
 }
 
@@ -116,7 +117,12 @@ void ProblemsPanel::refresh()
     const QIcon blocking = style()->standardIcon(QStyle::SP_MessageBoxCritical);
     const QIcon warning = style()->standardIcon(QStyle::SP_MessageBoxWarning);
     auto add = [&](const QString& kind, const QString& message, const std::vector<int>& ids, bool blocks = true) {
-        auto* item = new QTreeWidgetItem(m_tree, {kind, message});
+        // A field path (model.num_attention_heads) is one long word: a zero-width space after
+        // each '.' and '_' inside a word lets it wrap in a narrow dock instead of being cut.
+        static const QRegularExpression joint(QStringLiteral("(?<=[A-Za-z])([._])(?=[A-Za-z])"));
+        QString shown = message;
+        shown.replace(joint, QStringLiteral("\\1\u200b"));
+        auto* item = new QTreeWidgetItem(m_tree, {kind, shown});
         item->setIcon(0, blocks ? blocking : warning);
         item->setToolTip(1, message);
         for (int column : {0, 1})   // the kind beside the first line of a wrapped message

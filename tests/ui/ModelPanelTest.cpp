@@ -6,6 +6,7 @@
 #include "GuiTestSupport.h"
 
 #include "ModelPanel.h"
+#include "ProblemsPanel.h"
 #include "ProjectDocument.h"
 
 #include "cost/CostModel.h"
@@ -14,6 +15,7 @@
 #include <QGroupBox>
 #include <QLabel>
 #include <QLineEdit>
+#include <QTreeWidget>
 #include <QRegularExpression>
 #include <QScrollArea>
 #include <QScrollBar>
@@ -118,6 +120,16 @@ private slots:
         doc->setModel(bad, QStringLiteral("Load"));
         QVERIFY2(panel->validationMessage().contains(QStringLiteral("num_attention_heads")), qPrintable(panel->validationMessage()));
         QVERIFY(!panel->fieldEditor(QStringLiteral("num_attention_heads"))->styleSheet().isEmpty());
+        // The Problems dock lists it; the field path may wrap after its '.' and '_' (a narrow
+        // dock cut it to "model.num_attention_hea"), and the message itself is unchanged.
+        ProblemsPanel* problems = w->problemsPanel();
+        QVERIFY(problems->messages().join(' ').contains(QStringLiteral("model.num_attention_heads")));
+        auto* tree = problems->findChild<QTreeWidget*>();
+        QVERIFY(tree);
+        bool wraps = false;
+        for (int i = 0; i < tree->topLevelItemCount(); ++i)
+            wraps = wraps || tree->topLevelItem(i)->text(1).contains(QStringLiteral("model.\u200bnum_\u200battention_\u200bheads"));
+        QVERIFY(wraps);
         doc->undoStack()->undo();
         QVERIFY(panel->validationMessage().isEmpty());
         QVERIFY(panel->fieldEditor(QStringLiteral("num_attention_heads"))->styleSheet().isEmpty());
