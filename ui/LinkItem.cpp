@@ -206,10 +206,11 @@ QVariant LinkItem::itemChange(GraphicsItemChange change, const QVariant& value)
     if (change == ItemSelectedChange) {
         labelAboutToChange();   // a label without a place shows while its link is selected
     } else if (change == ItemSelectedHasChanged) {
-        // A selected link and its label are drawn above the items, so that the label shows
-        // even where the layout found it no place.
+        // A selected link's label is drawn above the items, so that it shows even where the
+        // layout found it no place. Its line stays under them (it runs from centre to centre,
+        // through the names of both ends) and under every label, above the other lines.
         const bool on = value.toBool();
-        setZValue(on ? 2 : 0);
+        setZValue(on ? 0.25 : 0);
         if (m_labelItem) {
             m_labelItem->setZValue(on ? 2.5 : 0.5);
             m_labelItem->update();

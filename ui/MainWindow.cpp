@@ -32,6 +32,7 @@
 #include <QTreeWidget>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QResizeEvent>
 #include <QScreen>
 #include <QScrollArea>
 #include <QStyle>
@@ -44,6 +45,7 @@
 #include <QToolButton>
 #include <QUndoStack>
 
+#include <algorithm>
 #include <iostream>
 #include <map>
 
@@ -111,6 +113,10 @@ MainWindow::MainWindow(QWidget* parent)
                 m_view->ensureVisible(item);
     });
     connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::onTabChanged);
+    // The Properties dock says it beside the field too, but a click elsewhere on the canvas
+    // that ended the entry also shows another item there.
+    connect(m_properties, &PropertyEditor::inputRejected, this,
+            [this](const QString& message) { statusBar()->showMessage(message, 10000); });
     connect(m_searchPanel, &SearchPanel::searchFinished, this, &MainWindow::onSearchFinished);
     connect(m_searchPanel, &SearchPanel::planActivated, this, [this](int row) {
         if (row >= 0 && row < m_explorer->planCount())
@@ -127,7 +133,13 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_explorer, &PlanExplorerWidget::stageHovered, m_scene, &ClusterScene::highlightNodes);
     connect(m_explorer, &PlanExplorerWidget::selectionChanged, m_searchPanel, &SearchPanel::showCurrentPlan);
     connect(m_explorer, &PlanExplorerWidget::newSearchSuggested, this,
-            [this](const QString& reason) { statusBar()->showMessage(tr("What-if: %1").arg(reason), 10000); });
+            [this](const QString& reason) { statusBar()->showMessage(whatIfMessagePrefix() + reason, 10000); });
+    // A what-if suggestion speaks of inputs and a plan: once they are reset, the project
+    // changes or the view is left, it would mislead.
+    connect(m_explorer, &PlanExplorerWidget::newSearchSuggestionWithdrawn, this, &MainWindow::clearWhatIfMessage);
+    connect(m_document, &ProjectDocument::clusterChanged, this, &MainWindow::clearWhatIfMessage);
+    connect(m_document, &ProjectDocument::modelChanged, this, &MainWindow::clearWhatIfMessage);
+    connect(m_document, &ProjectDocument::projectReset, this, &MainWindow::clearWhatIfMessage);
 
     // 1600 x 1000 shows the canvas, the palette and the search side by side; smaller
     // screens get most of their available area.
@@ -227,16 +239,95 @@ void MainWindow::createDocks()
 
     m_designDocks = {paletteDock, presetDock, propDock, problemsDock};
 
-    // On small screens the canvas gives way first: the palette keeps its names and figures
-    // readable and the search panel its fields.
+    // Widths for a 1600 px window; in a narrower one the columns narrow with it
+    // (fitDocksToWidth), down to minimums that keep the palette's names and figures readable
+    // and the search panel's fields.
     m_palette->setMinimumWidth(200);
     resizeDocks({paletteDock, propDock}, {245, 410}, Qt::Horizontal);
+    m_dockColumnWidths = {{Qt::LeftDockWidgetArea, 245}, {Qt::RightDockWidgetArea, 410}};
     resizeDocks({paletteDock, presetDock, problemsDock}, {430, 300, 200}, Qt::Vertical);
     resizeDocks({propDock, searchDock}, {300, 630}, Qt::Vertical);
 }
 
+int MainWindow::dockColumnWidth(Qt::DockWidgetArea area) const
+{
+    int width = 0;
+    for (QDockWidget* d : findChildren<QDockWidget*>())
+        if (!d->isHidden() && !d->isFloating() && dockWidgetArea(d) == area)
+            width = std::max(width, d->width());
+    return width;
+}
+
+void MainWindow::fitDocksToWidth()
+{
+    QList<QDockWidget*> docks;
+    QList<int> widths;
+    for (Qt::DockWidgetArea area : {Qt::LeftDockWidgetArea, Qt::RightDockWidgetArea}) {
+        for (QDockWidget* d : findChildren<QDockWidget*>()) {
+            if (!d->isHidden() && !d->isFloating() && dockWidgetArea(d) == area && m_dockColumnWidths.contains(area)) {
+                docks << d;   // one per column: resizeDocks sets the column's width
+                widths << m_dockColumnWidths.value(area);
+                break;
+            }
+        }
+    }
+    if (docks.isEmpty())
+        return;
+    // In a window narrower than the one the widths were given in, the columns keep their
+    // share of its width, down to their minimum widths, so that the canvas does not give
+    // way alone.
+    if (width() < m_dockColumnsWindowWidth) {
+        for (int i = 0; i < docks.size(); ++i) {
+            int w = qRound(double(widths[i]) * width() / m_dockColumnsWindowWidth);
+            // Not so narrow that the device palette scrolls sideways (its figures cut).
+            if (QDockWidget* palette = qobject_cast<QDockWidget*>(m_palette->parentWidget());
+                palette && dockWidgetArea(palette) == dockWidgetArea(docks[i]) && !palette->isHidden())
+                w = std::max(w, m_palette->sizeHintForColumn(0) + 2 * m_palette->spacing() + 2 * m_palette->frameWidth()
+                                    + m_palette->style()->pixelMetric(QStyle::PM_ScrollBarExtent, nullptr, m_palette) + 2);
+            widths[i] = std::min(w, widths[i]);
+        }
+    }
+    resizeDocks(docks, widths, Qt::Horizontal);
+}
+
+bool MainWindow::event(QEvent* event)
+{
+    const bool handled = QMainWindow::event(event);
+    // The separators between the docks and the tabs belong to the window: a press and drag
+    // on one and its release reach it, and the release leaves the widths the user chose.
+    if (event->type() == QEvent::MouseButtonRelease) {
+        for (Qt::DockWidgetArea area : {Qt::LeftDockWidgetArea, Qt::RightDockWidgetArea})
+            if (const int w = dockColumnWidth(area); w > 0)
+                m_dockColumnWidths[area] = w;
+        m_dockColumnsWindowWidth = width();
+    }
+    return handled;
+}
+
+void MainWindow::resizeEvent(QResizeEvent* event)
+{
+    QMainWindow::resizeEvent(event);
+    // Qt shrinks the docks with the window and gives all the room to the central widget when
+    // it grows: the columns would stay as narrow as the smallest size made them.
+    fitDocksToWidth();
+}
+
+QString MainWindow::whatIfMessagePrefix()
+{
+    return tr("What-if: ");
+}
+
+void MainWindow::clearWhatIfMessage()
+{
+    // Only the what-if suggestion: a file's warnings or "Saved" keep their time.
+    if (statusBar()->currentMessage().startsWith(whatIfMessagePrefix()))
+        statusBar()->clearMessage();
+}
+
 void MainWindow::onTabChanged()
 {
+    if (m_tabs->currentWidget() != m_explorer)
+        clearWhatIfMessage();
     // The canvas's actions act on the canvas only while it shows (Del on the Results tab
     // must not delete hidden nodes); the design docks step aside for the results.
     for (QAction* a : std::as_const(m_canvasActions))
@@ -251,6 +342,7 @@ void MainWindow::onTabChanged()
         // The other docks of their columns take the room they leave; their sizes are put
         // back on return, so that the round trip leaves every dock as it was.
         m_dockSizes.clear();
+        m_widthWhenAway = width();
         for (QDockWidget* d : findChildren<QDockWidget*>())
             if (!d->isHidden() && !d->isFloating())
                 m_dockSizes.insert(d, d->size());
@@ -264,12 +356,20 @@ void MainWindow::onTabChanged()
         }
     }
     if (!away) {
-        // A column whose width changed on the Results tab (the user dragged it, or the window
-        // changed size) keeps the new width; heights are put back in every column.
+        // A column the user made wider or narrower on the Results tab keeps the new width;
+        // heights are put back in every column. After the window changed size, the columns
+        // take the widths the user gave them, as far as the new size leaves room for them.
         QSet<Qt::DockWidgetArea> resizedAway;
-        for (auto it = m_dockSizes.cbegin(); it != m_dockSizes.cend(); ++it)
-            if (!m_designDocks.contains(it.key()) && !it.key()->isHidden() && it.key()->width() != it.value().width())
-                resizedAway.insert(dockWidgetArea(it.key()));
+        for (auto it = m_dockSizes.cbegin(); it != m_dockSizes.cend(); ++it) {
+            QDockWidget* d = it.key();
+            if (width() != m_widthWhenAway) {
+                resizedAway.insert(dockWidgetArea(d));
+            } else if (!m_designDocks.contains(d) && !d->isHidden() && d->width() != it.value().width()) {
+                resizedAway.insert(dockWidgetArea(d));
+                m_dockColumnWidths[dockWidgetArea(d)] = d->width();
+                m_dockColumnsWindowWidth = width();
+            }
+        }
         QList<QDockWidget*> docks, wide;
         QList<int> heights, widths;
         for (auto it = m_dockSizes.cbegin(); it != m_dockSizes.cend(); ++it) {
@@ -286,6 +386,8 @@ void MainWindow::onTabChanged()
             resizeDocks(docks, heights, Qt::Vertical);
         if (!wide.isEmpty())
             resizeDocks(wide, widths, Qt::Horizontal);
+        if (width() != m_widthWhenAway)
+            fitDocksToWidth();
     }
 }
 

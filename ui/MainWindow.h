@@ -85,6 +85,8 @@ public:
 
 protected:
     void closeEvent(QCloseEvent* event) override;
+    bool event(QEvent* event) override;
+    void resizeEvent(QResizeEvent* event) override;
 
 private:
     void createActions();
@@ -107,6 +109,13 @@ private:
     // designer's docks (palette, presets, properties, problems), and back on another tab
     // they show as the user last left them.
     void onTabChanged();
+    // The side dock columns at the widths the user gave them, narrower in proportion when
+    // they would leave the central tabs less than their share of a small window.
+    void fitDocksToWidth();
+    int dockColumnWidth(Qt::DockWidgetArea area) const;
+    // The explorer's what-if suggestion, and its removal once it is stale.
+    static QString whatIfMessagePrefix();
+    void clearWhatIfMessage();
 
     ProjectDocument* m_document;
     AutosaveManager* m_autosave;
@@ -138,6 +147,11 @@ private:
     QHash<QDockWidget*, bool> m_designDockShown;   // while the Results tab has them hidden
     QHash<QDockWidget*, QSize> m_dockSizes;         // every dock's size when they went away
     bool m_designDocksAway = false;
+    int m_widthWhenAway = 0;                        // the window's width when they went away
+    // The width of each side column as the user left it (a separator dragged): the window
+    // growing again gives it back, however narrow a smaller window made it.
+    QHash<Qt::DockWidgetArea, int> m_dockColumnWidths;
+    int m_dockColumnsWindowWidth = 1600;            // the window's width when they were given
 };
 
 } // namespace hapmoe::ui

@@ -2,6 +2,7 @@
 
 #include "ClusterScene.h"
 #include "ProjectDocument.h"
+#include "SpinBoxRangeCheck.h"
 #include "Theme.h"
 
 #include "hardware/DeviceCatalog.h"
@@ -135,6 +136,26 @@ PropertyEditor::PropertyEditor(ProjectDocument* document, ClusterScene* scene, Q
     form->addRow(tr("Latency:"), m_latency);
     m_stack->addWidget(linkPage);
 
+    // Under the fields, so that a value the editor did not take says why it stayed.
+    m_inputMessage = new QLabel;
+    m_inputMessage->setObjectName(QStringLiteral("propertyInputMessage"));
+    m_inputMessage->setWordWrap(true);
+    m_inputMessage->setTextFormat(Qt::RichText);
+    m_inputMessage->hide();
+    layout->addWidget(m_inputMessage);
+    layout->addStretch(1);
+    auto* rangeCheck = new SpinBoxRangeCheck(this);
+    const std::pair<QAbstractSpinBox*, QString> fields[] = {
+        {m_count, tr("Devices")},        {m_nics, tr("NICs")},           {m_nicGbit, tr("NIC speed")},
+        {m_hostMemory, tr("Host memory")}, {m_hostLink, tr("Host link")}, {m_bandwidth, tr("Bandwidth")},
+        {m_latency, tr("Latency")}};
+    for (const auto& [box, field] : fields)
+        rangeCheck->watch(box, field);
+    connect(rangeCheck, &SpinBoxRangeCheck::rejected, this, [this](QAbstractSpinBox*, const QString& message) {
+        showInputMessage(message);
+        emit inputRejected(message);
+    });
+
     connect(m_host, &QLineEdit::editingFinished, this, &PropertyEditor::commitNode);
     connect(m_type, &QComboBox::currentIndexChanged, this, &PropertyEditor::commitNode);
     connect(m_count, &QSpinBox::valueChanged, this, &PropertyEditor::commitNode);
@@ -161,6 +182,7 @@ void PropertyEditor::refresh()
     const Cluster& c = m_document->cluster();
     const QSet<int> ids = m_scene->selectedIds();
     const auto links = m_scene->selectedLinks();
+    const int shown[] = {m_nodeId, m_switchId, m_linkA, m_linkB};
     m_nodeId = m_switchId = m_linkA = m_linkB = -1;
     if (ids.size() == 1 && links.isEmpty() && c.node(*ids.begin())) {
         const Node& n = *c.node(*ids.begin());
@@ -241,13 +263,39 @@ void PropertyEditor::refresh()
                               "Shift+drag from one item to another, or the Connect tool, adds a link."));
         m_stack->setCurrentIndex(0);
     }
+    // The stack is as tall as the page in front, not its tallest page, so that the message
+    // under it stays close to the fields. The hint page, which has no fields, takes the room
+    // below: its wrapped text is taller than the stack's hint (a stack ignores height for width).
+    for (int i = 0; i < m_stack->count(); ++i)
+        m_stack->widget(i)->setSizePolicy(QSizePolicy::Preferred, i != m_stack->currentIndex() ? QSizePolicy::Ignored
+                                                                  : i == 0                      ? QSizePolicy::Expanding
+                                                                                                : QSizePolicy::Preferred);
+    if (auto* box = qobject_cast<QBoxLayout*>(layout()))
+        box->setStretchFactor(m_stack, m_stack->currentIndex() == 0 ? 1 : 0);   // beside the stretch below
+    // A message about a field of another item would mislead.
+    if (shown[0] != m_nodeId || shown[1] != m_switchId || shown[2] != m_linkA || shown[3] != m_linkB)
+        showInputMessage(QString());
     m_updating = false;
+}
+
+QString PropertyEditor::inputMessage() const
+{
+    return m_inputMessageText;
+}
+
+void PropertyEditor::showInputMessage(const QString& message)
+{
+    m_inputMessageText = message;
+    m_inputMessage->setText(message.isEmpty() ? QString()
+                                              : statusHtml(Status::Problem, palette(), QStringLiteral("\u26a0 ") + message.toHtmlEscaped()));
+    m_inputMessage->setVisible(!message.isEmpty());
 }
 
 void PropertyEditor::commitNode()
 {
     if (m_updating || m_nodeId < 0)
         return;
+    showInputMessage(QString());
     const Node* old = m_document->cluster().node(m_nodeId);
     if (!old)
         return;
@@ -295,6 +343,7 @@ void PropertyEditor::commitLink()
 {
     if (m_updating || m_linkA < 0)
         return;
+    showInputMessage(QString());
     const Link* old = m_document->findLink(m_linkA, m_linkB);
     if (!old)
         return;

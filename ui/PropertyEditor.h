@@ -25,17 +25,26 @@ public:
     QDoubleSpinBox* linkBandwidthEditor() const { return m_bandwidth; }
     QDoubleSpinBox* hostMemoryEditor() const { return m_hostMemory; }
     QDoubleSpinBox* hostLinkEditor() const { return m_hostLink; }
+    // Why the last value typed was not taken ("Bandwidth: at least 0.1 GB/s, ..."); empty
+    // once a value is taken or another item is shown.
+    QString inputMessage() const;
+
+signals:
+    void inputRejected(const QString& message);
 
 private:
     void refresh();
     void commitNode();
     void commitSwitch();
     void commitLink();
+    void showInputMessage(const QString& message);
 
     ProjectDocument* m_document;
     ClusterScene* m_scene;
     QStackedWidget* m_stack;
     QLabel* m_summary;
+    QLabel* m_inputMessage;
+    QString m_inputMessageText;
     // node page
     int m_nodeId = -1;
     QLineEdit* m_host;

@@ -162,11 +162,11 @@ SearchPanel::SearchPanel(ProjectDocument* document, QWidget* parent)
     auto* offloadLabel = new QLabel(tr("Offload:"));
     offloadLabel->setToolTip(m_offload->toolTip());
     form->addWidget(offloadLabel, 4, 0, Qt::AlignRight);
-    form->addWidget(m_offload, 4, 1);
+    form->addWidget(m_offload, 4, 1, 1, 2);   // two columns: "If needed" whole in a narrow dock
     auto* headroomLabel = new QLabel(tr("Keep free:"));
     headroomLabel->setToolTip(m_headroom->toolTip());
-    form->addWidget(headroomLabel, 4, 2, Qt::AlignRight);
-    form->addWidget(m_headroom, 4, 3);
+    form->addWidget(headroomLabel, 5, 0, Qt::AlignRight);   // a row of its own: a narrow dock keeps "If needed" whole
+    form->addWidget(m_headroom, 5, 1);
     form->setColumnStretch(1, 1);
     form->setColumnStretch(3, 1);
     layout->addWidget(settings);

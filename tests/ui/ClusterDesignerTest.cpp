@@ -23,6 +23,7 @@
 #include <QScrollBar>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QStatusBar>
 #include <QTreeWidget>
 #include <QUndoStack>
 
@@ -283,6 +284,128 @@ private slots:
         QCOMPARE(count->value(), 8);   // the editor follows the document
         doc->undoStack()->redo();
         QCOMPARE(doc->cluster().nodes.front().count, 16);
+    }
+
+    void propertyEditorNamesTheRangeOfARefusedValue()
+    {
+        // The example's first link. A link's bandwidth goes from 0.1 to 100000 GB/s
+        // (PropertyEditor); 0 typed and Enter keeps its bandwidth, and the dock says why, next
+        // to the field and in the status bar.
+        auto w = makeWindow();
+        w->loadExample();
+        QApplication::processEvents();
+        ProjectDocument* doc = w->document();
+        const Link link = doc->cluster().links.front();
+        ClusterScene* scene = w->clusterScene();
+        scene->clearSelection();
+        scene->linkItem(link.a, link.b)->setSelected(true);
+        PropertyEditor* editor = w->propertyEditor();
+        QDoubleSpinBox* bandwidth = editor->linkBandwidthEditor();
+        QVERIFY(bandwidth->isVisible());
+        const double kept = link.bandwidth_gbytes_per_s;
+        auto* message = editor->findChild<QLabel*>(QStringLiteral("propertyInputMessage"));
+        QVERIFY(message && !message->isVisible());
+        const QString keptText = QStringLiteral("%1 GB/s").arg(kept, 0, 'f', 1);
+        bandwidth->setFocus();
+        bandwidth->selectAll();
+        QTest::keyClicks(bandwidth, QStringLiteral("0"));
+        QTest::keyClick(bandwidth, Qt::Key_Return);
+        QCOMPARE(doc->findLink(link.a, link.b)->bandwidth_gbytes_per_s, kept);
+        QCOMPARE(bandwidth->value(), kept);
+        QCOMPARE(editor->inputMessage(), QStringLiteral("Bandwidth: at least 0.1 GB/s, not 0; it stays %1.").arg(keptText));
+        QVERIFY(message->isVisible());
+        QVERIFY(message->text().contains(QStringLiteral("at least 0.1 GB/s")));
+        // Close to the field: right under the link's form, not under the node page's height.
+        QVERIFY2(message->mapTo(editor, QPoint()).y() - bandwidth->mapTo(editor, QPoint()).y() < 6 * bandwidth->height(),
+                 qPrintable(QStringLiteral("%1 px below").arg(message->mapTo(editor, QPoint()).y() - bandwidth->mapTo(editor, QPoint()).y())));
+        QCOMPARE(w->statusBar()->currentMessage(), editor->inputMessage());
+        // 0.001: the box takes one decimal, so "0.00" is what stands when the entry ends.
+        bandwidth->selectAll();
+        QTest::keyClicks(bandwidth, QStringLiteral("0.001"));
+        QTest::keyClick(bandwidth, Qt::Key_Return);
+        QCOMPARE(doc->findLink(link.a, link.b)->bandwidth_gbytes_per_s, kept);
+        QCOMPARE(editor->inputMessage(), QStringLiteral("Bandwidth: at least 0.1 GB/s, not 0.0; it stays %1.").arg(keptText));
+        // A value in range is taken and the message goes.
+        bandwidth->selectAll();
+        QTest::keyClicks(bandwidth, QStringLiteral("250"));
+        QTest::keyClick(bandwidth, Qt::Key_Return);
+        QCOMPARE(doc->findLink(link.a, link.b)->bandwidth_gbytes_per_s, 250.0);
+        QVERIFY2(editor->inputMessage().isEmpty(), qPrintable(editor->inputMessage()));
+        QVERIFY(!message->isVisible());
+
+        // A node's device count goes from 1 to 4096: 0 keeps 8, said when the entry ends by
+        // leaving the field as well as by Enter.
+        const Node node = doc->cluster().nodes.front();
+        scene->clearSelection();
+        scene->nodeItem(node.id)->setSelected(true);
+        QSpinBox* count = editor->nodeCountEditor();
+        QVERIFY(count->isVisible());
+        count->setFocus();
+        count->selectAll();
+        QTest::keyClicks(count, QStringLiteral("0"));
+        editor->findChild<QLineEdit*>(QStringLiteral("nodeHost"))->setFocus();
+        QCOMPARE(doc->cluster().node(node.id)->count, node.count);
+        QCOMPARE(editor->inputMessage(), QStringLiteral("Devices: at least 1, not 0; it stays %1.").arg(node.count));
+        // Another item shown: the message about this one goes.
+        scene->clearSelection();
+        QVERIFY(editor->inputMessage().isEmpty());
+    }
+
+    void selectedLinkRunsUnderTheNames()
+    {
+        // The example's spine - leaf-0 link, selected with a click on its line: the line runs
+        // through the middle of both switches, under their names, which stay on top.
+        auto w = makeWindow();
+        w->loadExample();
+        QApplication::processEvents();
+        ClusterScene* scene = w->clusterScene();
+        ClusterView* view = w->clusterView();
+        int spine = -1, leaf = -1;
+        for (const Switch& sw : w->document()->cluster().switches) {
+            if (sw.name == "spine")
+                spine = sw.id;
+            else if (sw.name.rfind("leaf-0", 0) == 0)
+                leaf = sw.id;
+        }
+        QVERIFY(spine >= 0 && leaf >= 0);
+        LinkItem* link = scene->linkItem(spine, leaf);
+        QVERIFY(link);
+        SwitchItem* spineItem = scene->switchItem(spine);
+        SwitchItem* leafItem = scene->switchItem(leaf);
+        const QRectF spineBody = spineItem->mapRectToScene(SwitchItem::bodyRect());
+        const QRectF leafBody = leafItem->mapRectToScene(SwitchItem::bodyRect());
+        // A point of the line off both switches and off its label.
+        QPointF onLine;
+        for (double t = 0.1; t < 0.95 && onLine.isNull(); t += 0.05) {
+            const QPointF p = link->p1() + t * (link->p2() - link->p1());
+            if (!spineBody.adjusted(-10, -10, 10, 10).contains(p) && !leafBody.adjusted(-10, -10, 10, 10).contains(p)
+                && !link->labelRect().adjusted(-10, -10, 10, 10).contains(p))
+                onLine = p;
+        }
+        QVERIFY(!onLine.isNull());
+        scene->clearSelection();
+        QTest::mouseClick(view->viewport(), Qt::LeftButton, Qt::NoModifier, view->mapFromScene(onLine));
+        QCOMPARE(scene->selectedLinks().size(), 1);
+        QVERIFY(link->isSelected());
+        // Where the line enters each switch, 10 units inside its body (which is 40 high), the
+        // switch is the topmost item: its name and "oversubscribed" line are drawn over the line.
+        for (SwitchItem* end : {spineItem, leafItem}) {
+            const QPointF centre = end->pos();
+            const QPointF other = end == spineItem ? leafItem->pos() : spineItem->pos();
+            const QPointF dir = (other - centre) / QLineF(centre, other).length();
+            const QPointF inside = centre + dir * (10.0 / std::abs(dir.y()));
+            QVERIFY(end->mapRectToScene(SwitchItem::bodyRect()).contains(inside));
+            QVERIFY(link->shape().contains(inside));
+            const QList<QGraphicsItem*> top = scene->items(inside, Qt::IntersectsItemShape, Qt::DescendingOrder, view->transform());
+            QVERIFY(!top.isEmpty());
+            QVERIFY2(top.front() == end, qPrintable(QStringLiteral("type %1 on top").arg(top.front()->type())));
+        }
+        // Still drawn above the other lines, and its label above the switches.
+        for (const Link& l : w->document()->cluster().links)
+            if (LinkItem* other = scene->linkItem(l.a, l.b); other != link)
+                QVERIFY(link->zValue() > other->zValue());
+        const QList<QGraphicsItem*> atLabel = scene->items(link->labelRect().center(), Qt::IntersectsItemShape, Qt::DescendingOrder);
+        QVERIFY(!atLabel.isEmpty() && atLabel.front()->zValue() > leafItem->zValue());
     }
 
     void propertyEditorKeepsValidHostNames()
@@ -604,7 +727,12 @@ private slots:
         tight->setSelected(true);
         QVERIFY(!tight->labelRect().isEmpty());
         QCOMPARE(tight->labelRect().center(), (tight->p1() + tight->p2()) / 2);
-        QVERIFY(tight->zValue() > scene->nodeItem(a)->zValue());
+        // The label is drawn over the nodes (the topmost item at its centre is not one),
+        // the line under them.
+        const QList<QGraphicsItem*> atLabel = scene->items(tight->labelRect().center(), Qt::IntersectsItemShape, Qt::DescendingOrder);
+        QVERIFY(!atLabel.isEmpty() && atLabel.front() != scene->nodeItem(a) && atLabel.front() != tight);
+        QVERIFY(atLabel.front()->zValue() > scene->nodeItem(a)->zValue());
+        QVERIFY(tight->zValue() < scene->nodeItem(a)->zValue());
         // Moved apart, the label has room again, on the line between the two bodies.
         tight->setSelected(false);
         w->document()->moveItems({{b, QPointF(0, 400)}});

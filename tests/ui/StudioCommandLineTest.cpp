@@ -12,14 +12,18 @@
 #include "io/Presets.h"
 
 #include <QDockWidget>
+#include <QDoubleSpinBox>
 #include <QImage>
 #include <QLabel>
+#include <QMouseEvent>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QPlainTextEdit>
 #include <QProcess>
 #include <QSignalSpy>
+#include <QSpinBox>
+#include <QStatusBar>
 #include <QTemporaryDir>
 
 using namespace hapmoe;
@@ -214,6 +218,112 @@ private slots:
         QTRY_VERIFY(searchScroll->verticalScrollBar()->maximum() > 0);
         QVERIFY(w->searchPanel()->width() <= searchScroll->viewport()->width());   // never cut on the right
         QCOMPARE(w->size(), QSize(1024, 700));
+    }
+
+    void docksGetTheirWidthBackAfterTheWindowShrank()
+    {
+        // Shrunk to 800 x 550 and grown back, the side columns return to the widths they had
+        // (Qt would give all the room back to the canvas); in a 1024 x 700 window the canvas
+        // keeps the larger share, the docks narrowing towards their minimum widths.
+        auto w = makeWindow();
+        auto dockNamed = [&](const QString& name) { return w->findChild<QDockWidget*>(name); };
+        QDockWidget* left = dockNamed(QStringLiteral("devicesDock"));
+        QDockWidget* right = dockNamed(QStringLiteral("propertiesDock"));
+        const auto widths = [&] {
+            return QStringLiteral("devices %1, properties %2, canvas %3")
+                .arg(left->width()).arg(right->width()).arg(w->clusterView()->width());
+        };
+        // The widths the window opens with at 1600 px (MainWindow::createDocks): 245 and 410.
+        QTRY_VERIFY2(std::abs(left->width() - 245) <= 3 && std::abs(right->width() - 410) <= 3, qPrintable(widths()));
+        w->resize(1520, 950);
+        QTRY_COMPARE(w->size(), QSize(1520, 950));
+        QApplication::processEvents();
+        const int leftWide = left->width(), rightWide = right->width();
+        // 95 % of the window, 95 % of those widths.
+        QVERIFY2(std::abs(leftWide - 233) <= 3 && std::abs(rightWide - 390) <= 3, qPrintable(widths()));
+        // The window's minimum width (the docks' and the canvas's minimums) stops it at about
+        // 1000 px.
+        w->resize(800, 550);
+        QTRY_VERIFY(w->width() < 1024 && w->height() == 550);
+        QApplication::processEvents();
+        QVERIFY2(left->width() < leftWide, qPrintable(widths()));
+        w->resize(1520, 950);
+        QTRY_COMPARE(w->size(), QSize(1520, 950));
+        QTRY_VERIFY2(std::abs(left->width() - leftWide) <= 3 && std::abs(right->width() - rightWide) <= 3, qPrintable(widths()));
+
+        w->resize(1024, 700);
+        QTRY_COMPARE(w->size(), QSize(1024, 700));
+        QApplication::processEvents();
+        // The palette at its 200 px minimum rather than 245.
+        QVERIFY2(left->width() <= 210, qPrintable(widths()));
+        QVERIFY2(w->clusterView()->width() > 420, qPrintable(widths()));
+        // A width the user gives a column (a separator dragged, then released) is the one it
+        // comes back to.
+        w->resize(1520, 950);
+        QTRY_VERIFY2(std::abs(left->width() - leftWide) <= 3, qPrintable(widths()));
+        w->resizeDocks({left}, {300}, Qt::Horizontal);
+        QApplication::processEvents();
+        QMouseEvent release(QEvent::MouseButtonRelease, QPointF(left->width() + 2, 300), w->mapToGlobal(QPointF(left->width() + 2, 300)),
+                            Qt::LeftButton, Qt::NoButton, Qt::NoModifier);
+        QApplication::sendEvent(w.get(), &release);
+        w->resize(900, 600);
+        QApplication::processEvents();
+        w->resize(1520, 950);
+        QTRY_VERIFY2(std::abs(left->width() - 300) <= 3 && std::abs(right->width() - rightWide) <= 3, qPrintable(widths()));
+        // A window wider than the one they were given in leaves them as they are.
+        w->resize(1700, 1000);
+        QTRY_COMPARE(w->width(), 1700);
+        QTRY_VERIFY2(std::abs(left->width() - 300) <= 3 && std::abs(right->width() - rightWide) <= 3, qPrintable(widths()));
+    }
+
+    void whatIfMessageLeavesTheStatusBarWhenStale()
+    {
+        // The example (Mixtral-S on 32-3): a what-if batch of 512 and rho 3 put a suggestion
+        // in the status bar; Reset, another view, another tab or another cluster take it away.
+        auto w = makeWindow();
+        w->loadExample();
+        QSignalSpy finished(w->searchPanel(), &SearchPanel::searchFinished);
+        QVERIFY(w->searchPanel()->run());
+        QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 180000);
+        QVERIFY(w->explorer()->planCount() > 0);
+        w->showTab(QStringLiteral("results"));
+        w->explorer()->selectPlan(0);
+        auto* whatIf = qobject_cast<WhatIfPanel*>(w->explorer()->view(QStringLiteral("whatif")));
+        QVERIFY(whatIf);
+        QPushButton* reset = nullptr;
+        for (QPushButton* b : whatIf->findChildren<QPushButton*>())
+            if (b->text() == QLatin1String("Reset"))
+                reset = b;
+        QVERIFY(reset);
+        const auto message = [&] { return w->statusBar()->currentMessage(); };
+        // Selecting a plan says nothing there.
+        QVERIFY2(!message().startsWith(QStringLiteral("What-if:")), qPrintable(message()));
+        const auto change = [&] {
+            w->explorer()->showView(QStringLiteral("whatif"));
+            whatIf->globalBatchBox()->setValue(512);
+            whatIf->rhoBox()->setValue(3.0);
+            return message().startsWith(QStringLiteral("What-if:"));
+        };
+        QVERIFY2(change(), qPrintable(message()));
+        QTest::mouseClick(reset, Qt::LeftButton);
+        QVERIFY2(message().isEmpty(), qPrintable(message()));
+        QVERIFY2(change(), qPrintable(message()));
+        w->explorer()->showView(QStringLiteral("timeline"));
+        QVERIFY2(message().isEmpty(), qPrintable(message()));
+        QTest::mouseClick(reset, Qt::LeftButton);
+        QVERIFY2(change(), qPrintable(message()));
+        w->showTab(QStringLiteral("model"));
+        QVERIFY2(message().isEmpty(), qPrintable(message()));
+        w->showTab(QStringLiteral("results"));
+        QTest::mouseClick(reset, Qt::LeftButton);
+        QVERIFY2(change(), qPrintable(message()));
+        QVERIFY(w->loadClusterPreset(QStringLiteral("16-1")));
+        QVERIFY2(message().isEmpty(), qPrintable(message()));
+        // Other messages stay: only the what-if suggestion goes.
+        w->statusBar()->showMessage(QStringLiteral("Saved example.hapmoe"), 5000);
+        w->showTab(QStringLiteral("results"));
+        w->showTab(QStringLiteral("designer"));
+        QCOMPARE(message(), QStringLiteral("Saved example.hapmoe"));
     }
 
     void resultsTabTakesTheDesignDocksWidth()

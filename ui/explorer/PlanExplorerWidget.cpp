@@ -88,8 +88,15 @@ struct PlanExplorerWidget::Private {
     int selected = -1;
     bool outdated = false;
     bool searchFoundNothing = false;   // the result shown is a search that found no plan
+    bool whatIfShown = false;
+
+    // The tab pages in tab order; all but Compare hold the stage strip above their view
+    // while they are in front.
+    QList<QWidget*> pages;
+    QList<QWidget*> views;   // the view on each page
 
     const ExplorerPlan* current() const { return model->plan(selected); }
+    QWidget* currentView() const { return views.value(tabs->currentIndex()); }
 };
 
 PlanExplorerWidget::PlanExplorerWidget(QWidget* parent)
@@ -117,17 +124,31 @@ PlanExplorerWidget::PlanExplorerWidget(QWidget* parent)
     // A chart's legend would otherwise set the window's minimum width: charts shrink instead.
     for (QWidget* chart : {static_cast<QWidget*>(d->timeline), static_cast<QWidget*>(d->memory)})
         chart->setMinimumWidth(320);
-    d->tabs->addTab(d->timeline, tr("Timeline"));
-    d->tabs->addTab(d->memory, tr("Memory"));
-    d->tabs->addTab(d->breakdown, tr("Breakdown"));
-    d->tabs->addTab(d->compare, tr("Compare"));
     // The what-if form scrolls in a short or narrow window instead of widening it.
-    auto* whatIfPage = new WhatIfScrollArea(d->tabs);
-    whatIfPage->setObjectName(QStringLiteral("whatIfScroll"));
-    whatIfPage->setWidget(d->whatIf);
-    whatIfPage->setWidgetResizable(true);
-    whatIfPage->setFrameShape(QFrame::NoFrame);
-    d->tabs->addTab(whatIfPage, tr("What-if"));
+    auto* whatIfScroll = new WhatIfScrollArea(d->tabs);
+    whatIfScroll->setObjectName(QStringLiteral("whatIfScroll"));
+    whatIfScroll->setWidget(d->whatIf);
+    whatIfScroll->setWidgetResizable(true);
+    whatIfScroll->setFrameShape(QFrame::NoFrame);
+    // The stage strip sits under the tab bar, on the page in front, so that the tab bar stays
+    // put when Compare, which draws the partition of every plan it compares, leaves it out.
+    const auto addPage = [this](QWidget* view, const QString& label, bool withStrip) {
+        QWidget* page = view;
+        if (withStrip) {
+            page = new QWidget(d->tabs);
+            auto* layout = new QVBoxLayout(page);
+            layout->setContentsMargins(0, 0, 0, 0);
+            layout->addWidget(view, 1);
+        }
+        d->pages << page;
+        d->views << view;
+        d->tabs->addTab(page, label);
+    };
+    addPage(d->timeline, tr("Timeline"), true);
+    addPage(d->memory, tr("Memory"), true);
+    addPage(d->breakdown, tr("Breakdown"), true);
+    addPage(d->compare, tr("Compare"), false);
+    addPage(whatIfScroll, tr("What-if"), true);
 
     d->exportChart = new QPushButton(tr("Save chart…"), this);
     d->exportChart->setToolTip(tr("Save the timeline or memory chart as PNG, SVG or PDF"));
@@ -153,8 +174,8 @@ PlanExplorerWidget::PlanExplorerWidget(QWidget* parent)
     auto* lowerLayout = new QVBoxLayout(lower);
     lowerLayout->setContentsMargins(0, 0, 0, 0);
     lowerLayout->addLayout(d->header);
-    lowerLayout->addWidget(d->partition);
     lowerLayout->addWidget(d->tabs, 1);
+    static_cast<QVBoxLayout*>(d->pages.front()->layout())->insertWidget(0, d->partition);
 
     auto* split = new QSplitter(Qt::Vertical, this);
     split->addWidget(d->table);
@@ -184,11 +205,20 @@ PlanExplorerWidget::PlanExplorerWidget(QWidget* parent)
         emit stageHovered(nodes);
     });
     connect(d->whatIf, &WhatIfPanel::newSearchSuggested, this, &PlanExplorerWidget::newSearchSuggested);
+    connect(d->whatIf, &WhatIfPanel::newSearchSuggestionWithdrawn, this, &PlanExplorerWidget::newSearchSuggestionWithdrawn);
     connect(d->tabs, &QTabWidget::currentChanged, this, [this] {
-        QWidget* w = d->tabs->currentWidget();
-        // Compare draws the partition of every plan it compares, the selected one first:
-        // the charts get the strip's height.
-        d->partition->setVisible(w != d->compare);
+        QWidget* w = d->currentView();
+        // A suggestion names what-if inputs that are out of sight once the view is left.
+        if (d->whatIfShown && w != d->views.back())
+            emit newSearchSuggestionWithdrawn();
+        d->whatIfShown = w == d->views.back();
+        // The strip moves to the page in front; Compare has none (its charts get the height).
+        QWidget* page = d->tabs->currentWidget();
+        if (w != d->compare && d->partition->parentWidget() != page) {
+            d->partition->parentWidget()->layout()->removeWidget(d->partition);
+            static_cast<QVBoxLayout*>(page->layout())->insertWidget(0, d->partition);
+            d->partition->show();
+        }
         d->exportChart->setEnabled(d->current() && (w == d->timeline || w == d->memory || w == d->breakdown));
         d->resetZoom->setEnabled(d->current() && w == d->timeline);
         d->exportTrace->setEnabled(w == d->timeline && d->current());
@@ -198,9 +228,9 @@ PlanExplorerWidget::PlanExplorerWidget(QWidget* parent)
         d->timeline->replot();
     });
     connect(d->exportChart, &QPushButton::clicked, this, [this] {
-        QCustomPlot* plot = d->tabs->currentWidget() == d->memory ? static_cast<QCustomPlot*>(d->memory)
-            : d->tabs->currentWidget() == d->breakdown                ? d->breakdown->chart()
-                                                                      : static_cast<QCustomPlot*>(d->timeline);
+        QCustomPlot* plot = d->currentView() == d->memory ? static_cast<QCustomPlot*>(d->memory)
+            : d->currentView() == d->breakdown                ? d->breakdown->chart()
+                                                              : static_cast<QCustomPlot*>(d->timeline);
         const QString path = QFileDialog::getSaveFileName(this, tr("Save chart"), QStringLiteral("chart.png"), chartFileFilter());
         if (path.isEmpty())
             return;
@@ -403,7 +433,7 @@ void PlanExplorerWidget::showView(const QString& name)
 void PlanExplorerWidget::updateViews()
 {
     const ExplorerPlan* e = d->current();
-    QWidget* view = d->tabs->currentWidget();
+    QWidget* view = d->currentView();
     d->exportLauncher->setEnabled(e && d->hasContext);
     d->exportTrace->setEnabled(e && view == d->timeline);
     d->exportChart->setEnabled(e && (view == d->timeline || view == d->memory || view == d->breakdown));

@@ -60,6 +60,9 @@ signals:
     void stageHovered(const QVector<int>& nodeIds);
     // A what-if change moved the plan far enough that a new search would likely help.
     void newSearchSuggested(const QString& reason);
+    // That suggestion no longer holds: the what-if inputs were reset or changed back, the plan
+    // or context changed, or the What-if view was left.
+    void newSearchSuggestionWithdrawn();
     void selectionChanged(int row);
 
 protected:

@@ -2,6 +2,7 @@
 
 #include "BreakdownView.h"
 #include "ExplorerStyle.h"
+#include "SpinBoxRangeCheck.h"
 #include "Theme.h"
 #include "cost/CostModel.h"
 
@@ -44,6 +45,7 @@ WhatIfPanel::WhatIfPanel(QWidget* parent)
     , m_figures(new QTableWidget(this))
     , m_stages(new QTableWidget(this))
     , m_hintLabel(new QLabel(this))
+    , m_inputMessage(new QLabel(this))
 {
     setObjectName(QStringLiteral("whatIf"));
     m_gbs->setRange(1, 1 << 20);
@@ -84,6 +86,20 @@ WhatIfPanel::WhatIfPanel(QWidget* parent)
     nodes->addWidget(m_nodeCount);
     form->addRow(tr("Nodes of type"), nodes);
     form->addRow(QString(), m_reset);
+    // A value a field did not take says why it stayed, under the fields.
+    m_inputMessage->setObjectName(QStringLiteral("whatIfInputMessage"));
+    m_inputMessage->setWordWrap(true);
+    m_inputMessage->setTextFormat(Qt::RichText);
+    m_inputMessage->hide();
+    form->addRow(m_inputMessage);
+    auto* rangeCheck = new SpinBoxRangeCheck(this);
+    rangeCheck->watch(m_gbs, tr("Global batch size"));
+    rangeCheck->watch(m_seq, tr("Sequence length"));
+    rangeCheck->watch(m_rho, tr("Router imbalance ρ"));
+    rangeCheck->watch(m_offload, tr("Optimizer in host memory"));
+    rangeCheck->watch(m_nodeCount, tr("Nodes of type"));
+    connect(rangeCheck, &SpinBoxRangeCheck::rejected, this,
+            [this](QAbstractSpinBox*, const QString& message) { showInputMessage(message); });
 
     m_figures->setColumnCount(3);
     m_figures->setHorizontalHeaderLabels({tr("Plan"), tr("What-if"), tr("Change")});
@@ -215,7 +231,9 @@ void WhatIfPanel::resetInputs()
     }
     m_resetting = false;
     setEnabled(m_entry.has_value() && m_context.catalog != nullptr);
+    m_reestimatingReset = true;
     reestimate();
+    m_reestimatingReset = false;
 }
 
 QString WhatIfPanel::hint() const
@@ -227,19 +245,17 @@ void WhatIfPanel::reestimate()
 {
     if (m_resetting)
         return;
+    showInputMessage(QString());
     m_result.reset();
     m_problem.clear();
     m_hints.clear();
-    if (!m_entry || !m_context.catalog) {
+    if (!m_entry || !m_context.catalog || m_entry->plan().stages.empty()) {
         showFigures();
+        withdrawSuggestion();
         return;
     }
     const Plan& base = m_entry->plan();
     const Prediction& basePred = m_entry->prediction();
-    if (base.stages.empty()) {
-        showFigures();
-        return;
-    }
 
     ModelSpec model = m_context.model;
     model.seq_length = m_seq->value();
@@ -338,6 +354,7 @@ void WhatIfPanel::reestimate()
             // The overlap switches the plan's prediction assumed: an unchanged plan keeps it.
             CostOptions options;
             options.overlap = basePred.overlap;
+            options.memory_headroom = basePred.memory_headroom;   // the capacity the plan was searched with
             CostModel cost(model, cluster, *m_context.catalog, profile ? &*profile : nullptr, options);
             m_result = cost.estimate(plan);
         } catch (const std::exception& e) {
@@ -380,8 +397,28 @@ void WhatIfPanel::reestimate()
     }
     showFigures();
     emit reestimated();
-    if (!m_hints.isEmpty())
+    if (!m_hints.isEmpty() && !m_reestimatingReset) {
+        m_suggesting = true;
         emit newSearchSuggested(m_hints.join(QLatin1Char(' ')));
+    } else {
+        withdrawSuggestion();
+    }
+}
+
+void WhatIfPanel::showInputMessage(const QString& message)
+{
+    m_inputMessageText = message;
+    m_inputMessage->setText(message.isEmpty() ? QString()
+                                              : statusHtml(Status::Problem, palette(), QStringLiteral("\u26a0 ") + message.toHtmlEscaped()));
+    m_inputMessage->setVisible(!message.isEmpty());
+}
+
+void WhatIfPanel::withdrawSuggestion()
+{
+    if (!m_suggesting)
+        return;
+    m_suggesting = false;
+    emit newSearchSuggestionWithdrawn();
 }
 
 void WhatIfPanel::showFigures()

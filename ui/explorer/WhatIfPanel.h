@@ -47,6 +47,9 @@ public:
     const std::optional<Prediction>& whatIfPrediction() const { return m_result; }
     QString hint() const;
     QString problem() const { return m_problem; }
+    // Why the last value typed into a field was not taken ("Router imbalance ρ: at least
+    // 1.00, ..."); empty once a value is taken or the inputs are reset.
+    QString inputMessage() const { return m_inputMessageText; }
 
     // Lays the inputs beside the figures when `available` pixels of width hold both, else
     // above them, so that a narrow page scrolls down rather than sideways.
@@ -55,7 +58,13 @@ public:
 
 signals:
     void reestimated();
+    // A change of the inputs moved the plan far enough that a new search would likely help.
+    // The plan as it is (on selection, after Reset) never suggests one: its hints are in the
+    // panel only.
     void newSearchSuggested(const QString& reason);
+    // The last suggestion no longer holds: the inputs changed back, were reset, or the plan
+    // or context changed.
+    void newSearchSuggestionWithdrawn();
 
 private:
     void resetInputs();
@@ -63,6 +72,8 @@ private:
     void nodeTypeChanged();
     int nodesOfType(const QString& type) const;
     void showFigures();
+    void withdrawSuggestion();
+    void showInputMessage(const QString& message);
 
     ExplorerContext m_context;
     std::optional<ExplorerPlan> m_entry;
@@ -71,6 +82,8 @@ private:
     QStringList m_hints;
     QString m_emptyText = tr("Select a plan to try changes on it.");
     bool m_resetting = false;
+    bool m_reestimatingReset = false;   // the re-estimate of the plan as it is
+    bool m_suggesting = false;          // newSearchSuggested holds
 
     QSpinBox* m_gbs;
     QSpinBox* m_seq;
@@ -85,6 +98,8 @@ private:
     QTableWidget* m_figures;
     QTableWidget* m_stages;
     QLabel* m_hintLabel;
+    QLabel* m_inputMessage;
+    QString m_inputMessageText;
     QBoxLayout* m_columns = nullptr;   // the inputs, then the figures
     QBoxLayout* m_inputs = nullptr;
 };

@@ -38,6 +38,8 @@
 #include <QScrollBar>
 #include <QSpinBox>
 #include <QSplitter>
+#include <QTabBar>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTimer>
@@ -98,6 +100,9 @@ private slots:
     void memoryChartSaysASharedRecomputeOnce();
     void whatIfListsEveryBreakdownTerm();
     void denseModelShowsNoExpertFigures();
+    void tabBarStaysPutAcrossViews();
+    void whatIfWithdrawsItsSuggestion();
+    void whatIfNamesTheRangeOfARefusedValue();
     void stageBoxTextReachesAaContrast();
     void breakdownColorsAreNotDeviceColors();
     void narrowStageBoxesNameAndMarkRecompute();
@@ -2566,4 +2571,139 @@ void PlanExplorerTest::narrowStageBoxesNameAndMarkRecompute()
 }
 
 QTEST_MAIN(PlanExplorerTest)
+namespace {
+QTabWidget* tabsOf(PlanExplorerWidget* w)
+{
+    for (QWidget* p = w->view(QStringLiteral("timeline")); p; p = p->parentWidget())
+        if (auto* tabs = qobject_cast<QTabWidget*>(p))
+            return tabs;
+    return nullptr;
+}
+} // namespace
+
+void PlanExplorerTest::tabBarStaysPutAcrossViews()
+{
+    // Compare draws the partition of every plan it compares and has no stage strip of the
+    // selected plan: leaving it out must not move the tab bar, or a second click where
+    // "What-if" was would land on the compare page.
+    std::unique_ptr<PlanExplorerWidget> w(makeExplorer());
+    w->selectPlan(0);
+    QTabWidget* tabs = tabsOf(w.get());
+    QVERIFY(tabs);
+    auto* strip = w->view(QStringLiteral("partition"));
+    w->showView(QStringLiteral("timeline"));
+    QApplication::processEvents();
+    const QRect whatIfTab(tabs->tabBar()->mapTo(w.get(), tabs->tabBar()->tabRect(4).topLeft()), tabs->tabBar()->tabRect(4).size());
+    for (const QString& name : {QStringLiteral("compare"), QStringLiteral("whatif"), QStringLiteral("memory"),
+                                QStringLiteral("compare"), QStringLiteral("breakdown"), QStringLiteral("timeline")}) {
+        w->showView(name);
+        QApplication::processEvents();
+        const QRect tab(tabs->tabBar()->mapTo(w.get(), tabs->tabBar()->tabRect(4).topLeft()), tabs->tabBar()->tabRect(4).size());
+        QVERIFY2(tab == whatIfTab, qPrintable(QStringLiteral("%1: What-if tab at y %2, was %3").arg(name).arg(tab.y()).arg(whatIfTab.y())));
+        // The strip of the selected plan shows under the tabs, except on Compare.
+        QCOMPARE(strip->isVisible(), name != QLatin1String("compare"));
+        if (strip->isVisible())
+            QVERIFY(strip->mapTo(w.get(), QPoint()).y() >= tab.bottom());
+    }
+    // A click where the What-if tab is, after Compare, opens What-if.
+    w->showView(QStringLiteral("compare"));
+    QApplication::processEvents();
+    QTest::mouseClick(tabs->tabBar(), Qt::LeftButton, Qt::NoModifier, tabs->tabBar()->mapFrom(w.get(), whatIfTab.center()));
+    QVERIFY(w->view(QStringLiteral("whatif"))->isVisible());
+    QVERIFY(strip->isVisible());
+}
+
+void PlanExplorerTest::whatIfWithdrawsItsSuggestion()
+{
+    std::unique_ptr<PlanExplorerWidget> w(makeExplorer());
+    QSignalSpy suggested(w.get(), &PlanExplorerWidget::newSearchSuggested);
+    QSignalSpy withdrawn(w.get(), &PlanExplorerWidget::newSearchSuggestionWithdrawn);
+    w->selectPlan(1);
+    w->selectPlan(0);
+    // Selecting a plan suggests nothing: only changed inputs do.
+    QCOMPARE(suggested.count(), 0);
+    w->showView(QStringLiteral("whatif"));
+    auto* whatIf = qobject_cast<WhatIfPanel*>(w->view(QStringLiteral("whatif")));
+    QVERIFY(whatIf);
+    // 258 and 262 are not multiples of the first stage's DP x micro-batch (4): a new search
+    // is suggested.
+    const auto suggest = [&] {
+        whatIf->globalBatchBox()->setValue(whatIf->globalBatchBox()->value() == 258 ? 262 : 258);
+        return suggested.count() == 1 && !whatIf->hint().isEmpty();
+    };
+    QVERIFY(suggest());
+    // Reset: the plan as it is, and the suggestion no longer holds.
+    QPushButton* reset = nullptr;
+    for (QPushButton* b : whatIf->findChildren<QPushButton*>())
+        if (b->text() == QLatin1String("Reset"))
+            reset = b;
+    QVERIFY(reset);
+    QTest::mouseClick(reset, Qt::LeftButton);
+    QCOMPARE(whatIf->globalBatchBox()->value(), 256);
+    QCOMPARE(withdrawn.count(), 1);
+    QCOMPARE(suggested.count(), 1);
+    // A batch it divides again withdraws it too.
+    suggested.clear();
+    QVERIFY(suggest());
+    whatIf->globalBatchBox()->setValue(256);
+    QCOMPARE(withdrawn.count(), 2);
+    // Another view: the suggestion names inputs out of sight.
+    suggested.clear();
+    QVERIFY(suggest());
+    w->showView(QStringLiteral("timeline"));
+    QCOMPARE(withdrawn.count(), 3);
+    // Another plan.
+    w->showView(QStringLiteral("whatif"));
+    suggested.clear();
+    QVERIFY(suggest());
+    w->selectPlan(1);
+    QCOMPARE(withdrawn.count(), 4);
+    // A new context (after a search).
+    suggested.clear();
+    QVERIFY(suggest());
+    w->setContext(context());
+    QCOMPARE(withdrawn.count(), 5);
+    QCOMPARE(suggested.count(), 1);
+}
+
+void PlanExplorerTest::whatIfNamesTheRangeOfARefusedValue()
+{
+    // rho goes from 1 to 16 (WhatIfPanel): 0.5 typed and Enter keeps 1.20, and the panel
+    // says why under its fields.
+    std::unique_ptr<PlanExplorerWidget> w(makeExplorer());
+    w->activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(w.get()));
+    w->selectPlan(0);
+    w->showView(QStringLiteral("whatif"));
+    auto* whatIf = qobject_cast<WhatIfPanel*>(w->view(QStringLiteral("whatif")));
+    QVERIFY(whatIf);
+    auto* message = whatIf->findChild<QLabel*>(QStringLiteral("whatIfInputMessage"));
+    QVERIFY(message && !message->isVisible());
+    QDoubleSpinBox* rho = whatIf->rhoBox();
+    rho->setFocus();
+    rho->selectAll();
+    QTest::keyClicks(rho, QStringLiteral("0.5"));
+    QTest::keyClick(rho, Qt::Key_Return);
+    QCOMPARE(rho->value(), 1.2);
+    QCOMPARE(whatIf->inputMessage(), QStringLiteral("Router imbalance ρ: at least 1.00, not 0.5; it stays 1.20."));
+    QVERIFY(message->isVisible());
+    QVERIFY(message->text().contains(QStringLiteral("at least 1.00")));
+    // A value it takes: the message goes.
+    rho->selectAll();
+    QTest::keyClicks(rho, QStringLiteral("1.5"));
+    QTest::keyClick(rho, Qt::Key_Return);
+    QCOMPARE(rho->value(), 1.5);
+    QVERIFY(whatIf->inputMessage().isEmpty());
+    QVERIFY(!message->isVisible());
+    // The node count of a type that is not there: 0 is allowed, a negative count cannot
+    // even be typed; the sequence length goes from 128 tokens.
+    QSpinBox* seq = whatIf->sequenceLengthBox();
+    seq->setFocus();
+    seq->selectAll();
+    QTest::keyClicks(seq, QStringLiteral("64"));
+    rho->setFocus();   // leaving the field ends the entry as Enter does
+    QCOMPARE(whatIf->inputMessage(),
+             QStringLiteral("Sequence length: at least 128 tokens, not 64; it stays %1 tokens.").arg(m_model.seq_length));
+}
+
 #include "PlanExplorerTest.moc"

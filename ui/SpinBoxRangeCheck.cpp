@@ -1,0 +1,103 @@
+#include "SpinBoxRangeCheck.h"
+
+#include <QDoubleSpinBox>
+#include <QKeyEvent>
+#include <QLocale>
+#include <QSpinBox>
+
+#include <optional>
+
+namespace hapmoe::ui {
+
+namespace {
+
+struct Range {
+    double minimum = 0, maximum = 0, value = 0;
+    int decimals = 0;
+};
+
+std::optional<Range> rangeOf(const QAbstractSpinBox* box)
+{
+    if (const auto* spin = qobject_cast<const QSpinBox*>(box))
+        return Range{double(spin->minimum()), double(spin->maximum()), double(spin->value()), 0};
+    if (const auto* spin = qobject_cast<const QDoubleSpinBox*>(box))
+        return Range{spin->minimum(), spin->maximum(), spin->value(), spin->decimals()};
+    return std::nullopt;
+}
+
+QString suffixOf(const QAbstractSpinBox* box)
+{
+    if (const auto* spin = qobject_cast<const QSpinBox*>(box))
+        return spin->suffix();
+    if (const auto* spin = qobject_cast<const QDoubleSpinBox*>(box))
+        return spin->suffix();
+    return {};
+}
+
+QString cleanTextOf(const QAbstractSpinBox* box)
+{
+    if (const auto* spin = qobject_cast<const QSpinBox*>(box))
+        return spin->cleanText();
+    if (const auto* spin = qobject_cast<const QDoubleSpinBox*>(box))
+        return spin->cleanText();
+    return box->text();
+}
+
+} // namespace
+
+SpinBoxRangeCheck::SpinBoxRangeCheck(QObject* parent)
+    : QObject(parent)
+{
+}
+
+void SpinBoxRangeCheck::watch(QAbstractSpinBox* box, const QString& field)
+{
+    m_fields.insert(box, field);
+    box->installEventFilter(this);
+    connect(box, &QObject::destroyed, this, [this](QObject* gone) { m_fields.remove(gone); });
+}
+
+QString SpinBoxRangeCheck::message(const QAbstractSpinBox* box, const QString& field)
+{
+    const std::optional<Range> range = rangeOf(box);
+    if (!range || box->hasAcceptableInput())
+        return {};
+    // As the box writes its values: its decimals and suffix, group separators only if shown.
+    QLocale locale = box->locale();
+    if (!box->isGroupSeparatorShown())
+        locale.setNumberOptions(locale.numberOptions() | QLocale::OmitGroupSeparator);
+    const QString suffix = suffixOf(box);
+    const auto format = [&](double v) { return locale.toString(v, 'f', range->decimals) + suffix; };
+    const QString kept = range->value == range->minimum && !box->specialValueText().isEmpty()
+        ? box->specialValueText()
+        : format(range->value);
+    const QString typed = cleanTextOf(box);
+    bool isNumber = false;
+    const double v = locale.toDouble(typed, &isNumber);
+    QString allowed;
+    if (isNumber && v < range->minimum)
+        allowed = tr("at least %1, not %2").arg(format(range->minimum), typed);
+    else if (isNumber && v > range->maximum)
+        allowed = tr("at most %1, not %2").arg(format(range->maximum), typed);
+    else
+        allowed = tr("a number from %1 to %2").arg(format(range->minimum), format(range->maximum));
+    return tr("%1: %2; it stays %3.").arg(field, allowed, kept);
+}
+
+bool SpinBoxRangeCheck::eventFilter(QObject* watched, QEvent* event)
+{
+    // Before the box sees the event: it is then that it puts its last value back.
+    bool ends = event->type() == QEvent::FocusOut;
+    if (event->type() == QEvent::KeyPress) {
+        const int key = static_cast<QKeyEvent*>(event)->key();
+        ends = key == Qt::Key_Return || key == Qt::Key_Enter;
+    }
+    if (ends && m_fields.contains(watched)) {
+        auto* box = static_cast<QAbstractSpinBox*>(watched);
+        if (const QString text = message(box, m_fields.value(watched)); !text.isEmpty())
+            emit rejected(box, text);
+    }
+    return QObject::eventFilter(watched, event);
+}
+
+} // namespace hapmoe::ui

@@ -1,0 +1,38 @@
+#pragma once
+// A spin box given a value outside its range (a link of 0 GB/s, a router imbalance of 0.5)
+// puts its last value back without a word when the entry ends. SpinBoxRangeCheck names the
+// field and what it allows at that moment, so that the editor can say why the value stayed.
+
+#include <QHash>
+#include <QObject>
+#include <QString>
+
+class QAbstractSpinBox;
+
+namespace hapmoe::ui {
+
+class SpinBoxRangeCheck : public QObject {
+    Q_OBJECT
+public:
+    explicit SpinBoxRangeCheck(QObject* parent = nullptr);
+
+    // Reports entries into `box` that it will not take; `field` names it in the message
+    // ("Bandwidth").
+    void watch(QAbstractSpinBox* box, const QString& field);
+
+    // What `box` would say of the text in it now: "Bandwidth: at least 0.1 GB/s, not 0; it
+    // stays 400.0 GB/s." Empty when the text is a value the box takes.
+    static QString message(const QAbstractSpinBox* box, const QString& field);
+
+signals:
+    // The entry ends (Enter, or the box loses the focus) on a value the box will not take.
+    void rejected(QAbstractSpinBox* box, const QString& message);
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
+private:
+    QHash<QObject*, QString> m_fields;
+};
+
+} // namespace hapmoe::ui
