@@ -123,11 +123,12 @@ int cmdImport(const Args& args)
         std::cout << "(";
         for (std::size_t r = 0; r < s.node_processes.size(); ++r)
             std::cout << (r ? " " : "") << s.node_processes[r];
-        std::cout << ")";
+        std::cout << ") processes";
+    } else if (s.nproc_per_node > 0) {
+        std::cout << s.nproc_per_node << " processes";
     } else {
-        std::cout << (s.nproc_per_node > 0 ? std::to_string(s.nproc_per_node) : std::string("all devices"));
+        std::cout << "one process per device";   // --nproc_per_node gpu, or a command's count
     }
-    std::cout << " processes";
     if (s.world_size > 0)
         std::cout << " = " << s.world_size;
     std::cout << "\n";

@@ -293,6 +293,12 @@ private:
                     if (value == "gpu" || value == "auto" || value == "cpu") {
                         nprocAll = true;
                         warn(at(a) + a + " " + value + ": every device of a node is used");
+                    } else if (value.rfind("$(", 0) == 0 || value.rfind("`", 0) == 0) {
+                        // The idiom $(nvidia-smi -L | wc -l): a command counts the node's
+                        // devices, which the reader does not run; the cluster's count stands in.
+                        nprocAll = true;
+                        warn(at(a) + a + " " + value + ": the output of a command that is not run; every device of a node "
+                             "is assumed, as with --nproc_per_node gpu");
                     } else if (const std::vector<std::string>* perNode = nodeRankArray(value)) {
                         readNodeProcesses(a, value, *perNode);
                     } else {

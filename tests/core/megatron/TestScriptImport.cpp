@@ -398,17 +398,25 @@ private slots:
         // A variable set from a command substitution holds the substitution's text, which is
         // one word wherever it is expanded: its "|" and blanks must not end the launch
         // command or become flags (bash would split the command's output, "8").
-        const std::string tail = " --nnodes 2 pretrain_gpt.py --num-layers 2 --hidden-size 64 --num-attention-heads 2 --tensor-model-parallel-size 2\n";
+        const std::string tail = " --nnodes 2 pretrain_gpt.py --num-layers 2 --hidden-size 64 --num-attention-heads 2 "
+                                 "--tensor-model-parallel-size 2 --seq-length 512 --max-position-embeddings 512 "
+                                 "--micro-batch-size 1 --global-batch-size 16\n";
         for (const std::string& assign : {std::string("GPUS=$(nvidia-smi -L | wc -l)"), std::string("GPUS=`nvidia-smi -L | wc -l`"),
                                           std::string("GPUS=${GPUS:-$(nvidia-smi --list-gpus | wc -l)}"),
                                           std::string("N=$(nvidia-smi -L | wc -l)\nGPUS=$N")}) {
             const ImportedScript s = importMegatronScript(assign + "\ntorchrun --nproc_per_node $GPUS" + tail, "gpus.sh");
             QCOMPARE(s.entry_script, std::string("pretrain_gpt.py"));
             QCOMPARE(s.nnodes, 2);
-            QCOMPARE(s.nproc_per_node, 1);   // unknown: the reader says so and assumes 1
-            QVERIFY(hasWarning(s, "--nproc_per_node"));
+            // The command counts the node's devices: read as --nproc_per_node gpu (0: every
+            // device of a node), with a warning.
+            QCOMPARE(s.nproc_per_node, 0);
+            QVERIFY(hasWarning(s, "the output of a command that is not run; every device of a node is assumed"));
             QCOMPARE(s.parallel.tp, 2);
             QVERIFY2(s.other_flags.empty(), assign.c_str());
+            // On a cluster of 2 nodes of 8 the configuration takes 16 ranks: TP 2, DP 8.
+            const Plan plan = planFromScript(s, test::cluster("H800:2x8"), DeviceCatalog::builtin());
+            QCOMPARE(plan.numDevices(), 16);
+            QCOMPARE(plan.stages.front().dp, 8);
         }
         // Assigned again without a substitution, the variable splits as usual.
         const ImportedScript plain = importMegatronScript(
