@@ -595,6 +595,21 @@ BashReader::Truth BashReader::evalTest(const std::vector<std::string>& all)
     return Truth::Unknown;   // file tests, regular expressions, -a/-o: not decidable from text
 }
 
+void BashReader::keepOpaque(std::vector<Piece>& pieces, const std::string& text)
+{
+    pieces.push_back({text, false, false, true});
+    m_keptSubstitution = true;
+    m_keptText = text;
+}
+
+void BashReader::noteOpaque(const std::string& name, const std::string& value)
+{
+    if (m_keptSubstitution && value == m_keptText)
+        m_opaqueVars.insert(name);
+    else
+        m_opaqueVars.erase(name);
+}
+
 bool BashReader::applyAssignment(const RawWord& word, int line, bool exported)
 {
     const std::string& t = word.text;
@@ -626,6 +641,7 @@ bool BashReader::applyAssignment(const RawWord& word, int line, bool exported)
         warnOnce("cond:" + name, line,
                  name + " is set in a branch whose condition cannot be decided from the text; it is read as if the branch ran");
     if (word.array_assign) {
+        m_opaqueVars.erase(name);   // elements split as written; the array is no one substitution
         std::vector<std::string> values;
         for (const std::string& e : word.elements) {
             std::vector<std::string> fields = expandWord(e, line);
@@ -647,12 +663,8 @@ bool BashReader::applyAssignment(const RawWord& word, int line, bool exported)
     } else {
         m_keptSubstitution = false;
         const std::string value = expandToString(t.substr(eq + 1), line, 0);
-        if (!hasIndex) {
-            if (m_keptSubstitution)
-                m_opaqueVars.insert(name);
-            else if (!append)
-                m_opaqueVars.erase(name);
-        }
+        if (!hasIndex)
+            noteOpaque(name, append ? std::string("\n") : value);   // an appended value is never one substitution
         if (hasIndex) {
             long long idx = 0;
             if (!evalArithmetic(index, idx, line, 0) || idx < 0 || idx > 100000) {
@@ -721,6 +733,7 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
         for (std::size_t a = w + 1; a < words.size(); ++a) {
             m_vars.erase(words[a].text);
             m_arrays.erase(words[a].text);
+            m_opaqueVars.erase(words[a].text);
         }
         return;
     }
@@ -846,8 +859,7 @@ void BashReader::expandInto(const std::string& raw, std::size_t begin, std::size
         } else if (c == '`') {
             std::size_t j = skipBacktick(raw, i);
             if (j == npos || j > end) j = end;
-            pieces.push_back({raw.substr(i, j - i), false, false, true});
-            m_keptSubstitution = true;
+            keepOpaque(pieces, raw.substr(i, j - i));
             warn(line, "command substitution " + raw.substr(i, j - i) + " is not executed; kept as text");
             i = j;
         } else {
@@ -893,8 +905,7 @@ std::size_t BashReader::expandDollar(const std::string& raw, std::size_t i, std:
             return j;
         }
         warn(line, "command substitution " + text + " is not executed; kept as text");
-        pieces.push_back({text, false, false, true});
-        m_keptSubstitution = true;
+        keepOpaque(pieces, text);
         return j;
     }
     if (n == '\'' && !quoted) {
@@ -1043,8 +1054,7 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
                 pieces.push_back({joined, !quoted, false});
             }
         } else if (m_opaqueVars.count(name)) {
-            pieces.push_back({value, false, false, true});
-            m_keptSubstitution = true;
+            keepOpaque(pieces, value);
         } else {
             pieces.push_back({value, !quoted, false});
         }
@@ -1093,9 +1103,22 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
         return;
     case '=':
         if (useDefault) {
+            // Assigns as NAME=word would, opaque marks included, inside the expansion under way.
+            const bool outerKept = std::exchange(m_keptSubstitution, false);
+            const std::string outerText = m_keptText;
             const std::string v = expandToString(word, line, depth + 1);
-            if (!positional && !isList) m_vars[name] = v;
-            pieces.push_back({v, !quoted, false});
+            const bool opaque = m_keptSubstitution && v == m_keptText;
+            if (!positional && !isList) {
+                m_vars[name] = v;
+                noteOpaque(name, v);
+            }
+            if (opaque)
+                keepOpaque(pieces, v);
+            else
+                pieces.push_back({v, !quoted, false});
+            if (!m_keptSubstitution)
+                m_keptText = outerText;
+            m_keptSubstitution = m_keptSubstitution || outerKept;
         } else {
             emitValue();
         }

@@ -112,10 +112,16 @@ private:
     std::vector<std::string> m_warnedKeys;
     std::vector<Branch> m_branches;
     bool m_unsetAsEmpty = false;         // conditions see unset variables as empty
-    // Variables whose value holds a command substitution kept as text (Piece::opaque), and
-    // whether the expansion under way has kept one.
+    // Variables whose whole value is one command substitution kept as text (Piece::opaque);
+    // a value that only contains one ("--master_addr $(hostname) --master_port 6000") splits
+    // as usual. Whether the expansion under way has kept one, and the last one's text.
     std::set<std::string> m_opaqueVars;
     bool m_keptSubstitution = false;
+    std::string m_keptText;
+    void keepOpaque(std::vector<Piece>& pieces, const std::string& text);
+    // Marks or clears `name` as opaque after it was set to `value` by an expansion that began
+    // with m_keptSubstitution false.
+    void noteOpaque(const std::string& name, const std::string& value);
 };
 
 } // namespace hapmoe

@@ -418,6 +418,20 @@ private slots:
             QCOMPARE(plan.numDevices(), 16);
             QCOMPARE(plan.stages.front().dp, 8);
         }
+        // Only a value that is one substitution is one word: one that holds a substitution
+        // among other words splits as usual (the SLURM pattern of DISTRIBUTED_ARGS).
+        const ImportedScript slurm = importMegatronScript(
+            "MASTER_ADDR=$(hostname)\nARGS=\"--nproc_per_node 8 --nnodes 2 --master_addr $MASTER_ADDR --master_port 6000\"\n"
+            "torchrun $ARGS pretrain_gpt.py --num-layers 2 --hidden-size 64 --num-attention-heads 2\n", "slurm.sh");
+        QCOMPARE(slurm.nnodes, 2);
+        QCOMPARE(slurm.nproc_per_node, 8);
+        QCOMPARE(slurm.master_addr, std::string("$(hostname)"));
+        // ${X:=$(...)} assigns the substitution as X=$(...) does.
+        const ImportedScript colonEquals = importMegatronScript(
+            ": ${GPUS:=$(nvidia-smi -L | wc -l)}\ntorchrun --nproc_per_node $GPUS" + tail, "assign.sh");
+        QCOMPARE(colonEquals.entry_script, std::string("pretrain_gpt.py"));
+        QCOMPARE(colonEquals.nproc_per_node, 0);
+        QVERIFY(colonEquals.other_flags.empty());
         // Assigned again without a substitution, the variable splits as usual.
         const ImportedScript plain = importMegatronScript(
             "A=$(hostname)\nA='--nproc_per_node 4'\ntorchrun $A" + tail, "plain.sh");
