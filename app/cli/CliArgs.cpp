@@ -202,10 +202,7 @@ double memoryHeadroom(const CliArgs& args)
 
 std::vector<std::string> stageLayerRanges(const Plan& plan)
 {
-    std::vector<int> layers;
-    for (const StagePlan& st : plan.stages)
-        layers.push_back(st.num_layers);
-    std::vector<std::string> ranges = PipelineLayout::rankLayerRanges(layers, plan.vpp);
+    std::vector<std::string> ranges = PipelineLayout::rankLayerRanges(plan);
     for (std::string& r : ranges)
         if (r.empty())
             r = "-";

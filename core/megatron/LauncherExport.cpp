@@ -205,26 +205,33 @@ public:
         std::vector<DeploymentProblem> problems = deploymentProblems(plan, model, m_doc.cluster, m_cat, target);
         if (flexWithoutTpEpLimit())
             std::erase_if(problems, [](const DeploymentProblem& p) { return p.rule == "moe.flex-needs-tp-ep"; });
-        // A check holds every problem of its rules: the first one's message, and how many more
-        // (the same rule broken on several stages is one failed check, not one per stage).
+        // A check holds every problem of its rules: per rule, the first problem's message and
+        // how many more of that rule (one rule broken on several stages is one line, not one
+        // per stage); the rules of one check in turn, joined by "; ".
         std::vector<bool> covered(problems.size(), false);
         auto ruleCheck = [&](const std::string& label, std::vector<std::string> ids) {
             ExportCheck c;
             c.rule = label;
-            int more = -1;
-            bool perStage = true;   // Deployability's per-stage messages start "stage N (type): "
-            for (std::size_t i = 0; i < problems.size(); ++i)
-                if (std::find(ids.begin(), ids.end(), problems[i].rule) != ids.end()) {
-                    covered[i] = true;
-                    if (c.ok) {
-                        c.ok = false;
-                        c.message = problems[i].message;
+            for (const std::string& id : ids) {
+                std::string first;
+                int more = -1;
+                bool perStage = true;   // Deployability's per-stage messages start "stage N (type): "
+                for (std::size_t i = 0; i < problems.size(); ++i)
+                    if (problems[i].rule == id) {
+                        covered[i] = true;
+                        if (first.empty())
+                            first = problems[i].message;
+                        perStage = perStage && problems[i].message.rfind("stage ", 0) == 0;
+                        ++more;
                     }
-                    perStage = perStage && problems[i].message.rfind("stage ", 0) == 0;
-                    ++more;
-                }
-            if (more > 0)
-                c.message += " (and " + std::to_string(more) + (perStage ? " more stages" : " more") + " alike)";
+                if (more < 0)
+                    continue;
+                if (more > 0)
+                    first += " (and " + std::to_string(more) + (perStage ? (more == 1 ? " more stage" : " more stages") : " more")
+                        + " alike)";
+                c.message += (c.ok ? "" : "; ") + first;
+                c.ok = false;
+            }
             out.push_back(c);
         };
         // Reference section 11, in its order, then the plan's own consistency.
@@ -1291,10 +1298,7 @@ private:
             o << ", " << plan.vpp << " virtual chunks per pipeline rank";
         o << ".\n# Stages:\n";
         // The decoder layers each pipeline rank holds: one range, or one per virtual chunk.
-        std::vector<int> layersPerRank;
-        for (const StagePlan& st : plan.stages)
-            layersPerRank.push_back(st.num_layers);
-        const std::vector<std::string> ranges = PipelineLayout::rankLayerRanges(layersPerRank, plan.vpp);
+        const std::vector<std::string> ranges = PipelineLayout::rankLayerRanges(plan);
         int rank = 0;
         for (int s = 0; s < plan.pp(); ++s) {
             const StagePlan& st = plan.stages[static_cast<std::size_t>(s)];

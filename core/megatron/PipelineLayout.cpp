@@ -43,10 +43,20 @@ std::vector<std::string> PipelineLayout::rankLayerRanges(const std::vector<int>&
             const int n = perRank[r][static_cast<std::size_t>(c)];
             if (n <= 0)
                 continue;
-            ranges[r] += (ranges[r].empty() ? "" : ", ") + std::to_string(next) + "-" + std::to_string(next + n - 1);
+            ranges[r] += (ranges[r].empty() ? "" : ", ") + std::to_string(next);
+            if (n > 1)
+                ranges[r] += "-" + std::to_string(next + n - 1);
             next += n;
         }
     return ranges;
+}
+
+std::vector<std::string> PipelineLayout::rankLayerRanges(const Plan& plan)
+{
+    std::vector<int> layers;
+    for (const StagePlan& st : plan.stages)
+        layers.push_back(st.num_layers);
+    return rankLayerRanges(layers, plan.vpp);
 }
 
 int PipelineLayout::blockRecomputed(const std::vector<int>& chunks, int n)

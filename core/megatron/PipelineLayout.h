@@ -4,6 +4,8 @@
 // 'E' embedding, 't' decoder layer, 'm' MTP layer, 'L' loss; "(X)*n" and "c*n" repeat;
 // commas are cosmetic. Stage i of the string is virtual chunk i / PP of pipeline rank i % PP.
 
+#include "plan/Plan.h"
+
 #include <string>
 #include <vector>
 
@@ -20,10 +22,12 @@ public:
 
     // Decoder layers of each of a rank's vpp chunks as fromSplit spreads them.
     static std::vector<int> chunks(int layers, int vpp);
-    // The decoder layers each pipeline rank holds, as "first-last" ranges in layer order, one
-    // per non-empty chunk: chunk c of rank r is virtual stage c * PP + r, and with vpp 1 a
-    // rank holds one range ("0-5, 16-21" for rank 0 of 4 x 12 layers at vpp 2).
+    // The decoder layers each pipeline rank holds, as "first-last" ranges in layer order ("7"
+    // for one layer), one per non-empty chunk: chunk c of rank r is virtual stage c * PP + r,
+    // and with vpp 1 a rank holds one range ("0-5, 16-21" for rank 0 of 4 x 12 layers at vpp 2).
     static std::vector<std::string> rankLayerRanges(const std::vector<int>& layersPerRank, int vpp);
+    // The same for a plan's stages (their num_layers and the plan's vpp).
+    static std::vector<std::string> rankLayerRanges(const Plan& plan);
     // Layers of a rank with these chunks that Megatron-LM's block recompute covers with
     // --recompute-num-layers n: the first n of every chunk (megatron/core/recompute.py runs
     // over one chunk's TransformerBlock), sum over chunks of min(n, chunk).

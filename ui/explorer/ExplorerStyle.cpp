@@ -252,16 +252,8 @@ QString layerRange(const Plan& plan, int stage)
 {
     if (stage < 0 || stage >= plan.pp())
         return {};
-    if (plan.vpp > 1) {
-        std::vector<int> layers;
-        for (const StagePlan& s : plan.stages)
-            layers.push_back(s.num_layers);
-        const std::string ranges = PipelineLayout::rankLayerRanges(layers, plan.vpp)[static_cast<std::size_t>(stage)];
-        return QStringLiteral("L") + QString::fromStdString(ranges).remove(QLatin1Char(' '));
-    }
-    const StagePlan& s = plan.stages[static_cast<std::size_t>(stage)];
-    const int last = s.first_layer + s.num_layers - 1;
-    return last == s.first_layer ? QStringLiteral("L%1").arg(last) : QStringLiteral("L%1-%2").arg(s.first_layer).arg(last);
+    const std::string ranges = PipelineLayout::rankLayerRanges(plan)[static_cast<std::size_t>(stage)];
+    return QStringLiteral("L") + QString::fromStdString(ranges).remove(QLatin1Char(' '));
 }
 
 QString devicesLabel(const StagePlan& stage)
