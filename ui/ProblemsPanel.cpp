@@ -36,6 +36,7 @@ QString kindName(TopologyProblem::Kind kind)
 }
 
 constexpr int kIdsRole = Qt::UserRole + 1;
+constexpr int kMessageRole = Qt::UserRole + 2;   // the message as written (the text has wrap points)
 
 // A row as tall as its message wrapped to the width of its column: the tree view alone
 // sizes rows to one line and elides the rest.
@@ -105,7 +106,7 @@ QStringList ProblemsPanel::messages() const
 {
     QStringList list;
     for (int i = 0; i < m_tree->topLevelItemCount(); ++i)
-        list << m_tree->topLevelItem(i)->toolTip(1);   // the message as written, without wrap points
+        list << m_tree->topLevelItem(i)->data(1, kMessageRole).toString();
     return list;
 }
 
@@ -125,6 +126,7 @@ void ProblemsPanel::refresh()
         auto* item = new QTreeWidgetItem(m_tree, {kind, shown});
         item->setIcon(0, blocks ? blocking : warning);
         item->setToolTip(1, message);
+        item->setData(1, kMessageRole, message);
         for (int column : {0, 1})   // the kind beside the first line of a wrapped message
             item->setTextAlignment(column, Qt::AlignLeft | Qt::AlignTop);
         QVariantList list;
@@ -178,7 +180,7 @@ void ProblemsPanel::refresh()
                 ids, false);
             if (nodes.size() > 1) {
                 QTreeWidgetItem* item = m_tree->topLevelItem(m_tree->topLevelItemCount() - 1);
-                item->setToolTip(1, item->text(1) + QStringLiteral("\n\n") + hosts.join(QStringLiteral(", ")));
+                item->setToolTip(1, item->data(1, kMessageRole).toString() + QStringLiteral("\n\n") + hosts.join(QStringLiteral(", ")));
             }
         }
     }

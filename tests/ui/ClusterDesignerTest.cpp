@@ -879,6 +879,9 @@ private slots:
         QCOMPARE(w->problemsPanel()->problemCount(), 1);
         QVERIFY2(w->problemsPanel()->messages().front().startsWith(QStringLiteral("2 A100-80GB nodes: ")),
                  qPrintable(w->problemsPanel()->messages().front()));
+        // The message as written: neither the tooltip's host list nor the row's wrap points.
+        QVERIFY(!w->problemsPanel()->messages().front().contains(QStringLiteral("\n")));
+        QVERIFY(!w->problemsPanel()->messages().front().contains(QChar(0x200b)));
         QSignalSpy activated(w->problemsPanel(), &ProblemsPanel::problemActivated);
         auto* tree = w->problemsPanel()->findChild<QTreeWidget*>();
         QVERIFY(tree);
