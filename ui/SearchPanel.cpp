@@ -29,6 +29,7 @@
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
+#include <cmath>
 #include <utility>
 
 namespace hapmoe::ui {
@@ -140,7 +141,7 @@ SearchPanel::SearchPanel(ProjectDocument* document, QWidget* parent)
     m_headroom = new QDoubleSpinBox;
     m_headroom->setObjectName(QStringLiteral("searchHeadroom"));
     m_headroom->setRange(0, 50);
-    m_headroom->setDecimals(0);
+    m_headroom->setDecimals(1);
     m_headroom->setSuffix(tr(" %"));
     m_headroom->setToolTip(tr("Memory every device keeps free: a plan fits when each device's total is at most the rest "
                               "(for the caching allocator's fragmentation; the 2 GiB runtime overhead is counted apart)"));
@@ -294,7 +295,10 @@ void SearchPanel::commitSettings()
     s.time_limit_s = m_timeLimit->value();
     s.exact = m_exact->isChecked();
     s.optimizer_offload = OptimizerOffload(m_offload->currentData().toInt());
-    s.memory_headroom = m_headroom->value() / 100;
+    // A project's fraction finer than the box shows (0.1234) stays as it is until the box
+    // itself is changed: another setting's change must not round it.
+    if (std::abs(m_headroom->value() - std::round(s.memory_headroom * 1000) / 10) > 1e-9)
+        s.memory_headroom = m_headroom->value() / 100;
     m_document->setSearchSettings(s);
 }
 

@@ -250,6 +250,18 @@ private slots:
         // Undo gives the setting back.
         w->document()->undoStack()->undo();
         QCOMPARE(headroom->value(), 0.0);
+        // A finer fraction from a project file (0.1234) shows rounded (12.3 %) and is kept as
+        // it is when another setting changes.
+        SearchSettings fine = w->document()->searchSettings();
+        fine.memory_headroom = 0.1234;
+        w->document()->setSearchSettings(fine);
+        QCOMPARE(headroom->value(), 12.3);
+        auto* topK = panel->findChild<QSpinBox*>(QStringLiteral("searchTopK"));
+        QVERIFY(topK);
+        topK->setValue(topK->value() + 1);
+        QCOMPARE(w->document()->searchSettings().memory_headroom, 0.1234);
+        headroom->setValue(10);
+        QCOMPARE(w->document()->searchSettings().memory_headroom, 0.1);
     }
 
     void optimizerOffloadSetting()
