@@ -292,10 +292,17 @@ void MainWindow::fitDocksToWidth()
 
 bool MainWindow::event(QEvent* event)
 {
-    const bool handled = QMainWindow::event(event);
     // The separators between the docks and the tabs belong to the window: a press and drag
     // on one and its release reach it, and the release leaves the widths the user chose.
-    if (event->type() == QEvent::MouseButtonRelease) {
+    // Other presses and releases that no child took (on a label, the status bar) reach it
+    // too; they change no width and are not a choice.
+    const auto columnWidths = [this] {
+        return std::pair{dockColumnWidth(Qt::LeftDockWidgetArea), dockColumnWidth(Qt::RightDockWidgetArea)};
+    };
+    if (event->type() == QEvent::MouseButtonPress)
+        m_dockWidthsAtPress = columnWidths();
+    const bool handled = QMainWindow::event(event);
+    if (event->type() == QEvent::MouseButtonRelease && columnWidths() != m_dockWidthsAtPress) {
         for (Qt::DockWidgetArea area : {Qt::LeftDockWidgetArea, Qt::RightDockWidgetArea})
             if (const int w = dockColumnWidth(area); w > 0)
                 m_dockColumnWidths[area] = w;

@@ -12,6 +12,7 @@
 #include <QStringList>
 
 #include <optional>
+#include <utility>
 
 class QAction;
 class QDockWidget;
@@ -152,6 +153,7 @@ private:
     // growing again gives it back, however narrow a smaller window made it.
     QHash<Qt::DockWidgetArea, int> m_dockColumnWidths;
     int m_dockColumnsWindowWidth = 1600;            // the window's width when they were given
+    std::pair<int, int> m_dockWidthsAtPress{-1, -1};   // left and right column widths at the last press
 };
 
 } // namespace hapmoe::ui

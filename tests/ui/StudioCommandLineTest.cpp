@@ -247,6 +247,13 @@ private slots:
         QTRY_VERIFY(w->width() < 1024 && w->height() == 550);
         QApplication::processEvents();
         QVERIFY2(left->width() < leftWide, qPrintable(widths()));
+        // A click that reaches the window without moving a separator (on the status bar)
+        // while it is narrow is no choice of widths: growing gives them back all the same.
+        const QPointF bar(w->width() / 2.0, w->height() - 5.0);
+        QMouseEvent barPress(QEvent::MouseButtonPress, bar, w->mapToGlobal(bar), Qt::LeftButton, Qt::LeftButton, Qt::NoModifier);
+        QMouseEvent barRelease(QEvent::MouseButtonRelease, bar, w->mapToGlobal(bar), Qt::LeftButton, Qt::NoButton, Qt::NoModifier);
+        QApplication::sendEvent(w.get(), &barPress);
+        QApplication::sendEvent(w.get(), &barRelease);
         w->resize(1520, 950);
         QTRY_COMPARE(w->size(), QSize(1520, 950));
         QTRY_VERIFY2(std::abs(left->width() - leftWide) <= 3 && std::abs(right->width() - rightWide) <= 3, qPrintable(widths()));
@@ -261,11 +268,17 @@ private slots:
         // comes back to.
         w->resize(1520, 950);
         QTRY_VERIFY2(std::abs(left->width() - leftWide) <= 3, qPrintable(widths()));
-        w->resizeDocks({left}, {300}, Qt::Horizontal);
+        // The separator is dragged as a user drags it: press on it, move, release.
+        const QPointF separator(left->geometry().right() + 2, 300);
+        const QPointF dragged = separator + QPointF(300 - left->width(), 0);
+        QMouseEvent press(QEvent::MouseButtonPress, separator, w->mapToGlobal(separator), Qt::LeftButton, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(w.get(), &press);
+        QMouseEvent move(QEvent::MouseMove, dragged, w->mapToGlobal(dragged), Qt::NoButton, Qt::LeftButton, Qt::NoModifier);
+        QApplication::sendEvent(w.get(), &move);
         QApplication::processEvents();
-        QMouseEvent release(QEvent::MouseButtonRelease, QPointF(left->width() + 2, 300), w->mapToGlobal(QPointF(left->width() + 2, 300)),
-                            Qt::LeftButton, Qt::NoButton, Qt::NoModifier);
+        QMouseEvent release(QEvent::MouseButtonRelease, dragged, w->mapToGlobal(dragged), Qt::LeftButton, Qt::NoButton, Qt::NoModifier);
         QApplication::sendEvent(w.get(), &release);
+        QTRY_VERIFY2(std::abs(left->width() - 300) <= 3, qPrintable(widths()));
         w->resize(900, 600);
         QApplication::processEvents();
         w->resize(1520, 950);
