@@ -286,9 +286,7 @@ QString PropertyEditor::inputMessage() const
 void PropertyEditor::showInputMessage(const QString& message)
 {
     m_inputMessageText = message;
-    m_inputMessage->setText(message.isEmpty() ? QString()
-                                              : statusHtml(Status::Problem, palette(), QStringLiteral("\u26a0 ") + message.toHtmlEscaped()));
-    m_inputMessage->setVisible(!message.isEmpty());
+    SpinBoxRangeCheck::showMessage(m_inputMessage, message);
 }
 
 void PropertyEditor::commitNode()

@@ -1,7 +1,10 @@
 #include "SpinBoxRangeCheck.h"
 
+#include "Theme.h"
+
 #include <QDoubleSpinBox>
 #include <QKeyEvent>
+#include <QLabel>
 #include <QLocale>
 #include <QSpinBox>
 
@@ -98,6 +101,13 @@ bool SpinBoxRangeCheck::eventFilter(QObject* watched, QEvent* event)
             emit rejected(box, text);
     }
     return QObject::eventFilter(watched, event);
+}
+
+void SpinBoxRangeCheck::showMessage(QLabel* label, const QString& message)
+{
+    label->setText(message.isEmpty() ? QString()
+                                     : statusHtml(Status::Problem, label->palette(), QStringLiteral("\u26a0 ") + message.toHtmlEscaped()));
+    label->setVisible(!message.isEmpty());
 }
 
 } // namespace hapmoe::ui

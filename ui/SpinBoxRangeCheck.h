@@ -8,6 +8,7 @@
 #include <QString>
 
 class QAbstractSpinBox;
+class QLabel;
 
 namespace hapmoe::ui {
 
@@ -23,6 +24,9 @@ public:
     // What `box` would say of the text in it now: "Bandwidth: at least 0.1 GB/s, not 0; it
     // stays 400.0 GB/s." Empty when the text is a value the box takes.
     static QString message(const QAbstractSpinBox* box, const QString& field);
+
+    // Shows `message` in `label` as a problem line under the fields (hidden when empty).
+    static void showMessage(QLabel* label, const QString& message);
 
 signals:
     // The entry ends (Enter, or the box loses the focus) on a value the box will not take.

@@ -68,6 +68,24 @@ Run runStudio(const QStringList& arguments, const QTemporaryDir& home, bool disp
     return r;
 }
 
+// Runs the window's search to its end and shows the first plan on the Results tab; the
+// search's result goes to `result` when given.
+bool searchAndShowFirstPlan(MainWindow* w, SearchResult* result = nullptr)
+{
+    QSignalSpy finished(w->searchPanel(), &SearchPanel::searchFinished);
+    if (!w->searchPanel()->run())
+        return false;
+    if (!QTest::qWaitFor([&] { return !finished.isEmpty(); }, 180000))
+        return false;
+    if (w->explorer()->planCount() == 0)
+        return false;
+    if (result)
+        *result = finished.first().first().value<SearchResult>();
+    w->showTab(QStringLiteral("results"));
+    w->explorer()->selectPlan(0);
+    return true;
+}
+
 } // namespace
 
 class StudioCommandLineTest : public QObject {
@@ -295,12 +313,7 @@ private slots:
         // in the status bar; Reset, another view, another tab or another cluster take it away.
         auto w = makeWindow();
         w->loadExample();
-        QSignalSpy finished(w->searchPanel(), &SearchPanel::searchFinished);
-        QVERIFY(w->searchPanel()->run());
-        QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 180000);
-        QVERIFY(w->explorer()->planCount() > 0);
-        w->showTab(QStringLiteral("results"));
-        w->explorer()->selectPlan(0);
+        QVERIFY(searchAndShowFirstPlan(w.get()));
         auto* whatIf = qobject_cast<WhatIfPanel*>(w->explorer()->view(QStringLiteral("whatif")));
         QVERIFY(whatIf);
         QPushButton* reset = nullptr;
@@ -411,13 +424,8 @@ private slots:
         auto w = makeWindow();
         w->loadExample();
         QVERIFY(w->loadClusterPreset(QStringLiteral("16-1")));   // Table 1: H800 1x8 + 910B 1x8
-        QSignalSpy finished(w->searchPanel(), &SearchPanel::searchFinished);
-        QVERIFY(w->searchPanel()->run());
-        QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 180000);
-        QVERIFY(w->explorer()->planCount() > 0);
-
-        w->showTab(QStringLiteral("results"));
-        w->explorer()->selectPlan(0);
+        SearchResult result;
+        QVERIFY(searchAndShowFirstPlan(w.get(), &result));
         w->explorer()->showView(QStringLiteral("export"));
         auto* dialog = w->findChild<ExportDialog*>(QStringLiteral("exportDialog"));
         QVERIFY(dialog);
@@ -425,7 +433,7 @@ private slots:
         QVERIFY(!dialog->isModal());   // shown, not exec()'d: the event loop goes on
         QVERIFY(dialog->width() <= w->width() && dialog->height() <= w->height());
         // Filled for the selected plan: its launcher names the plan.
-        const QString plan = QString::fromStdString(finished.first().first().value<SearchResult>().plans.front().plan.name);
+        const QString plan = QString::fromStdString(result.plans.front().plan.name);
         QVERIFY2(dialog->preview()->toPlainText().contains(plan), qPrintable(dialog->preview()->toPlainText().left(400)));
         QVERIFY(dialog->windowTitle().contains(plan));
 

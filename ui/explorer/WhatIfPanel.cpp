@@ -408,9 +408,7 @@ void WhatIfPanel::reestimate()
 void WhatIfPanel::showInputMessage(const QString& message)
 {
     m_inputMessageText = message;
-    m_inputMessage->setText(message.isEmpty() ? QString()
-                                              : statusHtml(Status::Problem, palette(), QStringLiteral("\u26a0 ") + message.toHtmlEscaped()));
-    m_inputMessage->setVisible(!message.isEmpty());
+    SpinBoxRangeCheck::showMessage(m_inputMessage, message);
 }
 
 void WhatIfPanel::withdrawSuggestion()
