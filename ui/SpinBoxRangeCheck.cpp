@@ -7,6 +7,7 @@
 #include <QLabel>
 #include <QLocale>
 #include <QSpinBox>
+#include <QToolTip>
 
 #include <optional>
 
@@ -46,6 +47,15 @@ QString cleanTextOf(const QAbstractSpinBox* box)
     return box->text();
 }
 
+// The box's numbers as it writes them: its decimals and suffix, group separators only if shown.
+QString formatted(const QAbstractSpinBox* box, const Range& range, double v)
+{
+    QLocale locale = box->locale();
+    if (!box->isGroupSeparatorShown())
+        locale.setNumberOptions(locale.numberOptions() | QLocale::OmitGroupSeparator);
+    return locale.toString(v, 'f', range.decimals) + suffixOf(box);
+}
+
 } // namespace
 
 SpinBoxRangeCheck::SpinBoxRangeCheck(QObject* parent)
@@ -60,17 +70,24 @@ void SpinBoxRangeCheck::watch(QAbstractSpinBox* box, const QString& field)
     connect(box, &QObject::destroyed, this, [this](QObject* gone) { m_fields.remove(gone); });
 }
 
+QString SpinBoxRangeCheck::toolTipText(const QAbstractSpinBox* box)
+{
+    const std::optional<Range> range = rangeOf(box);
+    if (!range)
+        return box->toolTip();
+    const QString line = tr("From %1 to %2.").arg(formatted(box, *range, range->minimum), formatted(box, *range, range->maximum));
+    return box->toolTip().isEmpty() ? line : box->toolTip() + QLatin1Char('\n') + line;
+}
+
 QString SpinBoxRangeCheck::message(const QAbstractSpinBox* box, const QString& field)
 {
     const std::optional<Range> range = rangeOf(box);
     if (!range || box->hasAcceptableInput())
         return {};
-    // As the box writes its values: its decimals and suffix, group separators only if shown.
     QLocale locale = box->locale();
     if (!box->isGroupSeparatorShown())
         locale.setNumberOptions(locale.numberOptions() | QLocale::OmitGroupSeparator);
-    const QString suffix = suffixOf(box);
-    const auto format = [&](double v) { return locale.toString(v, 'f', range->decimals) + suffix; };
+    const auto format = [&](double v) { return formatted(box, *range, v); };
     const QString kept = range->value == range->minimum && !box->specialValueText().isEmpty()
         ? box->specialValueText()
         : format(range->value);
@@ -89,6 +106,11 @@ QString SpinBoxRangeCheck::message(const QAbstractSpinBox* box, const QString& f
 
 bool SpinBoxRangeCheck::eventFilter(QObject* watched, QEvent* event)
 {
+    if (event->type() == QEvent::ToolTip && m_fields.contains(watched)) {
+        auto* box = static_cast<QAbstractSpinBox*>(watched);
+        QToolTip::showText(static_cast<QHelpEvent*>(event)->globalPos(), toolTipText(box), box);
+        return true;
+    }
     // Before the box sees the event: it is then that it puts its last value back.
     bool ends = event->type() == QEvent::FocusOut;
     if (event->type() == QEvent::KeyPress) {

@@ -25,6 +25,11 @@ public:
     // stays 400.0 GB/s." Empty when the text is a value the box takes.
     static QString message(const QAbstractSpinBox* box, const QString& field);
 
+    // The box's tooltip with the range it takes on a line of its own ("From 1.00 to 16.00."),
+    // which a watched box shows: a value above the maximum cannot even be typed (the box
+    // drops the key), so the range is said before.
+    static QString toolTipText(const QAbstractSpinBox* box);
+
     // Shows `message` in `label` as a problem line under the fields (hidden when empty).
     static void showMessage(QLabel* label, const QString& message);
 

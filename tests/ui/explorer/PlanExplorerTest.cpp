@@ -11,6 +11,7 @@
 #include "PlanListModel.h"
 #include "PlanTableView.h"
 #include "PlanTimeline.h"
+#include "SpinBoxRangeCheck.h"
 #include "StagePartitionView.h"
 #include "TimelineBlocks.h"
 #include "TimelinePlot.h"
@@ -2680,6 +2681,8 @@ void PlanExplorerTest::whatIfNamesTheRangeOfARefusedValue()
     auto* message = whatIf->findChild<QLabel*>(QStringLiteral("whatIfInputMessage"));
     QVERIFY(message && !message->isVisible());
     QDoubleSpinBox* rho = whatIf->rhoBox();
+    // Its tooltip says the range beforehand: a value above 16 cannot be typed at all.
+    QVERIFY2(SpinBoxRangeCheck::toolTipText(rho).endsWith(QStringLiteral("From 1.00 to 16.00.")), qPrintable(SpinBoxRangeCheck::toolTipText(rho)));
     rho->setFocus();
     rho->selectAll();
     QTest::keyClicks(rho, QStringLiteral("0.5"));
