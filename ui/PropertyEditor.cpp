@@ -2,7 +2,6 @@
 
 #include "ClusterScene.h"
 #include "ProjectDocument.h"
-#include "SpinBoxRangeCheck.h"
 #include "Theme.h"
 
 #include "hardware/DeviceCatalog.h"
@@ -137,24 +136,17 @@ PropertyEditor::PropertyEditor(ProjectDocument* document, ClusterScene* scene, Q
     m_stack->addWidget(linkPage);
 
     // Under the fields, so that a value the editor did not take says why it stayed.
-    m_inputMessage = new QLabel;
-    m_inputMessage->setObjectName(QStringLiteral("propertyInputMessage"));
-    m_inputMessage->setWordWrap(true);
-    m_inputMessage->setTextFormat(Qt::RichText);
-    m_inputMessage->hide();
-    layout->addWidget(m_inputMessage);
+    m_rangeCheck = new SpinBoxRangeCheck(this, QStringLiteral("propertyInputMessage"));
+    layout->addWidget(m_rangeCheck->messageLabel());
     layout->addStretch(1);
-    auto* rangeCheck = new SpinBoxRangeCheck(this);
     const std::pair<QAbstractSpinBox*, QString> fields[] = {
         {m_count, tr("Devices")},        {m_nics, tr("NICs")},           {m_nicGbit, tr("NIC speed")},
         {m_hostMemory, tr("Host memory")}, {m_hostLink, tr("Host link")}, {m_bandwidth, tr("Bandwidth")},
         {m_latency, tr("Latency")}};
     for (const auto& [box, field] : fields)
-        rangeCheck->watch(box, field);
-    connect(rangeCheck, &SpinBoxRangeCheck::rejected, this, [this](QAbstractSpinBox*, const QString& message) {
-        showInputMessage(message);
-        emit inputRejected(message);
-    });
+        m_rangeCheck->watch(box, field);
+    connect(m_rangeCheck, &SpinBoxRangeCheck::rejected, this,
+            [this](QAbstractSpinBox*, const QString& message) { emit inputRejected(message); });
 
     connect(m_host, &QLineEdit::editingFinished, this, &PropertyEditor::commitNode);
     connect(m_type, &QComboBox::currentIndexChanged, this, &PropertyEditor::commitNode);
@@ -274,26 +266,15 @@ void PropertyEditor::refresh()
         box->setStretchFactor(m_stack, m_stack->currentIndex() == 0 ? 1 : 0);   // beside the stretch below
     // A message about a field of another item would mislead.
     if (shown[0] != m_nodeId || shown[1] != m_switchId || shown[2] != m_linkA || shown[3] != m_linkB)
-        showInputMessage(QString());
+        m_rangeCheck->showMessage(QString());
     m_updating = false;
-}
-
-QString PropertyEditor::inputMessage() const
-{
-    return m_inputMessageText;
-}
-
-void PropertyEditor::showInputMessage(const QString& message)
-{
-    m_inputMessageText = message;
-    SpinBoxRangeCheck::showMessage(m_inputMessage, message);
 }
 
 void PropertyEditor::commitNode()
 {
     if (m_updating || m_nodeId < 0)
         return;
-    showInputMessage(QString());
+    m_rangeCheck->showMessage(QString());
     const Node* old = m_document->cluster().node(m_nodeId);
     if (!old)
         return;
@@ -341,7 +322,7 @@ void PropertyEditor::commitLink()
 {
     if (m_updating || m_linkA < 0)
         return;
-    showInputMessage(QString());
+    m_rangeCheck->showMessage(QString());
     const Link* old = m_document->findLink(m_linkA, m_linkB);
     if (!old)
         return;

@@ -2,6 +2,8 @@
 // Edits the selected node, switch or link. Every change is one undo command through the
 // document; the editor refreshes from the document's signals, never from its own state.
 
+#include "SpinBoxRangeCheck.h"
+
 #include <QWidget>
 
 class QComboBox;
@@ -27,7 +29,7 @@ public:
     QDoubleSpinBox* hostLinkEditor() const { return m_hostLink; }
     // Why the last value typed was not taken ("Bandwidth: at least 0.1 GB/s, ..."); empty
     // once a value is taken or another item is shown.
-    QString inputMessage() const;
+    QString inputMessage() const { return m_rangeCheck->shownMessage(); }
 
 signals:
     void inputRejected(const QString& message);
@@ -37,14 +39,12 @@ private:
     void commitNode();
     void commitSwitch();
     void commitLink();
-    void showInputMessage(const QString& message);
 
     ProjectDocument* m_document;
     ClusterScene* m_scene;
     QStackedWidget* m_stack;
     QLabel* m_summary;
-    QLabel* m_inputMessage;
-    QString m_inputMessageText;
+    SpinBoxRangeCheck* m_rangeCheck;   // and the line under the fields that says why a value stayed
     // node page
     int m_nodeId = -1;
     QLineEdit* m_host;

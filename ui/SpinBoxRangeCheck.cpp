@@ -58,9 +58,14 @@ QString formatted(const QAbstractSpinBox* box, const Range& range, double v)
 
 } // namespace
 
-SpinBoxRangeCheck::SpinBoxRangeCheck(QObject* parent)
-    : QObject(parent)
+SpinBoxRangeCheck::SpinBoxRangeCheck(QWidget* owner, const QString& labelName)
+    : QObject(owner)
+    , m_label(new QLabel(owner))
 {
+    m_label->setObjectName(labelName);
+    m_label->setWordWrap(true);
+    m_label->setTextFormat(Qt::RichText);
+    m_label->hide();
 }
 
 void SpinBoxRangeCheck::watch(QAbstractSpinBox* box, const QString& field)
@@ -119,17 +124,20 @@ bool SpinBoxRangeCheck::eventFilter(QObject* watched, QEvent* event)
     }
     if (ends && m_fields.contains(watched)) {
         auto* box = static_cast<QAbstractSpinBox*>(watched);
-        if (const QString text = message(box, m_fields.value(watched)); !text.isEmpty())
+        if (const QString text = message(box, m_fields.value(watched)); !text.isEmpty()) {
+            showMessage(text);
             emit rejected(box, text);
+        }
     }
     return QObject::eventFilter(watched, event);
 }
 
-void SpinBoxRangeCheck::showMessage(QLabel* label, const QString& message)
+void SpinBoxRangeCheck::showMessage(const QString& message)
 {
-    label->setText(message.isEmpty() ? QString()
-                                     : statusHtml(Status::Problem, label->palette(), QStringLiteral("\u26a0 ") + message.toHtmlEscaped()));
-    label->setVisible(!message.isEmpty());
+    m_message = message;
+    m_label->setText(message.isEmpty() ? QString()
+                                       : statusHtml(Status::Problem, m_label->palette(), QStringLiteral("\u26a0 ") + message.toHtmlEscaped()));
+    m_label->setVisible(!message.isEmpty());
 }
 
 } // namespace hapmoe::ui

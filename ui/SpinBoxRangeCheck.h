@@ -1,7 +1,8 @@
 #pragma once
 // A spin box given a value outside its range (a link of 0 GB/s, a router imbalance of 0.5)
 // puts its last value back without a word when the entry ends. SpinBoxRangeCheck names the
-// field and what it allows at that moment, so that the editor can say why the value stayed.
+// field and what it allows at that moment, in a line under the editor's fields (its label),
+// so that the editor says why the value stayed.
 
 #include <QHash>
 #include <QObject>
@@ -9,13 +10,21 @@
 
 class QAbstractSpinBox;
 class QLabel;
+class QWidget;
 
 namespace hapmoe::ui {
 
 class SpinBoxRangeCheck : public QObject {
     Q_OBJECT
 public:
-    explicit SpinBoxRangeCheck(QObject* parent = nullptr);
+    // The message line is a hidden child of `owner` named `labelName`, for the owner's layout.
+    SpinBoxRangeCheck(QWidget* owner, const QString& labelName);
+
+    QLabel* messageLabel() const { return m_label; }
+    // The message the line shows (plain text), empty while it is hidden.
+    QString shownMessage() const { return m_message; }
+    // Shows `message` in the line as a problem (hides it when empty).
+    void showMessage(const QString& message);
 
     // Reports entries into `box` that it will not take; `field` names it in the message
     // ("Bandwidth").
@@ -30,11 +39,9 @@ public:
     // drops the key), so the range is said before.
     static QString toolTipText(const QAbstractSpinBox* box);
 
-    // Shows `message` in `label` as a problem line under the fields (hidden when empty).
-    static void showMessage(QLabel* label, const QString& message);
-
 signals:
-    // The entry ends (Enter, or the box loses the focus) on a value the box will not take.
+    // The entry ended (Enter, or the box lost the focus) on a value the box will not take;
+    // the line shows the message already.
     void rejected(QAbstractSpinBox* box, const QString& message);
 
 protected:
@@ -42,6 +49,8 @@ protected:
 
 private:
     QHash<QObject*, QString> m_fields;
+    QLabel* m_label;
+    QString m_message;
 };
 
 } // namespace hapmoe::ui

@@ -663,8 +663,10 @@ bool BashReader::applyAssignment(const RawWord& word, int line, bool exported)
     } else {
         m_keptSubstitution = false;
         const std::string value = expandToString(t.substr(eq + 1), line, 0);
-        if (!hasIndex)
-            noteOpaque(name, append ? std::string("\n") : value);   // an appended value is never one substitution
+        if (!hasIndex && append)
+            m_opaqueVars.erase(name);   // an appended value is never one substitution alone
+        else if (!hasIndex)
+            noteOpaque(name, value);
         if (hasIndex) {
             long long idx = 0;
             if (!evalArithmetic(index, idx, line, 0) || idx < 0 || idx > 100000) {

@@ -90,10 +90,9 @@ struct PlanExplorerWidget::Private {
     bool searchFoundNothing = false;   // the result shown is a search that found no plan
     bool whatIfShown = false;
 
-    // The tab pages in tab order; all but Compare hold the stage strip above their view
-    // while they are in front.
-    QList<QWidget*> pages;
-    QList<QWidget*> views;   // the view on each page
+    // The view on each tab page, in tab order; every page but Compare's holds the stage
+    // strip above its view while it is in front.
+    QList<QWidget*> views;
 
     const ExplorerPlan* current() const { return model->plan(selected); }
     QWidget* currentView() const { return views.value(tabs->currentIndex()); }
@@ -140,7 +139,6 @@ PlanExplorerWidget::PlanExplorerWidget(QWidget* parent)
             layout->setContentsMargins(0, 0, 0, 0);
             layout->addWidget(view, 1);
         }
-        d->pages << page;
         d->views << view;
         d->tabs->addTab(page, label);
     };
@@ -175,7 +173,7 @@ PlanExplorerWidget::PlanExplorerWidget(QWidget* parent)
     lowerLayout->setContentsMargins(0, 0, 0, 0);
     lowerLayout->addLayout(d->header);
     lowerLayout->addWidget(d->tabs, 1);
-    static_cast<QVBoxLayout*>(d->pages.front()->layout())->insertWidget(0, d->partition);
+    static_cast<QVBoxLayout*>(d->tabs->widget(0)->layout())->insertWidget(0, d->partition);
 
     auto* split = new QSplitter(Qt::Vertical, this);
     split->addWidget(d->table);

@@ -2,7 +2,6 @@
 
 #include "BreakdownView.h"
 #include "ExplorerStyle.h"
-#include "SpinBoxRangeCheck.h"
 #include "Theme.h"
 #include "cost/CostModel.h"
 
@@ -45,7 +44,6 @@ WhatIfPanel::WhatIfPanel(QWidget* parent)
     , m_figures(new QTableWidget(this))
     , m_stages(new QTableWidget(this))
     , m_hintLabel(new QLabel(this))
-    , m_inputMessage(new QLabel(this))
 {
     setObjectName(QStringLiteral("whatIf"));
     m_gbs->setRange(1, 1 << 20);
@@ -87,19 +85,13 @@ WhatIfPanel::WhatIfPanel(QWidget* parent)
     form->addRow(tr("Nodes of type"), nodes);
     form->addRow(QString(), m_reset);
     // A value a field did not take says why it stayed, under the fields.
-    m_inputMessage->setObjectName(QStringLiteral("whatIfInputMessage"));
-    m_inputMessage->setWordWrap(true);
-    m_inputMessage->setTextFormat(Qt::RichText);
-    m_inputMessage->hide();
-    form->addRow(m_inputMessage);
-    auto* rangeCheck = new SpinBoxRangeCheck(this);
-    rangeCheck->watch(m_gbs, tr("Global batch size"));
-    rangeCheck->watch(m_seq, tr("Sequence length"));
-    rangeCheck->watch(m_rho, tr("Router imbalance ρ"));
-    rangeCheck->watch(m_offload, tr("Optimizer in host memory"));
-    rangeCheck->watch(m_nodeCount, tr("Nodes of type"));
-    connect(rangeCheck, &SpinBoxRangeCheck::rejected, this,
-            [this](QAbstractSpinBox*, const QString& message) { showInputMessage(message); });
+    m_rangeCheck = new SpinBoxRangeCheck(this, QStringLiteral("whatIfInputMessage"));
+    form->addRow(m_rangeCheck->messageLabel());
+    m_rangeCheck->watch(m_gbs, tr("Global batch size"));
+    m_rangeCheck->watch(m_seq, tr("Sequence length"));
+    m_rangeCheck->watch(m_rho, tr("Router imbalance ρ"));
+    m_rangeCheck->watch(m_offload, tr("Optimizer in host memory"));
+    m_rangeCheck->watch(m_nodeCount, tr("Nodes of type"));
 
     m_figures->setColumnCount(3);
     m_figures->setHorizontalHeaderLabels({tr("Plan"), tr("What-if"), tr("Change")});
@@ -245,7 +237,7 @@ void WhatIfPanel::reestimate()
 {
     if (m_resetting)
         return;
-    showInputMessage(QString());
+    m_rangeCheck->showMessage(QString());
     m_result.reset();
     m_problem.clear();
     m_hints.clear();
@@ -403,12 +395,6 @@ void WhatIfPanel::reestimate()
     } else {
         withdrawSuggestion();
     }
-}
-
-void WhatIfPanel::showInputMessage(const QString& message)
-{
-    m_inputMessageText = message;
-    SpinBoxRangeCheck::showMessage(m_inputMessage, message);
 }
 
 void WhatIfPanel::withdrawSuggestion()

@@ -5,6 +5,7 @@
 
 #include "ExplorerPlan.h"
 #include "PlanExplorerWidget.h"
+#include "SpinBoxRangeCheck.h"
 
 #include <QWidget>
 
@@ -49,7 +50,7 @@ public:
     QString problem() const { return m_problem; }
     // Why the last value typed into a field was not taken ("Router imbalance ρ: at least
     // 1.00, ..."); empty once a value is taken or the inputs are reset.
-    QString inputMessage() const { return m_inputMessageText; }
+    QString inputMessage() const { return m_rangeCheck->shownMessage(); }
 
     // Lays the inputs beside the figures when `available` pixels of width hold both, else
     // above them, so that a narrow page scrolls down rather than sideways.
@@ -73,7 +74,6 @@ private:
     int nodesOfType(const QString& type) const;
     void showFigures();
     void withdrawSuggestion();
-    void showInputMessage(const QString& message);
 
     ExplorerContext m_context;
     std::optional<ExplorerPlan> m_entry;
@@ -98,8 +98,7 @@ private:
     QTableWidget* m_figures;
     QTableWidget* m_stages;
     QLabel* m_hintLabel;
-    QLabel* m_inputMessage;
-    QString m_inputMessageText;
+    SpinBoxRangeCheck* m_rangeCheck;   // and the line under the inputs that says why a value stayed
     QBoxLayout* m_columns = nullptr;   // the inputs, then the figures
     QBoxLayout* m_inputs = nullptr;
 };

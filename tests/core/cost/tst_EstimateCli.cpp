@@ -108,7 +108,8 @@ private slots:
         const Run bad = hapmoe(base + QStringList{"--memory-headroom", "0.6"});
         QCOMPARE(bad.code, 2);
         QVERIFY2(bad.err.contains("--memory-headroom: expected a fraction of device memory from 0 to 0.5, got 0.6"), bad.err.constData());
-        // A search with a headroom returns a plan that leaves it free.
+        // A search with a headroom of 0.05 returns a plan that leaves it free: every H800 of
+        // 80 GiB may fill 80 x 0.95 = 76 GiB.
         const Run plan = hapmoe({"plan", "--model", "mixtral-s", "--cluster", "H800:2", "--memory-headroom", "0.05", "--json"});
         QCOMPARE(plan.code, 0);
         for (const QJsonValue st : QJsonDocument::fromJson(plan.out).object().value("prediction").toObject().value("stages").toArray()) {
