@@ -230,7 +230,7 @@ void MainWindow::createDocks()
     QDockWidget* propDock = dock(tr("Properties"), QStringLiteral("propertiesDock"), scrollable(m_properties, m_properties->minimumSizeHint().width()), Qt::RightDockWidgetArea);
     m_searchPanel = new SearchPanel(m_document);
     m_searchPanel->setObjectName(QStringLiteral("searchPanel"));
-    QDockWidget* searchDock = dock(tr("Search"), QStringLiteral("searchDock"), scrollable(m_searchPanel, 370), Qt::RightDockWidgetArea);
+    QDockWidget* searchDock = dock(tr("Search"), QStringLiteral("searchDock"), scrollable(m_searchPanel, m_searchPanel->minimumSizeHint().width()), Qt::RightDockWidgetArea);
     splitDockWidget(propDock, searchDock, Qt::Vertical);
     m_problems = new ProblemsPanel(m_document);
     m_problems->setObjectName(QStringLiteral("problemsPanel"));
@@ -243,8 +243,8 @@ void MainWindow::createDocks()
     // (fitDocksToWidth), down to minimums that keep the palette's names and figures readable
     // and the search panel's fields.
     m_palette->setMinimumWidth(200);
-    resizeDocks({paletteDock, propDock}, {245, 410}, Qt::Horizontal);
-    m_dockColumnWidths = {{Qt::LeftDockWidgetArea, 245}, {Qt::RightDockWidgetArea, 410}};
+    resizeDocks({paletteDock, propDock}, {245, 470}, Qt::Horizontal);
+    m_dockColumnWidths = {{Qt::LeftDockWidgetArea, 245}, {Qt::RightDockWidgetArea, 470}};
     resizeDocks({paletteDock, presetDock, problemsDock}, {430, 300, 200}, Qt::Vertical);
     resizeDocks({propDock, searchDock}, {300, 630}, Qt::Vertical);
 }

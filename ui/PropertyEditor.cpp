@@ -90,8 +90,9 @@ PropertyEditor::PropertyEditor(ProjectDocument* document, ClusterScene* scene, Q
     m_hostLink->setRange(0, 1000);
     m_hostLink->setDecimals(1);
     m_hostLink->setSuffix(tr(" GB/s"));
-    m_hostLink->setSpecialValueText(tr("default (PCIe Gen4, 32 GB/s)"));
-    m_hostLink->setToolTip(tr("Device-host bandwidth per device and direction, used when the optimizer is offloaded."));
+    m_hostLink->setSpecialValueText(tr("default, 32 GB/s"));   // short: the form fits a narrow dock
+    m_hostLink->setToolTip(tr("Device-host bandwidth per device and direction, used when the optimizer is offloaded. "
+                              "Default: PCIe Gen4 x16, 32 GB/s."));
     m_hostLink->setKeyboardTracking(false);
     m_nodeInfo = new QLabel;
     m_nodeInfo->setWordWrap(true);
@@ -262,8 +263,12 @@ void PropertyEditor::refresh()
         m_stack->widget(i)->setSizePolicy(QSizePolicy::Preferred, i != m_stack->currentIndex() ? QSizePolicy::Ignored
                                                                   : i == 0                      ? QSizePolicy::Expanding
                                                                                                 : QSizePolicy::Preferred);
-    if (auto* box = qobject_cast<QBoxLayout*>(layout()))
-        box->setStretchFactor(m_stack, m_stack->currentIndex() == 0 ? 1 : 0);   // beside the stretch below
+    if (auto* box = qobject_cast<QBoxLayout*>(layout())) {
+        // The hint takes all the room; fields stay at the top, the stretch below them.
+        const bool hint = m_stack->currentIndex() == 0;
+        box->setStretchFactor(m_stack, hint ? 1 : 0);
+        box->setStretch(box->count() - 1, hint ? 0 : 1);
+    }
     // A message about a field of another item would mislead.
     if (shown[0] != m_nodeId || shown[1] != m_switchId || shown[2] != m_linkA || shown[3] != m_linkB)
         m_rangeCheck->showMessage(QString());

@@ -27,6 +27,7 @@
 #include <QStyle>
 #include <QThread>
 #include <QTreeWidget>
+#include <QResizeEvent>
 #include <QVBoxLayout>
 
 #include <cmath>
@@ -109,6 +110,7 @@ SearchPanel::SearchPanel(ProjectDocument* document, QWidget* parent)
     m_target->addItem(QStringLiteral("Megatron-LM"), int(Target::Megatron));
     m_target->addItem(QStringLiteral("FlagScale"), int(Target::FlagScale));
     m_algorithm = new QComboBox;
+    m_algorithm->setObjectName(QStringLiteral("searchAlgorithm"));
     m_algorithm->addItem(tr("HS-DP"), int(Algorithm::HsDp));
     m_algorithm->addItem(tr("Exhaustive (oracle)"), int(Algorithm::Exhaustive));
     m_topK = new QSpinBox;
@@ -147,29 +149,24 @@ SearchPanel::SearchPanel(ProjectDocument* document, QWidget* parent)
                               "(for the caching allocator's fragmentation; the 2 GiB runtime overhead is counted apart)"));
     for (QAbstractSpinBox* spin : std::initializer_list<QAbstractSpinBox*>{m_topK, m_delta, m_eta, m_timeLimit, m_headroom})
         spin->setKeyboardTracking(false);
-    form->addWidget(new QLabel(tr("Target:")), 0, 0, Qt::AlignRight);
-    form->addWidget(m_target, 0, 1);
-    form->addWidget(new QLabel(tr("Algorithm:")), 0, 2, Qt::AlignRight);
-    form->addWidget(m_algorithm, 0, 3);
-    form->addWidget(new QLabel(tr("Top K:")), 1, 0, Qt::AlignRight);
-    form->addWidget(m_topK, 1, 1);
-    form->addWidget(new QLabel(tr("Time limit:")), 1, 2, Qt::AlignRight);
-    form->addWidget(m_timeLimit, 1, 3);
-    form->addWidget(new QLabel(tr("\u03b4 (balance):")), 2, 0, Qt::AlignRight);
-    form->addWidget(m_delta, 2, 1);
-    form->addWidget(new QLabel(tr("\u03b7 (comm.):")), 2, 2, Qt::AlignRight);
-    form->addWidget(m_eta, 2, 3);
-    form->addWidget(m_exact, 3, 1, 1, 3);
-    auto* offloadLabel = new QLabel(tr("Offload:"));
-    offloadLabel->setToolTip(m_offload->toolTip());
-    form->addWidget(offloadLabel, 4, 0, Qt::AlignRight);
-    form->addWidget(m_offload, 4, 1, 1, 2);   // two columns: "If needed" whole in a narrow dock
-    auto* headroomLabel = new QLabel(tr("Keep free:"));
-    headroomLabel->setToolTip(m_headroom->toolTip());
-    form->addWidget(headroomLabel, 5, 0, Qt::AlignRight);   // a row of its own: a narrow dock keeps "If needed" whole
-    form->addWidget(m_headroom, 5, 1);
-    form->setColumnStretch(1, 1);
-    form->setColumnStretch(3, 1);
+    m_settingsForm = form;
+    const auto label = [](const QString& text, QWidget* field) {
+        auto* l = new QLabel(text);
+        l->setToolTip(field->toolTip());
+        return l;
+    };
+    m_settingPairs = {{label(tr("Target:"), m_target), m_target},
+                      {label(tr("Algorithm:"), m_algorithm), m_algorithm},
+                      {label(tr("Top K:"), m_topK), m_topK},
+                      {label(tr("Time limit:"), m_timeLimit), m_timeLimit},
+                      {label(tr("\u03b4 (balance):"), m_delta), m_delta},
+                      {label(tr("\u03b7 (comm.):"), m_eta), m_eta},
+                      {nullptr, m_exact},
+                      {label(tr("Offload:"), m_offload), m_offload},
+                      {label(tr("Keep free:"), m_headroom), m_headroom}};
+    // Two pairs a row where the dock is wide enough for them, one pair a row where it is not
+    // (a small screen): the box asks only for the width of one pair, and resizeEvent picks.
+    measureSettings();   // again once the widgets have their style (changeEvent)
     layout->addWidget(settings);
 
     auto* buttons = new QHBoxLayout;
@@ -219,6 +216,16 @@ SearchPanel::SearchPanel(ProjectDocument* document, QWidget* parent)
     m_results->header()->setStretchLastSection(false);
     m_results->header()->setSectionResizeMode(QHeaderView::Fixed);
     m_results->setTextElideMode(Qt::ElideRight);
+    {
+        // Never so narrow that a plan's rank, name, iteration or shape is cut (Tokens/s and
+        // MFU give way first): the widest of each a search lists, with the delegate's margins.
+        const QFontMetrics fm(m_results->font());
+        int need = 2 * m_results->frameWidth();
+        for (const QString& sample : {QStringLiteral("base"), QStringLiteral("HS-DP #10"), tr("Iteration"),
+                                      QStringLiteral("PP8 TP8 DP16 EP8")})
+            need += fm.horizontalAdvance(sample) + 10;
+        m_results->setMinimumWidth(need);
+    }
     m_results->viewport()->installEventFilter(this);
     m_outdated = new QLabel;
     m_outdated->setWordWrap(true);
@@ -393,6 +400,8 @@ void SearchPanel::changeEvent(QEvent* event)
     QWidget::changeEvent(event);
     if (event->type() == QEvent::PaletteChange)
         setOutdated(!m_outdated->isHidden());
+    if (event->type() == QEvent::FontChange || event->type() == QEvent::StyleChange)
+        m_twoColumnsMinWidth = 0;   // the settings are measured again at the next resize
 }
 
 void SearchPanel::setOutdated(bool outdated)
@@ -524,6 +533,68 @@ bool SearchPanel::eventFilter(QObject* watched, QEvent* event)
     if (watched == m_results->viewport() && event->type() == QEvent::Resize)
         fitResultColumns();
     return QWidget::eventFilter(watched, event);
+}
+
+void SearchPanel::arrangeSettings(bool twoColumns)
+{
+    m_twoColumns = twoColumns;
+    while (QLayoutItem* item = m_settingsForm->takeAt(0))
+        delete item;   // the widgets stay in the box
+    for (int c = 0; c < 4; ++c)
+        m_settingsForm->setColumnStretch(c, 0);
+    if (twoColumns) {
+        // Target | Algorithm, Top K | Time limit, delta | eta; Exact; Offload over two
+        // columns (so that "If needed" stays whole); Keep free on a row of its own.
+        int row = 0, col = 0;
+        for (const auto& [name, field] : std::as_const(m_settingPairs)) {
+            if (!name) {   // the check box, under the fields
+                m_settingsForm->addWidget(field, row++, 1, 1, 3);
+                col = 0;
+                continue;
+            }
+            const bool wide = field == m_offload, alone = field == m_offload || field == m_headroom;
+            m_settingsForm->addWidget(name, row, col, Qt::AlignRight);
+            m_settingsForm->addWidget(field, row, col + 1, 1, wide ? 2 : 1);
+            if (alone || col == 2) {
+                ++row;
+                col = 0;
+            } else {
+                col = 2;
+            }
+        }
+        m_settingsForm->setColumnStretch(1, 1);
+        m_settingsForm->setColumnStretch(3, 1);
+    } else {
+        int row = 0;
+        for (const auto& [name, field] : std::as_const(m_settingPairs)) {
+            if (name)
+                m_settingsForm->addWidget(name, row, 0, Qt::AlignRight);
+            m_settingsForm->addWidget(field, row++, 1);
+        }
+        m_settingsForm->setColumnStretch(1, 1);
+    }
+    m_settingsForm->invalidate();
+}
+
+void SearchPanel::measureSettings()
+{
+    arrangeSettings(false);
+    const int oneColumn = m_settingsBox->minimumSizeHint().width();
+    arrangeSettings(true);
+    m_twoColumnsMinWidth = m_settingsBox->minimumSizeHint().width();
+    m_settingsBox->setMinimumWidth(oneColumn);
+    updateGeometry();
+}
+
+void SearchPanel::resizeEvent(QResizeEvent* event)
+{
+    QWidget::resizeEvent(event);
+    if (m_twoColumnsMinWidth == 0)
+        measureSettings();
+    const QMargins margins = layout()->contentsMargins();
+    const bool twoColumns = event->size().width() - margins.left() - margins.right() >= m_twoColumnsMinWidth;
+    if (twoColumns != m_twoColumns)
+        arrangeSettings(twoColumns);
 }
 
 void SearchPanel::fitResultColumns()

@@ -11,6 +11,7 @@ class QCheckBox;
 class QComboBox;
 class QDoubleSpinBox;
 class QFormLayout;
+class QGridLayout;
 class QLabel;
 class QProgressBar;
 class QPushButton;
@@ -42,7 +43,10 @@ public:
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
-    void changeEvent(QEvent* event) override;   // the theme changed: the outdated line's colour follows
+    void resizeEvent(QResizeEvent* event) override;
+    // The theme changed: the outdated line's colour follows; a font or style: the settings'
+    // widths are measured again.
+    void changeEvent(QEvent* event) override;
 
 public slots:
     // Returns false (and says why in the panel) when the project cannot be searched.
@@ -83,6 +87,10 @@ private:
     // dock Tokens/s, then MFU, give way (the explorer's table and the name's tooltip have
     // them), so that the shape at the right end is never cut.
     void fitResultColumns();
+    // The settings' label and field pairs, two to a row or one (a narrow dock).
+    void arrangeSettings(bool twoColumns);
+    // The box's minimum widths with two pairs a row and with one; it asks for the second.
+    void measureSettings();
     void setRunning(bool running);
 
     ProjectDocument* m_document;
@@ -111,6 +119,10 @@ private:
     bool m_abandoned = false;      // the running search's project is gone: drop its result
     bool m_refusalShown = false;   // the status says why Run refused; cleared by the next edit
     QWidget* m_settingsBox = nullptr;
+    QGridLayout* m_settingsForm = nullptr;
+    QList<QPair<QLabel*, QWidget*>> m_settingPairs;   // label (none for the check box), field
+    bool m_twoColumns = true;
+    int m_twoColumnsMinWidth = 0;   // the box's minimum width with two pairs a row
 };
 
 } // namespace hapmoe::ui

@@ -19,6 +19,7 @@
 #include <QDoubleSpinBox>
 #include <QDockWidget>
 #include <QHeaderView>
+#include <QScrollArea>
 #include <QScrollBar>
 #include <QElapsedTimer>
 #include <QLabel>
@@ -157,7 +158,7 @@ private slots:
         QVERIFY(list->topLevelItemCount() > 2);
         auto* dock = w->findChild<QDockWidget*>(QStringLiteral("searchDock"));
         QVERIFY(dock);
-        // The dock's narrowest (the panel's 370 px, as in a 1024 x 700 window), and wider.
+        // The dock's narrowest (the list's own minimum, about 330 px), and wider.
         for (const int width : {0, 420, 520, 700}) {
             w->resizeDocks({dock}, {width}, Qt::Horizontal);
             QApplication::processEvents();
@@ -188,6 +189,41 @@ private slots:
         QApplication::processEvents();
         QVERIFY(!list->header()->isSectionHidden(SearchPanel::TokensColumn));
         QVERIFY(!list->header()->isSectionHidden(SearchPanel::MfuColumn));
+    }
+
+    void settingsTakeOnePairARowWhenNarrow()
+    {
+        // In the default dock (470 px at 1600 px) the settings stand two pairs a row: Target
+        // beside Algorithm. Narrowed (in a 1024 px window), one pair a row, Algorithm under
+        // Target. At either width no field is narrower than its minimum,
+        // and the panel never asks for more than the one-column width.
+        auto w = makeWindow();
+        auto* dock = w->findChild<QDockWidget*>(QStringLiteral("searchDock"));
+        auto* target = w->findChild<QComboBox*>(QStringLiteral("searchTarget"));
+        auto* algorithm = w->findChild<QComboBox*>(QStringLiteral("searchAlgorithm"));
+        auto* headroom = w->findChild<QDoubleSpinBox*>(QStringLiteral("searchHeadroom"));
+        QVERIFY(dock && target && algorithm && headroom);
+        const auto fieldsWhole = [&] {
+            for (QWidget* f : std::initializer_list<QWidget*>{target, algorithm, headroom})
+                if (f->width() < f->minimumSizeHint().width())
+                    return false;
+            return true;
+        };
+        const auto top = [&](QWidget* f) { return f->mapTo(w.get(), QPoint()).y(); };
+        w->resizeDocks({dock}, {470}, Qt::Horizontal);
+        QTRY_COMPARE(top(algorithm), top(target));
+        QVERIFY(fieldsWhole());
+        w->resizeDocks({dock}, {0}, Qt::Horizontal);   // as narrow as it goes
+        QTRY_VERIFY(top(algorithm) > top(target));
+        // The narrowest is the plan list's: rank, name, iteration and shape whole (about 330 px).
+        QVERIFY2(dock->width() < 345, qPrintable(QString::number(dock->width())));
+        QVERIFY(fieldsWhole());
+        auto* scroll = w->findChild<QScrollArea*>(QStringLiteral("searchPanelScroll"));
+        QVERIFY(scroll);
+        QCOMPARE(scroll->horizontalScrollBar()->maximum(), 0);
+        QVERIFY(w->searchPanel()->width() <= scroll->viewport()->width());   // nothing cut on the right
+        w->resizeDocks({dock}, {470}, Qt::Horizontal);
+        QTRY_COMPARE(top(algorithm), top(target));
     }
 
     void clusterWithIslandIsRefused()
