@@ -127,8 +127,11 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
     std::vector<double> rho;
     std::vector<int> probeLayers;
     {
+        // One layer of each kind the model has, wherever it is (a dense first layer only,
+        // as DeepSeek's first_k_dense_replace = 1 gives, still needs its own probe: the MoE
+        // layer's time is no floor for it), costed as a middle stage (StageQuery::middle).
         int denseLayer = -1, moeLayer = -1;
-        for (int l = 1; l + 1 < N; ++l) {
+        for (int l = 0; l < N; ++l) {
             if (m_space.model().isMoeLayer(l) && moeLayer < 0)
                 moeLayer = l;
             if (!m_space.model().isMoeLayer(l) && denseLayer < 0)
@@ -158,6 +161,7 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
                     q.microbatches = M;
                     q.fixed_level = 0;
                     q.ignore_memory = true;
+                    q.middle = true;
                     for (int layer : probeLayers) {
                         q.first_layer = layer;
                         const double c1 = m_eval.evaluate(q).c;
@@ -176,7 +180,7 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
                     probeAt(start);
             }
         });
-        if (!(floor < std::numeric_limits<double>::infinity()) || N < 3) {
+        if (!(floor < std::numeric_limits<double>::infinity())) {
             floor = 0;
             std::fill(rho.begin(), rho.end(), 0.0);
         }
@@ -256,6 +260,7 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
             q.microbatches = M;
             q.fixed_level = 0;
             q.ignore_memory = true;
+            q.middle = true;
             best = std::min(best, m_eval.evaluate(q).c);
         }
         if (!(best < inf0))

@@ -34,6 +34,9 @@ struct StageQuery {
     // Recompute: -1 = the least that fits; else a fixed level (levelOf()).
     int fixed_level = -1;
     bool ignore_memory = false;   // with a fixed level: the time even when it does not fit
+    // Costed as a stage between two others whatever its layers: no embedding on layer 0, no
+    // output layer on the last (HS-DP's floors probe one layer of each kind this way).
+    bool middle = false;
 };
 
 struct StageCost {

@@ -82,6 +82,7 @@ private slots:
     void modelLargerThanTheClusterAnswersAtOnce();
     void hostMemoryBoundsTheOffload();
     void unrunnablePlansDoNotPrune();
+    void denseEndLayerGetsItsOwnFloor();
     void nodesWithSlowLinksAreNotInterchangeable();
     void nodesBehindOversubscribedLeavesAreNotInterchangeable();
     void prunedOutPlansAreFoundBeforeOffloading();
@@ -487,6 +488,38 @@ void SearchEngineTest::unrunnablePlansDoNotPrune()
     QCOMPARE(exact.plans.front().prediction.iteration_time_s, all.plans.front().prediction.iteration_time_s);
     for (const RankedPlan& rp : exact.plans)
         QVERIFY(isDeployable(rp.plan, m, c, DeviceCatalog::builtin(), Target::Megatron));
+}
+
+void SearchEngineTest::denseEndLayerGetsItsOwnFloor()
+{
+    // Mixtral-S cut to 8 layers whose first is dense with a 1024-wide FFN (DeepSeek's
+    // first_k_dense_replace = 1 pattern), GBS 16, on 4 H800 and 4 A100. HS-DP's floors (the
+    // least time one more layer adds) must include the dense layer though it sits only at
+    // layer 0: floors probed on MoE layers alone are above the dense layer's time, and
+    // --exact then missed the plan with layers 0-2 on the A100s (0.607 s found, 0.538 s
+    // the exhaustive search's best). The same with the dense layer last.
+    const ModelSpec* preset = findModelPreset("Mixtral-S");
+    QVERIFY(preset);
+    for (const bool denseLast : {false, true}) {
+        ModelSpec m = *preset;
+        m.num_layers = 8;
+        m.ffn_hidden_size = 1024;
+        m.moe_layer_pattern.assign(8, 1);
+        m.moe_layer_pattern[denseLast ? 7 : 0] = 0;
+        m.training.global_batch_size = 16;
+        m.training.micro_batch_size = 1;
+        const Cluster c = clusterFromShorthand("H800:1x4,A100-80GB:1x4", DeviceCatalog::builtin());
+        const CostModel cost(m, c, DeviceCatalog::builtin());
+        SearchOptions opt;
+        opt.threads = 2;
+        opt.baselines = false;
+        opt.exact = true;
+        const SearchResult exact = runSearch(cost, opt);
+        opt.algorithm = Algorithm::Exhaustive;
+        const SearchResult all = runSearch(cost, opt);
+        QVERIFY2(!exact.plans.empty() && !all.plans.empty(), exact.no_plan_reason.c_str());
+        QCOMPARE(exact.plans.front().prediction.iteration_time_s, all.plans.front().prediction.iteration_time_s);
+    }
 }
 
 namespace {
