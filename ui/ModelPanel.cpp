@@ -384,6 +384,24 @@ void ModelPanel::arrangeGroups(int columns)
 }
 
 QWidget* ModelPanel::fieldEditor(const QString& key) const { return m_fields.value(key).editor; }
+
+QString ModelPanel::fieldLabel(const QString& key) const
+{
+    // The name the form shows ("Layers"), for the undo menu; the key where there is none.
+    QWidget* editor = fieldEditor(key);
+    if (!editor)
+        return key;
+    QString text;
+    if (auto* check = qobject_cast<QCheckBox*>(editor))
+        text = check->text();
+    for (const QFormLayout* form : findChildren<QFormLayout*>())
+        if (auto* label = qobject_cast<QLabel*>(form->labelForField(editor)))
+            text = label->text();
+    text.remove(QLatin1Char('&'));
+    while (text.endsWith(QLatin1Char(':')))
+        text.chop(1);
+    return text.isEmpty() ? key : text;
+}
 QString ModelPanel::validationMessage() const { return m_message->text(); }
 QString ModelPanel::derivedText() const { return m_derived->text(); }
 
@@ -473,7 +491,7 @@ void ModelPanel::edited(const QString& key)
     }
     m_message->clear();
     m_committing = true;
-    m_document->setModel(candidate, tr("Change %1").arg(key), key);
+    m_document->setModel(candidate, tr("Change %1").arg(fieldLabel(key)), key);
     m_committing = false;
     updateDerived(candidate);
 }

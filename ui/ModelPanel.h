@@ -37,6 +37,8 @@ public:
 
     // The editor of a field, by its JSON name ("hidden_size", "training.global_batch_size").
     QWidget* fieldEditor(const QString& key) const;
+    // The label of a field as the form shows it, without its colon ("Layers").
+    QString fieldLabel(const QString& key) const;
     QString validationMessage() const;
     QString derivedText() const;
     // Reads a Megatron-LM launch script; returns an empty string or the error message.

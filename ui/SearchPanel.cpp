@@ -14,6 +14,7 @@
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QEvent>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QGridLayout>
 #include <QGroupBox>
@@ -348,6 +349,7 @@ bool SearchPanel::run()
     m_refusalShown = false;
     QString note;
     m_scriptNote.clear();
+    m_scriptProblem.clear();
     CostOptions costOptions;
     const std::string& script = m_document->project().current_script;
     if (!script.empty()) {
@@ -357,7 +359,8 @@ bool SearchPanel::run()
             costOptions = exportCostOptions(imported);
             m_scriptNote = QString::fromStdString(scriptOverlapNote(imported));
         } catch (const std::exception& e) {
-            note = tr(" (the imported configuration is not estimated: %1)").arg(QString::fromUtf8(e.what()));
+            m_scriptProblem = QString::fromUtf8(e.what());
+            note = tr(" (the imported configuration is not estimated: %1)").arg(m_scriptProblem);
         }
     }
     m_results->clear();
@@ -474,6 +477,13 @@ void SearchPanel::showResult(const SearchResult& r)
                            0, 'f', 2);
     if (r.current && !m_scriptNote.isEmpty())
         status += QStringLiteral("; ") + m_scriptNote;
+    // The imported script's configuration, when it is not in the list: say why (the script
+    // gone or unreadable, or a model edited since, whose layers its stages no longer hold).
+    if (!r.current && !r.current_error.empty())
+        m_scriptProblem = QString::fromStdString(r.current_error);
+    if (!r.current && !m_scriptProblem.isEmpty())
+        status += tr("; the imported configuration (%1) is not estimated: %2")
+                      .arg(QFileInfo(QString::fromStdString(m_document->project().current_script)).fileName(), m_scriptProblem);
     if (const std::string note = currentConfigurationNote(r); !note.empty())
         status += QStringLiteral("; ") + QString::fromStdString(note);
     m_status->setText(status.toHtmlEscaped());

@@ -114,6 +114,7 @@ private:
     QLabel* m_status;
     QLabel* m_outdated;
     QString m_scriptNote;   // how the imported script's own run differs from the comparison
+    QString m_scriptProblem;   // why the imported script's configuration is not estimated
     QTreeWidget* m_results;
     bool m_updating = false;
     bool m_abandoned = false;      // the running search's project is gone: drop its result

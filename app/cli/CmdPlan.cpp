@@ -376,6 +376,8 @@ int cmdPlan(const Args& args)
         compare("Metis-style baseline", r.metis_baseline);
     if (r.current)
         compare("current", r.current);
+    else if (!r.current_error.empty())
+        os << "  " << pad("current", 22) << "not estimated: " << r.current_error << "\n";
     if (const std::string note = currentConfigurationNote(r); !note.empty())
         os << "note: " << note << "\n";
     for (const std::string& n : r.plans.front().prediction.notes)

@@ -1,6 +1,7 @@
 #include "search/Search.h"
 
 #include "plan/Deployability.h"
+#include "util/InputError.h"
 #include "search/Exhaustive.h"
 #include "search/HsDp.h"
 #include "search/SearchRun.h"
@@ -1062,8 +1063,18 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
         cur.plan = *options.current;
         if (cur.plan.name.empty())
             cur.plan.name = "current";
-        cur.prediction = cost.estimate(cur.plan);
-        result.current = std::move(cur);
+        try {
+            cur.prediction = cost.estimate(cur.plan);
+            // A Megatron-LM script's stages that Megatron-LM cannot launch on this cluster
+            // (two collective libraries, say) run under FlagScale, as `hapmoe estimate` says.
+            if (cur.plan.target == Target::Megatron
+                && !isDeployable(cur.plan, cost.model(), cost.cluster(), cost.catalog(), Target::Megatron)
+                && isDeployable(cur.plan, cost.model(), cost.cluster(), cost.catalog(), Target::FlagScale))
+                cur.plan.target = Target::FlagScale;
+            result.current = std::move(cur);
+        } catch (const InputError& e) {
+            result.current_error = (e.where().empty() ? std::string() : e.where() + ": ") + e.detail();
+        }
     }
     if (!result.plans.empty())
         result.target = result.plans.front().plan.target;

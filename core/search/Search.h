@@ -65,6 +65,10 @@ struct SearchResult {
     std::optional<RankedPlan> uniform_baseline;
     std::optional<RankedPlan> metis_baseline;
     std::optional<RankedPlan> current;
+    // The current configuration was given but does not describe this model and cluster (a
+    // model edited since the script was read: its stages hold other layers): why, and no
+    // `current`. The search's own plans stand.
+    std::string current_error;
     long long states = 0;
     PruneCounters pruned;
     double time_s = 0;

@@ -247,6 +247,8 @@ private slots:
         QVERIFY(layers);
         typeInto(layers, QStringLiteral("30"));
         QCOMPARE(doc->model().num_layers, 30);
+        // The undo menu names the field as the form does, not its JSON key (num_layers).
+        QCOMPARE(doc->undoStack()->undoText(), QStringLiteral("Change Layers"));
         QVERIFY(panel->matchingPreset().isEmpty());
         QCOMPARE(presets->currentIndex(), 0);
         QCOMPARE(presets->currentText(), QStringLiteral("Custom"));

@@ -387,6 +387,27 @@ private slots:
         QVERIFY(!second.plans.empty());
         for (const RankedPlan& rp : second.plans)
             QVERIFY(rp.prediction.overlap.tp_comm);
+
+        // The model edited to 6 layers: the script's stages hold 8. The search ends with its
+        // plans and says why the "now" row is missing (it used to fail on every run).
+        ModelSpec edited = w->document()->model();
+        edited.num_layers = 6;
+        w->document()->setModel(edited, QStringLiteral("Change Layers"), QStringLiteral("num_layers"));
+        finished.clear();
+        QVERIFY(panel->run());
+        QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 180000);
+        const SearchResult third = finished.first().first().value<SearchResult>();
+        QVERIFY(!third.plans.empty() && !third.current);
+        QVERIFY2(panel->statusLabel()->text().contains(
+                     QStringLiteral("the imported configuration (train.sh) is not estimated: plan.stages: the stages hold 8 layers, the model has 6")),
+                 qPrintable(panel->statusLabel()->text()));
+        // The script gone: the row is missing again, with the reading error.
+        QVERIFY(QFile::remove(script));
+        finished.clear();
+        QVERIFY(panel->run());
+        QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 180000);
+        QVERIFY2(panel->statusLabel()->text().contains(QStringLiteral("the imported configuration (train.sh) is not estimated: ")),
+                 qPrintable(panel->statusLabel()->text()));
     }
 
     void guiThreadNeverBlockedDuringSearch()

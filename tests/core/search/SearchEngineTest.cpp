@@ -6,6 +6,7 @@
 #include "TestClusters.h"
 
 #include "cost/CostModel.h"
+#include "cost/UniformPlan.h"
 #include "hardware/DeviceCatalog.h"
 #include "io/Presets.h"
 #include "plan/Deployability.h"
@@ -83,6 +84,8 @@ private slots:
     void hostMemoryBoundsTheOffload();
     void unrunnablePlansDoNotPrune();
     void denseEndLayerGetsItsOwnFloor();
+    void currentConfigurationOfAnotherModelIsLeftOut();
+    void currentConfigurationOnTwoVendorsRunsUnderFlagScale();
     void nodesWithSlowLinksAreNotInterchangeable();
     void nodesBehindOversubscribedLeavesAreNotInterchangeable();
     void prunedOutPlansAreFoundBeforeOffloading();
@@ -520,6 +523,63 @@ void SearchEngineTest::denseEndLayerGetsItsOwnFloor()
         QVERIFY2(!exact.plans.empty() && !all.plans.empty(), exact.no_plan_reason.c_str());
         QCOMPARE(exact.plans.front().prediction.iteration_time_s, all.plans.front().prediction.iteration_time_s);
     }
+}
+
+void SearchEngineTest::currentConfigurationOfAnotherModelIsLeftOut()
+{
+    // A script read for Mixtral-S (24 layers, PP 2 of 12), then the model edited to 20
+    // layers: the script's stages no longer hold the model's layers. The search still
+    // returns its plans; the current configuration is left out with the reason, where it
+    // used to fail the whole search.
+    const ModelSpec* preset = findModelPreset("Mixtral-S");
+    QVERIFY(preset);
+    const Cluster c = clusterFromShorthand("H800:2x8", DeviceCatalog::builtin());
+    UniformKnobs k;
+    k.pp = 2;
+    k.ep = 8;
+    k.distributed_optimizer = true;
+    const Plan script = makeUniformPlan(*preset, c, DeviceCatalog::builtin(), k);
+    ModelSpec edited = *preset;
+    edited.num_layers = 20;
+    const CostModel cost(edited, c, DeviceCatalog::builtin());
+    SearchOptions opt;
+    opt.threads = 2;
+    opt.baselines = false;
+    opt.top_k = 1;
+    opt.current = script;
+    const SearchResult r = runSearch(cost, opt);
+    QVERIFY2(!r.plans.empty(), r.no_plan_reason.c_str());
+    QVERIFY(!r.current);
+    QCOMPARE(QString::fromStdString(r.current_error), QStringLiteral("plan.stages: the stages hold 24 layers, the model has 20"));
+    // The same script against its own model is estimated.
+    const CostModel own(*preset, c, DeviceCatalog::builtin());
+    const SearchResult r2 = runSearch(own, opt);
+    QVERIFY(r2.current && r2.current_error.empty());
+}
+
+void SearchEngineTest::currentConfigurationOnTwoVendorsRunsUnderFlagScale()
+{
+    // A Megatron-LM script's PP 2 over 8 H800 (NCCL) and 8 MI300X (RCCL): Megatron-LM cannot
+    // launch one job on two collective libraries (reference/megatron-and-flagscale.md), so
+    // the current configuration's target is FlagScale, as `hapmoe estimate` says.
+    const ModelSpec* preset = findModelPreset("Mixtral-S");
+    QVERIFY(preset);
+    const Cluster c = clusterFromShorthand("H800:1x8,MI300X:1x8", DeviceCatalog::builtin());
+    UniformKnobs k;
+    k.pp = 2;
+    k.ep = 8;
+    k.distributed_optimizer = true;
+    Plan script = makeUniformPlan(*preset, c, DeviceCatalog::builtin(), k);
+    script.target = Target::Megatron;
+    const CostModel cost(*preset, c, DeviceCatalog::builtin());
+    SearchOptions opt;
+    opt.threads = 2;
+    opt.baselines = false;
+    opt.top_k = 1;
+    opt.current = script;
+    const SearchResult r = runSearch(cost, opt);
+    QVERIFY(r.current);
+    QCOMPARE(int(r.current->plan.target), int(Target::FlagScale));
 }
 
 namespace {
