@@ -170,7 +170,10 @@ int cmdImport(const Args& args)
         }
         std::cout << "\n          recompute " << describeRecompute(p) << ", "
                   << (p.distributed_optimizer ? "distributed optimizer" : "no distributed optimizer") << ", "
-                  << (p.sequence_parallel ? "sequence parallel" : "no sequence parallel") << "\n";
+                  << (p.sequence_parallel && p.tp > 1 ? "sequence parallel"
+                      : p.sequence_parallel       ? "no sequence parallel (--sequence-parallel is off at TP 1)"
+                                                  : "no sequence parallel")
+                  << "\n";
     }
     std::cout << "training: micro-batch " << p.micro_batch_size << (p.hetero() ? " (mesh 0)" : "") << ", global batch "
               << (p.global_batch_size > 0 ? std::to_string(p.global_batch_size) : std::string("MBS x DP")) << ", "

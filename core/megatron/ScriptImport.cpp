@@ -498,6 +498,14 @@ private:
         m.untie_embeddings_and_output_weights = has("--untie-embeddings-and-output-weights");
         m.normalization = str("--normalization").value_or("LayerNorm");
         m.qk_layernorm = has("--qk-layernorm");
+        // DeepSeek's multi-latent attention (low-rank Q and KV projections, a rotary part per
+        // head) has other weights, FLOPs and activations than the attention the model knows.
+        if (has("--multi-latent-attention"))
+            warn(at("--multi-latent-attention") + "--multi-latent-attention is not modelled: attention is costed as "
+                 + std::to_string(m.num_attention_heads) + " heads of "
+                 + std::to_string(m.kv_channels > 0 ? m.kv_channels : (m.num_attention_heads > 0 ? m.hidden_size / m.num_attention_heads : 0))
+                 + " channels with full-rank projections, so its weights, FLOPs and activations may be far off "
+                   "(--kv-lora-rank, --q-lora-rank and the head dimensions are not read)");
         // Vocabulary: Megatron reads it from the tokenizer; only --vocab-size states it.
         if (has("--vocab-size")) {
             m.vocab_size = intFlag("--vocab-size", 0);
@@ -702,10 +710,18 @@ private:
             // uniform: every layer recomputed (in chunks of n); block: the first n of each model
             // chunk (of each rank without VPP); planFromScript counts them per rank.
             p.recompute_layers = p.recompute_method == "block" ? n : 0;
+            // TransformerConfig.__post_init__ raises for both (reference section 5).
             if (p.recompute_method.empty())
-                warn(at("--recompute-granularity") + "--recompute-granularity full needs --recompute-method; uniform is assumed");
+                broken("--recompute-granularity", "full needs --recompute-method uniform or block (Megatron-LM's "
+                                                  "TransformerConfig raises without it)");
+            else if (p.recompute_method != "uniform" && p.recompute_method != "block")
+                broken("--recompute-method", "expected uniform or block, got " + p.recompute_method);
         } else if (granularity == "selective") {
             p.recompute = Recompute::Selective;
+            for (const char* flag : {"--recompute-method", "--recompute-num-layers"})
+                if (has(flag))
+                    broken(flag, "must not be given with --recompute-granularity selective (Megatron-LM's TransformerConfig "
+                                 "raises); remove it or use --recompute-granularity full");
         } else if (!granularity.empty()) {
             warn(at("--recompute-granularity") + "--recompute-granularity " + granularity + " is not full or selective; no recompute assumed");
         }
@@ -738,8 +754,8 @@ private:
         return out;
     }
 
-    // A FlagScale rule the script breaks: FlagScale would stop before training, so the script
-    // is refused (validateScriptModel) with the flag and this message.
+    // A Megatron-LM or FlagScale rule the script breaks: it would stop before training, so
+    // the script is refused (validateScriptModel) with the flag and this message.
     void broken(const std::string& flag, const std::string& detail)
     {
         m_out.invalid_values.push_back({flag, join(valuesOf(flag)), "", detail});

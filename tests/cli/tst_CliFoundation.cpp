@@ -795,6 +795,12 @@ void tst_CliFoundation::importDeviceWithCluster()
     QCOMPARE(r.exitCode, 2);
     QVERIFY2(r.err.contains("--device cannot be combined with --cluster"), qPrintable(r.err));
     QVERIFY(r.out.isEmpty());
+    // Megatron's Mixtral example gives --sequence-parallel at TP 1, where Megatron-LM turns it
+    // off: the summary says so rather than "sequence parallel".
+    const Run ok = hapmoe({"import", QStringLiteral(HAPMOE_TEST_DATA_DIR) + "/megatron/train_mixtral_8x7b_distributed.sh",
+                           "--cluster", "H800:4x8"});
+    QCOMPARE(ok.exitCode, 0);
+    QVERIFY2(ok.out.contains("no sequence parallel (--sequence-parallel is off at TP 1)"), qPrintable(ok.out));
 }
 
 void tst_CliFoundation::calibrateRefusesAProfileItCannotRead()

@@ -374,6 +374,10 @@ private slots:
         QVERIFY(hasWarning(fsdp, "--use-megatron-fsdp is not modelled"));
         QVERIFY(hasWarning(fsdp, "--use-dualpipev is not modelled: the schedule is costed as 1F1B"));
         QVERIFY(!hasWarning(importMegatronScript(head + "--cuda-graph-impl none\n", "n.sh"), "CUDA graphs"));
+        // DeepSeek's multi-latent attention: costed as ordinary attention, and said so.
+        const ImportedScript mla = importMegatronScript(head + "--multi-latent-attention --kv-lora-rank 512\n", "m.sh");
+        QVERIFY(hasWarning(mla, "--multi-latent-attention is not modelled: attention is costed as"));
+        QVERIFY(!hasWarning(plain, "multi-latent"));
     }
 
     void nothingIsExecuted()
@@ -931,6 +935,20 @@ private slots:
             << "--recompute-granularity-per-stage-micro-batch '[2, 4, 1]'"
             << "hetero.sh: --recompute-granularity-per-stage-micro-batch: needs --recompute-granularity full and "
                "--recompute-method (FlagScale's post_validate_args asserts both)";
+        // Megatron-LM's own recompute rules (TransformerConfig.__post_init__; reference
+        // section 5), which FlagScale inherits: a method is required with full and refused
+        // with selective.
+        QTest::newRow("full needs a method")
+            << "--recompute-granularity full"
+            << "hetero.sh: --recompute-granularity: full needs --recompute-method uniform or block (Megatron-LM's "
+               "TransformerConfig raises without it)";
+        QTest::newRow("selective takes no method")
+            << "--recompute-granularity selective --recompute-method uniform"
+            << "hetero.sh: --recompute-method: must not be given with --recompute-granularity selective (Megatron-LM's "
+               "TransformerConfig raises); remove it or use --recompute-granularity full";
+        QTest::newRow("unknown method")
+            << "--recompute-granularity full --recompute-method all"
+            << "hetero.sh: --recompute-method: expected uniform or block, got all";
     }
 
     void flagscaleRuleErrors()
