@@ -6,17 +6,62 @@
 
 #include "hardware/DeviceCatalog.h"
 
+#include <algorithm>
+
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QLabel>
 #include <QLineEdit>
 #include <QSpinBox>
-#include <QStackedWidget>
 #include <QToolTip>
 #include <QVBoxLayout>
 
 namespace hapmoe::ui {
+
+// Pages of which one shows, as tall as that page and as wide as the widest. A QStackedWidget
+// will not do: its layout's height for width, which its parent's layout asks, is the largest
+// of every page's, hidden ones included (the node page's wrapped note made the link's two
+// fields a 250 px block, the refused-value line far below them).
+class PageStack : public QWidget {
+public:
+    explicit PageStack(QWidget* parent = nullptr) : QWidget(parent), m_box(new QVBoxLayout(this))
+    {
+        m_box->setContentsMargins(0, 0, 0, 0);
+    }
+    void addWidget(QWidget* page)
+    {
+        m_box->addWidget(page);
+        m_pages.append(page);
+        page->setVisible(m_pages.size() == 1);
+        if (m_pages.size() == 1)
+            m_current = 0;
+    }
+    void setCurrentIndex(int index)
+    {
+        if (index == m_current || index < 0 || index >= m_pages.size())
+            return;
+        m_pages[m_current]->hide();
+        m_current = index;
+        m_pages[m_current]->show();
+    }
+    int currentIndex() const { return m_current; }
+    int count() const { return int(m_pages.size()); }
+    QWidget* widget(int index) const { return m_pages.value(index); }
+    QSize minimumSizeHint() const override { return widest(QWidget::minimumSizeHint(), &QWidget::minimumSizeHint); }
+    QSize sizeHint() const override { return widest(QWidget::sizeHint(), &QWidget::sizeHint); }
+
+private:
+    QSize widest(QSize shown, QSize (QWidget::*hint)() const) const
+    {
+        for (const QWidget* page : m_pages)
+            shown.setWidth(std::max(shown.width(), (page->*hint)().width()));
+        return shown;
+    }
+    QVBoxLayout* m_box;
+    QList<QWidget*> m_pages;
+    int m_current = -1;
+};
 
 namespace {
 
@@ -42,7 +87,7 @@ QString describe(const Cluster& c, int id)
 } // namespace
 
 PropertyEditor::PropertyEditor(ProjectDocument* document, ClusterScene* scene, QWidget* parent)
-    : QWidget(parent), m_document(document), m_scene(scene), m_stack(new QStackedWidget(this))
+    : QWidget(parent), m_document(document), m_scene(scene), m_stack(new PageStack(this))
 {
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(6, 6, 6, 6);
@@ -256,16 +301,11 @@ void PropertyEditor::refresh()
                               "Shift+drag from one item to another, or the Connect tool, adds a link."));
         m_stack->setCurrentIndex(0);
     }
-    // The stack is as tall as the page in front, not its tallest page, so that the message
-    // under it stays close to the fields. The hint page, which has no fields, takes the room
-    // below: its wrapped text is taller than the stack's hint (a stack ignores height for width).
-    for (int i = 0; i < m_stack->count(); ++i)
-        m_stack->widget(i)->setSizePolicy(QSizePolicy::Preferred, i != m_stack->currentIndex() ? QSizePolicy::Ignored
-                                                                  : i == 0                      ? QSizePolicy::Expanding
-                                                                                                : QSizePolicy::Preferred);
+    // The hint page, which has no fields, takes the room below; a page of fields stays at the
+    // top with the refused-value line right under it, the stretch below them.
+    const bool hint = m_stack->currentIndex() == 0;
+    m_stack->widget(0)->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Expanding);
     if (auto* box = qobject_cast<QBoxLayout*>(layout())) {
-        // The hint takes all the room; fields stay at the top, the stretch below them.
-        const bool hint = m_stack->currentIndex() == 0;
         box->setStretchFactor(m_stack, hint ? 1 : 0);
         box->setStretch(box->count() - 1, hint ? 0 : 1);
     }

@@ -11,11 +11,11 @@ class QDoubleSpinBox;
 class QLabel;
 class QLineEdit;
 class QSpinBox;
-class QStackedWidget;
 
 namespace hapmoe::ui {
 
 class ClusterScene;
+class PageStack;
 class ProjectDocument;
 
 class PropertyEditor : public QWidget {
@@ -42,7 +42,7 @@ private:
 
     ProjectDocument* m_document;
     ClusterScene* m_scene;
-    QStackedWidget* m_stack;
+    PageStack* m_stack;
     QLabel* m_summary;
     SpinBoxRangeCheck* m_rangeCheck;   // and the line under the fields that says why a value stayed
     // node page
