@@ -979,10 +979,11 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
         Sync out;
         if (groupSize <= 1 || paramsDev <= 0)
             return out;
-        // Megatron DDP buckets: max(40M, 1M * dp) parameters (distributed/param_and_grad_buffer.py),
-        // filled from the last parameter backwards; the last bucket, the first layers' gradients
-        // and the last ready in backward, holds what is left over.
-        const double bucket = std::min(paramsDev, std::max(4e7, 1e6 * groupSize));
+        // Megatron DDP buckets: max(40M, 1M * dp) parameters, dp the data-parallel size with
+        // CP, for the dense and the expert buffer alike (distributed_data_parallel.py: one
+        // ddp_config.bucket_size), filled from the last parameter backwards; the last bucket,
+        // the first layers' gradients and the last ready in backward, holds what is left over.
+        const double bucket = std::min(paramsDev, std::max(4e7, 1e6 * dpcp));
         double full = std::floor(paramsDev / bucket);
         double rest = paramsDev - full * bucket;
         if (rest <= 1e-9 * bucket) {   // an exact multiple: the last bucket is a full one
