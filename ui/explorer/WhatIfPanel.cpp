@@ -251,6 +251,16 @@ void WhatIfPanel::reestimate()
 
     ModelSpec model = m_context.model;
     model.seq_length = m_seq->value();
+    // Megatron-LM refuses a sequence longer than --max-position-embeddings (the export checks
+    // say so): the what-if raises the positions with it, and says the model needs the same.
+    if (model.seq_length > m_context.model.maxPositions()) {
+        model.max_position_embeddings = model.seq_length;
+        m_hints << tr("Sequence length %1 is beyond the model's %2 positions: this estimate raises "
+                      "--max-position-embeddings to %1 (with learned positions, a larger embedding table); "
+                      "the model needs the same change before a search or an export.")
+                       .arg(model.seq_length)
+                       .arg(m_context.model.maxPositions());
+    }
     model.training.router_imbalance = m_rho->value();
     model.training.global_batch_size = m_gbs->value();
     std::optional<Profile> profile = m_context.profile;

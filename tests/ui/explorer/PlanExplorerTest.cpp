@@ -1033,6 +1033,22 @@ void PlanExplorerTest::whatIfRhoChangesTheIterationTime()
              qPrintable(whatIf->hint()));
     whatIf->globalBatchBox()->setValue(256);
     rho->setValue(1.2);
+
+    // A sequence beyond the model's positions (Mixtral-S: 4096, max positions = seq): the
+    // estimate raises --max-position-embeddings with it, as the cost model gives for that
+    // model, and the hint says the model needs the same change.
+    QCOMPARE(m_model.maxPositions(), 4096);
+    whatIf->sequenceLengthBox()->setValue(8192);
+    QVERIFY(whatIf->whatIfPrediction().has_value());
+    ModelSpec longer = m_model;
+    longer.seq_length = 8192;
+    longer.max_position_embeddings = 8192;
+    QCOMPARE(whatIf->whatIfPrediction()->iteration_time_s,
+             CostModel(longer, m_cluster, DeviceCatalog::builtin()).estimate(m_result.plans[0].plan).iteration_time_s);
+    QVERIFY2(whatIf->hint().contains(QStringLiteral("Sequence length 8192 is beyond the model's 4096 positions")),
+             qPrintable(whatIf->hint()));
+    whatIf->sequenceLengthBox()->setValue(4096);
+    QVERIFY(!whatIf->hint().contains(QStringLiteral("positions")));
 }
 
 void PlanExplorerTest::whatIfRemovingAUsedNodeAsksForANewSearch()
