@@ -364,6 +364,7 @@ bool SearchPanel::run()
         }
     }
     m_results->clear();
+    m_outdated->hide();   // the list it spoke of is gone; the search's own plans are current
     showSearchFigures(true);
     m_progress->setValue(0);
     m_states->setText(QStringLiteral("0"));

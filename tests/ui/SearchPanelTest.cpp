@@ -226,6 +226,37 @@ private slots:
         QTRY_COMPARE(top(algorithm), top(target));
     }
 
+    void summaryOutlivesAnUndoneChange()
+    {
+        // The example searched, then a node renamed: the red line says the plans are out of
+        // date. Undone, the line goes and the search's summary is still there; a new search
+        // hides the line while it runs (its list is empty until it ends).
+        auto w = makeWindow();
+        w->loadExample();
+        SearchPanel* panel = w->searchPanel();
+        QSignalSpy finished(panel, &SearchPanel::searchFinished);
+        QVERIFY(panel->run());
+        QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 180000);
+        const QString summary = panel->statusLabel()->text();
+        QVERIFY2(summary.contains(QStringLiteral("faster than the uniform baseline")), qPrintable(summary));
+        auto* outdated = panel->findChild<QLabel*>(QStringLiteral("searchOutdated"));
+        QVERIFY(outdated && outdated->isHidden());
+        Node n = w->document()->cluster().nodes.front();
+        n.host = "renamed-0";
+        w->document()->setNode(n);
+        QVERIFY(!outdated->isHidden());
+        w->document()->undoStack()->undo();
+        QVERIFY(outdated->isHidden());
+        QCOMPARE(panel->statusLabel()->text(), summary);
+        w->document()->undoStack()->redo();
+        QVERIFY(!outdated->isHidden());
+        finished.clear();
+        QVERIFY(panel->run());
+        QVERIFY(outdated->isHidden());
+        QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 180000);
+        QVERIFY(outdated->isHidden());
+    }
+
     void clusterWithIslandIsRefused()
     {
         // The example (Mixtral-S on 32-3) with one node's links removed: that node cannot
