@@ -30,6 +30,8 @@ namespace hapmoe::ui {
 
 namespace {
 
+constexpr int kMaxSide = 16384;   // --size: the largest side of the window
+
 struct Options {
     QString file;
     bool runSearch = false;
@@ -310,6 +312,12 @@ int studioMain(QApplication& app)
                       << parser.value(size).toStdString() << "\"" << std::endl;
             return 2;
         }
+        // A screenshot is an image of that size in memory: 16384 x 16384 is 1 GiB.
+        if (o.size.width() > kMaxSide || o.size.height() > kMaxSide) {
+            std::cerr << "--size: at most " << kMaxSide << " pixels a side, got \"" << parser.value(size).toStdString() << "\""
+                      << std::endl;
+            return 2;
+        }
     }
     const bool batch = o.quit;
 
@@ -322,6 +330,21 @@ int studioMain(QApplication& app)
     // totals only while it lasts, which a window shown afterwards would not honour, and an
     // error box has the window to sit on.
     window.show();
+    if (o.size.isValid()) {
+        // The window's minimum (its docks' and the canvas's) wins over a smaller size: say so,
+        // and in batch mode do not take a screenshot of a size other than the one asked for.
+        QCoreApplication::processEvents();
+        if (window.size() != o.size) {
+            std::cerr << "--size: the window cannot be";
+            if (window.width() != o.size.width())
+                std::cerr << " narrower than " << window.width() << " px";
+            if (window.height() != o.size.height())
+                std::cerr << (window.width() != o.size.width() ? " nor" : "") << " lower than " << window.height() << " px";
+            std::cerr << ", got \"" << parser.value(size).toStdString() << "\"" << std::endl;
+            if (batch)
+                return 2;
+        }
+    }
     if (!o.file.isEmpty() && !window.openFile(o.file)) {
         if (batch)
             return 2;

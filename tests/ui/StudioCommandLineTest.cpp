@@ -116,6 +116,10 @@ private slots:
             {QStringLiteral("--theme"), QStringLiteral("blue")},
             {QStringLiteral("--size"), QStringLiteral("1280")},
             {QStringLiteral("--size"), QStringLiteral("1280x0")},
+            // Below the window's minimum width (about 940 px: its docks' and the canvas's), and
+            // an image too large to paint (99999 x 99999 x 4 bytes is 37 GiB; it crashed).
+            {QStringLiteral("--size"), QStringLiteral("800x600")},
+            {QStringLiteral("--size"), QStringLiteral("99999x99999")},
             {QStringLiteral("--plan"), QStringLiteral("best")},
             {QStringLiteral("--cluster-preset"), QStringLiteral("32-9")},
             {QStringLiteral("--cluster-preset"), QStringLiteral("H800:2x8,Foo:2x8")},
