@@ -364,7 +364,12 @@ int cmdPlan(const Args& args)
         }
         const double t = b->prediction.iteration_time_s;
         os << "  " << pad(label, 22) << decimal(t, 3) << " s  (" << decimal(best > 0 ? t / best : 0, 2) << "x the plan's time, PP "
-           << b->plan.pp() << ", " << (b->prediction.feasible ? "fits" : b->prediction.infeasible_reason) << ")\n";
+           << b->plan.pp() << ", " << (b->prediction.feasible ? "fits" : b->prediction.infeasible_reason);
+        // The uniform baseline uses every device, and only FlagScale may launch that (two
+        // vendors): say so when the plan's target is another.
+        if (b->plan.target != Target::Any && b->plan.target != r.plans.front().plan.target)
+            os << ", target " << toString(b->plan.target);
+        os << ")\n";
     };
     os << "\nCompared in the same cost model" << (r.timed_out ? " (the time limit also cut the baselines' searches short: "
                                                               "they may be slower than their best, or missing)" : "")

@@ -108,6 +108,7 @@ private slots:
     void outputMustBeAFileInAWritableFolder();
     void standardOutputThatCannotBeWritten();
     void importDeviceWithCluster();
+    void baselineOfAnotherTargetSaysSo();
     void calibrateRefusesAProfileItCannotRead();
     void traceOnlyOfSchedulesThatCanBeWritten();
 };
@@ -801,6 +802,19 @@ void tst_CliFoundation::importDeviceWithCluster()
                            "--cluster", "H800:4x8"});
     QCOMPARE(ok.exitCode, 0);
     QVERIFY2(ok.out.contains("no sequence parallel (--sequence-parallel is off at TP 1)"), qPrintable(ok.out));
+}
+
+void tst_CliFoundation::baselineOfAnotherTargetSaysSo()
+{
+    // 16-2 mixes H800 (NCCL) and MI300X (RCCL). For Megatron-LM the plan stays on one vendor;
+    // the uniform baseline uses every device, which only FlagScale can launch (search.md
+    // section 6), and its line says so rather than pass for a faster Megatron-LM plan.
+    const Run r = hapmoe({"plan", "--model", "Mixtral-S", "--cluster", "16-2", "--target", "megatron"});
+    QCOMPARE(r.exitCode, 0);
+    QRegularExpressionMatch uniform = QRegularExpression("uniform baseline +[0-9.]+ s +\\(([^)]*)\\)").match(r.out);
+    QVERIFY2(uniform.hasMatch(), qPrintable(r.out));
+    QVERIFY2(uniform.captured(1).endsWith(", target flagscale"), qPrintable(uniform.captured(1)));
+    QVERIFY2(!r.out.contains(QRegularExpression("Metis-style baseline[^\n]*target")), qPrintable(r.out));
 }
 
 void tst_CliFoundation::calibrateRefusesAProfileItCannotRead()
