@@ -946,10 +946,13 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
 
     // Micro-batches in flight on this rank: min(PP - i, M) under 1F1B; with interleaving the
     // warm-up holds (PP - i - 1) * 2 + (v - 1) * PP + 1 chunks of n_i / v layers each
-    // (Megatron schedules.py; for i = 0 this is Korthikanti's factor 1 + (p-1)/(p v)).
+    // (Megatron schedules.py; for i = 0 this is Korthikanti's factor 1 + (p-1)/(p v)), and
+    // every chunk of every micro-batch when M == PP (schedules.py runs all forwards first).
     const int P = std::max(1, ctx.num_stages), M = std::max(1, ctx.num_microbatches), i = ctx.stage_index;
     double inFlight = 0;
-    if (vpp > 1)
+    if (vpp > 1 && M == P)   // schedules.py: as many micro-batches as stages run every forward first
+        inFlight = M;
+    else if (vpp > 1)
         inFlight = std::min<double>(static_cast<double>(M) * vpp, (P - i - 1) * 2.0 + (vpp - 1.0) * P + 1.0) / vpp;
     else
         inFlight = std::min(P - i, M);

@@ -46,6 +46,8 @@ std::vector<Op> rankOrder(int r, int M, int P, int V)
     int warmup = 0;
     if (V == 1)
         warmup = std::min(P - r - 1, M);
+    else if (M == P)   // schedules.py: all forwards first, then all backwards
+        warmup = total;
     else
         warmup = std::min((P - r - 1) * 2 + (V - 1) * P, total);
     const auto fwd = blockSequence(M, P, V, true);
