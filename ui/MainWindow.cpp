@@ -243,8 +243,8 @@ void MainWindow::createDocks()
     // (fitDocksToWidth), down to minimums that keep the palette's names and figures readable
     // and the search panel's fields.
     m_palette->setMinimumWidth(200);
-    resizeDocks({paletteDock, propDock}, {245, 470}, Qt::Horizontal);
-    m_dockColumnWidths = {{Qt::LeftDockWidgetArea, 245}, {Qt::RightDockWidgetArea, 470}};
+    resizeDocks({paletteDock, propDock}, {245, 480}, Qt::Horizontal);
+    m_dockColumnWidths = {{Qt::LeftDockWidgetArea, 245}, {Qt::RightDockWidgetArea, 480}};
     resizeDocks({paletteDock, presetDock, problemsDock}, {430, 300, 200}, Qt::Vertical);
     resizeDocks({propDock, searchDock}, {300, 630}, Qt::Vertical);
 }

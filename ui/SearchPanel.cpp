@@ -10,6 +10,7 @@
 #include "io/Documents.h"
 #include "megatron/ScriptImport.h"
 
+#include <QAbstractScrollArea>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -29,6 +30,7 @@
 #include <QThread>
 #include <QTreeWidget>
 #include <QResizeEvent>
+#include <QShowEvent>
 #include <QVBoxLayout>
 
 #include <cmath>
@@ -103,7 +105,7 @@ SearchPanel::SearchPanel(ProjectDocument* document, QWidget* parent)
     auto* settings = new QGroupBox(tr("Search settings"));
     m_settingsBox = settings;
     auto* form = new QGridLayout(settings);
-    form->setHorizontalSpacing(10);
+    form->setHorizontalSpacing(8);
     m_target = new QComboBox;
     m_target->setObjectName(QStringLiteral("searchTarget"));
     m_target->addItem(tr("Any"), int(Target::Any));
@@ -597,13 +599,32 @@ void SearchPanel::measureSettings()
     updateGeometry();
 }
 
+void SearchPanel::showEvent(QShowEvent* event)
+{
+    QWidget::showEvent(event);
+    // The widths measured before the widgets had their style (the constructor) are a little
+    // wide: measured again, the form takes two columns where they fit.
+    measureSettings();
+    arrangeForWidth(width());
+}
+
 void SearchPanel::resizeEvent(QResizeEvent* event)
 {
     QWidget::resizeEvent(event);
     if (m_twoColumnsMinWidth == 0)
         measureSettings();
+    arrangeForWidth(event->size().width());
+}
+
+void SearchPanel::arrangeForWidth(int width)
+{
+    // In the dock's scroll area, the width as if its scroll bar showed: the one-column form is
+    // taller and brings the bar, which would narrow the panel and keep the form in one column
+    // at a width where, without the bar, it takes two (it would depend on the way there).
+    if (auto* area = qobject_cast<QAbstractScrollArea*>(parentWidget() ? parentWidget()->parentWidget() : nullptr))
+        width = area->width() - area->frameWidth() * 2 - area->style()->pixelMetric(QStyle::PM_ScrollBarExtent, nullptr, area);
     const QMargins margins = layout()->contentsMargins();
-    const bool twoColumns = event->size().width() - margins.left() - margins.right() >= m_twoColumnsMinWidth;
+    const bool twoColumns = width - margins.left() - margins.right() >= m_twoColumnsMinWidth;
     if (twoColumns != m_twoColumns)
         arrangeSettings(twoColumns);
 }

@@ -44,6 +44,7 @@ public:
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
     void resizeEvent(QResizeEvent* event) override;
+    void showEvent(QShowEvent* event) override;
     // The theme changed: the outdated line's colour follows; a font or style: the settings'
     // widths are measured again.
     void changeEvent(QEvent* event) override;
@@ -91,6 +92,8 @@ private:
     void arrangeSettings(bool twoColumns);
     // The box's minimum widths with two pairs a row and with one; it asks for the second.
     void measureSettings();
+    // Two pairs a row when the panel, this wide, has room for them.
+    void arrangeForWidth(int width);
     void setRunning(bool running);
 
     ProjectDocument* m_document;

@@ -97,6 +97,7 @@ int cmdExport(const Args& args)
                                                  : "--hostfile: " + hostfile + " is the launcher itself (-o); give another file");
         }
     }
+    options.hostfile_written = out.has_value();   // to stdout: the launcher alone
     if (out) {   // the usage comment names the files as written
         const std::filesystem::path script(*out);
         options.script_name = script.filename().string();

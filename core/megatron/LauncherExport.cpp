@@ -1500,10 +1500,13 @@ private:
         std::ostringstream o;
         o << header("FlagScale heterogeneous launcher (hapmoe export). Run the same script on every node,\n"
                     "# from the FlagScale source folder (or set FLAGSCALE_HOME).");
-        o << "# Usage: bash " << usageName() << " NODE_RANK   (or export NODE_RANK). "
-          << (m_opt.hostfile_name.empty() ? std::string("The hostfile beside it")
-                                          : "The hostfile " + commentSafe(ShellQuote::word(m_opt.hostfile_name)))
-          << " lists the same order.\n";
+        o << "# Usage: bash " << usageName() << " NODE_RANK   (or export NODE_RANK). ";
+        if (!m_opt.hostfile_written)
+            o << "NODE_HOSTS lists the nodes in rank order\n# (hapmoe export -o FILE also writes a hostfile in that order).\n";
+        else
+            o << (m_opt.hostfile_name.empty() ? std::string("The hostfile beside it")
+                                              : "The hostfile " + commentSafe(ShellQuote::word(m_opt.hostfile_name)))
+              << " lists the same order.\n";
         o << "set -euo pipefail\n\n";
         o << hostsArray();
         o << "NODE_TYPES=(";

@@ -26,6 +26,7 @@ struct ExportOptions {
     const DeviceCatalog* catalog = nullptr;   // default: DeviceCatalog::builtin()
     std::string script_name = "launch.sh";    // the file name the usage comment runs it by
     std::string hostfile_name;                // FlagScale: the hostfile the usage comment names ("" = beside it)
+    bool hostfile_written = true;             // FlagScale: false when the launcher goes to stdout alone
 };
 
 struct ExportCheck {

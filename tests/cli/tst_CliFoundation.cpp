@@ -109,6 +109,7 @@ private slots:
     void standardOutputThatCannotBeWritten();
     void importDeviceWithCluster();
     void baselineOfAnotherTargetSaysSo();
+    void flagscaleToStdoutNamesNoHostfile();
     void calibrateRefusesAProfileItCannotRead();
     void traceOnlyOfSchedulesThatCanBeWritten();
 };
@@ -815,6 +816,22 @@ void tst_CliFoundation::baselineOfAnotherTargetSaysSo()
     QVERIFY2(uniform.hasMatch(), qPrintable(r.out));
     QVERIFY2(uniform.captured(1).endsWith(", target flagscale"), qPrintable(uniform.captured(1)));
     QVERIFY2(!r.out.contains(QRegularExpression("Metis-style baseline[^\n]*target")), qPrintable(r.out));
+}
+
+void tst_CliFoundation::flagscaleToStdoutNamesNoHostfile()
+{
+    // A FlagScale launcher printed to stdout has no hostfile beside it (--hostfile needs -o):
+    // its usage line points at its own NODE_HOSTS array instead; with -o it names the file.
+    QTemporaryDir tmp;
+    const QString plan = tmp.filePath("p.json");
+    QCOMPARE(hapmoe({"plan", "--model", "Mixtral-S", "--cluster", "32-3", "-o", plan}).exitCode, 0);
+    const Run out = hapmoe({"export", plan, "--format", "flagscale"});
+    QCOMPARE(out.exitCode, 0);
+    QVERIFY2(out.out.contains("NODE_HOSTS lists the nodes in rank order"), qPrintable(out.out.left(600)));
+    QVERIFY(!out.out.contains("hostfile beside it"));
+    const Run file = hapmoe({"export", plan, "--format", "flagscale", "-o", tmp.filePath("run.sh")});
+    QCOMPARE(file.exitCode, 0);
+    QVERIFY(readFile(tmp.filePath("run.sh")).contains("The hostfile beside it lists the same order."));
 }
 
 void tst_CliFoundation::calibrateRefusesAProfileItCannotRead()

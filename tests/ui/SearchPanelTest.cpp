@@ -193,7 +193,7 @@ private slots:
 
     void settingsTakeOnePairARowWhenNarrow()
     {
-        // In the default dock (470 px at 1600 px) the settings stand two pairs a row: Target
+        // In the default dock (480 px at 1600 px) the settings stand two pairs a row: Target
         // beside Algorithm. Narrowed (in a 1024 px window), one pair a row, Algorithm under
         // Target. At either width no field is narrower than its minimum,
         // and the panel never asks for more than the one-column width.
@@ -210,7 +210,7 @@ private slots:
             return true;
         };
         const auto top = [&](QWidget* f) { return f->mapTo(w.get(), QPoint()).y(); };
-        w->resizeDocks({dock}, {470}, Qt::Horizontal);
+        w->resizeDocks({dock}, {480}, Qt::Horizontal);
         QTRY_COMPARE(top(algorithm), top(target));
         QVERIFY(fieldsWhole());
         w->resizeDocks({dock}, {0}, Qt::Horizontal);   // as narrow as it goes
@@ -222,7 +222,7 @@ private slots:
         QVERIFY(scroll);
         QCOMPARE(scroll->horizontalScrollBar()->maximum(), 0);
         QVERIFY(w->searchPanel()->width() <= scroll->viewport()->width());   // nothing cut on the right
-        w->resizeDocks({dock}, {470}, Qt::Horizontal);
+        w->resizeDocks({dock}, {480}, Qt::Horizontal);
         QTRY_COMPARE(top(algorithm), top(target));
     }
 
