@@ -737,6 +737,12 @@ private:
                 p.global_batch_size = static_cast<int>(std::min<long long>(
                     static_cast<long long>(p.micro_batch_size) * (m_out.world_size / model), std::numeric_limits<int>::max()));
         }
+        // Every TP rank holds whole attention heads (TransformerConfig.__post_init__ asserts
+        // num_attention_heads % tensor_model_parallel_size == 0).
+        if (!hetero && p.tp > 1 && m_out.model.num_attention_heads > 0 && m_out.model.num_attention_heads % p.tp != 0)
+            broken("--tensor-model-parallel-size", "TP " + std::to_string(p.tp) + " does not divide the "
+                                                       + std::to_string(m_out.model.num_attention_heads)
+                                                       + " attention heads (Megatron-LM asserts num_attention_heads % TP == 0)");
         m_out.model.training.micro_batch_size = p.micro_batch_size;
         if (p.global_batch_size > 0)
             m_out.model.training.global_batch_size = p.global_batch_size;

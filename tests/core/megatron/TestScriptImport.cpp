@@ -378,6 +378,16 @@ private slots:
         const ImportedScript mla = importMegatronScript(head + "--multi-latent-attention --kv-lora-rank 512\n", "m.sh");
         QVERIFY(hasWarning(mla, "--multi-latent-attention is not modelled: attention is costed as"));
         QVERIFY(!hasWarning(plain, "multi-latent"));
+        // 8 heads over TP 3 (the later flag wins): Megatron-LM refuses it, and so does the import.
+        const ImportedScript tp3 = importMegatronScript(head + "--tensor-model-parallel-size 3\n", "t.sh");
+        try {
+            validateScriptModel(tp3);
+            QFAIL("TP 3 over 8 heads was accepted");
+        } catch (const InputError& e) {
+            QCOMPARE(QString::fromStdString(e.what()),
+                     QStringLiteral("t.sh: --tensor-model-parallel-size: TP 3 does not divide the 8 attention heads "
+                                    "(Megatron-LM asserts num_attention_heads % TP == 0)"));
+        }
     }
 
     void nothingIsExecuted()
@@ -537,7 +547,8 @@ private slots:
         QVERIFY2(tooMuch.rfind("many.sh: line 2: the script's variable expansions add up to more than 256 MiB", 0) == 0,
                  tooMuch.c_str());
         // Parallel sizes whose product is not an int (65536^3 = 2^48): no division by zero, the
-        // world of 8 is not divisible by it (a warning on import, an error on a cluster).
+        // world of 8 is not divisible by it (a warning on import); on a cluster the script is
+        // refused, first for its 8 heads over TP 65536.
         const ImportedScript big = importMegatronScript(
             launch + " --tensor-model-parallel-size 65536 --pipeline-model-parallel-size 65536 --context-parallel-size 65536\n",
             "sizes.sh");
@@ -547,7 +558,7 @@ private slots:
             QFAIL("TP x PP x CP above the world size must be refused");
         } catch (const InputError& e) {
             QCOMPARE(e.file(), std::string("sizes.sh"));
-            QVERIFY2(std::string(e.detail()).find("281474976710656") != std::string::npos, e.what());
+            QVERIFY2(std::string(e.detail()).find("TP 65536 does not divide the 8 attention heads") != std::string::npos, e.what());
         }
         // 65536 nodes of 65536 processes: 2^32 processes, refused with the product.
         QCOMPARE(errorOf("torchrun --nproc_per_node 65536 --nnodes 65536 pretrain_gpt.py --num-layers 2 --hidden-size 64 "
