@@ -125,6 +125,8 @@ public:
                 m_out.environment_raw.insert(*it);
         if (auto it = m_reader.arrays().find("NODE_HOSTS"); it != m_reader.arrays().end())
             m_out.node_hosts = it->second;
+        if (auto it = m_reader.arrays().find("NODE_DEVICES"); it != m_reader.arrays().end())
+            readNodeDevices(it->second);
         parseLauncher(*launch);
         parseFlags();
         buildModel();
@@ -547,6 +549,31 @@ private:
         m.training.precision = has("--fp16") ? Precision::FP16 : Precision::BF16;
         if (!has("--fp16") && !has("--bf16"))
             warn(at() + "neither --bf16 nor --fp16: Megatron-LM trains in fp32; the estimate assumes bf16");
+    }
+
+    // NODE_DEVICES: one comma-separated list of local device indices per node rank. A list
+    // that is not one (a variable, a range) leaves the processes on the first devices.
+    void readNodeDevices(const std::vector<std::string>& lists)
+    {
+        std::vector<std::vector<int>> out;
+        for (const std::string& list : lists) {
+            std::vector<int> devices;
+            std::size_t start = 0;
+            while (start <= list.size()) {
+                const std::size_t comma = std::min(list.find(',', start), list.size());
+                const std::string item = list.substr(start, comma - start);
+                const bool digits = !item.empty() && item.size() <= 6
+                    && std::all_of(item.begin(), item.end(), [](char c) { return c >= '0' && c <= '9'; });
+                if (!digits) {
+                    warn(at() + "NODE_DEVICES: \"" + list + "\" is not a list of device indices; each node's first devices are assumed");
+                    return;
+                }
+                devices.push_back(std::stoi(item));
+                start = comma + 1;
+            }
+            out.push_back(std::move(devices));
+        }
+        m_out.node_devices = std::move(out);
     }
 
     // The overlap switches the cost model reads (CostOptions), and the performance flags it
@@ -1606,7 +1633,24 @@ Plan planFromScript(const ImportedScript& script, const Cluster& cluster, const 
             throw InputError(file, "--nproc_per_node",
                              "node " + node->host + " has " + std::to_string(node->count) + " devices, the script starts "
                                  + std::to_string(n) + (perNode ? " processes on node rank " + std::to_string(r) : " processes per node"));
-        for (int l = 0; l < n; ++l)
+        // The devices the launcher makes visible (NODE_DEVICES), else the node's first n.
+        std::vector<int> locals;
+        if (r < static_cast<int>(script.node_devices.size())) {
+            locals = script.node_devices[static_cast<std::size_t>(r)];
+            const std::string where = "NODE_DEVICES[" + std::to_string(r) + "]";
+            if (static_cast<int>(locals.size()) != n)
+                throw InputError(file, where, "lists " + std::to_string(locals.size()) + " devices of node " + node->host
+                                                  + ", the script starts " + std::to_string(n) + " processes there");
+            for (int l : locals)
+                if (l >= node->count || std::count(locals.begin(), locals.end(), l) > 1)
+                    throw InputError(file, where, "device " + std::to_string(l) + " of node " + node->host + " is "
+                                                      + (l >= node->count ? "not one of its " + std::to_string(node->count) + " devices"
+                                                                          : "listed twice"));
+        } else {
+            for (int l = 0; l < n; ++l)
+                locals.push_back(l);
+        }
+        for (int l : locals)
             ranks.push_back({node, r, l});
     }
 

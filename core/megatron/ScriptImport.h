@@ -116,6 +116,9 @@ struct ImportedScript {
     std::set<std::string> given_flags;        // every flag of the entry script, by name
     bool crlf_line_ends = false;              // Windows line ends: bash keeps the '\r' in words
     std::vector<std::string> node_hosts;      // NODE_HOSTS=( ... ): node-rank order, when given
+    // NODE_DEVICES=( 2,3,4,5 ... ), as an exported launcher writes for a plan that leaves some
+    // devices of a node idle: the local devices of each node rank's processes, in rank order.
+    std::vector<std::vector<int>> node_devices;
     // Values the script takes per node from an array indexed by the node rank, as the
     // exported FlagScale launcher does (--nproc_per_node "${NODE_SLOTS[${NODE_RANK}]}",
     // --hetero-current-device-type "${NODE_TYPES[${NODE_RANK}]}"): one entry per node rank;

@@ -110,6 +110,7 @@ private slots:
     void importDeviceWithCluster();
     void baselineOfAnotherTargetSaysSo();
     void flagscaleToStdoutNamesNoHostfile();
+    void idleDevicesOfANodeReadBack();
     void calibrateRefusesAProfileItCannotRead();
     void traceOnlyOfSchedulesThatCanBeWritten();
 };
@@ -832,6 +833,35 @@ void tst_CliFoundation::flagscaleToStdoutNamesNoHostfile()
     const Run file = hapmoe({"export", plan, "--format", "flagscale", "-o", tmp.filePath("run.sh")});
     QCOMPARE(file.exitCode, 0);
     QVERIFY(readFile(tmp.filePath("run.sh")).contains("The hostfile beside it lists the same order."));
+}
+
+void tst_CliFoundation::idleDevicesOfANodeReadBack()
+{
+    // A plan on devices 2-7 of the two 910B nodes and 0-5 of the MI300X nodes of 32-3
+    // (tests/data/megatron/partial_nodes_plan.json): its launchers make those devices visible
+    // (NODE_DEVICES), and read back they give the same devices, for both formats.
+    QTemporaryDir tmp;
+    const QString plan = QStringLiteral(HAPMOE_TEST_DATA_DIR) + "/megatron/partial_nodes_plan.json";
+    for (const char* format : {"flagscale", "megatron"}) {
+        const QString script = tmp.filePath(QString::fromLatin1(format) + ".sh");
+        const Run e = hapmoe({"export", plan, "--format", format, "-o", script});
+        if (e.exitCode != 0) {   // Megatron-LM cannot mix HCCL and RCCL: refused, nothing to read
+            QCOMPARE(QString::fromLatin1(format), QStringLiteral("megatron"));
+            continue;
+        }
+        QVERIFY(readFile(script).contains("NODE_DEVICES=( 2,3,4,5,6,7 2,3,4,5,6,7 0,1,2,3,4,5 0,1,2,3,4,5 )"));
+        const Run r = hapmoe({"estimate", "--script", script, "--cluster", "32-3", "--json"});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QJsonArray stages = QJsonDocument::fromJson(r.out.toUtf8()).object()["plan"].toObject()["stages"].toArray();
+        QCOMPARE(stages.size(), 3);
+        const QJsonArray first = stages[0].toObject()["devices"].toArray();
+        QCOMPARE(first.size(), 2);
+        for (const QJsonValue& slot : first) {
+            QCOMPARE(slot.toObject()["first_local"].toInt(), 2);
+            QCOMPARE(slot.toObject()["count"].toInt(), 6);
+        }
+        QCOMPARE(stages[1].toObject()["devices"].toArray()[0].toObject()["first_local"].toInt(), 0);
+    }
 }
 
 void tst_CliFoundation::calibrateRefusesAProfileItCannotRead()
