@@ -1368,6 +1368,22 @@ private:
         return o.str();
     }
 
+    // Whether the original script exports the variable with a value of its own, not with the
+    // default this exporter writes (`"${NCCL_DEBUG:-WARN}"`): an exported launcher exported
+    // again keeps each vendor's defaults in its case branch rather than for every node.
+    bool originalSetsOwnValue(const std::string& name, const std::string& ourDefault) const
+    {
+        if (!originalExportsVariable(name))
+            return false;
+        const auto it = m_opt.original->environment_raw.find(name);
+        if (it == m_opt.original->environment_raw.end())
+            return true;
+        std::string raw = it->second;
+        if (raw.size() >= 2 && raw.front() == '"' && raw.back() == '"')
+            raw = raw.substr(1, raw.size() - 2);
+        return raw != ourDefault;
+    }
+
     // Whether the original script exports the variable.
     bool originalExportsVariable(const std::string& name) const
     {
@@ -1475,7 +1491,7 @@ private:
         written.insert("CUDA_DEVICE_MAX_CONNECTIONS");
         for (const auto& [name, value] : vendorEnvironment(m_cat, s0.device_type, false)) {
             // The original's own value (NCCL_DEBUG=INFO) wins over the default; it is written below.
-            if (name == "CUDA_DEVICE_MAX_CONNECTIONS" || originalExportsVariable(name))
+            if (name == "CUDA_DEVICE_MAX_CONNECTIONS" || originalSetsOwnValue(name, value))
                 continue;
             o << "export " << name << "=" << (value.find("${") != std::string::npos ? "\"" + value + "\"" : value) << "\n";
             written.insert(name);
@@ -1550,7 +1566,7 @@ private:
             o << "        # " << commentSafe(libraryOf(m_cat, st.device_type)) << " (" << commentSafe(vendorOf(m_cat, st.device_type)) << ")\n";
             for (const auto& [name, value] : vendorEnvironment(m_cat, st.device_type, maxConn)) {
                 // The original's own value of a default (NCCL_DEBUG=INFO) is written after the block.
-                if (name != "CUDA_DEVICE_MAX_CONNECTIONS" && originalExportsVariable(name))
+                if (name != "CUDA_DEVICE_MAX_CONNECTIONS" && originalSetsOwnValue(name, value))
                     continue;
                 o << "        export " << name << "=" << (value.find("${") != std::string::npos ? "\"" + value + "\"" : value) << "\n";
                 skip.insert(name);

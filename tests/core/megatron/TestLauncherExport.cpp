@@ -1107,6 +1107,16 @@ private slots:
         again.plan = back;
         again.plan.name = d.plan.name;
         QCOMPARE(exportLauncher(again, flagscaleOptions()).script, r.script);
+
+        // With the launcher as the original script (--script), each vendor's defaults stay in
+        // its case branch: the importer reads both branches, and they used to come back as
+        // global exports "# from launch.sh" that every node ran.
+        ExportOptions withOriginal = flagscaleOptions();
+        withOriginal.original = s;
+        const std::string reexported = exportLauncher(d, withOriginal).script;
+        QVERIFY(reexported.find("        export HCCL_CONNECT_TIMEOUT=\"${HCCL_CONNECT_TIMEOUT:-1200}\"\n") != std::string::npos);
+        QVERIFY(reexported.find("        export NCCL_DEBUG=\"${NCCL_DEBUG:-WARN}\"\n") != std::string::npos);
+        QVERIFY2(reexported.find("# from launch.sh") == std::string::npos, reexported.c_str());
     }
 
     void flagscaleRefusals()
