@@ -743,6 +743,10 @@ private:
                                                   "TransformerConfig raises without it)");
             else if (p.recompute_method != "uniform" && p.recompute_method != "block")
                 broken("--recompute-method", "expected uniform or block, got " + p.recompute_method);
+            else if (!has("--recompute-num-layers"))
+                broken("--recompute-granularity", "full needs --recompute-num-layers (layers per recomputed chunk with "
+                                                  "uniform, per pipeline rank with block; Megatron-LM's TransformerConfig "
+                                                  "raises without it)");
         } else if (granularity == "selective") {
             p.recompute = Recompute::Selective;
             for (const char* flag : {"--recompute-method", "--recompute-num-layers"})
@@ -1625,6 +1629,9 @@ Plan planFromScript(const ImportedScript& script, const Cluster& cluster, const 
         const int nproc = script.nproc_per_node > 0 ? script.nproc_per_node : (nodes.empty() ? 0 : nodes.front()->count);
         procs.assign(static_cast<std::size_t>(script.nnodes), nproc);
     }
+    if (!script.node_devices.empty() && static_cast<int>(script.node_devices.size()) < script.nnodes)
+        throw InputError(file, "NODE_DEVICES", "lists the devices of " + std::to_string(script.node_devices.size())
+                                                   + " node ranks, the script starts " + std::to_string(script.nnodes) + " nodes");
     std::vector<RankSlot> ranks;
     for (int r = 0; r < script.nnodes; ++r) {
         const Node* node = nodes[static_cast<std::size_t>(r)];

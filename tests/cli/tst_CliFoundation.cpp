@@ -839,7 +839,8 @@ void tst_CliFoundation::idleDevicesOfANodeReadBack()
 {
     // A plan on devices 2-7 of the two 910B nodes and 0-5 of the MI300X nodes of 32-3
     // (tests/data/megatron/partial_nodes_plan.json): its launchers make those devices visible
-    // (NODE_DEVICES), and read back they give the same devices, for both formats.
+    // (NODE_DEVICES), and read back they give the same devices. Megatron-LM refuses the plan
+    // (HCCL and RCCL in one job), so the FlagScale launcher is the one read back.
     QTemporaryDir tmp;
     const QString plan = QStringLiteral(HAPMOE_TEST_DATA_DIR) + "/megatron/partial_nodes_plan.json";
     for (const char* format : {"flagscale", "megatron"}) {

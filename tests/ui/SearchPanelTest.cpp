@@ -15,6 +15,7 @@
 
 #include <qcustomplot.h>
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QDockWidget>
@@ -203,9 +204,12 @@ private slots:
         auto* algorithm = w->findChild<QComboBox*>(QStringLiteral("searchAlgorithm"));
         auto* headroom = w->findChild<QDoubleSpinBox*>(QStringLiteral("searchHeadroom"));
         QVERIFY(dock && target && algorithm && headroom);
-        const auto fieldsWhole = [&] {
-            for (QWidget* f : std::initializer_list<QWidget*>{target, algorithm, headroom})
-                if (f->width() < f->minimumSizeHint().width())
+        auto* box = w->searchPanel()->findChild<QGroupBox*>();
+        QVERIFY(box && box->title() == QStringLiteral("Search settings"));
+        const auto fieldsWhole = [&] {   // every field of the box: combo boxes, spin boxes, the check box
+            for (QWidget* f : box->findChildren<QWidget*>())
+                if ((qobject_cast<QComboBox*>(f) || qobject_cast<QAbstractSpinBox*>(f) || qobject_cast<QCheckBox*>(f))
+                    && f->width() < f->minimumSizeHint().width())
                     return false;
             return true;
         };

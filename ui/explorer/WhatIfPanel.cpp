@@ -253,7 +253,8 @@ void WhatIfPanel::reestimate()
     model.seq_length = m_seq->value();
     // Megatron-LM refuses a sequence longer than --max-position-embeddings (the export checks
     // say so): the what-if raises the positions with it, and says the model needs the same.
-    if (model.seq_length > m_context.model.maxPositions()) {
+    // A model without its own positions (0) follows its sequence length: nothing to say.
+    if (m_context.model.max_position_embeddings > 0 && model.seq_length > m_context.model.max_position_embeddings) {
         model.max_position_embeddings = model.seq_length;
         m_hints << tr("Sequence length %1 is beyond the model's %2 positions: this estimate raises "
                       "--max-position-embeddings to %1 (with learned positions, a larger embedding table); "

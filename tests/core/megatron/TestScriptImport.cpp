@@ -930,16 +930,16 @@ private slots:
             << "hetero.sh: --hetero-process-meshes: tied embeddings (no --untie-embeddings-and-output-weights) need the first and "
                "last mesh to have the same TP (FlagScale's pre_validate_args asserts it), got TP 2 and 4";
         QTest::newRow("recompute micro-batches")
-            << "--recompute-granularity full --recompute-method uniform "
+            << "--recompute-granularity full --recompute-method uniform --recompute-num-layers 1 "
                "--recompute-granularity-per-stage-micro-batch '[1, 4, 0]' '[1, 3, 1]'"
             << "hetero.sh: --recompute-granularity-per-stage-micro-batch: expected the micro-batch counts n0, n1, ... of "
                "\"[1, 3, 1]\" to sum to the 4 micro-batches of an iteration (GBS / (MBS x DP0)), got 3";
         QTest::newRow("recompute stages")
-            << "--recompute-granularity full --recompute-method uniform --recompute-granularity-per-stage-micro-batch '[1, 4, 1]'"
+            << "--recompute-granularity full --recompute-method uniform --recompute-num-layers 1 --recompute-granularity-per-stage-micro-batch '[1, 4, 1]'"
             << "hetero.sh: --recompute-granularity-per-stage-micro-batch: expected lists [n_stages, n0, flag0, n1, flag1, ...] "
                "whose n_stages sum to the 2 pipeline stages, got 1";
         QTest::newRow("recompute list form")
-            << "--recompute-granularity full --recompute-method uniform --recompute-granularity-per-stage-micro-batch '[2, 4]'"
+            << "--recompute-granularity full --recompute-method uniform --recompute-num-layers 1 --recompute-granularity-per-stage-micro-batch '[2, 4]'"
             << "hetero.sh: --recompute-granularity-per-stage-micro-batch: expected lists [n_stages, n0, flag0, n1, flag1, ...] of "
                "integers >= 0, one value per run of stages, got \"[2, 4]\"";
         QTest::newRow("recompute needs full")
@@ -960,6 +960,10 @@ private slots:
         QTest::newRow("unknown method")
             << "--recompute-granularity full --recompute-method all"
             << "hetero.sh: --recompute-method: expected uniform or block, got all";
+        QTest::newRow("full needs a layer count")
+            << "--recompute-granularity full --recompute-method uniform"
+            << "hetero.sh: --recompute-granularity: full needs --recompute-num-layers (layers per recomputed chunk with "
+               "uniform, per pipeline rank with block; Megatron-LM's TransformerConfig raises without it)";
     }
 
     void flagscaleRuleErrors()

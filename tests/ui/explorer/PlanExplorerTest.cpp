@@ -1034,21 +1034,33 @@ void PlanExplorerTest::whatIfRhoChangesTheIterationTime()
     whatIf->globalBatchBox()->setValue(256);
     rho->setValue(1.2);
 
-    // A sequence beyond the model's positions (Mixtral-S: 4096, max positions = seq): the
-    // estimate raises --max-position-embeddings with it, as the cost model gives for that
-    // model, and the hint says the model needs the same change.
-    QCOMPARE(m_model.maxPositions(), 4096);
+    // Mixtral-S gives no positions of its own (max_position_embeddings 0: the sequence
+    // length's): a longer sequence needs no other change, and nothing is said of positions.
+    QCOMPARE(m_model.max_position_embeddings, 0);
     whatIf->sequenceLengthBox()->setValue(8192);
     QVERIFY(whatIf->whatIfPrediction().has_value());
-    ModelSpec longer = m_model;
+    QVERIFY2(!whatIf->hint().contains(QStringLiteral("positions")), qPrintable(whatIf->hint()));
+    whatIf->sequenceLengthBox()->setValue(4096);
+
+    // With 4096 positions of its own, 8192 tokens are beyond them: the estimate raises
+    // --max-position-embeddings with the sequence, as the cost model gives for that model,
+    // and the hint says the model needs the same change.
+    WhatIfPanel own;
+    ExplorerContext ctx = context();
+    ctx.model.max_position_embeddings = 4096;
+    own.setContext(ctx);
+    ExplorerPlan entry;
+    entry.ranked = m_result.plans.front();
+    own.setPlan(&entry);
+    own.sequenceLengthBox()->setValue(8192);
+    QVERIFY(own.whatIfPrediction().has_value());
+    ModelSpec longer = ctx.model;
     longer.seq_length = 8192;
     longer.max_position_embeddings = 8192;
-    QCOMPARE(whatIf->whatIfPrediction()->iteration_time_s,
+    QCOMPARE(own.whatIfPrediction()->iteration_time_s,
              CostModel(longer, m_cluster, DeviceCatalog::builtin()).estimate(m_result.plans[0].plan).iteration_time_s);
-    QVERIFY2(whatIf->hint().contains(QStringLiteral("Sequence length 8192 is beyond the model's 4096 positions")),
-             qPrintable(whatIf->hint()));
-    whatIf->sequenceLengthBox()->setValue(4096);
-    QVERIFY(!whatIf->hint().contains(QStringLiteral("positions")));
+    QVERIFY2(own.hint().contains(QStringLiteral("Sequence length 8192 is beyond the model's 4096 positions")),
+             qPrintable(own.hint()));
 }
 
 void PlanExplorerTest::whatIfRemovingAUsedNodeAsksForANewSearch()
