@@ -97,6 +97,13 @@ void useLongSearch(MainWindow& w, double timeLimitS)
     w.document()->setSearchSettings(s);
 }
 
+// Runs the panel's search and waits for its result (3 minutes at most).
+bool searchToTheEnd(SearchPanel* panel)
+{
+    QSignalSpy finished(panel, &SearchPanel::searchFinished);
+    return panel->run() && QTest::qWaitFor([&] { return !finished.isEmpty(); }, 180000);
+}
+
 // The text a chart of the explorer shows in place of a plan.
 QString chartPlaceholder(QWidget* chart)
 {
@@ -152,9 +159,7 @@ private slots:
         auto w = makeWindow();
         w->loadExample();
         SearchPanel* panel = w->searchPanel();
-        QSignalSpy finished(panel, &SearchPanel::searchFinished);
-        QVERIFY(panel->run());
-        QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 180000);
+        QVERIFY(searchToTheEnd(panel));
         QTreeWidget* list = panel->resultList();
         QVERIFY(list->topLevelItemCount() > 2);
         auto* dock = w->findChild<QDockWidget*>(QStringLiteral("searchDock"));
@@ -238,9 +243,7 @@ private slots:
         auto w = makeWindow();
         w->loadExample();
         SearchPanel* panel = w->searchPanel();
-        QSignalSpy finished(panel, &SearchPanel::searchFinished);
-        QVERIFY(panel->run());
-        QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 180000);
+        QVERIFY(searchToTheEnd(panel));
         const QString summary = panel->statusLabel()->text();
         QVERIFY2(summary.contains(QStringLiteral("faster than the uniform baseline")), qPrintable(summary));
         auto* outdated = panel->findChild<QLabel*>(QStringLiteral("searchOutdated"));
@@ -254,7 +257,7 @@ private slots:
         QCOMPARE(panel->statusLabel()->text(), summary);
         w->document()->undoStack()->redo();
         QVERIFY(!outdated->isHidden());
-        finished.clear();
+        QSignalSpy finished(panel, &SearchPanel::searchFinished);
         QVERIFY(panel->run());
         QVERIFY(outdated->isHidden());
         QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 180000);

@@ -525,6 +525,33 @@ void SearchEngineTest::denseEndLayerGetsItsOwnFloor()
     }
 }
 
+namespace {
+
+// Mixtral-S as a Megatron-LM script runs it on the cluster: PP 2, EP 8, the distributed
+// optimizer, node order.
+Plan mixtralScriptPlan(const Cluster& c)
+{
+    UniformKnobs k;
+    k.pp = 2;
+    k.ep = 8;
+    k.distributed_optimizer = true;
+    return makeUniformPlan(*findModelPreset("Mixtral-S"), c, DeviceCatalog::builtin(), k);
+}
+
+// The best plan of a search for the model, with the script's plan as current configuration.
+SearchResult searchWithCurrent(const ModelSpec& model, const Cluster& c, const Plan& current)
+{
+    const CostModel cost(model, c, DeviceCatalog::builtin());
+    SearchOptions opt;
+    opt.threads = 2;
+    opt.baselines = false;
+    opt.top_k = 1;
+    opt.current = current;
+    return runSearch(cost, opt);
+}
+
+} // namespace
+
 void SearchEngineTest::currentConfigurationOfAnotherModelIsLeftOut()
 {
     // A script read for Mixtral-S (24 layers, PP 2 of 12), then the model edited to 20
@@ -534,26 +561,15 @@ void SearchEngineTest::currentConfigurationOfAnotherModelIsLeftOut()
     const ModelSpec* preset = findModelPreset("Mixtral-S");
     QVERIFY(preset);
     const Cluster c = clusterFromShorthand("H800:2x8", DeviceCatalog::builtin());
-    UniformKnobs k;
-    k.pp = 2;
-    k.ep = 8;
-    k.distributed_optimizer = true;
-    const Plan script = makeUniformPlan(*preset, c, DeviceCatalog::builtin(), k);
+    const Plan script = mixtralScriptPlan(c);
     ModelSpec edited = *preset;
     edited.num_layers = 20;
-    const CostModel cost(edited, c, DeviceCatalog::builtin());
-    SearchOptions opt;
-    opt.threads = 2;
-    opt.baselines = false;
-    opt.top_k = 1;
-    opt.current = script;
-    const SearchResult r = runSearch(cost, opt);
+    const SearchResult r = searchWithCurrent(edited, c, script);
     QVERIFY2(!r.plans.empty(), r.no_plan_reason.c_str());
     QVERIFY(!r.current);
     QCOMPARE(QString::fromStdString(r.current_error), QStringLiteral("plan.stages: the stages hold 24 layers, the model has 20"));
     // The same script against its own model is estimated.
-    const CostModel own(*preset, c, DeviceCatalog::builtin());
-    const SearchResult r2 = runSearch(own, opt);
+    const SearchResult r2 = searchWithCurrent(*preset, c, script);
     QVERIFY(r2.current && r2.current_error.empty());
 }
 
@@ -562,22 +578,10 @@ void SearchEngineTest::currentConfigurationOnTwoVendorsRunsUnderFlagScale()
     // A Megatron-LM script's PP 2 over 8 H800 (NCCL) and 8 MI300X (RCCL): Megatron-LM cannot
     // launch one job on two collective libraries (reference/megatron-and-flagscale.md), so
     // the current configuration's target is FlagScale, as `hapmoe estimate` says.
-    const ModelSpec* preset = findModelPreset("Mixtral-S");
-    QVERIFY(preset);
     const Cluster c = clusterFromShorthand("H800:1x8,MI300X:1x8", DeviceCatalog::builtin());
-    UniformKnobs k;
-    k.pp = 2;
-    k.ep = 8;
-    k.distributed_optimizer = true;
-    Plan script = makeUniformPlan(*preset, c, DeviceCatalog::builtin(), k);
+    Plan script = mixtralScriptPlan(c);
     script.target = Target::Megatron;
-    const CostModel cost(*preset, c, DeviceCatalog::builtin());
-    SearchOptions opt;
-    opt.threads = 2;
-    opt.baselines = false;
-    opt.top_k = 1;
-    opt.current = script;
-    const SearchResult r = runSearch(cost, opt);
+    const SearchResult r = searchWithCurrent(*findModelPreset("Mixtral-S"), c, script);
     QVERIFY(r.current);
     QCOMPARE(int(r.current->plan.target), int(Target::FlagScale));
 }
