@@ -457,6 +457,21 @@ void SearchEngineTest::hostMemoryBoundsTheOffload()
     QVERIFY(!none.exact_fallback);   // no baseline fits either
 }
 
+namespace {
+
+// The same search with every pruning on but exact (--exact) and with the exhaustive oracle.
+std::pair<SearchResult, SearchResult> exactAndExhaustive(const CostModel& cost, SearchOptions opt)
+{
+    opt.threads = 2;
+    opt.baselines = false;
+    opt.exact = true;
+    SearchResult exact = runSearch(cost, opt);
+    opt.algorithm = Algorithm::Exhaustive;
+    return {std::move(exact), runSearch(cost, opt)};
+}
+
+} // namespace
+
 void SearchEngineTest::unrunnablePlansDoNotPrune()
 {
     // A 4-layer dense model (h 4096, F 12288, 16 heads, GBS 32) on a node of 2 and a node of 4
@@ -480,13 +495,8 @@ void SearchEngineTest::unrunnablePlansDoNotPrune()
     const Cluster c = clusterFromShorthand("H800:1x2,H800:1x4", DeviceCatalog::builtin());
     const CostModel cost(m, c, DeviceCatalog::builtin());
     SearchOptions opt;
-    opt.threads = 2;
-    opt.baselines = false;
     opt.target = Target::Megatron;
-    opt.exact = true;
-    const SearchResult exact = runSearch(cost, opt);
-    opt.algorithm = Algorithm::Exhaustive;
-    const SearchResult all = runSearch(cost, opt);
+    const auto [exact, all] = exactAndExhaustive(cost, opt);
     QVERIFY2(!exact.plans.empty() && !all.plans.empty(), exact.no_plan_reason.c_str());
     QCOMPARE(exact.plans.front().prediction.iteration_time_s, all.plans.front().prediction.iteration_time_s);
     for (const RankedPlan& rp : exact.plans)
@@ -512,14 +522,7 @@ void SearchEngineTest::denseEndLayerGetsItsOwnFloor()
         m.training.global_batch_size = 16;
         m.training.micro_batch_size = 1;
         const Cluster c = clusterFromShorthand("H800:1x4,A100-80GB:1x4", DeviceCatalog::builtin());
-        const CostModel cost(m, c, DeviceCatalog::builtin());
-        SearchOptions opt;
-        opt.threads = 2;
-        opt.baselines = false;
-        opt.exact = true;
-        const SearchResult exact = runSearch(cost, opt);
-        opt.algorithm = Algorithm::Exhaustive;
-        const SearchResult all = runSearch(cost, opt);
+        const auto [exact, all] = exactAndExhaustive(CostModel(m, c, DeviceCatalog::builtin()), SearchOptions{});
         QVERIFY2(!exact.plans.empty() && !all.plans.empty(), exact.no_plan_reason.c_str());
         QCOMPARE(exact.plans.front().prediction.iteration_time_s, all.plans.front().prediction.iteration_time_s);
     }
