@@ -215,6 +215,7 @@ private slots:
     void drawnLinksBoundTheNics();
     void contextParallelShardsWithDataParallel();
     void expertGradientsShareTheOverlapWindow();
+    void expertBucketsFollowTheDataParallelSize();
     void fullMeshGroupsUseTheirLinks();
     void infeasibleSaysStageAndShortfall();
     void closedFormEqualsSimulatorForEqualStages();
@@ -1335,6 +1336,47 @@ void TestCostModel::expertGradientsShareTheOverlapWindow()
     const StageEstimate hidden = CostModel(m, c, DeviceCatalog::builtin()).estimateStage(st, middleStage(true));
     QVERIFY(hidden.compute / 3 > 17 * std::max(rs1, ag1));
     QVERIFY(std::fabs(hidden.dp_sync - (rsL + agL)) < 1e-12);
+}
+
+void TestCostModel::expertBucketsFollowTheDataParallelSize()
+{
+    // Megatron-Core sizes every DDP bucket from the data-parallel size (with CP), the expert
+    // buffer's too: max(4e7, 1e6 x 64) = 6.4e7 parameters at DP 64, whatever EDP is
+    // (distributed_data_parallel.py). One Mixtral-8x7B layer on a node of 64 H800 at TP 1,
+    // DP 64, EP 8, EDP 8, without the overlap:
+    // - dense: attention 4096 x (4096 + 2 x 1024) + 4096 x 4096 = 41,943,040, two norms of
+    //   4096 and the router 4096 x 8: 41,984,000 parameters, one bucket over 64 ranks;
+    // - experts: one of 3 x 4096 x 14336 = 176,160,768 parameters, two buckets of 6.4e7 and a
+    //   last one of 48,160,768 over 8 ranks (buckets of 4e7, EDP's, gave four and 16,160,768).
+    // Each bucket a reduce-scatter of fp32 gradients and an all-gather of bf16 parameters.
+    const ModelSpec m = mixtral8x7b();
+    const Cluster c = nodesOf("H800", 1, 64);
+    StagePlan st = stageOn("H800", 0, 64, 1);
+    st.ep = 8;
+    st.etp = 1;
+    st.edp = 8;
+    st.first_layer = 1;
+    st.num_layers = 1;
+    const DeviceType* h800 = DeviceCatalog::builtin().find("H800");
+    QVERIFY(h800);
+    auto intra = [&](int ranks) {
+        GroupLink g;
+        g.link = LinkClass::IntraNode;
+        g.intra_bw = h800->intra_node_gbps * 1e9;
+        g.nvlink4 = true;
+        g.ranks_per_node = ranks;
+        return g;
+    };
+    const auto bucket = [&](double params, int ranks) {
+        return collectiveTime(Collective::ReduceScatter, params * 4.0, ranks, intra(ranks))
+            + collectiveTime(Collective::AllGather, params * 2.0, ranks, intra(ranks));
+    };
+    CostOptions off;
+    off.overlap.grad_reduce = false;
+    off.overlap.param_gather = false;
+    const StageEstimate e = CostModel(m, c, DeviceCatalog::builtin(), nullptr, off).estimateStage(st, middleStage(true));
+    const double expected = bucket(41984000.0, 64) + 2 * bucket(6.4e7, 8) + bucket(48160768.0, 8);
+    QVERIFY2(std::fabs(e.dp_sync - expected) < 1e-12, qPrintable(QStringLiteral("%1 vs %2").arg(e.dp_sync, 0, 'g', 12).arg(expected, 0, 'g', 12)));
 }
 
 void TestCostModel::fullMeshGroupsUseTheirLinks()
