@@ -301,14 +301,6 @@ void PropertyEditor::refresh()
                               "Shift+drag from one item to another, or the Connect tool, adds a link."));
         m_stack->setCurrentIndex(0);
     }
-    // The hint page, which has no fields, takes the room below; a page of fields stays at the
-    // top with the refused-value line right under it, the stretch below them.
-    const bool hint = m_stack->currentIndex() == 0;
-    m_stack->widget(0)->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Expanding);
-    if (auto* box = qobject_cast<QBoxLayout*>(layout())) {
-        box->setStretchFactor(m_stack, hint ? 1 : 0);
-        box->setStretch(box->count() - 1, hint ? 0 : 1);
-    }
     // A message about a field of another item would mislead.
     if (shown[0] != m_nodeId || shown[1] != m_switchId || shown[2] != m_linkA || shown[3] != m_linkB)
         m_rangeCheck->showMessage(QString());
