@@ -169,7 +169,7 @@ SearchPanel::SearchPanel(ProjectDocument* document, QWidget* parent)
                       {label(tr("Keep free:"), m_headroom), m_headroom}};
     // Two pairs a row where the dock is wide enough for them, one pair a row where it is not
     // (a small screen): the box asks only for the width of one pair, and resizeEvent picks.
-    measureSettings();   // again once the widgets have their style (changeEvent)
+    measureSettings();   // again once the widgets have their style (showEvent)
     layout->addWidget(settings);
 
     auto* buttons = new QHBoxLayout;
@@ -482,11 +482,10 @@ void SearchPanel::showResult(const SearchResult& r)
         status += QStringLiteral("; ") + m_scriptNote;
     // The imported script's configuration, when it is not in the list: say why (the script
     // gone or unreadable, or a model edited since, whose layers its stages no longer hold).
-    if (!r.current && !r.current_error.empty())
-        m_scriptProblem = QString::fromStdString(r.current_error);
-    if (!r.current && !m_scriptProblem.isEmpty())
+    const QString scriptProblem = r.current_error.empty() ? m_scriptProblem : QString::fromStdString(r.current_error);
+    if (!r.current && !scriptProblem.isEmpty())
         status += tr("; the imported configuration (%1) is not estimated: %2")
-                      .arg(QFileInfo(QString::fromStdString(m_document->project().current_script)).fileName(), m_scriptProblem);
+                      .arg(QFileInfo(QString::fromStdString(m_document->project().current_script)).fileName(), scriptProblem);
     if (const std::string note = currentConfigurationNote(r); !note.empty())
         status += QStringLiteral("; ") + QString::fromStdString(note);
     m_status->setText(status.toHtmlEscaped());

@@ -1375,13 +1375,20 @@ private:
     {
         if (!originalExportsVariable(name))
             return false;
+        const std::optional<std::string> raw = originalAssignment(name);
+        return !raw || *raw != ourDefault;
+    }
+
+    // The original's assignment of the variable as written, without enclosing double quotes.
+    std::optional<std::string> originalAssignment(const std::string& name) const
+    {
         const auto it = m_opt.original->environment_raw.find(name);
         if (it == m_opt.original->environment_raw.end())
-            return true;
+            return std::nullopt;
         std::string raw = it->second;
         if (raw.size() >= 2 && raw.front() == '"' && raw.back() == '"')
             raw = raw.substr(1, raw.size() - 2);
-        return raw != ourDefault;
+        return raw;
     }
 
     // Whether the original script exports the variable.
@@ -1418,12 +1425,10 @@ private:
     // else nothing (the expanded value is written).
     std::optional<std::string> environmentDefault(const std::string& name, const std::string& value) const
     {
-        const auto it = m_opt.original->environment_raw.find(name);
-        if (it == m_opt.original->environment_raw.end())
+        const std::optional<std::string> assigned = originalAssignment(name);
+        if (!assigned)
             return std::nullopt;
-        std::string raw = it->second;
-        if (raw.size() >= 2 && raw.front() == '"' && raw.back() == '"')
-            raw = raw.substr(1, raw.size() - 2);
+        const std::string& raw = *assigned;
         for (const char* op : {":-", ":="}) {
             const std::string head = "${" + name + op;
             if (raw.size() > head.size() && raw.compare(0, head.size(), head) == 0 && raw.back() == '}') {

@@ -126,6 +126,20 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
     const double inf0 = std::numeric_limits<double>::infinity();
     std::vector<double> rho;
     std::vector<int> probeLayers;
+    // The time of one layer on a shape, as the floors take it: a middle stage without
+    // recompute, p2p, embedding or output layer, whether it fits or not.
+    auto oneLayer = [&](const StageShape& shape, int layer) {
+        StageQuery q;
+        q.shape = shape;
+        q.first_layer = layer;
+        q.num_layers = 1;
+        q.from_end = 1;
+        q.microbatches = M;
+        q.fixed_level = 0;
+        q.ignore_memory = true;
+        q.middle = true;
+        return m_eval.evaluate(q).c;
+    };
     {
         // One layer of each kind the model has, wherever it is (a dense first layer only,
         // as DeepSeek's first_k_dense_replace = 1 gives, still needs its own probe: the MoE
@@ -154,17 +168,9 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
                 if (!m_space.validGroup(h, start, d))
                     return;
                 for (int ki : knobs) {
-                    StageQuery q;
-                    q.shape = {h, start, d, ki, config.batch / m_space.knobs(h, d)[static_cast<std::size_t>(ki)].dp};
-                    q.num_layers = 1;
-                    q.from_end = 1;
-                    q.microbatches = M;
-                    q.fixed_level = 0;
-                    q.ignore_memory = true;
-                    q.middle = true;
+                    const StageShape shape{h, start, d, ki, config.batch / m_space.knobs(h, d)[static_cast<std::size_t>(ki)].dp};
                     for (int layer : probeLayers) {
-                        q.first_layer = layer;
-                        const double c1 = m_eval.evaluate(q).c;
+                        const double c1 = oneLayer(shape, layer);
                         floor = std::min(floor, c1);
                         double& r = rho[static_cast<std::size_t>(h)];
                         r = std::min(r, c1 * d);
@@ -251,18 +257,8 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
         if (it != knobFloors.end())
             return it->second;
         double best = inf0;
-        for (int layer : probeLayers) {
-            StageQuery q;
-            q.shape = sh;
-            q.first_layer = layer;
-            q.num_layers = 1;
-            q.from_end = 1;
-            q.microbatches = M;
-            q.fixed_level = 0;
-            q.ignore_memory = true;
-            q.middle = true;
-            best = std::min(best, m_eval.evaluate(q).c);
-        }
+        for (int layer : probeLayers)
+            best = std::min(best, oneLayer(sh, layer));
         if (!(best < inf0))
             best = 0;
         knobFloors.emplace(key, best);

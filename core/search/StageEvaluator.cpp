@@ -72,8 +72,8 @@ StageEvaluator::Key StageEvaluator::baseKey(const StageQuery& q) const
         | static_cast<std::uint64_t>(m_space.canonicalStart(q.shape.type, q.shape.start)) << 8
         | static_cast<std::uint64_t>(q.shape.d) << 24 | static_cast<std::uint64_t>(q.shape.knob) << 40
         | static_cast<std::uint64_t>(q.shape.mbs) << 52;
-    k.b = static_cast<std::uint64_t>(q.num_layers) | nMoe << 12 | static_cast<std::uint64_t>(!q.middle && q.first_layer == 0) << 24
-        | static_cast<std::uint64_t>(!q.middle && last == m.num_layers) << 25 | static_cast<std::uint64_t>(q.microbatches) << 26;
+    k.b = static_cast<std::uint64_t>(q.num_layers) | nMoe << 12 | static_cast<std::uint64_t>(q.holdsEmbedding()) << 24
+        | static_cast<std::uint64_t>(q.holdsOutput(m.num_layers)) << 25 | static_cast<std::uint64_t>(q.microbatches) << 26;
     k.c = static_cast<std::uint64_t>(q.fixed_level + 2)   // a fixed recompute level, or 1 = the least that fits
         | static_cast<std::uint64_t>(q.ignore_memory) << 32 | static_cast<std::uint64_t>(m_tpOverlap) << 33;
     return k;
@@ -115,8 +115,8 @@ StageEstimate StageEvaluator::estimate(const StageQuery& q, int level, const Sta
     StageContext ctx;
     // The cost model reads the stage's place through PP - i (micro-batches in flight),
     // i == 0 (embedding), i == PP - 1 (output layer) and the next stage.
-    const bool first = !q.middle && q.first_layer == 0;
-    const bool last = !q.middle && q.first_layer + q.num_layers == m_space.model().num_layers;
+    const bool first = q.holdsEmbedding();
+    const bool last = q.holdsOutput(m_space.model().num_layers);
     ctx.stage_index = first ? 0 : 1;
     ctx.num_stages = ctx.stage_index + (last ? 1 : std::max(2, inflight));
     ctx.num_microbatches = q.microbatches;

@@ -37,6 +37,10 @@ struct StageQuery {
     // Costed as a stage between two others whatever its layers: no embedding on layer 0, no
     // output layer on the last (HS-DP's floors probe one layer of each kind this way).
     bool middle = false;
+
+    // The stage holds the embedding (layer 0) or the output layer (the model's last layer).
+    bool holdsEmbedding() const { return !middle && first_layer == 0; }
+    bool holdsOutput(int modelLayers) const { return !middle && first_layer + num_layers == modelLayers; }
 };
 
 struct StageCost {
