@@ -161,6 +161,20 @@ EstimateInput fromPlanFile(const CliArgs& a, const DeviceCatalog& catalog, Warni
     return in;
 }
 
+// The plan's target is what can launch it (core/plan/Deployability.h, chooseLauncher): Megatron-LM
+// when its rules hold, else FlagScale when that runs it (e.g. stages on two collective libraries).
+void chooseTarget(EstimateInput& in, const DeviceCatalog& catalog)
+{
+    const LauncherChoice c = chooseLauncher(in.plan, in.model, in.cluster, catalog);
+    if (c.retargeted(in.plan))
+        in.notes.push_back("the plan's target is " + std::string(toString(c.target)) + " (export it with --format " + toString(c.target)
+                           + "): Megatron-LM cannot run it, " + c.megatron.front().message);
+    else if (in.plan.target == Target::Megatron && !c.megatron.empty())
+        in.notes.push_back("neither Megatron-LM nor FlagScale can launch this plan (hapmoe export refuses it): Megatron-LM: "
+                           + c.megatron.front().message + "; FlagScale: " + c.flagscale.front().message);
+    in.plan.target = c.target;
+}
+
 EstimateInput fromFlags(const CliArgs& a, const DeviceCatalog& catalog, Warnings& warnings)
 {
     EstimateInput in;
@@ -216,20 +230,7 @@ EstimateInput fromFlags(const CliArgs& a, const DeviceCatalog& catalog, Warnings
     if (in.plan.sequence_parallel && !k.sequence_parallel)
         in.notes.push_back("sequence parallelism is on without --sequence-parallel: Megatron-Core's MoE layer refuses to "
                            "train with TP > 1 without it, and an exported script switches it on");
-    // The plan's target is what can launch it (core/plan/Deployability.h): Megatron-LM when its
-    // rules hold, else FlagScale when that runs it (e.g. stages on two collective libraries).
-    const std::vector<DeploymentProblem> megatron = deploymentProblems(in.plan, in.model, in.cluster, catalog, Target::Megatron);
-    if (!megatron.empty()) {
-        const std::vector<DeploymentProblem> flagscale = deploymentProblems(in.plan, in.model, in.cluster, catalog, Target::FlagScale);
-        if (flagscale.empty()) {
-            in.plan.target = Target::FlagScale;
-            in.notes.push_back("the plan's target is flagscale (export it with --format flagscale): Megatron-LM cannot run it, "
-                               + megatron.front().message);
-        } else {
-            in.notes.push_back("neither Megatron-LM nor FlagScale can launch this plan (hapmoe export refuses it): Megatron-LM: "
-                               + megatron.front().message + "; FlagScale: " + flagscale.front().message);
-        }
-    }
+    chooseTarget(in, catalog);
     return in;
 }
 
@@ -364,6 +365,8 @@ int cmdEstimate(const Args& args)
         const ScriptConfiguration sc = loadScriptConfiguration(*script, in.cluster, catalog);
         in.model = sc.model;
         in.plan = sc.plan;
+        if (in.plan.target == Target::Megatron)
+            chooseTarget(in, catalog);
         options = scriptCostOptions(sc.script);
         for (const auto& w : sc.script.warnings)
             warnings.push_back(*script + ": " + w);

@@ -213,7 +213,20 @@ int cmdImport(const Args& args)
         project.cluster = resolveCluster(c, catalog, &w);
         for (const auto& x : w)
             std::cerr << "warning: " << x << "\n";
-        const Plan plan = planFromScript(s, project.cluster, catalog);
+        Plan plan = planFromScript(s, project.cluster, catalog);
+        // A rule of the launcher the script targets that its flags break (Megatron-LM asserts
+        // ETP == 1 for MoE layers with bias, ...): the import goes on, as the script is what the
+        // user runs today, but says that it would not start. A Megatron-LM configuration that
+        // only FlagScale launches on this cluster (two collective libraries) targets FlagScale.
+        const LauncherChoice launcher = chooseLauncher(plan, project.model, project.cluster, catalog);
+        if (launcher.retargeted(plan))
+            std::cerr << "warning: " << file << ": Megatron-LM cannot launch this configuration on the cluster: "
+                      << launcher.megatron.front().message << "; the project's plan targets flagscale (export it with --format flagscale)\n";
+        else if (const auto& problems = launcher.problems(); !problems.empty())
+            std::cerr << "warning: " << file << ": " << (plan.target == Target::FlagScale ? "FlagScale" : "Megatron-LM")
+                      << " would refuse this configuration: " << problems.front().message
+                      << (problems.size() > 1 ? " (and " + std::to_string(problems.size() - 1) + " more)" : std::string()) << "\n";
+        plan.target = launcher.target;
         project.model.training.global_batch_size = plan.global_batch_size;
         // Printed: the script as it runs. Saved: the plan as a search with this script costs
         // it (exportCostOptions), so that the GUI's What-if and searches start from it.
@@ -234,14 +247,6 @@ int cmdImport(const Args& args)
         if (std::abs(saved.iteration_time_s - pred.iteration_time_s) > 1e-9 * pred.iteration_time_s)
             std::cout << std::setprecision(3) << "  with the data-parallel overlap of exported scripts " << saved.iteration_time_s
                       << " s (searches compare plans with it; the project keeps this prediction)\n";
-        // A rule of the launcher the script targets that its flags break (Megatron-LM asserts
-        // ETP == 1 for MoE layers with bias, ...): the import goes on, as the script is what the
-        // user runs today, but says that it would not start.
-        const std::vector<DeploymentProblem> problems = deploymentProblems(plan, project.model, project.cluster, catalog, plan.target);
-        if (!problems.empty())
-            std::cerr << "warning: " << file << ": " << (plan.target == Target::FlagScale ? "FlagScale" : "Megatron-LM")
-                      << " would refuse this configuration: " << problems.front().message
-                      << (problems.size() > 1 ? " (and " + std::to_string(problems.size() - 1) + " more)" : std::string()) << "\n";
         project.plans.push_back({plan, saved, SavedPlan::Source::Current});
     }
     if (auto out = a.value("o")) {

@@ -478,6 +478,25 @@ std::vector<DeploymentProblem> deploymentProblems(const Plan& plan, const ModelS
     return problems;
 }
 
+LauncherChoice chooseLauncher(const Plan& plan, const ModelSpec& model, const Cluster& cluster, const DeviceCatalog& catalog)
+{
+    LauncherChoice c;
+    c.target = plan.target;
+    if (plan.target == Target::FlagScale) {
+        c.flagscale = deploymentProblems(plan, model, cluster, catalog, Target::FlagScale);
+        return c;
+    }
+    if (plan.target != Target::Megatron)
+        return c;
+    c.megatron = deploymentProblems(plan, model, cluster, catalog, Target::Megatron);
+    if (c.megatron.empty())
+        return c;
+    c.flagscale = deploymentProblems(plan, model, cluster, catalog, Target::FlagScale);
+    if (c.flagscale.empty())
+        c.target = Target::FlagScale;
+    return c;
+}
+
 Target bestTarget(const Plan& plan, const ModelSpec& model, const Cluster& cluster, const DeviceCatalog& catalog)
 {
     if (isDeployable(plan, model, cluster, catalog, Target::Megatron))

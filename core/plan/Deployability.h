@@ -56,6 +56,20 @@ struct NodeOrder {
 };
 NodeOrder megatronNodeOrder(const Plan& plan, const Cluster& cluster);
 
+// The launcher that runs a plan written for Megatron-LM (an imported script's configuration, the
+// flag form of `hapmoe estimate`): Megatron-LM when its rules hold, else FlagScale when FlagScale's
+// do (stages on devices of two collective libraries, say). A plan written for another target
+// keeps it. `megatron` holds the rules Megatron-LM's launch breaks and `flagscale` those of
+// FlagScale when it was asked; `problems()` those of the chosen target.
+struct LauncherChoice {
+    Target target = Target::Megatron;
+    std::vector<DeploymentProblem> megatron;
+    std::vector<DeploymentProblem> flagscale;
+    const std::vector<DeploymentProblem>& problems() const { return target == Target::FlagScale ? flagscale : megatron; }
+    bool retargeted(const Plan& plan) const { return target != plan.target; }
+};
+LauncherChoice chooseLauncher(const Plan& plan, const ModelSpec& model, const Cluster& cluster, const DeviceCatalog& catalog);
+
 // The best target the plan (or cluster) allows: Megatron when its rules hold, else FlagScale.
 Target bestTarget(const Plan& plan, const ModelSpec& model, const Cluster& cluster, const DeviceCatalog& catalog);
 

@@ -1067,10 +1067,7 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
             cur.prediction = cost.estimate(cur.plan);
             // A Megatron-LM script's stages that Megatron-LM cannot launch on this cluster
             // (two collective libraries, say) run under FlagScale, as `hapmoe estimate` says.
-            if (cur.plan.target == Target::Megatron
-                && !isDeployable(cur.plan, cost.model(), cost.cluster(), cost.catalog(), Target::Megatron)
-                && isDeployable(cur.plan, cost.model(), cost.cluster(), cost.catalog(), Target::FlagScale))
-                cur.plan.target = Target::FlagScale;
+            cur.plan.target = chooseLauncher(cur.plan, cost.model(), cost.cluster(), cost.catalog()).target;
             result.current = std::move(cur);
         } catch (const InputError& e) {
             result.current_error = (e.where().empty() ? std::string() : e.where() + ": ") + e.detail();

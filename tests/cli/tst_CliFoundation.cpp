@@ -99,6 +99,7 @@ private slots:
     void estimateNamesTheResponsibleFlag();
     void sequenceParallelWithoutTensorParallelIsOff();
     void estimateTargetsWhatCanRunIt();
+    void scriptTargetsWhatCanRunIt();
     void planJsonWithoutFeasiblePlan();
     void notJsonAndDuplicateKeyPositions();
     void planNumbersBeyondAnInt();
@@ -521,6 +522,36 @@ void tst_CliFoundation::estimateTargetsWhatCanRunIt()
     const Run e = hapmoe({"export", big.fileName(), "--format", "megatron", "-o", tmp.filePath("big.sh")});
     QCOMPARE(e.exitCode, 0);
     QVERIFY2(e.err.contains("warning: the plan does not fit in device memory (stage 0 (H800) needs"), qPrintable(e.err));
+}
+
+void tst_CliFoundation::scriptTargetsWhatCanRunIt()
+{
+    // A Megatron-LM script (PP 4 over 4 nodes of 8) on 2 H800 and 2 910B nodes: stages 0-1 on
+    // NCCL, 2-3 on HCCL. `estimate --script`, `import` and the search's current configuration
+    // all give it FlagScale's target and say why; before, estimate --script said megatron and
+    // nothing, while the flag form of the same plan said flagscale.
+    QTemporaryDir tmp;
+    const QString script = QStringLiteral(HAPMOE_TEST_DATA_DIR) + "/megatron/train_mixtral_8x7b_distributed.sh";
+    const QString cluster = QStringLiteral("H800:2x8,910B:2x8");
+    const Run e = hapmoe({"estimate", "--script", script, "--cluster", cluster, "--json"});
+    QVERIFY2(e.exitCode == 0, qPrintable(e.err));
+    QCOMPARE(QJsonDocument::fromJson(e.out.toUtf8()).object()["plan"].toObject()["target"].toString(), QStringLiteral("flagscale"));
+    QVERIFY2(e.err.contains("note: the plan's target is flagscale (export it with --format flagscale): Megatron-LM cannot run it, "
+                            "stage 2 (910B-376T) uses HCCL, stage 0 uses NCCL"),
+             qPrintable(e.err));
+    const QString project = tmp.filePath("project.json");
+    const Run i = hapmoe({"import", script, "--cluster", cluster, "-o", project});
+    QVERIFY2(i.exitCode == 0, qPrintable(i.err));
+    QVERIFY2(i.err.contains("Megatron-LM cannot launch this configuration on the cluster: stage 2 (910B-376T) uses HCCL")
+                 && i.err.contains("the project's plan targets flagscale"),
+             qPrintable(i.err));
+    const QJsonArray plans = QJsonDocument::fromJson(readFile(project)).object()["plans"].toArray();
+    QCOMPARE(plans.size(), 1);
+    QCOMPARE(plans[0].toObject()["plan"].toObject()["target"].toString(), QStringLiteral("flagscale"));
+    // On one device type Megatron-LM runs it: the target stays, nothing is said.
+    const Run same = hapmoe({"estimate", "--script", script, "--cluster", "H800:4x8", "--json"});
+    QCOMPARE(QJsonDocument::fromJson(same.out.toUtf8()).object()["plan"].toObject()["target"].toString(), QStringLiteral("megatron"));
+    QVERIFY2(!same.err.contains("target"), qPrintable(same.err));
 }
 
 void tst_CliFoundation::planJsonWithoutFeasiblePlan()
