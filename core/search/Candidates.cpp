@@ -93,11 +93,13 @@ bool Candidates::typeOpens(const Partial& p, int type) const
         const unsigned mask = p.mask | (1u << type);
         if (m_space.mixesLibraries(mask))
             return false;
-        const TypeInfo& a = m_space.types()[static_cast<std::size_t>(p.cur)];
+        // The same --nproc_per_node on every node used: the next type starts on its last node
+        // (positions are taken from the top), which must match the node the current type
+        // ends on. Nodes further down are checked with the whole plan (runnable); nodes the
+        // plan leaves idle do not count.
         const TypeInfo& b = m_space.types()[static_cast<std::size_t>(type)];
-        for (int c : b.node_counts)
-            if (c != a.node_counts.front())
-                return false;   // the same --nproc_per_node on every node
+        if (b.node_counts.back() != m_space.nodeSize(p.cur, p.m))
+            return false;
     }
     return true;
 }

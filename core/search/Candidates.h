@@ -112,6 +112,19 @@ void Candidates::forEachGroup(const Partial& p, F&& f, long long& loadPruned) co
             if (m_config.one_size_per_type && p.k > 0 && h == p.cur && o.d != p.next.d
                 && m_space.nodeSize(h, m - o.d) == m_space.nodeSize(h, p.next.start))
                 continue;   // one group size per node size of a type
+            // TP and ETP divide the devices the group has on each node, which on a type of
+            // mixed node sizes depends on where it sits (SearchSpace::knobFits).
+            const std::vector<int>* knobs = &o.knobs;
+            std::vector<int> fitting;
+            if (m_space.knobsVary(h, o.d)) {
+                const std::vector<Knob>& all = m_space.knobs(h, o.d);
+                for (int ki : o.knobs)
+                    if (m_space.knobFits(h, m - o.d, o.d, all[static_cast<std::size_t>(ki)]))
+                        fitting.push_back(ki);
+                if (fitting.empty())
+                    continue;
+                knobs = &fitting;
+            }
             Choice c;
             c.shape = {h, m - o.d, o.d, -1, 0};
             int lo = 1, hi = p.j;
@@ -128,7 +141,7 @@ void Candidates::forEachGroup(const Partial& p, F&& f, long long& loadPruned) co
                 if (m_config.fixed_level >= 2 && m_config.fixed_level != kFullAll && n <= m_config.fixed_level - 1)
                     continue;   // Megatron's full-k setting needs k < layers on every stage
                 c.n = n;
-                f(c, o.knobs);
+                f(c, *knobs);
             }
         }
     }

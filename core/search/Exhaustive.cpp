@@ -100,17 +100,15 @@ RunResult Exhaustive::run(const RunConfig& config, RunControl& control)
                         plan.optimizer_offload_fraction = m_eval.offloadFraction();
                         plan.stages.assign(stack.rbegin(), stack.rend());
                         const Prediction pred = m_cost.estimate(plan);
+                        // One copy of each alternative (alternativeKey): the same stages with
+                        // more recompute would take a place of the next plan.
+                        rp.objective = pred.iteration_time_s;
                         if (pred.feasible
                             && (result.plans.size() < keep || pred.iteration_time_s < result.plans.back().objective)
-                            && cand.runnable(plan)) {
-                            rp.objective = pred.iteration_time_s;
-                            auto it = std::upper_bound(result.plans.begin(), result.plans.end(), rp.objective,
-                                                       [](double v, const RunPlan& x) { return v < x.objective; });
-                            result.plans.insert(it, std::move(rp));
-                            if (result.plans.size() > keep)
-                                result.plans.pop_back();
+                            && cand.runnable(plan)
+                            && keepDistinct(result.plans, std::move(rp), keep, [](const RunPlan& x) { return x.objective; },
+                                            [](const RunPlan& x) { return alternativeKey(x.plan); }))
                             control.offerBest(result.plans.front().objective);
-                        }
                     }
                 } else {
                     dfs(cand.after(p, c));

@@ -79,6 +79,7 @@ struct Final {
     Choice choice;
     int level;
     int parent;
+    std::string key = {};   // alternativeKey of its plan
 };
 
 } // namespace
@@ -168,7 +169,10 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
                 if (!m_space.validGroup(h, start, d))
                     return;
                 for (int ki : knobs) {
-                    const StageShape shape{h, start, d, ki, config.batch / m_space.knobs(h, d)[static_cast<std::size_t>(ki)].dp};
+                    const Knob& k = m_space.knobs(h, d)[static_cast<std::size_t>(ki)];
+                    if (!m_space.knobFits(h, start, d, k))
+                        continue;
+                    const StageShape shape{h, start, d, ki, config.batch / k.dp};
                     for (int layer : probeLayers) {
                         const double c1 = oneLayer(shape, layer);
                         floor = std::min(floor, c1);
@@ -311,20 +315,21 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
     // A plan the target cannot run (a rule the stage options do not express, such as
     // Megatron-LM's node order) must neither be kept nor become the other jobs' bound: it
     // would prune the plans that can run (the merge drops it only afterwards).
-    auto runnable = [&](const Final& f) { return cand.runnable(planOf(f)); };
-    auto addFinal = [&](const Final& f) {
+    // The same plan comes again from the next bottleneck pass, and the same stages with more
+    // recompute from a later level: finals keep one copy of each alternative (alternativeKey).
+    auto addFinal = [&](Final f) {
         if (finals.size() >= keep && f.objective >= finals.back().objective)
             return;
-        if (!runnable(f))
+        const Plan plan = planOf(f);
+        if (!cand.runnable(plan))
             return;
-        auto it = std::upper_bound(finals.begin(), finals.end(), f.objective,
-                                   [](double v, const Final& x) { return v < x.objective; });
-        finals.insert(it, f);
-        if (finals.size() > keep)
-            finals.pop_back();
+        f.key = alternativeKey(plan);
+        if (!keepDistinct(finals, f, keep, [](const Final& x) { return x.objective; },
+                          [](const Final& x) -> const std::string& { return x.key; }))
+            return;
         control.offerBest(finals.front().objective);
         if (control.incumbent)
-            control.incumbent->offer(f.objective);
+            control.incumbent->offer(f.objective, f.key);
     };
 
     // Bottleneck cap (docs/search.md section 4): a pass only admits stages with c <= cap.

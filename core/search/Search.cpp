@@ -50,15 +50,26 @@ bool RunControl::stop()
     return false;
 }
 
-void Incumbent::offer(double objective)
+std::string alternativeKey(const Plan& plan)
+{
+    std::string key = std::to_string(plan.global_batch_size) + "/" + std::to_string(plan.optimizer_offload_fraction);
+    for (const StagePlan& st : plan.stages) {
+        key += "|" + st.device_type;
+        for (int v : {st.first_layer, st.num_layers, st.tp, st.cp, st.dp, st.ep, st.etp, st.edp, st.micro_batch_size})
+            key += "," + std::to_string(v);
+        for (const DeviceSlot& d : st.devices)
+            key += ";" + std::to_string(d.node) + ":" + std::to_string(d.first_local) + "+" + std::to_string(d.count);
+    }
+    return key;
+}
+
+void Incumbent::offer(double objective, const std::string& key)
 {
     std::lock_guard<std::mutex> lock(m_mutex);
-    auto it = std::upper_bound(m_best.begin(), m_best.end(), objective);
-    m_best.insert(it, objective);
-    if (m_best.size() > m_keep)
-        m_best.pop_back();
+    keepDistinct(m_best, std::make_pair(objective, key), m_keep, [](const auto& x) { return x.first; },
+                 [](const auto& x) -> const std::string& { return x.second; });
     if (m_best.size() >= m_keep)
-        m_bound.store(m_best.back(), std::memory_order_relaxed);
+        m_bound.store(m_best.back().first, std::memory_order_relaxed);
 }
 
 void RunControl::offerBest(double t)
@@ -425,7 +436,7 @@ public:
         std::atomic<std::size_t> nextJob{0};
         Incumbent incumbent(jobs.empty() ? 1 : static_cast<std::size_t>(std::max(1, jobs.front().runs.front().keep)));
         if (!jobs.empty() && jobs.front().runs.front().keep == 1 && m_knownBest < std::numeric_limits<double>::infinity())
-            incumbent.offer(m_knownBest);
+            incumbent.offer(m_knownBest, "known best");
         m_control.incumbent = exhaustive ? nullptr : &incumbent;
         std::vector<double> work(jobs.size());
         double phase = 0;

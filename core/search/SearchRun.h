@@ -55,19 +55,48 @@ struct RunPlan {
     Plan plan;
 };
 
-// The best objectives found so far by all jobs of one phase (main search, one baseline):
-// a job may drop a partial plan that cannot beat the `keep`-th of them. Strict comparison
-// keeps the final list independent of which job finishes first.
+// Plans that are one alternative for the merge (the same stages on the same devices; the
+// recompute settings aside, since the least recompute that fits is the faster copy) share
+// this key. The keep-th best counts alternatives, not the copies of one plan that several
+// jobs, bottleneck passes or recompute levels find: counted as many, they would make a bound
+// that prunes the real second and third plans.
+std::string alternativeKey(const Plan& plan);
+
+// Inserts `item` into `list` (best first, at most `keep`) unless an alternative with its key
+// is there already; a better copy replaces the one kept. Returns whether the list changed.
+template <class T, class Objective, class Key>
+bool keepDistinct(std::vector<T>& list, T item, std::size_t keep, Objective objective, Key key)
+{
+    const auto same = std::find_if(list.begin(), list.end(), [&](const T& x) { return key(x) == key(item); });
+    if (same != list.end()) {
+        if (objective(item) >= objective(*same))
+            return false;
+        list.erase(same);
+    }
+    if (list.size() >= keep && objective(item) >= objective(list.back()))
+        return false;
+    auto it = std::upper_bound(list.begin(), list.end(), objective(item),
+                               [&](double v, const T& x) { return v < objective(x); });
+    list.insert(it, std::move(item));
+    if (list.size() > keep)
+        list.pop_back();
+    return true;
+}
+
+// The best objectives found so far by all jobs of one phase (main search, one baseline), one
+// per alternative (alternativeKey): a job may drop a partial plan that cannot beat the
+// `keep`-th of them. Strict comparison keeps the final list independent of which job
+// finishes first.
 class Incumbent {
 public:
     explicit Incumbent(std::size_t keep) : m_keep(keep) {}
-    void offer(double objective);
+    void offer(double objective, const std::string& key);
     double bound() const { return m_bound.load(std::memory_order_relaxed); }
 
 private:
     std::size_t m_keep;
     std::mutex m_mutex;
-    std::vector<double> m_best;
+    std::vector<std::pair<double, std::string>> m_best;
     std::atomic<double> m_bound{std::numeric_limits<double>::infinity()};
 };
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <numeric>
 #include <set>
 #include <unordered_map>
 
@@ -68,7 +69,6 @@ SearchSpace::SearchSpace(const ModelSpec& model, const Cluster& cluster, const D
     const SwitchUplinks uplinks = switchUplinks(cluster, &catalog);
     for (std::size_t t = 0; t < m_types.size(); ++t) {
         TypeInfo& ti = m_types[t];
-        ti.min_node = *std::min_element(ti.node_counts.begin(), ti.node_counts.end());
         std::map<int, int> bySize;
         for (int c : ti.node_counts)
             bySize[c] += c;
@@ -82,27 +82,31 @@ SearchSpace::SearchSpace(const ModelSpec& model, const Cluster& cluster, const D
                 || linkSum[n->id] != linkSum[first->id])
                 ti.regular = false;
         }
-        std::set<int> sizes;
+        // Group sizes, each with the distinct values pieceGcd takes over its positions: a
+        // slice of a node (d divides the node) has d, whole consecutive nodes the gcd of their
+        // sizes. With equal nodes the multiples of one node (linear in the node count),
+        // otherwise every run's sum.
+        std::map<int, std::set<int>> gcds;
         for (int c : ti.node_counts)
             for (int d : divisorsOf(c))
-                sizes.insert(d);
-        // Whole consecutive nodes: with equal nodes the multiples of one node (linear in the
-        // node count), otherwise every run's sum.
+                gcds[d].insert(d);
         if (ti.size_devices.size() == 1) {
-            for (std::size_t k = 1; k <= ti.node_counts.size(); ++k)
-                sizes.insert(static_cast<int>(k) * ti.node_counts.front());
+            for (std::size_t k = 2; k <= ti.node_counts.size(); ++k)
+                gcds[static_cast<int>(k) * ti.node_counts.front()].insert(ti.node_counts.front());
         } else {
             for (std::size_t a = 0; a < ti.node_counts.size(); ++a) {
-                int sum = 0;
-                for (std::size_t b = a; b < ti.node_counts.size(); ++b) {
+                int sum = ti.node_counts[a], g = ti.node_counts[a];
+                for (std::size_t b = a + 1; b < ti.node_counts.size(); ++b) {
                     sum += ti.node_counts[b];
-                    sizes.insert(sum);
+                    g = std::gcd(g, ti.node_counts[b]);
+                    gcds[sum].insert(g);
                 }
             }
         }
-        m_sizes[t].assign(sizes.begin(), sizes.end());
-        for (int d : m_sizes[t])
-            buildKnobs(static_cast<int>(t), d);
+        for (const auto& [d, values] : gcds) {
+            m_sizes[t].push_back(d);
+            buildKnobs(static_cast<int>(t), d, values);
+        }
     }
 }
 
@@ -135,23 +139,42 @@ bool SearchSpace::validGroup(int type, int start, int d) const
     return left == 0;
 }
 
-void SearchSpace::buildKnobs(int type, int d)
+int SearchSpace::pieceGcd(int type, int start, int d) const
 {
     const TypeInfo& t = m_types[static_cast<std::size_t>(type)];
-    std::vector<Knob> out;
+    std::size_t node = static_cast<std::size_t>(nodeIndex(type, start));
+    if (start - t.node_start[node] + d <= t.node_counts[node])
+        return d;
+    int g = 0;
+    for (int left = d; left > 0 && node < t.node_counts.size(); ++node) {
+        g = std::gcd(g, t.node_counts[node]);
+        left -= t.node_counts[node];
+    }
+    return g;
+}
+
+void SearchSpace::buildKnobs(int type, int d, const std::set<int>& gcds)
+{
+    // TP and ETP stay inside a node: at each position a group may take, they divide the
+    // devices it has on every node (pieceGcd); gcds holds the distinct values.
+    SizeKnobs entry;
+    entry.d = d;
+    entry.vary = gcds.size() > 1;
+    auto fitsSomewhere = [&](int tp, int etp) {
+        return std::any_of(gcds.begin(), gcds.end(), [&](int g) { return g % tp == 0 && g % etp == 0; });
+    };
     const int heads = m_model.num_attention_heads;
     const int groups = m_model.queryGroups();
-    // TP and ETP stay inside a node: a group inside one node is bounded by d, a group of
-    // whole nodes by the smallest node of the type.
-    const int nodeBound = std::min(d, t.min_node);
+    const int nodeBound = gcds.empty() ? 1 : *gcds.rbegin();
     // With TP within a node and CP at most 16, a group this large has more replicas than any
     // plan can use (clusters of many thousands of nodes have as many group sizes).
-    if (d / (static_cast<long long>(nodeBound) * 16) > m_maxDp) {
-        m_knobs[static_cast<std::size_t>(type)].push_back({d, {}});
+    if (gcds.empty() || d / (static_cast<long long>(nodeBound) * 16) > m_maxDp) {
+        m_knobs[static_cast<std::size_t>(type)].push_back(std::move(entry));
         return;
     }
+    std::vector<Knob>& out = entry.knobs;
     for (int tp : divisorsOf(d)) {
-        if (tp > nodeBound || t.min_node % tp != 0)
+        if (!fitsSomewhere(tp, 1))
             continue;
         if (heads > 0 && heads % tp != 0)
             continue;
@@ -171,7 +194,7 @@ void SearchSpace::buildKnobs(int type, int d)
                 if (m_model.num_experts % ep != 0)
                     continue;
                 for (int etp : divisorsOf(d / ep)) {
-                    if (etp > nodeBound || t.min_node % etp != 0)
+                    if (!fitsSomewhere(tp, etp))
                         continue;
                     if (etp > 1 && m_model.add_bias_linear)   // Megatron asserts ETP == 1 with bias
                         continue;
@@ -180,16 +203,27 @@ void SearchSpace::buildKnobs(int type, int d)
             }
         }
     }
-    m_knobs[static_cast<std::size_t>(type)].push_back({d, std::move(out)});
+    m_knobs[static_cast<std::size_t>(type)].push_back(std::move(entry));
+}
+
+const SearchSpace::SizeKnobs* SearchSpace::sizeKnobs(int type, int d) const
+{
+    // Built in ascending size order (the sizes come from a std::set).
+    const auto& bySize = m_knobs[static_cast<std::size_t>(type)];
+    const auto it = std::lower_bound(bySize.begin(), bySize.end(), d, [](const SizeKnobs& entry, int size) { return entry.d < size; });
+    return it != bySize.end() && it->d == d ? &*it : nullptr;
 }
 
 const std::vector<Knob>& SearchSpace::knobs(int type, int d) const
 {
-    // Built in ascending size order (the sizes come from a std::set).
-    const auto& bySize = m_knobs[static_cast<std::size_t>(type)];
-    const auto it = std::lower_bound(bySize.begin(), bySize.end(), d,
-                                     [](const auto& entry, int size) { return entry.first < size; });
-    return it != bySize.end() && it->first == d ? it->second : s_none;
+    const SizeKnobs* s = sizeKnobs(type, d);
+    return s ? s->knobs : s_none;
+}
+
+bool SearchSpace::knobsVary(int type, int d) const
+{
+    const SizeKnobs* s = sizeKnobs(type, d);
+    return s && s->vary;
 }
 
 std::vector<DeviceSlot> SearchSpace::slots(int type, int start, int d) const
@@ -208,28 +242,6 @@ std::vector<DeviceSlot> SearchSpace::slots(int type, int start, int d) const
         left -= take;
     }
     return out;
-}
-
-bool SearchSpace::megatronNodeUse(const std::vector<int>& usedFrom, const std::vector<int>& usedTo) const
-{
-    // Devices used per node must be the same on every node the plan touches.
-    int common = -1;
-    for (std::size_t t = 0; t < m_types.size(); ++t) {
-        const TypeInfo& ti = m_types[t];
-        if (usedFrom[t] >= usedTo[t])
-            continue;
-        for (std::size_t n = 0; n < ti.node_counts.size(); ++n) {
-            const int a = std::max(ti.node_start[n], usedFrom[t]);
-            const int b = std::min(ti.node_start[n] + ti.node_counts[n], usedTo[t]);
-            if (b <= a)
-                continue;
-            if (common < 0)
-                common = b - a;
-            else if (common != b - a)
-                return false;
-        }
-    }
-    return true;
 }
 
 int SearchSpace::nodeIndex(int type, int position) const

@@ -13,6 +13,7 @@
 #include "plan/Plan.h"
 
 #include <limits>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -33,7 +34,6 @@ struct TypeInfo {
     std::vector<int> node_counts;
     std::vector<int> node_start;   // position of each node's first device
     int total = 0;
-    int min_node = 0;              // smallest node of the type (TP and ETP stay inside a node)
     // (node size, devices on nodes of that size), one entry per size, smallest first: more
     // than one when the type's nodes differ in size.
     std::vector<std::pair<int, int>> size_devices;
@@ -62,13 +62,23 @@ public:
     // Whether devices [start, start + d) of a type form a node-aligned group: inside one
     // node at a multiple of d (d divides the node), or whole consecutive nodes.
     bool validGroup(int type, int start, int d) const;
-    // The knob tuples of a group of d devices of a type. cpAllowed: Megatron may use CP.
+    // The knob tuples of a group of d devices of a type: TP and ETP stay inside a node, so
+    // they divide the devices the group has on each of its nodes, at one of its positions at
+    // least. On a type whose nodes differ in size that depends on where the group sits
+    // (8 devices as one node of 8, or as nodes of 4 and 4): knobFits says whether a tuple
+    // holds at a position, and knobsVary whether it may not.
     const std::vector<Knob>& knobs(int type, int d) const;
+    bool knobsVary(int type, int d) const;
+    bool knobFits(int type, int start, int d, const Knob& k) const
+    {
+        const int g = pieceGcd(type, start, d);
+        return g % k.tp == 0 && g % k.etp == 0;
+    }
+    // The greatest common divisor of the devices a group has on each of its nodes: d inside
+    // one node, else the gcd of the sizes of the whole nodes it spans.
+    int pieceGcd(int type, int start, int d) const;
 
     std::vector<DeviceSlot> slots(int type, int start, int d) const;
-    // Whether a target's final device use is launchable: Megatron runs the same number of
-    // processes on every node it uses (torchrun's --nproc_per_node).
-    bool megatronNodeUse(const std::vector<int>& usedFromPerType, const std::vector<int>& usedToPerType) const;
 
     bool mixesLibraries(unsigned mask) const;
 
@@ -87,14 +97,20 @@ public:
     bool shareNode(int type, int startA, int dA, int typeB, int startB, int dB) const;
 
 private:
-    void buildKnobs(int type, int d);
+    void buildKnobs(int type, int d, const std::set<int>& gcds);
 
     const ModelSpec& m_model;
     const Cluster& m_cluster;
     const DeviceCatalog& m_catalog;
     std::vector<TypeInfo> m_types;
     std::vector<std::vector<int>> m_sizes;
-    std::vector<std::vector<std::pair<int, std::vector<Knob>>>> m_knobs;   // per type: (d, knobs)
+    struct SizeKnobs {
+        int d = 0;
+        std::vector<Knob> knobs;
+        bool vary = false;   // positions of the group differ in pieceGcd (knobsVary)
+    };
+    std::vector<std::vector<SizeKnobs>> m_knobs;   // per type, by ascending d
+    const SizeKnobs* sizeKnobs(int type, int d) const;
     int m_maxDp = std::numeric_limits<int>::max();
     static const std::vector<Knob> s_none;
 };
