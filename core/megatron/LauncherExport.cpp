@@ -42,6 +42,7 @@ struct Arg {
     std::string flag;
     std::vector<std::string> values;
     bool single_quote = false;   // patterns bash would interpret (layout, layer-freq lists)
+    bool environment_words = false;   // flag is "${NAME:-}": the words of a variable, unquoted
 };
 
 struct ArgGroup {
@@ -392,11 +393,12 @@ public:
         for (const NodeSlots& n : m_nodes)
             r.node_order.push_back(m_doc.cluster.node(n.node)->host);
         buildGroups();
-        // Every emitted flag must be an option of the target (reference flag lists).
+        // Every emitted flag must be an option of the target (reference flag lists); the words
+        // of an environment variable the original passed on are the user's own.
         const FlagList& list = m_opt.format == LauncherFormat::Megatron ? FlagList::megatron() : FlagList::flagscale();
         for (const ArgGroup& g : m_groups)
             for (const Arg& a : g.args)
-                if (!list.contains(a.flag)) {
+                if (!list.contains(a.flag) && !a.environment_words) {
                     r.checks.push_back({"every flag is an option of the target", false, a.flag + " is not in the target's flag list"});
                     r.refusal = "every flag is an option of the target: " + a.flag + " is not in the target's flag list";
                     return r;
@@ -1127,6 +1129,16 @@ private:
                 balancingDropped.push_back(headOnlyValue("--moe-router-load-balancing-type", ShellQuote::unquoted(v)));
         for (const ScriptFlag& f : m_opt.original->other_flags) {
             std::string why;
+            if (ShellQuote::isReference(f.name)) {
+                // Words from a variable the original took from the environment (EXTRA_ARGS):
+                // unquoted, bash splits them into the arguments the variable holds, none when
+                // it is unset or empty, as in the original.
+                const std::string name = f.name.substr(2, f.name.size() - 3);
+                g.args.push_back({"${" + name + ":-}", {}, false, true});
+                m_notes.push_back(f.name + ": carried over unquoted, so bash splits it into the arguments " + name
+                                  + " holds when the launcher runs (none when it is unset), as in the original");
+                continue;
+            }
             if (f.name.size() < 2 || f.name[0] != '-')
                 why = "a value without a flag";
             else if (emitted.count(f.name))

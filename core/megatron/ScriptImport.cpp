@@ -131,6 +131,7 @@ public:
         parseFlags();
         buildModel();
         buildParallel();
+        checkChoices();
         // The reader's findings (assignments) and the launch command's own come first.
         std::vector<std::string> all = m_reader.warnings();
         // An array indexed by the node rank cannot be expanded from the text; where the
@@ -404,6 +405,13 @@ private:
         for (std::size_t i = 0; i < m_args.size();) {
             const std::string& t = m_args[i];
             ScriptFlag flag;
+            if (!looksLikeFlag(t) && isOutsideReference(t)) {
+                // Bash splits it into the arguments the environment gives, none or several.
+                flag.name = t;
+                m_out.other_flags.push_back(flag);
+                ++i;
+                continue;
+            }
             if (!looksLikeFlag(t)) {
                 warn(at() + "value \"" + t + "\" without a flag before it; kept");
                 flag.name = t;
@@ -413,12 +421,22 @@ private:
             }
             flag.name = t;
             ++i;
+            bool attached = false;
             if (auto eq = t.find('='); eq != std::string::npos && t.rfind("--", 0) == 0) {
                 flag.name = t.substr(0, eq);
                 flag.values.push_back(t.substr(eq + 1));
+                attached = true;
             }
-            while (i < m_args.size() && !looksLikeFlag(m_args[i]))
+            // Megatron-LM's argparse takes as many values as the flag's nargs (FlagList); a
+            // word after them is no value of the flag: bash's words from a variable the script
+            // does not set (EXTRA_ARGS, kept as ${EXTRA_ARGS}) stand on their own, anything
+            // else is an argument Megatron-LM refuses.
+            const std::optional<FlagList::ValueCount> count = megatron.valueCount(flag.name);
+            while (i < m_args.size() && !looksLikeFlag(m_args[i])
+                   && !(count && count->max >= 0 && static_cast<int>(flag.values.size()) >= count->max))
                 flag.values.push_back(m_args[i++]);
+            if (count)
+                checkValueCount(flag, *count, attached, i);
             for (const std::string& v : flag.values)
                 if (ShellQuote::isQuoted(v))
                     warn(at(flag.name) + flag.name + " gets " + v
@@ -433,6 +451,65 @@ private:
             if (!mappedFlags().count(flag.name))
                 m_out.other_flags.push_back(std::move(flag));
         }
+    }
+
+    // A whole word that is a variable the script does not set, kept as ${NAME} by the reader.
+    static bool isOutsideReference(const std::string& word) { return ShellQuote::isReference(word); }
+
+    // Argparse's choices (FlagList): a value outside them stops Megatron-LM before it starts.
+    // FlagScale runs an older Megatron-LM whose choices may differ, so its scripts are held
+    // to them only for the flags read into the model.
+    void checkChoices()
+    {
+        const FlagList& megatron = FlagList::megatron();
+        for (const auto& [name, values] : m_flags) {
+            const std::vector<std::string>* choices = megatron.choices(name);
+            if (!choices || (m_out.parallel.hetero() && !mappedFlags().count(name)))
+                continue;
+            for (const std::string& raw : values) {
+                const std::string v = ShellQuote::unquoted(raw);
+                if (v.find("${") != std::string::npos || std::find(choices->begin(), choices->end(), v) != choices->end())
+                    continue;
+                m_out.invalid_values.push_back({name, v, "", at(name) + "expected one of " + join(*choices, ", ") + ", got \"" + v
+                                                + "\" (Megatron-LM's choices, which are case-sensitive)"});
+            }
+        }
+    }
+
+    // Argparse's rule for the values of a flag: too few ("expected one argument") or a word
+    // left over ("unrecognized arguments") stops Megatron-LM before it starts, and so stops
+    // the import. `next` is the word after the values taken.
+    void checkValueCount(const ScriptFlag& flag, const FlagList::ValueCount& count, bool attached, std::size_t next)
+    {
+        auto takes = [&] {
+            if (count.max == 0)
+                return std::string("no value (a switch)");
+            if (count.max < 0)
+                return std::string(count.min == 0 ? "any number of values" : "one value or more");
+            return count.max == 1 ? std::string("one value") : std::to_string(count.max) + " values";
+        };
+        const std::string where = at(flag.name);
+        if (attached && count.max == 0) {
+            m_out.invalid_values.push_back({flag.name, flag.values.front(), "", where + "takes " + takes() + ", got \""
+                                            + flag.name + "=" + flag.values.front()
+                                            + "\": Megatron-LM refuses it (argparse: ignored explicit argument)"});
+            return;
+        }
+        if (static_cast<int>(flag.values.size()) < count.min) {
+            m_out.invalid_values.push_back({flag.name, "", "", where + "takes " + takes() + ", got "
+                                            + (flag.values.empty() ? std::string("none") : std::to_string(flag.values.size()))
+                                            + ": Megatron-LM refuses it (argparse: expected " + takes() + ")"});
+            return;
+        }
+        std::vector<std::string> extra;
+        for (std::size_t k = next; k < m_args.size() && !looksLikeFlag(m_args[k]) && !isOutsideReference(m_args[k]); ++k)
+            extra.push_back(m_args[k]);
+        if (extra.empty())
+            return;
+        m_out.invalid_values.push_back({flag.name, "", "", where + "takes " + takes() + ", and \"" + join(extra, " ")
+                                        + "\" follows " + (flag.values.empty() ? std::string("it") : "\"" + join(flag.values, " ") + "\"")
+                                        + ": Megatron-LM refuses the extra argument" + (extra.size() > 1 ? "s" : "")
+                                        + " (argparse: unrecognized arguments)"});
     }
 
     bool has(const std::string& name) const { return m_flags.count(name) > 0; }

@@ -89,4 +89,9 @@ bool ShellQuote::isValidLabel(std::string_view label)
            });
 }
 
+bool ShellQuote::isReference(std::string_view word)
+{
+    return word.size() > 3 && word.substr(0, 2) == "${" && word.back() == '}' && isValidName(word.substr(2, word.size() - 3));
+}
+
 } // namespace hapmoe

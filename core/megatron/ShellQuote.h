@@ -30,6 +30,9 @@ public:
     static bool isValidLabel(std::string_view label);
     // An environment variable name: [A-Za-z_][A-Za-z0-9_]*.
     static bool isValidName(std::string_view name);
+    // A whole word "${NAME}": what the script reader keeps for a variable the script does not
+    // set (it comes from the environment).
+    static bool isReference(std::string_view word);
 };
 
 } // namespace hapmoe

@@ -507,6 +507,36 @@ private slots:
         QVERIFY(!hasNote(r, "--position-embedding-type"));
     }
 
+    void environmentWordsStaySplit()
+    {
+        // `--lr 1e-4 $EXTRA_ARGS` in the original: bash splits the variable into arguments,
+        // none when it is unset. The launcher writes it unquoted (${EXTRA_ARGS:-}), so
+        // EXTRA_ARGS="--seed 7 --clip-grad 1.0" reaches torchrun as four arguments and an unset
+        // one as none; quoted, it had been one argument "--seed 7 --clip-grad 1.0" (or an empty
+        // one), which Megatron-LM's argparse refuses.
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        PlanDocument d = megatronPlan();
+        ExportOptions o;
+        o.original = importMegatronScript("torchrun --nproc_per_node=8 pretrain_gpt.py --num-layers 32 --hidden-size 4096 "
+                                          "--num-attention-heads 32 --seq-length 4096 --max-position-embeddings 32768 --bf16 "
+                                          "--lr 1e-4 $EXTRA_ARGS\n",
+                                          "extra.sh");
+        const ExportResult r = exportLauncher(d, o);
+        QVERIFY2(r.ok, r.refusal.c_str());
+        QVERIFY(r.script.find("\n    ${EXTRA_ARGS:-}\n") != std::string::npos);
+        QVERIFY(hasNote(r, "${EXTRA_ARGS}: carried over unquoted"));
+        QProcessEnvironment env = launcherEnvironment();
+        env.remove("EXTRA_ARGS");
+        std::vector<std::string> args = runLauncher(dir, r.script, "0", nullptr, env);
+        QCOMPARE(valuesAfter(args, "--lr"), std::vector<std::string>{"1e-4"});
+        QVERIFY(!contains(args, ""));
+        env.insert("EXTRA_ARGS", "--seed 7 --clip-grad 1.0");
+        args = runLauncher(dir, r.script, "0", nullptr, env);
+        QCOMPARE(valuesAfter(args, "--seed"), std::vector<std::string>{"7"});
+        QCOMPARE(valuesAfter(args, "--clip-grad"), std::vector<std::string>{"1.0"});
+    }
+
     void replacedValuesAreNamed()
     {
         // The plan (TP2 PP4 EP4 ETP1, block recompute of 2 layers, GBS 64, SP) rewrites the
@@ -1795,6 +1825,48 @@ private slots:
         // The embedded lists are the reference lists.
         QCOMPARE(FlagList::megatron().flags(), referenceFlags("megatron-lm-flags.txt"));
         QCOMPARE(FlagList::flagscale().flags(), referenceFlags("flagscale-megatron-flags.txt"));
+        // Megatron-LM's value counts and choices are the reference table's nargs and choices
+        // (columns 5 and 6 of megatron-lm-flags-detailed.tsv; choices of string options).
+        std::ifstream table(std::string(HAPMOE_SHARED_REFERENCE_DIR) + "/megatron-lm-flags-detailed.tsv");
+        std::string line;
+        int rows = 0;
+        while (std::getline(table, line)) {
+            if (line.rfind("--", 0) != 0)
+                continue;
+            std::vector<std::string> col;
+            for (std::size_t at = 0;;) {
+                const std::size_t tab = line.find('\t', at);
+                col.push_back(line.substr(at, tab == std::string::npos ? std::string::npos : tab - at));
+                if (tab == std::string::npos)
+                    break;
+                at = tab + 1;
+            }
+            QVERIFY(col.size() >= 6);
+            const std::string& nargs = col[4];
+            const FlagList::ValueCount want = nargs == "None" ? FlagList::ValueCount{1, 1}
+                : nargs == "+"                               ? FlagList::ValueCount{1, -1}
+                : nargs == "*"                               ? FlagList::ValueCount{0, -1}
+                : nargs == "?"                               ? FlagList::ValueCount{0, 1}
+                                                             : FlagList::ValueCount{std::stoi(nargs), std::stoi(nargs)};
+            for (std::size_t at = 0; at < col[0].size();) {
+                const std::size_t space = col[0].find(' ', at);
+                const std::string option = col[0].substr(at, space == std::string::npos ? std::string::npos : space - at);
+                const auto got = FlagList::megatron().valueCount(option);
+                QVERIFY2(got && got->min == want.min && got->max == want.max, option.c_str());
+                const std::vector<std::string>* choices = FlagList::megatron().choices(option);
+                if (!col[5].empty() && nargs == "None" && (col[3] == "None" || col[3] == "str")) {
+                    QVERIFY2(choices, option.c_str());
+                    std::string joined;
+                    for (const std::string& c : *choices)
+                        joined += (joined.empty() ? "" : ",") + c;
+                    QCOMPARE(joined, col[5]);
+                }
+                at = space == std::string::npos ? col[0].size() : space + 1;
+            }
+            ++rows;
+        }
+        QCOMPARE(rows, 838);
+        QVERIFY(!FlagList::flagscale().valueCount("--lr"));   // FlagScale's list does not record them
         QCOMPARE(FlagList::megatron().flags().size(), std::size_t(878));   // the list's own header: 878 option strings
     }
 };

@@ -1049,6 +1049,53 @@ private slots:
                                  "(processes per label H800 8, A100 8; the meshes of each label hold H800 4, A100 12)"));
         }
     }
+
+    void argparseValueCountsAndChoices()
+    {
+        // Megatron-LM's argparse (nargs and choices of megatron/training/arguments.py at
+        // d98e8a64, resources/megatron-flags.json) stops the run at a word it cannot place; so
+        // does the import, naming the flag and the word.
+        const std::string head = "torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers 24 --hidden-size 2048 "
+                                 "--num-attention-heads 16 --seq-length 2048 --max-position-embeddings 2048 --bf16 "
+                                 "--micro-batch-size 1 --global-batch-size 64 --vocab-size 32000 ";
+        auto refusal = [&](const std::string& extra) -> std::string {
+            try {
+                validateScriptModel(importMegatronScript(head + extra + "\n", "v.sh"));
+            } catch (const InputError& e) {
+                return e.what();
+            }
+            return "accepted";
+        };
+        QCOMPARE(refusal("--lr 1e-4 0.5"),
+                 std::string("v.sh: --lr: line 1: takes one value, and \"0.5\" follows \"1e-4\": Megatron-LM refuses the extra "
+                             "argument (argparse: unrecognized arguments)"));
+        QCOMPARE(refusal("--swiglu true"),
+                 std::string("v.sh: --swiglu: line 1: takes no value (a switch), and \"true\" follows it: Megatron-LM refuses the "
+                             "extra argument (argparse: unrecognized arguments)"));
+        QCOMPARE(refusal("--swiglu=true"),
+                 std::string("v.sh: --swiglu: line 1: takes no value (a switch), got \"--swiglu=true\": Megatron-LM refuses it "
+                             "(argparse: ignored explicit argument)"));
+        QCOMPARE(refusal("--rampup-batch-size 16 16"),
+                 std::string("v.sh: --rampup-batch-size: line 1: takes 3 values, got 2: Megatron-LM refuses it (argparse: "
+                             "expected 3 values)"));
+        QCOMPARE(refusal("--normalization rmsnorm"),
+                 std::string("v.sh: --normalization: line 1: expected one of LayerNorm, RMSNorm, got \"rmsnorm\" (Megatron-LM's "
+                             "choices, which are case-sensitive)"));
+        // Flags of any number of values, and a switch given the usual way, pass.
+        QCOMPARE(refusal("--data-path 0.5 /a 0.5 /b --swiglu --recompute-modules core_attn mlp"), std::string("accepted"));
+
+        // A variable the script does not set (EXTRA_ARGS) after a flag's values is no value of
+        // that flag: bash splits it into the words the environment gives. It stands on its own.
+        const ImportedScript env = importMegatronScript(head + "--tensor-model-parallel-size 2 $EXTRA_ARGS --lr 1e-4 $MORE\n", "e.sh");
+        validateScriptModel(env);
+        QCOMPARE(env.parallel.tp, 2);
+        QVERIFY(findFlag(env, "${EXTRA_ARGS}") && findFlag(env, "${EXTRA_ARGS}")->values.empty());
+        QVERIFY(findFlag(env, "${MORE}"));
+        QCOMPARE(findFlag(env, "--lr")->values, std::vector<std::string>{"1e-4"});
+        // Where the flag still needs its value, the variable is the value.
+        const ImportedScript path = importMegatronScript(head + "--data-path $DATA\n", "d.sh");
+        QCOMPARE(findFlag(path, "--data-path")->values, std::vector<std::string>{"${DATA}"});
+    }
 };
 
 QTEST_APPLESS_MAIN(TestScriptImport)
