@@ -10,6 +10,7 @@
 #include "util/Strings.h"
 
 #include <algorithm>
+#include <iomanip>
 #include <array>
 #include <cstdio>
 #include <cstdlib>
@@ -518,6 +519,12 @@ private:
     }
 
     bool originalHas(const std::string& flag) const { return originalValues(flag) != nullptr; }
+    // The original's first value of a flag, unquoted, or Megatron-LM's default.
+    std::string originalFirst(const std::string& flag, const std::string& fallback) const
+    {
+        const std::vector<std::string>* v = originalValues(flag);
+        return v && !v->empty() ? ShellQuote::unquoted(v->front()) : fallback;
+    }
 
     bool allNvidiaSm80() const
     {
@@ -633,6 +640,16 @@ private:
             ArgGroup moe{"MOE_ARGS", "mixture of experts", {}};
             moe.args.push_back({"--num-experts", {std::to_string(m.num_experts)}});
             moe.args.push_back({"--moe-router-topk", {std::to_string(m.moe_router_topk)}});
+            // Megatron-Core's TransformerConfig raises "Please use --moe-router-pre-softmax when
+            // topk is 1" for softmax scores without Sinkhorn balancing: a softmax over one
+            // selected logit is 1 and its gradient 0.
+            if (m.moe_router_topk == 1 && originalFirst("--moe-router-score-function", "softmax") == "softmax"
+                && originalFirst("--moe-router-load-balancing-type", "aux_loss") != "sinkhorn") {
+                moe.args.push_back({"--moe-router-pre-softmax", {}});
+                if (!originalHas("--moe-router-pre-softmax"))
+                    m_notes.push_back("--moe-router-pre-softmax: written, as Megatron-LM needs it for top-1 routing with softmax scores "
+                                      "(the softmax of one selected logit has no gradient)");
+            }
             if (m.moe_ffn_hidden_size > 0)
                 moe.args.push_back({"--moe-ffn-hidden-size", {std::to_string(m.moe_ffn_hidden_size)}});
             if (!m.moe_layer_pattern.empty())
@@ -909,6 +926,18 @@ private:
     }
 
     // Megatron-LM's schedule needs PP <= N <= M and M % N either 0 or >= PP (reference section 2).
+    // --rampup-batch-size START STEP SAMPLES: every batch of the ramp (START + k STEP, up to the
+    // global batch) is a multiple of MBS x DP, or Megatron-Core's calculator stops the run
+    // ("current global batch size ... is not divisible by micro_batch_size * data_parallel_size").
+    static bool rampFits(const ScriptFlag& f, int step)
+    {
+        if (f.values.size() != 3 || step <= 0)
+            return false;
+        const long start = std::strtol(ShellQuote::unquoted(f.values[0]).c_str(), nullptr, 10);
+        const long increment = std::strtol(ShellQuote::unquoted(f.values[1]).c_str(), nullptr, 10);
+        return start > 0 && increment > 0 && start % step == 0 && increment % step == 0;
+    }
+
     static bool microbatchGroupFits(const ScriptFlag& f, int pp, int microbatches)
     {
         if (f.values.empty())
@@ -1039,6 +1068,13 @@ private:
             + (given("--account-for-loss-in-pipeline-split") ? 1 : 0);
         if (op.vpp > 1 && op.pp > 0 && counted % (op.pp * op.vpp) == 0)
             same("--num-layers-per-virtual-pipeline-stage", num(counted / (op.pp * op.vpp)), vppWhy);
+        // The plan's split is written layer by layer (or evenly): counting the embedding or the
+        // loss as a layer is the original's way of writing its own split.
+        for (const char* f : {"--account-for-embedding-in-pipeline-split", "--account-for-loss-in-pipeline-split"})
+            if (given(f))
+                m_notes.push_back(std::string(f) + ": not written (the plan's decoder layers per stage are written "
+                                  + (emittedValues("--pipeline-model-parallel-layout") ? "as --pipeline-model-parallel-layout" : "as an even split")
+                                  + ", with the embedding and the loss where the plan costs them)");
         if (given("--num-virtual-stages-per-pipeline-rank") && op.vpp != plan.vpp)
             m_notes.push_back("--num-virtual-stages-per-pipeline-rank " + std::to_string(op.vpp) + " -> not written (the plan's VPP is "
                               + std::to_string(plan.vpp) + ")");
@@ -1123,6 +1159,20 @@ private:
             return false;
         };
         const bool scoreFunctionDropped = headOnlyValue("--moe-router-score-function", firstValue("--moe-router-score-function").value_or(""));
+        // Transformer Engine runs FP8 only on compute capability 8.9 or more
+        // (transformer_engine/pytorch/fp8.py check_fp8_support: "Device compute capability 8.9
+        // or higher required for FP8 execution"); one stage below it and the job stops.
+        std::string noFp8;
+        for (const StagePlan& st : plan.stages) {
+            const DeviceType* t = typeOf(m_cat, st.device_type);
+            if (t && t->vendor == "NVIDIA" && t->compute_capability > 0 && t->compute_capability < 8.9) {
+                std::ostringstream cc;
+                cc << std::fixed << std::setprecision(1) << t->compute_capability;
+                noFp8 = "Transformer Engine runs FP8 only on compute capability 8.9 or higher, and " + st.device_type + " has "
+                    + cc.str() + "; the plan is costed at the BF16 rate either way";
+                break;
+            }
+        }
         std::vector<bool> balancingDropped;   // per load-balancing type of the original
         if (const std::vector<std::string>* types = originalValues("--moe-router-load-balancing-type"))
             for (const std::string& v : *types)
@@ -1141,6 +1191,15 @@ private:
             }
             if (f.name.size() < 2 || f.name[0] != '-')
                 why = "a value without a flag";
+            else if (f.name.rfind("--fp8-", 0) == 0 && !noFp8.empty())
+                why = noFp8;
+            else if (f.name == "--rampup-batch-size" && !rampFits(f, plan.global_batch_size / std::max(1, microbatches))
+                     && !originalHas("--decrease-batch-size-if-needed"))
+                why = "every batch of the ramp must be a multiple of the plan's micro-batch step MBS x DP = "
+                    + std::to_string(plan.global_batch_size / std::max(1, microbatches))
+                    + " (Megatron-Core's RampupBatchsizeNumMicroBatchesCalculator asserts it), and its start "
+                    + ShellQuote::unquoted(f.values.empty() ? std::string() : f.values.front()) + " and step "
+                    + ShellQuote::unquoted(f.values.size() > 1 ? f.values[1] : std::string()) + " are not";
             else if (emitted.count(f.name))
                 why = "the plan sets it";
             else if (!list.contains(f.name))

@@ -599,6 +599,13 @@ private:
         if (m.num_experts > 0) {
             m.moe_ffn_hidden_size = intFlag("--moe-ffn-hidden-size", 0);
             m.moe_router_topk = intFlag("--moe-router-topk", 2);
+            // Megatron-Core's TransformerConfig: "Please use --moe-router-pre-softmax when topk
+            // is 1" (softmax scores, no Sinkhorn balancing).
+            if (m.moe_router_topk == 1 && !has("--moe-router-pre-softmax") && str("--moe-router-score-function").value_or("softmax") == "softmax"
+                && str("--moe-router-load-balancing-type").value_or("aux_loss") != "sinkhorn")
+                m_out.invalid_values.push_back({"--moe-router-topk", "1", "",
+                                                at("--moe-router-topk") + "top-1 routing with softmax scores needs --moe-router-pre-softmax "
+                                                "(Megatron-LM raises \"Please use --moe-router-pre-softmax when topk is 1\")"});
             m.moe_shared_expert_intermediate_size = intFlag("--moe-shared-expert-intermediate-size", 0, 0);
             const std::string dispatcher = str("--moe-token-dispatcher-type").value_or("allgather");
             if (dispatcher == "alltoall") m.moe_token_dispatcher_type = TokenDispatcher::AllToAll;
@@ -624,6 +631,9 @@ private:
             }
         }
         m.training.precision = has("--fp16") ? Precision::FP16 : Precision::BF16;
+        if (has("--fp16") && has("--bf16"))   // Megatron-LM's validate_args: the two exclude each other
+            m_out.invalid_values.push_back({"--bf16", "", "", at("--bf16") + "--bf16 and --fp16 are both given; Megatron-LM refuses "
+                                            "the pair (one precision for the whole model)"});
         if (!has("--fp16") && !has("--bf16"))
             warn(at() + "neither --bf16 nor --fp16: Megatron-LM trains in fp32; the estimate assumes bf16");
     }
@@ -684,6 +694,9 @@ private:
                    "only, an upper bound, and an export writes the plan for the distributed optimizer");
         if (has("--use-dualpipev"))
             warn(at("--use-dualpipev") + "--use-dualpipev is not modelled: the schedule is costed as 1F1B");
+        if (has("--rampup-batch-size"))
+            warn(at("--rampup-batch-size") + "--rampup-batch-size is not modelled: an iteration is costed at the full global batch, "
+                 "which the ramp reaches at its end");
         const std::string graphs = str("--cuda-graph-impl").value_or("none");
         if (graphs != "none" || has("--enable-cuda-graph") || has("--external-cuda-graph"))
             warn(at() + "CUDA graphs are not modelled (the cost model has no host launch overhead to remove)");
@@ -709,6 +722,16 @@ private:
         p.tp = intFlag("--tensor-model-parallel-size", 1);
         p.pp = intFlag("--pipeline-model-parallel-size", 1);
         p.cp = intFlag("--context-parallel-size", 1);
+        // --cp-comm-type a2a+p2p needs --hierarchical-context-parallel-sizes (reference
+        // section 2); with CP 1 the comm type is never used.
+        if (p.cp > 1 && !has("--hierarchical-context-parallel-sizes"))
+            for (const std::string& v : m_flags.count("--cp-comm-type") ? m_flags.at("--cp-comm-type") : std::vector<std::string>{})
+                if (ShellQuote::unquoted(v) == "a2a+p2p") {
+                    m_out.invalid_values.push_back({"--cp-comm-type", "a2a+p2p", "", at("--cp-comm-type")
+                                                    + "a2a+p2p needs --hierarchical-context-parallel-sizes, whose product is CP "
+                                                    + std::to_string(p.cp) + "; Megatron-LM refuses it without"});
+                    break;
+                }
         p.ep = intFlag("--expert-model-parallel-size", 1);
         p.etp = intFlag("--expert-tensor-parallel-size", 0, 0);
         p.sequence_parallel = has("--sequence-parallel");

@@ -38,6 +38,12 @@ std::set<std::string> referenceFlags(const std::string& name)
     return flags;
 }
 
+// Whether a warning of the import contains the text.
+bool hasWarning(const ImportedScript& s, const std::string& text)
+{
+    return std::any_of(s.warnings.begin(), s.warnings.end(), [&](const std::string& w) { return w.find(text) != std::string::npos; });
+}
+
 // Whether a note of the export contains the text.
 bool hasNote(const ExportResult& r, const std::string& text)
 {
@@ -206,6 +212,19 @@ std::vector<std::string> valuesAfter(const std::vector<std::string>& args, const
     for (++it; it != args.end() && it->rfind("--", 0) != 0; ++it)
         values.push_back(*it);
     return values;
+}
+
+// The plan with its A100 stages on H20 (compute capability 9.0): a launcher carries FP8 flags
+// only when every stage runs FP8 (Transformer Engine needs compute capability 8.9).
+PlanDocument onFp8Devices(PlanDocument d)
+{
+    for (Node& n : d.cluster.nodes)
+        if (n.device_type == "A100-80GB")
+            n.device_type = "H20";
+    for (StagePlan& st : d.plan.stages)
+        if (st.device_type == "A100-80GB")
+            st.device_type = "H20";
+    return d;
 }
 
 bool contains(const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); }
@@ -505,6 +524,67 @@ private slots:
         QVERIFY(contains(args, "--use-rotary-position-embeddings"));
         QVERIFY(!contains(args, "--position-embedding-type"));
         QVERIFY(!hasNote(r, "--position-embedding-type"));
+    }
+
+    void fp8OnlyWhereEveryStageRunsIt()
+    {
+        // Transformer Engine's check_fp8_support: "Device compute capability 8.9 or higher
+        // required for FP8 execution". The plan's A100 stages (8.0) would stop the job, so the
+        // original's FP8 flags stay out, each with the reason; on H800 and H20 (9.0) they stay.
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        ExportOptions o;
+        o.original = importMegatronScript("torchrun --nproc_per_node=8 pretrain_gpt.py --num-layers 32 --hidden-size 4096 "
+                                          "--num-attention-heads 32 --seq-length 4096 --max-position-embeddings 32768 --bf16 "
+                                          "--fp8-format hybrid --fp8-amax-history-len 1024\n",
+                                          "fp8.sh");
+        ExportResult r = exportLauncher(megatronPlan(), o);
+        QVERIFY2(r.ok, r.refusal.c_str());
+        std::vector<std::string> args = runLauncher(dir, r.script, "0");
+        QVERIFY(!contains(args, "--fp8-format") && !contains(args, "--fp8-amax-history-len"));
+        QVERIFY(hasNote(r, "--fp8-format: not carried over (Transformer Engine runs FP8 only on compute capability 8.9 or higher, "
+                           "and A100-80GB has 8.0; the plan is costed at the BF16 rate either way)"));
+        r = exportLauncher(onFp8Devices(megatronPlan()), o);
+        QVERIFY2(r.ok, r.refusal.c_str());
+        args = runLauncher(dir, r.script, "0");
+        QCOMPARE(valuesAfter(args, "--fp8-format"), std::vector<std::string>{"hybrid"});
+    }
+
+    void topOneRoutingGetsPreSoftmax()
+    {
+        // Megatron-Core's TransformerConfig raises "Please use --moe-router-pre-softmax when topk
+        // is 1" for softmax scores without Sinkhorn balancing: the launcher of a top-1 model
+        // writes the switch, and says so.
+        PlanDocument d = megatronPlan();
+        d.model.moe_router_topk = 1;
+        const ExportResult r = exportLauncher(d, {});
+        QVERIFY2(r.ok, r.refusal.c_str());
+        QVERIFY(r.script.find("    --moe-router-topk 1\n    --moe-router-pre-softmax\n") != std::string::npos);
+        QVERIFY(hasNote(r, "--moe-router-pre-softmax: written, as Megatron-LM needs it for top-1 routing"));
+        d.model.moe_router_topk = 2;
+        QVERIFY(exportLauncher(d, {}).script.find("--moe-router-pre-softmax") == std::string::npos);
+    }
+
+    void rampUpFollowsTheMicroBatchStep()
+    {
+        // Megatron-Core's RampupBatchsizeNumMicroBatchesCalculator asserts every batch of the
+        // ramp is a multiple of MBS x DP. The plan (MBS 1, DP 4: a step of 4) keeps a ramp from
+        // 8 by 4 and drops one from 2 by 2.
+        PlanDocument d = megatronPlan();
+        const int step = d.plan.global_batch_size / d.plan.numMicrobatches();
+        QCOMPARE(step, 4);
+        const std::string head = "torchrun --nproc_per_node=8 pretrain_gpt.py --num-layers 32 --hidden-size 4096 "
+                                 "--num-attention-heads 32 --seq-length 4096 --max-position-embeddings 32768 --bf16 ";
+        ExportOptions o;
+        o.original = importMegatronScript(head + "--rampup-batch-size 8 4 100000\n", "ramp.sh");
+        QVERIFY(hasWarning(*o.original, "--rampup-batch-size is not modelled"));
+        ExportResult r = exportLauncher(d, o);
+        QVERIFY(r.script.find("--rampup-batch-size 8 4 100000") != std::string::npos);
+        o.original = importMegatronScript(head + "--rampup-batch-size 2 2 100000\n", "ramp.sh");
+        r = exportLauncher(d, o);
+        QVERIFY(r.script.find("    --rampup-batch-size") == std::string::npos);
+        QVERIFY(hasNote(r, "--rampup-batch-size: not carried over (every batch of the ramp must be a multiple of the plan's "
+                           "micro-batch step MBS x DP = 4"));
     }
 
     void environmentWordsStaySplit()
@@ -1550,7 +1630,7 @@ private slots:
         o.original = importMegatronScript(head + "--hybrid-context-parallel --fp8-format hybrid --fp8-param-gather "
                                                  "--overlap-param-gather-with-optimizer-step\n",
                                           "a.sh");
-        PlanDocument d = megatronPlan();   // PP 4, distributed optimizer, no VPP
+        PlanDocument d = onFp8Devices(megatronPlan());   // PP 4, distributed optimizer, no VPP
         ExportResult r = exportLauncher(d, o);
         QVERIFY2(r.ok, r.refusal.c_str());
         std::vector<std::string> args = runLauncher(dir, r.script, "0");
@@ -1575,7 +1655,7 @@ private slots:
 
         // VPP 2 with the distributed optimizer: still refused with distributed checkpoints,
         // kept with --ckpt-format torch.
-        d = megatronPlan();
+        d = onFp8Devices(megatronPlan());
         d.plan.vpp = 2;
         r = exportLauncher(d, o);
         QVERIFY2(r.ok, r.refusal.c_str());
@@ -1592,7 +1672,7 @@ private slots:
         QCOMPARE(valuesAfter(args, "--ckpt-format"), std::vector<std::string>{"torch"});
 
         // Optimizer CPU offload with another fp8 recipe: no fp8 param gather.
-        d = megatronPlan();
+        d = onFp8Devices(megatronPlan());
         d.plan.optimizer_offload_fraction = 0.5;
         o.original = importMegatronScript(head + "--fp8-format e4m3 --fp8-recipe tensorwise --fp8-param-gather\n", "c.sh");
         r = exportLauncher(d, o);

@@ -1096,6 +1096,39 @@ private slots:
         const ImportedScript path = importMegatronScript(head + "--data-path $DATA\n", "d.sh");
         QCOMPARE(findFlag(path, "--data-path")->values, std::vector<std::string>{"${DATA}"});
     }
+
+    void megatronConfigurationRules()
+    {
+        // Rules Megatron-LM checks before training, refused at import with the flag:
+        // --bf16 with --fp16 (validate_args), top-1 softmax routing without
+        // --moe-router-pre-softmax (TransformerConfig), --cp-comm-type a2a+p2p without
+        // --hierarchical-context-parallel-sizes (reference section 2).
+        const std::string head = "torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers 8 --hidden-size 1024 "
+                                 "--num-attention-heads 16 --seq-length 4096 --max-position-embeddings 4096 "
+                                 "--micro-batch-size 1 --global-batch-size 64 --vocab-size 32000 ";
+        auto refusal = [&](const std::string& extra) -> std::string {
+            try {
+                validateScriptModel(importMegatronScript(head + extra + "\n", "r.sh"));
+            } catch (const InputError& e) {
+                return e.what();
+            }
+            return "accepted";
+        };
+        QCOMPARE(refusal("--bf16 --fp16"),
+                 std::string("r.sh: --bf16: line 1: --bf16 and --fp16 are both given; Megatron-LM refuses the pair (one precision for "
+                             "the whole model)"));
+        const std::string moe = "--bf16 --num-experts 8 --moe-ffn-hidden-size 1024 --moe-router-topk 1 ";
+        QCOMPARE(refusal(moe),
+                 std::string("r.sh: --moe-router-topk: line 1: top-1 routing with softmax scores needs --moe-router-pre-softmax "
+                             "(Megatron-LM raises \"Please use --moe-router-pre-softmax when topk is 1\")"));
+        QCOMPARE(refusal(moe + "--moe-router-pre-softmax"), std::string("accepted"));
+        QCOMPARE(refusal(moe + "--moe-router-score-function sigmoid"), std::string("accepted"));
+        QCOMPARE(refusal("--bf16 --context-parallel-size 4 --cp-comm-type a2a+p2p"),
+                 std::string("r.sh: --cp-comm-type: line 1: a2a+p2p needs --hierarchical-context-parallel-sizes, whose product is CP 4; "
+                             "Megatron-LM refuses it without"));
+        QCOMPARE(refusal("--bf16 --context-parallel-size 4 --cp-comm-type a2a+p2p --hierarchical-context-parallel-sizes 2 2"),
+                 std::string("accepted"));
+    }
 };
 
 QTEST_APPLESS_MAIN(TestScriptImport)
