@@ -155,8 +155,14 @@ ModelSpec readModelObject(const JsonNode& n)
     }
     m.moe_shared_expert_intermediate_size = n.optInt("moe_shared_expert_intermediate_size", 0, 0);
     m.moe_token_dispatcher_type = dispatcherAt(n.optChoice("moe_token_dispatcher_type", kDispatcherNames, 0));
-    if (auto t = n.optChild("training"))
-        readTraining(*t, m.training);
+    const auto training = n.optChild("training");
+    if (training)
+        readTraining(*training, m.training);
+    // The default imbalance (1.2, paper section 3.2) is capped at E / k, the most an expert can
+    // get (each token once): a model of 2 experts, top-2, is balanced by construction. A value
+    // given above E / k is the model's error (validateModel).
+    if (!(training && training->has("router_imbalance")) && m.num_experts > 0 && m.moe_router_topk > 0)
+        m.training.router_imbalance = std::min(m.training.router_imbalance, static_cast<double>(m.num_experts) / m.moe_router_topk);
     return m;
 }
 

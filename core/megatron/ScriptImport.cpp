@@ -599,6 +599,8 @@ private:
         if (m.num_experts > 0) {
             m.moe_ffn_hidden_size = intFlag("--moe-ffn-hidden-size", 0);
             m.moe_router_topk = intFlag("--moe-router-topk", 2);
+            if (m.moe_router_topk > 0)   // the default imbalance, capped at E / k (as a model file reads it)
+                m.training.router_imbalance = std::min(m.training.router_imbalance, static_cast<double>(m.num_experts) / m.moe_router_topk);
             // Megatron-Core's TransformerConfig: "Please use --moe-router-pre-softmax when topk
             // is 1" (softmax scores, no Sinkhorn balancing).
             if (m.moe_router_topk == 1 && !has("--moe-router-pre-softmax") && str("--moe-router-score-function").value_or("softmax") == "softmax"

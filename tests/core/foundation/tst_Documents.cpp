@@ -163,6 +163,7 @@ class tst_Documents : public QObject {
     Q_OBJECT
 private slots:
     void modelRoundTrip();
+    void defaultImbalanceCappedByExperts();
     void moeLayerFreqAsInteger();
     void clusterRoundTrip();
     void profileRoundTrip();
@@ -370,6 +371,24 @@ void tst_Documents::exampleProjectLoads()
     validateCluster(p.cluster, DeviceCatalog::builtin(), "example.hapmoe");
     QCOMPARE(q(p.model.name), QStringLiteral("Mixtral-S"));
     QCOMPARE(p.cluster.totalDevices(), 32);
+}
+
+void tst_Documents::defaultImbalanceCappedByExperts()
+{
+    // 2 experts, top-2: every token goes to both, so the max over mean load is E / k = 1. The
+    // default imbalance 1.2 is capped there (a file without router_imbalance used to be
+    // refused); a value given above E / k stays an error.
+    const std::string head = R"({"format": "hapmoe.model", "version": 2, "name": "two", "num_layers": 2, "hidden_size": 512,
+        "num_attention_heads": 8, "vocab_size": 1000, "seq_length": 256, "num_experts": 2, "moe_router_topk": 2)";
+    const ModelSpec m = readModel(head + "}", "two.json");
+    QCOMPARE(m.training.router_imbalance, 1.0);
+    validateModel(m, "two.json");
+    const ModelSpec eight = readModel(R"({"format": "hapmoe.model", "version": 2, "name": "eight", "num_layers": 2,
+        "hidden_size": 512, "num_attention_heads": 8, "vocab_size": 1000, "seq_length": 256, "num_experts": 8, "moe_router_topk": 2})",
+                                      "eight.json");
+    QCOMPARE(eight.training.router_imbalance, 1.2);   // below E / k = 4: the default as it is
+    const ModelSpec given = readModel(head + R"(, "training": {"router_imbalance": 1.2}})", "given.json");
+    QVERIFY_THROWS_EXCEPTION(InputError, validateModel(given, "given.json"));
 }
 
 void tst_Documents::migratesModelV1()
