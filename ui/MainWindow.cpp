@@ -12,7 +12,9 @@
 #include "PropertyEditor.h"
 #include "SearchPanel.h"
 #include "SearchRunner.h"
+#include "ElidedLinesDelegate.h"
 #include "Theme.h"
+#include "UndoKeyForwarder.h"
 
 #include "hardware/DeviceCatalog.h"
 #include "io/Documents.h"
@@ -115,8 +117,20 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_tabs, &QTabWidget::currentChanged, this, &MainWindow::onTabChanged);
     // The Properties dock says it beside the field too, but a click elsewhere on the canvas
     // that ended the entry also shows another item there.
-    connect(m_properties, &PropertyEditor::inputRejected, this,
-            [this](const QString& message) { statusBar()->showMessage(message, 10000); });
+    connect(m_properties, &PropertyEditor::inputRejected, this, &MainWindow::showRefusedValue);
+    connect(m_searchPanel, &SearchPanel::inputRejected, this, &MainWindow::showRefusedValue);
+    for (auto signal : {&ProjectDocument::clusterChanged, &ProjectDocument::modelChanged, &ProjectDocument::searchSettingsChanged,
+                        &ProjectDocument::projectReset})
+        connect(m_document, signal, this, &MainWindow::clearRefusedValue);
+    // A field of the Model tab that shows a value the model did not take: Run refuses until
+    // it is corrected or undone (the search would run on the value the field no longer shows).
+    connect(m_modelPanel, &ModelPanel::pendingEditChanged, m_searchPanel, &SearchPanel::setPendingEdit);
+    connect(m_document, &ProjectDocument::clusterChanged, this, &MainWindow::followNames);
+    connect(m_document, &ProjectDocument::modelChanged, this, &MainWindow::followNames);
+    // Launchers and plans are offered in the project's folder.
+    connect(m_document, &ProjectDocument::fileNameChanged, this, [this] {
+        m_explorer->setExportFolder(m_document->fileName().isEmpty() ? QString() : QFileInfo(m_document->fileName()).absolutePath());
+    });
     connect(m_searchPanel, &SearchPanel::searchFinished, this, &MainWindow::onSearchFinished);
     connect(m_searchPanel, &SearchPanel::planActivated, this, [this](int row) {
         if (row >= 0 && row < m_explorer->planCount())
@@ -184,6 +198,8 @@ void MainWindow::createDocks()
     m_presets->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
     m_presets->header()->setStretchLastSection(true);
     m_presets->setTextElideMode(Qt::ElideRight);
+    m_presets->setItemDelegateForColumn(1, new ElidedLinesDelegate(m_presets));
+    m_presets->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);   // the lines are elided to the width in view
     for (const auto& p : clusterPresets()) {
         // "32 devices: 910B-376T 2x8 + MI300X 2x8": the name already tells the device count.
         QString summary = QString::fromStdString(p.summary);
@@ -331,6 +347,20 @@ void MainWindow::clearWhatIfMessage()
         statusBar()->clearMessage();
 }
 
+void MainWindow::showRefusedValue(const QString& message)
+{
+    m_refusedValueMessage = message;
+    statusBar()->showMessage(message, 10000);
+}
+
+void MainWindow::clearRefusedValue()
+{
+    // Only that message: a file's warnings or "Saved" keep their time.
+    if (!m_refusedValueMessage.isEmpty() && statusBar()->currentMessage() == m_refusedValueMessage)
+        statusBar()->clearMessage();
+    m_refusedValueMessage.clear();
+}
+
 void MainWindow::onTabChanged()
 {
     if (m_tabs->currentWidget() != m_explorer)
@@ -436,6 +466,10 @@ void MainWindow::createActions()
     redo->setShortcuts(redoKeys);
     edit->addAction(undo);
     edit->addAction(redo);
+    // In a field with nothing of its own to undo, the keys undo and redo the project's edits.
+    auto* forwarder = new UndoKeyForwarder(this, undo, redo);
+    forwarder->setPendingCheck([this](const QWidget* field) { return m_modelPanel->holdsPendingEdit(field); });
+    qApp->installEventFilter(forwarder);
     edit->addSeparator();
     m_canvasActions << edit->addAction(tr("&Copy"), QKeySequence::Copy, m_view, &ClusterView::copySelection)
                     << edit->addAction(tr("&Paste"), QKeySequence::Paste, m_view, &ClusterView::paste)
@@ -445,7 +479,10 @@ void MainWindow::createActions()
     QMenu* cluster = menuBar()->addMenu(tr("&Cluster"));
     QAction* addSwitch = cluster->addAction(studioIcon(QStringLiteral("switch")), tr("Add &Switch"), m_view,
                                             &ClusterView::addSwitchAtCenter);
-    addSwitch->setShortcut(QKeySequence(tr("Ctrl+Shift+S", "add switch")));
+    // Ctrl+Shift+S is Save As on GNOME, KDE and macOS (QKeySequence::SaveAs); Ctrl+Shift+W is
+    // no standard key on any platform (the table in Qt's qplatformtheme.cpp).
+    addSwitch->setShortcut(QKeySequence(tr("Ctrl+Shift+W", "add switch")));
+    m_addSwitchAction = addSwitch;
     m_connectAction = cluster->addAction(studioIcon(QStringLiteral("connect")), tr("&Connect Tool"));
     m_connectAction->setCheckable(true);
     m_connectAction->setShortcut(QKeySequence(tr("Ctrl+L")));
@@ -484,8 +521,12 @@ void MainWindow::createActions()
     });
 
     QMenu* search = menuBar()->addMenu(tr("&Search"));
-    m_runAction = search->addAction(studioIcon(QStringLiteral("run")), tr("&Run Search"), QKeySequence(Qt::Key_F5),
-                                    m_searchPanel, &SearchPanel::run);
+    m_runAction = search->addAction(studioIcon(QStringLiteral("run")), tr("&Run Search"), QKeySequence(Qt::Key_F5), this, [this] {
+        // The Search dock says why it refuses; a field at fault on the Model tab is named in the
+        // status bar too, beside the field the user is looking at.
+        if (!m_searchPanel->run() && !m_modelPanel->pendingEdit().isEmpty())
+            statusBar()->showMessage(tr("Cannot search: %1").arg(m_modelPanel->pendingEdit()), 10000);
+    });
     m_cancelAction = search->addAction(studioIcon(QStringLiteral("stop")), tr("&Cancel Search"),
                                        QKeySequence(Qt::Key_Escape | Qt::SHIFT), m_searchPanel, &SearchPanel::cancel);
     m_cancelAction->setEnabled(false);
@@ -863,6 +904,13 @@ std::optional<ImportedScript> MainWindow::currentScript() const
         // The search panel says why the script is not used when a search starts.
         return std::nullopt;
     }
+}
+
+void MainWindow::followNames()
+{
+    // Plans that still fit the project differ from it in canvas positions and names only.
+    if (m_explorer->planCount() > 0 && m_document->savedPlansCurrent())
+        m_explorer->followNames(m_document->model(), m_document->cluster());
 }
 
 void MainWindow::updateOutdated()

@@ -56,6 +56,7 @@ public:
     PlanExplorerWidget* explorer() const { return m_explorer; }
     AutosaveManager* autosave() const { return m_autosave; }
     QTabWidget* tabs() const { return m_tabs; }
+    QAction* addSwitchAction() const { return m_addSwitchAction; }
 
     // Batch mode (screenshots, tests): no dialogs; errors go to stderr and lastError().
     void setBatchMode(bool on) { m_batch = on; }
@@ -117,6 +118,13 @@ private:
     // The explorer's what-if suggestion, and its removal once it is stale.
     static QString whatIfMessagePrefix();
     void clearWhatIfMessage();
+    // A value a field did not take, in the status bar until the project changes (an undo,
+    // another value): then the value it says the field kept may no longer be the field's.
+    void showRefusedValue(const QString& message);
+    void clearRefusedValue();
+    // Renamed hosts or model while the plans stay current: the explorer's exports use the
+    // names as they are now.
+    void followNames();
 
     ProjectDocument* m_document;
     AutosaveManager* m_autosave;
@@ -136,9 +144,11 @@ private:
     QMenu* m_recentMenu = nullptr;
     QMenu* m_viewMenu = nullptr;
     QAction* m_connectAction = nullptr;
+    QAction* m_addSwitchAction = nullptr;
     QAction* m_runAction = nullptr;
     QAction* m_cancelAction = nullptr;
     QString m_lastError;
+    QString m_refusedValueMessage;   // showRefusedValue's message while the status bar shows it
     bool m_batch = false;
     QList<QDockWidget*> m_designDocks;
     // Edit and canvas actions (copy, paste, delete, select all, add switch, connect, zoom):

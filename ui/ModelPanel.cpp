@@ -431,6 +431,7 @@ void ModelPanel::refresh()
     for (const auto& f : std::as_const(m_fields))
         f.editor->setStyleSheet(QString());
     m_message->clear();
+    setPendingEdit(QString());   // the fields show the document again
     // A model read from a file or a script may break a rule the fields enforce when typed
     // (hidden size 4095 with 32 heads): the field at fault is marked as it would be.
     try {
@@ -487,13 +488,39 @@ void ModelPanel::edited(const QString& key)
     } catch (const InputError& e) {
         // Keep what the user typed on screen, name the field at fault, do not commit.
         markInvalid(e, key);
+        m_pendingKey = key;
+        setPendingEdit(tr("%1 on the Model tab shows %2, which the model does not take (%3: %4); correct it, or "
+                          "undo to put the model's value back")
+                           .arg(fieldLabel(key), shownValue(key), QString::fromStdString(e.where()),
+                                QString::fromStdString(e.detail())));
         return;
     }
     m_message->clear();
+    setPendingEdit(QString());
     m_committing = true;
     m_document->setModel(candidate, tr("Change %1").arg(fieldLabel(key)), key);
     m_committing = false;
     updateDerived(candidate);
+}
+
+QString ModelPanel::shownValue(const QString& key) const
+{
+    const QWidget* w = fieldEditor(key);
+    if (const auto* spin = qobject_cast<const QAbstractSpinBox*>(w))
+        return spin->text();
+    if (const auto* combo = qobject_cast<const QComboBox*>(w))
+        return QStringLiteral("\"%1\"").arg(combo->currentText());
+    if (const auto* line = qobject_cast<const QLineEdit*>(w))
+        return QStringLiteral("\"%1\"").arg(line->text());
+    return {};
+}
+
+void ModelPanel::setPendingEdit(const QString& problem)
+{
+    if (problem == m_pendingEdit)
+        return;
+    m_pendingEdit = problem;
+    emit pendingEditChanged(problem);
 }
 
 void ModelPanel::markInvalid(const InputError& e, const QString& fallbackKey)

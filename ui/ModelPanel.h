@@ -50,6 +50,18 @@ public:
     int columnCount() const { return m_columns; }
     // The narrowest panel in which the groups stand in two columns at their preferred widths.
     int twoColumnWidth() const;
+    // A field shows a value the model did not take (typed, marked red, not committed): says
+    // which and what ("Layers on the Model tab shows 0, ..."); empty when the fields show
+    // the document's model.
+    QString pendingEdit() const { return m_pendingEdit; }
+    // The field `editor` shows a value the model did not take (its own undo has the typing).
+    bool holdsPendingEdit(const QWidget* editor) const
+    {
+        return !m_pendingEdit.isEmpty() && editor && (editor == fieldEditor(m_pendingKey) || editor == fieldEditor(m_invalidKey));
+    }
+
+signals:
+    void pendingEditChanged(const QString& problem);
 
 protected:
     void resizeEvent(QResizeEvent* event) override;
@@ -68,6 +80,9 @@ private:
     void updateDerived(const ModelSpec& model);
     // Marks the field the error names (else fallbackKey's) and says why below the fields.
     void markInvalid(const InputError& error, const QString& fallbackKey);
+    void setPendingEdit(const QString& problem);
+    // The field's text as it shows it ("0", "\"flex\"").
+    QString shownValue(const QString& key) const;
     // Shows in the preset combo the preset the model equals, or the neutral first entry.
     void showMatchingPreset();
     void arrangeGroups(int columns);
@@ -95,6 +110,8 @@ private:
     QLabel* m_derived;
     QLabel* m_script;
     QString m_invalidKey;
+    QString m_pendingEdit;   // pendingEdit()
+    QString m_pendingKey;    // the field typed into last while the model did not take it
     bool m_updating = false;
     bool m_committing = false;
 };

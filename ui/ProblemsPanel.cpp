@@ -3,6 +3,7 @@
 #include "ProjectDocument.h"
 
 #include "hardware/ClusterTopology.h"
+#include "io/Documents.h"
 #include "plan/Deployability.h"
 
 #include <QHeaderView>
@@ -13,6 +14,8 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <cctype>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -110,6 +113,47 @@ QStringList ProblemsPanel::messages() const
     return list;
 }
 
+std::optional<InputError> ProblemsPanel::clusterError() const
+{
+    Cluster c = m_document->cluster();
+    const DeviceCatalog& catalog = m_document->catalog();
+    const auto lower = [](std::string text) {
+        std::transform(text.begin(), text.end(), text.begin(), [](unsigned char ch) { return char(std::tolower(ch)); });
+        return text;
+    };
+    std::set<int> ids;
+    std::set<std::string> taken;   // every host name, ignoring case as host names do
+    for (const Node& n : c.nodes) {
+        ids.insert(n.id);
+        taken.insert(lower(n.host));
+    }
+    for (const Switch& s : c.switches)
+        ids.insert(s.id);
+    std::set<std::string> seen;
+    for (Node& n : c.nodes) {
+        if (!catalog.find(n.device_type) && !catalog.types().empty())
+            n.device_type = catalog.types().front().name;   // "Unknown device" says it
+        // A host name an earlier node has ("Host name" says it) becomes a free one.
+        if (!n.host.empty() && !seen.insert(lower(n.host)).second) {
+            for (int k = 0; taken.count(n.host = "node-" + std::to_string(n.id) + "-" + std::to_string(k)); ++k) {
+            }
+            taken.insert(n.host);
+        }
+    }
+    // "Bad link" says these (ClusterTopology).
+    std::erase_if(c.links, [&](const Link& l) {
+        return !ids.count(l.a) || !ids.count(l.b) || l.a == l.b || !(l.bandwidth_gbytes_per_s > 0) || !(l.latency_us >= 0);
+    });
+    try {
+        validateCluster(c, catalog, "cluster");
+    } catch (const InputError& e) {
+        if (e.where() == "cluster.nodes" && e.detail().starts_with("the cluster has no devices"))
+            return std::nullopt;   // "No devices" says it
+        return e;
+    }
+    return std::nullopt;
+}
+
 void ProblemsPanel::refresh()
 {
     m_tree->clear();
@@ -140,6 +184,23 @@ void ProblemsPanel::refresh()
             add(kindName(p.kind), QString::fromStdString(p.message), p.ids);
     } catch (const std::exception& e) {
         add(tr("Cluster"), QString::fromUtf8(e.what()), {});
+    }
+    // What the files and Run refuse beyond the topology's problems (a node of 10^9 devices, an
+    // empty host name, an id used twice): validateCluster's first error, as Run reports it
+    // (SearchPanel::run). The rows above already name unknown device types, shared host names
+    // and bad links, so the cluster is validated with those set right.
+    if (const std::optional<InputError> error = clusterError()) {
+        std::vector<int> ids;
+        static const QRegularExpression item(QStringLiteral("^cluster\\.(nodes|switches)\\[(\\d+)\\]"));
+        if (const QRegularExpressionMatch m = item.match(QString::fromStdString(error->where())); m.hasMatch()) {
+            const std::size_t i = m.captured(2).toULongLong();
+            const Cluster& c = m_document->cluster();
+            if (m.captured(1) == QLatin1String("nodes") && i < c.nodes.size())
+                ids.push_back(c.nodes[i].id);
+            else if (m.captured(1) == QLatin1String("switches") && i < c.switches.size())
+                ids.push_back(c.switches[i].id);
+        }
+        add(tr("Cluster"), QString::fromStdString(error->where() + ": " + error->detail()), ids);
     }
     try {
         validateModel(m_document->model(), "model");

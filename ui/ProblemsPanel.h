@@ -1,10 +1,15 @@
 #pragma once
 // The list of problems of the project: cluster topology (islands, unknown devices, nodes
-// without a link, bad links) and the model's consistency. Activating a row selects the
+// without a link, bad links), what else the files refuse in a cluster (validateCluster) and
+// the model's consistency. Activating a row selects the
 // items concerned on the canvas.
+
+#include "util/InputError.h"
 
 #include <QList>
 #include <QWidget>
+
+#include <optional>
 
 class QTreeWidget;
 
@@ -25,6 +30,8 @@ signals:
 
 private:
     void refresh();
+    // validateCluster's first error that no topology row names already; none when it passes.
+    std::optional<InputError> clusterError() const;
 
     ProjectDocument* m_document;
     QTreeWidget* m_tree;

@@ -26,14 +26,21 @@ std::pair<int, int> key(int a, int b) { return {std::min(a, b), std::max(a, b)};
 
 bool sameLink(const Link& l, int a, int b) { return key(l.a, l.b) == key(a, b); }
 
-// What a plan depends on: the model and the cluster without its canvas positions and names.
-std::string basisOf(const ModelSpec& model, Cluster cluster)
+// What a plan depends on: the model and the cluster without canvas positions and names. A
+// plan names its nodes by id; a host name goes into an exported launcher (NODE_HOSTS), which
+// is written with the names as they are when it is exported.
+std::string basisOf(ModelSpec model, Cluster cluster)
 {
+    model.name.clear();
+    model.description.clear();
+    model.source.clear();
     cluster.name.clear();
     cluster.description.clear();
     cluster.source.clear();
-    for (auto& n : cluster.nodes)
+    for (auto& n : cluster.nodes) {
         n.x = n.y = 0;
+        n.host.clear();
+    }
     for (auto& s : cluster.switches) {
         s.x = s.y = 0;
         s.name.clear();

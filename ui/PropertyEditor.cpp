@@ -206,6 +206,9 @@ PropertyEditor::PropertyEditor(ProjectDocument* document, ClusterScene* scene, Q
     connect(m_latency, &QDoubleSpinBox::valueChanged, this, &PropertyEditor::commitLink);
 
     connect(scene, &QGraphicsScene::selectionChanged, this, &PropertyEditor::refresh);
+    // A change of the cluster (an undo, a value taken) may change the value the line says a
+    // field kept.
+    connect(document, &ProjectDocument::clusterChanged, this, [this] { m_rangeCheck->showMessage(QString()); });
     connect(document, &ProjectDocument::clusterChanged, this, &PropertyEditor::refresh);
     connect(document, &ProjectDocument::nodeChanged, this, &PropertyEditor::refresh);
     connect(document, &ProjectDocument::switchChanged, this, &PropertyEditor::refresh);

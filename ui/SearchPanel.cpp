@@ -4,6 +4,7 @@
 #include "ExplorerStyle.h"
 #include "ProjectDocument.h"
 #include "SearchRunner.h"
+#include "SpinBoxRangeCheck.h"
 #include "Theme.h"
 
 #include "hardware/ClusterTopology.h"
@@ -33,6 +34,7 @@
 #include <QShowEvent>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 #include <utility>
 
@@ -56,6 +58,17 @@ QString elapsed(double s)
 }
 
 QString count(long long n) { return QLocale(QLocale::English).toString(n); }
+
+// What `box` holds, as the project's value (the box shows it times `scale`): the project's
+// own value while the box still shows it. A value finer than the box shows (a headroom of
+// 0.1234, an eta of 0.005) stays as it is until the box itself is changed: another
+// setting's change must not round it.
+double boxValue(const QDoubleSpinBox* box, double stored, double scale = 1)
+{
+    const double step = std::pow(10.0, box->decimals());
+    const double shown = std::clamp(std::round(stored * scale * step) / step, box->minimum(), box->maximum());
+    return std::abs(box->value() - shown) > 1e-9 ? box->value() / scale : stored;
+}
 
 QString shape(const Plan& plan)
 {
@@ -121,12 +134,14 @@ SearchPanel::SearchPanel(ProjectDocument* document, QWidget* parent)
     m_topK->setRange(1, 50);
     m_delta = new QDoubleSpinBox;
     m_delta->setObjectName(QStringLiteral("searchDelta"));
-    m_delta->setRange(0, 10);
+    // The ranges the project reader takes (core/io/Documents.cpp, readProject): delta in
+    // [0, 1), eta above 0 and at most 1e6; at two decimals, 0.99 and 0.01 are the ends.
+    m_delta->setRange(0, 0.99);
     m_delta->setSingleStep(0.05);
     m_delta->setToolTip(tr("Load-balance tolerance \u03b4 (paper section 3.4)"));
     m_eta = new QDoubleSpinBox;
     m_eta->setObjectName(QStringLiteral("searchEta"));
-    m_eta->setRange(0, 100);
+    m_eta->setRange(0.01, 1e6);
     m_eta->setSingleStep(0.1);
     m_eta->setToolTip(tr("Heterogeneous communication threshold \u03b7 (paper section 3.4)"));
     m_timeLimit = new QDoubleSpinBox;
@@ -171,6 +186,18 @@ SearchPanel::SearchPanel(ProjectDocument* document, QWidget* parent)
     // (a small screen): the box asks only for the width of one pair, and resizeEvent picks.
     measureSettings();   // again once the widgets have their style (showEvent)
     layout->addWidget(settings);
+    // Under the settings, the reason a value typed into one of them was not taken.
+    m_rangeCheck = new SpinBoxRangeCheck(this, QStringLiteral("searchInputMessage"));
+    layout->addWidget(m_rangeCheck->messageLabel());
+    const std::pair<QAbstractSpinBox*, QString> checked[] = {{m_topK, tr("Top K")},
+                                                              {m_timeLimit, tr("Time limit")},
+                                                              {m_delta, tr("\u03b4 (balance)")},
+                                                              {m_eta, tr("\u03b7 (comm.)")},
+                                                              {m_headroom, tr("Keep free")}};
+    for (const auto& [box, field] : checked)
+        m_rangeCheck->watch(box, field);
+    connect(m_rangeCheck, &SpinBoxRangeCheck::rejected, this,
+            [this](QAbstractSpinBox*, const QString& message) { emit inputRejected(message); });
 
     auto* buttons = new QHBoxLayout;
     m_run = new QPushButton(studioIcon(QStringLiteral("run")), tr("Run search"));
@@ -276,6 +303,8 @@ SearchPanel::~SearchPanel() = default;   // the runner (a child) cancels and wai
 
 bool SearchPanel::isRunning() const { return m_runner->isRunning(); }
 
+QString SearchPanel::inputMessage() const { return m_rangeCheck->shownMessage(); }
+
 void SearchPanel::refreshSettings()
 {
     m_updating = true;
@@ -290,6 +319,8 @@ void SearchPanel::refreshSettings()
     m_offload->setCurrentIndex(std::max(0, m_offload->findData(int(s.optimizer_offload))));
     m_headroom->setValue(s.memory_headroom * 100);
     m_updating = false;
+    // A value was taken, or an undo changed the settings: what a field kept is no longer news.
+    m_rangeCheck->showMessage(QString());
 }
 
 void SearchPanel::commitSettings()
@@ -300,15 +331,12 @@ void SearchPanel::commitSettings()
     s.target = Target(m_target->currentData().toInt());
     s.algorithm = Algorithm(m_algorithm->currentData().toInt());
     s.top_k = m_topK->value();
-    s.delta = m_delta->value();
-    s.eta = m_eta->value();
-    s.time_limit_s = m_timeLimit->value();
+    s.delta = boxValue(m_delta, s.delta);
+    s.eta = boxValue(m_eta, s.eta);
+    s.time_limit_s = boxValue(m_timeLimit, s.time_limit_s);
     s.exact = m_exact->isChecked();
     s.optimizer_offload = OptimizerOffload(m_offload->currentData().toInt());
-    // A project's fraction finer than the box shows (0.1234) stays as it is until the box
-    // itself is changed: another setting's change must not round it.
-    if (std::abs(m_headroom->value() - std::round(s.memory_headroom * 1000) / 10) > 1e-9)
-        s.memory_headroom = m_headroom->value() / 100;
+    s.memory_headroom = boxValue(m_headroom, s.memory_headroom, 100);
     m_document->setSearchSettings(s);
 }
 
@@ -330,10 +358,34 @@ SearchOptions SearchPanel::currentOptions() const
     return o;
 }
 
+QString SearchPanel::baselineComparison(double planSeconds, double baselineSeconds)
+{
+    // Two decimals, as the status writes the factor: within 0.5 % the two are level.
+    if (baselineSeconds >= planSeconds * 1.005)
+        return tr("%1\u00d7 faster than the uniform baseline").arg(baselineSeconds / planSeconds, 0, 'f', 2);
+    if (planSeconds >= baselineSeconds * 1.005)
+        return tr("the uniform baseline is %1\u00d7 faster").arg(planSeconds / baselineSeconds, 0, 'f', 2);
+    return tr("as fast as the uniform baseline");
+}
+
+void SearchPanel::setPendingEdit(const QString& problem)
+{
+    m_pendingEdit = problem;
+    if (problem.isEmpty() && std::exchange(m_pendingShown, false) && !m_runner->isRunning())
+        m_status->clear();
+}
+
 bool SearchPanel::run()
 {
     if (m_runner->isRunning())
         return false;
+    // A field that shows a value the project did not take: the search would run on the value
+    // the field no longer shows.
+    if (!m_pendingEdit.isEmpty()) {
+        m_status->setText(statusHtml(Status::Problem, palette(), tr("Cannot search: %1").arg(m_pendingEdit).toHtmlEscaped()));
+        m_pendingShown = true;
+        return false;
+    }
     SearchOptions options = currentOptions();
     try {
         validateModel(m_document->model(), "model");
@@ -474,10 +526,9 @@ void SearchPanel::showResult(const SearchResult& r)
     if (!r.plans.empty() && r.exact_fallback)
         status += tr("; the load-balance and communication prunings left nothing that fits, so the search ran again without them");
     if (!r.plans.empty() && r.uniform_baseline && r.uniform_baseline->prediction.feasible &&
-        r.plans.front().prediction.iteration_time_s > 0)
-        status += tr("; %1\u00d7 faster than the uniform baseline")
-                      .arg(r.uniform_baseline->prediction.iteration_time_s / r.plans.front().prediction.iteration_time_s,
-                           0, 'f', 2);
+        r.plans.front().prediction.iteration_time_s > 0 && r.uniform_baseline->prediction.iteration_time_s > 0)
+        status += QStringLiteral("; ") + baselineComparison(r.plans.front().prediction.iteration_time_s,
+                                                            r.uniform_baseline->prediction.iteration_time_s);
     if (r.current && !m_scriptNote.isEmpty())
         status += QStringLiteral("; ") + m_scriptNote;
     // The imported script's configuration, when it is not in the list: say why (the script

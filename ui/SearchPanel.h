@@ -22,6 +22,7 @@ namespace hapmoe::ui {
 
 class ProjectDocument;
 class SearchRunner;
+class SpinBoxRangeCheck;
 
 class SearchPanel : public QWidget {
     Q_OBJECT
@@ -38,6 +39,11 @@ public:
     QLabel* outdatedLabel() const { return m_outdated; }
     // Options the search runs with (from the document's settings).
     SearchOptions currentOptions() const;
+    // The status's comparison of the best plan with the uniform baseline, right both ways:
+    // "1.68× faster than the uniform baseline", "the uniform baseline is 1.68× faster".
+    static QString baselineComparison(double planSeconds, double baselineSeconds);
+    // Why the line under the settings says a value was not taken; empty when it is hidden.
+    QString inputMessage() const;
     // The ranked list's columns.
     enum ResultColumn { RankColumn, PlanColumn, IterationColumn, TokensColumn, MfuColumn, ShapeColumn, ResultColumnCount };
 
@@ -67,8 +73,13 @@ public slots:
     // The listed plans were computed for a model or cluster that has changed since: a line
     // above the list says so (the explorer's title does too) until the next search.
     void setOutdated(bool outdated);
+    // A field elsewhere (the Model tab) shows a value the project did not take, named in
+    // `problem` ("Layers is 0, ..."): Run refuses, naming it, until it is empty again.
+    void setPendingEdit(const QString& problem);
 
 signals:
+    // A value typed into a setting was not taken; the message names the field.
+    void inputRejected(const QString& message);
     void searchStarted();
     void searchFinished(const hapmoe::SearchResult& result);
     // The run is over, whether it finished, failed or was abandoned.
@@ -122,6 +133,9 @@ private:
     bool m_updating = false;
     bool m_abandoned = false;      // the running search's project is gone: drop its result
     bool m_refusalShown = false;   // the status says why Run refused; cleared by the next edit
+    QString m_pendingEdit;         // a field elsewhere holds a value not taken (setPendingEdit)
+    bool m_pendingShown = false;   // the status says Run refused for it
+    SpinBoxRangeCheck* m_rangeCheck = nullptr;   // and its line under the settings
     QWidget* m_settingsBox = nullptr;
     QGridLayout* m_settingsForm = nullptr;
     QList<QPair<QLabel*, QWidget*>> m_settingPairs;   // label (none for the check box), field

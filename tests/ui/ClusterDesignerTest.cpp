@@ -5,6 +5,7 @@
 #include "DevicePalette.h"
 
 #include "ClusterScene.h"
+#include "ElidedLinesDelegate.h"
 #include "LinkItem.h"
 #include "NodeItem.h"
 #include "ProblemsPanel.h"
@@ -16,9 +17,12 @@
 #include "TestClusters.h"
 
 #include "hardware/DeviceCatalog.h"
+#include "io/Documents.h"
 
 #include <QLabel>
 #include <QDoubleSpinBox>
+#include <QMetaEnum>
+#include <QTemporaryDir>
 #include <QLineEdit>
 #include <QScrollBar>
 #include <QSignalSpy>
@@ -828,6 +832,198 @@ private slots:
         QApplication::processEvents();
         QCOMPARE(view->zoom(), fitted);
         QCOMPARE(view->horizontalScrollBarPolicy(), Qt::ScrollBarAlwaysOff);
+    }
+
+    void addSwitchKeyIsNoStandardKey()
+    {
+        // Ctrl+Shift+S is QKeySequence::SaveAs on GNOME, KDE and macOS (Qt's key binding table,
+        // qplatformtheme.cpp): Add Switch has a key of its own, which no standard key of this
+        // platform uses either.
+        auto w = makeWindow();
+        const QList<QKeySequence> keys = w->addSwitchAction()->shortcuts();
+        QCOMPARE(keys.size(), 1);
+        QVERIFY(keys.front() != QKeySequence(QStringLiteral("Ctrl+Shift+S")));
+        QCOMPARE(keys.front(), QKeySequence(QStringLiteral("Ctrl+Shift+W")));
+        const QMetaEnum standard = QMetaEnum::fromType<QKeySequence::StandardKey>();
+        for (int i = 0; i < standard.keyCount(); ++i)
+            QVERIFY2(!QKeySequence::keyBindings(QKeySequence::StandardKey(standard.value(i))).contains(keys.front()),
+                     standard.key(i));
+        // Add Switch by its key adds a switch (one undo step).
+        const std::size_t switches = w->document()->cluster().switches.size();
+        w->clusterView()->setFocus();
+        QTest::keySequence(w.get(), keys.front());
+        QCOMPARE(w->document()->cluster().switches.size(), switches + 1);
+    }
+
+    void problemsNameWhatTheFilesRefuse()
+    {
+        // validateCluster refuses these, as the files and Run do; the topology finds nothing
+        // wrong with them. Each is a row of the Problems panel naming the JSON path.
+        auto w = makeWindow();
+        w->loadExample();
+        ProjectDocument* doc = w->document();
+        const int before = w->problemsPanel()->problemCount();
+        const auto hasRow = [&](const QString& text) {
+            const QStringList rows = w->problemsPanel()->messages();
+            return std::any_of(rows.begin(), rows.end(), [&](const QString& row) { return row.contains(text); });
+        };
+        // 1,000,000,000 devices in node 0: above kMaxDevicesPerNode (core/io/Documents.h).
+        Node node = doc->cluster().nodes.front();
+        const int count = node.count;
+        node.count = 1000000000;
+        doc->setNode(node);
+        QVERIFY2(hasRow(QStringLiteral("cluster.nodes[0].count: expected at most")), qPrintable(w->problemsPanel()->messages().join('\n')));
+        QCOMPARE(w->problemsPanel()->problemCount(), before + 1);
+        // Clicking the row selects the node.
+        QSignalSpy activated(w->problemsPanel(), &ProblemsPanel::problemActivated);
+        auto* tree = w->problemsPanel()->findChild<QTreeWidget*>();
+        for (int i = 0; i < tree->topLevelItemCount(); ++i)
+            if (tree->topLevelItem(i)->text(1).contains(QStringLiteral("count")))
+                emit tree->itemActivated(tree->topLevelItem(i), 1);
+        QCOMPARE(activated.count(), 1);
+        QCOMPARE(activated.front().front().value<QList<int>>(), QList<int>{node.id});
+        node.count = count;
+        doc->setNode(node);
+        QCOMPARE(w->problemsPanel()->problemCount(), before);
+
+        // An empty host name (hostNameProblem): a launcher could not name the node.
+        node.host.clear();
+        doc->setNode(node);
+        QVERIFY2(hasRow(QStringLiteral("cluster.nodes[0].host: expected a host name")), qPrintable(w->problemsPanel()->messages().join('\n')));
+        doc->undoStack()->undo();
+        QCOMPARE(w->problemsPanel()->problemCount(), before);
+
+        // Opened from a file: a node id used twice (the reader takes it; validateCluster does
+        // not), with a host name of its own.
+        Project p = MainWindow::exampleProject();
+        Node twin = p.cluster.nodes.front();
+        twin.host = "twin";
+        twin.x += 400;
+        p.cluster.nodes.push_back(twin);
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("twin.hapmoe"));
+        saveFileAtomically(path.toStdString(), writeProject(p));
+        QVERIFY(w->openFile(path));
+        const QString where = QStringLiteral("cluster.nodes[%1].id: id %2 is already used by cluster.nodes[0].id")
+                                  .arg(p.cluster.nodes.size() - 1)
+                                  .arg(twin.id);
+        QVERIFY2(hasRow(where), qPrintable(w->problemsPanel()->messages().join('\n')));
+    }
+
+    void refusedValueMessageGoesWhenTheValueChanges()
+    {
+        // "Bandwidth: ... it stays 250.0 GB/s." speaks of the link as it is; an undo that puts
+        // the example's bandwidth back makes it wrong, so the status bar and the dock drop it.
+        auto w = makeWindow();
+        w->loadExample();
+        ProjectDocument* doc = w->document();
+        const Link link = doc->cluster().links.front();
+        w->clusterScene()->clearSelection();
+        w->clusterScene()->linkItem(link.a, link.b)->setSelected(true);
+        QApplication::processEvents();
+        PropertyEditor* editor = w->propertyEditor();
+        QDoubleSpinBox* bandwidth = editor->linkBandwidthEditor();
+        bandwidth->setFocus();
+        bandwidth->selectAll();
+        QTest::keyClicks(bandwidth, QStringLiteral("250"));
+        QTest::keyClick(bandwidth, Qt::Key_Return);
+        QCOMPARE(doc->findLink(link.a, link.b)->bandwidth_gbytes_per_s, 250.0);
+        bandwidth->selectAll();
+        QTest::keyClicks(bandwidth, QStringLiteral("0"));
+        QTest::keyClick(bandwidth, Qt::Key_Return);
+        const QString refused = QStringLiteral("Bandwidth: at least 0.1 GB/s, not 0; it stays 250.0 GB/s.");
+        QCOMPARE(w->statusBar()->currentMessage(), refused);
+        QCOMPARE(editor->inputMessage(), refused);
+        doc->undoStack()->undo();
+        QCOMPARE(doc->findLink(link.a, link.b)->bandwidth_gbytes_per_s, link.bandwidth_gbytes_per_s);
+        QCOMPARE(w->statusBar()->currentMessage(), QString());
+        QCOMPARE(editor->inputMessage(), QString());
+        // Another message in the status bar (a file's warnings, "Saved") is not this one's to clear.
+        w->statusBar()->showMessage(QStringLiteral("Saved x.hapmoe"), 5000);
+        doc->undoStack()->redo();
+        QCOMPARE(w->statusBar()->currentMessage(), QStringLiteral("Saved x.hapmoe"));
+    }
+
+    void undoKeysReachTheProjectFromAField()
+    {
+        // The example's first node has 8 devices; 4 typed and Enter is one undo step.
+        auto w = makeWindow();
+        w->loadExample();
+        ProjectDocument* doc = w->document();
+        const Node node = doc->cluster().nodes.front();
+        QCOMPARE(node.count, 8);
+        w->clusterScene()->clearSelection();
+        w->clusterScene()->nodeItem(node.id)->setSelected(true);
+        QApplication::processEvents();
+        QSpinBox* count = w->propertyEditor()->nodeCountEditor();
+        count->setFocus();
+        count->selectAll();
+        QTest::keyClicks(count, QStringLiteral("4"));
+        QTest::keyClick(count, Qt::Key_Return);
+        QCOMPARE(doc->cluster().node(node.id)->count, 4);
+        QVERIFY(count->hasFocus());
+        // The spin box shows its value: Ctrl+Z and Ctrl+Y undo and redo the project's edit.
+        QTest::keyClick(count, Qt::Key_Z, Qt::ControlModifier);
+        QCOMPARE(doc->cluster().node(node.id)->count, 8);
+        QCOMPARE(count->value(), 8);
+        QTest::keyClick(count, Qt::Key_Y, Qt::ControlModifier);
+        QCOMPARE(doc->cluster().node(node.id)->count, 4);
+        QTest::keyClick(count, Qt::Key_Z, Qt::ControlModifier | Qt::ShiftModifier);   // nothing left to redo
+        QCOMPARE(doc->cluster().node(node.id)->count, 4);
+
+        // The host field, untouched since it was shown: nothing of its own to undo.
+        auto* host = w->propertyEditor()->findChild<QLineEdit*>(QStringLiteral("nodeHost"));
+        QVERIFY(host);
+        host->setFocus();
+        QVERIFY(!host->isUndoAvailable());
+        QTest::keyClick(host, Qt::Key_Z, Qt::ControlModifier);
+        QCOMPARE(doc->cluster().node(node.id)->count, 8);
+        QTest::keyClick(host, Qt::Key_Y, Qt::ControlModifier);
+        QCOMPARE(doc->cluster().node(node.id)->count, 4);
+
+        // Typing in it, not yet taken: Ctrl+Z undoes the typing, not the project.
+        const QString hostName = host->text();
+        host->end(false);
+        QTest::keyClicks(host, QStringLiteral("x"));
+        QCOMPARE(host->text(), hostName + QStringLiteral("x"));
+        QTest::keyClick(host, Qt::Key_Z, Qt::ControlModifier);
+        QCOMPARE(host->text(), hostName);
+        QCOMPARE(doc->cluster().node(node.id)->count, 4);
+
+        // A spin box with a number typed and not taken (its entry not ended): its own undo.
+        count->setFocus();
+        count->selectAll();
+        QTest::keyClicks(count, QStringLiteral("2"));
+        QTest::keyClick(count, Qt::Key_Z, Qt::ControlModifier);
+        QCOMPARE(doc->cluster().node(node.id)->count, 4);
+        QCOMPARE(count->text(), QStringLiteral("4"));
+    }
+
+    void presetCompositionElidesLineByLine()
+    {
+        // The Devices column of a two-type preset holds two lines ("910B-376T 2x8" over
+        // "MI300X 2x8"); in a narrow dock each line ends in "…" instead of being cut, and the
+        // tooltip has the composition in full.
+        auto w = makeWindow();
+        QTreeWidget* presets = w->clusterPresetList();
+        QVERIFY(qobject_cast<ElidedLinesDelegate*>(presets->itemDelegateForColumn(1)));
+        const QFontMetrics fm(presets->font());
+        const QString text = QStringLiteral("910B-376T 2x8\nMI300X 2x8");
+        const int width = fm.horizontalAdvance(QStringLiteral("910B-376T 2x"));
+        const QStringList lines = ElidedLinesDelegate::elideLines(text, fm, width).split(QLatin1Char('\n'));
+        QCOMPARE(lines.size(), 2);
+        QVERIFY2(lines[0].endsWith(QChar(0x2026)), qPrintable(lines[0]));
+        for (const QString& line : lines)
+            QVERIFY2(fm.horizontalAdvance(line) <= width, qPrintable(line));
+        QCOMPARE(ElidedLinesDelegate::elideLines(text, fm, 1000), text);
+        // As the delegate gets it: the view's display text has QChar::LineSeparator for '\n'.
+        QString display = text;
+        display.replace(QLatin1Char('\n'), QChar(QChar::LineSeparator));
+        const QStringList shown = ElidedLinesDelegate::elideLines(display, fm, width).split(QChar(QChar::LineSeparator));
+        QCOMPARE(shown, lines);
+        for (int i = 0; i < presets->topLevelItemCount(); ++i)
+            if (presets->topLevelItem(i)->text(1).contains(QLatin1Char('\n')))
+                QVERIFY(!presets->topLevelItem(i)->toolTip(1).isEmpty());
     }
 
     void problemsShowAsBadgesAndInTheList()

@@ -8,10 +8,14 @@
 #include "ModelPanel.h"
 #include "ProblemsPanel.h"
 #include "ProjectDocument.h"
+#include "SearchPanel.h"
 
 #include "cost/CostModel.h"
 
+#include <QAction>
 #include <QComboBox>
+#include <QSignalSpy>
+#include <QStatusBar>
 #include <QGroupBox>
 #include <QLabel>
 #include <QLineEdit>
@@ -102,6 +106,53 @@ private slots:
         doc->undoStack()->undo();
         QCOMPARE(doc->model().num_attention_heads, 32);
         QCOMPARE(heads->value(), 32);
+    }
+
+    void runRefusesWhileAFieldHoldsAValueNotTaken()
+    {
+        // Layers typed as 0 is marked and not taken (validateModel: a positive count); F5
+        // would search the model's 24 layers, which the field no longer shows.
+        auto w = makeWindow();
+        w->loadExample();
+        w->showTab(QStringLiteral("model"));
+        ModelPanel* panel = w->modelPanel();
+        ProjectDocument* doc = w->document();
+        const int layers = doc->model().num_layers;
+        auto* field = qobject_cast<QSpinBox*>(panel->fieldEditor(QStringLiteral("num_layers")));
+        QVERIFY(field);
+        typeInto(field, QStringLiteral("0"));
+        QCOMPARE(doc->model().num_layers, layers);
+        QVERIFY2(panel->pendingEdit().startsWith(QStringLiteral("Layers on the Model tab shows 0, which the model does not take (model.num_layers: ")),
+                 qPrintable(panel->pendingEdit()));
+        QAction* run = nullptr;
+        for (QAction* a : w->findChildren<QAction*>())
+            if (a->shortcut() == QKeySequence(Qt::Key_F5))
+                run = a;
+        QVERIFY(run);
+        run->trigger();
+        QVERIFY(!w->searchPanel()->isRunning());
+        QVERIFY2(w->searchPanel()->statusLabel()->text().contains(QStringLiteral("Cannot search: Layers on the Model tab shows 0")),
+                 qPrintable(w->searchPanel()->statusLabel()->text()));
+        QVERIFY2(w->statusBar()->currentMessage().startsWith(QStringLiteral("Cannot search: Layers on the Model tab shows 0")),
+                 qPrintable(w->statusBar()->currentMessage()));
+
+        // Ctrl+Z in the red field undoes its typing (the project has nothing of it to undo).
+        QTest::keyClick(field, Qt::Key_Z, Qt::ControlModifier);
+        QCOMPARE(field->text(), QString::number(layers));
+        QVERIFY(panel->pendingEdit().isEmpty());
+        QCOMPARE(doc->model().num_layers, layers);
+        QVERIFY(w->searchPanel()->statusLabel()->text().isEmpty());
+
+        // Corrected, the field's value is taken and Run starts.
+        typeInto(field, QStringLiteral("0"));
+        QVERIFY(!panel->pendingEdit().isEmpty());
+        typeInto(field, QStringLiteral("32"));
+        QCOMPARE(doc->model().num_layers, 32);
+        QVERIFY(panel->pendingEdit().isEmpty());
+        QSignalSpy stopped(w->searchPanel(), &SearchPanel::searchStopped);
+        QVERIFY(w->searchPanel()->run());
+        w->searchPanel()->cancel();
+        QVERIFY(stopped.wait(60000));
     }
 
     void invalidModelFromAFileIsMarked()

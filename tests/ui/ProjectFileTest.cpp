@@ -16,7 +16,12 @@
 #include <QAbstractItemView>
 #include <QApplication>
 #include <QDir>
+#include <QDoubleSpinBox>
 #include <QFile>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QPushButton>
+#include <QSpinBox>
 #include <QLabel>
 #include <QMessageBox>
 #include <QProgressBar>
@@ -270,6 +275,147 @@ private slots:
         QVERIFY(none.plans.empty());
         QVERIFY(doc->project().plans.empty());
         QCOMPARE(w->explorer()->planCount(), 0);
+    }
+
+    void searchSettingsStayWithinWhatTheFileTakes()
+    {
+        // readProject (core/io/Documents.cpp) takes delta in [0, 1) and eta above 0, at most
+        // 1e6: the boxes' ends at two decimals are 0.99 and 0.01, and a project saved with
+        // them opens again.
+        QTemporaryDir dir;
+        auto w = makeWindow();
+        w->loadExample();
+        ProjectDocument* doc = w->document();
+        auto* delta = w->searchPanel()->findChild<QDoubleSpinBox*>(QStringLiteral("searchDelta"));
+        auto* eta = w->searchPanel()->findChild<QDoubleSpinBox*>(QStringLiteral("searchEta"));
+        QVERIFY(delta && eta);
+        QCOMPARE(delta->minimum(), 0.0);
+        QCOMPARE(delta->maximum(), 0.99);
+        QCOMPARE(eta->minimum(), 0.01);
+        QCOMPARE(eta->maximum(), 1e6);
+        delta->setValue(5);   // bounded to 0.99
+        eta->setValue(0);     // bounded to 0.01
+        QCOMPARE(doc->searchSettings().delta, 0.99);
+        QCOMPARE(doc->searchSettings().eta, 0.01);
+        const QString path = dir.filePath(QStringLiteral("ends.hapmoe"));
+        QVERIFY(w->saveTo(path));
+        const Project reopened = readProject(readTextFile(path.toStdString()), path.toStdString());
+        QCOMPARE(reopened.search.delta, 0.99);
+        QCOMPARE(reopened.search.eta, 0.01);
+
+        // Typed below the range, a value is refused by name, in the dock and the status bar.
+        eta->setFocus();
+        eta->selectAll();
+        QTest::keyClicks(eta, QStringLiteral("0"));
+        QTest::keyClick(eta, Qt::Key_Return);
+        QCOMPARE(doc->searchSettings().eta, 0.01);
+        const QString refused = QStringLiteral("\u03b7 (comm.): at least 0.01, not 0; it stays 0.01.");
+        QCOMPARE(w->searchPanel()->inputMessage(), refused);
+        QCOMPARE(w->statusBar()->currentMessage(), refused);
+        // An undo changes the settings: the message, which says eta stays 0.01, goes.
+        doc->undoStack()->undo();
+        QCOMPARE(w->searchPanel()->inputMessage(), QString());
+        QCOMPARE(w->statusBar()->currentMessage(), QString());
+
+        // A file's eta finer than the box (0.005, which the reader takes) is not rounded by a
+        // change of another setting.
+        Project fine = MainWindow::exampleProject();
+        fine.search.eta = 0.005;
+        const QString finePath = dir.filePath(QStringLiteral("fine.hapmoe"));
+        saveFileAtomically(finePath.toStdString(), writeProject(fine));
+        QVERIFY(w->openFile(finePath));
+        auto* topK = w->searchPanel()->findChild<QSpinBox*>(QStringLiteral("searchTopK"));
+        topK->setValue(topK->value() + 1);
+        QCOMPARE(doc->searchSettings().eta, 0.005);
+    }
+
+    void renamesKeepThePlansAndExportsUseTheCurrentNames()
+    {
+        // Mixtral-S on 16-1-h (H800 2x8). A plan names nodes by id; the model's name and a
+        // node's host name do not change what it runs, but the host name goes into the
+        // launcher (NODE_HOSTS).
+        QTemporaryDir dir;
+        auto w = makeWindow();
+        w->loadExample();
+        QVERIFY(w->loadClusterPreset(QStringLiteral("16-1-h")));
+        ProjectDocument* doc = w->document();
+        const SearchResult result = searchToEnd(*w);
+        QVERIFY2(!result.plans.empty(), result.no_plan_reason.c_str());
+        auto* exportDialog = qobject_cast<ExportDialog*>(w->explorer()->view(QStringLiteral("export")));
+        QVERIFY(exportDialog);
+
+        ModelSpec model = doc->model();
+        model.name = "Renamed model";
+        model.description = "another description";
+        model.source = "another source";
+        doc->setModel(model, QStringLiteral("Name"));
+        QVERIFY(doc->savedPlansCurrent());
+        QVERIFY(!w->explorer()->isOutdated());
+
+        Node node = doc->cluster().nodes.front();
+        const std::string oldHost = node.host;
+        node.host = "gpu-renamed-0";
+        doc->setNode(node);
+        QVERIFY(doc->savedPlansCurrent());
+        QVERIFY(!w->explorer()->isOutdated());
+        QVERIFY(!exportDialog->isOutdated());
+        const QString script = QString::fromStdString(exportDialog->result().script);
+        QVERIFY2(script.contains(QStringLiteral("gpu-renamed-0")), qPrintable(script));
+        QVERIFY2(!script.contains(QString::fromStdString(oldHost) + QLatin1Char(' '))
+                     && !script.contains(QString::fromStdString(oldHost) + QLatin1Char('"')),
+                 qPrintable(script));
+        QCOMPARE(exportDialog->document().cluster.nodes.front().host, std::string("gpu-renamed-0"));
+
+        const QString path = dir.filePath(QStringLiteral("renamed.hapmoe"));
+        QVERIFY(w->saveTo(path));
+        const Project saved = readProject(readTextFile(path.toStdString()), path.toStdString());
+        QCOMPARE(saved.plans.size(), result.plans.size());
+        QCOMPARE(saved.model.name, std::string("Renamed model"));
+    }
+
+    void exportStatusSpeaksOfTheShownLauncherOnly()
+    {
+        // Mixtral-S on 16-1-h: the status line under the launcher says what was saved or
+        // copied, until another target or plan shows another launcher.
+        QTemporaryDir dir;
+        auto w = makeWindow();
+        w->loadExample();
+        QVERIFY(w->loadClusterPreset(QStringLiteral("16-1-h")));
+        const SearchResult result = searchToEnd(*w);
+        QVERIFY(result.plans.size() >= 2);
+        auto* exportDialog = qobject_cast<ExportDialog*>(w->explorer()->view(QStringLiteral("export")));
+        QVERIFY(exportDialog);
+        exportDialog->copyButton()->click();
+        QCOMPARE(exportDialog->statusText(), QStringLiteral("Launcher copied to the clipboard."));
+        exportDialog->setFormat(exportDialog->format() == LauncherFormat::Megatron ? LauncherFormat::FlagScale : LauncherFormat::Megatron);
+        QCOMPARE(exportDialog->statusText(), QString());
+        exportDialog->setFormat(exportDialog->format() == LauncherFormat::Megatron ? LauncherFormat::FlagScale : LauncherFormat::Megatron);
+        QVERIFY(exportDialog->copyButton()->isEnabled());
+        exportDialog->copyButton()->click();
+        QCOMPARE(exportDialog->statusText(), QStringLiteral("Launcher copied to the clipboard."));
+        // The same plan again (the explorer refreshes it): the line stays.
+        w->explorer()->selectPlan(0);
+        QCOMPARE(exportDialog->statusText(), QStringLiteral("Launcher copied to the clipboard."));
+        w->explorer()->selectPlan(1);
+        QCOMPARE(exportDialog->statusText(), QString());
+
+        // Save launcher opens in the project's folder once the project has a file.
+        const QString path = dir.filePath(QStringLiteral("p.hapmoe"));
+        QVERIFY(w->saveTo(path));
+        QCOMPARE(exportDialog->folder(), QFileInfo(path).absolutePath());
+        QString shownFolder;
+        QTimer::singleShot(0, [&] {
+            if (auto* fd = qobject_cast<QFileDialog*>(QApplication::activeModalWidget())) {
+                shownFolder = fd->directory().absolutePath();
+                fd->selectFile(dir.filePath(QStringLiteral("run.sh")));
+                QMetaObject::invokeMethod(fd, "accept");
+            }
+        });
+        exportDialog->saveLauncherButton()->click();
+        QCOMPARE(shownFolder, QDir(dir.path()).absolutePath());
+        QVERIFY2(exportDialog->statusText().startsWith(QStringLiteral("Saved ")), qPrintable(exportDialog->statusText()));
+        w->explorer()->selectPlan(0);
+        QCOMPARE(exportDialog->statusText(), QString());
     }
 
     void openDropsPlansOfAnotherCluster()

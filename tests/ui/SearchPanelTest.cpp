@@ -117,6 +117,15 @@ class SearchPanelTest : public QObject {
 private slots:
     void initTestCase() { initGuiTest(); }
 
+    void baselineComparisonReadsRightBothWays()
+    {
+        // A plan of 1.0 s against a baseline of 1.68 s is 1.68x faster; of 1.68 s against
+        // 1.0 s, the baseline is (the status once said "0.60x faster").
+        QCOMPARE(SearchPanel::baselineComparison(1.0, 1.68), QStringLiteral("1.68\u00d7 faster than the uniform baseline"));
+        QCOMPARE(SearchPanel::baselineComparison(1.68, 1.0), QStringLiteral("the uniform baseline is 1.68\u00d7 faster"));
+        QCOMPARE(SearchPanel::baselineComparison(1.0, 1.001), QStringLiteral("as fast as the uniform baseline"));
+    }
+
     void runShowsRankedPlans()
     {
         auto w = makeWindow();
@@ -237,8 +246,8 @@ private slots:
 
     void summaryOutlivesAnUndoneChange()
     {
-        // The example searched, then a node renamed: the red line says the plans are out of
-        // date. Undone, the line goes and the search's summary is still there; a new search
+        // The example searched, then a node given 4 devices instead of 8: the red line says
+        // the plans are out of date (a rename would keep them). Undone, the line goes and the search's summary is still there; a new search
         // hides the line while it runs (its list is empty until it ends).
         auto w = makeWindow();
         w->loadExample();
@@ -249,7 +258,7 @@ private slots:
         auto* outdated = panel->findChild<QLabel*>(QStringLiteral("searchOutdated"));
         QVERIFY(outdated && outdated->isHidden());
         Node n = w->document()->cluster().nodes.front();
-        n.host = "renamed-0";
+        n.count = 4;
         w->document()->setNode(n);
         QVERIFY(!outdated->isHidden());
         w->document()->undoStack()->undo();

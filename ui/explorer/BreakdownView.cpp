@@ -341,7 +341,10 @@ void BreakdownView::setPlan(const Plan& plan, const Prediction& prediction)
         // and DP sync and optimizer are those of the stage with the longest tail.
         // On two or three lines (fitTitle), so that a narrow chart does not cut it off.
         m_titleParts = {tr("Iteration %1").arg(style::formatSeconds(prediction.iteration_time_s)),
-                        tr("= bottleneck S%1 × %2 micro-batches + bubble").arg(bn).arg(prediction.num_microbatches),
+                        (prediction.num_microbatches == 1 ? tr("= bottleneck S%1 × 1 micro-batch + bubble").arg(bn)
+                                                           : tr("= bottleneck S%1 × %2 micro-batches + bubble")
+                                                                 .arg(bn)
+                                                                 .arg(prediction.num_microbatches)),
                         tr("+ the longest tail (S%1: DP sync + optimizer)").arg(tail)};
         // Tied embeddings: the end stages' all-reduce, which every stage waits for, is in
         // their DP sync; a middle stage's tail does not hold it (docs/cost-model.md 7.1).

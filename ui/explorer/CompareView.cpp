@@ -67,7 +67,7 @@ std::vector<Row> tableRows(bool moe)
          [](E e) {
              const style::FullestDevice f = style::fullestDevice(e.prediction());
              return f.stage < 0 ? QString()
-                                : QStringLiteral("%1/%2 GiB (S%3)").arg(f.used / style::kGiB, 0, 'f', 1).arg(f.capacity / style::kGiB, 0, 'f', 0).arg(f.stage);
+                                : QStringLiteral("%1 (S%2)").arg(style::fullestDeviceText(f)).arg(f.stage);
          },
          [](E e) { return style::fullestDevice(e.prediction()).share(); }, false, "%", 100,
          QObject::tr("The device with the largest share of its memory in use, as in the plan list: used/capacity and its stage")},

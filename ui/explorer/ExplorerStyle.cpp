@@ -202,11 +202,28 @@ FullestDevice fullestDevice(const Prediction& prediction)
     FullestDevice f;
     for (std::size_t i = 0; i < prediction.stages.size(); ++i) {
         const MemoryBreakdown& m = prediction.stages[i].memory;
-        const FullestDevice here{static_cast<int>(i), m.total(), m.capacity};
+        const FullestDevice here{static_cast<int>(i), m.total(), m.capacity, prediction.memory_headroom};
         if (f.stage < 0 || here.share() > f.share())
             f = here;
     }
     return f;
+}
+
+QString fullestDeviceText(const FullestDevice& f)
+{
+    const QString used = QStringLiteral("%1/%2").arg(f.used / kGiB, 0, 'f', 1).arg(f.capacity / kGiB, 0, 'f', 0);
+    if (f.headroom <= 0)
+        return used + QStringLiteral(" GiB");
+    return QObject::tr("%1 of %2 GiB").arg(used).arg(f.deviceMemory() / kGiB, 0, 'f', 0);
+}
+
+QString usableMemoryText(double capacityBytes, double headroom)
+{
+    if (headroom <= 0 || headroom >= 1)
+        return formatGiB(capacityBytes);
+    return QObject::tr("%1 usable of %2 (%3 % kept free)")
+        .arg(formatGiB(capacityBytes), formatGiB(capacityBytes / (1 - headroom)))
+        .arg(headroom * 100, 0, 'g', 3);
 }
 
 QString formatGiB(double bytes)

@@ -93,11 +93,21 @@ inline constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 // The fullest device of a plan: the stage whose device holds the largest share of its
 // memory. On a cluster of several memory sizes it need not be the one holding the most bytes
 // (a 192 GiB MI300X at 70 GiB is less full than an 80 GiB H800 at 60). stage -1: no stages.
+// capacity is what a plan may fill: the device's memory less the headroom the search kept
+// free (Prediction::memory_headroom, "Keep free").
 struct FullestDevice {
     int stage = -1;
     double used = 0, capacity = 0;   // bytes
+    double headroom = 0;             // the fraction of the device's memory kept free
     double share() const { return capacity > 0 ? used / capacity : 0; }
+    double deviceMemory() const { return headroom > 0 && headroom < 1 ? capacity / (1 - headroom) : capacity; }
 };
 FullestDevice fullestDevice(const Prediction& prediction);
+// "67.7/80 GiB"; with memory kept free, the usable part and the device's memory:
+// "67.7/72 of 80 GiB" (an 80 GiB H800 keeping 10 % free).
+QString fullestDeviceText(const FullestDevice& fullest);
+// The device's memory less the headroom, for tooltips: "72.0 GiB usable of 80.0 GiB (10 %
+// kept free)", or "80.0 GiB" with none kept free.
+QString usableMemoryText(double capacityBytes, double headroom);
 
 } // namespace hapmoe::ui::style

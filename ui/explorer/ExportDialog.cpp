@@ -7,6 +7,7 @@
 #include <QApplication>
 #include <QClipboard>
 #include <QComboBox>
+#include <QDir>
 #include <QDialogButtonBox>
 #include <QEvent>
 #include <QFile>
@@ -35,6 +36,13 @@ QString hostfileBeside(const QString& launcher)
 {
     const QFileInfo info(launcher);
     return info.dir().filePath(info.completeBaseName() + QStringLiteral(".hostfile"));
+}
+
+// The plan and its prediction as a plan file writes them: two rows of two searches may have
+// one name and rank and differ.
+std::string planText(const ExplorerPlan& entry)
+{
+    return writePlan(PlanDocument{ModelSpec{}, Cluster{}, entry.plan(), entry.prediction(), std::nullopt});
 }
 
 } // namespace
@@ -114,6 +122,7 @@ ExportDialog::ExportDialog(QWidget* parent)
 
     connect(m_format, &QComboBox::currentIndexChanged, this, [this] {
         m_scriptName.clear();   // another target's launcher: its own default name, not the last file's
+        showStatus(QString(), false);   // what was saved or copied was the other target's launcher
         regenerate();
     });
     connect(m_copy, &QPushButton::clicked, this, [this] {
@@ -126,6 +135,8 @@ ExportDialog::ExportDialog(QWidget* parent)
 
 void ExportDialog::setPlan(const ExplorerContext& context, const ExplorerPlan& entry)
 {
+    if (entry.kind != m_entry.kind || entry.rank != m_entry.rank || planText(entry) != planText(m_entry))
+        showStatus(QString(), false);
     m_context = context;
     m_entry = entry;
     setWindowTitle(tr("Export %1").arg(displayName(entry)));
@@ -315,7 +326,7 @@ QString ExportDialog::savePlanJson(const QString& path) const
 QString ExportDialog::askFileName(const QString& title, const QString& suggested, const QString& filter)
 {
     // A Qt dialog (not the platform's) so that it behaves the same everywhere, offscreen included.
-    QFileDialog dialog(this, title, suggested, filter);
+    QFileDialog dialog(this, title, m_folder.isEmpty() ? suggested : QDir(m_folder).filePath(suggested), filter);
     dialog.setObjectName(QStringLiteral("exportFileDialog"));
     dialog.setAcceptMode(QFileDialog::AcceptSave);
     dialog.setOption(QFileDialog::DontUseNativeDialog, true);

@@ -25,7 +25,14 @@ class ExportDialog : public QDialog {
 public:
     explicit ExportDialog(QWidget* parent = nullptr);
 
+    // Another plan clears the status line ("Saved …/run_megatron.sh"), which spoke of the last
+    // one; the same plan with a new context (renamed hosts) keeps it.
     void setPlan(const ExplorerContext& context, const ExplorerPlan& entry);
+    // The folder Save launcher and Save plan JSON open in (the project's); empty: the working folder.
+    void setFolder(const QString& folder) { m_folder = folder; }
+    QString folder() const { return m_folder; }
+    // The status line under the launcher (plain text): what was saved or copied, or why not.
+    QString statusText() const { return m_statusText; }
     // The plan was computed before the last change to the model or cluster: the verdict says
     // that the launcher runs the model and cluster of that search, not the project's current
     // ones, whatever its checks say.
@@ -81,6 +88,7 @@ private:
     QString m_lastSaved;
     QString m_scriptName;   // the launcher's file name once saved; the usage comment uses it
     QString m_statusText;
+    QString m_folder;
     bool m_statusProblem = false;
     bool m_outdated = false;
 

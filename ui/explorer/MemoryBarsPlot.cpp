@@ -199,6 +199,9 @@ void MemoryBarsPlot::setPlan(const Plan& plan, const Prediction& prediction)
     for (size_t i = 0; i < kParts.size(); ++i)
         m_bars[i]->setData(keys, values[i], true);
     m_capacity->setData(capKeys, capValues, true);
+    // With memory kept free the line is what a plan may fill, not the device's memory.
+    const double headroom = prediction.memory_headroom;
+    m_capacity->setName(headroom > 0 ? tr("Usable memory (%1 % kept free)").arg(headroom * 100, 0, 'g', 3) : tr("Device capacity"));
     // The legend names what the bars can hold: no "MoE buffers" for a dense model.
     legend->clearItems();
     for (size_t i = 0; i < kParts.size(); ++i)
@@ -500,7 +503,12 @@ QString MemoryBarsPlot::toolTipForStage(int s) const
     for (MemoryPart part : kParts)
         tip += QStringLiteral("<tr><td>%1</td><td align='right'>%2</td></tr>").arg(style::memoryPartName(part), style::formatGiB(partBytes(m, part)));
     tip += QStringLiteral("<tr><td><b>%1</b></td><td align='right'><b>%2</b></td></tr>").arg(tr("Total"), style::formatGiB(m.total()));
-    tip += QStringLiteral("<tr><td>%1</td><td align='right'>%2</td></tr></table>").arg(tr("Capacity"), style::formatGiB(m.capacity));
+    if (m_prediction.memory_headroom > 0)
+        tip += QStringLiteral("<tr><td>%1</td><td align='right'>%2</td></tr><tr><td>%3</td><td align='right'>%4</td></tr></table>")
+                   .arg(tr("Usable (%1 % kept free)").arg(m_prediction.memory_headroom * 100, 0, 'g', 3), style::formatGiB(m.capacity),
+                        tr("Device memory"), style::formatGiB(m.capacity / (1 - m_prediction.memory_headroom)));
+    else
+        tip += QStringLiteral("<tr><td>%1</td><td align='right'>%2</td></tr></table>").arg(tr("Capacity"), style::formatGiB(m.capacity));
     tip += tr("Recompute: %1").arg(style::recomputeLabel(sp));
     if (!m.fits())
         tip += QStringLiteral("<br><span style='color:%1'>%2</span>")

@@ -78,6 +78,7 @@ struct PlanExplorerWidget::Private {
     CompareView* compare = nullptr;
     WhatIfPanel* whatIf = nullptr;
     ExportDialog* exportDialog = nullptr;
+    QString exportFolder;   // setExportFolder
     QPushButton* exportChart = nullptr;
     QPushButton* exportTrace = nullptr;
     QPushButton* exportLauncher = nullptr;
@@ -271,6 +272,36 @@ void PlanExplorerWidget::setContext(const ExplorerContext& context)
     updateViews();
 }
 
+void PlanExplorerWidget::followNames(const ModelSpec& model, const Cluster& cluster)
+{
+    if (!d->hasContext)
+        return;
+    const auto sameHosts = [&] {
+        if (cluster.nodes.size() != d->context.cluster.nodes.size())
+            return false;
+        for (std::size_t i = 0; i < cluster.nodes.size(); ++i)
+            if (cluster.nodes[i].id != d->context.cluster.nodes[i].id || cluster.nodes[i].host != d->context.cluster.nodes[i].host)
+                return false;
+        return true;
+    };
+    const ModelSpec& m = d->context.model;
+    if (model.name == m.name && model.description == m.description && model.source == m.source && sameHosts())
+        return;   // positions alone: nothing the views or an export show
+    // Only an export shows names; the what-if keeps its inputs (its estimates need no names).
+    d->context.model = model;
+    d->context.cluster = cluster;
+    if (d->exportDialog)
+        if (const ExplorerPlan* e = d->current())
+            d->exportDialog->setPlan(d->context, *e);
+}
+
+void PlanExplorerWidget::setExportFolder(const QString& folder)
+{
+    d->exportFolder = folder;
+    if (d->exportDialog)
+        d->exportDialog->setFolder(folder);
+}
+
 void PlanExplorerWidget::setResult(const SearchResult& result)
 {
     std::vector<ExplorerPlan> plans;
@@ -384,6 +415,7 @@ QWidget* PlanExplorerWidget::view(const QString& name) const
         if (!d->exportDialog) {
             auto* self = const_cast<PlanExplorerWidget*>(this);
             d->exportDialog = new ExportDialog(self);
+            d->exportDialog->setFolder(d->exportFolder);
             d->exportDialog->setOutdated(d->outdated);
             if (const ExplorerPlan* e = d->current())
                 d->exportDialog->setPlan(d->context, *e);

@@ -36,6 +36,12 @@ public:
     ~PlanExplorerWidget() override;
 
     void setContext(const ExplorerContext& context);
+    // The project's model and cluster, renamed (model, hosts, switches) or moved since the
+    // search, while the plans still fit them: the context takes their names, so that an export
+    // names the hosts as they are now.
+    void followNames(const ModelSpec& model, const Cluster& cluster);
+    // The folder the export dialog offers to save in (the project's); empty: the working folder.
+    void setExportFolder(const QString& folder);
     // Ranked plans first, then the baselines and the current configuration when present.
     void setResult(const SearchResult& result);
     void clear();

@@ -74,7 +74,7 @@ QVariant PlanListModel::data(const QModelIndex& index, int role) const
             const style::FullestDevice f = style::fullestDevice(p);
             if (f.stage < 0)
                 return QStringLiteral("%1 GiB").arg(p.peak_memory_gib, 0, 'f', 1);
-            return QStringLiteral("%1/%2 GiB").arg(f.used / style::kGiB, 0, 'f', 1).arg(f.capacity / style::kGiB, 0, 'f', 0);
+            return style::fullestDeviceText(f);
         }
         case Devices: {
             int total = plan.numDevices();
@@ -101,7 +101,8 @@ QVariant PlanListModel::data(const QModelIndex& index, int role) const
                        .arg(f.used / style::kGiB, 0, 'f', 1)
                        .arg(f.capacity / style::kGiB, 0, 'f', 0)
                        .arg(100.0 * f.share(), 0, 'f', 0)
-                       .arg(p.peak_memory_gib, 0, 'f', 1);
+                       .arg(p.peak_memory_gib, 0, 'f', 1)
+                   + (f.headroom > 0 ? tr("Usable memory: %1<br>").arg(style::usableMemoryText(f.capacity, f.headroom)) : QString());
         for (const UnusedDevices& u : plan.unused)
             tip += QStringLiteral("Node %1: %2 devices unused (%3)<br>").arg(u.node).arg(u.count)
                        .arg(QString::fromStdString(u.reason).toHtmlEscaped());
@@ -126,7 +127,8 @@ QVariant PlanListModel::data(const QModelIndex& index, int role) const
 QVariant PlanListModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
     if (orientation == Qt::Horizontal && role == Qt::ToolTipRole && section == PeakMemory)
-        return tr("The device with the largest share of its memory in use: used/capacity. The peak memory of "
+        return tr("The device with the largest share of its memory in use: used/capacity (with memory kept free, "
+                  "used/usable of the device's memory: 67.7/72 of 80 GiB). The peak memory of "
                   "Compare, What-if and the command line is the most bytes on any device (in this column's tooltip).");
     if (orientation != Qt::Horizontal || role != Qt::DisplayRole)
         return QAbstractTableModel::headerData(section, orientation, role);

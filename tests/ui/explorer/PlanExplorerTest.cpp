@@ -93,7 +93,9 @@ private slots:
     void noPlanSaysWhyWithoutClaimingABest();
     void whatIfWithoutAPlanSaysWhy();
     void planTitleCountsInTheSingular();
+    void breakdownTitleCountsInTheSingular();
     void memoryLegendNamesWhatTheBarsHold();
+    void memoryKeptFreeIsNamedAsSuch();
     void memoryLabelsStandAboveBarAndCapacity();
     void memoryStageLabelsFitBetweenTheBars();
     void memoryBarLabelsStayInTheChart();
@@ -1565,6 +1567,49 @@ void PlanExplorerTest::planTitleCountsInTheSingular()
 
     w.setResult(m_result);
     QVERIFY2(title->text().contains(QStringLiteral(" · 2&nbsp;stages · 64&nbsp;micro-batches · ")), qPrintable(title->text()));
+}
+
+void PlanExplorerTest::breakdownTitleCountsInTheSingular()
+{
+    // The plan of planTitleCountsInTheSingular: one stage, DP 8 x micro-batch 1 = the global
+    // batch of 8, so one micro-batch.
+    Plan plan;
+    plan.name = "one stage";
+    plan.global_batch_size = 8;
+    plan.stages = {test::stage("H800", 0, 0, 8, 0, 24, 1, 8, 8, 1, 1, 1, Recompute::Full)};
+    const RankedPlan costed = test::costed(*m_cost, plan);
+    QCOMPARE(costed.prediction.num_microbatches, 1);
+    BreakdownView view;
+    view.setPlan(costed.plan, costed.prediction);
+    QVERIFY2(view.barsTitle().contains(QStringLiteral("bottleneck S0 × 1 micro-batch + bubble")), qPrintable(view.barsTitle()));
+    QVERIFY(!view.barsTitle().contains(QStringLiteral("micro-batches")));
+}
+
+void PlanExplorerTest::memoryKeptFreeIsNamedAsSuch()
+{
+    // An 80 GiB H800 keeping 10 % free may fill 72 GiB (CostModel: capacity = memory x (1 -
+    // headroom)): the plan list says "of 80", the chart's line is the usable memory.
+    style::FullestDevice f{0, 67.7 * style::kGiB, 72 * style::kGiB, 0.1};
+    QCOMPARE(style::fullestDeviceText(f), QStringLiteral("67.7/72 of 80 GiB"));
+    f.headroom = 0;
+    f.capacity = 80 * style::kGiB;
+    QCOMPARE(style::fullestDeviceText(f), QStringLiteral("67.7/80 GiB"));
+    QCOMPARE(style::usableMemoryText(72 * style::kGiB, 0.1), QStringLiteral("72.00 GiB usable of 80.00 GiB (10 % kept free)"));
+
+    const RankedPlan& hetero = m_result.plans.front();
+    Prediction keptFree = hetero.prediction;
+    keptFree.memory_headroom = 0.1;
+    MemoryBarsPlot memory;
+    memory.resize(900, 420);
+    memory.show();
+    memory.setPlan(hetero.plan, keptFree);
+    QStringList names;
+    for (int i = 0; i < memory.legend->itemCount(); ++i)
+        if (auto* item = qobject_cast<QCPPlottableLegendItem*>(memory.legend->item(i)))
+            names << item->plottable()->name();
+    QCOMPARE(names.back(), QStringLiteral("Usable memory (10 % kept free)"));
+    memory.setPlan(hetero.plan, hetero.prediction);
+    QCOMPARE(hetero.prediction.memory_headroom, 0.0);
 }
 
 void PlanExplorerTest::memoryLegendNamesWhatTheBarsHold()
