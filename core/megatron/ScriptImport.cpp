@@ -768,66 +768,100 @@ private:
                 int total = 0;
                 for (int n : split) total += n;
                 if (total != layers)
-                    warn(at("--pipeline-model-parallel-layout") + "the layout holds " + std::to_string(total) + " layers, --num-layers is " + std::to_string(layers));
+                    broken("--pipeline-model-parallel-layout", "the layout holds " + std::to_string(total) + " decoder layers, --num-layers is "
+                                                                   + std::to_string(layers) + " (Megatron-LM's validate_layer_layout asserts they match)");
                 if (mtp > 0)
                     warn(at("--pipeline-model-parallel-layout") + "the layout places " + std::to_string(mtp)
                          + " MTP layer(s); their cost is not modelled (an exported layout puts the --mtp-num-layers MTP layers "
                            "after the last rank's decoder layers)");
+                checkRankLayers("--pipeline-model-parallel-layout", split, vpp);
             } else {
-                warn(at("--pipeline-model-parallel-layout") + "--pipeline-model-parallel-layout " + *layout + ": " + error + "; an even split is assumed");
-            }
-        } else if (has("--decoder-first-pipeline-num-layers") || has("--decoder-last-pipeline-num-layers")) {
-            // First and last rank as given, the rest spread evenly over the middle ranks.
-            const int first = intFlag("--decoder-first-pipeline-num-layers", 0);
-            const int last = intFlag("--decoder-last-pipeline-num-layers", 0);
-            const int middle = p.pp - (first > 0 ? 1 : 0) - (last > 0 ? 1 : 0);
-            const int rest = layers - first - last;
-            if (p.pp >= 2 && ((middle > 0 && rest % middle == 0 && rest >= 0) || (middle == 0 && rest == 0))) {
-                for (int r = 0; r < p.pp; ++r) {
-                    if (r == 0 && first > 0) p.layer_split.push_back(first);
-                    else if (r == p.pp - 1 && last > 0) p.layer_split.push_back(last);
-                    else p.layer_split.push_back(rest / middle);
-                }
-            } else {
-                warn(at() + "the first/last pipeline layer counts do not leave an even split of the middle ranks");
-            }
-        } else if (has("--account-for-embedding-in-pipeline-split") || has("--account-for-loss-in-pipeline-split")) {
-            // The embedding (loss) counts as one layer: the first (last) rank gets one fewer.
-            const bool e = has("--account-for-embedding-in-pipeline-split");
-            const bool l = has("--account-for-loss-in-pipeline-split");
-            const int total = layers + (e ? 1 : 0) + (l ? 1 : 0);
-            if (p.pp >= 1 && total % p.pp == 0) {
-                p.layer_split.assign(static_cast<std::size_t>(p.pp), total / p.pp);
-                if (e) --p.layer_split.front();
-                if (l) --p.layer_split.back();
+                broken("--pipeline-model-parallel-layout", *layout + ": " + error + " (Megatron-LM's layout parser refuses it)");
             }
         }
         // validate_args counts the embedding and the loss as one layer each with the
         // account-for flags: VPP = (num_layers [+1] [+1]) / PP / this value (reference section 2).
         const bool accountE = has("--account-for-embedding-in-pipeline-split");
         const bool accountL = has("--account-for-loss-in-pipeline-split");
+        const bool firstLast = has("--decoder-first-pipeline-num-layers") || has("--decoder-last-pipeline-num-layers");
         const int counted = layers + (accountE ? 1 : 0) + (accountL ? 1 : 0);
-        if (has("--num-layers-per-virtual-pipeline-stage")) {
-            const int per = intFlag("--num-layers-per-virtual-pipeline-stage", 0);
-            if (per > 0 && p.pp > 0 && counted % (p.pp * per) == 0)
-                p.vpp = counted / (p.pp * per);
-            else
-                warn(at("--num-layers-per-virtual-pipeline-stage") + "--num-layers-per-virtual-pipeline-stage does not divide the layers per rank; no interleaving assumed");
-        } else if (has("--num-virtual-stages-per-pipeline-rank")) {
-            p.vpp = intFlag("--num-virtual-stages-per-pipeline-rank", 1);
+        // FlagScale's heterogeneous mode refuses a virtual pipeline and splits by its own flag
+        // (buildHetero says so): Megatron-LM's split rules below are for Megatron-LM scripts.
+        const bool heteroSplit = has("--enable-hetero") || has("--hetero-process-meshes");
+        if (!has("--pipeline-model-parallel-layout") && !heteroSplit) {
+            if (has("--num-layers-per-virtual-pipeline-stage")) {
+                const int per = intFlag("--num-layers-per-virtual-pipeline-stage", 0);
+                if (firstLast)
+                    broken("--num-layers-per-virtual-pipeline-stage", "cannot be combined with --decoder-first/last-pipeline-num-layers "
+                                                                      "(give --num-virtual-stages-per-pipeline-rank instead; reference section 4b)");
+                else if (per > 0 && p.pp > 0 && counted % (p.pp * per) == 0)
+                    p.vpp = counted / (p.pp * per);
+                else
+                    broken("--num-layers-per-virtual-pipeline-stage",
+                           std::to_string(per) + " does not divide the " + std::to_string(counted) + " layers"
+                               + (accountE && accountL ? " (the embedding and loss counted as layers)"
+                                  : accountE         ? " (the embedding counted as a layer)"
+                                  : accountL         ? " (the loss counted as a layer)"
+                                                     : std::string())
+                               + " of PP "
+                               + std::to_string(p.pp) + " ranks evenly (Megatron-LM asserts it)");
+            } else if (has("--num-virtual-stages-per-pipeline-rank")) {
+                p.vpp = intFlag("--num-virtual-stages-per-pipeline-rank", 1);
+            }
         }
-        // With the account-for flags every chunk holds counted / (PP * VPP) layers, the
-        // embedding (loss) taking one place in the first chunk of the first rank (the last
-        // chunk of the last rank): get_num_layers_to_build.
-        const long long chunks = static_cast<long long>(p.pp) * p.vpp;
-        if (p.vpp > 1 && p.layer_chunks.empty() && (accountE || accountL) && p.pp > 0 && chunks <= counted
-            && counted % chunks == 0) {
-            p.layer_chunks.assign(static_cast<std::size_t>(p.pp),
-                                  std::vector<int>(static_cast<std::size_t>(p.vpp), static_cast<int>(counted / chunks)));
-            if (accountE)
-                --p.layer_chunks.front().front();
-            if (accountL)
-                --p.layer_chunks.back().back();
+        const int vpp = std::max(1, p.vpp);
+        if (has("--pipeline-model-parallel-layout") || heteroSplit) {
+            // the layout gave the split (FlagScale: --hetero-pipeline-layer-split)
+        } else if (firstLast) {
+            // First and last rank as given, the rest spread evenly over the middle ranks; with
+            // VPP each count a multiple of VPP (reference section 4b).
+            const int first = intFlag("--decoder-first-pipeline-num-layers", 0);
+            const int last = intFlag("--decoder-last-pipeline-num-layers", 0);
+            const int middle = p.pp - (has("--decoder-first-pipeline-num-layers") ? 1 : 0) - (has("--decoder-last-pipeline-num-layers") ? 1 : 0);
+            const int rest = layers - first - last;
+            const std::string flags = has("--decoder-first-pipeline-num-layers") ? "--decoder-first-pipeline-num-layers"
+                                                                                  : "--decoder-last-pipeline-num-layers";
+            if (accountE || accountL)
+                broken(flags, "cannot be combined with the account-for flags (reference section 4b)");
+            else if (p.pp < 2 || middle < 0)
+                broken(flags, "needs PP 2 or more, and PP is " + std::to_string(p.pp));
+            else if (!((middle > 0 && rest >= middle && rest % middle == 0) || (middle == 0 && rest == 0)))
+                broken(flags, "the " + std::to_string(rest) + " layers left after the first and last ranks do not split evenly over the "
+                                  + std::to_string(middle) + " middle rank" + (middle == 1 ? "" : "s")
+                                  + " (Megatron-LM asserts it)");
+            else if (vpp > 1 && (first % vpp != 0 || last % vpp != 0 || (middle > 0 && (rest / middle) % vpp != 0)))
+                broken(flags, "with VPP " + std::to_string(vpp) + " the first, last and middle ranks' layers (" + std::to_string(first)
+                                  + ", " + std::to_string(last) + ", " + std::to_string(middle > 0 ? rest / middle : 0)
+                                  + ") must each be a multiple of VPP (Megatron-LM asserts it)");
+            else
+                for (int r = 0; r < p.pp; ++r) {
+                    if (r == 0 && has("--decoder-first-pipeline-num-layers")) p.layer_split.push_back(first);
+                    else if (r == p.pp - 1 && has("--decoder-last-pipeline-num-layers")) p.layer_split.push_back(last);
+                    else p.layer_split.push_back(rest / middle);
+                }
+        } else if (accountE || accountL) {
+            // The embedding (loss) counts as one layer: the first (last) rank gets one fewer.
+            const std::string flag = accountE ? "--account-for-embedding-in-pipeline-split" : "--account-for-loss-in-pipeline-split";
+            if (p.pp < 1 || counted % p.pp != 0 || (counted / p.pp) % vpp != 0) {
+                broken(flag, std::to_string(counted) + " layers, with the " + (accountE && accountL ? "embedding and loss" : accountE ? "embedding" : "loss")
+                                 + " counted, do not split evenly over PP "
+                                 + std::to_string(p.pp) + (vpp > 1 ? " ranks of VPP " + std::to_string(vpp) + " chunks" : " ranks")
+                                 + " (Megatron-LM asserts they do)");
+            } else {
+                p.layer_split.assign(static_cast<std::size_t>(p.pp), counted / p.pp);
+                if (accountE) --p.layer_split.front();
+                if (accountL) --p.layer_split.back();
+                // With VPP every chunk holds counted / (PP VPP) layers, the embedding (loss)
+                // taking one place in the first chunk of the first rank (the last chunk of the
+                // last rank): get_num_layers_to_build.
+                if (vpp > 1) {
+                    const int perChunk = counted / (p.pp * vpp);
+                    p.layer_chunks.assign(static_cast<std::size_t>(p.pp), std::vector<int>(static_cast<std::size_t>(vpp), perChunk));
+                    if (accountE) --p.layer_chunks.front().front();
+                    if (accountL) --p.layer_chunks.back().back();
+                }
+                checkRankLayers(flag, p.layer_split, vpp);
+            }
         }
         // Recompute (reference section 5).
         const std::string granularity = str("--recompute-granularity").value_or(has("--recompute-activations") ? "selective" : "");
@@ -895,6 +929,21 @@ private:
 
     // A Megatron-LM or FlagScale rule the script breaks: it would stop before training, so
     // the script is refused (validateScriptModel) with the flag and this message.
+    // A pipeline rank of the script's split with no decoder layer, or fewer than its VPP chunks:
+    // Megatron-LM builds such a rank (the embedding or loss alone, empty chunks), the plan
+    // cannot hold it (a stage has at least one layer, and at least one per chunk).
+    void checkRankLayers(const std::string& flag, const std::vector<int>& split, int vpp)
+    {
+        for (std::size_t r = 0; r < split.size(); ++r)
+            if (split[r] < std::max(1, vpp)) {
+                broken(flag, "pipeline rank " + std::to_string(r) + " holds " + std::to_string(split[r]) + " decoder layer"
+                                 + (split[r] == 1 ? "" : "s") + (vpp > 1 ? " for its " + std::to_string(vpp) + " model chunks" : "")
+                                 + "; Megatron-LM runs that, the planner does not model it (a pipeline rank holds at least one "
+                                   "decoder layer per model chunk)");
+                return;
+            }
+    }
+
     void broken(const std::string& flag, const std::string& detail)
     {
         m_out.invalid_values.push_back({flag, join(valuesOf(flag)), "", detail});

@@ -1129,6 +1129,53 @@ private slots:
         QCOMPARE(refusal("--bf16 --context-parallel-size 4 --cp-comm-type a2a+p2p --hierarchical-context-parallel-sizes 2 2"),
                  std::string("accepted"));
     }
+
+    void pipelineSplitRules()
+    {
+        // Megatron-LM's rules for an uneven split (reference section 4): each was a warning
+        // and an even split before, which is not what the script runs. 12 layers, PP 4.
+        const std::string head = "torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers 12 --hidden-size 1024 "
+                                 "--num-attention-heads 16 --seq-length 2048 --max-position-embeddings 2048 --bf16 "
+                                 "--micro-batch-size 1 --global-batch-size 64 --vocab-size 32000 --pipeline-model-parallel-size 4 ";
+        auto refusal = [&](const std::string& extra) -> std::string {
+            try {
+                validateScriptModel(importMegatronScript(head + extra + "\n", "p.sh"));
+            } catch (const InputError& e) {
+                return e.what();
+            }
+            return "accepted";
+        };
+        // 4b: the 10 layers after a first rank of 2 do not split over 3 ranks; 3 of them do.
+        QCOMPARE(refusal("--decoder-first-pipeline-num-layers 2"),
+                 std::string("p.sh: --decoder-first-pipeline-num-layers: the 10 layers left after the first and last ranks do not split "
+                             "evenly over the 3 middle ranks (Megatron-LM asserts it)"));
+        QCOMPARE(refusal("--decoder-first-pipeline-num-layers 3"), std::string("accepted"));
+        QCOMPARE(importMegatronScript(head + "--decoder-first-pipeline-num-layers 3 --decoder-last-pipeline-num-layers 1\n", "p.sh")
+                     .parallel.layer_split,
+                 (std::vector<int>{3, 4, 4, 1}));
+        // 4b with VPP: each count a multiple of VPP, and VPP given as the chunk count.
+        QVERIFY(refusal("--decoder-first-pipeline-num-layers 3 --num-virtual-stages-per-pipeline-rank 2").find(
+                    "must each be a multiple of VPP") != std::string::npos);
+        QVERIFY(refusal("--decoder-first-pipeline-num-layers 3 --num-layers-per-virtual-pipeline-stage 1").find(
+                    "cannot be combined with --decoder-first/last-pipeline-num-layers") != std::string::npos);
+        QVERIFY(refusal("--decoder-first-pipeline-num-layers 3 --account-for-loss-in-pipeline-split").find(
+                    "cannot be combined with the account-for flags") != std::string::npos);
+        // 4a: 5 stages on PP 4; a layout whose decoder layers are not --num-layers.
+        QVERIFY(refusal("--pipeline-model-parallel-layout 'Et*3|t*3|t*3|t*3|L'").find("5 stages are not a multiple of PP 4")
+                != std::string::npos);
+        QVERIFY(refusal("--pipeline-model-parallel-layout 'Et*3|t*3|t*3|t*2L'").find("the layout holds 11 decoder layers, --num-layers is 12")
+                != std::string::npos);
+        // A rank with the embedding alone: Megatron-LM runs it, a plan cannot hold it.
+        QCOMPARE(refusal("--pipeline-model-parallel-layout 'E|t*4|t*4|t*4L'"),
+                 std::string("p.sh: --pipeline-model-parallel-layout: pipeline rank 0 holds 0 decoder layers; Megatron-LM runs that, "
+                             "the planner does not model it (a pipeline rank holds at least one decoder layer per model chunk)"));
+        // 4c: 12 layers and the loss counted as one are 13, not a multiple of PP 4.
+        QVERIFY(refusal("--account-for-loss-in-pipeline-split").find("13 layers, with the loss counted, do not split evenly over PP 4")
+                != std::string::npos);
+        QCOMPARE(refusal("--num-layers-per-virtual-pipeline-stage 2 --account-for-loss-in-pipeline-split"),
+                 std::string("p.sh: --num-layers-per-virtual-pipeline-stage: 2 does not divide the 13 layers (the loss counted as a "
+                             "layer) of PP 4 ranks evenly (Megatron-LM asserts it)"));
+    }
 };
 
 QTEST_APPLESS_MAIN(TestScriptImport)
