@@ -322,6 +322,20 @@ std::vector<BashReader::RawCommand> BashReader::tokenize(std::string_view input)
             while (i < n && text[i] != '\n') ++i;
             continue;
         }
+        // An arithmetic command (( ... )) at the start of a command: one word, which execute()
+        // reports (it is not evaluated).
+        if (c == '(' && i + 1 < n && text[i + 1] == '(' && cur.words.empty()) {
+            const std::size_t close = text.find("))", i + 2);
+            const std::size_t end = close == npos ? n : close + 2;
+            RawWord arith;
+            arith.text = text.substr(i, end - i);
+            cur.line = line;
+            cur.words.push_back(std::move(arith));
+            for (std::size_t k = i; k < end; ++k)
+                line += text[k] == '\n';
+            i = end;
+            continue;
+        }
         if (c == ';' || c == '&' || c == '|' || c == '(' || c == ')') {
             std::string separator(1, c);
             if ((c == '&' || c == '|' || c == ';') && i + 1 < n && text[i + 1] == c)
@@ -741,6 +755,13 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
     }
     if (head == "eval") {
         warn(cmd.line, "eval is not executed; its text is ignored");
+        return;
+    }
+    // Arithmetic commands assign only through their expression: not evaluated here, so the
+    // variables they set keep what the script gave them before (or stay unset).
+    if (head == "let" || head.rfind("((", 0) == 0) {
+        warn(cmd.line, std::string(head == "let" ? "let" : "(( ))") + " is not evaluated; variables it sets keep their earlier "
+                       "values (write NAME=$(( ... )) instead)");
         return;
     }
     if (head == "source" || head == ".") {

@@ -119,6 +119,17 @@ public:
                              "no launch command found: expected torchrun, python -m torch.distributed.run or "
                              "python <entry>.py with Megatron-LM flags");
         m_out.command_line = launch->line;
+        // A command after the launch command that starts with a flag: bash ran the launch
+        // command without it, since a line continuation above it is broken (a comment line
+        // inside the command, a blank after the backslash).
+        for (const ShellCommand& c : m_reader.commands())
+            if (c.line > launch->line && !c.words.empty() && c.words.front().rfind("--", 0) == 0) {
+                warn("line " + std::to_string(c.line) + ": a command of its own starts with " + c.words.front()
+                     + ": bash runs the launch command (line " + std::to_string(launch->line)
+                     + ") without it and the flags after it; a line continuation above it is broken (a comment line, or a blank "
+                       "after the backslash)");
+                break;
+            }
         m_out.environment = m_reader.exportedVariables();
         for (const std::string& e : m_out.environment)
             if (auto it = m_reader.rawAssignments().find(e.substr(0, e.find('='))); it != m_reader.rawAssignments().end())

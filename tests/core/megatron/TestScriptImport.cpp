@@ -1176,6 +1176,22 @@ private slots:
                  std::string("p.sh: --num-layers-per-virtual-pipeline-stage: 2 does not divide the 13 layers (the loss counted as a "
                              "layer) of PP 4 ranks evenly (Megatron-LM asserts it)"));
     }
+
+    void unreadConstructsAreReported()
+    {
+        // `let` and (( )) are not evaluated: the variables they set are reported, not guessed.
+        // A flag line cut off from the launch command by a broken continuation (a comment line
+        // inside the command) is a command of its own for bash: the launch runs without it.
+        const std::string launch = "torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers 2 --hidden-size 64 "
+                                   "--num-attention-heads 2 --seq-length 64 --max-position-embeddings 64 --bf16 --vocab-size 100 "
+                                   "--micro-batch-size 1 --global-batch-size 8 --tensor-model-parallel-size ${TP:-1} \\\n";
+        const ImportedScript s = importMegatronScript("let DP=4\n(( TP = 2 ))\n" + launch + "# a note\n--lr 1e-4\n", "c.sh");
+        QVERIFY(hasWarning(s, "line 1: let is not evaluated"));
+        QVERIFY(hasWarning(s, "line 2: (( )) is not evaluated"));
+        QCOMPARE(s.parallel.tp, 1);   // ${TP:-1}: TP stays unset
+        QVERIFY(hasWarning(s, "line 5: a command of its own starts with --lr: bash runs the launch command (line 3) without it"));
+        QVERIFY(!findFlag(s, "--lr"));
+    }
 };
 
 QTEST_APPLESS_MAIN(TestScriptImport)
