@@ -629,6 +629,12 @@ private:
             if (auto freq = str("--moe-layer-freq")) {
                 if (auto n = toInt(*freq); n && *n >= 1) {
                     m.moe_layer_freq = static_cast<int>(*n);
+                } else if (const std::string v = ShellQuote::unquoted(*freq);
+                           v.find_first_not_of(",0123456789[]()+*") != std::string::npos) {
+                    // Megatron-LM takes a list expression of these characters only (reference
+                    // section 7: no spaces).
+                    m_out.invalid_values.push_back({"--moe-layer-freq", *freq, "", at("--moe-layer-freq") + "the list expression \"" + v
+                                                    + "\" may hold only the characters ,0-9[]()+* (no spaces): Megatron-LM refuses it"});
                 } else {
                     std::vector<std::uint8_t> pattern;
                     if (MoeLayerPattern::parse(*freq, pattern) && static_cast<int>(pattern.size()) == m.num_layers) {

@@ -1128,6 +1128,11 @@ private slots:
                              "Megatron-LM refuses it without"));
         QCOMPARE(refusal("--bf16 --context-parallel-size 4 --cp-comm-type a2a+p2p --hierarchical-context-parallel-sizes 2 2"),
                  std::string("accepted"));
+        // --moe-layer-freq as a list expression: the characters ,0-9[]()+* only (section 7).
+        QCOMPARE(refusal(moe + "--moe-router-pre-softmax --moe-layer-freq '[0]*3 + [1]*5'"),
+                 std::string("r.sh: --moe-layer-freq: line 1: the list expression \"[0]*3 + [1]*5\" may hold only the characters "
+                             ",0-9[]()+* (no spaces): Megatron-LM refuses it"));
+        QCOMPARE(refusal(moe + "--moe-router-pre-softmax --moe-layer-freq '[0]*3+[1]*5'"), std::string("accepted"));
     }
 
     void pipelineSplitRules()
