@@ -25,6 +25,7 @@ Candidates::Candidates(const SearchSpace& space, const RunConfig& config, const 
                 continue;
             Opt o;
             o.d = d;
+            o.vary = space.knobsVary(h, d);
             const std::vector<Knob>& ks = space.knobs(h, d);
             for (std::size_t i = 0; i < ks.size(); ++i) {
                 const Knob& k = ks[i];

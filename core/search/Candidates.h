@@ -65,6 +65,7 @@ private:
         int d;
         std::vector<int> knobs;   // indices into SearchSpace::knobs(type, d)
         int lo, hi;               // layer window (load balance), or 1..N
+        bool vary = false;        // SearchSpace::knobsVary(type, d)
     };
     bool closes(int type, int m) const;   // may a type's use end at position m?
     bool typeOpens(const Partial& p, int type) const;
@@ -116,7 +117,7 @@ void Candidates::forEachGroup(const Partial& p, F&& f, long long& loadPruned) co
             // mixed node sizes depends on where it sits (SearchSpace::knobFits).
             const std::vector<int>* knobs = &o.knobs;
             std::vector<int> fitting;
-            if (m_space.knobsVary(h, o.d)) {
+            if (o.vary) {
                 const std::vector<Knob>& all = m_space.knobs(h, o.d);
                 for (int ki : o.knobs)
                     if (m_space.knobFits(h, m - o.d, o.d, all[static_cast<std::size_t>(ki)]))
