@@ -1,5 +1,7 @@
 #include "ClusterScene.h"
 
+#include "CollectiveLibraries.h"
+
 #include "LinkItem.h"
 #include "NodeItem.h"
 #include "ProjectDocument.h"
@@ -371,19 +373,9 @@ void ClusterScene::updateProblems()
     for (SwitchItem* s : std::as_const(m_switches))
         s->setOversubscription(uplinks.oversubscription(s->id()));
     scheduleLabelLayout();   // an oversubscribed switch's label may take a second line
-    // Links between nodes whose collective libraries differ cross a vendor bridge.
-    const DeviceCatalog& catalog = m_document->catalog();
-    for (LinkItem* link : std::as_const(m_links)) {
-        const Node* a = m_document->cluster().node(link->link().a);
-        const Node* b = m_document->cluster().node(link->link().b);
-        bool cross = false;
-        if (a && b) {
-            const DeviceType* ta = catalog.find(a->device_type);
-            const DeviceType* tb = catalog.find(b->device_type);
-            cross = ta && tb && ta->collective_library != tb->collective_library;
-        }
-        link->setCrossVendor(cross);
-    }
+    // Links between nodes whose collective libraries differ: their traffic crosses the bridge.
+    for (LinkItem* link : std::as_const(m_links))
+        link->setCrossVendor(crossesBridge(m_document->cluster(), m_document->catalog(), link->link().a, link->link().b));
 }
 
 void ClusterScene::mousePressEvent(QGraphicsSceneMouseEvent* event)

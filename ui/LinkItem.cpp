@@ -129,16 +129,32 @@ void LinkItem::setLink(const Link& link)
     m_label = QStringLiteral("%1 GB/s \u00b7 %2 \u00b5s").arg(bw, 0, 'f', bw < 10 ? 1 : 0).arg(link.latency_us, 0, 'g', 3);
     const QFontMetricsF fm(labelFont());
     m_labelSize = QSizeF(fm.horizontalAdvance(m_label) + 10, fm.height() + 4);
-    setToolTip(QObject::tr("Link %1 \u2013 %2\n%3 GB/s per direction, %4 \u00b5s latency")
-                   .arg(link.a).arg(link.b).arg(bw).arg(link.latency_us));
-    if (m_labelItem)
-        m_labelItem->setToolTip(toolTip());
+    updateToolTip();
     updateGeometry();
+}
+
+void LinkItem::updateToolTip()
+{
+    QString tip = QObject::tr("Link %1 \u2013 %2\n%3 GB/s per direction, %4 \u00b5s latency")
+                      .arg(m_link.a)
+                      .arg(m_link.b)
+                      .arg(m_link.bandwidth_gbytes_per_s)
+                      .arg(m_link.latency_us);
+    if (m_cross)
+        tip += QLatin1Char('\n')
+            + QObject::tr("Between collective libraries: its traffic crosses the cross-vendor bridge "
+                          "(Properties, with nothing selected)");
+    setToolTip(tip);
+    if (m_labelItem)
+        m_labelItem->setToolTip(tip);
 }
 
 void LinkItem::setCrossVendor(bool cross)
 {
+    if (cross == m_cross)
+        return;
     m_cross = cross;
+    updateToolTip();
     update();
     if (m_labelItem)
         m_labelItem->update();   // its outline takes the line's colour

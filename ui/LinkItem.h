@@ -27,6 +27,7 @@ public:
     EndpointItem* endB() const { return m_b; }
     // Cross-vendor links are drawn dashed (traffic goes through a bridge).
     void setCrossVendor(bool cross);
+    bool isCrossVendor() const { return m_cross; }
     void updateGeometry();
     void detach();   // forget the endpoints before they are deleted
 
@@ -50,6 +51,7 @@ private:
     friend class LinkLabelItem;
     QColor lineColor() const;
     void labelAboutToChange();
+    void updateToolTip();
 
     Link m_link;
     EndpointItem* m_a;

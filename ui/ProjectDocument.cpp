@@ -1,6 +1,7 @@
 #include "ProjectDocument.h"
 
 #include "AddItemsCommand.h"
+#include "ChangeBridgeCommand.h"
 #include "ChangeLinkCommand.h"
 #include "ChangeModelCommand.h"
 #include "ChangeNodeCommand.h"
@@ -385,6 +386,15 @@ void ProjectDocument::setLink(const Link& link)
     m_undoStack->push(new ChangeLinkCommand(this, *old, link));
 }
 
+void ProjectDocument::setBridge(const CrossVendorBridge& bridge)
+{
+    const CrossVendorBridge& old = m_project.cluster.cross_vendor;
+    if (bridge.method == old.method && bridge.bandwidth_gbytes_per_s == old.bandwidth_gbytes_per_s
+        && bridge.latency_us == old.latency_us)
+        return;
+    m_undoStack->push(new ChangeBridgeCommand(this, old, bridge));
+}
+
 void ProjectDocument::setCluster(const Cluster& cluster, const QString& text)
 {
     m_undoStack->push(new ReplaceClusterCommand(this, m_project.cluster, cluster, text));
@@ -531,6 +541,12 @@ void ProjectDocument::applyLink(const Link& link)
         emit linkChanged(link.a, link.b);
         emit clusterChanged();
     }
+}
+
+void ProjectDocument::applyBridge(const CrossVendorBridge& bridge)
+{
+    m_project.cluster.cross_vendor = bridge;
+    emit clusterChanged();
 }
 
 void ProjectDocument::applyCluster(const Cluster& cluster)

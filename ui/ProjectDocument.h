@@ -69,6 +69,9 @@ public:
     void setNode(const Node& node);
     void setSwitch(const Switch& sw);
     void setLink(const Link& link);
+    // The bridge between collective libraries (Cluster::cross_vendor); it changes predictions,
+    // so plans searched before it are outdated.
+    void setBridge(const CrossVendorBridge& bridge);
     void setCluster(const Cluster& cluster, const QString& text);
     void setModel(const ModelSpec& model, const QString& text, const QString& field = {});
     void setModelFromScript(const ModelSpec& model, const QString& scriptPath);
@@ -99,6 +102,7 @@ public:
     void applyNode(const Node& node);
     void applySwitch(const Switch& sw);
     void applyLink(const Link& link);
+    void applyBridge(const CrossVendorBridge& bridge);
     void applyCluster(const Cluster& cluster);
     void applyModel(const ModelSpec& model, const std::string& scriptPath);
     void applySearchSettings(const SearchSettings& settings);

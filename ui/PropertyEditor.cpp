@@ -1,6 +1,7 @@
 #include "PropertyEditor.h"
 
 #include "ClusterScene.h"
+#include "CollectiveLibraries.h"
 #include "ProjectDocument.h"
 #include "Theme.h"
 
@@ -11,8 +12,10 @@
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
+#include <QGroupBox>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPushButton>
 #include <QSpinBox>
 #include <QToolTip>
 #include <QVBoxLayout>
@@ -83,6 +86,17 @@ QString describe(const Cluster& c, int id)
         return QString::fromStdString(s->name);
     return QString::number(id);
 }
+
+// "NCCL", "NCCL and RCCL", "NCCL, RCCL and HCCL".
+QString listed(const QStringList& items)
+{
+    if (items.size() < 2)
+        return items.value(0);
+    return QObject::tr("%1 and %2").arg(items.mid(0, items.size() - 1).join(QStringLiteral(", ")), items.last());
+}
+
+// A bridge figure as the file gives it, without trailing zeros: 2.5 GB/s, 100 us.
+QString figure(double value) { return QString::number(value, 'g', 6); }
 
 } // namespace
 
@@ -176,19 +190,74 @@ PropertyEditor::PropertyEditor(ProjectDocument* document, ClusterScene* scene, Q
     m_latency->setDecimals(1);
     m_latency->setSuffix(tr(" \u00b5s"));
     m_latency->setKeyboardTracking(false);
+    // Between two collective libraries the cost model sends over the bridge, not the link.
+    m_linkBridgeNote = new QLabel;
+    m_linkBridgeNote->setObjectName(QStringLiteral("linkBridgeNote"));
+    m_linkBridgeNote->setWordWrap(true);
+    m_showBridge = new QPushButton(tr("Bridge settings\u2026"));
+    m_showBridge->setObjectName(QStringLiteral("showBridge"));
+    m_showBridge->setToolTip(tr("Show the cluster's cross-vendor bridge (nothing selected)"));
+    // First: a reader who came to change the bandwidth learns at once that it is not used.
     form->addRow(m_linkEnds);
+    form->addRow(m_linkBridgeNote);
+    form->addRow(m_showBridge);
     form->addRow(tr("Bandwidth:"), m_bandwidth);
     form->addRow(tr("Latency:"), m_latency);
     m_stack->addWidget(linkPage);
 
+    // The cluster itself, with nothing selected: its cross-vendor bridge. The ranges are what
+    // validateCluster takes (core/io/Documents.cpp): a bandwidth above 0, which at two
+    // decimals starts at 0.01 GB/s, and a latency of 0 or more; the tops are the link page's.
+    auto* clusterPage = new QWidget;
+    auto* clusterBox = new QVBoxLayout(clusterPage);
+    clusterBox->setContentsMargins(0, 0, 0, 0);
+    auto* clusterHint = new QLabel(tr("Select a node, switch or link to edit it."));
+    clusterHint->setWordWrap(true);
+    clusterBox->addWidget(clusterHint);
+    m_bridge = new QGroupBox(tr("Cross-vendor bridge"));
+    m_bridge->setObjectName(QStringLiteral("bridgeGroup"));
+    auto* bridgeForm = new QFormLayout(m_bridge);
+    bridgeForm->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    bridgeForm->setRowWrapPolicy(QFormLayout::DontWrapRows);
+    m_bridgeBandwidth = new QDoubleSpinBox;
+    m_bridgeBandwidth->setObjectName(QStringLiteral("bridgeBandwidth"));
+    m_bridgeBandwidth->setRange(0.01, 100000);
+    m_bridgeBandwidth->setDecimals(2);
+    m_bridgeBandwidth->setSuffix(tr(" GB/s"));
+    m_bridgeBandwidth->setToolTip(tr("Per connection and direction: every rank pair across two collective libraries "
+                                     "has a connection of its own, no faster than this or its NIC."));
+    m_bridgeBandwidth->setKeyboardTracking(false);
+    m_bridgeLatency = new QDoubleSpinBox;
+    m_bridgeLatency->setObjectName(QStringLiteral("bridgeLatency"));
+    m_bridgeLatency->setRange(0, 100000);
+    m_bridgeLatency->setDecimals(1);
+    m_bridgeLatency->setSuffix(tr(" \u00b5s"));
+    m_bridgeLatency->setToolTip(tr("Per message (a send, or each step of a collective) across the bridge."));
+    m_bridgeLatency->setKeyboardTracking(false);
+    m_bridgeNote = new QLabel;
+    m_bridgeNote->setObjectName(QStringLiteral("bridgeNote"));
+    m_bridgeNote->setWordWrap(true);
+    bridgeForm->addRow(tr("Bandwidth:"), m_bridgeBandwidth);
+    bridgeForm->addRow(tr("Latency:"), m_bridgeLatency);
+    bridgeForm->addRow(m_bridgeNote);
+    clusterBox->addWidget(m_bridge);
+    m_stack->addWidget(clusterPage);
+
     // Under the fields, so that a value the editor did not take says why it stayed.
     m_rangeCheck = new SpinBoxRangeCheck(this, QStringLiteral("propertyInputMessage"));
     layout->addWidget(m_rangeCheck->messageLabel());
+    // Under the line, which stays next to the bridge's fields.
+    m_clusterTips = new QLabel(tr("Drag a device type from the palette onto the canvas to add a node "
+                                  "(Shift: choose the device count); drop it on a switch to link it. "
+                                  "Shift+drag from one item to another, or the Connect tool, adds a link."));
+    m_clusterTips->setWordWrap(true);
+    m_clusterTips->hide();
+    layout->addWidget(m_clusterTips);
     layout->addStretch(1);
     const std::pair<QAbstractSpinBox*, QString> fields[] = {
         {m_count, tr("Devices")},        {m_nics, tr("NICs")},           {m_nicGbit, tr("NIC speed")},
         {m_hostMemory, tr("Host memory")}, {m_hostLink, tr("Host link")}, {m_bandwidth, tr("Bandwidth")},
-        {m_latency, tr("Latency")}};
+        {m_latency, tr("Latency")}, {m_bridgeBandwidth, tr("Bridge bandwidth")}, {m_bridgeLatency, tr("Bridge latency")}};
     for (const auto& [box, field] : fields)
         m_rangeCheck->watch(box, field);
     connect(m_rangeCheck, &SpinBoxRangeCheck::rejected, this,
@@ -204,6 +273,9 @@ PropertyEditor::PropertyEditor(ProjectDocument* document, ClusterScene* scene, Q
     connect(m_switchName, &QLineEdit::editingFinished, this, &PropertyEditor::commitSwitch);
     connect(m_bandwidth, &QDoubleSpinBox::valueChanged, this, &PropertyEditor::commitLink);
     connect(m_latency, &QDoubleSpinBox::valueChanged, this, &PropertyEditor::commitLink);
+    connect(m_showBridge, &QPushButton::clicked, this, &PropertyEditor::showBridge);
+    connect(m_bridgeBandwidth, &QDoubleSpinBox::valueChanged, this, [this] { commitBridge(m_bridgeBandwidth); });
+    connect(m_bridgeLatency, &QDoubleSpinBox::valueChanged, this, [this] { commitBridge(m_bridgeLatency); });
 
     connect(scene, &QGraphicsScene::selectionChanged, this, &PropertyEditor::refresh);
     // A change of the cluster (an undo, a value taken) may change the value the line says a
@@ -223,8 +295,9 @@ void PropertyEditor::refresh()
     const Cluster& c = m_document->cluster();
     const QSet<int> ids = m_scene->selectedIds();
     const auto links = m_scene->selectedLinks();
-    const int shown[] = {m_nodeId, m_switchId, m_linkA, m_linkB};
+    const int shown[] = {m_nodeId, m_switchId, m_linkA, m_linkB, m_clusterShown};
     m_nodeId = m_switchId = m_linkA = m_linkB = -1;
+    m_clusterShown = false;
     if (ids.size() == 1 && links.isEmpty() && c.node(*ids.begin())) {
         const Node& n = *c.node(*ids.begin());
         m_nodeId = n.id;
@@ -280,6 +353,25 @@ void PropertyEditor::refresh()
         m_linkEnds->setText(tr("Link between %1 and %2").arg(describe(c, l.a), describe(c, l.b)));
         m_bandwidth->setValue(l.bandwidth_gbytes_per_s);
         m_latency->setValue(l.latency_us);
+        // The cost model sends between two collective libraries over the bridge alone
+        // (docs/cost-model.md section 4.1); the link still adds to the sum of each node's
+        // links, which caps what the node's devices send off it (section 6).
+        const bool cross = crossesBridge(c, m_document->catalog(), l.a, l.b);
+        if (cross) {
+            const auto library = [&](int id) {
+                const DeviceType* t = m_document->catalog().find(c.node(id)->device_type);
+                return QStringLiteral("%1 (%2)").arg(collectiveLibrary(*t), QString::fromStdString(t->name));
+            };
+            m_linkBridgeNote->setText(tr("Between %1 and %2 the plans send over the cross-vendor bridge, %3 GB/s "
+                                         "per connection and %4 \u00b5s, not at this link's figures.")
+                                          .arg(library(l.a), library(l.b), figure(c.cross_vendor.bandwidth_gbytes_per_s),
+                                               figure(c.cross_vendor.latency_us)));
+        }
+        m_linkBridgeNote->setVisible(cross);
+        m_showBridge->setVisible(cross);
+        m_bandwidth->setToolTip(cross ? tr("Not the rate between these nodes (the bridge's is). It only adds to the "
+                                           "total of each node's links, which caps what the node's devices send off it.")
+                                      : QString());
         m_stack->setCurrentIndex(3);
     } else if (!ids.isEmpty() || !links.isEmpty()) {
         int nodes = 0, devices = 0;
@@ -298,14 +390,40 @@ void PropertyEditor::refresh()
                                     count(links.size(), tr("1 link"), tr("%1 links"))));
         m_stack->setCurrentIndex(0);
     } else {
-        m_summary->setText(tr("Select a node, switch or link to edit it.\n\n"
-                              "Drag a device type from the palette onto the canvas to add a node "
-                              "(Shift: choose the device count); drop it on a switch to link it. "
-                              "Shift+drag from one item to another, or the Connect tool, adds a link."));
-        m_stack->setCurrentIndex(0);
+        m_clusterShown = true;
+        const CrossVendorBridge& bridge = c.cross_vendor;
+        m_bridge->setTitle(tr("Cross-vendor bridge (%1)").arg(QString::fromStdString(bridge.method)));
+        m_bridgeBandwidth->setValue(bridge.bandwidth_gbytes_per_s);
+        m_bridgeLatency->setValue(bridge.latency_us);
+        // It carries the traffic between collective libraries only; in a cluster of one it
+        // changes no prediction, and an edit would only outdate the plans.
+        const QStringList libraries = collectiveLibraries(c, m_document->catalog());
+        const bool used = libraries.size() > 1;
+        m_bridgeBandwidth->setEnabled(used);
+        m_bridgeLatency->setEnabled(used);
+        if (used) {
+            QString note = tr("All traffic between %1 devices crosses it: a connection per rank pair at this rate "
+                              "(or its NIC's, if slower), plus the latency per message.")
+                               .arg(listed(libraries));
+            // docs/cost-model.md section 2: one TCP stream, 20 Gb/s, is not a measurement.
+            const CrossVendorBridge defaults;
+            if (bridge.bandwidth_gbytes_per_s == defaults.bandwidth_gbytes_per_s && bridge.latency_us == defaults.latency_us)
+                note += QLatin1Char(' ') + tr("The defaults (gloo over TCP) are an assumption: measure yours.");
+            m_bridgeNote->setText(note);
+        }
+        else if (libraries.isEmpty())
+            m_bridgeNote->setText(tr("Used only between devices of different collective libraries (NCCL and RCCL, "
+                                     "HCCL, ...); the cluster has no nodes of a known type."));
+        else
+            m_bridgeNote->setText(tr("Used only between devices of different collective libraries; this cluster's "
+                                     "are all %1. Add a node of another vendor to set it.")
+                                      .arg(libraries.front()));
+        m_stack->setCurrentIndex(4);
     }
+    m_clusterTips->setVisible(m_clusterShown);
     // A message about a field of another item would mislead.
-    if (shown[0] != m_nodeId || shown[1] != m_switchId || shown[2] != m_linkA || shown[3] != m_linkB)
+    if (shown[0] != m_nodeId || shown[1] != m_switchId || shown[2] != m_linkA || shown[3] != m_linkB
+        || bool(shown[4]) != m_clusterShown)
         m_rangeCheck->showMessage(QString());
     m_updating = false;
 }
@@ -372,6 +490,30 @@ void PropertyEditor::commitLink()
     if (l.bandwidth_gbytes_per_s == old->bandwidth_gbytes_per_s && l.latency_us == old->latency_us)
         return;
     m_document->setLink(l);
+}
+
+void PropertyEditor::commitBridge(QDoubleSpinBox* changed)
+{
+    if (m_updating || !m_clusterShown)
+        return;
+    m_rangeCheck->showMessage(QString());
+    // Only the field that changed: the other keeps the file's value, even one finer than
+    // its box shows.
+    CrossVendorBridge bridge = m_document->cluster().cross_vendor;
+    if (changed == m_bridgeBandwidth)
+        bridge.bandwidth_gbytes_per_s = m_bridgeBandwidth->value();
+    else
+        bridge.latency_us = m_bridgeLatency->value();
+    m_document->setBridge(bridge);
+}
+
+void PropertyEditor::showBridge()
+{
+    m_scene->clearSelection();   // the cluster page comes with nothing selected
+    if (m_clusterShown && m_bridgeBandwidth->isEnabled()) {
+        m_bridgeBandwidth->setFocus(Qt::OtherFocusReason);
+        m_bridgeBandwidth->selectAll();
+    }
 }
 
 } // namespace hapmoe::ui

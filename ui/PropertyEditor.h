@@ -1,6 +1,7 @@
 #pragma once
-// Edits the selected node, switch or link. Every change is one undo command through the
-// document; the editor refreshes from the document's signals, never from its own state.
+// Edits the selected node, switch or link, and with nothing selected the cluster itself (its
+// cross-vendor bridge). Every change is one undo command through the document; the editor
+// refreshes from the document's signals, never from its own state.
 
 #include "SpinBoxRangeCheck.h"
 
@@ -9,7 +10,9 @@
 class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
+class QGroupBox;
 class QLineEdit;
+class QPushButton;
 class QSpinBox;
 
 namespace hapmoe::ui {
@@ -27,6 +30,14 @@ public:
     QDoubleSpinBox* linkBandwidthEditor() const { return m_bandwidth; }
     QDoubleSpinBox* hostMemoryEditor() const { return m_hostMemory; }
     QDoubleSpinBox* hostLinkEditor() const { return m_hostLink; }
+    // The cluster page, shown while nothing is selected.
+    QDoubleSpinBox* bridgeBandwidthEditor() const { return m_bridgeBandwidth; }
+    QDoubleSpinBox* bridgeLatencyEditor() const { return m_bridgeLatency; }
+    // What the cluster page says of the bridge, and the link page of a link between two
+    // collective libraries (hidden for other links), with its button to the bridge.
+    QLabel* bridgeNote() const { return m_bridgeNote; }
+    QLabel* linkBridgeNote() const { return m_linkBridgeNote; }
+    QPushButton* showBridgeButton() const { return m_showBridge; }
     // Why the last value typed was not taken ("Bandwidth: at least 0.1 GB/s, ..."); empty
     // once a value is taken or another item is shown.
     QString inputMessage() const { return m_rangeCheck->shownMessage(); }
@@ -39,6 +50,8 @@ private:
     void commitNode();
     void commitSwitch();
     void commitLink();
+    void commitBridge(QDoubleSpinBox* changed);
+    void showBridge();
 
     ProjectDocument* m_document;
     ClusterScene* m_scene;
@@ -64,6 +77,15 @@ private:
     QLabel* m_linkEnds;
     QDoubleSpinBox* m_bandwidth;
     QDoubleSpinBox* m_latency;
+    QLabel* m_linkBridgeNote;
+    QPushButton* m_showBridge;
+    // cluster page
+    bool m_clusterShown = false;
+    QGroupBox* m_bridge;
+    QDoubleSpinBox* m_bridgeBandwidth;
+    QDoubleSpinBox* m_bridgeLatency;
+    QLabel* m_bridgeNote;
+    QLabel* m_clusterTips;
     bool m_updating = false;
 };
 

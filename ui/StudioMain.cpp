@@ -3,6 +3,7 @@
 #include "MainWindow.h"
 #include "ModelPanel.h"
 #include "ClusterScene.h"
+#include "LinkItem.h"
 #include "ExplorerPlan.h"
 #include "PlanExplorerWidget.h"
 #include "ProjectDocument.h"
@@ -44,7 +45,7 @@ struct Options {
     QSize size;   // empty: the window's default
     QString clusterPreset;
     QString modelPreset;
-    QString select;   // a node or switch: its id, host or name
+    QString select;   // a node or switch (its id, host or name), or a link: its two ends joined by ','
 };
 
 // The id of the node or switch `what` names (its id, a node's host or a switch's name), or -1.
@@ -72,7 +73,19 @@ void finish(MainWindow& window, const Options& o)
     // A screenshot of something other than what was asked for would mislead: say so, and
     // exit with 2 when running in batch.
     bool understood = true;
-    if (!o.select.isEmpty()) {
+    if (const QStringList ends = o.select.split(QLatin1Char(',')); ends.size() == 2) {
+        // A link: host names and switch names hold no comma.
+        const Cluster& c = window.document()->cluster();
+        const int a = itemId(c, ends[0].trimmed()), b = itemId(c, ends[1].trimmed());
+        if (LinkItem* link = a >= 0 && b >= 0 ? window.clusterScene()->linkItem(a, b) : nullptr) {
+            window.clusterScene()->clearSelection();
+            link->setSelected(true);
+        } else {
+            std::cerr << "--select: no link joins \"" << ends[0].toStdString() << "\" and \"" << ends[1].toStdString()
+                      << "\"" << std::endl;
+            understood = false;
+        }
+    } else if (!o.select.isEmpty()) {
         const int id = itemId(window.document()->cluster(), o.select);
         if (id >= 0) {
             window.clusterScene()->selectIds({id});
@@ -196,7 +209,7 @@ struct CommandLine {
     const QCommandLineOption modelPreset{QStringLiteral("model-preset"), QObject::tr("Load a model preset"),
                                          QStringLiteral("NAME")};
     const QCommandLineOption select{QStringLiteral("select"),
-                                    QObject::tr("Select a node or switch by id, host or switch name"), QStringLiteral("ITEM")};
+                                    QObject::tr("Select a node or switch by id, host or switch name, or the link between two: A,B"), QStringLiteral("ITEM")};
 
     CommandLine()
     {

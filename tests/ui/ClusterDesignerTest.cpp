@@ -1,5 +1,6 @@
 // The cluster designer driven through the real widgets: palette drops, links drawn with the
-// mouse, moves, the property editor, copy and paste, presets, problem badges, undo and redo.
+// mouse, moves, the property editor (the cluster's cross-vendor bridge among it), copy and
+// paste, presets, problem badges, undo and redo.
 
 #include "GuiTestSupport.h"
 #include "DevicePalette.h"
@@ -22,6 +23,7 @@
 #include <QLabel>
 #include <QDoubleSpinBox>
 #include <QMetaEnum>
+#include <QPushButton>
 #include <QTemporaryDir>
 #include <QLineEdit>
 #include <QScrollBar>
@@ -997,6 +999,156 @@ private slots:
         QTest::keyClick(count, Qt::Key_Z, Qt::ControlModifier);
         QCOMPARE(doc->cluster().node(node.id)->count, 4);
         QCOMPARE(count->text(), QStringLiteral("4"));
+    }
+
+    void bridgeIsEditedOnTheClusterPage()
+    {
+        // The 16-2 preset (resources/clusters/16-2.json): an H800 node (NCCL) and an MI300X
+        // node (RCCL) with the default bridge of hardware/Cluster.h, 2.5 GB/s per connection
+        // and 100 us (gloo over TCP, docs/cost-model.md section 2).
+        auto w = makeWindow();
+        w->loadExample();
+        QVERIFY(w->loadClusterPreset(QStringLiteral("16-2")));
+        ProjectDocument* doc = w->document();
+        QCOMPARE(doc->cluster().cross_vendor.bandwidth_gbytes_per_s, 2.5);
+        QCOMPARE(doc->cluster().cross_vendor.latency_us, 100.0);
+        w->clusterScene()->clearSelection();
+        QApplication::processEvents();
+        PropertyEditor* editor = w->propertyEditor();
+        QDoubleSpinBox* bandwidth = editor->bridgeBandwidthEditor();
+        QDoubleSpinBox* latency = editor->bridgeLatencyEditor();
+        QVERIFY(bandwidth->isVisible() && bandwidth->isEnabled());
+        QVERIFY(latency->isVisible() && latency->isEnabled());
+        QCOMPARE(bandwidth->value(), 2.5);
+        QCOMPARE(latency->value(), 100.0);
+        QVERIFY2(editor->bridgeNote()->text().contains(QStringLiteral("between NCCL and RCCL devices")),
+                 qPrintable(editor->bridgeNote()->text()));
+
+        // Typed and Enter: one undo step each, and only the field typed in changes.
+        const int steps = doc->undoStack()->count();
+        bandwidth->setFocus();
+        bandwidth->selectAll();
+        QTest::keyClicks(bandwidth, QStringLiteral("10"));
+        QCOMPARE(doc->cluster().cross_vendor.bandwidth_gbytes_per_s, 2.5);   // not while typing
+        QTest::keyClick(bandwidth, Qt::Key_Return);
+        QCOMPARE(doc->cluster().cross_vendor.bandwidth_gbytes_per_s, 10.0);
+        QCOMPARE(doc->cluster().cross_vendor.latency_us, 100.0);
+        latency->setFocus();
+        latency->selectAll();
+        QTest::keyClicks(latency, QStringLiteral("20"));
+        QTest::keyClick(latency, Qt::Key_Return);
+        QCOMPARE(doc->cluster().cross_vendor.latency_us, 20.0);
+        QCOMPARE(doc->cluster().cross_vendor.bandwidth_gbytes_per_s, 10.0);
+        QCOMPARE(doc->undoStack()->count(), steps + 2);
+        // The file keeps what was set.
+        const Cluster reread = readCluster(writeCluster(doc->cluster()), "bridge.json");
+        QCOMPARE(reread.cross_vendor.bandwidth_gbytes_per_s, 10.0);
+        QCOMPARE(reread.cross_vendor.latency_us, 20.0);
+
+        // Undo and redo go through the project, and the fields follow.
+        doc->undoStack()->undo();
+        QCOMPARE(doc->cluster().cross_vendor.latency_us, 100.0);
+        QCOMPARE(latency->value(), 100.0);
+        doc->undoStack()->undo();
+        QCOMPARE(doc->cluster().cross_vendor.bandwidth_gbytes_per_s, 2.5);
+        QCOMPARE(bandwidth->value(), 2.5);
+        doc->undoStack()->redo();
+        QCOMPARE(doc->cluster().cross_vendor.bandwidth_gbytes_per_s, 10.0);
+        QCOMPARE(bandwidth->value(), 10.0);
+
+        // validateCluster takes a bandwidth above 0 (core/io/Documents.cpp); at two decimals
+        // the box starts at 0.01 GB/s. 0 is refused by name, in the dock and the status bar.
+        bandwidth->setFocus();
+        bandwidth->selectAll();
+        QTest::keyClicks(bandwidth, QStringLiteral("0"));
+        QTest::keyClick(bandwidth, Qt::Key_Return);
+        QCOMPARE(doc->cluster().cross_vendor.bandwidth_gbytes_per_s, 10.0);
+        QCOMPARE(bandwidth->value(), 10.0);
+        const QString refused = QStringLiteral("Bridge bandwidth: at least 0.01 GB/s, not 0; it stays 10.00 GB/s.");
+        QCOMPARE(editor->inputMessage(), refused);
+        QCOMPARE(w->statusBar()->currentMessage(), refused);
+        auto* message = editor->findChild<QLabel*>(QStringLiteral("propertyInputMessage"));
+        QVERIFY(message && message->isVisible());
+        // Next to the bridge's fields: right under the group, before the canvas tips.
+        const int gap = message->mapTo(editor, QPoint()).y()
+            - (editor->bridgeNote()->mapTo(editor, QPoint()).y() + editor->bridgeNote()->height());
+        QVERIFY2(gap >= 0 && gap < 2 * latency->height(), qPrintable(QStringLiteral("%1 px below the note").arg(gap)));
+        // An undo changes the bridge: the message goes.
+        doc->undoStack()->undo();
+        QCOMPARE(doc->cluster().cross_vendor.bandwidth_gbytes_per_s, 2.5);
+        QCOMPARE(editor->inputMessage(), QString());
+
+        // A figure finer than the box shows (1 GbE, 0.125 GB/s, shown as 0.13) stays as it is
+        // when the latency is changed.
+        CrossVendorBridge fine = doc->cluster().cross_vendor;
+        fine.bandwidth_gbytes_per_s = 0.125;
+        doc->setBridge(fine);
+        QCOMPARE(bandwidth->text(), QStringLiteral("0.13 GB/s"));
+        latency->setFocus();
+        latency->selectAll();
+        QTest::keyClicks(latency, QStringLiteral("50"));
+        QTest::keyClick(latency, Qt::Key_Return);
+        QCOMPARE(doc->cluster().cross_vendor.latency_us, 50.0);
+        QCOMPARE(doc->cluster().cross_vendor.bandwidth_gbytes_per_s, 0.125);
+
+        // A cluster of one library (16-1-h: two H800 nodes) sends nothing over the bridge: its
+        // figures show, but an edit would change no prediction, so they are not editable.
+        QVERIFY(w->loadClusterPreset(QStringLiteral("16-1-h")));
+        w->clusterScene()->clearSelection();
+        QApplication::processEvents();
+        QVERIFY(bandwidth->isVisible() && !bandwidth->isEnabled() && !latency->isEnabled());
+        QVERIFY2(editor->bridgeNote()->text().contains(QStringLiteral("are all NCCL")), qPrintable(editor->bridgeNote()->text()));
+    }
+
+    void crossVendorLinkSaysTheBridgeCarriesItsTraffic()
+    {
+        // A direct link between an H800 node (NCCL) and an MI300X node (RCCL): the cost model
+        // sends between them over the bridge (docs/cost-model.md section 4.1), so the link's
+        // page says so with the bridge's figures, and its button leads to the bridge.
+        auto w = makeWindow();
+        const auto [h800, mi300x] = dropTwoNodes(*w, QStringLiteral("H800"), QStringLiteral("MI300X"));
+        QVERIFY(h800 >= 0 && mi300x >= 0);
+        ProjectDocument* doc = w->document();
+        QVERIFY(doc->connectItems(h800, mi300x));
+        ClusterScene* scene = w->clusterScene();
+        QVERIFY(scene->linkItem(h800, mi300x)->isCrossVendor());
+        QVERIFY(scene->linkItem(h800, mi300x)->toolTip().contains(QStringLiteral("cross-vendor bridge")));
+        scene->clearSelection();
+        scene->linkItem(h800, mi300x)->setSelected(true);
+        QApplication::processEvents();
+        PropertyEditor* editor = w->propertyEditor();
+        QLabel* note = editor->linkBridgeNote();
+        QVERIFY(editor->linkBandwidthEditor()->isVisible());
+        QVERIFY(note->isVisible());
+        // The default bridge of hardware/Cluster.h: 2.5 GB/s per connection, 100 us.
+        QCOMPARE(note->text(), QStringLiteral("Between NCCL (H800) and RCCL (MI300X) the plans send over the cross-vendor "
+                                              "bridge, 2.5 GB/s per connection and 100 \u00b5s, not at this link's figures."));
+        QVERIFY(editor->showBridgeButton()->isVisible());
+
+        // The button shows the cluster page, the bridge's bandwidth ready to type into.
+        QTest::mouseClick(editor->showBridgeButton(), Qt::LeftButton);
+        QVERIFY(scene->selectedItems().isEmpty());
+        QDoubleSpinBox* bandwidth = editor->bridgeBandwidthEditor();
+        QVERIFY(bandwidth->isVisible() && bandwidth->isEnabled());
+        QVERIFY(bandwidth->hasFocus());
+        QTest::keyClicks(bandwidth, QStringLiteral("12.5"));   // 100 Gb/s
+        QTest::keyClick(bandwidth, Qt::Key_Return);
+        QCOMPARE(doc->cluster().cross_vendor.bandwidth_gbytes_per_s, 12.5);
+        // The link's page names the new figure.
+        scene->linkItem(h800, mi300x)->setSelected(true);
+        QApplication::processEvents();
+        QVERIFY2(note->text().contains(QStringLiteral("12.5 GB/s per connection")), qPrintable(note->text()));
+
+        // A link within one library (two H800 nodes) carries its own traffic: no note.
+        const auto [a, b] = dropTwoNodes(*w, QStringLiteral("H800"), QStringLiteral("H800"));
+        QVERIFY(doc->connectItems(a, b));
+        QVERIFY(!scene->linkItem(a, b)->isCrossVendor());
+        scene->clearSelection();
+        scene->linkItem(a, b)->setSelected(true);
+        QApplication::processEvents();
+        QVERIFY(editor->linkBandwidthEditor()->isVisible());
+        QVERIFY(!note->isVisible());
+        QVERIFY(!editor->showBridgeButton()->isVisible());
     }
 
     void presetCompositionElidesLineByLine()

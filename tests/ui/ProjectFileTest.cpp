@@ -4,9 +4,11 @@
 #include "GuiTestSupport.h"
 
 #include "AutosaveManager.h"
+#include "ClusterScene.h"
 #include "ExportDialog.h"
 #include "PlanExplorerWidget.h"
 #include "ProjectDocument.h"
+#include "PropertyEditor.h"
 #include "SearchPanel.h"
 
 #include "hardware/DeviceCatalog.h"
@@ -275,6 +277,47 @@ private slots:
         QVERIFY(none.plans.empty());
         QVERIFY(doc->project().plans.empty());
         QCOMPARE(w->explorer()->planCount(), 0);
+    }
+
+    void bridgeChangeOutdatesThePlans()
+    {
+        // Mixtral-S on the paper's 16-2 (H800 1x8 + MI300X 1x8): the bridge carries what
+        // crosses between the two libraries, so the plans searched before a change to it no
+        // longer predict the cluster (docs/cost-model.md section 4.1).
+        auto w = makeWindow();
+        w->loadExample();
+        QVERIFY(w->loadClusterPreset(QStringLiteral("16-2")));
+        ProjectDocument* doc = w->document();
+        const SearchResult first = searchToEnd(*w);
+        QVERIFY2(!first.plans.empty(), first.no_plan_reason.c_str());
+        QVERIFY(doc->savedPlansCurrent());
+        QVERIFY(!w->explorer()->isOutdated());
+        QVERIFY(w->searchPanel()->outdatedLabel()->isHidden());
+
+        // Typed on the cluster page (nothing selected): 2.5 GB/s (hardware/Cluster.h's
+        // default) becomes 1.25 GB/s, a 10 Gb/s link. The search showed the plans; the
+        // Properties dock is the designer's.
+        w->showTab(QStringLiteral("designer"));
+        w->clusterScene()->clearSelection();
+        QApplication::processEvents();
+        QDoubleSpinBox* bandwidth = w->propertyEditor()->bridgeBandwidthEditor();
+        QVERIFY(bandwidth->isVisible() && bandwidth->isEnabled());
+        bandwidth->setFocus();
+        bandwidth->selectAll();
+        QTest::keyClicks(bandwidth, QStringLiteral("1.25"));
+        QTest::keyClick(bandwidth, Qt::Key_Return);
+        QCOMPARE(doc->cluster().cross_vendor.bandwidth_gbytes_per_s, 1.25);
+        QVERIFY(!doc->savedPlansCurrent());
+        QVERIFY(w->explorer()->isOutdated());
+        QVERIFY(!w->searchPanel()->outdatedLabel()->isHidden());
+        QVERIFY2(planTitle(*w).contains(QStringLiteral("run the search again")), qPrintable(planTitle(*w)));
+
+        // Undo puts the searched bridge back, and the plans with it.
+        doc->undoStack()->undo();
+        QCOMPARE(doc->cluster().cross_vendor.bandwidth_gbytes_per_s, 2.5);
+        QVERIFY(doc->savedPlansCurrent());
+        QVERIFY(!w->explorer()->isOutdated());
+        QVERIFY(w->searchPanel()->outdatedLabel()->isHidden());
     }
 
     void searchSettingsStayWithinWhatTheFileTakes()

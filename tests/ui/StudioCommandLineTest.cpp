@@ -123,6 +123,8 @@ private slots:
             {QStringLiteral("--plan"), QStringLiteral("best")},
             {QStringLiteral("--cluster-preset"), QStringLiteral("32-9")},
             {QStringLiteral("--cluster-preset"), QStringLiteral("H800:2x8,Foo:2x8")},
+            // 16-2's two nodes link through their leaf switches, not to each other.
+            {QStringLiteral("--select"), QStringLiteral("h800-0,mi300x-0"), QStringLiteral("--cluster-preset"), QStringLiteral("16-2")},
         };
         for (const QStringList& arguments : refused) {
             const Run r = runStudio(arguments + QStringList{QStringLiteral("--screenshot"), shot}, home);
@@ -156,6 +158,20 @@ private slots:
         // The shorthand's own error names the item at fault.
         const Run bad = runStudio({QStringLiteral("--cluster-preset"), QStringLiteral("H800:2x8,Foo:2x8"), QStringLiteral("--quit")}, home);
         QVERIFY2(bad.err.contains(QStringLiteral("item 2")) && bad.err.contains(QStringLiteral("Foo")), qPrintable(bad.err));
+    }
+
+    void selectTakesALink()
+    {
+        // A link is named by its two ends, each as a node or switch is (id, host or name).
+        QTemporaryDir home;
+        const Run link = runStudio({QStringLiteral("--cluster-preset"), QStringLiteral("16-2"), QStringLiteral("--select"),
+                                    QStringLiteral("h800-0,leaf-0 (H800)"), QStringLiteral("--quit")},
+                                   home);
+        QVERIFY2(link.exitCode == 0, qPrintable(link.err));
+        const Run byId = runStudio({QStringLiteral("--cluster-preset"), QStringLiteral("16-2"), QStringLiteral("--select"),
+                                    QStringLiteral("2,4"), QStringLiteral("--quit")},
+                                   home);
+        QVERIFY2(byId.exitCode == 0, qPrintable(byId.err));
     }
 
     void helpAndVersionNeedNoDisplay()
