@@ -926,9 +926,19 @@ private:
     }
 
     // Megatron-LM's schedule needs PP <= N <= M and M % N either 0 or >= PP (reference section 2).
-    // --rampup-batch-size START STEP SAMPLES: every batch of the ramp (START + k STEP, up to the
-    // global batch) is a multiple of MBS x DP, or Megatron-Core's calculator stops the run
-    // ("current global batch size ... is not divisible by micro_batch_size * data_parallel_size").
+    // --rampup-batch-size START STEP SAMPLES: Megatron-Core's RampupBatchsizeNumMicroBatchesCalculator
+    // asserts that the ramp reaches the global batch (GBS - START >= 0 and a multiple of STEP),
+    // and every batch of it (START + k STEP) is a multiple of MBS x DP ("current global batch
+    // size ... is not divisible by micro_batch_size * data_parallel_size") unless the original
+    // lets Megatron-LM round it down (--decrease-batch-size-if-needed).
+    static bool rampReachesTheBatch(const ScriptFlag& f, int globalBatch)
+    {
+        if (f.values.size() != 3)
+            return false;
+        const long start = std::strtol(ShellQuote::unquoted(f.values[0]).c_str(), nullptr, 10);
+        const long increment = std::strtol(ShellQuote::unquoted(f.values[1]).c_str(), nullptr, 10);
+        return start > 0 && increment > 0 && globalBatch >= start && (globalBatch - start) % increment == 0;
+    }
     static bool rampFits(const ScriptFlag& f, int step)
     {
         if (f.values.size() != 3 || step <= 0)
@@ -1193,6 +1203,11 @@ private:
                 why = "a value without a flag";
             else if (f.name.rfind("--fp8-", 0) == 0 && !noFp8.empty())
                 why = noFp8;
+            else if (f.name == "--rampup-batch-size" && !rampReachesTheBatch(f, plan.global_batch_size))
+                why = "the ramp from " + ShellQuote::unquoted(f.values.empty() ? std::string() : f.values.front()) + " by "
+                    + ShellQuote::unquoted(f.values.size() > 1 ? f.values[1] : std::string()) + " does not reach the plan's global batch "
+                    + std::to_string(plan.global_batch_size) + " (Megatron-Core's RampupBatchsizeNumMicroBatchesCalculator asserts "
+                      "that it does)";
             else if (f.name == "--rampup-batch-size" && !rampFits(f, plan.global_batch_size / std::max(1, microbatches))
                      && !originalHas("--decrease-batch-size-if-needed"))
                 why = "every batch of the ramp must be a multiple of the plan's micro-batch step MBS x DP = "

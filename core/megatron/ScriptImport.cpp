@@ -438,14 +438,20 @@ private:
                 flag.values.push_back(t.substr(eq + 1));
                 attached = true;
             }
-            // Megatron-LM's argparse takes as many values as the flag's nargs (FlagList); a
-            // word after them is no value of the flag: bash's words from a variable the script
-            // does not set (EXTRA_ARGS, kept as ${EXTRA_ARGS}) stand on their own, anything
-            // else is an argument Megatron-LM refuses.
+            // Megatron-LM's argparse takes as many values as the flag's nargs (FlagList), and a
+            // "--flag=value" exactly one; a word after them is no value of the flag: bash's
+            // words from a variable the script does not set (EXTRA_ARGS, kept as ${EXTRA_ARGS})
+            // stand on their own once the flag has a value, anything else is an argument
+            // Megatron-LM refuses.
             const std::optional<FlagList::ValueCount> count = megatron.valueCount(flag.name);
-            while (i < m_args.size() && !looksLikeFlag(m_args[i])
-                   && !(count && count->max >= 0 && static_cast<int>(flag.values.size()) >= count->max))
+            while (i < m_args.size() && !looksLikeFlag(m_args[i])) {
+                const int have = static_cast<int>(flag.values.size());
+                if ((count && attached) || (count && count->max >= 0 && have >= count->max))
+                    break;
+                if (isOutsideReference(m_args[i]) && have >= std::max(1, count ? count->min : 1))
+                    break;
                 flag.values.push_back(m_args[i++]);
+            }
             if (count)
                 checkValueCount(flag, *count, attached, i);
             for (const std::string& v : flag.values)
@@ -467,15 +473,23 @@ private:
     // A whole word that is a variable the script does not set, kept as ${NAME} by the reader.
     static bool isOutsideReference(const std::string& word) { return ShellQuote::isReference(word); }
 
+    // A FlagScale script: heterogeneous meshes, or FlagScale's own entry script
+    // (flagscale/train/train_gpt.py).
+    bool runsFlagScale() const
+    {
+        return m_out.parallel.hetero() || lower(m_out.entry_script).find("flagscale") != std::string::npos;
+    }
+
     // Argparse's choices (FlagList): a value outside them stops Megatron-LM before it starts.
-    // FlagScale runs an older Megatron-LM whose choices may differ, so its scripts are held
-    // to them only for the flags read into the model.
+    // FlagScale runs an older Megatron-LM with choices of its own (--distributed-backend
+    // flagcx, its *FS tokenizers), so its scripts are held to them only for the flags read
+    // into the model.
     void checkChoices()
     {
         const FlagList& megatron = FlagList::megatron();
         for (const auto& [name, values] : m_flags) {
             const std::vector<std::string>* choices = megatron.choices(name);
-            if (!choices || (m_out.parallel.hetero() && !mappedFlags().count(name)))
+            if (!choices || (runsFlagScale() && !mappedFlags().count(name)))
                 continue;
             for (const std::string& raw : values) {
                 const std::string v = ShellQuote::unquoted(raw);
@@ -630,7 +644,7 @@ private:
                 if (auto n = toInt(*freq); n && *n >= 1) {
                     m.moe_layer_freq = static_cast<int>(*n);
                 } else if (const std::string v = ShellQuote::unquoted(*freq);
-                           v.find_first_not_of(",0123456789[]()+*") != std::string::npos) {
+                           v.find("${") == std::string::npos && v.find_first_not_of(",0123456789[]()+*") != std::string::npos) {
                     // Megatron-LM takes a list expression of these characters only (reference
                     // section 7: no spaces).
                     m_out.invalid_values.push_back({"--moe-layer-freq", *freq, "", at("--moe-layer-freq") + "the list expression \"" + v
@@ -842,7 +856,12 @@ private:
                 broken(flags, "cannot be combined with the account-for flags (reference section 4b)");
             else if (p.pp < 2 || middle < 0)
                 broken(flags, "needs PP 2 or more, and PP is " + std::to_string(p.pp));
-            else if (!((middle > 0 && rest >= middle && rest % middle == 0) || (middle == 0 && rest == 0)))
+            else if (middle > 0 && rest == 0)
+                broken(flags, "the first and last ranks hold all " + std::to_string(layers) + " layers and the "
+                                  + std::to_string(middle) + " middle rank" + (middle == 1 ? "" : "s")
+                                  + " none; Megatron-LM runs that, the planner does not model it (a pipeline rank holds at "
+                                    "least one decoder layer)");
+            else if (!((middle > 0 && rest > 0 && rest % middle == 0) || (middle == 0 && rest == 0)))
                 broken(flags, "the " + std::to_string(rest) + " layers left after the first and last ranks do not split evenly over the "
                                   + std::to_string(middle) + " middle rank" + (middle == 1 ? "" : "s")
                                   + " (Megatron-LM asserts it)");
@@ -956,7 +975,7 @@ private:
                 broken(flag, "pipeline rank " + std::to_string(r) + " holds " + std::to_string(split[r]) + " decoder layer"
                                  + (split[r] == 1 ? "" : "s") + (vpp > 1 ? " for its " + std::to_string(vpp) + " model chunks" : "")
                                  + "; Megatron-LM runs that, the planner does not model it (a pipeline rank holds at least one "
-                                   "decoder layer per model chunk)");
+                                   "decoder layer, and with VPP at least as many as its model chunks)");
                 return;
             }
     }

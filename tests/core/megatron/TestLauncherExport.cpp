@@ -585,6 +585,13 @@ private slots:
         QVERIFY(r.script.find("    --rampup-batch-size") == std::string::npos);
         QVERIFY(hasNote(r, "--rampup-batch-size: not carried over (every batch of the ramp must be a multiple of the plan's "
                            "micro-batch step MBS x DP = 4"));
+        // The ramp must also reach the plan's global batch: from 8 by 16 it passes 64 (the
+        // plan's GBS) without meeting it, which Megatron-Core asserts against.
+        QCOMPARE(d.plan.global_batch_size, 64);
+        o.original = importMegatronScript(head + "--rampup-batch-size 8 16 100000\n", "ramp.sh");
+        r = exportLauncher(d, o);
+        QVERIFY(r.script.find("    --rampup-batch-size") == std::string::npos);
+        QVERIFY(hasNote(r, "--rampup-batch-size: not carried over (the ramp from 8 by 16 does not reach the plan's global batch 64"));
     }
 
     void environmentWordsStaySplit()

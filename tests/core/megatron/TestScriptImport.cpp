@@ -1092,9 +1092,20 @@ private slots:
         QVERIFY(findFlag(env, "${EXTRA_ARGS}") && findFlag(env, "${EXTRA_ARGS}")->values.empty());
         QVERIFY(findFlag(env, "${MORE}"));
         QCOMPARE(findFlag(env, "--lr")->values, std::vector<std::string>{"1e-4"});
-        // Where the flag still needs its value, the variable is the value.
-        const ImportedScript path = importMegatronScript(head + "--data-path $DATA\n", "d.sh");
+        // Where the flag still needs its value, the variable is the value; a flag of any number
+        // of values takes one variable, and the next stands on its own.
+        const ImportedScript path = importMegatronScript(head + "--data-path $DATA $EXTRA_ARGS\n", "d.sh");
         QCOMPARE(findFlag(path, "--data-path")->values, std::vector<std::string>{"${DATA}"});
+        QVERIFY(findFlag(path, "${EXTRA_ARGS}"));
+        // "--flag=value" is one value, whatever the flag's nargs (argparse).
+        QVERIFY(refusal("--cp-comm-type=p2p a2a").find("takes one value or more, and \"a2a\" follows \"p2p\"") != std::string::npos);
+        // A FlagScale entry script keeps FlagScale's own choices (--distributed-backend flagcx).
+        const ImportedScript fs = importMegatronScript(
+            "torchrun --nproc_per_node 8 flagscale/train/train_gpt.py --num-layers 24 --hidden-size 2048 --num-attention-heads 16 "
+            "--seq-length 2048 --max-position-embeddings 2048 --bf16 --micro-batch-size 1 --global-batch-size 64 --vocab-size 32000 "
+            "--distributed-backend flagcx\n",
+            "fs.sh");
+        validateScriptModel(fs);
     }
 
     void megatronConfigurationRules()
@@ -1173,7 +1184,12 @@ private slots:
         // A rank with the embedding alone: Megatron-LM runs it, a plan cannot hold it.
         QCOMPARE(refusal("--pipeline-model-parallel-layout 'E|t*4|t*4|t*4L'"),
                  std::string("p.sh: --pipeline-model-parallel-layout: pipeline rank 0 holds 0 decoder layers; Megatron-LM runs that, "
-                             "the planner does not model it (a pipeline rank holds at least one decoder layer per model chunk)"));
+                             "the planner does not model it (a pipeline rank holds at least one decoder layer, and with VPP at least "
+                             "as many as its model chunks)"));
+        // First and last ranks holding all layers: the middle ranks get none, which Megatron-LM
+        // runs (the remainder 0 divides) and a plan cannot hold.
+        QVERIFY(refusal("--decoder-first-pipeline-num-layers 6 --decoder-last-pipeline-num-layers 6").find(
+                    "the first and last ranks hold all 12 layers and the 2 middle ranks none; Megatron-LM runs that") != std::string::npos);
         // 4c: 12 layers and the loss counted as one are 13, not a multiple of PP 4.
         QVERIFY(refusal("--account-for-loss-in-pipeline-split").find("13 layers, with the loss counted, do not split evenly over PP 4")
                 != std::string::npos);
