@@ -414,7 +414,10 @@ struct CostModel::Impl {
         const int nb = b.devices.empty() ? -1 : b.devices.front().node;
         if (da.type != db.type) {
             g.link = LinkClass::CrossType;
-            if (da.type && db.type && da.type->vendor != db.type->vendor) {
+            // Devices of two collective libraries have no common backend: FlagScale joins them
+            // over gloo (the bridge). The catalog gives each vendor one library.
+            auto library = [](const DeviceType& t) { return t.collective_library.empty() ? t.vendor : t.collective_library; };
+            if (da.type && db.type && library(*da.type) != library(*db.type)) {
                 g.bridge_bw = cluster.cross_vendor.bandwidth_gbytes_per_s * 1e9;
                 g.bridge_latency = cluster.cross_vendor.latency_us * 1e-6;
             }
@@ -822,7 +825,7 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
     auto sendTo = [&](const StagePlan& to) {
         const DeviceInfo& dt = m.device(to.device_type);
         const GroupLink link = m.between(where, stage, dev, to, dt);
-        // Between vendors too: each rank sends its share over its own bridge connection
+        // Between collective libraries too: each rank sends its share over its own bridge connection
         // (gloo keeps one TCP connection per peer pair), so the bytes per connection are the
         // same as on a native link; only the bandwidth and latency differ.
         const double bytes = T * h * act / (sp || m.options.p2p_scatter_gather ? tp : 1);

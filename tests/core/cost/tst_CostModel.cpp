@@ -1079,6 +1079,14 @@ void TestCostModel::crossVendorSendUsesBridge()
     const StageEstimate e = cm.estimateStage(two.a, two.first());
     const double bytes = 4096.0 * 4096 * 2 / 8;   // s * h * 2 bytes / TP, one rank's share
     QVERIFY(std::fabs(e.p2p_send - (bytes / 2.5e9 + 100e-6)) < 1e-12);
+    // What decides the bridge is the collective library, not the vendor's name: the 910B
+    // listed under another vendor still speaks HCCL and still sends over the bridge.
+    DeviceType renamed = DeviceCatalog::builtin().get("910B-376T");
+    renamed.vendor = "NVIDIA";
+    DeviceCatalog cat = DeviceCatalog::builtin();
+    cat.merge(DeviceCatalog({renamed}));
+    const StageEstimate same = CostModel(m, c, cat).estimateStage(two.a, two.first());
+    QCOMPARE(same.p2p_send, e.p2p_send);
 }
 
 void TestCostModel::tiedEmbeddingPartialReduceOfDifferentDp()
