@@ -28,6 +28,17 @@ bool hasWarning(const ImportedScript& s, const std::string& part)
     return std::any_of(s.warnings.begin(), s.warnings.end(), [&](const std::string& w) { return w.find(part) != std::string::npos; });
 }
 
+// What validateScriptModel says of an inline script: the error, or "accepted".
+std::string refusalOf(const std::string& script, const std::string& file)
+{
+    try {
+        validateScriptModel(importMegatronScript(script, file));
+    } catch (const InputError& e) {
+        return e.what();
+    }
+    return "accepted";
+}
+
 // The launch command's arguments after the entry script, for small inline scripts.
 std::vector<std::string> argsOf(const std::string& script)
 {
@@ -1058,14 +1069,7 @@ private slots:
         const std::string head = "torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers 24 --hidden-size 2048 "
                                  "--num-attention-heads 16 --seq-length 2048 --max-position-embeddings 2048 --bf16 "
                                  "--micro-batch-size 1 --global-batch-size 64 --vocab-size 32000 ";
-        auto refusal = [&](const std::string& extra) -> std::string {
-            try {
-                validateScriptModel(importMegatronScript(head + extra + "\n", "v.sh"));
-            } catch (const InputError& e) {
-                return e.what();
-            }
-            return "accepted";
-        };
+        auto refusal = [&](const std::string& extra) { return refusalOf(head + extra + "\n", "v.sh"); };
         QCOMPARE(refusal("--lr 1e-4 0.5"),
                  std::string("v.sh: --lr: line 1: takes one value, and \"0.5\" follows \"1e-4\": Megatron-LM refuses the extra "
                              "argument (argparse: unrecognized arguments)"));
@@ -1117,14 +1121,7 @@ private slots:
         const std::string head = "torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers 8 --hidden-size 1024 "
                                  "--num-attention-heads 16 --seq-length 4096 --max-position-embeddings 4096 "
                                  "--micro-batch-size 1 --global-batch-size 64 --vocab-size 32000 ";
-        auto refusal = [&](const std::string& extra) -> std::string {
-            try {
-                validateScriptModel(importMegatronScript(head + extra + "\n", "r.sh"));
-            } catch (const InputError& e) {
-                return e.what();
-            }
-            return "accepted";
-        };
+        auto refusal = [&](const std::string& extra) { return refusalOf(head + extra + "\n", "r.sh"); };
         QCOMPARE(refusal("--bf16 --fp16"),
                  std::string("r.sh: --bf16: line 1: --bf16 and --fp16 are both given; Megatron-LM refuses the pair (one precision for "
                              "the whole model)"));
@@ -1153,14 +1150,7 @@ private slots:
         const std::string head = "torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers 12 --hidden-size 1024 "
                                  "--num-attention-heads 16 --seq-length 2048 --max-position-embeddings 2048 --bf16 "
                                  "--micro-batch-size 1 --global-batch-size 64 --vocab-size 32000 --pipeline-model-parallel-size 4 ";
-        auto refusal = [&](const std::string& extra) -> std::string {
-            try {
-                validateScriptModel(importMegatronScript(head + extra + "\n", "p.sh"));
-            } catch (const InputError& e) {
-                return e.what();
-            }
-            return "accepted";
-        };
+        auto refusal = [&](const std::string& extra) { return refusalOf(head + extra + "\n", "p.sh"); };
         // 4b: the 10 layers after a first rank of 2 do not split over 3 ranks; 3 of them do.
         QCOMPARE(refusal("--decoder-first-pipeline-num-layers 2"),
                  std::string("p.sh: --decoder-first-pipeline-num-layers: the 10 layers left after the first and last ranks do not split "
