@@ -6,7 +6,7 @@ namespace hapmoe::ui {
 
 QString collectiveLibrary(const DeviceType& type)
 {
-    return QString::fromStdString(type.collective_library.empty() ? type.vendor : type.collective_library);
+    return QString::fromStdString(type.library());
 }
 
 QStringList collectiveLibraries(const Cluster& cluster, const DeviceCatalog& catalog)

@@ -416,8 +416,7 @@ struct CostModel::Impl {
             g.link = LinkClass::CrossType;
             // Devices of two collective libraries have no common backend: FlagScale joins them
             // over gloo (the bridge). The catalog gives each vendor one library.
-            auto library = [](const DeviceType& t) { return t.collective_library.empty() ? t.vendor : t.collective_library; };
-            if (da.type && db.type && library(*da.type) != library(*db.type)) {
+            if (da.type && db.type && da.type->library() != db.type->library()) {
                 g.bridge_bw = cluster.cross_vendor.bandwidth_gbytes_per_s * 1e9;
                 g.bridge_latency = cluster.cross_vendor.latency_us * 1e-6;
             }

@@ -24,6 +24,10 @@ struct DeviceType {
     int default_devices_per_node = 8;
     std::map<std::string, std::string> sources;  // field name -> source of the figure
     std::string notes;
+
+    // The collective library its ranks speak, or its vendor when the catalog names none: ranks
+    // of two libraries share no communicator (one Megatron-LM job, the cross-vendor bridge).
+    const std::string& library() const { return collective_library.empty() ? vendor : collective_library; }
 };
 
 } // namespace hapmoe

@@ -59,7 +59,7 @@ std::string libraryOf(const DeviceCatalog& cat, const std::string& typeName)
     const DeviceType* t = typeOf(cat, typeName);
     if (!t)
         return "NCCL";
-    return t->collective_library.empty() ? t->vendor : t->collective_library;
+    return t->library();
 }
 
 std::string vendorOf(const DeviceCatalog& cat, const std::string& typeName)

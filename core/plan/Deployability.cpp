@@ -242,7 +242,7 @@ public:
         std::string lib;
         for (int s = 0; s < p.pp(); ++s) {
             const DeviceType* t = m_catalog.find(p.stages[static_cast<std::size_t>(s)].device_type);
-            const std::string l = t ? (t->collective_library.empty() ? t->vendor : t->collective_library) : std::string();
+            const std::string l = t ? t->library() : std::string();
             if (s == 0) {
                 lib = l;
             } else if (lower(l) != lower(lib)) {

@@ -44,7 +44,7 @@ SearchSpace::SearchSpace(const ModelSpec& model, const Cluster& cluster, const D
         if (it == m_types.end()) {
             TypeInfo t;
             t.name = name;
-            t.library = dt ? (dt->collective_library.empty() ? dt->vendor : dt->collective_library) : name;
+            t.library = dt ? dt->library() : name;
             t.memory_gib = dt ? dt->memory_gib : 0;
             m_types.push_back(t);
             it = m_types.end() - 1;
