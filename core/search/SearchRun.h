@@ -67,7 +67,8 @@ std::string alternativeKey(const Plan& plan);
 template <class T, class Objective, class Key>
 bool keepDistinct(std::vector<T>& list, T item, std::size_t keep, Objective objective, Key key)
 {
-    const auto same = std::find_if(list.begin(), list.end(), [&](const T& x) { return key(x) == key(item); });
+    const auto& itemKey = key(item);
+    const auto same = std::find_if(list.begin(), list.end(), [&](const T& x) { return key(x) == itemKey; });
     if (same != list.end()) {
         if (objective(item) >= objective(*same))
             return false;
