@@ -9,6 +9,7 @@
 #include <QSpinBox>
 #include <QToolTip>
 
+#include <cmath>
 #include <optional>
 
 namespace hapmoe::ui {
@@ -45,6 +46,14 @@ QString cleanTextOf(const QAbstractSpinBox* box)
     if (const auto* spin = qobject_cast<const QDoubleSpinBox*>(box))
         return spin->cleanText();
     return box->text();
+}
+
+// The number the box's text reads as in its locale (prefix and suffix left out), or nothing.
+std::optional<double> typedNumber(const QAbstractSpinBox* box)
+{
+    bool isNumber = false;
+    const double v = box->locale().toDouble(cleanTextOf(box), &isNumber);
+    return isNumber ? std::optional<double>(v) : std::nullopt;
 }
 
 // The box's numbers as it writes them: its decimals and suffix, group separators only if shown.
@@ -89,24 +98,31 @@ QString SpinBoxRangeCheck::message(const QAbstractSpinBox* box, const QString& f
     const std::optional<Range> range = rangeOf(box);
     if (!range || box->hasAcceptableInput())
         return {};
-    QLocale locale = box->locale();
-    if (!box->isGroupSeparatorShown())
-        locale.setNumberOptions(locale.numberOptions() | QLocale::OmitGroupSeparator);
     const auto format = [&](double v) { return formatted(box, *range, v); };
     const QString kept = range->value == range->minimum && !box->specialValueText().isEmpty()
         ? box->specialValueText()
         : format(range->value);
     const QString typed = cleanTextOf(box);
-    bool isNumber = false;
-    const double v = locale.toDouble(typed, &isNumber);
+    const std::optional<double> v = typedNumber(box);
     QString allowed;
-    if (isNumber && v < range->minimum)
+    if (v && *v < range->minimum)
         allowed = tr("at least %1, not %2").arg(format(range->minimum), typed);
-    else if (isNumber && v > range->maximum)
+    else if (v && *v > range->maximum)
         allowed = tr("at most %1, not %2").arg(format(range->maximum), typed);
     else
         allowed = tr("a number from %1 to %2").arg(format(range->minimum), format(range->maximum));
     return tr("%1: %2; it stays %3.").arg(field, allowed, kept);
+}
+
+bool SpinBoxRangeCheck::showsItsValue(const QAbstractSpinBox* box)
+{
+    if (!box->specialValueText().isEmpty() && box->text() == box->specialValueText())
+        return true;
+    const std::optional<Range> range = rangeOf(box);
+    if (!range)
+        return true;
+    const std::optional<double> typed = typedNumber(box);
+    return typed && std::abs(*typed - range->value) < 0.5 * std::pow(10.0, -range->decimals);
 }
 
 bool SpinBoxRangeCheck::eventFilter(QObject* watched, QEvent* event)

@@ -34,6 +34,10 @@ public:
     // stays 400.0 GB/s." Empty when the text is a value the box takes.
     static QString message(const QAbstractSpinBox* box, const QString& field);
 
+    // Whether the box's text shows its value (or its special-value text): nothing typed since
+    // the value was set or taken.
+    static bool showsItsValue(const QAbstractSpinBox* box);
+
     // The box's tooltip with the range it takes on a line of its own ("From 1.00 to 16.00."),
     // which a watched box shows: a value above the maximum cannot even be typed (the box
     // drops the key), so the range is said before.

@@ -1,37 +1,13 @@
 #include "UndoKeyForwarder.h"
 
+#include "SpinBoxRangeCheck.h"
+
+#include <QAbstractSpinBox>
 #include <QAction>
-#include <QDoubleSpinBox>
 #include <QKeyEvent>
 #include <QLineEdit>
-#include <QSpinBox>
-
-#include <cmath>
 
 namespace hapmoe::ui {
-
-namespace {
-
-// The spin box shows its value: nothing typed since the value was set or taken. (Its line
-// edit may still have an undo history: typing that became the value, which the project's
-// undo stack now holds.)
-bool showsItsValue(const QAbstractSpinBox* box)
-{
-    if (!box->specialValueText().isEmpty() && box->text() == box->specialValueText())
-        return true;
-    bool ok = false;
-    if (const auto* spin = qobject_cast<const QSpinBox*>(box)) {
-        const int v = spin->locale().toInt(spin->cleanText(), &ok);
-        return ok && v == spin->value();
-    }
-    if (const auto* spin = qobject_cast<const QDoubleSpinBox*>(box)) {
-        const double v = spin->locale().toDouble(spin->cleanText(), &ok);
-        return ok && std::abs(v - spin->value()) < 0.5 * std::pow(10.0, -spin->decimals());
-    }
-    return true;
-}
-
-} // namespace
 
 UndoKeyForwarder::UndoKeyForwarder(QWidget* window, QAction* undo, QAction* redo)
     : QObject(window), m_window(window), m_undo(undo), m_redo(redo)
@@ -48,7 +24,7 @@ bool UndoKeyForwarder::forwards(const QWidget* field, bool redo) const
     if (m_pending && m_pending(field))
         return false;
     if (const auto* box = qobject_cast<const QAbstractSpinBox*>(field))
-        return showsItsValue(box);
+        return SpinBoxRangeCheck::showsItsValue(box);   // its line edit's history is typing the project holds
     if (const auto* line = qobject_cast<const QLineEdit*>(field))
         return redo ? !line->isRedoAvailable() : !line->isUndoAvailable();
     return false;
