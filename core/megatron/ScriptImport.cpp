@@ -816,10 +816,11 @@ private:
         const bool accountL = has("--account-for-loss-in-pipeline-split");
         const bool firstLast = has("--decoder-first-pipeline-num-layers") || has("--decoder-last-pipeline-num-layers");
         const int counted = layers + (accountE ? 1 : 0) + (accountL ? 1 : 0);
-        // FlagScale's heterogeneous mode refuses a virtual pipeline and splits by its own flag
-        // (buildHetero says so): Megatron-LM's split rules below are for Megatron-LM scripts.
-        const bool heteroSplit = has("--enable-hetero") || has("--hetero-process-meshes");
-        if (!has("--pipeline-model-parallel-layout") && !heteroSplit) {
+        // FlagScale's heterogeneous mode (reference section 9): every rank runs its mesh's sizes;
+        // it refuses a virtual pipeline and splits by its own flag (buildHetero says so), so
+        // Megatron-LM's split rules below are for Megatron-LM scripts.
+        const bool hetero = has("--enable-hetero") || has("--hetero-process-meshes");
+        if (!has("--pipeline-model-parallel-layout") && !hetero) {
             if (has("--num-layers-per-virtual-pipeline-stage")) {
                 const int per = intFlag("--num-layers-per-virtual-pipeline-stage", 0);
                 if (firstLast)
@@ -841,7 +842,7 @@ private:
             }
         }
         const int vpp = std::max(1, p.vpp);
-        if (has("--pipeline-model-parallel-layout") || heteroSplit) {
+        if (has("--pipeline-model-parallel-layout") || hetero) {
             // the layout gave the split (FlagScale: --hetero-pipeline-layer-split)
         } else if (firstLast) {
             // First and last rank as given, the rest spread evenly over the middle ranks; with
@@ -928,8 +929,6 @@ private:
         } else if (!granularity.empty()) {
             warn(at("--recompute-granularity") + "--recompute-granularity " + granularity + " is not full or selective; no recompute assumed");
         }
-        // FlagScale's heterogeneous mode: every rank runs its mesh's sizes (reference section 9).
-        const bool hetero = has("--enable-hetero") || has("--hetero-process-meshes");
         buildHetero(p);
         if (m_out.world_size > 0 && !hetero) {
             const long long model = static_cast<long long>(p.tp) * p.pp * p.cp;   // each up to 1e8
