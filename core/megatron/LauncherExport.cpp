@@ -925,29 +925,28 @@ private:
         return nullptr;
     }
 
-    // Megatron-LM's schedule needs PP <= N <= M and M % N either 0 or >= PP (reference section 2).
     // --rampup-batch-size START STEP SAMPLES: Megatron-Core's RampupBatchsizeNumMicroBatchesCalculator
     // asserts that the ramp reaches the global batch (GBS - START >= 0 and a multiple of STEP),
     // and every batch of it (START + k STEP) is a multiple of MBS x DP ("current global batch
     // size ... is not divisible by micro_batch_size * data_parallel_size") unless the original
-    // lets Megatron-LM round it down (--decrease-batch-size-if-needed).
-    static bool rampReachesTheBatch(const ScriptFlag& f, int globalBatch)
+    // lets Megatron-LM round it down (--decrease-batch-size-if-needed). Why the plan cannot
+    // carry the ramp, or empty when it can.
+    static std::string rampProblem(const ScriptFlag& f, int globalBatch, int step, bool roundsDown)
     {
-        if (f.values.size() != 3)
-            return false;
-        const long start = std::strtol(ShellQuote::unquoted(f.values[0]).c_str(), nullptr, 10);
-        const long increment = std::strtol(ShellQuote::unquoted(f.values[1]).c_str(), nullptr, 10);
-        return start > 0 && increment > 0 && globalBatch >= start && (globalBatch - start) % increment == 0;
-    }
-    static bool rampFits(const ScriptFlag& f, int step)
-    {
-        if (f.values.size() != 3 || step <= 0)
-            return false;
-        const long start = std::strtol(ShellQuote::unquoted(f.values[0]).c_str(), nullptr, 10);
-        const long increment = std::strtol(ShellQuote::unquoted(f.values[1]).c_str(), nullptr, 10);
-        return start > 0 && increment > 0 && start % step == 0 && increment % step == 0;
+        const auto value = [&](std::size_t i) { return f.values.size() > i ? ShellQuote::unquoted(f.values[i]) : std::string(); };
+        const long start = std::strtol(value(0).c_str(), nullptr, 10);
+        const long increment = std::strtol(value(1).c_str(), nullptr, 10);
+        if (f.values.size() != 3 || start <= 0 || increment <= 0 || globalBatch < start || (globalBatch - start) % increment != 0)
+            return "the ramp from " + value(0) + " by " + value(1) + " does not reach the plan's global batch " + std::to_string(globalBatch)
+                + " (Megatron-Core's RampupBatchsizeNumMicroBatchesCalculator asserts that it does)";
+        if (!roundsDown && (step <= 0 || start % step != 0 || increment % step != 0))
+            return "every batch of the ramp must be a multiple of the plan's micro-batch step MBS x DP = " + std::to_string(step)
+                + " (Megatron-Core's RampupBatchsizeNumMicroBatchesCalculator asserts it), and its start " + value(0) + " and step "
+                + value(1) + " are not";
+        return {};
     }
 
+    // Megatron-LM's schedule needs PP <= N <= M and M % N either 0 or >= PP (reference section 2).
     static bool microbatchGroupFits(const ScriptFlag& f, int pp, int microbatches)
     {
         if (f.values.empty())
@@ -1189,6 +1188,10 @@ private:
                 balancingDropped.push_back(headOnlyValue("--moe-router-load-balancing-type", ShellQuote::unquoted(v)));
         for (const ScriptFlag& f : m_opt.original->other_flags) {
             std::string why;
+            const std::string ramp = f.name == "--rampup-batch-size"
+                ? rampProblem(f, plan.global_batch_size, plan.global_batch_size / std::max(1, microbatches),
+                              originalHas("--decrease-batch-size-if-needed"))
+                : std::string();
             if (ShellQuote::isReference(f.name)) {
                 // Words from a variable the original took from the environment (EXTRA_ARGS):
                 // unquoted, bash splits them into the arguments the variable holds, none when
@@ -1203,18 +1206,8 @@ private:
                 why = "a value without a flag";
             else if (f.name.rfind("--fp8-", 0) == 0 && !noFp8.empty())
                 why = noFp8;
-            else if (f.name == "--rampup-batch-size" && !rampReachesTheBatch(f, plan.global_batch_size))
-                why = "the ramp from " + ShellQuote::unquoted(f.values.empty() ? std::string() : f.values.front()) + " by "
-                    + ShellQuote::unquoted(f.values.size() > 1 ? f.values[1] : std::string()) + " does not reach the plan's global batch "
-                    + std::to_string(plan.global_batch_size) + " (Megatron-Core's RampupBatchsizeNumMicroBatchesCalculator asserts "
-                      "that it does)";
-            else if (f.name == "--rampup-batch-size" && !rampFits(f, plan.global_batch_size / std::max(1, microbatches))
-                     && !originalHas("--decrease-batch-size-if-needed"))
-                why = "every batch of the ramp must be a multiple of the plan's micro-batch step MBS x DP = "
-                    + std::to_string(plan.global_batch_size / std::max(1, microbatches))
-                    + " (Megatron-Core's RampupBatchsizeNumMicroBatchesCalculator asserts it), and its start "
-                    + ShellQuote::unquoted(f.values.empty() ? std::string() : f.values.front()) + " and step "
-                    + ShellQuote::unquoted(f.values.size() > 1 ? f.values[1] : std::string()) + " are not";
+            else if (!ramp.empty())
+                why = ramp;
             else if (emitted.count(f.name))
                 why = "the plan sets it";
             else if (!list.contains(f.name))
