@@ -5,6 +5,7 @@
 #include "hardware/ClusterTopology.h"
 #include "io/Documents.h"
 #include "plan/Deployability.h"
+#include "util/Strings.h"
 
 #include <QHeaderView>
 #include <QRegularExpression>
@@ -14,7 +15,6 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
-#include <cctype>
 #include <set>
 #include <string>
 #include <utility>
@@ -117,15 +117,11 @@ std::optional<InputError> ProblemsPanel::clusterError() const
 {
     Cluster c = m_document->cluster();
     const DeviceCatalog& catalog = m_document->catalog();
-    const auto lower = [](std::string text) {
-        std::transform(text.begin(), text.end(), text.begin(), [](unsigned char ch) { return char(std::tolower(ch)); });
-        return text;
-    };
     std::set<int> ids;
     std::set<std::string> taken;   // every host name, ignoring case as host names do
     for (const Node& n : c.nodes) {
         ids.insert(n.id);
-        taken.insert(lower(n.host));
+        taken.insert(hapmoe::lower(n.host));
     }
     for (const Switch& s : c.switches)
         ids.insert(s.id);
@@ -134,7 +130,7 @@ std::optional<InputError> ProblemsPanel::clusterError() const
         if (!catalog.find(n.device_type) && !catalog.types().empty())
             n.device_type = catalog.types().front().name;   // "Unknown device" says it
         // A host name an earlier node has ("Host name" says it) becomes a free one.
-        if (!n.host.empty() && !seen.insert(lower(n.host)).second) {
+        if (!n.host.empty() && !seen.insert(hapmoe::lower(n.host)).second) {
             for (int k = 0; taken.count(n.host = "node-" + std::to_string(n.id) + "-" + std::to_string(k)); ++k) {
             }
             taken.insert(n.host);
