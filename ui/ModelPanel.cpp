@@ -479,6 +479,11 @@ void ModelPanel::edited(const QString& key)
     ModelSpec candidate = m_document->model();
     for (const QString& k : std::as_const(m_order))
         m_fields[k].write(candidate);
+    // Fewer experts or a larger top-k can put the imbalance the user left alone above E / k,
+    // the most a router can reach; it follows the shape down in the same step (one undo)
+    // rather than refusing a field the user did not touch.
+    const double previousRho = candidate.training.router_imbalance;
+    const bool rhoCapped = key != QLatin1String("training.router_imbalance") && candidate.capRouterImbalance();
     if (!m_invalidKey.isEmpty())
         if (QWidget* w = fieldEditor(m_invalidKey))
             w->setStyleSheet(QString());
@@ -501,6 +506,17 @@ void ModelPanel::edited(const QString& key)
     m_document->setModel(candidate, tr("Change %1").arg(fieldLabel(key)), key);
     m_committing = false;
     updateDerived(candidate);
+    if (rhoCapped) {
+        m_updating = true;
+        m_fields[QStringLiteral("training.router_imbalance")].read(candidate);
+        m_updating = false;
+        m_message->setText(tr("%1 lowered from %2 to %3: with %4 experts and top-%5 an expert gets at most E / k = %3 "
+                              "times the mean load.")
+                               .arg(fieldLabel(QStringLiteral("training.router_imbalance")), QString::number(previousRho, 'g', 4),
+                                    QString::number(candidate.training.router_imbalance, 'g', 4))
+                               .arg(candidate.num_experts)
+                               .arg(candidate.moe_router_topk));
+    }
 }
 
 QString ModelPanel::shownValue(const QString& key) const

@@ -214,9 +214,9 @@ int cmdImport(const Args& args)
         for (const auto& x : w)
             std::cerr << "warning: " << x << "\n";
         Plan plan = planFromScript(s, project.cluster, catalog);
-        // A rule of the launcher the script targets that its flags break (Megatron-LM asserts
-        // ETP == 1 for MoE layers with bias, ...): the import goes on, as the script is what the
-        // user runs today, but says that it would not start. A Megatron-LM configuration that
+        // A rule of the launcher the script targets that its placement on this cluster breaks
+        // (one --nproc_per_node for nodes of two sizes, ...): the import goes on, as the script
+        // is what the user runs today, but says that it would not start here. A Megatron-LM configuration that
         // only FlagScale launches on this cluster (two collective libraries) targets FlagScale.
         const LauncherChoice launcher = chooseLauncher(plan, project.model, project.cluster, catalog);
         if (launcher.retargeted(plan))

@@ -161,8 +161,8 @@ ModelSpec readModelObject(const JsonNode& n)
     // The default imbalance (1.2, paper section 3.2) is capped at E / k, the most an expert can
     // get (each token once): a model of 2 experts, top-2, is balanced by construction. A value
     // given above E / k is the model's error (validateModel).
-    if (!(training && training->has("router_imbalance")) && m.num_experts > 0 && m.moe_router_topk > 0)
-        m.training.router_imbalance = std::min(m.training.router_imbalance, static_cast<double>(m.num_experts) / m.moe_router_topk);
+    if (!(training && training->has("router_imbalance")))
+        m.capRouterImbalance();
     return m;
 }
 
@@ -675,11 +675,6 @@ std::string finish(Json body, const char* format)
     return doc.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
-double maxRouterImbalance(const ModelSpec& m)
-{
-    return static_cast<double>(m.num_experts) / m.moe_router_topk;
-}
-
 std::string formatBound(double v)
 {
     char buf[40];
@@ -997,8 +992,8 @@ void validateModel(const ModelSpec& m, const std::string& file)
         fail("training.router_imbalance", "expected a number >= 1 (max over mean expert load), got " + std::to_string(t.router_imbalance));
     // An expert receives at most every token once, k of E experts per token on average: the
     // max over mean load is at most E / k.
-    if (m.num_experts > 0 && m.moe_router_topk > 0 && t.router_imbalance > maxRouterImbalance(m))
-        fail("training.router_imbalance", "expected at most num_experts / moe_router_topk = " + formatBound(maxRouterImbalance(m))
+    if (m.maxRouterImbalance() > 0.0 && t.router_imbalance > m.maxRouterImbalance())
+        fail("training.router_imbalance", "expected at most num_experts / moe_router_topk = " + formatBound(m.maxRouterImbalance())
                                               + " (an expert gets each token at most once), got " + formatBound(t.router_imbalance));
     if (!(t.imbalance_weight >= 0.0 && t.imbalance_weight <= 1.0))
         fail("training.imbalance_weight", "expected a number in [0, 1], got " + std::to_string(t.imbalance_weight));

@@ -624,8 +624,7 @@ private:
         if (m.num_experts > 0) {
             m.moe_ffn_hidden_size = intFlag("--moe-ffn-hidden-size", 0);
             m.moe_router_topk = intFlag("--moe-router-topk", 2);
-            if (m.moe_router_topk > 0)   // the default imbalance, capped at E / k (as a model file reads it)
-                m.training.router_imbalance = std::min(m.training.router_imbalance, static_cast<double>(m.num_experts) / m.moe_router_topk);
+            m.capRouterImbalance();   // the default imbalance, capped at E / k (as a model file reads it)
             // Megatron-Core's TransformerConfig: "Please use --moe-router-pre-softmax when topk
             // is 1" (softmax scores, no Sinkhorn balancing).
             if (m.moe_router_topk == 1 && !has("--moe-router-pre-softmax") && str("--moe-router-score-function").value_or("softmax") == "softmax"
@@ -767,6 +766,17 @@ private:
                 }
         p.ep = intFlag("--expert-model-parallel-size", 1);
         p.etp = intFlag("--expert-tensor-parallel-size", 0, 0);
+        // Megatron-Core asserts ETP == 1 for MoE layers with a linear bias (reference section
+        // 3, "Bias in MoE"); ETP defaults to TP. FlagScale's meshes are checked per mesh
+        // against the same rule when the plan is built (deploymentProblems).
+        if (const int etp = p.etp > 0 ? p.etp : p.tp;
+            m_out.model.isMoe() && m_out.model.add_bias_linear && etp > 1 && !has("--hetero-process-meshes")) {
+            const std::string flag = p.etp > 0 ? "--expert-tensor-parallel-size" : "--tensor-model-parallel-size";
+            m_out.invalid_values.push_back({flag, std::to_string(etp), "", at(flag) + "ETP " + std::to_string(etp)
+                                            + (p.etp > 0 ? "" : " (ETP defaults to TP)")
+                                            + " with the linear bias on: Megatron-Core asserts ETP == 1 for MoE layers with bias "
+                                              "(add --disable-bias-linear, or --expert-tensor-parallel-size 1)"});
+        }
         p.sequence_parallel = has("--sequence-parallel");
         requireSequenceParallel(p, p.tp > 1, "--tensor-model-parallel-size", "TP > 1");
         p.distributed_optimizer = has("--use-distributed-optimizer");

@@ -22,6 +22,15 @@ int ModelSpec::numMoeLayers(int first, int count) const
 
 int ModelSpec::numMoeLayers() const { return numMoeLayers(0, num_layers); }
 
+bool ModelSpec::capRouterImbalance()
+{
+    const double cap = maxRouterImbalance();
+    if (cap <= 0.0 || !(training.router_imbalance > cap))
+        return false;
+    training.router_imbalance = cap;
+    return true;
+}
+
 const char* toString(Precision p) { return p == Precision::FP16 ? "fp16" : "bf16"; }
 
 const char* toString(TokenDispatcher d)

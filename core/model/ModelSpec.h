@@ -68,6 +68,17 @@ struct ModelSpec {
     int expertFfn() const { return moe_ffn_hidden_size > 0 ? moe_ffn_hidden_size : ffn_hidden_size; }
     int maxPositions() const { return max_position_embeddings > 0 ? max_position_embeddings : seq_length; }
     int bytesPerElement() const { return 2; }  // bf16 and fp16 activations and weights
+    // The largest router imbalance an MoE model can have: an expert gets each token at most
+    // once, so its share is at most E / k of the mean (rho = E / k when every token goes to
+    // every expert). 0 for a dense model or a top-k not yet set.
+    double maxRouterImbalance() const
+    {
+        return isMoe() && moe_router_topk > 0 ? static_cast<double>(num_experts) / moe_router_topk : 0.0;
+    }
+    // Lowers training.router_imbalance to maxRouterImbalance() when it is above it; returns
+    // whether it did. For a value that was not chosen for this shape (the default 1.2, or the
+    // one a shape edit left behind); a value given with the model is validated, not capped.
+    bool capRouterImbalance();
 };
 
 const char* toString(Precision p);

@@ -14,6 +14,7 @@
 
 #include <QAction>
 #include <QComboBox>
+#include <QDoubleSpinBox>
 #include <QSignalSpy>
 #include <QStatusBar>
 #include <QGroupBox>
@@ -106,6 +107,39 @@ private slots:
         doc->undoStack()->undo();
         QCOMPARE(doc->model().num_attention_heads, 32);
         QCOMPARE(heads->value(), 32);
+    }
+
+    void imbalanceFollowsTheShapeDown()
+    {
+        // Top-k 8 of 8 experts sends every token to every expert: the router imbalance can be
+        // at most E / k = 1 (validateModel), so the 1.2 the user left alone follows it down
+        // in the same step instead of refusing a field nobody touched. One undo restores both.
+        auto w = makeWindow();
+        w->loadExample();   // Mixtral-S: 8 experts, top-2, imbalance 1.2
+        w->showTab(QStringLiteral("model"));
+        ModelPanel* panel = w->modelPanel();
+        ProjectDocument* doc = w->document();
+        QCOMPARE(doc->model().training.router_imbalance, 1.2);
+        auto* topk = qobject_cast<QSpinBox*>(panel->fieldEditor(QStringLiteral("moe_router_topk")));
+        auto* rho = qobject_cast<QDoubleSpinBox*>(panel->fieldEditor(QStringLiteral("training.router_imbalance")));
+        QVERIFY(topk && rho);
+        typeInto(topk, QStringLiteral("8"));
+        QCOMPARE(doc->model().moe_router_topk, 8);
+        QCOMPARE(doc->model().training.router_imbalance, 1.0);
+        QCOMPARE(rho->value(), 1.0);
+        QVERIFY(panel->pendingEdit().isEmpty());
+        QVERIFY2(panel->validationMessage().contains(QStringLiteral("lowered from 1.2 to 1")), qPrintable(panel->validationMessage()));
+        doc->undoStack()->undo();
+        QCOMPARE(doc->model().moe_router_topk, 2);
+        QCOMPARE(doc->model().training.router_imbalance, 1.2);
+        QCOMPARE(rho->value(), 1.2);
+
+        // A value typed into the imbalance itself is checked, not capped: 5 > E / k = 4.
+        rho->setFocus();
+        rho->selectAll();
+        QTest::keyClicks(rho, QStringLiteral("5"));
+        QVERIFY2(panel->validationMessage().contains(QStringLiteral("router_imbalance")), qPrintable(panel->validationMessage()));
+        QCOMPARE(doc->model().training.router_imbalance, 1.2);
     }
 
     void runRefusesWhileAFieldHoldsAValueNotTaken()
@@ -254,7 +288,7 @@ private slots:
                                       "MODEL_ARGS=(\n"
                                       "  --num-layers 16 --hidden-size 2048 --ffn-hidden-size 8192\n"
                                       "  --num-attention-heads 16 --seq-length 2048 --max-position-embeddings 2048\n"
-                                      "  --num-experts 16 --moe-router-topk 2 --swiglu\n"
+                                      "  --num-experts 16 --moe-router-topk 2 --swiglu --disable-bias-linear\n"
                                       ")\n"
                                       "torchrun --nproc_per_node $GPUS_PER_NODE pretrain_gpt.py ${MODEL_ARGS[@]} \\\n"
                                       "  --tensor-model-parallel-size 2 --micro-batch-size 1 --global-batch-size 64 "

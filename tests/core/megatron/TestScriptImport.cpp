@@ -676,6 +676,19 @@ private slots:
         // A dispatcher Megatron-LM's argparse does not offer.
         QCOMPARE(whereOf(importMegatronScript(head + "--hidden-size 4096 --num-experts 8 --moe-token-dispatcher-type a2a\n", "d.sh")),
                  std::string("--moe-token-dispatcher-type: expected allgather, alltoall or flex, got \"a2a\""));
+        // Megatron-Core asserts ETP == 1 for MoE layers with bias (reference section 3, "Bias
+        // in MoE"); bias is on by default and ETP defaults to TP, so TP 2 alone trips it.
+        const std::string moe = head + "--hidden-size 4096 --num-experts 8 --sequence-parallel ";
+        const std::string etp = whereOf(importMegatronScript(moe + "--expert-tensor-parallel-size 2\n", "etp.sh"));
+        QVERIFY2(etp.rfind("--expert-tensor-parallel-size: ", 0) == 0 && etp.find("ETP 2 with the linear bias on") != std::string::npos,
+                 etp.c_str());
+        const std::string byTp = whereOf(importMegatronScript(moe + "--tensor-model-parallel-size 2\n", "tp.sh"));
+        QVERIFY2(byTp.rfind("--tensor-model-parallel-size: ", 0) == 0 && byTp.find("ETP defaults to TP") != std::string::npos,
+                 byTp.c_str());
+        QCOMPARE(whereOf(importMegatronScript(moe + "--tensor-model-parallel-size 2 --expert-tensor-parallel-size 1\n", "etp1.sh")),
+                 std::string("accepted"));
+        QCOMPARE(whereOf(importMegatronScript(moe + "--tensor-model-parallel-size 2 --disable-bias-linear\n", "nobias.sh")),
+                 std::string("accepted"));
         // planFromScript checks the same before it places anything.
         try {
             planFromScript(nan, test::cluster("H800:1x8"), DeviceCatalog::builtin());
