@@ -887,7 +887,7 @@ void MainWindow::onSearchFinished(const SearchResult& result)
         saved.push_back(SavedPlan{rp.plan, rp.prediction});
     if (result.current)
         saved.push_back(SavedPlan{result.current->plan, result.current->prediction, SavedPlan::Source::Current});
-    m_document->setSavedPlans(saved, context.model, context.cluster);
+    m_document->setSavedPlans(saved, context.model, context.cluster, result.cancelled, result.timed_out);
     updateOutdated();
     if (!result.plans.empty())
         showTab(QStringLiteral("results"));
@@ -932,6 +932,8 @@ void MainWindow::showSavedPlans()
         else
             result.plans.push_back(RankedPlan{sp.plan, *sp.prediction});
     }
+    result.cancelled = p.plans_cancelled;
+    result.timed_out = p.plans_timed_out;
     // The Search dock lists the same plans in the same rows as the explorer (before the
     // explorer selects its first row, which the dock then highlights).
     m_searchPanel->showSavedPlans(result, m_document->displayName());

@@ -116,6 +116,7 @@ std::string ProjectDocument::serialize() const
         return writeProject(m_project);
     Project p = m_project;
     p.plans.clear();
+    p.plans_cancelled = p.plans_timed_out = false;
     return writeProject(p);
 }
 
@@ -416,11 +417,16 @@ void ProjectDocument::setSearchSettings(const SearchSettings& settings)
     m_undoStack->push(new ChangeSearchSettingsCommand(this, settings));
 }
 
-void ProjectDocument::setSavedPlans(const std::vector<SavedPlan>& plans, const ModelSpec& model, const Cluster& cluster)
+void ProjectDocument::setSavedPlans(const std::vector<SavedPlan>& plans, const ModelSpec& model, const Cluster& cluster,
+                                    bool cancelled, bool timedOut)
 {
     if (plans.empty() && m_project.plans.empty())
         return;
     m_project.plans = plans;
+    const bool anySearched = std::any_of(plans.begin(), plans.end(),
+                                         [](const SavedPlan& sp) { return sp.source == SavedPlan::Source::Search; });
+    m_project.plans_cancelled = anySearched && cancelled;
+    m_project.plans_timed_out = anySearched && timedOut && !cancelled;
     m_plansBasis = basisOf(model, cluster);
     const bool wasModified = isModified();
     m_extraModified = true;

@@ -77,8 +77,10 @@ public:
     void setModelFromScript(const ModelSpec& model, const QString& scriptPath);
     void setSearchSettings(const SearchSettings& settings);
     // Plans kept with the project (the latest search result) and the model and cluster the
-    // search ran on; not an undoable edit, but it makes the project modified.
-    void setSavedPlans(const std::vector<SavedPlan>& plans, const ModelSpec& model, const Cluster& cluster);
+    // search ran on; not an undoable edit, but it makes the project modified. `cancelled` and
+    // `timedOut` say that the search stopped early and its plans are the best so far.
+    void setSavedPlans(const std::vector<SavedPlan>& plans, const ModelSpec& model, const Cluster& cluster,
+                       bool cancelled = false, bool timedOut = false);
     // Whether the saved plans describe the model and cluster as they are now (canvas
     // positions and names aside). The file keeps the plans only while they do: a plan of
     // another cluster could name nodes that no longer exist, and its times would be wrong.

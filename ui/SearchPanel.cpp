@@ -735,11 +735,19 @@ void SearchPanel::showSavedPlans(const SearchResult& saved, const QString& sourc
     m_states->setText(QStringLiteral("\u2013"));
     m_pruned->setText(QStringLiteral("\u2013"));
     m_best->setText(saved.plans.empty() ? QStringLiteral("\u2013") : seconds(saved.plans.front().prediction.iteration_time_s));
+    // A search stopped early saved the best plans it had then: a finished one may find faster.
+    const QString stopped = saved.plans.empty() ? QString()
+                            : saved.cancelled   ? tr("; the search that found them was cancelled: the best so far, "
+                                                     "a finished search may find faster")
+                            : saved.timed_out   ? tr("; the search that found them reached its time limit: the best so "
+                                                     "far, a finished search may find faster")
+                                                : QString();
     m_status->setText(count == 0 ? QString()
                                  : ((count == 1 ? tr("1 plan") : tr("%1 plans").arg(count))
                                     + tr(" from %1, as saved with the project (without the search's counts and "
                                          "baselines: run the search to see them)")
-                                          .arg(source))
+                                          .arg(source)
+                                    + stopped)
                                        .toHtmlEscaped());
 }
 

@@ -722,7 +722,14 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
     const double act = 2.0;
 
     const int nLayers = std::max(0, stage.num_layers);
-    const int nMoe = m.model.numMoeLayers(stage.first_layer, nLayers);
+    // Which of its layers are MoE: with interleaving a rank runs chunks spread over the
+    // model (section 8), which may hold more or fewer MoE layers than a contiguous range.
+    int nMoe = 0;
+    if (ctx.layers.empty())
+        nMoe = m.model.numMoeLayers(stage.first_layer, nLayers);
+    else
+        for (const LayerRange& r : ctx.layers)
+            nMoe += m.model.numMoeLayers(r.first, r.count);
     const int nDense = nLayers - nMoe;
 
     Impl::StageKnobs knobs{tp, cp, ep, etp, mbs, sp, m.options.overlap.tp_comm && sp && ctx.tp_comm_overlap, T};
@@ -1146,8 +1153,11 @@ Prediction CostModel::estimate(const Plan& plan) const
     // Megatron-LM refuses --overlap-param-gather without the distributed optimizer (there is
     // no parameter all-gather to overlap): a prediction records only switches its plan can run.
     pred.overlap.param_gather = pred.overlap.param_gather && plan.distributed_optimizer;
+    const std::vector<std::vector<LayerRange>> chunks = vpp > 1 ? plan.rankLayers() : std::vector<std::vector<LayerRange>>();
     for (int i = 0; i < P; ++i) {
         StageContext ctx;
+        if (vpp > 1)
+            ctx.layers = chunks[static_cast<std::size_t>(i)];
         ctx.tp_comm_overlap = oneTp;
         ctx.stage_index = i;
         ctx.num_stages = P;

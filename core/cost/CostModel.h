@@ -75,6 +75,9 @@ struct StageContext {
     const StagePlan* next = nullptr;   // the following stage (for the p2p send), or null
     // Interleaved 1F1B (vpp > 1): the last rank also sends its chunk outputs to rank 0.
     const StagePlan* wrap = nullptr;
+    // The layers the rank runs when they are not the stage's own range: with vpp > 1 its
+    // interleaved chunks (Plan::rankLayers); empty means [first_layer, first_layer + num_layers).
+    std::vector<LayerRange> layers;
     // Write StageEstimate::notes (which numbers came from a profile); the search, which costs
     // millions of candidate stages and reads only their times, turns it off.
     bool notes = true;

@@ -808,7 +808,8 @@ Project readProject(std::string_view text, const std::string& fileName, Warnings
     const JsonContext ctx{fileName, warnings};
     const nlohmann::json doc = loadDocument(text, kProjectFormat, ctx);
     const JsonNode n(doc, "", ctx);
-    n.warnUnknownKeys({"format", "version", "name", "model", "cluster", "search", "plans", "current_script"});
+    n.warnUnknownKeys({"format", "version", "name", "model", "cluster", "search", "plans", "plans_cancelled", "plans_timed_out",
+                       "current_script"});
     Project p;
     p.name = n.optString("name");
     p.model = readModelObject(n.object("model"));
@@ -839,6 +840,8 @@ Project readProject(std::string_view text, const std::string& fileName, Warnings
         sp.source = static_cast<SavedPlan::Source>(e.optChoice("source", kSourceNames, 0));
         p.plans.push_back(std::move(sp));
     }
+    p.plans_cancelled = n.optBool("plans_cancelled", false);
+    p.plans_timed_out = n.optBool("plans_timed_out", false);
     p.current_script = n.optString("current_script");
     return p;
 }
@@ -929,6 +932,10 @@ std::string writeProject(const Project& project)
         plans.push_back(e);
     }
     j["plans"] = plans;
+    if (project.plans_cancelled)
+        j["plans_cancelled"] = true;
+    if (project.plans_timed_out)
+        j["plans_timed_out"] = true;
     j["current_script"] = project.current_script;
     return finish(j, kProjectFormat);
 }

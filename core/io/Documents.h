@@ -67,6 +67,10 @@ struct Project {
     Cluster cluster;
     SearchSettings search;
     std::vector<SavedPlan> plans;
+    // The search plans are the best so far of a search that a cancel or its time limit
+    // stopped (SearchResult::cancelled, timed_out); a finished search's plans have neither.
+    bool plans_cancelled = false;
+    bool plans_timed_out = false;
     std::string current_script;   // path of an imported Megatron script, if any
 };
 

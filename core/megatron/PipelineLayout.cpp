@@ -31,23 +31,16 @@ bool readCount(const std::string& s, std::size_t& i, long& n)
 
 std::vector<std::string> PipelineLayout::rankLayerRanges(const std::vector<int>& layersPerRank, int vpp)
 {
-    vpp = std::max(1, vpp);
-    const std::size_t pp = layersPerRank.size();
-    std::vector<std::vector<int>> perRank;
-    for (int n : layersPerRank)
-        perRank.push_back(chunks(n, vpp));
-    std::vector<std::string> ranges(pp);
-    int next = 0;
-    for (int c = 0; c < vpp; ++c)
-        for (std::size_t r = 0; r < pp; ++r) {
-            const int n = perRank[r][static_cast<std::size_t>(c)];
-            if (n <= 0)
-                continue;
-            ranges[r] += (ranges[r].empty() ? "" : ", ") + std::to_string(next);
-            if (n > 1)
-                ranges[r] += "-" + std::to_string(next + n - 1);
-            next += n;
+    std::vector<std::string> ranges;
+    for (const std::vector<LayerRange>& rank : rankLayers(layersPerRank, vpp)) {
+        std::string text;
+        for (const LayerRange& r : rank) {
+            text += (text.empty() ? "" : ", ") + std::to_string(r.first);
+            if (r.count > 1)
+                text += "-" + std::to_string(r.first + r.count - 1);
         }
+        ranges.push_back(std::move(text));
+    }
     return ranges;
 }
 
@@ -67,14 +60,7 @@ int PipelineLayout::blockRecomputed(const std::vector<int>& chunks, int n)
     return recomputed;
 }
 
-std::vector<int> PipelineLayout::chunks(int layers, int vpp)
-{
-    vpp = std::max(1, vpp);
-    std::vector<int> out;
-    for (int c = 0; c < vpp; ++c)
-        out.push_back(layers / vpp + (c < layers % vpp ? 1 : 0));
-    return out;
-}
+std::vector<int> PipelineLayout::chunks(int layers, int vpp) { return chunkLayers(layers, vpp); }
 
 std::string PipelineLayout::fromSplit(const std::vector<int>& layersPerRank, int vpp, bool shorthand, int mtpLayers)
 {

@@ -37,6 +37,44 @@ bool Plan::oneTpSize() const
     return std::all_of(stages.begin(), stages.end(), [&](const StagePlan& st) { return st.tp == stages.front().tp; });
 }
 
+std::vector<int> chunkLayers(int layers, int vpp)
+{
+    vpp = std::max(1, vpp);
+    std::vector<int> out;
+    out.reserve(static_cast<std::size_t>(vpp));
+    for (int c = 0; c < vpp; ++c)
+        out.push_back(layers / vpp + (c < layers % vpp ? 1 : 0));
+    return out;
+}
+
+std::vector<std::vector<LayerRange>> rankLayers(const std::vector<int>& layersPerRank, int vpp)
+{
+    vpp = std::max(1, vpp);
+    const std::size_t pp = layersPerRank.size();
+    std::vector<std::vector<int>> chunks;
+    chunks.reserve(pp);
+    for (int n : layersPerRank)
+        chunks.push_back(chunkLayers(n, vpp));
+    std::vector<std::vector<LayerRange>> out(pp);
+    int next = 0;
+    for (std::size_t c = 0; c < static_cast<std::size_t>(vpp); ++c)
+        for (std::size_t r = 0; r < pp; ++r)
+            if (const int n = chunks[r][c]; n > 0) {
+                out[r].push_back({next, n});
+                next += n;
+            }
+    return out;
+}
+
+std::vector<std::vector<LayerRange>> Plan::rankLayers() const
+{
+    std::vector<int> layers;
+    layers.reserve(stages.size());
+    for (const StagePlan& st : stages)
+        layers.push_back(st.num_layers);
+    return hapmoe::rankLayers(layers, vpp);
+}
+
 int Plan::numMicrobatches() const
 {
     if (stages.empty())

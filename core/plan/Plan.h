@@ -35,6 +35,23 @@ struct StagePlan {
     int numDevices() const { return tp * cp * dp; }
 };
 
+// Decoder layers [first, first + count) of the model.
+struct LayerRange {
+    int first = 0;
+    int count = 0;
+};
+
+// The decoder layers of each of a rank's vpp model chunks, as Megatron-LM's
+// --num-layers-per-virtual-pipeline-stage and the layouts this project writes spread them:
+// as evenly as possible, the earlier chunks taking the extra layer.
+std::vector<int> chunkLayers(int layers, int vpp);
+
+// The decoder layers each pipeline rank runs, given the layers per rank. With vpp 1 rank r
+// holds one range after rank r - 1's; with vpp > 1 its chunk c is virtual stage c * PP + r
+// (Megatron-LM's interleaved schedule, reference section 4a), so rank 0 of 4 ranks of 12
+// layers at vpp 2 runs layers 0-5 and 24-29. Empty chunks are left out.
+std::vector<std::vector<LayerRange>> rankLayers(const std::vector<int>& layersPerRank, int vpp);
+
 struct UnusedDevices {
     int node = 0;
     int count = 0;
@@ -62,6 +79,8 @@ struct Plan {
     // Every stage has the same TP: what --tp-comm-overlap needs, since Transformer Engine's
     // userbuffers are set up for one TP size (cost model and launcher export).
     bool oneTpSize() const;
+    // rankLayers for the stages' num_layers and this plan's vpp.
+    std::vector<std::vector<LayerRange>> rankLayers() const;
 };
 
 } // namespace hapmoe

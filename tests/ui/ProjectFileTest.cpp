@@ -559,6 +559,50 @@ private slots:
         QVERIFY(panel->statusLabel()->text().isEmpty());
     }
 
+    void plansOfAStoppedSearchReopenAsTheBestSoFar()
+    {
+        // A search stopped by Cancel or its time limit leaves the best plans it had; the file
+        // says so (plans_cancelled, plans_timed_out), and the reopened dock repeats it, since a
+        // search run to its end may find a faster plan. The result is the search's own, marked
+        // as the runner marks a cancelled one (SearchResult::cancelled).
+        QTemporaryDir dir;
+        auto w = makeWindow();
+        w->loadExample();
+        QVERIFY(w->loadClusterPreset(QStringLiteral("16-1-h")));
+        SearchResult result = searchToEnd(*w);
+        QVERIFY2(!result.plans.empty(), result.no_plan_reason.c_str());
+        result.cancelled = true;
+        emit w->searchPanel()->searchFinished(result);
+        const QString cancelled = dir.filePath(QStringLiteral("cancelled.hapmoe"));
+        QVERIFY(w->saveTo(cancelled));
+        QVERIFY(readTextFile(cancelled.toStdString()).find("\"plans_cancelled\": true") != std::string::npos);
+        auto w2 = makeWindow();
+        QVERIFY(w2->openFile(cancelled));
+        QCOMPARE(w2->explorer()->planCount(), int(result.plans.size()));
+        QString status = w2->searchPanel()->statusLabel()->text();
+        QVERIFY2(status.contains(QStringLiteral("the search that found them was cancelled: the best so far")), qPrintable(status));
+
+        result.cancelled = false;
+        result.timed_out = true;
+        emit w->searchPanel()->searchFinished(result);
+        const QString timedOut = dir.filePath(QStringLiteral("timed-out.hapmoe"));
+        QVERIFY(w->saveTo(timedOut));
+        const std::string text = readTextFile(timedOut.toStdString());
+        QVERIFY(text.find("\"plans_timed_out\": true") != std::string::npos);
+        QVERIFY(text.find("plans_cancelled") == std::string::npos);
+        QVERIFY(w2->openFile(timedOut));
+        status = w2->searchPanel()->statusLabel()->text();
+        QVERIFY2(status.contains(QStringLiteral("reached its time limit: the best so far")), qPrintable(status));
+
+        // A search run to its end clears the mark.
+        searchToEnd(*w);
+        const QString finished = dir.filePath(QStringLiteral("finished.hapmoe"));
+        QVERIFY(w->saveTo(finished));
+        QVERIFY(readTextFile(finished.toStdString()).find("plans_") == std::string::npos);
+        QVERIFY(w2->openFile(finished));
+        QVERIFY(!w2->searchPanel()->statusLabel()->text().contains(QStringLiteral("best so far")));
+    }
+
     void currentConfigurationOpensAsCurrent()
     {
         // A project whose saved plan is the configuration the user runs today (what

@@ -221,6 +221,7 @@ private slots:
     void closedFormEqualsSimulatorForEqualStages();
     void simulatorBoundsForUnequalStages();
     void interleavedSimulatorMatchesClosedForm();
+    void interleavedRanksCostTheirChunksLayers();
     void estimateUsesTheFixedAssembly();
     void chromeTrace();
     void profileInterpolationLogLog();
@@ -1838,6 +1839,48 @@ void TestCostModel::badPlanThrows()
     p = makeUniformPlan(m, c, DeviceCatalog::builtin(), k);
     p.stages[0].device_type = "NoSuchGPU";
     QVERIFY_THROWS_EXCEPTION(InputError, cm.estimate(p));
+}
+
+void TestCostModel::interleavedRanksCostTheirChunksLayers()
+{
+    // Mixtral 8x7B cut to 8 layers, the last four MoE, on two H800 nodes (a stage per node,
+    // DP 8, EP 4 so two experts per rank). With VPP 2 chunk c of rank r is virtual stage
+    // c * PP + r (Megatron-LM's interleaved schedule, reference section 4a): rank 0 runs layers
+    // 0-1 and 4-5, rank 1 layers 2-3 and 6-7, two MoE layers each. With VPP 1 rank 0 runs the
+    // four dense layers and rank 1 the four MoE layers.
+    QCOMPARE(rankLayers({4, 4}, 2)[0].size(), std::size_t(2));
+    QCOMPARE(rankLayers({4, 4}, 2)[0][1].first, 4);
+    QCOMPARE(rankLayers({4, 4}, 2)[1][0].first, 2);
+    ModelSpec m = mixtral8x7b();
+    m.num_layers = 8;
+    m.moe_layer_pattern = {0, 0, 0, 0, 1, 1, 1, 1};
+    const Cluster c = nodesOf("H800", 2);
+    Plan plan;
+    plan.global_batch_size = 16;
+    for (int i = 0; i < 2; ++i) {
+        StagePlan st = stageOn("H800", i, 8, 1);
+        st.first_layer = 4 * i;
+        st.num_layers = 4;
+        st.ep = 4;
+        st.edp = 2;
+        plan.stages.push_back(st);
+    }
+    const CostModel cm(m, c, DeviceCatalog::builtin());
+    const Prediction plain = cm.estimate(plan);
+    plan.vpp = 2;
+    const Prediction interleaved = cm.estimate(plan);
+    QCOMPARE(plain.stages[0].expert_dispatch, 0.0);
+    QVERIFY(plain.stages[1].expert_dispatch > 0);
+    // Two MoE layers on each rank: the same dispatch and buffers on both.
+    QVERIFY(interleaved.stages[0].expert_dispatch > 0);
+    QVERIFY(std::fabs(interleaved.stages[0].expert_dispatch / interleaved.stages[1].expert_dispatch - 1) < 1e-12);
+    QVERIFY(interleaved.stages[0].memory.moe_buffers > 0);
+    // Rank 0 trades two dense layers for two MoE layers: per layer two experts (3 h F each,
+    // SwiGLU) and the router (h E) in place of one dense FFN (3 h F), in bf16 (2 B each; MemoryBreakdown is in bytes).
+    const double h = 4096, F = 14336;
+    const double perLayer = 2 * 3 * h * F + h * 8 - 3 * h * F;
+    QVERIFY(std::fabs((interleaved.stages[0].memory.weights - plain.stages[0].memory.weights) - 2 * perLayer * 2) < 1e3);
+    QVERIFY(std::fabs((plain.stages[1].memory.weights - interleaved.stages[1].memory.weights) - 2 * perLayer * 2) < 1e3);
 }
 
 QTEST_GUILESS_MAIN(TestCostModel)
