@@ -679,12 +679,14 @@ double CostModel::deviceCapacityBytes(std::string_view deviceType) const
 
 double CostModel::minimumModelStateBytes(double optimizerOffloadFraction) const
 {
-    // The same bytes per parameter as estimateStage: 2 (weight) + 4 (fp32 main gradient) on the
-    // device, 12 (fp32 parameter, Adam m and v) of which the offloaded share is on the host.
+    // The same bytes per parameter as estimateStage: 2 (weight) + 4 (fp32 gradient buffer) on
+    // the device, 12 (fp32 parameter, Adam m and v) of which the offloaded share is on the
+    // host; with half-precision gradients 2 + 2 and 16 (the fp32 main gradient too).
     // Data and context parallelism only replicate, and the distributed optimizer only shards
     // what one replica holds, so no plan holds less.
     const double offload = std::clamp(optimizerOffloadFraction, 0.0, 1.0);
-    return countParameters(d->model).total * (2.0 + 4.0 + 12.0 * (1.0 - offload));
+    const bool fp32Grads = d->model.training.fp32Gradients();
+    return countParameters(d->model).total * (2.0 + (fp32Grads ? 4.0 : 2.0) + (fp32Grads ? 12.0 : 16.0) * (1.0 - offload));
 }
 
 const ModelSpec& CostModel::model() const { return d->model; }
@@ -880,12 +882,13 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
     const double denseDev = denseParams / tp + nLayers * s.replicatedKvParams(tp);
     const double expertDev = nMoe * s.expertParams() / (static_cast<double>(ep) * etp);
 
-    // 2 (param) + 4 (fp32 main grad) + 12 (fp32 param, Adam m and v) = 18 bytes; the
-    // distributed optimizer shards the 12 over DP x CP (EDP for experts): 6 + 12/d
-    // (Megatron docs/user-guide/features/dist_optimizer.md).
-    // Megatron keeps fp32 main gradients for fp16 too (contiguous grad buffer), which is what
-    // Korthikanti's Figure 1 shows (18 bytes/param for the fp16 runs), so both use 2 + 4 + 12.
-    const double wB = 2.0, gB = 4.0, oB = 12.0;
+    // Megatron docs/user-guide/features/dist_optimizer.md (section 5.1): with fp32 gradients
+    // (bf16's default) 2 (param) + 4 (fp32 grad buffer, the main gradient) + 12 (fp32 param,
+    // Adam m and v) = 18 bytes, the distributed optimizer sharding the 12 over DP x CP (EDP
+    // for experts): 6 + 12/d. With half-precision gradients (fp16's default) 2 + 2 (grad
+    // buffer) + 16 (fp32 main gradient, param, m, v) = 20, sharded: 4 + 16/d.
+    const bool fp32Grads = m.model.training.fp32Gradients();
+    const double wB = 2.0, gB = fp32Grads ? 4.0 : 2.0, oB = fp32Grads ? 12.0 : 16.0;
     // Parameters this rank's optimizer updates: its shard with the distributed optimizer.
     const double updated = distOpt ? denseDev / dpcp + expertDev / edp : denseDev + expertDev;
     est.memory.weights = wB * (denseDev + expertDev);
@@ -895,7 +898,7 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
     // weights and Adam moments lives in host memory, with a pinned copy of its fp32 gradients;
     // parameters and gradients stay on the device.
     const double offload = std::clamp(ctx.optimizer_offload_fraction, 0.0, 1.0);
-    est.memory.host = offload * (oB + gB) * updated;
+    est.memory.host = offload * (12.0 + 4.0) * updated;   // fp32 param, m, v and the fp32 main gradient
     est.memory.optimizer *= 1.0 - offload;
     // The host side of the stage's nodes, read only under offload (section 7.3):
     // - each device's rank may use an equal share of its node's host memory; the stage is held
@@ -966,10 +969,15 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
     else
         inFlight = std::min(P - i, M);
     double actBytes = inFlight * perMicrobatch;
-    if (first)   // embedding dropout mask, s b h p / t (Korthikanti section 4.3)
-        actBytes += inFlight * T * h / tp;
-    if (last)    // final norm input, output-layer input, fp32 logits of one micro-batch
-        actBytes += 4.0 * T * h / tp + 4.0 * T * s.vocab / tp;
+    // Outside the layers (Korthikanti section 4.3), written for sequence parallelism: the
+    // embedding dropout mask s b h p / t and the final norm's and output layer's inputs
+    // 2 s b h / t each. Without it every TP rank holds the whole sequence of these; the fp32
+    // logits of one micro-batch, 4 s b v / t, stay split over the vocabulary.
+    const double seqSplit = sp ? tp : 1.0;
+    if (first)
+        actBytes += inFlight * T * h / seqSplit;
+    if (last)
+        actBytes += 4.0 * T * h / seqSplit + 4.0 * T * s.vocab / tp;
     est.memory.activations = actBytes * dev.act_factor;
 
     if (nMoe > 0) {
@@ -1003,7 +1011,7 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
             rest = bucket;
         }
         auto rsOf = [&](double params) {
-            return m.coll(distOpt ? Collective::ReduceScatter : Collective::AllReduce, params * 4.0, groupSize, link, dev,
+            return m.coll(distOpt ? Collective::ReduceScatter : Collective::AllReduce, params * gB, groupSize, link, dev,
                           &collFromTable);
         };
         auto agOf = [&](double params) {
@@ -1028,8 +1036,10 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
     est.dp_sync = rs + ag;
 
     // Optimizer step, bound by memory bandwidth: grad-norm read (4) + Adam read of grad,
-    // fp32 param, m, v (16) + write of param, m, v (12) + bf16 copy (2) = 34 bytes/param.
-    est.optimizer = dev.memTime(34.0 * updated * (1.0 - offload));
+    // fp32 param, m, v (16) + write of param, m, v (12) + bf16 copy (2) = 34 bytes/param;
+    // half-precision gradients are first copied into the fp32 main gradients (read 2, write
+    // 4: Megatron's _copy_model_grads_to_main_grads), 40.
+    est.optimizer = dev.memTime((fp32Grads ? 34.0 : 40.0) * updated * (1.0 - offload));
     if (offload > 0) {
         // Megatron-Core's HybridDeviceOptimizer (section 7.3): fp32 main gradients go to the
         // host (4 bytes), the host steps Adam, the updated fp32 parameters come back (4 bytes);
@@ -1096,7 +1106,8 @@ double CostModel::tiedEmbeddingSync(const StagePlan& first, const StagePlan& las
     const DeviceInfo& da = m.device(first.device_type);
     const DeviceInfo& db = m.device(last.device_type);
     const GroupLink link = m.between(m.stageNodes(first), first, da, last, db);
-    const double bytes = 4.0 * m.shape.vocab * m.shape.h / std::max(1, first.tp);
+    // The main gradient: fp32, or half precision (TrainingSpec::fp32Gradients, section 5.1).
+    const double bytes = (m.model.training.fp32Gradients() ? 4.0 : 2.0) * m.shape.vocab * m.shape.h / std::max(1, first.tp);
     // Different DP on the two ends (FlagScale meshes): every pipeline from a rank of the first
     // stage to one of the last has its own pair, so a rank of the end with fewer replicas is in
     // r = max / min pairs and runs r all-reduces one after the other (FlagScale

@@ -88,11 +88,13 @@ void readTraining(const JsonNode& n, TrainingSpec& t)
 {
     n.requireObject();
     n.warnUnknownKeys({"micro_batch_size", "global_batch_size", "precision", "use_distributed_optimizer",
-                       "router_imbalance", "imbalance_weight"});
+                       "accumulate_allreduce_grads_in_fp32", "router_imbalance", "imbalance_weight"});
     t.micro_batch_size = n.optInt("micro_batch_size", t.micro_batch_size, 1);
     t.global_batch_size = n.optInt("global_batch_size", t.global_batch_size, 1);
     t.precision = precisionAt(n.optChoice("precision", kPrecisionNames, t.precision == Precision::FP16 ? 1 : 0));
     t.use_distributed_optimizer = n.optBool("use_distributed_optimizer", t.use_distributed_optimizer);
+    if (n.has("accumulate_allreduce_grads_in_fp32"))
+        t.accumulate_allreduce_grads_in_fp32 = n.optBool("accumulate_allreduce_grads_in_fp32", true);
     t.router_imbalance = n.optDouble("router_imbalance", t.router_imbalance, 1.0);
     t.imbalance_weight = n.optDouble("imbalance_weight", t.imbalance_weight, 0.0, false, 1.0);
 }
@@ -206,6 +208,8 @@ Json modelJson(const ModelSpec& m)
     t["global_batch_size"] = m.training.global_batch_size;
     t["precision"] = toString(m.training.precision);
     t["use_distributed_optimizer"] = m.training.use_distributed_optimizer;
+    if (m.training.accumulate_allreduce_grads_in_fp32)
+        t["accumulate_allreduce_grads_in_fp32"] = *m.training.accumulate_allreduce_grads_in_fp32;
     t["router_imbalance"] = m.training.router_imbalance;
     t["imbalance_weight"] = m.training.imbalance_weight;
     j["training"] = t;

@@ -4,6 +4,7 @@
 // hapmoe.model JSON format and the script importer speak the same language.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,12 @@ struct TrainingSpec {
     // weight gamma in [0, 1]; the MoE critical path is scaled by 1 + gamma (rho - 1).
     double router_imbalance = 1.2;
     double imbalance_weight = 1.0;
+    // Megatron-LM's --accumulate-allreduce-grads-in-fp32: gradients accumulated and reduced in
+    // fp32, the buffer then serving as the optimizer's main gradient. Unset means Megatron-LM's
+    // default, which arguments.py forces on for bf16 (off with --grad-reduce-in-bf16) and
+    // leaves off for fp16 (reference megatron-and-flagscale.md, --bf16 / --fp16).
+    std::optional<bool> accumulate_allreduce_grads_in_fp32;
+    bool fp32Gradients() const { return accumulate_allreduce_grads_in_fp32.value_or(precision == Precision::BF16); }
 };
 
 struct ModelSpec {

@@ -228,8 +228,11 @@ int main(int argc, char** argv)
         if (korthikanti) {
             // Megatron-LM of 2022: fp16, unfused softmax, no TP or DP overlap, and an
             // interleaved schedule that waits for each send (overlap_p2p_comm came later, with
-            // Megatron-Core).
+            // Megatron-Core). Gradients in fp32 (--accumulate-allreduce-grads-in-fp32): Figure 1
+            // shows 18 bytes per parameter, the fp32-gradient row of Megatron's table; fp16
+            // gradients would be 20 (docs/cost-model.md section 5.1).
             model.training.precision = Precision::FP16;
+            model.training.accumulate_allreduce_grads_in_fp32 = true;
             opt.fused_attention = false;
             opt.overlap.tp_comm = false;
             opt.overlap.grad_reduce = false;

@@ -402,6 +402,42 @@ void TestCostModel::bytesPerParameter()
     ctx.distributed_optimizer = true;
     e = cm.estimateStage(st, ctx);
     QVERIFY(std::fabs((e.memory.weights + e.memory.gradients + e.memory.optimizer) / params - (6 + 12.0 / 4)) < 1e-9);
+
+    // fp16 params with fp16 grads (Megatron's default for --fp16): 20 B/param, 4 + 16/d
+    // distributed; the gradient reduce-scatter moves 2 bytes per parameter instead of 4.
+    ModelSpec half = m;
+    half.training.precision = Precision::FP16;
+    const CostModel hm(half, c, DeviceCatalog::builtin());
+    ctx.distributed_optimizer = false;
+    e = hm.estimateStage(st, ctx);
+    QVERIFY(std::fabs((e.memory.weights + e.memory.gradients + e.memory.optimizer) / params - 20) < 1e-9);
+    QVERIFY(std::fabs(e.memory.gradients / params - 2) < 1e-9);
+    ctx.distributed_optimizer = true;
+    e = hm.estimateStage(st, ctx);
+    QVERIFY(std::fabs((e.memory.weights + e.memory.gradients + e.memory.optimizer) / params - (4 + 16.0 / 4)) < 1e-9);
+    QCOMPARE(hm.minimumModelStateBytes(0.0), 20 * countParameters(half).total);
+    // --accumulate-allreduce-grads-in-fp32 brings fp16 back to bf16's 18.
+    half.training.accumulate_allreduce_grads_in_fp32 = true;
+    const CostModel hm32(half, c, DeviceCatalog::builtin());
+    ctx.distributed_optimizer = false;
+    e = hm32.estimateStage(st, ctx);
+    QVERIFY(std::fabs((e.memory.weights + e.memory.gradients + e.memory.optimizer) / params - 18) < 1e-9);
+
+    // The data-parallel reduce-scatter of half the bytes: on one NVLink node the same DP 4
+    // group and buckets, so the fp16 stage's exposed sync is no longer than the bf16 one's
+    // and its reduce-scatter half as long (no overlap: every byte exposed).
+    CostOptions noOverlap;
+    noOverlap.overlap.grad_reduce = false;
+    noOverlap.overlap.param_gather = false;
+    ModelSpec halfOnly = m;
+    halfOnly.training.precision = Precision::FP16;
+    ModelSpec fullGrads = m;
+    fullGrads.training.precision = Precision::FP16;
+    fullGrads.training.accumulate_allreduce_grads_in_fp32 = true;
+    ctx.distributed_optimizer = false;   // all-reduce only, no parameter all-gather
+    const double syncHalf = CostModel(halfOnly, c, DeviceCatalog::builtin(), nullptr, noOverlap).estimateStage(st, ctx).dp_sync;
+    const double syncFull = CostModel(fullGrads, c, DeviceCatalog::builtin(), nullptr, noOverlap).estimateStage(st, ctx).dp_sync;
+    QVERIFY(syncHalf > 0 && syncHalf < syncFull);
 }
 
 void TestCostModel::leastModelStateOverAllDevices()

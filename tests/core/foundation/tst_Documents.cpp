@@ -205,6 +205,19 @@ void tst_Documents::modelRoundTrip()
     QCOMPARE(back.training.router_imbalance, 1.37);
     QVERIFY(back.training.precision == Precision::FP16);
     QVERIFY(back.moe_token_dispatcher_type == TokenDispatcher::Flex);
+    // Gradient precision: absent is Megatron-LM's default for the precision (half for fp16),
+    // and is written only when given.
+    QVERIFY(!back.training.accumulate_allreduce_grads_in_fp32);
+    QVERIFY(!back.training.fp32Gradients());
+    QVERIFY(once.find("accumulate_allreduce_grads_in_fp32") == std::string::npos);
+    ModelSpec fp32Grads = fullModel();
+    fp32Grads.training.accumulate_allreduce_grads_in_fp32 = true;
+    const ModelSpec given = readModel(writeModel(fp32Grads), "m.json");
+    QCOMPARE(given.training.accumulate_allreduce_grads_in_fp32, std::optional<bool>(true));
+    QVERIFY(given.training.fp32Gradients());
+    ModelSpec bf16 = fullModel();
+    bf16.training.precision = Precision::BF16;
+    QVERIFY(bf16.training.fp32Gradients());
     QVERIFY(once.find("\"format\": \"hapmoe.model\"") != std::string::npos);
     QVERIFY(once.find("\"version\": 2") != std::string::npos);
 }
