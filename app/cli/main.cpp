@@ -79,13 +79,13 @@ int run(const std::vector<std::string>& args)
         std::cerr << "hapmoe: unknown command \"" << cmd << "\"\n\n" << kUsage;
         return BadInput;
     } catch (const UsageError& e) {
-        std::cerr << "hapmoe " << cmd << ": " << e.what() << "\n";
+        std::cerr << "hapmoe " << cmd << ": error: " << e.what() << "\n";
         return BadInput;
     } catch (const hapmoe::InputError& e) {
         std::cerr << "hapmoe " << cmd << ": error: " << e.what() << "\n";
         return BadInput;
     } catch (const std::bad_alloc&) {
-        std::cerr << "hapmoe " << cmd << ": out of memory\n";
+        std::cerr << "hapmoe " << cmd << ": error: out of memory\n";
         return BadInput;
     } catch (const std::exception& e) {
         std::cerr << "hapmoe " << cmd << ": error: " << e.what() << "\n";

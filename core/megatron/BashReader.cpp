@@ -8,6 +8,7 @@
 #include <cctype>
 #include <fnmatch.h>
 #include <functional>
+#include <optional>
 #include <set>
 
 // Expansion follows the bash manual (GNU Bash Reference Manual, sections 3.1.2 Quoting,
@@ -39,6 +40,23 @@ bool validName(std::string_view s)
 }
 
 std::size_t skipDollarGroup(const std::string& s, std::size_t i);
+
+// The name a word assigns (NAME=..., NAME+=..., NAME[index]=...), or "" for any other word.
+std::string assignedName(const std::string& t)
+{
+    std::size_t k = 0;
+    if (t.empty() || !isNameStart(t[0]))
+        return {};
+    while (k < t.size() && isNameChar(t[k])) ++k;
+    std::size_t e = k;
+    if (e < t.size() && t[e] == '[') {
+        const std::size_t close = t.find(']', e);
+        if (close == npos) return {};
+        e = close + 1;
+    }
+    if (e < t.size() && t[e] == '+') ++e;
+    return e < t.size() && t[e] == '=' ? t.substr(0, k) : std::string();
+}
 
 // s[i] == '\'': position after the closing quote, or npos.
 std::size_t skipSingle(const std::string& s, std::size_t i)
@@ -147,6 +165,26 @@ std::size_t readAnsiC(const std::string& s, std::size_t i, std::string& out)
     return npos;
 }
 
+// "${A[@]}", "${@}", or a slice of them ("${A[@]:1}"): inside double quotes each yields one
+// word per element, and no word at all when there is none.
+bool onlyListExpansion(const std::string& inner)
+{
+    if (inner.size() < 4 || inner.rfind("${", 0) != 0 || skipDollarGroup(inner, 0) != inner.size())
+        return false;
+    std::size_t k = 2;
+    if (inner[k] == '@') {
+        ++k;
+    } else {
+        while (k < inner.size() && isNameChar(inner[k])) ++k;
+        if (k == 2 || inner.compare(k, 3, "[@]") != 0)
+            return false;
+        k += 3;
+    }
+    if (inner[k] == '}')
+        return k + 1 == inner.size();
+    return inner[k] == ':' && k + 1 < inner.size() && std::string("-=+?").find(inner[k + 1]) == npos;
+}
+
 int countNewlines(std::string_view s) { return static_cast<int>(std::count(s.begin(), s.end(), '\n')); }
 
 const std::set<std::string>& reservedWords()
@@ -226,6 +264,12 @@ std::vector<BashReader::RawCommand> BashReader::tokenize(std::string_view input)
     std::vector<std::pair<std::string, bool>> heredocs;   // delimiter, strip leading tabs
 
     auto endCommand = [&](std::string separator) {
+        if (cur.words.empty() && separator == ";;") {
+            // The end of a case branch on a line of its own: kept as a command ";;" so that
+            // read() sees where the branch ends.
+            cur.words.push_back(RawWord{";;", false, {}});
+            cur.line = line;
+        }
         if (!cur.words.empty()) {
             cur.separator = std::move(separator);
             commands.push_back(std::move(cur));
@@ -455,8 +499,47 @@ bool BashReader::active() const
 void BashReader::read(std::string_view text)
 {
     const std::vector<RawCommand> commands = tokenize(text);
+    // The exit status of the last command run in the current && / || list, and the test that
+    // gave it (for the warning when it cannot be decided).
+    Truth status = Truth::True;
+    std::string statusTest;
+    auto isCase = [&] { return !m_branches.empty() && m_branches.back().kind == Branch::Kind::Case; };
     for (std::size_t k = 0; k < commands.size(); ++k) {
         const RawCommand& cmd = commands[k];
+        const std::string& before = k > 0 ? commands[k - 1].separator : std::string();
+        // A case branch ends at ";;": the next command is a pattern list (or esac).
+        if (before == ";;" && isCase()) {
+            m_branches.back().expect_pattern = true;
+            m_branches.back().active = false;
+        }
+        if (cmd.words.front().text == ";;")
+            continue;
+        if (isCase() && cmd.words.front().text == "esac") {
+            const Branch b = m_branches.back();
+            m_branches.pop_back();
+            if (!b.known && !b.assigned.empty())
+                warn(b.line, "case " + b.subject + ": the subject is not known from the text, so every branch is read in "
+                             "order and " + [&] {
+                                 std::string names;
+                                 for (std::size_t a = 0; a < b.assigned.size(); ++a)
+                                     names += (a ? ", " : "") + b.assigned[a];
+                                 return names;
+                             }() + " keep the values of the last branch that sets them");
+            continue;
+        }
+        if (isCase() && m_branches.back().expect_pattern) {
+            casePattern(m_branches.back(), cmd, 0);
+            continue;
+        }
+        // After && or ||: whether bash runs this command, from the status of the one before.
+        Truth runs = Truth::True;
+        const bool chained = before == "&&" || before == "||";
+        if (chained) {
+            if (status == Truth::Unknown)
+                runs = Truth::Unknown;
+            else
+                runs = (status == Truth::True) == (before == "&&") ? Truth::True : Truth::False;
+        }
         std::size_t w = 0;
         // The condition of if/elif/while: this command and the ones joined to it by && or ||.
         auto condition = [&]() {
@@ -466,6 +549,8 @@ void BashReader::read(std::string_view text)
             return parts;
         };
         bool consumed = false;
+        bool negated = false;
+        bool group = false;
         while (w < cmd.words.size() && !cmd.words[w].array_assign && !consumed) {
             const std::string& t = cmd.words[w].text;
             if (t == "if") {
@@ -502,25 +587,186 @@ void BashReader::read(std::string_view text)
                 }
                 ++w;
             } else if (t == "fi") {
+                // Closes the innermost if (and any group or case left open inside it).
+                while (!m_branches.empty() && m_branches.back().kind != Branch::Kind::If)
+                    m_branches.pop_back();
                 if (!m_branches.empty())
                     m_branches.pop_back();
                 ++w;
             } else if (t == "while" || t == "until") {
                 condition();
                 consumed = true;   // loop bodies are read once, as straight-line code
-            } else if (t == "for" || t == "select" || t == "case" || t == "function") {
-                if (active())
-                    warnOnce("loop", cmd.line, "loops, case blocks and functions are read as straight-line code");
+            } else if (t == "case") {
+                Branch b;
+                b.kind = Branch::Kind::Case;
+                b.line = cmd.line;
+                b.outer_active = active() && runs != Truth::False;
+                b.active = false;
+                b.expect_pattern = true;
+                b.known = true;
+                if (w + 2 < cmd.words.size() && cmd.words[w + 2].text == "in") {
+                    if (b.outer_active) {
+                        m_unknownExpansion = false;
+                        const std::vector<std::string> f = expandWord(cmd.words[w + 1].text, cmd.line);
+                        for (std::size_t a = 0; a < f.size(); ++a)
+                            b.subject += (a ? " " : "") + f[a];
+                        b.known = !m_unknownExpansion;
+                        if (!b.known)
+                            b.subject = cmd.words[w + 1].text;
+                    }
+                    m_branches.push_back(b);
+                    // "case $X in small) ...": the first pattern list is on the same command.
+                    if (w + 3 < cmd.words.size())
+                        casePattern(m_branches.back(), cmd, w + 3);
+                } else {
+                    b.known = false;
+                    b.subject = w + 1 < cmd.words.size() ? cmd.words[w + 1].text : std::string();
+                    m_branches.push_back(b);
+                }
                 consumed = true;
+            } else if (t == "for" || t == "select") {
+                if (active())
+                    warnOnce("loop", cmd.line, "loops are read as straight-line code (their body once, where it is written)");
+                consumed = true;
+            } else if (t == "function") {
+                if (active() && w + 1 < cmd.words.size())
+                    warnOnce("func:" + cmd.words[w + 1].text, cmd.line,
+                             "function " + cmd.words[w + 1].text.substr(0, cmd.words[w + 1].text.find('('))
+                                 + ": its body is read where it is defined, as straight-line code; a call to it is not followed, "
+                                   "and the arguments a call passes ($1, \"$@\") are not known");
+                // The body's "{" may be on this line: its "}" closes it.
+                for (const RawWord& word : cmd.words)
+                    if (word.text == "{") {
+                        Branch b;
+                        b.kind = Branch::Kind::Group;
+                        b.known = true;
+                        m_branches.push_back(b);
+                    }
+                consumed = true;
+            } else if (t == "{") {
+                // A group: run or skipped as a whole when it follows && or ||.
+                Branch b;
+                b.kind = Branch::Kind::Group;
+                b.known = runs != Truth::Unknown;
+                b.active = runs != Truth::False;
+                m_branches.push_back(b);
+                group = true;
+                ++w;
+            } else if (t == "}") {
+                if (!m_branches.empty() && m_branches.back().kind == Branch::Kind::Group)
+                    m_branches.pop_back();
+                ++w;
+            } else if (t == "!") {
+                negated = !negated;
+                ++w;
             } else if (reservedWords().count(t) || t == "esac") {
                 ++w;
             } else {
                 break;
             }
         }
-        if (consumed || w >= cmd.words.size() || !active())
+        // NAME() { ...: a function definition ("NAME" ends at the "(" of "()").
+        if (!consumed && w == 0 && cmd.words.size() == 1 && cmd.separator == "(" && validName(cmd.words[0].text)) {
+            if (active())
+                warnOnce("func:" + cmd.words[0].text, cmd.line,
+                         "function " + cmd.words[0].text
+                             + ": its body is read where it is defined, as straight-line code; a call to it is not followed, "
+                               "and the arguments a call passes ($1, \"$@\") are not known");
             continue;
+        }
+        if (consumed || w >= cmd.words.size() || !active()) {
+            if (group && runs == Truth::Unknown && active() && !statusTest.empty())
+                warn(cmd.line, "the test " + statusTest + " before " + before
+                                   + " cannot be decided from the text; the { ... } group after it is read as if it ran");
+            if (!consumed && active() && runs != Truth::False && (cmd.separator == "&&" || cmd.separator == "||")) {
+                status = Truth::Unknown;   // "}" or "fi" before && / ||: not followed
+                statusTest.clear();
+            }
+            continue;
+        }
+        if (runs == Truth::False)
+            continue;   // bash skips it; the list's status stays the one before
+        if (runs == Truth::Unknown && !statusTest.empty()) {
+            // Read as if it ran (as before), and said when it changes a variable.
+            const std::string& head = cmd.words[w].text;
+            const bool setsVariables = group
+                || std::any_of(cmd.words.begin() + static_cast<std::ptrdiff_t>(w), cmd.words.end(),
+                               [](const RawWord& word) { return word.array_assign; })
+                || head == "export" || head == "declare" || head == "typeset" || head == "local" || head == "readonly"
+                || head == "unset"
+                || std::all_of(cmd.words.begin() + static_cast<std::ptrdiff_t>(w), cmd.words.end(),
+                               [](const RawWord& word) { return !assignedName(word.text).empty(); });
+            if (setsVariables)
+                warn(cmd.line, "the test " + statusTest + " before " + before
+                                   + " cannot be decided from the text; the command after it is read as if it ran");
+        }
+        const bool continues = cmd.separator == "&&" || cmd.separator == "||";
+        const Truth own = continues ? statusOf(cmd, w) : Truth::Unknown;
         execute(cmd, w);
+        if (continues) {
+            if (runs == Truth::Unknown) {
+                status = Truth::Unknown;   // the test before still decides; statusTest names it
+            } else {
+                status = negated && own != Truth::Unknown ? (own == Truth::True ? Truth::False : Truth::True) : own;
+                const std::string& head = cmd.words[w].text;
+                statusTest.clear();
+                if (status == Truth::Unknown && (head == "[" || head == "[[" || head == "test")) {
+                    for (std::size_t a = w; a < cmd.words.size(); ++a)
+                        statusTest += (a > w ? " " : "") + cmd.words[a].text;
+                    statusTest = "`" + statusTest + "` (line " + std::to_string(cmd.line) + ")";
+                }
+            }
+        }
+    }
+}
+
+BashReader::Truth BashReader::statusOf(const RawCommand& cmd, std::size_t firstWord)
+{
+    const std::string& head = cmd.words[firstWord].text;
+    if (head == "[" || head == "[[" || head == "test")
+        return evalCondition({&cmd}, firstWord);
+    if (head == "true" || head == ":")
+        return Truth::True;
+    if (head == "false")
+        return Truth::False;
+    // Assignments alone: status 0 (a command substitution in them would set it; not run here).
+    const bool assignsOnly = std::all_of(cmd.words.begin() + static_cast<std::ptrdiff_t>(firstWord), cmd.words.end(),
+                                         [](const RawWord& word) { return !assignedName(word.text).empty(); });
+    return assignsOnly ? Truth::True : Truth::Unknown;
+}
+
+void BashReader::casePattern(Branch& b, const RawCommand& cmd, std::size_t firstWord)
+{
+    // Bash matches the subject against each pattern (expanded, not split) in turn; the first
+    // branch whose pattern matches runs, the others do not (manual 3.2.5.2).
+    if (b.outer_active && b.known && !b.taken) {
+        for (std::size_t a = firstWord; a < cmd.words.size() && b.match != Truth::True; ++a) {
+            m_unknownExpansion = false;
+            const std::string pattern = expandToString(cmd.words[a].text, cmd.line, 0);
+            if (fnmatch(pattern.c_str(), b.subject.c_str(), 0) == 0)
+                b.match = Truth::True;
+            else if (m_unknownExpansion)
+                b.match = Truth::Unknown;
+        }
+    }
+    if (cmd.separator == "|")
+        return;   // "small|" then "tiny)": the list goes on in the next command
+    const Truth match = std::exchange(b.match, Truth::False);
+    b.expect_pattern = false;
+    if (!b.outer_active) {
+        b.active = false;
+    } else if (!b.known) {
+        b.active = true;   // every branch in order, as written
+    } else if (b.taken) {
+        b.active = false;
+    } else if (match == Truth::True) {
+        b.active = true;
+        b.taken = true;
+    } else if (match == Truth::Unknown) {
+        b.active = true;
+        b.known = false;
+    } else {
+        b.active = false;
     }
 }
 
@@ -611,6 +857,7 @@ BashReader::Truth BashReader::evalTest(const std::vector<std::string>& all)
 
 void BashReader::keepOpaque(std::vector<Piece>& pieces, const std::string& text)
 {
+    m_unknownExpansion = true;
     pieces.push_back({text, false, false, true});
     m_keptSubstitution = true;
     m_keptText = text;
@@ -651,9 +898,13 @@ bool BashReader::applyAssignment(const RawWord& word, int line, bool exported)
     if (k >= t.size() || t[k] != '=')
         return false;
     eq = k;
-    if (std::any_of(m_branches.begin(), m_branches.end(), [](const Branch& b) { return !b.known; }))
+    if (std::any_of(m_branches.begin(), m_branches.end(), [](const Branch& b) { return !b.known && b.kind != Branch::Kind::Case; }))
         warnOnce("cond:" + name, line,
                  name + " is set in a branch whose condition cannot be decided from the text; it is read as if the branch ran");
+    // In a case block whose subject is not known: named once, at its esac.
+    for (Branch& b : m_branches)
+        if (b.kind == Branch::Kind::Case && !b.known && std::find(b.assigned.begin(), b.assigned.end(), name) == b.assigned.end())
+            b.assigned.push_back(name);
     if (word.array_assign) {
         m_opaqueVars.erase(name);   // elements split as written; the array is no one substitution
         std::vector<std::string> values;
@@ -717,16 +968,54 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
 {
     std::size_t w = firstWord;
     const auto& words = cmd.words;
-    // Leading assignments (NAME=value cmd ... passes them in the command's environment).
-    std::size_t firstAssign = w;
-    while (w < words.size() && applyAssignment(words[w], cmd.line, false)) ++w;
-    if (w >= words.size())
+    // Leading assignments. Alone on a command they set shell variables; before a command
+    // (NAME=value cmd ...) they go to that command's environment only and the shell's
+    // variables stay as they were (manual 3.7.1 and 3.7.4).
+    const std::size_t firstAssign = w;
+    while (w < words.size() && !assignedName(words[w].text).empty()) ++w;
+    if (w >= words.size()) {
+        for (std::size_t a = firstAssign; a < w; ++a)
+            applyAssignment(words[a], cmd.line, false);
         return;
+    }
+    std::vector<std::string> prefixEnvironment;
+    std::map<std::string, std::string> prefixRaw;
     if (w > firstAssign) {
+        // Applied in order (a later one sees an earlier one, as bash's temporary environment
+        // does), their values noted, then the variables put back.
+        struct Saved {
+            std::string name;
+            std::optional<std::string> var, raw;
+            std::optional<std::vector<std::string>> array;
+            bool opaque = false;
+        };
+        std::vector<Saved> saved;
         for (std::size_t a = firstAssign; a < w; ++a) {
-            std::string name = words[a].text.substr(0, words[a].text.find_first_of("+=["));
-            if (std::find(m_exportOrder.begin(), m_exportOrder.end(), name) == m_exportOrder.end())
-                m_exportOrder.push_back(name);
+            Saved sv;
+            sv.name = assignedName(words[a].text);
+            if (auto it = m_vars.find(sv.name); it != m_vars.end()) sv.var = it->second;
+            if (auto it = m_rawValues.find(sv.name); it != m_rawValues.end()) sv.raw = it->second;
+            if (auto it = m_arrays.find(sv.name); it != m_arrays.end()) sv.array = it->second;
+            sv.opaque = m_opaqueVars.count(sv.name) > 0;
+            saved.push_back(std::move(sv));
+            applyAssignment(words[a], cmd.line, false);
+            std::string value;
+            lookup(saved.back().name, value);
+            const std::string entry = saved.back().name + "=" + value;
+            std::erase_if(prefixEnvironment, [&](const std::string& e) { return e.rfind(saved.back().name + "=", 0) == 0; });
+            prefixEnvironment.push_back(entry);
+            const std::string& t = words[a].text;
+            prefixRaw[saved.back().name] = t.substr(t.find('=') + 1);
+        }
+        for (auto it = saved.rbegin(); it != saved.rend(); ++it) {
+            m_vars.erase(it->name);
+            m_rawValues.erase(it->name);
+            m_arrays.erase(it->name);
+            m_opaqueVars.erase(it->name);
+            if (it->var) m_vars[it->name] = *it->var;
+            if (it->raw) m_rawValues[it->name] = *it->raw;
+            if (it->array) m_arrays[it->name] = *it->array;
+            if (it->opaque) m_opaqueVars.insert(it->name);
         }
     }
     const std::string& head = words[w].text;
@@ -782,6 +1071,8 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
     out.warnings.swap(m_warnings);
     m_warnings.swap(saved);
     m_warnedKeys.swap(savedKeys);
+    out.environment = std::move(prefixEnvironment);
+    out.environment_raw = std::move(prefixRaw);
     if (!out.words.empty())
         m_commands.push_back(std::move(out));
 }
@@ -857,9 +1148,7 @@ void BashReader::expandInto(const std::string& raw, std::size_t begin, std::size
             if (j == npos || j > end) j = end;
             const std::string inner = raw.substr(i + 1, j - i - 2);
             // "${ARR[@]}" of an empty array yields no word at all; any other quotes yield one.
-            const bool onlyAt = inner == "$@"
-                || (inner.size() > 6 && inner.rfind("${", 0) == 0 && inner.compare(inner.size() - 4, 4, "[@]}") == 0
-                    && validName(inner.substr(2, inner.size() - 6)));
+            const bool onlyAt = inner == "$@" || onlyListExpansion(inner);
             if (!onlyAt) forceField = true;
             expandInto(raw, i + 1, j - 1, true, pieces, forceField, line, depth + 1);
             i = j;
@@ -923,6 +1212,7 @@ std::size_t BashReader::expandDollar(const std::string& raw, std::size_t i, std:
                 pieces.push_back({std::to_string(v), !quoted, false});
                 return j;
             }
+            m_unknownExpansion = true;
             warn(line, "arithmetic " + text + " could not be evaluated; kept as text");
             pieces.push_back({text, false, false});
             return j;
@@ -1019,6 +1309,7 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
         isSet = true;
         isList = true;
         atForm = name == "@";
+        m_unknownExpansion = true;
         warnOnce("args", line, "the script's own arguments ($@) are not known; expanded as empty");
     } else if (name == "#" || name == "?") {
         isSet = true;
@@ -1027,6 +1318,7 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
         isSet = true;
         value = m_file;
     } else if (name == "$" || name == "!" || name == "-") {
+        m_unknownExpansion = true;
         warn(line, "$" + name + " has no value when reading the script; kept as text");
         literal("$" + name);
         return;
@@ -1096,6 +1388,7 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
     auto unsetLiteral = [&] {
         if (m_unsetAsEmpty)
             return;
+        m_unknownExpansion = true;
         if (positional) {
             warnOnce("pos" + name, line,
                      "positional parameter $" + name + " has no value when reading the script; kept as ${ARG" + name + "}");
@@ -1208,19 +1501,58 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
         return;
     }
     if (rest[0] == ':') {
-        long long offset = 0, length = -1;
+        // ${X:offset} and ${X:offset:length} (manual 3.5.3): characters of a string, elements
+        // of ${A[@]} / ${A[*]} / $@. A negative offset counts from the end (written ": -1" or
+        // "(-1)", since ":-" is the default operator) and one past the start gives nothing; a
+        // negative length ends that far from the end of a string, and is an error for a list.
+        long long offset = 0, length = 0;
         const std::string spec = rest.substr(1);
         const std::size_t colon2 = spec.find(':');
+        const bool hasLength = colon2 != npos;
         if (evalArithmetic(spec.substr(0, colon2), offset, line, depth + 1)
-            && (colon2 == npos || evalArithmetic(spec.substr(colon2 + 1), length, line, depth + 1))) {
-            const long long size = static_cast<long long>(subject.size());
-            if (offset < 0) offset = std::max(0LL, size + offset);
-            offset = std::min(offset, size);
-            if (length < 0) length = size - offset;
-            pieces.push_back({subject.substr(static_cast<std::size_t>(offset), static_cast<std::size_t>(std::min(length, size - offset))), !quoted, false});
+            && (!hasLength || evalArithmetic(spec.substr(colon2 + 1), length, line, depth + 1))) {
+            const long long size = static_cast<long long>(isList ? elements.size() : subject.size());
+            if (offset < 0) offset += size;
+            if (isList) {
+                if (hasLength && length < 0) {
+                    warn(line, "${" + body + "}: a negative length of an array slice is an error in bash (substring expression < 0); "
+                               "expanded as nothing");
+                    return;
+                }
+                std::vector<std::string> slice;
+                if (offset >= 0 && offset < size) {
+                    const long long stop = hasLength ? std::min(size, offset + length) : size;
+                    slice.assign(elements.begin() + offset, elements.begin() + std::max(offset, stop));
+                }
+                elements = std::move(slice);
+                std::string joinedSlice;
+                for (std::size_t e = 0; e < elements.size(); ++e) joinedSlice += (e ? " " : "") + elements[e];
+                chargeExpansion(joinedSlice.size(), line);
+                if (quoted && atForm) {
+                    for (std::size_t e = 0; e < elements.size(); ++e)
+                        pieces.push_back({elements[e], false, e > 0});
+                } else {
+                    pieces.push_back({joinedSlice, !quoted, false});
+                }
+                return;
+            }
+            if (offset < 0 || offset > size) {
+                pieces.push_back({std::string(), !quoted, false});
+                return;
+            }
+            long long stop = size;
+            if (hasLength)
+                stop = length >= 0 ? std::min(size, offset + length) : size + length;
+            if (stop < offset) {
+                warn(line, "${" + body + "}: the length ends before the offset, an error in bash (substring expression < 0); "
+                           "expanded as nothing");
+                return;
+            }
+            pieces.push_back({subject.substr(static_cast<std::size_t>(offset), static_cast<std::size_t>(stop - offset)), !quoted, false});
             return;
         }
     }
+    m_unknownExpansion = true;
     warn(line, "substitution ${" + body + "} is not supported; kept as text");
     literal("${" + body + "}");
 }

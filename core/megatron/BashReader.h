@@ -4,8 +4,10 @@
 // (${VAR:-x}, ${VAR:=x}, ${VAR:+x}), exported variables, arrays NAME=( ... ) and their
 // expansion with or without quotes, integer arithmetic $(( )). Command substitution,
 // backticks, eval and source are never executed: they are kept as literal text and
-// reported. Control flow is read as straight-line code (every branch's assignments in
-// order), which is what launch scripts need.
+// reported. An if/elif, a `[ test ] && cmd` / `|| cmd` list and a case block run only the
+// branch bash would run when the test or the case subject can be decided from the text;
+// otherwise every branch is read in order, with a warning. Loops and function bodies are
+// read as straight-line code where they are written.
 
 #include <map>
 #include <set>
@@ -20,6 +22,11 @@ struct ShellCommand {
     std::vector<std::string> words;
     int line = 0;                        // first line of the command
     std::vector<std::string> warnings;   // findings while expanding this command's words
+    // NAME=value words written before the command (CUDA_DEVICE_MAX_CONNECTIONS=1 torchrun ...):
+    // bash puts them in this command's environment only (manual 3.7.4), so they are not
+    // shell variables after it. "NAME=value" in order, and each value as written.
+    std::vector<std::string> environment;
+    std::map<std::string, std::string> environment_raw;
 };
 
 class BashReader {
@@ -58,14 +65,24 @@ private:
         int line = 0;
         std::string separator;           // what ended it: "\n", ";", "&&", "||", "|", "&"
     };
-    // An if/elif/else block whose condition was (or could not be) evaluated.
+    enum class Truth { False, True, Unknown };
+    // An if/elif/else block whose condition was (or could not be) evaluated, a case block,
+    // or a { ... } group (run or skipped as a whole after && / ||).
     struct Branch {
+        enum class Kind { If, Case, Group };
+        Kind kind = Kind::If;
         bool known = false;   // the condition could be evaluated
         bool taken = false;   // a branch of this block has run
         bool active = true;   // commands of the current branch are read
+        // case only: the next command is a pattern list; the subject; whether the commands
+        // around the block are read; the line; variables set while the subject is unknown.
+        bool expect_pattern = false;
+        Truth match = Truth::False;   // of the pattern list read so far ("small|" ...)
+        std::string subject;
+        bool outer_active = true;
+        int line = 0;
+        std::vector<std::string> assigned;
     };
-    enum class Truth { False, True, Unknown };
-
     std::vector<RawCommand> tokenize(std::string_view text);
     void execute(const RawCommand& cmd, std::size_t firstWord);
     bool active() const;
@@ -73,6 +90,11 @@ private:
     Truth evalCondition(const std::vector<const RawCommand*>& parts, std::size_t firstWord);
     Truth evalTest(const std::vector<std::string>& words);
     bool applyAssignment(const RawWord& word, int line, bool exported);
+    // The exit status of a command for the && / || after it, as far as the text tells:
+    // a test ([ ], [[ ]], test) evaluated, an assignment (0), true/false/:; else Unknown.
+    Truth statusOf(const RawCommand& cmd, std::size_t firstWord);
+    // One pattern list of a case block ("small|tiny)"): whether its branch runs.
+    void casePattern(Branch& b, const RawCommand& cmd, std::size_t firstWord);
     void noteFlags(std::string_view raw, int line);
     void warn(int line, const std::string& message);
     void warnOnce(const std::string& key, int line, const std::string& message);
@@ -112,6 +134,9 @@ private:
     std::vector<std::string> m_warnedKeys;
     std::vector<Branch> m_branches;
     bool m_unsetAsEmpty = false;         // conditions see unset variables as empty
+    // Set when an expansion keeps text it cannot know (an unset variable, $@, a command
+    // substitution): a case subject expanded so is not decided.
+    bool m_unknownExpansion = false;
     // Variables whose whole value is one command substitution kept as text (Piece::opaque);
     // a value that only contains one ("--master_addr $(hostname) --master_port 6000") splits
     // as usual. Whether the expansion under way has kept one, and the last one's text.

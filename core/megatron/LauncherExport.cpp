@@ -246,7 +246,11 @@ public:
             ruleCheck("one recompute setting", {"megatron.one-recompute"});
             ruleCheck("one collective library", {"megatron.one-vendor"});
             ruleCheck("stage s on ranks [s*W/PP, (s+1)*W/PP) of its device type", {"megatron.node-order"});
-            ruleCheck("interleaved pipeline: PP > 1, M % PP == 0", {"megatron.vpp-needs-pp", "megatron.vpp-microbatches", "megatron.vpp-layers"});
+            // Only for an interleaved schedule: without virtual stages it cannot apply.
+            if (plan.vpp > 1 || std::any_of(problems.begin(), problems.end(),
+                                            [](const DeploymentProblem& p) { return p.rule.rfind("megatron.vpp-", 0) == 0; }))
+                ruleCheck("interleaved pipeline: PP > 1, M % PP == 0",
+                          {"megatron.vpp-needs-pp", "megatron.vpp-microbatches", "megatron.vpp-layers"});
         } else {
             ruleCheck("mesh world % (ETP*EP*PP) == 0", {"stage.expert-grid"});
             ruleCheck("CP == 1 (FlagScale ParallelContext)", {"flagscale.cp"});

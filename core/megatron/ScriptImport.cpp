@@ -134,6 +134,22 @@ public:
         for (const std::string& e : m_out.environment)
             if (auto it = m_reader.rawAssignments().find(e.substr(0, e.find('='))); it != m_reader.rawAssignments().end())
                 m_out.environment_raw.insert(*it);
+        // NAME=value before the launch command (or after env): its environment, as an export
+        // is; a prefix on any other command is that command's alone (bash manual 3.7.4).
+        auto addLaunchVariable = [&](const std::string& entry, const std::string* raw) {
+            const std::string name = entry.substr(0, entry.find('='));
+            std::erase_if(m_out.environment, [&](const std::string& e) { return e.substr(0, e.find('=')) == name; });
+            m_out.environment.push_back(entry);
+            m_out.environment_raw.erase(name);
+            if (raw)
+                m_out.environment_raw[name] = *raw;
+        };
+        for (const std::string& e : launch->environment) {
+            const auto raw = launch->environment_raw.find(e.substr(0, e.find('=')));
+            addLaunchVariable(e, raw == launch->environment_raw.end() ? nullptr : &raw->second);
+        }
+        for (const std::string& e : m_launchEnvironment)
+            addLaunchVariable(e, nullptr);
         if (auto it = m_reader.arrays().find("NODE_HOSTS"); it != m_reader.arrays().end())
             m_out.node_hosts = it->second;
         if (auto it = m_reader.arrays().find("NODE_DEVICES"); it != m_reader.arrays().end())
@@ -165,57 +181,108 @@ private:
         return b == "python" || b == "python3" || (b.rfind("python3.", 0) == 0);
     }
 
+    // How one command would launch the entry script, if it does.
+    struct Launch {
+        const ShellCommand* command = nullptr;
+        std::size_t start = 0;             // the launcher word (torchrun, torch.distributed.run) or the entry
+        std::string launcher;
+        bool direct_python = false;
+        std::string wrapper;               // srun, numactl, mpirun
+        std::vector<std::string> wrapper_args;
+        std::vector<std::string> environment;   // env NAME=value ... before it
+        int rank = 0;                      // higher is likelier the training launch
+    };
+
+    static std::optional<Launch> launchOf(const ShellCommand& c)
+    {
+        Launch l;
+        l.command = &c;
+        std::size_t i = 0;
+        // Wrappers that run the real command: srun, exec, nohup, env, numactl, time.
+        while (i < c.words.size()) {
+            const std::string b = baseName(c.words[i]);
+            if (b == "exec" || b == "nohup" || b == "env" || b == "time") {
+                ++i;
+                while (i < c.words.size() && c.words[i].find('=') != std::string::npos && c.words[i][0] != '-') {
+                    if (b == "env")
+                        l.environment.push_back(c.words[i]);
+                    ++i;
+                }
+                continue;
+            }
+            if (b == "srun" || b == "numactl" || b == "mpirun") {
+                l.wrapper = b;
+                l.wrapper_args.clear();
+                ++i;
+                while (i < c.words.size() && !isPython(c.words[i]) && baseName(c.words[i]) != "torchrun") {
+                    l.wrapper_args.push_back(c.words[i]);
+                    ++i;
+                }
+                continue;
+            }
+            break;
+        }
+        if (i >= c.words.size())
+            return std::nullopt;
+        const std::string b = baseName(c.words[i]);
+        if (b == "torchrun") {
+            l.start = i;
+            l.launcher = "torchrun";
+        } else if (isPython(b)) {
+            std::size_t j = i + 1;
+            while (j < c.words.size() && c.words[j].size() > 1 && c.words[j][0] == '-' && c.words[j] != "-m") ++j;
+            if (j + 1 < c.words.size() && c.words[j] == "-m"
+                && (c.words[j + 1] == "torch.distributed.run" || c.words[j + 1] == "torch.distributed.launch")) {
+                l.start = j + 1;
+                l.launcher = "python -m " + c.words[j + 1];
+            } else if (j < c.words.size() && c.words[j].size() > 3 && c.words[j].compare(c.words[j].size() - 3, 3, ".py") == 0) {
+                l.start = j;
+                l.launcher = "python";
+                l.direct_python = true;
+            } else {
+                return std::nullopt;
+            }
+        } else {
+            return std::nullopt;
+        }
+        // A command that carries Megatron-LM's model flags outranks one that does not, and a
+        // distributed launcher outranks a bare "python X.py" (a preprocessing or conversion
+        // step earlier in the script).
+        const bool modelFlags = std::any_of(c.words.begin() + static_cast<std::ptrdiff_t>(l.start), c.words.end(), [](const std::string& w) {
+            return w == "--num-layers" || w.rfind("--num-layers=", 0) == 0 || w == "--hidden-size" || w.rfind("--hidden-size=", 0) == 0;
+        });
+        l.rank = (modelFlags ? 2 : 0) + (l.direct_python ? 0 : 1);
+        return l;
+    }
+
     const ShellCommand* findLaunch()
     {
+        std::optional<Launch> best;
+        std::optional<Launch> first;
         for (const ShellCommand& c : m_reader.commands()) {
-            std::size_t i = 0;
-            // Wrappers that run the real command: srun, exec, nohup, env, numactl, time.
-            while (i < c.words.size()) {
-                const std::string b = baseName(c.words[i]);
-                if (b == "exec" || b == "nohup" || b == "env" || b == "time") {
-                    ++i;
-                    while (i < c.words.size() && c.words[i].find('=') != std::string::npos && c.words[i][0] != '-') ++i;
-                    continue;
-                }
-                if (b == "srun" || b == "numactl" || b == "mpirun") {
-                    m_wrapper = b;
-                    m_wrapperArgs.clear();
-                    ++i;
-                    while (i < c.words.size() && !isPython(c.words[i]) && baseName(c.words[i]) != "torchrun") {
-                        m_wrapperArgs.push_back(c.words[i]);
-                        ++i;
-                    }
-                    continue;
-                }
-                break;
-            }
-            if (i >= c.words.size())
+            std::optional<Launch> l = launchOf(c);
+            if (!l)
                 continue;
-            const std::string b = baseName(c.words[i]);
-            if (b == "torchrun") {
-                m_launchStart = i;
-                m_out.launcher = "torchrun";
-                return &c;
-            }
-            if (isPython(b)) {
-                std::size_t j = i + 1;
-                while (j < c.words.size() && c.words[j].size() > 1 && c.words[j][0] == '-' && c.words[j] != "-m") ++j;
-                if (j + 1 < c.words.size() && c.words[j] == "-m"
-                    && (c.words[j + 1] == "torch.distributed.run" || c.words[j + 1] == "torch.distributed.launch")) {
-                    m_launchStart = j + 1;
-                    m_out.launcher = "python -m " + c.words[j + 1];
-                    return &c;
-                }
-                if (j < c.words.size() && c.words[j].size() > 3 && c.words[j].compare(c.words[j].size() - 3, 3, ".py") == 0) {
-                    m_launchStart = j;
-                    m_out.launcher = "python";
-                    m_directPython = true;
-                    return &c;
-                }
-            }
-            m_wrapper.clear();
+            if (!first)
+                first = l;
+            if (!best || l->rank > best->rank)
+                best = std::move(l);
         }
-        return nullptr;
+        if (!best)
+            return nullptr;
+        m_launchStart = best->start;
+        m_out.launcher = best->launcher;
+        m_directPython = best->direct_python;
+        m_wrapper = best->wrapper;
+        m_wrapperArgs = best->wrapper_args;
+        m_launchEnvironment = best->environment;
+        if (first->command != best->command)
+            warn("line " + std::to_string(first->command->line) + ": " + first->launcher
+                 + (first->direct_python ? " " + first->command->words[first->start] : std::string())
+                 + " is not read as the launch command: the " + best->launcher + " command of line "
+                 + std::to_string(best->command->line) + " is"
+                 + (best->rank >= 2 ? " (it gives the model's flags)" : " (a distributed launcher)"));
+        return best->command;
     }
 
     void warn(const std::string& message) { m_out.warnings.push_back(message); }
@@ -260,6 +327,59 @@ private:
         return fallback;
     }
 
+    // srun's options before "python X.py": each task is one process. -N/--nodes gives the
+    // nodes, --ntasks-per-node the processes of each, -n/--ntasks the processes in all
+    // (spread evenly: --ntasks / --nodes per node). Values come as "-N 2", "-N2",
+    // "--nodes 2" or "--nodes=2" (Slurm's srun(1)).
+    void readSrun()
+    {
+        std::optional<std::pair<std::string, std::string>> nodes, perNode, total;
+        for (std::size_t k = 0; k < m_wrapperArgs.size(); ++k) {
+            std::string a = m_wrapperArgs[k];
+            std::string v;
+            bool attached = false;
+            if (a.rfind("--", 0) == 0) {
+                if (const auto eq = a.find('='); eq != std::string::npos) {
+                    v = a.substr(eq + 1);
+                    a = a.substr(0, eq);
+                    attached = true;
+                }
+            } else if (a.size() > 2 && a[0] == '-' && (a[1] == 'N' || a[1] == 'n')) {
+                v = a.substr(2);
+                a = a.substr(0, 2);
+                attached = true;
+            }
+            if (a != "-N" && a != "--nodes" && a != "-n" && a != "--ntasks" && a != "--ntasks-per-node")
+                continue;
+            if (!attached && k + 1 < m_wrapperArgs.size())
+                v = m_wrapperArgs[++k];
+            auto& slot = (a == "-N" || a == "--nodes") ? nodes : (a == "--ntasks-per-node" ? perNode : total);
+            slot = std::make_pair(a, v);
+        }
+        if (nodes) {
+            // A range "2-4" (minimum-maximum): the maximum, as torchrun's elastic MIN:MAX.
+            std::string v = nodes->second;
+            if (const auto dash = v.find('-'); dash != std::string::npos && dash > 0) {
+                warn(at() + "srun " + nodes->first + " " + v + ": a range of node counts; the maximum is used");
+                v = v.substr(dash + 1);
+            }
+            m_out.nnodes = launcherInt(nodes->first, v, 1);
+        }
+        if (perNode) {
+            m_out.nproc_per_node = launcherInt(perNode->first, perNode->second, 1);
+        } else if (total) {
+            const int tasks = launcherInt(total->first, total->second, 1);
+            if (tasks % m_out.nnodes == 0) {
+                m_out.nproc_per_node = tasks / m_out.nnodes;
+            } else {
+                m_out.nproc_per_node = (tasks + m_out.nnodes - 1) / m_out.nnodes;
+                warn(at() + "srun " + total->first + " " + total->second + " over " + std::to_string(m_out.nnodes)
+                     + " nodes is not the same number of processes on every node; " + std::to_string(m_out.nproc_per_node)
+                     + " per node is assumed (give --ntasks-per-node)");
+            }
+        }
+    }
+
     void parseLauncher(const ShellCommand& cmd)
     {
         const auto& w = cmd.words;
@@ -269,18 +389,7 @@ private:
         if (m_directPython) {
             i = m_launchStart;
             if (m_wrapper == "srun") {
-                for (std::size_t k = 0; k < m_wrapperArgs.size(); ++k) {
-                    std::string a = m_wrapperArgs[k];
-                    std::string v;
-                    if (auto eq = a.find('='); eq != std::string::npos) {
-                        v = a.substr(eq + 1);
-                        a = a.substr(0, eq);
-                    } else if (k + 1 < m_wrapperArgs.size()) {
-                        v = m_wrapperArgs[k + 1];
-                    }
-                    if (a == "-N" || a == "--nodes") m_out.nnodes = launcherInt("--nnodes", v, 1);
-                    if (a == "--ntasks-per-node") m_out.nproc_per_node = launcherInt("--nproc-per-node", v, 1);
-                }
+                readSrun();
             } else {
                 warn(at() + "the entry script is started without torchrun: one process is assumed");
             }
@@ -598,6 +707,10 @@ private:
         if (!has("--seq-length"))
             warn(at() + "no --seq-length; the sequence length is unknown");
         m.max_position_embeddings = intFlag("--max-position-embeddings", m.seq_length);
+        // Megatron-LM's validate_args requires it (reference section 2, "Required").
+        if (!has("--max-position-embeddings"))
+            warn(at() + "the launch command has no --max-position-embeddings (Megatron-LM requires it); --seq-length "
+                 + std::to_string(m.seq_length) + " is assumed");
         m.add_bias_linear = !has("--disable-bias-linear");
         m.untie_embeddings_and_output_weights = has("--untie-embeddings-and-output-weights");
         m.normalization = str("--normalization").value_or("LayerNorm");
@@ -766,6 +879,18 @@ private:
                 }
         p.ep = intFlag("--expert-model-parallel-size", 1);
         p.etp = intFlag("--expert-tensor-parallel-size", 0, 0);
+        // Megatron-LM's validate_args: EP > 1 needs --num-experts, and the experts split evenly
+        // over the EP ranks (reference section 3, "Expert-count check"). FlagScale's meshes
+        // give EP per mesh (checked when the plan is built).
+        if (p.ep > 1 && !has("--hetero-process-meshes")) {
+            const int experts = m_out.model.num_experts;
+            if (experts == 0)
+                broken("--expert-model-parallel-size", "EP " + std::to_string(p.ep) + " without --num-experts: expert parallelism "
+                                                       "needs an MoE model (Megatron-LM asserts num_experts is set when EP > 1)");
+            else if (experts % p.ep != 0)
+                broken("--expert-model-parallel-size", "EP " + std::to_string(p.ep) + " does not divide the " + std::to_string(experts)
+                                                       + " experts of --num-experts (Megatron-LM asserts num_experts % EP == 0)");
+        }
         // Megatron-Core asserts ETP == 1 for MoE layers with a linear bias (reference section
         // 3, "Bias in MoE"); ETP defaults to TP. FlagScale's meshes are checked per mesh
         // against the same rule when the plan is built (deploymentProblems).
@@ -793,6 +918,8 @@ private:
             }
         }
         p.micro_batch_size = intFlag("--micro-batch-size", 1);
+        if (!has("--micro-batch-size"))
+            warn(at() + "the launch command has no --micro-batch-size (Megatron-LM requires it); 1 is assumed");
         p.global_batch_size = intFlag("--global-batch-size", 0);   // 0 = not given: the default
         const int layers = m_out.model.num_layers;
         if (auto layout = str("--pipeline-model-parallel-layout")) {
@@ -1416,6 +1543,7 @@ private:
     bool m_directPython = false;
     std::string m_wrapper;
     std::vector<std::string> m_wrapperArgs;
+    std::vector<std::string> m_launchEnvironment;   // env NAME=value before the launcher
     std::vector<std::string> m_args;
     std::map<std::string, std::vector<std::string>> m_flags;
     mutable std::set<std::string> m_nodeRankIndexes;   // "[${NODE_RANK}]" of the arrays read per node
@@ -1509,7 +1637,9 @@ void validateScriptModel(const ImportedScript& script)
     for (const char* required : {"--num-layers", "--hidden-size", "--num-attention-heads", "--seq-length"})
         if (!script.given_flags.count(required))
             throw InputError(file, required,
-                             "missing: Megatron-LM needs it (a positive integer) and the launch command does not give it"
+                             "missing: Megatron-LM needs it (a positive integer) and the launch command read (line "
+                                 + std::to_string(script.command_line) + ": " + script.launcher + " " + script.entry_script
+                                 + ") does not give it"
                                  + std::string(script.crlf_line_ends
                                                    ? " (the script has Windows CRLF line ends: bash takes a '\\' before \"\\r\\n\" "
                                                      "as escaping the '\\r', so the next line is a command of its own; "

@@ -775,6 +775,18 @@ private slots:
         QVERIFY(r.script.find("--pipeline-model-parallel-layout") == std::string::npos);
         ImportedScript s = importMegatronScript(r.script, "v.sh");
         QCOMPARE(s.parallel.vpp, 2);
+        // The interleaved-schedule check is listed for VPP 2, and not for VPP 1, where it
+        // cannot apply.
+        auto listsInterleaved = [](const ExportResult& e) {
+            return std::any_of(e.checks.begin(), e.checks.end(),
+                               [](const ExportCheck& c) { return c.rule.find("interleaved pipeline") != std::string::npos; });
+        };
+        QVERIFY(listsInterleaved(r));
+        PlanDocument plain = d;
+        plain.plan.vpp = 1;
+        const ExportResult one = exportLauncher(plain, {});
+        QVERIFY2(one.ok, one.refusal.c_str());
+        QVERIFY(!listsInterleaved(one));
         // The stage comments give the layers each rank holds: chunk c of rank r is virtual
         // stage c * 4 + r, 4 layers each, so rank 0 holds 0-3 and 16-19.
         QVERIFY2(r.script.find(", layers 0-3, 16-19 (8),") != std::string::npos, r.script.c_str());

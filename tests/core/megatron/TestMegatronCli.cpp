@@ -271,6 +271,36 @@ private slots:
         QVERIFY(script.contains("    --normalization RMSNorm\n    --position-embedding-type rope\n"));
     }
 
+    void reviewFindings()
+    {
+        QTemporaryDir dir;
+        // Usage errors carry "error:" like every other error of the tool.
+        Run r = hapmoeCli({"estimate", "--model", "Mixtral-S", "--cluster", "H800:1x8", "--tp", "abc"}, dir.path());
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.out.contains("hapmoe estimate: error: --tp: expected an integer from 1 to "), qPrintable(r.out));
+        r = hapmoeCli({"plan", "--model", "Mixtral-S", "--cluster", "H800:1x8", "--target", "x"}, dir.path());
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.out.contains("hapmoe plan: error: --target: expected megatron, flagscale or any, got \"x\""), qPrintable(r.out));
+        // Plain import: EP 4 over 6 experts, or EP 2 on a dense model, is a model Megatron-LM refuses.
+        const std::string head = "torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers 8 --hidden-size 1024 "
+                                 "--num-attention-heads 16 --seq-length 2048 --max-position-embeddings 2048 --micro-batch-size 1 "
+                                 "--bf16 --vocab-size 32000 --disable-bias-linear ";
+        test::writeText(dir.filePath("ne.sh"), head + "--num-experts 6 --expert-model-parallel-size 4\n");
+        test::writeText(dir.filePath("dense.sh"), head + "--expert-model-parallel-size 2\n");
+        r = hapmoeCli({"import", "ne.sh"}, dir.path());
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.out.contains("hapmoe import: error: ne.sh: --expert-model-parallel-size: EP 4 does not divide the 6 experts"),
+                 qPrintable(r.out));
+        r = hapmoeCli({"import", "dense.sh"}, dir.path());
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.out.contains("dense.sh: --expert-model-parallel-size: EP 2 without --num-experts"), qPrintable(r.out));
+        // A variable set on a command before the launch is not the launch's environment.
+        test::writeText(dir.filePath("cvd.sh"), "CUDA_VISIBLE_DEVICES=0 python -c \"import torch\"\n" + head + "\n");
+        r = hapmoeCli({"import", "cvd.sh"}, dir.path());
+        QCOMPARE(r.code, 0);
+        QVERIFY2(!r.out.contains("CUDA_VISIBLE_DEVICES"), qPrintable(r.out));
+    }
+
     void scriptSizesNameTheirFlag()
     {
         // 2 nodes x 8 = 16 ranks: only PP 5 (or only CP 3) is given, so that flag is named,

@@ -7,6 +7,8 @@
 #include "megatron/ScriptImport.h"
 #include "plan/Deployability.h"
 
+#include <QProcessEnvironment>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <algorithm>
@@ -60,6 +62,45 @@ std::string heteroScript(const std::string& extra)
            + extra
            + "--enable-hetero --hetero-use-cpu-communication --hetero-pipeline-layer-split 18 14 "
              "--hetero-process-meshes 2 1 1 4 1 4 1 1 2 1 --hetero-device-types H800 A100 --hetero-current-device-type H800\n";
+}
+
+// What bash itself prints for `printf '<%s>' WORDS END` after the preamble, run with an empty
+// environment; and what the reader makes of the same command. Equal when the reader expands
+// WORDS as bash does (END marks the end, so that no words at all differ from one empty word).
+std::string bashPrints(const std::string& preamble, const std::string& words)
+{
+    QTemporaryDir dir;
+    QByteArray out;
+    const std::string script = preamble + "\nprintf '<%s>' " + words + " END\n";
+    if (test::runBash({QStringLiteral("-c"), QString::fromStdString(script)}, dir.path(), &out, QProcessEnvironment()) != 0)
+        return "bash failed: " + out.toStdString();
+    return out.toStdString();
+}
+
+std::string readerPrints(const std::string& preamble, const std::string& words)
+{
+    BashReader r("inline.sh");
+    r.read(preamble + "\nprintf '<%s>' " + words + " END\n");
+    std::string out;
+    const ShellCommand& c = r.commands().back();
+    for (std::size_t k = 2; k < c.words.size(); ++k)
+        out += "<" + c.words[k] + ">";
+    return out;
+}
+
+// The value bash leaves in a variable after the preamble ("<unset>" when it is unset), and the
+// reader's.
+std::string bashValue(const std::string& preamble, const std::string& name)
+{
+    return bashPrints(preamble, "\"${" + name + "-<unset>}\"");
+}
+
+std::string readerValue(const std::string& preamble, const std::string& name)
+{
+    BashReader r("inline.sh");
+    r.read(preamble + "\n");
+    const auto it = r.variables().find(name);
+    return it == r.variables().end() ? "<<unset>><END>" : "<" + it->second + "><END>";
 }
 
 } // namespace
@@ -639,7 +680,7 @@ private slots:
         const ImportedScript missing = importMegatronScript(head + "\n", "nohidden.sh");
         QVERIFY(hasWarning(missing, "no --hidden-size"));
         QCOMPARE(whereOf(missing), std::string("--hidden-size: missing: Megatron-LM needs it (a positive integer) and the "
-                                               "launch command does not give it"));
+                                               "launch command read (line 1: torchrun pretrain_gpt.py) does not give it"));
         const ImportedScript nan = importMegatronScript(head + "--hidden-size nan\n", "nan.sh");
         QCOMPARE(whereOf(nan), std::string("--hidden-size: expected an integer from 1 to 100000000, got \"nan\""));
         // validateModel's top-k rule, named by the flag: 9 of 8 experts.
@@ -1215,6 +1256,171 @@ private slots:
         QCOMPARE(s.parallel.tp, 1);   // ${TP:-1}: TP stays unset
         QVERIFY(hasWarning(s, "line 5: a command of its own starts with --lr: bash runs the launch command (line 3) without it"));
         QVERIFY(!findFlag(s, "--lr"));
+    }
+
+    void prefixAssignmentsAreTheCommandsOwn()
+    {
+        // Bash manual 3.7.4: NAME=value before a command goes to that command's environment
+        // only; the shell's variables stay as they were (and a later prefix sees an earlier one).
+        const std::string pre = "A=0\nA=1 B=$A true\nTP=2\nTP=8 true\n";
+        for (const char* name : {"A", "B", "TP"})
+            QCOMPARE(readerValue(pre, name), bashValue(pre, name));
+        QCOMPARE(readerValue(pre, "TP"), std::string("<2><END>"));
+        BashReader r("p.sh");
+        r.read(pre);
+        QCOMPARE(r.commands().front().environment, (std::vector<std::string>{"A=1", "B=1"}));
+        QVERIFY(r.exportedVariables().empty());
+        // The review's script: CUDA_VISIBLE_DEVICES=0 on a check before the launch is not the
+        // launch's environment, and TP=4 on it does not set --tensor-model-parallel-size.
+        const std::string launch = "torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers 8 --hidden-size 1024 "
+                                   "--num-attention-heads 16 --seq-length 2048 --max-position-embeddings 2048 "
+                                   "--micro-batch-size 1 --bf16 --tensor-model-parallel-size ${TP:-1}\n";
+        const ImportedScript s = importMegatronScript(
+            "CUDA_VISIBLE_DEVICES=0 python -c \"import torch\"\nTP=4 python -c \"print(1)\"\n" + launch, "cvd.sh");
+        QCOMPARE(s.parallel.tp, 1);
+        QVERIFY(s.environment.empty());
+        // On the launch command itself the prefix is the launch's environment, exported as before;
+        // so is env NAME=value.
+        const ImportedScript own = importMegatronScript(
+            "CUDA_DEVICE_MAX_CONNECTIONS=1 NCCL_IB_QPS_PER_CONNECTION=${QPS:-4} " + launch, "own.sh");
+        QCOMPARE(own.environment, (std::vector<std::string>{"CUDA_DEVICE_MAX_CONNECTIONS=1", "NCCL_IB_QPS_PER_CONNECTION=4"}));
+        QCOMPARE(own.environment_raw.at("NCCL_IB_QPS_PER_CONNECTION"), std::string("${QPS:-4}"));
+        const ImportedScript viaEnv = importMegatronScript("env NCCL_DEBUG=INFO " + launch, "env.sh");
+        QCOMPARE(viaEnv.environment, std::vector<std::string>{"NCCL_DEBUG=INFO"});
+    }
+
+    void andOrListsFollowTheTest()
+    {
+        // `test && cmd` runs cmd only when the test passes, `test || cmd` only when it fails
+        // (manual 3.2.4), also with a { ...; } group. Each preamble is run by bash too.
+        const std::vector<std::pair<std::string, std::string>> cases = {
+            {"TP=1\n[ -z \"$TP\" ] && TP=4", "TP"},
+            {"TP=1\n[ -n \"$TP\" ] || TP=4", "TP"},
+            {"TP=1\n[ -z \"$UNSET_IN_TEST\" ] && TP=4", "TP"},
+            {"A=x\ntest \"$A\" = x && TP=4 || TP=2", "TP"},
+            {"A=y\ntest \"$A\" = x && TP=4 || TP=2", "TP"},
+            {"[[ -z \"$DISABLE_SP\" ]] || SP=--sequence-parallel", "SP"},
+            {"PP=4\n[ \"$PP\" -eq 1 ] && { PP=2; VPP=3; }", "PP"},
+            {"PP=4\n[ \"$PP\" -eq 1 ] && { PP=2; VPP=3; }", "VPP"},
+            {"PP=1\n[ \"$PP\" -eq 1 ] && { PP=2; VPP=3; }", "VPP"},
+            {"N=8\n! [ \"$N\" -gt 4 ] && N=4", "N"},
+        };
+        for (const auto& [pre, name] : cases) {
+            const std::string expected = bashValue(pre, name);
+            QVERIFY2(readerValue(pre, name) == expected, (pre + " -> " + expected).c_str());
+        }
+        QCOMPARE(readerValue("TP=1\n[ -z \"$TP\" ] && TP=4", "TP"), std::string("<1><END>"));
+        // A test the text cannot decide (a file): read as if it passed, as before, and said.
+        const ImportedScript s = importMegatronScript(
+            "TP=1\n[ -f /tmp/use_tp4 ] && TP=4\ntorchrun pretrain_gpt.py --num-layers 2 --hidden-size 64 --num-attention-heads 2 "
+            "--seq-length 64 --max-position-embeddings 64 --micro-batch-size 1 --tensor-model-parallel-size $TP\n",
+            "file.sh");
+        QCOMPARE(s.parallel.tp, 4);
+        QVERIFY2(hasWarning(s, "line 2: the test `[ -f /tmp/use_tp4 ]` (line 2) before && cannot be decided from the text; "
+                               "the command after it is read as if it ran"),
+                 s.warnings.front().c_str());
+    }
+
+    void caseBlocksRunTheMatchingBranch()
+    {
+        // A case whose subject is known runs the first branch whose pattern matches (manual
+        // 3.2.5.2), laid out on several lines or one, with "|" alternatives and "*".
+        const std::string block = "case $SIZE in\n  small|tiny)\n    L=8\n    TP=1\n    ;;\n  large) L=32; TP=4 ;;\n"
+                                  "  *) L=2 ;;\nesac\n";
+        for (const std::string size : {"small", "tiny", "large", "other"}) {
+            const std::string pre = "SIZE=${SIZE:-" + size + "}\n" + block;
+            for (const char* name : {"L", "TP"})
+                QVERIFY2(readerValue(pre, name) == bashValue(pre, name), (size + " " + name).c_str());
+        }
+        const std::string oneLine = "M=b\ncase \"$M\" in a) X=1;; b) X=2;; esac";
+        QCOMPARE(readerValue(oneLine, "X"), bashValue(oneLine, "X"));
+        QCOMPARE(readerValue(oneLine, "X"), std::string("<2><END>"));
+        // A subject from outside the script: every branch in order (the last wins), and said,
+        // naming the variables.
+        BashReader r("c.sh");
+        r.read("case $MODEL_SIZE in\n small) NUM_LAYERS=8; TP=1 ;;\n large) NUM_LAYERS=32; TP=4 ;;\nesac\n");
+        QCOMPARE(r.variables().at("TP"), std::string("4"));
+        QVERIFY(std::any_of(r.warnings().begin(), r.warnings().end(), [](const std::string& w) {
+            return w.find("line 1: case $MODEL_SIZE: the subject is not known from the text, so every branch is read in order and "
+                          "NUM_LAYERS, TP keep the values of the last branch that sets them") != std::string::npos;
+        }));
+        // Functions defined as NAME() { ... } are said to be read where they are written.
+        const ImportedScript f = importMegatronScript(
+            "run() {\n  torchrun pretrain_gpt.py \"$@\"\n}\nrun --num-layers 8\n", "func.sh");
+        QVERIFY(hasWarning(f, "line 1: function run: its body is read where it is defined"));
+    }
+
+    void arraySlicesTakeElements()
+    {
+        // ${A[@]:offset:length} takes elements (manual 3.5.3), a negative offset from the end;
+        // compared word for word with bash.
+        const std::string pre = "MORE=(--x --tensor-model-parallel-size 2 --sequence-parallel)\nS=abcdef";
+        for (const std::string words : {"\"${MORE[@]:1}\"", "${MORE[@]:1:2}", "\"${MORE[@]: -1}\"", "\"${MORE[@]:(-2):1}\"",
+                                        "\"${MORE[@]:9}\"", "\"${MORE[*]:1:2}\"", "${S:1:-1}", "${S: -2}", "\"${S:9}\""}) {
+            QCOMPARE(readerPrints(pre, words), bashPrints(pre, words));
+        }
+        QCOMPARE(readerPrints(pre, "\"${MORE[@]:1}\""), std::string("<--tensor-model-parallel-size><2><--sequence-parallel><END>"));
+        const ImportedScript s = importMegatronScript(
+            pre + "\ntorchrun pretrain_gpt.py --num-layers 2 --hidden-size 64 --num-attention-heads 2 \"${MORE[@]:1}\"\n", "b2.sh");
+        QCOMPARE(s.parallel.tp, 2);
+        QVERIFY(s.parallel.sequence_parallel);
+        QVERIFY(!findFlag(s, "--x"));
+    }
+
+    void srunSpellings()
+    {
+        // srun(1): -N/--nodes nodes, --ntasks-per-node processes per node, -n/--ntasks processes
+        // in all; attached (-N2) and --opt=value forms.
+        const std::string tail = " python pretrain_gpt.py --num-layers 2 --hidden-size 64 --num-attention-heads 2\n";
+        for (const std::string opts : {"-N2 --ntasks-per-node=8", "-N2 -n16", "--nodes=2 --ntasks=16", "-N 2 -n 16",
+                                       "--nodes 2 --ntasks-per-node 8"}) {
+            const ImportedScript s = importMegatronScript("srun " + opts + tail, "slurm.sh");
+            QVERIFY2(s.nnodes == 2 && s.nproc_per_node == 8 && s.world_size == 16, opts.c_str());
+        }
+        const ImportedScript uneven = importMegatronScript("srun -N2 -n15" + tail, "uneven.sh");
+        QCOMPARE(uneven.nproc_per_node, 8);
+        QVERIFY(hasWarning(uneven, "srun -n 15 over 2 nodes is not the same number of processes on every node"));
+    }
+
+    void launchCommandIsTheTrainingOne()
+    {
+        // A preprocessing step (python X.py) before the torchrun launch is not the launch.
+        const std::string train = "torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers 8 --hidden-size 1024 "
+                                  "--num-attention-heads 16 --seq-length 2048 --max-position-embeddings 2048 --micro-batch-size 1\n";
+        const ImportedScript s = importMegatronScript(
+            "python tools/preprocess_data.py --input data.json --output-prefix gpt --workers 8\nPREC=bf16\n" + train, "pre.sh");
+        QCOMPARE(s.launcher, std::string("torchrun"));
+        QCOMPARE(s.entry_script, std::string("pretrain_gpt.py"));
+        QCOMPARE(s.command_line, 3);
+        QCOMPARE(s.model.num_layers, 8);
+        QVERIFY(hasWarning(s, "line 1: python tools/preprocess_data.py is not read as the launch command: the torchrun command of line 3 is"));
+        // A script with no other: the error names the line read as the launch command.
+        QCOMPARE(refusalOf("echo start\npython tools/preprocess_data.py --input data.json\n", "only.sh"),
+                 std::string("only.sh: --num-layers: missing: Megatron-LM needs it (a positive integer) and the launch command read "
+                             "(line 2: python tools/preprocess_data.py) does not give it"));
+    }
+
+    void requiredFlagsAndExpertRules()
+    {
+        // Megatron-LM requires --max-position-embeddings and --micro-batch-size (reference
+        // section 2, "Required"): without them the import says what it assumed.
+        const std::string head = "torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers 8 --hidden-size 1024 "
+                                 "--num-attention-heads 16 --seq-length 2048 --bf16 --vocab-size 32000 ";
+        const ImportedScript bare = importMegatronScript(head + "\n", "req.sh");
+        QVERIFY(hasWarning(bare, "line 1: the launch command has no --max-position-embeddings (Megatron-LM requires it); "
+                                 "--seq-length 2048 is assumed"));
+        QVERIFY(hasWarning(bare, "line 1: the launch command has no --micro-batch-size (Megatron-LM requires it); 1 is assumed"));
+        const ImportedScript full = importMegatronScript(head + "--max-position-embeddings 4096 --micro-batch-size 2\n", "full.sh");
+        QVERIFY(!hasWarning(full, "Megatron-LM requires it"));
+        // EP > 1 needs experts, and they split evenly over EP (validate_args asserts both).
+        QCOMPARE(refusalOf(head + "--expert-model-parallel-size 2\n", "dense.sh"),
+                 std::string("dense.sh: --expert-model-parallel-size: EP 2 without --num-experts: expert parallelism needs an MoE "
+                             "model (Megatron-LM asserts num_experts is set when EP > 1)"));
+        QCOMPARE(refusalOf(head + "--disable-bias-linear --num-experts 6 --expert-model-parallel-size 4\n", "ne.sh"),
+                 std::string("ne.sh: --expert-model-parallel-size: EP 4 does not divide the 6 experts of --num-experts "
+                             "(Megatron-LM asserts num_experts % EP == 0)"));
+        QCOMPARE(refusalOf(head + "--disable-bias-linear --num-experts 8 --expert-model-parallel-size 4\n", "ok.sh"),
+                 std::string("accepted"));
     }
 };
 
