@@ -86,6 +86,7 @@ MainWindow::MainWindow(QWidget* parent)
     m_totals->setObjectName(QStringLiteral("clusterTotals"));
     m_problemCount = new QLabel;
     m_zoom = new QLabel;
+    m_zoom->setObjectName(QStringLiteral("zoomLabel"));
     statusBar()->addWidget(m_totals, 1);
     statusBar()->addPermanentWidget(m_problemCount);
     statusBar()->addPermanentWidget(m_zoom);
@@ -103,7 +104,7 @@ MainWindow::MainWindow(QWidget* parent)
         QMetaObject::invokeMethod(m_view, &ClusterView::zoomToFit, Qt::QueuedConnection);
     });
     connect(m_view, &ClusterView::zoomChanged, this,
-            [this](double z) { m_zoom->setText(tr("Zoom %1%").arg(qRound(z * 100))); });
+            [this](double z) { m_zoom->setText(tr("Zoom %1 %").arg(qRound(z * 100))); });
     connect(m_problems, &ProblemsPanel::problemCountChanged, this, [this](int n) {
         m_problemCount->setText(n == 0 ? tr("No problems") : (n == 1 ? tr("\u26a0 1 problem") : tr("\u26a0 %1 problems").arg(n)));
     });
@@ -371,6 +372,8 @@ void MainWindow::onTabChanged()
         a->setEnabled(m_tabs->currentWidget() == m_view);
     if (m_tabs->currentWidget() != m_view && m_connectAction->isChecked())
         m_connectAction->setChecked(false);
+    // The canvas's zoom means nothing where the canvas is out of sight.
+    m_zoom->setVisible(m_tabs->currentWidget() == m_view);
     const bool away = m_tabs->currentWidget() == m_explorer;
     if (away == m_designDocksAway)
         return;
@@ -389,7 +392,18 @@ void MainWindow::onTabChanged()
             m_designDockShown[d] = !d->isHidden();
             d->hide();
         } else {
+            d->toggleViewAction()->setEnabled(true);
             d->setVisible(m_designDockShown.value(d, true));
+        }
+    }
+    if (away) {
+        // The View menu keeps the user's setting (ticked: the dock comes back with the
+        // designer), not the step aside; the entries wait for the tab the docks belong to.
+        for (QDockWidget* d : std::as_const(m_designDocks)) {
+            QAction* toggle = d->toggleViewAction();
+            const QSignalBlocker block(toggle);   // toggled() would show or hide the dock
+            toggle->setChecked(m_designDockShown.value(d, true));
+            toggle->setEnabled(false);
         }
     }
     if (!away) {

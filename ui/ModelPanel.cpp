@@ -28,6 +28,7 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <cmath>
 #include <iterator>
 
 namespace hapmoe::ui {
@@ -55,15 +56,26 @@ QDoubleSpinBox* doubleEditor(double min, double max, int decimals, double step)
     return spin;
 }
 
+// A count in the unit that keeps the number below 1000 once rounded to the decimals shown
+// (as flopText: 999.96e6 would read "1000.0 M", so it takes the next unit, "1.00 B"):
+// "35.09 B", "4.2 M", "786.4 K"; below a thousand the count itself.
 QString humanCount(double v)
 {
-    if (v >= 1e12)
-        return QStringLiteral("%1 T").arg(v / 1e12, 0, 'f', 2);
-    if (v >= 1e9)
-        return QStringLiteral("%1 B").arg(v / 1e9, 0, 'f', 2);
-    if (v >= 1e6)
-        return QStringLiteral("%1 M").arg(v / 1e6, 0, 'f', 1);
-    return QString::number(v, 'f', 0);
+    if (std::round(v) < 1000)
+        return QString::number(v, 'f', 0);
+    struct Unit {
+        double scale;
+        const char* name;
+        int decimals;
+    };
+    static const Unit units[] = {{1e3, "K", 1}, {1e6, "M", 1}, {1e9, "B", 2}, {1e12, "T", 2}};
+    for (std::size_t u = 0; u < std::size(units); ++u) {
+        const double x = v / units[u].scale;
+        const double step = std::pow(10.0, units[u].decimals);
+        if (std::round(x * step) / step < 1000 || u + 1 == std::size(units))
+            return QStringLiteral("%1 %2").arg(x, 0, 'f', units[u].decimals).arg(QLatin1String(units[u].name));
+    }
+    return {};
 }
 
 // FLOPs in the unit that keeps the number below 1000, to three significant figures:
@@ -404,6 +416,7 @@ QString ModelPanel::fieldLabel(const QString& key) const
 }
 QString ModelPanel::validationMessage() const { return m_message->text(); }
 QString ModelPanel::derivedText() const { return m_derived->text(); }
+QString ModelPanel::countText(double count) { return humanCount(count); }
 
 void ModelPanel::refresh()
 {
@@ -429,7 +442,7 @@ void ModelPanel::refresh()
     m_script->setVisible(!script.empty());
     m_invalidKey.clear();
     for (const auto& f : std::as_const(m_fields))
-        f.editor->setStyleSheet(QString());
+        markField(f.editor, false);
     m_message->clear();
     setPendingEdit(QString());   // the fields show the document again
     // A model read from a file or a script may break a rule the fields enforce when typed
@@ -486,7 +499,7 @@ void ModelPanel::edited(const QString& key)
     const bool rhoCapped = key != QLatin1String("training.router_imbalance") && candidate.capRouterImbalance();
     if (!m_invalidKey.isEmpty())
         if (QWidget* w = fieldEditor(m_invalidKey))
-            w->setStyleSheet(QString());
+            markField(w, false);
     m_invalidKey.clear();
     try {
         validateModel(candidate, "model");
@@ -546,10 +559,45 @@ void ModelPanel::markInvalid(const InputError& e, const QString& fallbackKey)
         where = where.mid(6);
     m_invalidKey = m_fields.contains(where) ? where : fallbackKey;
     if (QWidget* w = fieldEditor(m_invalidKey))
-        w->setStyleSheet(QStringLiteral("background-color: #f8d0cc; color: #5a0d07;"));
+        markField(w, true);
     m_message->setText(statusHtml(Status::Problem, palette(),
                                   QStringLiteral("\u26a0 <b>%1</b>: %2")
                                       .arg(where.toHtmlEscaped(), QString::fromStdString(e.detail()).toHtmlEscaped())));
+}
+
+void ModelPanel::markField(QWidget* editor, bool invalid)
+{
+    if (!invalid) {
+        if (editor->property("invalidMark").toBool()) {
+            editor->setPalette(QPalette());   // no role of its own: the theme's, now and after a switch
+            editor->setProperty("invalidMark", false);
+        }
+        return;
+    }
+    QPalette p;
+    const QPalette& theme = palette();
+    for (QPalette::ColorRole role : {QPalette::Base, QPalette::Button})
+        p.setColor(role, problemFieldBackground(theme));
+    for (QPalette::ColorRole role : {QPalette::Text, QPalette::ButtonText})
+        p.setColor(role, problemFieldText(theme));
+    editor->setPalette(p);
+    editor->setProperty("invalidMark", true);
+}
+
+bool ModelPanel::isMarkedInvalid(const QWidget* editor) const
+{
+    return editor && editor->property("invalidMark").toBool();
+}
+
+void ModelPanel::changeEvent(QEvent* event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() != QEvent::PaletteChange || !m_derived)
+        return;
+    // The theme changed: the red of a refused field and the note's colour are the theme's.
+    if (QWidget* w = fieldEditor(m_invalidKey))
+        markField(w, true);
+    updateDerived(m_document->model());
 }
 
 void ModelPanel::updateDerived(const ModelSpec& m)
@@ -571,8 +619,8 @@ void ModelPanel::updateDerived(const ModelSpec& m)
         html += row.arg(tr("Model FLOPs per token"), flopText(flops / tokens));
         html += row.arg(tr("Tokens per iteration"), humanCount(tokens));
         html += row.arg(tr("Model FLOPs per iteration"), flopText(flops));
-        html += QStringLiteral("</table><p style='color:gray'>%1</p>")
-                    .arg(tr("FLOPs by Megatron-LM's counting: forward and backward (3x forward), the causal half of attention."));
+        html += QStringLiteral("</table><p style='color:%1'>%2</p>")
+                    .arg(quietTextColor(palette()).name(), tr("FLOPs by Megatron-LM's counting: forward and backward (3x forward), the causal half of attention."));
         m_derived->setText(html);
     } catch (const std::exception& e) {
         m_derived->setText(tr("Not available: %1").arg(QString::fromUtf8(e.what()).toHtmlEscaped()));

@@ -41,6 +41,9 @@ public:
     QString fieldLabel(const QString& key) const;
     QString validationMessage() const;
     QString derivedText() const;
+    // A count as the derived figures write it, in the unit that keeps it below 1000 once
+    // rounded: "35.09 B", "4.2 M", "786.4 K", "999".
+    static QString countText(double count);
     // Reads a Megatron-LM launch script; returns an empty string or the error message.
     QString importScript(const QString& path);
     void loadPreset(const QString& name);
@@ -60,11 +63,15 @@ public:
         return !m_pendingEdit.isEmpty() && editor && (editor == fieldEditor(m_pendingKey) || editor == fieldEditor(m_invalidKey));
     }
 
+    // The field is drawn as holding a value the model does not take (red).
+    bool isMarkedInvalid(const QWidget* editor) const;
+
 signals:
     void pendingEditChanged(const QString& problem);
 
 protected:
     void resizeEvent(QResizeEvent* event) override;
+    void changeEvent(QEvent* event) override;
 
 private:
     struct Field {
@@ -78,6 +85,9 @@ private:
     void enableMoeFields(const ModelSpec& m);
     void edited(const QString& key);
     void updateDerived(const ModelSpec& model);
+    // Draws the field red, or as the others, through its palette (no style sheet: see
+    // problemFieldBackground in Theme.h).
+    void markField(QWidget* editor, bool invalid);
     // Marks the field the error names (else fallbackKey's) and says why below the fields.
     void markInvalid(const InputError& error, const QString& fallbackKey);
     void setPendingEdit(const QString& problem);
@@ -107,7 +117,7 @@ private:
     QPushButton* m_import;
     QLabel* m_source;
     QLabel* m_message;
-    QLabel* m_derived;
+    QLabel* m_derived = nullptr;
     QLabel* m_script;
     QString m_invalidKey;
     QString m_pendingEdit;   // pendingEdit()

@@ -70,30 +70,34 @@ double boxValue(const QDoubleSpinBox* box, double stored, double scale = 1)
     return std::abs(box->value() - shown) > 1e-9 ? box->value() / scale : stored;
 }
 
-QString shape(const Plan& plan)
+QString shape(const Plan& plan, bool experts)
 {
     // Pipeline depth and the knobs of the stages, compact: "PP2 TP1 DP8 EP8" (CP and ETP
-    // only when above 1); "mixed" when stages differ.
+    // only when above 1; no expert knobs for a dense model, as the explorer); "mixed" when
+    // stages differ.
     if (plan.stages.empty())
         return {};
     const StagePlan& s = plan.stages.front();
     bool uniform = true;
     for (const auto& st : plan.stages)
-        uniform = uniform && st.tp == s.tp && st.cp == s.cp && st.dp == s.dp && st.ep == s.ep && st.etp == s.etp;
+        uniform = uniform && st.tp == s.tp && st.cp == s.cp && st.dp == s.dp &&
+                  (!experts || (st.ep == s.ep && st.etp == s.etp));
     QString text = QStringLiteral("PP%1").arg(plan.pp());
     if (!uniform)
         return text + QStringLiteral(" mixed");
     text += QStringLiteral(" TP%1").arg(s.tp);
     if (s.cp > 1)
         text += QStringLiteral(" CP%1").arg(s.cp);
-    text += QStringLiteral(" DP%1 EP%2").arg(s.dp).arg(s.ep);
-    if (s.etp > 1)
+    text += QStringLiteral(" DP%1").arg(s.dp);
+    if (experts)
+        text += QStringLiteral(" EP%1").arg(s.ep);
+    if (experts && s.etp > 1)
         text += QStringLiteral(" ETP%1").arg(s.etp);
     return text;
 }
 
 // The shape in full, a line per stage: what "mixed" stands for.
-QString shapeToolTip(const Plan& plan)
+QString shapeToolTip(const Plan& plan, bool experts)
 {
     QStringList lines;
     for (size_t i = 0; i < plan.stages.size(); ++i) {
@@ -102,7 +106,7 @@ QString shapeToolTip(const Plan& plan)
                      .arg(i)
                      .arg(QString::fromStdString(st.device_type))
                      .arg(st.num_layers)
-                     .arg(style::knobsLabel(st));
+                     .arg(style::knobsLabel(st, experts));
     }
     return lines.join(QLatin1Char('\n'));
 }
@@ -214,7 +218,7 @@ SearchPanel::SearchPanel(ProjectDocument* document, QWidget* parent)
     m_progress = new QProgressBar;
     m_progress->setRange(0, 1000);
     m_progress->setValue(0);
-    m_progress->setFormat(QStringLiteral("%p%"));
+    m_progress->setFormat(QStringLiteral("%p %"));
     layout->addWidget(m_progress);
 
     auto* live = new QFormLayout;
@@ -356,6 +360,28 @@ SearchOptions SearchPanel::currentOptions() const
     o.threads = std::max(1, QThread::idealThreadCount() - 1);
     o.baselines = true;
     return o;
+}
+
+QString SearchPanel::baselineStatus(const SearchResult& r)
+{
+    // The status compares the best plan with the uniform baseline either way; where there is
+    // nothing to compare with, it says why rather than nothing.
+    if (r.plans.empty() || r.algorithm == Algorithm::Uniform)
+        return {};
+    const double plan = r.plans.front().prediction.iteration_time_s;
+    if (!r.uniform_baseline) {
+        if (r.cancelled || r.timed_out)
+            return tr("no comparison with the uniform baseline: the search stopped before it ran");
+        return tr("no comparison with the uniform baseline: no uniform split fits this cluster");
+    }
+    const Prediction& base = r.uniform_baseline->prediction;
+    if (!base.feasible)
+        return base.infeasible_reason.empty()
+            ? tr("no comparison with the uniform baseline: it does not fit")
+            : tr("no comparison with the uniform baseline: it does not fit (%1)").arg(QString::fromStdString(base.infeasible_reason));
+    if (plan <= 0 || base.iteration_time_s <= 0)
+        return {};
+    return baselineComparison(plan, base.iteration_time_s);
 }
 
 QString SearchPanel::baselineComparison(double planSeconds, double baselineSeconds)
@@ -505,7 +531,7 @@ void SearchPanel::showResult(const SearchResult& r)
                                count(r.pruned.communication)));
     m_best->setText(r.plans.empty() ? QStringLiteral("\u2013") : seconds(r.plans.front().prediction.iteration_time_s));
 
-    fillList(r);
+    fillList(r, m_runner->model().isMoe());   // the model searched
 
     QString status;
     if (r.plans.empty()) {
@@ -525,10 +551,10 @@ void SearchPanel::showResult(const SearchResult& r)
         status += QStringLiteral("; ") + QString::fromStdString(r.devices_left_out);
     if (!r.plans.empty() && r.exact_fallback)
         status += tr("; the load-balance and communication prunings left nothing that fits, so the search ran again without them");
-    if (!r.plans.empty() && r.uniform_baseline && r.uniform_baseline->prediction.feasible &&
-        r.plans.front().prediction.iteration_time_s > 0 && r.uniform_baseline->prediction.iteration_time_s > 0)
-        status += QStringLiteral("; ") + baselineComparison(r.plans.front().prediction.iteration_time_s,
-                                                            r.uniform_baseline->prediction.iteration_time_s);
+    if (!r.plans.empty()) {
+        if (const QString comparison = baselineStatus(r); !comparison.isEmpty())
+            status += QStringLiteral("; ") + comparison;
+    }
     if (r.current && !m_scriptNote.isEmpty())
         status += QStringLiteral("; ") + m_scriptNote;
     // The imported script's configuration, when it is not in the list: say why (the script
@@ -544,10 +570,10 @@ void SearchPanel::showResult(const SearchResult& r)
     emit searchFinished(r);
 }
 
-void SearchPanel::fillList(const SearchResult& r)
+void SearchPanel::fillList(const SearchResult& r, bool experts)
 {
     m_results->clear();
-    auto add = [this](const QString& rank, const RankedPlan& rp, bool baseline) {
+    auto add = [this, experts](const QString& rank, const RankedPlan& rp, bool baseline) {
         const Prediction& p = rp.prediction;
         auto* item = new QTreeWidgetItem(m_results);
         item->setText(RankColumn, rank);
@@ -558,9 +584,9 @@ void SearchPanel::fillList(const SearchResult& r)
         item->setText(PlanColumn, name);
         item->setText(IterationColumn, p.feasible ? seconds(p.iteration_time_s) : tr("does not fit"));
         item->setText(TokensColumn, p.feasible ? count(qRound64(p.tokens_per_s)) : QString());
-        item->setText(MfuColumn, p.feasible ? QStringLiteral("%1%").arg(p.mfu * 100, 0, 'f', 1) : QString());
-        item->setText(ShapeColumn, shape(rp.plan));
-        item->setToolTip(ShapeColumn, shape(rp.plan) + QLatin1Char('\n') + shapeToolTip(rp.plan));
+        item->setText(MfuColumn, p.feasible ? QStringLiteral("%1 %").arg(p.mfu * 100, 0, 'f', 1) : QString());   // as the plan table
+        item->setText(ShapeColumn, shape(rp.plan, experts));
+        item->setToolTip(ShapeColumn, shape(rp.plan, experts) + QLatin1Char('\n') + shapeToolTip(rp.plan, experts));
         // The name may be elided, and Tokens/s and MFU hidden, in a narrow dock.
         item->setToolTip(PlanColumn, QString::fromStdString(rp.plan.name) + QLatin1Char('\n')
                                          + (p.feasible ? tr("%1 tokens/s, MFU %2").arg(item->text(TokensColumn), item->text(MfuColumn))
@@ -727,7 +753,7 @@ void SearchPanel::showSavedPlans(const SearchResult& saved, const QString& sourc
 {
     if (m_runner->isRunning() && !m_abandoned)
         return;   // its result replaces the list when it ends
-    fillList(saved);
+    fillList(saved, m_document->model().isMoe());
     m_scriptNote.clear();
     const int count = int(saved.plans.size()) + (saved.current ? 1 : 0);
     showSearchFigures(count == 0);

@@ -42,6 +42,10 @@ public:
     // The status's comparison of the best plan with the uniform baseline, right both ways:
     // "1.68× faster than the uniform baseline", "the uniform baseline is 1.68× faster".
     static QString baselineComparison(double planSeconds, double baselineSeconds);
+    // The same for a search's result, or why there is none to make: no uniform baseline
+    // (none fits the cluster, or the search stopped before it ran) or one that does not fit.
+    // Empty without plans, and for the uniform search, whose best plan is its baseline.
+    static QString baselineStatus(const SearchResult& result);
     // Why the line under the settings says a value was not taken; empty when it is hidden.
     QString inputMessage() const;
     // The ranked list's columns.
@@ -92,7 +96,8 @@ private:
     void showProgress(const SearchProgress& progress);
     void showResult(const SearchResult& result);
     // The ranked plans, then the baselines and the current configuration; the first selected.
-    void fillList(const SearchResult& result);
+    // experts: the model is a mixture of experts; a dense model's shapes leave out EP and ETP.
+    void fillList(const SearchResult& result, bool experts);
     // Progress and counts are a running or finished search's; plans from a file have neither.
     void showSearchFigures(bool visible);
     // Columns as wide as their contents, the plan's name taking what is left; in a narrow

@@ -168,6 +168,37 @@ QString statusHtml(Status status, const QPalette& palette, const QString& html)
     return QStringLiteral("<span style='color:%1'>%2</span>").arg(statusColor(status, palette).name(), html);
 }
 
+QColor problemFieldBackground(const QPalette& palette)
+{
+    // Light: the pale red fields always had (#f8d0cc); dark: red 900 at a third over Base.
+    if (!isDark(palette))
+        return QColor(0xf8, 0xd0, 0xcc);
+    const QColor red(0xb7, 0x1c, 0x1c), base = palette.color(QPalette::Base);
+    const auto mix = [](int a, int b) { return static_cast<int>(0.35 * a + 0.65 * b + 0.5); };
+    return QColor(mix(red.red(), base.red()), mix(red.green(), base.green()), mix(red.blue(), base.blue()));
+}
+
+QColor problemFieldText(const QPalette& palette)
+{
+    return isDark(palette) ? palette.color(QPalette::Text) : QColor(0x5a, 0x0d, 0x07);
+}
+
+QColor quietTextColor(const QPalette& palette)
+{
+    const QColor text = palette.color(QPalette::WindowText), window = palette.color(QPalette::Window);
+    // From half way to the window's colour towards the text's: the first that reads at 4.6:1
+    // (a margin over 4.5 for the 8-bit rounding) on both backgrounds.
+    for (int share = 50; share < 100; share += 5) {
+        const double t = share / 100.0;
+        const QColor c(static_cast<int>(t * text.red() + (1 - t) * window.red() + 0.5),
+                       static_cast<int>(t * text.green() + (1 - t) * window.green() + 0.5),
+                       static_cast<int>(t * text.blue() + (1 - t) * window.blue() + 0.5));
+        if (contrastRatio(c, window) >= 4.6 && contrastRatio(c, palette.color(QPalette::Base)) >= 4.6)
+            return c;
+    }
+    return text;
+}
+
 QPalette toolTipPalette()
 {
     QPalette p = QApplication::palette();

@@ -49,6 +49,15 @@ enum class Status { Ok, Problem };
 QColor statusColor(Status status, const QPalette& palette);
 // The same as a rich-text span: <span style='color:#rrggbb'>html</span>.
 QString statusHtml(Status status, const QPalette& palette, const QString& html);
+// A form field holding a value that is not taken: a pale red (light palette) or a dark red
+// (dark palette) behind text that reads at 4.5:1 or more on it. Set through the field's
+// palette (ModelPanel), which a theme switch re-applies: a style sheet set and cleared on a
+// field not yet polished pinned the palette it had then.
+QColor problemFieldBackground(const QPalette& palette);
+QColor problemFieldText(const QPalette& palette);
+// Quieter text (a note under figures): the text colour toward the window's, as far as it
+// still reads at 4.5:1 on Window and Base (WCAG 2.1 success criterion 1.4.3).
+QColor quietTextColor(const QPalette& palette);
 // The application's palette with the tooltip colours as Window and Base: tooltips draw on
 // ToolTipBase, so a status in a tooltip takes its colour from this (statusHtml).
 QPalette toolTipPalette();

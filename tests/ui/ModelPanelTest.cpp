@@ -204,7 +204,7 @@ private slots:
         bad.kv_channels = 0;
         doc->setModel(bad, QStringLiteral("Load"));
         QVERIFY2(panel->validationMessage().contains(QStringLiteral("num_attention_heads")), qPrintable(panel->validationMessage()));
-        QVERIFY(!panel->fieldEditor(QStringLiteral("num_attention_heads"))->styleSheet().isEmpty());
+        QVERIFY(panel->isMarkedInvalid(panel->fieldEditor(QStringLiteral("num_attention_heads"))));
         // The Problems dock lists it; the field path may wrap after its '.' and '_' (a narrow
         // dock cut it to "model.num_attention_hea"), and the message itself is unchanged.
         ProblemsPanel* problems = w->problemsPanel();
@@ -217,7 +217,7 @@ private slots:
         QVERIFY(wraps);
         doc->undoStack()->undo();
         QVERIFY(panel->validationMessage().isEmpty());
-        QVERIFY(panel->fieldEditor(QStringLiteral("num_attention_heads"))->styleSheet().isEmpty());
+        QVERIFY(!panel->isMarkedInvalid(panel->fieldEditor(QStringLiteral("num_attention_heads"))));
     }
 
     void derivedFiguresFollowEdits()
@@ -457,6 +457,105 @@ private slots:
             arrangements.insert(panel->columnCount());
         }
         QCOMPARE(arrangements, QSet<int>({1, 2}));   // the widths crossed from one arrangement to the other
+    }
+
+    void runtimeThemeSwitchRepaintsEveryField()
+    {
+        // View > Dark Palette at runtime left Layers white while every other field turned
+        // dark: the new project's model, checked while the window was being built, marked
+        // Layers with a style sheet, and clearing the style sheet of a field not yet polished
+        // pinned the light palette on it. Every spin box of the form must draw the theme's
+        // Base behind its digits after a switch either way, in a fresh window and after a
+        // field was marked invalid and corrected.
+        auto w = makeWindow();
+        w->showTab(QStringLiteral("model"));
+        ModelPanel* panel = w->modelPanel();
+        settle();
+        // The field drawn at its centre-left (the digits' background).
+        const auto background = [](QWidget* field) {
+            const QImage image = field->grab().toImage();
+            return image.pixelColor(4, image.height() / 2);
+        };
+        const auto everyFieldFollows = [&] {
+            for (ThemeKind kind : {ThemeKind::Dark, ThemeKind::Light}) {
+                applyTheme(kind);
+                settle();
+                const QColor base = themePalette(kind).color(QPalette::Base);
+                for (QAbstractSpinBox* spin : panel->findChildren<QAbstractSpinBox*>()) {
+                    if (!spin->isVisibleTo(panel) || !spin->isEnabled())
+                        continue;
+                    QCOMPARE(spin->palette().color(QPalette::Base), base);
+                    QVERIFY2(contrastRatio(background(spin), base) < 1.2,
+                             qPrintable(QStringLiteral("%1 drawn on %2 instead of %3")
+                                            .arg(spin->objectName(), background(spin).name(), base.name())));
+                }
+            }
+        };
+        everyFieldFollows();
+        if (QTest::currentTestFailed())
+            return;
+
+        w->loadExample();
+        auto* layers = qobject_cast<QSpinBox*>(panel->fieldEditor(QStringLiteral("num_layers")));
+        QVERIFY(layers);
+        const int before = layers->value();
+        typeInto(layers, QStringLiteral("0"));   // no layers: refused and marked
+        QVERIFY2(panel->validationMessage().contains(QStringLiteral("num_layers")), qPrintable(panel->validationMessage()));
+        QVERIFY(panel->isMarkedInvalid(layers));
+        typeInto(layers, QString::number(before));
+        QVERIFY(panel->validationMessage().isEmpty());
+        QVERIFY(!panel->isMarkedInvalid(layers));
+        everyFieldFollows();
+        applyTheme(ThemeKind::Light);
+    }
+
+    void countsTakeAUnitBelowAMillion()
+    {
+        // "Tokens per iteration" read a bare "786432" for 384 x 2048 tokens while the other
+        // figures have units: 786,432 is "786.4 K". A count that rounds to 1000 of a unit
+        // takes the next one, as the FLOP figures do (999.96e6 is "1.00 B", not "1000.0 M").
+        auto w = makeWindow();
+        w->loadExample();
+        ModelPanel* panel = w->modelPanel();
+        ModelSpec m = w->document()->model();
+        m.training.global_batch_size = 384;
+        m.seq_length = 2048;
+        w->document()->setModel(m, QStringLiteral("Tokens"));
+        QVERIFY2(panel->derivedText().contains(QStringLiteral("Tokens per iteration</td><td align='right'><b>786.4 K</b>")),
+                 qPrintable(panel->derivedText()));
+        QCOMPARE(ModelPanel::countText(786432), QStringLiteral("786.4 K"));
+        QCOMPARE(ModelPanel::countText(999), QStringLiteral("999"));
+        QCOMPARE(ModelPanel::countText(999.6), QStringLiteral("1.0 K"));
+        QCOMPARE(ModelPanel::countText(999960), QStringLiteral("1.0 M"));
+        QCOMPARE(ModelPanel::countText(999.96e6), QStringLiteral("1.00 B"));
+        QCOMPARE(ModelPanel::countText(35.09e9), QStringLiteral("35.09 B"));
+        QCOMPARE(ModelPanel::countText(1.2e12), QStringLiteral("1.20 T"));
+    }
+
+    void derivedNoteReadsOnBothThemes()
+    {
+        // The "FLOPs by Megatron-LM's counting" note was color:gray, about 3.5:1 on the dark
+        // window: it takes a colour from the palette that reads at 4.5:1 or more on both
+        // themes (WCAG 2.1 criterion 1.4.3), and follows a theme switch.
+        auto w = makeWindow();
+        w->loadExample();
+        w->showTab(QStringLiteral("model"));
+        ModelPanel* panel = w->modelPanel();
+        for (ThemeKind kind : {ThemeKind::Dark, ThemeKind::Light}) {
+            applyTheme(kind);
+            settle();
+            const QString html = panel->derivedText();
+            QVERIFY2(!html.contains(QStringLiteral("gray")), qPrintable(html));
+            const QRegularExpression note(QStringLiteral("<p style='color:(#[0-9a-fA-F]{6})'>FLOPs by"));
+            const auto m = note.match(html);
+            QVERIFY2(m.hasMatch(), qPrintable(html));
+            const QPalette pal = themePalette(kind);
+            for (QPalette::ColorRole role : {QPalette::Window, QPalette::Base})
+                QVERIFY2(contrastRatio(QColor(m.captured(1)), pal.color(role)) >= 4.5, qPrintable(m.captured(1)));
+            // Quieter than the figures themselves.
+            QVERIFY(QColor(m.captured(1)) != pal.color(QPalette::WindowText));
+        }
+        applyTheme(ThemeKind::Light);
     }
 
     void validationMessageReadsOnTheDarkPalette()

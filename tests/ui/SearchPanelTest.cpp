@@ -25,7 +25,9 @@
 #include <QElapsedTimer>
 #include <QLabel>
 #include <QPointer>
+#include <QProgressBar>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QGroupBox>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -124,6 +126,73 @@ private slots:
         QCOMPARE(SearchPanel::baselineComparison(1.0, 1.68), QStringLiteral("1.68\u00d7 faster than the uniform baseline"));
         QCOMPARE(SearchPanel::baselineComparison(1.68, 1.0), QStringLiteral("the uniform baseline is 1.68\u00d7 faster"));
         QCOMPARE(SearchPanel::baselineComparison(1.0, 1.001), QStringLiteral("as fast as the uniform baseline"));
+    }
+
+    void baselineStatusSaysWhyThereIsNoComparison()
+    {
+        // docs/gui.md: the status compares the best plan with the uniform baseline either
+        // way; without a baseline, or with one that does not fit, it says why instead of
+        // nothing. Plans of 1.0 s and a baseline of 1.68 s give 1.68x.
+        SearchResult r;
+        r.plans.push_back(RankedPlan{});
+        r.plans.front().prediction.feasible = true;
+        r.plans.front().prediction.iteration_time_s = 1.0;
+        QCOMPARE(SearchPanel::baselineStatus(r), QStringLiteral("no comparison with the uniform baseline: no uniform split fits this cluster"));
+        r.timed_out = true;
+        QCOMPARE(SearchPanel::baselineStatus(r), QStringLiteral("no comparison with the uniform baseline: the search stopped before it ran"));
+        r.timed_out = false;
+        r.uniform_baseline = RankedPlan{};
+        r.uniform_baseline->prediction.feasible = false;
+        r.uniform_baseline->prediction.infeasible_reason = "stage 0 needs 91.2 GiB of 80 GiB";
+        QCOMPARE(SearchPanel::baselineStatus(r),
+                 QStringLiteral("no comparison with the uniform baseline: it does not fit (stage 0 needs 91.2 GiB of 80 GiB)"));
+        r.uniform_baseline->prediction.feasible = true;
+        r.uniform_baseline->prediction.iteration_time_s = 1.68;
+        QCOMPARE(SearchPanel::baselineStatus(r), QStringLiteral("1.68\u00d7 faster than the uniform baseline"));
+        r.algorithm = Algorithm::Uniform;   // its best plan is the baseline
+        QCOMPARE(SearchPanel::baselineStatus(r), QString());
+    }
+
+    void denseModelListsNoExpertKnobs()
+    {
+        // Megatron-GPT-70B (dense) on 16-3: the Shape column read "PP2 TP1 DP8 EP1" and its
+        // tooltip "... EP1 ETP1 EDP1", expert knobs the explorer leaves out for a dense model.
+        // The search there finds no uniform baseline: the status says so. MFU is written
+        // "39.2 %" as the plan table writes it.
+        auto w = makeWindow();
+        const ModelSpec* gpt = findModelPreset("Megatron-GPT-70B");
+        QVERIFY(gpt);
+        QVERIFY(!gpt->isMoe());
+        w->document()->setModel(*gpt, QStringLiteral("Load"));
+        QVERIFY(w->loadClusterPreset(QStringLiteral("16-3")));
+        SearchPanel* panel = w->searchPanel();
+        QSignalSpy finished(panel, &SearchPanel::searchFinished);
+        QVERIFY(searchToTheEnd(panel));
+        const SearchResult result = finished.first().first().value<SearchResult>();
+        QVERIFY2(!result.plans.empty(), result.no_plan_reason.c_str());
+        QTreeWidget* list = panel->resultList();
+        QVERIFY(list->topLevelItemCount() > 0);
+        for (int i = 0; i < list->topLevelItemCount(); ++i) {
+            const QTreeWidgetItem* item = list->topLevelItem(i);
+            for (const QString& text : {item->text(SearchPanel::ShapeColumn), item->toolTip(SearchPanel::ShapeColumn)})
+                QVERIFY2(!text.contains(QStringLiteral("EP")) && !text.contains(QStringLiteral("ETP")), qPrintable(text));
+            // "PP9 mixed" or "PP2 TP1 DP8"; stage by stage in the tooltip.
+            QVERIFY2(item->text(SearchPanel::ShapeColumn).contains(QStringLiteral(" DP")) ||
+                         item->text(SearchPanel::ShapeColumn).endsWith(QStringLiteral(" mixed")),
+                     qPrintable(item->text(SearchPanel::ShapeColumn)));
+            QVERIFY2(item->toolTip(SearchPanel::ShapeColumn).contains(QStringLiteral(": TP1 CP1 DP")) ||
+                         item->toolTip(SearchPanel::ShapeColumn).contains(QStringLiteral(" CP1 DP")),
+                     qPrintable(item->toolTip(SearchPanel::ShapeColumn)));
+            const QString mfu = item->text(SearchPanel::MfuColumn);
+            QVERIFY2(mfu.isEmpty() || QRegularExpression(QStringLiteral("^[0-9]+\\.[0-9] %$")).match(mfu).hasMatch(), qPrintable(mfu));
+        }
+        auto* progress = panel->findChild<QProgressBar*>();
+        QVERIFY(progress);
+        QCOMPARE(progress->text(), QStringLiteral("100 %"));   // as "Keep free: 0.0 %" above it
+        const QString status = panel->statusLabel()->text();
+        QVERIFY2(status.contains(QStringLiteral("uniform baseline")), qPrintable(status));
+        if (!result.uniform_baseline)
+            QVERIFY2(status.contains(QStringLiteral("no uniform split fits this cluster")), qPrintable(status));
     }
 
     void runShowsRankedPlans()
@@ -553,6 +622,42 @@ private slots:
         QCOMPARE(w->document()->cluster().totalDevices(), devices);
         w->showTab(QStringLiteral("designer"));
         QVERIFY(del->isEnabled());
+    }
+
+    void designerOnlyStatusAndDocksOffTheDesigner()
+    {
+        // The status bar's "Zoom 125 %" is the canvas's: it showed on the Results and Model
+        // tabs too, where no canvas is in sight. The design docks step aside on the Results
+        // tab; the View menu showed them unticked, as if the user had closed them.
+        auto w = makeWindow();
+        auto* zoom = w->findChild<QLabel*>(QStringLiteral("zoomLabel"));
+        QVERIFY(zoom);
+        w->showTab(QStringLiteral("designer"));
+        QVERIFY(zoom->isVisible());
+        QVERIFY2(QRegularExpression(QStringLiteral("^Zoom [0-9]+ %$")).match(zoom->text()).hasMatch(), qPrintable(zoom->text()));
+        auto* problems = w->findChild<QDockWidget*>(QStringLiteral("problemsDock"));
+        auto* presets = w->findChild<QDockWidget*>(QStringLiteral("presetsDock"));
+        QVERIFY(problems && presets);
+        presets->toggleViewAction()->trigger();   // the user closes one of them
+        QVERIFY(presets->isHidden());
+        QVERIFY(!problems->isHidden());
+        for (const QString& tab : {QStringLiteral("results"), QStringLiteral("model")}) {
+            w->showTab(tab);
+            QVERIFY2(!zoom->isVisible(), qPrintable(tab));
+        }
+        w->showTab(QStringLiteral("results"));
+        QVERIFY(problems->isHidden());   // stepped aside
+        QVERIFY(problems->toggleViewAction()->isChecked());   // but still the user's setting
+        QVERIFY(!presets->toggleViewAction()->isChecked());
+        QVERIFY(!problems->toggleViewAction()->isEnabled());
+        w->showTab(QStringLiteral("designer"));
+        QVERIFY(zoom->isVisible());
+        QVERIFY(!problems->isHidden());
+        QVERIFY(presets->isHidden());
+        QVERIFY(problems->toggleViewAction()->isEnabled() && problems->toggleViewAction()->isChecked());
+        QVERIFY(!presets->toggleViewAction()->isChecked());
+        presets->toggleViewAction()->trigger();
+        QVERIFY(!presets->isHidden());
     }
 
     void closingDuringSearchCancelsCleanly()

@@ -18,6 +18,24 @@
 namespace hapmoe::ui {
 
 namespace {
+
+// "+ the longest tail (S0: DP sync + optimizer)", naming only the parts the stage has: a
+// stage of DP1 has no DP sync, a 0 s part would only mislead.
+QString tailText(const Prediction& prediction, int tail)
+{
+    QStringList parts;
+    if (tail >= 0 && tail < static_cast<int>(prediction.stages.size())) {
+        const StageEstimate& e = prediction.stages[static_cast<std::size_t>(tail)];
+        if (e.dp_sync > 0)
+            parts << BreakdownView::tr("DP sync");
+        if (e.optimizer > 0)
+            parts << BreakdownView::tr("optimizer");
+    }
+    if (parts.isEmpty())
+        return BreakdownView::tr("+ no tail (no DP sync or optimizer step)");
+    return BreakdownView::tr("+ the longest tail (S%1: %2)").arg(tail).arg(parts.join(QStringLiteral(" + ")));
+}
+
 constexpr int kSendBar = 3;
 constexpr int kBubbleBar = 4;
 
@@ -345,7 +363,7 @@ void BreakdownView::setPlan(const Plan& plan, const Prediction& prediction)
                                                            : tr("= bottleneck S%1 × %2 micro-batches + bubble")
                                                                  .arg(bn)
                                                                  .arg(prediction.num_microbatches)),
-                        tr("+ the longest tail (S%1: DP sync + optimizer)").arg(tail)};
+                        tailText(prediction, tail)};
         // Tied embeddings: the end stages' all-reduce, which every stage waits for, is in
         // their DP sync; a middle stage's tail does not hold it (docs/cost-model.md 7.1).
         const double emb = prediction.stages.front().embedding_sync;

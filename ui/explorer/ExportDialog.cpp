@@ -131,20 +131,48 @@ ExportDialog::ExportDialog(QWidget* parent)
     });
     connect(m_saveLauncher, &QPushButton::clicked, this, &ExportDialog::onSaveLauncher);
     connect(m_savePlan, &QPushButton::clicked, this, &ExportDialog::onSavePlan);
+    clearPlan();   // empty until the explorer gives it a plan
 }
 
 void ExportDialog::setPlan(const ExplorerContext& context, const ExplorerPlan& entry)
 {
-    if (entry.kind != m_entry.kind || entry.rank != m_entry.rank || planText(entry) != planText(m_entry))
-        showStatus(QString(), false);
+    const bool samePlan = m_hasPlan && entry.kind == m_entry.kind && entry.rank == m_entry.rank &&
+                          entry.target == m_entry.target && planText(entry) == planText(m_entry);
     m_context = context;
     m_entry = entry;
+    m_hasPlan = true;
+    m_savePlan->setEnabled(true);
     setWindowTitle(tr("Export %1").arg(displayName(entry)));
+    if (samePlan) {   // a refresh: the user's target and what was saved of this plan stay
+        regenerate();
+        return;
+    }
+    showStatus(QString(), false);
     const LauncherFormat preferred = entry.target == Target::FlagScale ? LauncherFormat::FlagScale : LauncherFormat::Megatron;
     if (format() != preferred)
         setFormat(preferred);   // regenerates
     else
         regenerate();
+}
+
+void ExportDialog::clearPlan()
+{
+    hide();
+    m_hasPlan = false;
+    m_entry = ExplorerPlan{};
+    m_result = ExportResult{};
+    m_lastSaved.clear();
+    m_scriptName.clear();
+    setWindowTitle(tr("Export plan"));
+    m_script->setPlainText(tr("# No plan to export: run a search and select a plan."));
+    m_script->setLineWrapMode(QPlainTextEdit::WidgetWidth);
+    m_hostfile->clear();
+    m_checks->clear();
+    m_refusal->setText(tr("No plan to export."));
+    showStatus(QString(), false);
+    m_copy->setEnabled(false);
+    m_saveLauncher->setEnabled(false);
+    m_savePlan->setEnabled(false);
 }
 
 QString ExportDialog::launcherName() const
@@ -184,6 +212,8 @@ PlanDocument ExportDialog::document() const
 
 void ExportDialog::regenerate()
 {
+    if (!m_hasPlan)   // another target chosen in an empty dialog: nothing to generate
+        return;
     ExportOptions options;
     options.format = format();
     options.original = m_context.script;
@@ -222,7 +252,9 @@ void ExportDialog::regenerate()
 void ExportDialog::showVerdict()
 {
     const QPalette pal = palette();
-    if (m_result.ok && m_outdated) {
+    if (!m_hasPlan) {
+        m_refusal->setText(tr("No plan to export."));
+    } else if (m_result.ok && m_outdated) {
         m_refusal->setText(statusHtml(Status::Problem, pal,
                                       tr("<b>Outdated:</b> this plan was computed before the last change to the model or "
                                          "cluster, and the launcher runs them as they were then. Run the search again "
@@ -293,6 +325,8 @@ void ExportDialog::setVisible(bool visible)
 
 QString ExportDialog::saveLauncher(const QString& path)
 {
+    if (!m_hasPlan)
+        return tr("No plan to export.");
     if (const QString name = QFileInfo(path).fileName(); name != m_scriptName) {
         m_scriptName = name;
         regenerate();   // the usage comment runs it by the name it is saved under
@@ -315,6 +349,8 @@ QString ExportDialog::saveLauncher(const QString& path)
 
 QString ExportDialog::savePlanJson(const QString& path) const
 {
+    if (!m_hasPlan)
+        return tr("No plan to export.");
     try {
         saveFileAtomically(path.toStdString(), writePlan(document()));
     } catch (const std::exception& e) {

@@ -26,8 +26,14 @@ public:
     explicit ExportDialog(QWidget* parent = nullptr);
 
     // Another plan clears the status line ("Saved …/run_megatron.sh"), which spoke of the last
-    // one; the same plan with a new context (renamed hosts) keeps it.
+    // one, and picks the target the plan deploys on; the same plan again (a refresh, or a new
+    // context with renamed hosts) keeps the status line and the target the user chose.
     void setPlan(const ExplorerContext& context, const ExplorerPlan& entry);
+    // The explorer has no plan any more (File > New or Open, a search that found none): the
+    // dialog closes and empties, with Copy and both Saves disabled, so that it never shows or
+    // saves the previous project's plan.
+    void clearPlan();
+    bool hasPlan() const { return m_hasPlan; }
     // The folder Save launcher and Save plan JSON open in (the project's); empty: the working folder.
     void setFolder(const QString& folder) { m_folder = folder; }
     QString folder() const { return m_folder; }
@@ -91,6 +97,7 @@ private:
     QString m_folder;
     bool m_statusProblem = false;
     bool m_outdated = false;
+    bool m_hasPlan = false;
 
     QComboBox* m_format;
     QTabWidget* m_tabs;

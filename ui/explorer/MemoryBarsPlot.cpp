@@ -150,7 +150,7 @@ void MemoryBarsPlot::setPlan(const Plan& plan, const Prediction& prediction)
     // The bars are device memory; offloaded optimizer states live on the host: say where they went.
     QString host;
     if (m_stages > 0 && plan.optimizer_offload_fraction > 0) {
-        host = tr("Optimizer states: %1% in host memory (not in these bars)\n%2 GiB on the busiest node")
+        host = tr("Optimizer states: %1 % in host memory (not in these bars)\n%2 GiB on the busiest node")
                    .arg(qRound(100 * plan.optimizer_offload_fraction))
                    .arg(prediction.host_memory_per_node_gib, 0, 'f', 0);
         host += prediction.host_memory_capacity_gib > 0

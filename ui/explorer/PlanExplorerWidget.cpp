@@ -132,18 +132,28 @@ PlanExplorerWidget::PlanExplorerWidget(QWidget* parent)
     whatIfScroll->setFrameShape(QFrame::NoFrame);
     // The stage strip sits under the tab bar, on the page in front, so that the tab bar stays
     // put when Compare, which draws the partition of every plan it compares, leaves it out.
-    const auto addPage = [this](QWidget* view, const QString& label, bool withStrip) {
-        QWidget* page = view;
+    // A view may stand in a holder (a scroll area) on its page.
+    const auto addPage = [this](QWidget* view, const QString& label, bool withStrip, QWidget* holder = nullptr) {
+        QWidget* page = holder ? holder : view;
         if (withStrip) {
             page = new QWidget(d->tabs);
             auto* layout = new QVBoxLayout(page);
             layout->setContentsMargins(0, 0, 0, 0);
-            layout->addWidget(view, 1);
+            layout->addWidget(holder ? holder : view, 1);
         }
         d->views << view;
         d->tabs->addTab(page, label);
     };
-    addPage(d->timeline, tr("Timeline"), true);
+    // A long pipeline's lanes keep a line of text each: the timeline grows and scrolls
+    // down (never sideways: its time axis zooms instead), as Compare's charts do.
+    auto* timelineScroll = new QScrollArea(d->tabs);
+    timelineScroll->setObjectName(QStringLiteral("timelineScroll"));
+    timelineScroll->setWidget(d->timeline);
+    timelineScroll->setWidgetResizable(true);
+    timelineScroll->setFrameShape(QFrame::NoFrame);
+    timelineScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    d->timeline->setLanesReadable(true);
+    addPage(d->timeline, tr("Timeline"), true, timelineScroll);
     addPage(d->memory, tr("Memory"), true);
     addPage(d->breakdown, tr("Breakdown"), true);
     addPage(d->compare, tr("Compare"), false);
@@ -486,6 +496,9 @@ void PlanExplorerWidget::updateViews()
         d->memory->clear();
         d->breakdown->clear();
         d->whatIf->setPlan(nullptr);
+        // The export dialog would otherwise keep showing, and saving, the plan that went away.
+        if (d->exportDialog)
+            d->exportDialog->clearPlan();
         return;
     }
     const Plan& plan = e->plan();
@@ -499,7 +512,7 @@ void PlanExplorerWidget::updateViews()
                              style::formatSeconds(pred.iteration_time_s).replace(QLatin1Char(' '), QStringLiteral("&nbsp;")));
     if (plan.optimizer_offload_fraction > 0)
         title += (plan.optimizer_offload_fraction < 1
-                      ? tr(" · optimizer %1% in host memory").arg(qRound(100 * plan.optimizer_offload_fraction))
+                      ? tr(" · optimizer %1&nbsp;% in host memory").arg(qRound(100 * plan.optimizer_offload_fraction))
                       : tr(" · optimizer in host memory"))
             + (pred.host_memory_capacity_gib > 0
                    ? tr(" (%1 of %2 GiB per node)")
@@ -515,7 +528,7 @@ void PlanExplorerWidget::updateViews()
     if (pred.mfu > 1.0)   // only a profile measured elsewhere can claim more than the peak (CostModel.cpp)
         title += QStringLiteral(" · ")
             + statusHtml(Status::Problem, palette(),
-                         tr("MFU %1%: the profile does not describe this model or these devices").arg(qRound(100 * pred.mfu)));
+                         tr("MFU %1 %: the profile does not describe this model or these devices").arg(qRound(100 * pred.mfu)));
     d->planTitle->setText(title);
     d->partition->setPlan(plan, pred, tl.bottleneck);
     d->timeline->setTimeline(tl);

@@ -294,6 +294,14 @@ std::vector<StagePartitionView::BoxText> StagePartitionView::layoutBoxes() const
         }
         boxes[i].upright = !m_compact && !across;
     }
+    // Boxes of as many layers are as wide give or take a pixel, and their names differ in
+    // length ("S9", "S10"): decided box by box, rounding would write one across and the next
+    // upright. They are written alike: upright when the narrowest of them must be.
+    std::map<int, bool> uprightFor;
+    for (size_t i = 0; i < boxes.size(); ++i)
+        uprightFor[m_plan.stages[i].num_layers] |= boxes[i].upright;
+    for (size_t i = 0; i < boxes.size(); ++i)
+        boxes[i].upright = uprightFor[m_plan.stages[i].num_layers];
     const auto fitsAll = [&](size_t l, int form) {
         const QFontMetrics& m = l == 0 ? bfm : fm;
         for (size_t i = 0; i < boxes.size(); ++i) {

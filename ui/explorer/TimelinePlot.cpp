@@ -114,6 +114,32 @@ void TimelinePlot::updateLayout()
     // change the axis' width, not the lanes' height, so one more pass settles it.
     if (fitLaneLabels())
         QCustomPlot::updateLayout();
+    fitMinimumHeight();
+}
+
+void TimelinePlot::setLanesReadable(bool readable)
+{
+    m_lanesReadable = readable;
+    fitMinimumHeight();
+}
+
+int TimelinePlot::minimumLaneHeight() const
+{
+    return QFontMetrics(yAxis->tickLabelFont()).height();
+}
+
+void TimelinePlot::fitMinimumHeight()
+{
+    // The legend's rows and the axes take what they take at this width; the lanes get a
+    // line each on top. Queued: changing the minimum resizes the chart, which lays it out.
+    const int lanes = m_blocks->timeline().stages;
+    int wanted = 0;
+    if (m_lanesReadable && lanes > 0 && axisRect()->height() > 0)
+        wanted = height() - axisRect()->height() + lanes * minimumLaneHeight();
+    if (wanted == minimumHeight())
+        return;
+    QMetaObject::invokeMethod(
+        this, [this, wanted] { setMinimumHeight(wanted); }, Qt::QueuedConnection);
 }
 
 bool TimelinePlot::fitLaneLabels()

@@ -42,6 +42,13 @@ public:
 
     // How many lanes are named: all, unless the lanes are lower than a line of text.
     int namedLanes() const;
+    // In a scroll area (the explorer's Timeline page): lanes no lower than a line of the
+    // lane names, so that every lane is named; the chart's minimum height grows with the
+    // stages and the page scrolls, as Compare's charts do. Off by default: the lanes share
+    // the height the chart has, and only some are named when they are low.
+    void setLanesReadable(bool readable);
+    // The least height of a lane when they are readable: a line of the lane names.
+    int minimumLaneHeight() const;
 
     QSize sizeHint() const override;
 
@@ -58,6 +65,9 @@ private:
     void updateEndLabel();
     // Names only as many lanes as have room for a line each; true when that changed.
     bool fitLaneLabels();
+    // With readable lanes, the minimum height that gives each lane a line (applied after
+    // the layout pass, which measures the legend and axes around the lanes).
+    void fitMinimumHeight();
 
     TimelineBlocks* m_blocks;
     QCPItemStraightLine* m_endLine;
@@ -78,6 +88,7 @@ private:
     double m_limit = 1;
     QString m_emptyText = tr("No plan to show: run a search and select a plan");
     bool m_bounding = false;
+    bool m_lanesReadable = false;
 };
 
 } // namespace hapmoe::ui

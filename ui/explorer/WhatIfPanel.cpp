@@ -6,6 +6,7 @@
 #include "cost/CostModel.h"
 
 #include <QComboBox>
+#include <QEvent>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QGroupBox>
@@ -30,6 +31,8 @@ namespace {
 constexpr double kRankingShift = 0.15;
 // Peak memory below this share of capacity leaves room for less recompute or fewer devices.
 constexpr double kHeadroomShare = 0.6;
+// A Change cell whose figure moved: highlighted as Compare marks what differs (paintChanges).
+constexpr int kChangedRole = Qt::UserRole + 1;
 } // namespace
 
 WhatIfPanel::WhatIfPanel(QWidget* parent)
@@ -461,12 +464,10 @@ void WhatIfPanel::showFigures()
                                           : QStringLiteral("%1%2 %").arg(pct > 0 ? QStringLiteral("+") : QString()).arg(pct, 0, 'f', 1);
         }
         auto* item = new QTableWidgetItem(change);
-        if (a && b && std::abs(vb - va) > 1e-12 * std::max(1.0, std::abs(va))) {
-            item->setBackground(QColor(255, 236, 179));
-            item->setForeground(Qt::black);
-        }
+        item->setData(kChangedRole, a && b && std::abs(vb - va) > 1e-12 * std::max(1.0, std::abs(va)));
         m_figures->setItem(r, 2, item);
     }
+    paintChanges();
     // Every figure in view: the stage table below scrolls instead.
     int figuresHeight = m_figures->horizontalHeader()->height() + 2 * m_figures->frameWidth();
     // A dense model has no expert dispatch (as in Breakdown).
@@ -509,6 +510,32 @@ void WhatIfPanel::showFigures()
         html += QStringLiteral("<p>%1</p>").arg(m_emptyText.toHtmlEscaped());
     }
     m_hintLabel->setText(html);
+}
+
+void WhatIfPanel::paintChanges()
+{
+    // Compare's highlight of what differs, in the palette's colours: the light theme's pale
+    // amber under black text was a bright patch on the dark theme.
+    const QPalette& pal = palette();
+    for (int r = 0; r < m_figures->rowCount(); ++r) {
+        QTableWidgetItem* item = m_figures->item(r, 2);
+        if (!item)
+            continue;
+        if (item->data(kChangedRole).toBool()) {
+            item->setBackground(style::differsBackground(pal));
+            item->setForeground(style::differsForeground(pal));
+        } else {
+            item->setData(Qt::BackgroundRole, QVariant());
+            item->setData(Qt::ForegroundRole, QVariant());
+        }
+    }
+}
+
+void WhatIfPanel::changeEvent(QEvent* event)
+{
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange)   // the theme changed: the highlight follows
+        paintChanges();
 }
 
 } // namespace hapmoe::ui

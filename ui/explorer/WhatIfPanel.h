@@ -67,7 +67,12 @@ signals:
     // or context changed.
     void newSearchSuggestionWithdrawn();
 
+protected:
+    void changeEvent(QEvent* event) override;
+
 private:
+    // The Change cells of moved figures in the palette's highlight (style::differsBackground).
+    void paintChanges();
     void resetInputs();
     void reestimate();
     void nodeTypeChanged();

@@ -50,6 +50,7 @@
 #include <QtTest>
 
 #include <limits>
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -119,6 +120,12 @@ private slots:
     void exportDialogOpensAtItsSizeForTheWindow();
     void exportDialogWrapsCheckLabels();
     void exportDialogStatusReadsOnBothThemes();
+    void exportDialogEmptiesWhenThePlansGo();
+    void stageBoxesOfAsManyLayersReadAlike();
+    void whatIfChangeHighlightFollowsTheTheme();
+    void planTitleWritesPercentAsTheTablesDo();
+    void longPipelineTimelineScrollsWithReadableLanes();
+    void exportDialogKeepsTheTargetOnARefresh();
 
 private:
     PlanExplorerWidget* makeExplorer();
@@ -1276,6 +1283,14 @@ void PlanExplorerTest::breakdownTitleNamesTheBottleneckAndTheTail()
     QVERIFY2(title.contains(QStringLiteral("Iteration 269.700 s")), qPrintable(title));
     QVERIFY2(title.contains(QStringLiteral("bottleneck S1 × 32 micro-batches")), qPrintable(title));
     QVERIFY2(title.contains(QStringLiteral("(S2: DP sync + optimizer)")), qPrintable(title));
+    // A stage of DP1 has no DP sync: the title names only the optimizer step (0.7 s, still
+    // the longest tail against 0.2 and 0.1), not a part of 0 s.
+    pred.stages[2].dp_sync = 0;
+    pred.stages[2].optimizer = 0.7;
+    QCOMPARE(tailStage(pred), 2);
+    view.setPlan(plan, pred);
+    QVERIFY2(view.barsTitle().contains(QStringLiteral("(S2: optimizer)")), qPrintable(view.barsTitle()));
+    QVERIFY2(!view.barsTitle().contains(QStringLiteral("DP sync")), qPrintable(view.barsTitle()));
     view.clear();
     QVERIFY(view.barsTitle().isEmpty());
 }
@@ -1897,7 +1912,7 @@ void PlanExplorerTest::memoryChartSaysWhereOffloadedStatesWent()
     memory.setPlan(offloaded.plan, offloaded.prediction);
     auto* note = memory.findChild<QCPTextElement*>(QStringLiteral("hostMemoryNote"));
     QVERIFY(note);
-    QVERIFY2(note->text().contains(QStringLiteral("50% in host memory")), qPrintable(note->text()));
+    QVERIFY2(note->text().contains(QStringLiteral("50 % in host memory")), qPrintable(note->text()));
     QVERIFY(note->text().contains(QStringLiteral("412 GiB on the busiest node, not checked")));
     offloaded.prediction.host_memory_capacity_gib = 1024;
     memory.setPlan(offloaded.plan, offloaded.prediction);
@@ -2642,6 +2657,221 @@ void PlanExplorerTest::narrowStageBoxesNameAndMarkRecompute()
             QVERIFY2(view.stageLines(1).value(0).startsWith(QStringLiteral("S1")), qPrintable(QString::number(width)));
     }
     QVERIFY(view.legendTexts().filter(QStringLiteral("recompute")).isEmpty());
+}
+
+void PlanExplorerTest::stageBoxesOfAsManyLayersReadAlike()
+{
+    // Megatron-GPT-70B on 16-3 (the search's plan): eight 910B stages of 2 layers, then
+    // MI300X stages of 8 and 9 layers. Boxes of as many layers differ in width by a pixel of
+    // rounding and in their names' length (S9, S10): at no strip width may one of them be
+    // written across and another upright (at 1024 x 700, S8 stood across and S9 upright).
+    Plan plan;
+    plan.global_batch_size = 384;
+    int first = 0;
+    for (int s = 0; s < 16; ++s) {
+        const bool ascend = s < 8;
+        const int layers = ascend ? 2 : (s % 2 == 0 ? 8 : 9);
+        plan.stages.push_back(test::stage(ascend ? "910B-376T" : "MI300X", ascend ? 0 : 1, s % 8, 1, first, layers,
+                                          1, 1, 1, 1, 1, 1));
+        first += layers;
+    }
+    StagePartitionView view;
+    view.setPlan(plan, Prediction{}, 10);
+    view.show();
+    QSet<bool> seen;
+    for (int width = 300; width <= 1600; ++width) {
+        view.resize(width, view.minimumSizeHint().height());
+        std::map<int, bool> upright;
+        for (int s = 0; s < 16; ++s) {
+            const int layers = plan.stages[std::size_t(s)].num_layers;
+            const bool u = view.stageUpright(s);
+            seen.insert(u);
+            if (!upright.count(layers))
+                upright[layers] = u;
+            QVERIFY2(upright[layers] == u,
+                     qPrintable(QStringLiteral("%1 px: S%2 (%3 layers) %4, another box of as many layers %5")
+                                    .arg(width)
+                                    .arg(s)
+                                    .arg(layers)
+                                    .arg(u ? QStringLiteral("upright") : QStringLiteral("across"),
+                                         upright[layers] ? QStringLiteral("upright") : QStringLiteral("across"))));
+        }
+    }
+    QCOMPARE(seen, QSet<bool>({true, false}));   // the widths crossed from one way to the other
+}
+
+void PlanExplorerTest::whatIfChangeHighlightFollowsTheTheme()
+{
+    // The Change cell of a figure that moved was pale amber under black text on both themes,
+    // a bright patch on the dark one. It takes Compare's highlight of what differs, in the
+    // palette's colours, and follows a theme switch; its text reads at 4.5:1 or more (WCAG
+    // 2.1 criterion 1.4.3).
+    std::unique_ptr<PlanExplorerWidget> w(makeExplorer());
+    w->selectPlan(0);
+    w->showView(QStringLiteral("whatif"));
+    auto* whatIf = qobject_cast<WhatIfPanel*>(w->view(QStringLiteral("whatif")));
+    QVERIFY(whatIf);
+    whatIf->globalBatchBox()->setValue(512);   // every time figure moves
+    QTableWidget* figures = whatIf->figuresTable();
+    int moved = -1;
+    for (int r = 0; r < figures->rowCount() && moved < 0; ++r)
+        if (figures->item(r, 2) && !figures->item(r, 2)->text().isEmpty() && figures->item(r, 2)->text() != QLatin1String("0.0 %"))
+            moved = r;
+    QVERIFY(moved >= 0);
+    for (ThemeKind kind : {ThemeKind::Dark, ThemeKind::Light}) {
+        applyTheme(kind);
+        QApplication::processEvents();
+        const QPalette pal = whatIf->palette();
+        QCOMPARE(isDark(pal), kind == ThemeKind::Dark);
+        const QTableWidgetItem* item = figures->item(moved, 2);
+        const QColor bg = item->background().color();
+        const QColor fg = item->foreground().color();
+        QCOMPARE(bg, style::differsBackground(pal));
+        QCOMPARE(fg, style::differsForeground(pal));
+        QVERIFY2(contrastRatio(fg, bg) >= 4.5, qPrintable(QStringLiteral("%1 on %2").arg(fg.name(), bg.name())));
+        // On the dark theme the cell stays dark, as the table's base.
+        QCOMPARE(bg.lightness() < 128, kind == ThemeKind::Dark);
+    }
+    applyTheme(ThemeKind::Light);
+}
+
+void PlanExplorerTest::planTitleWritesPercentAsTheTablesDo()
+{
+    // The plan table writes "39.2 %", the memory chart "10 % kept free": the title said
+    // "optimizer 50% in host memory". A space, unbreakable in the title, which wraps.
+    SearchResult offloaded;
+    offloaded.plans = {*m_result.uniform_baseline};
+    offloaded.plans.front().plan.optimizer_offload_fraction = 0.5;
+    offloaded.plans.front().prediction.host_memory_per_node_gib = 412;
+    PlanExplorerWidget w;
+    w.setContext(context());
+    w.setResult(offloaded);
+    auto* title = w.findChild<QLabel*>(QStringLiteral("planTitle"));
+    QVERIFY(title);
+    QVERIFY2(title->text().contains(QStringLiteral("optimizer 50&nbsp;% in host memory")), qPrintable(title->text()));
+    auto* table = qobject_cast<PlanTableView*>(w.view(QStringLiteral("plans")));
+    QVERIFY(table);
+    bool mfu = false;
+    for (int c = 0; c < table->model()->columnCount(); ++c)
+        mfu = mfu || table->model()->index(0, c).data().toString().endsWith(QStringLiteral(" %"));
+    QVERIFY(mfu);
+}
+
+void PlanExplorerTest::longPipelineTimelineScrollsWithReadableLanes()
+{
+    // Sixteen stages in a 1024 x 700 window left about 110 px for 16 lanes, 7 px each, and
+    // named only every third. The lanes keep a line of their names each (every lane named)
+    // and the Timeline page scrolls down, as Compare's charts do.
+    Plan plan;
+    plan.name = "16 stages";
+    plan.global_batch_size = 32;
+    int first = 0;
+    for (int s = 0; s < 16; ++s) {
+        const int layers = s < 8 ? 2 : 1;   // Mixtral-S's 24 layers
+        plan.stages.push_back(test::stage(s < 8 ? "H800" : "910B-376T", s / 8, s % 8, 1, first, layers, 1, 1, 1, 1, 1, 1));
+        first += layers;
+    }
+    SearchResult result;
+    result.plans = {test::costed(*m_cost, plan)};
+    PlanExplorerWidget w;
+    w.setContext(context());
+    w.setResult(result);
+    w.resize(1024, 620);   // the explorer's share of a 1024 x 700 window
+    w.show();
+    w.showView(QStringLiteral("timeline"));
+    settle();
+    settle();
+    auto* timeline = qobject_cast<TimelinePlot*>(w.view(QStringLiteral("timeline")));
+    QVERIFY(timeline);
+    QCOMPARE(timeline->timeline().stages, 16);
+    QTRY_VERIFY2(double(timeline->axisRect()->height()) / 16 >= timeline->minimumLaneHeight(),
+                 qPrintable(QStringLiteral("%1 px for 16 lanes").arg(timeline->axisRect()->height())));
+    QCOMPARE(timeline->namedLanes(), 16);
+    auto* scroll = w.findChild<QScrollArea*>(QStringLiteral("timelineScroll"));
+    QVERIFY(scroll);
+    QVERIFY2(scroll->verticalScrollBar()->maximum() > 0, "the page scrolls rather than squeeze the lanes");
+    QCOMPARE(scroll->horizontalScrollBar()->maximum(), 0);
+    // A two-stage plan fills the page without scrolling.
+    w.setResult(m_result);
+    w.selectPlan(0);
+    settle();
+    settle();
+    QTRY_COMPARE(scroll->verticalScrollBar()->maximum(), 0);
+}
+
+void PlanExplorerTest::exportDialogEmptiesWhenThePlansGo()
+{
+    std::unique_ptr<PlanExplorerWidget> w(makeExplorer());
+    w->selectPlan(0);
+    auto* dialog = qobject_cast<ExportDialog*>(w->view(QStringLiteral("export")));
+    QVERIFY(dialog);
+    w->showView(QStringLiteral("export"));
+    QVERIFY(dialog->isVisible());
+    QVERIFY(dialog->hasPlan());
+    QVERIFY(dialog->saveLauncherButton()->isEnabled());
+    QVERIFY(dialog->refusalLabel()->text().contains(QStringLiteral("All checks pass")));
+
+    // File > New or Open clears the explorer: the dialog closes, empties, and can save nothing.
+    const auto expectEmpty = [&] {
+        QVERIFY(!dialog->isVisible());
+        QVERIFY(!dialog->hasPlan());
+        QVERIFY(!dialog->copyButton()->isEnabled());
+        QVERIFY(!dialog->saveLauncherButton()->isEnabled());
+        QVERIFY(!dialog->savePlanButton()->isEnabled());
+        QVERIFY2(!dialog->refusalLabel()->text().contains(QStringLiteral("All checks pass")),
+                 qPrintable(dialog->refusalLabel()->text()));
+        QVERIFY2(!dialog->preview()->toPlainText().contains(QStringLiteral("torchrun")) &&
+                     !dialog->preview()->toPlainText().contains(QStringLiteral("# Usage")),
+                 qPrintable(dialog->preview()->toPlainText().left(300)));
+        QTemporaryDir dir;
+        QVERIFY(!dialog->saveLauncher(dir.filePath(QStringLiteral("x.sh"))).isEmpty());
+        QVERIFY(!dialog->savePlanJson(dir.filePath(QStringLiteral("plan.json"))).isEmpty());
+        QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("x.sh"))));
+        QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("plan.json"))));
+    };
+    w->clear();
+    expectEmpty();
+    if (QTest::currentTestFailed())
+        return;
+
+    // Plans again: the dialog has the selected one; then a search that finds no plan empties it.
+    w->setResult(m_result);
+    QVERIFY(dialog->hasPlan());
+    QVERIFY(dialog->saveLauncherButton()->isEnabled());
+    w->showView(QStringLiteral("export"));
+    QVERIFY(dialog->isVisible());
+    SearchResult none;
+    none.no_plan_reason = "no placement fits in device memory";
+    w->setResult(none);
+    expectEmpty();
+}
+
+void PlanExplorerTest::exportDialogKeepsTheTargetOnARefresh()
+{
+    std::unique_ptr<PlanExplorerWidget> w(makeExplorer());
+    w->selectPlan(1);   // the uniform baseline, a Megatron-LM plan
+    auto* dialog = qobject_cast<ExportDialog*>(w->view(QStringLiteral("export")));
+    QVERIFY(dialog);
+    QCOMPARE(dialog->format(), LauncherFormat::Megatron);
+    dialog->setFormat(LauncherFormat::FlagScale);   // the user's choice
+    QVERIFY2(dialog->result().ok, dialog->result().refusal.c_str());
+    dialog->copyButton()->click();
+    QCOMPARE(dialog->statusText(), QStringLiteral("Launcher copied to the clipboard."));
+
+    // Refreshes of the same plan (the project changed and changed back; a new context) keep
+    // the target and the status line.
+    w->setOutdated(true);
+    w->setOutdated(false);
+    w->setContext(context());
+    QCOMPARE(dialog->format(), LauncherFormat::FlagScale);
+    QCOMPARE(dialog->statusText(), QStringLiteral("Launcher copied to the clipboard."));
+
+    // Another plan: its own preferred target, and a status line that spoke of the last plan goes.
+    w->selectPlan(0);   // the heterogeneous plan: FlagScale
+    QCOMPARE(dialog->format(), LauncherFormat::FlagScale);
+    QCOMPARE(dialog->statusText(), QString());
+    w->selectPlan(2);   // the current configuration: Megatron-LM
+    QCOMPARE(dialog->format(), LauncherFormat::Megatron);
 }
 
 QTEST_MAIN(PlanExplorerTest)
