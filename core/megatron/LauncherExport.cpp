@@ -734,6 +734,11 @@ private:
         train.args.push_back({"--micro-batch-size", {std::to_string(s0.micro_batch_size)}});
         train.args.push_back({"--global-batch-size", {std::to_string(plan.global_batch_size)}});
         train.args.push_back({m.training.precision == Precision::FP16 ? "--fp16" : "--bf16", {}});
+        // The gradient precision the plan was costed with, where it is not the precision's default.
+        if (m.training.precision == Precision::FP16 && m.training.fp32Gradients())
+            train.args.push_back({"--accumulate-allreduce-grads-in-fp32", {}});
+        else if (m.training.precision == Precision::BF16 && !m.training.fp32Gradients())
+            train.args.push_back({"--grad-reduce-in-bf16", {}});
         if (!m_opt.original) {
             // A runnable benchmark without the user's data: mock data and a null tokenizer.
             train.args.push_back({"--train-iters", {"100"}});

@@ -94,6 +94,7 @@ const std::set<std::string>& mappedFlags()
         "--disable-bias-linear", "--add-bias-linear", "--untie-embeddings-and-output-weights", "--normalization",
         "--num-experts", "--moe-ffn-hidden-size", "--moe-router-topk", "--moe-layer-freq",
         "--moe-shared-expert-intermediate-size", "--moe-token-dispatcher-type", "--bf16", "--fp16",
+        "--accumulate-allreduce-grads-in-fp32", "--grad-reduce-in-bf16",
         "--tensor-model-parallel-size", "--pipeline-model-parallel-size", "--context-parallel-size",
         "--expert-model-parallel-size", "--expert-tensor-parallel-size", "--num-layers-per-virtual-pipeline-stage",
         "--num-virtual-stages-per-pipeline-rank", "--pipeline-model-parallel-layout",
@@ -776,6 +777,13 @@ private:
             }
         }
         m.training.precision = has("--fp16") ? Precision::FP16 : Precision::BF16;
+        // Gradient precision (docs/cost-model.md section 5.1): Megatron-LM's arguments.py keeps
+        // fp32 gradients for bf16 unless --grad-reduce-in-bf16, and half ones for fp16 unless
+        // --accumulate-allreduce-grads-in-fp32. Only a flag that departs from the default is kept.
+        if (has("--accumulate-allreduce-grads-in-fp32"))
+            m.training.accumulate_allreduce_grads_in_fp32 = true;
+        else if (has("--grad-reduce-in-bf16") && !has("--fp16"))
+            m.training.accumulate_allreduce_grads_in_fp32 = false;
         if (has("--fp16") && has("--bf16"))   // Megatron-LM's validate_args: the two exclude each other
             m_out.invalid_values.push_back({"--bf16", "", "", at("--bf16") + "--bf16 and --fp16 are both given; Megatron-LM refuses "
                                             "the pair (one precision for the whole model)"});

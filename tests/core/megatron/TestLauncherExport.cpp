@@ -565,6 +565,29 @@ private slots:
         QVERIFY(exportLauncher(d, {}).script.find("--moe-router-pre-softmax") == std::string::npos);
     }
 
+    void gradientPrecisionIsWrittenWhereNotTheDefault()
+    {
+        // The plan was costed with the model's gradient precision (docs/cost-model.md 5.1):
+        // the launcher writes the switch that gives it when it is not Megatron-LM's default
+        // for the precision (fp32 for bf16, half for fp16), and nothing otherwise.
+        PlanDocument d = megatronPlan();
+        QVERIFY(d.model.training.precision == Precision::BF16);
+        auto script = [&] {
+            const ExportResult r = exportLauncher(d, {});
+            return r.ok ? r.script : r.refusal;
+        };
+        QVERIFY(script().find("--grad-reduce-in-bf16") == std::string::npos);
+        QVERIFY(script().find("--accumulate-allreduce-grads-in-fp32") == std::string::npos);
+        d.model.training.accumulate_allreduce_grads_in_fp32 = false;
+        QVERIFY(script().find("    --bf16\n    --grad-reduce-in-bf16\n") != std::string::npos);
+        d.model.training.precision = Precision::FP16;
+        d.model.training.accumulate_allreduce_grads_in_fp32.reset();
+        QVERIFY(script().find("    --fp16\n") != std::string::npos);
+        QVERIFY(script().find("--accumulate-allreduce-grads-in-fp32") == std::string::npos);
+        d.model.training.accumulate_allreduce_grads_in_fp32 = true;
+        QVERIFY(script().find("    --fp16\n    --accumulate-allreduce-grads-in-fp32\n") != std::string::npos);
+    }
+
     void rampUpFollowsTheMicroBatchStep()
     {
         // Megatron-Core's RampupBatchsizeNumMicroBatchesCalculator asserts every batch of the

@@ -223,8 +223,9 @@ private slots:
         QCOMPARE(s.model.seq_length, 8192);
         QCOMPARE(s.model.vocab_size, 128256);   // from the taken (mock data) branch
         QCOMPARE(s.model.training.precision, Precision::BF16);
-        // DTYPE="bf16": the elif branch runs, the fp8 one does not.
-        QVERIFY(findFlag(s, "--grad-reduce-in-bf16"));
+        // DTYPE="bf16": the elif branch runs (its --grad-reduce-in-bf16 gives bf16 gradients),
+        // the fp8 one does not.
+        QCOMPARE(s.model.training.accumulate_allreduce_grads_in_fp32, std::optional<bool>(false));
         QVERIFY(!findFlag(s, "--fp8-format"));
         QVERIFY(findFlag(s, "--mock-data"));
         QVERIFY(!findFlag(s, "--data-path"));
@@ -659,6 +660,25 @@ private slots:
         const Plan ok = planFromScript(two, test::cluster("A100-80GB:2x8,H800:2x8"), DeviceCatalog::builtin());
         QCOMPARE(ok.stages[0].device_type, std::string("A100-80GB"));
         QCOMPARE(ok.stages[1].device_type, std::string("H800"));
+    }
+
+    void gradientPrecisionFlags()
+    {
+        // Megatron-LM's arguments.py: bf16 reduces gradients in fp32 unless
+        // --grad-reduce-in-bf16; fp16 in half precision unless
+        // --accumulate-allreduce-grads-in-fp32. The model keeps only a departure from that.
+        const std::string head = "torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers 32 --hidden-size 4096 "
+                                 "--num-attention-heads 32 --seq-length 4096 --max-position-embeddings 4096 "
+                                 "--micro-batch-size 1 ";
+        auto grads = [&](const std::string& flags) { return importMegatronScript(head + flags + "\n", "g.sh").model.training; };
+        // Mapped to the model, so an export writes them from it rather than carrying them over.
+        const ImportedScript both = importMegatronScript(head + "--bf16 --grad-reduce-in-bf16 --accumulate-allreduce-grads-in-fp32\n", "g.sh");
+        QVERIFY(!findFlag(both, "--grad-reduce-in-bf16") && !findFlag(both, "--accumulate-allreduce-grads-in-fp32"));
+        QVERIFY(!grads("--bf16").accumulate_allreduce_grads_in_fp32);
+        QVERIFY(grads("--bf16").fp32Gradients());
+        QCOMPARE(grads("--bf16 --grad-reduce-in-bf16").accumulate_allreduce_grads_in_fp32, std::optional<bool>(false));
+        QVERIFY(!grads("--fp16").fp32Gradients());
+        QCOMPARE(grads("--fp16 --accumulate-allreduce-grads-in-fp32").accumulate_allreduce_grads_in_fp32, std::optional<bool>(true));
     }
 
     void scriptModelIsValidated()
