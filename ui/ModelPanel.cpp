@@ -280,6 +280,26 @@ ModelPanel::ModelPanel(ProjectDocument* document, QWidget* parent) : QWidget(par
     addField(QStringLiteral("training.precision"), precision,
              [precision](const ModelSpec& m) { precision->setCurrentIndex(precision->findData(int(m.training.precision))); },
              [precision](ModelSpec& m) { m.training.precision = Precision(precision->currentData().toInt()); });
+    // Gradient precision (docs/cost-model.md section 5.1): unset follows Megatron-LM's default
+    // for the precision; the two others are its --accumulate-allreduce-grads-in-fp32 and
+    // --grad-reduce-in-bf16 (half-precision gradients).
+    auto* grads = new QComboBox;
+    grads->addItem(tr("Default"), 0);
+    grads->addItem(tr("fp32"), 1);
+    grads->addItem(tr("Half"), 2);
+    grads->setToolTip(tr("Gradients accumulated and reduced over data parallelism in fp32 (18 bytes per parameter, "
+                         "6 + 12/d distributed) or in the training precision (20, 4 + 16/d, and half the gradient "
+                         "traffic). Default is Megatron-LM's: fp32 for bf16, half for fp16."));
+    train->addRow(tr("Gradients:"), grads);
+    addField(QStringLiteral("training.accumulate_allreduce_grads_in_fp32"), grads,
+             [grads](const ModelSpec& m) {
+                 const auto& g = m.training.accumulate_allreduce_grads_in_fp32;
+                 grads->setCurrentIndex(grads->findData(!g ? 0 : *g ? 1 : 2));
+             },
+             [grads](ModelSpec& m) {
+                 const int choice = grads->currentData().toInt();
+                 m.training.accumulate_allreduce_grads_in_fp32 = choice == 0 ? std::nullopt : std::optional<bool>(choice == 1);
+             });
     auto* distOpt = new QCheckBox(tr("Distributed optimizer"));
     train->addRow(QString(), distOpt);
     addField(QStringLiteral("training.use_distributed_optimizer"), distOpt,

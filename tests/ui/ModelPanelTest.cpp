@@ -142,6 +142,26 @@ private slots:
         QCOMPARE(doc->model().training.router_imbalance, 1.2);
     }
 
+    void gradientPrecisionIsAModelField()
+    {
+        // Default / fp32 / Half map to training.accumulate_allreduce_grads_in_fp32 unset /
+        // true / false (docs/cost-model.md section 5.1), one undo step each.
+        auto w = makeWindow();
+        w->loadExample();   // Mixtral-S in bf16, gradient precision not given
+        w->showTab(QStringLiteral("model"));
+        ProjectDocument* doc = w->document();
+        auto* grads = qobject_cast<QComboBox*>(w->modelPanel()->fieldEditor(QStringLiteral("training.accumulate_allreduce_grads_in_fp32")));
+        QVERIFY(grads);
+        QCOMPARE(grads->currentText(), QStringLiteral("Default"));
+        QVERIFY(!doc->model().training.accumulate_allreduce_grads_in_fp32);
+        grads->setCurrentIndex(grads->findText(QStringLiteral("Half")));
+        QCOMPARE(doc->model().training.accumulate_allreduce_grads_in_fp32, std::optional<bool>(false));
+        QVERIFY(!doc->model().training.fp32Gradients());
+        doc->undoStack()->undo();
+        QVERIFY(!doc->model().training.accumulate_allreduce_grads_in_fp32);
+        QCOMPARE(grads->currentText(), QStringLiteral("Default"));
+    }
+
     void runRefusesWhileAFieldHoldsAValueNotTaken()
     {
         // Layers typed as 0 is marked and not taken (validateModel: a positive count); F5
