@@ -257,15 +257,8 @@ void CompareView::paintDifferences()
     const QPalette& pal = palette();
     for (int r = 0; r < m_table->rowCount(); ++r)
         for (int c = 0; c < m_table->columnCount(); ++c)
-            if (QTableWidgetItem* item = m_table->item(r, c)) {
-                if (item->data(kDiffersRole).toBool()) {
-                    item->setBackground(style::differsBackground(pal));
-                    item->setForeground(style::differsForeground(pal));
-                } else {
-                    item->setData(Qt::BackgroundRole, QVariant());
-                    item->setData(Qt::ForegroundRole, QVariant());
-                }
-            }
+            if (QTableWidgetItem* item = m_table->item(r, c))
+                style::markDiffers(item, item->data(kDiffersRole).toBool(), pal);
 }
 
 void CompareView::fitChooser()

@@ -5,6 +5,7 @@
 #include <QHash>
 #include <qcustomplot.h>
 #include <QStringList>
+#include <QTableWidgetItem>
 
 #include <algorithm>
 #include <cmath>
@@ -152,6 +153,16 @@ QColor differsBackground(const QPalette& palette)
 QColor differsForeground(const QPalette& palette)
 {
     return isDark(palette) ? palette.color(QPalette::Text) : QColor(Qt::black);
+}
+void markDiffers(QTableWidgetItem* item, bool differs, const QPalette& palette)
+{
+    if (differs) {
+        item->setBackground(differsBackground(palette));
+        item->setForeground(differsForeground(palette));
+    } else {
+        item->setData(Qt::BackgroundRole, QVariant());
+        item->setData(Qt::ForegroundRole, QVariant());
+    }
 }
 QColor problemColor() { return QColor(0xd3, 0x2f, 0x2f); }
 QColor bottleneckMarkColor(const QPalette& palette) { return palette.color(QPalette::Text); }

@@ -11,6 +11,7 @@
 
 class QCustomPlot;
 class QCPLegend;
+class QTableWidgetItem;
 
 namespace hapmoe::ui::style {
 
@@ -56,6 +57,9 @@ bool isDark(const QPalette& palette);
 // dark amber (30 % amber over the dark base) under the theme's text in the dark one.
 QColor differsBackground(const QPalette& palette);
 QColor differsForeground(const QPalette& palette);
+// Paints a table cell in those colours when it differs, and gives it back the view's own
+// colours when it does not (called again on a theme switch).
+void markDiffers(QTableWidgetItem* item, bool differs, const QPalette& palette);
 
 enum class MemoryPart { Weights, Gradients, Optimizer, Activations, MoeBuffers, Overhead };
 QColor memoryColor(MemoryPart part);

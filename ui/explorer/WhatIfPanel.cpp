@@ -521,13 +521,7 @@ void WhatIfPanel::paintChanges()
         QTableWidgetItem* item = m_figures->item(r, 2);
         if (!item)
             continue;
-        if (item->data(kChangedRole).toBool()) {
-            item->setBackground(style::differsBackground(pal));
-            item->setForeground(style::differsForeground(pal));
-        } else {
-            item->setData(Qt::BackgroundRole, QVariant());
-            item->setData(Qt::ForegroundRole, QVariant());
-        }
+        style::markDiffers(item, item->data(kChangedRole).toBool(), pal);
     }
 }
 
