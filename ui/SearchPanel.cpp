@@ -551,10 +551,8 @@ void SearchPanel::showResult(const SearchResult& r)
         status += QStringLiteral("; ") + QString::fromStdString(r.devices_left_out);
     if (!r.plans.empty() && r.exact_fallback)
         status += tr("; the load-balance and communication prunings left nothing that fits, so the search ran again without them");
-    if (!r.plans.empty()) {
-        if (const QString comparison = baselineStatus(r); !comparison.isEmpty())
-            status += QStringLiteral("; ") + comparison;
-    }
+    if (const QString comparison = baselineStatus(r); !comparison.isEmpty())   // empty without plans
+        status += QStringLiteral("; ") + comparison;
     if (r.current && !m_scriptNote.isEmpty())
         status += QStringLiteral("; ") + m_scriptNote;
     // The imported script's configuration, when it is not in the list: say why (the script

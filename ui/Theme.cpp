@@ -173,9 +173,7 @@ QColor problemFieldBackground(const QPalette& palette)
     // Light: the pale red fields always had (#f8d0cc); dark: red 900 at a third over Base.
     if (!isDark(palette))
         return QColor(0xf8, 0xd0, 0xcc);
-    const QColor red(0xb7, 0x1c, 0x1c), base = palette.color(QPalette::Base);
-    const auto mix = [](int a, int b) { return static_cast<int>(0.35 * a + 0.65 * b + 0.5); };
-    return QColor(mix(red.red(), base.red()), mix(red.green(), base.green()), mix(red.blue(), base.blue()));
+    return QColor(style::mix(palette.color(QPalette::Base), QColor(0xb7, 0x1c, 0x1c), 0.35).rgb());
 }
 
 QColor problemFieldText(const QPalette& palette)
@@ -189,10 +187,7 @@ QColor quietTextColor(const QPalette& palette)
     // From half way to the window's colour towards the text's: the first that reads at 4.6:1
     // (a margin over 4.5 for the 8-bit rounding) on both backgrounds.
     for (int share = 50; share < 100; share += 5) {
-        const double t = share / 100.0;
-        const QColor c(static_cast<int>(t * text.red() + (1 - t) * window.red() + 0.5),
-                       static_cast<int>(t * text.green() + (1 - t) * window.green() + 0.5),
-                       static_cast<int>(t * text.blue() + (1 - t) * window.blue() + 0.5));
+        const QColor c(style::mix(window, text, share / 100.0).rgb());
         if (contrastRatio(c, window) >= 4.6 && contrastRatio(c, palette.color(QPalette::Base)) >= 4.6)
             return c;
     }

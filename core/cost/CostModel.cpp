@@ -23,6 +23,20 @@ namespace {
 
 constexpr double GiB = 1024.0 * 1024.0 * 1024.0;
 
+// Bytes per parameter of the model state (section 5.1, Megatron
+// docs/user-guide/features/dist_optimizer.md): with fp32 gradients (bf16's default) 2 (param)
+// + 4 (fp32 grad buffer, the main gradient) + 12 (fp32 param, Adam m and v) = 18, the
+// distributed optimizer sharding the 12 over DP x CP (EDP for experts): 6 + 12/d. With
+// half-precision gradients (fp16's default) 2 + 2 (grad buffer) + 16 (fp32 main gradient,
+// param, m, v) = 20, sharded: 4 + 16/d. The gradient buffer is what DP reduces.
+struct StateBytes {
+    double weight = 2.0, gradient = 4.0, optimizer = 12.0;
+};
+StateBytes stateBytes(const TrainingSpec& t)
+{
+    return t.fp32Gradients() ? StateBytes{2.0, 4.0, 12.0} : StateBytes{2.0, 2.0, 16.0};
+}
+
 // Size dependence of GEMM efficiency (section 3.1): Calculon's A100 system file
 // (systems/a100_80g.json, matrix efficiency 0.6 at 1 GFLOP, 0.9 at 16, 0.95 at >= 128),
 // normalised to its large-GEMM value; the device's large-GEMM fraction comes from the
@@ -685,8 +699,8 @@ double CostModel::minimumModelStateBytes(double optimizerOffloadFraction) const
     // Data and context parallelism only replicate, and the distributed optimizer only shards
     // what one replica holds, so no plan holds less.
     const double offload = std::clamp(optimizerOffloadFraction, 0.0, 1.0);
-    const bool fp32Grads = d->model.training.fp32Gradients();
-    return countParameters(d->model).total * (2.0 + (fp32Grads ? 4.0 : 2.0) + (fp32Grads ? 12.0 : 16.0) * (1.0 - offload));
+    const StateBytes b = stateBytes(d->model.training);
+    return countParameters(d->model).total * (b.weight + b.gradient + b.optimizer * (1.0 - offload));
 }
 
 const ModelSpec& CostModel::model() const { return d->model; }
@@ -882,13 +896,9 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
     const double denseDev = denseParams / tp + nLayers * s.replicatedKvParams(tp);
     const double expertDev = nMoe * s.expertParams() / (static_cast<double>(ep) * etp);
 
-    // Megatron docs/user-guide/features/dist_optimizer.md (section 5.1): with fp32 gradients
-    // (bf16's default) 2 (param) + 4 (fp32 grad buffer, the main gradient) + 12 (fp32 param,
-    // Adam m and v) = 18 bytes, the distributed optimizer sharding the 12 over DP x CP (EDP
-    // for experts): 6 + 12/d. With half-precision gradients (fp16's default) 2 + 2 (grad
-    // buffer) + 16 (fp32 main gradient, param, m, v) = 20, sharded: 4 + 16/d.
-    const bool fp32Grads = m.model.training.fp32Gradients();
-    const double wB = 2.0, gB = fp32Grads ? 4.0 : 2.0, oB = fp32Grads ? 12.0 : 16.0;
+    // 18 or 20 bytes per parameter, the optimizer's part sharded by the distributed optimizer.
+    const StateBytes bytes = stateBytes(m.model.training);
+    const double wB = bytes.weight, gB = bytes.gradient, oB = bytes.optimizer;
     // Parameters this rank's optimizer updates: its shard with the distributed optimizer.
     const double updated = distOpt ? denseDev / dpcp + expertDev / edp : denseDev + expertDev;
     est.memory.weights = wB * (denseDev + expertDev);
@@ -1039,7 +1049,8 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
     // fp32 param, m, v (16) + write of param, m, v (12) + bf16 copy (2) = 34 bytes/param;
     // half-precision gradients are first copied into the fp32 main gradients (read 2, write
     // 4: Megatron's _copy_model_grads_to_main_grads), 40.
-    est.optimizer = dev.memTime((fp32Grads ? 34.0 : 40.0) * updated * (1.0 - offload));
+    const double gradientCopy = gB < 4.0 ? gB + 4.0 : 0.0;
+    est.optimizer = dev.memTime((34.0 + gradientCopy) * updated * (1.0 - offload));
     if (offload > 0) {
         // Megatron-Core's HybridDeviceOptimizer (section 7.3): fp32 main gradients go to the
         // host (4 bytes), the host steps Adam, the updated fp32 parameters come back (4 bytes);
@@ -1106,8 +1117,8 @@ double CostModel::tiedEmbeddingSync(const StagePlan& first, const StagePlan& las
     const DeviceInfo& da = m.device(first.device_type);
     const DeviceInfo& db = m.device(last.device_type);
     const GroupLink link = m.between(m.stageNodes(first), first, da, last, db);
-    // The main gradient: fp32, or half precision (TrainingSpec::fp32Gradients, section 5.1).
-    const double bytes = (m.model.training.fp32Gradients() ? 4.0 : 2.0) * m.shape.vocab * m.shape.h / std::max(1, first.tp);
+    // The gradient buffer: fp32, or half precision (section 5.1).
+    const double bytes = stateBytes(m.model.training).gradient * m.shape.vocab * m.shape.h / std::max(1, first.tp);
     // Different DP on the two ends (FlagScale meshes): every pipeline from a rank of the first
     // stage to one of the last has its own pair, so a rank of the end with fewer replicas is in
     // r = max / min pairs and runs r all-reduces one after the other (FlagScale

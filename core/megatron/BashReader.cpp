@@ -1352,23 +1352,32 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
         isSet = lookup(name, value);
     }
     if (isList && !isSet) isSet = false;
-    const std::string joined = [&] {
+    auto joinList = [](const std::vector<std::string>& list) {
         std::string s;
-        for (std::size_t e = 0; e < elements.size(); ++e) s += (e ? " " : "") + elements[e];
+        for (std::size_t e = 0; e < list.size(); ++e) s += (e ? " " : "") + list[e];
         return s;
-    }();
+    };
+    const std::string joined = joinList(elements);
     const bool isEmpty = isList ? elements.empty() || joined.empty() : value.empty();
 
+    // A list's elements ("${A[@]}" one word each, otherwise joined and split), or a slice of them.
+    auto emitList = [&](const std::vector<std::string>& list) {
+        const std::string all = joinList(list);
+        chargeExpansion(all.size(), line);
+        if (quoted && atForm) {
+            for (std::size_t e = 0; e < list.size(); ++e)
+                pieces.push_back({list[e], false, e > 0});
+        } else {
+            pieces.push_back({all, !quoted, false});
+        }
+    };
     auto emitValue = [&] {
-        chargeExpansion(isList ? joined.size() : value.size(), line);
         if (isList) {
-            if (quoted && atForm) {
-                for (std::size_t e = 0; e < elements.size(); ++e)
-                    pieces.push_back({elements[e], false, e > 0});
-            } else {
-                pieces.push_back({joined, !quoted, false});
-            }
-        } else if (m_opaqueVars.count(name)) {
+            emitList(elements);
+            return;
+        }
+        chargeExpansion(value.size(), line);
+        if (m_opaqueVars.count(name)) {
             keepOpaque(pieces, value);
         } else {
             pieces.push_back({value, !quoted, false});
@@ -1524,16 +1533,7 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
                     const long long stop = hasLength ? std::min(size, offset + length) : size;
                     slice.assign(elements.begin() + offset, elements.begin() + std::max(offset, stop));
                 }
-                elements = std::move(slice);
-                std::string joinedSlice;
-                for (std::size_t e = 0; e < elements.size(); ++e) joinedSlice += (e ? " " : "") + elements[e];
-                chargeExpansion(joinedSlice.size(), line);
-                if (quoted && atForm) {
-                    for (std::size_t e = 0; e < elements.size(); ++e)
-                        pieces.push_back({elements[e], false, e > 0});
-                } else {
-                    pieces.push_back({joinedSlice, !quoted, false});
-                }
+                emitList(slice);
                 return;
             }
             if (offset < 0 || offset > size) {

@@ -904,11 +904,10 @@ private:
         // against the same rule when the plan is built (deploymentProblems).
         if (const int etp = p.etp > 0 ? p.etp : p.tp;
             m_out.model.isMoe() && m_out.model.add_bias_linear && etp > 1 && !has("--hetero-process-meshes")) {
-            const std::string flag = p.etp > 0 ? "--expert-tensor-parallel-size" : "--tensor-model-parallel-size";
-            m_out.invalid_values.push_back({flag, std::to_string(etp), "", at(flag) + "ETP " + std::to_string(etp)
-                                            + (p.etp > 0 ? "" : " (ETP defaults to TP)")
-                                            + " with the linear bias on: Megatron-Core asserts ETP == 1 for MoE layers with bias "
-                                              "(add --disable-bias-linear, or --expert-tensor-parallel-size 1)"});
+            broken(p.etp > 0 ? "--expert-tensor-parallel-size" : "--tensor-model-parallel-size",
+                   "ETP " + std::to_string(etp) + (p.etp > 0 ? "" : " (ETP defaults to TP)")
+                       + " with the linear bias on: Megatron-Core asserts ETP == 1 for MoE layers with bias "
+                         "(add --disable-bias-linear, or --expert-tensor-parallel-size 1)");
         }
         p.sequence_parallel = has("--sequence-parallel");
         requireSequenceParallel(p, p.tp > 1, "--tensor-model-parallel-size", "TP > 1");

@@ -168,8 +168,8 @@ void ExportDialog::clearPlan()
     m_script->setLineWrapMode(QPlainTextEdit::WidgetWidth);
     m_hostfile->clear();
     m_checks->clear();
-    m_refusal->setText(tr("No plan to export."));
     showStatus(QString(), false);
+    showVerdict();   // "No plan to export."
     m_copy->setEnabled(false);
     m_saveLauncher->setEnabled(false);
     m_savePlan->setEnabled(false);

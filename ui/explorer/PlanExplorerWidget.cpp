@@ -134,12 +134,13 @@ PlanExplorerWidget::PlanExplorerWidget(QWidget* parent)
     // put when Compare, which draws the partition of every plan it compares, leaves it out.
     // A view may stand in a holder (a scroll area) on its page.
     const auto addPage = [this](QWidget* view, const QString& label, bool withStrip, QWidget* holder = nullptr) {
-        QWidget* page = holder ? holder : view;
+        QWidget* content = holder ? holder : view;
+        QWidget* page = content;
         if (withStrip) {
             page = new QWidget(d->tabs);
             auto* layout = new QVBoxLayout(page);
             layout->setContentsMargins(0, 0, 0, 0);
-            layout->addWidget(holder ? holder : view, 1);
+            layout->addWidget(content, 1);
         }
         d->views << view;
         d->tabs->addTab(page, label);
