@@ -7,16 +7,29 @@
 
 namespace hapmoe {
 
-Candidates::Candidates(const SearchSpace& space, const RunConfig& config, const std::vector<double>& speed)
-    : m_space(space), m_config(config), m_opts(static_cast<std::size_t>(space.numTypes()))
+Candidates::Candidates(const SearchSpace& space, const RunConfig& config, const TypeSpeeds& speeds)
+    : m_space(space), m_config(config), m_opts(static_cast<std::size_t>(space.numTypes())),
+      m_firstExtra(speeds.first_extra), m_lastExtra(speeds.last_extra)
 {
     const int N = space.model().num_layers;
+    const std::vector<double>& speed = speeds.layers_per_s;
     // Load balance (paper section 3.4, pruning 1): a stage of d devices of type h holds
-    // about w N layers, w = d P_h / sum over the run's types of (devices * P_h).
+    // about the share w = d P_h / sum over the run's types of (devices * P_h) of the work.
+    // Its work counts, in layers of its type, the embedding if it is the first stage and the
+    // output layer with its loss if it is the last (x). It holds at least (1 - delta) w of
+    // the layers and its own x, and at most (1 + delta) w' of the run's work W: the N layers
+    // and both ends' x at the run's share-weighted mean, since where an end stage's x alone
+    // exceeds its share the other stages take the layers it cannot (window()).
     double total = 0;
     for (int h = 0; h < space.numTypes(); ++h)
         if (config.type_mask & (1u << h))
             total += space.types()[static_cast<std::size_t>(h)].total * speed[static_cast<std::size_t>(h)];
+    double work = N;
+    for (int h = 0; h < space.numTypes(); ++h)
+        if ((config.type_mask & (1u << h)) && total > 0) {
+            const auto i = static_cast<std::size_t>(h);
+            work += space.types()[i].total * speed[i] / total * (m_firstExtra[i] + m_lastExtra[i]);
+        }
     for (int h = 0; h < space.numTypes(); ++h) {
         if (!(config.type_mask & (1u << h)))
             continue;
@@ -61,13 +74,21 @@ Candidates::Candidates(const SearchSpace& space, const RunConfig& config, const 
                         wMax = std::max(wMax, d * ph / (total - (t.total - classDevices) * ph));
                 }
             }
-            o.lo = std::max(1, static_cast<int>(std::floor((1.0 - config.delta) * w * N)));
-            o.hi = std::min(N, static_cast<int>(std::ceil((1.0 + config.delta) * wMax * N)));
-            if (o.hi < o.lo)
-                o.hi = o.lo;
+            o.work_lo = (1.0 - config.delta) * w;
+            o.work_hi = (1.0 + config.delta) * wMax * work;
             m_opts[static_cast<std::size_t>(h)].push_back(std::move(o));
         }
     }
+}
+
+std::pair<int, int> Candidates::window(const Opt& o, int type, bool first, bool last) const
+{
+    const int N = m_space.model().num_layers;
+    const auto i = static_cast<std::size_t>(type);
+    const double extra = (first ? m_firstExtra[i] : 0.0) + (last ? m_lastExtra[i] : 0.0);
+    const int lo = std::clamp(static_cast<int>(std::floor(o.work_lo * (N + extra) - extra)), 1, N);
+    const int hi = std::clamp(static_cast<int>(std::ceil(o.work_hi - extra)), 1, N);
+    return {lo, std::max(lo, hi)};
 }
 
 bool Candidates::closes(int type, int m) const

@@ -29,7 +29,7 @@ struct Choice {
 
 class Candidates {
 public:
-    Candidates(const SearchSpace& space, const RunConfig& config, const std::vector<double>& speed);
+    Candidates(const SearchSpace& space, const RunConfig& config, const TypeSpeeds& speed);
 
     // Calls f(choice) for every stage that may come before the partial pipeline, and
     // counts the choices the load-balance rule removes.
@@ -64,15 +64,21 @@ private:
     struct Opt {
         int d;
         std::vector<int> knobs;   // indices into SearchSpace::knobs(type, d)
-        int lo, hi;               // layer window (load balance), or 1..N
+        // Load balance (docs/search.md section 4): (1 - delta) w, and (1 + delta) w' W, the
+        // most work the stage may hold in layers of its type, embedding and output included.
+        double work_lo = 0, work_hi = 0;
         bool vary = false;        // SearchSpace::knobsVary(type, d)
     };
+    // The layer counts [lo, hi] that put a stage's work in the option's window, the first
+    // stage's embedding and the last stage's output layer counted.
+    std::pair<int, int> window(const Opt& o, int type, bool first, bool last) const;
     bool closes(int type, int m) const;   // may a type's use end at position m?
     bool typeOpens(const Partial& p, int type) const;
 
     const SearchSpace& m_space;
     RunConfig m_config;
     std::vector<std::vector<Opt>> m_opts;   // per type
+    std::vector<double> m_firstExtra, m_lastExtra;   // TypeSpeeds, per type
 };
 
 template <class F>
@@ -131,19 +137,31 @@ void Candidates::forEachGroup(const Partial& p, F&& f, long long& loadPruned) co
             int lo = 1, hi = p.j;
             if (m_config.even_pp > 0)
                 lo = hi = N / m_config.even_pp;
+            // The stage holding layer 0 (n == p.j) is the first: its window counts the
+            // embedding; the stage placed first here (p.k == 0) is the last.
+            int midLo = lo, midHi = std::min(hi, p.j - 1);
+            bool firstOk = lo <= p.j && p.j <= hi;
             if (m_config.load_balance) {
-                const int blo = std::max(lo, o.lo), bhi = std::min(hi, o.hi);
-                loadPruned += static_cast<long long>(o.knobs.size())
-                    * (std::max(0, hi - lo + 1) - std::max(0, std::min(bhi, hi) - std::max(blo, lo) + 1));
-                lo = blo;
-                hi = bhi;
+                const bool last = p.k == 0;
+                const auto [wlo, whi] = window(o, h, false, last);
+                const auto [flo, fhi] = window(o, h, true, last);
+                const int before = std::max(0, midHi - midLo + 1) + (firstOk ? 1 : 0);
+                midLo = std::max(midLo, wlo);
+                midHi = std::min(midHi, whi);
+                firstOk = firstOk && flo <= p.j && p.j <= fhi;
+                const int after = std::max(0, midHi - midLo + 1) + (firstOk ? 1 : 0);
+                loadPruned += static_cast<long long>(o.knobs.size()) * (before - after);
             }
-            for (int n = lo; n <= hi && n <= p.j; ++n) {
+            auto visit = [&](int n) {
                 if (m_config.fixed_level >= 2 && m_config.fixed_level != kFullAll && n <= m_config.fixed_level - 1)
-                    continue;   // Megatron's full-k setting needs k < layers on every stage
+                    return;   // Megatron's full-k setting needs k < layers on every stage
                 c.n = n;
                 f(c, *knobs);
-            }
+            };
+            for (int n = midLo; n <= midHi; ++n)
+                visit(n);
+            if (firstOk)
+                visit(p.j);
         }
     }
 }

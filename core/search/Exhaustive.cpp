@@ -15,11 +15,10 @@ RunResult Exhaustive::run(const RunConfig& config, RunControl& control)
     RunResult result;
     const int N = m_space.model().num_layers;
     const int M = config.microbatches;
-    const std::vector<double> noSpeed(static_cast<std::size_t>(m_space.numTypes()), 1.0);
     RunConfig cfg = config;
     cfg.load_balance = false;   // the oracle knows no heuristic
     cfg.comm_prune = false;
-    const Candidates cand(m_space, cfg, noSpeed);
+    const Candidates cand(m_space, cfg, TypeSpeeds::uniform(m_space.numTypes()));
     const std::size_t keep = static_cast<std::size_t>(std::max(1, config.keep));
 
     // Stages from the last one backwards; stack[i] is the stage i places from the end.

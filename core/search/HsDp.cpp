@@ -102,7 +102,7 @@ void fillUnused(Plan& plan, const SearchSpace& space, const std::string& reason)
     }
 }
 
-HsDp::HsDp(const SearchSpace& space, StageEvaluator& evaluator, const std::vector<double>& speed)
+HsDp::HsDp(const SearchSpace& space, StageEvaluator& evaluator, const TypeSpeeds& speed)
     : m_space(space), m_eval(evaluator), m_speed(speed)
 {
 }

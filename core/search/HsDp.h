@@ -12,14 +12,14 @@ namespace hapmoe {
 
 class HsDp {
 public:
-    HsDp(const SearchSpace& space, StageEvaluator& evaluator, const std::vector<double>& speed);
+    HsDp(const SearchSpace& space, StageEvaluator& evaluator, const TypeSpeeds& speed);
     // progress: where the run reports the share of its layers placed (JobProgress).
     RunResult run(const RunConfig& config, RunControl& control, const JobProgress& progress = {});
 
 private:
     const SearchSpace& m_space;
     StageEvaluator& m_eval;
-    const std::vector<double>& m_speed;
+    const TypeSpeeds& m_speed;
 };
 
 // Names the devices a plan leaves idle (per node), with the reason.

@@ -188,7 +188,6 @@ public:
     double knownBest() const { return m_knownBest; }
     int gbs() const { return m_gbs; }
     int mbs0() const { return m_mbs0; }
-    const std::vector<double>& speeds() const { return m_speed; }
 
     RunConfig base(bool heuristics) const
     {
@@ -627,8 +626,8 @@ public:
         for (int h = 0; h < m_space.numTypes(); ++h)
             order[static_cast<std::size_t>(h)] = h;
         std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-            return m_space.types()[static_cast<std::size_t>(a)].total * m_speed[static_cast<std::size_t>(a)]
-                > m_space.types()[static_cast<std::size_t>(b)].total * m_speed[static_cast<std::size_t>(b)];
+            return m_space.types()[static_cast<std::size_t>(a)].total * m_speed.layers_per_s[static_cast<std::size_t>(a)]
+                > m_space.types()[static_cast<std::size_t>(b)].total * m_speed.layers_per_s[static_cast<std::size_t>(b)];
         });
         return order;
     }
@@ -664,7 +663,10 @@ private:
     void computeSpeeds()
     {
         // P_h: layers per second of one device of type h (tp = 1), from the cost model, so
-        // that a profile's measured tables count (paper section 3.4, pruning 1).
+        // that a profile's measured tables count (paper section 3.4, pruning 1). And what the
+        // embedding (a first stage) and the output layer with its loss (a last stage) add to
+        // that layer's forward and backward, in layers of the type: the load-balance window
+        // counts them (docs/search.md section 4).
         const ModelSpec& model = m_cost.model();
         int layer = 0;
         for (int l = 0; l < model.num_layers; ++l)
@@ -679,13 +681,19 @@ private:
             st.first_layer = layer;
             st.num_layers = 1;
             st.micro_batch_size = m_mbs0;
-            StageContext ctx;
-            ctx.stage_index = 1;
-            ctx.num_stages = 3;
-            ctx.num_microbatches = 1;
-            const StageEstimate e = m_cost.estimateStage(st, ctx);
-            const double c = e.t_fwd + e.t_bwd;
-            m_speed.push_back(c > 0 ? 1.0 / c : 1.0);
+            auto time = [&](int stageIndex) {
+                StageContext ctx;
+                ctx.stage_index = stageIndex;
+                ctx.num_stages = 3;
+                ctx.num_microbatches = 1;
+                ctx.notes = false;
+                const StageEstimate e = m_cost.estimateStage(st, ctx);
+                return e.t_fwd + e.t_bwd;
+            };
+            const double c = time(1);
+            m_speed.layers_per_s.push_back(c > 0 ? 1.0 / c : 1.0);
+            m_speed.first_extra.push_back(c > 0 ? std::max(0.0, time(0) / c - 1.0) : 0.0);
+            m_speed.last_extra.push_back(c > 0 ? std::max(0.0, time(2) / c - 1.0) : 0.0);
         }
     }
 
@@ -693,7 +701,7 @@ private:
     const SearchOptions& m_options;
     RunControl& m_control;
     SearchSpace m_space;
-    std::vector<double> m_speed;
+    TypeSpeeds m_speed;
     int m_gbs = 1;
     int m_mbs0 = 1;
     int m_threads = 1;

@@ -17,6 +17,23 @@
 
 namespace hapmoe {
 
+// How fast each device type of the search space runs the model (paper section 3.4, pruning 1),
+// from the cost model, so that a profile's tables count. Indexed by SearchSpace type.
+struct TypeSpeeds {
+    std::vector<double> layers_per_s;   // P_h: layers per second of one device (TP 1)
+    // The embedding a first stage runs and the output layer with its loss a last stage runs,
+    // forward and backward, in layers of that type (0 when the stage holds neither).
+    std::vector<double> first_extra;
+    std::vector<double> last_extra;
+
+    // Every type at one layer per second and no extra work (the oracle, which has no window).
+    static TypeSpeeds uniform(int types)
+    {
+        const auto n = static_cast<std::size_t>(types);
+        return {std::vector<double>(n, 1.0), std::vector<double>(n, 0.0), std::vector<double>(n, 0.0)};
+    }
+};
+
 struct RunConfig {
     Target target = Target::FlagScale;   // Megatron or FlagScale, never Any
     int mbs0 = 1;                        // micro-batch size of the first mesh

@@ -94,6 +94,7 @@ private slots:
     void prunedOutPlansAreFoundBeforeOffloading();
     void nodeListingOrderDoesNotMatter();
     void twoNodeSizesPrunedFindsTheOptimum();
+    void loadBalanceCountsTheOutputLayer();
     void tiedEmbeddingsAcrossTheBridge();
     void flexDispatcherLeavesOutDevicesWithoutDeepEp();
     void largeRegularCluster();
@@ -473,6 +474,17 @@ std::pair<SearchResult, SearchResult> exactAndExhaustive(const CostModel& cost, 
     return {std::move(exact), runSearch(cost, opt)};
 }
 
+// The default search (every pruning) and --exact, on two threads, without baselines.
+std::pair<SearchResult, SearchResult> prunedAndExact(const CostModel& cost)
+{
+    SearchOptions opt;
+    opt.threads = 2;
+    opt.baselines = false;
+    SearchResult pruned = runSearch(cost, opt);
+    opt.exact = true;
+    return {std::move(pruned), runSearch(cost, opt)};
+}
+
 } // namespace
 
 void SearchEngineTest::unrunnablePlansDoNotPrune()
@@ -814,12 +826,7 @@ void SearchEngineTest::twoNodeSizesPrunedFindsTheOptimum()
         const ModelSpec* m = findModelPreset(model);
         QVERIFY(m);
         const CostModel cost(*m, clusterFromShorthand(shorthand, cat), cat);
-        SearchOptions opt;
-        opt.threads = 2;
-        opt.baselines = false;
-        const SearchResult pruned = runSearch(cost, opt);
-        opt.exact = true;
-        const SearchResult exact = runSearch(cost, opt);
+        const auto [pruned, exact] = prunedAndExact(cost);
         QVERIFY(!pruned.plans.empty() && !exact.plans.empty());
         QCOMPARE(pruned.plans.front().prediction.iteration_time_s, exact.plans.front().prediction.iteration_time_s);
         std::set<int> h800Sizes;
@@ -828,6 +835,37 @@ void SearchEngineTest::twoNodeSizesPrunedFindsTheOptimum()
                 h800Sizes.insert(st.numDevices());
         QVERIFY2(h800Sizes.size() == 2, shorthand);
     }
+}
+
+void SearchEngineTest::loadBalanceCountsTheOutputLayer()
+{
+    // A small model with a large vocabulary: the output layer's GEMM, 2 s h V = 1.10e12 FLOPs
+    // per sequence forward, outweighs six of its layers (24 s h^2 (1 + s / 6h) = 1.72e11,
+    // Korthikanti's count), and its unfused cross-entropy moves 52 B per logit (27.9 GB per
+    // sequence, docs/cost-model.md section 3.6), so the stage that holds it should hold fewer
+    // layers than its devices' share of the throughput gives. The load-balance window counts
+    // the embedding and the output layer (docs/search.md section 4); counting layers only, the
+    // pruned search returned a 4 + 4 split at 0.1478 s, against the 0.1353 s optimum of
+    // --exact, whose last stage (the four A100) holds one layer.
+    ModelSpec m;
+    m.name = "wide-vocabulary";
+    m.num_layers = 8;
+    m.hidden_size = 1024;
+    m.num_attention_heads = 16;
+    m.vocab_size = 131072;
+    m.seq_length = 4096;
+    m.untie_embeddings_and_output_weights = true;
+    m.training.micro_batch_size = 1;
+    m.training.global_batch_size = 16;
+    const DeviceCatalog& cat = DeviceCatalog::builtin();
+    const CostModel cost(m, clusterFromShorthand("A100-80GB:1x4,H20:1x4", cat), cat);
+    const auto [pruned, exact] = prunedAndExact(cost);
+    QVERIFY(!pruned.plans.empty() && !exact.plans.empty());
+    QCOMPARE(pruned.plans.front().prediction.iteration_time_s, exact.plans.front().prediction.iteration_time_s);
+    const Plan& best = pruned.plans.front().plan;
+    QCOMPARE(best.pp(), 2);
+    QCOMPARE(best.stages.back().num_layers, 1);
+    QVERIFY(pruned.pruned.load_balance > 0);   // the window still prunes
 }
 
 void SearchEngineTest::tiedEmbeddingsAcrossTheBridge()
