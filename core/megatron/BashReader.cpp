@@ -27,6 +27,11 @@ constexpr std::size_t kMaxValueBytes = std::size_t(16) << 20;       // one varia
 constexpr std::size_t kMaxArrayElements = std::size_t(1) << 20;     // one array
 constexpr std::size_t kMaxExpandedBytes = std::size_t(256) << 20;   // all expansions of a script
 constexpr std::size_t npos = std::string::npos;
+// Function calls: bash sets no depth limit (FUNCNEST is unset), but a call nested this deep
+// in a launch script is a recursion the text does not end; and the commands read in calls,
+// all told, stop far above any launch script's.
+constexpr std::size_t kMaxCallDepth = 64;
+constexpr std::size_t kMaxCalledCommands = 100000;
 
 bool isNameStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
 bool isNameChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
@@ -193,7 +198,30 @@ const std::set<std::string>& reservedWords()
     return words;
 }
 
+// What ends a branch of a case block (manual 3.2.5.2).
+bool isCaseTerminator(std::string_view s) { return s == ";;" || s == ";&" || s == ";;&"; }
+
 } // namespace
+
+// How many { groups a command opens (+) or closes (-) with the reserved words it starts with
+// ("{", "then {", "}", "function NAME {"): where a function body ends.
+int BashReader::braceDepthChange(const RawCommand& cmd)
+{
+    static const std::set<std::string> leading = {"if", "elif", "while", "until", "then", "else", "do", "!", "time"};
+    int change = 0;
+    for (std::size_t w = 0; w < cmd.words.size() && !cmd.words[w].array_assign; ++w) {
+        const std::string& t = cmd.words[w].text;
+        if (t == "{")
+            ++change;
+        else if (t == "}")
+            --change;
+        else if (t == "function")
+            ++w;   // and its name
+        else if (!leading.count(t))
+            break;
+    }
+    return change;
+}
 
 BashReader::BashReader(std::string fileName) : m_file(std::move(fileName)) {}
 
@@ -242,6 +270,16 @@ std::vector<std::string> BashReader::exportedVariables() const
 
 bool BashReader::lookup(const std::string& name, std::string& value) const
 {
+    // $1 ... of a call (the script's own are never set); "0" is the script's name.
+    if (!m_frames.empty() && !name.empty() && name != "0"
+        && std::all_of(name.begin(), name.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
+        const std::vector<std::string>& args = m_frames.back().args;
+        const std::size_t n = name.size() > 9 ? npos : std::stoul(name);
+        if (n == 0 || n > args.size())
+            return false;
+        value = args[n - 1];
+        return true;
+    }
     if (auto it = m_vars.find(name); it != m_vars.end()) {
         value = it->second;
         return true;
@@ -264,10 +302,10 @@ std::vector<BashReader::RawCommand> BashReader::tokenize(std::string_view input)
     std::vector<std::pair<std::string, bool>> heredocs;   // delimiter, strip leading tabs
 
     auto endCommand = [&](std::string separator) {
-        if (cur.words.empty() && separator == ";;") {
-            // The end of a case branch on a line of its own: kept as a command ";;" so that
-            // read() sees where the branch ends.
-            cur.words.push_back(RawWord{";;", false, {}});
+        if (cur.words.empty() && isCaseTerminator(separator)) {
+            // The end of a case branch on a line of its own: kept as a command (";;") so
+            // that run() sees where the branch ends.
+            cur.words.push_back(RawWord{separator, false, {}});
             cur.line = line;
         }
         if (!cur.words.empty()) {
@@ -384,6 +422,8 @@ std::vector<BashReader::RawCommand> BashReader::tokenize(std::string_view input)
             std::string separator(1, c);
             if ((c == '&' || c == '|' || c == ';') && i + 1 < n && text[i + 1] == c)
                 separator += c;
+            if (c == ';' && i + separator.size() < n && text[i + separator.size()] == '&')
+                separator += '&';   // ";&" and ";;&" end a case branch
             endCommand(separator);
             i += separator.size();
             continue;
@@ -498,21 +538,36 @@ bool BashReader::active() const
 
 void BashReader::read(std::string_view text)
 {
-    const std::vector<RawCommand> commands = tokenize(text);
+    run(tokenize(text));
+}
+
+void BashReader::run(const std::vector<RawCommand>& commands)
+{
     // The exit status of the last command run in the current && / || list, and the test that
     // gave it (for the warning when it cannot be decided).
     Truth status = Truth::True;
     std::string statusTest;
-    auto isCase = [&] { return !m_branches.empty() && m_branches.back().kind == Branch::Kind::Case; };
+    // The blocks open where these commands begin (a call's): those the commands open are
+    // closed when they end, also after `return`.
+    const std::size_t base = m_branches.size();
+    auto isCase = [&] { return m_branches.size() > base && m_branches.back().kind == Branch::Kind::Case; };
     for (std::size_t k = 0; k < commands.size(); ++k) {
         const RawCommand& cmd = commands[k];
         const std::string& before = k > 0 ? commands[k - 1].separator : std::string();
-        // A case branch ends at ";;": the next command is a pattern list (or esac).
-        if (before == ";;" && isCase()) {
-            m_branches.back().expect_pattern = true;
-            m_branches.back().active = false;
+        if (!m_frames.empty())
+            ++m_calledCommands;
+        // A case branch ends at ";;", ";&" or ";;&": the next command is a pattern list (or
+        // esac). After ";&" the next branch's commands run too, untested; after ";;&" its
+        // patterns are tested as if this branch's had not matched (manual 3.2.5.2).
+        if (isCaseTerminator(before) && isCase()) {
+            Branch& b = m_branches.back();
+            b.fall_through = before == ";&" && b.active;
+            if (before == ";;&" && b.active)
+                b.taken = false;
+            b.expect_pattern = true;
+            b.active = false;
         }
-        if (cmd.words.front().text == ";;")
+        if (isCaseTerminator(cmd.words.front().text))
             continue;
         if (isCase() && cmd.words.front().text == "esac") {
             const Branch b = m_branches.back();
@@ -629,19 +684,11 @@ void BashReader::read(std::string_view text)
                     warnOnce("loop", cmd.line, "loops are read as straight-line code (their body once, where it is written)");
                 consumed = true;
             } else if (t == "function") {
-                if (active() && w + 1 < cmd.words.size())
-                    warnOnce("func:" + cmd.words[w + 1].text, cmd.line,
-                             "function " + cmd.words[w + 1].text.substr(0, cmd.words[w + 1].text.find('('))
-                                 + ": its body is read where it is defined, as straight-line code; a call to it is not followed, "
-                                   "and the arguments a call passes ($1, \"$@\") are not known");
-                // The body's "{" may be on this line: its "}" closes it.
-                for (const RawWord& word : cmd.words)
-                    if (word.text == "{") {
-                        Branch b;
-                        b.kind = Branch::Kind::Group;
-                        b.known = true;
-                        m_branches.push_back(b);
-                    }
+                // function NAME { ... } or function NAME() { ... }: the body's "{" on this
+                // command or on the next.
+                const std::string name = w + 1 < cmd.words.size() ? cmd.words[w + 1].text : std::string();
+                const bool here = w + 2 < cmd.words.size();
+                defineFunction(name, commands, k, here ? k : k + 1, here ? w + 2 : 0, active() && runs != Truth::False);
                 consumed = true;
             } else if (t == "{") {
                 // A group: run or skipped as a whole when it follows && or ||.
@@ -666,12 +713,9 @@ void BashReader::read(std::string_view text)
             }
         }
         // NAME() { ...: a function definition ("NAME" ends at the "(" of "()").
-        if (!consumed && w == 0 && cmd.words.size() == 1 && cmd.separator == "(" && validName(cmd.words[0].text)) {
-            if (active())
-                warnOnce("func:" + cmd.words[0].text, cmd.line,
-                         "function " + cmd.words[0].text
-                             + ": its body is read where it is defined, as straight-line code; a call to it is not followed, "
-                               "and the arguments a call passes ($1, \"$@\") are not known");
+        if (!consumed && w + 1 == cmd.words.size() && cmd.separator == "(" && !cmd.words[w].array_assign
+            && validName(cmd.words[w].text)) {
+            defineFunction(cmd.words[w].text, commands, k, k + 1, 0, active() && runs != Truth::False);
             continue;
         }
         if (consumed || w >= cmd.words.size() || !active()) {
@@ -686,6 +730,20 @@ void BashReader::read(std::string_view text)
         }
         if (runs == Truth::False)
             continue;   // bash skips it; the list's status stays the one before
+        if (cmd.words[w].text == "return" && !m_frames.empty()) {
+            // Bash leaves the function here: when the text decides that this line runs. Under a
+            // test it cannot decide, the rest of the body is read too, as every branch is.
+            if (runs == Truth::True
+                && std::all_of(m_branches.begin() + static_cast<std::ptrdiff_t>(base), m_branches.end(),
+                               [](const Branch& b) { return b.known; }))
+                break;
+            const std::string test = runs == Truth::Unknown && !statusTest.empty() ? "after the test " + statusTest + ", which"
+                                                                                    : "under a test that";
+            warnOnce("return:" + std::to_string(cmd.line), cmd.line,
+                     "return in function " + m_frames.back().function + " runs " + test
+                         + " cannot be decided from the text; the rest of the function is read as if it did not return");
+            continue;
+        }
         if (runs == Truth::Unknown && !statusTest.empty()) {
             // Read as if it ran (as before), and said when it changes a variable.
             const std::string& head = cmd.words[w].text;
@@ -718,6 +776,107 @@ void BashReader::read(std::string_view text)
             }
         }
     }
+    m_branches.erase(m_branches.begin() + static_cast<std::ptrdiff_t>(base), m_branches.end());
+}
+
+void BashReader::defineFunction(const std::string& name, const std::vector<RawCommand>& commands, std::size_t& k,
+                                std::size_t open, std::size_t brace, bool defines)
+{
+    const int line = commands[k].line;
+    if (!validName(name) || open >= commands.size() || brace >= commands[open].words.size()
+        || commands[open].words[brace].text != "{") {
+        // A body bash allows that is not a { ... } group (a subshell, a loop): read as it stands.
+        if (defines)
+            warnOnce("func:" + name, line,
+                     "function " + name + ": a body that is not a { ... } group is read where it is written, as "
+                     "straight-line code; a call to it is not followed");
+        return;
+    }
+    RawCommand first = commands[open];
+    first.words.erase(first.words.begin(), first.words.begin() + static_cast<std::ptrdiff_t>(brace));
+    std::size_t close = open;
+    for (int depth = braceDepthChange(first); depth > 0;) {
+        if (++close >= commands.size())
+            throw InputError(m_file, "line " + std::to_string(line),
+                             "function " + name + ": no } closes its body (bash: unexpected end of file)");
+        depth += braceDepthChange(commands[close]);
+    }
+    k = close;
+    if (!defines)
+        return;   // in a branch bash does not run: not defined
+    auto body = std::make_shared<std::vector<RawCommand>>(commands.begin() + static_cast<std::ptrdiff_t>(open),
+                                                          commands.begin() + static_cast<std::ptrdiff_t>(close) + 1);
+    body->front() = std::move(first);
+    body->back().separator = "\n";   // what follows "}" is not the body's
+    Function& f = m_functions[name];  // a later definition replaces an earlier one
+    f.body = std::move(body);
+    f.line = line;
+}
+
+void BashReader::callFunction(const std::string& name, std::vector<std::string> args, bool unknownArgs,
+                              std::vector<std::string> warnings, int line)
+{
+    Function& f = m_functions.at(name);
+    f.called = true;
+    if (m_frames.size() >= kMaxCallDepth || m_calledCommands > kMaxCalledCommands) {
+        warnOnce((m_frames.size() >= kMaxCallDepth ? "depth:" : "calls:") + name, line,
+                 "function " + name + ": "
+                     + (m_frames.size() >= kMaxCallDepth
+                            ? "calls nested " + std::to_string(kMaxCallDepth) + " deep, a recursion the text does not end"
+                            : "function calls have read more than " + std::to_string(kMaxCalledCommands) + " commands")
+                     + "; this call is not followed, and the commands it would run are not read");
+        return;
+    }
+    // The body stays alive while it runs, even if it defines the function again.
+    const std::shared_ptr<const std::vector<RawCommand>> body = f.body;
+    m_frames.push_back(Frame{name, std::move(args), unknownArgs, {}, std::move(warnings)});
+    run(*body);
+    const std::vector<SavedVariable> locals = std::move(m_frames.back().locals);
+    m_frames.pop_back();
+    for (auto it = locals.rbegin(); it != locals.rend(); ++it)
+        restoreVariable(*it);
+}
+
+std::vector<std::pair<std::string, int>> BashReader::uncalledFunctions() const
+{
+    std::vector<std::pair<std::string, int>> out;
+    for (const auto& [name, f] : m_functions)
+        if (!f.called)
+            out.emplace_back(name, f.line);
+    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+    return out;
+}
+
+BashReader::SavedVariable BashReader::saveVariable(const std::string& name) const
+{
+    SavedVariable saved;
+    saved.name = name;
+    if (auto it = m_vars.find(name); it != m_vars.end()) saved.var = it->second;
+    if (auto it = m_rawValues.find(name); it != m_rawValues.end()) saved.raw = it->second;
+    if (auto it = m_arrays.find(name); it != m_arrays.end()) saved.array = it->second;
+    saved.opaque = m_opaqueVars.count(name) > 0;
+    return saved;
+}
+
+void BashReader::restoreVariable(const SavedVariable& saved)
+{
+    m_vars.erase(saved.name);
+    m_rawValues.erase(saved.name);
+    m_arrays.erase(saved.name);
+    m_opaqueVars.erase(saved.name);
+    if (saved.var) m_vars[saved.name] = *saved.var;
+    if (saved.raw) m_rawValues[saved.name] = *saved.raw;
+    if (saved.array) m_arrays[saved.name] = *saved.array;
+    if (saved.opaque) m_opaqueVars.insert(saved.name);
+}
+
+bool BashReader::makeLocal(const std::string& name)
+{
+    std::vector<SavedVariable>& locals = m_frames.back().locals;
+    if (std::any_of(locals.begin(), locals.end(), [&](const SavedVariable& v) { return v.name == name; }))
+        return false;
+    locals.push_back(saveVariable(name));
+    return true;
 }
 
 BashReader::Truth BashReader::statusOf(const RawCommand& cmd, std::size_t firstWord)
@@ -738,8 +897,9 @@ BashReader::Truth BashReader::statusOf(const RawCommand& cmd, std::size_t firstW
 void BashReader::casePattern(Branch& b, const RawCommand& cmd, std::size_t firstWord)
 {
     // Bash matches the subject against each pattern (expanded, not split) in turn; the first
-    // branch whose pattern matches runs, the others do not (manual 3.2.5.2).
-    if (b.outer_active && b.known && !b.taken) {
+    // branch whose pattern matches runs, the others do not (manual 3.2.5.2), unless ";&" or
+    // ";;&" ends it (run()).
+    if (b.outer_active && b.known && !b.taken && !b.fall_through) {
         for (std::size_t a = firstWord; a < cmd.words.size() && b.match != Truth::True; ++a) {
             m_unknownExpansion = false;
             const std::string pattern = expandToString(cmd.words[a].text, cmd.line, 0);
@@ -755,6 +915,8 @@ void BashReader::casePattern(Branch& b, const RawCommand& cmd, std::size_t first
     b.expect_pattern = false;
     if (!b.outer_active) {
         b.active = false;
+    } else if (std::exchange(b.fall_through, false)) {
+        b.active = true;
     } else if (!b.known) {
         b.active = true;   // every branch in order, as written
     } else if (b.taken) {
@@ -978,54 +1140,29 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
             applyAssignment(words[a], cmd.line, false);
         return;
     }
-    std::vector<std::string> prefixEnvironment;
-    std::map<std::string, std::string> prefixRaw;
-    if (w > firstAssign) {
-        // Applied in order (a later one sees an earlier one, as bash's temporary environment
-        // does), their values noted, then the variables put back.
-        struct Saved {
-            std::string name;
-            std::optional<std::string> var, raw;
-            std::optional<std::vector<std::string>> array;
-            bool opaque = false;
-        };
-        std::vector<Saved> saved;
-        for (std::size_t a = firstAssign; a < w; ++a) {
-            Saved sv;
-            sv.name = assignedName(words[a].text);
-            if (auto it = m_vars.find(sv.name); it != m_vars.end()) sv.var = it->second;
-            if (auto it = m_rawValues.find(sv.name); it != m_rawValues.end()) sv.raw = it->second;
-            if (auto it = m_arrays.find(sv.name); it != m_arrays.end()) sv.array = it->second;
-            sv.opaque = m_opaqueVars.count(sv.name) > 0;
-            saved.push_back(std::move(sv));
-            applyAssignment(words[a], cmd.line, false);
-            std::string value;
-            lookup(saved.back().name, value);
-            const std::string entry = saved.back().name + "=" + value;
-            std::erase_if(prefixEnvironment, [&](const std::string& e) { return e.rfind(saved.back().name + "=", 0) == 0; });
-            prefixEnvironment.push_back(entry);
-            const std::string& t = words[a].text;
-            prefixRaw[saved.back().name] = t.substr(t.find('=') + 1);
-        }
-        for (auto it = saved.rbegin(); it != saved.rend(); ++it) {
-            m_vars.erase(it->name);
-            m_rawValues.erase(it->name);
-            m_arrays.erase(it->name);
-            m_opaqueVars.erase(it->name);
-            if (it->var) m_vars[it->name] = *it->var;
-            if (it->raw) m_rawValues[it->name] = *it->raw;
-            if (it->array) m_arrays[it->name] = *it->array;
-            if (it->opaque) m_opaqueVars.insert(it->name);
-        }
-    }
     const std::string& head = words[w].text;
+    if (head == "local" && m_frames.empty()) {
+        warn(cmd.line, "local outside a function: bash refuses it (\"can only be used in a function\") and sets nothing");
+        return;
+    }
     if (head == "export" || head == "declare" || head == "typeset" || head == "local" || head == "readonly") {
         bool exported = head == "export";
+        // In a function, local and declare / typeset (without -g) make the variables the call's own.
+        bool global = head == "export" || head == "readonly" || m_frames.empty();
         for (std::size_t a = w + 1; a < words.size(); ++a) {
             const std::string& t = words[a].text;
             if (!t.empty() && t[0] == '-' && !words[a].array_assign) {
                 if (t.find('x') != npos) exported = true;
+                if (t.find('g') != npos) global = true;
                 continue;
+            }
+            const std::string assigned = assignedName(t);
+            const std::string& name = assigned.empty() ? t : assigned;
+            // `local X` without a value: X is unset in the call until it is assigned.
+            if (!global && validName(name) && makeLocal(name) && assigned.empty()) {
+                SavedVariable unset;
+                unset.name = name;
+                restoreVariable(unset);
             }
             if (applyAssignment(words[a], cmd.line, exported))
                 continue;
@@ -1039,6 +1176,26 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
             m_vars.erase(words[a].text);
             m_arrays.erase(words[a].text);
             m_opaqueVars.erase(words[a].text);
+        }
+        return;
+    }
+    if (head == "shift" && !m_frames.empty()) {
+        // Drops the call's first n arguments; more than it has is an error and drops none
+        // (bash's shift builtin).
+        Frame& frame = m_frames.back();
+        long long count = 1;
+        if (w + 1 < words.size() && (!evalArithmetic(expandToString(words[w + 1].text, cmd.line, 0), count, cmd.line, 0) || count < 0)) {
+            warn(cmd.line, "shift " + words[w + 1].text + ": not a count the text gives; the arguments of " + frame.function
+                               + " are kept");
+            return;
+        }
+        if (static_cast<unsigned long long>(count) <= frame.args.size()) {
+            frame.args.erase(frame.args.begin(), frame.args.begin() + static_cast<std::ptrdiff_t>(count));
+        } else if (frame.unknown_args) {
+            frame.args.clear();
+            warnOnce("shift:" + frame.function, cmd.line,
+                     "shift in function " + frame.function + " goes past the arguments the text gives (it was called with the "
+                     "script's own); its positional parameters keep their names as the script's");
         }
         return;
     }
@@ -1057,12 +1214,14 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
         warn(cmd.line, "'" + head + "' of another file is not followed; variables it sets are unknown");
         return;
     }
+    // The words are expanded before the prefix assignments are made (manual 3.7.1).
     ShellCommand out;
     out.line = cmd.line;
     // Findings while expanding a command stay with it: only the launch command's matter.
     std::vector<std::string> saved, savedKeys;
     saved.swap(m_warnings);
     savedKeys.swap(m_warnedKeys);
+    m_scriptArgs = false;
     for (std::size_t a = w; a < words.size(); ++a) {
         if (words[a].array_assign) continue;
         std::vector<std::string> fields = expandWord(words[a].text, cmd.line);
@@ -1071,10 +1230,41 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
     out.warnings.swap(m_warnings);
     m_warnings.swap(saved);
     m_warnedKeys.swap(savedKeys);
-    out.environment = std::move(prefixEnvironment);
-    out.environment_raw = std::move(prefixRaw);
-    if (!out.words.empty())
-        m_commands.push_back(std::move(out));
+    const bool scriptArgs = m_scriptArgs;
+    // The prefix assignments, applied in order (a later one sees an earlier one, as bash's
+    // temporary environment does) and their values noted; a function called sees them as
+    // variables. Then the variables are put back.
+    std::vector<SavedVariable> hidden;
+    for (std::size_t a = firstAssign; a < w; ++a) {
+        const std::string name = assignedName(words[a].text);
+        hidden.push_back(saveVariable(name));
+        applyAssignment(words[a], cmd.line, false);
+        std::string value;
+        lookup(name, value);
+        std::erase_if(out.environment, [&](const std::string& e) { return e.rfind(name + "=", 0) == 0; });
+        out.environment.push_back(name + "=" + value);
+        const std::string& t = words[a].text;
+        out.environment_raw[name] = t.substr(t.find('=') + 1);
+    }
+    const bool call = !out.words.empty() && m_functions.count(out.words.front()) > 0;
+    if (call)
+        callFunction(out.words.front(), std::vector<std::string>(out.words.begin() + 1, out.words.end()), scriptArgs,
+                     std::move(out.warnings), cmd.line);
+    for (auto it = hidden.rbegin(); it != hidden.rend(); ++it)
+        restoreVariable(*it);
+    if (call || out.words.empty())
+        return;
+    // Inside a call, the findings of the calls' own words (an unset variable passed as an
+    // argument) are this command's too.
+    std::vector<std::string> found;
+    for (const Frame& frame : m_frames)
+        found.insert(found.end(), frame.warnings.begin(), frame.warnings.end());
+    found.insert(found.end(), out.warnings.begin(), out.warnings.end());
+    out.warnings.clear();
+    for (std::string& finding : found)
+        if (std::find(out.warnings.begin(), out.warnings.end(), finding) == out.warnings.end())
+            out.warnings.push_back(std::move(finding));
+    m_commands.push_back(std::move(out));
 }
 
 std::vector<std::string> BashReader::expandWord(const std::string& raw, int line)
@@ -1093,7 +1283,7 @@ std::vector<std::string> BashReader::expandWord(const std::string& raw, int line
         }
         if (!p.splittable) {
             cur += p.text;
-            if (!p.text.empty()) have = true;
+            if (!p.text.empty() || p.element) have = true;
             continue;
         }
         for (char c : p.text) {
@@ -1305,15 +1495,28 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
     std::vector<std::string> elements;
     std::string value;
     const bool positional = std::isdigit(static_cast<unsigned char>(name[0])) != 0;
+    // In a call, $1 ... $@ $# are its arguments; the script's own are not known.
+    const Frame* frame = m_frames.empty() ? nullptr : &m_frames.back();
     if (name == "@" || name == "*") {
         isSet = true;
         isList = true;
         atForm = name == "@";
+        if (frame)
+            elements = frame->args;
+        if (!frame || frame->unknown_args) {
+            m_scriptArgs = true;
+            m_unknownExpansion = true;
+            warnOnce("args", line, "the script's own arguments ($@) are not known; expanded as empty");
+        }
+    } else if (name == "#" && frame && frame->unknown_args) {
         m_unknownExpansion = true;
-        warnOnce("args", line, "the script's own arguments ($@) are not known; expanded as empty");
+        warnOnce("argc", line, "$# in function " + frame->function + " counts the script's own arguments, which are not known; "
+                               "kept as text");
+        literal("$#");
+        return;
     } else if (name == "#" || name == "?") {
         isSet = true;
-        value = "0";
+        value = name == "#" && frame ? std::to_string(frame->args.size()) : "0";
     } else if (name == "0") {
         isSet = true;
         value = m_file;
@@ -1366,7 +1569,7 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
         chargeExpansion(all.size(), line);
         if (quoted && atForm) {
             for (std::size_t e = 0; e < list.size(); ++e)
-                pieces.push_back({list[e], false, e > 0});
+                pieces.push_back({list[e], false, e > 0, false, true});
         } else {
             pieces.push_back({all, !quoted, false});
         }
@@ -1395,7 +1598,8 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
         }
     };
     auto unsetLiteral = [&] {
-        if (m_unsetAsEmpty)
+        // Unset is empty for bash; a positional parameter past a call's arguments is unset.
+        if (m_unsetAsEmpty || (positional && frame && !frame->unknown_args))
             return;
         m_unknownExpansion = true;
         if (positional) {
@@ -1520,6 +1724,9 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
         const bool hasLength = colon2 != npos;
         if (evalArithmetic(spec.substr(0, colon2), offset, line, depth + 1)
             && (!hasLength || evalArithmetic(spec.substr(colon2 + 1), length, line, depth + 1))) {
+            // The positional parameters are counted from $0: ${@:2} begins at $2.
+            if (name == "@" || name == "*")
+                elements.insert(elements.begin(), m_file);
             const long long size = static_cast<long long>(isList ? elements.size() : subject.size());
             if (offset < 0) offset += size;
             if (isList) {

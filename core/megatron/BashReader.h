@@ -4,12 +4,16 @@
 // (${VAR:-x}, ${VAR:=x}, ${VAR:+x}), exported variables, arrays NAME=( ... ) and their
 // expansion with or without quotes, integer arithmetic $(( )). Command substitution,
 // backticks, eval and source are never executed: they are kept as literal text and
-// reported. An if/elif, a `[ test ] && cmd` / `|| cmd` list and a case block run only the
-// branch bash would run when the test or the case subject can be decided from the text;
-// otherwise every branch is read in order, with a warning. Loops and function bodies are
-// read as straight-line code where they are written.
+// reported. An if/elif, a `[ test ] && cmd` / `|| cmd` list and a case block (with its ;;,
+// ;& and ;;& terminators) run only the branches bash would run when the test or the case
+// subject can be decided from the text; otherwise every branch is read in order, with a
+// warning. A function is defined where it is written and its body read where it is called,
+// with the call's arguments as $1 ... "$@" and its `local` variables put back on return.
+// Loops are read as straight-line code where they are written.
 
 #include <map>
+#include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -50,6 +54,9 @@ public:
     // do not count, and a flag put together by an expansion ("--${NAME}") is not found.
     const std::map<std::string, std::vector<int>>& flagLines() const { return m_flagLines; }
     const std::vector<std::string>& warnings() const { return m_warnings; }
+    // Functions the script defines but never calls, as far as the text is read ("usage", or a
+    // launch command wrapped in a function nothing runs), with the line of each definition.
+    std::vector<std::pair<std::string, int>> uncalledFunctions() const;
 
     // Expands one raw word (as written in a script) in the reader's current state.
     std::vector<std::string> expandWord(const std::string& raw, int line);
@@ -63,7 +70,8 @@ private:
     struct RawCommand {
         std::vector<RawWord> words;
         int line = 0;
-        std::string separator;           // what ended it: "\n", ";", "&&", "||", "|", "&"
+        std::string separator;           // what ended it: "\n", ";", "&&", "||", "|", "&", and the
+                                         // ends of a case branch ";;", ";&", ";;&"
     };
     enum class Truth { False, True, Unknown };
     // An if/elif/else block whose condition was (or could not be) evaluated, a case block,
@@ -78,13 +86,55 @@ private:
         // around the block are read; the line; variables set while the subject is unknown.
         bool expect_pattern = false;
         Truth match = Truth::False;   // of the pattern list read so far ("small|" ...)
+        // The branch before ended with ";&" while it ran: this one runs without its patterns
+        // being tested (manual 3.2.5.2).
+        bool fall_through = false;
         std::string subject;
         bool outer_active = true;
         int line = 0;
         std::vector<std::string> assigned;
     };
+    // A variable as it stood before a prefix assignment or `local` changed it.
+    struct SavedVariable {
+        std::string name;
+        std::optional<std::string> var, raw;
+        std::optional<std::vector<std::string>> array;
+        bool opaque = false;
+    };
+    // A function the script defines: its body from the command that opens "{" to the one
+    // that closes it, shared so that a redefinition while it runs leaves the running copy.
+    struct Function {
+        std::shared_ptr<const std::vector<RawCommand>> body;
+        int line = 0;
+        bool called = false;
+    };
+    // One call being read.
+    struct Frame {
+        std::string function;
+        std::vector<std::string> args;       // $1 ... as the call passes them
+        // The call passes the script's own arguments ("$@"), which the text does not give:
+        // past the known ones its positional parameters stay unknown, as the script's are.
+        bool unknown_args = false;
+        std::vector<SavedVariable> locals;   // the variables `local` hides, put back on return
+        std::vector<std::string> warnings;   // findings while expanding the call's words
+    };
     std::vector<RawCommand> tokenize(std::string_view text);
+    static int braceDepthChange(const RawCommand& cmd);
+    // Reads commands in order (the script, or a function body when it is called).
+    void run(const std::vector<RawCommand>& commands);
+    // The definition NAME() { ... } or `function NAME { ... }` at commands[k], whose body opens
+    // at word `brace` of commands[open]: defined when `defines` (bash runs the definition), and
+    // k moved to the command that closes the body.
+    void defineFunction(const std::string& name, const std::vector<RawCommand>& commands, std::size_t& k, std::size_t open,
+                        std::size_t brace, bool defines);
+    void callFunction(const std::string& name, std::vector<std::string> args, bool unknownArgs,
+                      std::vector<std::string> warnings, int line);
     void execute(const RawCommand& cmd, std::size_t firstWord);
+    SavedVariable saveVariable(const std::string& name) const;
+    void restoreVariable(const SavedVariable& saved);
+    // `local NAME` (and declare / typeset in a function): hides the variable for the call;
+    // false when it is already local to it.
+    bool makeLocal(const std::string& name);
     bool active() const;
     // Evaluates an if/elif condition: test commands ([ ], [[ ]], test) joined by && and ||.
     Truth evalCondition(const std::vector<const RawCommand*>& parts, std::size_t firstWord);
@@ -108,6 +158,7 @@ private:
         // field whatever its blanks and "|" (bash would split the command's output, which
         // the text is not).
         bool opaque = false;
+        bool element = false;      // an element of "${A[@]}" or "$@": a word even when empty
     };
     void expandInto(const std::string& raw, std::size_t begin, std::size_t end, bool quoted,
                     std::vector<Piece>& pieces, bool& forceField, int line, int depth);
@@ -133,6 +184,13 @@ private:
     std::vector<std::string> m_warnings;
     std::vector<std::string> m_warnedKeys;
     std::vector<Branch> m_branches;
+    std::map<std::string, Function> m_functions;
+    std::vector<Frame> m_frames;
+    // Commands read in function bodies, all told: past a bound far above any launch script's
+    // (a recursion that doubles at each level), calls are no longer followed.
+    std::size_t m_calledCommands = 0;
+    // Set when an expansion used the script's own arguments ($@, $*), which are not known.
+    bool m_scriptArgs = false;
     bool m_unsetAsEmpty = false;         // conditions see unset variables as empty
     // Set when an expansion keeps text it cannot know (an unset variable, $@, a command
     // substitution): a case subject expanded so is not decided.

@@ -90,7 +90,7 @@ const std::set<std::string>& mappedFlags()
 {
     static const std::set<std::string> flags = {
         "--num-layers", "--hidden-size", "--ffn-hidden-size", "--num-attention-heads", "--group-query-attention",
-        "--num-query-groups", "--kv-channels", "--seq-length", "--max-position-embeddings", "--swiglu",
+        "--num-query-groups", "--kv-channels", "--seq-length", "--encoder-seq-length", "--max-position-embeddings", "--swiglu",
         "--disable-bias-linear", "--add-bias-linear", "--untie-embeddings-and-output-weights", "--normalization",
         "--num-experts", "--moe-ffn-hidden-size", "--moe-router-topk", "--moe-layer-freq",
         "--moe-shared-expert-intermediate-size", "--moe-token-dispatcher-type", "--bf16", "--fp16",
@@ -106,6 +106,13 @@ const std::set<std::string>& mappedFlags()
     return flags;
 }
 
+// The flag that gives the sequence length: --seq-length, or --encoder-seq-length, its other
+// name in Megatron-LM, when only that is given.
+std::string seqLengthFlag(const std::set<std::string>& given)
+{
+    return given.count("--encoder-seq-length") && !given.count("--seq-length") ? "--encoder-seq-length" : "--seq-length";
+}
+
 class Importer {
 public:
     Importer(std::string_view text, const std::string& file) : m_text(text), m_reader(file) { m_out.file = file; }
@@ -115,10 +122,18 @@ public:
         m_out.crlf_line_ends = m_text.find("\r\n") != std::string_view::npos;
         m_reader.read(m_text);
         const ShellCommand* launch = findLaunch();
-        if (!launch)
+        if (!launch) {
+            // A launch command inside a function nothing calls is not run by bash either.
+            std::string uncalled;
+            for (const auto& [name, line] : m_reader.uncalledFunctions())
+                uncalled += (uncalled.empty() ? "" : ", ") + name + " (line " + std::to_string(line) + ")";
             throw InputError(m_out.file, "",
                              "no launch command found: expected torchrun, python -m torch.distributed.run or "
-                             "python <entry>.py with Megatron-LM flags");
+                             "python <entry>.py with Megatron-LM flags"
+                                 + (uncalled.empty() ? std::string()
+                                                     : "; the script defines functions it never calls, whose commands bash does not "
+                                                       "run: " + uncalled));
+        }
         m_out.command_line = launch->line;
         // A command after the launch command that starts with a flag: bash ran the launch
         // command without it, since a line continuation above it is broken (a comment line
@@ -704,13 +719,25 @@ private:
         else if (has("--num-query-groups"))
             warn(at("--num-query-groups") + "--num-query-groups without --group-query-attention is ignored by Megatron-LM (multi-head attention)");
         m.kv_channels = intFlag("--kv-channels", 0);
-        m.seq_length = intFlag("--seq-length", 0);
-        if (!has("--seq-length"))
-            warn(at() + "no --seq-length; the sequence length is unknown");
+        // --encoder-seq-length is the same length for GPT: validate_args sets encoder_seq_length
+        // from --seq-length, or seq_length from --encoder-seq-length when only it is given, and
+        // asserts encoder_seq_length is None when --seq-length is (so the two together stop it).
+        const std::string seqFlag = seqLengthFlag(m_out.given_flags);
+        m.seq_length = intFlag(seqFlag, 0);
+        if (!has(seqFlag))
+            warn(at() + "no --seq-length (nor --encoder-seq-length); the sequence length is unknown");
+        if (has("--seq-length") && has("--encoder-seq-length")) {
+            const std::string seq = join(valuesOf("--seq-length")), encoder = join(valuesOf("--encoder-seq-length"));
+            const std::string rule = "Megatron-LM stops on the two together (validate_args asserts encoder_seq_length is None when "
+                                     "--seq-length is given)";
+            broken("--encoder-seq-length", seq == encoder ? "given with --seq-length (both " + seq + "): " + rule + "; give one of them"
+                                                          : encoder + " disagrees with --seq-length " + seq + ", and " + rule
+                                                                + "; the model takes --seq-length's " + seq);
+        }
         m.max_position_embeddings = intFlag("--max-position-embeddings", m.seq_length);
         // Megatron-LM's validate_args requires it (reference section 2, "Required").
         if (!has("--max-position-embeddings"))
-            warn(at() + "the launch command has no --max-position-embeddings (Megatron-LM requires it); --seq-length "
+            warn(at() + "the launch command has no --max-position-embeddings (Megatron-LM requires it); " + seqFlag + " "
                  + std::to_string(m.seq_length) + " is assumed");
         m.add_bias_linear = !has("--disable-bias-linear");
         m.untie_embeddings_and_output_weights = has("--untie-embeddings-and-output-weights");
@@ -1641,7 +1668,8 @@ void validateScriptModel(const ImportedScript& script)
         throw InputError(file, bad.flag, bad.value.empty() ? "has no value; expected " + bad.expected
                                                            : "expected " + bad.expected + ", got \"" + bad.value + "\"");
     }
-    for (const char* required : {"--num-layers", "--hidden-size", "--num-attention-heads", "--seq-length"})
+    for (const std::string& required : {std::string("--num-layers"), std::string("--hidden-size"),
+                                        std::string("--num-attention-heads"), seqLengthFlag(script.given_flags)})
         if (!script.given_flags.count(required))
             throw InputError(file, required,
                              "missing: Megatron-LM needs it (a positive integer) and the launch command read (line "
@@ -1656,7 +1684,7 @@ void validateScriptModel(const ImportedScript& script)
         validateModel(script.model, file);
     } catch (const InputError& e) {
         const std::string field = e.where().rfind("model.", 0) == 0 ? e.where().substr(6) : e.where();
-        const std::string flag = flagOfModelField(field);
+        const std::string flag = field == "seq_length" ? seqLengthFlag(script.given_flags) : flagOfModelField(field);
         if (flag.empty())
             throw;
         std::string detail = e.detail();

@@ -301,6 +301,28 @@ private slots:
         QVERIFY2(!r.out.contains("CUDA_VISIBLE_DEVICES"), qPrintable(r.out));
     }
 
+    void importFollowsFunctionCalls()
+    {
+        // The launch command inside a function, with the model's flags passed by the call (bash
+        // runs torchrun ... pretrain_gpt.py --num-layers 32 ...), and the sequence length given
+        // as --encoder-seq-length, Megatron-LM's other name for it.
+        QTemporaryDir dir;
+        QVERIFY(test::writeText(dir.filePath("run.sh"),
+                                "run() { torchrun --nproc_per_node 8 pretrain_gpt.py \"$@\"; }; run --num-layers 32 --hidden-size 4096 "
+                                "--num-attention-heads 32 --encoder-seq-length 4096 --max-position-embeddings 4096 "
+                                "--micro-batch-size 1 --bf16 --vocab-size 32000\n"));
+        Run r = hapmoeCli({"import", "run.sh"}, dir.path());
+        QVERIFY2(r.code == 0, qPrintable(r.out));
+        QVERIFY2(r.out.contains("world: 1 nodes x 8 processes = 8"), qPrintable(r.out));
+        QVERIFY2(r.out.contains("model: 32 layers, hidden 4096, FFN 16384, 32 heads, seq 4096"), qPrintable(r.out));
+        // Defined but never called: bash runs no torchrun, and neither does the import.
+        QVERIFY(test::writeText(dir.filePath("never.sh"), "run() { torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers 32; }\n"));
+        r = hapmoeCli({"import", "never.sh"}, dir.path());
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.out.contains("never.sh: no launch command found") && r.out.contains("never calls, whose commands bash does not run: run (line 1)"),
+                 qPrintable(r.out));
+    }
+
     void scriptSizesNameTheirFlag()
     {
         // 2 nodes x 8 = 16 ranks: only PP 5 (or only CP 3) is given, so that flag is named,

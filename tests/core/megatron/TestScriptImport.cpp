@@ -64,17 +64,53 @@ std::string heteroScript(const std::string& extra)
              "--hetero-process-meshes 2 1 1 4 1 4 1 1 2 1 --hetero-device-types H800 A100 --hetero-current-device-type H800\n";
 }
 
+// What bash prints running the script with an empty environment and no arguments.
+std::string bashOutput(const std::string& script)
+{
+    QTemporaryDir dir;
+    QByteArray out;
+    if (test::runBash({QStringLiteral("-c"), QString::fromStdString(script)}, dir.path(), &out, QProcessEnvironment()) != 0)
+        return "bash failed: " + out.toStdString();
+    return out.toStdString();
+}
+
 // What bash itself prints for `printf '<%s>' WORDS END` after the preamble, run with an empty
 // environment; and what the reader makes of the same command. Equal when the reader expands
 // WORDS as bash does (END marks the end, so that no words at all differ from one empty word).
 std::string bashPrints(const std::string& preamble, const std::string& words)
 {
-    QTemporaryDir dir;
-    QByteArray out;
-    const std::string script = preamble + "\nprintf '<%s>' " + words + " END\n";
-    if (test::runBash({QStringLiteral("-c"), QString::fromStdString(script)}, dir.path(), &out, QProcessEnvironment()) != 0)
-        return "bash failed: " + out.toStdString();
-    return out.toStdString();
+    return bashOutput(preamble + "\nprintf '<%s>' " + words + " END\n");
+}
+
+// The arguments of every torchrun the script runs, one line a run, "<arg>" each: bash's with
+// torchrun a function that prints them (its own errors, such as `local` outside a function,
+// not shown, and the script's last status not taken for a failure), and the reader's torchrun
+// commands.
+std::string bashLaunches(const std::string& script)
+{
+    return bashOutput("exec 2>/dev/null\ntorchrun() { printf '<%s>' \"$@\"; printf '\\n'; }\n" + script + "\nexit 0\n");
+}
+
+std::string readerLaunches(const std::string& script)
+{
+    BashReader r("inline.sh");
+    r.read(script);
+    std::string out;
+    for (const ShellCommand& c : r.commands()) {
+        if (c.words.front() != "torchrun")
+            continue;
+        for (std::size_t k = 1; k < c.words.size(); ++k)
+            out += "<" + c.words[k] + ">";
+        out += "\n";
+    }
+    return out;
+}
+
+bool readerWarns(const std::string& script, const std::string& part)
+{
+    BashReader r("inline.sh");
+    r.read(script);
+    return std::any_of(r.warnings().begin(), r.warnings().end(), [&](const std::string& w) { return w.find(part) != std::string::npos; });
 }
 
 std::string readerPrints(const std::string& preamble, const std::string& words)
@@ -1364,10 +1400,187 @@ private slots:
             return w.find("line 1: case $MODEL_SIZE: the subject is not known from the text, so every branch is read in order and "
                           "NUM_LAYERS, TP keep the values of the last branch that sets them") != std::string::npos;
         }));
-        // Functions defined as NAME() { ... } are said to be read where they are written.
-        const ImportedScript f = importMegatronScript(
-            "run() {\n  torchrun pretrain_gpt.py \"$@\"\n}\nrun --num-layers 8\n", "func.sh");
-        QVERIFY(hasWarning(f, "line 1: function run: its body is read where it is defined"));
+    }
+
+    void caseTerminatorsFallThrough()
+    {
+        // ";&" runs the next branch's commands without testing its patterns, ";;&" goes on
+        // testing the next patterns (manual 3.2.5.2); each subject compared with bash, with the
+        // terminators after a command and on lines of their own. By hand, as bash prints it:
+        // a -> AB, b -> B, c -> C CD X STAR, d -> CD X STAR, e -> STAR.
+        const std::string block = "R=\ncase $S in\n  a) R+=A ;&\n  b) R+=B ;;\n  c) R+=C\n  ;;&\n  c|d) R+=CD\n  ;&\n"
+                                  "  x) R+=X ;;&\n  *) R+=STAR ;;\nesac\n";
+        const std::vector<std::pair<std::string, std::string>> expected = {
+            {"a", "AB"}, {"b", "B"}, {"c", "CCDXSTAR"}, {"d", "CDXSTAR"}, {"e", "STAR"}};
+        for (const auto& [subject, r] : expected) {
+            const std::string pre = "S=" + subject + "\n" + block;
+            QCOMPARE(bashValue(pre, "R"), "<" + r + "><END>");
+            QVERIFY2(readerValue(pre, "R") == bashValue(pre, "R"), subject.c_str());
+        }
+        // On one line, and with nothing after the last branch.
+        for (const std::string pre : {"case z in z) A=one;& y) A+=two;& esac", "case z in z) A=one;;& y) A+=two;;& *) A+=three; esac"})
+            QCOMPARE(readerValue(pre, "A"), bashValue(pre, "A"));
+        QCOMPARE(readerValue("case z in z) A=one;;& y) A+=two;;& *) A+=three; esac", "A"), std::string("<onethree><END>"));
+        // A subject the text does not give still reads every branch, in order.
+        BashReader r("c.sh");
+        r.read("case $MODE in\n  a) TP=1 ;&\n  b) PP=2 ;;&\n  *) EP=4 ;;\nesac\n");
+        QCOMPARE(r.variables().at("TP"), std::string("1"));
+        QCOMPARE(r.variables().at("PP"), std::string("2"));
+        QCOMPARE(r.variables().at("EP"), std::string("4"));
+    }
+
+    void functionCallsAreFollowed()
+    {
+        // A function is defined where it is written and its body read where it is called, with
+        // the call's arguments as $1 ... "$@" $# "$*", `shift`, `local` (and declare in a
+        // function) put back on return, dynamic scope, `return`, prefix assignments seen inside
+        // the call, redefinition and definitions in branches (manual 3.3, 4.1 and 4.2). Each
+        // script is run by bash with torchrun a function that prints its arguments.
+        const std::vector<std::string> scripts = {
+            "run() { torchrun --nproc_per_node 8 pretrain_gpt.py \"$@\"; }; run --num-layers 32 --hidden-size 4096\n",
+            "function run { torchrun pretrain_gpt.py \"$@\"; }\nrun --num-layers 2 \"a b\" ''\n",
+            "function run() {\n  torchrun pretrain_gpt.py --tp $1 --all \"$@\" --count $# --star \"$*\" --third \"${3-unset}\" "
+            "--fifth \"${5-unset}\" $5\n}\nrun 4 x 'y z'\n",
+            "TP=8\nlaunch()\n{\n    local nodes=$1 TP=2\n    shift\n    torchrun --nnodes $nodes pretrain_gpt.py "
+            "--tensor-model-parallel-size $TP \"$@\"\n    shift 9\n    torchrun after-shift.py $#\n}\nlaunch 2 --num-layers 16\n"
+            "torchrun after.py --tp $TP --nodes ${nodes-unset}\n",
+            "f() { torchrun a.py; return; torchrun b.py; }; f; torchrun c.py\n",
+            "f() {\n  if [ \"$1\" = big ]; then\n    torchrun big.py\n    return 0\n  fi\n  torchrun small.py \"$@\"\n}\nf big\nf x y\n",
+            "r() { torchrun r.py $1; [ \"$1\" -lt 3 ] && r $(( $1 + 1 )); }; r 1\n",
+            "TP=1\nf() { torchrun e.py $TP; }\nTP=8 f\ntorchrun e2.py $TP\n",
+            "u() { local A=1; v; }; v() { torchrun v.py ${A-unset}; }; u; v\n",
+            "o() { inner() { torchrun inner.py \"$@\"; }; }; o; inner y\n",
+            "f() { torchrun one.py; }; f; f() { torchrun two.py; }; f\n",
+            "if [ -n \"$UNSET_X\" ]; then f() { torchrun a.py; }; else f() { torchrun b.py; }; fi; f\n",
+            "main() { torchrun m.py --save ${1:-/ckpt} \"$@\"; }; main \"$@\"\n",
+            "local X=1\ntorchrun e.py ${X-unset}\n",
+            "X=1\nf() { local X; torchrun in.py ${X-unset}; X=2; }; f; torchrun out.py $X\n",
+            "g() { declare Y=5; declare -g Z=6; export W=7; }; g; torchrun g.py ${Y-unset} ${Z-unset} ${W-unset}\n",
+            "f() { [ -f /nonexistent/file ] && return; torchrun a.py; }; f\n",
+            "never() { torchrun never.py; }\ntorchrun main.py --x 1\n",
+            "function run\n{\n  torchrun x.py \"$@\"\n}\nrun a b\n",
+            "run() { torchrun x.py \"$@\"; }\nrun a 2>&1 | cat\n",
+            "run() {\n  if [ -n \"$1\" ]; then { torchrun a.py; }; fi\n  { torchrun b.py; }\n}\nrun x\nrun\n",
+            "f() { case $1 in a) torchrun a.py ;& b) torchrun b.py ;; esac; }; f a; f b\n",
+            "f() { torchrun f.py; }\nif [ -z \"$UNSET\" ]; then f; fi\n",
+            "L=run\nrun() { torchrun r.py \"$@\"; }\n$L x\n",
+            "A=(--x 1 \"--y z\")\nrun() { torchrun r.py \"$@\" $@; }\nrun \"${A[@]}\"\n",
+            "run() { torchrun r.py \"${@:2}\" ${#1} ${1:1}; }\nrun abc d e\n",
+            "f() { shift $((1+1)); torchrun f.py \"$@\"; }; f a b c\n",
+            "A=(g)\nf() { local -a A=(l1 l2); torchrun f.py \"${A[@]}\"; }\nf\ntorchrun g.py \"${A[@]}\"\n",
+            "f() { torchrun f.py \"$@\"; }; f '' x\n",
+        };
+        for (const std::string& script : scripts)
+            QVERIFY2(readerLaunches(script) == bashLaunches(script), (script + "bash: " + bashLaunches(script)).c_str());
+        // Two of them by hand: the call's arguments after the body's own, and `local` TP and
+        // nodes gone after the call (the global TP 8 back, nodes unset).
+        QCOMPARE(readerLaunches(scripts[0]), std::string("<--nproc_per_node><8><pretrain_gpt.py><--num-layers><32><--hidden-size><4096>\n"));
+        QCOMPARE(readerLaunches(scripts[3]), std::string("<--nnodes><2><pretrain_gpt.py><--tensor-model-parallel-size><2><--num-layers><16>\n"
+                                                         "<after-shift.py><2>\n<after.py><--tp><8><--nodes><unset>\n"));
+        // What the text cannot decide is said: `return` under a file test (read on, as bash does
+        // when the file is absent), `local` outside a function, $# of a call that passes the
+        // script's own arguments (bash with arguments runs torchrun, without them it returns).
+        QVERIFY(readerWarns(scripts[16], "line 1: return in function f runs after the test `[ -f /nonexistent/file ]` (line 1), "
+                                         "which cannot be decided from the text; the rest of the function is read as if it did not return"));
+        QVERIFY(readerWarns(scripts[13], "line 1: local outside a function: bash refuses it"));
+        const std::string argc = "main() {\n  [ $# -lt 1 ] && return\n  torchrun m.py --count $#\n}\nmain \"$@\"\n";
+        QCOMPARE(readerLaunches(argc), std::string("<m.py><--count><$#>\n"));
+        QVERIFY(readerWarns(argc, "line 2: return in function main runs after the test `[ $# -lt 1 ]` (line 2), which cannot be decided"));
+        BashReader counted("argc.sh");
+        counted.read(argc);
+        // The launch command's findings: the call's "$@" first, then its own $#.
+        QCOMPARE(counted.commands().back().warnings,
+                 (std::vector<std::string>{"line 5: the script's own arguments ($@) are not known; expanded as empty",
+                                           "line 3: $# in function main counts the script's own arguments, which are not known; kept as text"}));
+    }
+
+    void recursionIsBounded()
+    {
+        // A recursion the text does not end stops at 64 nested calls with a warning (bash
+        // itself would recurse until it runs out of stack), and calls that double at each
+        // level stop once 100,000 commands have been read in calls.
+        BashReader deep("deep.sh");
+        deep.read("r() { torchrun r.py; r; }\nr\n");
+        QCOMPARE(deep.commands().size(), std::size_t(64));
+        QVERIFY(std::any_of(deep.warnings().begin(), deep.warnings().end(), [](const std::string& w) {
+            return w == "line 1: function r: calls nested 64 deep, a recursion the text does not end; this call is not followed, and "
+                        "the commands it would run are not read";
+        }));
+        BashReader doubling("double.sh");
+        doubling.read("f() { f; f; }\nf\n");
+        QVERIFY(std::any_of(doubling.warnings().begin(), doubling.warnings().end(), [](const std::string& w) {
+            return w.find("function calls have read more than 100000 commands; this call is not followed") != std::string::npos;
+        }));
+        // A body that is never closed is refused, as bash refuses the script.
+        try {
+            BashReader open("open.sh");
+            open.read("run() {\n  torchrun x.py\n");
+            QFAIL("an unclosed function body must be refused");
+        } catch (const InputError& e) {
+            QCOMPARE(std::string(e.what()), std::string("open.sh: line 1: function run: no } closes its body (bash: unexpected end of file)"));
+        }
+    }
+
+    void launchInsideAFunction()
+    {
+        // The reviewer's script: the launch command in a function called with the model's
+        // flags. Bash runs torchrun with the body's flags and then the call's.
+        const std::string tail = "--num-layers 32 --hidden-size 4096 --num-attention-heads 32 --seq-length 4096 "
+                                 "--max-position-embeddings 4096 --micro-batch-size 1 --bf16 --vocab-size 32000 --data-path $DATA\n";
+        const ImportedScript s = importMegatronScript(
+            "run() { torchrun --nproc_per_node 8 pretrain_gpt.py --tensor-model-parallel-size 2 \"$@\"; }; run " + tail, "run.sh");
+        QCOMPARE(refusalOf("run() { torchrun --nproc_per_node 8 pretrain_gpt.py \"$@\"; }; run " + tail, "run.sh"), std::string("accepted"));
+        QCOMPARE(s.nproc_per_node, 8);
+        QCOMPARE(s.model.num_layers, 32);
+        QCOMPARE(s.model.seq_length, 4096);
+        QCOMPARE(s.parallel.tp, 2);
+        // A finding in the call's arguments is the launch command's.
+        QVERIFY(hasWarning(s, "DATA is not set in the script"));
+        // Called once from a main function that takes the script's arguments, multi-line.
+        const ImportedScript m = importMegatronScript(
+            "#!/bin/bash\nmain() {\n  local GPUS=${1:-4}\n  torchrun --nproc_per_node $GPUS pretrain_gpt.py \\\n    " + tail + "}\n"
+            "main \"$@\"\n", "main.sh");
+        QCOMPARE(m.nproc_per_node, 4);
+        QCOMPARE(m.command_line, 4);
+        QCOMPARE(m.model.hidden_size, 4096);
+        // A launch command in a function nothing calls is not run by bash, so not read.
+        QCOMPARE(refusalOf("launch() {\n  torchrun pretrain_gpt.py " + tail + "}\n", "uncalled.sh"),
+                 std::string("uncalled.sh: no launch command found: expected torchrun, python -m torch.distributed.run or python "
+                             "<entry>.py with Megatron-LM flags; the script defines functions it never calls, whose commands bash "
+                             "does not run: launch (line 1)"));
+    }
+
+    void encoderSeqLengthIsTheSequenceLength()
+    {
+        // Megatron-LM's validate_args: without --seq-length, seq_length = encoder_seq_length;
+        // with it, encoder_seq_length must be None (an assert), whatever the two values.
+        const std::string head = "torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers 8 --hidden-size 1024 "
+                                 "--num-attention-heads 16 --micro-batch-size 1 --bf16 --vocab-size 32000 ";
+        const ImportedScript alone = importMegatronScript(head + "--encoder-seq-length 2048\n", "enc.sh");
+        QCOMPARE(alone.model.seq_length, 2048);
+        QCOMPARE(alone.model.max_position_embeddings, 2048);
+        QVERIFY(hasWarning(alone, "line 1: the launch command has no --max-position-embeddings (Megatron-LM requires it); "
+                                  "--encoder-seq-length 2048 is assumed"));
+        QVERIFY(!hasWarning(alone, "the sequence length is unknown"));
+        QVERIFY(!hasWarning(alone, "unknown flag"));
+        QVERIFY(!findFlag(alone, "--encoder-seq-length"));   // read into the model; an export writes --seq-length
+        QCOMPARE(refusalOf(head + "--encoder-seq-length 2048 --max-position-embeddings 2048\n", "enc.sh"), std::string("accepted"));
+        // A bad value names the flag given.
+        QCOMPARE(refusalOf(head + "--encoder-seq-length 0 --max-position-embeddings 2048\n", "zero.sh"),
+                 std::string("zero.sh: --encoder-seq-length: expected an integer from 1 to 100000000, got \"0\""));
+        // Both: Megatron-LM stops, also when they agree; when they disagree --seq-length's is read.
+        const ImportedScript both = importMegatronScript(head + "--seq-length 1024 --encoder-seq-length 2048 --max-position-embeddings 2048\n", "both.sh");
+        QCOMPARE(both.model.seq_length, 1024);
+        QVERIFY(hasWarning(both, "line 1: --encoder-seq-length: 2048 disagrees with --seq-length 1024, and Megatron-LM stops on "
+                                 "the two together (validate_args asserts encoder_seq_length is None when --seq-length is given); "
+                                 "the model takes --seq-length's 1024"));
+        QCOMPARE(refusalOf(head + "--seq-length 2048 --encoder-seq-length 2048 --max-position-embeddings 2048\n", "same.sh"),
+                 std::string("same.sh: --encoder-seq-length: given with --seq-length (both 2048): Megatron-LM stops on the two together "
+                             "(validate_args asserts encoder_seq_length is None when --seq-length is given); give one of them"));
+        // Neither: --seq-length is the one missing.
+        QCOMPARE(refusalOf(head + "--max-position-embeddings 2048\n", "none.sh"),
+                 std::string("none.sh: --seq-length: missing: Megatron-LM needs it (a positive integer) and the launch command read "
+                             "(line 1: torchrun pretrain_gpt.py) does not give it"));
     }
 
     void arraySlicesTakeElements()
@@ -1380,6 +1593,9 @@ private slots:
             QCOMPARE(readerPrints(pre, words), bashPrints(pre, words));
         }
         QCOMPARE(readerPrints(pre, "\"${MORE[@]:1}\""), std::string("<--tensor-model-parallel-size><2><--sequence-parallel><END>"));
+        // An empty element is a word of its own in "${A[@]}", the first one too.
+        QCOMPARE(readerPrints("E=('' x '')", "\"${E[@]}\""), bashPrints("E=('' x '')", "\"${E[@]}\""));
+        QCOMPARE(readerPrints("E=('' x '')", "\"${E[@]}\""), std::string("<><x><><END>"));
         const ImportedScript s = importMegatronScript(
             pre + "\ntorchrun pretrain_gpt.py --num-layers 2 --hidden-size 64 --num-attention-heads 2 \"${MORE[@]:1}\"\n", "b2.sh");
         QCOMPARE(s.parallel.tp, 2);
