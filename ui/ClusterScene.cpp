@@ -18,7 +18,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <unordered_map>
+#include <utility>
 
 namespace hapmoe::ui {
 
@@ -37,13 +39,13 @@ ClusterScene::ClusterScene(ProjectDocument* document, QObject* parent)
         if (NodeItem* item = m_nodes.value(id))
             if (const Node* n = m_document->cluster().node(id))
                 item->setNode(*n);
-        scheduleLabelLayout();
+        scheduleLinkLayout();
     });
     connect(document, &ProjectDocument::switchChanged, this, [this](int id) {
         if (SwitchItem* item = m_switches.value(id))
             if (const Switch* s = m_document->cluster().switchById(id))
                 item->setSwitch(*s);
-        scheduleLabelLayout();   // the switch's size follows its label
+        scheduleLinkLayout();   // the switch's size follows its label
     });
     connect(document, &ProjectDocument::linkChanged, this, [this](int a, int b) {
         if (LinkItem* item = linkItem(a, b))
@@ -99,7 +101,7 @@ void ClusterScene::addNodeItem(int id)
     auto* item = new NodeItem(*n);
     addItem(item);
     m_nodes.insert(id, item);
-    scheduleLabelLayout();
+    scheduleLinkLayout();
 }
 
 void ClusterScene::addSwitchItem(int id)
@@ -110,7 +112,7 @@ void ClusterScene::addSwitchItem(int id)
     auto* item = new SwitchItem(*s);
     addItem(item);
     m_switches.insert(id, item);
-    scheduleLabelLayout();
+    scheduleLinkLayout();
 }
 
 void ClusterScene::addLinkItem(int a, int b)
@@ -123,42 +125,51 @@ void ClusterScene::addLinkItem(int a, int b)
     auto* item = new LinkItem(*l, ea, eb);
     addItem(item);
     m_links.insert(key(a, b), item);
-    scheduleLabelLayout();
+    scheduleLinkLayout();
 }
 
 void ClusterScene::removeEndpoint(int id)
 {
-    // Any link still attached is removed with its endpoint.
+    // Any link still attached is removed with its endpoint; the others forget it.
+    EndpointItem* item = endpoint(id);
     for (auto it = m_links.begin(); it != m_links.end();) {
         if (it.key().first == id || it.key().second == id) {
             delete it.value();
             it = m_links.erase(it);
         } else {
+            it.value()->forgetItem(item);
             ++it;
         }
     }
     delete m_nodes.take(id);
     delete m_switches.take(id);
-    scheduleLabelLayout();
+    scheduleLinkLayout();
 }
 
 void ClusterScene::removeLinkItem(int a, int b)
 {
     delete m_links.take(key(a, b));
-    scheduleLabelLayout();
+    scheduleLinkLayout();
 }
 
-void ClusterScene::scheduleLabelLayout()
+void ClusterScene::scheduleLinkLayout()
 {
-    if (m_labelLayoutPending)
+    if (m_linkLayoutPending)
         return;
-    m_labelLayoutPending = true;
+    m_linkLayoutPending = true;
     // While items are dragged the labels ride along their lines and are placed again a few
     // times a second, not on every mouse move (a layout of 1,000 links takes milliseconds).
-    QTimer::singleShot(m_dragging ? 100 : 0, this, &ClusterScene::layoutLinkLabels);
+    QTimer::singleShot(m_dragging ? 100 : 0, this, &ClusterScene::layoutLinks);
 }
 
 namespace {
+
+// Whether the segment (t from 0 to 1) meets the rectangle.
+bool segmentMeetsRect(const QLineF& segment, const QRectF& r)
+{
+    const auto span = lineSpanInRect(segment, r);
+    return span && span->to >= 0 && span->from <= 1;
+}
 
 // Rectangles in a grid of square cells, for the layout's free-place tests: a test looks at
 // the rectangles of the cells it touches only.
@@ -168,18 +179,42 @@ public:
     {
         const int index = int(m_rects.size());
         m_rects.push_back(r);
-        forCells(r, [&](qint64 cell) {
-            m_cells[cell].push_back(index);
+        m_looked.push_back(0);
+        forCells(r, [&](int x, int y) {
+            m_cells[key(x, y)].push_back(index);
             return false;
         });
     }
     bool intersects(const QRectF& r) const
     {
-        return forCells(r, [&](qint64 cell) {
-            const auto it = m_cells.find(cell);
+        return forCells(r, [&](int x, int y) {
+            const auto it = m_cells.find(key(x, y));
             return it != m_cells.end()
                 && std::any_of(it->second.begin(), it->second.end(), [&](int i) { return m_rects[std::size_t(i)].intersects(r); });
         });
+    }
+    // The rectangles the segment meets. It looks at the cells the segment passes through
+    // only, column by column, and at each rectangle once.
+    std::vector<int> meeting(const QLineF& segment) const
+    {
+        std::vector<int> found;
+        ++m_round;
+        const QRectF extent = QRectF(segment.p1(), segment.p2()).normalized();
+        for (int x = cellOf(extent.left()); x <= cellOf(extent.right()); ++x) {
+            // The segment's stretch inside this column, and the rows it spans there.
+            const auto span = lineSpanInRect(segment, QRectF(x * kCell, extent.top(), kCell, extent.height()));
+            if (!span)
+                continue;
+            const double y0 = segment.pointAt(std::clamp(span->from, 0.0, 1.0)).y();
+            const double y1 = segment.pointAt(std::clamp(span->to, 0.0, 1.0)).y();
+            for (int y = cellOf(std::min(y0, y1)); y <= cellOf(std::max(y0, y1)); ++y)
+                if (const auto it = m_cells.find(key(x, y)); it != m_cells.end())
+                    for (int i : it->second)
+                        if (std::exchange(m_looked[std::size_t(i)], m_round) != m_round
+                            && segmentMeetsRect(segment, m_rects[std::size_t(i)]))
+                            found.push_back(i);
+        }
+        return found;
     }
     bool contains(QPointF p) const
     {
@@ -192,25 +227,52 @@ private:
     static constexpr double kCell = 256;
     static int cellOf(double v) { return int(std::floor(v / kCell)); }
     static qint64 key(int x, int y) { return (qint64(x) << 32) ^ qint64(quint32(y)); }
-    // Calls f for each cell r touches until f returns true; returns whether one did.
+    // Calls f(x, y) for each cell r touches until f returns true; returns whether one did.
     template <class F>
     bool forCells(const QRectF& r, F f) const
     {
         for (int x = cellOf(r.left()); x <= cellOf(r.right()); ++x)
             for (int y = cellOf(r.top()); y <= cellOf(r.bottom()); ++y)
-                if (f(key(x, y)))
+                if (f(x, y))
                     return true;
         return false;
     }
     std::vector<QRectF> m_rects;
     std::unordered_map<qint64, std::vector<int>> m_cells;
+    mutable std::vector<unsigned> m_looked;   // per rectangle, the last call of meeting() that looked at it
+    mutable unsigned m_round = 0;
 };
 
 } // namespace
 
+void ClusterScene::layoutLinks()
+{
+    m_linkLayoutPending = false;
+    // The items each line passes under, other than its ends: their bodies.
+    RectGrid bodies;
+    QList<EndpointItem*> endpoints;
+    auto addBody = [&](EndpointItem* item) {
+        bodies.add(item->mapRectToScene(item->body()));
+        endpoints.append(item);
+    };
+    for (NodeItem* n : std::as_const(m_nodes))
+        addBody(n);
+    for (SwitchItem* s : std::as_const(m_switches))
+        addBody(s);
+    for (LinkItem* link : std::as_const(m_links)) {
+        const QLineF line(link->p1(), link->p2());
+        QList<EndpointItem*> crossed;
+        for (int i : bodies.meeting(line))
+            if (EndpointItem* item = endpoints[i]; item != link->endA() && item != link->endB())
+                if (const auto span = item->outlineSpan(line); span && span->to > 0 && span->from < 1)
+                    crossed.append(item);
+        link->setCrossedItems(crossed);
+    }
+    layoutLinkLabels();
+}
+
 void ClusterScene::layoutLinkLabels()
 {
-    m_labelLayoutPending = false;
     constexpr double kMargin = 3;   // px kept free between labels
     // The items as far as they draw (body, problem badge, highlight ring) and take clicks:
     // their bounding rectangles.
@@ -232,6 +294,7 @@ void ClusterScene::layoutLinkLabels()
             return trunk(x.first);
         return x.first < y.first;
     });
+    std::vector<std::pair<LinkItem*, double>> besideLine;   // no place on the line off the items: at t
     for (const auto& [k, link] : links) {
         const double length = QLineF(link->p1(), link->p2()).length();
         // Candidate centres every 4 px along the line (at least 24 places on short lines),
@@ -279,7 +342,7 @@ void ClusterScene::layoutLinkLabels()
         for (double t : ts) {
             const QRectF r = link->labelRectAt(t).adjusted(-kMargin, -kMargin, kMargin, kMargin);
             if (isFree(r)) {
-                link->setLabelPlacement(t, true);
+                link->setLabelPlacement(t, 0, true);
                 labels.add(r);
                 placed = true;
                 break;
@@ -288,17 +351,43 @@ void ClusterScene::layoutLinkLabels()
                 onSelect = t;
         }
         if (!placed) {
-            // Selected, it shows off the items if any place is (over other labels then),
-            // else at the middle of the longest stretch of its line that no item covers.
-            if (onSelect < 0) {
+            // Selected, it shows on its line off the items if any place is (over other labels
+            // then), else beside the middle of the longest stretch of its line that no item
+            // covers (of the whole line when none does), once every label that has a place
+            // has it.
+            if (onSelect >= 0) {
+                link->setLabelPlacement(onSelect, 0, false);
+            } else {
                 const auto runs = freeStretches();
                 const auto longest = std::max_element(runs.begin(), runs.end(), [](const auto& a, const auto& b) {
                     return a.second - a.first < b.second - b.first;
                 });
-                onSelect = longest != runs.end() ? tAt((longest->first + longest->second) / 2) : 0.5;
+                besideLine.emplace_back(link, longest != runs.end() ? tAt((longest->first + longest->second) / 2) : 0.5);
             }
-            link->setLabelPlacement(onSelect, false);
         }
+    }
+    // Beside the line: moved along its normal, up (or right) first, to the nearest place off
+    // the items and the labels, or if that is much further, off the items, or in a crowded
+    // drawing at least off the link's two ends (never over an end's icon or name). Steps of 4
+    // units, as far as both ends' and the label's sizes can take; a free place is worth a
+    // line further than one over labels.
+    constexpr double kStep = 4, kFarthest = 600, kFreeWorth = 24;
+    for (const auto& [link, t] : besideLine) {
+        const QRectF endA = link->endA()->sceneBoundingRect(), endB = link->endB()->sceneBoundingRect();
+        std::optional<double> offItems, offEnds, free;
+        for (double d = kStep; d <= kFarthest && !free && !(offItems && d > std::abs(*offItems) + kFreeWorth); d += kStep)
+            for (double side : {1.0, -1.0}) {
+                const QRectF r = link->labelRectAt(t, side * d).adjusted(-kMargin, -kMargin, kMargin, kMargin);
+                if (isFree(r)) {
+                    free = side * d;
+                    break;
+                }
+                if (!offItems && !items.intersects(r))
+                    offItems = side * d;
+                if (!offEnds && !r.intersects(endA) && !r.intersects(endB))
+                    offEnds = side * d;
+            }
+        link->setLabelPlacement(t, free ? *free : offItems ? *offItems : offEnds.value_or(0), false);
     }
 }
 
@@ -372,7 +461,7 @@ void ClusterScene::updateProblems()
     const SwitchUplinks uplinks = switchUplinks(m_document->cluster(), &m_document->catalog());
     for (SwitchItem* s : std::as_const(m_switches))
         s->setOversubscription(uplinks.oversubscription(s->id()));
-    scheduleLabelLayout();   // an oversubscribed switch's label may take a second line
+    scheduleLinkLayout();   // an oversubscribed switch's label may take a second line
     // Links between nodes whose collective libraries differ: their traffic crosses the bridge.
     for (LinkItem* link : std::as_const(m_links))
         link->setCrossVendor(crossesBridge(m_document->cluster(), m_document->catalog(), link->link().a, link->link().b));

@@ -42,12 +42,16 @@ public:
     void highlightNodes(const QVector<int>& ids);
     QRectF itemsRect() const;
 
+    // Marks the items each link's line passes under (LinkItem::setCrossedItems), then lays
+    // out the labels. Runs once per event-loop turn after items move or change
+    // (scheduleLinkLayout), a few times a second during a drag.
+    void layoutLinks();
+    void scheduleLinkLayout();
     // Places every link's label where it covers no node, switch or other label, sliding it
     // along its line (from the node's end for a link between a node and a switch, from the
-    // middle otherwise); a label with no such place is not drawn. Runs once per event-loop
-    // turn after items move or change (scheduleLabelLayout).
+    // middle otherwise); a label with no such place is not drawn, and shows, when its link is
+    // selected, off the items or at least off the link's two ends.
     void layoutLinkLabels();
-    void scheduleLabelLayout();
 
 protected:
     void mousePressEvent(QGraphicsSceneMouseEvent* event) override;
@@ -72,7 +76,7 @@ private:
     QVector<int> m_highlighted;
     bool m_snap = true;
     bool m_dragging = false;
-    bool m_labelLayoutPending = false;
+    bool m_linkLayoutPending = false;
 };
 
 } // namespace hapmoe::ui

@@ -403,8 +403,7 @@ void ClusterView::mousePressEvent(QMouseEvent* event)
         const int from = endpointAt(event->position().toPoint());
         if (from >= 0) {
             m_connectFrom = from;
-            const QPointF start = m_scene->endpoint(from)->pos();
-            m_rubberLink = m_scene->addLine(QLineF(start, mapToScene(event->position().toPoint())),
+            m_rubberLink = m_scene->addLine(rubberLine(mapToScene(event->position().toPoint())),
                                             QPen(palette().color(QPalette::Highlight), 2, Qt::DashLine));
             m_rubberLink->setZValue(5);
             event->accept();
@@ -412,6 +411,16 @@ void ClusterView::mousePressEvent(QMouseEvent* event)
         }
     }
     QGraphicsView::mousePressEvent(event);
+}
+
+QLineF ClusterView::rubberLine(const QPointF& to) const
+{
+    // From the outline of the item it starts at, as the link will be drawn; nothing while the
+    // pointer is still on that item.
+    const EndpointItem* from = m_scene->endpoint(m_connectFrom);
+    if (!from || from->sceneOutline().contains(to))
+        return QLineF(to, to);
+    return QLineF(from->edgeToward(to), to);
 }
 
 void ClusterView::mouseMoveEvent(QMouseEvent* event)
@@ -425,9 +434,7 @@ void ClusterView::mouseMoveEvent(QMouseEvent* event)
         return;
     }
     if (m_rubberLink) {
-        QLineF line = m_rubberLink->line();
-        line.setP2(mapToScene(event->position().toPoint()));
-        m_rubberLink->setLine(line);
+        m_rubberLink->setLine(rubberLine(mapToScene(event->position().toPoint())));
         event->accept();
         return;
     }

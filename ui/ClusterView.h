@@ -5,6 +5,7 @@
 // zooms with the wheel, pans with the middle button, deletes, nudges, copies and pastes.
 
 #include <QGraphicsView>
+#include <QLineF>
 #include <QList>
 
 class QGraphicsLineItem;
@@ -76,6 +77,8 @@ private:
     void reveal(const QSet<int>& ids, bool wasFitted);
     // Ends a Connect gesture at the endpoint `to` (-1: nowhere, nothing is linked).
     void finishConnect(int to);
+    // The Connect gesture's line, from the item it starts at to the scene point `to`.
+    QLineF rubberLine(const QPointF& to) const;
     // Fitted (true): zoomToFit again on every resize, no scroll bars. The user's zoom or pan ends it.
     void setAutoFit(bool on);
 

@@ -12,6 +12,9 @@
 #include <QStyleOptionGraphicsItem>
 #include <QtMath>
 
+#include <algorithm>
+#include <vector>
+
 namespace hapmoe::ui {
 
 namespace {
@@ -166,28 +169,39 @@ void LinkItem::updateGeometry()
         return;
     labelAboutToChange();
     prepareGeometryChange();
-    m_p1 = m_a->pos();
-    m_p2 = m_b->pos();
+    // From outline to outline along the line between the centres: a line from centre to
+    // centre ran under both bodies, and one that ends inside a body looks the same as one
+    // that passes under it.
+    const QPointF ca = m_a->sceneCentre(), cb = m_b->sceneCentre();
+    m_p1 = m_a->edgeToward(cb);
+    m_p2 = m_b->edgeToward(ca);
+    if (QPointF::dotProduct(m_p2 - m_p1, cb - ca) <= 0)   // the bodies overlap along the line
+        m_p1 = m_p2 = (m_p1 + m_p2) / 2;
+    const QLineF centres(ca, cb);
+    m_normal = centres.length() > 0 ? QPointF(-centres.dy(), centres.dx()) / centres.length() : QPointF(0, -1);
+    if (m_normal.y() > 0 || (m_normal.y() == 0 && m_normal.x() < 0))
+        m_normal = -m_normal;
     update();
     if (auto* clusterScene = qobject_cast<ClusterScene*>(scene()))
-        clusterScene->scheduleLabelLayout();
+        clusterScene->scheduleLinkLayout();
 }
 
-void LinkItem::setLabelPlacement(double t, bool shown)
+void LinkItem::setLabelPlacement(double t, double offset, bool shown)
 {
-    if (t == m_labelT && shown == m_labelShown)
+    if (t == m_labelT && offset == m_labelOffset && shown == m_labelShown)
         return;
     labelAboutToChange();
     prepareGeometryChange();
     m_labelT = t;
+    m_labelOffset = offset;
     m_labelShown = shown;
     update();
 }
 
-QRectF LinkItem::labelRectAt(double t) const
+QRectF LinkItem::labelRectAt(double t, double offset) const
 {
     const QSizeF size = m_labelSize;
-    const QPointF centre = m_p1 + t * (m_p2 - m_p1);
+    const QPointF centre = m_p1 + t * (m_p2 - m_p1) + offset * m_normal;
     return QRectF(centre - QPointF(size.width() / 2, size.height() / 2), size);
 }
 
@@ -195,14 +209,28 @@ QRectF LinkItem::labelRect() const
 {
     if (!m_labelShown && !isSelected())
         return {};
-    return labelRectAt(m_labelT);
+    return labelRectAt(m_labelT, m_labelOffset);
+}
+
+void LinkItem::setCrossedItems(const QList<EndpointItem*>& items)
+{
+    if (items == m_crossed)
+        return;
+    m_crossed = items;
+    update();
+}
+
+void LinkItem::forgetItem(EndpointItem* item)
+{
+    if (m_crossed.removeAll(item) > 0)
+        update();
 }
 
 QRectF LinkItem::boundingRect() const
 {
     // The label's place, drawn or not (a selected link shows it), so that selecting needs no
     // geometry change.
-    return QRectF(m_p1, m_p2).normalized().adjusted(-8, -8, 8, 8).united(labelRectAt(m_labelT).adjusted(-2, -2, 2, 2));
+    return QRectF(m_p1, m_p2).normalized().adjusted(-8, -8, 8, 8).united(labelRectAt(m_labelT, m_labelOffset).adjusted(-2, -2, 2, 2));
 }
 
 QPainterPath LinkItem::shape() const
@@ -223,8 +251,9 @@ QVariant LinkItem::itemChange(GraphicsItemChange change, const QVariant& value)
         labelAboutToChange();   // a label without a place shows while its link is selected
     } else if (change == ItemSelectedHasChanged) {
         // A selected link's label is drawn above the items, so that it shows even where the
-        // layout found it no place. Its line stays under them (it runs from centre to centre,
-        // through the names of both ends) and under every label, above the other lines.
+        // layout found it no place (it keeps off its two ends). Its line stays under the
+        // items (where it passes under one, their names stay readable) and under every
+        // label, above the other lines.
         const bool on = value.toBool();
         setZValue(on ? 0.25 : 0);
         if (m_labelItem) {
@@ -246,8 +275,38 @@ void LinkItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
     const bool selected = option->state & QStyle::State_Selected;
     // Width grows with the logarithm of the bandwidth: 25 GB/s ~ 1.5 px, 3200 GB/s ~ 5 px.
     const double width = qBound(1.2, 0.7 * std::log2(std::max(1.0, m_link.bandwidth_gbytes_per_s)) - 1.8, 5.0);
-    painter->setPen(QPen(lineColor(), selected ? width + 2 : width, m_cross ? Qt::DashLine : Qt::SolidLine, Qt::RoundCap));
-    painter->drawLine(m_p1, m_p2);
+    QPen pen(lineColor(), selected ? width + 2 : width, m_cross ? Qt::DashLine : Qt::SolidLine, Qt::RoundCap);
+    const QLineF line(m_p1, m_p2);
+    if (m_crossed.isEmpty() || line.length() == 0) {
+        painter->setPen(pen);
+        painter->drawLine(line);
+        return;
+    }
+    // Cut around the items it passes under, so that the canvas shows between the line and
+    // their outlines, where a link of theirs touches them: the pieces' round caps stay the
+    // gap away from the outlines.
+    const double gap = kCrossingGapPx / QStyleOptionGraphicsItem::levelOfDetailFromTransform(painter->worldTransform());
+    std::vector<LineSpan> cuts;
+    for (const EndpointItem* item : std::as_const(m_crossed))
+        if (const auto span = item->outlineSpan(line, gap + pen.widthF() / 2))
+            cuts.push_back(*span);
+    std::sort(cuts.begin(), cuts.end(), [](const LineSpan& a, const LineSpan& b) { return a.from < b.from; });
+    double from = 0;
+    auto piece = [&](double to) {
+        if (to <= from)
+            return;
+        // The dashes run on across the cuts (the offset is in pen widths; setting one makes
+        // a solid pen a custom dash pattern, so only a dashed pen takes it).
+        if (m_cross)
+            pen.setDashOffset(from * line.length() / pen.widthF());
+        painter->setPen(pen);
+        painter->drawLine(line.pointAt(from), line.pointAt(to));
+    };
+    for (const LineSpan& cut : cuts) {
+        piece(std::min(cut.from, 1.0));
+        from = std::max(from, cut.to);
+    }
+    piece(1.0);
 }
 
 } // namespace hapmoe::ui

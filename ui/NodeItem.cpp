@@ -55,17 +55,17 @@ void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
     const QPalette pal = QApplication::palette();
     const QRectF body = bodyRect();
     painter->setRenderHint(QPainter::Antialiasing);
-    paintHighlight(painter, body, 8);
+    paintHighlight(painter);
 
     const bool selected = option->state & QStyle::State_Selected;
     painter->setPen(QPen(selected ? pal.color(QPalette::Highlight) : m_color.darker(115), selected ? 3 : 1.5,
                          m_known ? Qt::SolidLine : Qt::DashLine));
     painter->setBrush(pal.color(QPalette::Base));
-    painter->drawRoundedRect(body, 8, 8);
+    painter->drawRoundedRect(body, cornerRadius(), cornerRadius());
 
     // Colour band on the left: the device type at a glance.
     QPainterPath band;
-    band.addRoundedRect(QRectF(body.left(), body.top(), 46, body.height()), 8, 8);
+    band.addRoundedRect(QRectF(body.left(), body.top(), 46, body.height()), cornerRadius(), cornerRadius());
     QPainterPath clip;
     clip.addRect(QRectF(body.left(), body.top(), 40, body.height()));
     painter->setPen(Qt::NoPen);

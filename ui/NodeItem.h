@@ -24,6 +24,7 @@ public:
 
     static QRectF bodyRect();
     QRectF body() const override { return bodyRect(); }
+    double cornerRadius() const override { return 8; }
 
 protected:
     QString baseToolTip() const override;

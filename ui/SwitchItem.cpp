@@ -52,12 +52,12 @@ void SwitchItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option
     const QPalette pal = QApplication::palette();
     const QRectF body = bodyRect();
     painter->setRenderHint(QPainter::Antialiasing);
-    paintHighlight(painter, body, 20);
+    paintHighlight(painter);
     const bool selected = option->state & QStyle::State_Selected;
     const QColor fill = isDark(pal) ? QColor(0x4a, 0x55, 0x63) : QColor(0xdd, 0xe3, 0xea);
     painter->setPen(QPen(selected ? pal.color(QPalette::Highlight) : QColor(0x6b, 0x77, 0x85), selected ? 3 : 1.5));
     painter->setBrush(fill);
-    painter->drawRoundedRect(body, 20, 20);
+    painter->drawRoundedRect(body, cornerRadius(), cornerRadius());
     studioIcon(QStringLiteral("switch")).paint(painter, QRect(int(body.left()) + 10, int(body.top()) + 8, 24, 24));
     QFont f = QApplication::font();
     f.setPointSizeF(9.5);

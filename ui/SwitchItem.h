@@ -25,6 +25,7 @@ public:
     void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
     static QRectF bodyRect();
     QRectF body() const override { return bodyRect(); }
+    double cornerRadius() const override { return 20; }   // a pill: half its height
 
 protected:
     QString baseToolTip() const override;

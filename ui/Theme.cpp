@@ -133,7 +133,10 @@ void applyTheme(ThemeKind kind)
 
 ThemeKind currentTheme() { return g_theme; }
 
-bool isDark(const QPalette& palette) { return palette.color(QPalette::Window).lightness() < 128; }
+bool isDark(const QPalette& palette)
+{
+    return relativeLuminance(palette.color(QPalette::Text)) > relativeLuminance(palette.color(QPalette::Base));
+}
 
 double contrastRatio(const QColor& a, const QColor& b)
 {

@@ -36,6 +36,10 @@ void initStudioResources();
 QPalette themePalette(ThemeKind kind);
 void applyTheme(ThemeKind kind);
 ThemeKind currentTheme();
+// Whether the palette writes light text on a dark ground: its Text colour has a higher
+// relative luminance (WCAG 2.1) than its Base colour, the ground of views, fields, charts and
+// the canvas. The one rule for every colour picked per theme, in the explorer too; the
+// studio's palettes and toolTipPalette() keep Window on the same side as Base.
 bool isDark(const QPalette& palette);
 
 // Contrast ratio of two colours, 1 (same luminance) to 21 (black on white), by the relative

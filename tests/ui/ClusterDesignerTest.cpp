@@ -22,6 +22,9 @@
 
 #include <QLabel>
 #include <QDoubleSpinBox>
+#include <QGraphicsLineItem>
+#include <QPainter>
+#include <QPainterPathStroker>
 #include <QMetaEnum>
 #include <QPushButton>
 #include <QTemporaryDir>
@@ -55,6 +58,35 @@ std::pair<int, int> dropTwoNodes(MainWindow& w, const QString& left, const QStri
     if (nodes.size() != 2)
         return {-1, -1};
     return {nodes[0].id, nodes[1].id};
+}
+
+// Adds two H800 nodes centred at a and b, where they are put, and links them; returns the
+// link's item, or nullptr.
+LinkItem* linkNodesAt(MainWindow& w, QPointF a, QPointF b)
+{
+    const int first = w.document()->addNode(QStringLiteral("H800"), 8, a);
+    const int second = w.document()->addNode(QStringLiteral("H800"), 8, b);
+    return w.document()->connectItems(first, second) ? w.clusterScene()->linkItem(first, second) : nullptr;
+}
+
+// Whether p lies on the outline of the item's body (rounded corners included), within
+// tolerance scene units either side of it.
+bool onOutline(const EndpointItem* item, QPointF p, double tolerance = 1.0)
+{
+    QPainterPathStroker band;
+    band.setWidth(2 * tolerance);
+    return band.createStroke(item->sceneOutline()).contains(p);
+}
+
+// The scene drawn at one pixel per unit, with pixel (x - left, y - top) centred on the scene
+// point (x, y), so that a line along a whole coordinate covers its row of pixels.
+QImage renderScene(QGraphicsScene* scene, const QRect& area)
+{
+    QImage image(area.size(), QImage::Format_ARGB32);
+    image.fill(Qt::transparent);
+    QPainter painter(&image);
+    scene->render(&painter, QRectF(image.rect()), QRectF(area).translated(-0.5, -0.5));
+    return image;
 }
 
 // Drops one H800 node at the canvas's centre into a new project; returns its id, or -1.
@@ -178,6 +210,13 @@ private slots:
         const QPoint pa = viewportPosOf(*w, a), pb = viewportPosOf(*w, b);
         QTest::mousePress(viewport, Qt::LeftButton, Qt::ShiftModifier, pa);
         QTest::mouseMove(viewport, (pa + pb) / 2);
+        // The line being drawn leaves the node's outline, where the link will end.
+        const QGraphicsLineItem* rubber = nullptr;
+        for (const QGraphicsItem* item : w->clusterScene()->items())
+            if (item->type() == QGraphicsLineItem::Type)
+                rubber = static_cast<const QGraphicsLineItem*>(item);
+        QVERIFY(rubber);
+        QVERIFY(onOutline(w->clusterScene()->endpoint(a), rubber->line().p1()));
         QTest::mouseMove(viewport, pb);
         QTest::mouseRelease(viewport, Qt::LeftButton, Qt::ShiftModifier, pb);
         QCOMPARE(doc->cluster().links.size(), size_t(1));
@@ -365,10 +404,10 @@ private slots:
         QVERIFY(editor->inputMessage().isEmpty());
     }
 
-    void selectedLinkRunsUnderTheNames()
+    void selectedLinkRunsUnderTheItems()
     {
-        // The example's spine - leaf-0 link, selected with a click on its line: the line runs
-        // through the middle of both switches, under their names, which stay on top.
+        // The example's spine - leaf-0 link, selected with a click on its line: the line ends
+        // on both switches' outlines, under them, so that their names stay on top.
         auto w = makeWindow();
         w->loadExample();
         QApplication::processEvents();
@@ -401,13 +440,12 @@ private slots:
         QTest::mouseClick(view->viewport(), Qt::LeftButton, Qt::NoModifier, view->mapFromScene(onLine));
         QCOMPARE(scene->selectedLinks().size(), 1);
         QVERIFY(link->isSelected());
-        // Where the line enters each switch, 10 units inside its body (which is 40 high), the
-        // switch is the topmost item: its name and "oversubscribed" line are drawn over the line.
+        // Where the line meets each switch, on its outline, a unit inside the body the switch
+        // is the topmost item: the line's round cap goes under it.
         for (SwitchItem* end : {spineItem, leafItem}) {
-            const QPointF centre = end->pos();
-            const QPointF other = end == spineItem ? leafItem->pos() : spineItem->pos();
-            const QPointF dir = (other - centre) / QLineF(centre, other).length();
-            const QPointF inside = centre + dir * (10.0 / std::abs(dir.y()));
+            const QPointF tip = static_cast<EndpointItem*>(end) == link->endA() ? link->p1() : link->p2();
+            QVERIFY(onOutline(end, tip));
+            const QPointF inside = tip + (end->pos() - tip) / QLineF(tip, end->pos()).length();
             QVERIFY(end->mapRectToScene(SwitchItem::bodyRect()).contains(inside));
             QVERIFY(link->shape().contains(inside));
             const QList<QGraphicsItem*> top = scene->items(inside, Qt::IntersectsItemShape, Qt::DescendingOrder, view->transform());
@@ -729,7 +767,8 @@ private slots:
         QVERIFY(clicked >= 60);
 
         // Two nodes a few pixels apart: no room for the label on the line between them, so
-        // it is not drawn, until the link is selected (then at its middle, above the items).
+        // it is not drawn, until the link is selected (then beside the middle of its line, off
+        // both nodes, above the items).
         w->newProject();
         const int a = w->document()->addNode(QStringLiteral("H800"), 8, QPointF(0, 0));
         const int b = w->document()->addNode(QStringLiteral("H800"), 8, QPointF(0, NodeItem::bodyRect().height() + 10));
@@ -740,8 +779,16 @@ private slots:
         QVERIFY(tight->labelRect().isEmpty());
         tight->setSelected(true);
         QVERIFY(!tight->labelRect().isEmpty());
-        QCOMPARE(tight->labelRect().center(), (tight->p1() + tight->p2()) / 2);
-        // The label is drawn over the nodes (the topmost item at its centre is not one),
+        // The line runs from y = 38 to 48 (the bodies are 76 high, their centres 86 apart);
+        // the label sits on the normal through its middle, to the right (x > 0), the first
+        // side tried for an upright line.
+        QCOMPARE(tight->p1(), QPointF(0, 38));
+        QCOMPARE(tight->p2(), QPointF(0, 48));
+        QCOMPARE(tight->labelRect().center().y(), 43.0);
+        QVERIFY(tight->labelRect().center().x() > 0);
+        QVERIFY(!tight->labelRect().intersects(scene->nodeItem(a)->sceneBoundingRect()));
+        QVERIFY(!tight->labelRect().intersects(scene->nodeItem(b)->sceneBoundingRect()));
+        // The label is drawn above the items (the topmost item at its centre is not a node),
         // the line under them.
         const QList<QGraphicsItem*> atLabel = scene->items(tight->labelRect().center(), Qt::IntersectsItemShape, Qt::DescendingOrder);
         QVERIFY(!atLabel.isEmpty() && atLabel.front() != scene->nodeItem(a) && atLabel.front() != tight);
@@ -775,6 +822,137 @@ private slots:
         const QRectF covered = scene->nodeItem(middle)->mapRectToScene(NodeItem::bodyRect());
         QVERIFY2(!covered.contains(across->labelRect().center()),
                  qPrintable(QStringLiteral("label at %1, %2").arg(across->labelRect().center().x()).arg(across->labelRect().center().y())));
+        for (int end : {left, right})
+            QVERIFY(!across->labelRect().intersects(scene->nodeItem(end)->sceneBoundingRect()));
+    }
+
+    void linksEndOnTheOutlinesOfTheirEnds()
+    {
+        // A link is drawn from outline to outline along the line between the two centres, not
+        // from centre to centre under both bodies. Bodies (NodeItem, SwitchItem::bodyRect): a
+        // node is 190 x 76 with corners of radius 8, a switch 190 x 40 with ends of radius 20.
+        auto w = makeWindow();
+        w->newProject();
+        ProjectDocument* doc = w->document();
+        ClusterScene* scene = w->clusterScene();
+        // Side by side: the half widths, 95 in from each centre.
+        const LinkItem* level = linkNodesAt(*w, QPointF(0, 0), QPointF(400, 0));
+        QVERIFY(level);
+        QCOMPARE(level->p1(), QPointF(95, 0));
+        QCOMPARE(level->p2(), QPointF(305, 0));
+        // Slanted along (0.8, 0.6): out through the long side, y = 38, at x = 38 * 0.8 / 0.6,
+        // on its straight part (|x| < 95 - 8).
+        const LinkItem* slanted = linkNodesAt(*w, QPointF(0, 1000), QPointF(400, 1300));
+        QVERIFY(slanted);
+        QCOMPARE(slanted->p1(), QPointF(38 * 0.8 / 0.6, 1038));
+        QCOMPARE(slanted->p2(), QPointF(400 - 38 * 0.8 / 0.6, 1300 - 38));
+        // Towards the body's corner (95, 38): out through the rounded corner, 8 from the
+        // corner circle's centre (87, 30), on the line between the centres.
+        const LinkItem* corner = linkNodesAt(*w, QPointF(0, 2000), QPointF(950, 2380));
+        QVERIFY(corner);
+        const QPointF arc = corner->p1() - QPointF(87, 2030);
+        QVERIFY2(std::abs(std::hypot(arc.x(), arc.y()) - 8) < 1e-9, qPrintable(QString::number(std::hypot(arc.x(), arc.y()))));
+        QVERIFY(arc.x() > 0 && arc.y() > 0);
+        QVERIFY(std::abs(corner->p1().x() * 380 - (corner->p1().y() - 2000) * 950) < 1e-6);
+        // A switch above a node: the switch's lower edge, 20 below its centre; the node's top.
+        const int sw = doc->addSwitch(QPointF(0, 3000));
+        const int below = doc->addNode(QStringLiteral("H800"), 8, QPointF(0, 3200));
+        QVERIFY(doc->connectItems(sw, below));
+        const LinkItem* uplink = scene->linkItem(sw, below);
+        QVERIFY(uplink);
+        QCOMPARE(uplink->p1(), QPointF(0, 3020));
+        QCOMPARE(uplink->p2(), QPointF(0, 3162));
+
+        // Every link of a large drawing (fans of 16 from two leaves over four rows): its ends
+        // within a unit of its two items' outlines, none at a centre.
+        QVERIFY(w->loadClusterPreset(QStringLiteral("a100-h100-256")));
+        QApplication::processEvents();
+        for (const Link& l : w->document()->cluster().links) {
+            const LinkItem* item = scene->linkItem(l.a, l.b);
+            QVERIFY(onOutline(item->endA(), item->p1()));
+            QVERIFY(onOutline(item->endB(), item->p2()));
+            QVERIFY(QLineF(item->p1(), item->endA()->sceneCentre()).length() >= 20);
+            QVERIFY(QLineF(item->p2(), item->endB()->sceneCentre()).length() >= 20);
+        }
+    }
+
+    void linkStopsShortOfItemsItPassesUnder()
+    {
+        // A link between two nodes whose line passes under a third: the line touches its
+        // own ends' outlines but stops 5 pixels short of the third's on both sides
+        // (LinkItem::kCrossingGapPx), so that it does not look linked to it.
+        auto w = makeWindow();
+        w->newProject();
+        ProjectDocument* doc = w->document();
+        ClusterScene* scene = w->clusterScene();
+        const LinkItem* across = linkNodesAt(*w, QPointF(0, 0), QPointF(700, 0));
+        QVERIFY(across);
+        const int middle = doc->addNode(QStringLiteral("H800"), 8, QPointF(350, 0));
+        QApplication::processEvents();
+        QCOMPARE(across->crossedItems(), QList<EndpointItem*>{scene->nodeItem(middle)});
+        // Drawn at 100 %, the line along y = 0 from x = 95 to 605; the middle body spans
+        // x = 255 to 445, so the gaps are 250 to 255 and 445 to 450. The label keeps 15 units
+        // off the bodies (their bounding rectangles and its margin); the grid's dots are at
+        // multiples of 40.
+        const QRect area(-120, -60, 940, 120);
+        const QColor ground = QApplication::palette().color(QPalette::Base);
+        auto lineAt = [&](const QImage& image, int x) {
+            return contrastRatio(image.pixelColor(x - area.left(), -area.top()), ground) > 2.0;
+        };
+        QImage image = renderScene(scene, area);
+        for (int x : {97, 247, 453, 603})
+            QVERIFY2(lineAt(image, x), qPrintable(QStringLiteral("no line at x = %1").arg(x)));
+        for (int x : {252, 448})
+            QVERIFY2(!lineAt(image, x), qPrintable(QStringLiteral("line at x = %1").arg(x)));
+        // The middle node moved off the line: the line runs whole again.
+        doc->moveItems({{middle, QPointF(350, 200)}});
+        QApplication::processEvents();
+        QVERIFY(across->crossedItems().isEmpty());
+        image = renderScene(scene, area);
+        for (int x : {252, 448})
+            QVERIFY2(lineAt(image, x), qPrintable(QStringLiteral("no line at x = %1").arg(x)));
+    }
+
+    void selectedLinkLabelKeepsOffItsEnds()
+    {
+        // A selected link's label is drawn above the items: wherever it goes, it covers
+        // neither end (their icon and name), on a short link and on a long one.
+        auto w = makeWindow();
+        w->newProject();
+        ClusterScene* scene = w->clusterScene();
+        auto offBothEnds = [&](const LinkItem* link) {
+            const QRectF label = link->labelRect();
+            return !label.isEmpty() && !label.intersects(link->endA()->sceneBoundingRect())
+                && !label.intersects(link->endB()->sceneBoundingRect());
+        };
+        // Short: 20 units between the bodies, no room for the label (about 90 wide) on its
+        // line, which runs from x = 95 to 115.
+        LinkItem* shortLink = linkNodesAt(*w, QPointF(0, 0), QPointF(210, 0));
+        // Short and slanted: the bodies' corners 10 units apart across, 24 down.
+        LinkItem* slanted = linkNodesAt(*w, QPointF(0, 400), QPointF(200, 500));
+        // Long: 610 units between the bodies.
+        LinkItem* longLink = linkNodesAt(*w, QPointF(0, 800), QPointF(800, 800));
+        QVERIFY(shortLink && slanted && longLink);
+        QApplication::processEvents();
+        QVERIFY(!shortLink->labelShown());
+        QVERIFY(longLink->labelShown());
+        for (LinkItem* link : {shortLink, slanted, longLink}) {
+            scene->clearSelection();
+            link->setSelected(true);
+            QVERIFY2(offBothEnds(link), qPrintable(QStringLiteral("label at %1, %2")
+                                                       .arg(link->labelRect().center().x())
+                                                       .arg(link->labelRect().center().y())));
+        }
+        // The short link's label above the middle of its line (x = 105, the first side tried
+        // for a level line), just clear of the nodes' bounding rectangles (38 + 12 above the
+        // centres, and the label's half height and margin): between 50 and 100 above.
+        scene->clearSelection();
+        shortLink->setSelected(true);
+        const QPointF centre = shortLink->labelRect().center();
+        QCOMPARE(centre.x(), 105.0);
+        QVERIFY2(centre.y() < -50 && centre.y() > -100, qPrintable(QString::number(centre.y())));
+        // The long link's on its line, between the bodies.
+        QCOMPARE(longLink->labelRect().center().y(), 800.0);
     }
 
     void fittedCanvasHasNoScrollBars()

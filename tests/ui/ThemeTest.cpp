@@ -45,6 +45,29 @@ private slots:
         QCOMPARE(contrastRatio(Qt::white, QColor(0x76, 0x76, 0x76)), contrastRatio(QColor(0x76, 0x76, 0x76), Qt::white));
     }
 
+    void isDarkReadsTheTextOnTheBase()
+    {
+        // One rule for every colour picked per theme: light text on a dark Base. The studio's
+        // palettes and the tooltip palette under each theme.
+        QVERIFY(!isDark(themePalette(ThemeKind::Light)));
+        QVERIFY(isDark(themePalette(ThemeKind::Dark)));
+        for (ThemeKind kind : {ThemeKind::Light, ThemeKind::Dark}) {
+            applyTheme(kind);
+            QCOMPARE(isDark(toolTipPalette()), kind == ThemeKind::Dark);
+        }
+        applyTheme(ThemeKind::Light);
+        // Where Window and Base disagree, the Base (the ground of views, fields and the
+        // canvas) and the text written on it decide: a dark frame around white fields with
+        // black text is a light palette, a light frame around dark fields with light text a
+        // dark one.
+        QPalette framed = themePalette(ThemeKind::Light);
+        framed.setColor(QPalette::Window, QColor(0x2b, 0x2d, 0x31));
+        QVERIFY(!isDark(framed));
+        QPalette inset = themePalette(ThemeKind::Dark);
+        inset.setColor(QPalette::Window, QColor(0xf3, 0xf4, 0xf6));
+        QVERIFY(isDark(inset));
+    }
+
     void darkPaletteKeepsCheckOutlinesApartFromTheBackground()
     {
         // The outline colour (Mid) at 3:1 or more from every background a check box sits on

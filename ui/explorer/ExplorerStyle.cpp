@@ -1,5 +1,7 @@
 #include "ExplorerStyle.h"
 
+#include "Theme.h"
+
 #include "megatron/PipelineLayout.h"
 
 #include <QHash>
@@ -117,11 +119,6 @@ QColor forwardColor(int chunk)
 QColor backwardColor(int chunk)
 {
     return chunk % 2 == 0 ? QColor(0xf0, 0x9a, 0x1a) : QColor(0xf7, 0xc5, 0x6b);
-}
-
-bool isDark(const QPalette& palette)
-{
-    return palette.color(QPalette::Base).lightnessF() < 0.5;
 }
 
 QColor communicationColor(const QPalette& palette)

@@ -52,7 +52,6 @@ QColor problemColor();
 // The bottleneck stage's outline: the text colour, which no device type uses, so the
 // mark shows on every device colour in both themes.
 QColor bottleneckMarkColor(const QPalette& palette);
-bool isDark(const QPalette& palette);
 // Compare's rows where the plans differ: pale amber under black text in the light theme, a
 // dark amber (30 % amber over the dark base) under the theme's text in the dark one.
 QColor differsBackground(const QPalette& palette);
