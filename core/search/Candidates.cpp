@@ -74,20 +74,21 @@ Candidates::Candidates(const SearchSpace& space, const RunConfig& config, const 
                         wMax = std::max(wMax, d * ph / (total - (t.total - classDevices) * ph));
                 }
             }
-            o.work_lo = (1.0 - config.delta) * w;
-            o.work_hi = (1.0 + config.delta) * wMax * work;
+            for (int end = 0; end < 4; ++end)
+                o.window[static_cast<std::size_t>(end)] =
+                    window((1.0 - config.delta) * w, (1.0 + config.delta) * wMax * work, h, end >= 2, end % 2 == 1);
             m_opts[static_cast<std::size_t>(h)].push_back(std::move(o));
         }
     }
 }
 
-std::pair<int, int> Candidates::window(const Opt& o, int type, bool first, bool last) const
+std::pair<int, int> Candidates::window(double shareLo, double workHi, int type, bool first, bool last) const
 {
     const int N = m_space.model().num_layers;
     const auto i = static_cast<std::size_t>(type);
     const double extra = (first ? m_firstExtra[i] : 0.0) + (last ? m_lastExtra[i] : 0.0);
-    const int lo = std::clamp(static_cast<int>(std::floor(o.work_lo * (N + extra) - extra)), 1, N);
-    const int hi = std::clamp(static_cast<int>(std::ceil(o.work_hi - extra)), 1, N);
+    const int lo = std::clamp(static_cast<int>(std::floor(shareLo * (N + extra) - extra)), 1, N);
+    const int hi = std::clamp(static_cast<int>(std::ceil(workHi - extra)), 1, N);
     return {lo, std::max(lo, hi)};
 }
 

@@ -7,6 +7,8 @@
 #include "search/SearchRun.h"
 #include "search/StageEvaluator.h"
 
+#include <array>
+#include <utility>
 #include <vector>
 
 namespace hapmoe {
@@ -64,14 +66,15 @@ private:
     struct Opt {
         int d;
         std::vector<int> knobs;   // indices into SearchSpace::knobs(type, d)
-        // Load balance (docs/search.md section 4): (1 - delta) w, and (1 + delta) w' W, the
-        // most work the stage may hold in layers of its type, embedding and output included.
-        double work_lo = 0, work_hi = 0;
+        // Load balance (docs/search.md section 4): the layer counts [lo, hi] the stage may
+        // hold, indexed by 2 * (holds the first layer) + (holds the last), since the first
+        // stage's embedding and the last stage's output layer count as work (window()).
+        std::array<std::pair<int, int>, 4> window{};
         bool vary = false;        // SearchSpace::knobsVary(type, d)
     };
-    // The layer counts [lo, hi] that put a stage's work in the option's window, the first
-    // stage's embedding and the last stage's output layer counted.
-    std::pair<int, int> window(const Opt& o, int type, bool first, bool last) const;
+    // The layer counts [lo, hi] of a stage of type h with load-balance work bounds
+    // [(1 - delta) w, (1 + delta) w' W] (fractions of the layers, and layers), first and/or last.
+    std::pair<int, int> window(double shareLo, double workHi, int type, bool first, bool last) const;
     bool closes(int type, int m) const;   // may a type's use end at position m?
     bool typeOpens(const Partial& p, int type) const;
 
@@ -143,8 +146,8 @@ void Candidates::forEachGroup(const Partial& p, F&& f, long long& loadPruned) co
             bool firstOk = lo <= p.j && p.j <= hi;
             if (m_config.load_balance) {
                 const bool last = p.k == 0;
-                const auto [wlo, whi] = window(o, h, false, last);
-                const auto [flo, fhi] = window(o, h, true, last);
+                const auto [wlo, whi] = o.window[last ? 1 : 0];
+                const auto [flo, fhi] = o.window[last ? 3 : 2];
                 const int before = std::max(0, midHi - midLo + 1) + (firstOk ? 1 : 0);
                 midLo = std::max(midLo, wlo);
                 midHi = std::min(midHi, whi);
