@@ -1,6 +1,7 @@
 // hapmoe calibrate --log train.log --plan PLAN.json [-o profile.json]: reads a Megatron-LM
 // training log, compares it with the cost model's prediction for the plan the run used,
-// and writes a calibrated profile (device efficiency, memory overhead, rho).
+// and writes a calibrated profile (device efficiency and compute tables, memory overhead, rho).
+// Exit 0, 1 when no calibration reproduces the logged time, 2 on bad input.
 
 #include "CliArgs.h"
 #include "Commands.h"
@@ -8,6 +9,7 @@
 #include "hardware/DeviceCatalog.h"
 #include "io/Documents.h"
 #include "megatron/LogCalibration.h"
+#include "megatron/ShellQuote.h"
 
 #include <iomanip>
 #include <iostream>
@@ -19,28 +21,49 @@ namespace {
 constexpr const char* kHelp = R"HELP(Usage: hapmoe calibrate --log train.log --plan PLAN.json [-o profile.json]
                         [--profile BASE.json] [--devices FILE]
 
-Reads a Megatron-LM training log: the "elapsed time per iteration (ms)" lines (the first
-interval, which includes start-up, is skipped), the memory report lines ("[Rank r] ...
-memory (MB) | ... | max reserved: ..."), the timers, and per-layer router token counts
-when present. Prints predicted vs measured before and after calibration and writes a
-hapmoe.profile: device efficiency so that the predicted iteration time matches the log,
-the memory overhead per device type from the measured peak, and rho from the router counts.
+Reads a Megatron-LM training log: the "elapsed time per iteration (ms)" lines, the memory
+report lines ("[Rank r] ... memory (MB) | ... | max reserved: ..."; several ranks' reports
+run together on one line are split at each "[Rank"), and per-layer router token counts
+when present. The timers ("forward-backward ...: (min, max)") are printed, not fitted.
+The measured iteration time is the median of the intervals of the plan's global batch: the
+first interval (start-up) and those of a batch-size ramp-up are skipped. A log holding
+several runs (a start-up line after an iteration, or an iteration number going backwards,
+starts one) is read from its last complete run, with a warning; a last line without an end
+of line (a log cut while written) is left out with a warning.
+
+Prints predicted vs measured before and after calibration and writes a hapmoe.profile that
+reproduces the logged time with "hapmoe estimate --plan PLAN --profile OUT" (the command is
+printed): one scale s fitted over the plan's device types, the device efficiency s x the
+catalog default and the base profile's compute table times of those types / s; the memory
+overhead per device type from the measured peak (the activation factor is kept, not
+fitted); rho from the router counts. The run is costed with the plan's own overlap
+switches (its prediction's "overlap", as estimate uses them); where Megatron-LM's arguments
+dump ("overlap_grad_reduce ..... False", likewise overlap_param_gather, tp_comm_overlap,
+overlap_p2p_comm) says the run used others, a warning names them.
+
 A log that cannot come from a run of the plan is refused with its line (exit code 2): an
 iteration time that is not a positive number (or is shorter than the plan's devices need at
 their peak), a memory figure above the device's capacity or of a rank the plan does not
-have, a world size or parallel size ("using world size: ...") other than the plan's.
-The run is costed with the overlap switches of the plan's prediction, replaced by the run's
-own where the log holds Megatron-LM's arguments dump ("overlap_grad_reduce ..... False",
-likewise overlap_param_gather, tp_comm_overlap, overlap_p2p_comm); a note names those that
-differ.
+have, a world size or parallel size ("using world size: ...") other than the plan's, a
+global batch other than the plan's after the ramp-up, a logged "throughput per GPU
+(TFLOP/s/GPU)" more than 2x off the plan's model FLOPs (Megatron-LM's
+num_floating_point_operations) at the logged time. A base profile is checked as "hapmoe
+validate" checks it (exit code 2).
+
+Exit code 1: no scale reproduces the logged time within 0.1% (the run is faster than the
+model allows at peak efficiency, or slower than at 1/500 of it); the comparison is printed,
+a warning says why, and no profile is written.
 
 Options:
   --log FILE       the training log (required)
   --plan FILE      the hapmoe.plan the run used (required)
   -o FILE          write the calibrated profile
-  --profile FILE   a profile to start from (its tables are kept)
+  --profile FILE   a profile to start from (its tables are kept, scaled with the fit)
   --devices FILE   a hapmoe.devices catalog adding or overriding device types
 )HELP";
+
+// No scale reproduces the logged time (kHelp): a result, like estimate's "does not fit".
+constexpr int kFitFailed = 1;
 
 } // namespace
 
@@ -62,8 +85,10 @@ int cmdCalibrate(const Args& args)
     const PlanDocument doc = readPlan(readTextFile(planFile), planFile, &warnings);
     validatePlanDocument(doc, catalog, planFile);
     std::optional<Profile> base;
-    if (auto p = a.value("profile"))
+    if (auto p = a.value("profile")) {
         base = readProfile(readTextFile(*p), *p, &warnings);
+        validateProfile(*base, catalog, *p);
+    }
     const MegatronLog log = parseMegatronLog(readTextFile(logFile), logFile);
     for (const auto& w : warnings)
         std::cerr << "warning: " << w << "\n";
@@ -71,10 +96,13 @@ int cmdCalibrate(const Args& args)
         std::cerr << "warning: " << w << "\n";
 
     const CalibrationResult r = calibrateFromLog(log, doc, catalog, logFile, base ? &*base : nullptr);
+    for (const auto& w : r.warnings)
+        std::cerr << "warning: " << w << "\n";
     // The profile must be one the other commands read (router counts beyond a double's range
     // give a rho below 1, for example): refused before anything is printed or written.
     try {
-        readProfile(writeProfile(r.profile), logFile);
+        const Profile written = readProfile(writeProfile(r.profile), logFile);
+        validateProfile(written, catalog, logFile);
     } catch (const InputError& e) {
         throw InputError(logFile, "", "the calibrated profile would not be valid (" + e.where() + ": " + e.detail()
                                           + "); check the log's figures");
@@ -93,6 +121,8 @@ int cmdCalibrate(const Args& args)
     for (const auto& [type, e] : r.profile.device_efficiency)
         std::cout << " " << type << " " << e;
     std::cout << " (x" << r.efficiency_scale << " the catalog default)\n";
+    if (r.table_scale != 1)
+        std::cout << std::setprecision(4) << "compute table times of the plan's device types: x" << r.table_scale << "\n";
     if (r.rho)
         std::cout << "router imbalance rho: " << *r.rho << "\n";
     for (const auto& [name, t] : log.timers)
@@ -107,9 +137,17 @@ int cmdCalibrate(const Args& args)
     }
     for (const std::string& n : r.notes)
         std::cout << "note: " << n << "\n";
+    if (!r.fit_failure.empty()) {
+        std::cerr << "warning: the calibration failed: " << r.fit_failure << "; no profile is written\n";
+        return kFitFailed;
+    }
     if (auto out = a.value("o")) {
         saveFileAtomically(*out, writeProfile(r.profile));
         std::cout << "wrote " << *out << "\n";
+        std::string command = "hapmoe estimate --plan " + ShellQuote::word(planFile) + " --profile " + ShellQuote::word(*out);
+        if (auto d = a.value("devices"))
+            command += " --devices " + ShellQuote::word(*d);
+        std::cout << "reproduces the logged " << std::setprecision(1) << r.measured_iteration_s * 1000 << " ms: " << command << "\n";
     }
     return Success;
 }

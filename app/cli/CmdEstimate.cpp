@@ -18,6 +18,7 @@
 #include "plan/Deployability.h"
 #include "util/InputError.h"
 
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <optional>
@@ -321,6 +322,30 @@ void printTable(const EstimateInput& in, const Prediction& p, const Profile* pro
         std::printf("note: %s\n", n.c_str());
 }
 
+// A profile within its bounds (profile/ProfileLimits.h, checked by validateProfile) gives finite times; should one still overflow,
+// the prediction is refused (exit 2) with the profile's fields behind the part that did, and
+// never printed as inf or written as null.
+void requireFinite(const Prediction& p, const std::optional<std::string>& profileFile)
+{
+    const TimeBreakdown& b = p.breakdown;
+    const std::pair<double, const char*> parts[] = {
+        {b.compute, "profile.compute[].dense_layer_fwd_s/dense_layer_bwd_s/ffn_*_s or profile.device_efficiency"},
+        {b.tensor_parallel + b.expert_dispatch + b.pipeline_send + b.dp_sync, "profile.collectives[].time_s"},
+        {b.optimizer, "profile.device_efficiency"},
+        {p.peak_memory_gib, "profile.memory[].fixed_overhead_gib/activation_factor"}};
+    if (std::isfinite(p.iteration_time_s) && std::isfinite(p.peak_memory_gib))
+        return;
+    std::string where = profileFile ? "profile" : "";
+    for (const auto& [value, fields] : parts)
+        if (!std::isfinite(value)) {
+            where = profileFile ? fields : "";
+            break;
+        }
+    throw InputError(profileFile.value_or(""), where,
+                     "the prediction is not a finite number (iteration " + std::to_string(p.iteration_time_s) + " s, peak memory "
+                         + std::to_string(p.peak_memory_gib) + " GiB): expected times and sizes a run can have");
+}
+
 } // namespace
 
 int cmdEstimate(const Args& args)
@@ -398,6 +423,7 @@ int cmdEstimate(const Args& args)
     options.memory_headroom = a.has("memory-headroom") ? memoryHeadroom(a) : in.memory_headroom;
     const CostModel cm(in.model, in.cluster, catalog, profile ? &*profile : nullptr, options);
     const Prediction p = cm.estimate(in.plan);
+    requireFinite(p, a.value("profile"));
 
     if (auto traceFile = a.value("trace")) {
         ScheduleInput s;

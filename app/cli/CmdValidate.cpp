@@ -10,8 +10,6 @@
 #include "io/Documents.h"
 #include "util/InputError.h"
 
-#include <nlohmann/json.hpp>
-
 #include <iostream>
 #include <cstdio>
 #include <sstream>
@@ -32,14 +30,6 @@ Exit code 0 when all files are valid, 2 otherwise.
 Options:
   --devices FILE   a hapmoe.devices catalog adding or overriding device types
 )HELP";
-
-int fileVersion(const std::string& text)
-{
-    const auto j = nlohmann::json::parse(text, nullptr, false);
-    if (j.is_object() && j.contains("version") && j["version"].is_number_integer())
-        return j["version"].get<int>();
-    return 0;
-}
 
 void clusterWarnings(const Cluster& c, const DeviceCatalog& catalog, const std::string& file, Warnings& warnings)
 {
@@ -69,40 +59,27 @@ std::string oversubscribedSwitches(const Cluster& c, const DeviceCatalog& catalo
 std::string validateOne(const std::string& file, const DeviceCatalog& catalog, Warnings& warnings)
 {
     const std::string text = readTextFile(file);
-    const std::string format = detectFormat(text, file);
+    const DocumentVersion version = documentVersion(text, file);
+    const std::string& format = version.format;
     std::ostringstream os;
-    const int version = fileVersion(text);
-    os << format << " v" << version;
+    // The version the file has, and the one it was read as when a migration upgraded it.
+    os << format << " v" << version.version;
+    if (version.version < version.current)
+        os << ", migrated to v" << version.current;
     if (format == kModelFormat) {
-        const ModelSpec m = readModel(text, file, &warnings);
-        validateModel(m, file);
+        const ModelSpec m = readValidModel(text, file, &warnings);
         os << ", " << (m.name.empty() ? std::string("unnamed") : m.name) << ": " << m.num_layers << " layers, "
            << (m.isMoe() ? std::to_string(m.num_experts) + " experts top-" + std::to_string(m.moe_router_topk) : std::string("dense"));
     } else if (format == kClusterFormat) {
-        const Cluster c = readCluster(text, file, &warnings);
-        validateCluster(c, catalog, file);
+        const Cluster c = readValidCluster(text, file, catalog, &warnings);
         clusterWarnings(c, catalog, file, warnings);
         os << ", " << c.totalDevices() << " devices" << oversubscribedSwitches(c, catalog);
     } else if (format == kProfileFormat) {
         const Profile p = readProfile(text, file, &warnings);
         validateProfile(p, catalog, file);
         // Entries for a type the catalog does not know are never used by an estimate.
-        auto unknown = [&](const std::string& where, const std::string& type) {
-            if (!catalog.find(type))
-                warnings.push_back(file + ": profile." + where + ".device_type: unknown device type \"" + type
-                                   + "\"; the entry is not used");
-        };
-        for (std::size_t i = 0; i < p.compute.size(); ++i)
-            unknown("compute[" + std::to_string(i) + "]", p.compute[i].device_type);
-        for (std::size_t i = 0; i < p.collectives.size(); ++i)
-            if (!p.collectives[i].device_type.empty())
-                unknown("collectives[" + std::to_string(i) + "]", p.collectives[i].device_type);
-        for (std::size_t i = 0; i < p.memory.size(); ++i)
-            unknown("memory[" + std::to_string(i) + "]", p.memory[i].device_type);
-        for (const auto& [type, value] : p.device_efficiency)
-            if (!catalog.find(type))
-                warnings.push_back(file + ": profile.device_efficiency." + type + ": unknown device type \"" + type
-                                   + "\"; the entry is not used");
+        for (auto& w : unusedProfileEntries(p, catalog, file))
+            warnings.push_back(std::move(w));
         os << ", " << p.compute.size() << " compute, " << p.collectives.size() << " collective, " << p.memory.size()
            << " memory entries";
     } else if (format == kPlanFormat) {
@@ -134,10 +111,17 @@ std::string validateOne(const std::string& file, const DeviceCatalog& catalog, W
         validateModel(p.model, file);
         validateCluster(p.cluster, catalog, file);
         clusterWarnings(p.cluster, catalog, file, warnings);
+        if (p.profile) {
+            validateProfile(*p.profile, catalog, file);
+            for (auto& w : unusedProfileEntries(*p.profile, catalog, file))
+                warnings.push_back(std::move(w));
+        }
         for (std::size_t i = 0; i < p.plans.size(); ++i)
             validateProjectPlan(p, i, catalog, file);
         os << ", " << p.model.name << " on " << p.cluster.totalDevices() << " devices, " << p.plans.size() << " saved plans"
            << oversubscribedSwitches(p.cluster, catalog);
+        if (p.profile)
+            os << ", profile \"" << p.profile->name << "\"";
     } else if (format == kDevicesFormat) {
         const DeviceCatalog c = DeviceCatalog::fromJson(text, file, &warnings);
         // As --devices FILE merges it: a name or alias that already names another type is refused.

@@ -30,7 +30,7 @@ import sys
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, List, Mapping, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 PROG = "hapmoe_profile"
 
@@ -699,6 +699,29 @@ def buffer_plan(primitive: str, size: int, group_size: int) -> Optional[Tuple[in
     return plan if plan[2] > 0 else None
 
 
+def distinct_buffer_plans(primitive: str, sizes: Sequence[int], group_size: int,
+                          note: Callable[[str], None]) -> List[Tuple[int, Tuple[int, int, int]]]:
+    """(size, buffer plan) for each --bytes size that leaves at least one float32 per rank and
+    measures a byte count no earlier size measured: two sizes rounding to the same whole
+    elements (1000 and 1001 B of all_gather on 8 ranks are both 992 B) would give the profile
+    two entries for one point, which hapmoe refuses. The first is kept; note() says which
+    were dropped."""
+    kept: List[Tuple[int, Tuple[int, int, int]]] = []
+    first_of: Dict[int, int] = {}
+    for size in sizes:
+        plan = buffer_plan(primitive, size, group_size)
+        if plan is None:
+            note(f"{primitive} on {group_size} ranks: {size} B is less than one float32 per rank; skipped")
+            continue
+        if plan[2] in first_of:
+            note(f"{primitive} on {group_size} ranks: {size} B rounds to {plan[2]} B like {first_of[plan[2]]} B; "
+                 "measured once, for the first")
+            continue
+        first_of[plan[2]] = size
+        kept.append((size, plan))
+    return kept
+
+
 def bus_bandwidth(primitive: str, size: float, group_size: int, seconds: float) -> float:
     """nccl-tests' bus bandwidth in GB/s (doc/PERFORMANCE.md): algbw = size / time, times
     2(n-1)/n for all_reduce, (n-1)/n for all_gather, reduce_scatter and all_to_all, 1 for
@@ -776,6 +799,7 @@ def check_profile_entries(compute: Sequence[dict], collectives: Sequence[dict]) 
             v = e.get(key)
             if not isinstance(v, (int, float)) or isinstance(v, bool) or not math.isfinite(v) or v < 0 or v > e[layer]:
                 raise ValueError(f"{where}.{key}: expected a number in [0, {layer}], got {describe(v)}")
+    _check_one_entry_per_point(compute, "compute", ("tp", "cp", "tokens"))
     for i, e in enumerate(collectives):
         where = f"profile.collectives[{i}]"
         if e.get("primitive") not in PRIMITIVES:
@@ -787,6 +811,19 @@ def check_profile_entries(compute: Sequence[dict], collectives: Sequence[dict]) 
         for key in ("bytes", "time_s"):
             if not _positive_number(e.get(key)):
                 raise ValueError(f"{where}.{key}: expected a positive number, got {describe(e.get(key))}")
+    _check_one_entry_per_point(collectives, "collectives", ("primitive", "link", "group_size", "bytes"))
+
+
+def _check_one_entry_per_point(entries: Sequence[dict], name: str, keys: Sequence[str]) -> None:
+    """One entry per table point (the keys and the device type, in any case), as hapmoe's reader
+    requires: a second would make the result depend on the order of the file."""
+    seen: Dict[tuple, int] = {}
+    for i, e in enumerate(entries):
+        point = tuple(e[k] for k in keys) + (str(e.get("device_type", "")).lower(),)
+        if point in seen:
+            raise ValueError(f"profile.{name}[{i}]: {name}[{seen[point]}] already gives this point "
+                             f"({', '.join(keys)}, device_type); expected one entry per point")
+        seen[point] = i
 
 
 def assemble_profile(name: str, source: str, compute: Sequence[dict], collectives: Sequence[dict]) -> dict:
@@ -1502,11 +1539,7 @@ class _Session:
                 ranks, handles = self.groups_of(g)
                 group = handles[self.rank // g]
                 links = [link_class(r, hostnames) for r in ranks]
-                for size in cfg.sizes:
-                    plan = buffer_plan(primitive, size, g)
-                    if plan is None:
-                        self.note(f"{primitive} on {g} ranks: {size} B is less than one float32 per rank; skipped")
-                        continue
+                for size, plan in distinct_buffer_plans(primitive, cfg.sizes, g, self.note):
                     send_n, recv_n, measured = plan
                     send = t.zeros(send_n, dtype=t.float32, device=self.device)
                     recv = send if primitive == "all_reduce" else t.empty(recv_n, dtype=t.float32, device=self.device)
@@ -1523,8 +1556,7 @@ class _Session:
         if "send_recv" in cfg.primitives:
             for a, b, link in send_recv_pairs(hostnames):
                 pair_group = self.group([a, b])
-                for size in cfg.sizes:
-                    send_n, recv_n, measured = buffer_plan("send_recv", size, 2)
+                for size, (send_n, recv_n, measured) in distinct_buffer_plans("send_recv", cfg.sizes, 2, self.note):
                     if self.rank in (a, b):
                         peer = b if self.rank == a else a
                         send = t.zeros(send_n, dtype=t.float32, device=self.device)

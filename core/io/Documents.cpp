@@ -3,6 +3,7 @@
 #include "hardware/DeviceCatalog.h"
 #include "io/JsonNode.h"
 #include "io/Migrations.h"
+#include "profile/ProfileLimits.h"
 #include "util/Strings.h"
 
 #include <nlohmann/json.hpp>
@@ -688,16 +689,40 @@ std::string formatBound(double v)
 
 } // namespace
 
-std::string detectFormat(std::string_view text, const std::string& fileName)
+namespace {
+
+std::string formatOf(const JsonNode& root)
 {
-    const nlohmann::json doc = JsonNode::parse(text, fileName);
-    const JsonContext ctx{fileName, nullptr};
-    const JsonNode root(doc, "", ctx);
     root.requireObject();
     if (!root.has("format"))
         root.fail("format", "missing required key (expected one of \"hapmoe.model\", \"hapmoe.cluster\", "
                             "\"hapmoe.profile\", \"hapmoe.plan\", \"hapmoe.project\", \"hapmoe.devices\")");
     return root.reqString("format");
+}
+
+} // namespace
+
+std::string detectFormat(std::string_view text, const std::string& fileName)
+{
+    const nlohmann::json doc = JsonNode::parse(text, fileName);
+    const JsonContext ctx{fileName, nullptr};   // a JsonNode keeps a pointer to it
+    return formatOf(JsonNode(doc, "", ctx));
+}
+
+DocumentVersion documentVersion(std::string_view text, const std::string& fileName)
+{
+    const nlohmann::json doc = JsonNode::parse(text, fileName);
+    const JsonContext ctx{fileName, nullptr};
+    const JsonNode root(doc, "", ctx);
+    DocumentVersion v;
+    v.format = formatOf(root);
+    v.current = io::Migrations::currentVersion(v.format);
+    try {
+        v.version = root.optInt("version", 0, 1);   // Migrations::upgrade's rule
+    } catch (const InputError&) {
+        v.version = 0;   // the format's reader says what is wrong with it
+    }
+    return v;
 }
 
 ModelSpec readModel(std::string_view text, const std::string& fileName, Warnings* warnings)
@@ -710,11 +735,33 @@ Cluster readCluster(std::string_view text, const std::string& fileName, Warnings
     return readMigrated(text, fileName, warnings, kClusterFormat, "cluster", readClusterObject);
 }
 
-Profile readProfile(std::string_view text, const std::string& fileName, Warnings* warnings)
+// The checks run inside readMigrated, so that their errors, too, name the keys as the file has
+// them (a version-1 model's top-level global_batch_size, a version-1 node's gpus).
+ModelSpec readValidModel(std::string_view text, const std::string& fileName, Warnings* warnings)
 {
-    const JsonContext ctx{fileName, warnings};
-    const nlohmann::json doc = loadDocument(text, kProfileFormat, ctx);
-    const JsonNode n(doc, "profile", ctx);
+    return readMigrated(text, fileName, warnings, kModelFormat, "model", [&fileName](const JsonNode& n) {
+        ModelSpec m = readModelObject(n);
+        validateModel(m, fileName);
+        return m;
+    });
+}
+
+Cluster readValidCluster(std::string_view text, const std::string& fileName, const DeviceCatalog& catalog, Warnings* warnings)
+{
+    return readMigrated(text, fileName, warnings, kClusterFormat, "cluster", [&fileName, &catalog](const JsonNode& n) {
+        Cluster c = readClusterObject(n);
+        validateCluster(c, catalog, fileName);
+        return c;
+    });
+}
+
+namespace {
+
+// A profile's fields: a hapmoe.profile document's, or a project's "profile" object (the same
+// fields without format and version).
+Profile readProfileObject(const JsonNode& n)
+{
+    n.requireObject();
     n.warnUnknownKeys({"format", "version", "name", "source", "compute", "collectives", "memory", "device_efficiency",
                        "router_imbalance"});
     Profile p;
@@ -785,6 +832,15 @@ Profile readProfile(std::string_view text, const std::string& fileName, Warnings
     return p;
 }
 
+} // namespace
+
+Profile readProfile(std::string_view text, const std::string& fileName, Warnings* warnings)
+{
+    const JsonContext ctx{fileName, warnings};
+    const nlohmann::json doc = loadDocument(text, kProfileFormat, ctx);
+    return readProfileObject(JsonNode(doc, "profile", ctx));
+}
+
 PlanDocument readPlan(std::string_view text, const std::string& fileName, Warnings* warnings)
 {
     const JsonContext ctx{fileName, warnings};
@@ -813,7 +869,7 @@ Project readProject(std::string_view text, const std::string& fileName, Warnings
     const nlohmann::json doc = loadDocument(text, kProjectFormat, ctx);
     const JsonNode n(doc, "", ctx);
     n.warnUnknownKeys({"format", "version", "name", "model", "cluster", "search", "plans", "plans_cancelled", "plans_timed_out",
-                       "current_script"});
+                       "current_script", "profile", "profile_file"});
     Project p;
     p.name = n.optString("name");
     p.model = readModelObject(n.object("model"));
@@ -847,6 +903,10 @@ Project readProject(std::string_view text, const std::string& fileName, Warnings
     p.plans_cancelled = n.optBool("plans_cancelled", false);
     p.plans_timed_out = n.optBool("plans_timed_out", false);
     p.current_script = n.optString("current_script");
+    if (n.has("profile")) {
+        p.profile = readProfileObject(n.object("profile"));
+        p.profile_file = n.optString("profile_file");
+    }
     return p;
 }
 
@@ -854,7 +914,9 @@ std::string writeModel(const ModelSpec& model) { return finish(modelJson(model),
 
 std::string writeCluster(const Cluster& cluster) { return finish(clusterJson(cluster), kClusterFormat); }
 
-std::string writeProfile(const Profile& profile)
+namespace {
+
+Json profileJson(const Profile& profile)
 {
     Json j;
     j["name"] = profile.name;
@@ -885,8 +947,12 @@ std::string writeProfile(const Profile& profile)
     j["device_efficiency"] = eff;
     if (profile.router_imbalance)
         j["router_imbalance"] = *profile.router_imbalance;
-    return finish(j, kProfileFormat);
+    return j;
 }
+
+} // namespace
+
+std::string writeProfile(const Profile& profile) { return finish(profileJson(profile), kProfileFormat); }
 
 std::string writePlan(const PlanDocument& doc)
 {
@@ -941,6 +1007,11 @@ std::string writeProject(const Project& project)
     if (project.plans_timed_out)
         j["plans_timed_out"] = true;
     j["current_script"] = project.current_script;
+    if (project.profile) {
+        j["profile"] = profileJson(*project.profile);
+        if (!project.profile_file.empty())
+            j["profile_file"] = project.profile_file;
+    }
     return finish(j, kProjectFormat);
 }
 
@@ -1269,6 +1340,26 @@ void validateProfile(const Profile& profile, const DeviceCatalog& catalog, const
             throw InputError(fileName, "profile.device_efficiency." + type,
                              "\"" + at->second + "\" names the same device type; expected one entry per type");
     }
+    checkProfileLimits(profile, fileName);
+}
+
+Warnings unusedProfileEntries(const Profile& p, const DeviceCatalog& catalog, const std::string& file)
+{
+    Warnings warnings;
+    auto unknown = [&](const std::string& where, const std::string& type) {
+        if (!catalog.find(type))
+            warnings.push_back(file + ": profile." + where + ": unknown device type \"" + type + "\"; the entry is not used");
+    };
+    for (std::size_t i = 0; i < p.compute.size(); ++i)
+        unknown("compute[" + std::to_string(i) + "].device_type", p.compute[i].device_type);
+    for (std::size_t i = 0; i < p.collectives.size(); ++i)
+        if (!p.collectives[i].device_type.empty())
+            unknown("collectives[" + std::to_string(i) + "].device_type", p.collectives[i].device_type);
+    for (std::size_t i = 0; i < p.memory.size(); ++i)
+        unknown("memory[" + std::to_string(i) + "].device_type", p.memory[i].device_type);
+    for (const auto& [type, value] : p.device_efficiency)
+        unknown("device_efficiency." + type, type);
+    return warnings;
 }
 
 void validateProjectPlan(const Project& project, std::size_t index, const DeviceCatalog& catalog, const std::string& fileName)

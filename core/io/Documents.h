@@ -72,16 +72,38 @@ struct Project {
     bool plans_cancelled = false;
     bool plans_timed_out = false;
     std::string current_script;   // path of an imported Megatron script, if any
+    // Measured tables the project's searches and estimates use (the "profile" object, a
+    // hapmoe.profile's fields); none: the analytic defaults. profile_file is the file it was
+    // loaded from, shown to the user and never read again (the project holds the tables).
+    std::optional<Profile> profile;
+    std::string profile_file;
 };
 
 // Reads the "format" key of a JSON document (throws InputError when absent or malformed).
 std::string detectFormat(std::string_view text, const std::string& fileName);
+
+// The format of a document, the version the file gives (as the readers take it: "version": 1.0
+// is 1; 0 when it gives none they take, which they then refuse) and the version this program
+// reads it as after the migrations (io/Migrations.h), for "hapmoe.model v1, migrated to v2".
+struct DocumentVersion {
+    std::string format;
+    int version = 0;
+    int current = 0;
+};
+DocumentVersion documentVersion(std::string_view text, const std::string& fileName);   // throws as detectFormat
 
 ModelSpec readModel(std::string_view text, const std::string& fileName, Warnings* warnings = nullptr);
 Cluster readCluster(std::string_view text, const std::string& fileName, Warnings* warnings = nullptr);
 Profile readProfile(std::string_view text, const std::string& fileName, Warnings* warnings = nullptr);
 PlanDocument readPlan(std::string_view text, const std::string& fileName, Warnings* warnings = nullptr);
 Project readProject(std::string_view text, const std::string& fileName, Warnings* warnings = nullptr);
+
+// readModel then validateModel, readCluster then validateCluster: a check's error on a migrated
+// file names the key as the file has it ("model.global_batch_size" of a version-1 model, not
+// "model.training.global_batch_size"), as the readers' own errors do.
+ModelSpec readValidModel(std::string_view text, const std::string& fileName, Warnings* warnings = nullptr);
+Cluster readValidCluster(std::string_view text, const std::string& fileName, const DeviceCatalog& catalog,
+                         Warnings* warnings = nullptr);
 
 std::string writeModel(const ModelSpec& model);
 std::string writeCluster(const Cluster& cluster);
@@ -105,8 +127,12 @@ constexpr int kMaxDevicesPerNode = 4096;
 constexpr int kMaxNodes = 100000;
 void validateCluster(const Cluster& cluster, const DeviceCatalog& catalog, const std::string& fileName);
 // One entry per table point also when two entries name one device type by different catalog
-// names or aliases ("H800", "H800-SXM"): the cost model matches them as one. Throws InputError.
+// names or aliases ("H800", "H800-SXM"): the cost model matches them as one. Then the bounds
+// of checkProfileLimits (docs/profiling.md, "Bounds"). Throws InputError.
 void validateProfile(const Profile& profile, const DeviceCatalog& catalog, const std::string& fileName);
+// One warning for each entry of the profile whose device type the catalog does not know: no
+// estimate uses it ("FILE: profile.compute[2].device_type: unknown device type ...").
+Warnings unusedProfileEntries(const Profile& profile, const DeviceCatalog& catalog, const std::string& fileName);
 // A plan document's plan against its own model and cluster: stages cover the layers in
 // order, slots exist on nodes of the stage's device type and do not overlap,
 // tp*cp*dp == ep*etp*edp == devices of the stage, Megatron's divisibility rules (heads,

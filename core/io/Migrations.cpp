@@ -26,13 +26,25 @@ struct Step {
     std::function<void(nlohmann::json&, const StepContext&)> apply;
 };
 
+// A key whose value is null counts as missing (docs/formats.md): a null under the old name is
+// dropped, and one under the new name gives way to the old name's value.
+bool given(const nlohmann::json& obj, const char* key) { return obj.contains(key) && !obj[key].is_null(); }
+
+// Drops obj[key] when it is null; returns whether a value is left.
+bool keepGiven(nlohmann::json& obj, const char* key)
+{
+    if (obj.contains(key) && obj[key].is_null())
+        obj.erase(key);
+    return obj.contains(key);
+}
+
 // Renames obj[from] to obj[to]; at is the object's path ("nodes[3]"), "" for the document.
 void moveKey(nlohmann::json& obj, const std::string& at, const char* from, const char* to, const StepContext& step)
 {
-    if (!obj.is_object() || !obj.contains(from))
+    if (!obj.is_object() || !keepGiven(obj, from))
         return;
     const std::string prefix = at.empty() ? std::string() : at + ".";
-    if (obj.contains(to))
+    if (given(obj, to))
         step.fail(prefix + from, std::string("given together with \"") + to + "\", its version-2 name; keep one");
     obj[to] = std::move(obj[from]);
     obj.erase(from);
@@ -49,28 +61,28 @@ void modelV1toV2(nlohmann::json& doc, const StepContext& step)
     nlohmann::json training = doc.contains("training") ? doc["training"] : nlohmann::json::object();
     for (const char* key : {"micro_batch_size", "global_batch_size", "use_distributed_optimizer",
                             "router_imbalance", "imbalance_weight"}) {
-        if (!doc.contains(key))
+        if (!keepGiven(doc, key))
             continue;
-        if (training.contains(key))
+        if (given(training, key))
             step.fail(key, std::string("given at the top level (version 1) and as \"training.") + key + "\"; keep one");
         training[key] = std::move(doc[key]);
         doc.erase(key);
         step.moved.push_back({std::string("training.") + key, key, ""});
     }
-    const char* given = nullptr;   // the switch the precision comes from (fp16 when both)
+    const char* switchKey = nullptr;   // the switch the precision comes from (fp16 when both)
     for (const char* key : {"bf16", "fp16"}) {
-        if (!doc.contains(key) || doc[key].is_null())
+        if (!given(doc, key))
             continue;
         if (!doc[key].is_boolean())
             step.fail(key, "expected true or false, got " + JsonNode::describe(doc[key]));
-        given = key;
+        switchKey = key;
     }
-    if (given) {
-        if (training.contains("precision"))
-            step.fail(given, "given together with \"training.precision\", its version-2 form; keep one");
+    if (switchKey) {
+        if (given(training, "precision"))
+            step.fail(switchKey, "given together with \"training.precision\", its version-2 form; keep one");
         const bool fp16 = doc.contains("fp16") && doc["fp16"].is_boolean() && doc["fp16"].get<bool>();
         training["precision"] = fp16 ? "fp16" : "bf16";
-        step.moved.push_back({"training.precision", given, "from the bf16/fp16 switches"});
+        step.moved.push_back({"training.precision", switchKey, "from the bf16/fp16 switches"});
     }
     doc.erase("bf16");
     doc.erase("fp16");
@@ -93,10 +105,10 @@ void clusterV1toV2(nlohmann::json& doc, const StepContext& step)
     if (doc.contains("links") && doc["links"].is_array()) {
         for (std::size_t i = 0; i < doc["links"].size(); ++i) {
             auto& link = doc["links"][i];
-            if (!link.is_object() || !link.contains("bandwidth_gbit"))
+            if (!link.is_object() || !keepGiven(link, "bandwidth_gbit"))
                 continue;
             const std::string at = "links[" + std::to_string(i) + "]";
-            if (link.contains("bandwidth_gbytes_per_s"))
+            if (given(link, "bandwidth_gbytes_per_s"))
                 step.fail(at + ".bandwidth_gbit", "given together with \"bandwidth_gbytes_per_s\", its version-2 "
                                                  "form in GB/s; keep one");
             const auto& v = link["bandwidth_gbit"];

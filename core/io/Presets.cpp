@@ -70,9 +70,7 @@ const std::vector<ModelSpec>& models()
         for (const auto& [path, content] : resources::embeddedResources()) {
             if (startsWith(path, "models/") && endsWith(path, ".json")) {
                 const std::string file = "resources/" + std::string(path);
-                ModelSpec m = readModel(content, file);
-                validateModel(m, file);
-                out.push_back(std::move(m));
+                out.push_back(readValidModel(content, file));
             }
         }
         sortPresets(out);
@@ -88,9 +86,7 @@ const std::vector<Cluster>& clusters()
         for (const auto& [path, content] : resources::embeddedResources()) {
             if (startsWith(path, "clusters/") && endsWith(path, ".json")) {
                 const std::string file = "resources/" + std::string(path);
-                Cluster c = readCluster(content, file);
-                validateCluster(c, DeviceCatalog::builtin(), file);
-                out.push_back(std::move(c));
+                out.push_back(readValidCluster(content, file, DeviceCatalog::builtin()));
             }
         }
         sortPresets(out);
@@ -287,10 +283,10 @@ ModelSpec resolveModel(const std::string& nameOrPath, Warnings* warnings)
     if (std::filesystem::exists(nameOrPath, ec)) {
         const std::string text = readTextFile(nameOrPath);
         const std::string format = detectFormat(text, nameOrPath);
-        ModelSpec m;
         if (format == kModelFormat)
-            m = readModel(text, nameOrPath, warnings);
-        else if (format == kProjectFormat)
+            return readValidModel(text, nameOrPath, warnings);
+        ModelSpec m;
+        if (format == kProjectFormat)
             m = readProject(text, nameOrPath, warnings).model;
         else if (format == kPlanFormat)
             m = readPlan(text, nameOrPath, warnings).model;
@@ -310,10 +306,10 @@ Cluster resolveCluster(const std::string& spec, const DeviceCatalog& catalog, Wa
     if (std::filesystem::exists(spec, ec)) {
         const std::string text = readTextFile(spec);
         const std::string format = detectFormat(text, spec);
-        Cluster c;
         if (format == kClusterFormat)
-            c = readCluster(text, spec, warnings);
-        else if (format == kProjectFormat)
+            return readValidCluster(text, spec, catalog, warnings);
+        Cluster c;
+        if (format == kProjectFormat)
             c = readProject(text, spec, warnings).cluster;
         else if (format == kPlanFormat)
             c = readPlan(text, spec, warnings).cluster;

@@ -94,11 +94,11 @@ constexpr double kMaxIterationMs = 86'400'000.0;
 // Reads the sizes of validate_args' "using world size: ..." line and of the arguments dump.
 void readParallelSizes(const std::string& line, int lineNo, MegatronLog::ParallelSizes& sizes)
 {
-    auto set = [&](int& field, double v) {
-        if (field == 0 && v >= 1 && v <= 1e9 && v == std::floor(v)) {
-            field = static_cast<int>(v);
-            if (sizes.line == 0)
-                sizes.line = lineNo;
+    using Sizes = MegatronLog::ParallelSizes;
+    auto set = [&](int Sizes::*field, int Sizes::*at, double v) {
+        if (sizes.*field == 0 && v >= 1 && v <= 1e9 && v == std::floor(v)) {
+            sizes.*field = static_cast<int>(v);
+            sizes.*at = lineNo;
         }
     };
     if (const std::size_t at = line.find("using world size:"); at != std::string::npos) {
@@ -114,11 +114,11 @@ void readParallelSizes(const std::string& line, int lineNo, MegatronLog::Paralle
             const auto v = finiteNumber(trim(part.substr(colon + 1)));
             if (!v)
                 continue;
-            if (name == "world size") set(sizes.world, *v);
-            else if (name == "data-parallel size") set(sizes.dp, *v);
-            else if (name == "context-parallel size") set(sizes.cp, *v);
-            else if (name == "tensor-model-parallel size") set(sizes.tp, *v);
-            else if (name == "pipeline-model-parallel size") set(sizes.pp, *v);
+            if (name == "world size") set(&Sizes::world, &Sizes::world_line, *v);
+            else if (name == "data-parallel size") set(&Sizes::dp, &Sizes::dp_line, *v);
+            else if (name == "context-parallel size") set(&Sizes::cp, &Sizes::cp_line, *v);
+            else if (name == "tensor-model-parallel size") set(&Sizes::tp, &Sizes::tp_line, *v);
+            else if (name == "pipeline-model-parallel size") set(&Sizes::pp, &Sizes::pp_line, *v);
         }
         return;
     }
@@ -131,12 +131,12 @@ void readParallelSizes(const std::string& line, int lineNo, MegatronLog::Paralle
     const auto v = finiteNumber(value);
     if (!v)
         return;
-    if (name == "world_size") set(sizes.world, *v);
-    else if (name == "data_parallel_size") set(sizes.dp, *v);
-    else if (name == "context_parallel_size") set(sizes.cp, *v);
-    else if (name == "tensor_model_parallel_size") set(sizes.tp, *v);
-    else if (name == "pipeline_model_parallel_size") set(sizes.pp, *v);
-    else if (name == "expert_model_parallel_size") set(sizes.ep, *v);
+    if (name == "world_size") set(&Sizes::world, &Sizes::world_line, *v);
+    else if (name == "data_parallel_size") set(&Sizes::dp, &Sizes::dp_line, *v);
+    else if (name == "context_parallel_size") set(&Sizes::cp, &Sizes::cp_line, *v);
+    else if (name == "tensor_model_parallel_size") set(&Sizes::tp, &Sizes::tp_line, *v);
+    else if (name == "pipeline_model_parallel_size") set(&Sizes::pp, &Sizes::pp_line, *v);
+    else if (name == "expert_model_parallel_size") set(&Sizes::ep, &Sizes::ep_line, *v);
 }
 
 // "  overlap_grad_reduce ............................. True" (print_args).
@@ -161,15 +161,74 @@ void readSwitches(const std::string& line, int lineNo, MegatronLog::Switches& sw
 
 } // namespace
 
+namespace {
+
+// A memory report: "[Rank 0] (after 2 iterations) memory (MB) | allocated: ... | max reserved: ...".
+void readMemoryReport(const std::string& line, int lineNo, const std::string& fileName, MegatronLog& log)
+{
+    const std::string where = "line " + std::to_string(lineNo);
+    MegatronLog::MemoryReport m;
+    m.line = lineNo;
+    // A rank no run has (negative, beyond a billion) is kept as such for calibrateFromLog's
+    // error, not moved to the nearest one that is.
+    if (auto r = numberAfter(line, "[Rank")) m.rank = static_cast<int>(std::clamp(*r, -1e9, 1e9));
+    const std::size_t fields = line.find("memory (MB)");
+    // A field that is there must hold a number of MB >= 0.
+    auto mb = [&](const std::string& key, const std::string& name) {
+        const std::size_t at = line.find(key, fields);
+        if (at == std::string::npos)
+            return 0.0;
+        const std::string text = fieldText(line, at + key.size());
+        const auto v = finiteNumber(text);
+        if (!v || *v < 0)
+            throw InputError(fileName, where, name + " (MB): expected a number >= 0, got \"" + text + "\"");
+        return *v;
+    };
+    m.allocated_mb = mb("| allocated:", "allocated");
+    m.max_allocated_mb = mb("max allocated:", "max allocated");
+    m.reserved_mb = mb("| reserved:", "reserved");
+    m.max_reserved_mb = mb("max reserved:", "max reserved");
+    if (m.max_reserved_mb > 0 || m.max_allocated_mb > 0)
+        log.memory.push_back(m);
+}
+
+// Lines that Megatron-LM prints once per start, before the first iteration: one of them after
+// an iteration line means the log goes on with another run (a restart appended to it).
+bool startsRun(const std::string& line)
+{
+    return line.find("using world size:") != std::string::npos
+        || line.find("------------------------ arguments ------------------------") != std::string::npos
+        || line.find("[before the start of training step]") != std::string::npos;
+}
+
+} // namespace
+
 MegatronLog parseMegatronLog(std::string_view text, const std::string& fileName)
 {
-    MegatronLog log;
+    std::vector<std::string> warnings;
+    // A log cut while it was written ends in part of a line, which may hold part of a number
+    // ("(ms): 1023" of "10235.3"): it is left out.
+    if (!text.empty() && text.back() != '\n') {
+        const std::size_t end = text.rfind('\n');
+        const std::string_view kept = end == std::string_view::npos ? std::string_view() : text.substr(0, end + 1);
+        const auto cut = std::count(kept.begin(), kept.end(), '\n') + 1;
+        warnings.push_back("line " + std::to_string(cut) + " has no end of line (was the log cut while it was written?): it is left out");
+        text = kept;
+    }
+    std::vector<MegatronLog> runs(1);
     std::istringstream in{std::string(text)};
     std::string line;
     int lineNo = 0;
     while (std::getline(in, line)) {
         ++lineNo;
         const std::string where = "line " + std::to_string(lineNo);
+        auto newRun = [&] {
+            runs.emplace_back();
+            runs.back().first_line = lineNo;
+        };
+        if (!runs.back().intervals.empty() && startsRun(line))
+            newRun();
+        MegatronLog& log = runs.back();
         readParallelSizes(line, lineNo, log.sizes);
         readSwitches(line, lineNo, log.switches);
         // Iteration line: "iteration       20/    1000 | ... | elapsed time per iteration (ms): 1834.2 | ..."
@@ -190,32 +249,23 @@ MegatronLog parseMegatronLog(std::string_view text, const std::string& fileName)
                 iv.iteration = static_cast<long long>(*it);
             iv.tflops_per_gpu = numberAfter(line, "throughput per GPU (TFLOP/s/GPU):");
             iv.global_batch_size = numberAfter(line, "global batch size:");
-            log.intervals.push_back(iv);
+            // Counting from a lower iteration again: a run resumed from an earlier checkpoint.
+            if (!log.intervals.empty() && iv.iteration < log.intervals.back().iteration)
+                newRun();
+            runs.back().intervals.push_back(iv);
             continue;
         }
-        // Memory report: "[Rank 0] (after 2 iterations) memory (MB) | allocated: ... | max reserved: ..."
+        // Memory reports; ranks printing at once interleave theirs on one line
+        // ("... max reserved: 13236.0[Rank 6] (after 1 iterations) memory (MB) | ..."): each
+        // "[Rank" starts one.
         if (line.find("memory (MB)") != std::string::npos && line.find("[Rank") != std::string::npos) {
-            MegatronLog::MemoryReport m;
-            m.line = lineNo;
-            if (auto r = numberAfter(line, "[Rank")) m.rank = static_cast<int>(std::clamp(*r, -1.0, 1e9));
-            const std::size_t fields = line.find("memory (MB)");
-            // A field that is there must hold a number of MB >= 0.
-            auto mb = [&](const std::string& key, const std::string& name) {
-                const std::size_t at = line.find(key, fields);
-                if (at == std::string::npos)
-                    return 0.0;
-                const std::string text = fieldText(line, at + key.size());
-                const auto v = finiteNumber(text);
-                if (!v || *v < 0)
-                    throw InputError(fileName, where, name + " (MB): expected a number >= 0, got \"" + text + "\"");
-                return *v;
-            };
-            m.allocated_mb = mb("| allocated:", "allocated");
-            m.max_allocated_mb = mb("max allocated:", "max allocated");
-            m.reserved_mb = mb("| reserved:", "reserved");
-            m.max_reserved_mb = mb("max reserved:", "max reserved");
-            if (m.max_reserved_mb > 0 || m.max_allocated_mb > 0)
-                log.memory.push_back(m);
+            for (std::size_t at = line.find("[Rank"); at != std::string::npos;) {
+                const std::size_t next = line.find("[Rank", at + 1);
+                const std::string report = line.substr(at, next == std::string::npos ? std::string::npos : next - at);
+                if (report.find("memory (MB)") != std::string::npos)
+                    readMemoryReport(report, lineNo, fileName, log);
+                at = next;
+            }
             continue;
         }
         // Timers: "    forward-backward ......: (1799.56, 1799.91)"
@@ -265,10 +315,81 @@ MegatronLog parseMegatronLog(std::string_view text, const std::string& fileName)
             }
         }
     }
-    if (log.intervals.empty())
+    // The last complete run: one with an interval after its first, which includes start-up.
+    std::vector<std::size_t> withIntervals;
+    for (std::size_t i = 0; i < runs.size(); ++i)
+        if (!runs[i].intervals.empty())
+            withIntervals.push_back(i);
+    if (withIntervals.empty())
         throw InputError(fileName, "", "no \"elapsed time per iteration (ms)\" line: not a Megatron-LM training log");
+    std::size_t chosen = withIntervals.back();
+    for (auto it = withIntervals.rbegin(); it != withIntervals.rend(); ++it)
+        if (runs[*it].intervals.size() > 1) {
+            chosen = *it;
+            break;
+        }
+    MegatronLog log = std::move(runs[chosen]);
+    log.runs = static_cast<int>(withIntervals.size());
+    if (log.runs > 1) {
+        std::string starts;
+        for (std::size_t i : withIntervals)
+            starts += (starts.empty() ? "" : ", ") + std::to_string(runs[i].first_line);
+        warnings.push_back("the log holds " + std::to_string(log.runs) + " runs, starting at lines " + starts
+                           + " (a start-up line after an iteration, or an iteration number going backwards, starts a run); "
+                             "the last complete one, from line " + std::to_string(log.first_line) + ", is used");
+    }
+    log.warnings = std::move(warnings);
     return log;
 }
+
+namespace {
+
+std::string lineText(int line)
+{
+    return "line " + std::to_string(line);
+}
+
+// The intervals that measure the plan's iteration: those of the plan's global batch, after
+// the batch-size ramp-up (intervals of a smaller batch before the first of the plan's) and
+// after the first interval, which includes start-up work (reference log format). Throws
+// where the run logs another batch than the plan's anywhere else.
+std::vector<MegatronLog::Interval> steadyIntervals(const MegatronLog& log, const Plan& plan, const std::string& logFile,
+                                                   CalibrationResult& r)
+{
+    const double gbs = plan.global_batch_size;
+    auto other = [&](const MegatronLog::Interval& iv) {
+        return InputError(logFile, lineText(iv.line),
+                          "the run has global batch size " + countText(*iv.global_batch_size) + ", the plan \"" + plan.name
+                              + "\" has global batch size " + std::to_string(plan.global_batch_size)
+                              + ": expected the log of a run of this plan");
+    };
+    std::size_t first = 0;   // the first interval of the plan's batch
+    while (first < log.intervals.size() && log.intervals[first].global_batch_size
+           && *log.intervals[first].global_batch_size < gbs)
+        ++first;
+    if (first == log.intervals.size())
+        throw other(log.intervals.back());   // the ramp-up never reached the plan's batch
+    for (std::size_t i = first; i < log.intervals.size(); ++i)
+        if (log.intervals[i].global_batch_size && *log.intervals[i].global_batch_size != gbs)
+            throw other(log.intervals[i]);
+    r.intervals_ramp_up = static_cast<int>(first);
+    if (first > 0)
+        r.notes.push_back(std::to_string(first) + " intervals before line " + std::to_string(log.intervals[first].line)
+                          + " ran a smaller global batch (ramp-up): skipped");
+    const std::size_t from = std::max<std::size_t>(first, log.intervals.size() > 1 ? 1 : 0);
+    if (log.intervals.size() == 1)
+        r.notes.push_back("only one logging interval: it includes start-up work and is used as it is");
+    return {log.intervals.begin() + static_cast<std::ptrdiff_t>(from), log.intervals.end()};
+}
+
+double median(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+} // namespace
 
 CalibrationResult calibrateFromLog(const MegatronLog& log, const PlanDocument& doc, const DeviceCatalog& catalog,
                                    const std::string& logFile, const Profile* base)
@@ -286,16 +407,15 @@ CalibrationResult calibrateFromLog(const MegatronLog& log, const PlanDocument& d
 
     // The sizes the run states must be the plan's: a log of another run calibrates nothing.
     const MegatronLog::ParallelSizes& sizes = log.sizes;
-    const std::string sizesAt = "line " + std::to_string(sizes.line);
-    auto mismatch = [&](const std::string& what, int logged, int planned) {
-        throw InputError(logFile, sizesAt, "the run has " + what + " " + std::to_string(logged) + ", the plan \"" + plan.name
-                                               + "\" has " + what + " " + std::to_string(planned)
-                                               + ": expected the log of a run of this plan");
+    auto mismatch = [&](const std::string& what, int logged, int line, int planned) {
+        throw InputError(logFile, lineText(line), "the run has " + what + " " + std::to_string(logged) + ", the plan \"" + plan.name
+                                                      + "\" has " + what + " " + std::to_string(planned)
+                                                      + ": expected the log of a run of this plan");
     };
     if (sizes.world > 0 && sizes.world != plan.numDevices())
-        mismatch("world size", sizes.world, plan.numDevices());
+        mismatch("world size", sizes.world, sizes.world_line, plan.numDevices());
     if (sizes.pp > 0 && sizes.pp != plan.pp())
-        mismatch("pipeline-model-parallel size", sizes.pp, plan.pp());
+        mismatch("pipeline-model-parallel size", sizes.pp, sizes.pp_line, plan.pp());
     // TP, CP, DP and EP are one number per run only when every stage has the same.
     auto same = [&](int StagePlan::*field) {
         for (const StagePlan& st : plan.stages)
@@ -303,59 +423,56 @@ CalibrationResult calibrateFromLog(const MegatronLog& log, const PlanDocument& d
                 return 0;
         return plan.stages.front().*field;
     };
-    for (auto [logged, field, what] : {std::tuple{sizes.tp, &StagePlan::tp, "tensor-model-parallel size"},
-                                       std::tuple{sizes.cp, &StagePlan::cp, "context-parallel size"},
-                                       std::tuple{sizes.dp, &StagePlan::dp, "data-parallel size"},
-                                       std::tuple{sizes.ep, &StagePlan::ep, "expert-model-parallel size"}})
+    for (auto [logged, line, field, what] :
+         {std::tuple{sizes.tp, sizes.tp_line, &StagePlan::tp, "tensor-model-parallel size"},
+          std::tuple{sizes.cp, sizes.cp_line, &StagePlan::cp, "context-parallel size"},
+          std::tuple{sizes.dp, sizes.dp_line, &StagePlan::dp, "data-parallel size"},
+          std::tuple{sizes.ep, sizes.ep_line, &StagePlan::ep, "expert-model-parallel size"}})
         if (const int planned = same(field); logged > 0 && planned > 0 && logged != planned)
-            mismatch(what, logged, planned);
+            mismatch(what, logged, line, planned);
 
-    // The global batch the run logged on every iteration line: another batch is another run
-    // (the efficiency fitted to it would be off by the ratio).
-    for (const auto& iv : log.intervals)
-        if (iv.global_batch_size && *iv.global_batch_size != plan.global_batch_size)
-            throw InputError(logFile, "line " + std::to_string(iv.line),
-                             "the run has global batch size " + countText(*iv.global_batch_size) + ", the plan \"" + plan.name
-                                 + "\" has global batch size " + std::to_string(plan.global_batch_size)
-                                 + ": expected the log of a run of this plan");
-
-    // The first interval includes start-up work (reference log format); use the later ones.
-    std::vector<MegatronLog::Interval> used(log.intervals.begin() + (log.intervals.size() > 1 ? 1 : 0), log.intervals.end());
-    if (log.intervals.size() == 1)
-        r.notes.push_back("only one logging interval: it includes start-up work and is used as it is");
-    double sum = 0;
+    // Another global batch is another run (the efficiency fitted to it would be off by the
+    // ratio), except during a ramp-up. The median of the intervals: one slowed by a
+    // checkpoint save or an evaluation does not move it.
+    const std::vector<MegatronLog::Interval> used = steadyIntervals(log, plan, logFile, r);
+    std::vector<double> times;
     for (const auto& iv : used)
-        sum += iv.elapsed_ms;
+        times.push_back(iv.elapsed_ms);
     r.intervals_used = static_cast<int>(used.size());
-    r.measured_iteration_s = sum / static_cast<double>(used.size()) / 1000.0;
+    r.measured_iteration_s = median(times) / 1000.0;
 
-    // The overlap switches: those the plan's prediction assumed, replaced by those the run
-    // printed, so that the efficiency is fitted to the run as it ran.
+    // Costed as "hapmoe estimate --plan" costs the plan (CmdEstimate fromPlanFile): with the
+    // switches and headroom of its prediction, or the cost model's defaults; the profile then
+    // reproduces the logged time there. The run's own overlap switches, where its arguments
+    // dump gives them, cannot be carried by the profile: those that differ are a warning,
+    // since the fitted efficiency then also absorbs the traffic they hide or expose.
     CostOptions options;
-    if (doc.prediction)
+    if (doc.prediction) {
         options.overlap = doc.prediction->overlap;
+        options.memory_headroom = doc.prediction->memory_headroom;
+    }
     {
         const MegatronLog::Switches& sw = log.switches;
         std::vector<std::string> differ;
-        auto take = [&](const std::optional<bool>& logged, bool& field, const char* flag) {
-            if (logged && *logged != field)
+        auto compare = [&](const std::optional<bool>& logged, bool planned, const char* flag) {
+            if (logged && *logged != planned)
                 differ.push_back(std::string(*logged ? "with " : "without ") + flag);
-            if (logged)
-                field = *logged;
         };
-        take(sw.grad_reduce, options.overlap.grad_reduce, "--overlap-grad-reduce");
-        take(sw.param_gather, options.overlap.param_gather, "--overlap-param-gather");
-        take(sw.tp_comm, options.overlap.tp_comm, "--tp-comm-overlap");
+        compare(sw.grad_reduce, options.overlap.grad_reduce, "--overlap-grad-reduce");
+        compare(sw.param_gather, options.overlap.param_gather, "--overlap-param-gather");
+        compare(sw.tp_comm, options.overlap.tp_comm, "--tp-comm-overlap");
         // Megatron-LM prints overlap_p2p_comm False for plain 1F1B, where the cost model ignores it.
         if (plan.vpp > 1)
-            take(sw.p2p, options.overlap.p2p, "p2p overlap");
+            compare(sw.p2p, options.overlap.p2p, "p2p overlap");
         if (!differ.empty()) {
             std::string list;
             for (const std::string& d : differ)
                 list += (list.empty() ? "" : ", ") + d;
-            r.notes.push_back("the run's arguments (line " + std::to_string(sw.line) + ") say it ran " + list
-                              + "; " + (doc.prediction ? "the plan's prediction" : "the cost model's defaults")
-                              + " assumed otherwise, so the run is costed as it ran");
+            r.warnings.push_back("the run's arguments (line " + std::to_string(sw.line) + ") say it ran " + list + ", unlike "
+                                 + (doc.prediction ? "the plan's prediction (\"overlap\")" : "the cost model's defaults")
+                                 + ", which hapmoe estimate uses for this plan: the fit follows the plan's switches, so the "
+                                   "efficiency also absorbs the communication they change; give the plan the run's switches "
+                                   "for an efficiency of the devices alone");
         }
     }
 
@@ -369,11 +486,30 @@ CalibrationResult calibrateFromLog(const MegatronLog& log, const PlanDocument& d
     if (fastestS > 0 && std::isfinite(fastestS))
         for (const auto& iv : used)
             if (iv.elapsed_ms / 1000.0 < fastestS)
-                throw InputError(logFile, "line " + std::to_string(iv.line),
+                throw InputError(logFile, lineText(iv.line),
                                  "elapsed time per iteration " + fixedText(iv.elapsed_ms) + " ms is shorter than the "
                                      + fixedText(fastestS * 1000) + " ms the plan's " + std::to_string(plan.numDevices())
                                      + " devices need for the model's FLOPs at their peak: expected at least "
                                      + fixedText(fastestS * 1000) + " ms (is the log from this plan's run?)");
+
+    // Megatron-LM logs (with --log-throughput) num_floating_point_operations(args, batch) /
+    // (elapsed x world size x 1e12). Counted for the plan's model at the logged time, a figure
+    // more than 2x off (beyond any difference of counting between Megatron-LM versions, at most
+    // the causal half of the attention core) is another model's.
+    const double flops = modelFlopsPerIteration(doc.model, plan.global_batch_size);
+    for (const auto& iv : used) {
+        if (!iv.tflops_per_gpu)
+            continue;
+        const double expected = flops / (iv.elapsed_ms / 1000.0 * plan.numDevices()) / 1e12;
+        if (!(*iv.tflops_per_gpu <= 2 * expected && *iv.tflops_per_gpu >= expected / 2))
+            throw InputError(logFile, lineText(iv.line),
+                             "throughput per GPU " + fixedText(*iv.tflops_per_gpu) + " TFLOP/s is more than 2x off the "
+                                 + fixedText(expected) + " TFLOP/s the plan's model \"" + doc.model.name
+                                 + "\" gives at this iteration time (Megatron-LM's num_floating_point_operations for global "
+                                   "batch "
+                                 + std::to_string(plan.global_batch_size) + " on " + std::to_string(plan.numDevices())
+                                 + " GPUs): expected the log of a run of this plan's model");
+    }
 
     // Router imbalance rho = max_i |T_i| / mean_j |T_j| per layer (paper section 3.2),
     // averaged over the layers: every MoE layer's slowest expert adds to the critical path.
@@ -384,7 +520,7 @@ CalibrationResult calibrateFromLog(const MegatronLog& log, const PlanDocument& d
         const ModelSpec& m = doc.model;
         for (const auto& [layer, counts] : log.router_tokens) {
             const auto at = log.router_lines.find(layer);
-            const std::string where = at == log.router_lines.end() ? std::string() : "line " + std::to_string(at->second);
+            const std::string where = at == log.router_lines.end() ? std::string() : lineText(at->second);
             if (!m.isMoe())
                 throw InputError(logFile, where, "tokens per expert: the plan's model \"" + m.name + "\" is dense: expected the log of a run of this plan");
             if (counts.size() != static_cast<std::size_t>(m.num_experts))
@@ -424,38 +560,63 @@ CalibrationResult calibrateFromLog(const MegatronLog& log, const PlanDocument& d
         }
     }
 
-    // Device efficiency: one scale s over the catalog defaults of the plan's device types
-    // (one iteration time cannot tell the types apart), found by bisection on log s so that
-    // the predicted iteration time equals the measured one. T(s) decreases with s.
+    // The base profile's entries name device types as the catalog does or by an alias ("h800"):
+    // each of the plan's types is matched through the catalog, and its entries replaced as one.
+    auto isType = [&](const std::string& name, const std::string& type) { return catalog.sameType(name, type); };
+
+    // Device speed: one scale s over the plan's device types (one iteration time cannot tell
+    // them apart): the efficiency s x the catalog default, and the base profile's compute
+    // table times of those types / s, since a table measured on other devices or software is
+    // off by the same factor for every layer. Found by bisection on log s so that the
+    // predicted iteration time equals the measured one; T(s) decreases with s.
     std::vector<std::pair<std::string, double>> types;
     for (const StagePlan& st : plan.stages) {
         const DeviceType& t = catalog.get(st.device_type, "plan stage device type");
         if (std::none_of(types.begin(), types.end(), [&](const auto& p) { return p.first == t.name; }))
             types.push_back({t.name, t.default_efficiency > 0 ? t.default_efficiency : 0.5});
     }
+    auto ofPlanType = [&](const std::string& name) {
+        return std::any_of(types.begin(), types.end(), [&](const auto& p) { return isType(name, p.first); });
+    };
+    bool tables = false;
+    for (const ComputeEntry& e : r.profile.compute)
+        tables = tables || ofPlanType(e.device_type);
     double maxDefault = 0;
     for (const auto& [name, e] : types)
         maxDefault = std::max(maxDefault, e);
-    auto predict = [&](double s) {
-        Profile p = r.profile;
+    const Profile start = r.profile;
+    auto scaled = [&](double s) {
+        Profile p = start;
+        for (auto it = p.device_efficiency.begin(); it != p.device_efficiency.end();)
+            it = ofPlanType(it->first) ? p.device_efficiency.erase(it) : std::next(it);
+        // No device above its peak: with tables the efficiency stops at 1 and the tables go on.
         for (const auto& [name, e] : types)
-            p.device_efficiency[name] = s * e;
+            p.device_efficiency[name] = std::min(1.0, s * e);
+        for (ComputeEntry& c : p.compute)
+            if (ofPlanType(c.device_type))
+                for (double* t : {&c.dense_layer_fwd_s, &c.dense_layer_bwd_s, &c.ffn_fwd_s, &c.ffn_bwd_s})
+                    *t /= s;
+        return p;
+    };
+    auto predict = [&](double s) {
+        const Profile p = scaled(s);
         const CostModel cm(doc.model, doc.cluster, catalog, &p, options);
         return cm.estimate(plan).iteration_time_s;
     };
-    const double hi = 1.0 / maxDefault;      // no device above its peak
-    const double lo = hi / 500.0;
+    const double hi = tables ? 1000.0 : 1.0 / maxDefault;
+    const double lo = 1.0 / maxDefault / 500.0;
     const double target = r.measured_iteration_s;
     double s = 1;
     const double tHi = predict(hi);
     const double tLo = predict(lo);
-    if (target <= tHi) {
+    if (!(target > tHi)) {
         s = hi;
-        r.notes.push_back("the run is faster than the model allows at peak efficiency: communication or memory-bound terms are "
-                          "over-predicted for this cluster");
-    } else if (target >= tLo) {
+        r.fit_failure = "the run is faster than the model allows at peak efficiency"
+                        + std::string(tables ? " and with the compute tables 1000x faster" : "")
+                        + ": communication or memory-bound terms are over-predicted for this cluster";
+    } else if (!(target < tLo)) {
         s = lo;
-        r.notes.push_back("the run is slower than the model allows at 1/500 of the default efficiency");
+        r.fit_failure = "the run is slower than the model allows at 1/500 of the default efficiency";
     } else {
         double a = std::log(lo), b = std::log(hi);
         for (int it = 0; it < 100; ++it) {
@@ -473,8 +634,16 @@ CalibrationResult calibrateFromLog(const MegatronLog& log, const PlanDocument& d
         s = std::exp(0.5 * (a + b));
     }
     r.efficiency_scale = s;
+    r.table_scale = tables ? 1.0 / s : 1.0;
+    r.profile = scaled(s);
+    if (tables)
+        r.notes.push_back("the compute table times of the plan's device types are scaled by " + fixedText(1.0 / s)
+                          + " with the efficiency");
     for (const auto& [name, e] : types)
-        r.profile.device_efficiency[name] = s * e;
+        if (tables && s * e > 1)
+            r.warnings.push_back("the device efficiency of " + name + " stops at its peak (1.000) and the compute tables carry the "
+                                 "rest of the fit (their times x" + fixedText(1.0 / s)
+                                 + "): were the base profile's tables measured on these devices?");
 
     // Memory: max reserved per stage against the prediction; the difference becomes the
     // fixed overhead of the device type (mean over its stages).
@@ -490,7 +659,7 @@ CalibrationResult calibrateFromLog(const MegatronLog& log, const PlanDocument& d
             rank += st.numDevices();
         }
         for (const auto& m : log.memory) {
-            const std::string at = "line " + std::to_string(m.line);
+            const std::string at = lineText(m.line);
             if (m.rank < 0 || m.rank >= rank)
                 throw InputError(logFile, at, "memory report of rank " + std::to_string(m.rank) + ": expected a rank of the plan, 0 to "
                                                   + std::to_string(rank - 1) + " (is the log from this plan's run?)");
@@ -525,11 +694,12 @@ CalibrationResult calibrateFromLog(const MegatronLog& log, const PlanDocument& d
             mc.device_type = type;
             mc.fixed_overhead_gib = acc.first / acc.second / kGiB;
             mc.activation_factor = 1.0;
+            // The base's activation factor is kept (calibrate fits the fixed overhead only).
             for (const MemoryCalibration& old : r.profile.memory)
-                if (old.device_type == type && old.activation_factor > 0)
+                if (isType(old.device_type, type) && old.activation_factor > 0)
                     mc.activation_factor = old.activation_factor;
             r.profile.memory.erase(std::remove_if(r.profile.memory.begin(), r.profile.memory.end(),
-                                                  [&](const MemoryCalibration& m) { return m.device_type == type; }),
+                                                  [&](const MemoryCalibration& m) { return isType(m.device_type, type); }),
                                    r.profile.memory.end());
             r.profile.memory.push_back(mc);
         }
@@ -544,6 +714,10 @@ CalibrationResult calibrateFromLog(const MegatronLog& log, const PlanDocument& d
         r.notes.push_back("no memory report in the log: memory is not calibrated");
     }
     r.time_matched = std::abs(r.predicted_after_s - r.measured_iteration_s) <= 1e-3 * r.measured_iteration_s;
+    if (!r.time_matched && r.fit_failure.empty())
+        r.fit_failure = "no scale of the device efficiency" + std::string(tables ? " and the compute tables" : "")
+                        + " reproduces the logged time: the prediction after calibration is " + fixedText(r.predicted_after_s * 1000)
+                        + " ms";
     return r;
 }
 

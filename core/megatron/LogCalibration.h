@@ -1,9 +1,10 @@
 #pragma once
 // Reads a Megatron-LM training log (../shared/reference/megatron-log-format.md) and
 // calibrates a profile so that the cost model reproduces what the run measured: the device
-// efficiency (Profile::device_efficiency), the memory overhead per device type
-// (Profile::memory) and the router imbalance rho (Profile::router_imbalance) when the log
-// has per-layer token counts. docs/megatron.md describes the method.
+// efficiency (Profile::device_efficiency) with the base profile's compute tables scaled
+// alike, the memory overhead per device type (Profile::memory) and the router imbalance rho
+// (Profile::router_imbalance) when the log has per-layer token counts. docs/megatron.md and
+// docs/profiling.md describe the method.
 
 #include "hardware/DeviceCatalog.h"
 #include "io/Documents.h"
@@ -33,10 +34,10 @@ struct MegatronLog {
     // What the run says about its size, from validate_args' "using world size: 32,
     // data-parallel size: 8, context-parallel size: 1, ..., tensor-model-parallel size: 1,
     // pipeline-model-parallel size: 4" or the arguments dump ("  world_size ....... 32");
-    // 0 = not stated.
+    // 0 = not stated. Each size keeps the line it was read from, for the error that names it.
     struct ParallelSizes {
         int world = 0, dp = 0, cp = 0, tp = 0, pp = 0, ep = 0;
-        int line = 0;   // where the first of them was read
+        int world_line = 0, dp_line = 0, cp_line = 0, tp_line = 0, pp_line = 0, ep_line = 0;
     };
     ParallelSizes sizes;
     // The overlap switches of the arguments dump ("  overlap_grad_reduce ...... True"),
@@ -53,12 +54,20 @@ struct MegatronLog {
     // Tokens routed to each expert, per MoE layer (layer index -> counts), last seen.
     std::map<int, std::vector<double>> router_tokens;
     std::map<int, int> router_lines;   // layer index -> the line its counts were read from
+    // The log may hold several runs (a restart appends to it): a start-up line ("using world
+    // size: ...", the arguments dump, "[before the start of training step]") after an
+    // iteration line, or an iteration number below the one before, starts a new run. Every
+    // field above is the last complete run's (one with an interval after its first), or the
+    // last run's when none is; first_line is where it starts.
+    int runs = 1;
+    int first_line = 1;
     std::vector<std::string> warnings;
 };
 
 // Throws InputError (where = "line N") when the log has no iteration line, or when a line
 // it reads holds a value no run can have: an iteration time that is not a positive number
-// of at most a day, a memory figure that is negative or not a number.
+// of at most a day, a memory figure that is negative or not a number. A last line without
+// an end of line (a log cut while it was written) is left out with a warning.
 MegatronLog parseMegatronLog(std::string_view text, const std::string& fileName);
 
 struct StageMemoryCheck {
@@ -71,23 +80,35 @@ struct StageMemoryCheck {
 
 struct CalibrationResult {
     Profile profile;
-    double measured_iteration_s = 0;   // mean of the intervals after the first
+    double measured_iteration_s = 0;   // median of the intervals used
     int intervals_used = 0;
+    int intervals_ramp_up = 0;         // skipped: logged before the global batch reached the plan's
     double predicted_before_s = 0;
     double predicted_after_s = 0;
     double efficiency_scale = 1;       // calibrated efficiency / catalog default efficiency
+    // The compute table times of the plan's device types, scaled by 1 / efficiency_scale with
+    // the efficiency (1 when the base profile has no table for them).
+    double table_scale = 1;
     bool time_matched = false;         // |after - measured| <= 0.1% of measured
+    std::string fit_failure;           // why no scale reproduces the logged time (empty: it does)
     std::optional<double> rho;         // from the router token counts
     std::vector<StageMemoryCheck> memory;
     std::vector<std::string> notes;
+    std::vector<std::string> warnings; // the run differs from the plan where calibration cannot follow it
 };
 
-// Calibrates against the plan the log was produced with. The base profile (if any) is kept
-// and extended; its device efficiencies are replaced. Throws InputError (file = logFile,
-// where = "line N") when the log cannot come from a run of this plan: a world size or
-// parallel size the log states that differs from the plan's, a memory report of a rank the
-// plan does not have or above its device's capacity, an iteration faster than the plan's
-// devices could compute the model's FLOPs at their peak.
+// Calibrates against the plan the log was produced with, costed with the switches "hapmoe
+// estimate --plan" uses for it (the plan's prediction's), so that the written profile
+// reproduces the logged time there; overlap switches of the run that differ are warnings.
+// The base profile (if any) is kept and extended; its device efficiencies are replaced and
+// its compute table times of the plan's device types scaled with them. Intervals logged
+// during a batch-size ramp-up (global batch below the plan's) are skipped. Throws InputError
+// (file = logFile, where = "line N") when the log cannot come from a run of this plan: a
+// world size or parallel size the log states that differs from the plan's, a global batch
+// other than the plan's after the ramp-up, a memory report of a rank the plan does not have
+// or above its device's capacity, an iteration faster than the plan's devices could compute
+// the model's FLOPs at their peak, a logged throughput per GPU more than 2x off the plan's
+// model FLOPs at the logged time.
 CalibrationResult calibrateFromLog(const MegatronLog& log, const PlanDocument& doc, const DeviceCatalog& catalog,
                                    const std::string& logFile, const Profile* base = nullptr);
 

@@ -330,6 +330,16 @@ class Measurements(unittest.TestCase):
         self.assertEqual(prof.buffer_plan("all_gather", MiB, 3), (87381, 262143, 1048572))
         self.assertIsNone(prof.buffer_plan("all_gather", 16, 8))
 
+    def test_repeated_byte_counts_measured_once(self):
+        # all_gather on 8 ranks in whole float32 per rank: 1000 // 32 = 31 and 1001 // 32 = 31
+        # elements, 31 x 8 x 4 = 992 B for both; 2048 // 32 = 64 -> 2048 B. 16 B is less than one
+        # float32 per rank (16 // 32 = 0).
+        notes = []
+        kept = prof.distinct_buffer_plans("all_gather", [16, 1000, 1001, 2048], 8, notes.append)
+        self.assertEqual(kept, [(1000, (31, 248, 992)), (2048, (64, 512, 2048))])
+        self.assertEqual(notes, ["all_gather on 8 ranks: 16 B is less than one float32 per rank; skipped",
+                                 "all_gather on 8 ranks: 1001 B rounds to 992 B like 1000 B; measured once, for the first"])
+
     def test_bus_bandwidth(self):
         # nccl-tests doc/PERFORMANCE.md: busbw = S/t x 2(n-1)/n for all-reduce, (n-1)/n for
         # all-gather. 1 GiB over 8 ranks in 4 ms: algbw 268.435 GB/s, busbw x 1.75 = 469.762.
@@ -411,6 +421,11 @@ class Profiles(TempDirTest):
         bad = dict(doc["collectives"][0], group_size=1)
         with self.assertRaisesRegex(ValueError, r"group_size"):
             prof.assemble_profile("x", "y", [], [bad])
+        # A second entry for one point, as hapmoe's reader refuses it.
+        twice = [doc["collectives"][0], dict(doc["collectives"][0], time_s=1.0)]
+        with self.assertRaisesRegex(ValueError, r"^profile\.collectives\[1\]: collectives\[0\] already gives this point "
+                                                r"\(primitive, link, group_size, bytes, device_type\); expected one entry per point$"):
+            prof.assemble_profile("x", "y", [], twice)
 
     def test_cli_accepts_the_profile(self):
         doc, _ = measured_profile()

@@ -161,6 +161,37 @@ private slots:
         QVERIFY(r.err.contains("plan.json"));
     }
 
+    void profileOutOfBoundsExitsTwo()
+    {
+        // Values no device gives (docs/profiling.md, "Bounds"): refused with the profile's field,
+        // never printed as "iteration inf s" or written as "iteration_time_s": null.
+        QTemporaryDir dir;
+        const std::pair<const char*, const char*> cases[] = {
+            {R"({"format":"hapmoe.profile","version":1,"compute":[{"device_type":"H800","tokens":4096,"dense_layer_fwd_s":1e308,"dense_layer_bwd_s":1e308}]})",
+             "huge.json: profile.compute[0].dense_layer_fwd_s: expected seconds from 1e-09 to 3600, got 1e+308"},
+            {R"({"format":"hapmoe.profile","version":1,"device_efficiency":{"H800":1e-300}})",
+             "tiny.json: profile.device_efficiency.H800: expected a fraction of peak from 0.001 to 1, got 1e-300"},
+            // FFN times at 8192 tokens but not at 2048: between them they would come from 0.
+            {R"({"format":"hapmoe.profile","version":1,"compute":[
+                 {"device_type":"H800","tokens":2048,"dense_layer_fwd_s":0.01,"dense_layer_bwd_s":0.02},
+                 {"device_type":"H800","tokens":8192,"dense_layer_fwd_s":0.04,"dense_layer_bwd_s":0.08,"ffn_fwd_s":0.02,"ffn_bwd_s":0.04}]})",
+             "mixffn.json: profile.compute[1].ffn_fwd_s: given here but not at compute[0] of the same series (device_type, tp, cp): "
+             "expected the FFN times at every point of a series or at none"}};
+        const char* names[] = {"huge.json", "tiny.json", "mixffn.json"};
+        for (std::size_t i = 0; i < 3; ++i) {
+            const QString file = dir.filePath(names[i]);
+            QFile f(file);
+            QVERIFY(f.open(QIODevice::WriteOnly));
+            f.write(cases[i].first);
+            f.close();
+            const Run r = hapmoe({"estimate", "--model", "mixtral-s", "--cluster", "H800:2x8", "--tp", "2", "--ep", "8", "--profile",
+                                  file, "--json"});
+            QCOMPARE(r.code, 2);
+            QVERIFY2(r.err.contains(cases[i].second), r.err.constData());
+            QVERIFY(r.out.isEmpty());
+        }
+    }
+
     void planFileRoundTrip()
     {
         QTemporaryDir dir;

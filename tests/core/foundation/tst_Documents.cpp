@@ -173,6 +173,10 @@ private slots:
     void migratesModelV1();
     void migratesClusterV1();
     void migratedErrorsNameTheKeyAsWritten();
+    void migratedChecksNameTheKeyAsWritten();
+    void migrationTakesNullAsMissing();
+    void documentVersionAsTheReadersTakeIt();
+    void projectKeepsItsProfile();
     void unknownKeysWarn();
     void newerVersionRefused();
     void wrongFormatRefused();
@@ -476,6 +480,148 @@ void tst_Documents::migratedErrorsNameTheKeyAsWritten()
     v2["nodes"][0]["count"] = -8;
     e = expectError([&] { readCluster(v2.dump(), "c2.json"); });
     QCOMPARE(q(e.where()), QStringLiteral("cluster.nodes[0].count"));
+}
+
+void tst_Documents::migratedChecksNameTheKeyAsWritten()
+{
+    // validateModel's and validateCluster's errors on a version-1 file name its keys too:
+    // readValidModel and readValidCluster run them where the migration's renames are known.
+    nlohmann::json m = nlohmann::json::parse(dataFile("model-v1.json"));
+    m["micro_batch_size"] = 3;   // 512 is not a multiple of 3
+    InputError e = expectError([&] { readValidModel(m.dump(), "m1.json"); });
+    QCOMPARE(q(e.what()), QStringLiteral("m1.json: model.global_batch_size: must be divisible by micro_batch_size (3), got 512"));
+    // The same model as version 2 keeps its own path.
+    e = expectError([&] { readValidModel(writeModel(readModel(m.dump(), "m1.json")), "m2.json"); });
+    QCOMPARE(q(e.where()), QStringLiteral("model.training.global_batch_size"));
+    // A valid file reads as readModel reads it.
+    QCOMPARE(readValidModel(dataFile("model-v1.json"), "m1.json").training.global_batch_size, 512);
+
+    nlohmann::json c = nlohmann::json::parse(dataFile("cluster-v1.json"));
+    c["nodes"][1]["gpus"] = kMaxDevicesPerNode + 1;
+    e = expectError([&] { readValidCluster(c.dump(), "c1.json", DeviceCatalog::builtin()); });
+    QCOMPARE(q(e.where()), QStringLiteral("cluster.nodes[1].gpus"));
+    QVERIFY2(q(e.detail()).contains("at most 4096"), e.what());
+
+    // resolveModel, behind the command line's --model FILE, reads files the same way.
+    QTemporaryDir dir;
+    const std::string path = dir.filePath(QStringLiteral("m1.json")).toStdString();
+    saveFileAtomically(path, m.dump());
+    e = expectError([&] { resolveModel(path); });
+    QCOMPARE(q(e.where()), QStringLiteral("model.global_batch_size"));
+}
+
+void tst_Documents::migrationTakesNullAsMissing()
+{
+    // A null value counts as missing (docs/formats.md): beside the key's version-2 form it is
+    // no second value, and the version-2 value is read.
+    nlohmann::json m = nlohmann::json::parse(dataFile("model-v1.json"));
+    m["micro_batch_size"] = nullptr;
+    m["training"] = {{"micro_batch_size", 4}};
+    QCOMPARE(readValidModel(m.dump(), "m1null.json").training.micro_batch_size, 4);
+    // A null version-2 value gives way to the version-1 key's.
+    m["micro_batch_size"] = 8;
+    m["training"] = {{"micro_batch_size", nullptr}};
+    QCOMPARE(readModel(m.dump(), "m1.json").training.micro_batch_size, 8);
+
+    nlohmann::json c = nlohmann::json::parse(dataFile("cluster-v1.json"));
+    c["nodes"][0]["gpus"] = nullptr;
+    c["nodes"][0]["count"] = 4;
+    c["links"][0]["bandwidth_gbit"] = nullptr;
+    c["links"][0]["bandwidth_gbytes_per_s"] = 50;
+    const Cluster back = readCluster(c.dump(), "c1null.json");
+    QCOMPARE(back.nodes[0].count, 4);
+    QCOMPARE(back.links[0].bandwidth_gbytes_per_s, 50.0);   // as written: no Gb/s to convert
+}
+
+void tst_Documents::documentVersionAsTheReadersTakeIt()
+{
+    // What `hapmoe validate` prints: the version the file has and the one it was migrated to.
+    nlohmann::json m = nlohmann::json::parse(dataFile("model-v1.json"));
+    m["version"] = 1.0;   // a whole number, which the readers take as 1
+    DocumentVersion v = documentVersion(m.dump(), "m.json");
+    QCOMPARE(q(v.format), QStringLiteral("hapmoe.model"));
+    QCOMPARE(v.version, 1);
+    QCOMPARE(v.current, 2);
+    readModel(m.dump(), "m.json");   // and the reader agrees
+    v = documentVersion(writeCluster(smallCluster()), "c.json");
+    QCOMPARE(v.version, 2);
+    QCOMPARE(v.current, 2);
+    v = documentVersion(R"({"format": "hapmoe.project", "version": 1})", "p.hapmoe");
+    QCOMPARE(v.version, 1);
+    QCOMPARE(v.current, 1);
+    // A version the readers refuse is none; the reader says why.
+    v = documentVersion(R"({"format": "hapmoe.model", "version": 1.5})", "m.json");
+    QCOMPARE(v.version, 0);
+    QCOMPARE(q(expectError([] { documentVersion("{\"version\": 1}", "x.json"); }).where()), QStringLiteral("format"));
+}
+
+void tst_Documents::projectKeepsItsProfile()
+{
+    // The project holds the measured profile its searches use, as a hapmoe.profile's fields,
+    // and the file it was loaded from.
+    Project p;
+    p.name = "profiled";
+    p.model = fullModel();
+    p.cluster = smallCluster();
+    Profile prof;
+    prof.name = "H800 at half";
+    prof.source = "calibrated from train.log";
+    prof.compute = {{"H800", 2, 1, 8192, 0.004, 0.008, 0.002, 0.004}};
+    prof.collectives = {{Collective::AllToAll, LinkClass::CrossType, 16, 33554432, 0.012, ""}};
+    prof.memory = {{"910B-376T", 4.25, 1.125}};
+    prof.device_efficiency = {{"H800", 0.25}};
+    prof.router_imbalance = 1.42;
+    p.profile = prof;
+    p.profile_file = "/home/me/h800.profile.json";
+    const std::string once = writeProject(p);
+    const Project back = readProject(once, "p.hapmoe");
+    QCOMPARE(q(writeProject(back)), q(once));
+    QVERIFY(back.profile.has_value());
+    QCOMPARE(q(writeProfile(*back.profile)), q(writeProfile(prof)));
+    QCOMPARE(q(back.profile_file), QStringLiteral("/home/me/h800.profile.json"));
+    // Embedded without format and version, as the model and the cluster are.
+    const nlohmann::json j = nlohmann::json::parse(once);
+    QVERIFY(!j["profile"].contains("format"));
+    QCOMPARE(j["profile"]["device_efficiency"]["H800"].get<double>(), 0.25);
+
+    // A project without a profile (every project before the key) reads as before and writes
+    // no profile key.
+    Project plain = p;
+    plain.profile.reset();
+    plain.profile_file.clear();
+    Warnings warnings;
+    const Project old = readProject(writeProject(plain), "old.hapmoe", &warnings);
+    QVERIFY(!old.profile.has_value());
+    QVERIFY(warnings.empty());
+    QVERIFY(writeProject(plain).find("\"profile\":") == std::string::npos);
+    // "profile": null counts as missing.
+    nlohmann::json none = nlohmann::json::parse(writeProject(plain));
+    none["profile"] = nullptr;
+    QVERIFY(!readProject(none.dump(), "null.hapmoe").profile.has_value());
+
+    // Read and checked as a profile file: errors name the project's path of the field.
+    nlohmann::json bad = j;
+    bad["profile"]["compute"][0]["tokens"] = 0;
+    InputError e = expectError([&] { readProject(bad.dump(), "bad.hapmoe"); });
+    QCOMPARE(q(e.file()), QStringLiteral("bad.hapmoe"));
+    QCOMPARE(q(e.where()), QStringLiteral("profile.compute[0].tokens"));
+    bad = j;
+    bad["profile"]["device_efficiency"]["H800"] = 1.5;
+    e = expectError([&] { readProject(bad.dump(), "bad.hapmoe"); });
+    QCOMPARE(q(e.where()), QStringLiteral("profile.device_efficiency.H800"));
+    // validateProfile, which needs the catalog, with the project's file: "h800" and "H800" are
+    // one device type.
+    bad = j;
+    bad["profile"]["device_efficiency"]["h800"] = 0.5;
+    const Project twice = readProject(bad.dump(), "twice.hapmoe");
+    e = expectError([&] { validateProfile(*twice.profile, DeviceCatalog::builtin(), "twice.hapmoe"); });
+    QVERIFY2(q(e.where()).startsWith(QStringLiteral("profile.device_efficiency.")), e.what());
+    // An entry for a type the catalog does not know is named, not refused.
+    Profile unknown = prof;
+    unknown.memory.push_back({"H900", 1, 1});
+    const Warnings unused = unusedProfileEntries(unknown, DeviceCatalog::builtin(), "u.json");
+    QCOMPARE(unused.size(), std::size_t(1));
+    QCOMPARE(q(unused[0]), QStringLiteral("u.json: profile.memory[1].device_type: unknown device type \"H900\"; the entry is not used"));
 }
 
 void tst_Documents::unknownKeysWarn()

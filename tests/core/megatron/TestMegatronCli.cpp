@@ -371,12 +371,54 @@ private slots:
                            "profile.json"},
                           dir.path());
         QVERIFY2(r.code == 0, qPrintable(r.out));
-        QVERIFY(r.out.contains("measured 10234.5 ms"));
+        QVERIFY(r.out.contains("measured 10234.7 ms"));   // median of intervals 2-5 (TestLogCalibration)
+        QVERIFY2(r.out.contains(QStringLiteral("reproduces the logged 10234.7 ms: hapmoe estimate --plan %1 --profile profile.json")
+                                    .arg(data("mixtral_h800_plan.json"))),
+                 qPrintable(r.out));
         QVERIFY(r.out.contains("predicted after"));
         QVERIFY(r.out.contains("router imbalance rho: 1.400"));
         QCOMPARE(hapmoeCli({"validate", dir.filePath("profile.json")}, dir.path()).code, 0);
         test::writeText(dir.filePath("empty.log"), "nothing\n");
         QCOMPARE(hapmoeCli({"calibrate", "--log", dir.filePath("empty.log"), "--plan", data("mixtral_h800_plan.json")}, dir.path()).code, 2);
+    }
+
+    void calibrateScalesTheBaseTablesOrFails()
+    {
+        // The profiler's table (12 / 24 ms per layer at 4096 tokens) is far slower than the
+        // logged run: the written profile scales it, and estimate then gives the logged 10234.7 ms.
+        QTemporaryDir dir;
+        test::writeText(dir.filePath("base.json"),
+                        R"({"format":"hapmoe.profile","version":1,"compute":[{"device_type":"H800","tp":1,"cp":1,"tokens":4096,)"
+                        R"("dense_layer_fwd_s":0.012,"dense_layer_bwd_s":0.024,"ffn_fwd_s":0.008,"ffn_bwd_s":0.016}]})");
+        Run r = hapmoeCli({"calibrate", "--log", data("train_mixtral_h800.log"), "--plan", data("mixtral_h800_plan.json"), "--profile",
+                           "base.json", "-o", "cal.json"},
+                          dir.path());
+        QVERIFY2(r.code == 0, qPrintable(r.out));
+        QVERIFY(r.out.contains("predicted after  10234.7 ms"));
+        r = hapmoeCli({"estimate", "--plan", data("mixtral_h800_plan.json"), "--profile", "cal.json"}, dir.path());
+        QVERIFY2(r.code == 0, qPrintable(r.out));
+        QVERIFY2(r.out.contains("iteration 10.235 s"), qPrintable(r.out));
+        // Two names of one device type in the base: refused as validate refuses them.
+        test::writeText(dir.filePath("twice.json"),
+                        R"({"format":"hapmoe.profile","version":1,"device_efficiency":{"H800":0.5,"h800":0.6}})");
+        r = hapmoeCli({"calibrate", "--log", data("train_mixtral_h800.log"), "--plan", data("mixtral_h800_plan.json"), "--profile",
+                       "twice.json"},
+                      dir.path());
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.out.contains("names the same device type; expected one entry per type"), qPrintable(r.out));
+        // 22 h per iteration: no efficiency reproduces it; exit 1, a warning, nothing written.
+        QFile f(data("train_mixtral_h800.log"));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        QByteArray slow = f.readAll();
+        for (const char* v : {"(ms): 10234.1", "(ms): 10236.5", "(ms): 10231.9", "(ms): 10235.3"})
+            slow.replace(v, "(ms): 80000000.0");
+        test::writeText(dir.filePath("slow.log"), slow.toStdString());
+        r = hapmoeCli({"calibrate", "--log", "slow.log", "--plan", data("mixtral_h800_plan.json"), "-o", "slow.json"}, dir.path());
+        QCOMPARE(r.code, 1);
+        QVERIFY2(r.out.contains("warning: the calibration failed: the run is slower than the model allows at 1/500 of the default "
+                                "efficiency; no profile is written"),
+                 qPrintable(r.out));
+        QVERIFY(!QFile::exists(dir.filePath("slow.json")));
     }
 
     void scriptModelRefused()
