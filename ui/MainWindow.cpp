@@ -121,7 +121,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_properties, &PropertyEditor::inputRejected, this, &MainWindow::showRefusedValue);
     connect(m_searchPanel, &SearchPanel::inputRejected, this, &MainWindow::showRefusedValue);
     for (auto signal : {&ProjectDocument::clusterChanged, &ProjectDocument::modelChanged, &ProjectDocument::searchSettingsChanged,
-                        &ProjectDocument::projectReset})
+                        &ProjectDocument::profileChanged, &ProjectDocument::projectReset})
         connect(m_document, signal, this, &MainWindow::clearRefusedValue);
     // A field of the Model tab that shows a value the model did not take: Run refuses until
     // it is corrected or undone (the search would run on the value the field no longer shows).
@@ -140,11 +140,17 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_searchPanel, &SearchPanel::searchStarted, this, [this] {
         m_runAction->setEnabled(false);
         m_cancelAction->setEnabled(true);
+        updateProfileActions();
     });
     connect(m_searchPanel, &SearchPanel::searchStopped, this, [this] {
         m_runAction->setEnabled(true);
         m_cancelAction->setEnabled(false);
+        updateProfileActions();
     });
+    // Plans costed with another profile are outdated, as after a model edit.
+    connect(m_document, &ProjectDocument::profileChanged, this, &MainWindow::updateOutdated);
+    connect(m_document, &ProjectDocument::profileChanged, this, &MainWindow::updateProfileActions);
+    connect(m_document, &ProjectDocument::profileChanged, this, &MainWindow::clearWhatIfMessage);
     connect(m_explorer, &PlanExplorerWidget::stageHovered, m_scene, &ClusterScene::highlightNodes);
     connect(m_explorer, &PlanExplorerWidget::selectionChanged, m_searchPanel, &SearchPanel::showCurrentPlan);
     connect(m_explorer, &PlanExplorerWidget::newSearchSuggested, this,
@@ -544,6 +550,20 @@ void MainWindow::createActions()
     m_cancelAction = search->addAction(studioIcon(QStringLiteral("stop")), tr("&Cancel Search"),
                                        QKeySequence(Qt::Key_Escape | Qt::SHIFT), m_searchPanel, &SearchPanel::cancel);
     m_cancelAction->setEnabled(false);
+    search->addSeparator();
+    m_loadProfileAction = search->addAction(tr("Load &Profile\u2026"), this, [this] {
+        const QString start = m_document->fileName().isEmpty() ? QString() : QFileInfo(m_document->fileName()).absolutePath();
+        const QString path = QFileDialog::getOpenFileName(this, tr("Load profile"), start,
+                                                          tr("HAPMoE profiles (*.json);;All files (*)"));
+        if (!path.isEmpty())
+            loadProfile(path);
+    });
+    m_loadProfileAction->setObjectName(QStringLiteral("loadProfileAction"));
+    m_loadProfileAction->setToolTip(tr("Cost plans with measured tables (a hapmoe.profile file, as hapmoe plan --profile)"));
+    m_clearProfileAction = search->addAction(tr("C&lear Profile"), this, &MainWindow::clearProfile);
+    m_clearProfileAction->setObjectName(QStringLiteral("clearProfileAction"));
+    m_clearProfileAction->setToolTip(tr("Cost plans with the analytic defaults"));
+    m_searchPanel->setProfileActions(m_loadProfileAction, m_clearProfileAction);
 
     m_viewMenu = menuBar()->addMenu(tr("&View"));
     m_canvasActions << m_viewMenu->addAction(tr("Zoom &In"), QKeySequence::ZoomIn, this, [this] { m_view->zoomBy(1.25); })
@@ -639,6 +659,7 @@ bool MainWindow::openFile(const QString& fileName)
         const std::string path = fileName.toStdString();
         Warnings warnings;
         Project p = readProject(readTextFile(path), path, &warnings);
+        ProjectDocument::checkProjectProfile(p, m_document->catalog(), path, &warnings);
         for (auto& w : ProjectDocument::dropUnfitPlans(p, m_document->catalog(), path))
             warnings.push_back(std::move(w));
         // A user's drawing is kept as it is; a cluster without any layout gets one, and one
@@ -690,6 +711,39 @@ bool MainWindow::saveAs()
     if (QFileInfo(path).suffix().isEmpty())
         path += QStringLiteral(".hapmoe");
     return saveTo(path);
+}
+
+bool MainWindow::loadProfile(const QString& fileName)
+{
+    try {
+        Warnings warnings;
+        const Profile profile = ProjectDocument::readProfileFile(fileName, m_document->catalog(), &warnings);
+        m_document->setProfile(profile, QFileInfo(fileName).absoluteFilePath());
+        QStringList lines{tr("%1: the next search uses it").arg(SearchPanel::profileSummary(profile, fileName.toStdString()))};
+        for (const auto& w : warnings)
+            lines << QString::fromStdString(w);
+        statusBar()->showMessage(lines.join(QStringLiteral("; ")), 15000);
+        return true;
+    } catch (const std::exception& e) {
+        // InputError::what() names the file, the JSON path and what was expected.
+        showError(tr("Cannot load the profile %1").arg(QFileInfo(fileName).fileName()), QString::fromUtf8(e.what()));
+        return false;
+    }
+}
+
+void MainWindow::clearProfile()
+{
+    if (!m_document->profile())
+        return;
+    m_document->clearProfile();
+    statusBar()->showMessage(tr("Analytic defaults: the next search uses no profile"), 10000);
+}
+
+void MainWindow::updateProfileActions()
+{
+    const bool idle = !m_searchPanel->isRunning();
+    m_loadProfileAction->setEnabled(idle);
+    m_clearProfileAction->setEnabled(idle && m_document->profile().has_value());
 }
 
 Cluster MainWindow::clusterPresetOrShorthand(const QString& name)
@@ -764,6 +818,7 @@ bool MainWindow::recover(const QString& autosavePath, const QString& originalPat
     try {
         const std::string path = autosavePath.toStdString();
         Project p = readProject(readTextFile(path), path);
+        ProjectDocument::checkProjectProfile(p, m_document->catalog(), path);
         const Warnings dropped = ProjectDocument::dropUnfitPlans(p, m_document->catalog(), path);
         m_document->resetProject(p, originalPath, true);
         if (!dropped.empty())
@@ -892,6 +947,7 @@ void MainWindow::onSearchFinished(const SearchResult& result)
     context.cluster = m_searchPanel->runner()->cluster();
     context.catalog = &DeviceCatalog::builtin();
     context.script = currentScript();
+    context.profile = m_searchPanel->runner()->profile();   // the profile the search ran with
     m_explorer->setContext(context);
     m_explorer->setResult(result);
     // The project keeps what the explorer shows: the plans of this search, or none when it
@@ -901,7 +957,7 @@ void MainWindow::onSearchFinished(const SearchResult& result)
         saved.push_back(SavedPlan{rp.plan, rp.prediction});
     if (result.current)
         saved.push_back(SavedPlan{result.current->plan, result.current->prediction, SavedPlan::Source::Current});
-    m_document->setSavedPlans(saved, context.model, context.cluster, result.cancelled, result.timed_out);
+    m_document->setSavedPlans(saved, context.model, context.cluster, context.profile, result.cancelled, result.timed_out);
     updateOutdated();
     if (!result.plans.empty())
         showTab(QStringLiteral("results"));
@@ -959,6 +1015,8 @@ void MainWindow::showSavedPlans()
     context.catalog = &DeviceCatalog::builtin();
     // Exports of the saved plans carry the script's other flags, as after a search.
     context.script = currentScript();
+    // The file keeps plans only with the profile they were costed with (savedPlansCurrent).
+    context.profile = p.profile;
     m_explorer->setContext(context);
     m_explorer->setResult(result);
 }

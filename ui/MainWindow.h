@@ -76,6 +76,14 @@ public:
     // The cluster loadClusterPreset loads; throws InputError naming the presets when the
     // name is neither a preset nor a valid shorthand.
     static Cluster clusterPresetOrShorthand(const QString& name);
+    // Reads a hapmoe.profile file, checks it as `hapmoe validate` does and makes it the
+    // project's (one undo step); a bad file shows a message naming the file, the field and what
+    // was expected, and changes nothing.
+    bool loadProfile(const QString& fileName);
+    // Back to the analytic defaults (one undo step).
+    void clearProfile();
+    QAction* loadProfileAction() const { return m_loadProfileAction; }
+    QAction* clearProfileAction() const { return m_clearProfileAction; }
     // "designer", "model" or "results".
     void showTab(const QString& name);
     // Offers the autosaves of sessions that crashed; returns true if one was recovered.
@@ -106,6 +114,8 @@ private:
     // The project's Megatron script, imported; none when it has none or it cannot be read.
     std::optional<ImportedScript> currentScript() const;
     void setTheme(bool dark);
+    // Load and Clear Profile: not while a search runs (it reads the profile when it starts).
+    void updateProfileActions();
     // Another tab: the canvas actions (copy, paste, delete, select all, add switch, connect,
     // snap to grid, zoom) are enabled only on the Cluster designer; the Results tab takes the width of the
     // designer's docks (palette, presets, properties, problems), and back on another tab
@@ -147,6 +157,8 @@ private:
     QAction* m_addSwitchAction = nullptr;
     QAction* m_runAction = nullptr;
     QAction* m_cancelAction = nullptr;
+    QAction* m_loadProfileAction = nullptr;
+    QAction* m_clearProfileAction = nullptr;
     QString m_lastError;
     QString m_refusedValueMessage;   // showRefusedValue's message while the status bar shows it
     bool m_batch = false;

@@ -4,6 +4,7 @@
 #include "ChangeBridgeCommand.h"
 #include "ChangeLinkCommand.h"
 #include "ChangeModelCommand.h"
+#include "ChangeProfileCommand.h"
 #include "ChangeNodeCommand.h"
 #include "ChangeSearchSettingsCommand.h"
 #include "ChangeSwitchCommand.h"
@@ -30,7 +31,7 @@ bool sameLink(const Link& l, int a, int b) { return key(l.a, l.b) == key(a, b); 
 // What a plan depends on: the model and the cluster without canvas positions and names. A
 // plan names its nodes by id; a host name goes into an exported launcher (NODE_HOSTS), which
 // is written with the names as they are when it is exported.
-std::string basisOf(ModelSpec model, Cluster cluster)
+std::string basisOf(ModelSpec model, Cluster cluster, const std::optional<Profile>& profile)
 {
     model.name.clear();
     model.description.clear();
@@ -46,7 +47,25 @@ std::string basisOf(ModelSpec model, Cluster cluster)
         s.x = s.y = 0;
         s.name.clear();
     }
-    return writeModel(model) + writeCluster(cluster);
+    // The profile's tables change every time; its name and source do not.
+    std::string tables;
+    if (profile) {
+        Profile p = *profile;
+        p.name.clear();
+        p.source.clear();
+        tables = writeProfile(p);
+    }
+    return writeModel(model) + writeCluster(cluster) + tables;
+}
+
+// As `hapmoe validate` checks a profile, and `hapmoe estimate --profile` its values: refused
+// when invalid or beyond what a device or network gives, warned about entries no estimate uses.
+void checkProfile(const Profile& profile, const DeviceCatalog& catalog, const std::string& fileName, Warnings* warnings)
+{
+    validateProfile(profile, catalog, fileName);
+    if (warnings)
+        for (auto& w : unusedProfileEntries(profile, catalog, fileName))
+            warnings->push_back(std::move(w));
 }
 
 } // namespace
@@ -76,7 +95,7 @@ void ProjectDocument::resetProject(const Project& project, const QString& fileNa
 {
     const bool wasModified = isModified();
     m_project = project;
-    m_plansBasis = basisOf(project.model, project.cluster);
+    m_plansBasis = basisOf(project.model, project.cluster, project.profile);
     m_undoStack->clear();
     m_extraModified = markModified;
     setFileName(fileName);
@@ -85,6 +104,7 @@ void ProjectDocument::resetProject(const Project& project, const QString& fileNa
     emit clusterChanged();
     emit modelChanged();
     emit searchSettingsChanged();
+    emit profileChanged();
     emit savedPlansChanged();
     if (wasModified != isModified())
         emit modifiedChanged(isModified());
@@ -96,6 +116,7 @@ void ProjectDocument::load(const QString& fileName)
     const std::string text = readTextFile(path);
     Warnings warnings;
     Project project = readProject(text, path, &warnings);
+    checkProjectProfile(project, catalog(), path, &warnings);
     resetProject(project, fileName);
 }
 
@@ -122,7 +143,22 @@ std::string ProjectDocument::serialize() const
 
 bool ProjectDocument::savedPlansCurrent() const
 {
-    return m_plansBasis == basisOf(m_project.model, m_project.cluster);
+    return m_plansBasis == basisOf(m_project.model, m_project.cluster, m_project.profile);
+}
+
+Profile ProjectDocument::readProfileFile(const QString& fileName, const DeviceCatalog& catalog, Warnings* warnings)
+{
+    const std::string path = fileName.toStdString();
+    Profile profile = readProfile(readTextFile(path), path, warnings);
+    checkProfile(profile, catalog, path, warnings);
+    return profile;
+}
+
+void ProjectDocument::checkProjectProfile(const Project& project, const DeviceCatalog& catalog, const std::string& fileName,
+                                          Warnings* warnings)
+{
+    if (project.profile)
+        checkProfile(*project.profile, catalog, fileName, warnings);
 }
 
 Warnings ProjectDocument::dropUnfitPlans(Project& project, const DeviceCatalog& catalog, const std::string& fileName)
@@ -417,8 +453,19 @@ void ProjectDocument::setSearchSettings(const SearchSettings& settings)
     m_undoStack->push(new ChangeSearchSettingsCommand(this, settings));
 }
 
+void ProjectDocument::setProfile(const Profile& profile, const QString& file)
+{
+    m_undoStack->push(new ChangeProfileCommand(this, profile, file.toStdString()));
+}
+
+void ProjectDocument::clearProfile()
+{
+    if (m_project.profile)
+        m_undoStack->push(new ChangeProfileCommand(this, std::nullopt, std::string()));
+}
+
 void ProjectDocument::setSavedPlans(const std::vector<SavedPlan>& plans, const ModelSpec& model, const Cluster& cluster,
-                                    bool cancelled, bool timedOut)
+                                    const std::optional<Profile>& profile, bool cancelled, bool timedOut)
 {
     if (plans.empty() && m_project.plans.empty())
         return;
@@ -427,7 +474,7 @@ void ProjectDocument::setSavedPlans(const std::vector<SavedPlan>& plans, const M
                                          [](const SavedPlan& sp) { return sp.source == SavedPlan::Source::Search; });
     m_project.plans_cancelled = anySearched && cancelled;
     m_project.plans_timed_out = anySearched && timedOut && !cancelled;
-    m_plansBasis = basisOf(model, cluster);
+    m_plansBasis = basisOf(model, cluster, profile);
     const bool wasModified = isModified();
     m_extraModified = true;
     emit savedPlansChanged();
@@ -573,6 +620,13 @@ void ProjectDocument::applySearchSettings(const SearchSettings& settings)
 {
     m_project.search = settings;
     emit searchSettingsChanged();
+}
+
+void ProjectDocument::applyProfile(const std::optional<Profile>& profile, const std::string& file)
+{
+    m_project.profile = profile;
+    m_project.profile_file = profile ? file : std::string();
+    emit profileChanged();
 }
 
 } // namespace hapmoe::ui

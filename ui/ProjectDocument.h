@@ -14,6 +14,8 @@
 #include <QSet>
 #include <QString>
 
+#include <optional>
+
 class QUndoStack;
 
 namespace hapmoe {
@@ -32,6 +34,8 @@ public:
     const Cluster& cluster() const { return m_project.cluster; }
     const ModelSpec& model() const { return m_project.model; }
     const SearchSettings& searchSettings() const { return m_project.search; }
+    // The measured profile the searches and the explorer's estimates use; none: analytic defaults.
+    const std::optional<Profile>& profile() const { return m_project.profile; }
     const DeviceCatalog& catalog() const;
     QUndoStack* undoStack() const { return m_undoStack; }
 
@@ -76,12 +80,24 @@ public:
     void setModel(const ModelSpec& model, const QString& text, const QString& field = {});
     void setModelFromScript(const ModelSpec& model, const QString& scriptPath);
     void setSearchSettings(const SearchSettings& settings);
-    // Plans kept with the project (the latest search result) and the model and cluster the
-    // search ran on; not an undoable edit, but it makes the project modified. `cancelled` and
-    // `timedOut` say that the search stopped early and its plans are the best so far.
+    // Loads a profile (one undo step): the project keeps its tables, `file` says where they came
+    // from. Plans searched with another profile (or none) are outdated, as after a model edit.
+    void setProfile(const Profile& profile, const QString& file);
+    void clearProfile();
+    // Reads a hapmoe.profile file and checks it as `hapmoe validate` does; `warnings` gets the
+    // unknown keys and the entries for device types the catalog does not know. Throws
+    // InputError naming the file, the field and what was expected.
+    static Profile readProfileFile(const QString& fileName, const DeviceCatalog& catalog, Warnings* warnings);
+    // A project's profile checked as a profile file is (validateProfile); its unused entries go
+    // to `warnings`. Throws InputError naming the file and "profile....".
+    static void checkProjectProfile(const Project& project, const DeviceCatalog& catalog, const std::string& fileName,
+                                    Warnings* warnings = nullptr);
+    // Plans kept with the project (the latest search result) and the model, cluster and profile
+    // the search ran on; not an undoable edit, but it makes the project modified. `cancelled`
+    // and `timedOut` say that the search stopped early and its plans are the best so far.
     void setSavedPlans(const std::vector<SavedPlan>& plans, const ModelSpec& model, const Cluster& cluster,
-                       bool cancelled = false, bool timedOut = false);
-    // Whether the saved plans describe the model and cluster as they are now (canvas
+                       const std::optional<Profile>& profile, bool cancelled = false, bool timedOut = false);
+    // Whether the saved plans describe the model, cluster and profile as they are now (canvas
     // positions and names aside). The file keeps the plans only while they do: a plan of
     // another cluster could name nodes that no longer exist, and its times would be wrong.
     bool savedPlansCurrent() const;
@@ -108,6 +124,7 @@ public:
     void applyCluster(const Cluster& cluster);
     void applyModel(const ModelSpec& model, const std::string& scriptPath);
     void applySearchSettings(const SearchSettings& settings);
+    void applyProfile(const std::optional<Profile>& profile, const std::string& file);
 
 signals:
     void nodeAdded(int id);
@@ -124,6 +141,7 @@ signals:
     void clusterChanged();
     void modelChanged();
     void searchSettingsChanged();
+    void profileChanged();
     void savedPlansChanged();
     void projectReset();
     void fileNameChanged(const QString& fileName);
@@ -140,7 +158,7 @@ private:
     QUndoStack* m_undoStack;
     QString m_fileName;
     bool m_extraModified = false;   // changes outside the stack (saved plans, recovery)
-    std::string m_plansBasis;       // basisOf() the model and cluster the saved plans are for
+    std::string m_plansBasis;       // basisOf() the model, cluster and profile the saved plans are for
 };
 
 } // namespace hapmoe::ui

@@ -24,6 +24,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLocale>
+#include <QMenu>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSpinBox>
@@ -203,6 +204,23 @@ SearchPanel::SearchPanel(ProjectDocument* document, QWidget* parent)
     connect(m_rangeCheck, &SpinBoxRangeCheck::rejected, this,
             [this](QAbstractSpinBox*, const QString& message) { emit inputRejected(message); });
 
+    // The measured profile the search costs plans with, and the buttons that change it.
+    auto* profileRow = new QHBoxLayout;
+    m_profile = new QLabel;
+    m_profile->setObjectName(QStringLiteral("searchProfile"));
+    m_profile->setWordWrap(true);
+    m_profile->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    // One button with the two actions in its menu: two buttons would leave the label a third
+    // of a narrow dock, in three lines.
+    m_profileButton = new QPushButton;
+    m_profileButton->setObjectName(QStringLiteral("profileButton"));
+    m_profileButton->setText(tr("Change"));
+    m_profileButton->setToolTip(tr("Load a measured profile, or go back to the analytic defaults"));
+    m_profileButton->hide();   // until the main window gives it its actions
+    profileRow->addWidget(m_profile, 1);
+    profileRow->addWidget(m_profileButton, 0, Qt::AlignTop);
+    layout->addLayout(profileRow);
+
     auto* buttons = new QHBoxLayout;
     m_run = new QPushButton(studioIcon(QStringLiteral("run")), tr("Run search"));
     m_run->setObjectName(QStringLiteral("runSearch"));
@@ -300,7 +318,53 @@ SearchPanel::SearchPanel(ProjectDocument* document, QWidget* parent)
     connect(m_offload, &QComboBox::currentIndexChanged, this, &SearchPanel::commitSettings);
     connect(m_headroom, &QDoubleSpinBox::valueChanged, this, &SearchPanel::commitSettings);
     connect(document, &ProjectDocument::searchSettingsChanged, this, &SearchPanel::refreshSettings);
+    connect(document, &ProjectDocument::profileChanged, this, &SearchPanel::refreshProfile);
     refreshSettings();
+    refreshProfile();
+}
+
+void SearchPanel::setProfileActions(QAction* load, QAction* clear)
+{
+    auto* menu = new QMenu(m_profileButton);
+    menu->addAction(load);
+    menu->addAction(clear);
+    m_profileButton->setMenu(menu);
+    m_profileButton->show();
+}
+
+QString SearchPanel::profileSummary(const std::optional<Profile>& profile, const std::string& file)
+{
+    if (!profile)
+        return tr("Analytic defaults (no profile)");
+    const QString name = profile->name.empty() ? tr("unnamed") : QString::fromStdString(profile->name);
+    return file.empty() ? tr("Profile: %1 (saved in the project)").arg(name)
+                        : tr("Profile: %1 (%2)").arg(name, QFileInfo(QString::fromStdString(file)).fileName());
+}
+
+void SearchPanel::refreshProfile()
+{
+    const Project& project = m_document->project();
+    m_profile->setText(profileSummary(project.profile, project.profile_file));
+    if (!project.profile) {
+        m_profile->setToolTip(tr("Plans are costed with the device catalog and the analytic formulas. "
+                                 "Search > Load Profile\u2026 reads measured tables (a hapmoe.profile file)."));
+        return;
+    }
+    const Profile& p = *project.profile;
+    QStringList lines;
+    if (!project.profile_file.empty())
+        lines << tr("Loaded from %1; the project keeps a copy.").arg(QString::fromStdString(project.profile_file));
+    if (!p.source.empty())
+        lines << QString::fromStdString(p.source);
+    lines << tr("%1 compute, %2 collective, %3 memory entries")
+                 .arg(p.compute.size())
+                 .arg(p.collectives.size())
+                 .arg(p.memory.size());
+    for (const auto& [type, efficiency] : p.device_efficiency)
+        lines << tr("%1: %2 % of peak").arg(QString::fromStdString(type)).arg(100 * efficiency, 0, 'f', 1);
+    if (p.router_imbalance)
+        lines << tr("Router imbalance \u03c1 %1 (calibrated)").arg(*p.router_imbalance, 0, 'f', 2);
+    m_profile->setToolTip(lines.join(QLatin1Char('\n')));
 }
 
 SearchPanel::~SearchPanel() = default;   // the runner (a child) cancels and waits
@@ -453,7 +517,7 @@ bool SearchPanel::run()
     m_status->setText(tr("Searching %1 devices\u2026").arg(m_document->cluster().totalDevices()) + note);
     setRunning(true);
     costOptions.memory_headroom = m_document->searchSettings().memory_headroom;
-    m_runner->start(m_document->model(), m_document->cluster(), options, costOptions);
+    m_runner->start(m_document->model(), m_document->cluster(), options, costOptions, m_document->profile());
     emit searchStarted();
     return true;
 }
@@ -491,8 +555,8 @@ void SearchPanel::changeEvent(QEvent* event)
 void SearchPanel::setOutdated(bool outdated)
 {
     m_outdated->setText(statusHtml(Status::Problem, palette(),
-                                   tr("These plans were computed before the last change to the cluster or model: "
-                                      "run the search again.")));
+                                   tr("These plans were computed before the last change to the cluster, model or "
+                                      "profile: run the search again.")));
     m_outdated->setVisible(outdated);
 }
 

@@ -3,9 +3,13 @@
 // progress (states explored, pruned by each rule, best time so far) and the ranked plans
 // with the baselines when the search ends.
 
+#include "profile/Profile.h"
 #include "search/Search.h"
 
 #include <QWidget>
+
+#include <optional>
+#include <string>
 
 class QCheckBox;
 class QComboBox;
@@ -17,6 +21,7 @@ class QProgressBar;
 class QPushButton;
 class QSpinBox;
 class QTreeWidget;
+class QAction;
 
 namespace hapmoe::ui {
 
@@ -37,6 +42,14 @@ public:
     QTreeWidget* resultList() const { return m_results; }
     QLabel* statusLabel() const { return m_status; }
     QLabel* outdatedLabel() const { return m_outdated; }
+    // "Profile: NAME (file)" or "Analytic defaults": what the next search costs plans with.
+    QLabel* profileLabel() const { return m_profile; }
+    // The main window's Load Profile and Clear Profile actions, in the menu of a button beside
+    // the label.
+    void setProfileActions(QAction* load, QAction* clear);
+    QPushButton* profileButton() const { return m_profileButton; }
+    // The label's text for a project's profile and the file it came from.
+    static QString profileSummary(const std::optional<Profile>& profile, const std::string& file);
     // Options the search runs with (from the document's settings).
     SearchOptions currentOptions() const;
     // The status's comparison of the best plan with the uniform baseline, right both ways:
@@ -111,6 +124,7 @@ private:
     // Two pairs a row when the panel, this wide, has room for them.
     void arrangeForWidth(int width);
     void setRunning(bool running);
+    void refreshProfile();
 
     ProjectDocument* m_document;
     SearchRunner* m_runner;
@@ -132,6 +146,8 @@ private:
     QLabel* m_best;
     QLabel* m_status;
     QLabel* m_outdated;
+    QLabel* m_profile;
+    QPushButton* m_profileButton;   // its menu: Load Profile..., Clear Profile
     QString m_scriptNote;   // how the imported script's own run differs from the comparison
     QString m_scriptProblem;   // why the imported script's configuration is not estimated
     QTreeWidget* m_results;

@@ -33,12 +33,13 @@ SearchRunner::~SearchRunner()
 }
 
 void SearchRunner::start(const ModelSpec& model, const Cluster& cluster, const SearchOptions& options,
-                         const CostOptions& costOptions)
+                         const CostOptions& costOptions, const std::optional<Profile>& profile)
 {
     if (m_running)
         return;
     m_model = model;
     m_cluster = cluster;
+    m_profile = profile;
     m_hasResult = false;
     m_result = SearchResult{};
     m_last = SearchProgress{};
@@ -48,9 +49,10 @@ void SearchRunner::start(const ModelSpec& model, const Cluster& cluster, const S
 
     auto shared = m_shared;
     QFuture<SearchResult> future = QtConcurrent::run(
-        [shared, model, cluster, options, costOptions](QPromise<SearchResult>& promise) {
+        [shared, model, cluster, options, costOptions, profile](QPromise<SearchResult>& promise) {
             try {
-                CostModel cost(model, cluster, DeviceCatalog::builtin(), nullptr, costOptions);
+                // The cost model keeps a pointer to the profile: the task's own copy outlives it.
+                CostModel cost(model, cluster, DeviceCatalog::builtin(), profile ? &*profile : nullptr, costOptions);
                 auto progress = [&shared](const SearchProgress& p) {
                     std::lock_guard<std::mutex> lock(shared->mutex);
                     shared->progress = p;

@@ -7,6 +7,7 @@
 #include "cost/CostModel.h"
 #include "hardware/Cluster.h"
 #include "model/ModelSpec.h"
+#include "profile/Profile.h"
 #include "search/Search.h"
 
 #include <QElapsedTimer>
@@ -15,6 +16,7 @@
 #include <QTimer>
 
 #include <memory>
+#include <optional>
 
 namespace hapmoe::ui {
 
@@ -26,9 +28,10 @@ public:
 
     bool isRunning() const { return m_running; }
     // Copies its inputs: the project may change while the search runs. costOptions: the
-    // switches the plans are costed with (exportCostOptions of the project's script).
+    // switches the plans are costed with (exportCostOptions of the project's script); profile:
+    // the measured tables the cost model uses (none: analytic defaults), as `hapmoe plan --profile`.
     void start(const ModelSpec& model, const Cluster& cluster, const SearchOptions& options,
-               const CostOptions& costOptions = {});
+               const CostOptions& costOptions = {}, const std::optional<Profile>& profile = std::nullopt);
     // Asks the search to stop; returns at once. finished() follows with what it had.
     void cancel();
     void waitForFinished();
@@ -39,6 +42,7 @@ public:
     const SearchResult& result() const { return m_result; }
     const ModelSpec& model() const { return m_model; }
     const Cluster& cluster() const { return m_cluster; }
+    const std::optional<Profile>& profile() const { return m_profile; }   // the last search's
 
 signals:
     void started();
@@ -59,6 +63,7 @@ private:
     SearchResult m_result;
     ModelSpec m_model;
     Cluster m_cluster;
+    std::optional<Profile> m_profile;
     bool m_running = false;
     bool m_hasResult = false;
 };

@@ -45,6 +45,7 @@ struct Options {
     QSize size;   // empty: the window's default
     QString clusterPreset;
     QString modelPreset;
+    QString profile;   // a hapmoe.profile file the project takes
     QString select;   // a node or switch (its id, host or name), or a link: its two ends joined by ','
 };
 
@@ -208,6 +209,9 @@ struct CommandLine {
                                            QStringLiteral("NAME")};
     const QCommandLineOption modelPreset{QStringLiteral("model-preset"), QObject::tr("Load a model preset"),
                                          QStringLiteral("NAME")};
+    const QCommandLineOption profile{QStringLiteral("profile"),
+                                     QObject::tr("Load a hapmoe.profile (measured tables) for the searches, as hapmoe plan --profile"),
+                                     QStringLiteral("FILE")};
     const QCommandLineOption select{QStringLiteral("select"),
                                     QObject::tr("Select a node or switch by id, host or switch name, or the link between two: A,B"), QStringLiteral("ITEM")};
 
@@ -217,7 +221,7 @@ struct CommandLine {
         parser.addHelpOption();
         parser.addVersionOption();
         parser.addPositionalArgument(QStringLiteral("FILE"), QObject::tr("Project to open (default: the built-in example)"));
-        parser.addOptions({runSearch, screenshot, quit, tab, view, plan, theme, size, clusterPreset, modelPreset, select});
+        parser.addOptions({runSearch, screenshot, quit, tab, view, plan, theme, size, clusterPreset, modelPreset, profile, select});
     }
 };
 
@@ -260,6 +264,7 @@ int studioMain(QApplication& app)
     const QCommandLineOption& size = cl.size;
     const QCommandLineOption& clusterPreset = cl.clusterPreset;
     const QCommandLineOption& modelPreset = cl.modelPreset;
+    const QCommandLineOption& profile = cl.profile;
     const QCommandLineOption& select = cl.select;
     parser.process(app);
 
@@ -298,6 +303,7 @@ int studioMain(QApplication& app)
     }
     o.clusterPreset = parser.value(clusterPreset);
     o.modelPreset = parser.value(modelPreset);
+    o.profile = parser.value(profile);
     if (parser.isSet(modelPreset) && !findModelPreset(o.modelPreset.toStdString())) {
         QStringList names;
         for (const auto& p : modelPresets())
@@ -366,7 +372,10 @@ int studioMain(QApplication& app)
         return 2;
     if (!o.modelPreset.isEmpty())
         window.modelPanel()->loadPreset(o.modelPreset);
-    if (!o.clusterPreset.isEmpty() || !o.modelPreset.isEmpty())
+    // As the presets: an edit of the opened project (undoable), which leaves it unmodified.
+    if (!o.profile.isEmpty() && !window.loadProfile(o.profile) && batch)
+        return 2;
+    if (!o.clusterPreset.isEmpty() || !o.modelPreset.isEmpty() || !o.profile.isEmpty())
         window.document()->undoStack()->setClean();
     if (!batch)
         QTimer::singleShot(0, &window, [&window] { window.offerRecovery(); });

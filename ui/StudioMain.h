@@ -3,7 +3,7 @@
 //   hapmoe-studio [FILE] [--run-search] [--screenshot OUT.png] [--quit]
 //                 [--tab designer|model|results] [--view NAME] [--plan N]
 //                 [--theme light|dark] [--size WxH] [--cluster-preset NAME|SHORTHAND]
-//                 [--model-preset NAME] [--select ID] [--help] [--version]
+//                 [--model-preset NAME] [--profile FILE] [--select ID] [--help] [--version]
 // FILE defaults to the built-in example. --screenshot saves the main window (with the
 // dialogs it has open, such as the export dialog of --view export) and exits. An unknown
 // --view exits with 2.

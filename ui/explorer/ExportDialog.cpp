@@ -256,9 +256,9 @@ void ExportDialog::showVerdict()
         m_refusal->setText(tr("No plan to export."));
     } else if (m_result.ok && m_outdated) {
         m_refusal->setText(statusHtml(Status::Problem, pal,
-                                      tr("<b>Outdated:</b> this plan was computed before the last change to the model or "
-                                         "cluster, and the launcher runs them as they were then. Run the search again "
-                                         "to export the project as it is now.")));
+                                      tr("<b>Outdated:</b> this plan was computed before the last change to the model, "
+                                         "cluster or profile, and the launcher runs the model and cluster as they were "
+                                         "then. Run the search again to export the project as it is now.")));
     } else if (m_result.ok) {
         m_refusal->setText(statusHtml(Status::Ok, pal,
                                       tr("All checks pass: this launcher runs the plan on %1.")

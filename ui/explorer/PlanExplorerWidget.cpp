@@ -520,12 +520,17 @@ void PlanExplorerWidget::updateViews()
                          .arg(pred.host_memory_per_node_gib, 0, 'f', 0)
                          .arg(pred.host_memory_capacity_gib, 0, 'f', 0)
                    : tr(" (%1 GiB per node)").arg(pred.host_memory_per_node_gib, 0, 'f', 0));
+    // Where the figures come from, when not the analytic defaults alone.
+    if (pred.used_profile && d->context.profile)
+        title += d->context.profile->name.empty()
+                     ? tr(" · measured profile")
+                     : tr(" · profile %1").arg(QString::fromStdString(d->context.profile->name).toHtmlEscaped());
     if (!pred.feasible)
         title += QStringLiteral(" · ") + statusHtml(Status::Problem, palette(), QString::fromStdString(pred.infeasible_reason).toHtmlEscaped());
     if (d->outdated)
         title += QStringLiteral(" · ")
             + statusHtml(Status::Problem, palette(),
-                         tr("computed before the last change to the cluster or model: run the search again"));
+                         tr("computed before the last change to the cluster, model or profile: run the search again"));
     if (pred.mfu > 1.0)   // only a profile measured elsewhere can claim more than the peak (CostModel.cpp)
         title += QStringLiteral(" · ")
             + statusHtml(Status::Problem, palette(),

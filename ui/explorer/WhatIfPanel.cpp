@@ -211,7 +211,10 @@ void WhatIfPanel::resetInputs()
     const int gbs = m_entry && m_entry->plan().global_batch_size > 0 ? m_entry->plan().global_batch_size : model.training.global_batch_size;
     m_gbs->setValue(gbs);
     m_seq->setValue(model.seq_length);
-    m_rho->setValue(model.training.router_imbalance);
+    // The rho the plan was costed with: a calibrated one in the profile wins over the model's
+    // (CostModel), so that the unchanged plan shows its listed figures.
+    m_rho->setValue(m_context.profile && m_context.profile->router_imbalance ? *m_context.profile->router_imbalance
+                                                                             : model.training.router_imbalance);
     m_offload->setValue(m_entry ? qRound(100 * m_entry->plan().optimizer_offload_fraction) : 0);
     m_wantNodes.clear();
     m_nodeCount->setValue(nodesOfType(m_nodeType->currentText()));
