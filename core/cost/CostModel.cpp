@@ -1317,7 +1317,8 @@ Prediction CostModel::estimate(const Plan& plan) const
             pred.notes.push_back(pred.notes.empty() ? "the profile has no entry for this plan; every number is an analytic default"
                                                     : "nothing of the profile applies to this plan; every number is an analytic default");
     } else {
-        pred.notes.push_back("no profile: every number is an analytic default from the device catalog");
+        pred.notes.push_back(m.profile ? "the profile is empty: every number is an analytic default from the device catalog"
+                                       : "no profile: every number is an analytic default from the device catalog");
     }
     return pred;
 }

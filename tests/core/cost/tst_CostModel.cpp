@@ -1730,7 +1730,13 @@ void TestCostModel::profileOverridesDefaults()
     const CostModel plain(m, c, DeviceCatalog::builtin());
     const Prediction q = plain.estimate(makeUniformPlan(m, c, DeviceCatalog::builtin(), k));
     QVERIFY(!q.used_profile);
-    QVERIFY(q.notes.front().find("analytic default") != std::string::npos);
+    QCOMPARE(q.notes.front(), std::string("no profile: every number is an analytic default from the device catalog"));
+    // A profile without tables, efficiencies or rho is one, and says so rather than "no profile".
+    const Profile empty;
+    const CostModel none(m, c, DeviceCatalog::builtin(), &empty);
+    const Prediction e = none.estimate(makeUniformPlan(m, c, DeviceCatalog::builtin(), k));
+    QVERIFY(!e.used_profile);
+    QCOMPARE(e.notes.front(), std::string("the profile is empty: every number is an analytic default from the device catalog"));
     QVERIFY(p.mfu < 1.0);
 
     // Layer times no device could reach: 7B's dense layer (about 1.2 TFLOP of forward over
