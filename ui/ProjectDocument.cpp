@@ -64,7 +64,7 @@ void checkProfile(const Profile& profile, const DeviceCatalog& catalog, const st
 {
     validateProfile(profile, catalog, fileName);
     if (warnings)
-        for (auto& w : unusedProfileEntries(profile, catalog, fileName))
+        for (auto& w : profileWarnings(profile, catalog, fileName))
             warnings->push_back(std::move(w));
 }
 

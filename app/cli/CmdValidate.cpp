@@ -78,7 +78,7 @@ std::string validateOne(const std::string& file, const DeviceCatalog& catalog, W
         const Profile p = readProfile(text, file, &warnings);
         validateProfile(p, catalog, file);
         // Entries for a type the catalog does not know are never used by an estimate.
-        for (auto& w : unusedProfileEntries(p, catalog, file))
+        for (auto& w : profileWarnings(p, catalog, file))
             warnings.push_back(std::move(w));
         os << ", " << p.compute.size() << " compute, " << p.collectives.size() << " collective, " << p.memory.size()
            << " memory entries";
@@ -113,7 +113,7 @@ std::string validateOne(const std::string& file, const DeviceCatalog& catalog, W
         clusterWarnings(p.cluster, catalog, file, warnings);
         if (p.profile) {
             validateProfile(*p.profile, catalog, file);
-            for (auto& w : unusedProfileEntries(*p.profile, catalog, file))
+            for (auto& w : profileWarnings(*p.profile, catalog, file))
                 warnings.push_back(std::move(w));
         }
         for (std::size_t i = 0; i < p.plans.size(); ++i)

@@ -1343,7 +1343,7 @@ void validateProfile(const Profile& profile, const DeviceCatalog& catalog, const
     checkProfileLimits(profile, fileName);
 }
 
-Warnings unusedProfileEntries(const Profile& p, const DeviceCatalog& catalog, const std::string& file)
+Warnings profileWarnings(const Profile& p, const DeviceCatalog& catalog, const std::string& file)
 {
     Warnings warnings;
     auto unknown = [&](const std::string& where, const std::string& type) {
@@ -1359,6 +1359,52 @@ Warnings unusedProfileEntries(const Profile& p, const DeviceCatalog& catalog, co
         unknown("memory[" + std::to_string(i) + "].device_type", p.memory[i].device_type);
     for (const auto& [type, value] : p.device_efficiency)
         unknown("device_efficiency." + type, type);
+
+    auto num = [](double v) {
+        char buf[40];
+        std::snprintf(buf, sizeof buf, "%.15g", v);
+        return std::string(buf);
+    };
+    // Each series in the order of its work; a time below the previous point's is named with
+    // both points.
+    auto falling = [&](const std::string& section, std::map<std::string, std::vector<std::size_t>> series, auto work,
+                       auto time, const std::string& workName, const std::string& field) {
+        for (auto& [key, points] : series) {
+            std::stable_sort(points.begin(), points.end(), [&](std::size_t a, std::size_t b) { return work(a) < work(b); });
+            for (std::size_t k = 1; k < points.size(); ++k) {
+                const std::size_t prev = points[k - 1], cur = points[k];
+                if (time(cur) < time(prev))
+                    warnings.push_back(file + ": profile." + section + "[" + std::to_string(cur) + "]." + field + ": "
+                                       + num(time(cur)) + " s for " + num(work(cur)) + " " + workName
+                                       + " is less than " + section + "[" + std::to_string(prev) + "]'s " + num(time(prev))
+                                       + " s for " + num(work(prev)) + "; expected times that grow with the "
+                                       + workName + " (a measurement to repeat)");
+            }
+        }
+    };
+    auto canonical = [&](const std::string& type) { return type.empty() ? type : catalog.canonicalName(type); };
+    std::map<std::string, std::vector<std::size_t>> computeSeries, collectiveSeries;
+    for (std::size_t i = 0; i < p.compute.size(); ++i) {
+        const ComputeEntry& e = p.compute[i];
+        computeSeries[canonical(e.device_type) + "/" + std::to_string(e.tp) + "/" + std::to_string(e.cp)].push_back(i);
+    }
+    for (const char* field : {"dense_layer_fwd_s", "dense_layer_bwd_s"}) {
+        const bool fwd = std::string(field) == "dense_layer_fwd_s";
+        falling("compute", computeSeries, [&](std::size_t i) { return static_cast<double>(p.compute[i].tokens); },
+                [&](std::size_t i) { return fwd ? p.compute[i].dense_layer_fwd_s : p.compute[i].dense_layer_bwd_s; }, "tokens",
+                field);
+    }
+    for (std::size_t i = 0; i < p.collectives.size(); ++i) {
+        const CollectiveEntry& e = p.collectives[i];
+        collectiveSeries[std::string(toString(e.primitive)) + "/" + std::to_string(static_cast<int>(e.link)) + "/"
+                         + std::to_string(e.group_size) + "/" + canonical(e.device_type)]
+            .push_back(i);
+        if (e.bytes != std::floor(e.bytes))
+            warnings.push_back(file + ": profile.collectives[" + std::to_string(i) + "].bytes: " + num(e.bytes)
+                               + " is not a whole number of bytes");
+    }
+    falling("collectives", collectiveSeries, [&](std::size_t i) { return p.collectives[i].bytes; },
+            [&](std::size_t i) { return p.collectives[i].time_s; }, "bytes", "time_s");
     return warnings;
 }
 

@@ -130,9 +130,14 @@ void validateCluster(const Cluster& cluster, const DeviceCatalog& catalog, const
 // names or aliases ("H800", "H800-SXM"): the cost model matches them as one. Then the bounds
 // of checkProfileLimits (docs/profiling.md, "Bounds"). Throws InputError.
 void validateProfile(const Profile& profile, const DeviceCatalog& catalog, const std::string& fileName);
-// One warning for each entry of the profile whose device type the catalog does not know: no
-// estimate uses it ("FILE: profile.compute[2].device_type: unknown device type ...").
-Warnings unusedProfileEntries(const Profile& profile, const DeviceCatalog& catalog, const std::string& fileName);
+// What a valid profile holds that is likely a mistake, one warning each:
+// - an entry whose device type the catalog does not know: no estimate uses it
+//   ("FILE: profile.compute[2].device_type: unknown device type ...");
+// - a point of a series (compute: device type, TP, CP; collectives: primitive, link, group
+//   size, device type) whose time is below that of the series' previous point, which has less
+//   work (fewer tokens, fewer bytes): interpolated, a larger layer or message would cost less;
+// - a collective's `bytes` that is not a whole number.
+Warnings profileWarnings(const Profile& profile, const DeviceCatalog& catalog, const std::string& fileName);
 // A plan document's plan against its own model and cluster: stages cover the layers in
 // order, slots exist on nodes of the stage's device type and do not overlap,
 // tp*cp*dp == ep*etp*edp == devices of the stage, Megatron's divisibility rules (heads,

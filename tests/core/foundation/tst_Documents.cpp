@@ -619,9 +619,23 @@ void tst_Documents::projectKeepsItsProfile()
     // An entry for a type the catalog does not know is named, not refused.
     Profile unknown = prof;
     unknown.memory.push_back({"H900", 1, 1});
-    const Warnings unused = unusedProfileEntries(unknown, DeviceCatalog::builtin(), "u.json");
+    const Warnings unused = profileWarnings(unknown, DeviceCatalog::builtin(), "u.json");
     QCOMPARE(unused.size(), std::size_t(1));
     QCOMPARE(q(unused[0]), QStringLiteral("u.json: profile.memory[1].device_type: unknown device type \"H900\"; the entry is not used"));
+    // Times that fall as the work grows, in the order of the work whatever the file's order,
+    // and a fractional byte count: each named, with both points of a falling pair.
+    Profile odd;
+    odd.compute.push_back({"H800", 1, 1, 8192, 0.020, 0.040, 0, 0});
+    odd.compute.push_back({"h800", 1, 1, 4096, 0.025, 0.030, 0, 0});
+    odd.collectives.push_back({Collective::AllReduce, LinkClass::IntraNode, 8, 1048576, 0.0002, ""});
+    odd.collectives.push_back({Collective::AllReduce, LinkClass::IntraNode, 8, 2097152.5, 0.0001, ""});
+    const Warnings w = profileWarnings(odd, DeviceCatalog::builtin(), "odd.json");
+    QCOMPARE(w.size(), std::size_t(3));
+    QCOMPARE(q(w[0]), QStringLiteral("odd.json: profile.compute[0].dense_layer_fwd_s: 0.02 s for 8192 tokens is less than "
+                                     "compute[1]'s 0.025 s for 4096; expected times that grow with the tokens (a measurement to repeat)"));
+    QCOMPARE(q(w[1]), QStringLiteral("odd.json: profile.collectives[1].bytes: 2097152.5 is not a whole number of bytes"));
+    QVERIFY2(q(w[2]).startsWith(QStringLiteral("odd.json: profile.collectives[1].time_s: 0.0001 s for 2097152.5 bytes is less than collectives[0]'s 0.0002 s")),
+             w[2].c_str());
 }
 
 void tst_Documents::unknownKeysWarn()
