@@ -1367,7 +1367,7 @@ Warnings profileWarnings(const Profile& p, const DeviceCatalog& catalog, const s
     };
     // Each series in the order of its work; a time below the previous point's is named with
     // both points.
-    auto falling = [&](const std::string& section, std::map<std::string, std::vector<std::size_t>> series, auto work,
+    auto falling = [&](const std::string& section, std::map<std::string, std::vector<std::size_t>>& series, auto work,
                        auto time, const std::string& workName, const std::string& field) {
         for (auto& [key, points] : series) {
             std::stable_sort(points.begin(), points.end(), [&](std::size_t a, std::size_t b) { return work(a) < work(b); });

@@ -7,9 +7,22 @@
 
 namespace hapmoe {
 
+namespace {
+
+// The layer counts [lo, hi] of a stage with N layers to share, load-balance bounds shareLo =
+// (1 - delta) w (a fraction of the layers) and workHi = (1 + delta) w' W (layers), and its own
+// end work `extra` (embedding and/or output layer, in layers of its type).
+std::pair<int, int> layerWindow(int N, double shareLo, double workHi, double extra)
+{
+    const int lo = std::clamp(static_cast<int>(std::floor(shareLo * (N + extra) - extra)), 1, N);
+    const int hi = std::clamp(static_cast<int>(std::ceil(workHi - extra)), 1, N);
+    return {lo, std::max(lo, hi)};
+}
+
+} // namespace
+
 Candidates::Candidates(const SearchSpace& space, const RunConfig& config, const TypeSpeeds& speeds)
-    : m_space(space), m_config(config), m_opts(static_cast<std::size_t>(space.numTypes())),
-      m_firstExtra(speeds.first_extra), m_lastExtra(speeds.last_extra)
+    : m_space(space), m_config(config), m_opts(static_cast<std::size_t>(space.numTypes()))
 {
     const int N = space.model().num_layers;
     const std::vector<double>& speed = speeds.layers_per_s;
@@ -19,7 +32,7 @@ Candidates::Candidates(const SearchSpace& space, const RunConfig& config, const 
     // output layer with its loss if it is the last (x). It holds at least (1 - delta) w of
     // the layers and its own x, and at most (1 + delta) w' of the run's work W: the N layers
     // and both ends' x at the run's share-weighted mean, since where an end stage's x alone
-    // exceeds its share the other stages take the layers it cannot (window()).
+    // exceeds its share the other stages take the layers it cannot (layerWindow()).
     double total = 0;
     for (int h = 0; h < space.numTypes(); ++h)
         if (config.type_mask & (1u << h))
@@ -28,7 +41,7 @@ Candidates::Candidates(const SearchSpace& space, const RunConfig& config, const 
     for (int h = 0; h < space.numTypes(); ++h)
         if ((config.type_mask & (1u << h)) && total > 0) {
             const auto i = static_cast<std::size_t>(h);
-            work += space.types()[i].total * speed[i] / total * (m_firstExtra[i] + m_lastExtra[i]);
+            work += space.types()[i].total * speed[i] / total * (speeds.first_extra[i] + speeds.last_extra[i]);
         }
     for (int h = 0; h < space.numTypes(); ++h) {
         if (!(config.type_mask & (1u << h)))
@@ -74,22 +87,14 @@ Candidates::Candidates(const SearchSpace& space, const RunConfig& config, const 
                         wMax = std::max(wMax, d * ph / (total - (t.total - classDevices) * ph));
                 }
             }
+            const auto i = static_cast<std::size_t>(h);
             for (int end = 0; end < 4; ++end)
                 o.window[static_cast<std::size_t>(end)] =
-                    window((1.0 - config.delta) * w, (1.0 + config.delta) * wMax * work, h, end >= 2, end % 2 == 1);
+                    layerWindow(N, (1.0 - config.delta) * w, (1.0 + config.delta) * wMax * work,
+                                (end >= 2 ? speeds.first_extra[i] : 0.0) + (end % 2 == 1 ? speeds.last_extra[i] : 0.0));
             m_opts[static_cast<std::size_t>(h)].push_back(std::move(o));
         }
     }
-}
-
-std::pair<int, int> Candidates::window(double shareLo, double workHi, int type, bool first, bool last) const
-{
-    const int N = m_space.model().num_layers;
-    const auto i = static_cast<std::size_t>(type);
-    const double extra = (first ? m_firstExtra[i] : 0.0) + (last ? m_lastExtra[i] : 0.0);
-    const int lo = std::clamp(static_cast<int>(std::floor(shareLo * (N + extra) - extra)), 1, N);
-    const int hi = std::clamp(static_cast<int>(std::ceil(workHi - extra)), 1, N);
-    return {lo, std::max(lo, hi)};
 }
 
 bool Candidates::closes(int type, int m) const

@@ -68,20 +68,16 @@ private:
         std::vector<int> knobs;   // indices into SearchSpace::knobs(type, d)
         // Load balance (docs/search.md section 4): the layer counts [lo, hi] the stage may
         // hold, indexed by 2 * (holds the first layer) + (holds the last), since the first
-        // stage's embedding and the last stage's output layer count as work (window()).
+        // stage's embedding and the last stage's output layer count as work (layerWindow in Candidates.cpp).
         std::array<std::pair<int, int>, 4> window{};
         bool vary = false;        // SearchSpace::knobsVary(type, d)
     };
-    // The layer counts [lo, hi] of a stage of type h with load-balance work bounds
-    // [(1 - delta) w, (1 + delta) w' W] (fractions of the layers, and layers), first and/or last.
-    std::pair<int, int> window(double shareLo, double workHi, int type, bool first, bool last) const;
     bool closes(int type, int m) const;   // may a type's use end at position m?
     bool typeOpens(const Partial& p, int type) const;
 
     const SearchSpace& m_space;
     RunConfig m_config;
     std::vector<std::vector<Opt>> m_opts;   // per type
-    std::vector<double> m_firstExtra, m_lastExtra;   // TypeSpeeds, per type
 };
 
 template <class F>
