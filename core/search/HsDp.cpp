@@ -1,5 +1,6 @@
 #include "search/HsDp.h"
 
+#include "util/FlatMap.h"
 #include "util/Hash.h"
 
 #include <algorithm>
@@ -102,10 +103,17 @@ void fillUnused(Plan& plan, const SearchSpace& space, const std::string& reason)
     }
 }
 
+struct HsDp::Scratch {
+    std::vector<State> states;
+    std::vector<Entry> entries;
+};
+
 HsDp::HsDp(const SearchSpace& space, StageEvaluator& evaluator, const TypeSpeeds& speed)
-    : m_space(space), m_eval(evaluator), m_speed(speed)
+    : m_space(space), m_eval(evaluator), m_speed(speed), m_scratch(std::make_unique<Scratch>())
 {
 }
+
+HsDp::~HsDp() = default;
 
 RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgress& progress)
 {
@@ -225,10 +233,10 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
         return speed > 0 ? q.j / speed : std::numeric_limits<double>::infinity();
     };
 
-    std::vector<std::unordered_map<StateKey, int, StateKeyHash>> buckets(static_cast<std::size_t>(N + 1));
+    std::vector<FlatMap<StateKey, int, StateKeyHash>> buckets(static_cast<std::size_t>(N + 1));
     std::vector<std::vector<int>> order(static_cast<std::size_t>(N + 1));
-    std::vector<State> states;
-    std::vector<Entry> entries;
+    std::vector<State>& states = m_scratch->states;
+    std::vector<Entry>& entries = m_scratch->entries;
     std::vector<Final> finals;
     const std::size_t keep = static_cast<std::size_t>(std::max(1, config.keep));
 
@@ -246,7 +254,7 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
         return k;
     };
     // Knob fronts of this run, keyed by what a stage's cost reads except the knob.
-    std::unordered_map<FrontKey, std::vector<FrontItem>, FrontKeyHash> fronts;
+    FlatMap<FrontKey, std::vector<FrontItem>, FrontKeyHash> fronts;
     // Per stage shape (type, nodes, knob; the micro-batch follows from the knob in a run):
     // the least time of one layer without recompute, p2p, embedding or output layer. A stage
     // of n layers of that shape costs at least n times it (same argument as `floor`).
@@ -417,12 +425,17 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
                     const double inc = control.incumbent ? control.incumbent->bound() : std::numeric_limits<double>::infinity();
                     const double loc = bound();
                     const double capC = capacityFloor(p);
-                    for (const EntryRef& e : states[static_cast<std::size_t>(si)].entries) {
+                    std::vector<EntryRef>& own = states[static_cast<std::size_t>(si)].entries;
+                    for (const EntryRef& e : own) {
                         const double lb = e.S + floor * p.j + (M - 1) * std::max(e.C, capC) + e.T;
                         if (lb > inc || lb >= loc)
                             continue;
                         live.push_back(e);
                     }
+                    // Nothing reads a state's set once it is expanded (plans are rebuilt
+                    // from `entries`): its memory goes back to the allocator for the
+                    // states being filled, which keeps the peak down.
+                    std::vector<EntryRef>().swap(own);
                 }
                 if (live.empty())
                     continue;
@@ -480,16 +493,15 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
                         }
                         if (target < 0) {
                             const StateKey key = keyOf(q2);
-                            auto& bucket = buckets[static_cast<std::size_t>(q2.j)];
-                            auto it = bucket.find(key);
-                            if (it == bucket.end()) {
+                            const auto [slot, added]
+                                = buckets[static_cast<std::size_t>(q2.j)].emplace(key, static_cast<int>(states.size()));
+                            if (added) {
                                 State ns;
                                 ns.p = q2;
                                 states.push_back(std::move(ns));
-                                it = bucket.emplace(key, static_cast<int>(states.size()) - 1).first;
-                                order[static_cast<std::size_t>(q2.j)].push_back(it->second);
+                                order[static_cast<std::size_t>(q2.j)].push_back(*slot);
                             }
-                            target = it->second;
+                            target = *slot;
                         }
                         // Pareto insertion over (S, C, T), in one pass. No entry of the list
                         // weakly dominates another, so once the new entry has dominated one
@@ -618,8 +630,8 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
                         // Elsewhere a stage's knobs reach the rest of the pipeline only through
                         // (c, tail): keep the knobs on the Pareto front of the two (exact).
                         const FrontKey fk = frontKey(c, p, first);
-                        auto it = fronts.find(fk);
-                        if (it == fronts.end()) {
+                        const std::vector<FrontItem>* front = fronts.find(fk);
+                        if (!front) {
                             std::vector<FrontItem> all;
                             for (int ki : knobs) {
                                 if (first && kl[static_cast<std::size_t>(ki)].dp * config.mbs0 != config.batch)
@@ -642,16 +654,16 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
                                     return a.cost.c < b.cost.c;
                                 return a.cost.tail < b.cost.tail;
                             });
-                            std::vector<FrontItem> front;
+                            std::vector<FrontItem> kept;
                             for (const FrontItem& f : all)
-                                if (front.empty() || f.cost.tail < front.back().cost.tail)
-                                    front.push_back(f);
-                            it = fronts.emplace(fk, std::move(front)).first;
+                                if (kept.empty() || f.cost.tail < kept.back().cost.tail)
+                                    kept.push_back(f);
+                            front = fronts.emplace(fk, std::move(kept)).first;
                         }
                         // The front is sorted by c with falling tails: an entry whose T already
                         // covers the previous knob's tail gains nothing from this knob.
                         double prevTail = kInf;
-                        for (const FrontItem& f : it->second) {
+                        for (const FrontItem& f : *front) {
                             c.shape.knob = f.knob;
                             c.shape.mbs = config.batch / kl[static_cast<std::size_t>(f.knob)].dp;
                             apply(c, f.cost, prevTail);
@@ -672,7 +684,7 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
             if (!result.complete)
                 break;
             // Free the bucket's memory; its states are done.
-            buckets[static_cast<std::size_t>(j)].clear();
+            buckets[static_cast<std::size_t>(j)] = {};
         }
         flush();
         if (!result.complete || !capped)

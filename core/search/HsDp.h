@@ -8,11 +8,16 @@
 
 #include "search/Candidates.h"
 
+#include <memory>
+
 namespace hapmoe {
 
 class HsDp {
 public:
     HsDp(const SearchSpace& space, StageEvaluator& evaluator, const TypeSpeeds& speed);
+    ~HsDp();
+    HsDp(const HsDp&) = delete;
+    HsDp& operator=(const HsDp&) = delete;
     // progress: where the run reports the share of its layers placed (JobProgress).
     RunResult run(const RunConfig& config, RunControl& control, const JobProgress& progress = {});
 
@@ -20,6 +25,10 @@ private:
     const SearchSpace& m_space;
     StageEvaluator& m_eval;
     const TypeSpeeds& m_speed;
+    // The states and entries of the last run, kept for the next: a worker runs many jobs,
+    // and memory it has touched once costs no page faults the next time.
+    struct Scratch;
+    std::unique_ptr<Scratch> m_scratch;
 };
 
 // Names the devices a plan leaves idle (per node), with the reason.

@@ -92,9 +92,8 @@ double StageEvaluator::tiedSync(const StageShape& first, const StageShape& last)
     // The first stage's TP, and both DP (the partial reduce of different DP).
     k.c = static_cast<std::uint64_t>(kf.tp) | static_cast<std::uint64_t>(kf.dp) << 16
         | static_cast<std::uint64_t>(dpLast) << 40;
-    auto it = m_tied.find(k);
-    if (it != m_tied.end())
-        return it->second;
+    if (const double* known = m_tied.find(k))
+        return *known;
     const double t = m_cost.tiedEmbeddingSync(makeStage(first, 0, 1, 0), makeStage(last, 0, 1, 0));
     m_tied.emplace(k, t);
     return t;

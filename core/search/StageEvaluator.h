@@ -8,9 +8,9 @@
 
 #include "cost/CostModel.h"
 #include "search/SearchSpace.h"
+#include "util/FlatMap.h"
 
 #include <cstdint>
-#include <unordered_map>
 #include <vector>
 
 namespace hapmoe {
@@ -107,8 +107,8 @@ private:
     const SearchSpace& m_space;
     double m_offload = 0.0;
     std::vector<int> m_moePrefix;   // MoE layers among [0, l)
-    std::unordered_map<Key, ShapeRecord, KeyHash> m_records;
-    std::unordered_map<Key, double, KeyHash> m_tied;
+    FlatMap<Key, ShapeRecord, KeyHash> m_records;
+    FlatMap<Key, double, KeyHash> m_tied;
     long long m_calls = 0;
     StagePlan m_scratch;          // the stage of the current evaluate() (estimate())
     bool m_scratchValid = false;

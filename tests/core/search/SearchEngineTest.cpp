@@ -12,6 +12,7 @@
 #include "plan/Deployability.h"
 #include "search/Search.h"
 #include "search/SearchSpace.h"
+#include "util/FlatMap.h"
 
 #include <QProcess>
 #include <QtTest>
@@ -91,6 +92,7 @@ private slots:
     void currentConfigurationOnTwoVendorsRunsUnderFlagScale();
     void nodesWithSlowLinksAreNotInterchangeable();
     void nodesBehindOversubscribedLeavesAreNotInterchangeable();
+    void flatMapKeepsEveryKeyThroughCollisionsAndGrowth();
     void prunedOutPlansAreFoundBeforeOffloading();
     void nodeListingOrderDoesNotMatter();
     void twoNodeSizesPrunedFindsTheOptimum();
@@ -999,6 +1001,46 @@ void SearchEngineTest::cliExitCodes()
     QCOMPARE(run({"plan", "--model", "no-such-model", "--cluster", "H800:1x8"}), 2);
     QCOMPARE(run({"plan", "--model", "mixtral-s", "--cluster", "H800:1x8", "--top", "0"}), 2);
     QCOMPARE(run({"plan", "--cluster", "H800:1x8"}), 2);
+}
+
+namespace {
+// Puts every key in one of 4 chains: the probes must walk past other keys, across the
+// end of the slot array, and find them again after each growth.
+struct CollidingHash {
+    std::size_t operator()(int k) const noexcept { return static_cast<std::size_t>(k % 4) * 3; }
+};
+}
+
+void SearchEngineTest::flatMapKeepsEveryKeyThroughCollisionsAndGrowth()
+{
+    hapmoe::FlatMap<int, int, CollidingHash> map;
+    QVERIFY(map.empty());
+    QVERIFY(map.find(7) == nullptr);   // an empty map allocates nothing and finds nothing
+    for (int k = 0; k < 1000; ++k) {
+        const auto [value, added] = map.emplace(k, k * 10);
+        QVERIFY(added);
+        QCOMPARE(*value, k * 10);
+    }
+    QCOMPARE(map.size(), std::size_t(1000));
+    // A second emplace of a key finds it and leaves its value.
+    const auto [again, addedAgain] = map.emplace(123, -1);
+    QVERIFY(!addedAgain);
+    QCOMPARE(*again, 1230);
+    map[124] += 5;   // operator[] of a present key
+    QCOMPARE(*map.find(124), 1245);
+    QCOMPARE(map[5000], 0);   // operator[] of an absent key adds a value-initialised one
+    QCOMPARE(map.size(), std::size_t(1001));
+    for (int k = 0; k < 1000; ++k) {
+        const int* v = map.find(k);
+        QVERIFY2(v, qPrintable(QString("key %1 lost").arg(k)));
+        QCOMPARE(*v, k == 124 ? 1245 : k * 10);
+    }
+    QVERIFY(map.find(-4) == nullptr);   // same chain as 0, absent
+    map.clear();
+    QVERIFY(map.empty());
+    QVERIFY(map.find(0) == nullptr);
+    QVERIFY(map.emplace(0, 1).second);   // usable again after clear
+    QCOMPARE(*map.find(0), 1);
 }
 
 QTEST_GUILESS_MAIN(SearchEngineTest)
