@@ -43,8 +43,6 @@ StateBytes stateBytes(const TrainingSpec& t)
 // catalog (MAMF) or the profile.
 constexpr std::array<std::pair<double, double>, 3> kGemmSize{{{1e9, 0.6 / 0.95}, {16e9, 0.9 / 0.95}, {128e9, 1.0}}};
 
-constexpr double kTypicalOverMamf = 253.7 / 271.2;
-
 // STREAM copy bandwidth over the nominal HBM bandwidth (device-specs.md section 4: A100 1.61
 // of 2.039 TB/s, H100 2.90 of 3.35, H200 4.01 of 4.8), by catalog name; 0 = not published.
 double streamFraction(std::string_view name)
@@ -247,11 +245,9 @@ struct CostModel::Impl {
         d.type = &t;
         d.name = t.name;
         d.peak = t.bf16_tflops * 1e12;
-        // The catalog's figure is the maximum achievable matmul throughput (MAMF, the best of a
-        // shape sweep); a large training-shaped GEMM reaches less: on A100 cuBLASLt 8192^3 runs
-        // at 253.7 TFLOP/s (Azure) against a MAMF of 271.2 (ml-engineering), a ratio of 0.935
-        // applied to every device type.
-        d.gemm_eff = (t.default_efficiency > 0 ? t.default_efficiency : 0.5) * kTypicalOverMamf;
+        // The catalog's figure is the maximum achievable matmul throughput (MAMF); a large
+        // training-shaped GEMM reaches kLargeGemmOverMamf of it.
+        d.gemm_eff = (t.default_efficiency > 0 ? t.default_efficiency : 0.5) * kLargeGemmOverMamf;
         if (haveTables) {
             if (auto e = tables.efficiency(t.name)) {
                 d.gemm_eff = *e;

@@ -26,6 +26,12 @@
 
 namespace hapmoe {
 
+// The fraction of the catalog's maximum achievable matmul throughput (MAMF, the best of a
+// shape sweep) that a large training-shaped GEMM reaches, applied to every device type
+// without a profile efficiency: on A100 cuBLASLt 8192^3 runs at 253.7 TFLOP/s (Azure)
+// against a MAMF of 271.2 (ml-engineering). docs/cost-model.md section 2.
+inline constexpr double kLargeGemmOverMamf = 253.7 / 271.2;
+
 struct CostOptions {
     double memory_headroom = 0.0;   // fraction of capacity kept free (0 = use all)
     // Attention as one fused (flash) kernel, as Megatron-Core with Transformer Engine runs it:

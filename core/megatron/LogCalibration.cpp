@@ -585,6 +585,13 @@ CalibrationResult calibrateFromLog(const MegatronLog& log, const PlanDocument& d
     for (const auto& [name, e] : types)
         maxDefault = std::max(maxDefault, e);
     const Profile start = r.profile;
+    for (const auto& [name, e] : types) {
+        double before = e * kLargeGemmOverMamf;
+        for (const auto& [profiled, value] : start.device_efficiency)
+            if (isType(profiled, name))
+                before = value;
+        r.efficiency_before[name] = before;
+    }
     auto scaled = [&](double s) {
         Profile p = start;
         for (auto it = p.device_efficiency.begin(); it != p.device_efficiency.end();)

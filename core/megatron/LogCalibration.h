@@ -86,6 +86,10 @@ struct CalibrationResult {
     double predicted_before_s = 0;
     double predicted_after_s = 0;
     double efficiency_scale = 1;       // calibrated efficiency / catalog default efficiency
+    // Per device type of the plan: the large-GEMM efficiency the prediction before calibration
+    // used (the base profile's, else the catalog default x kLargeGemmOverMamf), so that the
+    // change can be read against the model rather than against the catalog figure.
+    std::map<std::string, double> efficiency_before;
     // The compute table times of the plan's device types, scaled by 1 / efficiency_scale with
     // the efficiency (1 when the base profile has no table for them).
     double table_scale = 1;

@@ -69,6 +69,12 @@ private slots:
         QVERIFY(after < before);
         QVERIFY(r.profile.device_efficiency.count("H800"));
         QVERIFY(r.profile.device_efficiency.at("H800") > 0 && r.profile.device_efficiency.at("H800") <= 1.0);
+        // What the prediction before used: the catalog's H800 figure, H100's MAMF 0.803
+        // (resources/devices.json), x 253.7 / 271.2 (kLargeGemmOverMamf) = 0.7512; the fitted
+        // efficiency is the scale times the catalog figure.
+        QCOMPARE(r.efficiency_before.size(), std::size_t(1));
+        QVERIFY(std::abs(r.efficiency_before.at("H800") - 0.803 * 253.7 / 271.2) < 1e-12);
+        QVERIFY(std::abs(r.profile.device_efficiency.at("H800") - r.efficiency_scale * 0.803) < 1e-12);
 
         // Re-estimating with the written and re-read profile lands on the logged time too.
         const Profile reread = readProfile(writeProfile(r.profile), "calibrated.json");
@@ -241,6 +247,8 @@ private slots:
         QCOMPARE(r.profile.memory.size(), std::size_t(1));
         QCOMPARE(r.profile.memory.front().device_type, std::string("H800"));
         QCOMPARE(r.profile.memory.front().activation_factor, 1.3);
+        // The prediction before used the base profile's efficiency, not the catalog's.
+        QCOMPARE(r.efficiency_before.at("H800"), 0.5);
     }
 
     void parseRunsMemoryLinesAndCutLines()
