@@ -668,12 +668,7 @@ bool MainWindow::openFile(const QString& fileName)
         fitLayout(p.cluster);
         m_document->resetProject(p, QFileInfo(fileName).absoluteFilePath());
         addRecentFile(QFileInfo(fileName).absoluteFilePath());
-        if (!warnings.empty()) {
-            QStringList lines;
-            for (const auto& w : warnings)
-                lines << QString::fromStdString(w);
-            statusBar()->showMessage(lines.join(QStringLiteral("; ")), 15000);
-        }
+        showWithWarnings({}, warnings);
         return true;
     } catch (const std::exception& e) {
         // InputError::what() names the file, the JSON path and what was expected.
@@ -719,10 +714,8 @@ bool MainWindow::loadProfile(const QString& fileName)
         Warnings warnings;
         const Profile profile = ProjectDocument::readProfileFile(fileName, m_document->catalog(), &warnings);
         m_document->setProfile(profile, QFileInfo(fileName).absoluteFilePath());
-        QStringList lines{tr("%1: the next search uses it").arg(SearchPanel::profileSummary(profile, fileName.toStdString()))};
-        for (const auto& w : warnings)
-            lines << QString::fromStdString(w);
-        statusBar()->showMessage(lines.join(QStringLiteral("; ")), 15000);
+        showWithWarnings({tr("%1: the next search uses it").arg(SearchPanel::profileSummary(profile, fileName.toStdString()))},
+                         warnings);
         return true;
     } catch (const std::exception& e) {
         // InputError::what() names the file, the JSON path and what was expected.
@@ -857,6 +850,14 @@ void MainWindow::closeEvent(QCloseEvent* event)
     m_searchPanel->cancel();
     m_autosave->discard();
     event->accept();
+}
+
+void MainWindow::showWithWarnings(QStringList lines, const std::vector<std::string>& warnings)
+{
+    for (const auto& w : warnings)
+        lines << QString::fromStdString(w);
+    if (!lines.isEmpty())
+        statusBar()->showMessage(lines.join(QStringLiteral("; ")), 15000);
 }
 
 void MainWindow::showError(const QString& title, const QString& message)

@@ -12,7 +12,9 @@
 #include <QStringList>
 
 #include <optional>
+#include <string>
 #include <utility>
+#include <vector>
 
 class QAction;
 class QDockWidget;
@@ -107,6 +109,8 @@ private:
     void rebuildRecentMenu();
     bool maybeSave();
     void showError(const QString& title, const QString& message);
+    // The lines, then a file's warnings, on one status-bar message (nothing when both are empty).
+    void showWithWarnings(QStringList lines, const std::vector<std::string>& warnings);
     void onSearchFinished(const SearchResult& result);
     void showSavedPlans();
     // Marks the explorer's plans as computed for an earlier model or cluster.
