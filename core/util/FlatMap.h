@@ -73,20 +73,23 @@ private:
     };
 
     // At most half the slots are used: linear probes stay short.
+    // The new array is filled before it replaces the old: a failed allocation leaves the map
+    // as it was.
     void grow()
     {
-        std::vector<Slot> old = std::move(m_slots);
-        const std::size_t capacity = old.empty() ? 16 : old.size() * 2;
-        m_slots.assign(capacity, Slot{});
-        m_mask = capacity - 1;
-        for (const Slot& s : old) {
+        const std::size_t capacity = m_slots.empty() ? 16 : m_slots.size() * 2;
+        std::vector<Slot> slots(capacity);
+        const std::size_t mask = capacity - 1;
+        for (const Slot& s : m_slots) {
             if (s.index == 0)
                 continue;
-            std::size_t i = Hash{}(s.key) & m_mask;
-            while (m_slots[i].index != 0)
-                i = (i + 1) & m_mask;
-            m_slots[i] = s;
+            std::size_t i = Hash{}(s.key) & mask;
+            while (slots[i].index != 0)
+                i = (i + 1) & mask;
+            slots[i] = s;
         }
+        m_slots.swap(slots);
+        m_mask = mask;
     }
 
     std::vector<Slot> m_slots;
