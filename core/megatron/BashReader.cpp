@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <fnmatch.h>
 #include <functional>
 #include <optional>
@@ -32,6 +33,8 @@ constexpr std::size_t npos = std::string::npos;
 // all told, stop far above any launch script's.
 constexpr std::size_t kMaxCallDepth = 64;
 constexpr std::size_t kMaxCalledCommands = 100000;
+// Subshells inside one another, calls and pipelines included: far past any launch script's.
+constexpr std::size_t kMaxSubshellDepth = 64;
 
 bool isNameStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
 bool isNameChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
@@ -201,6 +204,18 @@ const std::set<std::string>& reservedWords()
 // What ends a branch of a case block (manual 3.2.5.2).
 bool isCaseTerminator(std::string_view s) { return s == ";;" || s == ";&" || s == ";;&"; }
 
+// The "(" and ")" of a subshell are commands of their own (tokenize()); an unquoted word never
+// is a bare parenthesis, since one always ends a word.
+bool isSubshellOpen(const auto& cmd) { return cmd.words.size() == 1 && cmd.words.front().text == "("; }
+bool isSubshellClose(const auto& cmd) { return cmd.words.size() == 1 && cmd.words.front().text == ")"; }
+
+// Reserved words after which a command begins: where "(" opens a subshell and `case` a block.
+bool opensCommand(std::string_view s)
+{
+    return s == "if" || s == "elif" || s == "then" || s == "else" || s == "do" || s == "while" || s == "until" || s == "!"
+        || s == "{" || s == "time";
+}
+
 } // namespace
 
 // How many { groups a command opens (+) or closes (-) with the reserved words it starts with
@@ -255,6 +270,40 @@ void BashReader::warnOnce(const std::string& key, int line, const std::string& m
         return;
     m_warnedKeys.push_back(key);
     warn(line, message);
+}
+
+void BashReader::noteEnvRead(const std::string& what)
+{
+    if (what.empty() || (what[0] != '$' && m_unsetByScript.count(what)))
+        return;
+    if (std::find(m_envReads.begin(), m_envReads.end(), what) == m_envReads.end())
+        m_envReads.push_back(what);
+}
+
+void BashReader::addEnv(std::vector<std::string>& to, const std::vector<std::string>& from)
+{
+    for (const std::string& what : from)
+        if (std::find(to.begin(), to.end(), what) == to.end())
+            to.push_back(what);
+}
+
+std::string BashReader::describeEnv(const std::vector<std::string>& reads)
+{
+    auto list = [](const std::vector<std::string>& names) {
+        std::string out;
+        for (std::size_t a = 0; a < names.size(); ++a)
+            out += (a == 0 ? "" : a + 1 == names.size() ? " and " : ", ") + names[a];
+        return out;
+    };
+    std::vector<std::string> args, vars;
+    for (const std::string& what : reads)
+        (what[0] == '$' ? args : vars).push_back(what);
+    std::string out;
+    if (!args.empty())
+        out = list(args) + ", from the script's own arguments";
+    if (!vars.empty())
+        out += (out.empty() ? "" : ", and on ") + list(vars) + ", which the script does not set (its environment)";
+    return out;
 }
 
 std::vector<std::string> BashReader::exportedVariables() const
@@ -316,6 +365,29 @@ std::vector<BashReader::RawCommand> BashReader::tokenize(std::string_view input)
     };
     auto fail = [&](int at, const std::string& what) {
         throw InputError(m_file, "line " + std::to_string(at), what);
+    };
+    // The subshells and case blocks open where the text is, innermost last: a ")" closes the
+    // innermost subshell, unless a case block inside it waits for the end of a pattern list
+    // ("small|tiny)"); a "(" before a pattern list is the pattern's optional one.
+    struct Open {
+        bool subshell = false;
+        int line = 0;
+        bool pattern = false;   // case: a pattern list comes next
+    };
+    std::vector<Open> open;
+    // Where a command begins: nothing read yet, or only reserved words such as `then` or `!`.
+    auto atCommandStart = [&] {
+        return std::all_of(cur.words.begin(), cur.words.end(),
+                           [](const RawWord& word) { return !word.array_assign && opensCommand(word.text); });
+    };
+    // The "(" of a subshell, a command of its own after the reserved words before it.
+    auto openSubshell = [&] {
+        if (!cur.words.empty())
+            endCommand("");
+        cur.line = line;
+        cur.words.push_back(RawWord{"(", false, {}});
+        endCommand("(");
+        open.push_back(Open{true, line, false});
     };
 
     // Reads one word starting at i; stops at blanks and operators. Returns its raw text.
@@ -404,26 +476,68 @@ std::vector<BashReader::RawCommand> BashReader::tokenize(std::string_view input)
             while (i < n && text[i] != '\n') ++i;
             continue;
         }
+        if (c == '(' && !open.empty() && !open.back().subshell && open.back().pattern) {
+            ++i;   // "(small|tiny)": the optional "(" of a case pattern list
+            continue;
+        }
         // An arithmetic command (( ... )) at the start of a command: one word, which execute()
         // reports (it is not evaluated).
-        if (c == '(' && i + 1 < n && text[i + 1] == '(' && cur.words.empty()) {
+        if (c == '(' && i + 1 < n && text[i + 1] == '(' && atCommandStart()) {
             const std::size_t close = text.find("))", i + 2);
             const std::size_t end = close == npos ? n : close + 2;
             RawWord arith;
             arith.text = text.substr(i, end - i);
-            cur.line = line;
+            if (cur.words.empty())
+                cur.line = line;
             cur.words.push_back(std::move(arith));
             for (std::size_t k = i; k < end; ++k)
                 line += text[k] == '\n';
             i = end;
             continue;
         }
+        if (c == '(' && atCommandStart()) {
+            openSubshell();
+            ++i;
+            continue;
+        }
+        if (c == '(') {
+            // After a name: "NAME()" or "NAME ( )" define a function (the commands after it are
+            // its body), and so does "function NAME ( ... )" with the subshell as the body.
+            std::size_t j = i + 1;
+            while (j < n && (text[j] == ' ' || text[j] == '\t')) ++j;
+            if (j < n && text[j] == ')') {
+                endCommand("(");
+                i = j + 1;
+                continue;
+            }
+            if (cur.words.size() == 2 && cur.words.front().text == "function") {
+                endCommand("(");
+                openSubshell();
+                ++i;
+                continue;
+            }
+        }
+        if (c == ')' && !open.empty() && open.back().subshell) {
+            // The end of a subshell: a command of its own, which takes the operator after it
+            // ("( ... ) && next", "( ... ) | tee log").
+            if (!cur.words.empty())
+                endCommand(";");
+            open.pop_back();
+            cur.line = line;
+            cur.words.push_back(RawWord{")", false, {}});
+            ++i;
+            continue;
+        }
+        if (c == ')' && !open.empty())
+            open.back().pattern = false;   // the end of a case pattern list
         if (c == ';' || c == '&' || c == '|' || c == '(' || c == ')') {
             std::string separator(1, c);
             if ((c == '&' || c == '|' || c == ';') && i + 1 < n && text[i + 1] == c)
                 separator += c;
             if (c == ';' && i + separator.size() < n && text[i + separator.size()] == '&')
                 separator += '&';   // ";&" and ";;&" end a case branch
+            if (isCaseTerminator(separator) && !open.empty() && !open.back().subshell)
+                open.back().pattern = true;
             endCommand(separator);
             i += separator.size();
             continue;
@@ -497,10 +611,25 @@ std::vector<BashReader::RawCommand> BashReader::tokenize(std::string_view input)
         if (!word.array_assign && i < n && (text[i] == '<' || text[i] == '>') && !word.text.empty()
             && std::all_of(word.text.begin(), word.text.end(), [](char d) { return std::isdigit(static_cast<unsigned char>(d)); }))
             continue;
-        if (!word.text.empty() || word.array_assign)
-            cur.words.push_back(std::move(word));
+        if (word.text.empty() && !word.array_assign)
+            continue;
+        if (isSubshellClose(cur)) {
+            // A reserved word after ")" ("( ... ) }", "if (true) then") begins the next command.
+            endCommand(";");
+            cur.line = wordLine;
+        }
+        if (!word.array_assign && atCommandStart()) {
+            if (word.text == "case")
+                open.push_back(Open{false, wordLine, true});
+            else if (word.text == "esac" && !open.empty() && !open.back().subshell)
+                open.pop_back();
+        }
+        cur.words.push_back(std::move(word));
     }
     endCommand("\n");
+    for (auto it = open.rbegin(); it != open.rend(); ++it)
+        if (it->subshell)
+            fail(it->line, "no ) closes the subshell ( opened here (bash: unexpected end of file)");
     return commands;
 }
 
@@ -539,19 +668,38 @@ bool BashReader::active() const
 void BashReader::read(std::string_view text)
 {
     run(tokenize(text));
+    // The exits read as not taken because a test on the environment or the script's arguments
+    // decides them (usage guards): one warning for all, so that a launcher with several guards
+    // (our own export's) gets one finding, not one per guard.
+    if (!m_envExits.empty()) {
+        std::string message;
+        for (std::size_t a = 0; a < m_envExits.size(); ++a)
+            message += (a == 0 ? "" : "; line " + std::to_string(m_envExits[a].first) + ": ") + m_envExits[a].second;
+        const int line = m_envExits.front().first;
+        const std::string text = "line " + std::to_string(line) + ": " + message
+            + (m_envExits.size() == 1 ? ": read as not taken" : ": each read as not taken");
+        m_envExits.clear();
+        // Among the others where its line is: before the first finding of a later line.
+        auto later = std::find_if(m_warnings.begin(), m_warnings.end(), [&](const std::string& w) {
+            return w.rfind("line ", 0) == 0 && std::atoi(w.c_str() + 5) > line;
+        });
+        m_warnings.insert(later, text);
+    }
 }
 
-void BashReader::run(const std::vector<RawCommand>& commands)
+void BashReader::run(std::span<const RawCommand> commands)
 {
     // The exit status of the last command run in the current && / || list, and the test that
     // gave it (for the warning when it cannot be decided).
     Truth status = Truth::True;
     std::string statusTest;
+    // What that status depends on from outside the script (m_envReads), the && / || list so far.
+    std::vector<std::string> statusEnv;
     // The blocks open where these commands begin (a call's): those the commands open are
     // closed when they end, also after `return`.
     const std::size_t base = m_branches.size();
     auto isCase = [&] { return m_branches.size() > base && m_branches.back().kind == Branch::Kind::Case; };
-    for (std::size_t k = 0; k < commands.size(); ++k) {
+    for (std::size_t k = 0; k < commands.size() && !m_exiting; ++k) {
         const RawCommand& cmd = commands[k];
         const std::string& before = k > 0 ? commands[k - 1].separator : std::string();
         if (!m_frames.empty())
@@ -595,6 +743,46 @@ void BashReader::run(const std::vector<RawCommand>& commands)
             else
                 runs = (status == Truth::True) == (before == "&&") ? Truth::True : Truth::False;
         }
+        // What the running of this command depends on from outside the script: the call's, and
+        // the list's before && / ||.
+        std::vector<std::string> runsEnv = m_callEnv;
+        if (chained)
+            addEnv(runsEnv, statusEnv);
+        struct CallEnv {
+            std::vector<std::string>& env;
+            std::vector<std::string> outer;
+            CallEnv(std::vector<std::string>& e, const std::vector<std::string>& now) : env(e), outer(e) { env = now; }
+            ~CallEnv() { env = std::move(outer); }
+        };
+        // A subshell ( ... ): its commands up to the matching ")" are read in a subshell of their
+        // own, unless bash skips them; after it a && or || is not followed, as after a group.
+        if (isSubshellOpen(cmd)) {
+            std::size_t close = k + 1;
+            for (int depth = 1; close < commands.size(); ++close) {
+                if (isSubshellOpen(commands[close]))
+                    ++depth;
+                else if (isSubshellClose(commands[close]) && --depth == 0)
+                    break;
+            }
+            if (active() && runs != Truth::False) {
+                {
+                    CallEnv under(m_callEnv, runsEnv);
+                    runSubshell(commands.subspan(k + 1, close - k - 1));
+                }
+                if (close < commands.size() && (commands[close].separator == "&&" || commands[close].separator == "||")) {
+                    status = Truth::Unknown;
+                    statusTest.clear();
+                    statusEnv = runsEnv;
+                }
+            }
+            k = close;
+            continue;
+        }
+        if (isSubshellClose(cmd))
+            continue;   // its "(" was read as part of an if or while condition
+        // A command of a pipeline, or one run with &: bash runs it in a child process (manual
+        // 3.2.3, 3.2.4.3), so it is read as a subshell.
+        const bool ownProcess = cmd.separator == "|" || cmd.separator == "&" || before == "|";
         std::size_t w = 0;
         // The condition of if/elif/while: this command and the ones joined to it by && or ||.
         auto condition = [&]() {
@@ -610,42 +798,49 @@ void BashReader::run(const std::vector<RawCommand>& commands)
             const std::string& t = cmd.words[w].text;
             if (t == "if") {
                 Branch b;
+                m_conditionEnv.clear();
                 const Truth truth = active() ? evalCondition(condition(), w + 1) : (condition(), Truth::False);
                 b.known = truth != Truth::Unknown;
                 b.taken = truth == Truth::True;
                 b.active = truth != Truth::False;
+                b.env = m_conditionEnv;
                 m_branches.push_back(b);
                 consumed = true;
             } else if (t == "elif") {
                 const auto parts = condition();
-                if (!m_branches.empty()) {
+                // Only a block these commands opened: a stray elif, else, fi or } in a function
+                // body or a subshell leaves the blocks around the call or the subshell alone.
+                if (m_branches.size() > base) {
                     Branch& b = m_branches.back();
                     if (b.known && b.taken) {
                         b.active = false;
                     } else if (b.known) {
+                        const Branch block = b;
                         m_branches.pop_back();
+                        m_conditionEnv.clear();
                         const Truth truth = active() ? evalCondition(parts, w + 1) : Truth::False;
-                        m_branches.push_back(b);
+                        m_branches.push_back(block);
                         Branch& nb = m_branches.back();
                         nb.known = truth != Truth::Unknown;
                         nb.taken = truth == Truth::True;
                         nb.active = truth != Truth::False;
+                        addEnv(nb.env, m_conditionEnv);   // and the conditions before it
                     } else {
                         b.active = true;
                     }
                 }
                 consumed = true;
             } else if (t == "else") {
-                if (!m_branches.empty()) {
+                if (m_branches.size() > base) {
                     Branch& b = m_branches.back();
                     b.active = !b.known || !b.taken;
                 }
                 ++w;
             } else if (t == "fi") {
                 // Closes the innermost if (and any group or case left open inside it).
-                while (!m_branches.empty() && m_branches.back().kind != Branch::Kind::If)
+                while (m_branches.size() > base && m_branches.back().kind != Branch::Kind::If)
                     m_branches.pop_back();
-                if (!m_branches.empty())
+                if (m_branches.size() > base)
                     m_branches.pop_back();
                 ++w;
             } else if (t == "while" || t == "until") {
@@ -662,7 +857,9 @@ void BashReader::run(const std::vector<RawCommand>& commands)
                 if (w + 2 < cmd.words.size() && cmd.words[w + 2].text == "in") {
                     if (b.outer_active) {
                         m_unknownExpansion = false;
+                        m_envReads.clear();
                         const std::vector<std::string> f = expandWord(cmd.words[w + 1].text, cmd.line);
+                        b.env = m_envReads;
                         for (std::size_t a = 0; a < f.size(); ++a)
                             b.subject += (a ? " " : "") + f[a];
                         b.known = !m_unknownExpansion;
@@ -691,16 +888,44 @@ void BashReader::run(const std::vector<RawCommand>& commands)
                 defineFunction(name, commands, k, here ? k : k + 1, here ? w + 2 : 0, active() && runs != Truth::False);
                 consumed = true;
             } else if (t == "{") {
-                // A group: run or skipped as a whole when it follows && or ||.
+                // A group: run or skipped as a whole when it follows && or ||. One that is a
+                // command of a pipeline or run with & is a child process, so read as a subshell.
+                RawCommand from = cmd;
+                from.words.erase(from.words.begin(), from.words.begin() + static_cast<std::ptrdiff_t>(w));
+                std::size_t close = k;
+                for (int depth = braceDepthChange(from); depth > 0 && ++close < commands.size();)
+                    depth += braceDepthChange(commands[close]);
+                if (active() && runs != Truth::False && close < commands.size() && commands[close].words.size() == 1
+                    && (commands[close].separator == "|" || commands[close].separator == "&" || before == "|")) {
+                    std::vector<RawCommand> inner(commands.begin() + static_cast<std::ptrdiff_t>(k),
+                                                  commands.begin() + static_cast<std::ptrdiff_t>(close));
+                    inner.front().words = std::vector<RawWord>(from.words.begin() + 1, from.words.end());
+                    if (inner.front().words.empty())
+                        inner.erase(inner.begin());
+                    {
+                        CallEnv under(m_callEnv, runsEnv);
+                        runSubshell(inner);
+                    }
+                    if (commands[close].separator == "&&" || commands[close].separator == "||") {
+                        status = Truth::Unknown;
+                        statusTest.clear();
+                        statusEnv = runsEnv;
+                    }
+                    k = close;
+                    consumed = true;
+                    break;
+                }
                 Branch b;
                 b.kind = Branch::Kind::Group;
                 b.known = runs != Truth::Unknown;
                 b.active = runs != Truth::False;
+                if (chained)
+                    b.env = statusEnv;
                 m_branches.push_back(b);
                 group = true;
                 ++w;
             } else if (t == "}") {
-                if (!m_branches.empty() && m_branches.back().kind == Branch::Kind::Group)
+                if (m_branches.size() > base && m_branches.back().kind == Branch::Kind::Group)
                     m_branches.pop_back();
                 ++w;
             } else if (t == "!") {
@@ -725,11 +950,52 @@ void BashReader::run(const std::vector<RawCommand>& commands)
             if (!consumed && active() && runs != Truth::False && (cmd.separator == "&&" || cmd.separator == "||")) {
                 status = Truth::Unknown;   // "}" or "fi" before && / ||: not followed
                 statusTest.clear();
+                statusEnv = runsEnv;
             }
             continue;
         }
         if (runs == Truth::False)
             continue;   // bash skips it; the list's status stays the one before
+        if (cmd.words[w].text == "exit") {
+            // Bash ends the script here, or the subshell the exit is in: when the text decides
+            // that this line runs. Under a test it cannot decide, what follows is read too, as
+            // every branch is. A command of a pipeline ends only its own process.
+            if (ownProcess)
+                continue;
+            const std::size_t from = m_subshells.empty() ? 0 : m_subshells.back().branches;
+            // A guard on the environment or the script's arguments ([ -z "$DATA_PATH" ] && exit 1,
+            // [ $# -lt 1 ]): bash run bare takes it, the real run passes it. Read as not taken,
+            // and the blocks it depends on as undecided, so that their other branches (the
+            // else of the guard) are read too.
+            std::vector<std::string> env = runsEnv;
+            for (std::size_t b = from; b < m_branches.size(); ++b)
+                addEnv(env, m_branches[b].env);
+            if (!env.empty()) {
+                for (std::size_t b = from; b < m_branches.size(); ++b)
+                    if (!m_branches[b].env.empty())
+                        m_branches[b].known = false;
+                std::string text;
+                for (std::size_t a = w; a < cmd.words.size(); ++a)
+                    text += (a > w ? " " : "") + cmd.words[a].text;
+                if (std::none_of(m_envExits.begin(), m_envExits.end(), [&](const auto& e) { return e.first == cmd.line; }))
+                    m_envExits.emplace_back(cmd.line, text + " depends on " + describeEnv(env));
+                continue;
+            }
+            if (runs == Truth::True
+                && std::all_of(m_branches.begin() + static_cast<std::ptrdiff_t>(from), m_branches.end(),
+                               [](const Branch& b) { return b.known; })) {
+                m_exiting = true;
+                if (m_subshells.empty())
+                    m_exitLine = cmd.line;
+                break;
+            }
+            const std::string test = runs == Truth::Unknown && !statusTest.empty() ? "after the test " + statusTest + ", which"
+                                                                                    : "under a test that";
+            warnOnce("exit:" + std::to_string(cmd.line), cmd.line,
+                     "exit runs " + test + " cannot be decided from the text; the rest of the "
+                         + (m_subshells.empty() ? "script" : "subshell") + " is read as if it did not exit");
+            continue;
+        }
         if (cmd.words[w].text == "return" && !m_frames.empty()) {
             // Bash leaves the function here: when the text decides that this line runs. Under a
             // test it cannot decide, the rest of the body is read too, as every branch is.
@@ -759,9 +1025,20 @@ void BashReader::run(const std::vector<RawCommand>& commands)
                                    + " cannot be decided from the text; the command after it is read as if it ran");
         }
         const bool continues = cmd.separator == "&&" || cmd.separator == "||";
+        m_conditionEnv.clear();
         const Truth own = continues ? statusOf(cmd, w) : Truth::Unknown;
-        execute(cmd, w);
+        const std::vector<std::string> ownEnv = m_conditionEnv;
+        if (ownProcess)
+            enterSubshell();
+        {
+            CallEnv under(m_callEnv, runsEnv);
+            execute(cmd, w);
+        }
+        if (ownProcess)
+            leaveSubshell();
         if (continues) {
+            statusEnv = runsEnv;
+            addEnv(statusEnv, ownEnv);
             if (runs == Truth::Unknown) {
                 status = Truth::Unknown;   // the test before still decides; statusTest names it
             } else {
@@ -779,27 +1056,33 @@ void BashReader::run(const std::vector<RawCommand>& commands)
     m_branches.erase(m_branches.begin() + static_cast<std::ptrdiff_t>(base), m_branches.end());
 }
 
-void BashReader::defineFunction(const std::string& name, const std::vector<RawCommand>& commands, std::size_t& k,
+void BashReader::defineFunction(const std::string& name, std::span<const RawCommand> commands, std::size_t& k,
                                 std::size_t open, std::size_t brace, bool defines)
 {
     const int line = commands[k].line;
-    if (!validName(name) || open >= commands.size() || brace >= commands[open].words.size()
-        || commands[open].words[brace].text != "{") {
-        // A body bash allows that is not a { ... } group (a subshell, a loop): read as it stands.
+    // The body: a { ... } group, or a ( ... ) subshell, which a call reads as one.
+    const bool group = open < commands.size() && brace < commands[open].words.size() && commands[open].words[brace].text == "{";
+    const bool subshell = open < commands.size() && brace == 0 && isSubshellOpen(commands[open]);
+    if (!validName(name) || (!group && !subshell)) {
+        // A body bash allows that is neither (a loop, an if): read as it stands.
         if (defines)
             warnOnce("func:" + name, line,
-                     "function " + name + ": a body that is not a { ... } group is read where it is written, as "
-                     "straight-line code; a call to it is not followed");
+                     "function " + name + ": a body that is not a { ... } group or a ( ... ) subshell is read where it is "
+                     "written, as straight-line code; a call to it is not followed");
         return;
     }
     RawCommand first = commands[open];
     first.words.erase(first.words.begin(), first.words.begin() + static_cast<std::ptrdiff_t>(brace));
     std::size_t close = open;
-    for (int depth = braceDepthChange(first); depth > 0;) {
+    for (int depth = subshell ? 1 : braceDepthChange(first); depth > 0;) {
         if (++close >= commands.size())
             throw InputError(m_file, "line " + std::to_string(line),
-                             "function " + name + ": no } closes its body (bash: unexpected end of file)");
-        depth += braceDepthChange(commands[close]);
+                             "function " + name + ": no " + (subshell ? ")" : "}")
+                                 + " closes its body (bash: unexpected end of file)");
+        if (subshell)
+            depth += isSubshellOpen(commands[close]) ? 1 : isSubshellClose(commands[close]) ? -1 : 0;
+        else
+            depth += braceDepthChange(commands[close]);
     }
     k = close;
     if (!defines)
@@ -807,10 +1090,78 @@ void BashReader::defineFunction(const std::string& name, const std::vector<RawCo
     auto body = std::make_shared<std::vector<RawCommand>>(commands.begin() + static_cast<std::ptrdiff_t>(open),
                                                           commands.begin() + static_cast<std::ptrdiff_t>(close) + 1);
     body->front() = std::move(first);
-    body->back().separator = "\n";   // what follows "}" is not the body's
+    body->back().separator = "\n";   // what follows "}" or ")" is not the body's
+    touchFunction(name);
     Function& f = m_functions[name];  // a later definition replaces an earlier one
     f.body = std::move(body);
     f.line = line;
+}
+
+void BashReader::runSubshell(std::span<const RawCommand> commands)
+{
+    if (m_subshells.size() >= kMaxSubshellDepth) {
+        const int line = commands.empty() ? 0 : commands.front().line;
+        warnOnce("subshells", line,
+                 "subshells nested " + std::to_string(kMaxSubshellDepth)
+                     + " deep, far past any launch script; the commands of this one are not read");
+        return;
+    }
+    enterSubshell();
+    run(commands);
+    leaveSubshell();
+}
+
+void BashReader::enterSubshell()
+{
+    Subshell s;
+    s.branches = m_branches.size();
+    s.exported = m_exportOrder.size();
+    s.frames = m_frames.size();
+    if (!m_frames.empty()) {
+        s.args = m_frames.back().args;
+        s.locals = m_frames.back().locals.size();
+    }
+    m_subshells.push_back(std::move(s));
+}
+
+void BashReader::leaveSubshell()
+{
+    // Taken off first, so that putting things back is not noted in an enclosing subshell: what
+    // this one changed stands there as it stood before it.
+    Subshell s = std::move(m_subshells.back());
+    m_subshells.pop_back();
+    for (auto it = s.variables.rbegin(); it != s.variables.rend(); ++it)
+        putVariable(*it);
+    for (auto& [name, before] : s.functions) {
+        if (before) {
+            Function& f = m_functions[name];
+            const bool called = f.called;   // a call inside still counts as one
+            f = *before;
+            f.called = f.called || called;
+        } else if (auto it = m_functions.find(name); it != m_functions.end()) {
+            it->second.body.reset();   // defined inside only: known as defined, not callable
+        }
+    }
+    m_exportOrder.resize(s.exported);
+    if (!m_frames.empty() && m_frames.size() == s.frames) {
+        m_frames.back().args = std::move(s.args);
+        m_frames.back().locals.resize(s.locals);
+    }
+    m_exiting = false;   // an exit inside ends only the subshell
+}
+
+void BashReader::touchVariable(const std::string& name)
+{
+    if (!m_subshells.empty() && m_subshells.back().saved.insert(name).second)
+        m_subshells.back().variables.push_back(saveVariable(name));
+}
+
+void BashReader::touchFunction(const std::string& name)
+{
+    if (m_subshells.empty() || m_subshells.back().functions.count(name))
+        return;
+    const auto it = m_functions.find(name);
+    m_subshells.back().functions[name] = it == m_functions.end() ? std::nullopt : std::optional<Function>(it->second);
 }
 
 void BashReader::callFunction(const std::string& name, std::vector<std::string> args, bool unknownArgs,
@@ -860,6 +1211,12 @@ BashReader::SavedVariable BashReader::saveVariable(const std::string& name) cons
 
 void BashReader::restoreVariable(const SavedVariable& saved)
 {
+    touchVariable(saved.name);
+    putVariable(saved);
+}
+
+void BashReader::putVariable(const SavedVariable& saved)
+{
     m_vars.erase(saved.name);
     m_rawValues.erase(saved.name);
     m_arrays.erase(saved.name);
@@ -902,7 +1259,9 @@ void BashReader::casePattern(Branch& b, const RawCommand& cmd, std::size_t first
     if (b.outer_active && b.known && !b.taken && !b.fall_through) {
         for (std::size_t a = firstWord; a < cmd.words.size() && b.match != Truth::True; ++a) {
             m_unknownExpansion = false;
+            m_envReads.clear();
             const std::string pattern = expandToString(cmd.words[a].text, cmd.line, 0);
+            addEnv(b.env, m_envReads);
             if (fnmatch(pattern.c_str(), b.subject.c_str(), 0) == 0)
                 b.match = Truth::True;
             else if (m_unknownExpansion)
@@ -936,6 +1295,7 @@ BashReader::Truth BashReader::evalCondition(const std::vector<const RawCommand*>
 {
     // Left to right, && and || of equal precedence (bash's lists), three-valued.
     Truth result = Truth::Unknown;
+    m_envReads.clear();
     for (std::size_t p = 0; p < parts.size(); ++p) {
         const RawCommand& c = *parts[p];
         std::vector<std::string> words;
@@ -964,6 +1324,7 @@ BashReader::Truth BashReader::evalCondition(const std::vector<const RawCommand*>
             else result = Truth::Unknown;
         }
     }
+    m_conditionEnv = m_envReads;
     return result;
 }
 
@@ -1060,6 +1421,7 @@ bool BashReader::applyAssignment(const RawWord& word, int line, bool exported)
     if (k >= t.size() || t[k] != '=')
         return false;
     eq = k;
+    touchVariable(name);
     if (std::any_of(m_branches.begin(), m_branches.end(), [](const Branch& b) { return !b.known && b.kind != Branch::Kind::Case; }))
         warnOnce("cond:" + name, line,
                  name + " is set in a branch whose condition cannot be decided from the text; it is read as if the branch ran");
@@ -1067,6 +1429,26 @@ bool BashReader::applyAssignment(const RawWord& word, int line, bool exported)
     for (Branch& b : m_branches)
         if (b.kind == Branch::Kind::Case && !b.known && std::find(b.assigned.begin(), b.assigned.end(), name) == b.assigned.end())
             b.assigned.push_back(name);
+    // What the value reads from outside the script goes with the variable (m_envDerived).
+    std::vector<std::string> outerReads;
+    outerReads.swap(m_envReads);
+    struct TakeReads {
+        BashReader& r;
+        std::vector<std::string>& outer;
+        const std::string& name;
+        bool append;
+        ~TakeReads()
+        {
+            std::vector<std::string>& derived = r.m_envDerived[name];
+            if (!append)
+                derived.clear();
+            addEnv(derived, r.m_envReads);
+            if (derived.empty())
+                r.m_envDerived.erase(name);
+            addEnv(outer, r.m_envReads);
+            r.m_envReads.swap(outer);
+        }
+    } takeReads{*this, outerReads, name, append || hasIndex};
     if (word.array_assign) {
         m_opaqueVars.erase(name);   // elements split as written; the array is no one substitution
         std::vector<std::string> values;
@@ -1172,10 +1554,52 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
         return;
     }
     if (head == "unset") {
+        // Bash's unset builtin: -f removes functions, -v variables; without either, a variable,
+        // or the function of that name when no variable has it. A call to a removed function is
+        // an unknown command, as in bash.
+        std::vector<std::string> names;
         for (std::size_t a = w + 1; a < words.size(); ++a) {
-            m_vars.erase(words[a].text);
-            m_arrays.erase(words[a].text);
-            m_opaqueVars.erase(words[a].text);
+            std::vector<std::string> fields = expandWord(words[a].text, cmd.line);
+            names.insert(names.end(), fields.begin(), fields.end());
+        }
+        bool functions = false, variables = false;
+        std::size_t a = 0;
+        for (; a < names.size() && names[a].size() > 1 && names[a][0] == '-'; ++a) {
+            if (names[a] == "--") {
+                ++a;
+                break;
+            }
+            for (std::size_t o = 1; o < names[a].size(); ++o) {
+                if (names[a][o] == 'f') {
+                    functions = true;
+                } else if (names[a][o] == 'v') {
+                    variables = true;
+                } else if (names[a][o] != 'n') {   // -n: the name reference itself, a variable here
+                    warn(cmd.line, "unset " + names[a] + ": not an option of bash's unset, which then removes nothing");
+                    return;
+                }
+            }
+        }
+        if (functions && variables) {
+            warn(cmd.line, "unset -f -v: bash cannot remove a function and a variable at once, and removes nothing");
+            return;
+        }
+        for (; a < names.size(); ++a) {
+            const std::string& name = names[a];
+            if (!functions)
+                m_unsetByScript.insert(name);   // also one from the environment
+            if (!functions && (variables || m_vars.count(name) || m_arrays.count(name))) {
+                touchVariable(name);
+                m_envDerived.erase(name);
+                m_vars.erase(name);
+                m_arrays.erase(name);
+                m_opaqueVars.erase(name);
+            } else if (!variables) {
+                if (auto it = m_functions.find(name); it != m_functions.end() && it->second.body) {
+                    touchFunction(name);
+                    it->second.body.reset();   // still known as defined (uncalledFunctions)
+                }
+            }
         }
         return;
     }
@@ -1246,7 +1670,10 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
         const std::string& t = words[a].text;
         out.environment_raw[name] = t.substr(t.find('=') + 1);
     }
-    const bool call = !out.words.empty() && m_functions.count(out.words.front()) > 0;
+    const bool call = !out.words.empty() && [&] {
+        const auto it = m_functions.find(out.words.front());
+        return it != m_functions.end() && it->second.body != nullptr;
+    }();
     if (call)
         callFunction(out.words.front(), std::vector<std::string>(out.words.begin() + 1, out.words.end()), scriptArgs,
                      std::move(out.warnings), cmd.line);
@@ -1509,6 +1936,7 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
             warnOnce("args", line, "the script's own arguments ($@) are not known; expanded as empty");
         }
     } else if (name == "#" && frame && frame->unknown_args) {
+        noteEnvRead("$#");
         m_unknownExpansion = true;
         warnOnce("argc", line, "$# in function " + frame->function + " counts the script's own arguments, which are not known; "
                                "kept as text");
@@ -1553,6 +1981,24 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
         }
     } else {
         isSet = lookup(name, value);
+    }
+    // Read from outside the script: the script's own arguments where they are not known, a
+    // variable it does not set (its environment), or one it set from those.
+    if (name == "@" || name == "*") {
+        if (!frame || frame->unknown_args)
+            noteEnvRead("$" + name);
+    } else if (name == "#") {
+        if (!frame)
+            noteEnvRead("$#");
+    } else if (positional) {
+        if (!isSet && name != "0" && (!frame || frame->unknown_args))
+            noteEnvRead("$" + name);
+    } else if (isNameStart(name[0])) {
+        if (!isSet)
+            noteEnvRead(name);
+        else if (auto it = m_envDerived.find(name); it != m_envDerived.end())
+            for (const std::string& what : it->second)
+                noteEnvRead(what);
     }
     if (isList && !isSet) isSet = false;
     auto joinList = [](const std::vector<std::string>& list) {
@@ -1638,8 +2084,10 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
             const std::string v = expandToString(word, line, depth + 1);
             const bool opaque = m_keptSubstitution && v == m_keptText;
             if (!positional && !isList) {
+                touchVariable(name);
                 m_vars[name] = v;
                 noteOpaque(name, v);
+                addEnv(m_envDerived[name], {name});   // the default stands where the environment has none
             }
             if (opaque)
                 keepOpaque(pieces, v);

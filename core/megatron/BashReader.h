@@ -8,13 +8,19 @@
 // ;& and ;;& terminators) run only the branches bash would run when the test or the case
 // subject can be decided from the text; otherwise every branch is read in order, with a
 // warning. A function is defined where it is written and its body read where it is called,
-// with the call's arguments as $1 ... "$@" and its `local` variables put back on return.
-// Loops are read as straight-line code where they are written.
+// with the call's arguments as $1 ... "$@" and its `local` variables put back on return;
+// `unset -f` removes it. A subshell ( ... ) (also as a function's body) and each command of a
+// pipeline or run with & leave the script's variables and functions as they were. An `exit`
+// that runs ends the reading (or only its subshell), unless it depends on the environment or
+// the script's own arguments (a usage guard the real run passes): that one is read as not
+// taken, with one warning listing all such exits. Loops are read as straight-line code
+// where they are written.
 
 #include <map>
 #include <memory>
 #include <optional>
 #include <set>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -57,6 +63,9 @@ public:
     // Functions the script defines but never calls, as far as the text is read ("usage", or a
     // launch command wrapped in a function nothing runs), with the line of each definition.
     std::vector<std::pair<std::string, int>> uncalledFunctions() const;
+    // The line of the `exit` that ended the reading, as bash stops there; 0 when the script was
+    // read to its end (an `exit` inside a subshell leaves only the subshell).
+    int exitLine() const { return m_exitLine; }
 
     // Expands one raw word (as written in a script) in the reader's current state.
     std::vector<std::string> expandWord(const std::string& raw, int line);
@@ -93,6 +102,9 @@ private:
         bool outer_active = true;
         int line = 0;
         std::vector<std::string> assigned;
+        // What the condition, the case subject or patterns, or the test before && / || read
+        // from outside the script (envReads()): whether this branch runs is bash's guess only.
+        std::vector<std::string> env;
     };
     // A variable as it stood before a prefix assignment or `local` changed it.
     struct SavedVariable {
@@ -101,8 +113,10 @@ private:
         std::optional<std::vector<std::string>> array;
         bool opaque = false;
     };
-    // A function the script defines: its body from the command that opens "{" to the one
-    // that closes it, shared so that a redefinition while it runs leaves the running copy.
+    // A function the script defines: its body from the command that opens "{" (or "(") to the
+    // one that closes it, shared so that a redefinition while it runs leaves the running copy.
+    // No body once `unset -f` removed it: the entry stays so that it is still known as defined
+    // and whether it was called.
     struct Function {
         std::shared_ptr<const std::vector<RawCommand>> body;
         int line = 0;
@@ -118,20 +132,45 @@ private:
         std::vector<SavedVariable> locals;   // the variables `local` hides, put back on return
         std::vector<std::string> warnings;   // findings while expanding the call's words
     };
+    // A subshell being read: a ( ... ), a function whose body is one, a command of a pipeline
+    // or one run with & (manual 3.2.3, 3.2.4.3, 3.7.3). Bash runs it in a child process, so what
+    // it changes is put back when it ends: each variable and function as it stood before the
+    // subshell first changed it, the exported names, the call's arguments and locals.
+    struct Subshell {
+        // m_branches where it begins: whether an `exit` inside runs depends only on the blocks
+        // opened after it, since the exit ends no more than the subshell.
+        std::size_t branches = 0;
+        std::vector<SavedVariable> variables;
+        std::set<std::string> saved;   // the names in `variables`
+        std::map<std::string, std::optional<Function>> functions;   // nullopt: not defined before
+        std::size_t exported = 0;
+        std::size_t frames = 0;
+        std::vector<std::string> args;   // of the call under way (m_frames.back()), if any
+        std::size_t locals = 0;
+    };
     std::vector<RawCommand> tokenize(std::string_view text);
     static int braceDepthChange(const RawCommand& cmd);
-    // Reads commands in order (the script, or a function body when it is called).
-    void run(const std::vector<RawCommand>& commands);
-    // The definition NAME() { ... } or `function NAME { ... }` at commands[k], whose body opens
-    // at word `brace` of commands[open]: defined when `defines` (bash runs the definition), and
-    // k moved to the command that closes the body.
-    void defineFunction(const std::string& name, const std::vector<RawCommand>& commands, std::size_t& k, std::size_t open,
+    // Reads commands in order (the script, a function body when it is called, a subshell).
+    void run(std::span<const RawCommand> commands);
+    // The definition NAME() { ... } or `function NAME { ... }` (or with a ( ... ) body) at
+    // commands[k], whose body opens at word `brace` of commands[open]: defined when `defines`
+    // (bash runs the definition), and k moved to the command that closes the body.
+    void defineFunction(const std::string& name, std::span<const RawCommand> commands, std::size_t& k, std::size_t open,
                         std::size_t brace, bool defines);
+    // Reads commands in a subshell of their own: what they change is put back after them, and an
+    // `exit` among them ends only them.
+    void runSubshell(std::span<const RawCommand> commands);
+    void enterSubshell();
+    void leaveSubshell();
+    // Before a variable or a function changes: noted in the innermost subshell, once.
+    void touchVariable(const std::string& name);
+    void touchFunction(const std::string& name);
     void callFunction(const std::string& name, std::vector<std::string> args, bool unknownArgs,
                       std::vector<std::string> warnings, int line);
     void execute(const RawCommand& cmd, std::size_t firstWord);
     SavedVariable saveVariable(const std::string& name) const;
     void restoreVariable(const SavedVariable& saved);
+    void putVariable(const SavedVariable& saved);   // restoreVariable, not noted in a subshell
     // `local NAME` (and declare / typeset in a function): hides the variable for the call;
     // false when it is already local to it.
     bool makeLocal(const std::string& name);
@@ -189,6 +228,25 @@ private:
     // Commands read in function bodies, all told: past a bound far above any launch script's
     // (a recursion that doubles at each level), calls are no longer followed.
     std::size_t m_calledCommands = 0;
+    std::vector<Subshell> m_subshells;   // the subshells being read, innermost last
+    // Set by an `exit` that runs, until the subshell it ends (or the whole reading) is left.
+    bool m_exiting = false;
+    int m_exitLine = 0;   // exitLine()
+    // What expansions read from outside the script since the last take (noteEnvRead): a
+    // variable it never set, so its environment's ("DATA_PATH"), or the script's own arguments
+    // ("$1", "$#", "$@") where they are not known. An `exit` whose running depends on one is a
+    // guard the real run (with its environment and arguments) passes: read as not taken.
+    std::vector<std::string> m_envReads;
+    // Variables the script set from such values (NODE_RANK="${1:-${NODE_RANK:-}}"), with them.
+    std::map<std::string, std::vector<std::string>> m_envDerived;
+    std::set<std::string> m_unsetByScript;   // `unset NAME`: empty in any environment
+    std::vector<std::string> m_conditionEnv;   // what the last evalCondition read from outside
+    std::vector<std::string> m_callEnv;        // what the running of the call under way depends on
+    // The exits read as not taken for that reason: line, and "exit 1 depends on ...".
+    std::vector<std::pair<int, std::string>> m_envExits;
+    void noteEnvRead(const std::string& what);
+    static void addEnv(std::vector<std::string>& to, const std::vector<std::string>& from);
+    static std::string describeEnv(const std::vector<std::string>& reads);
     // Set when an expansion used the script's own arguments ($@, $*), which are not known.
     bool m_scriptArgs = false;
     bool m_unsetAsEmpty = false;         // conditions see unset variables as empty

@@ -127,9 +127,14 @@ public:
             std::string uncalled;
             for (const auto& [name, line] : m_reader.uncalledFunctions())
                 uncalled += (uncalled.empty() ? "" : ", ") + name + " (line " + std::to_string(line) + ")";
+            // An exit bash runs before any launch command: what follows it is never run.
+            const int exitLine = m_reader.exitLine();
             throw InputError(m_out.file, "",
                              "no launch command found: expected torchrun, python -m torch.distributed.run or "
                              "python <entry>.py with Megatron-LM flags"
+                                 + (exitLine == 0 ? std::string()
+                                                  : "; the script exits at line " + std::to_string(exitLine)
+                                                        + ", and bash runs nothing after it")
                                  + (uncalled.empty() ? std::string()
                                                      : "; the script defines functions it never calls, whose commands bash does not "
                                                        "run: " + uncalled));

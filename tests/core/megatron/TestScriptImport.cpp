@@ -3,7 +3,9 @@
 
 #include "MegatronTestUtil.h"
 
+#include "io/Documents.h"
 #include "megatron/BashReader.h"
+#include "megatron/LauncherExport.h"
 #include "megatron/ScriptImport.h"
 #include "plan/Deployability.h"
 
@@ -12,6 +14,8 @@
 #include <QTest>
 
 #include <algorithm>
+#include <fstream>
+#include <iterator>
 
 using namespace hapmoe;
 
@@ -84,11 +88,12 @@ std::string bashPrints(const std::string& preamble, const std::string& words)
 
 // The arguments of every torchrun the script runs, one line a run, "<arg>" each: bash's with
 // torchrun a function that prints them (its own errors, such as `local` outside a function,
-// not shown, and the script's last status not taken for a failure), and the reader's torchrun
-// commands.
+// not shown, and the script's status, also that of an `exit` in it, not taken for a failure),
+// and the reader's torchrun commands.
 std::string bashLaunches(const std::string& script)
 {
-    return bashOutput("exec 2>/dev/null\ntorchrun() { printf '<%s>' \"$@\"; printf '\\n'; }\n" + script + "\nexit 0\n");
+    return bashOutput("exec 2>/dev/null\ntrap 'exit 0' EXIT\ntorchrun() { printf '<%s>' \"$@\"; printf '\\n'; }\n" + script
+                      + "\nexit 0\n");
 }
 
 std::string readerLaunches(const std::string& script)
@@ -111,6 +116,17 @@ bool readerWarns(const std::string& script, const std::string& part)
     BashReader r("inline.sh");
     r.read(script);
     return std::any_of(r.warnings().begin(), r.warnings().end(), [&](const std::string& w) { return w.find(part) != std::string::npos; });
+}
+
+// The reader's warnings that contain `part`.
+std::vector<std::string> warningsWith(const std::string& script, const std::string& part)
+{
+    BashReader r("inline.sh");
+    r.read(script);
+    std::vector<std::string> out;
+    std::copy_if(r.warnings().begin(), r.warnings().end(), std::back_inserter(out),
+                 [&](const std::string& w) { return w.find(part) != std::string::npos; });
+    return out;
 }
 
 std::string readerPrints(const std::string& preamble, const std::string& words)
@@ -1548,6 +1564,278 @@ private slots:
                  std::string("uncalled.sh: no launch command found: expected torchrun, python -m torch.distributed.run or python "
                              "<entry>.py with Megatron-LM flags; the script defines functions it never calls, whose commands bash "
                              "does not run: launch (line 1)"));
+    }
+
+    void exitEndsTheReading()
+    {
+        // An exit that runs ends the script (manual 4.1): nothing after it is read, at the top
+        // level, in an if or case branch, or in a function (nor what follows the call). Inside
+        // ( ... ), or in a command of a pipeline or one run with &, it ends only that subshell
+        // (manual 3.2.3, 3.2.4.3). Each script is run by bash too.
+        const std::vector<std::string> scripts = {
+            "torchrun a.py\nexit\ntorchrun b.py\n",
+            "torchrun a.py; exit 3; torchrun b.py\n",
+            "X=\nif [ -z \"$X\" ]; then torchrun a.py; exit 0; fi\ntorchrun b.py\n",
+            "if [ -n \"$UNSET\" ]; then exit 1; fi\ntorchrun b.py\n",
+            "case x in x) torchrun c.py; exit ;; esac; torchrun d.py\n",
+            "case y in x) exit ;; *) torchrun e.py ;; esac; torchrun f.py\n",
+            "[ 1 -eq 1 ] && exit; torchrun no.py\n",
+            "[ 1 -eq 2 ] && exit; torchrun yes.py\n",
+            "true || exit; torchrun y.py\n",
+            "{ torchrun a.py; exit; }; torchrun b.py\n",
+            "f() {\n  torchrun f.py\n  exit 2\n  torchrun g.py\n}\nf\ntorchrun h.py\n",
+            "f() { torchrun f.py \"$@\"; exit; }; g() { f 1; torchrun g.py; }; g; torchrun h.py\n",
+            "f() { if [ \"$1\" = stop ]; then exit 0; fi; torchrun f.py \"$1\"; }; f go; f stop; f never\n",
+            "f() { return 1; }; f && exit; torchrun after-return.py\n",
+            "( torchrun s.py; exit 1; torchrun t.py ); torchrun u.py\n",
+            "(\n  torchrun s.py\n  exit\n)\ntorchrun u.py\n",
+            "( ( torchrun deep.py; exit ); torchrun mid.py; exit 4 ); torchrun top.py\n",
+            "f() { ( torchrun in.py; exit ); torchrun out.py; }; ( f; exit; torchrun never.py ); torchrun last.py\n",
+            "f() { torchrun f.py; exit 0; }; f | cat; torchrun after-pipe.py\n",
+            "echo x | exit 3; torchrun after-exit-pipe.py\n",
+            "{ torchrun g.py; exit; } 2>&1 | cat; torchrun after-group.py\n",
+            "f() { exit; }; f & wait; torchrun after-bg.py\n",
+            "[ -f /nonexistent/x ] && exit 1\ntorchrun a.py\n",
+        };
+        for (const std::string& script : scripts)
+            QVERIFY2(readerLaunches(script) == bashLaunches(script), (script + "bash: " + bashLaunches(script)).c_str());
+        // Two of them by hand, and where the reading stopped (an exit in a subshell stops none).
+        QCOMPARE(readerLaunches(scripts[1]), std::string("<a.py>\n"));
+        QCOMPARE(readerLaunches(scripts[16]), std::string("<deep.py>\n<mid.py>\n<top.py>\n"));
+        BashReader stopped("stop.sh");
+        stopped.read(scripts[10]);
+        QCOMPARE(stopped.exitLine(), 3);
+        BashReader inner("inner.sh");
+        inner.read(scripts[15]);
+        QCOMPARE(inner.exitLine(), 0);
+        // Under a test the text cannot decide (a file, a case subject from the environment) the
+        // rest is read as if the exit did not run, as every branch of such a test is, and said;
+        // one on the environment is a guard the real run passes (envGuardsReadOn).
+        QVERIFY(readerWarns(scripts[22], "line 1: exit runs after the test `[ -f /nonexistent/x ]` (line 1), which cannot be "
+                                         "decided from the text; the rest of the script is read as if it did not exit"));
+        const std::string unknownCase = "case $MODE in\n  dry) exit 0 ;;\nesac\ntorchrun run.py\n";
+        QCOMPARE(readerLaunches(unknownCase), std::string("<run.py>\n"));
+        QVERIFY(readerWarns(unknownCase, "line 2: exit 0 depends on MODE, which the script does not set (its environment): "
+                                         "read as not taken"));
+        // A script that exits before its launch command has none, and the error says where it
+        // exits; an exit after the launch command changes nothing.
+        const std::string launch = "torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers 32 --hidden-size 4096 "
+                                   "--num-attention-heads 32 --seq-length 4096 --max-position-embeddings 4096 --micro-batch-size 1 "
+                                   "--bf16 --vocab-size 32000\n";
+        QCOMPARE(refusalOf("MODE=dry\nif [ \"$MODE\" = dry ]; then\n  echo \"dry run\" >&2\n  exit 1\nfi\n" + launch, "guard.sh"),
+                 std::string("guard.sh: no launch command found: expected torchrun, python -m torch.distributed.run or python "
+                             "<entry>.py with Megatron-LM flags; the script exits at line 4, and bash runs nothing after it"));
+        QCOMPARE(refusalOf(launch + "exit 0\ntorchrun other.py\n", "end.sh"), std::string("accepted"));
+    }
+
+    void envGuardsReadOn()
+    {
+        // A usage guard on a variable the script does not set (its environment), on the
+        // script's own arguments or on $# at the top level: bash run bare (no environment, no
+        // arguments) takes it, the real run passes it. The exit is read as not taken, the
+        // import gives the launch command, and one warning names the line and what it depends on.
+        const std::string launch = "torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers 32 --hidden-size 4096 "
+                                   "--num-attention-heads 32 --seq-length 4096 --max-position-embeddings 4096 --micro-batch-size 1 "
+                                   "--bf16 --vocab-size 32000\n";
+        const std::string guardEnv = "#!/bin/bash\n[ -z \"$DATA_PATH\" ] && exit 1\n" + launch;
+        const std::string guardArgc = "if [ $# -lt 1 ]; then\n  echo \"usage: $0 DATA\" >&2\n  exit 1\nfi\n" + launch;
+        const std::string guardParam = ": \"${CKPT:?set CKPT}\"\n" + launch;
+        // Bash run bare stops at the first two.
+        QCOMPARE(bashLaunches("torchrun a.py\n[ -z \"$DATA_PATH\" ] && exit 1\ntorchrun b.py\n"), std::string("<a.py>\n"));
+        QCOMPARE(bashLaunches("torchrun a.py\nif [ $# -lt 1 ]; then exit 1; fi\ntorchrun b.py\n"), std::string("<a.py>\n"));
+        for (const auto& [script, file] : {std::pair{guardEnv, "env.sh"}, std::pair{guardArgc, "argc.sh"},
+                                           std::pair{guardParam, "param.sh"}}) {
+            QCOMPARE(refusalOf(script, file), std::string("accepted"));
+            const ImportedScript s = importMegatronScript(script, file);
+            QCOMPARE(s.model.num_layers, 32);
+            QCOMPARE(s.parallel.micro_batch_size, 1);
+        }
+        QCOMPARE(warningsWith(guardEnv, "exit 1"),
+                 std::vector<std::string>{"line 2: exit 1 depends on DATA_PATH, which the script does not set (its environment): "
+                                          "read as not taken"});
+        QCOMPARE(warningsWith(guardArgc, "exit 1"),
+                 std::vector<std::string>{"line 3: exit 1 depends on $#, from the script's own arguments: read as not taken"});
+        // ${VAR:?message} is no exit for the reader: the command after it is read, and the
+        // finding stays with the ":" command.
+        BashReader param("param.sh");
+        param.read(guardParam);
+        QCOMPARE(param.exitLine(), 0);
+        QVERIFY(std::any_of(param.commands().front().warnings.begin(), param.commands().front().warnings.end(),
+                            [](const std::string& w) { return w.find("CKPT must be set for this script") != std::string::npos; }));
+
+        // The other forms: $1 (also through a variable set from it), ${VAR:-} defaults, a
+        // function called with "$@", a { ...; } group, a case on $#, the else of a guard. Each
+        // reads on to the launch; several guards give one warning that lists them all.
+        const std::vector<std::string> scripts = {
+            "[ -n \"$1\" ] || exit 1\ntorchrun a.py\n",
+            "DATA=\"${1:-${DATA:-}}\"\nif [ -z \"$DATA\" ]; then exit 2; fi\ntorchrun a.py $DATA\n",
+            "[ -z \"${CKPT:-}\" ] && { echo usage; exit 1; }\ntorchrun a.py\n",
+            "main() {\n  [ $# -ge 1 ] || exit 1\n  torchrun a.py \"$@\"\n}\nmain \"$@\"\n",
+            "usage() { echo usage; exit 1; }\n[ \"$#\" -eq 0 ] && usage\ntorchrun a.py\n",
+            "case $# in\n  0) exit 1 ;;\n  *) torchrun a.py ;;\nesac\n",
+            "if [ -z \"$DATA_PATH\" ]; then\n  exit 1\nelse\n  torchrun a.py\nfi\n",
+        };
+        for (const std::string& script : scripts)
+            QVERIFY2(readerLaunches(script).find("<a.py>") != std::string::npos, script.c_str());
+        QCOMPARE(warningsWith(scripts[1], "exit 2"),
+                 std::vector<std::string>{"line 2: exit 2 depends on $1, from the script's own arguments, and on DATA, which the "
+                                          "script does not set (its environment): read as not taken"});
+        QCOMPARE(warningsWith(scripts[4], "exit 1"),
+                 std::vector<std::string>{"line 1: exit 1 depends on $#, from the script's own arguments: read as not taken"});
+        QCOMPARE(warningsWith(guardEnv + "if [ $# -lt 1 ]; then exit 3; fi\n", "exit"),
+                 std::vector<std::string>{"line 2: exit 1 depends on DATA_PATH, which the script does not set (its environment); "
+                                          "line 4: exit 3 depends on $#, from the script's own arguments: each read as not taken"});
+        // A variable the script unset is empty in any environment: its test decides, as in bash.
+        const std::string unsetFirst = "unset DATA\n[ -z \"$DATA\" ] && exit 1\ntorchrun a.py\n";
+        QCOMPARE(readerLaunches(unsetFirst), bashLaunches(unsetFirst));
+
+        // Exits decided by the script's own values still end the reading, as in bash, and so do
+        // those in a function whose arguments the call gives.
+        const std::vector<std::string> own = {
+            "MODE=dry\n[ \"$MODE\" = dry ] && exit 0\ntorchrun a.py\n",
+            "N=0\nif [ $N -lt 1 ]; then exit 1; fi\ntorchrun a.py\n",
+            "DATA=${DATA_PATH:-/data}\nDATA=/fixed\n[ -n \"$DATA\" ] && exit 0\ntorchrun a.py\n",
+            "f() { [ $# -lt 2 ] && exit 1; torchrun f.py \"$@\"; }\nf a b\nf a\ntorchrun never.py\n",
+            "case go in go) torchrun a.py; exit ;; esac\ntorchrun b.py\n",
+            "torchrun a.py\nset -- x\n[ 1 -eq 1 ] && exit 0\ntorchrun b.py\n",
+        };
+        for (const std::string& script : own)
+            QVERIFY2(readerLaunches(script) == bashLaunches(script), (script + "bash: " + bashLaunches(script)).c_str());
+        QCOMPARE(readerLaunches(own[3]), std::string("<f.py><a><b>\n"));
+        BashReader dry("dry.sh");
+        dry.read(own[0]);
+        QCOMPARE(dry.exitLine(), 2);
+        QVERIFY(warningsWith(own[0], "depends on").empty());
+    }
+
+    void exportedLaunchersReimport()
+    {
+        // Our own launchers guard NODE_RANK (the first argument or the environment) and
+        // FlagScale's entry (FLAGSCALE_HOME) with `exit 2`: re-imported, the reading goes on
+        // past them to the launch, with one warning for all the guards.
+        std::ifstream in(test::dataFile("mixtral_h800_plan.json"));
+        const std::string planText((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        const PlanDocument megatron = readPlan(planText, "mixtral_h800_plan.json");
+        ExportOptions flagscale;
+        flagscale.format = LauncherFormat::FlagScale;
+        for (const ExportOptions& o : {ExportOptions{}, flagscale}) {
+            const ExportResult r = exportLauncher(o.format == LauncherFormat::FlagScale ? test::h800And910bPlan() : megatron, o);
+            QVERIFY2(r.ok, r.refusal.c_str());
+            QCOMPARE(refusalOf(r.script, "launch.sh"), std::string("accepted"));
+            const std::vector<std::string> guards = warningsWith(r.script, "exit 2");
+            QCOMPARE(guards.size(), std::size_t(1));
+            QVERIFY2(guards[0].find("exit 2 depends on $1, from the script's own arguments, and on NODE_RANK, which the script "
+                                    "does not set (its environment)")
+                         != std::string::npos,
+                     guards[0].c_str());
+            if (o.format == LauncherFormat::FlagScale)
+                QVERIFY2(guards[0].find("exit 2 depends on FLAGSCALE_HOME, which the script does not set (its environment): each "
+                                        "read as not taken")
+                             != std::string::npos,
+                         guards[0].c_str());
+            const ImportedScript s = importMegatronScript(r.script, "launch.sh");
+            QVERIFY(!std::any_of(s.warnings.begin(), s.warnings.end(),
+                                 [](const std::string& w) { return w.find("cannot be decided") != std::string::npos; }));
+        }
+    }
+
+    void unsetRemovesFunctions()
+    {
+        // unset -f removes functions (several at once), and unset without options a variable
+        // or, when no variable has the name, the function; -v removes only variables, -f with
+        // -v or an unknown option nothing (bash's unset builtin). A call after it is an unknown
+        // command; a subshell's unset stays in it. Each script is run by bash too.
+        const std::vector<std::string> scripts = {
+            "f() { torchrun f.py; }; unset -f f; f; torchrun after.py\n",
+            "f() { torchrun f.py; }; g() { torchrun g.py; }; h() { torchrun h.py; }; unset -f f g; f; g; h\n",
+            "f() { torchrun f.py; }; f=1; unset f; f; unset f; f; torchrun v.py ${f-unset}\n",
+            "f() { torchrun f.py; }; unset -v f; f\n",
+            "f() { torchrun f.py; }; unset -fv f; f\n",
+            "f() { torchrun f.py; }; unset -x f; f\n",
+            "f() { torchrun f.py; }; unset -- f; f\n",
+            "f() { torchrun f.py; }; n=f; unset -f \"$n\"; f\n",
+            "f() { torchrun one.py; }; unset -f f; f() { torchrun two.py; }; f\n",
+            "f() { torchrun f.py; unset -f f; }; f; f\n",
+            "f() { torchrun f.py; }; ( unset -f f; f ); f\n",
+            "f() { torchrun f.py; }; if [ -n \"$UNSET\" ]; then unset -f f; fi; f\n",
+            "A=1; B=(1 2); unset A B; torchrun a.py ${A-unset} ${B-unset}\n",
+        };
+        for (const std::string& script : scripts)
+            QVERIFY2(readerLaunches(script) == bashLaunches(script), (script + "bash: " + bashLaunches(script)).c_str());
+        QCOMPARE(readerLaunches(scripts[2]), std::string("<f.py>\n<v.py><unset>\n"));
+        QVERIFY(readerWarns(scripts[4], "line 1: unset -f -v: bash cannot remove a function and a variable at once, and removes nothing"));
+        // A launch command in a function removed before the call is not run: the error names
+        // the function as never called.
+        const std::string tail = "--num-layers 32 --hidden-size 4096 --num-attention-heads 32 --seq-length 4096 "
+                                 "--max-position-embeddings 4096 --micro-batch-size 1 --bf16 --vocab-size 32000\n";
+        QCOMPARE(refusalOf("launch() {\n  torchrun pretrain_gpt.py " + tail + "}\nunset -f launch\nlaunch\n", "gone.sh"),
+                 std::string("gone.sh: no launch command found: expected torchrun, python -m torch.distributed.run or python "
+                             "<entry>.py with Megatron-LM flags; the script defines functions it never calls, whose commands bash "
+                             "does not run: launch (line 1)"));
+    }
+
+    void subshellFunctionBodies()
+    {
+        // run() ( ... ): a function whose body is a subshell is read where it is called, as a
+        // subshell (manual 3.3): what it sets (variables, exports, functions, shift) is put back
+        // after it, and an exit or return in it ends only the call. Each script is run by bash too.
+        const std::vector<std::string> scripts = {
+            "run() ( torchrun r.py \"$@\" )\nrun a b\n",
+            "X=1\nrun() (\n  X=2\n  torchrun r.py $X \"$@\"\n)\nrun a\ntorchrun after.py $X\n",
+            "f() ( torchrun f.py; exit 3; torchrun never.py )\nf\ntorchrun after.py\n",
+            "f() ( return 5; torchrun never.py ); f; torchrun after.py\n",
+            "function k ( torchrun k.py )\nk\n",
+            "function k() ( torchrun k.py $1 )\nk 1\n",
+            "never() ( torchrun never.py )\ntorchrun main.py\n",
+            "f() ( local X=2; torchrun f.py $X ); X=1; f; torchrun g.py $X\n",
+            "f() ( g() { torchrun g.py; }; g ); f; g\n",
+            "f() ( export Y=1; shift; torchrun f.py \"$@\" ); f a b; torchrun g.py ${Y-unset}\n",
+            "r() ( torchrun r.py $1; [ $1 -lt 3 ] && r $(( $1 + 1 )) ); r 1\n",
+            "f() (\n  case $1 in\n    a) torchrun a.py ;;\n    (b) torchrun b.py ;;\n  esac\n)\nf a; f b\n",
+            "if [ -n \"$UNSET\" ]; then f() ( torchrun a.py ); else f() ( torchrun b.py ); fi; f\n",
+            "f() { local X=2; ( X=3; shift; exit ); torchrun in.py $X \"$@\"; }; X=1; f a b; torchrun out.py $X\n",
+            "f() ( torchrun f.py \"$@\" ); f 1 2 | cat\n",
+            "{ (torchrun a.py) }\nif (true) then torchrun then.py; fi\ncase x in x) (torchrun c.py) esac\n",
+        };
+        for (const std::string& script : scripts)
+            QVERIFY2(readerLaunches(script) == bashLaunches(script), (script + "bash: " + bashLaunches(script)).c_str());
+        QCOMPARE(readerLaunches(scripts[1]), std::string("<r.py><2><a>\n<after.py><1>\n"));
+        QVERIFY(!readerWarns(scripts[0], "function run"));
+        // What a subshell, a subshell function or a command of a pipeline sets stays in it.
+        const std::string pre = "X=1\nf() ( X=2; Y=2 )\nf\ng() { Z=3; }\ng | cat\n( W=4; X=4 )";
+        for (const char* name : {"X", "Y", "Z", "W"})
+            QVERIFY2(readerValue(pre, name) == bashValue(pre, name), name);
+        QCOMPARE(readerValue(pre, "X"), std::string("<1><END>"));
+        // A body that is neither a group nor a subshell is still read where it is written.
+        QVERIFY(readerWarns("f() if true; then torchrun x.py; fi\n",
+                            "line 1: function f: a body that is not a { ... } group or a ( ... ) subshell is read where it is written"));
+        // A subshell that is never closed is refused, as bash refuses the script; subshells
+        // nested past any launch script's, or a recursion, are not followed, with a warning.
+        try {
+            BashReader open("open.sh");
+            open.read("run() (\n  torchrun x.py\n");
+            QFAIL("an unclosed subshell body must be refused");
+        } catch (const InputError& e) {
+            QCOMPARE(std::string(e.what()), std::string("open.sh: line 1: no ) closes the subshell ( opened here (bash: unexpected "
+                                                        "end of file)"));
+        }
+        // A stray fi or else (bash refuses the script) closes or flips no block around the
+        // subshell or the call it is in.
+        for (const std::string body : {"( fi; else )", "f() { fi; else true; }; f"})
+            QCOMPARE(readerLaunches("if [ -z \"$U\" ]; then\n  " + body + "\n  torchrun yes.py\nelse\n  torchrun no.py\nfi\n"),
+                     std::string("<yes.py>\n"));
+        std::string nested = "torchrun deep.py";
+        for (int k = 0; k < 100; ++k)
+            nested = "( " + nested + " )";
+        BashReader deep("deep.sh");
+        deep.read(nested + "\ntorchrun after.py\n");
+        QCOMPARE(deep.commands().size(), std::size_t(1));
+        QVERIFY(std::any_of(deep.warnings().begin(), deep.warnings().end(), [](const std::string& w) {
+            return w == "line 1: subshells nested 64 deep, far past any launch script; the commands of this one are not read";
+        }));
+        BashReader recursion("rec.sh");
+        recursion.read("r() ( torchrun r.py; r )\nr\n");
+        QCOMPARE(recursion.commands().size(), std::size_t(64));
     }
 
     void encoderSeqLengthIsTheSequenceLength()
