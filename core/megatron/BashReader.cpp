@@ -476,6 +476,47 @@ std::vector<BashReader::RawCommand> BashReader::tokenize(std::string_view input)
             while (i < n && text[i] != '\n') ++i;
             continue;
         }
+        // The pattern after "=~" inside [[ ]] (manual 3.2.5.2) is one word whose parentheses and
+        // "|" belong to it: "[[ $MODEL =~ ^(llama|mixtral)$ ]]" opens no subshell and ends no
+        // command.
+        if (!cur.words.empty() && cur.words.back().text == "=~"
+            && std::any_of(cur.words.begin(), cur.words.end(), [](const RawWord& w) { return w.text == "[["; })) {
+            const int startLine = line;
+            RawWord pattern;
+            int depth = 0;
+            while (i < n) {
+                const char ch = text[i];
+                if ((ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n') && depth == 0)
+                    break;
+                std::size_t j = i + 1;
+                if (ch == '(') {
+                    ++depth;
+                } else if (ch == ')') {
+                    if (depth == 0)
+                        break;
+                    --depth;
+                } else if (ch == '\\' && i + 1 < n) {
+                    j = i + 2;
+                } else if (ch == '\'') {
+                    j = skipSingle(text, i);
+                    if (j == npos) fail(startLine, "unterminated single quote");
+                } else if (ch == '"') {
+                    j = skipDouble(text, i);
+                    if (j == npos) fail(startLine, "unterminated double quote");
+                } else if (ch == '$' && i + 1 < n && (text[i + 1] == '{' || text[i + 1] == '(')) {
+                    j = skipDollarGroup(text, i);
+                    if (j == npos) fail(startLine, std::string("unterminated $") + text[i + 1]);
+                }
+                const std::string part = text.substr(i, j - i);
+                line += countNewlines(part);
+                pattern.text += part;
+                i = j;
+            }
+            if (!pattern.text.empty()) {
+                cur.words.push_back(std::move(pattern));
+                continue;
+            }
+        }
         if (c == '(' && !open.empty() && !open.back().subshell && open.back().pattern) {
             ++i;   // "(small|tiny)": the optional "(" of a case pattern list
             continue;
@@ -530,7 +571,9 @@ std::vector<BashReader::RawCommand> BashReader::tokenize(std::string_view input)
         }
         if (c == ')' && !open.empty())
             open.back().pattern = false;   // the end of a case pattern list
-        if (c == ';' || c == '&' || c == '|' || c == '(' || c == ')') {
+        // "&>" and "&>>" redirect stdout and stderr (manual 3.6.4, 3.6.5): not a "&".
+        const bool bothRedirect = c == '&' && i + 1 < n && text[i + 1] == '>';
+        if (!bothRedirect && (c == ';' || c == '&' || c == '|' || c == '(' || c == ')')) {
             std::string separator(1, c);
             if ((c == '&' || c == '|' || c == ';') && i + 1 < n && text[i + 1] == c)
                 separator += c;
@@ -542,7 +585,7 @@ std::vector<BashReader::RawCommand> BashReader::tokenize(std::string_view input)
             i += separator.size();
             continue;
         }
-        if (c == '<' || c == '>') {
+        if (c == '<' || c == '>' || bothRedirect) {
             // Redirection: the operator and its target are not part of the command.
             std::string op;
             while (i < n && (text[i] == '<' || text[i] == '>' || text[i] == '&' || text[i] == '-')) {
@@ -699,6 +742,15 @@ void BashReader::run(std::span<const RawCommand> commands)
     // closed when they end, also after `return`.
     const std::size_t base = m_branches.size();
     auto isCase = [&] { return m_branches.size() > base && m_branches.back().kind == Branch::Kind::Case; };
+    // A loop body: read once, where it is written, but whether it runs at all is not decided
+    // (the text does not evaluate loop conditions), so an exit inside is undecided.
+    auto pushLoop = [&] {
+        Branch b;
+        b.kind = Branch::Kind::Loop;
+        b.known = false;
+        b.active = true;
+        m_branches.push_back(b);
+    };
     for (std::size_t k = 0; k < commands.size() && !m_exiting; ++k) {
         const RawCommand& cmd = commands[k];
         const std::string& before = k > 0 ? commands[k - 1].separator : std::string();
@@ -845,6 +897,7 @@ void BashReader::run(std::span<const RawCommand> commands)
                 ++w;
             } else if (t == "while" || t == "until") {
                 condition();
+                pushLoop();
                 consumed = true;   // loop bodies are read once, as straight-line code
             } else if (t == "case") {
                 Branch b;
@@ -879,6 +932,7 @@ void BashReader::run(std::span<const RawCommand> commands)
             } else if (t == "for" || t == "select") {
                 if (active())
                     warnOnce("loop", cmd.line, "loops are read as straight-line code (their body once, where it is written)");
+                pushLoop();
                 consumed = true;
             } else if (t == "function") {
                 // function NAME { ... } or function NAME() { ... }: the body's "{" on this
@@ -923,6 +977,15 @@ void BashReader::run(std::span<const RawCommand> commands)
                     b.env = statusEnv;
                 m_branches.push_back(b);
                 group = true;
+                ++w;
+            } else if (t == "done") {
+                // Closes the innermost loop body (and any block left open inside it).
+                if (std::any_of(m_branches.begin() + static_cast<std::ptrdiff_t>(base), m_branches.end(),
+                                [](const Branch& b) { return b.kind == Branch::Kind::Loop; })) {
+                    while (m_branches.back().kind != Branch::Kind::Loop)
+                        m_branches.pop_back();
+                    m_branches.pop_back();
+                }
                 ++w;
             } else if (t == "}") {
                 if (m_branches.size() > base && m_branches.back().kind == Branch::Kind::Group)
@@ -977,23 +1040,44 @@ void BashReader::run(std::span<const RawCommand> commands)
                 std::string text;
                 for (std::size_t a = w; a < cmd.words.size(); ++a)
                     text += (a > w ? " " : "") + cmd.words[a].text;
-                if (std::none_of(m_envExits.begin(), m_envExits.end(), [&](const auto& e) { return e.first == cmd.line; }))
-                    m_envExits.emplace_back(cmd.line, text + " depends on " + describeEnv(env));
+                // Keyed by where the script exits: the call's line when the exit is in a function
+                // (guards sharing a usage/die function are each listed).
+                const int at = exitSite(cmd.line);
+                if (at != cmd.line)
+                    text += " (line " + std::to_string(cmd.line) + ", in function " + m_frames.back().function + ")";
+                if (std::none_of(m_envExits.begin(), m_envExits.end(), [&](const auto& e) { return e.first == at; }))
+                    m_envExits.emplace_back(at, text + " depends on " + describeEnv(env));
                 continue;
             }
-            if (runs == Truth::True
+            const bool inLoop = std::any_of(m_branches.begin() + static_cast<std::ptrdiff_t>(from), m_branches.end(),
+                                            [](const Branch& b) { return b.kind == Branch::Kind::Loop; });
+            if (runs == Truth::True && !m_undecidedCall
                 && std::all_of(m_branches.begin() + static_cast<std::ptrdiff_t>(from), m_branches.end(),
                                [](const Branch& b) { return b.known; })) {
                 m_exiting = true;
-                if (m_subshells.empty())
-                    m_exitLine = cmd.line;
+                if (m_subshells.empty()) {
+                    m_exitLine = exitSite(cmd.line);
+                    if (m_exitLine != cmd.line)
+                        warn(m_exitLine, "the script exits here: the call runs function " + m_frames.back().function
+                                             + ", whose exit at line " + std::to_string(cmd.line) + " runs");
+                }
                 break;
             }
-            const std::string test = runs == Truth::Unknown && !statusTest.empty() ? "after the test " + statusTest + ", which"
-                                                                                    : "under a test that";
-            warnOnce("exit:" + std::to_string(cmd.line), cmd.line,
-                     "exit runs " + test + " cannot be decided from the text; the rest of the "
-                         + (m_subshells.empty() ? "script" : "subshell") + " is read as if it did not exit");
+            const std::string rest = "; the rest of the " + std::string(m_subshells.empty() ? "script" : "subshell")
+                + " is read as if it did not exit";
+            const int at = exitSite(cmd.line);
+            const std::string where = at == cmd.line ? std::string()
+                : " (line " + std::to_string(cmd.line) + ", in function " + m_frames.back().function + ")";
+            std::string message;
+            if (inLoop)
+                message = "exit" + where + " is inside a loop body, which the text does not tell runs" + rest;
+            else if (runs == Truth::Unknown && !statusTest.empty())
+                message = "exit" + where + " runs after the test " + statusTest + ", which cannot be decided from the text" + rest;
+            else if (m_undecidedCall && runs == Truth::True && at != cmd.line)
+                message = "exit" + where + " runs when this call does, which the text cannot decide" + rest;
+            else
+                message = "exit" + where + " runs under a test that cannot be decided from the text" + rest;
+            warnOnce("exit:" + std::to_string(at) + ":" + std::to_string(cmd.line), at, message);
             continue;
         }
         if (cmd.words[w].text == "return" && !m_frames.empty()) {
@@ -1032,7 +1116,12 @@ void BashReader::run(std::span<const RawCommand> commands)
             enterSubshell();
         {
             CallEnv under(m_callEnv, runsEnv);
+            // A function called where the text cannot decide whether the call runs: an exit
+            // in it is undecided too.
+            const bool outerUndecided = m_undecidedCall;
+            m_undecidedCall = outerUndecided || runs == Truth::Unknown;
             execute(cmd, w);
+            m_undecidedCall = outerUndecided;
         }
         if (ownProcess)
             leaveSubshell();
@@ -1121,7 +1210,18 @@ void BashReader::enterSubshell()
         s.args = m_frames.back().args;
         s.locals = m_frames.back().locals.size();
     }
+    s.undecided_call = m_undecidedCall;
+    m_undecidedCall = false;   // an exit inside ends only the subshell
+    s.env_derived = m_envDerived;
+    s.unset_by_script = m_unsetByScript;
     m_subshells.push_back(std::move(s));
+}
+
+int BashReader::exitSite(int line) const
+{
+    // The outermost call under way, since the subshell the exit ends began.
+    const std::size_t frames = m_subshells.empty() ? 0 : m_subshells.back().frames;
+    return m_frames.size() > frames ? m_frames[frames].call_line : line;
 }
 
 void BashReader::leaveSubshell()
@@ -1143,6 +1243,9 @@ void BashReader::leaveSubshell()
         }
     }
     m_exportOrder.resize(s.exported);
+    m_undecidedCall = s.undecided_call;
+    m_envDerived = std::move(s.env_derived);
+    m_unsetByScript = std::move(s.unset_by_script);
     if (!m_frames.empty() && m_frames.size() == s.frames) {
         m_frames.back().args = std::move(s.args);
         m_frames.back().locals.resize(s.locals);
@@ -1180,7 +1283,7 @@ void BashReader::callFunction(const std::string& name, std::vector<std::string> 
     }
     // The body stays alive while it runs, even if it defines the function again.
     const std::shared_ptr<const std::vector<RawCommand>> body = f.body;
-    m_frames.push_back(Frame{name, std::move(args), unknownArgs, {}, std::move(warnings)});
+    m_frames.push_back(Frame{name, std::move(args), unknownArgs, {}, std::move(warnings), line});
     run(*body);
     const std::vector<SavedVariable> locals = std::move(m_frames.back().locals);
     m_frames.pop_back();
@@ -1422,7 +1525,7 @@ bool BashReader::applyAssignment(const RawWord& word, int line, bool exported)
         return false;
     eq = k;
     touchVariable(name);
-    if (std::any_of(m_branches.begin(), m_branches.end(), [](const Branch& b) { return !b.known && b.kind != Branch::Kind::Case; }))
+    if (std::any_of(m_branches.begin(), m_branches.end(), [](const Branch& b) { return !b.known && b.kind != Branch::Kind::Case && b.kind != Branch::Kind::Loop; }))
         warnOnce("cond:" + name, line,
                  name + " is set in a branch whose condition cannot be decided from the text; it is read as if the branch ran");
     // In a case block whose subject is not known: named once, at its esac.
@@ -2226,7 +2329,16 @@ bool BashReader::evalArithmetic(const std::string& expr, long long& value, int l
         return false;
     ShellArithmetic a(text, [&](const std::string& name, long long& v) {
         std::string s;
-        if (!lookup(name, s))
+        // A bare name reads from outside the script as $NAME does (m_envReads).
+        const bool isSet = lookup(name, s);
+        if (!name.empty() && isNameStart(name[0])) {
+            if (!isSet)
+                noteEnvRead(name);
+            else if (auto it = m_envDerived.find(name); it != m_envDerived.end())
+                for (const std::string& what : it->second)
+                    noteEnvRead(what);
+        }
+        if (!isSet)
             return false;
         if (s.empty()) {
             v = 0;

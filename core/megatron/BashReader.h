@@ -86,7 +86,7 @@ private:
     // An if/elif/else block whose condition was (or could not be) evaluated, a case block,
     // or a { ... } group (run or skipped as a whole after && / ||).
     struct Branch {
-        enum class Kind { If, Case, Group };
+        enum class Kind { If, Case, Group, Loop };   // Loop: a while/until/for/select body, not known to run
         Kind kind = Kind::If;
         bool known = false;   // the condition could be evaluated
         bool taken = false;   // a branch of this block has run
@@ -131,6 +131,7 @@ private:
         bool unknown_args = false;
         std::vector<SavedVariable> locals;   // the variables `local` hides, put back on return
         std::vector<std::string> warnings;   // findings while expanding the call's words
+        int call_line = 0;                   // the line of the call
     };
     // A subshell being read: a ( ... ), a function whose body is one, a command of a pipeline
     // or one run with & (manual 3.2.3, 3.2.4.3, 3.7.3). Bash runs it in a child process, so what
@@ -147,6 +148,9 @@ private:
         std::size_t frames = 0;
         std::vector<std::string> args;   // of the call under way (m_frames.back()), if any
         std::size_t locals = 0;
+        bool undecided_call = false;   // m_undecidedCall outside it
+        std::map<std::string, std::vector<std::string>> env_derived;   // m_envDerived before it
+        std::set<std::string> unset_by_script;                         // m_unsetByScript before it
     };
     std::vector<RawCommand> tokenize(std::string_view text);
     static int braceDepthChange(const RawCommand& cmd);
@@ -162,6 +166,9 @@ private:
     void runSubshell(std::span<const RawCommand> commands);
     void enterSubshell();
     void leaveSubshell();
+    // Where an exit at `line` leaves what it ends: the line of the outermost call under way
+    // (in that script or subshell), or `line` itself.
+    int exitSite(int line) const;
     // Before a variable or a function changes: noted in the innermost subshell, once.
     void touchVariable(const std::string& name);
     void touchFunction(const std::string& name);
@@ -232,6 +239,9 @@ private:
     // Set by an `exit` that runs, until the subshell it ends (or the whole reading) is left.
     bool m_exiting = false;
     int m_exitLine = 0;   // exitLine()
+    // Set while a function called after a && / || whose status the text cannot decide is read
+    // (cmd || die "msg"): an `exit` in it is undecided, as in an inline { ...; exit 1; }.
+    bool m_undecidedCall = false;
     // What expansions read from outside the script since the last take (noteEnvRead): a
     // variable it never set, so its environment's ("DATA_PATH"), or the script's own arguments
     // ("$1", "$#", "$@") where they are not known. An `exit` whose running depends on one is a

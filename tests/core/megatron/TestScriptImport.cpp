@@ -1604,7 +1604,7 @@ private slots:
         QCOMPARE(readerLaunches(scripts[16]), std::string("<deep.py>\n<mid.py>\n<top.py>\n"));
         BashReader stopped("stop.sh");
         stopped.read(scripts[10]);
-        QCOMPARE(stopped.exitLine(), 3);
+        QCOMPARE(stopped.exitLine(), 6);   // the call's line, where the script exits (the exit is on line 3)
         BashReader inner("inner.sh");
         inner.read(scripts[15]);
         QCOMPARE(inner.exitLine(), 0);
@@ -1681,7 +1681,8 @@ private slots:
                  std::vector<std::string>{"line 2: exit 2 depends on $1, from the script's own arguments, and on DATA, which the "
                                           "script does not set (its environment): read as not taken"});
         QCOMPARE(warningsWith(scripts[4], "exit 1"),
-                 std::vector<std::string>{"line 1: exit 1 depends on $#, from the script's own arguments: read as not taken"});
+                 std::vector<std::string>{"line 2: exit 1 (line 1, in function usage) depends on $#, from the script's own "
+                                          "arguments: read as not taken"});
         QCOMPARE(warningsWith(guardEnv + "if [ $# -lt 1 ]; then exit 3; fi\n", "exit"),
                  std::vector<std::string>{"line 2: exit 1 depends on DATA_PATH, which the script does not set (its environment); "
                                           "line 4: exit 3 depends on $#, from the script's own arguments: each read as not taken"});
@@ -1945,6 +1946,102 @@ private slots:
                              "(Megatron-LM asserts num_experts % EP == 0)"));
         QCOMPARE(refusalOf(head + "--disable-bias-linear --num-experts 8 --expert-model-parallel-size 4\n", "ok.sh"),
                  std::string("accepted"));
+    }
+    void exitReviewRegressions()
+    {
+        // &> and &>> redirect stdout and stderr: no "&" that runs the command in the background
+        // (which made the exit after || always run, and lost what a function sets).
+        const std::vector<std::string> redirects = {
+            "command -v torchrun &> /dev/null || { echo \"torchrun not found\"; exit 1; }\ntorchrun a.py\n",
+            "setup() {\n  TP=4\n  export PP=2\n}\nsetup &> /dev/null\ntorchrun a.py $TP $PP\n",
+            "TP=2\nload_config() { TP=4; }\nload_config &>>/dev/null\ntorchrun a.py $TP\n",
+        };
+        for (const std::string& script : redirects) {
+            QVERIFY2(readerLaunches(script) == bashLaunches(script), (script + "bash: " + bashLaunches(script)).c_str());
+            QVERIFY2(!readerLaunches(script).empty(), script.c_str());
+        }
+        // The pattern after =~ in [[ ]] is one word: its ( | ) neither open nor close a subshell,
+        // so a subshell function's body ends at its own ")" and a subshell keeps TP to itself.
+        const std::vector<std::string> regexes = {
+            "MODEL=llama\nTP=2\ndebug() (\n  if [[ $MODEL =~ ^(llama|mixtral)$ ]]; then TP=1; fi\n  torchrun debug.py $TP\n)\n"
+            "launch() {\n  torchrun a.py $TP\n}\nlaunch\n",
+            "MODEL=llama\nTP=2\n(\n  [[ $MODEL =~ ^(llama|mixtral)$ ]] && TP=4\n  cd /\n)\ntorchrun a.py $TP\n",
+            "X=\"a b\"\nif [[ $X =~ (a b) ]]; then :; fi\nTP=3\ntorchrun a.py $TP\n",
+        };
+        for (const std::string& script : regexes) {
+            QVERIFY2(readerLaunches(script) == bashLaunches(script), (script + "bash: " + bashLaunches(script)).c_str());
+            QVERIFY2(!readerLaunches(script).empty(), script.c_str());
+        }
+        // An exit in a function called after && / || whose status the text does not give is
+        // undecided, as the inline { ...; exit 1; } is: read as not taken, named at the call.
+        const std::string die = "die() { echo \"$*\" >&2; exit 1; }\n";
+        const std::vector<std::string> dies = {
+            die + "WORK=/tmp\ncd \"$WORK\" || die \"cannot cd to $WORK\"\n[ -d / ] || die \"no root\"\n"
+                  "command -v torchrun >/dev/null 2>&1 || die \"torchrun not found\"\ntorchrun a.py\n",
+            die + "check() { [ -d \"$1\" ] || die \"missing $1\"; }\ncheck /tmp\nif ! mkdir -p out; then die \"mkdir\"; fi\n"
+                  "torchrun a.py\n",
+            die + "MODE=train\ncase $MODE in train|eval) ;; *) die \"bad mode\";; esac\ntorchrun a.py\n",
+            die + "mkdir -p out || die \"cannot create the output directory\"\ntorchrun a.py\n",
+        };
+        for (const std::string& script : dies) {
+            QVERIFY2(readerLaunches(script) == bashLaunches(script), (script + "bash: " + bashLaunches(script)).c_str());
+            QVERIFY2(!readerLaunches(script).empty(), script.c_str());
+        }
+        QCOMPARE(warningsWith(dies[3], "exit"),
+                 std::vector<std::string>{"line 2: exit (line 1, in function die) runs when this call does, which the text cannot "
+                                          "decide; the rest of the script is read as if it did not exit"});
+        // A function that exits where the call surely runs ends the reading at the call's line.
+        const std::string usage = "usage() {\n  echo usage >&2\n  exit 1\n}\nX=1\nusage\ntorchrun a.py\n";
+        QCOMPARE(bashLaunches(usage), std::string());
+        BashReader u("usage.sh");
+        u.read(usage);
+        QCOMPARE(u.exitLine(), 6);
+        QCOMPARE(readerLaunches(usage), std::string());
+        // An exit in a loop body is undecided: the text does not tell whether the body runs.
+        const std::vector<std::string> loops = {
+            "N=0\nwhile [ $N -gt 0 ]; do echo never; exit 1; done\ntorchrun a.py\n",
+            "EXTRA=()\nfor x in \"${EXTRA[@]}\"; do echo \"bad $x\"; exit 1; done\ntorchrun a.py\n",
+            "N=1\nuntil [ $N -gt 0 ]; do exit 1; done\ntorchrun a.py\n",
+            "TP=2\nparse_args() {\n  while [[ $# -gt 0 ]]; do\n    case \"$1\" in\n      --tp) TP=\"$2\"; shift 2 ;;\n"
+            "      *) echo \"unknown option $1\"; exit 1 ;;\n    esac\n  done\n}\nparse_args\ntorchrun a.py $TP\n",
+        };
+        for (const std::string& script : loops) {
+            QVERIFY2(readerLaunches(script) == bashLaunches(script), (script + "bash: " + bashLaunches(script)).c_str());
+            QVERIFY2(readerWarns(script, "is inside a loop body, which the text does not tell runs"), script.c_str());
+        }
+        // Names read in arithmetic depend on the environment as $NAME does: a guard on them is
+        // one bash run bare takes (no launch) and the reader reads as not taken.
+        const std::vector<std::string> arith = {
+            "NNODES=${NNODES:-1}\nif [ $((NNODES * 8)) -lt 16 ]; then echo \"need 2 nodes\"; exit 1; fi\ntorchrun a.py\n",
+            "GPUS_PER_NODE=8\nNNODES=${NNODES:-1}\nWORLD_SIZE=$((GPUS_PER_NODE * NNODES))\nTP=4; PP=4\n"
+            "if [ $WORLD_SIZE -lt $((TP * PP)) ]; then echo small; exit 1; fi\ntorchrun a.py\n",
+        };
+        for (const std::string& script : arith) {
+            QVERIFY2(bashLaunches(script).find("<a.py>") == std::string::npos, script.c_str());
+            QCOMPARE(readerLaunches(script), std::string("<a.py>\n"));
+            QVERIFY2(readerWarns(script, "exit 1 depends on NNODES, which the script does not set (its environment)"), script.c_str());
+        }
+        // What a subshell sets or unsets leaves what the script's variables depend on alone.
+        const std::vector<std::string> subshells = {
+            "NNODES=${NNODES:-1}\n( NNODES=1; echo \"smoke test on $NNODES node\" )\n"
+            "if [ \"$NNODES\" -lt 2 ]; then echo \"needs 2 nodes\"; exit 1; fi\ntorchrun a.py\n",
+            "( unset DATA_PATH; echo \"check without data\" )\n[ -z \"$DATA_PATH\" ] && { echo \"set DATA_PATH\"; exit 1; }\n"
+            "torchrun a.py\n",
+        };
+        for (const std::string& script : subshells) {
+            QVERIFY2(bashLaunches(script).find("<a.py>") == std::string::npos, script.c_str());
+            QCOMPARE(readerLaunches(script), std::string("<a.py>\n"));
+            QVERIFY2(readerWarns(script, "read as not taken"), script.c_str());
+        }
+        // Guards sharing a usage function are each listed, by the line of their call.
+        const std::string shared = "usage() { echo usage; exit 1; }\n[ -z \"$A\" ] && usage\n[ -z \"$B\" ] && usage\n"
+                                   "[ $# -lt 1 ] && usage\ntorchrun a.py\n";
+        QCOMPARE(readerLaunches(shared), std::string("<a.py>\n"));
+        QCOMPARE(warningsWith(shared, "exit 1"),
+                 std::vector<std::string>{"line 2: exit 1 (line 1, in function usage) depends on A, which the script does not set "
+                                          "(its environment); line 3: exit 1 (line 1, in function usage) depends on B, which the "
+                                          "script does not set (its environment); line 4: exit 1 (line 1, in function usage) "
+                                          "depends on $#, from the script's own arguments: each read as not taken"});
     }
 };
 
