@@ -391,16 +391,36 @@ std::vector<BashReader::RawCommand> BashReader::tokenize(std::string_view input)
     };
 
     // Reads one word starting at i; stops at blanks and operators. Returns its raw text.
-    auto readWord = [&](bool insideArray) -> std::string {
+    // regex: the pattern after "=~" in [[ ]] (manual 3.2.5.2), one word whose parentheses,
+    // "|" and blanks inside parentheses belong to it; it ends at a blank or an unmatched ")".
+    auto readWord = [&](bool insideArray, bool regex = false) -> std::string {
         std::string word;
         const int startLine = line;
+        int depth = 0;
         while (i < n) {
             const char c = text[i];
-            if (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == ';' || c == '&' || c == '|' || c == '<'
-                || c == '>' || c == ')' || (c == '(' && !insideArray))
+            if (regex) {
+                if ((c == ' ' || c == '\t' || c == '\r' || c == '\n') && depth == 0)
+                    break;
+                if (c == '(' || c == ')') {
+                    if (c == ')' && depth == 0)
+                        break;
+                    depth += c == '(' ? 1 : -1;
+                    word += c;
+                    ++i;
+                    continue;
+                }
+                if (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == ';' || c == '&' || c == '|' || c == '<'
+                    || c == '>') {
+                    word += c;
+                    line += c == '\n';
+                    ++i;
+                    continue;
+                }
+            } else if (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == ';' || c == '&' || c == '|' || c == '<'
+                       || c == '>' || c == ')' || c == '(') {
                 break;
-            if (c == '(' && insideArray)
-                break;
+            }
             if (c == '\\') {
                 if (i + 1 < n && text[i + 1] == '\n') {   // line continuation
                     i += 2;
@@ -476,42 +496,12 @@ std::vector<BashReader::RawCommand> BashReader::tokenize(std::string_view input)
             while (i < n && text[i] != '\n') ++i;
             continue;
         }
-        // The pattern after "=~" inside [[ ]] (manual 3.2.5.2) is one word whose parentheses and
-        // "|" belong to it: "[[ $MODEL =~ ^(llama|mixtral)$ ]]" opens no subshell and ends no
-        // command.
+        // The pattern after "=~" inside [[ ]] is one word: "[[ $MODEL =~ ^(llama|mixtral)$ ]]"
+        // opens no subshell and ends no command.
         if (!cur.words.empty() && cur.words.back().text == "=~"
             && std::any_of(cur.words.begin(), cur.words.end(), [](const RawWord& w) { return w.text == "[["; })) {
-            const int startLine = line;
             RawWord pattern;
-            int depth = 0;
-            while (i < n) {
-                const char ch = text[i];
-                if ((ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n') && depth == 0)
-                    break;
-                std::size_t j = i + 1;
-                if (ch == '(') {
-                    ++depth;
-                } else if (ch == ')') {
-                    if (depth == 0)
-                        break;
-                    --depth;
-                } else if (ch == '\\' && i + 1 < n) {
-                    j = i + 2;
-                } else if (ch == '\'') {
-                    j = skipSingle(text, i);
-                    if (j == npos) fail(startLine, "unterminated single quote");
-                } else if (ch == '"') {
-                    j = skipDouble(text, i);
-                    if (j == npos) fail(startLine, "unterminated double quote");
-                } else if (ch == '$' && i + 1 < n && (text[i + 1] == '{' || text[i + 1] == '(')) {
-                    j = skipDollarGroup(text, i);
-                    if (j == npos) fail(startLine, std::string("unterminated $") + text[i + 1]);
-                }
-                const std::string part = text.substr(i, j - i);
-                line += countNewlines(part);
-                pattern.text += part;
-                i = j;
-            }
+            pattern.text = readWord(false, true);
             if (!pattern.text.empty()) {
                 cur.words.push_back(std::move(pattern));
                 continue;
