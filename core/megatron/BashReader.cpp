@@ -515,7 +515,9 @@ std::vector<BashReader::RawCommand> BashReader::tokenize(std::string_view input)
         // reports (it is not evaluated).
         if (c == '(' && i + 1 < n && text[i + 1] == '(' && atCommandStart()) {
             const std::size_t close = text.find("))", i + 2);
-            const std::size_t end = close == npos ? n : close + 2;
+            if (close == npos)
+                fail(line, "no )) closes the arithmetic command (( opened here (bash: unexpected end of file)");
+            const std::size_t end = close + 2;
             RawWord arith;
             arith.text = text.substr(i, end - i);
             if (cur.words.empty())

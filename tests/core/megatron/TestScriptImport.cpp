@@ -1820,6 +1820,15 @@ private slots:
             QCOMPARE(std::string(e.what()), std::string("open.sh: line 1: no ) closes the subshell ( opened here (bash: unexpected "
                                                         "end of file)"));
         }
+        // Nor is an arithmetic command that is never closed: it would take the rest of the script.
+        try {
+            BashReader open("arith.sh");
+            open.read("X=1\n(( X +\ntorchrun x.py\n");
+            QFAIL("an unclosed (( must be refused");
+        } catch (const InputError& e) {
+            QCOMPARE(std::string(e.what()), std::string("arith.sh: line 2: no )) closes the arithmetic command (( opened here (bash: "
+                                                        "unexpected end of file)"));
+        }
         // A stray fi or else (bash refuses the script) closes or flips no block around the
         // subshell or the call it is in.
         for (const std::string body : {"( fi; else )", "f() { fi; else true; }; f"})
