@@ -238,6 +238,29 @@ int BashReader::braceDepthChange(const RawCommand& cmd)
     return change;
 }
 
+std::size_t BashReader::subshellEnd(std::span<const RawCommand> commands, std::size_t open)
+{
+    int depth = 1;
+    for (std::size_t close = open + 1; close < commands.size(); ++close) {
+        if (isSubshellOpen(commands[close]))
+            ++depth;
+        else if (isSubshellClose(commands[close]) && --depth == 0)
+            return close;
+    }
+    return commands.size();
+}
+
+std::size_t BashReader::groupEnd(const RawCommand& first, std::span<const RawCommand> commands, std::size_t open)
+{
+    std::size_t close = open;
+    for (int depth = braceDepthChange(first); depth > 0;) {
+        if (++close >= commands.size())
+            return commands.size();
+        depth += braceDepthChange(commands[close]);
+    }
+    return close;
+}
+
 BashReader::BashReader(std::string fileName) : m_file(std::move(fileName)) {}
 
 void BashReader::chargeExpansion(std::size_t bytes, int line)
@@ -801,13 +824,7 @@ void BashReader::run(std::span<const RawCommand> commands)
         // A subshell ( ... ): its commands up to the matching ")" are read in a subshell of their
         // own, unless bash skips them; after it a && or || is not followed, as after a group.
         if (isSubshellOpen(cmd)) {
-            std::size_t close = k + 1;
-            for (int depth = 1; close < commands.size(); ++close) {
-                if (isSubshellOpen(commands[close]))
-                    ++depth;
-                else if (isSubshellClose(commands[close]) && --depth == 0)
-                    break;
-            }
+            const std::size_t close = subshellEnd(commands, k);
             if (active() && runs != Truth::False) {
                 {
                     CallEnv under(m_callEnv, runsEnv);
@@ -938,9 +955,7 @@ void BashReader::run(std::span<const RawCommand> commands)
                 // command of a pipeline or run with & is a child process, so read as a subshell.
                 RawCommand from = cmd;
                 from.words.erase(from.words.begin(), from.words.begin() + static_cast<std::ptrdiff_t>(w));
-                std::size_t close = k;
-                for (int depth = braceDepthChange(from); depth > 0 && ++close < commands.size();)
-                    depth += braceDepthChange(commands[close]);
+                const std::size_t close = groupEnd(from, commands, k);
                 if (active() && runs != Truth::False && close < commands.size() && commands[close].words.size() == 1
                     && (commands[close].separator == "|" || commands[close].separator == "&" || before == "|")) {
                     std::vector<RawCommand> inner(commands.begin() + static_cast<std::ptrdiff_t>(k),
@@ -1154,17 +1169,10 @@ void BashReader::defineFunction(const std::string& name, std::span<const RawComm
     }
     RawCommand first = commands[open];
     first.words.erase(first.words.begin(), first.words.begin() + static_cast<std::ptrdiff_t>(brace));
-    std::size_t close = open;
-    for (int depth = subshell ? 1 : braceDepthChange(first); depth > 0;) {
-        if (++close >= commands.size())
-            throw InputError(m_file, "line " + std::to_string(line),
-                             "function " + name + ": no " + (subshell ? ")" : "}")
-                                 + " closes its body (bash: unexpected end of file)");
-        if (subshell)
-            depth += isSubshellOpen(commands[close]) ? 1 : isSubshellClose(commands[close]) ? -1 : 0;
-        else
-            depth += braceDepthChange(commands[close]);
-    }
+    const std::size_t close = subshell ? subshellEnd(commands, open) : groupEnd(first, commands, open);
+    if (close >= commands.size())
+        throw InputError(m_file, "line " + std::to_string(line),
+                         "function " + name + ": no " + (subshell ? ")" : "}") + " closes its body (bash: unexpected end of file)");
     k = close;
     if (!defines)
         return;   // in a branch bash does not run: not defined

@@ -154,6 +154,11 @@ private:
     };
     std::vector<RawCommand> tokenize(std::string_view text);
     static int braceDepthChange(const RawCommand& cmd);
+    // The command that closes the ( ... ) commands[open] opens, or commands.size() if none.
+    static std::size_t subshellEnd(std::span<const RawCommand> commands, std::size_t open);
+    // The command that closes the { ... } group begun at commands[open], whose words from its
+    // "{" are `first`, or commands.size() if none.
+    static std::size_t groupEnd(const RawCommand& first, std::span<const RawCommand> commands, std::size_t open);
     // Reads commands in order (the script, a function body when it is called, a subshell).
     void run(std::span<const RawCommand> commands);
     // The definition NAME() { ... } or `function NAME { ... }` (or with a ( ... ) body) at
