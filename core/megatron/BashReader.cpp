@@ -303,6 +303,17 @@ void BashReader::noteEnvRead(const std::string& what)
         m_envReads.push_back(what);
 }
 
+void BashReader::noteNameRead(const std::string& name, bool isSet)
+{
+    if (name.empty() || !isNameStart(name[0]))
+        return;
+    if (!isSet)
+        noteEnvRead(name);
+    else if (auto it = m_envDerived.find(name); it != m_envDerived.end())
+        for (const std::string& what : it->second)
+            noteEnvRead(what);
+}
+
 void BashReader::addEnv(std::vector<std::string>& to, const std::vector<std::string>& from)
 {
     for (const std::string& what : from)
@@ -2096,12 +2107,8 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
     } else if (positional) {
         if (!isSet && name != "0" && (!frame || frame->unknown_args))
             noteEnvRead("$" + name);
-    } else if (isNameStart(name[0])) {
-        if (!isSet)
-            noteEnvRead(name);
-        else if (auto it = m_envDerived.find(name); it != m_envDerived.end())
-            for (const std::string& what : it->second)
-                noteEnvRead(what);
+    } else {
+        noteNameRead(name, isSet);
     }
     if (isList && !isSet) isSet = false;
     auto joinList = [](const std::vector<std::string>& list) {
@@ -2331,13 +2338,7 @@ bool BashReader::evalArithmetic(const std::string& expr, long long& value, int l
         std::string s;
         // A bare name reads from outside the script as $NAME does (m_envReads).
         const bool isSet = lookup(name, s);
-        if (!name.empty() && isNameStart(name[0])) {
-            if (!isSet)
-                noteEnvRead(name);
-            else if (auto it = m_envDerived.find(name); it != m_envDerived.end())
-                for (const std::string& what : it->second)
-                    noteEnvRead(what);
-        }
+        noteNameRead(name, isSet);
         if (!isSet)
             return false;
         if (s.empty()) {

@@ -260,6 +260,9 @@ private:
     // The exits read as not taken for that reason: line, and "exit 1 depends on ...".
     std::vector<std::pair<int, std::string>> m_envExits;
     void noteEnvRead(const std::string& what);
+    // A read of the variable NAME ($NAME or a bare name in arithmetic): from outside the
+    // script when it is not set, or through what it was set from (m_envDerived).
+    void noteNameRead(const std::string& name, bool isSet);
     static void addEnv(std::vector<std::string>& to, const std::vector<std::string>& from);
     static std::string describeEnv(const std::vector<std::string>& reads);
     // Set when an expansion used the script's own arguments ($@, $*), which are not known.
