@@ -124,9 +124,8 @@ int cmdCalibrate(const Args& args)
     std::cout << std::setprecision(3) << "device efficiency (large-GEMM fraction of BF16 peak):";
     for (const auto& [type, e] : r.profile.device_efficiency) {
         std::cout << " " << type << " " << e;
-        for (const auto& [planType, before] : r.efficiency_before)
-            if (planType == type && before > 0)
-                std::cout << " (was " << before << ": x" << e / before << ")";
+        if (const auto before = r.efficiency_before.find(type); before != r.efficiency_before.end() && before->second > 0)
+            std::cout << " (was " << before->second << ": x" << e / before->second << ")";
     }
     std::cout << "; x" << r.efficiency_scale << " the catalog's MAMF figure\n";
     if (r.table_scale != 1)
