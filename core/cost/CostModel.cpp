@@ -879,18 +879,27 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
 
     // --- memory (section 5) ------------------------------------------------------------
     const bool distOpt = ctx.distributed_optimizer;
-    double denseParams = nLayers * s.attentionParams() + nDense * s.denseFfnParams()
-        + nMoe * (s.routerParams() + s.sharedExpertParams());
-    const double inputEmbedding = s.vocab * h + (s.learnedPositions ? static_cast<double>(m.model.maxPositions()) * h : 0.0);
-    if (first)
-        denseParams += inputEmbedding;
-    if (last) {
-        denseParams += s.normParams;
-        if (m.model.untie_embeddings_and_output_weights || !first)
-            denseParams += s.vocab * h;   // untied output layer, or the tied copy on the last stage
+    // Split over TP: projections, FFN, shared experts, word embedding and output layer. Whole
+    // on every TP rank (section 5.1): norms, row-parallel biases, the router, learned
+    // positions (a plain embedding in Megatron-Core) and the final norm.
+    double tpReplicated = nLayers * s.attentionTpReplicated() + nDense * s.denseFfnTpReplicated()
+        + nMoe * s.routerParams();
+    double denseSplit = nLayers * (s.attentionParams() - s.attentionTpReplicated())
+        + nDense * (s.denseFfnParams() - s.denseFfnTpReplicated()) + nMoe * s.sharedExpertParams();
+    if (first) {
+        denseSplit += s.vocab * h;
+        if (s.learnedPositions)
+            tpReplicated += static_cast<double>(m.model.maxPositions()) * h;
     }
-    const double denseDev = denseParams / tp + nLayers * s.replicatedKvParams(tp);
-    const double expertDev = nMoe * s.expertParams() / (static_cast<double>(ep) * etp);
+    if (last) {
+        tpReplicated += s.normParams;
+        if (m.model.untie_embeddings_and_output_weights || !first)
+            denseSplit += s.vocab * h;   // untied output layer, or the tied copy on the last stage
+    }
+    const double denseDev = denseSplit / tp + tpReplicated + nLayers * s.replicatedKvParams(tp);
+    const double expertDev = nMoe
+        * ((s.expertParams() - s.expertEtpReplicated()) / (static_cast<double>(ep) * etp)
+           + s.expertEtpReplicated() / ep);
 
     // 18 or 20 bytes per parameter, the optimizer's part sharded by the distributed optimizer.
     const StateBytes bytes = stateBytes(m.model.training);

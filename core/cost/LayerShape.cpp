@@ -37,6 +37,11 @@ double LayerShape::attentionParams() const
     return p + 2 * normParams + qkNormParams;   // input norm, pre-MLP norm, query and key norms
 }
 
+double LayerShape::attentionTpReplicated() const
+{
+    return 2 * normParams + qkNormParams + (bias ? h : 0.0);
+}
+
 double LayerShape::replicatedKvParams(int tp) const
 {
     const double extra = 2 * (kvPerRank(tp) - kv / tp);   // key and value widths
@@ -51,6 +56,8 @@ double LayerShape::denseFfnParams() const
     return p;
 }
 
+double LayerShape::denseFfnTpReplicated() const { return bias ? h : 0.0; }
+
 double LayerShape::expertParams() const
 {
     double p = h * effn * gated + effn * h;
@@ -58,6 +65,8 @@ double LayerShape::expertParams() const
         p += effn * gated + h;
     return p * experts;
 }
+
+double LayerShape::expertEtpReplicated() const { return bias ? h * experts : 0.0; }
 
 double LayerShape::sharedExpertParams() const
 {

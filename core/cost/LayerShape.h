@@ -37,10 +37,15 @@ struct LayerShape {
     // Parameters of one layer's attention a rank holds beyond attentionParams() / tp: the
     // replicated key/value groups when TP is a multiple of the groups (0 otherwise).
     double replicatedKvParams(int tp) const;
+    // Parameters Megatron-Core keeps whole on every TP rank (docs/cost-model.md section 5.1):
+    // the norms, the query and key norms and the row-parallel output projection's bias.
+    double attentionTpReplicated() const;
     double denseFfnParams() const;
+    double denseFfnTpReplicated() const;  // fc2's bias (row parallel)
     double expertParams() const;        // all experts of one MoE layer
+    double expertEtpReplicated() const; // every expert's fc2 bias, whole on each ETP rank
     double sharedExpertParams() const;
-    double routerParams() const;
+    double routerParams() const;        // replicated over TP (a plain parameter in Megatron-Core)
 
     double forwardFlopsPerToken(bool moeLayer, FlopCounting counting = FlopCounting::CausalHalf) const;
     double logitsFlopsPerToken() const;

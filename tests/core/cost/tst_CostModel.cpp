@@ -189,6 +189,7 @@ private slots:
     void activationsInFlight();
     void keyValueGroupsReplicateBeyondTp();
     void bytesPerParameter();
+    void tpReplicatedParametersStayWhole();
     void leastModelStateOverAllDevices();
     void dataParallelOverlapSwitches();
     void optimizerCpuOffload();
@@ -386,6 +387,48 @@ void TestCostModel::keyValueGroupsReplicateBeyondTp()
     QCOMPARE(layerAt(8, 4).memory.weights - layerAt(4, 4).memory.weights, 2.0 * 1048576);
 }
 
+void TestCostModel::tpReplicatedParametersStayWhole()
+{
+    // Megatron-Core keeps the LayerNorms, the row-parallel biases (attention projection, fc2),
+    // the learned position embedding (a plain torch.nn.Embedding), the final norm and the
+    // router whole on every TP rank; everything else splits over TP (docs/cost-model.md
+    // section 5.1). A 2-layer GPT, h = 1024, vocabulary 51200, 2048 positions, tied
+    // embeddings, one stage at TP 8 on one H100 node:
+    //   split per layer     QKV 3h^2 + 3h, projection h^2, fc1 4h^2 + 4h, fc2 4h^2 = 12h^2 + 7h
+    //   whole per layer     two LayerNorms 4h, projection bias h, fc2 bias h        = 6h
+    //   stage               word embedding V h (split), positions 2048 h and final norm 2h (whole)
+    const double h = 1024;
+    const ModelSpec m = gpt(2, 1024, 16);
+    const CostModel cm(m, nodesOf("H100-SXM", 1), DeviceCatalog::builtin());
+    StagePlan st = stageOn("H100-SXM", 0, 8, 8);
+    st.first_layer = 0;
+    st.num_layers = 2;
+    StageContext ctx;
+    ctx.stage_index = 0;
+    ctx.num_stages = 1;
+    ctx.distributed_optimizer = false;
+    const double perRank = (2 * (12 * h * h + 7 * h) + 51200 * h) / 8 + 2 * 6 * h + 2048 * h + 2 * h;
+    QCOMPARE(perRank, 11812608.0);
+    QCOMPARE(cm.estimateStage(st, ctx).memory.weights, 2 * perRank);
+
+    // One MoE layer of 4 experts (top 2, F = 4h, biases) at TP 2, EP 2, ETP 2, EDP 2: the
+    // attention splits as above over TP with 5h whole (norms and projection bias), the router
+    // (4h) is whole, and each expert's fc2 bias (h) is whole on the two ETP ranks while its
+    // fc1 (4h^2 + 4h) and fc2 (4h^2) weights split over EP x ETP.
+    ModelSpec moe = gpt(4, 1024, 16);
+    moe.num_experts = 4;
+    moe.moe_router_topk = 2;
+    const CostModel mc(moe, nodesOf("H100-SXM", 1), DeviceCatalog::builtin());
+    StagePlan ms = stageOn("H100-SXM", 0, 8, 2);
+    ms.ep = 2;
+    ms.etp = 2;
+    ms.edp = 2;
+    const StageEstimate e = oneLayer(mc, ms, true);
+    const double attention = (4 * h * h + 3 * h) / 2 + 5 * h;
+    const double experts = 4 * (8 * h * h + 4 * h) / (2 * 2) + 4 * h / 2;
+    QCOMPARE(e.memory.weights, 2 * (attention + 4 * h + experts));
+}
+
 void TestCostModel::bytesPerParameter()
 {
     // Megatron dist_optimizer.md: bf16 params with fp32 grads: 18 B/param, 6 + 12/d distributed.
@@ -396,7 +439,10 @@ void TestCostModel::bytesPerParameter()
     st.first_layer = 1;
     st.num_layers = 2;
     StageContext ctx = middleStage(false);
-    const double params = 2 * (countParameters(m).dense_per_layer + (4096.0 * 11008 * 2 + 11008.0 * 4096)) / 2;
+    // Per rank: two layers' projections and SwiGLU FFN over TP 2, their two RMSNorms (4096
+    // each) whole on both ranks (section 5.1).
+    const double norms = 2 * 4096.0;
+    const double params = 2 * ((countParameters(m).dense_per_layer - norms + (4096.0 * 11008 * 2 + 11008.0 * 4096)) / 2 + norms);
     StageEstimate e = cm.estimateStage(st, ctx);
     QVERIFY(std::fabs((e.memory.weights + e.memory.gradients + e.memory.optimizer) / params - 18) < 1e-9);
     ctx.distributed_optimizer = true;
@@ -541,7 +587,8 @@ void TestCostModel::optimizerCpuOffload()
     st.num_layers = 2;
     StageContext ctx = middleStage(true);
     const StageEstimate on = cm.estimateStage(st, ctx);
-    const double params = 2 * (countParameters(m).dense_per_layer + (4096.0 * 11008 * 2 + 11008.0 * 4096)) / 2;
+    const double norms = 2 * 4096.0;   // two RMSNorms per layer, whole on each TP rank
+    const double params = 2 * ((countParameters(m).dense_per_layer - norms + (4096.0 * 11008 * 2 + 11008.0 * 4096)) / 2 + norms);
     const double shard = params / 4;   // the DP rank's share of the optimizer
     QVERIFY(std::fabs(on.memory.optimizer / (12 * shard) - 1) < 1e-12);
 
