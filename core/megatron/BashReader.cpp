@@ -28,6 +28,29 @@ constexpr std::size_t kMaxValueBytes = std::size_t(16) << 20;       // one varia
 constexpr std::size_t kMaxArrayElements = std::size_t(1) << 20;     // one array
 constexpr std::size_t kMaxExpandedBytes = std::size_t(256) << 20;   // all expansions of a script
 constexpr std::size_t npos = std::string::npos;
+
+// Whether an arithmetic expression assigns (manual 6.5: = *= /= %= += -= <<= >>= &= ^= |=,
+// ++ and --), as against comparing (== != <= >=).
+bool arithmeticAssigns(std::string_view e)
+{
+    for (std::size_t i = 0; i < e.size(); ++i) {
+        if ((e[i] == '+' || e[i] == '-') && i + 1 < e.size() && e[i + 1] == e[i])
+            return true;
+        if (e[i] != '=')
+            continue;
+        if (i + 1 < e.size() && e[i + 1] == '=') {
+            ++i;   // ==
+            continue;
+        }
+        const char before = i > 0 ? e[i - 1] : '\0';
+        if (before == '!')
+            continue;
+        if ((before == '<' || before == '>') && !(i > 1 && e[i - 2] == before))
+            continue;   // <= or >=, not <<= or >>=
+        return true;
+    }
+    return false;
+}
 // Function calls: bash sets no depth limit (FUNCNEST is unset), but a call nested this deep
 // in a launch script is a recursion the text does not end; and the commands read in calls,
 // all told, stop far above any launch script's.
@@ -329,14 +352,16 @@ std::string BashReader::describeEnv(const std::vector<std::string>& reads)
             out += (a == 0 ? "" : a + 1 == names.size() ? " and " : ", ") + names[a];
         return out;
     };
-    std::vector<std::string> args, vars;
+    std::vector<std::string> args, vars, statuses;
     for (const std::string& what : reads)
-        (what[0] == '$' ? args : vars).push_back(what);
+        (what[0] == '$' ? args : what[0] == '!' ? statuses : vars).push_back(what[0] == '!' ? what.substr(1) : what);
     std::string out;
     if (!args.empty())
         out = list(args) + ", from the script's own arguments";
     if (!vars.empty())
         out += (out.empty() ? "" : ", and on ") + list(vars) + ", which the script does not set (its environment)";
+    if (!statuses.empty())
+        out += (out.empty() ? "the exit status of " : ", and on the exit status of ") + list(statuses);
     return out;
 }
 
@@ -1152,10 +1177,13 @@ void BashReader::run(std::span<const RawCommand> commands)
                 status = negated && own != Truth::Unknown ? (own == Truth::True ? Truth::False : Truth::True) : own;
                 const std::string& head = cmd.words[w].text;
                 statusTest.clear();
-                if (status == Truth::Unknown && (head == "[" || head == "[[" || head == "test")) {
+                if (status == Truth::Unknown && (head == "[" || head == "[[" || head == "test" || head.rfind("((", 0) == 0)) {
                     for (std::size_t a = w; a < cmd.words.size(); ++a)
                         statusTest += (a > w ? " " : "") + cmd.words[a].text;
                     statusTest = "`" + statusTest + "` (line " + std::to_string(cmd.line) + ")";
+                } else if (status == Truth::Unknown) {
+                    // cd "$DIR" || exit 1: whether the command fails is the machine's, not the text's.
+                    addEnv(statusEnv, {statusRead(cmd, w)});
                 }
             }
         }
@@ -1355,6 +1383,12 @@ BashReader::Truth BashReader::statusOf(const RawCommand& cmd, std::size_t firstW
     const std::string& head = cmd.words[firstWord].text;
     if (head == "[" || head == "[[" || head == "test")
         return evalCondition({&cmd}, firstWord);
+    if (head.rfind("((", 0) == 0) {
+        m_envReads.clear();
+        const Truth t = arithmeticStatus(head, cmd.line);
+        m_conditionEnv = m_envReads;
+        return t;
+    }
     if (head == "true" || head == ":")
         return Truth::True;
     if (head == "false")
@@ -1412,17 +1446,36 @@ BashReader::Truth BashReader::evalCondition(const std::vector<const RawCommand*>
     m_envReads.clear();
     for (std::size_t p = 0; p < parts.size(); ++p) {
         const RawCommand& c = *parts[p];
-        std::vector<std::string> words;
-        m_unsetAsEmpty = true;
-        std::vector<std::string> saved;
-        saved.swap(m_warnings);
-        for (std::size_t w = p == 0 ? firstWord : 0; w < c.words.size(); ++w) {
-            std::vector<std::string> f = expandWord(c.words[w].text, c.line);
-            words.insert(words.end(), f.begin(), f.end());
+        std::size_t first = p == 0 ? firstWord : 0;
+        // "! CMD": the status of CMD negated (bash's pipeline negation, manual 3.2.3).
+        bool negate = false;
+        while (first < c.words.size() && c.words[first].text == "!") {
+            negate = !negate;
+            ++first;
         }
-        m_warnings.swap(saved);
-        m_unsetAsEmpty = false;
-        const Truth t = evalTest(words);
+        if (first >= c.words.size())
+            continue;   // not a condition bash would accept; left undecided
+        const std::string& head = c.words[first].text;
+        Truth t = Truth::Unknown;
+        if (head.rfind("((", 0) == 0) {
+            t = arithmeticStatus(head, c.line);
+        } else {
+            std::vector<std::string> words;
+            m_unsetAsEmpty = true;
+            std::vector<std::string> saved;
+            saved.swap(m_warnings);
+            for (std::size_t w = first; w < c.words.size(); ++w) {
+                std::vector<std::string> f = expandWord(c.words[w].text, c.line);
+                words.insert(words.end(), f.begin(), f.end());
+            }
+            m_warnings.swap(saved);
+            m_unsetAsEmpty = false;
+            t = evalTest(words);
+            if (t == Truth::Unknown && head != "[" && head != "[[" && head != "test")
+                addEnv(m_envReads, {statusRead(c, first)});
+        }
+        if (negate && t != Truth::Unknown)
+            t = t == Truth::True ? Truth::False : Truth::True;
         if (p == 0) {
             result = t;
             continue;
@@ -1440,6 +1493,29 @@ BashReader::Truth BashReader::evalCondition(const std::vector<const RawCommand*>
     }
     m_conditionEnv = m_envReads;
     return result;
+}
+
+BashReader::Truth BashReader::arithmeticStatus(const std::string& word, int line)
+{
+    // "(( EXPR ))": status 0 when EXPR is nonzero (manual 3.2.6). An assignment in it
+    // (=, +=, ++, ...) is not evaluated here (execute() says so): undecided.
+    if (word.size() < 4 || word.compare(word.size() - 2, 2, "))") != 0)
+        return Truth::Unknown;
+    const std::string expr = word.substr(2, word.size() - 4);
+    if (arithmeticAssigns(expr))
+        return Truth::Unknown;
+    long long value = 0;
+    if (!evalArithmetic(expr, value, line, 0))
+        return Truth::Unknown;
+    return value != 0 ? Truth::True : Truth::False;
+}
+
+std::string BashReader::statusRead(const RawCommand& cmd, std::size_t firstWord)
+{
+    std::string text;
+    for (std::size_t a = firstWord; a < cmd.words.size(); ++a)
+        text += (a > firstWord ? " " : "") + cmd.words[a].text;
+    return "!`" + text + "`";
 }
 
 BashReader::Truth BashReader::evalTest(const std::vector<std::string>& all)
@@ -1743,6 +1819,8 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
     }
     // Arithmetic commands assign only through their expression: not evaluated here, so the
     // variables they set keep what the script gave them before (or stay unset).
+    if (head.rfind("((", 0) == 0 && !arithmeticAssigns(head.substr(2)))
+        return;   // a test only (( X > 1 )): its status is read by statusOf
     if (head == "let" || head.rfind("((", 0) == 0) {
         warn(cmd.line, std::string(head == "let" ? "let" : "(( ))") + " is not evaluated; variables it sets keep their earlier "
                        "values (write NAME=$(( ... )) instead)");

@@ -187,12 +187,22 @@ private:
     // false when it is already local to it.
     bool makeLocal(const std::string& name);
     bool active() const;
-    // Evaluates an if/elif condition: test commands ([ ], [[ ]], test) joined by && and ||.
+    // Evaluates an if/elif condition: test commands ([ ], [[ ]], test) and arithmetic
+    // commands (( )) joined by && and ||, each perhaps after "!". Another command's status is
+    // not known: its text goes to m_envReads as a status read (statusRead()).
     Truth evalCondition(const std::vector<const RawCommand*>& parts, std::size_t firstWord);
+    // An arithmetic command "(( EXPR ))" that only tests (no assignment): its status, EXPR
+    // nonzero, evaluated when its names are known.
+    Truth arithmeticStatus(const std::string& word, int line);
+    // A command whose exit status the text does not tell (cd "$DIR", mkdir -p, source env.sh):
+    // "!`cd "$DIR"`" among the environment reads, so that an exit on its status (cd "$DIR" ||
+    // exit 1) is read as not taken, as a guard on the environment is, and listed with them.
+    static std::string statusRead(const RawCommand& cmd, std::size_t firstWord);
     Truth evalTest(const std::vector<std::string>& words);
     bool applyAssignment(const RawWord& word, int line, bool exported);
     // The exit status of a command for the && / || after it, as far as the text tells:
-    // a test ([ ], [[ ]], test) evaluated, an assignment (0), true/false/:; else Unknown.
+    // a test ([ ], [[ ]], test) or an arithmetic test (( )) evaluated, an assignment (0),
+    // true/false/:; else Unknown.
     Truth statusOf(const RawCommand& cmd, std::size_t firstWord);
     // One pattern list of a case block ("small|tiny)"): whether its branch runs.
     void casePattern(Branch& b, const RawCommand& cmd, std::size_t firstWord);
@@ -249,8 +259,10 @@ private:
     bool m_undecidedCall = false;
     // What expansions read from outside the script since the last take (noteEnvRead): a
     // variable it never set, so its environment's ("DATA_PATH"), or the script's own arguments
-    // ("$1", "$#", "$@") where they are not known. An `exit` whose running depends on one is a
-    // guard the real run (with its environment and arguments) passes: read as not taken.
+    // ("$1", "$#", "$@") where they are not known, or the exit status of a command it does not
+    // run (statusRead(): "!`cd "$DIR"`"). An `exit` whose running depends on one is a guard
+    // the real run (with its environment and arguments, where its commands succeed) passes:
+    // read as not taken.
     std::vector<std::string> m_envReads;
     // Variables the script set from such values (NODE_RANK="${1:-${NODE_RANK:-}}"), with them.
     std::map<std::string, std::vector<std::string>> m_envDerived;

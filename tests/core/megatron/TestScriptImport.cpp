@@ -1997,8 +1997,8 @@ private slots:
             QVERIFY2(!readerLaunches(script).empty(), script.c_str());
         }
         QCOMPARE(warningsWith(dies[3], "exit"),
-                 std::vector<std::string>{"line 2: exit (line 1, in function die) runs when this call does, which the text cannot "
-                                          "decide; the rest of the script is read as if it did not exit"});
+                 std::vector<std::string>{"line 2: exit 1 (line 1, in function die) depends on the exit status of `mkdir -p out`: "
+                                          "read as not taken"});
         // A function that exits where the call surely runs ends the reading at the call's line.
         const std::string usage = "usage() {\n  echo usage >&2\n  exit 1\n}\nX=1\nusage\ntorchrun a.py\n";
         QCOMPARE(bashLaunches(usage), std::string());
@@ -2051,6 +2051,52 @@ private slots:
                                           "(its environment); line 3: exit 1 (line 1, in function usage) depends on B, which the "
                                           "script does not set (its environment); line 4: exit 1 (line 1, in function usage) "
                                           "depends on $#, from the script's own arguments: each read as not taken"});
+    }
+
+    void failureExitsAndArithmeticTests()
+    {
+        // An exit on a command's failure (cd "$DIR" || exit 1) depends on the machine the
+        // script runs on, as a guard on its environment does: read as not taken and listed with
+        // the guards in one warning, where each such line had a warning of its own.
+        const std::string launch = "torchrun a.py\n";
+        const std::string failures = "cd \"$MEGATRON_HOME\" || exit 1\nmkdir -p /ckpt || { echo \"cannot create\"; exit 2; }\n"
+                                     "if ! pushd /work >/dev/null; then\n  exit 3\nfi\n" + launch;
+        QCOMPARE(readerLaunches(failures), std::string("<a.py>\n"));
+        QCOMPARE(warningsWith(failures, "exit"),
+                 std::vector<std::string>{"line 1: exit 1 depends on the exit status of `cd \"$MEGATRON_HOME\"`; line 2: exit 2 "
+                                          "depends on the exit status of `mkdir -p /ckpt`; line 4: exit 3 depends on the exit "
+                                          "status of `pushd /work`: each read as not taken"});
+        // A test's status still decides where the text gives it, as in bash.
+        QVERIFY(warningsWith("MODE=train\n[ \"$MODE\" = train ] || exit 1\n" + launch, "exit").empty());
+        QCOMPARE(readerLaunches("MODE=train\n[ \"$MODE\" = train ] || exit 1\n" + launch), std::string("<a.py>\n"));
+
+        // An arithmetic command that only tests, (( N > 1 )), is evaluated as bash does (status
+        // 0 when the expression is nonzero, manual 3.2.6), with no "not evaluated" warning;
+        // one that assigns is still not evaluated, and says so.
+        const std::vector<std::string> decided = {
+            "NNODES=1\n(( NNODES < 2 )) && exit 0\ntorchrun a.py\n",
+            "GPUS=8\nif (( GPUS >= 8 )); then TP=8; else TP=4; fi\ntorchrun a.py $TP\n",
+            "N=3\n(( N > 2 )) || exit 1\ntorchrun a.py $N\n",
+            "if ! (( 2 * 3 == 6 )); then exit 1; fi\ntorchrun a.py\n",
+            "A=4; B=2\nif (( A % B != 0 )) || (( A <= B )); then TP=1; else TP=$((A / B)); fi\ntorchrun a.py $TP\n",
+        };
+        for (const std::string& script : decided) {
+            QVERIFY2(readerLaunches(script) == bashLaunches(script), (script + "bash: " + bashLaunches(script)).c_str());
+            QVERIFY2(!readerWarns(script, "is not evaluated"), script.c_str());
+            QVERIFY2(!readerWarns(script, "cannot be decided"), script.c_str());
+        }
+        QCOMPARE(readerLaunches(decided[1]), std::string("<a.py><8>\n"));
+        QCOMPARE(readerLaunches(decided[4]), std::string("<a.py><2>\n"));
+        QVERIFY(readerWarns("I=0\n(( I++ ))\ntorchrun a.py\n", "(( )) is not evaluated"));
+        QVERIFY(readerWarns("I=0\n(( I += 2 ))\ntorchrun a.py\n", "(( )) is not evaluated"));
+        QVERIFY(readerWarns("I=0\n(( I <<= 2 ))\ntorchrun a.py\n", "(( )) is not evaluated"));
+        // On a variable the script does not set: a guard, listed as the [ ] guards are.
+        const std::string env = "(( NNODES < 2 )) && exit 1\n" + launch;
+        QVERIFY(bashLaunches(env).empty());
+        QCOMPARE(readerLaunches(env), std::string("<a.py>\n"));
+        QCOMPARE(warningsWith(env, "exit"),
+                 std::vector<std::string>{"line 1: exit 1 depends on NNODES, which the script does not set (its environment): "
+                                          "read as not taken"});
     }
 };
 
