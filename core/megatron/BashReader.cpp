@@ -1393,6 +1393,11 @@ BashReader::Truth BashReader::statusOf(const RawCommand& cmd, std::size_t firstW
         return Truth::True;
     if (head == "false")
         return Truth::False;
+    // `return` outside a function fails in a script bash runs (not sourced): "can only
+    // `return' from a function or sourced script", status 1; so `return 2>/dev/null || exit 0`
+    // exits.
+    if (head == "return" && m_frames.empty())
+        return Truth::False;
     // Assignments alone: status 0 (a command substitution in them would set it; not run here).
     const bool assignsOnly = std::all_of(cmd.words.begin() + static_cast<std::ptrdiff_t>(firstWord), cmd.words.end(),
                                          [](const RawWord& word) { return !assignedName(word.text).empty(); });

@@ -2090,6 +2090,13 @@ private slots:
         QVERIFY(readerWarns("I=0\n(( I++ ))\ntorchrun a.py\n", "(( )) is not evaluated"));
         QVERIFY(readerWarns("I=0\n(( I += 2 ))\ntorchrun a.py\n", "(( )) is not evaluated"));
         QVERIFY(readerWarns("I=0\n(( I <<= 2 ))\ntorchrun a.py\n", "(( )) is not evaluated"));
+        // `return` outside a function fails in a script bash runs ("can only `return' from a
+        // function or sourced script"), and the script goes on: the idiom `return || exit 0`
+        // of a file meant to be sourced exits.
+        for (const std::string& script : {"return 2>/dev/null || exit 0\n" + launch, "return\n" + launch,
+                                          "f() { return 0 || exit 1; }\nf\n" + launch})
+            QVERIFY2(readerLaunches(script) == bashLaunches(script), (script + "bash: " + bashLaunches(script)).c_str());
+        QCOMPARE(readerLaunches("return\n" + launch), std::string("<a.py>\n"));
         // On a variable the script does not set: a guard, listed as the [ ] guards are.
         const std::string env = "(( NNODES < 2 )) && exit 1\n" + launch;
         QVERIFY(bashLaunches(env).empty());
