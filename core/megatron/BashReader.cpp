@@ -131,18 +131,68 @@ std::size_t skipDouble(const std::string& s, std::size_t i)
     return npos;
 }
 
-// s[i] == '$' followed by '{' or '(': position after the matching close.
+// Whether s holds the reserved word `word` at j: after a blank or an operator and before a
+// blank, an operator or the end.
+bool reservedAt(const std::string& s, std::size_t j, std::string_view word)
+{
+    if (s.compare(j, word.size(), word) != 0)
+        return false;
+    auto separates = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == ';' || c == '&' || c == '|' || c == '(' || c == ')'; };
+    return (j == 0 || separates(s[j - 1])) && (j + word.size() >= s.size() || separates(s[j + word.size()]));
+}
+
+// s[i] == '$' followed by '{' or '(': position after the matching close. Inside $( ) a
+// `case ... in ... esac` is followed, so that the ")" ending each of its pattern lists
+// ("a) ...;;") does not close the substitution (manual 3.5.4: bash parses the command).
 std::size_t skipDollarGroup(const std::string& s, std::size_t i)
 {
     const char open = s[i + 1];
     const char close = open == '{' ? '}' : ')';
     int depth = 1;
+    // The case blocks open inside: the depth they are at, and whether a pattern list is
+    // being read (after `in`, and after each ";;", ";&" or ";;&").
+    struct OpenCase {
+        int depth;
+        bool afterIn;
+        bool pattern;
+    };
+    std::vector<OpenCase> cases;
     std::size_t j = i + 2;
     while (j < s.size()) {
         const char c = s[j];
         if (c == '\\') {
             j += 2;
             continue;
+        }
+        if (open == '(') {
+            if (reservedAt(s, j, "case")) {
+                cases.push_back({depth, false, false});
+                j += 4;
+                continue;
+            }
+            if (!cases.empty() && cases.back().depth == depth) {
+                OpenCase& k = cases.back();
+                if (!k.afterIn && reservedAt(s, j, "in")) {
+                    k.afterIn = k.pattern = true;
+                    j += 2;
+                    continue;
+                }
+                if (k.afterIn && reservedAt(s, j, "esac")) {
+                    cases.pop_back();
+                    j += 4;
+                    continue;
+                }
+                if (k.pattern && (c == '(' || c == ')')) {
+                    k.pattern = c == '(';   // "(a)": the optional "(" before a pattern list
+                    ++j;
+                    continue;
+                }
+                if (k.afterIn && !k.pattern && c == ';' && j + 1 < s.size() && (s[j + 1] == ';' || s[j + 1] == '&')) {
+                    k.pattern = true;
+                    j += s[j + 1] == ';' && j + 2 < s.size() && s[j + 2] == '&' ? 3 : 2;
+                    continue;
+                }
+            }
         }
         if (c == '\'') {
             // A quote inside $( ) or ${ } quotes the word it is in; an unmatched one (as in

@@ -2105,6 +2105,31 @@ private slots:
                  std::vector<std::string>{"line 1: exit 1 depends on NNODES, which the script does not set (its environment): "
                                           "read as not taken"});
     }
+
+    void caseInsideCommandSubstitution()
+    {
+        // A case block inside $( ) ends each pattern list with ")": the substitution ends at the
+        // ")" after esac, as bash parses it, and the words after it stay words of their own.
+        const std::vector<std::pair<std::string, std::string>> cases = {
+            {"M=a\ntorchrun a.py $(case $M in a) echo 1;; *) echo 2;; esac) next\n",
+             "<a.py><$(case $M in a) echo 1;; *) echo 2;; esac)><next>\n"},
+            {"M=a\nX=\"$(case \"$M\" in (a|b) echo 4 ;& c) echo 5 ;; esac) tail\"\ntorchrun a.py \"$X\" next\n",
+             "<a.py><$(case \"$M\" in (a|b) echo 4 ;& c) echo 5 ;; esac) tail><next>\n"},
+            {"torchrun a.py $(f() { case $1 in x) echo y;; esac; }; f x) next\n",
+             "<a.py><$(f() { case $1 in x) echo y;; esac; }; f x)><next>\n"},
+            // "case" and "esac" as parts of other words, or quoted, change nothing.
+            {"torchrun a.py $(echo showcase) \"$(echo 'case in)')\" next\n",
+             "<a.py><$(echo showcase)><$(echo 'case in)')><next>\n"},
+        };
+        for (const auto& [script, words] : cases) {
+            QCOMPARE(readerLaunches(script), words);
+            // Bash gives the same number of words: the substitution is one word (unquoted, its
+            // output here is one word too).
+            const std::string bash = bashLaunches(script);
+            QVERIFY2(std::count(bash.begin(), bash.end(), '<') == std::count(words.begin(), words.end(), '<'),
+                     (script + "bash: " + bash).c_str());
+        }
+    }
 };
 
 QTEST_APPLESS_MAIN(TestScriptImport)
