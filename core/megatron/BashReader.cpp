@@ -620,13 +620,40 @@ std::vector<BashReader::RawCommand> BashReader::tokenize(std::string_view input)
             ++i;   // "(small|tiny)": the optional "(" of a case pattern list
             continue;
         }
-        // An arithmetic command (( ... )) at the start of a command: one word, which execute()
-        // reports (it is not evaluated).
+        // An arithmetic command (( ... )) at the start of a command: one word, which statusOf()
+        // evaluates when it only tests. It ends at the "))" that closes both "(": where the
+        // two close apart, as in "((cd /tmp; ls) )", they are two subshells, as bash reads them.
+        std::size_t arithmeticClose = npos;
         if (c == '(' && i + 1 < n && text[i + 1] == '(' && atCommandStart()) {
-            const std::size_t close = text.find("))", i + 2);
-            if (close == npos)
+            int nested = 0;
+            std::size_t j = i + 2;
+            while (j < n) {
+                const char d = text[j];
+                if (d == '\\') {
+                    j += 2;
+                    continue;
+                }
+                if (d == '\'' || d == '"') {
+                    const std::size_t q = d == '\'' ? skipSingle(text, j) : skipDouble(text, j);
+                    j = q == npos ? n : q;
+                    continue;
+                }
+                if (d == '(') {
+                    ++nested;
+                } else if (d == ')' && nested > 0) {
+                    --nested;
+                } else if (d == ')') {
+                    if (j + 1 < n && text[j + 1] == ')')
+                        arithmeticClose = j;
+                    break;
+                }
+                ++j;
+            }
+            if (j >= n)
                 fail(line, "no )) closes the arithmetic command (( opened here (bash: unexpected end of file)");
-            const std::size_t end = close + 2;
+        }
+        if (arithmeticClose != npos) {
+            const std::size_t end = arithmeticClose + 2;
             RawWord arith;
             arith.text = text.substr(i, end - i);
             if (cur.words.empty())

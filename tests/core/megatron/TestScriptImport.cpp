@@ -2130,6 +2130,24 @@ private slots:
                      (script + "bash: " + bash).c_str());
         }
     }
+
+    void doubleParenthesisOpensSubshells()
+    {
+        // "((" whose two "(" close apart is two nested subshells, as bash reads it; one whose
+        // "))" closes both is an arithmetic command, parentheses inside it included.
+        const std::vector<std::string> scripts = {
+            "TP=2\n((cd /tmp; TP=4; torchrun a.py $TP) )\ntorchrun b.py $TP\n",
+            "TP=2\n( (TP=\"(4)\"; torchrun a.py \"$TP\") )\ntorchrun b.py $TP\n",
+            "TP=2\n(( (1 + 2) * 3 > 8 )) && TP=8\ntorchrun a.py $TP\n",
+            "TP=2\n(( 1 + ( 2 ) )) || TP=8\ntorchrun a.py $TP\n",
+        };
+        for (const std::string& script : scripts) {
+            QVERIFY2(readerLaunches(script) == bashLaunches(script), (script + "bash: " + bashLaunches(script)).c_str());
+            QVERIFY2(!readerLaunches(script).empty(), script.c_str());
+        }
+        QCOMPARE(readerLaunches(scripts[0]), std::string("<a.py><4>\n<b.py><2>\n"));
+        QCOMPARE(readerLaunches(scripts[2]), std::string("<a.py><8>\n"));
+    }
 };
 
 QTEST_APPLESS_MAIN(TestScriptImport)
