@@ -75,7 +75,11 @@ double LayerShape::sharedExpertParams() const
     return h * shared * gated + shared * h;
 }
 
-double LayerShape::routerParams() const { return h * experts; }
+double LayerShape::routerParams() const
+{
+    // Megatron-Core's Router: an (E, h) weight, and an E bias with --add-bias-linear.
+    return h * experts + (bias ? experts : 0.0);
+}
 
 double LayerShape::forwardFlopsPerToken(bool moeLayer, FlopCounting counting) const
 {

@@ -45,7 +45,7 @@ struct LayerShape {
     double expertParams() const;        // all experts of one MoE layer
     double expertEtpReplicated() const; // every expert's fc2 bias, whole on each ETP rank
     double sharedExpertParams() const;
-    double routerParams() const;        // replicated over TP (a plain parameter in Megatron-Core)
+    double routerParams() const;        // weight and bias; replicated over TP (plain parameters of Megatron-Core's Router)
 
     double forwardFlopsPerToken(bool moeLayer, FlopCounting counting = FlopCounting::CausalHalf) const;
     double logitsFlopsPerToken() const;

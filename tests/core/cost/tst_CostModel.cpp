@@ -413,7 +413,8 @@ void TestCostModel::tpReplicatedParametersStayWhole()
 
     // One MoE layer of 4 experts (top 2, F = 4h, biases) at TP 2, EP 2, ETP 2, EDP 2: the
     // attention splits as above over TP with 5h whole (norms and projection bias), the router
-    // (4h) is whole, and each expert's fc2 bias (h) is whole on the two ETP ranks while its
+    // (4h weight and a bias of 4, Megatron-Core's Router with --add-bias-linear) is whole, and
+    // each expert's fc2 bias (h) is whole on the two ETP ranks while its
     // fc1 (4h^2 + 4h) and fc2 (4h^2) weights split over EP x ETP.
     ModelSpec moe = gpt(4, 1024, 16);
     moe.num_experts = 4;
@@ -426,7 +427,7 @@ void TestCostModel::tpReplicatedParametersStayWhole()
     const StageEstimate e = oneLayer(mc, ms, true);
     const double attention = (4 * h * h + 3 * h) / 2 + 5 * h;
     const double experts = 4 * (8 * h * h + 4 * h) / (2 * 2) + 4 * h / 2;
-    QCOMPARE(e.memory.weights, 2 * (attention + 4 * h + experts));
+    QCOMPARE(e.memory.weights, 2 * (attention + 4 * h + 4 + experts));
 }
 
 void TestCostModel::bytesPerParameter()
