@@ -1407,13 +1407,13 @@ void BashReader::callFunction(const std::string& name, std::vector<std::string> 
         restoreVariable(*it);
 }
 
-std::vector<std::pair<std::string, int>> BashReader::uncalledFunctions() const
+std::vector<BashReader::UncalledFunction> BashReader::uncalledFunctions() const
 {
-    std::vector<std::pair<std::string, int>> out;
+    std::vector<UncalledFunction> out;
     for (const auto& [name, f] : m_functions)
         if (!f.called)
-            out.emplace_back(name, f.line);
-    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+            out.push_back({name, f.line, f.body ? 0 : f.unset_line, f.body ? 0 : f.called_after_unset});
+    std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.line < b.line; });
     return out;
 }
 
@@ -1870,6 +1870,8 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
                 if (auto it = m_functions.find(name); it != m_functions.end() && it->second.body) {
                     touchFunction(name);
                     it->second.body.reset();   // still known as defined (uncalledFunctions)
+                    it->second.unset_line = cmd.line;
+                    it->second.called_after_unset = 0;
                 }
             }
         }
@@ -1946,6 +1948,10 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
     }
     const bool call = !out.words.empty() && [&] {
         const auto it = m_functions.find(out.words.front());
+        if (it != m_functions.end() && !it->second.body && it->second.called_after_unset == 0) {
+            touchFunction(it->first);
+            it->second.called_after_unset = cmd.line;   // bash: command not found
+        }
         return it != m_functions.end() && it->second.body != nullptr;
     }();
     if (call)

@@ -62,7 +62,13 @@ public:
     const std::vector<std::string>& warnings() const { return m_warnings; }
     // Functions the script defines but never calls, as far as the text is read ("usage", or a
     // launch command wrapped in a function nothing runs), with the line of each definition.
-    std::vector<std::pair<std::string, int>> uncalledFunctions() const;
+    struct UncalledFunction {
+        std::string name;
+        int line = 0;                 // where it is defined
+        int unset_line = 0;           // where `unset` removed it (0: never)
+        int called_after_unset = 0;   // a call after that (bash: command not found)
+    };
+    std::vector<UncalledFunction> uncalledFunctions() const;
     // The line of the `exit` that ended the reading, as bash stops there; 0 when the script was
     // read to its end (an `exit` inside a subshell leaves only the subshell).
     int exitLine() const { return m_exitLine; }
@@ -121,6 +127,8 @@ private:
         std::shared_ptr<const std::vector<RawCommand>> body;
         int line = 0;
         bool called = false;
+        int unset_line = 0;            // `unset -f` removed it (its body) at this line
+        int called_after_unset = 0;    // the first call after that: bash finds no such command
     };
     // One call being read.
     struct Frame {

@@ -125,8 +125,16 @@ public:
         if (!launch) {
             // A launch command inside a function nothing calls is not run by bash either.
             std::string uncalled;
-            for (const auto& [name, line] : m_reader.uncalledFunctions())
-                uncalled += (uncalled.empty() ? "" : ", ") + name + " (line " + std::to_string(line) + ")";
+            for (const BashReader::UncalledFunction& f : m_reader.uncalledFunctions()) {
+                uncalled += (uncalled.empty() ? "" : ", ") + f.name + " (line " + std::to_string(f.line);
+                if (f.unset_line == 0)
+                    uncalled += ", never called)";
+                else if (f.called_after_unset == 0)
+                    uncalled += ", removed by unset at line " + std::to_string(f.unset_line) + " and never called)";
+                else
+                    uncalled += ", removed by unset at line " + std::to_string(f.unset_line) + "; the call at line "
+                        + std::to_string(f.called_after_unset) + " finds no such command)";
+            }
             // An exit bash runs before any launch command: what follows it is never run.
             const int exitLine = m_reader.exitLine();
             throw InputError(m_out.file, "",
@@ -136,8 +144,8 @@ public:
                                                   : "; the script exits at line " + std::to_string(exitLine)
                                                         + ", and bash runs nothing after it")
                                  + (uncalled.empty() ? std::string()
-                                                     : "; the script defines functions it never calls, whose commands bash does not "
-                                                       "run: " + uncalled));
+                                                     : "; the script defines functions whose commands bash does not run: "
+                                                           + uncalled));
         }
         m_out.command_line = launch->line;
         // A command after the launch command that starts with a flag: bash ran the launch

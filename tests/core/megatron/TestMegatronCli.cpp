@@ -319,7 +319,7 @@ private slots:
         QVERIFY(test::writeText(dir.filePath("never.sh"), "run() { torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers 32; }\n"));
         r = hapmoeCli({"import", "never.sh"}, dir.path());
         QCOMPARE(r.code, 2);
-        QVERIFY2(r.out.contains("never.sh: no launch command found") && r.out.contains("never calls, whose commands bash does not run: run (line 1)"),
+        QVERIFY2(r.out.contains("never.sh: no launch command found") && r.out.contains("functions whose commands bash does not run: run (line 1, never called)"),
                  qPrintable(r.out));
     }
 

@@ -1562,8 +1562,8 @@ private slots:
         // A launch command in a function nothing calls is not run by bash, so not read.
         QCOMPARE(refusalOf("launch() {\n  torchrun pretrain_gpt.py " + tail + "}\n", "uncalled.sh"),
                  std::string("uncalled.sh: no launch command found: expected torchrun, python -m torch.distributed.run or python "
-                             "<entry>.py with Megatron-LM flags; the script defines functions it never calls, whose commands bash "
-                             "does not run: launch (line 1)"));
+                             "<entry>.py with Megatron-LM flags; the script defines functions whose commands bash does not run: "
+                             "launch (line 1, never called)"));
     }
 
     void exitEndsTheReading()
@@ -1766,13 +1766,19 @@ private slots:
         QCOMPARE(readerLaunches(scripts[2]), std::string("<f.py>\n<v.py><unset>\n"));
         QVERIFY(readerWarns(scripts[4], "line 1: unset -f -v: bash cannot remove a function and a variable at once, and removes nothing"));
         // A launch command in a function removed before the call is not run: the error names
-        // the function as never called.
+        // the function, the unset and the call that finds no such command (bash: "launch:
+        // command not found").
         const std::string tail = "--num-layers 32 --hidden-size 4096 --num-attention-heads 32 --seq-length 4096 "
                                  "--max-position-embeddings 4096 --micro-batch-size 1 --bf16 --vocab-size 32000\n";
         QCOMPARE(refusalOf("launch() {\n  torchrun pretrain_gpt.py " + tail + "}\nunset -f launch\nlaunch\n", "gone.sh"),
                  std::string("gone.sh: no launch command found: expected torchrun, python -m torch.distributed.run or python "
-                             "<entry>.py with Megatron-LM flags; the script defines functions it never calls, whose commands bash "
-                             "does not run: launch (line 1)"));
+                             "<entry>.py with Megatron-LM flags; the script defines functions whose commands bash does not run: "
+                             "launch (line 1, removed by unset at line 4; the call at line 5 finds no such command)"));
+        QVERIFY(refusalOf("launch() {\n  torchrun pretrain_gpt.py " + tail + "}\nunset launch\n", "gone.sh")
+                    .ends_with("launch (line 1, removed by unset at line 4 and never called)"));
+        // Defined again after the unset: the new body runs.
+        QCOMPARE(readerLaunches("launch() { torchrun a.py; }\nunset -f launch\nlaunch() { torchrun b.py; }\nlaunch\n"),
+                 std::string("<b.py>\n"));
     }
 
     void subshellFunctionBodies()
