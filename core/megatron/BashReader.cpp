@@ -33,9 +33,24 @@ constexpr std::size_t npos = std::string::npos;
 // ++ and --), as against comparing (== != <= >=).
 bool arithmeticAssigns(std::string_view e)
 {
+    auto nameChar = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
     for (std::size_t i = 0; i < e.size(); ++i) {
-        if ((e[i] == '+' || e[i] == '-') && i + 1 < e.size() && e[i + 1] == e[i])
-            return true;
+        // ++ or -- next to a name increments it (x++, --x); between numbers it is two signs
+        // (5--3 is 5 - -3).
+        if ((e[i] == '+' || e[i] == '-') && i + 1 < e.size() && e[i + 1] == e[i]) {
+            std::size_t b = i;
+            while (b > 0 && (e[b - 1] == ' ' || e[b - 1] == '\t')) --b;
+            std::size_t s = b;
+            while (s > 0 && nameChar(e[s - 1])) --s;
+            const bool nameBefore = s < b && !std::isdigit(static_cast<unsigned char>(e[s]));
+            std::size_t a = i + 2;
+            while (a < e.size() && (e[a] == ' ' || e[a] == '\t')) ++a;
+            const bool nameAfter = a < e.size() && (std::isalpha(static_cast<unsigned char>(e[a])) || e[a] == '_');
+            if (nameBefore || nameAfter)
+                return true;
+            ++i;
+            continue;
+        }
         if (e[i] != '=')
             continue;
         if (i + 1 < e.size() && e[i + 1] == '=') {
@@ -404,7 +419,7 @@ std::string BashReader::describeEnv(const std::vector<std::string>& reads)
     };
     std::vector<std::string> args, vars, statuses;
     for (const std::string& what : reads)
-        (what[0] == '$' ? args : what[0] == '!' ? statuses : vars).push_back(what[0] == '!' ? what.substr(1) : what);
+        (what[0] == '$' ? args : what[0] == '!' ? statuses : vars).push_back(what[0] == '!' ? what.substr(2) : what);
     std::string out;
     if (!args.empty())
         out = list(args) + ", from the script's own arguments";
@@ -662,6 +677,15 @@ std::vector<BashReader::RawCommand> BashReader::tokenize(std::string_view input)
             for (std::size_t k = i; k < end; ++k)
                 line += text[k] == '\n';
             i = end;
+            // A compound command ends at its "))": a reserved word right after it begins the
+            // next command, as in "if ((N > 1))then" or "while ((N < 8)) do".
+            std::size_t next = i;
+            while (next < n && (text[next] == ' ' || text[next] == '\t')) ++next;
+            for (const char* word : {"then", "do", "else", "elif", "fi", "done", "esac", "}"})
+                if (reservedAt(text, next, word)) {
+                    endCommand(";");
+                    break;
+                }
             continue;
         }
         if (c == '(' && atCommandStart()) {
@@ -978,6 +1002,8 @@ void BashReader::run(std::span<const RawCommand> commands)
                 b.taken = truth == Truth::True;
                 b.active = truth != Truth::False;
                 b.env = m_conditionEnv;
+                b.then_status = m_conditionThen;
+                b.else_status = m_conditionElse;
                 m_branches.push_back(b);
                 consumed = true;
             } else if (t == "elif") {
@@ -999,15 +1025,22 @@ void BashReader::run(std::span<const RawCommand> commands)
                         nb.taken = truth == Truth::True;
                         nb.active = truth != Truth::False;
                         addEnv(nb.env, m_conditionEnv);   // and the conditions before it
+                        nb.then_status = m_conditionThen;
+                        nb.else_status = m_conditionElse;
                     } else {
+                        // Not evaluated (an earlier condition is undecided): whether this
+                        // branch or the else after it runs is undecided either way.
                         b.active = true;
+                        b.then_status = b.else_status = {"!U`elif`"};
                     }
+                    m_branches.back().in_else = false;
                 }
                 consumed = true;
             } else if (t == "else") {
                 if (m_branches.size() > base) {
                     Branch& b = m_branches.back();
                     b.active = !b.known || !b.taken;
+                    b.in_else = true;
                 }
                 ++w;
             } else if (t == "fi") {
@@ -1018,6 +1051,8 @@ void BashReader::run(std::span<const RawCommand> commands)
                     m_branches.pop_back();
                 ++w;
             } else if (t == "while" || t == "until") {
+                if (active())
+                    warnOnce("loop", cmd.line, "loops are read as straight-line code (their body once, where it is written)");
                 condition();
                 pushLoop();
                 consumed = true;   // loop bodies are read once, as straight-line code
@@ -1151,8 +1186,20 @@ void BashReader::run(std::span<const RawCommand> commands)
             // and the blocks it depends on as undecided, so that their other branches (the
             // else of the guard) are read too.
             std::vector<std::string> env = runsEnv;
-            for (std::size_t b = from; b < m_branches.size(); ++b)
+            for (std::size_t b = from; b < m_branches.size(); ++b) {
                 addEnv(env, m_branches[b].env);
+                addEnv(env, m_branches[b].in_else ? m_branches[b].else_status : m_branches[b].then_status);
+            }
+            // After a return the text cannot decide, in this call or one around it.
+            bool afterReturn = false;
+            for (const Frame& frame : m_frames)
+                if (frame.after_undecided_return) {
+                    afterReturn = true;
+                    addEnv(env, frame.after_return_env);
+                }
+            // An exit that runs only if a command succeeds (cd /tmp && exit 1) is no guard: the
+            // real run takes it as likely as not.
+            dropUndecidedStatus(env);
             if (!env.empty()) {
                 for (std::size_t b = from; b < m_branches.size(); ++b)
                     if (!m_branches[b].env.empty())
@@ -1171,7 +1218,7 @@ void BashReader::run(std::span<const RawCommand> commands)
             }
             const bool inLoop = std::any_of(m_branches.begin() + static_cast<std::ptrdiff_t>(from), m_branches.end(),
                                             [](const Branch& b) { return b.kind == Branch::Kind::Loop; });
-            if (runs == Truth::True && !m_undecidedCall
+            if (runs == Truth::True && !m_undecidedCall && !afterReturn
                 && std::all_of(m_branches.begin() + static_cast<std::ptrdiff_t>(from), m_branches.end(),
                                [](const Branch& b) { return b.known; })) {
                 m_exiting = true;
@@ -1195,6 +1242,9 @@ void BashReader::run(std::span<const RawCommand> commands)
                 message = "exit" + where + " runs after the test " + statusTest + ", which cannot be decided from the text" + rest;
             else if (m_undecidedCall && runs == Truth::True && at != cmd.line)
                 message = "exit" + where + " runs when this call does, which the text cannot decide" + rest;
+            else if (afterReturn && runs == Truth::True)
+                message = "exit" + where + " runs only if a return before it in the function does not, which the text cannot "
+                    "decide" + rest;
             else
                 message = "exit" + where + " runs under a test that cannot be decided from the text" + rest;
             warnOnce("exit:" + std::to_string(at) + ":" + std::to_string(cmd.line), at, message);
@@ -1209,6 +1259,17 @@ void BashReader::run(std::span<const RawCommand> commands)
                 break;
             const std::string test = runs == Truth::Unknown && !statusTest.empty() ? "after the test " + statusTest + ", which"
                                                                                     : "under a test that";
+            // The rest of the body runs only when this return does not: what it depends on,
+            // with the sense of each command's status reversed.
+            Frame& frame = m_frames.back();
+            frame.after_undecided_return = true;
+            std::vector<std::string> env = chained ? statusEnv : std::vector<std::string>();
+            for (std::size_t b = base; b < m_branches.size(); ++b) {
+                addEnv(env, m_branches[b].env);
+                addEnv(env, m_branches[b].in_else ? m_branches[b].else_status : m_branches[b].then_status);
+            }
+            for (const std::string& read : env)
+                addEnv(frame.after_return_env, {reversedStatus(read)});
             warnOnce("return:" + std::to_string(cmd.line), cmd.line,
                      "return in function " + m_frames.back().function + " runs " + test
                          + " cannot be decided from the text; the rest of the function is read as if it did not return");
@@ -1259,8 +1320,10 @@ void BashReader::run(std::span<const RawCommand> commands)
                         statusTest += (a > w ? " " : "") + cmd.words[a].text;
                     statusTest = "`" + statusTest + "` (line " + std::to_string(cmd.line) + ")";
                 } else if (status == Truth::Unknown) {
-                    // cd "$DIR" || exit 1: whether the command fails is the machine's, not the text's.
-                    addEnv(statusEnv, {statusRead(cmd, w)});
+                    // cd "$DIR" || exit 1: whether the command fails is the machine's, not the
+                    // text's. What follows || runs when it fails (&& with !), else when it succeeds.
+                    const bool onFailure = (cmd.separator == "||") != negated;
+                    addEnv(statusEnv, {statusRead(cmd, w, onFailure ? 'F' : 'S')});
                 }
             }
         }
@@ -1462,7 +1525,9 @@ BashReader::Truth BashReader::statusOf(const RawCommand& cmd, std::size_t firstW
         return evalCondition({&cmd}, firstWord);
     if (head.rfind("((", 0) == 0) {
         m_envReads.clear();
+        m_unsetAsEmpty = true;   // an unset name is 0, as a [ ] test sees it empty
         const Truth t = arithmeticStatus(head, cmd.line);
+        m_unsetAsEmpty = false;
         m_conditionEnv = m_envReads;
         return t;
     }
@@ -1526,6 +1591,10 @@ BashReader::Truth BashReader::evalCondition(const std::vector<const RawCommand*>
     // Left to right, && and || of equal precedence (bash's lists), three-valued.
     Truth result = Truth::Unknown;
     m_envReads.clear();
+    m_conditionThen.clear();
+    m_conditionElse.clear();
+    // The commands whose status the text does not give, and whether each is negated.
+    std::vector<std::pair<std::string, bool>> commandsRead;
     for (std::size_t p = 0; p < parts.size(); ++p) {
         const RawCommand& c = *parts[p];
         std::size_t first = p == 0 ? firstWord : 0;
@@ -1540,7 +1609,9 @@ BashReader::Truth BashReader::evalCondition(const std::vector<const RawCommand*>
         const std::string& head = c.words[first].text;
         Truth t = Truth::Unknown;
         if (head.rfind("((", 0) == 0) {
+            m_unsetAsEmpty = true;
             t = arithmeticStatus(head, c.line);
+            m_unsetAsEmpty = false;
         } else {
             std::vector<std::string> words;
             m_unsetAsEmpty = true;
@@ -1552,9 +1623,14 @@ BashReader::Truth BashReader::evalCondition(const std::vector<const RawCommand*>
             }
             m_warnings.swap(saved);
             m_unsetAsEmpty = false;
-            t = evalTest(words);
+            if (!words.empty() && (words.front() == "true" || words.front() == ":"))
+                t = Truth::True;   // also `if $FLAG` with FLAG=true
+            else if (!words.empty() && words.front() == "false")
+                t = Truth::False;
+            else
+                t = evalTest(words);
             if (t == Truth::Unknown && head != "[" && head != "[[" && head != "test")
-                addEnv(m_envReads, {statusRead(c, first)});
+                commandsRead.emplace_back(statusRead(c, first, 'U').substr(2), negate);
         }
         if (negate && t != Truth::Unknown)
             t = t == Truth::True ? Truth::False : Truth::True;
@@ -1574,6 +1650,22 @@ BashReader::Truth BashReader::evalCondition(const std::vector<const RawCommand*>
         }
     }
     m_conditionEnv = m_envReads;
+    // Where a command's status leaves the condition undecided (a decided one does not depend
+    // on it): under then and under else, what runs only if the command fails. One command, or
+    // all joined by || under else (each failed), or all by && under then (each succeeded):
+    // the sense follows from its "!"; any other mix is undecided either way.
+    if (result == Truth::Unknown && !commandsRead.empty()) {
+        bool allOr = true, allAnd = true;
+        for (std::size_t p = 0; p + 1 < parts.size(); ++p) {
+            allOr = allOr && parts[p]->separator == "||";
+            allAnd = allAnd && parts[p]->separator == "&&";
+        }
+        for (const auto& [text, negated] : commandsRead) {
+            const char failsThen = negated ? 'F' : 'S', failsElse = negated ? 'S' : 'F';
+            m_conditionThen.push_back(std::string("!") + (allAnd ? failsThen : 'U') + text);
+            m_conditionElse.push_back(std::string("!") + (allOr ? failsElse : 'U') + text);
+        }
+    }
     return result;
 }
 
@@ -1592,12 +1684,28 @@ BashReader::Truth BashReader::arithmeticStatus(const std::string& word, int line
     return value != 0 ? Truth::True : Truth::False;
 }
 
-std::string BashReader::statusRead(const RawCommand& cmd, std::size_t firstWord)
+std::string BashReader::statusRead(const RawCommand& cmd, std::size_t firstWord, char sense)
 {
+    // The command as written, its first three words where it is longer (a launch command).
     std::string text;
-    for (std::size_t a = firstWord; a < cmd.words.size(); ++a)
+    const std::size_t last = std::min(cmd.words.size(), firstWord + (cmd.words.size() - firstWord > 4 ? 3 : 4));
+    for (std::size_t a = firstWord; a < last; ++a)
         text += (a > firstWord ? " " : "") + cmd.words[a].text;
-    return "!`" + text + "`";
+    if (last < cmd.words.size())
+        text += " ...";
+    return std::string("!") + sense + "`" + text + "`";
+}
+
+std::string BashReader::reversedStatus(const std::string& read)
+{
+    if (read.size() < 2 || read[0] != '!' || (read[1] != 'F' && read[1] != 'S'))
+        return read;
+    return std::string("!") + (read[1] == 'F' ? 'S' : 'F') + read.substr(2);
+}
+
+bool BashReader::dropUndecidedStatus(std::vector<std::string>& env)
+{
+    return std::erase_if(env, [](const std::string& w) { return w.size() > 1 && w[0] == '!' && w[1] != 'F'; }) > 0;
 }
 
 BashReader::Truth BashReader::evalTest(const std::vector<std::string>& all)
@@ -2505,6 +2613,10 @@ bool BashReader::evalArithmetic(const std::string& expr, long long& value, int l
         // A bare name reads from outside the script as $NAME does (m_envReads).
         const bool isSet = lookup(name, s);
         noteNameRead(name, isSet);
+        if (!isSet && m_unsetAsEmpty) {
+            v = 0;   // in a condition: unset is 0, as a clean environment gives it
+            return true;
+        }
         if (!isSet)
             return false;
         if (s.empty()) {

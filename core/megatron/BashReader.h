@@ -111,6 +111,10 @@ private:
         // What the condition, the case subject or patterns, or the test before && / || read
         // from outside the script (envReads()): whether this branch runs is bash's guess only.
         std::vector<std::string> env;
+        // If/elif only: the exit statuses of commands in the condition the text does not give
+        // (statusRead()), for the commands under `then` and under `else`; in_else after `else`.
+        std::vector<std::string> then_status, else_status;
+        bool in_else = false;
     };
     // A variable as it stood before a prefix assignment or `local` changed it.
     struct SavedVariable {
@@ -140,6 +144,11 @@ private:
         std::vector<SavedVariable> locals;   // the variables `local` hides, put back on return
         std::vector<std::string> warnings;   // findings while expanding the call's words
         int call_line = 0;                   // the line of the call
+        // A `return` the text cannot decide ran before: the rest of the body runs only when it
+        // did not return, so an exit there is undecided, and a guard on what the return's test
+        // read with the sense reversed (statusRead()).
+        bool after_undecided_return = false;
+        std::vector<std::string> after_return_env;
     };
     // A subshell being read: a ( ... ), a function whose body is one, a command of a pipeline
     // or one run with & (manual 3.2.3, 3.2.4.3, 3.7.3). Bash runs it in a child process, so what
@@ -202,10 +211,17 @@ private:
     // An arithmetic command "(( EXPR ))" that only tests (no assignment): its status, EXPR
     // nonzero, evaluated when its names are known.
     Truth arithmeticStatus(const std::string& word, int line);
-    // A command whose exit status the text does not tell (cd "$DIR", mkdir -p, source env.sh):
-    // "!`cd "$DIR"`" among the environment reads, so that an exit on its status (cd "$DIR" ||
-    // exit 1) is read as not taken, as a guard on the environment is, and listed with them.
-    static std::string statusRead(const RawCommand& cmd, std::size_t firstWord);
+    // A command whose exit status the text does not tell (cd "$DIR", mkdir -p, source env.sh),
+    // among the environment reads: "!F`cd "$DIR"`" where what depends on it runs only if the
+    // command fails (cd "$DIR" || exit 1): an exit there is a guard the real run passes, read as
+    // not taken and listed with the guards on the environment. "!S" where it runs only if the
+    // command succeeds, "!U" where the text cannot say which: such an exit is undecided.
+    static std::string statusRead(const RawCommand& cmd, std::size_t firstWord, char sense);
+    static std::string reversedStatus(const std::string& read);   // F <-> S, others unchanged
+    // Takes the "!S" and "!U" reads out of env; true when there were any.
+    static bool dropUndecidedStatus(std::vector<std::string>& env);
+    // What the last evalCondition found for the commands under then and under else.
+    std::vector<std::string> m_conditionThen, m_conditionElse;
     Truth evalTest(const std::vector<std::string>& words);
     bool applyAssignment(const RawWord& word, int line, bool exported);
     // The exit status of a command for the && / || after it, as far as the text tells:

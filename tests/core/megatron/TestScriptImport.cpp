@@ -2154,6 +2154,62 @@ private slots:
         QCOMPARE(readerLaunches(scripts[0]), std::string("<a.py><4>\n<b.py><2>\n"));
         QCOMPARE(readerLaunches(scripts[2]), std::string("<a.py><8>\n"));
     }
+
+    void statusReadsFollowTheirSense()
+    {
+        // A command's status counts only where it decides what runs: a condition decided by
+        // its tests leaves the exits under it as bash runs them.
+        const std::vector<std::string> decided = {
+            "SKIP=1\nif [ \"$SKIP\" = 1 ] || ! command -v torchrun; then echo skip >&2; exit 0; fi\ntorchrun a.py\n",
+            "if mkdir -p /tmp/hapmoe-status-test && [ 1 = 2 ]; then TP=2; else exit 1; fi\ntorchrun a.py\n",
+            "if false; then :; else exit 1; fi\ntorchrun a.py\n",
+            "FLAG=false\nTP=2\nif $FLAG; then TP=8; fi\ntorchrun a.py $TP\n",
+            "TP=8\nif (( DEBUG )); then TP=1; fi\ntorchrun a.py $TP\n",
+            "TP=2\n(( 5--3 )) && TP=8\ntorchrun a.py $TP\n",
+            "TP=2\nif ((TP>1))then TP=8; fi\ntorchrun a.py $TP\n",
+            "N=1; M=1; TP=2\n(( (N * (M+1)) > 4 )) && TP=8\ntorchrun a.py $TP\n",
+            "N=2; TP=4\n(( $((N*2)) > 9 )) && TP=8\ntorchrun a.py $TP\n",
+            "need() { command -v \"$1\" >/dev/null && return 0; echo missing; exit 1; }\nneed ls\ntorchrun a.py\n",
+        };
+        for (const std::string& script : decided) {
+            QVERIFY2(readerLaunches(script) == bashLaunches(script), (script + "bash: " + bashLaunches(script)).c_str());
+            QVERIFY2(!readerWarns(script, "is not evaluated"), script.c_str());
+        }
+        QCOMPARE(readerLaunches(decided[6]), std::string("<a.py><8>\n"));
+        // With DATA_PATH set, bash takes the then branch (NNODES decides it) and the launch with
+        // TP 8; the guard depends on DATA_PATH alone, not on the command never run.
+        const std::string shortCircuit = "NNODES=1\nTP=2\nif [ \"$NNODES\" -eq 1 ] || ! command -v srun >/dev/null; then\n"
+                                         "  TP=8\n  [ -z \"$DATA_PATH\" ] && { echo \"set DATA_PATH\"; exit 1; }\nelse\n  TP=2\nfi\n"
+                                         "torchrun a.py $TP\n";
+        QCOMPARE(bashLaunches("DATA_PATH=/data\n" + shortCircuit), std::string("<a.py><8>\n"));
+        QCOMPARE(readerLaunches(shortCircuit), std::string("<a.py><8>\n"));
+        QCOMPARE(warningsWith(shortCircuit, "exit"),
+                 std::vector<std::string>{"line 5: exit 1 depends on DATA_PATH, which the script does not set (its environment): "
+                                          "read as not taken"});
+        // The rest of a function after a return on success runs only if the command failed:
+        // its exit is a guard on that command.
+        QCOMPARE(warningsWith(decided[9], "exit 1"),
+                 std::vector<std::string>{"line 2: exit 1 (line 1, in function need) depends on the exit status of "
+                                          "`command -v \"$1\"`: read as not taken"});
+        // An exit that runs when a command succeeds is no guard the real run passes: undecided.
+        for (const std::string& script : {std::string("cd /tmp && exit 1\ntorchrun a.py\n"),
+                                          std::string("! cd /tmp || exit 1\ntorchrun a.py\n"),
+                                          std::string("if command -v ls; then exit 0; fi\ntorchrun a.py\n")}) {
+            QCOMPARE(readerLaunches(script), std::string("<a.py>\n"));
+            QVERIFY2(readerWarns(script, "cannot be decided from the text; the rest of the script is read as if it did not exit"),
+                     script.c_str());
+            QVERIFY2(!readerWarns(script, "depends on the exit status"), script.c_str());
+        }
+        // Under else, the exit runs when the command fails; a long command is named by its
+        // first words.
+        QCOMPARE(warningsWith("if cd /tmp; then :; else exit 1; fi\ntorchrun b.py --one 1 --two 2 || { echo failed; exit 2; }\n",
+                              "exit"),
+                 std::vector<std::string>{"line 1: exit 1 depends on the exit status of `cd /tmp`; line 2: exit 2 depends on the "
+                                          "exit status of `torchrun b.py --one ...`: each read as not taken"});
+        // while and until bodies are read once, and say so, as for bodies do.
+        QVERIFY(readerWarns("N=2\nwhile (( N < 8 )); do N=$((N * 2)); done\ntorchrun a.py $N\n",
+                            "loops are read as straight-line code"));
+    }
 };
 
 QTEST_APPLESS_MAIN(TestScriptImport)
