@@ -931,7 +931,8 @@ void BashReader::run(std::span<const RawCommand> commands)
                                  for (std::size_t a = 0; a < b.assigned.size(); ++a)
                                      names += (a ? ", " : "") + b.assigned[a];
                                  return names;
-                             }() + " keep the values of the last branch that sets them");
+                             }() + (b.assigned.size() == 1 ? " keeps the value of the last branch that sets it"
+                                                           : " keep the values of the last branch that sets them"));
             continue;
         }
         if (isCase() && m_branches.back().expect_pattern) {
@@ -1805,10 +1806,14 @@ bool BashReader::applyAssignment(const RawWord& word, int line, bool exported)
     if (std::any_of(m_branches.begin(), m_branches.end(), [](const Branch& b) { return !b.known && b.kind != Branch::Kind::Case && b.kind != Branch::Kind::Loop; }))
         warnOnce("cond:" + name, line,
                  name + " is set in a branch whose condition cannot be decided from the text; it is read as if the branch ran");
-    // In a case block whose subject is not known: named once, at its esac.
-    for (Branch& b : m_branches)
+    // In a case block whose subject is not known: named once, at its esac. Not for one that
+    // encloses the subshell this assignment is in (--tp) ( TP=8 ) ;;): the value stays in there.
+    const std::size_t inside = m_subshells.empty() ? 0 : m_subshells.back().branches;
+    for (std::size_t k = inside; k < m_branches.size(); ++k) {
+        Branch& b = m_branches[k];
         if (b.kind == Branch::Kind::Case && !b.known && std::find(b.assigned.begin(), b.assigned.end(), name) == b.assigned.end())
             b.assigned.push_back(name);
+    }
     // What the value reads from outside the script goes with the variable (m_envDerived).
     std::vector<std::string> outerReads;
     outerReads.swap(m_envReads);

@@ -2206,6 +2206,14 @@ private slots:
                               "exit"),
                  std::vector<std::string>{"line 1: exit 1 depends on the exit status of `cd /tmp`; line 2: exit 2 depends on the "
                                           "exit status of `torchrun b.py --one ...`: each read as not taken"});
+        // A case on the script's arguments names the variables its branches set, but not one
+        // set only inside a subshell of a branch: there it never leaves the subshell.
+        const std::string caseSubshell = "TP=2\ncase \"$1\" in\n  --tp) ( TP=8; echo $TP ) ;;\n  --pp) PP=4 ;;\nesac\n"
+                                         "torchrun a.py $TP\n";
+        QCOMPARE(readerLaunches(caseSubshell), std::string("<a.py><2>\n"));
+        QCOMPARE(warningsWith(caseSubshell, "case"),
+                 std::vector<std::string>{"line 2: case \"$1\": the subject is not known from the text, so every branch is read "
+                                          "in order and PP keeps the value of the last branch that sets it"});
         // while and until bodies are read once, and say so, as for bodies do.
         QVERIFY(readerWarns("N=2\nwhile (( N < 8 )); do N=$((N * 2)); done\ntorchrun a.py $N\n",
                             "loops are read as straight-line code"));
