@@ -180,7 +180,14 @@ std::size_t skipDollarGroup(const std::string& s, std::size_t i)
             continue;
         }
         if (open == '(') {
-            if (reservedAt(s, j, "case")) {
+            // "case" as a command (after "$(", a separator or an opening "(" or "{"), not as an
+            // argument ($(echo case in point)).
+            auto commandStart = [&] {
+                std::size_t b = j;
+                while (b > i + 2 && (s[b - 1] == ' ' || s[b - 1] == '\t')) --b;
+                return b == i + 2 || std::string_view(";&|(\n{").find(s[b - 1]) != std::string_view::npos;
+            };
+            if (reservedAt(s, j, "case") && commandStart()) {
                 cases.push_back({depth, false, false});
                 j += 4;
                 continue;
@@ -1071,9 +1078,11 @@ void BashReader::run(std::span<const RawCommand> commands)
                         m_envReads.clear();
                         const std::vector<std::string> f = expandWord(cmd.words[w + 1].text, cmd.line);
                         b.env = m_envReads;
+                        // A subject set in an undecided branch holds a guess (evalCondition).
+                        const bool guessed = std::any_of(b.env.begin(), b.env.end(), [](const std::string& r) { return r[0] == '!'; });
                         for (std::size_t a = 0; a < f.size(); ++a)
                             b.subject += (a ? " " : "") + f[a];
-                        b.known = !m_unknownExpansion;
+                        b.known = !m_unknownExpansion && !guessed;
                         if (!b.known)
                             b.subject = cmd.words[w + 1].text;
                     }
@@ -1200,6 +1209,13 @@ void BashReader::run(std::span<const RawCommand> commands)
                 }
             // An exit that runs only if a command succeeds (cd /tmp && exit 1) is no guard: the
             // real run takes it as likely as not.
+            std::string succeeds, eitherWay;
+            for (const std::string& read : env)
+                if (read.size() > 2 && read[0] == '!' && read[1] != 'F' && read.rfind("!U`elif`", 0) != 0
+                    && read.find("(line ") == std::string::npos) {
+                    std::string& list = read[1] == 'S' ? succeeds : eitherWay;
+                    list += (list.empty() ? "" : ", ") + read.substr(2);
+                }
             dropUndecidedStatus(env);
             if (!env.empty()) {
                 for (std::size_t b = from; b < m_branches.size(); ++b)
@@ -1243,6 +1259,11 @@ void BashReader::run(std::span<const RawCommand> commands)
                 message = "exit" + where + " runs after the test " + statusTest + ", which cannot be decided from the text" + rest;
             else if (m_undecidedCall && runs == Truth::True && at != cmd.line)
                 message = "exit" + where + " runs when this call does, which the text cannot decide" + rest;
+            else if (!succeeds.empty() && eitherWay.empty())
+                message = "exit" + where + " runs only if " + succeeds + " succeeds, which the text cannot decide" + rest;
+            else if (!succeeds.empty() || !eitherWay.empty())
+                message = "exit" + where + " depends on the exit status of " + succeeds + (succeeds.empty() || eitherWay.empty() ? "" : ", ")
+                    + eitherWay + ", which the text cannot decide" + rest;
             else if (afterReturn && runs == Truth::True)
                 message = "exit" + where + " runs only if a return before it in the function does not, which the text cannot "
                     "decide" + rest;
@@ -1253,7 +1274,10 @@ void BashReader::run(std::span<const RawCommand> commands)
         }
         if (cmd.words[w].text == "return" && !m_frames.empty()) {
             // Bash leaves the function here: when the text decides that this line runs. Under a
-            // test it cannot decide, the rest of the body is read too, as every branch is.
+            // test it cannot decide, the rest of the body is read too, as every branch is. A
+            // command of a pipeline returns only from its own process.
+            if (ownProcess)
+                continue;
             if (runs == Truth::True
                 && std::all_of(m_branches.begin() + static_cast<std::ptrdiff_t>(base), m_branches.end(),
                                [](const Branch& b) { return b.known; }))
@@ -1262,15 +1286,20 @@ void BashReader::run(std::span<const RawCommand> commands)
                                                                                     : "under a test that";
             // The rest of the body runs only when this return does not: what it depends on,
             // with the sense of each command's status reversed.
+            // Not for a return in a subshell inside the call: it ends that subshell only. What
+            // decides whether the call runs at all (m_callEnv) keeps its sense.
             Frame& frame = m_frames.back();
-            frame.after_undecided_return = true;
-            std::vector<std::string> env = chained ? statusEnv : std::vector<std::string>();
-            for (std::size_t b = base; b < m_branches.size(); ++b) {
-                addEnv(env, m_branches[b].env);
-                addEnv(env, m_branches[b].in_else ? m_branches[b].else_status : m_branches[b].then_status);
+            if (m_subshells.size() == frame.subshells) {
+                frame.after_undecided_return = true;
+                std::vector<std::string> env = chained ? statusEnv : std::vector<std::string>();
+                for (std::size_t b = base; b < m_branches.size(); ++b) {
+                    addEnv(env, m_branches[b].env);
+                    addEnv(env, m_branches[b].in_else ? m_branches[b].else_status : m_branches[b].then_status);
+                }
+                for (const std::string& read : env)
+                    if (std::find(m_callEnv.begin(), m_callEnv.end(), read) == m_callEnv.end())
+                        addEnv(frame.after_return_env, {reversedStatus(read)});
             }
-            for (const std::string& read : env)
-                addEnv(frame.after_return_env, {reversedStatus(read)});
             warnOnce("return:" + std::to_string(cmd.line), cmd.line,
                      "return in function " + m_frames.back().function + " runs " + test
                          + " cannot be decided from the text; the rest of the function is read as if it did not return");
@@ -1310,20 +1339,39 @@ void BashReader::run(std::span<const RawCommand> commands)
         if (continues) {
             statusEnv = runsEnv;
             addEnv(statusEnv, ownEnv);
+            const Truth mine = negated && own != Truth::Unknown ? (own == Truth::True ? Truth::False : Truth::True) : own;
+            const std::string& head = cmd.words[w].text;
+            const bool test = head == "[" || head == "[[" || head == "test" || head.rfind("((", 0) == 0;
+            // cd "$DIR" || exit 1: whether the command fails is the machine's, not the text's.
+            // What follows || runs when it fails (&& with !), what follows && when it succeeds.
+            const bool onFailure = (cmd.separator == "||") != negated;
             if (runs == Truth::Unknown) {
-                status = Truth::Unknown;   // the test before still decides; statusTest names it
+                if ((before == "||" && mine == Truth::True) || (before == "&&" && mine == Truth::False)) {
+                    // a || true, a && false: the list's status is this command's, whatever a did.
+                    status = mine;
+                    statusTest.clear();
+                    statusEnv = m_callEnv;
+                    addEnv(statusEnv, ownEnv);
+                } else {
+                    status = Truth::Unknown;   // the test before still decides; statusTest names it
+                    if (mine == Truth::Unknown && !test)
+                        addEnv(statusEnv, {statusRead(cmd, w, onFailure ? 'F' : 'S')});
+                    // a || b && exit, a && b || exit: the exit runs on either command's status,
+                    // no one command's failure or success: the statuses read become undecided.
+                    if (cmd.separator != before)
+                        for (std::string& read : statusEnv)
+                            if (read.size() > 1 && read[0] == '!' && (read[1] == 'F' || read[1] == 'S')
+                                && std::find(m_callEnv.begin(), m_callEnv.end(), read) == m_callEnv.end())
+                                read[1] = 'U';
+                }
             } else {
-                status = negated && own != Truth::Unknown ? (own == Truth::True ? Truth::False : Truth::True) : own;
-                const std::string& head = cmd.words[w].text;
+                status = mine;
                 statusTest.clear();
-                if (status == Truth::Unknown && (head == "[" || head == "[[" || head == "test" || head.rfind("((", 0) == 0)) {
+                if (status == Truth::Unknown && test) {
                     for (std::size_t a = w; a < cmd.words.size(); ++a)
                         statusTest += (a > w ? " " : "") + cmd.words[a].text;
                     statusTest = "`" + statusTest + "` (line " + std::to_string(cmd.line) + ")";
                 } else if (status == Truth::Unknown) {
-                    // cd "$DIR" || exit 1: whether the command fails is the machine's, not the
-                    // text's. What follows || runs when it fails (&& with !), else when it succeeds.
-                    const bool onFailure = (cmd.separator == "||") != negated;
                     addEnv(statusEnv, {statusRead(cmd, w, onFailure ? 'F' : 'S')});
                 }
             }
@@ -1463,7 +1511,7 @@ void BashReader::callFunction(const std::string& name, std::vector<std::string> 
     }
     // The body stays alive while it runs, even if it defines the function again.
     const std::shared_ptr<const std::vector<RawCommand>> body = f.body;
-    m_frames.push_back(Frame{name, std::move(args), unknownArgs, {}, std::move(warnings), line});
+    m_frames.push_back(Frame{name, std::move(args), unknownArgs, {}, std::move(warnings), line, m_subshells.size()});
     run(*body);
     const std::vector<SavedVariable> locals = std::move(m_frames.back().locals);
     m_frames.pop_back();
@@ -1527,8 +1575,10 @@ BashReader::Truth BashReader::statusOf(const RawCommand& cmd, std::size_t firstW
     if (head.rfind("((", 0) == 0) {
         m_envReads.clear();
         m_unsetAsEmpty = true;   // an unset name is 0, as a [ ] test sees it empty
-        const Truth t = arithmeticStatus(head, cmd.line);
+        Truth t = arithmeticStatus(head, cmd.line);
         m_unsetAsEmpty = false;
+        if (std::any_of(m_envReads.begin(), m_envReads.end(), [](const std::string& r) { return r[0] == '!'; }))
+            t = Truth::Unknown;   // a name set in an undecided branch (evalCondition)
         m_conditionEnv = m_envReads;
         return t;
     }
@@ -1626,8 +1676,8 @@ BashReader::Truth BashReader::evalCondition(const std::vector<const RawCommand*>
             m_unsetAsEmpty = false;
             if (!words.empty() && (words.front() == "true" || words.front() == ":"))
                 t = Truth::True;   // also `if $FLAG` with FLAG=true
-            else if (!words.empty() && words.front() == "false")
-                t = Truth::False;
+            else if (!words.empty() && (words.front() == "false" || (words.front() == "return" && m_frames.empty())))
+                t = Truth::False;   // return outside a function fails (statusOf)
             else
                 t = evalTest(words);
             if (t == Truth::Unknown && head != "[" && head != "[[" && head != "test")
@@ -1650,6 +1700,10 @@ BashReader::Truth BashReader::evalCondition(const std::vector<const RawCommand*>
             else result = Truth::Unknown;
         }
     }
+    // A variable set in a branch the text could not decide holds a guess: a condition on it
+    // is undecided too (MULTI=0; cmd && MULTI=1; if [ "$MULTI" = 1 ]; then exit 0; fi).
+    if (std::any_of(m_envReads.begin(), m_envReads.end(), [](const std::string& r) { return r[0] == '!'; }))
+        result = Truth::Unknown;
     m_conditionEnv = m_envReads;
     // Where a command's status leaves the condition undecided (a decided one does not depend
     // on it): under then and under else, what runs only if the command fails. One command, or
@@ -1803,7 +1857,10 @@ bool BashReader::applyAssignment(const RawWord& word, int line, bool exported)
         return false;
     eq = k;
     touchVariable(name);
-    if (std::any_of(m_branches.begin(), m_branches.end(), [](const Branch& b) { return !b.known && b.kind != Branch::Kind::Case && b.kind != Branch::Kind::Loop; }))
+    const bool undecidedBranch = std::any_of(m_branches.begin(), m_branches.end(), [](const Branch& b) {
+        return !b.known && b.kind != Branch::Kind::Case && b.kind != Branch::Kind::Loop;
+    });
+    if (undecidedBranch)
         warnOnce("cond:" + name, line,
                  name + " is set in a branch whose condition cannot be decided from the text; it is read as if the branch ran");
     // In a case block whose subject is not known: named once, at its esac. Not for one that
@@ -1834,6 +1891,10 @@ bool BashReader::applyAssignment(const RawWord& word, int line, bool exported)
             r.m_envReads.swap(outer);
         }
     } takeReads{*this, outerReads, name, append || hasIndex};
+    // Its value is a guess where the branch, or the && / || before it, is undecided: a test on
+    // it later decides nothing (evalCondition).
+    if (undecidedBranch || m_undecidedCall)
+        m_envReads.push_back("!U`" + name + " (line " + std::to_string(line) + ")`");
     if (word.array_assign) {
         m_opaqueVars.erase(name);   // elements split as written; the array is no one substitution
         std::vector<std::string> values;
@@ -2341,6 +2402,16 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
     } else if (name == "0") {
         isSet = true;
         value = m_file;
+    } else if (name == "BASH_SOURCE" && !m_arrays.count(name) && !m_vars.count(name)) {
+        // Bash's array of the files of the functions being run: here always the script, so
+        // `[[ "${BASH_SOURCE[0]}" == "${0}" ]]` holds, as when bash runs it (not sourced).
+        isSet = !hasSubscript || subscript == "@" || subscript == "*" || subscript == "0";
+        isList = hasSubscript && (subscript == "@" || subscript == "*");
+        atForm = subscript == "@";
+        if (isList)
+            elements = {m_file};
+        else if (isSet)
+            value = m_file;
     } else if (name == "$" || name == "!" || name == "-") {
         m_unknownExpansion = true;
         warn(line, "$" + name + " has no value when reading the script; kept as text");

@@ -144,6 +144,7 @@ private:
         std::vector<SavedVariable> locals;   // the variables `local` hides, put back on return
         std::vector<std::string> warnings;   // findings while expanding the call's words
         int call_line = 0;                   // the line of the call
+        std::size_t subshells = 0;           // m_subshells when the call began
         // A `return` the text cannot decide ran before: the rest of the body runs only when it
         // did not return, so an exit there is undecided, and a guard on what the return's test
         // read with the sense reversed (statusRead()).
