@@ -1078,11 +1078,9 @@ void BashReader::run(std::span<const RawCommand> commands)
                         m_envReads.clear();
                         const std::vector<std::string> f = expandWord(cmd.words[w + 1].text, cmd.line);
                         b.env = m_envReads;
-                        // A subject set in an undecided branch holds a guess (evalCondition).
-                        const bool guessed = std::any_of(b.env.begin(), b.env.end(), [](const std::string& r) { return r[0] == '!'; });
                         for (std::size_t a = 0; a < f.size(); ++a)
                             b.subject += (a ? " " : "") + f[a];
-                        b.known = !m_unknownExpansion && !guessed;
+                        b.known = !m_unknownExpansion;
                         if (!b.known)
                             b.subject = cmd.words[w + 1].text;
                     }
@@ -1209,14 +1207,17 @@ void BashReader::run(std::span<const RawCommand> commands)
                 }
             // An exit that runs only if a command succeeds (cd /tmp && exit 1) is no guard: the
             // real run takes it as likely as not.
-            std::string succeeds, eitherWay;
+            // Nor is one that depends on a variable set where the text could not decide whether
+            // the assignment runs (MULTI=0; cmd && MULTI=1; if [ "$MULTI" = 1 ]; then exit 0;
+            // fi): the reading follows the guess, but the exit is undecided.
+            std::string succeeds, eitherWay, guessed;
             for (const std::string& read : env)
-                if (read.size() > 2 && read[0] == '!' && read[1] != 'F' && read.rfind("!U`elif`", 0) != 0
-                    && read.find("(line ") == std::string::npos) {
-                    std::string& list = read[1] == 'S' ? succeeds : eitherWay;
-                    list += (list.empty() ? "" : ", ") + read.substr(2);
+                if (read.size() > 2 && read[0] == '!' && read[1] != 'F' && read.rfind("!U`elif`", 0) != 0) {
+                    const bool guess = read.find("(line ") != std::string::npos;
+                    std::string& list = guess ? guessed : read[1] == 'S' ? succeeds : eitherWay;
+                    list += (list.empty() ? "" : ", ") + (guess ? read.substr(3, read.size() - 4) : read.substr(2));
                 }
-            dropUndecidedStatus(env);
+            const bool undecidedStatus = dropUndecidedStatus(env);
             if (!env.empty()) {
                 for (std::size_t b = from; b < m_branches.size(); ++b)
                     if (!m_branches[b].env.empty())
@@ -1235,7 +1236,7 @@ void BashReader::run(std::span<const RawCommand> commands)
             }
             const bool inLoop = std::any_of(m_branches.begin() + static_cast<std::ptrdiff_t>(from), m_branches.end(),
                                             [](const Branch& b) { return b.kind == Branch::Kind::Loop; });
-            if (runs == Truth::True && !m_undecidedCall && !afterReturn
+            if (runs == Truth::True && !m_undecidedCall && !afterReturn && !undecidedStatus
                 && std::all_of(m_branches.begin() + static_cast<std::ptrdiff_t>(from), m_branches.end(),
                                [](const Branch& b) { return b.known; })) {
                 m_exiting = true;
@@ -1259,6 +1260,8 @@ void BashReader::run(std::span<const RawCommand> commands)
                 message = "exit" + where + " runs after the test " + statusTest + ", which cannot be decided from the text" + rest;
             else if (m_undecidedCall && runs == Truth::True && at != cmd.line)
                 message = "exit" + where + " runs when this call does, which the text cannot decide" + rest;
+            else if (!guessed.empty())
+                message = "exit" + where + " depends on " + guessed + ", whose value the text cannot decide" + rest;
             else if (!succeeds.empty() && eitherWay.empty())
                 message = "exit" + where + " runs only if " + succeeds + " succeeds, which the text cannot decide" + rest;
             else if (!succeeds.empty() || !eitherWay.empty())
@@ -1577,8 +1580,6 @@ BashReader::Truth BashReader::statusOf(const RawCommand& cmd, std::size_t firstW
         m_unsetAsEmpty = true;   // an unset name is 0, as a [ ] test sees it empty
         Truth t = arithmeticStatus(head, cmd.line);
         m_unsetAsEmpty = false;
-        if (std::any_of(m_envReads.begin(), m_envReads.end(), [](const std::string& r) { return r[0] == '!'; }))
-            t = Truth::Unknown;   // a name set in an undecided branch (evalCondition)
         m_conditionEnv = m_envReads;
         return t;
     }
@@ -1700,10 +1701,6 @@ BashReader::Truth BashReader::evalCondition(const std::vector<const RawCommand*>
             else result = Truth::Unknown;
         }
     }
-    // A variable set in a branch the text could not decide holds a guess: a condition on it
-    // is undecided too (MULTI=0; cmd && MULTI=1; if [ "$MULTI" = 1 ]; then exit 0; fi).
-    if (std::any_of(m_envReads.begin(), m_envReads.end(), [](const std::string& r) { return r[0] == '!'; }))
-        result = Truth::Unknown;
     m_conditionEnv = m_envReads;
     // Where a command's status leaves the condition undecided (a decided one does not depend
     // on it): under then and under else, what runs only if the command fails. One command, or
