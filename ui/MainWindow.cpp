@@ -655,6 +655,18 @@ void MainWindow::loadExample()
 
 bool MainWindow::openFile(const QString& fileName)
 {
+    // A launch script (hapmoe-studio train.sh) is imported into the project's model, as
+    // Model > Import Megatron Script does.
+    const QString suffix = QFileInfo(fileName).suffix().toLower();
+    if (suffix == QLatin1String("sh") || suffix == QLatin1String("bash")) {
+        const QString error = m_modelPanel->importScript(fileName);
+        if (!error.isEmpty()) {
+            showError(tr("Cannot import the script"), error);
+            return false;
+        }
+        showTab(QStringLiteral("model"));
+        return true;
+    }
     try {
         const std::string path = fileName.toStdString();
         Warnings warnings;

@@ -398,6 +398,19 @@ private slots:
                                       "--vocab-size 32000\n"));
         QVERIFY(panel->importScript(script).isEmpty());
         QCOMPARE(presets->currentText(), QStringLiteral("Custom"));
+
+        // Opening a launch script (hapmoe-studio train.sh, or File > Open) imports it into the
+        // model, keeping the cluster; a script it cannot read is refused, the model untouched.
+        w->newProject();
+        const std::size_t nodes = w->document()->cluster().nodes.size();
+        QVERIFY(w->openFile(script));
+        QCOMPARE(w->document()->project().model.num_layers, 4);
+        QCOMPARE(w->document()->project().model.hidden_size, 1024);
+        QCOMPARE(w->document()->cluster().nodes.size(), nodes);
+        const QString broken = dir.filePath(QStringLiteral("broken.bash"));
+        QVERIFY(writeTextFile(broken, "torchrun pretrain_gpt.py --num-layers 8\n"));
+        QVERIFY(!w->openFile(broken));
+        QCOMPARE(w->document()->project().model.num_layers, 4);
     }
 
     void fitsASmallWindowWithoutScrollingSideways()
