@@ -730,6 +730,25 @@ std::vector<BashReader::RawCommand> BashReader::tokenize(std::string_view input)
         }
         if (c == ')' && !open.empty())
             open.back().pattern = false;   // the end of a case pattern list
+        // Inside [[ ]] (manual 3.2.5.2), && and || join its tests and < and > compare strings:
+        // words of the test, not a list operator or a redirection.
+        auto inDoubleBracket = [&] {
+            for (auto it = cur.words.rbegin(); it != cur.words.rend(); ++it) {
+                if (it->text == "]]")
+                    return false;
+                if (it->text == "[[")
+                    return true;
+            }
+            return false;
+        };
+        if (((c == '&' || c == '|') && i + 1 < n && text[i + 1] == c) || c == '<' || c == '>') {
+            if (inDoubleBracket()) {
+                const std::size_t len = c == '<' || c == '>' ? 1 : 2;
+                cur.words.push_back(RawWord{text.substr(i, len), false, {}});
+                i += len;
+                continue;
+            }
+        }
         // "&>" and "&>>" redirect stdout and stderr (manual 3.6.4, 3.6.5): not a "&".
         const bool bothRedirect = c == '&' && i + 1 < n && text[i + 1] == '>';
         if (!bothRedirect && (c == ';' || c == '&' || c == '|' || c == '(' || c == ')')) {
@@ -1577,9 +1596,9 @@ BashReader::Truth BashReader::statusOf(const RawCommand& cmd, std::size_t firstW
         return evalCondition({&cmd}, firstWord);
     if (head.rfind("((", 0) == 0) {
         m_envReads.clear();
-        m_unsetAsEmpty = true;   // an unset name is 0, as a [ ] test sees it empty
+        // A name the script does not set (NNODES from the environment) leaves it undecided:
+        // the real run sets it, so `(( NNODES > 1 ))` guards the multi-node arguments.
         Truth t = arithmeticStatus(head, cmd.line);
-        m_unsetAsEmpty = false;
         m_conditionEnv = m_envReads;
         return t;
     }
@@ -1661,9 +1680,7 @@ BashReader::Truth BashReader::evalCondition(const std::vector<const RawCommand*>
         const std::string& head = c.words[first].text;
         Truth t = Truth::Unknown;
         if (head.rfind("((", 0) == 0) {
-            m_unsetAsEmpty = true;
-            t = arithmeticStatus(head, c.line);
-            m_unsetAsEmpty = false;
+            t = arithmeticStatus(head, c.line);   // undecided on a name the script does not set
         } else {
             std::vector<std::string> words;
             m_unsetAsEmpty = true;
@@ -1765,6 +1782,45 @@ BashReader::Truth BashReader::evalTest(const std::vector<std::string>& all)
     std::vector<std::string> w = all;
     if (w.empty())
         return Truth::Unknown;
+    // Tests joined inside the brackets: && and || in [[ ]], -a and -o in [ ] and test; "and"
+    // binds tighter than "or" (manual 3.2.5.2, 4.1 test). Each side is a test of its own.
+    {
+        const bool dbl = w.front() == "[[";
+        const bool single = (w.front() == "[" && w.back() == "]") || w.front() == "test";
+        if (dbl || single) {
+            const std::size_t begin = 1, end = w.front() == "test" ? w.size() : w.size() - 1;
+            for (const std::string& op : {dbl ? std::string("||") : std::string("-o"), dbl ? std::string("&&") : std::string("-a")}) {
+                std::vector<std::size_t> at;
+                std::size_t from = begin;
+                for (std::size_t k = begin; k < end; ++k)
+                    if (w[k] == op && k > from && k + 1 < end) {
+                        at.push_back(k);
+                        from = k + 1;
+                    }
+                if (at.empty())
+                    continue;
+                at.push_back(end);
+                Truth result = Truth::Unknown;
+                std::size_t start = begin;
+                for (std::size_t a = 0; a < at.size(); ++a) {
+                    std::vector<std::string> part{dbl ? "[[" : "["};
+                    part.insert(part.end(), w.begin() + static_cast<std::ptrdiff_t>(start), w.begin() + static_cast<std::ptrdiff_t>(at[a]));
+                    part.push_back(dbl ? "]]" : "]");
+                    const Truth t = evalTest(part);
+                    if (a == 0)
+                        result = t;
+                    else if (op == "||" || op == "-o")
+                        result = result == Truth::True || t == Truth::True ? Truth::True
+                            : result == Truth::False && t == Truth::False ? Truth::False : Truth::Unknown;
+                    else
+                        result = result == Truth::False || t == Truth::False ? Truth::False
+                            : result == Truth::True && t == Truth::True ? Truth::True : Truth::Unknown;
+                    start = at[a] + 1;
+                }
+                return result;
+            }
+        }
+    }
     if (w.front() == "[" && w.back() == "]") w = std::vector<std::string>(w.begin() + 1, w.end() - 1);
     else if (w.front() == "[[" && w.back() == "]]") w = std::vector<std::string>(w.begin() + 1, w.end() - 1);
     else if (w.front() == "test") w.erase(w.begin());
@@ -2686,10 +2742,6 @@ bool BashReader::evalArithmetic(const std::string& expr, long long& value, int l
         // A bare name reads from outside the script as $NAME does (m_envReads).
         const bool isSet = lookup(name, s);
         noteNameRead(name, isSet);
-        if (!isSet && m_unsetAsEmpty) {
-            v = 0;   // in a condition: unset is 0, as a clean environment gives it
-            return true;
-        }
         if (!isSet)
             return false;
         if (s.empty()) {
