@@ -1541,11 +1541,17 @@ void BashReader::callFunction(const std::string& name, std::vector<std::string> 
         restoreVariable(*it);
 }
 
+void BashReader::noteFunctionNamed(const std::string& name)
+{
+    if (auto it = m_functions.find(name); it != m_functions.end())
+        it->second.named = true;
+}
+
 std::vector<BashReader::UncalledFunction> BashReader::uncalledFunctions() const
 {
     std::vector<UncalledFunction> out;
     for (const auto& [name, f] : m_functions)
-        if (!f.called)
+        if (!f.called && !f.named)
             out.push_back({name, f.line, f.body ? 0 : f.unset_line, f.body ? 0 : f.called_after_unset});
     std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.line < b.line; });
     return out;
@@ -1700,6 +1706,8 @@ BashReader::Truth BashReader::evalCondition(const std::vector<const RawCommand*>
                 t = evalTest(words);
             if (t == Truth::Unknown && head != "[" && head != "[[" && head != "test")
                 commandsRead.emplace_back(statusRead(c, first, 'U').substr(2), negate);
+            if (!words.empty())
+                noteFunctionNamed(words.front());   // if check_env; then: run by bash, not read here
         }
         if (negate && t != Truth::Unknown)
             t = t == Truth::True ? Truth::False : Truth::True;
@@ -2124,8 +2132,25 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
         }
         return;
     }
+    if (head == "trap") {
+        // trap 'cleanup' EXIT: bash runs the handler later; the reading does not, but the
+        // functions it names are not "never called".
+        for (std::size_t a = w + 1; a + 1 < words.size(); ++a) {
+            std::string name;
+            for (const char c : expandToString(words[a].text, cmd.line, 0) + " ") {
+                if (std::isalnum(static_cast<unsigned char>(c)) || c == '_') {
+                    name += c;
+                } else {
+                    noteFunctionNamed(name);
+                    name.clear();
+                }
+            }
+        }
+        return;
+    }
     if (head == "eval") {
         warn(cmd.line, "eval is not executed; its text is ignored");
+        m_evalLines.push_back(cmd.line);
         return;
     }
     // Arithmetic commands assign only through their expression: not evaluated here, so the
@@ -2139,6 +2164,7 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
     }
     if (head == "source" || head == ".") {
         warn(cmd.line, "'" + head + "' of another file is not followed; variables it sets are unknown");
+        m_sourceLines.push_back(cmd.line);
         return;
     }
     // The words are expanded before the prefix assignments are made (manual 3.7.1).

@@ -69,6 +69,10 @@ public:
         int called_after_unset = 0;   // a call after that (bash: command not found)
     };
     std::vector<UncalledFunction> uncalledFunctions() const;
+    // The lines of `eval` and of `source` / `.` commands the reading met and did not follow:
+    // a launch command built there as text is not read (the "no launch command" error says so).
+    const std::vector<int>& evalLines() const { return m_evalLines; }
+    const std::vector<int>& sourceLines() const { return m_sourceLines; }
     // The line of the `exit` that ended the reading, as bash stops there; 0 when the script was
     // read to its end (an `exit` inside a subshell leaves only the subshell).
     int exitLine() const { return m_exitLine; }
@@ -133,6 +137,7 @@ private:
         bool called = false;
         int unset_line = 0;            // `unset -f` removed it (its body) at this line
         int called_after_unset = 0;    // the first call after that: bash finds no such command
+        bool named = false;            // noteFunctionNamed()
     };
     // One call being read.
     struct Frame {
@@ -277,6 +282,10 @@ private:
     std::size_t m_calledCommands = 0;
     std::vector<Subshell> m_subshells;   // the subshells being read, innermost last
     // Set by an `exit` that runs, until the subshell it ends (or the whole reading) is left.
+    std::vector<int> m_evalLines, m_sourceLines;
+    // A function named where bash runs it though the reading does not follow it there (an if
+    // or while condition, a trap): not listed as never called.
+    void noteFunctionNamed(const std::string& name);
     bool m_exiting = false;
     int m_exitLine = 0;   // exitLine()
     // Set while a function called after a && / || whose status the text cannot decide is read

@@ -135,6 +135,22 @@ public:
                     uncalled += ", removed by unset at line " + std::to_string(f.unset_line) + "; the call at line "
                         + std::to_string(f.called_after_unset) + " finds no such command)";
             }
+            // Text run through eval, or another file sourced, may hold the launch command.
+            std::string notFollowed;
+            auto lines = [](const std::vector<int>& at) {
+                std::string s;
+                for (std::size_t k = 0; k < at.size() && k < 3; ++k)
+                    s += (k ? ", " : "") + std::to_string(at[k]);
+                return s + (at.size() > 3 ? ", ..." : "");
+            };
+            if (!m_reader.evalLines().empty())
+                notFollowed += "; the script runs text through eval (line" + std::string(m_reader.evalLines().size() > 1 ? "s " : " ")
+                    + lines(m_reader.evalLines())
+                    + "), which is not executed, so a launch command built as text there is not read";
+            if (!m_reader.sourceLines().empty())
+                notFollowed += "; it sources another file (line" + std::string(m_reader.sourceLines().size() > 1 ? "s " : " ")
+                    + lines(m_reader.sourceLines())
+                    + "), which is not followed";
             // An exit bash runs before any launch command: what follows it is never run.
             const int exitLine = m_reader.exitLine();
             throw InputError(m_out.file, "",
@@ -145,7 +161,8 @@ public:
                                                         + ", and bash runs nothing after it")
                                  + (uncalled.empty() ? std::string()
                                                      : "; the script defines functions whose commands bash does not run: "
-                                                           + uncalled));
+                                                           + uncalled)
+                                 + notFollowed);
         }
         m_out.command_line = launch->line;
         // A command after the launch command that starts with a flag: bash ran the launch

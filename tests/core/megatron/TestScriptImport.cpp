@@ -1765,6 +1765,16 @@ private slots:
             QVERIFY2(readerLaunches(script) == bashLaunches(script), (script + "bash: " + bashLaunches(script)).c_str());
         QCOMPARE(readerLaunches(scripts[2]), std::string("<f.py>\n<v.py><unset>\n"));
         QVERIFY(readerWarns(scripts[4], "line 1: unset -f -v: bash cannot remove a function and a variable at once, and removes nothing"));
+        // A launch command built as text and run through eval, or in a sourced file, is not
+        // read: the error says where. Functions bash runs from a trap or an if condition are
+        // not "never called".
+        QCOMPARE(refusalOf("cleanup() { echo done; }\ntrap 'rm -f /tmp/x; cleanup' EXIT\nchk() { return 0; }\n"
+                           "if chk x; then :; fi\nCMD=\"torchrun pretrain_gpt.py\"\neval $CMD\nsource ./env.sh\n",
+                           "eval.sh"),
+                 std::string("eval.sh: no launch command found: expected torchrun, python -m torch.distributed.run or python "
+                             "<entry>.py with Megatron-LM flags; the script runs text through eval (line 6), which is not "
+                             "executed, so a launch command built as text there is not read; it sources another file (line 7), "
+                             "which is not followed"));
         // A launch command in a function removed before the call is not run: the error names
         // the function, the unset and the call that finds no such command (bash: "launch:
         // command not found").
