@@ -1880,6 +1880,8 @@ void BashReader::keepOpaque(std::vector<Piece>& pieces, const std::string& text)
     pieces.push_back({text, false, false, true});
     m_keptSubstitution = true;
     m_keptText = text;
+    if (std::find(m_keptTexts.begin(), m_keptTexts.end(), text) == m_keptTexts.end())
+        m_keptTexts.push_back(text);
 }
 
 void BashReader::noteOpaque(const std::string& name, const std::string& value)
@@ -2246,7 +2248,19 @@ std::vector<std::string> BashReader::expandWord(const std::string& raw, int line
             if (!p.text.empty() || p.element) have = true;
             continue;
         }
-        for (char c : p.text) {
+        for (std::size_t i = 0; i < p.text.size();) {
+            // A substitution kept as text inside a longer value (ARGS="--master_addr $(hostname
+            // -I | awk ...) --nnodes 4") stays one word: bash splits the command's output, not
+            // its text.
+            const auto kept = std::find_if(m_keptTexts.begin(), m_keptTexts.end(),
+                                           [&](const std::string& k) { return p.text.compare(i, k.size(), k) == 0; });
+            if (kept != m_keptTexts.end()) {
+                cur += *kept;
+                have = true;
+                i += kept->size();
+                continue;
+            }
+            const char c = p.text[i++];
             if (isIfs(c)) {
                 if (have) fields.push_back(cur);
                 cur.clear();

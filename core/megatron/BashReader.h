@@ -283,6 +283,8 @@ private:
     std::vector<Subshell> m_subshells;   // the subshells being read, innermost last
     // Set by an `exit` that runs, until the subshell it ends (or the whole reading) is left.
     std::vector<int> m_evalLines, m_sourceLines;
+    // Every command substitution kept as text (keepOpaque): one word wherever a value holds it.
+    std::vector<std::string> m_keptTexts;
     // A function named where bash runs it though the reading does not follow it there (an if
     // or while condition, a trap): not listed as never called.
     void noteFunctionNamed(const std::string& name);

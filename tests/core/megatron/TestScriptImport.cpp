@@ -2133,6 +2133,9 @@ private slots:
              "<a.py><$(case \"$M\" in (a|b) echo 4 ;& c) echo 5 ;; esac) tail><next>\n"},
             {"torchrun a.py $(f() { case $1 in x) echo y;; esac; }; f x) next\n",
              "<a.py><$(f() { case $1 in x) echo y;; esac; }; f x)><next>\n"},
+            // A substitution inside a longer value stays one word when the value is split.
+            {"M=$(echo 10.0.0.1 | cut -d' ' -f1)\nARGS=\"--master_addr $M --nnodes 4\"\ntorchrun $ARGS a.py\n",
+             "<--master_addr><$(echo 10.0.0.1 | cut -d' ' -f1)><--nnodes><4><a.py>\n"},
             // "case" and "esac" as parts of other words, or quoted, change nothing.
             {"torchrun a.py $(echo showcase) \"$(echo 'case in)')\" next\n",
              "<a.py><$(echo showcase)><$(echo 'case in)')><next>\n"},
