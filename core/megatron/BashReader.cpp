@@ -1229,13 +1229,23 @@ void BashReader::run(std::span<const RawCommand> commands)
             // Nor is one that depends on a variable set where the text could not decide whether
             // the assignment runs (MULTI=0; cmd && MULTI=1; if [ "$MULTI" = 1 ]; then exit 0;
             // fi): the reading follows the guess, but the exit is undecided.
-            std::string succeeds, eitherWay, guessed;
+            std::vector<std::string> succeedsList, eitherWayList, guessedList;
             for (const std::string& read : env)
                 if (read.size() > 2 && read[0] == '!' && read[1] != 'F' && read.rfind("!U`elif`", 0) != 0) {
                     const bool guess = read.find("(line ") != std::string::npos;
-                    std::string& list = guess ? guessed : read[1] == 'S' ? succeeds : eitherWay;
-                    list += (list.empty() ? "" : ", ") + (guess ? read.substr(3, read.size() - 4) : read.substr(2));
+                    (guess ? guessedList : read[1] == 'S' ? succeedsList : eitherWayList)
+                        .push_back(guess ? read.substr(3, read.size() - 4) : read.substr(2));
                 }
+            auto joined = [](const std::vector<std::string>& names) {
+                std::string out;
+                for (std::size_t a = 0; a < names.size(); ++a)
+                    out += (a == 0 ? "" : a + 1 == names.size() ? " and " : ", ") + names[a];
+                return out;
+            };
+            const std::string succeeds = joined(succeedsList), guessed = joined(guessedList);
+            std::vector<std::string> all = succeedsList;
+            all.insert(all.end(), eitherWayList.begin(), eitherWayList.end());
+            const std::string eitherWay = joined(eitherWayList), anyStatus = joined(all);
             const bool undecidedStatus = dropUndecidedStatus(env);
             if (!env.empty()) {
                 for (std::size_t b = from; b < m_branches.size(); ++b)
@@ -1284,8 +1294,7 @@ void BashReader::run(std::span<const RawCommand> commands)
             else if (!succeeds.empty() && eitherWay.empty())
                 message = "exit" + where + " runs only if " + succeeds + " succeeds, which the text cannot decide" + rest;
             else if (!succeeds.empty() || !eitherWay.empty())
-                message = "exit" + where + " depends on the exit status of " + succeeds + (succeeds.empty() || eitherWay.empty() ? "" : ", ")
-                    + eitherWay + ", which the text cannot decide" + rest;
+                message = "exit" + where + " depends on the exit status of " + anyStatus + ", which the text cannot decide" + rest;
             else if (afterReturn && runs == Truth::True)
                 message = "exit" + where + " runs only if a return before it in the function does not, which the text cannot "
                     "decide" + rest;
@@ -1378,13 +1387,13 @@ void BashReader::run(std::span<const RawCommand> commands)
                     status = Truth::Unknown;   // the test before still decides; statusTest names it
                     if (mine == Truth::Unknown && !test)
                         addEnv(statusEnv, {statusRead(cmd, w, onFailure ? 'F' : 'S')});
-                    // a || b && exit, a && b || exit: the exit runs on either command's status,
-                    // no one command's failure or success: the statuses read become undecided.
+                    // a && b || exit: the exit runs when either failed, so on a failure only;
+                    // a || b && exit runs when either succeeded: undecided either way.
                     if (cmd.separator != before)
                         for (std::string& read : statusEnv)
                             if (read.size() > 1 && read[0] == '!' && (read[1] == 'F' || read[1] == 'S')
                                 && std::find(m_callEnv.begin(), m_callEnv.end(), read) == m_callEnv.end())
-                                read[1] = 'U';
+                                read[1] = before == "&&" && cmd.separator == "||" ? 'F' : 'U';
                 }
             } else {
                 status = mine;
@@ -1533,7 +1542,7 @@ void BashReader::callFunction(const std::string& name, std::vector<std::string> 
     }
     // The body stays alive while it runs, even if it defines the function again.
     const std::shared_ptr<const std::vector<RawCommand>> body = f.body;
-    m_frames.push_back(Frame{name, std::move(args), unknownArgs, {}, std::move(warnings), line, m_subshells.size()});
+    m_frames.push_back(Frame{name, std::move(args), unknownArgs, {}, std::move(warnings), line, m_subshells.size(), false, {}});
     run(*body);
     const std::vector<SavedVariable> locals = std::move(m_frames.back().locals);
     m_frames.pop_back();
@@ -1730,7 +1739,8 @@ BashReader::Truth BashReader::evalCondition(const std::vector<const RawCommand*>
     // Where a command's status leaves the condition undecided (a decided one does not depend
     // on it): under then and under else, what runs only if the command fails. One command, or
     // all joined by || under else (each failed), or all by && under then (each succeeded):
-    // the sense follows from its "!"; any other mix is undecided either way.
+    // the sense follows from its "!". All joined by && under else runs when one of them
+    // failed: still only on a failure. Any other mix is undecided either way.
     if (result == Truth::Unknown && !commandsRead.empty()) {
         bool allOr = true, allAnd = true;
         for (std::size_t p = 0; p + 1 < parts.size(); ++p) {
@@ -1740,7 +1750,7 @@ BashReader::Truth BashReader::evalCondition(const std::vector<const RawCommand*>
         for (const auto& [text, negated] : commandsRead) {
             const char failsThen = negated ? 'F' : 'S', failsElse = negated ? 'S' : 'F';
             m_conditionThen.push_back(std::string("!") + (allAnd ? failsThen : 'U') + text);
-            m_conditionElse.push_back(std::string("!") + (allOr ? failsElse : 'U') + text);
+            m_conditionElse.push_back(std::string("!") + (allOr || allAnd ? failsElse : 'U') + text);
         }
     }
     return result;

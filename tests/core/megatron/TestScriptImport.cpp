@@ -2276,8 +2276,16 @@ private slots:
         const std::string mixed = "command -v bash >/dev/null || command -v nvcc >/dev/null && exit 5\ntorchrun a.py\n";
         QCOMPARE(readerLaunches(mixed), std::string("<a.py>\n"));
         QCOMPARE(warningsWith(mixed, "exit"),
-                 std::vector<std::string>{"line 1: exit depends on the exit status of `command -v bash`, `command -v nvcc`, which "
-                                          "the text cannot decide; the rest of the script is read as if it did not exit"});
+                 std::vector<std::string>{"line 1: exit depends on the exit status of `command -v bash` and `command -v nvcc`, "
+                                          "which the text cannot decide; the rest of the script is read as if it did not exit"});
+        // All joined by &&, failing: the else of `if a && b`, and `a && b || exit`, run only when
+        // one of them failed, so they are guards the real run passes.
+        QCOMPARE(warningsWith("if cd /tmp && mkdir -p /tmp/hapmoe-g; then :; else exit 1; fi\ncd /tmp && source e.sh || exit 2\n"
+                              "torchrun a.py\n",
+                              "exit"),
+                 std::vector<std::string>{"line 1: exit 1 depends on the exit status of `cd /tmp` and `mkdir -p /tmp/hapmoe-g`; "
+                                          "line 2: exit 2 depends on the exit status of `cd /tmp` and `source e.sh`: each read as "
+                                          "not taken"});
         // The usual entry point of a script that may be sourced: bash runs it, so BASH_SOURCE[0]
         // is the script, as $0 is, and main runs.
         QCOMPARE(readerLaunches("main() { torchrun a.py \"$@\"; }\nif [[ \"${BASH_SOURCE[0]}\" == \"${0}\" ]]; then main; fi\n"),
