@@ -29,11 +29,21 @@ constexpr std::size_t kMaxArrayElements = std::size_t(1) << 20;     // one array
 constexpr std::size_t kMaxExpandedBytes = std::size_t(256) << 20;   // all expansions of a script
 constexpr std::size_t npos = std::string::npos;
 
+// Function calls: bash sets no depth limit (FUNCNEST is unset), but a call nested this deep
+// in a launch script is a recursion the text does not end; and the commands read in calls,
+// all told, stop far above any launch script's.
+constexpr std::size_t kMaxCallDepth = 64;
+constexpr std::size_t kMaxCalledCommands = 100000;
+// Subshells inside one another, calls and pipelines included: far past any launch script's.
+constexpr std::size_t kMaxSubshellDepth = 64;
+
+bool isNameStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+bool isNameChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
 // Whether an arithmetic expression assigns (manual 6.5: = *= /= %= += -= <<= >>= &= ^= |=,
 // ++ and --), as against comparing (== != <= >=).
 bool arithmeticAssigns(std::string_view e)
 {
-    auto nameChar = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
     for (std::size_t i = 0; i < e.size(); ++i) {
         // ++ or -- next to a name increments it (x++, --x); between numbers it is two signs
         // (5--3 is 5 - -3).
@@ -41,11 +51,11 @@ bool arithmeticAssigns(std::string_view e)
             std::size_t b = i;
             while (b > 0 && (e[b - 1] == ' ' || e[b - 1] == '\t')) --b;
             std::size_t s = b;
-            while (s > 0 && nameChar(e[s - 1])) --s;
-            const bool nameBefore = s < b && !std::isdigit(static_cast<unsigned char>(e[s]));
+            while (s > 0 && isNameChar(e[s - 1])) --s;
+            const bool nameBefore = s < b && isNameStart(e[s]);
             std::size_t a = i + 2;
             while (a < e.size() && (e[a] == ' ' || e[a] == '\t')) ++a;
-            const bool nameAfter = a < e.size() && (std::isalpha(static_cast<unsigned char>(e[a])) || e[a] == '_');
+            const bool nameAfter = a < e.size() && isNameStart(e[a]);
             if (nameBefore || nameAfter)
                 return true;
             ++i;
@@ -66,16 +76,6 @@ bool arithmeticAssigns(std::string_view e)
     }
     return false;
 }
-// Function calls: bash sets no depth limit (FUNCNEST is unset), but a call nested this deep
-// in a launch script is a recursion the text does not end; and the commands read in calls,
-// all told, stop far above any launch script's.
-constexpr std::size_t kMaxCallDepth = 64;
-constexpr std::size_t kMaxCalledCommands = 100000;
-// Subshells inside one another, calls and pipelines included: far past any launch script's.
-constexpr std::size_t kMaxSubshellDepth = 64;
-
-bool isNameStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
-bool isNameChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 bool isIfs(char c) { return c == ' ' || c == '\t' || c == '\n'; }
 
 bool validName(std::string_view s)
@@ -296,6 +296,15 @@ const std::set<std::string>& reservedWords()
     return words;
 }
 
+// "a", "a and b", "a, b and c".
+std::string joinNames(const std::vector<std::string>& names)
+{
+    std::string out;
+    for (std::size_t a = 0; a < names.size(); ++a)
+        out += (a == 0 ? "" : a + 1 == names.size() ? " and " : ", ") + names[a];
+    return out;
+}
+
 // What ends a branch of a case block (manual 3.2.5.2).
 bool isCaseTerminator(std::string_view s) { return s == ";;" || s == ";&" || s == ";;&"; }
 
@@ -418,22 +427,16 @@ void BashReader::addEnv(std::vector<std::string>& to, const std::vector<std::str
 
 std::string BashReader::describeEnv(const std::vector<std::string>& reads)
 {
-    auto list = [](const std::vector<std::string>& names) {
-        std::string out;
-        for (std::size_t a = 0; a < names.size(); ++a)
-            out += (a == 0 ? "" : a + 1 == names.size() ? " and " : ", ") + names[a];
-        return out;
-    };
     std::vector<std::string> args, vars, statuses;
     for (const std::string& what : reads)
         (what[0] == '$' ? args : what[0] == '!' ? statuses : vars).push_back(what[0] == '!' ? what.substr(2) : what);
     std::string out;
     if (!args.empty())
-        out = list(args) + ", from the script's own arguments";
+        out = joinNames(args) + ", from the script's own arguments";
     if (!vars.empty())
-        out += (out.empty() ? "" : ", and on ") + list(vars) + ", which the script does not set (its environment)";
+        out += (out.empty() ? "" : ", and on ") + joinNames(vars) + ", which the script does not set (its environment)";
     if (!statuses.empty())
-        out += (out.empty() ? "the exit status of " : ", and on the exit status of ") + list(statuses);
+        out += (out.empty() ? "the exit status of " : ", and on the exit status of ") + joinNames(statuses);
     return out;
 }
 
@@ -510,6 +513,16 @@ std::vector<BashReader::RawCommand> BashReader::tokenize(std::string_view input)
     auto atCommandStart = [&] {
         return std::all_of(cur.words.begin(), cur.words.end(),
                            [](const RawWord& word) { return !word.array_assign && opensCommand(word.text); });
+    };
+    // Inside a [[ ]] test: a "[[" read and no "]]" after it.
+    auto inDoubleBracket = [&] {
+        for (auto it = cur.words.rbegin(); it != cur.words.rend(); ++it) {
+            if (it->text == "]]")
+                return false;
+            if (it->text == "[[")
+                return true;
+        }
+        return false;
     };
     // The "(" of a subshell, a command of its own after the reserved words before it.
     auto openSubshell = [&] {
@@ -629,8 +642,7 @@ std::vector<BashReader::RawCommand> BashReader::tokenize(std::string_view input)
         }
         // The pattern after "=~" inside [[ ]] is one word: "[[ $MODEL =~ ^(llama|mixtral)$ ]]"
         // opens no subshell and ends no command.
-        if (!cur.words.empty() && cur.words.back().text == "=~"
-            && std::any_of(cur.words.begin(), cur.words.end(), [](const RawWord& w) { return w.text == "[["; })) {
+        if (!cur.words.empty() && cur.words.back().text == "=~" && inDoubleBracket()) {
             RawWord pattern;
             pattern.text = readWord(false, true);
             if (!pattern.text.empty()) {
@@ -732,15 +744,6 @@ std::vector<BashReader::RawCommand> BashReader::tokenize(std::string_view input)
             open.back().pattern = false;   // the end of a case pattern list
         // Inside [[ ]] (manual 3.2.5.2), && and || join its tests and < and > compare strings:
         // words of the test, not a list operator or a redirection.
-        auto inDoubleBracket = [&] {
-            for (auto it = cur.words.rbegin(); it != cur.words.rend(); ++it) {
-                if (it->text == "]]")
-                    return false;
-                if (it->text == "[[")
-                    return true;
-            }
-            return false;
-        };
         if (((c == '&' || c == '|') && i + 1 < n && text[i + 1] == c) || c == '<' || c == '>') {
             if (inDoubleBracket()) {
                 const std::size_t len = c == '<' || c == '>' ? 1 : 2;
@@ -1213,10 +1216,7 @@ void BashReader::run(std::span<const RawCommand> commands)
             // and the blocks it depends on as undecided, so that their other branches (the
             // else of the guard) are read too.
             std::vector<std::string> env = runsEnv;
-            for (std::size_t b = from; b < m_branches.size(); ++b) {
-                addEnv(env, m_branches[b].env);
-                addEnv(env, m_branches[b].in_else ? m_branches[b].else_status : m_branches[b].then_status);
-            }
+            addEnv(env, branchesEnv(from));
             // After a return the text cannot decide, in this call or one around it.
             bool afterReturn = false;
             for (const Frame& frame : m_frames)
@@ -1236,16 +1236,10 @@ void BashReader::run(std::span<const RawCommand> commands)
                     (guess ? guessedList : read[1] == 'S' ? succeedsList : eitherWayList)
                         .push_back(guess ? read.substr(3, read.size() - 4) : read.substr(2));
                 }
-            auto joined = [](const std::vector<std::string>& names) {
-                std::string out;
-                for (std::size_t a = 0; a < names.size(); ++a)
-                    out += (a == 0 ? "" : a + 1 == names.size() ? " and " : ", ") + names[a];
-                return out;
-            };
-            const std::string succeeds = joined(succeedsList), guessed = joined(guessedList);
+            const std::string succeeds = joinNames(succeedsList), guessed = joinNames(guessedList);
             std::vector<std::string> all = succeedsList;
             all.insert(all.end(), eitherWayList.begin(), eitherWayList.end());
-            const std::string eitherWay = joined(eitherWayList), anyStatus = joined(all);
+            const std::string eitherWay = joinNames(eitherWayList), anyStatus = joinNames(all);
             const bool undecidedStatus = dropUndecidedStatus(env);
             if (!env.empty()) {
                 for (std::size_t b = from; b < m_branches.size(); ++b)
@@ -1323,10 +1317,7 @@ void BashReader::run(std::span<const RawCommand> commands)
             if (m_subshells.size() == frame.subshells) {
                 frame.after_undecided_return = true;
                 std::vector<std::string> env = chained ? statusEnv : std::vector<std::string>();
-                for (std::size_t b = base; b < m_branches.size(); ++b) {
-                    addEnv(env, m_branches[b].env);
-                    addEnv(env, m_branches[b].in_else ? m_branches[b].else_status : m_branches[b].then_status);
-                }
+                addEnv(env, branchesEnv(base));
                 for (const std::string& read : env)
                     if (std::find(m_callEnv.begin(), m_callEnv.end(), read) == m_callEnv.end())
                         addEnv(frame.after_return_env, {reversedStatus(read)});
@@ -1370,7 +1361,7 @@ void BashReader::run(std::span<const RawCommand> commands)
         if (continues) {
             statusEnv = runsEnv;
             addEnv(statusEnv, ownEnv);
-            const Truth mine = negated && own != Truth::Unknown ? (own == Truth::True ? Truth::False : Truth::True) : own;
+            const Truth mine = negated ? truthNot(own) : own;
             const std::string& head = cmd.words[w].text;
             const bool test = head == "[" || head == "[[" || head == "test" || head.rfind("((", 0) == 0;
             // cd "$DIR" || exit 1: whether the command fails is the machine's, not the text's.
@@ -1409,6 +1400,16 @@ void BashReader::run(std::span<const RawCommand> commands)
         }
     }
     m_branches.erase(m_branches.begin() + static_cast<std::ptrdiff_t>(base), m_branches.end());
+}
+
+std::vector<std::string> BashReader::branchesEnv(std::size_t from) const
+{
+    std::vector<std::string> env;
+    for (std::size_t b = from; b < m_branches.size(); ++b) {
+        addEnv(env, m_branches[b].env);
+        addEnv(env, m_branches[b].in_else ? m_branches[b].else_status : m_branches[b].then_status);
+    }
+    return env;
 }
 
 void BashReader::defineFunction(const std::string& name, std::span<const RawCommand> commands, std::size_t& k,
@@ -1714,26 +1715,16 @@ BashReader::Truth BashReader::evalCondition(const std::vector<const RawCommand*>
             else
                 t = evalTest(words);
             if (t == Truth::Unknown && head != "[" && head != "[[" && head != "test")
-                commandsRead.emplace_back(statusRead(c, first, 'U').substr(2), negate);
+                commandsRead.emplace_back(commandText(c, first), negate);
             if (!words.empty())
                 noteFunctionNamed(words.front());   // if check_env; then: run by bash, not read here
         }
-        if (negate && t != Truth::Unknown)
-            t = t == Truth::True ? Truth::False : Truth::True;
-        if (p == 0) {
+        if (negate)
+            t = truthNot(t);
+        if (p == 0)
             result = t;
-            continue;
-        }
-        const std::string& op = parts[p - 1]->separator;
-        if (op == "&&") {
-            if (result == Truth::False || t == Truth::False) result = Truth::False;
-            else if (result == Truth::True && t == Truth::True) result = Truth::True;
-            else result = Truth::Unknown;
-        } else {
-            if (result == Truth::True || t == Truth::True) result = Truth::True;
-            else if (result == Truth::False && t == Truth::False) result = Truth::False;
-            else result = Truth::Unknown;
-        }
+        else
+            result = parts[p - 1]->separator == "&&" ? truthAnd(result, t) : truthOr(result, t);
     }
     m_conditionEnv = m_envReads;
     // Where a command's status leaves the condition undecided (a decided one does not depend
@@ -1771,16 +1762,20 @@ BashReader::Truth BashReader::arithmeticStatus(const std::string& word, int line
     return value != 0 ? Truth::True : Truth::False;
 }
 
-std::string BashReader::statusRead(const RawCommand& cmd, std::size_t firstWord, char sense)
+std::string BashReader::commandText(const RawCommand& cmd, std::size_t firstWord)
 {
-    // The command as written, its first three words where it is longer (a launch command).
     std::string text;
     const std::size_t last = std::min(cmd.words.size(), firstWord + (cmd.words.size() - firstWord > 4 ? 3 : 4));
     for (std::size_t a = firstWord; a < last; ++a)
         text += (a > firstWord ? " " : "") + cmd.words[a].text;
     if (last < cmd.words.size())
         text += " ...";
-    return std::string("!") + sense + "`" + text + "`";
+    return "`" + text + "`";
+}
+
+std::string BashReader::statusRead(const RawCommand& cmd, std::size_t firstWord, char sense)
+{
+    return std::string("!") + sense + commandText(cmd, firstWord);
 }
 
 std::string BashReader::reversedStatus(const std::string& read)
@@ -1827,12 +1822,8 @@ BashReader::Truth BashReader::evalTest(const std::vector<std::string>& all)
                     const Truth t = evalTest(part);
                     if (a == 0)
                         result = t;
-                    else if (op == "||" || op == "-o")
-                        result = result == Truth::True || t == Truth::True ? Truth::True
-                            : result == Truth::False && t == Truth::False ? Truth::False : Truth::Unknown;
                     else
-                        result = result == Truth::False || t == Truth::False ? Truth::False
-                            : result == Truth::True && t == Truth::True ? Truth::True : Truth::Unknown;
+                        result = op == "||" || op == "-o" ? truthOr(result, t) : truthAnd(result, t);
                     start = at[a] + 1;
                 }
                 return result;
@@ -2150,7 +2141,7 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
         for (std::size_t a = w + 1; a + 1 < words.size(); ++a) {
             std::string name;
             for (const char c : expandToString(words[a].text, cmd.line, 0) + " ") {
-                if (std::isalnum(static_cast<unsigned char>(c)) || c == '_') {
+                if (isNameChar(c)) {
                     name += c;
                 } else {
                     noteFunctionNamed(name);

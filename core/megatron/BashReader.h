@@ -93,6 +93,15 @@ private:
                                          // ends of a case branch ";;", ";&", ";;&"
     };
     enum class Truth { False, True, Unknown };
+    // Three-valued not, and, or of bash's statuses (lists and the tests inside [[ ]] / [ ]).
+    static Truth truthNot(Truth t) { return t == Truth::Unknown ? t : t == Truth::True ? Truth::False : Truth::True; }
+    static Truth truthAnd(Truth a, Truth b)
+    {
+        return a == Truth::False || b == Truth::False ? Truth::False
+            : a == Truth::True && b == Truth::True    ? Truth::True
+                                                      : Truth::Unknown;
+    }
+    static Truth truthOr(Truth a, Truth b) { return truthNot(truthAnd(truthNot(a), truthNot(b))); }
     // An if/elif/else block whose condition was (or could not be) evaluated, a case block,
     // or a { ... } group (run or skipped as a whole after && / ||).
     struct Branch {
@@ -223,6 +232,12 @@ private:
     // not taken and listed with the guards on the environment. "!S" where it runs only if the
     // command succeeds, "!U" where the text cannot say which: such an exit is undecided.
     static std::string statusRead(const RawCommand& cmd, std::size_t firstWord, char sense);
+    // The command as written from firstWord, in backquotes; its first three words where it is
+    // longer (a launch command).
+    static std::string commandText(const RawCommand& cmd, std::size_t firstWord);
+    // What the blocks open from m_branches[from] depend on from outside the script: their
+    // conditions' reads, and the statuses of the side (then or else) being read.
+    std::vector<std::string> branchesEnv(std::size_t from) const;
     static std::string reversedStatus(const std::string& read);   // F <-> S, others unchanged
     // Takes the "!S" and "!U" reads out of env; true when there were any.
     static bool dropUndecidedStatus(std::vector<std::string>& env);
