@@ -137,20 +137,17 @@ public:
             }
             // Text run through eval, or another file sourced, may hold the launch command.
             std::string notFollowed;
-            auto lines = [](const std::vector<int>& at) {
-                std::string s;
+            auto atLines = [](const std::vector<int>& at) {   // "(line 6)", "(lines 6, 9, 12, ...)"
+                std::string s = at.size() > 1 ? "(lines " : "(line ";
                 for (std::size_t k = 0; k < at.size() && k < 3; ++k)
                     s += (k ? ", " : "") + std::to_string(at[k]);
-                return s + (at.size() > 3 ? ", ..." : "");
+                return s + (at.size() > 3 ? ", ...)" : ")");
             };
             if (!m_reader.evalLines().empty())
-                notFollowed += "; the script runs text through eval (line" + std::string(m_reader.evalLines().size() > 1 ? "s " : " ")
-                    + lines(m_reader.evalLines())
-                    + "), which is not executed, so a launch command built as text there is not read";
+                notFollowed += "; the script runs text through eval " + atLines(m_reader.evalLines())
+                    + ", which is not executed, so a launch command built as text there is not read";
             if (!m_reader.sourceLines().empty())
-                notFollowed += "; it sources another file (line" + std::string(m_reader.sourceLines().size() > 1 ? "s " : " ")
-                    + lines(m_reader.sourceLines())
-                    + "), which is not followed";
+                notFollowed += "; it sources another file " + atLines(m_reader.sourceLines()) + ", which is not followed";
             // An exit bash runs before any launch command: what follows it is never run.
             const int exitLine = m_reader.exitLine();
             throw InputError(m_out.file, "",
