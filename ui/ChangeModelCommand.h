@@ -1,7 +1,9 @@
 #pragma once
 // Changes the model and training spec. Consecutive edits of the same field merge, so that
-// typing "4096" is one step and not four.
+// typing "4096" is one step and not four. The project's script and what it is read with
+// (current_script, current_script_inputs) change with the model and come back together.
 
+#include "megatron/ScriptInputs.h"
 #include "model/ModelSpec.h"
 
 #include <QString>
@@ -15,7 +17,7 @@ class ProjectDocument;
 
 class ChangeModelCommand : public QUndoCommand {
 public:
-    ChangeModelCommand(ProjectDocument* document, ModelSpec after, std::string scriptAfter,
+    ChangeModelCommand(ProjectDocument* document, ModelSpec after, std::string scriptAfter, ScriptInputs inputsAfter,
                        const QString& text, const QString& field);
     void redo() override;
     void undo() override;
@@ -26,6 +28,7 @@ private:
     ProjectDocument* m_document;
     ModelSpec m_before, m_after;
     std::string m_scriptBefore, m_scriptAfter;
+    ScriptInputs m_inputsBefore, m_inputsAfter;
     QString m_field;   // empty: never merges
 };
 

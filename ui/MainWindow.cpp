@@ -982,7 +982,7 @@ std::optional<ImportedScript> MainWindow::currentScript() const
     if (script.empty())
         return std::nullopt;
     try {
-        return importMegatronScript(readTextFile(script), script);
+        return importMegatronScript(readTextFile(script), script, m_document->project().current_script_inputs);
     } catch (const std::exception&) {
         // The search panel says why the script is not used when a search starts.
         return std::nullopt;

@@ -1,6 +1,7 @@
 #include "ModelPanel.h"
 
 #include "ProjectDocument.h"
+#include "ScriptInputsDialog.h"
 #include "Theme.h"
 
 #include "cost/CostModel.h"
@@ -150,9 +151,21 @@ ModelPanel::ModelPanel(ProjectDocument* document, QWidget* parent) : QWidget(par
     m_source->setWordWrap(true);
     m_source->setTextInteractionFlags(Qt::TextSelectableByMouse);
     layout->addWidget(m_source);
+    // The script the model came from, and a link to read it with arguments and environment.
+    auto* scriptRow = new QHBoxLayout;
     m_script = new QLabel;
+    m_script->setObjectName(QStringLiteral("modelScript"));
     m_script->setWordWrap(true);
-    layout->addWidget(m_script);
+    m_script->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    scriptRow->addWidget(m_script, 1);
+    m_scriptInputs = new QLabel(QStringLiteral("<a href=\"inputs\">%1</a>").arg(tr("Arguments and environment\u2026")));
+    m_scriptInputs->setObjectName(QStringLiteral("scriptInputs"));
+    m_scriptInputs->setTextFormat(Qt::RichText);
+    m_scriptInputs->setTextInteractionFlags(Qt::LinksAccessibleByMouse | Qt::LinksAccessibleByKeyboard);
+    m_scriptInputs->setToolTip(tr("Read the script with arguments ($1, $2, \u2026) and environment variables, as its "
+                                  "tests on them choose the configuration"));
+    scriptRow->addWidget(m_scriptInputs, 0, Qt::AlignTop);
+    layout->addLayout(scriptRow);
     m_message = new QLabel;
     m_message->setWordWrap(true);
     m_message->setObjectName(QStringLiteral("modelValidation"));
@@ -334,6 +347,7 @@ ModelPanel::ModelPanel(ProjectDocument* document, QWidget* parent) : QWidget(par
         if (!error.isEmpty())
             m_message->setText(QStringLiteral("<b>%1</b> %2").arg(tr("Import failed:"), error.toHtmlEscaped()));
     });
+    connect(m_scriptInputs, &QLabel::linkActivated, this, &ModelPanel::editScriptInputs);
     connect(document, &ProjectDocument::modelChanged, this, &ModelPanel::refresh);
     refresh();
 }
@@ -454,12 +468,17 @@ void ModelPanel::refresh()
     m_source->setText(m.source.empty() ? QString()
                                        : tr("<b>Source:</b> %1").arg(QString::fromStdString(m.source).toHtmlEscaped()));
     const std::string& script = m_document->project().current_script;
+    // The script as it is read: "train.sh 70B (NNODES=4)".
+    QString scriptText = QString::fromStdString(script);
+    if (const QString inputs = ScriptInputsDialog::summary(m_document->project().current_script_inputs); !inputs.isEmpty())
+        scriptText += QLatin1Char(' ') + inputs;
     m_script->setText(script.empty() ? QString()
                                      : tr("<b>Current configuration:</b> imported from %1 (estimated beside the plans)")
-                                           .arg(QString::fromStdString(script).toHtmlEscaped()));
+                                           .arg(scriptText.toHtmlEscaped()));
     // Without a source or a script their lines leave no gap above the groups.
     m_source->setVisible(!m.source.empty());
     m_script->setVisible(!script.empty());
+    m_scriptInputs->setVisible(!script.empty());
     m_invalidKey.clear();
     for (const auto& f : std::as_const(m_fields))
         markField(f.editor, false);
@@ -653,16 +672,16 @@ void ModelPanel::loadPreset(const QString& name)
         m_document->setModel(*preset, tr("Load model preset %1").arg(name));
 }
 
-QString ModelPanel::importScript(const QString& path)
+QString ModelPanel::importScript(const QString& path, const ScriptInputs& inputs)
 {
     try {
         const std::string text = readTextFile(path.toStdString());
-        const ImportedScript script = importMegatronScript(text, path.toStdString());
+        const ImportedScript script = importMegatronScript(text, path.toStdString(), inputs);
         validateScriptModel(script);   // a script without a hidden size is no model to plan
         ModelSpec model = script.model;
         if (model.name.empty())
             model.name = QFileInfo(path).completeBaseName().toStdString();
-        m_document->setModelFromScript(model, path);
+        m_document->setModelFromScript(model, path, inputs);
         if (!script.warnings.empty()) {
             QStringList w;
             for (const auto& s : script.warnings)
@@ -675,6 +694,35 @@ QString ModelPanel::importScript(const QString& path)
     } catch (const std::exception& e) {
         return QString::fromUtf8(e.what());
     }
+}
+
+QString ModelPanel::applyScriptInputs(const QString& arguments, const QString& environment)
+{
+    const std::string& script = m_document->project().current_script;
+    if (script.empty())
+        return tr("The model was not imported from a script.");
+    ScriptInputs inputs;
+    try {
+        inputs = ScriptInputsDialog::parse(arguments, environment);
+    } catch (const InputError& e) {
+        return QString::fromUtf8(e.what());
+    }
+    return importScript(QString::fromStdString(script), inputs);
+}
+
+void ModelPanel::editScriptInputs()
+{
+    const std::string& script = m_document->project().current_script;
+    if (script.empty())
+        return;
+    // Window-modal and not exec(): no nested event loop while the dialog is open.
+    auto* dialog = new ScriptInputsDialog(QString::fromStdString(script), m_document->project().current_script_inputs,
+                                          [this](const QString& arguments, const QString& environment) {
+                                              return applyScriptInputs(arguments, environment);
+                                          },
+                                          this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->open();
 }
 
 } // namespace hapmoe::ui

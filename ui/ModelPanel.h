@@ -1,9 +1,12 @@
 #pragma once
 // The model and training spec: presets, every field editable with validation as you type
 // (the core's validateModel names the field at fault), derived figures updated live
-// (total and active parameters, FLOPs per token), and import from a Megatron script.
+// (total and active parameters, FLOPs per token), and import from a Megatron script, which
+// can be read again with arguments and environment variables (ScriptInputsDialog).
 // The four groups stand in two columns where the panel is wide enough for them and in one
 // column otherwise (derived figures first), so that nothing needs horizontal scrolling.
+
+#include "megatron/ScriptInputs.h"
 
 #include <QHash>
 #include <QList>
@@ -44,8 +47,18 @@ public:
     // A count as the derived figures write it, in the unit that keeps it below 1000 once
     // rounded: "35.09 B", "4.2 M", "786.4 K", "999".
     static QString countText(double count);
-    // Reads a Megatron-LM launch script; returns an empty string or the error message.
-    QString importScript(const QString& path);
+    // Reads a Megatron-LM launch script as `NAME=VALUE bash path ARG...` would run it (the
+    // inputs' environment and arguments; none: the script's own $1 ... are unknown) and makes
+    // its model the project's, one undo step; returns an empty string or the error message,
+    // and changes nothing then.
+    QString importScript(const QString& path, const ScriptInputs& inputs = {});
+    // Reads the project's script again with the arguments (a shell line) and the environment
+    // (one NAME=VALUE a line), as the Arguments and environment dialog's OK does; returns an
+    // empty string or why not (a bad name, an unterminated quote, an import error), and
+    // changes nothing then.
+    QString applyScriptInputs(const QString& arguments, const QString& environment);
+    // Opens that dialog (window-modal) on the project's script.
+    void editScriptInputs();
     void loadPreset(const QString& name);
     // The preset the model equals, field for field; empty when it equals none ("Custom").
     QString matchingPreset() const;
@@ -119,6 +132,7 @@ private:
     QLabel* m_message;
     QLabel* m_derived = nullptr;
     QLabel* m_script;
+    QLabel* m_scriptInputs;   // the link to the dialog, beside m_script
     QString m_invalidKey;
     QString m_pendingEdit;   // pendingEdit()
     QString m_pendingKey;    // the field typed into last while the model did not take it

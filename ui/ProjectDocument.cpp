@@ -439,12 +439,13 @@ void ProjectDocument::setCluster(const Cluster& cluster, const QString& text)
 
 void ProjectDocument::setModel(const ModelSpec& model, const QString& text, const QString& field)
 {
-    m_undoStack->push(new ChangeModelCommand(this, model, m_project.current_script, text, field));
+    // An edit keeps the script the model came from, and what it was read with.
+    m_undoStack->push(new ChangeModelCommand(this, model, m_project.current_script, m_project.current_script_inputs, text, field));
 }
 
-void ProjectDocument::setModelFromScript(const ModelSpec& model, const QString& scriptPath)
+void ProjectDocument::setModelFromScript(const ModelSpec& model, const QString& scriptPath, const ScriptInputs& inputs)
 {
-    m_undoStack->push(new ChangeModelCommand(this, model, scriptPath.toStdString(),
+    m_undoStack->push(new ChangeModelCommand(this, model, scriptPath.toStdString(), inputs,
                                              tr("Import %1").arg(QFileInfo(scriptPath).fileName()), {}));
 }
 
@@ -609,10 +610,11 @@ void ProjectDocument::applyCluster(const Cluster& cluster)
     emit clusterChanged();
 }
 
-void ProjectDocument::applyModel(const ModelSpec& model, const std::string& scriptPath)
+void ProjectDocument::applyModel(const ModelSpec& model, const std::string& scriptPath, const ScriptInputs& inputs)
 {
     m_project.model = model;
     m_project.current_script = scriptPath;
+    m_project.current_script_inputs = scriptPath.empty() ? ScriptInputs{} : inputs;
     emit modelChanged();
 }
 

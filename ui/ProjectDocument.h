@@ -78,7 +78,9 @@ public:
     void setBridge(const CrossVendorBridge& bridge);
     void setCluster(const Cluster& cluster, const QString& text);
     void setModel(const ModelSpec& model, const QString& text, const QString& field = {});
-    void setModelFromScript(const ModelSpec& model, const QString& scriptPath);
+    // The model read from a launch script, the script's path and what it was read with (its
+    // arguments and environment) in one undo step.
+    void setModelFromScript(const ModelSpec& model, const QString& scriptPath, const ScriptInputs& inputs = {});
     void setSearchSettings(const SearchSettings& settings);
     // Loads a profile (one undo step): the project keeps its tables, `file` says where they came
     // from. Plans searched with another profile (or none) are outdated, as after a model edit.
@@ -122,7 +124,7 @@ public:
     void applyLink(const Link& link);
     void applyBridge(const CrossVendorBridge& bridge);
     void applyCluster(const Cluster& cluster);
-    void applyModel(const ModelSpec& model, const std::string& scriptPath);
+    void applyModel(const ModelSpec& model, const std::string& scriptPath, const ScriptInputs& inputs);
     void applySearchSettings(const SearchSettings& settings);
     void applyProfile(const std::optional<Profile>& profile, const std::string& file);
 

@@ -498,7 +498,8 @@ bool SearchPanel::run()
     const std::string& script = m_document->project().current_script;
     if (!script.empty()) {
         try {
-            const ImportedScript imported = importMegatronScript(readTextFile(script), script);
+            const ImportedScript imported =
+                importMegatronScript(readTextFile(script), script, m_document->project().current_script_inputs);
             options.current = planFromScript(imported, m_document->cluster(), m_document->catalog());
             costOptions = exportCostOptions(imported);
             m_scriptNote = QString::fromStdString(scriptOverlapNote(imported));

@@ -1,6 +1,7 @@
 #include "CliArgs.h"
 
 #include "megatron/PipelineLayout.h"
+#include "megatron/ScriptInputs.h"
 
 #include "hardware/DeviceCatalog.h"
 #include "io/Documents.h"
@@ -29,15 +30,16 @@ std::string plain(double v)
 } // namespace
 
 CliArgs::CliArgs(const std::vector<std::string>& args, const std::set<std::string>& valueOptions,
-                 const std::set<std::string>& switches)
+                 const std::set<std::string>& switches, const std::set<std::string>& repeatable)
 {
     // The value of an option that needs one: "--tp --pp 2" is a missing value, not the value
-    // "--pp" (no option, file or number of this tool starts with "--").
+    // "--pp" (no option, file or number of this tool starts with "--"). A script's arguments
+    // may: "--script-args '--size 70B'".
     auto valueAfter = [&](std::size_t& i, const std::string& spelling) -> const std::string& {
         if (i + 1 >= args.size())
             throw UsageError("option " + spelling + " needs a value");
         const std::string& next = args[i + 1];
-        if (next.size() > 2 && next.rfind("--", 0) == 0)
+        if (next.size() > 2 && next.rfind("--", 0) == 0 && spelling != "--script-args")
             throw UsageError("option " + spelling + " needs a value, got the option " + next);
         return args[++i];
     };
@@ -55,7 +57,12 @@ CliArgs::CliArgs(const std::vector<std::string>& args, const std::set<std::strin
                 inlineValue = name.substr(eq + 1);
                 name = name.substr(0, eq);
             }
-            if (valueOptions.count(name)) {
+            if (repeatable.count(name)) {
+                const std::string value = inlineValue ? *inlineValue : valueAfter(i, "--" + name);
+                if (value.empty())
+                    throw UsageError("option --" + name + " needs a value, got \"\"");
+                m_lists[name].push_back(value);
+            } else if (valueOptions.count(name)) {
                 setValue("--" + name, name, inlineValue ? *inlineValue : valueAfter(i, "--" + name));
             } else if (switches.count(name)) {
                 if (inlineValue)
@@ -90,7 +97,13 @@ void CliArgs::setValue(const std::string& spelling, const std::string& name, con
 
 bool CliArgs::has(const std::string& name) const
 {
-    return m_switches.count(name) > 0 || m_values.count(name) > 0;
+    return m_switches.count(name) > 0 || m_values.count(name) > 0 || m_lists.count(name) > 0;
+}
+
+std::vector<std::string> CliArgs::values(const std::string& name) const
+{
+    auto it = m_lists.find(name);
+    return it == m_lists.end() ? std::vector<std::string>() : it->second;
 }
 
 std::optional<std::string> CliArgs::value(const std::string& name) const
@@ -207,6 +220,27 @@ std::vector<std::string> stageLayerRanges(const Plan& plan)
         if (r.empty())
             r = "-";
     return ranges;
+}
+
+void checkScriptInputsHaveScript(const CliArgs& args)
+{
+    for (const char* option : {"script-args", "script-env"})
+        if (args.has(option) && !args.has("script"))
+            throw UsageError(std::string("--") + option + " needs --script (it gives what the script is run with)");
+}
+
+ScriptInputs scriptInputs(const CliArgs& args)
+{
+    ScriptInputs inputs;
+    try {
+        if (auto words = args.value("script-args"))
+            inputs.arguments = splitShellWords(*words, "--script-args");
+        for (const std::string& e : args.values("script-env"))
+            addScriptEnvironment(inputs, e, "--script-env");
+    } catch (const InputError& e) {
+        throw UsageError("option " + e.where() + ": " + e.detail());
+    }
+    return inputs;
 }
 
 } // namespace hapmoe::cli

@@ -16,6 +16,7 @@
 
 namespace hapmoe {
 class DeviceCatalog;
+struct ScriptInputs;
 }
 
 namespace hapmoe::cli {
@@ -29,12 +30,15 @@ public:
 
 class CliArgs {
 public:
-    // valueOptions take a value; switches do not. Names without the leading "--".
+    // valueOptions take a value; switches do not; repeatable options take a value each time
+    // they are given (values()). Names without the leading "--".
     CliArgs(const std::vector<std::string>& args, const std::set<std::string>& valueOptions,
-            const std::set<std::string>& switches);
+            const std::set<std::string>& switches, const std::set<std::string>& repeatable = {});
 
     bool has(const std::string& name) const;
     std::optional<std::string> value(const std::string& name) const;
+    // Every value of a repeatable option, in the order given.
+    std::vector<std::string> values(const std::string& name) const;
     std::string required(const std::string& name) const;            // throws UsageError
     // Integers in [min, max]; throws UsageError saying which bound or which text is wrong.
     std::optional<int> intValue(const std::string& name, int min = 1, int max = kMaxInt) const;
@@ -49,6 +53,7 @@ private:
     void setValue(const std::string& spelling, const std::string& name, const std::string& value);
 
     std::map<std::string, std::string> m_values;
+    std::map<std::string, std::vector<std::string>> m_lists;
     std::set<std::string> m_switches;
     std::vector<std::string> m_positionals;
 };
@@ -74,6 +79,12 @@ std::vector<InputFile> givenInputs(const CliArgs& args, std::initializer_list<co
 // that does not exist or cannot be written, or one of the command's inputs (the output would
 // replace it). flag is the option as written ("-o", "--trace"). Throws UsageError or InputError.
 void checkOutputPath(const std::string& flag, const std::string& path, const std::vector<InputFile>& inputs = {});
+
+// --script-args WORDS and --script-env NAME=VALUE (repeatable): what the launch script given
+// to the command (SCRIPT or --script) is run with. Throws UsageError naming the option.
+ScriptInputs scriptInputs(const CliArgs& args);
+// For a command whose script is --script: either option without it is a usage error.
+void checkScriptInputsHaveScript(const CliArgs& args);
 
 // --memory-headroom F: the fraction of every device's memory a plan must leave free (the
 // allocator's fragmentation, other processes), in [0, 0.5]; 0 when not given. Throws UsageError.

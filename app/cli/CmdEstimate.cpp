@@ -51,6 +51,9 @@ MFU and the memory of every stage of one plan.
                    (not with --model, --plan or the flag form), with its own overlap
                    switches (--overlap-grad-reduce, --overlap-param-gather, --tp-comm-overlap;
                    Megatron-LM leaves each off unless given)
+  --script-args WORDS  the script's arguments, as `bash SCRIPT WORDS` gets them (split as
+                   bash splits words; a script that reads $1 takes its value)
+  --script-env NAME=VALUE  a variable of the script's environment (repeatable)
 
 Flag form: a uniform Megatron-LM plan; stage s owns global ranks [s*W/PP, (s+1)*W/PP) in
 node order and DP = W / (TP*CP*PP). Left-out flags take Megatron-LM's defaults (sizes 1,
@@ -357,10 +360,12 @@ int cmdEstimate(const Args& args)
         }
     const CliArgs a(args,
                     {"model", "cluster", "profile", "plan", "tp", "pp", "cp", "ep", "etp", "vpp", "mbs", "gbs", "recompute",
-                     "recompute-layers", "precision", "trace", "script", "optimizer-offload-fraction", "devices", "memory-headroom"},
-                    {"sequence-parallel", "distributed-optimizer", "json", "optimizer-cpu-offload"});
+                     "recompute-layers", "precision", "trace", "script", "script-args", "optimizer-offload-fraction", "devices",
+                     "memory-headroom"},
+                    {"sequence-parallel", "distributed-optimizer", "json", "optimizer-cpu-offload"}, {"script-env"});
     if (!a.positionals().empty())
         throw UsageError("unexpected argument \"" + a.positionals().front() + "\"\n\n" + kHelp);
+    checkScriptInputsHaveScript(a);
 
     static const char* const kFlagForm[] = {"tp", "pp", "cp", "ep", "etp", "vpp", "mbs", "gbs", "recompute",
                                              "recompute-layers", "sequence-parallel", "distributed-optimizer",
@@ -387,7 +392,7 @@ int cmdEstimate(const Args& args)
             if (a.has(flag))
                 throw UsageError(std::string("--") + flag + " cannot be combined with --script (the script fixes it)");
         in.cluster = resolveCluster(a.required("cluster"), catalog, &warnings);
-        const ScriptConfiguration sc = loadScriptConfiguration(*script, in.cluster, catalog);
+        const ScriptConfiguration sc = loadScriptConfiguration(*script, in.cluster, catalog, scriptInputs(a));
         in.model = sc.model;
         in.plan = sc.plan;
         if (in.plan.target == Target::Megatron)

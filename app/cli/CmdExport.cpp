@@ -40,6 +40,8 @@ that breaks one is refused with the rule.
 Options:
   --script FILE     the original Megatron-LM script: its data, logging and checkpoint flags
                     and exported variables are carried over
+  --script-args WORDS  the original script's arguments, as `bash FILE WORDS` gets them
+  --script-env NAME=VALUE  a variable of the original script's environment (repeatable)
   -o FILE           the launcher (default: print it, and write no file)
   --hostfile FILE   where to write the hostfile (needs -o; default for flagscale: beside
                     the launcher, with the extension .hostfile)
@@ -54,7 +56,9 @@ file is left behind (a file that existed keeps its old content).
 
 int cmdExport(const Args& args)
 {
-    const CliArgs a(args, {"format", "script", "o", "hostfile", "master-port", "devices"}, {"help", "layout-letters"});
+    const CliArgs a(args, {"format", "script", "script-args", "o", "hostfile", "master-port", "devices"}, {"help", "layout-letters"},
+                    {"script-env"});
+    checkScriptInputsHaveScript(a);
     if (a.has("help")) {
         std::cout << kHelp;
         return Success;
@@ -117,7 +121,7 @@ int cmdExport(const Args& args)
     for (const auto& w : warnings)
         std::cerr << "warning: " << w << "\n";
     if (auto script = a.value("script")) {
-        options.original = importMegatronScriptFile(*script);
+        options.original = importMegatronScriptFile(*script, scriptInputs(a));
         for (const std::string& w : options.original->warnings)
             std::cerr << "warning: " << *script << ": " << w << "\n";
     }

@@ -24,6 +24,7 @@ namespace hapmoe::cli {
 namespace {
 
 constexpr const char* kHelp = R"HELP(Usage: hapmoe import SCRIPT [-o project.hapmoe] [--cluster C | --device TYPE] [--devices FILE]
+                     [--script-args WORDS] [--script-env NAME=VALUE ...]
 
 Reads a Megatron-LM or FlagScale launch script (bash: variables with defaults, exported
 variables, arrays, line continuations, torchrun or python -m torch.distributed.run) as
@@ -43,6 +44,15 @@ Options:
   --device TYPE    without --cluster: the device type of the script's nodes (a script does
                    not say it; default H100-SXM), giving the cluster TYPE:NNODESxNPROC
   --devices FILE   a hapmoe.devices catalog adding or overriding device types
+  --script-args WORDS
+                   the script's arguments, as `bash SCRIPT WORDS` gets them (split as bash
+                   splits words): a script that picks its configuration with
+                   [ "$1" = 70B ] or case "$1" in ... takes it from them. Without them the
+                   script's arguments are not known: a test on one reads it as empty (with a
+                   warning), and an exit guarded by one is read as not taken
+  --script-env NAME=VALUE
+                   a variable of the script's environment, as `NAME=VALUE bash SCRIPT` sets
+                   it (repeatable); a name neither the script nor these set is unset
 )HELP";
 
 // Full recompute of a stage as FlagScale's per-stage lists give it.
@@ -94,7 +104,7 @@ std::string describeRecompute(const ParallelConfig& p)
 
 int cmdImport(const Args& args)
 {
-    const CliArgs a(args, {"o", "cluster", "device", "devices"}, {"help"});
+    const CliArgs a(args, {"o", "cluster", "device", "devices", "script-args"}, {"help"}, {"script-env"});
     if (a.has("help")) {
         std::cout << kHelp;
         return Success;
@@ -107,7 +117,8 @@ int cmdImport(const Args& args)
     if (auto out = a.value("o"))
         checkOutputPath("-o", *out, givenInputs(a, {"cluster", "devices"}, {{"SCRIPT", file}}));
     const DeviceCatalog catalog = catalogFromArgs(a);
-    const ImportedScript s = importMegatronScriptFile(file);
+    const ScriptInputs inputs = scriptInputs(a);
+    const ImportedScript s = importMegatronScriptFile(file, inputs);
     // The model must be one the other commands accept: a script without --hidden-size, or
     // with --moe-router-topk above --num-experts, is refused here with the flag, before
     // anything is printed or written.
@@ -197,6 +208,7 @@ int cmdImport(const Args& args)
     project.name = m.name;
     project.model = m;
     project.current_script = file;
+    project.current_script_inputs = inputs;
     // The cluster: as given, or the script's own nodes of one device type.
     std::optional<std::string> clusterSpec = a.value("cluster");
     if (!clusterSpec && (a.has("device") || a.has("o"))) {

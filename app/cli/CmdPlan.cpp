@@ -35,6 +35,9 @@ Searches the fastest feasible parallel plan (HS-DP) and compares it with the bas
                          (not together with --model); every plan, the current one included,
                          is costed as its exported launcher runs: data-parallel overlap on,
                          the script's --tp-comm-overlap (stages of one TP size) and p2p overlap
+  --script-args WORDS    the script's arguments, as `bash SCRIPT WORDS` gets them (split
+                         as bash splits words; a script that reads $1 takes its value)
+  --script-env NAME=VALUE  a variable of the script's environment (repeatable)
   --cluster C            cluster preset, hapmoe.cluster file, or shorthand "H800:2x8,910B:2x8"
   --profile P            hapmoe.profile with measured tables (default: analytic)
   --devices FILE         a hapmoe.devices catalog adding or overriding device types
@@ -71,7 +74,7 @@ constexpr double kNoTimeLimitAbove = 1e7;   // seconds
 const std::set<std::string>& planValueOptions()
 {
     static const std::set<std::string> s = {"model", "cluster", "profile", "target", "top", "algorithm", "delta",
-                                            "eta", "time-limit", "gbs", "mbs", "o", "script",
+                                            "eta", "time-limit", "gbs", "mbs", "o", "script", "script-args",
                                             "optimizer-offload", "devices", "memory-headroom"};
     return s;
 }
@@ -226,7 +229,7 @@ void printPlan(std::ostream& os, const RankedPlan& rp, const Cluster& cluster)
 
 int cmdPlan(const Args& args)
 {
-    const CliArgs a(args, planValueOptions(), planSwitches());
+    const CliArgs a(args, planValueOptions(), planSwitches(), {"script-env"});
     if (a.has("help")) {
         std::cout << kPlanUsage;
         return Success;
@@ -234,6 +237,7 @@ int cmdPlan(const Args& args)
     if (!a.positionals().empty())
         throw UsageError("unexpected argument \"" + a.positionals().front() + "\" (see hapmoe plan --help)");
 
+    checkScriptInputsHaveScript(a);
     if (a.has("script") && a.has("model"))
         throw UsageError("--model cannot be combined with --script (the script gives the model)");
     // The output is checked before the search, which may run for a while.
@@ -247,7 +251,7 @@ int cmdPlan(const Args& args)
     // --script: the script's model and current configuration (core/megatron/ScriptImport.h).
     std::optional<ScriptConfiguration> script;
     if (auto s = a.value("script")) {
-        script = loadScriptConfiguration(*s, cluster, catalog);
+        script = loadScriptConfiguration(*s, cluster, catalog, scriptInputs(a));
         for (const auto& w : script->script.warnings)
             warnings.push_back(*s + ": " + w);
         if (const std::string note = scriptOverlapNote(script->script); !note.empty())

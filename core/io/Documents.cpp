@@ -3,6 +3,7 @@
 #include "hardware/DeviceCatalog.h"
 #include "io/JsonNode.h"
 #include "io/Migrations.h"
+#include "megatron/ShellQuote.h"
 #include "profile/ProfileLimits.h"
 #include "util/Strings.h"
 
@@ -863,13 +864,40 @@ PlanDocument readPlan(std::string_view text, const std::string& fileName, Warnin
     return d;
 }
 
+namespace {
+
+// {"arguments": [...], "environment": {...}}: what `NAME=VALUE bash SCRIPT ARG...` gives the
+// script (megatron/ScriptInputs.h). Strings only, and names the shell takes as variables.
+ScriptInputs readScriptInputs(const JsonNode& n)
+{
+    n.warnUnknownKeys({"arguments", "environment"});
+    ScriptInputs inputs;
+    for (const auto& e : n.array("arguments")) {
+        if (!e.value().is_string())
+            e.failHere("expected a string, got " + JsonNode::describe(e.value()));
+        inputs.arguments.push_back(e.value().get<std::string>());
+    }
+    if (auto env = n.optObject("environment")) {
+        for (auto it = env->value().begin(); it != env->value().end(); ++it) {
+            if (!ShellQuote::isValidName(it.key()))
+                env->fail(it.key(), "expected a shell variable name (letters, digits and _, not a digit first)");
+            if (!it->is_string())
+                env->fail(it.key(), "expected a string, got " + JsonNode::describe(*it));
+            inputs.environment[it.key()] = it->get<std::string>();
+        }
+    }
+    return inputs;
+}
+
+} // namespace
+
 Project readProject(std::string_view text, const std::string& fileName, Warnings* warnings)
 {
     const JsonContext ctx{fileName, warnings};
     const nlohmann::json doc = loadDocument(text, kProjectFormat, ctx);
     const JsonNode n(doc, "", ctx);
     n.warnUnknownKeys({"format", "version", "name", "model", "cluster", "search", "plans", "plans_cancelled", "plans_timed_out",
-                       "current_script", "profile", "profile_file"});
+                       "current_script", "current_script_inputs", "profile", "profile_file"});
     Project p;
     p.name = n.optString("name");
     p.model = readModelObject(n.object("model"));
@@ -903,6 +931,8 @@ Project readProject(std::string_view text, const std::string& fileName, Warnings
     p.plans_cancelled = n.optBool("plans_cancelled", false);
     p.plans_timed_out = n.optBool("plans_timed_out", false);
     p.current_script = n.optString("current_script");
+    if (auto in = n.optObject("current_script_inputs"))
+        p.current_script_inputs = readScriptInputs(*in);
     if (n.has("profile")) {
         p.profile = readProfileObject(n.object("profile"));
         p.profile_file = n.optString("profile_file");
@@ -1007,6 +1037,13 @@ std::string writeProject(const Project& project)
     if (project.plans_timed_out)
         j["plans_timed_out"] = true;
     j["current_script"] = project.current_script;
+    if (!project.current_script_inputs.empty()) {
+        // Both members always, so that a reader sees the shape whatever the script is given.
+        Json env = Json::object();
+        for (const auto& [name, value] : project.current_script_inputs.environment)
+            env[name] = value;
+        j["current_script_inputs"] = Json{{"arguments", project.current_script_inputs.arguments}, {"environment", env}};
+    }
     if (project.profile) {
         j["profile"] = profileJson(*project.profile);
         if (!project.profile_file.empty())

@@ -8,6 +8,7 @@
 #include "cost/Prediction.h"
 #include "hardware/Cluster.h"
 #include "hardware/DeviceCatalog.h"
+#include "megatron/ScriptInputs.h"
 #include "model/ModelSpec.h"
 #include "plan/Plan.h"
 #include "profile/Profile.h"
@@ -72,6 +73,8 @@ struct Project {
     bool plans_cancelled = false;
     bool plans_timed_out = false;
     std::string current_script;   // path of an imported Megatron script, if any
+    // What the script is read with (its arguments and environment); empty without a script.
+    ScriptInputs current_script_inputs;
     // Measured tables the project's searches and estimates use (the "profile" object, a
     // hapmoe.profile's fields); none: the analytic defaults. profile_file is the file it was
     // loaded from, shown to the user and never read again (the project holds the tables).

@@ -1,6 +1,7 @@
 #include "megatron/BashReader.h"
 
 #include "megatron/ShellArithmetic.h"
+#include "megatron/ShellQuote.h"
 
 #include "util/InputError.h"
 
@@ -367,6 +368,29 @@ std::size_t BashReader::groupEnd(const RawCommand& first, std::span<const RawCom
 
 BashReader::BashReader(std::string fileName) : m_file(std::move(fileName)) {}
 
+void BashReader::setArguments(std::vector<std::string> arguments)
+{
+    m_argumentsGiven = true;
+    m_scriptFrame.function = m_file;
+    m_scriptFrame.args = std::move(arguments);
+}
+
+void BashReader::setEnvironment(const std::map<std::string, std::string>& environment)
+{
+    for (const auto& [name, value] : environment)
+        m_vars[name] = value;
+}
+
+const BashReader::Frame* BashReader::positionalFrame() const
+{
+    return !m_frames.empty() ? &m_frames.back() : m_argumentsGiven ? &m_scriptFrame : nullptr;
+}
+
+BashReader::Frame* BashReader::positionalFrame()
+{
+    return !m_frames.empty() ? &m_frames.back() : m_argumentsGiven ? &m_scriptFrame : nullptr;
+}
+
 void BashReader::chargeExpansion(std::size_t bytes, int line)
 {
     m_expandedBytes += bytes;
@@ -453,10 +477,10 @@ std::vector<std::string> BashReader::exportedVariables() const
 
 bool BashReader::lookup(const std::string& name, std::string& value) const
 {
-    // $1 ... of a call (the script's own are never set); "0" is the script's name.
-    if (!m_frames.empty() && !name.empty() && name != "0"
+    // $1 ... of a call, or the script's own when they are given; "0" is the script's name.
+    if (positionalFrame() && !name.empty() && name != "0"
         && std::all_of(name.begin(), name.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
-        const std::vector<std::string>& args = m_frames.back().args;
+        const std::vector<std::string>& args = positionalFrame()->args;
         const std::size_t n = name.size() > 9 ? npos : std::stoul(name);
         if (n == 0 || n > args.size())
             return false;
@@ -1358,6 +1382,21 @@ void BashReader::run(std::span<const RawCommand> commands)
         }
         if (ownProcess)
             leaveSubshell();
+        if (!m_exiting) {
+            // $? after it (statusOf reads a test again; what the list's reading keeps is put back).
+            Truth last = own;
+            if (!continues) {
+                const auto envReads = m_envReads, conditionEnv = m_conditionEnv;
+                const auto conditionThen = m_conditionThen, conditionElse = m_conditionElse;
+                last = statusOf(cmd, w);
+                m_envReads = envReads;
+                m_conditionEnv = conditionEnv;
+                m_conditionThen = conditionThen;
+                m_conditionElse = conditionElse;
+            }
+            m_lastStatus = negated ? truthNot(last) : last;
+            m_lastStatusText = commandText(cmd, w);
+        }
         if (continues) {
             statusEnv = runsEnv;
             addEnv(statusEnv, ownEnv);
@@ -1466,10 +1505,10 @@ void BashReader::enterSubshell()
     s.branches = m_branches.size();
     s.exported = m_exportOrder.size();
     s.frames = m_frames.size();
-    if (!m_frames.empty()) {
-        s.args = m_frames.back().args;
+    if (!m_frames.empty())
         s.locals = m_frames.back().locals.size();
-    }
+    if (const Frame* frame = positionalFrame())
+        s.args = frame->args;
     s.undecided_call = m_undecidedCall;
     m_undecidedCall = false;   // an exit inside ends only the subshell
     s.env_derived = m_envDerived;
@@ -1509,6 +1548,8 @@ void BashReader::leaveSubshell()
     if (!m_frames.empty() && m_frames.size() == s.frames) {
         m_frames.back().args = std::move(s.args);
         m_frames.back().locals.resize(s.locals);
+    } else if (m_frames.empty() && s.frames == 0 && m_argumentsGiven) {
+        m_scriptFrame.args = std::move(s.args);   // a shift inside leaves the script's as they were
     }
     m_exiting = false;   // an exit inside ends only the subshell
 }
@@ -1627,9 +1668,13 @@ BashReader::Truth BashReader::statusOf(const RawCommand& cmd, std::size_t firstW
     // exits.
     if (head == "return" && m_frames.empty())
         return Truth::False;
-    // Assignments alone: status 0 (a command substitution in them would set it; not run here).
+    // Assignments alone: status 0, or that of the last command substitution in them, which is
+    // not run here (manual 3.7.1).
     const bool assignsOnly = std::all_of(cmd.words.begin() + static_cast<std::ptrdiff_t>(firstWord), cmd.words.end(),
-                                         [](const RawWord& word) { return !assignedName(word.text).empty(); });
+                                         [](const RawWord& word) {
+                                             return !assignedName(word.text).empty() && word.text.find("$(") == std::string::npos
+                                                 && word.text.find('`') == std::string::npos;
+                                         });
     return assignsOnly ? Truth::True : Truth::Unknown;
 }
 
@@ -1700,22 +1745,64 @@ BashReader::Truth BashReader::evalCondition(const std::vector<const RawCommand*>
         } else {
             std::vector<std::string> words;
             m_unsetAsEmpty = true;
+            m_emptyReads.clear();
+            m_unknownExpansion = false;
+            m_statusParameterRead = false;
             std::vector<std::string> saved;
             saved.swap(m_warnings);
-            for (std::size_t w = first; w < c.words.size(); ++w) {
-                std::vector<std::string> f = expandWord(c.words[w].text, c.line);
-                words.insert(words.end(), f.begin(), f.end());
+            auto expandAll = [&] {
+                words.clear();
+                for (std::size_t w = first; w < c.words.size(); ++w) {
+                    std::vector<std::string> f = expandWord(c.words[w].text, c.line);
+                    words.insert(words.end(), f.begin(), f.end());
+                }
+            };
+            expandAll();
+            // `[ $? -ne 0 ]` after a command the reading does not run: the test read with $? 0
+            // and with 1. The same either way decides it; else it is that command's status, read
+            // with its sense (`cmd; [ $? -ne 0 ] && exit 1` exits only on a failure: a guard).
+            std::optional<Truth> sameEither, onSuccess;
+            const bool bracketTest = head == "[" || head == "[[" || head == "test";
+            const bool statusRead = m_statusParameterRead;
+            if (statusRead && bracketTest && !m_unknownExpansion) {
+                Truth onStatus[2];
+                for (int status = 0; status < 2; ++status) {
+                    m_forcedStatus = std::to_string(status);
+                    expandAll();
+                    onStatus[status] = evalTest(words);
+                }
+                m_forcedStatus.reset();
+                if (onStatus[0] == onStatus[1])
+                    sameEither = onStatus[0];
+                else if (onStatus[0] != Truth::Unknown && onStatus[1] != Truth::Unknown)
+                    onSuccess = onStatus[0];   // True: the test holds when the command succeeded
             }
             m_warnings.swap(saved);
             m_unsetAsEmpty = false;
-            if (!words.empty() && (words.front() == "true" || words.front() == ":"))
+            // A value the text does not give (a command substitution kept as text, $$): the
+            // test on it is not decided by comparing that text.
+            const bool unknownValue = m_unknownExpansion;
+            bool settled = true;   // by $? or by a value the text does not give
+            if (sameEither && !unknownValue) {
+                t = *sameEither;
+            } else if (onSuccess && !unknownValue) {
+                commandsRead.emplace_back(m_lastStatusText, negate != (*onSuccess == Truth::False));
+            } else if (!(bracketTest && (unknownValue || statusRead))) {
+                settled = false;
+            }
+            if (settled) {
+                // t as set above; Unknown for a value the text does not give
+            } else if (!words.empty() && (words.front() == "true" || words.front() == ":")) {
                 t = Truth::True;   // also `if $FLAG` with FLAG=true
-            else if (!words.empty() && (words.front() == "false" || (words.front() == "return" && m_frames.empty())))
+            } else if (!words.empty() && (words.front() == "false" || (words.front() == "return" && m_frames.empty()))) {
                 t = Truth::False;   // return outside a function fails (statusOf)
-            else
+            } else {
                 t = evalTest(words);
-            if (t == Truth::Unknown && head != "[" && head != "[[" && head != "test")
-                commandsRead.emplace_back(commandText(c, first), negate);
+                if (t == Truth::Unknown && !bracketTest)
+                    commandsRead.emplace_back(commandText(c, first), negate);
+            }
+            if (t != Truth::Unknown && bracketTest)
+                noteEmptyComparison(c, first, words, t);
             if (!words.empty())
                 noteFunctionNamed(words.front());   // if check_env; then: run by bash, not read here
         }
@@ -1745,6 +1832,48 @@ BashReader::Truth BashReader::evalCondition(const std::vector<const RawCommand*>
         }
     }
     return result;
+}
+
+void BashReader::noteEmptyComparison(const RawCommand& cmd, std::size_t firstWord, const std::vector<std::string>& words,
+                                     Truth result)
+{
+    if (m_emptyReads.empty())
+        return;
+    static const std::set<std::string> operators = {"=", "==", "!=", "-eq", "-ne", "-lt", "-le", "-gt", "-ge", "<", ">"};
+    auto optionLike = [](const std::string& w) {
+        return w.size() > 1 && w[0] == '-' && !std::isdigit(static_cast<unsigned char>(w[1]));
+    };
+    bool compares = false;
+    for (std::size_t k = 1; k + 1 < words.size(); ++k) {
+        if (!operators.count(words[k]))
+            continue;
+        if (optionLike(words[k - 1]) || optionLike(words[k + 1]))
+            return;   // [ "$1" = --help ]: a usage check, not a choice of configuration
+        compares = true;
+    }
+    if (!compares)
+        return;
+    std::vector<std::string> args, vars;
+    for (const std::string& what : m_emptyReads)
+        (what[0] == '$' ? args : vars).push_back(what);
+    std::string why;
+    if (!args.empty())
+        why = "the script's arguments are not given";
+    if (!vars.empty())
+        why += (why.empty() ? "" : ", and ") + std::string("neither the script nor its given environment sets ")
+            + (vars.size() == 1 ? "it" : "them");
+    if (!args.empty() && !vars.empty())
+        why = why.substr(0, why.size() - (vars.size() == 1 ? 2 : 4)) + joinNames(vars);
+    // The test as written (up to a line's worth): it names the value compared with.
+    std::string text;
+    for (std::size_t w = firstWord; w < cmd.words.size(); ++w)
+        text += (w > firstWord ? " " : "") + cmd.words[w].text;
+    if (text.size() > 60)
+        text = text.substr(0, 56) + " ...";
+    warnOnce("empty:" + std::to_string(cmd.line) + text, cmd.line,
+             "the test `" + text + "`" + (result == Truth::True ? " holds" : " fails") + " as read, with "
+                 + joinNames(m_emptyReads) + " empty: " + why + " (give "
+                 + (args.empty() ? "the environment" : vars.empty() ? "the arguments" : "both") + " to read the script as it runs)");
 }
 
 BashReader::Truth BashReader::arithmeticStatus(const std::string& word, int line)
@@ -2115,10 +2244,56 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
         }
         return;
     }
-    if (head == "shift" && !m_frames.empty()) {
-        // Drops the call's first n arguments; more than it has is an error and drops none
-        // (bash's shift builtin).
-        Frame& frame = m_frames.back();
+    if (head == "read" || head == "readarray" || head == "mapfile") {
+        // read [-ers] [-a ARRAY] [-d D] [-i T] [-n N] [-N N] [-p P] [-t T] [-u FD] [NAME ...]
+        // (default REPLY), readarray/mapfile [options] [ARRAY] (default MAPFILE): the values
+        // come from input the text does not give (bash's builtins, manual 4.2). Each name
+        // holds a value kept as text, so that a test on it is not decided.
+        const std::string withValue = head == "read" ? "adinNptu" : "dnOstuCc";
+        std::vector<std::string> names;
+        for (std::size_t a = w + 1; a < words.size(); ++a) {
+            const std::vector<std::string> f = expandWord(words[a].text, cmd.line);
+            for (const std::string& word : f) {
+                if (!names.empty() || word.empty() || word[0] != '-' || word == "-") {
+                    if (ShellQuote::isValidName(word))
+                        names.push_back(word);
+                    continue;
+                }
+                // An option cluster: a letter taking a value takes the rest, or the next word.
+                for (std::size_t o = 1; o < word.size(); ++o) {
+                    if (withValue.find(word[o]) == std::string::npos)
+                        continue;
+                    std::string value = word.substr(o + 1);
+                    if (value.empty() && a + 1 < words.size()) {
+                        const std::vector<std::string> next = expandWord(words[++a].text, cmd.line);
+                        value = next.empty() ? std::string() : next.front();
+                    }
+                    if (head == "read" && word[o] == 'a' && ShellQuote::isValidName(value))
+                        names.push_back(value);
+                    break;
+                }
+            }
+        }
+        if (names.empty())
+            names.push_back(head == "read" ? "REPLY" : "MAPFILE");
+        std::vector<std::string> kept;
+        for (const std::string& name : names) {
+            kept.push_back("${" + name + "}");
+            touchVariable(name);
+            m_envDerived.erase(name);
+            m_arrays.erase(name);
+            m_rawValues.erase(name);
+            m_vars[name] = "${" + name + "}";
+            m_opaqueVars.insert(name);
+        }
+        warn(cmd.line, head + " sets " + joinNames(names) + " from input the text does not give; "
+                           + (names.size() == 1 ? "its value is" : "their values are") + " kept as " + joinNames(kept));
+        return;
+    }
+    if (head == "shift" && positionalFrame()) {
+        // Drops the call's (or the given script's) first n arguments; more than it has is an
+        // error and drops none (bash's shift builtin).
+        Frame& frame = *positionalFrame();
         long long count = 1;
         if (w + 1 < words.size() && (!evalArithmetic(expandToString(words[w + 1].text, cmd.line, 0), count, cmd.line, 0) || count < 0)) {
             warn(cmd.line, "shift " + words[w + 1].text + ": not a count the text gives; the arguments of " + frame.function
@@ -2377,9 +2552,8 @@ std::size_t BashReader::expandDollar(const std::string& raw, std::size_t i, std:
                 pieces.push_back({std::to_string(v), !quoted, false});
                 return j;
             }
-            m_unknownExpansion = true;
             warn(line, "arithmetic " + text + " could not be evaluated; kept as text");
-            pieces.push_back({text, false, false});
+            keepOpaque(pieces, text);   // one word of unknown value, as a substitution's
             return j;
         }
         warn(line, "command substitution " + text + " is not executed; kept as text");
@@ -2470,8 +2644,8 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
     std::vector<std::string> elements;
     std::string value;
     const bool positional = std::isdigit(static_cast<unsigned char>(name[0])) != 0;
-    // In a call, $1 ... $@ $# are its arguments; the script's own are not known.
-    const Frame* frame = m_frames.empty() ? nullptr : &m_frames.back();
+    // In a call, $1 ... $@ $# are its arguments; the script's own are known when given.
+    const Frame* frame = positionalFrame();
     if (name == "@" || name == "*") {
         isSet = true;
         isList = true;
@@ -2490,9 +2664,25 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
                                "kept as text");
         literal("$#");
         return;
+    } else if (name == "?" && m_forcedStatus) {
+        isSet = true;
+        value = *m_forcedStatus;
+    } else if (name == "?" && m_lastStatus == Truth::Unknown) {
+        // The status of a command the reading does not run: a condition tries both (see
+        // evalCondition); elsewhere the text is kept.
+        m_statusParameterRead = true;
+        if (!m_unsetAsEmpty) {
+            m_unknownExpansion = true;
+            warnOnce("status:" + m_lastStatusText, line,
+                     "$? is the exit status of " + m_lastStatusText + ", which the text does not give; kept as text");
+        }
+        literal("$?");
+        return;
     } else if (name == "#" || name == "?") {
         isSet = true;
-        value = name == "#" && frame ? std::to_string(frame->args.size()) : "0";
+        value = name == "#" && frame ? std::to_string(frame->args.size())
+            : name == "?" && m_lastStatus == Truth::False ? "1"
+                                                          : "0";
     } else if (name == "0") {
         isSet = true;
         value = m_file;
@@ -2599,8 +2789,14 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
     };
     auto unsetLiteral = [&] {
         // Unset is empty for bash; a positional parameter past a call's arguments is unset.
-        if (m_unsetAsEmpty || (positional && frame && !frame->unknown_args))
+        if (positional && frame && !frame->unknown_args)
             return;
+        if (m_unsetAsEmpty) {   // a condition's name the text does not give (see evalCondition)
+            const std::string what = positional ? "$" + name : name;
+            if (std::find(m_emptyReads.begin(), m_emptyReads.end(), what) == m_emptyReads.end())
+                m_emptyReads.push_back(what);
+            return;
+        }
         m_unknownExpansion = true;
         if (positional) {
             warnOnce("pos" + name, line,

@@ -43,6 +43,13 @@ class BashReader {
 public:
     explicit BashReader(std::string fileName);
 
+    // What the script is run with, before read(): `bash SCRIPT ARG...` gives $1 ... "$@" and
+    // $#, and the variables of its environment are set (not exported by the script, so not in
+    // exportedVariables()). Without them the script's own arguments are not known, and a name
+    // the script does not set comes from an environment the text does not give.
+    void setArguments(std::vector<std::string> arguments);
+    void setEnvironment(const std::map<std::string, std::string>& environment);
+
     // Reads the whole script. Throws InputError for text bash itself would reject
     // (an unterminated quote or array), naming the line.
     void read(std::string_view text);
@@ -330,7 +337,28 @@ private:
     static std::string describeEnv(const std::vector<std::string>& reads);
     // Set when an expansion used the script's own arguments ($@, $*), which are not known.
     bool m_scriptArgs = false;
+    // The script's own arguments, when setArguments() gave them: $1 ... outside any call.
+    bool m_argumentsGiven = false;
+    Frame m_scriptFrame;
+    // The frame whose arguments $1 ... "$@" $# name: the innermost call's, else the script's
+    // when they are given; nullptr when they are the script's and not known.
+    const Frame* positionalFrame() const;
+    Frame* positionalFrame();
     bool m_unsetAsEmpty = false;         // conditions see unset variables as empty
+    // The names a condition read as empty because the text does not give them: the script's
+    // own arguments ("$1") when they are not given, and names neither the script nor the
+    // given environment sets.
+    std::vector<std::string> m_emptyReads;
+    // $?: the status of the last command read, when the text gives it, and that command.
+    Truth m_lastStatus = Truth::True;
+    std::string m_lastStatusText;
+    bool m_statusParameterRead = false;            // $? was read while m_lastStatus is unknown
+    std::optional<std::string> m_forcedStatus;     // the value $? takes while a condition tries both
+    // A test decided only by comparing such a name, read as empty, with a value: a warning
+    // saying so (the script picks a configuration by its arguments or environment). Not for
+    // -z / -n, nor for a comparison with an option such as "--help" (a usage check).
+    void noteEmptyComparison(const RawCommand& cmd, std::size_t firstWord, const std::vector<std::string>& words,
+                             Truth result);
     // Set when an expansion keeps text it cannot know (an unset variable, $@, a command
     // substitution): a case subject expanded so is not decided.
     bool m_unknownExpansion = false;

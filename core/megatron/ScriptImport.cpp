@@ -115,7 +115,14 @@ std::string seqLengthFlag(const std::set<std::string>& given)
 
 class Importer {
 public:
-    Importer(std::string_view text, const std::string& file) : m_text(text), m_reader(file) { m_out.file = file; }
+    Importer(std::string_view text, const std::string& file, const ScriptInputs& inputs) : m_text(text), m_reader(file)
+    {
+        m_out.file = file;
+        m_out.inputs = inputs;
+        if (!inputs.arguments.empty())
+            m_reader.setArguments(inputs.arguments);
+        m_reader.setEnvironment(inputs.environment);
+    }
 
     ImportedScript run()
     {
@@ -729,7 +736,16 @@ private:
         m.name = baseName(m_out.file);
         if (const std::size_t dot = m.name.rfind('.'); dot != std::string::npos && dot > 0)
             m.name.resize(dot);
-        m.source = "imported from " + m_out.file + " (hapmoe import)";
+        m.source = "imported from " + m_out.file;
+        if (!m_out.inputs.arguments.empty())
+            m.source += " " + joinShellWords(m_out.inputs.arguments);
+        if (!m_out.inputs.environment.empty()) {
+            std::string env;
+            for (const auto& [name, value] : m_out.inputs.environment)
+                env += (env.empty() ? "" : " ") + name + "=" + ShellQuote::word(value);
+            m.source += " with " + env;
+        }
+        m.source += " (hapmoe import)";
         m.num_layers = intFlag("--num-layers", 0);
         m.hidden_size = intFlag("--hidden-size", 0);
         m.num_attention_heads = intFlag("--num-attention-heads", 0);
@@ -1613,14 +1629,14 @@ private:
 
 } // namespace
 
-ImportedScript importMegatronScript(std::string_view text, const std::string& fileName)
+ImportedScript importMegatronScript(std::string_view text, const std::string& fileName, const ScriptInputs& inputs)
 {
-    return Importer(text, fileName).run();
+    return Importer(text, fileName, inputs).run();
 }
 
-ImportedScript importMegatronScriptFile(const std::string& path)
+ImportedScript importMegatronScriptFile(const std::string& path, const ScriptInputs& inputs)
 {
-    return importMegatronScript(readTextFile(path), path);
+    return importMegatronScript(readTextFile(path), path, inputs);
 }
 
 namespace {
@@ -2116,10 +2132,11 @@ std::string scriptOverlapNote(const ImportedScript& script)
           "included, with it overlapped, as exported scripts run";
 }
 
-ScriptConfiguration loadScriptConfiguration(const std::string& path, const Cluster& cluster, const DeviceCatalog& catalog)
+ScriptConfiguration loadScriptConfiguration(const std::string& path, const Cluster& cluster, const DeviceCatalog& catalog,
+                                            const ScriptInputs& inputs)
 {
     ScriptConfiguration c;
-    c.script = importMegatronScriptFile(path);
+    c.script = importMegatronScriptFile(path, inputs);
     c.model = c.script.model;
     c.plan = planFromScript(c.script, cluster, catalog);
     c.model.training.global_batch_size = c.plan.global_batch_size;

@@ -6,6 +6,7 @@
 #include "cost/CostModel.h"
 #include "hardware/Cluster.h"
 #include "hardware/DeviceCatalog.h"
+#include "megatron/ScriptInputs.h"
 #include "model/ModelSpec.h"
 #include "plan/Plan.h"
 #include "util/InputError.h"
@@ -100,6 +101,7 @@ struct InvalidFlagValue {
 
 struct ImportedScript {
     std::string file;
+    ScriptInputs inputs;                // what the reading was given
     ModelSpec model;
     ParallelConfig parallel;
     int nnodes = 1;
@@ -132,9 +134,10 @@ struct ImportedScript {
 
 // Reads the script as it is: a flag it cannot map or a value it cannot read is a warning
 // (and an entry of invalid_values), so that an editor can show what was recovered.
-ImportedScript importMegatronScript(std::string_view text, const std::string& fileName);
+ImportedScript importMegatronScript(std::string_view text, const std::string& fileName,
+                                    const ScriptInputs& inputs = {});
 // Reads the file (InputError when it cannot) and imports it.
-ImportedScript importMegatronScriptFile(const std::string& path);
+ImportedScript importMegatronScriptFile(const std::string& path, const ScriptInputs& inputs = {});
 
 // The script's model checked as a hapmoe.model is (validateModel): no unreadable value of
 // a mapped flag and no FlagScale mesh flag that breaks FlagScale's rules (reference section
@@ -178,6 +181,6 @@ struct ScriptConfiguration {
     Plan plan;
 };
 ScriptConfiguration loadScriptConfiguration(const std::string& path, const Cluster& cluster,
-                                            const DeviceCatalog& catalog);
+                                            const DeviceCatalog& catalog, const ScriptInputs& inputs = {});
 
 } // namespace hapmoe

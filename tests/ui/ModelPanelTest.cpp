@@ -1,6 +1,7 @@
 // The model panel: validation as you type names the field and commits nothing invalid;
 // derived figures follow every edit; presets load and the preset combo names the preset
-// the model equals ("Custom" after an edit); a Megatron script imports; the groups stack
+// the model equals ("Custom" after an edit); a Megatron script imports, and is read again with
+// arguments and environment variables (one undo step); the groups stack
 // into one column in a small window and stand in two in a large one, never scrolling sideways.
 
 #include "GuiTestSupport.h"
@@ -8,6 +9,7 @@
 #include "ModelPanel.h"
 #include "ProblemsPanel.h"
 #include "ProjectDocument.h"
+#include "ScriptInputsDialog.h"
 #include "SearchPanel.h"
 
 #include "cost/CostModel.h"
@@ -20,6 +22,8 @@
 #include <QGroupBox>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QPointer>
 #include <QTreeWidget>
 #include <QRegularExpression>
 #include <QScrollArea>
@@ -329,6 +333,124 @@ private slots:
         const QString refused = panel->importScript(partial);
         QVERIFY2(refused.contains(QStringLiteral("--hidden-size")), qPrintable(refused));
         QCOMPARE(doc->model().hidden_size, 2048);
+    }
+
+    void scriptArgumentsAndEnvironment()
+    {
+        auto w = makeWindow();
+        w->loadExample();
+        ModelPanel* panel = w->modelPanel();
+        ProjectDocument* doc = w->document();
+        auto* scriptLine = panel->findChild<QLabel*>(QStringLiteral("modelScript"));
+        auto* link = panel->findChild<QLabel*>(QStringLiteral("scriptInputs"));
+        QVERIFY(scriptLine && link);
+        QVERIFY(!link->isVisibleTo(panel));   // no script: nothing to read again
+        const ModelSpec example = doc->model();
+
+        // The script picks its depth from $1 and its width from $WIDE, as launch scripts pick
+        // 7B or 70B: `bash train_sized.sh big` gives 32 layers, `WIDE=1 bash train_sized.sh`
+        // a hidden size of 2048.
+        QTemporaryDir dir;
+        const QString script = dir.filePath(QStringLiteral("train_sized.sh"));
+        QVERIFY(writeTextFile(script, "#!/bin/bash\n"
+                                      "if [ \"$1\" = big ]; then LAYERS=32; else LAYERS=8; fi\n"
+                                      "if [ \"$WIDE\" = 1 ]; then HIDDEN=2048; else HIDDEN=1024; fi\n"
+                                      "torchrun --nproc_per_node 8 pretrain_gpt.py --tensor-model-parallel-size 1 "
+                                      "--num-layers $LAYERS --hidden-size $HIDDEN --num-attention-heads 16 "
+                                      "--seq-length 1024 --max-position-embeddings 1024 --micro-batch-size 1 "
+                                      "--global-batch-size 16 --num-experts 8 --moe-router-topk 2 --vocab-size 32000\n"));
+        const ScriptInputs big{{"big"}, {}};
+        QString error = panel->importScript(script, big);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        QCOMPARE(doc->model().num_layers, 32);
+        QCOMPARE(doc->model().hidden_size, 1024);
+        QCOMPARE(doc->project().current_script, script.toStdString());
+        QVERIFY(doc->project().current_script_inputs == big);
+        QVERIFY(link->isVisibleTo(panel));
+        QVERIFY2(scriptLine->text().contains(QStringLiteral("train_sized.sh big (estimated")), qPrintable(scriptLine->text()));
+
+        // Undo takes the model, the script and its inputs back together; redo brings them again.
+        doc->undoStack()->undo();
+        QCOMPARE(doc->model().num_layers, example.num_layers);
+        QVERIFY(doc->project().current_script.empty());
+        QVERIFY(doc->project().current_script_inputs.empty());
+        QVERIFY(!link->isVisibleTo(panel));
+        doc->undoStack()->redo();
+        QCOMPARE(doc->model().num_layers, 32);
+        QVERIFY(doc->project().current_script_inputs == big);
+
+        // The dialog's OK: the arguments as a shell line, the environment one NAME=VALUE a line.
+        const int before = doc->undoStack()->count();
+        error = panel->applyScriptInputs(QStringLiteral("small"), QStringLiteral("\n  WIDE=1\n\n"));
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        QCOMPARE(doc->undoStack()->count(), before + 1);
+        QCOMPARE(doc->model().num_layers, 8);
+        QCOMPARE(doc->model().hidden_size, 2048);
+        QVERIFY(doc->project().current_script_inputs == (ScriptInputs{{"small"}, {{"WIDE", "1"}}}));
+        QVERIFY2(scriptLine->text().contains(QStringLiteral("train_sized.sh small (WIDE=1)")), qPrintable(scriptLine->text()));
+        doc->undoStack()->undo();
+        QCOMPARE(doc->model().num_layers, 32);
+        QCOMPARE(doc->model().hidden_size, 1024);
+        QVERIFY(doc->project().current_script_inputs == big);
+        doc->undoStack()->redo();
+
+        // A name the shell takes for no variable, an unterminated quote, a script gone: refused
+        // with the reason, and the document as it was.
+        const ScriptInputs applied = doc->project().current_script_inputs;
+        const int steps = doc->undoStack()->count();
+        const QString badName = panel->applyScriptInputs(QStringLiteral("big"), QStringLiteral("WIDE=1\n1BAD=x"));
+        QVERIFY2(badName.contains(QStringLiteral("Environment, line 2")) && badName.contains(QStringLiteral("1BAD=x")),
+                 qPrintable(badName));
+        const QString badQuote = panel->applyScriptInputs(QStringLiteral("\"big"), QString());
+        QVERIFY2(badQuote.contains(QStringLiteral("unterminated")), qPrintable(badQuote));
+        const QString moved = dir.filePath(QStringLiteral("moved.sh"));
+        QVERIFY(QFile::rename(script, moved));
+        QVERIFY(!panel->applyScriptInputs(QStringLiteral("big"), QString()).isEmpty());
+        QVERIFY(QFile::rename(moved, script));
+        QCOMPARE(doc->undoStack()->count(), steps);
+        QCOMPARE(doc->model().num_layers, 8);
+        QCOMPARE(doc->model().hidden_size, 2048);
+        QVERIFY(doc->project().current_script_inputs == applied);
+
+        // The dialog itself: it opens on the inputs as they are, shows a refusal and stays open
+        // with the text typed; corrected, OK applies and closes.
+        panel->editScriptInputs();
+        QPointer<ScriptInputsDialog> dialog = panel->findChild<ScriptInputsDialog*>();
+        QVERIFY(dialog);
+        QVERIFY(dialog->isVisible());
+        QCOMPARE(dialog->argumentsEdit()->text(), QStringLiteral("small"));
+        QCOMPARE(dialog->environmentEdit()->toPlainText(), QStringLiteral("WIDE=1"));
+        dialog->argumentsEdit()->setText(QStringLiteral("big 'two words'"));
+        dialog->environmentEdit()->setPlainText(QStringLiteral("1BAD=x"));
+        dialog->accept();
+        QVERIFY(dialog->isVisible());
+        QVERIFY2(dialog->errorText().contains(QStringLiteral("1BAD")), qPrintable(dialog->errorText()));
+        QCOMPARE(doc->undoStack()->count(), steps);
+        dialog->environmentEdit()->setPlainText(QStringLiteral("WIDE=0"));
+        dialog->accept();
+        QVERIFY(!dialog || !dialog->isVisible());
+        QVERIFY(doc->project().current_script_inputs == (ScriptInputs{{"big", "two words"}, {{"WIDE", "0"}}}));
+        QCOMPARE(doc->model().num_layers, 32);
+        QCOMPARE(doc->model().hidden_size, 1024);
+        QVERIFY2(scriptLine->text().contains(QStringLiteral("train_sized.sh big 'two words' (WIDE=0)")), qPrintable(scriptLine->text()));
+
+        // A model edit keeps the script and what it is read with; the project saves both.
+        auto* layers = qobject_cast<QSpinBox*>(panel->fieldEditor(QStringLiteral("num_layers")));
+        typeInto(layers, QStringLiteral("30"));
+        QCOMPARE(doc->model().num_layers, 30);
+        QVERIFY(doc->project().current_script_inputs == (ScriptInputs{{"big", "two words"}, {{"WIDE", "0"}}}));
+        const QString file = dir.filePath(QStringLiteral("sized.hapmoe"));
+        QVERIFY(w->saveTo(file));
+        w->newProject();
+        QVERIFY(doc->project().current_script_inputs.empty());
+        QVERIFY(w->openFile(file));
+        QCOMPARE(doc->project().current_script, script.toStdString());
+        QVERIFY(doc->project().current_script_inputs == (ScriptInputs{{"big", "two words"}, {{"WIDE", "0"}}}));
+
+        // Opening a script (File > Open, hapmoe-studio train.sh) reads it without inputs.
+        QVERIFY(w->openFile(script));
+        QVERIFY(doc->project().current_script_inputs.empty());
+        QCOMPARE(doc->model().hidden_size, 1024);
     }
 
     void presetComboShowsTheModelsPreset()

@@ -177,6 +177,7 @@ private slots:
     void migrationTakesNullAsMissing();
     void documentVersionAsTheReadersTakeIt();
     void projectKeepsItsProfile();
+    void projectKeepsScriptInputs();
     void unknownKeysWarn();
     void newerVersionRefused();
     void wrongFormatRefused();
@@ -553,6 +554,68 @@ void tst_Documents::documentVersionAsTheReadersTakeIt()
     v = documentVersion(R"({"format": "hapmoe.model", "version": 1.5})", "m.json");
     QCOMPARE(v.version, 0);
     QCOMPARE(q(expectError([] { documentVersion("{\"version\": 1}", "x.json"); }).where()), QStringLiteral("format"));
+}
+
+void tst_Documents::projectKeepsScriptInputs()
+{
+    // What the imported script is read with (`NODES=4 bash train.sh 70B "a b"`) goes with its path.
+    Project p;
+    p.name = "scripted";
+    p.model = fullModel();
+    p.cluster = smallCluster();
+    p.current_script = "/home/me/train.sh";
+    p.current_script_inputs.arguments = {"70B", "a b", ""};
+    p.current_script_inputs.environment = {{"NNODES", "4"}, {"_MODE", "x=y \"z\""}};
+    const std::string once = writeProject(p);
+    const Project back = readProject(once, "p.hapmoe");
+    QCOMPARE(q(writeProject(back)), q(once));
+    QVERIFY(back.current_script_inputs == p.current_script_inputs);
+    QCOMPARE(back.current_script_inputs.arguments.size(), std::size_t(3));
+    QCOMPARE(q(back.current_script_inputs.arguments[1]), QStringLiteral("a b"));
+    QCOMPARE(q(back.current_script_inputs.environment.at("_MODE")), QStringLiteral("x=y \"z\""));
+    const nlohmann::json j = nlohmann::json::parse(once);
+    QCOMPARE(q(j["current_script_inputs"]["arguments"][0].get<std::string>()), QStringLiteral("70B"));
+    QCOMPARE(q(j["current_script_inputs"]["environment"]["NNODES"].get<std::string>()), QStringLiteral("4"));
+
+    // Without inputs (every project before the key) the key is not written, and a file
+    // without it, or with null, or with either member alone, reads as given.
+    Project plain = p;
+    plain.current_script_inputs = {};
+    const std::string plainText = writeProject(plain);
+    QVERIFY(plainText.find("current_script_inputs") == std::string::npos);
+    Warnings warnings;
+    const Project old = readProject(plainText, "old.hapmoe", &warnings);
+    QVERIFY(old.current_script_inputs.empty());
+    QVERIFY(warnings.empty());
+    QCOMPARE(q(writeProject(old)), q(plainText));
+    nlohmann::json none = j;
+    none["current_script_inputs"] = nullptr;
+    QVERIFY(readProject(none.dump(), "null.hapmoe").current_script_inputs.empty());
+    nlohmann::json argsOnly = j;
+    argsOnly["current_script_inputs"].erase("environment");
+    const Project a = readProject(argsOnly.dump(), "args.hapmoe");
+    QCOMPARE(a.current_script_inputs.arguments.size(), std::size_t(3));
+    QVERIFY(a.current_script_inputs.environment.empty());
+
+    // Strict as the other keys: a value that is no string, a name the shell takes for no
+    // variable, each named by its JSON path.
+    nlohmann::json bad = j;
+    bad["current_script_inputs"]["arguments"][1] = 70;
+    InputError e = expectError([&] { readProject(bad.dump(), "bad.hapmoe"); });
+    QCOMPARE(q(e.file()), QStringLiteral("bad.hapmoe"));
+    QCOMPARE(q(e.where()), QStringLiteral("current_script_inputs.arguments[1]"));
+    bad = j;
+    bad["current_script_inputs"]["environment"]["1BAD"] = "x";
+    e = expectError([&] { readProject(bad.dump(), "bad.hapmoe"); });
+    QCOMPARE(q(e.where()), QStringLiteral("current_script_inputs.environment.1BAD"));
+    bad = j;
+    bad["current_script_inputs"]["environment"]["NNODES"] = 4;
+    e = expectError([&] { readProject(bad.dump(), "bad.hapmoe"); });
+    QCOMPARE(q(e.where()), QStringLiteral("current_script_inputs.environment.NNODES"));
+    bad = j;
+    bad["current_script_inputs"]["arguments"] = "70B";
+    e = expectError([&] { readProject(bad.dump(), "bad.hapmoe"); });
+    QCOMPARE(q(e.where()), QStringLiteral("current_script_inputs.arguments"));
 }
 
 void tst_Documents::projectKeepsItsProfile()

@@ -59,6 +59,53 @@ private slots:
         QCOMPARE(hapmoeCli({"import", dir.filePath("missing.sh")}, dir.path()).code, 2);
     }
 
+    void scriptArgumentsAndEnvironment()
+    {
+        QTemporaryDir dir;
+        // The GPT-3 example takes its paths from $1 ... $5: given, they leave no warning.
+        Run r = hapmoeCli({"import", data("train_gpt3_175b_distributed.sh"), "--script-args", "/ckpt /tb /v.json /m /d"},
+                          dir.path());
+        QVERIFY2(r.code == 0, qPrintable(r.out));
+        QVERIFY(!r.out.contains("positional parameter"));
+        // A script choosing its layers by an argument and its nodes by the environment.
+        test::writeText(dir.filePath("pick.sh"),
+                        "if [ \"$1\" = 70B ]; then L=80; else L=32; fi\n"
+                        "torchrun --nnodes ${NNODES:-1} --nproc_per_node 8 pretrain_gpt.py --num-layers $L --hidden-size 4096 "
+                        "--num-attention-heads 32 --seq-length 4096 --max-position-embeddings 4096 --micro-batch-size 1 "
+                        "--global-batch-size 64 --tensor-model-parallel-size 8 --bf16\n");
+        r = hapmoeCli({"import", dir.filePath("pick.sh")}, dir.path());
+        QVERIFY(r.out.contains("model: 32 layers"));
+        QVERIFY(r.out.contains("the script's arguments are not given"));
+        r = hapmoeCli({"import", dir.filePath("pick.sh"), "--script-args", "70B", "--script-env", "NNODES=2", "-o", "p.hapmoe"},
+                      dir.path());
+        QVERIFY2(r.code == 0, qPrintable(r.out));
+        QVERIFY(r.out.contains("model: 80 layers"));
+        QVERIFY(r.out.contains("world: 2 nodes x 8 processes = 16"));
+        QVERIFY(!r.out.contains("as read"));
+        // The project keeps what the script was read with.
+        const Project saved = readProject(readTextFile(dir.filePath("p.hapmoe").toStdString()), "p.hapmoe");
+        QCOMPARE(saved.current_script_inputs.arguments, std::vector<std::string>{"70B"});
+        QCOMPARE(saved.current_script_inputs.environment.at("NNODES"), std::string("2"));
+        // estimate and plan take them with --script.
+        r = hapmoeCli({"estimate", "--script", dir.filePath("pick.sh"), "--script-args", "70B", "--script-env", "NNODES=2",
+                       "--cluster", "H100-SXM:2x8", "--json"},
+                      dir.path());
+        QVERIFY2(r.code == 0 || r.code == 1, qPrintable(r.out));
+        QVERIFY(r.out.contains("\"num_layers\": 80"));
+        // Refusals, exit code 2: a name that is no variable, an unterminated quote, an option
+        // without the script it is for.
+        r = hapmoeCli({"import", dir.filePath("pick.sh"), "--script-env", "1X=2"}, dir.path());
+        QCOMPARE(r.code, 2);
+        QVERIFY(r.out.contains("--script-env"));
+        QVERIFY(r.out.contains("\"1X=2\""));
+        r = hapmoeCli({"import", dir.filePath("pick.sh"), "--script-args", "'70B"}, dir.path());
+        QCOMPARE(r.code, 2);
+        QVERIFY(r.out.contains("unterminated single quote"));
+        r = hapmoeCli({"estimate", "--model", "Mixtral-S", "--cluster", "H800:1x8", "--script-args", "70B"}, dir.path());
+        QCOMPARE(r.code, 2);
+        QVERIFY(r.out.contains("--script-args needs --script"));
+    }
+
     void scriptOnEstimateAndPlan()
     {
         QTemporaryDir dir;

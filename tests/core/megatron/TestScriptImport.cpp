@@ -96,6 +96,43 @@ std::string bashLaunches(const std::string& script)
                       + "\nexit 0\n");
 }
 
+// As bashLaunches, with the script run as `NAME=VALUE ... bash -c SCRIPT inline.sh ARG...`; and
+// the reader given the same arguments and environment.
+std::string bashLaunchesWith(const std::string& script, const ScriptInputs& inputs)
+{
+    QTemporaryDir dir;
+    QStringList args{QStringLiteral("-c"), QString::fromStdString("exec 2>/dev/null\ntrap 'exit 0' EXIT\ntorchrun() { printf '<%s>' \"$@\"; "
+                                                                  "printf '\\n'; }\n" + script + "\nexit 0\n"),
+                     QStringLiteral("inline.sh")};
+    for (const std::string& a : inputs.arguments)
+        args << QString::fromStdString(a);
+    QProcessEnvironment env;
+    for (const auto& [name, value] : inputs.environment)
+        env.insert(QString::fromStdString(name), QString::fromStdString(value));
+    QByteArray out;
+    if (test::runBash(args, dir.path(), &out, env) != 0)
+        return "bash failed: " + out.toStdString();
+    return out.toStdString();
+}
+
+std::string readerLaunchesWith(const std::string& script, const ScriptInputs& inputs)
+{
+    BashReader r("inline.sh");
+    if (!inputs.arguments.empty())
+        r.setArguments(inputs.arguments);
+    r.setEnvironment(inputs.environment);
+    r.read(script);
+    std::string out;
+    for (const ShellCommand& c : r.commands()) {
+        if (c.words.front() != "torchrun")
+            continue;
+        for (std::size_t k = 1; k < c.words.size(); ++k)
+            out += "<" + c.words[k] + ">";
+        out += "\n";
+    }
+    return out;
+}
+
 std::string readerLaunches(const std::string& script)
 {
     BashReader r("inline.sh");
@@ -2293,6 +2330,110 @@ private slots:
         // while and until bodies are read once, and say so, as for bodies do.
         QVERIFY(readerWarns("N=2\nwhile (( N < 8 )); do N=$((N * 2)); done\ntorchrun a.py $N\n",
                             "loops are read as straight-line code"));
+    }
+
+    void argumentsAndEnvironmentGiven()
+    {
+        // A script that picks its configuration by its first argument and by MODEL, as
+        // `MODEL=big bash train.sh 70B --extra` runs it: bash and the reader agree.
+        const std::string script = "TP=2\nif [ \"$1\" = 70B ]; then TP=8; fi\ncase \"$MODEL\" in big) PP=4 ;; *) PP=1 ;; esac\n"
+                                   "shift\ntorchrun a.py $TP $PP \"$@\" $#\n";
+        ScriptInputs inputs;
+        inputs.arguments = {"70B", "--extra"};
+        inputs.environment = {{"MODEL", "big"}};
+        QCOMPARE(bashLaunchesWith(script, inputs), std::string("<a.py><8><4><--extra><1>\n"));
+        QCOMPARE(readerLaunchesWith(script, inputs), bashLaunchesWith(script, inputs));
+        inputs.arguments = {"7B"};
+        inputs.environment.clear();
+        QCOMPARE(readerLaunchesWith(script, inputs), bashLaunchesWith(script, inputs));   // <a.py><2><1><0>
+        // A shift in a subshell leaves the script's arguments as they were.
+        const std::string subshellShift = "( shift )\ntorchrun a.py \"$1\"\n";
+        QCOMPARE(readerLaunchesWith(subshellShift, inputs), std::string("<a.py><7B>\n"));
+        QCOMPARE(bashLaunchesWith(subshellShift, inputs), std::string("<a.py><7B>\n"));
+
+        // Without them, the test reads $1 as empty, and says so; a case on MODEL reads every
+        // branch, as before.
+        const std::string byArgument = "TP=2\nif [ \"$1\" = 70B ]; then TP=8; fi\ntorchrun a.py $TP\n";
+        QCOMPARE(readerLaunches(byArgument), std::string("<a.py><2>\n"));
+        QCOMPARE(warningsWith(byArgument, "as read"),
+                 std::vector<std::string>{"line 2: the test `[ \"$1\" = 70B ]` fails as read, with $1 empty: the script's "
+                                          "arguments are not given (give the arguments to read the script as it runs)"});
+        QCOMPARE(warningsWith("[[ \"$SIZE\" == big && \"$1\" != x ]] || TP=2\ntorchrun a.py\n", "as read"),
+                 std::vector<std::string>{"line 1: the test `[[ \"$SIZE\" == big && \"$1\" != x ]]` fails as read, with SIZE "
+                                          "and $1 empty: the script's arguments are not given, and neither the script nor its "
+                                          "given environment sets SIZE (give both to read the script as it runs)"});
+        // A usage check and a default (-z) are not choices of a configuration: no warning.
+        QVERIFY(!readerWarns("if [ \"$1\" = --help ]; then echo usage; exit 0; fi\n[ -z \"$NNODES\" ] && NNODES=1\n"
+                             "torchrun a.py\n",
+                             "as read"));
+
+        // The importer passes them on and keeps them.
+        const std::string launch = "if [ \"$1\" = 70B ]; then L=80; else L=32; fi\ntorchrun --nproc_per_node 8 pretrain_gpt.py "
+                                   "--num-layers $L --hidden-size 4096 --num-attention-heads 32 --seq-length 4096 "
+                                   "--max-position-embeddings 4096 --micro-batch-size 1 --global-batch-size 64 --bf16\n";
+        inputs = {};
+        inputs.arguments = {"70B"};
+        const ImportedScript big = importMegatronScript(launch, "train.sh", inputs);
+        QCOMPARE(big.model.num_layers, 80);
+        QVERIFY(big.inputs == inputs);
+        QCOMPARE(importMegatronScript(launch, "train.sh").model.num_layers, 32);
+    }
+
+    void scriptInputsParse()
+    {
+        // Bash's quoting without expansions (manual 3.1.2): blanks split, quotes keep.
+        QCOMPARE(splitShellWords("a 'b c'  \"d \\\"e\\\"\" f\\ g \"$X\"", "--script-args"),
+                 (std::vector<std::string>{"a", "b c", "d \"e\"", "f g", "$X"}));
+        QCOMPARE(bashOutput("printf '<%s>' a 'b c'  \"d \\\"e\\\"\" f\\ g '$X'"), std::string("<a><b c><d \"e\"><f g><$X>"));
+        QCOMPARE(splitShellWords("''", "x"), std::vector<std::string>{""});
+        QVERIFY_THROWS_EXCEPTION(InputError, splitShellWords("--size '70B", "--script-args"));
+        const std::vector<std::string> words = {"70B", "two words", "it's", ""};
+        QCOMPARE(splitShellWords(joinShellWords(words), "x"), words);
+        ScriptInputs inputs;
+        addScriptEnvironment(inputs, "NNODES=4", "--script-env");
+        addScriptEnvironment(inputs, "DATA=a=b", "--script-env");
+        QCOMPARE(inputs.environment.at("DATA"), std::string("a=b"));
+        for (const char* bad : {"1X=2", "NNODES", "=4", "A-B=1"}) {
+            try {
+                addScriptEnvironment(inputs, bad, "--script-env");
+                QFAIL(bad);
+            } catch (const InputError& e) {
+                QCOMPARE(e.where(), std::string("--script-env"));
+            }
+        }
+    }
+
+    void unknownStatusesAndValues()
+    {
+        // `cmd; if [ $? -ne 0 ]; then exit 1; fi`: the test is the command's status read with its
+        // sense, so the exit is a guard the real run passes.
+        const std::string checked = "mkdir -p /tmp/hapmoe-q\nif [ $? -ne 0 ]; then echo failed; exit 1; fi\ntorchrun a.py\n";
+        QCOMPARE(readerLaunches(checked), bashLaunches(checked));
+        QCOMPARE(warningsWith(checked, "exit"),
+                 std::vector<std::string>{"line 2: exit 1 depends on the exit status of `mkdir -p /tmp/hapmoe-q`: read as not taken"});
+        // After a command the text decides (an assignment, a test), $? is known.
+        for (const std::string& decided : {std::string("X=1\nTP=2\n[ $? -eq 0 ] && TP=4\ntorchrun a.py $TP\n"),
+                                           std::string("TP=2\n[ 1 = 2 ]\n[ $? -eq 1 ] && TP=4\ntorchrun a.py $TP\n")}) {
+            QCOMPARE(readerLaunches(decided), bashLaunches(decided));
+            QCOMPARE(readerLaunches(decided), std::string("<a.py><4>\n"));
+        }
+        // `which srun; BATCH=$((1-$?))` (Megatron-LM's multimodal examples): the status is not
+        // the text's; before, $? read 0 and the srun branch was taken without a word.
+        const std::string batch = "which srun\nBATCH=$((1-$?))\nif [[ $BATCH -eq 0 ]]; then TP=8; else TP=2; fi\n"
+                                  "torchrun a.py $TP\n";
+        QVERIFY(readerWarns(batch, "line 2: $? is the exit status of `which srun`, which the text does not give; kept as text"));
+        QVERIFY(readerWarns(batch, "line 3: TP is set in a branch whose condition cannot be decided from the text"));
+        // A test on a command substitution's output is not decided by comparing its text.
+        const std::string host = "TP=2\nH=$(hostname)\nif [ \"$H\" = node0 ]; then TP=8; fi\ntorchrun a.py $TP\n";
+        QCOMPARE(readerLaunches(host), std::string("<a.py><8>\n"));
+        QVERIFY(readerWarns(host, "line 3: TP is set in a branch whose condition cannot be decided from the text"));
+        // read sets its names from input the text does not give.
+        const std::string readInput = "read -r -p 'size? ' A B <<< \"1 2\"\nif [ \"$A\" = 1 ]; then TP=8; else TP=2; fi\n"
+                                      "torchrun a.py $TP\n";
+        QCOMPARE(warningsWith(readInput, "read sets"),
+                 std::vector<std::string>{"line 1: read sets A and B from input the text does not give; their values are kept "
+                                          "as ${A} and ${B}"});
+        QVERIFY(readerWarns(readInput, "line 2: TP is set in a branch whose condition cannot be decided from the text"));
     }
 };
 
