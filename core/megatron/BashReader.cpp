@@ -1141,6 +1141,12 @@ void BashReader::run(std::span<const RawCommand> commands)
                 }
                 consumed = true;
             } else if (t == "for" || t == "select") {
+                // for NAME in WORDS whose words the text gives: the body once per word, as bash
+                // runs it; any other loop once, where it is written.
+                if (t == "for" && active() && runs != Truth::False && before != "&&" && before != "||" && iterateFor(commands, k, w)) {
+                    consumed = true;
+                    continue;
+                }
                 if (active())
                     warnOnce("loop", cmd.line, "loops are read as straight-line code (their body once, where it is written)");
                 pushLoop();
@@ -1439,6 +1445,94 @@ void BashReader::run(std::span<const RawCommand> commands)
         }
     }
     m_branches.erase(m_branches.begin() + static_cast<std::ptrdiff_t>(base), m_branches.end());
+}
+
+std::size_t BashReader::loopEnd(std::span<const RawCommand> commands, std::size_t k)
+{
+    // The command that starts with the `done` of the loop opened at k: loops opened at the
+    // start of a command in between (after reserved words such as `do`, `then`) nest.
+    static const std::set<std::string> opens = {"for", "while", "until", "select"};
+    static const std::set<std::string> passes = {"do", "then", "else", "elif", "if", "{", "!", "time"};
+    int depth = 1;
+    for (std::size_t j = k + 1; j < commands.size(); ++j) {
+        for (const RawWord& word : commands[j].words) {
+            if (word.array_assign)
+                break;
+            if (opens.count(word.text)) {
+                ++depth;
+                break;
+            }
+            if (word.text == "done") {
+                if (--depth == 0)
+                    return j;
+                continue;
+            }
+            if (!passes.count(word.text))
+                break;
+        }
+    }
+    return npos;
+}
+
+bool BashReader::iterateFor(std::span<const RawCommand> commands, std::size_t& k, std::size_t w)
+{
+    // for NAME in WORD ...; do BODY; done (manual 3.2.5.1), or for NAME; do (the positional
+    // parameters, when they are known).
+    const RawCommand& cmd = commands[k];
+    if (w + 1 >= cmd.words.size() || !validName(cmd.words[w + 1].text))
+        return false;
+    const std::string name = cmd.words[w + 1].text;
+    const std::size_t end = loopEnd(commands, k);
+    if (end == npos || k + 1 >= commands.size() || commands[k + 1].words.empty() || commands[k + 1].words.front().text != "do")
+        return false;
+    // Only a `done` that ends the loop's command alone: `done | tee log` (a subshell), `done <
+    // list` (redirected input), `done && ...` are read once as before.
+    const RawCommand& done = commands[end];
+    if (done.words.size() != 1 || (done.separator != "\n" && done.separator != ";"))
+        return false;
+    // The body: break and continue (which leave it early) are not followed, so a body with
+    // them is read once.
+    for (std::size_t j = k + 1; j < end; ++j)
+        for (const RawWord& word : commands[j].words)
+            if (word.text == "break" || word.text == "continue")
+                return false;
+    std::vector<std::string> values;
+    if (w + 2 == cmd.words.size()) {
+        const Frame* frame = positionalFrame();
+        if (!frame || frame->unknown_args)
+            return false;
+        values = frame->args;
+    } else {
+        if (cmd.words[w + 2].text != "in")
+            return false;
+        m_unknownExpansion = false;
+        for (std::size_t a = w + 3; a < cmd.words.size(); ++a) {
+            const std::vector<std::string> f = expandWord(cmd.words[a].text, cmd.line);
+            values.insert(values.end(), f.begin(), f.end());
+        }
+        // A value the text does not give, or a pattern bash would match against file names.
+        if (m_unknownExpansion || std::any_of(values.begin(), values.end(), [](const std::string& v) {
+                return v.find_first_of("*?[") != std::string::npos;
+            }))
+            return false;
+    }
+    constexpr std::size_t kMaxIterations = 256;
+    if (values.size() > kMaxIterations)
+        return false;
+    const std::span<const RawCommand> body = commands.subspan(k + 1, end - k - 1);
+    for (const std::string& value : values) {
+        touchVariable(name);
+        m_envDerived.erase(name);
+        m_opaqueVars.erase(name);
+        m_rawValues.erase(name);
+        m_arrays.erase(name);
+        m_vars[name] = value;
+        run(body);
+        if (m_exiting)
+            break;
+    }
+    k = end;   // the `done`: nothing of it is left to read
+    return true;
 }
 
 std::vector<std::string> BashReader::branchesEnv(std::size_t from) const

@@ -13,8 +13,9 @@
 // pipeline or run with & leave the script's variables and functions as they were. An `exit`
 // that runs ends the reading (or only its subshell), unless it depends on the environment or
 // the script's own arguments (a usage guard the real run passes): that one is read as not
-// taken, with one warning listing all such exits. Loops are read as straight-line code
-// where they are written.
+// taken, with one warning listing all such exits. A `for NAME in WORDS` loop whose words the
+// text gives runs its body once per word; other loops are read as straight-line code where
+// they are written.
 
 #include <map>
 #include <memory>
@@ -200,6 +201,13 @@ private:
     static std::size_t groupEnd(const RawCommand& first, std::span<const RawCommand> commands, std::size_t open);
     // Reads commands in order (the script, a function body when it is called, a subshell).
     void run(std::span<const RawCommand> commands);
+    // The index of the command whose `done` closes the loop opened by commands[k] (npos when
+    // none does).
+    static std::size_t loopEnd(std::span<const RawCommand> commands, std::size_t k);
+    // `for NAME in WORDS` at commands[k] (its `for` at word w) whose words the text gives: its
+    // body read once per word with NAME set, as bash runs it, and k moved to the `done`.
+    // False, with nothing read, for any other loop (read once where it is written).
+    bool iterateFor(std::span<const RawCommand> commands, std::size_t& k, std::size_t w);
     // The definition NAME() { ... } or `function NAME { ... }` (or with a ( ... ) body) at
     // commands[k], whose body opens at word `brace` of commands[open]: defined when `defines`
     // (bash runs the definition), and k moved to the command that closes the body.

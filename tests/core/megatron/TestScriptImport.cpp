@@ -2062,7 +2062,7 @@ private slots:
         // An exit in a loop body is undecided: the text does not tell whether the body runs.
         const std::vector<std::string> loops = {
             "N=0\nwhile [ $N -gt 0 ]; do echo never; exit 1; done\ntorchrun a.py\n",
-            "EXTRA=()\nfor x in \"${EXTRA[@]}\"; do echo \"bad $x\"; exit 1; done\ntorchrun a.py\n",
+            "for x in $EXTRA_ARGS; do echo \"bad $x\"; exit 1; done\ntorchrun a.py\n",
             "N=1\nuntil [ $N -gt 0 ]; do exit 1; done\ntorchrun a.py\n",
             "TP=2\nparse_args() {\n  while [[ $# -gt 0 ]]; do\n    case \"$1\" in\n      --tp) TP=\"$2\"; shift 2 ;;\n"
             "      *) echo \"unknown option $1\"; exit 1 ;;\n    esac\n  done\n}\nparse_args\ntorchrun a.py $TP\n",
@@ -2071,6 +2071,10 @@ private slots:
             QVERIFY2(readerLaunches(script) == bashLaunches(script), (script + "bash: " + bashLaunches(script)).c_str());
             QVERIFY2(readerWarns(script, "is inside a loop body, which the text does not tell runs"), script.c_str());
         }
+        // A for loop over words the text gives runs its body once per word, none for none.
+        const std::string emptyFor = "EXTRA=()\nfor x in \"${EXTRA[@]}\"; do echo \"bad $x\"; exit 1; done\ntorchrun a.py\n";
+        QCOMPARE(readerLaunches(emptyFor), bashLaunches(emptyFor));
+        QVERIFY(!readerWarns(emptyFor, "loop"));
         // Names read in arithmetic depend on the environment as $NAME does: a guard on them is
         // one bash run bare takes (no launch) and the reader reads as not taken.
         const std::vector<std::string> arith = {
@@ -2377,6 +2381,38 @@ private slots:
         QCOMPARE(big.model.num_layers, 80);
         QVERIFY(big.inputs == inputs);
         QCOMPARE(importMegatronScript(launch, "train.sh").model.num_layers, 32);
+    }
+
+    void forLoopsOverKnownWords()
+    {
+        // The body once per word, nested loops included, and the name keeps the last word, as
+        // in bash (manual 3.2.5.1).
+        const std::vector<std::string> exact = {
+            "DATA=\"\"\nfor f in a b 'c d'; do\n  DATA=\"$DATA 1.0 /data/$f\"\n  for g in x y; do N=$((${N:-0} + 1)); done\ndone\n"
+            "torchrun a.py $DATA $N $f\n",
+            "for MODEL in moe_1p3B; do\n  if [ \"$MODEL\" = moe_1p3B ]; then TP=4; else echo unknown; exit 1; fi\ndone\n"
+            "torchrun a.py $TP\n",
+            "SIZES=(7B 70B)\nfor s in \"${SIZES[@]}\"; do\n  case $s in 70B) TP=8 ;; *) TP=2 ;; esac\n  torchrun a.py $s $TP\ndone\n",
+            "run() { for a; do torchrun a.py \"$a\"; done; }\nrun one two\n",
+            "for x in a b; do\n  for y in c; do torchrun a.py $x$y; done\ndone\n",
+        };
+        for (const std::string& script : exact) {
+            QVERIFY2(readerLaunches(script) == bashLaunches(script), (script + "bash: " + bashLaunches(script)).c_str());
+            QVERIFY2(!readerWarns(script, "loops are read"), script.c_str());
+        }
+        QCOMPARE(readerLaunches(exact[2]), std::string("<a.py><7B><2>\n<a.py><70B><8>\n"));
+        // With the script's arguments given, `for a` and `for a in "$@"` run over them.
+        ScriptInputs inputs;
+        inputs.arguments = {"--tp", "8"};
+        const std::string overArgs = "ARGS=\"\"\nfor a in \"$@\"; do ARGS=\"$ARGS <$a>\"; done\ntorchrun a.py $ARGS\n";
+        QCOMPARE(readerLaunchesWith(overArgs, inputs), bashLaunchesWith(overArgs, inputs));
+        // Still read once, with the warning: words the text does not give, file patterns, a
+        // body with break or continue, a loop whose done is piped or redirected.
+        for (const std::string& once : {std::string("for f in $(ls); do TP=4; done\ntorchrun a.py\n"),
+                                        std::string("for f in *.json; do TP=4; done\ntorchrun a.py\n"),
+                                        std::string("for f in a b; do TP=4; break; done\ntorchrun a.py\n"),
+                                        std::string("for f in a b; do echo $f; done | tee log\ntorchrun a.py\n")})
+            QVERIFY2(readerWarns(once, "loops are read as straight-line code"), once.c_str());
     }
 
     void scriptInputsParse()
