@@ -2425,13 +2425,24 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
         m_evalLines.push_back(cmd.line);
         return;
     }
-    // Arithmetic commands assign only through their expression: not evaluated here, so the
-    // variables they set keep what the script gave them before (or stay unset).
+    // Arithmetic commands assign only through their expression (manual 6.5): evaluated when
+    // each assignment's name and value are known, else the variables keep their values.
     if (head.rfind("((", 0) == 0 && !arithmeticAssigns(head.substr(2)))
         return;   // a test only (( X > 1 )): its status is read by statusOf
     if (head == "let" || head.rfind("((", 0) == 0) {
-        warn(cmd.line, std::string(head == "let" ? "let" : "(( ))") + " is not evaluated; variables it sets keep their earlier "
-                       "values (write NAME=$(( ... )) instead)");
+        std::vector<std::string> expressions;
+        if (head == "let") {
+            for (std::size_t a = w + 1; a < words.size(); ++a)
+                expressions.push_back(expandToString(words[a].text, cmd.line, 0));
+        } else if (head.size() >= 4 && head.compare(head.size() - 2, 2, "))") == 0) {
+            expressions.push_back(head.substr(2, head.size() - 4));
+        }
+        bool evaluated = !expressions.empty();
+        for (const std::string& e : expressions)
+            evaluated = evaluated && assignArithmetic(e, cmd.line);
+        if (!evaluated)
+            warn(cmd.line, std::string(head == "let" ? "let" : "(( ))") + " is not evaluated; variables it sets keep their "
+                           "earlier values (write NAME=$(( ... )) instead)");
         return;
     }
     if (head == "source" || head == ".") {
@@ -3054,6 +3065,99 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
     m_unknownExpansion = true;
     warn(line, "substitution ${" + body + "} is not supported; kept as text");
     literal("${" + body + "}");
+}
+
+bool BashReader::assignArithmetic(const std::string& expr, int line)
+{
+    // Items joined by commas, each NAME=EXPR, NAME op= EXPR (+ - * / % << >> & | ^), NAME++,
+    // NAME--, ++NAME, --NAME, or an expression that assigns nothing (manual 6.5). Evaluated in
+    // order; false, with the rest not evaluated, at the first the reader cannot evaluate (a
+    // name the script does not set, an assignment nested in an expression).
+    std::vector<std::string> items;
+    int depth = 0;
+    std::size_t from = 0;
+    for (std::size_t i = 0; i <= expr.size(); ++i) {
+        if (i == expr.size() || (expr[i] == ',' && depth == 0)) {
+            items.push_back(expr.substr(from, i - from));
+            from = i + 1;
+        } else if (expr[i] == '(') {
+            ++depth;
+        } else if (expr[i] == ')') {
+            --depth;
+        }
+    }
+    auto trim = [](std::string s) {
+        const std::size_t b = s.find_first_not_of(" \t\n"), e = s.find_last_not_of(" \t\n");
+        return b == npos ? std::string() : s.substr(b, e - b + 1);
+    };
+    auto isName = [](const std::string& s) { return !s.empty() && isNameStart(s[0]) && std::all_of(s.begin(), s.end(), isNameChar); };
+    auto set = [&](const std::string& name, long long value) {
+        return applyAssignment(RawWord{name + "=" + std::to_string(value)}, line, false);
+    };
+    for (std::string item : items) {
+        item = trim(item);
+        long long value = 0, old = 0;
+        if (item.size() > 2 && (item.compare(0, 2, "++") == 0 || item.compare(0, 2, "--") == 0) && isName(trim(item.substr(2)))) {
+            const std::string name = trim(item.substr(2));
+            if (!evalArithmetic(name, old, line, 0) || !set(name, item[0] == '+' ? old + 1 : old - 1))
+                return false;
+            continue;
+        }
+        if (item.size() > 2 && (item.compare(item.size() - 2, 2, "++") == 0 || item.compare(item.size() - 2, 2, "--") == 0)
+            && isName(trim(item.substr(0, item.size() - 2)))) {
+            const std::string name = trim(item.substr(0, item.size() - 2));
+            if (!evalArithmetic(name, old, line, 0) || !set(name, item[item.size() - 1] == '+' ? old + 1 : old - 1))
+                return false;
+            continue;
+        }
+        if (!arithmeticAssigns(item)) {
+            if (!evalArithmetic(item, value, line, 0))
+                return false;
+            continue;
+        }
+        // NAME op= EXPR: the first '=' that is no comparison.
+        std::size_t eq = npos;
+        for (std::size_t i = 0; i < item.size(); ++i) {
+            if (item[i] != '=')
+                continue;
+            if (i + 1 < item.size() && item[i + 1] == '=') {
+                ++i;
+                continue;
+            }
+            if (i > 0 && (item[i - 1] == '!' || ((item[i - 1] == '<' || item[i - 1] == '>') && !(i > 1 && item[i - 2] == item[i - 1]))))
+                continue;
+            eq = i;
+            break;
+        }
+        if (eq == npos)
+            return false;
+        std::string left = trim(item.substr(0, eq));
+        const std::string right = item.substr(eq + 1);
+        std::string op;
+        for (const char* o : {"<<", ">>", "+", "-", "*", "/", "%", "&", "|", "^"}) {
+            const std::string s(o);
+            if (left.size() > s.size() && left.compare(left.size() - s.size(), s.size(), s) == 0) {
+                op = s;
+                left = trim(left.substr(0, left.size() - s.size()));
+                break;
+            }
+        }
+        if (!isName(left) || arithmeticAssigns(right) || !evalArithmetic(right, value, line, 0))
+            return false;
+        if (!op.empty()) {
+            if (!evalArithmetic(left, old, line, 0))
+                return false;
+            if ((op == "/" || op == "%") && value == 0)
+                return false;   // bash: division by 0, an error that assigns nothing
+            value = op == "+" ? old + value : op == "-" ? old - value : op == "*" ? old * value : op == "/" ? old / value
+                : op == "%" ? old % value : op == "<<" ? (value >= 0 && value < 63 ? old << value : 0)
+                : op == ">>" ? (value >= 0 && value < 63 ? old >> value : 0) : op == "&" ? (old & value)
+                : op == "|" ? (old | value) : (old ^ value);
+        }
+        if (!set(left, value))
+            return false;
+    }
+    return true;
 }
 
 bool BashReader::evalArithmetic(const std::string& expr, long long& value, int line, int depth)

@@ -208,6 +208,9 @@ private:
     // body read once per word with NAME set, as bash runs it, and k moved to the `done`.
     // False, with nothing read, for any other loop (read once where it is written).
     bool iterateFor(std::span<const RawCommand> commands, std::size_t& k, std::size_t w);
+    // The assignments of an arithmetic command ((( i++ )), let "N = N * 2"), made as bash makes
+    // them; false at the first item it cannot evaluate.
+    bool assignArithmetic(const std::string& expr, int line);
     // The definition NAME() { ... } or `function NAME { ... }` (or with a ( ... ) body) at
     // commands[k], whose body opens at word `brace` of commands[open]: defined when `defines`
     // (bash runs the definition), and k moved to the command that closes the body.
