@@ -956,7 +956,7 @@ void BashReader::run(std::span<const RawCommand> commands)
         b.active = true;
         m_branches.push_back(b);
     };
-    for (std::size_t k = 0; k < commands.size() && !m_exiting; ++k) {
+    for (std::size_t k = 0; k < commands.size() && !m_exiting && m_breakLevels == 0 && m_continueLevels == 0; ++k) {
         const RawCommand& cmd = commands[k];
         const std::string& before = k > 0 ? commands[k - 1].separator : std::string();
         if (!m_frames.empty())
@@ -977,6 +977,8 @@ void BashReader::run(std::span<const RawCommand> commands)
         if (isCase() && cmd.words.front().text == "esac") {
             const Branch b = m_branches.back();
             m_branches.pop_back();
+            if (b.known && !b.taken && active())
+                setLastStatus(Truth::True, "`esac`", false);   // no pattern matched: status 0
             if (!b.known && !b.assigned.empty())
                 warn(b.line, "case " + b.subject + ": the subject is not known from the text, so every branch is read in "
                              "order and " + [&] {
@@ -1105,9 +1107,24 @@ void BashReader::run(std::span<const RawCommand> commands)
                     m_branches.pop_back();
                 ++w;
             } else if (t == "while" || t == "until") {
+                // A condition the text decides at each turn (the script's arguments given,
+                // counters): the body as often as bash runs it; any other loop once.
+                if (active() && runs != Truth::False && before != "&&" && before != "||"
+                    && iterateWhile(commands, k, w, t == "until")) {
+                    consumed = true;
+                    continue;
+                }
                 if (active())
                     warnOnce("loop", cmd.line, "loops are read as straight-line code (their body once, where it is written)");
-                condition();
+                // `while read -r K V`: the names read sets hold input the text does not give.
+                for (const RawCommand* part : condition()) {
+                    std::size_t first = part == &cmd ? w + 1 : 0;
+                    while (first < part->words.size() && part->words[first].text == "!")
+                        ++first;
+                    const std::string head = first < part->words.size() ? part->words[first].text : std::string();
+                    if (active() && (head == "read" || head == "readarray" || head == "mapfile"))
+                        readInput(*part, first);
+                }
                 pushLoop();
                 consumed = true;   // loop bodies are read once, as straight-line code
             } else if (t == "case") {
@@ -1219,7 +1236,17 @@ void BashReader::run(std::span<const RawCommand> commands)
         if (!consumed && w + 1 == cmd.words.size() && cmd.separator == "(" && !cmd.words[w].array_assign
             && validName(cmd.words[w].text)) {
             defineFunction(cmd.words[w].text, commands, k, k + 1, 0, active() && runs != Truth::False);
+            if (active() && runs != Truth::False)
+                setLastStatus(Truth::True, "`" + cmd.words[w].text + "()`", false);   // a definition: status 0
             continue;
+        }
+        if (!consumed && w < cmd.words.size() && !active()) {
+            // Skipped because of what the text does not give: what it would set depends on that.
+            std::vector<std::string> env;
+            for (const Branch& b : m_branches)
+                if (b.known && !b.active)
+                    addEnv(env, b.env);
+            skippedAssignments(cmd, w, env);
         }
         if (consumed || w >= cmd.words.size() || !active()) {
             if (group && runs == Truth::Unknown && active() && !statusTest.empty())
@@ -1333,12 +1360,19 @@ void BashReader::run(std::span<const RawCommand> commands)
             // command of a pipeline returns only from its own process.
             if (ownProcess)
                 continue;
-            if (runs == Truth::True
+            // Decided on what the text does not give (the script's arguments, its environment):
+            // a guard the real run passes, as for exit; read as not returning.
+            std::vector<std::string> outside = runsEnv;
+            addEnv(outside, branchesEnv(base));
+            std::erase_if(outside, [](const std::string& r) { return r.empty() || r[0] == '!'; });
+            if (runs == Truth::True && outside.empty()
                 && std::all_of(m_branches.begin() + static_cast<std::ptrdiff_t>(base), m_branches.end(),
                                [](const Branch& b) { return b.known; }))
                 break;
-            const std::string test = runs == Truth::Unknown && !statusTest.empty() ? "after the test " + statusTest + ", which"
-                                                                                    : "under a test that";
+            const bool guard = runs == Truth::True && !outside.empty();
+            const std::string test = guard ? "on a test that depends on " + describeEnv(outside) + ", which"
+                : runs == Truth::Unknown && !statusTest.empty() ? "after the test " + statusTest + ", which"
+                                                                : "under a test that";
             // The rest of the body runs only when this return does not: what it depends on,
             // with the sense of each command's status reversed.
             // Not for a return in a subshell inside the call: it ends that subshell only. What
@@ -1375,6 +1409,18 @@ void BashReader::run(std::span<const RawCommand> commands)
         m_conditionEnv.clear();
         const Truth own = continues ? statusOf(cmd, w) : Truth::Unknown;
         const std::vector<std::string> ownEnv = m_conditionEnv;
+        // $? after it, from what it is given before it runs (`shift 2` changes its arguments):
+        // statusOf reads a test again; what the list's reading keeps is put back.
+        Truth last = own;
+        if (!continues) {
+            const auto envReads = m_envReads, conditionEnv = m_conditionEnv;
+            const auto conditionThen = m_conditionThen, conditionElse = m_conditionElse;
+            last = statusOf(cmd, w);
+            m_envReads = envReads;
+            m_conditionEnv = conditionEnv;
+            m_conditionThen = conditionThen;
+            m_conditionElse = conditionElse;
+        }
         if (ownProcess)
             enterSubshell();
         {
@@ -1388,21 +1434,8 @@ void BashReader::run(std::span<const RawCommand> commands)
         }
         if (ownProcess)
             leaveSubshell();
-        if (!m_exiting) {
-            // $? after it (statusOf reads a test again; what the list's reading keeps is put back).
-            Truth last = own;
-            if (!continues) {
-                const auto envReads = m_envReads, conditionEnv = m_conditionEnv;
-                const auto conditionThen = m_conditionThen, conditionElse = m_conditionElse;
-                last = statusOf(cmd, w);
-                m_envReads = envReads;
-                m_conditionEnv = conditionEnv;
-                m_conditionThen = conditionThen;
-                m_conditionElse = conditionElse;
-            }
-            m_lastStatus = negated ? truthNot(last) : last;
-            m_lastStatusText = commandText(cmd, w);
-        }
+        if (!m_exiting)
+            setLastStatus(negated ? truthNot(last) : last, commandText(cmd, w), negated);
         if (continues) {
             statusEnv = runsEnv;
             addEnv(statusEnv, ownEnv);
@@ -1445,6 +1478,55 @@ void BashReader::run(std::span<const RawCommand> commands)
         }
     }
     m_branches.erase(m_branches.begin() + static_cast<std::ptrdiff_t>(base), m_branches.end());
+}
+
+void BashReader::readInput(const RawCommand& cmd, std::size_t w)
+{
+    const std::vector<RawWord>& words = cmd.words;
+    const std::string& head = words[w].text;
+    // read [-ers] [-a ARRAY] [-d D] [-i T] [-n N] [-N N] [-p P] [-t T] [-u FD] [NAME ...]
+    // (default REPLY), readarray/mapfile [options] [ARRAY] (default MAPFILE): the values
+    // come from input the text does not give (bash's builtins, manual 4.2). Each name
+    // holds a value kept as text, so that a test on it is not decided.
+    const std::string withValue = head == "read" ? "adinNptu" : "dnOsuCc";   // mapfile -t takes none
+    std::vector<std::string> names;
+    for (std::size_t a = w + 1; a < words.size(); ++a) {
+        const std::vector<std::string> f = expandWord(words[a].text, cmd.line);
+        for (const std::string& word : f) {
+            if (!names.empty() || word.empty() || word[0] != '-' || word == "-") {
+                if (ShellQuote::isValidName(word))
+                    names.push_back(word);
+                continue;
+            }
+            // An option cluster: a letter taking a value takes the rest, or the next word.
+            for (std::size_t o = 1; o < word.size(); ++o) {
+                if (withValue.find(word[o]) == std::string::npos)
+                    continue;
+                std::string value = word.substr(o + 1);
+                if (value.empty() && a + 1 < words.size()) {
+                    const std::vector<std::string> next = expandWord(words[++a].text, cmd.line);
+                    value = next.empty() ? std::string() : next.front();
+                }
+                if (head == "read" && word[o] == 'a' && ShellQuote::isValidName(value))
+                    names.push_back(value);
+                break;
+            }
+        }
+    }
+    if (names.empty())
+        names.push_back(head == "read" ? "REPLY" : "MAPFILE");
+    std::vector<std::string> kept;
+    for (const std::string& name : names) {
+        kept.push_back("${" + name + "}");
+        touchVariable(name);
+        m_envDerived.erase(name);
+        m_arrays.erase(name);
+        m_rawValues.erase(name);
+        m_vars[name] = "${" + name + "}";
+        m_opaqueVars.insert(name);
+    }
+    warn(cmd.line, head + " sets " + joinNames(names) + " from input the text does not give; "
+                       + (names.size() == 1 ? "its value is" : "their values are") + " kept as " + joinNames(kept));
 }
 
 std::size_t BashReader::loopEnd(std::span<const RawCommand> commands, std::size_t k)
@@ -1490,12 +1572,6 @@ bool BashReader::iterateFor(std::span<const RawCommand> commands, std::size_t& k
     const RawCommand& done = commands[end];
     if (done.words.size() != 1 || (done.separator != "\n" && done.separator != ";"))
         return false;
-    // The body: break and continue (which leave it early) are not followed, so a body with
-    // them is read once.
-    for (std::size_t j = k + 1; j < end; ++j)
-        for (const RawWord& word : commands[j].words)
-            if (word.text == "break" || word.text == "continue")
-                return false;
     std::vector<std::string> values;
     if (w + 2 == cmd.words.size()) {
         const Frame* frame = positionalFrame();
@@ -1520,6 +1596,7 @@ bool BashReader::iterateFor(std::span<const RawCommand> commands, std::size_t& k
     if (values.size() > kMaxIterations)
         return false;
     const std::span<const RawCommand> body = commands.subspan(k + 1, end - k - 1);
+    m_iterating.push_back(m_branches.size());
     for (const std::string& value : values) {
         touchVariable(name);
         m_envDerived.erase(name);
@@ -1528,10 +1605,111 @@ bool BashReader::iterateFor(std::span<const RawCommand> commands, std::size_t& k
         m_arrays.erase(name);
         m_vars[name] = value;
         run(body);
-        if (m_exiting)
+        if (m_exiting || !nextTurn())
             break;
     }
+    m_iterating.pop_back();
     k = end;   // the `done`: nothing of it is left to read
+    return true;
+}
+
+void BashReader::skippedAssignments(const RawCommand& cmd, std::size_t w, const std::vector<std::string>& env)
+{
+    if (env.empty())
+        return;
+    // The reserved words before a command (do, then, a case pattern's `)` is its own command),
+    // then NAME=value words, or those of export / local / declare / readonly / typeset.
+    static const std::set<std::string> declares = {"export", "local", "declare", "typeset", "readonly"};
+    std::size_t a = w;
+    while (a < cmd.words.size() && (reservedWords().count(cmd.words[a].text) || opensCommand(cmd.words[a].text)))
+        ++a;
+    const bool declaration = a < cmd.words.size() && declares.count(cmd.words[a].text);
+    for (std::size_t b = declaration ? a + 1 : a; b < cmd.words.size(); ++b) {
+        std::string name = assignedName(cmd.words[b].text);
+        if (name.empty() && declaration && validName(cmd.words[b].text))
+            name = cmd.words[b].text;
+        if (name.empty()) {
+            if (declaration && !cmd.words[b].text.empty() && cmd.words[b].text[0] == '-')
+                continue;   // an option of the declaration
+            break;
+        }
+        addEnv(m_envDerived[name], env);
+    }
+}
+
+bool BashReader::nextTurn()
+{
+    // After a turn of the innermost loop being iterated: `break N` leaves it (and N - 1 more),
+    // `continue 1` goes on with its next turn, `continue N` with the next turn of the loop N
+    // out (manual 4.1).
+    if (m_breakLevels > 0) {
+        --m_breakLevels;
+        return false;
+    }
+    if (m_continueLevels > 0 && --m_continueLevels > 0)
+        return false;
+    return true;
+}
+
+bool BashReader::iterateWhile(std::span<const RawCommand> commands, std::size_t& k, std::size_t w, bool until)
+{
+    // while/until CONDITION; do BODY; done (manual 3.2.5.1) whose condition the text decides
+    // at every turn, on what the script sets (or the arguments and environment it is given).
+    std::vector<const RawCommand*> parts{&commands[k]};
+    std::size_t c = k;
+    while (c + 1 < commands.size() && (commands[c].separator == "&&" || commands[c].separator == "||"))
+        parts.push_back(&commands[++c]);
+    if (w + 1 >= commands[k].words.size())
+        return false;
+    const std::size_t end = loopEnd(commands, k);
+    if (end == npos || c + 1 >= end || commands[c + 1].words.empty() || commands[c + 1].words.front().text != "do")
+        return false;
+    const RawCommand& done = commands[end];
+    if (done.words.size() != 1 || (done.separator != "\n" && done.separator != ";"))
+        return false;
+    const std::span<const RawCommand> body = commands.subspan(c + 1, end - c - 1);
+    constexpr int kMaxTurns = 256;
+    m_iterating.push_back(m_branches.size());
+    for (int turn = 0;; ++turn) {
+        const std::vector<std::string> envBefore = m_envReads;
+        Truth truth = evalCondition(parts, w + 1);
+        const bool fromOutside = !m_conditionEnv.empty();
+        m_envReads = envBefore;
+        if (until)
+            truth = truthNot(truth);
+        if (fromOutside && turn == 0 && truth == Truth::False) {
+            // `while [[ $# -gt 0 ]]` without the script's arguments: no turn, as bash runs it
+            // bare (an if on them is read the same way), and said. What the body would set
+            // depends on them.
+            for (const RawCommand& skipped : body)
+                skippedAssignments(skipped, 0, m_conditionEnv);
+            warn(commands[k].line, "the loop's condition depends on " + describeEnv(m_conditionEnv)
+                                       + ", and fails as read, so its body is not read (give the script's arguments or "
+                                         "environment to read it as it runs)");
+            break;
+        }
+        if (truth == Truth::Unknown || fromOutside) {
+            m_iterating.pop_back();
+            if (turn == 0)
+                return false;   // read once, as any loop the text does not decide
+            warn(commands[k].line, "the loop's condition cannot be decided from the text after " + std::to_string(turn)
+                                       + " turns; what follows the loop is read as if it ended there");
+            k = end;
+            return true;
+        }
+        if (truth == Truth::False)
+            break;
+        if (turn == kMaxTurns) {
+            warn(commands[k].line, "the loop ran " + std::to_string(kMaxTurns) + " turns without its condition failing; the "
+                                       "reading goes on after it");
+            break;
+        }
+        run(body);
+        if (m_exiting || !nextTurn())
+            break;
+    }
+    m_iterating.pop_back();
+    k = end;
     return true;
 }
 
@@ -1646,6 +1824,7 @@ void BashReader::leaveSubshell()
         m_scriptFrame.args = std::move(s.args);   // a shift inside leaves the script's as they were
     }
     m_exiting = false;   // an exit inside ends only the subshell
+    m_breakLevels = m_continueLevels = 0;   // and so do break and continue
 }
 
 void BashReader::touchVariable(const std::string& name)
@@ -1762,13 +1941,28 @@ BashReader::Truth BashReader::statusOf(const RawCommand& cmd, std::size_t firstW
     // exits.
     if (head == "return" && m_frames.empty())
         return Truth::False;
+    // Builtins that succeed on what a script gives them (export, local ... also with
+    // NAME=$(cmd): their own status, not the substitution's).
+    static const std::set<std::string> succeed = {"export", "readonly", "declare", "typeset", "local", "unset", "echo", "set"};
+    if (succeed.count(head))
+        return Truth::True;
+    // shift N with the arguments known: fails when there are fewer than N.
+    if (head == "shift" && positionalFrame() && !positionalFrame()->unknown_args) {
+        long long count = 1;
+        if (firstWord + 1 < cmd.words.size() && !evalArithmetic(expandToString(cmd.words[firstWord + 1].text, cmd.line, 0), count, cmd.line, 0))
+            return Truth::Unknown;
+        return count >= 0 && static_cast<unsigned long long>(count) <= positionalFrame()->args.size() ? Truth::True : Truth::False;
+    }
     // Assignments alone: status 0, or that of the last command substitution in them, which is
-    // not run here (manual 3.7.1).
+    // not run here (manual 3.7.1); $(( )) is arithmetic, no command.
+    auto substitutes = [](const std::string& text) {
+        for (std::size_t i = text.find("$("); i != std::string::npos; i = text.find("$(", i + 2))
+            if (i + 2 >= text.size() || text[i + 2] != '(')
+                return true;
+        return text.find('`') != std::string::npos;
+    };
     const bool assignsOnly = std::all_of(cmd.words.begin() + static_cast<std::ptrdiff_t>(firstWord), cmd.words.end(),
-                                         [](const RawWord& word) {
-                                             return !assignedName(word.text).empty() && word.text.find("$(") == std::string::npos
-                                                 && word.text.find('`') == std::string::npos;
-                                         });
+                                         [&](const RawWord& word) { return !assignedName(word.text).empty() && !substitutes(word.text); });
     return assignsOnly ? Truth::True : Truth::Unknown;
 }
 
@@ -1850,6 +2044,15 @@ BashReader::Truth BashReader::evalCondition(const std::vector<const RawCommand*>
                     std::vector<std::string> f = expandWord(c.words[w].text, c.line);
                     words.insert(words.end(), f.begin(), f.end());
                 }
+                // A value kept as ${ARG1} or ${NAME} through a variable (SIZE=$1): what bash
+                // run bare has there is empty, as for $1 itself.
+                for (std::string& word : words)
+                    for (const auto& [text, what] : m_keptRefs)
+                        for (std::size_t at = word.find(text); at != npos; at = word.find(text, at)) {
+                            word.replace(at, text.size(), m_emptySentinel ? std::string(1, kEmptySentinel) : std::string());
+                            if (std::find(m_emptyReads.begin(), m_emptyReads.end(), what) == m_emptyReads.end())
+                                m_emptyReads.push_back(what);
+                        }
             };
             expandAll();
             // `[ $? -ne 0 ]` after a command the reading does not run: the test read with $? 0
@@ -1859,17 +2062,37 @@ BashReader::Truth BashReader::evalCondition(const std::vector<const RawCommand*>
             const bool bracketTest = head == "[" || head == "[[" || head == "test";
             const bool statusRead = m_statusParameterRead;
             if (statusRead && bracketTest && !m_unknownExpansion) {
-                Truth onStatus[2];
-                for (int status = 0; status < 2; ++status) {
+                // The statuses tried: 0, 1, and each number the test names with its
+                // neighbours, so that `[ $? -eq 127 ]` and `[ $? -gt 1 ]` are not taken for a
+                // test of success.
+                std::set<long long> statuses = {0, 1};
+                for (const std::string& word : words) {
+                    char* end = nullptr;
+                    const long long n = std::strtoll(word.c_str(), &end, 10);
+                    if (!word.empty() && end && *end == '\0')
+                        for (long long v : {n - 1, n, n + 1})
+                            if (v >= 0 && v <= 255)
+                                statuses.insert(v);
+                }
+                Truth atZero = Truth::Unknown;
+                std::optional<Truth> atFailure;   // the same for every nonzero status tried
+                bool failuresAgree = true;
+                for (long long status : statuses) {
                     m_forcedStatus = std::to_string(status);
                     expandAll();
-                    onStatus[status] = evalTest(words);
+                    const Truth r = evalTest(words);
+                    if (status == 0)
+                        atZero = r;
+                    else if (!atFailure)
+                        atFailure = r;
+                    else if (*atFailure != r)
+                        failuresAgree = false;
                 }
                 m_forcedStatus.reset();
-                if (onStatus[0] == onStatus[1])
-                    sameEither = onStatus[0];
-                else if (onStatus[0] != Truth::Unknown && onStatus[1] != Truth::Unknown)
-                    onSuccess = onStatus[0];   // True: the test holds when the command succeeded
+                if (failuresAgree && atFailure && atZero == *atFailure)
+                    sameEither = atZero;
+                else if (failuresAgree && atFailure && atZero != Truth::Unknown && *atFailure != Truth::Unknown)
+                    onSuccess = atZero;   // True: the test holds when the command succeeded
             }
             m_warnings.swap(saved);
             m_unsetAsEmpty = false;
@@ -1880,7 +2103,8 @@ BashReader::Truth BashReader::evalCondition(const std::vector<const RawCommand*>
             if (sameEither && !unknownValue) {
                 t = *sameEither;
             } else if (onSuccess && !unknownValue) {
-                commandsRead.emplace_back(m_lastStatusText, negate != (*onSuccess == Truth::False));
+                // `! cmd; [ $? -ne 0 ]`: the status read is cmd's, with the sense reversed.
+                commandsRead.emplace_back(m_lastStatusText, (negate != (*onSuccess == Truth::False)) != m_lastStatusNegated);
             } else if (!(bracketTest && (unknownValue || statusRead))) {
                 settled = false;
             }
@@ -1896,7 +2120,24 @@ BashReader::Truth BashReader::evalCondition(const std::vector<const RawCommand*>
                     commandsRead.emplace_back(commandText(c, first), negate);
             }
             if (t != Truth::Unknown && bracketTest)
-                noteEmptyComparison(c, first, words, t);
+            {
+                // The same test with what read as empty marked: whether it decided it.
+                std::vector<std::string> marked;
+                if (t != Truth::Unknown && bracketTest && !m_emptyReads.empty()) {
+                    const std::vector<std::string> plain = words, emptyReads = m_emptyReads;
+                    std::vector<std::string> hush;
+                    hush.swap(m_warnings);
+                    m_unsetAsEmpty = m_emptySentinel = true;
+                    expandAll();
+                    m_unsetAsEmpty = m_emptySentinel = false;
+                    m_warnings.swap(hush);
+                    marked.swap(words);
+                    words = plain;
+                    m_emptyReads = emptyReads;
+                }
+                if (!marked.empty())
+                    noteEmptyComparison(c, first, marked, t);
+            }
             if (!words.empty())
                 noteFunctionNamed(words.front());   // if check_env; then: run by bash, not read here
         }
@@ -1928,21 +2169,55 @@ BashReader::Truth BashReader::evalCondition(const std::vector<const RawCommand*>
     return result;
 }
 
-void BashReader::noteEmptyComparison(const RawCommand& cmd, std::size_t firstWord, const std::vector<std::string>& words,
+void BashReader::noteEmptyComparison(const RawCommand& cmd, std::size_t firstWord, const std::vector<std::string>& marked,
                                      Truth result)
 {
+    // marked: the test's words with each value read as empty marked (kEmptySentinel). It
+    // decided the test when another value would not: one the test compares with (and a
+    // number's neighbours). [ "$1" = big -o "$X" = 1 ] with X=1 holds whatever $1 is.
     if (m_emptyReads.empty())
         return;
+    std::set<std::string> candidates;
+    for (const std::string& w : marked) {
+        if (w.find(kEmptySentinel) != std::string::npos)
+            continue;
+        candidates.insert(w);
+        char* end = nullptr;
+        const long long n = std::strtoll(w.c_str(), &end, 10);
+        if (!w.empty() && end && *end == '\0')
+            for (long long v : {n - 1, n + 1})
+                candidates.insert(std::to_string(v));
+    }
+    const bool decided = std::any_of(candidates.begin(), candidates.end(), [&](const std::string& value) {
+        std::vector<std::string> other = marked;
+        for (std::string& w : other)
+            for (std::size_t at = w.find(kEmptySentinel); at != std::string::npos; at = w.find(kEmptySentinel, at + value.size()))
+                w.replace(at, 1, value);
+        return evalTest(other) != result;
+    });
+    if (!decided)
+        return;
     static const std::set<std::string> operators = {"=", "==", "!=", "-eq", "-ne", "-lt", "-le", "-gt", "-ge", "<", ">"};
-    auto optionLike = [](const std::string& w) {
-        return w.size() > 1 && w[0] == '-' && !std::isdigit(static_cast<unsigned char>(w[1]));
+    static const std::set<std::string> usage = {"help", "usage", "h", "?"};
+    auto clean = [](std::string w) {
+        std::erase(w, kEmptySentinel);
+        return w;
+    };
+    auto optionLike = [&](const std::string& raw) {
+        const std::string w = clean(raw);
+        return (w.size() > 1 && w[0] == '-' && !std::isdigit(static_cast<unsigned char>(w[1]))) || usage.count(w);
     };
     bool compares = false;
-    for (std::size_t k = 1; k + 1 < words.size(); ++k) {
-        if (!operators.count(words[k]))
+    for (std::size_t k = 1; k + 1 < marked.size(); ++k) {
+        if (!operators.count(marked[k]))
             continue;
-        if (optionLike(words[k - 1]) || optionLike(words[k + 1]))
-            return;   // [ "$1" = --help ]: a usage check, not a choice of configuration
+        const std::string& l = marked[k - 1];
+        const std::string& r = marked[k + 1];
+        if (optionLike(l) || optionLike(r))
+            return;   // [ "$1" = --help ], [ "$1" = help ]: a usage check, not a choice of configuration
+        // [ "$MODE" = "" ], [ "x$MODE" = x ]: a test of emptiness, as -z is.
+        if ((l != clean(l) && clean(l) == r) || (r != clean(r) && clean(r) == l))
+            return;
         compares = true;
     }
     if (!compares)
@@ -2178,6 +2453,12 @@ bool BashReader::applyAssignment(const RawWord& word, int line, bool exported)
             r.m_envReads.swap(outer);
         }
     } takeReads{*this, outerReads, name, append || hasIndex};
+    // Set in a branch taken on what the text does not give (a variable of the environment, the
+    // script's arguments): the value depends on that too, as when the branch is skipped
+    // (skippedAssignments).
+    for (const Branch& b : m_branches)
+        if (b.known && b.active)
+            addEnv(m_envReads, b.env);
     // Its value is a guess where the branch, or the && / || before it, is undecided: a test on
     // it later decides nothing (evalCondition).
     if (undecidedBranch || m_undecidedCall)
@@ -2339,49 +2620,65 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
         return;
     }
     if (head == "read" || head == "readarray" || head == "mapfile") {
-        // read [-ers] [-a ARRAY] [-d D] [-i T] [-n N] [-N N] [-p P] [-t T] [-u FD] [NAME ...]
-        // (default REPLY), readarray/mapfile [options] [ARRAY] (default MAPFILE): the values
-        // come from input the text does not give (bash's builtins, manual 4.2). Each name
-        // holds a value kept as text, so that a test on it is not decided.
-        const std::string withValue = head == "read" ? "adinNptu" : "dnOstuCc";
-        std::vector<std::string> names;
+        readInput(cmd, w);
+        return;
+    }
+    if (head == "break" || head == "continue") {
+        // Followed in a loop being iterated when the text decides that it runs: no block the
+        // text cannot decide, and no loop read once, between it and the loop.
+        if (m_iterating.empty())
+            return;   // in a loop read once: the body is read on, as before
+        long long levels = 1;
+        if (w + 1 < words.size() && (!evalArithmetic(expandToString(words[w + 1].text, cmd.line, 0), levels, cmd.line, 0) || levels < 1))
+            return;   // bash: not a loop count, an error that leaves nothing
+        const bool decided = !m_undecidedCall
+            && std::all_of(m_branches.begin() + static_cast<std::ptrdiff_t>(m_iterating.back()), m_branches.end(),
+                           [](const Branch& b) { return b.known && b.kind != Branch::Kind::Loop; });
+        if (!decided) {
+            warnOnce("jump:" + std::to_string(cmd.line), cmd.line,
+                     head + " under a test the text cannot decide is not followed; the rest of the loop's body is read");
+            return;
+        }
+        (head == "break" ? m_breakLevels : m_continueLevels) =
+            static_cast<int>(std::min<long long>(levels, static_cast<long long>(m_iterating.size())));
+        return;
+    }
+    if (head == "set") {
+        // set [options] [--] [ARG ...]: with `--` or a first word that is no option, the
+        // words become $1 ... (bash's set builtin, manual 4.3.1); options alone (set -e, -x,
+        // -o pipefail) change nothing the reading follows.
+        std::vector<std::string> fields;
         for (std::size_t a = w + 1; a < words.size(); ++a) {
             const std::vector<std::string> f = expandWord(words[a].text, cmd.line);
-            for (const std::string& word : f) {
-                if (!names.empty() || word.empty() || word[0] != '-' || word == "-") {
-                    if (ShellQuote::isValidName(word))
-                        names.push_back(word);
-                    continue;
-                }
-                // An option cluster: a letter taking a value takes the rest, or the next word.
-                for (std::size_t o = 1; o < word.size(); ++o) {
-                    if (withValue.find(word[o]) == std::string::npos)
-                        continue;
-                    std::string value = word.substr(o + 1);
-                    if (value.empty() && a + 1 < words.size()) {
-                        const std::vector<std::string> next = expandWord(words[++a].text, cmd.line);
-                        value = next.empty() ? std::string() : next.front();
-                    }
-                    if (head == "read" && word[o] == 'a' && ShellQuote::isValidName(value))
-                        names.push_back(value);
-                    break;
-                }
+            fields.insert(fields.end(), f.begin(), f.end());
+        }
+        std::size_t a = 0;
+        bool positional = false;
+        for (; a < fields.size(); ++a) {
+            if (fields[a] == "--") {
+                positional = true;
+                ++a;
+                break;
             }
+            if (fields[a].empty() || (fields[a][0] != '-' && fields[a][0] != '+')) {
+                positional = true;
+                break;
+            }
+            if (fields[a].find('o') != std::string::npos)
+                ++a;   // -o NAME, also in a cluster (set -euo pipefail): the option's name
         }
-        if (names.empty())
-            names.push_back(head == "read" ? "REPLY" : "MAPFILE");
-        std::vector<std::string> kept;
-        for (const std::string& name : names) {
-            kept.push_back("${" + name + "}");
-            touchVariable(name);
-            m_envDerived.erase(name);
-            m_arrays.erase(name);
-            m_rawValues.erase(name);
-            m_vars[name] = "${" + name + "}";
-            m_opaqueVars.insert(name);
+        if (!positional)
+            return;
+        std::vector<std::string> args(fields.begin() + static_cast<std::ptrdiff_t>(std::min(a, fields.size())), fields.end());
+        if (Frame* frame = positionalFrame()) {
+            frame->args = std::move(args);
+            frame->unknown_args = false;
+        } else {
+            // The script's own arguments, unknown before, are the text's from here on.
+            m_argumentsGiven = true;
+            m_scriptFrame.function = m_file;
+            m_scriptFrame.args = std::move(args);
         }
-        warn(cmd.line, head + " sets " + joinNames(names) + " from input the text does not give; "
-                           + (names.size() == 1 ? "its value is" : "their values are") + " kept as " + joinNames(kept));
         return;
     }
     if (head == "shift" && positionalFrame()) {
@@ -2762,6 +3059,12 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
             m_unknownExpansion = true;
             warnOnce("args", line, "the script's own arguments ($@) are not known; expanded as empty");
         }
+    } else if (name == "#" && frame && frame->unknown_args && m_unsetAsEmpty) {
+        // In a condition, as at the top level: the arguments the text gives (the script's own
+        // read as none), the test depending on them (m_envReads).
+        noteEnvRead("$#");
+        isSet = true;
+        value = std::to_string(frame->args.size());
     } else if (name == "#" && frame && frame->unknown_args) {
         noteEnvRead("$#");
         m_unknownExpansion = true;
@@ -2900,6 +3203,8 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
             const std::string what = positional ? "$" + name : name;
             if (std::find(m_emptyReads.begin(), m_emptyReads.end(), what) == m_emptyReads.end())
                 m_emptyReads.push_back(what);
+            if (m_emptySentinel)
+                pieces.push_back({std::string(1, kEmptySentinel), false, false});
             return;
         }
         m_unknownExpansion = true;
@@ -2907,10 +3212,12 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
             warnOnce("pos" + name, line,
                      "positional parameter $" + name + " has no value when reading the script; kept as ${ARG" + name + "}");
             literal("${ARG" + name + "}");
+            m_keptRefs["${ARG" + name + "}"] = "$" + name;
         } else {
             warnOnce("unset" + name, line,
                      name + " is not set in the script (it would come from the environment); kept as ${" + name + "}");
             literal("${" + body.substr(0, k) + "}");
+            m_keptRefs["${" + body.substr(0, k) + "}"] = body.substr(0, k);
         }
     };
 

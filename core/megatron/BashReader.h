@@ -208,9 +208,24 @@ private:
     // body read once per word with NAME set, as bash runs it, and k moved to the `done`.
     // False, with nothing read, for any other loop (read once where it is written).
     bool iterateFor(std::span<const RawCommand> commands, std::size_t& k, std::size_t w);
+    // while/until at commands[k] whose condition the text decides at every turn (not on the
+    // environment or unknown arguments): the body as often as bash runs it (at most 256 turns).
+    bool iterateWhile(std::span<const RawCommand> commands, std::size_t& k, std::size_t w, bool until);
+    // The loops being iterated (m_branches where each began), and a `break N` / `continue N`
+    // under way: run() stops, and the loop N out takes it (nextTurn()).
+    std::vector<std::size_t> m_iterating;
+    int m_breakLevels = 0;
+    int m_continueLevels = 0;
+    bool nextTurn();
+    // A command the reading skips because of what the text does not give (env: those reads):
+    // the variables it would set depend on that (m_envDerived), so an exit on them is a guard.
+    void skippedAssignments(const RawCommand& cmd, std::size_t w, const std::vector<std::string>& env);
     // The assignments of an arithmetic command ((( i++ )), let "N = N * 2"), made as bash makes
     // them; false at the first item it cannot evaluate.
     bool assignArithmetic(const std::string& expr, int line);
+    // read / readarray / mapfile at word w: the names they set hold values kept as ${NAME}
+    // (input the text does not give), with a warning.
+    void readInput(const RawCommand& cmd, std::size_t w);
     // The definition NAME() { ... } or `function NAME { ... }` (or with a ( ... ) body) at
     // commands[k], whose body opens at word `brace` of commands[open]: defined when `defines`
     // (bash runs the definition), and k moved to the command that closes the body.
@@ -360,9 +375,22 @@ private:
     // own arguments ("$1") when they are not given, and names neither the script nor the
     // given environment sets.
     std::vector<std::string> m_emptyReads;
+    // The texts kept for values the text does not give ("${ARG1}", "${SLURM_NNODES}") and what
+    // each stands for ("$1", "SLURM_NNODES"): in a condition they read as empty, as $1 does.
+    std::map<std::string, std::string> m_keptRefs;
+    // While a condition is read again with what read as empty marked (noteEmptyComparison).
+    bool m_emptySentinel = false;
+    static constexpr char kEmptySentinel = '\x1f';
     // $?: the status of the last command read, when the text gives it, and that command.
     Truth m_lastStatus = Truth::True;
     std::string m_lastStatusText;
+    bool m_lastStatusNegated = false;              // `! cmd`: $? is cmd's status reversed
+    void setLastStatus(Truth status, std::string text, bool negated)
+    {
+        m_lastStatus = status;
+        m_lastStatusText = std::move(text);
+        m_lastStatusNegated = negated;
+    }
     bool m_statusParameterRead = false;            // $? was read while m_lastStatus is unknown
     std::optional<std::string> m_forcedStatus;     // the value $? takes while a condition tries both
     // A test decided only by comparing such a name, read as empty, with a value: a warning

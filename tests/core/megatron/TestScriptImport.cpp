@@ -1537,7 +1537,9 @@ private slots:
         QVERIFY(readerWarns(scripts[13], "line 1: local outside a function: bash refuses it"));
         const std::string argc = "main() {\n  [ $# -lt 1 ] && return\n  torchrun m.py --count $#\n}\nmain \"$@\"\n";
         QCOMPARE(readerLaunches(argc), std::string("<m.py><--count><$#>\n"));
-        QVERIFY(readerWarns(argc, "line 2: return in function main runs after the test `[ $# -lt 1 ]` (line 2), which cannot be decided"));
+        QVERIFY(readerWarns(argc, "line 2: return in function main runs on a test that depends on $#, from the script's own "
+                                  "arguments, which cannot be decided from the text; the rest of the function is read as if it "
+                                  "did not return"));
         BashReader counted("argc.sh");
         counted.read(argc);
         // The launch command's findings: the call's "$@" first, then its own $#.
@@ -2060,15 +2062,33 @@ private slots:
         QCOMPARE(readerLaunches(usage), std::string());
         // An exit in a loop body is undecided: the text does not tell whether the body runs.
         const std::vector<std::string> loops = {
-            "N=0\nwhile [ $N -gt 0 ]; do echo never; exit 1; done\ntorchrun a.py\n",
+            "while [ -f /hapmoe-no-such-file ]; do echo never; exit 1; done\ntorchrun a.py\n",
             "for x in $EXTRA_ARGS; do echo \"bad $x\"; exit 1; done\ntorchrun a.py\n",
-            "N=1\nuntil [ $N -gt 0 ]; do exit 1; done\ntorchrun a.py\n",
-            "TP=2\nparse_args() {\n  while [[ $# -gt 0 ]]; do\n    case \"$1\" in\n      --tp) TP=\"$2\"; shift 2 ;;\n"
-            "      *) echo \"unknown option $1\"; exit 1 ;;\n    esac\n  done\n}\nparse_args\ntorchrun a.py $TP\n",
+            "until [ -d / ]; do exit 1; done\ntorchrun a.py\n",
         };
         for (const std::string& script : loops) {
             QVERIFY2(readerLaunches(script) == bashLaunches(script), (script + "bash: " + bashLaunches(script)).c_str());
             QVERIFY2(readerWarns(script, "is inside a loop body, which the text does not tell runs"), script.c_str());
+        }
+        // The usual option loop, without the script's arguments: no turn, as bash runs it bare,
+        // with a warning; what the body sets (TP) depends on the arguments.
+        const std::string optionLoop = "TP=2\nparse_args() {\n  while [[ $# -gt 0 ]]; do\n    case \"$1\" in\n"
+                                       "      --tp) TP=\"$2\"; shift 2 ;;\n      *) echo \"unknown option $1\"; exit 1 ;;\n"
+                                       "    esac\n  done\n}\nparse_args \"$@\"\ntorchrun a.py $TP\n";
+        QCOMPARE(readerLaunches(optionLoop), bashLaunches(optionLoop));
+        QCOMPARE(warningsWith(optionLoop, "loop"),
+                 std::vector<std::string>{"line 3: the loop's condition depends on $#, from the script's own arguments, and fails "
+                                          "as read, so its body is not read (give the script's arguments or environment to read it "
+                                          "as it runs)"});
+        ScriptInputs inputs;
+        inputs.arguments = {"--tp", "8"};
+        QCOMPARE(readerLaunchesWith(optionLoop, inputs), std::string("<a.py><8>\n"));
+        QCOMPARE(bashLaunchesWith(optionLoop, inputs), std::string("<a.py><8>\n"));
+        // A loop the text decides runs as bash runs it: none here, and no warning.
+        for (const std::string& decided : {std::string("N=0\nwhile [ $N -gt 0 ]; do echo never; exit 1; done\ntorchrun a.py\n"),
+                                           std::string("N=1\nuntil [ $N -gt 0 ]; do exit 1; done\ntorchrun a.py\n")}) {
+            QCOMPARE(readerLaunches(decided), bashLaunches(decided));
+            QVERIFY2(!readerWarns(decided, "loop"), decided.c_str());
         }
         // A for loop over words the text gives runs its body once per word, none for none.
         const std::string emptyFor = "EXTRA=()\nfor x in \"${EXTRA[@]}\"; do echo \"bad $x\"; exit 1; done\ntorchrun a.py\n";
@@ -2333,7 +2353,7 @@ private slots:
         QCOMPARE(readerLaunches("main() { torchrun a.py \"$@\"; }\nif [[ \"${BASH_SOURCE[0]}\" == \"${0}\" ]]; then main; fi\n"),
                  std::string("<a.py>\n"));
         // while and until bodies are read once, and say so, as for bodies do.
-        QVERIFY(readerWarns("N=2\nwhile (( N < 8 )); do N=$((N * 2)); done\ntorchrun a.py $N\n",
+        QVERIFY(readerWarns("while [ -f /hapmoe-no-such-file ]; do N=1; done\ntorchrun a.py\n",
                             "loops are read as straight-line code"));
     }
 
@@ -2396,6 +2416,11 @@ private slots:
             "SIZES=(7B 70B)\nfor s in \"${SIZES[@]}\"; do\n  case $s in 70B) TP=8 ;; *) TP=2 ;; esac\n  torchrun a.py $s $TP\ndone\n",
             "run() { for a; do torchrun a.py \"$a\"; done; }\nrun one two\n",
             "for x in a b; do\n  for y in c; do torchrun a.py $x$y; done\ndone\n",
+            "for f in a b; do TP=4; break; done\ntorchrun a.py $TP $f\n",
+            "for x in a b c; do\n  for y in 1 2; do [ $y = 2 ] && continue 2; torchrun a.py $x$y; done\n  echo never\ndone\n",
+            "N=2\nwhile (( N < 8 )); do N=$((N * 2)); done\ntorchrun a.py $N\n",
+            "i=0\nuntil [ $i -ge 3 ]; do ((i++)); [ $i = 2 ] && continue; torchrun a.py $i; done\n",
+            "while true; do TP=8; break; done\ntorchrun a.py $TP\n",
         };
         for (const std::string& script : exact) {
             QVERIFY2(readerLaunches(script) == bashLaunches(script), (script + "bash: " + bashLaunches(script)).c_str());
@@ -2411,7 +2436,6 @@ private slots:
         // body with break or continue, a loop whose done is piped or redirected.
         for (const std::string& once : {std::string("for f in $(ls); do TP=4; done\ntorchrun a.py\n"),
                                         std::string("for f in *.json; do TP=4; done\ntorchrun a.py\n"),
-                                        std::string("for f in a b; do TP=4; break; done\ntorchrun a.py\n"),
                                         std::string("for f in a b; do echo $f; done | tee log\ntorchrun a.py\n")})
             QVERIFY2(readerWarns(once, "loops are read as straight-line code"), once.c_str());
     }
@@ -2434,6 +2458,55 @@ private slots:
         // expression is not evaluated: the variables keep their values, with the warning.
         for (const std::string& script : {std::string("(( COUNT++ ))\ntorchrun a.py\n"), std::string("j=1\n(( i = j++ ))\ntorchrun a.py\n")})
             QVERIFY2(readerWarns(script, "(( )) is not evaluated; variables it sets keep their earlier values"), script.c_str());
+    }
+
+    void statusesArgumentsAndEmptyValuesReviewed()
+    {
+        // set -- gives the arguments; options alone (set -euo pipefail) do not.
+        ScriptInputs two;
+        two.arguments = {"2"};
+        const std::string setArgs = "set -euo pipefail\nset -- 4 x\ntorchrun a.py $1 $#\n";
+        QCOMPARE(readerLaunchesWith(setArgs, two), bashLaunchesWith(setArgs, two));
+        QCOMPARE(readerLaunches(setArgs), std::string("<a.py><4><2>\n"));
+        // mapfile -t takes no value: the array is the name after it.
+        QCOMPARE(warningsWith("mapfile -t HOSTS < /etc/hostname\ntorchrun a.py\n", "mapfile"),
+                 std::vector<std::string>{"line 1: mapfile sets HOSTS from input the text does not give; its value is kept as ${HOSTS}"});
+        // $? is tried with the numbers the test names: [ $? -eq 127 ] is no test of success.
+        QVERIFY(readerWarns("TP=4\nnvidia-smi -L\nif [ $? -eq 127 ]; then TP=1; fi\ntorchrun a.py $TP\n",
+                            "line 3: TP is set in a branch whose condition cannot be decided from the text"));
+        // Status 0 after a case that matched nothing, a function definition, export (whatever
+        // its substitution did); shift N fails with fewer arguments.
+        ScriptInputs one;
+        one.arguments = {"4"};
+        for (const std::string& script :
+             {std::string("TP=2\nfalse\ncase x in y) ;; esac\n[ $? -eq 0 ] && TP=4\ntorchrun a.py $TP\n"),
+              std::string("TP=2\nfalse\nf() { :; }\n[ $? -eq 0 ] && TP=4\ntorchrun a.py $TP\n"),
+              std::string("TP=2\nexport X=$(false) Y=$((2 + 2))\n[ $? -eq 0 ] && TP=4\ntorchrun a.py $TP\n"),
+              std::string("TP=2\nshift 2 || exit 1\nTP=4\ntorchrun a.py $TP\n"), std::string("shift\n[ $? = 0 ] && torchrun a.py $#\n")}) {
+            QCOMPARE(readerLaunchesWith(script, one), bashLaunchesWith(script, one));
+            QVERIFY2(!readerWarns(script, "cannot be decided"), script.c_str());
+        }
+        // `! cmd; [ $? -ne 0 ]`: the exit runs when cmd succeeds, so it is no guard.
+        QVERIFY(readerWarns("! mkdir -p /tmp/hapmoe-ck\nif [ $? -ne 0 ]; then exit 1; fi\ntorchrun a.py\n",
+                            "exit runs only if `mkdir -p /tmp/hapmoe-ck` succeeds"));
+        // The empty-value warning only where the empty value decided a comparison: not when
+        // the test holds whatever it is, not for a test of emptiness or a usage check.
+        for (const std::string& quiet : {std::string("X=1\nif [ \"$1\" = big -o \"$X\" = 1 ]; then TP=4; fi\ntorchrun a.py\n"),
+                                         std::string("if [ \"x$MODE\" = \"x\" ] || [ \"$MODE\" = \"\" ]; then TP=4; fi\ntorchrun a.py\n"),
+                                         std::string("if [ \"$1\" = \"-h\" ] || [ \"$1\" = \"help\" ]; then exit 0; fi\ntorchrun a.py\n")})
+            QVERIFY2(!readerWarns(quiet, "as read"), quiet.c_str());
+        // A kept ${ARG1} reached through a variable reads as empty in a test, as $1 does.
+        const std::string size = "TP=2\nSIZE=$1\nif [ \"$SIZE\" = 70B ]; then TP=8; fi\n[ -z \"$SIZE\" ] && PP=1\ntorchrun a.py $TP $PP\n";
+        QCOMPARE(readerLaunches(size), bashLaunches(size));
+        QCOMPARE(warningsWith(size, "as read"),
+                 std::vector<std::string>{"line 3: the test `[ \"$SIZE\" = 70B ]` fails as read, with $1 empty: the script's "
+                                          "arguments are not given (give the arguments to read the script as it runs)"});
+        // A variable a branch on the arguments would set depends on them: an exit on it is a
+        // guard the real run passes.
+        const std::string branchSets = "P=\"\"\nif [ -n \"$1\" ]; then P=$1; fi\n[ -z \"$P\" ] && { echo need; exit 1; }\ntorchrun a.py\n";
+        QCOMPARE(readerLaunches(branchSets), std::string("<a.py>\n"));
+        QCOMPARE(warningsWith(branchSets, "exit 1"),
+                 std::vector<std::string>{"line 3: exit 1 depends on $1, from the script's own arguments: read as not taken"});
     }
 
     void scriptInputsParse()
