@@ -248,7 +248,8 @@ private:
         Launch l;
         l.command = &c;
         std::size_t i = 0;
-        // Wrappers that run the real command: srun, exec, nohup, env, numactl, time.
+        // Wrappers that run the real command: srun, exec, nohup, env, numactl, time, uv run,
+        // nsys profile.
         while (i < c.words.size()) {
             const std::string b = baseName(c.words[i]);
             if (b == "exec" || b == "nohup" || b == "env" || b == "time") {
@@ -258,6 +259,15 @@ private:
                         l.environment.push_back(c.words[i]);
                     ++i;
                 }
+                continue;
+            }
+            // `uv run [options] python ...` (a project's environment) and `nsys profile
+            // [options] torchrun ...` (a profile of the run): the command after their options.
+            if ((b == "uv" && i + 1 < c.words.size() && c.words[i + 1] == "run")
+                || (b == "nsys" && i + 1 < c.words.size() && c.words[i + 1] == "profile")) {
+                i += 2;
+                while (i < c.words.size() && !isPython(c.words[i]) && baseName(c.words[i]) != "torchrun")
+                    ++i;
                 continue;
             }
             if (b == "srun" || b == "numactl" || b == "mpirun") {
@@ -1711,6 +1721,15 @@ void validateScriptModel(const ImportedScript& script)
         throw InputError(file, bad.flag, bad.value.empty() ? "has no value; expected " + bad.expected
                                                            : "expected " + bad.expected + ", got \"" + bad.value + "\"");
     }
+    // A hybrid Mamba model (pretrain_mamba.py, pretrain_hybrid.py) gives its layers as a pattern
+    // of Mamba, attention, MLP and MoE layers; the cost model has Transformer layers only.
+    for (const ScriptFlag& f : script.other_flags)
+        if ((f.name == "--hybrid-layer-pattern" || f.name == "--hybrid-override-pattern") && !f.values.empty()
+            && f.values.front().find('M') != std::string::npos)   // M: a Mamba layer (Megatron-Core's symbols)
+            throw InputError(file, f.name,
+                             "a hybrid Mamba model (" + script.entry_script + "): its layers include Mamba layers, and the "
+                             "cost model covers Transformer layers (attention with a dense or MoE FFN) only, so the script "
+                             "cannot be planned");
     for (const std::string& required : {std::string("--num-layers"), std::string("--hidden-size"),
                                         std::string("--num-attention-heads"), seqLengthFlag(script.given_flags)})
         if (!script.given_flags.count(required))

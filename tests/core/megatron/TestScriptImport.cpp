@@ -2509,6 +2509,39 @@ private slots:
                  std::vector<std::string>{"line 3: exit 1 depends on $1, from the script's own arguments: read as not taken"});
     }
 
+    void uvRunAndHybridModels()
+    {
+        // `uv run [options]` and `nsys profile [options]` run the launch command after them
+        // (Megatron-LM's examples/megatron_fsdp and mimo scripts use uv).
+        const std::string flags = " --num-layers 8 --hidden-size 1024 --num-attention-heads 8 --seq-length 1024 "
+                                  "--max-position-embeddings 1024 --micro-batch-size 1 --global-batch-size 16 --bf16\n";
+        const ImportedScript uv = importMegatronScript(
+            "exec uv run --no-sync --project /opt/megatron python -m torch.distributed.run --nproc_per_node 8 pretrain_gpt.py "
+            "--tensor-model-parallel-size 2" + flags,
+            "uv.sh");
+        QCOMPARE(uv.launcher, std::string("python -m torch.distributed.run"));
+        QCOMPARE(uv.nproc_per_node, 8);
+        QCOMPARE(uv.parallel.tp, 2);
+        const ImportedScript nsys = importMegatronScript(
+            "nsys profile -s none -t nvtx,cuda -o prof --force-overwrite true torchrun --nproc_per_node 4 pretrain_gpt.py" + flags,
+            "nsys.sh");
+        QCOMPARE(nsys.launcher, std::string("torchrun"));
+        QCOMPARE(nsys.nproc_per_node, 4);
+        // A hybrid Mamba model gives its layers as a pattern the cost model cannot plan: refused
+        // with the flag, not as a missing --num-layers.
+        const ImportedScript hybrid = importMegatronScript(
+            "torchrun --nproc_per_node 8 pretrain_hybrid.py --hybrid-layer-pattern 'M-M*-M-M*' --hidden-size 1024 "
+            "--num-attention-heads 8 --seq-length 1024 --max-position-embeddings 1024 --micro-batch-size 1 --global-batch-size 16\n",
+            "hybrid.sh");
+        try {
+            validateScriptModel(hybrid);
+            QFAIL("a hybrid Mamba model was accepted");
+        } catch (const InputError& e) {
+            QCOMPARE(e.where(), std::string("--hybrid-layer-pattern"));
+            QVERIFY(std::string(e.what()).find("a hybrid Mamba model (pretrain_hybrid.py)") != std::string::npos);
+        }
+    }
+
     void scriptInputsParse()
     {
         // Bash's quoting without expansions (manual 3.1.2): blanks split, quotes keep.
