@@ -449,16 +449,23 @@ void BashReader::addEnv(std::vector<std::string>& to, const std::vector<std::str
             to.push_back(what);
 }
 
-std::string BashReader::describeEnv(const std::vector<std::string>& reads)
+std::string BashReader::describeEnv(const std::vector<std::string>& reads) const
 {
-    std::vector<std::string> args, vars, statuses;
+    // Names the script sets only as a default (DRY_RUN=${DRY_RUN:-1}) apart from those it
+    // never sets.
+    std::vector<std::string> args, vars, defaulted, statuses;
     for (const std::string& what : reads)
-        (what[0] == '$' ? args : what[0] == '!' ? statuses : vars).push_back(what[0] == '!' ? what.substr(2) : what);
+        (what[0] == '$' ? args : what[0] == '!' ? statuses : m_vars.count(what) || m_arrays.count(what) ? defaulted : vars)
+            .push_back(what[0] == '!' ? what.substr(2) : what);
     std::string out;
     if (!args.empty())
         out = joinNames(args) + ", from the script's own arguments";
     if (!vars.empty())
         out += (out.empty() ? "" : ", and on ") + joinNames(vars) + ", which the script does not set (its environment)";
+    if (!defaulted.empty())
+        out += (out.empty() ? "" : ", and on ") + joinNames(defaulted)
+            + (defaulted.size() == 1 ? ", which the script takes from its environment where it is set"
+                                     : ", which the script takes from its environment where they are set");
     if (!statuses.empty())
         out += (out.empty() ? "the exit status of " : ", and on the exit status of ") + joinNames(statuses);
     return out;

@@ -360,7 +360,7 @@ private:
     // script when it is not set, or through what it was set from (m_envDerived).
     void noteNameRead(const std::string& name, bool isSet);
     static void addEnv(std::vector<std::string>& to, const std::vector<std::string>& from);
-    static std::string describeEnv(const std::vector<std::string>& reads);
+    std::string describeEnv(const std::vector<std::string>& reads) const;
     // Set when an expansion used the script's own arguments ($@, $*), which are not known.
     bool m_scriptArgs = false;
     // The script's own arguments, when setArguments() gave them: $1 ... outside any call.

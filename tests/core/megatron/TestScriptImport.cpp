@@ -1717,7 +1717,7 @@ private slots:
             QVERIFY2(readerLaunches(script).find("<a.py>") != std::string::npos, script.c_str());
         QCOMPARE(warningsWith(scripts[1], "exit 2"),
                  std::vector<std::string>{"line 2: exit 2 depends on $1, from the script's own arguments, and on DATA, which the "
-                                          "script does not set (its environment): read as not taken"});
+                                          "script takes from its environment where it is set: read as not taken"});
         QCOMPARE(warningsWith(scripts[4], "exit 1"),
                  std::vector<std::string>{"line 2: exit 1 (line 1, in function usage) depends on $#, from the script's own "
                                           "arguments: read as not taken"});
@@ -1764,11 +1764,11 @@ private slots:
             const std::vector<std::string> guards = warningsWith(r.script, "exit 2");
             QCOMPARE(guards.size(), std::size_t(1));
             QVERIFY2(guards[0].find("exit 2 depends on $1, from the script's own arguments, and on NODE_RANK, which the script "
-                                    "does not set (its environment)")
+                                    "takes from its environment where it is set")
                          != std::string::npos,
                      guards[0].c_str());
             if (o.format == LauncherFormat::FlagScale)
-                QVERIFY2(guards[0].find("exit 2 depends on FLAGSCALE_HOME, which the script does not set (its environment): each "
+                QVERIFY2(guards[0].find("exit 2 depends on FLAGSCALE_HOME, which the script takes from its environment where it is set: each "
                                         "read as not taken")
                              != std::string::npos,
                          guards[0].c_str());
@@ -2104,7 +2104,8 @@ private slots:
         for (const std::string& script : arith) {
             QVERIFY2(bashLaunches(script).find("<a.py>") == std::string::npos, script.c_str());
             QCOMPARE(readerLaunches(script), std::string("<a.py>\n"));
-            QVERIFY2(readerWarns(script, "exit 1 depends on NNODES, which the script does not set (its environment)"), script.c_str());
+            QVERIFY2(readerWarns(script, "exit 1 depends on NNODES, which the script takes from its environment where it is set"),
+                     script.c_str());
         }
         // What a subshell sets or unsets leaves what the script's variables depend on alone.
         const std::vector<std::string> subshells = {
