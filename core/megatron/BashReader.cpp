@@ -963,7 +963,7 @@ void BashReader::run(std::span<const RawCommand> commands)
         b.active = true;
         m_branches.push_back(b);
     };
-    for (std::size_t k = 0; k < commands.size() && !m_exiting && m_breakLevels == 0 && m_continueLevels == 0; ++k) {
+    for (std::size_t k = 0; k < commands.size() && !m_exiting && !m_returning && m_breakLevels == 0 && m_continueLevels == 0; ++k) {
         const RawCommand& cmd = commands[k];
         const std::string& before = k > 0 ? commands[k - 1].separator : std::string();
         if (!m_frames.empty())
@@ -1374,8 +1374,10 @@ void BashReader::run(std::span<const RawCommand> commands)
             std::erase_if(outside, [](const std::string& r) { return r.empty() || r[0] == '!'; });
             if (runs == Truth::True && outside.empty()
                 && std::all_of(m_branches.begin() + static_cast<std::ptrdiff_t>(base), m_branches.end(),
-                               [](const Branch& b) { return b.known; }))
+                               [](const Branch& b) { return b.known; })) {
+                m_returning = true;   // ends the call, also from inside a loop's body (callFunction)
                 break;
+            }
             const bool guard = runs == Truth::True && !outside.empty();
             const std::string test = guard ? "on a test that depends on " + describeEnv(outside) + ", which"
                 : runs == Truth::Unknown && !statusTest.empty() ? "after the test " + statusTest + ", which"
@@ -1580,8 +1582,24 @@ bool BashReader::iterateFor(std::span<const RawCommand> commands, std::size_t& k
     if (done.words.size() != 1 || (done.separator != "\n" && done.separator != ";"))
         return false;
     std::vector<std::string> values;
+    std::vector<std::string> reads;   // what the words read from outside the script
+    // Over the script's own arguments when they are not given (`for a`, `for a in "$@"`): no
+    // turn, as bash run bare, with a warning; what the body sets depends on them.
+    const bool overArguments = w + 2 == cmd.words.size()
+        || (w + 4 == cmd.words.size() && cmd.words[w + 2].text == "in"
+            && (cmd.words[w + 3].text == "\"$@\"" || cmd.words[w + 3].text == "$@" || cmd.words[w + 3].text == "\"${@}\""
+                || cmd.words[w + 3].text == "$*" || cmd.words[w + 3].text == "\"$*\""));
+    const Frame* frame = positionalFrame();
+    if (overArguments && (!frame || (frame->unknown_args && frame->args.empty()))) {
+        const std::span<const RawCommand> skipped = commands.subspan(k + 1, end - k - 1);
+        warn(cmd.line, "the loop runs over the script's own arguments, which are not given, so its body is not read (give "
+                       "the script's arguments to read it as it runs)");
+        for (const RawCommand& c : skipped)
+            skippedAssignments(c, 0, {"$@"});
+        k = end;
+        return true;
+    }
     if (w + 2 == cmd.words.size()) {
-        const Frame* frame = positionalFrame();
         if (!frame || frame->unknown_args)
             return false;
         values = frame->args;
@@ -1589,30 +1607,43 @@ bool BashReader::iterateFor(std::span<const RawCommand> commands, std::size_t& k
         if (cmd.words[w + 2].text != "in")
             return false;
         m_unknownExpansion = false;
+        std::vector<std::string> outer;
+        outer.swap(m_envReads);
         for (std::size_t a = w + 3; a < cmd.words.size(); ++a) {
             const std::vector<std::string> f = expandWord(cmd.words[a].text, cmd.line);
-            values.insert(values.end(), f.begin(), f.end());
+            for (const std::string& v : f) {
+                const std::vector<std::string> braced = braceExpand(v);
+                values.insert(values.end(), braced.begin(), braced.end());
+            }
         }
-        // A value the text does not give, or a pattern bash would match against file names.
+        reads = m_envReads;
+        addEnv(outer, m_envReads);
+        m_envReads.swap(outer);
+        // A value the text does not give, or a pattern bash would match against file names
+        // (or a brace form braceExpand does not know).
         if (m_unknownExpansion || std::any_of(values.begin(), values.end(), [](const std::string& v) {
-                return v.find_first_of("*?[") != std::string::npos;
+                return v.find_first_of("*?[") != std::string::npos || (v.find('{') != std::string::npos && v.find('}') != std::string::npos);
             }))
             return false;
     }
-    constexpr std::size_t kMaxIterations = 256;
+    constexpr std::size_t kMaxIterations = 4096;
     if (values.size() > kMaxIterations)
         return false;
     const std::span<const RawCommand> body = commands.subspan(k + 1, end - k - 1);
     m_iterating.push_back(m_branches.size());
     for (const std::string& value : values) {
+        if (!loopTurnLeft(cmd.line))
+            break;
         touchVariable(name);
         m_envDerived.erase(name);
         m_opaqueVars.erase(name);
         m_rawValues.erase(name);
         m_arrays.erase(name);
         m_vars[name] = value;
+        if (!reads.empty())
+            m_envDerived[name] = reads;   // for d in "$CKPT" "$DATA": d is the environment's
         run(body);
-        if (m_exiting || !nextTurn())
+        if (m_exiting || m_returning || !nextTurn())
             break;
     }
     m_iterating.pop_back();
@@ -1642,6 +1673,43 @@ void BashReader::skippedAssignments(const RawCommand& cmd, std::size_t w, const 
         }
         addEnv(m_envDerived[name], env);
     }
+}
+
+std::vector<std::string> BashReader::braceExpand(const std::string& word)
+{
+    // The brace expansion of a for loop's word as bash does it before the others (manual
+    // 3.5.1), for one brace pair: PRE{a,b,c}POST and PRE{N..M}POST (integers, either way,
+    // at most 4096). Anything else comes back as it is.
+    const std::size_t open = word.find('{');
+    const std::size_t close = open == npos ? npos : word.find('}', open);
+    if (close == npos || word.find('{', open + 1) < close || word.find('{', close) != npos)
+        return {word};
+    const std::string pre = word.substr(0, open), post = word.substr(close + 1), inner = word.substr(open + 1, close - open - 1);
+    std::vector<std::string> out;
+    if (const std::size_t dots = inner.find(".."); dots != npos) {
+        char* e1 = nullptr;
+        char* e2 = nullptr;
+        const std::string a = inner.substr(0, dots), b = inner.substr(dots + 2);
+        const long long from = std::strtoll(a.c_str(), &e1, 10), to = std::strtoll(b.c_str(), &e2, 10);
+        if (a.empty() || b.empty() || *e1 != '\0' || *e2 != '\0' || std::llabs(to - from) >= 4096)
+            return {word};
+        for (long long v = from;; v += from <= to ? 1 : -1) {
+            out.push_back(pre + std::to_string(v) + post);
+            if (v == to)
+                break;
+        }
+        return out;
+    }
+    if (inner.find(',') == npos)
+        return {word};   // {x} stays as it is in bash too
+    std::size_t from = 0;
+    for (std::size_t comma = inner.find(','); ; comma = inner.find(',', from)) {
+        out.push_back(pre + inner.substr(from, comma == npos ? npos : comma - from) + post);
+        if (comma == npos)
+            break;
+        from = comma + 1;
+    }
+    return out;
 }
 
 bool BashReader::nextTurn()
@@ -1690,9 +1758,9 @@ bool BashReader::iterateWhile(std::span<const RawCommand> commands, std::size_t&
             // depends on them.
             for (const RawCommand& skipped : body)
                 skippedAssignments(skipped, 0, m_conditionEnv);
-            warn(commands[k].line, "the loop's condition depends on " + describeEnv(m_conditionEnv)
-                                       + ", and fails as read, so its body is not read (give the script's arguments or "
-                                         "environment to read it as it runs)");
+            warn(commands[k].line, "the loop's condition depends on " + describeEnv(m_conditionEnv) + ", and "
+                                       + (until ? "holds" : "fails") + " as read, so its body is not read (give the script's "
+                                       "arguments or environment to read it as it runs)");
             break;
         }
         if (truth == Truth::Unknown || fromOutside) {
@@ -1711,13 +1779,26 @@ bool BashReader::iterateWhile(std::span<const RawCommand> commands, std::size_t&
                                        "reading goes on after it");
             break;
         }
+        if (!loopTurnLeft(commands[k].line))
+            break;
         run(body);
-        if (m_exiting || !nextTurn())
+        if (m_exiting || m_returning || !nextTurn())
             break;
     }
     m_iterating.pop_back();
     k = end;
     return true;
+}
+
+bool BashReader::loopTurnLeft(int line)
+{
+    // All loops of a reading together (nested ones multiply): past the budget the rest of
+    // each loop is not read, with one warning.
+    if (++m_loopTurns <= kMaxLoopTurns)
+        return true;
+    warnOnce("turns", line, "loops ran " + std::to_string(kMaxLoopTurns) + " turns in all; the rest of this loop and of the "
+                            "loops after it is not read");
+    return false;
 }
 
 std::vector<std::string> BashReader::branchesEnv(std::size_t from) const
@@ -1832,6 +1913,7 @@ void BashReader::leaveSubshell()
     }
     m_exiting = false;   // an exit inside ends only the subshell
     m_breakLevels = m_continueLevels = 0;   // and so do break and continue
+    m_returning = false;
 }
 
 void BashReader::touchVariable(const std::string& name)
@@ -1866,6 +1948,7 @@ void BashReader::callFunction(const std::string& name, std::vector<std::string> 
     const std::shared_ptr<const std::vector<RawCommand>> body = f.body;
     m_frames.push_back(Frame{name, std::move(args), unknownArgs, {}, std::move(warnings), line, m_subshells.size(), false, {}});
     run(*body);
+    m_returning = false;   // a return ends this call only
     const std::vector<SavedVariable> locals = std::move(m_frames.back().locals);
     m_frames.pop_back();
     for (auto it = locals.rbegin(); it != locals.rend(); ++it)
@@ -2048,6 +2131,12 @@ BashReader::Truth BashReader::evalCondition(const std::vector<const RawCommand*>
             auto expandAll = [&] {
                 words.clear();
                 for (std::size_t w = first; w < c.words.size(); ++w) {
+                    // Inside [[ ]] no word is split or dropped: `[[ -n $X ]]` with X empty
+                    // tests an empty word (manual 3.2.5.2).
+                    if (head == "[[") {
+                        words.push_back(expandToString(c.words[w].text, c.line, 0));
+                        continue;
+                    }
                     std::vector<std::string> f = expandWord(c.words[w].text, c.line);
                     words.insert(words.end(), f.begin(), f.end());
                 }
@@ -2258,7 +2347,8 @@ BashReader::Truth BashReader::arithmeticStatus(const std::string& word, int line
     // (=, +=, ++, ...) is not evaluated here (execute() says so): undecided.
     if (word.size() < 4 || word.compare(word.size() - 2, 2, "))") != 0)
         return Truth::Unknown;
-    const std::string expr = word.substr(2, word.size() - 4);
+    std::string expr = word.substr(2, word.size() - 4);
+    std::erase(expr, '"');   // (( "$#" )): quotes inside are removed, as bash does
     if (arithmeticAssigns(expr))
         return Truth::Unknown;
     long long value = 0;
@@ -2335,6 +2425,7 @@ BashReader::Truth BashReader::evalTest(const std::vector<std::string>& all)
             }
         }
     }
+    const bool doubleBracket = w.front() == "[[";
     if (w.front() == "[" && w.back() == "]") w = std::vector<std::string>(w.begin() + 1, w.end() - 1);
     else if (w.front() == "[[" && w.back() == "]]") w = std::vector<std::string>(w.begin() + 1, w.end() - 1);
     else if (w.front() == "test") w.erase(w.begin());
@@ -2362,10 +2453,13 @@ BashReader::Truth BashReader::evalTest(const std::vector<std::string>& all)
         return result(w[1].empty());
     if (w.size() == 3) {
         const std::string& op = w[1];
+        // In [[ ]] the right of == and != is a pattern (manual 3.2.5.2): [[ $M == *70b* ]].
+        const bool pattern = doubleBracket && w[2].find_first_of("*?[") != std::string::npos;
+        const bool equal = pattern ? fnmatch(w[2].c_str(), w[0].c_str(), 0) == 0 : w[0] == w[2];
         if (op == "=" || op == "==")
-            return result(w[0] == w[2]);
+            return result(equal);
         if (op == "!=")
-            return result(w[0] != w[2]);
+            return result(!equal);
         long long a = 0, b = 0;
         if ((op == "-eq" || op == "-ne" || op == "-lt" || op == "-le" || op == "-gt" || op == "-ge") && number(w[0], a)
             && number(w[2], b)) {
@@ -2655,10 +2749,19 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
         // words become $1 ... (bash's set builtin, manual 4.3.1); options alone (set -e, -x,
         // -o pipefail) change nothing the reading follows.
         std::vector<std::string> fields;
+        std::vector<std::string> outer;
+        outer.swap(m_envReads);
         for (std::size_t a = w + 1; a < words.size(); ++a) {
             const std::vector<std::string> f = expandWord(words[a].text, cmd.line);
             fields.insert(fields.end(), f.begin(), f.end());
         }
+        const bool fromArguments = std::any_of(m_envReads.begin(), m_envReads.end(), [](const std::string& r) { return r[0] == '$'; });
+        addEnv(outer, m_envReads);
+        m_envReads.swap(outer);
+        // `set -- "$@" --log-dir /x` (or an array set from "$@") with the script's own
+        // arguments unknown: they stay unknown, so a usage guard on them is still one.
+        if (fromArguments)
+            return;
         std::size_t a = 0;
         bool positional = false;
         for (; a < fields.size(); ++a) {
@@ -2740,6 +2843,7 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
                 expressions.push_back(expandToString(words[a].text, cmd.line, 0));
         } else if (head.size() >= 4 && head.compare(head.size() - 2, 2, "))") == 0) {
             expressions.push_back(head.substr(2, head.size() - 4));
+            std::erase(expressions.back(), '"');
         }
         bool evaluated = !expressions.empty();
         for (const std::string& e : expressions)

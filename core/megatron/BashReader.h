@@ -215,8 +215,13 @@ private:
     // under way: run() stops, and the loop N out takes it (nextTurn()).
     std::vector<std::size_t> m_iterating;
     int m_breakLevels = 0;
+    bool m_returning = false;   // a decided `return` ends the call's reading, loops included
+    int m_loopTurns = 0;        // turns of all loops read so far (kMaxLoopTurns)
+    static constexpr int kMaxLoopTurns = 20000;
     int m_continueLevels = 0;
     bool nextTurn();
+    bool loopTurnLeft(int line);
+    static std::vector<std::string> braceExpand(const std::string& word);
     // A command the reading skips because of what the text does not give (env: those reads):
     // the variables it would set depend on that (m_envDerived), so an exit on them is a guard.
     void skippedAssignments(const RawCommand& cmd, std::size_t w, const std::vector<std::string>& env);

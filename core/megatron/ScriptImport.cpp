@@ -319,17 +319,25 @@ private:
     {
         std::optional<Launch> best;
         std::optional<Launch> first;
+        int runs = 0;   // of the launch command's line (a loop over configurations)
         for (const ShellCommand& c : m_reader.commands()) {
             std::optional<Launch> l = launchOf(c);
             if (!l)
                 continue;
             if (!first)
                 first = l;
-            if (!best || l->rank > best->rank)
+            if (best && l->rank == best->rank && c.line == best->command->line)
+                ++runs;
+            if (!best || l->rank > best->rank) {
                 best = std::move(l);
+                runs = 1;
+            }
         }
         if (!best)
             return nullptr;
+        if (runs > 1)
+            warn("line " + std::to_string(best->command->line) + ": the launch command runs " + std::to_string(runs)
+                 + " times (a loop over configurations); the first run is read");
         m_launchStart = best->start;
         m_out.launcher = best->launcher;
         m_directPython = best->direct_python;

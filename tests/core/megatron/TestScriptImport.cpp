@@ -2528,6 +2528,12 @@ private slots:
             "nsys.sh");
         QCOMPARE(nsys.launcher, std::string("torchrun"));
         QCOMPARE(nsys.nproc_per_node, 4);
+        // A sweep runs the launch once per configuration: the first is read, and said.
+        const ImportedScript sweep = importMegatronScript("for TP in 1 2 4; do\n  torchrun --nproc_per_node 8 pretrain_gpt.py "
+                                                          "--tensor-model-parallel-size $TP" + flags + "done\n",
+                                                          "sweep.sh");
+        QCOMPARE(sweep.parallel.tp, 1);
+        QVERIFY(hasWarning(sweep, "line 2: the launch command runs 3 times (a loop over configurations); the first run is read"));
         // A hybrid Mamba model gives its layers as a pattern the cost model cannot plan: refused
         // with the flag, not as a missing --num-layers.
         const ImportedScript hybrid = importMegatronScript(
@@ -2541,6 +2547,39 @@ private slots:
             QCOMPARE(e.where(), std::string("--hybrid-layer-pattern"));
             QVERIFY(std::string(e.what()).find("a hybrid Mamba model (pretrain_hybrid.py)") != std::string::npos);
         }
+    }
+
+    void loopsReviewed()
+    {
+        // A return inside a loop ends the function; braces expand in a for loop's words;
+        // [[ ]] matches patterns and splits no word; quotes inside (( )) are removed; a loop
+        // over the script's own arguments without them runs no turn, as bash run bare.
+        const std::vector<std::string> exact = {
+            "MODEL=13B\npick() { for c in 7B:1 13B:2; do if [ \"${c%%:*}\" = \"$MODEL\" ]; then TP=${c#*:}; return; fi; done; TP=1; }\n"
+            "pick\ntorchrun a.py $TP\n",
+            "f() { while true; do TP=2; return; done; TP=8; }\nf\ntorchrun a.py $TP\n",
+            "N=0\nfor i in {1..4}; do N=$((N+1)); done\nL=\"\"\nfor x in a{b,c}d {3..1}; do L=\"$L $x\"; done\ntorchrun a.py $N $L $i\n",
+            "M=llama-70b\nTP=1\n[[ $M == *70b* ]] && TP=8\n[[ $M != llama* ]] && TP=2\n[[ -n $MASTER_ADDR ]] && TP=3\n"
+            "torchrun a.py $TP\n",
+            "TP=2\nfor arg in \"$@\"; do case $arg in --tp=*) TP=\"${arg#*=}\" ;; esac; done\ntorchrun a.py $TP\n",
+            "N=0\nwhile (( \"$N\" < 3 )); do (( N++ )); done\ntorchrun a.py $N\n",
+        };
+        for (const std::string& script : exact)
+            QVERIFY2(readerLaunches(script) == bashLaunches(script), (script + "bash: " + bashLaunches(script)).c_str());
+        QCOMPARE(readerLaunches(exact[2]), std::string("<a.py><4><abd><acd><3><2><1><4>\n"));
+        ScriptInputs inputs;
+        inputs.arguments = {"--tp=8"};
+        QCOMPARE(readerLaunchesWith(exact[4], inputs), std::string("<a.py><8>\n"));
+        QVERIFY(readerWarns(exact[4], "the loop runs over the script's own arguments, which are not given"));
+        // `set -- "$@" ...` without the arguments leaves them unknown: the usage guard is one.
+        const std::string setMore = "set -- \"$@\" --log-dir /x\nif [ $# -lt 3 ]; then exit 1; fi\ntorchrun a.py\n";
+        QCOMPARE(readerLaunches(setMore), std::string("<a.py>\n"));
+        QVERIFY(readerWarns(setMore, "exit 1 depends on $#"));
+        // until on the arguments says that its condition holds; loops that never end stop at
+        // the budget of all loops' turns, with a warning.
+        QVERIFY(readerWarns("until [ $# -eq 0 ]; do shift; done\ntorchrun a.py\n", "and holds as read, so its body is not read"));
+        QVERIFY(readerWarns("while :; do while :; do while :; do :; done; done; done\ntorchrun a.py\n",
+                            "loops ran 20000 turns in all; the rest of this loop and of the loops after it is not read"));
     }
 
     void scriptInputsParse()
