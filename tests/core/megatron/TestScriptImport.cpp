@@ -90,10 +90,11 @@ std::string bashPrints(const std::string& preamble, const std::string& words)
 // torchrun a function that prints them (its own errors, such as `local` outside a function,
 // not shown, and the script's status, also that of an `exit` in it, not taken for a failure),
 // and the reader's torchrun commands.
+std::string bashLaunchesWith(const std::string& script, const ScriptInputs& inputs);
+
 std::string bashLaunches(const std::string& script)
 {
-    return bashOutput("exec 2>/dev/null\ntrap 'exit 0' EXIT\ntorchrun() { printf '<%s>' \"$@\"; printf '\\n'; }\n" + script
-                      + "\nexit 0\n");
+    return bashLaunchesWith(script, {});
 }
 
 // As bashLaunches, with the script run as `NAME=VALUE ... bash -c SCRIPT inline.sh ARG...`; and
@@ -135,17 +136,7 @@ std::string readerLaunchesWith(const std::string& script, const ScriptInputs& in
 
 std::string readerLaunches(const std::string& script)
 {
-    BashReader r("inline.sh");
-    r.read(script);
-    std::string out;
-    for (const ShellCommand& c : r.commands()) {
-        if (c.words.front() != "torchrun")
-            continue;
-        for (std::size_t k = 1; k < c.words.size(); ++k)
-            out += "<" + c.words[k] + ">";
-        out += "\n";
-    }
-    return out;
+    return readerLaunchesWith(script, {});
 }
 
 bool readerWarns(const std::string& script, const std::string& part)
