@@ -1416,7 +1416,8 @@ void BashReader::run(std::span<const RawCommand> commands)
         }
         const bool continues = cmd.separator == "&&" || cmd.separator == "||";
         m_conditionEnv.clear();
-        const Truth own = continues ? statusOf(cmd, w) : Truth::Unknown;
+        Truth own = continues ? statusOf(cmd, w) : Truth::Unknown;
+        m_arithmeticStatus.reset();
         const std::vector<std::string> ownEnv = m_conditionEnv;
         // $? after it, from what it is given before it runs (`shift 2` changes its arguments):
         // statusOf reads a test again; what the list's reading keeps is put back.
@@ -1443,6 +1444,12 @@ void BashReader::run(std::span<const RawCommand> commands)
         }
         if (ownProcess)
             leaveSubshell();
+        if (m_arithmeticStatus) {
+            // let / (( )) that assign: their status is known only once they are evaluated.
+            own = continues ? *m_arithmeticStatus : own;
+            last = *m_arithmeticStatus;
+            m_arithmeticStatus.reset();
+        }
         if (!m_exiting)
             setLastStatus(negated ? truthNot(last) : last, commandText(cmd, w), negated);
         if (continues) {
@@ -2846,8 +2853,13 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
             std::erase(expressions.back(), '"');
         }
         bool evaluated = !expressions.empty();
+        long long last = 0;
         for (const std::string& e : expressions)
-            evaluated = evaluated && assignArithmetic(e, cmd.line);
+            evaluated = evaluated && assignArithmetic(e, cmd.line, last);
+        // Its status: 0 when the last expression is not zero (manual 4.2 let, 3.2.6); run()
+        // takes it for && / || and $?.
+        if (evaluated)
+            m_arithmeticStatus = last != 0 ? Truth::True : Truth::False;
         if (!evaluated)
             warn(cmd.line, std::string(head == "let" ? "let" : "(( ))") + " is not evaluated; variables it sets keep their "
                            "earlier values (write NAME=$(( ... )) instead)");
@@ -3485,7 +3497,7 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
     literal("${" + body + "}");
 }
 
-bool BashReader::assignArithmetic(const std::string& expr, int line)
+bool BashReader::assignArithmetic(const std::string& expr, int line, long long& last)
 {
     // Items joined by commas, each NAME=EXPR, NAME op= EXPR (+ - * / % << >> & | ^), NAME++,
     // NAME--, ++NAME, --NAME, or an expression that assigns nothing (manual 6.5). Evaluated in
@@ -3519,6 +3531,7 @@ bool BashReader::assignArithmetic(const std::string& expr, int line)
             const std::string name = trim(item.substr(2));
             if (!evalArithmetic(name, old, line, 0) || !set(name, item[0] == '+' ? old + 1 : old - 1))
                 return false;
+            last = item[0] == '+' ? old + 1 : old - 1;   // ++i is the new value
             continue;
         }
         if (item.size() > 2 && (item.compare(item.size() - 2, 2, "++") == 0 || item.compare(item.size() - 2, 2, "--") == 0)
@@ -3526,11 +3539,13 @@ bool BashReader::assignArithmetic(const std::string& expr, int line)
             const std::string name = trim(item.substr(0, item.size() - 2));
             if (!evalArithmetic(name, old, line, 0) || !set(name, item[item.size() - 1] == '+' ? old + 1 : old - 1))
                 return false;
+            last = old;   // i++ is the old value
             continue;
         }
         if (!arithmeticAssigns(item)) {
             if (!evalArithmetic(item, value, line, 0))
                 return false;
+            last = value;
             continue;
         }
         // NAME op= EXPR: the first '=' that is no comparison.
@@ -3574,6 +3589,7 @@ bool BashReader::assignArithmetic(const std::string& expr, int line)
         }
         if (!set(left, value))
             return false;
+        last = value;
     }
     return true;
 }

@@ -227,7 +227,9 @@ private:
     void skippedAssignments(const RawCommand& cmd, std::size_t w, const std::vector<std::string>& env);
     // The assignments of an arithmetic command ((( i++ )), let "N = N * 2"), made as bash makes
     // them; false at the first item it cannot evaluate.
-    bool assignArithmetic(const std::string& expr, int line);
+    bool assignArithmetic(const std::string& expr, int line, long long& last);
+    // The status of the let / (( )) execute() just evaluated (run() reads it).
+    std::optional<Truth> m_arithmeticStatus;
     // read / readarray / mapfile at word w: the names they set hold values kept as ${NAME}
     // (input the text does not give), with a warning.
     void readInput(const RawCommand& cmd, std::size_t w);

@@ -2440,6 +2440,9 @@ private slots:
             "i=0\nfor f in a b c; do A[$i]=$f; ((i++)); done\nlet \"N = 2 * 3\" M=N+1\nX=1\n(( X += 5, Y = X * 2 ))\n"
             "(( X <<= 2 ))\nlet X%=7\ntorchrun a.py \"${A[@]}\" $i $N $M $X $Y\n",
             "N=4\n(( --N ))\n(( N-- ))\n((N*=10))\ntorchrun a.py $N\n",
+            // Their status: 0 when the last value is not zero (i++ gives the old value).
+            "TP=1\nlet \"TP = 2\" || TP=8\ni=1\nlet i++ || TP=3\nlet x=0 && TP=4\nj=0\n(( j++ )) && TP=5\n(( j++ )) && PP=2\n"
+            "torchrun a.py $TP $PP $i $j\n",
         };
         for (const std::string& script : scripts) {
             QVERIFY2(readerLaunches(script) == bashLaunches(script), (script + "bash: " + bashLaunches(script)).c_str());
