@@ -14,8 +14,10 @@
 // that runs ends the reading (or only its subshell), unless it depends on the environment or
 // the script's own arguments (a usage guard the real run passes): that one is read as not
 // taken, with one warning listing all such exits. A `for NAME in WORDS` loop whose words the
-// text gives runs its body once per word; other loops are read as straight-line code where
-// they are written.
+// text gives runs its body once per word, and a while/until loop whose condition it decides
+// turn by turn (break and continue followed, 20,000 turns in all); other loops are read as
+// straight-line code where they are written. The script's arguments and environment, when
+// given (setArguments, setEnvironment), are read as bash would get them.
 
 #include <map>
 #include <memory>
