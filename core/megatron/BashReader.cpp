@@ -1,7 +1,6 @@
 #include "megatron/BashReader.h"
 
 #include "megatron/ShellArithmetic.h"
-#include "megatron/ShellQuote.h"
 
 #include "util/InputError.h"
 
@@ -78,6 +77,18 @@ bool arithmeticAssigns(std::string_view e)
     return false;
 }
 bool isIfs(char c) { return c == ' ' || c == '\t' || c == '\n'; }
+
+// A word that is all one decimal integer ("12", "-3"), as test's -eq and friends read it.
+bool wholeInteger(const std::string& s, long long& v)
+{
+    try {
+        std::size_t used = 0;
+        v = std::stoll(s, &used);
+        return used == s.size();
+    } catch (const std::exception&) {
+        return false;
+    }
+}
 
 bool validName(std::string_view s)
 {
@@ -1510,7 +1521,7 @@ void BashReader::readInput(const RawCommand& cmd, std::size_t w)
         const std::vector<std::string> f = expandWord(words[a].text, cmd.line);
         for (const std::string& word : f) {
             if (!names.empty() || word.empty() || word[0] != '-' || word == "-") {
-                if (ShellQuote::isValidName(word))
+                if (validName(word))
                     names.push_back(word);
                 continue;
             }
@@ -1523,7 +1534,7 @@ void BashReader::readInput(const RawCommand& cmd, std::size_t w)
                     const std::vector<std::string> next = expandWord(words[++a].text, cmd.line);
                     value = next.empty() ? std::string() : next.front();
                 }
-                if (head == "read" && word[o] == 'a' && ShellQuote::isValidName(value))
+                if (head == "read" && word[o] == 'a' && validName(value))
                     names.push_back(value);
                 break;
             }
@@ -1534,15 +1545,21 @@ void BashReader::readInput(const RawCommand& cmd, std::size_t w)
     std::vector<std::string> kept;
     for (const std::string& name : names) {
         kept.push_back("${" + name + "}");
-        touchVariable(name);
-        m_envDerived.erase(name);
-        m_arrays.erase(name);
-        m_rawValues.erase(name);
-        m_vars[name] = "${" + name + "}";
+        setScalar(name, kept.back());
         m_opaqueVars.insert(name);
     }
     warn(cmd.line, head + " sets " + joinNames(names) + " from input the text does not give; "
                        + (names.size() == 1 ? "its value is" : "their values are") + " kept as " + joinNames(kept));
+}
+
+void BashReader::setScalar(const std::string& name, const std::string& value)
+{
+    touchVariable(name);
+    m_envDerived.erase(name);
+    m_opaqueVars.erase(name);
+    m_rawValues.erase(name);
+    m_arrays.erase(name);
+    m_vars[name] = value;
 }
 
 std::size_t BashReader::loopEnd(std::span<const RawCommand> commands, std::size_t k)
@@ -1561,9 +1578,12 @@ std::size_t BashReader::loopEnd(std::span<const RawCommand> commands, std::size_
                 break;
             }
             if (word.text == "done") {
-                if (--depth == 0)
-                    return j;
-                continue;
+                if (--depth > 0)
+                    continue;
+                // Only a `done` that ends the loop's command alone: `done | tee log` (a
+                // subshell), `done < list` (redirected input), `done && ...` are read once.
+                const RawCommand& done = commands[j];
+                return done.words.size() == 1 && (done.separator == "\n" || done.separator == ";") ? j : npos;
             }
             if (!passes.count(word.text))
                 break;
@@ -1582,11 +1602,6 @@ bool BashReader::iterateFor(std::span<const RawCommand> commands, std::size_t& k
     const std::string name = cmd.words[w + 1].text;
     const std::size_t end = loopEnd(commands, k);
     if (end == npos || k + 1 >= commands.size() || commands[k + 1].words.empty() || commands[k + 1].words.front().text != "do")
-        return false;
-    // Only a `done` that ends the loop's command alone: `done | tee log` (a subshell), `done <
-    // list` (redirected input), `done && ...` are read once as before.
-    const RawCommand& done = commands[end];
-    if (done.words.size() != 1 || (done.separator != "\n" && done.separator != ";"))
         return false;
     std::vector<std::string> values;
     std::vector<std::string> reads;   // what the words read from outside the script
@@ -1641,12 +1656,7 @@ bool BashReader::iterateFor(std::span<const RawCommand> commands, std::size_t& k
     for (const std::string& value : values) {
         if (!loopTurnLeft(cmd.line))
             break;
-        touchVariable(name);
-        m_envDerived.erase(name);
-        m_opaqueVars.erase(name);
-        m_rawValues.erase(name);
-        m_arrays.erase(name);
-        m_vars[name] = value;
+        setScalar(name, value);
         if (!reads.empty())
             m_envDerived[name] = reads;   // for d in "$CKPT" "$DATA": d is the environment's
         run(body);
@@ -1745,9 +1755,6 @@ bool BashReader::iterateWhile(std::span<const RawCommand> commands, std::size_t&
         return false;
     const std::size_t end = loopEnd(commands, k);
     if (end == npos || c + 1 >= end || commands[c + 1].words.empty() || commands[c + 1].words.front().text != "do")
-        return false;
-    const RawCommand& done = commands[end];
-    if (done.words.size() != 1 || (done.separator != "\n" && done.separator != ";"))
         return false;
     const std::span<const RawCommand> body = commands.subspan(c + 1, end - c - 1);
     constexpr int kMaxTurns = 256;
@@ -2169,14 +2176,11 @@ BashReader::Truth BashReader::evalCondition(const std::vector<const RawCommand*>
                 // neighbours, so that `[ $? -eq 127 ]` and `[ $? -gt 1 ]` are not taken for a
                 // test of success.
                 std::set<long long> statuses = {0, 1};
-                for (const std::string& word : words) {
-                    char* end = nullptr;
-                    const long long n = std::strtoll(word.c_str(), &end, 10);
-                    if (!word.empty() && end && *end == '\0')
+                for (const std::string& word : words)
+                    if (long long n = 0; wholeInteger(word, n))
                         for (long long v : {n - 1, n, n + 1})
                             if (v >= 0 && v <= 255)
                                 statuses.insert(v);
-                }
                 Truth atZero = Truth::Unknown;
                 std::optional<Truth> atFailure;   // the same for every nonzero status tried
                 bool failuresAgree = true;
@@ -2222,24 +2226,19 @@ BashReader::Truth BashReader::evalCondition(const std::vector<const RawCommand*>
                 if (t == Truth::Unknown && !bracketTest)
                     commandsRead.emplace_back(commandText(c, first), negate);
             }
-            if (t != Truth::Unknown && bracketTest)
-            {
+            if (t != Truth::Unknown && bracketTest && !m_emptyReads.empty()) {
                 // The same test with what read as empty marked: whether it decided it.
-                std::vector<std::string> marked;
-                if (t != Truth::Unknown && bracketTest && !m_emptyReads.empty()) {
-                    const std::vector<std::string> plain = words, emptyReads = m_emptyReads;
-                    std::vector<std::string> hush;
-                    hush.swap(m_warnings);
-                    m_unsetAsEmpty = m_emptySentinel = true;
-                    expandAll();
-                    m_unsetAsEmpty = m_emptySentinel = false;
-                    m_warnings.swap(hush);
-                    marked.swap(words);
-                    words = plain;
-                    m_emptyReads = emptyReads;
-                }
-                if (!marked.empty())
-                    noteEmptyComparison(c, first, marked, t);
+                const std::vector<std::string> plain = words, emptyReads = m_emptyReads;
+                std::vector<std::string> hush;
+                hush.swap(m_warnings);
+                m_unsetAsEmpty = m_emptySentinel = true;
+                expandAll();
+                m_unsetAsEmpty = m_emptySentinel = false;
+                m_warnings.swap(hush);
+                const std::vector<std::string> marked = std::move(words);
+                words = plain;
+                m_emptyReads = emptyReads;
+                noteEmptyComparison(c, first, marked, t);
             }
             if (!words.empty())
                 noteFunctionNamed(words.front());   // if check_env; then: run by bash, not read here
@@ -2285,9 +2284,7 @@ void BashReader::noteEmptyComparison(const RawCommand& cmd, std::size_t firstWor
         if (w.find(kEmptySentinel) != std::string::npos)
             continue;
         candidates.insert(w);
-        char* end = nullptr;
-        const long long n = std::strtoll(w.c_str(), &end, 10);
-        if (!w.empty() && end && *end == '\0')
+        if (long long n = 0; wholeInteger(w, n))
             for (long long v : {n - 1, n + 1})
                 candidates.insert(std::to_string(v));
     }
@@ -2443,15 +2440,6 @@ BashReader::Truth BashReader::evalTest(const std::vector<std::string>& all)
         w.erase(w.begin());
     }
     auto result = [&](bool v) { return (v != negate) ? Truth::True : Truth::False; };
-    auto number = [](const std::string& s, long long& v) {
-        try {
-            std::size_t used = 0;
-            v = std::stoll(s, &used);
-            return used == s.size();
-        } catch (const std::exception&) {
-            return false;
-        }
-    };
     if (w.size() == 1)
         return result(!w[0].empty());
     if (w.size() == 2 && w[0] == "-n")
@@ -2468,8 +2456,8 @@ BashReader::Truth BashReader::evalTest(const std::vector<std::string>& all)
         if (op == "!=")
             return result(!equal);
         long long a = 0, b = 0;
-        if ((op == "-eq" || op == "-ne" || op == "-lt" || op == "-le" || op == "-gt" || op == "-ge") && number(w[0], a)
-            && number(w[2], b)) {
+        if ((op == "-eq" || op == "-ne" || op == "-lt" || op == "-le" || op == "-gt" || op == "-ge") && wholeInteger(w[0], a)
+            && wholeInteger(w[2], b)) {
             if (op == "-eq") return result(a == b);
             if (op == "-ne") return result(a != b);
             if (op == "-lt") return result(a < b);
@@ -2791,10 +2779,7 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
             frame->args = std::move(args);
             frame->unknown_args = false;
         } else {
-            // The script's own arguments, unknown before, are the text's from here on.
-            m_argumentsGiven = true;
-            m_scriptFrame.function = m_file;
-            m_scriptFrame.args = std::move(args);
+            setArguments(std::move(args));   // the script's own, unknown before, are the text's from here on
         }
         return;
     }
@@ -2860,7 +2845,7 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
         // takes it for && / || and $?.
         if (evaluated)
             m_arithmeticStatus = last != 0 ? Truth::True : Truth::False;
-        if (!evaluated)
+        else
             warn(cmd.line, std::string(head == "let" ? "let" : "(( ))") + " is not evaluated; variables it sets keep their "
                            "earlier values (write NAME=$(( ... )) instead)");
         return;
@@ -3520,14 +3505,13 @@ bool BashReader::assignArithmetic(const std::string& expr, int line, long long& 
         const std::size_t b = s.find_first_not_of(" \t\n"), e = s.find_last_not_of(" \t\n");
         return b == npos ? std::string() : s.substr(b, e - b + 1);
     };
-    auto isName = [](const std::string& s) { return !s.empty() && isNameStart(s[0]) && std::all_of(s.begin(), s.end(), isNameChar); };
     auto set = [&](const std::string& name, long long value) {
         return applyAssignment(RawWord{name + "=" + std::to_string(value)}, line, false);
     };
     for (std::string item : items) {
         item = trim(item);
         long long value = 0, old = 0;
-        if (item.size() > 2 && (item.compare(0, 2, "++") == 0 || item.compare(0, 2, "--") == 0) && isName(trim(item.substr(2)))) {
+        if (item.size() > 2 && (item.compare(0, 2, "++") == 0 || item.compare(0, 2, "--") == 0) && validName(trim(item.substr(2)))) {
             const std::string name = trim(item.substr(2));
             if (!evalArithmetic(name, old, line, 0) || !set(name, item[0] == '+' ? old + 1 : old - 1))
                 return false;
@@ -3535,7 +3519,7 @@ bool BashReader::assignArithmetic(const std::string& expr, int line, long long& 
             continue;
         }
         if (item.size() > 2 && (item.compare(item.size() - 2, 2, "++") == 0 || item.compare(item.size() - 2, 2, "--") == 0)
-            && isName(trim(item.substr(0, item.size() - 2)))) {
+            && validName(trim(item.substr(0, item.size() - 2)))) {
             const std::string name = trim(item.substr(0, item.size() - 2));
             if (!evalArithmetic(name, old, line, 0) || !set(name, item[item.size() - 1] == '+' ? old + 1 : old - 1))
                 return false;
@@ -3575,7 +3559,7 @@ bool BashReader::assignArithmetic(const std::string& expr, int line, long long& 
                 break;
             }
         }
-        if (!isName(left) || arithmeticAssigns(right) || !evalArithmetic(right, value, line, 0))
+        if (!validName(left) || arithmeticAssigns(right) || !evalArithmetic(right, value, line, 0))
             return false;
         if (!op.empty()) {
             if (!evalArithmetic(left, old, line, 0))

@@ -205,7 +205,11 @@ private:
     void run(std::span<const RawCommand> commands);
     // The index of the command whose `done` closes the loop opened by commands[k] (npos when
     // none does).
+    // Only a `done` alone on its command counts (not `done | tee log`, `done < list`).
     static std::size_t loopEnd(std::span<const RawCommand> commands, std::size_t k);
+    // NAME=value as a plain shell variable (a loop's name, what read sets): no array, no
+    // assignment text, no dependence or kept substitution carried over from before.
+    void setScalar(const std::string& name, const std::string& value);
     // `for NAME in WORDS` at commands[k] (its `for` at word w) whose words the text gives: its
     // body read once per word with NAME set, as bash runs it, and k moved to the `done`.
     // False, with nothing read, for any other loop (read once where it is written).
