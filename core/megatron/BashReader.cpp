@@ -422,6 +422,7 @@ void BashReader::checkValueSize(const std::string& name, std::size_t bytes, std:
 void BashReader::warn(int line, const std::string& message)
 {
     std::string text = "line " + std::to_string(line) + ": " + message;
+    m_warningAt.emplace(text, m_commands.size());
     if (std::find(m_warnings.begin(), m_warnings.end(), text) == m_warnings.end())
         m_warnings.push_back(std::move(text));
 }
@@ -511,6 +512,11 @@ bool BashReader::lookup(const std::string& name, std::string& value) const
     }
     if (auto it = m_arrays.find(name); it != m_arrays.end()) {
         value = it->second.empty() ? std::string() : it->second.front();
+        return true;
+    }
+    // Bash sets OPTIND to 1 when it starts a script (manual 5.2), for getopts.
+    if (name == "OPTIND" && !m_unsetByScript.count(name)) {
+        value = "1";
         return true;
     }
     return false;
@@ -934,23 +940,47 @@ bool BashReader::active() const
 void BashReader::read(std::string_view text)
 {
     run(tokenize(text));
+    m_envExitFinding = addEnvExitFinding(m_warnings, npos);
+}
+
+std::string BashReader::addEnvExitFinding(std::vector<std::string>& warnings, std::size_t commands) const
+{
     // The exits read as not taken because a test on the environment or the script's arguments
     // decides them (usage guards): one warning for all, so that a launcher with several guards
     // (our own export's) gets one finding, not one per guard.
-    if (!m_envExits.empty()) {
-        std::string message;
-        for (std::size_t a = 0; a < m_envExits.size(); ++a)
-            message += (a == 0 ? "" : "; line " + std::to_string(m_envExits[a].first) + ": ") + m_envExits[a].second;
-        const int line = m_envExits.front().first;
-        const std::string text = "line " + std::to_string(line) + ": " + message
-            + (m_envExits.size() == 1 ? ": read as not taken" : ": each read as not taken");
-        m_envExits.clear();
-        // Among the others where its line is: before the first finding of a later line.
-        auto later = std::find_if(m_warnings.begin(), m_warnings.end(), [&](const std::string& w) {
-            return w.rfind("line ", 0) == 0 && std::atoi(w.c_str() + 5) > line;
-        });
-        m_warnings.insert(later, text);
+    std::vector<const EnvExit*> exits;
+    for (const EnvExit& e : m_envExits)
+        if (commands == npos || e.command <= commands)
+            exits.push_back(&e);
+    if (exits.empty())
+        return {};
+    std::string message;
+    for (std::size_t a = 0; a < exits.size(); ++a)
+        message += (a == 0 ? "" : "; line " + std::to_string(exits[a]->line) + ": ") + exits[a]->text;
+    const int line = exits.front()->line;
+    const std::string text = "line " + std::to_string(line) + ": " + message
+        + (exits.size() == 1 ? ": read as not taken" : ": each read as not taken");
+    // Among the others where its line is: before the first finding of a later line.
+    auto later = std::find_if(warnings.begin(), warnings.end(), [&](const std::string& w) {
+        return w.rfind("line ", 0) == 0 && std::atoi(w.c_str() + 5) > line;
+    });
+    warnings.insert(later, text);
+    return text;
+}
+
+std::vector<std::string> BashReader::warningsUntil(const ShellCommand& command) const
+{
+    const auto index = static_cast<std::size_t>(&command - m_commands.data());
+    std::vector<std::string> out;
+    for (const std::string& w : m_warnings) {
+        if (w == m_envExitFinding)
+            continue;
+        const auto at = m_warningAt.find(w);
+        if (at == m_warningAt.end() || at->second <= index)
+            out.push_back(w);
     }
+    addEnvExitFinding(out, index);
+    return out;
 }
 
 void BashReader::run(std::span<const RawCommand> commands)
@@ -1142,6 +1172,8 @@ void BashReader::run(std::span<const RawCommand> commands)
                     const std::string head = first < part->words.size() ? part->words[first].text : std::string();
                     if (active() && (head == "read" || head == "readarray" || head == "mapfile"))
                         readInput(*part, first);
+                    else if (active() && head == "getopts")
+                        getoptsUnknown(*part, first);
                 }
                 pushLoop();
                 consumed = true;   // loop bodies are read once, as straight-line code
@@ -1328,8 +1360,8 @@ void BashReader::run(std::span<const RawCommand> commands)
                 const int at = exitSite(cmd.line);
                 if (at != cmd.line)
                     text += " (line " + std::to_string(cmd.line) + ", in function " + m_frames.back().function + ")";
-                if (std::none_of(m_envExits.begin(), m_envExits.end(), [&](const auto& e) { return e.first == at; }))
-                    m_envExits.emplace_back(at, text + " depends on " + describeEnv(env));
+                if (std::none_of(m_envExits.begin(), m_envExits.end(), [&](const EnvExit& e) { return e.line == at; }))
+                    m_envExits.push_back({at, text + " depends on " + describeEnv(env), m_commands.size()});
                 continue;
             }
             const bool inLoop = std::any_of(m_branches.begin() + static_cast<std::ptrdiff_t>(from), m_branches.end(),
@@ -1560,6 +1592,122 @@ void BashReader::setScalar(const std::string& name, const std::string& value)
     m_rawValues.erase(name);
     m_arrays.erase(name);
     m_vars[name] = value;
+}
+
+void BashReader::unsetScalar(const std::string& name)
+{
+    m_unsetByScript.insert(name);
+    touchVariable(name);
+    m_envDerived.erase(name);
+    m_vars.erase(name);
+    m_arrays.erase(name);
+    m_opaqueVars.erase(name);
+}
+
+BashReader::Truth BashReader::getoptsStep(const RawCommand& cmd, std::size_t w)
+{
+    std::vector<std::string> words;
+    m_unknownExpansion = false;
+    for (std::size_t a = w + 1; a < cmd.words.size(); ++a) {
+        const std::vector<std::string> f = expandWord(cmd.words[a].text, cmd.line);
+        words.insert(words.end(), f.begin(), f.end());
+    }
+    if (m_unknownExpansion)
+        return Truth::Unknown;
+    if (words.size() < 2 || !validName(words[1]))
+        return Truth::False;   // bash: a usage error, status 2
+    const std::string& optstring = words[0];
+    const std::string& name = words[1];
+    std::vector<std::string> args(words.begin() + 2, words.end());
+    if (words.size() == 2) {
+        const Frame* frame = positionalFrame();
+        if (!frame || frame->unknown_args) {
+            if (frame && !frame->args.empty())
+                return Truth::Unknown;
+            noteEnvRead("$@");
+            setScalar(name, "?");
+            unsetScalar("OPTARG");
+            return Truth::False;   // bash run bare: no arguments, so no option
+        }
+        args = frame->args;
+    }
+    long long index = 1;
+    if (std::string text; lookup("OPTIND", text) && !wholeInteger(text, index))
+        return Truth::Unknown;
+    index = std::max(index, 1LL);
+    if (index != m_getoptsIndex)
+        m_getoptsChar = 1;   // the script set OPTIND: from the start of that argument
+    const auto at = static_cast<std::size_t>(index - 1);
+    auto leave = [&](long long nextIndex, std::size_t nextChar) {
+        m_getoptsIndex = nextIndex;
+        m_getoptsChar = nextChar;
+        setScalar("OPTIND", std::to_string(nextIndex));
+    };
+    // The end of the options: no argument left, one that is no option ("-" alone, a word
+    // without "-"), or "--", which is passed over.
+    if (at >= args.size() || (m_getoptsChar == 1 && (args[at].size() < 2 || args[at][0] != '-'))
+        || (m_getoptsChar == 1 && args[at] == "--")) {
+        setScalar(name, "?");
+        unsetScalar("OPTARG");
+        leave(at < args.size() && args[at] == "--" ? index + 1 : index, 1);
+        return Truth::False;
+    }
+    const std::string& arg = args[at];
+    m_getoptsChar = std::min(m_getoptsChar, arg.size() - 1);
+    const char c = arg[m_getoptsChar];
+    const std::size_t after = m_getoptsChar + 1;
+    // A leading ':' in OPTSTRING: errors are the script's to report (NAME ':' or '?', OPTARG
+    // the letter); else bash prints them and NAME is '?' with OPTARG unset.
+    const bool silent = optstring[0] == ':';
+    const std::size_t spec = c == ':' ? npos : optstring.find(c);
+    const bool takesValue = spec != npos && spec + 1 < optstring.size() && optstring[spec + 1] == ':';
+    if (spec == npos || (takesValue && after >= arg.size() && at + 1 >= args.size())) {
+        setScalar(name, spec == npos || !silent ? "?" : ":");
+        if (silent) {
+            setScalar("OPTARG", std::string(1, c));
+        } else {
+            unsetScalar("OPTARG");
+            warn(cmd.line, std::string("getopts: -") + c + (spec == npos ? " is not an option of \"" + optstring + "\""
+                                                                         : " needs a value, and none follows it")
+                               + "; bash reports it and sets " + name + " to ?");
+        }
+        if (spec == npos && after < arg.size())
+            leave(index, after);
+        else
+            leave(index + 1, 1);
+        return Truth::True;
+    }
+    setScalar(name, std::string(1, c));
+    if (takesValue) {
+        // The rest of this argument, or the next one whole.
+        const bool rest = after < arg.size();
+        setScalar("OPTARG", rest ? arg.substr(after) : args[at + 1]);
+        leave(index + (rest ? 1 : 2), 1);
+    } else {
+        unsetScalar("OPTARG");
+        if (after < arg.size())
+            leave(index, after);
+        else
+            leave(index + 1, 1);
+    }
+    return Truth::True;
+}
+
+void BashReader::getoptsUnknown(const RawCommand& cmd, std::size_t w)
+{
+    std::vector<std::string> words;
+    for (std::size_t a = w + 1; a < cmd.words.size() && words.size() < 2; ++a) {
+        const std::vector<std::string> f = expandWord(cmd.words[a].text, cmd.line);
+        words.insert(words.end(), f.begin(), f.end());
+    }
+    if (words.size() < 2 || !validName(words[1]))
+        return;
+    for (const std::string& name : {words[1], std::string("OPTARG")}) {
+        setScalar(name, "${" + name + "}");
+        m_opaqueVars.insert(name);
+    }
+    warn(cmd.line, "getopts reads arguments the text does not give in full; " + words[1] + " and OPTARG are kept as ${"
+                       + words[1] + "} and ${OPTARG}");
 }
 
 std::size_t BashReader::loopEnd(std::span<const RawCommand> commands, std::size_t k)
@@ -2079,7 +2227,7 @@ void BashReader::casePattern(Branch& b, const RawCommand& cmd, std::size_t first
         for (std::size_t a = firstWord; a < cmd.words.size() && b.match != Truth::True; ++a) {
             m_unknownExpansion = false;
             m_envReads.clear();
-            const std::string pattern = expandToString(cmd.words[a].text, cmd.line, 0);
+            const std::string pattern = expandPattern(cmd.words[a].text, cmd.line, 0);
             addEnv(b.env, m_envReads);
             if (fnmatch(pattern.c_str(), b.subject.c_str(), 0) == 0)
                 b.match = Truth::True;
@@ -2134,6 +2282,8 @@ BashReader::Truth BashReader::evalCondition(const std::vector<const RawCommand*>
         Truth t = Truth::Unknown;
         if (head.rfind("((", 0) == 0) {
             t = arithmeticStatus(head, c.line);   // undecided on a name the script does not set
+        } else if (head == "getopts") {
+            t = getoptsStep(c, first);
         } else {
             std::vector<std::string> words;
             m_unsetAsEmpty = true;
@@ -2148,7 +2298,10 @@ BashReader::Truth BashReader::evalCondition(const std::vector<const RawCommand*>
                     // Inside [[ ]] no word is split or dropped: `[[ -n $X ]]` with X empty
                     // tests an empty word (manual 3.2.5.2).
                     if (head == "[[") {
-                        words.push_back(expandToString(c.words[w].text, c.line, 0));
+                        const std::string op = w > first ? c.words[w - 1].text : std::string();
+                        const bool pattern = op == "==" || op == "=" || op == "!=";
+                        words.push_back(pattern ? expandPattern(c.words[w].text, c.line, 0)
+                                                : expandToString(c.words[w].text, c.line, 0));
                         continue;
                     }
                     std::vector<std::string> f = expandWord(c.words[w].text, c.line);
@@ -2449,7 +2602,7 @@ BashReader::Truth BashReader::evalTest(const std::vector<std::string>& all)
     if (w.size() == 3) {
         const std::string& op = w[1];
         // In [[ ]] the right of == and != is a pattern (manual 3.2.5.2): [[ $M == *70b* ]].
-        const bool pattern = doubleBracket && w[2].find_first_of("*?[") != std::string::npos;
+        const bool pattern = doubleBracket && w[2].find_first_of("*?[\\") != std::string::npos;
         const bool equal = pattern ? fnmatch(w[2].c_str(), w[0].c_str(), 0) == 0 : w[0] == w[2];
         if (op == "=" || op == "==")
             return result(equal);
@@ -2912,6 +3065,10 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
     for (std::string& finding : found)
         if (std::find(out.warnings.begin(), out.warnings.end(), finding) == out.warnings.end())
             out.warnings.push_back(std::move(finding));
+    out.exported = exportedVariables();
+    for (const std::string& e : out.exported)
+        if (auto it = m_rawValues.find(e.substr(0, e.find('='))); it != m_rawValues.end())
+            out.exported_raw.insert(*it);
     m_commands.push_back(std::move(out));
 }
 
@@ -2975,6 +3132,23 @@ std::string BashReader::expandToString(const std::string& raw, int line, int dep
     return out;
 }
 
+std::string BashReader::expandPattern(const std::string& raw, int line, int depth)
+{
+    std::vector<Piece> pieces;
+    bool force = false;
+    expandInto(raw, 0, raw.size(), false, pieces, force, line, depth);
+    std::string out;
+    for (const Piece& p : pieces) {
+        if (p.field_break && !out.empty()) out += ' ';
+        for (const char c : p.text) {
+            if (p.quoted && (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\'))
+                out += '\\';
+            out += c;
+        }
+    }
+    return out;
+}
+
 void BashReader::expandInto(const std::string& raw, std::size_t begin, std::size_t end, bool quoted,
                             std::vector<Piece>& pieces, bool& forceField, int line, int depth)
 {
@@ -2983,14 +3157,18 @@ void BashReader::expandInto(const std::string& raw, std::size_t begin, std::size
         pieces.push_back({raw.substr(begin, end - begin), false, false});
         return;
     }
-    auto lit = [&](std::string s) { pieces.push_back({std::move(s), false, false}); };
+    auto lit = [&](std::string s, bool escaped = false) {
+        Piece p{std::move(s), false, false};
+        p.quoted = quoted || escaped;
+        pieces.push_back(std::move(p));
+    };
     std::size_t i = begin;
     while (i < end) {
         const char c = raw[i];
         if (!quoted && c == '\'') {
             std::size_t j = skipSingle(raw, i);
             if (j == npos || j > end) j = end;
-            lit(raw.substr(i + 1, j - i - 2));
+            lit(raw.substr(i + 1, j - i - 2), true);
             forceField = true;
             i = j;
         } else if (!quoted && c == '"') {
@@ -3000,14 +3178,17 @@ void BashReader::expandInto(const std::string& raw, std::size_t begin, std::size
             // "${ARR[@]}" of an empty array yields no word at all; any other quotes yield one.
             const bool onlyAt = inner == "$@" || onlyListExpansion(inner);
             if (!onlyAt) forceField = true;
+            const std::size_t first = pieces.size();
             expandInto(raw, i + 1, j - 1, true, pieces, forceField, line, depth + 1);
+            for (std::size_t p = first; p < pieces.size(); ++p)
+                pieces[p].quoted = true;
             i = j;
         } else if (c == '\\') {
             if (i + 1 >= end) {
                 lit("\\");
                 ++i;
             } else if (!quoted) {
-                lit(std::string(1, raw[i + 1]));
+                lit(std::string(1, raw[i + 1]), true);
                 i += 2;
             } else {
                 const char e = raw[i + 1];
@@ -3391,7 +3572,7 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
     // Prefix and suffix removal with glob patterns.
     if (rest[0] == '#' || rest[0] == '%') {
         const bool longest = rest.size() > 1 && rest[1] == rest[0];
-        const std::string pattern = expandToString(rest.substr(longest ? 2 : 1), line, depth + 1);
+        const std::string pattern = expandPattern(rest.substr(longest ? 2 : 1), line, depth + 1);
         std::string result = subject;
         const auto matches = [&](const std::string& s) { return fnmatch(pattern.c_str(), s.c_str(), 0) == 0; };
         const std::size_t size = subject.size();

@@ -15,9 +15,10 @@
 // the script's own arguments (a usage guard the real run passes): that one is read as not
 // taken, with one warning listing all such exits. A `for NAME in WORDS` loop whose words the
 // text gives runs its body once per word, and a while/until loop whose condition it decides
-// turn by turn (break and continue followed, 20,000 turns in all); other loops are read as
-// straight-line code where they are written. The script's arguments and environment, when
-// given (setArguments, setEnvironment), are read as bash would get them.
+// turn by turn (break and continue followed, 20,000 turns in all), `while getopts` included;
+// other loops are read as straight-line code where they are written. Patterns match what the
+// text quotes literally. The script's arguments and environment, when given (setArguments,
+// setEnvironment), are read as bash would get them.
 
 #include <map>
 #include <memory>
@@ -40,6 +41,11 @@ struct ShellCommand {
     // shell variables after it. "NAME=value" in order, and each value as written.
     std::vector<std::string> environment;
     std::map<std::string, std::string> environment_raw;
+    // The variables exported when it ran, "NAME=value" in the order first exported, and the
+    // text of each one's last plain assignment as written (BashReader::rawAssignments()): a
+    // later export is not in its environment.
+    std::vector<std::string> exported;
+    std::map<std::string, std::string> exported_raw;
 };
 
 class BashReader {
@@ -70,6 +76,9 @@ public:
     // do not count, and a flag put together by an expansion ("--${NAME}") is not found.
     const std::map<std::string, std::vector<int>>& flagLines() const { return m_flagLines; }
     const std::vector<std::string>& warnings() const { return m_warnings; }
+    // The findings made before `command` (one of commands()) ran and while its words were
+    // expanded: what the reading finds after it cannot change it.
+    std::vector<std::string> warningsUntil(const ShellCommand& command) const;
     // Functions the script defines but never calls, as far as the text is read ("usage", or a
     // launch command wrapped in a function nothing runs), with the line of each definition.
     struct UncalledFunction {
@@ -239,6 +248,20 @@ private:
     // read / readarray / mapfile at word w: the names they set hold values kept as ${NAME}
     // (input the text does not give), with a warning.
     void readInput(const RawCommand& cmd, std::size_t w);
+    // getopts OPTSTRING NAME [ARG ...] at word w, one call as bash's builtin makes it (manual
+    // 4.1): the next option of the arguments given (or of the call's or script's own) sets
+    // NAME, OPTARG and OPTIND, and the status says whether there was one. With the script's
+    // own arguments not given, it fails at once as when bash runs the script bare, noted as a
+    // read of "$@"; Unknown, with nothing set, where a function's arguments are partly unknown.
+    Truth getoptsStep(const RawCommand& cmd, std::size_t w);
+    // getopts in a loop read once: NAME and OPTARG hold values the text does not give.
+    void getoptsUnknown(const RawCommand& cmd, std::size_t w);
+    // Bash keeps the place inside a cluster of options (-tp) between calls; it starts again
+    // when the script sets OPTIND to another value than the last call left.
+    std::size_t m_getoptsChar = 1;
+    long long m_getoptsIndex = 1;
+    // NAME unset as `unset NAME` would (also one the environment gave).
+    void unsetScalar(const std::string& name);
     // The definition NAME() { ... } or `function NAME { ... }` (or with a ( ... ) body) at
     // commands[k], whose body opens at word `brace` of commands[open]: defined when `defines`
     // (bash runs the definition), and k moved to the command that closes the body.
@@ -311,6 +334,7 @@ private:
         // the text is not).
         bool opaque = false;
         bool element = false;      // an element of "${A[@]}" or "$@": a word even when empty
+        bool quoted = false;       // quoted or escaped in the text: a pattern matches it literally
     };
     void expandInto(const std::string& raw, std::size_t begin, std::size_t end, bool quoted,
                     std::vector<Piece>& pieces, bool& forceField, int line, int depth);
@@ -318,6 +342,10 @@ private:
                              std::vector<Piece>& pieces, int line, int depth);
     void expandParameter(const std::string& body, bool quoted, std::vector<Piece>& pieces, int line, int depth);
     std::string expandToString(const std::string& raw, int line, int depth);
+    // A word as a pattern for fnmatch (case, [[ == ]], ${V#P}): expanded, with what the text
+    // quotes or escapes matched literally and the rest, expansions included, as pattern
+    // characters (manual 3.5.8.1).
+    std::string expandPattern(const std::string& raw, int line, int depth);
     bool lookup(const std::string& name, std::string& value) const;
     bool evalArithmetic(const std::string& expr, long long& value, int line, int depth);
     // Counts the bytes variable expansions insert; a script whose expansions pass a bound far
@@ -367,7 +395,18 @@ private:
     std::vector<std::string> m_conditionEnv;   // what the last evalCondition read from outside
     std::vector<std::string> m_callEnv;        // what the running of the call under way depends on
     // The exits read as not taken for that reason: line, and "exit 1 depends on ...".
-    std::vector<std::pair<int, std::string>> m_envExits;
+    struct EnvExit {
+        int line = 0;
+        std::string text;
+        std::size_t command = 0;   // the number of commands read before it
+    };
+    std::vector<EnvExit> m_envExits;
+    // One finding for the exits read as not taken among the first `commands` commands (all:
+    // npos), inserted among `warnings` before the first finding of a later line; its text.
+    std::string addEnvExitFinding(std::vector<std::string>& warnings, std::size_t commands) const;
+    std::string m_envExitFinding;   // the one read() added
+    // Each finding's first appearance: the number of commands read before it.
+    std::map<std::string, std::size_t> m_warningAt;
     void noteEnvRead(const std::string& what);
     // A read of the variable NAME ($NAME or a bare name in arithmetic): from outside the
     // script when it is not set, or through what it was set from (m_envDerived).

@@ -180,10 +180,9 @@ public:
                        "after the backslash)");
                 break;
             }
-        m_out.environment = m_reader.exportedVariables();
-        for (const std::string& e : m_out.environment)
-            if (auto it = m_reader.rawAssignments().find(e.substr(0, e.find('='))); it != m_reader.rawAssignments().end())
-                m_out.environment_raw.insert(*it);
+        // What the script had exported when the launch command ran.
+        m_out.environment = launch->exported;
+        m_out.environment_raw = launch->exported_raw;
         // NAME=value before the launch command (or after env): its environment, as an export
         // is; a prefix on any other command is that command's alone (bash manual 3.7.4).
         auto addLaunchVariable = [&](const std::string& entry, const std::string* raw) {
@@ -210,7 +209,7 @@ public:
         buildParallel();
         checkChoices();
         // The reader's findings (assignments) and the launch command's own come first.
-        std::vector<std::string> all = m_reader.warnings();
+        std::vector<std::string> all = m_reader.warningsUntil(*launch);
         // An array indexed by the node rank cannot be expanded from the text; where the
         // importer reads it per node (nodeRankArray), bash's own index is no finding.
         std::erase_if(all, [&](const std::string& w) {

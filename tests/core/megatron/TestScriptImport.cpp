@@ -139,11 +139,19 @@ std::string readerLaunches(const std::string& script)
     return readerLaunchesWith(script, {});
 }
 
-bool readerWarns(const std::string& script, const std::string& part)
+bool readerWarnsWith(const std::string& script, const ScriptInputs& inputs, const std::string& part)
 {
     BashReader r("inline.sh");
+    if (!inputs.arguments.empty())
+        r.setArguments(inputs.arguments);
+    r.setEnvironment(inputs.environment);
     r.read(script);
     return std::any_of(r.warnings().begin(), r.warnings().end(), [&](const std::string& w) { return w.find(part) != std::string::npos; });
+}
+
+bool readerWarns(const std::string& script, const std::string& part)
+{
+    return readerWarnsWith(script, {}, part);
 }
 
 // The reader's warnings that contain `part`.
@@ -2574,6 +2582,91 @@ private slots:
         QVERIFY(readerWarns("until [ $# -eq 0 ]; do shift; done\ntorchrun a.py\n", "and holds as read, so its body is not read"));
         QVERIFY(readerWarns("while :; do while :; do while :; do :; done; done; done\ntorchrun a.py\n",
                             "loops ran 20000 turns in all; the rest of this loop and of the loops after it is not read"));
+    }
+
+    void getoptsLoops()
+    {
+        // `while getopts OPTSTRING NAME` with the script's arguments given: one option per turn,
+        // clusters (-ab), values joined or apart (-cfoo, -c foo), "--" and the first word that
+        // is no option end it, OPTIND counts the words used, and OPTARG is unset again at the
+        // end; a leading ':' makes NAME ':' or '?' with OPTARG the letter (bash's getopts,
+        // manual 4.1). bash and the reader agree on every list.
+        const std::string silent = "A=0; B=0; C=none\nwhile getopts \":abc:\" opt; do\n  case $opt in\n"
+                                   "    a) A=$((A+1)) ;;\n    b) B=1 ;;\n    c) C=$OPTARG ;;\n    :) C=missing-$OPTARG ;;\n"
+                                   "    \\?) C=bad-$OPTARG ;;\n  esac\ndone\nshift $((OPTIND-1))\n"
+                                   "torchrun a.py $A $B $C $opt $OPTIND ${OPTARG-unset} \"$@\"\n";
+        const std::vector<std::vector<std::string>> lists = {
+            {"-ab", "-c", "x", "y"}, {"-a", "-a", "-a"}, {"-c"}, {"-cfoo"}, {"-c", "foo", "-b"}, {"-x"}, {"-ax", "-b"},
+            {"--", "-a"}, {"-a", "-", "-b"}, {"y", "-a"}, {"-bcv", "w"}, {"-c", "-a"}, {"-a", "--"}};
+        ScriptInputs inputs;
+        for (const std::vector<std::string>& list : lists) {
+            inputs.arguments = list;
+            const std::string bash = bashLaunchesWith(silent, inputs);
+            QVERIFY2(readerLaunchesWith(silent, inputs) == bash, (joinShellWords(list) + ": bash " + bash).c_str());
+        }
+        inputs.arguments = {"-ab", "-c", "x", "y"};
+        QCOMPARE(readerLaunchesWith(silent, inputs), std::string("<a.py><1><1><x><?><4><unset><y>\n"));
+        // In a function with `local OPTIND`, called with the script's arguments and with words
+        // of its own; a usage exit on an unknown option.
+        const std::string inFunction = "parse() {\n  local OPTIND opt\n  while getopts \"l:h:v\" opt; do\n    case \"$opt\" in\n"
+                                       "      l) L=$OPTARG ;;\n      h) H=$OPTARG ;;\n      v) V=yes ;;\n      *) echo usage; exit 1 ;;\n"
+                                       "    esac\n  done\n  shift $((OPTIND - 1))\n  REST=\"$*\"\n}\nL=2; H=64; V=no\n"
+                                       "parse \"$@\"\nparse -l 4\ntorchrun a.py $L $H $V \"$REST\" $OPTIND\n";
+        for (const std::vector<std::string>& list : {std::vector<std::string>{"-l", "6", "-h", "128", "x"},
+                                                     std::vector<std::string>{"-v", "-l8"}, std::vector<std::string>{"-h", "32", "-v"}}) {
+            inputs.arguments = list;
+            const std::string bash = bashLaunchesWith(inFunction, inputs);
+            QVERIFY2(readerLaunchesWith(inFunction, inputs) == bash, (joinShellWords(list) + ": bash " + bash).c_str());
+        }
+        inputs.arguments = {"-q"};
+        QCOMPARE(bashLaunchesWith(inFunction, inputs), std::string("usage\n"));   // echo usage; exit 1
+        QCOMPARE(readerLaunchesWith(inFunction, inputs), std::string());   // read as bash runs it: the usage exit
+        QVERIFY(readerWarnsWith(inFunction, inputs, "getopts: -q is not an option of \"l:h:v\"; bash reports it and sets opt to ?"));
+        // Without the arguments: no turn, as bash run bare, said; the defaults stay and what the
+        // options would set depends on the arguments. Before, OPTARG was kept as text and the
+        // launch got --tensor-model-parallel-size ${OPTARG}.
+        const std::string tp = "TP=1\nwhile getopts \"t:\" o; do case $o in t) TP=$OPTARG ;; esac; done\n"
+                               "torchrun a.py $TP $o $OPTIND\n";
+        QCOMPARE(readerLaunches(tp), bashLaunches(tp));   // <a.py><1><?><1>
+        QVERIFY(readerWarns(tp, "the loop's condition depends on $@, from the script's own arguments, and fails as read"));
+    }
+
+    void afterTheLaunchCommand()
+    {
+        // What the script does after the launch command ran cannot change it: an export there
+        // is not in its environment, and what the reading finds there (a status kept as text,
+        // an exit guard on the environment) is no finding of the import. Before the launch
+        // (here inside a function called later) they are.
+        const std::string script = "export NCCL_IB_TIMEOUT=22\nrun() {\n  torchrun --nproc_per_node 8 pretrain_gpt.py "
+                                   "--num-layers 24 --hidden-size 2048 --num-attention-heads 16 --seq-length 4096 "
+                                   "--max-position-embeddings 4096 --micro-batch-size 1 --global-batch-size 64 --bf16\n}\n"
+                                   "[ -z \"$GUARD\" ] && exit 1\nexport CUDA_DEVICE_MAX_CONNECTIONS=${CDMC:-1}\nrun\nRC=$?\n"
+                                   "export NCCL_IB_TIMEOUT=5 AFTER=1\n[ -z \"$POST\" ] && exit 3\n"
+                                   "if [ $RC -ne 0 ]; then echo failed; exit $RC; fi\n";
+        const ImportedScript s = importMegatronScript(script, "after.sh");
+        QCOMPARE(s.environment, (std::vector<std::string>{"NCCL_IB_TIMEOUT=22", "CUDA_DEVICE_MAX_CONNECTIONS=1"}));
+        QCOMPARE(s.environment_raw.at("CUDA_DEVICE_MAX_CONNECTIONS"), std::string("${CDMC:-1}"));
+        QVERIFY(hasWarning(s, "line 5: exit 1 depends on GUARD, which the script does not set (its environment): read as not taken"));
+        for (const char* after : {"exit 3", "$? is the exit status", "line 8", "line 10", "line 11"})
+            QVERIFY2(!hasWarning(s, after), after);
+        // The reader itself still reports the whole script.
+        QVERIFY(readerWarns(script, "exit 1 depends on GUARD, which the script does not set (its environment); line 10: exit 3 "
+                                    "depends on POST"));
+    }
+
+    void casePatternsQuoted()
+    {
+        // What the text quotes or escapes in a pattern matches itself; an unquoted expansion is
+        // a pattern (manual 3.5.8.1). Before, `\?)` matched any one letter.
+        const std::string script = "opt=a; S='x*y'; P='*'\ncase $opt in \\?) R=lit ;; a) R=a ;; esac\n"
+                                   "case $opt in \"?\") R2=lit ;; *) R2=other ;; esac\ncase $opt in '*') R3=lit ;; *) R3=other ;; esac\n"
+                                   "case $S in x\"*\"y) R4=lit ;; *) R4=other ;; esac\ncase $opt in $P) R5=glob ;; *) R5=other ;; esac\n"
+                                   "case $opt in \"$P\") R6=lit ;; *) R6=other ;; esac\n[[ $S == x\\** ]] && R7=yes || R7=no\n"
+                                   "[[ $opt == \"*\" ]] && R8=yes || R8=no\n[[ $opt == $P ]] && R9=yes || R9=no\n"
+                                   "[[ \"a\\\\b\" == \"a\\\\b\" ]] && R10=yes || R10=no\nV=abc.json; W=${V%\".json\"}; X=${S#\"x*\"}; Y=${S#x?}\n"
+                                   "torchrun a.py $R $R2 $R3 $R4 $R5 $R6 $R7 $R8 $R9 $R10 $W $X $Y\n";
+        QCOMPARE(bashLaunches(script), std::string("<a.py><a><other><other><lit><glob><other><yes><no><yes><yes><abc><y><y>\n"));
+        QCOMPARE(readerLaunches(script), bashLaunches(script));
     }
 
     void scriptInputsParse()
