@@ -1154,6 +1154,10 @@ void BashReader::run(std::span<const RawCommand> commands)
                 if (m_branches.size() > base)
                     m_branches.pop_back();
                 ++w;
+            } else if ((t == "while" || t == "until" || t == "for" || t == "select") && active() && runs != Truth::False
+                       && loopInOwnProcess(commands, k, w, before)) {
+                consumed = true;
+                continue;
             } else if (t == "while" || t == "until") {
                 // A condition the text decides at each turn (the script's arguments given,
                 // counters): the body as often as bash runs it; any other loop once.
@@ -1712,6 +1716,14 @@ void BashReader::getoptsUnknown(const RawCommand& cmd, std::size_t w)
 
 std::size_t BashReader::loopEnd(std::span<const RawCommand> commands, std::size_t k)
 {
+    // Only a `done` that ends the loop's command alone: `done | tee log` (a subshell), `done <
+    // list` (redirected input), `done && ...` are read once.
+    const std::size_t j = loopClose(commands, k);
+    return j != npos && commands[j].words.size() == 1 && (commands[j].separator == "\n" || commands[j].separator == ";") ? j : npos;
+}
+
+std::size_t BashReader::loopClose(std::span<const RawCommand> commands, std::size_t k)
+{
     // The command that starts with the `done` of the loop opened at k: loops opened at the
     // start of a command in between (after reserved words such as `do`, `then`) nest.
     static const std::set<std::string> opens = {"for", "while", "until", "select"};
@@ -1728,16 +1740,30 @@ std::size_t BashReader::loopEnd(std::span<const RawCommand> commands, std::size_
             if (word.text == "done") {
                 if (--depth > 0)
                     continue;
-                // Only a `done` that ends the loop's command alone: `done | tee log` (a
-                // subshell), `done < list` (redirected input), `done && ...` are read once.
-                const RawCommand& done = commands[j];
-                return done.words.size() == 1 && (done.separator == "\n" || done.separator == ";") ? j : npos;
+                return j;
             }
             if (!passes.count(word.text))
                 break;
         }
     }
     return npos;
+}
+
+bool BashReader::loopInOwnProcess(std::span<const RawCommand> commands, std::size_t& k, std::size_t w, const std::string& before)
+{
+    // A loop that is a command of a pipeline (`for ...; done | tee log`, `cmd | while read
+    // ...`) or runs with & is a child process: read as a subshell, so that what it sets is
+    // not the script's after it (manual 3.2.3), its `done` then closing it alone.
+    const std::size_t end = loopClose(commands, k);
+    if (end == npos || commands[end].words.size() != 1
+        || !(commands[end].separator == "|" || commands[end].separator == "&" || (w == 0 && before == "|")))
+        return false;
+    std::vector<RawCommand> loop(commands.begin() + static_cast<std::ptrdiff_t>(k), commands.begin() + static_cast<std::ptrdiff_t>(end) + 1);
+    loop.front().words.erase(loop.front().words.begin(), loop.front().words.begin() + static_cast<std::ptrdiff_t>(w));
+    loop.back().separator = "\n";
+    runSubshell(loop);
+    k = end;
+    return true;
 }
 
 bool BashReader::iterateFor(std::span<const RawCommand> commands, std::size_t& k, std::size_t w)
@@ -3281,7 +3307,85 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
         literal("${" + body + "}");
         return;
     }
-    // ${#NAME} and ${#ARR[@]}
+    // ${!NAME}: the parameter whose name is NAME's value (${!#} the last argument, ${!N} ...),
+    // ${!A[@]} the indices of array A, ${!PREFIX@} the names that begin with PREFIX (manual
+    // 3.5.3).
+    if (body.size() > 1 && body[0] == '!') {
+        const std::string ref = body.substr(1);
+        std::size_t n = 0;
+        if (isNameStart(ref[0]))
+            while (n < ref.size() && isNameChar(ref[n])) ++n;
+        else if (std::isdigit(static_cast<unsigned char>(ref[0])))
+            while (n < ref.size() && std::isdigit(static_cast<unsigned char>(ref[n]))) ++n;
+        else if (ref[0] == '#')
+            n = 1;
+        const std::string after = ref.substr(n);
+        const bool names = n > 0 && isNameStart(ref[0]);
+        if (names && (after == "[@]" || after == "[*]" || after == "@" || after == "*")) {
+            std::vector<std::string> list;
+            const std::string base = ref.substr(0, n);
+            if (after.size() == 3) {
+                const auto it = m_arrays.find(base);
+                const std::size_t count = it != m_arrays.end() ? it->second.size() : m_vars.count(base);
+                for (std::size_t e = 0; e < count; ++e)
+                    list.push_back(std::to_string(e));
+            } else {
+                std::set<std::string> all;
+                for (const auto& [var, value] : m_vars)
+                    if (var.rfind(base, 0) == 0) all.insert(var);
+                for (const auto& [var, value] : m_arrays)
+                    if (var.rfind(base, 0) == 0) all.insert(var);
+                list.assign(all.begin(), all.end());
+            }
+            const bool separate = quoted && after.find('@') != npos;
+            std::string joined;
+            for (std::size_t e = 0; e < list.size(); ++e) {
+                if (separate)
+                    pieces.push_back({list[e], false, e > 0, false, true});
+                joined += (e ? " " : "") + list[e];
+            }
+            if (!separate)
+                pieces.push_back({joined, !quoted, false});
+            return;
+        }
+        // The name, read with its own findings held back: one finding says what is not known.
+        std::vector<Piece> inner;
+        std::vector<std::string> held, heldKeys = m_warnedKeys;
+        held.swap(m_warnings);
+        const bool unknownBefore = std::exchange(m_unknownExpansion, false);
+        if (n > 0)
+            expandParameter(ref.substr(0, n), true, inner, line, depth + 1);
+        const bool unknownName = std::exchange(m_unknownExpansion, unknownBefore);
+        held.swap(m_warnings);
+        heldKeys.swap(m_warnedKeys);
+        std::string target;
+        for (const Piece& piece : inner)
+            target += piece.text;
+        const bool digits = !target.empty()
+            && std::all_of(target.begin(), target.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; });
+        if (n == 0 || unknownName || !(validName(target) || digits || target == "#")) {
+            const std::string what = std::isdigit(static_cast<unsigned char>(ref[0])) || ref[0] == '#' ? "$" + ref.substr(0, n)
+                                                                                                           : ref.substr(0, n);
+            warn(line, "${" + body + "}: " + (n == 0 ? std::string("not an indirect expansion bash reads")
+                                              : unknownName ? "the name it reads from " + what + " is not known"
+                                                            : what + " holds \"" + target + "\", which names no variable")
+                           + "; kept as text");
+            m_unknownExpansion = true;
+            literal("${" + body + "}");
+            return;
+        }
+        for (const std::string& w : held)
+            if (std::find(m_warnings.begin(), m_warnings.end(), w) == m_warnings.end())
+                m_warnings.push_back(w);
+        m_warnedKeys = std::move(heldKeys);
+        expandParameter(target + after, quoted, pieces, line, depth + 1);
+        return;
+    }
+    // ${#NAME} and ${#ARR[@]}; ${#@} and ${#*} are $#.
+    if (body == "#@" || body == "#*") {
+        expandParameter("#", quoted, pieces, line, depth + 1);
+        return;
+    }
     if (body.size() > 1 && body[0] == '#') {
         std::string name = body.substr(1);
         if (name.size() > 3 && (name.compare(name.size() - 3, 3, "[@]") == 0 || name.compare(name.size() - 3, 3, "[*]") == 0)) {
@@ -3452,14 +3556,21 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
 
     // A list's elements ("${A[@]}" one word each, otherwise joined and split), or a slice of them.
     auto emitList = [&](const std::vector<std::string>& list) {
-        const std::string all = joinList(list);
+        std::string all = joinList(list);
         chargeExpansion(all.size(), line);
         if (quoted && atForm) {
             for (std::size_t e = 0; e < list.size(); ++e)
                 pieces.push_back({list[e], false, e > 0, false, true});
-        } else {
-            pieces.push_back({all, !quoted, false});
+            return;
         }
+        // "$*" and "${A[*]}" join with the first character of IFS: none when it is empty, a
+        // blank when it is unset (manual 3.4.2).
+        if (std::string ifs; quoted && lookup("IFS", ifs) && ifs.substr(0, 1) != " ") {
+            all.clear();
+            for (std::size_t e = 0; e < list.size(); ++e)
+                all += (e && !ifs.empty() ? ifs.substr(0, 1) : std::string()) + list[e];
+        }
+        pieces.push_back({all, !quoted, false});
     };
     auto emitValue = [&] {
         if (isList) {

@@ -216,6 +216,11 @@ private:
     // none does).
     // Only a `done` alone on its command counts (not `done | tee log`, `done < list`).
     static std::size_t loopEnd(std::span<const RawCommand> commands, std::size_t k);
+    // The command that starts with that `done`, whatever follows it (npos when none does).
+    static std::size_t loopClose(std::span<const RawCommand> commands, std::size_t k);
+    // The loop opened at word w of commands[k] when it is a command of a pipeline or runs with
+    // &: read as a subshell, k moved to its `done`; false for any other loop.
+    bool loopInOwnProcess(std::span<const RawCommand> commands, std::size_t& k, std::size_t w, const std::string& before);
     // NAME=value as a plain shell variable (a loop's name, what read sets): no array, no
     // assignment text, no dependence or kept substitution carried over from before.
     void setScalar(const std::string& name, const std::string& value);

@@ -2433,10 +2433,11 @@ private slots:
         const std::string overArgs = "ARGS=\"\"\nfor a in \"$@\"; do ARGS=\"$ARGS <$a>\"; done\ntorchrun a.py $ARGS\n";
         QCOMPARE(readerLaunchesWith(overArgs, inputs), bashLaunchesWith(overArgs, inputs));
         // Still read once, with the warning: words the text does not give, file patterns, a
-        // body with break or continue, a loop whose done is piped or redirected.
+        // loop whose done is joined by && (a piped one is read as a subshell:
+        // loopsInTheirOwnProcess).
         for (const std::string& once : {std::string("for f in $(ls); do TP=4; done\ntorchrun a.py\n"),
                                         std::string("for f in *.json; do TP=4; done\ntorchrun a.py\n"),
-                                        std::string("for f in a b; do echo $f; done | tee log\ntorchrun a.py\n")})
+                                        std::string("for f in a b; do echo $f; done && echo ok\ntorchrun a.py\n")})
             QVERIFY2(readerWarns(once, "loops are read as straight-line code"), once.c_str());
     }
 
@@ -2652,6 +2653,45 @@ private slots:
         // The reader itself still reports the whole script.
         QVERIFY(readerWarns(script, "exit 1 depends on GUARD, which the script does not set (its environment); line 10: exit 3 "
                                     "depends on POST"));
+    }
+
+    void indirectExpansionAndArgumentForms()
+    {
+        // ${!NAME} reads the variable NAME names (${!#} the last argument, ${!N} the one $N
+        // names), ${!A[@]} the indices of A, ${!PREFIX@} the names that begin with PREFIX;
+        // ${#@} is $#; "$*" and "${A[*]}" join with the first character of IFS (manual 3.5.3,
+        // 3.4.2). bash and the reader agree.
+        const std::string script = "MODEL_70B_TP=8; MODEL_7B_TP=2; SIZE=70B; S=\nV=MODEL_${SIZE}_TP; TP=${!V}\n"
+                                   "A=(p q r); K=\"${!A[@]}\"; for i in \"${!A[@]}\"; do S=\"$S$i${A[$i]}\"; done\n"
+                                   "P=\"${!MODEL_@}\"\nR=${!V:-x}\nL=${!#}\nF=${!1}\ntwo=second; W=${!2}; E=${!2:+set}\n"
+                                   "N=${#@}; J=\"$*\"; IFS=,; J2=\"$*\"; J3=\"${A[*]}\"; IFS=; J4=\"$*\"; unset IFS; J5=\"$*\"\n"
+                                   "torchrun a.py $TP \"$K\" $S \"$P\" $R $L $F $W $E $N \"$J\" $J2 $J3 $J4 \"$J5\"\n";
+        ScriptInputs inputs;
+        inputs.arguments = {"SIZE", "two"};
+        QCOMPARE(bashLaunchesWith(script, inputs),
+                 std::string("<a.py><8><0 1 2><0p1q2r><MODEL_70B_TP MODEL_7B_TP><8><two><70B><second><set><2><SIZE two><SIZE,two>"
+                             "<p,q,r><SIZEtwo><SIZE two>\n"));
+        QCOMPARE(readerLaunchesWith(script, inputs), bashLaunchesWith(script, inputs));
+        inputs.arguments = {"V", "A"};
+        QCOMPARE(readerLaunchesWith(script, inputs), bashLaunchesWith(script, inputs));
+        // Without the arguments, a name read from $1 is not known: kept, and said once.
+        QCOMPARE(warningsWith("F=${!1}\ntorchrun a.py $F\n", "${!1}"),
+                 std::vector<std::string>{"line 1: ${!1}: the name it reads from $1 is not known; kept as text"});
+    }
+
+    void loopsInTheirOwnProcess()
+    {
+        // A loop that is a command of a pipeline, on either side, or runs with & is a child
+        // process: what it sets is not the script's after it (manual 3.2.3). Before, its body
+        // was read in the script's own variables.
+        const std::string script = "TP=1; N=0\nfor x in a b; do TP=8; N=$((N+1)); done | tee /dev/null\n"
+                                   "while [ $N -lt 2 ]; do N=$((N+1)); PP=4; done &\nwait\n"
+                                   "echo x | while read -r l; do CP=2; done\nPP=${PP:-1}; CP=${CP:-1}\ntorchrun a.py $TP $N $PP $CP\n";
+        QCOMPARE(bashLaunches(script), std::string("<a.py><1><0><1><1>\n"));
+        QCOMPARE(readerLaunches(script), bashLaunches(script));
+        // One inside still runs its body as often as bash does.
+        const std::string sweep = "for tp in 1 2; do torchrun a.py $tp; done 2>&1 | tee log\n";
+        QCOMPARE(readerLaunches(sweep), bashLaunches(sweep));   // <a.py><1>, <a.py><2>
     }
 
     void casePatternsQuoted()
