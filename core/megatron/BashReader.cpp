@@ -78,6 +78,20 @@ bool arithmeticAssigns(std::string_view e)
 }
 bool isIfs(char c) { return c == ' ' || c == '\t' || c == '\n'; }
 
+// Whether `subject` matches the pattern of BashReader::expandPattern, as bash matches case
+// patterns and [[ == ]] (manual 3.5.8.1): with the extended forms @( ) !( ) *( ) +( ) ?( ),
+// which bash turns on for [[ ]] and scripts turn on with `shopt -s extglob`, and a backslash
+// at the end matching itself.
+bool matchesPattern(std::string pattern, const std::string& subject)
+{
+    std::size_t slashes = 0;
+    for (auto it = pattern.rbegin(); it != pattern.rend() && *it == '\\'; ++it)
+        ++slashes;
+    if (slashes % 2 == 1)
+        pattern += '\\';
+    return fnmatch(pattern.c_str(), subject.c_str(), FNM_EXTMATCH) == 0;
+}
+
 // A word that is all one decimal integer ("12", "-3"), as test's -eq and friends read it.
 bool wholeInteger(const std::string& s, long long& v)
 {
@@ -389,7 +403,8 @@ void BashReader::setArguments(std::vector<std::string> arguments)
 void BashReader::setEnvironment(const std::map<std::string, std::string>& environment)
 {
     for (const auto& [name, value] : environment)
-        m_vars[name] = value;
+        if (name != "OPTIND")   // bash sets it to 1 whatever the environment says
+            m_vars[name] = value;
 }
 
 const BashReader::Frame* BashReader::positionalFrame() const
@@ -422,7 +437,8 @@ void BashReader::checkValueSize(const std::string& name, std::size_t bytes, std:
 void BashReader::warn(int line, const std::string& message)
 {
     std::string text = "line " + std::to_string(line) + ": " + message;
-    m_warningAt.emplace(text, m_commands.size());
+    if (m_warningsHeld == 0)   // a finding of the script's, not one held for a command or a test
+        m_warningAt.emplace(text, m_commands.size());
     if (std::find(m_warnings.begin(), m_warnings.end(), text) == m_warnings.end())
         m_warnings.push_back(std::move(text));
 }
@@ -582,6 +598,35 @@ std::vector<BashReader::RawCommand> BashReader::tokenize(std::string_view input)
         open.push_back(Open{true, line, false});
     };
 
+    // The extended patterns @( ) !( ) *( ) +( ) ?( ) are words of their own kind inside [[ ]],
+    // and everywhere after `shopt -s extglob` (manual 3.5.8.1): their "|" and parentheses
+    // belong to the word.
+    const bool extglob = text.find("shopt -s extglob") != std::string::npos;
+    auto extendedPattern = [&](std::size_t at) -> std::size_t {
+        if (at + 1 >= n || text[at + 1] != '(' || std::string_view("@!*+?").find(text[at]) == std::string_view::npos
+            || !(extglob || inDoubleBracket()))
+            return npos;
+        int depth = 0;
+        for (std::size_t j = at + 1; j < n; ++j) {
+            const char c = text[j];
+            if (c == '\\') {
+                ++j;
+            } else if (c == '\'' || c == '"') {
+                const std::size_t e = c == '\'' ? skipSingle(text, j) : skipDouble(text, j);
+                if (e == npos)
+                    return npos;
+                j = e - 1;
+            } else if (c == '\n') {
+                return npos;
+            } else if (c == '(') {
+                ++depth;
+            } else if (c == ')' && --depth == 0) {
+                return j + 1;
+            }
+        }
+        return npos;
+    };
+
     // Reads one word starting at i; stops at blanks and operators. Returns its raw text.
     // regex: the pattern after "=~" in [[ ]] (manual 3.2.5.2), one word whose parentheses,
     // "|" and blanks inside parentheses belong to it; it ends at a blank or an unmatched ")".
@@ -609,6 +654,10 @@ std::vector<BashReader::RawCommand> BashReader::tokenize(std::string_view input)
                     ++i;
                     continue;
                 }
+            } else if (const std::size_t e = extendedPattern(i); e != npos) {
+                word += text.substr(i, e - i);
+                i = e;
+                continue;
             } else if (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == ';' || c == '&' || c == '|' || c == '<'
                        || c == '>' || c == ')' || c == '(') {
                 break;
@@ -697,6 +746,12 @@ std::vector<BashReader::RawCommand> BashReader::tokenize(std::string_view input)
                 cur.words.push_back(std::move(pattern));
                 continue;
             }
+        }
+        // Inside [[ ]] "(" and ")" group its tests (manual 3.2.5.2): words of the test.
+        if ((c == '(' || c == ')') && inDoubleBracket()) {
+            cur.words.push_back(RawWord{std::string(1, c), false, {}});
+            ++i;
+            continue;
         }
         if (c == '(' && !open.empty() && !open.back().subshell && open.back().pattern) {
             ++i;   // "(small|tiny)": the optional "(" of a case pattern list
@@ -1193,10 +1248,9 @@ void BashReader::run(std::span<const RawCommand> commands)
                     if (b.outer_active) {
                         m_unknownExpansion = false;
                         m_envReads.clear();
-                        const std::vector<std::string> f = expandWord(cmd.words[w + 1].text, cmd.line);
+                        // The word is not split (manual 3.2.5.2): `case $S` keeps S's blanks.
+                        b.subject = expandToString(cmd.words[w + 1].text, cmd.line, 0);
                         b.env = m_envReads;
-                        for (std::size_t a = 0; a < f.size(); ++a)
-                            b.subject += (a ? " " : "") + f[a];
                         b.known = !m_unknownExpansion;
                         if (!b.known)
                             b.subject = cmd.words[w + 1].text;
@@ -1625,27 +1679,29 @@ BashReader::Truth BashReader::getoptsStep(const RawCommand& cmd, std::size_t w)
     std::vector<std::string> args(words.begin() + 2, words.end());
     if (words.size() == 2) {
         const Frame* frame = positionalFrame();
-        if (!frame || frame->unknown_args) {
-            if (frame && !frame->args.empty())
-                return Truth::Unknown;
+        if ((!frame || frame->unknown_args) && (!frame || frame->args.empty())) {
             noteEnvRead("$@");
             setScalar(name, "?");
             unsetScalar("OPTARG");
+            if (std::string text; !lookup("OPTIND", text))
+                setScalar("OPTIND", "1");   // after `unset OPTIND`, getopts sets it again
             return Truth::False;   // bash run bare: no arguments, so no option
         }
+        // A call's words with the script's own unknown ("$@" -p 4): those words, as bash run
+        // bare passes them.
         args = frame->args;
     }
     long long index = 1;
     if (std::string text; lookup("OPTIND", text) && !wholeInteger(text, index))
         return Truth::Unknown;
     index = std::max(index, 1LL);
-    if (index != m_getoptsIndex)
-        m_getoptsChar = 1;   // the script set OPTIND: from the start of that argument
     const auto at = static_cast<std::size_t>(index - 1);
+    if (index != m_getoptsIndex || at >= args.size() || m_getoptsChar >= args[at].size())
+        m_getoptsChar = 1;   // the script set OPTIND, or other arguments: from the start of that one
     auto leave = [&](long long nextIndex, std::size_t nextChar) {
+        setScalar("OPTIND", std::to_string(nextIndex));
         m_getoptsIndex = nextIndex;
         m_getoptsChar = nextChar;
-        setScalar("OPTIND", std::to_string(nextIndex));
     };
     // The end of the options: no argument left, one that is no option ("-" alone, a word
     // without "-"), or "--", which is passed over.
@@ -1657,7 +1713,6 @@ BashReader::Truth BashReader::getoptsStep(const RawCommand& cmd, std::size_t w)
         return Truth::False;
     }
     const std::string& arg = args[at];
-    m_getoptsChar = std::min(m_getoptsChar, arg.size() - 1);
     const char c = arg[m_getoptsChar];
     const std::size_t after = m_getoptsChar + 1;
     // A leading ':' in OPTSTRING: errors are the script's to report (NAME ':' or '?', OPTARG
@@ -1673,7 +1728,7 @@ BashReader::Truth BashReader::getoptsStep(const RawCommand& cmd, std::size_t w)
             unsetScalar("OPTARG");
             warn(cmd.line, std::string("getopts: -") + c + (spec == npos ? " is not an option of \"" + optstring + "\""
                                                                          : " needs a value, and none follows it")
-                               + "; bash reports it and sets " + name + " to ?");
+                               + "; " + name + " is set to ?");
         }
         if (spec == npos && after < arg.size())
             leave(index, after);
@@ -2051,7 +2106,7 @@ void BashReader::enterSubshell()
 {
     Subshell s;
     s.branches = m_branches.size();
-    s.exported = m_exportOrder.size();
+    s.exported = m_exportOrder;
     s.frames = m_frames.size();
     if (!m_frames.empty())
         s.locals = m_frames.back().locals.size();
@@ -2089,7 +2144,7 @@ void BashReader::leaveSubshell()
             it->second.body.reset();   // defined inside only: known as defined, not callable
         }
     }
-    m_exportOrder.resize(s.exported);
+    m_exportOrder = std::move(s.exported);
     m_undecidedCall = s.undecided_call;
     m_envDerived = std::move(s.env_derived);
     m_unsetByScript = std::move(s.unset_by_script);
@@ -2134,13 +2189,16 @@ void BashReader::callFunction(const std::string& name, std::vector<std::string> 
     }
     // The body stays alive while it runs, even if it defines the function again.
     const std::shared_ptr<const std::vector<RawCommand>> body = f.body;
-    m_frames.push_back(Frame{name, std::move(args), unknownArgs, {}, std::move(warnings), line, m_subshells.size(), false, {}});
+    m_frames.push_back(Frame{name, std::move(args), unknownArgs, {}, std::move(warnings), line, m_subshells.size(), false, {}, {}});
     run(*body);
     m_returning = false;   // a return ends this call only
     const std::vector<SavedVariable> locals = std::move(m_frames.back().locals);
+    const auto getopts = m_frames.back().getopts;
     m_frames.pop_back();
     for (auto it = locals.rbegin(); it != locals.rend(); ++it)
         restoreVariable(*it);
+    if (getopts)
+        std::tie(m_getoptsChar, m_getoptsIndex) = *getopts;
 }
 
 void BashReader::noteFunctionNamed(const std::string& name)
@@ -2194,6 +2252,11 @@ bool BashReader::makeLocal(const std::string& name)
     if (std::any_of(locals.begin(), locals.end(), [&](const SavedVariable& v) { return v.name == name; }))
         return false;
     locals.push_back(saveVariable(name));
+    if (name == "OPTIND" && !m_frames.back().getopts) {
+        // Bash keeps getopts' place of the caller for the return and starts afresh here.
+        m_frames.back().getopts = std::make_pair(m_getoptsChar, m_getoptsIndex);
+        m_getoptsChar = 1;
+    }
     return true;
 }
 
@@ -2255,7 +2318,7 @@ void BashReader::casePattern(Branch& b, const RawCommand& cmd, std::size_t first
             m_envReads.clear();
             const std::string pattern = expandPattern(cmd.words[a].text, cmd.line, 0);
             addEnv(b.env, m_envReads);
-            if (fnmatch(pattern.c_str(), b.subject.c_str(), 0) == 0)
+            if (matchesPattern(pattern, b.subject))
                 b.match = Truth::True;
             else if (m_unknownExpansion)
                 b.match = Truth::Unknown;
@@ -2318,6 +2381,7 @@ BashReader::Truth BashReader::evalCondition(const std::vector<const RawCommand*>
             m_statusParameterRead = false;
             std::vector<std::string> saved;
             saved.swap(m_warnings);
+            ++m_warningsHeld;
             auto expandAll = [&] {
                 words.clear();
                 for (std::size_t w = first; w < c.words.size(); ++w) {
@@ -2381,6 +2445,7 @@ BashReader::Truth BashReader::evalCondition(const std::vector<const RawCommand*>
                     onSuccess = atZero;   // True: the test holds when the command succeeded
             }
             m_warnings.swap(saved);
+            --m_warningsHeld;
             m_unsetAsEmpty = false;
             // A value the text does not give (a command substitution kept as text, $$): the
             // test on it is not decided by comparing that text.
@@ -2410,10 +2475,12 @@ BashReader::Truth BashReader::evalCondition(const std::vector<const RawCommand*>
                 const std::vector<std::string> plain = words, emptyReads = m_emptyReads;
                 std::vector<std::string> hush;
                 hush.swap(m_warnings);
+                ++m_warningsHeld;
                 m_unsetAsEmpty = m_emptySentinel = true;
                 expandAll();
                 m_unsetAsEmpty = m_emptySentinel = false;
                 m_warnings.swap(hush);
+                --m_warningsHeld;
                 const std::vector<std::string> marked = std::move(words);
                 words = plain;
                 m_emptyReads = emptyReads;
@@ -2583,11 +2650,14 @@ BashReader::Truth BashReader::evalTest(const std::vector<std::string>& all)
             for (const std::string& op : {dbl ? std::string("||") : std::string("-o"), dbl ? std::string("&&") : std::string("-a")}) {
                 std::vector<std::size_t> at;
                 std::size_t from = begin;
-                for (std::size_t k = begin; k < end; ++k)
-                    if (w[k] == op && k > from && k + 1 < end) {
+                int depth = 0;   // inside ( ... ): grouped, split there (below)
+                for (std::size_t k = begin; k < end; ++k) {
+                    depth += w[k] == "(" && (k == begin || w[k - 1] != "=") ? 1 : w[k] == ")" && depth > 0 ? -1 : 0;
+                    if (depth == 0 && w[k] == op && k > from && k + 1 < end) {
                         at.push_back(k);
                         from = k + 1;
                     }
+                }
                 if (at.empty())
                     continue;
                 at.push_back(end);
@@ -2609,6 +2679,33 @@ BashReader::Truth BashReader::evalTest(const std::vector<std::string>& all)
         }
     }
     const bool doubleBracket = w.front() == "[[";
+    {
+        // ( EXPR ) groups, also after "!" (manual 3.2.5.2; test's \( \), 4.1): the inside as a
+        // test of its own.
+        const bool single = (w.front() == "[" && w.back() == "]") || w.front() == "test";
+        const std::size_t begin = 1, end = w.front() == "test" ? w.size() : w.size() - 1;
+        std::size_t open = begin;
+        bool negated = false;
+        while (open < end && w[open] == "!") {
+            negated = !negated;
+            ++open;
+        }
+        if ((doubleBracket || single) && end >= open + 2 && w[open] == "(" && w[end - 1] == ")" && end - open > 2) {
+            int depth = 0;
+            bool whole = true;
+            for (std::size_t k = open; k < end && whole; ++k) {
+                depth += w[k] == "(" ? 1 : w[k] == ")" ? -1 : 0;
+                whole = depth > 0 || k + 1 == end;
+            }
+            if (whole) {
+                std::vector<std::string> inner{doubleBracket ? "[[" : "["};
+                inner.insert(inner.end(), w.begin() + static_cast<std::ptrdiff_t>(open) + 1, w.begin() + static_cast<std::ptrdiff_t>(end) - 1);
+                inner.push_back(doubleBracket ? "]]" : "]");
+                const Truth t = evalTest(inner);
+                return negated ? truthNot(t) : t;
+            }
+        }
+    }
     if (w.front() == "[" && w.back() == "]") w = std::vector<std::string>(w.begin() + 1, w.end() - 1);
     else if (w.front() == "[[" && w.back() == "]]") w = std::vector<std::string>(w.begin() + 1, w.end() - 1);
     else if (w.front() == "test") w.erase(w.begin());
@@ -2628,8 +2725,8 @@ BashReader::Truth BashReader::evalTest(const std::vector<std::string>& all)
     if (w.size() == 3) {
         const std::string& op = w[1];
         // In [[ ]] the right of == and != is a pattern (manual 3.2.5.2): [[ $M == *70b* ]].
-        const bool pattern = doubleBracket && w[2].find_first_of("*?[\\") != std::string::npos;
-        const bool equal = pattern ? fnmatch(w[2].c_str(), w[0].c_str(), 0) == 0 : w[0] == w[2];
+        const bool pattern = doubleBracket && w[2].find_first_of("*?[\\()") != std::string::npos;
+        const bool equal = pattern ? matchesPattern(w[2], w[0]) : w[0] == w[2];
         if (op == "=" || op == "==")
             return result(equal);
         if (op == "!=")
@@ -2786,13 +2883,15 @@ bool BashReader::applyAssignment(const RawWord& word, int line, bool exported)
         } else {
             m_vars[name] = append ? m_vars[name] + value : value;
             checkValueSize(name, m_vars[name].size(), 1, line);
+            if (name == "OPTIND")
+                m_getoptsChar = 1;   // bash starts getopts again at any assignment to OPTIND
             if (append)
                 m_rawValues.erase(name);
             else
                 m_rawValues[name] = t.substr(eq + 1);
         }
     }
-    if (exported && std::find(m_exportOrder.begin(), m_exportOrder.end(), name) == m_exportOrder.end())
+    if ((exported || m_allExport) && std::find(m_exportOrder.begin(), m_exportOrder.end(), name) == m_exportOrder.end())
         m_exportOrder.push_back(name);
     return true;
 }
@@ -2818,6 +2917,7 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
     }
     if (head == "export" || head == "declare" || head == "typeset" || head == "local" || head == "readonly") {
         bool exported = head == "export";
+        bool unexported = false;   // export -n, declare +x: no longer in the environment of commands
         // In a function, local and declare / typeset (without -g) make the variables the call's own.
         bool global = head == "export" || head == "readonly" || m_frames.empty();
         for (std::size_t a = w + 1; a < words.size(); ++a) {
@@ -2825,6 +2925,21 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
             if (!t.empty() && t[0] == '-' && !words[a].array_assign) {
                 if (t.find('x') != npos) exported = true;
                 if (t.find('g') != npos) global = true;
+                if (head == "export" && t.find('n') != npos) unexported = true;
+                continue;
+            }
+            if (t.size() > 1 && t[0] == '+' && !words[a].array_assign) {
+                if (t.find('x') != npos) unexported = true;
+                continue;
+            }
+            if (unexported) {
+                const std::string assigned = assignedName(t);
+                const std::string name = assigned.empty() ? t : assigned;
+                const bool allExport = std::exchange(m_allExport, false);
+                if (!assigned.empty())
+                    applyAssignment(words[a], cmd.line, false);
+                m_allExport = allExport;
+                std::erase(m_exportOrder, name);
                 continue;
             }
             const std::string assigned = assignedName(t);
@@ -2875,8 +2990,10 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
         }
         for (; a < names.size(); ++a) {
             const std::string& name = names[a];
-            if (!functions)
+            if (!functions) {
                 m_unsetByScript.insert(name);   // also one from the environment
+                std::erase(m_exportOrder, name);   // set again, it is not exported
+            }
             if (!functions && (variables || m_vars.count(name) || m_arrays.count(name))) {
                 touchVariable(name);
                 m_envDerived.erase(name);
@@ -2896,6 +3013,16 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
     }
     if (head == "read" || head == "readarray" || head == "mapfile") {
         readInput(cmd, w);
+        return;
+    }
+    if (head == "getopts") {
+        // Outside a loop's condition (`getopts "t:" o && TP=$OPTARG`, `while true; do getopts
+        // ... || break`): one call, its status taken as an arithmetic command's.
+        const Truth t = getoptsStep(cmd, w);
+        if (t == Truth::Unknown)
+            getoptsUnknown(cmd, w);
+        else
+            m_arithmeticStatus = t;
         return;
     }
     if (head == "break" || head == "continue") {
@@ -2948,8 +3075,14 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
                 positional = true;
                 break;
             }
-            if (fields[a].find('o') != std::string::npos)
+            const bool on = fields[a][0] == '-';
+            if (fields[a].find('a') != std::string::npos)
+                m_allExport = on;   // set -a / +a: assignments export their names (allexport)
+            if (fields[a].find('o') != std::string::npos) {
+                if (a + 1 < fields.size() && fields[a + 1] == "allexport")
+                    m_allExport = on;
                 ++a;   // -o NAME, also in a cluster (set -euo pipefail): the option's name
+            }
         }
         if (!positional)
             return;
@@ -3041,6 +3174,7 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
     std::vector<std::string> saved, savedKeys;
     saved.swap(m_warnings);
     savedKeys.swap(m_warnedKeys);
+    ++m_warningsHeld;
     m_scriptArgs = false;
     for (std::size_t a = w; a < words.size(); ++a) {
         if (words[a].array_assign) continue;
@@ -3050,6 +3184,7 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
     out.warnings.swap(m_warnings);
     m_warnings.swap(saved);
     m_warnedKeys.swap(savedKeys);
+    --m_warningsHeld;
     const bool scriptArgs = m_scriptArgs;
     // The prefix assignments, applied in order (a later one sees an earlier one, as bash's
     // temporary environment does) and their values noted; a function called sees them as
@@ -3167,7 +3302,8 @@ std::string BashReader::expandPattern(const std::string& raw, int line, int dept
     for (const Piece& p : pieces) {
         if (p.field_break && !out.empty()) out += ' ';
         for (const char c : p.text) {
-            if (p.quoted && (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\'))
+            // Also what bracket expressions and the extended forms give a meaning to.
+            if (p.quoted && std::string_view("*?[]\\!^-()|@+").find(c) != std::string_view::npos)
                 out += '\\';
             out += c;
         }
@@ -3281,7 +3417,9 @@ std::size_t BashReader::expandDollar(const std::string& raw, std::size_t i, std:
         std::string out;
         std::size_t j = readAnsiC(raw, i, out);
         if (j == npos || j > end) j = end;
-        pieces.push_back({out, false, false});
+        Piece p{out, false, false};
+        p.quoted = true;
+        pieces.push_back(std::move(p));
         return j;
     }
     if (isNameStart(n)) {
@@ -3352,11 +3490,13 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
         std::vector<Piece> inner;
         std::vector<std::string> held, heldKeys = m_warnedKeys;
         held.swap(m_warnings);
+        ++m_warningsHeld;
         const bool unknownBefore = std::exchange(m_unknownExpansion, false);
         if (n > 0)
             expandParameter(ref.substr(0, n), true, inner, line, depth + 1);
         const bool unknownName = std::exchange(m_unknownExpansion, unknownBefore);
         held.swap(m_warnings);
+        --m_warningsHeld;
         heldKeys.swap(m_warnedKeys);
         std::string target;
         for (const Piece& piece : inner)
@@ -3375,8 +3515,11 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
             return;
         }
         for (const std::string& w : held)
-            if (std::find(m_warnings.begin(), m_warnings.end(), w) == m_warnings.end())
+            if (std::find(m_warnings.begin(), m_warnings.end(), w) == m_warnings.end()) {
                 m_warnings.push_back(w);
+                if (m_warningsHeld == 0)
+                    m_warningAt.emplace(w, m_commands.size());
+            }
         m_warnedKeys = std::move(heldKeys);
         expandParameter(target + after, quoted, pieces, line, depth + 1);
         return;
@@ -3596,8 +3739,9 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
         }
     };
     auto unsetLiteral = [&] {
-        // Unset is empty for bash; a positional parameter past a call's arguments is unset.
-        if (positional && frame && !frame->unknown_args)
+        // Unset is empty for bash; a positional parameter past a call's arguments is unset, and
+        // so is a name the script unset (also getopts' OPTARG).
+        if ((positional && frame && !frame->unknown_args) || (!positional && m_unsetByScript.count(name)))
             return;
         if (m_unsetAsEmpty) {   // a condition's name the text does not give (see evalCondition)
             const std::string what = positional ? "$" + name : name;
@@ -3685,7 +3829,7 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
         const bool longest = rest.size() > 1 && rest[1] == rest[0];
         const std::string pattern = expandPattern(rest.substr(longest ? 2 : 1), line, depth + 1);
         std::string result = subject;
-        const auto matches = [&](const std::string& s) { return fnmatch(pattern.c_str(), s.c_str(), 0) == 0; };
+        const auto matches = [&](const std::string& s) { return matchesPattern(pattern, s); };
         const std::size_t size = subject.size();
         for (std::size_t step = 0; step <= size; ++step) {
             const std::size_t len = longest ? size - step : step;

@@ -183,6 +183,8 @@ private:
         // read with the sense reversed (statusRead()).
         bool after_undecided_return = false;
         std::vector<std::string> after_return_env;
+        // `local OPTIND` in it: getopts' place in the caller's arguments, put back on return.
+        std::optional<std::pair<std::size_t, long long>> getopts;
     };
     // A subshell being read: a ( ... ), a function whose body is one, a command of a pipeline
     // or one run with & (manual 3.2.3, 3.2.4.3, 3.7.3). Bash runs it in a child process, so what
@@ -195,7 +197,7 @@ private:
         std::vector<SavedVariable> variables;
         std::set<std::string> saved;   // the names in `variables`
         std::map<std::string, std::optional<Function>> functions;   // nullopt: not defined before
-        std::size_t exported = 0;
+        std::vector<std::string> exported;   // m_exportOrder
         std::size_t frames = 0;
         std::vector<std::string> args;   // of the call under way (m_frames.back()), if any
         std::size_t locals = 0;
@@ -248,7 +250,7 @@ private:
     // The assignments of an arithmetic command ((( i++ )), let "N = N * 2"), made as bash makes
     // them; false at the first item it cannot evaluate.
     bool assignArithmetic(const std::string& expr, int line, long long& last);
-    // The status of the let / (( )) execute() just evaluated (run() reads it).
+    // The status of the let / (( )) / getopts execute() just evaluated (run() reads it).
     std::optional<Truth> m_arithmeticStatus;
     // read / readarray / mapfile at word w: the names they set hold values kept as ${NAME}
     // (input the text does not give), with a warning.
@@ -412,6 +414,8 @@ private:
     std::string m_envExitFinding;   // the one read() added
     // Each finding's first appearance: the number of commands read before it.
     std::map<std::string, std::size_t> m_warningAt;
+    bool m_allExport = false;   // set -a: every assignment exports its name (manual 4.3.1)
+    int m_warningsHeld = 0;   // m_warnings is a list held apart (a command's own, a test's)
     void noteEnvRead(const std::string& what);
     // A read of the variable NAME ($NAME or a bare name in arithmetic): from outside the
     // script when it is not set, or through what it was set from (m_envDerived).

@@ -2622,7 +2622,7 @@ private slots:
         inputs.arguments = {"-q"};
         QCOMPARE(bashLaunchesWith(inFunction, inputs), std::string("usage\n"));   // echo usage; exit 1
         QCOMPARE(readerLaunchesWith(inFunction, inputs), std::string());   // read as bash runs it: the usage exit
-        QVERIFY(readerWarnsWith(inFunction, inputs, "getopts: -q is not an option of \"l:h:v\"; bash reports it and sets opt to ?"));
+        QVERIFY(readerWarnsWith(inFunction, inputs, "getopts: -q is not an option of \"l:h:v\"; opt is set to ?"));
         // Without the arguments: no turn, as bash run bare, said; the defaults stay and what the
         // options would set depends on the arguments. Before, OPTARG was kept as text and the
         // launch got --tensor-model-parallel-size ${OPTARG}.
@@ -2692,6 +2692,78 @@ private slots:
         // One inside still runs its body as often as bash does.
         const std::string sweep = "for tp in 1 2; do torchrun a.py $tp; done 2>&1 | tee log\n";
         QCOMPARE(readerLaunches(sweep), bashLaunches(sweep));   // <a.py><1>, <a.py><2>
+    }
+
+    void getoptsPatternsAndExportsReviewed()
+    {
+        // A review against bash found these; bash and the reader now agree on each.
+        struct Case {
+            std::string script;
+            std::vector<std::string> arguments;
+        };
+        const std::vector<Case> cases = {
+            // `local OPTIND` keeps the caller's place inside a cluster (-ab) for the return.
+            {"sub() { local OPTIND o; while getopts xy o; do S=\"$S$o\"; done; }\nR=\nS=\nwhile getopts ab opt; do\n"
+             "  R=\"$R$opt\"\n  case $opt in a) sub -xy ;; esac\ndone\ntorchrun a.py \"$R\" \"$S\" $OPTIND\n",
+             {"-ab"}},
+            // Any assignment to OPTIND starts getopts again, in a cluster too.
+            {"N=0; R=\nwhile getopts abc o; do\n  R=\"$R$o\"; N=$((N+1))\n  if [ $N -eq 1 ]; then OPTIND=1; fi\n"
+             "  [ $N -gt 6 ] && break\ndone\ntorchrun a.py \"$R\" $OPTIND\n",
+             {"-ab"}},
+            // getopts outside a loop's condition: in if, before && and ||, alone.
+            {"if getopts \"t:\" o; then T=$OPTARG; fi\ngetopts \"p:\" o2 && P=$OPTARG\ngetopts \"v\" o3\n"
+             "torchrun a.py $T $o $P $o2 $o3 $OPTIND\n",
+             {"-t", "3", "-p", "4", "-v"}},
+            {"TP=1; V=0\nwhile true; do\n  getopts \"t:v\" o || break\n  case $o in t) TP=$OPTARG ;; v) V=1 ;; esac\ndone\n"
+             "torchrun a.py $TP $V\n",
+             {"-t", "5", "-v"}},
+            // OPTARG unset by an option without a value reads as empty.
+            {"X=\nwhile getopts \"ab:\" o; do X=\"$X$o$OPTARG.\"; done\ntorchrun a.py \"$X\"\n", {"-a", "-b", "3", "-a"}},
+            // Bash ignores OPTIND from the environment (below); a call with "$@" and words.
+            {"TP=1; PP=1\nparse() { local OPTIND o; while getopts \"t:p:\" o; do case $o in t) TP=$OPTARG;; p) PP=$OPTARG;; "
+             "esac; done; }\nparse \"$@\" -p 4\ntorchrun a.py $TP $PP\n",
+             {}},
+            // Quoted !, ^ and - inside brackets, $'...', a pattern ending in a backslash,
+            // extended patterns in [[ ]] and after shopt -s extglob, groups in [[ ]] and test.
+            {"case b in [\"!\"a]) R1=yes ;; *) R1=no ;; esac\n[[ b == [\\^a] ]] && R2=yes || R2=no\n"
+             "case b in [a\"-\"c]) R3=yes ;; *) R3=no ;; esac\ncase - in [a\"-\"c]) R4=yes ;; *) R4=no ;; esac\n"
+             "case abc in $'a*') R5=yes ;; *) R5=no ;; esac\nV='a*bc'; W=${V#$'a*'}\nP='a\\'\n"
+             "[[ 'a\\' == $P ]] && R6=yes || R6=no\nx=bf16\n[[ $x == @(fp16|bf16) ]] && R7=yes || R7=no\n"
+             "[[ $x == !(fp16) ]] && R8=yes || R8=no\n[[ ! ( $x == b* ) && ( -n $x || -z $x ) ]] && R9=yes || R9=no\n"
+             "[ \\( \"$x\" = bf16 \\) -a ! \\( \"$x\" = q \\) ] && R10=yes || R10=no\nS='a  b'\n"
+             "case $S in \"a  b\") R11=yes ;; *) R11=no ;; esac\n"
+             "torchrun a.py $R1 $R2 $R3 $R4 $R5 $W $R6 $R7 $R8 $R9 $R10 $R11\n",
+             {}},
+            {"shopt -s extglob\ncase fp8 in +([a-z])+([0-9])) R=yes ;; *) R=no ;; esac\ntorchrun a.py $R\n", {}},
+        };
+        ScriptInputs inputs;
+        for (const Case& c : cases) {
+            inputs.arguments = c.arguments;
+            const std::string bash = bashLaunchesWith(c.script, inputs);
+            QVERIFY2(readerLaunchesWith(c.script, inputs) == bash, (c.script + "bash: " + bash).c_str());
+        }
+        QCOMPARE(bashLaunchesWith(cases[0].script, {{"-ab"}, {}}), std::string("<a.py><ab><xy><2>\n"));
+        QCOMPARE(readerLaunches(cases[6].script), std::string("<a.py><no><no><no><yes><no><bc><yes><yes><yes><no><yes><yes>\n"));
+        inputs.arguments = {"-t", "3"};
+        inputs.environment = {{"OPTIND", "3"}};
+        const std::string fromEnvironment = "while getopts \"t:\" o; do T=$OPTARG; done\ntorchrun a.py $T\n";
+        QCOMPARE(readerLaunchesWith(fromEnvironment, inputs), std::string("<a.py><3>\n"));
+
+        // export -n and declare +x take a name out of the environment, unset too; set -a exports
+        // what is assigned until set +a. The import's environment is the launch command's.
+        const ImportedScript s = importMegatronScript(
+            "export A=1 B=2\nA=3\nexport -n B\nC=5; export C; declare +x C\nexport D=1; unset D; D=2\nset -a\nE=1\nset +a\n"
+            "F=2\ntorchrun --nproc_per_node 8 pretrain_gpt.py --num-layers 24 --hidden-size 2048 --num-attention-heads 16 "
+            "--seq-length 4096 --max-position-embeddings 4096 --micro-batch-size 1 --global-batch-size 64 --bf16\n",
+            "exports.sh");
+        QCOMPARE(s.environment, (std::vector<std::string>{"A=3", "E=1"}));
+        // A finding made only after the launch command is not the import's, even when the same
+        // text was held apart earlier for a command's own words.
+        const std::string late = "f() { echo \"$E_U\" >/dev/null; if [ \"$1\" = y ]; then V=$E_U; fi; }\nf n\n"
+                                 "torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers 24 --hidden-size 2048 "
+                                 "--num-attention-heads 16 --seq-length 4096 --max-position-embeddings 4096 "
+                                 "--micro-batch-size 1 --global-batch-size 64 --bf16\nf y\n";
+        QVERIFY(!hasWarning(importMegatronScript(late, "late.sh"), "E_U"));
     }
 
     void casePatternsQuoted()
