@@ -3282,18 +3282,15 @@ std::vector<std::string> BashReader::expandWord(const std::string& raw, int line
 
 std::string BashReader::expandToString(const std::string& raw, int line, int depth)
 {
-    std::vector<Piece> pieces;
-    bool force = false;
-    expandInto(raw, 0, raw.size(), false, pieces, force, line, depth);
-    std::string out;
-    for (const Piece& p : pieces) {
-        if (p.field_break && !out.empty()) out += ' ';
-        out += p.text;
-    }
-    return out;
+    return expandJoined(raw, line, depth, false);
 }
 
 std::string BashReader::expandPattern(const std::string& raw, int line, int depth)
+{
+    return expandJoined(raw, line, depth, true);
+}
+
+std::string BashReader::expandJoined(const std::string& raw, int line, int depth, bool pattern)
 {
     std::vector<Piece> pieces;
     bool force = false;
@@ -3302,8 +3299,9 @@ std::string BashReader::expandPattern(const std::string& raw, int line, int dept
     for (const Piece& p : pieces) {
         if (p.field_break && !out.empty()) out += ' ';
         for (const char c : p.text) {
-            // Also what bracket expressions and the extended forms give a meaning to.
-            if (p.quoted && std::string_view("*?[]\\!^-()|@+").find(c) != std::string_view::npos)
+            // As a pattern, what the text quotes is escaped: also what bracket expressions and
+            // the extended forms give a meaning to.
+            if (pattern && p.quoted && std::string_view("*?[]\\!^-()|@+").find(c) != std::string_view::npos)
                 out += '\\';
             out += c;
         }

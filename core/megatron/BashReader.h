@@ -353,6 +353,8 @@ private:
     // quotes or escapes matched literally and the rest, expansions included, as pattern
     // characters (manual 3.5.8.1).
     std::string expandPattern(const std::string& raw, int line, int depth);
+    // The two above: the pieces joined, fields apart by a blank, quoted text escaped as a pattern.
+    std::string expandJoined(const std::string& raw, int line, int depth, bool pattern);
     bool lookup(const std::string& name, std::string& value) const;
     bool evalArithmetic(const std::string& expr, long long& value, int line, int depth);
     // Counts the bytes variable expansions insert; a script whose expansions pass a bound far
