@@ -468,7 +468,7 @@ void ModelPanel::refresh()
     m_source->setText(m.source.empty() ? QString()
                                        : tr("<b>Source:</b> %1").arg(QString::fromStdString(m.source).toHtmlEscaped()));
     const std::string& script = m_document->project().current_script;
-    // The script as it is read: "train.sh 70B (NNODES=4)".
+    // The script as it is read: "train.sh 70B with NNODES=4", as the model's source names it.
     QString scriptText = QString::fromStdString(script);
     if (const QString inputs = ScriptInputsDialog::summary(m_document->project().current_script_inputs); !inputs.isEmpty())
         scriptText += QLatin1Char(' ') + inputs;

@@ -129,13 +129,7 @@ QString ScriptInputsDialog::environmentLines(const ScriptInputs& inputs)
 
 QString ScriptInputsDialog::summary(const ScriptInputs& inputs)
 {
-    QStringList variables;
-    for (const auto& [name, value] : inputs.environment)
-        variables << QString::fromStdString(name + "=" + joinShellWords({value}));
-    QString text = argumentsLine(inputs);
-    if (!variables.isEmpty())
-        text += (text.isEmpty() ? QString() : QStringLiteral(" ")) + QStringLiteral("(%1)").arg(variables.join(QStringLiteral(", ")));
-    return text;
+    return QString::fromStdString(describeScriptInputs(inputs));
 }
 
 } // namespace hapmoe::ui

@@ -38,8 +38,8 @@ public:
     // The inputs as the fields show them (parse reads them back as the same inputs).
     static QString argumentsLine(const ScriptInputs& inputs);
     static QString environmentLines(const ScriptInputs& inputs);
-    // One line for a label: the arguments, then the environment in parentheses
-    // ("70B (NNODES=4)"); empty for no inputs.
+    // One line for a label, as the model's source names the inputs ("70B with NNODES=4",
+    // describeScriptInputs); empty for no inputs.
     static QString summary(const ScriptInputs& inputs);
 
     void accept() override;

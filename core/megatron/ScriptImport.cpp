@@ -754,14 +754,8 @@ private:
         if (const std::size_t dot = m.name.rfind('.'); dot != std::string::npos && dot > 0)
             m.name.resize(dot);
         m.source = "imported from " + m_out.file;
-        if (!m_out.inputs.arguments.empty())
-            m.source += " " + joinShellWords(m_out.inputs.arguments);
-        if (!m_out.inputs.environment.empty()) {
-            std::string env;
-            for (const auto& [name, value] : m_out.inputs.environment)
-                env += (env.empty() ? "" : " ") + name + "=" + ShellQuote::word(value);
-            m.source += " with " + env;
-        }
+        if (const std::string inputs = describeScriptInputs(m_out.inputs); !inputs.empty())
+            m.source += " " + inputs;
         m.source += " (hapmoe import)";
         m.num_layers = intFlag("--num-layers", 0);
         m.hidden_size = intFlag("--hidden-size", 0);

@@ -71,4 +71,15 @@ std::string joinShellWords(const std::vector<std::string>& words)
     return out;
 }
 
+std::string describeScriptInputs(const ScriptInputs& inputs)
+{
+    std::string out = joinShellWords(inputs.arguments);
+    std::string env;
+    for (const auto& [name, value] : inputs.environment)
+        env += (env.empty() ? "" : " ") + name + "=" + joinShellWords({value});
+    if (!env.empty())
+        out += (out.empty() ? "with " : " with ") + env;
+    return out;
+}
+
 } // namespace hapmoe

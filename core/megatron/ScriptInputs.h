@@ -31,5 +31,8 @@ void addScriptEnvironment(ScriptInputs& inputs, const std::string& assignment, c
 std::vector<std::string> splitShellWords(std::string_view text, const std::string& where);
 // The arguments written back as one line splitShellWords reads as the same words.
 std::string joinShellWords(const std::vector<std::string>& words);
+// The inputs in one line, as the model's source and the studio name them: the arguments, then
+// "with NAME=VALUE ..." ("70B --dry with NNODES=4"); empty without any.
+std::string describeScriptInputs(const ScriptInputs& inputs);
 
 } // namespace hapmoe

@@ -387,7 +387,7 @@ private slots:
         QCOMPARE(doc->model().num_layers, 8);
         QCOMPARE(doc->model().hidden_size, 2048);
         QVERIFY(doc->project().current_script_inputs == (ScriptInputs{{"small"}, {{"WIDE", "1"}}}));
-        QVERIFY2(scriptLine->text().contains(QStringLiteral("train_sized.sh small (WIDE=1)")), qPrintable(scriptLine->text()));
+        QVERIFY2(scriptLine->text().contains(QStringLiteral("train_sized.sh small with WIDE=1")), qPrintable(scriptLine->text()));
         doc->undoStack()->undo();
         QCOMPARE(doc->model().num_layers, 32);
         QCOMPARE(doc->model().hidden_size, 1024);
@@ -432,7 +432,7 @@ private slots:
         QVERIFY(doc->project().current_script_inputs == (ScriptInputs{{"big", "two words"}, {{"WIDE", "0"}}}));
         QCOMPARE(doc->model().num_layers, 32);
         QCOMPARE(doc->model().hidden_size, 1024);
-        QVERIFY2(scriptLine->text().contains(QStringLiteral("train_sized.sh big 'two words' (WIDE=0)")), qPrintable(scriptLine->text()));
+        QVERIFY2(scriptLine->text().contains(QStringLiteral("train_sized.sh big 'two words' with WIDE=0")), qPrintable(scriptLine->text()));
 
         // A model edit keeps the script and what it is read with; the project saves both.
         auto* layers = qobject_cast<QSpinBox*>(panel->fieldEditor(QStringLiteral("num_layers")));
