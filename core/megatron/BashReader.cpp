@@ -82,14 +82,14 @@ bool isIfs(char c) { return c == ' ' || c == '\t' || c == '\n'; }
 // patterns and [[ == ]] (manual 3.5.8.1): with the extended forms @( ) !( ) *( ) +( ) ?( ),
 // which bash turns on for [[ ]] and scripts turn on with `shopt -s extglob`, and a backslash
 // at the end matching itself.
-bool matchesPattern(std::string pattern, const std::string& subject)
+bool matchesPattern(std::string pattern, const std::string& subject, bool extended)
 {
     std::size_t slashes = 0;
     for (auto it = pattern.rbegin(); it != pattern.rend() && *it == '\\'; ++it)
         ++slashes;
     if (slashes % 2 == 1)
         pattern += '\\';
-    return fnmatch(pattern.c_str(), subject.c_str(), FNM_EXTMATCH) == 0;
+    return fnmatch(pattern.c_str(), subject.c_str(), extended ? FNM_EXTMATCH : 0) == 0;
 }
 
 // A word that is all one decimal integer ("12", "-3"), as test's -eq and friends read it.
@@ -601,7 +601,11 @@ std::vector<BashReader::RawCommand> BashReader::tokenize(std::string_view input)
     // The extended patterns @( ) !( ) *( ) +( ) ?( ) are words of their own kind inside [[ ]],
     // and everywhere after `shopt -s extglob` (manual 3.5.8.1): their "|" and parentheses
     // belong to the word.
-    const bool extglob = text.find("shopt -s extglob") != std::string::npos;
+    bool extglob = false;
+    for (std::size_t at = text.find("shopt"); at != npos && !extglob; at = text.find("shopt", at + 5)) {
+        const std::string lineText = text.substr(at, text.find('\n', at) - at);
+        extglob = lineText.find("-s") != npos && lineText.find("extglob") != npos;
+    }
     auto extendedPattern = [&](std::size_t at) -> std::size_t {
         if (at + 1 >= n || text[at + 1] != '(' || std::string_view("@!*+?").find(text[at]) == std::string_view::npos
             || !(extglob || inDoubleBracket()))
@@ -723,6 +727,12 @@ std::vector<BashReader::RawCommand> BashReader::tokenize(std::string_view input)
         if (c == '\\' && i + 1 < n && text[i + 1] == '\n') {
             i += 2;
             ++line;
+            continue;
+        }
+        if (c == '\n' && inDoubleBracket() && !cur.words.empty()
+            && (cur.words.back().text == "&&" || cur.words.back().text == "||" || cur.words.back().text == "(")) {
+            ++line;   // [[ a &&<newline> b ]]: the test goes on (manual 3.2.5.2)
+            ++i;
             continue;
         }
         if (c == '\n') {
@@ -1650,6 +1660,10 @@ void BashReader::setScalar(const std::string& name, const std::string& value)
     m_rawValues.erase(name);
     m_arrays.erase(name);
     m_vars[name] = value;
+    if (name == "OPTIND")
+        m_getoptsChar = 1;   // `for OPTIND in 1`, read OPTIND: getopts starts again
+    if (m_allExport && std::find(m_exportOrder.begin(), m_exportOrder.end(), name) == m_exportOrder.end())
+        m_exportOrder.push_back(name);
 }
 
 void BashReader::unsetScalar(const std::string& name)
@@ -1709,7 +1723,8 @@ BashReader::Truth BashReader::getoptsStep(const RawCommand& cmd, std::size_t w)
         || (m_getoptsChar == 1 && args[at] == "--")) {
         setScalar(name, "?");
         unsetScalar("OPTARG");
-        leave(at < args.size() && args[at] == "--" ? index + 1 : index, 1);
+        // Past the arguments, OPTIND is set back to one past the last (bash's getopts).
+        leave(at < args.size() && args[at] == "--" ? index + 1 : std::min<long long>(index, static_cast<long long>(args.size()) + 1), 1);
         return Truth::False;
     }
     const std::string& arg = args[at];
@@ -2116,6 +2131,9 @@ void BashReader::enterSubshell()
     m_undecidedCall = false;   // an exit inside ends only the subshell
     s.env_derived = m_envDerived;
     s.unset_by_script = m_unsetByScript;
+    s.getopts = {m_getoptsChar, m_getoptsIndex};
+    s.all_export = m_allExport;
+    s.extglob = m_extglob;
     m_subshells.push_back(std::move(s));
 }
 
@@ -2148,6 +2166,9 @@ void BashReader::leaveSubshell()
     m_undecidedCall = s.undecided_call;
     m_envDerived = std::move(s.env_derived);
     m_unsetByScript = std::move(s.unset_by_script);
+    std::tie(m_getoptsChar, m_getoptsIndex) = s.getopts;
+    m_allExport = s.all_export;
+    m_extglob = s.extglob;
     if (!m_frames.empty() && m_frames.size() == s.frames) {
         m_frames.back().args = std::move(s.args);
         m_frames.back().locals.resize(s.locals);
@@ -2246,6 +2267,12 @@ void BashReader::putVariable(const SavedVariable& saved)
     if (saved.opaque) m_opaqueVars.insert(saved.name);
 }
 
+bool BashReader::isLocal(const std::string& name) const
+{
+    return !m_frames.empty() && std::any_of(m_frames.back().locals.begin(), m_frames.back().locals.end(),
+                                            [&](const SavedVariable& v) { return v.name == name; });
+}
+
 bool BashReader::makeLocal(const std::string& name)
 {
     std::vector<SavedVariable>& locals = m_frames.back().locals;
@@ -2318,7 +2345,7 @@ void BashReader::casePattern(Branch& b, const RawCommand& cmd, std::size_t first
             m_envReads.clear();
             const std::string pattern = expandPattern(cmd.words[a].text, cmd.line, 0);
             addEnv(b.env, m_envReads);
-            if (matchesPattern(pattern, b.subject))
+            if (matchesPattern(pattern, b.subject, m_extglob))
                 b.match = Truth::True;
             else if (m_unknownExpansion)
                 b.match = Truth::Unknown;
@@ -2387,6 +2414,11 @@ BashReader::Truth BashReader::evalCondition(const std::vector<const RawCommand*>
                 for (std::size_t w = first; w < c.words.size(); ++w) {
                     // Inside [[ ]] no word is split or dropped: `[[ -n $X ]]` with X empty
                     // tests an empty word (manual 3.2.5.2).
+                    if (head == "[[" && (c.words[w].text == "(" || c.words[w].text == ")")) {
+                        // A group of the test's own text, told apart from a value "(" (evalTest).
+                        words.push_back(std::string(1, kGroupMark) + c.words[w].text);
+                        continue;
+                    }
                     if (head == "[[") {
                         const std::string op = w > first ? c.words[w - 1].text : std::string();
                         const bool pattern = op == "==" || op == "=" || op == "!=";
@@ -2635,6 +2667,22 @@ bool BashReader::dropUndecidedStatus(std::vector<std::string>& env)
     return std::erase_if(env, [](const std::string& w) { return w.size() > 1 && w[0] == '!' && w[1] != 'F'; }) > 0;
 }
 
+bool BashReader::isGroup(const std::vector<std::string>& w, std::size_t k, char paren)
+{
+    // In [[ ]] the text's own "(" and ")" are marked (evalCondition). In [ ] and test, bash
+    // counts its arguments: with three, a binary operator in the middle compares, so
+    // `[ "$x" = ")" ]` with x="(" is a comparison (manual 4.1 test); past three, "(" and ")"
+    // group.
+    if (w.front() == "[[")
+        return w[k].size() == 2 && w[k][0] == kGroupMark && w[k][1] == paren;
+    const std::size_t args = w.front() == "test" ? w.size() - 1 : w.size() - 2;
+    if (w[k] != std::string(1, paren) || args < 3)
+        return false;
+    static const std::set<std::string> binary = {"=", "==", "!=", "-eq", "-ne", "-lt", "-le", "-gt", "-ge", "<", ">",
+                                                 "-a", "-o", "-nt", "-ot", "-ef"};
+    return args > 3 || !binary.count(w[2]);
+}
+
 BashReader::Truth BashReader::evalTest(const std::vector<std::string>& all)
 {
     std::vector<std::string> w = all;
@@ -2652,7 +2700,7 @@ BashReader::Truth BashReader::evalTest(const std::vector<std::string>& all)
                 std::size_t from = begin;
                 int depth = 0;   // inside ( ... ): grouped, split there (below)
                 for (std::size_t k = begin; k < end; ++k) {
-                    depth += w[k] == "(" && (k == begin || w[k - 1] != "=") ? 1 : w[k] == ")" && depth > 0 ? -1 : 0;
+                    depth += isGroup(w, k, '(') ? 1 : isGroup(w, k, ')') && depth > 0 ? -1 : 0;
                     if (depth == 0 && w[k] == op && k > from && k + 1 < end) {
                         at.push_back(k);
                         from = k + 1;
@@ -2690,11 +2738,11 @@ BashReader::Truth BashReader::evalTest(const std::vector<std::string>& all)
             negated = !negated;
             ++open;
         }
-        if ((doubleBracket || single) && end >= open + 2 && w[open] == "(" && w[end - 1] == ")" && end - open > 2) {
+        if ((doubleBracket || single) && end >= open + 2 && isGroup(w, open, '(') && isGroup(w, end - 1, ')') && end - open > 2) {
             int depth = 0;
             bool whole = true;
             for (std::size_t k = open; k < end && whole; ++k) {
-                depth += w[k] == "(" ? 1 : w[k] == ")" ? -1 : 0;
+                depth += isGroup(w, k, '(') ? 1 : isGroup(w, k, ')') ? -1 : 0;
                 whole = depth > 0 || k + 1 == end;
             }
             if (whole) {
@@ -2726,7 +2774,7 @@ BashReader::Truth BashReader::evalTest(const std::vector<std::string>& all)
         const std::string& op = w[1];
         // In [[ ]] the right of == and != is a pattern (manual 3.2.5.2): [[ $M == *70b* ]].
         const bool pattern = doubleBracket && w[2].find_first_of("*?[\\()") != std::string::npos;
-        const bool equal = pattern ? matchesPattern(w[2], w[0]) : w[0] == w[2];
+        const bool equal = pattern ? matchesPattern(w[2], w[0], true) : w[0] == w[2];
         if (op == "=" || op == "==")
             return result(equal);
         if (op == "!=")
@@ -2935,11 +2983,14 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
             if (unexported) {
                 const std::string assigned = assignedName(t);
                 const std::string name = assigned.empty() ? t : assigned;
+                if (!global && validName(name))
+                    makeLocal(name);   // declare +x in a function: the call's own, as declare makes it
                 const bool allExport = std::exchange(m_allExport, false);
                 if (!assigned.empty())
                     applyAssignment(words[a], cmd.line, false);
                 m_allExport = allExport;
-                std::erase(m_exportOrder, name);
+                if (!isLocal(name))   // the export is tracked by name: the caller's stands
+                    std::erase(m_exportOrder, name);
                 continue;
             }
             const std::string assigned = assignedName(t);
@@ -2992,7 +3043,8 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
             const std::string& name = names[a];
             if (!functions) {
                 m_unsetByScript.insert(name);   // also one from the environment
-                std::erase(m_exportOrder, name);   // set again, it is not exported
+                if (!isLocal(name))
+                    std::erase(m_exportOrder, name);   // set again, it is not exported
             }
             if (!functions && (variables || m_vars.count(name) || m_arrays.count(name))) {
                 touchVariable(name);
@@ -3013,6 +3065,20 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
     }
     if (head == "read" || head == "readarray" || head == "mapfile") {
         readInput(cmd, w);
+        return;
+    }
+    if (head == "shopt") {
+        // shopt -s / -u extglob: whether case patterns and ${V#P} know @( ) !( ) ... (inside
+        // [[ ]] bash knows them always).
+        bool set = false, unset = false, extglob = false;
+        for (std::size_t a = w + 1; a < words.size(); ++a) {
+            const std::string word = expandToString(words[a].text, cmd.line, 0);
+            set = set || word == "-s";
+            unset = unset || word == "-u";
+            extglob = extglob || word == "extglob";
+        }
+        if (extglob && set != unset)
+            m_extglob = set;
         return;
     }
     if (head == "getopts") {
@@ -3446,7 +3512,8 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
     // ${!NAME}: the parameter whose name is NAME's value (${!#} the last argument, ${!N} ...),
     // ${!A[@]} the indices of array A, ${!PREFIX@} the names that begin with PREFIX (manual
     // 3.5.3).
-    if (body.size() > 1 && body[0] == '!') {
+    // (${!:-none} is $! with an operator, read below.)
+    if (body.size() > 1 && body[0] == '!' && std::string_view(":-+=?%/").find(body[1]) == std::string_view::npos) {
         const std::string ref = body.substr(1);
         std::size_t n = 0;
         if (isNameStart(ref[0]))
@@ -3455,8 +3522,15 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
             while (n < ref.size() && std::isdigit(static_cast<unsigned char>(ref[n]))) ++n;
         else if (ref[0] == '#')
             n = 1;
-        const std::string after = ref.substr(n);
         const bool names = n > 0 && isNameStart(ref[0]);
+        // ${!A[1]}: the name is A[1]'s value; ${!A[@]} (below) lists A's indices.
+        if (names && n < ref.size() && ref[n] == '[') {
+            const std::size_t close = ref.find(']', n);
+            const std::string sub = close == npos ? std::string() : ref.substr(n + 1, close - n - 1);
+            if (close != npos && sub != "@" && sub != "*")
+                n = close + 1;
+        }
+        const std::string after = ref.substr(n);
         if (names && (after == "[@]" || after == "[*]" || after == "@" || after == "*")) {
             std::vector<std::string> list;
             const std::string base = ref.substr(0, n);
@@ -3501,7 +3575,11 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
             target += piece.text;
         const bool digits = !target.empty()
             && std::all_of(target.begin(), target.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; });
-        if (n == 0 || unknownName || !(validName(target) || digits || target == "#")) {
+        // ref="A[@]" or "A[1]": an array's elements or one of them, the usual way to pass an
+        // array by name.
+        const std::size_t bracket = target.find('[');
+        const bool element = bracket != npos && bracket > 0 && target.back() == ']' && validName(target.substr(0, bracket));
+        if (n == 0 || unknownName || !(validName(target) || digits || target == "#" || element)) {
             const std::string what = std::isdigit(static_cast<unsigned char>(ref[0])) || ref[0] == '#' ? "$" + ref.substr(0, n)
                                                                                                            : ref.substr(0, n);
             warn(line, "${" + body + "}: " + (n == 0 ? std::string("not an indirect expansion bash reads")
@@ -3827,7 +3905,7 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
         const bool longest = rest.size() > 1 && rest[1] == rest[0];
         const std::string pattern = expandPattern(rest.substr(longest ? 2 : 1), line, depth + 1);
         std::string result = subject;
-        const auto matches = [&](const std::string& s) { return matchesPattern(pattern, s); };
+        const auto matches = [&](const std::string& s) { return matchesPattern(pattern, s, m_extglob); };
         const std::size_t size = subject.size();
         for (std::size_t step = 0; step <= size; ++step) {
             const std::size_t len = longest ? size - step : step;
@@ -3841,20 +3919,45 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
         return;
     }
     if (rest[0] == '/') {
+        // ${X/P/R}, ${X//P/R}, ${X/#P/R}, ${X/%P/R} (manual 3.5.3): the longest match of the
+        // pattern P, the first or every one, or one at the start or at the end, replaced by R.
         const bool all = rest.size() > 1 && rest[1] == '/';
-        const std::string spec = rest.substr(all ? 2 : 1);
+        std::string spec = rest.substr(all ? 2 : 1);
+        const char anchor = !all && !spec.empty() && (spec[0] == '#' || spec[0] == '%') ? spec[0] : 0;
+        if (anchor)
+            spec.erase(0, 1);
         const std::size_t slash = spec.find('/');
-        const std::string from = expandToString(spec.substr(0, slash), line, depth + 1);
+        const std::string from = expandPattern(spec.substr(0, slash), line, depth + 1);
         const std::string to = slash == npos ? std::string() : expandToString(spec.substr(slash + 1), line, depth + 1);
-        std::string result = subject;
-        if (!from.empty()) {
-            std::size_t pos = 0;
-            while ((pos = result.find(from, pos)) != npos) {
-                result.replace(pos, from.size(), to);
-                pos += to.size();
-                if (!all) break;
+        std::string result;
+        const std::size_t size = subject.size();
+        std::size_t i = 0;
+        bool replaced = false;
+        while (i <= size && !(from.empty() && !anchor)) {
+            // The longest match starting at i (the whole rest for %).
+            std::size_t end = npos;
+            if ((!replaced || all) && (anchor != '#' || i == 0) && size <= 65536)
+                for (std::size_t j = size + 1; j-- > i && end == npos;)
+                    if ((anchor != '%' || j == size) && matchesPattern(from, subject.substr(i, j - i), m_extglob))
+                        end = j;
+            if (end == npos || (end == i && !anchor && replaced)) {
+                if (i < size)
+                    result += subject[i];
+                ++i;
+                continue;
+            }
+            result += to;
+            replaced = true;
+            if (end == i) {   // an empty match: the character after it stays
+                if (i < size)
+                    result += subject[i];
+                ++i;
+            } else {
+                i = end;
             }
         }
+        if (from.empty() && !anchor)
+            result = subject;
         pieces.push_back({result, !quoted, false});
         return;
     }

@@ -204,6 +204,9 @@ private:
         bool undecided_call = false;   // m_undecidedCall outside it
         std::map<std::string, std::vector<std::string>> env_derived;   // m_envDerived before it
         std::set<std::string> unset_by_script;                         // m_unsetByScript before it
+        std::pair<std::size_t, long long> getopts{1, 1};                // getopts' place before it
+        bool all_export = false;                                        // set -a before it
+        bool extglob = false;                                           // shopt -s extglob before it
     };
     std::vector<RawCommand> tokenize(std::string_view text);
     static int braceDepthChange(const RawCommand& cmd);
@@ -444,6 +447,11 @@ private:
     // While a condition is read again with what read as empty marked (noteEmptyComparison).
     bool m_emptySentinel = false;
     static constexpr char kEmptySentinel = '\x1f';
+    static constexpr char kGroupMark = '\x1e';   // "(" / ")" of a [[ ]] test's own text
+    // Whether w[k] (a test's words, brackets included) is a grouping paren "(" or ")".
+    static bool isGroup(const std::vector<std::string>& w, std::size_t k, char paren);
+    bool m_extglob = false;   // shopt -s extglob: extended patterns outside [[ ]] too
+    bool isLocal(const std::string& name) const;   // a `local` of the call being read
     // $?: the status of the last command read, when the text gives it, and that command.
     Truth m_lastStatus = Truth::True;
     std::string m_lastStatusText;

@@ -2766,6 +2766,47 @@ private slots:
         QVERIFY(!hasWarning(importMegatronScript(late, "late.sh"), "E_U"));
     }
 
+    void expansionsAndTestsReviewedAgain()
+    {
+        // A second review against bash; bash and the reader agree on each.
+        const std::vector<std::string> scripts = {
+            // A value "(" is no group: three arguments compare; [[ ]] groups only its own text.
+            "x=\"(\"\n[ \"$x\" = \")\" ] && R1=yes || R1=no\ntest \"$x\" != \")\" && R2=yes || R2=no\n"
+            "[ \"$x\" = \")\" -o 1 = 1 ] && R3=yes || R3=no\n[[ $x == \"(\" && b == b ]] && R4=yes || R4=no\n"
+            "[[ -n $x && -n b ]] && R5=yes || R5=no\n[[ -n $x &&\n   $x == \"(\" ]] && R6=yes || R6=no\n"
+            "torchrun a.py $R1 $R2 $R3 $R4 $R5 $R6\n",
+            // An array passed by name, and an element's value as the name.
+            "A=(x y z); name=A; ref=\"${name}[@]\"; one=\"${name}[1]\"\nB=(\"${!ref}\")\nC=${!one}\nD=(X Y); X=xv; Y=yv\n"
+            "torchrun a.py \"${B[@]}\" ${#B[@]} $C ${!D[1]}\n",
+            // A subshell leaves getopts' place as it was; for OPTIND restarts; past the end.
+            "R=\ngetopts abc o -abc; R+=$o\n( OPTIND=1 )\n( getopts abc o -abc )\ngetopts abc o -abc; R+=$o\n"
+            "getopts abc o -abc; for OPTIND in 1; do :; done; getopts abc o -abc; R+=$o\n"
+            "OPTIND=4; getopts ab o -a; R+=$o$OPTIND\ntorchrun a.py $R\n",
+            // Extended patterns: after `shopt -s nullglob extglob`, not before it.
+            "X=ab; P='@(a|b)'\nR1=${X#@(a|b)}\ncase a in $P) R2=yes ;; *) R2=no ;; esac\n[[ a == $P ]] && R3=yes || R3=no\n"
+            "shopt -s nullglob extglob\ncase 123 in +([0-9])) R4=num ;; *) R4=other ;; esac\nR5=${X//+(a)/-}\n"
+            "torchrun a.py $R1 $R2 $R3 $R4 $R5\n",
+            // ${X/P/R} with patterns, anchored, every match, quoted parts literal.
+            "x='a,b,c.d*e'; E=\nR1=${x//,/ }; R2=${x/,/}; R3=${x/#/pre}; R4=${x/%/suf}; R5=${x//a*/}; R6=${x//*/X}\n"
+            "R7=${x//\\*/s}; R8=${x//\".\"/_}; R9=${x/#b/Q}; R10=${x//[!a-c]/-}; R11=${E//a/b}; R12=${x/%e/E}; R13=${x/b*/Z}\n"
+            "torchrun a.py \"$R1\" $R2 $R3 $R4 \"$R5\" $R6 $R7 $R8 $R9 $R10 \"$R11\" $R12 $R13\n",
+        };
+        for (const std::string& script : scripts)
+            QVERIFY2(readerLaunches(script) == bashLaunches(script), (script + "bash: " + bashLaunches(script)).c_str());
+        QCOMPARE(readerLaunches(scripts[2]), std::string("<a.py><aba?2>\n"));
+
+        // A local's unset or export -n, declare +x in a function, set -a in a subshell: the
+        // script's exports stand; set -a exports a loop's name and getopts' too.
+        const std::string launch = "torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers 24 --hidden-size 2048 "
+                                   "--num-attention-heads 16 --seq-length 4096 --max-position-embeddings 4096 "
+                                   "--micro-batch-size 1 --global-batch-size 64 --bf16\n";
+        const ImportedScript s = importMegatronScript(
+            "export A=1 B=1 C=1\nf() { local A=2; unset A; }\nf\ng() { declare +x B=5; }\ng\nh() { local C=3; export -n C; }\nh\n"
+            "( set -a )\nD=1\nset -a\nfor F in 1; do :; done\ngetopts a O -a\nset +a\n" + launch,
+            "exports.sh");
+        QCOMPARE(s.environment, (std::vector<std::string>{"A=1", "B=1", "C=1", "F=1", "O=a", "OPTIND=2"}));   // as bash exports them
+    }
+
     void casePatternsQuoted()
     {
         // What the text quotes or escapes in a pattern matches itself; an unquoted expansion is
