@@ -729,9 +729,8 @@ std::vector<BashReader::RawCommand> BashReader::tokenize(std::string_view input)
             ++line;
             continue;
         }
-        if (c == '\n' && inDoubleBracket() && !cur.words.empty()
-            && (cur.words.back().text == "&&" || cur.words.back().text == "||" || cur.words.back().text == "(")) {
-            ++line;   // [[ a &&<newline> b ]]: the test goes on (manual 3.2.5.2)
+        if (c == '\n' && inDoubleBracket()) {
+            ++line;   // [[ a &&<newline> b ]]: a newline inside the test is a blank (manual 3.2.5.2)
             ++i;
             continue;
         }
@@ -2669,18 +2668,72 @@ bool BashReader::dropUndecidedStatus(std::vector<std::string>& env)
 
 bool BashReader::isGroup(const std::vector<std::string>& w, std::size_t k, char paren)
 {
-    // In [[ ]] the text's own "(" and ")" are marked (evalCondition). In [ ] and test, bash
-    // counts its arguments: with three, a binary operator in the middle compares, so
-    // `[ "$x" = ")" ]` with x="(" is a comparison (manual 4.1 test); past three, "(" and ")"
-    // group.
-    if (w.front() == "[[")
-        return w[k].size() == 2 && w[k][0] == kGroupMark && w[k][1] == paren;
-    const std::size_t args = w.front() == "test" ? w.size() - 1 : w.size() - 2;
-    if (w[k] != std::string(1, paren) || args < 3)
-        return false;
+    // In [[ ]] the text's own "(" and ")" are marked (evalCondition); a value "(" is no group.
+    return w[k].size() == 2 && w[k][0] == kGroupMark && w[k][1] == paren;
+}
+
+BashReader::Truth BashReader::evalSingleTest(const std::vector<std::string>& a)
+{
+    // bash's test with four arguments or more (test.c: expr, term): -o below -a below "!",
+    // then "(" EXPR ")", a comparison when the next argument is one, a unary test, or a word.
+    // Each comparison and unary test is read as a test of its own (evalTest).
     static const std::set<std::string> binary = {"=", "==", "!=", "-eq", "-ne", "-lt", "-le", "-gt", "-ge", "<", ">",
-                                                 "-a", "-o", "-nt", "-ot", "-ef"};
-    return args > 3 || !binary.count(w[2]);
+                                                 "-nt", "-ot", "-ef"};
+    std::size_t pos = 0;
+    bool failed = false;
+    std::function<Truth()> expr;
+    auto sub = [&](std::initializer_list<std::string> words) {
+        std::vector<std::string> t{"["};
+        t.insert(t.end(), words);
+        t.push_back("]");
+        return evalTest(t);
+    };
+    std::function<Truth()> term = [&]() -> Truth {
+        if (pos >= a.size()) {
+            failed = true;
+            return Truth::Unknown;
+        }
+        if (a[pos] == "!") {
+            ++pos;
+            return truthNot(term());
+        }
+        if (a[pos] == "(") {
+            ++pos;
+            const Truth t = expr();
+            if (pos >= a.size() || a[pos] != ")")
+                failed = true;
+            ++pos;
+            return t;
+        }
+        if (pos + 2 < a.size() && binary.count(a[pos + 1])) {
+            pos += 3;
+            return sub({a[pos - 3], a[pos - 2], a[pos - 1]});
+        }
+        if (a[pos].size() == 2 && a[pos][0] == '-' && a[pos] != "-a" && a[pos] != "-o" && pos + 1 < a.size()) {
+            pos += 2;
+            return sub({a[pos - 2], a[pos - 1]});
+        }
+        ++pos;
+        return a[pos - 1].empty() ? Truth::False : Truth::True;
+    };
+    auto andTerm = [&]() {
+        Truth t = term();
+        while (pos < a.size() && a[pos] == "-a") {
+            ++pos;
+            t = truthAnd(t, term());
+        }
+        return t;
+    };
+    expr = [&]() {
+        Truth t = andTerm();
+        while (pos < a.size() && a[pos] == "-o") {
+            ++pos;
+            t = truthOr(t, andTerm());
+        }
+        return t;
+    };
+    const Truth t = expr();
+    return failed || pos != a.size() ? Truth::Unknown : t;
 }
 
 BashReader::Truth BashReader::evalTest(const std::vector<std::string>& all)
@@ -2688,14 +2741,44 @@ BashReader::Truth BashReader::evalTest(const std::vector<std::string>& all)
     std::vector<std::string> w = all;
     if (w.empty())
         return Truth::Unknown;
-    // Tests joined inside the brackets: && and || in [[ ]], -a and -o in [ ] and test; "and"
-    // binds tighter than "or" (manual 3.2.5.2, 4.1 test). Each side is a test of its own.
-    {
-        const bool dbl = w.front() == "[[";
-        const bool single = (w.front() == "[" && w.back() == "]") || w.front() == "test";
-        if (dbl || single) {
-            const std::size_t begin = 1, end = w.front() == "test" ? w.size() : w.size() - 1;
-            for (const std::string& op : {dbl ? std::string("||") : std::string("-o"), dbl ? std::string("&&") : std::string("-a")}) {
+    if ((w.front() == "[" && w.back() == "]" && w.size() > 2) || w.front() == "test") {
+        // [ ] and test by their count of arguments, as bash's test does (manual 4.1): three
+        // with a comparison in the middle compare, "!" before three negates them, "( X )"
+        // and "( X Y )" group; five or more (and four of no such form) are parsed.
+        const std::vector<std::string> a(w.begin() + 1, w.front() == "test" ? w.end() : w.end() - 1);
+        static const std::set<std::string> binary = {"=", "==", "!=", "-eq", "-ne", "-lt", "-le", "-gt", "-ge", "<", ">",
+                                                     "-a", "-o", "-nt", "-ot", "-ef"};
+        auto inner = [](std::vector<std::string>::const_iterator from, std::vector<std::string>::const_iterator to) {
+            std::vector<std::string> t{"["};
+            t.insert(t.end(), from, to);
+            t.push_back("]");
+            return t;
+        };
+        if (a.size() == 3 && (a[1] == "-a" || a[1] == "-o")) {
+            const Truth left = a[0].empty() ? Truth::False : Truth::True, right = a[2].empty() ? Truth::False : Truth::True;
+            return a[1] == "-a" ? truthAnd(left, right) : truthOr(left, right);
+        }
+        if (a.size() == 3 && !binary.count(a[1])) {
+            if (a[0] == "!")
+                return truthNot(evalTest(inner(a.begin() + 1, a.end())));
+            if (a[0] == "(" && a[2] == ")")
+                return evalTest(inner(a.begin() + 1, a.begin() + 2));
+        }
+        if (a.size() == 4) {
+            if (a[0] == "!")
+                return truthNot(evalTest(inner(a.begin() + 1, a.end())));
+            if (a[0] == "(" && a[3] == ")")
+                return evalTest(inner(a.begin() + 1, a.begin() + 3));
+        }
+        if (a.size() >= 4)
+            return evalSingleTest(a);
+    }
+    // Tests joined inside [[ ]] by && and ||, "and" binding tighter than "or" (manual
+    // 3.2.5.2). Each side is a test of its own.
+    if (w.front() == "[[") {
+        {
+            const std::size_t begin = 1, end = w.size() - 1;
+            for (const std::string& op : {std::string("||"), std::string("&&")}) {
                 std::vector<std::size_t> at;
                 std::size_t from = begin;
                 int depth = 0;   // inside ( ... ): grouped, split there (below)
@@ -2712,14 +2795,14 @@ BashReader::Truth BashReader::evalTest(const std::vector<std::string>& all)
                 Truth result = Truth::Unknown;
                 std::size_t start = begin;
                 for (std::size_t a = 0; a < at.size(); ++a) {
-                    std::vector<std::string> part{dbl ? "[[" : "["};
+                    std::vector<std::string> part{"[["};
                     part.insert(part.end(), w.begin() + static_cast<std::ptrdiff_t>(start), w.begin() + static_cast<std::ptrdiff_t>(at[a]));
-                    part.push_back(dbl ? "]]" : "]");
+                    part.push_back("]]");
                     const Truth t = evalTest(part);
                     if (a == 0)
                         result = t;
                     else
-                        result = op == "||" || op == "-o" ? truthOr(result, t) : truthAnd(result, t);
+                        result = op == "||" ? truthOr(result, t) : truthAnd(result, t);
                     start = at[a] + 1;
                 }
                 return result;
@@ -2727,18 +2810,16 @@ BashReader::Truth BashReader::evalTest(const std::vector<std::string>& all)
         }
     }
     const bool doubleBracket = w.front() == "[[";
-    {
-        // ( EXPR ) groups, also after "!" (manual 3.2.5.2; test's \( \), 4.1): the inside as a
-        // test of its own.
-        const bool single = (w.front() == "[" && w.back() == "]") || w.front() == "test";
-        const std::size_t begin = 1, end = w.front() == "test" ? w.size() : w.size() - 1;
+    if (doubleBracket) {
+        // ( EXPR ) groups, also after "!" (manual 3.2.5.2): the inside as a test of its own.
+        const std::size_t begin = 1, end = w.size() - 1;
         std::size_t open = begin;
         bool negated = false;
         while (open < end && w[open] == "!") {
             negated = !negated;
             ++open;
         }
-        if ((doubleBracket || single) && end >= open + 2 && isGroup(w, open, '(') && isGroup(w, end - 1, ')') && end - open > 2) {
+        if (end >= open + 2 && isGroup(w, open, '(') && isGroup(w, end - 1, ')') && end - open > 2) {
             int depth = 0;
             bool whole = true;
             for (std::size_t k = open; k < end && whole; ++k) {
@@ -2746,9 +2827,9 @@ BashReader::Truth BashReader::evalTest(const std::vector<std::string>& all)
                 whole = depth > 0 || k + 1 == end;
             }
             if (whole) {
-                std::vector<std::string> inner{doubleBracket ? "[[" : "["};
+                std::vector<std::string> inner{"[["};
                 inner.insert(inner.end(), w.begin() + static_cast<std::ptrdiff_t>(open) + 1, w.begin() + static_cast<std::ptrdiff_t>(end) - 1);
-                inner.push_back(doubleBracket ? "]]" : "]");
+                inner.push_back("]]");
                 const Truth t = evalTest(inner);
                 return negated ? truthNot(t) : t;
             }
@@ -3367,7 +3448,7 @@ std::string BashReader::expandJoined(const std::string& raw, int line, int depth
         for (const char c : p.text) {
             // As a pattern, what the text quotes is escaped: also what bracket expressions and
             // the extended forms give a meaning to.
-            if (pattern && p.quoted && std::string_view("*?[]\\!^-()|@+").find(c) != std::string_view::npos)
+            if (pattern && p.quoted && std::string_view("*?[]\\!^-()|@+&").find(c) != std::string_view::npos)
                 out += '\\';
             out += c;
         }
@@ -3615,7 +3696,15 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
             return;
         }
         std::string v;
-        lookup(name, v);
+        if (const std::size_t open = name.find('['); open != npos && name.back() == ']') {
+            // ${#A[1]}: the length of one element.
+            std::vector<Piece> element;
+            expandParameter(name, true, element, line, depth + 1);
+            for (const Piece& piece : element)
+                v += piece.text;
+        } else {
+            lookup(name, v);
+        }
         literal(std::to_string(v.size()));
         return;
     }
@@ -3868,6 +3957,8 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
             if (!positional && !isList) {
                 touchVariable(name);
                 m_vars[name] = v;
+                if (m_allExport && std::find(m_exportOrder.begin(), m_exportOrder.end(), name) == m_exportOrder.end())
+                    m_exportOrder.push_back(name);   // set -a
                 noteOpaque(name, v);
                 addEnv(m_envDerived[name], {name});   // the default stands where the environment has none
             }
@@ -3900,65 +3991,143 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
         return;
     }
     const std::string subject = isList ? joined : value;
+    // An operation on the value, or on each element of a list ("${A[@]#--}", "${A[@]/#/-x }"),
+    // as bash applies it (manual 3.5.3).
+    auto emitEach = [&](const auto& transform) {
+        if (isList) {
+            std::vector<std::string> mapped;
+            mapped.reserve(elements.size());
+            for (const std::string& e : elements)
+                mapped.push_back(transform(e));
+            emitList(mapped);
+        } else {
+            pieces.push_back({transform(value), !quoted, false});
+        }
+    };
     // Prefix and suffix removal with glob patterns.
     if (rest[0] == '#' || rest[0] == '%') {
         const bool longest = rest.size() > 1 && rest[1] == rest[0];
         const std::string pattern = expandPattern(rest.substr(longest ? 2 : 1), line, depth + 1);
-        std::string result = subject;
-        const auto matches = [&](const std::string& s) { return matchesPattern(pattern, s, m_extglob); };
-        const std::size_t size = subject.size();
-        for (std::size_t step = 0; step <= size; ++step) {
-            const std::size_t len = longest ? size - step : step;
-            const std::string part = rest[0] == '#' ? subject.substr(0, len) : subject.substr(size - len);
-            if (matches(part)) {
-                result = rest[0] == '#' ? subject.substr(len) : subject.substr(0, size - len);
-                break;
+        emitEach([&](const std::string& text) {
+            const std::string& subject = text;
+            const std::size_t size = subject.size();
+            for (std::size_t step = 0; step <= size; ++step) {
+                const std::size_t len = longest ? size - step : step;
+                const std::string part = rest[0] == '#' ? subject.substr(0, len) : subject.substr(size - len);
+                if (matchesPattern(pattern, part, m_extglob))
+                    return rest[0] == '#' ? subject.substr(len) : subject.substr(0, size - len);
             }
-        }
-        pieces.push_back({result, !quoted, false});
+            return subject;
+        });
         return;
     }
     if (rest[0] == '/') {
         // ${X/P/R}, ${X//P/R}, ${X/#P/R}, ${X/%P/R} (manual 3.5.3): the longest match of the
-        // pattern P, the first or every one, or one at the start or at the end, replaced by R.
+        // pattern P, the first or every one, or one at the start or at the end, replaced by R,
+        // where an unquoted & stands for the match (bash 5.2's patsub_replacement).
         const bool all = rest.size() > 1 && rest[1] == '/';
         std::string spec = rest.substr(all ? 2 : 1);
         const char anchor = !all && !spec.empty() && (spec[0] == '#' || spec[0] == '%') ? spec[0] : 0;
         if (anchor)
             spec.erase(0, 1);
-        const std::size_t slash = spec.find('/');
+        // P ends at the first "/" that is not quoted, escaped or inside ${ } / $( ).
+        std::size_t slash = 0;
+        while (slash < spec.size() && spec[slash] != '/') {
+            const char c = spec[slash];
+            std::size_t next = slash + 1;
+            if (c == '\\')
+                next = slash + 2;
+            else if (c == '\'')
+                next = skipSingle(spec, slash);
+            else if (c == '"')
+                next = skipDouble(spec, slash);
+            else if (c == '$' && slash + 1 < spec.size() && (spec[slash + 1] == '{' || spec[slash + 1] == '('))
+                next = skipDollarGroup(spec, slash);
+            slash = next == npos ? spec.size() : next;
+        }
+        slash = std::min(slash, spec.size());
         const std::string from = expandPattern(spec.substr(0, slash), line, depth + 1);
-        const std::string to = slash == npos ? std::string() : expandToString(spec.substr(slash + 1), line, depth + 1);
-        std::string result;
-        const std::size_t size = subject.size();
-        std::size_t i = 0;
-        bool replaced = false;
-        while (i <= size && !(from.empty() && !anchor)) {
-            // The longest match starting at i (the whole rest for %).
-            std::size_t end = npos;
-            if ((!replaced || all) && (anchor != '#' || i == 0) && size <= 65536)
-                for (std::size_t j = size + 1; j-- > i && end == npos;)
-                    if ((anchor != '%' || j == size) && matchesPattern(from, subject.substr(i, j - i), m_extglob))
-                        end = j;
-            if (end == npos || (end == i && !anchor && replaced)) {
-                if (i < size)
-                    result += subject[i];
-                ++i;
+        // The replacement with what it quotes marked, so that only an unquoted & is the match.
+        const std::string to = slash >= spec.size() ? std::string() : expandPattern(spec.substr(slash + 1), line, depth + 1);
+        auto replacement = [&](const std::string& match) {
+            std::string out;
+            for (std::size_t k = 0; k < to.size(); ++k) {
+                if (to[k] == '\\' && k + 1 < to.size())
+                    out += to[++k];
+                else if (to[k] == '&')
+                    out += match;
+                else
+                    out += to[k];
+            }
+            return out;
+        };
+        // A pattern without pattern characters: its text, found as it is.
+        std::string literal;
+        bool glob = false;
+        for (std::size_t k = 0; k < from.size() && !glob; ++k) {
+            if (from[k] == '\\' && k + 1 < from.size()) {
+                literal += from[++k];
                 continue;
             }
-            result += to;
-            replaced = true;
-            if (end == i) {   // an empty match: the character after it stays
-                if (i < size)
-                    result += subject[i];
-                ++i;
-            } else {
-                i = end;
-            }
+            glob = from[k] == '*' || from[k] == '?' || from[k] == '['
+                || (m_extglob && k + 1 < from.size() && from[k + 1] == '(' && std::string_view("@!+").find(from[k]) != std::string_view::npos);
+            literal += from[k];
         }
-        if (from.empty() && !anchor)
-            result = subject;
-        pieces.push_back({result, !quoted, false});
+        constexpr std::size_t kMaxPatternSubject = 4096;   // a pattern tried at every start and end
+        emitEach([&](const std::string& text) {
+            const std::string& subject = text;
+            const std::size_t size = subject.size();
+            if (!glob) {
+                if (literal.empty() && !anchor)
+                    return subject;
+                if (anchor == '#')
+                    return subject.compare(0, literal.size(), literal) == 0 ? replacement(literal) + subject.substr(literal.size()) : subject;
+                if (anchor == '%')
+                    return size >= literal.size() && subject.compare(size - literal.size(), literal.size(), literal) == 0
+                        ? subject.substr(0, size - literal.size()) + replacement(literal)
+                        : subject;
+                std::string result;
+                std::size_t at = 0;
+                for (std::size_t pos = subject.find(literal); pos != npos; pos = all ? subject.find(literal, at) : npos) {
+                    result += subject.substr(at, pos - at) + replacement(literal);
+                    at = pos + literal.size();
+                }
+                return result + subject.substr(at);
+            }
+            if (size > kMaxPatternSubject) {
+                warn(line, "${..." + rest + "}: a pattern on a value of " + std::to_string(size)
+                               + " characters is not matched; the value is kept as it is");
+                return subject;
+            }
+            // Bash tries each start in turn; an empty match is replaced too, except at the end
+            // of a value that is not empty (unless anchored there).
+            std::string result;
+            std::size_t i = 0;
+            bool replaced = false;
+            while (i < size || (i == size && !replaced && (size == 0 || anchor == '%'))) {
+                std::size_t end = npos;
+                if ((!replaced || all) && (anchor != '#' || i == 0))
+                    for (std::size_t j = size + 1; j-- > i && end == npos;)
+                        if ((anchor != '%' || j == size) && matchesPattern(from, subject.substr(i, j - i), m_extglob))
+                            end = j;
+                if (end == npos) {
+                    if (i < size)
+                        result += subject[i];
+                    ++i;
+                    continue;
+                }
+                result += replacement(subject.substr(i, end - i));
+                replaced = true;
+                if (end == i) {   // an empty match: the character after it stays
+                    if (i < size)
+                        result += subject[i];
+                    ++i;
+                } else {
+                    i = end;
+                }
+            }
+            return result;
+        });
         return;
     }
     if (rest == "^^" || rest == ",,") {

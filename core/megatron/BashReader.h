@@ -448,8 +448,10 @@ private:
     bool m_emptySentinel = false;
     static constexpr char kEmptySentinel = '\x1f';
     static constexpr char kGroupMark = '\x1e';   // "(" / ")" of a [[ ]] test's own text
-    // Whether w[k] (a test's words, brackets included) is a grouping paren "(" or ")".
+    // Whether w[k] (a [[ ]] test's words, brackets included) is a grouping paren "(" or ")".
     static bool isGroup(const std::vector<std::string>& w, std::size_t k, char paren);
+    // The arguments of [ ] or test, four or more, as bash's test parses them.
+    Truth evalSingleTest(const std::vector<std::string>& args);
     bool m_extglob = false;   // shopt -s extglob: extended patterns outside [[ ]] too
     bool isLocal(const std::string& name) const;   // a `local` of the call being read
     // $?: the status of the last command read, when the text gives it, and that command.

@@ -2807,6 +2807,34 @@ private slots:
         QCOMPARE(s.environment, (std::vector<std::string>{"A=1", "B=1", "C=1", "F=1", "O=a", "OPTIND=2"}));   // as bash exports them
     }
 
+    void substitutionsAndTestsReviewedAThirdTime()
+    {
+        // A third review against bash; bash and the reader agree on each.
+        std::vector<std::string> scripts = {
+            // ${X/P/R}: empty matches, a "/" escaped or quoted in P, & for the match, each
+            // element of a list, a nested expansion in P.
+            "shopt -s extglob\nx=abc\nM=meta-llama/Llama-2-7b-hf; P=/data/x; y=a.b; z=abcabc; q=xbx\nA=(ab cb db); B=(\"${A[@]/b/X}\")\n"
+            "torchrun a.py \"${x//*()/-}\" \"${x//?(b)/-}\" \"${M//\\//_}\" \"${M//\"/\"/_}\" \"${P/#\\/data/\\/mnt}\" \"${y/./[&]}\" "
+            "\"${y/./\\&}\" \"${B[@]}\" ${#B[@]} \"${A[*]/#/-}\" \"${A[@]#?}\" \"${z//${q//x}/Q}\"\n",
+            // [ ] and test by their count of arguments; a value "(" or ")" is an operand.
+            "x=\"(\"; a=x; e=; R=\n[ ! \"$x\" = \")\" ] && R+=1 || R+=0\n[ \"$a\" = \"(\" -o \"$a\" = x ] && R+=1 || R+=0\n"
+            "[ \"$x\" = \")\" -o 1 = 1 ] && R+=1 || R+=0\n[ ! \\( \"$a\" = b -o \"$a\" = c \\) ] && R+=1 || R+=0\n"
+            "[ \"$a\" -a \"$e\" ] && R+=1 || R+=0\n[ ! ! \"$a\" = x ] && R+=1 || R+=0\ntest \"(\" = \"(\" && R+=1 || R+=0\n"
+            "torchrun a.py $R\n",
+            // Newlines anywhere inside [[ ]]; the length of one element.
+            "a=1; R=\n[[ $a == 2\n   || $a == 1 ]] && R+=1 || R+=0\n[[ $a == 1\n]] && R+=1 || R+=0\n[[ !\n   $a == 2 ]] && R+=1 || R+=0\n"
+            "A=(Bee Cee)\ntorchrun a.py $R ${#A[1]}\n",
+        };
+        // A long value with a literal pattern (a data blend) is replaced at once.
+        std::string blend = "B=\"";
+        for (int k = 0; k < 800; ++k)
+            blend += "0.5 /data/c" + std::to_string(k) + " ";
+        scripts.push_back(blend + "\"\nC=${B// /,}\ntorchrun a.py ${#C} ${C:0:20}\n");
+        for (const std::string& script : scripts)
+            QVERIFY2(readerLaunches(script) == bashLaunches(script), (script.substr(0, 400) + "bash: " + bashLaunches(script)).c_str());
+        QCOMPARE(readerLaunches(scripts[1]), std::string("<a.py><1111011>\n"));
+    }
+
     void casePatternsQuoted()
     {
         // What the text quotes or escapes in a pattern matches itself; an unquoted expansion is
