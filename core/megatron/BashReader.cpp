@@ -504,7 +504,8 @@ std::vector<std::string> BashReader::exportedVariables() const
     std::vector<std::string> out;
     for (const std::string& name : m_exportOrder) {
         std::string value;
-        if (lookup(name, value))
+        // An array is never put in a command's environment (manual 6.7, "Arrays").
+        if (!m_arrays.count(name) && lookup(name, value))
             out.push_back(name + "=" + value);
     }
     return out;
@@ -3629,11 +3630,15 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
                 list.assign(all.begin(), all.end());
             }
             const bool separate = quoted && after.find('@') != npos;
+            // "${!A[*]}" and "${!P*}" join with IFS's first character, as "$*" does.
+            std::string ifs = " ";
+            if (quoted && !separate && !lookup("IFS", ifs))
+                ifs = " ";
             std::string joined;
             for (std::size_t e = 0; e < list.size(); ++e) {
                 if (separate)
                     pieces.push_back({list[e], false, e > 0, false, true});
-                joined += (e ? " " : "") + list[e];
+                joined += (e ? ifs.substr(0, 1) : std::string()) + list[e];
             }
             if (!separate)
                 pieces.push_back({joined, !quoted, false});
@@ -3660,7 +3665,7 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
         // array by name.
         const std::size_t bracket = target.find('[');
         const bool element = bracket != npos && bracket > 0 && target.back() == ']' && validName(target.substr(0, bracket));
-        if (n == 0 || unknownName || !(validName(target) || digits || target == "#" || element)) {
+        if (n == 0 || unknownName || !(validName(target) || digits || target == "#" || target == "@" || target == "*" || element)) {
             const std::string what = std::isdigit(static_cast<unsigned char>(ref[0])) || ref[0] == '#' ? "$" + ref.substr(0, n)
                                                                                                            : ref.substr(0, n);
             warn(line, "${" + body + "}: " + (n == 0 ? std::string("not an indirect expansion bash reads")
@@ -3828,6 +3833,8 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
             return;
         }
         if (auto it = m_arrays.find(name); it != m_arrays.end()) {
+            if (idx < 0)
+                idx += static_cast<long long>(it->second.size());   // ${A[-1]}: from the end
             if (idx >= 0 && static_cast<std::size_t>(idx) < it->second.size()) {
                 isSet = true;
                 value = it->second[static_cast<std::size_t>(idx)];

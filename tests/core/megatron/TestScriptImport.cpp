@@ -2833,6 +2833,18 @@ private slots:
         for (const std::string& script : scripts)
             QVERIFY2(readerLaunches(script) == bashLaunches(script), (script.substr(0, 400) + "bash: " + bashLaunches(script)).c_str());
         QCOMPARE(readerLaunches(scripts[1]), std::string("<a.py><1111011>\n"));
+        // Negative indices, ${!ref} with ref=@, "${!P*}" with IFS.
+        const std::string more = "A=(x y z); set -- u v\nref=\"A[-1]\"; R=\"${!ref}|${A[-3]}\"\nref=@; R+=\"|${!ref}\"\n"
+                                 "MY_A=1; MY_B=2; IFS=,; P=\"${!MY_*}\"; unset IFS\ntorchrun a.py \"$R\" $P\n";
+        QCOMPARE(readerLaunches(more), std::string("<a.py><z|x|u v><MY_A,MY_B>\n"));
+        QCOMPARE(readerLaunches(more), bashLaunches(more));
+        // Bash never exports an array.
+        const ImportedScript s = importMegatronScript(
+            "E_A=(1 2); export E_A\nset -a; E_B=(3 4); E_C=5; set +a\ntorchrun --nproc_per_node 8 pretrain_gpt.py --num-layers 24 "
+            "--hidden-size 2048 --num-attention-heads 16 --seq-length 4096 --max-position-embeddings 4096 --micro-batch-size 1 "
+            "--global-batch-size 64 --bf16\n",
+            "arrays.sh");
+        QCOMPARE(s.environment, std::vector<std::string>{"E_C=5"});
     }
 
     void casePatternsQuoted()
