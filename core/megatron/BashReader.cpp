@@ -1643,13 +1643,18 @@ void BashReader::readInput(const RawCommand& cmd, std::size_t w)
     if (names.empty())
         names.push_back(head == "read" ? "REPLY" : "MAPFILE");
     std::vector<std::string> kept;
-    for (const std::string& name : names) {
-        kept.push_back("${" + name + "}");
-        setScalar(name, kept.back());
-        m_opaqueVars.insert(name);
-    }
+    for (const std::string& name : names)
+        kept.push_back(keepUnknown(name));
     warn(cmd.line, head + " sets " + joinNames(names) + " from input the text does not give; "
                        + (names.size() == 1 ? "its value is" : "their values are") + " kept as " + joinNames(kept));
+}
+
+std::string BashReader::keepUnknown(const std::string& name)
+{
+    const std::string kept = "${" + name + "}";
+    setScalar(name, kept);
+    m_opaqueVars.insert(name);
+    return kept;
 }
 
 void BashReader::setScalar(const std::string& name, const std::string& value)
@@ -1661,8 +1666,14 @@ void BashReader::setScalar(const std::string& name, const std::string& value)
     m_arrays.erase(name);
     m_vars[name] = value;
     if (name == "OPTIND")
-        m_getoptsChar = 1;   // `for OPTIND in 1`, read OPTIND: getopts starts again
-    if (m_allExport && std::find(m_exportOrder.begin(), m_exportOrder.end(), name) == m_exportOrder.end())
+        m_getopts.letter = 1;   // `for OPTIND in 1`, read OPTIND: getopts starts again
+    if (m_allExport)
+        exportName(name);
+}
+
+void BashReader::exportName(const std::string& name)
+{
+    if (std::find(m_exportOrder.begin(), m_exportOrder.end(), name) == m_exportOrder.end())
         m_exportOrder.push_back(name);
 }
 
@@ -1710,17 +1721,16 @@ BashReader::Truth BashReader::getoptsStep(const RawCommand& cmd, std::size_t w)
         return Truth::Unknown;
     index = std::max(index, 1LL);
     const auto at = static_cast<std::size_t>(index - 1);
-    if (index != m_getoptsIndex || at >= args.size() || m_getoptsChar >= args[at].size())
-        m_getoptsChar = 1;   // the script set OPTIND, or other arguments: from the start of that one
+    if (index != m_getopts.index || at >= args.size() || m_getopts.letter >= args[at].size())
+        m_getopts.letter = 1;   // the script set OPTIND, or other arguments: from the start of that one
     auto leave = [&](long long nextIndex, std::size_t nextChar) {
         setScalar("OPTIND", std::to_string(nextIndex));
-        m_getoptsIndex = nextIndex;
-        m_getoptsChar = nextChar;
+        m_getopts = {nextChar, nextIndex};
     };
     // The end of the options: no argument left, one that is no option ("-" alone, a word
     // without "-"), or "--", which is passed over.
-    if (at >= args.size() || (m_getoptsChar == 1 && (args[at].size() < 2 || args[at][0] != '-'))
-        || (m_getoptsChar == 1 && args[at] == "--")) {
+    if (at >= args.size() || (m_getopts.letter == 1 && (args[at].size() < 2 || args[at][0] != '-'))
+        || (m_getopts.letter == 1 && args[at] == "--")) {
         setScalar(name, "?");
         unsetScalar("OPTARG");
         // Past the arguments, OPTIND is set back to one past the last (bash's getopts).
@@ -1728,8 +1738,10 @@ BashReader::Truth BashReader::getoptsStep(const RawCommand& cmd, std::size_t w)
         return Truth::False;
     }
     const std::string& arg = args[at];
-    const char c = arg[m_getoptsChar];
-    const std::size_t after = m_getoptsChar + 1;
+    const char c = arg[m_getopts.letter];
+    const std::size_t after = m_getopts.letter + 1;
+    // On to the next letter of a cluster (-ab), or to the next argument.
+    auto nextLetter = [&] { after < arg.size() ? leave(index, after) : leave(index + 1, 1); };
     // A leading ':' in OPTSTRING: errors are the script's to report (NAME ':' or '?', OPTARG
     // the letter); else bash prints them and NAME is '?' with OPTARG unset.
     const bool silent = optstring[0] == ':';
@@ -1745,10 +1757,7 @@ BashReader::Truth BashReader::getoptsStep(const RawCommand& cmd, std::size_t w)
                                                                          : " needs a value, and none follows it")
                                + "; " + name + " is set to ?");
         }
-        if (spec == npos && after < arg.size())
-            leave(index, after);
-        else
-            leave(index + 1, 1);
+        nextLetter();   // a missing value is at the end of its argument
         return Truth::True;
     }
     setScalar(name, std::string(1, c));
@@ -1759,10 +1768,7 @@ BashReader::Truth BashReader::getoptsStep(const RawCommand& cmd, std::size_t w)
         leave(index + (rest ? 1 : 2), 1);
     } else {
         unsetScalar("OPTARG");
-        if (after < arg.size())
-            leave(index, after);
-        else
-            leave(index + 1, 1);
+        nextLetter();
     }
     return Truth::True;
 }
@@ -1776,12 +1782,8 @@ void BashReader::getoptsUnknown(const RawCommand& cmd, std::size_t w)
     }
     if (words.size() < 2 || !validName(words[1]))
         return;
-    for (const std::string& name : {words[1], std::string("OPTARG")}) {
-        setScalar(name, "${" + name + "}");
-        m_opaqueVars.insert(name);
-    }
-    warn(cmd.line, "getopts reads arguments the text does not give in full; " + words[1] + " and OPTARG are kept as ${"
-                       + words[1] + "} and ${OPTARG}");
+    warn(cmd.line, "getopts reads arguments the text does not give in full; " + words[1] + " and OPTARG are kept as "
+                       + keepUnknown(words[1]) + " and " + keepUnknown("OPTARG"));
 }
 
 std::size_t BashReader::loopEnd(std::span<const RawCommand> commands, std::size_t k)
@@ -2131,7 +2133,7 @@ void BashReader::enterSubshell()
     m_undecidedCall = false;   // an exit inside ends only the subshell
     s.env_derived = m_envDerived;
     s.unset_by_script = m_unsetByScript;
-    s.getopts = {m_getoptsChar, m_getoptsIndex};
+    s.getopts = m_getopts;
     s.all_export = m_allExport;
     s.extglob = m_extglob;
     m_subshells.push_back(std::move(s));
@@ -2166,7 +2168,7 @@ void BashReader::leaveSubshell()
     m_undecidedCall = s.undecided_call;
     m_envDerived = std::move(s.env_derived);
     m_unsetByScript = std::move(s.unset_by_script);
-    std::tie(m_getoptsChar, m_getoptsIndex) = s.getopts;
+    m_getopts = s.getopts;
     m_allExport = s.all_export;
     m_extglob = s.extglob;
     if (!m_frames.empty() && m_frames.size() == s.frames) {
@@ -2219,7 +2221,7 @@ void BashReader::callFunction(const std::string& name, std::vector<std::string> 
     for (auto it = locals.rbegin(); it != locals.rend(); ++it)
         restoreVariable(*it);
     if (getopts)
-        std::tie(m_getoptsChar, m_getoptsIndex) = *getopts;
+        m_getopts = *getopts;
 }
 
 void BashReader::noteFunctionNamed(const std::string& name)
@@ -2275,14 +2277,13 @@ bool BashReader::isLocal(const std::string& name) const
 
 bool BashReader::makeLocal(const std::string& name)
 {
-    std::vector<SavedVariable>& locals = m_frames.back().locals;
-    if (std::any_of(locals.begin(), locals.end(), [&](const SavedVariable& v) { return v.name == name; }))
+    if (isLocal(name))
         return false;
-    locals.push_back(saveVariable(name));
+    m_frames.back().locals.push_back(saveVariable(name));
     if (name == "OPTIND" && !m_frames.back().getopts) {
         // Bash keeps getopts' place of the caller for the return and starts afresh here.
-        m_frames.back().getopts = std::make_pair(m_getoptsChar, m_getoptsIndex);
-        m_getoptsChar = 1;
+        m_frames.back().getopts = m_getopts;
+        m_getopts.letter = 1;
     }
     return true;
 }
@@ -2667,6 +2668,24 @@ bool BashReader::dropUndecidedStatus(std::vector<std::string>& env)
     return std::erase_if(env, [](const std::string& w) { return w.size() > 1 && w[0] == '!' && w[1] != 'F'; }) > 0;
 }
 
+// test's comparisons of two words (manual 6.4), -a and -o apart.
+bool isTestComparison(const std::string& op)
+{
+    static const std::set<std::string> comparisons = {"=", "==", "!=", "-eq", "-ne", "-lt", "-le", "-gt", "-ge", "<", ">",
+                                                      "-nt", "-ot", "-ef"};
+    return comparisons.count(op) > 0;
+}
+
+// The words from..to as a test of their own: "[ words ]", or "[[ words ]]".
+std::vector<std::string> bracketed(std::vector<std::string>::const_iterator from, std::vector<std::string>::const_iterator to,
+                                   bool doubleBracket = false)
+{
+    std::vector<std::string> t{doubleBracket ? "[[" : "["};
+    t.insert(t.end(), from, to);
+    t.push_back(doubleBracket ? "]]" : "]");
+    return t;
+}
+
 bool BashReader::isGroup(const std::vector<std::string>& w, std::size_t k, char paren)
 {
     // In [[ ]] the text's own "(" and ")" are marked (evalCondition); a value "(" is no group.
@@ -2678,16 +2697,13 @@ BashReader::Truth BashReader::evalSingleTest(const std::vector<std::string>& a)
     // bash's test with four arguments or more (test.c: expr, term): -o below -a below "!",
     // then "(" EXPR ")", a comparison when the next argument is one, a unary test, or a word.
     // Each comparison and unary test is read as a test of its own (evalTest).
-    static const std::set<std::string> binary = {"=", "==", "!=", "-eq", "-ne", "-lt", "-le", "-gt", "-ge", "<", ">",
-                                                 "-nt", "-ot", "-ef"};
     std::size_t pos = 0;
     bool failed = false;
     std::function<Truth()> expr;
-    auto sub = [&](std::initializer_list<std::string> words) {
-        std::vector<std::string> t{"["};
-        t.insert(t.end(), words);
-        t.push_back("]");
-        return evalTest(t);
+    // The next `count` arguments as a test of their own.
+    auto sub = [&](std::size_t count) {
+        pos += count;
+        return evalTest(bracketed(a.begin() + static_cast<std::ptrdiff_t>(pos - count), a.begin() + static_cast<std::ptrdiff_t>(pos)));
     };
     std::function<Truth()> term = [&]() -> Truth {
         if (pos >= a.size()) {
@@ -2706,14 +2722,10 @@ BashReader::Truth BashReader::evalSingleTest(const std::vector<std::string>& a)
             ++pos;
             return t;
         }
-        if (pos + 2 < a.size() && binary.count(a[pos + 1])) {
-            pos += 3;
-            return sub({a[pos - 3], a[pos - 2], a[pos - 1]});
-        }
-        if (a[pos].size() == 2 && a[pos][0] == '-' && a[pos] != "-a" && a[pos] != "-o" && pos + 1 < a.size()) {
-            pos += 2;
-            return sub({a[pos - 2], a[pos - 1]});
-        }
+        if (pos + 2 < a.size() && isTestComparison(a[pos + 1]))
+            return sub(3);
+        if (a[pos].size() == 2 && a[pos][0] == '-' && a[pos] != "-a" && a[pos] != "-o" && pos + 1 < a.size())
+            return sub(2);
         ++pos;
         return a[pos - 1].empty() ? Truth::False : Truth::True;
     };
@@ -2747,73 +2759,48 @@ BashReader::Truth BashReader::evalTest(const std::vector<std::string>& all)
         // with a comparison in the middle compare, "!" before three negates them, "( X )"
         // and "( X Y )" group; five or more (and four of no such form) are parsed.
         const std::vector<std::string> a(w.begin() + 1, w.front() == "test" ? w.end() : w.end() - 1);
-        static const std::set<std::string> binary = {"=", "==", "!=", "-eq", "-ne", "-lt", "-le", "-gt", "-ge", "<", ">",
-                                                     "-a", "-o", "-nt", "-ot", "-ef"};
-        auto inner = [](std::vector<std::string>::const_iterator from, std::vector<std::string>::const_iterator to) {
-            std::vector<std::string> t{"["};
-            t.insert(t.end(), from, to);
-            t.push_back("]");
-            return t;
-        };
         if (a.size() == 3 && (a[1] == "-a" || a[1] == "-o")) {
             const Truth left = a[0].empty() ? Truth::False : Truth::True, right = a[2].empty() ? Truth::False : Truth::True;
             return a[1] == "-a" ? truthAnd(left, right) : truthOr(left, right);
         }
-        if (a.size() == 3 && !binary.count(a[1])) {
+        if ((a.size() == 3 && !isTestComparison(a[1])) || a.size() == 4) {
             if (a[0] == "!")
-                return truthNot(evalTest(inner(a.begin() + 1, a.end())));
-            if (a[0] == "(" && a[2] == ")")
-                return evalTest(inner(a.begin() + 1, a.begin() + 2));
-        }
-        if (a.size() == 4) {
-            if (a[0] == "!")
-                return truthNot(evalTest(inner(a.begin() + 1, a.end())));
-            if (a[0] == "(" && a[3] == ")")
-                return evalTest(inner(a.begin() + 1, a.begin() + 3));
+                return truthNot(evalTest(bracketed(a.begin() + 1, a.end())));
+            if (a[0] == "(" && a.back() == ")")
+                return evalTest(bracketed(a.begin() + 1, a.end() - 1));
         }
         if (a.size() >= 4)
             return evalSingleTest(a);
     }
     // Tests joined inside [[ ]] by && and ||, "and" binding tighter than "or" (manual
     // 3.2.5.2). Each side is a test of its own.
-    if (w.front() == "[[") {
-        {
-            const std::size_t begin = 1, end = w.size() - 1;
-            for (const std::string& op : {std::string("||"), std::string("&&")}) {
-                std::vector<std::size_t> at;
-                std::size_t from = begin;
-                int depth = 0;   // inside ( ... ): grouped, split there (below)
-                for (std::size_t k = begin; k < end; ++k) {
-                    depth += isGroup(w, k, '(') ? 1 : isGroup(w, k, ')') && depth > 0 ? -1 : 0;
-                    if (depth == 0 && w[k] == op && k > from && k + 1 < end) {
-                        at.push_back(k);
-                        from = k + 1;
-                    }
-                }
-                if (at.empty())
-                    continue;
-                at.push_back(end);
-                Truth result = Truth::Unknown;
-                std::size_t start = begin;
-                for (std::size_t a = 0; a < at.size(); ++a) {
-                    std::vector<std::string> part{"[["};
-                    part.insert(part.end(), w.begin() + static_cast<std::ptrdiff_t>(start), w.begin() + static_cast<std::ptrdiff_t>(at[a]));
-                    part.push_back("]]");
-                    const Truth t = evalTest(part);
-                    if (a == 0)
-                        result = t;
-                    else
-                        result = op == "||" ? truthOr(result, t) : truthAnd(result, t);
-                    start = at[a] + 1;
-                }
-                return result;
-            }
-        }
-    }
     const bool doubleBracket = w.front() == "[[";
     if (doubleBracket) {
-        // ( EXPR ) groups, also after "!" (manual 3.2.5.2): the inside as a test of its own.
         const std::size_t begin = 1, end = w.size() - 1;
+        for (const std::string& op : {std::string("||"), std::string("&&")}) {
+            std::vector<std::size_t> at;
+            std::size_t from = begin;
+            int depth = 0;   // inside ( ... ): grouped, split there (below)
+            for (std::size_t k = begin; k < end; ++k) {
+                depth += isGroup(w, k, '(') ? 1 : isGroup(w, k, ')') && depth > 0 ? -1 : 0;
+                if (depth == 0 && w[k] == op && k > from && k + 1 < end) {
+                    at.push_back(k);
+                    from = k + 1;
+                }
+            }
+            if (at.empty())
+                continue;
+            at.push_back(end);
+            Truth result = Truth::Unknown;
+            std::size_t start = begin;
+            for (std::size_t a = 0; a < at.size(); ++a) {
+                const Truth t = evalTest(bracketed(w.begin() + static_cast<std::ptrdiff_t>(start), w.begin() + static_cast<std::ptrdiff_t>(at[a]), true));
+                result = a == 0 ? t : op == "||" ? truthOr(result, t) : truthAnd(result, t);
+                start = at[a] + 1;
+            }
+            return result;
+        }
+        // ( EXPR ) groups, also after "!" (manual 3.2.5.2): the inside as a test of its own.
         std::size_t open = begin;
         bool negated = false;
         while (open < end && w[open] == "!") {
@@ -2828,10 +2815,7 @@ BashReader::Truth BashReader::evalTest(const std::vector<std::string>& all)
                 whole = depth > 0 || k + 1 == end;
             }
             if (whole) {
-                std::vector<std::string> inner{"[["};
-                inner.insert(inner.end(), w.begin() + static_cast<std::ptrdiff_t>(open) + 1, w.begin() + static_cast<std::ptrdiff_t>(end) - 1);
-                inner.push_back("]]");
-                const Truth t = evalTest(inner);
+                const Truth t = evalTest(bracketed(w.begin() + static_cast<std::ptrdiff_t>(open) + 1, w.begin() + static_cast<std::ptrdiff_t>(end) - 1, true));
                 return negated ? truthNot(t) : t;
             }
         }
@@ -3014,15 +2998,15 @@ bool BashReader::applyAssignment(const RawWord& word, int line, bool exported)
             m_vars[name] = append ? m_vars[name] + value : value;
             checkValueSize(name, m_vars[name].size(), 1, line);
             if (name == "OPTIND")
-                m_getoptsChar = 1;   // bash starts getopts again at any assignment to OPTIND
+                m_getopts.letter = 1;   // bash starts getopts again at any assignment to OPTIND
             if (append)
                 m_rawValues.erase(name);
             else
                 m_rawValues[name] = t.substr(eq + 1);
         }
     }
-    if ((exported || m_allExport) && std::find(m_exportOrder.begin(), m_exportOrder.end(), name) == m_exportOrder.end())
-        m_exportOrder.push_back(name);
+    if (exported || m_allExport)
+        exportName(name);
     return true;
 }
 
@@ -3085,8 +3069,8 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
             }
             if (applyAssignment(words[a], cmd.line, exported))
                 continue;
-            if (exported && validName(t) && std::find(m_exportOrder.begin(), m_exportOrder.end(), t) == m_exportOrder.end())
-                m_exportOrder.push_back(t);
+            if (exported && validName(t))
+                exportName(t);
         }
         return;
     }
@@ -3129,11 +3113,7 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
                     std::erase(m_exportOrder, name);   // set again, it is not exported
             }
             if (!functions && (variables || m_vars.count(name) || m_arrays.count(name))) {
-                touchVariable(name);
-                m_envDerived.erase(name);
-                m_vars.erase(name);
-                m_arrays.erase(name);
-                m_opaqueVars.erase(name);
+                unsetScalar(name);
             } else if (!variables) {
                 if (auto it = m_functions.find(name); it != m_functions.end() && it->second.body) {
                     touchFunction(name);
@@ -3583,6 +3563,30 @@ std::size_t BashReader::expandDollar(const std::string& raw, std::size_t i, std:
     return i + 1;
 }
 
+void BashReader::emitListPieces(std::vector<Piece>& pieces, const std::vector<std::string>& list, bool quoted, bool atForm,
+                                int line)
+{
+    // "${A[@]}": one word each (an empty one too). Otherwise one text: "$*" and "${A[*]}" join
+    // with the first character of IFS, none when it is empty, a blank when it is unset (manual
+    // 3.4.2); unquoted, with a blank, to be split.
+    std::size_t bytes = list.empty() ? 0 : list.size() - 1;
+    for (const std::string& e : list)
+        bytes += e.size();
+    chargeExpansion(bytes, line);
+    if (quoted && atForm) {
+        for (std::size_t e = 0; e < list.size(); ++e)
+            pieces.push_back({list[e], false, e > 0, false, true});
+        return;
+    }
+    std::string separator = " ";
+    if (std::string ifs; quoted && lookup("IFS", ifs))
+        separator = ifs.substr(0, 1);
+    std::string all;
+    for (std::size_t e = 0; e < list.size(); ++e)
+        all += (e ? separator : std::string()) + list[e];
+    pieces.push_back({all, !quoted, false});
+}
+
 void BashReader::expandParameter(const std::string& body, bool quoted, std::vector<Piece>& pieces, int line, int depth)
 {
     auto literal = [&](const std::string& s) { pieces.push_back({s, false, false}); };
@@ -3629,19 +3633,7 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
                     if (var.rfind(base, 0) == 0) all.insert(var);
                 list.assign(all.begin(), all.end());
             }
-            const bool separate = quoted && after.find('@') != npos;
-            // "${!A[*]}" and "${!P*}" join with IFS's first character, as "$*" does.
-            std::string ifs = " ";
-            if (quoted && !separate && !lookup("IFS", ifs))
-                ifs = " ";
-            std::string joined;
-            for (std::size_t e = 0; e < list.size(); ++e) {
-                if (separate)
-                    pieces.push_back({list[e], false, e > 0, false, true});
-                joined += (e ? ifs.substr(0, 1) : std::string()) + list[e];
-            }
-            if (!separate)
-                pieces.push_back({joined, !quoted, false});
+            emitListPieces(pieces, list, quoted, after.find('@') != npos, line);
             return;
         }
         // The name, read with its own findings held back: one finding says what is not known.
@@ -3870,23 +3862,7 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
     const bool isEmpty = isList ? elements.empty() || joined.empty() : value.empty();
 
     // A list's elements ("${A[@]}" one word each, otherwise joined and split), or a slice of them.
-    auto emitList = [&](const std::vector<std::string>& list) {
-        std::string all = joinList(list);
-        chargeExpansion(all.size(), line);
-        if (quoted && atForm) {
-            for (std::size_t e = 0; e < list.size(); ++e)
-                pieces.push_back({list[e], false, e > 0, false, true});
-            return;
-        }
-        // "$*" and "${A[*]}" join with the first character of IFS: none when it is empty, a
-        // blank when it is unset (manual 3.4.2).
-        if (std::string ifs; quoted && lookup("IFS", ifs) && ifs.substr(0, 1) != " ") {
-            all.clear();
-            for (std::size_t e = 0; e < list.size(); ++e)
-                all += (e && !ifs.empty() ? ifs.substr(0, 1) : std::string()) + list[e];
-        }
-        pieces.push_back({all, !quoted, false});
-    };
+    auto emitList = [&](const std::vector<std::string>& list) { emitListPieces(pieces, list, quoted, atForm, line); };
     auto emitValue = [&] {
         if (isList) {
             emitList(elements);
@@ -3964,8 +3940,8 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
             if (!positional && !isList) {
                 touchVariable(name);
                 m_vars[name] = v;
-                if (m_allExport && std::find(m_exportOrder.begin(), m_exportOrder.end(), name) == m_exportOrder.end())
-                    m_exportOrder.push_back(name);   // set -a
+                if (m_allExport)
+                    exportName(name);   // set -a
                 noteOpaque(name, v);
                 addEnv(m_envDerived[name], {name});   // the default stands where the environment has none
             }

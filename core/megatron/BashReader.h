@@ -42,8 +42,8 @@ struct ShellCommand {
     std::vector<std::string> environment;
     std::map<std::string, std::string> environment_raw;
     // The variables exported when it ran, "NAME=value" in the order first exported, and the
-    // text of each one's last plain assignment as written (BashReader::rawAssignments()): a
-    // later export is not in its environment.
+    // text of each one's last plain assignment as written, before expansion
+    // ("${NCCL_IB_QPS_PER_CONNECTION:-4}"): a later export is not in its environment.
     std::vector<std::string> exported;
     std::map<std::string, std::string> exported_raw;
 };
@@ -68,9 +68,6 @@ public:
     const std::map<std::string, std::string>& variables() const { return m_vars; }
     // "NAME=value" for every exported variable, in the order first exported.
     std::vector<std::string> exportedVariables() const;
-    // The text of each variable's last plain assignment as written, before expansion
-    // ("${NCCL_IB_QPS_PER_CONNECTION:-4}"), so that a launcher can keep the default form.
-    const std::map<std::string, std::string>& rawAssignments() const { return m_rawValues; }
     // Where each "--flag" is written: the lines (1-based, in order, once per line) of the words
     // and array elements that hold it as written, quoted or not; comments and here-documents
     // do not count, and a flag put together by an expansion ("--${NAME}") is not found.
@@ -168,6 +165,13 @@ private:
         bool named = false;            // noteFunctionNamed()
     };
     // One call being read.
+    // Where getopts is: the letter inside the argument (1: the first after "-") and the
+    // OPTIND it last left.
+    struct GetoptsPlace {
+        std::size_t letter = 1;
+        long long index = 1;
+    };
+    GetoptsPlace m_getopts;
     struct Frame {
         std::string function;
         std::vector<std::string> args;       // $1 ... as the call passes them
@@ -184,7 +188,7 @@ private:
         bool after_undecided_return = false;
         std::vector<std::string> after_return_env;
         // `local OPTIND` in it: getopts' place in the caller's arguments, put back on return.
-        std::optional<std::pair<std::size_t, long long>> getopts;
+        std::optional<GetoptsPlace> getopts;
     };
     // A subshell being read: a ( ... ), a function whose body is one, a command of a pipeline
     // or one run with & (manual 3.2.3, 3.2.4.3, 3.7.3). Bash runs it in a child process, so what
@@ -204,7 +208,7 @@ private:
         bool undecided_call = false;   // m_undecidedCall outside it
         std::map<std::string, std::vector<std::string>> env_derived;   // m_envDerived before it
         std::set<std::string> unset_by_script;                         // m_unsetByScript before it
-        std::pair<std::size_t, long long> getopts{1, 1};                // getopts' place before it
+        GetoptsPlace getopts;                                           // getopts' place before it
         bool all_export = false;                                        // set -a before it
         bool extglob = false;                                           // shopt -s extglob before it
     };
@@ -266,12 +270,14 @@ private:
     Truth getoptsStep(const RawCommand& cmd, std::size_t w);
     // getopts in a loop read once: NAME and OPTARG hold values the text does not give.
     void getoptsUnknown(const RawCommand& cmd, std::size_t w);
-    // Bash keeps the place inside a cluster of options (-tp) between calls; it starts again
-    // when the script sets OPTIND to another value than the last call left.
-    std::size_t m_getoptsChar = 1;
-    long long m_getoptsIndex = 1;
+    // Bash keeps the place inside a cluster of options (-tp) between calls (m_getopts); it
+    // starts again when the script sets OPTIND to another value than the last call left.
     // NAME unset as `unset NAME` would (also one the environment gave).
     void unsetScalar(const std::string& name);
+    // NAME holds a value the text does not give, kept as "${NAME}" (returned), opaque.
+    std::string keepUnknown(const std::string& name);
+    // NAME in the environment of the commands after it (export, set -a), once.
+    void exportName(const std::string& name);
     // The definition NAME() { ... } or `function NAME { ... }` (or with a ( ... ) body) at
     // commands[k], whose body opens at word `brace` of commands[open]: defined when `defines`
     // (bash runs the definition), and k moved to the command that closes the body.
@@ -351,6 +357,9 @@ private:
     std::size_t expandDollar(const std::string& raw, std::size_t i, std::size_t end, bool quoted,
                              std::vector<Piece>& pieces, int line, int depth);
     void expandParameter(const std::string& body, bool quoted, std::vector<Piece>& pieces, int line, int depth);
+    // A list's elements as pieces: "${A[@]}" one word each, "${A[*]}" joined by IFS, unquoted
+    // joined by blanks and split.
+    void emitListPieces(std::vector<Piece>& pieces, const std::vector<std::string>& list, bool quoted, bool atForm, int line);
     std::string expandToString(const std::string& raw, int line, int depth);
     // A word as a pattern for fnmatch (case, [[ == ]], ${V#P}): expanded, with what the text
     // quotes or escapes matched literally and the rest, expansions included, as pattern
@@ -368,7 +377,10 @@ private:
     std::string m_file;
     std::size_t m_expandedBytes = 0;
     std::map<std::string, std::string> m_vars;
-    std::map<std::string, std::string> m_rawValues;   // rawAssignments()
+    // The text of each variable's last plain assignment as written, before expansion
+    // ("${NCCL_IB_QPS_PER_CONNECTION:-4}"), so that a launcher can keep the default form
+    // (ShellCommand::exported_raw).
+    std::map<std::string, std::string> m_rawValues;
     std::map<std::string, std::vector<int>> m_flagLines;   // flagLines()
     std::map<std::string, std::vector<std::string>> m_arrays;
     std::vector<std::string> m_exportOrder;
