@@ -3354,10 +3354,12 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
     for (std::string& finding : found)
         if (std::find(out.warnings.begin(), out.warnings.end(), finding) == out.warnings.end())
             out.warnings.push_back(std::move(finding));
-    out.exported = exportedVariables();
-    for (const std::string& e : out.exported)
-        if (auto it = m_rawValues.find(e.substr(0, e.find('='))); it != m_rawValues.end())
-            out.exported_raw.insert(*it);
+    if (!m_environmentKept || m_environmentKept(out)) {
+        out.exported = exportedVariables();
+        for (const std::string& e : out.exported)
+            if (auto it = m_rawValues.find(e.substr(0, e.find('='))); it != m_rawValues.end())
+                out.exported_raw.insert(*it);
+    }
     m_commands.push_back(std::move(out));
 }
 

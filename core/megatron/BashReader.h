@@ -20,6 +20,7 @@
 // text quotes literally. The script's arguments and environment, when given (setArguments,
 // setEnvironment), are read as bash would get them.
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -41,9 +42,10 @@ struct ShellCommand {
     // shell variables after it. "NAME=value" in order, and each value as written.
     std::vector<std::string> environment;
     std::map<std::string, std::string> environment_raw;
-    // The variables exported when it ran, "NAME=value" in the order first exported, and the
-    // text of each one's last plain assignment as written, before expansion
-    // ("${NCCL_IB_QPS_PER_CONNECTION:-4}"): a later export is not in its environment.
+    // The variables exported when it ran (for the commands BashReader::setEnvironmentKept
+    // names), "NAME=value" in the order first exported, and the text of each one's last plain
+    // assignment as written, before expansion ("${NCCL_IB_QPS_PER_CONNECTION:-4}"): a later
+    // export is not in its environment.
     std::vector<std::string> exported;
     std::map<std::string, std::string> exported_raw;
 };
@@ -58,6 +60,10 @@ public:
     // the script does not set comes from an environment the text does not give.
     void setArguments(std::vector<std::string> arguments);
     void setEnvironment(const std::map<std::string, std::string>& environment);
+    // The commands that keep the environment they ran with (ShellCommand::exported): every
+    // command unless this is set. A script can run thousands of commands in its loops; the
+    // importer wants it only for those it may take as the launch command.
+    void setEnvironmentKept(std::function<bool(const ShellCommand&)> wanted) { m_environmentKept = std::move(wanted); }
 
     // Reads the whole script. Throws InputError for text bash itself would reject
     // (an unterminated quote or array), naming the line.
@@ -431,6 +437,7 @@ private:
     std::string m_envExitFinding;   // the one read() added
     // Each finding's first appearance: the number of commands read before it.
     std::map<std::string, std::size_t> m_warningAt;
+    std::function<bool(const ShellCommand&)> m_environmentKept;   // setEnvironmentKept
     bool m_allExport = false;   // set -a: every assignment exports its name (manual 4.3.1)
     int m_warningsHeld = 0;   // m_warnings is a list held apart (a command's own, a test's)
     void noteEnvRead(const std::string& what);

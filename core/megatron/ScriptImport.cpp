@@ -122,6 +122,8 @@ public:
         if (!inputs.arguments.empty())
             m_reader.setArguments(inputs.arguments);
         m_reader.setEnvironment(inputs.environment);
+        // The environment of the launch command is all the import reads of it (run()).
+        m_reader.setEnvironmentKept([](const ShellCommand& c) { return launchOf(c).has_value(); });
     }
 
     ImportedScript run()
