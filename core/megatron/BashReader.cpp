@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <fnmatch.h>
 #include <functional>
@@ -76,7 +78,248 @@ bool arithmeticAssigns(std::string_view e)
     }
     return false;
 }
-bool isIfs(char c) { return c == ' ' || c == '\t' || c == '\n'; }
+// The escapes of printf's format and of %b (manual 4.2, echo -e): \a \b \e \f \n \r \t \v,
+// backslash, quotes, \? \NNN (octal) and \xHH; in %b also \0NNN, and \c ends the output (false).
+bool appendEscape(const std::string& s, std::size_t& i, std::string& out, bool argument)
+{
+    const char c = s[i];
+    auto digits = [&](std::size_t from, std::size_t most, int base) {
+        std::size_t end = from;
+        while (end < s.size() && end - from < most
+               && (base == 8 ? (s[end] >= '0' && s[end] <= '7') : std::isxdigit(static_cast<unsigned char>(s[end]))))
+            ++end;
+        return end;
+    };
+    static const std::string simple = "abefnrtv";
+    static const std::string values = "\a\b\x1b\f\n\r\t\v";
+    if (const std::size_t k = simple.find(c); k != std::string::npos) {
+        out += values[k];
+        ++i;
+    } else if (c == '\\' || c == '"' || c == '\'' || c == '?') {
+        out += c;
+        ++i;
+    } else if (c >= '0' && c <= '7') {
+        const std::size_t from = argument && c == '0' ? i + 1 : i;
+        const std::size_t end = digits(from, 3, 8);
+        out += static_cast<char>(end > from ? std::stoi(s.substr(from, end - from), nullptr, 8) : 0);
+        i = end;
+    } else if (c == 'x' && digits(i + 1, 2, 16) > i + 1) {
+        const std::size_t end = digits(i + 1, 2, 16);
+        out += static_cast<char>(std::stoi(s.substr(i + 1, end - i - 1), nullptr, 16));
+        i = end;
+    } else if (c == 'c' && argument) {
+        return false;
+    } else {
+        out += '\\';   // not an escape: the backslash stays
+    }
+    return true;
+}
+
+// printf FORMAT [ARGUMENT ...] as bash's builtin formats it (manual 4.2): the format is used
+// again while arguments are left; a missing argument is "" or 0. %d %i %o %u %x %X %c %s %b
+// %f %F %e %E %g %G with flags, width and precision (also *); a number may be 0x.., 0.. (octal)
+// or 'C (the character's code). False for what is not evaluated here (%q, %(...)T, an
+// argument that is not a number where one is wanted).
+bool formatPrintf(const std::string& format, std::span<const std::string> args, std::string& out)
+{
+    std::size_t next = 0;
+    auto argument = [&]() -> const std::string* { return next < args.size() ? &args[next++] : nullptr; };
+    auto integer = [](const std::string* a, long long& v) {
+        if (!a || a->empty()) {
+            v = 0;
+            return true;
+        }
+        if ((*a)[0] == '\'' || (*a)[0] == '"') {
+            v = a->size() > 1 ? static_cast<unsigned char>((*a)[1]) : 0;
+            return true;
+        }
+        errno = 0;
+        char* end = nullptr;
+        v = std::strtoll(a->c_str(), &end, 0);
+        return errno == 0 && end && *end == '\0' && end != a->c_str();
+    };
+    do {
+        const std::size_t used = next;
+        for (std::size_t i = 0; i < format.size();) {
+            const char c = format[i];
+            if (c == '\\' && i + 1 < format.size()) {
+                ++i;
+                appendEscape(format, i, out, false);
+                continue;
+            }
+            if (c != '%') {
+                out += c;
+                ++i;
+                continue;
+            }
+            if (i + 1 < format.size() && format[i + 1] == '%') {
+                out += '%';
+                i += 2;
+                continue;
+            }
+            // %[flags][width][.precision]conversion
+            std::string spec = "%";
+            std::size_t j = i + 1;
+            while (j < format.size() && std::string("-+ #0").find(format[j]) != std::string::npos)
+                spec += format[j++];
+            auto number = [&]() -> bool {
+                if (j < format.size() && format[j] == '*') {
+                    long long v = 0;
+                    if (!integer(argument(), v))
+                        return false;
+                    spec += std::to_string(v);
+                    ++j;
+                    return true;
+                }
+                while (j < format.size() && std::isdigit(static_cast<unsigned char>(format[j])))
+                    spec += format[j++];
+                return true;
+            };
+            if (!number())
+                return false;
+            if (j < format.size() && format[j] == '.') {
+                spec += format[j++];
+                if (!number())
+                    return false;
+            }
+            while (j < format.size() && std::string("hlLqjzt").find(format[j]) != std::string::npos)
+                ++j;   // length modifiers: accepted and ignored, as bash does
+            if (j >= format.size())
+                return false;
+            const char conversion = format[j];
+            i = j + 1;
+            std::vector<char> buffer(64);
+            auto emit = [&](auto value) {
+                const int n = std::snprintf(buffer.data(), buffer.size(), spec.c_str(), value);
+                if (n < 0)
+                    return false;
+                if (static_cast<std::size_t>(n) >= buffer.size()) {
+                    buffer.resize(static_cast<std::size_t>(n) + 1);
+                    std::snprintf(buffer.data(), buffer.size(), spec.c_str(), value);
+                }
+                out.append(buffer.data(), static_cast<std::size_t>(n));
+                return true;
+            };
+            if (conversion == 'd' || conversion == 'i') {
+                long long v = 0;
+                if (!integer(argument(), v) || !(spec += "lld", emit(v)))
+                    return false;
+            } else if (conversion == 'o' || conversion == 'u' || conversion == 'x' || conversion == 'X') {
+                long long v = 0;
+                if (!integer(argument(), v) || !(spec += std::string("ll") + conversion, emit(static_cast<unsigned long long>(v))))
+                    return false;
+            } else if (std::string("fFeEgG").find(conversion) != std::string::npos) {
+                const std::string* a = argument();
+                double v = 0;
+                if (a && !a->empty()) {
+                    char* end = nullptr;
+                    v = std::strtod(a->c_str(), &end);
+                    if (!end || *end != '\0')
+                        return false;
+                }
+                spec += conversion;
+                if (!emit(v))
+                    return false;
+            } else if (conversion == 's' || conversion == 'c' || conversion == 'b') {
+                const std::string* a = argument();
+                std::string value = a ? *a : std::string();
+                if (conversion == 'c')
+                    value = value.substr(0, 1);
+                if (conversion == 'b') {
+                    std::string expanded;
+                    bool more = true;
+                    for (std::size_t k = 0; k < value.size() && more;) {
+                        if (value[k] == '\\' && k + 1 < value.size()) {
+                            ++k;
+                            more = appendEscape(value, k, expanded, true);
+                        } else {
+                            expanded += value[k++];
+                        }
+                    }
+                    value = std::move(expanded);
+                    if (!more) {
+                        out += value;   // \c: nothing more is printed
+                        return true;
+                    }
+                }
+                spec += 's';
+                if (!emit(value.c_str()))
+                    return false;
+            } else {
+                return false;   // %q, %(...)T, %n: not evaluated here
+            }
+        }
+        if (next == used)
+            break;   // the format took no argument: once
+    } while (next < args.size());
+    return true;
+}
+
+bool isIfsBlank(char c) { return c == ' ' || c == '\t' || c == '\n'; }
+
+// Field splitting (manual 3.5.7) on the characters of IFS: its blanks (space, tab, newline)
+// run together and are dropped at the ends of the text; every other character of it ends a
+// field, together with the blanks around it, so that "a,,b" on "," gives a, "" and b and a
+// trailing "," no empty field. IFS empty: nothing splits.
+class FieldSplitter {
+public:
+    explicit FieldSplitter(std::string ifs) : m_ifs(std::move(ifs)) {}
+    bool delimits(char c) const { return m_ifs.find(c) != std::string::npos; }
+    // A character open to splitting.
+    void split(char c)
+    {
+        if (!delimits(c)) {
+            keep(std::string_view(&c, 1), true);
+        } else if (isIfsBlank(c)) {
+            if (m_have) {
+                endField();
+                m_afterBlank = true;   // a delimiter other than a blank may still follow: one delimiter
+            }
+        } else {
+            if (m_have)
+                endField();
+            else if (!m_afterBlank)
+                m_fields.emplace_back();   // ",a" or "a,,b": an empty field
+            m_afterBlank = false;
+        }
+    }
+    // Text not open to splitting (quoted, or a value kept as text); `counts`: it makes a field
+    // even when empty ("" or an element of "$@").
+    void keep(std::string_view text, bool counts)
+    {
+        m_cur += text;
+        m_have = m_have || counts || !text.empty();
+        m_afterBlank = false;
+    }
+    // The boundary between two elements of "$@": the field so far ends, the next one begins.
+    void breakField()
+    {
+        if (m_have)
+            m_fields.push_back(m_cur);
+        m_cur.clear();
+        m_have = true;
+        m_afterBlank = false;
+    }
+    std::vector<std::string> finish(bool force)
+    {
+        if (m_have || (force && m_fields.empty()))
+            m_fields.push_back(m_cur);
+        return std::move(m_fields);
+    }
+
+private:
+    void endField()
+    {
+        m_fields.push_back(m_cur);
+        m_cur.clear();
+        m_have = false;
+    }
+    std::string m_ifs;
+    std::vector<std::string> m_fields;
+    std::string m_cur;
+    bool m_have = false;
+    bool m_afterBlank = false;
+};
 
 // Whether `subject` matches the pattern of BashReader::expandPattern, as bash matches case
 // patterns and [[ == ]] (manual 3.5.8.1): with the extended forms @( ) !( ) *( ) +( ) ?( ),
@@ -536,10 +779,15 @@ bool BashReader::lookup(const std::string& name, std::string& value) const
         value = "1";
         return true;
     }
+    // And IFS to blank, tab and newline (manual 5.2), whatever the environment holds.
+    if (name == "IFS" && !m_unsetByScript.count(name)) {
+        value = " \t\n";
+        return true;
+    }
     return false;
 }
 
-std::vector<BashReader::RawCommand> BashReader::tokenize(std::string_view input)
+std::vector<BashReader::RawCommand> BashReader::tokenize(std::string_view input, bool noteFlagLines)
 {
     const std::string text(input);
     const std::size_t n = text.size();
@@ -547,7 +795,15 @@ std::vector<BashReader::RawCommand> BashReader::tokenize(std::string_view input)
     RawCommand cur;
     int line = 1;
     std::size_t i = 0;
-    std::vector<std::pair<std::string, bool>> heredocs;   // delimiter, strip leading tabs
+    // The here-documents whose lines follow the current line: delimiter, strip leading tabs,
+    // expand (delimiter not quoted), the index the command that reads it has in `commands`.
+    struct HereDocument {
+        std::string delimiter;
+        bool strip = false;
+        bool expand = true;
+        std::size_t command = 0;
+    };
+    std::vector<HereDocument> heredocs;
 
     auto endCommand = [&](std::string separator) {
         if (cur.words.empty() && isCaseTerminator(separator)) {
@@ -704,17 +960,21 @@ std::vector<BashReader::RawCommand> BashReader::tokenize(std::string_view input)
     };
 
     auto skipHeredocs = [&] {
-        for (const auto& [delim, strip] : heredocs) {
+        for (const HereDocument& doc : heredocs) {
+            std::string body;
             while (i < n) {
                 std::size_t eol = text.find('\n', i);
                 if (eol == npos) eol = n;
                 std::string l = text.substr(i, eol - i);
                 if (!l.empty() && l.back() == '\r') l.pop_back();
-                if (strip) l.erase(0, l.find_first_not_of('\t') == npos ? l.size() : l.find_first_not_of('\t'));
+                if (doc.strip) l.erase(0, l.find_first_not_of('\t') == npos ? l.size() : l.find_first_not_of('\t'));
                 i = eol < n ? eol + 1 : n;
                 ++line;
-                if (l == delim) break;
+                if (l == doc.delimiter) break;
+                body += l + "\n";
             }
+            if (doc.command < commands.size())
+                commands[doc.command].input = RawCommand::HereInput{std::move(body), false, doc.expand};
         }
         heredocs.clear();
     };
@@ -896,7 +1156,12 @@ std::vector<BashReader::RawCommand> BashReader::tokenize(std::string_view input)
                 std::string delim;
                 for (char d : target)
                     if (d != '\'' && d != '"' && d != '\\') delim += d;
-                heredocs.push_back({delim, op == "<<-"});
+                // The command this redirection belongs to is pushed next (endCommand).
+                heredocs.push_back({delim, op == "<<-", delim == target, commands.size()});
+            } else if (op == "<<<") {
+                cur.input = RawCommand::HereInput{target, true, true};
+            } else if (op.front() == '<') {
+                cur.other_input = true;   // < FILE, <> FILE, < <(...)
             }
             continue;
         }
@@ -905,7 +1170,8 @@ std::vector<BashReader::RawCommand> BashReader::tokenize(std::string_view input)
         RawWord word;
         const int wordLine = line;
         word.text = readWord(false);
-        noteFlags(word.text, wordLine);
+        if (noteFlagLines)
+            noteFlags(word.text, wordLine);
         // NAME=( ... ) or NAME+=( ... ): an array assignment over any number of lines.
         if (i < n && text[i] == '(' && !word.text.empty() && word.text.back() == '=') {
             std::string name = word.text.substr(0, word.text.size() - 1);
@@ -936,7 +1202,8 @@ std::vector<BashReader::RawCommand> BashReader::tokenize(std::string_view input)
                     const std::size_t before = i;
                     const int elementLine = line;
                     std::string element = readWord(true);
-                    noteFlags(element, elementLine);
+                    if (noteFlagLines)
+                        noteFlags(element, elementLine);
                     if (i == before) {   // an operator inside the array: bash rejects it
                         fail(line, std::string("unexpected '") + text[i] + "' inside array " + name + "=( ... )");
                     }
@@ -1238,9 +1505,10 @@ void BashReader::run(std::span<const RawCommand> commands)
                     std::size_t first = part == &cmd ? w + 1 : 0;
                     while (first < part->words.size() && part->words[first].text == "!")
                         ++first;
-                    const std::string head = first < part->words.size() ? part->words[first].text : std::string();
+                    const std::size_t h = commandWord(*part, first);   // past IFS= and the like
+                    const std::string head = h < part->words.size() ? part->words[h].text : std::string();
                     if (active() && (head == "read" || head == "readarray" || head == "mapfile"))
-                        readInput(*part, first);
+                        readInput(*part, h);
                     else if (active() && head == "getopts")
                         getoptsUnknown(*part, first);
                 }
@@ -1607,6 +1875,46 @@ void BashReader::run(std::span<const RawCommand> commands)
     m_branches.erase(m_branches.begin() + static_cast<std::ptrdiff_t>(base), m_branches.end());
 }
 
+void BashReader::evalText(const RawCommand& cmd, std::size_t w)
+{
+    // eval [ARG ...] (manual 4.1): the arguments, expanded as any command's and joined by
+    // blanks, are read and run as commands of the shell where eval stands, so that
+    // `run_cmd="torchrun $ARGS pretrain_gpt.py ..."; eval $run_cmd` launches as bash runs it.
+    // What the text put together holds is read as written there: a command substitution kept
+    // as text stays text, a quote opens a quoted word.
+    std::string text;
+    bool first = true;
+    for (std::size_t a = w + 1; a < cmd.words.size(); ++a)
+        for (const std::string& field : expandWord(cmd.words[a].text, cmd.line)) {
+            if (!first)
+                text += ' ';
+            text += field;
+            first = false;
+        }
+    if (text.find_first_not_of(" \t\n") == npos)
+        return;   // eval with nothing to run: status 0
+    if (m_evalDepth >= static_cast<int>(kMaxSubshellDepth)) {
+        warn(cmd.line, "eval nested " + std::to_string(kMaxSubshellDepth) + " deep is not followed; its text is ignored");
+        m_evalLines.push_back(cmd.line);
+        return;
+    }
+    std::vector<RawCommand> commands;
+    try {
+        commands = tokenize(text, false);
+    } catch (const InputError& e) {
+        // bash reports the syntax error and eval fails (status 2); the script goes on.
+        warn(cmd.line, "eval's text does not parse (" + e.detail() + "); bash reports a syntax error there and runs none of it");
+        return;
+    }
+    for (RawCommand& c : commands)
+        c.line = cmd.line;   // every command of the text stands where eval does
+    auto stored = std::make_shared<const std::vector<RawCommand>>(std::move(commands));
+    m_evalTexts.push_back(stored);
+    ++m_evalDepth;
+    run(*stored);
+    --m_evalDepth;
+}
+
 void BashReader::readInput(const RawCommand& cmd, std::size_t w)
 {
     const std::vector<RawWord>& words = cmd.words;
@@ -1647,6 +1955,235 @@ void BashReader::readInput(const RawCommand& cmd, std::size_t w)
         kept.push_back(keepUnknown(name));
     warn(cmd.line, head + " sets " + joinNames(names) + " from input the text does not give; "
                        + (names.size() == 1 ? "its value is" : "their values are") + " kept as " + joinNames(kept));
+}
+
+std::size_t BashReader::commandWord(const RawCommand& cmd, std::size_t first)
+{
+    while (first < cmd.words.size() && !assignedName(cmd.words[first].text).empty())
+        ++first;
+    return first;
+}
+
+bool BashReader::printfAssign(const RawCommand& cmd, std::size_t w)
+{
+    // printf -v NAME FORMAT [ARGUMENT ...] (manual 4.2): NAME is set to what printf would
+    // print. Arguments the text does not give (a substitution kept as text) go into %s as
+    // that text; a number the text does not give leaves NAME kept as text.
+    std::vector<std::string> args;
+    for (std::size_t a = w + 1; a < cmd.words.size(); ++a) {
+        std::vector<std::string> fields = expandWord(cmd.words[a].text, cmd.line);
+        args.insert(args.end(), fields.begin(), fields.end());
+    }
+    std::size_t i = 1;
+    std::string name = args.empty() ? std::string() : args.front().substr(2);
+    if (name.empty() && args.size() > 1)
+        name = args[i++];
+    if (i < args.size() && args[i] == "--")
+        ++i;
+    if (!validName(name))
+        return false;   // bash: "not a valid identifier", nothing set
+    std::string out;
+    if (i >= args.size() || !formatPrintf(args[i], std::span<const std::string>(args).subspan(i + 1), out)) {
+        warn(cmd.line, "printf -v " + name + ": the format or its arguments are not evaluated here; " + name + " is kept as "
+                           + keepUnknown(name));
+        return true;
+    }
+    setScalar(name, out);
+    m_arithmeticStatus = Truth::True;
+    return true;
+}
+
+BashReader::Truth BashReader::readLine(const RawCommand& cmd, std::size_t first)
+{
+    // read [-ers] [-a ARRAY] [-d DELIM] [-n N] [-N N] [-p P] [-t T] [-u FD] [NAME ...]
+    // (manual 4.2): one line, up to DELIM (a newline; -d '' reads to the end), without -r a
+    // backslash keeps the next character from splitting and a backslash-newline joins lines;
+    // the line split on IFS, each name a field and the last one the rest; -a the fields.
+    const std::vector<RawWord>& words = cmd.words;
+    std::size_t w = first;
+    while (w < words.size() && !assignedName(words[w].text).empty())
+        ++w;
+    std::vector<std::string> names;
+    std::string array;
+    char delimiter = '\n';
+    std::size_t count = npos;
+    bool exact = false, raw = false, otherDescriptor = false;
+    for (std::size_t a = w + 1; a < words.size(); ++a) {
+        for (const std::string& word : expandWord(words[a].text, cmd.line)) {
+            if (!names.empty() || word.empty() || word[0] != '-' || word == "-") {
+                names.push_back(word);
+                continue;
+            }
+            for (std::size_t o = 1; o < word.size(); ++o) {
+                const char option = word[o];
+                if (option == 'r') raw = true;
+                if (std::string("adinNptu").find(option) == npos)
+                    continue;
+                std::string value = word.substr(o + 1);
+                if (value.empty() && a + 1 < words.size()) {
+                    const std::vector<std::string> next = expandWord(words[++a].text, cmd.line);
+                    value = next.empty() ? std::string() : next.front();
+                }
+                long long number = 0;
+                switch (option) {
+                case 'a': array = value; break;
+                case 'd': delimiter = value.empty() ? '\0' : value.front(); break;
+                case 'n':
+                case 'N':
+                    if (!evalArithmetic(value, number, cmd.line, 0) || number < 0)
+                        return Truth::Unknown;
+                    count = static_cast<std::size_t>(number);
+                    exact = option == 'N';
+                    break;
+                case 'u': otherDescriptor = value != "0"; break;
+                default: break;
+                }
+                break;
+            }
+        }
+    }
+    if (std::any_of(names.begin(), names.end(), [](const std::string& n) { return !validName(n); })
+        || (!array.empty() && !validName(array)))
+        return Truth::Unknown;   // bash: "not a valid identifier"
+    // The input: the command's own here-string or here-document, else the loop's.
+    std::optional<InputText> own;
+    InputText* in = nullptr;
+    if (cmd.input) {
+        if (std::optional<std::string> text = hereText(*cmd.input, cmd.line)) {
+            own = InputText{std::move(*text), 0};
+            in = &*own;
+        }
+    } else if (!cmd.other_input && !otherDescriptor && !m_inputs.empty() && m_inputs.back()) {
+        in = &*m_inputs.back();
+    }
+    if (!in)
+        return Truth::Unknown;
+    // IFS=, read ...: the assignments hold for the read alone.
+    std::vector<SavedVariable> hidden;
+    for (std::size_t a = first; a < w; ++a) {
+        hidden.push_back(saveVariable(assignedName(words[a].text)));
+        applyAssignment(words[a], cmd.line, false);
+    }
+    const std::string separators = ifs();
+    for (auto it = hidden.rbegin(); it != hidden.rend(); ++it)
+        restoreVariable(*it);
+
+    std::string text;
+    std::vector<bool> escaped;
+    bool complete = false;   // the delimiter (or the count) was reached: status 0
+    const std::string& data = in->data;
+    std::size_t& p = in->pos;
+    while (p < data.size() && text.size() < count) {
+        const char c = data[p++];
+        if (!exact && c == delimiter) {
+            complete = true;
+            break;
+        }
+        if (!raw && c == '\\') {
+            if (p >= data.size())
+                break;
+            const char next = data[p++];
+            if (next != '\n') {   // a backslash-newline joins the lines
+                text += next;
+                escaped.push_back(true);
+            }
+            continue;
+        }
+        text += c;
+        escaped.push_back(false);
+    }
+    complete = complete || (count != npos && text.size() >= count);
+    auto delimits = [&](std::size_t i) { return !escaped[i] && separators.find(text[i]) != npos; };
+    auto blank = [&](std::size_t i) { return delimits(i) && isIfsBlank(text[i]); };
+    if (exact) {
+        // -N: no splitting; the text goes whole to the first name (bash 5.2 as it runs).
+        if (!array.empty())
+            setArrayValues(array, {text});
+        for (std::size_t k = 0; k < names.size(); ++k)
+            setScalar(names[k], k == 0 ? text : std::string());
+        if (array.empty() && names.empty())
+            setScalar("REPLY", text);
+    } else if (!array.empty()) {
+        FieldSplitter fields(separators);
+        for (std::size_t i = 0; i < text.size(); ++i) {
+            if (escaped[i])
+                fields.keep(std::string_view(&text[i], 1), true);
+            else
+                fields.split(text[i]);
+        }
+        setArrayValues(array, fields.finish(false));
+    } else if (names.empty()) {
+        setScalar("REPLY", text);   // the line as read, blanks kept
+    } else {
+        std::size_t i = 0;
+        while (i < text.size() && blank(i))
+            ++i;
+        // Past one delimiter: blanks, at most one other character of IFS, blanks.
+        auto skipDelimiter = [&](std::size_t& at, std::size_t end) {
+            while (at < end && blank(at)) ++at;
+            if (at < end && delimits(at) && !isIfsBlank(text[at])) {
+                ++at;
+                while (at < end && blank(at)) ++at;
+            }
+        };
+        for (std::size_t k = 0; k + 1 < names.size(); ++k) {
+            const std::size_t start = i;
+            while (i < text.size() && !delimits(i)) ++i;
+            setScalar(names[k], text.substr(start, i - start));
+            skipDelimiter(i, text.size());
+        }
+        // The last name: the rest, without the blanks of IFS at its end, and without one
+        // delimiter after a single field ("2," gives 2, "2,3," stays).
+        std::size_t end = text.size();
+        while (end > i && blank(end - 1)) --end;
+        std::size_t fieldEnd = i;
+        while (fieldEnd < end && !delimits(fieldEnd)) ++fieldEnd;
+        std::size_t after = fieldEnd;
+        skipDelimiter(after, end);
+        setScalar(names.back(), text.substr(i, (after == end && fieldEnd < end ? fieldEnd : end) - i));
+    }
+    return complete ? Truth::True : Truth::False;
+}
+
+std::optional<std::string> BashReader::hereText(const RawCommand::HereInput& input, int line)
+{
+    if (!input.here_string && !input.expand)
+        return input.text;
+    const bool unknownBefore = std::exchange(m_unknownExpansion, false);
+    auto known = [&](std::string text) -> std::optional<std::string> {
+        const bool unknown = std::exchange(m_unknownExpansion, unknownBefore);
+        return unknown ? std::nullopt : std::optional<std::string>(std::move(text));
+    };
+    if (input.here_string)
+        return known(expandToString(input.text, line, 0) + "\n");   // manual 3.6.7: the word, not split, and a newline
+    // An unquoted delimiter: parameter, command and arithmetic expansion as inside double
+    // quotes, where a backslash escapes only $ ` \ and a newline (manual 3.6.6); a double quote
+    // is an ordinary character.
+    std::string quoted = "\"";
+    for (std::size_t i = 0; i < input.text.size(); ++i) {
+        const char c = input.text[i];
+        if (c == '\\' && i + 1 < input.text.size() && std::string("$`\\\n").find(input.text[i + 1]) != npos) {
+            quoted += input.text.substr(i++, 2);
+        } else if (c == '\\' && i + 1 < input.text.size() && input.text[i + 1] == '"') {
+            quoted += "\\\\\\\"";   // \" of the text: both characters
+            ++i;
+        } else if (c == '"') {
+            quoted += "\\\"";
+        } else {
+            quoted += c;
+        }
+    }
+    return known(expandToString(quoted + "\"", line, 0));
+}
+
+void BashReader::setArrayValues(const std::string& name, std::vector<std::string> values)
+{
+    touchVariable(name);
+    m_envDerived.erase(name);
+    m_opaqueVars.erase(name);
+    m_rawValues.erase(name);
+    m_vars.erase(name);
+    m_arrays[name] = std::move(values);
 }
 
 std::string BashReader::keepUnknown(const std::string& name)
@@ -1833,6 +2370,8 @@ bool BashReader::loopInOwnProcess(std::span<const RawCommand> commands, std::siz
     std::vector<RawCommand> loop(commands.begin() + static_cast<std::ptrdiff_t>(k), commands.begin() + static_cast<std::ptrdiff_t>(end) + 1);
     loop.front().words.erase(loop.front().words.begin(), loop.front().words.begin() + static_cast<std::ptrdiff_t>(w));
     loop.back().separator = "\n";
+    if (w == 0 && before == "|")
+        loop.back().other_input = true;   // `cmd | while read ...`: it reads the pipe
     runSubshell(loop);
     k = end;
     return true;
@@ -2004,6 +2543,20 @@ bool BashReader::iterateWhile(std::span<const RawCommand> commands, std::size_t&
         return false;
     const std::span<const RawCommand> body = commands.subspan(c + 1, end - c - 1);
     constexpr int kMaxTurns = 256;
+    // The loop's input: `done <<< "$X"` or a here-document the text gives, `done < FILE` not;
+    // without either it reads the input around it.
+    const RawCommand& done = commands[end];
+    const bool ownInput = done.input || done.other_input;
+    if (ownInput)
+        m_inputs.push_back(std::nullopt);
+    if (done.input)
+        if (std::optional<std::string> text = hereText(*done.input, done.line))
+            m_inputs.back() = InputText{std::move(*text), 0};
+    struct PopInput {
+        std::vector<std::optional<InputText>>& inputs;
+        bool pop;
+        ~PopInput() { if (pop) inputs.pop_back(); }
+    } popInput{m_inputs, ownInput};
     m_iterating.push_back(m_branches.size());
     for (int turn = 0;; ++turn) {
         const std::vector<std::string> envBefore = m_envReads;
@@ -2401,6 +2954,9 @@ BashReader::Truth BashReader::evalCondition(const std::vector<const RawCommand*>
             t = arithmeticStatus(head, c.line);   // undecided on a name the script does not set
         } else if (head == "getopts") {
             t = getoptsStep(c, first);
+        } else if (const std::size_t h = commandWord(c, first); h < c.words.size() && c.words[h].text == "read"
+                   && (t = readLine(c, first)) != Truth::Unknown) {
+            // `while read -r A B` over input the text gives: decided by what is left of it.
         } else {
             std::vector<std::string> words;
             m_unsetAsEmpty = true;
@@ -3125,8 +3681,20 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
         }
         return;
     }
-    if (head == "read" || head == "readarray" || head == "mapfile") {
+    if (head == "read") {
+        const Truth t = readLine(cmd, firstAssign);
+        if (t == Truth::Unknown)
+            readInput(cmd, w);
+        else
+            m_arithmeticStatus = t;   // for && / || and $?: 1 at the end of the input
+        return;
+    }
+    if (head == "readarray" || head == "mapfile") {
         readInput(cmd, w);
+        return;
+    }
+    if (head == "printf" && w + 1 < words.size() && words[w + 1].text.rfind("-v", 0) == 0) {
+        printfAssign(cmd, w);
         return;
     }
     if (head == "shopt") {
@@ -3260,8 +3828,7 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
         return;
     }
     if (head == "eval") {
-        warn(cmd.line, "eval is not executed; its text is ignored");
-        m_evalLines.push_back(cmd.line);
+        evalText(cmd, w);
         return;
     }
     // Arithmetic commands assign only through their expression (manual 6.5): evaluated when
@@ -3368,18 +3935,12 @@ std::vector<std::string> BashReader::expandWord(const std::string& raw, int line
     std::vector<Piece> pieces;
     bool force = false;
     expandInto(raw, 0, raw.size(), false, pieces, force, line, 0);
-    std::vector<std::string> fields;
-    std::string cur;
-    bool have = false;
+    FieldSplitter fields(ifs());
     for (const Piece& p : pieces) {
-        if (p.field_break) {
-            if (have) fields.push_back(cur);
-            cur.clear();
-            have = true;
-        }
+        if (p.field_break)
+            fields.breakField();
         if (!p.splittable) {
-            cur += p.text;
-            if (!p.text.empty() || p.element) have = true;
+            fields.keep(p.text, p.element);
             continue;
         }
         for (std::size_t i = 0; i < p.text.size();) {
@@ -3389,25 +3950,20 @@ std::vector<std::string> BashReader::expandWord(const std::string& raw, int line
             const auto kept = std::find_if(m_keptTexts.begin(), m_keptTexts.end(),
                                            [&](const std::string& k) { return p.text.compare(i, k.size(), k) == 0; });
             if (kept != m_keptTexts.end()) {
-                cur += *kept;
-                have = true;
+                fields.keep(*kept, true);
                 i += kept->size();
                 continue;
             }
-            const char c = p.text[i++];
-            if (isIfs(c)) {
-                if (have) fields.push_back(cur);
-                cur.clear();
-                have = false;
-            } else {
-                cur += c;
-                have = true;
-            }
+            fields.split(p.text[i++]);
         }
     }
-    if (have || (force && fields.empty()))
-        fields.push_back(cur);
-    return fields;
+    return fields.finish(force);
+}
+
+std::string BashReader::ifs() const
+{
+    std::string value;
+    return lookup("IFS", value) ? value : std::string(" \t\n");   // unset by the script: as the default (manual 3.5.7)
 }
 
 std::string BashReader::expandToString(const std::string& raw, int line, int depth)
@@ -4197,7 +4753,7 @@ bool BashReader::assignArithmetic(const std::string& expr, int line, long long& 
         return b == npos ? std::string() : s.substr(b, e - b + 1);
     };
     auto set = [&](const std::string& name, long long value) {
-        return applyAssignment(RawWord{name + "=" + std::to_string(value)}, line, false);
+        return applyAssignment(RawWord{name + "=" + std::to_string(value), false, {}}, line, false);
     };
     for (std::string item : items) {
         item = trim(item);

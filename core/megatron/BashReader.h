@@ -101,6 +101,8 @@ public:
 
     // Expands one raw word (as written in a script) in the reader's current state.
     std::vector<std::string> expandWord(const std::string& raw, int line);
+    // The characters field splitting and read split on: IFS, or blank, tab and newline when unset.
+    std::string ifs() const;
 
 private:
     struct RawWord {
@@ -113,6 +115,16 @@ private:
         int line = 0;
         std::string separator;           // what ended it: "\n", ";", "&&", "||", "|", "&", and the
                                          // ends of a case branch ";;", ";&", ";;&"
+        // What the command reads on its standard input where the text gives it: a here-string
+        // (<<< WORD, the word as written) or a here-document (its lines; expanded unless the
+        // delimiter is quoted). other_input: < FILE, <& N or <> FILE, input the text does not give.
+        struct HereInput {
+            std::string text;
+            bool here_string = false;
+            bool expand = true;
+        };
+        std::optional<HereInput> input;
+        bool other_input = false;
     };
     enum class Truth { False, True, Unknown };
     // Three-valued not, and, or of bash's statuses (lists and the tests inside [[ ]] / [ ]).
@@ -218,7 +230,11 @@ private:
         bool all_export = false;                                        // set -a before it
         bool extglob = false;                                           // shopt -s extglob before it
     };
-    std::vector<RawCommand> tokenize(std::string_view text);
+    // noteFlagLines: record where each --flag is written (flagLines()); not for the text eval
+    // puts together, whose flags stand where the script writes them.
+    std::vector<RawCommand> tokenize(std::string_view text, bool noteFlagLines = true);
+    // eval ARG...: its arguments joined and read as commands where it stands.
+    void evalText(const RawCommand& cmd, std::size_t w);
     static int braceDepthChange(const RawCommand& cmd);
     // The command that closes the ( ... ) commands[open] opens, or commands.size() if none.
     static std::size_t subshellEnd(std::span<const RawCommand> commands, std::size_t open);
@@ -268,6 +284,20 @@ private:
     // read / readarray / mapfile at word w: the names they set hold values kept as ${NAME}
     // (input the text does not give), with a warning.
     void readInput(const RawCommand& cmd, std::size_t w);
+    // read with input the text gives (a here-string or here-document of its own, or the
+    // loop's it runs in): one line split into its names, as the builtin does; Unknown (and
+    // nothing set) when the input is not known.
+    Truth readLine(const RawCommand& cmd, std::size_t first);
+    // The command's name after its leading assignments (IFS= read ...), from `first`.
+    static std::size_t commandWord(const RawCommand& cmd, std::size_t first);
+    // The text of a here-string (with the newline bash adds) or here-document, expanded.
+    // nullopt when it holds a value the text does not give (a command substitution, the
+    // environment's variable): the input is then not known.
+    std::optional<std::string> hereText(const RawCommand::HereInput& input, int line);
+    // printf -v NAME FORMAT [ARG ...]: NAME set to the formatted text (false: a format this
+    // reading does not evaluate, NAME kept as text).
+    bool printfAssign(const RawCommand& cmd, std::size_t w);
+    void setArrayValues(const std::string& name, std::vector<std::string> values);
     // getopts OPTSTRING NAME [ARG ...] at word w, one call as bash's builtin makes it (manual
     // 4.1): the next option of the arguments given (or of the call's or script's own) sets
     // NAME, OPTARG and OPTIND, and the status says whether there was one. With the script's
@@ -402,6 +432,18 @@ private:
     std::vector<Subshell> m_subshells;   // the subshells being read, innermost last
     // Set by an `exit` that runs, until the subshell it ends (or the whole reading) is left.
     std::vector<int> m_evalLines, m_sourceLines;
+    // The commands of each eval read so far: a function defined or a block opened there
+    // refers to them while the reading goes on. m_evalDepth: evals nested in evals.
+    std::vector<std::shared_ptr<const std::vector<RawCommand>>> m_evalTexts;
+    int m_evalDepth = 0;
+    // The standard input of the loops being iterated (`while read ...; do ...; done <<< "$X"`),
+    // innermost last: the text still to read, or nullopt for input the text does not give
+    // (a file, a pipe).
+    struct InputText {
+        std::string data;
+        std::size_t pos = 0;
+    };
+    std::vector<std::optional<InputText>> m_inputs;
     // Every command substitution kept as text (keepOpaque): one word wherever a value holds it.
     std::vector<std::string> m_keptTexts;
     // A function named where bash runs it though the reading does not follow it there (an if

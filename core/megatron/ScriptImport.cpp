@@ -153,8 +153,17 @@ public:
                 return s + (at.size() > 3 ? ", ...)" : ")");
             };
             if (!m_reader.evalLines().empty())
-                notFollowed += "; the script runs text through eval " + atLines(m_reader.evalLines())
-                    + ", which is not executed, so a launch command built as text there is not read";
+                notFollowed += "; the script runs eval nested too deep to follow " + atLines(m_reader.evalLines())
+                    + ", so a launch command built as text there is not read";
+            // A launcher this import does not read (DeepSpeed's, which Megatron-DeepSpeed's
+            // scripts use): named, so that the error says what the script runs instead.
+            for (const ShellCommand& c : m_reader.commands()) {
+                if (c.words.empty() || c.words.front().substr(c.words.front().rfind('/') + 1) != "deepspeed")
+                    continue;
+                notFollowed += "; line " + std::to_string(c.line)
+                    + " runs DeepSpeed's launcher (deepspeed), which this import does not read";
+                break;
+            }
             if (!m_reader.sourceLines().empty())
                 notFollowed += "; it sources another file " + atLines(m_reader.sourceLines()) + ", which is not followed";
             // An exit bash runs before any launch command: what follows it is never run.

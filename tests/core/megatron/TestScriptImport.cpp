@@ -545,7 +545,8 @@ private slots:
         QCOMPARE(findFlag(s, "--save")->values, std::vector<std::string>{"$(touch " + marker + ")"});
         QCOMPARE(findFlag(s, "--load")->values, std::vector<std::string>{"`touch " + marker + "`"});
         QVERIFY(hasWarning(s, "command substitution"));
-        QVERIFY(hasWarning(s, "eval is not executed"));
+        // eval's text is read as commands (evalRunsItsText), and a command is recorded, never run.
+        QVERIFY(!hasWarning(s, "eval"));
     }
 
     void substitutionTextIsOneWord()
@@ -1802,16 +1803,15 @@ private slots:
             QVERIFY2(readerLaunches(script) == bashLaunches(script), (script + "bash: " + bashLaunches(script)).c_str());
         QCOMPARE(readerLaunches(scripts[2]), std::string("<f.py>\n<v.py><unset>\n"));
         QVERIFY(readerWarns(scripts[4], "line 1: unset -f -v: bash cannot remove a function and a variable at once, and removes nothing"));
-        // A launch command built as text and run through eval, or in a sourced file, is not
-        // read: the error says where. Functions bash runs from a trap or an if condition are
-        // not "never called".
+        // A launch command in a sourced file is not read, and DeepSpeed's launcher (here run
+        // through eval) is not one the import reads: the error says where. Functions bash runs
+        // from a trap or an if condition are not "never called".
         QCOMPARE(refusalOf("cleanup() { echo done; }\ntrap 'rm -f /tmp/x; cleanup' EXIT\nchk() { return 0; }\n"
-                           "if chk x; then :; fi\nCMD=\"torchrun pretrain_gpt.py\"\neval $CMD\nsource ./env.sh\n",
+                           "if chk x; then :; fi\nCMD=\"deepspeed pretrain_gpt.py --num-layers 2\"\neval $CMD\nsource ./env.sh\n",
                            "eval.sh"),
                  std::string("eval.sh: no launch command found: expected torchrun, python -m torch.distributed.run or python "
-                             "<entry>.py with Megatron-LM flags; the script runs text through eval (line 6), which is not "
-                             "executed, so a launch command built as text there is not read; it sources another file (line 7), "
-                             "which is not followed"));
+                             "<entry>.py with Megatron-LM flags; line 6 runs DeepSpeed's launcher (deepspeed), which this import "
+                             "does not read; it sources another file (line 7), which is not followed"));
         // A launch command in a function removed before the call is not run: the error names
         // the function, the unset and the call that finds no such command (bash: "launch:
         // command not found").
@@ -2910,13 +2910,113 @@ private slots:
         const std::string host = "TP=2\nH=$(hostname)\nif [ \"$H\" = node0 ]; then TP=8; fi\ntorchrun a.py $TP\n";
         QCOMPARE(readerLaunches(host), std::string("<a.py><8>\n"));
         QVERIFY(readerWarns(host, "line 3: TP is set in a branch whose condition cannot be decided from the text"));
-        // read sets its names from input the text does not give.
-        const std::string readInput = "read -r -p 'size? ' A B <<< \"1 2\"\nif [ \"$A\" = 1 ]; then TP=8; else TP=2; fi\n"
+        // read from a file sets its names from input the text does not give; from a
+        // here-string it reads the text's line (readFromTheText).
+        const std::string readInput = "read -r -p 'size? ' A B < sizes.txt\nif [ \"$A\" = 1 ]; then TP=8; else TP=2; fi\n"
                                       "torchrun a.py $TP\n";
+        const std::string readHere = "read -r -p 'size? ' A B <<< \"1 2\"\nif [ \"$A\" = 1 ]; then TP=8; else TP=2; fi\n"
+                                     "torchrun a.py $TP\n";
+        QCOMPARE(readerLaunches(readHere), bashLaunches(readHere));
+        QCOMPARE(readerLaunches(readHere), std::string("<a.py><8>\n"));
         QCOMPARE(warningsWith(readInput, "read sets"),
                  std::vector<std::string>{"line 1: read sets A and B from input the text does not give; their values are kept "
                                           "as ${A} and ${B}"});
         QVERIFY(readerWarns(readInput, "line 2: TP is set in a branch whose condition cannot be decided from the text"));
+    }
+
+    void evalRunsItsText()
+    {
+        // eval joins its arguments with blanks and reads the result as commands where it stands
+        // (manual 4.1): Megatron-LM's llama and qwen examples build `run_cmd="torchrun ..."` and
+        // run `eval $run_cmd`. Each case is compared with bash.
+        const std::vector<std::string> scripts = {
+            "ARGS=\"--tensor-model-parallel-size 2 --num-layers 4\"\nrun_cmd=\"torchrun --nproc_per_node 8 pretrain_gpt.py "
+            "$ARGS\"\neval $run_cmd\n",
+            // a pipe and redirections in the text: the launch command is its first part
+            "run_cmd=\"torchrun a.py --x 1\"\nrun_cmd=\"$run_cmd |& tee train.log\"\neval $run_cmd\n",
+            "run_cmd=\"torchrun a.py --x 1\"\nrun_cmd=\"$run_cmd 2> train.log\"\neval ${run_cmd}\n",
+            // quotes inside the value are read by eval, not by the assignment
+            "ARGS=\"--data-path '/a b/c' --name \\\"x y\\\"\"\neval torchrun a.py $ARGS\ntorchrun b.py $ARGS\n",
+            // assignments, exports, functions and nested evals
+            "eval \"TP=4\"; eval 'export PP=2'\ntorchrun a.py $TP $PP\n",
+            "eval 'f() { torchrun f.py \"$@\"; }'\nf 1 2\n",
+            "eval eval torchrun x.py\n",
+            "B=3\neval \"A=\\$B\"\ntorchrun a.py $A\n",
+            "N=2\neval \"TP_$N=8\"\nV=TP_$N\ntorchrun a.py ${!V}\n",
+            // nothing to run, and a text that does not parse: bash goes on after it
+            "eval\neval \"\"\neval \"torchrun a.py 'open\"\ntorchrun b.py\n",
+            // in a branch and a loop
+            "for s in 1 2; do eval \"torchrun a.py --s $s\"; done\n",
+            "if true; then eval \"if true; then torchrun a.py; fi\"; fi\n",
+            "A=(1 2 3)\neval \"torchrun a.py ${A[@]}\"\n",
+        };
+        for (const std::string& script : scripts)
+            QVERIFY2(readerLaunches(script) == bashLaunches(script),
+                     (script + "bash: " + bashLaunches(script) + "reader: " + readerLaunches(script)).c_str());
+        QCOMPARE(readerLaunches(scripts[3]), std::string("<a.py><--data-path></a b/c><--name><x y>\n<b.py><--data-path><'/a><b/c'><--name><\"x><y\">\n"));
+        QVERIFY(readerWarns(scripts[9], "line 3: eval's text does not parse"));
+        // The import takes the launch command from the text, at the line of the eval.
+        const std::string tail = "--num-layers 4 --hidden-size 256 --num-attention-heads 4 --seq-length 512 "
+                                 "--max-position-embeddings 512 --micro-batch-size 1 --global-batch-size 8 --bf16";
+        const ImportedScript s = importMegatronScript(
+            "TP=2\nrun_cmd=\"torchrun --nproc_per_node 8 pretrain_gpt.py --tensor-model-parallel-size $TP " + tail
+                + "\"\nif [ \"$TEE\" = 0 ]; then\n  run_cmd=\"$run_cmd >& train.log\"\nelse\n  run_cmd=\"$run_cmd |& tee train.log\"\nfi\n"
+                  "eval $run_cmd\n",
+            "evaled.sh");
+        QCOMPARE(s.command_line, 8);
+        QCOMPARE(s.parallel.tp, 2);
+        QVERIFY(!hasWarning(s, "eval"));
+    }
+
+    void readFromTheText()
+    {
+        // read with a here-string or a here-document reads the text's line (manual 3.6.6,
+        // 3.6.7, 4.2), split on IFS; a `while read` loop over one runs a turn per line; words
+        // split on IFS wherever the script sets it; printf -v formats. Compared with bash.
+        const std::vector<std::string> scripts = {
+            "CONFIG=\"4,2,8,1\"\nIFS=',' read -r TP PP EP CP <<< \"${CONFIG}\"\ntorchrun a.py $TP $PP $EP $CP \"$IFS\"\n",
+            "IFS=',' read -ra A <<< \"1,,2,\"\ntorchrun a.py \"${A[@]}\" ${#A[@]}\n",
+            "IFS=', ' read a b <<< \" 1 , 2 , 3 \"\ntorchrun a.py \"$a\" \"$b\"\n",
+            "IFS=, read a b <<< \"1,2,\"\nIFS=, read c d <<< \"1,2,3,\"\ntorchrun a.py \"$a\" \"$b\" \"$c\" \"$d\"\n",
+            "read a b <<< 'x\\ y z'\nread -r c d <<< 'x\\ y z'\ntorchrun a.py \"$a\" \"$b\" \"$c\" \"$d\"\n",
+            "read <<< \"  keep  \"\ntorchrun a.py \"$REPLY\"\n",
+            "read -r A <<< \"\"\nread -n 3 B <<< \"abcdef\"\nread -N 2 C <<< \"x\"\ntorchrun a.py \"$A\" \"$B\" \"$C\"\n",
+            "read a b <<EOF\none two three\nEOF\ntorchrun a.py \"$a\" \"$b\"\n",
+            "V=7\nread -r a <<EOF\n$V \"q\" \\$V\nEOF\nread -r b <<'EOF'\n$V\nEOF\ntorchrun a.py \"$a\" \"$b\"\n",
+            "read -N 4 a b <<< \"x y z\"\nread -N 3 -a A <<< \"a b\"\ntorchrun a.py \"$a\" \"$b\" \"${A[@]}\"\n",
+            "read -r -d '' ARGS <<EOF\n--num-layers 4\n--hidden-size 256\nEOF\ntorchrun a.py $ARGS\n",
+            "read -r x <<< 'a' && TP=4 || TP=2\nread -r -d '' y <<< 'b' && PP=4 || PP=2\ntorchrun a.py $TP $PP\n",
+            // a loop over the lines of a here-string or here-document
+            "L=$'tp=2\\npp=4'\nARGS=\"\"\nwhile IFS='=' read -r K V; do ARGS+=\"--$K $V \"; done <<< \"$L\"\ntorchrun a.py $ARGS\n",
+            "N=0\nwhile read -r line; do N=$((N+1)); torchrun a.py \"$line\" $N; done <<EOF\nfirst line\n  second\nEOF\n",
+            "while read -r a; do while read -r b; do torchrun a.py $a $b; done <<< \"in\"; done <<< $'1\\n2'\n",
+            // field splitting on the script's IFS
+            "IFS=,; L=\"a,b,,c,\"; set -- $L; IFS=' '; torchrun a.py $# \"$@\"\n",
+            "IFS=$'\\n'; L=\"a b\nc\"; torchrun a.py $L\n",
+            "IFS=; L=\"a b\"; torchrun a.py $L\n",
+            "unset IFS; L=\" a  b \"; torchrun a.py $L\n",
+            "IFS=', '; L=\"a , b,c\"; torchrun a.py $L\n",
+            "OLD=$IFS; IFS=:; P=\"1:2\"; for x in $P; do torchrun a.py $x; done; IFS=$OLD; torchrun b.py $P\n",
+            // printf -v
+            "printf -v GBS '%d' 256\nprintf -v NAME 'run_%03d_%s' 7 tp2\nprintf -v H '%x-%o-%5.2f' 255 8 3.14159\n"
+            "torchrun a.py $GBS $NAME \"$H\"\n",
+            "printf -v L '%s,' a b c\nprintf -v E '%b' 'x\\ty'\nprintf -v P '%-4s|' ab\ntorchrun a.py \"${L%,}\" \"$E\" \"$P\"\n",
+            "printf -v N '%d' 010\nprintf -v C '%d' \"'A\"\nprintf -v M '%s=%s ' k\ntorchrun a.py $N $C \"$M\"\n",
+        };
+        for (const std::string& script : scripts)
+            QVERIFY2(readerLaunches(script) == bashLaunches(script),
+                     (script + "bash: " + bashLaunches(script) + "reader: " + readerLaunches(script)).c_str());
+        QCOMPARE(readerLaunches(scripts[0]), std::string("<a.py><4><2><8><1>< \t\n>\n"));
+        QCOMPARE(readerLaunches(scripts[10]), std::string("<a.py><--num-layers><4><--hidden-size><256>\n"));
+        QCOMPARE(readerLaunches(scripts[12]), std::string("<a.py><--tp><2><--pp><4>\n"));
+        // Input the text does not give (a file, a pipe, a number printf cannot read) stays unknown.
+        QVERIFY(readerWarns("while read -r a; do torchrun a.py $a; done < hosts.txt\n", "read sets a from input"));
+        QVERIFY(readerWarns("echo 1 | while read -r a; do torchrun a.py $a; done\n", "read sets a from input"));
+        QVERIFY(readerWarns("while read -r a; do torchrun a.py $a; done <<< \"$(hostname)\"\n", "read sets a from input"));
+        QVERIFY(readerWarns("read -r a <<EOF\n$NODES\nEOF\ntorchrun a.py $a\n", "read sets a from input"));
+        QVERIFY(readerWarns("while read -r a; do cat | while read -r b; do torchrun $b; done; done <<< x\n", "read sets b from input"));
+        QVERIFY(readerWarns("printf -v N '%d' \"$(nproc)\"\ntorchrun a.py $N\n", "printf -v N: the format or its arguments are not "
+                                                                               "evaluated here; N is kept as ${N}"));
     }
 };
 
