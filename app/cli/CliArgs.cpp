@@ -173,6 +173,10 @@ void checkOutputPath(const std::string& flag, const std::string& path, const std
     namespace fs = std::filesystem;
     if (path.empty())
         throw UsageError(flag + ": expected a file name, got \"\"");
+    // "-" would be a file named "-" in the working folder, not standard output: refused, since
+    // a user who writes it means the latter (export and plan --json print there without -o).
+    if (path == "-")
+        throw UsageError(flag + ": expected a file name, got \"-\" (standard output is not an output file here)");
     std::error_code ec;
     const fs::path target(path);
     if (fs::is_directory(target, ec))

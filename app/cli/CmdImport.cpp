@@ -31,7 +31,9 @@ variables, arrays, line continuations, torchrun or python -m torch.distributed.r
 text; nothing in it is executed. Prints the model, training and parallel configuration it recovered,
 the flags kept verbatim, and a warning for every flag it could not map. A model Megatron-LM
 would refuse (a required flag missing, a value that is not a number, --moe-router-topk
-above --num-experts, ...) is an error naming the flag (exit code 2), and nothing is written.
+above --num-experts, ...) is an error naming the flag (exit code 2), and nothing is written;
+so is a configuration the processes the script starts cannot run (a world size TP x PP x CP
+does not divide, a global batch DP x micro-batch does not divide), also without --cluster.
 A FlagScale heterogeneous script (--enable-hetero --hetero-process-meshes ...) is read mesh
 by mesh: one line per mesh with its device-type label, TP CP EP ETP DP PP, micro-batch size,
 stages and layers; a value that breaks FlagScale's rules is an error the same way.
@@ -218,6 +220,25 @@ int cmdImport(const Args& args)
         if (!a.has("device"))
             std::cerr << "warning: " << file << ": the script does not say which devices it runs on; the project uses "
                       << *clusterSpec << " (pass --cluster or --device)\n";
+    }
+    if (!clusterSpec && s.nproc_per_node > 0 && !s.parallel.hetero()) {
+        // Megatron-LM's rules that do not depend on the device type (the world size over
+        // TP x PP x CP, the global batch over DP x micro-batch, CP and the sequence) hold on
+        // the nodes the script starts: checked there, as the launch would, with the flag named.
+        Cluster own = resolveCluster("H100-SXM:" + std::to_string(s.nnodes) + "x" + std::to_string(s.nproc_per_node), catalog,
+                                     nullptr);
+        own.name = "its " + std::to_string(s.nnodes) + (s.nnodes == 1 ? " node" : " nodes") + " of "
+            + std::to_string(s.nproc_per_node) + " processes";
+        try {
+            planFromScript(s, own, catalog);
+        } catch (const InputError& e) {
+            // The script's defaults may start fewer nodes than its real runs (NNODES from the
+            // scheduler): say where the world comes from and how to give another.
+            throw InputError(e.file(), e.where(),
+                             e.detail() + " (the world is the " + std::to_string(s.nnodes * s.nproc_per_node)
+                                 + " processes the script starts as read; if its environment or arguments start more, "
+                                   "give them with --script-env or --script-args)");
+        }
     }
     if (clusterSpec) {
         const std::string& c = *clusterSpec;

@@ -50,7 +50,8 @@ Searches the fastest feasible parallel plan (HS-DP) and compares it with the bas
   --delta D              load-balance tolerance (default 0.2)
   --eta E                heterogeneous communication threshold (default 2)
   --time-limit S         stop after S seconds with the best plan so far (a finite number;
-                         0 or more than 1e7 s, about four months, means no limit)
+                         0 or more than 1e7 s, about four months, means no limit; default:
+                         none, and 600 s for --algorithm exhaustive)
   --gbs N                global batch size (default: the model's)
   --mbs N                micro-batch size of the first mesh (default: the model's)
   --memory-headroom F    keep the fraction F (0 to 0.5) of every device's memory free: a
@@ -69,6 +70,7 @@ Exit codes: 0 plan found, 1 no feasible plan, 2 bad input.
 )";
 
 constexpr double kNoTimeLimitAbove = 1e7;   // seconds
+constexpr double kExhaustiveTimeLimit = 600;   // seconds, --algorithm exhaustive without --time-limit
 
 // Options of "plan"; other commands that search (e.g. with a script) extend these sets.
 const std::set<std::string>& planValueOptions()
@@ -288,6 +290,8 @@ int cmdPlan(const Args& args)
     // search's clock.
     if (auto v = a.doubleValue("time-limit", 0))
         opt.time_limit_s = *v > kNoTimeLimitAbove ? 0 : *v;
+    else if (opt.algorithm == Algorithm::Exhaustive)
+        opt.time_limit_s = kExhaustiveTimeLimit;   // its time is exponential in the devices: bounded unless asked
     if (auto v = a.value("optimizer-offload"))
         opt.optimizer_offload = parseOffload(*v);
     if (auto v = a.intValue("gbs", 1))

@@ -3,8 +3,10 @@
 
 #include "CliArgs.h"
 #include "Commands.h"
+#include "io/Documents.h"
 #include "util/InputError.h"
 
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -95,7 +97,18 @@ int run(const std::vector<std::string>& args)
 
 } // namespace
 
+// Interrupted (Ctrl-C, kill, the terminal closed) while a file is being saved: its temporary
+// file is removed, the target is as it was, and the signal then ends the program as it would.
+extern "C" void onTerminatingSignal(int signal)
+{
+    hapmoe::removeUnfinishedSaves();
+    std::signal(signal, SIG_DFL);
+    std::raise(signal);
+}
+
 int main(int argc, char** argv)
 {
+    for (int signal : {SIGINT, SIGTERM, SIGHUP})
+        std::signal(signal, onTerminatingSignal);
     return run(std::vector<std::string>(argv + 1, argv + argc));
 }

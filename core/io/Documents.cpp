@@ -11,6 +11,7 @@
 
 #include <cerrno>
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -1479,6 +1480,56 @@ std::string readTextFile(const std::string& path)
     return os.str();
 }
 
+namespace {
+
+// The temporary files being written, for removeUnfinishedSaves(): a slot is taken with an
+// atomic flag, so that a signal handler reads only whole paths.
+struct UnfinishedSave {
+    std::atomic<int> state{0};   // 0 free, 1 being filled, 2 a path to remove
+    char path[4096] = {};
+};
+UnfinishedSave g_unfinished[8];
+
+class TrackedTemporary {
+public:
+    explicit TrackedTemporary(const std::string& path)
+    {
+        if (path.size() >= sizeof(UnfinishedSave::path))
+            return;
+        for (UnfinishedSave& slot : g_unfinished) {
+            int expected = 0;
+            if (slot.state.compare_exchange_strong(expected, 1)) {
+                std::memcpy(slot.path, path.c_str(), path.size() + 1);
+                slot.state.store(2);
+                m_slot = &slot;
+                return;
+            }
+        }
+    }
+    ~TrackedTemporary() { done(); }
+    TrackedTemporary(const TrackedTemporary&) = delete;
+    TrackedTemporary& operator=(const TrackedTemporary&) = delete;
+    // Renamed or removed: nothing left to clean up.
+    void done()
+    {
+        if (m_slot)
+            m_slot->state.store(0);
+        m_slot = nullptr;
+    }
+
+private:
+    UnfinishedSave* m_slot = nullptr;
+};
+
+} // namespace
+
+void removeUnfinishedSaves() noexcept
+{
+    for (UnfinishedSave& slot : g_unfinished)
+        if (slot.state.load() == 2)
+            ::unlink(slot.path);
+}
+
 void saveFileAtomically(const std::string& path, std::string_view content)
 {
     namespace fs = std::filesystem;
@@ -1504,6 +1555,7 @@ void saveFileAtomically(const std::string& path, std::string_view content)
     if (fd < 0)
         throw std::runtime_error("cannot save " + path + ": cannot create a temporary file in " + dir.string() + ": "
                                  + std::strerror(errno));
+    TrackedTemporary tracked(tmpl);
     auto failWith = [&](const std::string& what) {
         const int err = errno;
         ::close(fd);
@@ -1540,6 +1592,7 @@ void saveFileAtomically(const std::string& path, std::string_view content)
         ::unlink(tmpl.c_str());
         throw std::runtime_error("cannot save " + path + ": rename failed: " + std::strerror(err));
     }
+    tracked.done();
     const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
     if (dfd >= 0) {
         ::fsync(dfd);

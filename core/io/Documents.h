@@ -155,6 +155,10 @@ void validateProjectPlan(const Project& project, std::size_t index, const Device
 
 std::string readTextFile(const std::string& path);           // throws InputError
 void saveFileAtomically(const std::string& path, std::string_view content);  // throws std::runtime_error
+// Removes the temporary files of saves still being written (at most 8 at once are tracked).
+// Async-signal-safe: a program's SIGINT / SIGTERM handler calls it, so that a save cut short
+// leaves neither the target changed nor a ".NAME.tmp-XXXXXX" beside it.
+void removeUnfinishedSaves() noexcept;
 // Saves every file or none: each save is atomic, and when a later one fails the earlier ones
 // are undone (a new file removed, a replaced one restored); rethrows the failure.
 void saveFilesAllOrNothing(const std::vector<std::pair<std::string, std::string>>& files);

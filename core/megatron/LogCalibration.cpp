@@ -309,7 +309,7 @@ MegatronLog parseMegatronLog(std::string_view text, const std::string& fileName)
                     throw InputError(fileName, where, "tokens per expert: expected token counts >= 0, got \"" + word + "\"");
                 counts.push_back(*v);
             }
-            if (layer && *layer >= 0 && *layer <= 1e6 && counts.size() >= 2) {
+            if (layer && *layer >= 0 && *layer <= 1e6 && !counts.empty()) {
                 log.router_tokens[static_cast<int>(*layer)] = counts;
                 log.router_lines[static_cast<int>(*layer)] = lineNo;
             }
@@ -523,6 +523,12 @@ CalibrationResult calibrateFromLog(const MegatronLog& log, const PlanDocument& d
             const std::string where = at == log.router_lines.end() ? std::string() : lineText(at->second);
             if (!m.isMoe())
                 throw InputError(logFile, where, "tokens per expert: the plan's model \"" + m.name + "\" is dense: expected the log of a run of this plan");
+            // The index counts from 0 or from 1, as the printing code chose: above the layer
+            // count it is no layer of the model.
+            if (layer > m.num_layers)
+                throw InputError(logFile, where, "tokens per expert of layer " + std::to_string(layer) + ": the plan's model \""
+                                                     + m.name + "\" has " + std::to_string(m.num_layers)
+                                                     + " layers; expected the log of a run of this plan");
             if (counts.size() != static_cast<std::size_t>(m.num_experts))
                 throw InputError(logFile, where, "tokens per expert of layer " + std::to_string(layer) + ": expected "
                                                      + std::to_string(m.num_experts) + " counts, one per expert of \"" + m.name + "\", got "

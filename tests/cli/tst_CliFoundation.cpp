@@ -114,6 +114,8 @@ private slots:
     void idleDevicesOfANodeReadBack();
     void calibrateRefusesAProfileItCannotRead();
     void traceOnlyOfSchedulesThatCanBeWritten();
+    void importChecksTheWorldTheScriptStarts();
+    void calibrateRefusesRouterCountsOfNoLayer();
 };
 
 void tst_CliFoundation::helpAndVersion()
@@ -799,6 +801,14 @@ void tst_CliFoundation::outputMustBeAFileInAWritableFolder()
         r = hapmoe(command + QStringList{"/nonexistent/out.json"});
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains("/nonexistent/out.json: " + command.last() + ": the folder /nonexistent does not exist"), qPrintable(r.err));
+        // "-" is not taken for standard output, nor written as a file named "-".
+        QProcess dash;
+        dash.setWorkingDirectory(tmp.path());
+        dash.start(QStringLiteral(HAPMOE_CLI_PATH), command + QStringList{"-"});
+        QVERIFY(dash.waitForFinished(60000));
+        QCOMPARE(dash.exitCode(), 2);
+        QVERIFY2(QString::fromUtf8(dash.readAllStandardError()).contains(command.last() + ": expected a file name, got \"-\""),
+                 qPrintable(command.join(' ')));
     }
     QCOMPARE(QDir(tmp.path()).entryList(QDir::Files | QDir::Hidden | QDir::System), QStringList{"pipe.json"});
 }
@@ -960,6 +970,57 @@ void tst_CliFoundation::traceOnlyOfSchedulesThatCanBeWritten()
     r = hapmoe({"estimate", "--model", "Mixtral-S", "--cluster", "H800:1x8", "--pp", "8", "--gbs", "64", "--trace", trace});
     QVERIFY2(r.exitCode == 0 || r.exitCode == 1, qPrintable(r.err));
     QVERIFY(QJsonDocument::fromJson(readFile(trace)).object().contains("traceEvents"));
+}
+
+
+void tst_CliFoundation::importChecksTheWorldTheScriptStarts()
+{
+    // Megatron-LM's rules that hold whatever the devices are (world size over TP x PP x CP,
+    // global batch over DP x micro-batch) are checked on the nodes the script starts, also
+    // without --cluster or --device: 2 nodes x 8 processes at TP 2 CP 2 give DP 4, which 127
+    // sequences do not divide, so Megatron-LM stops at its start (exit code 2, as with --device).
+    QTemporaryDir tmp;
+    const QString script = tmp.filePath("gbs.sh");
+    const QByteArray text = "torchrun --nnodes 2 --nproc-per-node 8 pretrain_gpt.py --num-layers 4 --hidden-size 1024 "
+                            "--num-attention-heads 16 --seq-length 4096 --max-position-embeddings 4096 --micro-batch-size 1 "
+                            "--global-batch-size GBS --tensor-model-parallel-size 2 --context-parallel-size 2 --bf16\n";
+    QVERIFY(writeFile(script, QByteArray(text).replace("GBS", "127")));
+    const Run bad = hapmoe({"import", script});
+    QCOMPARE(bad.exitCode, 2);
+    QVERIFY2(bad.err.contains("--global-batch-size (plan.global_batch_size): the script's configuration on its 2 nodes of 8 "
+                              "processes: must be divisible by dp x micro_batch_size (4), got 127"),
+             qPrintable(bad.err));
+    QVERIFY(writeFile(script, QByteArray(text).replace("GBS", "128")));
+    const Run good = hapmoe({"import", script});
+    QCOMPARE(good.exitCode, 0);
+    QVERIFY2(good.out.contains("parallel: TP2 PP1 CP2"), qPrintable(good.out));
+}
+
+void tst_CliFoundation::calibrateRefusesRouterCountsOfNoLayer()
+{
+    // Router counts are checked at their line: a layer index above the plan's model's 32
+    // layers, and a line of one count for 8 experts (before, such a line was skipped).
+    QTemporaryDir tmp;
+    const QString plan = QStringLiteral(HAPMOE_TEST_DATA_DIR) + "/megatron/mixtral_h800_plan.json";
+    const QByteArray log = readFile(QStringLiteral(HAPMOE_TEST_DATA_DIR) + "/megatron/train_mixtral_h800.log");
+    const QByteArray line = "router layer 0 tokens per expert: 1300 1000 1000 1000 900 900 950 950";
+    QVERIFY(log.contains(line));
+    const struct {
+        QByteArray replacement;
+        QString expected;
+    } cases[] = {
+        {"router layer 99999 tokens per expert: 1300 1000 1000 1000 900 900 950 950",
+         "line 22: tokens per expert of layer 99999: the plan's model \"Mixtral 8x7B (train_mixtral_8x7b_distributed.sh)\" has "
+         "32 layers"},
+        {"router layer 0 tokens per expert: 1300", "line 22: tokens per expert of layer 0: expected 8 counts, one per expert"},
+    };
+    for (const auto& c : cases) {
+        const QString file = tmp.filePath("train.log");
+        QVERIFY(writeFile(file, QByteArray(log).replace(line, c.replacement)));
+        const Run r = hapmoe({"calibrate", "--log", file, "--plan", plan});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(c.expected), qPrintable(r.err));
+    }
 }
 
 QTEST_GUILESS_MAIN(tst_CliFoundation)
