@@ -1007,6 +1007,9 @@ private:
     void noteReplacedValues()
     {
         const ImportedScript& o = *m_opt.original;
+        if (m_opt.format == LauncherFormat::Megatron && m_opt.entry_script.empty() && isFlagScaleEntry(o.entry_script))
+            m_notes.push_back("the original's entry " + o.entry_script + " -> pretrain_gpt.py (a Megatron-LM launcher runs "
+                              "Megatron-LM's entry; FlagScale's needs its PYTHONPATH, which --format flagscale writes)");
         const ParallelConfig& op = o.parallel;
         const Plan& plan = m_doc.plan;
         const StagePlan& s0 = first();
@@ -1076,6 +1079,12 @@ private:
             same("--fp16", {}, "the plan's model trains in bf16");
         else
             same("--bf16", {}, "the plan's model trains in fp16");
+        // The precision of the gradient reduction: the plan's model's, which its data-parallel
+        // traffic was costed with (4 bytes per gradient in fp32, 2 in bf16 or fp16).
+        if (m_doc.model.training.fp32Gradients())
+            same("--grad-reduce-in-bf16", {}, "the plan's model reduces gradients in fp32");
+        else
+            same("--accumulate-allreduce-grads-in-fp32", {}, "the plan's model reduces gradients in its training precision");
 
         // The virtual pipeline and the layer split: the plan writes its own.
         const std::string vppWhy = plan.vpp > 1 ? "the plan's split is written as --pipeline-model-parallel-layout"
@@ -1313,6 +1322,12 @@ private:
                 m_notes.push_back(f.name + ": not carried over (" + why + ")");
                 continue;
             }
+            // The original's --tp-comm-overlap is kept, but a plan costed without it predicts
+            // its tensor-parallel collectives exposed: the run may be faster than predicted.
+            if (f.name == "--tp-comm-overlap" && m_doc.prediction && !m_doc.prediction->overlap.tp_comm)
+                m_notes.push_back("--tp-comm-overlap: kept from the original, but the plan was costed without it; its "
+                                  "tensor-parallel communication may hide behind the GEMMs and the run be faster than predicted "
+                                  "(hapmoe estimate --script on this launcher costs it with the overlap)");
             // Megatron-LM's validate_args asserts Transformer Engine >= 2.8.0 for delayed
             // weight gradients with --overlap-grad-reduce, which the plan's script switches on.
             if (f.name == "--delay-wgrad-compute" && !m_opt.original->parallel.overlap_grad_reduce)
@@ -1532,10 +1547,15 @@ private:
     {
         if (!m_opt.entry_script.empty())
             return m_opt.entry_script;
-        if (m_opt.format == LauncherFormat::Megatron && m_opt.original && !m_opt.original->entry_script.empty())
+        if (m_opt.format == LauncherFormat::Megatron && m_opt.original && !m_opt.original->entry_script.empty()
+            && !isFlagScaleEntry(m_opt.original->entry_script))
             return m_opt.original->entry_script;
         return fallback;
     }
+
+    // FlagScale's training entry (flagscale/train/train_gpt.py ...): it runs only with
+    // FlagScale's folders on PYTHONPATH, which a Megatron-LM launcher does not set.
+    static bool isFlagScaleEntry(const std::string& entry) { return entry.find("flagscale/train/") != std::string::npos; }
 
     std::string launchLine(const std::string& entryScript) const
     {
@@ -1630,7 +1650,9 @@ private:
         o << "CURRENT_DEVICE_TYPE=\"${NODE_TYPES[${NODE_RANK}]}\"\n";
         o << "GPUS_PER_NODE=\"${NODE_SLOTS[${NODE_RANK}]}\"\n";
         o << "FLAGSCALE_HOME=\"${FLAGSCALE_HOME:-$(pwd)}\"\n";
-        o << "export PYTHONPATH=\"${FLAGSCALE_HOME}:${FLAGSCALE_HOME}/third_party/Megatron-LM:${PYTHONPATH:-}\"\n\n";
+        // The caller's PYTHONPATH after FlagScale's, and no empty entry (the current folder to
+        // Python) when it is unset.
+        o << "export PYTHONPATH=\"${FLAGSCALE_HOME}:${FLAGSCALE_HOME}/third_party/Megatron-LM${PYTHONPATH:+:${PYTHONPATH}}\"\n\n";
         // The default entry is found through FLAGSCALE_HOME, so the launcher may run from any
         // folder (relative paths of the original's flags stay relative to it).
         const std::string defaultEntry = "${FLAGSCALE_HOME}/flagscale/train/train_gpt.py";

@@ -1847,6 +1847,46 @@ private slots:
         QCOMPARE(args[1], std::string("PYTHONPATH=/workspace/Megatron-LM:/site/extra"));
     }
 
+    void originalFlagsAgainstThePlansCosting()
+    {
+        // The export says where the original's flags and the plan's costing part: the
+        // original's --grad-reduce-in-bf16 is dropped (the plan's model reduces gradients in
+        // fp32, Megatron-LM's default with bf16: reference section 2), its --tp-comm-overlap
+        // is kept though the plan was costed without it, and FlagScale's entry gives way to
+        // pretrain_gpt.py in a Megatron-LM launcher, which does not put FlagScale on PYTHONPATH.
+        const std::string head = "torchrun --nproc_per_node=8 ENTRY --num-layers 32 --hidden-size 4096 --num-attention-heads 32 "
+                                 "--seq-length 4096 --max-position-embeddings 32768 --bf16 --tensor-model-parallel-size 2 "
+                                 "--sequence-parallel --grad-reduce-in-bf16 --tp-comm-overlap\n";
+        auto withEntry = [&](const std::string& entry) {
+            std::string text = head;
+            return text.replace(text.find("ENTRY"), 5, entry);
+        };
+        PlanDocument d = megatronPlan();
+        d.prediction = Prediction{};   // overlap.tp_comm off
+        ExportOptions o;
+        o.original = importMegatronScript(withEntry("pretrain_gpt.py"), "g.sh");
+        ExportResult r = exportLauncher(d, o);
+        QVERIFY2(r.ok, r.refusal.c_str());
+        QTemporaryDir dir;
+        std::vector<std::string> args = runLauncher(dir, r.script, "0");
+        QVERIFY(!contains(args, "--grad-reduce-in-bf16"));
+        QVERIFY(hasNote(r, "--grad-reduce-in-bf16 -> not written (the plan's model reduces gradients in fp32)"));
+        QVERIFY(contains(args, "--tp-comm-overlap"));
+        QVERIFY(hasNote(r, "--tp-comm-overlap: kept from the original, but the plan was costed without it"));
+        // Costed with the overlap: nothing to say.
+        d.prediction->overlap.tp_comm = true;
+        r = exportLauncher(d, o);
+        QVERIFY2(r.ok, r.refusal.c_str());
+        QVERIFY(!hasNote(r, "--tp-comm-overlap"));
+        // FlagScale's entry.
+        o.original = importMegatronScript(withEntry("flagscale/train/train_gpt.py"), "fs.sh");
+        r = exportLauncher(d, o);
+        QVERIFY2(r.ok, r.refusal.c_str());
+        QVERIFY(r.script.find("torchrun \"${DISTRIBUTED_ARGS[@]}\" pretrain_gpt.py \\\n") != std::string::npos);
+        QVERIFY(hasNote(r, "the original's entry flagscale/train/train_gpt.py -> pretrain_gpt.py (a Megatron-LM launcher runs "
+                           "Megatron-LM's entry; FlagScale's needs its PYTHONPATH, which --format flagscale writes)"));
+    }
+
     void flagscaleHome()
     {
         // The header says to run from the FlagScale source folder or set FLAGSCALE_HOME: the
@@ -1865,8 +1905,16 @@ private slots:
         std::vector<std::string> args = runLauncher(dir, r.script, "0", nullptr, env);
         QVERIFY(!args.empty());
         QVERIFY(contains(args, home.filePath("flagscale/train/train_gpt.py").toStdString()));
-        QCOMPARE(args[1], "PYTHONPATH=" + home.path().toStdString() + ":" + home.path().toStdString() + "/third_party/Megatron-LM:"
-                              + env.value("PYTHONPATH").toStdString());
+        // The caller's PYTHONPATH follows FlagScale's folders; unset, it leaves no empty entry
+        // (which Python reads as the current folder).
+        env.remove("PYTHONPATH");
+        args = runLauncher(dir, r.script, "0", nullptr, env);
+        QVERIFY(args.size() > 1);
+        QCOMPARE(args[1], "PYTHONPATH=" + home.path().toStdString() + ":" + home.path().toStdString() + "/third_party/Megatron-LM");
+        env.insert("PYTHONPATH", "/site/extra");
+        args = runLauncher(dir, r.script, "0", nullptr, env);
+        QVERIFY(args.size() > 1);
+        QCOMPARE(args[1], "PYTHONPATH=" + home.path().toStdString() + ":" + home.path().toStdString() + "/third_party/Megatron-LM:/site/extra");
         // FLAGSCALE_HOME without FlagScale in it.
         env.insert("FLAGSCALE_HOME", dir.filePath("nowhere"));
         int rc = 0;
