@@ -193,7 +193,7 @@ EstimateInput fromFlags(const CliArgs& a, const DeviceCatalog& catalog, Warnings
     k.etp = a.intValue("etp").value_or(in.model.isMoe() ? k.tp : 1);
     k.vpp = a.intValue("vpp").value_or(1);
     k.micro_batch_size = a.intValue("mbs").value_or(std::max(1, in.model.training.micro_batch_size));
-    k.global_batch_size = a.intValue("gbs").value_or(in.model.training.global_batch_size);
+    k.global_batch_size = a.intValue("gbs").value_or(0);   // 0: the model's (makeUniformPlan)
     if (auto r = a.value("recompute"))
         k.recompute = parseRecompute(*r);
     if (auto layers = a.intValue("recompute-layers", 0)) {

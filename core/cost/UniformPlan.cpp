@@ -111,10 +111,14 @@ Plan makeUniformPlan(const ModelSpec& model, const Cluster& cluster, const Devic
         throw bad("--gbs", "expected a positive global batch size, got " + std::to_string(plan.global_batch_size));
     // Megatron-LM's microbatch calculator: GBS = MBS x DP x number of micro-batches.
     const long long perMicrobatch = 1LL * dp * k.micro_batch_size;
+    // The batch given with --gbs is named; the model's (not given) leaves --mbs and the sizes
+    // that make DP to blame.
     if (plan.global_batch_size % perMicrobatch != 0)
-        throw bad("--gbs", "the global batch " + std::to_string(plan.global_batch_size)
-                               + " is not a multiple of micro-batch x DP = " + std::to_string(k.micro_batch_size) + " x "
-                               + std::to_string(dp) + " = " + std::to_string(perMicrobatch));
+        throw bad(k.global_batch_size > 0 ? "--gbs" : "--mbs",
+                  "the global batch " + std::to_string(plan.global_batch_size)
+                      + (k.global_batch_size > 0 ? std::string() : std::string(" (the model's; --gbs gives another)"))
+                      + " is not a multiple of micro-batch x DP = " + std::to_string(k.micro_batch_size) + " x "
+                      + std::to_string(dp) + " = " + std::to_string(perMicrobatch));
 
     const long long microbatches = plan.global_batch_size / perMicrobatch;
     if (k.vpp > 1 && microbatches % k.pp != 0)

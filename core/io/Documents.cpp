@@ -934,9 +934,12 @@ Project readProject(std::string_view text, const std::string& fileName, Warnings
     p.current_script = n.optString("current_script");
     if (auto in = n.optObject("current_script_inputs"))
         p.current_script_inputs = readScriptInputs(*in);
+    // The file the profile was loaded from: a string whether or not the profile is there, and
+    // kept only with it.
+    const std::string profileFile = n.optString("profile_file");
     if (n.has("profile")) {
         p.profile = readProfileObject(n.object("profile"));
-        p.profile_file = n.optString("profile_file");
+        p.profile_file = profileFile;
     }
     return p;
 }

@@ -52,6 +52,11 @@ std::size_t keyOffset(std::string_view text, std::size_t index)
 
 // Where the text stops being a JSON text at all: a NUL byte anywhere (nlohmann reads it as
 // the end of the input), or a control character where the first value should start.
+// Values, keys and containers a document may hold: past it the reading stops. A document of
+// millions of values is no hapmoe document, and its tree would take some 50 bytes of memory
+// per value (a 250 MiB array of zeros took 6.3 GB before this bound).
+constexpr std::size_t kMaxJsonValues = 5'000'000;
+
 std::size_t binaryOffset(std::string_view text)
 {
     if (const auto nul = text.find('\0'); nul != std::string_view::npos)
@@ -88,12 +93,14 @@ nlohmann::json JsonNode::parse(std::string_view text, const std::string& file)
         bool number_float(number_float_t v, const string_t& s) override { return value() && m_dom.number_float(v, s); }
         bool string(string_t& v) override { return value() && m_dom.string(v); }
         bool binary(binary_t& v) override { return value() && m_dom.binary(v); }
-        bool start_object(std::size_t n) override { open(); return m_dom.start_object(n); }
-        bool start_array(std::size_t n) override { open(); return m_dom.start_array(n); }
+        bool start_object(std::size_t n) override { return counted() && open() && m_dom.start_object(n); }
+        bool start_array(std::size_t n) override { return counted() && open() && m_dom.start_array(n); }
         bool end_object() override { close(); return m_dom.end_object(); }
         bool end_array() override { close(); return m_dom.end_array(); }
         bool key(string_t& k) override
         {
+            if (!counted())
+                return false;
             m_lastKey = k;
             ++m_keyCount;
             if (!m_keys.empty() && duplicate.empty() && !m_keys.back().insert(k).second) {
@@ -120,18 +127,25 @@ nlohmann::json JsonNode::parse(std::string_view text, const std::string& file)
 
         std::string duplicate;              // the repeated key, and the key of its object
         std::size_t duplicateIndex = 0;     // which key event repeated
+        bool tooMany = false;   // more than kMaxJsonValues
 
     private:
+        bool counted()
+        {
+            tooMany = tooMany || ++m_values > kMaxJsonValues;
+            return !tooMany;
+        }
         bool value()
         {
             m_lastKey.clear();
-            return true;
+            return counted();
         }
-        void open()
+        bool open()
         {
             m_keys.emplace_back();
             m_path.push_back(m_lastKey);
             m_lastKey.clear();
+            return true;
         }
         void close()
         {
@@ -148,6 +162,7 @@ nlohmann::json JsonNode::parse(std::string_view text, const std::string& file)
         std::vector<std::string> m_path;   // the key each open container was reached by
         std::string m_lastKey;
         std::size_t m_keyCount = 0;
+        std::size_t m_values = 0;
     };
     if (const auto at = binaryOffset(text); at != std::string_view::npos)
         throw InputError(file, lineAndColumn(text, at),
@@ -156,6 +171,10 @@ nlohmann::json JsonNode::parse(std::string_view text, const std::string& file)
         nlohmann::json doc;
         Reader reader(doc);
         nlohmann::json::sax_parse(text.begin(), text.end(), &reader);
+        if (reader.tooMany)
+            throw InputError(file, "", "the document holds more than " + std::to_string(kMaxJsonValues / 1'000'000)
+                                           + " million JSON values; a hapmoe document holds far fewer: expected a model, "
+                                             "cluster, profile, plan or project");
         if (!reader.duplicate.empty()) {
             const auto at = keyOffset(text, reader.duplicateIndex);
             throw InputError(file, at == std::string_view::npos ? std::string() : lineAndColumn(text, at),

@@ -602,6 +602,19 @@ void tst_CliFoundation::notJsonAndDuplicateKeyPositions()
     r = hapmoe({"validate", QStringLiteral(HAPMOE_BAD_INPUT_DIR) + "/model-duplicate-key.json"});
     QCOMPARE(r.exitCode, 2);
     QVERIFY2(r.err.contains("line 8, column 3: malformed JSON: the key \"num_layers\" appears twice in one object"), qPrintable(r.err));
+    // A model whose unknown key holds an array of 5 million zeros and one: no hapmoe document
+    // holds that many values, and reading its tree would take some 50 bytes each.
+    QTemporaryDir tmp;
+    const QString huge = tmp.filePath("huge.json");
+    QByteArray text = "{\"format\": \"hapmoe.model\", \"version\": 2, \"padding\": [0";
+    text.reserve(10'000'100);
+    for (int i = 0; i < 5'000'000; ++i)
+        text += ",0";
+    text += "]}";
+    QVERIFY(writeFile(huge, text));
+    r = hapmoe({"validate", huge});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains(huge + ": the document holds more than 5 million JSON values"), qPrintable(r.err));
 }
 
 void tst_CliFoundation::planNumbersBeyondAnInt()
