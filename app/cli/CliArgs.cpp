@@ -188,6 +188,9 @@ void checkOutputPath(const std::string& flag, const std::string& path, const std
         throw InputError(path, "", flag + ": the folder " + dir.string() + " does not exist");
     if (::access(dir.c_str(), W_OK | X_OK) != 0)
         throw InputError(path, "", flag + ": the folder " + dir.string() + " is not writable");
+    // The rename of an atomic save would replace a file its owner made read-only.
+    if (fs::exists(target, ec) && ::access(target.c_str(), W_OK) != 0)
+        throw InputError(path, "", flag + ": the file is read-only; make it writable or give another file");
     // The same file under another name (a relative path, a link) counts as the same file.
     for (const InputFile& in : inputs) {
         std::error_code same;

@@ -1236,8 +1236,9 @@ void validatePlanDocument(const PlanDocument& doc, const DeviceCatalog& catalog,
                 throw InputError(file, dat + ".node", "node " + std::to_string(d.node) + " holds " + node->device_type
                                                           + ", not the stage's " + s.device_type);
             const long long end = static_cast<long long>(d.first_local) + d.count;
+            // The field to blame: first_local when it alone is past the node's devices.
             if (d.first_local < 0 || d.count <= 0 || end > node->count)
-                throw InputError(file, dat + ".count", "devices [" + std::to_string(d.first_local) + ", "
+                throw InputError(file, dat + (d.first_local < 0 || d.first_local >= node->count ? ".first_local" : ".count"), "devices [" + std::to_string(d.first_local) + ", "
                                                            + std::to_string(end) + ") do not fit node "
                                                            + std::to_string(d.node) + " of " + std::to_string(node->count));
             auto& taken = used[d.node];
@@ -1472,7 +1473,9 @@ std::string readTextFile(const std::string& path)
         throw InputError(path, "", "is not a regular file");
     std::ifstream in(path, std::ios::binary);
     if (!in)
-        throw InputError(path, "", std::string("cannot open file: ") + std::strerror(errno));
+        throw InputError(path.empty() ? std::string("\"\"") : path, "",
+                         path.empty() ? std::string("expected a file name, got an empty one")
+                                      : std::string("cannot open file: ") + std::strerror(errno));
     const auto size = std::filesystem::file_size(path, ec);
     if (!ec && size > (256u << 20))
         throw InputError(path, "", "file is too large (" + std::to_string(size >> 20) + " MiB; the limit is 256 MiB)");

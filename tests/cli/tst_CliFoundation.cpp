@@ -14,6 +14,7 @@
 #include <QTemporaryDir>
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <functional>
 
@@ -676,7 +677,7 @@ void tst_CliFoundation::planNumbersBeyondAnInt()
     }, false);
     Run r = hapmoe({"validate", slot});
     QCOMPARE(r.exitCode, 2);
-    QVERIFY2(r.err.contains("plan.stages[0].devices[0].count: devices [2147483647, 2147483655) do not fit node 0 of 8"), qPrintable(r.err));
+    QVERIFY2(r.err.contains("plan.stages[0].devices[0].first_local: devices [2147483647, 2147483655) do not fit node 0 of 8"), qPrintable(r.err));
     r = hapmoe({"export", slot, "--format", "megatron"});
     QCOMPARE(r.exitCode, 2);
     QVERIFY(r.out.isEmpty());
@@ -824,6 +825,19 @@ void tst_CliFoundation::outputMustBeAFileInAWritableFolder()
                  qPrintable(command.join(' ')));
     }
     QCOMPARE(QDir(tmp.path()).entryList(QDir::Files | QDir::Hidden | QDir::System), QStringList{"pipe.json"});
+    // A read-only file is not replaced (the atomic save's rename would). Root may write any
+    // file, so the check holds for other users only.
+    if (::geteuid() == 0)
+        QSKIP("run as root, who may replace a read-only file");
+    const QString readOnly = tmp.filePath("kept.json");
+    QVERIFY(writeFile(readOnly, "old"));
+    QVERIFY(QFile::setPermissions(readOnly, QFileDevice::ReadOwner));
+    for (const QStringList& command : commands) {
+        const Run r = hapmoe(command + QStringList{readOnly});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(readOnly + ": " + command.last() + ": the file is read-only"), qPrintable(r.err));
+        QCOMPARE(readFile(readOnly), QByteArray("old"));
+    }
 }
 
 void tst_CliFoundation::standardOutputThatCannotBeWritten()

@@ -870,7 +870,7 @@ void tst_Documents::validatePlanCatchesMegatronRules()
          }},
         {"plan.stages[0].devices", [](PlanDocument& d) { d.plan.stages[0].devices.clear(); }},
         // first_local + count beyond an int does not wrap around into the node.
-        {"plan.stages[0].devices[0].count", [](PlanDocument& d) { d.plan.stages[0].devices[0].first_local = INT_MAX; }},
+        {"plan.stages[0].devices[0].first_local", [](PlanDocument& d) { d.plan.stages[0].devices[0].first_local = INT_MAX; }},
         // 65536 x 65536 x DP is not 0 (or any other wrapped value) devices.
         {"plan.stages[1]", [](PlanDocument& d) { d.plan.stages[1].tp = d.plan.stages[1].cp = 65536; }},
         // DP x MBS of 4 x INT_MAX sequences per micro-batch: a 64-bit count, not a wrapped one.
