@@ -3415,6 +3415,15 @@ BashReader::Truth BashReader::evalTest(const std::vector<std::string>& all)
     return Truth::Unknown;   // file tests, regular expressions, -a/-o: not decidable from text
 }
 
+void BashReader::warnSubstitution(const std::string& text, int line)
+{
+    // The text eval reads again holds the substitutions its values kept: said where the value
+    // was made, not again at the eval.
+    if (m_evalDepth > 0 && std::find(m_keptTexts.begin(), m_keptTexts.end(), text) != m_keptTexts.end())
+        return;
+    warn(line, "command substitution " + text + " is not executed; kept as text");
+}
+
 void BashReader::keepOpaque(std::vector<Piece>& pieces, const std::string& text)
 {
     m_unknownExpansion = true;
@@ -4048,8 +4057,8 @@ void BashReader::expandInto(const std::string& raw, std::size_t begin, std::size
         } else if (c == '`') {
             std::size_t j = skipBacktick(raw, i);
             if (j == npos || j > end) j = end;
+            warnSubstitution(raw.substr(i, j - i), line);
             keepOpaque(pieces, raw.substr(i, j - i));
-            warn(line, "command substitution " + raw.substr(i, j - i) + " is not executed; kept as text");
             i = j;
         } else {
             std::size_t j = i + 1;
@@ -4093,7 +4102,7 @@ std::size_t BashReader::expandDollar(const std::string& raw, std::size_t i, std:
             keepOpaque(pieces, text);   // one word of unknown value, as a substitution's
             return j;
         }
-        warn(line, "command substitution " + text + " is not executed; kept as text");
+        warnSubstitution(text, line);
         keepOpaque(pieces, text);
         return j;
     }

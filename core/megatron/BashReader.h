@@ -542,6 +542,8 @@ private:
     bool m_keptSubstitution = false;
     std::string m_keptText;
     void keepOpaque(std::vector<Piece>& pieces, const std::string& text);
+    // "command substitution ... is not executed", unless eval reads again a text already kept.
+    void warnSubstitution(const std::string& text, int line);
     // Marks or clears `name` as opaque after it was set to `value` by an expansion that began
     // with m_keptSubstitution false.
     void noteOpaque(const std::string& name, const std::string& value);

@@ -2955,6 +2955,11 @@ private slots:
                      (script + "bash: " + bashLaunches(script) + "reader: " + readerLaunches(script)).c_str());
         QCOMPARE(readerLaunches(scripts[3]), std::string("<a.py><--data-path></a b/c><--name><x y>\n<b.py><--data-path><'/a><b/c'><--name><\"x><y\">\n"));
         QVERIFY(readerWarns(scripts[9], "line 3: eval's text does not parse"));
+        // A substitution a value kept is reported where the value was made, not again at eval.
+        const std::string kept = "H=$(hostname)\nrun_cmd=\"torchrun a.py --host $H\"\neval $run_cmd\n";
+        QCOMPARE(warningsWith(kept, "command substitution"),
+                 std::vector<std::string>{"line 1: command substitution $(hostname) is not executed; kept as text"});
+        QCOMPARE(readerLaunches(kept), std::string("<a.py><--host><$(hostname)>\n"));
         // The import takes the launch command from the text, at the line of the eval.
         const std::string tail = "--num-layers 4 --hidden-size 256 --num-attention-heads 4 --seq-length 512 "
                                  "--max-position-embeddings 512 --micro-batch-size 1 --global-batch-size 8 --bf16";
