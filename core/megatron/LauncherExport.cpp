@@ -499,6 +499,7 @@ private:
                                       + " is replaced by 1 (Megatron-LM asserts it when TP or CP > 1)");
             } else if (original) {
                 m_maxConnections = *original;
+                m_maxConnectionsFree = true;   // no rule holds it: the environment may still override it
             }
         } else if (original && *original != "1") {
             m_notes.push_back("CUDA_DEVICE_MAX_CONNECTIONS: the original's " + *original
@@ -1599,8 +1600,13 @@ private:
             o << "; Megatron-LM asserts CUDA_DEVICE_MAX_CONNECTIONS=1 when TP or CP > 1";
         o << "\n";
         // decideMaxConnections chose the value (and noted what happened to the original's).
-        if (m_maxConnections)
-            o << "export CUDA_DEVICE_MAX_CONNECTIONS=" << ShellQuote::value(*m_maxConnections) << "\n";
+        if (m_maxConnections) {
+            // The original's ${CUDA_DEVICE_MAX_CONNECTIONS:-1} stays overridable where no rule fixes it.
+            const std::optional<std::string> fallback =
+                m_maxConnectionsFree ? environmentDefault("CUDA_DEVICE_MAX_CONNECTIONS", *m_maxConnections) : std::nullopt;
+            o << "export CUDA_DEVICE_MAX_CONNECTIONS="
+              << (fallback ? "\"${CUDA_DEVICE_MAX_CONNECTIONS:-" + *fallback + "}\"" : ShellQuote::value(*m_maxConnections)) << "\n";
+        }
         written.insert("CUDA_DEVICE_MAX_CONNECTIONS");
         for (const auto& [name, value] : vendorEnvironment(m_cat, s0.device_type, false)) {
             // The original's own value (NCCL_DEBUG=INFO) wins over the default; it is written below.
@@ -1729,6 +1735,7 @@ private:
     std::vector<ArgGroup> m_groups;
     std::vector<std::string> m_notes;
     std::optional<std::string> m_maxConnections;   // CUDA_DEVICE_MAX_CONNECTIONS to export, if any
+    bool m_maxConnectionsFree = false;             // the original's, where no rule fixes it
 };
 
 } // namespace

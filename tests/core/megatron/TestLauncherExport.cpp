@@ -1035,6 +1035,34 @@ private slots:
         QVERIFY(hasNote(carried, "--tp-comm-overlap: not carried over (the stages' TP sizes differ"));
     }
 
+    void maxConnectionsStaysOverridable()
+    {
+        // Without TP or CP no rule fixes CUDA_DEVICE_MAX_CONNECTIONS, so the original's
+        // ${CUDA_DEVICE_MAX_CONNECTIONS:-1} stays in that form (docs/megatron.md): the
+        // environment can still override it. With TP 2 it is 1, as Megatron-LM asserts.
+        PlanDocument d = megatronPlan();
+        const std::vector<int> ids = test::nodeIds(d.cluster);
+        d.plan.stages.clear();
+        d.plan.sequence_parallel = false;
+        const int split[4] = {5, 8, 8, 11};
+        int first = 0;
+        for (int s = 0; s < 4; ++s) {
+            d.plan.stages.push_back(test::stageOn(d.cluster, {ids[(s + 2) % 4]}, first, split[s], 1, 1, 8, 4, 1));
+            first += split[s];
+        }
+        ExportOptions o;
+        o.original = importMegatronScript("export CUDA_DEVICE_MAX_CONNECTIONS=${CUDA_DEVICE_MAX_CONNECTIONS:-1}\n"
+                                          "torchrun --nproc_per_node=8 pretrain_gpt.py --num-layers 32 --hidden-size 4096 "
+                                          "--num-attention-heads 32 --seq-length 4096 --max-position-embeddings 32768 --bf16\n",
+                                          "m.sh");
+        ExportResult r = exportLauncher(d, o);
+        QVERIFY2(r.ok, r.refusal.c_str());
+        QVERIFY(r.script.find("export CUDA_DEVICE_MAX_CONNECTIONS=\"${CUDA_DEVICE_MAX_CONNECTIONS:-1}\"\n") != std::string::npos);
+        r = exportLauncher(megatronPlan(), o);
+        QVERIFY2(r.ok, r.refusal.c_str());
+        QVERIFY(r.script.find("export CUDA_DEVICE_MAX_CONNECTIONS=1\n") != std::string::npos);
+    }
+
     void carriedFlagsMeetThePlansRules()
     {
         // Flags of the original that Megatron-LM's validation would refuse beside the plan
