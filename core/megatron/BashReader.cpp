@@ -291,6 +291,14 @@ public:
         m_have = m_have || counts || !text.empty();
         m_afterBlank = false;
     }
+    // The boundary between two elements of an unquoted $* or ${A[@]}: the field so far ends;
+    // an empty element makes none.
+    void softBreak()
+    {
+        if (m_have)
+            endField();
+        m_afterBlank = false;
+    }
     // The boundary between two elements of "$@": the field so far ends, the next one begins.
     void breakField()
     {
@@ -3948,6 +3956,10 @@ std::vector<std::string> BashReader::expandWord(const std::string& raw, int line
     for (const Piece& p : pieces) {
         if (p.field_break)
             fields.breakField();
+        if (p.soft_break && p.split_separator.empty())
+            fields.softBreak();
+        else if (p.soft_break)
+            fields.split(p.split_separator.front());
         if (!p.splittable) {
             fields.keep(p.text, p.element);
             continue;
@@ -3993,6 +4005,7 @@ std::string BashReader::expandJoined(const std::string& raw, int line, int depth
     std::string out;
     for (const Piece& p : pieces) {
         if (p.field_break && !out.empty()) out += ' ';
+        if (p.soft_break) out += p.separator;
         for (const char c : p.text) {
             // As a pattern, what the text quotes is escaped: also what bracket expressions and
             // the extended forms give a meaning to.
@@ -4145,13 +4158,26 @@ void BashReader::emitListPieces(std::vector<Piece>& pieces, const std::vector<st
             pieces.push_back({list[e], false, e > 0, false, true});
         return;
     }
-    std::string separator = " ";
-    if (std::string ifs; quoted && lookup("IFS", ifs))
-        separator = ifs.substr(0, 1);
+    std::string ifsFirst = " ";
+    if (std::string ifs; lookup("IFS", ifs))
+        ifsFirst = ifs.substr(0, 1);
+    const std::string separator = atForm ? std::string(" ") : ifsFirst;
+    if (!quoted) {
+        // Where words are split: joined with IFS's first character and split as one text;
+        // where not (R=${A[*]}, case $*): joined with the separator (manual 3.4.2, 3.5.7).
+        for (std::size_t e = 0; e < list.size(); ++e) {
+            Piece p{list[e], true, false};
+            p.soft_break = e > 0;
+            p.separator = separator;
+            p.split_separator = ifsFirst;
+            pieces.push_back(std::move(p));
+        }
+        return;
+    }
     std::string all;
     for (std::size_t e = 0; e < list.size(); ++e)
         all += (e ? separator : std::string()) + list[e];
-    pieces.push_back({all, !quoted, false});
+    pieces.push_back({all, false, false});
 }
 
 void BashReader::expandParameter(const std::string& body, bool quoted, std::vector<Piece>& pieces, int line, int depth)

@@ -387,6 +387,14 @@ private:
         bool opaque = false;
         bool element = false;      // an element of "${A[@]}" or "$@": a word even when empty
         bool quoted = false;       // quoted or escaped in the text: a pattern matches it literally
+        // The next element of an unquoted $* / ${A[*]} / $@ / ${A[@]}. Where words are split,
+        // bash joins the elements with IFS's first character and splits the whole (a blank
+        // when IFS is unset; with IFS empty each element is a word of its own, an empty one
+        // none): split_separator. Where they are not, `separator` joins them: IFS's first
+        // character for the * forms, a blank for the @ forms.
+        bool soft_break = false;
+        std::string separator;
+        std::string split_separator;
     };
     void expandInto(const std::string& raw, std::size_t begin, std::size_t end, bool quoted,
                     std::vector<Piece>& pieces, bool& forceField, int line, int depth);

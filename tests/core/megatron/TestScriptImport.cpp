@@ -3002,6 +3002,14 @@ private slots:
             "unset IFS; L=\" a  b \"; torchrun a.py $L\n",
             "IFS=', '; L=\"a , b,c\"; torchrun a.py $L\n",
             "OLD=$IFS; IFS=:; P=\"1:2\"; for x in $P; do torchrun a.py $x; done; IFS=$OLD; torchrun b.py $P\n",
+            // lists on IFS: each element split on its own, joined by IFS's first character
+            // (the * forms) or a blank (the @ forms) where nothing is split
+            "A=(x y z); IFS=,; R=${A[*]}; S=${A[@]}; set -- p q; T=$*; U=$@\ncase $* in \"p,q\") C=yes ;; *) C=no ;; esac\n"
+            "IFS=' '\ntorchrun a.py \"$R\" \"$S\" \"$T\" \"$U\" \"$C\"\n",
+            "IFS=,; set -- \"a b\" \"\" \",c\"; for x in $*; do torchrun a.py \"$x\"; done; torchrun b.py $@\n",
+            "A=(\"a b\" \"\" c); IFS=; torchrun a.py ${A[@]} ${A[*]} \"${A[*]}\"; R=${A[*]}; torchrun b.py \"$R\"\n",
+            "A=(\" a \" \"\" \"b  c\"); torchrun a.py ${A[@]} ${A[*]:1} ${A[@]/b/x}; IFS=', '; torchrun b.py ${A[*]} \"${A[*]}\"\n",
+            "set -- x \"\" \"y z\"; unset IFS; torchrun a.py $* ${@:2}; R=$*; S=${@:2}; torchrun b.py \"$R\" \"$S\"\n",
             // printf -v
             "printf -v GBS '%d' 256\nprintf -v NAME 'run_%03d_%s' 7 tp2\nprintf -v H '%x-%o-%5.2f' 255 8 3.14159\n"
             "torchrun a.py $GBS $NAME \"$H\"\n",
