@@ -58,14 +58,25 @@ int run(const std::vector<std::string>& args)
         return BadInput;
     }
     const std::string cmd = args.front();
+    // Words after these that they do not take are a mistake the user should see.
+    auto extra = [&](std::size_t taken) {
+        if (args.size() <= taken)
+            return false;
+        std::cerr << "hapmoe " << cmd << ": error: unexpected argument \"" << args[taken] << "\"\n";
+        return true;
+    };
     if (cmd == "--help" || cmd == "-h" || cmd == "help") {
         // "hapmoe help plan" is "hapmoe plan --help".
+        if (extra(cmd == "help" ? 2 : 1))
+            return BadInput;
         if (cmd == "help" && args.size() == 2 && args[1] != "help")
             return run({args[1], "--help"});
         std::cout << kUsage;
         return Success;
     }
     if (cmd == "--version" || cmd == "-V") {
+        if (extra(1))
+            return BadInput;
         std::cout << "hapmoe " << HAPMOE_VERSION << "\n";
         return Success;
     }

@@ -128,6 +128,13 @@ void tst_CliFoundation::helpAndVersion()
     QCOMPARE(version.exitCode, 0);
     QVERIFY(version.out.startsWith("hapmoe "));
     QCOMPARE(hapmoe({"frobnicate"}).exitCode, 2);
+    // Words these do not take are refused, not ignored.
+    for (const QStringList& args : {QStringList{"--version", "extra"}, QStringList{"help", "plan", "extra"}, QStringList{"--help", "x"}}) {
+        const Run r = hapmoe(args);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("unexpected argument \"" + args.last() + "\""), qPrintable(r.err));
+    }
+    QCOMPARE(hapmoe({"help", "plan"}).exitCode, 0);
     QCOMPARE(hapmoe({}).exitCode, 2);
     QCOMPARE(hapmoe({"validate"}).exitCode, 2);
     QCOMPARE(hapmoe({"validate", "--bogus", "x"}).exitCode, 2);
