@@ -38,6 +38,11 @@ constexpr std::size_t kMaxCallDepth = 64;
 constexpr std::size_t kMaxCalledCommands = 100000;
 // Subshells inside one another, calls and pipelines included: far past any launch script's.
 constexpr std::size_t kMaxSubshellDepth = 64;
+// Commands read from eval texts, all told: an eval that runs itself twice would double at each
+// level (far past any launch script's).
+constexpr std::size_t kMaxEvalCommands = 100000;
+// And the bytes of their texts: an eval whose text holds itself twice doubles it at each level.
+constexpr std::size_t kMaxEvalBytes = 16u << 20;
 
 bool isNameStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
 bool isNameChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
@@ -812,6 +817,7 @@ std::vector<BashReader::RawCommand> BashReader::tokenize(std::string_view input,
         std::size_t command = 0;
     };
     std::vector<HereDocument> heredocs;
+    std::optional<int> redirectedFd;   // the number glued before the next redirection (3<<<)
 
     auto endCommand = [&](std::string separator) {
         if (cur.words.empty() && isCaseTerminator(separator)) {
@@ -1155,11 +1161,28 @@ std::vector<BashReader::RawCommand> BashReader::tokenize(std::string_view input,
                 op += text[i++];
             }
             while (i < n && (text[i] == ' ' || text[i] == '\t')) ++i;
+            // The descriptor redirected: the number glued before the operator, else standard
+            // input for "<" operators. Only standard input is what `read` reads.
+            const bool standardInput = op.front() == '<' && redirectedFd.value_or(0) == 0;
+            redirectedFd.reset();
             if (op.size() >= 2 && op.back() == '&' ) {
                 readWord(false);   // >&2, 2>&1
+                if (standardInput)
+                    cur.other_input = true;   // <&3
                 continue;
             }
             std::string target = readWord(false);
+            if (!standardInput) {
+                // 3<<< WORD, 3<< EOF, > FILE: not the input `read` reads (a here-document's lines
+                // are skipped all the same).
+                if (op == "<<" || op == "<<-") {
+                    std::string delim;
+                    for (char d : target)
+                        if (d != '\'' && d != '"' && d != '\\') delim += d;
+                    heredocs.push_back({delim, op == "<<-", delim == target, npos});
+                }
+                continue;
+            }
             if (op == "<<" || op == "<<-") {
                 std::string delim;
                 for (char d : target)
@@ -1221,8 +1244,10 @@ std::vector<BashReader::RawCommand> BashReader::tokenize(std::string_view input,
         }
         // A file-descriptor number glued to a redirection (2>&1): not a word.
         if (!word.array_assign && i < n && (text[i] == '<' || text[i] == '>') && !word.text.empty()
-            && std::all_of(word.text.begin(), word.text.end(), [](char d) { return std::isdigit(static_cast<unsigned char>(d)); }))
+            && std::all_of(word.text.begin(), word.text.end(), [](char d) { return std::isdigit(static_cast<unsigned char>(d)); })) {
+            redirectedFd = word.text.size() > 6 ? 1000000 : std::stoi(word.text);
             continue;
+        }
         if (word.text.empty() && !word.array_assign)
             continue;
         if (isSubshellClose(cur)) {
@@ -1883,16 +1908,115 @@ void BashReader::run(std::span<const RawCommand> commands)
     m_branches.erase(m_branches.begin() + static_cast<std::ptrdiff_t>(base), m_branches.end());
 }
 
-void BashReader::evalText(const RawCommand& cmd, std::size_t w)
+std::string BashReader::syntaxError(std::span<const RawCommand> commands)
 {
-    // eval [ARG ...] (manual 4.1): the arguments, expanded as any command's and joined by
+    // The reserved words of the compound commands (manual 3.2.5) in their order, and each one
+    // closed: bash parses a whole eval text before it runs any of it.
+    enum class Open { If, Loop, Case, Brace, Subshell };
+    std::vector<Open> open;
+    bool conditionPending = false;   // after if, elif, while, until: a command before then / do
+    auto closes = [&](Open what) {
+        if (open.empty() || open.back() != what)
+            return false;
+        open.pop_back();
+        return true;
+    };
+    for (const RawCommand& c : commands) {
+        if (isSubshellOpen(c)) {
+            open.push_back(Open::Subshell);
+            continue;
+        }
+        if (isSubshellClose(c)) {
+            if (!closes(Open::Subshell))
+                return "unexpected )";
+            continue;
+        }
+        if ((isCaseTerminator(c.separator) || (!c.words.empty() && isCaseTerminator(c.words.front().text)))
+            && std::find(open.begin(), open.end(), Open::Case) == open.end())
+            return "unexpected " + (c.words.empty() || !isCaseTerminator(c.words.front().text) ? c.separator : c.words.front().text);
+        if (!open.empty() && open.back() == Open::Case) {
+            // Patterns and branches: only the case's own end (or a case inside) is followed.
+            if (!c.words.empty() && c.words.front().text == "esac")
+                open.pop_back();
+            else if (!c.words.empty() && c.words.front().text == "case")
+                open.push_back(Open::Case);
+            continue;
+        }
+        for (std::size_t w = 0; w < c.words.size(); ++w) {
+            const std::string& t = c.words[w].text;
+            if (t == "!")
+                continue;
+            if (t == "if" || t == "while" || t == "until") {
+                open.push_back(t == "if" ? Open::If : Open::Loop);
+                conditionPending = true;
+                continue;
+            }
+            if ((t == "then" || t == "do") && conditionPending)
+                return "unexpected " + t + " (no condition before it)";
+            if (t == "then" || t == "else") {
+                if (open.empty() || open.back() != Open::If)
+                    return "unexpected " + t;
+                continue;
+            }
+            if (t == "elif") {
+                if (open.empty() || open.back() != Open::If)
+                    return "unexpected elif";
+                conditionPending = true;
+                continue;
+            }
+            if (t == "do") {
+                if (open.empty() || open.back() != Open::Loop)
+                    return "unexpected do";
+                continue;
+            }
+            if (t == "fi" || t == "done" || t == "esac" || t == "}") {
+                if (!closes(t == "fi" ? Open::If : t == "done" ? Open::Loop : t == "esac" ? Open::Case : Open::Brace))
+                    return "unexpected " + t;
+                continue;
+            }
+            if (t == "{") {
+                open.push_back(Open::Brace);
+                continue;
+            }
+            conditionPending = false;
+            if (t == "for" || t == "select") {
+                open.push_back(Open::Loop);   // for NAME in WORDS: its words follow
+            } else if (t == "case") {
+                open.push_back(Open::Case);
+            } else if (t == "function") {
+                // function NAME [()] { ...
+                std::size_t b = w + 2;
+                if (b < c.words.size() && c.words[b].text == "()")
+                    ++b;
+                if (b < c.words.size() && c.words[b].text == "{")
+                    open.push_back(Open::Brace);
+            } else if (t == "[[" && std::none_of(c.words.begin() + static_cast<std::ptrdiff_t>(w), c.words.end(),
+                                                 [](const RawWord& x) { return x.text == "]]"; })) {
+                return "[[ without ]]";
+            }
+            break;   // a simple command: the rest are its words
+        }
+    }
+    if (!open.empty()) {
+        static const char* const names[] = {"if", "loop", "case", "{", "("};
+        return std::string("unexpected end of the text (") + names[static_cast<int>(open.back())] + " not closed)";
+    }
+    return {};
+}
+
+void BashReader::evalText(const RawCommand& cmd, std::size_t w, std::size_t firstAssign)
+{
+    // eval [--] [ARG ...] (manual 4.1): the arguments, expanded as any command's and joined by
     // blanks, are read and run as commands of the shell where eval stands, so that
     // `run_cmd="torchrun $ARGS pretrain_gpt.py ..."; eval $run_cmd` launches as bash runs it.
     // What the text put together holds is read as written there: a command substitution kept
     // as text stays text, a quote opens a quoted word.
     std::string text;
     bool first = true;
-    for (std::size_t a = w + 1; a < cmd.words.size(); ++a)
+    std::size_t a = w + 1;
+    if (a < cmd.words.size() && cmd.words[a].text == "--")
+        ++a;
+    for (; a < cmd.words.size(); ++a)
         for (const std::string& field : expandWord(cmd.words[a].text, cmd.line)) {
             if (!first)
                 text += ' ';
@@ -1901,26 +2025,46 @@ void BashReader::evalText(const RawCommand& cmd, std::size_t w)
         }
     if (text.find_first_not_of(" \t\n") == npos)
         return;   // eval with nothing to run: status 0
-    if (m_evalDepth >= static_cast<int>(kMaxSubshellDepth)) {
-        warn(cmd.line, "eval nested " + std::to_string(kMaxSubshellDepth) + " deep is not followed; its text is ignored");
+    m_evalBytes += text.size();
+    if (m_evalDepth >= static_cast<int>(kMaxSubshellDepth) || m_evalCommands > kMaxEvalCommands || m_evalBytes > kMaxEvalBytes) {
+        warnOnce("eval", cmd.line, "eval nested " + std::to_string(kMaxSubshellDepth) + " deep, or past "
+                                       + std::to_string(kMaxEvalCommands) + " commands or " + std::to_string(kMaxEvalBytes >> 20)
+                                       + " MiB of eval texts, is not followed; its text is ignored");
         m_evalLines.push_back(cmd.line);
         return;
     }
     std::vector<RawCommand> commands;
+    std::string error;
     try {
         commands = tokenize(text, false);
+        error = syntaxError(commands);
     } catch (const InputError& e) {
+        error = e.detail();
+    }
+    if (!error.empty()) {
         // bash reports the syntax error and eval fails (status 2); the script goes on.
-        warn(cmd.line, "eval's text does not parse (" + e.detail() + "); bash reports a syntax error there and runs none of it");
+        warn(cmd.line, "eval's text does not parse (" + error + "); bash reports a syntax error there and runs none of it");
         return;
     }
     for (RawCommand& c : commands)
         c.line = cmd.line;   // every command of the text stands where eval does
-    auto stored = std::make_shared<const std::vector<RawCommand>>(std::move(commands));
-    m_evalTexts.push_back(stored);
+    m_evalCommands += commands.size();
+    // NAME=value eval ...: the assignments hold while the text runs (bash's default mode).
+    std::vector<SavedVariable> hidden;
+    for (std::size_t p = firstAssign; p < w; ++p) {
+        hidden.push_back(saveVariable(assignedName(cmd.words[p].text)));
+        applyAssignment(cmd.words[p], cmd.line, false);
+    }
     ++m_evalDepth;
-    run(*stored);
+    try {
+        run(commands);
+    } catch (const InputError& e) {
+        // A body the text opens and does not close, found as it runs.
+        warn(cmd.line, "eval's text does not parse (" + e.detail() + "); bash reports a syntax error there and runs none of it");
+    }
     --m_evalDepth;
+    for (auto it = hidden.rbegin(); it != hidden.rend(); ++it)
+        restoreVariable(*it);
 }
 
 void BashReader::readInput(const RawCommand& cmd, std::size_t w)
@@ -1991,7 +2135,9 @@ bool BashReader::printfAssign(const RawCommand& cmd, std::size_t w)
     if (!validName(name))
         return false;   // bash: "not a valid identifier", nothing set
     std::string out;
-    if (i >= args.size() || !formatPrintf(args[i], std::span<const std::string>(args).subspan(i + 1), out)) {
+    if (i >= args.size())
+        return false;   // bash: a usage error, nothing set
+    if (!formatPrintf(args[i], std::span<const std::string>(args).subspan(i + 1), out)) {
         warn(cmd.line, "printf -v " + name + ": the format or its arguments are not evaluated here; " + name + " is kept as "
                            + keepUnknown(name));
         return true;
@@ -2015,7 +2161,7 @@ BashReader::Truth BashReader::readLine(const RawCommand& cmd, std::size_t first)
     std::string array;
     char delimiter = '\n';
     std::size_t count = npos;
-    bool exact = false, raw = false, otherDescriptor = false;
+    bool exact = false, raw = false, otherDescriptor = false, timeoutZero = false;
     for (std::size_t a = w + 1; a < words.size(); ++a) {
         for (const std::string& word : expandWord(words[a].text, cmd.line)) {
             if (!names.empty() || word.empty() || word[0] != '-' || word == "-") {
@@ -2044,6 +2190,7 @@ BashReader::Truth BashReader::readLine(const RawCommand& cmd, std::size_t first)
                     exact = option == 'N';
                     break;
                 case 'u': otherDescriptor = value != "0"; break;
+                case 't': timeoutZero = value == "0"; break;
                 default: break;
                 }
                 break;
@@ -2052,16 +2199,19 @@ BashReader::Truth BashReader::readLine(const RawCommand& cmd, std::size_t first)
     }
     if (std::any_of(names.begin(), names.end(), [](const std::string& n) { return !validName(n); })
         || (!array.empty() && !validName(array)))
-        return Truth::Unknown;   // bash: "not a valid identifier"
-    // The input: the command's own here-string or here-document, else the loop's.
+        return Truth::False;   // bash: "not a valid identifier", status 1, nothing set
+    if (timeoutZero)
+        return Truth::True;   // -t 0 only asks whether input is there, and reads nothing
+    // The input: the command's own here-string or here-document, else the loop's; another
+    // descriptor's (-u 3) is not known.
     std::optional<InputText> own;
     InputText* in = nullptr;
-    if (cmd.input) {
+    if (cmd.input && !otherDescriptor) {
         if (std::optional<std::string> text = hereText(*cmd.input, cmd.line)) {
             own = InputText{std::move(*text), 0};
             in = &*own;
         }
-    } else if (!cmd.other_input && !otherDescriptor && !m_inputs.empty() && m_inputs.back()) {
+    } else if (!cmd.input && !cmd.other_input && !otherDescriptor && !m_inputs.empty() && m_inputs.back()) {
         in = &*m_inputs.back();
     }
     if (!in)
@@ -3845,7 +3995,7 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
         return;
     }
     if (head == "eval") {
-        evalText(cmd, w);
+        evalText(cmd, w, firstAssign);
         return;
     }
     // Arithmetic commands assign only through their expression (manual 6.5): evaluated when
@@ -3983,8 +4133,12 @@ std::vector<std::string> BashReader::expandWord(const std::string& raw, int line
 
 std::string BashReader::ifs() const
 {
+    // Unset by the script: as the default (manual 3.5.7). A value the text does not give
+    // (IFS=$SEP, SEP from the environment) is not split on: the default is taken.
     std::string value;
-    return lookup("IFS", value) ? value : std::string(" \t\n");   // unset by the script: as the default (manual 3.5.7)
+    if (!lookup("IFS", value) || m_opaqueVars.count("IFS") || value.find("${") != npos || value.find("$(") != npos)
+        return " \t\n";
+    return value;
 }
 
 std::string BashReader::expandToString(const std::string& raw, int line, int depth)

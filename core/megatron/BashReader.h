@@ -2,9 +2,10 @@
 // Reads a bash launch script as text, the way bash would expand it, without running
 // anything: comments, line continuations, quoting, variables with defaults
 // (${VAR:-x}, ${VAR:=x}, ${VAR:+x}), exported variables, arrays NAME=( ... ) and their
-// expansion with or without quotes, integer arithmetic $(( )). Command substitution,
-// backticks, eval and source are never executed: they are kept as literal text and
-// reported. An if/elif, a `[ test ] && cmd` / `|| cmd` list and a case block (with its ;;,
+// expansion with or without quotes, integer arithmetic $(( )), field splitting on IFS, eval
+// (its text read as commands where it stands), read from here-strings and here-documents.
+// Command substitution, backticks and source are never executed: they are kept as literal
+// text and reported. An if/elif, a `[ test ] && cmd` / `|| cmd` list and a case block (with its ;;,
 // ;& and ;;& terminators) run only the branches bash would run when the test or the case
 // subject can be decided from the text; otherwise every branch is read in order, with a
 // warning. A function is defined where it is written and its body read where it is called,
@@ -234,7 +235,12 @@ private:
     // puts together, whose flags stand where the script writes them.
     std::vector<RawCommand> tokenize(std::string_view text, bool noteFlagLines = true);
     // eval ARG...: its arguments joined and read as commands where it stands.
-    void evalText(const RawCommand& cmd, std::size_t w);
+    void evalText(const RawCommand& cmd, std::size_t w, std::size_t firstAssign);
+    // What bash's parser would refuse in a text before running any of it (a reserved word out
+    // of place, a compound command not closed), or "" when the text is whole.
+    static std::string syntaxError(std::span<const RawCommand> commands);
+    std::size_t m_evalCommands = 0;   // commands of eval texts read so far (kMaxEvalCommands)
+    std::size_t m_evalBytes = 0;      // and their bytes (kMaxEvalBytes)
     static int braceDepthChange(const RawCommand& cmd);
     // The command that closes the ( ... ) commands[open] opens, or commands.size() if none.
     static std::size_t subshellEnd(std::span<const RawCommand> commands, std::size_t open);
@@ -440,10 +446,7 @@ private:
     std::vector<Subshell> m_subshells;   // the subshells being read, innermost last
     // Set by an `exit` that runs, until the subshell it ends (or the whole reading) is left.
     std::vector<int> m_evalLines, m_sourceLines;
-    // The commands of each eval read so far: a function defined or a block opened there
-    // refers to them while the reading goes on. m_evalDepth: evals nested in evals.
-    std::vector<std::shared_ptr<const std::vector<RawCommand>>> m_evalTexts;
-    int m_evalDepth = 0;
+    int m_evalDepth = 0;   // evals nested in evals
     // The standard input of the loops being iterated (`while read ...; do ...; done <<< "$X"`),
     // innermost last: the text still to read, or nullopt for input the text does not give
     // (a file, a pipe).

@@ -2955,6 +2955,34 @@ private slots:
                      (script + "bash: " + bashLaunches(script) + "reader: " + readerLaunches(script)).c_str());
         QCOMPARE(readerLaunches(scripts[3]), std::string("<a.py><--data-path></a b/c><--name><x y>\n<b.py><--data-path><'/a><b/c'><--name><\"x><y\">\n"));
         QVERIFY(readerWarns(scripts[9], "line 3: eval's text does not parse"));
+        // A text bash's parser refuses runs none of it; assignments before eval hold while it
+        // runs; "--" ends eval's options.
+        const std::vector<std::string> refused = {
+            "A=0; eval 'A=1; fi'; torchrun a.py \"$A\"\n",
+            "A=0; eval 'A=1; done'; torchrun a.py \"$A\"\n",
+            "A=0; eval 'A=1; }'; torchrun a.py \"$A\"\n",
+            "A=0; eval 'A=1; if true; then B=2'; torchrun a.py \"$A\"\n",
+            "A=0; eval 'A=1 ;;'; torchrun a.py \"$A\"\n",
+            "A=0; eval 'A=1; esac'; torchrun a.py \"$A\"\n",
+            "A=0; eval 'A=1; then'; torchrun a.py \"$A\"\n",
+            "A=0; eval 'A=1; { B=2'; torchrun a.py \"$A\"\n",
+            "A=0; eval 'A=1; case x in'; torchrun a.py \"$A\"\n",
+            "A=0; eval 'A=1; while true; do'; torchrun a.py \"$A\"\n",
+            "A=0; eval 'A=1; [[ x'; torchrun a.py \"$A\"\n",
+            "A=0; eval 'for x in 1; do A=$x'; torchrun a.py \"$A\"\n",
+            "A=1; eval 'if then fi; A=2'; torchrun a.py \"$A\"\n",
+            "A=0; eval 'A=1; f() {'; torchrun a.py \"$A\"\n",
+            "A=0; eval 'f() { A=1; }; f; case y in y) B=1 ;; esac; if true; then C=1; fi'; torchrun a.py \"$A\" \"$B\" \"$C\"\n",
+            "L=a,b,c; IFS=, eval 'arr=($L)'; torchrun a.py ${#arr[@]} \"${arr[0]}\"\n",
+            "TP=4 eval 'torchrun a.py --tp $TP'; A=0; A=5 eval 'B=$A'; torchrun b.py \"$B\" \"$A\"\n",
+            "eval -- 'A=1'; torchrun a.py \"$A\"\n",
+        };
+        for (const std::string& script : refused)
+            QVERIFY2(readerLaunches(script) == bashLaunches(script),
+                     (script + "bash: " + bashLaunches(script) + "reader: " + readerLaunches(script)).c_str());
+        QVERIFY(readerWarns(refused[0], "line 1: eval's text does not parse (unexpected fi)"));
+        // An eval that runs itself twice doubles at each level: bounded, with a warning.
+        QVERIFY(readerWarns("X='eval \"$X\" \"$X\"'; eval \"$X\"\ntorchrun a.py\n", "of eval texts, is not followed"));
         // A substitution a value kept is reported where the value was made, not again at eval.
         const std::string kept = "H=$(hostname)\nrun_cmd=\"torchrun a.py --host $H\"\neval $run_cmd\n";
         QCOMPARE(warningsWith(kept, "command substitution"),
@@ -3010,6 +3038,11 @@ private slots:
             "A=(\"a b\" \"\" c); IFS=; torchrun a.py ${A[@]} ${A[*]} \"${A[*]}\"; R=${A[*]}; torchrun b.py \"$R\"\n",
             "A=(\" a \" \"\" \"b  c\"); torchrun a.py ${A[@]} ${A[*]:1} ${A[@]/b/x}; IFS=', '; torchrun b.py ${A[*]} \"${A[*]}\"\n",
             "set -- x \"\" \"y z\"; unset IFS; torchrun a.py $* ${@:2}; R=$*; S=${@:2}; torchrun b.py \"$R\" \"$S\"\n",
+            "IFS=,; arr=(--tp 2 --pp 2); torchrun a.py ${arr[@]}; arr=(a,b \"c,d\"); torchrun b.py ${arr[@]} ${arr[@]:0:1}\n",
+            "IFS=,; arr=(\"a b\" c); torchrun a.py ${arr[@]/#/-}; IFS=; set -- \"p q\" r; torchrun b.py $* $@ ${@:1}\n",
+            "X=\"a}b,c{d\"; IFS=$SEP; torchrun a.py $X\n",
+            // descriptors other than standard input, and what read refuses
+            "REPLY=k; T=t; V=v; read A-B <<< x; read -t 0 T <<< val; printf -v V; torchrun a.py \"$REPLY\" \"$T\" \"$V\"\n",
             // printf -v
             "printf -v GBS '%d' 256\nprintf -v NAME 'run_%03d_%s' 7 tp2\nprintf -v H '%x-%o-%5.2f' 255 8 3.14159\n"
             "torchrun a.py $GBS $NAME \"$H\"\n",
@@ -3022,7 +3055,11 @@ private slots:
         QCOMPARE(readerLaunches(scripts[0]), std::string("<a.py><4><2><8><1>< \t\n>\n"));
         QCOMPARE(readerLaunches(scripts[10]), std::string("<a.py><--num-layers><4><--hidden-size><256>\n"));
         QCOMPARE(readerLaunches(scripts[12]), std::string("<a.py><--tp><2><--pp><4>\n"));
-        // Input the text does not give (a file, a pipe, a number printf cannot read) stays unknown.
+        // Input the text does not give (a file, a pipe, another descriptor, a number printf
+        // cannot read) stays unknown; bash would read the terminal there.
+        QVERIFY(readerWarns("read -r y 3<<< val\ntorchrun a.py $y\n", "read sets y from input"));
+        QVERIFY(readerWarns("read -u 3 z <<< val\ntorchrun a.py $z\n", "read sets z from input"));
+        QVERIFY(readerWarns("while read -r x; do O=$x; done 3<<< $'a\\nb'\ntorchrun a.py $O\n", "read sets x from input"));
         QVERIFY(readerWarns("while read -r a; do torchrun a.py $a; done < hosts.txt\n", "read sets a from input"));
         QVERIFY(readerWarns("echo 1 | while read -r a; do torchrun a.py $a; done\n", "read sets a from input"));
         QVERIFY(readerWarns("while read -r a; do torchrun a.py $a; done <<< \"$(hostname)\"\n", "read sets a from input"));
