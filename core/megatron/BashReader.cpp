@@ -2320,6 +2320,15 @@ std::optional<std::string> BashReader::hereText(const RawCommand::HereInput& inp
     std::string quoted = "\"";
     for (std::size_t i = 0; i < input.text.size(); ++i) {
         const char c = input.text[i];
+        if (c == '$' && i + 1 < input.text.size() && (input.text[i + 1] == '{' || input.text[i + 1] == '(')) {
+            // ${X:-"a b"}, $(...): their quotes are theirs, as inside double quotes.
+            const std::size_t j = skipDollarGroup(input.text, i);
+            if (j != npos) {
+                quoted += input.text.substr(i, j - i);
+                i = j - 1;
+                continue;
+            }
+        }
         if (c == '\\' && i + 1 < input.text.size() && std::string("$`\\\n").find(input.text[i + 1]) != npos) {
             quoted += input.text.substr(i++, 2);
         } else if (c == '\\' && i + 1 < input.text.size() && input.text[i + 1] == '"') {
@@ -2700,7 +2709,7 @@ bool BashReader::iterateWhile(std::span<const RawCommand> commands, std::size_t&
     if (end == npos || c + 1 >= end || commands[c + 1].words.empty() || commands[c + 1].words.front().text != "do")
         return false;
     const std::span<const RawCommand> body = commands.subspan(c + 1, end - c - 1);
-    constexpr int kMaxTurns = 256;
+    int maxTurns = 256;   // a loop on a counter or the arguments
     // The loop's input: `done <<< "$X"` or a here-document the text gives, `done < FILE` not;
     // without either it reads the input around it.
     const RawCommand& done = commands[end];
@@ -2715,6 +2724,9 @@ bool BashReader::iterateWhile(std::span<const RawCommand> commands, std::size_t&
         bool pop;
         ~PopInput() { if (pop) inputs.pop_back(); }
     } popInput{m_inputs, ownInput};
+    // A loop over lines the text gives ends with them: only the budget of all loops bounds it.
+    if (!m_inputs.empty() && m_inputs.back())
+        maxTurns = kMaxLoopTurns;
     m_iterating.push_back(m_branches.size());
     for (int turn = 0;; ++turn) {
         const std::vector<std::string> envBefore = m_envReads;
@@ -2745,8 +2757,8 @@ bool BashReader::iterateWhile(std::span<const RawCommand> commands, std::size_t&
         }
         if (truth == Truth::False)
             break;
-        if (turn == kMaxTurns) {
-            warn(commands[k].line, "the loop ran " + std::to_string(kMaxTurns) + " turns without its condition failing; the "
+        if (turn == maxTurns) {
+            warn(commands[k].line, "the loop ran " + std::to_string(maxTurns) + " turns without its condition failing; the "
                                        "reading goes on after it");
             break;
         }
@@ -4624,12 +4636,34 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
     };
     // Expands the word of an operator (${X:-word}): in the caller's quoting, so that an
     // unquoted default undergoes word splitting as bash does.
-    auto emitWord = [&](const std::string& word) {
+    auto emitWord = [&](const std::string& given) {
+        // Inside double quotes ("${U:-"d  e"}") the word's own double quotes only quote what
+        // is quoted already: bash removes them (its single quotes stay characters there).
+        std::string word = given;
+        if (quoted) {
+            word.clear();
+            for (std::size_t i = 0; i < given.size(); ++i) {
+                if (given[i] == '\\' && i + 1 < given.size()) {
+                    word += given.substr(i++, 2);
+                } else if (given[i] == '$' && i + 1 < given.size() && (given[i + 1] == '{' || given[i + 1] == '(')) {
+                    const std::size_t j = skipDollarGroup(given, i);
+                    if (j == npos) {
+                        word += given.substr(i);
+                        break;
+                    }
+                    word += given.substr(i, j - i);
+                    i = j - 1;
+                } else if (given[i] != '"') {
+                    word += given[i];
+                }
+            }
+        }
         std::vector<Piece> sub;
         bool force = false;
         expandInto(word, 0, word.size(), quoted, sub, force, line, depth + 1);
         for (Piece& p : sub) {
-            if (!quoted && !p.opaque) p.splittable = true;
+            // What the word itself quotes (${X:-"a b"}) stays whole, as bash keeps it.
+            if (!quoted && !p.opaque && !p.quoted) p.splittable = true;
             pieces.push_back(std::move(p));
         }
     };

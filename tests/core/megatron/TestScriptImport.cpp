@@ -3017,6 +3017,7 @@ private slots:
             "read a b <<EOF\none two three\nEOF\ntorchrun a.py \"$a\" \"$b\"\n",
             "V=7\nread -r a <<EOF\n$V \"q\" \\$V\nEOF\nread -r b <<'EOF'\n$V\nEOF\ntorchrun a.py \"$a\" \"$b\"\n",
             "read -N 4 a b <<< \"x y z\"\nread -N 3 -a A <<< \"a b\"\ntorchrun a.py \"$a\" \"$b\" \"${A[@]}\"\n",
+            "read -r -d '' A <<EOF\n${U:-\"d  e\"} ${U:-a\\\"b} \"q\" \\\"r\\\"\nEOF\ntorchrun a.py \"$A\"\n",
             "read -r -d '' ARGS <<EOF\n--num-layers 4\n--hidden-size 256\nEOF\ntorchrun a.py $ARGS\n",
             "read -r x <<< 'a' && TP=4 || TP=2\nread -r -d '' y <<< 'b' && PP=4 || PP=2\ntorchrun a.py $TP $PP\n",
             // a loop over the lines of a here-string or here-document
@@ -3041,6 +3042,13 @@ private slots:
             "IFS=,; arr=(--tp 2 --pp 2); torchrun a.py ${arr[@]}; arr=(a,b \"c,d\"); torchrun b.py ${arr[@]} ${arr[@]:0:1}\n",
             "IFS=,; arr=(\"a b\" c); torchrun a.py ${arr[@]/#/-}; IFS=; set -- \"p q\" r; torchrun b.py $* $@ ${@:1}\n",
             "X=\"a}b,c{d\"; IFS=$SEP; torchrun a.py $X\n",
+            // the quoted parts of an operator's word stay whole
+            "X=; torchrun a.py ${X:-\"a b\"} ${X:-a\" \"b} ${X:-'c d'} ${X:-$'e f'} ${X:-g\\ h} ${X:-i j}\n",
+            "A=\"${U:-\"d  e\"}\"; torchrun a.py \"$A\" \"${U:-\"x  y\"}\" \"${U:-'s q'}\" \"${U:-a\\\"b}\" \"${U:-\"$A\"}\"\n",
+            "IFS=-; X=; Y=p-q; torchrun a.py ${X:-\"a-b\"} ${X:-a\"-\"b} ${Y:+\"$Y\"} ${X:-$Y}\n",
+            // a loop over 300 lines of a here-document runs 300 turns
+            "S=x; for a in 0 1 2; do for b in 0 1 2 3 4 5 6 7 8 9; do for c in 0 1 2 3 4 5 6 7 8 9; do S+=$'\\nx'; done; done; done\n"
+            "N=0\nwhile read -r L; do N=$((N+1)); done <<< \"$S\"\ntorchrun a.py $N\n",
             // descriptors other than standard input, and what read refuses
             "REPLY=k; T=t; V=v; read A-B <<< x; read -t 0 T <<< val; printf -v V; torchrun a.py \"$REPLY\" \"$T\" \"$V\"\n",
             // printf -v
@@ -3053,8 +3061,8 @@ private slots:
             QVERIFY2(readerLaunches(script) == bashLaunches(script),
                      (script + "bash: " + bashLaunches(script) + "reader: " + readerLaunches(script)).c_str());
         QCOMPARE(readerLaunches(scripts[0]), std::string("<a.py><4><2><8><1>< \t\n>\n"));
-        QCOMPARE(readerLaunches(scripts[10]), std::string("<a.py><--num-layers><4><--hidden-size><256>\n"));
-        QCOMPARE(readerLaunches(scripts[12]), std::string("<a.py><--tp><2><--pp><4>\n"));
+        QCOMPARE(readerLaunches(scripts[11]), std::string("<a.py><--num-layers><4><--hidden-size><256>\n"));
+        QCOMPARE(readerLaunches(scripts[13]), std::string("<a.py><--tp><2><--pp><4>\n"));
         // Input the text does not give (a file, a pipe, another descriptor, a number printf
         // cannot read) stays unknown; bash would read the terminal there.
         QVERIFY(readerWarns("read -r y 3<<< val\ntorchrun a.py $y\n", "read sets y from input"));
