@@ -1072,6 +1072,8 @@ private:
             same("--recompute-method", {op.recompute_method}, recompute);
         if (op.recompute == Recompute::Full && op.recompute_method == "block")
             same("--recompute-num-layers", num(op.recompute_layers), recompute);
+        else if (op.recompute == Recompute::Full && op.recompute_num_layers > 0)
+            same("--recompute-num-layers", num(op.recompute_num_layers), recompute);   // uniform: its chunk
 
         same("--micro-batch-size", num(op.micro_batch_size), "");
         if (op.global_batch_size > 0)

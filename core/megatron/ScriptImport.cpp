@@ -1143,6 +1143,8 @@ private:
             p.recompute_method = str("--recompute-method").value_or("");
             const int n = intFlag("--recompute-num-layers", 1);
             m_recomputeNumLayers = n;
+            if (has("--recompute-num-layers"))
+                p.recompute_num_layers = n;
             // uniform: every layer recomputed (in chunks of n); block: the first n of each model
             // chunk (of each rank without VPP); planFromScript counts them per rank.
             p.recompute_layers = p.recompute_method == "block" ? n : 0;

@@ -53,6 +53,7 @@ struct ParallelConfig {
     Recompute recompute = Recompute::None;
     int recompute_layers = 0;           // --recompute-num-layers of the block method (per model
                                         // chunk with VPP); 0 = every layer
+    int recompute_num_layers = 0;       // --recompute-num-layers as written, either method (0: not given)
     std::string recompute_method;       // "uniform" | "block" | ""
     bool distributed_optimizer = false;
     bool sequence_parallel = false;

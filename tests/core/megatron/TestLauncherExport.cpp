@@ -686,6 +686,7 @@ private slots:
         QVERIFY(hasNote(r, "--sequence-parallel -> not written (the plan has no sequence parallelism)"));
         QVERIFY(hasNote(r, "--recompute-granularity full -> not written (the plan's recompute is none)"));
         QVERIFY(hasNote(r, "--recompute-method uniform -> not written (the plan's recompute is none)"));
+        QVERIFY(hasNote(r, "--recompute-num-layers 1 -> not written (the plan's recompute is none)"));
         // The deprecated --model-parallel-size (Megatron-LM asserts it is unset) is named too.
         o.original = importMegatronScript(
             "torchrun --nproc_per_node=8 --nnodes 4 pretrain_gpt.py --num-layers 32 --hidden-size 4096 --num-attention-heads 32 "
