@@ -817,7 +817,7 @@ std::vector<BashReader::RawCommand> BashReader::tokenize(std::string_view input,
         std::size_t command = 0;
     };
     std::vector<HereDocument> heredocs;
-    std::optional<int> redirectedFd;   // the number glued before the next redirection (3<<<)
+    int redirectedFd = -1;   // the number glued before the next redirection (3<<<); -1: none
 
     auto endCommand = [&](std::string separator) {
         if (cur.words.empty() && isCaseTerminator(separator)) {
@@ -1163,8 +1163,8 @@ std::vector<BashReader::RawCommand> BashReader::tokenize(std::string_view input,
             while (i < n && (text[i] == ' ' || text[i] == '\t')) ++i;
             // The descriptor redirected: the number glued before the operator, else standard
             // input for "<" operators. Only standard input is what `read` reads.
-            const bool standardInput = op.front() == '<' && redirectedFd.value_or(0) == 0;
-            redirectedFd.reset();
+            const bool standardInput = op.front() == '<' && redirectedFd <= 0;
+            redirectedFd = -1;
             if (op.size() >= 2 && op.back() == '&' ) {
                 readWord(false);   // >&2, 2>&1
                 if (standardInput)
@@ -2050,11 +2050,7 @@ void BashReader::evalText(const RawCommand& cmd, std::size_t w, std::size_t firs
         c.line = cmd.line;   // every command of the text stands where eval does
     m_evalCommands += commands.size();
     // NAME=value eval ...: the assignments hold while the text runs (bash's default mode).
-    std::vector<SavedVariable> hidden;
-    for (std::size_t p = firstAssign; p < w; ++p) {
-        hidden.push_back(saveVariable(assignedName(cmd.words[p].text)));
-        applyAssignment(cmd.words[p], cmd.line, false);
-    }
+    const std::vector<SavedVariable> hidden = applyTemporarily(cmd, firstAssign, w);
     ++m_evalDepth;
     try {
         run(commands);
@@ -2063,7 +2059,22 @@ void BashReader::evalText(const RawCommand& cmd, std::size_t w, std::size_t firs
         warn(cmd.line, "eval's text does not parse (" + e.detail() + "); bash reports a syntax error there and runs none of it");
     }
     --m_evalDepth;
-    for (auto it = hidden.rbegin(); it != hidden.rend(); ++it)
+    restoreVariables(hidden);
+}
+
+std::vector<BashReader::SavedVariable> BashReader::applyTemporarily(const RawCommand& cmd, std::size_t from, std::size_t to)
+{
+    std::vector<SavedVariable> saved;
+    for (std::size_t a = from; a < to; ++a) {
+        saved.push_back(saveVariable(assignedName(cmd.words[a].text)));
+        applyAssignment(cmd.words[a], cmd.line, false);
+    }
+    return saved;
+}
+
+void BashReader::restoreVariables(const std::vector<SavedVariable>& saved)
+{
+    for (auto it = saved.rbegin(); it != saved.rend(); ++it)
         restoreVariable(*it);
 }
 
@@ -2217,14 +2228,9 @@ BashReader::Truth BashReader::readLine(const RawCommand& cmd, std::size_t first)
     if (!in)
         return Truth::Unknown;
     // IFS=, read ...: the assignments hold for the read alone.
-    std::vector<SavedVariable> hidden;
-    for (std::size_t a = first; a < w; ++a) {
-        hidden.push_back(saveVariable(assignedName(words[a].text)));
-        applyAssignment(words[a], cmd.line, false);
-    }
+    const std::vector<SavedVariable> hidden = applyTemporarily(cmd, first, w);
     const std::string separators = ifs();
-    for (auto it = hidden.rbegin(); it != hidden.rend(); ++it)
-        restoreVariable(*it);
+    restoreVariables(hidden);
 
     std::string text;
     std::vector<bool> escaped;
@@ -2941,8 +2947,7 @@ void BashReader::callFunction(const std::string& name, std::vector<std::string> 
     const std::vector<SavedVariable> locals = std::move(m_frames.back().locals);
     const auto getopts = m_frames.back().getopts;
     m_frames.pop_back();
-    for (auto it = locals.rbegin(); it != locals.rend(); ++it)
-        restoreVariable(*it);
+    restoreVariables(locals);
     if (getopts)
         m_getopts = *getopts;
 }
@@ -4086,8 +4091,7 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
     if (call)
         callFunction(out.words.front(), std::vector<std::string>(out.words.begin() + 1, out.words.end()), scriptArgs,
                      std::move(out.warnings), cmd.line);
-    for (auto it = hidden.rbegin(); it != hidden.rend(); ++it)
-        restoreVariable(*it);
+    restoreVariables(hidden);
     if (call || out.words.empty())
         return;
     // Inside a call, the findings of the calls' own words (an unset variable passed as an
@@ -4324,9 +4328,7 @@ void BashReader::emitListPieces(std::vector<Piece>& pieces, const std::vector<st
             pieces.push_back({list[e], false, e > 0, false, true});
         return;
     }
-    std::string ifsFirst = " ";
-    if (std::string ifs; lookup("IFS", ifs))
-        ifsFirst = ifs.substr(0, 1);
+    const std::string ifsFirst = ifs().substr(0, 1);   // a blank when IFS is unset, none when empty
     const std::string separator = atForm ? std::string(" ") : ifsFirst;
     if (!quoted) {
         // Where words are split: joined with IFS's first character and split as one text;

@@ -341,6 +341,10 @@ private:
     void execute(const RawCommand& cmd, std::size_t firstWord);
     SavedVariable saveVariable(const std::string& name) const;
     void restoreVariable(const SavedVariable& saved);
+    // The assignments cmd.words[from, to) before a command (IFS=, read ...), applied in order
+    // for the time it runs; restoreVariables() puts the variables back.
+    std::vector<SavedVariable> applyTemporarily(const RawCommand& cmd, std::size_t from, std::size_t to);
+    void restoreVariables(const std::vector<SavedVariable>& saved);
     void putVariable(const SavedVariable& saved);   // restoreVariable, not noted in a subshell
     // `local NAME` (and declare / typeset in a function): hides the variable for the call;
     // false when it is already local to it.
@@ -399,8 +403,8 @@ private:
         // none): split_separator. Where they are not, `separator` joins them: IFS's first
         // character for the * forms, a blank for the @ forms.
         bool soft_break = false;
-        std::string separator;
-        std::string split_separator;
+        std::string separator = {};
+        std::string split_separator = {};
     };
     void expandInto(const std::string& raw, std::size_t begin, std::size_t end, bool quoted,
                     std::vector<Piece>& pieces, bool& forceField, int line, int depth);

@@ -1718,16 +1718,16 @@ void TestCostModel::chromeTrace()
     QCOMPARE(doc["displayTimeUnit"].toString(), QStringLiteral("ms"));
     QVERIFY(trace.find("stage 1 (910B)") != std::string::npos);
     int blocks = 0;
-    bool b0 = false;
+    bool backward0OnStage1 = false;
     for (const QJsonValue& ev : doc["traceEvents"].toArray()) {
         const QJsonObject e = ev.toObject();
         if (e["ph"].toString() != QLatin1String("X"))
             continue;
         ++blocks;
-        b0 = b0 || (e["name"].toString() == QLatin1String("B0") && e["tid"].toInt() == 1 && e["dur"].toDouble() == 2000.0);
+        backward0OnStage1 = backward0OnStage1 || (e["name"].toString() == QLatin1String("B0") && e["tid"].toInt() == 1 && e["dur"].toDouble() == 2000.0);
     }
     QCOMPARE(blocks, 8);   // 2 micro-batches x 2 passes x 2 stages
-    QVERIFY(b0);
+    QVERIFY(backward0OnStage1);
 
     // Tails (Schedule.h placeTails). Two stages, 2 micro-batches, forward 1 ms, backward 2 ms:
     // stage 1 runs F0 [1, 2], B0 [2, 4], F1 [4, 5], B1 [5, 7]; stage 0 ends with B1 [7, 9], so the
