@@ -207,6 +207,7 @@ ModelPanel::ModelPanel(ProjectDocument* document, QWidget* parent) : QWidget(par
         form->addRow(label, spin);
         addField(key, spin, [spin, member](const ModelSpec& m) { spin->setValue(m.*member); },
                  [spin, member](ModelSpec& m) { m.*member = spin->value(); });
+        return spin;
     };
     auto boolField = [&](QFormLayout* form, const QString& label, const QString& key, bool ModelSpec::*member) {
         auto* check = new QCheckBox(label);
@@ -227,6 +228,12 @@ ModelPanel::ModelPanel(ProjectDocument* document, QWidget* parent) : QWidget(par
              tr("none (MHA)"));
     intField(arch, tr("KV channels:"), QStringLiteral("kv_channels"), &ModelSpec::kv_channels, 0, 65536, tr("hidden / heads"));
     intField(arch, tr("Vocabulary:"), QStringLiteral("vocab_size"), &ModelSpec::vocab_size, 0, 10000000);
+    QSpinBox* padding = intField(arch, tr("Vocabulary padding:"), QStringLiteral("make_vocab_size_divisible_by"),
+                                 &ModelSpec::make_vocab_size_divisible_by, 1, kMaxVocabMultiple);
+    padding->setPrefix(tr("multiple of "));
+    padding->setSuffix(tr(" × TP"));
+    padding->setToolTip(tr("Megatron-LM's --make-vocab-size-divisible-by: the word embedding and the output layer "
+                           "hold the vocabulary rounded up to a multiple of this times TP (default 128)."));
     intField(arch, tr("Sequence length:"), QStringLiteral("seq_length"), &ModelSpec::seq_length, 0, 10000000);
     intField(arch, tr("Max positions:"), QStringLiteral("max_position_embeddings"), &ModelSpec::max_position_embeddings, 0,
              10000000, tr("= sequence length"));

@@ -813,23 +813,26 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
         }
     };
 
-    // Embedding (first stage) and output layer with the cross-entropy (last stage).
+    // Embedding (first stage) and output layer with the cross-entropy (last stage), built for
+    // the vocabulary padded to a multiple of 128 t (section 1): the padded rows' logits are
+    // computed and normalised like the others.
+    const double vocab = s.paddedVocab(tp);
     if (first) {
         const double e = dev.memTime(6.0 * T * h / (sp ? tp : 1));
         fwd.compute += e;
         bwd.compute += 2 * e;
         // The embedding's weight gradient is a dense V/t x h tensor (zero-filled, 2 B) added to
         // the fp32 main gradient (read 2 + 4, write 4) every micro-batch: 12 B per element.
-        bwd.compute += dev.memTime(12.0 * s.vocab * h / tp);
+        bwd.compute += dev.memTime(12.0 * vocab * h / tp);
         vocabBoundary(true);
     }
     if (last) {
-        const double logits = dev.gemm(2 * T * h * s.vocab / tp);
+        const double logits = dev.gemm(2 * T * h * vocab / tp);
         // Megatron's vocab-parallel cross-entropy, unfused (section 3.6): per logit forward
         // 38 B (fp32 copy 2+4, max 4, subtract 4+4, exp 4+4, sum 4, normalise 4+4), backward
         // 14 B (scale by the loss gradient 4+4, back to bf16 4+2).
-        const double ceF = dev.memTime(38.0 * T * s.vocab / tp);
-        const double ceB = dev.memTime(14.0 * T * s.vocab / tp);
+        const double ceF = dev.memTime(38.0 * T * vocab / tp);
+        const double ceB = dev.memTime(14.0 * T * vocab / tp);
         const double norm = dev.memTime(4.0 * T * h / (sp ? tp : 1));
         fwd.compute += logits + ceF + norm;
         bwd.compute += 2 * logits + ceB + 2 * norm;
@@ -873,7 +876,7 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
         const double tokens = static_cast<double>(mbs) * s.seq * dp;
         double f = nDense * s.forwardFlopsPerToken(false) + nMoe * s.forwardFlopsPerToken(true);
         if (last)
-            f += s.logitsFlopsPerToken();
+            f += s.logitsFlopsPerToken(tp);
         est.model_flops = 3.0 * f * tokens;
     }
 
@@ -887,14 +890,14 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
     double denseSplit = nLayers * (s.attentionParams() - s.attentionTpReplicated())
         + nDense * (s.denseFfnParams() - s.denseFfnTpReplicated()) + nMoe * s.sharedExpertParams();
     if (first) {
-        denseSplit += s.vocab * h;
+        denseSplit += vocab * h;
         if (s.learnedPositions)
             tpReplicated += static_cast<double>(m.model.maxPositions()) * h;
     }
     if (last) {
         tpReplicated += s.normParams;
         if (m.model.untie_embeddings_and_output_weights || !first)
-            denseSplit += s.vocab * h;   // untied output layer, or the tied copy on the last stage
+            denseSplit += vocab * h;   // untied output layer, or the tied copy on the last stage
     }
     const double denseDev = denseSplit / tp + tpReplicated + nLayers * s.replicatedKvParams(tp);
     const double expertDev = nMoe
@@ -992,7 +995,7 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
     if (first)
         actBytes += inFlight * T * h / seqSplit;
     if (last)
-        actBytes += 4.0 * T * h / seqSplit + 4.0 * T * s.vocab / tp;
+        actBytes += 4.0 * T * h / seqSplit + 4.0 * T * vocab / tp;
     est.memory.activations = actBytes * dev.act_factor;
 
     if (nMoe > 0) {
@@ -1123,7 +1126,7 @@ double CostModel::tiedEmbeddingSync(const StagePlan& first, const StagePlan& las
     const DeviceInfo& db = m.device(last.device_type);
     const GroupLink link = m.between(m.stageNodes(first), first, da, last, db);
     // The gradient buffer: fp32, or half precision (section 5.1).
-    const double bytes = stateBytes(m.model.training).gradient * m.shape.vocab * m.shape.h / std::max(1, first.tp);
+    const double bytes = stateBytes(m.model.training).gradient * m.shape.paddedVocab(first.tp) * m.shape.h / std::max(1, first.tp);
     // Different DP on the two ends (FlagScale meshes): every pipeline from a rank of the first
     // stage to one of the last has its own pair, so a rank of the end with fewer replicas is in
     // r = max / min pairs and runs r all-reduces one after the other (FlagScale
@@ -1236,7 +1239,8 @@ Prediction CostModel::estimate(const Plan& plan) const
     const double T = pred.iteration_time_s;
     const int gbs = plan.global_batch_size;
     pred.tokens_per_s = T > 0 ? static_cast<double>(gbs) * m.model.seq_length / T : 0.0;
-    const double flops = modelFlopsPerIteration(m.model, gbs);
+    // Counted with the output layer's vocabulary, padded for the last stage's TP.
+    const double flops = modelFlopsPerIteration(m.model, gbs, plan.stages.empty() ? 1 : plan.stages.back().tp);
     const int devicesUsed = plan.numDevices();
     double peakSum = 0;
     for (const auto& st : plan.stages)

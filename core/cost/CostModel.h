@@ -131,8 +131,10 @@ private:
 // Model FLOPs of one iteration, Megatron's counting (megatron/training/training.py
 // num_floating_point_operations; ../shared/reference/published-runs.md 2.1): the causal half
 // of the attention core as Megatron-LM counts it now, or the full square of core_r0.8.0 to
-// compare with figures published from it.
-double modelFlopsPerIteration(const ModelSpec& model, int globalBatch, FlopCounting counting = FlopCounting::CausalHalf);
+// compare with figures published from it. The output layer counts the vocabulary padded for
+// the tensor parallelism tp (args.padded_vocab_size; ModelSpec::paddedVocabSize).
+double modelFlopsPerIteration(const ModelSpec& model, int globalBatch, int tp = 1,
+                              FlopCounting counting = FlopCounting::CausalHalf);
 
 // Parameter counts (embedding and output included; untied output counted once more).
 struct ParameterCount {

@@ -21,6 +21,7 @@ LayerShape LayerShape::of(const ModelSpec& m)
     s.topk = m.isMoe() ? m.moe_router_topk : 0;
     s.gated = m.swiglu ? 2.0 : 1.0;
     s.vocab = m.vocab_size;
+    s.vocabMultiple = m.make_vocab_size_divisible_by;
     s.seq = m.seq_length;
     s.bias = m.add_bias_linear;
     s.normParams = m.normalization == "LayerNorm" ? 2.0 * s.h : s.h;
@@ -97,6 +98,8 @@ double LayerShape::forwardFlopsPerToken(bool moeLayer, FlopCounting counting) co
     return f;
 }
 
-double LayerShape::logitsFlopsPerToken() const { return 2 * h * vocab; }
+double LayerShape::paddedVocab(int tp) const { return paddedVocabSize(vocab, vocabMultiple, tp); }
+
+double LayerShape::logitsFlopsPerToken(int tp) const { return 2 * h * paddedVocab(tp); }
 
 } // namespace hapmoe

@@ -20,7 +20,8 @@ struct LayerShape {
     int experts = 0;
     int topk = 0;
     double gated = 1;      // 2 with SwiGLU (gate and up projection), else 1
-    double vocab = 0;
+    double vocab = 0;      // the model's vocabulary, unpadded
+    int vocabMultiple = 128;   // make_vocab_size_divisible_by
     double seq = 0;
     bool bias = false;
     double normParams = 0; // parameters of one norm (2h for LayerNorm, h for RMSNorm)
@@ -48,7 +49,11 @@ struct LayerShape {
     double routerParams() const;        // weight and bias; replicated over TP (plain parameters of Megatron-Core's Router)
 
     double forwardFlopsPerToken(bool moeLayer, FlopCounting counting = FlopCounting::CausalHalf) const;
-    double logitsFlopsPerToken() const;
+    // The vocabulary as built at tensor parallelism tp (ModelSpec::paddedVocabSize).
+    double paddedVocab(int tp) const;
+    // The output layer's forward FLOPs per token over the vocabulary padded for tp, as
+    // Megatron-LM counts them (args.padded_vocab_size).
+    double logitsFlopsPerToken(int tp) const;
 };
 
 } // namespace hapmoe

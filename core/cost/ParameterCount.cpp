@@ -34,14 +34,14 @@ ParameterCount countParameters(const ModelSpec& model)
     return c;
 }
 
-double modelFlopsPerIteration(const ModelSpec& model, int globalBatch, FlopCounting counting)
+double modelFlopsPerIteration(const ModelSpec& model, int globalBatch, int tp, FlopCounting counting)
 {
     // 3x forward (forward + backward at twice the forward), over every token of the batch.
     const LayerShape s = LayerShape::of(model);
     const int moeLayers = model.numMoeLayers();
     const int denseLayers = model.num_layers - moeLayers;
     const double perToken = moeLayers * s.forwardFlopsPerToken(true, counting) + denseLayers * s.forwardFlopsPerToken(false, counting)
-        + s.logitsFlopsPerToken();
+        + s.logitsFlopsPerToken(tp);
     return 3.0 * perToken * static_cast<double>(globalBatch) * model.seq_length;
 }
 

@@ -107,7 +107,7 @@ ModelSpec readModelObject(const JsonNode& n)
     n.requireObject();
     n.warnUnknownKeys({"format", "version", "name", "source", "description", "num_layers", "hidden_size",
                        "ffn_hidden_size", "num_attention_heads", "num_query_groups", "kv_channels", "vocab_size",
-                       "seq_length", "max_position_embeddings", "swiglu", "add_bias_linear",
+                       "make_vocab_size_divisible_by", "seq_length", "max_position_embeddings", "swiglu", "add_bias_linear",
                        "untie_embeddings_and_output_weights", "normalization", "qk_layernorm", "num_experts", "moe_ffn_hidden_size",
                        "moe_router_topk", "moe_layer_freq", "moe_shared_expert_intermediate_size",
                        "moe_token_dispatcher_type", "training"});
@@ -126,6 +126,7 @@ ModelSpec readModelObject(const JsonNode& n)
     m.num_query_groups = n.optInt("num_query_groups", 0, 0);
     m.kv_channels = n.optInt("kv_channels", 0, 0);
     m.vocab_size = n.reqInt("vocab_size", 1);
+    m.make_vocab_size_divisible_by = n.optInt("make_vocab_size_divisible_by", m.make_vocab_size_divisible_by, 1);
     m.seq_length = n.reqInt("seq_length", 1);
     m.max_position_embeddings = n.optInt("max_position_embeddings", 0, 0);
     m.add_bias_linear = n.optBool("add_bias_linear", false);
@@ -186,6 +187,7 @@ Json modelJson(const ModelSpec& m)
     j["num_query_groups"] = m.num_query_groups;
     j["kv_channels"] = m.kv_channels;
     j["vocab_size"] = m.vocab_size;
+    j["make_vocab_size_divisible_by"] = m.make_vocab_size_divisible_by;
     j["seq_length"] = m.seq_length;
     j["max_position_embeddings"] = m.max_position_embeddings;
     j["swiglu"] = m.swiglu;
@@ -1072,6 +1074,10 @@ void validateModel(const ModelSpec& m, const std::string& file)
     positive("ffn_hidden_size", m.ffn_hidden_size);
     positive("num_attention_heads", m.num_attention_heads);
     positive("vocab_size", m.vocab_size);
+    positive("make_vocab_size_divisible_by", m.make_vocab_size_divisible_by);
+    if (m.make_vocab_size_divisible_by > kMaxVocabMultiple)
+        fail("make_vocab_size_divisible_by", "expected at most " + std::to_string(kMaxVocabMultiple) + ", got "
+                                                 + std::to_string(m.make_vocab_size_divisible_by));
     positive("seq_length", m.seq_length);
     if (m.num_query_groups < 0)
         fail("num_query_groups", "expected a non-negative integer, got " + std::to_string(m.num_query_groups));

@@ -123,6 +123,9 @@ std::string writeProject(const Project& project);
 void validateModel(const ModelSpec& model, const std::string& fileName);
 // The most layers a model may have: the search's work grows with the square of the count.
 constexpr int kMaxLayers = 1024;
+// The largest make_vocab_size_divisible_by: Megatron-LM's default is 128; a multiple beyond
+// this would pad any vocabulary to a size no run uses.
+constexpr int kMaxVocabMultiple = 65536;
 // The most devices one node may hold (as the studio's node editor allows) and the most nodes
 // a cluster may have, for files and the command line's shorthand alike: far beyond any machine,
 // and small enough that device counts and ranks stay within an int.

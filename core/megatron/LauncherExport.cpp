@@ -638,6 +638,15 @@ private:
         model.args.push_back({"--normalization", {m.normalization.empty() ? std::string("RMSNorm") : m.normalization}});
         if (m.qk_layernorm)
             model.args.push_back({"--qk-layernorm", {}});
+        // The embedding and output layer were costed for the vocabulary padded to this times TP
+        // (docs/cost-model.md section 1); Megatron-LM's default is 128.
+        const std::string vocabMultiple = std::to_string(m.make_vocab_size_divisible_by);
+        if (m.make_vocab_size_divisible_by != 128 || originalHas("--make-vocab-size-divisible-by")) {
+            model.args.push_back({"--make-vocab-size-divisible-by", {vocabMultiple}});
+            const std::string was = originalFirst("--make-vocab-size-divisible-by", vocabMultiple);
+            if (was != vocabMultiple)
+                m_notes.push_back("--make-vocab-size-divisible-by: the original's " + was + " is replaced by the plan model's " + vocabMultiple);
+        }
         addPositionEmbedding(model);
         m_groups.push_back(model);
 

@@ -496,7 +496,7 @@ CalibrationResult calibrateFromLog(const MegatronLog& log, const PlanDocument& d
     // (elapsed x world size x 1e12). Counted for the plan's model at the logged time, a figure
     // more than 2x off (beyond any difference of counting between Megatron-LM versions, at most
     // the causal half of the attention core) is another model's.
-    const double flops = modelFlopsPerIteration(doc.model, plan.global_batch_size);
+    const double flops = modelFlopsPerIteration(doc.model, plan.global_batch_size, plan.stages.empty() ? 1 : plan.stages.back().tp);
     for (const auto& iv : used) {
         if (!iv.tflops_per_gpu)
             continue;

@@ -826,6 +826,8 @@ private:
             m.vocab_size = 32000;
             warn(at() + "the vocabulary size comes from the tokenizer files; 32000 is assumed (set vocab_size in the model)");
         }
+        // Megatron-LM pads the vocabulary to a multiple of this times TP (default 128).
+        m.make_vocab_size_divisible_by = intFlag("--make-vocab-size-divisible-by", m.make_vocab_size_divisible_by);
         m.num_experts = intFlag("--num-experts", 0, 0);
         if (m.num_experts > 0) {
             m.moe_ffn_hidden_size = intFlag("--moe-ffn-hidden-size", 0);
@@ -1676,6 +1678,7 @@ std::string flagOfModelField(const std::string& field)
         {"num_query_groups", "--num-query-groups"},
         {"kv_channels", "--kv-channels"},
         {"vocab_size", "--vocab-size"},
+        {"make_vocab_size_divisible_by", "--make-vocab-size-divisible-by"},
         {"seq_length", "--seq-length"},
         {"max_position_embeddings", "--max-position-embeddings"},
         {"num_experts", "--num-experts"},

@@ -1,5 +1,8 @@
 #include "model/ModelSpec.h"
 
+#include <algorithm>
+#include <cmath>
+
 namespace hapmoe {
 
 bool ModelSpec::isMoeLayer(int layer) const
@@ -21,6 +24,17 @@ int ModelSpec::numMoeLayers(int first, int count) const
 }
 
 int ModelSpec::numMoeLayers() const { return numMoeLayers(0, num_layers); }
+
+double paddedVocabSize(double vocab, int divisibleBy, int tp)
+{
+    const double multiple = static_cast<double>(std::max(1, divisibleBy)) * std::max(1, tp);
+    return std::ceil(vocab / multiple) * multiple;
+}
+
+double ModelSpec::paddedVocabSize(int tp) const
+{
+    return hapmoe::paddedVocabSize(vocab_size, make_vocab_size_divisible_by, tp);
+}
 
 bool ModelSpec::capRouterImbalance()
 {

@@ -42,6 +42,9 @@ struct ModelSpec {
     int num_query_groups = 0;         // GQA groups; 0 means multi-head attention (= heads)
     int kv_channels = 0;              // 0 means hidden_size / num_attention_heads
     int vocab_size = 0;
+    // Megatron-LM's --make-vocab-size-divisible-by: the word embedding and output layer are
+    // built for the vocabulary padded to a multiple of this times TP (paddedVocabSize).
+    int make_vocab_size_divisible_by = 128;
     int seq_length = 0;
     int max_position_embeddings = 0;  // 0 means seq_length
     bool swiglu = false;
@@ -73,6 +76,11 @@ struct ModelSpec {
     int queryGroups() const { return num_query_groups > 0 ? num_query_groups : num_attention_heads; }
     int kvChannels() const { return kv_channels > 0 ? kv_channels : (num_attention_heads > 0 ? hidden_size / num_attention_heads : 0); }
     int expertFfn() const { return moe_ffn_hidden_size > 0 ? moe_ffn_hidden_size : ffn_hidden_size; }
+    // The vocabulary Megatron-LM builds the embedding and the output layer for at tensor
+    // parallelism tp: vocab_size rounded up to a multiple of make_vocab_size_divisible_by * tp
+    // (megatron/core/tokenizers/utils/build_tokenizer.py vocab_size_with_padding; reference
+    // megatron-and-flagscale.md section 2). LLaMA's 32000 at TP 8 becomes 32768.
+    double paddedVocabSize(int tp) const;
     int maxPositions() const { return max_position_embeddings > 0 ? max_position_embeddings : seq_length; }
     int bytesPerElement() const { return 2; }  // bf16 and fp16 activations and weights
     // The largest router imbalance an MoE model can have: an expert gets each token at most
@@ -87,6 +95,9 @@ struct ModelSpec {
     // one a shape edit left behind); a value given with the model is validated, not capped.
     bool capRouterImbalance();
 };
+
+// vocab rounded up to a multiple of divisibleBy * tp (ModelSpec::paddedVocabSize).
+double paddedVocabSize(double vocab, int divisibleBy, int tp);
 
 const char* toString(Precision p);
 const char* toString(TokenDispatcher d);

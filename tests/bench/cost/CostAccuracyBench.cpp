@@ -301,7 +301,7 @@ int main(int argc, char** argv)
             // The README's figures count the attention core over the full s x s (Megatron-LM
             // core_r0.8.0, published-runs.md 2.1), not the causal half the planner reports.
             const Prediction pr = cm.estimate(plan);
-            const double flops = modelFlopsPerIteration(model, k.global_batch_size, FlopCounting::FullSquare);
+            const double flops = modelFlopsPerIteration(model, k.global_batch_size, k.tp, FlopCounting::FullSquare);
             const double tflops = flops / (pr.iteration_time_s * plan.numDevices()) / 1e12;
             const std::string fit = pr.feasible ? "" : " (does not fit: " + pr.infeasible_reason + ")";
             rows.push_back({r.value("bench_group", std::string("H100 README")), name + fit, "TFLOP/s/GPU",

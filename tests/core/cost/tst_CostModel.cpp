@@ -202,6 +202,7 @@ private slots:
     void profiledMoeBackwardUsesFfnBwd();
     void outputLayerAndFusedAttention();
     void vocabParallelBoundaries();
+    void vocabularyPaddedForTp();
     void sharedExpertJoinsTheOverlapWindow();
     void tpCommOverlapNeedsSequenceParallel();
     void oversubscribedLeafSwitches();
@@ -294,7 +295,7 @@ void TestCostModel::flopsKorthikanti()
     QFETCH(int, heads);
     const double B = 64, s = 2048, L = layers, h = hidden, V = 51200;
     const double expected = 72 * B * s * L * h * h * (1 + s / (6 * h) + V / (12 * h * L));
-    const double got = modelFlopsPerIteration(gpt(layers, hidden, heads), 64, FlopCounting::FullSquare);
+    const double got = modelFlopsPerIteration(gpt(layers, hidden, heads), 64, 1, FlopCounting::FullSquare);
     QVERIFY(std::fabs(got / expected - 1) < 1e-12);
     // Megatron-LM d98e8a64 counts the attention core's causal half: its 4 s q per token and
     // layer (forward) becomes 2 s q, so s/(6h) becomes s/(12h) for MHA.
@@ -926,6 +927,50 @@ void TestCostModel::vocabParallelBoundaries()
     }
 }
 
+void TestCostModel::vocabularyPaddedForTp()
+{
+    // Megatron-LM builds the embedding and the output layer for the vocabulary rounded up to a
+    // multiple of make_vocab_size_divisible_by x TP (docs/cost-model.md section 1):
+    // LLaMA's 32000 stays 32000 at TP 1 (250 x 128) and becomes 32 x 1024 = 32768 at TP 8;
+    // GPT-2's 50257 becomes 393 x 128 = 50304; Qwen3's 151936 at TP 2 becomes 594 x 256 = 152064.
+    QCOMPARE(paddedVocabSize(32000, 128, 1), 32000.0);
+    QCOMPARE(paddedVocabSize(32000, 128, 8), 32768.0);
+    QCOMPARE(paddedVocabSize(50257, 128, 1), 50304.0);
+    QCOMPARE(paddedVocabSize(151936, 128, 2), 152064.0);
+    QCOMPARE(paddedVocabSize(32000, 1, 8), 32000.0);
+    ModelSpec padded = llama7b();
+    QCOMPARE(padded.paddedVocabSize(8), 32768.0);
+    ModelSpec exact = padded;
+    exact.make_vocab_size_divisible_by = 1;
+    QCOMPARE(exact.paddedVocabSize(8), 32000.0);
+
+    // All 32 layers on one H100 node at TP 8, first and last stage at once (untied): the padded
+    // model holds 2 x 768 x 4096 / 8 = 786,432 more parameters per rank, 2 B each in bf16, and
+    // its one micro-batch in flight keeps logits over 768 / 8 more columns, 4 B x 4096 tokens x
+    // 96 = 1,572,864 B (section 5.2: 4 s b v / t).
+    StagePlan st = stageOn("H100-SXM", 0, 8, 8);
+    st.num_layers = 32;
+    StageContext ctx;
+    ctx.stage_index = 0;
+    ctx.num_stages = 1;
+    ctx.num_microbatches = 1;
+    ctx.sequence_parallel = true;
+    ctx.distributed_optimizer = false;
+    const Cluster c = nodesOf("H100-SXM", 1);
+    const StageEstimate ep = CostModel(padded, c, DeviceCatalog::builtin()).estimateStage(st, ctx);
+    const StageEstimate ee = CostModel(exact, c, DeviceCatalog::builtin()).estimateStage(st, ctx);
+    QVERIFY(std::fabs(ep.memory.weights - ee.memory.weights - 2.0 * 786432) < 1e-3);
+    QVERIFY(std::fabs(ep.memory.activations - ee.memory.activations - 1572864.0) < 1e-3);
+    QVERIFY(ep.compute > ee.compute);
+
+    // Megatron-LM counts the model FLOPs with the padded vocabulary (training.py,
+    // num_floating_point_operations: args.padded_vocab_size): 3 passes x 2 h x 768 more logits
+    // per token, over 16 sequences of 4096 tokens.
+    const double more = 3.0 * 2 * 4096 * 768 * 16 * 4096;
+    QVERIFY(std::fabs(modelFlopsPerIteration(padded, 16, 8) - modelFlopsPerIteration(exact, 16, 8) - more) < 1);
+    QCOMPARE(modelFlopsPerIteration(padded, 16, 1), modelFlopsPerIteration(exact, 16, 1));
+}
+
 void TestCostModel::sharedExpertJoinsTheOverlapWindow()
 {
     // With --tp-comm-overlap the TP collectives of a pass hide behind its GEMMs (section 4.2).
@@ -1221,9 +1266,10 @@ void TestCostModel::tiedEmbeddingGradientAllReduce()
 {
     // LLaMA-7B with tied embeddings on two stages, H800 (TP 8) then 910B (TP 8), joined by a
     // 2.5 GB/s bridge with 100 us latency. The last stage holds a copy of the word embedding;
-    // after the data-parallel reduce the two ranks all-reduce its fp32 gradient, V h / t =
-    // 32000 x 4096 / 8 values = 65.536 MB: a two-rank ring sends the buffer once (2 (n-1)/n = 1)
-    // in 2 (n-1) = 2 steps, 65.536e6 / 2.5e9 + 2 x 100 us = 26.4144 ms. Both end stages show
+    // after the data-parallel reduce the two ranks all-reduce its fp32 gradient, V' h / t values
+    // with the vocabulary padded to a multiple of 128 x 8 (V' = 32768): 32768 x 4096 / 8 x 4 B =
+    // 67.108864 MB. A two-rank ring sends the buffer once (2 (n-1)/n = 1) in 2 (n-1) = 2 steps,
+    // 67.108864e6 / 2.5e9 + 2 x 100 us = 27.0436 ms. Both end stages show
     // it; the iteration waits for it once (the gradient-norm all-reduce spans every stage).
     ModelSpec tied = llama7b();
     tied.untie_embeddings_and_output_weights = false;
@@ -1236,7 +1282,7 @@ void TestCostModel::tiedEmbeddingGradientAllReduce()
     plan.stages = {two.a, two.b};
     const Prediction pt = CostModel(tied, c, DeviceCatalog::builtin()).estimate(plan);
     const Prediction pu = CostModel(untied, c, DeviceCatalog::builtin()).estimate(plan);
-    const double allReduce = 65.536e6 / 2.5e9 + 2 * 100e-6;
+    const double allReduce = 67.108864e6 / 2.5e9 + 2 * 100e-6;
     QVERIFY(std::fabs(pt.iteration_time_s - pu.iteration_time_s - allReduce) < 1e-12);
     QVERIFY(std::fabs(pt.breakdown.dp_sync - pu.breakdown.dp_sync - allReduce) < 1e-12);
     for (std::size_t i : {0u, 1u}) {
@@ -1700,7 +1746,8 @@ void TestCostModel::estimateUsesTheFixedAssembly()
     QVERIFY(std::fabs(t.pipeline_send - 16 * (be.t_fwd + be.t_bwd - be.compute - be.tensor_parallel - be.expert_dispatch)) < 1e-12);
     QVERIFY(std::fabs(t.pipeline_bubble - (sum - mx)) < 1e-9);
     QVERIFY(std::fabs(p.tokens_per_s - 32 * 4096 / p.iteration_time_s) < 1e-6);
-    QVERIFY(std::fabs(p.mfu - modelFlopsPerIteration(m, 32) / (p.iteration_time_s * 32 * 312e12)) < 1e-12);
+    // Megatron's counting takes the padded vocabulary of the last stage's TP (8).
+    QVERIFY(std::fabs(p.mfu - modelFlopsPerIteration(m, 32, 8) / (p.iteration_time_s * 32 * 312e12)) < 1e-12);
 }
 
 void TestCostModel::chromeTrace()

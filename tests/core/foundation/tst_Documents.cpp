@@ -225,6 +225,15 @@ void tst_Documents::modelRoundTrip()
     QVERIFY(bf16.training.fp32Gradients());
     QVERIFY(once.find("\"format\": \"hapmoe.model\"") != std::string::npos);
     QVERIFY(once.find("\"version\": 2") != std::string::npos);
+    // The vocabulary padding multiple: absent is Megatron-LM's default 128; a given one is kept.
+    QCOMPARE(back.make_vocab_size_divisible_by, 128);
+    QVERIFY(once.find("\"make_vocab_size_divisible_by\": 128") != std::string::npos);
+    nlohmann::json absent = nlohmann::json::parse(once);
+    absent.erase("make_vocab_size_divisible_by");
+    QCOMPARE(readModel(absent.dump(2), "m.json").make_vocab_size_divisible_by, 128);
+    ModelSpec bySixtyFour = fullModel();
+    bySixtyFour.make_vocab_size_divisible_by = 64;
+    QCOMPARE(readModel(writeModel(bySixtyFour), "m.json").make_vocab_size_divisible_by, 64);
 }
 
 void tst_Documents::moeLayerFreqAsInteger()

@@ -440,6 +440,26 @@ private slots:
         QVERIFY(rq.ok);
         QVERIFY(rq.script.find("--qk-layernorm") != std::string::npos);
         QVERIFY(importMegatronScript(rq.script, "qk.sh").model.qk_layernorm);
+        // The vocabulary padding multiple: Megatron-LM's 128 needs no flag; another goes out as
+        // --make-vocab-size-divisible-by and comes back.
+        QVERIFY(r.script.find("--make-vocab-size-divisible-by") == std::string::npos);
+        QCOMPARE(s.model.make_vocab_size_divisible_by, 128);
+        PlanDocument pad = d;
+        pad.model.make_vocab_size_divisible_by = 64;
+        const ExportResult rp = exportLauncher(pad, {});
+        QVERIFY(rp.ok);
+        QVERIFY(rp.script.find("--make-vocab-size-divisible-by 64") != std::string::npos);
+        QCOMPARE(importMegatronScript(rp.script, "pad.sh").model.make_vocab_size_divisible_by, 64);
+        // An original's other multiple is replaced by the plan model's, and the notes say so.
+        ExportOptions withPad;
+        withPad.original = importMegatronScript(rp.script, "pad.sh");
+        const ExportResult rd = exportLauncher(d, withPad);
+        QVERIFY2(rd.ok, rd.refusal.c_str());
+        QVERIFY(rd.script.find("--make-vocab-size-divisible-by 128") != std::string::npos);
+        bool noted = false;
+        for (const auto& n : rd.notes)
+            noted = noted || n.find("--make-vocab-size-divisible-by: the original's 64 is replaced by the plan model's 128") != std::string::npos;
+        QVERIFY(noted);
 
         // With the original script: its data, logging and checkpoint flags are carried over,
         // and the round trip still gives the plan.
