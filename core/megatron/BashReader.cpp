@@ -45,6 +45,20 @@ constexpr std::size_t kMaxEvalCommands = 100000;
 constexpr std::size_t kMaxEvalBytes = 16u << 20;
 
 bool isNameStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+
+// NAME for a word that is all the elements of an array, "${NAME[@]}" or ${NAME[@]}, else "".
+std::string allElementsOf(std::string_view word)
+{
+    if (word.size() >= 2 && word.front() == '"' && word.back() == '"')
+        word = word.substr(1, word.size() - 2);
+    if (word.size() < 6 || word.substr(0, 2) != "${" || word.substr(word.size() - 4) != "[@]}")
+        return {};
+    const std::string_view name = word.substr(2, word.size() - 6);
+    if (name.empty() || !isNameStart(name[0])
+        || !std::all_of(name.begin(), name.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }))
+        return {};
+    return std::string(name);
+}
 bool isNameChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
 // Whether an arithmetic expression assigns (manual 6.5: = *= /= %= += -= <<= >>= &= ^= |=,
@@ -715,15 +729,48 @@ void BashReader::noteEnvRead(const std::string& what)
         m_envReads.push_back(what);
 }
 
+void BashReader::noteEnvDefault(const std::string& name, const std::string& text)
+{
+    if (name.empty() || !isNameStart(name[0]) || m_unsetByScript.count(name))
+        return;
+    std::vector<std::string>& texts = m_envDefaults[name];
+    if (std::find(texts.begin(), texts.end(), text) == texts.end())
+        texts.push_back(text);
+}
+
+std::vector<BashReader::FieldReads> BashReader::fieldReads(const std::string& raw, const std::vector<std::string>& fields,
+                                                         const std::vector<std::string>& reads) const
+{
+    const auto elements = m_elementReads.find(allElementsOf(raw));
+    if (elements != m_elementReads.end() && elements->second.size() == fields.size())
+        if (const auto array = m_arrays.find(elements->first); array != m_arrays.end() && array->second == fields)
+            return elements->second;
+    return std::vector<FieldReads>(fields.size(), FieldReads{reads, fields.size() == 1});
+}
+
+void BashReader::noteValueRead(const std::string& name)
+{
+    if (m_unsetByScript.count(name))
+        return;
+    if (std::find(m_valueReads.begin(), m_valueReads.end(), name) == m_valueReads.end())
+        m_valueReads.push_back(name);
+}
+
 void BashReader::noteNameRead(const std::string& name, bool isSet)
 {
     if (name.empty() || !isNameStart(name[0]))
         return;
-    if (!isSet)
+    if (!isSet) {
         noteEnvRead(name);
-    else if (auto it = m_envDerived.find(name); it != m_envDerived.end())
+        noteValueRead(name);
+        return;
+    }
+    if (auto it = m_envDerived.find(name); it != m_envDerived.end())
         for (const std::string& what : it->second)
             noteEnvRead(what);
+    if (auto it = m_valueDerived.find(name); it != m_valueDerived.end())
+        for (const std::string& what : it->second)
+            noteValueRead(what);
 }
 
 void BashReader::addEnv(std::vector<std::string>& to, const std::vector<std::string>& from)
@@ -2353,6 +2400,8 @@ void BashReader::setArrayValues(const std::string& name, std::vector<std::string
 {
     touchVariable(name);
     m_envDerived.erase(name);
+    m_valueDerived.erase(name);
+    m_elementReads.erase(name);
     m_opaqueVars.erase(name);
     m_rawValues.erase(name);
     m_vars.erase(name);
@@ -2371,6 +2420,8 @@ void BashReader::setScalar(const std::string& name, const std::string& value)
 {
     touchVariable(name);
     m_envDerived.erase(name);
+    m_valueDerived.erase(name);
+    m_elementReads.erase(name);
     m_opaqueVars.erase(name);
     m_rawValues.erase(name);
     m_arrays.erase(name);
@@ -2392,6 +2443,8 @@ void BashReader::unsetScalar(const std::string& name)
     m_unsetByScript.insert(name);
     touchVariable(name);
     m_envDerived.erase(name);
+    m_valueDerived.erase(name);
+    m_elementReads.erase(name);
     m_vars.erase(name);
     m_arrays.erase(name);
     m_opaqueVars.erase(name);
@@ -2861,6 +2914,8 @@ void BashReader::enterSubshell()
     s.undecided_call = m_undecidedCall;
     m_undecidedCall = false;   // an exit inside ends only the subshell
     s.env_derived = m_envDerived;
+    s.value_derived = m_valueDerived;
+    s.element_reads = m_elementReads;
     s.unset_by_script = m_unsetByScript;
     s.getopts = m_getopts;
     s.all_export = m_allExport;
@@ -2896,6 +2951,8 @@ void BashReader::leaveSubshell()
     m_exportOrder = std::move(s.exported);
     m_undecidedCall = s.undecided_call;
     m_envDerived = std::move(s.env_derived);
+    m_valueDerived = std::move(s.value_derived);
+    m_elementReads = std::move(s.element_reads);
     m_unsetByScript = std::move(s.unset_by_script);
     m_getopts = s.getopts;
     m_allExport = s.all_export;
@@ -3660,25 +3717,33 @@ bool BashReader::applyAssignment(const RawWord& word, int line, bool exported)
             b.assigned.push_back(name);
     }
     // What the value reads from outside the script goes with the variable (m_envDerived).
-    std::vector<std::string> outerReads;
+    std::vector<std::string> outerReads, outerValueReads;
     outerReads.swap(m_envReads);
+    outerValueReads.swap(m_valueReads);
     struct TakeReads {
         BashReader& r;
         std::vector<std::string>& outer;
+        std::vector<std::string>& outerValue;
         const std::string& name;
         bool append;
         ~TakeReads()
         {
-            std::vector<std::string>& derived = r.m_envDerived[name];
+            take(r.m_envDerived, r.m_envReads, outer);
+            take(r.m_valueDerived, r.m_valueReads, outerValue);
+        }
+        void take(std::map<std::string, std::vector<std::string>>& derivedOf, std::vector<std::string>& reads,
+                  std::vector<std::string>& outerReads) const
+        {
+            std::vector<std::string>& derived = derivedOf[name];
             if (!append)
                 derived.clear();
-            addEnv(derived, r.m_envReads);
+            addEnv(derived, reads);
             if (derived.empty())
-                r.m_envDerived.erase(name);
-            addEnv(outer, r.m_envReads);
-            r.m_envReads.swap(outer);
+                derivedOf.erase(name);
+            addEnv(outerReads, reads);
+            reads.swap(outerReads);
         }
-    } takeReads{*this, outerReads, name, append || hasIndex};
+    } takeReads{*this, outerReads, outerValueReads, name, append || hasIndex};
     // Set in a branch taken on what the text does not give (a variable of the environment, the
     // script's arguments): the value depends on that too, as when the branch is skipped
     // (skippedAssignments).
@@ -3692,17 +3757,34 @@ bool BashReader::applyAssignment(const RawWord& word, int line, bool exported)
     if (word.array_assign) {
         m_opaqueVars.erase(name);   // elements split as written; the array is no one substitution
         std::vector<std::string> values;
+        std::vector<FieldReads> reads;   // per value: what its element read
         for (const std::string& e : word.elements) {
+            std::vector<std::string> before;
+            before.swap(m_valueReads);
             std::vector<std::string> fields = expandWord(e, line);
+            const std::vector<FieldReads> own = fieldReads(e, fields, m_valueReads);
             values.insert(values.end(), fields.begin(), fields.end());
+            reads.insert(reads.end(), own.begin(), own.end());
+            addEnv(before, m_valueReads);
+            m_valueReads.swap(before);
         }
         auto& arr = m_arrays[name];
+        auto elementReads = m_elementReads.find(name);
+        const bool parallel = elementReads != m_elementReads.end() && elementReads->second.size() == arr.size();
         if (!append) {
             arr.clear();
             if (auto it = m_vars.find(name); it != m_vars.end()) m_vars.erase(it);
+            m_elementReads[name] = std::move(reads);
         } else if (auto it = m_vars.find(name); it != m_vars.end()) {
             arr.insert(arr.begin(), it->second);
             m_vars.erase(it);
+            m_elementReads.erase(name);
+        } else if (parallel) {
+            elementReads->second.insert(elementReads->second.end(), reads.begin(), reads.end());
+        } else if (arr.empty()) {
+            m_elementReads[name] = std::move(reads);
+        } else {
+            m_elementReads.erase(name);
         }
         arr.insert(arr.end(), values.begin(), values.end());
         std::size_t bytes = 0;
@@ -3723,6 +3805,7 @@ bool BashReader::applyAssignment(const RawWord& word, int line, bool exported)
                 return true;
             }
             auto& arr = m_arrays[name];
+            m_elementReads.erase(name);
             if (auto it = m_vars.find(name); it != m_vars.end()) {
                 arr.insert(arr.begin(), it->second);
                 m_vars.erase(it);
@@ -3731,6 +3814,7 @@ bool BashReader::applyAssignment(const RawWord& word, int line, bool exported)
             arr[static_cast<std::size_t>(idx)] = append ? arr[static_cast<std::size_t>(idx)] + value : value;
             checkValueSize(name, arr[static_cast<std::size_t>(idx)].size(), arr.size(), line);
         } else if (auto it = m_arrays.find(name); it != m_arrays.end()) {
+            m_elementReads.erase(name);
             if (it->second.empty()) it->second.push_back({});
             it->second.front() = append ? it->second.front() + value : value;
             checkValueSize(name, it->second.front().size(), it->second.size(), line);
@@ -4055,11 +4139,24 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
     savedKeys.swap(m_warnedKeys);
     ++m_warningsHeld;
     m_scriptArgs = false;
+    // What each word reads from outside the script, kept with its fields; the reads still
+    // count for the command as a whole (a condition's status depends on them).
+    std::vector<std::string> commandValueReads;
+    commandValueReads.swap(m_valueReads);
     for (std::size_t a = w; a < words.size(); ++a) {
         if (words[a].array_assign) continue;
+        m_valueReads.clear();
         std::vector<std::string> fields = expandWord(words[a].text, cmd.line);
+        if (fields.empty())
+            addEnv(out.vanished_environment_reads, m_valueReads);
+        for (FieldReads& f : fieldReads(words[a].text, fields, m_valueReads)) {
+            out.word_environment_reads.push_back(std::move(f.names));
+            out.word_reads_exact.push_back(f.exact);
+        }
         out.words.insert(out.words.end(), fields.begin(), fields.end());
+        addEnv(commandValueReads, m_valueReads);
     }
+    m_valueReads.swap(commandValueReads);
     out.warnings.swap(m_warnings);
     m_warnings.swap(saved);
     m_warnedKeys.swap(savedKeys);
@@ -4638,7 +4735,7 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
     };
     // Expands the word of an operator (${X:-word}): in the caller's quoting, so that an
     // unquoted default undergoes word splitting as bash does.
-    auto emitWord = [&](const std::string& given) {
+    auto emitWord = [&](const std::string& given, bool isDefault) {
         // Inside double quotes ("${U:-"d  e"}") the word's own double quotes only quote what
         // is quoted already: bash removes them (its single quotes stay characters there).
         std::string word = given;
@@ -4663,6 +4760,12 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
         std::vector<Piece> sub;
         bool force = false;
         expandInto(word, 0, word.size(), quoted, sub, force, line, depth + 1);
+        if (isDefault && !positional) {
+            std::string text;
+            for (const Piece& p : sub)
+                text += p.text;
+            noteEnvDefault(name, text);
+        }
         for (Piece& p : sub) {
             // What the word itself quotes (${X:-"a b"}) stays whole, as bash keeps it.
             if (!quoted && !p.opaque && !p.quoted) p.splittable = true;
@@ -4710,7 +4813,7 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
     const bool useDefault = colon ? (!isSet || isEmpty) : !isSet;
     switch (op) {
     case '-':
-        if (useDefault) emitWord(word);
+        if (useDefault) emitWord(word, !isSet);   // a default standing in for the environment
         else emitValue();
         return;
     case '=':
@@ -4720,6 +4823,8 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
             const std::string outerText = m_keptText;
             const std::string v = expandToString(word, line, depth + 1);
             const bool opaque = m_keptSubstitution && v == m_keptText;
+            if (!positional && !isSet)
+                noteEnvDefault(name, v);
             if (!positional && !isList) {
                 touchVariable(name);
                 m_vars[name] = v;
@@ -4727,6 +4832,7 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
                     exportName(name);   // set -a
                 noteOpaque(name, v);
                 addEnv(m_envDerived[name], {name});   // the default stands where the environment has none
+                addEnv(m_valueDerived[name], {name});
             }
             if (opaque)
                 keepOpaque(pieces, v);
@@ -4740,7 +4846,7 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
         }
         return;
     case '+':
-        if (!useDefault) emitWord(word);
+        if (!useDefault) emitWord(word, false);
         return;
     case '?':
         if (useDefault) {

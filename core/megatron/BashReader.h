@@ -49,6 +49,17 @@ struct ShellCommand {
     // export is not in its environment.
     std::vector<std::string> exported;
     std::map<std::string, std::string> exported_raw;
+    // Per word, the variables from outside the script its expansion read, directly or through
+    // the variables and arrays set from them: those it does not set, and those it sets only as
+    // a default (DATA_HOME=${DATA_HOME:-/data/mix}). Their value as read is in the word, so it
+    // would differ under another environment. Names only (not the script's own arguments).
+    std::vector<std::vector<std::string>> word_environment_reads;
+    // Per word, whether those reads are its own: true for a word written as one (or an element
+    // of "${ARGS[@]}"), false for the words bash split from one value ($ARGS), which share the
+    // reads of the whole value.
+    std::vector<bool> word_reads_exact;
+    // The same for the words that expanded to no word at all (an empty $EXTRA_ARGS).
+    std::vector<std::string> vanished_environment_reads;
 };
 
 class BashReader {
@@ -73,6 +84,9 @@ public:
     const std::vector<ShellCommand>& commands() const { return m_commands; }
     const std::map<std::string, std::vector<std::string>>& arrays() const { return m_arrays; }
     const std::map<std::string, std::string>& variables() const { return m_vars; }
+    // For each variable the script read while it was unset, the texts its defaults gave
+    // (${DATA_HOME:-/data/mix} -> "/data/mix"), in the order first given.
+    const std::map<std::string, std::vector<std::string>>& environmentDefaults() const { return m_envDefaults; }
     // "NAME=value" for every exported variable, in the order first exported.
     std::vector<std::string> exportedVariables() const;
     // Where each "--flag" is written: the lines (1-based, in order, once per line) of the words
@@ -213,6 +227,12 @@ private:
     // or one run with & (manual 3.2.3, 3.2.4.3, 3.7.3). Bash runs it in a child process, so what
     // it changes is put back when it ends: each variable and function as it stood before the
     // subshell first changed it, the exported names, the call's arguments and locals.
+    // What one word of an expansion read from the environment (ShellCommand::word_environment_reads)
+    // and whether those reads are its own (ShellCommand::word_reads_exact).
+    struct FieldReads {
+        std::vector<std::string> names;
+        bool exact = false;
+    };
     struct Subshell {
         // m_branches where it begins: whether an `exit` inside runs depends only on the blocks
         // opened after it, since the exit ends no more than the subshell.
@@ -226,6 +246,8 @@ private:
         std::size_t locals = 0;
         bool undecided_call = false;   // m_undecidedCall outside it
         std::map<std::string, std::vector<std::string>> env_derived;   // m_envDerived before it
+        std::map<std::string, std::vector<std::string>> value_derived; // m_valueDerived before it
+        std::map<std::string, std::vector<FieldReads>> element_reads;   // m_elementReads before it
         std::set<std::string> unset_by_script;                         // m_unsetByScript before it
         GetoptsPlace getopts;                                           // getopts' place before it
         bool all_export = false;                                        // set -a before it
@@ -478,6 +500,21 @@ private:
     std::vector<std::string> m_envReads;
     // Variables the script set from such values (NODE_RANK="${1:-${NODE_RANK:-}}"), with them.
     std::map<std::string, std::vector<std::string>> m_envDerived;
+    // The environment's variables a value was computed from, and nothing else: m_envDerived
+    // also holds what decided the branch an assignment is in, which a guard depends on but
+    // the value does not hold. m_valueReads collects them while an expansion reads.
+    std::map<std::string, std::vector<std::string>> m_valueDerived;
+    std::vector<std::string> m_valueReads;
+    void noteValueRead(const std::string& name);
+    // Per element of an array set as ( ... ) and appended to so, what that element's value was
+    // computed from (m_valueDerived holds the union): a launch command's "${ARGS[@]}" words
+    // each take their own. Dropped when the array is changed any other way.
+    std::map<std::string, std::vector<FieldReads>> m_elementReads;
+    // The reads of each field `raw` expanded to (given as `fields`; `reads` are those of the
+    // whole expansion): an element's own for "${NAME[@]}" of an array m_elementReads knows,
+    // else the whole expansion's, which are a field's own only when it is the one field.
+    std::vector<FieldReads> fieldReads(const std::string& raw, const std::vector<std::string>& fields,
+                                       const std::vector<std::string>& reads) const;
     std::set<std::string> m_unsetByScript;   // `unset NAME`: empty in any environment
     std::vector<std::string> m_conditionEnv;   // what the last evalCondition read from outside
     std::vector<std::string> m_callEnv;        // what the running of the call under way depends on
@@ -520,6 +557,8 @@ private:
     // The texts kept for values the text does not give ("${ARG1}", "${SLURM_NNODES}") and what
     // each stands for ("$1", "SLURM_NNODES"): in a condition they read as empty, as $1 does.
     std::map<std::string, std::string> m_keptRefs;
+    std::map<std::string, std::vector<std::string>> m_envDefaults;   // environmentDefaults()
+    void noteEnvDefault(const std::string& name, const std::string& text);
     // While a condition is read again with what read as empty marked (noteEmptyComparison).
     bool m_emptySentinel = false;
     static constexpr char kEmptySentinel = '\x1f';

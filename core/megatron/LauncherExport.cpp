@@ -639,14 +639,11 @@ private:
         if (m.qk_layernorm)
             model.args.push_back({"--qk-layernorm", {}});
         // The embedding and output layer were costed for the vocabulary padded to this times TP
-        // (docs/cost-model.md section 1); Megatron-LM's default is 128.
-        const std::string vocabMultiple = std::to_string(m.make_vocab_size_divisible_by);
-        if (m.make_vocab_size_divisible_by != 128 || originalHas("--make-vocab-size-divisible-by")) {
-            model.args.push_back({"--make-vocab-size-divisible-by", {vocabMultiple}});
-            const std::string was = originalFirst("--make-vocab-size-divisible-by", vocabMultiple);
-            if (was != vocabMultiple)
-                m_notes.push_back("--make-vocab-size-divisible-by: the original's " + was + " is replaced by the plan model's " + vocabMultiple);
-        }
+        // (docs/cost-model.md section 1); Megatron-LM's default is 128. An original that gives
+        // --padded-vocab-size pads nothing: that flag, carried over, states the vocabulary.
+        if ((m.make_vocab_size_divisible_by != 128 || originalHas("--make-vocab-size-divisible-by"))
+            && !originalHas("--padded-vocab-size"))
+            model.args.push_back({"--make-vocab-size-divisible-by", {std::to_string(m.make_vocab_size_divisible_by)}});
         addPositionEmbedding(model);
         m_groups.push_back(model);
 
@@ -1216,6 +1213,9 @@ private:
         if (const std::vector<std::string>* types = originalValues("--moe-router-load-balancing-type"))
             for (const std::string& v : *types)
                 balancingDropped.push_back(headOnlyValue("--moe-router-load-balancing-type", ShellQuote::unquoted(v)));
+        const std::string paddedVocab = std::to_string(static_cast<long long>(m_doc.model.paddedVocabSize(s0.tp)));
+        // Per variable of the original's environment, the carried-over flags whose values it gave.
+        std::vector<std::pair<std::string, std::vector<std::string>>> frozen;
         for (const ScriptFlag& f : m_opt.original->other_flags) {
             std::string why;
             const std::string ramp = f.name == "--rampup-batch-size"
@@ -1296,6 +1296,13 @@ private:
                 g.args.push_back({"--vocab-size", {std::to_string(m_doc.model.vocab_size)}});
                 continue;
             }
+            else if (f.name == "--padded-vocab-size" && !f.values.empty() && ShellQuote::unquoted(f.values.front()) != paddedVocab) {
+                // The vocabulary the plan's layers were costed with (padded for its TP).
+                m_notes.push_back("--padded-vocab-size: the original's " + ShellQuote::unquoted(f.values.front()) + " is replaced by the plan model's "
+                                  + paddedVocab);
+                g.args.push_back({"--padded-vocab-size", {paddedVocab}});
+                continue;
+            }
             else if (f.name == "--no-overlap-p2p-communication" && plan.vpp > 1 && plan.pp() <= 2)
                 why = "with a virtual pipeline it needs PP > 2";
             else if (f.name == "--microbatch-group-size-per-virtual-pipeline-stage" && !microbatchGroupFits(f, plan.pp(), microbatches))
@@ -1368,9 +1375,56 @@ private:
                 m_notes.push_back(f.name + " " + join(refused, " ") + ": not carried over (" + because + "); " + join(a.values, " ")
                                   + " kept");
             }
+            // A value the original computed from a default of its own for a variable of its
+            // environment is written as it was read. The flag's words read the variable, and
+            // the value holds the default's text: as a part where that text is distinctive (a
+            // path), or as the whole value where it is a number or short (${LOG_INTERVAL:-10})
+            // and the flag's own words read it (not only a string of flags bash split, whose
+            // every word shares the reads of the whole).
+            for (const std::string& name : f.environment_reads) {
+                const auto defaults = m_opt.original->environment_defaults.find(name);
+                if (defaults == m_opt.original->environment_defaults.end())
+                    continue;
+                const bool own = std::find(f.exact_environment_reads.begin(), f.exact_environment_reads.end(), name)
+                    != f.exact_environment_reads.end();
+                auto holds = [&](const std::string& text) {
+                    const bool distinctive = text.size() >= 3 && text.find_first_not_of("0123456789.-+eE") != std::string::npos;
+                    return !text.empty() && (distinctive || own) && std::any_of(a.values.begin(), a.values.end(), [&](const std::string& v) {
+                        return distinctive ? v.find(text) != std::string::npos : v == text;
+                    });
+                };
+                if (std::none_of(defaults->second.begin(), defaults->second.end(), holds))
+                    continue;
+                auto at = std::find_if(frozen.begin(), frozen.end(), [&](const auto& e) { return e.first == name; });
+                if (at == frozen.end())
+                    at = frozen.insert(frozen.end(), {name, {}});
+                if (std::find(at->second.begin(), at->second.end(), f.name) == at->second.end())
+                    at->second.push_back(f.name);
+            }
             g.args.push_back(a);
         }
+        noteFrozenEnvironment(frozen);
         return g;
+    }
+
+    // The original's values that came from variables of its environment (DATA_HOME, unset
+    // when it was read, so that its default ${DATA_HOME:-/data/mix} stood in) are written
+    // into the launcher as they were read: the environment no longer changes them.
+    void noteFrozenEnvironment(const std::vector<std::pair<std::string, std::vector<std::string>>>& frozen)
+    {
+        std::vector<std::string> parts;
+        for (const auto& [name, flags] : frozen)
+            parts.push_back(name + " (" + join(flags, ", ") + ")");
+        if (!parts.empty())
+            m_notes.push_back("values from the original's environment, written as they were when it was read (its defaults where "
+                              "unset): " + join(parts, "; ") + ". Edit them here: the environment no longer changes them");
+        std::vector<std::string> vanished;
+        for (const std::string& name : m_opt.original->vanished_environment_reads)
+            if (std::none_of(frozen.begin(), frozen.end(), [&](const auto& e) { return e.first == name; }))
+                vanished.push_back(name);
+        if (!vanished.empty())
+            m_notes.push_back("the original's launch command also takes arguments from " + join(vanished, ", ")
+                              + ", which gave none when it was read; add any such arguments here");
     }
 
     std::string quoteValue(const Arg& a, const std::string& v) const

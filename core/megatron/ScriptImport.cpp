@@ -529,6 +529,16 @@ private:
             throw InputError(m_out.file, "line " + std::to_string(cmd.line), "the launch command names no entry script");
         m_out.entry_script = w[i];
         m_args.assign(w.begin() + static_cast<std::ptrdiff_t>(i) + 1, w.end());
+        m_argReads.clear();
+        if (cmd.word_environment_reads.size() == w.size())
+            m_argReads.assign(cmd.word_environment_reads.begin() + static_cast<std::ptrdiff_t>(i) + 1,
+                              cmd.word_environment_reads.end());
+        m_argReads.resize(m_args.size());
+        m_argReadsExact.assign(m_args.size(), false);
+        if (cmd.word_reads_exact.size() == w.size())
+            m_argReadsExact.assign(cmd.word_reads_exact.begin() + static_cast<std::ptrdiff_t>(i) + 1, cmd.word_reads_exact.end());
+        m_out.vanished_environment_reads = cmd.vanished_environment_reads;
+        m_out.environment_defaults = m_reader.environmentDefaults();
         // In 64 bits: each count is at most 1,000,000, their product is not an int.
         long long world = m_out.nproc_per_node > 0 ? static_cast<long long>(m_out.nnodes) * m_out.nproc_per_node : 0;
         if (!m_out.node_processes.empty()) {
@@ -600,12 +610,26 @@ private:
     {
         const FlagList& megatron = FlagList::megatron();
         const FlagList& flagscale = FlagList::flagscale();
+        auto readsOf = [&](std::size_t from, std::size_t to, ScriptFlag& flag) {
+            auto add = [](std::vector<std::string>& to, const std::string& name) {
+                if (std::find(to.begin(), to.end(), name) == to.end())
+                    to.push_back(name);
+            };
+            for (std::size_t k = from; k < to && k < m_argReads.size(); ++k)
+                for (const std::string& name : m_argReads[k]) {
+                    add(flag.environment_reads, name);
+                    if (k < m_argReadsExact.size() && m_argReadsExact[k])
+                        add(flag.exact_environment_reads, name);
+                }
+        };
         for (std::size_t i = 0; i < m_args.size();) {
             const std::string& t = m_args[i];
             ScriptFlag flag;
+            const std::size_t start = i;
             if (!looksLikeFlag(t) && isOutsideReference(t)) {
                 // Bash splits it into the arguments the environment gives, none or several.
                 flag.name = t;
+                readsOf(start, start + 1, flag);
                 m_out.other_flags.push_back(flag);
                 ++i;
                 continue;
@@ -613,6 +637,7 @@ private:
             if (!looksLikeFlag(t)) {
                 warn(at() + "value \"" + t + "\" without a flag before it; kept");
                 flag.name = t;
+                readsOf(start, start + 1, flag);
                 m_out.other_flags.push_back(flag);
                 ++i;
                 continue;
@@ -650,6 +675,7 @@ private:
                      + " (not an option of Megatron-LM d98e8a64 or FlagScale); kept verbatim");
             if (m_flags.count(flag.name) && mappedFlags().count(flag.name))
                 warn(atEvery(flag.name) + flag.name + " is given more than once; the last value is used");
+            readsOf(start, i, flag);
             m_flags[flag.name] = flag.values;
             m_out.given_flags.insert(flag.name);
             if (!mappedFlags().count(flag.name))
@@ -816,8 +842,14 @@ private:
                  + std::to_string(m.kv_channels > 0 ? m.kv_channels : (m.num_attention_heads > 0 ? m.hidden_size / m.num_attention_heads : 0))
                  + " channels with full-rank projections, so its weights, FLOPs and activations may be far off "
                    "(--kv-lora-rank, --q-lora-rank and the head dimensions are not read)");
-        // Vocabulary: Megatron reads it from the tokenizer; only --vocab-size states it.
-        if (has("--vocab-size")) {
+        // Vocabulary: Megatron reads it from the tokenizer; --vocab-size states it, and
+        // --padded-vocab-size states the size the layers are built for, which Megatron-LM does
+        // not pad further (TokenizerConfig.padded_vocab_size; build_tokenizer.py
+        // _set_padded_vocab_size pads only when it is not given).
+        const bool paddedGiven = has("--padded-vocab-size");
+        if (paddedGiven) {
+            m.vocab_size = intFlag("--padded-vocab-size", 0);
+        } else if (has("--vocab-size")) {
             m.vocab_size = intFlag("--vocab-size", 0);
         } else if (str("--tokenizer-type").value_or("") == "GPT2BPETokenizer"
                    || (!has("--tokenizer-type") && has("--merge-file"))) {
@@ -826,8 +858,13 @@ private:
             m.vocab_size = 32000;
             warn(at() + "the vocabulary size comes from the tokenizer files; 32000 is assumed (set vocab_size in the model)");
         }
-        // Megatron-LM pads the vocabulary to a multiple of this times TP (default 128).
+        // Megatron-LM pads the vocabulary to a multiple of this times TP (default 128); not a
+        // given --padded-vocab-size, nor with --no-pad-vocab-size (--disable-pad-vocab-size).
+        // A multiple of 1 stands for that: the model still rounds up to a multiple of TP,
+        // which Megatron-LM's vocab-parallel layers need.
         m.make_vocab_size_divisible_by = intFlag("--make-vocab-size-divisible-by", m.make_vocab_size_divisible_by);
+        if (paddedGiven || has("--no-pad-vocab-size") || has("--disable-pad-vocab-size"))
+            m.make_vocab_size_divisible_by = 1;
         m.num_experts = intFlag("--num-experts", 0, 0);
         if (m.num_experts > 0) {
             m.moe_ffn_hidden_size = intFlag("--moe-ffn-hidden-size", 0);
@@ -1648,6 +1685,8 @@ private:
     std::vector<std::string> m_wrapperArgs;
     std::vector<std::string> m_launchEnvironment;   // env NAME=value before the launcher
     std::vector<std::string> m_args;
+    std::vector<std::vector<std::string>> m_argReads;   // per word of m_args: ShellCommand::word_environment_reads
+    std::vector<bool> m_argReadsExact;                  // and ShellCommand::word_reads_exact
     std::map<std::string, std::vector<std::string>> m_flags;
     mutable std::set<std::string> m_nodeRankIndexes;   // "[${NODE_RANK}]" of the arrays read per node
     int m_recomputeNumLayers = 1;                      // --recompute-num-layers as given

@@ -23,6 +23,12 @@ namespace hapmoe {
 struct ScriptFlag {
     std::string name;                  // "--data-path"
     std::vector<std::string> values;   // may be empty for switches
+    // Variables from outside the script its words read (ShellCommand::word_environment_reads):
+    // the value is the one they had when the script was read.
+    std::vector<std::string> environment_reads;
+    // Those read by a word of its own (ShellCommand::word_reads_exact), not only by a value
+    // bash split into this flag's words and others.
+    std::vector<std::string> exact_environment_reads;
 };
 
 // One process mesh of FlagScale's heterogeneous mode: --hetero-process-meshes gives TP CP EP
@@ -111,6 +117,12 @@ struct ImportedScript {
     std::string launcher;               // "torchrun" | "python -m torch.distributed.run" | "python"
     std::string entry_script;           // "pretrain_gpt.py"
     std::vector<ScriptFlag> other_flags;      // every flag not mapped to the model/parallel config
+    // Variables from outside the script that the launch command's words read but that gave no
+    // word at all (an empty $EXTRA_ARGS).
+    std::vector<std::string> vanished_environment_reads;
+    // For each variable of the environment the script read unset, the texts its defaults gave
+    // (BashReader::environmentDefaults).
+    std::map<std::string, std::vector<std::string>> environment_defaults;
     std::vector<std::string> environment;     // "NAME=value" exports seen
     std::map<std::string, std::string> environment_raw;   // NAME -> its assignment as written
                                                            // ("${NAME:-4}"), for those exports

@@ -456,10 +456,35 @@ private slots:
         const ExportResult rd = exportLauncher(d, withPad);
         QVERIFY2(rd.ok, rd.refusal.c_str());
         QVERIFY(rd.script.find("--make-vocab-size-divisible-by 128") != std::string::npos);
-        bool noted = false;
-        for (const auto& n : rd.notes)
-            noted = noted || n.find("--make-vocab-size-divisible-by: the original's 64 is replaced by the plan model's 128") != std::string::npos;
-        QVERIFY(noted);
+        QVERIFY(hasNote(rd, "--make-vocab-size-divisible-by 64 -> 128 (the plan's)"));
+        // --padded-vocab-size states the vocabulary, which Megatron-LM does not pad: the import
+        // takes it with a multiple of 1, and the export writes no multiple beside it.
+        const std::string padded = "torchrun --nproc_per_node=8 pretrain_gpt.py --num-layers 32 --hidden-size 4096 "
+                                   "--num-attention-heads 32 --seq-length 4096 --max-position-embeddings 4096 --bf16 "
+                                   "--make-vocab-size-divisible-by 128 --padded-vocab-size 201088\n";
+        const ImportedScript ps = importMegatronScript(padded, "padded.sh");
+        QCOMPARE(ps.model.vocab_size, 201088);
+        QCOMPARE(ps.model.make_vocab_size_divisible_by, 1);
+        QCOMPARE(importMegatronScript("torchrun pretrain_gpt.py --vocab-size 50257 --no-pad-vocab-size\n", "np.sh")
+                     .model.make_vocab_size_divisible_by, 1);
+        ExportOptions withPadded;
+        withPadded.original = ps;
+        PlanDocument gptOss = d;
+        gptOss.model.vocab_size = 201088;
+        gptOss.model.make_vocab_size_divisible_by = 1;
+        const ExportResult rv = exportLauncher(gptOss, withPadded);
+        QVERIFY2(rv.ok, rv.refusal.c_str());
+        QVERIFY(rv.script.find("--padded-vocab-size 201088") != std::string::npos);
+        QVERIFY(rv.script.find("--make-vocab-size-divisible-by 1\n") == std::string::npos);
+        QVERIFY(!hasNote(rv, "--make-vocab-size-divisible-by"));
+        // Another vocabulary in the plan's model replaces the original's, padded as the plan
+        // was costed: a multiple of 128 x TP.
+        const ExportResult rw = exportLauncher(d, withPadded);
+        QVERIFY2(rw.ok, rw.refusal.c_str());
+        const int tp = d.plan.stages.front().tp;
+        const long long expected = (d.model.vocab_size + 128LL * tp - 1) / (128LL * tp) * (128LL * tp);
+        QVERIFY(rw.script.find("--padded-vocab-size " + std::to_string(expected)) != std::string::npos);
+        QVERIFY(hasNote(rw, "--padded-vocab-size: the original's 201088 is replaced by the plan model's " + std::to_string(expected)));
 
         // With the original script: its data, logging and checkpoint flags are carried over,
         // and the round trip still gives the plan.
@@ -755,6 +780,72 @@ private slots:
         QCOMPARE(test::runBash({dir.filePath("env.sh"), "0"}, dir.path(), nullptr, env), 0);
         QVERIFY(out.open(QIODevice::ReadOnly));
         QCOMPARE(out.readAll().trimmed(), QByteArray("QPS=4"));
+    }
+
+    void environmentDefaultsAreNamed()
+    {
+        // The original takes its paths from its environment with defaults of its own
+        // (DATA_HOME=${DATA_HOME:-/data/mix}, ${CKPT_DIR:-/ckpt/run1}) through arrays and
+        // variables, and more arguments from ${MORE_ARGS:-}, empty when read. The launcher
+        // writes the values as they were read; a note names each variable with the flags whose
+        // values it gave (not the other words of the same array: --split), and the one that
+        // gave no words.
+        ExportOptions o;
+        o.original = importMegatronScript(
+            "DATA_HOME=${DATA_HOME:-/data/mix}\n"
+            "CKPT=${CKPT_DIR:-/ckpt/run1}\n"
+            "MODEL=( --num-layers 32 --hidden-size 4096 --num-attention-heads 32 --seq-length 4096 "
+            "--max-position-embeddings 32768 --bf16 )\n"
+            "DATA=( --data-path $DATA_HOME/train_text_document --split 949,50,1 )\n"
+            "torchrun --nproc_per_node=8 pretrain_gpt.py \"${MODEL[@]}\" \"${DATA[@]}\" --save $CKPT --load $CKPT "
+            "--log-interval ${LOG_INTERVAL:-10} --eval-iters 10 ${MORE_ARGS:-}\n",
+            "defaults.sh");
+        const ImportedScript& s = *o.original;
+        QCOMPARE(s.environment_defaults.at("DATA_HOME"), std::vector<std::string>{"/data/mix"});
+        QCOMPARE(s.environment_defaults.at("MORE_ARGS"), std::vector<std::string>{""});
+        QCOMPARE(s.vanished_environment_reads, std::vector<std::string>{"MORE_ARGS"});
+        const ExportResult r = exportLauncher(megatronPlan(), o);
+        QVERIFY2(r.ok, r.refusal.c_str());
+        QVERIFY(r.script.find("--data-path /data/mix/train_text_document") != std::string::npos);
+        QVERIFY(r.script.find("--save /ckpt/run1") != std::string::npos);
+        QVERIFY(hasNote(r, "values from the original's environment, written as they were when it was read (its defaults where "
+                           "unset): DATA_HOME (--data-path); CKPT_DIR (--save, --load); LOG_INTERVAL (--log-interval). Edit them "
+                           "here: the environment no longer changes them"));
+        QVERIFY(hasNote(r, "the original's launch command also takes arguments from MORE_ARGS, which gave none when it was read"));
+        // The header says so too.
+        QVERIFY(r.script.find("# values from the original's environment") != std::string::npos);
+
+        // Arrays of arrays keep each element's own: --eval-iters 1 is not LOG_INTERVAL's 1.
+        // A string of flags that bash splits shares its reads over all its words, so a short
+        // default (PP's 1) is named for no flag there, not for --num-workers 1 either.
+        ExportOptions nested;
+        nested.original = importMegatronScript(
+            "PP=${PP:-1}\n"
+            "MODEL=( --num-layers 32 --hidden-size 4096 --num-attention-heads 32 --seq-length 4096 "
+            "--max-position-embeddings 32768 --bf16 )\n"
+            "LOG=( --log-interval ${LOG_INTERVAL:-1} --eval-iters 1 --tensorboard-dir ${TB:-/logs/tb} )\n"
+            "OTHER=\"--num-workers 1 --pipeline-model-parallel-size $PP\"\n"
+            "cmd=( torchrun --nproc_per_node=8 pretrain_gpt.py \"${MODEL[@]}\" \"${LOG[@]}\" )\n"
+            "\"${cmd[@]}\" $OTHER\n",
+            "nested.sh");
+        const ExportResult rn = exportLauncher(megatronPlan(), nested);
+        QVERIFY2(rn.ok, rn.refusal.c_str());
+        QVERIFY(hasNote(rn, "(its defaults where unset): LOG_INTERVAL (--log-interval); TB (--tensorboard-dir). Edit them here"));
+        QVERIFY(!hasNote(rn, "PP ("));
+
+        // Given in the environment of the reading, the values are the user's: nothing to name.
+        ScriptInputs in;
+        in.environment = {{"DATA_HOME", "/mnt/corpus"}, {"CKPT_DIR", "/mnt/ckpt"}, {"LOG_INTERVAL", "1"}, {"MORE_ARGS", ""}};
+        ExportOptions given;
+        given.original = importMegatronScript(
+            "DATA_HOME=${DATA_HOME:-/data/mix}\n"
+            "torchrun --nproc_per_node=8 pretrain_gpt.py --num-layers 32 --hidden-size 4096 --num-attention-heads 32 "
+            "--seq-length 4096 --max-position-embeddings 32768 --bf16 --data-path $DATA_HOME/train --save ${CKPT_DIR:-/ckpt}\n",
+            "given.sh", in);
+        const ExportResult rg = exportLauncher(megatronPlan(), given);
+        QVERIFY2(rg.ok, rg.refusal.c_str());
+        QVERIFY(rg.script.find("--data-path /mnt/corpus/train") != std::string::npos);
+        QVERIFY(!hasNote(rg, "values from the original's environment"));
     }
 
     void outsideValuesAreChecked()
