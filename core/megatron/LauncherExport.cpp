@@ -108,6 +108,25 @@ std::string commentSafe(const std::string& s)
     return out;
 }
 
+// A note as comment lines of at most `width` characters, "# " included, broken at blanks
+// (a word longer than the line stays whole), the lines after the first indented.
+std::string commentLines(const std::string& note, std::size_t width = 100)
+{
+    std::string out, line = "#";
+    std::istringstream words(commentSafe(note));
+    std::string word;
+    bool first = true;
+    while (words >> word) {
+        if (!first && line.size() + 1 + word.size() > width) {
+            out += line + "\n";
+            line = "#  ";
+        }
+        line += " " + word;
+        first = false;
+    }
+    return out + line + "\n";
+}
+
 // The script without its comments: a '#' that begins a word outside quotes runs to the end
 // of the line (GNU Bash Reference Manual section 3.1.3). A name in a comment (a plan called
 // "${X}") is text, not a value the script reads.
@@ -1486,7 +1505,7 @@ private:
             o << "#   " << r << ": " << n->host << " (" << commentSafe(n->device_type) << ", " << m_nodes[r].locals.size() << ")\n";
         }
         for (const std::string& note : m_notes)
-            o << "# " << commentSafe(note) << "\n";
+            o << commentLines(note);
         return o.str();
     }
 
