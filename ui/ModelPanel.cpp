@@ -666,7 +666,7 @@ void ModelPanel::updateDerived(const ModelSpec& m)
         html += row.arg(tr("Tokens per iteration"), humanCount(tokens));
         html += row.arg(tr("Model FLOPs per iteration"), flopText(flops));
         html += QStringLiteral("</table><p style='color:%1'>%2</p>")
-                    .arg(quietTextColor(palette()).name(), tr("FLOPs by Megatron-LM's counting: forward and backward (3x forward), the causal half of attention."));
+                    .arg(quietTextColor(palette()).name(), tr("FLOPs by Megatron-LM's counting: forward and backward (3x forward), the causal half of attention, the vocabulary padded as at TP 1."));
         m_derived->setText(html);
     } catch (const std::exception& e) {
         m_derived->setText(tr("Not available: %1").arg(QString::fromUtf8(e.what()).toHtmlEscaped()));

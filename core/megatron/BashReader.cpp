@@ -741,10 +741,30 @@ void BashReader::noteEnvDefault(const std::string& name, const std::string& text
 std::vector<BashReader::FieldReads> BashReader::fieldReads(const std::string& raw, const std::vector<std::string>& fields,
                                                          const std::vector<std::string>& reads) const
 {
+    // "$@" and $N of a call whose arguments' reads are known: each its own.
+    std::string_view word = raw;
+    if (word.size() >= 2 && word.front() == '"' && word.back() == '"')
+        word = word.substr(1, word.size() - 2);
+    if (word.size() >= 4 && word.substr(0, 2) == "${" && word.back() == '}')
+        word = word.substr(2, word.size() - 3);
+    else if (word.size() >= 2 && word.front() == '$')
+        word = word.substr(1);
+    else
+        word = {};
+    if (const Frame* frame = positionalFrame(); frame && !word.empty() && frame->arg_reads.size() == frame->args.size()) {
+        if (word == "@" && frame->args == fields)
+            return frame->arg_reads;
+        if (std::all_of(word.begin(), word.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }) && word.size() < 6
+            && fields.size() == 1) {
+            const std::size_t n = static_cast<std::size_t>(std::stoul(std::string(word)));
+            if (n >= 1 && n <= frame->args.size() && frame->args[n - 1] == fields.front())
+                return {frame->arg_reads[n - 1]};
+        }
+    }
     const auto elements = m_elementReads.find(allElementsOf(raw));
-    if (elements != m_elementReads.end() && elements->second.size() == fields.size())
+    if (elements != m_elementReads.end() && elements->second->size() == fields.size())
         if (const auto array = m_arrays.find(elements->first); array != m_arrays.end() && array->second == fields)
-            return elements->second;
+            return *elements->second;
     return std::vector<FieldReads>(fields.size(), FieldReads{reads, fields.size() == 1});
 }
 
@@ -2909,8 +2929,10 @@ void BashReader::enterSubshell()
     s.frames = m_frames.size();
     if (!m_frames.empty())
         s.locals = m_frames.back().locals.size();
-    if (const Frame* frame = positionalFrame())
+    if (const Frame* frame = positionalFrame()) {
         s.args = frame->args;
+        s.arg_reads = frame->arg_reads;
+    }
     s.undecided_call = m_undecidedCall;
     m_undecidedCall = false;   // an exit inside ends only the subshell
     s.env_derived = m_envDerived;
@@ -2959,9 +2981,11 @@ void BashReader::leaveSubshell()
     m_extglob = s.extglob;
     if (!m_frames.empty() && m_frames.size() == s.frames) {
         m_frames.back().args = std::move(s.args);
+        m_frames.back().arg_reads = std::move(s.arg_reads);
         m_frames.back().locals.resize(s.locals);
     } else if (m_frames.empty() && s.frames == 0 && m_argumentsGiven) {
         m_scriptFrame.args = std::move(s.args);   // a shift inside leaves the script's as they were
+        m_scriptFrame.arg_reads = std::move(s.arg_reads);
     }
     m_exiting = false;   // an exit inside ends only the subshell
     m_breakLevels = m_continueLevels = 0;   // and so do break and continue
@@ -2983,7 +3007,7 @@ void BashReader::touchFunction(const std::string& name)
 }
 
 void BashReader::callFunction(const std::string& name, std::vector<std::string> args, bool unknownArgs,
-                              std::vector<std::string> warnings, int line)
+                              std::vector<std::string> warnings, int line, std::vector<FieldReads> argReads)
 {
     Function& f = m_functions.at(name);
     f.called = true;
@@ -2998,7 +3022,10 @@ void BashReader::callFunction(const std::string& name, std::vector<std::string> 
     }
     // The body stays alive while it runs, even if it defines the function again.
     const std::shared_ptr<const std::vector<RawCommand>> body = f.body;
-    m_frames.push_back(Frame{name, std::move(args), unknownArgs, {}, std::move(warnings), line, m_subshells.size(), false, {}, {}});
+    if (argReads.size() != args.size())
+        argReads.clear();
+    m_frames.push_back(Frame{name, std::move(args), std::move(argReads), unknownArgs, {}, std::move(warnings), line,
+                             m_subshells.size(), false, {}, {}});
     run(*body);
     m_returning = false;   // a return ends this call only
     const std::vector<SavedVariable> locals = std::move(m_frames.back().locals);
@@ -3033,6 +3060,9 @@ BashReader::SavedVariable BashReader::saveVariable(const std::string& name) cons
     if (auto it = m_rawValues.find(name); it != m_rawValues.end()) saved.raw = it->second;
     if (auto it = m_arrays.find(name); it != m_arrays.end()) saved.array = it->second;
     saved.opaque = m_opaqueVars.count(name) > 0;
+    if (auto it = m_envDerived.find(name); it != m_envDerived.end()) saved.env_derived = it->second;
+    if (auto it = m_valueDerived.find(name); it != m_valueDerived.end()) saved.value_derived = it->second;
+    if (auto it = m_elementReads.find(name); it != m_elementReads.end()) saved.element_reads = it->second;
     return saved;
 }
 
@@ -3048,10 +3078,16 @@ void BashReader::putVariable(const SavedVariable& saved)
     m_rawValues.erase(saved.name);
     m_arrays.erase(saved.name);
     m_opaqueVars.erase(saved.name);
+    m_envDerived.erase(saved.name);
+    m_valueDerived.erase(saved.name);
+    m_elementReads.erase(saved.name);
     if (saved.var) m_vars[saved.name] = *saved.var;
     if (saved.raw) m_rawValues[saved.name] = *saved.raw;
     if (saved.array) m_arrays[saved.name] = *saved.array;
     if (saved.opaque) m_opaqueVars.insert(saved.name);
+    if (saved.env_derived) m_envDerived[saved.name] = *saved.env_derived;
+    if (saved.value_derived) m_valueDerived[saved.name] = *saved.value_derived;
+    if (saved.element_reads) m_elementReads[saved.name] = saved.element_reads;
 }
 
 bool BashReader::isLocal(const std::string& name) const
@@ -3770,19 +3806,21 @@ bool BashReader::applyAssignment(const RawWord& word, int line, bool exported)
         }
         auto& arr = m_arrays[name];
         auto elementReads = m_elementReads.find(name);
-        const bool parallel = elementReads != m_elementReads.end() && elementReads->second.size() == arr.size();
+        const bool parallel = elementReads != m_elementReads.end() && elementReads->second->size() == arr.size();
         if (!append) {
             arr.clear();
             if (auto it = m_vars.find(name); it != m_vars.end()) m_vars.erase(it);
-            m_elementReads[name] = std::move(reads);
+            m_elementReads[name] = std::make_shared<std::vector<FieldReads>>(std::move(reads));
         } else if (auto it = m_vars.find(name); it != m_vars.end()) {
             arr.insert(arr.begin(), it->second);
             m_vars.erase(it);
             m_elementReads.erase(name);
         } else if (parallel) {
-            elementReads->second.insert(elementReads->second.end(), reads.begin(), reads.end());
+            if (elementReads->second.use_count() > 1)
+                elementReads->second = std::make_shared<std::vector<FieldReads>>(*elementReads->second);
+            elementReads->second->insert(elementReads->second->end(), reads.begin(), reads.end());
         } else if (arr.empty()) {
-            m_elementReads[name] = std::move(reads);
+            m_elementReads[name] = std::make_shared<std::vector<FieldReads>>(std::move(reads));
         } else {
             m_elementReads.erase(name);
         }
@@ -4053,6 +4091,7 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
         std::vector<std::string> args(fields.begin() + static_cast<std::ptrdiff_t>(std::min(a, fields.size())), fields.end());
         if (Frame* frame = positionalFrame()) {
             frame->args = std::move(args);
+            frame->arg_reads.clear();
             frame->unknown_args = false;
         } else {
             setArguments(std::move(args));   // the script's own, unknown before, are the text's from here on
@@ -4071,6 +4110,10 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
         }
         if (static_cast<unsigned long long>(count) <= frame.args.size()) {
             frame.args.erase(frame.args.begin(), frame.args.begin() + static_cast<std::ptrdiff_t>(count));
+            if (frame.arg_reads.size() >= static_cast<unsigned long long>(count))
+                frame.arg_reads.erase(frame.arg_reads.begin(), frame.arg_reads.begin() + static_cast<std::ptrdiff_t>(count));
+            if (frame.arg_reads.size() != frame.args.size())
+                frame.arg_reads.clear();
         } else if (frame.unknown_args) {
             frame.args.clear();
             warnOnce("shift:" + frame.function, cmd.line,
@@ -4185,9 +4228,14 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
         }
         return it != m_functions.end() && it->second.body != nullptr;
     }();
-    if (call)
+    if (call) {
+        // What each argument read, for the function's "$@" and $1 ... (fieldReads).
+        std::vector<FieldReads> callReads;
+        for (std::size_t k = 1; k < out.words.size() && k < out.word_environment_reads.size() && k < out.word_reads_exact.size(); ++k)
+            callReads.push_back({out.word_environment_reads[k], out.word_reads_exact[k]});
         callFunction(out.words.front(), std::vector<std::string>(out.words.begin() + 1, out.words.end()), scriptArgs,
-                     std::move(out.warnings), cmd.line);
+                     std::move(out.warnings), cmd.line, std::move(callReads));
+    }
     restoreVariables(hidden);
     if (call || out.words.empty())
         return;

@@ -179,11 +179,23 @@ private:
         bool in_else = false;
     };
     // A variable as it stood before a prefix assignment or `local` changed it.
+    // What one word of an expansion read from the environment (ShellCommand::word_environment_reads)
+    // and whether those reads are its own (ShellCommand::word_reads_exact).
+    struct FieldReads {
+        std::vector<std::string> names;
+        bool exact = false;
+    };
+    // Per element of an array: shared, so that saving the reader's state copies no elements
+    // (changed in place only while no saved state shares it).
+    using ElementReads = std::shared_ptr<std::vector<FieldReads>>;
     struct SavedVariable {
         std::string name;
         std::optional<std::string> var, raw;
         std::optional<std::vector<std::string>> array;
         bool opaque = false;
+        // What its value was computed from (m_envDerived, m_valueDerived, m_elementReads).
+        std::optional<std::vector<std::string>> env_derived, value_derived;
+        ElementReads element_reads;
     };
     // A function the script defines: its body from the command that opens "{" (or "(") to the
     // one that closes it, shared so that a redefinition while it runs leaves the running copy.
@@ -208,6 +220,7 @@ private:
     struct Frame {
         std::string function;
         std::vector<std::string> args;       // $1 ... as the call passes them
+        std::vector<FieldReads> arg_reads;   // what each read from the environment, when known (else empty)
         // The call passes the script's own arguments ("$@"), which the text does not give:
         // past the known ones its positional parameters stay unknown, as the script's are.
         bool unknown_args = false;
@@ -227,12 +240,6 @@ private:
     // or one run with & (manual 3.2.3, 3.2.4.3, 3.7.3). Bash runs it in a child process, so what
     // it changes is put back when it ends: each variable and function as it stood before the
     // subshell first changed it, the exported names, the call's arguments and locals.
-    // What one word of an expansion read from the environment (ShellCommand::word_environment_reads)
-    // and whether those reads are its own (ShellCommand::word_reads_exact).
-    struct FieldReads {
-        std::vector<std::string> names;
-        bool exact = false;
-    };
     struct Subshell {
         // m_branches where it begins: whether an `exit` inside runs depends only on the blocks
         // opened after it, since the exit ends no more than the subshell.
@@ -243,11 +250,12 @@ private:
         std::vector<std::string> exported;   // m_exportOrder
         std::size_t frames = 0;
         std::vector<std::string> args;   // of the call under way (m_frames.back()), if any
+        std::vector<FieldReads> arg_reads;
         std::size_t locals = 0;
         bool undecided_call = false;   // m_undecidedCall outside it
         std::map<std::string, std::vector<std::string>> env_derived;   // m_envDerived before it
         std::map<std::string, std::vector<std::string>> value_derived; // m_valueDerived before it
-        std::map<std::string, std::vector<FieldReads>> element_reads;   // m_elementReads before it
+        std::map<std::string, ElementReads> element_reads;   // m_elementReads before it
         std::set<std::string> unset_by_script;                         // m_unsetByScript before it
         GetoptsPlace getopts;                                           // getopts' place before it
         bool all_export = false;                                        // set -a before it
@@ -359,7 +367,7 @@ private:
     void touchVariable(const std::string& name);
     void touchFunction(const std::string& name);
     void callFunction(const std::string& name, std::vector<std::string> args, bool unknownArgs,
-                      std::vector<std::string> warnings, int line);
+                      std::vector<std::string> warnings, int line, std::vector<FieldReads> argReads = {});
     void execute(const RawCommand& cmd, std::size_t firstWord);
     SavedVariable saveVariable(const std::string& name) const;
     void restoreVariable(const SavedVariable& saved);
@@ -509,7 +517,7 @@ private:
     // Per element of an array set as ( ... ) and appended to so, what that element's value was
     // computed from (m_valueDerived holds the union): a launch command's "${ARGS[@]}" words
     // each take their own. Dropped when the array is changed any other way.
-    std::map<std::string, std::vector<FieldReads>> m_elementReads;
+    std::map<std::string, ElementReads> m_elementReads;
     // The reads of each field `raw` expanded to (given as `fields`; `reads` are those of the
     // whole expansion): an element's own for "${NAME[@]}" of an array m_elementReads knows,
     // else the whole expansion's, which are a field's own only when it is the one field.

@@ -17,6 +17,7 @@
 #include <map>
 #include <regex>
 #include <set>
+#include <numeric>
 #include <sstream>
 
 // Flag spellings, rules and the FlagScale formats: ../shared/reference/megatron-and-flagscale.md
@@ -1232,7 +1233,12 @@ private:
         if (const std::vector<std::string>* types = originalValues("--moe-router-load-balancing-type"))
             for (const std::string& v : *types)
                 balancingDropped.push_back(headOnlyValue("--moe-router-load-balancing-type", ShellQuote::unquoted(v)));
-        const std::string paddedVocab = std::to_string(static_cast<long long>(m_doc.model.paddedVocabSize(s0.tp)));
+        // Megatron-LM builds one vocabulary for every stage: padded for the TP of each, so for
+        // their least common multiple (one TP in a Megatron-LM plan).
+        int tpMultiple = 1;
+        for (const StagePlan& st : plan.stages)
+            tpMultiple = std::lcm(tpMultiple, std::max(1, st.tp));
+        const std::string paddedVocab = std::to_string(static_cast<long long>(m_doc.model.paddedVocabSize(tpMultiple)));
         // Per variable of the original's environment, the carried-over flags whose values it gave.
         std::vector<std::pair<std::string, std::vector<std::string>>> frozen;
         for (const ScriptFlag& f : m_opt.original->other_flags) {
@@ -1308,7 +1314,10 @@ private:
                 why = "the plan's meshes decide it";
             else if (f.name == "--standalone-embedding-stage" && !megatron)
                 why = "FlagScale's heterogeneous mode forbids it";
-            else if (f.name == "--vocab-size" && !f.values.empty() && ShellQuote::unquoted(f.values.front()) != std::to_string(m_doc.model.vocab_size)) {
+            else if (f.name == "--vocab-size" && !f.values.empty() && ShellQuote::unquoted(f.values.front()) != std::to_string(m_doc.model.vocab_size)
+                     && !originalHas("--padded-vocab-size")) {
+                // (With --padded-vocab-size the model's vocabulary is that one, and --vocab-size
+                // the tokenizer's, which is kept.)
                 // The plan was costed with its model's vocabulary: that one is written.
                 m_notes.push_back("--vocab-size: the original's " + ShellQuote::unquoted(f.values.front()) + " is replaced by the plan model's "
                                   + std::to_string(m_doc.model.vocab_size));
@@ -1437,10 +1446,16 @@ private:
         if (!parts.empty())
             m_notes.push_back("values from the original's environment, written as they were when it was read (its defaults where "
                               "unset): " + join(parts, "; ") + ". Edit them here: the environment no longer changes them");
+        // A default that gave no words (${MORE_ARGS:-}): the environment could give some.
         std::vector<std::string> vanished;
-        for (const std::string& name : m_opt.original->vanished_environment_reads)
-            if (std::none_of(frozen.begin(), frozen.end(), [&](const auto& e) { return e.first == name; }))
+        const auto& defaults = m_opt.original->environment_defaults;
+        for (const std::string& name : m_opt.original->vanished_environment_reads) {
+            const auto d = defaults.find(name);
+            const bool emptyDefault = d != defaults.end()
+                && std::any_of(d->second.begin(), d->second.end(), [](const std::string& text) { return text.find_first_not_of(" \t\n") == std::string::npos; });
+            if (emptyDefault && std::none_of(frozen.begin(), frozen.end(), [&](const auto& e) { return e.first == name; }))
                 vanished.push_back(name);
+        }
         if (!vanished.empty())
             m_notes.push_back("the original's launch command also takes arguments from " + join(vanished, ", ")
                               + ", which gave none when it was read; add any such arguments here");

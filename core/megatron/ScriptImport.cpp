@@ -218,6 +218,13 @@ public:
         parseFlags();
         buildModel();
         buildParallel();
+        // Without padding Megatron-LM's vocab-parallel embedding and output layer split the
+        // vocabulary itself over TP (tensor_parallel/utils.py divide asserts divisibility).
+        const std::string noPad = has("--no-pad-vocab-size") ? "--no-pad-vocab-size" : "--disable-pad-vocab-size";
+        if (has(noPad) && !has("--padded-vocab-size") && m_out.parallel.tp > 1 && m_out.model.vocab_size % m_out.parallel.tp != 0)
+            warn(at(noPad) + noPad + ": the vocabulary " + std::to_string(m_out.model.vocab_size)
+                 + " is not padded, and Megatron-LM's vocab-parallel layers need it divisible by TP " + std::to_string(m_out.parallel.tp)
+                 + "; the model is costed padded to a multiple of TP");
         checkChoices();
         // The reader's findings (assignments) and the launch command's own come first.
         std::vector<std::string> all = m_reader.warningsUntil(*launch);

@@ -463,6 +463,21 @@ private slots:
                                    "--num-attention-heads 32 --seq-length 4096 --max-position-embeddings 4096 --bf16 "
                                    "--make-vocab-size-divisible-by 128 --padded-vocab-size 201088\n";
         const ImportedScript ps = importMegatronScript(padded, "padded.sh");
+        // With --padded-vocab-size, --vocab-size is the tokenizer's: carried over as it is.
+        ExportOptions tokenizer;
+        tokenizer.original = importMegatronScript("torchrun --nproc_per_node=8 pretrain_gpt.py --num-layers 32 --hidden-size 4096 "
+                                                  "--num-attention-heads 32 --seq-length 4096 --max-position-embeddings 4096 --bf16 "
+                                                  "--vocab-size 50257 --padded-vocab-size 50304 --tokenizer-type NullTokenizer\n",
+                                                  "tok.sh");
+        PlanDocument gpt2 = d;
+        QCOMPARE(tokenizer.original->model.vocab_size, 50304);
+        gpt2.model.vocab_size = tokenizer.original->model.vocab_size;
+        gpt2.model.make_vocab_size_divisible_by = tokenizer.original->model.make_vocab_size_divisible_by;
+        const ExportResult rt = exportLauncher(gpt2, tokenizer);
+        QVERIFY2(rt.ok, rt.refusal.c_str());
+        QVERIFY(rt.script.find("--vocab-size 50257") != std::string::npos);
+        QVERIFY(rt.script.find("--padded-vocab-size 50304") != std::string::npos);
+        QVERIFY(!hasNote(rt, "--vocab-size"));
         QCOMPARE(ps.model.vocab_size, 201088);
         QCOMPARE(ps.model.make_vocab_size_divisible_by, 1);
         QCOMPARE(importMegatronScript("torchrun pretrain_gpt.py --vocab-size 50257 --no-pad-vocab-size\n", "np.sh")
@@ -832,6 +847,37 @@ private slots:
         QVERIFY2(rn.ok, rn.refusal.c_str());
         QVERIFY(hasNote(rn, "(its defaults where unset): LOG_INTERVAL (--log-interval); TB (--tensorboard-dir). Edit them here"));
         QVERIFY(!hasNote(rn, "PP ("));
+
+        // Through a function's "$@", the arguments keep what they read. A value the script set
+        // itself is not the environment's, even where a prefix assignment (bash's temporary
+        // environment of one command) or a function's local gave the name a default for a
+        // while. A switch left off (${USE_FP8:+...}) is not a default that gave no words.
+        const std::string model = "--num-layers 32 --hidden-size 4096 --num-attention-heads 32 --seq-length 4096 "
+                                  "--max-position-embeddings 32768 --bf16";
+        auto notesOf = [&](const std::string& script) {
+            ExportOptions e;
+            e.original = importMegatronScript(script, "f.sh");
+            const ExportResult x = exportLauncher(megatronPlan(), e);
+            if (!x.ok)
+                return "refused: " + x.refusal;
+            std::string all;
+            for (const std::string& n : x.notes)
+                all += n + "\n";
+            return all;
+        };
+        const std::string viaFunction = notesOf("ARGS=( --data-path ${DATA_HOME:-/data/mix}/train --split 949,50,1 )\n"
+                                                "launch() { torchrun --nproc_per_node=8 pretrain_gpt.py " + model + " \"$@\"; }\n"
+                                                "launch \"${ARGS[@]}\"\n");
+        QVERIFY2(viaFunction.find("(its defaults where unset): DATA_HOME (--data-path). Edit") != std::string::npos, viaFunction.c_str());
+        for (const std::string& set : {std::string("CKPT=/ckpt/llama\nCKPT=${CKPT_ROOT:-/ckpt} mkdir -p /tmp/x\n"),
+                                       std::string("CKPT=/ckpt/llama\nf() { local CKPT=${CKPT_ROOT:-/ckpt}; mkdir -p $CKPT/logs; }\nf\n")}) {
+            const std::string notes = notesOf(set + "torchrun --nproc_per_node=8 pretrain_gpt.py " + model + " --save $CKPT\n");
+            QVERIFY2(notes.find("CKPT_ROOT") == std::string::npos, notes.c_str());
+        }
+        const std::string switches = notesOf("torchrun --nproc_per_node=8 pretrain_gpt.py " + model
+                                             + " ${USE_FP8:+--fp8-format hybrid} ${MORE:-}\n");
+        QVERIFY2(switches.find("takes arguments from MORE, which gave none") != std::string::npos, switches.c_str());
+        QVERIFY(switches.find("USE_FP8") == std::string::npos);
 
         // Given in the environment of the reading, the values are the user's: nothing to name.
         ScriptInputs in;
