@@ -950,11 +950,7 @@ void TestCostModel::vocabularyPaddedForTp()
     // 96 = 1,572,864 B (section 5.2: 4 s b v / t).
     StagePlan st = stageOn("H100-SXM", 0, 8, 8);
     st.num_layers = 32;
-    StageContext ctx;
-    ctx.stage_index = 0;
-    ctx.num_stages = 1;
-    ctx.num_microbatches = 1;
-    ctx.sequence_parallel = true;
+    StageContext ctx;   // the only stage, one micro-batch, sequence parallel
     ctx.distributed_optimizer = false;
     const Cluster c = nodesOf("H100-SXM", 1);
     const StageEstimate ep = CostModel(padded, c, DeviceCatalog::builtin()).estimateStage(st, ctx);
