@@ -101,7 +101,9 @@ Plan makeUniformPlan(const ModelSpec& model, const Cluster& cluster, const Devic
     // (MoELayer.forward raises "During training, performance may degrade if MoE and tensor
     // parallelism are enabled without also enabling sequence parallelism"), so an MoE plan
     // with TP > 1 runs it whether or not the knob says so; callers tell the user.
-    plan.sequence_parallel = k.sequence_parallel || (model.isMoe() && k.tp > 1);
+    // Megatron-LM turns sequence parallelism off at TP 1 (validate_args: "Disabling sequence
+    // parallelism because tensor model parallelism is disabled").
+    plan.sequence_parallel = (k.sequence_parallel || model.isMoe()) && k.tp > 1;
     plan.distributed_optimizer = k.distributed_optimizer;
     if (!(k.optimizer_offload_fraction >= 0 && k.optimizer_offload_fraction <= 1))
         throw bad("--optimizer-offload-fraction", "expected a fraction in [0, 1]");

@@ -306,7 +306,6 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
         Plan plan;
         plan.target = config.target;
         plan.vpp = 1;
-        plan.sequence_parallel = true;
         plan.distributed_optimizer = m_space.model().training.use_distributed_optimizer;
         plan.optimizer_offload_fraction = m_eval.offloadFraction();
         plan.global_batch_size = config.batch * M;
@@ -318,6 +317,9 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
             at += e.choice.n;
             ei = e.parent;
         }
+        // Sequence parallelism wherever TP splits a stage; Megatron-LM turns it off where TP
+        // is 1 (validate_args), and the plan says so, as its launcher and a re-import do.
+        plan.sequence_parallel = std::any_of(plan.stages.begin(), plan.stages.end(), [](const StagePlan& st) { return st.tp > 1; });
         return plan;
     };
     // A plan the target cannot run (a rule the stage options do not express, such as
