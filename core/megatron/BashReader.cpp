@@ -4182,8 +4182,8 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
     savedKeys.swap(m_warnedKeys);
     ++m_warningsHeld;
     m_scriptArgs = false;
-    // What each word reads from outside the script, kept with its fields; the reads still
-    // count for the command as a whole (a condition's status depends on them).
+    // What each word's value was computed from outside the script, kept with its fields
+    // (m_envReads, what a condition's status depends on, is collected apart as before).
     std::vector<std::string> commandValueReads;
     commandValueReads.swap(m_valueReads);
     for (std::size_t a = w; a < words.size(); ++a) {
