@@ -45,6 +45,9 @@ struct Arg {
     std::vector<std::string> values;
     bool single_quote = false;   // patterns bash would interpret (layout, layer-freq lists)
     bool environment_words = false;   // flag is "${NAME:-}": the words of a variable, unquoted
+    // values[0] is "${NAME:-default}rest" (the original's hook, safe characters only), written
+    // in double quotes as it is.
+    bool hooked = false;
 };
 
 struct ArgGroup {
@@ -213,10 +216,16 @@ std::vector<NodeSlots> orderNodes(const Plan& plan, const Cluster& cluster, std:
 
 class Exporter {
 public:
-    Exporter(const PlanDocument& doc, const ExportOptions& options)
-        : m_doc(doc), m_opt(options), m_cat(options.catalog ? *options.catalog : DeviceCatalog::builtin())
+    // noHooks: variables whose defaults are written as read even where a hook could be kept
+    // (exportLauncher: the launcher itself sets them).
+    Exporter(const PlanDocument& doc, const ExportOptions& options, std::set<std::string> noHooks = {})
+        : m_doc(doc), m_opt(options), m_cat(options.catalog ? *options.catalog : DeviceCatalog::builtin()),
+          m_noHooks(std::move(noHooks))
     {
     }
+
+    // The variables whose hooks the launcher keeps (hookFor).
+    const std::set<std::string>& hookedNames() const { return m_hooked; }
 
     std::vector<ExportCheck> checks()
     {
@@ -1240,7 +1249,7 @@ private:
             tpMultiple = std::lcm(tpMultiple, std::max(1, st.tp));
         const std::string paddedVocab = std::to_string(static_cast<long long>(m_doc.model.paddedVocabSize(tpMultiple)));
         // Per variable of the original's environment, the carried-over flags whose values it gave.
-        std::vector<std::pair<std::string, std::vector<std::string>>> frozen;
+        std::vector<std::pair<std::string, std::vector<std::string>>> frozen, kept;
         for (const ScriptFlag& f : m_opt.original->other_flags) {
             std::string why;
             const std::string ramp = f.name == "--rampup-batch-size"
@@ -1409,6 +1418,7 @@ private:
             // path), or as the whole value where it is a number or short (${LOG_INTERVAL:-10})
             // and the flag's own words read it (not only a string of flags bash split, whose
             // every word shares the reads of the whole).
+            std::vector<std::string> gave;   // the variables that gave this flag's values
             for (const std::string& name : f.environment_reads) {
                 const auto defaults = m_opt.original->environment_defaults.find(name);
                 if (defaults == m_opt.original->environment_defaults.end())
@@ -1423,29 +1433,71 @@ private:
                 };
                 if (std::none_of(defaults->second.begin(), defaults->second.end(), holds))
                     continue;
-                auto at = std::find_if(frozen.begin(), frozen.end(), [&](const auto& e) { return e.first == name; });
-                if (at == frozen.end())
-                    at = frozen.insert(frozen.end(), {name, {}});
+                gave.push_back(name);
+            }
+            // One value from one variable, by the flag's own words, that is the default's text
+            // or a path under it: the launcher keeps the hook, "${DATA_HOME:-/data/mix}/train",
+            // so that the environment still changes it as it did the original's.
+            const std::string hookedName = gave.size() == 1 ? hookFor(gave.front(), f, a) : std::string();
+            for (const std::string& name : gave) {
+                auto& list = name == hookedName ? kept : frozen;
+                auto at = std::find_if(list.begin(), list.end(), [&](const auto& e) { return e.first == name; });
+                if (at == list.end())
+                    at = list.insert(list.end(), {name, {}});
                 if (std::find(at->second.begin(), at->second.end(), f.name) == at->second.end())
                     at->second.push_back(f.name);
             }
             g.args.push_back(a);
         }
-        noteFrozenEnvironment(frozen);
+        noteFrozenEnvironment(frozen, kept);
         return g;
+    }
+
+    // Rewrites a's one value as the original's hook on `name` where it can (see above) and
+    // returns the name, else "".
+    std::string hookFor(const std::string& name, const ScriptFlag& f, Arg& a)
+    {
+        // The plan was costed with these values: the environment must not change them.
+        static const std::set<std::string> costed = {"--vocab-size", "--padded-vocab-size", "--recompute-modules"};
+        if (a.values.size() != 1 || !ShellQuote::isValidName(name) || m_noHooks.count(name) || costed.count(f.name)
+            || std::find(f.exact_environment_reads.begin(), f.exact_environment_reads.end(), name) == f.exact_environment_reads.end())
+            return {};
+        const auto defaults = m_opt.original->environment_defaults.find(name);
+        if (defaults == m_opt.original->environment_defaults.end())
+            return {};
+        const std::string& v = a.values.front();
+        for (const std::string& text : defaults->second) {
+            if (text.empty() || !ShellQuote::isSafe(text) || v.compare(0, text.size(), text) != 0)
+                continue;
+            const std::string rest = v.substr(text.size());
+            if (!rest.empty() && (rest.front() != '/' || !ShellQuote::isSafe(rest)))
+                continue;
+            a.values.front() = "${" + name + ":-" + text + "}" + rest;
+            a.hooked = true;
+            m_hooked.insert(name);
+            return name;
+        }
+        return {};
     }
 
     // The original's values that came from variables of its environment (DATA_HOME, unset
     // when it was read, so that its default ${DATA_HOME:-/data/mix} stood in) are written
     // into the launcher as they were read: the environment no longer changes them.
-    void noteFrozenEnvironment(const std::vector<std::pair<std::string, std::vector<std::string>>>& frozen)
+    void noteFrozenEnvironment(const std::vector<std::pair<std::string, std::vector<std::string>>>& frozen,
+                               const std::vector<std::pair<std::string, std::vector<std::string>>>& kept)
     {
-        std::vector<std::string> parts;
-        for (const auto& [name, flags] : frozen)
-            parts.push_back(name + " (" + join(flags, ", ") + ")");
-        if (!parts.empty())
+        auto listOf = [](const std::vector<std::pair<std::string, std::vector<std::string>>>& byName) {
+            std::vector<std::string> parts;
+            for (const auto& [name, flags] : byName)
+                parts.push_back(name + " (" + join(flags, ", ") + ")");
+            return join(parts, "; ");
+        };
+        if (!kept.empty())
+            m_notes.push_back("the original's defaults for variables of its environment are kept, so that the environment "
+                              "changes these values as it did the original's: " + listOf(kept));
+        if (!frozen.empty())
             m_notes.push_back("values from the original's environment, written as they were when it was read (its defaults where "
-                              "unset): " + join(parts, "; ") + ". Edit them here: the environment no longer changes them");
+                              "unset): " + listOf(frozen) + ". Edit them here: the environment no longer changes them");
         // A default that gave no words (${MORE_ARGS:-}): the environment could give some.
         std::vector<std::string> vanished;
         const auto& defaults = m_opt.original->environment_defaults;
@@ -1453,7 +1505,8 @@ private:
             const auto d = defaults.find(name);
             const bool emptyDefault = d != defaults.end()
                 && std::any_of(d->second.begin(), d->second.end(), [](const std::string& text) { return text.find_first_not_of(" \t\n") == std::string::npos; });
-            if (emptyDefault && std::none_of(frozen.begin(), frozen.end(), [&](const auto& e) { return e.first == name; }))
+            auto named = [&](const auto& e) { return e.first == name; };
+            if (emptyDefault && std::none_of(frozen.begin(), frozen.end(), named) && std::none_of(kept.begin(), kept.end(), named))
                 vanished.push_back(name);
         }
         if (!vanished.empty())
@@ -1467,6 +1520,8 @@ private:
             return ShellQuote::single(v);
         if (a.flag == "--hetero-current-device-type" && v == "${CURRENT_DEVICE_TYPE}")
             return "\"${CURRENT_DEVICE_TYPE}\"";
+        if (a.hooked)
+            return "\"" + v + "\"";   // hookFor: a name and safe characters only
         return ShellQuote::value(v);
     }
 
@@ -1833,6 +1888,8 @@ private:
     std::vector<NodeSlots> m_nodes;
     std::vector<ArgGroup> m_groups;
     std::vector<std::string> m_notes;
+    std::set<std::string> m_noHooks;   // Exporter()
+    std::set<std::string> m_hooked;    // hookedNames()
     std::optional<std::string> m_maxConnections;   // CUDA_DEVICE_MAX_CONNECTIONS to export, if any
     bool m_maxConnectionsFree = false;             // the original's, where no rule fixes it
 };
@@ -1846,7 +1903,24 @@ std::vector<ExportCheck> launcherChecks(const PlanDocument& doc, const ExportOpt
 
 ExportResult exportLauncher(const PlanDocument& doc, const ExportOptions& options)
 {
-    return Exporter(doc, options).run();
+    Exporter first(doc, options);
+    ExportResult r = first.run();
+    if (!r.ok || first.hookedNames().empty())
+        return r;
+    // A hook on a variable the launcher sets itself (NODE_RANK, MASTER_PORT, a vendor's
+    // environment, its *_ARGS arrays) would read the launcher's value, not the environment's:
+    // those defaults are written as read. (The original's own exports, written again with
+    // their hooks, give the flags the same value.)
+    static const std::regex assigned(R"((?:^|[\s;])(?:export\s+|local\s+|readonly\s+)?([A-Za-z_][A-Za-z0-9_]*)\+?=)",
+                                     std::regex::multiline);
+    const std::string code = withoutComments(r.script);
+    std::set<std::string> clash;
+    for (auto it = std::sregex_iterator(code.begin(), code.end(), assigned); it != std::sregex_iterator(); ++it) {
+        const std::string name = (*it)[1].str();
+        if (first.hookedNames().count(name) && !(options.original && options.original->environment_raw.count(name)))
+            clash.insert(name);
+    }
+    return clash.empty() ? r : Exporter(doc, options, clash).run();
 }
 
 } // namespace hapmoe

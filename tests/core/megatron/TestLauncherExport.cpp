@@ -14,6 +14,8 @@
 #include "megatron/ScriptImport.h"
 
 #include <QTest>
+#include <regex>
+#include <set>
 
 #include <algorithm>
 #include <fstream>
@@ -801,10 +803,11 @@ private slots:
     {
         // The original takes its paths from its environment with defaults of its own
         // (DATA_HOME=${DATA_HOME:-/data/mix}, ${CKPT_DIR:-/ckpt/run1}) through arrays and
-        // variables, and more arguments from ${MORE_ARGS:-}, empty when read. The launcher
-        // writes the values as they were read; a note names each variable with the flags whose
-        // values it gave (not the other words of the same array: --split), and the one that
-        // gave no words.
+        // variables, and more arguments from ${MORE_ARGS:-}, empty when read. The launcher keeps
+        // each hook where one value comes from one variable ("${DATA_HOME:-/data/mix}/train"),
+        // and a note names them with their flags (not the other words of the same array:
+        // --split); a value it cannot keep so (a string of flags bash splits) is written as
+        // read and named apart, and so is the default that gave no words.
         ExportOptions o;
         o.original = importMegatronScript(
             "DATA_HOME=${DATA_HOME:-/data/mix}\n"
@@ -812,8 +815,9 @@ private slots:
             "MODEL=( --num-layers 32 --hidden-size 4096 --num-attention-heads 32 --seq-length 4096 "
             "--max-position-embeddings 32768 --bf16 )\n"
             "DATA=( --data-path $DATA_HOME/train_text_document --split 949,50,1 )\n"
+            "LOGS=\"--tensorboard-dir ${TB_DIR:-/logs/tb} --log-timers-to-tensorboard\"\n"
             "torchrun --nproc_per_node=8 pretrain_gpt.py \"${MODEL[@]}\" \"${DATA[@]}\" --save $CKPT --load $CKPT "
-            "--log-interval ${LOG_INTERVAL:-10} --eval-iters 10 ${MORE_ARGS:-}\n",
+            "--log-interval ${LOG_INTERVAL:-10} --eval-iters 10 $LOGS ${MORE_ARGS:-}\n",
             "defaults.sh");
         const ImportedScript& s = *o.original;
         QCOMPARE(s.environment_defaults.at("DATA_HOME"), std::vector<std::string>{"/data/mix"});
@@ -821,14 +825,64 @@ private slots:
         QCOMPARE(s.vanished_environment_reads, std::vector<std::string>{"MORE_ARGS"});
         const ExportResult r = exportLauncher(megatronPlan(), o);
         QVERIFY2(r.ok, r.refusal.c_str());
-        QVERIFY(r.script.find("--data-path /data/mix/train_text_document") != std::string::npos);
-        QVERIFY(r.script.find("--save /ckpt/run1") != std::string::npos);
+        QVERIFY2(r.script.find("--data-path \"${DATA_HOME:-/data/mix}/train_text_document\"") != std::string::npos, r.script.c_str());
+        QVERIFY(r.script.find("--save \"${CKPT_DIR:-/ckpt/run1}\"") != std::string::npos);
+        QVERIFY(r.script.find("--log-interval \"${LOG_INTERVAL:-10}\"") != std::string::npos);
+        QVERIFY(r.script.find("--tensorboard-dir /logs/tb") != std::string::npos);
+        QVERIFY(r.script.find("--split 949,50,1") != std::string::npos);
+        QVERIFY(hasNote(r, "the original's defaults for variables of its environment are kept, so that the environment changes "
+                           "these values as it did the original's: DATA_HOME (--data-path); CKPT_DIR (--save, --load); "
+                           "LOG_INTERVAL (--log-interval)"));
         QVERIFY(hasNote(r, "values from the original's environment, written as they were when it was read (its defaults where "
-                           "unset): DATA_HOME (--data-path); CKPT_DIR (--save, --load); LOG_INTERVAL (--log-interval). Edit them "
-                           "here: the environment no longer changes them"));
+                           "unset): TB_DIR (--tensorboard-dir). Edit them here: the environment no longer changes them"));
         QVERIFY(hasNote(r, "the original's launch command also takes arguments from MORE_ARGS, which gave none when it was read"));
         // The header says so too.
-        QVERIFY(r.script.find("# values from the original's environment") != std::string::npos);
+        QVERIFY(r.script.find("# the original's defaults for variables of its environment are kept") != std::string::npos);
+        // Run: the environment's values win where it gives them, the defaults stand elsewhere.
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        QVERIFY(test::writeText(dir.filePath("hooks.sh"), r.script));
+        const QString bin = dir.filePath("bin");
+        QDir().mkpath(bin);
+        QVERIFY(test::writeText(bin + "/torchrun", "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done > \"$ARGS_OUT\"\n"));
+        QFile::setPermissions(bin + "/torchrun", QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("PATH", bin + ":" + env.value("PATH"));
+        env.insert("ARGS_OUT", dir.filePath("args.txt"));
+        env.remove("NODE_RANK");
+        env.remove("CKPT_DIR");
+        env.remove("LOG_INTERVAL");
+        env.insert("DATA_HOME", "/mnt/corpus");
+        QCOMPARE(test::runBash({dir.filePath("hooks.sh"), "0"}, dir.path(), nullptr, env), 0);
+        QFile f(dir.filePath("args.txt"));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        std::vector<std::string> args;
+        for (const QByteArray& line : f.readAll().split('\n'))
+            if (!line.isEmpty())
+                args.push_back(line.toStdString());
+        QCOMPARE(valuesAfter(args, "--data-path"), std::vector<std::string>{"/mnt/corpus/train_text_document"});
+        QCOMPARE(valuesAfter(args, "--save"), std::vector<std::string>{"/ckpt/run1"});
+        QCOMPARE(valuesAfter(args, "--log-interval"), std::vector<std::string>{"10"});
+        // Read back, the launcher gives the same values and keeps the same hooks.
+        ExportOptions again;
+        again.original = importMegatronScript(r.script, "hooks.sh");
+        const ExportResult r2 = exportLauncher(megatronPlan(), again);
+        QVERIFY2(r2.ok, r2.refusal.c_str());
+        QVERIFY(r2.script.find("--data-path \"${DATA_HOME:-/data/mix}/train_text_document\"") != std::string::npos);
+        QVERIFY(r2.script.find("--log-interval \"${LOG_INTERVAL:-10}\"") != std::string::npos);
+        // The plan was costed for its vocabulary: a hook there would let the environment change
+        // the model, so the value is written as read and named so.
+        const std::string vocab = std::to_string(megatronPlan().model.vocab_size);
+        ExportOptions costed;
+        costed.original = importMegatronScript("MODEL=( --num-layers 32 --hidden-size 4096 --num-attention-heads 32 "
+                                               "--seq-length 4096 --max-position-embeddings 32768 --bf16 )\n"
+                                               "torchrun --nproc_per_node=8 pretrain_gpt.py \"${MODEL[@]}\" --vocab-size ${VOCAB:-"
+                                                   + vocab + "}\n",
+                                               "vocab.sh");
+        const ExportResult rv = exportLauncher(megatronPlan(), costed);
+        QVERIFY2(rv.ok, rv.refusal.c_str());
+        QVERIFY(rv.script.find("--vocab-size " + vocab + "\n") != std::string::npos);
+        QVERIFY(hasNote(rv, "(its defaults where unset): VOCAB (--vocab-size)"));
 
         // Arrays of arrays keep each element's own: --eval-iters 1 is not LOG_INTERVAL's 1.
         // A string of flags that bash splits shares its reads over all its words, so a short
@@ -845,7 +899,8 @@ private slots:
             "nested.sh");
         const ExportResult rn = exportLauncher(megatronPlan(), nested);
         QVERIFY2(rn.ok, rn.refusal.c_str());
-        QVERIFY(hasNote(rn, "(its defaults where unset): LOG_INTERVAL (--log-interval); TB (--tensorboard-dir). Edit them here"));
+        QVERIFY(hasNote(rn, "as it did the original's: LOG_INTERVAL (--log-interval); TB (--tensorboard-dir)"));
+        QVERIFY(rn.script.find("--eval-iters 1\n") != std::string::npos);
         QVERIFY(!hasNote(rn, "PP ("));
 
         // Through a function's "$@", the arguments keep what they read. A value the script set
@@ -868,7 +923,7 @@ private slots:
         const std::string viaFunction = notesOf("ARGS=( --data-path ${DATA_HOME:-/data/mix}/train --split 949,50,1 )\n"
                                                 "launch() { torchrun --nproc_per_node=8 pretrain_gpt.py " + model + " \"$@\"; }\n"
                                                 "launch \"${ARGS[@]}\"\n");
-        QVERIFY2(viaFunction.find("(its defaults where unset): DATA_HOME (--data-path). Edit") != std::string::npos, viaFunction.c_str());
+        QVERIFY2(viaFunction.find("as it did the original's: DATA_HOME (--data-path)") != std::string::npos, viaFunction.c_str());
         for (const std::string& set : {std::string("CKPT=/ckpt/llama\nCKPT=${CKPT_ROOT:-/ckpt} mkdir -p /tmp/x\n"),
                                        std::string("CKPT=/ckpt/llama\nf() { local CKPT=${CKPT_ROOT:-/ckpt}; mkdir -p $CKPT/logs; }\nf\n")}) {
             const std::string notes = notesOf(set + "torchrun --nproc_per_node=8 pretrain_gpt.py " + model + " --save $CKPT\n");
@@ -892,6 +947,36 @@ private slots:
         QVERIFY2(rg.ok, rg.refusal.c_str());
         QVERIFY(rg.script.find("--data-path /mnt/corpus/train") != std::string::npos);
         QVERIFY(!hasNote(rg, "values from the original's environment"));
+    }
+
+    void launcherVariablesAreReserved()
+    {
+        // A hook on a variable the launcher sets itself (NODE_RANK, MASTER_PORT, its *_ARGS
+        // arrays, ...) would read the launcher's value, not the environment's: for every name
+        // either launcher assigns, the original's default is written as read instead.
+        static const std::regex assigned(R"((?:^|[\s;])(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\+?=)", std::regex::multiline);
+        const std::string model = "torchrun --nproc_per_node=8 pretrain_gpt.py --num-layers 32 --hidden-size 4096 "
+                                  "--num-attention-heads 32 --seq-length 4096 --max-position-embeddings 32768 --bf16";
+        for (const LauncherFormat format : {LauncherFormat::Megatron, LauncherFormat::FlagScale}) {
+            const PlanDocument plan = format == LauncherFormat::Megatron ? megatronPlan() : flagscalePlan();
+            ExportOptions plain;
+            plain.format = format;
+            plain.original = importMegatronScript(model + "\n", "plain.sh");
+            const ExportResult base = exportLauncher(plan, plain);
+            QVERIFY2(base.ok, base.refusal.c_str());
+            std::set<std::string> names;
+            for (auto it = std::sregex_iterator(base.script.begin(), base.script.end(), assigned); it != std::sregex_iterator(); ++it)
+                names.insert((*it)[1].str());
+            QVERIFY(names.count("NODE_RANK") && names.count("MASTER_PORT"));
+            for (const std::string& name : names) {
+                ExportOptions o = plain;
+                o.original = importMegatronScript(model + " --tensorboard-dir ${" + name + ":-/logs/tb}\n", "hook.sh");
+                const ExportResult r = exportLauncher(plan, o);
+                QVERIFY2(r.ok, r.refusal.c_str());
+                QVERIFY2(r.script.find("${" + name + ":-/logs/tb}") == std::string::npos, name.c_str());
+                QVERIFY2(r.script.find("--tensorboard-dir /logs/tb") != std::string::npos, name.c_str());
+            }
+        }
     }
 
     void outsideValuesAreChecked()
