@@ -841,25 +841,13 @@ private slots:
         // Run: the environment's values win where it gives them, the defaults stand elsewhere.
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
-        QVERIFY(test::writeText(dir.filePath("hooks.sh"), r.script));
-        const QString bin = dir.filePath("bin");
-        QDir().mkpath(bin);
-        QVERIFY(test::writeText(bin + "/torchrun", "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done > \"$ARGS_OUT\"\n"));
-        QFile::setPermissions(bin + "/torchrun", QFile::ReadOwner | QFile::WriteOwner | QFile::ExeOwner);
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        env.insert("PATH", bin + ":" + env.value("PATH"));
-        env.insert("ARGS_OUT", dir.filePath("args.txt"));
-        env.remove("NODE_RANK");
+        QProcessEnvironment env = launcherEnvironment();
         env.remove("CKPT_DIR");
         env.remove("LOG_INTERVAL");
         env.insert("DATA_HOME", "/mnt/corpus");
-        QCOMPARE(test::runBash({dir.filePath("hooks.sh"), "0"}, dir.path(), nullptr, env), 0);
-        QFile f(dir.filePath("args.txt"));
-        QVERIFY(f.open(QIODevice::ReadOnly));
-        std::vector<std::string> args;
-        for (const QByteArray& line : f.readAll().split('\n'))
-            if (!line.isEmpty())
-                args.push_back(line.toStdString());
+        int rc = -1;
+        const std::vector<std::string> args = runLauncher(dir, r.script, "0", &rc, env);
+        QCOMPARE(rc, 0);
         QCOMPARE(valuesAfter(args, "--data-path"), std::vector<std::string>{"/mnt/corpus/train_text_document"});
         QCOMPARE(valuesAfter(args, "--save"), std::vector<std::string>{"/ckpt/run1"});
         QCOMPARE(valuesAfter(args, "--log-interval"), std::vector<std::string>{"10"});
