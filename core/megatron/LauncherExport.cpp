@@ -112,6 +112,20 @@ std::string commentSafe(const std::string& s)
     return out;
 }
 
+// The variables a script (without its comments) sets: assigned (NAME=, NAME+=, with export,
+// local or readonly) or a for loop's.
+std::set<std::string> namesSetIn(const std::string& code)
+{
+    static const std::regex assigned(R"((?:^|[\s;])(?:export\s+|local\s+|readonly\s+)?([A-Za-z_][A-Za-z0-9_]*)\+?=)",
+                                     std::regex::multiline);
+    static const std::regex loopVar(R"(\bfor\s+([A-Za-z_][A-Za-z0-9_]*)\s+in\b)");
+    std::set<std::string> names;
+    for (const std::regex* re : {&assigned, &loopVar})
+        for (auto it = std::sregex_iterator(code.begin(), code.end(), *re); it != std::sregex_iterator(); ++it)
+            names.insert((*it)[1].str());
+    return names;
+}
+
 // A note as comment lines of at most `width` characters, "# " included, broken at blanks
 // (a word longer than the line stays whole), the lines after the first indented.
 std::string commentLines(const std::string& note, std::size_t width = 100)
@@ -454,15 +468,9 @@ private:
     // `set -euo pipefail` names each one and where it came from, and a note lists them.
     std::string requireOutsideValues(std::string script)
     {
-        static const std::regex assigned(R"((?:^|[\s;])(?:export\s+|local\s+|readonly\s+)?([A-Za-z_][A-Za-z0-9_]*)\+?=)",
-                                         std::regex::multiline);
-        static const std::regex loopVar(R"(\bfor\s+([A-Za-z_][A-Za-z0-9_]*)\s+in\b)");
         static const std::regex bareUse(R"(\$\{([A-Za-z_][A-Za-z0-9_]*)\})");
         const std::string code = withoutComments(script);
-        std::set<std::string> set;
-        for (const std::regex* re : {&assigned, &loopVar})
-            for (auto it = std::sregex_iterator(code.begin(), code.end(), *re); it != std::sregex_iterator(); ++it)
-                set.insert((*it)[1].str());
+        const std::set<std::string> set = namesSetIn(code);
         std::vector<std::string> outside;
         for (auto it = std::sregex_iterator(code.begin(), code.end(), bareUse); it != std::sregex_iterator(); ++it) {
             const std::string name = (*it)[1].str();
@@ -1911,15 +1919,10 @@ ExportResult exportLauncher(const PlanDocument& doc, const ExportOptions& option
     // environment, its *_ARGS arrays) would read the launcher's value, not the environment's:
     // those defaults are written as read. (The original's own exports, written again with
     // their hooks, give the flags the same value.)
-    static const std::regex assigned(R"((?:^|[\s;])(?:export\s+|local\s+|readonly\s+)?([A-Za-z_][A-Za-z0-9_]*)\+?=)",
-                                     std::regex::multiline);
-    const std::string code = withoutComments(r.script);
     std::set<std::string> clash;
-    for (auto it = std::sregex_iterator(code.begin(), code.end(), assigned); it != std::sregex_iterator(); ++it) {
-        const std::string name = (*it)[1].str();
+    for (const std::string& name : namesSetIn(withoutComments(r.script)))
         if (first.hookedNames().count(name) && !(options.original && options.original->environment_raw.count(name)))
             clash.insert(name);
-    }
     return clash.empty() ? r : Exporter(doc, options, clash).run();
 }
 
