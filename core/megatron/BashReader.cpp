@@ -738,8 +738,8 @@ void BashReader::noteEnvDefault(const std::string& name, const std::string& text
         texts.push_back(text);
 }
 
-std::vector<BashReader::FieldReads> BashReader::fieldReads(const std::string& raw, const std::vector<std::string>& fields,
-                                                         const std::vector<std::string>& reads) const
+std::vector<WordReads> BashReader::fieldReads(const std::string& raw, const std::vector<std::string>& fields,
+                                              const std::vector<std::string>& reads) const
 {
     // "$@" and $N of a call whose arguments' reads are known: each its own.
     std::string_view word = raw;
@@ -765,7 +765,7 @@ std::vector<BashReader::FieldReads> BashReader::fieldReads(const std::string& ra
     if (elements != m_elementReads.end() && elements->second->size() == fields.size())
         if (const auto array = m_arrays.find(elements->first); array != m_arrays.end() && array->second == fields)
             return *elements->second;
-    return std::vector<FieldReads>(fields.size(), FieldReads{reads, fields.size() == 1});
+    return std::vector<WordReads>(fields.size(), WordReads{reads, fields.size() == 1});
 }
 
 void BashReader::noteValueRead(const std::string& name)
@@ -3007,7 +3007,7 @@ void BashReader::touchFunction(const std::string& name)
 }
 
 void BashReader::callFunction(const std::string& name, std::vector<std::string> args, bool unknownArgs,
-                              std::vector<std::string> warnings, int line, std::vector<FieldReads> argReads)
+                              std::vector<std::string> warnings, int line, std::vector<WordReads> argReads)
 {
     Function& f = m_functions.at(name);
     f.called = true;
@@ -3793,12 +3793,12 @@ bool BashReader::applyAssignment(const RawWord& word, int line, bool exported)
     if (word.array_assign) {
         m_opaqueVars.erase(name);   // elements split as written; the array is no one substitution
         std::vector<std::string> values;
-        std::vector<FieldReads> reads;   // per value: what its element read
+        std::vector<WordReads> reads;   // per value: what its element read
         for (const std::string& e : word.elements) {
             std::vector<std::string> before;
             before.swap(m_valueReads);
             std::vector<std::string> fields = expandWord(e, line);
-            const std::vector<FieldReads> own = fieldReads(e, fields, m_valueReads);
+            const std::vector<WordReads> own = fieldReads(e, fields, m_valueReads);
             values.insert(values.end(), fields.begin(), fields.end());
             reads.insert(reads.end(), own.begin(), own.end());
             addEnv(before, m_valueReads);
@@ -3810,17 +3810,17 @@ bool BashReader::applyAssignment(const RawWord& word, int line, bool exported)
         if (!append) {
             arr.clear();
             if (auto it = m_vars.find(name); it != m_vars.end()) m_vars.erase(it);
-            m_elementReads[name] = std::make_shared<std::vector<FieldReads>>(std::move(reads));
+            m_elementReads[name] = std::make_shared<std::vector<WordReads>>(std::move(reads));
         } else if (auto it = m_vars.find(name); it != m_vars.end()) {
             arr.insert(arr.begin(), it->second);
             m_vars.erase(it);
             m_elementReads.erase(name);
         } else if (parallel) {
             if (elementReads->second.use_count() > 1)
-                elementReads->second = std::make_shared<std::vector<FieldReads>>(*elementReads->second);
+                elementReads->second = std::make_shared<std::vector<WordReads>>(*elementReads->second);
             elementReads->second->insert(elementReads->second->end(), reads.begin(), reads.end());
         } else if (arr.empty()) {
-            m_elementReads[name] = std::make_shared<std::vector<FieldReads>>(std::move(reads));
+            m_elementReads[name] = std::make_shared<std::vector<WordReads>>(std::move(reads));
         } else {
             m_elementReads.erase(name);
         }
@@ -4192,10 +4192,8 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
         std::vector<std::string> fields = expandWord(words[a].text, cmd.line);
         if (fields.empty())
             addEnv(out.vanished_environment_reads, m_valueReads);
-        for (FieldReads& f : fieldReads(words[a].text, fields, m_valueReads)) {
-            out.word_environment_reads.push_back(std::move(f.names));
-            out.word_reads_exact.push_back(f.exact);
-        }
+        for (WordReads& f : fieldReads(words[a].text, fields, m_valueReads))
+            out.word_reads.push_back(std::move(f));
         out.words.insert(out.words.end(), fields.begin(), fields.end());
         addEnv(commandValueReads, m_valueReads);
     }
@@ -4230,9 +4228,9 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
     }();
     if (call) {
         // What each argument read, for the function's "$@" and $1 ... (fieldReads).
-        std::vector<FieldReads> callReads;
-        for (std::size_t k = 1; k < out.words.size() && k < out.word_environment_reads.size() && k < out.word_reads_exact.size(); ++k)
-            callReads.push_back({out.word_environment_reads[k], out.word_reads_exact[k]});
+        std::vector<WordReads> callReads;
+        if (out.word_reads.size() == out.words.size())
+            callReads.assign(out.word_reads.begin() + 1, out.word_reads.end());
         callFunction(out.words.front(), std::vector<std::string>(out.words.begin() + 1, out.words.end()), scriptArgs,
                      std::move(out.warnings), cmd.line, std::move(callReads));
     }

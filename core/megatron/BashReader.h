@@ -33,6 +33,18 @@
 
 namespace hapmoe {
 
+// What one word of an expansion read from outside the script, directly or through the
+// variables and arrays set from it: the variables it does not set, and those it sets only as
+// a default (DATA_HOME=${DATA_HOME:-/data/mix}). Their value as read is in the word, so it
+// would differ under another environment. Names only (not the script's own arguments).
+struct WordReads {
+    std::vector<std::string> names;
+    // The reads are the word's own: true for a word written as one (or an element of
+    // "${ARGS[@]}"), false for the words bash split from one value ($ARGS), which share the
+    // reads of the whole value.
+    bool exact = false;
+};
+
 // One simple command after expansion (assignments already applied).
 struct ShellCommand {
     std::vector<std::string> words;
@@ -49,16 +61,8 @@ struct ShellCommand {
     // export is not in its environment.
     std::vector<std::string> exported;
     std::map<std::string, std::string> exported_raw;
-    // Per word, the variables from outside the script its expansion read, directly or through
-    // the variables and arrays set from them: those it does not set, and those it sets only as
-    // a default (DATA_HOME=${DATA_HOME:-/data/mix}). Their value as read is in the word, so it
-    // would differ under another environment. Names only (not the script's own arguments).
-    std::vector<std::vector<std::string>> word_environment_reads;
-    // Per word, whether those reads are its own: true for a word written as one (or an element
-    // of "${ARGS[@]}"), false for the words bash split from one value ($ARGS), which share the
-    // reads of the whole value.
-    std::vector<bool> word_reads_exact;
-    // The same for the words that expanded to no word at all (an empty $EXTRA_ARGS).
+    std::vector<WordReads> word_reads;   // per word
+    // The names read by the words that expanded to no word at all (an empty $EXTRA_ARGS).
     std::vector<std::string> vanished_environment_reads;
 };
 
@@ -179,15 +183,9 @@ private:
         bool in_else = false;
     };
     // A variable as it stood before a prefix assignment or `local` changed it.
-    // What one word of an expansion read from the environment (ShellCommand::word_environment_reads)
-    // and whether those reads are its own (ShellCommand::word_reads_exact).
-    struct FieldReads {
-        std::vector<std::string> names;
-        bool exact = false;
-    };
     // Per element of an array: shared, so that saving the reader's state copies no elements
     // (changed in place only while no saved state shares it).
-    using ElementReads = std::shared_ptr<std::vector<FieldReads>>;
+    using ElementReads = std::shared_ptr<std::vector<WordReads>>;
     struct SavedVariable {
         std::string name;
         std::optional<std::string> var, raw;
@@ -220,7 +218,7 @@ private:
     struct Frame {
         std::string function;
         std::vector<std::string> args;       // $1 ... as the call passes them
-        std::vector<FieldReads> arg_reads;   // what each read from the environment, when known (else empty)
+        std::vector<WordReads> arg_reads;   // what each read from the environment, when known (else empty)
         // The call passes the script's own arguments ("$@"), which the text does not give:
         // past the known ones its positional parameters stay unknown, as the script's are.
         bool unknown_args = false;
@@ -250,7 +248,7 @@ private:
         std::vector<std::string> exported;   // m_exportOrder
         std::size_t frames = 0;
         std::vector<std::string> args;   // of the call under way (m_frames.back()), if any
-        std::vector<FieldReads> arg_reads;
+        std::vector<WordReads> arg_reads;
         std::size_t locals = 0;
         bool undecided_call = false;   // m_undecidedCall outside it
         std::map<std::string, std::vector<std::string>> env_derived;   // m_envDerived before it
@@ -367,7 +365,7 @@ private:
     void touchVariable(const std::string& name);
     void touchFunction(const std::string& name);
     void callFunction(const std::string& name, std::vector<std::string> args, bool unknownArgs,
-                      std::vector<std::string> warnings, int line, std::vector<FieldReads> argReads = {});
+                      std::vector<std::string> warnings, int line, std::vector<WordReads> argReads = {});
     void execute(const RawCommand& cmd, std::size_t firstWord);
     SavedVariable saveVariable(const std::string& name) const;
     void restoreVariable(const SavedVariable& saved);
@@ -521,7 +519,7 @@ private:
     // The reads of each field `raw` expanded to (given as `fields`; `reads` are those of the
     // whole expansion): an element's own for "${NAME[@]}" of an array m_elementReads knows,
     // else the whole expansion's, which are a field's own only when it is the one field.
-    std::vector<FieldReads> fieldReads(const std::string& raw, const std::vector<std::string>& fields,
+    std::vector<WordReads> fieldReads(const std::string& raw, const std::vector<std::string>& fields,
                                        const std::vector<std::string>& reads) const;
     std::set<std::string> m_unsetByScript;   // `unset NAME`: empty in any environment
     std::vector<std::string> m_conditionEnv;   // what the last evalCondition read from outside

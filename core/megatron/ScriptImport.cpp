@@ -537,13 +537,9 @@ private:
         m_out.entry_script = w[i];
         m_args.assign(w.begin() + static_cast<std::ptrdiff_t>(i) + 1, w.end());
         m_argReads.clear();
-        if (cmd.word_environment_reads.size() == w.size())
-            m_argReads.assign(cmd.word_environment_reads.begin() + static_cast<std::ptrdiff_t>(i) + 1,
-                              cmd.word_environment_reads.end());
+        if (cmd.word_reads.size() == w.size())
+            m_argReads.assign(cmd.word_reads.begin() + static_cast<std::ptrdiff_t>(i) + 1, cmd.word_reads.end());
         m_argReads.resize(m_args.size());
-        m_argReadsExact.assign(m_args.size(), false);
-        if (cmd.word_reads_exact.size() == w.size())
-            m_argReadsExact.assign(cmd.word_reads_exact.begin() + static_cast<std::ptrdiff_t>(i) + 1, cmd.word_reads_exact.end());
         m_out.vanished_environment_reads = cmd.vanished_environment_reads;
         m_out.environment_defaults = m_reader.environmentDefaults();
         // In 64 bits: each count is at most 1,000,000, their product is not an int.
@@ -623,9 +619,9 @@ private:
                     to.push_back(name);
             };
             for (std::size_t k = from; k < to && k < m_argReads.size(); ++k)
-                for (const std::string& name : m_argReads[k]) {
+                for (const std::string& name : m_argReads[k].names) {
                     add(flag.environment_reads, name);
-                    if (k < m_argReadsExact.size() && m_argReadsExact[k])
+                    if (m_argReads[k].exact)
                         add(flag.exact_environment_reads, name);
                 }
         };
@@ -1692,8 +1688,7 @@ private:
     std::vector<std::string> m_wrapperArgs;
     std::vector<std::string> m_launchEnvironment;   // env NAME=value before the launcher
     std::vector<std::string> m_args;
-    std::vector<std::vector<std::string>> m_argReads;   // per word of m_args: ShellCommand::word_environment_reads
-    std::vector<bool> m_argReadsExact;                  // and ShellCommand::word_reads_exact
+    std::vector<WordReads> m_argReads;   // per word of m_args: ShellCommand::word_reads
     std::map<std::string, std::vector<std::string>> m_flags;
     mutable std::set<std::string> m_nodeRankIndexes;   // "[${NODE_RANK}]" of the arrays read per node
     int m_recomputeNumLayers = 1;                      // --recompute-num-layers as given

@@ -23,10 +23,10 @@ namespace hapmoe {
 struct ScriptFlag {
     std::string name;                  // "--data-path"
     std::vector<std::string> values;   // may be empty for switches
-    // Variables from outside the script its words read (ShellCommand::word_environment_reads):
+    // Variables from outside the script its words read (ShellCommand::word_reads):
     // the value is the one they had when the script was read.
     std::vector<std::string> environment_reads;
-    // Those read by a word of its own (ShellCommand::word_reads_exact), not only by a value
+    // Those read by a word of its own (WordReads::exact), not only by a value
     // bash split into this flag's words and others.
     std::vector<std::string> exact_environment_reads;
 };
