@@ -1431,8 +1431,7 @@ private:
                 const auto defaults = m_opt.original->environment_defaults.find(name);
                 if (defaults == m_opt.original->environment_defaults.end())
                     continue;
-                const bool own = std::find(f.exact_environment_reads.begin(), f.exact_environment_reads.end(), name)
-                    != f.exact_environment_reads.end();
+                const bool own = readsItself(f, name);
                 auto holds = [&](const std::string& text) {
                     const bool distinctive = text.size() >= 3 && text.find_first_not_of("0123456789.-+eE") != std::string::npos;
                     return !text.empty() && (distinctive || own) && std::any_of(a.values.begin(), a.values.end(), [&](const std::string& v) {
@@ -1461,6 +1460,12 @@ private:
         return g;
     }
 
+    // The flag's own words read the variable (ScriptFlag::exact_environment_reads).
+    static bool readsItself(const ScriptFlag& f, const std::string& name)
+    {
+        return std::find(f.exact_environment_reads.begin(), f.exact_environment_reads.end(), name) != f.exact_environment_reads.end();
+    }
+
     // Rewrites a's one value as the original's hook on `name` where it can (see above) and
     // returns the name, else "".
     std::string hookFor(const std::string& name, const ScriptFlag& f, Arg& a)
@@ -1468,7 +1473,7 @@ private:
         // The plan was costed with these values: the environment must not change them.
         static const std::set<std::string> costed = {"--vocab-size", "--padded-vocab-size", "--recompute-modules"};
         if (a.values.size() != 1 || !ShellQuote::isValidName(name) || m_noHooks.count(name) || costed.count(f.name)
-            || std::find(f.exact_environment_reads.begin(), f.exact_environment_reads.end(), name) == f.exact_environment_reads.end())
+            || !readsItself(f, name))
             return {};
         const auto defaults = m_opt.original->environment_defaults.find(name);
         if (defaults == m_opt.original->environment_defaults.end())
