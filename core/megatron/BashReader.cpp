@@ -738,6 +738,17 @@ void BashReader::noteEnvDefault(const std::string& name, const std::string& text
         texts.push_back(text);
 }
 
+void BashReader::noteEnvSwitch(const std::string& name, const std::string& words)
+{
+    const std::size_t first = words.find_first_not_of(" \t\n");
+    if (name.empty() || !isNameStart(name[0]) || m_unsetByScript.count(name) || first == std::string::npos)
+        return;
+    const std::string text = words.substr(first, words.find_last_not_of(" \t\n") + 1 - first);
+    std::vector<std::string>& texts = m_envSwitches[name];
+    if (std::find(texts.begin(), texts.end(), text) == texts.end())
+        texts.push_back(text);
+}
+
 std::vector<WordReads> BashReader::fieldReads(const std::string& raw, const std::vector<std::string>& fields,
                                               const std::vector<std::string>& reads) const
 {
@@ -791,6 +802,12 @@ void BashReader::noteNameRead(const std::string& name, bool isSet)
     if (auto it = m_valueDerived.find(name); it != m_valueDerived.end())
         for (const std::string& what : it->second)
             noteValueRead(what);
+}
+
+bool BashReader::derivesFromItself(const std::string& name) const
+{
+    const auto it = m_valueDerived.find(name);
+    return it != m_valueDerived.end() && std::find(it->second.begin(), it->second.end(), name) != it->second.end();
 }
 
 void BashReader::addEnv(std::vector<std::string>& to, const std::vector<std::string>& from)
@@ -2083,6 +2100,10 @@ void BashReader::evalText(const RawCommand& cmd, std::size_t w, std::size_t firs
     std::size_t a = w + 1;
     if (a < cmd.words.size() && cmd.words[a].text == "--")
         ++a;
+    // What the text was computed from outside the script goes with every word of the commands
+    // it runs, as with the words bash splits from one value (ShellCommand::word_reads).
+    std::vector<std::string> outerReads;
+    outerReads.swap(m_valueReads);
     for (; a < cmd.words.size(); ++a)
         for (const std::string& field : expandWord(cmd.words[a].text, cmd.line)) {
             if (!first)
@@ -2090,6 +2111,10 @@ void BashReader::evalText(const RawCommand& cmd, std::size_t w, std::size_t firs
             text += field;
             first = false;
         }
+    std::vector<std::string> textReads = m_evalReads;
+    addEnv(textReads, m_valueReads);
+    m_valueReads.swap(outerReads);
+    addEnv(m_valueReads, outerReads);
     if (text.find_first_not_of(" \t\n") == npos)
         return;   // eval with nothing to run: status 0
     m_evalBytes += text.size();
@@ -2119,12 +2144,14 @@ void BashReader::evalText(const RawCommand& cmd, std::size_t w, std::size_t firs
     // NAME=value eval ...: the assignments hold while the text runs (bash's default mode).
     const std::vector<SavedVariable> hidden = applyTemporarily(cmd, firstAssign, w);
     ++m_evalDepth;
+    textReads.swap(m_evalReads);
     try {
         run(commands);
     } catch (const InputError& e) {
         // A body the text opens and does not close, found as it runs.
         warn(cmd.line, "eval's text does not parse (" + e.detail() + "); bash reports a syntax error there and runs none of it");
     }
+    textReads.swap(m_evalReads);
     --m_evalDepth;
     restoreVariables(hidden);
 }
@@ -4192,8 +4219,13 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
         std::vector<std::string> fields = expandWord(words[a].text, cmd.line);
         if (fields.empty())
             addEnv(out.vanished_environment_reads, m_valueReads);
-        for (WordReads& f : fieldReads(words[a].text, fields, m_valueReads))
+        for (WordReads& f : fieldReads(words[a].text, fields, m_valueReads)) {
+            if (!m_evalReads.empty()) {
+                addEnv(f.names, m_evalReads);   // a word of an eval'd text shares the text's reads
+                f.exact = false;
+            }
             out.word_reads.push_back(std::move(f));
+        }
         out.words.insert(out.words.end(), fields.begin(), fields.end());
         addEnv(commandValueReads, m_valueReads);
     }
@@ -4892,7 +4924,10 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
         }
         return;
     case '+':
-        if (!useDefault) emitWord(word, false);
+        if (!useDefault)
+            emitWord(word, false);
+        else if (!positional && !isList && (!isSet || derivesFromItself(name)))
+            noteEnvSwitch(name, word);   // words the environment would switch on (also after USE_FP8=${USE_FP8:-})
         return;
     case '?':
         if (useDefault) {

@@ -91,6 +91,9 @@ public:
     // For each variable the script read while it was unset, the texts its defaults gave
     // (${DATA_HOME:-/data/mix} -> "/data/mix"), in the order first given.
     const std::map<std::string, std::vector<std::string>>& environmentDefaults() const { return m_envDefaults; }
+    // For each variable the script read unset that switches words on when it is set, the words
+    // as written (${USE_FP8:+--fp8-format hybrid} -> "--fp8-format hybrid"), in the order first read.
+    const std::map<std::string, std::vector<std::string>>& environmentSwitches() const { return m_envSwitches; }
     // "NAME=value" for every exported variable, in the order first exported.
     std::vector<std::string> exportedVariables() const;
     // Where each "--flag" is written: the lines (1-based, in order, once per line) of the words
@@ -511,7 +514,12 @@ private:
     // the value does not hold. m_valueReads collects them while an expansion reads.
     std::map<std::string, std::vector<std::string>> m_valueDerived;
     std::vector<std::string> m_valueReads;
+    // While eval runs a text: what the text was computed from (evalText).
+    std::vector<std::string> m_evalReads;
     void noteValueRead(const std::string& name);
+    // Whether the variable's value came from the environment's variable of the same name
+    // (USE_FP8=${USE_FP8:-}).
+    bool derivesFromItself(const std::string& name) const;
     // Per element of an array set as ( ... ) and appended to so, what that element's value was
     // computed from (m_valueDerived holds the union): a launch command's "${ARGS[@]}" words
     // each take their own. Dropped when the array is changed any other way.
@@ -564,7 +572,9 @@ private:
     // each stands for ("$1", "SLURM_NNODES"): in a condition they read as empty, as $1 does.
     std::map<std::string, std::string> m_keptRefs;
     std::map<std::string, std::vector<std::string>> m_envDefaults;   // environmentDefaults()
+    std::map<std::string, std::vector<std::string>> m_envSwitches;   // environmentSwitches()
     void noteEnvDefault(const std::string& name, const std::string& text);
+    void noteEnvSwitch(const std::string& name, const std::string& words);
     // While a condition is read again with what read as empty marked (noteEmptyComparison).
     bool m_emptySentinel = false;
     static constexpr char kEmptySentinel = '\x1f';

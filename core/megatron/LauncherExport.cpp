@@ -1250,8 +1250,8 @@ private:
         if (const std::vector<std::string>* types = originalValues("--moe-router-load-balancing-type"))
             for (const std::string& v : *types)
                 balancingDropped.push_back(headOnlyValue("--moe-router-load-balancing-type", ShellQuote::unquoted(v)));
-        // Megatron-LM builds one vocabulary for every stage: padded for the TP of each, so for
-        // their least common multiple (one TP in a Megatron-LM plan).
+        // A --padded-vocab-size is the one size of every stage (every FlagScale mesh too), so it
+        // is padded for the least common multiple of their TPs (one TP in a Megatron-LM plan).
         int tpMultiple = 1;
         for (const StagePlan& st : plan.stages)
             tpMultiple = std::lcm(tpMultiple, std::max(1, st.tp));
@@ -1525,6 +1525,14 @@ private:
         if (!vanished.empty())
             m_notes.push_back("the original's launch command also takes arguments from " + join(vanished, ", ")
                               + ", which gave none when it was read; add any such arguments here");
+        // Words a variable of the environment switches on (${USE_FP8:+--fp8-format hybrid}).
+        std::vector<std::string> switched;
+        for (const auto& [name, words] : m_opt.original->environment_switches)
+            switched.push_back(name + " (" + join(words, "; ") + ")");
+        if (!switched.empty())
+            m_notes.push_back("the original's launch command switches on these words when a variable of its environment is set; "
+                              "each was unset when the original was read, so neither the plan nor this launcher has them: "
+                              + join(switched, ", ") + ". Add them here if the run needs them");
     }
 
     std::string quoteValue(const Arg& a, const std::string& v) const

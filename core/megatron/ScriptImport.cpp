@@ -542,6 +542,28 @@ private:
         m_argReads.resize(m_args.size());
         m_out.vanished_environment_reads = cmd.vanished_environment_reads;
         m_out.environment_defaults = m_reader.environmentDefaults();
+        // Words the environment would have switched on: not in the command that is read.
+        // The command read them through its words ($ARGS holding the switch) or through the
+        // words that vanished.
+        std::set<std::string> commandReads(cmd.vanished_environment_reads.begin(), cmd.vanished_environment_reads.end());
+        for (const WordReads& r : cmd.word_reads)
+            commandReads.insert(r.names.begin(), r.names.end());
+        for (const auto& sw : m_reader.environmentSwitches()) {
+            const std::string& name = sw.first;
+            // Flags ("--use-legacy-models"), not a launcher's own options (mpirun -x NAME).
+            const bool flags = std::any_of(sw.second.begin(), sw.second.end(), [](const std::string& words) {
+                return words.rfind("--", 0) == 0 || words.find(" --") != std::string::npos || words.find("\t--") != std::string::npos;
+            });
+            if (!flags || !commandReads.count(name))
+                continue;
+            m_out.environment_switches.insert(sw);
+            std::vector<std::string> forms;
+            for (const std::string& words : sw.second)
+                forms.push_back("${" + name + ":+" + words + "}");
+            warn(at() + name + " is not set when the script is read, so " + join(forms, " and ")
+                 + " adds nothing to the launch command; give " + name
+                 + " a value in the script's environment to read the command with it");
+        }
         // In 64 bits: each count is at most 1,000,000, their product is not an int.
         long long world = m_out.nproc_per_node > 0 ? static_cast<long long>(m_out.nnodes) * m_out.nproc_per_node : 0;
         if (!m_out.node_processes.empty()) {

@@ -123,6 +123,9 @@ struct ImportedScript {
     // For each variable of the environment the script read unset, the texts its defaults gave
     // (BashReader::environmentDefaults).
     std::map<std::string, std::vector<std::string>> environment_defaults;
+    // For each variable of the environment the launch command read unset to switch words on
+    // (${USE_FP8:+--fp8-format hybrid}), those words as written (BashReader::environmentSwitches).
+    std::map<std::string, std::vector<std::string>> environment_switches;
     std::vector<std::string> environment;     // "NAME=value" exports seen
     std::map<std::string, std::string> environment_raw;   // NAME -> its assignment as written
                                                            // ("${NAME:-4}"), for those exports

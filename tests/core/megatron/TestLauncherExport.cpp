@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <fstream>
 #include <numeric>
+#include <sstream>
 #include <set>
 
 using namespace hapmoe;
@@ -920,7 +921,8 @@ private slots:
         const std::string switches = notesOf("torchrun --nproc_per_node=8 pretrain_gpt.py " + model
                                              + " ${USE_FP8:+--fp8-format hybrid} ${MORE:-}\n");
         QVERIFY2(switches.find("takes arguments from MORE, which gave none") != std::string::npos, switches.c_str());
-        QVERIFY(switches.find("USE_FP8") == std::string::npos);
+        QVERIFY2(switches.find("takes arguments from MORE, USE_FP8") == std::string::npos, switches.c_str());
+        QVERIFY(switches.find("switches on these words") != std::string::npos);   // environmentSwitchesAreNamed
 
         // Given in the environment of the reading, the values are the user's: nothing to name.
         ScriptInputs in;
@@ -935,6 +937,83 @@ private slots:
         QVERIFY2(rg.ok, rg.refusal.c_str());
         QVERIFY(rg.script.find("--data-path /mnt/corpus/train") != std::string::npos);
         QVERIFY(!hasNote(rg, "values from the original's environment"));
+    }
+
+    void environmentSwitchesAreNamed()
+    {
+        // ${VP_SIZE:+--num-layers-per-virtual-pipeline-stage $VP_SIZE} gives no word while
+        // VP_SIZE is unset, and the plan is read without it: the import warns and the launcher
+        // names the words, whether the switch is in the launch command, in a string of flags it
+        // splits ($ARGS), or in a text eval runs; also after USE_FP8=${USE_FP8:-}, which sets
+        // the name from the environment. A launcher's own option (mpirun -x NAME) is not named,
+        // nor a switch the script itself turns off (PP_l= ...) or the environment turns on.
+        const std::string model = "--num-layers 32 --hidden-size 4096 --num-attention-heads 32 --seq-length 4096 "
+                                  "--max-position-embeddings 32768 --bf16";
+        const std::string vpp = "--num-layers-per-virtual-pipeline-stage $VP_SIZE";
+        const std::string note = "the original's launch command switches on these words when a variable of its "
+                                 "environment is set; each was unset when the original was read, so neither the plan "
+                                 "nor this launcher has them: ";
+        auto warnedFor = [](const ImportedScript& s, const std::string& name) {
+            return std::any_of(s.warnings.begin(), s.warnings.end(), [&](const std::string& w) {
+                return w.find(name + " is not set when the script is read, so ${" + name + ":+") != std::string::npos;
+            });
+        };
+        const std::vector<std::string> scripts = {
+            "USE_FP8=${USE_FP8:-}\n"
+            "torchrun --nproc_per_node=8 pretrain_gpt.py " + model + " ${VP_SIZE:+" + vpp + "} ${USE_FP8:+--fp8-format hybrid}\n",
+            "USE_FP8=${USE_FP8:-}\n"
+            "ARGS=\"" + model + " ${VP_SIZE:+" + vpp + "} ${USE_FP8:+--fp8-format hybrid}\"\n"
+            "torchrun --nproc_per_node=8 pretrain_gpt.py $ARGS\n",
+            "USE_FP8=${USE_FP8:-}\n"
+            "build() { cmd=\"torchrun --nproc_per_node=8 pretrain_gpt.py " + model + " ${VP_SIZE:+" + vpp
+                + "} ${USE_FP8:+--fp8-format hybrid}\"; }\n"
+            "build\n"
+            "eval \"echo starting; $cmd\"\n",
+        };
+        for (const std::string& text : scripts) {
+            ExportOptions o;
+            o.original = importMegatronScript(text, "switches.sh");
+            const ImportedScript& s = *o.original;
+            QVERIFY2(warnedFor(s, "VP_SIZE") && warnedFor(s, "USE_FP8"), text.c_str());
+            QCOMPARE(s.environment_switches.at("VP_SIZE"), std::vector<std::string>{vpp});
+            QCOMPARE(s.environment_switches.at("USE_FP8"), std::vector<std::string>{"--fp8-format hybrid"});
+            QCOMPARE(s.parallel.vpp, 1);   // read without the switch
+            const ExportResult r = exportLauncher(megatronPlan(), o);
+            QVERIFY2(r.ok, r.refusal.c_str());
+            QVERIFY2(hasNote(r, note + "USE_FP8 (--fp8-format hybrid), VP_SIZE (" + vpp + "). Add them here if the run needs them"),
+                     text.c_str());
+            std::istringstream lines(r.script);   // in the header's note only
+            for (std::string line; std::getline(lines, line);)
+                QVERIFY2(line.rfind("#", 0) == 0 || line.find("--fp8-format") == std::string::npos, line.c_str());
+        }
+        // The words of an eval'd text share what the text was computed from: a path default is
+        // named for its flag (written as read: no hook through eval).
+        ExportOptions evaled;
+        evaled.original = importMegatronScript("DATA_HOME=${DATA_HOME:-/data/mix}\n"
+                                               "cmd=\"torchrun --nproc_per_node=8 pretrain_gpt.py " + model
+                                                   + " --data-path $DATA_HOME/train --split 949,50,1\"\n"
+                                               "eval $cmd\n",
+                                               "evaled.sh");
+        const ExportResult re = exportLauncher(megatronPlan(), evaled);
+        QVERIFY2(re.ok, re.refusal.c_str());
+        QVERIFY(re.script.find("--data-path /data/mix/train") != std::string::npos);
+        QVERIFY(hasNote(re, "(its defaults where unset): DATA_HOME (--data-path). Edit them here"));
+
+        // Not named: an option of the command before the entry script that is no flag of the
+        // model's (mpirun -x), a name the script sets empty itself, a name the environment sets.
+        ScriptInputs in;
+        in.environment = {{"USE_FP8", "1"}};
+        ExportOptions quiet;
+        quiet.original = importMegatronScript("PP_l=\n"
+                                              "torchrun ${LD_LIBRARY_PATH:+-x LD_LIBRARY_PATH} --nproc_per_node=8 pretrain_gpt.py "
+                                                  + model + " ${PP_l:+--num-layers-per-virtual-pipeline-stage $PP_l}"
+                                                  " ${USE_FP8:+--fp8-format hybrid}\n",
+                                              "quiet.sh", in);
+        QVERIFY(quiet.original->environment_switches.empty());
+        QVERIFY(!warnedFor(*quiet.original, "LD_LIBRARY_PATH") && !warnedFor(*quiet.original, "PP_l"));
+        const ExportResult rq = exportLauncher(megatronPlan(), quiet);
+        QVERIFY2(rq.ok, rq.refusal.c_str());
+        QVERIFY(!hasNote(rq, "switches on these words"));
     }
 
     void launcherVariablesAreReserved()
