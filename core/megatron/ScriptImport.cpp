@@ -701,11 +701,45 @@ private:
             if (m_flags.count(flag.name) && mappedFlags().count(flag.name))
                 warn(atEvery(flag.name) + flag.name + " is given more than once; the last value is used");
             readsOf(start, i, flag);
+            dropLiteralReads(flag, attached);
             m_flags[flag.name] = flag.values;
             m_out.given_flags.insert(flag.name);
             if (!mappedFlags().count(flag.name))
                 m_out.other_flags.push_back(std::move(flag));
         }
+    }
+
+    // A flag with its values written as they are in the script's text ("--data-path
+    // /data/mix/train" in ARGS="... ${CKPT:-/data/mix} ..."), whose words read variables only
+    // as words bash split from one value: its values are the text's, not those variables'.
+    void dropLiteralReads(ScriptFlag& flag, bool attached) const
+    {
+        if (flag.values.empty() || flag.environment_reads.size() == flag.exact_environment_reads.size())
+            return;
+        std::string written = flag.name;
+        for (std::size_t k = 0; k < flag.values.size(); ++k)
+            written += (k == 0 && attached ? "=" : " ") + flag.values[k];
+        if (m_flatText.empty()) {
+            // The text with line continuations joined, each run of blanks one space and no
+            // quote characters ("--data-path" "/data/mix/train").
+            m_flatText.reserve(m_text.size() + 1);
+            m_flatText.push_back(' ');
+            for (std::size_t k = 0; k < m_text.size(); ++k) {
+                const char c = m_text[k];
+                if (c == '"' || c == '\'')
+                    continue;
+                const bool continuation = c == '\\' && k + 1 < m_text.size() && m_text[k + 1] == '\n';
+                const bool blank = continuation || c == ' ' || c == '\t' || c == '\r' || c == '\n';
+                if (continuation)
+                    ++k;
+                if (!blank)
+                    m_flatText.push_back(c);
+                else if (m_flatText.back() != ' ')
+                    m_flatText.push_back(' ');
+            }
+        }
+        if (m_flatText.find(written) != std::string::npos)
+            flag.environment_reads = flag.exact_environment_reads;
     }
 
     // A whole word that is a variable the script does not set, kept as ${NAME} by the reader.
@@ -1702,6 +1736,7 @@ private:
     }
 
     std::string m_text;
+    mutable std::string m_flatText;   // dropLiteralReads
     BashReader m_reader;
     ImportedScript m_out;
     std::size_t m_launchStart = 0;

@@ -924,6 +924,14 @@ private slots:
         QVERIFY2(switches.find("takes arguments from MORE, USE_FP8") == std::string::npos, switches.c_str());
         QVERIFY(switches.find("switches on these words") != std::string::npos);   // environmentSwitchesAreNamed
 
+        // In a string of flags bash splits, a value written in the text as it is read is the
+        // text's, though it holds a default's text: /data/mix/train is named for no variable,
+        // CKPT's /data/mix is (--save), also across a line continuation.
+        const std::string literal = notesOf("OTHER=\"--data-path /data/mix/train_text_document \\\n"
+                                            "  --save ${CKPT:-/data/mix} --tensorboard-dir \\\n  \"/logs/tb/run\"\"\n"
+                                            "torchrun --nproc_per_node=8 pretrain_gpt.py " + model + " $OTHER\n");
+        QVERIFY2(literal.find("(its defaults where unset): CKPT (--save). Edit") != std::string::npos, literal.c_str());
+
         // Given in the environment of the reading, the values are the user's: nothing to name.
         ScriptInputs in;
         in.environment = {{"DATA_HOME", "/mnt/corpus"}, {"CKPT_DIR", "/mnt/ckpt"}, {"LOG_INTERVAL", "1"}, {"MORE_ARGS", ""}};
