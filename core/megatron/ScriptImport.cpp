@@ -720,14 +720,19 @@ private:
         for (std::size_t k = 0; k < flag.values.size(); ++k)
             written += (k == 0 && attached ? "=" : " ") + flag.values[k];
         if (m_flatText.empty()) {
-            // The text with line continuations joined, each run of blanks one space and no
-            // quote characters ("--data-path" "/data/mix/train").
+            // The text with line continuations joined, each run of blanks one space, no quote
+            // characters ("--data-path" "/data/mix/train") and no comments (a word that starts
+            // with #, to the end of its line).
             m_flatText.reserve(m_text.size() + 1);
             m_flatText.push_back(' ');
             for (std::size_t k = 0; k < m_text.size(); ++k) {
                 const char c = m_text[k];
                 if (c == '"' || c == '\'')
                     continue;
+                if (c == '#' && m_flatText.back() == ' ') {
+                    k = std::min(m_text.find('\n', k), m_text.size()) - 1;
+                    continue;
+                }
                 const bool continuation = c == '\\' && k + 1 < m_text.size() && m_text[k + 1] == '\n';
                 const bool blank = continuation || c == ' ' || c == '\t' || c == '\r' || c == '\n';
                 if (continuation)
@@ -738,8 +743,16 @@ private:
                     m_flatText.push_back(' ');
             }
         }
-        if (m_flatText.find(written) != std::string::npos)
-            flag.environment_reads = flag.exact_environment_reads;
+        // As whole words: "--save /ckpt" is not in "--save /ckpt2", nor "--save" in "--save-interval".
+        static const std::string before = " =(`", after = " ;)`|&";
+        for (std::size_t at = m_flatText.find(written); at != std::string::npos; at = m_flatText.find(written, at + 1)) {
+            const std::size_t end = at + written.size();
+            if (before.find(m_flatText[at - 1]) != std::string::npos
+                && (end == m_flatText.size() || after.find(m_flatText[end]) != std::string::npos)) {
+                flag.environment_reads = flag.exact_environment_reads;
+                return;
+            }
+        }
     }
 
     // A whole word that is a variable the script does not set, kept as ${NAME} by the reader.

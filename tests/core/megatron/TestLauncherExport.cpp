@@ -931,6 +931,13 @@ private slots:
                                             "  --save ${CKPT:-/data/mix} --tensorboard-dir \\\n  \"/logs/tb/run\"\"\n"
                                             "torchrun --nproc_per_node=8 pretrain_gpt.py " + model + " $OTHER\n");
         QVERIFY2(literal.find("(its defaults where unset): CKPT (--save). Edit") != std::string::npos, literal.c_str());
+        // The text holds the flag and its values as whole words outside comments: a comment
+        // that writes it, or a longer value ("--save /data/mix2"), is not the value read.
+        const std::string written = notesOf("# --save /data/mix\n"
+                                            "echo \"--save /data/mix2\"\n"
+                                            "OTHER=\"--split 949,50,1 --save ${CKPT:-/data/mix}\"\n"
+                                            "torchrun --nproc_per_node=8 pretrain_gpt.py " + model + " $OTHER\n");
+        QVERIFY2(written.find("(its defaults where unset): CKPT (--save). Edit") != std::string::npos, written.c_str());
 
         // Given in the environment of the reading, the values are the user's: nothing to name.
         ScriptInputs in;
