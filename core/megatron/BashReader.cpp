@@ -776,7 +776,8 @@ std::vector<WordReads> BashReader::fieldReads(const std::string& raw, const std:
     if (elements != m_elementReads.end() && elements->second->size() == fields.size())
         if (const auto array = m_arrays.find(elements->first); array != m_arrays.end() && array->second == fields)
             return *elements->second;
-    return std::vector<WordReads>(fields.size(), WordReads{reads, fields.size() == 1});
+    const auto shared = reads.empty() ? nullptr : std::make_shared<const std::vector<std::string>>(reads);
+    return std::vector<WordReads>(fields.size(), WordReads{shared, fields.size() == 1});
 }
 
 void BashReader::noteValueRead(const std::string& name)
@@ -4213,6 +4214,10 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
     // (m_envReads, what a condition's status depends on, is collected apart as before).
     std::vector<std::string> commandValueReads;
     commandValueReads.swap(m_valueReads);
+    std::shared_ptr<const std::vector<std::string>> evalShared;   // m_evalReads, shared
+    // Each word's own reads with m_evalReads, by the list they were made from (held, so that
+    // no other list takes its address).
+    std::map<std::shared_ptr<const std::vector<std::string>>, std::shared_ptr<const std::vector<std::string>>> evalMerged;
     for (std::size_t a = w; a < words.size(); ++a) {
         if (words[a].array_assign) continue;
         m_valueReads.clear();
@@ -4221,7 +4226,24 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
             addEnv(out.vanished_environment_reads, m_valueReads);
         for (WordReads& f : fieldReads(words[a].text, fields, m_valueReads)) {
             if (!m_evalReads.empty()) {
-                addEnv(f.names, m_evalReads);   // a word of an eval'd text shares the text's reads
+                // A word of an eval'd text shares the text's reads: once per list of reads,
+                // which the words split from one value share.
+                if (!f.names || f.names->empty()) {
+                    if (!evalShared)
+                        evalShared = std::make_shared<const std::vector<std::string>>(m_evalReads);
+                    f.names = evalShared;
+                } else {
+                    std::shared_ptr<const std::vector<std::string>>& both = evalMerged[f.names];
+                    if (!both) {
+                        std::vector<std::string> names = *f.names;
+                        std::set<std::string> own(names.begin(), names.end());
+                        for (const std::string& name : m_evalReads)
+                            if (own.insert(name).second)
+                                names.push_back(name);
+                        both = std::make_shared<const std::vector<std::string>>(std::move(names));
+                    }
+                    f.names = both;
+                }
                 f.exact = false;
             }
             out.word_reads.push_back(std::move(f));

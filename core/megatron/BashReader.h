@@ -38,11 +38,20 @@ namespace hapmoe {
 // a default (DATA_HOME=${DATA_HOME:-/data/mix}). Their value as read is in the word, so it
 // would differ under another environment. Names only (not the script's own arguments).
 struct WordReads {
-    std::vector<std::string> names;
+    // The variables from outside the script the word's value was computed from, in the order
+    // first read; null when none. Shared by the words bash splits from one value, which can be
+    // thousands of words sharing thousands of reads.
+    std::shared_ptr<const std::vector<std::string>> names;
     // The reads are the word's own: true for a word written as one (or an element of
     // "${ARGS[@]}"), false for the words bash split from one value ($ARGS), which share the
     // reads of the whole value.
     bool exact = false;
+
+    const std::vector<std::string>& list() const
+    {
+        static const std::vector<std::string> none;
+        return names ? *names : none;
+    }
 };
 
 // One simple command after expansion (assignments already applied).

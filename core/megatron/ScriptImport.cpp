@@ -547,7 +547,7 @@ private:
         // words that vanished.
         std::set<std::string> commandReads(cmd.vanished_environment_reads.begin(), cmd.vanished_environment_reads.end());
         for (const WordReads& r : cmd.word_reads)
-            commandReads.insert(r.names.begin(), r.names.end());
+            commandReads.insert(r.list().begin(), r.list().end());
         for (const auto& sw : m_reader.environmentSwitches()) {
             const std::string& name = sw.first;
             // Flags ("--use-legacy-models"), not a launcher's own options (mpirun -x NAME).
@@ -636,15 +636,15 @@ private:
         const FlagList& megatron = FlagList::megatron();
         const FlagList& flagscale = FlagList::flagscale();
         auto readsOf = [&](std::size_t from, std::size_t to, ScriptFlag& flag) {
-            auto add = [](std::vector<std::string>& to, const std::string& name) {
-                if (std::find(to.begin(), to.end(), name) == to.end())
-                    to.push_back(name);
-            };
+            // In the order first read, each once (a set, since a string of thousands of words
+            // can share thousands of reads).
+            std::set<std::string> seen, seenExact;
             for (std::size_t k = from; k < to && k < m_argReads.size(); ++k)
-                for (const std::string& name : m_argReads[k].names) {
-                    add(flag.environment_reads, name);
-                    if (m_argReads[k].exact)
-                        add(flag.exact_environment_reads, name);
+                for (const std::string& name : m_argReads[k].list()) {
+                    if (seen.insert(name).second)
+                        flag.environment_reads.push_back(name);
+                    if (m_argReads[k].exact && seenExact.insert(name).second)
+                        flag.exact_environment_reads.push_back(name);
                 }
         };
         for (std::size_t i = 0; i < m_args.size();) {
