@@ -747,6 +747,8 @@ void BashReader::noteEnvSwitch(const std::string& name, const std::string& words
     std::vector<std::string>& texts = m_envSwitches[name];
     if (std::find(texts.begin(), texts.end(), text) == texts.end())
         texts.push_back(text);
+    // Goes with the value as its reads do (ShellCommand::value_reads).
+    addEnv(m_valueReads, {"+" + name});
 }
 
 std::vector<WordReads> BashReader::fieldReads(const std::string& raw, const std::vector<std::string>& fields,
@@ -777,7 +779,7 @@ std::vector<WordReads> BashReader::fieldReads(const std::string& raw, const std:
         if (const auto array = m_arrays.find(elements->first); array != m_arrays.end() && array->second == fields)
             return *elements->second;
     const auto shared = reads.empty() ? nullptr : std::make_shared<const std::vector<std::string>>(reads);
-    return std::vector<WordReads>(fields.size(), WordReads{shared, fields.size() == 1});
+    return std::vector<WordReads>(fields.size(), WordReads{shared, fields.size() == 1, nullptr});
 }
 
 void BashReader::noteValueRead(const std::string& name)
@@ -4214,10 +4216,15 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
     // (m_envReads, what a condition's status depends on, is collected apart as before).
     std::vector<std::string> commandValueReads;
     commandValueReads.swap(m_valueReads);
-    std::shared_ptr<const std::vector<std::string>> evalShared;   // m_evalReads, shared
-    // Each word's own reads with m_evalReads, by the list they were made from (held, so that
-    // no other list takes its address).
-    std::map<std::shared_ptr<const std::vector<std::string>>, std::shared_ptr<const std::vector<std::string>>> evalMerged;
+    // A word of a text eval runs shares what the text was computed from.
+    const auto textReads = m_evalReads.empty() ? nullptr : std::make_shared<const std::vector<std::string>>(m_evalReads);
+    std::set<std::string> valueRead;
+    auto addValueReads = [&](const std::vector<std::string>& names) {
+        for (const std::string& name : names)
+            if (valueRead.insert(name).second)
+                out.value_reads.push_back(name);
+    };
+    addValueReads(m_evalReads);
     for (std::size_t a = w; a < words.size(); ++a) {
         if (words[a].array_assign) continue;
         m_valueReads.clear();
@@ -4225,30 +4232,12 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
         if (fields.empty())
             addEnv(out.vanished_environment_reads, m_valueReads);
         for (WordReads& f : fieldReads(words[a].text, fields, m_valueReads)) {
-            if (!m_evalReads.empty()) {
-                // A word of an eval'd text shares the text's reads: once per list of reads,
-                // which the words split from one value share.
-                if (!f.names || f.names->empty()) {
-                    if (!evalShared)
-                        evalShared = std::make_shared<const std::vector<std::string>>(m_evalReads);
-                    f.names = evalShared;
-                } else {
-                    std::shared_ptr<const std::vector<std::string>>& both = evalMerged[f.names];
-                    if (!both) {
-                        std::vector<std::string> names = *f.names;
-                        std::set<std::string> own(names.begin(), names.end());
-                        for (const std::string& name : m_evalReads)
-                            if (own.insert(name).second)
-                                names.push_back(name);
-                        both = std::make_shared<const std::vector<std::string>>(std::move(names));
-                    }
-                    f.names = both;
-                }
-                f.exact = false;
-            }
+            if (textReads)
+                f.text_names = textReads;
             out.word_reads.push_back(std::move(f));
         }
         out.words.insert(out.words.end(), fields.begin(), fields.end());
+        addValueReads(m_valueReads);
         addEnv(commandValueReads, m_valueReads);
     }
     m_valueReads.swap(commandValueReads);

@@ -46,11 +46,14 @@ struct WordReads {
     // "${ARGS[@]}"), false for the words bash split from one value ($ARGS), which share the
     // reads of the whole value.
     bool exact = false;
+    // For a word of a text eval runs: what that text was computed from, shared by all its
+    // words (never the word's own).
+    std::shared_ptr<const std::vector<std::string>> text_names;
 
-    const std::vector<std::string>& list() const
+    static const std::vector<std::string>& of(const std::shared_ptr<const std::vector<std::string>>& list)
     {
         static const std::vector<std::string> none;
-        return names ? *names : none;
+        return list ? *list : none;
     }
 };
 
@@ -71,6 +74,10 @@ struct ShellCommand {
     std::vector<std::string> exported;
     std::map<std::string, std::string> exported_raw;
     std::vector<WordReads> word_reads;   // per word
+    // What all its words read (and the text eval ran them from), in the order first read. A
+    // name that switched words on and gave none, being unset (${USE_FP8:+--fp8-format hybrid}),
+    // is there as "+USE_FP8", also where a variable or array the words read was set with it.
+    std::vector<std::string> value_reads;
     // The names read by the words that expanded to no word at all (an empty $EXTRA_ARGS).
     std::vector<std::string> vanished_environment_reads;
 };

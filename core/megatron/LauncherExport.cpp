@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <iomanip>
 #include <array>
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -1435,7 +1436,7 @@ private:
                 auto holds = [&](const std::string& text) {
                     const bool distinctive = text.size() >= 3 && text.find_first_not_of("0123456789.-+eE") != std::string::npos;
                     return !text.empty() && (distinctive || own) && std::any_of(a.values.begin(), a.values.end(), [&](const std::string& v) {
-                        return distinctive ? v.find(text) != std::string::npos : v == text;
+                        return distinctive ? holdsPart(v, text) : v == text;
                     });
                 };
                 if (std::none_of(defaults->second.begin(), defaults->second.end(), holds))
@@ -1458,6 +1459,21 @@ private:
         }
         noteFrozenEnvironment(frozen, kept);
         return g;
+    }
+
+    // Whether the value holds the text as a part of its own: not inside a longer name or
+    // number ("gpt" is a part of /logs/gpt/tb and gpt_run, not of gpt2-vocab.json).
+    static bool holdsPart(const std::string& value, const std::string& text)
+    {
+        auto alnum = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; };
+        for (std::size_t at = value.find(text); at != std::string::npos; at = value.find(text, at + 1)) {
+            const std::size_t end = at + text.size();
+            const bool starts = at == 0 || !alnum(value[at - 1]) || !alnum(text.front());
+            const bool ends = end == value.size() || !alnum(value[end]) || !alnum(text.back());
+            if (starts && ends)
+                return true;
+        }
+        return false;
     }
 
     // The flag's own words read the variable (ScriptFlag::exact_environment_reads).
@@ -1519,7 +1535,9 @@ private:
             const bool emptyDefault = d != defaults.end()
                 && std::any_of(d->second.begin(), d->second.end(), [](const std::string& text) { return text.find_first_not_of(" \t\n") == std::string::npos; });
             auto named = [&](const auto& e) { return e.first == name; };
-            if (emptyDefault && std::none_of(frozen.begin(), frozen.end(), named) && std::none_of(kept.begin(), kept.end(), named))
+            // A switch's empty default (USE_FP8=${USE_FP8:-}, then ${USE_FP8:+...}) has its own note.
+            if (emptyDefault && std::none_of(frozen.begin(), frozen.end(), named) && std::none_of(kept.begin(), kept.end(), named)
+                && !m_opt.original->environment_switches.count(name))
                 vanished.push_back(name);
         }
         if (!vanished.empty())

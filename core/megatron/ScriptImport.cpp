@@ -18,6 +18,7 @@
 #include <optional>
 #include <regex>
 #include <set>
+#include <sstream>
 
 // Flag meanings and defaults: ../shared/reference/megatron-and-flagscale.md sections 2, 3,
 // 4, 5 and 7 (Megatron-LM megatron/training/arguments.py validate_args and the dataclass
@@ -540,26 +541,32 @@ private:
         if (cmd.word_reads.size() == w.size())
             m_argReads.assign(cmd.word_reads.begin() + static_cast<std::ptrdiff_t>(i) + 1, cmd.word_reads.end());
         m_argReads.resize(m_args.size());
-        m_out.vanished_environment_reads = cmd.vanished_environment_reads;
+        // "+NAME" marks a switch that gave nothing (ShellCommand::value_reads), not a read.
+        auto isSwitchMark = [](const std::string& read) { return !read.empty() && read.front() == '+'; };
+        for (const std::string& read : cmd.vanished_environment_reads)
+            if (!isSwitchMark(read))
+                m_out.vanished_environment_reads.push_back(read);
         m_out.environment_defaults = m_reader.environmentDefaults();
-        // Words the environment would have switched on: not in the command that is read.
-        // The command read them through its words ($ARGS holding the switch) or through the
-        // words that vanished.
-        std::set<std::string> commandReads(cmd.vanished_environment_reads.begin(), cmd.vanished_environment_reads.end());
-        for (const WordReads& r : cmd.word_reads)
-            commandReads.insert(r.list().begin(), r.list().end());
-        for (const auto& sw : m_reader.environmentSwitches()) {
-            const std::string& name = sw.first;
-            // Flags ("--use-legacy-models"), not a launcher's own options (mpirun -x NAME).
-            const bool flags = std::any_of(sw.second.begin(), sw.second.end(), [](const std::string& words) {
-                return words.rfind("--", 0) == 0 || words.find(" --") != std::string::npos || words.find("\t--") != std::string::npos;
-            });
-            if (!flags || !commandReads.count(name))
+        // Words a variable of the environment would have switched on, where this command's
+        // words (or the variables and arrays they read) took the switch: not in the command
+        // that is read. Only Megatron-LM's and FlagScale's flags: the launcher writes its own
+        // options (torchrun's --master_addr, mpirun's -x NAME).
+        const auto& switches = m_reader.environmentSwitches();
+        for (const std::string& read : cmd.value_reads) {
+            const auto sw = isSwitchMark(read) ? switches.find(read.substr(1)) : switches.end();
+            if (sw == switches.end())
                 continue;
-            m_out.environment_switches.insert(sw);
-            std::vector<std::string> forms;
-            for (const std::string& words : sw.second)
+            const std::string& name = sw->first;
+            std::vector<std::string> flagWords, forms;
+            for (const std::string& words : sw->second) {
+                if (!holdsTargetFlag(words))
+                    continue;
+                flagWords.push_back(words);
                 forms.push_back("${" + name + ":+" + words + "}");
+            }
+            if (flagWords.empty())
+                continue;
+            m_out.environment_switches[name] = flagWords;
             warn(at() + name + " is not set when the script is read, so " + join(forms, " and ")
                  + " adds nothing to the launch command; give " + name
                  + " a value in the script's environment to read the command with it");
@@ -639,13 +646,18 @@ private:
             // In the order first read, each once (a set, since a string of thousands of words
             // can share thousands of reads).
             std::set<std::string> seen, seenExact;
-            for (std::size_t k = from; k < to && k < m_argReads.size(); ++k)
-                for (const std::string& name : m_argReads[k].list()) {
-                    if (seen.insert(name).second)
-                        flag.environment_reads.push_back(name);
-                    if (m_argReads[k].exact && seenExact.insert(name).second)
-                        flag.exact_environment_reads.push_back(name);
-                }
+            for (std::size_t k = from; k < to && k < m_argReads.size(); ++k) {
+                const WordReads& r = m_argReads[k];
+                for (const auto* list : {&WordReads::of(r.names), &WordReads::of(r.text_names)})
+                    for (const std::string& name : *list) {
+                        if (name.empty() || name.front() == '+')
+                            continue;   // a switch's mark, not a read
+                        if (seen.insert(name).second)
+                            flag.environment_reads.push_back(name);
+                        if (r.exact && list == &WordReads::of(r.names) && seenExact.insert(name).second)
+                            flag.exact_environment_reads.push_back(name);
+                    }
+            }
         };
         for (std::size_t i = 0; i < m_args.size();) {
             const std::string& t = m_args[i];
@@ -753,6 +765,20 @@ private:
                 return;
             }
         }
+    }
+
+    // Whether the words a switch gives hold a flag of Megatron-LM or FlagScale
+    // ("--fp8-format hybrid", "\"--use-legacy-models\"").
+    static bool holdsTargetFlag(const std::string& words)
+    {
+        std::istringstream in(words);
+        for (std::string w; in >> w;) {
+            w.erase(std::remove_if(w.begin(), w.end(), [](char c) { return c == '"' || c == '\''; }), w.end());
+            const std::string name = w.substr(0, w.find('='));
+            if (name.rfind("--", 0) == 0 && (FlagList::megatron().contains(name) || FlagList::flagscale().contains(name)))
+                return true;
+        }
+        return false;
     }
 
     // A whole word that is a variable the script does not set, kept as ${NAME} by the reader.

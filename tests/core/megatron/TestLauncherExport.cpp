@@ -931,6 +931,12 @@ private slots:
                                             "  --save ${CKPT:-/data/mix} --tensorboard-dir \\\n  \"/logs/tb/run\"\"\n"
                                             "torchrun --nproc_per_node=8 pretrain_gpt.py " + model + " $OTHER\n");
         QVERIFY2(literal.find("(its defaults where unset): CKPT (--save). Edit") != std::string::npos, literal.c_str());
+        // A default's text counts as a part of a value, not inside a longer name: MODEL_NAME's
+        // gpt gave /logs/gpt/tb, not /data/gpt2-vocab.json.
+        const std::string parts = notesOf("MODEL=${MODEL_NAME:-gpt}\nDATA=/data\n"
+                                          "OTHER=\"--vocab-file $DATA/gpt2-vocab.json --tensorboard-dir /logs/$MODEL/tb\"\n"
+                                          "torchrun --nproc_per_node=8 pretrain_gpt.py " + model + " $OTHER\n");
+        QVERIFY2(parts.find("(its defaults where unset): MODEL_NAME (--tensorboard-dir). Edit") != std::string::npos, parts.c_str());
         // The text holds the flag and its values as whole words outside comments: a comment
         // that writes it, or a longer value ("--save /data/mix2"), is not the value read.
         const std::string written = notesOf("# --save /data/mix\n"
@@ -984,6 +990,12 @@ private slots:
                 + "} ${USE_FP8:+--fp8-format hybrid}\"; }\n"
             "build\n"
             "eval \"echo starting; $cmd\"\n",
+            // arrays, as Megatron-LM's examples write them; the words quoted
+            "USE_FP8=${USE_FP8:-}\n"
+            "MODEL=( " + model + " ${VP_SIZE:+" + vpp + "} )\n"
+            "PREC=( --log-interval 10 ${USE_FP8:+\"--fp8-format\" hybrid} )\n"
+            "PREC=( \"${PREC[@]}\" )\n"
+            "torchrun --nproc_per_node=8 pretrain_gpt.py \"${MODEL[@]}\" \"${PREC[@]}\"\n",
         };
         for (const std::string& text : scripts) {
             ExportOptions o;
@@ -991,12 +1003,14 @@ private slots:
             const ImportedScript& s = *o.original;
             QVERIFY2(warnedFor(s, "VP_SIZE") && warnedFor(s, "USE_FP8"), text.c_str());
             QCOMPARE(s.environment_switches.at("VP_SIZE"), std::vector<std::string>{vpp});
-            QCOMPARE(s.environment_switches.at("USE_FP8"), std::vector<std::string>{"--fp8-format hybrid"});
+            const std::string fp8 = s.environment_switches.at("USE_FP8").front();
+            QVERIFY(fp8 == "--fp8-format hybrid" || fp8 == "\"--fp8-format\" hybrid");
             QCOMPARE(s.parallel.vpp, 1);   // read without the switch
             const ExportResult r = exportLauncher(megatronPlan(), o);
             QVERIFY2(r.ok, r.refusal.c_str());
-            QVERIFY2(hasNote(r, note + "USE_FP8 (--fp8-format hybrid), VP_SIZE (" + vpp + "). Add them here if the run needs them"),
+            QVERIFY2(hasNote(r, note + "USE_FP8 (" + fp8 + "), VP_SIZE (" + vpp + "). Add them here if the run needs them"),
                      text.c_str());
+            QVERIFY(!hasNote(r, "takes arguments from USE_FP8"));   // its empty default is the switch's
             std::istringstream lines(r.script);   // in the header's note only
             for (std::string line; std::getline(lines, line);)
                 QVERIFY2(line.rfind("#", 0) == 0 || line.find("--fp8-format") == std::string::npos, line.c_str());
@@ -1013,19 +1027,35 @@ private slots:
         QVERIFY2(re.ok, re.refusal.c_str());
         QVERIFY(re.script.find("--data-path /data/mix/train") != std::string::npos);
         QVERIFY(hasNote(re, "(its defaults where unset): DATA_HOME (--data-path). Edit them here"));
+        // A word of the text that reads a variable itself keeps it as its own: the hook stays,
+        // though the text also read EXTRA_ARGS.
+        ExportOptions own;
+        own.original = importMegatronScript("EXTRA=${EXTRA_ARGS:-}\n"
+                                            "CMD='torchrun --nproc_per_node=8 pretrain_gpt.py " + model
+                                                + " --data-path ${DATA_HOME:-/data/mix}/train --log-interval ${LOG_INTERVAL:-10}'\n"
+                                            "eval \"$CMD $EXTRA\"\n",
+                                            "own.sh");
+        const ExportResult ro = exportLauncher(megatronPlan(), own);
+        QVERIFY2(ro.ok, ro.refusal.c_str());
+        QVERIFY(ro.script.find("--data-path \"${DATA_HOME:-/data/mix}/train\"") != std::string::npos);
+        QVERIFY(ro.script.find("--log-interval \"${LOG_INTERVAL:-10}\"") != std::string::npos);
 
-        // Not named: an option of the command before the entry script that is no flag of the
-        // model's (mpirun -x), a name the script sets empty itself, a name the environment sets.
+        // Not named: a launcher's own options (mpirun -x, torchrun --master_addr), a name the
+        // script sets empty itself, a name the environment sets, a switch of another command
+        // (a conversion step before the launch) on a name the launch command reads otherwise.
         ScriptInputs in;
         in.environment = {{"USE_FP8", "1"}};
         ExportOptions quiet;
         quiet.original = importMegatronScript("PP_l=\n"
-                                              "torchrun ${LD_LIBRARY_PATH:+-x LD_LIBRARY_PATH} --nproc_per_node=8 pretrain_gpt.py "
+                                              "python tools/checkpoint/convert.py ${HF_CKPT:+--load-dir $HF_CKPT} --save-dir /ckpt\n"
+                                              "torchrun ${LD_LIBRARY_PATH:+-x LD_LIBRARY_PATH} ${MASTER_ADDR:+--master_addr $MASTER_ADDR} "
+                                              "--nproc_per_node=8 pretrain_gpt.py "
                                                   + model + " ${PP_l:+--num-layers-per-virtual-pipeline-stage $PP_l}"
-                                                  " ${USE_FP8:+--fp8-format hybrid}\n",
+                                                  " ${USE_FP8:+--fp8-format hybrid} --tokenizer-model ${HF_CKPT:-/models/llama}/tok.model\n",
                                               "quiet.sh", in);
         QVERIFY(quiet.original->environment_switches.empty());
-        QVERIFY(!warnedFor(*quiet.original, "LD_LIBRARY_PATH") && !warnedFor(*quiet.original, "PP_l"));
+        for (const char* name : {"LD_LIBRARY_PATH", "MASTER_ADDR", "PP_l", "HF_CKPT", "USE_FP8"})
+            QVERIFY2(!warnedFor(*quiet.original, name), name);
         const ExportResult rq = exportLauncher(megatronPlan(), quiet);
         QVERIFY2(rq.ok, rq.refusal.c_str());
         QVERIFY(!hasNote(rq, "switches on these words"));
