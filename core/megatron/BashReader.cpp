@@ -43,6 +43,7 @@ constexpr std::size_t kMaxSubshellDepth = 64;
 constexpr std::size_t kMaxEvalCommands = 100000;
 // And the bytes of their texts: an eval whose text holds itself twice doubles it at each level.
 constexpr std::size_t kMaxEvalBytes = 16u << 20;
+constexpr std::size_t kMaxRanText = 8u << 20;   // BashReader::ranText
 
 bool isNameStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
 
@@ -749,6 +750,21 @@ void BashReader::noteEnvSwitch(const std::string& name, const std::string& words
         texts.push_back(text);
     // Goes with the value as its reads do (ShellCommand::value_reads).
     addEnv(m_valueReads, {"+" + name});
+}
+
+void BashReader::noteRan(std::span<const RawWord> words)
+{
+    if (m_evalDepth > 0 || m_ranText.size() > kMaxRanText || words.empty())
+        return;
+    for (const RawWord& w : words) {
+        m_ranText += w.text;
+        for (const std::string& e : w.elements) {
+            m_ranText += ' ';
+            m_ranText += e;
+        }
+        m_ranText += ' ';
+    }
+    m_ranText.back() = '\n';
 }
 
 std::vector<WordReads> BashReader::fieldReads(const std::string& raw, const std::vector<std::string>& fields,
@@ -3768,6 +3784,7 @@ bool BashReader::applyAssignment(const RawWord& word, int line, bool exported)
         return false;
     eq = k;
     touchVariable(name);
+    noteRan({&word, 1});
     const bool undecidedBranch = std::any_of(m_branches.begin(), m_branches.end(), [](const Branch& b) {
         return !b.known && b.kind != Branch::Kind::Case && b.kind != Branch::Kind::Loop;
     });
@@ -4225,6 +4242,7 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
                 out.value_reads.push_back(name);
     };
     addValueReads(m_evalReads);
+    noteRan(std::span<const RawWord>(words).subspan(w));
     for (std::size_t a = w; a < words.size(); ++a) {
         if (words[a].array_assign) continue;
         m_valueReads.clear();

@@ -117,6 +117,10 @@ public:
     // do not count, and a flag put together by an expansion ("--${NAME}") is not found.
     const std::map<std::string, std::vector<int>>& flagLines() const { return m_flagLines; }
     const std::vector<std::string>& warnings() const { return m_warnings; }
+    // The words as written of the assignments and commands the reading ran, outside the
+    // texts eval runs, each command or assignment on a line of its own: not the branches it
+    // skipped, nor comments. At most 8 MiB (then no more is added).
+    const std::string& ranText() const { return m_ranText; }
     // The findings made before `command` (one of commands()) ran and while its words were
     // expanded: what the reading finds after it cannot change it.
     std::vector<std::string> warningsUntil(const ShellCommand& command) const;
@@ -589,6 +593,8 @@ private:
     std::map<std::string, std::string> m_keptRefs;
     std::map<std::string, std::vector<std::string>> m_envDefaults;   // environmentDefaults()
     std::map<std::string, std::vector<std::string>> m_envSwitches;   // environmentSwitches()
+    std::string m_ranText;                                          // ranText()
+    void noteRan(std::span<const RawWord> words);
     void noteEnvDefault(const std::string& name, const std::string& text);
     void noteEnvSwitch(const std::string& name, const std::string& words);
     // While a condition is read again with what read as empty marked (noteEmptyComparison).

@@ -19,6 +19,7 @@
 #include <regex>
 #include <set>
 #include <sstream>
+#include <unordered_map>
 
 // Flag meanings and defaults: ../shared/reference/megatron-and-flagscale.md sections 2, 3,
 // 4, 5 and 7 (Megatron-LM megatron/training/arguments.py validate_args and the dataclass
@@ -721,31 +722,27 @@ private:
         }
     }
 
-    // A flag with its values written as they are in the script's text ("--data-path
-    // /data/mix/train" in ARGS="... ${CKPT:-/data/mix} ..."), whose words read variables only
-    // as words bash split from one value: its values are the text's, not those variables'.
-    void dropLiteralReads(ScriptFlag& flag, bool attached) const
+    // A flag with its values written as they are read in the words the script ran
+    // ("--data-path /data/mix/train" in OTHER="... ${CKPT:-/data/mix} ..."), whose words read
+    // variables only as words bash split from one value: its values are the text's, not those
+    // variables'. Not the words of a branch the reading skipped, nor comments (ranText).
+    void dropLiteralReads(ScriptFlag& flag, bool attached)
     {
         if (flag.values.empty() || flag.environment_reads.size() == flag.exact_environment_reads.size())
             return;
-        std::string written = flag.name;
-        for (std::size_t k = 0; k < flag.values.size(); ++k)
-            written += (k == 0 && attached ? "=" : " ") + flag.values[k];
-        if (m_flatText.empty()) {
-            // The text with line continuations joined, each run of blanks one space, no quote
-            // characters ("--data-path" "/data/mix/train") and no comments (a word that starts
-            // with #, to the end of its line).
-            m_flatText.reserve(m_text.size() + 1);
+        static const std::string before = " =(`", after = " ;)`|&";
+        if (!m_flatBuilt) {
+            // Line continuations joined, each run of blanks one space, no quote characters
+            // ("--data-path" "/data/mix/train"); then where each "--flag" word starts.
+            m_flatBuilt = true;
+            const std::string& ran = m_reader.ranText();
+            m_flatText.reserve(ran.size() + 1);
             m_flatText.push_back(' ');
-            for (std::size_t k = 0; k < m_text.size(); ++k) {
-                const char c = m_text[k];
+            for (std::size_t k = 0; k < ran.size(); ++k) {
+                const char c = ran[k];
                 if (c == '"' || c == '\'')
                     continue;
-                if (c == '#' && m_flatText.back() == ' ') {
-                    k = std::min(m_text.find('\n', k), m_text.size()) - 1;
-                    continue;
-                }
-                const bool continuation = c == '\\' && k + 1 < m_text.size() && m_text[k + 1] == '\n';
+                const bool continuation = c == '\\' && k + 1 < ran.size() && ran[k + 1] == '\n';
                 const bool blank = continuation || c == ' ' || c == '\t' || c == '\r' || c == '\n';
                 if (continuation)
                     ++k;
@@ -754,17 +751,31 @@ private:
                 else if (m_flatText.back() != ' ')
                     m_flatText.push_back(' ');
             }
+            for (std::size_t at = m_flatText.find("--"); at != std::string::npos; at = m_flatText.find("--", at + 2))
+                if (before.find(m_flatText[at - 1]) != std::string::npos)
+                    m_flagAt[m_flatText.substr(at, m_flatText.find_first_of(" =;)`|&", at) - at)].push_back(at);
         }
-        // As whole words: "--save /ckpt" is not in "--save /ckpt2", nor "--save" in "--save-interval".
-        static const std::string before = " =(`", after = " ;)`|&";
-        for (std::size_t at = m_flatText.find(written); at != std::string::npos; at = m_flatText.find(written, at + 1)) {
-            const std::size_t end = at + written.size();
-            if (before.find(m_flatText[at - 1]) != std::string::npos
-                && (end == m_flatText.size() || after.find(m_flatText[end]) != std::string::npos)) {
-                flag.environment_reads = flag.exact_environment_reads;
-                return;
-            }
+        std::string written = flag.name;
+        for (std::size_t k = 0; k < flag.values.size(); ++k)
+            written += (k == 0 && attached ? "=" : " ") + flag.values[k];
+        // As whole words: "--save /ckpt" is not in "--save /ckpt2". Once per text (a flag
+        // given thousands of times).
+        const auto known = m_writtenRan.find(written);
+        bool ran = known != m_writtenRan.end() && known->second;
+        if (known == m_writtenRan.end()) {
+            if (const auto at = m_flagAt.find(flag.name); at != m_flagAt.end())
+                for (const std::size_t start : at->second) {
+                    const std::size_t end = start + written.size();
+                    if (m_flatText.compare(start, written.size(), written) == 0
+                        && (end == m_flatText.size() || after.find(m_flatText[end]) != std::string::npos)) {
+                        ran = true;
+                        break;
+                    }
+                }
+            m_writtenRan.emplace(written, ran);
         }
+        if (ran)
+            flag.environment_reads = flag.exact_environment_reads;
     }
 
     // Whether the words a switch gives hold a flag of Megatron-LM or FlagScale
@@ -1775,7 +1786,10 @@ private:
     }
 
     std::string m_text;
-    mutable std::string m_flatText;   // dropLiteralReads
+    bool m_flatBuilt = false;          // dropLiteralReads: the words the script ran, flattened,
+    std::string m_flatText;            // and where each "--flag" word starts in them
+    std::unordered_map<std::string, std::vector<std::size_t>> m_flagAt;
+    std::unordered_map<std::string, bool> m_writtenRan;   // "--flag values" -> found in them
     BashReader m_reader;
     ImportedScript m_out;
     std::size_t m_launchStart = 0;

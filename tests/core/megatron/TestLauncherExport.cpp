@@ -944,6 +944,14 @@ private slots:
                                             "OTHER=\"--split 949,50,1 --save ${CKPT:-/data/mix}\"\n"
                                             "torchrun --nproc_per_node=8 pretrain_gpt.py " + model + " $OTHER\n");
         QVERIFY2(written.find("(its defaults where unset): CKPT (--save). Edit") != std::string::npos, written.c_str());
+        // Nor the words of a branch the reading skipped.
+        const std::string skipped = notesOf("if [ \"${STAGE:-pretrain}\" = sft ]; then\n"
+                                            "  OTHER=\"--split 949,50,1 --save /data/mix\"\n"
+                                            "else\n"
+                                            "  OTHER=\"--split 949,50,1 --save ${CKPT:-/data/mix}\"\n"
+                                            "fi\n"
+                                            "torchrun --nproc_per_node=8 pretrain_gpt.py " + model + " $OTHER\n");
+        QVERIFY2(skipped.find("(its defaults where unset): CKPT (--save). Edit") != std::string::npos, skipped.c_str());
 
         // Given in the environment of the reading, the values are the user's: nothing to name.
         ScriptInputs in;
