@@ -29,6 +29,10 @@ constexpr int kMaxDepth = 24;   // nesting of expansions; deeper input is hostil
 constexpr std::size_t kMaxValueBytes = std::size_t(16) << 20;       // one variable or array
 constexpr std::size_t kMaxArrayElements = std::size_t(1) << 20;     // one array
 constexpr std::size_t kMaxExpandedBytes = std::size_t(256) << 20;   // all expansions of a script
+// Each element a list expands to is charged this much on top of its text: the reader keeps a
+// piece, a word and its reads for it, so a list of many short words (a "$@" that a recursion
+// doubles) costs far more than its bytes.
+constexpr std::size_t kElementCost = 64;
 constexpr std::size_t npos = std::string::npos;
 
 // Function calls: bash sets no depth limit (FUNCNEST is unset), but a call nested this deep
@@ -3053,7 +3057,8 @@ void BashReader::touchFunction(const std::string& name)
 }
 
 void BashReader::callFunction(const std::string& name, std::vector<std::string> args, bool unknownArgs,
-                              std::vector<std::string> warnings, int line, std::vector<WordReads> argReads)
+                              std::vector<std::string> warnings, int line, std::vector<WordReads> argReads,
+                              std::vector<std::string> switches)
 {
     Function& f = m_functions.at(name);
     f.called = true;
@@ -3071,7 +3076,7 @@ void BashReader::callFunction(const std::string& name, std::vector<std::string> 
     if (argReads.size() != args.size())
         argReads.clear();
     m_frames.push_back(Frame{name, std::move(args), std::move(argReads), unknownArgs, {}, std::move(warnings), line,
-                             m_subshells.size(), false, {}, {}});
+                             m_subshells.size(), false, {}, {}, std::move(switches)});
     run(*body);
     m_returning = false;   // a return ends this call only
     const std::vector<SavedVariable> locals = std::move(m_frames.back().locals);
@@ -4139,6 +4144,7 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
         if (Frame* frame = positionalFrame()) {
             frame->args = std::move(args);
             frame->arg_reads.clear();
+            frame->switches.clear();
             frame->unknown_args = false;
         } else {
             setArguments(std::move(args));   // the script's own, unknown before, are the text's from here on
@@ -4292,8 +4298,11 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
         std::vector<WordReads> callReads;
         if (out.word_reads.size() == out.words.size())
             callReads.assign(out.word_reads.begin() + 1, out.word_reads.end());
+        std::vector<std::string> switches;   // "+NAME" marks of the call's words, for its "$@"
+        std::copy_if(out.value_reads.begin(), out.value_reads.end(), std::back_inserter(switches),
+                     [](const std::string& read) { return read.starts_with('+'); });
         callFunction(out.words.front(), std::vector<std::string>(out.words.begin() + 1, out.words.end()), scriptArgs,
-                     std::move(out.warnings), cmd.line, std::move(callReads));
+                     std::move(out.warnings), cmd.line, std::move(callReads), std::move(switches));
     }
     restoreVariables(hidden);
     if (call || out.words.empty())
@@ -4525,7 +4534,7 @@ void BashReader::emitListPieces(std::vector<Piece>& pieces, const std::vector<st
     // 3.4.2); unquoted, with a blank, to be split.
     std::size_t bytes = list.empty() ? 0 : list.size() - 1;
     for (const std::string& e : list)
-        bytes += e.size();
+        bytes += e.size() + kElementCost;
     chargeExpansion(bytes, line);
     if (quoted && atForm) {
         for (std::size_t e = 0; e < list.size(); ++e)
@@ -4715,8 +4724,11 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
         isSet = true;
         isList = true;
         atForm = name == "@";
-        if (frame)
+        if (frame) {
             elements = frame->args;
+            for (const std::string& mark : frame->switches)
+                noteValueRead(mark);
+        }
         if (!frame || frame->unknown_args) {
             m_scriptArgs = true;
             m_unknownExpansion = true;

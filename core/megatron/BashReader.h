@@ -256,6 +256,9 @@ private:
         std::vector<std::string> after_return_env;
         // `local OPTIND` in it: getopts' place in the caller's arguments, put back on return.
         std::optional<GetoptsPlace> getopts;
+        // The "+NAME" marks of the call's words (ShellCommand::value_reads): a switch of the
+        // environment that gave the call nothing; "$@" and "$*" pass them on.
+        std::vector<std::string> switches;
     };
     // A subshell being read: a ( ... ), a function whose body is one, a command of a pipeline
     // or one run with & (manual 3.2.3, 3.2.4.3, 3.7.3). Bash runs it in a child process, so what
@@ -388,7 +391,8 @@ private:
     void touchVariable(const std::string& name);
     void touchFunction(const std::string& name);
     void callFunction(const std::string& name, std::vector<std::string> args, bool unknownArgs,
-                      std::vector<std::string> warnings, int line, std::vector<WordReads> argReads = {});
+                      std::vector<std::string> warnings, int line, std::vector<WordReads> argReads = {},
+                      std::vector<std::string> switches = {});
     void execute(const RawCommand& cmd, std::size_t firstWord);
     SavedVariable saveVariable(const std::string& name) const;
     void restoreVariable(const SavedVariable& saved);

@@ -1423,10 +1423,11 @@ private:
             }
             // A value the original computed from a default of its own for a variable of its
             // environment is written as it was read. The flag's words read the variable, and
-            // the value holds the default's text: as a part where that text is distinctive (a
-            // path), or as the whole value where it is a number or short (${LOG_INTERVAL:-10})
-            // and the flag's own words read it (not only a string of flags bash split, whose
-            // every word shares the reads of the whole).
+            // the value holds the default's text where that text is distinctive (a path):
+            // anywhere when the flag's own words read it (${DATA:-/data/mix}2/train), as a
+            // whole part when only a string of flags bash split did, whose every word shares
+            // the reads of the whole. A number or a short text (${LOG_INTERVAL:-10}) counts
+            // only as the whole value, read by the flag's own words.
             std::vector<std::string> gave;   // the variables that gave this flag's values
             for (const std::string& name : f.environment_reads) {
                 const auto defaults = m_opt.original->environment_defaults.find(name);
@@ -1436,7 +1437,9 @@ private:
                 auto holds = [&](const std::string& text) {
                     const bool distinctive = text.size() >= 3 && text.find_first_not_of("0123456789.-+eE") != std::string::npos;
                     return !text.empty() && (distinctive || own) && std::any_of(a.values.begin(), a.values.end(), [&](const std::string& v) {
-                        return distinctive ? holdsPart(v, text) : v == text;
+                        if (!distinctive)
+                            return v == text;
+                        return own ? v.find(text) != std::string::npos : holdsPart(v, text);
                     });
                 };
                 if (std::none_of(defaults->second.begin(), defaults->second.end(), holds))

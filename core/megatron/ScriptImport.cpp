@@ -753,7 +753,7 @@ private:
             }
             for (std::size_t at = m_flatText.find("--"); at != std::string::npos; at = m_flatText.find("--", at + 2))
                 if (before.find(m_flatText[at - 1]) != std::string::npos)
-                    m_flagAt[m_flatText.substr(at, m_flatText.find_first_of(" =;)`|&", at) - at)].push_back(at);
+                    m_flagAt[flagKey(m_flatText, at)].push_back(at);
         }
         std::string written = flag.name;
         for (std::size_t k = 0; k < flag.values.size(); ++k)
@@ -763,7 +763,7 @@ private:
         const auto known = m_writtenRan.find(written);
         bool ran = known != m_writtenRan.end() && known->second;
         if (known == m_writtenRan.end()) {
-            if (const auto at = m_flagAt.find(flag.name); at != m_flagAt.end())
+            if (const auto at = m_flagAt.find(flagKey(written, 0)); at != m_flagAt.end())
                 for (const std::size_t start : at->second) {
                     const std::size_t end = start + written.size();
                     if (m_flatText.compare(start, written.size(), written) == 0
@@ -776,6 +776,19 @@ private:
         }
         if (ran)
             flag.environment_reads = flag.exact_environment_reads;
+    }
+
+    // The "--flag" word starting at `at` with its first value's first word, "--flag value" or
+    // "--flag=value": the places a flag is written are looked up by it, so that one flag given
+    // thousands of times with different values is not compared at each of its places. The
+    // same rule for the text and for the words looked for: where these hold the key's end,
+    // the text holds it there too.
+    static std::string flagKey(const std::string& text, std::size_t at)
+    {
+        std::size_t end = text.find_first_of(" =;)`|&", at);
+        if (end != std::string::npos && (text[end] == ' ' || text[end] == '='))
+            end = text.find_first_of(" ;)`|&", end + 1);
+        return text.substr(at, end == std::string::npos ? std::string::npos : end - at);
     }
 
     // Whether the words a switch gives hold a flag of Megatron-LM or FlagScale

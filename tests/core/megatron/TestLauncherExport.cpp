@@ -937,6 +937,11 @@ private slots:
                                           "OTHER=\"--vocab-file $DATA/gpt2-vocab.json --tensorboard-dir /logs/$MODEL/tb\"\n"
                                           "torchrun --nproc_per_node=8 pretrain_gpt.py " + model + " $OTHER\n");
         QVERIFY2(parts.find("(its defaults where unset): MODEL_NAME (--tensorboard-dir). Edit") != std::string::npos, parts.c_str());
+        // Where the flag's own words read the variable, its default's text counts anywhere in
+        // the value: ${DATA:-/data/mix}2/train gave /data/mix2/train.
+        const std::string glued = notesOf("torchrun --nproc_per_node=8 pretrain_gpt.py " + model
+                                          + " --data-path ${DATA:-/data/mix}2/train\n");
+        QVERIFY2(glued.find("(its defaults where unset): DATA (--data-path). Edit") != std::string::npos, glued.c_str());
         // The text holds the flag and its values as whole words outside comments: a comment
         // that writes it, or a longer value ("--save /data/mix2"), is not the value read.
         const std::string written = notesOf("# --save /data/mix\n"
@@ -973,9 +978,10 @@ private slots:
         // ${VP_SIZE:+--num-layers-per-virtual-pipeline-stage $VP_SIZE} gives no word while
         // VP_SIZE is unset, and the plan is read without it: the import warns and the launcher
         // names the words, whether the switch is in the launch command, in a string of flags it
-        // splits ($ARGS), or in a text eval runs; also after USE_FP8=${USE_FP8:-}, which sets
-        // the name from the environment. A launcher's own option (mpirun -x NAME) is not named,
-        // nor a switch the script itself turns off (PP_l= ...) or the environment turns on.
+        // splits ($ARGS), in a text eval runs or in the arguments of a call that passes them on
+        // ("$@"); also after USE_FP8=${USE_FP8:-}, which sets the name from the environment. A
+        // launcher's own option (mpirun -x NAME) is not named, nor a switch the script itself
+        // turns off (PP_l= ...) or the environment turns on.
         const std::string model = "--num-layers 32 --hidden-size 4096 --num-attention-heads 32 --seq-length 4096 "
                                   "--max-position-embeddings 32768 --bf16";
         const std::string vpp = "--num-layers-per-virtual-pipeline-stage $VP_SIZE";
@@ -1004,6 +1010,10 @@ private slots:
             "PREC=( --log-interval 10 ${USE_FP8:+\"--fp8-format\" hybrid} )\n"
             "PREC=( \"${PREC[@]}\" )\n"
             "torchrun --nproc_per_node=8 pretrain_gpt.py \"${MODEL[@]}\" \"${PREC[@]}\"\n",
+            // the switches in a call's arguments, which the function passes on as "$@"
+            "USE_FP8=${USE_FP8:-}\n"
+            "launch() { torchrun --nproc_per_node=8 pretrain_gpt.py " + model + " \"$@\"; }\n"
+            "launch --log-interval 10 ${VP_SIZE:+" + vpp + "} ${USE_FP8:+--fp8-format hybrid}\n",
         };
         for (const std::string& text : scripts) {
             ExportOptions o;
