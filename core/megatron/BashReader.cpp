@@ -13,6 +13,7 @@
 #include <functional>
 #include <optional>
 #include <set>
+#include <unordered_set>
 
 // Expansion follows the bash manual (GNU Bash Reference Manual, sections 3.1.2 Quoting,
 // 3.5.3 Shell Parameter Expansion, 3.5.5 Arithmetic Expansion, 3.5.7 Word Splitting,
@@ -29,10 +30,6 @@ constexpr int kMaxDepth = 24;   // nesting of expansions; deeper input is hostil
 constexpr std::size_t kMaxValueBytes = std::size_t(16) << 20;       // one variable or array
 constexpr std::size_t kMaxArrayElements = std::size_t(1) << 20;     // one array
 constexpr std::size_t kMaxExpandedBytes = std::size_t(256) << 20;   // all expansions of a script
-// Each element a list expands to is charged this much on top of its text: the reader keeps a
-// piece, a word and its reads for it, so a list of many short words (a "$@" that a recursion
-// doubles) costs far more than its bytes.
-constexpr std::size_t kElementCost = 64;
 constexpr std::size_t npos = std::string::npos;
 
 // Function calls: bash sets no depth limit (FUNCNEST is unset), but a call nested this deep
@@ -709,6 +706,14 @@ void BashReader::checkValueSize(const std::string& name, std::size_t bytes, std:
                              + "; a launch script's values are far smaller, so the script is not read");
 }
 
+void BashReader::checkArgumentCount(const std::string& what, std::size_t count, int line) const
+{
+    if (count > kMaxArrayElements)
+        throw InputError(m_file, "line " + std::to_string(line),
+                         what + " more than 1,048,576 arguments; a launch script's are far fewer, so the script is not "
+                         "read (do its calls pass \"$@\" on twice?)");
+}
+
 void BashReader::warn(int line, const std::string& message)
 {
     std::string text = "line " + std::to_string(line) + ": " + message;
@@ -730,8 +735,7 @@ void BashReader::noteEnvRead(const std::string& what)
 {
     if (what.empty() || (what[0] != '$' && m_unsetByScript.count(what)))
         return;
-    if (std::find(m_envReads.begin(), m_envReads.end(), what) == m_envReads.end())
-        m_envReads.push_back(what);
+    m_envReads.add(what);
 }
 
 void BashReader::noteEnvDefault(const std::string& name, const std::string& text)
@@ -806,8 +810,7 @@ void BashReader::noteValueRead(const std::string& name)
 {
     if (m_unsetByScript.count(name))
         return;
-    if (std::find(m_valueReads.begin(), m_valueReads.end(), name) == m_valueReads.end())
-        m_valueReads.push_back(name);
+    m_valueReads.add(name);
 }
 
 void BashReader::noteNameRead(const std::string& name, bool isSet)
@@ -835,9 +838,20 @@ bool BashReader::derivesFromItself(const std::string& name) const
 
 void BashReader::addEnv(std::vector<std::string>& to, const std::vector<std::string>& from)
 {
+    if (from.size() <= 8 || (to.size() + from.size()) * from.size() <= 4096) {   // a few: a look along the list
+        for (const std::string& what : from)
+            if (std::find(to.begin(), to.end(), what) == to.end())
+                to.push_back(what);
+        return;
+    }
+    // Thousands of names: by hash. The room is made first, so the names in `to` stay put.
+    to.reserve(to.size() + from.size());
+    std::unordered_set<std::string_view> have(to.begin(), to.end());
     for (const std::string& what : from)
-        if (std::find(to.begin(), to.end(), what) == to.end())
+        if (!have.count(what)) {
             to.push_back(what);
+            have.insert(to.back());
+        }
 }
 
 std::string BashReader::describeEnv(const std::vector<std::string>& reads) const
@@ -1942,7 +1956,8 @@ void BashReader::run(std::span<const RawCommand> commands)
         // statusOf reads a test again; what the list's reading keeps is put back.
         Truth last = own;
         if (!continues) {
-            const auto envReads = m_envReads, conditionEnv = m_conditionEnv;
+            const NameList envReads = m_envReads;
+            const auto conditionEnv = m_conditionEnv;
             const auto conditionThen = m_conditionThen, conditionElse = m_conditionElse;
             last = statusOf(cmd, w);
             m_envReads = envReads;
@@ -2125,7 +2140,7 @@ void BashReader::evalText(const RawCommand& cmd, std::size_t w, std::size_t firs
         ++a;
     // What the text was computed from outside the script goes with every word of the commands
     // it runs, as with the words bash splits from one value (ShellCommand::word_reads).
-    std::vector<std::string> outerReads;
+    NameList outerReads;
     outerReads.swap(m_valueReads);
     for (; a < cmd.words.size(); ++a)
         for (const std::string& field : expandWord(cmd.words[a].text, cmd.line)) {
@@ -2710,7 +2725,7 @@ bool BashReader::iterateFor(std::span<const RawCommand> commands, std::size_t& k
         if (cmd.words[w + 2].text != "in")
             return false;
         m_unknownExpansion = false;
-        std::vector<std::string> outer;
+        NameList outer;
         outer.swap(m_envReads);
         for (std::size_t a = w + 3; a < cmd.words.size(); ++a) {
             const std::vector<std::string> f = expandWord(cmd.words[a].text, cmd.line);
@@ -2719,7 +2734,7 @@ bool BashReader::iterateFor(std::span<const RawCommand> commands, std::size_t& k
                 values.insert(values.end(), braced.begin(), braced.end());
             }
         }
-        reads = m_envReads;
+        reads = m_envReads.names();
         addEnv(outer, m_envReads);
         m_envReads.swap(outer);
         // A value the text does not give, or a pattern bash would match against file names
@@ -2858,7 +2873,7 @@ bool BashReader::iterateWhile(std::span<const RawCommand> commands, std::size_t&
         maxTurns = kMaxLoopTurns;
     m_iterating.push_back(m_branches.size());
     for (int turn = 0;; ++turn) {
-        const std::vector<std::string> envBefore = m_envReads;
+        const NameList envBefore = m_envReads;
         Truth truth = evalCondition(parts, w + 1);
         const bool fromOutside = !m_conditionEnv.empty();
         m_envReads = envBefore;
@@ -2982,6 +2997,7 @@ void BashReader::enterSubshell()
     if (const Frame* frame = positionalFrame()) {
         s.args = frame->args;
         s.arg_reads = frame->arg_reads;
+        s.switches = frame->switches;
     }
     s.undecided_call = m_undecidedCall;
     m_undecidedCall = false;   // an exit inside ends only the subshell
@@ -3032,6 +3048,7 @@ void BashReader::leaveSubshell()
     if (!m_frames.empty() && m_frames.size() == s.frames) {
         m_frames.back().args = std::move(s.args);
         m_frames.back().arg_reads = std::move(s.arg_reads);
+        m_frames.back().switches = std::move(s.switches);
         m_frames.back().locals.resize(s.locals);
     } else if (m_frames.empty() && s.frames == 0 && m_argumentsGiven) {
         m_scriptFrame.args = std::move(s.args);   // a shift inside leaves the script's as they were
@@ -3058,7 +3075,7 @@ void BashReader::touchFunction(const std::string& name)
 
 void BashReader::callFunction(const std::string& name, std::vector<std::string> args, bool unknownArgs,
                               std::vector<std::string> warnings, int line, std::vector<WordReads> argReads,
-                              std::vector<std::string> switches)
+                              std::vector<SwitchAt> switches)
 {
     Function& f = m_functions.at(name);
     f.called = true;
@@ -3071,6 +3088,9 @@ void BashReader::callFunction(const std::string& name, std::vector<std::string> 
                      + "; this call is not followed, and the commands it would run are not read");
         return;
     }
+    // Arguments are bounded as an array's elements are: a call that passes its arguments on
+    // twice (f "$@" "$@") doubles them at each level.
+    checkArgumentCount("function " + name + " is called with", args.size(), line);
     // The body stays alive while it runs, even if it defines the function again.
     const std::shared_ptr<const std::vector<RawCommand>> body = f.body;
     if (argReads.size() != args.size())
@@ -3805,13 +3825,13 @@ bool BashReader::applyAssignment(const RawWord& word, int line, bool exported)
             b.assigned.push_back(name);
     }
     // What the value reads from outside the script goes with the variable (m_envDerived).
-    std::vector<std::string> outerReads, outerValueReads;
+    NameList outerReads, outerValueReads;
     outerReads.swap(m_envReads);
     outerValueReads.swap(m_valueReads);
     struct TakeReads {
         BashReader& r;
-        std::vector<std::string>& outer;
-        std::vector<std::string>& outerValue;
+        NameList& outer;
+        NameList& outerValue;
         const std::string& name;
         bool append;
         ~TakeReads()
@@ -3819,8 +3839,7 @@ bool BashReader::applyAssignment(const RawWord& word, int line, bool exported)
             take(r.m_envDerived, r.m_envReads, outer);
             take(r.m_valueDerived, r.m_valueReads, outerValue);
         }
-        void take(std::map<std::string, std::vector<std::string>>& derivedOf, std::vector<std::string>& reads,
-                  std::vector<std::string>& outerReads) const
+        void take(std::map<std::string, std::vector<std::string>>& derivedOf, NameList& reads, NameList& outerReads) const
         {
             std::vector<std::string>& derived = derivedOf[name];
             if (!append)
@@ -3841,13 +3860,13 @@ bool BashReader::applyAssignment(const RawWord& word, int line, bool exported)
     // Its value is a guess where the branch, or the && / || before it, is undecided: a test on
     // it later decides nothing (evalCondition).
     if (undecidedBranch || m_undecidedCall)
-        m_envReads.push_back("!U`" + name + " (line " + std::to_string(line) + ")`");
+        m_envReads.add("!U`" + name + " (line " + std::to_string(line) + ")`");
     if (word.array_assign) {
         m_opaqueVars.erase(name);   // elements split as written; the array is no one substitution
         std::vector<std::string> values;
         std::vector<WordReads> reads;   // per value: what its element read
         for (const std::string& e : word.elements) {
-            std::vector<std::string> before;
+            NameList before;
             before.swap(m_valueReads);
             std::vector<std::string> fields = expandWord(e, line);
             const std::vector<WordReads> own = fieldReads(e, fields, m_valueReads);
@@ -4104,7 +4123,7 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
         // words become $1 ... (bash's set builtin, manual 4.3.1); options alone (set -e, -x,
         // -o pipefail) change nothing the reading follows.
         std::vector<std::string> fields;
-        std::vector<std::string> outer;
+        NameList outer;
         outer.swap(m_envReads);
         for (std::size_t a = w + 1; a < words.size(); ++a) {
             const std::vector<std::string> f = expandWord(words[a].text, cmd.line);
@@ -4141,6 +4160,7 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
         if (!positional)
             return;
         std::vector<std::string> args(fields.begin() + static_cast<std::ptrdiff_t>(std::min(a, fields.size())), fields.end());
+        checkArgumentCount("set -- gives", args.size(), cmd.line);
         if (Frame* frame = positionalFrame()) {
             frame->args = std::move(args);
             frame->arg_reads.clear();
@@ -4167,6 +4187,10 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
                 frame.arg_reads.erase(frame.arg_reads.begin(), frame.arg_reads.begin() + static_cast<std::ptrdiff_t>(count));
             if (frame.arg_reads.size() != frame.args.size())
                 frame.arg_reads.clear();
+            const auto shifted = static_cast<std::size_t>(count);
+            std::erase_if(frame.switches, [&](const SwitchAt& sw) { return sw.at < shifted; });
+            for (SwitchAt& sw : frame.switches)
+                sw.at -= shifted;
         } else if (frame.unknown_args) {
             frame.args.clear();
             warnOnce("shift:" + frame.function, cmd.line,
@@ -4237,7 +4261,7 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
     m_scriptArgs = false;
     // What each word's value was computed from outside the script, kept with its fields
     // (m_envReads, what a condition's status depends on, is collected apart as before).
-    std::vector<std::string> commandValueReads;
+    NameList commandValueReads;
     commandValueReads.swap(m_valueReads);
     // A word of a text eval runs shares what the text was computed from.
     const auto textReads = m_evalReads.empty() ? nullptr : std::make_shared<const std::vector<std::string>>(m_evalReads);
@@ -4249,10 +4273,16 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
     };
     addValueReads(m_evalReads);
     noteRan(std::span<const RawWord>(words).subspan(w));
+    // Each switch with the index of the first word it would have given (the words so far).
+    std::vector<std::pair<std::string, std::size_t>> switchAt;
+    std::set<std::string> switchSeen;
     for (std::size_t a = w; a < words.size(); ++a) {
         if (words[a].array_assign) continue;
         m_valueReads.clear();
         std::vector<std::string> fields = expandWord(words[a].text, cmd.line);
+        for (const std::string& read : m_valueReads)
+            if (read.starts_with('+') && switchSeen.insert(read).second)
+                switchAt.emplace_back(read, out.words.size());
         if (fields.empty())
             addEnv(out.vanished_environment_reads, m_valueReads);
         for (WordReads& f : fieldReads(words[a].text, fields, m_valueReads)) {
@@ -4298,9 +4328,10 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
         std::vector<WordReads> callReads;
         if (out.word_reads.size() == out.words.size())
             callReads.assign(out.word_reads.begin() + 1, out.word_reads.end());
-        std::vector<std::string> switches;   // "+NAME" marks of the call's words, for its "$@"
-        std::copy_if(out.value_reads.begin(), out.value_reads.end(), std::back_inserter(switches),
-                     [](const std::string& read) { return read.starts_with('+'); });
+        std::vector<SwitchAt> switches;   // "+NAME" marks of the call's words, for its "$@"
+        for (const auto& [mark, at] : switchAt)
+            if (at > 0)   // not of the function's name
+                switches.push_back({mark, at - 1});
         callFunction(out.words.front(), std::vector<std::string>(out.words.begin() + 1, out.words.end()), scriptArgs,
                      std::move(out.warnings), cmd.line, std::move(callReads), std::move(switches));
     }
@@ -4534,7 +4565,7 @@ void BashReader::emitListPieces(std::vector<Piece>& pieces, const std::vector<st
     // 3.4.2); unquoted, with a blank, to be split.
     std::size_t bytes = list.empty() ? 0 : list.size() - 1;
     for (const std::string& e : list)
-        bytes += e.size() + kElementCost;
+        bytes += e.size();
     chargeExpansion(bytes, line);
     if (quoted && atForm) {
         for (std::size_t e = 0; e < list.size(); ++e)
@@ -4726,8 +4757,8 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
         atForm = name == "@";
         if (frame) {
             elements = frame->args;
-            for (const std::string& mark : frame->switches)
-                noteValueRead(mark);
+            for (const SwitchAt& sw : frame->switches)
+                noteValueRead(sw.mark);
         }
         if (!frame || frame->unknown_args) {
             m_scriptArgs = true;

@@ -29,9 +29,52 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 namespace hapmoe {
+
+// Names in the order first added, each once, found by hash: one value can read thousands of
+// variables, and a look along the list for each would make reading it quadratic.
+class NameList {
+public:
+    bool add(const std::string& name)
+    {
+        if (!m_index.insert(name).second)
+            return false;
+        m_names.push_back(name);
+        return true;
+    }
+    void add(const std::vector<std::string>& names)
+    {
+        for (const std::string& name : names)
+            add(name);
+    }
+    void assign(const std::vector<std::string>& names)
+    {
+        clear();
+        add(names);
+    }
+    void clear()
+    {
+        m_names.clear();
+        m_index.clear();
+    }
+    void swap(NameList& other) noexcept
+    {
+        m_names.swap(other.m_names);
+        m_index.swap(other.m_index);
+    }
+    const std::vector<std::string>& names() const { return m_names; }
+    operator const std::vector<std::string>&() const { return m_names; }
+    bool empty() const { return m_names.empty(); }
+    auto begin() const { return m_names.begin(); }
+    auto end() const { return m_names.end(); }
+
+private:
+    std::vector<std::string> m_names;
+    std::unordered_set<std::string> m_index;
+};
 
 // What one word of an expansion read from outside the script, directly or through the
 // variables and arrays set from it: the variables it does not set, and those it sets only as
@@ -238,6 +281,10 @@ private:
         long long index = 1;
     };
     GetoptsPlace m_getopts;
+    struct SwitchAt {
+        std::string mark;     // "+NAME"
+        std::size_t at = 0;   // the argument index
+    };
     struct Frame {
         std::string function;
         std::vector<std::string> args;       // $1 ... as the call passes them
@@ -257,8 +304,10 @@ private:
         // `local OPTIND` in it: getopts' place in the caller's arguments, put back on return.
         std::optional<GetoptsPlace> getopts;
         // The "+NAME" marks of the call's words (ShellCommand::value_reads): a switch of the
-        // environment that gave the call nothing; "$@" and "$*" pass them on.
-        std::vector<std::string> switches;
+        // environment that gave the call nothing, with the index of the argument its words
+        // would have started at. "$@" and "$*" pass them on; a shift past that index drops one
+        // (its words would have gone with the arguments shifted off).
+        std::vector<SwitchAt> switches;
     };
     // A subshell being read: a ( ... ), a function whose body is one, a command of a pipeline
     // or one run with & (manual 3.2.3, 3.2.4.3, 3.7.3). Bash runs it in a child process, so what
@@ -275,6 +324,7 @@ private:
         std::size_t frames = 0;
         std::vector<std::string> args;   // of the call under way (m_frames.back()), if any
         std::vector<WordReads> arg_reads;
+        std::vector<SwitchAt> switches;
         std::size_t locals = 0;
         bool undecided_call = false;   // m_undecidedCall outside it
         std::map<std::string, std::vector<std::string>> env_derived;   // m_envDerived before it
@@ -392,7 +442,7 @@ private:
     void touchFunction(const std::string& name);
     void callFunction(const std::string& name, std::vector<std::string> args, bool unknownArgs,
                       std::vector<std::string> warnings, int line, std::vector<WordReads> argReads = {},
-                      std::vector<std::string> switches = {});
+                      std::vector<SwitchAt> switches = {});
     void execute(const RawCommand& cmd, std::size_t firstWord);
     SavedVariable saveVariable(const std::string& name) const;
     void restoreVariable(const SavedVariable& saved);
@@ -481,6 +531,7 @@ private:
     // Counts the bytes variable expansions insert; a script whose expansions pass a bound far
     // above any launch script's (a value doubled again and again) is refused, not read.
     void chargeExpansion(std::size_t bytes, int line);
+    void checkArgumentCount(const std::string& what, std::size_t count, int line) const;
     void checkValueSize(const std::string& name, std::size_t bytes, std::size_t elements, int line) const;
 
     std::string m_file;
@@ -530,14 +581,14 @@ private:
     // run (statusRead(): "!`cd "$DIR"`"). An `exit` whose running depends on one is a guard
     // the real run (with its environment and arguments, where its commands succeed) passes:
     // read as not taken.
-    std::vector<std::string> m_envReads;
+    NameList m_envReads;
     // Variables the script set from such values (NODE_RANK="${1:-${NODE_RANK:-}}"), with them.
     std::map<std::string, std::vector<std::string>> m_envDerived;
     // The environment's variables a value was computed from, and nothing else: m_envDerived
     // also holds what decided the branch an assignment is in, which a guard depends on but
     // the value does not hold. m_valueReads collects them while an expansion reads.
     std::map<std::string, std::vector<std::string>> m_valueDerived;
-    std::vector<std::string> m_valueReads;
+    NameList m_valueReads;
     // While eval runs a text: what the text was computed from (evalText).
     std::vector<std::string> m_evalReads;
     void noteValueRead(const std::string& name);
@@ -577,6 +628,7 @@ private:
     // script when it is not set, or through what it was set from (m_envDerived).
     void noteNameRead(const std::string& name, bool isSet);
     static void addEnv(std::vector<std::string>& to, const std::vector<std::string>& from);
+    static void addEnv(NameList& to, const std::vector<std::string>& from) { to.add(from); }
     std::string describeEnv(const std::vector<std::string>& reads) const;
     // Set when an expansion used the script's own arguments ($@, $*), which are not known.
     bool m_scriptArgs = false;

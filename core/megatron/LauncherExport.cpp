@@ -1423,11 +1423,12 @@ private:
             }
             // A value the original computed from a default of its own for a variable of its
             // environment is written as it was read. The flag's words read the variable, and
-            // the value holds the default's text where that text is distinctive (a path):
-            // anywhere when the flag's own words read it (${DATA:-/data/mix}2/train), as a
-            // whole part when only a string of flags bash split did, whose every word shares
-            // the reads of the whole. A number or a short text (${LOG_INTERVAL:-10}) counts
-            // only as the whole value, read by the flag's own words.
+            // the value holds the default's text where that text is distinctive: a path
+            // anywhere when the flag's own words read it (${DATA:-/data/mix}2/train), else as
+            // a whole part (a name: gpt in /logs/gpt/tb, not in gpt2; or any text where only a
+            // string of flags bash split read it, whose every word shares the reads of the
+            // whole). A number or a short text (${LOG_INTERVAL:-10}) counts only as the whole
+            // value, read by the flag's own words.
             std::vector<std::string> gave;   // the variables that gave this flag's values
             for (const std::string& name : f.environment_reads) {
                 const auto defaults = m_opt.original->environment_defaults.find(name);
@@ -1439,7 +1440,8 @@ private:
                     return !text.empty() && (distinctive || own) && std::any_of(a.values.begin(), a.values.end(), [&](const std::string& v) {
                         if (!distinctive)
                             return v == text;
-                        return own ? v.find(text) != std::string::npos : holdsPart(v, text);
+                        const bool path = text.find('/') != std::string::npos;
+                        return own && path ? v.find(text) != std::string::npos : holdsPart(v, text);
                     });
                 };
                 if (std::none_of(defaults->second.begin(), defaults->second.end(), holds))

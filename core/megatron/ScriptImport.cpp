@@ -781,14 +781,22 @@ private:
     // The "--flag" word starting at `at` with its first value's first word, "--flag value" or
     // "--flag=value": the places a flag is written are looked up by it, so that one flag given
     // thousands of times with different values is not compared at each of its places. The
-    // same rule for the text and for the words looked for: where these hold the key's end,
-    // the text holds it there too.
+    // same rule for the text and for the words looked for: where these hold the key's end
+    // (or its 128th byte), the text holds it there too.
+    // At most 128 bytes: a long word of "=--" would otherwise give a key to its end at each.
     static std::string flagKey(const std::string& text, std::size_t at)
     {
-        std::size_t end = text.find_first_of(" =;)`|&", at);
-        if (end != std::string::npos && (text[end] == ' ' || text[end] == '='))
-            end = text.find_first_of(" ;)`|&", end + 1);
-        return text.substr(at, end == std::string::npos ? std::string::npos : end - at);
+        constexpr std::size_t kMaxKey = 128;
+        const std::size_t stop = std::min(text.size(), at + kMaxKey);
+        std::size_t end = at;
+        while (end < stop && std::string_view(" =;)`|&").find(text[end]) == std::string_view::npos)
+            ++end;
+        if (end < stop && (text[end] == ' ' || text[end] == '=')) {
+            ++end;
+            while (end < stop && std::string_view(" ;)`|&").find(text[end]) == std::string_view::npos)
+                ++end;
+        }
+        return text.substr(at, end - at);
     }
 
     // Whether the words a switch gives hold a flag of Megatron-LM or FlagScale

@@ -931,6 +931,11 @@ private slots:
                                             "  --save ${CKPT:-/data/mix} --tensorboard-dir \\\n  \"/logs/tb/run\"\"\n"
                                             "torchrun --nproc_per_node=8 pretrain_gpt.py " + model + " $OTHER\n");
         QVERIFY2(literal.find("(its defaults where unset): CKPT (--save). Edit") != std::string::npos, literal.c_str());
+        // Also past the 128 bytes a flag's places are looked up by: a 200-byte path.
+        const std::string longPath = "/data/mix/" + std::string(190, 'p');
+        const std::string longLiteral = notesOf("OTHER=\"--data-path " + longPath + " --save ${CKPT:-/data/mix}\"\n"
+                                                "torchrun --nproc_per_node=8 pretrain_gpt.py " + model + " $OTHER\n");
+        QVERIFY2(longLiteral.find("(its defaults where unset): CKPT (--save). Edit") != std::string::npos, longLiteral.c_str());
         // A default's text counts as a part of a value, not inside a longer name: MODEL_NAME's
         // gpt gave /logs/gpt/tb, not /data/gpt2-vocab.json.
         const std::string parts = notesOf("MODEL=${MODEL_NAME:-gpt}\nDATA=/data\n"
@@ -942,6 +947,17 @@ private slots:
         const std::string glued = notesOf("torchrun --nproc_per_node=8 pretrain_gpt.py " + model
                                           + " --data-path ${DATA:-/data/mix}2/train\n");
         QVERIFY2(glued.find("(its defaults where unset): DATA (--data-path). Edit") != std::string::npos, glued.c_str());
+        // A name counts as a whole part only, though the flag's words read it: MODEL's gpt did
+        // not give /ckpt/gpt2, and CKPT's hook stays.
+        ExportOptions named;
+        named.original = importMegatronScript("echo \"model: ${MODEL:-gpt}\"\n"
+                                              "torchrun --nproc_per_node=8 pretrain_gpt.py " + model
+                                                  + " --load ${CKPT:-/ckpt}/gpt2${MODEL:+-$MODEL}\n",
+                                              "named.sh");
+        const ExportResult rnamed = exportLauncher(megatronPlan(), named);
+        QVERIFY2(rnamed.ok, rnamed.refusal.c_str());
+        QVERIFY2(rnamed.script.find("--load \"${CKPT:-/ckpt}/gpt2\"") != std::string::npos, rnamed.script.c_str());
+        QVERIFY(!hasNote(rnamed, "MODEL (--load)"));
         // The text holds the flag and its values as whole words outside comments: a comment
         // that writes it, or a longer value ("--save /data/mix2"), is not the value read.
         const std::string written = notesOf("# --save /data/mix\n"
@@ -1077,6 +1093,21 @@ private slots:
         const ExportResult rq = exportLauncher(megatronPlan(), quiet);
         QVERIFY2(rq.ok, rq.refusal.c_str());
         QVERIFY(!hasNote(rq, "switches on these words"));
+
+        // A call's switch is dropped by a shift past where its words would have stood (they
+        // would have gone with the arguments shifted off), not by one short of it; a set --
+        // in a subshell leaves the call's arguments, and its switches, as they were.
+        auto switchedIn = [&](const std::string& body, const std::string& args) {
+            const ImportedScript s = importMegatronScript("launch() { " + body + "torchrun --nproc_per_node=8 pretrain_gpt.py "
+                                                              + model + " \"$@\"; }\nlaunch " + args + "\n",
+                                                          "call.sh");
+            return s.environment_switches.count("USE_FP8") == 1 && warnedFor(s, "USE_FP8");
+        };
+        QVERIFY(!switchedIn("shift 2; ", "--bf16 ${USE_FP8:+--fp8-format hybrid} --eval-interval 100"));
+        QVERIFY(switchedIn("shift 2; ", "--log-interval 10 ${USE_FP8:+--fp8-format hybrid} --eval-interval 100"));
+        QVERIFY(switchedIn("shift; ", "--bf16 ${USE_FP8:+--fp8-format hybrid}"));
+        QVERIFY(switchedIn("( set -- ); ", "${USE_FP8:+--fp8-format hybrid}"));
+        QVERIFY(!switchedIn("set -- --log-interval 10; ", "${USE_FP8:+--fp8-format hybrid}"));
     }
 
     void launcherVariablesAreReserved()

@@ -686,7 +686,7 @@ private slots:
         // An array doubled the same way: 2 x 2^19 = 1,048,576 elements after line 20.
         std::string array = "A=(x y)\n";
         for (int i = 0; i < 64; ++i)
-            array += "A+=(\"${A[@]}\")\n";
+            array += "A=(\"${A[@]}\" \"${A[@]}\")\n";
         QCOMPARE(errorOf(array + launch + "\n", "array.sh"),
                  std::string("array.sh: line 21: A grows past 1,048,576 elements; a launch script's values are far "
                              "smaller, so the script is not read"));
@@ -700,13 +700,18 @@ private slots:
         const std::string tooMuch = errorOf(many, "many.sh");
         QVERIFY2(tooMuch.rfind("many.sh: line 2: the script's variable expansions add up to more than 256 MiB", 0) == 0,
                  tooMuch.c_str());
-        // A call that passes its arguments on twice doubles them at each of its 64 levels. Each
-        // element a list expands to is charged 64 bytes besides its text and blank (the reader
-        // keeps a piece and a word for it): level d expands 2 x 2^d words of 66 bytes, which
-        // pass 256 MiB in all at level 20 (2^22 x 66 > 2^28); by bytes alone, at level 25.
-        const std::string recursion = errorOf("f() { f \"$@\" \"$@\"; }\nf a\n" + launch + "\n", "recurse.sh");
-        QVERIFY2(recursion.rfind("recurse.sh: line 1: the script's variable expansions add up to more than 256 MiB", 0) == 0,
-                 recursion.c_str());
+        // A call that passes its arguments on twice doubles them at each of its 64 levels: its
+        // arguments are bounded as an array's elements, 2^21 > 1,048,576 at the 21st call.
+        QCOMPARE(errorOf("f() { f \"$@\" \"$@\"; }\nf a\n" + launch + "\n", "recurse.sh"),
+                 std::string("recurse.sh: line 1: function f is called with more than 1,048,576 arguments; a launch "
+                             "script's are far fewer, so the script is not read (do its calls pass \"$@\" on twice?)"));
+        // And so are those set -- gives: 2^21 after 20 doublings.
+        std::string set = "set -- a\n";
+        for (int i = 0; i < 64; ++i)
+            set += "set -- \"$@\" \"$@\"\n";
+        QCOMPARE(errorOf(set + launch + "\n", "set.sh"),
+                 std::string("set.sh: line 22: set -- gives more than 1,048,576 arguments; a launch script's are far "
+                             "fewer, so the script is not read (do its calls pass \"$@\" on twice?)"));
         // Parallel sizes whose product is not an int (65536^3 = 2^48): no division by zero, the
         // world of 8 is not divisible by it (a warning on import); on a cluster the script is
         // refused, first for its 8 heads over TP 65536.
