@@ -30,6 +30,7 @@ constexpr int kMaxDepth = 24;   // nesting of expansions; deeper input is hostil
 constexpr std::size_t kMaxValueBytes = std::size_t(16) << 20;       // one variable or array
 constexpr std::size_t kMaxArrayElements = std::size_t(1) << 20;     // one array
 constexpr std::size_t kMaxExpandedBytes = std::size_t(256) << 20;   // all expansions of a script
+constexpr std::size_t kMaxArguments = std::size_t(1) << 18;         // of one call, or set --
 constexpr std::size_t npos = std::string::npos;
 
 // Function calls: bash sets no depth limit (FUNCNEST is unset), but a call nested this deep
@@ -708,9 +709,9 @@ void BashReader::checkValueSize(const std::string& name, std::size_t bytes, std:
 
 void BashReader::checkArgumentCount(const std::string& what, std::size_t count, int line) const
 {
-    if (count > kMaxArrayElements)
+    if (count > kMaxArguments)
         throw InputError(m_file, "line " + std::to_string(line),
-                         what + " more than 1,048,576 arguments; a launch script's are far fewer, so the script is not "
+                         what + " more than 262,144 arguments; a launch script's are far fewer, so the script is not "
                          "read (do its calls pass \"$@\" on twice?)");
 }
 
@@ -3088,8 +3089,8 @@ void BashReader::callFunction(const std::string& name, std::vector<std::string> 
                      + "; this call is not followed, and the commands it would run are not read");
         return;
     }
-    // Arguments are bounded as an array's elements are: a call that passes its arguments on
-    // twice (f "$@" "$@") doubles them at each level.
+    // Arguments are bounded (a data blend of a thousand files is 2,000 of them): a call that
+    // passes its arguments on twice (f "$@" "$@") doubles them at each level.
     checkArgumentCount("function " + name + " is called with", args.size(), line);
     // The body stays alive while it runs, even if it defines the function again.
     const std::shared_ptr<const std::vector<RawCommand>> body = f.body;

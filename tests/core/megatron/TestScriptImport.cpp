@@ -700,17 +700,17 @@ private slots:
         const std::string tooMuch = errorOf(many, "many.sh");
         QVERIFY2(tooMuch.rfind("many.sh: line 2: the script's variable expansions add up to more than 256 MiB", 0) == 0,
                  tooMuch.c_str());
-        // A call that passes its arguments on twice doubles them at each of its 64 levels: its
-        // arguments are bounded as an array's elements, 2^21 > 1,048,576 at the 21st call.
+        // A call that passes its arguments on twice doubles them at each of its 64 levels: the
+        // n-th call has 2^(n-1), past the bound of 262,144 = 2^18 at the 20th (line 1).
         QCOMPARE(errorOf("f() { f \"$@\" \"$@\"; }\nf a\n" + launch + "\n", "recurse.sh"),
-                 std::string("recurse.sh: line 1: function f is called with more than 1,048,576 arguments; a launch "
+                 std::string("recurse.sh: line 1: function f is called with more than 262,144 arguments; a launch "
                              "script's are far fewer, so the script is not read (do its calls pass \"$@\" on twice?)"));
-        // And so are those set -- gives: 2^21 after 20 doublings.
+        // So are those set -- gives: 2^(k-1) at line k, 2^19 at line 20.
         std::string set = "set -- a\n";
         for (int i = 0; i < 64; ++i)
             set += "set -- \"$@\" \"$@\"\n";
         QCOMPARE(errorOf(set + launch + "\n", "set.sh"),
-                 std::string("set.sh: line 22: set -- gives more than 1,048,576 arguments; a launch script's are far "
+                 std::string("set.sh: line 20: set -- gives more than 262,144 arguments; a launch script's are far "
                              "fewer, so the script is not read (do its calls pass \"$@\" on twice?)"));
         // Parallel sizes whose product is not an int (65536^3 = 2^48): no division by zero, the
         // world of 8 is not divisible by it (a warning on import); on a cluster the script is
