@@ -31,6 +31,11 @@ constexpr std::size_t kMaxValueBytes = std::size_t(16) << 20;       // one varia
 constexpr std::size_t kMaxArrayElements = std::size_t(1) << 20;     // one array
 constexpr std::size_t kMaxExpandedBytes = std::size_t(256) << 20;   // all expansions of a script
 constexpr std::size_t kMaxArguments = std::size_t(1) << 18;         // of one call, or set --
+// Each element a list expands to ("$@", "${A[@]}") counts this much toward kMaxExpandedBytes
+// besides its text: the reader keeps a word and its reads for it, some 70 bytes, so a list
+// of a million one-byte elements expanded again and again would otherwise hold gigabytes
+// within the bound.
+constexpr std::size_t kElementCost = 32;
 constexpr std::size_t npos = std::string::npos;
 
 // Function calls: bash sets no depth limit (FUNCNEST is unset), but a call nested this deep
@@ -696,7 +701,8 @@ void BashReader::chargeExpansion(std::size_t bytes, int line)
     if (m_expandedBytes > kMaxExpandedBytes)
         throw InputError(m_file, "line " + std::to_string(line),
                          "the script's variable expansions add up to more than 256 MiB; a launch script that "
-                         "large is not read (is a value doubled again and again?)");
+                         "large is not read (is a value doubled again and again, or a long list expanded many "
+                         "times?)");
 }
 
 void BashReader::checkValueSize(const std::string& name, std::size_t bytes, std::size_t elements, int line) const
@@ -4274,16 +4280,21 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
     };
     addValueReads(m_evalReads);
     noteRan(std::span<const RawWord>(words).subspan(w));
-    // Each switch with the index of the first word it would have given (the words so far).
+    // For a call: each switch of each word, at the end of that word's fields. Its words would
+    // have stood at the latest there (in a word that gave several, or in "$@" passed on), so a
+    // shift drops it only when it went past all of them. Every use of it is kept.
     std::vector<std::pair<std::string, std::size_t>> switchAt;
-    std::set<std::string> switchSeen;
+    std::optional<bool> calls;   // the first word names a function
     for (std::size_t a = w; a < words.size(); ++a) {
         if (words[a].array_assign) continue;
         m_valueReads.clear();
         std::vector<std::string> fields = expandWord(words[a].text, cmd.line);
-        for (const std::string& read : m_valueReads)
-            if (read.starts_with('+') && switchSeen.insert(read).second)
-                switchAt.emplace_back(read, out.words.size());
+        if (!calls && !(out.words.empty() && fields.empty()))
+            calls = m_functions.count(out.words.empty() ? fields.front() : out.words.front()) > 0;
+        if (calls.value_or(false))
+            for (const std::string& read : m_valueReads)
+                if (read.starts_with('+'))
+                    switchAt.emplace_back(read, out.words.size() + fields.size());
         if (fields.empty())
             addEnv(out.vanished_environment_reads, m_valueReads);
         for (WordReads& f : fieldReads(words[a].text, fields, m_valueReads)) {
@@ -4331,7 +4342,7 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
             callReads.assign(out.word_reads.begin() + 1, out.word_reads.end());
         std::vector<SwitchAt> switches;   // "+NAME" marks of the call's words, for its "$@"
         for (const auto& [mark, at] : switchAt)
-            if (at > 0)   // not of the function's name
+            if (at > 0)   // past the function's name: an argument's index
                 switches.push_back({mark, at - 1});
         callFunction(out.words.front(), std::vector<std::string>(out.words.begin() + 1, out.words.end()), scriptArgs,
                      std::move(out.warnings), cmd.line, std::move(callReads), std::move(switches));
@@ -4566,7 +4577,7 @@ void BashReader::emitListPieces(std::vector<Piece>& pieces, const std::vector<st
     // 3.4.2); unquoted, with a blank, to be split.
     std::size_t bytes = list.empty() ? 0 : list.size() - 1;
     for (const std::string& e : list)
-        bytes += e.size();
+        bytes += e.size() + kElementCost;
     chargeExpansion(bytes, line);
     if (quoted && atForm) {
         for (std::size_t e = 0; e < list.size(); ++e)

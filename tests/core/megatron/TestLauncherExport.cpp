@@ -1107,6 +1107,15 @@ private slots:
         QVERIFY(switchedIn("shift 2; ", "--log-interval 10 ${USE_FP8:+--fp8-format hybrid} --eval-interval 100"));
         QVERIFY(switchedIn("shift; ", "--bf16 ${USE_FP8:+--fp8-format hybrid}"));
         QVERIFY(switchedIn("( set -- ); ", "${USE_FP8:+--fp8-format hybrid}"));
+        // The switch counts at the end of its word's fields: its words are not shifted off
+        // with the word's first (train), nor with a wrapper's first argument.
+        QVERIFY(switchedIn("shift; ", "train${USE_FP8:+ --fp8-format hybrid} --bf16"));
+        const ImportedScript wrapped = importMegatronScript(
+            "launch() { local n=$1; shift; torchrun --nproc_per_node $n pretrain_gpt.py " + model + " \"$@\"; }\n"
+            "main() { launch \"$@\"; }\n"
+            "main 8 --bf16 ${USE_FP8:+--fp8-format hybrid}\n",
+            "wrapped.sh");
+        QVERIFY(warnedFor(wrapped, "USE_FP8"));
         QVERIFY(!switchedIn("set -- --log-interval 10; ", "${USE_FP8:+--fp8-format hybrid}"));
     }
 

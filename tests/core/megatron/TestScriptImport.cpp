@@ -700,6 +700,18 @@ private slots:
         const std::string tooMuch = errorOf(many, "many.sh");
         QVERIFY2(tooMuch.rfind("many.sh: line 2: the script's variable expansions add up to more than 256 MiB", 0) == 0,
                  tooMuch.c_str());
+        // A list of 2^19 one-byte elements expanded again and again: each element counts 32
+        // bytes besides its byte and blank, so an expansion counts 34 x 2^19 - 1. Building it
+        // (lines 2-19, two expansions each) counts 35,651,412; the 14th expansion after, at
+        // line 33, passes 2^28 (285,212,486). By bytes alone it would take some 230 lines.
+        std::string list = "A=(x y)\n";
+        for (int k = 2; k <= 19; ++k)
+            list += "A=(\"${A[@]}\" \"${A[@]}\")\n";
+        for (int k = 0; k < 40; ++k)
+            list += ": \"${A[@]}\"\n";
+        const std::string listed = errorOf(list + launch + "\n", "list.sh");
+        QVERIFY2(listed.rfind("list.sh: line 33: the script's variable expansions add up to more than 256 MiB", 0) == 0,
+                 listed.c_str());
         // A call that passes its arguments on twice doubles them at each of its 64 levels: the
         // n-th call has 2^(n-1), past the bound of 262,144 = 2^18 at the 20th (line 1).
         QCOMPARE(errorOf("f() { f \"$@\" \"$@\"; }\nf a\n" + launch + "\n", "recurse.sh"),
