@@ -1049,27 +1049,25 @@ private slots:
             for (std::string line; std::getline(lines, line);)
                 QVERIFY2(line.rfind("#", 0) == 0 || line.find("--fp8-format") == std::string::npos, line.c_str());
         }
+        auto exportOf = [](const std::string& text) {
+            ExportOptions o;
+            o.original = importMegatronScript(text, "original.sh");
+            return exportLauncher(megatronPlan(), o);
+        };
         // The words of an eval'd text share what the text was computed from: a path default is
         // named for its flag (written as read: no hook through eval).
-        ExportOptions evaled;
-        evaled.original = importMegatronScript("DATA_HOME=${DATA_HOME:-/data/mix}\n"
-                                               "cmd=\"torchrun --nproc_per_node=8 pretrain_gpt.py " + model
-                                                   + " --data-path $DATA_HOME/train --split 949,50,1\"\n"
-                                               "eval $cmd\n",
-                                               "evaled.sh");
-        const ExportResult re = exportLauncher(megatronPlan(), evaled);
+        const ExportResult re = exportOf("DATA_HOME=${DATA_HOME:-/data/mix}\n"
+                                         "cmd=\"torchrun --nproc_per_node=8 pretrain_gpt.py " + model
+                                         + " --data-path $DATA_HOME/train --split 949,50,1\"\neval $cmd\n");
         QVERIFY2(re.ok, re.refusal.c_str());
         QVERIFY(re.script.find("--data-path /data/mix/train") != std::string::npos);
         QVERIFY(hasNote(re, "(its defaults where unset): DATA_HOME (--data-path). Edit them here"));
         // A word of the text that reads a variable itself keeps it as its own: the hook stays,
         // though the text also read EXTRA_ARGS.
-        ExportOptions own;
-        own.original = importMegatronScript("EXTRA=${EXTRA_ARGS:-}\n"
-                                            "CMD='torchrun --nproc_per_node=8 pretrain_gpt.py " + model
-                                                + " --data-path ${DATA_HOME:-/data/mix}/train --log-interval ${LOG_INTERVAL:-10}'\n"
-                                            "eval \"$CMD $EXTRA\"\n",
-                                            "own.sh");
-        const ExportResult ro = exportLauncher(megatronPlan(), own);
+        const ExportResult ro = exportOf("EXTRA=${EXTRA_ARGS:-}\n"
+                                         "CMD='torchrun --nproc_per_node=8 pretrain_gpt.py " + model
+                                         + " --data-path ${DATA_HOME:-/data/mix}/train --log-interval ${LOG_INTERVAL:-10}'\n"
+                                           "eval \"$CMD $EXTRA\"\n");
         QVERIFY2(ro.ok, ro.refusal.c_str());
         QVERIFY(ro.script.find("--data-path \"${DATA_HOME:-/data/mix}/train\"") != std::string::npos);
         QVERIFY(ro.script.find("--log-interval \"${LOG_INTERVAL:-10}\"") != std::string::npos);

@@ -677,26 +677,23 @@ private slots:
         };
         // A value doubled 64 times (2^68 bytes) stops at the 16 MiB bound: at the assignment
         // that passes it, 16 bytes x 2^20 = 16 MiB after line 21, more after line 22.
-        std::string doubled = "A=xxxxxxxxxxxxxxxx\n";
-        for (int i = 0; i < 64; ++i)
-            doubled += "A=$A$A\n";
+        // A first line, then another written `times` times.
+        auto repeated = [](std::string text, const std::string& line, int times) {
+            for (int i = 0; i < times; ++i)
+                text += line;
+            return text;
+        };
+        const std::string doubled = repeated("A=xxxxxxxxxxxxxxxx\n", "A=$A$A\n", 64);
         QCOMPARE(errorOf(doubled + launch + "\n", "double.sh"),
                  std::string("double.sh: line 22: A grows past 16 MiB; a launch script's values are far smaller, so the "
                              "script is not read"));
         // An array doubled the same way: 2 x 2^19 = 1,048,576 elements after line 20.
-        std::string array = "A=(x y)\n";
-        for (int i = 0; i < 64; ++i)
-            array += "A=(\"${A[@]}\" \"${A[@]}\")\n";
+        const std::string array = repeated("A=(x y)\n", "A=(\"${A[@]}\" \"${A[@]}\")\n", 64);
         QCOMPARE(errorOf(array + launch + "\n", "array.sh"),
                  std::string("array.sh: line 21: A grows past 1,048,576 elements; a launch script's values are far "
                              "smaller, so the script is not read"));
         // One value of 1 MiB expanded 300 times in one command: the expansions pass 256 MiB.
-        const std::string many = "A=" + std::string(1 << 20, 'x') + "\nB=" + [] {
-            std::string w;
-            for (int i = 0; i < 300; ++i)
-                w += "$A";
-            return w;
-        }() + "\n" + launch + "\n";
+        const std::string many = repeated("A=" + std::string(1 << 20, 'x') + "\nB=", "$A", 300) + "\n" + launch + "\n";
         const std::string tooMuch = errorOf(many, "many.sh");
         QVERIFY2(tooMuch.rfind("many.sh: line 2: the script's variable expansions add up to more than 256 MiB", 0) == 0,
                  tooMuch.c_str());
@@ -704,11 +701,7 @@ private slots:
         // bytes besides its byte and blank, so an expansion counts 34 x 2^19 - 1. Building it
         // (lines 2-19, two expansions each) counts 35,651,412; the 14th expansion after, at
         // line 33, passes 2^28 (285,212,486). By bytes alone it would take some 230 lines.
-        std::string list = "A=(x y)\n";
-        for (int k = 2; k <= 19; ++k)
-            list += "A=(\"${A[@]}\" \"${A[@]}\")\n";
-        for (int k = 0; k < 40; ++k)
-            list += ": \"${A[@]}\"\n";
+        const std::string list = repeated(repeated("A=(x y)\n", "A=(\"${A[@]}\" \"${A[@]}\")\n", 18), ": \"${A[@]}\"\n", 40);
         const std::string listed = errorOf(list + launch + "\n", "list.sh");
         QVERIFY2(listed.rfind("list.sh: line 33: the script's variable expansions add up to more than 256 MiB", 0) == 0,
                  listed.c_str());
@@ -718,9 +711,7 @@ private slots:
                  std::string("recurse.sh: line 1: function f is called with more than 262,144 arguments; a launch "
                              "script's are far fewer, so the script is not read (do its calls pass \"$@\" on twice?)"));
         // So are those set -- gives: 2^(k-1) at line k, 2^19 at line 20.
-        std::string set = "set -- a\n";
-        for (int i = 0; i < 64; ++i)
-            set += "set -- \"$@\" \"$@\"\n";
+        const std::string set = repeated("set -- a\n", "set -- \"$@\" \"$@\"\n", 64);
         QCOMPARE(errorOf(set + launch + "\n", "set.sh"),
                  std::string("set.sh: line 20: set -- gives more than 262,144 arguments; a launch script's are far "
                              "fewer, so the script is not read (do its calls pass \"$@\" on twice?)"));
