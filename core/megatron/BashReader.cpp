@@ -764,7 +764,7 @@ void BashReader::noteEnvSwitch(const std::string& name, const std::string& words
     if (std::find(texts.begin(), texts.end(), text) == texts.end())
         texts.push_back(text);
     // Goes with the value as its reads do (ShellCommand::value_reads).
-    addEnv(m_valueReads, {"+" + name});
+    m_valueReads.add("+" + name);
 }
 
 void BashReader::noteRan(std::span<const RawWord> words)
@@ -4272,13 +4272,8 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
     commandValueReads.swap(m_valueReads);
     // A word of a text eval runs shares what the text was computed from.
     const auto textReads = m_evalReads.empty() ? nullptr : std::make_shared<const std::vector<std::string>>(m_evalReads);
-    std::set<std::string> valueRead;
-    auto addValueReads = [&](const std::vector<std::string>& names) {
-        for (const std::string& name : names)
-            if (valueRead.insert(name).second)
-                out.value_reads.push_back(name);
-    };
-    addValueReads(m_evalReads);
+    NameList valueReads;   // out.value_reads: the text's, then each word's
+    valueReads.add(m_evalReads);
     noteRan(std::span<const RawWord>(words).subspan(w));
     // For a call: each switch of each word, at the end of that word's fields. Its words would
     // have stood at the latest there (in a word that gave several, or in "$@" passed on), so a
@@ -4303,9 +4298,10 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
             out.word_reads.push_back(std::move(f));
         }
         out.words.insert(out.words.end(), fields.begin(), fields.end());
-        addValueReads(m_valueReads);
+        valueReads.add(m_valueReads);
         addEnv(commandValueReads, m_valueReads);
     }
+    out.value_reads = valueReads.names();
     m_valueReads.swap(commandValueReads);
     out.warnings.swap(m_warnings);
     m_warnings.swap(saved);

@@ -50,11 +50,6 @@ public:
         for (const std::string& name : names)
             add(name);
     }
-    void assign(const std::vector<std::string>& names)
-    {
-        clear();
-        add(names);
-    }
     void clear()
     {
         m_names.clear();
@@ -67,7 +62,6 @@ public:
     }
     const std::vector<std::string>& names() const { return m_names; }
     operator const std::vector<std::string>&() const { return m_names; }
-    bool empty() const { return m_names.empty(); }
     auto begin() const { return m_names.begin(); }
     auto end() const { return m_names.end(); }
 

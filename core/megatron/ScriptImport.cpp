@@ -542,8 +542,6 @@ private:
         if (cmd.word_reads.size() == w.size())
             m_argReads.assign(cmd.word_reads.begin() + static_cast<std::ptrdiff_t>(i) + 1, cmd.word_reads.end());
         m_argReads.resize(m_args.size());
-        // "+NAME" marks a switch that gave nothing (ShellCommand::value_reads), not a read.
-        auto isSwitchMark = [](const std::string& read) { return !read.empty() && read.front() == '+'; };
         for (const std::string& read : cmd.vanished_environment_reads)
             if (!isSwitchMark(read))
                 m_out.vanished_environment_reads.push_back(read);
@@ -644,21 +642,23 @@ private:
         const FlagList& megatron = FlagList::megatron();
         const FlagList& flagscale = FlagList::flagscale();
         auto readsOf = [&](std::size_t from, std::size_t to, ScriptFlag& flag) {
-            // In the order first read, each once (a set, since a string of thousands of words
-            // can share thousands of reads).
-            std::set<std::string> seen, seenExact;
+            // In the order first read, each once (a string of thousands of words can share
+            // thousands of reads); a word's own reads, then those of the eval text it came from.
+            NameList reads, exact;
             for (std::size_t k = from; k < to && k < m_argReads.size(); ++k) {
                 const WordReads& r = m_argReads[k];
-                for (const auto* list : {&WordReads::of(r.names), &WordReads::of(r.text_names)})
-                    for (const std::string& name : *list) {
-                        if (name.empty() || name.front() == '+')
-                            continue;   // a switch's mark, not a read
-                        if (seen.insert(name).second)
-                            flag.environment_reads.push_back(name);
-                        if (r.exact && list == &WordReads::of(r.names) && seenExact.insert(name).second)
-                            flag.exact_environment_reads.push_back(name);
+                for (const std::string& name : WordReads::of(r.names))
+                    if (!name.empty() && !isSwitchMark(name)) {
+                        reads.add(name);
+                        if (r.exact)
+                            exact.add(name);
                     }
+                for (const std::string& name : WordReads::of(r.text_names))
+                    if (!name.empty() && !isSwitchMark(name))
+                        reads.add(name);
             }
+            flag.environment_reads = reads.names();
+            flag.exact_environment_reads = exact.names();
         };
         for (std::size_t i = 0; i < m_args.size();) {
             const std::string& t = m_args[i];
@@ -731,10 +731,10 @@ private:
         if (flag.values.empty() || flag.environment_reads.size() == flag.exact_environment_reads.size())
             return;
         static const std::string before = " =(`", after = " ;)`|&";
-        if (!m_flatBuilt) {
+        if (m_flatText.empty()) {
             // Line continuations joined, each run of blanks one space, no quote characters
-            // ("--data-path" "/data/mix/train"); then where each "--flag" word starts.
-            m_flatBuilt = true;
+            // ("--data-path" "/data/mix/train"); then where each "--flag" word starts. Built
+            // once: it starts with a blank.
             const std::string& ran = m_reader.ranText();
             m_flatText.reserve(ran.size() + 1);
             m_flatText.push_back(' ');
@@ -782,8 +782,8 @@ private:
     // "--flag=value": the places a flag is written are looked up by it, so that one flag given
     // thousands of times with different values is not compared at each of its places. The
     // same rule for the text and for the words looked for: where these hold the key's end
-    // (or its 128th byte), the text holds it there too.
-    // At most 128 bytes: a long word of "=--" would otherwise give a key to its end at each.
+    // (or its 128th byte), the text holds it there too. At most 128 bytes: a long word of
+    // "=--" would otherwise give a key to its end at each.
     static std::string flagKey(const std::string& text, std::size_t at)
     {
         constexpr std::size_t kMaxKey = 128;
@@ -798,6 +798,9 @@ private:
         }
         return text.substr(at, end - at);
     }
+
+    // "+NAME" marks a switch that gave nothing (ShellCommand::value_reads), not a read.
+    static bool isSwitchMark(const std::string& read) { return !read.empty() && read.front() == '+'; }
 
     // Whether the words a switch gives hold a flag of Megatron-LM or FlagScale
     // ("--fp8-format hybrid", "\"--use-legacy-models\"").
@@ -1807,8 +1810,8 @@ private:
     }
 
     std::string m_text;
-    bool m_flatBuilt = false;          // dropLiteralReads: the words the script ran, flattened,
-    std::string m_flatText;            // and where each "--flag" word starts in them
+    std::string m_flatText;   // dropLiteralReads: the words the script ran, flattened, and
+                              // where each "--flag" word starts in them
     std::unordered_map<std::string, std::vector<std::size_t>> m_flagAt;
     std::unordered_map<std::string, bool> m_writtenRan;   // "--flag values" -> found in them
     BashReader m_reader;
