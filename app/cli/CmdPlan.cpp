@@ -173,7 +173,7 @@ void printPlan(std::ostream& os, const RankedPlan& rp, const Cluster& cluster)
     if (p.optimizer_offload_fraction > 0)
         os << ", optimizer " << (p.optimizer_offload_fraction < 1 ? fmt("%.0f%% ", 100 * p.optimizer_offload_fraction) : "")
            << "in host memory: " << fmt("%.0f", pr.host_memory_per_node_gib)
-           << (pr.host_memory_capacity_gib > 0 ? fmt(" of %.0f", pr.host_memory_capacity_gib) : std::string()) << " GiB per node";
+           << (pr.host_memory_capacity_gib > 0 ? fmt(" of %.0f", pr.host_memory_capacity_gib) : std::string()) << " GiB on the busiest node";
     os << ")\n";
     // The devices column is as wide as its longest entry, so long node lists keep the table aligned.
     std::vector<std::string> devices;

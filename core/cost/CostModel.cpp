@@ -778,15 +778,29 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
                           &collFromTable);
 
     // Recompute (section 3.5): selective repeats the attention core; full repeats the whole
-    // forward of k layers (MoE layers first when the stage mixes, the costlier ones).
+    // forward of k layers, the first ones of the stage as Megatron's block method takes them:
+    // with interleaving the first of every chunk before the second of any, which for
+    // k = sum_c min(n, chunk_c) is the first n of each chunk (--recompute-num-layers n).
     PassTime fwd = dense.fwd.scaled(nDense);
     fwd += moe.fwd.scaled(nMoe);
     PassTime bwd = dense.bwd.scaled(nDense);
     bwd += moe.bwd.scaled(nMoe);
-    int fullLayers = 0;
+    int fullLayers = 0, moeRe = 0;
     if (stage.recompute == Recompute::Full) {
         fullLayers = stage.recompute_layers > 0 ? std::min(stage.recompute_layers, nLayers) : nLayers;
-        const int moeRe = std::min(fullLayers, nMoe);
+        if (ctx.layers.empty()) {
+            moeRe = m.model.numMoeLayers(stage.first_layer, fullLayers);
+        } else {
+            int left = fullLayers, deepest = 0;
+            for (const LayerRange& r : ctx.layers)
+                deepest = std::max(deepest, r.count);
+            for (int j = 0; j < deepest && left > 0; ++j)
+                for (const LayerRange& r : ctx.layers)
+                    if (j < r.count && left > 0) {
+                        moeRe += m.model.isMoeLayer(r.first + j) ? 1 : 0;
+                        --left;
+                    }
+        }
         bwd += moe.fwd.scaled(moeRe);
         bwd += dense.fwd.scaled(fullLayers - moeRe);
     } else if (stage.recompute == Recompute::Selective) {
@@ -969,7 +983,7 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
             b += a.scores;
         return b * T;
     };
-    const int moeFull = std::min(fullLayers, nMoe);
+    const int moeFull = moeRe;
     const int denseFull = fullLayers - moeFull;
     const double perMicrobatch = (nMoe - moeFull) * layerBytes(am, false) + moeFull * layerBytes(am, true)
         + (nDense - denseFull) * layerBytes(ad, false) + denseFull * layerBytes(ad, true);

@@ -364,8 +364,14 @@ public:
         }
         out.push_back(port);
         // --moe-grouped-gemm asserts compute capability >= 8.0 (reference section 2). Listed
-        // only when the launcher would carry the flag: a check that cannot apply is not passed.
-        if (wantsGroupedGemm()) {
+        // only when the launcher would carry the flag and a stage runs on NVIDIA devices (a
+        // CUDA compute capability says nothing of Ascend or ROCm): a check that cannot apply
+        // is not passed.
+        const bool anyNvidia = std::any_of(plan.stages.begin(), plan.stages.end(), [&](const StagePlan& st) {
+            const DeviceType* t = typeOf(m_cat, st.device_type);
+            return t && t->vendor == "NVIDIA";
+        });
+        if (wantsGroupedGemm() && anyNvidia) {
             ExportCheck gemm{"--moe-grouped-gemm needs compute capability >= 8.0", true, {}};
             for (const StagePlan& st : plan.stages) {
                 const DeviceType* t = typeOf(m_cat, st.device_type);

@@ -595,7 +595,6 @@ public:
                 }
             }
             plan.target = target == Target::Any ? bestTarget(plan, model, m_cost.cluster(), m_cost.catalog()) : target;
-            plan.name = name + (want > 1 ? " #" + std::to_string(out.plans.size() + 1) : std::string());
             fillUnused(plan, m_space, "left idle: the plan is faster without them (slower stages would lengthen the 1F1B bottleneck)");
             if (plan.target == Target::Megatron && !plan.stages.empty()) {
                 // Devices of another collective library cannot join a Megatron-LM job.
@@ -616,6 +615,10 @@ public:
         std::stable_sort(out.plans.begin(), out.plans.end(), [](const RankedPlan& a, const RankedPlan& b) {
             return a.prediction.iteration_time_s < b.prediction.iteration_time_s;
         });
+        // Numbered in the order shown, after the sort: two plans whose objectives tie may
+        // come out of the estimate a rounding apart, and #1 is the first row either way.
+        for (std::size_t i = 0; i < out.plans.size(); ++i)
+            out.plans[i].plan.name = name + (want > 1 ? " #" + std::to_string(i + 1) : std::string());
         return out;
     }
 
@@ -800,8 +803,8 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
     // The flex dispatcher runs only where DeepEP does: nodes of other types are left out of
     // the search (their ids stay those of the cluster the plans are costed on).
     Cluster usable = cost.cluster();
+    std::map<std::string, std::string> why;   // device type -> why DeepEP does not run on it
     if (cost.model().usesFlexDispatcher()) {
-        std::map<std::string, std::string> why;   // device type -> why DeepEP does not run on it
         std::erase_if(usable.nodes, [&](const Node& n) {
             std::string w = deepEpUnavailable(cost.catalog(), n.device_type);
             if (w.empty())
@@ -1077,6 +1080,19 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
         result.uniform_baseline = result.plans.front();
     if (options.algorithm == Algorithm::MetisStyle && !result.plans.empty())
         result.metis_baseline = result.plans.front();
+    // The nodes left out for DeepEP are idle in every plan, as the nodes a plan leaves idle.
+    if (!why.empty()) {
+        auto addLeftOut = [&](RankedPlan& rp) {
+            for (const Node& n : cost.cluster().nodes)
+                if (const auto w = why.find(n.device_type); w != why.end() && n.count > 0)
+                    rp.plan.unused.push_back({n.id, n.count, "left out: the flex dispatcher needs DeepEP (" + w->second + ")"});
+        };
+        for (RankedPlan& rp : result.plans)
+            addLeftOut(rp);
+        for (std::optional<RankedPlan>* b : {&result.uniform_baseline, &result.metis_baseline})
+            if (*b)
+                addLeftOut(**b);
+    }
     if (options.current) {
         RankedPlan cur;
         cur.plan = *options.current;

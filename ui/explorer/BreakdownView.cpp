@@ -137,8 +137,10 @@ BreakdownView::BreakdownView(QWidget* parent)
         {tr("TP\ncomm"), tr("Tensor- and sequence-parallel collectives and exposed context-parallel exchange, "
                             "forward and backward, ms per micro-batch")},
         {tr("Dispatch"), tr("Expert dispatch and combine, forward and backward, ms per micro-batch")},
-        {tr("Send\nfwd + bwd"), tr("Pipeline sends, ms per micro-batch: the activation to the next stage in forward "
-                                   "and its gradient in backward (the part not hidden behind compute)")},
+        {tr("P2P next\nfwd + bwd"), tr("Point-to-point with the next stage, ms per micro-batch: the activation sent to it "
+                                       "in forward and its gradient received from it in backward (the part not hidden "
+                                       "behind compute). Each transfer counts once, on the stage before it, so the last "
+                                       "stage has none")},
         {tr("DP sync\n+ opt"), tr("Exposed gradient reduce-scatter and parameter all-gather, and the optimizer step: "
                                   "ms per iteration, not per micro-batch")},
     };
@@ -176,9 +178,9 @@ void BreakdownView::setExpertDispatch(bool shown)
     m_plot->yAxis->setTicker(ticker);
     m_plot->yAxis->setRange(-0.6, m_shown.size() - 0.4);
     m_table->setColumnHidden(DispatchColumn, !shown);
-    m_caption->setText(shown ? tr("Per stage and micro-batch, in ms: Fwd + Bwd = Compute + TP comm + Dispatch + Send "
+    m_caption->setText(shown ? tr("Per stage and micro-batch, in ms: Fwd + Bwd = Compute + TP comm + Dispatch + P2P "
                                   "(both passes). DP sync + opt is per iteration. Bold: the cells the bars come from.")
-                             : tr("Per stage and micro-batch, in ms: Fwd + Bwd = Compute + TP comm + Send "
+                             : tr("Per stage and micro-batch, in ms: Fwd + Bwd = Compute + TP comm + P2P "
                                   "(both passes). DP sync + opt is per iteration. Bold: the cells the bars come from."));
     updateMinimumSizes();
     setPlan(m_plan, m_prediction);

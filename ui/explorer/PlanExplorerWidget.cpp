@@ -48,6 +48,10 @@ void showOver(QDialog* dialog, const QWidget* window)
 
 // The what-if page scrolls in a short window; in a narrow one the panel stacks its inputs
 // above its figures, so that it scrolls down and never sideways.
+// The memory chart's least height: its legend and notes (about 110 px with the offload
+// note, two legend rows at 1024 px) and some 190 px of bars.
+constexpr int kMemoryChartMinHeight = 300;
+
 class WhatIfScrollArea : public QScrollArea {
 public:
     using QScrollArea::QScrollArea;
@@ -155,7 +159,17 @@ PlanExplorerWidget::PlanExplorerWidget(QWidget* parent)
     timelineScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     d->timeline->setLanesReadable(true);
     addPage(d->timeline, tr("Timeline"), true, timelineScroll);
-    addPage(d->memory, tr("Memory"), true);
+    // The memory chart too: under its legend and notes (the offloaded optimizer takes two
+    // lines) the bars keep a readable height in a short window, and the page's minimum does
+    // not push the plan table and the tab bar up when Memory is chosen.
+    auto* memoryScroll = new QScrollArea(d->tabs);
+    memoryScroll->setObjectName(QStringLiteral("memoryScroll"));
+    memoryScroll->setWidget(d->memory);
+    memoryScroll->setWidgetResizable(true);
+    memoryScroll->setFrameShape(QFrame::NoFrame);
+    memoryScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    d->memory->setMinimumHeight(kMemoryChartMinHeight);
+    addPage(d->memory, tr("Memory"), true, memoryScroll);
     addPage(d->breakdown, tr("Breakdown"), true);
     addPage(d->compare, tr("Compare"), false);
     addPage(whatIfScroll, tr("What-if"), true);
@@ -516,10 +530,10 @@ void PlanExplorerWidget::updateViews()
                       ? tr(" · optimizer %1&nbsp;% in host memory").arg(qRound(100 * plan.optimizer_offload_fraction))
                       : tr(" · optimizer in host memory"))
             + (pred.host_memory_capacity_gib > 0
-                   ? tr(" (%1 of %2 GiB per node)")
+                   ? tr(" (%1 of %2 GiB on the busiest node)")
                          .arg(pred.host_memory_per_node_gib, 0, 'f', 0)
                          .arg(pred.host_memory_capacity_gib, 0, 'f', 0)
-                   : tr(" (%1 GiB per node)").arg(pred.host_memory_per_node_gib, 0, 'f', 0));
+                   : tr(" (%1 GiB on the busiest node)").arg(pred.host_memory_per_node_gib, 0, 'f', 0));
     // Where the figures come from, when not the analytic defaults alone.
     if (pred.used_profile && d->context.profile)
         title += d->context.profile->name.empty()

@@ -160,6 +160,8 @@ void WhatIfPanel::setContext(const ExplorerContext& context)
     }
     for (const std::string& t : types)
         m_nodeType->addItem(QString::fromStdString(t));
+    // The whole name, however narrow the panel: the node count beside it gives way first.
+    m_nodeType->setMinimumWidth(m_nodeType->sizeHint().width());
     m_resetting = false;
     resetInputs();
 }

@@ -210,6 +210,7 @@ private slots:
     void imbalanceScalesMoePath();
     void imbalanceCappedAtExpertsOverTopk();
     void recomputeOrdering();
+    void blockRecomputeTakesTheFirstLayers();
     void crossVendorSendUsesBridge();
     void tiedEmbeddingGradientAllReduce();
     void tiedEmbeddingPartialReduceOfDifferentDp();
@@ -1191,6 +1192,69 @@ void TestCostModel::recomputeOrdering()
     // Full recompute repeats the forward: t_bwd(full) = t_bwd(none) + t_fwd.
     QVERIFY(std::fabs(full.t_bwd - (none.t_bwd + none.t_fwd)) < 1e-12);
     QCOMPARE(full.t_fwd, none.t_fwd);
+}
+
+void TestCostModel::blockRecomputeTakesTheFirstLayers()
+{
+    // Mixtral 8x7B with every other layer MoE (moe_layer_freq 2: layers 0, 2, 4, ... MoE) on
+    // one H800 node, TP 1, EP 8, micro-batch 1 of 4096 tokens. Activation bytes per token
+    // (section 5.2, h 4096, q 4096, kv 1024, SwiGLU F = F_e = 14336, k 2, rho 1.2, E 8):
+    //   common      10h + 4q + 4kv                 = 40,960 + 20,480          = 61,440
+    //   dense layer + (2 + 2 x 2) F                = 61,440 + 86,016          = 147,456
+    //   MoE layer   + k (2h + 6 F_e) 1.2 + 4E      = 61,440 + 226,099.2 + 32  = 287,571.2
+    // A layer under full recompute keeps its input, 2h = 8,192. So recomputing a MoE layer
+    // saves 279,379.2 B per token and a dense one 139,264. Megatron-LM's block method
+    // recomputes the first layers (transformer_block.py, _checkpointed_forward): with k = 4
+    // that is layers 0-3, two MoE and two dense, not four MoE layers.
+    ModelSpec m = mixtral8x7b();
+    m.moe_layer_freq = 2;
+    const Cluster c = nodesOf("H800", 1);
+    const CostModel cm(m, c, DeviceCatalog::builtin());
+    StagePlan st = stageOn("H800", 0, 8, 1);
+    st.first_layer = 0;
+    st.num_layers = 32;
+    st.ep = 8;
+    st.edp = 1;
+    StageContext ctx;
+    ctx.stage_index = 0;
+    ctx.num_stages = 1;
+    ctx.num_microbatches = 8;   // one micro-batch in flight (PP 1)
+    const double tokens = 4096, moeSaves = 279379.2 * tokens, denseSaves = 139264.0 * tokens;
+    const double none = cm.estimateStage(st, ctx).memory.activations;
+    st.recompute = Recompute::Full;
+    auto saved = [&](int k) {
+        st.recompute_layers = k;
+        return none - cm.estimateStage(st, ctx).memory.activations;
+    };
+    QVERIFY(std::fabs(saved(1) - moeSaves) < 1.0);
+    QVERIFY(std::fabs(saved(2) - (moeSaves + denseSaves)) < 1.0);
+    QVERIFY(std::fabs(saved(4) - 2 * (moeSaves + denseSaves)) < 1.0);
+    // The backward repeats the forward of those same layers: layers 2-3 (a MoE and a dense
+    // one) cost what layers 0-1 cost, where MoE layers first would have made them two MoE.
+    st.recompute_layers = 4;
+    const double bwdFour = cm.estimateStage(st, ctx).t_bwd;
+    st.recompute_layers = 2;
+    const double bwdTwo = cm.estimateStage(st, ctx).t_bwd;
+    st.recompute = Recompute::None;
+    const double bwdNone = cm.estimateStage(st, ctx).t_bwd;
+    QVERIFY(bwdTwo > bwdNone);
+    QVERIFY(std::fabs((bwdFour - bwdTwo) - (bwdTwo - bwdNone)) < 1e-12);
+
+    // PP 2, VPP 2: rank 0 runs layers 0-7 and 16-23 (chunks 0 and 2 of four). Megatron-LM's
+    // --recompute-num-layers n recomputes the first n of each chunk: n = 1 gives layers 0 and
+    // 16 (both MoE), and a third layer is the first chunk's second, layer 1 (dense).
+    ctx.num_stages = 2;
+    ctx.vpp = 2;
+    ctx.layers = rankLayers({16, 16}, 2)[0];
+    st.num_layers = 16;
+    st.recompute = Recompute::None;
+    const double noneV = cm.estimateStage(st, ctx).memory.activations;
+    st.recompute = Recompute::Full;
+    st.recompute_layers = 2;
+    const double savedTwo = noneV - cm.estimateStage(st, ctx).memory.activations;
+    st.recompute_layers = 3;
+    const double savedThree = noneV - cm.estimateStage(st, ctx).memory.activations;
+    QVERIFY(std::fabs(savedThree / savedTwo - (2 * moeSaves + denseSaves) / (2 * moeSaves)) < 1e-12);
 }
 
 void TestCostModel::crossVendorSendUsesBridge()

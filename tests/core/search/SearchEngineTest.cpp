@@ -250,6 +250,8 @@ void SearchEngineTest::progressCountsTheRunningJob()
     QCOMPARE(last, 1.0);
     QCOMPARE(watched.plans.size(), quiet.plans.size());
     for (std::size_t i = 0; i < quiet.plans.size(); ++i) {
+        // Numbered in the order listed, fastest first (the name is given after the last sort).
+        QCOMPARE(quiet.plans[i].plan.name, "HS-DP #" + std::to_string(i + 1));
         QCOMPARE(watched.plans[i].prediction.iteration_time_s, quiet.plans[i].prediction.iteration_time_s);
         QCOMPARE(watched.plans[i].plan.stages.size(), quiet.plans[i].plan.stages.size());
     }
@@ -925,6 +927,12 @@ void SearchEngineTest::flexDispatcherLeavesOutDevicesWithoutDeepEp()
         for (const StagePlan& st : rp.plan.stages)
             QCOMPARE(st.device_type, std::string("H800"));
         QVERIFY(isDeployable(rp.plan, m, mixed, cat, rp.plan.target));
+        // The 910B node (id 1) is idle in every plan, with the reason, as nodes a plan
+        // leaves idle are: the plan table counts "8 (+8 idle)".
+        const auto left = std::find_if(rp.plan.unused.begin(), rp.plan.unused.end(), [](const UnusedDevices& u) { return u.node == 1; });
+        QVERIFY(left != rp.plan.unused.end());
+        QCOMPARE(left->count, 8);
+        QVERIFY2(left->reason.find("DeepEP") != std::string::npos, left->reason.c_str());
     }
     // With the alltoall dispatcher nothing is left out: Mixtral-S (too large for the H800
     // node alone in its best plan) runs on both nodes.
