@@ -785,22 +785,34 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
     fwd += moe.fwd.scaled(nMoe);
     PassTime bwd = dense.bwd.scaled(nDense);
     bwd += moe.bwd.scaled(nMoe);
+    // The rank's chunks (one without interleaving) and, per chunk, its recomputed MoE and
+    // dense layers: the activations of section 5.3 count them chunk by chunk.
+    struct ChunkLayers {
+        int moe = 0, dense = 0, moeRe = 0, denseRe = 0;
+    };
+    const std::vector<LayerRange> ranges = ctx.layers.empty() ? std::vector<LayerRange>{{stage.first_layer, nLayers}} : ctx.layers;
+    std::vector<ChunkLayers> chunkLayers(ranges.size());
+    for (std::size_t c = 0; c < ranges.size(); ++c) {
+        chunkLayers[c].moe = m.model.numMoeLayers(ranges[c].first, ranges[c].count);
+        chunkLayers[c].dense = ranges[c].count - chunkLayers[c].moe;
+    }
     int fullLayers = 0, moeRe = 0;
     if (stage.recompute == Recompute::Full) {
         fullLayers = stage.recompute_layers > 0 ? std::min(stage.recompute_layers, nLayers) : nLayers;
-        if (ctx.layers.empty()) {
-            moeRe = m.model.numMoeLayers(stage.first_layer, fullLayers);
-        } else {
-            int left = fullLayers, deepest = 0;
-            for (const LayerRange& r : ctx.layers)
-                deepest = std::max(deepest, r.count);
-            for (int j = 0; j < deepest && left > 0; ++j)
-                for (const LayerRange& r : ctx.layers)
-                    if (j < r.count && left > 0) {
-                        moeRe += m.model.isMoeLayer(r.first + j) ? 1 : 0;
-                        --left;
+        int left = fullLayers, deepest = 0;
+        for (const LayerRange& r : ranges)
+            deepest = std::max(deepest, r.count);
+        for (int j = 0; j < deepest && left > 0; ++j)
+            for (std::size_t c = 0; c < ranges.size() && left > 0; ++c)
+                if (j < ranges[c].count) {
+                    if (m.model.isMoeLayer(ranges[c].first + j)) {
+                        ++chunkLayers[c].moeRe;
+                        ++moeRe;
+                    } else {
+                        ++chunkLayers[c].denseRe;
                     }
-        }
+                    --left;
+                }
         bwd += moe.fwd.scaled(moeRe);
         bwd += dense.fwd.scaled(fullLayers - moeRe);
     } else if (stage.recompute == Recompute::Selective) {
@@ -983,10 +995,10 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
             b += a.scores;
         return b * T;
     };
-    const int moeFull = moeRe;
-    const int denseFull = fullLayers - moeFull;
-    const double perMicrobatch = (nMoe - moeFull) * layerBytes(am, false) + moeFull * layerBytes(am, true)
-        + (nDense - denseFull) * layerBytes(ad, false) + denseFull * layerBytes(ad, true);
+    auto chunkBytes = [&](const ChunkLayers& c) {
+        return (c.moe - c.moeRe) * layerBytes(am, false) + c.moeRe * layerBytes(am, true) + (c.dense - c.denseRe) * layerBytes(ad, false)
+            + c.denseRe * layerBytes(ad, true);
+    };
 
     // Micro-batches in flight on this rank: min(PP - i, M) under 1F1B; with interleaving the
     // warm-up holds (PP - i - 1) * 2 + (v - 1) * PP + 1 chunks of n_i / v layers each
@@ -1000,7 +1012,22 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
         inFlight = std::min<double>(static_cast<double>(M) * vpp, (P - i - 1) * 2.0 + (vpp - 1.0) * P + 1.0) / vpp;
     else
         inFlight = std::min(P - i, M);
-    double actBytes = inFlight * perMicrobatch;
+    double actBytes = 0;
+    if (vpp > 1 && static_cast<int>(ranges.size()) == vpp) {
+        // Chunk by chunk: forward k of the rank runs chunk (k / PP) mod v (schedules.py
+        // get_model_chunk_id), so of the first n forwards chunk c holds
+        // PP floor(n / (PP v)) + clamp(n mod (PP v) - c PP, 0, PP). Equal chunks give
+        // n / v micro-batches of the rank's layers, as above; unequal ones (a dense chunk
+        // before a MoE one) weigh the earlier chunks, which stay longer in flight, more.
+        const long long n = std::llround(inFlight * vpp), cycle = static_cast<long long>(P) * vpp;
+        for (int c = 0; c < vpp; ++c) {
+            const long long count = P * (n / cycle) + std::clamp(n % cycle - static_cast<long long>(c) * P, 0LL, static_cast<long long>(P));
+            actBytes += static_cast<double>(count) * chunkBytes(chunkLayers[static_cast<std::size_t>(c)]);
+        }
+    } else {
+        for (const ChunkLayers& c : chunkLayers)
+            actBytes += inFlight * chunkBytes(c);
+    }
     // Outside the layers (Korthikanti section 4.3), written for sequence parallelism: the
     // embedding dropout mask s b h p / t and the final norm's and output layer's inputs
     // 2 s b h / t each. Without it every TP rank holds the whole sequence of these; the fp32

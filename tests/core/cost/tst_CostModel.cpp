@@ -366,6 +366,25 @@ void TestCostModel::activationsInFlight()
     const Prediction inter = cm.estimate(plan);
     const double factor = 1 + 7.0 / 24.0;
     QVERIFY(std::fabs(inter.stages[0].memory.activations / (stage0 * factor) - 1) < 1e-12);
+
+    // Unequal chunks: 13 layers a rank at VPP 3 run as chunks of 5, 4 and 4 layers. Rank 0
+    // holds (PP - 1) 2 + (v - 1) PP + 1 = 31 forwards, forward k of chunk (k / 8) mod 3:
+    // 8 + 7 of the first chunk, 8 of each other, so 15 x 5 + 8 x 4 + 8 x 4 = 139 layers'
+    // activations, where 31/3 micro-batches of 13 layers would be 134.3.
+    StagePlan st = plan.stages[0];
+    st.num_layers = 13;
+    StageContext ctx;
+    ctx.stage_index = 0;
+    ctx.num_stages = 8;
+    ctx.num_microbatches = 64;
+    ctx.vpp = 3;
+    ctx.sequence_parallel = true;
+    ctx.layers = rankLayers(std::vector<int>(8, 13), 3)[0];
+    QCOMPARE(ctx.layers.size(), std::size_t(3));
+    QCOMPARE(ctx.layers[0].count, 5);
+    QCOMPARE(ctx.layers[1].count, 4);
+    const double uneven = 139 * perLayer + 31.0 / 3 * sbh / 8;   // and the embedding mask, 31/3 micro-batches
+    QVERIFY(std::fabs(cm.estimateStage(st, ctx).memory.activations / uneven - 1) < 1e-12);
 }
 
 void TestCostModel::keyValueGroupsReplicateBeyondTp()
@@ -1243,6 +1262,10 @@ void TestCostModel::blockRecomputeTakesTheFirstLayers()
     // PP 2, VPP 2: rank 0 runs layers 0-7 and 16-23 (chunks 0 and 2 of four). Megatron-LM's
     // --recompute-num-layers n recomputes the first n of each chunk: n = 1 gives layers 0 and
     // 16 (both MoE), and a third layer is the first chunk's second, layer 1 (dense).
+    // In flight on rank 0 with 8 micro-batches: (PP - 1) 2 + (v - 1) PP + 1 = 5 forwards,
+    // forward k running chunk (k / 2) mod 2: chunks 0, 0, 1, 1, 0, so three micro-batches of
+    // the first chunk and two of the second (section 5.3). Recomputing layers 0 and 16 saves
+    // 3 + 2 MoE layers' worth; adding layer 1 saves 3 dense layers' worth more.
     ctx.num_stages = 2;
     ctx.vpp = 2;
     ctx.layers = rankLayers({16, 16}, 2)[0];
@@ -1254,7 +1277,7 @@ void TestCostModel::blockRecomputeTakesTheFirstLayers()
     const double savedTwo = noneV - cm.estimateStage(st, ctx).memory.activations;
     st.recompute_layers = 3;
     const double savedThree = noneV - cm.estimateStage(st, ctx).memory.activations;
-    QVERIFY(std::fabs(savedThree / savedTwo - (2 * moeSaves + denseSaves) / (2 * moeSaves)) < 1e-12);
+    QVERIFY(std::fabs(savedThree / savedTwo - (5 * moeSaves + 3 * denseSaves) / (5 * moeSaves)) < 1e-12);
 }
 
 void TestCostModel::crossVendorSendUsesBridge()
