@@ -1041,9 +1041,15 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
 
     if (nMoe > 0) {
         // Dispatch buffers of one layer: permuted tokens and the all-to-all receive buffer,
-        // forward output and its gradient, on the most loaded rank.
+        // forward output and its gradient, on the most loaded rank. The all-gather
+        // dispatcher instead receives every token of the EP x ETP group and un-permutes the
+        // experts' output into a buffer of that size before the reduce-scatter (neither
+        // depends on the routing), around the permuted tokens and their output.
         const double routed = T / tp * etp * s.topk;
-        est.memory.moe_buffers = 4.0 * routed * h * act * m.moeScale;
+        if (m.model.moe_token_dispatcher_type == TokenDispatcher::AllGather && (ep > 1 || etp > 1))
+            est.memory.moe_buffers = 2.0 * (T / tp) * ep * etp * h * act + 2.0 * routed * h * act * m.moeScale;
+        else
+            est.memory.moe_buffers = 4.0 * routed * h * act * m.moeScale;
     }
     est.memory.overhead = dev.overhead;
     est.memory.capacity = dev.capacity;

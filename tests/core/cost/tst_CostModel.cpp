@@ -831,6 +831,13 @@ void TestCostModel::allGatherDispatcherSpansTpTimesEp()
     st.edp = 2;
     const StageEstimate e = oneLayer(cm, st, true);
     QVERIFY2(std::fabs(e.expert_dispatch / 7.473806536e-4 - 1) < 1e-6, qPrintable(QString::number(e.expert_dispatch)));
+    // Its buffers (docs/cost-model.md 5.4): the gathered tokens and the un-permuted output,
+    // 2 x 2048 x 4 x 4096 x 2 B = 134,217,728 B whatever the routing, and the permuted tokens
+    // and their output, 2 x (2048 x 2 x 2 routed) x 4096 x 2 B x 1.5 = 201,326,592 B.
+    QCOMPARE(e.memory.moe_buffers, 134217728.0 + 201326592.0);
+    // The all-to-all dispatcher's: 4 x 8192 x 4096 x 2 B x 1.5 = 402,653,184 B.
+    m.moe_token_dispatcher_type = TokenDispatcher::AllToAll;
+    QCOMPARE(oneLayer(CostModel(m, nodesOf("H100-SXM", 1), DeviceCatalog::builtin()), st, true).memory.moe_buffers, 402653184.0);
 }
 
 void TestCostModel::contextParallelRingUsesOnePeerLink()
