@@ -499,7 +499,9 @@ void PlanExplorerWidget::updateViews()
         const QString empty = d->searchFoundNothing ? tr("The search found no feasible plan (the reason is above)")
             : d->model->rowCount() > 0             ? tr("Select a plan in the list above")
                                                    : tr("No plan to show: run a search and select a plan");
-        d->partition->setEmptyText(d->model->rowCount() > 0 ? tr("Select a plan to see its stages") : empty);
+        // Without any plan the strip would repeat the view's sentence under it: it stands aside.
+        d->partition->setEmptyText(tr("Select a plan to see its stages"));
+        d->partition->setVisible(d->model->rowCount() > 0);
         d->timeline->setEmptyText(empty);
         d->memory->setEmptyText(empty);
         d->breakdown->setEmptyText(empty);
@@ -519,6 +521,7 @@ void PlanExplorerWidget::updateViews()
     const Plan& plan = e->plan();
     const Prediction& pred = e->prediction();
     const PlanTimeline tl = buildPlanTimeline(plan, pred);
+    d->partition->setVisible(true);
     // A narrow title wraps between its parts, not inside one ("iteration" over "7.295 s").
     const QString stages = plan.pp() == 1 ? tr("1&nbsp;stage") : tr("%1&nbsp;stages").arg(plan.pp());
     const QString microbatches = tl.microbatches == 1 ? tr("1&nbsp;micro-batch") : tr("%1&nbsp;micro-batches").arg(tl.microbatches);
