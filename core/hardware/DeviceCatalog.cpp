@@ -56,16 +56,18 @@ DeviceType readDevice(const io::JsonNode& n)
     t.vendor = textField(n, "vendor", n.reqString("vendor"), false);
     // Upper bounds a million times above today's devices (B200: 2,250 TFLOP/s, 192 GB, 8,000
     // GB/s): a larger figure is a typing error, and would make every time and capacity infinite.
-    constexpr double kMax = 1e6;
-    t.bf16_tflops = n.reqDouble("bf16_tflops", 0, true, kMax * 1000);
+    // And lower bounds a million times below the slowest (1e-6 TFLOP/s, GB/s, efficiency):
+    // a smaller rate would make a time infinite (1e-320 TFLOP/s).
+    constexpr double kMax = 1e6, kMin = 1e-6;
+    t.bf16_tflops = n.reqDouble("bf16_tflops", kMin, false, kMax * 1000);
     t.memory_gib = n.reqDouble("memory_gib", 0, true, kMax);
-    t.hbm_gbps = n.reqDouble("hbm_gbps", 0, true, kMax * 10);
+    t.hbm_gbps = n.reqDouble("hbm_gbps", kMin, false, kMax * 10);
     t.intra_link_kind = n.optString("intra_link_kind");
-    t.intra_node_gbps = n.reqDouble("intra_node_gbps", 0, true, kMax * 10);
-    t.inter_node_gbps = n.reqDouble("inter_node_gbps", 0, true, kMax * 10);
+    t.intra_node_gbps = n.reqDouble("intra_node_gbps", kMin, false, kMax * 10);
+    t.inter_node_gbps = n.reqDouble("inter_node_gbps", kMin, false, kMax * 10);
     t.collective_library = textField(n, "collective_library", n.reqString("collective_library"), false);
     t.compute_capability = n.optDouble("compute_capability", 0, 0);
-    t.default_efficiency = n.optDouble("default_efficiency", 0.5, 0, true, 1.0);
+    t.default_efficiency = n.optDouble("default_efficiency", 0.5, kMin, false, 1.0);
     // At most the devices a node may have (the shorthand "TYPE:N" takes this many per node).
     t.default_devices_per_node = n.optInt("default_devices_per_node", 8, 1, 4096);
     if (auto s = n.optObject("sources")) {

@@ -14,6 +14,7 @@
 #include <atomic>
 #include <cctype>
 #include <cmath>
+#include <limits>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -38,6 +39,16 @@ using io::JsonNode;
 using Json = nlohmann::ordered_json;
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+// The least bandwidth a cluster may give (1 kB/s): below it a transfer's time is no longer a
+// finite number of seconds.
+constexpr double kMinRate = 1e-6;
+
+std::string formatMessageNumber(double v)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.6g", v);
+    return buf;
+}
 
 // --- enum names (the strings of the file formats) ----------------------------------------
 
@@ -121,8 +132,12 @@ ModelSpec readModelObject(const JsonNode& n)
     m.swiglu = n.optBool("swiglu", false);
     // Megatron-LM's default when --ffn-hidden-size is not given (megatron/training/arguments.py):
     // 4h, or for SwiGLU int(4h * 2/3 / 64) * 64.
-    const int defaultFfn = m.swiglu ? static_cast<int>((4.0 * m.hidden_size * 2.0 / 3.0) / 64.0) * 64 : 4 * m.hidden_size;
-    m.ffn_hidden_size = n.optInt("ffn_hidden_size", defaultFfn, 1);
+    const double defaultFfn = m.swiglu ? std::floor(4.0 * m.hidden_size * 2.0 / 3.0 / 64.0) * 64.0 : 4.0 * m.hidden_size;
+    if (!n.has("ffn_hidden_size") && defaultFfn > std::numeric_limits<int>::max())
+        n.fail("hidden_size", "expected a size whose default ffn_hidden_size (" + std::string(m.swiglu ? "8/3" : "4")
+                                  + " x hidden_size) is at most 2147483647, got " + std::to_string(m.hidden_size)
+                                  + "; give ffn_hidden_size");
+    m.ffn_hidden_size = n.optInt("ffn_hidden_size", static_cast<int>(defaultFfn), 1);
     m.num_query_groups = n.optInt("num_query_groups", 0, 0);
     m.kv_channels = n.optInt("kv_channels", 0, 0);
     m.vocab_size = n.reqInt("vocab_size", 1);
@@ -1165,12 +1180,15 @@ void validateCluster(const Cluster& c, const DeviceCatalog& catalog, const std::
                                  + shortenedForMessage(n.host) + "\" " + why);
         if (n.nics < 0)
             throw InputError(file, where("nodes", i, "nics"), "expected a non-negative integer, got " + std::to_string(n.nics));
-        if (!(n.nic_gbit >= 0))
-            throw InputError(file, where("nodes", i, "nic_gbit"), "expected a non-negative number");
+        // Rates below kMinRate would make a time infinite (a 1 GB transfer over 1e-320 GB/s).
+        if (!(n.nic_gbit == 0 || (n.nic_gbit >= kMinRate && std::isfinite(n.nic_gbit))))
+            throw InputError(file, where("nodes", i, "nic_gbit"), "expected 0 (the device type's rate) or at least 1e-06 Gbit/s, got "
+                                                                   + formatMessageNumber(n.nic_gbit));
         if (!(n.host_memory_gib >= 0))
             throw InputError(file, where("nodes", i, "host_memory_gib"), "expected a non-negative number of GiB");
-        if (!(n.host_link_gbytes_per_s >= 0))
-            throw InputError(file, where("nodes", i, "host_link_gbytes_per_s"), "expected a non-negative number of GB/s");
+        if (!(n.host_link_gbytes_per_s == 0 || (n.host_link_gbytes_per_s >= kMinRate && std::isfinite(n.host_link_gbytes_per_s))))
+            throw InputError(file, where("nodes", i, "host_link_gbytes_per_s"),
+                             "expected 0 (PCIe Gen4's 32 GB/s) or at least 1e-06 GB/s, got " + formatMessageNumber(n.host_link_gbytes_per_s));
     }
     // Host names ignore case (RFC 4343): "NODE7" and "node7" are one host for a hostfile.
     std::map<std::string, std::size_t> hosts;
@@ -1198,13 +1216,15 @@ void validateCluster(const Cluster& c, const DeviceCatalog& catalog, const std::
             throw InputError(file, where("links", i, "b"), "no node or switch has id " + std::to_string(l.b));
         if (l.a == l.b)
             throw InputError(file, where("links", i, "b"), "a link must join two different ids, got " + std::to_string(l.a) + " twice");
-        if (!(l.bandwidth_gbytes_per_s > 0) || !std::isfinite(l.bandwidth_gbytes_per_s))
-            throw InputError(file, where("links", i, "bandwidth_gbytes_per_s"), "expected a positive number");
+        if (!(l.bandwidth_gbytes_per_s >= kMinRate) || !std::isfinite(l.bandwidth_gbytes_per_s))
+            throw InputError(file, where("links", i, "bandwidth_gbytes_per_s"),
+                             "expected at least 1e-06 GB/s, got " + formatMessageNumber(l.bandwidth_gbytes_per_s));
         if (!(l.latency_us >= 0) || !std::isfinite(l.latency_us))
             throw InputError(file, where("links", i, "latency_us"), "expected a non-negative number");
     }
-    if (!(c.cross_vendor.bandwidth_gbytes_per_s > 0))
-        throw InputError(file, "cluster.cross_vendor.bandwidth_gbytes_per_s", "expected a positive number");
+    if (!(c.cross_vendor.bandwidth_gbytes_per_s >= kMinRate) || !std::isfinite(c.cross_vendor.bandwidth_gbytes_per_s))
+        throw InputError(file, "cluster.cross_vendor.bandwidth_gbytes_per_s",
+                         "expected at least 1e-06 GB/s, got " + formatMessageNumber(c.cross_vendor.bandwidth_gbytes_per_s));
     if (!(c.cross_vendor.latency_us >= 0))
         throw InputError(file, "cluster.cross_vendor.latency_us", "expected a non-negative number");
 }

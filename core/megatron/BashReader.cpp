@@ -13,6 +13,7 @@
 #include <functional>
 #include <optional>
 #include <set>
+#include <stdexcept>
 #include <unordered_set>
 
 // Expansion follows the bash manual (GNU Bash Reference Manual, sections 3.1.2 Quoting,
@@ -391,6 +392,30 @@ bool validName(std::string_view s)
 
 std::size_t skipDollarGroup(const std::string& s, std::size_t i);
 
+// Quotes, ${ } and $( ) inside one another are skipped by functions that call one another:
+// past this depth the text is refused (BashReader::read says so) before the stack runs out.
+constexpr int kMaxQuoteNesting = 1000;
+struct NestingTooDeep : std::runtime_error {
+    NestingTooDeep() : std::runtime_error("quotes, ${ } and $( ) nested too deeply") {}
+};
+thread_local int t_quoteNesting = 0;
+struct QuoteNesting {
+    QuoteNesting()
+    {
+        if (++t_quoteNesting > kMaxQuoteNesting) {
+            t_quoteNesting = 0;   // the throw unwinds every level without running their destructors' decrement twice
+            throw NestingTooDeep{};
+        }
+    }
+    ~QuoteNesting()
+    {
+        if (t_quoteNesting > 0)
+            --t_quoteNesting;
+    }
+    QuoteNesting(const QuoteNesting&) = delete;
+    QuoteNesting& operator=(const QuoteNesting&) = delete;
+};
+
 // The name a word assigns (NAME=..., NAME+=..., NAME[index]=...), or "" for any other word.
 std::string assignedName(const std::string& t)
 {
@@ -428,6 +453,7 @@ std::size_t skipBacktick(const std::string& s, std::size_t i)
 
 std::size_t skipDouble(const std::string& s, std::size_t i)
 {
+    const QuoteNesting nesting;
     std::size_t j = i + 1;
     while (j < s.size()) {
         const char c = s[j];
@@ -465,6 +491,7 @@ bool reservedAt(const std::string& s, std::size_t j, std::string_view word)
 // ("a) ...;;") does not close the substitution (manual 3.5.4: bash parses the command).
 std::size_t skipDollarGroup(const std::string& s, std::size_t i)
 {
+    const QuoteNesting nesting;
     const char open = s[i + 1];
     const char close = open == '{' ? '}' : ')';
     int depth = 1;
@@ -1432,7 +1459,13 @@ bool BashReader::active() const
 
 void BashReader::read(std::string_view text)
 {
-    run(tokenize(text));
+    try {
+        run(tokenize(text));
+    } catch (const NestingTooDeep&) {
+        static_assert(kMaxQuoteNesting == 1000, "the message gives the bound");
+        throw InputError(m_file, "", "quotes, ${ } and $( ) are nested in one another more than 1,000 deep; a launch "
+                                     "script nests a few, so the script is not read");
+    }
     m_envExitFinding = addEnvExitFinding(m_warnings, npos);
 }
 

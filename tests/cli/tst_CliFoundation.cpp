@@ -2,6 +2,8 @@
 // shipped files, and every file of the bad-input corpus (tests/bad-input/expected.tsv)
 // gives exit code 2 and a message naming the field.
 
+#include <cmath>
+
 #include <QtTest>
 
 #include <QDir>
@@ -716,27 +718,40 @@ void tst_CliFoundation::clusterNodeOfTooManyDevices()
 
 void tst_CliFoundation::absurdTimesInExponentForm()
 {
-    // A valid but absurd link (1e-300 GB/s) makes the pipeline send last about 1e300 s; the
-    // tables print it in exponent form instead of a fixed-point number of 300 digits.
+    // A valid but absurd bridge between vendors (1e300 us per message) makes each pipeline
+    // send last 1e294 s; the tables print the iteration in exponent form instead of a
+    // fixed-point number of 300 digits. (Bandwidths stop at 1e-6 GB/s, where a time is still
+    // a number: a link of 1e-320 GB/s is refused, docs/formats.md.)
     QTemporaryDir tmp;
     const QString path = tmp.filePath("slow.json");
     QVERIFY(writeFile(path, R"({"format": "hapmoe.cluster", "version": 2, "nodes": [
-        {"id": 0, "host": "a", "device_type": "H800", "count": 8}, {"id": 1, "host": "b", "device_type": "H800", "count": 8}],
-        "switches": [{"id": 2}], "links": [{"a": 0, "b": 2, "bandwidth_gbytes_per_s": 1e-300},
-        {"a": 1, "b": 2, "bandwidth_gbytes_per_s": 1e-300}]})"));
+        {"id": 0, "host": "a", "device_type": "H800", "count": 8}, {"id": 1, "host": "b", "device_type": "MI300X", "count": 8}],
+        "switches": [{"id": 2}], "links": [{"a": 0, "b": 2, "bandwidth_gbytes_per_s": 50},
+        {"a": 1, "b": 2, "bandwidth_gbytes_per_s": 50}], "cross_vendor": {"latency_us": 1e300}})"));
     const QStringList args = {"estimate", "--model", "Mixtral-S", "--cluster", path, "--pp", "2", "--tp", "8", "--recompute", "full"};
     const Run r = hapmoe(args);
     QCOMPARE(r.exitCode, 0);
-    const QRegularExpression iteration(QStringLiteral("iteration (\\d\\.\\d{3}e\\+\\d{3}) s"));
+    const QRegularExpression iteration(QStringLiteral("iteration (\\d(\\.\\d{1,3})?e\\+\\d{3}) s"));
     const QRegularExpressionMatch m = iteration.match(r.out);
     QVERIFY2(m.hasMatch(), qPrintable(r.out));
     // The table shows the prediction's own iteration time, to four significant digits.
     const Run json = hapmoe(args + QStringList{"--json"});
     QCOMPARE(json.exitCode, 0);
     const double predicted = QJsonDocument::fromJson(json.out.toUtf8()).object()["prediction"].toObject()["iteration_time_s"].toDouble();
-    QVERIFY2(predicted > 1e299, qPrintable(QString::number(predicted)));   // dozens of digits in fixed notation
-    QCOMPARE(m.captured(1), QString::asprintf("%.3e", predicted));
+    QVERIFY2(predicted > 1e290, qPrintable(QString::number(predicted)));   // hundreds of digits in fixed notation
+    QVERIFY2(std::fabs(m.captured(1).toDouble() / predicted - 1) < 5e-4, qPrintable(m.captured(1)));
     QVERIFY2(!r.out.contains(QRegularExpression(QStringLiteral("\\d{20}"))), qPrintable(r.out));
+
+    // A link of 1e-320 GB/s would make the send infinite: refused, naming the field.
+    const QString denormal = tmp.filePath("denormal.json");
+    QVERIFY(writeFile(denormal, R"({"format": "hapmoe.cluster", "version": 2, "nodes": [
+        {"id": 0, "host": "a", "device_type": "H800", "count": 8}, {"id": 1, "host": "b", "device_type": "H800", "count": 8}],
+        "switches": [{"id": 2}], "links": [{"a": 0, "b": 2, "bandwidth_gbytes_per_s": 1e-320},
+        {"a": 1, "b": 2, "bandwidth_gbytes_per_s": 50}]})"));
+    const Run refused = hapmoe({"estimate", "--model", "Mixtral-S", "--cluster", denormal, "--pp", "2", "--tp", "8"});
+    QCOMPARE(refused.exitCode, 2);
+    QVERIFY2(refused.err.contains(denormal + ": cluster.links[0].bandwidth_gbytes_per_s: expected at least 1e-06 GB/s"),
+             qPrintable(refused.err));
 }
 
 void tst_CliFoundation::outputNeverReplacesAnInput()

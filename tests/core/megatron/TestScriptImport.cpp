@@ -715,6 +715,15 @@ private slots:
         QCOMPARE(errorOf(set + launch + "\n", "set.sh"),
                  std::string("set.sh: line 20: set -- gives more than 262,144 arguments; a launch script's are far "
                              "fewer, so the script is not read (do its calls pass \"$@\" on twice?)"));
+        // $( opened 90,000 times in one line: the functions that skip quotes and substitutions
+        // call one another once a level, so past 1,000 levels the script is refused before the
+        // stack runs out; 900 levels of ${X:-...} are read (their expansion, past 24 levels,
+        // is kept as text with a warning).
+        QCOMPARE(errorOf("A=" + repeated("", "$(", 90000) + "\n" + launch + "\n", "deep.sh"),
+                 std::string("deep.sh: : quotes, ${ } and $( ) are nested in one another more than 1,000 deep; a "
+                             "launch script nests a few, so the script is not read"));
+        QCOMPARE(errorOf("A=\"" + repeated("", "${X:-", 900) + "a" + std::string(900, '}') + "\"\n" + launch + "\n", "nested.sh"),
+                 std::string("accepted"));
         // Parallel sizes whose product is not an int (65536^3 = 2^48): no division by zero, the
         // world of 8 is not divisible by it (a warning on import); on a cluster the script is
         // refused, first for its 8 heads over TP 65536.
