@@ -925,7 +925,7 @@ Project readProject(std::string_view text, const std::string& fileName, Warnings
                             "memory_headroom"});
         p.search.algorithm = algorithmAt(s->optChoice("algorithm", kAlgorithmNames, 0));
         p.search.target = targetAt(s->optChoice("target", kTargetNames, 2));
-        p.search.top_k = s->optInt("top_k", p.search.top_k, 1);
+        p.search.top_k = s->optInt("top_k", p.search.top_k, 1, 1000);   // as hapmoe plan --top
         p.search.delta = s->optDouble("delta", p.search.delta, 0);
         if (p.search.delta >= 1)
             s->fail("delta", "expected a load-balance tolerance in [0, 1), got " + formatBound(p.search.delta));
