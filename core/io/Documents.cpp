@@ -1156,6 +1156,11 @@ void validateCluster(const Cluster& c, const DeviceCatalog& catalog, const std::
         if (c.nodes[i].count > kMaxDevicesPerNode)
             throw InputError(file, where("nodes", i, "count"), "expected at most " + std::to_string(kMaxDevicesPerNode)
                                                                   + " devices in a node, got " + std::to_string(c.nodes[i].count));
+    long long devices = 0;
+    for (const Node& n : c.nodes)
+        devices += std::max(0, n.count);
+    if (devices > kMaxDevices)
+        throw InputError(file, "cluster.nodes", "expected at most 1,048,576 devices in all, got " + std::to_string(devices));
     if (c.totalDevices() <= 0)
         throw InputError(file, "cluster.nodes", "the cluster has no devices (add at least one node with a positive count)");
     std::map<int, std::string> ids;

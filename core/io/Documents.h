@@ -131,6 +131,9 @@ constexpr int kMaxVocabMultiple = 65536;
 // and small enough that device counts and ranks stay within an int.
 constexpr int kMaxDevicesPerNode = 4096;
 constexpr int kMaxNodes = 100000;
+// And the most devices in all: 2^20, beyond any machine, where an estimate still takes a
+// fraction of a second (81.9 million devices took 39 s and 3.8 GB).
+constexpr int kMaxDevices = 1 << 20;
 void validateCluster(const Cluster& cluster, const DeviceCatalog& catalog, const std::string& fileName);
 // One entry per table point also when two entries name one device type by different catalog
 // names or aliases ("H800", "H800-SXM"): the cost model matches them as one. Then the bounds

@@ -205,7 +205,7 @@ Cluster clusterFromShorthand(std::string_view shorthand, const DeviceCatalog& ca
     std::vector<Part> parts;
     std::size_t pos = 0;
     int item = 0;
-    long long totalNodes = 0;
+    long long totalNodes = 0, totalDevices = 0;
     while (pos <= shorthand.size()) {
         const auto comma = shorthand.find(',', pos);
         const std::string part = trim(shorthand.substr(pos, comma == std::string_view::npos ? std::string_view::npos : comma - pos));
@@ -232,6 +232,9 @@ Cluster clusterFromShorthand(std::string_view shorthand, const DeviceCatalog& ca
         totalNodes += nodes;
         if (totalNodes > kMaxNodes)
             throw InputError("", itemWhere, "at most " + std::to_string(kMaxNodes) + " nodes in a cluster");
+        totalDevices += static_cast<long long>(nodes) * per;
+        if (totalDevices > kMaxDevices)
+            throw InputError("", itemWhere, "at most 1,048,576 devices in a cluster, got " + std::to_string(totalDevices) + " so far");
         parts.push_back({&type, nodes, per});
     }
 
