@@ -5,6 +5,7 @@
 #include "CliArgs.h"
 #include "Commands.h"
 
+#include "hardware/Cluster.h"
 #include "hardware/ClusterTopology.h"
 #include "hardware/DeviceCatalog.h"
 #include "io/Documents.h"
@@ -129,7 +130,7 @@ std::string validateOne(const std::string& file, const DeviceCatalog& catalog, W
         merged.merge(c, file);
         os << ", " << c.types().size() << " device types";
     } else {
-        throw InputError(file, "format", "unknown format \"" + format + "\"; expected hapmoe.model, hapmoe.cluster, "
+        throw InputError(file, "format", "unknown format \"" + shortenedForMessage(format) + "\"; expected hapmoe.model, hapmoe.cluster, "
                                          "hapmoe.profile, hapmoe.plan, hapmoe.project or hapmoe.devices");
     }
     return os.str();

@@ -508,10 +508,26 @@ void JsonNode::warnUnknownKeys(std::initializer_list<std::string_view> known) co
 {
     if (!m_value->is_object() || !m_context->warnings)
         return;
+    // One warning per key up to a score of them, then a count: a million unknown keys would
+    // otherwise print a million lines. A long key, or one with control characters, is
+    // quoted and cut short (a 50 MB key printed whole made a 50 MB message).
+    constexpr std::size_t kListed = 20;
+    std::size_t unknown = 0;
     for (auto it = m_value->begin(); it != m_value->end(); ++it) {
-        if (std::find(known.begin(), known.end(), std::string_view(it.key())) == known.end())
-            warn(childPath(it.key()) + ": unknown key ignored");
+        const std::string_view key = it.key();
+        if (std::find(known.begin(), known.end(), key) != known.end())
+            continue;
+        if (++unknown > kListed)
+            continue;
+        const bool plain = key.size() <= 60 && std::all_of(key.begin(), key.end(), [](char c) {
+                               const auto u = static_cast<unsigned char>(c);
+                               return u >= 0x20 && u != 0x7f;
+                           });
+        warn(childPath(plain ? key : std::string_view(describe(nlohmann::json(std::string(key))))) + ": unknown key ignored");
     }
+    if (unknown > kListed)
+        warn((m_path.empty() ? std::string("document") : m_path) + ": " + std::to_string(unknown - kListed)
+             + " more unknown keys ignored");
 }
 
 void JsonNode::warn(const std::string& message) const

@@ -161,7 +161,7 @@ void Migrations::upgrade(nlohmann::json& doc, std::string_view format, const Jso
         root.fail("format", "missing required key (expected \"" + std::string(format) + "\")");
     const std::string actual = root.reqString("format");
     if (actual != format)
-        root.fail("format", "expected \"" + std::string(format) + "\", got \"" + actual + "\"");
+        root.fail("format", "expected \"" + std::string(format) + "\", got " + JsonNode::describe(nlohmann::json(actual)));
     const int current = currentVersion(format);
     const int version = root.reqInt("version", 1);
     if (version > current)

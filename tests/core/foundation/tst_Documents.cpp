@@ -718,6 +718,19 @@ void tst_Documents::unknownKeysWarn()
     QCOMPARE(w.size(), std::size_t(2));
     QVERIFY(q(w[0]).contains("model.rope_theta: unknown key ignored"));
     QVERIFY(q(w[1]).contains("model.training.lr: unknown key ignored"));
+
+    // 30 more unknown keys, one of 5000 characters: twenty are named (the long one quoted and
+    // cut to 60 characters), the other ten counted in one line.
+    std::string text = dataFile("model-unknown-keys.json");
+    std::string extra = "{\"" + std::string(5000, 'a') + "\": 1";
+    for (int i = 0; i < 29; ++i)
+        extra += ", \"x" + std::to_string(10 + i) + "\": 1";
+    text.replace(text.find('{'), 1, extra + ", ");
+    Warnings many;
+    readModel(text, "u.json", &many);
+    QCOMPARE(many.size(), std::size_t(22));   // 20 at the top, its count, training.lr
+    QVERIFY2(q(many[0]).startsWith(QStringLiteral("u.json: model.\"aaaa")) && many[0].size() < 150, many[0].c_str());
+    QCOMPARE(q(many[20]), QStringLiteral("u.json: model: 11 more unknown keys ignored"));
 }
 
 void tst_Documents::newerVersionRefused()
