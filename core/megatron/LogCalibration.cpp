@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <optional>
 #include <set>
@@ -22,6 +23,14 @@ namespace {
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 // The number that follows `key` on the line (after optional spaces), or nullopt.
+// A number for a message: as written for whole numbers and common values ("1e+20", "1.5").
+std::string numberText(double v)
+{
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.15g", v);
+    return buf;
+}
+
 std::optional<double> numberAfter(const std::string& line, const std::string& key, std::size_t from = 0)
 {
     const std::size_t k = line.find(key, from);
@@ -169,9 +178,13 @@ void readMemoryReport(const std::string& line, int lineNo, const std::string& fi
     const std::string where = "line " + std::to_string(lineNo);
     MegatronLog::MemoryReport m;
     m.line = lineNo;
-    // A rank no run has (negative, beyond a billion) is kept as such for calibrateFromLog's
-    // error, not moved to the nearest one that is.
-    if (auto r = numberAfter(line, "[Rank")) m.rank = static_cast<int>(std::clamp(*r, -1e9, 1e9));
+    // A rank is a whole number; one beyond a billion, or not whole, is refused here with what
+    // the line says (a negative rank, or one beyond the plan's, is calibrateFromLog's error).
+    if (auto r = numberAfter(line, "[Rank")) {
+        if (std::fabs(*r) > 1e9 || *r != std::floor(*r))
+            throw InputError(fileName, where, "memory report: expected a rank (a whole number from 0), got " + numberText(*r));
+        m.rank = static_cast<int>(*r);
+    }
     const std::size_t fields = line.find("memory (MB)");
     // A field that is there must hold a number of MB >= 0.
     auto mb = [&](const std::string& key, const std::string& name) {
@@ -309,7 +322,12 @@ MegatronLog parseMegatronLog(std::string_view text, const std::string& fileName)
                     throw InputError(fileName, where, "tokens per expert: expected token counts >= 0, got \"" + word + "\"");
                 counts.push_back(*v);
             }
-            if (layer && *layer >= 0 && *layer <= 1e6 && !counts.empty()) {
+            // A layer index no model has is refused, not passed over: the imbalance would
+            // then come from the other layers alone.
+            if (layer && !counts.empty() && (*layer < 0 || *layer > 1e6 || *layer != std::floor(*layer)))
+                throw InputError(fileName, where, "tokens per expert: expected a layer index (a whole number from 0), got "
+                                                      + numberText(*layer));
+            if (layer && !counts.empty()) {
                 log.router_tokens[static_cast<int>(*layer)] = counts;
                 log.router_lines[static_cast<int>(*layer)] = lineNo;
             }

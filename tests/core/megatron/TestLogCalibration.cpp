@@ -181,16 +181,27 @@ private slots:
         QCOMPARE(dump.sizes.world, 16);
         QCOMPARE(dump.sizes.ep, 4);
         QCOMPARE(dump.sizes.tp, 0);
-        // Numbers no run has where a count is read (an iteration, a layer) are not taken:
-        // they would not even convert to an integer.
+        // Numbers no run has where a count is read: an iteration number is not taken (it
+        // would not even convert to an integer); a layer index is refused at its line, since
+        // leaving its counts out would take the imbalance from the other layers alone.
         const MegatronLog huge = parseMegatronLog(" iteration 6.7e65/ 5 | elapsed time per iteration (ms): 100.0 |\n"
-                                                  " layer 1e300 tokens per expert: 10 20 30\n"
                                                   " layer 2 tokens per expert: 10 20 30\n",
                                                   "huge.log");
         QCOMPARE(huge.intervals.size(), std::size_t(1));
         QCOMPARE(huge.intervals.front().iteration, 0LL);
         QCOMPARE(huge.router_tokens.size(), std::size_t(1));
         QVERIFY(huge.router_tokens.count(2));
+        for (const char* layer : {"1e300", "-1", "1.5"}) {
+            try {
+                parseMegatronLog(" layer 2 tokens per expert: 10 20 30\n layer " + std::string(layer) + " tokens per expert: 10 20 30\n",
+                                 "layer.log");
+                QFAIL("a layer index no model has must be refused");
+            } catch (const InputError& e) {
+                QCOMPARE(e.where(), std::string("line 2"));
+                QVERIFY2(std::string(e.detail()).rfind("tokens per expert: expected a layer index (a whole number from 0), got ", 0) == 0,
+                         e.what());
+            }
+        }
     }
 
     void calibrateScalesComputeTables()
@@ -387,6 +398,9 @@ private slots:
         QCOMPARE(refusal(replaced(lr, "| throughput per GPU (TFLOP/s/GPU): 255.0 " + lr)), std::string("calibrated"));
         QCOMPARE(refusal(replaced("[Rank 8]", "[Rank -3]")),
                  std::string("line 13: memory report of rank -3: expected a rank of the plan, 0 to 31 (is the log from this plan's run?)"));
+        // A rank no int holds is named as written, not as the nearest one an int does.
+        QCOMPARE(refusal(replaced("[Rank 8]", "[Rank 99999999999999999999]")),
+                 std::string("line 13: memory report: expected a rank (a whole number from 0), got 1e+20"));
         QCOMPARE(refusal(text), std::string("calibrated"));
     }
 };
