@@ -53,8 +53,10 @@ Plan makeUniformPlan(const ModelSpec& model, const Cluster& cluster, const Devic
     const int dp = static_cast<int>(W / mp);
     const int perStage = W / k.pp;
     if (perStage % (1LL * k.ep * k.etp) != 0)
-        throw bad(responsibleFlags({{"--ep", k.ep}, {"--etp", k.etp}}), "EP*ETP = " + std::to_string(1LL * k.ep * k.etp) + " does not divide the " + std::to_string(perStage)
-                              + " devices of a stage (TP*CP*DP)");
+        throw bad(responsibleFlags({{"--ep", k.ep}, {"--etp", k.etp}}),
+                  "EP*ETP = " + std::to_string(k.ep) + " x " + std::to_string(k.etp) + " = " + std::to_string(1LL * k.ep * k.etp)
+                      + " does not divide the " + std::to_string(perStage) + " devices of a stage (TP*CP*DP)"
+                      + (k.etp == k.tp && k.etp > 1 ? " (an MoE model's ETP is its TP unless --etp gives it)" : ""));
     if (model.isMoe() && model.num_experts % k.ep != 0)
         throw bad("--ep", "EP = " + std::to_string(k.ep) + " does not divide the model's " + std::to_string(model.num_experts)
                               + " experts");
@@ -113,12 +115,11 @@ Plan makeUniformPlan(const ModelSpec& model, const Cluster& cluster, const Devic
         throw bad("--gbs", "expected a positive global batch size, got " + std::to_string(plan.global_batch_size));
     // Megatron-LM's microbatch calculator: GBS = MBS x DP x number of micro-batches.
     const long long perMicrobatch = 1LL * dp * k.micro_batch_size;
-    // The batch given with --gbs is named; the model's (not given) leaves --mbs and the sizes
-    // that make DP to blame.
+    // The flag that sets the batch is named, with where the batch came from when not given.
     if (plan.global_batch_size % perMicrobatch != 0)
-        throw bad(k.global_batch_size > 0 ? "--gbs" : "--mbs",
+        throw bad("--gbs",
                   "the global batch " + std::to_string(plan.global_batch_size)
-                      + (k.global_batch_size > 0 ? std::string() : std::string(" (the model's; --gbs gives another)"))
+                      + (k.global_batch_size > 0 ? std::string() : std::string(" (the model's training.global_batch_size; --gbs gives another)"))
                       + " is not a multiple of micro-batch x DP = " + std::to_string(k.micro_batch_size) + " x "
                       + std::to_string(dp) + " = " + std::to_string(perMicrobatch));
 
@@ -155,8 +156,9 @@ Plan makeUniformPlan(const ModelSpec& model, const Cluster& cluster, const Devic
                 if (st.devices.empty())
                     st.device_type = type;
                 else if (type != st.device_type)
-                    throw bad("--pp", "stage " + std::to_string(s) + " would span device types " + st.device_type + " and "
-                                          + type + "; choose PP so that each stage lies on one device type");
+                    throw bad("--pp", "with PP " + std::to_string(k.pp) + ", stage "
+                                          + std::to_string(s) + " of " + std::to_string(perStage) + " devices would span device types "
+                                          + st.device_type + " and " + type + "; choose PP so that each stage lies on one device type");
                 st.devices.push_back({n.id, a - offset, b - a});
             }
             offset += n.count;

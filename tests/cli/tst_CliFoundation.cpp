@@ -413,7 +413,17 @@ void tst_CliFoundation::estimateNamesTheResponsibleFlag()
     QVERIFY2(r.err.contains("--pp: TP*CP*PP = 5 does not divide the cluster's 16 devices"), qPrintable(r.err));
     r = hapmoe({"estimate", "--model", "Mixtral-S", "--cluster", "H800:2x8", "--etp", "3"});
     QCOMPARE(r.exitCode, 2);
-    QVERIFY2(r.err.contains("--etp: EP*ETP = 3 does not divide the 16 devices of a stage"), qPrintable(r.err));
+    QVERIFY2(r.err.contains("--etp: EP*ETP = 1 x 3 = 3 does not divide the 16 devices of a stage"), qPrintable(r.err));
+    // ETP taken from TP (an MoE model's default) is said to be so.
+    r = hapmoe({"estimate", "--model", "Mixtral-S", "--cluster", "H800:1x8", "--ep", "4", "--tp", "4"});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("--ep/--etp: EP*ETP = 4 x 4 = 16 does not divide the 8 devices of a stage (TP*CP*DP) (an MoE "
+                            "model's ETP is its TP unless --etp gives it)"),
+             qPrintable(r.err));
+    // A stage over two device types names PP, with its value and the stage's devices.
+    r = hapmoe({"estimate", "--model", "Mixtral-S", "--cluster", "16-1"});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("--pp: with PP 1, stage 0 of 16 devices would span device types H800 and 910B-376T"), qPrintable(r.err));
     // Two flags above 1 whose product (2 x 3 = 6) does not divide 16: both are named.
     r = hapmoe({"estimate", "--model", "Mixtral-S", "--cluster", "H800:2x8", "--tp", "2", "--pp", "3"});
     QCOMPARE(r.exitCode, 2);
