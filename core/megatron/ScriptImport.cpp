@@ -409,6 +409,15 @@ private:
         }
         if (auto n = toInt(v); n && *n >= 1 && *n <= 1000000)
             return static_cast<int>(*n);
+        // A node count the script gives as it stands (0, -1, "abc") is one torchrun refuses
+        // (torch.distributed.run asserts 0 < min_nodes <= max_nodes); a variable the reading
+        // could not expand, or another launcher's option, only gets the assumption.
+        if (canonicalTorchrun(option) == "--nnodes" && v.find('$') == std::string::npos && !v.empty()) {
+            const auto n = toInt(v);
+            m_out.invalid_values.push_back({"--nnodes", value, "an integer from 1 to 1000000",
+                                            n && *n > 1000000 ? "--nnodes " + value + " is more nodes than the 1000000 a plan may have"
+                                                              : "--nnodes " + value + " is no node count, which torchrun refuses"});
+        }
         warn(at(option) + option + " " + value + ": expected an integer from 1 to 1000000; " + std::to_string(fallback)
              + " is assumed");
         return fallback;

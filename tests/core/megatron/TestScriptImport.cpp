@@ -749,6 +749,21 @@ private slots:
                          "--num-attention-heads 8 --seq-length 128\n",
                          "elastic.sh"),
                  std::string("elastic.sh: --nnodes: --nnodes 4:2 has its minimum above its maximum, which torchrun refuses"));
+        // A node count written as no count (torch.distributed.run asserts 0 < min_nodes), and
+        // one beyond any plan; a variable left unexpanded only gets the assumption of 1 node.
+        for (const char* n : {"0", "-1", "abc"})
+            QCOMPARE(errorOf(std::string("torchrun --nproc_per_node 8 --nnodes ") + n + " pretrain_gpt.py --num-layers 2 "
+                                 "--hidden-size 64 --num-attention-heads 8 --seq-length 128\n",
+                             "count.sh"),
+                     std::string("count.sh: --nnodes: --nnodes ") + n + " is no node count, which torchrun refuses");
+        QCOMPARE(errorOf("torchrun --nproc_per_node 8 --nnodes 99999999999999 pretrain_gpt.py --num-layers 2 --hidden-size 64 "
+                         "--num-attention-heads 8 --seq-length 128\n",
+                         "many.sh"),
+                 std::string("many.sh: --nnodes: --nnodes 99999999999999 is more nodes than the 1000000 a plan may have"));
+        QCOMPARE(errorOf("torchrun --nproc_per_node 8 --nnodes $NODES pretrain_gpt.py --num-layers 2 --hidden-size 64 "
+                         "--num-attention-heads 8 --seq-length 128\n",
+                         "unset.sh"),
+                 std::string("accepted"));
     }
 
     void planOnCluster()
