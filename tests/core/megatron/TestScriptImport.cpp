@@ -724,6 +724,14 @@ private slots:
                              "launch script nests a few, so the script is not read"));
         QCOMPARE(errorOf("A=\"" + repeated("", "${X:-", 900) + "a" + std::string(900, '}') + "\"\n" + launch + "\n", "nested.sh"),
                  std::string("accepted"));
+        // Groups and ifs nested past 1,000 levels: reading a level looks for its end, so 100,000
+        // nested { took 57 s; refused at the line that opens the 1,001st. 500 nested ifs in a
+        // group are read.
+        QCOMPARE(errorOf(repeated("", "{\n", 1001) + launch + "\n" + repeated("", "}\n", 1001), "groups.sh"),
+                 std::string("groups.sh: line 1001: groups, subshells, ifs, loops and case blocks are nested in one another "
+                             "more than 1,000 deep; a launch script nests a few, so the script is not read"));
+        QCOMPARE(errorOf("{\n" + repeated("", "if true; then\n", 500) + launch + "\n" + repeated("", "fi\n", 500) + "}\n", "ifs.sh"),
+                 std::string("accepted"));
         // Parallel sizes whose product is not an int (65536^3 = 2^48): no division by zero, the
         // world of 8 is not divisible by it (a warning on import); on a cluster the script is
         // refused, first for its 8 heads over TP 65536.
