@@ -181,15 +181,29 @@ void MemoryBarsPlot::setPlan(const Plan& plan, const Prediction& prediction)
     } else if (!m_commonRecompute.isEmpty()) {
         // The exceptions named in the note ("recompute: none; S0: full 2/2") when it fits
         // the chart's width, else over their bars.
-        std::map<QString, QStringList> others;
+        std::map<QString, std::vector<int>> others;
         for (int s = 0; s < m_stages; ++s) {
             const QString rc = style::recomputeLabel(plan.stages[static_cast<size_t>(s)]);
             if (rc != common)
-                others[rc] << QStringLiteral("S%1").arg(s);
+                others[rc].push_back(s);
         }
+        // Runs of stages as ranges: "S8–S15" rather than eight names.
+        auto stageList = [](const std::vector<int>& stages) {
+            QStringList parts;
+            for (std::size_t i = 0; i < stages.size();) {
+                std::size_t j = i;
+                while (j + 1 < stages.size() && stages[j + 1] == stages[j] + 1)
+                    ++j;
+                parts << (j >= i + 2 ? QStringLiteral("S%1–S%2").arg(stages[i]).arg(stages[j])
+                                     : j == i + 1 ? QStringLiteral("S%1, S%2").arg(stages[i]).arg(stages[j])
+                                                  : QStringLiteral("S%1").arg(stages[i]));
+                i = j + 1;
+            }
+            return parts.join(QStringLiteral(", "));
+        };
         QString listed = tr("recompute: %1").arg(common);
         for (const auto& [rc, stages] : others)
-            listed += QStringLiteral("; %1: %2").arg(stages.join(QStringLiteral(", ")), rc);
+            listed += QStringLiteral("; %1: %2").arg(stageList(stages), rc);
         m_recomputeNotes = {listed, tr("recompute: %1 unless written above the bar").arg(common)};
     }
     xAxis->setLabel(m_recomputeNotes.value(0));

@@ -2437,6 +2437,21 @@ void PlanExplorerTest::memoryChartSaysASharedRecomputeOnce()
     QCOMPARE(memory.recomputeNote(), QStringLiteral("recompute: none; S0: full 3/3"));
     QVERIFY(memory.barLabel(0).isEmpty());
     QVERIFY(memory.axisRect()->height() > memory.height() / 2);
+    // Three stages in a row that recompute alike are a range, two are named.
+    for (int s : {1, 2}) {
+        eight.plan.stages[static_cast<size_t>(s)].recompute = Recompute::Full;
+        eight.plan.stages[static_cast<size_t>(s)].recompute_layers = 3;
+    }
+    eight.plan.stages[7].recompute = Recompute::Selective;
+    memory.setPlan(eight.plan, eight.prediction);
+    memory.replot();
+    QApplication::processEvents();
+    memory.replot();
+    QCOMPARE(memory.recomputeNote(), QStringLiteral("recompute: none; S0–S2: full 3/3; S7: selective"));
+    for (int s : {1, 2})
+        eight.plan.stages[static_cast<size_t>(s)].recompute = Recompute::None;
+    eight.plan.stages[7].recompute = Recompute::None;
+    memory.setPlan(eight.plan, eight.prediction);
     // Too narrow for that note: the exception over its bar, the rule under the bars.
     memory.resize(200, 300);
     memory.replot();
