@@ -304,15 +304,19 @@ public:
             ruleCheck("tied embeddings: first and last mesh same TP", {"flagscale.tied-embeddings", "flagscale.shared-embedding-dp"});
             ruleCheck("per-stage recompute expressible", {"flagscale.selective-recompute"});
         }
-        ruleCheck("num_experts % EP == 0", {"model.experts-divisible-by-ep"});
+        // The MoE rules are listed for MoE models; on a dense model a plan they refuse (EP > 1)
+        // still shows its problem below, as any rule not listed does.
+        if (model.isMoe())
+            ruleCheck("num_experts % EP == 0", {"model.experts-divisible-by-ep"});
         ruleCheck("heads % TP == 0", {"model.heads-divisible-by-tp"});
         ruleCheck("query groups % TP == 0 or TP % groups == 0", {"model.query-groups-tp"});
         ruleCheck("hidden % heads == 0 (no kv_channels)", {"model.hidden-divisible-by-heads"});
         ruleCheck("GBS % (MBS*DP) == 0, same M on every mesh", {"batch.divisible", "batch.same-microbatches"});
         ruleCheck("seq % (2*CP) == 0 when CP > 1", {"seq.context-parallel"});
-        ruleCheck("MoE with ETP > 1 needs --disable-bias-linear", {"moe.bias-needs-etp1"});
-        if (model.isMoe())
+        if (model.isMoe()) {
+            ruleCheck("MoE with ETP > 1 needs --disable-bias-linear", {"moe.bias-needs-etp1"});
             ruleCheck("MoE with TP > 1 needs --sequence-parallel", {"moe.tp-needs-sp"});
+        }
         if (model.usesFlexDispatcher()) {
             if (!flexWithoutTpEpLimit())
                 ruleCheck("flex dispatcher needs ETP*EP > 1 on every stage", {"moe.flex-needs-tp-ep"});
