@@ -149,27 +149,26 @@ PlanExplorerWidget::PlanExplorerWidget(QWidget* parent)
         d->views << view;
         d->tabs->addTab(page, label);
     };
+    // A chart that scrolls down, never sideways, when its page is shorter than the chart
+    // needs (the timeline's time axis zooms instead).
+    const auto verticalScroll = [this](QWidget* chart, const char* name) {
+        auto* scroll = new QScrollArea(d->tabs);
+        scroll->setObjectName(QString::fromLatin1(name));
+        scroll->setWidget(chart);
+        scroll->setWidgetResizable(true);
+        scroll->setFrameShape(QFrame::NoFrame);
+        scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+        return scroll;
+    };
     // A long pipeline's lanes keep a line of text each: the timeline grows and scrolls
-    // down (never sideways: its time axis zooms instead), as Compare's charts do.
-    auto* timelineScroll = new QScrollArea(d->tabs);
-    timelineScroll->setObjectName(QStringLiteral("timelineScroll"));
-    timelineScroll->setWidget(d->timeline);
-    timelineScroll->setWidgetResizable(true);
-    timelineScroll->setFrameShape(QFrame::NoFrame);
-    timelineScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    // down, as Compare's charts do.
     d->timeline->setLanesReadable(true);
-    addPage(d->timeline, tr("Timeline"), true, timelineScroll);
+    addPage(d->timeline, tr("Timeline"), true, verticalScroll(d->timeline, "timelineScroll"));
     // The memory chart too: under its legend and notes (the offloaded optimizer takes two
     // lines) the bars keep a readable height in a short window, and the page's minimum does
     // not push the plan table and the tab bar up when Memory is chosen.
-    auto* memoryScroll = new QScrollArea(d->tabs);
-    memoryScroll->setObjectName(QStringLiteral("memoryScroll"));
-    memoryScroll->setWidget(d->memory);
-    memoryScroll->setWidgetResizable(true);
-    memoryScroll->setFrameShape(QFrame::NoFrame);
-    memoryScroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     d->memory->setMinimumHeight(kMemoryChartMinHeight);
-    addPage(d->memory, tr("Memory"), true, memoryScroll);
+    addPage(d->memory, tr("Memory"), true, verticalScroll(d->memory, "memoryScroll"));
     addPage(d->breakdown, tr("Breakdown"), true);
     addPage(d->compare, tr("Compare"), false);
     addPage(whatIfScroll, tr("What-if"), true);
