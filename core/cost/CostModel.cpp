@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <array>
+#include <span>
 #include <cmath>
 #include <cstdio>
 #include <map>
@@ -790,8 +791,14 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
     struct ChunkLayers {
         int moe = 0, dense = 0, moeRe = 0, denseRe = 0;
     };
-    const std::vector<LayerRange> ranges = ctx.layers.empty() ? std::vector<LayerRange>{{stage.first_layer, nLayers}} : ctx.layers;
-    std::vector<ChunkLayers> chunkLayers(ranges.size());
+    // No allocation for the usual few chunks: the search costs millions of stages.
+    const LayerRange whole{stage.first_layer, nLayers};
+    const std::span<const LayerRange> ranges = ctx.layers.empty() ? std::span<const LayerRange>(&whole, 1)
+                                                                  : std::span<const LayerRange>(ctx.layers);
+    std::array<ChunkLayers, 8> fewChunks{};
+    std::vector<ChunkLayers> manyChunks(ranges.size() > fewChunks.size() ? ranges.size() : 0);
+    const std::span<ChunkLayers> chunkLayers = manyChunks.empty() ? std::span<ChunkLayers>(fewChunks.data(), ranges.size())
+                                                                  : std::span<ChunkLayers>(manyChunks);
     for (std::size_t c = 0; c < ranges.size(); ++c) {
         chunkLayers[c].moe = m.model.numMoeLayers(ranges[c].first, ranges[c].count);
         chunkLayers[c].dense = ranges[c].count - chunkLayers[c].moe;
