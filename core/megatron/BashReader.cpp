@@ -13,7 +13,6 @@
 #include <functional>
 #include <optional>
 #include <set>
-#include <stdexcept>
 #include <unordered_set>
 
 // Expansion follows the bash manual (GNU Bash Reference Manual, sections 3.1.2 Quoting,
@@ -396,9 +395,10 @@ std::size_t skipDollarGroup(const std::string& s, std::size_t i);
 // past this depth the text is refused (BashReader::read says so) before the stack runs out.
 constexpr int kMaxQuoteNesting = 1000;
 constexpr int kMaxCompoundNesting = 1000;   // { }, ( ), if, loops, case (tokenize)
-struct NestingTooDeep : std::runtime_error {
-    NestingTooDeep() : std::runtime_error("quotes, ${ } and $( ) nested too deeply") {}
-};
+// Not a std::exception, so that no catch of those on the way (a number that does not
+// parse, an arithmetic expansion) takes it for its own: BashReader::read turns it into the
+// script's error.
+struct NestingTooDeep {};
 thread_local int t_quoteNesting = 0;
 struct QuoteNesting {
     QuoteNesting()
