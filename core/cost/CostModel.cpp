@@ -1012,13 +1012,13 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
     // (Megatron schedules.py; for i = 0 this is Korthikanti's factor 1 + (p-1)/(p v)), and
     // every chunk of every micro-batch when M == PP (schedules.py runs all forwards first).
     const int P = std::max(1, ctx.num_stages), M = std::max(1, ctx.num_microbatches), i = ctx.stage_index;
-    double inFlight = 0;
+    // With interleaving, the chunks in flight (n below); inFlight counts them in micro-batches.
+    long long chunksInFlight = 0;
     if (vpp > 1 && M == P)   // schedules.py: as many micro-batches as stages run every forward first
-        inFlight = M;
+        chunksInFlight = static_cast<long long>(M) * vpp;
     else if (vpp > 1)
-        inFlight = std::min<double>(static_cast<double>(M) * vpp, (P - i - 1) * 2.0 + (vpp - 1.0) * P + 1.0) / vpp;
-    else
-        inFlight = std::min(P - i, M);
+        chunksInFlight = std::min(static_cast<long long>(M) * vpp, (P - i - 1) * 2LL + (vpp - 1LL) * P + 1);
+    const double inFlight = vpp > 1 ? static_cast<double>(chunksInFlight) / vpp : std::min(P - i, M);
     double actBytes = 0;
     if (vpp > 1 && static_cast<int>(ranges.size()) == vpp) {
         // Chunk by chunk: forward k of the rank runs chunk (k / PP) mod v (schedules.py
@@ -1026,7 +1026,7 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
         // PP floor(n / (PP v)) + clamp(n mod (PP v) - c PP, 0, PP). Equal chunks give
         // n / v micro-batches of the rank's layers, as above; unequal ones (a dense chunk
         // before a MoE one) weigh the earlier chunks, which stay longer in flight, more.
-        const long long n = std::llround(inFlight * vpp), cycle = static_cast<long long>(P) * vpp;
+        const long long n = chunksInFlight, cycle = static_cast<long long>(P) * vpp;
         for (int c = 0; c < vpp; ++c) {
             const long long count = P * (n / cycle) + std::clamp(n % cycle - static_cast<long long>(c) * P, 0LL, static_cast<long long>(P));
             actBytes += static_cast<double>(count) * chunkBytes(chunkLayers[static_cast<std::size_t>(c)]);

@@ -43,12 +43,6 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 // finite number of seconds.
 constexpr double kMinRate = 1e-6;
 
-std::string formatMessageNumber(double v)
-{
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.6g", v);
-    return buf;
-}
 
 // --- enum names (the strings of the file formats) ----------------------------------------
 
@@ -1188,12 +1182,12 @@ void validateCluster(const Cluster& c, const DeviceCatalog& catalog, const std::
         // Rates below kMinRate would make a time infinite (a 1 GB transfer over 1e-320 GB/s).
         if (!(n.nic_gbit == 0 || (n.nic_gbit >= kMinRate && std::isfinite(n.nic_gbit))))
             throw InputError(file, where("nodes", i, "nic_gbit"), "expected 0 (the device type's rate) or at least 1e-06 Gbit/s, got "
-                                                                   + formatMessageNumber(n.nic_gbit));
+                                                                   + numberForMessage(n.nic_gbit, 6));
         if (!(n.host_memory_gib >= 0))
             throw InputError(file, where("nodes", i, "host_memory_gib"), "expected a non-negative number of GiB");
         if (!(n.host_link_gbytes_per_s == 0 || (n.host_link_gbytes_per_s >= kMinRate && std::isfinite(n.host_link_gbytes_per_s))))
             throw InputError(file, where("nodes", i, "host_link_gbytes_per_s"),
-                             "expected 0 (PCIe Gen4's 32 GB/s) or at least 1e-06 GB/s, got " + formatMessageNumber(n.host_link_gbytes_per_s));
+                             "expected 0 (PCIe Gen4's 32 GB/s) or at least 1e-06 GB/s, got " + numberForMessage(n.host_link_gbytes_per_s, 6));
     }
     // Host names ignore case (RFC 4343): "NODE7" and "node7" are one host for a hostfile.
     std::map<std::string, std::size_t> hosts;
@@ -1223,13 +1217,13 @@ void validateCluster(const Cluster& c, const DeviceCatalog& catalog, const std::
             throw InputError(file, where("links", i, "b"), "a link must join two different ids, got " + std::to_string(l.a) + " twice");
         if (!(l.bandwidth_gbytes_per_s >= kMinRate) || !std::isfinite(l.bandwidth_gbytes_per_s))
             throw InputError(file, where("links", i, "bandwidth_gbytes_per_s"),
-                             "expected at least 1e-06 GB/s, got " + formatMessageNumber(l.bandwidth_gbytes_per_s));
+                             "expected at least 1e-06 GB/s, got " + numberForMessage(l.bandwidth_gbytes_per_s, 6));
         if (!(l.latency_us >= 0) || !std::isfinite(l.latency_us))
             throw InputError(file, where("links", i, "latency_us"), "expected a non-negative number");
     }
     if (!(c.cross_vendor.bandwidth_gbytes_per_s >= kMinRate) || !std::isfinite(c.cross_vendor.bandwidth_gbytes_per_s))
         throw InputError(file, "cluster.cross_vendor.bandwidth_gbytes_per_s",
-                         "expected at least 1e-06 GB/s, got " + formatMessageNumber(c.cross_vendor.bandwidth_gbytes_per_s));
+                         "expected at least 1e-06 GB/s, got " + numberForMessage(c.cross_vendor.bandwidth_gbytes_per_s, 6));
     if (!(c.cross_vendor.latency_us >= 0))
         throw InputError(file, "cluster.cross_vendor.latency_us", "expected a non-negative number");
 }
@@ -1433,11 +1427,7 @@ Warnings profileWarnings(const Profile& p, const DeviceCatalog& catalog, const s
     for (const auto& [type, value] : p.device_efficiency)
         unknown("device_efficiency." + type, type);
 
-    auto num = [](double v) {
-        char buf[40];
-        std::snprintf(buf, sizeof buf, "%.15g", v);
-        return std::string(buf);
-    };
+    auto num = [](double v) { return numberForMessage(v); };
     // Each series in the order of its work; a time below the previous point's is named with
     // both points.
     auto falling = [&](const std::string& section, std::map<std::string, std::vector<std::size_t>>& series, auto work,

@@ -23,14 +23,6 @@ namespace {
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 // The number that follows `key` on the line (after optional spaces), or nullopt.
-// A number for a message: as written for whole numbers and common values ("1e+20", "1.5").
-std::string numberText(double v)
-{
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.15g", v);
-    return buf;
-}
-
 std::optional<double> numberAfter(const std::string& line, const std::string& key, std::size_t from = 0)
 {
     const std::size_t k = line.find(key, from);
@@ -182,7 +174,7 @@ void readMemoryReport(const std::string& line, int lineNo, const std::string& fi
     // the line says (a negative rank, or one beyond the plan's, is calibrateFromLog's error).
     if (auto r = numberAfter(line, "[Rank")) {
         if (std::fabs(*r) > 1e9 || *r != std::floor(*r))
-            throw InputError(fileName, where, "memory report: expected a rank (a whole number from 0), got " + numberText(*r));
+            throw InputError(fileName, where, "memory report: expected a rank (a whole number from 0), got " + numberForMessage(*r));
         m.rank = static_cast<int>(*r);
     }
     const std::size_t fields = line.find("memory (MB)");
@@ -326,7 +318,7 @@ MegatronLog parseMegatronLog(std::string_view text, const std::string& fileName)
             // then come from the other layers alone.
             if (layer && !counts.empty() && (*layer < 0 || *layer > 1e6 || *layer != std::floor(*layer)))
                 throw InputError(fileName, where, "tokens per expert: expected a layer index (a whole number from 0), got "
-                                                      + numberText(*layer));
+                                                      + numberForMessage(*layer));
             if (layer && !counts.empty()) {
                 log.router_tokens[static_cast<int>(*layer)] = counts;
                 log.router_lines[static_cast<int>(*layer)] = lineNo;

@@ -31,6 +31,14 @@ inline std::string lower(std::string_view s)
     return out;
 }
 
+// A number as a message quotes it, to `digits` significant digits ("1e+20", "9.99989e-321").
+inline std::string numberForMessage(double v, int digits = 15)
+{
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+    return buf;
+}
+
 // A byte as messages show one that cannot be printed ("0x0a").
 inline std::string byteCode(unsigned char c)
 {
