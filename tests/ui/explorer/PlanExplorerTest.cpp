@@ -1495,8 +1495,8 @@ void PlanExplorerTest::chartsWithoutAPlanShowAPlaceholder()
         auto* strip = qobject_cast<StagePartitionView*>(fresh.view(QStringLiteral("partition")));
         QVERIFY(strip);
         QVERIFY(!strip->isVisible());
-        QVERIFY2(placeholder(qobject_cast<QCustomPlot*>(fresh.view(QStringLiteral("timeline")))).startsWith(QStringLiteral("No plan to show")),
-                 qPrintable(placeholder(qobject_cast<QCustomPlot*>(fresh.view(QStringLiteral("timeline"))))));
+        const QString chartSays = placeholder(qobject_cast<QCustomPlot*>(fresh.view(QStringLiteral("timeline"))));
+        QVERIFY2(chartSays.startsWith(QStringLiteral("No plan to show")), qPrintable(chartSays));
         QCOMPARE(strip->emptyText(), QStringLiteral("Select a plan to see its stages"));
     }
 
