@@ -448,7 +448,7 @@ int cmdEstimate(const Args& args)
             s.t_fwd.push_back(e.t_fwd / s.vpp);
             s.t_bwd.push_back(e.t_bwd / s.vpp);
             names.push_back(in.plan.stages[i].device_type);
-            tails.push_back({std::max(0.0, e.dp_sync - e.embedding_sync), e.embedding_sync, e.optimizer});
+            tails.push_back(stageTail(e));
         }
         saveFileAtomically(*traceFile, toChromeTrace(simulatePipeline(s), names, tails, p.iteration_time_s));
     }

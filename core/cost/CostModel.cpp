@@ -1106,6 +1106,7 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
     if (m.options.overlap.param_gather && distOpt && ag > 0)
         ag = std::max(std::max(denseBuf.lastAg, expertBuf.lastAg), ag - fwd.compute);
     est.dp_sync = rs + ag;
+    est.param_gather = ag;   // after the optimizer step (section 8)
 
     // Optimizer step, bound by memory bandwidth: grad-norm read (4) + Adam read of grad,
     // fp32 param, m, v (16) + write of param, m, v (12) + bf16 copy (2) = 34 bytes/param;
@@ -1257,14 +1258,18 @@ Prediction CostModel::estimate(const Plan& plan) const
 
     // Pipeline (section 8): plain 1F1B T = sum c_i + (M - 1) max c_i; interleaved with v
     // chunks per rank T = sum c_i / v + (M v - 1) max c_i / v.
-    // The tied all-reduce is added to the end stages below, so tailStage sees each stage's own.
-    const int bottleneck = bottleneckStage(pred), syncStage = tailStage(pred);   // P >= 1 here
+    // Tail (section 8): every stage's reduce-scatter, the tied all-reduce, then the
+    // gradient-norm all-reduce over the whole pipeline, then every stage's optimizer step and
+    // parameter all-gather: the longest of the first plus the longest of the last.
+    const int bottleneck = bottleneckStage(pred);   // P >= 1 here
+    const int syncer = syncStage(pred), stepper = stepStage(pred);
     double sum = 0;
     for (const StageEstimate& st : pred.stages)
         sum += st.t_fwd + st.t_bwd;
     const StageEstimate& b = pred.stages[static_cast<std::size_t>(bottleneck)];
-    const StageEstimate& longestTail = pred.stages[static_cast<std::size_t>(syncStage)];
-    const double mx = b.t_fwd + b.t_bwd, sync = longestTail.dp_sync + longestTail.optimizer;
+    const StageEstimate& longestSync = pred.stages[static_cast<std::size_t>(syncer)];
+    const StageEstimate& longestStep = pred.stages[static_cast<std::size_t>(stepper)];
+    const double mx = b.t_fwd + b.t_bwd, sync = longestSync.beforeBarrier() + longestStep.afterBarrier();
     double pipe = 0;
     if (vpp > 1)
         pipe = sum / vpp + (static_cast<double>(M) * vpp - 1.0) * mx / vpp;
@@ -1281,14 +1286,14 @@ Prediction CostModel::estimate(const Plan& plan) const
     // the rest of t_fwd + t_bwd once compute, TP and dispatch are taken out.
     pred.breakdown.pipeline_send = M * std::max(0.0, b.t_fwd + b.t_bwd - b.compute - b.tensor_parallel - b.expert_dispatch);
     pred.breakdown.pipeline_bubble = std::max(0.0, pipe - M * (b.t_fwd + b.t_bwd));
-    pred.breakdown.dp_sync = longestTail.dp_sync + tied;   // before the end stages get theirs below
+    pred.breakdown.dp_sync = longestSync.beforeBarrier() + tied + longestStep.param_gather;   // before the end stages get theirs below
     if (tied > 0) {   // shown on the two stages that run it
         for (StageEstimate* st : {&pred.stages.front(), &pred.stages.back()}) {
             st->dp_sync += tied;
             st->embedding_sync = tied;
         }
     }
-    pred.breakdown.optimizer = longestTail.optimizer;
+    pred.breakdown.optimizer = longestStep.optimizer;
 
     const double T = pred.iteration_time_s;
     const int gbs = plan.global_batch_size;

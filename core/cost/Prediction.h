@@ -69,7 +69,15 @@ struct StageEstimate {
     // Of dp_sync, on the first and last stage with tied embeddings and PP > 1: the all-reduce
     // of the embedding gradient between the two (CostModel::tiedEmbeddingSync).
     double embedding_sync = 0;
+    // Of dp_sync, the exposed parameter all-gather of the distributed optimizer, which runs
+    // after the optimizer step (the rest of dp_sync runs before the gradient-norm barrier).
+    double param_gather = 0;
     double optimizer = 0;          // optimizer step, per iteration
+    // The tail around the gradient-norm all-reduce, which spans every stage of the pipeline
+    // (docs/cost-model.md section 8): what the stage does before it (its reduce-scatter) and
+    // after it (its optimizer step and parameter all-gather). The tied all-reduce is neither.
+    double beforeBarrier() const { return std::max(0.0, dp_sync - embedding_sync - param_gather); }
+    double afterBarrier() const { return optimizer + param_gather; }
     double model_flops = 0;        // model FLOPs of one micro-batch on this stage (all replicas)
     MemoryBreakdown memory;        // one device of the stage
     std::vector<std::string> notes;  // which numbers came from a profile table and which from defaults
@@ -110,10 +118,11 @@ struct Prediction {
 };
 
 // The stage whose forward + backward per micro-batch is largest (it sets the 1F1B steady
-// state, paper eq. 5), and the stage with the longest tail (its own DP sync + optimizer step,
-// without the tied embeddings' all-reduce, which comes once on top of every tail): the first
-// on ties. CostModel::estimate assembles the iteration and its breakdown from these two, and
-// every view names them. -1 without stages.
+// state, paper eq. 5), the stage with the longest sync before the gradient-norm barrier and
+// the stage with the longest step after it (StageEstimate::beforeBarrier / afterBarrier; the
+// tied embeddings' all-reduce comes once between the two): the first on ties.
+// CostModel::estimate assembles the iteration and its breakdown from these three, and every
+// view names them. -1 without stages.
 namespace detail {
 template <typename Key>
 int firstLargestStage(const std::vector<StageEstimate>& stages, Key key)
@@ -136,9 +145,14 @@ inline int bottleneckStage(const Prediction& p)
     return detail::firstLargestStage(p.stages, [](const StageEstimate& e) { return e.t_fwd + e.t_bwd; });
 }
 
-inline int tailStage(const Prediction& p)
+inline int syncStage(const Prediction& p)
 {
-    return detail::firstLargestStage(p.stages, [](const StageEstimate& e) { return e.dp_sync - e.embedding_sync + e.optimizer; });
+    return detail::firstLargestStage(p.stages, [](const StageEstimate& e) { return e.beforeBarrier(); });
+}
+
+inline int stepStage(const Prediction& p)
+{
+    return detail::firstLargestStage(p.stages, [](const StageEstimate& e) { return e.afterBarrier(); });
 }
 
 } // namespace hapmoe

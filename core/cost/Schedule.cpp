@@ -168,14 +168,26 @@ double closedFormPipelineTime(const std::vector<double>& t_fwd, const std::vecto
     return sum + (std::max(1, microbatches) - 1.0) * mx;
 }
 
+namespace {
+struct TailMaxima {
+    double sync = 0, allReduce = 0, step = 0;
+};
+TailMaxima tailMaxima(const std::vector<StageTail>& tails)
+{
+    TailMaxima m;
+    for (const StageTail& t : tails) {
+        m.sync = std::max(m.sync, t.sync);
+        m.allReduce = std::max(m.allReduce, t.embedding);
+        m.step = std::max(m.step, t.optimizer + t.gather);
+    }
+    return m;
+}
+} // namespace
+
 double drainedPipelineEnd(const std::vector<StageTail>& tails, double iterationTime)
 {
-    double longest = 0, allReduce = 0;
-    for (const StageTail& t : tails) {
-        longest = std::max(longest, t.sync + t.optimizer);
-        allReduce = std::max(allReduce, t.embedding);
-    }
-    return iterationTime - longest - allReduce;
+    const TailMaxima m = tailMaxima(tails);
+    return iterationTime - m.sync - m.allReduce - m.step;
 }
 
 std::vector<TailSpan> placeTails(const Schedule& schedule, const std::vector<StageTail>& tails, double iterationTime)
@@ -196,6 +208,8 @@ std::vector<TailSpan> placeTails(const Schedule& schedule, const std::vector<Sta
         if (tails[i].embedding > 0)
             syncsDone = std::max(syncsDone, s.sync_end);
     }
+    // The gradient-norm all-reduce: no stage steps before every stage has synced.
+    double barrier = iterationTime - tailMaxima(tails).step;
     for (std::size_t i = 0; i < n; ++i) {
         TailSpan& s = out[i];
         s.embedding_start = s.embedding_end = s.sync_end;
@@ -203,8 +217,14 @@ std::vector<TailSpan> placeTails(const Schedule& schedule, const std::vector<Sta
             s.embedding_start = syncsDone;
             s.embedding_end = syncsDone + tails[i].embedding;
         }
-        s.optimizer_start = s.embedding_end;
-        s.optimizer_end = s.optimizer_start + tails[i].optimizer;
+        barrier = std::max(barrier, s.embedding_end);
+    }
+    for (std::size_t i = 0; i < n; ++i) {
+        TailSpan& s = out[i];
+        s.optimizer_start = barrier;
+        s.optimizer_end = barrier + tails[i].optimizer;
+        s.gather_start = s.optimizer_end;
+        s.gather_end = s.gather_start + tails[i].gather;
     }
     return out;
 }
@@ -258,7 +278,9 @@ std::string toChromeTrace(const Schedule& schedule, const std::vector<std::strin
         add("data-parallel sync", "dp-sync", s.sync_start, s.sync_end);
         add("wait for the other end's sync", "wait", s.sync_end, s.embedding_start);
         add("tied-embedding all-reduce", "embedding-sync", s.embedding_start, s.embedding_end);
+        add("wait for the gradient-norm all-reduce", "wait", s.embedding_end, s.optimizer_start);
         add("optimizer step", "optimizer", s.optimizer_start, s.optimizer_end);
+        add("parameter all-gather", "dp-sync", s.gather_start, s.gather_end);
     }
     out += "\n]}\n";
     return out;

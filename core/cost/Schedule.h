@@ -4,6 +4,8 @@
 // forward and backward block on every stage; it feeds the GUI timeline and the
 // Chrome/Perfetto trace, and checks the closed form.
 
+#include "cost/Prediction.h"
+
 #include <string>
 #include <vector>
 
@@ -42,32 +44,44 @@ Schedule simulatePipeline(const ScheduleInput& in);
 double closedFormPipelineTime(const std::vector<double>& t_fwd, const std::vector<double>& t_bwd, int microbatches);
 
 // What a stage does after its last backward (docs/cost-model.md section 8): its exposed
-// data-parallel sync (without the tied embeddings' all-reduce), that all-reduce (the two end
-// stages with tied embeddings, else 0) and its optimizer step.
+// gradient reduce-scatter (without the tied embeddings' all-reduce), that all-reduce (the two
+// end stages with tied embeddings, else 0), its optimizer step and its exposed parameter
+// all-gather (distributed optimizer), the last two after the gradient-norm all-reduce.
 struct StageTail {
     double sync = 0;
     double embedding = 0;
     double optimizer = 0;
+    double gather = 0;
 };
 
 // Where the tails sit in an iteration of the given time. The iteration counts
-// T = P + max_i (sync_i + optimizer_i) + AR, P the closed-form end of the pipeline: every
-// stage starts its sync at P (after waiting there from its own last backward), the end stages
-// all-reduce the tied embedding after both their syncs, and each stage steps its optimizer
-// after its sync (and the all-reduce). The longest tail then ends at T.
+// T = P + max_i sync_i + AR + max_i (optimizer_i + gather_i), P the closed-form end of the
+// pipeline: every stage starts its sync at P (after waiting there from its own last
+// backward), the end stages all-reduce the tied embedding after both their syncs, every stage
+// waits for the gradient-norm all-reduce, which spans the pipeline and ends at P + max sync
+// + AR (or when the last sync or all-reduce ends, if later), then steps its optimizer and
+// gathers its parameters. The longest step then ends at T.
 struct TailSpan {
     double wait_start = 0;   // the stage's last backward; waits until sync_start
     double sync_start = 0, sync_end = 0;
     double embedding_start = 0, embedding_end = 0;   // equal when the stage has no all-reduce
+    // The gradient-norm barrier: the stage waits from embedding_end until optimizer_start.
     double optimizer_start = 0, optimizer_end = 0;
+    double gather_start = 0, gather_end = 0;        // equal when nothing is exposed
 };
+// The tail of a stage as CostModel::estimate costs it.
+inline StageTail stageTail(const StageEstimate& e)
+{
+    return {e.beforeBarrier(), e.embedding_sync, e.optimizer, e.param_gather};
+}
 std::vector<TailSpan> placeTails(const Schedule& schedule, const std::vector<StageTail>& tails, double iterationTime);
-// P above: the iteration time less the longest sync + optimizer and the all-reduce.
+// P above: the iteration time less the longest sync, the all-reduce and the longest step.
 double drainedPipelineEnd(const std::vector<StageTail>& tails, double iterationTime);
 
 // Writes the schedule as Chrome/Perfetto trace-event JSON ("traceEvents", "X" events,
 // one thread per stage, microseconds); with tails, each stage's wait, sync, tied-embedding
-// all-reduce and optimizer step after its blocks (placeTails).
+// all-reduce, wait at the gradient-norm barrier, optimizer step and parameter all-gather
+// after its blocks (placeTails).
 std::string toChromeTrace(const Schedule& schedule, const std::vector<std::string>& stageNames,
                           const std::vector<StageTail>& tails = {}, double iterationTime = 0);
 

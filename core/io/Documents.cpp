@@ -477,7 +477,7 @@ Prediction readPredictionObject(const JsonNode& n)
     for (const auto& e : n.array("stages")) {
         e.requireObject();
         e.warnUnknownKeys({"t_fwd_s", "t_bwd_s", "compute_s", "tensor_parallel_s", "expert_dispatch_s", "p2p_s",
-                           "dp_sync_s", "embedding_sync_s", "optimizer_s", "model_flops", "memory_gib", "notes"});
+                           "dp_sync_s", "embedding_sync_s", "param_gather_s", "optimizer_s", "model_flops", "memory_gib", "notes"});
         StageEstimate s;
         s.t_fwd = e.optDouble("t_fwd_s", 0, 0);
         s.t_bwd = e.optDouble("t_bwd_s", 0, 0);
@@ -487,6 +487,8 @@ Prediction readPredictionObject(const JsonNode& n)
         s.p2p_send = e.optDouble("p2p_s", 0, 0);
         s.dp_sync = e.optDouble("dp_sync_s", 0, 0);
         s.embedding_sync = std::min(s.dp_sync, e.optDouble("embedding_sync_s", 0, 0));
+        // Absent before the gradient-norm barrier was modelled: all of the sync before it.
+        s.param_gather = std::min(s.dp_sync - s.embedding_sync, e.optDouble("param_gather_s", 0, 0));
         s.optimizer = e.optDouble("optimizer_s", 0, 0);
         s.model_flops = e.optDouble("model_flops", 0, 0);
         if (auto m = e.optObject("memory_gib")) {
@@ -552,6 +554,8 @@ Json predictionJson(const Prediction& p)
         e["dp_sync_s"] = s.dp_sync;
         if (s.embedding_sync > 0)
             e["embedding_sync_s"] = s.embedding_sync;
+        if (s.param_gather > 0)
+            e["param_gather_s"] = s.param_gather;
         e["optimizer_s"] = s.optimizer;
         e["model_flops"] = s.model_flops;
         e["memory_gib"] = Json{{"weights", s.memory.weights / kGiB},

@@ -30,34 +30,45 @@ struct StateKeyHash {
 };
 
 // A partial pipeline, as the stage it placed and the entry of the stage after it; its
-// (S, C, T) live in the states' Pareto sets (EntryRef).
+// (S, C, A, B) live in the states' Pareto sets (EntryRef).
 struct Entry {
     int parent = -1;        // entry of the stage after this one (-1 for the last stage)
     Choice choice;
     int level = 0;
 };
 
-// An entry of a state's Pareto set, with its (S, C, T) kept inline: the dominance scans
+// An entry of a state's Pareto set, with its (S, C, A, B) kept inline: the dominance scans
 // and the extensions then read one contiguous array instead of the whole entry table.
+// S = sum c, C = max c, A = the longest sync before the gradient-norm barrier, B = the
+// longest optimizer step and parameter all-gather after it (StageCost::sync and step).
 struct EntryRef {
-    double S, C, T;
+    double S, C, A, B;
     int idx;
 };
+
+// Whether partial plan y completes to a plan no slower than x does, whatever the stages still
+// to come (docs/search.md section 3): they add the same sum and raise both plans' maxima to
+// the same values at most, so y's larger C, A or B costs it at most (M - 1)(C_y - C_x),
+// A_y - A_x and B_y - B_x, which its smaller S must pay for. Implied by Pareto dominance in
+// (S, C, A, B), and transitive, as the one-pass insertion needs.
+inline bool dominates(double m1, double Sy, double Cy, double Ay, double By, double Sx, double Cx, double Ax, double Bx)
+{
+    return Sy + m1 * std::max(0.0, Cy - Cx) + std::max(0.0, Ay - Ax) + std::max(0.0, By - Bx) <= Sx;
+}
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 struct State {
     Partial p;
     std::vector<EntryRef> entries;
-    // Bounds of (S, C, T) over the entries ever inserted: still bounds after removals, so a
-    // new entry below every minimum cannot be dominated, and one above every maximum
-    // cannot dominate, without scanning the list.
-    double lo[3] = {kInf, kInf, kInf};
-    double hi[3] = {-kInf, -kInf, -kInf};
-    void widen(double S, double C, double T)
+    // Bounds of S over the entries ever inserted: still bounds after removals, so a new
+    // entry below the least S cannot be dominated, and one above the largest cannot
+    // dominate, without scanning the list (dominates() needs S_y <= S_x).
+    double loS = kInf, hiS = -kInf;
+    void widen(double S)
     {
-        lo[0] = std::min(lo[0], S), lo[1] = std::min(lo[1], C), lo[2] = std::min(lo[2], T);
-        hi[0] = std::max(hi[0], S), hi[1] = std::max(hi[1], C), hi[2] = std::max(hi[2], T);
+        loS = std::min(loS, S);
+        hiS = std::max(hiS, S);
     }
 };
 
@@ -128,6 +139,7 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
     const bool tiedSync = !m_space.model().untie_embeddings_and_output_weights;
     const bool exactK = config.max_pp > 0 || config.even_pp > 0;
     const int kCap = std::max(M - 1, 1);
+    const double m1 = M - 1.0;
     // A floor on what one more layer adds to sum c: the fastest one-layer stage of the
     // run's options, without recompute, p2p, embedding or output layer (stage times are
     // sums of per-layer times plus those non-negative extras: CostModel::estimateStage).
@@ -387,8 +399,8 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
             root.p.k = 0;
             Entry e;
             entries.push_back(e);
-            root.entries.push_back({0.0, 0.0, 0.0, 0});
-            root.widen(0.0, 0.0, 0.0);
+            root.entries.push_back({0.0, 0.0, 0.0, 0.0, 0});
+            root.widen(0.0);
             states.push_back(root);
             buckets[static_cast<std::size_t>(N)].emplace(keyOf(root.p), 0);
             order[static_cast<std::size_t>(N)].push_back(0);
@@ -396,6 +408,7 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
 
 
         std::vector<EntryRef> live;   // reused: no allocation per state
+        std::vector<std::size_t> firstCover;   // per live entry, reused (apply)
         // Progress (the bar only): the first pass, with its tight cap, is cheap; the second,
         // when there is one, takes most of the time. A first pass without a cap is the only
         // one. Within a pass the states crowd where the first third to half of the layers is
@@ -429,7 +442,7 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
                     const double capC = capacityFloor(p);
                     std::vector<EntryRef>& own = states[static_cast<std::size_t>(si)].entries;
                     for (const EntryRef& e : own) {
-                        const double lb = e.S + floor * p.j + (M - 1) * std::max(e.C, capC) + e.T;
+                        const double lb = e.S + floor * p.j + (M - 1) * std::max(e.C, capC) + e.A + e.B;
                         if (lb > inc || lb >= loc)
                             continue;
                         live.push_back(e);
@@ -442,11 +455,14 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
                 if (live.empty())
                     continue;
                 // One stage option (with its knob) applied to every live entry of the state.
-                // Entries with T >= skipT are left out: the caller has applied a knob of the same
-                // stage option with no larger c and a tail of at most skipT, whose candidate
-                // from such an entry has the same T and no larger S or C, so it dominates this
-                // one (or was pruned by bounds this one cannot pass), and the sets are the same.
-                auto apply = [&](const Choice& c, const StageCost& sc, double skipT = kInf) {
+                // With a knob front, the knob is the front's `knobIndex`-th and an entry whose
+                // `firstCover` is below it is left out: the caller has applied that earlier
+                // knob of the same stage option, with no larger c and a sync and a step within
+                // the entry's A and B; its candidate from such an entry has the same A and B
+                // and no larger S or C, so it dominates this one (or was pruned by bounds this
+                // one cannot pass), and the sets are the same.
+                auto apply = [&](const Choice& c, const StageCost& sc, std::size_t knobIndex = 0) {
+                    auto covered = [&](std::size_t li) { return knobIndex > 0 && firstCover[li] < knobIndex; };
                     if (sc.c > cap) {
                         capped = true;
                         return;
@@ -458,34 +474,36 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
                     if (capC == std::numeric_limits<double>::infinity())
                         return;   // layers left but no device left
                     const double inc = control.incumbent ? control.incumbent->bound() : std::numeric_limits<double>::infinity();
-                    // Every candidate of this call has C >= max(c, capC) and T >= tail, and an
-                    // entry with C and T within those maps onto exactly them. So the least S
-                    // of such entries, Sa, gives a candidate that dominates the candidate of
-                    // any entry with S > Sa: those are left out (the Pareto insertion would
-                    // drop them too). Not for the first stage, whose candidates are plans
-                    // ranked by objective, not a Pareto set.
+                    // Every candidate of this call has C >= max(c, capC), A >= sync and B >= step,
+                    // and an entry with C, A and B within those maps onto exactly them. So the
+                    // least S of such entries, Sa, gives a candidate that dominates the
+                    // candidate of any entry with S > Sa: those are left out (the Pareto
+                    // insertion would drop them too). Not for the first stage, whose candidates
+                    // are plans ranked by objective, not a Pareto set.
                     double Sa = kInf;
                     if (!first) {
                         const double Cmin = std::max(sc.c, capC);
-                        for (const EntryRef& e : live) {
-                            if (e.T < skipT && e.C <= Cmin && e.T <= sc.tail)
+                        for (std::size_t li = 0; li < live.size(); ++li) {
+                            const EntryRef& e = live[li];
+                            if (e.C <= Cmin && e.A <= sc.sync && e.B <= sc.step && !covered(li))
                                 Sa = std::min(Sa, e.S);
                         }
                     }
                     int target = -1;
-                    for (const EntryRef& e : live) {
-                        if (e.T >= skipT || e.S > Sa)
+                    for (std::size_t li = 0; li < live.size(); ++li) {
+                        const EntryRef& e = live[li];
+                        if (e.S > Sa || covered(li))
                             continue;
                         const double S = e.S + sc.c;
                         // The stages still to come have a bottleneck of at least capC, so a
                         // smaller max c so far makes no difference: max(C, capC) is exact
                         // and lets more entries dominate one another.
                         const double C = std::max(std::max(e.C, sc.c), capC);
-                        const double T = std::max(e.T, sc.tail);
-                        const double obj = S + (M - 1) * C + T;
+                        const double A = std::max(e.A, sc.sync), B = std::max(e.B, sc.step);
+                        const double obj = S + (M - 1) * C + A + B;
                         // What the rest of the pipeline adds at least (strict test against the
                         // other jobs' best: see Incumbent).
-                        const double lb = S + floor * q2.j + (M - 1) * std::max(C, capC) + T;
+                        const double lb = S + floor * q2.j + (M - 1) * std::max(C, capC) + A + B;
                         if (lb >= bound() || lb > inc)
                             continue;
                         const int parent = p.k == 0 ? -1 : e.idx;
@@ -505,40 +523,44 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
                             }
                             target = *slot;
                         }
-                        // Pareto insertion over (S, C, T), in one pass. No entry of the list
-                        // weakly dominates another, so once the new entry has dominated one
-                        // (and compaction has begun), no later entry can dominate the new one:
-                        // a dominated entry is always found before anything has moved.
+                        // Insertion into the state's set (dominates() over (S, C, A, B)), in one
+                        // pass. No entry of the list dominates another and the relation is
+                        // transitive, so once the new entry has dominated one (and compaction
+                        // has begun), no later entry can dominate the new one: a dominated
+                        // entry is always found before anything has moved.
                         State& ts = states[static_cast<std::size_t>(target)];
                         std::vector<EntryRef>& list = ts.entries;
-                        const bool canBeDominated = S >= ts.lo[0] && C >= ts.lo[1] && T >= ts.lo[2];
-                        const bool canDominate = S <= ts.hi[0] && C <= ts.hi[1] && T <= ts.hi[2];
-                        if (canBeDominated || canDominate) {
+                        if (S >= ts.loS || S <= ts.hiS) {
                             bool dominated = false;
-                            std::size_t kept = 0;
-                            for (std::size_t r = 0; r < list.size(); ++r) {
+                            std::size_t kept = 0, r = 0;
+                            for (; r < list.size(); ++r) {
                                 const EntryRef& o = list[r];
-                                if (o.S <= S && o.C <= C && o.T <= T) {
+                                if (dominates(m1, o.S, o.C, o.A, o.B, S, C, A, B)) {
                                     dominated = true;
                                     break;
                                 }
-                                if (S <= o.S && C <= o.C && T <= o.T)
+                                if (dominates(m1, S, C, A, B, o.S, o.C, o.A, o.B))
                                     continue;   // the new entry dominates this one: drop it
                                 if (kept != r)
                                     list[kept] = o;
                                 ++kept;
                             }
-                            if (dominated)
+                            if (dominated) {
+                                // Rounding aside, nothing was dropped before (transitivity);
+                                // if it was, the list still closes up.
+                                if (kept != r)
+                                    list.erase(list.begin() + static_cast<std::ptrdiff_t>(kept), list.begin() + static_cast<std::ptrdiff_t>(r));
                                 continue;
+                            }
                             list.resize(kept);
                         }
-                        ts.widen(S, C, T);
+                        ts.widen(S);
                         Entry ne;
                         ne.parent = parent;
                         ne.choice = c;
                         ne.level = sc.level;
                         entries.push_back(ne);
-                        list.push_back({S, C, T, static_cast<int>(entries.size()) - 1});
+                        list.push_back({S, C, A, B, static_cast<int>(entries.size()) - 1});
                     }
                 };
                 // Evaluates one knob; false when memory or communication prunes it.
@@ -600,7 +622,7 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
                             bool any = false;
                             for (const EntryRef& e : live) {
                                 const double C = std::max(std::max(e.C, cl), capQ);
-                                const double lb = e.S + cl + floor * (p.j - c.n) + (M - 1) * C + e.T;
+                                const double lb = e.S + cl + floor * (p.j - c.n) + (M - 1) * C + e.A + e.B;
                                 if (!(lb >= loc || lb > inc)) {
                                     any = true;
                                     break;
@@ -630,7 +652,7 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
                             return;
                         }
                         // Elsewhere a stage's knobs reach the rest of the pipeline only through
-                        // (c, tail): keep the knobs on the Pareto front of the two (exact).
+                        // (c, sync, step): keep the knobs on the Pareto front of the three (exact).
                         const FrontKey fk = frontKey(c, p, first);
                         const std::vector<FrontItem>* front = fronts.find(fk);
                         if (!front) {
@@ -654,22 +676,36 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
                             std::stable_sort(all.begin(), all.end(), [](const FrontItem& a, const FrontItem& b) {
                                 if (a.cost.c != b.cost.c)
                                     return a.cost.c < b.cost.c;
-                                return a.cost.tail < b.cost.tail;
+                                if (a.cost.sync != b.cost.sync)
+                                    return a.cost.sync < b.cost.sync;
+                                return a.cost.step < b.cost.step;
                             });
+                            // Sorted by c: a knob is dominated when one kept before it has no
+                            // larger sync and step.
                             std::vector<FrontItem> kept;
                             for (const FrontItem& f : all)
-                                if (kept.empty() || f.cost.tail < kept.back().cost.tail)
+                                if (std::none_of(kept.begin(), kept.end(), [&](const FrontItem& g) {
+                                        return g.cost.sync <= f.cost.sync && g.cost.step <= f.cost.step;
+                                    }))
                                     kept.push_back(f);
                             front = fronts.emplace(fk, std::move(kept)).first;
                         }
-                        // The front is sorted by c with falling tails: an entry whose T already
-                        // covers the previous knob's tail gains nothing from this knob.
-                        double prevTail = kInf;
-                        for (const FrontItem& f : *front) {
+                        // The front is sorted by c: an entry whose A and B already cover an
+                        // earlier knob's sync and step gains nothing from the later knobs
+                        // (apply). firstCover: the first such knob of each live entry.
+                        const std::size_t nf = front->size();
+                        firstCover.assign(live.size(), nf);
+                        for (std::size_t li = 0; nf > 1 && li < live.size(); ++li)
+                            for (std::size_t g = 0; g + 1 < nf; ++g)
+                                if ((*front)[g].cost.sync <= live[li].A && (*front)[g].cost.step <= live[li].B) {
+                                    firstCover[li] = g;
+                                    break;
+                                }
+                        for (std::size_t fi = 0; fi < nf; ++fi) {
+                            const FrontItem& f = (*front)[fi];
                             c.shape.knob = f.knob;
                             c.shape.mbs = config.batch / kl[static_cast<std::size_t>(f.knob)].dp;
-                            apply(c, f.cost, prevTail);
-                            prevTail = f.cost.tail;
+                            apply(c, f.cost, fi);
                         }
                     },
                     loadPruned);

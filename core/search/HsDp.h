@@ -1,10 +1,11 @@
 #pragma once
 // HS-DP (paper section 3.4, algorithm 1 of appendix C) with the exact 1F1B objective.
 // DP over (layers left, stages placed, types used, the type being filled and its free
-// devices, the stage after): each state keeps the Pareto set of (sum c, max c, max tail)
-// of the stages placed, which is exact because T_iter = sum c + (M - 1) max c + max tail
-// only grows when any of the three grows (docs/search.md section 4). Internal to
-// core/search.
+// devices, the stage after): each state keeps the Pareto set of (sum c, max c, max sync,
+// max step) of the stages placed, which is exact because T_iter = sum c + (M - 1) max c +
+// max sync + max step (+ the tied all-reduce, known when the pipeline closes) only grows when
+// any of the four grows; an entry is also dropped where a smaller sum pays for another's
+// larger maxima (docs/search.md section 3). Internal to core/search.
 
 #include "search/Candidates.h"
 

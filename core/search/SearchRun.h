@@ -68,7 +68,7 @@ struct RunConfig {
 };
 
 struct RunPlan {
-    double objective = 0;   // sum c + (M - 1) max c + max tail
+    double objective = 0;   // sum c + (M - 1) max c + max sync + max step (+ tied all-reduce)
     Plan plan;
 };
 

@@ -261,7 +261,8 @@ StageCost StageEvaluator::evaluate(const StageQuery& q)
     out.fits = true;
     out.level = level;
     out.c = e.t_fwd + e.t_bwd;
-    out.tail = e.dp_sync + e.optimizer;
+    out.sync = e.beforeBarrier();
+    out.step = e.afterBarrier();
     out.compute = e.compute;
     // Heterogeneous communication (paper section 3.4, pruning 3): the activation send to a
     // stage of another device type, and expert dispatch when the EP group spans nodes.

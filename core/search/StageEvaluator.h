@@ -46,7 +46,8 @@ struct StageQuery {
 struct StageCost {
     bool fits = false;
     double c = 0;           // t_fwd + t_bwd
-    double tail = 0;        // dp_sync + optimizer
+    double sync = 0;        // before the gradient-norm barrier: StageEstimate::beforeBarrier
+    double step = 0;        // after it: optimizer step + parameter all-gather (afterBarrier)
     double compute = 0;
     double hetero_comm = 0; // cross-type p2p + EP dispatch that spans nodes
     double shortfall_gib = 0;  // when !fits: by how much the least memory-hungry choice misses

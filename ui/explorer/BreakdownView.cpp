@@ -19,21 +19,43 @@ namespace hapmoe::ui {
 
 namespace {
 
-// "+ the longest tail (S0: DP sync + optimizer)", naming only the parts the stage has: a
-// stage of DP1 has no DP sync, a 0 s part would only mislead.
-QString tailText(const Prediction& prediction, int tail)
+// What the breakdown's DP sync and optimizer bars are made of (CostModel::estimate): the
+// longest sync before the gradient-norm barrier, the tied embeddings' all-reduce, the
+// longest optimizer step and parameter all-gather after it. "+ the longest tail (S0: DP sync
+// + optimizer)" when one stage has both, naming only the parts there are: a stage of DP 1
+// has no DP sync, a 0 s part would only mislead.
+QStringList tailTexts(const Prediction& prediction, int syncer, int stepper)
 {
-    QStringList parts;
-    if (tail >= 0 && tail < static_cast<int>(prediction.stages.size())) {
-        const StageEstimate& e = prediction.stages[static_cast<std::size_t>(tail)];
-        if (e.dp_sync > 0)
-            parts << BreakdownView::tr("DP sync");
-        if (e.optimizer > 0)
-            parts << BreakdownView::tr("optimizer");
+    const int n = static_cast<int>(prediction.stages.size());
+    const StageEstimate* sy = syncer >= 0 && syncer < n ? &prediction.stages[static_cast<std::size_t>(syncer)] : nullptr;
+    const StageEstimate* st = stepper >= 0 && stepper < n ? &prediction.stages[static_cast<std::size_t>(stepper)] : nullptr;
+    const bool sync = sy && sy->beforeBarrier() > 0;
+    // The step's all-gather is DP traffic: in the DP sync bar, and in "DP sync" when one
+    // stage has both.
+    QStringList step;
+    if (st && st->optimizer > 0)
+        step << BreakdownView::tr("optimizer");
+    if (st && st->param_gather > 0 && (syncer != stepper || !sync))
+        step << BreakdownView::tr("all-gather");
+    const double emb = n > 0 ? prediction.stages.front().embedding_sync : 0.0;
+    const QString tied = emb > 0 ? BreakdownView::tr("+ tied-embedding all-reduce (S0, S%1)").arg(n - 1) : QString();
+    QStringList out;
+    if (sync && st && st->afterBarrier() > 0 && syncer == stepper) {
+        out << (step.isEmpty() ? BreakdownView::tr("+ the longest tail (S%1: DP sync)").arg(syncer)
+                               : BreakdownView::tr("+ the longest tail (S%1: DP sync + %2)").arg(syncer).arg(step.join(QStringLiteral(" + "))));
+        if (!tied.isEmpty())
+            out << tied;
+        return out;
     }
-    if (parts.isEmpty())
-        return BreakdownView::tr("+ no tail (no DP sync or optimizer step)");
-    return BreakdownView::tr("+ the longest tail (S%1: %2)").arg(tail).arg(parts.join(QStringLiteral(" + ")));
+    if (sync)
+        out << BreakdownView::tr("+ the longest DP sync (S%1)").arg(syncer);
+    if (!tied.isEmpty())
+        out << tied;
+    if (!step.isEmpty())
+        out << BreakdownView::tr("+ the longest step (S%1: %2)").arg(stepper).arg(step.join(QStringLiteral(" + ")));
+    if (out.isEmpty())
+        out << BreakdownView::tr("+ no tail (no DP sync or optimizer step)");
+    return out;
 }
 
 constexpr int kSendBar = 3;
@@ -253,13 +275,24 @@ void BreakdownView::fitTableHeight()
 
 void BreakdownView::fitTitle()
 {
-    if (m_titleParts.size() != 3)
+    if (m_titleParts.size() < 3)
         return;
-    // Two lines when the first fits the chart's width, else the equation's sides apart.
+    // The equation on one line when it fits the chart's width, else its sides apart; then the
+    // tail's parts on one more line, or one each.
     const QFontMetrics fm(m_title->font());
+    auto fits = [&](const QString& line) { return fm.horizontalAdvance(line) + 16 <= m_plot->width(); };
+    QStringList lines;
     const QString first = m_titleParts[0] + QLatin1Char(' ') + m_titleParts[1];
-    const bool wide = fm.horizontalAdvance(first) + 16 <= m_plot->width();
-    const QString text = wide ? first + QLatin1Char('\n') + m_titleParts[2] : m_titleParts.join(QLatin1Char('\n'));
+    if (fits(first))
+        lines << first;
+    else
+        lines << m_titleParts[0] << m_titleParts[1];
+    const QStringList tail = m_titleParts.mid(2);
+    if (fits(tail.join(QLatin1Char(' '))))
+        lines << tail.join(QLatin1Char(' '));
+    else
+        lines << tail;
+    const QString text = lines.join(QLatin1Char('\n'));
     if (m_title->text() != text)
         m_title->setText(text);
 }
@@ -351,27 +384,22 @@ void BreakdownView::setPlan(const Plan& plan, const Prediction& prediction)
     }
     colorBars();
     const int bn = bottleneckStage(prediction);
-    const int tail = tailStage(prediction);
+    const int syncer = syncStage(prediction), stepper = stepStage(prediction);
     m_titleParts.clear();
     if (bn < 0) {
         m_title->setText(QString());
     } else {
         // TimeBreakdown (CostModel::estimate): compute, TP and dispatch are the bottleneck
         // stage's per micro-batch times M, the bubble is what the pipeline adds to that,
-        // and DP sync and optimizer are those of the stage with the longest tail.
-        // On two or three lines (fitTitle), so that a narrow chart does not cut it off.
-        m_titleParts = {tr("Iteration %1").arg(style::formatSeconds(prediction.iteration_time_s)),
-                        (prediction.num_microbatches == 1 ? tr("= bottleneck S%1 × 1 micro-batch + bubble").arg(bn)
-                                                           : tr("= bottleneck S%1 × %2 micro-batches + bubble")
-                                                                 .arg(bn)
-                                                                 .arg(prediction.num_microbatches)),
-                        tailText(prediction, tail)};
-        // Tied embeddings: the end stages' all-reduce, which every stage waits for, is in
-        // their DP sync; a middle stage's tail does not hold it (docs/cost-model.md 7.1).
-        const double emb = prediction.stages.front().embedding_sync;
-        const int last = static_cast<int>(prediction.stages.size()) - 1;
-        if (emb > 0 && tail != 0 && tail != last)
-            m_titleParts[2] += QLatin1Char(' ') + tr("+ tied-embedding all-reduce (S0, S%1)").arg(last);
+        // and DP sync and optimizer are the longest sync, the tied all-reduce and the longest
+        // step (tailTexts). On several lines (fitTitle), so that a narrow chart does not cut
+        // it off.
+        m_titleParts = QStringList{tr("Iteration %1").arg(style::formatSeconds(prediction.iteration_time_s)),
+                                   (prediction.num_microbatches == 1 ? tr("= bottleneck S%1 × 1 micro-batch + bubble").arg(bn)
+                                                                      : tr("= bottleneck S%1 × %2 micro-batches + bubble")
+                                                                            .arg(bn)
+                                                                            .arg(prediction.num_microbatches))}
+            + tailTexts(prediction, syncer, stepper);
         fitTitle();
     }
     m_title->setTextColor(m_plot->palette().color(QPalette::Text));
@@ -394,7 +422,7 @@ void BreakdownView::setPlan(const Plan& plan, const Prediction& prediction)
                 item->setData(kSecondsRole, seconds[c]);
             // Bold: the cells the bars above are made of (the send bar is the forward part
             // of its cell, as the tooltip splits it).
-            if ((s == bn && c >= ComputeColumn && c <= SendColumn) || (s == tail && c == TailColumn)) {
+            if ((s == bn && c >= ComputeColumn && c <= SendColumn) || ((s == syncer || s == stepper) && c == TailColumn)) {
                 QFont f = item->font();
                 f.setBold(true);
                 item->setFont(f);

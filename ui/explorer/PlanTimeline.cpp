@@ -71,9 +71,7 @@ PlanTimeline buildPlanTimeline(const Plan& plan, const Prediction& prediction)
         in.t_fwd.push_back(s.t_fwd / tl.vpp);
         in.t_bwd.push_back(s.t_bwd / tl.vpp);
         tl.p2p.push_back(i + 1 < pp ? s.p2p_send / tl.vpp : 0.0);
-        tl.dpSync.push_back(s.dp_sync);
-        tl.embeddingSync.push_back(s.embedding_sync);
-        tl.optimizer.push_back(s.optimizer);
+        tl.tailInputs.push_back(stageTail(s));
         const StagePlan& sp = plan.stages[static_cast<size_t>(i)];
         tl.deviceTypes.push_back(QString::fromStdString(sp.device_type));
         tl.stageNames << QStringLiteral("S%1 · %2 · %3")
@@ -94,16 +92,12 @@ PlanTimeline buildPlanTimeline(const Plan& plan, const Prediction& prediction)
     tl.iterationEnd = std::max(prediction.iteration_time_s, tl.pipelineEnd);
 
     tl.bottleneck = bottleneck;
-    // The longest tail as CostModel::estimate picks it, when there is one.
-    const int tail = tailStage(prediction);
-    const StageEstimate& t = prediction.stages[static_cast<size_t>(tail)];
-    tl.tail = t.dp_sync - t.embedding_sync + t.optimizer > 0 ? tail : -1;
-    // T = T_pipe + longest tail + all-reduce (docs/cost-model.md section 8): the syncs
-    // start at T_pipe, placed by the core as the CLI's trace places them.
-    for (int i = 0; i < pp; ++i) {
-        const size_t k = static_cast<size_t>(i);
-        tl.tailInputs.push_back({std::max(0.0, tl.dpSync[k] - tl.embeddingSync[k]), tl.embeddingSync[k], tl.optimizer[k]});
-    }
+    // The longest sync and the longest step as CostModel::estimate picks them, when there are.
+    const int syncer = syncStage(prediction), stepper = stepStage(prediction);
+    tl.syncLane = prediction.stages[static_cast<size_t>(syncer)].beforeBarrier() > 0 ? syncer : -1;
+    tl.stepLane = prediction.stages[static_cast<size_t>(stepper)].afterBarrier() > 0 ? stepper : -1;
+    // T = T_pipe + longest sync + all-reduce + longest step (docs/cost-model.md section 8):
+    // the syncs start at T_pipe, placed by the core as the CLI's trace places them.
     tl.syncStart = drainedPipelineEnd(tl.tailInputs, tl.iterationEnd);
     tl.tailSpans = placeTails(tl.schedule, tl.tailInputs, tl.iterationEnd);
     return tl;

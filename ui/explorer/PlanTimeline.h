@@ -24,22 +24,22 @@ struct PlanTimeline {
     int vpp = 1;
     std::vector<double> p2p;        // per stage: send to the next stage per micro-batch (per chunk)
     std::vector<double> laneEnd;    // per stage: end of its last backward
-    std::vector<double> dpSync;     // per stage: exposed DP sync after laneEnd
-    std::vector<double> embeddingSync;  // per stage: of dpSync, the tied embeddings' all-reduce
-    std::vector<double> optimizer;  // per stage: optimizer step after the sync
     std::vector<QString> deviceTypes;
     QStringList stageNames;         // "S0 · H800 · L0-11"
     int bottleneck = 0;
-    // The stage with the longest DP sync + optimizer after its last backward, which the
-    // iteration waits for (eq. 4's tail); -1 when no stage has one.
-    int tail = -1;
+    // The stage with the longest data-parallel sync before the gradient-norm barrier, and the
+    // one with the longest optimizer step and parameter all-gather after it (the iteration
+    // waits for both: docs/cost-model.md section 8); -1 when no stage has one.
+    int syncLane = -1;
+    int stepLane = -1;
     double pipelineEnd = 0;         // makespan of the simulator
     // Where the cost model starts every stage's DP sync: its closed-form pipeline time P,
-    // the iteration time less the longest own tail and the tied-embedding all-reduce
-    // (docs/cost-model.md section 8). A lane done before P waits there; one whose simulated
-    // last backward ends later starts its sync then (placeTails).
+    // the iteration time less the longest sync, the tied-embedding all-reduce and the longest
+    // step (docs/cost-model.md section 8). A lane done before P waits there; one whose
+    // simulated last backward ends later starts its sync then (placeTails).
     double syncStart = 0;
-    std::vector<StageTail> tailInputs;   // per stage: own sync, tied all-reduce, optimizer step
+    // Per stage: own sync, tied all-reduce, optimizer step, parameter all-gather (stageTail).
+    std::vector<StageTail> tailInputs;
     std::vector<TailSpan> tailSpans;     // per stage: placeTails of the schedule
     double iterationEnd = 0;        // the prediction's iteration time
     // Blocks of a schedule too large to simulate and draw (what-if can ask for a million
@@ -51,8 +51,9 @@ struct PlanTimeline {
 
     // A stage's tail after its last backward (wait_start): a wait until the pipeline has
     // drained (syncStart above), its own DP sync, then (first and last stage with tied
-    // embeddings) the embedding all-reduce, then the optimizer step; core placeTails, kept in
-    // tailSpans. A stage out of range gets an empty span.
+    // embeddings) the embedding all-reduce, a wait at the gradient-norm barrier, the optimizer
+    // step and the parameter all-gather; core placeTails, kept in tailSpans. A stage out of
+    // range gets an empty span.
     const TailSpan& tailOf(int stage) const;
     // Idle intervals of one stage between time 0 and its last backward.
     std::vector<std::pair<double, double>> bubbles(int stage) const;

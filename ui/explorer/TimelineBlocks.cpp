@@ -258,8 +258,9 @@ void TimelineBlocks::drawBlocks(QCPPainter* painter)
 void TimelineBlocks::drawTail(QCPPainter* painter)
 {
     const QCPRange range = keyAxis()->range();
-    // DP sync and optimizer step once the pipeline has drained; the lane between its last
-    // backward and the sync is left in its tint, as the wait for the other end stage.
+    // DP sync, optimizer step and parameter all-gather once the pipeline has drained; the
+    // lane is left in its tint where the stage waits (for the pipeline to drain, the other
+    // end stage's sync, the gradient-norm all-reduce).
     // The pale tail colours get a darker outline of their own hue, so that they stand out
     // from the pale lane tint of any device type.
     auto segment = [&](double a, double b, int s, const QBrush& brush, bool outlined) {
@@ -277,6 +278,7 @@ void TimelineBlocks::drawTail(QCPPainter* painter)
         segment(t.embedding_start, t.embedding_end, s, style::dpSyncColor(), true);
         segment(t.embedding_start, t.embedding_end, s, style::embeddingSyncBrush(), false);
         segment(t.optimizer_start, t.optimizer_end, s, style::optimizerColor(), true);
+        segment(t.gather_start, t.gather_end, s, style::dpSyncColor(), true);
     }
 
     // The bottleneck lane gets a frame in the text colour, which no device type uses.

@@ -110,7 +110,7 @@ void TimelinePlot::updateLayout()
     style::fitLegendColumns(legend, width());
     QCustomPlot::updateLayout();
     // Lanes lower than a line of text: only every k-th lane is named (the bottleneck and
-    // the longest tail first), so that the names do not run into each other. The names
+    // the longest sync and step first), so that the names do not run into each other. The names
     // change the axis' width, not the lanes' height, so one more pass settles it.
     if (fitLaneLabels())
         QCustomPlot::updateLayout();
@@ -170,7 +170,7 @@ bool TimelinePlot::fitLaneLabels()
     const auto room = [&](int s) {
         return std::all_of(named.begin(), named.end(), [&](int n) { return std::abs(n - s) >= every; });
     };
-    for (int s : {m_blocks->timeline().bottleneck, m_tailLane})
+    for (int s : {m_blocks->timeline().bottleneck, m_syncLane, m_stepLane})
         if (s >= 0 && s < lanes && room(s))
             named.push_back(s);
     for (int s = 0; s < lanes; ++s)
@@ -215,25 +215,32 @@ void TimelinePlot::setTimeline(const PlanTimeline& timeline)
         form.clear();
     m_laneLabelEvery = 1;
     m_laneLabelForm = 0;
-    m_tailLane = -1;
+    m_syncLane = m_stepLane = -1;
+    // The stages whose DP sync before the gradient-norm barrier and whose optimizer step after
+    // it the iteration waits for, when that part is a noticeable share of it.
+    const auto noticeable = [&](double seconds) { return seconds >= 0.05 * timeline.iterationEnd; };
+    if (timeline.syncLane >= 0 && noticeable(timeline.tailInputs[static_cast<size_t>(timeline.syncLane)].sync))
+        m_syncLane = timeline.syncLane;
+    if (timeline.stepLane >= 0) {
+        const StageTail& t = timeline.tailInputs[static_cast<size_t>(timeline.stepLane)];
+        if (noticeable(t.optimizer + t.gather))
+            m_stepLane = timeline.stepLane;
+    }
     for (int s = 0; s < timeline.stages; ++s) {
         // "S0 · H800 · L0-11", then "S0 · H800", then "S0" in a narrow chart.
         const QString full = timeline.stageNames.value(s);
         const QStringList parts = full.split(QStringLiteral(" · "));
         QString labels[3] = {full, parts.mid(0, 2).join(QStringLiteral(" · ")), parts.value(0)};
-        // The steady state's bottleneck, and the stage whose DP sync and optimizer step the
-        // iteration then waits for when that tail is a noticeable part of it.
-        const bool tail = s == timeline.tail
-            && timeline.dpSync[static_cast<size_t>(s)] + timeline.optimizer[static_cast<size_t>(s)] >= 0.05 * timeline.iterationEnd;
-        QString mark;
-        if (s == timeline.bottleneck && tail)
-            mark = tr("  ◀ bottleneck, longest tail");
-        else if (s == timeline.bottleneck)
-            mark = tr("  ◀ bottleneck");
-        else if (tail)
-            mark = tr("  ◀ longest tail");
-        if (tail)
-            m_tailLane = s;
+        QStringList marks;
+        if (s == timeline.bottleneck)
+            marks << tr("bottleneck");
+        if (s == m_syncLane && s == m_stepLane)
+            marks << tr("longest tail");
+        else if (s == m_syncLane)
+            marks << tr("longest sync");
+        else if (s == m_stepLane)
+            marks << tr("longest step");
+        const QString mark = marks.isEmpty() ? QString() : QStringLiteral("  ◀ ") + marks.join(QStringLiteral(", "));
         for (int f = 0; f < 2; ++f)
             m_laneLabelForms[static_cast<size_t>(f)].push_back(labels[f] + mark);
         // The shortest form keeps the arrow: the frame and the legend say which is which.
@@ -241,7 +248,7 @@ void TimelinePlot::setTimeline(const PlanTimeline& timeline)
         m_laneTicker->addTick(s, labels[0] + mark);
     }
     yAxis->setRange(-0.5, timeline.stages - 0.5);
-    const bool tied = std::any_of(timeline.embeddingSync.begin(), timeline.embeddingSync.end(), [](double t) { return t > 0; });
+    const bool tied = std::any_of(timeline.tailInputs.begin(), timeline.tailInputs.end(), [](const StageTail& t) { return t.embedding > 0; });
     if (tied != legend->hasItemWithPlottable(m_embeddingSwatch)) {
         if (tied) {
             // Next to "DP sync", of which it is a part: the swatches after it move behind it.
@@ -364,15 +371,22 @@ QString TimelinePlot::toolTipAt(const QPoint& pos) const
                       "when the pipeline has drained, at %1<br>%2")
                 .arg(style::formatSeconds(tail.sync_start), stage);
         if (t >= tail.sync_start && t < tail.sync_end)
-            return tr("<b>Data-parallel sync</b> (exposed part)<br>%1<br>%2").arg(stage, style::formatSeconds(tail.sync_end - tail.sync_start));
+            return tr("<b>Data-parallel gradient sync</b> (exposed part)<br>%1<br>%2").arg(stage, style::formatSeconds(tail.sync_end - tail.sync_start));
         if (t >= tail.sync_end && t < tail.embedding_start)
             return tr("<b>Waiting</b> for the other end stage's data-parallel sync (tied embeddings)<br>%1").arg(stage);
         if (t >= tail.embedding_start && t < tail.embedding_end)
             return tr("<b>Tied embeddings' all-reduce</b> of the embedding gradient between S0 and S%1<br>%2<br>%3")
                 .arg(tl.stages - 1)
                 .arg(stage, style::formatSeconds(tail.embedding_end - tail.embedding_start));
+        if (t >= tail.embedding_end && t < tail.optimizer_start)
+            return tr("<b>Waiting</b> for the gradient-norm all-reduce, which spans every stage: no stage steps "
+                      "its optimizer before the longest data-parallel sync has ended<br>%1")
+                .arg(stage);
         if (t >= tail.optimizer_start && t < tail.optimizer_end)
             return tr("<b>Optimizer step</b><br>%1<br>%2").arg(stage, style::formatSeconds(tail.optimizer_end - tail.optimizer_start));
+        if (t >= tail.gather_start && t < tail.gather_end)
+            return tr("<b>Parameter all-gather</b> of the distributed optimizer (exposed part)<br>%1<br>%2")
+                .arg(stage, style::formatSeconds(tail.gather_end - tail.gather_start));
         if (t >= 0 && t < tail.wait_start)
             return tr("<b>Idle</b> (pipeline bubble)<br>%1").arg(tl.stageNames.value(s).toHtmlEscaped());
     }

@@ -226,6 +226,7 @@ private slots:
     void interleavedSimulatorMatchesClosedForm();
     void interleavedRanksCostTheirChunksLayers();
     void estimateUsesTheFixedAssembly();
+    void tailWaitsAtTheGradientNormBarrier();
     void chromeTrace();
     void profileInterpolationLogLog();
     void profileOverridesDefaults();
@@ -1802,7 +1803,8 @@ void TestCostModel::interleavedSimulatorMatchesClosedForm()
 
 void TestCostModel::estimateUsesTheFixedAssembly()
 {
-    // CostModel.h: T = sum c_i + (M - 1) max c_i + max(dp_sync_i + optimizer_i).
+    // CostModel.h: T = sum c_i + (M - 1) max c_i + max_i sync_i + max_i step_i (sync before
+    // the gradient-norm barrier, step after it: StageEstimate::beforeBarrier / afterBarrier).
     const ModelSpec m = llama7b();
     const Cluster c = nodesOf("A100-80GB", 4);
     const CostModel cm(m, c, DeviceCatalog::builtin());
@@ -1815,15 +1817,17 @@ void TestCostModel::estimateUsesTheFixedAssembly()
     const Plan plan = makeUniformPlan(m, c, DeviceCatalog::builtin(), k);
     const Prediction p = cm.estimate(plan);
     QCOMPARE(p.num_microbatches, 16);
-    double sum = 0, mx = 0, sync = 0;
+    double sum = 0, mx = 0, before = 0, after = 0;
     std::vector<double> f, b;
     for (const auto& s : p.stages) {
         sum += s.t_fwd + s.t_bwd;
         mx = std::max(mx, s.t_fwd + s.t_bwd);
-        sync = std::max(sync, s.dp_sync + s.optimizer);
+        before = std::max(before, s.dp_sync - s.param_gather);
+        after = std::max(after, s.optimizer + s.param_gather);
         f.push_back(s.t_fwd);
         b.push_back(s.t_bwd);
     }
+    const double sync = before + after;
     QVERIFY(std::fabs(p.iteration_time_s - (sum + 15 * mx + sync)) < 1e-12);
     QVERIFY(std::fabs(closedFormPipelineTime(f, b, 16) + sync - p.iteration_time_s) < 1e-12);
     const TimeBreakdown& t = p.breakdown;
@@ -1838,6 +1842,55 @@ void TestCostModel::estimateUsesTheFixedAssembly()
     QVERIFY(std::fabs(p.tokens_per_s - 32 * 4096 / p.iteration_time_s) < 1e-6);
     // Megatron's counting takes the padded vocabulary of the last stage's TP (8).
     QVERIFY(std::fabs(p.mfu - modelFlopsPerIteration(m, 32, 8) / (p.iteration_time_s * 32 * 312e12)) < 1e-12);
+}
+
+void TestCostModel::tailWaitsAtTheGradientNormBarrier()
+{
+    // Megatron-LM's optimizer step starts with the gradient-norm all-reduce (clip_grad 1.0 by
+    // default), which spans every stage of the pipeline: no stage steps before the slowest
+    // stage's data-parallel sync has ended, and the distributed optimizer's parameter
+    // all-gather follows the step. LLaMA-7B in two stages of 16 layers: 8 H800 at TP 1 (DP 8:
+    // a long reduce-scatter, a step over 1/8 of the stage's parameters) and 8 910B at TP 8
+    // (DP 1: no sync, the step over the whole TP shard on slower HBM). The longest sync is
+    // stage 0's, the longest step stage 1's, and the iteration pays both:
+    // T = T_pipe + sync_0 + step_1, more than the longest sync + step of any one stage. The
+    // gradient reduce-scatter is exposed (a launcher without --overlap-grad-reduce), so that
+    // stage 0's sync is more than its last bucket; its parameter all-gather still overlaps
+    // with the next forward but for the last bucket. Magnitudes: stage 0 syncs 76 ms before
+    // the barrier and steps 8 ms (4.9 ms step, 2.9 ms last bucket's all-gather); stage 1 steps
+    // 11.2 ms (about 421.7 M parameters x 34 B at 0.8 x 1.6 TB/s, section 7).
+    const ModelSpec m = llama7b();
+    const Cluster c = bridgedH800And910B();
+    CostOptions exposed;
+    exposed.overlap.grad_reduce = false;
+    const CostModel cm(m, c, DeviceCatalog::builtin(), nullptr, exposed);
+    Plan plan;
+    plan.global_batch_size = 16;
+    plan.distributed_optimizer = true;
+    StagePlan first = stageOn("H800", 0, 8, 1), last = stageOn("910B-376T", 1, 8, 8);
+    first.num_layers = last.num_layers = 16;
+    last.first_layer = 16;
+    last.micro_batch_size = 8;   // DP 1: the same 8 sequences per micro-batch as 8 x 1
+    plan.stages = {first, last};
+    const Prediction p = cm.estimate(plan);
+    QCOMPARE(p.num_microbatches, 2);
+    const StageEstimate &s0 = p.stages[0], &s1 = p.stages[1];
+    QCOMPARE(syncStage(p), 0);
+    QCOMPARE(stepStage(p), 1);
+    QCOMPARE(s1.dp_sync, 0.0);
+    QVERIFY(s0.param_gather > 0 && s0.param_gather < s0.dp_sync);   // after the step
+    const double pipe = closedFormPipelineTime({s0.t_fwd, s1.t_fwd}, {s0.t_bwd, s1.t_bwd}, 2);
+    const double sync0 = s0.dp_sync - s0.param_gather, step1 = s1.optimizer;
+    QVERIFY(std::fabs(p.iteration_time_s - (pipe + sync0 + step1)) < 1e-12);
+    const double oneStage = std::max(s0.dp_sync + s0.optimizer, s1.dp_sync + s1.optimizer);
+    QVERIFY2(p.iteration_time_s > pipe + oneStage + 1e-3,
+             qPrintable(QStringLiteral("%1 s vs %2 s").arg(p.iteration_time_s).arg(pipe + oneStage)));
+    // The breakdown: DP sync is stage 0's sync (stage 1 gathers nothing), optimizer stage 1's.
+    QVERIFY(std::fabs(p.breakdown.dp_sync - sync0) < 1e-12);
+    QCOMPARE(p.breakdown.optimizer, step1);
+    const TimeBreakdown& t = p.breakdown;
+    QVERIFY(std::fabs(t.compute + t.tensor_parallel + t.expert_dispatch + t.pipeline_send + t.pipeline_bubble + t.dp_sync
+                      + t.optimizer - p.iteration_time_s) < 1e-9);
 }
 
 void TestCostModel::chromeTrace()
@@ -1869,30 +1922,53 @@ void TestCostModel::chromeTrace()
     // Tails (Schedule.h placeTails). Two stages, 2 micro-batches, forward 1 ms, backward 2 ms:
     // stage 1 runs F0 [1, 2], B0 [2, 4], F1 [4, 5], B1 [5, 7]; stage 0 ends with B1 [7, 9], so the
     // pipeline (closed form 6 + 1 x 3 = 9 ms) ends at 9 ms. Syncs 1 and 0.5 ms, optimizer 1 and
-    // 3 ms: T = 9 + max(2, 3.5) = 12.5 ms. Stage 1 waits from 7 to 9 ms, syncs until 9.5 and
-    // steps until 12.5 = T; stage 0 syncs until 10 and steps until 11.
+    // 3 ms, and stage 0 gathers its parameters for 0.5 ms after its step: no stage steps before
+    // the gradient-norm all-reduce, after the longer sync, so T = 9 + 1 + max(1.5, 3) = 13 ms.
+    // Stage 1 waits from 7 to 9 ms, syncs until 9.5, waits for the barrier until 10 and steps
+    // until 13 = T; stage 0 syncs until 10, steps until 11 and gathers until 11.5.
     const Schedule sched = simulatePipeline(in);
-    std::vector<TailSpan> t = placeTails(sched, {{1e-3, 0, 1e-3}, {0.5e-3, 0, 3e-3}}, 12.5e-3);
+    const std::vector<StageTail> tails = {{1e-3, 0, 1e-3, 0.5e-3}, {0.5e-3, 0, 3e-3, 0}};
+    QVERIFY(std::fabs(drainedPipelineEnd(tails, 13e-3) - 9e-3) < 1e-15);
+    std::vector<TailSpan> t = placeTails(sched, tails, 13e-3);
     QCOMPARE(t.size(), std::size_t(2));
     QVERIFY(std::fabs(t[1].wait_start - 7e-3) < 1e-15 && std::fabs(t[1].sync_start - 9e-3) < 1e-15);
-    QVERIFY(std::fabs(t[1].optimizer_end - 12.5e-3) < 1e-15);
+    QVERIFY(std::fabs(t[1].sync_end - 9.5e-3) < 1e-15 && std::fabs(t[1].optimizer_start - 10e-3) < 1e-15);
+    QVERIFY(std::fabs(t[1].optimizer_end - 13e-3) < 1e-15 && t[1].gather_end == t[1].gather_start);
     QVERIFY(std::fabs(t[0].sync_start - 9e-3) < 1e-15 && std::fabs(t[0].optimizer_end - 11e-3) < 1e-15);
+    QVERIFY(std::fabs(t[0].gather_start - 11e-3) < 1e-15 && std::fabs(t[0].gather_end - 11.5e-3) < 1e-15);
     // Tied embeddings, 0.2 ms all-reduce after both end stages' syncs (0.5 ms each): T = 9 +
-    // 3.5 + 0.2 = 12.7 ms; both all-reduce over [9.5, 9.7] and stage 1's step ends at 12.7.
+    // 0.5 + 0.2 + 3 = 12.7 ms; both all-reduce over [9.5, 9.7], then step from 9.7, and stage
+    // 1's step ends at 12.7.
     t = placeTails(sched, {{0.5e-3, 0.2e-3, 1e-3}, {0.5e-3, 0.2e-3, 3e-3}}, 12.7e-3);
     QVERIFY(std::fabs(t[0].embedding_start - 9.5e-3) < 1e-15 && std::fabs(t[1].embedding_end - 9.7e-3) < 1e-15);
+    QVERIFY(std::fabs(t[0].optimizer_start - 9.7e-3) < 1e-15 && std::fabs(t[0].optimizer_end - 10.7e-3) < 1e-15);
     QVERIFY(std::fabs(t[1].optimizer_end - 12.7e-3) < 1e-15);
-    const std::string withTails = toChromeTrace(sched, {"H800", "910B"}, {{1e-3, 0, 1e-3}, {0.5e-3, 0, 3e-3}}, 12.5e-3);
+    const std::string withTails = toChromeTrace(sched, {"H800", "910B"}, tails, 13e-3);
     QVERIFY(withTails.find("\"name\":\"wait for the pipeline to drain\"") != std::string::npos);
-    bool stepFound = false;
+    bool stepFound = false, barrierFound = false, gatherFound = false;
     for (const QJsonValue& ev : QJsonDocument::fromJson(QByteArray::fromStdString(withTails)).object()["traceEvents"].toArray()) {
         const QJsonObject e = ev.toObject();
-        if (e["name"].toString() == QLatin1String("optimizer step") && e["tid"].toInt() == 1) {
+        const QString name = e["name"].toString();
+        const int tid = e["tid"].toInt();
+        auto at = [&](double ts, double dur) {   // microseconds
+            return std::fabs(e["ts"].toDouble() - ts) < 1e-6 && std::fabs(e["dur"].toDouble() - dur) < 1e-6;
+        };
+        if (name == QLatin1String("optimizer step") && tid == 1) {
             stepFound = true;
-            QVERIFY(std::fabs(e["ts"].toDouble() - 9500) < 1e-6 && std::fabs(e["dur"].toDouble() - 3000) < 1e-6);   // us
+            QVERIFY(at(10000, 3000));
+        }
+        if (name == QLatin1String("wait for the gradient-norm all-reduce")) {
+            barrierFound = true;
+            QCOMPARE(tid, 1);   // stage 0's sync is the longer one: it does not wait
+            QVERIFY(at(9500, 500));
+        }
+        if (name == QLatin1String("parameter all-gather")) {
+            gatherFound = true;
+            QCOMPARE(tid, 0);
+            QVERIFY(at(11000, 500));
         }
     }
-    QVERIFY(stepFound);
+    QVERIFY(stepFound && barrierFound && gatherFound);
 }
 
 void TestCostModel::profileInterpolationLogLog()

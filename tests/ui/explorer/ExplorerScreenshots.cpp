@@ -19,6 +19,7 @@
 #include <QDoubleSpinBox>
 #include <QScreen>
 
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <set>
@@ -141,6 +142,13 @@ int main(int argc, char** argv)
         timeline->xAxis->setRange(0, end * 0.12);
         timeline->replot();
         save(timeline, out, QStringLiteral("timeline-zoom"));
+        // Zoomed on the end: the last backwards, the data-parallel syncs, the wait for the
+        // gradient-norm all-reduce and the optimizer steps.
+        const double drained = timeline->timeline().syncStart, iteration = timeline->timeline().iterationEnd;
+        const double span = std::max(iteration - drained, 1e-6);
+        timeline->xAxis->setRange(drained - 1.5 * span, iteration + 0.1 * span);
+        timeline->replot();
+        save(timeline, out, QStringLiteral("timeline-tail"));
         timeline->resetZoom();
         timeline->replot();
     }

@@ -341,10 +341,10 @@ void PlanExplorerTest::tiedEmbeddingAllReduceWaitsForBothEnds()
     // Four equal stages (t_f = 1, t_b = 2, M = 8): stage 0's last backward ends at 33 (the
     // makespan, timelineOfEqualStagesMatchesTheClosedForm), stage 3's three backwards of 2
     // earlier, at 27. With tied embeddings the end stages' DP sync of 0.5 holds an all-reduce
-    // of 0.25 between them. T = 33 + 0.375 (own sync 0.25 + optimizer 0.125) + 0.25 = 33.625,
-    // so the pipeline drains at 33.625 - 0.375 - 0.25 = 33: stage 3 waits in [27, 33], both
-    // end stages sync their own 0.25 in [33, 33.25], the all-reduce runs on both in
-    // [33.25, 33.5], and each one's optimizer step (0.125) follows, ending at T.
+    // of 0.25 between them. T = 33 + 0.25 (longest own sync) + 0.25 (all-reduce) + 0.125
+    // (longest optimizer step) = 33.625, so the pipeline drains at 33: stage 3 waits in
+    // [27, 33], both end stages sync their own 0.25 in [33, 33.25], the all-reduce runs on
+    // both in [33.25, 33.5], and each one's optimizer step (0.125) follows, ending at T.
     auto [plan, pred] = fourEqualStages("H800");
     pred.num_microbatches = 8;
     pred.iteration_time_s = 33.625;
@@ -371,11 +371,13 @@ void PlanExplorerTest::tiedEmbeddingAllReduceWaitsForBothEnds()
         QCOMPARE(t.optimizer_end, 33.625);
     }
     // No all-reduce on the middle stages: stage 1 ends its last backward at 31, syncs in
-    // [33, 33.25] and steps in [33.25, 33.375], T less the all-reduce.
+    // [33, 33.25], waits for the gradient-norm all-reduce, which follows the end stages'
+    // all-reduce, and steps in [33.5, 33.625] with the others.
     QCOMPARE(middle.wait_start, 31.0);
     QCOMPARE(middle.sync_start, 33.0);
     QCOMPARE(middle.embedding_start, middle.sync_end);
-    QCOMPARE(middle.optimizer_end, 33.375);
+    QCOMPARE(middle.optimizer_start, 33.5);
+    QCOMPARE(middle.optimizer_end, 33.625);
 
     // The chart says what the end stage's lane holds between its sync and its optimizer step.
     TimelinePlot plot;
@@ -388,8 +390,10 @@ void PlanExplorerTest::tiedEmbeddingAllReduceWaitsForBothEnds()
     plot.xAxis->setRange(26.9, 33.7);
     plot.replot();
     QVERIFY2(tipAt(30.0, 3).contains(QStringLiteral("pipeline to drain")), qPrintable(tipAt(30.0, 3)));
-    QVERIFY2(tipAt(33.1, 3).contains(QStringLiteral("Data-parallel sync")), qPrintable(tipAt(33.1, 3)));
+    QVERIFY2(tipAt(33.1, 3).contains(QStringLiteral("Data-parallel gradient sync")), qPrintable(tipAt(33.1, 3)));
     QVERIFY2(tipAt(33.4, 3).contains(QStringLiteral("all-reduce")), qPrintable(tipAt(33.4, 3)));
+    QVERIFY2(tipAt(33.4, 1).contains(QStringLiteral("gradient-norm all-reduce")), qPrintable(tipAt(33.4, 1)));
+    QVERIFY2(tipAt(33.6, 1).contains(QStringLiteral("Optimizer step")), qPrintable(tipAt(33.6, 1)));
 }
 
 void PlanExplorerTest::longestTailEndsAtTheIterationTime()
@@ -407,7 +411,8 @@ void PlanExplorerTest::longestTailEndsAtTheIterationTime()
         pred.stages[static_cast<size_t>(s)].optimizer = s == 2 ? 0.25 : 0.125;
     }
     const PlanTimeline tl = buildPlanTimeline(plan, pred);
-    QCOMPARE(tl.tail, 2);
+    QCOMPARE(tl.syncLane, 2);
+    QCOMPARE(tl.stepLane, 2);
     QCOMPARE(tl.syncStart, 33.0);
     auto checkTails = [](const PlanTimeline& tl, double iteration) {
         double end = 0;
@@ -415,13 +420,49 @@ void PlanExplorerTest::longestTailEndsAtTheIterationTime()
             const TailSpan& t = tl.tailOf(s);
             QCOMPARE(t.wait_start, tl.laneEnd[static_cast<size_t>(s)]);
             QVERIFY(t.sync_start >= t.wait_start);
-            end = std::max(end, t.optimizer_end);
+            end = std::max(end, t.gather_end);
         }
         QVERIFY2(std::abs(end - iteration) <= 1e-9, qPrintable(QStringLiteral("%1 vs %2").arg(end, 0, 'g', 15).arg(iteration, 0, 'g', 15)));
     };
     checkTails(tl, pred.iteration_time_s);
     QCOMPARE(tl.tailOf(2).wait_start, 29.0);
     QCOMPARE(tl.tailOf(2).optimizer_end, 33.75);
+
+    // The longest sync and the longest step on different stages: stage 1 syncs 2 and steps
+    // 0.125, stage 2 syncs 0.25 and steps 2 (an optimizer step of 1 and a parameter
+    // all-gather of 1), the others sync 0.25 and step 0.125. Every stage steps after the
+    // gradient-norm all-reduce, at 33 + 2 = 35: T = 35 + 2 = 37, where the longest sync +
+    // step of one stage would give 35.25. Both parts are above 5 % of the iteration, so the
+    // lanes are marked apart ("longest sync", "longest step").
+    for (int s = 0; s < 4; ++s) {
+        StageEstimate& e = pred.stages[static_cast<size_t>(s)];
+        e.dp_sync = s == 1 ? 2.0 : s == 2 ? 1.25 : 0.25;
+        e.param_gather = s == 2 ? 1.0 : 0.0;
+        e.optimizer = s == 2 ? 1.0 : 0.125;
+    }
+    pred.iteration_time_s = 37;
+    const PlanTimeline apart = buildPlanTimeline(plan, pred);
+    QCOMPARE(apart.syncLane, 1);
+    QCOMPARE(apart.stepLane, 2);
+    QCOMPARE(apart.syncStart, 33.0);
+    checkTails(apart, 37.0);
+    for (int s = 0; s < 4; ++s)
+        QCOMPARE(apart.tailOf(s).optimizer_start, 35.0);
+    QCOMPARE(apart.tailOf(2).sync_end, 33.25);
+    QCOMPARE(apart.tailOf(2).gather_start, 36.0);
+    TimelinePlot marks;
+    marks.resize(900, 400);
+    marks.setTimeline(apart);
+    const QMap<double, QString> labels = qSharedPointerCast<QCPAxisTickerText>(marks.yAxis->ticker())->ticks();
+    QVERIFY2(labels.value(1).endsWith(QStringLiteral("◀ longest sync")), qPrintable(labels.value(1)));
+    QVERIFY2(labels.value(2).endsWith(QStringLiteral("◀ longest step")), qPrintable(labels.value(2)));
+    auto tipAt = [&](double t, int lane) {
+        return marks.toolTipAt(QPoint(int(marks.xAxis->coordToPixel(t)), int(marks.yAxis->coordToPixel(lane))));
+    };
+    marks.xAxis->setRange(32.9, 37.1);
+    marks.replot();
+    QVERIFY2(tipAt(34.0, 2).contains(QStringLiteral("gradient-norm all-reduce")), qPrintable(tipAt(34.0, 2)));
+    QVERIFY2(tipAt(36.5, 2).contains(QStringLiteral("Parameter all-gather")), qPrintable(tipAt(36.5, 2)));
 
     // The same with the real cost model: the four-stage plan on 32-3 (910B 2x8 + MI300X 2x8),
     // whose lanes end at different times, with the whole optimizer step offloaded to the
@@ -1253,7 +1294,7 @@ void PlanExplorerTest::chartsSaveAsPngSvgAndPdf()
 void PlanExplorerTest::breakdownTitleNamesTheBottleneckAndTheTail()
 {
     // Three stages: S1 has the largest forward + backward (3 + 5 = 8 against 6 and 7), S2
-    // the largest DP sync + optimizer (0.4 + 0.3 against 0.2 and 0.1), as CostModel picks them.
+    // the largest DP sync (0.4) and optimizer step (0.3), as CostModel picks them.
     Plan plan;
     Prediction pred;
     const double fwd[] = {2, 3, 3}, bwd[] = {4, 5, 4}, sync[] = {0.1, 0.1, 0.4}, opt[] = {0.1, 0.0, 0.3};
@@ -1267,15 +1308,17 @@ void PlanExplorerTest::breakdownTitleNamesTheBottleneckAndTheTail()
         pred.stages.push_back(e);
     }
     pred.num_microbatches = 32;
-    // Eq. 4: sum c_i + (M - 1) max c_i + max tail = 21 + 31 * 8 + 0.7 = 269.7.
+    // Eq. 4: sum c_i + (M - 1) max c_i + max sync + max step = 21 + 31 * 8 + 0.4 + 0.3 = 269.7.
     pred.iteration_time_s = 269.7;
     QCOMPARE(bottleneckStage(pred), 1);
-    QCOMPARE(tailStage(pred), 2);
+    QCOMPARE(syncStage(pred), 2);
+    QCOMPARE(stepStage(pred), 2);
     // The timeline marks the same two stages (the tail, 0.7 s, is far below 5 % of the
     // iteration, so its lane keeps a plain label).
     const PlanTimeline tl = buildPlanTimeline(plan, pred);
     QCOMPARE(tl.bottleneck, 1);
-    QCOMPARE(tl.tail, 2);
+    QCOMPARE(tl.syncLane, 2);
+    QCOMPARE(tl.stepLane, 2);
 
     BreakdownView view;
     view.setPlan(plan, pred);
@@ -1283,11 +1326,18 @@ void PlanExplorerTest::breakdownTitleNamesTheBottleneckAndTheTail()
     QVERIFY2(title.contains(QStringLiteral("Iteration 269.700 s")), qPrintable(title));
     QVERIFY2(title.contains(QStringLiteral("bottleneck S1 × 32 micro-batches")), qPrintable(title));
     QVERIFY2(title.contains(QStringLiteral("(S2: DP sync + optimizer)")), qPrintable(title));
-    // A stage of DP1 has no DP sync: the title names only the optimizer step (0.7 s, still
-    // the longest tail against 0.2 and 0.1), not a part of 0 s.
+    // The longest sync and the longest step on different stages: S0 syncs longest (0.1, the
+    // first of two), S2, now of DP 1, steps longest (0.7). The title names both.
     pred.stages[2].dp_sync = 0;
     pred.stages[2].optimizer = 0.7;
-    QCOMPARE(tailStage(pred), 2);
+    QCOMPARE(syncStage(pred), 0);
+    QCOMPARE(stepStage(pred), 2);
+    view.setPlan(plan, pred);
+    QVERIFY2(view.barsTitle().contains(QStringLiteral("+ the longest DP sync (S0)")), qPrintable(view.barsTitle()));
+    QVERIFY2(view.barsTitle().contains(QStringLiteral("+ the longest step (S2: optimizer)")), qPrintable(view.barsTitle()));
+    // No stage with DP above 1: the title names only the optimizer step, not a sync of 0 s.
+    for (StageEstimate& e : pred.stages)
+        e.dp_sync = 0;
     view.setPlan(plan, pred);
     QVERIFY2(view.barsTitle().contains(QStringLiteral("(S2: optimizer)")), qPrintable(view.barsTitle()));
     QVERIFY2(!view.barsTitle().contains(QStringLiteral("DP sync")), qPrintable(view.barsTitle()));
