@@ -17,6 +17,7 @@
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSplitter>
+#include <QStyle>
 #include <QTableWidget>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -131,9 +132,17 @@ CompareView::CompareView(QWidget* parent)
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->setWordWrap(false);
     m_table->setTextElideMode(Qt::ElideMiddle);
-    // A plan's name too long for its column loses its end, not both ends.
+    // A plan's name too long for its column loses its end, not both ends, with an ellipsis
+    // (elideHeaders; the header's tooltip holds it whole).
     m_table->horizontalHeader()->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
-    m_table->horizontalHeader()->setTextElideMode(Qt::ElideRight);
+    // Queued: a stretched header resizes its sections one after the other, and signals
+    // only some of them; once they are all done, every name is shortened to its own.
+    connect(m_table->horizontalHeader(), &QHeaderView::sectionResized, this, [this] {
+        if (!m_elidePending) {
+            m_elidePending = true;
+            QMetaObject::invokeMethod(this, &CompareView::elideHeaders, Qt::QueuedConnection);
+        }
+    });
     m_hint->setWordWrap(true);
 
     // Above: the plans to compare beside the table. Below: the charts, over the whole
@@ -237,6 +246,22 @@ void CompareView::setPlans(const std::vector<ExplorerPlan>& plans)
     m_chooser->setMaximumWidth(std::clamp(needed, 120, 220));
     rebuild();
     fitChooser();
+}
+
+void CompareView::elideHeaders()
+{
+    m_elidePending = false;
+    QHeaderView* header = m_table->horizontalHeader();
+    const QFontMetrics fm(header->font());
+    const int margins = 2 * header->style()->pixelMetric(QStyle::PM_HeaderMargin, nullptr, header) + 4;
+    for (int c = 0; c < m_table->columnCount(); ++c) {
+        QTableWidgetItem* item = m_table->horizontalHeaderItem(c);
+        if (!item)
+            continue;
+        const QString text = fm.elidedText(item->toolTip(), Qt::ElideRight, std::max(0, header->sectionSize(c) - margins));
+        if (item->text() != text)
+            item->setText(text);
+    }
 }
 
 void CompareView::resizeEvent(QResizeEvent* event)
@@ -389,6 +414,7 @@ void CompareView::rebuild()
     m_table->setHorizontalHeaderLabels(headers);
     for (int c = 0; c < headers.size(); ++c)
         m_table->horizontalHeaderItem(c)->setToolTip(headers[c]);
+    elideHeaders();
     // The table scrolls when the splitter gives it less than all of its rows.
     m_table->setMinimumHeight(m_table->horizontalHeader()->sizeHint().height() + 2 * m_table->frameWidth()
                               + 3 * m_table->verticalHeader()->defaultSectionSize());

@@ -66,6 +66,8 @@ protected:
 
 private:
     void rebuild();
+    // Shortens the plan names in the table's header to their columns, with an ellipsis.
+    void elideHeaders();
     // Colours the rows where the plans differ for the current theme.
     void paintDifferences();
     void syncRange(TimelinePlot* source);
@@ -104,6 +106,7 @@ private:
     QList<MemoryBarsPlot*> m_memory;
     bool m_syncing = false;
     bool m_updatingChooser = false;
+    bool m_elidePending = false;   // elideHeaders is queued
 };
 
 } // namespace hapmoe::ui

@@ -6,6 +6,8 @@
 #include <QItemSelectionModel>
 #include <QSortFilterProxyModel>
 
+#include <algorithm>
+
 namespace hapmoe::ui {
 
 PlanTableView::PlanTableView(PlanListModel* model, QWidget* parent)
@@ -33,6 +35,15 @@ PlanTableView::PlanTableView(PlanListModel* model, QWidget* parent)
                                            PlanListModel::TargetColumn, PlanListModel::Source};
     for (int visual = 0; visual < PlanListModel::ColumnCount; ++visual)
         horizontalHeader()->moveSection(horizontalHeader()->visualIndex(order[visual]), visual);
+    // The name column fits its names up to a bound: a current configuration named after a
+    // long script would otherwise push the figures out of a narrow window. A longer name
+    // loses its middle (the row's tooltip holds it whole); the column can still be dragged.
+    horizontalHeader()->setSectionResizeMode(PlanListModel::Name, QHeaderView::Interactive);
+    setTextElideMode(Qt::ElideMiddle);
+    connect(m_proxy, &QAbstractItemModel::modelReset, this, &PlanTableView::fitNameColumn);
+    connect(m_proxy, &QAbstractItemModel::layoutChanged, this, &PlanTableView::fitNameColumn);
+    connect(m_proxy, &QAbstractItemModel::rowsInserted, this, &PlanTableView::fitNameColumn);
+    connect(m_proxy, &QAbstractItemModel::dataChanged, this, &PlanTableView::fitNameColumn);
     setObjectName(QStringLiteral("planTable"));
 
     connect(selectionModel(), &QItemSelectionModel::currentRowChanged, this,
@@ -40,6 +51,19 @@ PlanTableView::PlanTableView(PlanListModel* model, QWidget* parent)
                 if (current.isValid())
                     emit planSelected(m_proxy->mapToSource(current).row());
             });
+}
+
+int PlanTableView::nameColumnBound() const
+{
+    // About the longest name the search itself gives ("Metis-style baseline"), and a little.
+    return fontMetrics().horizontalAdvance(QStringLiteral("Metis-style baseline (current)")) + 16;
+}
+
+void PlanTableView::fitNameColumn()
+{
+    const int contents = std::max(sizeHintForColumn(PlanListModel::Name),
+                                  horizontalHeader()->sectionSizeHint(PlanListModel::Name));
+    horizontalHeader()->resizeSection(PlanListModel::Name, std::min(contents, nameColumnBound()));
 }
 
 int PlanTableView::selectedSourceRow() const

@@ -18,11 +18,15 @@ public:
     int selectedSourceRow() const;
     void selectSourceRow(int row);
     QSize sizeHint() const override;
+    // The widest the name column is made to fit its names (fitNameColumn).
+    int nameColumnBound() const;
 
 signals:
     void planSelected(int sourceRow);
 
 private:
+    void fitNameColumn();
+
     PlanListModel* m_model;
     QSortFilterProxyModel* m_proxy;
 };

@@ -78,6 +78,7 @@ private slots:
     void compareTableKeepsItsColumnsInANarrowView();
     void compareMemoryChartsKeepOneScale();
     void compareMarksDifferencesBelowTheShownDigits();
+    void longPlanNamesAreElidedNotClipped();
     void whatIfRhoChangesTheIterationTime();
     void whatIfOffloadTradesMemoryForTime();
     void whatIfKeepsThePredictionsSwitches();
@@ -978,6 +979,54 @@ void PlanExplorerTest::compareMarksDifferencesBelowTheShownDigits()
     QVERIFY2(table->item(row, 1)->toolTip().contains(QStringLiteral("differ below the shown digits")), qPrintable(table->item(row, 1)->toolTip()));
     // Figures equal in value stay unmarked.
     QVERIFY(!compare.differingRows().contains(QStringLiteral("Peak memory")));
+}
+
+void PlanExplorerTest::longPlanNamesAreElidedNotClipped()
+{
+    // A current configuration named after a long script: the plan table's name column stays
+    // within its bound (the figures keep the room) and shows the name's ends, and the
+    // comparison's header shortens it with an ellipsis; both tooltips hold it whole.
+    SearchResult result = m_result;
+    const QString longName = QStringLiteral("current (pretrain_mixtral_8x7b_distributed_with_expert_parallel.sh)");
+    result.current->plan.name = longName.toStdString();
+    PlanExplorerWidget w;
+    w.setContext(context());
+    w.setResult(result);
+    w.resize(1024, 700);
+    w.show();
+    QApplication::processEvents();
+    auto* table = qobject_cast<PlanTableView*>(w.view(QStringLiteral("plans")));
+    QVERIFY(table);
+    const int nameWidth = table->horizontalHeader()->sectionSize(PlanListModel::Name);
+    QVERIFY2(nameWidth <= table->nameColumnBound(), qPrintable(QString::number(nameWidth)));
+    QVERIFY(table->fontMetrics().horizontalAdvance(longName) > nameWidth);
+    QCOMPARE(table->textElideMode(), Qt::ElideMiddle);
+    int row = -1;
+    for (int r = 0; r < table->model()->rowCount(); ++r)
+        if (table->model()->index(r, PlanListModel::Name).data().toString() == longName)
+            row = r;
+    QVERIFY(row >= 0);
+    QVERIFY(table->model()->index(row, PlanListModel::Name).data(Qt::ToolTipRole).toString().contains(longName.toHtmlEscaped()));
+
+    w.selectPlan(0);
+    w.showView(QStringLiteral("compare"));
+    auto* compare = qobject_cast<CompareView*>(w.view(QStringLiteral("compare")));
+    QVERIFY(compare);
+    QApplication::processEvents();
+    QTableWidget* cmp = compare->table();
+    int column = -1;
+    for (int c = 0; c < cmp->columnCount(); ++c)
+        if (cmp->horizontalHeaderItem(c)->toolTip() == longName)
+            column = c;
+    QVERIFY(column >= 0);
+    const QString shown = cmp->horizontalHeaderItem(column)->text();
+    QVERIFY2(shown.endsWith(QChar(0x2026)) && longName.startsWith(shown.chopped(1)), qPrintable(shown));
+    QVERIFY2(QFontMetrics(cmp->horizontalHeader()->font()).horizontalAdvance(shown) < cmp->horizontalHeader()->sectionSize(column),
+             qPrintable(shown));
+    // Wider, it shows more of the name.
+    w.resize(1900, 900);
+    QApplication::processEvents();
+    QVERIFY2(cmp->horizontalHeaderItem(column)->text().size() > shown.size(), qPrintable(cmp->horizontalHeaderItem(column)->text()));
 }
 
 void PlanExplorerTest::compareMemoryChartsKeepOneScale()
