@@ -10,6 +10,7 @@
 
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -210,6 +211,23 @@ DeviceCatalog catalogFromArgs(const CliArgs& args)
             std::cerr << "warning: " << w << "\n";
     }
     return catalog;
+}
+
+std::string nearlyFullNote(const Plan& plan, const Prediction& prediction)
+{
+    const int s = nearlyFullStage(prediction);
+    if (s < 0 || s >= static_cast<int>(plan.stages.size()))
+        return {};
+    const MemoryBreakdown& m = prediction.stages[static_cast<std::size_t>(s)].memory;
+    constexpr double GiB = 1024.0 * 1024.0 * 1024.0;
+    char buf[400];
+    std::snprintf(buf, sizeof buf,
+                  "stage %d (%s) uses %.1f of %.1f GiB (%.1f %%) with no memory kept free: the model counts %.1f GiB of "
+                  "runtime overhead but not the allocator's fragmentation, which can run it out of memory; "
+                  "--memory-headroom 0.05 keeps 5 %% free",
+                  s, plan.stages[static_cast<std::size_t>(s)].device_type.c_str(), m.total() / GiB, m.capacity / GiB,
+                  100.0 * m.total() / m.capacity, m.overhead / GiB);
+    return buf;
 }
 
 double memoryHeadroom(const CliArgs& args)

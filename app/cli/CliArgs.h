@@ -4,6 +4,7 @@
 // has it). Unknown options, missing or empty values and an option given twice are usage errors
 // (exit code 2), reported with the option's name.
 
+#include "cost/Prediction.h"
 #include "plan/Plan.h"
 
 #include <initializer_list>
@@ -89,6 +90,11 @@ void checkScriptInputsHaveScript(const CliArgs& args);
 // --memory-headroom F: the fraction of every device's memory a plan must leave free (the
 // allocator's fragmentation, other processes), in [0, 0.5]; 0 when not given. Throws UsageError.
 double memoryHeadroom(const CliArgs& args);
+
+// "stage 1 (MI300X) uses 186.1 of 192.0 GiB (96.9 %) with no memory kept free: ...
+// --memory-headroom 0.05 keeps 5 % free" for a plan whose fullest device is more than 95 %
+// full with no headroom (nearlyFullStage), else empty.
+std::string nearlyFullNote(const Plan& plan, const Prediction& prediction);
 
 // The decoder layers each stage of the plan holds, for a table's layers column: "0-11", or
 // with virtual chunks one range per chunk ("0-5, 24-29"; PipelineLayout::rankLayerRanges).

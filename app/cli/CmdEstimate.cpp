@@ -324,6 +324,8 @@ void printTable(const EstimateInput& in, const Prediction& p, const Profile* pro
         std::printf("note: %s\n", n.c_str());
     for (const auto& n : in.notes)
         std::printf("note: %s\n", n.c_str());
+    if (const std::string note = nearlyFullNote(plan, p); !note.empty())
+        std::printf("note: %s\n", note.c_str());
 }
 
 // A profile within its bounds (profile/ProfileLimits.h, checked by validateProfile) gives finite times; should one still overflow,

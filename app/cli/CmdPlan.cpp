@@ -401,6 +401,8 @@ int cmdPlan(const Args& args)
         os << "note: " << note << "\n";
     for (const std::string& n : r.plans.front().prediction.notes)
         os << "note: " << n << "\n";
+    if (const std::string note = nearlyFullNote(r.plans.front().plan, r.plans.front().prediction); !note.empty())
+        os << "note: " << note << "\n";
     return Success;
 }
 

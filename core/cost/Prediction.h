@@ -145,6 +145,26 @@ inline int bottleneckStage(const Prediction& p)
     return detail::firstLargestStage(p.stages, [](const StageEstimate& e) { return e.t_fwd + e.t_bwd; });
 }
 
+// The fullest stage of a feasible plan that keeps no memory free (memory_headroom 0) when
+// its devices are more than `share` full, else -1: the model counts a runtime overhead
+// (MemoryBreakdown::overhead) but not the allocator's fragmentation, so such a plan may
+// still run out of memory; the front ends say so and point at the headroom option.
+inline int nearlyFullStage(const Prediction& p, double share = 0.95)
+{
+    if (!p.feasible || p.memory_headroom > 0)
+        return -1;
+    int fullest = -1;
+    double most = share;
+    for (int i = 0; i < static_cast<int>(p.stages.size()); ++i) {
+        const MemoryBreakdown& m = p.stages[static_cast<std::size_t>(i)].memory;
+        if (m.capacity > 0 && m.total() / m.capacity > most) {
+            most = m.total() / m.capacity;
+            fullest = i;
+        }
+    }
+    return fullest;
+}
+
 inline int syncStage(const Prediction& p)
 {
     return detail::firstLargestStage(p.stages, [](const StageEstimate& e) { return e.beforeBarrier(); });

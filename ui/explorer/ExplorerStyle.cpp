@@ -223,6 +223,21 @@ QString fullestDeviceText(const FullestDevice& f)
     return QObject::tr("%1 of %2 GiB").arg(used).arg(f.deviceMemory() / kGiB, 0, 'f', 0);
 }
 
+QString nearlyFullText(const Prediction& prediction)
+{
+    const int s = nearlyFullStage(prediction);
+    if (s < 0)
+        return {};
+    const MemoryBreakdown& m = prediction.stages[static_cast<std::size_t>(s)].memory;
+    return QObject::tr("S%1's devices use %2 of %3 (%4 %) with no memory kept free: the model counts %5 of runtime overhead "
+                       "but not the allocator's fragmentation, which can run them out of memory. \"Keep free\" in the "
+                       "search settings reserves a share.")
+        .arg(s)
+        .arg(formatGiB(m.total()), formatGiB(m.capacity))
+        .arg(100.0 * m.total() / m.capacity, 0, 'f', 1)
+        .arg(formatGiB(m.overhead));
+}
+
 QString usableMemoryText(double capacityBytes, double headroom)
 {
     if (headroom <= 0 || headroom >= 1)

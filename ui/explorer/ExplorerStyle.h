@@ -112,5 +112,8 @@ QString fullestDeviceText(const FullestDevice& fullest);
 // The device's memory less the headroom, for tooltips: "72.0 GiB usable of 80.0 GiB (10 %
 // kept free)", or "80.0 GiB" with none kept free.
 QString usableMemoryText(double capacityBytes, double headroom);
+// For a plan whose fullest devices are more than 95 % full with no memory kept free
+// (core nearlyFullStage): why that is a risk and what to do, in a sentence; else empty.
+QString nearlyFullText(const Prediction& prediction);
 
 } // namespace hapmoe::ui::style

@@ -505,6 +505,7 @@ void PlanExplorerWidget::updateViews()
         d->memory->setEmptyText(empty);
         d->breakdown->setEmptyText(empty);
         d->whatIf->setEmptyText(d->model->rowCount() > 0 ? tr("Select a plan to try changes on it.") : empty);
+        d->planTitle->setToolTip(QString());
         d->planTitle->setText(d->model->rowCount() > 0 ? tr("Select a plan in the list to explore it.")
                                                         : tr("Run a search or open a plan to explore it."));
         d->partition->clear();
@@ -543,6 +544,13 @@ void PlanExplorerWidget::updateViews()
                      : tr(" · profile %1").arg(QString::fromStdString(d->context.profile->name).toHtmlEscaped());
     if (!pred.feasible)
         title += QStringLiteral(" · ") + statusHtml(Status::Problem, palette(), QString::fromStdString(pred.infeasible_reason).toHtmlEscaped());
+    // Nearly full with nothing kept free: said briefly, and why in the tooltip.
+    const QString nearlyFull = style::nearlyFullText(pred);
+    if (const int full = nearlyFullStage(pred); full >= 0) {
+        const MemoryBreakdown& m = pred.stages[static_cast<std::size_t>(full)].memory;
+        title += tr(" · S%1&nbsp;at&nbsp;%2&nbsp;%&nbsp;of&nbsp;memory").arg(full).arg(100.0 * m.total() / m.capacity, 0, 'f', 0);
+    }
+    d->planTitle->setToolTip(nearlyFull);
     if (d->outdated)
         title += QStringLiteral(" · ")
             + statusHtml(Status::Problem, palette(),

@@ -49,6 +49,23 @@ private slots:
         QVERIFY(est.out.contains("X100"));
     }
 
+    void nearlyFullStageIsNoted()
+    {
+        // Mixtral-S over three H800 nodes at PP 3, EP 2: a stage's devices hold 79.2 of their
+        // 80 GiB with nothing kept free, which fits but leaves the allocator less than 5 %:
+        // a note names the stage and --memory-headroom. Keeping 5 % free, the plan no longer
+        // fits (exit 1, the stage and its shortfall named), and the note is gone.
+        const QStringList args = {"estimate", "--model", "Mixtral-S", "--cluster", "H800:3x8", "--pp", "3", "--ep", "2",
+                                  "--distributed-optimizer"};
+        const Run r = hapmoe(args);
+        QCOMPARE(r.code, 0);
+        QVERIFY2(r.out.contains("of 80.0 GiB (99.0 %) with no memory kept free") && r.out.contains("--memory-headroom 0.05"),
+                 r.out.constData());
+        const Run kept = hapmoe(args + QStringList{"--memory-headroom", "0.05"});
+        QCOMPARE(kept.code, 1);
+        QVERIFY(!kept.out.contains("no memory kept free"));
+    }
+
     void flagFormTable()
     {
         const Run r = hapmoe({"estimate", "--model", "llama2-7b", "--cluster", "A100:2x8", "--tp", "8", "--pp", "2", "--gbs",

@@ -95,6 +95,7 @@ private slots:
     void noPlanSaysWhyWithoutClaimingABest();
     void whatIfWithoutAPlanSaysWhy();
     void planTitleCountsInTheSingular();
+    void nearlyFullPlanSaysSo();
     void breakdownTitleCountsInTheSingular();
     void memoryLegendNamesWhatTheBarsHold();
     void memoryKeptFreeIsNamedAsSuch();
@@ -1687,6 +1688,58 @@ void PlanExplorerTest::planTitleCountsInTheSingular()
 
     w.setResult(m_result);
     QVERIFY2(title->text().contains(QStringLiteral(" · 2&nbsp;stages · 64&nbsp;micro-batches · ")), qPrintable(title->text()));
+}
+
+void PlanExplorerTest::nearlyFullPlanSaysSo()
+{
+    // Stage 1's devices filled to 97.5 % of their 80 GiB with nothing kept free (core
+    // nearlyFullStage: above 95 %): the plan's title says "S1 at 98 % of memory", and the
+    // title's and the plan table's tooltips say why and point at "Keep free". At 95 % exactly,
+    // or with memory kept free, neither says anything.
+    SearchResult result = m_result;
+    Prediction& p = result.plans.front().prediction;
+    for (StageEstimate& st : p.stages) {
+        st.memory = MemoryBreakdown{};
+        st.memory.capacity = 80 * style::kGiB;
+        st.memory.weights = 40 * style::kGiB;
+    }
+    p.stages[1].memory.weights = 76 * style::kGiB;
+    p.stages[1].memory.overhead = 2 * style::kGiB;
+    p.feasible = true;
+    p.memory_headroom = 0;
+    QCOMPARE(nearlyFullStage(p), 1);
+    PlanExplorerWidget w;
+    w.setContext(context());
+    w.setResult(result);
+    w.selectPlan(0);
+    auto* title = w.findChild<QLabel*>(QStringLiteral("planTitle"));
+    QVERIFY(title);
+    QVERIFY2(title->text().contains(QStringLiteral(" · S1&nbsp;at&nbsp;98&nbsp;%&nbsp;of&nbsp;memory")), qPrintable(title->text()));
+    QVERIFY2(title->toolTip().contains(QStringLiteral("S1's devices use 78.00 GiB of 80.00 GiB (97.5 %)")), qPrintable(title->toolTip()));
+    QVERIFY2(title->toolTip().contains(QStringLiteral("2.00 GiB of runtime overhead")), qPrintable(title->toolTip()));
+    QVERIFY2(title->toolTip().contains(QStringLiteral("Keep free")), qPrintable(title->toolTip()));
+    auto* table = qobject_cast<PlanTableView*>(w.view(QStringLiteral("plans")));
+    QVERIFY(table);
+    bool tipFound = false;
+    for (int r = 0; r < table->model()->rowCount(); ++r) {
+        const QString tip = table->model()->index(r, PlanListModel::PeakMemory).data(Qt::ToolTipRole).toString();
+        tipFound = tipFound || tip.contains(QStringLiteral("with no memory kept free"));
+    }
+    QVERIFY(tipFound);
+
+    p.stages[1].memory.weights = 74 * style::kGiB;   // 76 of 80: 95 %, not above
+    QCOMPARE(nearlyFullStage(p), -1);
+    p.stages[1].memory.weights = 76 * style::kGiB;
+    p.memory_headroom = 0.05;
+    QCOMPARE(nearlyFullStage(p), -1);
+    p.memory_headroom = 0;
+    p.feasible = false;
+    QCOMPARE(nearlyFullStage(p), -1);
+    p.feasible = true;
+    w.setResult(m_result);   // the fixture's plans leave more than 5 % of their devices free
+    w.selectPlan(0);
+    QVERIFY(!title->text().contains(QStringLiteral("of&nbsp;memory")));
+    QVERIFY(title->toolTip().isEmpty());
 }
 
 void PlanExplorerTest::breakdownTitleCountsInTheSingular()
