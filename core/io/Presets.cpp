@@ -244,6 +244,9 @@ Cluster clusterFromShorthand(std::string_view shorthand, const DeviceCatalog& ca
     c.source = "shorthand; interconnect from the device catalog";
     const int firstLeaf = static_cast<int>(totalNodes);
     const int spine = firstLeaf + static_cast<int>(parts.size());
+    // Switches only where they join something: a leaf per type over several nodes, a spine
+    // over several leaves. One node alone has no network to draw.
+    const bool withLeaves = totalNodes > 1, withSpine = parts.size() > 1;
     // Each type's nodes form a block of rows under its leaf switch, blocks side by side, with
     // the column count that draws the cluster about 4:3 (layoutColumns).
     constexpr double kColumn = 140.0, kRow = 120.0, kBlockGap = 100.0, kNodesTop = 260.0;
@@ -267,14 +270,18 @@ Cluster clusterFromShorthand(std::string_view shorthand, const DeviceCatalog& ca
             n.x = blockX + (k % cols) * kColumn;
             n.y = kNodesTop + (k / cols) * kRow;
             c.nodes.push_back(n);
-            c.links.push_back({id, leaf, uplink, kNodeLeafLatencyUs});
+            if (withLeaves)
+                c.links.push_back({id, leaf, uplink, kNodeLeafLatencyUs});
             ++id;
         }
-        c.switches.push_back({leaf, "leaf-" + std::to_string(ti) + " (" + p.type->name + ")", blockX + (cols - 1) * kColumn / 2, 120.0});
-        c.links.push_back({leaf, spine, uplink * p.nodes, kLeafSpineLatencyUs});
+        if (withLeaves)
+            c.switches.push_back({leaf, "leaf-" + std::to_string(ti) + " (" + p.type->name + ")", blockX + (cols - 1) * kColumn / 2, 120.0});
+        if (withSpine)
+            c.links.push_back({leaf, spine, uplink * p.nodes, kLeafSpineLatencyUs});
         blockX += cols * kColumn + kBlockGap;
     }
-    c.switches.push_back({spine, "spine", (blockX - 240.0) / 2.0, 0.0});
+    if (withSpine)
+        c.switches.push_back({spine, "spine", (blockX - 240.0) / 2.0, 0.0});
     return c;
 }
 

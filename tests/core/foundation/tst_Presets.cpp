@@ -245,6 +245,16 @@ void tst_Presets::shorthandBuildsNetwork()
     QVERIFY(topo.classify({0, 8}) == LinkClass::CrossType);
     // Nodes-only form takes the catalog's devices per node (MI250X: 4 per node).
     QCOMPARE(clusterFromShorthand(" mi250x : 3 ", DeviceCatalog::builtin()).totalDevices(), 12);
+    // No switch that joins nothing: one type has its leaf and no spine, one node no network.
+    const Cluster oneType = clusterFromShorthand("H800:3x8", DeviceCatalog::builtin());
+    QCOMPARE(oneType.switches.size(), std::size_t(1));
+    QCOMPARE(oneType.links.size(), std::size_t(3));
+    QCOMPARE(ClusterTopology(oneType, DeviceCatalog::builtin()).widestPath(0, 2), 400.0);
+    QVERIFY(ClusterTopology(oneType, DeviceCatalog::builtin()).problems().empty());
+    const Cluster oneNode = clusterFromShorthand("H800:1x8", DeviceCatalog::builtin());
+    QVERIFY(oneNode.switches.empty() && oneNode.links.empty());
+    validateCluster(oneNode, DeviceCatalog::builtin(), "shorthand");
+    QVERIFY(ClusterTopology(oneNode, DeviceCatalog::builtin()).problems().empty());
 }
 
 namespace {
