@@ -2,7 +2,7 @@
 // (2-3 device types, up to 16 devices, up to 12 layers, dense and MoE models):
 //  - HS-DP with the heuristic prunings off (exact) finds the same optimal iteration time as
 //    the exhaustive oracle, which scores every plan of the same space with
-//    CostModel::estimate: the Pareto DP over (sum c, max c, max tail) is exact;
+//    CostModel::estimate: the DP over (sum c, max c, max sync, max step) is exact;
 //  - the default prunings never find a better plan than the optimum (they only remove
 //    plans), and how often and by how much they lose is printed;
 //  - every plan returned is feasible in memory, covers the model, and passes

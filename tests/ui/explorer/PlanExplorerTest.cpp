@@ -316,6 +316,12 @@ std::pair<Plan, Prediction> fourEqualStages(const std::string& type)
     return {plan, pred};
 }
 
+// The timeline's tooltip at time t (seconds) on a lane, as the mouse would find it.
+QString tipAt(const TimelinePlot& plot, double t, int lane)
+{
+    return plot.toolTipAt(QPoint(int(plot.xAxis->coordToPixel(t)), int(plot.yAxis->coordToPixel(lane))));
+}
+
 } // namespace
 
 void PlanExplorerTest::timelineOfEqualStagesMatchesTheClosedForm()
@@ -386,24 +392,21 @@ void PlanExplorerTest::tiedEmbeddingAllReduceWaitsForBothEnds()
     plot.resize(900, 400);
     plot.setTimeline(tl);
     plot.replot();
-    auto tipAt = [&](double t, int lane) {
-        return plot.toolTipAt(QPoint(int(plot.xAxis->coordToPixel(t)), int(plot.yAxis->coordToPixel(lane))));
-    };
     plot.xAxis->setRange(26.9, 33.7);
     plot.replot();
-    QVERIFY2(tipAt(30.0, 3).contains(QStringLiteral("pipeline to drain")), qPrintable(tipAt(30.0, 3)));
-    QVERIFY2(tipAt(33.1, 3).contains(QStringLiteral("Data-parallel gradient sync")), qPrintable(tipAt(33.1, 3)));
-    QVERIFY2(tipAt(33.4, 3).contains(QStringLiteral("all-reduce")), qPrintable(tipAt(33.4, 3)));
-    QVERIFY2(tipAt(33.4, 1).contains(QStringLiteral("gradient-norm all-reduce")), qPrintable(tipAt(33.4, 1)));
-    QVERIFY2(tipAt(33.6, 1).contains(QStringLiteral("Optimizer step")), qPrintable(tipAt(33.6, 1)));
+    QVERIFY2(tipAt(plot, 30.0, 3).contains(QStringLiteral("pipeline to drain")), qPrintable(tipAt(plot, 30.0, 3)));
+    QVERIFY2(tipAt(plot, 33.1, 3).contains(QStringLiteral("Data-parallel gradient sync")), qPrintable(tipAt(plot, 33.1, 3)));
+    QVERIFY2(tipAt(plot, 33.4, 3).contains(QStringLiteral("all-reduce")), qPrintable(tipAt(plot, 33.4, 3)));
+    QVERIFY2(tipAt(plot, 33.4, 1).contains(QStringLiteral("gradient-norm all-reduce")), qPrintable(tipAt(plot, 33.4, 1)));
+    QVERIFY2(tipAt(plot, 33.6, 1).contains(QStringLiteral("Optimizer step")), qPrintable(tipAt(plot, 33.6, 1)));
 }
 
 void PlanExplorerTest::longestTailEndsAtTheIterationTime()
 {
     // Four equal stages (t_f = 1, t_b = 2, M = 8) end their last backward at 33, 31, 29 and
-    // 27 (timelineOfEqualStagesMatchesTheClosedForm). Stage 2 has the longest tail, a DP sync
-    // of 0.5 and an optimizer step of 0.25 (an offloaded step, say), the others 0.25 and
-    // 0.125: T = 33 + 0.75 = 33.75 (docs/cost-model.md section 8). The tails start where the
+    // 27 (timelineOfEqualStagesMatchesTheClosedForm). Stage 2 has the longest sync, 0.5, and
+    // the longest optimizer step, 0.25 (an offloaded step, say), the others 0.25 and 0.125:
+    // T = 33 + 0.5 + 0.25 = 33.75 (docs/cost-model.md section 8). The tails start where the
     // pipeline has drained, at 33, so stage 2's step ends at T, not at 29.75.
     auto [plan, pred] = fourEqualStages("H800");
     pred.num_microbatches = 8;
@@ -458,13 +461,10 @@ void PlanExplorerTest::longestTailEndsAtTheIterationTime()
     const QMap<double, QString> labels = qSharedPointerCast<QCPAxisTickerText>(marks.yAxis->ticker())->ticks();
     QVERIFY2(labels.value(1).endsWith(QStringLiteral("◀ longest sync")), qPrintable(labels.value(1)));
     QVERIFY2(labels.value(2).endsWith(QStringLiteral("◀ longest step")), qPrintable(labels.value(2)));
-    auto tipAt = [&](double t, int lane) {
-        return marks.toolTipAt(QPoint(int(marks.xAxis->coordToPixel(t)), int(marks.yAxis->coordToPixel(lane))));
-    };
     marks.xAxis->setRange(32.9, 37.1);
     marks.replot();
-    QVERIFY2(tipAt(34.0, 2).contains(QStringLiteral("gradient-norm all-reduce")), qPrintable(tipAt(34.0, 2)));
-    QVERIFY2(tipAt(36.5, 2).contains(QStringLiteral("Parameter all-gather")), qPrintable(tipAt(36.5, 2)));
+    QVERIFY2(tipAt(marks, 34.0, 2).contains(QStringLiteral("gradient-norm all-reduce")), qPrintable(tipAt(marks, 34.0, 2)));
+    QVERIFY2(tipAt(marks, 36.5, 2).contains(QStringLiteral("Parameter all-gather")), qPrintable(tipAt(marks, 36.5, 2)));
 
     // The same with the real cost model: the four-stage plan on 32-3 (910B 2x8 + MI300X 2x8),
     // whose lanes end at different times, with the whole optimizer step offloaded to the
