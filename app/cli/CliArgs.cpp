@@ -220,14 +220,16 @@ std::string nearlyFullNote(const Plan& plan, const Prediction& prediction)
         return {};
     const MemoryBreakdown& m = prediction.stages[static_cast<std::size_t>(s)].memory;
     constexpr double GiB = 1024.0 * 1024.0 * 1024.0;
-    char buf[400];
-    std::snprintf(buf, sizeof buf,
-                  "stage %d (%s) uses %.1f of %.1f GiB (%.1f %%) with no memory kept free: the model counts %.1f GiB of "
-                  "runtime overhead but not the allocator's fragmentation, which can run it out of memory; "
-                  "--memory-headroom 0.05 keeps 5 %% free",
-                  s, plan.stages[static_cast<std::size_t>(s)].device_type.c_str(), m.total() / GiB, m.capacity / GiB,
-                  100.0 * m.total() / m.capacity, m.overhead / GiB);
-    return buf;
+    auto oneDecimal = [](double v) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%.1f", v);
+        return std::string(buf);
+    };
+    return "stage " + std::to_string(s) + " (" + plan.stages[static_cast<std::size_t>(s)].device_type + ") uses "
+        + oneDecimal(m.total() / GiB) + " of " + oneDecimal(m.capacity / GiB) + " GiB (" + oneDecimal(100.0 * m.total() / m.capacity)
+        + " %) with no memory kept free: the model counts " + oneDecimal(m.overhead / GiB)
+        + " GiB of runtime overhead but not the allocator's fragmentation, which can run it out of memory; "
+          "--memory-headroom 0.05 keeps 5 % free";
 }
 
 double memoryHeadroom(const CliArgs& args)

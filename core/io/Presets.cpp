@@ -244,8 +244,8 @@ Cluster clusterFromShorthand(std::string_view shorthand, const DeviceCatalog& ca
     c.source = "shorthand; interconnect from the device catalog";
     const int firstLeaf = static_cast<int>(totalNodes);
     const int spine = firstLeaf + static_cast<int>(parts.size());
-    // Switches only where they join something: a leaf per type over several nodes, a spine
-    // over several leaves. One node alone has no network to draw.
+    // Switches only where they join something: a leaf per type once the cluster has more
+    // than one node, a spine over several leaves. One node alone has no network to draw.
     const bool withLeaves = totalNodes > 1, withSpine = parts.size() > 1;
     // Each type's nodes form a block of rows under its leaf switch, blocks side by side, with
     // the column count that draws the cluster about 4:3 (layoutColumns).

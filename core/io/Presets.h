@@ -27,7 +27,8 @@ const ModelSpec* findModelPreset(std::string_view name);     // case-insensitive
 const Cluster* findClusterPreset(std::string_view name);
 
 // Builds a cluster from the shorthand; nodes get hosts "node0".., one leaf switch per
-// device type under one spine, link bandwidths from the catalog. Throws InputError.
+// device type under one spine (no spine for one type, no switch for one node), link
+// bandwidths from the catalog. Throws InputError.
 Cluster clusterFromShorthand(std::string_view shorthand, const DeviceCatalog& catalog);
 
 // Preset name, then file, then (clusters) shorthand. Throws InputError when none fits.

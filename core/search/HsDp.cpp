@@ -61,9 +61,9 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 struct State {
     Partial p;
     std::vector<EntryRef> entries;
-    // Bounds of S over the entries ever inserted: still bounds after removals, so a new
-    // entry below the least S cannot be dominated, and one above the largest cannot
-    // dominate, without scanning the list (dominates() needs S_y <= S_x).
+    // Bounds of S over the entries ever inserted: still bounds after removals. dominates()
+    // needs S_y <= S_x, so a new entry below the least S cannot be dominated, and one above
+    // the largest cannot dominate: the insertion then tests only the other way.
     double loS = kInf, hiS = -kInf;
     void widen(double S)
     {
@@ -458,9 +458,10 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
                 // With a knob front, the knob is the front's `knobIndex`-th and an entry whose
                 // `firstCover` is below it is left out: the caller has applied that earlier
                 // knob of the same stage option, with no larger c and a sync and a step within
-                // the entry's A and B; its candidate from such an entry has the same A and B
-                // and no larger S or C, so it dominates this one (or was pruned by bounds this
-                // one cannot pass), and the sets are the same.
+                // the entry's A and B; its candidate from such an entry keeps A and B and has
+                // no larger S or C, while this knob's keeps or raises them, so the earlier one
+                // dominates (or was pruned by bounds this one cannot pass), and the sets are
+                // the same.
                 auto apply = [&](const Choice& c, const StageCost& sc, std::size_t knobIndex = 0) {
                     auto covered = [&](std::size_t li) { return knobIndex > 0 && firstCover[li] < knobIndex; };
                     if (sc.c > cap) {
@@ -530,16 +531,17 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
                         // entry is always found before anything has moved.
                         State& ts = states[static_cast<std::size_t>(target)];
                         std::vector<EntryRef>& list = ts.entries;
-                        if (S >= ts.loS || S <= ts.hiS) {
+                        const bool mayBeDominated = S >= ts.loS, mayDominate = S <= ts.hiS;
+                        if (mayBeDominated || mayDominate) {
                             bool dominated = false;
                             std::size_t kept = 0, r = 0;
                             for (; r < list.size(); ++r) {
                                 const EntryRef& o = list[r];
-                                if (dominates(m1, o.S, o.C, o.A, o.B, S, C, A, B)) {
+                                if (mayBeDominated && dominates(m1, o.S, o.C, o.A, o.B, S, C, A, B)) {
                                     dominated = true;
                                     break;
                                 }
-                                if (dominates(m1, S, C, A, B, o.S, o.C, o.A, o.B))
+                                if (mayDominate && dominates(m1, S, C, A, B, o.S, o.C, o.A, o.B))
                                     continue;   // the new entry dominates this one: drop it
                                 if (kept != r)
                                     list[kept] = o;

@@ -422,7 +422,8 @@ void BreakdownView::setPlan(const Plan& plan, const Prediction& prediction)
                 item->setData(kSecondsRole, seconds[c]);
             // Bold: the cells the bars above are made of (the send bar is the forward part
             // of its cell, as the tooltip splits it).
-            if ((s == bn && c >= ComputeColumn && c <= SendColumn) || ((s == syncer || s == stepper) && c == TailColumn)) {
+            const bool tailCell = (s == syncer && e.beforeBarrier() > 0) || (s == stepper && e.afterBarrier() > 0);
+            if ((s == bn && c >= ComputeColumn && c <= SendColumn) || (tailCell && c == TailColumn)) {
                 QFont f = item->font();
                 f.setBold(true);
                 item->setFont(f);

@@ -548,7 +548,7 @@ void PlanExplorerWidget::updateViews()
     const QString nearlyFull = style::nearlyFullText(pred);
     if (const int full = nearlyFullStage(pred); full >= 0) {
         const MemoryBreakdown& m = pred.stages[static_cast<std::size_t>(full)].memory;
-        title += tr(" · S%1&nbsp;at&nbsp;%2&nbsp;%&nbsp;of&nbsp;memory").arg(full).arg(100.0 * m.total() / m.capacity, 0, 'f', 0);
+        title += tr(" · S%1&nbsp;at&nbsp;%2&nbsp;%&nbsp;of&nbsp;memory").arg(full).arg(100.0 * m.total() / m.capacity, 0, 'f', 1);
     }
     d->planTitle->setToolTip(nearlyFull);
     if (d->outdated)

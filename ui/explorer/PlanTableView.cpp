@@ -37,13 +37,13 @@ PlanTableView::PlanTableView(PlanListModel* model, QWidget* parent)
         horizontalHeader()->moveSection(horizontalHeader()->visualIndex(order[visual]), visual);
     // The name column fits its names up to a bound: a current configuration named after a
     // long script would otherwise push the figures out of a narrow window. A longer name
-    // loses its middle (the row's tooltip holds it whole); the column can still be dragged.
+    // loses its middle (the row's tooltip holds it whole; the other columns fit their
+    // contents, so only names are cut). The column can still be dragged: it is fitted again
+    // only when new plans come, not when they are sorted or their figures change.
     horizontalHeader()->setSectionResizeMode(PlanListModel::Name, QHeaderView::Interactive);
     setTextElideMode(Qt::ElideMiddle);
     connect(m_proxy, &QAbstractItemModel::modelReset, this, &PlanTableView::fitNameColumn);
-    connect(m_proxy, &QAbstractItemModel::layoutChanged, this, &PlanTableView::fitNameColumn);
     connect(m_proxy, &QAbstractItemModel::rowsInserted, this, &PlanTableView::fitNameColumn);
-    connect(m_proxy, &QAbstractItemModel::dataChanged, this, &PlanTableView::fitNameColumn);
     setObjectName(QStringLiteral("planTable"));
 
     connect(selectionModel(), &QItemSelectionModel::currentRowChanged, this,

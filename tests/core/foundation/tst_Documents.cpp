@@ -122,6 +122,7 @@ Prediction fullPrediction()
     s.p2p_send = 0.001;
     s.dp_sync = 0.5;
     s.embedding_sync = 0.125;   // part of dp_sync (tied embeddings)
+    s.param_gather = 0.0625;    // part of dp_sync (after the optimizer step)
     s.optimizer = 0.2;
     s.model_flops = 1.5e15;
     s.memory = {10.5 * (1ull << 30), 5.25 * (1ull << 30), 21.0 * (1ull << 30), 12.0 * (1ull << 30),
@@ -321,6 +322,17 @@ void tst_Documents::planRoundTrip()
     const PlanDocument back = readPlan(once, "plan.json");
     QVERIFY(back.prediction->overlap == (OverlapSwitches{false, true, true, false}));
     QCOMPARE(back.prediction->memory_headroom, 0.05);
+    QCOMPARE(back.prediction->stages[1].param_gather, 0.0625);
+    QCOMPARE(back.prediction->stages[1].beforeBarrier(), 0.5 - 0.125 - 0.0625);
+    // Written before the barrier (no param_gather_s): all of the sync comes before it; a
+    // value above what the sync leaves after the tied all-reduce is cut to it.
+    {
+        nlohmann::json j = nlohmann::json::parse(once);
+        j["prediction"]["stages"][1].erase("param_gather_s");
+        QCOMPARE(readPlan(j.dump(), "old.json").prediction->stages[1].param_gather, 0.0);
+        j["prediction"]["stages"][1]["param_gather_s"] = 9.0;
+        QCOMPARE(readPlan(j.dump(), "odd.json").prediction->stages[1].param_gather, 0.375);
+    }
     // A headroom above half of the memory is refused, naming the field.
     {
         nlohmann::json j = nlohmann::json::parse(once);

@@ -1693,7 +1693,7 @@ void PlanExplorerTest::planTitleCountsInTheSingular()
 void PlanExplorerTest::nearlyFullPlanSaysSo()
 {
     // Stage 1's devices filled to 97.5 % of their 80 GiB with nothing kept free (core
-    // nearlyFullStage: above 95 %): the plan's title says "S1 at 98 % of memory", and the
+    // nearlyFullStage: above 95 %): the plan's title says "S1 at 97.5 % of memory", and the
     // title's and the plan table's tooltips say why and point at "Keep free". At 95 % exactly,
     // or with memory kept free, neither says anything.
     SearchResult result = m_result;
@@ -1714,7 +1714,7 @@ void PlanExplorerTest::nearlyFullPlanSaysSo()
     w.selectPlan(0);
     auto* title = w.findChild<QLabel*>(QStringLiteral("planTitle"));
     QVERIFY(title);
-    QVERIFY2(title->text().contains(QStringLiteral(" · S1&nbsp;at&nbsp;98&nbsp;%&nbsp;of&nbsp;memory")), qPrintable(title->text()));
+    QVERIFY2(title->text().contains(QStringLiteral(" · S1&nbsp;at&nbsp;97.5&nbsp;%&nbsp;of&nbsp;memory")), qPrintable(title->text()));
     QVERIFY2(title->toolTip().contains(QStringLiteral("S1's devices use 78.00 GiB of 80.00 GiB (97.5 %)")), qPrintable(title->toolTip()));
     QVERIFY2(title->toolTip().contains(QStringLiteral("2.00 GiB of runtime overhead")), qPrintable(title->toolTip()));
     QVERIFY2(title->toolTip().contains(QStringLiteral("Keep free")), qPrintable(title->toolTip()));
