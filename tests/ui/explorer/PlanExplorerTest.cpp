@@ -1385,6 +1385,29 @@ void PlanExplorerTest::breakdownTitleNamesTheBottleneckAndTheTail()
     view.setPlan(plan, pred);
     QVERIFY2(view.barsTitle().contains(QStringLiteral("+ the longest DP sync (S0)")), qPrintable(view.barsTitle()));
     QVERIFY2(view.barsTitle().contains(QStringLiteral("+ the longest step (S2: optimizer)")), qPrintable(view.barsTitle()));
+    // With a parameter all-gather on S2 and tied embeddings, the three parts; in a narrow
+    // chart each on a line of its own, every line within the chart's width.
+    pred.stages[2].dp_sync = pred.stages[2].param_gather = 0.05;
+    for (StageEstimate* e : {&pred.stages.front(), &pred.stages.back()}) {
+        e->embedding_sync = 0.02;
+        e->dp_sync += 0.02;
+    }
+    view.resize(400, 600);
+    view.setPlan(plan, pred);
+    QApplication::processEvents();
+    const QString split = view.barsTitle();
+    QVERIFY2(split.contains(QStringLiteral("+ the longest DP sync (S0)\n+ tied-embedding all-reduce (S0, S2)\n"
+                                           "+ the longest step (S2: optimizer + all-gather)")),
+             qPrintable(split));
+    auto* titleElement = view.chart()->findChild<QCPTextElement*>(QStringLiteral("breakdownTitle"));
+    QVERIFY(titleElement);
+    for (const QString& l : split.split(QLatin1Char('\n')))
+        QVERIFY2(QFontMetrics(titleElement->font()).horizontalAdvance(l) <= view.chart()->width(), qPrintable(l));
+    for (StageEstimate* e : {&pred.stages.front(), &pred.stages.back()}) {
+        e->dp_sync -= 0.02;
+        e->embedding_sync = 0;
+    }
+    pred.stages[2].dp_sync = pred.stages[2].param_gather = 0;
     // No stage with DP above 1: the title names only the optimizer step, not a sync of 0 s.
     for (StageEstimate& e : pred.stages)
         e.dp_sync = 0;
