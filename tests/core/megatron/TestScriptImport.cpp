@@ -527,6 +527,9 @@ private slots:
         QVERIFY(hasWarning(fsdp, "--use-megatron-fsdp is not modelled"));
         QVERIFY(hasWarning(fsdp, "--use-dualpipev is not modelled: the schedule is costed as 1F1B"));
         QVERIFY(!hasWarning(importMegatronScript(head + "--cuda-graph-impl none\n", "n.sh"), "CUDA graphs"));
+        // Without clipping there is no gradient-norm all-reduce (docs/cost-model.md section 12).
+        QVERIFY(hasWarning(importMegatronScript(head + "--clip-grad 0.0\n", "c.sh"), "--clip-grad 0 is not modelled"));
+        QVERIFY(!hasWarning(importMegatronScript(head + "--clip-grad 1.0\n", "c.sh"), "--clip-grad"));
         // DeepSeek's multi-latent attention: costed as ordinary attention, and said so.
         const ImportedScript mla = importMegatronScript(head + "--multi-latent-attention --kv-lora-rank 512\n", "m.sh");
         QVERIFY(hasWarning(mla, "--multi-latent-attention is not modelled: attention is costed as"));
