@@ -5,12 +5,12 @@
 
 #include "hardware/DeviceCatalog.h"
 #include "io/Documents.h"
+#include "util/Strings.h"
 
 #include <unistd.h>
 
 #include <cerrno>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -220,14 +220,9 @@ std::string nearlyFullNote(const Plan& plan, const Prediction& prediction)
         return {};
     const MemoryBreakdown& m = prediction.stages[static_cast<std::size_t>(s)].memory;
     constexpr double GiB = 1024.0 * 1024.0 * 1024.0;
-    auto oneDecimal = [](double v) {
-        char buf[64];
-        std::snprintf(buf, sizeof buf, "%.1f", v);
-        return std::string(buf);
-    };
     return "stage " + std::to_string(s) + " (" + plan.stages[static_cast<std::size_t>(s)].device_type + ") uses "
-        + oneDecimal(m.total() / GiB) + " of " + oneDecimal(m.capacity / GiB) + " GiB (" + oneDecimal(100.0 * m.total() / m.capacity)
-        + " %) with no memory kept free: the model counts " + oneDecimal(m.overhead / GiB)
+        + decimal(m.total() / GiB, 1) + " of " + decimal(m.capacity / GiB, 1) + " GiB (" + decimal(100.0 * m.total() / m.capacity, 1)
+        + " %) with no memory kept free: the model counts " + decimal(m.overhead / GiB, 1)
         + " GiB of runtime overhead but not the allocator's fragmentation, which can run it out of memory; "
           "--memory-headroom 0.05 keeps 5 % free";
 }

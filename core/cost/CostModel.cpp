@@ -10,10 +10,10 @@
 
 #include <algorithm>
 #include <array>
-#include <span>
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <span>
 #include <string>
 #include <utility>
 #include <vector>

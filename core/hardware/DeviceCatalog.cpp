@@ -56,9 +56,8 @@ DeviceType readDevice(const io::JsonNode& n)
     t.vendor = textField(n, "vendor", n.reqString("vendor"), false);
     // Upper bounds a million times above today's devices (B200: 2,250 TFLOP/s, 192 GB, 8,000
     // GB/s): a larger figure is a typing error, and would make every time and capacity infinite.
-    // And lower bounds a million times below the slowest (1e-6 TFLOP/s, GB/s, efficiency):
-    // a smaller rate would make a time infinite (1e-320 TFLOP/s).
-    constexpr double kMax = 1e6, kMin = 1e-6;
+    // And lower bounds a million times below the slowest (kMinRate).
+    constexpr double kMax = 1e6, kMin = kMinRate;
     t.bf16_tflops = n.reqDouble("bf16_tflops", kMin, false, kMax * 1000);
     t.memory_gib = n.reqDouble("memory_gib", 0, true, kMax);
     t.hbm_gbps = n.reqDouble("hbm_gbps", kMin, false, kMax * 10);

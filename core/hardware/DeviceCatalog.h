@@ -12,6 +12,11 @@
 
 namespace hapmoe {
 
+// The least rate (TFLOP/s, GB/s, Gbit/s, efficiency) a device catalog or a cluster may give,
+// a million times below the slowest device: below it a time is no longer a finite number of
+// seconds (a 1 GB transfer over 1e-320 GB/s).
+inline constexpr double kMinRate = 1e-6;
+
 class DeviceCatalog {
 public:
     DeviceCatalog() = default;

@@ -14,11 +14,11 @@
 #include <atomic>
 #include <cctype>
 #include <cmath>
-#include <limits>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -39,10 +39,6 @@ using io::JsonNode;
 using Json = nlohmann::ordered_json;
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-// The least bandwidth a cluster may give (1 kB/s): below it a transfer's time is no longer a
-// finite number of seconds.
-constexpr double kMinRate = 1e-6;
-
 
 // --- enum names (the strings of the file formats) ----------------------------------------
 

@@ -103,8 +103,9 @@ QVariant PlanListModel::data(const QModelIndex& index, int role) const
                        .arg(100.0 * f.share(), 0, 'f', 0)
                        .arg(p.peak_memory_gib, 0, 'f', 1)
                    + (f.headroom > 0 ? tr("Usable memory: %1<br>").arg(style::usableMemoryText(f.capacity, f.headroom)) : QString());
-        if (const QString full = style::nearlyFullText(p); !full.isEmpty() && index.column() == PeakMemory)
-            tip += full.toHtmlEscaped() + QStringLiteral("<br>");
+        if (index.column() == PeakMemory)
+            if (const QString full = style::nearlyFullText(p); !full.isEmpty())
+                tip += full.toHtmlEscaped() + QStringLiteral("<br>");
         for (const UnusedDevices& u : plan.unused)
             tip += QStringLiteral("Node %1: %2 devices unused (%3)<br>").arg(u.node).arg(u.count)
                        .arg(QString::fromStdString(u.reason).toHtmlEscaped());
