@@ -1128,7 +1128,7 @@ private:
             warn(at() + "CUDA graphs are not modelled (the cost model has no host launch overhead to remove)");
         // Without clipping Megatron-LM computes no gradient norm, so its stages step without
         // the all-reduce that waits for every stage's sync (docs/cost-model.md sections 8, 12).
-        if (const auto clip = str("--clip-grad"); clip && toReal(*clip) && *toReal(*clip) == 0.0)
+        if (const auto clip = str("--clip-grad"); clip && toReal(*clip) == 0.0)
             warn(at("--clip-grad") + "--clip-grad 0 is not modelled: the iteration is costed with the gradient-norm "
                  "all-reduce that Megatron-LM leaves out without clipping, an upper bound of its end");
     }
