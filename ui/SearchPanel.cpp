@@ -156,6 +156,8 @@ SearchPanel::SearchPanel(ProjectDocument* document, QWidget* parent)
     m_timeLimit->setSuffix(tr(" s"));
     m_timeLimit->setSpecialValueText(tr("none"));
     m_exact = new QCheckBox(tr("Exact (no pruning)"));
+    m_exact->setToolTip(tr("Search without the load-balance and communication prunings: the best plan and "
+                           "the Top K alternatives are then exact, at a cost in time on large clusters."));
     m_offload = new QComboBox;
     m_offload->setObjectName(QStringLiteral("searchOffload"));
     m_offload->addItem(tr("If needed"), int(OptimizerOffload::IfNeeded));

@@ -47,6 +47,7 @@ Searches the fastest feasible parallel plan (HS-DP) and compares it with the bas
                          exhaustive tries every stage sequence, a time exponential in the
                          devices: for a few nodes, or with --time-limit)
   --exact                turn off the load-balance and communication prunings
+                         (the --top plans are then the exact K best, at a cost in time)
   --delta D              load-balance tolerance (default 0.2)
   --eta E                heterogeneous communication threshold (default 2)
   --time-limit S         stop after S seconds with the best plan so far (a finite number;

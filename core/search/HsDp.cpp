@@ -44,6 +44,9 @@ struct Entry {
 struct EntryRef {
     double S, C, A, B;
     int idx;
+    // With exact alternatives: how many entries of the set dominate this one (each counted
+    // once, ties by insertion order); it goes when that reaches the plans kept.
+    int dominators = 0;
 };
 
 // Whether partial plan y completes to a plan no slower than x does, whatever the stages still
@@ -251,6 +254,9 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
     std::vector<Entry>& entries = m_scratch->entries;
     std::vector<Final> finals;
     const std::size_t keep = static_cast<std::size_t>(std::max(1, config.keep));
+    // Dominators that retire a partial plan: one, or with exact alternatives as many as the
+    // plans kept (docs/search.md section 5).
+    const std::size_t retire = config.exact_alternatives ? keep : 1;
 
     auto keyOf = [&](const Partial& p) {
         StateKey k{};
@@ -409,6 +415,7 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
 
         std::vector<EntryRef> live;   // reused: no allocation per state
         std::vector<std::size_t> firstCover;   // per live entry, reused (apply)
+        std::vector<double> lowS;   // reused (apply, K plans)
         // Progress (the bar only): the first pass, with its tight cap, is cheap; the second,
         // when there is one, takes most of the time. A first pass without a cap is the only
         // one. Within a pass the states crowd where the first third to half of the layers is
@@ -481,13 +488,24 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
                     // candidate of any entry with S > Sa: those are left out (the Pareto
                     // insertion would drop them too). Not for the first stage, whose candidates
                     // are plans ranked by objective, not a Pareto set.
+                    // With exact alternatives (K plans), Sa is the K-th least such S: K
+                    // candidates must dominate the ones left out.
                     double Sa = kInf;
                     if (!first) {
                         const double Cmin = std::max(sc.c, capC);
+                        lowS.clear();
                         for (std::size_t li = 0; li < live.size(); ++li) {
                             const EntryRef& e = live[li];
-                            if (e.C <= Cmin && e.A <= sc.sync && e.B <= sc.step && !covered(li))
-                                Sa = std::min(Sa, e.S);
+                            if (e.C <= Cmin && e.A <= sc.sync && e.B <= sc.step && !covered(li)) {
+                                if (retire == 1)
+                                    Sa = std::min(Sa, e.S);
+                                else
+                                    lowS.push_back(e.S);
+                            }
+                        }
+                        if (lowS.size() >= retire) {
+                            std::nth_element(lowS.begin(), lowS.begin() + static_cast<std::ptrdiff_t>(retire - 1), lowS.end());
+                            Sa = lowS[retire - 1];
                         }
                     }
                     int target = -1;
@@ -524,15 +542,17 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
                             }
                             target = *slot;
                         }
-                        // Insertion into the state's set (dominates() over (S, C, A, B)), in one
-                        // pass. No entry of the list dominates another and the relation is
-                        // transitive, so once the new entry has dominated one (and compaction
-                        // has begun), no later entry can dominate the new one: a dominated
-                        // entry is always found before anything has moved.
+                        // Insertion into the state's set (dominates() over (S, C, A, B)).
                         State& ts = states[static_cast<std::size_t>(target)];
                         std::vector<EntryRef>& list = ts.entries;
                         const bool mayBeDominated = S >= ts.loS, mayDominate = S <= ts.hiS;
-                        if (mayBeDominated || mayDominate) {
+                        int dominators = 0;
+                        if (retire == 1 && (mayBeDominated || mayDominate)) {
+                            // One dominator retires an entry: in one pass. No entry of the list dominates
+                            // another and the relation is transitive, so once the new entry has
+                            // dominated one (and compaction has begun), no later entry can
+                            // dominate the new one: a dominated entry is always found before
+                            // anything has moved.
                             bool dominated = false;
                             std::size_t kept = 0, r = 0;
                             for (; r < list.size(); ++r) {
@@ -555,6 +575,41 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
                                 continue;
                             }
                             list.resize(kept);
+                        } else if (retire > 1) {
+                            // Exact alternatives (K plans): an entry goes only when K entries of
+                            // the set dominate it. Each of them, completed as it would be, gives a
+                            // distinct plan no slower, so the entry's plans are not among the K
+                            // best (docs/search.md section 5). An entry counts for another only
+                            // if it was there first or is not dominated by it in return, which
+                            // orders the counts (no two equal entries retire each other). The
+                            // set is kept sorted by S: what dominates the new entry lies before
+                            // it (S no larger), what it dominates from its place on.
+                            const auto at = std::lower_bound(list.begin(), list.end(), S,
+                                                             [](const EntryRef& o, double v) { return o.S < v; });
+                            for (auto it = list.begin(); it != list.end() && it->S <= S; ++it)
+                                if (dominates(m1, it->S, it->C, it->A, it->B, S, C, A, B) && ++dominators >= static_cast<int>(retire))
+                                    break;
+                            if (dominators >= static_cast<int>(retire))
+                                continue;
+                            std::size_t kept = static_cast<std::size_t>(at - list.begin());
+                            const std::size_t place = kept;
+                            for (std::size_t r = kept; r < list.size(); ++r) {
+                                EntryRef o = list[r];
+                                if (dominates(m1, S, C, A, B, o.S, o.C, o.A, o.B) && !dominates(m1, o.S, o.C, o.A, o.B, S, C, A, B)
+                                    && ++o.dominators >= static_cast<int>(retire))
+                                    continue;
+                                list[kept++] = o;
+                            }
+                            list.resize(kept);
+                            ts.widen(S);
+                            Entry ne;
+                            ne.parent = parent;
+                            ne.choice = c;
+                            ne.level = sc.level;
+                            entries.push_back(ne);
+                            list.insert(list.begin() + static_cast<std::ptrdiff_t>(place),
+                                        EntryRef{S, C, A, B, static_cast<int>(entries.size()) - 1, dominators});
+                            continue;
                         }
                         ts.widen(S);
                         Entry ne;
@@ -562,7 +617,7 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
                         ne.choice = c;
                         ne.level = sc.level;
                         entries.push_back(ne);
-                        list.push_back({S, C, A, B, static_cast<int>(entries.size()) - 1});
+                        list.push_back({S, C, A, B, static_cast<int>(entries.size()) - 1, dominators});
                     }
                 };
                 // Evaluates one knob; false when memory or communication prunes it.
@@ -683,26 +738,31 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
                                 return a.cost.step < b.cost.step;
                             });
                             // Sorted by c: a knob is dominated when one kept before it has no
-                            // larger sync and step.
+                            // larger sync and step; with exact alternatives (K plans), when K kept
+                            // before it do (each gives a distinct plan no slower than it would).
                             std::vector<FrontItem> kept;
                             for (const FrontItem& f : all)
-                                if (std::none_of(kept.begin(), kept.end(), [&](const FrontItem& g) {
+                                if (static_cast<std::size_t>(std::count_if(kept.begin(), kept.end(), [&](const FrontItem& g) {
                                         return g.cost.sync <= f.cost.sync && g.cost.step <= f.cost.step;
-                                    }))
+                                    })) < retire)
                                     kept.push_back(f);
                             front = fronts.emplace(fk, std::move(kept)).first;
                         }
                         // The front is sorted by c: an entry whose A and B already cover an
                         // earlier knob's sync and step gains nothing from the later knobs
-                        // (apply). firstCover: the first such knob of each live entry.
+                        // (apply). firstCover: the first such knob of each live entry, or with
+                        // exact alternatives (K plans) the K-th (K candidates must dominate the
+                        // later ones).
                         const std::size_t nf = front->size();
                         firstCover.assign(live.size(), nf);
-                        for (std::size_t li = 0; nf > 1 && li < live.size(); ++li)
+                        for (std::size_t li = 0; nf > retire && li < live.size(); ++li) {
+                            std::size_t covers = 0;
                             for (std::size_t g = 0; g + 1 < nf; ++g)
-                                if ((*front)[g].cost.sync <= live[li].A && (*front)[g].cost.step <= live[li].B) {
+                                if ((*front)[g].cost.sync <= live[li].A && (*front)[g].cost.step <= live[li].B && ++covers == retire) {
                                     firstCover[li] = g;
                                     break;
                                 }
+                        }
                         for (std::size_t fi = 0; fi < nf; ++fi) {
                             const FrontItem& f = (*front)[fi];
                             c.shape.knob = f.knob;

@@ -5,7 +5,9 @@
 // max step) of the stages placed, which is exact because T_iter = sum c + (M - 1) max c +
 // max sync + max step (+ the tied all-reduce, known when the pipeline closes) only grows when
 // any of the four grows; an entry is also dropped where a smaller sum pays for another's
-// larger maxima (docs/search.md section 3). Internal to core/search.
+// larger maxima (docs/search.md section 3). With exact alternatives an entry goes only when
+// as many others dominate it as plans are kept, so the K best are exact too (section 5).
+// Internal to core/search.
 
 #include "search/Candidates.h"
 

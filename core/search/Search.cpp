@@ -200,6 +200,7 @@ public:
         c.eta = m_options.eta;
         c.max_pp = m_options.max_pp;
         c.keep = std::max(1, m_options.top_k);
+        c.exact_alternatives = !heuristics;
         return c;
     }
 

@@ -26,7 +26,8 @@ const char* toString(OptimizerOffload o);
 struct SearchOptions {
     Algorithm algorithm = Algorithm::HsDp;
     Target target = Target::Any;          // Any: the best target the cluster allows
-    bool exact = false;                   // turn off the load-balance and communication prunings
+    bool exact = false;                   // turn off the load-balance and communication prunings;
+                                          // the top_k plans are then the exact K best
     double delta = 0.2;                   // load-balance tolerance
     double eta = 2.0;                     // heterogeneous communication threshold
     int top_k = 1;                        // distinct plans to return

@@ -64,6 +64,10 @@ struct RunConfig {
     int only_tp = 0;                     // > 0: every stage has this TP
     bool tp_comm_overlap = true;         // StageContext::tp_comm_overlap of the run's stages
     int keep = 1;                        // complete plans to keep
+    // Whether the keep plans are the exact keep best (a partial plan goes only when keep
+    // others dominate it), or the best exactly and distinct others at least as slow as the
+    // next ranks (one dominator suffices, much faster with many plans). On with `exact`.
+    bool exact_alternatives = false;
     std::string label;                   // for the alternatives' names
 };
 

@@ -4,13 +4,14 @@
 // time of HS-DP, the uniform baseline and the Metis-style baseline with their ratios.
 //
 // Usage: hapmoe_search_bench [--exact] [--verbose] [--no-baselines] [--no-large] [--threads N]
-//                            [--only CLUSTER]
+//                            [--only CLUSTER] [--top K]
 
 #include "cost/CostModel.h"
 #include "hardware/DeviceCatalog.h"
 #include "io/Presets.h"
 #include "search/Search.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -115,7 +116,7 @@ void printRow(const Row& r)
 int main(int argc, char** argv)
 {
     bool exact = false, verbose = false, skipLarge = false, noBaselines = false;
-    int threads = 0;
+    int threads = 0, top = 1;
     std::string only;
     for (int i = 1; i < argc; ++i) {
         if (!std::strcmp(argv[i], "--exact"))
@@ -130,11 +131,14 @@ int main(int argc, char** argv)
             threads = std::atoi(argv[++i]);
         else if (!std::strcmp(argv[i], "--only") && i + 1 < argc)
             only = argv[++i];
+        else if (!std::strcmp(argv[i], "--top") && i + 1 < argc)
+            top = std::max(1, std::atoi(argv[++i]));
     }
     SearchOptions opt;
     opt.exact = exact;
     opt.threads = threads;
     opt.baselines = !noBaselines;
+    opt.top_k = top;   // the search's distinct plans; the table shows the best
     const char* clusters[] = {"16-1-h", "16-2-h", "16-3-h", "16-1", "16-2", "16-3",
                               "24-1",   "24-2",   "24-3",   "32-1", "32-2", "32-3"};
     const ModelSpec small = resolveModel("mixtral-s");
