@@ -303,10 +303,17 @@ void printTable(const EstimateInput& in, const Prediction& p, const Profile* pro
                 sec(b.expert_dispatch).c_str(), 100 * b.expert_dispatch / T, sec(b.pipeline_send).c_str(),
                 100 * b.pipeline_send / T, sec(b.pipeline_bubble).c_str(), 100 * b.pipeline_bubble / T,
                 sec(b.dp_sync).c_str(), 100 * b.dp_sync / T, sec(b.optimizer).c_str(), 100 * b.optimizer / T);
-    if (!p.stages.empty() && p.stages.front().embedding_sync > 0)
-        std::printf("           data-parallel sync includes the tied embeddings' all-reduce between stage 0 and stage %d: "
-                    "%s s\n",
-                    plan.pp() - 1, decimal(p.stages.front().embedding_sync, 3).c_str());
+    if (!p.stages.empty() && p.stages.front().embedding_sync > 0) {
+        const BarrierWait wait = barrierWait(p);
+        if (wait.tied)
+            std::printf("           data-parallel sync includes the tied embeddings' all-reduce between stage 0 and stage %d: "
+                        "%s s\n",
+                        plan.pp() - 1, decimal(p.stages.front().embedding_sync, 3).c_str());
+        else
+            std::printf("           the tied embeddings' all-reduce between stage 0 and stage %d (%s s) ends before stage %d's "
+                        "longer sync and adds nothing\n",
+                        plan.pp() - 1, decimal(p.stages.front().embedding_sync, 3).c_str(), wait.stage);
+    }
     // The switches, when they are not the defaults of the flag form (a script's own, or a
     // plan file's prediction's); without the distributed optimizer there is no parameter
     // all-gather to overlap, so its switch is off by default.

@@ -1258,26 +1258,35 @@ Prediction CostModel::estimate(const Plan& plan) const
 
     // Pipeline (section 8): plain 1F1B T = sum c_i + (M - 1) max c_i; interleaved with v
     // chunks per rank T = sum c_i / v + (M v - 1) max c_i / v.
-    // Tail (section 8): every stage's reduce-scatter, the tied all-reduce, then the
-    // gradient-norm all-reduce over the whole pipeline, then every stage's optimizer step and
-    // parameter all-gather: the longest of the first plus the longest of the last.
+    // Tail (section 8): every stage's reduce-scatter, the tied all-reduce between the end
+    // stages once both have synced, then the gradient-norm all-reduce over the whole pipeline,
+    // then every stage's optimizer step and parameter all-gather: the wait for the barrier
+    // (the longest sync, or the end stages' later sync plus the all-reduce) plus the longest
+    // step.
+    // Tied embeddings (section 7.1): the end stages' all-reduce, shown on the two stages that
+    // run it.
+    const double tied = P > 1 ? tiedEmbeddingSync(plan.stages.front(), plan.stages.back(), plan.distributed_optimizer) : 0.0;
+    if (tied > 0) {
+        for (StageEstimate* st : {&pred.stages.front(), &pred.stages.back()}) {
+            st->dp_sync += tied;
+            st->embedding_sync = tied;
+        }
+    }
     const int bottleneck = bottleneckStage(pred);   // P >= 1 here
-    const int syncer = syncStage(pred), stepper = stepStage(pred);
+    const BarrierWait wait = barrierWait(pred);
+    const int stepper = stepStage(pred);
     double sum = 0;
     for (const StageEstimate& st : pred.stages)
         sum += st.t_fwd + st.t_bwd;
     const StageEstimate& b = pred.stages[static_cast<std::size_t>(bottleneck)];
-    const StageEstimate& longestSync = pred.stages[static_cast<std::size_t>(syncer)];
     const StageEstimate& longestStep = pred.stages[static_cast<std::size_t>(stepper)];
-    const double mx = b.t_fwd + b.t_bwd, sync = longestSync.beforeBarrier() + longestStep.afterBarrier();
+    const double mx = b.t_fwd + b.t_bwd;
     double pipe = 0;
     if (vpp > 1)
         pipe = sum / vpp + (static_cast<double>(M) * vpp - 1.0) * mx / vpp;
     else
         pipe = sum + (M - 1.0) * mx;
-    // Tied embeddings (section 7.1): the end stages' all-reduce, which every stage waits for.
-    const double tied = P > 1 ? tiedEmbeddingSync(plan.stages.front(), plan.stages.back(), plan.distributed_optimizer) : 0.0;
-    pred.iteration_time_s = pipe + sync + tied;
+    pred.iteration_time_s = pipe + wait.time + longestStep.afterBarrier();
 
     pred.breakdown.compute = M * b.compute;
     pred.breakdown.tensor_parallel = M * b.tensor_parallel;
@@ -1286,13 +1295,7 @@ Prediction CostModel::estimate(const Plan& plan) const
     // the rest of t_fwd + t_bwd once compute, TP and dispatch are taken out.
     pred.breakdown.pipeline_send = M * std::max(0.0, b.t_fwd + b.t_bwd - b.compute - b.tensor_parallel - b.expert_dispatch);
     pred.breakdown.pipeline_bubble = std::max(0.0, pipe - M * (b.t_fwd + b.t_bwd));
-    pred.breakdown.dp_sync = longestSync.beforeBarrier() + tied + longestStep.param_gather;   // before the end stages get theirs below
-    if (tied > 0) {   // shown on the two stages that run it
-        for (StageEstimate* st : {&pred.stages.front(), &pred.stages.back()}) {
-            st->dp_sync += tied;
-            st->embedding_sync = tied;
-        }
-    }
+    pred.breakdown.dp_sync = wait.time + longestStep.param_gather;
     pred.breakdown.optimizer = longestStep.optimizer;
 
     const double T = pred.iteration_time_s;

@@ -75,7 +75,8 @@ struct StageEstimate {
     double optimizer = 0;          // optimizer step, per iteration
     // The tail around the gradient-norm all-reduce, which spans every stage of the pipeline
     // (docs/cost-model.md section 8): what the stage does before it (its reduce-scatter) and
-    // after it (its optimizer step and parameter all-gather). The tied all-reduce is neither.
+    // after it (its optimizer step and parameter all-gather). The tied all-reduce, between the
+    // end stages' syncs and the barrier, is neither (barrierWait).
     double beforeBarrier() const { return std::max(0.0, dp_sync - embedding_sync - param_gather); }
     double afterBarrier() const { return optimizer + param_gather; }
     double model_flops = 0;        // model FLOPs of one micro-batch on this stage (all replicas)
@@ -118,9 +119,9 @@ struct Prediction {
 };
 
 // The stage whose forward + backward per micro-batch is largest (it sets the 1F1B steady
-// state, paper eq. 5), the stage with the longest sync before the gradient-norm barrier and
-// the stage with the longest step after it (StageEstimate::beforeBarrier / afterBarrier; the
-// tied embeddings' all-reduce comes once between the two): the first on ties.
+// state, paper eq. 5), the stage that reaches the gradient-norm barrier last (its sync, and
+// on an end stage with tied embeddings the all-reduce after it: barrierWait) and the stage
+// with the longest step after it (StageEstimate::afterBarrier): the first on ties.
 // CostModel::estimate assembles the iteration and its breakdown from these three, and every
 // view names them. -1 without stages.
 namespace detail {
@@ -165,9 +166,44 @@ inline int nearlyFullStage(const Prediction& p, double share = 0.95)
     return fullest;
 }
 
+// When the last stage reaches the gradient-norm barrier, counted from the drained pipeline
+// (docs/cost-model.md section 8): every stage's sync runs from there, and with tied embeddings
+// the two end stages all-reduce the embedding gradient once the later of their two syncs has
+// ended. So the wait is the longest sync or the end stages' later sync plus the all-reduce,
+// whichever is longer. `stage` is the stage that arrives last: on the first case the stage
+// with the longest sync (the first on ties), on the second the end stage with the longer sync
+// (stage 0 on ties), and `tied` says whether the all-reduce is part of the wait.
+struct BarrierWait {
+    int stage = -1;
+    double time = 0;
+    bool tied = false;
+};
+
+inline BarrierWait barrierWait(const Prediction& p)
+{
+    BarrierWait w;
+    w.stage = detail::firstLargestStage(p.stages, [](const StageEstimate& e) { return e.beforeBarrier(); });
+    if (w.stage < 0)
+        return w;
+    w.time = p.stages[static_cast<std::size_t>(w.stage)].beforeBarrier();
+    const StageEstimate& first = p.stages.front();
+    const StageEstimate& last = p.stages.back();
+    const double allReduce = std::max(first.embedding_sync, last.embedding_sync);
+    if (p.stages.size() > 1 && allReduce > 0) {
+        const double ends = std::max(first.beforeBarrier(), last.beforeBarrier());
+        if (ends + allReduce >= w.time) {
+            w.stage = last.beforeBarrier() > first.beforeBarrier() ? static_cast<int>(p.stages.size()) - 1 : 0;
+            w.time = ends + allReduce;
+            w.tied = true;
+        }
+    }
+    return w;
+}
+
+// The stage that reaches the gradient-norm barrier last (barrierWait).
 inline int syncStage(const Prediction& p)
 {
-    return detail::firstLargestStage(p.stages, [](const StageEstimate& e) { return e.beforeBarrier(); });
+    return barrierWait(p).stage;
 }
 
 inline int stepStage(const Prediction& p)

@@ -169,17 +169,26 @@ double closedFormPipelineTime(const std::vector<double>& t_fwd, const std::vecto
 }
 
 namespace {
+// The wait for the gradient-norm barrier from the drained pipeline (barrierWait in
+// Prediction.h: the longest sync, or the end stages' later sync plus their all-reduce) and
+// the longest step after it.
 struct TailMaxima {
-    double sync = 0, allReduce = 0, step = 0;
+    double wait = 0, step = 0;
 };
 TailMaxima tailMaxima(const std::vector<StageTail>& tails)
 {
     TailMaxima m;
+    double ends = 0, allReduce = 0;
     for (const StageTail& t : tails) {
-        m.sync = std::max(m.sync, t.sync);
-        m.allReduce = std::max(m.allReduce, t.embedding);
+        m.wait = std::max(m.wait, t.sync);
+        if (t.embedding > 0) {
+            ends = std::max(ends, t.sync);
+            allReduce = std::max(allReduce, t.embedding);
+        }
         m.step = std::max(m.step, t.optimizer + t.gather);
     }
+    if (allReduce > 0)
+        m.wait = std::max(m.wait, ends + allReduce);
     return m;
 }
 } // namespace
@@ -187,7 +196,7 @@ TailMaxima tailMaxima(const std::vector<StageTail>& tails)
 double drainedPipelineEnd(const std::vector<StageTail>& tails, double iterationTime)
 {
     const TailMaxima m = tailMaxima(tails);
-    return iterationTime - m.sync - m.allReduce - m.step;
+    return iterationTime - m.wait - m.step;
 }
 
 std::vector<TailSpan> placeTails(const Schedule& schedule, const std::vector<StageTail>& tails, double iterationTime)

@@ -55,12 +55,12 @@ struct StageTail {
 };
 
 // Where the tails sit in an iteration of the given time. The iteration counts
-// T = P + max_i sync_i + AR + max_i (optimizer_i + gather_i), P the closed-form end of the
-// pipeline: every stage starts its sync at P (after waiting there from its own last
-// backward), the end stages all-reduce the tied embedding after both their syncs, every stage
-// waits for the gradient-norm all-reduce, which spans the pipeline and ends at P + max sync
-// + AR (or when the last sync or all-reduce ends, if later), then steps its optimizer and
-// gathers its parameters. The longest step then ends at T.
+// T = P + max(max_i sync_i, max(sync_0, sync_last) + AR) + max_i (optimizer_i + gather_i), P
+// the closed-form end of the pipeline: every stage starts its sync at P (after waiting there
+// from its own last backward), the end stages all-reduce the tied embedding after both their
+// syncs, every stage waits for the gradient-norm all-reduce, which spans the pipeline and ends
+// when the last sync or all-reduce ends (at least at T less the longest step), then steps its
+// optimizer and gathers its parameters. The longest step then ends at T.
 struct TailSpan {
     double wait_start = 0;   // the stage's last backward; waits until sync_start
     double sync_start = 0, sync_end = 0;
@@ -75,7 +75,7 @@ inline StageTail stageTail(const StageEstimate& e)
     return {e.beforeBarrier(), e.embedding_sync, e.optimizer, e.param_gather};
 }
 std::vector<TailSpan> placeTails(const Schedule& schedule, const std::vector<StageTail>& tails, double iterationTime);
-// P above: the iteration time less the longest sync, the all-reduce and the longest step.
+// P above: the iteration time less the wait for the barrier and the longest step.
 double drainedPipelineEnd(const std::vector<StageTail>& tails, double iterationTime);
 
 // Writes the schedule as Chrome/Perfetto trace-event JSON ("traceEvents", "X" events,

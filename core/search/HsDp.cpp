@@ -41,8 +41,11 @@ struct Entry {
 // and the extensions then read one contiguous array instead of the whole entry table.
 // S = sum c, C = max c, A = the longest sync before the gradient-norm barrier, B = the
 // longest optimizer step and parameter all-gather after it (StageCost::sync and step).
+// L = the last stage's sync, with tied embeddings (0 otherwise): the all-reduce of the
+// embedding gradient starts when the later of the two end stages' syncs ends, so the wait for
+// the barrier is max(A, max(L, sync of the first stage) + the all-reduce).
 struct EntryRef {
-    double S, C, A, B;
+    double S, C, A, B, L;
     int idx;
     // With exact alternatives: how many entries of the set dominate this one (each counted
     // once, ties by insertion order); it goes when that reaches the plans kept.
@@ -52,11 +55,13 @@ struct EntryRef {
 // Whether partial plan y completes to a plan no slower than x does, whatever the stages still
 // to come (docs/search.md section 3): they add the same sum and raise both plans' maxima to
 // the same values at most, so y's larger C, A or B costs it at most (M - 1)(C_y - C_x),
-// A_y - A_x and B_y - B_x, which its smaller S must pay for. Implied by Pareto dominance in
-// (S, C, A, B), and transitive, as the one-pass insertion needs.
-inline bool dominates(double m1, double Sy, double Cy, double Ay, double By, double Sx, double Cx, double Ax, double Bx)
+// A_y - A_x and B_y - B_x, which its smaller S must pay for. A and L enter the objective in
+// one maximum (the wait for the barrier), so together they cost y at most the larger of
+// A_y - A_x and L_y - L_x. Implied by Pareto dominance in (S, C, A, B, L), and transitive, as
+// the one-pass insertion needs.
+inline bool dominates(double m1, const EntryRef& y, double Sx, double Cx, double Ax, double Bx, double Lx)
 {
-    return Sy + m1 * std::max(0.0, Cy - Cx) + std::max(0.0, Ay - Ax) + std::max(0.0, By - Bx) <= Sx;
+    return y.S + m1 * std::max(0.0, y.C - Cx) + std::max({0.0, y.A - Ax, y.L - Lx}) + std::max(0.0, y.B - Bx) <= Sx;
 }
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -257,6 +262,7 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
     // Dominators that retire a partial plan: one, or with exact alternatives as many as the
     // plans kept (docs/search.md section 5).
     const std::size_t retire = config.exact_alternatives ? keep : 1;
+    const int retireCount = static_cast<int>(retire);
 
     auto keyOf = [&](const Partial& p) {
         StateKey k{};
@@ -405,7 +411,7 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
             root.p.k = 0;
             Entry e;
             entries.push_back(e);
-            root.entries.push_back({0.0, 0.0, 0.0, 0.0, 0});
+            root.entries.push_back({0.0, 0.0, 0.0, 0.0, 0.0, 0});
             root.widen(0.0);
             states.push_back(root);
             buckets[static_cast<std::size_t>(N)].emplace(keyOf(root.p), 0);
@@ -464,11 +470,11 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
                 // One stage option (with its knob) applied to every live entry of the state.
                 // With a knob front, the knob is the front's `knobIndex`-th and an entry whose
                 // `firstCover` is below it is left out: the caller has applied that earlier
-                // knob of the same stage option, with no larger c and a sync and a step within
-                // the entry's A and B; its candidate from such an entry keeps A and B and has
-                // no larger S or C, while this knob's keeps or raises them, so the earlier one
-                // dominates (or was pruned by bounds this one cannot pass), and the sets are
-                // the same.
+                // knob (with exact alternatives, K earlier knobs) of the same stage option, with
+                // no larger c and a sync and a step within the entry's A and B; the candidate of
+                // each from such an entry keeps A and B and has no larger S or C, while this
+                // knob's keeps or raises them, so the earlier ones dominate (or were pruned by
+                // bounds this one cannot pass), and the sets are the same.
                 auto apply = [&](const Choice& c, const StageCost& sc, std::size_t knobIndex = 0) {
                     auto covered = [&](std::size_t li) { return knobIndex > 0 && firstCover[li] < knobIndex; };
                     if (sc.c > cap) {
@@ -488,22 +494,27 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
                     // candidate of any entry with S > Sa: those are left out (the Pareto
                     // insertion would drop them too). Not for the first stage, whose candidates
                     // are plans ranked by objective, not a Pareto set.
-                    // With exact alternatives (K plans), Sa is the K-th least such S: K
-                    // candidates must dominate the ones left out.
-                    double Sa = kInf;
-                    if (!first) {
+                    // With tied embeddings the candidates keep their entries' L, so the one of
+                    // least S (La its L) dominates those with S > Sa + max(0, La - L). With
+                    // exact alternatives (K plans), Sa is the K-th least such S: K candidates
+                    // must dominate the ones left out (not counted with tied embeddings, where
+                    // the shortcut is left out).
+                    double Sa = kInf, La = 0;
+                    if (!first && !(retire > 1 && tiedSync)) {
                         const double Cmin = std::max(sc.c, capC);
                         lowS.clear();
                         for (std::size_t li = 0; li < live.size(); ++li) {
                             const EntryRef& e = live[li];
                             if (e.C <= Cmin && e.A <= sc.sync && e.B <= sc.step && !covered(li)) {
-                                if (retire == 1)
-                                    Sa = std::min(Sa, e.S);
-                                else
+                                if (retire > 1)
                                     lowS.push_back(e.S);
+                                else if (e.S < Sa || (e.S == Sa && e.L < La)) {
+                                    Sa = e.S;
+                                    La = e.L;
+                                }
                             }
                         }
-                        if (lowS.size() >= retire) {
+                        if (retire > 1 && lowS.size() >= retire) {
                             std::nth_element(lowS.begin(), lowS.begin() + static_cast<std::ptrdiff_t>(retire - 1), lowS.end());
                             Sa = lowS[retire - 1];
                         }
@@ -511,7 +522,7 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
                     int target = -1;
                     for (std::size_t li = 0; li < live.size(); ++li) {
                         const EntryRef& e = live[li];
-                        if (e.S > Sa || covered(li))
+                        if (e.S > Sa + std::max(0.0, La - e.L) || covered(li))
                             continue;
                         const double S = e.S + sc.c;
                         // The stages still to come have a bottleneck of at least capC, so a
@@ -519,7 +530,8 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
                         // and lets more entries dominate one another.
                         const double C = std::max(std::max(e.C, sc.c), capC);
                         const double A = std::max(e.A, sc.sync), B = std::max(e.B, sc.step);
-                        const double obj = S + (M - 1) * C + A + B;
+                        // The last stage's sync: set by the first stage placed (the pipeline's last).
+                        const double L = tiedSync ? (p.k == 0 ? sc.sync : e.L) : 0.0;
                         // What the rest of the pipeline adds at least (strict test against the
                         // other jobs' best: see Incumbent).
                         const double lb = S + floor * q2.j + (M - 1) * std::max(C, capC) + A + B;
@@ -527,7 +539,13 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
                             continue;
                         const int parent = p.k == 0 ? -1 : e.idx;
                         if (first) {
-                            addFinal({obj + tiedAr, c, sc.level, parent});
+                            // The wait for the barrier: the longest sync, or the end stages' later
+                            // sync plus the tied all-reduce (docs/cost-model.md section 8).
+                            const double wait = tiedAr > 0 ? std::max(A, std::max(L, sc.sync) + tiedAr) : A;
+                            // Written as lb is (q2.j = 0 here): with no all-reduce the two are the
+                            // same number, which the strict incumbent test of the next bottleneck
+                            // pass needs (a plan's lb must not exceed its own objective).
+                            addFinal({S + (M - 1) * C + wait + B, c, sc.level, parent});
                             continue;
                         }
                         if (target < 0) {
@@ -542,26 +560,29 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
                             }
                             target = *slot;
                         }
-                        // Insertion into the state's set (dominates() over (S, C, A, B)).
+                        // Insertion into the state's set (dominates() over (S, C, A, B, L)). The
+                        // S bounds serve the one-dominator pass; the sorted K pass below starts
+                        // and stops by S itself.
                         State& ts = states[static_cast<std::size_t>(target)];
                         std::vector<EntryRef>& list = ts.entries;
+                        const EntryRef fresh{S, C, A, B, L, -1};
                         const bool mayBeDominated = S >= ts.loS, mayDominate = S <= ts.hiS;
                         int dominators = 0;
                         if (retire == 1 && (mayBeDominated || mayDominate)) {
-                            // One dominator retires an entry: in one pass. No entry of the list dominates
-                            // another and the relation is transitive, so once the new entry has
-                            // dominated one (and compaction has begun), no later entry can
-                            // dominate the new one: a dominated entry is always found before
+                            // One dominator retires an entry: in one pass. No entry of the list
+                            // dominates another and the relation is transitive, so once the new
+                            // entry has dominated one (and compaction has begun), no later entry
+                            // can dominate the new one: a dominated entry is always found before
                             // anything has moved.
                             bool dominated = false;
                             std::size_t kept = 0, r = 0;
                             for (; r < list.size(); ++r) {
                                 const EntryRef& o = list[r];
-                                if (mayBeDominated && dominates(m1, o.S, o.C, o.A, o.B, S, C, A, B)) {
+                                if (mayBeDominated && dominates(m1, o, S, C, A, B, L)) {
                                     dominated = true;
                                     break;
                                 }
-                                if (mayDominate && dominates(m1, S, C, A, B, o.S, o.C, o.A, o.B))
+                                if (mayDominate && dominates(m1, fresh, o.S, o.C, o.A, o.B, o.L))
                                     continue;   // the new entry dominates this one: drop it
                                 if (kept != r)
                                     list[kept] = o;
@@ -587,16 +608,16 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
                             const auto at = std::lower_bound(list.begin(), list.end(), S,
                                                              [](const EntryRef& o, double v) { return o.S < v; });
                             for (auto it = list.begin(); it != list.end() && it->S <= S; ++it)
-                                if (dominates(m1, it->S, it->C, it->A, it->B, S, C, A, B) && ++dominators >= static_cast<int>(retire))
+                                if (dominates(m1, *it, S, C, A, B, L) && ++dominators >= retireCount)
                                     break;
-                            if (dominators >= static_cast<int>(retire))
+                            if (dominators >= retireCount)
                                 continue;
                             std::size_t kept = static_cast<std::size_t>(at - list.begin());
                             const std::size_t place = kept;
                             for (std::size_t r = kept; r < list.size(); ++r) {
                                 EntryRef o = list[r];
-                                if (dominates(m1, S, C, A, B, o.S, o.C, o.A, o.B) && !dominates(m1, o.S, o.C, o.A, o.B, S, C, A, B)
-                                    && ++o.dominators >= static_cast<int>(retire))
+                                if (dominates(m1, fresh, o.S, o.C, o.A, o.B, o.L) && !dominates(m1, o, S, C, A, B, L)
+                                    && ++o.dominators >= retireCount)
                                     continue;
                                 list[kept++] = o;
                             }
@@ -608,7 +629,7 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
                             ne.level = sc.level;
                             entries.push_back(ne);
                             list.insert(list.begin() + static_cast<std::ptrdiff_t>(place),
-                                        EntryRef{S, C, A, B, static_cast<int>(entries.size()) - 1, dominators});
+                                        EntryRef{S, C, A, B, L, static_cast<int>(entries.size()) - 1, dominators});
                             continue;
                         }
                         ts.widen(S);
@@ -617,7 +638,7 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
                         ne.choice = c;
                         ne.level = sc.level;
                         entries.push_back(ne);
-                        list.push_back({S, C, A, B, static_cast<int>(entries.size()) - 1, dominators});
+                        list.push_back({S, C, A, B, L, static_cast<int>(entries.size()) - 1, dominators});
                     }
                 };
                 // Evaluates one knob; false when memory or communication prunes it.

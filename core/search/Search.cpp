@@ -377,6 +377,7 @@ public:
                 job.stop_when_all_fit = true;
                 for (int level : recomputeLevels(N / pp)) {
                     RunConfig c = base(false);
+                    c.exact_alternatives = false;   // the baseline keeps one plan
                     c.target = Target::Megatron;
                     c.ignore_target_rules = true;
                     c.batch = static_cast<int>(b);
@@ -654,6 +655,9 @@ public:
                         c.type_mask = 1u << h;
                     jobs.push_back(std::move(j));
                 }
+            for (Job& j : jobs)
+                for (RunConfig& c : j.runs)
+                    c.exact_alternatives = false;   // one plan is kept
             auto results = runJobs(jobs, false, reserved);
             reserved = nullptr;   // further types join the total as they start
             Merged m = merge(results, Target::Any, 1, "homogeneous");
@@ -902,6 +906,10 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
     auto runMetis = [&]() {
         const auto [ep, etp] = s.homogeneousExpertKnobs(targets, &homogeneousReserve);
         auto jobs = s.searchJobs(targets, heuristics, ep, etp);
+        if (options.algorithm != Algorithm::MetisStyle)   // the baseline keeps one plan
+            for (Job& j : jobs)
+                for (RunConfig& c : j.runs)
+                    c.exact_alternatives = false;
         auto res = s.runJobs(jobs, false, &metisReserve);
         return s.merge(res, options.target, options.algorithm == Algorithm::MetisStyle ? want : 1, "Metis-style baseline");
     };

@@ -20,8 +20,9 @@ namespace hapmoe::ui {
 namespace {
 
 // What the breakdown's DP sync and optimizer bars are made of (CostModel::estimate): the
-// longest sync before the gradient-norm barrier, the tied embeddings' all-reduce, the
-// longest optimizer step and parameter all-gather after it. "+ the longest tail (S0: DP sync
+// longest sync before the gradient-norm barrier, the tied embeddings' all-reduce when the end
+// stages reach the barrier last with it, the longest optimizer step and parameter all-gather
+// after it. "+ the longest tail (S0: DP sync
 // + optimizer)" when one stage has both, naming only the parts there are: a stage of DP 1
 // has no DP sync, a 0 s part would only mislead.
 QStringList tailTexts(const Prediction& prediction, int syncer, int stepper)
@@ -37,8 +38,9 @@ QStringList tailTexts(const Prediction& prediction, int syncer, int stepper)
         step << BreakdownView::tr("optimizer");
     if (st && st->param_gather > 0 && (syncer != stepper || !sync))
         step << BreakdownView::tr("all-gather");
-    const double emb = n > 0 ? prediction.stages.front().embedding_sync : 0.0;
-    const QString tied = emb > 0 ? BreakdownView::tr("+ tied-embedding all-reduce (S0, S%1)").arg(n - 1) : QString();
+    // The tied embeddings' all-reduce counts when the end stages reach the barrier last with
+    // it (barrierWait); behind a middle stage's longer sync it costs nothing.
+    const QString tied = barrierWait(prediction).tied ? BreakdownView::tr("+ tied-embedding all-reduce (S0, S%1)").arg(n - 1) : QString();
     QStringList out;
     if (sync && st && st->afterBarrier() > 0 && syncer == stepper) {
         out << (step.isEmpty() ? BreakdownView::tr("+ the longest tail (S%1: DP sync)").arg(syncer)

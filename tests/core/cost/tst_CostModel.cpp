@@ -214,6 +214,7 @@ private slots:
     void crossVendorSendUsesBridge();
     void tiedEmbeddingGradientAllReduce();
     void tiedEmbeddingPartialReduceOfDifferentDp();
+    void tiedAllReduceHidesBehindALongerSync();
     void interNodeSendAndInterleavedOverlap();
     void drawnLinksBoundTheNics();
     void contextParallelShardsWithDataParallel();
@@ -1392,6 +1393,76 @@ void TestCostModel::tiedEmbeddingGradientAllReduce()
     const Cluster h800 = nodesOf("H800", 1);
     QCOMPARE(CostModel(tied, h800, DeviceCatalog::builtin()).estimate(one).stages[0].dp_sync,
              CostModel(untied, h800, DeviceCatalog::builtin()).estimate(one).stages[0].dp_sync);
+}
+
+void TestCostModel::tiedAllReduceHidesBehindALongerSync()
+{
+    // The end stages' all-reduce of the tied embedding starts once both ends have synced, and
+    // the gradient-norm barrier waits for the last stage to arrive: a middle stage whose sync
+    // is longer than the ends' later sync plus the all-reduce hides it (docs/cost-model.md
+    // section 8): T = T_pipe + max(max_i sync_i, max(sync_0, sync_2) + AR) + max_i step_i.
+    // LLaMA-7B with tied embeddings: 2 layers on a 910B node (TP 8, DP 1: no sync), 28 on an
+    // H800 node (TP 1, DP 8, the reduce-scatter exposed: about 0.13 s, 28/16 of the 76 ms of
+    // tailWaitsAtTheGradientNormBarrier), 2 on a second 910B node (TP 8, DP 1). The two 910B
+    // ranks all-reduce 67.1 MB of fp32 embedding gradient between their nodes, a few ms.
+    ModelSpec m = llama7b();
+    m.untie_embeddings_and_output_weights = false;
+    Cluster c = nodesOf("910B", 1, 8, 0);
+    c.nodes.push_back(nodesOf("H800", 1, 8, 1).nodes[0]);
+    c.nodes.push_back(nodesOf("910B", 1, 8, 2).nodes[0]);
+    c.cross_vendor.bandwidth_gbytes_per_s = 25;
+    CostOptions exposed;
+    exposed.overlap.grad_reduce = false;
+    const CostModel cm(m, c, DeviceCatalog::builtin(), nullptr, exposed);
+    Plan plan;
+    plan.global_batch_size = 16;
+    plan.distributed_optimizer = true;
+    StagePlan a = stageOn("910B-376T", 0, 8, 8), mid = stageOn("H800", 1, 8, 1), b = stageOn("910B-376T", 2, 8, 8);
+    a.num_layers = 2;
+    mid.first_layer = 2;
+    mid.num_layers = 28;
+    b.first_layer = 30;
+    b.num_layers = 2;
+    a.micro_batch_size = b.micro_batch_size = 8;   // DP 1: the same 8 sequences per micro-batch as 8 x 1
+    plan.stages = {a, mid, b};
+    const Prediction p = cm.estimate(plan);
+    QCOMPARE(p.num_microbatches, 2);
+    const StageEstimate &s0 = p.stages[0], &s1 = p.stages[1], &s2 = p.stages[2];
+    const double ar = cm.tiedEmbeddingSync(a, b);
+    QVERIFY(ar > 1e-3);
+    QCOMPARE(s0.embedding_sync, ar);
+    QCOMPARE(s2.embedding_sync, ar);
+    QCOMPARE(s1.embedding_sync, 0.0);
+    QCOMPARE(s0.beforeBarrier(), 0.0);
+    QCOMPARE(s2.beforeBarrier(), 0.0);
+    QVERIFY2(s1.beforeBarrier() > ar + 0.05, qPrintable(QStringLiteral("%1 s vs %2 s").arg(s1.beforeBarrier()).arg(ar)));
+    const BarrierWait wait = barrierWait(p);
+    QCOMPARE(wait.stage, 1);
+    QVERIFY(!wait.tied);
+    QCOMPARE(wait.time, s1.beforeBarrier());
+    const double pipe = closedFormPipelineTime({s0.t_fwd, s1.t_fwd, s2.t_fwd}, {s0.t_bwd, s1.t_bwd, s2.t_bwd}, 2);
+    const StageEstimate& stepper = p.stages[static_cast<std::size_t>(stepStage(p))];
+    QVERIFY(std::fabs(p.iteration_time_s - (pipe + s1.beforeBarrier() + stepper.afterBarrier())) < 1e-12);
+    QVERIFY(std::fabs(p.breakdown.dp_sync - (s1.beforeBarrier() + stepper.param_gather)) < 1e-12);
+    // The trace places the all-reduce between the ends' syncs and the barrier, which the
+    // middle stage reaches last; every stage steps from there.
+    std::vector<StageTail> tails;
+    for (const StageEstimate& e : p.stages)
+        tails.push_back(stageTail(e));
+    QVERIFY(std::fabs(drainedPipelineEnd(tails, p.iteration_time_s) - pipe) < 1e-12);
+    // With the middle's reduce overlapped with its backward (Megatron-LM's
+    // --overlap-grad-reduce) only its last bucket is exposed, 0.7 ms, less than the 4.4 ms
+    // all-reduce: the ends arrive last (stage 0 on the tie), after the all-reduce, which the
+    // iteration then pays in full.
+    const Prediction q = CostModel(m, c, DeviceCatalog::builtin()).estimate(plan);
+    const BarrierWait w2 = barrierWait(q);
+    QVERIFY(q.stages[1].beforeBarrier() > 0 && q.stages[1].beforeBarrier() < ar);
+    QCOMPARE(w2.stage, 0);
+    QVERIFY(w2.tied);
+    QCOMPARE(w2.time, ar);
+    const double pipeQ = closedFormPipelineTime({q.stages[0].t_fwd, q.stages[1].t_fwd, q.stages[2].t_fwd},
+                                                {q.stages[0].t_bwd, q.stages[1].t_bwd, q.stages[2].t_bwd}, 2);
+    QVERIFY(std::fabs(q.iteration_time_s - (pipeQ + ar + q.stages[static_cast<std::size_t>(stepStage(q))].afterBarrier())) < 1e-12);
 }
 
 void TestCostModel::interNodeSendAndInterleavedOverlap()

@@ -164,13 +164,13 @@ void SearchPropertyTest::exactEqualsExhaustive()
         // (docs/search.md section 5: a partial plan is dropped only where five others
         // dominate it). Before that rule, 46 of these instances differed at seven plans.
         {
-            const SearchResult ex3 = search(cost, in, Algorithm::Exhaustive, true, 2, 5);
-            const SearchResult dp3 = search(cost, in, Algorithm::HsDp, true, 1 + i % 2, 5);
-            bool same = ex3.plans.size() == dp3.plans.size();
+            const SearchResult ex5 = search(cost, in, Algorithm::Exhaustive, true, 2, 5);
+            const SearchResult dp5 = search(cost, in, Algorithm::HsDp, true, 1 + i % 2, 5);
+            bool same = ex5.plans.size() == dp5.plans.size();
             QString lists;
-            for (std::size_t r = 0; r < std::max(ex3.plans.size(), dp3.plans.size()); ++r) {
-                const double a = r < ex3.plans.size() ? ex3.plans[r].prediction.iteration_time_s : -1;
-                const double b = r < dp3.plans.size() ? dp3.plans[r].prediction.iteration_time_s : -1;
+            for (std::size_t r = 0; r < std::max(ex5.plans.size(), dp5.plans.size()); ++r) {
+                const double a = r < ex5.plans.size() ? ex5.plans[r].prediction.iteration_time_s : -1;
+                const double b = r < dp5.plans.size() ? dp5.plans[r].prediction.iteration_time_s : -1;
                 same = same && std::abs(a - b) <= 1e-9 * a;
                 lists += QString(" #%1 %2 / %3").arg(r + 1).arg(a, 0, 'g', 10).arg(b, 0, 'g', 10);
             }
