@@ -566,6 +566,16 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
                         State& ts = states[static_cast<std::size_t>(target)];
                         std::vector<EntryRef>& list = ts.entries;
                         const EntryRef fresh{S, C, A, B, L, -1};
+                        // The entry kept: its stage in the entry table, its values in the set.
+                        auto newEntry = [&](State& into, int dominatedBy) {
+                            into.widen(S);
+                            Entry ne;
+                            ne.parent = parent;
+                            ne.choice = c;
+                            ne.level = sc.level;
+                            entries.push_back(ne);
+                            return EntryRef{S, C, A, B, L, static_cast<int>(entries.size()) - 1, dominatedBy};
+                        };
                         const bool mayBeDominated = S >= ts.loS, mayDominate = S <= ts.hiS;
                         int dominators = 0;
                         if (retire == 1 && (mayBeDominated || mayDominate)) {
@@ -622,23 +632,10 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
                                 list[kept++] = o;
                             }
                             list.resize(kept);
-                            ts.widen(S);
-                            Entry ne;
-                            ne.parent = parent;
-                            ne.choice = c;
-                            ne.level = sc.level;
-                            entries.push_back(ne);
-                            list.insert(list.begin() + static_cast<std::ptrdiff_t>(place),
-                                        EntryRef{S, C, A, B, L, static_cast<int>(entries.size()) - 1, dominators});
+                            list.insert(list.begin() + static_cast<std::ptrdiff_t>(place), newEntry(ts, dominators));
                             continue;
                         }
-                        ts.widen(S);
-                        Entry ne;
-                        ne.parent = parent;
-                        ne.choice = c;
-                        ne.level = sc.level;
-                        entries.push_back(ne);
-                        list.push_back({S, C, A, B, L, static_cast<int>(entries.size()) - 1, dominators});
+                        list.push_back(newEntry(ts, dominators));
                     }
                 };
                 // Evaluates one knob; false when memory or communication prunes it.

@@ -110,6 +110,23 @@ StagePlan stageOn(const char* type, int node, int count, int tp)
     return s;
 }
 
+// A launcher without --overlap-grad-reduce: the gradient reduce-scatter is exposed.
+CostOptions exposedGradReduce()
+{
+    CostOptions o;
+    o.overlap.grad_reduce = false;
+    return o;
+}
+
+// 16 sequences in two micro-batches of 8 over DP 8 x 1 (or DP 1 x 8), distributed optimizer.
+Plan twoMicroBatchesOfEight()
+{
+    Plan plan;
+    plan.global_batch_size = 16;
+    plan.distributed_optimizer = true;
+    return plan;
+}
+
 // One H800 node and one 910B node (8 devices each) behind a 2.5 GB/s, 100 us bridge.
 Cluster bridgedH800And910B()
 {
@@ -1411,12 +1428,8 @@ void TestCostModel::tiedAllReduceHidesBehindALongerSync()
     c.nodes.push_back(nodesOf("H800", 1, 8, 1).nodes[0]);
     c.nodes.push_back(nodesOf("910B", 1, 8, 2).nodes[0]);
     c.cross_vendor.bandwidth_gbytes_per_s = 25;
-    CostOptions exposed;
-    exposed.overlap.grad_reduce = false;
-    const CostModel cm(m, c, DeviceCatalog::builtin(), nullptr, exposed);
-    Plan plan;
-    plan.global_batch_size = 16;
-    plan.distributed_optimizer = true;
+    const CostModel cm(m, c, DeviceCatalog::builtin(), nullptr, exposedGradReduce());
+    Plan plan = twoMicroBatchesOfEight();
     StagePlan a = stageOn("910B-376T", 0, 8, 8), mid = stageOn("H800", 1, 8, 1), b = stageOn("910B-376T", 2, 8, 8);
     a.num_layers = 2;
     mid.first_layer = 2;
@@ -1932,12 +1945,8 @@ void TestCostModel::tailWaitsAtTheGradientNormBarrier()
     // 11.2 ms (about 421.7 M parameters x 34 B at 0.8 x 1.6 TB/s, section 7).
     const ModelSpec m = llama7b();
     const Cluster c = bridgedH800And910B();
-    CostOptions exposed;
-    exposed.overlap.grad_reduce = false;
-    const CostModel cm(m, c, DeviceCatalog::builtin(), nullptr, exposed);
-    Plan plan;
-    plan.global_batch_size = 16;
-    plan.distributed_optimizer = true;
+    const CostModel cm(m, c, DeviceCatalog::builtin(), nullptr, exposedGradReduce());
+    Plan plan = twoMicroBatchesOfEight();
     StagePlan first = stageOn("H800", 0, 8, 1), last = stageOn("910B-376T", 1, 8, 8);
     first.num_layers = last.num_layers = 16;
     last.first_layer = 16;
