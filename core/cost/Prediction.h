@@ -179,23 +179,30 @@ struct BarrierWait {
     bool tied = false;
 };
 
+// The wait itself, from the longest sync, the end stages' later sync and their all-reduce
+// (0 without tied embeddings): the one formula the cost model, the trace (placeTails) and the
+// search (HS-DP closing a pipeline) share. Without an all-reduce it is the longest sync, the
+// same number.
+inline double barrierWaitTime(double longestSync, double endsSync, double allReduce)
+{
+    return allReduce > 0 ? std::max(longestSync, endsSync + allReduce) : longestSync;
+}
+
 inline BarrierWait barrierWait(const Prediction& p)
 {
     BarrierWait w;
     w.stage = detail::firstLargestStage(p.stages, [](const StageEstimate& e) { return e.beforeBarrier(); });
     if (w.stage < 0)
         return w;
-    w.time = p.stages[static_cast<std::size_t>(w.stage)].beforeBarrier();
+    const double longest = p.stages[static_cast<std::size_t>(w.stage)].beforeBarrier();
     const StageEstimate& first = p.stages.front();
     const StageEstimate& last = p.stages.back();
-    const double allReduce = std::max(first.embedding_sync, last.embedding_sync);
-    if (p.stages.size() > 1 && allReduce > 0) {
-        const double ends = std::max(first.beforeBarrier(), last.beforeBarrier());
-        if (ends + allReduce >= w.time) {
-            w.stage = last.beforeBarrier() > first.beforeBarrier() ? static_cast<int>(p.stages.size()) - 1 : 0;
-            w.time = ends + allReduce;
-            w.tied = true;
-        }
+    const double allReduce = p.stages.size() > 1 ? std::max(first.embedding_sync, last.embedding_sync) : 0.0;
+    const double ends = std::max(first.beforeBarrier(), last.beforeBarrier());
+    w.time = barrierWaitTime(longest, ends, allReduce);
+    if (allReduce > 0 && ends + allReduce >= longest) {
+        w.stage = last.beforeBarrier() > first.beforeBarrier() ? static_cast<int>(p.stages.size()) - 1 : 0;
+        w.tied = true;
     }
     return w;
 }

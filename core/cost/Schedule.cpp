@@ -178,17 +178,16 @@ struct TailMaxima {
 TailMaxima tailMaxima(const std::vector<StageTail>& tails)
 {
     TailMaxima m;
-    double ends = 0, allReduce = 0;
+    double longest = 0, ends = 0, allReduce = 0;
     for (const StageTail& t : tails) {
-        m.wait = std::max(m.wait, t.sync);
+        longest = std::max(longest, t.sync);
         if (t.embedding > 0) {
             ends = std::max(ends, t.sync);
             allReduce = std::max(allReduce, t.embedding);
         }
         m.step = std::max(m.step, t.optimizer + t.gather);
     }
-    if (allReduce > 0)
-        m.wait = std::max(m.wait, ends + allReduce);
+    m.wait = barrierWaitTime(longest, ends, allReduce);
     return m;
 }
 } // namespace

@@ -1,5 +1,6 @@
 #include "search/HsDp.h"
 
+#include "cost/Prediction.h"
 #include "util/FlatMap.h"
 #include "util/Hash.h"
 
@@ -59,9 +60,9 @@ struct EntryRef {
 // one maximum (the wait for the barrier), so together they cost y at most the larger of
 // A_y - A_x and L_y - L_x. Implied by Pareto dominance in (S, C, A, B, L), and transitive, as
 // the one-pass insertion needs.
-inline bool dominates(double m1, const EntryRef& y, double Sx, double Cx, double Ax, double Bx, double Lx)
+inline bool dominates(double m1, const EntryRef& y, const EntryRef& x)
 {
-    return y.S + m1 * std::max(0.0, y.C - Cx) + std::max({0.0, y.A - Ax, y.L - Lx}) + std::max(0.0, y.B - Bx) <= Sx;
+    return y.S + m1 * std::max(0.0, y.C - x.C) + std::max({0.0, y.A - x.A, y.L - x.L}) + std::max(0.0, y.B - x.B) <= x.S;
 }
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -541,7 +542,7 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
                         if (first) {
                             // The wait for the barrier: the longest sync, or the end stages' later
                             // sync plus the tied all-reduce (docs/cost-model.md section 8).
-                            const double wait = tiedAr > 0 ? std::max(A, std::max(L, sc.sync) + tiedAr) : A;
+                            const double wait = barrierWaitTime(A, std::max(L, sc.sync), tiedAr);
                             // Written as lb is (q2.j = 0 here): with no all-reduce the two are the
                             // same number, which the strict incumbent test of the next bottleneck
                             // pass needs (a plan's lb must not exceed its own objective).
@@ -567,14 +568,17 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
                         std::vector<EntryRef>& list = ts.entries;
                         const EntryRef fresh{S, C, A, B, L, -1};
                         // The entry kept: its stage in the entry table, its values in the set.
-                        auto newEntry = [&](State& into, int dominatedBy) {
-                            into.widen(S);
+                        auto newEntry = [&](int dominatedBy) {
+                            ts.widen(S);
                             Entry ne;
                             ne.parent = parent;
                             ne.choice = c;
                             ne.level = sc.level;
                             entries.push_back(ne);
-                            return EntryRef{S, C, A, B, L, static_cast<int>(entries.size()) - 1, dominatedBy};
+                            EntryRef kept = fresh;
+                            kept.idx = static_cast<int>(entries.size()) - 1;
+                            kept.dominators = dominatedBy;
+                            return kept;
                         };
                         const bool mayBeDominated = S >= ts.loS, mayDominate = S <= ts.hiS;
                         int dominators = 0;
@@ -588,11 +592,11 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
                             std::size_t kept = 0, r = 0;
                             for (; r < list.size(); ++r) {
                                 const EntryRef& o = list[r];
-                                if (mayBeDominated && dominates(m1, o, S, C, A, B, L)) {
+                                if (mayBeDominated && dominates(m1, o, fresh)) {
                                     dominated = true;
                                     break;
                                 }
-                                if (mayDominate && dominates(m1, fresh, o.S, o.C, o.A, o.B, o.L))
+                                if (mayDominate && dominates(m1, fresh, o))
                                     continue;   // the new entry dominates this one: drop it
                                 if (kept != r)
                                     list[kept] = o;
@@ -618,7 +622,7 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
                             const auto at = std::lower_bound(list.begin(), list.end(), S,
                                                              [](const EntryRef& o, double v) { return o.S < v; });
                             for (auto it = list.begin(); it != list.end() && it->S <= S; ++it)
-                                if (dominates(m1, *it, S, C, A, B, L) && ++dominators >= retireCount)
+                                if (dominates(m1, *it, fresh) && ++dominators >= retireCount)
                                     break;
                             if (dominators >= retireCount)
                                 continue;
@@ -626,16 +630,16 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
                             const std::size_t place = kept;
                             for (std::size_t r = kept; r < list.size(); ++r) {
                                 EntryRef o = list[r];
-                                if (dominates(m1, fresh, o.S, o.C, o.A, o.B, o.L) && !dominates(m1, o, S, C, A, B, L)
+                                if (dominates(m1, fresh, o) && !dominates(m1, o, fresh)
                                     && ++o.dominators >= retireCount)
                                     continue;
                                 list[kept++] = o;
                             }
                             list.resize(kept);
-                            list.insert(list.begin() + static_cast<std::ptrdiff_t>(place), newEntry(ts, dominators));
+                            list.insert(list.begin() + static_cast<std::ptrdiff_t>(place), newEntry(dominators));
                             continue;
                         }
-                        list.push_back(newEntry(ts, dominators));
+                        list.push_back(newEntry(dominators));
                     }
                 };
                 // Evaluates one knob; false when memory or communication prunes it.

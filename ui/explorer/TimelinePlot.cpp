@@ -380,7 +380,7 @@ QString TimelinePlot::toolTipAt(const QPoint& pos) const
                 .arg(stage, style::formatSeconds(tail.embedding_end - tail.embedding_start));
         if (t >= tail.embedding_end && t < tail.optimizer_start)
             return tr("<b>Waiting</b> for the gradient-norm all-reduce, which spans every stage: no stage steps "
-                      "its optimizer before the longest data-parallel sync has ended<br>%1")
+                      "its optimizer before every data-parallel sync (and the tied embeddings' all-reduce) has ended<br>%1")
                 .arg(stage);
         if (t >= tail.optimizer_start && t < tail.optimizer_end)
             return tr("<b>Optimizer step</b><br>%1<br>%2").arg(stage, style::formatSeconds(tail.optimizer_end - tail.optimizer_start));
