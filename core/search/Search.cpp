@@ -123,6 +123,16 @@ struct Job {
     bool stop_when_all_fit = false;
 };
 
+// Jobs whose results are merged to one plan (the baselines, the homogeneous pass): the
+// one-dominator rule finds that plan exactly, and the K-fold rule of exact alternatives
+// would only cost time (docs/search.md section 5).
+void keepOnePlanExact(std::vector<Job>& jobs)
+{
+    for (Job& j : jobs)
+        for (RunConfig& c : j.runs)
+            c.exact_alternatives = false;
+}
+
 // Megatron-LM's one recompute setting for all stages: none, selective, full recompute of
 // k layers per stage for k = 1, 2, 4, ... (--recompute-method block --recompute-num-layers k),
 // and full recompute of every layer (docs/search.md section 2).
@@ -655,9 +665,7 @@ public:
                         c.type_mask = 1u << h;
                     jobs.push_back(std::move(j));
                 }
-            for (Job& j : jobs)
-                for (RunConfig& c : j.runs)
-                    c.exact_alternatives = false;   // one plan is kept
+            keepOnePlanExact(jobs);
             auto results = runJobs(jobs, false, reserved);
             reserved = nullptr;   // further types join the total as they start
             Merged m = merge(results, Target::Any, 1, "homogeneous");
@@ -907,9 +915,7 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
         const auto [ep, etp] = s.homogeneousExpertKnobs(targets, &homogeneousReserve);
         auto jobs = s.searchJobs(targets, heuristics, ep, etp);
         if (options.algorithm != Algorithm::MetisStyle)   // the baseline keeps one plan
-            for (Job& j : jobs)
-                for (RunConfig& c : j.runs)
-                    c.exact_alternatives = false;
+            keepOnePlanExact(jobs);
         auto res = s.runJobs(jobs, false, &metisReserve);
         return s.merge(res, options.target, options.algorithm == Algorithm::MetisStyle ? want : 1, "Metis-style baseline");
     };
