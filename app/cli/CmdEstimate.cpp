@@ -311,7 +311,7 @@ void printTable(const EstimateInput& in, const Prediction& p, const Profile* pro
                         plan.pp() - 1, decimal(p.stages.front().embedding_sync, 3).c_str());
         else
             std::printf("           the tied embeddings' all-reduce between stage 0 and stage %d (%s s) ends before stage %d's "
-                        "longer sync and adds nothing\n",
+                        "sync does and adds nothing\n",
                         plan.pp() - 1, decimal(p.stages.front().embedding_sync, 3).c_str(), wait.stage);
     }
     // The switches, when they are not the defaults of the flag form (a script's own, or a

@@ -1258,11 +1258,14 @@ Prediction CostModel::estimate(const Plan& plan) const
 
     // Pipeline (section 8): plain 1F1B T = sum c_i + (M - 1) max c_i; interleaved with v
     // chunks per rank T = sum c_i / v + (M v - 1) max c_i / v.
-    // Tail (section 8): every stage's reduce-scatter, the tied all-reduce between the end
-    // stages once both have synced, then the gradient-norm all-reduce over the whole pipeline,
-    // then every stage's optimizer step and parameter all-gather: the wait for the barrier
-    // (the longest sync, or the end stages' later sync plus the all-reduce) plus the longest
-    // step.
+    // Tail (section 8): every stage's reduce-scatter from its own last backward, which ends
+    // drain_i = sum_{j < i} t_bwd,j / v before stage 0's (the cool-down hands the last
+    // gradient down the pipeline), the tied all-reduce between the end stages once both have
+    // synced, then the gradient-norm all-reduce over the whole pipeline, then every stage's
+    // optimizer step and parameter all-gather: the wait for the barrier (the latest sync end,
+    // or the end stages' later sync end plus the all-reduce, from stage 0's last backward)
+    // plus the longest step.
+    setDrains(pred.stages, vpp);
     // Tied embeddings (section 7.1): the end stages' all-reduce, shown on the two stages that
     // run it.
     const double tied = P > 1 ? tiedEmbeddingSync(plan.stages.front(), plan.stages.back(), plan.distributed_optimizer) : 0.0;

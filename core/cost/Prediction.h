@@ -79,11 +79,29 @@ struct StageEstimate {
     // end stages' syncs and the barrier, is neither (barrierWait).
     double beforeBarrier() const { return std::max(0.0, dp_sync - embedding_sync - param_gather); }
     double afterBarrier() const { return optimizer + param_gather; }
+    // How long before stage 0's last backward this stage's last backward ends: the backward of
+    // one micro-batch of every stage before it, one chunk's share with interleaving (1F1B's
+    // cool-down hands the last gradient down the pipeline). Its sync starts there, not when
+    // the whole pipeline has drained (docs/cost-model.md section 8). Set by CostModel::estimate.
+    double drain = 0;
+    // Its sync counted from the end of stage 0's last backward (may be negative: it ends earlier).
+    double syncAfterPipeline() const { return beforeBarrier() - drain; }
     double model_flops = 0;        // model FLOPs of one micro-batch on this stage (all replicas)
     MemoryBreakdown memory;        // one device of the stage
     std::vector<std::string> notes;  // which numbers came from a profile table and which from defaults
     bool from_profile = false;       // at least one number of the stage came from the profile
 };
+
+// Sets every stage's drain (StageEstimate::drain): the backward of one micro-batch of every
+// stage before it, one chunk's share with v virtual stages per rank (CostModel::estimate).
+inline void setDrains(std::vector<StageEstimate>& stages, int vpp)
+{
+    double drain = 0;
+    for (StageEstimate& st : stages) {
+        st.drain = drain;
+        drain += st.t_bwd / std::max(1, vpp);
+    }
+}
 
 struct TimeBreakdown {
     double compute = 0;
@@ -166,23 +184,24 @@ inline int nearlyFullStage(const Prediction& p, double share = 0.95)
     return fullest;
 }
 
-// When the last stage reaches the gradient-norm barrier, counted from the drained pipeline
-// (docs/cost-model.md section 8): every stage's sync runs from there, and with tied embeddings
-// the two end stages all-reduce the embedding gradient once the later of their two syncs has
-// ended. So the wait is the longest sync or the end stages' later sync plus the all-reduce,
-// whichever is longer. `stage` is the stage that arrives last: on the first case the stage
-// with the longest sync (the first on ties), on the second the end stage with the longer sync
-// (stage 0 on ties), and `tied` says whether the all-reduce is part of the wait.
+// When the last stage reaches the gradient-norm barrier, counted from the end of stage 0's
+// last backward (docs/cost-model.md section 8): every stage's sync starts at its own last
+// backward, `drain` before that, and with tied embeddings the two end stages all-reduce the
+// embedding gradient once the later of their two syncs has ended. So the wait is the latest
+// sync end or the end stages' later sync end plus the all-reduce, whichever is later, never
+// less than stage 0's own sync. `stage` is the stage that arrives last: on the first case the
+// stage whose sync ends last (the first on ties), on the second the end stage whose sync ends
+// later (stage 0 on ties), and `tied` says whether the all-reduce is part of the wait.
 struct BarrierWait {
     int stage = -1;
     double time = 0;
     bool tied = false;
 };
 
-// The wait itself, from the longest sync, the end stages' later sync and their all-reduce
-// (0 without tied embeddings): the one formula the cost model, the trace (placeTails) and the
-// search (HS-DP closing a pipeline) share. Without an all-reduce it is the longest sync, the
-// same number.
+// The wait itself, from the latest sync end, the end stages' later sync end (both counted
+// from the end of stage 0's last backward) and their all-reduce (0 without tied embeddings):
+// the one formula the cost model, the trace (placeTails) and the search (HS-DP closing a
+// pipeline) share. Without an all-reduce it is the latest sync end, the same number.
 inline double barrierWaitTime(double longestSync, double endsSync, double allReduce)
 {
     return allReduce > 0 ? std::max(longestSync, endsSync + allReduce) : longestSync;
@@ -191,17 +210,17 @@ inline double barrierWaitTime(double longestSync, double endsSync, double allRed
 inline BarrierWait barrierWait(const Prediction& p)
 {
     BarrierWait w;
-    w.stage = detail::firstLargestStage(p.stages, [](const StageEstimate& e) { return e.beforeBarrier(); });
+    w.stage = detail::firstLargestStage(p.stages, [](const StageEstimate& e) { return e.syncAfterPipeline(); });
     if (w.stage < 0)
         return w;
-    const double longest = p.stages[static_cast<std::size_t>(w.stage)].beforeBarrier();
+    const double longest = p.stages[static_cast<std::size_t>(w.stage)].syncAfterPipeline();
     const StageEstimate& first = p.stages.front();
     const StageEstimate& last = p.stages.back();
     const double allReduce = p.stages.size() > 1 ? std::max(first.embedding_sync, last.embedding_sync) : 0.0;
-    const double ends = std::max(first.beforeBarrier(), last.beforeBarrier());
+    const double ends = std::max(first.syncAfterPipeline(), last.syncAfterPipeline());
     w.time = barrierWaitTime(longest, ends, allReduce);
     if (allReduce > 0 && ends + allReduce >= longest) {
-        w.stage = last.beforeBarrier() > first.beforeBarrier() ? static_cast<int>(p.stages.size()) - 1 : 0;
+        w.stage = last.syncAfterPipeline() > first.syncAfterPipeline() ? static_cast<int>(p.stages.size()) - 1 : 0;
         w.tied = true;
     }
     return w;

@@ -169,9 +169,9 @@ double closedFormPipelineTime(const std::vector<double>& t_fwd, const std::vecto
 }
 
 namespace {
-// The wait for the gradient-norm barrier from the drained pipeline (barrierWait in
-// Prediction.h: the longest sync, or the end stages' later sync plus their all-reduce) and
-// the longest step after it.
+// The wait for the gradient-norm barrier from the end of stage 0's last backward (barrierWait
+// in Prediction.h: the latest sync end, or the end stages' later sync end plus their
+// all-reduce) and the longest step after it.
 struct TailMaxima {
     double wait = 0, step = 0;
 };
@@ -180,9 +180,9 @@ TailMaxima tailMaxima(const std::vector<StageTail>& tails)
     TailMaxima m;
     double longest = 0, ends = 0, allReduce = 0;
     for (const StageTail& t : tails) {
-        longest = std::max(longest, t.sync);
+        longest = std::max(longest, t.sync - t.drain);
         if (t.embedding > 0) {
-            ends = std::max(ends, t.sync);
+            ends = std::max(ends, t.sync - t.drain);
             allReduce = std::max(allReduce, t.embedding);
         }
         m.step = std::max(m.step, t.optimizer + t.gather);
@@ -211,7 +211,7 @@ std::vector<TailSpan> placeTails(const Schedule& schedule, const std::vector<Sta
     for (std::size_t i = 0; i < n; ++i) {
         TailSpan& s = out[i];
         s.wait_start = laneEnd[i];
-        s.sync_start = std::max(pipelineEnd, laneEnd[i]);
+        s.sync_start = std::max(pipelineEnd - tails[i].drain, laneEnd[i]);
         s.sync_end = s.sync_start + tails[i].sync;
         if (tails[i].embedding > 0)
             syncsDone = std::max(syncsDone, s.sync_end);
@@ -277,12 +277,14 @@ std::string toChromeTrace(const Schedule& schedule, const std::vector<std::strin
     const std::vector<TailSpan> spans = placeTails(schedule, tails, iterationTime);
     for (std::size_t i = 0; i < spans.size(); ++i) {
         const TailSpan& s = spans[i];
+        // Spans under a picosecond are rounding (the closed form's end of a lane less its
+        // drain against the simulator's end of the same lane), not waits.
         auto add = [&](const char* name, const char* cat, double start, double end) {
-            if (end - start > 0)
+            if (end - start > 1e-12)
                 emit({{"name", name}, {"cat", cat}, {"ph", "X"}, {"pid", 0}, {"tid", static_cast<int>(i)},
                                   {"ts", start * 1e6}, {"dur", (end - start) * 1e6}});
         };
-        add("wait for the pipeline to drain", "wait", s.wait_start, s.sync_start);
+        add("wait for the closed form's last backward", "wait", s.wait_start, s.sync_start);
         add("data-parallel sync", "dp-sync", s.sync_start, s.sync_end);
         add("wait for the other end's sync", "wait", s.sync_end, s.embedding_start);
         add("tied-embedding all-reduce", "embedding-sync", s.embedding_start, s.embedding_end);

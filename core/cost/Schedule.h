@@ -52,17 +52,22 @@ struct StageTail {
     double embedding = 0;
     double optimizer = 0;
     double gather = 0;
+    // How long before stage 0's last backward the stage's own ends (StageEstimate::drain).
+    double drain = 0;
 };
 
 // Where the tails sit in an iteration of the given time. The iteration counts
-// T = P + max(max_i sync_i, max(sync_0, sync_last) + AR) + max_i (optimizer_i + gather_i), P
-// the closed-form end of the pipeline: every stage starts its sync at P (after waiting there
-// from its own last backward), the end stages all-reduce the tied embedding after both their
-// syncs, every stage waits for the gradient-norm all-reduce, which spans the pipeline and ends
-// when the last sync or all-reduce ends (at least at T less the longest step), then steps its
-// optimizer and gathers its parameters. The longest step then ends at T.
+// T = P + max(max_i (sync_i - drain_i), max(sync_0, sync_last - drain_last) + AR)
+//       + max_i (optimizer_i + gather_i),
+// P the closed-form end of stage 0's last backward: every stage starts its sync at the
+// closed-form end of its own last backward, P - drain_i (after waiting there from its
+// simulated last backward when that ends earlier), the end stages all-reduce the tied
+// embedding after both their syncs, every stage waits for the gradient-norm all-reduce, which
+// spans the pipeline and ends when the last sync or all-reduce ends (at least at T less the
+// longest step), then steps its optimizer and gathers its parameters. The longest step then
+// ends at T.
 struct TailSpan {
-    double wait_start = 0;   // the stage's last backward; waits until sync_start
+    double wait_start = 0;   // the stage's simulated last backward; waits until sync_start
     double sync_start = 0, sync_end = 0;
     double embedding_start = 0, embedding_end = 0;   // equal when the stage has no all-reduce
     // The gradient-norm barrier: the stage waits from embedding_end until optimizer_start.
@@ -72,10 +77,11 @@ struct TailSpan {
 // The tail of a stage as CostModel::estimate costs it.
 inline StageTail stageTail(const StageEstimate& e)
 {
-    return {e.beforeBarrier(), e.embedding_sync, e.optimizer, e.param_gather};
+    return {e.beforeBarrier(), e.embedding_sync, e.optimizer, e.param_gather, e.drain};
 }
 std::vector<TailSpan> placeTails(const Schedule& schedule, const std::vector<StageTail>& tails, double iterationTime);
-// P above: the iteration time less the wait for the barrier and the longest step.
+// P above (the end of stage 0's last backward): the iteration time less the wait for the
+// barrier and the longest step.
 double drainedPipelineEnd(const std::vector<StageTail>& tails, double iterationTime);
 
 // Writes the schedule as Chrome/Perfetto trace-event JSON ("traceEvents", "X" events,

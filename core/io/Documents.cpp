@@ -584,8 +584,10 @@ RankedPlan readRankedPlan(const JsonNode& n, bool savedPlan = false)
         n.warnUnknownKeys({"plan", "prediction"});
     RankedPlan r;
     r.plan = readPlanObject(n.object("plan"));
-    if (auto p = n.optObject("prediction"))
+    if (auto p = n.optObject("prediction")) {
         r.prediction = readPredictionObject(*p);
+        setDrains(r.prediction.stages, r.plan.vpp);   // derived from the stages' backward, not stored
+    }
     return r;
 }
 
@@ -869,8 +871,10 @@ PlanDocument readPlan(std::string_view text, const std::string& fileName, Warnin
             n.fail("plan", "the document holds no plan: the search found none (search.no_plan_reason: "
                                + s->optString("no_plan_reason") + ")");
     d.plan = readPlanObject(n.object("plan"));
-    if (auto p = n.optObject("prediction"))
+    if (auto p = n.optObject("prediction")) {
         d.prediction = readPredictionObject(*p);
+        setDrains(d.prediction->stages, d.plan.vpp);
+    }
     if (auto s = n.optObject("search"))
         d.search = readSearchObject(*s);
     return d;

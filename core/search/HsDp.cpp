@@ -54,15 +54,21 @@ struct EntryRef {
 };
 
 // Whether partial plan y completes to a plan no slower than x does, whatever the stages still
-// to come (docs/search.md section 3): they add the same sum and raise both plans' maxima to
-// the same values at most, so y's larger C, A or B costs it at most (M - 1)(C_y - C_x),
-// A_y - A_x and B_y - B_x, which its smaller S must pay for. A and L enter the objective in
-// one maximum (the wait for the barrier), so together they cost y at most the larger of
-// A_y - A_x and L_y - L_x. Implied by Pareto dominance in (S, C, A, B, L), and transitive, as
-// the one-pass insertion needs.
-inline bool dominates(double m1, const EntryRef& y, const EntryRef& x)
+// to come (docs/search.md section 3): they add the same sum, raise both plans' maxima to the
+// same values at most and lower both A and L by the same backward times (the drain), so y's
+// larger C, A or B costs it at most (M - 1)(C_y - C_x), A_y - A_x and B_y - B_x, which its
+// smaller S must pay for. A and L enter the objective in one maximum (the wait for the
+// barrier), so together they cost y at most the larger of A_y - A_x and L_y - L_x. Implied by
+// Pareto dominance in (S, C, A, B, L), and transitive, as the one-pass insertion needs.
+// The stages still to come drain at least `drained` (their layers' least backward): the wait
+// then reads max(0, A - drained) of an A at most, and the same of L (it never drops below
+// stage 0's own sync, >= 0), so A and L are compared above that floor only (exact).
+inline bool dominates(double m1, double drained, const EntryRef& y, const EntryRef& x)
 {
-    return y.S + m1 * std::max(0.0, y.C - x.C) + std::max({0.0, y.A - x.A, y.L - x.L}) + std::max(0.0, y.B - x.B) <= x.S;
+    auto left = [drained](double v) { return std::max(0.0, v - drained); };
+    return y.S + m1 * std::max(0.0, y.C - x.C) + std::max({0.0, left(y.A) - left(x.A), left(y.L) - left(x.L)})
+        + std::max(0.0, y.B - x.B)
+        <= x.S;
 }
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
@@ -84,6 +90,10 @@ struct State {
 struct FrontItem {
     int knob;
     StageCost cost;
+    // Whether this knob's c pays for the larger L of its candidates against every later knob
+    // of the front (tied embeddings: L goes down by the stage's backward): c + max(0, bwd_h -
+    // bwd) <= c_h for every later h. Needed for it to cover an entry (apply).
+    bool coversLater = false;
 };
 
 struct FrontKey {
@@ -153,6 +163,9 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
     // run's options, without recompute, p2p, embedding or output layer (stage times are
     // sums of per-layer times plus those non-negative extras: CostModel::estimateStage).
     double floor = std::numeric_limits<double>::infinity();
+    // The same for the backward alone: j layers still to place drain at least j bwdFloor
+    // (dominates()).
+    double bwdFloor = std::numeric_limits<double>::infinity();
     const double inf0 = std::numeric_limits<double>::infinity();
     std::vector<double> rho;
     std::vector<int> probeLayers;
@@ -168,7 +181,7 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
         q.fixed_level = 0;
         q.ignore_memory = true;
         q.middle = true;
-        return m_eval.evaluate(q).c;
+        return m_eval.evaluate(q);
     };
     {
         // One layer of each kind the model has, wherever it is (a dense first layer only,
@@ -203,8 +216,10 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
                         continue;
                     const StageShape shape{h, start, d, ki, config.batch / k.dp};
                     for (int layer : probeLayers) {
-                        const double c1 = oneLayer(shape, layer);
+                        const StageCost one = oneLayer(shape, layer);
+                        const double c1 = one.c;
                         floor = std::min(floor, c1);
+                        bwdFloor = std::min(bwdFloor, one.bwd);
                         double& r = rho[static_cast<std::size_t>(h)];
                         r = std::min(r, c1 * d);
                     }
@@ -223,6 +238,8 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
             floor = 0;
             std::fill(rho.begin(), rho.end(), 0.0);
         }
+        if (!(bwdFloor < std::numeric_limits<double>::infinity()))
+            bwdFloor = 0;
     }
     // A floor on the bottleneck of the stages still to come: j layers on the devices left,
     // a stage of d devices of type h needing at least n rho_h / d (rho_h: the least
@@ -295,7 +312,7 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
             return it->second;
         double best = inf0;
         for (int layer : probeLayers)
-            best = std::min(best, oneLayer(sh, layer));
+            best = std::min(best, oneLayer(sh, layer).c);
         if (!(best < inf0))
             best = 0;
         knobFloors.emplace(key, best);
@@ -455,8 +472,11 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
                     const double loc = bound();
                     const double capC = capacityFloor(p);
                     std::vector<EntryRef>& own = states[static_cast<std::size_t>(si)].entries;
+                    // What the rest adds at least: its sum s >= floor j, and the wait drops
+                    // below A by no more than the rest's backward, a part of s, so s + wait >=
+                    // max(floor j, A) (docs/search.md section 3).
                     for (const EntryRef& e : own) {
-                        const double lb = e.S + floor * p.j + (M - 1) * std::max(e.C, capC) + e.A + e.B;
+                        const double lb = e.S + (M - 1) * std::max(e.C, capC) + std::max(floor * p.j, e.A) + e.B;
                         if (lb > inc || lb >= loc)
                             continue;
                         live.push_back(e);
@@ -471,11 +491,11 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
                 // One stage option (with its knob) applied to every live entry of the state.
                 // With a knob front, the knob is the front's `knobIndex`-th and an entry whose
                 // `firstCover` is below it is left out: the caller has applied that earlier
-                // knob (with exact alternatives, K earlier knobs) of the same stage option, with
-                // no larger c and a sync and a step within the entry's A and B; the candidate of
-                // each from such an entry keeps A and B and has no larger S or C, while this
-                // knob's keeps or raises them, so the earlier ones dominate (or were pruned by
-                // bounds this one cannot pass), and the sets are the same.
+                // knob (with exact alternatives, K earlier knobs) of the same stage option,
+                // whose candidate from such an entry dominates this knob's (coversAll: a step
+                // within the entry's B, and a c smaller by enough to pay for a larger A or L),
+                // so the earlier ones dominate (or were pruned by bounds this one cannot pass:
+                // the bound grows with S + A), and the sets are the same.
                 auto apply = [&](const Choice& c, const StageCost& sc, std::size_t knobIndex = 0) {
                     auto covered = [&](std::size_t li) { return knobIndex > 0 && firstCover[li] < knobIndex; };
                     if (sc.c > cap) {
@@ -488,15 +508,19 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
                     const double capC = first ? 0.0 : capacityFloor(q2);
                     if (capC == std::numeric_limits<double>::infinity())
                         return;   // layers left but no device left
+                    // What the stages before this one drain at least (dominates()).
+                    const double drained = bwdFloor * q2.j;
                     const double inc = control.incumbent ? control.incumbent->bound() : std::numeric_limits<double>::infinity();
                     // Every candidate of this call has C >= max(c, capC), A >= sync and B >= step,
-                    // and an entry with C, A and B within those maps onto exactly them. So the
-                    // least S of such entries, Sa, gives a candidate that dominates the
-                    // candidate of any entry with S > Sa: those are left out (the Pareto
-                    // insertion would drop them too). Not for the first stage, whose candidates
+                    // and an entry with C, A - bwd and B within those maps onto exactly them
+                    // (A = max(sync, A - bwd): the stage's backward is part of the drain of
+                    // every stage after it). So the least S of such entries, Sa, gives a
+                    // candidate that dominates the candidate of any entry with S > Sa: those
+                    // are left out (the Pareto insertion would drop them too). Not for the first stage, whose candidates
                     // are plans ranked by objective, not a Pareto set.
-                    // With tied embeddings the candidates keep their entries' L, so the one of
-                    // least S (La its L) dominates those with S > Sa + max(0, La - L). With
+                    // With tied embeddings the candidates keep their entries' L less the same
+                    // backward, so the one of least S (La its L) dominates those with
+                    // S > Sa + max(0, La - L). With
                     // exact alternatives (K plans), Sa is the K-th least such S: K candidates
                     // must dominate the ones left out (not counted with tied embeddings, where
                     // the shortcut is left out).
@@ -506,7 +530,7 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
                         lowS.clear();
                         for (std::size_t li = 0; li < live.size(); ++li) {
                             const EntryRef& e = live[li];
-                            if (e.C <= Cmin && e.A <= sc.sync && e.B <= sc.step && !covered(li)) {
+                            if (e.C <= Cmin && e.A - sc.bwd <= sc.sync && e.B <= sc.step && !covered(li)) {
                                 if (retire > 1)
                                     lowS.push_back(e.S);
                                 else if (e.S < Sa || (e.S == Sa && e.L < La)) {
@@ -530,18 +554,23 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
                         // smaller max c so far makes no difference: max(C, capC) is exact
                         // and lets more entries dominate one another.
                         const double C = std::max(std::max(e.C, sc.c), capC);
-                        const double A = std::max(e.A, sc.sync), B = std::max(e.B, sc.step);
-                        // The last stage's sync: set by the first stage placed (the pipeline's last).
-                        const double L = tiedSync ? (p.k == 0 ? sc.sync : e.L) : 0.0;
+                        // A: the latest sync end so far, counted from the end of this stage's last
+                        // backward; the syncs of the stages after it start that much earlier,
+                        // their drain (docs/cost-model.md section 8).
+                        const double A = std::max(sc.sync, e.A - sc.bwd), B = std::max(e.B, sc.step);
+                        // The last stage's sync end the same way: set by the first stage placed
+                        // (the pipeline's last).
+                        const double L = tiedSync ? (p.k == 0 ? sc.sync : e.L - sc.bwd) : 0.0;
                         // What the rest of the pipeline adds at least (strict test against the
-                        // other jobs' best: see Incumbent).
-                        const double lb = S + floor * q2.j + (M - 1) * std::max(C, capC) + A + B;
+                        // other jobs' best: see Incumbent; max(floor j, A): see the live set).
+                        const double lb = S + (M - 1) * std::max(C, capC) + std::max(floor * q2.j, A) + B;
                         if (lb >= bound() || lb > inc)
                             continue;
                         const int parent = p.k == 0 ? -1 : e.idx;
                         if (first) {
-                            // The wait for the barrier: the longest sync, or the end stages' later
-                            // sync plus the tied all-reduce (docs/cost-model.md section 8).
+                            // The wait for the barrier: the latest sync end, or the end stages' later
+                            // sync end plus the tied all-reduce (docs/cost-model.md section 8), all
+                            // from the end of this stage's last backward.
                             const double wait = barrierWaitTime(A, std::max(L, sc.sync), tiedAr);
                             // Written as lb is (q2.j = 0 here): with no all-reduce the two are the
                             // same number, which the strict incumbent test of the next bottleneck
@@ -592,11 +621,11 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
                             std::size_t kept = 0, r = 0;
                             for (; r < list.size(); ++r) {
                                 const EntryRef& o = list[r];
-                                if (mayBeDominated && dominates(m1, o, fresh)) {
+                                if (mayBeDominated && dominates(m1, drained, o, fresh)) {
                                     dominated = true;
                                     break;
                                 }
-                                if (mayDominate && dominates(m1, fresh, o))
+                                if (mayDominate && dominates(m1, drained, fresh, o))
                                     continue;   // the new entry dominates this one: drop it
                                 if (kept != r)
                                     list[kept] = o;
@@ -622,7 +651,7 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
                             const auto at = std::lower_bound(list.begin(), list.end(), S,
                                                              [](const EntryRef& o, double v) { return o.S < v; });
                             for (auto it = list.begin(); it != list.end() && it->S <= S; ++it)
-                                if (dominates(m1, *it, fresh) && ++dominators >= retireCount)
+                                if (dominates(m1, drained, *it, fresh) && ++dominators >= retireCount)
                                     break;
                             if (dominators >= retireCount)
                                 continue;
@@ -630,7 +659,7 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
                             const std::size_t place = kept;
                             for (std::size_t r = kept; r < list.size(); ++r) {
                                 EntryRef o = list[r];
-                                if (dominates(m1, fresh, o) && !dominates(m1, o, fresh)
+                                if (dominates(m1, drained, fresh, o) && !dominates(m1, drained, o, fresh)
                                     && ++o.dominators >= retireCount)
                                     continue;
                                 list[kept++] = o;
@@ -701,7 +730,7 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
                             bool any = false;
                             for (const EntryRef& e : live) {
                                 const double C = std::max(std::max(e.C, cl), capQ);
-                                const double lb = e.S + cl + floor * (p.j - c.n) + (M - 1) * C + e.A + e.B;
+                                const double lb = e.S + (M - 1) * C + std::max(cl + floor * (p.j - c.n), e.A) + e.B;
                                 if (!(lb >= loc || lb > inc)) {
                                     any = true;
                                     break;
@@ -731,7 +760,7 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
                             return;
                         }
                         // Elsewhere a stage's knobs reach the rest of the pipeline only through
-                        // (c, sync, step): keep the knobs on the Pareto front of the three (exact).
+                        // (c, bwd, sync, step): keep the knobs no other dominates (exact).
                         const FrontKey fk = frontKey(c, p, first);
                         const std::vector<FrontItem>* front = fronts.find(fk);
                         if (!front) {
@@ -760,27 +789,57 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
                                 return a.cost.step < b.cost.step;
                             });
                             // Sorted by c: a knob is dominated when one kept before it has no
-                            // larger sync and step; with exact alternatives (K plans), when K kept
-                            // before it do (each gives a distinct plan no slower than it would).
+                            // larger step and a c smaller by enough to pay for its larger sync or
+                            // smaller backward (from any entry, the two candidates then satisfy
+                            // dominates(): A and L differ by at most max(0, sync_g - sync_f,
+                            // bwd_f - bwd_g)); with exact alternatives (K plans), when K kept before
+                            // it do (each gives a distinct plan no slower than it would).
+                            auto knobDominates = [](const StageCost& g, const StageCost& f) {
+                                return g.step <= f.step && g.c + std::max({0.0, g.sync - f.sync, f.bwd - g.bwd}) <= f.c;
+                            };
                             std::vector<FrontItem> kept;
                             for (const FrontItem& f : all)
                                 if (static_cast<std::size_t>(std::count_if(kept.begin(), kept.end(), [&](const FrontItem& g) {
-                                        return g.cost.sync <= f.cost.sync && g.cost.step <= f.cost.step;
+                                        return knobDominates(g.cost, f.cost);
                                     })) < retire)
                                     kept.push_back(f);
+                            for (std::size_t g = 0; g < kept.size(); ++g) {
+                                kept[g].coversLater = true;
+                                for (std::size_t h = g + 1; h < kept.size() && kept[g].coversLater; ++h)
+                                    kept[g].coversLater = kept[g].cost.c + std::max(0.0, kept[h].cost.bwd - kept[g].cost.bwd) <= kept[h].cost.c;
+                            }
                             front = fronts.emplace(fk, std::move(kept)).first;
                         }
-                        // The front is sorted by c: an entry whose A and B already cover an
-                        // earlier knob's sync and step gains nothing from the later knobs
-                        // (apply). firstCover: the first such knob of each live entry, or with
-                        // exact alternatives (K plans) the K-th (K candidates must dominate the
-                        // later ones).
+                        // The front is sorted by c: an entry gains nothing from the knobs after
+                        // one whose candidate dominates theirs (apply). firstCover: the first such
+                        // knob of each live entry, or with exact alternatives (K plans) the K-th
+                        // (K candidates must dominate the later ones).
                         const std::size_t nf = front->size();
+                        // Knob g covers entry e when its candidate from e dominates every later
+                        // knob's: its step within e's B (B stays e's), and a c smaller by enough
+                        // to pay for its A (max(sync, A - bwd), as apply computes it) above
+                        // each later one's, and with tied embeddings for its smaller backward
+                        // (L goes down by less: FrontItem::coversLater).
+                        // A is compared above what the stages before drain at least (dominates()).
+                        const double drained = bwdFloor * (p.j - c.n);
+                        auto coversAll = [&](const EntryRef& e, std::size_t g) {
+                            const FrontItem& fg = (*front)[g];
+                            if (fg.cost.step > e.B || (tiedSync && !fg.coversLater))
+                                return false;
+                            const double Ag = std::max(0.0, std::max(fg.cost.sync, e.A - fg.cost.bwd) - drained);
+                            for (std::size_t h = g + 1; h < nf; ++h) {
+                                const StageCost& ch = (*front)[h].cost;
+                                const double Ah = std::max(0.0, std::max(ch.sync, e.A - ch.bwd) - drained);
+                                if (fg.cost.c + std::max(0.0, Ag - Ah) > ch.c)
+                                    return false;
+                            }
+                            return true;
+                        };
                         firstCover.assign(live.size(), nf);
                         for (std::size_t li = 0; nf > retire && li < live.size(); ++li) {
                             std::size_t covers = 0;
                             for (std::size_t g = 0; g + 1 < nf; ++g)
-                                if ((*front)[g].cost.sync <= live[li].A && (*front)[g].cost.step <= live[li].B && ++covers == retire) {
+                                if (coversAll(live[li], g) && ++covers == retire) {
                                     firstCover[li] = g;
                                     break;
                                 }

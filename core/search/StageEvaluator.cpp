@@ -261,6 +261,7 @@ StageCost StageEvaluator::evaluate(const StageQuery& q)
     out.fits = true;
     out.level = level;
     out.c = e.t_fwd + e.t_bwd;
+    out.bwd = e.t_bwd;
     out.sync = e.beforeBarrier();
     out.step = e.afterBarrier();
     out.compute = e.compute;

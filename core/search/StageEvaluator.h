@@ -46,6 +46,7 @@ struct StageQuery {
 struct StageCost {
     bool fits = false;
     double c = 0;           // t_fwd + t_bwd
+    double bwd = 0;         // t_bwd: what the stage adds to the drain of the stages after it
     double sync = 0;        // before the gradient-norm barrier: StageEstimate::beforeBarrier
     double step = 0;        // after it: optimizer step + parameter all-gather (afterBarrier)
     double compute = 0;

@@ -20,9 +20,10 @@ namespace hapmoe::ui {
 namespace {
 
 // What the breakdown's DP sync and optimizer bars are made of (CostModel::estimate): the
-// longest sync before the gradient-norm barrier, the tied embeddings' all-reduce when the end
+// sync that ends last before the gradient-norm barrier (its part after stage 0's last
+// backward), the tied embeddings' all-reduce when the end
 // stages reach the barrier last with it, the longest optimizer step and parameter all-gather
-// after it. "+ the longest tail (S0: DP sync
+// after it. "+ the tail of S0 (DP sync
 // + optimizer)" when one stage has both, naming only the parts there are: a stage of DP 1
 // has no DP sync, a 0 s part would only mislead.
 QStringList tailTexts(const Prediction& prediction, int syncer, int stepper)
@@ -39,18 +40,18 @@ QStringList tailTexts(const Prediction& prediction, int syncer, int stepper)
     if (st && st->param_gather > 0 && (syncer != stepper || !sync))
         step << BreakdownView::tr("all-gather");
     // The tied embeddings' all-reduce counts when the end stages reach the barrier last with
-    // it (barrierWait); behind a middle stage's longer sync it costs nothing.
+    // it (barrierWait); behind a middle stage's later sync it costs nothing.
     const QString tied = barrierWait(prediction).tied ? BreakdownView::tr("+ tied-embedding all-reduce (S0, S%1)").arg(n - 1) : QString();
     QStringList out;
     if (sync && st && st->afterBarrier() > 0 && syncer == stepper) {
-        out << (step.isEmpty() ? BreakdownView::tr("+ the longest tail (S%1: DP sync)").arg(syncer)
-                               : BreakdownView::tr("+ the longest tail (S%1: DP sync + %2)").arg(syncer).arg(step.join(QStringLiteral(" + "))));
+        out << (step.isEmpty() ? BreakdownView::tr("+ the tail of S%1 (DP sync)").arg(syncer)
+                               : BreakdownView::tr("+ the tail of S%1 (DP sync + %2)").arg(syncer).arg(step.join(QStringLiteral(" + "))));
         if (!tied.isEmpty())
             out << tied;
         return out;
     }
     if (sync)
-        out << BreakdownView::tr("+ the longest DP sync (S%1)").arg(syncer);
+        out << BreakdownView::tr("+ the last DP sync to end (S%1)").arg(syncer);
     if (!tied.isEmpty())
         out << tied;
     if (!step.isEmpty())
@@ -393,7 +394,7 @@ void BreakdownView::setPlan(const Plan& plan, const Prediction& prediction)
     } else {
         // TimeBreakdown (CostModel::estimate): compute, TP and dispatch are the bottleneck
         // stage's per micro-batch times M, the bubble is what the pipeline adds to that,
-        // and DP sync and optimizer are the longest sync, the tied all-reduce and the longest
+        // and DP sync and optimizer are the sync that ends last, the tied all-reduce and the longest
         // step (tailTexts). On several lines (fitTitle), so that a narrow chart does not cut
         // it off.
         m_titleParts = QStringList{tr("Iteration %1").arg(style::formatSeconds(prediction.iteration_time_s)),

@@ -90,7 +90,7 @@ private:
     Prediction m_prediction;
     bool m_dispatchShown = true;
     QVector<QCPItemText*> m_barLabels;
-    QStringList m_titleParts;   // "Iteration …", "= bottleneck …", "+ the longest tail …"
+    QStringList m_titleParts;   // "Iteration …", "= bottleneck …", "+ the tail of …"
     QString m_emptyText = tr("No plan to show: run a search and select a plan");
 };
 

@@ -92,12 +92,13 @@ PlanTimeline buildPlanTimeline(const Plan& plan, const Prediction& prediction)
     tl.iterationEnd = std::max(prediction.iteration_time_s, tl.pipelineEnd);
 
     tl.bottleneck = bottleneck;
-    // The longest sync and the longest step as CostModel::estimate picks them, when there are.
+    // The last sync and the longest step as CostModel::estimate picks them, when there are.
     const int syncer = syncStage(prediction), stepper = stepStage(prediction);
     tl.syncLane = prediction.stages[static_cast<size_t>(syncer)].beforeBarrier() > 0 ? syncer : -1;
     tl.stepLane = prediction.stages[static_cast<size_t>(stepper)].afterBarrier() > 0 ? stepper : -1;
-    // T = T_pipe + longest sync + all-reduce + longest step (docs/cost-model.md section 8):
-    // the syncs start at T_pipe, placed by the core as the CLI's trace places them.
+    // T = T_pipe + wait for the barrier + longest step (docs/cost-model.md section 8): each
+    // sync starts at its stage's last backward, placed by the core as the CLI's trace places
+    // them.
     tl.syncStart = drainedPipelineEnd(tl.tailInputs, tl.iterationEnd);
     tl.tailSpans = placeTails(tl.schedule, tl.tailInputs, tl.iterationEnd);
     return tl;

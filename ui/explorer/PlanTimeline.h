@@ -27,16 +27,17 @@ struct PlanTimeline {
     std::vector<QString> deviceTypes;
     QStringList stageNames;         // "S0 · H800 · L0-11"
     int bottleneck = 0;
-    // The stage with the longest data-parallel sync before the gradient-norm barrier, and the
+    // The stage whose data-parallel sync before the gradient-norm barrier ends last, and the
     // one with the longest optimizer step and parameter all-gather after it (the iteration
     // waits for both: docs/cost-model.md section 8); -1 when no stage has one.
     int syncLane = -1;
     int stepLane = -1;
     double pipelineEnd = 0;         // makespan of the simulator
-    // Where the cost model starts every stage's DP sync: its closed-form pipeline time P,
-    // the iteration time less the longest sync, the tied-embedding all-reduce and the longest
-    // step (docs/cost-model.md section 8). A lane done before P waits there; one whose
-    // simulated last backward ends later starts its sync then (placeTails).
+    // The closed-form end of stage 0's last backward, P: the iteration time less the wait for
+    // the gradient-norm barrier and the longest step (docs/cost-model.md section 8). Each
+    // stage's DP sync starts at the closed-form end of its own last backward, P less its drain;
+    // a lane whose simulated last backward ends earlier waits there, one that ends later
+    // starts its sync then (placeTails).
     double syncStart = 0;
     // Per stage: own sync, tied all-reduce, optimizer step, parameter all-gather (stageTail).
     std::vector<StageTail> tailInputs;

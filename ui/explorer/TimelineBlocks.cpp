@@ -258,9 +258,9 @@ void TimelineBlocks::drawBlocks(QCPPainter* painter)
 void TimelineBlocks::drawTail(QCPPainter* painter)
 {
     const QCPRange range = keyAxis()->range();
-    // DP sync, optimizer step and parameter all-gather once the pipeline has drained; the
-    // lane is left in its tint where the stage waits (for the pipeline to drain, the other
-    // end stage's sync, the gradient-norm all-reduce).
+    // DP sync from the stage's last backward, optimizer step and parameter all-gather; the
+    // lane is left in its tint where the stage waits (for the closed form's end of its last
+    // backward, the other end stage's sync, the gradient-norm all-reduce).
     // The pale tail colours get a darker outline of their own hue, so that they stand out
     // from the pale lane tint of any device type.
     auto segment = [&](double a, double b, int s, const QBrush& brush, bool outlined) {

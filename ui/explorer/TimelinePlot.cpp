@@ -110,7 +110,7 @@ void TimelinePlot::updateLayout()
     style::fitLegendColumns(legend, width());
     QCustomPlot::updateLayout();
     // Lanes lower than a line of text: only every k-th lane is named (the bottleneck and
-    // the longest sync and step first), so that the names do not run into each other. The names
+    // the last sync and the longest step first), so that the names do not run into each other. The names
     // change the axis' width, not the lanes' height, so one more pass settles it.
     if (fitLaneLabels())
         QCustomPlot::updateLayout();
@@ -217,10 +217,14 @@ void TimelinePlot::setTimeline(const PlanTimeline& timeline)
     m_laneLabelForm = 0;
     m_syncLane = m_stepLane = -1;
     // The stages whose DP sync before the gradient-norm barrier and whose optimizer step after
-    // it the iteration waits for, when that part is a noticeable share of it.
+    // it the iteration waits for, when that part is a noticeable share of it: of the sync, what
+    // runs past the end of stage 0's last backward.
     const auto noticeable = [&](double seconds) { return seconds >= 0.05 * timeline.iterationEnd; };
-    if (timeline.syncLane >= 0 && noticeable(timeline.tailInputs[static_cast<size_t>(timeline.syncLane)].sync))
-        m_syncLane = timeline.syncLane;
+    if (timeline.syncLane >= 0) {
+        const StageTail& t = timeline.tailInputs[static_cast<size_t>(timeline.syncLane)];
+        if (noticeable(t.sync - t.drain))
+            m_syncLane = timeline.syncLane;
+    }
     if (timeline.stepLane >= 0) {
         const StageTail& t = timeline.tailInputs[static_cast<size_t>(timeline.stepLane)];
         if (noticeable(t.optimizer + t.gather))
@@ -234,11 +238,9 @@ void TimelinePlot::setTimeline(const PlanTimeline& timeline)
         QStringList marks;
         if (s == timeline.bottleneck)
             marks << tr("bottleneck");
-        if (s == m_syncLane && s == m_stepLane)
-            marks << tr("longest tail");
-        else if (s == m_syncLane)
-            marks << tr("longest sync");
-        else if (s == m_stepLane)
+        if (s == m_syncLane)
+            marks << tr("last sync");
+        if (s == m_stepLane)
             marks << tr("longest step");
         const QString mark = marks.isEmpty() ? QString() : QStringLiteral("  ◀ ") + marks.join(QStringLiteral(", "));
         for (int f = 0; f < 2; ++f)
@@ -367,8 +369,9 @@ QString TimelinePlot::toolTipAt(const QPoint& pos) const
         const TailSpan& tail = tl.tailOf(s);
         const QString stage = tl.stageNames.value(s).toHtmlEscaped();
         if (t >= tail.wait_start && t < tail.sync_start)
-            return tr("<b>Waiting</b> for the pipeline to drain: the model starts every stage's data-parallel sync "
-                      "when the pipeline has drained, at %1<br>%2")
+            return tr("<b>Waiting</b>: the iteration time counts this stage's last backward as ending at %1 "
+                      "(the closed form of 1F1B, which the simulated blocks beat here), and its data-parallel sync "
+                      "from there<br>%2")
                 .arg(style::formatSeconds(tail.sync_start), stage);
         if (t >= tail.sync_start && t < tail.sync_end)
             return tr("<b>Data-parallel gradient sync</b> (exposed part)<br>%1<br>%2").arg(stage, style::formatSeconds(tail.sync_end - tail.sync_start));

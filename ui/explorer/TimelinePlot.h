@@ -84,8 +84,8 @@ private:
     static constexpr double kLaneLabelShare = 0.3;
     int m_laneLabelForm = 0;
     int m_laneLabelEvery = 1;             // every how many lanes one is named
-    int m_syncLane = -1;                  // the lane marked "longest sync" (or "longest tail")
-    int m_stepLane = -1;                  // the lane marked "longest step" (or "longest tail")
+    int m_syncLane = -1;                  // the lane marked "last sync"
+    int m_stepLane = -1;                  // the lane marked "longest step"
     double m_limit = 1;
     QString m_emptyText = tr("No plan to show: run a search and select a plan");
     bool m_bounding = false;

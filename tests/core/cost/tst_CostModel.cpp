@@ -1416,8 +1416,9 @@ void TestCostModel::tiedAllReduceHidesBehindALongerSync()
 {
     // The end stages' all-reduce of the tied embedding starts once both ends have synced, and
     // the gradient-norm barrier waits for the last stage to arrive: a middle stage whose sync
-    // is longer than the ends' later sync plus the all-reduce hides it (docs/cost-model.md
-    // section 8): T = T_pipe + max(max_i sync_i, max(sync_0, sync_2) + AR) + max_i step_i.
+    // ends later than the ends' later sync plus the all-reduce hides it (docs/cost-model.md
+    // section 8): T = T_pipe + max(max_i (sync_i - drain_i), max(sync_0, sync_2 - drain_2) +
+    // AR) + max_i step_i.
     // LLaMA-7B with tied embeddings: 2 layers on a 910B node (TP 8, DP 1: no sync), 28 on an
     // H800 node (TP 1, DP 8, the reduce-scatter exposed: about 0.13 s, 28/16 of the 76 ms of
     // tailWaitsAtTheGradientNormBarrier), 2 on a second 910B node (TP 8, DP 1). The two 910B
@@ -1449,14 +1450,21 @@ void TestCostModel::tiedAllReduceHidesBehindALongerSync()
     QCOMPARE(s0.beforeBarrier(), 0.0);
     QCOMPARE(s2.beforeBarrier(), 0.0);
     QVERIFY2(s1.beforeBarrier() > ar + 0.05, qPrintable(QStringLiteral("%1 s vs %2 s").arg(s1.beforeBarrier()).arg(ar)));
+    // The middle's sync starts at its own last backward, stage 0's backward (2 layers on the
+    // 910B, about 59 ms) before stage 0's: about 68 ms of it runs past the pipeline, still
+    // more than the all-reduce after the ends' syncs.
+    QCOMPARE(s1.drain, s0.t_bwd);
+    QCOMPARE(s2.drain, s0.t_bwd + s1.t_bwd);
+    QCOMPARE(s1.syncAfterPipeline(), s1.beforeBarrier() - s0.t_bwd);
+    QVERIFY2(s1.syncAfterPipeline() > ar + 0.05, qPrintable(QStringLiteral("%1 s vs %2 s").arg(s1.syncAfterPipeline()).arg(ar)));
     const BarrierWait wait = barrierWait(p);
     QCOMPARE(wait.stage, 1);
     QVERIFY(!wait.tied);
-    QCOMPARE(wait.time, s1.beforeBarrier());
+    QCOMPARE(wait.time, s1.syncAfterPipeline());
     const double pipe = closedFormPipelineTime({s0.t_fwd, s1.t_fwd, s2.t_fwd}, {s0.t_bwd, s1.t_bwd, s2.t_bwd}, 2);
     const StageEstimate& stepper = p.stages[static_cast<std::size_t>(stepStage(p))];
-    QVERIFY(std::fabs(p.iteration_time_s - (pipe + s1.beforeBarrier() + stepper.afterBarrier())) < 1e-12);
-    QVERIFY(std::fabs(p.breakdown.dp_sync - (s1.beforeBarrier() + stepper.param_gather)) < 1e-12);
+    QVERIFY(std::fabs(p.iteration_time_s - (pipe + s1.syncAfterPipeline() + stepper.afterBarrier())) < 1e-12);
+    QVERIFY(std::fabs(p.breakdown.dp_sync - (s1.syncAfterPipeline() + stepper.param_gather)) < 1e-12);
     // The trace places the all-reduce between the ends' syncs and the barrier, which the
     // middle stage reaches last; every stage steps from there.
     std::vector<StageTail> tails;
@@ -2001,30 +2009,39 @@ void TestCostModel::chromeTrace()
 
     // Tails (Schedule.h placeTails). Two stages, 2 micro-batches, forward 1 ms, backward 2 ms:
     // stage 1 runs F0 [1, 2], B0 [2, 4], F1 [4, 5], B1 [5, 7]; stage 0 ends with B1 [7, 9], so the
-    // pipeline (closed form 6 + 1 x 3 = 9 ms) ends at 9 ms. Syncs 1 and 0.5 ms, optimizer 1 and
-    // 3 ms, and stage 0 gathers its parameters for 0.5 ms after its step: no stage steps before
-    // the gradient-norm all-reduce, after the longer sync, so T = 9 + 1 + max(1.5, 3) = 13 ms.
-    // Stage 1 waits from 7 to 9 ms, syncs until 9.5, waits for the barrier until 10 and steps
-    // until 13 = T; stage 0 syncs until 10, steps until 11 and gathers until 11.5.
+    // pipeline (closed form 6 + 1 x 3 = 9 ms) ends at 9 ms, stage 1's part of it 2 ms (stage
+    // 0's backward, its drain) earlier. Syncs 1 and 0.5 ms, optimizer 1 and 3 ms, and stage 0
+    // gathers its parameters for 0.5 ms after its step: no stage steps before the
+    // gradient-norm all-reduce, after stage 0's sync, the later to end, so T = 9 + max(1,
+    // 0.5 - 2) + max(1.5, 3) = 13 ms. Stage 1 syncs from 7 to 7.5 ms, waits for the barrier
+    // until 10 and steps until 13 = T; stage 0 syncs until 10, steps until 11 and gathers
+    // until 11.5.
     const Schedule sched = simulatePipeline(in);
-    const std::vector<StageTail> tails = {{1e-3, 0, 1e-3, 0.5e-3}, {0.5e-3, 0, 3e-3, 0}};
+    const std::vector<StageTail> tails = {{1e-3, 0, 1e-3, 0.5e-3, 0}, {0.5e-3, 0, 3e-3, 0, 2e-3}};
     QVERIFY(std::fabs(drainedPipelineEnd(tails, 13e-3) - 9e-3) < 1e-15);
     std::vector<TailSpan> t = placeTails(sched, tails, 13e-3);
     QCOMPARE(t.size(), std::size_t(2));
-    QVERIFY(std::fabs(t[1].wait_start - 7e-3) < 1e-15 && std::fabs(t[1].sync_start - 9e-3) < 1e-15);
-    QVERIFY(std::fabs(t[1].sync_end - 9.5e-3) < 1e-15 && std::fabs(t[1].optimizer_start - 10e-3) < 1e-15);
+    QVERIFY(std::fabs(t[1].wait_start - 7e-3) < 1e-15 && std::fabs(t[1].sync_start - 7e-3) < 1e-15);
+    QVERIFY(std::fabs(t[1].sync_end - 7.5e-3) < 1e-15 && std::fabs(t[1].optimizer_start - 10e-3) < 1e-15);
     QVERIFY(std::fabs(t[1].optimizer_end - 13e-3) < 1e-15 && t[1].gather_end == t[1].gather_start);
     QVERIFY(std::fabs(t[0].sync_start - 9e-3) < 1e-15 && std::fabs(t[0].optimizer_end - 11e-3) < 1e-15);
     QVERIFY(std::fabs(t[0].gather_start - 11e-3) < 1e-15 && std::fabs(t[0].gather_end - 11.5e-3) < 1e-15);
+    // A longer sync on stage 1 hides behind stage 0's last backward while it ends by 10 ms:
+    // 2.5 ms leaves T at 13 ms (counted from the drained pipeline it would be 9 + 2.5 + 3 =
+    // 14.5), 3.5 ms ends at 10.5 and gives T = 9 + 1.5 + 3 = 13.5 ms.
+    QVERIFY(std::fabs(drainedPipelineEnd({tails[0], {2.5e-3, 0, 3e-3, 0, 2e-3}}, 13e-3) - 9e-3) < 1e-15);
+    QVERIFY(std::fabs(drainedPipelineEnd({tails[0], {3.5e-3, 0, 3e-3, 0, 2e-3}}, 13.5e-3) - 9e-3) < 1e-15);
     // Tied embeddings, 0.2 ms all-reduce after both end stages' syncs (0.5 ms each): T = 9 +
-    // 0.5 + 0.2 + 3 = 12.7 ms; both all-reduce over [9.5, 9.7], then step from 9.7, and stage
-    // 1's step ends at 12.7.
-    t = placeTails(sched, {{0.5e-3, 0.2e-3, 1e-3}, {0.5e-3, 0.2e-3, 3e-3}}, 12.7e-3);
+    // 0.5 + 0.2 + 3 = 12.7 ms; stage 1 syncs over [7, 7.5] and waits for stage 0's sync, both
+    // all-reduce over [9.5, 9.7], then step from 9.7, and stage 1's step ends at 12.7.
+    t = placeTails(sched, {{0.5e-3, 0.2e-3, 1e-3, 0, 0}, {0.5e-3, 0.2e-3, 3e-3, 0, 2e-3}}, 12.7e-3);
+    QVERIFY(std::fabs(t[1].sync_end - 7.5e-3) < 1e-15);
     QVERIFY(std::fabs(t[0].embedding_start - 9.5e-3) < 1e-15 && std::fabs(t[1].embedding_end - 9.7e-3) < 1e-15);
     QVERIFY(std::fabs(t[0].optimizer_start - 9.7e-3) < 1e-15 && std::fabs(t[0].optimizer_end - 10.7e-3) < 1e-15);
     QVERIFY(std::fabs(t[1].optimizer_end - 12.7e-3) < 1e-15);
     const std::string withTails = toChromeTrace(sched, {"H800", "910B"}, tails, 13e-3);
-    QVERIFY(withTails.find("\"name\":\"wait for the pipeline to drain\"") != std::string::npos);
+    // Equal stages: the simulator ends every lane where the closed form does, nothing to wait for.
+    QVERIFY(withTails.find("\"name\":\"wait for the closed form's last backward\"") == std::string::npos);
     bool stepFound = false, barrierFound = false, gatherFound = false;
     for (const QJsonValue& ev : QJsonDocument::fromJson(QByteArray::fromStdString(withTails)).object()["traceEvents"].toArray()) {
         const QJsonObject e = ev.toObject();
@@ -2039,8 +2056,8 @@ void TestCostModel::chromeTrace()
         }
         if (name == QLatin1String("wait for the gradient-norm all-reduce")) {
             barrierFound = true;
-            QCOMPARE(tid, 1);   // stage 0's sync is the longer one: it does not wait
-            QVERIFY(at(9500, 500));
+            QCOMPARE(tid, 1);   // stage 0's sync ends later: it does not wait
+            QVERIFY(at(7500, 2500));
         }
         if (name == QLatin1String("parameter all-gather")) {
             gatherFound = true;
@@ -2049,6 +2066,24 @@ void TestCostModel::chromeTrace()
         }
     }
     QVERIFY(stepFound && barrierFound && gatherFound);
+
+    // Unequal stages, where the simulator beats the closed form: forward 1 and 0.5 ms,
+    // backward 2 and 1 ms, 2 micro-batches. Stage 0 runs F0 [0, 1], F1 [1, 2], B0 [2.5, 4.5],
+    // B1 [4.5, 6.5]; stage 1 F0 [1, 1.5], B0 [1.5, 2.5], F1 [2.5, 3], B1 [3, 4]. The closed
+    // form ends stage 0 at 4.5 + 1 x 3 = 7.5 ms and stage 1 2 ms (its drain) earlier, at 5.5:
+    // with no sync or step (T = 7.5 ms), stage 1 waits over [4, 5.5] and stage 0 over [6.5, 7.5].
+    ScheduleInput uneven;
+    uneven.t_fwd = {1e-3, 0.5e-3};
+    uneven.t_bwd = {2e-3, 1e-3};
+    uneven.microbatches = 2;
+    const Schedule ragged = simulatePipeline(uneven);
+    QVERIFY(std::fabs(ragged.makespan - 6.5e-3) < 1e-15);
+    const std::vector<StageTail> none = {{0, 0, 0, 0, 0}, {0, 0, 0, 0, 2e-3}};
+    t = placeTails(ragged, none, 7.5e-3);
+    QVERIFY(std::fabs(t[1].wait_start - 4e-3) < 1e-15 && std::fabs(t[1].sync_start - 5.5e-3) < 1e-15);
+    QVERIFY(std::fabs(t[0].wait_start - 6.5e-3) < 1e-15 && std::fabs(t[0].sync_start - 7.5e-3) < 1e-15);
+    const std::string waits = toChromeTrace(ragged, {}, none, 7.5e-3);
+    QVERIFY(waits.find("\"name\":\"wait for the closed form's last backward\"") != std::string::npos);
 }
 
 void TestCostModel::profileInterpolationLogLog()

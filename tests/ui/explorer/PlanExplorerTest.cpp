@@ -301,7 +301,8 @@ void PlanExplorerTest::hoveringAStageEmitsItsNodes()
 namespace {
 
 // Four stages of 6 layers on 2 devices of one node each, with t_f = 1 and t_b = 2 per
-// micro-batch: timelines whose shape is known by hand.
+// micro-batch: timelines whose shape is known by hand. Their drains are 0, 2, 4 and 6, as
+// CostModel::estimate sets them (setDrains).
 std::pair<Plan, Prediction> fourEqualStages(const std::string& type)
 {
     Plan plan;
@@ -313,6 +314,7 @@ std::pair<Plan, Prediction> fourEqualStages(const std::string& type)
         e.t_bwd = 2;
         pred.stages.push_back(e);
     }
+    setDrains(pred.stages, 1);
     return {plan, pred};
 }
 
@@ -348,11 +350,11 @@ void PlanExplorerTest::tiedEmbeddingAllReduceWaitsForBothEnds()
 {
     // Four equal stages (t_f = 1, t_b = 2, M = 8): stage 0's last backward ends at 33 (the
     // makespan, timelineOfEqualStagesMatchesTheClosedForm), stage 3's three backwards of 2
-    // earlier, at 27. With tied embeddings the end stages' DP sync of 0.5 holds an all-reduce
-    // of 0.25 between them. T = 33 + 0.25 (longest own sync) + 0.25 (all-reduce) + 0.125
-    // (longest optimizer step) = 33.625, so the pipeline drains at 33: stage 3 waits in
-    // [27, 33], both end stages sync their own 0.25 in [33, 33.25], the all-reduce runs on
-    // both in [33.25, 33.5], and each one's optimizer step (0.125) follows, ending at T.
+    // earlier, at 27 (its drain, 6). With tied embeddings the end stages' DP sync of 0.5
+    // holds an all-reduce of 0.25 between them. Stage 3 syncs its own 0.25 in [27, 27.25] and
+    // waits for stage 0's, in [33, 33.25]; the all-reduce runs on both in [33.25, 33.5], and
+    // each one's optimizer step (0.125) follows: T = 33 + max(0.25, 0.25 - 6) + 0.25 + 0.125
+    // = 33.625.
     auto [plan, pred] = fourEqualStages("H800");
     pred.num_microbatches = 8;
     pred.iteration_time_s = 33.625;
@@ -371,18 +373,18 @@ void PlanExplorerTest::tiedEmbeddingAllReduceWaitsForBothEnds()
     QCOMPARE(first.sync_start, 33.0);
     QCOMPARE(first.sync_end, 33.25);
     QCOMPARE(last.wait_start, 27.0);
-    QCOMPARE(last.sync_start, 33.0);
-    QCOMPARE(last.sync_end, 33.25);
+    QCOMPARE(last.sync_start, 27.0);
+    QCOMPARE(last.sync_end, 27.25);
     for (const TailSpan& t : {first, last}) {
         QCOMPARE(t.embedding_start, 33.25);
         QCOMPARE(t.embedding_end, 33.5);
         QCOMPARE(t.optimizer_end, 33.625);
     }
     // No all-reduce on the middle stages: stage 1 ends its last backward at 31, syncs in
-    // [33, 33.25], waits for the gradient-norm all-reduce, which follows the end stages'
+    // [31, 31.25], waits for the gradient-norm all-reduce, which follows the end stages'
     // all-reduce, and steps in [33.5, 33.625] with the others.
     QCOMPARE(middle.wait_start, 31.0);
-    QCOMPARE(middle.sync_start, 33.0);
+    QCOMPARE(middle.sync_start, 31.0);
     QCOMPARE(middle.embedding_start, middle.sync_end);
     QCOMPARE(middle.optimizer_start, 33.5);
     QCOMPARE(middle.optimizer_end, 33.625);
@@ -394,8 +396,9 @@ void PlanExplorerTest::tiedEmbeddingAllReduceWaitsForBothEnds()
     plot.replot();
     plot.xAxis->setRange(26.9, 33.7);
     plot.replot();
-    QVERIFY2(tipAt(plot, 30.0, 3).contains(QStringLiteral("pipeline to drain")), qPrintable(tipAt(plot, 30.0, 3)));
-    QVERIFY2(tipAt(plot, 33.1, 3).contains(QStringLiteral("Data-parallel gradient sync")), qPrintable(tipAt(plot, 33.1, 3)));
+    QVERIFY2(tipAt(plot, 27.1, 3).contains(QStringLiteral("Data-parallel gradient sync")), qPrintable(tipAt(plot, 27.1, 3)));
+    QVERIFY2(tipAt(plot, 30.0, 3).contains(QStringLiteral("other end stage")), qPrintable(tipAt(plot, 30.0, 3)));
+    QVERIFY2(tipAt(plot, 33.1, 0).contains(QStringLiteral("Data-parallel gradient sync")), qPrintable(tipAt(plot, 33.1, 0)));
     QVERIFY2(tipAt(plot, 33.4, 3).contains(QStringLiteral("all-reduce")), qPrintable(tipAt(plot, 33.4, 3)));
     QVERIFY2(tipAt(plot, 33.4, 1).contains(QStringLiteral("gradient-norm all-reduce")), qPrintable(tipAt(plot, 33.4, 1)));
     QVERIFY2(tipAt(plot, 33.6, 1).contains(QStringLiteral("Optimizer step")), qPrintable(tipAt(plot, 33.6, 1)));
@@ -405,18 +408,19 @@ void PlanExplorerTest::longestTailEndsAtTheIterationTime()
 {
     // Four equal stages (t_f = 1, t_b = 2, M = 8) end their last backward at 33, 31, 29 and
     // 27 (timelineOfEqualStagesMatchesTheClosedForm). Stage 2 has the longest sync, 0.5, and
-    // the longest optimizer step, 0.25 (an offloaded step, say), the others 0.25 and 0.125:
-    // T = 33 + 0.5 + 0.25 = 33.75 (docs/cost-model.md section 8). The tails start where the
-    // pipeline has drained, at 33, so stage 2's step ends at T, not at 29.75.
+    // the longest optimizer step, 0.25 (an offloaded step, say), the others 0.25 and 0.125.
+    // Stage 2 syncs in [29, 29.5], long before stage 0's sync ends at 33.25, where the
+    // gradient-norm all-reduce lets every stage step: T = 33 + 0.25 + 0.25 = 33.5
+    // (docs/cost-model.md section 8), and stage 2's step ends at T, not at 29.75.
     auto [plan, pred] = fourEqualStages("H800");
     pred.num_microbatches = 8;
-    pred.iteration_time_s = 33.75;
+    pred.iteration_time_s = 33.5;
     for (int s = 0; s < 4; ++s) {
         pred.stages[static_cast<size_t>(s)].dp_sync = s == 2 ? 0.5 : 0.25;
         pred.stages[static_cast<size_t>(s)].optimizer = s == 2 ? 0.25 : 0.125;
     }
     const PlanTimeline tl = buildPlanTimeline(plan, pred);
-    QCOMPARE(tl.syncLane, 2);
+    QCOMPARE(tl.syncLane, 0);
     QCOMPARE(tl.stepLane, 2);
     QCOMPARE(tl.syncStart, 33.0);
     auto checkTails = [](const PlanTimeline& tl, double iteration) {
@@ -431,17 +435,20 @@ void PlanExplorerTest::longestTailEndsAtTheIterationTime()
     };
     checkTails(tl, pred.iteration_time_s);
     QCOMPARE(tl.tailOf(2).wait_start, 29.0);
-    QCOMPARE(tl.tailOf(2).optimizer_end, 33.75);
+    QCOMPARE(tl.tailOf(2).sync_start, 29.0);
+    QCOMPARE(tl.tailOf(2).sync_end, 29.5);
+    QCOMPARE(tl.tailOf(2).optimizer_start, 33.25);
+    QCOMPARE(tl.tailOf(2).optimizer_end, 33.5);
 
-    // The longest sync and the longest step on different stages: stage 1 syncs 2 and steps
-    // 0.125, stage 2 syncs 0.25 and steps 2 (an optimizer step of 1 and a parameter
-    // all-gather of 1), the others sync 0.25 and step 0.125. Every stage steps after the
-    // gradient-norm all-reduce, at 33 + 2 = 35: T = 35 + 2 = 37, where the longest sync +
-    // step of one stage would give 35.25. Both parts are above 5 % of the iteration, so the
-    // lanes are marked apart ("longest sync", "longest step").
+    // The last sync and the longest step on different stages: stage 1 syncs 4 from its last
+    // backward at 31 and steps 0.125, stage 2 syncs 0.25 and steps 2 (an optimizer step of 1
+    // and a parameter all-gather of 1), the others sync 0.25 and step 0.125. Every stage
+    // steps after the gradient-norm all-reduce, at 31 + 4 = 35: T = 35 + 2 = 37, where the
+    // longest sync + step of one stage would give 35.25. Both parts are above 5 % of the
+    // iteration, so the lanes are marked apart ("last sync", "longest step").
     for (int s = 0; s < 4; ++s) {
         StageEstimate& e = pred.stages[static_cast<size_t>(s)];
-        e.dp_sync = s == 1 ? 2.0 : s == 2 ? 1.25 : 0.25;
+        e.dp_sync = s == 1 ? 4.0 : s == 2 ? 1.25 : 0.25;
         e.param_gather = s == 2 ? 1.0 : 0.0;
         e.optimizer = s == 2 ? 1.0 : 0.125;
     }
@@ -453,13 +460,14 @@ void PlanExplorerTest::longestTailEndsAtTheIterationTime()
     checkTails(apart, 37.0);
     for (int s = 0; s < 4; ++s)
         QCOMPARE(apart.tailOf(s).optimizer_start, 35.0);
-    QCOMPARE(apart.tailOf(2).sync_end, 33.25);
+    QCOMPARE(apart.tailOf(1).sync_start, 31.0);
+    QCOMPARE(apart.tailOf(2).sync_end, 29.25);
     QCOMPARE(apart.tailOf(2).gather_start, 36.0);
     TimelinePlot marks;
     marks.resize(900, 400);
     marks.setTimeline(apart);
     const QMap<double, QString> labels = qSharedPointerCast<QCPAxisTickerText>(marks.yAxis->ticker())->ticks();
-    QVERIFY2(labels.value(1).endsWith(QStringLiteral("◀ longest sync")), qPrintable(labels.value(1)));
+    QVERIFY2(labels.value(1).endsWith(QStringLiteral("◀ last sync")), qPrintable(labels.value(1)));
     QVERIFY2(labels.value(2).endsWith(QStringLiteral("◀ longest step")), qPrintable(labels.value(2)));
     marks.xAxis->setRange(32.9, 37.1);
     marks.replot();
@@ -1344,10 +1352,11 @@ void PlanExplorerTest::chartsSaveAsPngSvgAndPdf()
 void PlanExplorerTest::breakdownTitleNamesTheBottleneckAndTheTail()
 {
     // Three stages: S1 has the largest forward + backward (3 + 5 = 8 against 6 and 7), S2
-    // the largest DP sync (0.4) and optimizer step (0.3), as CostModel picks them.
+    // the DP sync that ends last (9.4 from its last backward, which ends 4 + 5 = 9 before
+    // S0's: 0.4 after it) and the longest optimizer step (0.3), as CostModel picks them.
     Plan plan;
     Prediction pred;
-    const double fwd[] = {2, 3, 3}, bwd[] = {4, 5, 4}, sync[] = {0.1, 0.1, 0.4}, opt[] = {0.1, 0.0, 0.3};
+    const double fwd[] = {2, 3, 3}, bwd[] = {4, 5, 4}, sync[] = {0.1, 0.1, 9.4}, opt[] = {0.1, 0.0, 0.3};
     for (int i = 0; i < 3; ++i) {
         plan.stages.push_back(test::stage("H800", 0, 2 * i, 2, 8 * i, 8, 2, 1, 2, 1, 1, 1));
         StageEstimate e;
@@ -1357,8 +1366,9 @@ void PlanExplorerTest::breakdownTitleNamesTheBottleneckAndTheTail()
         e.optimizer = opt[i];
         pred.stages.push_back(e);
     }
+    setDrains(pred.stages, 1);
     pred.num_microbatches = 32;
-    // Eq. 4: sum c_i + (M - 1) max c_i + max sync + max step = 21 + 31 * 8 + 0.4 + 0.3 = 269.7.
+    // Eq. 4: sum c_i + (M - 1) max c_i + wait + max step = 21 + 31 * 8 + 0.4 + 0.3 = 269.7.
     pred.iteration_time_s = 269.7;
     QCOMPARE(bottleneckStage(pred), 1);
     QCOMPARE(syncStage(pred), 2);
@@ -1375,15 +1385,16 @@ void PlanExplorerTest::breakdownTitleNamesTheBottleneckAndTheTail()
     const QString title = view.barsTitle();
     QVERIFY2(title.contains(QStringLiteral("Iteration 269.700 s")), qPrintable(title));
     QVERIFY2(title.contains(QStringLiteral("bottleneck S1 × 32 micro-batches")), qPrintable(title));
-    QVERIFY2(title.contains(QStringLiteral("(S2: DP sync + optimizer)")), qPrintable(title));
-    // The longest sync and the longest step on different stages: S0 syncs longest (0.1, the
-    // first of two), S2, now of DP 1, steps longest (0.7). The title names both.
+    QVERIFY2(title.contains(QStringLiteral("+ the tail of S2 (DP sync + optimizer)")), qPrintable(title));
+    // The last sync and the longest step on different stages: S0's sync ends last (0.1 after
+    // its own last backward, the others' end before it), S2, now of DP 1, steps longest (0.7).
+    // The title names both.
     pred.stages[2].dp_sync = 0;
     pred.stages[2].optimizer = 0.7;
     QCOMPARE(syncStage(pred), 0);
     QCOMPARE(stepStage(pred), 2);
     view.setPlan(plan, pred);
-    QVERIFY2(view.barsTitle().contains(QStringLiteral("+ the longest DP sync (S0)")), qPrintable(view.barsTitle()));
+    QVERIFY2(view.barsTitle().contains(QStringLiteral("+ the last DP sync to end (S0)")), qPrintable(view.barsTitle()));
     QVERIFY2(view.barsTitle().contains(QStringLiteral("+ the longest step (S2: optimizer)")), qPrintable(view.barsTitle()));
     // With a parameter all-gather on S2 and tied embeddings, the three parts; in a narrow
     // chart each on a line of its own, every line within the chart's width.
@@ -1396,7 +1407,7 @@ void PlanExplorerTest::breakdownTitleNamesTheBottleneckAndTheTail()
     view.setPlan(plan, pred);
     QApplication::processEvents();
     const QString split = view.barsTitle();
-    QVERIFY2(split.contains(QStringLiteral("+ the longest DP sync (S0)\n+ tied-embedding all-reduce (S0, S2)\n"
+    QVERIFY2(split.contains(QStringLiteral("+ the last DP sync to end (S0)\n+ tied-embedding all-reduce (S0, S2)\n"
                                            "+ the longest step (S2: optimizer + all-gather)")),
              qPrintable(split));
     auto* titleElement = view.chart()->findChild<QCPTextElement*>(QStringLiteral("breakdownTitle"));
