@@ -10,8 +10,10 @@
 //                                     to stage i+1 and t_bwd_i the gradient send back from it,
 //                                     both costed on the link between stage i and ctx.next)
 //   T_pipe = sum_i c_i + (M - 1) * max_i c_i          (paper eq. 4-5, appendix B)
-//   T_iter = T_pipe + max(max_i sync_i, max(sync_0, sync_last) + AR_tied) + max_i step_i
-//            (sync_i: the stage's exposed gradient reduce-scatter; AR_tied: the tied
+//   T_iter = T_pipe + max(max_i (sync_i - d_i), max(sync_0, sync_last - d_last) + AR_tied)
+//            + max_i step_i
+//            (sync_i: the stage's exposed gradient reduce-scatter, from its own last
+//             backward, which ends d_i = sum_{j<i} t_bwd_j before stage 0's; AR_tied: the tied
 //             embeddings' all-reduce between the end stages once both have synced; step_i: its
 //             optimizer step and exposed parameter all-gather; the gradient-norm all-reduce
 //             between the two spans every stage: StageEstimate::beforeBarrier / afterBarrier,

@@ -40,11 +40,14 @@ struct Entry {
 
 // An entry of a state's Pareto set, with its (S, C, A, B) kept inline: the dominance scans
 // and the extensions then read one contiguous array instead of the whole entry table.
-// S = sum c, C = max c, A = the longest sync before the gradient-norm barrier, B = the
-// longest optimizer step and parameter all-gather after it (StageCost::sync and step).
-// L = the last stage's sync, with tied embeddings (0 otherwise): the all-reduce of the
-// embedding gradient starts when the later of the two end stages' syncs ends, so the wait for
-// the barrier is max(A, max(L, sync of the first stage) + the all-reduce).
+// S = sum c, C = max c, A = the latest end of a sync before the gradient-norm barrier,
+// counted from the end of the last backward of the stage placed last (the earliest in the
+// pipeline so far; each sync starts at its own stage's last backward, which ends the backward
+// of every stage before it earlier: the drain), B = the longest optimizer step and parameter
+// all-gather after it (StageCost::sync and step). L = the last stage's sync end the same way,
+// with tied embeddings (0 otherwise): the all-reduce of the embedding gradient starts when the
+// later of the two end stages' syncs ends, so the wait for the barrier is max(A, max(L, sync
+// of the first stage) + the all-reduce).
 struct EntryRef {
     double S, C, A, B, L;
     int idx;

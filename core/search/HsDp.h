@@ -1,11 +1,12 @@
 #pragma once
 // HS-DP (paper section 3.4, algorithm 1 of appendix C) with the exact 1F1B objective.
 // DP over (layers left, stages placed, types used, the type being filled and its free
-// devices, the stage after): each state keeps the Pareto set of (sum c, max c, max sync,
-// max step) of the stages placed, with tied embeddings also the last stage's sync, which is
-// exact because T_iter = sum c + (M - 1) max c + max(max sync, max(last sync, first sync) +
-// the tied all-reduce, known when the pipeline closes) + max step only grows when any of them
-// grows; an entry is also dropped where a smaller sum pays for another's larger maxima
+// devices, the stage after): each state keeps the Pareto set of (sum c, max c, latest sync
+// end, max step) of the stages placed, with tied embeddings also the last stage's sync end
+// (both counted from the last backward of the earliest stage placed, and lowered by the
+// backward of each stage placed before it: the drain), which is exact because T_iter = sum c
+// + (M - 1) max c + max(latest sync end, max(last sync end, first sync) + the tied
+// all-reduce, known when the pipeline closes) + max step only grows when any of them grows; an entry is also dropped where a smaller sum pays for another's larger maxima
 // (docs/search.md section 3). With exact alternatives an entry goes only when
 // as many others dominate it as plans are kept, so the K best are exact too (section 5).
 // Internal to core/search.

@@ -72,7 +72,7 @@ struct RunConfig {
 };
 
 struct RunPlan {
-    double objective = 0;   // sum c + (M - 1) max c + max sync + max step (+ tied all-reduce)
+    double objective = 0;   // sum c + (M - 1) max c + wait for the barrier + max step (CostModel.h)
     Plan plan;
 };
 

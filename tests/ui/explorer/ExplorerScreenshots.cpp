@@ -142,11 +142,16 @@ int main(int argc, char** argv)
         timeline->xAxis->setRange(0, end * 0.12);
         timeline->replot();
         save(timeline, out, QStringLiteral("timeline-zoom"));
-        // Zoomed on the end: the last backwards, the data-parallel syncs, the wait for the
-        // gradient-norm all-reduce and the optimizer steps.
-        const double drained = timeline->timeline().syncStart, iteration = timeline->timeline().iterationEnd;
-        const double span = std::max(iteration - drained, 1e-6);
-        timeline->xAxis->setRange(drained - 1.5 * span, iteration + 0.1 * span);
+        // Zoomed on the end: the last backwards, the data-parallel syncs (each from its own
+        // stage's last backward), the wait for the gradient-norm all-reduce and the optimizer
+        // steps.
+        const ui::PlanTimeline& tl = timeline->timeline();
+        double first = tl.syncStart;
+        for (int s = 0; s < tl.stages; ++s)
+            first = std::min(first, tl.tailOf(s).sync_start);
+        const double iteration = tl.iterationEnd;
+        const double span = std::max(iteration - first, 1e-6);
+        timeline->xAxis->setRange(first - 0.5 * span, iteration + 0.05 * span);
         timeline->replot();
         save(timeline, out, QStringLiteral("timeline-tail"));
         timeline->resetZoom();
