@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <string>
 
@@ -277,10 +278,10 @@ std::string toChromeTrace(const Schedule& schedule, const std::vector<std::strin
     const std::vector<TailSpan> spans = placeTails(schedule, tails, iterationTime);
     for (std::size_t i = 0; i < spans.size(); ++i) {
         const TailSpan& s = spans[i];
-        // Spans under a picosecond are rounding (the closed form's end of a lane less its
-        // drain against the simulator's end of the same lane), not waits.
+        // Spans within rounding of their end (the closed form's end of a lane less its drain
+        // against the simulator's end of the same lane) are not waits.
         auto add = [&](const char* name, const char* cat, double start, double end) {
-            if (end - start > 1e-12)
+            if (end - start > 1e-12 * std::max(1.0, std::fabs(end)))
                 emit({{"name", name}, {"cat", cat}, {"ph", "X"}, {"pid", 0}, {"tid", static_cast<int>(i)},
                                   {"ts", start * 1e6}, {"dur", (end - start) * 1e6}});
         };

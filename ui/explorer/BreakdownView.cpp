@@ -204,9 +204,9 @@ void BreakdownView::setExpertDispatch(bool shown)
     m_plot->yAxis->setRange(-0.6, m_shown.size() - 0.4);
     m_table->setColumnHidden(DispatchColumn, !shown);
     m_caption->setText(shown ? tr("Per stage and micro-batch, in ms: Fwd + Bwd = Compute + TP comm + Dispatch + P2P "
-                                  "(both passes). DP sync + opt is per iteration. Bold: the cells the bars come from.")
+                                  "(both passes). DP sync + opt is per iteration; the DP sync bar counts what runs past S0's last backward. Bold: the cells the bars come from.")
                              : tr("Per stage and micro-batch, in ms: Fwd + Bwd = Compute + TP comm + P2P "
-                                  "(both passes). DP sync + opt is per iteration. Bold: the cells the bars come from."));
+                                  "(both passes). DP sync + opt is per iteration; the DP sync bar counts what runs past S0's last backward. Bold: the cells the bars come from."));
     updateMinimumSizes();
     setPlan(m_plan, m_prediction);
 }

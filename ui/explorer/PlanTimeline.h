@@ -1,8 +1,8 @@
 #pragma once
 // The schedule of one plan as the timeline draws it: the event simulator's forward and
-// backward blocks (cost/Schedule.h) plus, per stage, the exposed data-parallel sync and
-// the optimizer step once the pipeline has drained, and the stage-boundary sends inside the
-// blocks. The simulator is fed the cost model's per-micro-batch times, which already
+// backward blocks (cost/Schedule.h) plus, per stage, the exposed data-parallel sync from its
+// own last backward and the optimizer step after the gradient-norm barrier, and the
+// stage-boundary sends inside the blocks. The simulator is fed the cost model's per-micro-batch times, which already
 // contain the send to the next stage (cost/CostModel.h), so the makespan is the
 // estimate's pipeline time and nothing is counted twice.
 
@@ -50,8 +50,9 @@ struct PlanTimeline {
 
     bool empty() const { return stages == 0; }
 
-    // A stage's tail after its last backward (wait_start): a wait until the pipeline has
-    // drained (syncStart above), its own DP sync, then (first and last stage with tied
+    // A stage's tail after its last backward (wait_start): a wait until the closed form's end
+    // of its last backward (syncStart above less its drain) when the simulated one ends
+    // earlier, its own DP sync, then (first and last stage with tied
     // embeddings) the embedding all-reduce, a wait at the gradient-norm barrier, the optimizer
     // step and the parameter all-gather; core placeTails, kept in tailSpans. A stage out of
     // range gets an empty span.

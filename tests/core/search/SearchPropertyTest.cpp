@@ -2,8 +2,8 @@
 // (2-3 device types, up to 16 devices, up to 12 layers, dense and MoE models):
 //  - HS-DP with the heuristic prunings off (exact) finds the same optimal iteration time as
 //    the exhaustive oracle, which scores every plan of the same space with
-//    CostModel::estimate: the DP over (sum c, max c, max sync, max step) is exact, and so
-//    are its five best distinct plans;
+//    CostModel::estimate: the DP over (sum c, max c, latest sync end, max step) is exact, and
+//    so are its five best distinct plans;
 //  - the default prunings never find a better plan than the optimum (they only remove
 //    plans), and how often and by how much they lose is printed;
 //  - every plan returned is feasible in memory, covers the model, and passes
@@ -157,7 +157,7 @@ void SearchPropertyTest::exactEqualsExhaustive()
         QVERIFY2(std::abs(tEx - tDp) <= 1e-9 * tEx,
                  qPrintable(QString("%1: exhaustive %2 s, HS-DP exact %3 s").arg(QString::fromStdString(in.label)).arg(tEx, 0, 'g', 12).arg(tDp, 0, 'g', 12)));
         ++withPlan;
-        // Optima whose longest sync and longest step (docs/cost-model.md section 8) are on
+        // Optima whose last sync to end and longest step (docs/cost-model.md section 8) are on
         // different stages: the DP's fourth dimension at work.
         const Prediction& best = ex.plans.front().prediction;
         const int syncer = syncStage(best), stepper = stepStage(best);

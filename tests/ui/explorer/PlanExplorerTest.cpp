@@ -443,8 +443,8 @@ void PlanExplorerTest::longestTailEndsAtTheIterationTime()
     // The last sync and the longest step on different stages: stage 1 syncs 4 from its last
     // backward at 31 and steps 0.125, stage 2 syncs 0.25 and steps 2 (an optimizer step of 1
     // and a parameter all-gather of 1), the others sync 0.25 and step 0.125. Every stage
-    // steps after the gradient-norm all-reduce, at 31 + 4 = 35: T = 35 + 2 = 37, where the
-    // longest sync + step of one stage would give 35.25. Both parts are above 5 % of the
+    // steps after the gradient-norm all-reduce, at 31 + 4 = 35: T = 35 + 2 = 37, where each
+    // stage's own sync + step, from its own last backward, would end by 35.125. Both parts are above 5 % of the
     // iteration, so the lanes are marked apart ("last sync", "longest step").
     for (int s = 0; s < 4; ++s) {
         StageEstimate& e = pred.stages[static_cast<size_t>(s)];
