@@ -14,8 +14,9 @@ namespace {
 // end work `extra` (embedding and/or output layer, in layers of its type).
 std::pair<int, int> layerWindow(int N, double shareLo, double workHi, double extra)
 {
-    const int lo = std::clamp(static_cast<int>(std::floor(shareLo * (N + extra) - extra)), 1, N);
-    const int hi = std::clamp(static_cast<int>(std::ceil(workHi - extra)), 1, N);
+    // Clamped before the conversion: a wide tolerance (RunConfig::delta) must not overflow int.
+    const int lo = static_cast<int>(std::clamp(std::floor(shareLo * (N + extra) - extra), 1.0, static_cast<double>(N)));
+    const int hi = static_cast<int>(std::clamp(std::ceil(workHi - extra), 1.0, static_cast<double>(N)));
     return {lo, std::max(lo, hi)};
 }
 

@@ -97,6 +97,7 @@ private slots:
     void nodeListingOrderDoesNotMatter();
     void twoNodeSizesPrunedFindsTheOptimum();
     void loadBalanceCountsTheOutputLayer();
+    void wideToleranceOpensTheWholeWindow();
     void tiedEmbeddingsAcrossTheBridge();
     void flexDispatcherLeavesOutDevicesWithoutDeepEp();
     void largeRegularCluster();
@@ -870,6 +871,40 @@ void SearchEngineTest::loadBalanceCountsTheOutputLayer()
     QCOMPARE(best.pp(), 2);
     QCOMPARE(best.stages.back().num_layers, 1);
     QVERIFY(pruned.pruned.load_balance > 0);   // the window still prunes
+}
+
+void SearchEngineTest::wideToleranceOpensTheWholeWindow()
+{
+    // The core takes any load-balance tolerance (the CLI and the studio keep it below 1): one
+    // so wide that the window's upper end, in layers, is beyond what an int holds must open
+    // the window to every layer count, not wrap around to a window of one layer. The
+    // wide-vocabulary model of loadBalanceCountsTheOutputLayer with delta 1e12: nothing is
+    // pruned for balance, and the plan is the optimum (0.1353 s), whose last stage holds one
+    // layer. Converted before it was clamped, the upper end became INT_MIN, then 1.
+    ModelSpec m;
+    m.name = "wide-vocabulary";
+    m.num_layers = 8;
+    m.hidden_size = 1024;
+    m.num_attention_heads = 16;
+    m.vocab_size = 131072;
+    m.seq_length = 4096;
+    m.untie_embeddings_and_output_weights = true;
+    m.training.micro_batch_size = 1;
+    m.training.global_batch_size = 16;
+    const DeviceCatalog& cat = DeviceCatalog::builtin();
+    const CostModel cost(m, clusterFromShorthand("A100-80GB:1x4,H20:1x4", cat), cat);
+    SearchOptions opt;
+    opt.threads = 2;
+    opt.baselines = false;
+    opt.delta = 1e12;
+    const SearchResult wide = runSearch(cost, opt);
+    opt.delta = 0.2;
+    opt.exact = true;
+    const SearchResult exact = runSearch(cost, opt);
+    QVERIFY(!wide.plans.empty() && !exact.plans.empty());
+    QCOMPARE(wide.pruned.load_balance, 0LL);
+    QCOMPARE(wide.plans.front().prediction.iteration_time_s, exact.plans.front().prediction.iteration_time_s);
+    QCOMPARE(wide.plans.front().plan.stages.back().num_layers, 1);
 }
 
 void SearchEngineTest::tiedEmbeddingsAcrossTheBridge()
