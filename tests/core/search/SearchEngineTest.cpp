@@ -480,6 +480,23 @@ std::pair<SearchResult, SearchResult> exactAndExhaustive(const CostModel& cost, 
 }
 
 // The default search (every pruning) and --exact, on two threads, without baselines.
+// 8 layers of h 1024 under a 131,072-word vocabulary, GBS 16: an output layer that outweighs
+// six of its layers (loadBalanceCountsTheOutputLayer).
+ModelSpec wideVocabularyModel()
+{
+    ModelSpec m;
+    m.name = "wide-vocabulary";
+    m.num_layers = 8;
+    m.hidden_size = 1024;
+    m.num_attention_heads = 16;
+    m.vocab_size = 131072;
+    m.seq_length = 4096;
+    m.untie_embeddings_and_output_weights = true;
+    m.training.micro_batch_size = 1;
+    m.training.global_batch_size = 16;
+    return m;
+}
+
 std::pair<SearchResult, SearchResult> prunedAndExact(const CostModel& cost)
 {
     SearchOptions opt;
@@ -852,18 +869,8 @@ void SearchEngineTest::loadBalanceCountsTheOutputLayer()
     // the embedding and the output layer (docs/search.md section 4); counting layers only, the
     // pruned search returned a 4 + 4 split at 0.1478 s, against the 0.1353 s optimum of
     // --exact, whose last stage (the four A100) holds one layer.
-    ModelSpec m;
-    m.name = "wide-vocabulary";
-    m.num_layers = 8;
-    m.hidden_size = 1024;
-    m.num_attention_heads = 16;
-    m.vocab_size = 131072;
-    m.seq_length = 4096;
-    m.untie_embeddings_and_output_weights = true;
-    m.training.micro_batch_size = 1;
-    m.training.global_batch_size = 16;
     const DeviceCatalog& cat = DeviceCatalog::builtin();
-    const CostModel cost(m, clusterFromShorthand("A100-80GB:1x4,H20:1x4", cat), cat);
+    const CostModel cost(wideVocabularyModel(), clusterFromShorthand("A100-80GB:1x4,H20:1x4", cat), cat);
     const auto [pruned, exact] = prunedAndExact(cost);
     QVERIFY(!pruned.plans.empty() && !exact.plans.empty());
     QCOMPARE(pruned.plans.front().prediction.iteration_time_s, exact.plans.front().prediction.iteration_time_s);
@@ -881,18 +888,8 @@ void SearchEngineTest::wideToleranceOpensTheWholeWindow()
     // wide-vocabulary model of loadBalanceCountsTheOutputLayer with delta 1e12: nothing is
     // pruned for balance, and the plan is the optimum (0.1353 s), whose last stage holds one
     // layer. Converted before it was clamped, the upper end became INT_MIN, then 1.
-    ModelSpec m;
-    m.name = "wide-vocabulary";
-    m.num_layers = 8;
-    m.hidden_size = 1024;
-    m.num_attention_heads = 16;
-    m.vocab_size = 131072;
-    m.seq_length = 4096;
-    m.untie_embeddings_and_output_weights = true;
-    m.training.micro_batch_size = 1;
-    m.training.global_batch_size = 16;
     const DeviceCatalog& cat = DeviceCatalog::builtin();
-    const CostModel cost(m, clusterFromShorthand("A100-80GB:1x4,H20:1x4", cat), cat);
+    const CostModel cost(wideVocabularyModel(), clusterFromShorthand("A100-80GB:1x4,H20:1x4", cat), cat);
     SearchOptions opt;
     opt.threads = 2;
     opt.baselines = false;
