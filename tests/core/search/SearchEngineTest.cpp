@@ -479,7 +479,6 @@ std::pair<SearchResult, SearchResult> exactAndExhaustive(const CostModel& cost, 
     return {std::move(exact), runSearch(cost, opt)};
 }
 
-// The default search (every pruning) and --exact, on two threads, without baselines.
 // 8 layers of h 1024 under a 131,072-word vocabulary, GBS 16: an output layer that outweighs
 // six of its layers (loadBalanceCountsTheOutputLayer).
 ModelSpec wideVocabularyModel()
@@ -497,6 +496,7 @@ ModelSpec wideVocabularyModel()
     return m;
 }
 
+// The default search (every pruning) and --exact, on two threads, without baselines.
 std::pair<SearchResult, SearchResult> prunedAndExact(const CostModel& cost)
 {
     SearchOptions opt;
