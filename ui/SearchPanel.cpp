@@ -157,7 +157,9 @@ SearchPanel::SearchPanel(ProjectDocument* document, QWidget* parent)
     m_timeLimit->setSpecialValueText(tr("none"));
     m_exact = new QCheckBox(tr("Exact (no pruning)"));
     m_exact->setToolTip(tr("Search without the load-balance and communication prunings: the best plan and "
-                           "the Top K alternatives are then exact, at a cost in time on large clusters."));
+                           "the Top K alternatives are then exact, at a cost in time on large clusters. "
+                           "Unticked, the pruned search is followed by an exact check of at most 2 s, "
+                           "which makes the plans exact when it finishes (the status line says whether it did)."));
     m_offload = new QComboBox;
     m_offload->setObjectName(QStringLiteral("searchOffload"));
     m_offload->addItem(tr("If needed"), int(OptimizerOffload::IfNeeded));
@@ -611,6 +613,21 @@ void SearchPanel::showResult(const SearchResult& r)
             status += tr(" \u2013 cancelled, best so far shown");
         else if (r.timed_out)
             status += tr(" \u2013 time limit reached, best so far shown");
+    }
+    if (!r.plans.empty() && r.exact_checked && r.pruned_best_s > 0) {
+        if (!r.offload_needed && r.plans.front().prediction.iteration_time_s >= r.pruned_best_s)
+            status += tr("; the exact check (%1 without the prunings) found plans with the optimizer on the devices, which the "
+                         "pruned search had hidden (its best offloaded it: %2 s)")
+                          .arg(elapsed(r.exact_check_s))
+                          .arg(r.pruned_best_s, 0, 'f', 2);
+        else
+            status += tr("; the exact check (%1 without the prunings) found a faster plan than the pruned search's %2 s")
+                          .arg(elapsed(r.exact_check_s))
+                          .arg(r.pruned_best_s, 0, 'f', 2);
+    } else if (!r.plans.empty() && r.exact_checked) {
+        status += tr("; exact: the check without the prunings (%1) found nothing faster").arg(elapsed(r.exact_check_s));
+    } else if (!r.plans.empty() && r.exact_check_s > 0 && !r.cancelled) {
+        status += tr("; the exact check ran out of time, so a faster plan may exist (tick Exact to search without the prunings)");
     }
     if (!r.plans.empty() && r.offload_needed)
         status += tr("; the search found no plan with the optimizer on the devices, so these keep it in host memory");

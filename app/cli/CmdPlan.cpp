@@ -48,6 +48,10 @@ Searches the fastest feasible parallel plan (HS-DP) and compares it with the bas
                          devices: for a few nodes, or with --time-limit)
   --exact                turn off the load-balance and communication prunings
                          (the --top plans are then the exact K best, at a cost in time)
+  --exact-check S        after the pruned search, search again without the prunings for at
+                         most S seconds; when that finishes the plans are the exact best, as
+                         with --exact (default 2; 0 = off; not tried when the pruned search
+                         alone took longer than S)
   --delta D              load-balance tolerance (default 0.2)
   --eta E                heterogeneous communication threshold (default 2)
   --time-limit S         stop after S seconds with the best plan so far (a finite number;
@@ -84,7 +88,7 @@ const std::set<std::string>& planValueOptions()
 {
     static const std::set<std::string> s = {"model", "cluster", "profile", "target", "top", "algorithm", "delta",
                                             "eta", "time-limit", "gbs", "mbs", "o", "script", "script-args",
-                                            "optimizer-offload", "devices", "memory-headroom"};
+                                            "optimizer-offload", "devices", "memory-headroom", "exact-check"};
     return s;
 }
 
@@ -288,6 +292,8 @@ int cmdPlan(const Args& args)
             throw UsageError("--delta: expected a tolerance in [0, 1), got " + fmt("%g", *v));
         opt.delta = *v;
     }
+    if (auto v = a.doubleValue("exact-check", 0))
+        opt.exact_check_s = std::min(*v, kNoTimeLimitAbove);
     if (auto v = a.doubleValue("eta", 0)) {
         if (*v <= 0)
             throw UsageError("--eta: expected a number > 0, got " + fmt("%g", *v));
@@ -354,9 +360,22 @@ int cmdPlan(const Args& args)
        << fmt("%.2f", r.time_s) << " s: " << r.states << " states, pruned " << r.pruned.load_balance << " by load balance, "
        << r.pruned.memory << " by memory, " << r.pruned.communication << " by communication"
        << (r.timed_out ? " (time limit reached: best plan so far)" : "") << "\n";
+    if (r.exact_checked && r.pruned_best_s > 0)
+        os << "The exact check (" << fmt("%.2f", r.exact_check_s) << " s without the prunings) found "
+           << (r.offload_needed || r.plans.front().prediction.iteration_time_s < r.pruned_best_s
+                   ? "a faster plan than the pruned search's " + fmt("%.4g", r.pruned_best_s) + " s"
+                   : "a plan with the optimizer on the devices, which the pruned search had not (it needed offload, " + fmt("%.4g", r.pruned_best_s)
+                         + " s)")
+           << "; the plans below are the exact best.\n";
+    else if (r.exact_checked)
+        os << "The exact check (" << fmt("%.2f", r.exact_check_s) << " s without the prunings) found nothing faster: the plans below are the exact best.\n";
+    else if (r.exact_check_s > 0)
+        os << "The exact check ran out of its " << fmt("%g", opt.exact_check_s)
+           << " s; the plans below are the pruned search's (a longer --exact-check or --exact may find faster ones).\n";
     if (r.offload_needed)
         os << "The search found no plan with the optimizer states on the devices; these keep them in host memory\n"
-              "(--optimizer-cpu-offload; see --optimizer-offload; --exact also looks for unbalanced plans on the devices).\n";
+              "(--optimizer-cpu-offload; see --optimizer-offload"
+           << (r.exact_checked || r.exact_fallback ? ").\n" : "; --exact also looks for unbalanced plans on the devices).\n");
     if (!r.devices_left_out.empty())
         os << "Note: " << r.devices_left_out << ".\n";
     if (r.exact_fallback)

@@ -597,7 +597,8 @@ SearchResult readSearchObject(const JsonNode& n)
 {
     n.requireObject();
     n.warnUnknownKeys({"algorithm", "target", "time_s", "states", "pruned", "timed_out", "cancelled", "no_plan_reason",
-                       "optimizer_offload_needed", "exact_fallback", "devices_left_out", "alternatives", "baselines"});
+                       "optimizer_offload_needed", "exact_fallback", "exact_check", "devices_left_out", "alternatives",
+                       "baselines"});
     SearchResult r;
     r.algorithm = algorithmAt(n.optChoice("algorithm", kAlgorithmNames, 0));
     r.target = targetAt(n.optChoice("target", kTargetNames, 2));
@@ -613,6 +614,12 @@ SearchResult readSearchObject(const JsonNode& n)
     r.cancelled = n.optBool("cancelled", false);
     r.offload_needed = n.optBool("optimizer_offload_needed", false);
     r.exact_fallback = n.optBool("exact_fallback", false);
+    if (auto c = n.optObject("exact_check")) {
+        c->warnUnknownKeys({"finished", "time_s", "pruned_best_s"});
+        r.exact_checked = c->optBool("finished", false);
+        r.exact_check_s = c->optDouble("time_s", 0, 0);
+        r.pruned_best_s = c->optDouble("pruned_best_s", 0, 0);
+    }
     r.no_plan_reason = n.optString("no_plan_reason");
     r.devices_left_out = n.optString("devices_left_out");
     for (const auto& e : n.array("alternatives"))
@@ -642,6 +649,12 @@ Json searchJson(const SearchResult& r)
     j["optimizer_offload_needed"] = r.offload_needed;
     if (r.exact_fallback)
         j["exact_fallback"] = true;
+    if (r.exact_check_s > 0) {
+        Json c{{"finished", r.exact_checked}, {"time_s", r.exact_check_s}};
+        if (r.pruned_best_s > 0)
+            c["pruned_best_s"] = r.pruned_best_s;
+        j["exact_check"] = c;
+    }
     j["no_plan_reason"] = r.no_plan_reason;
     if (!r.devices_left_out.empty())
         j["devices_left_out"] = r.devices_left_out;

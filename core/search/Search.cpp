@@ -43,6 +43,10 @@ bool RunControl::stop()
 {
     if (cancel && cancel->load(std::memory_order_relaxed))
         return true;
+    if (has_pass_deadline && std::chrono::steady_clock::now() > pass_deadline) {
+        pass_timed_out = true;
+        return true;
+    }
     if (has_deadline && std::chrono::steady_clock::now() > deadline) {
         timed_out = true;
         return true;
@@ -1068,6 +1072,74 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
     };
 
     searchMain(std::numeric_limits<double>::infinity());
+    // The exact check (SearchOptions::exact_check_s): the search again without the prunings,
+    // with the same offload policy, for at most the given time. When it finishes, its plans
+    // are the exact best, as with `exact`; when it does not, the pruned search's plans stand
+    // (docs/search.md section 7). It is not tried when the pruned search alone took longer
+    // than that time: without the prunings it does more work and would not finish
+    // (mixed-1088: 5.6 s pruned).
+    //  - The pruned search found plans on the devices (or the policy fixes the share): the
+    //    check looks, at that share, only for plans faster than its best (one plan), or
+    //    for the K best (K plans).
+    //  - It found plans only with offload ("if needed"): the prunings may have hidden plans
+    //    on the devices, so the check looks there first, and a plan found there wins, as
+    //    the policy says, even when slower; else it tries the shares again, each only for
+    //    plans faster than the best so far.
+    const double prunedTime = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (heuristics && !exactRan && options.algorithm == Algorithm::HsDp && options.exact_check_s > prunedTime && main
+        && !main->plans.empty() && !control.stop()) {
+        const auto start = std::chrono::steady_clock::now();
+        const double prunedBest = main->plans.front().prediction.iteration_time_s;
+        const double prunedShare = main->plans.front().plan.optimizer_offload_fraction;
+        const bool prunedOffload = result.offload_needed;
+        const auto budget = std::chrono::microseconds(static_cast<long long>(std::min(options.exact_check_s, 1e7) * 1e6));
+        control.pass_deadline = control.has_deadline ? std::min(control.deadline, start + budget) : start + budget;
+        control.pass_timed_out = false;
+        control.has_pass_deadline = true;
+        std::optional<Searcher::Merged> pruned = std::move(main);
+        const double inf = std::numeric_limits<double>::infinity();
+        heuristics = false;
+        bool onDevice = false;
+        if (prunedOffload && onDeviceCanFit) {
+            setOffloadFraction(0.0);
+            setKnownBest(inf);
+            runMain();
+            onDevice = !main->plans.empty();
+        }
+        if (!onDevice) {
+            std::optional<Searcher::Merged> best;
+            for (const double fraction : prunedOffload ? std::vector<double>(std::begin(kOffloadFractions), std::end(kOffloadFractions))
+                                                       : std::vector<double>{prunedShare}) {
+                if (control.stop())
+                    break;
+                setOffloadFraction(fraction);
+                setKnownBest(want > 1 ? inf
+                                      : best && !best->plans.empty() ? std::min(prunedBest, best->plans.front().prediction.iteration_time_s)
+                                                                     : prunedBest);
+                runMain();
+                keepFaster(best, main);
+            }
+            main = std::move(best);
+        }
+        heuristics = true;
+        setKnownBest(inf);
+        control.has_pass_deadline = false;
+        result.exact_check_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (control.pass_timed_out || control.stop() || !main) {
+            main = std::move(pruned);
+        } else {
+            result.exact_checked = true;
+            if (main->plans.empty()) {
+                main = std::move(pruned);   // nothing faster than the pruned search's best
+            } else if (onDevice || main->plans.front().prediction.iteration_time_s < prunedBest) {
+                result.pruned_best_s = prunedBest;
+                if (onDevice)
+                    result.offload_needed = false;
+            }
+        }
+        setOffloadFraction(result.offload_needed ? main->plans.front().plan.optimizer_offload_fraction
+                                                 : options.optimizer_offload == OptimizerOffload::Always ? 1.0 : 0.0);
+    }
     result.main_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     // Each baseline is the fastest over the shares the search tried.
     if (result.offload_needed) {

@@ -37,6 +37,10 @@ struct SearchOptions {
     std::optional<int> micro_batch_size;
     int max_pp = 0;                       // 0 = as many as the cluster and model allow
     bool baselines = true;                // also run uniform and Metis-style
+    // After the pruned HS-DP search, the same search without the prunings for at most this
+    // many seconds (0 = none): when it finishes, the plans are the exact best, as with
+    // `exact`; when it does not, the pruned search's plans stand (docs/search.md section 7).
+    double exact_check_s = 2.0;
     OptimizerOffload optimizer_offload = OptimizerOffload::IfNeeded;
     std::optional<Plan> current;          // the user's current configuration, estimated too
 };
@@ -80,6 +84,14 @@ struct SearchResult {
     // The prunings discarded every feasible plan that a baseline found: the search ran again
     // without them (and returns that baseline when nothing faster exists).
     bool exact_fallback = false;
+    // The exact check (SearchOptions::exact_check_s) finished: the plans are the exact best.
+    // pruned_best_s: the pruned search's best time when the check replaced its best plan
+    // (by a faster one, or by one without optimizer offload that the prunings had hidden,
+    // which offload_needed then no longer says), else 0; exact_check_s: the time the check
+    // took, whether or not it finished (0: it did not run).
+    bool exact_checked = false;
+    double pruned_best_s = 0;
+    double exact_check_s = 0;
     std::string no_plan_reason;                  // set when plans is empty
     // Device types the search left out, and why: the flex dispatcher's DeepEP does not run
     // on them (deepEpUnavailable). Empty when every node was searched.

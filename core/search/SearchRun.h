@@ -128,6 +128,11 @@ struct RunControl {
     std::chrono::steady_clock::time_point deadline{};
     bool has_deadline = false;
     std::atomic<bool> timed_out{false};
+    // A pass's own limit (the exact check, SearchOptions::exact_check_s), never later than
+    // the deadline: stop() then ends the pass without the search counting as timed out.
+    std::chrono::steady_clock::time_point pass_deadline{};
+    bool has_pass_deadline = false;
+    std::atomic<bool> pass_timed_out{false};
     std::atomic<long long> states{0};
     std::atomic<long long> pruned_load{0}, pruned_memory{0}, pruned_comm{0};
     std::atomic<double> best{0};

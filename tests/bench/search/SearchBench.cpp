@@ -2,8 +2,9 @@
 // Mixtral-S and Mixtral-L (appendix A), and the 1,088-device four-type preset with a
 // 96-layer MoE model. Prints search time, states, prunings, and the predicted iteration
 // time of HS-DP, the uniform baseline and the Metis-style baseline with their ratios.
+// --no-check: the pruned search without its exact check (SearchOptions::exact_check_s).
 //
-// Usage: hapmoe_search_bench [--exact] [--verbose] [--no-baselines] [--no-large] [--threads N]
+// Usage: hapmoe_search_bench [--exact] [--no-check] [--verbose] [--no-baselines] [--no-large] [--threads N]
 //                            [--only CLUSTER] [--top K]
 
 #include "cost/CostModel.h"
@@ -31,6 +32,8 @@ struct Row {
     double hsdp = 0, uniform = 0, metis = 0;
     int pp = 0;
     double offload = 0;     // share of the optimizer in host memory (nothing fit without it)
+    int check_state = 0;    // the exact check: 0 not run, 1 out of time, 2 finished
+    double check = 0;       // finished: the best's relative change against the pruned search's
 };
 
 std::string stagesSummary(const Plan& p)
@@ -61,6 +64,9 @@ Row runCase(const std::string& clusterName, const ModelSpec& model, const Search
     row.main_s = r.main_time_s;
     row.states = r.states;
     row.pruned = r.pruned;
+    if (r.exact_checked)
+        row.check = r.pruned_best_s > 0 ? r.plans.front().prediction.iteration_time_s / r.pruned_best_s - 1 : 0;
+    row.check_state = r.exact_checked ? 2 : r.exact_check_s > 0 ? 1 : 0;
     row.offload = r.plans.empty() ? 0.0 : r.plans.front().plan.optimizer_offload_fraction;
     if (!r.plans.empty()) {
         row.hsdp = r.plans.front().prediction.iteration_time_s;
@@ -102,10 +108,17 @@ void printRow(const Row& r)
             std::snprintf(buf, sizeof buf, "%6s", "-");
         return std::string(buf);
     };
-    std::printf("| %-10s | %-9s | %6.3f | %6.3f | %7lld | %10lld | %8lld | %7lld | %2s | %-4s | %s | %s | %s | %s | %s |\n",
+    // The exact check: "=" it found nothing faster, a change in percent when it did, "out" it
+    // ran out of time, "-" it did not run.
+    char check[16];
+    if (r.check_state == 2 && r.check < 0)
+        std::snprintf(check, sizeof check, "%+.1f%%", 100 * r.check);
+    else
+        std::snprintf(check, sizeof check, "%s", r.check_state == 2 ? "=" : r.check_state == 1 ? "out" : "-");
+    std::printf("| %-10s | %-9s | %6.3f | %6.3f | %7lld | %10lld | %8lld | %7lld | %2s | %-4s | %-6s | %s | %s | %s | %s | %s |\n",
                 r.cluster.c_str(), r.model.c_str(), r.main_s, r.time_s, r.states, r.pruned.load_balance, r.pruned.memory,
                 r.pruned.communication, r.pp > 0 ? std::to_string(r.pp).c_str() : "-",
-                r.offload > 0 ? (std::to_string(static_cast<int>(r.offload * 100 + 0.5)) + "%").c_str() : "-",
+                r.offload > 0 ? (std::to_string(static_cast<int>(r.offload * 100 + 0.5)) + "%").c_str() : "-", check,
                 num(r.hsdp).c_str(), num(r.uniform).c_str(), num(r.metis).c_str(), rat(ratio(r.uniform, r.hsdp)).c_str(),
                 rat(ratio(r.metis, r.hsdp)).c_str());
     std::fflush(stdout);
@@ -115,12 +128,14 @@ void printRow(const Row& r)
 
 int main(int argc, char** argv)
 {
-    bool exact = false, verbose = false, skipLarge = false, noBaselines = false;
+    bool exact = false, noCheck = false, verbose = false, skipLarge = false, noBaselines = false;
     int threads = 0, top = 1;
     std::string only;
     for (int i = 1; i < argc; ++i) {
         if (!std::strcmp(argv[i], "--exact"))
             exact = true;
+        else if (!std::strcmp(argv[i], "--no-check"))
+            noCheck = true;
         else if (!std::strcmp(argv[i], "--verbose"))
             verbose = true;
         else if (!std::strcmp(argv[i], "--no-baselines"))
@@ -136,6 +151,8 @@ int main(int argc, char** argv)
     }
     SearchOptions opt;
     opt.exact = exact;
+    if (noCheck)
+        opt.exact_check_s = 0;   // the pruned search alone
     opt.threads = threads;
     opt.baselines = !noBaselines;
     opt.top_k = top;   // the search's distinct plans; the table shows the best
@@ -143,8 +160,8 @@ int main(int argc, char** argv)
                               "24-1",   "24-2",   "24-3",   "32-1", "32-2", "32-3"};
     const ModelSpec small = resolveModel("mixtral-s");
     const ModelSpec large = resolveModel("mixtral-l");
-    std::printf("| cluster    | model     | HS-DP s | total s | states  | pruned LB  | pr. mem  | pr.comm | PP | opt. | HS-DP    | uniform  | Metis    | unif/HS | Metis/HS |\n");
-    std::printf("|------------|-----------|--------|--------|---------|------------|----------|---------|----|------|----------|----------|----------|--------|--------|\n");
+    std::printf("| cluster    | model     | HS-DP s | total s | states  | pruned LB  | pr. mem  | pr.comm | PP | opt. | check  | HS-DP    | uniform  | Metis    | unif/HS | Metis/HS |\n");
+    std::printf("|------------|-----------|--------|--------|---------|------------|----------|---------|----|------|--------|----------|----------|----------|--------|--------|\n");
     double geoU[2] = {0, 0}, geoM[2] = {0, 0};
     int count[2] = {0, 0};
     for (const char* c : clusters) {

@@ -310,6 +310,9 @@ void tst_Documents::planRoundTrip()
     r.no_plan_reason = "none";
     r.offload_needed = true;
     r.exact_fallback = true;
+    r.exact_checked = true;
+    r.exact_check_s = 0.75;
+    r.pruned_best_s = 1.25;
     d.search = r;
     d.plan.optimizer_offload_fraction = 0.25;
     d.prediction->host_memory_per_node_gib = 96.5;
@@ -352,6 +355,9 @@ void tst_Documents::planRoundTrip()
     QCOMPARE(back.search->plans.size(), std::size_t(2));
     QVERIFY(back.search->offload_needed);
     QVERIFY(back.search->exact_fallback);
+    QVERIFY(back.search->exact_checked);
+    QCOMPARE(back.search->exact_check_s, 0.75);
+    QCOMPARE(back.search->pruned_best_s, 1.25);
     QCOMPARE(back.prediction->host_memory_capacity_gib, 512.0);
     QCOMPARE(back.prediction->stages[0].memory.host_capacity, 64.0 * (1ull << 30));
     QCOMPARE(back.plan.optimizer_offload_fraction, 0.25);

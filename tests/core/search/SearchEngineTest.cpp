@@ -15,6 +15,7 @@
 #include "util/FlatMap.h"
 
 #include <QProcess>
+#include <nlohmann/json.hpp>
 #include <QtTest>
 
 #include <atomic>
@@ -98,6 +99,7 @@ private slots:
     void twoNodeSizesPrunedFindsTheOptimum();
     void loadBalanceCountsTheOutputLayer();
     void wideToleranceOpensTheWholeWindow();
+    void exactCheckFindsWhatThePruningsHide();
     void tiedEmbeddingsAcrossTheBridge();
     void flexDispatcherLeavesOutDevicesWithoutDeepEp();
     void largeRegularCluster();
@@ -497,11 +499,13 @@ ModelSpec wideVocabularyModel()
 }
 
 // The default search (every pruning) and --exact, on two threads, without baselines.
+// The prunings alone (no exact check, which would hide what they lose) and --exact.
 std::pair<SearchResult, SearchResult> prunedAndExact(const CostModel& cost)
 {
     SearchOptions opt;
     opt.threads = 2;
     opt.baselines = false;
+    opt.exact_check_s = 0;
     SearchResult pruned = runSearch(cost, opt);
     opt.exact = true;
     return {std::move(pruned), runSearch(cost, opt)};
@@ -894,6 +898,7 @@ void SearchEngineTest::wideToleranceOpensTheWholeWindow()
     opt.threads = 2;
     opt.baselines = false;
     opt.delta = 1e12;
+    opt.exact_check_s = 0;   // the window alone
     const SearchResult wide = runSearch(cost, opt);
     opt.delta = 0.2;
     opt.exact = true;
@@ -902,6 +907,61 @@ void SearchEngineTest::wideToleranceOpensTheWholeWindow()
     QCOMPARE(wide.pruned.load_balance, 0LL);
     QCOMPARE(wide.plans.front().prediction.iteration_time_s, exact.plans.front().prediction.iteration_time_s);
     QCOMPARE(wide.plans.front().plan.stages.back().num_layers, 1);
+}
+
+void SearchEngineTest::exactCheckFindsWhatThePruningsHide()
+{
+    // Mixtral-S with a global batch of 8 on three nodes of two H20 and two nodes of one H800:
+    // the best plan leaves devices idle, which the load-balance window, built from every
+    // device of the run's types, excludes (docs/search.md section 7). The prunings alone return
+    // a plan of 6.653 s, --exact one of 3.501 s. The exact check (given all the time it needs
+    // here: a limit is never reached) finds --exact's plan and says what it replaced; without
+    // it the search returns the pruned plan.
+    const ModelSpec* m = findModelPreset("Mixtral-S");
+    QVERIFY(m);
+    const DeviceCatalog& cat = DeviceCatalog::builtin();
+    const CostModel cost(*m, clusterFromShorthand("H20:3x2,H800:2x1", cat), cat);
+    SearchOptions opt;
+    opt.threads = 2;
+    opt.baselines = false;
+    opt.global_batch_size = 8;
+    opt.exact_check_s = 600;
+    const SearchResult checked = runSearch(cost, opt);
+    const auto [pruned, exact] = [&] {
+        SearchOptions o = opt;
+        o.exact_check_s = 0;
+        SearchResult p = runSearch(cost, o);
+        o.exact = true;
+        return std::make_pair(std::move(p), runSearch(cost, o));
+    }();
+    QVERIFY(!checked.plans.empty() && !pruned.plans.empty() && !exact.plans.empty());
+    const double tPruned = pruned.plans.front().prediction.iteration_time_s;
+    const double tExact = exact.plans.front().prediction.iteration_time_s;
+    QVERIFY2(tPruned > 1.5 * tExact, qPrintable(QString("pruned %1 s, exact %2 s").arg(tPruned).arg(tExact)));
+    QVERIFY(!pruned.exact_checked);
+    QCOMPARE(pruned.exact_check_s, 0.0);
+    QVERIFY(checked.exact_checked);
+    QVERIFY(checked.exact_check_s > 0);
+    QCOMPARE(checked.plans.front().prediction.iteration_time_s, tExact);
+    QCOMPARE(checked.pruned_best_s, tPruned);
+    QVERIFY(!checked.timed_out && !checked.offload_needed);
+
+    // A check that finds nothing faster keeps the pruned plan and says the plans are exact:
+    // LLaMA-2 7B on the paper's 16-3 cluster, where the prunings lose nothing.
+    const ModelSpec* llama = findModelPreset("LLaMA-2-7B");
+    QVERIFY(llama);
+    const CostModel costL(*llama, resolveCluster("16-3", cat), cat);
+    SearchOptions o2;
+    o2.threads = 2;
+    o2.baselines = false;
+    o2.exact_check_s = 600;
+    const SearchResult same = runSearch(costL, o2);
+    o2.exact_check_s = 0;
+    const SearchResult alone = runSearch(costL, o2);
+    QVERIFY(!same.plans.empty() && !alone.plans.empty());
+    QVERIFY(same.exact_checked);
+    QCOMPARE(same.pruned_best_s, 0.0);
+    QCOMPARE(same.plans.front().prediction.iteration_time_s, alone.plans.front().prediction.iteration_time_s);
 }
 
 void SearchEngineTest::tiedEmbeddingsAcrossTheBridge()
@@ -1041,6 +1101,21 @@ void SearchEngineTest::cliExitCodes()
     QCOMPARE(run({"plan", "--model", "no-such-model", "--cluster", "H800:1x8"}), 2);
     QCOMPARE(run({"plan", "--model", "mixtral-s", "--cluster", "H800:1x8", "--top", "0"}), 2);
     QCOMPARE(run({"plan", "--cluster", "H800:1x8"}), 2);
+    // The exact check (exactCheckFindsWhatThePruningsHide's case): the table says what it
+    // replaced, the document records it; --exact-check 0 turns it off; a negative time is bad
+    // input.
+    const QStringList hidden = {"plan", "--model", "mixtral-s", "--cluster", "H20:3x2,H800:2x1", "--gbs", "8", "--exact-check", "600"};
+    QCOMPARE(run(hidden, &out), 0);
+    QVERIFY2(out.contains("found a faster plan than the pruned search's 6.653 s; the plans below are the exact best"), out.constData());
+    QCOMPARE(run(hidden + QStringList{"--json"}, &out), 0);
+    const nlohmann::json doc = nlohmann::json::parse(out.toStdString());
+    QCOMPARE(doc["search"]["exact_check"]["finished"].get<bool>(), true);
+    QVERIFY(std::abs(doc["search"]["exact_check"]["pruned_best_s"].get<double>() - 6.653) < 5e-4);
+    QVERIFY(std::abs(doc["prediction"]["iteration_time_s"].get<double>() - 3.501) < 5e-4);
+    QCOMPARE(run({"plan", "--model", "mixtral-s", "--cluster", "H20:3x2,H800:2x1", "--gbs", "8", "--exact-check", "0"}, &out), 0);
+    QVERIFY(!out.contains("exact check"));
+    QCOMPARE(run({"plan", "--model", "mixtral-s", "--cluster", "H800:1x8", "--exact-check", "-1"}, nullptr, &err), 2);
+    QVERIFY2(err.contains("--exact-check: expected a finite number >= 0, got \"-1\""), err.constData());
 }
 
 namespace {
