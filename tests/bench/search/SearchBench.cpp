@@ -108,14 +108,16 @@ void printRow(const Row& r)
             std::snprintf(buf, sizeof buf, "%6s", "-");
         return std::string(buf);
     };
-    // The exact check: "=" it found nothing faster, a change in percent when it did, "out" it
-    // ran out of time, "-" it did not run.
+    // The exact check: "=" it found nothing faster, the change of the best plan's time in
+    // percent when it replaced that plan (slower only where it found a plan with the optimizer
+    // on the devices, which the pruned search had not), "out" it ran out of time, "-" it did
+    // not run.
     char check[16];
-    if (r.check_state == 2 && r.check < 0)
-        std::snprintf(check, sizeof check, "%+.1f%%", 100 * r.check);
+    if (r.check_state == 2 && r.check != 0)
+        std::snprintf(check, sizeof check, "%+.2f%%", 100 * r.check);
     else
         std::snprintf(check, sizeof check, "%s", r.check_state == 2 ? "=" : r.check_state == 1 ? "out" : "-");
-    std::printf("| %-10s | %-9s | %6.3f | %6.3f | %7lld | %10lld | %8lld | %7lld | %2s | %-4s | %-6s | %s | %s | %s | %s | %s |\n",
+    std::printf("| %-10s | %-9s | %6.3f | %6.3f | %7lld | %10lld | %8lld | %7lld | %2s | %-4s | %-7s | %s | %s | %s | %s | %s |\n",
                 r.cluster.c_str(), r.model.c_str(), r.main_s, r.time_s, r.states, r.pruned.load_balance, r.pruned.memory,
                 r.pruned.communication, r.pp > 0 ? std::to_string(r.pp).c_str() : "-",
                 r.offload > 0 ? (std::to_string(static_cast<int>(r.offload * 100 + 0.5)) + "%").c_str() : "-", check,
@@ -160,8 +162,8 @@ int main(int argc, char** argv)
                               "24-1",   "24-2",   "24-3",   "32-1", "32-2", "32-3"};
     const ModelSpec small = resolveModel("mixtral-s");
     const ModelSpec large = resolveModel("mixtral-l");
-    std::printf("| cluster    | model     | HS-DP s | total s | states  | pruned LB  | pr. mem  | pr.comm | PP | opt. | check  | HS-DP    | uniform  | Metis    | unif/HS | Metis/HS |\n");
-    std::printf("|------------|-----------|--------|--------|---------|------------|----------|---------|----|------|--------|----------|----------|----------|--------|--------|\n");
+    std::printf("| cluster    | model     | HS-DP s | total s | states  | pruned LB  | pr. mem  | pr.comm | PP | opt. | check   | HS-DP    | uniform  | Metis    | unif/HS | Metis/HS |\n");
+    std::printf("|------------|-----------|--------|--------|---------|------------|----------|---------|----|------|---------|----------|----------|----------|--------|--------|\n");
     double geoU[2] = {0, 0}, geoM[2] = {0, 0};
     int count[2] = {0, 0};
     for (const char* c : clusters) {
