@@ -628,6 +628,9 @@ void SearchPanel::showResult(const SearchResult& r)
         status += tr("; exact: the check without the prunings (%1) found nothing faster").arg(elapsed(r.exact_check_s));
     } else if (!r.plans.empty() && r.exact_check_s > 0 && !r.cancelled) {
         status += tr("; the exact check ran out of time, so a faster plan may exist (tick Exact to search without the prunings)");
+    } else if (!r.plans.empty() && !r.exact_fallback && !r.cancelled && !r.timed_out && !m_exact->isChecked()
+               && r.algorithm == Algorithm::HsDp) {
+        status += tr("; the exact check was not tried (the pruned search took longer than its 2 s, or the time limit was near), so a faster plan may exist");
     }
     if (!r.plans.empty() && r.offload_needed)
         status += tr("; the search found no plan with the optimizer on the devices, so these keep it in host memory");

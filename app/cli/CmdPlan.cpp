@@ -372,6 +372,9 @@ int cmdPlan(const Args& args)
     else if (r.exact_check_s > 0)
         os << "The exact check ran out of its " << fmt("%g", opt.exact_check_s)
            << " s; the plans below are the pruned search's (a longer --exact-check or --exact may find faster ones).\n";
+    else if (!opt.exact && !r.exact_fallback && opt.algorithm == Algorithm::HsDp && opt.exact_check_s > 0 && !r.cancelled && !r.timed_out)
+        os << "The exact check was not tried (the pruned search took longer than its " << fmt("%g", opt.exact_check_s)
+           << " s, or the time limit was near); the plans below are the pruned search's (--exact searches without the prunings).\n";
     if (r.offload_needed)
         os << "The search found no plan with the optimizer states on the devices; these keep them in host memory\n"
               "(--optimizer-cpu-offload; see --optimizer-offload"
