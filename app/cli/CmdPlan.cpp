@@ -48,10 +48,12 @@ Searches the fastest feasible parallel plan (HS-DP) and compares it with the bas
                          devices: for a few nodes, or with --time-limit)
   --exact                turn off the load-balance and communication prunings
                          (the --top plans are then the exact K best, at a cost in time)
-  --exact-check S        after the pruned search, search again without the prunings for at
-                         most S seconds; when that finishes the plans are the exact best, as
-                         with --exact (default 2; 0 = off; not tried when the pruned search
-                         alone took longer than S)
+  --exact-check W        after the pruned search, search again without the prunings for at
+                         most W of work (states expanded, a tenth for each stage option
+                         refused for memory; counted, not timed: default 800000, about 2 s
+                         on 2 cores; 0 = off); when that finishes the plans are the exact
+                         best, as with --exact. Not tried when the pruned search alone did
+                         more work, or when --time-limit leaves less than twice its time
   --delta D              load-balance tolerance (default 0.2)
   --eta E                heterogeneous communication threshold (default 2)
   --time-limit S         stop after S seconds with the best plan so far (a finite number;
@@ -292,8 +294,8 @@ int cmdPlan(const Args& args)
             throw UsageError("--delta: expected a tolerance in [0, 1), got " + fmt("%g", *v));
         opt.delta = *v;
     }
-    if (auto v = a.doubleValue("exact-check", 0))
-        opt.exact_check_s = std::min(*v, kNoTimeLimitAbove);
+    if (auto v = a.intValue("exact-check", 0))
+        opt.exact_check_work = *v;
     if (auto v = a.doubleValue("eta", 0)) {
         if (*v <= 0)
             throw UsageError("--eta: expected a number > 0, got " + fmt("%g", *v));
@@ -366,15 +368,15 @@ int cmdPlan(const Args& args)
                    ? "a faster plan than the pruned search's " + fmt("%.4g", r.pruned_best_s) + " s"
                    : "a plan with the optimizer on the devices, which the pruned search had not (it needed offload, " + fmt("%.4g", r.pruned_best_s)
                          + " s)")
-           << "; the plans below are the exact best.\n";
+           << "; the plans below are the exact best" << (r.offload_needed || r.plans.front().prediction.iteration_time_s < r.pruned_best_s ? "" : " with the optimizer on the devices") << ".\n";
     else if (r.exact_checked)
         os << "The exact check (" << fmt("%.2f", r.exact_check_s) << " s without the prunings) found nothing faster: the plans below are the exact best.\n";
     else if (r.exact_check_s > 0)
-        os << "The exact check ran out of its " << fmt("%g", opt.exact_check_s)
-           << " s; the plans below are the pruned search's (a longer --exact-check or --exact may find faster ones).\n";
-    else if (!opt.exact && !r.exact_fallback && opt.algorithm == Algorithm::HsDp && opt.exact_check_s > 0 && !r.cancelled && !r.timed_out)
-        os << "The exact check was not tried (the pruned search took longer than its " << fmt("%g", opt.exact_check_s)
-           << " s, or the time limit was near); the plans below are the pruned search's (--exact searches without the prunings).\n";
+        os << "The exact check stopped before its end (" << (r.exact_check_work * 10 >= 9 * static_cast<long long>(opt.exact_check_work) ? "its work budget, " + std::to_string(opt.exact_check_work) : std::string("the time limit"))
+           << "); the plans below are the pruned search's (a larger --exact-check or --exact may find faster ones).\n";
+    else if (!opt.exact && !r.exact_fallback && opt.algorithm == Algorithm::HsDp && opt.exact_check_work > 0 && !r.cancelled && !r.timed_out)
+        os << "The exact check was not tried (the pruned search alone did more than its " << opt.exact_check_work
+           << " of work, or the time limit was near); the plans below are the pruned search's (--exact searches without the prunings).\n";
     if (r.offload_needed)
         os << "The search found no plan with the optimizer states on the devices; these keep them in host memory\n"
               "(--optimizer-cpu-offload; see --optimizer-offload"

@@ -615,9 +615,10 @@ SearchResult readSearchObject(const JsonNode& n)
     r.offload_needed = n.optBool("optimizer_offload_needed", false);
     r.exact_fallback = n.optBool("exact_fallback", false);
     if (auto c = n.optObject("exact_check")) {
-        c->warnUnknownKeys({"finished", "time_s", "pruned_best_s"});
+        c->warnUnknownKeys({"finished", "time_s", "work", "pruned_best_s"});
         r.exact_checked = c->optBool("finished", false);
         r.exact_check_s = c->optDouble("time_s", 0, 0);
+        r.exact_check_work = c->optInt64("work", 0, 0);
         r.pruned_best_s = c->optDouble("pruned_best_s", 0, 0);
     }
     r.no_plan_reason = n.optString("no_plan_reason");
@@ -650,7 +651,7 @@ Json searchJson(const SearchResult& r)
     if (r.exact_fallback)
         j["exact_fallback"] = true;
     if (r.exact_check_s > 0) {
-        Json c{{"finished", r.exact_checked}, {"time_s", r.exact_check_s}};
+        Json c{{"finished", r.exact_checked}, {"time_s", r.exact_check_s}, {"work", r.exact_check_work}};
         if (r.pruned_best_s > 0)
             c["pruned_best_s"] = r.pruned_best_s;
         j["exact_check"] = c;

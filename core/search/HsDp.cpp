@@ -393,12 +393,23 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
     // exact; otherwise the cap rises to the level that makes it so, and one more pass
     // settles it. Tight caps remove most stage options, which makes the passes cheap.
     long long loadPruned = 0, memPruned = 0, commPruned = 0, expanded = 0;
+    long long counted10 = 0;   // the work (RunControl::stopAfter) of these counts already counted
     auto flush = [&]() {
+        if (control.pass_work_limit > 0)   // the work since the last look (stopNow)
+            control.pass_work += 10 * expanded + memPruned - counted10;
         control.states += expanded;
         control.pruned_load += loadPruned;
         control.pruned_memory += memPruned;
         control.pruned_comm += commPruned;
         expanded = loadPruned = memPruned = commPruned = 0;
+        counted10 = 0;
+    };
+    // Every 64 states: stop? The work since the last look counts against a pass's work limit.
+    auto stopNow = [&]() {
+        const long long now10 = 10 * expanded + memPruned;
+        const long long work10 = now10 - counted10;
+        counted10 = now10;
+        return control.stopAfter(work10);
     };
     const double inf = std::numeric_limits<double>::infinity();
     Partial rootPartial;
@@ -462,7 +473,7 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
             std::size_t at = 0;
             for (int si : bucketStates) {
                 ++at;
-                if ((expanded & 63) == 0 && control.stop()) {
+                if ((expanded & 63) == 0 && stopNow()) {
                     result.complete = false;
                     break;
                 }

@@ -39,6 +39,15 @@ const char* toString(OptimizerOffload o)
     return "if-needed";
 }
 
+bool RunControl::stopAfter(long long work10)
+{
+    if (pass_work_limit > 0 && pass_work.fetch_add(work10, std::memory_order_relaxed) + work10 > pass_work_limit) {
+        pass_timed_out = true;
+        return true;
+    }
+    return stop();
+}
+
 bool RunControl::stop()
 {
     if (cancel && cancel->load(std::memory_order_relaxed))
@@ -1072,12 +1081,15 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
     };
 
     searchMain(std::numeric_limits<double>::infinity());
-    // The exact check (SearchOptions::exact_check_s): the search again without the prunings,
-    // with the same offload policy, for at most the given time. When it finishes, its plans
-    // are the exact best, as with `exact`; when it does not, the pruned search's plans stand
-    // (docs/search.md section 7). It is not tried when the pruned search alone took longer
-    // than that time: without the prunings it does more work and would not finish
-    // (mixed-1088: 5.6 s pruned), nor when a time limit leaves less than twice that.
+    // The exact check (SearchOptions::exact_check_work): the search again without the
+    // prunings, with the same offload policy, for at most the given work (states expanded,
+    // and a tenth for each stage option refused for memory: counted, not timed, so that the
+    // answer does not depend on the machine or its load). When it finishes, its plans are the
+    // exact best, as with `exact`; when it does not, the pruned search's plans stand
+    // (docs/search.md section 7). It is not tried when the pruned search alone did more work
+    // than that: without the prunings it does more and would not finish (mixed-1088), nor
+    // when a time limit leaves less than twice the pruned search's time (it then stops
+    // early enough to leave the baselines that time).
     //  - The pruned search found plans on the devices (or the policy fixes the share): the
     //    check looks, at that share, only for plans faster than its best (one plan), or
     //    for the K best (K plans).
@@ -1085,23 +1097,27 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
     //    on the devices, so the check looks there first, and a plan found there wins, as
     //    the policy says, even when slower; else it tries the shares again, each only for
     //    plans faster than the best so far.
-    const double prunedTime = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    const bool checkFits = !control.has_deadline
-        || control.deadline - std::chrono::steady_clock::now() > std::chrono::microseconds(static_cast<long long>(2 * prunedTime * 1e6));
-    if (heuristics && !exactRan && options.algorithm == Algorithm::HsDp && options.exact_check_s > prunedTime && checkFits && main
+    const auto prunedEnd = std::chrono::steady_clock::now();
+    const double prunedTime = std::chrono::duration<double>(prunedEnd - t0).count();
+    const long long prunedWork10 = 10 * control.states.load() + control.pruned_memory.load();
+    const auto reserve = std::chrono::microseconds(static_cast<long long>(prunedTime * 1e6));
+    const bool checkFits = !control.has_deadline || control.deadline - prunedEnd > 2 * reserve;
+    const long long checkWork10 = options.exact_check_work > 0 && options.exact_check_work < (1LL << 58) / 10
+        ? 10 * options.exact_check_work
+        : (options.exact_check_work > 0 ? (1LL << 58) : 0);
+    if (heuristics && !exactRan && options.algorithm == Algorithm::HsDp && checkWork10 > prunedWork10 && checkFits && main
         && !main->plans.empty() && !control.stop()) {
         const auto start = std::chrono::steady_clock::now();
         const double prunedBest = main->plans.front().prediction.iteration_time_s;
         const double prunedShare = main->plans.front().plan.optimizer_offload_fraction;
         const bool prunedOffload = result.offload_needed;
-        const auto budget = std::chrono::microseconds(static_cast<long long>(std::min(options.exact_check_s, 1e7) * 1e6));
-        // Under a time limit the check leaves the baselines as long as the pruned search took
-        // (they take less: a tenth of its jobs and the uniform splits), so that it does not
-        // cost them their place before the limit.
-        const auto reserve = std::chrono::microseconds(static_cast<long long>(prunedTime * 1e6));
-        control.pass_deadline = control.has_deadline ? std::min(control.deadline - reserve, start + budget) : start + budget;
+        control.pass_work = 0;
+        control.pass_work_limit = checkWork10;
         control.pass_timed_out = false;
-        control.has_pass_deadline = true;
+        if (control.has_deadline) {
+            control.pass_deadline = control.deadline - reserve;
+            control.has_pass_deadline = true;
+        }
         std::optional<Searcher::Merged> pruned = std::move(main);
         const double inf = std::numeric_limits<double>::infinity();
         heuristics = false;
@@ -1116,7 +1132,7 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
             std::optional<Searcher::Merged> best;
             for (const double fraction : prunedOffload ? std::vector<double>(std::begin(kOffloadFractions), std::end(kOffloadFractions))
                                                        : std::vector<double>{prunedShare}) {
-                if (control.stop())
+                if (control.stopAfter(0))
                     break;
                 setOffloadFraction(fraction);
                 setKnownBest(want > 1 ? inf
@@ -1129,15 +1145,19 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
         }
         heuristics = true;
         setKnownBest(inf);
+        const bool ranOut = control.stopAfter(0);
         control.has_pass_deadline = false;
+        control.pass_work_limit = 0;
         result.exact_check_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        if (control.pass_timed_out || control.stop() || !main) {
+        result.exact_check_work = control.pass_work.load() / 10;
+        if (ranOut || control.pass_timed_out || control.stop() || !main) {
             main = std::move(pruned);
         } else {
             result.exact_checked = true;
-            if (main->plans.empty()) {
+            const bool faster = !main->plans.empty() && main->plans.front().prediction.iteration_time_s < prunedBest;
+            if (main->plans.empty() || (!onDevice && want == 1 && !faster)) {
                 main = std::move(pruned);   // nothing faster than the pruned search's best
-            } else if (onDevice || main->plans.front().prediction.iteration_time_s < prunedBest) {
+            } else if (onDevice || faster) {
                 result.pruned_best_s = prunedBest;
                 if (onDevice)
                     result.offload_needed = false;

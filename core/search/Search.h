@@ -38,9 +38,12 @@ struct SearchOptions {
     int max_pp = 0;                       // 0 = as many as the cluster and model allow
     bool baselines = true;                // also run uniform and Metis-style
     // After the pruned HS-DP search, the same search without the prunings for at most this
-    // many seconds (0 = none): when it finishes, the plans are the exact best, as with
-    // `exact`; when it does not, the pruned search's plans stand (docs/search.md section 7).
-    double exact_check_s = 2.0;
+    // much work (0 = none): states expanded, each stage option refused for memory counting a
+    // tenth (about 2 s on the 2-core machine of docs/search.md section 8, but counted, not
+    // timed, so that the answer is the same on any machine). When it finishes, the plans are
+    // the exact best, as with `exact`; when it does not, the pruned search's plans stand
+    // (docs/search.md section 7).
+    long long exact_check_work = 800000;
     OptimizerOffload optimizer_offload = OptimizerOffload::IfNeeded;
     std::optional<Plan> current;          // the user's current configuration, estimated too
 };
@@ -84,14 +87,16 @@ struct SearchResult {
     // The prunings discarded every feasible plan that a baseline found: the search ran again
     // without them (and returns that baseline when nothing faster exists).
     bool exact_fallback = false;
-    // The exact check (SearchOptions::exact_check_s) finished: the plans are the exact best.
+    // The exact check (SearchOptions::exact_check_work) finished: the plans are the exact best.
     // pruned_best_s: the pruned search's best time when the check replaced its best plan
     // (by a faster one, or by one without optimizer offload that the prunings had hidden,
-    // which offload_needed then no longer says), else 0; exact_check_s: the time the check
-    // took, whether or not it finished (0: it did not run).
+    // which offload_needed then no longer says), else 0; exact_check_s and exact_check_work:
+    // the time and the work (SearchOptions::exact_check_work) the check took, whether or not
+    // it finished (0: it did not run).
     bool exact_checked = false;
     double pruned_best_s = 0;
     double exact_check_s = 0;
+    long long exact_check_work = 0;
     std::string no_plan_reason;                  // set when plans is empty
     // Device types the search left out, and why: the flex dispatcher's DeepEP does not run
     // on them (deepEpUnavailable). Empty when every node was searched.

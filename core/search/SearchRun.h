@@ -128,10 +128,14 @@ struct RunControl {
     std::chrono::steady_clock::time_point deadline{};
     bool has_deadline = false;
     std::atomic<bool> timed_out{false};
-    // A pass's own limit (the exact check, SearchOptions::exact_check_s), never later than
-    // the deadline: stop() then ends the pass without the search counting as timed out.
+    // A pass's own limits (the exact check, SearchOptions::exact_check_work): its work, in
+    // tenths (10 per state expanded, 1 per stage option refused for memory: stopAfter), and
+    // a deadline never later than the search's. stop() then ends the pass without the search
+    // counting as timed out.
     std::chrono::steady_clock::time_point pass_deadline{};
     bool has_pass_deadline = false;
+    long long pass_work_limit = 0;   // tenths; 0 = none
+    std::atomic<long long> pass_work{0};
     std::atomic<bool> pass_timed_out{false};
     std::atomic<long long> states{0};
     std::atomic<long long> pruned_load{0}, pruned_memory{0}, pruned_comm{0};
@@ -154,6 +158,8 @@ struct RunControl {
     int running_slots = 0;
 
     bool stop();                 // cancelled or past the deadline (sets timed_out)
+    // stop(), after counting work10 tenths of work against the pass's work limit.
+    bool stopAfter(long long work10);
     void addWork(double work);   // more work for work_total, from a worker thread
     void offerBest(double t);
     // finished: the search returns; only then does the fraction reach 1.

@@ -2,7 +2,7 @@
 // Mixtral-S and Mixtral-L (appendix A), and the 1,088-device four-type preset with a
 // 96-layer MoE model. Prints search time, states, prunings, and the predicted iteration
 // time of HS-DP, the uniform baseline and the Metis-style baseline with their ratios.
-// --no-check: the pruned search without its exact check (SearchOptions::exact_check_s).
+// --no-check: the pruned search without its exact check (SearchOptions::exact_check_work).
 //
 // Usage: hapmoe_search_bench [--exact] [--no-check] [--verbose] [--no-baselines] [--no-large] [--threads N]
 //                            [--only CLUSTER] [--top K]
@@ -154,7 +154,7 @@ int main(int argc, char** argv)
     SearchOptions opt;
     opt.exact = exact;
     if (noCheck)
-        opt.exact_check_s = 0;   // the pruned search alone
+        opt.exact_check_work = 0;   // the pruned search alone
     opt.threads = threads;
     opt.baselines = !noBaselines;
     opt.top_k = top;   // the search's distinct plans; the table shows the best

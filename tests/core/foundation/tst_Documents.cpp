@@ -312,6 +312,7 @@ void tst_Documents::planRoundTrip()
     r.exact_fallback = true;
     r.exact_checked = true;
     r.exact_check_s = 0.75;
+    r.exact_check_work = 123456;
     r.pruned_best_s = 1.25;
     d.search = r;
     d.plan.optimizer_offload_fraction = 0.25;
@@ -357,6 +358,7 @@ void tst_Documents::planRoundTrip()
     QVERIFY(back.search->exact_fallback);
     QVERIFY(back.search->exact_checked);
     QCOMPARE(back.search->exact_check_s, 0.75);
+    QCOMPARE(back.search->exact_check_work, 123456LL);
     QCOMPARE(back.search->pruned_best_s, 1.25);
     QCOMPARE(back.prediction->host_memory_capacity_gib, 512.0);
     QCOMPARE(back.prediction->stages[0].memory.host_capacity, 64.0 * (1ull << 30));

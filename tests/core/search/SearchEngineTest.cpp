@@ -505,7 +505,7 @@ std::pair<SearchResult, SearchResult> prunedAndExact(const CostModel& cost)
     SearchOptions opt;
     opt.threads = 2;
     opt.baselines = false;
-    opt.exact_check_s = 0;
+    opt.exact_check_work = 0;
     SearchResult pruned = runSearch(cost, opt);
     opt.exact = true;
     return {std::move(pruned), runSearch(cost, opt)};
@@ -898,7 +898,7 @@ void SearchEngineTest::wideToleranceOpensTheWholeWindow()
     opt.threads = 2;
     opt.baselines = false;
     opt.delta = 1e12;
-    opt.exact_check_s = 0;   // the window alone
+    opt.exact_check_work = 0;   // the window alone
     const SearchResult wide = runSearch(cost, opt);
     opt.delta = 0.2;
     opt.exact = true;
@@ -914,9 +914,10 @@ void SearchEngineTest::exactCheckFindsWhatThePruningsHide()
     // Mixtral-S with a global batch of 8 on three nodes of two H20 and two nodes of one H800:
     // the best plan leaves devices idle, which the load-balance window, built from every
     // device of the run's types, excludes (docs/search.md section 7). The prunings alone return
-    // a plan of 6.653 s, --exact one of 3.501 s. The exact check (given all the time it needs
-    // here: a limit is never reached) finds --exact's plan and says what it replaced; without
-    // it the search returns the pruned plan.
+    // a plan of 6.653 s, --exact one of 3.501 s. The exact check finds --exact's plan and says
+    // what it replaced, with all the work it needs (a budget never reached here) and with the
+    // default budget, which it counts rather than times, so that the answer is the same on
+    // any machine; without it the search returns the pruned plan.
     const ModelSpec* m = findModelPreset("Mixtral-S");
     QVERIFY(m);
     const DeviceCatalog& cat = DeviceCatalog::builtin();
@@ -925,11 +926,11 @@ void SearchEngineTest::exactCheckFindsWhatThePruningsHide()
     opt.threads = 2;
     opt.baselines = false;
     opt.global_batch_size = 8;
-    opt.exact_check_s = 600;
+    opt.exact_check_work = 1000000000;   // never reached here
     const SearchResult checked = runSearch(cost, opt);
     const auto [pruned, exact] = [&] {
         SearchOptions o = opt;
-        o.exact_check_s = 0;
+        o.exact_check_work = 0;
         SearchResult p = runSearch(cost, o);
         o.exact = true;
         return std::make_pair(std::move(p), runSearch(cost, o));
@@ -941,7 +942,23 @@ void SearchEngineTest::exactCheckFindsWhatThePruningsHide()
     QVERIFY(!pruned.exact_checked);
     QCOMPARE(pruned.exact_check_s, 0.0);
     QVERIFY(checked.exact_checked);
-    QVERIFY(checked.exact_check_s > 0);
+    QVERIFY(checked.exact_check_s > 0 && checked.exact_check_work > 0);
+    {
+        SearchOptions d = opt;
+        d.exact_check_work = SearchOptions{}.exact_check_work;
+        const SearchResult byDefault = runSearch(cost, d);
+        QVERIFY(byDefault.exact_checked && byDefault.exact_check_work <= d.exact_check_work);
+        QCOMPARE(byDefault.plans.front().prediction.iteration_time_s, tExact);
+        // A budget above the pruned search's work (else the check is not tried) and below
+        // the check's: it stops, and the pruned plan stands.
+        const long long prunedWork = pruned.states + pruned.pruned.memory / 10;
+        QVERIFY2(prunedWork < checked.exact_check_work,
+                 qPrintable(QString("pruned work %1, check %2").arg(prunedWork).arg(checked.exact_check_work)));
+        d.exact_check_work = (prunedWork + checked.exact_check_work) / 2;
+        const SearchResult cut = runSearch(cost, d);
+        QVERIFY(!cut.exact_checked && cut.exact_check_s > 0 && !cut.timed_out);
+        QCOMPARE(cut.plans.front().prediction.iteration_time_s, tPruned);
+    }
     QCOMPARE(checked.plans.front().prediction.iteration_time_s, tExact);
     QCOMPARE(checked.pruned_best_s, tPruned);
     QVERIFY(!checked.timed_out && !checked.offload_needed);
@@ -954,9 +971,9 @@ void SearchEngineTest::exactCheckFindsWhatThePruningsHide()
     SearchOptions o2;
     o2.threads = 2;
     o2.baselines = false;
-    o2.exact_check_s = 600;
+    o2.exact_check_work = 1000000000;
     const SearchResult same = runSearch(costL, o2);
-    o2.exact_check_s = 0;
+    o2.exact_check_work = 0;
     const SearchResult alone = runSearch(costL, o2);
     QVERIFY(!same.plans.empty() && !alone.plans.empty());
     QVERIFY(same.exact_checked);
@@ -1104,7 +1121,7 @@ void SearchEngineTest::cliExitCodes()
     // The exact check (exactCheckFindsWhatThePruningsHide's case): the table says what it
     // replaced, the document records it; --exact-check 0 turns it off; a negative time is bad
     // input.
-    const QStringList hidden = {"plan", "--model", "mixtral-s", "--cluster", "H20:3x2,H800:2x1", "--gbs", "8", "--exact-check", "600"};
+    const QStringList hidden = {"plan", "--model", "mixtral-s", "--cluster", "H20:3x2,H800:2x1", "--gbs", "8", "--exact-check", "1000000000"};
     QCOMPARE(run(hidden, &out), 0);
     QVERIFY2(out.contains("found a faster plan than the pruned search's 6.653 s; the plans below are the exact best"), out.constData());
     QCOMPARE(run(hidden + QStringList{"--json"}, &out), 0);
@@ -1115,7 +1132,7 @@ void SearchEngineTest::cliExitCodes()
     QCOMPARE(run({"plan", "--model", "mixtral-s", "--cluster", "H20:3x2,H800:2x1", "--gbs", "8", "--exact-check", "0"}, &out), 0);
     QVERIFY(!out.contains("exact check"));
     QCOMPARE(run({"plan", "--model", "mixtral-s", "--cluster", "H800:1x8", "--exact-check", "-1"}, nullptr, &err), 2);
-    QVERIFY2(err.contains("--exact-check: expected a finite number >= 0, got \"-1\""), err.constData());
+    QVERIFY2(err.contains("--exact-check: expected an integer from 0 to"), err.constData());
 }
 
 namespace {
