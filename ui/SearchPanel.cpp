@@ -158,7 +158,7 @@ SearchPanel::SearchPanel(ProjectDocument* document, QWidget* parent)
     m_exact = new QCheckBox(tr("Exact (no pruning)"));
     m_exact->setToolTip(tr("Search without the load-balance and communication prunings: the best plan and "
                            "the Top K alternatives are then exact, at a cost in time on large clusters. "
-                           "Unticked, the pruned search is followed by an exact check of at most 2 s, "
+                           "Unticked, the pruned search is followed by an exact check with a budget of work (2-4 s on two cores), "
                            "which makes the plans exact when it finishes (the status line says whether it did)."));
     m_offload = new QComboBox;
     m_offload->setObjectName(QStringLiteral("searchOffload"));
@@ -627,10 +627,11 @@ void SearchPanel::showResult(const SearchResult& r)
     } else if (!r.plans.empty() && r.exact_checked) {
         status += tr("; exact: the check without the prunings (%1) found nothing faster").arg(elapsed(r.exact_check_s));
     } else if (!r.plans.empty() && r.exact_check_s > 0 && !r.cancelled) {
-        status += tr("; the exact check ran out of time, so a faster plan may exist (tick Exact to search without the prunings)");
+        status += tr("; the exact check stopped before its end (its work budget or the time limit), so a faster plan may exist "
+                     "(tick Exact to search without the prunings)");
     } else if (!r.plans.empty() && !r.exact_fallback && !r.cancelled && !r.timed_out && !m_exact->isChecked()
                && r.algorithm == Algorithm::HsDp) {
-        status += tr("; the exact check was not tried (the pruned search took longer than its 2 s, or the time limit was near), so a faster plan may exist");
+        status += tr("; the exact check was not tried (the pruned search alone did more work than its budget, or the time limit was near), so a faster plan may exist");
     }
     if (!r.plans.empty() && r.offload_needed)
         status += tr("; the search found no plan with the optimizer on the devices, so these keep it in host memory");

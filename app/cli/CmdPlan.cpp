@@ -50,7 +50,7 @@ Searches the fastest feasible parallel plan (HS-DP) and compares it with the bas
                          (the --top plans are then the exact K best, at a cost in time)
   --exact-check W        after the pruned search, search again without the prunings for at
                          most W of work (states expanded, a tenth for each stage option
-                         refused for memory; counted, not timed: default 800000, about 2 s
+                         refused for memory; counted, not timed: default 500000, 2-4 s
                          on 2 cores; 0 = off); when that finishes the plans are the exact
                          best, as with --exact. Not tried when the pruned search alone did
                          more work, or when --time-limit leaves less than twice its time
@@ -78,7 +78,7 @@ Exit codes: 0 plan found, 1 no feasible plan, 2 bad input.
 
 constexpr double kNoTimeLimitAbove = 1e7;   // seconds
 // Seconds without --time-limit: a bound, not a budget. HS-DP finds the paper's plans in
-// well under a second, but a cluster of a dozen device types or a model of a thousand layers
+// under two seconds with its exact check, but a cluster of a dozen device types or a model of a thousand layers
 // can take far longer, and the exhaustive algorithm's time is exponential in the devices.
 constexpr double kDefaultTimeLimit = 600;
 // The alternatives --top may ask for: each is a whole plan with its prediction (a thousand

@@ -39,11 +39,11 @@ struct SearchOptions {
     bool baselines = true;                // also run uniform and Metis-style
     // After the pruned HS-DP search, the same search without the prunings for at most this
     // much work (0 = none): states expanded, each stage option refused for memory counting a
-    // tenth (about 2 s on the 2-core machine of docs/search.md section 8, but counted, not
+    // tenth (2-4 s on the 2-core machine of docs/search.md section 8, but counted, not
     // timed, so that the answer is the same on any machine). When it finishes, the plans are
     // the exact best, as with `exact`; when it does not, the pruned search's plans stand
     // (docs/search.md section 7).
-    long long exact_check_work = 800000;
+    long long exact_check_work = 500000;
     OptimizerOffload optimizer_offload = OptimizerOffload::IfNeeded;
     std::optional<Plan> current;          // the user's current configuration, estimated too
 };
