@@ -362,13 +362,14 @@ int cmdPlan(const Args& args)
        << fmt("%.2f", r.time_s) << " s: " << r.states << " states, pruned " << r.pruned.load_balance << " by load balance, "
        << r.pruned.memory << " by memory, " << r.pruned.communication << " by communication"
        << (r.timed_out ? " (time limit reached: best plan so far)" : "") << "\n";
+    // The check replaced the pruned best by a faster plan, or (if needed) by a slower one on the devices.
+    const bool checkFoundFaster = r.offload_needed || r.plans.front().prediction.iteration_time_s < r.pruned_best_s;
     if (r.exact_checked && r.pruned_best_s > 0)
         os << "The exact check (" << fmt("%.2f", r.exact_check_s) << " s without the prunings) found "
-           << (r.offload_needed || r.plans.front().prediction.iteration_time_s < r.pruned_best_s
-                   ? "a faster plan than the pruned search's " + fmt("%.4g", r.pruned_best_s) + " s"
-                   : "a plan with the optimizer on the devices, which the pruned search had not (it needed offload, " + fmt("%.4g", r.pruned_best_s)
-                         + " s)")
-           << "; the plans below are the exact best" << (r.offload_needed || r.plans.front().prediction.iteration_time_s < r.pruned_best_s ? "" : " with the optimizer on the devices") << ".\n";
+           << (checkFoundFaster ? "a faster plan than the pruned search's " + fmt("%.4g", r.pruned_best_s) + " s"
+                                : "a plan with the optimizer on the devices, which the pruned search had not (it needed offload, "
+                                      + fmt("%.4g", r.pruned_best_s) + " s)")
+           << "; the plans below are the exact best" << (checkFoundFaster ? "" : " with the optimizer on the devices") << ".\n";
     else if (r.exact_checked)
         os << "The exact check (" << fmt("%.2f", r.exact_check_s) << " s without the prunings) found nothing faster: the plans below are the exact best.\n";
     else if (r.exact_check_s > 0)

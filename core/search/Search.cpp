@@ -41,10 +41,8 @@ const char* toString(OptimizerOffload o)
 
 bool RunControl::stopAfter(long long work10)
 {
-    if (pass_work_limit > 0 && pass_work.fetch_add(work10, std::memory_order_relaxed) + work10 > pass_work_limit) {
-        pass_timed_out = true;
+    if (pass_work_limit > 0 && pass_work.fetch_add(work10, std::memory_order_relaxed) + work10 > pass_work_limit)
         return true;
-    }
     return stop();
 }
 
@@ -52,10 +50,8 @@ bool RunControl::stop()
 {
     if (cancel && cancel->load(std::memory_order_relaxed))
         return true;
-    if (has_pass_deadline && std::chrono::steady_clock::now() > pass_deadline) {
-        pass_timed_out = true;
+    if (has_pass_deadline && std::chrono::steady_clock::now() > pass_deadline)
         return true;
-    }
     if (has_deadline && std::chrono::steady_clock::now() > deadline) {
         timed_out = true;
         return true;
@@ -1102,9 +1098,7 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
     const long long prunedWork10 = 10 * control.states.load() + control.pruned_memory.load();
     const auto reserve = std::chrono::microseconds(static_cast<long long>(prunedTime * 1e6));
     const bool checkFits = !control.has_deadline || control.deadline - prunedEnd > 2 * reserve;
-    const long long checkWork10 = options.exact_check_work > 0 && options.exact_check_work < (1LL << 58) / 10
-        ? 10 * options.exact_check_work
-        : (options.exact_check_work > 0 ? (1LL << 58) : 0);
+    const long long checkWork10 = 10 * std::clamp(options.exact_check_work, 0LL, (1LL << 58) / 10);
     if (heuristics && !exactRan && options.algorithm == Algorithm::HsDp && checkWork10 > prunedWork10 && checkFits && main
         && !main->plans.empty() && !control.stop()) {
         const auto start = std::chrono::steady_clock::now();
@@ -1113,7 +1107,6 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
         const bool prunedOffload = result.offload_needed;
         control.pass_work = 0;
         control.pass_work_limit = checkWork10;
-        control.pass_timed_out = false;
         if (control.has_deadline) {
             control.pass_deadline = control.deadline - reserve;
             control.has_pass_deadline = true;
@@ -1145,12 +1138,13 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
         }
         heuristics = true;
         setKnownBest(inf);
+        // Past its work or its deadline (both stay past once passed), or cancelled.
         const bool ranOut = control.stopAfter(0);
         control.has_pass_deadline = false;
         control.pass_work_limit = 0;
         result.exact_check_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         result.exact_check_work = control.pass_work.load() / 10;
-        if (ranOut || control.pass_timed_out || control.stop() || !main) {
+        if (ranOut || !main) {
             main = std::move(pruned);
         } else {
             result.exact_checked = true;

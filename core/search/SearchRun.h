@@ -130,13 +130,12 @@ struct RunControl {
     std::atomic<bool> timed_out{false};
     // A pass's own limits (the exact check, SearchOptions::exact_check_work): its work, in
     // tenths (10 per state expanded, 1 per stage option refused for memory: stopAfter), and
-    // a deadline never later than the search's. stop() then ends the pass without the search
-    // counting as timed out.
+    // a deadline never later than the search's. Past either, stopAfter() (and stop(), for the
+    // deadline) ends the pass without the search counting as timed out.
     std::chrono::steady_clock::time_point pass_deadline{};
     bool has_pass_deadline = false;
     long long pass_work_limit = 0;   // tenths; 0 = none
     std::atomic<long long> pass_work{0};
-    std::atomic<bool> pass_timed_out{false};
     std::atomic<long long> states{0};
     std::atomic<long long> pruned_load{0}, pruned_memory{0}, pruned_comm{0};
     std::atomic<double> best{0};

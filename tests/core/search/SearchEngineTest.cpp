@@ -498,8 +498,8 @@ ModelSpec wideVocabularyModel()
     return m;
 }
 
-// The default search (every pruning) and --exact, on two threads, without baselines.
-// The prunings alone (no exact check, which would hide what they lose) and --exact.
+// The prunings alone (no exact check, which would hide what they lose) and --exact, on two
+// threads, without baselines.
 std::pair<SearchResult, SearchResult> prunedAndExact(const CostModel& cost)
 {
     SearchOptions opt;
