@@ -616,16 +616,16 @@ void SearchPanel::showResult(const SearchResult& r)
     }
     if (!r.plans.empty() && r.exact_checked && r.pruned_best_s > 0) {
         if (!r.offload_needed && r.plans.front().prediction.iteration_time_s >= r.pruned_best_s)
-            status += tr("; the exact check (%1 without the prunings) found plans with the optimizer on the devices, which the "
-                         "pruned search had hidden (its best offloaded it: %2 s)")
+            status += tr("; the exact check (%1) found plans with the optimizer on the devices (the pruned search's best "
+                         "offloaded it: %2 s)")
                           .arg(elapsed(r.exact_check_s))
                           .arg(r.pruned_best_s, 0, 'f', 2);
         else
-            status += tr("; the exact check (%1 without the prunings) found a faster plan than the pruned search's %2 s")
+            status += tr("; the exact check (%1) found a faster plan than the pruned search's %2 s")
                           .arg(elapsed(r.exact_check_s))
                           .arg(r.pruned_best_s, 0, 'f', 2);
     } else if (!r.plans.empty() && r.exact_checked) {
-        status += tr("; exact: the check without the prunings (%1) found nothing faster").arg(elapsed(r.exact_check_s));
+        status += tr("; exact: the check (%1) found nothing faster").arg(elapsed(r.exact_check_s));
     } else if (!r.plans.empty() && r.exact_check_s > 0 && !r.cancelled) {
         status += tr("; the exact check stopped before its end (its work budget or the time limit), so a faster plan may exist "
                      "(tick Exact to search without the prunings)");
