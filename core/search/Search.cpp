@@ -205,6 +205,10 @@ public:
     // look for faster ones.
     void setKnownBest(double iterationTime) { m_knownBest = iterationTime; }
     double knownBest() const { return m_knownBest; }
+    // Plans already found by another pass (iteration time, alternativeKey): each phase's
+    // incumbent starts with them, so that runs keeping K plans look only for plans that beat
+    // the K-th of them (the exact check with Top K > 1).
+    void setKnownPlans(std::vector<std::pair<double, std::string>> plans) { m_knownPlans = std::move(plans); }
     int gbs() const { return m_gbs; }
     int mbs0() const { return m_mbs0; }
 
@@ -457,6 +461,8 @@ public:
         Incumbent incumbent(jobs.empty() ? 1 : static_cast<std::size_t>(std::max(1, jobs.front().runs.front().keep)));
         if (!jobs.empty() && jobs.front().runs.front().keep == 1 && m_knownBest < std::numeric_limits<double>::infinity())
             incumbent.offer(m_knownBest, "known best");
+        for (const auto& [time, key] : m_knownPlans)
+            incumbent.offer(time, key);
         m_control.incumbent = exhaustive ? nullptr : &incumbent;
         std::vector<double> work(jobs.size());
         double phase = 0;
@@ -732,6 +738,7 @@ private:
     int m_threads = 1;
     double m_offload = 0.0;   // Plan::optimizer_offload_fraction of the runs that follow
     double m_knownBest = std::numeric_limits<double>::infinity();
+    std::vector<std::pair<double, std::string>> m_knownPlans;
 };
 
 // The node orders the search numbers devices in (docs/search.md section 1). With nodes of
@@ -887,6 +894,13 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
     auto setKnownBest = [&](double t) {
         for (auto& x : searchers)
             x->setKnownBest(t);
+    };
+    auto setKnownPlans = [&](const std::vector<RankedPlan>& plans) {
+        std::vector<std::pair<double, std::string>> known;
+        for (const RankedPlan& rp : plans)
+            known.emplace_back(rp.prediction.iteration_time_s, alternativeKey(rp.plan));
+        for (auto& x : searchers)
+            x->setKnownPlans(known);
     };
     const std::size_t want = static_cast<std::size_t>(std::max(1, options.top_k));
     if (s.space().numTypes() == 0) {
@@ -1088,7 +1102,8 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
     // early enough to leave the baselines that time).
     //  - The pruned search found plans on the devices (or the policy fixes the share): the
     //    check looks, at that share, only for plans faster than its best (one plan), or
-    //    for the K best (K plans).
+    //    faster than its K-th (K plans: the pruned plans start the check's incumbent, and
+    //    the K fastest of both lists are kept).
     //  - It found plans only with offload ("if needed"): the prunings may have hidden plans
     //    on the devices, so the check looks there first, and a plan found there wins, as
     //    the policy says, even when slower; else it tries the shares again, each only for
@@ -1122,6 +1137,8 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
             onDevice = !main->plans.empty();
         }
         if (!onDevice) {
+            if (want > 1 && !prunedOffload)
+                setKnownPlans(pruned->plans);
             std::optional<Searcher::Merged> best;
             for (const double fraction : prunedOffload ? std::vector<double>(std::begin(kOffloadFractions), std::end(kOffloadFractions))
                                                        : std::vector<double>{prunedShare}) {
@@ -1138,6 +1155,7 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
         }
         heuristics = true;
         setKnownBest(inf);
+        setKnownPlans({});
         // Past its work or its deadline (both stay past once passed), or cancelled.
         const bool ranOut = control.stopAfter(0);
         control.has_pass_deadline = false;
@@ -1148,6 +1166,23 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
             main = std::move(pruned);
         } else {
             result.exact_checked = true;
+            if (want > 1 && !prunedOffload && !main->plans.empty()) {
+                // The K fastest distinct plans of both lists (of two copies of a plan, the
+                // faster: less recompute), numbered as the merge numbers them.
+                std::vector<RankedPlan>& plans = main->plans;
+                plans.insert(plans.end(), pruned->plans.begin(), pruned->plans.end());
+                std::stable_sort(plans.begin(), plans.end(), [](const RankedPlan& a, const RankedPlan& b) {
+                    return a.prediction.iteration_time_s < b.prediction.iteration_time_s;
+                });
+                std::vector<RankedPlan> kept;
+                for (RankedPlan& rp : plans)
+                    if (kept.size() < want
+                        && std::none_of(kept.begin(), kept.end(), [&](const RankedPlan& k) { return samePlan(k.plan, rp.plan, true); }))
+                        kept.push_back(std::move(rp));
+                for (std::size_t i = 0; i < kept.size(); ++i)
+                    kept[i].plan.name = "HS-DP #" + std::to_string(i + 1);
+                plans = std::move(kept);
+            }
             const bool faster = !main->plans.empty() && main->plans.front().prediction.iteration_time_s < prunedBest;
             if (main->plans.empty() || (!onDevice && want == 1 && !faster)) {
                 main = std::move(pruned);   // nothing faster than the pruned search's best

@@ -979,6 +979,31 @@ void SearchEngineTest::exactCheckFindsWhatThePruningsHide()
     QVERIFY(same.exact_checked);
     QCOMPARE(same.pruned_best_s, 0.0);
     QCOMPARE(same.plans.front().prediction.iteration_time_s, alone.plans.front().prediction.iteration_time_s);
+
+    // With three plans asked for, the pruned plans start the check's incumbent, so that it
+    // looks only for plans faster than the third of them, and the three fastest of both lists
+    // are kept: --exact's three in both cases (on 16-3, where the prunings lose nothing, the
+    // check may find nothing faster and the pruned plans stand), and plan #1 is the one-plan
+    // search's.
+    auto times = [](const SearchResult& r) {
+        std::vector<double> t;
+        for (const RankedPlan& rp : r.plans)
+            t.push_back(rp.prediction.iteration_time_s);
+        return t;
+    };
+    for (const auto& [c, o] : {std::make_pair(&cost, opt), std::make_pair(&costL, o2)}) {
+        SearchOptions k3 = o;
+        k3.top_k = 3;
+        k3.exact_check_work = 1000000000;
+        const SearchResult three = runSearch(*c, k3);
+        k3.exact = true;
+        const SearchResult exact3 = runSearch(*c, k3);
+        QVERIFY(three.exact_checked);
+        QCOMPARE(three.plans.size(), std::size_t(3));
+        QCOMPARE(times(three), times(exact3));
+        QCOMPARE(three.plans.front().plan.name, std::string("HS-DP #1"));
+        QCOMPARE(three.plans.back().plan.name, std::string("HS-DP #3"));
+    }
 }
 
 void SearchEngineTest::tiedEmbeddingsAcrossTheBridge()
