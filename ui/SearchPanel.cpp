@@ -614,7 +614,7 @@ void SearchPanel::showResult(const SearchResult& r)
         else if (r.timed_out)
             status += tr(" \u2013 time limit reached, best so far shown");
     }
-    if (!r.plans.empty() && r.exact_checked && r.pruned_best_s > 0) {
+    if (!r.plans.empty() && r.exactChecked() && r.pruned_best_s > 0) {
         if (!r.offload_needed && r.plans.front().prediction.iteration_time_s >= r.pruned_best_s)
             status += tr("; the exact check (%1) found plans with the optimizer on the devices (the pruned search's best "
                          "offloaded it: %2 s)")
@@ -624,14 +624,17 @@ void SearchPanel::showResult(const SearchResult& r)
             status += tr("; the exact check (%1) found a faster plan than the pruned search's %2 s")
                           .arg(elapsed(r.exact_check_s))
                           .arg(r.pruned_best_s, 0, 'f', 2);
-    } else if (!r.plans.empty() && r.exact_checked) {
+    } else if (!r.plans.empty() && r.exactChecked()) {
         status += tr("; exact: the check (%1) found nothing faster").arg(elapsed(r.exact_check_s));
-    } else if (!r.plans.empty() && r.exact_check_s > 0 && !r.cancelled) {
-        status += tr("; the exact check stopped before its end (its work budget or the time limit), so a faster plan may exist "
-                     "(tick Exact to search without the prunings)");
-    } else if (!r.plans.empty() && !r.exact_fallback && !r.cancelled && !r.timed_out && !m_exact->isChecked()
-               && r.algorithm == Algorithm::HsDp) {
-        status += tr("; the exact check was not tried (the pruned search alone did more work than its budget, or the time limit was near), so a faster plan may exist");
+    } else if (!r.plans.empty() && (r.exact_check == ExactCheck::WorkBudget || r.exact_check == ExactCheck::TimeLimit)) {
+        status += (r.exact_check == ExactCheck::WorkBudget ? tr("; the exact check stopped at its work budget")
+                                                           : tr("; the exact check stopped at the time limit"))
+            + tr(", so a faster plan may exist (tick Exact to search without the prunings)");
+    } else if (!r.plans.empty() && (r.exact_check == ExactCheck::NotTriedWork || r.exact_check == ExactCheck::NotTriedTime)) {
+        status += (r.exact_check == ExactCheck::NotTriedWork
+                       ? tr("; the exact check was not tried (the pruned search alone did more work than its budget)")
+                       : tr("; the exact check was not tried (the time limit was near)"))
+            + tr(", so a faster plan may exist");
     }
     if (!r.plans.empty() && r.offload_needed)
         status += tr("; the search found no plan with the optimizer on the devices, so these keep it in host memory");

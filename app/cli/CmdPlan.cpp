@@ -364,24 +364,42 @@ int cmdPlan(const Args& args)
        << (r.timed_out ? " (time limit reached: best plan so far)" : "") << "\n";
     // The check replaced the pruned best by a faster plan, or (if needed) by a slower one on the devices.
     const bool checkFoundFaster = r.offload_needed || r.plans.front().prediction.iteration_time_s < r.pruned_best_s;
-    if (r.exact_checked && r.pruned_best_s > 0)
-        os << "The exact check (" << fmt("%.2f", r.exact_check_s) << " s without the prunings) found "
-           << (checkFoundFaster ? "a faster plan than the pruned search's " + fmt("%.4g", r.pruned_best_s) + " s"
-                                : "a plan with the optimizer on the devices, which the pruned search had not (it needed offload, "
-                                      + fmt("%.4g", r.pruned_best_s) + " s)")
-           << "; the plans below are the exact best" << (checkFoundFaster ? "" : " with the optimizer on the devices") << ".\n";
-    else if (r.exact_checked)
-        os << "The exact check (" << fmt("%.2f", r.exact_check_s) << " s without the prunings) found nothing faster: the plans below are the exact best.\n";
-    else if (r.exact_check_s > 0)
-        os << "The exact check stopped before its end (" << (r.exact_check_work * 10 >= 9 * static_cast<long long>(opt.exact_check_work) ? "its work budget, " + std::to_string(opt.exact_check_work) : std::string("the time limit"))
-           << "); the plans below are the pruned search's (a larger --exact-check or --exact may find faster ones).\n";
-    else if (!opt.exact && !r.exact_fallback && opt.algorithm == Algorithm::HsDp && opt.exact_check_work > 0 && !r.cancelled && !r.timed_out)
-        os << "The exact check was not tried (the pruned search alone did more than its " << opt.exact_check_work
-           << " of work, or the time limit was near); the plans below are the pruned search's (--exact searches without the prunings).\n";
+    const std::string checkTime = fmt("%.2f", r.exact_check_s) + " s without the prunings";
+    switch (r.exact_check) {
+    case ExactCheck::Finished:
+        if (r.pruned_best_s > 0)
+            os << "The exact check (" << checkTime << ") found "
+               << (checkFoundFaster ? "a faster plan than the pruned search's " + fmt("%.4g", r.pruned_best_s) + " s"
+                                    : "a plan with the optimizer on the devices, which the pruned search had not (it needed offload, "
+                                          + fmt("%.4g", r.pruned_best_s) + " s)")
+               << "; the plans below are the exact best" << (checkFoundFaster ? "" : " with the optimizer on the devices") << ".\n";
+        else
+            os << "The exact check (" << checkTime << ") found nothing faster: the plans below are the exact best.\n";
+        break;
+    case ExactCheck::WorkBudget:
+    case ExactCheck::TimeLimit:
+        os << "The exact check stopped before its end ("
+           << (r.exact_check == ExactCheck::WorkBudget ? "its work budget, " + std::to_string(r.exact_check_budget)
+                                                       : "the time limit, after " + checkTime)
+           << "); the plans below are the pruned search's (a "
+           << (r.exact_check == ExactCheck::WorkBudget ? "larger --exact-check" : "longer --time-limit")
+           << " or --exact may find faster ones).\n";
+        break;
+    case ExactCheck::NotTriedWork:
+    case ExactCheck::NotTriedTime:
+        os << "The exact check was not tried ("
+           << (r.exact_check == ExactCheck::NotTriedWork
+                   ? "the pruned search alone did more than its " + std::to_string(r.exact_check_budget) + " of work"
+                   : std::string("the time limit left less than twice the pruned search's time"))
+           << "); the plans below are the pruned search's (--exact searches without the prunings).\n";
+        break;
+    case ExactCheck::Cancelled:
+    case ExactCheck::Off: break;
+    }
     if (r.offload_needed)
         os << "The search found no plan with the optimizer states on the devices; these keep them in host memory\n"
               "(--optimizer-cpu-offload; see --optimizer-offload"
-           << (r.exact_checked || r.exact_fallback ? ").\n" : "; --exact also looks for unbalanced plans on the devices).\n");
+           << (r.exactChecked() || r.exact_fallback ? ").\n" : "; --exact also looks for unbalanced plans on the devices).\n");
     if (!r.devices_left_out.empty())
         os << "Note: " << r.devices_left_out << ".\n";
     if (r.exact_fallback)

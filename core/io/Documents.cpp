@@ -52,6 +52,9 @@ const std::vector<std::string_view> kOffloadNames = {"never", "if-needed", "alwa
 const std::vector<std::string_view> kCollectiveNames = {"all_reduce", "all_gather", "reduce_scatter",
                                                                       "all_to_all", "send_recv"};
 const std::vector<std::string_view> kLinkClassNames = {"intra_node", "inter_node", "cross_type"};
+// In the order of ExactCheck (toString gives the same spellings).
+const std::vector<std::string_view> kExactCheckNames = {"off", "finished", "work-budget", "time-limit",
+                                                        "cancelled", "not-tried-work", "not-tried-time"};
 // ModelSpec::normalization holds these spellings (Megatron-LM's --normalization values).
 const std::vector<std::string_view> kNormalizationNames = {"RMSNorm", "LayerNorm"};
 
@@ -615,11 +618,19 @@ SearchResult readSearchObject(const JsonNode& n)
     r.offload_needed = n.optBool("optimizer_offload_needed", false);
     r.exact_fallback = n.optBool("exact_fallback", false);
     if (auto c = n.optObject("exact_check")) {
-        c->warnUnknownKeys({"finished", "time_s", "work", "pruned_best_s"});
-        r.exact_checked = c->optBool("finished", false);
+        c->warnUnknownKeys({"status", "finished", "time_s", "work", "budget", "pruned_best_s"});
         r.exact_check_s = c->optDouble("time_s", 0, 0);
         r.exact_check_work = c->optInt64("work", 0, 0);
+        r.exact_check_budget = c->optInt64("budget", 0, 0);
         r.pruned_best_s = c->optDouble("pruned_best_s", 0, 0);
+        // Documents without a status (the first version of the check) say only whether it
+        // finished; one that ran and did not finish is taken as stopped by its budget.
+        const bool finished = c->optBool("finished", false);
+        const int fallback = finished ? 1 : r.exact_check_s > 0 ? 2 : 0;
+        r.exact_check = static_cast<ExactCheck>(c->optChoice("status", kExactCheckNames, fallback));
+        if (c->has("status") && c->has("finished") && finished != r.exactChecked())
+            c->fail("finished", std::string("expected ") + (r.exactChecked() ? "true" : "false") + " with status \""
+                                    + toString(r.exact_check) + "\"");
     }
     r.no_plan_reason = n.optString("no_plan_reason");
     r.devices_left_out = n.optString("devices_left_out");
@@ -650,8 +661,9 @@ Json searchJson(const SearchResult& r)
     j["optimizer_offload_needed"] = r.offload_needed;
     if (r.exact_fallback)
         j["exact_fallback"] = true;
-    if (r.exact_check_s > 0) {
-        Json c{{"finished", r.exact_checked}, {"time_s", r.exact_check_s}, {"work", r.exact_check_work}};
+    if (r.exact_check != ExactCheck::Off) {
+        Json c{{"status", toString(r.exact_check)}, {"finished", r.exactChecked()}, {"time_s", r.exact_check_s},
+               {"work", r.exact_check_work}, {"budget", r.exact_check_budget}};
         if (r.pruned_best_s > 0)
             c["pruned_best_s"] = r.pruned_best_s;
         j["exact_check"] = c;

@@ -39,6 +39,20 @@ const char* toString(OptimizerOffload o)
     return "if-needed";
 }
 
+const char* toString(ExactCheck c)
+{
+    switch (c) {
+    case ExactCheck::Finished: return "finished";
+    case ExactCheck::WorkBudget: return "work-budget";
+    case ExactCheck::TimeLimit: return "time-limit";
+    case ExactCheck::Cancelled: return "cancelled";
+    case ExactCheck::NotTriedWork: return "not-tried-work";
+    case ExactCheck::NotTriedTime: return "not-tried-time";
+    case ExactCheck::Off: break;
+    }
+    return "off";
+}
+
 bool RunControl::stopAfter(long long work10)
 {
     if (pass_work_limit > 0 && pass_work.fetch_add(work10, std::memory_order_relaxed) + work10 > pass_work_limit)
@@ -1114,8 +1128,15 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
     const auto reserve = std::chrono::microseconds(static_cast<long long>(prunedTime * 1e6));
     const bool checkFits = !control.has_deadline || control.deadline - prunedEnd > 2 * reserve;
     const long long checkWork10 = 10 * std::clamp(options.exact_check_work, 0LL, (1LL << 58) / 10);
-    if (heuristics && !exactRan && options.algorithm == Algorithm::HsDp && checkWork10 > prunedWork10 && checkFits && main
-        && !main->plans.empty() && !control.stop()) {
+    const bool checkWanted = heuristics && !exactRan && options.algorithm == Algorithm::HsDp && checkWork10 > 0 && main
+        && !main->plans.empty() && !control.stop();
+    if (checkWanted) {
+        result.exact_check_budget = checkWork10 / 10;
+        result.exact_check = checkWork10 <= prunedWork10 ? ExactCheck::NotTriedWork
+            : !checkFits                                 ? ExactCheck::NotTriedTime
+                                                         : ExactCheck::Finished;   // so far
+    }
+    if (checkWanted && result.exact_check == ExactCheck::Finished) {
         const auto start = std::chrono::steady_clock::now();
         const double prunedBest = main->plans.front().prediction.iteration_time_s;
         const double prunedShare = main->plans.front().plan.optimizer_offload_fraction;
@@ -1163,9 +1184,11 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
         result.exact_check_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         result.exact_check_work = control.pass_work.load() / 10;
         if (ranOut || !main) {
+            result.exact_check = cancel && cancel->load()                          ? ExactCheck::Cancelled
+                : control.pass_work.load() > checkWork10 || !control.has_deadline ? ExactCheck::WorkBudget
+                                                                                  : ExactCheck::TimeLimit;
             main = std::move(pruned);
         } else {
-            result.exact_checked = true;
             if (want > 1 && !prunedOffload && !main->plans.empty()) {
                 // The K fastest distinct plans of both lists (of two copies of a plan, the
                 // faster: less recompute), numbered as the merge numbers them.

@@ -48,6 +48,20 @@ struct SearchOptions {
     std::optional<Plan> current;          // the user's current configuration, estimated too
 };
 
+// What became of the exact check (SearchOptions::exact_check_work, docs/search.md section 7).
+enum class ExactCheck {
+    Off,            // not run: turned off, `exact`, another algorithm, no pruned plan, the prunings'
+                    // fallback already searched without them, or the search stopped before it
+    Finished,       // ran to its end: the plans are the exact best
+    WorkBudget,     // stopped at its work budget: the pruned search's plans stand
+    TimeLimit,      // stopped early enough to leave the baselines the pruned search's time
+    Cancelled,      // stopped by a cancel
+    NotTriedWork,   // not tried: the pruned search alone did more work than the budget
+    NotTriedTime,   // not tried: the time limit left less than twice the pruned search's time
+};
+// "off", "finished", "work-budget", "time-limit", "cancelled", "not-tried-work", "not-tried-time"
+const char* toString(ExactCheck c);
+
 struct PruneCounters {
     long long load_balance = 0;
     long long memory = 0;
@@ -87,16 +101,18 @@ struct SearchResult {
     // The prunings discarded every feasible plan that a baseline found: the search ran again
     // without them (and returns that baseline when nothing faster exists).
     bool exact_fallback = false;
-    // The exact check (SearchOptions::exact_check_work) finished: the plans are the exact best.
-    // pruned_best_s: the pruned search's best time when the check replaced its best plan
-    // (by a faster one, or by one without optimizer offload that the prunings had hidden,
-    // which offload_needed then no longer says), else 0; exact_check_s and exact_check_work:
-    // the time and the work (SearchOptions::exact_check_work) the check took, whether or not
-    // it finished (0: it did not run).
-    bool exact_checked = false;
+    // The exact check (SearchOptions::exact_check_work): what became of it (Finished: the
+    // plans are the exact best); pruned_best_s: the pruned search's best time when the check
+    // replaced its best plan (by a faster one, or by one without optimizer offload that the
+    // prunings had hidden, which offload_needed then no longer says), else 0; exact_check_s
+    // and exact_check_work: the time and the work the check took, whether or not it finished
+    // (0: it did not run); exact_check_budget: its budget, when it was tried or not for it.
+    ExactCheck exact_check = ExactCheck::Off;
     double pruned_best_s = 0;
     double exact_check_s = 0;
     long long exact_check_work = 0;
+    long long exact_check_budget = 0;
+    bool exactChecked() const { return exact_check == ExactCheck::Finished; }
     std::string no_plan_reason;                  // set when plans is empty
     // Device types the search left out, and why: the flex dispatcher's DeepEP does not run
     // on them (deepEpUnavailable). Empty when every node was searched.

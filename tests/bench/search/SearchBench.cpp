@@ -64,9 +64,9 @@ Row runCase(const std::string& clusterName, const ModelSpec& model, const Search
     row.main_s = r.main_time_s;
     row.states = r.states;
     row.pruned = r.pruned;
-    if (r.exact_checked)
+    if (r.exactChecked())
         row.check = r.pruned_best_s > 0 ? r.plans.front().prediction.iteration_time_s / r.pruned_best_s - 1 : 0;
-    row.check_state = r.exact_checked ? 2 : r.exact_check_s > 0 ? 1 : 0;
+    row.check_state = r.exactChecked() ? 2 : r.exact_check_s > 0 ? 1 : 0;
     row.offload = r.plans.empty() ? 0.0 : r.plans.front().plan.optimizer_offload_fraction;
     if (!r.plans.empty()) {
         row.hsdp = r.plans.front().prediction.iteration_time_s;

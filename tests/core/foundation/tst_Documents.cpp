@@ -310,9 +310,10 @@ void tst_Documents::planRoundTrip()
     r.no_plan_reason = "none";
     r.offload_needed = true;
     r.exact_fallback = true;
-    r.exact_checked = true;
+    r.exact_check = ExactCheck::Finished;
     r.exact_check_s = 0.75;
     r.exact_check_work = 123456;
+    r.exact_check_budget = 500000;
     r.pruned_best_s = 1.25;
     d.search = r;
     d.plan.optimizer_offload_fraction = 0.25;
@@ -356,9 +357,39 @@ void tst_Documents::planRoundTrip()
     QCOMPARE(back.search->plans.size(), std::size_t(2));
     QVERIFY(back.search->offload_needed);
     QVERIFY(back.search->exact_fallback);
-    QVERIFY(back.search->exact_checked);
+    QVERIFY(back.search->exact_check == ExactCheck::Finished);
     QCOMPARE(back.search->exact_check_s, 0.75);
     QCOMPARE(back.search->exact_check_work, 123456LL);
+    QCOMPARE(back.search->exact_check_budget, 500000LL);
+    // What became of the exact check: each status reads back; a document of the check's
+    // first version (no status, no budget) reads "finished" from `finished`, and a check that
+    // ran without finishing as stopped by its budget; `finished` must agree with the status.
+    for (const ExactCheck c : {ExactCheck::WorkBudget, ExactCheck::TimeLimit, ExactCheck::Cancelled, ExactCheck::NotTriedWork,
+                               ExactCheck::NotTriedTime}) {
+        nlohmann::json j = nlohmann::json::parse(once);
+        j["search"]["exact_check"]["status"] = toString(c);
+        j["search"]["exact_check"]["finished"] = false;
+        QVERIFY(readPlan(j.dump(), "plan.json").search->exact_check == c);
+    }
+    {
+        nlohmann::json j = nlohmann::json::parse(once);
+        j["search"]["exact_check"].erase("status");
+        j["search"]["exact_check"].erase("budget");
+        QVERIFY(readPlan(j.dump(), "old.json").search->exact_check == ExactCheck::Finished);
+        j["search"]["exact_check"]["finished"] = false;
+        QVERIFY(readPlan(j.dump(), "old.json").search->exact_check == ExactCheck::WorkBudget);
+        j["search"]["exact_check"]["status"] = "finished";
+        const InputError e = expectError([&] { readPlan(j.dump(), "odd.json"); });
+        QCOMPARE(q(e.file()), QStringLiteral("odd.json"));
+        QCOMPARE(q(e.where()), QStringLiteral("search.exact_check.finished"));
+        QCOMPARE(q(e.detail()), QStringLiteral("expected true with status \"finished\""));
+    }
+    // A search whose check was off writes no exact_check.
+    {
+        PlanDocument off = d;
+        off.search->exact_check = ExactCheck::Off;
+        QVERIFY(writePlan(off).find("exact_check") == std::string::npos);
+    }
     QCOMPARE(back.search->pruned_best_s, 1.25);
     QCOMPARE(back.prediction->host_memory_capacity_gib, 512.0);
     QCOMPARE(back.prediction->stages[0].memory.host_capacity, 64.0 * (1ull << 30));

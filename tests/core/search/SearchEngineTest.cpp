@@ -939,15 +939,16 @@ void SearchEngineTest::exactCheckFindsWhatThePruningsHide()
     const double tPruned = pruned.plans.front().prediction.iteration_time_s;
     const double tExact = exact.plans.front().prediction.iteration_time_s;
     QVERIFY2(tPruned > 1.5 * tExact, qPrintable(QString("pruned %1 s, exact %2 s").arg(tPruned).arg(tExact)));
-    QVERIFY(!pruned.exact_checked);
+    QVERIFY(pruned.exact_check == ExactCheck::Off);
     QCOMPARE(pruned.exact_check_s, 0.0);
-    QVERIFY(checked.exact_checked);
+    QVERIFY(checked.exactChecked());
+    QCOMPARE(checked.exact_check_budget, opt.exact_check_work);
     QVERIFY(checked.exact_check_s > 0 && checked.exact_check_work > 0);
     {
         SearchOptions d = opt;
         d.exact_check_work = SearchOptions{}.exact_check_work;
         const SearchResult byDefault = runSearch(cost, d);
-        QVERIFY(byDefault.exact_checked && byDefault.exact_check_work <= d.exact_check_work);
+        QVERIFY(byDefault.exactChecked() && byDefault.exact_check_work <= d.exact_check_work);
         QCOMPARE(byDefault.plans.front().prediction.iteration_time_s, tExact);
         // A budget above the pruned search's work (else the check is not tried) and below
         // the check's: it stops, and the pruned plan stands.
@@ -956,8 +957,14 @@ void SearchEngineTest::exactCheckFindsWhatThePruningsHide()
                  qPrintable(QString("pruned work %1, check %2").arg(prunedWork).arg(checked.exact_check_work)));
         d.exact_check_work = (prunedWork + checked.exact_check_work) / 2;
         const SearchResult cut = runSearch(cost, d);
-        QVERIFY(!cut.exact_checked && cut.exact_check_s > 0 && !cut.timed_out);
+        QVERIFY(cut.exact_check == ExactCheck::WorkBudget && cut.exact_check_s > 0 && !cut.timed_out);
         QCOMPARE(cut.plans.front().prediction.iteration_time_s, tPruned);
+        // A budget below the pruned search's own work: the check is not tried.
+        d.exact_check_work = prunedWork / 2;
+        const SearchResult notTried = runSearch(cost, d);
+        QVERIFY(notTried.exact_check == ExactCheck::NotTriedWork && notTried.exact_check_s == 0);
+        QCOMPARE(notTried.exact_check_budget, prunedWork / 2);
+        QCOMPARE(notTried.plans.front().prediction.iteration_time_s, tPruned);
     }
     QCOMPARE(checked.plans.front().prediction.iteration_time_s, tExact);
     QCOMPARE(checked.pruned_best_s, tPruned);
@@ -976,7 +983,7 @@ void SearchEngineTest::exactCheckFindsWhatThePruningsHide()
     o2.exact_check_work = 0;
     const SearchResult alone = runSearch(costL, o2);
     QVERIFY(!same.plans.empty() && !alone.plans.empty());
-    QVERIFY(same.exact_checked);
+    QVERIFY(same.exactChecked());
     QCOMPARE(same.pruned_best_s, 0.0);
     QCOMPARE(same.plans.front().prediction.iteration_time_s, alone.plans.front().prediction.iteration_time_s);
 
@@ -998,7 +1005,7 @@ void SearchEngineTest::exactCheckFindsWhatThePruningsHide()
         const SearchResult three = runSearch(*c, k3);
         k3.exact = true;
         const SearchResult exact3 = runSearch(*c, k3);
-        QVERIFY(three.exact_checked);
+        QVERIFY(three.exactChecked());
         QCOMPARE(three.plans.size(), std::size_t(3));
         QCOMPARE(times(three), times(exact3));
         QCOMPARE(three.plans.front().plan.name, std::string("HS-DP #1"));
@@ -1152,10 +1159,20 @@ void SearchEngineTest::cliExitCodes()
     QCOMPARE(run(hidden + QStringList{"--json"}, &out), 0);
     const nlohmann::json doc = nlohmann::json::parse(out.toStdString());
     QCOMPARE(doc["search"]["exact_check"]["finished"].get<bool>(), true);
+    QCOMPARE(doc["search"]["exact_check"]["status"].get<std::string>(), std::string("finished"));
+    QCOMPARE(doc["search"]["exact_check"]["budget"].get<long long>(), 1000000000LL);
     QVERIFY(std::abs(doc["search"]["exact_check"]["pruned_best_s"].get<double>() - 6.653) < 5e-4);
     QVERIFY(std::abs(doc["prediction"]["iteration_time_s"].get<double>() - 3.501) < 5e-4);
     QCOMPARE(run({"plan", "--model", "mixtral-s", "--cluster", "H20:3x2,H800:2x1", "--gbs", "8", "--exact-check", "0"}, &out), 0);
     QVERIFY(!out.contains("exact check"));
+    // A budget of 1 is less than any pruned search does: the check is not tried, and the
+    // table and the document say why.
+    const QStringList tiny = {"plan", "--model", "mixtral-s", "--cluster", "H20:3x2,H800:2x1", "--gbs", "8", "--exact-check", "1"};
+    QCOMPARE(run(tiny, &out), 0);
+    QVERIFY2(out.contains("The exact check was not tried (the pruned search alone did more than its 1 of work)"), out.constData());
+    QCOMPARE(run(tiny + QStringList{"--json"}, &out), 0);
+    QCOMPARE(nlohmann::json::parse(out.toStdString())["search"]["exact_check"]["status"].get<std::string>(),
+             std::string("not-tried-work"));
     QCOMPARE(run({"plan", "--model", "mixtral-s", "--cluster", "H800:1x8", "--exact-check", "-1"}, nullptr, &err), 2);
     QVERIFY2(err.contains("--exact-check: expected an integer from 0 to"), err.constData());
 }

@@ -224,7 +224,7 @@ void SearchPropertyTest::exactEqualsExhaustive()
         // A pruned search that found nothing on the devices ran again without the prunings
         // (exact_fallback), which makes the check needless.
         const SearchResult checked = search(cost, in, Algorithm::HsDp, false, 2, 1, 1000000000);
-        QVERIFY2((checked.exact_checked || checked.exact_fallback) && !checked.plans.empty(),
+        QVERIFY2((checked.exactChecked() || checked.exact_fallback) && !checked.plans.empty(),
                  qPrintable(QString::fromStdString(in.label)));
         QCOMPARE(checked.plans.front().plan.optimizer_offload_fraction, ex.plans.front().plan.optimizer_offload_fraction);
         const double tC = checked.plans.front().prediction.iteration_time_s;
