@@ -165,8 +165,11 @@ SearchPanel::SearchPanel(ProjectDocument* document, QWidget* parent)
     m_offload->addItem(tr("If needed"), int(OptimizerOffload::IfNeeded));
     m_offload->addItem(tr("Never"), int(OptimizerOffload::Never));
     m_offload->addItem(tr("Always"), int(OptimizerOffload::Always));
+    m_offload->addItem(tr("Fastest"), int(OptimizerOffload::Fastest));
     m_offload->setToolTip(tr("Optimizer states and their Adam step in host memory (Megatron-Core "
-                             "--optimizer-cpu-offload). If needed: only when no plan fits without it."));
+                             "--optimizer-cpu-offload). If needed: only when no plan fits without it. "
+                             "Fastest: the devices and a quarter, half and all offloaded are searched "
+                             "(about four times the work), and the fastest plan is kept."));
     m_headroom = new QDoubleSpinBox;
     m_headroom->setObjectName(QStringLiteral("searchHeadroom"));
     m_headroom->setRange(0, 50);
@@ -636,8 +639,13 @@ void SearchPanel::showResult(const SearchResult& r)
                        : tr("; the exact check was not tried (the time limit was near)"))
             + tr(", so a faster plan may exist");
     }
-    if (!r.plans.empty() && r.offload_needed)
+    const bool fastest = m_document->searchSettings().optimizer_offload == OptimizerOffload::Fastest;
+    if (!r.plans.empty() && r.offload_needed && !fastest)
         status += tr("; the search found no plan with the optimizer on the devices, so these keep it in host memory");
+    else if (!r.plans.empty() && fastest && r.plans.front().plan.optimizer_offload_fraction > 0)
+        status += tr("; %1 %2 of the optimizer in host memory gives the fastest plan")
+                      .arg(r.plans.front().plan.optimizer_offload_fraction * 100, 0, 'f', 0)
+                      .arg(QStringLiteral("%"));
     if (!r.plans.empty() && !r.devices_left_out.empty())
         status += QStringLiteral("; ") + QString::fromStdString(r.devices_left_out);
     if (!r.plans.empty() && r.exact_fallback)

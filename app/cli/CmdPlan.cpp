@@ -64,9 +64,11 @@ Searches the fastest feasible parallel plan (HS-DP) and compares it with the bas
   --memory-headroom F    keep the fraction F (0 to 0.5) of every device's memory free: a
                          plan fits when each device's total is at most (1 - F) x its
                          memory (default 0: the model's 2 GiB runtime overhead only)
-  --optimizer-offload W  never | if-needed | always: optimizer states and their Adam step in
-                         host memory (Megatron-Core --optimizer-cpu-offload); default if-needed,
-                         only when the search finds no plan without it
+  --optimizer-offload W  never | if-needed | always | fastest: optimizer states and their Adam
+                         step in host memory (Megatron-Core --optimizer-cpu-offload); default
+                         if-needed, only when the search finds no plan without it; fastest
+                         searches the devices and a quarter, half and all offloaded (about
+                         four times the work) and keeps the fastest plan
   --json                 print the hapmoe.plan document instead of the table (when no plan
                          is feasible: the document with "plan": null and
                          search.no_plan_reason, exit code 1)
@@ -126,10 +128,10 @@ Algorithm parseAlgorithm(const std::string& v)
 
 OptimizerOffload parseOffload(const std::string& v)
 {
-    for (OptimizerOffload o : {OptimizerOffload::Never, OptimizerOffload::IfNeeded, OptimizerOffload::Always})
+    for (OptimizerOffload o : {OptimizerOffload::Never, OptimizerOffload::IfNeeded, OptimizerOffload::Always, OptimizerOffload::Fastest})
         if (v == toString(o))
             return o;
-    throw UsageError("--optimizer-offload: expected never, if-needed or always, got \"" + v + "\"");
+    throw UsageError("--optimizer-offload: expected never, if-needed, always or fastest, got \"" + v + "\"");
 }
 
 std::string fmt(const char* f, double v)
@@ -137,6 +139,18 @@ std::string fmt(const char* f, double v)
     char buf[64];
     std::snprintf(buf, sizeof buf, f, v);
     return buf;
+}
+
+// A share of the optimizer offloaded, as the search tries them (a quarter, half, all).
+std::string offloadShareText(double share)
+{
+    if (share == 0.25)
+        return "a quarter";
+    if (share == 0.5)
+        return "half";
+    if (share == 1.0)
+        return "all";
+    return fmt("%.0f", share * 100) + " %";
 }
 
 std::string devicesText(const StagePlan& st, const Cluster& cluster)
@@ -396,10 +410,15 @@ int cmdPlan(const Args& args)
     case ExactCheck::Cancelled:
     case ExactCheck::Off: break;
     }
-    if (r.offload_needed)
+    if (r.offload_needed && opt.optimizer_offload != OptimizerOffload::Fastest)
         os << "The search found no plan with the optimizer states on the devices; these keep them in host memory\n"
               "(--optimizer-cpu-offload; see --optimizer-offload"
            << (r.exactChecked() || r.exact_fallback ? ").\n" : "; --exact also looks for unbalanced plans on the devices).\n");
+    else if (const double share = r.plans.front().plan.optimizer_offload_fraction;
+             opt.optimizer_offload == OptimizerOffload::Fastest && share > 0)
+        os << "Keeping " << offloadShareText(share)
+           << " of the optimizer states in host memory gives the fastest plan (--optimizer-offload fastest: the devices and each\n"
+              "share searched; --optimizer-cpu-offload).\n";
     if (!r.devices_left_out.empty())
         os << "Note: " << r.devices_left_out << ".\n";
     if (r.exact_fallback)

@@ -48,7 +48,7 @@ const std::vector<std::string_view> kRecomputeNames = {"none", "selective", "ful
 const std::vector<std::string_view> kTargetNames = {"megatron", "flagscale", "any"};
 const std::vector<std::string_view> kAlgorithmNames = {"hs-dp", "exhaustive", "uniform", "metis-style"};
 // In the order of OptimizerOffload.
-const std::vector<std::string_view> kOffloadNames = {"never", "if-needed", "always"};
+const std::vector<std::string_view> kOffloadNames = {"never", "if-needed", "always", "fastest"};
 const std::vector<std::string_view> kCollectiveNames = {"all_reduce", "all_gather", "reduce_scatter",
                                                                       "all_to_all", "send_recv"};
 const std::vector<std::string_view> kLinkClassNames = {"intra_node", "inter_node", "cross_type"};

@@ -34,6 +34,7 @@ const char* toString(OptimizerOffload o)
     switch (o) {
     case OptimizerOffload::Never: return "never";
     case OptimizerOffload::Always: return "always";
+    case OptimizerOffload::Fastest: return "fastest";
     case OptimizerOffload::IfNeeded: break;
     }
     return "if-needed";
@@ -1047,10 +1048,48 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
     // host time (docs/cost-model.md section 7.3) but frees less device memory, which may cost
     // recompute or a worse split, so the share with the fastest plan wins, with its
     // alternatives. `bound` is a time no returned plan may exceed (a known plan's).
+    // Fastest: the optimizer on the devices and each share, each pass only for plans faster
+    // than the best so far (one plan); the fastest wins, with its alternatives.
+    const bool fastest = options.optimizer_offload == OptimizerOffload::Fastest;
+    std::vector<double> everyShare(std::begin(kOffloadFractions), std::end(kOffloadFractions));
+    if (onDeviceCanFit)
+        everyShare.insert(everyShare.begin(), 0.0);
+    auto fastestPasses = [&](double bound) {
+        std::optional<Searcher::Merged> bestMain;
+        bool onDevice = false;
+        for (const double fraction : everyShare) {
+            if (control.stop())
+                break;
+            setOffloadFraction(fraction);
+            setKnownBest(bestMain && !bestMain->plans.empty() ? std::min(bound, bestMain->plans.front().prediction.iteration_time_s)
+                                                              : bound);
+            runMain();
+            onDevice = onDevice || (fraction == 0.0 && !main->plans.empty());
+            keepFaster(bestMain, main);
+        }
+        if (bestMain)
+            main = std::move(bestMain);
+        else
+            main.emplace();   // stopped before any pass ran
+        return onDevice;
+    };
     auto searchMain = [&](double bound) {
         result.offload_needed = false;
         setOffloadFraction(options.optimizer_offload == OptimizerOffload::Always ? 1.0 : 0.0);
         setKnownBest(bound);
+        if (fastest) {
+            result.offload_needed = !fastestPasses(bound);
+            if (prunedLeftNothing()) {   // as runExact, over every share
+                heuristics = false;
+                exactRan = true;
+                result.offload_needed = !fastestPasses(bound);
+                heuristics = true;
+                if (!main->plans.empty())
+                    result.exact_fallback = true;
+            }
+            setKnownBest(std::numeric_limits<double>::infinity());
+            return;
+        }
         if (options.optimizer_offload != OptimizerOffload::IfNeeded) {
             runMainComplete();
             setKnownBest(std::numeric_limits<double>::infinity());
@@ -1151,18 +1190,20 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
         const double inf = std::numeric_limits<double>::infinity();
         heuristics = false;
         bool onDevice = false;
-        if (prunedOffload && onDeviceCanFit) {
+        bool checkOnDevice = false;   // fastest: the check found a plan on the devices
+        if (prunedOffload && onDeviceCanFit && !fastest) {
             setOffloadFraction(0.0);
             setKnownBest(inf);
             runMain();
             onDevice = !main->plans.empty();
         }
         if (!onDevice) {
-            if (want > 1 && !prunedOffload)
+            if (want > 1 && !prunedOffload && !fastest)
                 setKnownPlans(pruned->plans);
             std::optional<Searcher::Merged> best;
-            for (const double fraction : prunedOffload ? std::vector<double>(std::begin(kOffloadFractions), std::end(kOffloadFractions))
-                                                       : std::vector<double>{prunedShare}) {
+            for (const double fraction : fastest         ? everyShare
+                                         : prunedOffload ? std::vector<double>(std::begin(kOffloadFractions), std::end(kOffloadFractions))
+                                                         : std::vector<double>{prunedShare}) {
                 if (control.stopAfter(0))
                     break;
                 setOffloadFraction(fraction);
@@ -1170,6 +1211,7 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
                                       : best && !best->plans.empty() ? std::min(prunedBest, best->plans.front().prediction.iteration_time_s)
                                                                      : prunedBest);
                 runMain();
+                checkOnDevice = checkOnDevice || (fraction == 0.0 && !main->plans.empty());
                 keepFaster(best, main);
             }
             main = std::move(best);
@@ -1189,7 +1231,9 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
                                                                                   : ExactCheck::TimeLimit;
             main = std::move(pruned);
         } else {
-            if (want > 1 && !prunedOffload && !main->plans.empty()) {
+            if (fastest && checkOnDevice)
+                result.offload_needed = false;
+            if (want > 1 && !prunedOffload && !fastest && !main->plans.empty()) {
                 // The K fastest distinct plans of both lists (of two copies of a plan, the
                 // faster: less recompute), numbered as the merge numbers them.
                 std::vector<RankedPlan>& plans = main->plans;
@@ -1215,14 +1259,14 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
                     result.offload_needed = false;
             }
         }
-        setOffloadFraction(result.offload_needed ? main->plans.front().plan.optimizer_offload_fraction
+        setOffloadFraction(result.offload_needed || fastest ? main->plans.front().plan.optimizer_offload_fraction
                                                  : options.optimizer_offload == OptimizerOffload::Always ? 1.0 : 0.0);
     }
     result.main_time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     // Each baseline is the fastest over the shares the search tried.
-    if (result.offload_needed) {
+    if (result.offload_needed || fastest) {
         std::optional<Searcher::Merged> bestUniform, bestMetis;
-        for (const double fraction : kOffloadFractions) {
+        for (const double fraction : fastest ? everyShare : std::vector<double>(std::begin(kOffloadFractions), std::end(kOffloadFractions))) {
             if (control.stop())
                 break;
             setOffloadFraction(fraction);

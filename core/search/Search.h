@@ -19,8 +19,9 @@ const char* toString(Algorithm a);
 
 // Optimizer CPU offload (Megatron-Core --optimizer-cpu-offload, fraction 1.0) in the plans:
 // never; only when no plan fits without it (as the paper did for Mixtral-L on its smallest
-// clusters, appendix A); or always.
-enum class OptimizerOffload { Never, IfNeeded, Always };
+// clusters, appendix A); always; or wherever it is faster (the devices and each share
+// searched, the fastest plan kept: docs/search.md section 1).
+enum class OptimizerOffload { Never, IfNeeded, Always, Fastest };
 const char* toString(OptimizerOffload o);
 
 struct SearchOptions {
@@ -97,7 +98,7 @@ struct SearchResult {
     double main_time_s = 0;                      // the search itself, without the baselines
     bool timed_out = false;
     bool cancelled = false;
-    bool offload_needed = false;                 // IfNeeded: the (pruned) search found no plan without optimizer offload
+    bool offload_needed = false;                 // IfNeeded, Fastest: the (pruned) search found no plan without optimizer offload
     // The prunings discarded every feasible plan that a baseline found: the search ran again
     // without them (and returns that baseline when nothing faster exists).
     bool exact_fallback = false;

@@ -439,6 +439,12 @@ void tst_Documents::projectRoundTrip()
     QCOMPARE(back.search.top_k, 3);
     QVERIFY(back.search.optimizer_offload == OptimizerOffload::Always);
     QCOMPARE(back.search.memory_headroom, 0.1);
+    // The "fastest" offload policy is written and read by its name.
+    Project fastest = p;
+    fastest.search.optimizer_offload = OptimizerOffload::Fastest;
+    const std::string fastestText = writeProject(fastest);
+    QVERIFY(fastestText.find("\"optimizer_offload\": \"fastest\"") != std::string::npos);
+    QVERIFY(readProject(fastestText, "p.hapmoe").search.optimizer_offload == OptimizerOffload::Fastest);
 }
 
 void tst_Documents::exampleProjectLoads()

@@ -82,6 +82,7 @@ private slots:
     void deterministicAcrossThreads();
     void alternativesAndBaselines();
     void optimizerOffloadWhenNothingFits();
+    void fastestOffloadKeepsTheFastestPlan();
     void modelLargerThanTheClusterAnswersAtOnce();
     void hostMemoryBoundsTheOffload();
     void unrunnablePlansDoNotPrune();
@@ -776,6 +777,47 @@ void SearchEngineTest::nodesBehindOversubscribedLeavesAreNotInterchangeable()
     Cluster wide = c;
     wide.links[3].bandwidth_gbytes_per_s = 800;
     QVERIFY(SearchSpace(*llama, wide, DeviceCatalog::builtin()).types().front().regular);
+}
+
+void SearchEngineTest::fastestOffloadKeepsTheFastestPlan()
+{
+    // Mixtral-L on 16-2 (8 H800 + 8 MI300X, Table 1). "If needed": the pruned search finds
+    // plans only with offload, the best 92.136 s with a quarter of the optimizer in host
+    // memory; the exact check then finds plans on the devices, and the policy keeps the best
+    // of them, 101.883 s, though slower. "Fastest" searches the devices and every share and
+    // keeps the fastest plan: 91.589 s with a quarter offloaded, which its exact check found
+    // below the pruned search's 92.136 s.
+    const ModelSpec* large = findModelPreset("Mixtral-L");
+    QVERIFY(large);
+    const DeviceCatalog& cat = DeviceCatalog::builtin();
+    const CostModel cost(*large, resolveCluster("16-2", cat), cat);
+    SearchOptions opt;
+    opt.threads = 2;
+    opt.baselines = false;
+    const SearchResult ifNeeded = runSearch(cost, opt);
+    opt.optimizer_offload = OptimizerOffload::Fastest;
+    const SearchResult fastest = runSearch(cost, opt);
+    QVERIFY(!ifNeeded.plans.empty() && !fastest.plans.empty());
+    QVERIFY(ifNeeded.exactChecked() && fastest.exactChecked());
+    QCOMPARE(ifNeeded.plans.front().plan.optimizer_offload_fraction, 0.0);
+    QVERIFY(std::abs(ifNeeded.plans.front().prediction.iteration_time_s - 101.883) < 5e-4);
+    QVERIFY(std::abs(ifNeeded.pruned_best_s - 92.136) < 5e-4);
+    QCOMPARE(fastest.plans.front().plan.optimizer_offload_fraction, 0.25);
+    QVERIFY(std::abs(fastest.plans.front().prediction.iteration_time_s - 91.589) < 5e-4);
+    QVERIFY(std::abs(fastest.pruned_best_s - 92.136) < 5e-4);
+
+    // Mixtral-S on 16-1 fits on the devices, where the optimizer step costs no host time:
+    // "fastest" keeps the plan "if needed" finds there.
+    const ModelSpec* medium = findModelPreset("Mixtral-S");
+    QVERIFY(medium);
+    const CostModel costS(*medium, resolveCluster("16-1", cat), cat);
+    const SearchResult fast = runSearch(costS, opt);
+    opt.optimizer_offload = OptimizerOffload::IfNeeded;
+    const SearchResult onDevice = runSearch(costS, opt);
+    QVERIFY(!fast.plans.empty() && !onDevice.plans.empty());
+    QCOMPARE(fast.plans.front().plan.optimizer_offload_fraction, 0.0);
+    QVERIFY(!fast.offload_needed);
+    QCOMPARE(fast.plans.front().prediction.iteration_time_s, onDevice.plans.front().prediction.iteration_time_s);
 }
 
 void SearchEngineTest::prunedOutPlansAreFoundBeforeOffloading()
