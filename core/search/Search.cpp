@@ -1043,15 +1043,12 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
             runExact();
     };
 
-    // The search with the offload policy: nothing fits (if needed): search again with a
-    // quarter, half and all of the optimizer states in host memory. A smaller share costs less
-    // host time (docs/cost-model.md section 7.3) but frees less device memory, which may cost
-    // recompute or a worse split, so the share with the fastest plan wins, with its
-    // alternatives. `bound` is a time no returned plan may exceed (a known plan's).
     // Fastest: the optimizer on the devices and each share, each pass only for plans faster
-    // than the best so far (one plan); the fastest wins, with its alternatives.
+    // than the best so far (one plan); the fastest wins, with its alternatives. Returns
+    // whether a pass on the devices found a plan.
     const bool fastest = options.optimizer_offload == OptimizerOffload::Fastest;
-    std::vector<double> everyShare(std::begin(kOffloadFractions), std::end(kOffloadFractions));
+    const std::vector<double> offloadShares(std::begin(kOffloadFractions), std::end(kOffloadFractions));
+    std::vector<double> everyShare = offloadShares;
     if (onDeviceCanFit)
         everyShare.insert(everyShare.begin(), 0.0);
     auto fastestPasses = [&](double bound) {
@@ -1073,6 +1070,11 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
             main.emplace();   // stopped before any pass ran
         return onDevice;
     };
+    // The search with the offload policy: nothing fits (if needed): search again with a
+    // quarter, half and all of the optimizer states in host memory. A smaller share costs less
+    // host time (docs/cost-model.md section 7.3) but frees less device memory, which may cost
+    // recompute or a worse split, so the share with the fastest plan wins, with its
+    // alternatives. `bound` is a time no returned plan may exceed (a known plan's).
     auto searchMain = [&](double bound) {
         result.offload_needed = false;
         setOffloadFraction(options.optimizer_offload == OptimizerOffload::Always ? 1.0 : 0.0);
@@ -1102,7 +1104,7 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
             result.offload_needed = true;
             auto offloadPasses = [&]() {
                 std::optional<Searcher::Merged> bestMain;
-                for (const double fraction : kOffloadFractions) {
+                for (const double fraction : offloadShares) {
                     if (control.stop())
                         break;
                     setOffloadFraction(fraction);
@@ -1157,6 +1159,8 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
     //    check looks, at that share, only for plans faster than its best (one plan), or
     //    faster than its K-th (K plans: the pruned plans start the check's incumbent, and
     //    the K fastest of both lists are kept).
+    //  - Fastest: on the devices and each share, each only for plans faster than the best
+    //    so far (one plan).
     //  - It found plans only with offload ("if needed"): the prunings may have hidden plans
     //    on the devices, so the check looks there first, and a plan found there wins, as
     //    the policy says, even when slower; else it tries the shares again, each only for
@@ -1201,9 +1205,7 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
             if (want > 1 && !prunedOffload && !fastest)
                 setKnownPlans(pruned->plans);
             std::optional<Searcher::Merged> best;
-            for (const double fraction : fastest         ? everyShare
-                                         : prunedOffload ? std::vector<double>(std::begin(kOffloadFractions), std::end(kOffloadFractions))
-                                                         : std::vector<double>{prunedShare}) {
+            for (const double fraction : fastest ? everyShare : prunedOffload ? offloadShares : std::vector<double>{prunedShare}) {
                 if (control.stopAfter(0))
                     break;
                 setOffloadFraction(fraction);
@@ -1266,7 +1268,7 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
     // Each baseline is the fastest over the shares the search tried.
     if (result.offload_needed || fastest) {
         std::optional<Searcher::Merged> bestUniform, bestMetis;
-        for (const double fraction : fastest ? everyShare : std::vector<double>(std::begin(kOffloadFractions), std::end(kOffloadFractions))) {
+        for (const double fraction : fastest ? everyShare : offloadShares) {
             if (control.stop())
                 break;
             setOffloadFraction(fraction);
