@@ -1351,7 +1351,11 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
         result.no_plan_reason = reason;
     }
     // 1 only for a search that ran to its end: a cancelled or timed-out one reports its last
-    // counts at the fraction it had reached.
+    // counts at the fraction it had reached. The best is the returned plan's: the passes'
+    // least can be a plan the policy did not keep (an offloaded one, where the exact check
+    // found plans on the devices) or a baseline's.
+    if (!result.plans.empty())
+        control.best.store(result.plans.front().prediction.iteration_time_s);
     control.report(true, !(result.cancelled || result.timed_out));
     result.time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return result;
