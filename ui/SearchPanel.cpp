@@ -168,8 +168,8 @@ SearchPanel::SearchPanel(ProjectDocument* document, QWidget* parent)
     m_offload->addItem(tr("Fastest"), int(OptimizerOffload::Fastest));
     m_offload->setToolTip(tr("Optimizer states and their Adam step in host memory (Megatron-Core "
                              "--optimizer-cpu-offload). If needed: only when no plan fits without it. "
-                             "Fastest: the devices and a quarter, half and all offloaded are searched "
-                             "(about four times the work), and the fastest plan is kept."));
+                             "Fastest: the devices and a quarter, half and all offloaded are searched, "
+                             "each only for plans faster than the Top K-th so far, and the fastest plans are kept."));
     m_headroom = new QDoubleSpinBox;
     m_headroom->setObjectName(QStringLiteral("searchHeadroom"));
     m_headroom->setRange(0, 50);
@@ -639,7 +639,7 @@ void SearchPanel::showResult(const SearchResult& r)
                        : tr("; the exact check was not tried (the time limit was near)"))
             + tr(", so a faster plan may exist");
     }
-    const bool fastest = m_document->searchSettings().optimizer_offload == OptimizerOffload::Fastest;
+    const bool fastest = r.optimizer_offload == OptimizerOffload::Fastest;
     if (!r.plans.empty() && r.offload_needed && !fastest)
         status += tr("; the search found no plan with the optimizer on the devices, so these keep it in host memory");
     else if (!r.plans.empty() && fastest && r.plans.front().plan.optimizer_offload_fraction > 0)

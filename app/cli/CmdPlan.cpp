@@ -67,8 +67,9 @@ Searches the fastest feasible parallel plan (HS-DP) and compares it with the bas
   --optimizer-offload W  never | if-needed | always | fastest: optimizer states and their Adam
                          step in host memory (Megatron-Core --optimizer-cpu-offload); default
                          if-needed, only when the search finds no plan without it; fastest
-                         searches the devices and a quarter, half and all offloaded (about
-                         four times the work) and keeps the fastest plan
+                         searches the devices and a quarter, half and all offloaded and keeps
+                         the fastest plans (each pass looks only for plans faster than the
+                         --top-th so far)
   --json                 print the hapmoe.plan document instead of the table (when no plan
                          is feasible: the document with "plan": null and
                          search.no_plan_reason, exit code 1)
@@ -388,7 +389,7 @@ int cmdPlan(const Args& args)
                                           + fmt("%.4g", r.pruned_best_s) + " s)")
                << "; the plans below are the exact best" << (checkFoundFaster ? "" : " with the optimizer on the devices") << ".\n";
         else
-            os << "The exact check (" << checkTime << ") found nothing faster: the plans below are the exact best.\n";
+            os << "The exact check (" << checkTime << ") found nothing faster than the pruned search's best: the plans below are the exact best.\n";
         break;
     case ExactCheck::WorkBudget:
     case ExactCheck::TimeLimit:
@@ -417,8 +418,8 @@ int cmdPlan(const Args& args)
     else if (const double share = r.plans.front().plan.optimizer_offload_fraction;
              opt.optimizer_offload == OptimizerOffload::Fastest && share > 0)
         os << "Keeping " << offloadShareText(share)
-           << " of the optimizer states in host memory gives the fastest plan (--optimizer-offload fastest: the devices and each\n"
-              "share searched; --optimizer-cpu-offload).\n";
+           << " of the optimizer states in host memory gives the fastest plan (--optimizer-offload fastest;\n"
+              "--optimizer-cpu-offload).\n";
     if (!r.devices_left_out.empty())
         os << "Note: " << r.devices_left_out << ".\n";
     if (r.exact_fallback)

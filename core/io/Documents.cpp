@@ -600,7 +600,7 @@ SearchResult readSearchObject(const JsonNode& n)
 {
     n.requireObject();
     n.warnUnknownKeys({"algorithm", "target", "time_s", "states", "pruned", "timed_out", "cancelled", "no_plan_reason",
-                       "optimizer_offload_needed", "exact_fallback", "exact_check", "devices_left_out", "alternatives",
+                       "optimizer_offload", "optimizer_offload_needed", "exact_fallback", "exact_check", "devices_left_out", "alternatives",
                        "baselines"});
     SearchResult r;
     r.algorithm = algorithmAt(n.optChoice("algorithm", kAlgorithmNames, 0));
@@ -615,6 +615,7 @@ SearchResult readSearchObject(const JsonNode& n)
     }
     r.timed_out = n.optBool("timed_out", false);
     r.cancelled = n.optBool("cancelled", false);
+    r.optimizer_offload = static_cast<OptimizerOffload>(n.optChoice("optimizer_offload", kOffloadNames, 1));
     r.offload_needed = n.optBool("optimizer_offload_needed", false);
     r.exact_fallback = n.optBool("exact_fallback", false);
     if (auto c = n.optObject("exact_check")) {
@@ -658,6 +659,7 @@ Json searchJson(const SearchResult& r)
     j["pruned"] = Json{{"load_balance", r.pruned.load_balance}, {"memory", r.pruned.memory}, {"communication", r.pruned.communication}};
     j["timed_out"] = r.timed_out;
     j["cancelled"] = r.cancelled;
+    j["optimizer_offload"] = toString(r.optimizer_offload);
     j["optimizer_offload_needed"] = r.offload_needed;
     if (r.exact_fallback)
         j["exact_fallback"] = true;

@@ -15,6 +15,7 @@
 #include <memory>
 #include <set>
 #include <thread>
+#include <utility>
 
 namespace hapmoe {
 
@@ -682,6 +683,14 @@ public:
     // first type's pass (runJobs).
     std::pair<int, int> homogeneousExpertKnobs(const std::vector<Target>& targets, double* reserved = nullptr)
     {
+        // A plan on one type is no rival of the known (heterogeneous) plans: bounded by them,
+        // this pass would find nothing and fall back to EP = ETP = 1.
+        const double knownBest = std::exchange(m_knownBest, std::numeric_limits<double>::infinity());
+        auto knownPlans = std::exchange(m_knownPlans, {});
+        auto restore = [&] {
+            m_knownBest = knownBest;
+            m_knownPlans = std::move(knownPlans);
+        };
         for (int h : typesByStrength()) {
             std::vector<Job> jobs;
             for (Job& j : searchJobs(targets, !m_options.exact, 0, 0)) {
@@ -699,9 +708,12 @@ public:
             auto results = runJobs(jobs, false, reserved);
             reserved = nullptr;   // further types join the total as they start
             Merged m = merge(results, Target::Any, 1, "homogeneous");
-            if (!m.plans.empty())
+            if (!m.plans.empty()) {
+                restore();
                 return {m.plans.front().plan.stages.front().ep, m.plans.front().plan.stages.front().etp};
+            }
         }
+        restore();
         return {1, 1};
     }
 
@@ -831,6 +843,7 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
 {
     const auto t0 = std::chrono::steady_clock::now();
     SearchResult result;
+    result.optimizer_offload = options.optimizer_offload;
     result.algorithm = options.algorithm;
     result.target = options.target;
 
@@ -1043,9 +1056,30 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
             runExact();
     };
 
-    // Fastest: the optimizer on the devices and each share, each pass only for plans faster
-    // than the best so far (one plan); the fastest wins, with its alternatives. Returns
-    // whether a pass on the devices found a plan.
+    // The K fastest distinct plans of two lists (of two copies of a plan, the faster: less
+    // recompute), numbered as the merge numbers them; `into` keeps its shortfall and problems.
+    auto mergeFastest = [&](Searcher::Merged& into, const std::vector<RankedPlan>& other) {
+        std::vector<RankedPlan>& plans = into.plans;
+        plans.insert(plans.end(), other.begin(), other.end());
+        std::stable_sort(plans.begin(), plans.end(), [](const RankedPlan& a, const RankedPlan& b) {
+            return a.prediction.iteration_time_s < b.prediction.iteration_time_s;
+        });
+        std::vector<RankedPlan> kept;
+        for (RankedPlan& rp : plans)
+            if (kept.size() < want
+                && std::none_of(kept.begin(), kept.end(), [&](const RankedPlan& k) { return samePlan(k.plan, rp.plan, true); }))
+                kept.push_back(std::move(rp));
+        if (want > 1)
+            for (std::size_t i = 0; i < kept.size(); ++i) {
+                std::string& name = kept[i].plan.name;
+                name = name.substr(0, name.rfind(" #")) + " #" + std::to_string(i + 1);
+            }
+        plans = std::move(kept);
+    };
+    // Fastest: the optimizer on the devices and each share. One plan asked for: each pass
+    // looks only for plans faster than the best so far, and the fastest wins. K plans: the K
+    // fastest over all passes, each pass looking only for plans faster than the K-th so far.
+    // Returns whether a pass on the devices found a plan.
     const bool fastest = options.optimizer_offload == OptimizerOffload::Fastest;
     const std::vector<double> offloadShares(std::begin(kOffloadFractions), std::end(kOffloadFractions));
     std::vector<double> everyShare = offloadShares;
@@ -1058,12 +1092,20 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
             if (control.stop())
                 break;
             setOffloadFraction(fraction);
-            setKnownBest(bestMain && !bestMain->plans.empty() ? std::min(bound, bestMain->plans.front().prediction.iteration_time_s)
-                                                              : bound);
+            const bool some = bestMain && !bestMain->plans.empty();
+            setKnownBest(some ? std::min(bound, bestMain->plans.front().prediction.iteration_time_s) : bound);
+            if (want > 1)
+                setKnownPlans(some ? bestMain->plans : std::vector<RankedPlan>{});
             runMain();
             onDevice = onDevice || (fraction == 0.0 && !main->plans.empty());
-            keepFaster(bestMain, main);
+            if (want > 1 && some && !main->plans.empty()) {
+                mergeFastest(*main, bestMain->plans);
+                bestMain = std::move(main);
+            } else {
+                keepFaster(bestMain, main);
+            }
         }
+        setKnownPlans({});
         if (bestMain)
             main = std::move(bestMain);
         else
@@ -1194,7 +1236,6 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
         const double inf = std::numeric_limits<double>::infinity();
         heuristics = false;
         bool onDevice = false;
-        bool checkOnDevice = false;   // fastest: the check found a plan on the devices
         if (prunedOffload && onDeviceCanFit && !fastest) {
             setOffloadFraction(0.0);
             setKnownBest(inf);
@@ -1202,8 +1243,10 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
             onDevice = !main->plans.empty();
         }
         if (!onDevice) {
-            if (want > 1 && !prunedOffload && !fastest)
-                setKnownPlans(pruned->plans);
+            // K plans, one share or every share (fastest): the K fastest so far start each
+            // pass's incumbent, the pruned plans first.
+            const bool seeded = want > 1 && (fastest || !prunedOffload);
+            std::vector<RankedPlan> known = pruned->plans;
             std::optional<Searcher::Merged> best;
             for (const double fraction : fastest ? everyShare : prunedOffload ? offloadShares : std::vector<double>{prunedShare}) {
                 if (control.stopAfter(0))
@@ -1212,9 +1255,21 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
                 setKnownBest(want > 1 ? inf
                                       : best && !best->plans.empty() ? std::min(prunedBest, best->plans.front().prediction.iteration_time_s)
                                                                      : prunedBest);
+                if (seeded)
+                    setKnownPlans(known);
                 runMain();
-                checkOnDevice = checkOnDevice || (fraction == 0.0 && !main->plans.empty());
-                keepFaster(best, main);
+                if (seeded && best && !best->plans.empty() && !main->plans.empty()) {
+                    mergeFastest(*main, best->plans);
+                    best = std::move(main);
+                } else {
+                    keepFaster(best, main);
+                }
+                if (seeded && best && !best->plans.empty()) {
+                    Searcher::Merged sofar;
+                    sofar.plans = known;
+                    mergeFastest(sofar, best->plans);
+                    known = std::move(sofar.plans);
+                }
             }
             main = std::move(best);
         }
@@ -1233,25 +1288,8 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
                                                                                   : ExactCheck::TimeLimit;
             main = std::move(pruned);
         } else {
-            if (fastest && checkOnDevice)
-                result.offload_needed = false;
-            if (want > 1 && !prunedOffload && !fastest && !main->plans.empty()) {
-                // The K fastest distinct plans of both lists (of two copies of a plan, the
-                // faster: less recompute), numbered as the merge numbers them.
-                std::vector<RankedPlan>& plans = main->plans;
-                plans.insert(plans.end(), pruned->plans.begin(), pruned->plans.end());
-                std::stable_sort(plans.begin(), plans.end(), [](const RankedPlan& a, const RankedPlan& b) {
-                    return a.prediction.iteration_time_s < b.prediction.iteration_time_s;
-                });
-                std::vector<RankedPlan> kept;
-                for (RankedPlan& rp : plans)
-                    if (kept.size() < want
-                        && std::none_of(kept.begin(), kept.end(), [&](const RankedPlan& k) { return samePlan(k.plan, rp.plan, true); }))
-                        kept.push_back(std::move(rp));
-                for (std::size_t i = 0; i < kept.size(); ++i)
-                    kept[i].plan.name = "HS-DP #" + std::to_string(i + 1);
-                plans = std::move(kept);
-            }
+            if (want > 1 && (fastest || !prunedOffload) && !main->plans.empty())
+                mergeFastest(*main, pruned->plans);   // the K fastest of both lists
             const bool faster = !main->plans.empty() && main->plans.front().prediction.iteration_time_s < prunedBest;
             if (main->plans.empty() || (!onDevice && want == 1 && !faster)) {
                 main = std::move(pruned);   // nothing faster than the pruned search's best

@@ -98,6 +98,7 @@ struct SearchResult {
     double main_time_s = 0;                      // the search itself, without the baselines
     bool timed_out = false;
     bool cancelled = false;
+    OptimizerOffload optimizer_offload = OptimizerOffload::IfNeeded;   // the policy searched with
     bool offload_needed = false;                 // IfNeeded, Fastest: the (pruned) search found no plan without optimizer offload
     // The prunings discarded every feasible plan that a baseline found: the search ran again
     // without them (and returns that baseline when nothing faster exists).

@@ -311,6 +311,7 @@ void tst_Documents::planRoundTrip()
     r.offload_needed = true;
     r.exact_fallback = true;
     r.exact_check = ExactCheck::Finished;
+    r.optimizer_offload = OptimizerOffload::Fastest;
     r.exact_check_s = 0.75;
     r.exact_check_work = 123456;
     r.exact_check_budget = 500000;
@@ -358,6 +359,7 @@ void tst_Documents::planRoundTrip()
     QVERIFY(back.search->offload_needed);
     QVERIFY(back.search->exact_fallback);
     QVERIFY(back.search->exact_check == ExactCheck::Finished);
+    QVERIFY(back.search->optimizer_offload == OptimizerOffload::Fastest);
     QCOMPARE(back.search->exact_check_s, 0.75);
     QCOMPARE(back.search->exact_check_work, 123456LL);
     QCOMPARE(back.search->exact_check_budget, 500000LL);

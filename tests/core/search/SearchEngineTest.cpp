@@ -813,6 +813,25 @@ void SearchEngineTest::fastestOffloadKeepsTheFastestPlan()
     QCOMPARE(fastest.plans.front().plan.optimizer_offload_fraction, 0.25);
     QVERIFY(std::abs(fastest.plans.front().prediction.iteration_time_s - 91.589) < 5e-4);
     QVERIFY(std::abs(fastest.pruned_best_s - 92.136) < 5e-4);
+    QVERIFY(fastest.optimizer_offload == OptimizerOffload::Fastest);
+    // Three plans: the three fastest over every pass, each pass and the check looking only
+    // for plans faster than the third so far; --exact's three. Whether the pruned search found
+    // a plan on the devices (it did not) does not depend on K.
+    {
+        SearchOptions k3 = opt;
+        k3.top_k = 3;
+        const SearchResult three = runSearch(cost, k3);
+        k3.exact = true;
+        const SearchResult exact3 = runSearch(cost, k3);
+        QVERIFY(three.exactChecked());
+        QCOMPARE(three.plans.size(), std::size_t(3));
+        QCOMPARE(three.plans.front().prediction.iteration_time_s, fastest.plans.front().prediction.iteration_time_s);
+        for (std::size_t i = 0; i < 3; ++i) {
+            QCOMPARE(three.plans[i].prediction.iteration_time_s, exact3.plans[i].prediction.iteration_time_s);
+            QCOMPARE(three.plans[i].plan.name, "HS-DP #" + std::to_string(i + 1));
+        }
+        QVERIFY(fastest.offload_needed && three.offload_needed);
+    }
 
     // Mixtral-S on 16-1 fits on the devices, where the optimizer step costs no host time:
     // "fastest" keeps the plan "if needed" finds there.
