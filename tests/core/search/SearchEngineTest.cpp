@@ -1035,6 +1035,30 @@ void SearchEngineTest::exactCheckFindsWhatThePruningsHide()
         QCOMPARE(notTried.exact_check_budget, prunedWork / 2);
         QCOMPARE(notTried.plans.front().prediction.iteration_time_s, tPruned);
     }
+    {
+        // A cancel during the check (Mixtral-L on 16-3, one thread: the pruned search expands
+        // a fixed number of states, and the check about 340,000 units of work): the pruned plans stand,
+        // and the result says the check was cancelled.
+        const ModelSpec* large = findModelPreset("Mixtral-L");
+        QVERIFY(large);
+        const CostModel costC(*large, resolveCluster("16-3", cat), cat);
+        SearchOptions one;
+        one.threads = 1;
+        one.baselines = false;
+        one.exact_check_work = 0;
+        const SearchResult prunedOnly = runSearch(costC, one);
+        QVERIFY(!prunedOnly.plans.empty());
+        one.exact_check_work = 1000000000;
+        std::atomic<bool> cancel{false};
+        const long long after = prunedOnly.states + 20000;
+        const SearchResult cancelled = runSearch(costC, one, &cancel, [&](const SearchProgress& p) {
+            if (p.states > after)
+                cancel = true;
+        });
+        QVERIFY(cancelled.cancelled);
+        QVERIFY(cancelled.exact_check == ExactCheck::Cancelled && cancelled.exact_check_s > 0);
+        QCOMPARE(cancelled.plans.front().prediction.iteration_time_s, prunedOnly.plans.front().prediction.iteration_time_s);
+    }
     QCOMPARE(checked.plans.front().prediction.iteration_time_s, tExact);
     QCOMPARE(checked.pruned_best_s, tPruned);
     QVERIFY(!checked.timed_out && !checked.offload_needed);
