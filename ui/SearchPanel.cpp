@@ -433,6 +433,50 @@ SearchOptions SearchPanel::currentOptions() const
     return o;
 }
 
+QString SearchPanel::checkStatus(const SearchResult& r)
+{
+    if (r.plans.empty())
+        return {};
+    QStringList parts;
+    const QString took = elapsed(r.exact_check_s);
+    switch (r.exact_check) {
+    case ExactCheck::Finished:
+        if (r.pruned_best_s <= 0)
+            parts << tr("exact: the check (%1) found nothing faster").arg(took);
+        else if (!r.offload_needed && r.plans.front().prediction.iteration_time_s >= r.pruned_best_s)
+            parts << tr("the exact check (%1) found plans with the optimizer on the devices (the pruned search's best "
+                        "offloaded it: %2 s)")
+                         .arg(took)
+                         .arg(r.pruned_best_s, 0, 'f', 2);
+        else
+            parts << tr("the exact check (%1) found a faster plan than the pruned search's %2 s").arg(took).arg(r.pruned_best_s, 0, 'f', 2);
+        break;
+    case ExactCheck::WorkBudget:
+    case ExactCheck::TimeLimit:
+        parts << (r.exact_check == ExactCheck::WorkBudget ? tr("the exact check stopped at its work budget")
+                                                          : tr("the exact check stopped at the time limit"))
+                + tr(", so a faster plan may exist (tick Exact to search without the prunings)");
+        break;
+    case ExactCheck::NotTriedWork:
+    case ExactCheck::NotTriedTime:
+        parts << (r.exact_check == ExactCheck::NotTriedWork
+                      ? tr("the exact check was not tried (the pruned search alone did more work than its budget)")
+                      : tr("the exact check was not tried (the time limit was near)"))
+                + tr(", so a faster plan may exist");
+        break;
+    case ExactCheck::Cancelled:   // the status already says the search was cancelled
+    case ExactCheck::Off: break;
+    }
+    const bool fastest = r.optimizer_offload == OptimizerOffload::Fastest;
+    if (r.offload_needed && !fastest)
+        parts << tr("the search found no plan with the optimizer on the devices, so these keep it in host memory");
+    else if (fastest && r.plans.front().plan.optimizer_offload_fraction > 0)
+        parts << tr("%1 %2 of the optimizer in host memory gives the fastest plan")
+                     .arg(r.plans.front().plan.optimizer_offload_fraction * 100, 0, 'f', 0)
+                     .arg(QStringLiteral("%"));
+    return parts.join(QStringLiteral("; "));
+}
+
 QString SearchPanel::baselineStatus(const SearchResult& r)
 {
     // The status compares the best plan with the uniform baseline either way; where there is
@@ -617,35 +661,8 @@ void SearchPanel::showResult(const SearchResult& r)
         else if (r.timed_out)
             status += tr(" \u2013 time limit reached, best so far shown");
     }
-    if (!r.plans.empty() && r.exactChecked() && r.pruned_best_s > 0) {
-        if (!r.offload_needed && r.plans.front().prediction.iteration_time_s >= r.pruned_best_s)
-            status += tr("; the exact check (%1) found plans with the optimizer on the devices (the pruned search's best "
-                         "offloaded it: %2 s)")
-                          .arg(elapsed(r.exact_check_s))
-                          .arg(r.pruned_best_s, 0, 'f', 2);
-        else
-            status += tr("; the exact check (%1) found a faster plan than the pruned search's %2 s")
-                          .arg(elapsed(r.exact_check_s))
-                          .arg(r.pruned_best_s, 0, 'f', 2);
-    } else if (!r.plans.empty() && r.exactChecked()) {
-        status += tr("; exact: the check (%1) found nothing faster").arg(elapsed(r.exact_check_s));
-    } else if (!r.plans.empty() && (r.exact_check == ExactCheck::WorkBudget || r.exact_check == ExactCheck::TimeLimit)) {
-        status += (r.exact_check == ExactCheck::WorkBudget ? tr("; the exact check stopped at its work budget")
-                                                           : tr("; the exact check stopped at the time limit"))
-            + tr(", so a faster plan may exist (tick Exact to search without the prunings)");
-    } else if (!r.plans.empty() && (r.exact_check == ExactCheck::NotTriedWork || r.exact_check == ExactCheck::NotTriedTime)) {
-        status += (r.exact_check == ExactCheck::NotTriedWork
-                       ? tr("; the exact check was not tried (the pruned search alone did more work than its budget)")
-                       : tr("; the exact check was not tried (the time limit was near)"))
-            + tr(", so a faster plan may exist");
-    }
-    const bool fastest = r.optimizer_offload == OptimizerOffload::Fastest;
-    if (!r.plans.empty() && r.offload_needed && !fastest)
-        status += tr("; the search found no plan with the optimizer on the devices, so these keep it in host memory");
-    else if (!r.plans.empty() && fastest && r.plans.front().plan.optimizer_offload_fraction > 0)
-        status += tr("; %1 %2 of the optimizer in host memory gives the fastest plan")
-                      .arg(r.plans.front().plan.optimizer_offload_fraction * 100, 0, 'f', 0)
-                      .arg(QStringLiteral("%"));
+    if (const QString check = checkStatus(r); !check.isEmpty())   // empty without plans
+        status += QStringLiteral("; ") + check;
     if (!r.plans.empty() && !r.devices_left_out.empty())
         status += QStringLiteral("; ") + QString::fromStdString(r.devices_left_out);
     if (!r.plans.empty() && r.exact_fallback)

@@ -59,6 +59,10 @@ public:
     // (none fits the cluster, or the search stopped before it ran) or one that does not fit.
     // Empty without plans, and for the uniform search, whose best plan is its baseline.
     static QString baselineStatus(const SearchResult& result);
+    // What the status says of the exact check (docs/search.md section 7: what it found, or
+    // which limit stopped it or kept it from running) and of the optimizer offload; empty
+    // without plans, and when there is nothing to say.
+    static QString checkStatus(const SearchResult& result);
     // Why the line under the settings says a value was not taken; empty when it is hidden.
     QString inputMessage() const;
     // The ranked list's columns.

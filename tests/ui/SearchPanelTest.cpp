@@ -153,6 +153,59 @@ private slots:
         QCOMPARE(SearchPanel::baselineStatus(r), QString());
     }
 
+    void checkStatusSaysWhatTheCheckDid()
+    {
+        // docs/gui.md and docs/search.md section 7: the status says what the exact check found,
+        // or which limit stopped it or kept it from running, and why the plans offload.
+        SearchResult r;
+        QCOMPARE(SearchPanel::checkStatus(r), QString());   // no plans: nothing to say
+        r.plans.push_back(RankedPlan{});
+        r.plans.front().prediction.feasible = true;
+        r.plans.front().prediction.iteration_time_s = 11.13;
+        QCOMPARE(SearchPanel::checkStatus(r), QString());   // the check was off
+        r.exact_check = ExactCheck::Finished;
+        r.exact_check_s = 0.052;
+        QCOMPARE(SearchPanel::checkStatus(r), QStringLiteral("exact: the check (52 ms) found nothing faster"));
+        r.pruned_best_s = 11.36;   // Mixtral-S on 24-1
+        r.exact_check_s = 0.174;
+        QCOMPARE(SearchPanel::checkStatus(r),
+                 QStringLiteral("the exact check (174 ms) found a faster plan than the pruned search's 11.36 s"));
+        r.plans.front().prediction.iteration_time_s = 101.883;   // Mixtral-L on 16-2, "if needed"
+        r.pruned_best_s = 92.136;
+        r.exact_check_s = 0.31;
+        QCOMPARE(SearchPanel::checkStatus(r), QStringLiteral("the exact check (310 ms) found plans with the optimizer on the "
+                                                             "devices (the pruned search's best offloaded it: 92.14 s)"));
+        r.pruned_best_s = 0;
+        r.exact_check = ExactCheck::WorkBudget;
+        QCOMPARE(SearchPanel::checkStatus(r), QStringLiteral("the exact check stopped at its work budget, so a faster plan may "
+                                                             "exist (tick Exact to search without the prunings)"));
+        r.exact_check = ExactCheck::TimeLimit;
+        QVERIFY(SearchPanel::checkStatus(r).startsWith(QStringLiteral("the exact check stopped at the time limit, ")));
+        r.exact_check = ExactCheck::NotTriedWork;
+        QCOMPARE(SearchPanel::checkStatus(r), QStringLiteral("the exact check was not tried (the pruned search alone did more "
+                                                             "work than its budget), so a faster plan may exist"));
+        r.exact_check = ExactCheck::NotTriedTime;
+        QCOMPARE(SearchPanel::checkStatus(r),
+                 QStringLiteral("the exact check was not tried (the time limit was near), so a faster plan may exist"));
+        r.exact_check = ExactCheck::Cancelled;   // the status says "cancelled" already
+        QCOMPARE(SearchPanel::checkStatus(r), QString());
+        // The offload: needed ("if needed"), or the fastest share ("fastest").
+        r.exact_check = ExactCheck::Off;
+        r.offload_needed = true;
+        r.plans.front().plan.optimizer_offload_fraction = 0.25;
+        QCOMPARE(SearchPanel::checkStatus(r),
+                 QStringLiteral("the search found no plan with the optimizer on the devices, so these keep it in host memory"));
+        r.optimizer_offload = OptimizerOffload::Fastest;
+        QCOMPARE(SearchPanel::checkStatus(r), QStringLiteral("25 % of the optimizer in host memory gives the fastest plan"));
+        r.exact_check = ExactCheck::Finished;
+        r.pruned_best_s = 92.136;
+        r.plans.front().prediction.iteration_time_s = 91.589;
+        r.exact_check_s = 1.755;
+        QCOMPARE(SearchPanel::checkStatus(r), QStringLiteral("the exact check (1.755 s) found a faster plan than the pruned "
+                                                             "search's 92.14 s; 25 % of the optimizer in host memory gives the "
+                                                             "fastest plan"));
+    }
+
     void denseModelListsNoExpertKnobs()
     {
         // Megatron-GPT-70B (dense) on 16-3: the Shape column read "PP2 TP1 DP8 EP1" and its
