@@ -687,10 +687,7 @@ public:
         // this pass would find nothing and fall back to EP = ETP = 1.
         const double knownBest = std::exchange(m_knownBest, std::numeric_limits<double>::infinity());
         auto knownPlans = std::exchange(m_knownPlans, {});
-        auto restore = [&] {
-            m_knownBest = knownBest;
-            m_knownPlans = std::move(knownPlans);
-        };
+        std::pair<int, int> knobs{1, 1};
         for (int h : typesByStrength()) {
             std::vector<Job> jobs;
             for (Job& j : searchJobs(targets, !m_options.exact, 0, 0)) {
@@ -709,12 +706,13 @@ public:
             reserved = nullptr;   // further types join the total as they start
             Merged m = merge(results, Target::Any, 1, "homogeneous");
             if (!m.plans.empty()) {
-                restore();
-                return {m.plans.front().plan.stages.front().ep, m.plans.front().plan.stages.front().etp};
+                knobs = {m.plans.front().plan.stages.front().ep, m.plans.front().plan.stages.front().etp};
+                break;
             }
         }
-        restore();
-        return {1, 1};
+        m_knownBest = knownBest;
+        m_knownPlans = std::move(knownPlans);
+        return knobs;
     }
 
 private:
@@ -1057,9 +1055,8 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
     };
 
     // The K fastest distinct plans of two lists (of two copies of a plan, the faster: less
-    // recompute), numbered as the merge numbers them; `into` keeps its shortfall and problems.
-    auto mergeFastest = [&](Searcher::Merged& into, const std::vector<RankedPlan>& other) {
-        std::vector<RankedPlan>& plans = into.plans;
+    // recompute), numbered as the merge numbers them.
+    auto mergeFastest = [&](std::vector<RankedPlan>& plans, const std::vector<RankedPlan>& other) {
         plans.insert(plans.end(), other.begin(), other.end());
         std::stable_sort(plans.begin(), plans.end(), [](const RankedPlan& a, const RankedPlan& b) {
             return a.prediction.iteration_time_s < b.prediction.iteration_time_s;
@@ -1075,6 +1072,17 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
                 name = name.substr(0, name.rfind(" #")) + " #" + std::to_string(i + 1);
             }
         plans = std::move(kept);
+    };
+    // A pass's result (`main`) joins the best of the passes before it: with `merge`, the K
+    // fastest plans of both (their shortfall and problems are the pass's); else the pass
+    // with the faster best plan.
+    auto joinPass = [&](std::optional<Searcher::Merged>& best, bool merge) {
+        if (merge && best && !best->plans.empty() && !main->plans.empty()) {
+            mergeFastest(main->plans, best->plans);
+            best = std::move(main);
+        } else {
+            keepFaster(best, main);
+        }
     };
     // Fastest: the optimizer on the devices and each share. One plan asked for: each pass
     // looks only for plans faster than the best so far, and the fastest wins. K plans: the K
@@ -1098,12 +1106,7 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
                 setKnownPlans(some ? bestMain->plans : std::vector<RankedPlan>{});
             runMain();
             onDevice = onDevice || (fraction == 0.0 && !main->plans.empty());
-            if (want > 1 && some && !main->plans.empty()) {
-                mergeFastest(*main, bestMain->plans);
-                bestMain = std::move(main);
-            } else {
-                keepFaster(bestMain, main);
-            }
+            joinPass(bestMain, want > 1);
         }
         setKnownPlans({});
         if (bestMain)
@@ -1236,6 +1239,8 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
         const double inf = std::numeric_limits<double>::infinity();
         heuristics = false;
         bool onDevice = false;
+        bool seeded = false;
+        std::vector<RankedPlan> known;
         if (prunedOffload && onDeviceCanFit && !fastest) {
             setOffloadFraction(0.0);
             setKnownBest(inf);
@@ -1243,10 +1248,10 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
             onDevice = !main->plans.empty();
         }
         if (!onDevice) {
-            // K plans, one share or every share (fastest): the K fastest so far start each
-            // pass's incumbent, the pruned plans first.
-            const bool seeded = want > 1 && (fastest || !prunedOffload);
-            std::vector<RankedPlan> known = pruned->plans;
+            // K plans, one share or every share (fastest): the K fastest so far of the pruned
+            // plans and the check's start each pass's incumbent, and are its answer.
+            seeded = want > 1 && (fastest || !prunedOffload);
+            known = pruned->plans;
             std::optional<Searcher::Merged> best;
             for (const double fraction : fastest ? everyShare : prunedOffload ? offloadShares : std::vector<double>{prunedShare}) {
                 if (control.stopAfter(0))
@@ -1258,18 +1263,9 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
                 if (seeded)
                     setKnownPlans(known);
                 runMain();
-                if (seeded && best && !best->plans.empty() && !main->plans.empty()) {
-                    mergeFastest(*main, best->plans);
-                    best = std::move(main);
-                } else {
-                    keepFaster(best, main);
-                }
-                if (seeded && best && !best->plans.empty()) {
-                    Searcher::Merged sofar;
-                    sofar.plans = known;
-                    mergeFastest(sofar, best->plans);
-                    known = std::move(sofar.plans);
-                }
+                if (seeded && !main->plans.empty())
+                    mergeFastest(known, main->plans);
+                joinPass(best, seeded);
             }
             main = std::move(best);
         }
@@ -1288,8 +1284,8 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
                                                                                   : ExactCheck::TimeLimit;
             main = std::move(pruned);
         } else {
-            if (want > 1 && (fastest || !prunedOffload) && !main->plans.empty())
-                mergeFastest(*main, pruned->plans);   // the K fastest of both lists
+            if (seeded && !main->plans.empty())
+                main->plans = std::move(known);   // the K fastest of both lists
             const bool faster = !main->plans.empty() && main->plans.front().prediction.iteration_time_s < prunedBest;
             if (main->plans.empty() || (!onDevice && want == 1 && !faster)) {
                 main = std::move(pruned);   // nothing faster than the pruned search's best
