@@ -1084,19 +1084,21 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
             keepFaster(best, main);
         }
     };
-    // Fastest: the optimizer on the devices and each share. One plan asked for: each pass
-    // looks only for plans faster than the best so far, and the fastest wins. K plans: the K
-    // fastest over all passes, each pass looking only for plans faster than the K-th so far.
-    // Returns whether a pass on the devices found a plan.
+    // Passes over offload shares (fastest: the devices and each share; if needed, once nothing
+    // fits on the devices: each share). One plan asked for: each pass looks only for plans
+    // faster than the best so far, and the fastest wins. K plans: the K fastest distinct plans
+    // over all passes (of any share), each pass looking only for plans faster than the K-th
+    // so far. A search stopped before any pass ran leaves `main` as it was. Returns whether a
+    // pass on the devices found a plan.
     const bool fastest = options.optimizer_offload == OptimizerOffload::Fastest;
     const std::vector<double> offloadShares(std::begin(kOffloadFractions), std::end(kOffloadFractions));
     std::vector<double> everyShare = offloadShares;
     if (onDeviceCanFit)
         everyShare.insert(everyShare.begin(), 0.0);
-    auto fastestPasses = [&](double bound) {
+    auto sharePasses = [&](double bound, const std::vector<double>& shares) {
         std::optional<Searcher::Merged> bestMain;
         bool onDevice = false;
-        for (const double fraction : everyShare) {
+        for (const double fraction : shares) {
             if (control.stop())
                 break;
             setOffloadFraction(fraction);
@@ -1111,25 +1113,26 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
         setKnownPlans({});
         if (bestMain)
             main = std::move(bestMain);
-        else
+        else if (!main)
             main.emplace();   // stopped before any pass ran
         return onDevice;
     };
     // The search with the offload policy: nothing fits (if needed): search again with a
     // quarter, half and all of the optimizer states in host memory. A smaller share costs less
     // host time (docs/cost-model.md section 7.3) but frees less device memory, which may cost
-    // recompute or a worse split, so the share with the fastest plan wins, with its
-    // alternatives. `bound` is a time no returned plan may exceed (a known plan's).
+    // recompute or a worse split, so the fastest plan over the shares wins, and with K plans
+    // the alternatives are the K fastest over the shares (sharePasses). `bound` is a time no
+    // returned plan may exceed (a known plan's).
     auto searchMain = [&](double bound) {
         result.offload_needed = false;
         setOffloadFraction(options.optimizer_offload == OptimizerOffload::Always ? 1.0 : 0.0);
         setKnownBest(bound);
         if (fastest) {
-            result.offload_needed = !fastestPasses(bound);
+            result.offload_needed = !sharePasses(bound, everyShare);
             if (prunedLeftNothing()) {   // as runExact, over every share
                 heuristics = false;
                 exactRan = true;
-                result.offload_needed = !fastestPasses(bound);
+                result.offload_needed = !sharePasses(bound, everyShare);
                 heuristics = true;
                 if (!main->plans.empty())
                     result.exact_fallback = true;
@@ -1147,27 +1150,11 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
         if (!onDeviceCanFit || (main->plans.empty() && main->min_shortfall_gib >= 0 && !control.stop())) {
             // Short of memory with the prunings: try the offload shares (with the prunings).
             result.offload_needed = true;
-            auto offloadPasses = [&]() {
-                std::optional<Searcher::Merged> bestMain;
-                for (const double fraction : offloadShares) {
-                    if (control.stop())
-                        break;
-                    setOffloadFraction(fraction);
-                    setKnownBest(bestMain && !bestMain->plans.empty()
-                                       ? std::min(bound, bestMain->plans.front().prediction.iteration_time_s)
-                                       : bound);
-                    runMain();
-                    keepFaster(bestMain, main);
-                }
-                if (bestMain)
-                    main = std::move(bestMain);
-            };
+            auto offloadPasses = [&]() { sharePasses(bound, offloadShares); };
             offloadPasses();
             // Nothing with any share either: the prunings may have hidden every plan. Search
             // without them, first with the optimizer on the devices (a plan found there needs
             // no offload), then with the shares.
-            if (!main)
-                main.emplace();   // stopped before any pass ran
             if (prunedLeftNothing()) {
                 heuristics = false;
                 exactRan = true;
@@ -1205,11 +1192,11 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
     //    faster than its K-th (K plans: the pruned plans start the check's incumbent, and
     //    the K fastest of both lists are kept).
     //  - Fastest: on the devices and each share, each only for plans faster than the best
-    //    so far (one plan).
+    //    (K-th) so far.
     //  - It found plans only with offload ("if needed"): the prunings may have hidden plans
     //    on the devices, so the check looks there first, and a plan found there wins, as
     //    the policy says, even when slower; else it tries the shares again, each only for
-    //    plans faster than the best so far.
+    //    plans faster than the best (K-th) so far.
     const auto prunedEnd = std::chrono::steady_clock::now();
     const double prunedTime = std::chrono::duration<double>(prunedEnd - t0).count();
     const long long prunedWork10 = 10 * control.states.load() + control.pruned_memory.load();
@@ -1248,9 +1235,9 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
             onDevice = !main->plans.empty();
         }
         if (!onDevice) {
-            // K plans, one share or every share (fastest): the K fastest so far of the pruned
+            // K plans, at one share or over the shares: the K fastest so far of the pruned
             // plans and the check's start each pass's incumbent, and are its answer.
-            seeded = want > 1 && (fastest || !prunedOffload);
+            seeded = want > 1;
             known = pruned->plans;
             std::optional<Searcher::Merged> best;
             for (const double fraction : fastest ? everyShare : prunedOffload ? offloadShares : std::vector<double>{prunedShare}) {

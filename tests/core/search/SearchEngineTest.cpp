@@ -83,6 +83,7 @@ private slots:
     void alternativesAndBaselines();
     void optimizerOffloadWhenNothingFits();
     void fastestOffloadKeepsTheFastestPlan();
+    void offloadAlternativesComeFromEveryShare();
     void modelLargerThanTheClusterAnswersAtOnce();
     void hostMemoryBoundsTheOffload();
     void unrunnablePlansDoNotPrune();
@@ -845,6 +846,43 @@ void SearchEngineTest::fastestOffloadKeepsTheFastestPlan()
     QCOMPARE(fast.plans.front().plan.optimizer_offload_fraction, 0.0);
     QVERIFY(!fast.offload_needed);
     QCOMPARE(fast.plans.front().prediction.iteration_time_s, onDevice.plans.front().prediction.iteration_time_s);
+}
+
+void SearchEngineTest::offloadAlternativesComeFromEveryShare()
+{
+    // Mixtral-L (about 122 B parameters) on one node of 8 MI300X: 122e9 x 18 bytes = 2.2 TB
+    // against 8 x 192 GB = 1.5 TB, so "if needed" offloads. Its best plans keep half of the
+    // optimizer in host memory; asked for eight, the alternatives are the eight fastest over
+    // every share, as --exact's eight are: some keep all of it on the host, faster than the
+    // sixth-fastest plan with half. Each share's pass and the exact check look only for plans
+    // faster than the eighth so far, and the check finishes.
+    const ModelSpec* large = findModelPreset("Mixtral-L");
+    QVERIFY(large);
+    const CostModel cost(*large, test::nodesOf("MI300X", 1), DeviceCatalog::builtin());
+    SearchOptions opt;
+    opt.threads = 2;
+    opt.baselines = false;
+    opt.top_k = 8;
+    const SearchResult eight = runSearch(cost, opt);
+    opt.exact = true;
+    const SearchResult exact8 = runSearch(cost, opt);
+    QVERIFY(eight.offload_needed && exact8.offload_needed);
+    QCOMPARE(eight.exact_check, ExactCheck::Finished);
+    QCOMPARE(eight.plans.size(), std::size_t(8));
+    QCOMPARE(exact8.plans.size(), std::size_t(8));
+    std::set<double> shares;
+    for (std::size_t i = 0; i < eight.plans.size(); ++i) {
+        const RankedPlan& rp = eight.plans[i];
+        QVERIFY(rp.prediction.feasible);
+        QCOMPARE(rp.plan.name, "HS-DP #" + std::to_string(i + 1));
+        QCOMPARE(rp.prediction.iteration_time_s, exact8.plans[i].prediction.iteration_time_s);
+        QCOMPARE(rp.plan.optimizer_offload_fraction, exact8.plans[i].plan.optimizer_offload_fraction);
+        if (i > 0)
+            QVERIFY(eight.plans[i - 1].prediction.iteration_time_s <= rp.prediction.iteration_time_s);
+        shares.insert(rp.plan.optimizer_offload_fraction);
+    }
+    QCOMPARE(eight.plans.front().plan.optimizer_offload_fraction, 0.5);
+    QVERIFY(shares.count(1.0) == 1);
 }
 
 void SearchEngineTest::prunedOutPlansAreFoundBeforeOffloading()
