@@ -6,6 +6,8 @@
 #include <QBrush>
 #include <QFont>
 
+#include <algorithm>
+
 namespace hapmoe::ui {
 
 PlanListModel::PlanListModel(QObject* parent)
@@ -25,6 +27,11 @@ const ExplorerPlan* PlanListModel::plan(int row) const
     if (row < 0 || row >= static_cast<int>(m_plans.size()))
         return nullptr;
     return &m_plans[static_cast<size_t>(row)];
+}
+
+bool PlanListModel::anyOffload() const
+{
+    return std::any_of(m_plans.begin(), m_plans.end(), [](const ExplorerPlan& e) { return e.plan().optimizer_offload_fraction > 0; });
 }
 
 int PlanListModel::rowCount(const QModelIndex& parent) const
@@ -57,6 +64,7 @@ QVariant PlanListModel::data(const QModelIndex& index, int role) const
         case Devices: return plan.numDevices();
         case Stages: return plan.pp();
         case TargetColumn: return QString::fromLatin1(toString(e->target));
+        case Optimizer: return plan.optimizer_offload_fraction;
         default: return {};
         }
     }
@@ -85,6 +93,10 @@ QVariant PlanListModel::data(const QModelIndex& index, int role) const
         }
         case Stages: return plan.vpp > 1 ? QStringLiteral("%1 ×%2 vpp").arg(plan.pp()).arg(plan.vpp) : QString::number(plan.pp());
         case TargetColumn: return style::targetLabel(e->target);
+        case Optimizer: {
+            const double f = plan.optimizer_offload_fraction;
+            return f <= 0 ? tr("on devices") : f >= 1 ? tr("all on host") : tr("%1 % on host").arg(100.0 * f, 0, 'f', 0);
+        }
         default: return {};
         }
     }
@@ -129,6 +141,10 @@ QVariant PlanListModel::data(const QModelIndex& index, int role) const
 
 QVariant PlanListModel::headerData(int section, Qt::Orientation orientation, int role) const
 {
+    if (orientation == Qt::Horizontal && role == Qt::ToolTipRole && section == Optimizer)
+        return tr("Where the optimizer states are kept: on the devices, or a share of every rank's states in host "
+                  "memory, stepped by the host (Megatron-LM --optimizer-cpu-offload, --optimizer-offload-fraction). "
+                  "Shown when a plan offloads.");
     if (orientation == Qt::Horizontal && role == Qt::ToolTipRole && section == PeakMemory)
         return tr("The device with the largest share of its memory in use: used/capacity (with memory kept free, "
                   "used/usable of the device's memory: 67.7/72 of 80 GiB). The peak memory of "
@@ -146,6 +162,7 @@ QVariant PlanListModel::headerData(int section, Qt::Orientation orientation, int
     case Devices: return QStringLiteral("Devices");
     case Stages: return QStringLiteral("PP");
     case TargetColumn: return QStringLiteral("Target");
+    case Optimizer: return tr("Optimizer");
     default: return {};
     }
 }

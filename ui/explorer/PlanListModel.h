@@ -13,7 +13,7 @@ namespace hapmoe::ui {
 class PlanListModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { Name, Source, IterationTime, TokensPerS, TflopsPerDevice, Mfu, PeakMemory, Devices, Stages, TargetColumn, ColumnCount };
+    enum Column { Name, Source, IterationTime, TokensPerS, TflopsPerDevice, Mfu, PeakMemory, Devices, Stages, TargetColumn, Optimizer, ColumnCount };
     static constexpr int SortRole = Qt::UserRole;
 
     explicit PlanListModel(QObject* parent = nullptr);
@@ -21,6 +21,8 @@ public:
     void setPlans(std::vector<ExplorerPlan> plans);
     const std::vector<ExplorerPlan>& plans() const { return m_plans; }
     const ExplorerPlan* plan(int row) const;
+    // Whether any plan keeps optimizer states in host memory (the Optimizer column says where).
+    bool anyOffload() const;
 
     int rowCount(const QModelIndex& parent = {}) const override;
     int columnCount(const QModelIndex& parent = {}) const override;

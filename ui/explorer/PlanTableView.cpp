@@ -30,7 +30,7 @@ PlanTableView::PlanTableView(PlanListModel* model, QWidget* parent)
     // The figures a plan is chosen by come first, so a narrow window scrolls sideways only
     // for the details (the model's column numbers stay as they are).
     const PlanListModel::Column order[] = {PlanListModel::Name, PlanListModel::IterationTime, PlanListModel::TokensPerS,
-                                           PlanListModel::Mfu, PlanListModel::PeakMemory, PlanListModel::Stages,
+                                           PlanListModel::Mfu, PlanListModel::PeakMemory, PlanListModel::Optimizer, PlanListModel::Stages,
                                            PlanListModel::Devices, PlanListModel::TflopsPerDevice,
                                            PlanListModel::TargetColumn, PlanListModel::Source};
     for (int visual = 0; visual < PlanListModel::ColumnCount; ++visual)
@@ -43,6 +43,10 @@ PlanTableView::PlanTableView(PlanListModel* model, QWidget* parent)
     horizontalHeader()->setSectionResizeMode(PlanListModel::Name, QHeaderView::Interactive);
     setTextElideMode(Qt::ElideMiddle);
     connect(m_proxy, &QAbstractItemModel::modelReset, this, &PlanTableView::fitNameColumn);
+    // Where the optimizer states are kept matters only when some plan offloads them.
+    auto showOptimizer = [this]() { setColumnHidden(PlanListModel::Optimizer, !m_model->anyOffload()); };
+    connect(m_proxy, &QAbstractItemModel::modelReset, this, showOptimizer);
+    showOptimizer();
     connect(m_proxy, &QAbstractItemModel::rowsInserted, this, &PlanTableView::fitNameColumn);
     setObjectName(QStringLiteral("planTable"));
 

@@ -118,6 +118,7 @@ private slots:
     void bottleneckMarkAndDeviceColoursStandApart();
     void partitionBoxesAlwaysNameTheirDeviceType();
     void peakMemoryColumnShowsTheFullestDevice();
+    void optimizerColumnShowsWhereTheStatesAre();
     void partitionTextFitsEveryBox();
     void exportDialogOpensAtItsSizeForTheWindow();
     void exportDialogWrapsCheckLabels();
@@ -2307,6 +2308,34 @@ void PlanExplorerTest::partitionBoxesAlwaysNameTheirDeviceType()
     QVERIFY2(!view.stageLines(0).join(QLatin1Char('|')).contains(QStringLiteral("EP")), qPrintable(view.stageLines(0).join(QLatin1Char('|'))));
     QVERIFY(!view.stageToolTip(0).contains(QStringLiteral("EDP")));
     QVERIFY(view.stageToolTip(0).contains(QStringLiteral("TP1 CP1 DP8")));
+}
+
+void PlanExplorerTest::optimizerColumnShowsWhereTheStatesAre()
+{
+    // Alternatives can keep different shares of the optimizer in host memory (the K fastest
+    // over the shares, docs/search.md section 1). The column says where, sorts by the share,
+    // and is shown only when some plan offloads.
+    std::vector<ExplorerPlan> plans(3);
+    const double shares[] = {0.5, 1.0, 0.0};
+    for (int i = 0; i < 3; ++i) {
+        plans[std::size_t(i)].rank = i + 1;
+        plans[std::size_t(i)].ranked.plan.name = "HS-DP #" + std::to_string(i + 1);
+        plans[std::size_t(i)].ranked.plan.optimizer_offload_fraction = shares[i];
+    }
+    PlanListModel model;
+    PlanTableView table(&model);
+    model.setPlans(plans);
+    QCOMPARE(model.headerData(PlanListModel::Optimizer, Qt::Horizontal, Qt::DisplayRole).toString(), QStringLiteral("Optimizer"));
+    QCOMPARE(model.index(0, PlanListModel::Optimizer).data().toString(), QStringLiteral("50 % on host"));
+    QCOMPARE(model.index(1, PlanListModel::Optimizer).data().toString(), QStringLiteral("all on host"));
+    QCOMPARE(model.index(2, PlanListModel::Optimizer).data().toString(), QStringLiteral("on devices"));
+    QCOMPARE(model.index(1, PlanListModel::Optimizer).data(PlanListModel::SortRole).toDouble(), 1.0);
+    QVERIFY(!table.isColumnHidden(PlanListModel::Optimizer));
+    // On the devices only: nothing to tell apart, the column is hidden.
+    for (ExplorerPlan& e : plans)
+        e.ranked.plan.optimizer_offload_fraction = 0.0;
+    model.setPlans(plans);
+    QVERIFY(table.isColumnHidden(PlanListModel::Optimizer));
 }
 
 void PlanExplorerTest::peakMemoryColumnShowsTheFullestDevice()
