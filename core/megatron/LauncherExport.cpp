@@ -397,8 +397,14 @@ public:
             ExportCheck block{"block recompute with a virtual pipeline: one count per model chunk", true, {}};
             if (blockLayersPerChunk() == 0) {
                 block.ok = false;
-                block.message = "the plan recomputes " + std::to_string(first().recompute_layers) + " of "
-                    + std::to_string(first().num_layers) + " layers per rank, which no --recompute-num-layers gives: with "
+                std::size_t i = 0;
+                while (i + 1 < plan.stages.size()
+                       && !(plan.stages[i].recompute == Recompute::Full && plan.stages[i].recompute_layers > 0
+                            && plan.stages[i].recompute_layers < plan.stages[i].num_layers))
+                    ++i;
+                const StagePlan& st = plan.stages[i];
+                block.message = "stage " + std::to_string(i) + " recomputes " + std::to_string(st.recompute_layers) + " of "
+                    + std::to_string(st.num_layers) + " layers per rank, which no --recompute-num-layers gives every stage: with "
                     + std::to_string(plan.vpp) + " virtual chunks Megatron-LM's block method recomputes that many layers in each chunk";
             }
             out.push_back(block);
@@ -606,11 +612,13 @@ private:
         return m_opt.format == LauncherFormat::Megatron && v && !v->empty() && ShellQuote::unquoted(v->front()) == "hybridep";
     }
 
-    // Full recompute of some but not all layers of a rank (block method).
+    // Full recompute of some but not all layers of a rank, on some stage (block method).
     bool partialFullRecompute() const
     {
-        const StagePlan& s0 = first();
-        return s0.recompute == Recompute::Full && s0.recompute_layers > 0 && s0.recompute_layers < s0.num_layers;
+        const std::vector<StagePlan>& st = m_doc.plan.stages;
+        return std::any_of(st.begin(), st.end(), [](const StagePlan& s) {
+            return s.recompute == Recompute::Full && s.recompute_layers > 0 && s.recompute_layers < s.num_layers;
+        });
     }
 
     // --recompute-num-layers for the block method: Megatron-LM recomputes the first n layers
@@ -859,9 +867,10 @@ private:
 
     // Whether one --recompute-granularity/-method/-num-layers reproduces every stage: the same
     // granularity everywhere and, with full recompute, either every layer of every stage
-    // (uniform 1) or the same count on every stage (block n recomputes the first n layers of a
-    // stage, reference section 5; n is then at most every stage's layers). Megatron-LM has one
-    // setting by construction (megatron.one-recompute).
+    // (uniform 1) or a count n whose block method gives every stage its layers (block n
+    // recomputes the first n layers of a stage, or of each model chunk with VPP, all of them
+    // where it has n or fewer; reference section 5): stages of 7 and 25 layers recomputing 7
+    // each are block 7. Megatron-LM has one setting by construction (megatron.one-recompute).
     bool oneRecomputeSetting() const
     {
         const Plan& plan = m_doc.plan;
@@ -871,8 +880,7 @@ private:
             return false;
         if (s0.recompute != Recompute::Full)
             return true;
-        return all([](const StagePlan& st) { return recomputedLayers(st) == st.num_layers; })
-            || all([&](const StagePlan& st) { return recomputedLayers(st) == recomputedLayers(s0); });
+        return all([](const StagePlan& st) { return recomputedLayers(st) == st.num_layers; }) || blockLayersPerChunk() > 0;
     }
 
     void addRecompute(ArgGroup& g)
@@ -891,8 +899,9 @@ private:
                     g.args.push_back({"--recompute-method", {"uniform"}});
                     g.args.push_back({"--recompute-num-layers", {"1"}});
                 } else {
-                    // With a virtual pipeline the count is per model chunk (checks() made sure one fits).
-                    const int n = plan.vpp > 1 ? blockLayersPerChunk() : recomputedLayers(s0);
+                    // The count per stage, or per model chunk with a virtual pipeline (checks()
+                    // made sure one fits there; megatron.one-recompute without).
+                    const int n = blockLayersPerChunk();
                     g.args.push_back({"--recompute-method", {"block"}});
                     g.args.push_back({"--recompute-num-layers", {std::to_string(n)}});
                 }

@@ -24,14 +24,40 @@ std::string stageName(const Plan& plan, int s)
     return "stage " + std::to_string(s) + " (" + plan.stages[static_cast<std::size_t>(s)].device_type + ")";
 }
 
-// Effective number of recomputed layers of a stage: 0 means none, -1 means all.
+// Layers a stage recomputes: 0 without full recompute, all of them when recompute_layers is 0
+// or reaches the stage's layers (the plan's convention).
 int recomputedLayers(const StagePlan& st)
 {
     if (st.recompute != Recompute::Full)
         return 0;
-    if (st.recompute_layers <= 0 || st.recompute_layers >= st.num_layers)
-        return -1;
-    return st.recompute_layers;
+    return st.recompute_layers <= 0 || st.recompute_layers >= st.num_layers ? st.num_layers : st.recompute_layers;
+}
+
+// The first stage that Megatron-LM's one recompute setting cannot give its recompute, or -1.
+// The setting gives every stage the same granularity and, with full recompute, either every
+// layer (--recompute-method uniform) or the first n layers of each stage (block n,
+// megatron/core/recompute.py): all of them on a stage of n layers or fewer. So the stages that
+// recompute some of their layers must agree on n, and those that recompute all of theirs
+// have at most n layers.
+int stageOffRecomputeSetting(const Plan& p)
+{
+    const StagePlan& first = p.stages.front();
+    int n = 0;   // the block count, from the first stage that recomputes some of its layers
+    for (const StagePlan& st : p.stages)
+        if (st.recompute == Recompute::Full && recomputedLayers(st) < st.num_layers) {
+            n = recomputedLayers(st);
+            break;
+        }
+    for (int s = 0; s < p.pp(); ++s) {
+        const StagePlan& st = p.stages[static_cast<std::size_t>(s)];
+        if (st.recompute != first.recompute)
+            return s;
+        if (st.recompute != Recompute::Full || n == 0)
+            continue;
+        if (std::min(n, st.num_layers) != recomputedLayers(st))
+            return s;
+    }
+    return -1;
 }
 
 class Checker {
@@ -230,14 +256,11 @@ public:
                 break;
             }
         }
-        for (int s = 1; s < p.pp(); ++s) {
-            const StagePlan& st = p.stages[static_cast<std::size_t>(s)];
-            if (st.recompute != first.recompute || recomputedLayers(st) != recomputedLayers(first)) {
-                add(out, "megatron.one-recompute",
-                    stageName(p, s) + " recomputes differently from stage 0 (Megatron-LM has one recompute setting)");
-                break;
-            }
-        }
+        if (const int s = stageOffRecomputeSetting(p); s >= 0)
+            add(out, "megatron.one-recompute",
+                stageName(p, s) + " recomputes differently from "
+                    + (s == 0 ? std::string("the other stages") : std::string("stage 0"))
+                    + " (Megatron-LM has one recompute setting: every layer, or the first n layers of each stage)");
         // One collective library: NCCL, RCCL and HCCL cannot form one process group.
         std::string lib;
         for (int s = 0; s < p.pp(); ++s) {

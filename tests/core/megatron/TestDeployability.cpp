@@ -139,6 +139,25 @@ private slots:
         f.plan.stages[1].recompute = Recompute::Full;
         QVERIFY(hasRule(f.problems(Target::Megatron), "megatron.one-recompute"));
         QVERIFY(f.problems(Target::FlagScale).empty());   // per-stage recompute lists
+        // Block n recomputes the first n layers of each stage, all of a stage of n or fewer
+        // (megatron/core/recompute.py): 7 and 25 layers recomputing 7 each is block 7, whether
+        // the 7-layer stage says 7 or "all" (0); "all" of a stage longer than the others' n is not.
+        f = Fixture();
+        f.plan.stages[0].num_layers = 7;
+        f.plan.stages[1].first_layer = 7;
+        f.plan.stages[1].num_layers = 25;
+        for (StagePlan& st : f.plan.stages)
+            st.recompute = Recompute::Full;
+        f.plan.stages[1].recompute_layers = 7;
+        for (int all : {0, 7}) {
+            f.plan.stages[0].recompute_layers = all;
+            QVERIFY(!hasRule(f.problems(Target::Megatron), "megatron.one-recompute"));
+        }
+        f.plan.stages[1].recompute_layers = 5;
+        QVERIFY(hasRule(f.problems(Target::Megatron), "megatron.one-recompute"));
+        f.plan.stages[0].recompute_layers = 5;
+        f.plan.stages[1].recompute_layers = 0;   // all 25
+        QVERIFY(hasRule(f.problems(Target::Megatron), "megatron.one-recompute"));
         // Mixed vendors: one Megatron-LM job speaks one collective library.
         Fixture v("H800:1x8,910B:1x8");
         QVERIFY(hasRule(v.problems(Target::Megatron), "megatron.one-vendor"));

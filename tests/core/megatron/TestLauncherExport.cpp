@@ -1826,6 +1826,36 @@ private slots:
         QVERIFY(r.script.find("--recompute-num-layers 3\n") != std::string::npos);
     }
 
+    void blockRecomputeOfUnevenStages()
+    {
+        // Block n recomputes the first n layers of a stage, all of them on a stage of n layers
+        // or fewer (megatron/core/recompute.py checkpoints the layers whose index is below
+        // --recompute-num-layers, with no bound on it). On megatronPlan's 5/8/8/11 layers, 5
+        // layers recomputed on every stage is every layer of the first and 5 of the others:
+        // one setting, block 5, whether the first stage's plan says 5 or "all" (0).
+        PlanDocument d = megatronPlan();
+        for (StagePlan& st : d.plan.stages)
+            st.recompute_layers = 5;
+        for (int all : {5, 0}) {
+            d.plan.stages[0].recompute_layers = all;
+            const ExportResult r = exportLauncher(d, {});
+            QVERIFY2(r.ok, r.refusal.c_str());
+            QVERIFY(r.script.find("--recompute-method block\n    --recompute-num-layers 5\n") != std::string::npos);
+            const Plan back = planFromScript(importMegatronScript(r.script, "block.sh"), d.cluster, DeviceCatalog::builtin());
+            QCOMPARE(back.pp(), 4);
+            QCOMPARE(back.stages[0].recompute, Recompute::Full);
+            QVERIFY(back.stages[0].recompute_layers == 0 || back.stages[0].recompute_layers == 5);   // all 5
+            for (int s = 1; s < 4; ++s)
+                QCOMPARE(back.stages[static_cast<std::size_t>(s)].recompute_layers, 5);
+        }
+        // Every layer of the 8-layer second stage with 5 of the others: block 5 would
+        // recompute only 5 of its 8. Megatron-LM has no such setting.
+        d.plan.stages[1].recompute_layers = 0;
+        const ExportResult r = exportLauncher(d, {});
+        QVERIFY(!r.ok);
+        QVERIFY2(r.refusal.find("one recompute setting") != std::string::npos, r.refusal.c_str());
+    }
+
     void mtpLayersInTheLayout()
     {
         // Reference section 4a: "The count of `m` must equal `--mtp-num-layers`", and all `m`
