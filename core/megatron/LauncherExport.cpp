@@ -113,6 +113,28 @@ std::string commentSafe(const std::string& s)
     return out;
 }
 
+// An environment value of the original as a launcher writes it: $(pwd) is ${PWD}, which
+// bash sets to the folder it starts in, so no command is needed for it.
+std::string pwdAsVariable(std::string v)
+{
+    for (const std::string_view command : {std::string_view("$(pwd)"), std::string_view("`pwd`")})
+        for (std::size_t at = v.find(command); at != std::string::npos; at = v.find(command, at + 6))
+            v.replace(at, command.size(), "${PWD}");
+    return v;
+}
+
+// Whether a value runs a command when bash expands it: $( ... ) (not the arithmetic $(( )))
+// or backticks. A launcher runs no command of the original's.
+bool runsCommand(const std::string& v)
+{
+    if (v.find('`') != std::string::npos)
+        return true;
+    for (std::size_t at = v.find("$("); at != std::string::npos; at = v.find("$(", at + 2))
+        if (at + 2 >= v.size() || v[at + 2] != '(')
+            return true;
+    return false;
+}
+
 // The variables a script (without its comments) sets: assigned (NAME=, NAME+=, with export,
 // local or readonly) or a for loop's.
 std::set<std::string> namesSetIn(const std::string& code)
@@ -471,6 +493,7 @@ public:
         r.checks.push_back({"every flag is an option of the target", true, {}});
         decideMaxConnections();
         notePythonPath();
+        noteCommandValues();
         r.script = requireOutsideValues(writeScript());
         r.hostfile = writeHostfile();
         r.notes = m_notes;
@@ -491,6 +514,8 @@ private:
         std::vector<std::string> outside;
         for (auto it = std::sregex_iterator(code.begin(), code.end(), bareUse); it != std::sregex_iterator(); ++it) {
             const std::string name = (*it)[1].str();
+            if (name == "PWD")   // bash sets it to the folder it starts in
+                continue;
             if (!set.count(name) && std::find(outside.begin(), outside.end(), name) == outside.end())
                 outside.push_back(name);
         }
@@ -565,8 +590,44 @@ private:
     // reference section 9), which must come first on the import path, as FlagScale's runner
     // puts it. An original's PYTHONPATH usually names another Megatron-LM checkout; it is not
     // carried over, and the environment's PYTHONPATH still follows FlagScale's paths.
+    // The original's variables whose value runs a command ($(hostname), `nvidia-smi ...`): the
+    // launcher does not run it, writes the assignment as a comment, and leaves the variable to
+    // the environment the launcher runs in (a check stops it when the launcher reads the
+    // variable and it is not set).
+    void noteCommandValues()
+    {
+        if (!m_opt.original)
+            return;
+        std::vector<std::string> names;
+        for (const std::string& e : m_opt.original->environment) {
+            const std::size_t eq = e.find('=');
+            if (eq != std::string::npos && runsCommand(pwdAsVariable(e.substr(eq + 1))) && !skipsOriginalExport(e.substr(0, eq)))
+                names.push_back(e.substr(0, eq));
+        }
+        if (!names.empty())
+            m_notes.push_back("left to the environment (the original runs a command for them, which the launcher does not): "
+                              + join(names, ", "));
+    }
+
+    // The original's PYTHONPATH in a Megatron-LM launcher made from a FlagScale script: it
+    // points at FlagScale and its own Megatron-LM, where the launcher runs Megatron-LM's entry.
+    bool dropsFlagScalePythonPath() const
+    {
+        return m_opt.format == LauncherFormat::Megatron && m_opt.original && m_opt.entry_script.empty()
+            && isFlagScaleEntry(m_opt.original->entry_script);
+    }
+
     void notePythonPath()
     {
+        if (dropsFlagScalePythonPath()) {
+            static const std::string kName = "PYTHONPATH=";
+            for (const std::string& e : m_opt.original->environment)
+                if (e.rfind(kName, 0) == 0)
+                    m_notes.push_back("PYTHONPATH: the original's " + e.substr(kName.size())
+                                      + " (FlagScale's) is not carried over; the Megatron-LM launcher keeps the PYTHONPATH "
+                                        "of the environment it runs in");
+            return;
+        }
         if (m_opt.format != LauncherFormat::FlagScale || !m_opt.original)
             return;
         static const std::string kName = "PYTHONPATH=";
@@ -1721,6 +1782,14 @@ private:
                            [&](const std::string& e) { return e.size() > name.size() && e.compare(0, name.size(), name) == 0 && e[name.size()] == '='; });
     }
 
+    // The original's variables a launcher never carries over: the rendezvous the launcher
+    // sets per node, and FlagScale's PYTHONPATH in a Megatron-LM launcher.
+    bool skipsOriginalExport(const std::string& name) const
+    {
+        return name == "NODE_RANK" || name == "MASTER_ADDR" || name == "MASTER_PORT" || name == "WORLD_SIZE"
+            || (name == "PYTHONPATH" && dropsFlagScalePythonPath());
+    }
+
     std::string originalExports(const std::set<std::string>& skip) const
     {
         if (!m_opt.original)
@@ -1729,11 +1798,14 @@ private:
         for (const std::string& e : m_opt.original->environment) {
             const std::size_t eq = e.find('=');
             const std::string name = e.substr(0, eq);
-            if (!ShellQuote::isValidName(name) || skip.count(name))
+            if (!ShellQuote::isValidName(name) || skip.count(name) || skipsOriginalExport(name))
                 continue;
-            if (name == "NODE_RANK" || name == "MASTER_ADDR" || name == "MASTER_PORT" || name == "WORLD_SIZE")
+            const std::string value = pwdAsVariable(e.substr(eq + 1));
+            if (runsCommand(value)) {   // left to the environment (noteCommandValues)
+                o << "# " << name << " is left to the environment: the original runs a command for it, export " << name
+                  << "=" << commentSafe(value) << "   # from " << commentSafe(m_opt.original->file) << "\n";
                 continue;
-            const std::string value = e.substr(eq + 1);
+            }
             const std::optional<std::string> fallback = environmentDefault(name, value);
             o << "export " << name << "=" << (fallback ? "\"${" + name + ":-" + *fallback + "}\"" : ShellQuote::value(value))
               << "   # from " << commentSafe(m_opt.original->file) << "\n";

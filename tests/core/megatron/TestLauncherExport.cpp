@@ -800,6 +800,60 @@ private slots:
         QCOMPARE(out.readAll().trimmed(), QByteArray("QPS=4"));
     }
 
+    void environmentCommandsAreNotRun()
+    {
+        // The launcher runs no command of the original's: $(pwd) is bash's ${PWD}, the folder
+        // it starts in; a variable whose value runs another command ($(...) or backticks) is
+        // written as a comment and left to the environment, with a note, not exported as the
+        // command's text (NCCL would look for an interface named "$(ls ...)").
+        ExportOptions o;
+        o.original = importMegatronScript("export PYTHONPATH=$(pwd)/megatron\n"
+                                          "export NCCL_SOCKET_IFNAME=$(ls /sys/class/net | head -1)\n"
+                                          "export STAMP=`date +%s`\n"
+                                          "export LAYERS=$((2 * 16))\n"
+                                          "torchrun --nproc_per_node=8 pretrain_gpt.py --num-layers 32 --hidden-size 4096 "
+                                          "--num-attention-heads 32 --seq-length 4096 --max-position-embeddings 32768 --bf16\n",
+                                          "cmd.sh");
+        const ExportResult r = exportLauncher(megatronPlan(), o);
+        QVERIFY2(r.ok, r.refusal.c_str());
+        QVERIFY(r.script.find("export PYTHONPATH=\"${PWD}/megatron\"   # from cmd.sh") != std::string::npos);
+        QVERIFY(r.script.find("\n# NCCL_SOCKET_IFNAME is left to the environment: the original runs a command for it, "
+                              "export NCCL_SOCKET_IFNAME=$(ls /sys/class/net | head -1)") != std::string::npos);
+        QVERIFY(r.script.find("\n# STAMP is left to the environment") != std::string::npos);
+        QVERIFY(r.script.find("export LAYERS=32 ") != std::string::npos);   // arithmetic, evaluated by the reader
+        QVERIFY(r.script.find("\nexport NCCL_SOCKET_IFNAME=") == std::string::npos);
+        QVERIFY(r.script.find("PWD?") == std::string::npos);   // bash always sets PWD: no check for it
+        QVERIFY(hasNote(r, "left to the environment (the original runs a command for them, which the launcher does not): "
+                           "NCCL_SOCKET_IFNAME, STAMP"));
+        // Run: PYTHONPATH is the launcher's folder's, and the environment's interface stands.
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        QString launcher = QString::fromStdString(r.script);
+        launcher.replace(QStringLiteral("torchrun "),
+                         QStringLiteral("echo \"${PYTHONPATH} ${NCCL_SOCKET_IFNAME}\" > \"$ARGS_OUT\"; true "));
+        QVERIFY(test::writeText(dir.filePath("cmd.sh"), launcher.toStdString()));
+        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+        env.insert("ARGS_OUT", dir.filePath("out.txt"));
+        env.insert("NCCL_SOCKET_IFNAME", "ib0");
+        QCOMPARE(test::runBash({dir.filePath("cmd.sh"), "0"}, dir.path(), nullptr, env), 0);
+        QFile out(dir.filePath("out.txt"));
+        QVERIFY(out.open(QIODevice::ReadOnly));
+        QCOMPARE(QString::fromUtf8(out.readAll().trimmed()), QDir(dir.path()).canonicalPath() + QStringLiteral("/megatron ib0"));
+
+        // A Megatron-LM launcher from a FlagScale script leaves FlagScale's PYTHONPATH (its own
+        // Megatron-LM) behind, with a note; the FlagScale launcher writes its own.
+        ExportOptions fs;
+        fs.original = importMegatronScript("export PYTHONPATH=$(pwd):$(pwd)/third_party/Megatron-LM\n"
+                                           "torchrun --nproc_per_node=8 flagscale/train/train_gpt.py --num-layers 32 "
+                                           "--hidden-size 4096 --num-attention-heads 32 --seq-length 4096 "
+                                           "--max-position-embeddings 32768 --bf16\n",
+                                           "fs.sh");
+        const ExportResult m = exportLauncher(megatronPlan(), fs);
+        QVERIFY2(m.ok, m.refusal.c_str());
+        QVERIFY(m.script.find("export PYTHONPATH=") == std::string::npos);
+        QVERIFY(hasNote(m, "PYTHONPATH: the original's $(pwd):$(pwd)/third_party/Megatron-LM (FlagScale's) is not carried over"));
+    }
+
     void environmentDefaultsAreNamed()
     {
         // The original takes its paths from its environment with defaults of its own
