@@ -127,6 +127,7 @@ struct CollectiveSources {
 
 struct NodeInfo {
     bool valid = false;
+    int id = -1;
     int count = 0;
     double nic_bw = 0;        // bytes/s per device
     double cross_nic_bw = 0;  // what of it is left when the traffic leaves an oversubscribed leaf switch
@@ -171,7 +172,12 @@ struct CostModel::Impl {
     LayerShape shape;
     ParameterCount params;
     std::vector<DeviceInfo> devices;
-    std::vector<NodeInfo> nodes;   // indexed by node id
+    std::vector<NodeInfo> nodes;   // in the cluster's order (node())
+    // Node id -> its position in `nodes` + 1 (0 = no such node) where the ids are few enough to
+    // index directly (the usual 0..N-1); else (id, position) sorted by id, for ids as large as
+    // the cluster format allows, which must not cost memory in proportion to the id.
+    std::vector<int> slotOfId;
+    std::vector<std::pair<int, int>> sortedIds;
     SwitchUplinks uplinks;         // leaf switches and their oversubscription (useLinks)
     bool oversubscribed = false;
     double moeScale = 1;           // 1 + gamma (rho - 1)
@@ -202,18 +208,28 @@ struct CostModel::Impl {
         int maxId = 0;
         for (const auto& n : cluster.nodes)
             maxId = std::max(maxId, n.id);
-        nodes.assign(static_cast<std::size_t>(maxId) + 1, NodeInfo{});
+        const bool direct = static_cast<std::size_t>(maxId) < 4 * cluster.nodes.size() + 4096;
+        if (direct)
+            slotOfId.assign(static_cast<std::size_t>(maxId) + 1, 0);
         for (const auto& n : cluster.nodes) {
             if (n.id < 0)
                 continue;
-            NodeInfo& ni = nodes[static_cast<std::size_t>(n.id)];
+            NodeInfo ni;
             ni.valid = true;
+            ni.id = n.id;
             ni.count = std::max(1, n.count);
             ni.device = deviceOrNull(n.device_type);
             ni.nic_bw = nicGBpsPerDevice(n, ni.device ? ni.device->nic_bw / 1e9 : 0.0) * 1e9;
             ni.host_bw = n.host_link_gbytes_per_s * 1e9;
             ni.host_memory = n.host_memory_gib * GiB;
+            const int position = static_cast<int>(nodes.size());
+            nodes.push_back(ni);
+            if (direct)
+                slotOfId[static_cast<std::size_t>(n.id)] = position + 1;
+            else
+                sortedIds.emplace_back(n.id, position);
         }
+        std::sort(sortedIds.begin(), sortedIds.end());
         useLinks();
     }
 
@@ -226,18 +242,18 @@ struct CostModel::Impl {
             if (!(l.bandwidth_gbytes_per_s > 0) || l.a == l.b)
                 continue;
             for (int id : {l.a, l.b})
-                if (node(id))
-                    linkSum[static_cast<std::size_t>(id)] += l.bandwidth_gbytes_per_s * 1e9;
+                if (const int i = nodeIndex(id); i >= 0)
+                    linkSum[static_cast<std::size_t>(i)] += l.bandwidth_gbytes_per_s * 1e9;
         }
-        for (std::size_t id = 0; id < nodes.size(); ++id)
-            if (nodes[id].valid && linkSum[id] > 0)
-                nodes[id].nic_bw = std::min(nodes[id].nic_bw, linkSum[id] / nodes[id].count);
+        for (std::size_t i = 0; i < nodes.size(); ++i)
+            if (linkSum[i] > 0)
+                nodes[i].nic_bw = std::min(nodes[i].nic_bw, linkSum[i] / nodes[i].count);
         // Oversubscribed leaf switches (SwitchUplinks, Cluster.h): traffic among nodes that do
         // not share a switch leaves through the uplinks, at the node's share of them.
         uplinks = switchUplinks(cluster, &catalog);
         oversubscribed = uplinks.oversubscribed();
-        for (std::size_t id = 0; id < nodes.size(); ++id)
-            nodes[id].cross_nic_bw = nodes[id].nic_bw * uplinks.share(static_cast<int>(id));
+        for (NodeInfo& ni : nodes)
+            ni.cross_nic_bw = ni.nic_bw * uplinks.share(ni.id);
     }
 
     DeviceInfo makeDevice(const DeviceType& t) const
@@ -303,11 +319,21 @@ struct CostModel::Impl {
         throw InputError("", "plan.stages[].device_type", "unknown device type \"" + name + "\"");
     }
 
+    // Position of the node in `nodes`, or -1.
+    int nodeIndex(int id) const
+    {
+        if (id < 0)
+            return -1;
+        if (!slotOfId.empty() || sortedIds.empty())
+            return static_cast<std::size_t>(id) < slotOfId.size() ? slotOfId[static_cast<std::size_t>(id)] - 1 : -1;
+        const auto it = std::lower_bound(sortedIds.begin(), sortedIds.end(), std::make_pair(id, -1));
+        return it != sortedIds.end() && it->first == id ? it->second : -1;
+    }
+
     const NodeInfo* node(int id) const
     {
-        if (id < 0 || id >= static_cast<int>(nodes.size()) || !nodes[static_cast<std::size_t>(id)].valid)
-            return nullptr;
-        return &nodes[static_cast<std::size_t>(id)];
+        const int i = nodeIndex(id);
+        return i < 0 ? nullptr : &nodes[static_cast<std::size_t>(i)];
     }
 
     // --- groups inside a stage (Megatron rank order tp-cp-ep-dp: TP innermost) -------------

@@ -211,6 +211,7 @@ private slots:
     void dataParallelOverlapSwitches();
     void optimizerCpuOffload();
     void hostMemoryAndLinkOfTheNode();
+    void nodeIdsAreOnlyLabels();
     void expertParametersOverEdp();
     void dispatchVolumeEq3();
     void moeLayerTpCollectivesAttentionOnly();
@@ -661,6 +662,37 @@ void TestCostModel::optimizerCpuOffload()
     QCOMPARE(pred.stages.front().memory.optimizer, 0.0);
     // The node's 8 ranks together.
     QVERIFY(std::fabs(pred.host_memory_per_node_gib / (8 * pred.stages.front().memory.host / (1024.0 * 1024 * 1024)) - 1) < 1e-12);
+}
+
+void TestCostModel::nodeIdsAreOnlyLabels()
+{
+    // A node's id names it; the cluster format allows any non-negative int. Two H800 nodes
+    // behind one switch (400 GB/s links) give the same prediction with ids 0 and 1 as with
+    // 2,000,000,000 and 7, and the cost model's tables do not grow with the id (the second
+    // would otherwise take gigabytes: one entry per id up to the largest).
+    const ModelSpec m = llama7b();
+    Cluster small = nodesOf("H800", 2);
+    small.switches.push_back({100, "leaf", 0, 0});
+    for (const Node& n : small.nodes)
+        small.links.push_back({n.id, 100, 400.0, 5.0});
+    Cluster large = small;
+    const int ids[2] = {2000000000, 7};
+    for (int i = 0; i < 2; ++i) {
+        large.nodes[static_cast<std::size_t>(i)].id = ids[i];
+        large.links[static_cast<std::size_t>(i)].a = ids[i];
+    }
+    UniformKnobs k;
+    k.tp = 2;
+    k.pp = 2;
+    k.global_batch_size = 64;
+    const Plan a = makeUniformPlan(m, small, DeviceCatalog::builtin(), k);
+    const Plan b = makeUniformPlan(m, large, DeviceCatalog::builtin(), k);
+    QCOMPARE(b.stages.front().devices.front().node, ids[0]);
+    const Prediction pa = CostModel(m, small, DeviceCatalog::builtin()).estimate(a);
+    const Prediction pb = CostModel(m, large, DeviceCatalog::builtin()).estimate(b);
+    QVERIFY(pa.feasible && pb.feasible);
+    QCOMPARE(pb.iteration_time_s, pa.iteration_time_s);
+    QCOMPARE(pb.peak_memory_gib, pa.peak_memory_gib);
 }
 
 void TestCostModel::hostMemoryAndLinkOfTheNode()
