@@ -208,7 +208,7 @@ DeviceCatalog catalogFromArgs(const CliArgs& args)
         Warnings warnings;
         catalog.merge(DeviceCatalog::fromJson(readTextFile(*file), *file, &warnings), *file);
         for (const auto& w : warnings)
-            std::cerr << "warning: " << w << "\n";
+            std::cerr << "warning: " << printableText(w) << "\n";
     }
     return catalog;
 }

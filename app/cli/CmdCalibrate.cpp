@@ -4,6 +4,7 @@
 // Exit 0, 1 when no calibration reproduces the logged time, 2 on bad input.
 
 #include "CliArgs.h"
+#include "util/Strings.h"
 #include "Commands.h"
 
 #include "hardware/DeviceCatalog.h"
@@ -93,13 +94,13 @@ int cmdCalibrate(const Args& args)
     }
     const MegatronLog log = parseMegatronLog(readTextFile(logFile), logFile);
     for (const auto& w : warnings)
-        std::cerr << "warning: " << w << "\n";
+        std::cerr << "warning: " << printableText(w) << "\n";
     for (const auto& w : log.warnings)
-        std::cerr << "warning: " << w << "\n";
+        std::cerr << "warning: " << printableText(w) << "\n";
 
     const CalibrationResult r = calibrateFromLog(log, doc, catalog, logFile, base ? &*base : nullptr);
     for (const auto& w : r.warnings)
-        std::cerr << "warning: " << w << "\n";
+        std::cerr << "warning: " << printableText(w) << "\n";
     // The profile must be one the other commands read (router counts beyond a double's range
     // give a rho below 1, for example): refused before anything is printed or written.
     try {

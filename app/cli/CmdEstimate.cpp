@@ -427,7 +427,7 @@ int cmdEstimate(const Args& args)
         validateProfile(*profile, catalog, *file);
     }
     for (const auto& w : warnings)
-        std::cerr << "warning: " << w << "\n";
+        std::cerr << "warning: " << printableText(w) << "\n";
 
     std::vector<int> usedNodes;
     for (const StagePlan& st : in.plan.stages)

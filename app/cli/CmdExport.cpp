@@ -3,6 +3,7 @@
 // target cannot run is refused with the rule it breaks (exit code 2).
 
 #include "CliArgs.h"
+#include "util/Strings.h"
 #include "Commands.h"
 
 #include "cost/CostModel.h"
@@ -119,11 +120,11 @@ int cmdExport(const Args& args)
     const PlanDocument doc = readPlan(readTextFile(planFile), planFile, &warnings);
     validatePlanDocument(doc, catalog, planFile);
     for (const auto& w : warnings)
-        std::cerr << "warning: " << w << "\n";
+        std::cerr << "warning: " << printableText(w) << "\n";
     if (auto script = a.value("script")) {
         options.original = importMegatronScriptFile(*script, scriptInputs(a));
         for (const std::string& w : options.original->warnings)
-            std::cerr << "warning: " << *script << ": " << w << "\n";
+            std::cerr << "warning: " << printableText(*script + ": " + w) << "\n";
     }
 
     const ExportResult r = exportLauncher(doc, options);

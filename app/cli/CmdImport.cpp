@@ -3,6 +3,7 @@
 // configuration it recovered with every warning, and writes a project.
 
 #include "CliArgs.h"
+#include "util/Strings.h"
 #include "Commands.h"
 
 #include "cost/CostModel.h"
@@ -210,7 +211,7 @@ int cmdImport(const Args& args)
             std::cout << "  " << e << "\n";
     }
     for (const std::string& w : s.warnings)
-        std::cerr << "warning: " << file << ": " << w << "\n";
+        std::cerr << "warning: " << printableText(file + ": " + w) << "\n";
 
     Project project;
     project.name = m.name;
@@ -251,7 +252,7 @@ int cmdImport(const Args& args)
         Warnings w;
         project.cluster = resolveCluster(c, catalog, &w);
         for (const auto& x : w)
-            std::cerr << "warning: " << x << "\n";
+            std::cerr << "warning: " << printableText(x) << "\n";
         Plan plan = planFromScript(s, project.cluster, catalog);
         // A rule of the launcher the script targets that its placement on this cluster breaks
         // (one --nproc_per_node for nodes of two sizes, ...): the import goes on, as the script

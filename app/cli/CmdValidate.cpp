@@ -3,6 +3,7 @@
 // the JSON path and what was expected).
 
 #include "CliArgs.h"
+#include "util/Strings.h"
 #include "Commands.h"
 
 #include "hardware/Cluster.h"
@@ -154,14 +155,14 @@ int cmdValidate(const Args& args)
         try {
             const std::string summary = validateOne(file, catalog, warnings);
             for (const auto& w : warnings)
-                std::cerr << "warning: " << w << "\n";
+                std::cerr << "warning: " << printableText(w) << "\n";
             std::cout << file << ": ok (" << summary << ")\n";
         } catch (const InputError& e) {
             for (const auto& w : warnings)
-                std::cerr << "warning: " << w << "\n";
+                std::cerr << "warning: " << printableText(w) << "\n";
             // InputError's text already starts with the file when it came from one.
             const std::string what = e.what();
-            std::cerr << "hapmoe validate: error: " << (e.file().empty() ? file + ": " : std::string()) << what << "\n";
+            std::cerr << "hapmoe validate: error: " << printableText((e.file().empty() ? file + ": " : std::string()) + what) << "\n";
             exitCode = BadInput;
         }
     }

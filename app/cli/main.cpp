@@ -2,6 +2,7 @@
 // plan, 2 bad input or usage.
 
 #include "CliArgs.h"
+#include "util/Strings.h"
 #include "Commands.h"
 #include "io/Documents.h"
 #include "util/InputError.h"
@@ -92,16 +93,16 @@ int run(const std::vector<std::string>& args)
         std::cerr << "hapmoe: unknown command \"" << cmd << "\"\n\n" << kUsage;
         return BadInput;
     } catch (const UsageError& e) {
-        std::cerr << "hapmoe " << cmd << ": error: " << e.what() << "\n";
+        std::cerr << "hapmoe " << cmd << ": error: " << hapmoe::printableText(e.what()) << "\n";
         return BadInput;
     } catch (const hapmoe::InputError& e) {
-        std::cerr << "hapmoe " << cmd << ": error: " << e.what() << "\n";
+        std::cerr << "hapmoe " << cmd << ": error: " << hapmoe::printableText(e.what()) << "\n";
         return BadInput;
     } catch (const std::bad_alloc&) {
         std::cerr << "hapmoe " << cmd << ": error: out of memory\n";
         return BadInput;
     } catch (const std::exception& e) {
-        std::cerr << "hapmoe " << cmd << ": error: " << e.what() << "\n";
+        std::cerr << "hapmoe " << cmd << ": error: " << hapmoe::printableText(e.what()) << "\n";
         return BadInput;
     }
 }

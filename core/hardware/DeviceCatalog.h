@@ -16,6 +16,10 @@ namespace hapmoe {
 // a million times below the slowest device: below it a time is no longer a finite number of
 // seconds (a 1 GB transfer over 1e-320 GB/s).
 inline constexpr double kMinRate = 1e-6;
+// The largest rate a cluster may give a link, a NIC or a host link (GB/s or Gbit/s), about a
+// thousand times above today's fastest: above it a rate times 1e9 bytes can overflow to
+// infinity (1e308 GB/s) and print as "inf".
+inline constexpr double kMaxRate = 1e6;
 
 class DeviceCatalog {
 public:

@@ -116,7 +116,7 @@ ModelSpec readModelObject(const JsonNode& n)
                        "moe_router_topk", "moe_layer_freq", "moe_shared_expert_intermediate_size",
                        "moe_token_dispatcher_type", "training"});
     ModelSpec m;
-    m.name = n.optString("name");
+    m.name = n.optLine("name");
     m.source = n.optString("source");
     m.description = n.optString("description");
     m.num_layers = n.reqInt("num_layers", 1);
@@ -236,7 +236,7 @@ Cluster readClusterObject(const JsonNode& n)
     n.requireObject();
     n.warnUnknownKeys({"format", "version", "name", "description", "source", "nodes", "switches", "links", "cross_vendor"});
     Cluster c;
-    c.name = n.optString("name");
+    c.name = n.optLine("name");
     c.description = n.optString("description");
     c.source = n.optString("source");
     int index = 0;
@@ -263,7 +263,7 @@ Cluster readClusterObject(const JsonNode& n)
         e.warnUnknownKeys({"id", "name", "x", "y"});
         Switch s;
         s.id = e.reqInt("id", 0);
-        s.name = e.optString("name");
+        s.name = e.optLine("name");
         s.x = e.optDouble("x", 0);
         s.y = e.optDouble("y", 0);
         c.switches.push_back(std::move(s));
@@ -335,7 +335,7 @@ Plan readPlanObject(const JsonNode& n)
     n.warnUnknownKeys({"name", "target", "vpp", "global_batch_size", "sequence_parallel", "distributed_optimizer",
                        "optimizer_offload_fraction", "stages", "unused"});
     Plan p;
-    p.name = n.optString("name");
+    p.name = n.optLine("name");
     p.target = targetAt(n.optChoice("target", kTargetNames, 2));
     p.vpp = n.optInt("vpp", 1, 1);
     p.global_batch_size = n.reqInt("global_batch_size", 1);
@@ -808,7 +808,7 @@ Profile readProfileObject(const JsonNode& n)
     n.warnUnknownKeys({"format", "version", "name", "source", "compute", "collectives", "memory", "device_efficiency",
                        "router_imbalance"});
     Profile p;
-    p.name = n.optString("name");
+    p.name = n.optLine("name");
     p.source = n.optString("source");
     // One time per table point: a second entry for the same point would make the result
     // depend on the order of the file, so it is refused with both positions named.
@@ -828,6 +828,12 @@ Profile readProfileObject(const JsonNode& n)
         c.tokens = e.reqInt64("tokens", 1);
         c.dense_layer_fwd_s = e.reqDouble("dense_layer_fwd_s", 0, true);
         c.dense_layer_bwd_s = e.reqDouble("dense_layer_bwd_s", 0, true);
+        // In range before the FFN times are compared with them, so that an error names the
+        // field that is out of range (the bounds of checkProfileLimits, in its words).
+        for (const auto& [field, t] : {std::pair{"dense_layer_fwd_s", c.dense_layer_fwd_s}, std::pair{"dense_layer_bwd_s", c.dense_layer_bwd_s}})
+            if (!(t >= ProfileLimits::kMinTimeS && t <= ProfileLimits::kMaxTimeS))
+                e.fail(field, "expected seconds from " + numberForMessage(ProfileLimits::kMinTimeS, 6) + " to "
+                                  + numberForMessage(ProfileLimits::kMaxTimeS, 6) + ", got " + numberForMessage(t, 6));
         // The FFN is part of the layer: an MoE layer's time is the layer's minus the FFN's plus
         // the experts' (docs/cost-model.md section 3.4), so it cannot exceed the layer's.
         c.ffn_fwd_s = e.optDouble("ffn_fwd_s", 0, 0, false, c.dense_layer_fwd_s);
@@ -943,7 +949,7 @@ Project readProject(std::string_view text, const std::string& fileName, Warnings
     n.warnUnknownKeys({"format", "version", "name", "model", "cluster", "search", "plans", "plans_cancelled", "plans_timed_out",
                        "current_script", "current_script_inputs", "profile", "profile_file"});
     Project p;
-    p.name = n.optString("name");
+    p.name = n.optLine("name");
     p.model = readModelObject(n.object("model"));
     p.cluster = readClusterObject(n.object("cluster"));
     if (auto s = n.optObject("search")) {
@@ -1215,11 +1221,21 @@ void validateCluster(const Cluster& c, const DeviceCatalog& catalog, const std::
         if (!(n.nic_gbit == 0 || (n.nic_gbit >= kMinRate && std::isfinite(n.nic_gbit))))
             throw InputError(file, where("nodes", i, "nic_gbit"), "expected 0 (the device type's rate) or at least 1e-06 Gbit/s, got "
                                                                    + numberForMessage(n.nic_gbit, 6));
+        if (!(n.nic_gbit <= kMaxRate))
+            throw InputError(file, where("nodes", i, "nic_gbit"), "expected at most 1e+06 Gbit/s, got " + numberForMessage(n.nic_gbit, 6));
         if (!(n.host_memory_gib >= 0))
             throw InputError(file, where("nodes", i, "host_memory_gib"), "expected a non-negative number of GiB");
+        // As the studio's node editor takes it: whole GiB up to 1 PiB (a fraction of a GiB
+        // would read as "needs 348 GiB of 0.0 GiB").
+        if (n.host_memory_gib > 0 && !(n.host_memory_gib >= 1 && n.host_memory_gib <= 1048576))
+            throw InputError(file, where("nodes", i, "host_memory_gib"),
+                             "expected 0 (not checked) or 1 to 1,048,576 GiB, got " + numberForMessage(n.host_memory_gib, 6));
         if (!(n.host_link_gbytes_per_s == 0 || (n.host_link_gbytes_per_s >= kMinRate && std::isfinite(n.host_link_gbytes_per_s))))
             throw InputError(file, where("nodes", i, "host_link_gbytes_per_s"),
                              "expected 0 (PCIe Gen4's 32 GB/s) or at least 1e-06 GB/s, got " + numberForMessage(n.host_link_gbytes_per_s, 6));
+        if (!(n.host_link_gbytes_per_s <= kMaxRate))
+            throw InputError(file, where("nodes", i, "host_link_gbytes_per_s"),
+                             "expected at most 1e+06 GB/s, got " + numberForMessage(n.host_link_gbytes_per_s, 6));
     }
     // Host names ignore case (RFC 4343): "NODE7" and "node7" are one host for a hostfile.
     std::map<std::string, std::size_t> hosts;
@@ -1250,13 +1266,19 @@ void validateCluster(const Cluster& c, const DeviceCatalog& catalog, const std::
         if (!(l.bandwidth_gbytes_per_s >= kMinRate) || !std::isfinite(l.bandwidth_gbytes_per_s))
             throw InputError(file, where("links", i, "bandwidth_gbytes_per_s"),
                              "expected at least 1e-06 GB/s, got " + numberForMessage(l.bandwidth_gbytes_per_s, 6));
+        if (!(l.bandwidth_gbytes_per_s <= kMaxRate))
+            throw InputError(file, where("links", i, "bandwidth_gbytes_per_s"),
+                             "expected at most 1e+06 GB/s, got " + numberForMessage(l.bandwidth_gbytes_per_s, 6));
         if (!(l.latency_us >= 0) || !std::isfinite(l.latency_us))
             throw InputError(file, where("links", i, "latency_us"), "expected a non-negative number");
     }
     if (!(c.cross_vendor.bandwidth_gbytes_per_s >= kMinRate) || !std::isfinite(c.cross_vendor.bandwidth_gbytes_per_s))
         throw InputError(file, "cluster.cross_vendor.bandwidth_gbytes_per_s",
                          "expected at least 1e-06 GB/s, got " + numberForMessage(c.cross_vendor.bandwidth_gbytes_per_s, 6));
-    if (!(c.cross_vendor.latency_us >= 0))
+    if (!(c.cross_vendor.bandwidth_gbytes_per_s <= kMaxRate))
+        throw InputError(file, "cluster.cross_vendor.bandwidth_gbytes_per_s",
+                         "expected at most 1e+06 GB/s, got " + numberForMessage(c.cross_vendor.bandwidth_gbytes_per_s, 6));
+    if (!(c.cross_vendor.latency_us >= 0) || !std::isfinite(c.cross_vendor.latency_us))
         throw InputError(file, "cluster.cross_vendor.latency_us", "expected a non-negative number");
 }
 

@@ -1,5 +1,7 @@
 #include "io/JsonNode.h"
 
+#include "util/Strings.h"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -471,6 +473,16 @@ std::string JsonNode::optString(std::string_view key, const std::string& fallbac
     if (!v->is_string())
         fail(key, "expected a string, got " + describe(*v));
     return v->get<std::string>();
+}
+
+std::string JsonNode::optLine(std::string_view key, const std::string& fallback) const
+{
+    const std::string value = optString(key, fallback);
+    for (std::size_t i = 0; i < value.size(); ++i)
+        if (const unsigned char c = static_cast<unsigned char>(value[i]); c < 0x20 || c == 0x7f)
+            fail(key, "expected one line of printable text, got the control character " + byteCode(c) + " at character "
+                          + std::to_string(i + 1));
+    return value;
 }
 
 int JsonNode::reqChoice(std::string_view key, const std::vector<std::string_view>& names) const

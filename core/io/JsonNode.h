@@ -65,6 +65,9 @@ public:
     bool optBool(std::string_view key, bool fallback) const;
     std::string reqString(std::string_view key, bool nonEmpty = true) const;
     std::string optString(std::string_view key, const std::string& fallback = {}) const;
+    // A name: one line of printable text (no byte below 0x20, nor 0x7f), since names reach
+    // terminals, window titles and comment lines, where an escape sequence would act.
+    std::string optLine(std::string_view key, const std::string& fallback = {}) const;
     // One of the names (matched by normalizedName); returns its index.
     int reqChoice(std::string_view key, const std::vector<std::string_view>& names) const;
     int optChoice(std::string_view key, const std::vector<std::string_view>& names, int fallback) const;

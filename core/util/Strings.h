@@ -47,6 +47,26 @@ inline std::string byteCode(unsigned char c)
     return code;
 }
 
+// Text for a terminal: every byte below 0x20 (a line break included) and 0x7f as \x1b, so that
+// a name or a script's text in a message cannot move the cursor, recolour or retitle the
+// terminal, or start a line of its own.
+inline std::string printableText(std::string_view s)
+{
+    std::string out;
+    out.reserve(s.size());
+    for (const char ch : s) {
+        const unsigned char c = static_cast<unsigned char>(ch);
+        if (c < 0x20 || c == 0x7f) {
+            char code[8];
+            std::snprintf(code, sizeof code, "\\x%02x", c);
+            out += code;
+        } else {
+            out += ch;
+        }
+    }
+    return out;
+}
+
 // v with `places` decimals ("19.155"), or in exponent form with four significant digits
 // ("1.718e+62") from a billion up, where fixed notation would print dozens of digits (an
 // iteration over a link of 1e-300 GB/s).

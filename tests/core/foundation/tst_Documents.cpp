@@ -1092,6 +1092,12 @@ void tst_Documents::profileAndSettingsBounds()
                         "dense_layer_bwd_s": 0.008, "ffn_fwd_s": 0.002, "ffn_bwd_s": 0.05}]})", "p.json");
     });
     QCOMPARE(q(ffn.where()), QStringLiteral("profile.compute[0].ffn_bwd_s"));
+    // A layer time below the profile's 1 ns is the field named, not the FFN time compared with it.
+    const InputError layer = expectError([&] {
+        readProfile(head + R"("compute": [{"device_type": "H800", "tokens": 4096, "dense_layer_fwd_s": 1e-10,
+                        "dense_layer_bwd_s": 0.008, "ffn_fwd_s": 0.002}]})", "p.json");
+    });
+    QCOMPARE(q(layer.where()), QStringLiteral("profile.compute[0].dense_layer_fwd_s"));
     const InputError overhead = expectError([&] {
         readProfile(head + R"("memory": [{"device_type": "H800", "fixed_overhead_gib": 97656250}]})", "p.json");
     });
