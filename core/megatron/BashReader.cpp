@@ -3993,6 +3993,18 @@ bool BashReader::applyAssignment(const RawWord& word, int line, bool exported)
             if (it->second.empty()) it->second.push_back({});
             it->second.front() = append ? it->second.front() + value : value;
             checkValueSize(name, it->second.front().size(), it->second.size(), line);
+        } else if (m_integerVars.count(name)) {
+            // The integer attribute: the value is an arithmetic expression, and += adds.
+            long long v = 0, old = 0;
+            const auto now = m_vars.find(name);
+            if (!evalArithmetic(value, v, line, 0)
+                || (append && now != m_vars.end() && !now->second.empty() && !evalArithmetic(now->second, old, line, 0))) {
+                warn(line, name + " has the integer attribute (declare -i), and bash evaluates \"" + value
+                               + "\" as arithmetic, which the reader cannot; its value is left as it was");
+            } else {
+                m_vars[name] = std::to_string(append ? old + v : v);
+                m_rawValues.erase(name);
+            }
         } else {
             m_vars[name] = append ? m_vars[name] + value : value;
             checkValueSize(name, m_vars[name].size(), 1, line);
@@ -4033,17 +4045,33 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
         bool unexported = false;   // export -n, declare +x: no longer in the environment of commands
         // In a function, local and declare / typeset (without -g) make the variables the call's own.
         bool global = head == "export" || head == "readonly" || m_frames.empty();
+        // -i: the integer attribute, whose assignments bash evaluates as arithmetic (declare,
+        // typeset and local take it; +i takes it away).
+        bool integer = false, notInteger = false;
+        const bool takesInteger = head == "declare" || head == "typeset" || head == "local";
         for (std::size_t a = w + 1; a < words.size(); ++a) {
             const std::string& t = words[a].text;
             if (!t.empty() && t[0] == '-' && !words[a].array_assign) {
                 if (t.find('x') != npos) exported = true;
                 if (t.find('g') != npos) global = true;
                 if (head == "export" && t.find('n') != npos) unexported = true;
+                if (takesInteger && t.find('i') != npos) integer = true;
                 continue;
             }
             if (t.size() > 1 && t[0] == '+' && !words[a].array_assign) {
                 if (t.find('x') != npos) unexported = true;
+                if (takesInteger && t.find('i') != npos) notInteger = true;
                 continue;
+            }
+            if (integer || notInteger) {
+                const std::string assigned = assignedName(t);
+                const std::string name = assigned.empty() ? t : assigned;
+                if (validName(name)) {
+                    if (integer)
+                        m_integerVars.insert(name);
+                    else
+                        m_integerVars.erase(name);
+                }
             }
             if (unexported) {
                 const std::string assigned = assignedName(t);
@@ -4107,6 +4135,7 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
         for (; a < names.size(); ++a) {
             const std::string& name = names[a];
             if (!functions) {
+                m_integerVars.erase(name);      // unset takes the attributes too
                 m_unsetByScript.insert(name);   // also one from the environment
                 if (!isLocal(name))
                     std::erase(m_exportOrder, name);   // set again, it is not exported

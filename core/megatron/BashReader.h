@@ -599,6 +599,7 @@ private:
     std::vector<WordReads> fieldReads(const std::string& raw, const std::vector<std::string>& fields,
                                        const std::vector<std::string>& reads) const;
     std::set<std::string> m_unsetByScript;   // `unset NAME`: empty in any environment
+    std::set<std::string> m_integerVars;     // declare -i NAME: assignments are arithmetic (manual 4.2)
     std::vector<std::string> m_conditionEnv;   // what the last evalCondition read from outside
     std::vector<std::string> m_callEnv;        // what the running of the call under way depends on
     // The exits read as not taken for that reason: line, and "exit 1 depends on ...".

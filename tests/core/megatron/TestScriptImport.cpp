@@ -2526,6 +2526,24 @@ private slots:
             QVERIFY2(readerWarns(script, "(( )) is not evaluated; variables it sets keep their earlier values"), script.c_str());
     }
 
+    void integerAttributeMakesAssignmentsArithmetic()
+    {
+        // declare / typeset / local -i (manual 4.2): every assignment to the name is an
+        // arithmetic expression, and += adds; +i and unset take the attribute away. Without it
+        // += appends text (10 then 102). bash and the reader agree.
+        const std::vector<std::string> scripts = {
+            "declare -i L=10\nL+=2\nM=10\nM+=2\ntorchrun a.py $L $M\n",
+            "declare -i L\nL=3+5\nL+=2*2\ntypeset -i N=6*2\ndeclare +i N\nN+=1\ntorchrun a.py $L $N\n",
+            "f() { local -i K=2*3; K+=1; echo $K; }\ntypeset -i P=4\nunset P\nP=5\nP+=1\ntorchrun a.py $(( 1 + 1 )) $P\n",
+        };
+        for (const std::string& script : scripts)
+            QVERIFY2(readerLaunches(script) == bashLaunches(script), (script + "bash: " + bashLaunches(script)).c_str());
+        QCOMPARE(readerLaunches(scripts[0]), std::string("<a.py><12><102>\n"));
+        QCOMPARE(readerLaunches(scripts[1]), std::string("<a.py><12><121>\n"));
+        // A value the reader cannot evaluate keeps the variable as it was, with a warning.
+        QVERIFY(readerWarns("declare -i L=4\nL=$(nproc)\ntorchrun a.py $L\n", "has the integer attribute"));
+    }
+
     void statusesArgumentsAndEmptyValuesReviewed()
     {
         // set -- gives the arguments; options alone (set -euo pipefail) do not.
