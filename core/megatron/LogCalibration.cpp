@@ -546,6 +546,12 @@ CalibrationResult calibrateFromLog(const MegatronLog& log, const PlanDocument& d
             double sum = 0;
             for (double c : counts)
                 sum += c / m.moe_router_topk;
+            // Every MoE layer of a training step routes its tokens: a layer with none is no
+            // layer of a run (its rho would be undefined and the model's default would stand
+            // in, unannounced).
+            if (!(sum > 0))
+                throw InputError(logFile, where, "tokens per expert of layer " + std::to_string(layer)
+                                                     + ": every count is 0; expected the counts of a layer that routed the step's tokens");
             for (std::size_t e = 0; e < counts.size(); ++e)
                 if (counts[e] > sum * (1 + 1e-9))
                     throw InputError(logFile, where, "tokens per expert of layer " + std::to_string(layer) + ": expert " + std::to_string(e)

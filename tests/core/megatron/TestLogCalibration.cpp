@@ -374,6 +374,10 @@ private slots:
                              "(the counts over top-2); expected counts of a top-2 router"));
         QCOMPARE(refusal(replaced(counts, "1300 1000")),
                  std::string("line 22: tokens per expert of layer 0: expected 8 counts, one per expert of \"Mixtral 8x7B (train_mixtral_8x7b_distributed.sh)\", got 2"));
+        // A layer that routed no tokens is no layer of a training step (its rho is undefined).
+        QCOMPARE(refusal(replaced(counts, "0 0 0 0 0 0 0 0")),
+                 std::string("line 22: tokens per expert of layer 0: every count is 0; expected the counts of a layer that routed "
+                             "the step's tokens"));
         QCOMPARE(refusal(replaced(counts, "-1300 1000 1000 1000 900 900 950 950")),
                  std::string("line 22: tokens per expert: expected token counts >= 0, got \"-1300\""));
         // Expert parallelism in the arguments dump (line 2); the plan's EP is 8.
