@@ -262,8 +262,12 @@ void printTable(const EstimateInput& in, const Prediction& p, const Profile* pro
 {
     constexpr double GiB = 1024.0 * 1024.0 * 1024.0;
     const Plan& plan = in.plan;
-    std::printf("%s on %s (%d devices): PP %d, VPP %d, %d micro-batches, global batch %d%s%s\n", in.model.name.c_str(),
-                in.cluster.name.empty() ? "cluster" : in.cluster.name.c_str(), plan.numDevices(), plan.pp(), plan.vpp,
+    // The plan's devices, and the cluster's when the plan leaves some of them idle.
+    const int used = plan.numDevices(), total = in.cluster.totalDevices();
+    const std::string devices = used < total ? std::to_string(used) + " of " + std::to_string(total) + " devices"
+                                             : std::to_string(used) + " devices";
+    std::printf("%s on %s (%s): PP %d, VPP %d, %d micro-batches, global batch %d%s%s\n", in.model.name.c_str(),
+                in.cluster.name.empty() ? "cluster" : in.cluster.name.c_str(), devices.c_str(), plan.pp(), plan.vpp,
                 p.num_microbatches, plan.global_batch_size, sequenceParallelText(plan).c_str(),
                 plan.distributed_optimizer ? ", distributed optimizer" : "");
     if (plan.optimizer_offload_fraction > 0) {

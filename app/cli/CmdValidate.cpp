@@ -85,6 +85,14 @@ std::string validateOne(const std::string& file, const DeviceCatalog& catalog, W
         os << ", " << p.compute.size() << " compute, " << p.collectives.size() << " collective, " << p.memory.size()
            << " memory entries";
     } else if (format == kPlanFormat) {
+        // What `hapmoe plan` writes when nothing is feasible: its model and cluster are valid
+        // (they can be searched again), and it says why there is no plan.
+        if (const PlanContext c = readPlanContext(text, file); !c.has_plan && !c.no_plan_reason.empty()) {
+            validateModel(c.model, file);
+            validateCluster(c.cluster, catalog, file);
+            os << ", no plan (the search found none: " << c.no_plan_reason << ")";
+            return os.str();
+        }
         const PlanDocument d = readPlan(text, file, &warnings);
         validatePlanDocument(d, catalog, file);
         // Alternatives and baselines are kept for comparison; a problem in one of them is

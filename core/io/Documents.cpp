@@ -890,6 +890,21 @@ Profile readProfile(std::string_view text, const std::string& fileName, Warnings
     return readProfileObject(JsonNode(doc, "profile", ctx));
 }
 
+PlanContext readPlanContext(std::string_view text, const std::string& fileName, Warnings* warnings)
+{
+    const JsonContext ctx{fileName, warnings};
+    const nlohmann::json doc = loadDocument(text, kPlanFormat, ctx);
+    const JsonNode n(doc, "", ctx);
+    PlanContext c;
+    c.model = readModelObject(n.object("model"));
+    c.cluster = readClusterObject(n.object("cluster"));
+    c.has_plan = n.has("plan");
+    if (!c.has_plan)
+        if (auto s = n.optObject("search"))
+            c.no_plan_reason = s->optString("no_plan_reason");
+    return c;
+}
+
 PlanDocument readPlan(std::string_view text, const std::string& fileName, Warnings* warnings)
 {
     const JsonContext ctx{fileName, warnings};
@@ -1291,7 +1306,7 @@ void validatePlanDocument(const PlanDocument& doc, const DeviceCatalog& catalog,
         throw InputError(file, "plan.stages", "expected at least one stage");
     // Sums and products of the file's integers are taken in 64 bits: each may be up to INT_MAX.
     long long nextLayer = 0;
-    std::map<int, std::vector<bool>> used;   // node id -> devices taken
+    std::map<int, std::vector<std::pair<int, int>>> used;   // node id -> per device (stage, slot) + 1, 0 = free
     for (std::size_t i = 0; i < p.stages.size(); ++i) {
         const StagePlan& s = p.stages[i];
         const std::string at = "plan.stages[" + std::to_string(i) + "]";
@@ -1321,12 +1336,15 @@ void validatePlanDocument(const PlanDocument& doc, const DeviceCatalog& catalog,
                                                            + std::to_string(end) + ") do not fit node "
                                                            + std::to_string(d.node) + " of " + std::to_string(node->count));
             auto& taken = used[d.node];
-            taken.resize(node->count, false);
+            taken.resize(static_cast<std::size_t>(node->count), {0, 0});
             for (int x = d.first_local; x < d.first_local + d.count; ++x) {
-                if (taken[x])
+                const auto [stage, slot] = taken[static_cast<std::size_t>(x)];
+                if (stage > 0)
                     throw InputError(file, dat, "device " + std::to_string(x) + " of node " + std::to_string(d.node)
-                                                    + " is used by two stages");
-                taken[x] = true;
+                                                    + (stage - 1 == static_cast<int>(i)
+                                                           ? " is already in devices[" + std::to_string(slot - 1) + "] of this stage"
+                                                           : " is also used by stage " + std::to_string(stage - 1)));
+                taken[static_cast<std::size_t>(x)] = {static_cast<int>(i) + 1, static_cast<int>(k) + 1};
             }
             devices += d.count;
         }
@@ -1409,7 +1427,8 @@ void validatePlanDocument(const PlanDocument& doc, const DeviceCatalog& catalog,
         if (!node)
             throw InputError(file, at + ".node", "no node has id " + std::to_string(u.node));
         const auto it = used.find(u.node);
-        const int taken = it == used.end() ? 0 : static_cast<int>(std::count(it->second.begin(), it->second.end(), true));
+        const int taken = it == used.end() ? 0 : static_cast<int>(std::count_if(it->second.begin(), it->second.end(),
+                                                                                       [](const std::pair<int, int>& t) { return t.first > 0; }));
         const long long before = idle[u.node];
         if (u.count > node->count - taken - before)
             throw InputError(file, at + ".count", "node " + std::to_string(u.node) + " has " + std::to_string(node->count - taken)

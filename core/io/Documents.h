@@ -99,6 +99,16 @@ ModelSpec readModel(std::string_view text, const std::string& fileName, Warnings
 Cluster readCluster(std::string_view text, const std::string& fileName, Warnings* warnings = nullptr);
 Profile readProfile(std::string_view text, const std::string& fileName, Warnings* warnings = nullptr);
 PlanDocument readPlan(std::string_view text, const std::string& fileName, Warnings* warnings = nullptr);
+// The model and the cluster of a plan document, also of one that holds no plan (what
+// `hapmoe plan` writes when nothing is feasible; no_plan_reason then says why): what a search
+// on a larger cluster or a smaller model starts from.
+struct PlanContext {
+    ModelSpec model;
+    Cluster cluster;
+    bool has_plan = false;
+    std::string no_plan_reason;
+};
+PlanContext readPlanContext(std::string_view text, const std::string& fileName, Warnings* warnings = nullptr);
 Project readProject(std::string_view text, const std::string& fileName, Warnings* warnings = nullptr);
 
 // readModel then validateModel, readCluster then validateCluster: a check's error on a migrated

@@ -299,7 +299,7 @@ ModelSpec resolveModel(const std::string& nameOrPath, Warnings* warnings)
         if (format == kProjectFormat)
             m = readProject(text, nameOrPath, warnings).model;
         else if (format == kPlanFormat)
-            m = readPlan(text, nameOrPath, warnings).model;
+            m = readPlanContext(text, nameOrPath, warnings).model;   // also one without a plan
         else
             throw InputError(nameOrPath, "format", "expected a hapmoe.model (or a project or plan holding a model), got \"" + format + "\"");
         validateModel(m, nameOrPath);
@@ -322,7 +322,7 @@ Cluster resolveCluster(const std::string& spec, const DeviceCatalog& catalog, Wa
         if (format == kProjectFormat)
             c = readProject(text, spec, warnings).cluster;
         else if (format == kPlanFormat)
-            c = readPlan(text, spec, warnings).cluster;
+            c = readPlanContext(text, spec, warnings).cluster;   // also one without a plan
         else
             throw InputError(spec, "format", "expected a hapmoe.cluster (or a project or plan holding a cluster), got \"" + format + "\"");
         validateCluster(c, catalog, spec);

@@ -600,15 +600,26 @@ void tst_CliFoundation::planJsonWithoutFeasiblePlan()
     QCOMPARE(o.exitCode, 1);
     QCOMPARE(QJsonDocument::fromJson(readFile(tmp.filePath("o.json"))).object()["search"].toObject()["no_plan_reason"],
              search["no_plan_reason"]);
-    // The document is refused where a plan is needed, with the reason.
+    // The document is valid and says why it holds no plan; it is refused where a plan is
+    // needed, with the reason, and its model and cluster can be searched again (the model on
+    // a larger cluster).
     QFile f(tmp.filePath("none.json"));
     QVERIFY(f.open(QIODevice::WriteOnly));
     f.write(r.out.toUtf8());
     f.close();
     const Run v = hapmoe({"validate", f.fileName()});
-    QCOMPARE(v.exitCode, 2);
-    QVERIFY2(v.err.contains("plan: the document holds no plan: the search found none (search.no_plan_reason: no plan fits"),
-             qPrintable(v.err));
+    QCOMPARE(v.exitCode, 0);
+    QVERIFY2(v.out.contains("ok (hapmoe.plan v1, no plan (the search found none: no plan fits"), qPrintable(v.out));
+    const Run e = hapmoe({"estimate", "--plan", f.fileName()});
+    QCOMPARE(e.exitCode, 2);
+    QVERIFY2(e.err.contains("plan: the document holds no plan: the search found none (search.no_plan_reason: no plan fits"),
+             qPrintable(e.err));
+    const Run again = hapmoe({"plan", "--model", f.fileName(), "--cluster", "H800:4x8", "--optimizer-offload", "never"});
+    QCOMPARE(again.exitCode, 0);
+    QVERIFY2(again.out.startsWith("HAPMoE plan for Mixtral-L on H800:4x8 (32 devices)"), qPrintable(again.out));
+    const Run cluster = hapmoe({"plan", "--model", "Mixtral-S", "--cluster", f.fileName()});
+    QVERIFY2(cluster.exitCode == 0 || cluster.exitCode == 1, qPrintable(cluster.err));
+    QVERIFY2(!cluster.err.contains("holds no plan"), qPrintable(cluster.err));
 }
 
 void tst_CliFoundation::notJsonAndDuplicateKeyPositions()
