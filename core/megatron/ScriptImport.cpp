@@ -2128,8 +2128,10 @@ void placeMeshes(Plan& plan, const ImportedScript& script, const Cluster& cluste
             st.cp = mesh.cp;
             st.dp = mesh.dp;
             st.ep = mesh.ep;
-            st.etp = mesh.etp;
-            st.edp = stageSize / (mesh.ep * mesh.etp);
+            // A dense model has no experts to split: ETP 1, as the search's plans have it (the
+            // flag's value, or its default TP, only had to divide the mesh).
+            st.etp = script.model.isMoe() ? mesh.etp : 1;
+            st.edp = stageSize / (mesh.ep * st.etp);
             if (!p.stage_recompute.empty()) {
                 const StageRecompute& rc = p.stage_recompute[static_cast<std::size_t>(s)];
                 st.recompute = rc.full ? Recompute::Full : Recompute::None;
@@ -2209,8 +2211,8 @@ void placeUniform(Plan& plan, const ImportedScript& script, const DeviceCatalog&
         st.cp = p.cp;
         st.dp = dp;
         st.ep = p.ep;
-        st.etp = etp;
-        st.edp = perStage / (p.ep * etp);
+        st.etp = m.isMoe() ? etp : 1;   // a dense model: no experts to split (the search's plans)
+        st.edp = perStage / (p.ep * st.etp);
         st.recompute = p.recompute;
         st.recompute_layers = p.recompute == Recompute::Full ? recomputedLayersOfRank(p, s, st.num_layers) : 0;
         st.micro_batch_size = p.micro_batch_size;

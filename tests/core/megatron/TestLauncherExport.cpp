@@ -5,6 +5,7 @@
 #include "MegatronTestUtil.h"
 
 #include "cost/CostModel.h"
+#include "io/Presets.h"
 #include "plan/Deployability.h"
 #include "megatron/BashReader.h"
 #include "megatron/FlagList.h"
@@ -1878,6 +1879,33 @@ private slots:
         r = exportLauncher(d, {});
         QVERIFY2(r.ok, r.refusal.c_str());
         QVERIFY(r.script.find("--recompute-num-layers 3\n") != std::string::npos);
+    }
+
+    void denseModelKeepsEtpOne()
+    {
+        // A dense model has no experts to split: its stages have ETP 1 and EDP all of the
+        // stage's devices, as the search's plans do. Exported at TP 2 (the launcher
+        // writes no ETP flag for it, so Megatron-LM's default, TP, only has to divide the
+        // stage) and imported again, they still do.
+        const ModelSpec* llama = findModelPreset("LLaMA-2-7B");
+        QVERIFY(llama);
+        PlanDocument d = megatronPlan();
+        d.model = *llama;
+        for (StagePlan& st : d.plan.stages) {
+            st.ep = 1;
+            st.etp = 1;
+            st.edp = st.tp * st.cp * st.dp;
+        }
+        const ExportResult r = exportLauncher(d, {});
+        QVERIFY2(r.ok, r.refusal.c_str());
+        QVERIFY(r.script.find("--expert-tensor-parallel-size") == std::string::npos);
+        const Plan back = planFromScript(importMegatronScript(r.script, "dense.sh"), d.cluster, DeviceCatalog::builtin());
+        QCOMPARE(back.pp(), 4);
+        for (const StagePlan& st : back.stages) {
+            QCOMPARE(st.tp, 2);
+            QCOMPARE(st.etp, 1);
+            QCOMPARE(st.edp, 8);
+        }
     }
 
     void blockRecomputeOfUnevenStages()

@@ -1031,8 +1031,10 @@ private slots:
         QCOMPARE(a.device_type, std::string("H800"));
         QCOMPARE(b.device_type, std::string("A100-80GB"));
         QCOMPARE((std::vector<int>{a.first_layer, a.num_layers, b.first_layer, b.num_layers}), (std::vector<int>{0, 18, 18, 14}));
-        QCOMPARE((std::vector<int>{a.tp, a.cp, a.dp, a.ep, a.etp, a.edp}), (std::vector<int>{2, 1, 4, 1, 2, 4}));
-        QCOMPARE((std::vector<int>{b.tp, b.cp, b.dp, b.ep, b.etp, b.edp}), (std::vector<int>{4, 1, 2, 1, 4, 2}));
+        // A dense model: ETP 1 and EDP the stage's 8 devices, as the search's plans have them
+        // (ETP's default, TP, only has to divide the mesh).
+        QCOMPARE((std::vector<int>{a.tp, a.cp, a.dp, a.ep, a.etp, a.edp}), (std::vector<int>{2, 1, 4, 1, 1, 8}));
+        QCOMPARE((std::vector<int>{b.tp, b.cp, b.dp, b.ep, b.etp, b.edp}), (std::vector<int>{4, 1, 2, 1, 1, 8}));
         QCOMPARE(a.micro_batch_size, 1);
         QCOMPARE(b.micro_batch_size, 2);
         QCOMPARE(a.micro_batch_size * a.dp * 4, 16);   // same micro-batch count M = 4 on both meshes
