@@ -109,8 +109,9 @@ int run(const std::vector<std::string>& args)
 
 } // namespace
 
-// Interrupted (Ctrl-C, kill, the terminal closed) while a file is being saved: its temporary
-// file is removed, the target is as it was, and the signal then ends the program as it would.
+// Interrupted (Ctrl-C, kill, the terminal closed, a closed pipe, any signal whose default is to
+// end the program) while a file is being saved: its temporary file is removed, the target is
+// as it was, and the signal then ends the program as it would.
 extern "C" void onTerminatingSignal(int signal)
 {
     hapmoe::removeUnfinishedSaves();
@@ -120,7 +121,7 @@ extern "C" void onTerminatingSignal(int signal)
 
 int main(int argc, char** argv)
 {
-    for (int signal : {SIGINT, SIGTERM, SIGHUP})
+    for (int signal : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGALRM, SIGUSR1, SIGUSR2, SIGXCPU, SIGXFSZ})
         std::signal(signal, onTerminatingSignal);
     return run(std::vector<std::string>(argv + 1, argv + argc));
 }
