@@ -44,9 +44,26 @@ struct Row {
 
 QString joinStages(const Plan& plan, const std::function<QString(const StagePlan&)>& f)
 {
+    // Runs of equal neighbouring stages are written once with their count, "MI300X ×6 | H800 ×2",
+    // so that an 8-stage plan reads in a column instead of being elided.
     QStringList parts;
-    for (const StagePlan& s : plan.stages)
-        parts << f(s);
+    QString run;
+    int count = 0;
+    const auto flush = [&] {
+        if (count > 0)
+            parts << (count > 1 ? QStringLiteral("%1 ×%2").arg(run).arg(count) : run);
+    };
+    for (const StagePlan& s : plan.stages) {
+        const QString v = f(s);
+        if (count > 0 && v == run) {
+            ++count;
+            continue;
+        }
+        flush();
+        run = v;
+        count = 1;
+    }
+    flush();
     return parts.join(QStringLiteral(" | "));
 }
 
@@ -83,6 +100,17 @@ std::vector<Row> tableRows(bool moe)
                      "stage is the last, which sends nothing on")},
         {QObject::tr("Pipeline bubble"), [](E e) { return style::formatSeconds(e.prediction().breakdown.pipeline_bubble); },
          [](E e) { return e.prediction().breakdown.pipeline_bubble; }, false, "s"},
+        {QObject::tr("Data-parallel sync"), [](E e) { return style::formatSeconds(e.prediction().breakdown.dp_sync); },
+         [](E e) { return e.prediction().breakdown.dp_sync; }, false, "s", 1,
+         QObject::tr("The exposed gradient reduction and parameter gather, as in Breakdown")},
+        {QObject::tr("Optimizer step"), [](E e) { return style::formatSeconds(e.prediction().breakdown.optimizer); },
+         [](E e) { return e.prediction().breakdown.optimizer; }, false, "s", 1,
+         QObject::tr("The optimizer step, as in Breakdown; on the host for the share of the states kept there")},
+        {QObject::tr("Optimizer states"),
+         [](E e) { return style::optimizerPlaceLabel(e.plan().optimizer_offload_fraction); },
+         {}, false, "", 1,
+         QObject::tr("Where the optimizer states are kept: on the devices, or a share of every rank's in host memory "
+                     "(--optimizer-cpu-offload, --optimizer-offload-fraction)")},
         {QObject::tr("Devices used"), [](E e) { return QString::number(e.plan().numDevices()); }, {}, false},
         {QObject::tr("Stages (PP) × VPP"), [](E e) { return QStringLiteral("%1 × %2").arg(e.plan().pp()).arg(e.plan().vpp); }, {}, false},
         {QObject::tr("Micro-batches"), [](E e) { return QString::number(e.prediction().num_microbatches); }, {}, false},

@@ -276,6 +276,11 @@ QString knobsLabel(const StagePlan& s, bool experts)
     return experts ? dense + QStringLiteral(" · EP%1 ETP%2 EDP%3").arg(s.ep).arg(s.etp).arg(s.edp) : dense;
 }
 
+QString optimizerPlaceLabel(double f)
+{
+    return f <= 0 ? QObject::tr("on devices") : f >= 1 ? QObject::tr("all on host") : QObject::tr("%1 % on host").arg(100.0 * f, 0, 'f', 0);
+}
+
 QString targetLabel(Target target)
 {
     switch (target) {

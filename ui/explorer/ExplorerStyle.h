@@ -72,6 +72,8 @@ QString recomputeLabel(const StagePlan& stage);  // "none", "selective", "full 4
 QString recomputeShortLabel(const StagePlan& stage);
 QString knobsLabel(const StagePlan& stage, bool experts = true);   // "TP2 CP1 DP4 · EP4 ETP1 EDP2"
 QString targetLabel(Target target);              // "Megatron-LM", "FlagScale"
+// Where a plan keeps its optimizer states: "on devices", "25 % on host", "all on host".
+QString optimizerPlaceLabel(double offloadFraction);
 QString devicesLabel(const StagePlan& stage);    // "node 3: 0-7"
 // The decoder layers stage `stage` of the plan holds: "L5-14", "L17" for one layer, and with
 // virtual chunks one range per chunk, "L0-5,16-21" (PipelineLayout::rankLayerRanges).

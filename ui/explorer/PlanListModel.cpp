@@ -93,10 +93,7 @@ QVariant PlanListModel::data(const QModelIndex& index, int role) const
         }
         case Stages: return plan.vpp > 1 ? QStringLiteral("%1 ×%2 vpp").arg(plan.pp()).arg(plan.vpp) : QString::number(plan.pp());
         case TargetColumn: return style::targetLabel(e->target);
-        case Optimizer: {
-            const double f = plan.optimizer_offload_fraction;
-            return f <= 0 ? tr("on devices") : f >= 1 ? tr("all on host") : tr("%1 % on host").arg(100.0 * f, 0, 'f', 0);
-        }
+        case Optimizer: return style::optimizerPlaceLabel(plan.optimizer_offload_fraction);
         default: return {};
         }
     }

@@ -661,6 +661,9 @@ void PlanExplorerTest::compareShowsTwoPlansOnASharedTimeAxis()
         return -1;
     }();
     QVERIFY(layersRow >= 0);
+    // Per-stage rows list the stages in order, equal neighbours once with their count.
+    QCOMPARE(compare->table()->item(layersRow, 0)->text(), QStringLiteral("14 | 10"));
+    QCOMPARE(compare->table()->item(layersRow, 1)->text(), QStringLiteral("12 ×2"));
     const QPalette light = compare->palette();
     QPalette darkPalette = light;
     darkPalette.setColor(QPalette::Base, QColor(0x1e, 0x1e, 0x1e));
