@@ -144,7 +144,9 @@ int StagePartitionView::stripHeight() const
         if (!box.upright)
             lines = std::max(lines, box.lines.size());
     }
-    return static_cast<int>(lines) * fontMetrics().height() + 10 + mark;
+    // 12 pixels of padding: 5 above the text, and below it room for the bottleneck's outline
+    // (4 pixels) and a gap of 3 before it.
+    return static_cast<int>(lines) * fontMetrics().height() + 12 + mark;
 }
 
 QSize StagePartitionView::sizeHint() const
@@ -245,7 +247,8 @@ std::vector<StagePartitionView::BoxText> StagePartitionView::layoutBoxes() const
         const QString type = QString::fromStdString(s.device_type);
         const QString shortType = style::shortDeviceName(type);
         auto& l = lines[static_cast<size_t>(i)];
-        room[static_cast<size_t>(i)] = stageRight(i) - stageLeft(i) - kTextInset;
+        // The bottleneck's text keeps clear of its thicker outline: two pixels more on each side.
+        room[static_cast<size_t>(i)] = stageRight(i) - stageLeft(i) - kTextInset - (i == m_bottleneck ? 4 : 0);
         l.push_back({QStringLiteral("S%1 · %2").arg(i).arg(type), QStringLiteral("S%1 · %2").arg(i).arg(shortType),
                      QStringLiteral("S%1 %2").arg(i).arg(shortType)});
         if (m_compact) {
@@ -517,7 +520,7 @@ void StagePartitionView::paintEvent(QPaintEvent*)
             p.restore();
             continue;
         }
-        const QRect textRect = r.adjusted(5, 5, -4, -2);
+        const QRect textRect = i == m_bottleneck ? r.adjusted(7, 6, -6, -2) : r.adjusted(5, 5, -4, -2);
         int y = textRect.top();
         for (const TextRun& line : box.lines) {
             drawRun(p, line, QPoint(textRect.left(), y + fm.ascent()), bold, font());

@@ -231,6 +231,8 @@ void WhatIfPanel::resetInputs()
     }
     m_resetting = false;
     setEnabled(m_entry.has_value() && m_context.catalog != nullptr);
+    // A dense model has no router: its imbalance does not apply (as on the Model tab).
+    m_rho->setEnabled(model.isMoe());
     m_reestimatingReset = true;
     reestimate();
     m_reestimatingReset = false;

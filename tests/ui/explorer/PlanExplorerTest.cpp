@@ -2780,9 +2780,13 @@ void PlanExplorerTest::denseModelShowsNoExpertFigures()
     QTableWidget* figures = whatIf->figuresTable();
     for (int r = 0; r < figures->rowCount(); ++r)
         QCOMPARE(figures->isRowHidden(r), figures->verticalHeaderItem(r)->text() == QStringLiteral("Expert dispatch"));
+    // No router, so no router imbalance to try (the Model tab disables its field too).
+    QVERIFY(whatIf->isEnabled());
+    QVERIFY(!whatIf->rhoBox()->isEnabled());
 
-    // A MoE model again: the seven bars and the column are back.
+    // A MoE model again: the seven bars and the column are back, and rho can be tried.
     w.setContext(context());
+    QVERIFY(whatIf->rhoBox()->isEnabled());
     QCOMPARE(breakdown->shownComponents().size(), 7);
     QVERIFY(!breakdown->stageTable()->isColumnHidden(BreakdownView::DispatchColumn));
 }
