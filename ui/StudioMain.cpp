@@ -112,9 +112,14 @@ void finish(MainWindow& window, const Options& o)
         if (o.view == QLatin1String("export")) {
             QWidget* dialog = window.explorer()->view(o.view);
             if (!dialog || !dialog->isVisible()) {
-                std::cerr << "--view export: there is no plan to export (add --run-search, or open a project "
-                             "with saved plans)"
-                          << std::endl;
+                // After a search that found nothing, its reason was printed above; without one,
+                // say where plans come from.
+                if (o.runSearch)
+                    std::cerr << "--view export: the search found no plan to export (its reason is above)" << std::endl;
+                else
+                    std::cerr << "--view export: there is no plan to export (add --run-search, or open a project "
+                                 "with saved plans)"
+                              << std::endl;
                 understood = false;
             }
         }

@@ -193,7 +193,21 @@ private slots:
         const QString shot = home.filePath(QStringLiteral("export.png"));
         const Run r = runStudio({QStringLiteral("--view"), QStringLiteral("export"), QStringLiteral("--screenshot"), shot}, home);
         QCOMPARE(r.exitCode, 2);
-        QVERIFY2(r.err.contains(QStringLiteral("--view export")), qPrintable(r.err));
+        QVERIFY2(r.err.contains(QStringLiteral("--view export: there is no plan to export (add --run-search")), qPrintable(r.err));
+        QVERIFY(!QFile::exists(shot));
+
+        // A search that finds nothing: Mixtral-L's 120.6e9 parameters need 6 bytes each on the
+        // devices even with the optimizer on the host (673.8 GiB), two H800s hold 160 GiB. The
+        // search's reason is printed, and the export refusal points at it.
+        const Run none = runStudio({QStringLiteral("--model-preset"), QStringLiteral("Mixtral-L"), QStringLiteral("--cluster-preset"),
+                                    QStringLiteral("H800:1x2"), QStringLiteral("--run-search"), QStringLiteral("--view"),
+                                    QStringLiteral("export"), QStringLiteral("--screenshot"), shot},
+                                   home);
+        QCOMPARE(none.exitCode, 2);
+        QVERIFY2(none.err.contains(QStringLiteral("673.8 GiB")) || none.out.contains(QStringLiteral("673.8 GiB")),
+                 qPrintable(none.out + none.err));
+        QVERIFY2(none.err.contains(QStringLiteral("--view export: the search found no plan to export (its reason is above)")),
+                 qPrintable(none.err));
         QVERIFY(!QFile::exists(shot));
     }
 

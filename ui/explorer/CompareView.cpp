@@ -584,8 +584,8 @@ void CompareView::rebuild()
 
     heading(tr("<b>Stage partitions</b> on one layer scale"));
     for (const ExplorerPlan* e : plans) {
-        m_detailLayout->addWidget(new QLabel(QStringLiteral("<b>%1</b> · %2 · %3")
-                                                 .arg(displayName(*e).toHtmlEscaped(), kindLabel(e->kind),
+        m_detailLayout->addWidget(new QLabel(QStringLiteral("%1 · %2")
+                                                 .arg(nameAndKindHtml(*e, QStringLiteral(" · ")),
                                                       style::formatSeconds(e->prediction().iteration_time_s)),
                                              m_detail));
         auto* partition = new StagePartitionView(m_detail);

@@ -24,6 +24,16 @@ QString displayName(const ExplorerPlan& entry)
     return kindLabel(entry.kind);
 }
 
+QString nameAndKindHtml(const ExplorerPlan& entry, const QString& separator)
+{
+    const QString name = displayName(entry);
+    const QString kind = kindLabel(entry.kind);
+    const QString bold = QStringLiteral("<b>%1</b>").arg(name.toHtmlEscaped());
+    if (name == kind)
+        return bold;
+    return separator.isEmpty() ? QStringLiteral("%1 (%2)").arg(bold, kind) : bold + separator + kind;
+}
+
 QString noPlanReason(const SearchResult& result)
 {
     QString reason = QString::fromStdString(result.no_plan_reason);

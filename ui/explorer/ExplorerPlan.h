@@ -22,6 +22,9 @@ struct ExplorerPlan {
 
 QString kindLabel(ExplorerPlan::Kind kind);
 QString displayName(const ExplorerPlan& entry);
+// The bold name and, unless the name already is it ("uniform baseline"), the kind: "<b>HS-DP
+// #1</b> (search)", or with `separator` " · " "<b>HS-DP #1</b> · search". HTML.
+QString nameAndKindHtml(const ExplorerPlan& entry, const QString& separator = QString());
 // Why a search returned no plan, in words: the core's reason (SearchResult::no_plan_reason,
 // which names the memory shortfall when the search ran to its end) and, when the time limit
 // or a cancel cut it short while most options it pruned were short of memory, that share.

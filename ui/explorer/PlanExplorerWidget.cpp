@@ -525,8 +525,8 @@ void PlanExplorerWidget::updateViews()
     // A narrow title wraps between its parts, not inside one ("iteration" over "7.295 s").
     const QString stages = plan.pp() == 1 ? tr("1&nbsp;stage") : tr("%1&nbsp;stages").arg(plan.pp());
     const QString microbatches = tl.microbatches == 1 ? tr("1&nbsp;micro-batch") : tr("%1&nbsp;micro-batches").arg(tl.microbatches);
-    QString title = tr("<b>%1</b> (%2) · %3 · %4 · iteration&nbsp;%5")
-                        .arg(displayName(*e).toHtmlEscaped(), kindLabel(e->kind), stages, microbatches,
+    QString title = tr("%1 · %2 · %3 · iteration&nbsp;%4")
+                        .arg(nameAndKindHtml(*e), stages, microbatches,
                              style::formatSeconds(pred.iteration_time_s).replace(QLatin1Char(' '), QStringLiteral("&nbsp;")));
     if (plan.optimizer_offload_fraction > 0)
         title += (plan.optimizer_offload_fraction < 1

@@ -98,7 +98,7 @@ QVariant PlanListModel::data(const QModelIndex& index, int role) const
         }
     }
     if (role == Qt::ToolTipRole) {
-        QString tip = QStringLiteral("<b>%1</b> (%2)<br>").arg(displayName(*e).toHtmlEscaped(), kindLabel(e->kind));
+        QString tip = nameAndKindHtml(*e) + QStringLiteral("<br>");
         if (!p.feasible)
             tip += statusHtml(Status::Problem, toolTipPalette(),
                               tr("Does not fit: %1").arg(QString::fromStdString(p.infeasible_reason).toHtmlEscaped()))

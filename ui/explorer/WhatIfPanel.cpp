@@ -437,7 +437,7 @@ void WhatIfPanel::showFigures()
         {tr("Tokens/s"), [](const Prediction& p) { return p.tokens_per_s; }, [](double v) { return QStringLiteral("%L1").arg(v, 0, 'f', 0); }},
         {tr("TFLOP/s per device"), [](const Prediction& p) { return p.tflops_per_device; }, [](double v) { return QString::number(v, 'f', 1); }},
         {tr("MFU"), [](const Prediction& p) { return p.mfu * 100; }, [](double v) { return QStringLiteral("%1 %").arg(v, 0, 'f', 1); }},
-        {tr("Peak memory"), [](const Prediction& p) { return p.peak_memory_gib; }, [](double v) { return QStringLiteral("%1 GiB").arg(v, 0, 'f', 1); }},
+        {tr("Peak memory"), [](const Prediction& p) { return p.peak_memory_gib; }, [](double v) { return style::formatGiB(v * style::kGiB); }},
         {tr("Micro-batches"), [](const Prediction& p) { return double(p.num_microbatches); }, [](double v) { return QString::number(v, 'f', 0); }},
     };
     // Then the Breakdown's bars, all of them and in its order: a change of batch or nodes

@@ -1500,7 +1500,7 @@ void PlanExplorerTest::breakdownTableColumnsAddUp()
     using C = BreakdownView::Column;
     auto shown = [table](int row, C column) {
         bool ok = false;
-        const double ms = table->item(row, column)->text().toDouble(&ok);
+        const double ms = QLocale().toDouble(table->item(row, column)->text(), &ok);   // grouped: "1,234.56"
         return ok ? ms : std::numeric_limits<double>::quiet_NaN();
     };
     for (int s = 0; s < 4; ++s) {
@@ -1723,6 +1723,16 @@ void PlanExplorerTest::planTitleCountsInTheSingular()
     QVERIFY(title);
     QVERIFY2(title->text().contains(QStringLiteral(" · 1&nbsp;stage · 1&nbsp;micro-batch · ")), qPrintable(title->text()));
     QVERIFY(!title->text().contains(QStringLiteral("stages")));
+    QVERIFY2(title->text().startsWith(QStringLiteral("<b>one stage</b> (search) · ")), qPrintable(title->text()));
+
+    // A baseline without a name of its own is named by its kind, once: "<b>uniform
+    // baseline</b> · ...", not "... (uniform baseline)" after it again.
+    Plan unnamed = plan;
+    unnamed.name.clear();
+    result.uniform_baseline = test::costed(*m_cost, unnamed);
+    w.setResult(result);
+    w.selectPlan(1);
+    QVERIFY2(title->text().startsWith(QStringLiteral("<b>uniform baseline</b> · 1&nbsp;stage")), qPrintable(title->text()));
 
     w.setResult(m_result);
     QVERIFY2(title->text().contains(QStringLiteral(" · 2&nbsp;stages · 64&nbsp;micro-batches · ")), qPrintable(title->text()));
