@@ -57,8 +57,9 @@ MFU and the memory of every stage of one plan.
 
 Flag form: a uniform Megatron-LM plan; stage s owns global ranks [s*W/PP, (s+1)*W/PP) in
 node order and DP = W / (TP*CP*PP). Left-out flags take Megatron-LM's defaults (sizes 1,
-ETP = TP, no recompute, no sequence parallelism, no distributed optimizer); --mbs, --gbs and
---precision default to the model's training section. --vpp is the number of virtual stages per pipeline
+ETP = TP for an MoE model (1 for a dense one), no recompute, no sequence parallelism, no
+distributed optimizer: a note says so when the model's training section, which hapmoe plan
+follows, has it on); --mbs, --gbs and --precision default to the model's training section. --vpp is the number of virtual stages per pipeline
 rank (1 = plain 1F1B). --recompute full without --recompute-layers recomputes every layer.
 --sequence-parallel with TP 1 is turned off with a note, as Megatron-LM does; an MoE model
 with TP > 1 gets it on with a note (Megatron-Core's MoE layer refuses to train without it).
@@ -204,6 +205,13 @@ EstimateInput fromFlags(const CliArgs& a, const DeviceCatalog& catalog, Warnings
     }
     k.sequence_parallel = a.has("sequence-parallel");
     k.distributed_optimizer = a.has("distributed-optimizer");
+    // The flag form keeps Megatron-LM's default; the search keeps the model's setting. Say so
+    // where they differ, or an estimate of the search's own plan in flags would not fit where
+    // the plan does.
+    if (!k.distributed_optimizer && in.model.training.use_distributed_optimizer)
+        in.notes.push_back("without --distributed-optimizer every data-parallel rank keeps all optimizer states "
+                           "(Megatron-LM's default); hapmoe plan follows the model's training section, which has the "
+                           "distributed optimizer on: give --distributed-optimizer to compare with its plans");
     // Megatron-Core: --optimizer-offload-fraction (default 1.0) only acts with --optimizer-cpu-offload;
     // here giving the fraction is enough (--help says so).
     if (auto f = a.doubleValue("optimizer-offload-fraction")) {

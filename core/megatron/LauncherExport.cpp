@@ -1959,8 +1959,13 @@ private:
             o << "fi\n\n";
         }
         // Environment per device type (FlagScale's experiment.envs.device_type_specific).
-        // The original's PYTHONPATH is not written (notePythonPath).
-        std::set<std::string> skip{"CUDA_DEVICE_MAX_CONNECTIONS", "PYTHONPATH"};
+        // The original's PYTHONPATH is not written (notePythonPath). Its CUDA_DEVICE_MAX_CONNECTIONS
+        // is carried over (after the blocks, for every device type) when it is 1, which every
+        // rule allows; another value gives way to the blocks' 1 (decideMaxConnections notes it).
+        const bool originalMaxOne = originalMaxConnections() == std::optional<std::string>("1");
+        std::set<std::string> skip{"PYTHONPATH"};
+        if (!originalMaxOne)
+            skip.insert("CUDA_DEVICE_MAX_CONNECTIONS");
         o << "# Environment per device type\ncase \"${CURRENT_DEVICE_TYPE}\" in\n";
         std::vector<std::string> seen;
         for (const PlanMesh& mesh : planMeshes(m_doc.plan)) {
@@ -1979,7 +1984,8 @@ private:
                 if (name != "CUDA_DEVICE_MAX_CONNECTIONS" && originalSetsOwnValue(name, value))
                     continue;
                 o << "        export " << name << "=" << (value.find("${") != std::string::npos ? "\"" + value + "\"" : value) << "\n";
-                skip.insert(name);
+                if (name != "CUDA_DEVICE_MAX_CONNECTIONS" || !originalMaxOne)
+                    skip.insert(name);
             }
             o << "        ;;\n";
         }

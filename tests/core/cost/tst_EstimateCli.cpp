@@ -76,6 +76,22 @@ private slots:
         QVERIFY(r.out.contains("breakdown"));
     }
 
+    void flagFormNotesTheModelsDistributedOptimizer()
+    {
+        // LLaMA-2-7B (6.74e9 parameters) at DP 16 on 16 A100s: Megatron-LM's default keeps 18
+        // bytes of weights, gradients and Adam states per parameter on every rank, 113 GiB, which
+        // cannot fit 80 GiB; with the distributed optimizer 6 + 12/16 bytes, 42 GiB, fits. The
+        // search plans with the model's setting (on), so the flag form says what it left out.
+        const QStringList args = {"estimate", "--model", "llama2-7b", "--cluster", "A100:2x8", "--gbs", "64"};
+        const Run plain = hapmoe(args);
+        QCOMPARE(plain.code, 1);
+        QVERIFY2(plain.out.contains("note: without --distributed-optimizer every data-parallel rank keeps all optimizer states"),
+                 plain.out.constData());
+        const Run sharded = hapmoe(args + QStringList{"--distributed-optimizer"});
+        QCOMPARE(sharded.code, 0);
+        QVERIFY(!sharded.out.contains("without --distributed-optimizer"));
+    }
+
     void jsonHasThePredictionKeys()
     {
         QTemporaryDir dir;

@@ -1524,6 +1524,15 @@ private slots:
         ExportResult r = exportLauncher(d, o);
         QVERIFY2(r.ok, r.refusal.c_str());
         QVERIFY(r.script.find("export CUDA_DEVICE_MAX_CONNECTIONS=\"${CUDA_DEVICE_MAX_CONNECTIONS:-1}\"\n") != std::string::npos);
+        // FlagScale's launcher carries the original's 1 over too, after the device types'
+        // blocks (it was left out without a word).
+        ExportOptions fs = o;
+        fs.format = LauncherFormat::FlagScale;
+        r = exportLauncher(d, fs);
+        QVERIFY2(r.ok, r.refusal.c_str());
+        QVERIFY2(r.script.find("export CUDA_DEVICE_MAX_CONNECTIONS=\"${CUDA_DEVICE_MAX_CONNECTIONS:-1}\"   # from m.sh\n")
+                     != std::string::npos,
+                 r.script.c_str());
         r = exportLauncher(megatronPlan(), o);
         QVERIFY2(r.ok, r.refusal.c_str());
         QVERIFY(r.script.find("export CUDA_DEVICE_MAX_CONNECTIONS=1\n") != std::string::npos);
