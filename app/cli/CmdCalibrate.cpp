@@ -7,11 +7,13 @@
 #include "util/Strings.h"
 #include "Commands.h"
 
+#include "cost/CostModel.h"
 #include "hardware/DeviceCatalog.h"
 #include "io/Documents.h"
 #include "megatron/LogCalibration.h"
 #include "megatron/ShellQuote.h"
 
+#include <cmath>
 #include <iomanip>
 #include <iostream>
 
@@ -125,8 +127,16 @@ int cmdCalibrate(const Args& args)
     std::cout << std::setprecision(3) << "device efficiency (large-GEMM fraction of BF16 peak):";
     for (const auto& [type, e] : r.profile.device_efficiency) {
         std::cout << " " << type << " " << e;
-        if (const auto before = r.efficiency_before.find(type); before != r.efficiency_before.end() && before->second > 0)
-            std::cout << " (was " << before->second << ": x" << e / before->second << ")";
+        if (const auto before = r.efficiency_before.find(type); before != r.efficiency_before.end() && before->second > 0) {
+            // Say where the figure before came from: the catalog's MAMF times 0.935, or a base profile.
+            std::cout << " (was " << before->second;
+            const DeviceType* t = catalog.find(type);
+            if (t && t->default_efficiency > 0 && std::abs(before->second - t->default_efficiency * kLargeGemmOverMamf) < 1e-12)
+                std::cout << ", 0.935 x the catalog's " << t->default_efficiency;
+            else
+                std::cout << ", the base profile's";
+            std::cout << ": x" << e / before->second << ")";
+        }
     }
     std::cout << "; x" << r.efficiency_scale << " the catalog's MAMF figure\n";
     if (r.table_scale != 1)

@@ -7,6 +7,8 @@
 #include "io/Documents.h"
 #include "io/Presets.h"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
@@ -18,15 +20,19 @@ namespace hapmoe::cli {
 
 namespace {
 
-constexpr const char* kHelp = R"HELP(Usage: hapmoe presets [devices|models|clusters] [--devices FILE] [--sources]
+constexpr const char* kHelp = R"HELP(Usage: hapmoe presets [devices|models|clusters] [--devices FILE] [--sources] [--json]
 
 Lists the built-in device types, model presets and cluster presets (all three when no
-kind is given). Preset names are accepted, case-insensitively, wherever a command takes
---model or --cluster.
+kind is given). Preset names are accepted wherever a command takes --model or --cluster,
+matched ignoring case, hyphens, underscores and spaces.
 
 Options:
   --devices FILE   also load a hapmoe.devices catalog that adds or overrides device types
   --sources        print the source of every preset (and every device figure)
+  --json           one JSON object instead of tables: "devices", a hapmoe.devices document
+                   (every field, sources included); "models", the hapmoe.model documents;
+                   "clusters", the hapmoe.cluster documents; only the kind asked for, or all
+                   three. Each document is what --devices, --model or --cluster reads.
 )HELP";
 
 using Row = std::vector<std::string>;
@@ -132,11 +138,32 @@ void listClusters(bool sources)
     }
 }
 
+// The presets as documents the other commands read back, in one object.
+void printJson(const DeviceCatalog& catalog, const std::string& kind)
+{
+    nlohmann::ordered_json out = nlohmann::ordered_json::object();
+    if (kind == "all" || kind == "devices")
+        out["devices"] = nlohmann::ordered_json::parse(catalog.toJson());
+    if (kind == "all" || kind == "models") {
+        nlohmann::ordered_json models = nlohmann::ordered_json::array();
+        for (const auto& p : modelPresets())
+            models.push_back(nlohmann::ordered_json::parse(writeModel(*findModelPreset(p.name))));
+        out["models"] = std::move(models);
+    }
+    if (kind == "all" || kind == "clusters") {
+        nlohmann::ordered_json clusters = nlohmann::ordered_json::array();
+        for (const auto& p : clusterPresets())
+            clusters.push_back(nlohmann::ordered_json::parse(writeCluster(*findClusterPreset(p.name))));
+        out["clusters"] = std::move(clusters);
+    }
+    std::cout << out.dump(2) << "\n";
+}
+
 } // namespace
 
 int cmdPresets(const Args& args)
 {
-    const CliArgs a(args, {"devices"}, {"help", "sources"});
+    const CliArgs a(args, {"devices"}, {"help", "sources", "json"});
     if (a.has("help")) {
         std::cout << kHelp;
         return Success;
@@ -147,6 +174,10 @@ int cmdPresets(const Args& args)
     if (kind != "all" && kind != "devices" && kind != "models" && kind != "clusters")
         throw UsageError("unknown kind \"" + kind + "\"; expected devices, models or clusters");
     const DeviceCatalog catalog = catalogFromArgs(a);
+    if (a.has("json")) {
+        printJson(catalog, kind);
+        return Success;
+    }
     const bool sources = a.has("sources");
     bool first = true;
     auto gap = [&] {

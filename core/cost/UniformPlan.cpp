@@ -96,7 +96,7 @@ Plan makeUniformPlan(const ModelSpec& model, const Cluster& cluster, const Devic
                                             + "), got " + std::to_string(k.recompute_layers));
 
     Plan plan;
-    plan.name = "megatron (flags)";
+    plan.name = "uniform (flags)";
     plan.vpp = k.vpp;
     plan.global_batch_size = k.global_batch_size > 0 ? k.global_batch_size : model.training.global_batch_size;
     // Megatron-Core's MoE layer refuses to train with TP > 1 without sequence parallelism

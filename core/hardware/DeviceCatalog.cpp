@@ -127,6 +127,36 @@ DeviceCatalog DeviceCatalog::fromJson(std::string_view text, const std::string& 
     return catalog;
 }
 
+std::string DeviceCatalog::toJson() const
+{
+    nlohmann::json devices = nlohmann::json::array();
+    for (const DeviceType& t : m_types) {
+        nlohmann::json d;
+        d["name"] = t.name;
+        d["aliases"] = t.aliases;
+        d["vendor"] = t.vendor;
+        d["bf16_tflops"] = t.bf16_tflops;
+        d["memory_gib"] = t.memory_gib;
+        d["hbm_gbps"] = t.hbm_gbps;
+        if (!t.intra_link_kind.empty())
+            d["intra_link_kind"] = t.intra_link_kind;
+        d["intra_node_gbps"] = t.intra_node_gbps;
+        d["inter_node_gbps"] = t.inter_node_gbps;
+        d["collective_library"] = t.collective_library;
+        if (t.compute_capability > 0)
+            d["compute_capability"] = t.compute_capability;
+        d["default_efficiency"] = t.default_efficiency;
+        d["default_devices_per_node"] = t.default_devices_per_node;
+        if (!t.sources.empty())
+            d["sources"] = t.sources;
+        if (!t.notes.empty())
+            d["notes"] = t.notes;
+        devices.push_back(std::move(d));
+    }
+    const nlohmann::json doc = {{"format", "hapmoe.devices"}, {"version", kDevicesVersion}, {"devices", std::move(devices)}};
+    return doc.dump(2) + "\n";
+}
+
 void DeviceCatalog::merge(const DeviceCatalog& overrides, const std::string& fileName)
 {
     // Into a copy, so that a refused override leaves this catalog as it was.

@@ -52,6 +52,10 @@ public:
 
     const std::vector<DeviceType>& types() const { return m_types; }
 
+    // The catalog as a "hapmoe.devices" document that fromJson reads back to the same types
+    // (hapmoe presets devices --json).
+    std::string toJson() const;
+
 private:
     std::vector<DeviceType> m_types;
 };

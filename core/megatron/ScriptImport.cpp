@@ -1247,7 +1247,7 @@ private:
                 const int per = intFlag("--num-layers-per-virtual-pipeline-stage", 0);
                 if (firstLast)
                     broken("--num-layers-per-virtual-pipeline-stage", "cannot be combined with --decoder-first/last-pipeline-num-layers "
-                                                                      "(give --num-virtual-stages-per-pipeline-rank instead; reference section 4b)");
+                                                                      "(give --num-virtual-stages-per-pipeline-rank instead, as Megatron-LM's validate_args requires; docs/megatron.md)");
                 else if (per > 0 && p.pp > 0 && counted % (p.pp * per) == 0)
                     p.vpp = counted / (p.pp * per);
                 else
@@ -1276,7 +1276,7 @@ private:
             const std::string flags = has("--decoder-first-pipeline-num-layers") ? "--decoder-first-pipeline-num-layers"
                                                                                   : "--decoder-last-pipeline-num-layers";
             if (accountE || accountL)
-                broken(flags, "cannot be combined with the account-for flags (reference section 4b)");
+                broken(flags, "cannot be combined with the account-for flags (Megatron-LM's validate_args refuses it; docs/megatron.md)");
             else if (p.pp < 2 || middle < 0)
                 broken(flags, "needs PP 2 or more, and PP is " + std::to_string(p.pp));
             else if (middle > 0 && rest == 0)

@@ -87,6 +87,7 @@ private slots:
     void presetsListsRequiredModels();
     void presetsListsDevices();
     void presetsRejectsUnknownKind();
+    void presetsJsonReadsBack();
     void validateShippedFiles();
     void validateSummary();
     void validateWarnsButPasses();
@@ -182,6 +183,56 @@ void tst_CliFoundation::presetsListsDevices()
     QVERIFY(QRegularExpression("^910B-376T\\s+Huawei\\s+353\\.9\\s+64\\s", QRegularExpression::MultilineOption).match(r.out).hasMatch());
     const Run s = hapmoe({"presets", "devices", "--sources"});
     QVERIFY(s.out.contains("msmodeling"));
+}
+
+void tst_CliFoundation::presetsJsonReadsBack()
+{
+    // --json prints the presets as the documents the other commands read: the devices as a
+    // hapmoe.devices catalog (given back as --devices it changes nothing), every model and
+    // cluster as a file that validate accepts and estimate takes. Figures as in the tables:
+    // H800 989 TFLOP/s, 80 GiB (device-specs.md).
+    const Run r = hapmoe({"presets", "--json"});
+    QCOMPARE(r.exitCode, 0);
+    QJsonParseError error{};
+    const QJsonObject all = QJsonDocument::fromJson(r.out.toUtf8(), &error).object();
+    QCOMPARE(error.error, QJsonParseError::NoError);
+    QCOMPARE(all.keys(), (QStringList{"clusters", "devices", "models"}));
+    const QJsonObject devices = all["devices"].toObject();
+    QCOMPARE(devices["format"].toString(), QStringLiteral("hapmoe.devices"));
+    bool h800 = false;
+    for (const QJsonValue d : devices["devices"].toArray()) {
+        if (d["name"].toString() == QStringLiteral("H800")) {
+            h800 = true;
+            QCOMPARE(d["bf16_tflops"].toDouble(), 989.0);
+            QCOMPARE(d["memory_gib"].toDouble(), 80.0);
+            QVERIFY(!d["sources"].toObject().isEmpty());
+        }
+    }
+    QVERIFY(h800);
+    QTemporaryDir dir;
+    const QString devicesFile = dir.filePath("devices.json");
+    QFile f(devicesFile);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(QJsonDocument(devices).toJson());
+    f.close();
+    const Run plain = hapmoe({"presets", "devices"});
+    const Run again = hapmoe({"presets", "devices", "--devices", devicesFile});
+    QCOMPARE(again.exitCode, 0);
+    QCOMPARE(again.out, plain.out);
+    QCOMPARE(all["models"].toArray().size(), static_cast<qsizetype>(hapmoe({"presets", "models"}).out.count("\n") - 4));
+    const QJsonObject model = all["models"].toArray().first().toObject();
+    const QJsonObject cluster = all["clusters"].toArray().first().toObject();
+    QCOMPARE(model["format"].toString(), QStringLiteral("hapmoe.model"));
+    QCOMPARE(cluster["format"].toString(), QStringLiteral("hapmoe.cluster"));
+    for (const auto& [name, doc] : {std::pair{QStringLiteral("model.json"), model}, std::pair{QStringLiteral("cluster.json"), cluster}}) {
+        QFile out(dir.filePath(name));
+        QVERIFY(out.open(QIODevice::WriteOnly));
+        out.write(QJsonDocument(doc).toJson());
+    }
+    QCOMPARE(hapmoe({"validate", dir.filePath("model.json"), dir.filePath("cluster.json")}).exitCode, 0);
+    // Only the kind asked for.
+    const QJsonObject onlyModels = QJsonDocument::fromJson(hapmoe({"presets", "models", "--json"}).out.toUtf8()).object();
+    QCOMPARE(onlyModels.keys(), QStringList{"models"});
 }
 
 void tst_CliFoundation::presetsRejectsUnknownKind()

@@ -424,6 +424,9 @@ private slots:
                  qPrintable(r.out));
         QVERIFY(r.out.contains("predicted after"));
         QVERIFY(r.out.contains("router imbalance rho: 1.400"));
+        // The efficiency before is the analytic default, which the line derives: H800's MAMF
+        // fraction 0.803 (catalog) x 253.7/271.2 = 0.751.
+        QVERIFY2(r.out.contains("(was 0.751, 0.935 x the catalog's 0.803: x"), qPrintable(r.out));
         QCOMPARE(hapmoeCli({"validate", dir.filePath("profile.json")}, dir.path()).code, 0);
         test::writeText(dir.filePath("empty.log"), "nothing\n");
         QCOMPARE(hapmoeCli({"calibrate", "--log", dir.filePath("empty.log"), "--plan", data("mixtral_h800_plan.json")}, dir.path()).code, 2);
