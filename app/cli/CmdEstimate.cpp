@@ -289,8 +289,16 @@ void printTable(const EstimateInput& in, const Prediction& p, const Profile* pro
     int layersWidth = 7;
     for (const std::string& r : layerRanges)
         layersWidth = std::max(layersWidth, static_cast<int>(r.size()));
-    std::printf("\n%-5s %-11s %-*s %3s %3s %3s %3s %3s %3s %-9s %8s %8s %9s %9s\n", "stage", "device", layersWidth, "layers",
-                "TP", "CP", "DP", "EP", "ETP", "EDP", "recompute", "fwd ms", "bwd ms", "mem GiB", "of GiB");
+    // A dense model has no expert grid: its table leaves out EP, ETP and EDP.
+    const bool experts = in.model.isMoe();
+    auto expertCells = [experts](const std::string& ep, const std::string& etp, const std::string& edp) {
+        char buf[32] = "";
+        if (experts)
+            std::snprintf(buf, sizeof buf, " %3s %3s %3s", ep.c_str(), etp.c_str(), edp.c_str());
+        return std::string(buf);
+    };
+    std::printf("\n%-5s %-11s %-*s %3s %3s %3s%s %-9s %8s %8s %9s %9s\n", "stage", "device", layersWidth, "layers", "TP", "CP", "DP",
+                expertCells("EP", "ETP", "EDP").c_str(), "recompute", "fwd ms", "bwd ms", "mem GiB", "of GiB");
     for (int i = 0; i < plan.pp(); ++i) {
         const StagePlan& s = plan.stages[static_cast<std::size_t>(i)];
         const StageEstimate& e = p.stages[static_cast<std::size_t>(i)];
@@ -298,10 +306,10 @@ void printTable(const EstimateInput& in, const Prediction& p, const Profile* pro
         if (s.recompute == Recompute::Full && s.recompute_layers > 0)
             rc += "(" + std::to_string(s.recompute_layers) + ")";
         const std::string& layers = layerRanges[static_cast<std::size_t>(i)];
-        std::printf("%-5d %-11s %-*s %3d %3d %3d %3d %3d %3d %-9s %8s %8s %9.1f %9.1f%s\n", i, s.device_type.c_str(),
-                    layersWidth, layers.c_str(), s.tp, s.cp, s.dp, s.ep, s.etp, s.edp, rc.c_str(), decimal(1e3 * e.t_fwd, 1).c_str(),
-                    decimal(1e3 * e.t_bwd, 1).c_str(),
-                    e.memory.total() / GiB, e.memory.capacity / GiB, e.memory.fits() ? "" : "  DOES NOT FIT");
+        std::printf("%-5d %-11s %-*s %3d %3d %3d%s %-9s %8s %8s %9.1f %9.1f%s\n", i, s.device_type.c_str(), layersWidth, layers.c_str(),
+                    s.tp, s.cp, s.dp, expertCells(std::to_string(s.ep), std::to_string(s.etp), std::to_string(s.edp)).c_str(), rc.c_str(),
+                    decimal(1e3 * e.t_fwd, 1).c_str(), decimal(1e3 * e.t_bwd, 1).c_str(), e.memory.total() / GiB, e.memory.capacity / GiB,
+                    e.memory.fits() ? "" : "  DOES NOT FIT");
     }
     const TimeBreakdown& b = p.breakdown;
     const double T = p.iteration_time_s > 0 ? p.iteration_time_s : 1;

@@ -190,7 +190,8 @@ std::string pad(std::string s, std::size_t w)
     return s;
 }
 
-void printPlan(std::ostream& os, const RankedPlan& rp, const Cluster& cluster)
+// `experts`: the model has experts; a dense model's table has no EP, ETP and EDP columns.
+void printPlan(std::ostream& os, const RankedPlan& rp, const Cluster& cluster, bool experts)
 {
     const Plan& p = rp.plan;
     const Prediction& pr = rp.prediction;
@@ -215,7 +216,7 @@ void printPlan(std::ostream& os, const RankedPlan& rp, const Cluster& cluster)
     for (const std::string& r : layerRanges)
         layersWidth = std::max(layersWidth, r.size() + 1);
     os << "  stage  device       " << pad("devices", devWidth) << " " << pad("layers", layersWidth)
-       << " TP CP DP  EP ETP EDP  MBS  recompute   memory GiB  time ms\n";
+       << " TP CP DP  " << (experts ? "EP ETP EDP  " : "") << "MBS  recompute   memory GiB  time ms\n";
     for (int i = 0; i < p.pp(); ++i) {
         const StagePlan& st = p.stages[static_cast<std::size_t>(i)];
         const StageEstimate* e = i < static_cast<int>(pr.stages.size()) ? &pr.stages[static_cast<std::size_t>(i)] : nullptr;
@@ -223,9 +224,10 @@ void printPlan(std::ostream& os, const RankedPlan& rp, const Cluster& cluster)
         line << "  " << pad(std::to_string(i), 6) << " " << pad(st.device_type, 12) << " "
              << pad(devices[static_cast<std::size_t>(i)], devWidth) << " "
              << pad(layerRanges[static_cast<std::size_t>(i)], layersWidth) << " "
-             << pad(std::to_string(st.tp), 3) << pad(std::to_string(st.cp), 3) << pad(std::to_string(st.dp), 4)
-             << pad(std::to_string(st.ep), 4) << pad(std::to_string(st.etp), 4) << pad(std::to_string(st.edp), 5)
-             << pad(std::to_string(st.micro_batch_size), 5) << pad(recomputeText(st), 12);
+             << pad(std::to_string(st.tp), 3) << pad(std::to_string(st.cp), 3) << pad(std::to_string(st.dp), 4);
+        if (experts)
+            line << pad(std::to_string(st.ep), 4) << pad(std::to_string(st.etp), 4) << pad(std::to_string(st.edp), 5);
+        line << pad(std::to_string(st.micro_batch_size), 5) << pad(recomputeText(st), 12);
         if (e)
             line << pad(fmt("%.1f", e->memory.total() / (1024.0 * 1024.0 * 1024.0)) + "/" + fmt("%.0f", e->memory.capacity / (1024.0 * 1024.0 * 1024.0)), 12)
                  << decimal((e->t_fwd + e->t_bwd) * 1e3, 1);
@@ -428,10 +430,10 @@ int cmdPlan(const Args& args)
            << (r.plans.front().plan.name.find("baseline") != std::string::npos ? ", and nothing beats the baseline" : "")
            << ".\n";
     os << "\n";
-    printPlan(os, r.plans.front(), cluster);
+    printPlan(os, r.plans.front(), cluster, model.isMoe());
     for (std::size_t i = 1; i < r.plans.size(); ++i) {
         os << "\n";
-        printPlan(os, r.plans[i], cluster);
+        printPlan(os, r.plans[i], cluster, model.isMoe());
     }
     const double best = r.plans.front().prediction.iteration_time_s;
     auto compare = [&](const char* label, const std::optional<RankedPlan>& b) {
