@@ -12,6 +12,8 @@
 #include "io/Documents.h"
 #include "util/InputError.h"
 
+#include <nlohmann/json.hpp>
+
 #include <iostream>
 #include <cstdio>
 #include <sstream>
@@ -21,7 +23,7 @@ namespace hapmoe::cli {
 
 namespace {
 
-constexpr const char* kHelp = R"HELP(Usage: hapmoe validate FILE... [--devices FILE]
+constexpr const char* kHelp = R"HELP(Usage: hapmoe validate FILE... [--devices FILE] [--json]
 
 Reads each file (hapmoe.model, hapmoe.cluster, hapmoe.profile, hapmoe.plan,
 hapmoe.project or hapmoe.devices; the "format" key tells which), migrates older
@@ -31,6 +33,10 @@ Exit code 0 when all files are valid, 2 otherwise.
 
 Options:
   --devices FILE   a hapmoe.devices catalog adding or overriding device types
+  --json           one JSON object on stdout instead: "files", one entry per FILE in order
+                   with "file", "valid", "format" (when the file names one), "summary" (the
+                   text after "ok"), "warnings", and for an invalid file "error" with
+                   "file", "where" (the JSON path), "detail" and "message"; same exit code
 )HELP";
 
 void clusterWarnings(const Cluster& c, const DeviceCatalog& catalog, const std::string& file, Warnings& warnings)
@@ -149,7 +155,7 @@ std::string validateOne(const std::string& file, const DeviceCatalog& catalog, W
 
 int cmdValidate(const Args& args)
 {
-    const CliArgs a(args, {"devices"}, {"help"});
+    const CliArgs a(args, {"devices"}, {"help", "json"});
     if (a.has("help")) {
         std::cout << kHelp;
         return Success;
@@ -158,6 +164,37 @@ int cmdValidate(const Args& args)
         throw UsageError("expected at least one FILE\n\n" + std::string(kHelp));
     const DeviceCatalog catalog = catalogFromArgs(a);
     int exitCode = Success;
+    if (a.has("json")) {
+        nlohmann::ordered_json files = nlohmann::ordered_json::array();
+        for (const auto& file : a.positionals()) {
+            Warnings warnings;
+            nlohmann::ordered_json entry;
+            entry["file"] = file;
+            try {
+                const std::string summary = validateOne(file, catalog, warnings);
+                entry["valid"] = true;
+                entry["format"] = documentVersion(readTextFile(file), file).format;
+                entry["summary"] = summary;
+            } catch (const InputError& e) {
+                entry["valid"] = false;
+                // The format, when the file is JSON that names one.
+                try {
+                    entry["format"] = documentVersion(readTextFile(file), file).format;
+                } catch (const InputError&) {
+                }
+                entry["error"] = {{"file", e.file().empty() ? file : e.file()},
+                                  {"where", e.where()},
+                                  {"detail", e.detail()},
+                                  {"message", (e.file().empty() ? file + ": " : std::string()) + e.what()}};
+                exitCode = BadInput;
+            }
+            entry["warnings"] = warnings;
+            files.push_back(std::move(entry));
+        }
+        std::cout << nlohmann::ordered_json{{"files", std::move(files)}}.dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+                  << "\n";
+        return exitCode;
+    }
     for (const auto& file : a.positionals()) {
         Warnings warnings;
         try {

@@ -88,6 +88,7 @@ private slots:
     void presetsListsDevices();
     void presetsRejectsUnknownKind();
     void presetsJsonReadsBack();
+    void validateJsonNamesEveryFile();
     void validateShippedFiles();
     void validateSummary();
     void validateWarnsButPasses();
@@ -233,6 +234,33 @@ void tst_CliFoundation::presetsJsonReadsBack()
     // Only the kind asked for.
     const QJsonObject onlyModels = QJsonDocument::fromJson(hapmoe({"presets", "models", "--json"}).out.toUtf8()).object();
     QCOMPARE(onlyModels.keys(), QStringList{"models"});
+}
+
+void tst_CliFoundation::validateJsonNamesEveryFile()
+{
+    // --json: one entry per file, in order, valid or not; the error as the text form gives it
+    // (file, JSON path, what was expected); exit 2 when any file is invalid, as without it.
+    const QString root = QStringLiteral(HAPMOE_SOURCE_DIR);
+    const QString good = root + "/resources/devices.json";
+    const QString bad = root + "/tests/bad-input/cluster-huge-bandwidth.json";
+    const Run r = hapmoe({"validate", "--json", good, bad});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.isEmpty(), qPrintable(r.err));
+    const QJsonArray files = QJsonDocument::fromJson(r.out.toUtf8()).object()["files"].toArray();
+    QCOMPARE(files.size(), 2);
+    QCOMPARE(files[0]["file"].toString(), good);
+    QVERIFY(files[0]["valid"].toBool());
+    QCOMPARE(files[0]["format"].toString(), QStringLiteral("hapmoe.devices"));
+    QVERIFY(files[0]["summary"].toString().startsWith(QStringLiteral("hapmoe.devices v1, ")));
+    QVERIFY(!files[1]["valid"].toBool());
+    QCOMPARE(files[1]["format"].toString(), QStringLiteral("hapmoe.cluster"));
+    const QJsonObject error = files[1]["error"].toObject();
+    QCOMPARE(error["file"].toString(), bad);
+    QCOMPARE(error["where"].toString(), QStringLiteral("cluster.links[0].bandwidth_gbytes_per_s"));
+    QCOMPARE(error["detail"].toString(), QStringLiteral("expected at most 1e+06 GB/s, got 1e+308"));
+    const Run text = hapmoe({"validate", bad});
+    QVERIFY2(text.err.contains(error["message"].toString()), qPrintable(text.err));
+    QCOMPARE(hapmoe({"validate", "--json", good}).exitCode, 0);
 }
 
 void tst_CliFoundation::presetsRejectsUnknownKind()
