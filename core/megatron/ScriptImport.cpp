@@ -9,6 +9,7 @@
 #include "plan/Deployability.h"
 #include "util/Strings.h"
 
+#include <cmath>
 #include <algorithm>
 #include <limits>
 #include <cctype>
@@ -832,7 +833,14 @@ private:
     // (flagscale/train/train_gpt.py).
     bool runsFlagScale() const
     {
-        return m_out.parallel.hetero() || lower(m_out.entry_script).find("flagscale") != std::string::npos;
+        if (m_out.parallel.hetero() || lower(m_out.entry_script).find("flagscale") != std::string::npos)
+            return true;
+        // Or a flag only FlagScale's fork has (--multiple-of, --hidden-dim-multiplier, ...):
+        // its older scripts start pretrain_gpt.py from the fork's own folder.
+        const FlagList& megatron = FlagList::megatron();
+        const FlagList& flagscale = FlagList::flagscale();
+        return std::any_of(m_flags.begin(), m_flags.end(),
+                           [&](const auto& f) { return flagscale.contains(f.first) && !megatron.contains(f.first); });
     }
 
     // Argparse's choices (FlagList): a value outside them stops Megatron-LM before it starts.
@@ -844,7 +852,9 @@ private:
         const FlagList& megatron = FlagList::megatron();
         for (const auto& [name, values] : m_flags) {
             const std::vector<std::string>* choices = megatron.choices(name);
-            if (!choices || (runsFlagScale() && !mappedFlags().count(name)))
+            // FlagScale's fork adds tokenizers (QwenTokenizer, AquilaTokenizer, ...): a
+            // FlagScale script's tokenizer only decides the vocabulary (buildModel).
+            if (!choices || (runsFlagScale() && (!mappedFlags().count(name) || name == "--tokenizer-type")))
                 continue;
             for (const std::string& raw : values) {
                 const std::string v = ShellQuote::unquoted(raw);
@@ -942,9 +952,35 @@ private:
         for (const char* required : {"--num-layers", "--hidden-size", "--num-attention-heads"})
             if (!has(required))
                 warn(at() + "the launch command has no " + std::string(required) + " (Megatron-LM requires it)");
-        m.swiglu = has("--swiglu");
+        // A gated MLP: SwiGLU, or Megatron-LM's --quick-geglu (argument_utils.py sets
+        // gated_linear_unit for it), which the model costs alike (three matrices).
+        m.swiglu = has("--swiglu") || has("--quick-geglu");
+        if (has("--quick-geglu") && !has("--swiglu"))
+            warn(at("--quick-geglu") + "--quick-geglu is a gated MLP (Megatron-LM sets gated_linear_unit): costed as SwiGLU's "
+                 "three matrices");
         // Megatron's default FFN: 4h, or with SwiGLU int(8h/3/64)*64 (validate_args).
-        const int defaultFfn = m.swiglu ? (8 * m.hidden_size / 3 / 64) * 64 : 4 * m.hidden_size;
+        int defaultFfn = has("--swiglu") ? (8 * m.hidden_size / 3 / 64) * 64 : 4 * m.hidden_size;
+        // FlagScale's fork: with --swiglu and --multiple-of, int(8h/3), times
+        // --hidden-dim-multiplier when given, rounded up to a multiple of --multiple-of (its
+        // arguments.py, as flagscale/runner/auto_tuner restates it). Megatron-LM has neither flag.
+        if (has("--swiglu") && has("--multiple-of") && !has("--ffn-hidden-size")) {
+            const int multipleOf = intFlag("--multiple-of", 1);
+            double hidden = std::floor(4.0 * m.hidden_size * 2.0 / 3.0);
+            if (has("--hidden-dim-multiplier")) {
+                const std::optional<double> factor = toReal(ShellQuote::unquoted(str("--hidden-dim-multiplier").value_or("")));
+                if (factor && *factor > 0 && *factor < 1000)
+                    hidden = std::floor(hidden * *factor);
+                else
+                    m_out.invalid_values.push_back({"--hidden-dim-multiplier", str("--hidden-dim-multiplier").value_or(""),
+                                                    "a number greater than 0 (FlagScale asserts it)", ""});
+            }
+            const double ffn = multipleOf * std::ceil(hidden / multipleOf);
+            if (ffn > 0 && ffn <= 1e8)
+                defaultFfn = static_cast<int>(ffn);
+        } else if (has("--hidden-dim-multiplier") && !has("--ffn-hidden-size")) {
+            warn(at("--hidden-dim-multiplier") + "--hidden-dim-multiplier acts only with --swiglu and --multiple-of (FlagScale); "
+                 "the FFN size is " + std::to_string(defaultFfn));
+        }
         m.ffn_hidden_size = intFlag("--ffn-hidden-size", defaultFfn);
         // --num-query-groups only takes effect with --group-query-attention.
         if (has("--group-query-attention"))
@@ -984,6 +1020,23 @@ private:
                  + std::to_string(m.kv_channels > 0 ? m.kv_channels : (m.num_attention_heads > 0 ? m.hidden_size / m.num_attention_heads : 0))
                  + " channels with full-rank projections, so its weights, FLOPs and activations may be far off "
                    "(--kv-lora-rank, --q-lora-rank and the head dimensions are not read)");
+        // Entry scripts of other model families: costed as a GPT decoder of the same flags.
+        {
+            const std::string entry = lower(m_out.entry_script);
+            const std::string base = baseName(entry);
+            const bool other = base == "pretrain_bert.py" || base == "pretrain_t5.py" || base == "pretrain_vlm.py"
+                || base == "pretrain_retro.py" || base == "pretrain_ict.py" || base == "pretrain_vision_classify.py"
+                || base == "pretrain_vision_dino.py" || base == "pretrain_vision_inpaint.py" || entry.find("multimodal") != std::string::npos
+                || entry.find("mimo") != std::string::npos;
+            if (other)
+                warn(at() + m_out.entry_script + " does not train a GPT decoder alone: the model is costed as a GPT decoder of "
+                     "these flags (an encoder, a vision tower, frozen parts or other sequence lengths are not modelled)");
+        }
+        // Multi-token prediction adds layers after the last decoder layer on the last stage.
+        if (const auto mtp = toInt(str("--mtp-num-layers").value_or("0")); mtp && *mtp > 0 && !has("--pipeline-model-parallel-layout"))
+            warn(at("--mtp-num-layers") + "--mtp-num-layers " + std::to_string(*mtp)
+                 + ": the multi-token-prediction layers on the last stage are not costed (their weights, FLOPs and activations "
+                   "are left out)");
         // Vocabulary: Megatron reads it from the tokenizer; --vocab-size states it, and
         // --padded-vocab-size states the size the layers are built for, which Megatron-LM does
         // not pad further (TokenizerConfig.padded_vocab_size; build_tokenizer.py
@@ -1346,6 +1399,18 @@ private:
                                                   "raises without it)");
         } else if (granularity == "selective") {
             p.recompute = Recompute::Selective;
+            // The model's selective recompute is Megatron-LM's default module, core attention
+            // (Korthikanti et al.); other modules recompute other parts of the layer.
+            if (has("--recompute-modules")) {
+                std::vector<std::string> others;
+                for (const std::string& v : valuesOf("--recompute-modules"))
+                    if (ShellQuote::unquoted(v) != "core_attn")
+                        others.push_back(ShellQuote::unquoted(v));
+                if (!others.empty())
+                    warn(at("--recompute-modules") + "--recompute-modules " + join(others, " ")
+                         + ": costed as selective recompute of core attention, the only module the model knows, so the "
+                           "activation memory and the recompute time of these modules are off");
+            }
             for (const char* flag : {"--recompute-method", "--recompute-num-layers"})
                 if (has(flag))
                     broken(flag, "must not be given with --recompute-granularity selective (Megatron-LM's TransformerConfig "

@@ -2634,6 +2634,66 @@ private slots:
         }
     }
 
+    void flagscaleForkFlags()
+    {
+        // FlagScale's own launch scripts (its examples/aquila 70B) start pretrain_gpt.py of its
+        // fork with flags Megatron-LM lacks. The FFN size from --multiple-of and
+        // --hidden-dim-multiplier, as FlagScale's arguments.py computes it: h = 8192,
+        // int(8h/3) = 21845, x 1.3 = 28398, rounded up to a multiple of 4096: 28672.
+        const std::string head = "torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers 8 --hidden-size 8192 "
+                                 "--num-attention-heads 64 --seq-length 4096 --max-position-embeddings 4096 --micro-batch-size 1 "
+                                 "--global-batch-size 16 --bf16 --tensor-model-parallel-size 8 --swiglu ";
+        const ImportedScript aquila = importMegatronScript(head + "--multiple-of 4096 --hidden-dim-multiplier 1.3 "
+                                                                  "--tokenizer-type AquilaTokenizer --vocab-size 100008\n",
+                                                           "aquila.sh");
+        QCOMPARE(aquila.model.ffn_hidden_size, 28672);
+        // Without the multiplier: 21845 rounded up to 24576. An explicit --ffn-hidden-size wins.
+        QCOMPARE(importMegatronScript(head + "--multiple-of 4096\n", "m.sh").model.ffn_hidden_size, 24576);
+        QCOMPARE(importMegatronScript(head + "--multiple-of 4096 --ffn-hidden-size 20480\n", "m.sh").model.ffn_hidden_size, 20480);
+        // The fork's tokenizers are its own choices: accepted, the vocabulary from --vocab-size.
+        QVERIFY2(refusalOf(head + "--multiple-of 4096 --hidden-dim-multiplier 1.3 --tokenizer-type AquilaTokenizer "
+                                  "--vocab-size 100008\n",
+                           "aquila.sh")
+                     == "accepted",
+                 refusalOf(head + "--multiple-of 4096 --tokenizer-type AquilaTokenizer --vocab-size 100008\n", "aquila.sh").c_str());
+        QCOMPARE(aquila.model.vocab_size, 100008);
+        // Megatron-LM's argparse refuses a tokenizer outside its choices.
+        QVERIFY(refusalOf(head + "--tokenizer-type AquilaTokenizer --vocab-size 100008\n", "plain.sh").find("expected one of")
+                != std::string::npos);
+        // --quick-geglu (gpt-oss) is a gated MLP: three matrices, as SwiGLU.
+        const ImportedScript geglu = importMegatronScript(
+            "torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers 8 --hidden-size 1024 --num-attention-heads 8 --seq-length 1024 "
+            "--max-position-embeddings 1024 --micro-batch-size 1 --global-batch-size 16 --ffn-hidden-size 2048 --quick-geglu\n",
+            "geglu.sh");
+        QVERIFY(geglu.model.swiglu);
+        QCOMPARE(geglu.model.ffn_hidden_size, 2048);
+        QVERIFY(hasWarning(geglu, "--quick-geglu is a gated MLP"));
+    }
+
+    void unmodelledPartsAreWarned()
+    {
+        // What the cost model leaves out is said, not dropped silently: MTP layers, selective
+        // recompute of modules other than core attention, other model families' entries.
+        const std::string flags = " --num-layers 8 --hidden-size 1024 --num-attention-heads 8 --seq-length 1024 "
+                                  "--max-position-embeddings 1024 --micro-batch-size 1 --global-batch-size 16 --bf16";
+        const ImportedScript mtp = importMegatronScript("torchrun --nproc_per_node 8 pretrain_gpt.py" + flags
+                                                            + " --untie-embeddings-and-output-weights --mtp-num-layers 1\n",
+                                                        "mtp.sh");
+        QVERIFY(hasWarning(mtp, "line 1: --mtp-num-layers 1: the multi-token-prediction layers on the last stage are not costed"));
+        const ImportedScript modules = importMegatronScript(
+            "torchrun --nproc_per_node 8 pretrain_gpt.py" + flags + " --recompute-granularity selective --recompute-modules core_attn mlp\n",
+            "rm.sh");
+        QCOMPARE(modules.parallel.recompute, Recompute::Selective);
+        QVERIFY(hasWarning(modules, "--recompute-modules mlp: costed as selective recompute of core attention"));
+        const ImportedScript attn = importMegatronScript(
+            "torchrun --nproc_per_node 8 pretrain_gpt.py" + flags + " --recompute-granularity selective --recompute-modules core_attn\n",
+            "ca.sh");
+        QVERIFY(!hasWarning(attn, "--recompute-modules"));
+        const ImportedScript bert = importMegatronScript("torchrun --nproc_per_node 8 pretrain_bert.py" + flags + "\n", "bert.sh");
+        QVERIFY(hasWarning(bert, "pretrain_bert.py does not train a GPT decoder alone"));
+        QVERIFY(!hasWarning(mtp, "does not train a GPT decoder"));
+    }
+
     void loopsReviewed()
     {
         // A return inside a loop ends the function; braces expand in a for loop's words;
