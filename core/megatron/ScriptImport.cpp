@@ -930,7 +930,13 @@ private:
         if (!n || *n < min || *n > kMax) {
             const std::string expected = "an integer from " + std::to_string(min) + " to " + std::to_string(kMax);
             warn(at(name) + name + " " + *v + ": expected " + expected + "; " + std::to_string(fallback) + " is used");
-            m_out.invalid_values.push_back({name, *v, expected, ""});
+            // A variable left unset (an argument or an environment variable not given): say
+            // where its value would come from.
+            const std::string unset = v->find("${") != std::string::npos
+                ? " (a variable the script does not set when read as given: pass the script's arguments with --script-args "
+                  "or its environment with --script-env)"
+                : std::string();
+            m_out.invalid_values.push_back({name, *v, expected, at(name) + "expected " + expected + ", got \"" + *v + "\"" + unset});
             return fallback;
         }
         return static_cast<int>(*n);

@@ -853,7 +853,13 @@ private slots:
         QCOMPARE(whereOf(missing), std::string("--hidden-size: missing: Megatron-LM needs it (a positive integer) and the "
                                                "launch command read (line 1: torchrun pretrain_gpt.py) does not give it"));
         const ImportedScript nan = importMegatronScript(head + "--hidden-size nan\n", "nan.sh");
-        QCOMPARE(whereOf(nan), std::string("--hidden-size: expected an integer from 1 to 100000000, got \"nan\""));
+        QCOMPARE(whereOf(nan), std::string("--hidden-size: line 1: expected an integer from 1 to 100000000, got \"nan\""));
+        // A variable the script leaves unset (an argument not given): where its value comes from.
+        const ImportedScript unset = importMegatronScript(head + "--hidden-size $HIDDEN\n", "unset.sh");
+        QVERIFY2(whereOf(unset).find("got \"${HIDDEN}\" (a variable the script does not set when read as given: pass the "
+                                     "script's arguments with --script-args or its environment with --script-env)")
+                     != std::string::npos,
+                 whereOf(unset).c_str());
         // validateModel's top-k rule, named by the flag: 9 of 8 experts.
         const std::string topk = whereOf(importMegatronScript(head + "--hidden-size 4096 --num-experts 8 --moe-router-topk 9\n", "k.sh"));
         QVERIFY2(topk.rfind("--moe-router-topk: ", 0) == 0 && topk.find("got 9") != std::string::npos, topk.c_str());
@@ -870,12 +876,12 @@ private slots:
                  crlf.c_str());
         // A global batch of 0 is refused (Megatron-LM takes its default only when the flag is absent).
         QCOMPARE(whereOf(importMegatronScript(head + "--hidden-size 4096 --global-batch-size 0\n", "b0.sh")),
-                 std::string("--global-batch-size: expected an integer from 1 to 100000000, got \"0\""));
+                 std::string("--global-batch-size: line 1: expected an integer from 1 to 100000000, got \"0\""));
         // --num-layers 0 says what was expected.
         const ImportedScript zero = importMegatronScript("torchrun pretrain_gpt.py --num-layers 0 --hidden-size 64 "
                                                          "--num-attention-heads 2 --seq-length 128\n",
                                                          "zero.sh");
-        QCOMPARE(whereOf(zero), std::string("--num-layers: expected an integer from 1 to 100000000, got \"0\""));
+        QCOMPARE(whereOf(zero), std::string("--num-layers: line 1: expected an integer from 1 to 100000000, got \"0\""));
         QCOMPARE(whereOf(importMegatronScript(head + "--hidden-size 4096\n", "ok.sh")), std::string("accepted"));
         // A layer pattern of 31 entries for 32 layers: Megatron-LM asserts the length.
         const std::string freq = whereOf(importMegatronScript(
@@ -1982,7 +1988,7 @@ private slots:
         QCOMPARE(refusalOf(head + "--encoder-seq-length 2048 --max-position-embeddings 2048\n", "enc.sh"), std::string("accepted"));
         // A bad value names the flag given.
         QCOMPARE(refusalOf(head + "--encoder-seq-length 0 --max-position-embeddings 2048\n", "zero.sh"),
-                 std::string("zero.sh: --encoder-seq-length: expected an integer from 1 to 100000000, got \"0\""));
+                 std::string("zero.sh: --encoder-seq-length: line 1: expected an integer from 1 to 100000000, got \"0\""));
         // Both: Megatron-LM stops, also when they agree; when they disagree --seq-length's is read.
         const ImportedScript both = importMegatronScript(head + "--seq-length 1024 --encoder-seq-length 2048 --max-position-embeddings 2048\n", "both.sh");
         QCOMPARE(both.model.seq_length, 1024);
