@@ -220,6 +220,16 @@ int cmdImport(const Args& args)
     project.current_script_inputs = inputs;
     // The cluster: as given, or the script's own nodes of one device type.
     std::optional<std::string> clusterSpec = a.value("cluster");
+    // The script's defaults may start fewer nodes than its real runs (NNODES from the
+    // scheduler): a rule broken on the nodes the script starts says where the world comes
+    // from and how to give another.
+    const auto worldHint = [&s](const InputError& e) {
+        return InputError(e.file(), e.where(),
+                          e.detail() + " (the world is the " + std::to_string(s.nnodes * s.nproc_per_node)
+                              + " processes the script starts as read; if its environment or arguments start more, "
+                                "give them with --script-env or --script-args)");
+    };
+    const bool ownNodes = !clusterSpec;
     if (!clusterSpec && (a.has("device") || a.has("o"))) {
         const DeviceType& type = catalog.get(a.value("device").value_or("H100-SXM"), "--device");
         const int perNode = s.nproc_per_node > 0 ? s.nproc_per_node : type.default_devices_per_node;
@@ -239,12 +249,7 @@ int cmdImport(const Args& args)
         try {
             planFromScript(s, own, catalog);
         } catch (const InputError& e) {
-            // The script's defaults may start fewer nodes than its real runs (NNODES from the
-            // scheduler): say where the world comes from and how to give another.
-            throw InputError(e.file(), e.where(),
-                             e.detail() + " (the world is the " + std::to_string(s.nnodes * s.nproc_per_node)
-                                 + " processes the script starts as read; if its environment or arguments start more, "
-                                   "give them with --script-env or --script-args)");
+            throw worldHint(e);
         }
     }
     if (clusterSpec) {
@@ -253,7 +258,14 @@ int cmdImport(const Args& args)
         project.cluster = resolveCluster(c, catalog, &w);
         for (const auto& x : w)
             std::cerr << "warning: " << printableText(x) << "\n";
-        Plan plan = planFromScript(s, project.cluster, catalog);
+        Plan plan;
+        try {
+            plan = planFromScript(s, project.cluster, catalog);
+        } catch (const InputError& e) {
+            if (!ownNodes || s.nproc_per_node <= 0 || s.parallel.hetero())
+                throw;
+            throw worldHint(e);
+        }
         // A rule of the launcher the script targets that its placement on this cluster breaks
         // (one --nproc_per_node for nodes of two sizes, ...): the import goes on, as the script
         // is what the user runs today, but says that it would not start here. A Megatron-LM configuration that

@@ -56,6 +56,20 @@ private slots:
         QCOMPARE(r.code, 0);
         test::writeText(dir.filePath("bad.sh"), "echo no launcher here\n");
         QCOMPARE(hapmoeCli({"import", dir.filePath("bad.sh")}, dir.path()).code, 2);
+        // 12 layers over PP 8 on the one node of 8 the script starts (gpt-oss's example sets
+        // PP to the world size): refused, and the message says where the world comes from,
+        // with -o as without (the project would be on those nodes).
+        test::writeText(dir.filePath("pp8.sh"),
+                        "torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers 12 --hidden-size 1024 --num-attention-heads 8 "
+                        "--seq-length 1024 --max-position-embeddings 1024 --micro-batch-size 1 --global-batch-size 16 "
+                        "--pipeline-model-parallel-size 8 --bf16\n");
+        for (const QStringList& extra : {QStringList{}, QStringList{"-o", "pp8.hapmoe"}}) {
+            r = hapmoeCli(QStringList{"import", dir.filePath("pp8.sh")} + extra, dir.path());
+            QCOMPARE(r.code, 2);
+            QVERIFY2(r.out.contains("12 layers do not split evenly over PP 8 (the world is the 8 processes the script starts as read"),
+                     qPrintable(r.out));
+        }
+        QVERIFY(!QFile::exists(dir.filePath("pp8.hapmoe")));
         QCOMPARE(hapmoeCli({"import", dir.filePath("missing.sh")}, dir.path()).code, 2);
     }
 
