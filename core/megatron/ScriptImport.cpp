@@ -167,6 +167,31 @@ public:
                     + " runs DeepSpeed's launcher (deepspeed), which this import does not read";
                 break;
             }
+            // A shell run on a command string (srun ... sh -c "$CMD"), or a batch job submitted
+            // with its script on standard input (sbatch <<EOF): their commands are text here.
+            for (const ShellCommand& c : m_reader.commands()) {
+                for (std::size_t k = 0; k + 1 < c.words.size(); ++k) {
+                    const std::string base = c.words[k].substr(c.words[k].rfind('/') + 1);
+                    if (base != "sh" && base != "bash" && base != "zsh")
+                        continue;
+                    // Its single-letter options up to one with c: bash -c, bash -x -c, bash -lc.
+                    const auto shortOption = [&](std::size_t i) {
+                        return i < c.words.size() && c.words[i].size() > 1 && c.words[i][0] == '-' && c.words[i][1] != '-';
+                    };
+                    std::size_t f = k + 1;
+                    while (shortOption(f) && c.words[f].find('c') == std::string::npos)
+                        ++f;
+                    if (shortOption(f)) {
+                        notFollowed += "; line " + std::to_string(c.line) + " runs " + base
+                            + " -c on a command string, which this import does not follow (write the command into the script, "
+                              "or import a script holding it)";
+                        break;
+                    }
+                }
+                if (!c.words.empty() && c.words.front().substr(c.words.front().rfind('/') + 1) == "sbatch")
+                    notFollowed += "; line " + std::to_string(c.line)
+                        + " submits a batch job (sbatch), whose script this import does not read (import the batch script itself)";
+            }
             if (!m_reader.sourceLines().empty())
                 notFollowed += "; it sources another file " + atLines(m_reader.sourceLines()) + ", which is not followed";
             // An exit bash runs before any launch command: what follows it is never run.

@@ -2700,6 +2700,23 @@ private slots:
         QVERIFY(!hasWarning(mtp, "does not train a GPT decoder"));
     }
 
+    void commandStringsAreNamed()
+    {
+        // A launch command held in a string run by a shell, or in a batch job's standard
+        // input, is not followed; the refusal names the line (Megatron-LM's old
+        // pretrain_gpt3_175B.sh: srun ... sh -c "${run_cmd}").
+        const std::string viaShell = refusalOf("run_cmd=\"python pretrain_gpt.py --num-layers 96\"\n"
+                                               "srun -l --container-image x sh -c \"${run_cmd}\"\n",
+                                               "s.sh");
+        QVERIFY2(viaShell.find("no launch command found") != std::string::npos
+                     && viaShell.find("line 2 runs sh -c on a command string, which this import does not follow") != std::string::npos,
+                 viaShell.c_str());
+        const std::string viaLogin = refusalOf("bash -x -lc \"$CMD\"\n", "b.sh");
+        QVERIFY2(viaLogin.find("line 1 runs bash -c on a command string") != std::string::npos, viaLogin.c_str());
+        const std::string batch = refusalOf("sbatch <<EOF\n#!/bin/bash\ntorchrun pretrain_gpt.py --num-layers 2\nEOF\n", "j.sh");
+        QVERIFY2(batch.find("line 1 submits a batch job (sbatch)") != std::string::npos, batch.c_str());
+    }
+
     void loopsReviewed()
     {
         // A return inside a loop ends the function; braces expand in a for loop's words;
