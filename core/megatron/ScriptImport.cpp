@@ -1207,6 +1207,16 @@ private:
         if (has("--rampup-batch-size"))
             warn(at("--rampup-batch-size") + "--rampup-batch-size is not modelled: an iteration is costed at the full global batch, "
                  "which the ramp reaches at its end");
+        // A batch schedule excludes a fixed global batch and a ramp (Megatron-LM's
+        // microbatches calculator raises "Cannot specify both ...").
+        if (has("--step-batch-size-schedule")) {
+            for (const char* other : {"--global-batch-size", "--rampup-batch-size"})
+                if (has(other))
+                    broken("--step-batch-size-schedule", std::string("given with ") + other + ": Megatron-LM raises \"Cannot specify "
+                                                         "both --step-batch-size-schedule and " + other + "\"");
+            warn(at("--step-batch-size-schedule") + "--step-batch-size-schedule is not modelled: an iteration is costed at one "
+                 "global batch (give the model's global batch size)");
+        }
         const std::string graphs = str("--cuda-graph-impl").value_or("none");
         if (graphs != "none" || has("--enable-cuda-graph") || has("--external-cuda-graph"))
             warn(at() + "CUDA graphs are not modelled (the cost model has no host launch overhead to remove)");

@@ -2698,6 +2698,19 @@ private slots:
         const ImportedScript bert = importMegatronScript("torchrun --nproc_per_node 8 pretrain_bert.py" + flags + "\n", "bert.sh");
         QVERIFY(hasWarning(bert, "pretrain_bert.py does not train a GPT decoder alone"));
         QVERIFY(!hasWarning(mtp, "does not train a GPT decoder"));
+        // A batch schedule beside a fixed global batch: Megatron-LM raises (its microbatches
+        // calculator), and so does the import; alone it is said not to be modelled.
+        const std::string noGbs = " --num-layers 8 --hidden-size 1024 --num-attention-heads 8 --seq-length 1024 "
+                                  "--max-position-embeddings 1024 --micro-batch-size 1 --bf16";
+        QVERIFY2(refusalOf("torchrun --nproc_per_node 8 pretrain_gpt.py" + flags + " --step-batch-size-schedule '0:8 256:16'\n", "s.sh")
+                     .find("--step-batch-size-schedule: given with --global-batch-size: Megatron-LM raises \"Cannot specify both "
+                           "--step-batch-size-schedule and --global-batch-size\"")
+                     != std::string::npos,
+                 refusalOf("torchrun --nproc_per_node 8 pretrain_gpt.py" + flags + " --step-batch-size-schedule '0:8 256:16'\n", "s.sh")
+                     .c_str());
+        const ImportedScript schedule = importMegatronScript(
+            "torchrun --nproc_per_node 8 pretrain_gpt.py" + noGbs + " --step-batch-size-schedule '0:8 256:16'\n", "s.sh");
+        QVERIFY(hasWarning(schedule, "--step-batch-size-schedule is not modelled"));
     }
 
     void commandStringsAreNamed()
