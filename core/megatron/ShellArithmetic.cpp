@@ -33,7 +33,7 @@ ShellArithmetic::ShellArithmetic(std::string text, Lookup lookup) : m_s(std::mov
 bool ShellArithmetic::eval(long long& out)
 {
     try {
-        out = parseOr();
+        out = parseConditional();
         skipWs();
         return m_i == m_s.size();
     } catch (const std::exception&) {
@@ -62,6 +62,18 @@ bool ShellArithmetic::peekIs(const char* op)
 {
     skipWs();
     return m_s.compare(m_i, std::strlen(op), op) == 0;
+}
+
+long long ShellArithmetic::parseConditional()
+{
+    const long long condition = parseOr();
+    if (!take("?"))
+        return condition;
+    const long long whenTrue = parseConditional();
+    if (!take(":"))
+        throw std::runtime_error("missing :");
+    const long long whenFalse = parseConditional();
+    return condition != 0 ? whenTrue : whenFalse;
 }
 
 long long ShellArithmetic::parseOr()
@@ -151,7 +163,7 @@ long long ShellArithmetic::parsePrimary()
 {
     skipWs();
     if (take("(")) {
-        const long long v = parseOr();
+        const long long v = parseConditional();
         if (!take(")")) throw std::runtime_error("missing )");
         return v;
     }

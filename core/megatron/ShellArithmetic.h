@@ -21,6 +21,7 @@ private:
     void skipWs();
     bool take(const char* op);
     bool peekIs(const char* op);
+    long long parseConditional();   // c ? a : b, right-associative, below ||
     long long parseOr();
     long long parseAnd();
     long long parseCmp();

@@ -2522,12 +2522,17 @@ private slots:
             // Their status: 0 when the last value is not zero (i++ gives the old value).
             "TP=1\nlet \"TP = 2\" || TP=8\ni=1\nlet i++ || TP=3\nlet x=0 && TP=4\nj=0\n(( j++ )) && TP=5\n(( j++ )) && PP=2\n"
             "torchrun a.py $TP $PP $i $j\n",
+            // The conditional operator (Pai-Megatron-Patch: $(( ($TP > 1) ? 1 : 0 ))), nested
+            // to the right as in C.
+            "TP=2\nSP=$(( ($TP > 1) ? 1 : 0 ))\nA=$(( TP == 1 ? 10 : TP > 1 ? 20 : 30 ))\nB=$(( (0 ? 3 : 4) + 1 ))\n"
+            "torchrun a.py $SP $A $B\n",
         };
         for (const std::string& script : scripts) {
             QVERIFY2(readerLaunches(script) == bashLaunches(script), (script + "bash: " + bashLaunches(script)).c_str());
             QVERIFY2(!readerWarns(script, "is not evaluated"), script.c_str());
         }
         QCOMPARE(readerLaunches(scripts[0]), std::string("<a.py><a><b><c><3><6><7><3><12>\n"));
+        QCOMPARE(readerLaunches(scripts[3]), std::string("<a.py><1><20><5>\n"));
         // A name the script does not set (its environment's) or an assignment inside an
         // expression is not evaluated: the variables keep their values, with the warning.
         for (const std::string& script : {std::string("(( COUNT++ ))\ntorchrun a.py\n"), std::string("j=1\n(( i = j++ ))\ntorchrun a.py\n")})
