@@ -150,13 +150,16 @@ int cmdImport(const Args& args)
               << m.num_attention_heads << " heads";
     if (m.num_query_groups > 0)
         std::cout << ", " << m.num_query_groups << " query groups";
+    // Head dimensions that --kv-channels sets apart from hidden / heads (Qwen3: 32 x 128 on 2048).
+    if (m.kv_channels > 0 && m.num_attention_heads > 0 && m.kv_channels * m.num_attention_heads != m.hidden_size)
+        std::cout << ", " << m.kv_channels << " channels per head";
     std::cout << ", seq " << m.seq_length << ", vocab " << m.vocab_size;
     // As Megatron-LM builds the embedding and output layer (padded to a multiple of
     // --make-vocab-size-divisible-by x TP).
     const int tp = std::max(1, s.parallel.tp);
     if (const auto padded = static_cast<long long>(m.paddedVocabSize(tp)); padded != m.vocab_size)
         std::cout << " (" << padded << " as built at TP " << tp << ")";
-    std::cout << ", " << m.normalization << (m.swiglu ? ", SwiGLU" : "")
+    std::cout << ", " << m.normalization << (m.qk_layernorm ? ", QK norm" : "") << (m.swiglu ? ", SwiGLU" : "")
               << (m.add_bias_linear ? ", linear bias" : ", no linear bias")
               << (m.untie_embeddings_and_output_weights ? ", untied embeddings" : ", tied embeddings") << "\n";
     if (m.isMoe()) {
