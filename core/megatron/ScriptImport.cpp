@@ -1202,6 +1202,11 @@ private:
         if (const std::string fsdp = has("--use-megatron-fsdp") ? "--use-megatron-fsdp" : "--use-torch-fsdp2"; has(fsdp))
             warn(at(fsdp) + fsdp + " is not modelled: memory is costed with the distributed optimizer's sharding of the optimizer states "
                    "only, an upper bound, and an export writes the plan for the distributed optimizer");
+        // Sliding-window attention (gpt-oss: --window-size 127,0 on every other layer) attends
+        // to fewer keys than the sequence.
+        if (has("--window-size"))
+            warn(at("--window-size") + "--window-size (sliding-window attention) is not modelled: attention is costed over the "
+                 "whole sequence, an upper bound on its time and activations");
         if (has("--use-dualpipev"))
             warn(at("--use-dualpipev") + "--use-dualpipev is not modelled: the schedule is costed as 1F1B");
         if (has("--rampup-batch-size"))

@@ -2679,6 +2679,11 @@ private slots:
         QVERIFY(geglu.model.swiglu);
         QCOMPARE(geglu.model.ffn_hidden_size, 2048);
         QVERIFY(hasWarning(geglu, "--quick-geglu is a gated MLP"));
+        const ImportedScript window = importMegatronScript(
+            "torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers 8 --hidden-size 1024 --num-attention-heads 8 --seq-length 1024 "
+            "--max-position-embeddings 1024 --micro-batch-size 1 --global-batch-size 16 --window-size 127,0 --window-attn-skip-freq 2\n",
+            "window.sh");
+        QVERIFY(hasWarning(window, "--window-size (sliding-window attention) is not modelled"));
     }
 
     void unmodelledPartsAreWarned()
