@@ -1198,7 +1198,9 @@ private:
             warn(at("--overlap-moe-expert-parallel-comm") + "--overlap-moe-expert-parallel-comm (combined 1F1B) is not modelled: expert dispatch and "
                         "combine are costed as exposed, so the estimate is an upper bound for the MoE layers");
         if (const std::string low = has("--fp8-format") ? "--fp8-format" : "--fp4-format"; has(low))
-            warn(at(low) + low + " is not modelled: GEMMs are costed at the " + (has("--fp16") ? "FP16" : "BF16") + " rate");
+            warn(at(low) + low + " is not modelled: GEMMs are costed at the " + (has("--fp16") ? "FP16" : "BF16")
+                 + " rate, and activations and weights at their half-precision size (low-precision copies of the linear layers' "
+                   "inputs, and of the weights with --fp8-param-gather, take less: a plan a little over the memory may fit)");
         if (const std::string fsdp = has("--use-megatron-fsdp") ? "--use-megatron-fsdp" : "--use-torch-fsdp2"; has(fsdp))
             warn(at(fsdp) + fsdp + " is not modelled: memory is costed with the distributed optimizer's sharding of the optimizer states "
                    "only, an upper bound, and an export writes the plan for the distributed optimizer");
