@@ -1204,6 +1204,12 @@ private:
         if (const std::string fsdp = has("--use-megatron-fsdp") ? "--use-megatron-fsdp" : "--use-torch-fsdp2"; has(fsdp))
             warn(at(fsdp) + fsdp + " is not modelled: memory is costed with the distributed optimizer's sharding of the optimizer states "
                    "only, an upper bound, and an export writes the plan for the distributed optimizer");
+        // FlagScale's older heterogeneous flags (its Aquila 70B A800 + A100 example): the
+        // device type and layers of each stage are not read from them.
+        if (const std::string old = has("--hetero-pipeline-stages") ? "--hetero-pipeline-stages" : "--hetero-mode"; has(old))
+            warn(at(old) + old + " is FlagScale's older heterogeneous format, not read here: the pipeline is read as "
+                 "uniform on one device type (write the stages with --hetero-process-meshes and --hetero-pipeline-layer-split, "
+                 "or plan the model on the cluster with hapmoe plan)");
         // Sliding-window attention (gpt-oss: --window-size 127,0 on every other layer) attends
         // to fewer keys than the sequence.
         if (has("--window-size"))

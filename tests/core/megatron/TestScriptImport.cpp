@@ -2682,6 +2682,8 @@ private slots:
         QVERIFY(geglu.model.swiglu);
         QCOMPARE(geglu.model.ffn_hidden_size, 2048);
         QVERIFY(hasWarning(geglu, "--quick-geglu is a gated MLP"));
+        const ImportedScript older = small("--hetero-mode pp --hetero-device-types A800 A100 --hetero-pipeline-stages 1 4 1 4");
+        QVERIFY(hasWarning(older, "--hetero-pipeline-stages is FlagScale's older heterogeneous format, not read here"));
         const ImportedScript window = small("--window-size 127,0 --window-attn-skip-freq 2");
         QVERIFY(hasWarning(window, "--window-size (sliding-window attention) is not modelled"));
     }
