@@ -49,6 +49,7 @@ struct Arg {
     // values[0] is "${NAME:-default}rest" (the original's hook, safe characters only), written
     // in double quotes as it is.
     bool hooked = false;
+    bool entry_own = false;   // a flag the original's foreign entry script adds to Megatron-LM's parser
 };
 
 struct ArgGroup {
@@ -485,7 +486,7 @@ public:
         const FlagList& list = m_opt.format == LauncherFormat::Megatron ? FlagList::megatron() : FlagList::flagscale();
         for (const ArgGroup& g : m_groups)
             for (const Arg& a : g.args)
-                if (!list.contains(a.flag) && !a.environment_words) {
+                if (!list.contains(a.flag) && !a.environment_words && !a.entry_own) {
                     r.checks.push_back({"every flag is an option of the target", false, a.flag + " is not in the target's flag list"});
                     r.refusal = "every flag is an option of the target: " + a.flag + " is not in the target's flag list";
                     return r;
@@ -1337,6 +1338,14 @@ private:
         for (const StagePlan& st : plan.stages)
             tpMultiple = std::lcm(tpMultiple, std::max(1, st.tp));
         const std::string paddedVocab = std::to_string(static_cast<long long>(m_doc.model.paddedVocabSize(tpMultiple)));
+        // An entry script of another project (Pai-Megatron-Patch's pretrain_qwen.py, Megatron-LM's
+        // examples/multimodal/train.py) adds flags of its own to Megatron-LM's parser
+        // (extra_args_provider): its flags outside Megatron-LM's list are carried over for it.
+        const std::string runEntry = megatron ? entry("pretrain_gpt.py") : std::string();
+        const std::string entryBase = runEntry.substr(runEntry.rfind('/') + 1);
+        const bool foreignEntry = megatron && entryBase != "pretrain_gpt.py" && entryBase != "pretrain_mamba.py"
+            && entryBase != "pretrain_hybrid.py" && entryBase != "pretrain_bert.py" && entryBase != "pretrain_t5.py";
+        std::vector<std::string> foreignFlags;   // kept for the foreign entry, named in one note
         // Per variable of the original's environment, the carried-over flags whose values it gave.
         std::vector<std::pair<std::string, std::vector<std::string>>> frozen, kept;
         for (const ScriptFlag& f : m_opt.original->other_flags) {
@@ -1363,7 +1372,7 @@ private:
                 why = ramp;
             else if (emitted.count(f.name))
                 why = "the plan sets it";
-            else if (!list.contains(f.name))
+            else if (!list.contains(f.name) && !foreignEntry)
                 why = std::string("not an option of ") + (megatron ? "Megatron-LM d98e8a64" : "FlagScale's Megatron-LM 8479eb35");
             else if (f.name == "--moe-grouped-gemm")
                 why = "the plan's devices decide it";
@@ -1467,6 +1476,9 @@ private:
                 m_notes.push_back(f.name + ": not carried over (" + why + ")");
                 continue;
             }
+            const bool entryOwn = foreignEntry && !list.contains(f.name);
+            if (entryOwn)
+                foreignFlags.push_back(f.name);
             // The original's --tp-comm-overlap is kept, but a plan costed without it predicts
             // its tensor-parallel collectives exposed: the run may be faster than predicted.
             if (f.name == "--tp-comm-overlap" && m_doc.prediction && !m_doc.prediction->overlap.tp_comm)
@@ -1478,6 +1490,7 @@ private:
             if (f.name == "--delay-wgrad-compute" && !m_opt.original->parallel.overlap_grad_reduce)
                 m_notes.push_back("--delay-wgrad-compute: kept; with --overlap-grad-reduce it needs Transformer Engine >= 2.8.0");
             Arg a{f.name, {}};
+            a.entry_own = entryOwn;
             std::vector<std::string> refused;
             for (std::size_t k = 0; k < f.values.size(); ++k) {
                 const std::string v = ShellQuote::unquoted(f.values[k]);
@@ -1542,6 +1555,9 @@ private:
             }
             g.args.push_back(a);
         }
+        if (!foreignFlags.empty())
+            m_notes.push_back("kept for the original's entry " + runEntry + ", which adds flags of its own to Megatron-LM's "
+                              "(not options of Megatron-LM d98e8a64): " + join(foreignFlags, ", "));
         noteFrozenEnvironment(frozen, kept);
         return g;
     }
@@ -1800,7 +1816,12 @@ private:
             const std::string name = e.substr(0, eq);
             if (!ShellQuote::isValidName(name) || skip.count(name) || skipsOriginalExport(name))
                 continue;
-            const std::string value = pwdAsVariable(e.substr(eq + 1));
+            std::string value = pwdAsVariable(e.substr(eq + 1));
+            // NAME=${NAME}:more (PYTHONPATH, LD_LIBRARY_PATH): the environment's value, empty
+            // when it is unset, which the launcher's set -u would refuse as ${NAME}.
+            for (std::size_t at = value.find("${" + name + "}"); at != std::string::npos;
+                 at = value.find("${" + name + "}", at + name.size() + 4))
+                value.replace(at, name.size() + 3, "${" + name + ":-}");
             if (runsCommand(value)) {   // left to the environment (noteCommandValues)
                 o << "# " << name << " is left to the environment: the original runs a command for it, export " << name
                   << "=" << commentSafe(value) << "   # from " << commentSafe(m_opt.original->file) << "\n";

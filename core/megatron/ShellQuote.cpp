@@ -51,7 +51,7 @@ std::string ShellQuote::word(std::string_view value)
 
 std::string ShellQuote::value(std::string_view value)
 {
-    // Only ${NAME} references stay live; anything else that bash would interpret inside
+    // Only ${NAME} and ${NAME:-} references stay live; anything else that bash would interpret inside
     // double quotes ($, `, ", \) is escaped.
     bool hasReference = false;
     std::string out = "\"";
@@ -59,7 +59,11 @@ std::string ShellQuote::value(std::string_view value)
         const char c = value[i];
         if (c == '$' && i + 1 < value.size() && value[i + 1] == '{') {
             const std::size_t close = value.find('}', i + 2);
-            if (close != std::string_view::npos && isValidName(value.substr(i + 2, close - i - 2))) {
+            // ${NAME}, or ${NAME:-} (empty when unset, which set -u allows)
+            std::string_view name = close == std::string_view::npos ? std::string_view() : value.substr(i + 2, close - i - 2);
+            if (name.size() > 2 && name.substr(name.size() - 2) == ":-")
+                name.remove_suffix(2);
+            if (close != std::string_view::npos && isValidName(name)) {
                 out += value.substr(i, close - i + 1);
                 i = close;
                 hasReference = true;

@@ -15,7 +15,7 @@ public:
     static std::string word(std::string_view value);
     // Every character is in that safe alphabet (true for an empty value).
     static bool isSafe(std::string_view value);
-    // Like word(), but keeps "${NAME}" references (values the original script took from its
+    // Like word(), but keeps "${NAME}" and "${NAME:-}" references (values the original script took from its
     // environment) live inside double quotes; every other special character is escaped.
     static std::string value(std::string_view value);
     // Always single-quoted (paths, patterns such as a pipeline layout).

@@ -1538,6 +1538,56 @@ private slots:
         QVERIFY(r.script.find("export CUDA_DEVICE_MAX_CONNECTIONS=1\n") != std::string::npos);
     }
 
+    void foreignEntryKeepsItsFlags()
+    {
+        // An entry script of another project adds flags to Megatron-LM's parser
+        // (extra_args_provider; examples/multimodal/train.py requires --language-model-type):
+        // they are carried over for it, in one note. Megatron-LM's own pretrain_gpt.py would
+        // stop on them ("unrecognized arguments"), so there they are dropped, each with a note.
+        const std::string flags = " --num-layers 32 --hidden-size 4096 --num-attention-heads 32 --seq-length 4096 "
+                                  "--max-position-embeddings 32768 --bf16 --language-model-type qwen2.0_72B --freeze-ViT\n";
+        QTemporaryDir dir;
+        ExportOptions o;
+        o.original = importMegatronScript("torchrun --nproc_per_node=8 examples/multimodal/train.py" + flags, "mm.sh");
+        ExportResult r = exportLauncher(megatronPlan(), o);
+        QVERIFY2(r.ok, r.refusal.c_str());
+        std::vector<std::string> args = runLauncher(dir, r.script, "0");
+        QVERIFY(contains(args, "examples/multimodal/train.py"));
+        QCOMPARE(valuesAfter(args, "--language-model-type"), std::vector<std::string>{"qwen2.0_72B"});
+        QVERIFY(contains(args, "--freeze-ViT"));
+        QVERIFY(hasNote(r, "kept for the original's entry examples/multimodal/train.py, which adds flags of its own to Megatron-LM's "
+                           "(not options of Megatron-LM d98e8a64): --language-model-type, --freeze-ViT"));
+        o.original = importMegatronScript("torchrun --nproc_per_node=8 pretrain_gpt.py" + flags, "gpt.sh");
+        r = exportLauncher(megatronPlan(), o);
+        QVERIFY2(r.ok, r.refusal.c_str());
+        args = runLauncher(dir, r.script, "0");
+        QVERIFY(contains(args, "pretrain_gpt.py"));
+        QVERIFY(!contains(args, "--language-model-type"));
+        QVERIFY(hasNote(r, "--language-model-type: not carried over (not an option of Megatron-LM d98e8a64)"));
+    }
+
+    void selfAppendingPathRunsWithoutIt()
+    {
+        // export PYTHONPATH=${PYTHONPATH}:./Megatron-LM appends to the environment's value, empty
+        // when unset; the launcher runs under set -u, so it reads ${PYTHONPATH:-} and starts
+        // where PYTHONPATH is not set.
+        QTemporaryDir dir;
+        ExportOptions o;
+        o.original = importMegatronScript("export PYTHONPATH=${PYTHONPATH}:./Megatron-LM\n"
+                                          "torchrun --nproc_per_node=8 pretrain_gpt.py --num-layers 32 --hidden-size 4096 "
+                                          "--num-attention-heads 32 --seq-length 4096 --max-position-embeddings 32768 --bf16\n",
+                                          "p.sh");
+        const ExportResult r = exportLauncher(megatronPlan(), o);
+        QVERIFY2(r.ok, r.refusal.c_str());
+        QVERIFY2(r.script.find("export PYTHONPATH=\"${PYTHONPATH:-}:./Megatron-LM\"   # from p.sh\n") != std::string::npos, r.script.c_str());
+        QProcessEnvironment env = launcherEnvironment();
+        env.remove("PYTHONPATH");
+        int rc = -1;
+        const std::vector<std::string> args = runLauncher(dir, r.script, "0", &rc, env);
+        QCOMPARE(rc, 0);
+        QVERIFY(contains(args, "pretrain_gpt.py"));
+    }
+
     void carriedFlagsMeetThePlansRules()
     {
         // Flags of the original that Megatron-LM's validation would refuse beside the plan
