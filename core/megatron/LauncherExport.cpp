@@ -1493,7 +1493,12 @@ private:
             a.entry_own = entryOwn;
             std::vector<std::string> refused;
             for (std::size_t k = 0; k < f.values.size(); ++k) {
-                const std::string v = ShellQuote::unquoted(f.values[k]);
+                // $(pwd) and `pwd` are the launcher's folder, ${PWD}; another command the
+                // original ran for the value ($(date +%F)) is not run: its text is written, and said.
+                const std::string v = pwdAsVariable(ShellQuote::unquoted(f.values[k]));
+                if (runsCommand(v))
+                    m_notes.push_back(f.name + ": the original ran a command for its value, which the launcher does not run; "
+                                      "written as the text " + v + " (set it by hand)");
                 const bool coefficientOfDropped = f.name == "--moe-aux-loss-coeff" && f.values.size() == balancingDropped.size()
                     && balancingDropped[k];
                 if (headOnlyValue(f.name, v) || coefficientOfDropped)

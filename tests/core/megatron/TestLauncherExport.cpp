@@ -1588,6 +1588,31 @@ private slots:
         QVERIFY(contains(args, "pretrain_gpt.py"));
     }
 
+    void commandValuesOfFlags()
+    {
+        // Megatron-LM's multimodal NVLM script: --data-path `pwd`/...; Pai-Megatron-Patch:
+        // --tensorboard-dir .../$(date ...). The launcher's folder is ${PWD}; another command is
+        // not run: its text is written, with a note.
+        QTemporaryDir dir;
+        ExportOptions o;
+        o.original = importMegatronScript("torchrun --nproc_per_node=8 pretrain_gpt.py --num-layers 32 --hidden-size 4096 "
+                                          "--num-attention-heads 32 --seq-length 4096 --max-position-embeddings 32768 --bf16 "
+                                          "--data-path `pwd`/data/x --tensorboard-dir /out/tb-$(date +%F)\n",
+                                          "c.sh");
+        const ExportResult r = exportLauncher(megatronPlan(), o);
+        QVERIFY2(r.ok, r.refusal.c_str());
+        QVERIFY(r.script.find("--data-path \"${PWD}/data/x\"") != std::string::npos);
+        QVERIFY(hasNote(r, "--tensorboard-dir: the original ran a command for its value, which the launcher does not run; "
+                           "written as the text /out/tb-$(date +%F)"));
+        const std::vector<std::string> args = runLauncher(dir, r.script, "0");
+        const std::vector<std::string> data = valuesAfter(args, "--data-path");
+        QCOMPARE(data.size(), std::size_t(1));
+        QVERIFY2(data.front().size() > 7 && data.front().front() == '/' && data.front().find('`') == std::string::npos
+                     && data.front().substr(data.front().size() - 7) == "/data/x",
+                 data.front().c_str());
+        QCOMPARE(valuesAfter(args, "--tensorboard-dir"), std::vector<std::string>{"/out/tb-$(date +%F)"});
+    }
+
     void carriedFlagsMeetThePlansRules()
     {
         // Flags of the original that Megatron-LM's validation would refuse beside the plan
