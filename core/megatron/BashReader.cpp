@@ -1327,7 +1327,17 @@ std::vector<BashReader::RawCommand> BashReader::tokenize(std::string_view input,
                     cur.other_input = true;   // <&3
                 continue;
             }
+            const std::size_t targetAt = i;
             std::string target = readWord(false);
+            // A redirection with nothing after it (X=<path to fill in>: `>` ends the line) is
+            // bash's "syntax error near unexpected token": bash stops there and runs nothing
+            // after it. Example scripts ship such placeholders (Megatron-LM's
+            // CHECKPOINT_PATH=<Specify path>) for the user to fill in: read on, and said.
+            if (target.empty() && (targetAt >= n || text[targetAt] == '\n' || text[targetAt] == '\r' || text[targetAt] == ';'
+                                   || text[targetAt] == '|' || text[targetAt] == '&' || text[targetAt] == ')'))
+                warn(line, "the redirection " + op + " has no file after it, a syntax error at which bash stops: a placeholder "
+                           "such as <path> left to fill in? Read on as if it were filled in: the variable meant for it stays a "
+                           "reference, ${NAME}, that an exported launcher requires to be set");
             if (!standardInput) {
                 // 3<<< WORD, 3<< EOF, > FILE: not the input `read` reads (a here-document's lines
                 // are skipped all the same).

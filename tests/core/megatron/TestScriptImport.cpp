@@ -2725,6 +2725,17 @@ private slots:
         QVERIFY(hasWarning(schedule, "--step-batch-size-schedule is not modelled"));
     }
 
+    void placeholdersAreSaid()
+    {
+        // Megatron-LM's example scripts ship CHECKPOINT_PATH=<Specify path>, which bash -n
+        // refuses ("syntax error near unexpected token `newline'"): read on, with a warning
+        // that names the line.
+        const std::string script = "CHECKPOINT_PATH=<Specify path>\ntorchrun pretrain_gpt.py --save $CHECKPOINT_PATH\n";
+        QVERIFY(readerWarns(script, "line 1: the redirection > has no file after it, a syntax error at which bash stops"));
+        QCOMPARE(readerLaunches(script), std::string("<pretrain_gpt.py><--save><${CHECKPOINT_PATH}>\n"));
+        QVERIFY(!readerWarns("echo hi > out.txt\ncat < in.txt\ntorchrun a.py\n", "has no file after it"));
+    }
+
     void commandStringsAreNamed()
     {
         // A launch command held in a string run by a shell, or in a batch job's standard
