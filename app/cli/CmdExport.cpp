@@ -48,7 +48,7 @@ Options:
                     the launcher, with the extension .hostfile)
 Every output path is checked before anything is written; when one cannot be written, no
 file is left behind (a file that existed keeps its old content).
-  --master-port N   default master port (default 6000)
+  --master-port N   default master port (default: the --script's own, else 6000)
   --layout-letters  write the layout as letters ("Ettttt|...") instead of "Et*5|..."
   --devices FILE    a hapmoe.devices catalog adding or overriding device types
 )HELP";
@@ -125,6 +125,11 @@ int cmdExport(const Args& args)
         options.original = importMegatronScriptFile(*script, scriptInputs(a));
         for (const std::string& w : options.original->warnings)
             std::cerr << "warning: " << printableText(*script + ": " + w) << "\n";
+        // The original's own default port (MASTER_PORT=${MASTER_PORT:-29500}) unless --master-port gives one.
+        const std::string& port = options.original->master_port;
+        if (!a.has("master-port") && !port.empty() && port.size() <= 5 && port.find_first_not_of("0123456789") == std::string::npos
+            && std::stoi(port) >= 1 && std::stoi(port) <= 65535)
+            options.master_port = port;
     }
 
     const ExportResult r = exportLauncher(doc, options);

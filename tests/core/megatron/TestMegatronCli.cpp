@@ -308,6 +308,24 @@ private slots:
         QVERIFY(QFileInfo(dir.filePath("launch.sh")).isExecutable());
         QCOMPARE(test::runBash({"-n", dir.filePath("launch.sh")}, dir.path()), 0);
         QVERIFY(r.out.contains("node order"));
+        // The original's own default port stays the launcher's (Megatron-LM's Mixtral example
+        // writes MASTER_PORT=${MASTER_PORT:-"29500"}); --master-port gives another.
+        QFile original(data("train_mixtral_8x7b_distributed.sh"));
+        QVERIFY(original.open(QIODevice::ReadOnly));
+        test::writeText(dir.filePath("port.sh"), original.readAll().replace("MASTER_PORT:-\"6000\"", "MASTER_PORT:-\"29500\"").toStdString());
+        r = hapmoeCli({"export", data("mixtral_h800_plan.json"), "--format", "megatron", "--script", "port.sh", "-o", "port-launch.sh"},
+                      dir.path());
+        QVERIFY2(r.code == 0, qPrintable(r.out));
+        auto launcherText = [&] {
+            QFile f(dir.filePath("port-launch.sh"));
+            return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+        };
+        QVERIFY(launcherText().contains("MASTER_PORT=\"${MASTER_PORT:-29500}\""));
+        r = hapmoeCli({"export", data("mixtral_h800_plan.json"), "--format", "megatron", "--script", "port.sh", "--master-port", "7000",
+                       "-o", "port-launch.sh"},
+                      dir.path());
+        QVERIFY2(r.code == 0, qPrintable(r.out));
+        QVERIFY(launcherText().contains("MASTER_PORT=\"${MASTER_PORT:-7000}\""));
         r = hapmoeCli({"export", data("mixtral_h800_plan.json"), "--format", "flagscale", "-o", "fs.sh"}, dir.path());
         QVERIFY2(r.code == 0, qPrintable(r.out));
         QVERIFY(QFile::exists(dir.filePath("fs.hostfile")));
