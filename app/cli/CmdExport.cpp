@@ -125,11 +125,6 @@ int cmdExport(const Args& args)
         options.original = importMegatronScriptFile(*script, scriptInputs(a));
         for (const std::string& w : options.original->warnings)
             std::cerr << "warning: " << printableText(*script + ": " + w) << "\n";
-        // The original's own default port (MASTER_PORT=${MASTER_PORT:-29500}) unless --master-port gives one.
-        const std::string& port = options.original->master_port;
-        if (!a.has("master-port") && !port.empty() && port.size() <= 5 && port.find_first_not_of("0123456789") == std::string::npos
-            && std::stoi(port) >= 1 && std::stoi(port) <= 65535)
-            options.master_port = port;
     }
 
     const ExportResult r = exportLauncher(doc, options);

@@ -382,7 +382,7 @@ public:
             out.push_back(labels);
         ExportCheck port{"master port is 1..65535", true, {}};
         {
-            const std::string& p = m_opt.master_port;
+            const std::string p = masterPort();
             const bool digits = !p.empty() && p.size() <= 5 && std::all_of(p.begin(), p.end(), [](char c) { return c >= '0' && c <= '9'; });
             if (!digits || std::stoi(p) < 1 || std::stoi(p) > 65535) {
                 port.ok = false;
@@ -1734,7 +1734,7 @@ private:
         o << "    exit 2\n";
         o << "fi\n";
         o << "MASTER_ADDR=\"${MASTER_ADDR:-${NODE_HOSTS[0]}}\"\n";
-        o << "MASTER_PORT=\"${MASTER_PORT:-" << m_opt.master_port << "}\"\n\n";
+        o << "MASTER_PORT=\"${MASTER_PORT:-" << masterPort() << "}\"\n\n";
         return o.str();
     }
 
@@ -1857,6 +1857,21 @@ private:
             }
         }
         return std::nullopt;
+    }
+
+    // The default master port: the one given, else the original's own
+    // (MASTER_PORT=${MASTER_PORT:-29500}), else 6000.
+    std::string masterPort() const
+    {
+        if (!m_opt.master_port.empty())
+            return m_opt.master_port;
+        if (m_opt.original) {
+            const std::string& port = m_opt.original->master_port;
+            if (!port.empty() && port.size() <= 5 && port.find_first_not_of("0123456789") == std::string::npos && std::stoi(port) >= 1
+                && std::stoi(port) <= 65535)
+                return port;
+        }
+        return "6000";
     }
 
     std::string entry(const std::string& fallback) const

@@ -19,7 +19,7 @@ enum class LauncherFormat { Megatron, FlagScale };
 struct ExportOptions {
     LauncherFormat format = LauncherFormat::Megatron;
     std::optional<ImportedScript> original;   // the user's script: other flags carried over
-    std::string master_port = "6000";
+    std::string master_port;                  // empty: the original's own default port, else 6000
     bool layout_shorthand = true;             // "Et*5|t*8L" rather than "Ettttt|ttttttttL"
     std::string entry_script;                 // default: the original's, else pretrain_gpt.py
                                               // (FlagScale: ${FLAGSCALE_HOME}/flagscale/train/train_gpt.py)
