@@ -233,6 +233,13 @@ PlanDocument onFp8Devices(PlanDocument d)
 
 bool contains(const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); }
 
+// A launch of pretrain_gpt.py for megatronPlan()'s model (32 layers, h 4096), with more flags.
+std::string gptLaunch(const std::string& more)
+{
+    return "torchrun --nproc_per_node=8 pretrain_gpt.py --num-layers 32 --hidden-size 4096 --num-attention-heads 32 "
+           "--seq-length 4096 --max-position-embeddings 32768 --bf16" + more;
+}
+
 ExportOptions flagscaleOptions()
 {
     ExportOptions o;
@@ -1544,8 +1551,8 @@ private slots:
         // (extra_args_provider; examples/multimodal/train.py requires --language-model-type):
         // they are carried over for it, in one note. Megatron-LM's own pretrain_gpt.py would
         // stop on them ("unrecognized arguments"), so there they are dropped, each with a note.
-        const std::string flags = " --num-layers 32 --hidden-size 4096 --num-attention-heads 32 --seq-length 4096 "
-                                  "--max-position-embeddings 32768 --bf16 --language-model-type qwen2.0_72B --freeze-ViT\n";
+        const std::string flags = gptLaunch(" --language-model-type qwen2.0_72B --freeze-ViT").substr(
+                                      std::string("torchrun --nproc_per_node=8 pretrain_gpt.py").size()) + "\n";
         QTemporaryDir dir;
         ExportOptions o;
         o.original = importMegatronScript("torchrun --nproc_per_node=8 examples/multimodal/train.py" + flags, "mm.sh");
@@ -1573,10 +1580,7 @@ private slots:
         // where PYTHONPATH is not set.
         QTemporaryDir dir;
         ExportOptions o;
-        o.original = importMegatronScript("export PYTHONPATH=${PYTHONPATH}:./Megatron-LM\n"
-                                          "torchrun --nproc_per_node=8 pretrain_gpt.py --num-layers 32 --hidden-size 4096 "
-                                          "--num-attention-heads 32 --seq-length 4096 --max-position-embeddings 32768 --bf16\n",
-                                          "p.sh");
+        o.original = importMegatronScript("export PYTHONPATH=${PYTHONPATH}:./Megatron-LM\n" + gptLaunch("") + "\n", "p.sh");
         const ExportResult r = exportLauncher(megatronPlan(), o);
         QVERIFY2(r.ok, r.refusal.c_str());
         QVERIFY2(r.script.find("export PYTHONPATH=\"${PYTHONPATH:-}:./Megatron-LM\"   # from p.sh\n") != std::string::npos, r.script.c_str());
@@ -1595,10 +1599,7 @@ private slots:
         // not run: its text is written, with a note.
         QTemporaryDir dir;
         ExportOptions o;
-        o.original = importMegatronScript("torchrun --nproc_per_node=8 pretrain_gpt.py --num-layers 32 --hidden-size 4096 "
-                                          "--num-attention-heads 32 --seq-length 4096 --max-position-embeddings 32768 --bf16 "
-                                          "--data-path `pwd`/data/x --tensorboard-dir /out/tb-$(date +%F)\n",
-                                          "c.sh");
+        o.original = importMegatronScript(gptLaunch(" --data-path `pwd`/data/x --tensorboard-dir /out/tb-$(date +%F)") + "\n", "c.sh");
         const ExportResult r = exportLauncher(megatronPlan(), o);
         QVERIFY2(r.ok, r.refusal.c_str());
         QVERIFY(r.script.find("--data-path \"${PWD}/data/x\"") != std::string::npos);
