@@ -232,7 +232,9 @@ int cmdImport(const Args& args)
                               + " processes the script starts as read; if its environment or arguments start more, "
                                 "give them with --script-env or --script-args)");
     };
-    const bool ownNodes = !clusterSpec;
+    // Whether the project's cluster is the script's own nodes (no --cluster), on which the
+    // rules are checked with the hint above.
+    const bool scriptNodes = !clusterSpec && s.nproc_per_node > 0 && !s.parallel.hetero();
     if (!clusterSpec && (a.has("device") || a.has("o"))) {
         const DeviceType& type = catalog.get(a.value("device").value_or("H100-SXM"), "--device");
         const int perNode = s.nproc_per_node > 0 ? s.nproc_per_node : type.default_devices_per_node;
@@ -241,7 +243,7 @@ int cmdImport(const Args& args)
             std::cerr << "warning: " << file << ": the script does not say which devices it runs on; the project uses "
                       << *clusterSpec << " (pass --cluster or --device)\n";
     }
-    if (!clusterSpec && s.nproc_per_node > 0 && !s.parallel.hetero()) {
+    if (!clusterSpec && scriptNodes) {
         // Megatron-LM's rules that do not depend on the device type (the world size over
         // TP x PP x CP, the global batch over DP x micro-batch, CP and the sequence) hold on
         // the nodes the script starts: checked there, as the launch would, with the flag named.
@@ -265,7 +267,7 @@ int cmdImport(const Args& args)
         try {
             plan = planFromScript(s, project.cluster, catalog);
         } catch (const InputError& e) {
-            if (!ownNodes || s.nproc_per_node <= 0 || s.parallel.hetero())
+            if (!scriptNodes)
                 throw;
             throw worldHint(e);
         }

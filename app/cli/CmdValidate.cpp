@@ -63,12 +63,15 @@ std::string oversubscribedSwitches(const Cluster& c, const DeviceCatalog& catalo
     return out;
 }
 
-// Returns the "ok" summary; throws InputError.
-std::string validateOne(const std::string& file, const DeviceCatalog& catalog, Warnings& warnings)
+// Returns the "ok" summary; throws InputError. `formatOut`, when given, gets the document's
+// format as soon as it is known (also when the document then proves invalid).
+std::string validateOne(const std::string& file, const DeviceCatalog& catalog, Warnings& warnings, std::string* formatOut = nullptr)
 {
     const std::string text = readTextFile(file);
     const DocumentVersion version = documentVersion(text, file);
     const std::string& format = version.format;
+    if (formatOut)
+        *formatOut = format;
     std::ostringstream os;
     // The version the file has, and the one it was read as when a migration upgraded it.
     os << format << " v" << version.version;
@@ -170,18 +173,16 @@ int cmdValidate(const Args& args)
             Warnings warnings;
             nlohmann::ordered_json entry;
             entry["file"] = file;
+            std::string format;   // known once the file is JSON that names one
             try {
-                const std::string summary = validateOne(file, catalog, warnings);
+                const std::string summary = validateOne(file, catalog, warnings, &format);
                 entry["valid"] = true;
-                entry["format"] = documentVersion(readTextFile(file), file).format;
+                entry["format"] = format;
                 entry["summary"] = summary;
             } catch (const InputError& e) {
                 entry["valid"] = false;
-                // The format, when the file is JSON that names one.
-                try {
-                    entry["format"] = documentVersion(readTextFile(file), file).format;
-                } catch (const InputError&) {
-                }
+                if (!format.empty())
+                    entry["format"] = format;
                 entry["error"] = {{"file", e.file().empty() ? file : e.file()},
                                   {"where", e.where()},
                                   {"detail", e.detail()},

@@ -116,6 +116,13 @@ std::string commentSafe(const std::string& s)
 
 // An environment value of the original as a launcher writes it: $(pwd) is ${PWD}, which
 // bash sets to the folder it starts in, so no command is needed for it.
+// 1 to 65535 in decimal digits.
+bool isPortNumber(const std::string& p)
+{
+    const bool digits = !p.empty() && p.size() <= 5 && std::all_of(p.begin(), p.end(), [](char c) { return c >= '0' && c <= '9'; });
+    return digits && std::stoi(p) >= 1 && std::stoi(p) <= 65535;
+}
+
 std::string pwdAsVariable(std::string v)
 {
     for (const std::string_view command : {std::string_view("$(pwd)"), std::string_view("`pwd`")})
@@ -383,8 +390,7 @@ public:
         ExportCheck port{"master port is 1..65535", true, {}};
         {
             const std::string p = masterPort();
-            const bool digits = !p.empty() && p.size() <= 5 && std::all_of(p.begin(), p.end(), [](char c) { return c >= '0' && c <= '9'; });
-            if (!digits || std::stoi(p) < 1 || std::stoi(p) > 65535) {
+            if (!isPortNumber(p)) {
                 port.ok = false;
                 port.message = "master port \"" + p + "\" is not a port number";
             }
@@ -1865,12 +1871,8 @@ private:
     {
         if (!m_opt.master_port.empty())
             return m_opt.master_port;
-        if (m_opt.original) {
-            const std::string& port = m_opt.original->master_port;
-            if (!port.empty() && port.size() <= 5 && port.find_first_not_of("0123456789") == std::string::npos && std::stoi(port) >= 1
-                && std::stoi(port) <= 65535)
-                return port;
-        }
+        if (m_opt.original && isPortNumber(m_opt.original->master_port))
+            return m_opt.original->master_port;
         return "6000";
     }
 

@@ -161,7 +161,7 @@ public:
             // A launcher this import does not read (DeepSpeed's, which Megatron-DeepSpeed's
             // scripts use): named, so that the error says what the script runs instead.
             for (const ShellCommand& c : m_reader.commands()) {
-                if (c.words.empty() || c.words.front().substr(c.words.front().rfind('/') + 1) != "deepspeed")
+                if (c.words.empty() || baseName(c.words.front()) != "deepspeed")
                     continue;
                 notFollowed += "; line " + std::to_string(c.line)
                     + " runs DeepSpeed's launcher (deepspeed), which this import does not read";
@@ -171,7 +171,7 @@ public:
             // with its script on standard input (sbatch <<EOF): their commands are text here.
             for (const ShellCommand& c : m_reader.commands()) {
                 for (std::size_t k = 0; k + 1 < c.words.size(); ++k) {
-                    const std::string base = c.words[k].substr(c.words[k].rfind('/') + 1);
+                    const std::string base = baseName(c.words[k]);
                     if (base != "sh" && base != "bash" && base != "zsh")
                         continue;
                     // Its single-letter options up to one with c: bash -c, bash -x -c, bash -lc.
@@ -188,7 +188,7 @@ public:
                         break;
                     }
                 }
-                if (!c.words.empty() && c.words.front().substr(c.words.front().rfind('/') + 1) == "sbatch")
+                if (!c.words.empty() && baseName(c.words.front()) == "sbatch")
                     notFollowed += "; line " + std::to_string(c.line)
                         + " submits a batch job (sbatch), whose script this import does not read (import the batch script itself)";
             }
