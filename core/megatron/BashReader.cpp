@@ -855,6 +855,11 @@ void BashReader::noteNameRead(const std::string& name, bool isSet)
     if (!isSet) {
         noteEnvRead(name);
         noteValueRead(name);
+        // Set only in a branch a test skipped (skippedByTest()): that branch would have set it.
+        if (auto it = m_valueDerived.find(name); it != m_valueDerived.end())
+            for (const std::string& what : it->second)
+                if (what.starts_with(kSkippedMark))
+                    noteValueRead(what);
         return;
     }
     if (auto it = m_envDerived.find(name); it != m_envDerived.end())
@@ -1667,6 +1672,7 @@ void BashReader::run(std::span<const RawCommand> commands)
                 b.known = truth != Truth::Unknown;
                 b.taken = truth == Truth::True;
                 b.active = truth != Truth::False;
+                b.line = cmd.line;
                 b.env = m_conditionEnv;
                 b.then_status = m_conditionThen;
                 b.else_status = m_conditionElse;
@@ -1690,6 +1696,7 @@ void BashReader::run(std::span<const RawCommand> commands)
                         nb.known = truth != Truth::Unknown;
                         nb.taken = truth == Truth::True;
                         nb.active = truth != Truth::False;
+                        nb.line = cmd.line;
                         addEnv(nb.env, m_conditionEnv);   // and the conditions before it
                         nb.then_status = m_conditionThen;
                         nb.else_status = m_conditionElse;
@@ -1859,10 +1866,13 @@ void BashReader::run(std::span<const RawCommand> commands)
         if (!consumed && w < cmd.words.size() && !active()) {
             // Skipped because of what the text does not give: what it would set depends on that.
             std::vector<std::string> env;
+            int testLine = 0;
             for (const Branch& b : m_branches)
-                if (b.known && !b.active)
+                if (b.known && !b.active) {
                     addEnv(env, b.env);
-            skippedAssignments(cmd, w, env);
+                    testLine = b.line;
+                }
+            skippedAssignments(cmd, w, env, testLine);
         }
         if (consumed || w >= cmd.words.size() || !active()) {
             if (group && runs == Truth::Unknown && active() && !statusTest.empty())
@@ -1875,8 +1885,13 @@ void BashReader::run(std::span<const RawCommand> commands)
             }
             continue;
         }
-        if (runs == Truth::False)
-            continue;   // bash skips it; the list's status stays the one before
+        if (runs == Truth::False) {
+            // bash skips it; the list's status stays the one before. `[ -n "$KEY" ] &&
+            // ARGS+=(...)`: what it would set depends on the test.
+            if (active())
+                skippedAssignments(cmd, w, runsEnv, cmd.line);
+            continue;
+        }
         if (cmd.words[w].text == "exit") {
             // Bash ends the script here, or the subshell the exit is in: when the text decides
             // that this line runs. Under a test it cannot decide, what follows is read too, as
@@ -2789,7 +2804,7 @@ bool BashReader::iterateFor(std::span<const RawCommand> commands, std::size_t& k
         warn(cmd.line, "the loop runs over the script's own arguments, which are not given, so its body is not read (give "
                        "the script's arguments to read it as it runs)");
         for (const RawCommand& c : skipped)
-            skippedAssignments(c, 0, {"$@"});
+            skippedAssignments(c, 0, {"$@"}, cmd.line);
         k = end;
         return true;
     }
@@ -2840,10 +2855,16 @@ bool BashReader::iterateFor(std::span<const RawCommand> commands, std::size_t& k
     return true;
 }
 
-void BashReader::skippedAssignments(const RawCommand& cmd, std::size_t w, const std::vector<std::string>& env)
+void BashReader::skippedAssignments(const RawCommand& cmd, std::size_t w, const std::vector<std::string>& env, int testLine)
 {
     if (env.empty())
         return;
+    // What the test read from the environment or the arguments; not the exit statuses of
+    // commands (a test on `command -v nvidia-smi` is the machine's, not the user's to give).
+    std::vector<std::string> given;
+    for (const std::string& what : env)
+        if (!what.empty() && (what[0] == '$' || isNameStart(what[0])))
+            given.push_back(what);
     // The reserved words before a command (do, then, a case pattern's `)` is its own command),
     // then NAME=value words, or those of export / local / declare / readonly / typeset.
     static const std::set<std::string> declares = {"export", "local", "declare", "typeset", "readonly"};
@@ -2861,6 +2882,24 @@ void BashReader::skippedAssignments(const RawCommand& cmd, std::size_t w, const 
             break;
         }
         addEnv(m_envDerived[name], env);
+        const RawWord& word = cmd.words[b];
+        std::string words;
+        if (word.array_assign) {
+            for (const std::string& e : word.elements)
+                words += (words.empty() ? "" : " ") + e;
+        } else if (const std::size_t eq = word.text.find('='); eq != npos) {
+            words = word.text.substr(eq + 1);
+        }
+        if (given.empty() || words.find_first_not_of(" \t\n") == npos || m_evalDepth > 0)
+            continue;
+        // Once per place (a function called twice skips the same assignment twice).
+        std::size_t index = 0;
+        while (index < m_skippedByTest.size()
+               && !(m_skippedByTest[index].line == testLine && m_skippedByTest[index].name == name && m_skippedByTest[index].words == words))
+            ++index;
+        if (index == m_skippedByTest.size())
+            m_skippedByTest.push_back({testLine, name, words, word.text.find("+=") == name.size(), given, describeEnv(given)});
+        addEnv(m_valueDerived[name], {std::string(kSkippedMark) + std::to_string(index)});
     }
 }
 
@@ -2960,7 +2999,7 @@ bool BashReader::iterateWhile(std::span<const RawCommand> commands, std::size_t&
             // bare (an if on them is read the same way), and said. What the body would set
             // depends on them.
             for (const RawCommand& skipped : body)
-                skippedAssignments(skipped, 0, m_conditionEnv);
+                skippedAssignments(skipped, 0, m_conditionEnv, commands[k].line);
             warn(commands[k].line, "the loop's condition depends on " + describeEnv(m_conditionEnv) + ", and "
                                        + (until ? "holds" : "fails") + " as read, so its body is not read (give the script's "
                                        "arguments or environment to read it as it runs)");

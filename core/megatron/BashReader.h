@@ -147,6 +147,22 @@ public:
     // For each variable the script read unset that switches words on when it is set, the words
     // as written (${USE_FP8:+--fp8-format hybrid} -> "--fp8-format hybrid"), in the order first read.
     const std::map<std::string, std::vector<std::string>>& environmentSwitches() const { return m_envSwitches; }
+    // An assignment the reading skipped because a test on what the text does not give (the
+    // environment, the script's arguments) went the other way: `if [ -n "$WANDB_API_KEY" ];
+    // then LOGGING_ARGS+=(--wandb-project ...); fi`, or `[ "$FP8" = 1 ] && ARGS+=(...)`.
+    // A variable or array it would have changed carries the mark "+?N" (N its index here) in
+    // what its later reads read (ShellCommand::value_reads), so that the launch command knows
+    // which of them would have given it words.
+    struct SkippedByTest {
+        int line = 0;                     // of the if / elif, or of the && / || list
+        std::string name;                 // the variable or array assigned
+        std::string words;                // the value as written (an array's elements, space-joined)
+        bool append = false;              // NAME+=...
+        std::vector<std::string> reads;   // what the test read: names, and "$1" ... of the arguments
+        std::string described;            // those reads as the warnings name them
+    };
+    const std::vector<SkippedByTest>& skippedByTest() const { return m_skippedByTest; }
+    static constexpr std::string_view kSkippedMark = "+?";
     // "NAME=value" for every exported variable, in the order first exported.
     std::vector<std::string> exportedVariables() const;
     // Where each "--flag" is written: the lines (1-based, in order, once per line) of the words
@@ -379,7 +395,7 @@ private:
     static std::vector<std::string> braceExpand(const std::string& word);
     // A command the reading skips because of what the text does not give (env: those reads):
     // the variables it would set depend on that (m_envDerived), so an exit on them is a guard.
-    void skippedAssignments(const RawCommand& cmd, std::size_t w, const std::vector<std::string>& env);
+    void skippedAssignments(const RawCommand& cmd, std::size_t w, const std::vector<std::string>& env, int testLine);
     // The assignments of an arithmetic command ((( i++ )), let "N = N * 2"), made as bash makes
     // them; false at the first item it cannot evaluate.
     bool assignArithmetic(const std::string& expr, int line, long long& last);
@@ -644,6 +660,7 @@ private:
     std::map<std::string, std::string> m_keptRefs;
     std::map<std::string, std::vector<std::string>> m_envDefaults;   // environmentDefaults()
     std::map<std::string, std::vector<std::string>> m_envSwitches;   // environmentSwitches()
+    std::vector<SkippedByTest> m_skippedByTest;                        // skippedByTest()
     std::string m_ranText;                                          // ranText()
     void noteRan(std::span<const RawWord> words);
     void noteEnvDefault(const std::string& name, const std::string& text);

@@ -1663,6 +1663,14 @@ private:
             m_notes.push_back("the original's launch command switches on these words when a variable of its environment is set; "
                               "each was unset when the original was read, so neither the plan nor this launcher has them: "
                               + join(switched, ", ") + ". Add them here if the run needs them");
+        // Words a branch gives where a test on the environment or the arguments goes the other way.
+        std::vector<std::string> branches;
+        for (const ImportedScript::SkippedWords& s : m_opt.original->skipped_by_test)
+            branches.push_back("line " + std::to_string(s.line) + " (" + join(s.reads, ", ") + "): " + s.words);
+        if (!branches.empty())
+            m_notes.push_back("the original's launch command has more words where a test on its environment or arguments goes "
+                              "the other way; that branch was skipped when the original was read, so neither the plan nor this "
+                              "launcher has them: " + join(branches, "; ") + ". Add them here if the run needs them");
     }
 
     std::string quoteValue(const Arg& a, const std::string& v) const

@@ -605,6 +605,35 @@ private:
                  + " adds nothing to the launch command; give " + name
                  + " a value in the script's environment to read the command with it");
         }
+        // Words a branch would have given the launch command, skipped by a test on what the
+        // text does not give (BashReader::skippedByTest).
+        const auto& skipped = m_reader.skippedByTest();
+        for (const std::string& read : cmd.value_reads) {
+            if (!read.starts_with(BashReader::kSkippedMark))
+                continue;
+            const std::size_t index = std::strtoul(read.c_str() + BashReader::kSkippedMark.size(), nullptr, 10);
+            if (index >= skipped.size() || !holdsTargetFlag(skipped[index].words))
+                continue;
+            const BashReader::SkippedByTest& s = skipped[index];
+            m_out.skipped_by_test.push_back({s.line, s.name, s.words, s.reads});
+            std::vector<std::string> names;
+            bool arguments = false;
+            for (const std::string& r : s.reads) {
+                if (r[0] == '$')
+                    arguments = true;
+                else
+                    names.push_back(r);
+            }
+            std::string give;
+            if (!names.empty())
+                give = "Give " + join(names, ", ") + " a value in the script's environment";
+            if (arguments)
+                give += std::string(give.empty() ? "Give" : ", or give") + " the script's arguments";
+            warn("line " + std::to_string(s.line) + ": as the script is read, a test that depends on " + s.described
+                 + ", skips the branch that " + (s.append ? "adds " + s.words + " to " + s.name : "sets " + s.name + " to " + s.words)
+                 + ", so the launch command (line " + std::to_string(m_out.command_line) + ") lacks those words. " + give
+                 + " to read the command with them");
+        }
         // In 64 bits: each count is at most 1,000,000, their product is not an int.
         long long world = m_out.nproc_per_node > 0 ? static_cast<long long>(m_out.nnodes) * m_out.nproc_per_node : 0;
         if (!m_out.node_processes.empty()) {

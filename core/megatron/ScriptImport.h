@@ -126,6 +126,17 @@ struct ImportedScript {
     // For each variable of the environment the launch command read unset to switch words on
     // (${USE_FP8:+--fp8-format hybrid}), those words as written (BashReader::environmentSwitches).
     std::map<std::string, std::vector<std::string>> environment_switches;
+    // Words the launch command would have had from a branch that a test on the environment or
+    // the script's arguments skipped (BashReader::skippedByTest), when they hold a flag of
+    // Megatron-LM or FlagScale: `if [ -n "$WANDB_API_KEY" ]; then LOGGING_ARGS+=(--wandb-project
+    // ...); fi`, read without the key.
+    struct SkippedWords {
+        int line = 0;                     // of the test
+        std::string name;                 // the variable or array the branch sets
+        std::string words;                // as written
+        std::vector<std::string> reads;   // what the test read ("$1" for an argument)
+    };
+    std::vector<SkippedWords> skipped_by_test;
     std::vector<std::string> environment;     // "NAME=value" exports seen
     std::map<std::string, std::string> environment_raw;   // NAME -> its assignment as written
                                                            // ("${NAME:-4}"), for those exports

@@ -985,6 +985,14 @@ private slots:
         QVERIFY2(switches.find("takes arguments from MORE, which gave none") != std::string::npos, switches.c_str());
         QVERIFY2(switches.find("takes arguments from MORE, USE_FP8") == std::string::npos, switches.c_str());
         QVERIFY(switches.find("switches on these words") != std::string::npos);   // environmentSwitchesAreNamed
+        // A branch a test on the environment skipped (TestScriptImport::testsOnTheEnvironmentAreSaid).
+        const std::string branch = notesOf("LOG=(--log-interval 1)\nif [ -n \"$WANDB_API_KEY\" ]; then\n"
+                                           "  LOG+=(--wandb-project p --wandb-exp-name e)\nfi\n"
+                                           "torchrun --nproc_per_node=8 pretrain_gpt.py " + model + " \"${LOG[@]}\"\n");
+        QVERIFY2(branch.find("that branch was skipped when the original was read, so neither the plan nor this launcher has "
+                             "them: line 2 (WANDB_API_KEY): --wandb-project p --wandb-exp-name e. Add them here")
+                     != std::string::npos,
+                 branch.c_str());
 
         // In a string of flags bash splits, a value written in the text as it is read is the
         // text's, though it holds a default's text: /data/mix/train is named for no variable,

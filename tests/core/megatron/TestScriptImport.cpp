@@ -261,6 +261,10 @@ private slots:
         QCOMPARE(findFlag(s, "--moe-aux-loss-coeff")->values, std::vector<std::string>{"1e-2"});
         QVERIFY(findFlag(s, "--no-load-rng"));
         QVERIFY(!findFlag(s, "--wandb-project"));
+        QCOMPARE(s.skipped_by_test.size(), std::size_t(1));   // and said (testsOnTheEnvironmentAreSaid)
+        QCOMPARE(s.skipped_by_test.front().line, 108);
+        QCOMPARE(s.skipped_by_test.front().name, std::string("LOGGING_ARGS"));
+        QVERIFY(hasWarning(s, "line 108: as the script is read, a test that depends on WANDB_API_KEY"));
         QVERIFY(!findFlag(s, "--num-layers"));   // mapped, not kept twice
         QVERIFY(hasWarning(s, "vocabulary"));
     }
@@ -2734,6 +2738,59 @@ private slots:
         QVERIFY(readerWarns(script, "line 1: the redirection > has no file after it, a syntax error at which bash stops"));
         QCOMPARE(readerLaunches(script), std::string("<pretrain_gpt.py><--save><${CHECKPOINT_PATH}>\n"));
         QVERIFY(!readerWarns("echo hi > out.txt\ncat < in.txt\ntorchrun a.py\n", "has no file after it"));
+    }
+
+    void testsOnTheEnvironmentAreSaid()
+    {
+        // A branch that a test on the environment or the arguments skips as the script is read,
+        // and that would have given the launch command Megatron-LM flags, is named with the
+        // test's line and what would set it; once given, the flags are read.
+        const std::string model = "ARGS=(--num-layers 2 --hidden-size 64 --num-attention-heads 4 --seq-length 128 "
+                                  "--max-position-embeddings 128)\n";
+        const std::string script = model
+            + "[ \"${FP8:-0}\" = 1 ] && ARGS+=(--fp8-format hybrid)\n"        // line 2: a && list
+              "if [ -z \"$NO_DISTOPT\" ]; then\n"                               // line 3: the else of an if
+              "  ARGS+=(--use-distributed-optimizer)\n"
+              "else\n"
+              "  ARGS+=(--overlap-grad-reduce)\n"
+              "fi\n"
+              "if [ \"$1\" = wandb ]; then ARGS+=(--wandb-project p); fi\n"    // line 8: an argument
+              "EXTRA=\"\"\n"
+              "if [ -n \"$K\" ]; then EXTRA=\"--log-throughput\"; fi\n"       // line 10: a scalar
+              "OTHER=(--log-interval 1)\n"
+              "if [ -n \"$K\" ]; then OTHER+=(--eval-iters 3); fi\n"            // line 12: replaced below
+              "OTHER=(--eval-interval 5)\n"
+              "if [ -n \"$K\" ]; then NEVER=(--log-timers-to-tensorboard); fi\n"   // line 14: set only there
+              "if [ -n \"$K\" ]; then UNUSED=(--log-params-norm); fi\n"       // line 15: never read
+              "if [ -n \"$K\" ]; then ARGS+=(--not-a-megatron-flag); fi\n"    // line 16: no flag of the target
+              "torchrun --nproc_per_node 1 pretrain_gpt.py \"${ARGS[@]}\" $EXTRA \"${OTHER[@]}\" \"${NEVER[@]}\"\n";
+        const ImportedScript s = importMegatronScript(script, "t.sh");
+        std::vector<std::pair<int, std::string>> skipped;
+        for (const ImportedScript::SkippedWords& w : s.skipped_by_test)
+            skipped.emplace_back(w.line, w.words);
+        QCOMPARE(skipped, (std::vector<std::pair<int, std::string>>{{2, "--fp8-format hybrid"},
+                                                                    {3, "--overlap-grad-reduce"},
+                                                                    {8, "--wandb-project p"},
+                                                                    {10, "\"--log-throughput\""},
+                                                                    {14, "--log-timers-to-tensorboard"}}));
+        QCOMPARE(s.skipped_by_test[2].reads, std::vector<std::string>{"$1"});
+        QVERIFY(hasWarning(s, "line 2: as the script is read, a test that depends on FP8, which the script does not set (its "
+                              "environment), skips the branch that adds --fp8-format hybrid to ARGS, so the "
+                              "launch command (line 17) lacks those words. Give FP8 a value in the script's environment"));
+        QVERIFY(hasWarning(s, "skips the branch that sets EXTRA to \"--log-throughput\""));
+        QVERIFY(hasWarning(s, "Give the script's arguments to read the command with them"));
+        QVERIFY(!findFlag(s, "--fp8-format") && !findFlag(s, "--eval-iters"));
+        // Given, the branches run and nothing is said.
+        ScriptInputs given;
+        given.arguments = {"wandb"};
+        given.environment = {{"FP8", "1"}, {"NO_DISTOPT", "1"}, {"K", "x"}};
+        const ImportedScript g = importMegatronScript(script, "t.sh", given);
+        QVERIFY(findFlag(g, "--fp8-format") && findFlag(g, "--overlap-grad-reduce") && findFlag(g, "--wandb-project")
+                && findFlag(g, "--log-throughput") && findFlag(g, "--log-timers-to-tensorboard"));
+        QVERIFY(!findFlag(g, "--eval-iters"));
+        // What was given decides the tests: the then of line 3 is skipped, as the user said.
+        QVERIFY(g.skipped_by_test.empty());
+        QVERIFY(!hasWarning(g, "as the script is read, a test"));
     }
 
     void commandStringsAreNamed()
