@@ -75,7 +75,7 @@ QString shape(const Plan& plan, bool experts)
 {
     // Pipeline depth and the knobs of the stages, compact: "PP2 TP1 DP8 EP8" (CP and ETP
     // only when above 1; no expert knobs for a dense model, as the explorer); "mixed" when
-    // stages differ.
+    // stages differ; the first mesh's micro-batch size when above 1 ("MBS2").
     if (plan.stages.empty())
         return {};
     const StagePlan& s = plan.stages.front();
@@ -83,9 +83,10 @@ QString shape(const Plan& plan, bool experts)
     for (const auto& st : plan.stages)
         uniform = uniform && st.tp == s.tp && st.cp == s.cp && st.dp == s.dp &&
                   (!experts || (st.ep == s.ep && st.etp == s.etp));
+    const QString mbs = s.micro_batch_size > 1 ? QStringLiteral(" MBS%1").arg(s.micro_batch_size) : QString();
     QString text = QStringLiteral("PP%1").arg(plan.pp());
     if (!uniform)
-        return text + QStringLiteral(" mixed");
+        return text + QStringLiteral(" mixed") + mbs;
     text += QStringLiteral(" TP%1").arg(s.tp);
     if (s.cp > 1)
         text += QStringLiteral(" CP%1").arg(s.cp);
@@ -94,7 +95,7 @@ QString shape(const Plan& plan, bool experts)
         text += QStringLiteral(" EP%1").arg(s.ep);
     if (experts && s.etp > 1)
         text += QStringLiteral(" ETP%1").arg(s.etp);
-    return text;
+    return text + mbs;
 }
 
 // The shape in full, a line per stage: what "mixed" stands for.
@@ -160,6 +161,11 @@ SearchPanel::SearchPanel(ProjectDocument* document, QWidget* parent)
                            "the Top K alternatives are then exact, at a cost in time on large clusters. "
                            "Unticked, the pruned search is followed by an exact check with a budget of work (2-4 s on two cores), "
                            "which makes the plans exact when it finishes (the status line says whether it did)."));
+    m_microBatch = new QCheckBox(tr("Search micro-batch size"));
+    m_microBatch->setObjectName(QStringLiteral("searchMicroBatch"));
+    m_microBatch->setToolTip(tr("Search each micro-batch size 1, 2, 4 and 8 that divides the global batch, not only the "
+                                "model's, and keep the fastest plans over them; the baselines are the fastest over them too. "
+                                "Each size is a search of its own, so the search takes up to four times as long."));
     m_offload = new QComboBox;
     m_offload->setObjectName(QStringLiteral("searchOffload"));
     m_offload->addItem(tr("If needed"), int(OptimizerOffload::IfNeeded));
@@ -192,6 +198,7 @@ SearchPanel::SearchPanel(ProjectDocument* document, QWidget* parent)
                       {label(tr("\u03b4 (balance):"), m_delta), m_delta},
                       {label(tr("\u03b7 (comm.):"), m_eta), m_eta},
                       {nullptr, m_exact},
+                      {nullptr, m_microBatch},
                       {label(tr("Offload:"), m_offload), m_offload},
                       {label(tr("Keep free:"), m_headroom), m_headroom}};
     // Two pairs a row where the dock is wide enough for them, one pair a row where it is not
@@ -322,6 +329,7 @@ SearchPanel::SearchPanel(ProjectDocument* document, QWidget* parent)
     connect(m_eta, &QDoubleSpinBox::valueChanged, this, &SearchPanel::commitSettings);
     connect(m_timeLimit, &QDoubleSpinBox::valueChanged, this, &SearchPanel::commitSettings);
     connect(m_exact, &QCheckBox::toggled, this, &SearchPanel::commitSettings);
+    connect(m_microBatch, &QCheckBox::toggled, this, &SearchPanel::commitSettings);
     connect(m_offload, &QComboBox::currentIndexChanged, this, &SearchPanel::commitSettings);
     connect(m_headroom, &QDoubleSpinBox::valueChanged, this, &SearchPanel::commitSettings);
     connect(document, &ProjectDocument::searchSettingsChanged, this, &SearchPanel::refreshSettings);
@@ -391,6 +399,7 @@ void SearchPanel::refreshSettings()
     m_eta->setValue(s.eta);
     m_timeLimit->setValue(s.time_limit_s);
     m_exact->setChecked(s.exact);
+    m_microBatch->setChecked(s.search_micro_batch);
     m_offload->setCurrentIndex(std::max(0, m_offload->findData(int(s.optimizer_offload))));
     m_headroom->setValue(s.memory_headroom * 100);
     m_updating = false;
@@ -410,6 +419,7 @@ void SearchPanel::commitSettings()
     s.eta = boxValue(m_eta, s.eta);
     s.time_limit_s = boxValue(m_timeLimit, s.time_limit_s);
     s.exact = m_exact->isChecked();
+    s.search_micro_batch = m_microBatch->isChecked();
     s.optimizer_offload = OptimizerOffload(m_offload->currentData().toInt());
     s.memory_headroom = boxValue(m_headroom, s.memory_headroom, 100);
     m_document->setSearchSettings(s);
@@ -427,6 +437,8 @@ SearchOptions SearchPanel::currentOptions() const
     o.top_k = s.top_k;
     o.time_limit_s = s.time_limit_s;
     o.optimizer_offload = s.optimizer_offload;
+    if (s.search_micro_batch)
+        o.micro_batch_sizes = microBatchCandidates(m_document->project().model.training.global_batch_size);
     // Leave one core to the GUI thread so that it stays responsive on small machines.
     o.threads = std::max(1, QThread::idealThreadCount() - 1);
     o.baselines = true;
@@ -656,6 +668,12 @@ void SearchPanel::showResult(const SearchResult& r)
     } else {
         status = (r.plans.size() == 1 ? tr("1 plan in %1") : tr("%1 plans in %2").arg(r.plans.size()))
                      .arg(elapsed(r.time_s));
+        if (!r.micro_batch_sizes.empty()) {
+            QStringList sizes;
+            for (const int m : r.micro_batch_sizes)
+                sizes << QString::number(m);
+            status += tr(" over micro-batch sizes %1").arg(sizes.join(QStringLiteral(", ")));
+        }
         if (r.cancelled)
             status += tr(" \u2013 cancelled, best so far shown");
         else if (r.timed_out)
@@ -746,7 +764,7 @@ void SearchPanel::arrangeSettings(bool twoColumns)
     for (int c = 0; c < 4; ++c)
         m_settingsForm->setColumnStretch(c, 0);
     if (twoColumns) {
-        // Target | Algorithm, Top K | Time limit, delta | eta; Exact; Offload over two
+        // Target | Algorithm, Top K | Time limit, delta | eta; Exact; micro-batch sizes; Offload over two
         // columns (so that "If needed" stays whole); Keep free on a row of its own.
         int row = 0, col = 0;
         for (const auto& [name, field] : std::as_const(m_settingPairs)) {

@@ -141,6 +141,7 @@ private:
     QDoubleSpinBox* m_eta;
     QDoubleSpinBox* m_timeLimit;
     QCheckBox* m_exact;
+    QCheckBox* m_microBatch = nullptr;   // search micro-batch sizes 1, 2, 4, 8
     QPushButton* m_run;
     QPushButton* m_cancel;
     QProgressBar* m_progress;

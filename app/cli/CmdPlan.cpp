@@ -14,6 +14,8 @@
 #include "util/Strings.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -60,7 +62,10 @@ Searches the fastest feasible parallel plan (HS-DP) and compares it with the bas
                          0 or more than 1e7 s, about four months, means no limit;
                          default 600 s)
   --gbs N                global batch size (default: the model's)
-  --mbs N                micro-batch size of the first mesh (default: the model's)
+  --mbs N                micro-batch size of the first mesh (default: the model's);
+                         N,N,... searches each of these sizes and keeps the fastest plans
+                         over them, baselines included; "auto" searches 1, 2, 4 and 8 (those
+                         that divide the global batch). Each size is a search of its own
   --memory-headroom F    keep the fraction F (0 to 0.5) of every device's memory free: a
                          plan fits when each device's total is at most (1 - F) x its
                          memory (default 0: the model's 2 GiB runtime overhead only)
@@ -257,6 +262,41 @@ void printPlan(std::ostream& os, const RankedPlan& rp, const Cluster& cluster, b
        << fmt("%.1f", pr.mfu * 100) << "%, peak memory " << fmt("%.1f", pr.peak_memory_gib) << " GiB\n";
 }
 
+std::string joinInts(const std::vector<int>& values)
+{
+    std::string out;
+    for (const int v : values)
+        out += (out.empty() ? "" : ", ") + std::to_string(v);
+    return out;
+}
+
+// "--mbs 1,2,4": each an integer from 1 that divides the global batch, each once, ascending.
+std::vector<int> microBatchList(const std::string& text, int gbs)
+{
+    std::vector<int> out;
+    std::size_t from = 0;
+    for (;;) {
+        const std::size_t comma = text.find(',', from);
+        const std::string item = text.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
+        errno = 0;
+        char* end = nullptr;
+        const long long n = std::strtoll(item.c_str(), &end, 10);
+        if (item.empty() || *end != '\0' || errno == ERANGE || n < 1 || n > 1000000)
+            throw UsageError("--mbs: expected a micro-batch size from 1 to 1000000, a list of them such as 1,2,4, or \"auto\"; got \""
+                             + item + "\" in \"" + text + "\"");
+        if (gbs % n != 0)
+            throw UsageError("--mbs: the global batch " + std::to_string(gbs) + " is not a multiple of the micro-batch size "
+                             + std::to_string(n) + " (in \"" + text + "\")");
+        if (std::find(out.begin(), out.end(), static_cast<int>(n)) == out.end())
+            out.push_back(static_cast<int>(n));
+        if (comma == std::string::npos)
+            break;
+        from = comma + 1;
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
 } // namespace
 
 int cmdPlan(const Args& args)
@@ -328,13 +368,18 @@ int cmdPlan(const Args& args)
         opt.optimizer_offload = parseOffload(*v);
     if (auto v = a.intValue("gbs", 1))
         opt.global_batch_size = *v;
-    if (auto v = a.intValue("mbs", 1))
-        opt.micro_batch_size = *v;
     const int gbs = opt.global_batch_size.value_or(model.training.global_batch_size);
-    const int mbs = opt.micro_batch_size.value_or(model.training.micro_batch_size);
-    if (gbs % mbs != 0)
-        throw UsageError(std::string(a.has("gbs") || !a.has("mbs") ? "--gbs" : "--mbs") + ": the global batch " + std::to_string(gbs) + " is not a multiple of the micro-batch size (--mbs) "
-                         + std::to_string(mbs));
+    if (auto v = a.value("mbs"); v && (*v == "auto" || v->find(',') != std::string::npos)) {
+        // Several sizes, each searched (SearchOptions::micro_batch_sizes).
+        opt.micro_batch_sizes = *v == "auto" ? microBatchCandidates(gbs) : microBatchList(*v, gbs);
+    } else {
+        if (auto n = a.intValue("mbs", 1))
+            opt.micro_batch_size = *n;
+        const int mbs = opt.micro_batch_size.value_or(model.training.micro_batch_size);
+        if (gbs % mbs != 0)
+            throw UsageError(std::string(a.has("gbs") || !a.has("mbs") ? "--gbs" : "--mbs") + ": the global batch " + std::to_string(gbs) + " is not a multiple of the micro-batch size (--mbs) "
+                             + std::to_string(mbs));
+    }
 
     for (const std::string& w : warnings)
         std::cerr << "hapmoe plan: warning: " << w << "\n";
@@ -375,7 +420,8 @@ int cmdPlan(const Args& args)
 
     std::ostream& os = std::cout;
     os << "HAPMoE plan for " << model.name << " on " << (cluster.name.empty() ? a.required("cluster") : cluster.name) << " ("
-       << cluster.totalDevices() << " devices), search " << toString(r.algorithm) << (opt.exact ? " exact" : "") << " in "
+       << cluster.totalDevices() << " devices), search " << toString(r.algorithm) << (opt.exact ? " exact" : "")
+       << (r.micro_batch_sizes.empty() ? std::string() : " over micro-batch sizes " + joinInts(r.micro_batch_sizes)) << " in "
        << fmt("%.2f", r.time_s) << " s: " << r.states << " states, pruned " << r.pruned.load_balance << " by load balance, "
        << r.pruned.memory << " by memory, " << r.pruned.communication << " by communication"
        << (r.timed_out ? " (time limit reached: best plan so far)" : "") << "\n";

@@ -601,7 +601,7 @@ SearchResult readSearchObject(const JsonNode& n)
     n.requireObject();
     n.warnUnknownKeys({"algorithm", "target", "time_s", "states", "pruned", "timed_out", "cancelled", "no_plan_reason",
                        "optimizer_offload", "optimizer_offload_needed", "exact_fallback", "exact_check", "devices_left_out", "alternatives",
-                       "baselines"});
+                       "baselines", "micro_batch_sizes"});
     SearchResult r;
     r.algorithm = algorithmAt(n.optChoice("algorithm", kAlgorithmNames, 0));
     r.target = targetAt(n.optChoice("target", kTargetNames, 2));
@@ -635,6 +635,8 @@ SearchResult readSearchObject(const JsonNode& n)
     }
     r.no_plan_reason = n.optString("no_plan_reason");
     r.devices_left_out = n.optString("devices_left_out");
+    for (const auto& e : n.array("micro_batch_sizes"))
+        r.micro_batch_sizes.push_back(e.asInt(1));
     for (const auto& e : n.array("alternatives"))
         r.plans.push_back(readRankedPlan(e));
     if (auto b = n.optObject("baselines")) {
@@ -673,6 +675,8 @@ Json searchJson(const SearchResult& r)
     j["no_plan_reason"] = r.no_plan_reason;
     if (!r.devices_left_out.empty())
         j["devices_left_out"] = r.devices_left_out;
+    if (!r.micro_batch_sizes.empty())
+        j["micro_batch_sizes"] = r.micro_batch_sizes;
     Json alts = Json::array();
     for (const auto& p : r.plans)
         alts.push_back(rankedJson(p));
@@ -969,7 +973,7 @@ Project readProject(std::string_view text, const std::string& fileName, Warnings
     p.cluster = readClusterObject(n.object("cluster"));
     if (auto s = n.optObject("search")) {
         s->warnUnknownKeys({"algorithm", "target", "top_k", "delta", "eta", "time_limit_s", "exact", "optimizer_offload",
-                            "memory_headroom"});
+                            "memory_headroom", "search_micro_batch"});
         p.search.algorithm = algorithmAt(s->optChoice("algorithm", kAlgorithmNames, 0));
         p.search.target = targetAt(s->optChoice("target", kTargetNames, 2));
         p.search.top_k = s->optInt("top_k", p.search.top_k, 1, 1000);   // as hapmoe plan --top
@@ -982,6 +986,7 @@ Project readProject(std::string_view text, const std::string& fileName, Warnings
         p.search.exact = s->optBool("exact", p.search.exact);
         p.search.optimizer_offload = static_cast<OptimizerOffload>(s->optChoice("optimizer_offload", kOffloadNames, 1));
         p.search.memory_headroom = s->optDouble("memory_headroom", p.search.memory_headroom, 0, false, 0.5);
+        p.search.search_micro_batch = s->optBool("search_micro_batch", p.search.search_micro_batch);
     }
     static const std::vector<std::string_view> kSourceNames{"search", "current"};
     for (const auto& e : n.array("plans")) {
@@ -1089,7 +1094,8 @@ std::string writeProject(const Project& project)
                        {"time_limit_s", project.search.time_limit_s},
                        {"exact", project.search.exact},
                        {"optimizer_offload", toString(project.search.optimizer_offload)},
-                       {"memory_headroom", project.search.memory_headroom}};
+                       {"memory_headroom", project.search.memory_headroom},
+                       {"search_micro_batch", project.search.search_micro_batch}};
     Json plans = Json::array();
     for (const auto& sp : project.plans) {
         Json e;

@@ -41,6 +41,9 @@ struct SearchSettings {
     bool exact = false;
     OptimizerOffload optimizer_offload = OptimizerOffload::IfNeeded;
     double memory_headroom = 0;   // fraction of every device's memory a plan leaves free (CostOptions)
+    // Search the micro-batch sizes 1, 2, 4 and 8 that divide the global batch
+    // (microBatchCandidates), not only the model's.
+    bool search_micro_batch = false;
 };
 
 // A plan document: self-contained, so that export and calibrate need nothing else.

@@ -836,8 +836,156 @@ std::string parametersText(double n)
 // Shares of the optimizer states in host memory that "if needed" tries, smallest first.
 constexpr double kOffloadFractions[] = {0.25, 0.5, 1.0};
 
+namespace {
+SearchResult runSearchAt(const CostModel& cost, const SearchOptions& options, const std::atomic<bool>* cancel,
+                         const ProgressCallback& progress);
+}
+
+std::vector<int> microBatchCandidates(int globalBatchSize)
+{
+    std::vector<int> out;
+    for (const int mbs : {1, 2, 4, 8})
+        if (globalBatchSize > 0 && globalBatchSize % mbs == 0)
+            out.push_back(mbs);
+    return out;
+}
+
 SearchResult runSearch(const CostModel& cost, const SearchOptions& options, const std::atomic<bool>* cancel,
                        const ProgressCallback& progress)
+{
+    if (options.micro_batch_sizes.size() <= 1) {
+        SearchOptions one = options;
+        if (!options.micro_batch_sizes.empty())
+            one.micro_batch_size = options.micro_batch_sizes.front();
+        one.micro_batch_sizes.clear();
+        return runSearchAt(cost, one, cancel, progress);
+    }
+    // One pass per micro-batch size, in the order given, each with what is left of the time
+    // limit; the progress bar runs over all of them. The merged result: the K fastest distinct
+    // plans over the passes (a plan holds its micro-batch size, so plans of two passes are
+    // never the same plan), each baseline the fastest of its kind, the counters summed.
+    const auto t0 = std::chrono::steady_clock::now();
+    const std::size_t passes = options.micro_batch_sizes.size();
+    const bool limited = options.time_limit_s > 0 && options.time_limit_s <= 1e7;
+    SearchResult merged;
+    merged.algorithm = options.algorithm;
+    merged.target = options.target;
+    merged.optimizer_offload = options.optimizer_offload;
+    merged.micro_batch_sizes = options.micro_batch_sizes;
+    std::vector<SearchResult> results;
+    SearchProgress before;   // of the passes done
+    for (std::size_t i = 0; i < passes; ++i) {
+        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        if ((cancel && cancel->load()) || (limited && elapsed >= options.time_limit_s)) {
+            merged.timed_out = merged.timed_out || !(cancel && cancel->load());
+            break;
+        }
+        SearchOptions one = options;
+        one.micro_batch_size = options.micro_batch_sizes[i];
+        one.micro_batch_sizes.clear();
+        if (limited)
+            one.time_limit_s = options.time_limit_s - elapsed;
+        ProgressCallback passProgress;
+        if (progress)
+            passProgress = [&, i](const SearchProgress& p) {
+                SearchProgress all = p;
+                all.states += before.states;
+                all.pruned.load_balance += before.pruned.load_balance;
+                all.pruned.memory += before.pruned.memory;
+                all.pruned.communication += before.pruned.communication;
+                if (before.best_time_s > 0 && (all.best_time_s <= 0 || before.best_time_s < all.best_time_s))
+                    all.best_time_s = before.best_time_s;
+                // 1 only when the last pass ran to its end.
+                all.fraction = std::min((static_cast<double>(i) + p.fraction) / static_cast<double>(passes),
+                                        i + 1 == passes ? 1.0 : std::nextafter(1.0, 0.0));
+                progress(all);
+            };
+        results.push_back(runSearchAt(cost, one, cancel, passProgress));
+        const SearchResult& r = results.back();
+        before.states += r.states;
+        before.pruned.load_balance += r.pruned.load_balance;
+        before.pruned.memory += r.pruned.memory;
+        before.pruned.communication += r.pruned.communication;
+        if (!r.plans.empty() && (before.best_time_s <= 0 || r.plans.front().prediction.iteration_time_s < before.best_time_s))
+            before.best_time_s = r.plans.front().prediction.iteration_time_s;
+        if (r.cancelled || r.timed_out)
+            break;
+    }
+    if (results.empty()) {
+        merged.cancelled = cancel && cancel->load();
+        merged.no_plan_reason = merged.cancelled ? "the search was cancelled before it found a plan"
+                                                 : "the time limit ran out before a plan was found";
+        merged.time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        return merged;
+    }
+    auto faster = [](const std::optional<RankedPlan>& a, const std::optional<RankedPlan>& b) {
+        return a && (!b || a->prediction.iteration_time_s < b->prediction.iteration_time_s);
+    };
+    // The pass whose best plan is the fastest speaks for the search (its offload, its exact
+    // check's replacement, its target); with no plan anywhere, the first pass (the smallest
+    // micro-batch, given in ascending order: the least memory) says why.
+    std::size_t lead = 0;
+    std::vector<RankedPlan> all;
+    for (std::size_t i = 0; i < results.size(); ++i) {
+        const SearchResult& r = results[i];
+        all.insert(all.end(), r.plans.begin(), r.plans.end());
+        if (!r.plans.empty()
+            && (results[lead].plans.empty()
+                || r.plans.front().prediction.iteration_time_s < results[lead].plans.front().prediction.iteration_time_s))
+            lead = i;
+        if (faster(r.uniform_baseline, merged.uniform_baseline))
+            merged.uniform_baseline = r.uniform_baseline;
+        if (faster(r.metis_baseline, merged.metis_baseline))
+            merged.metis_baseline = r.metis_baseline;
+        merged.states += r.states;
+        merged.pruned.load_balance += r.pruned.load_balance;
+        merged.pruned.memory += r.pruned.memory;
+        merged.pruned.communication += r.pruned.communication;
+        merged.main_time_s += r.main_time_s;
+        merged.timed_out = merged.timed_out || r.timed_out;
+        merged.cancelled = merged.cancelled || r.cancelled;
+        merged.exact_fallback = merged.exact_fallback || r.exact_fallback;
+        merged.exact_check_s += r.exact_check_s;
+        merged.exact_check_work += r.exact_check_work;
+        merged.exact_check_budget = std::max(merged.exact_check_budget, r.exact_check_budget);
+        // The check is finished only where it finished in every pass that ran one; else what
+        // stopped the first that did not.
+        if (r.exact_check != ExactCheck::Off && (merged.exact_check == ExactCheck::Off || merged.exact_check == ExactCheck::Finished))
+            merged.exact_check = r.exact_check;
+    }
+    std::stable_sort(all.begin(), all.end(), [](const RankedPlan& a, const RankedPlan& b) {
+        return a.prediction.iteration_time_s < b.prediction.iteration_time_s;
+    });
+    const std::size_t want = static_cast<std::size_t>(std::max(1, options.top_k));
+    for (RankedPlan& rp : all)
+        if (merged.plans.size() < want
+            && std::none_of(merged.plans.begin(), merged.plans.end(), [&](const RankedPlan& k) { return samePlan(k.plan, rp.plan, true); }))
+            merged.plans.push_back(std::move(rp));
+    if (want > 1)
+        for (std::size_t i = 0; i < merged.plans.size(); ++i) {
+            std::string& name = merged.plans[i].plan.name;
+            name = name.substr(0, name.rfind(" #")) + " #" + std::to_string(i + 1);
+        }
+    const SearchResult& first = results.front();
+    const SearchResult& best = results[lead];
+    merged.current = first.current;
+    merged.current_error = first.current_error;
+    merged.devices_left_out = first.devices_left_out;
+    merged.offload_needed = best.offload_needed;
+    merged.pruned_best_s = best.pruned_best_s;
+    if (!merged.plans.empty())
+        merged.target = merged.plans.front().plan.target;
+    else
+        merged.no_plan_reason = merged.cancelled ? "the search was cancelled before it found a plan"
+            : merged.timed_out                  ? "the time limit ran out before a plan was found"
+                                                : first.no_plan_reason;
+    merged.time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return merged;
+}
+
+namespace {
+SearchResult runSearchAt(const CostModel& cost, const SearchOptions& options, const std::atomic<bool>* cancel,
+                         const ProgressCallback& progress)
 {
     const auto t0 = std::chrono::steady_clock::now();
     SearchResult result;
@@ -1381,6 +1529,7 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
     result.time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return result;
 }
+} // namespace
 
 std::string currentConfigurationNote(const SearchResult& result)
 {

@@ -36,6 +36,11 @@ struct SearchOptions {
     int threads = 0;                      // 0 = hardware concurrency
     std::optional<int> global_batch_size; // default: the model's training spec
     std::optional<int> micro_batch_size;
+    // Micro-batch sizes searched, each in a pass of its own (the first mesh's, as
+    // micro_batch_size): the plans are the K fastest over them, and each baseline the fastest
+    // of its own over them (docs/search.md section 9). Empty or one value: micro_batch_size
+    // alone (or the value given here).
+    std::vector<int> micro_batch_sizes;
     int max_pp = 0;                       // 0 = as many as the cluster and model allow
     bool baselines = true;                // also run uniform and Metis-style
     // After the pruned HS-DP search, the same search without the prunings for at most this
@@ -119,9 +124,16 @@ struct SearchResult {
     // Device types the search left out, and why: the flex dispatcher's DeepEP does not run
     // on them (deepEpUnavailable). Empty when every node was searched.
     std::string devices_left_out;
+    // The micro-batch sizes searched when there were several (SearchOptions::micro_batch_sizes),
+    // in the order searched; empty for a search at one size.
+    std::vector<int> micro_batch_sizes;
 };
 
 using ProgressCallback = std::function<void(const SearchProgress&)>;
+
+// The micro-batch sizes a search tries when asked to choose one: 1, 2, 4 and 8, those that
+// divide the global batch (1 always does).
+std::vector<int> microBatchCandidates(int globalBatchSize);
 
 // Runs the search. Cancellation: set *cancel to true from any thread; the search returns
 // promptly with what it has. The progress callback is called from worker threads,

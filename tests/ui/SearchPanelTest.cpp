@@ -469,6 +469,33 @@ private slots:
         QCOMPARE(w->document()->searchSettings().memory_headroom, 0.1);
     }
 
+    void microBatchSetting()
+    {
+        // "Search micro-batch size" is saved in the project; the search then runs
+        // each size that divides the example's global batch and says so, and undo takes the
+        // setting back (SearchEngineTest::microBatchSizesAreSearchedEach checks the merge).
+        auto w = makeWindow();
+        w->loadExample();
+        QVERIFY(w->loadClusterPreset(QStringLiteral("16-1")));
+        SearchPanel* panel = w->searchPanel();
+        auto* sizes = panel->findChild<QCheckBox*>(QStringLiteral("searchMicroBatch"));
+        QVERIFY(sizes);
+        QVERIFY(!sizes->isChecked());
+        sizes->setChecked(true);
+        QVERIFY(w->document()->searchSettings().search_micro_batch);
+        QSignalSpy finished(panel, &SearchPanel::searchFinished);
+        QVERIFY(panel->run());
+        QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 180000);
+        const SearchResult r = finished.first().first().value<SearchResult>();
+        QVERIFY2(!r.plans.empty(), r.no_plan_reason.c_str());
+        QCOMPARE(r.micro_batch_sizes, microBatchCandidates(w->document()->model().training.global_batch_size));
+        const QString expected = QStringLiteral(" over micro-batch sizes 1, 2, 4, 8");
+        QVERIFY2(panel->statusLabel()->text().contains(expected), qPrintable(panel->statusLabel()->text()));
+        w->document()->undoStack()->undo();
+        QVERIFY(!sizes->isChecked());
+        QVERIFY(!w->document()->searchSettings().search_micro_batch);
+    }
+
     void optimizerOffloadSetting()
     {
         // Mixtral-L (about 122 B parameters, paper appendix A) on 16-1 (Table 1: H800 1x8 +

@@ -447,6 +447,19 @@ void tst_Documents::projectRoundTrip()
     const std::string fastestText = writeProject(fastest);
     QVERIFY(fastestText.find("\"optimizer_offload\": \"fastest\"") != std::string::npos);
     QVERIFY(readProject(fastestText, "p.hapmoe").search.optimizer_offload == OptimizerOffload::Fastest);
+    // Searching the micro-batch sizes: off by default (files written before it read so),
+    // written and read back when on.
+    QVERIFY(!back.search.search_micro_batch);
+    Project sizes = p;
+    sizes.search.search_micro_batch = true;
+    const std::string sizesText = writeProject(sizes);
+    QVERIFY(sizesText.find("\"search_micro_batch\": true") != std::string::npos);
+    QVERIFY(readProject(sizesText, "p.hapmoe").search.search_micro_batch);
+    nlohmann::json old = nlohmann::json::parse(sizesText);
+    old["search"].erase("search_micro_batch");
+    Warnings none;
+    QVERIFY(!readProject(old.dump(), "old.hapmoe", &none).search.search_micro_batch);
+    QVERIFY(none.empty());
 }
 
 void tst_Documents::exampleProjectLoads()

@@ -18,7 +18,9 @@
 #include <nlohmann/json.hpp>
 #include <QtTest>
 
+#include <algorithm>
 #include <atomic>
+#include <limits>
 #include <mutex>
 #include <set>
 
@@ -83,6 +85,7 @@ private slots:
     void alternativesAndBaselines();
     void optimizerOffloadWhenNothingFits();
     void fastestOffloadKeepsTheFastestPlan();
+    void microBatchSizesAreSearchedEach();
     void offloadAlternativesComeFromEveryShare();
     void modelLargerThanTheClusterAnswersAtOnce();
     void hostMemoryBoundsTheOffload();
@@ -780,6 +783,77 @@ void SearchEngineTest::nodesBehindOversubscribedLeavesAreNotInterchangeable()
     QVERIFY(SearchSpace(*llama, wide, DeviceCatalog::builtin()).types().front().regular);
 }
 
+void SearchEngineTest::microBatchSizesAreSearchedEach()
+{
+    // The sizes tried when asked to choose: 1, 2, 4 and 8, those dividing the global batch.
+    QCOMPARE(microBatchCandidates(256), (std::vector<int>{1, 2, 4, 8}));
+    QCOMPARE(microBatchCandidates(12), (std::vector<int>{1, 2, 4}));
+    QCOMPARE(microBatchCandidates(6), (std::vector<int>{1, 2}));
+    QCOMPARE(microBatchCandidates(1), std::vector<int>{1});
+
+    // LLaMA-2 7B (global batch 256) on two A100 nodes. Searched one size at a time, the
+    // best plans take 11.927 s at 1, 11.916 s at 2 and 11.953 s at 4: at 2 the GEMMs are
+    // larger and the pipeline has micro-batches enough. Searched over the three, the plans
+    // are the three fastest of the three searches' lists, the baselines the fastest of each
+    // kind, and the counters their sums.
+    const ModelSpec* llama = findModelPreset("LLaMA-2-7B");
+    QVERIFY(llama);
+    const DeviceCatalog& cat = DeviceCatalog::builtin();
+    const CostModel cost(*llama, clusterFromShorthand("A100:2x8", cat), cat);
+    SearchOptions opt;
+    opt.threads = 1;   // the counts of two threads depend on which finds a plan first
+    opt.top_k = 3;
+    std::vector<double> times, uniforms;
+    long long states = 0;
+    double best = std::numeric_limits<double>::infinity();
+    for (const int mbs : {1, 2, 4}) {
+        SearchOptions one = opt;
+        one.micro_batch_size = mbs;
+        const SearchResult r = runSearch(cost, one);
+        QVERIFY(!r.plans.empty() && r.uniform_baseline);
+        QVERIFY(r.micro_batch_sizes.empty());
+        for (const RankedPlan& rp : r.plans) {
+            QCOMPARE(rp.plan.stages.front().micro_batch_size, mbs);
+            times.push_back(rp.prediction.iteration_time_s);
+        }
+        uniforms.push_back(r.uniform_baseline->prediction.iteration_time_s);
+        states += r.states;
+        best = std::min(best, r.plans.front().prediction.iteration_time_s);
+    }
+    std::sort(times.begin(), times.end());
+    QVERIFY(std::abs(best - 11.916) < 5e-4);
+
+    opt.micro_batch_sizes = {1, 2, 4};
+    std::mutex mutex;
+    std::vector<double> fractions;
+    const SearchResult all = runSearch(cost, opt, nullptr, [&](const SearchProgress& p) {
+        std::lock_guard<std::mutex> lock(mutex);
+        fractions.push_back(p.fraction);
+    });
+    QCOMPARE(all.micro_batch_sizes, (std::vector<int>{1, 2, 4}));
+    QCOMPARE(all.plans.size(), std::size_t(3));
+    for (std::size_t i = 0; i < 3; ++i) {
+        QCOMPARE(all.plans[i].prediction.iteration_time_s, times[i]);
+        QCOMPARE(all.plans[i].plan.name, "HS-DP #" + std::to_string(i + 1));
+    }
+    QCOMPARE(all.plans.front().plan.stages.front().micro_batch_size, 2);
+    QCOMPARE(all.uniform_baseline->prediction.iteration_time_s, *std::min_element(uniforms.begin(), uniforms.end()));
+    QCOMPARE(all.states, states);
+    QVERIFY(!all.timed_out && !all.cancelled);
+    QVERIFY(!fractions.empty() && fractions.back() == 1.0);
+    QVERIFY(std::is_sorted(fractions.begin(), fractions.end()));
+
+    // One size in the list is a search at that size.
+    SearchOptions four = opt;
+    four.micro_batch_sizes = {4};
+    SearchOptions plain = opt;
+    plain.micro_batch_sizes.clear();
+    plain.micro_batch_size = 4;
+    const SearchResult a = runSearch(cost, four), b = runSearch(cost, plain);
+    QVERIFY(samePlans(a, b));
+    QVERIFY(a.micro_batch_sizes.empty());
+}
+
 void SearchEngineTest::fastestOffloadKeepsTheFastestPlan()
 {
     // Mixtral-L on 16-2 (8 H800 + 8 MI300X, Table 1). "If needed": the pruned search finds
@@ -1281,6 +1355,21 @@ void SearchEngineTest::cliExitCodes()
     QCOMPARE(run({"plan", "--model", "no-such-model", "--cluster", "H800:1x8"}), 2);
     QCOMPARE(run({"plan", "--model", "mixtral-s", "--cluster", "H800:1x8", "--top", "0"}), 2);
     QCOMPARE(run({"plan", "--cluster", "H800:1x8"}), 2);
+    // --mbs with several sizes (microBatchSizesAreSearchedEach): the header and the document
+    // name them; a size that does not divide the global batch (the LLaMA-2 7B preset: 256) or is not a
+    // number is bad input.
+    QCOMPARE(run({"plan", "--model", "llama2-7b", "--cluster", "A100:2x8", "--mbs", "4,1,2,2"}, &out), 0);
+    QVERIFY2(out.contains("search hs-dp over micro-batch sizes 1, 2, 4 in "), out.constData());
+    QCOMPARE(run({"plan", "--model", "llama2-7b", "--cluster", "A100:2x8", "--mbs", "auto", "--json"}, &out), 0);
+    {
+        const auto doc = nlohmann::json::parse(out.toStdString());
+        QCOMPARE(doc["search"]["micro_batch_sizes"].get<std::vector<int>>(), (std::vector<int>{1, 2, 4, 8}));
+        QCOMPARE(doc["plan"]["stages"][0]["micro_batch_size"].get<int>(), 2);
+    }
+    QCOMPARE(run({"plan", "--model", "llama2-7b", "--cluster", "A100:2x8", "--mbs", "1,3"}, nullptr, &err), 2);
+    QVERIFY2(err.contains("--mbs: the global batch 256 is not a multiple of the micro-batch size 3"), err.constData());
+    QCOMPARE(run({"plan", "--model", "llama2-7b", "--cluster", "A100:2x8", "--mbs", "1,x"}, nullptr, &err), 2);
+    QVERIFY2(err.contains("got \"x\" in \"1,x\""), err.constData());
     // The exact check (exactCheckFindsWhatThePruningsHide's case): the table says what it
     // replaced, the document records it; --exact-check 0 turns it off; a negative time is bad
     // input.
