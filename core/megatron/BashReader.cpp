@@ -2244,17 +2244,28 @@ void BashReader::evalText(const RawCommand& cmd, std::size_t w, std::size_t firs
     addEnv(textReads, m_valueReads);
     m_valueReads.swap(outerReads);
     addEnv(m_valueReads, outerReads);
+    std::vector<RawCommand> commands;
+    if (!parseText(text, cmd.line, "eval", commands))
+        return;
+    // NAME=value eval ...: the assignments hold while the text runs (bash's default mode).
+    const std::vector<SavedVariable> hidden = applyTemporarily(cmd, firstAssign, w);
+    runText(commands, cmd.line, "eval", std::move(textReads));
+    restoreVariables(hidden);
+}
+
+bool BashReader::parseText(const std::string& text, int line, const std::string& what, std::vector<RawCommand>& commands)
+{
     if (text.find_first_not_of(" \t\n") == npos)
-        return;   // eval with nothing to run: status 0
+        return false;   // nothing to run: status 0
     m_evalBytes += text.size();
     if (m_evalDepth >= static_cast<int>(kMaxSubshellDepth) || m_evalCommands > kMaxEvalCommands || m_evalBytes > kMaxEvalBytes) {
-        warnOnce("eval", cmd.line, "eval nested " + std::to_string(kMaxSubshellDepth) + " deep, or past "
-                                       + std::to_string(kMaxEvalCommands) + " commands or " + std::to_string(kMaxEvalBytes >> 20)
-                                       + " MiB of eval texts, is not followed; its text is ignored");
-        m_evalLines.push_back(cmd.line);
-        return;
+        warnOnce("eval", line, what + " nested " + std::to_string(kMaxSubshellDepth) + " deep, or past "
+                                   + std::to_string(kMaxEvalCommands) + " commands or " + std::to_string(kMaxEvalBytes >> 20)
+                                   + " MiB of " + (what == "eval" ? "eval texts" : "texts run as commands")
+                                   + ", is not followed; its text is ignored");
+        m_evalLines.push_back(line);
+        return false;
     }
-    std::vector<RawCommand> commands;
     std::string error;
     try {
         commands = tokenize(text, false);
@@ -2263,26 +2274,49 @@ void BashReader::evalText(const RawCommand& cmd, std::size_t w, std::size_t firs
         error = e.detail();
     }
     if (!error.empty()) {
-        // bash reports the syntax error and eval fails (status 2); the script goes on.
-        warn(cmd.line, "eval's text does not parse (" + error + "); bash reports a syntax error there and runs none of it");
-        return;
+        // bash reports the syntax error and the command fails (status 2); the script goes on.
+        warn(line, what + "'s text does not parse (" + error + "); bash reports a syntax error there and runs none of it");
+        return false;
     }
     for (RawCommand& c : commands)
-        c.line = cmd.line;   // every command of the text stands where eval does
+        c.line = line;   // every command of the text stands where the command running it does
     m_evalCommands += commands.size();
-    // NAME=value eval ...: the assignments hold while the text runs (bash's default mode).
-    const std::vector<SavedVariable> hidden = applyTemporarily(cmd, firstAssign, w);
+    return true;
+}
+
+void BashReader::runText(std::span<const RawCommand> commands, int line, const std::string& what, std::vector<std::string> textReads)
+{
     ++m_evalDepth;
     textReads.swap(m_evalReads);
     try {
         run(commands);
     } catch (const InputError& e) {
         // A body the text opens and does not close, found as it runs.
-        warn(cmd.line, "eval's text does not parse (" + e.detail() + "); bash reports a syntax error there and runs none of it");
+        warn(line, what + "'s text does not parse (" + e.detail() + "); bash reports a syntax error there and runs none of it");
     }
     textReads.swap(m_evalReads);
     --m_evalDepth;
-    restoreVariables(hidden);
+}
+
+std::optional<std::size_t> BashReader::commandStringAt(const std::vector<std::string>& words)
+{
+    // sh, bash, dash or zsh with single-letter options up to one holding c (bash -c, bash -x
+    // -c, bash -lc), then the command string: its index. A shell that reads its standard
+    // input or a file is not this.
+    for (std::size_t k = 0; k + 1 < words.size(); ++k) {
+        const std::string& word = words[k];
+        const std::string base = word.substr(word.rfind('/') == npos ? 0 : word.rfind('/') + 1);
+        if (base != "sh" && base != "bash" && base != "dash" && base != "zsh")
+            continue;
+        std::size_t f = k + 1;
+        const auto shortOption = [&](std::size_t i) { return i < words.size() && words[i].size() > 1 && words[i][0] == '-' && words[i][1] != '-'; };
+        while (shortOption(f) && words[f].find('c') == npos)
+            ++f;
+        if (shortOption(f) && f + 1 < words.size())
+            return f + 1;
+        return std::nullopt;
+    }
+    return std::nullopt;
 }
 
 std::vector<BashReader::SavedVariable> BashReader::applyTemporarily(const RawCommand& cmd, std::size_t from, std::size_t to)
@@ -4493,13 +4527,58 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
     for (std::string& finding : found)
         if (std::find(out.warnings.begin(), out.warnings.end(), finding) == out.warnings.end())
             out.warnings.push_back(std::move(finding));
+    // A command a shell runs from a command string (below) stands after what ran that shell:
+    // `srun -N 16 ... sh -c "python pretrain_gpt.py ..."` is read as srun running python.
+    if (!m_wrappedBy.empty() && out.word_reads.size() == out.words.size()) {
+        out.words.insert(out.words.begin(), m_wrappedBy.back().words.begin(), m_wrappedBy.back().words.end());
+        out.word_reads.insert(out.word_reads.begin(), m_wrappedBy.back().reads.begin(), m_wrappedBy.back().reads.end());
+    }
     if (!m_environmentKept || m_environmentKept(out)) {
         out.exported = exportedVariables();
         for (const std::string& e : out.exported)
             if (auto it = m_rawValues.find(e.substr(0, e.find('='))); it != m_rawValues.end())
                 out.exported_raw.insert(*it);
     }
-    m_commands.push_back(std::move(out));
+    const std::optional<std::size_t> string = commandStringAt(out.words);
+    const ShellCommand& ran = m_commands.emplace_back(std::move(out));
+    if (!string)
+        return;
+    // sh -c STRING (bash -c, and with its options): a shell of its own reads the string as a
+    // script. Read here as a subshell whose commands stand at this line, after the words
+    // before the shell (srun and its options, which run it); the string's reads go with every
+    // word of its commands, as eval's text's do. Words after the string are its $0, $1 ...,
+    // not read.
+    std::size_t shellAt = 0;
+    for (std::size_t k = 0; k < *string; ++k) {
+        const std::string& word = ran.words[k];
+        const std::string base = word.substr(word.rfind('/') == npos ? 0 : word.rfind('/') + 1);
+        if (base == "sh" || base == "bash" || base == "dash" || base == "zsh") {
+            shellAt = k;
+            break;
+        }
+    }
+    std::vector<RawCommand> commands;
+    const std::string text = ran.words[*string];
+    std::vector<std::string> stringReads = m_evalReads;
+    const bool aligned = ran.word_reads.size() == ran.words.size();
+    if (aligned)
+        addEnv(stringReads, WordReads::of(ran.word_reads[*string].names));
+    Wrapper wrapper;
+    wrapper.words.assign(ran.words.begin(), ran.words.begin() + static_cast<std::ptrdiff_t>(shellAt));
+    if (aligned)
+        wrapper.reads.assign(ran.word_reads.begin(), ran.word_reads.begin() + static_cast<std::ptrdiff_t>(shellAt));
+    else
+        wrapper.reads.resize(shellAt);
+    const int line = ran.line;
+    const std::string what = ran.words[shellAt].substr(ran.words[shellAt].rfind('/') == npos ? 0 : ran.words[shellAt].rfind('/') + 1) + " -c";
+    // (m_commands grows while the string runs: `ran` is not used past here.)
+    if (!parseText(text, line, what, commands))
+        return;
+    m_wrappedBy.push_back(std::move(wrapper));
+    enterSubshell();
+    runText(commands, line, what, std::move(stringReads));
+    leaveSubshell();
+    m_wrappedBy.pop_back();
 }
 
 std::vector<std::string> BashReader::expandWord(const std::string& raw, int line)

@@ -350,6 +350,20 @@ private:
     std::vector<RawCommand> tokenize(std::string_view text, bool noteFlagLines = true);
     // eval ARG...: its arguments joined and read as commands where it stands.
     void evalText(const RawCommand& cmd, std::size_t w, std::size_t firstAssign);
+    // A text run as commands where `line` stands (eval's, a shell's command string): parsed
+    // within the limits below, or a warning naming `what` and false.
+    bool parseText(const std::string& text, int line, const std::string& what, std::vector<RawCommand>& commands);
+    void runText(std::span<const RawCommand> commands, int line, const std::string& what, std::vector<std::string> textReads);
+    // The index of the command string of `sh -c STRING` (bash, dash, zsh; -c among its
+    // single-letter options) in a command's words, if any.
+    static std::optional<std::size_t> commandStringAt(const std::vector<std::string>& words);
+    // What ran the shell whose command string is being read (srun and its options): the
+    // words put before each command read from it, with their reads.
+    struct Wrapper {
+        std::vector<std::string> words;
+        std::vector<WordReads> reads;
+    };
+    std::vector<Wrapper> m_wrappedBy;
     // What bash's parser would refuse in a text before running any of it (a reserved word out
     // of place, a compound command not closed), or "" when the text is whole.
     static std::string syntaxError(std::span<const RawCommand> commands);

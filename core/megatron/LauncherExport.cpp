@@ -1888,9 +1888,10 @@ private:
     {
         if (!m_opt.entry_script.empty())
             return m_opt.entry_script;
+        // `pwd`/pretrain_gpt.py (Megatron-LM's old GPT-3 script): the launcher's folder, ${PWD}.
         if (m_opt.format == LauncherFormat::Megatron && m_opt.original && !m_opt.original->entry_script.empty()
             && !isFlagScaleEntry(m_opt.original->entry_script))
-            return m_opt.original->entry_script;
+            return pwdAsVariable(m_opt.original->entry_script);
         return fallback;
     }
 

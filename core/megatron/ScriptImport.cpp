@@ -167,8 +167,9 @@ public:
                     + " runs DeepSpeed's launcher (deepspeed), which this import does not read";
                 break;
             }
-            // A shell run on a command string (srun ... sh -c "$CMD"), or a batch job submitted
-            // with its script on standard input (sbatch <<EOF): their commands are text here.
+            // A shell run on a command string (srun ... sh -c "$CMD"): the string was read as
+            // commands and held none. A batch job submitted with its script on standard input
+            // (sbatch <<EOF): its commands are text here.
             for (const ShellCommand& c : m_reader.commands()) {
                 for (std::size_t k = 0; k + 1 < c.words.size(); ++k) {
                     const std::string base = baseName(c.words[k]);
@@ -183,8 +184,7 @@ public:
                         ++f;
                     if (shortOption(f)) {
                         notFollowed += "; line " + std::to_string(c.line) + " runs " + base
-                            + " -c on a command string, which this import does not follow (write the command into the script, "
-                              "or import a script holding it)";
+                            + " -c on a command string, which was read as commands and holds none of these either";
                         break;
                     }
                 }
@@ -449,15 +449,55 @@ private:
         return fallback;
     }
 
+    // The words of the script's #SBATCH directives: the lines that start with "#SBATCH"
+    // before the first line that is neither blank nor a comment, where sbatch stops reading
+    // them (sbatch(1), "the batch script may contain options preceded with #SBATCH before any
+    // executable commands"), with the line of the first.
+    std::pair<std::vector<std::string>, int> sbatchDirectives() const
+    {
+        std::vector<std::string> words;
+        int first = 0, line = 0;
+        std::size_t at = 0;
+        while (at < m_text.size()) {
+            const std::size_t end = std::min(m_text.find('\n', at), m_text.size());
+            std::string_view l(m_text.data() + at, end - at);
+            at = end + 1;
+            ++line;
+            const std::size_t start = l.find_first_not_of(" \t\r");
+            if (start == std::string_view::npos)
+                continue;
+            l.remove_prefix(start);
+            if (l.front() != '#')
+                break;
+            if (!l.starts_with("#SBATCH") || (l.size() > 7 && l[7] != ' ' && l[7] != '\t'))
+                continue;
+            std::istringstream in{std::string(l.substr(7))};
+            for (std::string w; in >> w;) {
+                if (w.front() == '#')
+                    break;   // a comment after the options
+                words.push_back(w);
+            }
+            if (first == 0)
+                first = line;
+        }
+        return {words, first};
+    }
+
     // srun's options before "python X.py": each task is one process. -N/--nodes gives the
     // nodes, --ntasks-per-node the processes of each, -n/--ntasks the processes in all
     // (spread evenly: --ntasks / --nodes per node). Values come as "-N 2", "-N2",
-    // "--nodes 2" or "--nodes=2" (Slurm's srun(1)).
+    // "--nodes 2" or "--nodes=2" (Slurm's srun(1)). Those srun does not give come from the
+    // job's allocation, the script's #SBATCH directives, as srun inherits them inside a job.
     void readSrun()
     {
         std::optional<std::pair<std::string, std::string>> nodes, perNode, total;
-        for (std::size_t k = 0; k < m_wrapperArgs.size(); ++k) {
-            std::string a = m_wrapperArgs[k];
+        const auto [directives, directiveLine] = sbatchDirectives();
+        std::vector<std::string> args = directives;
+        args.insert(args.end(), m_wrapperArgs.begin(), m_wrapperArgs.end());
+        std::map<std::string, std::string> fromDirectives;   // slot -> "--nodes=128", while a directive's value stands
+        for (std::size_t k = 0; k < args.size(); ++k) {
+            const bool directive = k < directives.size();
+            std::string a = args[k];
             std::string v;
             bool attached = false;
             if (a.rfind("--", 0) == 0) {
@@ -473,10 +513,22 @@ private:
             }
             if (a != "-N" && a != "--nodes" && a != "-n" && a != "--ntasks" && a != "--ntasks-per-node")
                 continue;
-            if (!attached && k + 1 < m_wrapperArgs.size())
-                v = m_wrapperArgs[++k];
-            auto& slot = (a == "-N" || a == "--nodes") ? nodes : (a == "--ntasks-per-node" ? perNode : total);
+            if (!attached && k + 1 < (directive ? directives.size() : args.size()))
+                v = args[++k];
+            const std::string slotName = (a == "-N" || a == "--nodes") ? "nodes" : (a == "--ntasks-per-node" ? "per-node" : "total");
+            auto& slot = slotName == "nodes" ? nodes : (slotName == "per-node" ? perNode : total);
             slot = std::make_pair(a, v);
+            if (directive)
+                fromDirectives[slotName] = a + (attached ? "=" : " ") + v;
+            else
+                fromDirectives.erase(slotName);
+        }
+        if (!fromDirectives.empty()) {
+            std::vector<std::string> used;
+            for (const auto& [slot, text] : fromDirectives)
+                used.push_back(text);
+            warn("line " + std::to_string(directiveLine) + ": srun takes " + join(used, ", ")
+                 + " from the script's #SBATCH directives (the job's allocation)");
         }
         if (nodes) {
             // A range "2-4" (minimum-maximum): the maximum, as torchrun's elastic MIN:MAX.

@@ -1620,6 +1620,15 @@ private slots:
                      && data.front().substr(data.front().size() - 7) == "/data/x",
                  data.front().c_str());
         QCOMPARE(valuesAfter(args, "--tensorboard-dir"), std::vector<std::string>{"/out/tb-$(date +%F)"});
+        // The entry script's path too (Megatron-LM's old pretrain_gpt3_175B.sh: DIR=`pwd`, then
+        // python -u ${DIR}/pretrain_gpt.py).
+        ExportOptions e;
+        std::string launch = gptLaunch("");
+        launch.replace(launch.find("pretrain_gpt.py"), 15, "`pwd`/pretrain_gpt.py");
+        e.original = importMegatronScript(launch + "\n", "e.sh");
+        const ExportResult x = exportLauncher(megatronPlan(), e);
+        QVERIFY2(x.ok, x.refusal.c_str());
+        QVERIFY2(x.script.find("torchrun \"${DISTRIBUTED_ARGS[@]}\" \"${PWD}/pretrain_gpt.py\"") != std::string::npos, x.script.c_str());
     }
 
     void carriedFlagsMeetThePlansRules()

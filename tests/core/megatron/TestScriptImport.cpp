@@ -2793,19 +2793,68 @@ private slots:
         QVERIFY(!hasWarning(g, "as the script is read, a test"));
     }
 
+    void sbatchDirectivesGiveTheAllocation()
+    {
+        // Inside a batch job srun takes the nodes and tasks srun does not give from the job's
+        // allocation: the #SBATCH lines before the first command (sbatch(1)), as in Megatron-LM's
+        // old pretrain_gpt3_175B.sh ("#SBATCH <SLURM OPTIONS> --nodes=128 --exclusive
+        // --ntasks-per-node=8", then srun ... sh -c "${run_cmd}").
+        const std::string launch = "srun python pretrain_gpt.py --num-layers 4 --hidden-size 256 --num-attention-heads 8 "
+                                   "--seq-length 512 --max-position-embeddings 512 --micro-batch-size 1 --global-batch-size 64\n";
+        const ImportedScript s = importMegatronScript("#!/bin/bash\n#SBATCH <SLURM OPTIONS> --nodes=4 --exclusive\n# a comment\n\n"
+                                                      "#SBATCH --ntasks-per-node 8 # eight GPUs\n#SBATCHED --nodes=9\n" + launch,
+                                                      "job.sh");
+        QCOMPARE(s.nnodes, 4);
+        QCOMPARE(s.nproc_per_node, 8);
+        QCOMPARE(s.world_size, 32);
+        QVERIFY(hasWarning(s, "line 2: srun takes --nodes=4, --ntasks-per-node 8 from the script's #SBATCH directives"));
+        // srun's own options replace the directives'.
+        const ImportedScript own = importMegatronScript("#SBATCH -N 4\n#SBATCH --ntasks-per-node=8\nsrun -N 2 " + launch.substr(5), "job.sh");
+        QCOMPARE(own.world_size, 16);
+        QVERIFY(hasWarning(own, "line 1: srun takes --ntasks-per-node=8 from the script's #SBATCH directives"));
+        // After the first command, #SBATCH is a comment to sbatch too.
+        const ImportedScript late = importMegatronScript("echo start\n#SBATCH --nodes=4 --ntasks-per-node=8\n" + launch, "job.sh");
+        QCOMPARE(late.world_size, 1);
+        QVERIFY(!hasWarning(late, "#SBATCH"));
+    }
+
     void commandStringsAreNamed()
     {
-        // A launch command held in a string run by a shell, or in a batch job's standard
-        // input, is not followed; the refusal names the line (Megatron-LM's old
-        // pretrain_gpt3_175B.sh: srun ... sh -c "${run_cmd}").
-        const std::string viaShell = refusalOf("run_cmd=\"python pretrain_gpt.py --num-layers 96\"\n"
-                                               "srun -l --container-image x sh -c \"${run_cmd}\"\n",
-                                               "s.sh");
-        QVERIFY2(viaShell.find("no launch command found") != std::string::npos
-                     && viaShell.find("line 2 runs sh -c on a command string, which this import does not follow") != std::string::npos,
-                 viaShell.c_str());
+        // A launch command held in a string a shell runs is read as that shell reads it, after
+        // what runs the shell (Megatron-LM's old pretrain_gpt3_175B.sh: srun ... sh -c
+        // "${run_cmd}", with srun's node and task counts). A string that holds no launch
+        // command, and a batch job's standard input, are named in the refusal.
+        const std::string model = "--num-layers 4 --hidden-size 256 --num-attention-heads 8 --seq-length 512 "
+                                  "--max-position-embeddings 512 --micro-batch-size 1 --global-batch-size 64 "
+                                  "--tensor-model-parallel-size 8 --pipeline-model-parallel-size 2";
+        const ImportedScript s = importMegatronScript("options=\"" + model + "\"\n"
+                                                      "run_cmd=\"cd /work && python -u pretrain_gpt.py ${options} --data-path $DATA\"\n"
+                                                      "srun -l -N 4 --ntasks-per-node 8 --container-image x \\\n"
+                                                      "     sh -c \"${run_cmd}\"\n",
+                                                      "s.sh");
+        QCOMPARE(s.command_line, 3);
+        QCOMPARE(s.launcher, std::string("python"));
+        QCOMPARE(s.world_size, 32);   // srun -N 4 --ntasks-per-node 8
+        QCOMPARE(s.parallel.tp, 8);
+        QCOMPARE(s.parallel.pp, 2);
+        QCOMPARE(s.model.num_layers, 4);
+        // The string's $DATA is unset in the script: it comes from the environment.
+        QVERIFY(hasWarning(s, "DATA is not set in the script"));
+        // bash -lc with a single-quoted string: the inner shell expands it.
+        const ImportedScript b = importMegatronScript("export GPUS=8\nbash -lc 'torchrun --nproc_per_node $GPUS pretrain_gpt.py " + model + "'\n",
+                                                      "b.sh");
+        QCOMPARE(b.world_size, 8);
+        QCOMPARE(b.launcher, std::string("torchrun"));
+        // What the string sets stays in its shell.
+        QCOMPARE(refusalOf("sh -c 'X=1'\ntorchrun --nproc_per_node 8 pretrain_gpt.py " + model + " --seed $X\n", "x.sh"),
+                 std::string("accepted"));
+        QVERIFY(hasWarning(importMegatronScript("sh -c 'X=1'\ntorchrun --nproc_per_node 8 pretrain_gpt.py " + model + " --seed $X\n", "x.sh"),
+                           "X is not set in the script"));
         const std::string viaLogin = refusalOf("bash -x -lc \"$CMD\"\n", "b.sh");
-        QVERIFY2(viaLogin.find("line 1 runs bash -c on a command string") != std::string::npos, viaLogin.c_str());
+        QVERIFY2(viaLogin.find("no launch command found") != std::string::npos
+                     && viaLogin.find("line 1 runs bash -c on a command string, which was read as commands and holds none of these "
+                                      "either") != std::string::npos,
+                 viaLogin.c_str());
         const std::string batch = refusalOf("sbatch <<EOF\n#!/bin/bash\ntorchrun pretrain_gpt.py --num-layers 2\nEOF\n", "j.sh");
         QVERIFY2(batch.find("line 1 submits a batch job (sbatch)") != std::string::npos, batch.c_str());
     }
