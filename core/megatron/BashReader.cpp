@@ -13,6 +13,7 @@
 #include <functional>
 #include <optional>
 #include <set>
+#include <sstream>
 #include <unordered_set>
 
 // Expansion follows the bash manual (GNU Bash Reference Manual, sections 3.1.2 Quoting,
@@ -2298,6 +2299,36 @@ void BashReader::runText(std::span<const RawCommand> commands, int line, const s
     --m_evalDepth;
 }
 
+std::pair<std::vector<std::string>, int> BashReader::batchDirectives(std::string_view script)
+{
+    std::vector<std::string> words;
+    int first = 0, line = 0;
+    std::size_t at = 0;
+    while (at < script.size()) {
+        const std::size_t end = std::min(script.find('\n', at), script.size());
+        std::string_view l = script.substr(at, end - at);
+        at = end + 1;
+        ++line;
+        const std::size_t start = l.find_first_not_of(" \t\r");
+        if (start == npos)
+            continue;
+        l.remove_prefix(start);
+        if (l.front() != '#')
+            break;
+        if (!l.starts_with("#SBATCH") || (l.size() > 7 && l[7] != ' ' && l[7] != '\t'))
+            continue;
+        std::istringstream in{std::string(l.substr(7))};
+        for (std::string w; in >> w;) {
+            if (w.front() == '#')
+                break;   // a comment after the options
+            words.push_back(w);
+        }
+        if (first == 0)
+            first = line;
+    }
+    return {words, first};
+}
+
 std::optional<std::size_t> BashReader::commandStringAt(const std::vector<std::string>& words)
 {
     // sh, bash, dash or zsh with single-letter options up to one holding c (bash -c, bash -x
@@ -4529,6 +4560,8 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
             out.warnings.push_back(std::move(finding));
     // A command a shell runs from a command string (below) stands after what ran that shell:
     // `srun -N 16 ... sh -c "python pretrain_gpt.py ..."` is read as srun running python.
+    if (!m_batchOptions.empty())
+        out.batch_options = m_batchOptions.back();
     if (!m_wrappedBy.empty() && out.word_reads.size() == out.words.size()) {
         out.words.insert(out.words.begin(), m_wrappedBy.back().words.begin(), m_wrappedBy.back().words.end());
         out.word_reads.insert(out.word_reads.begin(), m_wrappedBy.back().reads.begin(), m_wrappedBy.back().reads.end());
@@ -4540,7 +4573,27 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
                 out.exported_raw.insert(*it);
     }
     const std::optional<std::size_t> string = commandStringAt(out.words);
+    const bool batch = !out.words.empty() && out.words.front().substr(out.words.front().rfind('/') == npos ? 0 : out.words.front().rfind('/') + 1) == "sbatch"
+        && cmd.input && !cmd.input->here_string;
     const ShellCommand& ran = m_commands.emplace_back(std::move(out));
+    if (batch) {
+        // sbatch [OPTIONS] <<EOF: the batch script on its standard input, read as a script of
+        // its own (a subshell) whose commands stand at this line and know the job's options.
+        std::optional<std::string> text = hereText(*cmd.input, cmd.line);
+        const std::string script = text ? *text : cmd.input->text;
+        std::vector<std::string> options = batchDirectives(script).first;
+        options.insert(options.end(), ran.words.begin() + 1, ran.words.end());
+        const int line = ran.line;
+        std::vector<RawCommand> commands;
+        if (!parseText(script, line, "sbatch", commands))
+            return;
+        m_batchOptions.push_back(std::move(options));
+        enterSubshell();
+        runText(commands, line, "sbatch", m_evalReads);
+        leaveSubshell();
+        m_batchOptions.pop_back();
+        return;
+    }
     if (!string)
         return;
     // sh -c STRING (bash -c, and with its options): a shell of its own reads the string as a

@@ -117,6 +117,9 @@ struct ShellCommand {
     std::vector<std::string> value_reads;
     // The names read by the words that expanded to no word at all (an empty $EXTRA_ARGS).
     std::vector<std::string> vanished_environment_reads;
+    // For a command of a batch script read from sbatch's standard input (sbatch [OPTIONS]
+    // <<EOF): that script's #SBATCH directives, then sbatch's options, which replace them.
+    std::vector<std::string> batch_options;
 };
 
 class BashReader {
@@ -193,6 +196,12 @@ public:
     // The line of the `exit` that ended the reading, as bash stops there; 0 when the script was
     // read to its end (an `exit` inside a subshell leaves only the subshell).
     int exitLine() const { return m_exitLine; }
+
+    // The words of a batch script's #SBATCH directives: the lines that start with "#SBATCH"
+    // before the first line that is neither blank nor a comment, where sbatch stops reading
+    // them (sbatch(1): options "preceded with #SBATCH before any executable commands"), and
+    // the line of the first (0: none).
+    static std::pair<std::vector<std::string>, int> batchDirectives(std::string_view script);
 
     // Expands one raw word (as written in a script) in the reader's current state.
     std::vector<std::string> expandWord(const std::string& raw, int line);
@@ -364,6 +373,7 @@ private:
         std::vector<WordReads> reads;
     };
     std::vector<Wrapper> m_wrappedBy;
+    std::vector<std::vector<std::string>> m_batchOptions;   // of the batch scripts being read (ShellCommand::batch_options)
     // What bash's parser would refuse in a text before running any of it (a reserved word out
     // of place, a compound command not closed), or "" when the text is whole.
     static std::string syntaxError(std::span<const RawCommand> commands);

@@ -167,9 +167,9 @@ public:
                     + " runs DeepSpeed's launcher (deepspeed), which this import does not read";
                 break;
             }
-            // A shell run on a command string (srun ... sh -c "$CMD"): the string was read as
-            // commands and held none. A batch job submitted with its script on standard input
-            // (sbatch <<EOF): its commands are text here.
+            // A shell run on a command string (srun ... sh -c "$CMD"), or a batch job's script
+            // on sbatch's standard input: read as commands, and held none. A batch script file
+            // is not read.
             for (const ShellCommand& c : m_reader.commands()) {
                 for (std::size_t k = 0; k + 1 < c.words.size(); ++k) {
                     const std::string base = baseName(c.words[k]);
@@ -190,7 +190,8 @@ public:
                 }
                 if (!c.words.empty() && baseName(c.words.front()) == "sbatch")
                     notFollowed += "; line " + std::to_string(c.line)
-                        + " submits a batch job (sbatch), whose script this import does not read (import the batch script itself)";
+                        + " submits a batch job (sbatch): a script on its standard input is read, a script file is not "
+                          "(import the batch script itself)";
             }
             if (!m_reader.sourceLines().empty())
                 notFollowed += "; it sources another file " + atLines(m_reader.sourceLines()) + ", which is not followed";
@@ -449,49 +450,19 @@ private:
         return fallback;
     }
 
-    // The words of the script's #SBATCH directives: the lines that start with "#SBATCH"
-    // before the first line that is neither blank nor a comment, where sbatch stops reading
-    // them (sbatch(1), "the batch script may contain options preceded with #SBATCH before any
-    // executable commands"), with the line of the first.
-    std::pair<std::vector<std::string>, int> sbatchDirectives() const
-    {
-        std::vector<std::string> words;
-        int first = 0, line = 0;
-        std::size_t at = 0;
-        while (at < m_text.size()) {
-            const std::size_t end = std::min(m_text.find('\n', at), m_text.size());
-            std::string_view l(m_text.data() + at, end - at);
-            at = end + 1;
-            ++line;
-            const std::size_t start = l.find_first_not_of(" \t\r");
-            if (start == std::string_view::npos)
-                continue;
-            l.remove_prefix(start);
-            if (l.front() != '#')
-                break;
-            if (!l.starts_with("#SBATCH") || (l.size() > 7 && l[7] != ' ' && l[7] != '\t'))
-                continue;
-            std::istringstream in{std::string(l.substr(7))};
-            for (std::string w; in >> w;) {
-                if (w.front() == '#')
-                    break;   // a comment after the options
-                words.push_back(w);
-            }
-            if (first == 0)
-                first = line;
-        }
-        return {words, first};
-    }
-
     // srun's options before "python X.py": each task is one process. -N/--nodes gives the
     // nodes, --ntasks-per-node the processes of each, -n/--ntasks the processes in all
     // (spread evenly: --ntasks / --nodes per node). Values come as "-N 2", "-N2",
     // "--nodes 2" or "--nodes=2" (Slurm's srun(1)). Those srun does not give come from the
     // job's allocation, the script's #SBATCH directives, as srun inherits them inside a job.
-    void readSrun()
+    void readSrun(const ShellCommand& launch)
     {
         std::optional<std::pair<std::string, std::string>> nodes, perNode, total;
-        const auto [directives, directiveLine] = sbatchDirectives();
+        // A command of a batch script sbatch reads from standard input (sbatch <<EOF) has that
+        // script's directives and sbatch's options; any other the script's own.
+        const auto [directives, directiveLine] = !launch.batch_options.empty()
+            ? std::make_pair(launch.batch_options, launch.line)
+            : BashReader::batchDirectives(m_text);
         std::vector<std::string> args = directives;
         args.insert(args.end(), m_wrapperArgs.begin(), m_wrapperArgs.end());
         std::map<std::string, std::string> fromDirectives;   // slot -> "--nodes=128", while a directive's value stands
@@ -528,7 +499,8 @@ private:
             for (const auto& [slot, text] : fromDirectives)
                 used.push_back(text);
             warn("line " + std::to_string(directiveLine) + ": srun takes " + join(used, ", ")
-                 + " from the script's #SBATCH directives (the job's allocation)");
+                 + (launch.batch_options.empty() ? " from the script's #SBATCH directives (the job's allocation)"
+                                                 : " from the batch job's options (sbatch's, and its script's #SBATCH directives)"));
         }
         if (nodes) {
             // A range "2-4" (minimum-maximum): the maximum, as torchrun's elastic MIN:MAX.
@@ -563,7 +535,7 @@ private:
         if (m_directPython) {
             i = m_launchStart;
             if (m_wrapper == "srun") {
-                readSrun();
+                readSrun(cmd);
             } else {
                 warn(at() + "the entry script is started without torchrun: one process is assumed");
             }

@@ -2855,8 +2855,20 @@ private slots:
                      && viaLogin.find("line 1 runs bash -c on a command string, which was read as commands and holds none of these "
                                       "either") != std::string::npos,
                  viaLogin.c_str());
-        const std::string batch = refusalOf("sbatch <<EOF\n#!/bin/bash\ntorchrun pretrain_gpt.py --num-layers 2\nEOF\n", "j.sh");
-        QVERIFY2(batch.find("line 1 submits a batch job (sbatch)") != std::string::npos, batch.c_str());
+        const std::string batch = refusalOf("sbatch job.sh\n", "j.sh");
+        QVERIFY2(batch.find("line 1 submits a batch job (sbatch): a script on its standard input is read, a script file is not")
+                     != std::string::npos,
+                 batch.c_str());
+        // A batch script on sbatch's standard input is read as sbatch runs it: its srun takes
+        // the nodes from sbatch's -N (which replaces the script's --nodes=2) and the tasks from
+        // its #SBATCH line; $NODES is the submitting script's, expanded in the here-document.
+        const ImportedScript job = importMegatronScript("NODES=4\nsbatch --job-name=gpt -N $NODES <<EOF\n#!/bin/bash\n"
+                                                        "#SBATCH --nodes=2\n#SBATCH --ntasks-per-node=8\n"
+                                                        "srun python pretrain_gpt.py " + model + "\nEOF\n",
+                                                        "j.sh");
+        QCOMPARE(job.command_line, 2);
+        QCOMPARE(job.world_size, 32);
+        QVERIFY(hasWarning(job, "line 2: srun takes -N 4, --ntasks-per-node=8 from the batch job's options"));
     }
 
     void loopsReviewed()
