@@ -38,6 +38,7 @@ constexpr int kChangedRole = Qt::UserRole + 1;
 WhatIfPanel::WhatIfPanel(QWidget* parent)
     : QWidget(parent)
     , m_gbs(new QSpinBox(this))
+    , m_mbs(new QSpinBox(this))
     , m_seq(new QSpinBox(this))
     , m_rho(new QDoubleSpinBox(this))
     , m_offload(new QSpinBox(this))
@@ -51,6 +52,9 @@ WhatIfPanel::WhatIfPanel(QWidget* parent)
     setObjectName(QStringLiteral("whatIf"));
     m_gbs->setRange(1, 1 << 20);
     m_gbs->setToolTip(tr("Global batch size in sequences; must stay a multiple of the first stage's DP × micro-batch size"));
+    m_mbs->setRange(1, 1024);
+    m_mbs->setToolTip(tr("Micro-batch size of the first stage (--micro-batch-size); every other stage runs DP of the first "
+                         "× this / its own DP sequences per micro-batch (FlagScale's rule), which must be whole"));
     m_seq->setRange(128, 1 << 20);
     m_seq->setSingleStep(512);
     m_seq->setSuffix(tr(" tokens"));
@@ -70,7 +74,7 @@ WhatIfPanel::WhatIfPanel(QWidget* parent)
     m_nodeType->setToolTip(tr("Device type whose node count to change"));
     // Wide enough for the longest type name ("910B-376T"), however narrow the panel.
     m_nodeType->setSizeAdjustPolicy(QComboBox::AdjustToContents);
-    for (QSpinBox* box : {m_gbs, m_seq, m_offload, m_nodeCount})
+    for (QSpinBox* box : {m_gbs, m_mbs, m_seq, m_offload, m_nodeCount})
         box->setKeyboardTracking(false);
     m_rho->setKeyboardTracking(false);
 
@@ -79,6 +83,7 @@ WhatIfPanel::WhatIfPanel(QWidget* parent)
     // In a narrow window the labels go above their fields, leaving the figures room.
     form->setRowWrapPolicy(QFormLayout::WrapLongRows);
     form->addRow(tr("Global batch size"), m_gbs);
+    form->addRow(tr("Micro-batch size"), m_mbs);
     form->addRow(tr("Sequence length"), m_seq);
     form->addRow(tr("Router imbalance ρ"), m_rho);
     form->addRow(tr("Optimizer in host memory"), m_offload);
@@ -91,6 +96,7 @@ WhatIfPanel::WhatIfPanel(QWidget* parent)
     m_rangeCheck = new SpinBoxRangeCheck(this, QStringLiteral("whatIfInputMessage"));
     form->addRow(m_rangeCheck->messageLabel());
     m_rangeCheck->watch(m_gbs, tr("Global batch size"));
+    m_rangeCheck->watch(m_mbs, tr("Micro-batch size"));
     m_rangeCheck->watch(m_seq, tr("Sequence length"));
     m_rangeCheck->watch(m_rho, tr("Router imbalance ρ"));
     m_rangeCheck->watch(m_offload, tr("Optimizer in host memory"));
@@ -126,6 +132,7 @@ WhatIfPanel::WhatIfPanel(QWidget* parent)
     m_columns->addLayout(right, 3);
 
     connect(m_gbs, &QSpinBox::valueChanged, this, &WhatIfPanel::reestimate);
+    connect(m_mbs, &QSpinBox::valueChanged, this, &WhatIfPanel::reestimate);
     connect(m_seq, &QSpinBox::valueChanged, this, &WhatIfPanel::reestimate);
     connect(m_rho, &QDoubleSpinBox::valueChanged, this, &WhatIfPanel::reestimate);
     connect(m_offload, &QSpinBox::valueChanged, this, &WhatIfPanel::reestimate);
@@ -212,6 +219,8 @@ void WhatIfPanel::resetInputs()
     const ModelSpec& model = m_context.model;
     const int gbs = m_entry && m_entry->plan().global_batch_size > 0 ? m_entry->plan().global_batch_size : model.training.global_batch_size;
     m_gbs->setValue(gbs);
+    m_mbs->setValue(m_entry && !m_entry->plan().stages.empty() ? m_entry->plan().stages.front().micro_batch_size
+                                                               : model.training.micro_batch_size);
     m_seq->setValue(model.seq_length);
     // The rho the plan was costed with: a calibrated one in the profile wins over the model's
     // (CostModel), so that the unchanged plan shows its listed figures.
@@ -222,10 +231,10 @@ void WhatIfPanel::resetInputs()
     m_nodeCount->setValue(nodesOfType(m_nodeType->currentText()));
     // Without a plan the fields show a dash, not figures of no plan (the spin boxes' least
     // values).
-    for (QAbstractSpinBox* box : std::initializer_list<QAbstractSpinBox*>{m_gbs, m_seq, m_rho, m_offload, m_nodeCount})
+    for (QAbstractSpinBox* box : std::initializer_list<QAbstractSpinBox*>{m_gbs, m_mbs, m_seq, m_rho, m_offload, m_nodeCount})
         box->setSpecialValueText(m_entry ? QString() : QStringLiteral("\u2013"));
     if (!m_entry) {
-        for (QSpinBox* box : {m_gbs, m_seq, m_offload, m_nodeCount})
+        for (QSpinBox* box : {m_gbs, m_mbs, m_seq, m_offload, m_nodeCount})
             box->setValue(box->minimum());
         m_rho->setValue(m_rho->minimum());
     }
@@ -281,13 +290,30 @@ void WhatIfPanel::reestimate()
     Plan plan = base;
     plan.global_batch_size = m_gbs->value();
     plan.optimizer_offload_fraction = m_offload->value() / 100.0;
+    // Another micro-batch size: the first stage's, and every stage's by FlagScale's rule
+    // (DESIGN section 3): the same micro-batch step DP_0 x MBS_0 on every mesh.
+    if (m_mbs->value() != base.stages.front().micro_batch_size) {
+        const long long step = static_cast<long long>(base.stages.front().dp) * m_mbs->value();
+        for (std::size_t i = 0; i < plan.stages.size(); ++i) {
+            StagePlan& s = plan.stages[i];
+            if (s.dp <= 0 || step % s.dp != 0) {
+                m_problem = tr("Micro-batch size %1 gives stage %2 (DP %3) %4 / %3 sequences per micro-batch, not a whole number.")
+                                .arg(m_mbs->value()).arg(i).arg(s.dp).arg(step);
+                m_hints << tr("A micro-batch size that makes DP of the first stage × it a multiple of every stage's DP keeps "
+                              "this plan; a new search with \"Search micro-batch size\" chooses one.");
+                break;
+            }
+            s.micro_batch_size = static_cast<int>(step / s.dp);
+        }
+    }
     const StagePlan& first = plan.stages.front();
     const int perStep = first.dp * first.micro_batch_size;
-    if (perStep <= 0 || plan.global_batch_size % perStep != 0) {
+    const bool stepRefused = !m_problem.isEmpty();   // the micro-batch size, said above
+    if (!stepRefused && (perStep <= 0 || plan.global_batch_size % perStep != 0)) {
         m_problem = tr("Global batch %1 is not a multiple of DP × micro-batch = %2 of the first stage.")
                         .arg(plan.global_batch_size).arg(perStep);
         m_hints << tr("A new search can choose a data-parallel width that divides %1.").arg(plan.global_batch_size);
-    } else if (plan.vpp > 1 && (plan.global_batch_size / perStep) % plan.pp() != 0) {
+    } else if (!stepRefused && plan.vpp > 1 && (plan.global_batch_size / perStep) % plan.pp() != 0) {
         // The interleaved schedule runs micro-batches in groups of PP (core/io/Documents.cpp).
         m_problem = tr("Interleaved 1F1B (VPP %1) needs the %2 micro-batches to be a multiple of the %3 stages.")
                         .arg(plan.vpp).arg(plan.global_batch_size / perStep).arg(plan.pp());

@@ -36,6 +36,7 @@ public:
     QString emptyText() const { return m_emptyText; }
 
     QSpinBox* globalBatchBox() const { return m_gbs; }
+    QSpinBox* microBatchBox() const { return m_mbs; }   // the first stage's micro-batch size
     QSpinBox* sequenceLengthBox() const { return m_seq; }
     QDoubleSpinBox* rhoBox() const { return m_rho; }
     QSpinBox* offloadBox() const { return m_offload; }   // percent of the optimizer in host memory
@@ -91,6 +92,7 @@ private:
     bool m_suggesting = false;          // newSearchSuggested holds
 
     QSpinBox* m_gbs;
+    QSpinBox* m_mbs;
     QSpinBox* m_seq;
     QDoubleSpinBox* m_rho;
     QSpinBox* m_offload;

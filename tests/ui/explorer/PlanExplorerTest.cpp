@@ -80,6 +80,7 @@ private slots:
     void compareMarksDifferencesBelowTheShownDigits();
     void longPlanNamesAreElidedNotClipped();
     void whatIfRhoChangesTheIterationTime();
+    void whatIfMicroBatchSize();
     void whatIfOffloadTradesMemoryForTime();
     void whatIfKeepsThePredictionsSwitches();
     void whatIfRemovingAUsedNodeAsksForANewSearch();
@@ -1093,6 +1094,55 @@ void PlanExplorerTest::compareMemoryChartsKeepOneScale()
     QCOMPARE(uniform->yAxis->range().upper, many->yAxis->range().upper);
 }
 
+void PlanExplorerTest::whatIfMicroBatchSize()
+{
+    // The hetero plan on 16-1 runs DP 4 x MBS 1 on the H800 stage and DP 2 x MBS 2 on the
+    // 910B stage (FlagScale's rule). At a first micro-batch size of 2 the step is 8
+    // sequences: the 910B stage runs 4, and M = 256 / 8 = 32, the cost model's figure for
+    // that plan.
+    PlanExplorerWidget* w = m_explorer.get();
+    w->selectPlan(0);
+    w->showView(QStringLiteral("whatif"));
+    auto* whatIf = qobject_cast<WhatIfPanel*>(w->view(QStringLiteral("whatif")));
+    QVERIFY(whatIf && whatIf->isEnabled());
+    QCOMPARE(whatIf->microBatchBox()->value(), 1);
+    whatIf->microBatchBox()->setValue(2);
+    QVERIFY(whatIf->whatIfPrediction().has_value());
+    QCOMPARE(whatIf->whatIfPrediction()->num_microbatches, 32);
+    Plan twice = m_result.plans[0].plan;
+    twice.stages[0].micro_batch_size = 2;
+    twice.stages[1].micro_batch_size = 4;
+    QCOMPARE(whatIf->whatIfPrediction()->iteration_time_s, m_cost->estimate(twice).iteration_time_s);
+    // A step the global batch does not divide: 256 / (4 x 3) is not whole.
+    whatIf->microBatchBox()->setValue(3);
+    QVERIFY(!whatIf->whatIfPrediction().has_value());
+    QVERIFY2(whatIf->problem().contains(QStringLiteral("not a multiple of DP × micro-batch = 12")), qPrintable(whatIf->problem()));
+    whatIf->microBatchBox()->setValue(1);
+    QCOMPARE(whatIf->whatIfPrediction()->iteration_time_s, m_result.plans[0].prediction.iteration_time_s);
+
+    // With the meshes the other way round (DP 2 first, then DP 4), an odd first size leaves
+    // the second stage a half sequence: refused, with what would keep the plan.
+    Plan mirrored = m_result.plans[0].plan;
+    mirrored.stages[0].tp = 4;
+    mirrored.stages[0].dp = 2;
+    mirrored.stages[0].micro_batch_size = 2;
+    mirrored.stages[1].tp = 2;
+    mirrored.stages[1].dp = 4;
+    mirrored.stages[1].micro_batch_size = 1;
+    WhatIfPanel panel;
+    panel.setContext(context());
+    ExplorerPlan entry;
+    entry.ranked = test::costed(*m_cost, mirrored);
+    panel.setPlan(&entry);
+    QCOMPARE(panel.microBatchBox()->value(), 2);
+    QVERIFY(panel.whatIfPrediction().has_value());
+    panel.microBatchBox()->setValue(1);
+    QVERIFY(!panel.whatIfPrediction().has_value());
+    QVERIFY2(panel.problem().contains(QStringLiteral("Micro-batch size 1 gives stage 1 (DP 4) 2 / 4 sequences per micro-batch")),
+             qPrintable(panel.problem()));
+    QVERIFY(panel.hint().contains(QStringLiteral("Search micro-batch size")));
+}
+
 void PlanExplorerTest::whatIfRhoChangesTheIterationTime()
 {
     PlanExplorerWidget* w = m_explorer.get();
@@ -1642,7 +1692,7 @@ void PlanExplorerTest::chartsWithoutAPlanShowAPlaceholder()
     // sequence for a model of 4096), until there is a plan; then the plan's.
     WhatIfPanel whatIf;
     whatIf.setContext(context());
-    for (QAbstractSpinBox* box : std::initializer_list<QAbstractSpinBox*>{whatIf.globalBatchBox(), whatIf.sequenceLengthBox(),
+    for (QAbstractSpinBox* box : std::initializer_list<QAbstractSpinBox*>{whatIf.globalBatchBox(), whatIf.microBatchBox(), whatIf.sequenceLengthBox(),
                                                                          whatIf.rhoBox(), whatIf.offloadBox(), whatIf.nodeCountBox()})
         QCOMPARE(box->text(), QStringLiteral("\u2013"));
     ExplorerPlan entry;
