@@ -163,8 +163,8 @@ SearchPanel::SearchPanel(ProjectDocument* document, QWidget* parent)
                            "which makes the plans exact when it finishes (the status line says whether it did)."));
     m_microBatch = new QCheckBox(tr("Search micro-batch size"));
     m_microBatch->setObjectName(QStringLiteral("searchMicroBatch"));
-    m_microBatch->setToolTip(tr("Search each micro-batch size 1, 2, 4 and 8 that divides the global batch, not only the "
-                                "model's, and keep the fastest plans over them; the baselines are the fastest over them too. "
+    m_microBatch->setToolTip(tr("Search each of the micro-batch sizes 1, 2, 4, 8 and the model's own that divides the global "
+                                "batch, and keep the fastest plans over them; the baselines are the fastest over them too. "
                                 "Each size is a search of its own, so the search takes up to four times as long."));
     m_offload = new QComboBox;
     m_offload->setObjectName(QStringLiteral("searchOffload"));
@@ -438,7 +438,8 @@ SearchOptions SearchPanel::currentOptions() const
     o.time_limit_s = s.time_limit_s;
     o.optimizer_offload = s.optimizer_offload;
     if (s.search_micro_batch)
-        o.micro_batch_sizes = microBatchCandidates(m_document->project().model.training.global_batch_size);
+        o.micro_batch_sizes = microBatchCandidates(m_document->project().model.training.global_batch_size,
+                                                   m_document->project().model.training.micro_batch_size);
     // Leave one core to the GUI thread so that it stays responsive on small machines.
     o.threads = std::max(1, QThread::idealThreadCount() - 1);
     o.baselines = true;

@@ -14,6 +14,7 @@
 #include "util/Strings.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <cstdio>
@@ -64,8 +65,9 @@ Searches the fastest feasible parallel plan (HS-DP) and compares it with the bas
   --gbs N                global batch size (default: the model's)
   --mbs N                micro-batch size of the first mesh (default: the model's);
                          N,N,... searches each of these sizes and keeps the fastest plans
-                         over them, baselines included; "auto" searches 1, 2, 4 and 8 (those
-                         that divide the global batch). Each size is a search of its own
+                         over them, baselines included; "auto" searches 1, 2, 4, 8 and the
+                         model's own (those that divide the global batch). Each size is a
+                         search of its own
   --memory-headroom F    keep the fraction F (0 to 0.5) of every device's memory free: a
                          plan fits when each device's total is at most (1 - F) x its
                          memory (default 0: the model's 2 GiB runtime overhead only)
@@ -278,10 +280,11 @@ std::vector<int> microBatchList(const std::string& text, int gbs)
     for (;;) {
         const std::size_t comma = text.find(',', from);
         const std::string item = text.substr(from, comma == std::string::npos ? std::string::npos : comma - from);
+        const bool digits = !item.empty() && item.size() <= 7 && std::all_of(item.begin(), item.end(), [](char c) { return c >= '0' && c <= '9'; });
         errno = 0;
         char* end = nullptr;
         const long long n = std::strtoll(item.c_str(), &end, 10);
-        if (item.empty() || *end != '\0' || errno == ERANGE || n < 1 || n > 1000000)
+        if (!digits || *end != '\0' || errno == ERANGE || n < 1 || n > 1000000)
             throw UsageError("--mbs: expected a micro-batch size from 1 to 1000000, a list of them such as 1,2,4, or \"auto\"; got \""
                              + item + "\" in \"" + text + "\"");
         if (gbs % n != 0)
@@ -369,9 +372,13 @@ int cmdPlan(const Args& args)
     if (auto v = a.intValue("gbs", 1))
         opt.global_batch_size = *v;
     const int gbs = opt.global_batch_size.value_or(model.training.global_batch_size);
-    if (auto v = a.value("mbs"); v && (*v == "auto" || v->find(',') != std::string::npos)) {
+    const auto isAuto = [](std::string v) {
+        std::transform(v.begin(), v.end(), v.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+        return v == "auto";
+    };
+    if (auto v = a.value("mbs"); v && (isAuto(*v) || v->find(',') != std::string::npos)) {
         // Several sizes, each searched (SearchOptions::micro_batch_sizes).
-        opt.micro_batch_sizes = *v == "auto" ? microBatchCandidates(gbs) : microBatchList(*v, gbs);
+        opt.micro_batch_sizes = isAuto(*v) ? microBatchCandidates(gbs, model.training.micro_batch_size) : microBatchList(*v, gbs);
     } else {
         if (auto n = a.intValue("mbs", 1))
             opt.micro_batch_size = *n;

@@ -1867,11 +1867,12 @@ void BashReader::run(std::span<const RawCommand> commands)
         if (!consumed && w < cmd.words.size() && !active()) {
             // Skipped because of what the text does not give: what it would set depends on that.
             std::vector<std::string> env;
-            int testLine = 0;
+            int testLine = 0;   // the outermost test that skips it
             for (const Branch& b : m_branches)
                 if (b.known && !b.active) {
                     addEnv(env, b.env);
-                    testLine = b.line;
+                    if (testLine == 0 && !b.env.empty())
+                        testLine = b.line;
                 }
             skippedAssignments(cmd, w, env, testLine);
         }
@@ -2297,6 +2298,17 @@ void BashReader::runText(std::span<const RawCommand> commands, int line, const s
     }
     textReads.swap(m_evalReads);
     --m_evalDepth;
+}
+
+bool BashReader::skippedInOpenBlock(const std::string& read) const
+{
+    if (!read.starts_with(kSkippedMark))
+        return false;
+    const std::size_t index = std::strtoul(read.c_str() + kSkippedMark.size(), nullptr, 10);
+    if (index >= m_skippedByTest.size())
+        return false;
+    const int line = m_skippedByTest[index].line;
+    return std::any_of(m_branches.begin(), m_branches.end(), [&](const Branch& b) { return b.kind == Branch::Kind::If && b.line == line; });
 }
 
 std::pair<std::vector<std::string>, int> BashReader::batchDirectives(std::string_view script)
@@ -2869,7 +2881,7 @@ bool BashReader::iterateFor(std::span<const RawCommand> commands, std::size_t& k
         warn(cmd.line, "the loop runs over the script's own arguments, which are not given, so its body is not read (give "
                        "the script's arguments to read it as it runs)");
         for (const RawCommand& c : skipped)
-            skippedAssignments(c, 0, {"$@"}, cmd.line);
+            skippedAssignments(c, 0, {"$@"}, 0);   // the loop warning names it
         k = end;
         return true;
     }
@@ -2955,7 +2967,7 @@ void BashReader::skippedAssignments(const RawCommand& cmd, std::size_t w, const 
         } else if (const std::size_t eq = word.text.find('='); eq != npos) {
             words = word.text.substr(eq + 1);
         }
-        if (given.empty() || words.find_first_not_of(" \t\n") == npos || m_evalDepth > 0)
+        if (given.empty() || testLine == 0 || words.find_first_not_of(" \t\n") == npos || m_evalDepth > 0)
             continue;
         // Once per place (a function called twice skips the same assignment twice).
         std::size_t index = 0;
@@ -3064,7 +3076,7 @@ bool BashReader::iterateWhile(std::span<const RawCommand> commands, std::size_t&
             // bare (an if on them is read the same way), and said. What the body would set
             // depends on them.
             for (const RawCommand& skipped : body)
-                skippedAssignments(skipped, 0, m_conditionEnv, commands[k].line);
+                skippedAssignments(skipped, 0, m_conditionEnv, 0);   // the loop warning names it
             warn(commands[k].line, "the loop's condition depends on " + describeEnv(m_conditionEnv) + ", and "
                                        + (until ? "holds" : "fails") + " as read, so its body is not read (give the script's "
                                        "arguments or environment to read it as it runs)");
@@ -4022,8 +4034,11 @@ bool BashReader::applyAssignment(const RawWord& word, int line, bool exported)
         void take(std::map<std::string, std::vector<std::string>>& derivedOf, NameList& reads, NameList& outerReads) const
         {
             std::vector<std::string>& derived = derivedOf[name];
+            // A new value replaces what the old one read, but not what another branch of an if
+            // still open would have set (if [ -n "$FP8" ]; then ARGS=(...); else ARGS=(...)):
+            // that branch's words stay the alternative (skippedByTest).
             if (!append)
-                derived.clear();
+                std::erase_if(derived, [&](const std::string& read) { return !(&derivedOf == &r.m_valueDerived && r.skippedInOpenBlock(read)); });
             addEnv(derived, reads);
             if (derived.empty())
                 derivedOf.erase(name);

@@ -685,6 +685,9 @@ private:
     std::map<std::string, std::vector<std::string>> m_envDefaults;   // environmentDefaults()
     std::map<std::string, std::vector<std::string>> m_envSwitches;   // environmentSwitches()
     std::vector<SkippedByTest> m_skippedByTest;                        // skippedByTest()
+    // Whether a value read is the mark of an assignment that a test of an if still open
+    // skipped (skippedByTest).
+    bool skippedInOpenBlock(const std::string& read) const;
     std::string m_ranText;                                          // ranText()
     void noteRan(std::span<const RawWord> words);
     void noteEnvDefault(const std::string& name, const std::string& text);

@@ -648,15 +648,17 @@ private:
                 else
                     names.push_back(r);
             }
+            // Whether another value turns the test is the test's: the script's own variables
+            // may decide it too, so the advice is to give what the run gives.
             std::string give;
             if (!names.empty())
-                give = "Give " + join(names, ", ") + " a value in the script's environment";
+                give = join(names, ", ") + " in the script's environment";
             if (arguments)
-                give += std::string(give.empty() ? "Give" : ", or give") + " the script's arguments";
+                give += std::string(give.empty() ? "" : ", or ") + "the script's arguments";
             warn("line " + std::to_string(s.line) + ": as the script is read, a test that depends on " + s.described
                  + ", skips the branch that " + (s.append ? "adds " + s.words + " to " + s.name : "sets " + s.name + " to " + s.words)
-                 + ", so the launch command (line " + std::to_string(m_out.command_line) + ") lacks those words. " + give
-                 + " to read the command with them");
+                 + ", so the launch command (line " + std::to_string(m_out.command_line) + ") lacks those words. Where the run gives "
+                 + give + ", give the same here to read the command as it runs");
         }
         // In 64 bits: each count is at most 1,000,000, their product is not an int.
         long long world = m_out.nproc_per_node > 0 ? static_cast<long long>(m_out.nnodes) * m_out.nproc_per_node : 0;

@@ -841,12 +841,13 @@ SearchResult runSearchAt(const CostModel& cost, const SearchOptions& options, co
                          const ProgressCallback& progress);
 }
 
-std::vector<int> microBatchCandidates(int globalBatchSize)
+std::vector<int> microBatchCandidates(int globalBatchSize, int own)
 {
     std::vector<int> out;
-    for (const int mbs : {1, 2, 4, 8})
-        if (globalBatchSize > 0 && globalBatchSize % mbs == 0)
+    for (const int mbs : {1, 2, 4, 8, own})
+        if (mbs > 0 && globalBatchSize > 0 && globalBatchSize % mbs == 0 && std::find(out.begin(), out.end(), mbs) == out.end())
             out.push_back(mbs);
+    std::sort(out.begin(), out.end());
     return out;
 }
 
@@ -871,15 +872,19 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
     merged.algorithm = options.algorithm;
     merged.target = options.target;
     merged.optimizer_offload = options.optimizer_offload;
-    merged.micro_batch_sizes = options.micro_batch_sizes;
     std::vector<SearchResult> results;
     SearchProgress before;   // of the passes done
     for (std::size_t i = 0; i < passes; ++i) {
         const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        if ((cancel && cancel->load()) || (limited && elapsed >= options.time_limit_s)) {
-            merged.timed_out = merged.timed_out || !(cancel && cancel->load());
+        if (cancel && cancel->load()) {
+            merged.cancelled = true;   // between two passes: the last pass's result does not say so
             break;
         }
+        if (limited && elapsed >= options.time_limit_s) {
+            merged.timed_out = true;
+            break;
+        }
+        merged.micro_batch_sizes.push_back(options.micro_batch_sizes[i]);
         SearchOptions one = options;
         one.micro_batch_size = options.micro_batch_sizes[i];
         one.micro_batch_sizes.clear();

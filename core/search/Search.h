@@ -125,15 +125,16 @@ struct SearchResult {
     // on them (deepEpUnavailable). Empty when every node was searched.
     std::string devices_left_out;
     // The micro-batch sizes searched when there were several (SearchOptions::micro_batch_sizes),
-    // in the order searched; empty for a search at one size.
+    // in the order searched: those whose search started (a time limit or a cancel can stop
+    // the passes before the last); empty for a search at one size.
     std::vector<int> micro_batch_sizes;
 };
 
 using ProgressCallback = std::function<void(const SearchProgress&)>;
 
-// The micro-batch sizes a search tries when asked to choose one: 1, 2, 4 and 8, those that
-// divide the global batch (1 always does).
-std::vector<int> microBatchCandidates(int globalBatchSize);
+// The micro-batch sizes a search tries when asked to choose one: 1, 2, 4 and 8 and the
+// model's own, those that divide the global batch (1 always does), ascending.
+std::vector<int> microBatchCandidates(int globalBatchSize, int own = 1);
 
 // Runs the search. Cancellation: set *cancel to true from any thread; the search returns
 // promptly with what it has. The progress callback is called from worker threads,

@@ -488,7 +488,8 @@ private slots:
         QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 180000);
         const SearchResult r = finished.first().first().value<SearchResult>();
         QVERIFY2(!r.plans.empty(), r.no_plan_reason.c_str());
-        QCOMPARE(r.micro_batch_sizes, microBatchCandidates(w->document()->model().training.global_batch_size));
+        QCOMPARE(r.micro_batch_sizes, microBatchCandidates(w->document()->model().training.global_batch_size,
+                                                           w->document()->model().training.micro_batch_size));
         const QString expected = QStringLiteral(" over micro-batch sizes 1, 2, 4, 8");
         QVERIFY2(panel->statusLabel()->text().contains(expected), qPrintable(panel->statusLabel()->text()));
         w->document()->undoStack()->undo();

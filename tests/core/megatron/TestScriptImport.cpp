@@ -2776,10 +2776,27 @@ private slots:
         QCOMPARE(s.skipped_by_test[2].reads, std::vector<std::string>{"$1"});
         QVERIFY(hasWarning(s, "line 2: as the script is read, a test that depends on FP8, which the script does not set (its "
                               "environment), skips the branch that adds --fp8-format hybrid to ARGS, so the "
-                              "launch command (line 17) lacks those words. Give FP8 a value in the script's environment"));
+                              "launch command (line 17) lacks those words. Where the run gives FP8 in the script's "
+                              "environment, give the same here to read the command as it runs"));
         QVERIFY(hasWarning(s, "skips the branch that sets EXTRA to \"--log-throughput\""));
-        QVERIFY(hasWarning(s, "Give the script's arguments to read the command with them"));
+        QVERIFY(hasWarning(s, "Where the run gives the script's arguments, give the same here"));
         QVERIFY(!findFlag(s, "--fp8-format") && !findFlag(s, "--eval-iters"));
+        QVERIFY(hasWarning(s, "Where the run gives FP8 in the script's environment, give the same here"));
+        // Both branches of an if set the array: the one skipped is still the alternative. A
+        // test inside another is named at the outer test, which skips both. A loop over the
+        // arguments not given has its own warning.
+        const std::string launch = "torchrun --nproc_per_node 1 pretrain_gpt.py \"${ARGS[@]}\"\n";
+        const ImportedScript both = importMegatronScript(model + "if [ -n \"$USE_FP8\" ]; then ARGS+=(--fp8-format hybrid); "
+                                                         "else ARGS=(\"${ARGS[@]}\" --bf16); fi\n" + launch, "t.sh");
+        QCOMPARE(both.skipped_by_test.size(), std::size_t(1));
+        QCOMPARE(both.skipped_by_test.front().words, std::string("--fp8-format hybrid"));
+        const ImportedScript nested = importMegatronScript(model + "if [ -n \"$A\" ]; then\n  if [ -n \"$B\" ]; then ARGS+=(--fp8-format hybrid); fi\nfi\n"
+                                                           + launch, "t.sh");
+        QCOMPARE(nested.skipped_by_test.size(), std::size_t(1));
+        QCOMPARE(nested.skipped_by_test.front().line, 2);
+        const ImportedScript loop = importMegatronScript(model + "for a in \"$@\"; do ARGS+=(--fp8-format hybrid); done\n" + launch, "t.sh");
+        QVERIFY(loop.skipped_by_test.empty());
+        QVERIFY(hasWarning(loop, "the loop runs over the script's own arguments"));
         // Given, the branches run and nothing is said.
         ScriptInputs given;
         given.arguments = {"wandb"};

@@ -785,10 +785,12 @@ void SearchEngineTest::nodesBehindOversubscribedLeavesAreNotInterchangeable()
 
 void SearchEngineTest::microBatchSizesAreSearchedEach()
 {
-    // The sizes tried when asked to choose: 1, 2, 4 and 8, those dividing the global batch.
+    // The sizes tried when asked to choose: 1, 2, 4, 8 and the model's own, those dividing
+    // the global batch, ascending.
     QCOMPARE(microBatchCandidates(256), (std::vector<int>{1, 2, 4, 8}));
-    QCOMPARE(microBatchCandidates(12), (std::vector<int>{1, 2, 4}));
-    QCOMPARE(microBatchCandidates(6), (std::vector<int>{1, 2}));
+    QCOMPARE(microBatchCandidates(256, 16), (std::vector<int>{1, 2, 4, 8, 16}));
+    QCOMPARE(microBatchCandidates(12, 3), (std::vector<int>{1, 2, 3, 4}));
+    QCOMPARE(microBatchCandidates(6, 4), (std::vector<int>{1, 2}));
     QCOMPARE(microBatchCandidates(1), std::vector<int>{1});
 
     // LLaMA-2 7B (global batch 256) on two A100 nodes. Searched one size at a time, the
@@ -842,6 +844,19 @@ void SearchEngineTest::microBatchSizesAreSearchedEach()
     QVERIFY(!all.timed_out && !all.cancelled);
     QVERIFY(!fractions.empty() && fractions.back() == 1.0);
     QVERIFY(std::is_sorted(fractions.begin(), fractions.end()));
+
+    // A cancel between two passes: the result says so and names only the sizes searched
+    // (the progress reaches a third when the first pass ends).
+    {
+        std::atomic<bool> cancel{false};
+        const SearchResult stopped = runSearch(cost, opt, &cancel, [&](const SearchProgress& p) {
+            if (p.fraction >= 1.0 / 3.0)
+                cancel = true;
+        });
+        QVERIFY(stopped.cancelled);
+        QVERIFY(!stopped.micro_batch_sizes.empty() && stopped.micro_batch_sizes.size() < 3);
+        QCOMPARE(stopped.micro_batch_sizes.front(), 1);
+    }
 
     // One size in the list is a search at that size.
     SearchOptions four = opt;
