@@ -2353,9 +2353,21 @@ std::optional<std::size_t> BashReader::commandStringAt(const std::vector<std::st
             continue;
         std::size_t f = k + 1;
         const auto shortOption = [&](std::size_t i) { return i < words.size() && words[i].size() > 1 && words[i][0] == '-' && words[i][1] != '-'; };
-        while (shortOption(f) && words[f].find('c') == npos)
-            ++f;
-        if (shortOption(f) && f + 1 < words.size())
+        // Options before -c: single letters (-x, -l, -e), -o / -O and +o / +O with their
+        // option name, and bash's long ones (--login, --norc, --noprofile, ...).
+        for (;;) {
+            if (f < words.size() && (words[f] == "-o" || words[f] == "+o" || words[f] == "-O" || words[f] == "+O")) {
+                f += 2;
+            } else if (f < words.size() && words[f].size() > 2 && words[f].rfind("--", 0) == 0 && words[f] != "--rcfile"
+                       && words[f] != "--init-file") {
+                ++f;
+            } else if (shortOption(f) && words[f].find('c') == npos) {
+                ++f;
+            } else {
+                break;
+            }
+        }
+        if (shortOption(f) && words[f].find('c') != npos && f + 1 < words.size())
             return f + 1;
         return std::nullopt;
     }
@@ -2609,14 +2621,14 @@ BashReader::Truth BashReader::readLine(const RawCommand& cmd, std::size_t first)
     return complete ? Truth::True : Truth::False;
 }
 
-std::optional<std::string> BashReader::hereText(const RawCommand::HereInput& input, int line)
+std::optional<std::string> BashReader::hereText(const RawCommand::HereInput& input, int line, bool keepUnknown)
 {
     if (!input.here_string && !input.expand)
         return input.text;
     const bool unknownBefore = std::exchange(m_unknownExpansion, false);
     auto known = [&](std::string text) -> std::optional<std::string> {
         const bool unknown = std::exchange(m_unknownExpansion, unknownBefore);
-        return unknown ? std::nullopt : std::optional<std::string>(std::move(text));
+        return unknown && !keepUnknown ? std::nullopt : std::optional<std::string>(std::move(text));
     };
     if (input.here_string)
         return known(expandToString(input.text, line, 0) + "\n");   // manual 3.6.7: the word, not split, and a newline
@@ -4575,8 +4587,10 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
             out.warnings.push_back(std::move(finding));
     // A command a shell runs from a command string (below) stands after what ran that shell:
     // `srun -N 16 ... sh -c "python pretrain_gpt.py ..."` is read as srun running python.
-    if (!m_batchOptions.empty())
+    if (!m_batchOptions.empty()) {
+        out.batch_job = true;
         out.batch_options = m_batchOptions.back();
+    }
     if (!m_wrappedBy.empty() && out.word_reads.size() == out.words.size()) {
         out.words.insert(out.words.begin(), m_wrappedBy.back().words.begin(), m_wrappedBy.back().words.end());
         out.word_reads.insert(out.word_reads.begin(), m_wrappedBy.back().reads.begin(), m_wrappedBy.back().reads.end());
@@ -4594,8 +4608,8 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
     if (batch) {
         // sbatch [OPTIONS] <<EOF: the batch script on its standard input, read as a script of
         // its own (a subshell) whose commands stand at this line and know the job's options.
-        std::optional<std::string> text = hereText(*cmd.input, cmd.line);
-        const std::string script = text ? *text : cmd.input->text;
+        // As the here-document expands it; a command substitution in it stays as its text.
+        const std::string script = hereText(*cmd.input, cmd.line, true).value_or(cmd.input->text);
         std::vector<std::string> options = batchDirectives(script).first;
         options.insert(options.end(), ran.words.begin() + 1, ran.words.end());
         const int line = ran.line;
@@ -4604,6 +4618,7 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
             return;
         m_batchOptions.push_back(std::move(options));
         enterSubshell();
+        exportTemporarily(cmd, firstAssign, w);   // TP=4 sbatch <<EOF: the job's environment
         runText(commands, line, "sbatch", m_evalReads);
         leaveSubshell();
         m_batchOptions.pop_back();
@@ -4639,14 +4654,38 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
         wrapper.reads.resize(shellAt);
     const int line = ran.line;
     const std::string what = ran.words[shellAt].substr(ran.words[shellAt].rfind('/') == npos ? 0 : ran.words[shellAt].rfind('/') + 1) + " -c";
+    // The words after the string are the shell's $0, $1, ... (bash(1), -c).
+    std::vector<std::string> args;
+    std::vector<WordReads> argReads;
+    for (std::size_t k = *string + 2; k < ran.words.size(); ++k) {
+        args.push_back(ran.words[k]);
+        if (aligned)
+            argReads.push_back(ran.word_reads[k]);
+    }
     // (m_commands grows while the string runs: `ran` is not used past here.)
     if (!parseText(text, line, what, commands))
         return;
     m_wrappedBy.push_back(std::move(wrapper));
     enterSubshell();
+    exportTemporarily(cmd, firstAssign, w);   // TP=4 srun ... bash -c '... $TP'
+    m_frames.push_back(Frame{what, std::move(args), std::move(argReads), false, {}, {}, line, m_subshells.size(), false, {}, {}, {}});
     runText(commands, line, what, std::move(stringReads));
+    m_returning = false;
+    const std::vector<SavedVariable> locals = std::move(m_frames.back().locals);
+    m_frames.pop_back();
+    restoreVariables(locals);
     leaveSubshell();
     m_wrappedBy.pop_back();
+}
+
+void BashReader::exportTemporarily(const RawCommand& cmd, std::size_t from, std::size_t to)
+{
+    // NAME=value before the command that starts another shell: that shell's environment.
+    // Inside a subshell, which puts the variables and the exported names back when it ends.
+    for (std::size_t a = from; a < to; ++a) {
+        applyAssignment(cmd.words[a], cmd.line, false);
+        exportName(assignedName(cmd.words[a].text));
+    }
 }
 
 std::vector<std::string> BashReader::expandWord(const std::string& raw, int line)

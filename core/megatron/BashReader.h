@@ -120,6 +120,7 @@ struct ShellCommand {
     // For a command of a batch script read from sbatch's standard input (sbatch [OPTIONS]
     // <<EOF): that script's #SBATCH directives, then sbatch's options, which replace them.
     std::vector<std::string> batch_options;
+    bool batch_job = false;   // read from a batch script on sbatch's standard input
 };
 
 class BashReader {
@@ -373,6 +374,7 @@ private:
         std::vector<WordReads> reads;
     };
     std::vector<Wrapper> m_wrappedBy;
+    void exportTemporarily(const RawCommand& cmd, std::size_t from, std::size_t to);
     std::vector<std::vector<std::string>> m_batchOptions;   // of the batch scripts being read (ShellCommand::batch_options)
     // What bash's parser would refuse in a text before running any of it (a reserved word out
     // of place, a compound command not closed), or "" when the text is whole.
@@ -437,7 +439,8 @@ private:
     // The text of a here-string (with the newline bash adds) or here-document, expanded.
     // nullopt when it holds a value the text does not give (a command substitution, the
     // environment's variable): the input is then not known.
-    std::optional<std::string> hereText(const RawCommand::HereInput& input, int line);
+    // keepUnknown: a command substitution stays as its text (the text is still given).
+    std::optional<std::string> hereText(const RawCommand::HereInput& input, int line, bool keepUnknown = false);
     // printf -v NAME FORMAT [ARG ...]: NAME set to the formatted text (false: a format this
     // reading does not evaluate, NAME kept as text).
     bool printfAssign(const RawCommand& cmd, std::size_t w);

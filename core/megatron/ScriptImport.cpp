@@ -460,7 +460,7 @@ private:
         std::optional<std::pair<std::string, std::string>> nodes, perNode, total;
         // A command of a batch script sbatch reads from standard input (sbatch <<EOF) has that
         // script's directives and sbatch's options; any other the script's own.
-        const auto [directives, directiveLine] = !launch.batch_options.empty()
+        const auto [directives, directiveLine] = launch.batch_job
             ? std::make_pair(launch.batch_options, launch.line)
             : BashReader::batchDirectives(m_text);
         std::vector<std::string> args = directives;
@@ -490,16 +490,18 @@ private:
             auto& slot = slotName == "nodes" ? nodes : (slotName == "per-node" ? perNode : total);
             slot = std::make_pair(a, v);
             if (directive)
-                fromDirectives[slotName] = a + (attached ? "=" : " ") + v;
+                fromDirectives[slotName] = a + (attached ? (a.rfind("--", 0) == 0 ? "=" : "") : " ") + v;
             else
                 fromDirectives.erase(slotName);
         }
+        if (total)
+            fromDirectives.erase("per-node");   // --ntasks wins (below)
         if (!fromDirectives.empty()) {
             std::vector<std::string> used;
             for (const auto& [slot, text] : fromDirectives)
                 used.push_back(text);
             warn("line " + std::to_string(directiveLine) + ": srun takes " + join(used, ", ")
-                 + (launch.batch_options.empty() ? " from the script's #SBATCH directives (the job's allocation)"
+                 + (!launch.batch_job ? " from the script's #SBATCH directives (the job's allocation)"
                                                  : " from the batch job's options (sbatch's, and its script's #SBATCH directives)"));
         }
         if (nodes) {
@@ -511,9 +513,8 @@ private:
             }
             m_out.nnodes = launcherInt(nodes->first, v, 1);
         }
-        if (perNode) {
-            m_out.nproc_per_node = launcherInt(perNode->first, perNode->second, 1);
-        } else if (total) {
+        // With both, --ntasks wins and --ntasks-per-node is a maximum (srun(1)).
+        if (total) {
             const int tasks = launcherInt(total->first, total->second, 1);
             if (tasks % m_out.nnodes == 0) {
                 m_out.nproc_per_node = tasks / m_out.nnodes;
@@ -523,6 +524,8 @@ private:
                      + " nodes is not the same number of processes on every node; " + std::to_string(m_out.nproc_per_node)
                      + " per node is assumed (give --ntasks-per-node)");
             }
+        } else if (perNode) {
+            m_out.nproc_per_node = launcherInt(perNode->first, perNode->second, 1);
         }
     }
 

@@ -312,7 +312,10 @@ void WhatIfPanel::reestimate()
     if (!stepRefused && (perStep <= 0 || plan.global_batch_size % perStep != 0)) {
         m_problem = tr("Global batch %1 is not a multiple of DP × micro-batch = %2 of the first stage.")
                         .arg(plan.global_batch_size).arg(perStep);
-        m_hints << tr("A new search can choose a data-parallel width that divides %1.").arg(plan.global_batch_size);
+        m_hints << (m_mbs->value() != base.stages.front().micro_batch_size
+                        ? tr("A smaller micro-batch size, or a new search with a data-parallel width that divides %1.")
+                        : tr("A new search can choose a data-parallel width that divides %1."))
+                       .arg(plan.global_batch_size);
     } else if (!stepRefused && plan.vpp > 1 && (plan.global_batch_size / perStep) % plan.pp() != 0) {
         // The interleaved schedule runs micro-batches in groups of PP (core/io/Documents.cpp).
         m_problem = tr("Interleaved 1F1B (VPP %1) needs the %2 micro-batches to be a multiple of the %3 stages.")

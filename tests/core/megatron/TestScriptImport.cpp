@@ -2867,6 +2867,20 @@ private slots:
                  std::string("accepted"));
         QVERIFY(hasWarning(importMegatronScript("sh -c 'X=1'\ntorchrun --nproc_per_node 8 pretrain_gpt.py " + model + " --seed $X\n", "x.sh"),
                            "X is not set in the script"));
+        // The words after the string are its $0, $1, ...; assignments before the command are
+        // the new shell's environment; -o NAME and long options come before -c.
+        const std::string small = "--num-layers 4 --hidden-size 256 --num-attention-heads 8 --seq-length 512 "
+                                  "--max-position-embeddings 512 --micro-batch-size 1 --global-batch-size 64";
+        const ImportedScript args = importMegatronScript("srun -N 4 --ntasks-per-node 8 bash -c 'python pretrain_gpt.py " + small
+                                                             + " --tensor-model-parallel-size $1' bash 4\n",
+                                                         "a.sh", ScriptInputs{{"2"}, {}});
+        QCOMPARE(args.parallel.tp, 4);
+        const ImportedScript prefixed = importMegatronScript("TP=4 CUDA_DEVICE_MAX_CONNECTIONS=1 srun -N 1 --ntasks-per-node 8 bash -o pipefail "
+                                                             "--noprofile -c 'python pretrain_gpt.py " + small
+                                                                 + " --tensor-model-parallel-size $TP'\n",
+                                                             "p.sh");
+        QCOMPARE(prefixed.parallel.tp, 4);
+        QVERIFY(std::find(prefixed.environment.begin(), prefixed.environment.end(), "CUDA_DEVICE_MAX_CONNECTIONS=1") != prefixed.environment.end());
         const std::string viaLogin = refusalOf("bash -x -lc \"$CMD\"\n", "b.sh");
         QVERIFY2(viaLogin.find("no launch command found") != std::string::npos
                      && viaLogin.find("line 1 runs bash -c on a command string, which was read as commands and holds none of these "
@@ -2886,6 +2900,16 @@ private slots:
         QCOMPARE(job.command_line, 2);
         QCOMPARE(job.world_size, 32);
         QVERIFY(hasWarning(job, "line 2: srun takes -N 4, --ntasks-per-node=8 from the batch job's options"));
+        // A command substitution in the here-document stays text; the rest expands as bash
+        // expands it (\$TPX is the batch script's own variable). srun's -n wins over the
+        // job's --ntasks-per-node, which is then a maximum (srun(1)).
+        const ImportedScript escaped = importMegatronScript("sbatch -N 4 --ntasks-per-node 8 <<EOS\necho started $(date)\nTPX=4\n"
+                                                            "srun -n 16 python pretrain_gpt.py " + small
+                                                                + " --tensor-model-parallel-size \\$TPX\nEOS\n",
+                                                            "e.sh");
+        QCOMPARE(escaped.parallel.tp, 4);
+        QCOMPARE(escaped.world_size, 16);
+        QVERIFY(hasWarning(escaped, "srun takes -N 4 from the batch job's options"));
     }
 
     void loopsReviewed()

@@ -1117,6 +1117,7 @@ void PlanExplorerTest::whatIfMicroBatchSize()
     whatIf->microBatchBox()->setValue(3);
     QVERIFY(!whatIf->whatIfPrediction().has_value());
     QVERIFY2(whatIf->problem().contains(QStringLiteral("not a multiple of DP × micro-batch = 12")), qPrintable(whatIf->problem()));
+    QVERIFY2(whatIf->hint().contains(QStringLiteral("A smaller micro-batch size")), qPrintable(whatIf->hint()));
     whatIf->microBatchBox()->setValue(1);
     QCOMPARE(whatIf->whatIfPrediction()->iteration_time_s, m_result.plans[0].prediction.iteration_time_s);
 
