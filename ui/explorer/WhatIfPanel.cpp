@@ -493,7 +493,9 @@ void WhatIfPanel::showFigures()
         m_figures->setItem(r, 0, new QTableWidgetItem(a ? format(r, va) : QString()));
         m_figures->setItem(r, 1, new QTableWidgetItem(b ? format(r, vb) : QStringLiteral("—")));
         QString change;
-        if (a && b && va != 0) {
+        // A term below a nanosecond (the pipeline send of a plan with no boundary that
+        // costs anything, 4e-17 s by rounding) reads "0 s": no change is computed from it.
+        if (a && b && std::abs(va) > 1e-9) {
             // One decimal; a change that rounds to none reads "0.0 %", never "-0.0 %".
             const double pct = (vb / va - 1) * 100;
             change = std::abs(pct) < 0.05 ? QStringLiteral("0.0 %")
