@@ -419,6 +419,13 @@ struct QuoteNesting {
 };
 
 // The name a word assigns (NAME=..., NAME+=..., NAME[index]=...), or "" for any other word.
+// The last part of a path: "/usr/bin/bash" -> "bash".
+std::string baseName(const std::string& path)
+{
+    const std::size_t slash = path.rfind('/');
+    return slash == npos ? path : path.substr(slash + 1);
+}
+
 std::string assignedName(const std::string& t)
 {
     std::size_t k = 0;
@@ -2341,14 +2348,12 @@ std::pair<std::vector<std::string>, int> BashReader::batchDirectives(std::string
     return {words, first};
 }
 
-std::optional<std::size_t> BashReader::commandStringAt(const std::vector<std::string>& words)
+std::optional<BashReader::CommandString> BashReader::commandStringAt(const std::vector<std::string>& words)
 {
-    // sh, bash, dash or zsh with single-letter options up to one holding c (bash -c, bash -x
-    // -c, bash -lc), then the command string: its index. A shell that reads its standard
-    // input or a file is not this.
+    // sh, bash, dash or zsh with options up to one holding c (bash -c, bash -x -c, bash -lc),
+    // then the command string. A shell that reads its standard input or a file is not this.
     for (std::size_t k = 0; k + 1 < words.size(); ++k) {
-        const std::string& word = words[k];
-        const std::string base = word.substr(word.rfind('/') == npos ? 0 : word.rfind('/') + 1);
+        const std::string base = baseName(words[k]);
         if (base != "sh" && base != "bash" && base != "dash" && base != "zsh")
             continue;
         std::size_t f = k + 1;
@@ -2368,7 +2373,7 @@ std::optional<std::size_t> BashReader::commandStringAt(const std::vector<std::st
             }
         }
         if (shortOption(f) && words[f].find('c') != npos && f + 1 < words.size())
-            return f + 1;
+            return CommandString{k, f + 1, base};
         return std::nullopt;
     }
     return std::nullopt;
@@ -4585,12 +4590,12 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
     for (std::string& finding : found)
         if (std::find(out.warnings.begin(), out.warnings.end(), finding) == out.warnings.end())
             out.warnings.push_back(std::move(finding));
-    // A command a shell runs from a command string (below) stands after what ran that shell:
-    // `srun -N 16 ... sh -c "python pretrain_gpt.py ..."` is read as srun running python.
     if (!m_batchOptions.empty()) {
         out.batch_job = true;
         out.batch_options = m_batchOptions.back();
     }
+    // A command a shell runs from a command string (below) stands after what ran that shell:
+    // `srun -N 16 ... sh -c "python pretrain_gpt.py ..."` is read as srun running python.
     if (!m_wrappedBy.empty() && out.word_reads.size() == out.words.size()) {
         out.words.insert(out.words.begin(), m_wrappedBy.back().words.begin(), m_wrappedBy.back().words.end());
         out.word_reads.insert(out.word_reads.begin(), m_wrappedBy.back().reads.begin(), m_wrappedBy.back().reads.end());
@@ -4601,9 +4606,8 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
             if (auto it = m_rawValues.find(e.substr(0, e.find('='))); it != m_rawValues.end())
                 out.exported_raw.insert(*it);
     }
-    const std::optional<std::size_t> string = commandStringAt(out.words);
-    const bool batch = !out.words.empty() && out.words.front().substr(out.words.front().rfind('/') == npos ? 0 : out.words.front().rfind('/') + 1) == "sbatch"
-        && cmd.input && !cmd.input->here_string;
+    const std::optional<CommandString> string = commandStringAt(out.words);
+    const bool batch = !out.words.empty() && baseName(out.words.front()) == "sbatch" && cmd.input && !cmd.input->here_string;
     const ShellCommand& ran = m_commands.emplace_back(std::move(out));
     if (batch) {
         // sbatch [OPTIONS] <<EOF: the batch script on its standard input, read as a script of
@@ -4629,23 +4633,14 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
     // sh -c STRING (bash -c, and with its options): a shell of its own reads the string as a
     // script. Read here as a subshell whose commands stand at this line, after the words
     // before the shell (srun and its options, which run it); the string's reads go with every
-    // word of its commands, as eval's text's do. Words after the string are its $0, $1 ...,
-    // not read.
-    std::size_t shellAt = 0;
-    for (std::size_t k = 0; k < *string; ++k) {
-        const std::string& word = ran.words[k];
-        const std::string base = word.substr(word.rfind('/') == npos ? 0 : word.rfind('/') + 1);
-        if (base == "sh" || base == "bash" || base == "dash" || base == "zsh") {
-            shellAt = k;
-            break;
-        }
-    }
+    // word of its commands, as eval's text's do.
+    const std::size_t shellAt = string->shell;
     std::vector<RawCommand> commands;
-    const std::string text = ran.words[*string];
+    const std::string text = ran.words[string->text];
     std::vector<std::string> stringReads = m_evalReads;
     const bool aligned = ran.word_reads.size() == ran.words.size();
     if (aligned)
-        addEnv(stringReads, WordReads::of(ran.word_reads[*string].names));
+        addEnv(stringReads, WordReads::of(ran.word_reads[string->text].names));
     Wrapper wrapper;
     wrapper.words.assign(ran.words.begin(), ran.words.begin() + static_cast<std::ptrdiff_t>(shellAt));
     if (aligned)
@@ -4653,11 +4648,11 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
     else
         wrapper.reads.resize(shellAt);
     const int line = ran.line;
-    const std::string what = ran.words[shellAt].substr(ran.words[shellAt].rfind('/') == npos ? 0 : ran.words[shellAt].rfind('/') + 1) + " -c";
+    const std::string what = string->name + " -c";
     // The words after the string are the shell's $0, $1, ... (bash(1), -c).
     std::vector<std::string> args;
     std::vector<WordReads> argReads;
-    for (std::size_t k = *string + 2; k < ran.words.size(); ++k) {
+    for (std::size_t k = string->text + 2; k < ran.words.size(); ++k) {
         args.push_back(ran.words[k]);
         if (aligned)
             argReads.push_back(ran.word_reads[k]);

@@ -203,6 +203,14 @@ public:
     // them (sbatch(1): options "preceded with #SBATCH before any executable commands"), and
     // the line of the first (0: none).
     static std::pair<std::vector<std::string>, int> batchDirectives(std::string_view script);
+    // `sh -c STRING` in a command's words (bash, dash, zsh; -c among the shell's options):
+    // the index of the shell and of the string, and the shell's name.
+    struct CommandString {
+        std::size_t shell = 0;
+        std::size_t text = 0;
+        std::string name;
+    };
+    static std::optional<CommandString> commandStringAt(const std::vector<std::string>& words);
 
     // Expands one raw word (as written in a script) in the reader's current state.
     std::vector<std::string> expandWord(const std::string& raw, int line);
@@ -364,9 +372,6 @@ private:
     // within the limits below, or a warning naming `what` and false.
     bool parseText(const std::string& text, int line, const std::string& what, std::vector<RawCommand>& commands);
     void runText(std::span<const RawCommand> commands, int line, const std::string& what, std::vector<std::string> textReads);
-    // The index of the command string of `sh -c STRING` (bash, dash, zsh; -c among its
-    // single-letter options) in a command's words, if any.
-    static std::optional<std::size_t> commandStringAt(const std::vector<std::string>& words);
     // What ran the shell whose command string is being read (srun and its options): the
     // words put before each command read from it, with their reads.
     struct Wrapper {

@@ -171,23 +171,9 @@ public:
             // on sbatch's standard input: read as commands, and held none. A batch script file
             // is not read.
             for (const ShellCommand& c : m_reader.commands()) {
-                for (std::size_t k = 0; k + 1 < c.words.size(); ++k) {
-                    const std::string base = baseName(c.words[k]);
-                    if (base != "sh" && base != "bash" && base != "zsh")
-                        continue;
-                    // Its single-letter options up to one with c: bash -c, bash -x -c, bash -lc.
-                    const auto shortOption = [&](std::size_t i) {
-                        return i < c.words.size() && c.words[i].size() > 1 && c.words[i][0] == '-' && c.words[i][1] != '-';
-                    };
-                    std::size_t f = k + 1;
-                    while (shortOption(f) && c.words[f].find('c') == std::string::npos)
-                        ++f;
-                    if (shortOption(f)) {
-                        notFollowed += "; line " + std::to_string(c.line) + " runs " + base
-                            + " -c on a command string, which was read as commands and holds none of these either";
-                        break;
-                    }
-                }
+                if (const auto string = BashReader::commandStringAt(c.words))
+                    notFollowed += "; line " + std::to_string(c.line) + " runs " + string->name
+                        + " -c on a command string, which was read as commands and holds none of these either";
                 if (!c.words.empty() && baseName(c.words.front()) == "sbatch")
                     notFollowed += "; line " + std::to_string(c.line)
                         + " submits a batch job (sbatch): a script on its standard input is read, a script file is not "

@@ -839,6 +839,32 @@ constexpr double kOffloadFractions[] = {0.25, 0.5, 1.0};
 namespace {
 SearchResult runSearchAt(const CostModel& cost, const SearchOptions& options, const std::atomic<bool>* cancel,
                          const ProgressCallback& progress);
+
+// The `want` fastest distinct plans of a list (of two copies of a plan, the faster: less
+// recompute), numbered "#1", "#2", ... when more than one is asked for.
+std::vector<RankedPlan> fastestDistinct(std::vector<RankedPlan> plans, std::size_t want)
+{
+    std::stable_sort(plans.begin(), plans.end(), [](const RankedPlan& a, const RankedPlan& b) {
+        return a.prediction.iteration_time_s < b.prediction.iteration_time_s;
+    });
+    std::vector<RankedPlan> kept;
+    for (RankedPlan& rp : plans)
+        if (kept.size() < want
+            && std::none_of(kept.begin(), kept.end(), [&](const RankedPlan& k) { return samePlan(k.plan, rp.plan, true); }))
+            kept.push_back(std::move(rp));
+    if (want > 1)
+        for (std::size_t i = 0; i < kept.size(); ++i) {
+            std::string& name = kept[i].plan.name;
+            name = name.substr(0, name.rfind(" #")) + " #" + std::to_string(i + 1);
+        }
+    return kept;
+}
+
+// Why a search stopped by a cancel or its time limit returns no plan.
+std::string stoppedBeforeAPlan(bool cancelled)
+{
+    return cancelled ? "the search was cancelled before it found a plan" : "the time limit ran out before a plan was found";
+}
 }
 
 std::vector<int> microBatchCandidates(int globalBatchSize, int own)
@@ -895,9 +921,7 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
             passProgress = [&, i](const SearchProgress& p) {
                 SearchProgress all = p;
                 all.states += before.states;
-                all.pruned.load_balance += before.pruned.load_balance;
-                all.pruned.memory += before.pruned.memory;
-                all.pruned.communication += before.pruned.communication;
+                all.pruned += before.pruned;
                 if (before.best_time_s > 0 && (all.best_time_s <= 0 || before.best_time_s < all.best_time_s))
                     all.best_time_s = before.best_time_s;
                 // 1 only when the last pass ran to its end.
@@ -908,9 +932,7 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
         results.push_back(runSearchAt(cost, one, cancel, passProgress));
         const SearchResult& r = results.back();
         before.states += r.states;
-        before.pruned.load_balance += r.pruned.load_balance;
-        before.pruned.memory += r.pruned.memory;
-        before.pruned.communication += r.pruned.communication;
+        before.pruned += r.pruned;
         if (!r.plans.empty() && (before.best_time_s <= 0 || r.plans.front().prediction.iteration_time_s < before.best_time_s))
             before.best_time_s = r.plans.front().prediction.iteration_time_s;
         if (r.cancelled || r.timed_out)
@@ -918,8 +940,7 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
     }
     if (results.empty()) {
         merged.cancelled = cancel && cancel->load();
-        merged.no_plan_reason = merged.cancelled ? "the search was cancelled before it found a plan"
-                                                 : "the time limit ran out before a plan was found";
+        merged.no_plan_reason = stoppedBeforeAPlan(merged.cancelled);
         merged.time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         return merged;
     }
@@ -943,9 +964,7 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
         if (faster(r.metis_baseline, merged.metis_baseline))
             merged.metis_baseline = r.metis_baseline;
         merged.states += r.states;
-        merged.pruned.load_balance += r.pruned.load_balance;
-        merged.pruned.memory += r.pruned.memory;
-        merged.pruned.communication += r.pruned.communication;
+        merged.pruned += r.pruned;
         merged.main_time_s += r.main_time_s;
         merged.timed_out = merged.timed_out || r.timed_out;
         merged.cancelled = merged.cancelled || r.cancelled;
@@ -958,19 +977,7 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
         if (r.exact_check != ExactCheck::Off && (merged.exact_check == ExactCheck::Off || merged.exact_check == ExactCheck::Finished))
             merged.exact_check = r.exact_check;
     }
-    std::stable_sort(all.begin(), all.end(), [](const RankedPlan& a, const RankedPlan& b) {
-        return a.prediction.iteration_time_s < b.prediction.iteration_time_s;
-    });
-    const std::size_t want = static_cast<std::size_t>(std::max(1, options.top_k));
-    for (RankedPlan& rp : all)
-        if (merged.plans.size() < want
-            && std::none_of(merged.plans.begin(), merged.plans.end(), [&](const RankedPlan& k) { return samePlan(k.plan, rp.plan, true); }))
-            merged.plans.push_back(std::move(rp));
-    if (want > 1)
-        for (std::size_t i = 0; i < merged.plans.size(); ++i) {
-            std::string& name = merged.plans[i].plan.name;
-            name = name.substr(0, name.rfind(" #")) + " #" + std::to_string(i + 1);
-        }
+    merged.plans = fastestDistinct(std::move(all), static_cast<std::size_t>(std::max(1, options.top_k)));
     const SearchResult& first = results.front();
     const SearchResult& best = results[lead];
     merged.current = first.current;
@@ -981,9 +988,7 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
     if (!merged.plans.empty())
         merged.target = merged.plans.front().plan.target;
     else
-        merged.no_plan_reason = merged.cancelled ? "the search was cancelled before it found a plan"
-            : merged.timed_out                  ? "the time limit ran out before a plan was found"
-                                                : first.no_plan_reason;
+        merged.no_plan_reason = merged.cancelled || merged.timed_out ? stoppedBeforeAPlan(merged.cancelled) : first.no_plan_reason;
     merged.time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return merged;
 }
@@ -1211,20 +1216,7 @@ SearchResult runSearchAt(const CostModel& cost, const SearchOptions& options, co
     // recompute), numbered as the merge numbers them.
     auto mergeFastest = [&](std::vector<RankedPlan>& plans, const std::vector<RankedPlan>& other) {
         plans.insert(plans.end(), other.begin(), other.end());
-        std::stable_sort(plans.begin(), plans.end(), [](const RankedPlan& a, const RankedPlan& b) {
-            return a.prediction.iteration_time_s < b.prediction.iteration_time_s;
-        });
-        std::vector<RankedPlan> kept;
-        for (RankedPlan& rp : plans)
-            if (kept.size() < want
-                && std::none_of(kept.begin(), kept.end(), [&](const RankedPlan& k) { return samePlan(k.plan, rp.plan, true); }))
-                kept.push_back(std::move(rp));
-        if (want > 1)
-            for (std::size_t i = 0; i < kept.size(); ++i) {
-                std::string& name = kept[i].plan.name;
-                name = name.substr(0, name.rfind(" #")) + " #" + std::to_string(i + 1);
-            }
-        plans = std::move(kept);
+        plans = fastestDistinct(std::move(plans), want);
     };
     // A pass's result (`main`) joins the best of the passes before it: with `merge`, the K
     // fastest plans of both (their shortfall and problems are the pass's); else the pass
@@ -1504,10 +1496,8 @@ SearchResult runSearchAt(const CostModel& cost, const SearchOptions& options, co
     result.cancelled = cancel && cancel->load();
     if (result.plans.empty()) {
         std::string reason;
-        if (result.cancelled)
-            reason = "the search was cancelled before it found a plan";
-        else if (result.timed_out)
-            reason = "the time limit ran out before a plan was found";
+        if (result.cancelled || result.timed_out)
+            reason = stoppedBeforeAPlan(result.cancelled);
         else if (!main->deploy_problem.empty())
             reason = "no plan passes the " + std::string(toString(options.target)) + " rules: " + main->deploy_problem;
         else if (main->min_shortfall_gib >= 0) {

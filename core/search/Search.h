@@ -72,6 +72,14 @@ struct PruneCounters {
     long long load_balance = 0;
     long long memory = 0;
     long long communication = 0;
+
+    PruneCounters& operator+=(const PruneCounters& o)
+    {
+        load_balance += o.load_balance;
+        memory += o.memory;
+        communication += o.communication;
+        return *this;
+    }
 };
 
 struct SearchProgress {
