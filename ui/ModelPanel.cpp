@@ -300,6 +300,19 @@ ModelPanel::ModelPanel(ProjectDocument* document, QWidget* parent) : QWidget(par
     addField(QStringLiteral("training.precision"), precision,
              [precision](const ModelSpec& m) { precision->setCurrentIndex(precision->findData(int(m.training.precision))); },
              [precision](ModelSpec& m) { m.training.precision = Precision(precision->currentData().toInt()); });
+    // Megatron-LM's --fp8-format (docs/cost-model.md section 3.7): the linear layers' GEMMs in
+    // FP8; the search leaves out device types without FP8 tensor cores.
+    auto* fp8 = new QComboBox;
+    fp8->addItem(tr("Off"), int(Fp8Format::None));
+    fp8->addItem(QStringLiteral("hybrid"), int(Fp8Format::Hybrid));
+    fp8->addItem(QStringLiteral("e4m3"), int(Fp8Format::E4M3));
+    fp8->setToolTip(tr("Run the linear layers' GEMMs in FP8 through Transformer Engine (Megatron-LM --fp8-format): "
+                       "at the device's FP8 peak, with the casts and 2 bytes per parameter of FP8 weight copies. "
+                       "Device types without FP8 tensor cores (A100, MI250X, Ascend 910B/C) are left out of the search."));
+    train->addRow(tr("FP8 GEMMs:"), fp8);
+    addField(QStringLiteral("training.fp8_format"), fp8,
+             [fp8](const ModelSpec& m) { fp8->setCurrentIndex(fp8->findData(int(m.training.fp8_format))); },
+             [fp8](ModelSpec& m) { m.training.fp8_format = Fp8Format(fp8->currentData().toInt()); });
     // Gradient precision (docs/cost-model.md section 5.1): unset follows Megatron-LM's default
     // for the precision; the two others are its --accumulate-allreduce-grads-in-fp32 and
     // --grad-reduce-in-bf16 (half-precision gradients).

@@ -205,19 +205,20 @@ void ProblemsPanel::refresh()
     } catch (const std::exception& e) {
         add(tr("Model"), QString::fromUtf8(e.what()), {});
     }
-    // The flex dispatcher runs on DeepEP, which some device types lack: the search leaves
-    // their nodes out (docs/search.md section 1).
+    // The flex dispatcher runs on DeepEP, and FP8 training on FP8 tensor cores, which some
+    // device types lack: the search leaves their nodes out (docs/search.md section 1).
     // One row per device type, listing its nodes, so 34 such nodes are one problem, not 34.
-    if (m_document->model().usesFlexDispatcher()) {
-        std::vector<std::pair<std::string, std::vector<const Node*>>> byType;
-        for (const Node& n : m_document->cluster().nodes) {
-            auto it = std::find_if(byType.begin(), byType.end(), [&](const auto& t) { return t.first == n.device_type; });
-            if (it == byType.end())
-                it = byType.insert(byType.end(), {n.device_type, {}});
-            it->second.push_back(&n);
-        }
+    std::vector<std::pair<std::string, std::vector<const Node*>>> byType;
+    for (const Node& n : m_document->cluster().nodes) {
+        auto it = std::find_if(byType.begin(), byType.end(), [&](const auto& t) { return t.first == n.device_type; });
+        if (it == byType.end())
+            it = byType.insert(byType.end(), {n.device_type, {}});
+        it->second.push_back(&n);
+    }
+    const auto leftOut = [&](const QString& category, const QString& need, const QString& otherwise,
+                             std::string (*unavailable)(const DeviceCatalog&, const std::string&)) {
         for (const auto& [type, nodes] : byType) {
-            const std::string why = deepEpUnavailable(m_document->catalog(), type);
+            const std::string why = unavailable(m_document->catalog(), type);
             if (why.empty())
                 continue;
             std::vector<int> ids;
@@ -227,20 +228,26 @@ void ProblemsPanel::refresh()
                 hosts << QString::fromStdString(n->host);
             }
             // Clicking the row selects the nodes on the canvas; the tooltip lists them.
-            const QString which = nodes.size() == 1 ? tr("%1 (%2)").arg(hosts.front(), QString::fromStdString(type))
-                                                    : tr("%1 %2 nodes").arg(nodes.size()).arg(QString::fromStdString(type));
-            add(tr("Dispatcher"),
-                tr("%1: %2; the flex dispatcher needs DeepEP, so the search leaves %3 out (the alltoall dispatcher "
-                   "runs on %4)")
-                    .arg(which, QString::fromStdString(why), nodes.size() == 1 ? tr("this node") : tr("them"),
-                         nodes.size() == 1 ? tr("it") : tr("them")),
+            const bool one = nodes.size() == 1;
+            const QString which = one ? tr("%1 (%2)").arg(hosts.front(), QString::fromStdString(type))
+                                      : tr("%1 %2 nodes").arg(nodes.size()).arg(QString::fromStdString(type));
+            add(category,
+                tr("%1: %2; %3, so the search leaves %4 out (%5)")
+                    .arg(which, QString::fromStdString(why), need, one ? tr("this node") : tr("them"),
+                         otherwise.arg(one ? tr("it") : tr("them"))),
                 ids, false);
-            if (nodes.size() > 1) {
+            if (!one) {
                 QTreeWidgetItem* item = m_tree->topLevelItem(m_tree->topLevelItemCount() - 1);
                 item->setToolTip(1, item->data(1, kMessageRole).toString() + QStringLiteral("\n\n") + hosts.join(QStringLiteral(", ")));
             }
         }
-    }
+    };
+    if (m_document->model().usesFlexDispatcher())
+        leftOut(tr("Dispatcher"), tr("the flex dispatcher needs DeepEP"), tr("the alltoall dispatcher runs on %1"),
+                deepEpUnavailable);
+    if (m_document->model().training.fp8())
+        leftOut(tr("Precision"), tr("FP8 training needs FP8 tensor cores"), tr("training without FP8 GEMMs runs on %1"),
+                fp8Unavailable);
     emit problemCountChanged(problemCount());
 }
 

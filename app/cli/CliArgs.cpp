@@ -235,6 +235,19 @@ double memoryHeadroom(const CliArgs& args)
     return f.value_or(0.0);
 }
 
+void applyFp8(const CliArgs& args, ModelSpec& model)
+{
+    const std::optional<std::string> v = args.value("fp8");
+    if (!v)
+        return;
+    for (Fp8Format f : {Fp8Format::None, Fp8Format::Hybrid, Fp8Format::E4M3})
+        if (*v == toString(f)) {
+            model.training.fp8_format = f;
+            return;
+        }
+    throw UsageError("--fp8: expected none, hybrid or e4m3, got \"" + *v + "\"");
+}
+
 std::vector<std::string> stageLayerRanges(const Plan& plan)
 {
     std::vector<std::string> ranges = PipelineLayout::rankLayerRanges(plan);

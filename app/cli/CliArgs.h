@@ -5,6 +5,7 @@
 // (exit code 2), reported with the option's name.
 
 #include "cost/Prediction.h"
+#include "model/ModelSpec.h"
 #include "plan/Plan.h"
 
 #include <initializer_list>
@@ -90,6 +91,10 @@ void checkScriptInputsHaveScript(const CliArgs& args);
 // --memory-headroom F: the fraction of every device's memory a plan must leave free (the
 // allocator's fragmentation, other processes), in [0, 0.5]; 0 when not given. Throws UsageError.
 double memoryHeadroom(const CliArgs& args);
+
+// --fp8 none|hybrid|e4m3 (Megatron-LM's --fp8-format), applied to the model's training section
+// when given. Throws UsageError.
+void applyFp8(const CliArgs& args, ModelSpec& model);
 
 // "stage 1 (MI300X) uses 186.1 of 192.0 GiB (96.9 %) with no memory kept free: ...
 // --memory-headroom 0.05 keeps 5 % free" for a plan whose fullest device is more than 95 %

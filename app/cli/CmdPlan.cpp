@@ -68,6 +68,9 @@ Searches the fastest feasible parallel plan (HS-DP) and compares it with the bas
                          over them, baselines included; "auto" searches 1, 2, 4, 8 and the
                          model's own (those that divide the global batch). Each size is a
                          search of its own
+  --fp8 F                none | hybrid | e4m3: the linear layers' GEMMs in FP8 (Megatron-LM
+                         --fp8-format; default: the model's or the script's training section).
+                         Device types without FP8 tensor cores are left out of the search
   --memory-headroom F    keep the fraction F (0 to 0.5) of every device's memory free: a
                          plan fits when each device's total is at most (1 - F) x its
                          memory (default 0: the model's 2 GiB runtime overhead only)
@@ -100,7 +103,7 @@ const std::set<std::string>& planValueOptions()
 {
     static const std::set<std::string> s = {"model", "cluster", "profile", "target", "top", "algorithm", "delta",
                                             "eta", "time-limit", "gbs", "mbs", "o", "script", "script-args",
-                                            "optimizer-offload", "devices", "memory-headroom", "exact-check"};
+                                            "optimizer-offload", "devices", "memory-headroom", "exact-check", "fp8"};
     return s;
 }
 
@@ -332,7 +335,8 @@ int cmdPlan(const Args& args)
         if (const std::string note = scriptOverlapNote(script->script); !note.empty())
             warnings.push_back(*s + ": " + note + " (\"hapmoe estimate --script\" gives the script's own time)");
     }
-    const ModelSpec model = script ? script->model : resolveModel(a.required("model"), &warnings);
+    ModelSpec model = script ? script->model : resolveModel(a.required("model"), &warnings);
+    applyFp8(a, model);
     std::unique_ptr<Profile> profile;
     if (auto path = a.value("profile")) {
         profile = std::make_unique<Profile>(readProfile(readTextFile(*path), *path, &warnings));

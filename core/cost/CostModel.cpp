@@ -78,6 +78,8 @@ struct DeviceInfo {
     const DeviceType* type = nullptr;
     std::string name;
     double peak = 0;          // FLOP/s
+    double fp8_peak = 0;      // FLOP/s of its FP8 tensor cores; 0 = none
+    bool fp8 = false;         // the model runs its linear layers in FP8 and this type can
     double gemm_eff = 0.5;    // large-GEMM fraction of peak
     bool eff_from_profile = false;
     double hbm = 0;           // effective bytes/s
@@ -94,6 +96,15 @@ struct DeviceInfo {
     double gemm(double flops) const
     {
         return flops > 0 ? flops / (peak * gemm_eff * gemmSizeFactor(flops * kCalculonPeak / peak)) : 0.0;
+    }
+    // A GEMM of a Transformer Engine linear layer: in FP8 at the FP8 peak where the model and
+    // the device run it, with the same large-GEMM fraction and size curve (indexed by the time
+    // at that peak, as above); else a BF16 GEMM (section 3.7).
+    double linear(double flops) const
+    {
+        if (!fp8)
+            return gemm(flops);
+        return flops > 0 ? flops / (fp8_peak * gemm_eff * gemmSizeFactor(flops * kCalculonPeak / fp8_peak)) : 0.0;
     }
     double memTime(double bytes) const { return bytes / hbm; }
 };
@@ -262,6 +273,8 @@ struct CostModel::Impl {
         d.type = &t;
         d.name = t.name;
         d.peak = t.bf16_tflops * 1e12;
+        d.fp8_peak = t.fp8_tflops * 1e12;
+        d.fp8 = model.training.fp8() && t.hasFp8();
         // The catalog's figure is the maximum achievable matmul throughput (MAMF); a large
         // training-shaped GEMM reaches kLargeGemmOverMamf of it.
         d.gemm_eff = (t.default_efficiency > 0 ? t.default_efficiency : 0.5) * kLargeGemmOverMamf;
@@ -538,16 +551,22 @@ struct CostModel::Impl {
         const bool split = tpOverlap && k.tp > 1;
         double splitFwd = 0, splitBwd = 0;
         auto tpGemm = [&](double flops, bool ringFwd) {
-            const double whole = dev.gemm(flops);
+            const double whole = dev.linear(flops);
             if (!split)
                 return whole;
             const double fwdChunks = ringFwd ? tp : 4.0;
-            const double f = fwdChunks * dev.gemm(flops / fwdChunks);
+            const double f = fwdChunks * dev.linear(flops / fwdChunks);
             splitFwd += f - whole;
             if (!ringFwd)   // the projection and FC2 input gradients run as a ring exchange
-                splitBwd += tp * dev.gemm(flops / tp) - whole;
+                splitBwd += tp * dev.linear(flops / tp) - whole;
             return f;
         };
+        // FP8 casts (section 3.7): Transformer Engine casts each FP8 GEMM's input in forward,
+        // and the gradient of its output in backward, with a fused cast-transpose that reads
+        // the bf16 tensor and writes the FP8 tensor and its transpose: 2 + 1 + 1 bytes per
+        // element. castIn / castOut count the elements of one pass of this layer.
+        double castIn = 0, castOut = 0;        // dense part
+        double castInMoe = 0, castOutMoe = 0;  // routed experts, scaled by the imbalance
 
         double fwdCompute = 0;
         double fwdGemm = 0;
@@ -557,6 +576,8 @@ struct CostModel::Impl {
         } else {
             const double qkv = tpGemm(2 * T * h * (s.q / tp + 2 * s.kvPerRank(k.tp)), true);
             const double proj = tpGemm(2 * T * s.q * h / tp, false);
+            castIn += T * h + T * s.q / tp;
+            castOut += T * (s.q / tp + 2 * s.kvPerRank(k.tp)) + T * h;
             fwdGemm = qkv + proj;
             qkvGemm = qkv;
             // norms (2x read+write), 2x bias-dropout-add (read 2+2, write 2, mask 1): 22 bytes
@@ -566,6 +587,8 @@ struct CostModel::Impl {
             if (!moe) {
                 fc1Gemm = tpGemm(2 * T * h * s.ffn * s.gated / tp, true);
                 const double fc = fc1Gemm + tpGemm(2 * T * s.ffn * h / tp, false);
+                castIn += T * h + T * s.ffn / tp;
+                castOut += T * s.ffn * s.gated / tp + T * h;
                 fwdGemm += fc;
                 fwdCompute += fc + dev.memTime((2.0 + 2.0 * s.gated) * T * s.ffn / tp);
             }
@@ -581,16 +604,20 @@ struct CostModel::Impl {
             const double perExpert = routed / localExperts;
             const double expertFlopsOne = 2 * perExpert * h * s.effn / k.etp;   // one GEMM of one expert
             double experts = localExperts
-                * (dev.gemm(expertFlopsOne * s.gated) + dev.gemm(expertFlopsOne));
+                * (dev.linear(expertFlopsOne * s.gated) + dev.linear(expertFlopsOne));
+            castInMoe += routed * h + routed * s.effn / k.etp;
+            castOutMoe += routed * s.effn * s.gated / k.etp + routed * h;
             experts += dev.memTime((2.0 + 2.0 * s.gated) * routed * s.effn / k.etp);
             // permute and unpermute the routed tokens (read + write, twice)
             experts += dev.memTime(8.0 * routed * h);
             double router = dev.gemm(2 * tdev * h * s.experts) + dev.memTime(12.0 * tdev * s.experts);
             double sharedE = 0;
             if (s.shared > 0) {
-                const double sharedGemm = dev.gemm(2 * T * h * s.shared * (s.gated + 1) / tp);
+                const double sharedGemm = dev.linear(2 * T * h * s.shared * (s.gated + 1) / tp);
                 sharedE = sharedGemm + dev.memTime((2.0 + 2.0 * s.gated) * T * s.shared / tp);
-                fc1Gemm = dev.gemm(2 * T * h * s.shared * s.gated / tp);   // hides the shared expert's re-gather
+                fc1Gemm = dev.linear(2 * T * h * s.shared * s.gated / tp);   // hides the shared expert's re-gather
+                castIn += T * h + T * s.shared / tp;
+                castOut += T * s.shared * s.gated / tp + T * h;
                 fwdGemm += sharedGemm;   // its TP collectives overlap its own GEMMs (section 4.2)
             }
             // Eq. 2 with the profiled FFN: k t_ffn / (EP * ETP) with t_ffn at TP = 1; under MoE
@@ -612,6 +639,10 @@ struct CostModel::Impl {
             c.bwd.compute = std::max(0.0, table->dense_bwd - (moe ? table->ffn_bwd : 0.0)) + (moeB >= 0 ? moeB : 2.0 * moeF);
         } else {
             c.bwd.compute = 2.0 * (c.fwd.compute - splitFwd) + splitBwd + (options.fused_attention ? 0.5 * coreF : 0.0);
+        }
+        if (dev.fp8 && !table) {
+            c.fwd.compute += dev.memTime(4.0 * (castIn + castInMoe * moeScale));
+            c.bwd.compute += dev.memTime(4.0 * (castOut + castOutMoe * moeScale));
         }
 
         // TP collectives on the activations (section 4.2): one pair per TP-split block, without SP
@@ -946,8 +977,9 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
     // positions (a plain embedding in Megatron-Core) and the final norm.
     double tpReplicated = nLayers * s.attentionTpReplicated() + nDense * s.denseFfnTpReplicated()
         + nMoe * s.routerParams();
-    double denseSplit = nLayers * (s.attentionParams() - s.attentionTpReplicated())
+    const double linearSplit = nLayers * (s.attentionParams() - s.attentionTpReplicated())
         + nDense * (s.denseFfnParams() - s.denseFfnTpReplicated()) + nMoe * s.sharedExpertParams();
+    double denseSplit = linearSplit;
     if (first) {
         denseSplit += vocab * h;
         if (s.learnedPositions)
@@ -969,6 +1001,13 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
     // Parameters this rank's optimizer updates: its shard with the distributed optimizer.
     const double updated = distOpt ? denseDev / dpcp + expertDev / edp : denseDev + expertDev;
     est.memory.weights = wB * (denseDev + expertDev);
+    // FP8 (section 5.1): Transformer Engine keeps each FP8 linear layer's weight cast to FP8,
+    // and its transpose, from the first micro-batch of an iteration to the last
+    // (is_first_microbatch caches them): 2 more bytes per parameter of the linear layers.
+    // With --fp8-param-gather those FP8 weights replace the bf16 ones: 1 + 1 bytes, as many as
+    // the 2 already counted.
+    if (dev.fp8 && !m.model.training.fp8_param_gather)
+        est.memory.weights += 2.0 * (linearSplit / tp + expertDev);
     est.memory.gradients = gB * (denseDev + expertDev);
     est.memory.optimizer = oB * updated;
     // Optimizer CPU offload (section 7.3): the offloaded fraction of the shard's master
@@ -1001,19 +1040,23 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
         }
     }
 
-    // Activations per Korthikanti Table 2 (per token of one layer, on one device).
+    // Activations per Korthikanti Table 2 (per token of one layer, on one device). Under FP8
+    // (section 3.7) Transformer Engine saves each FP8 GEMM's input for the weight gradient as
+    // its FP8 transpose: the inputs of QKV, FC1 (in the 10 h), projection and FC2 take 1 byte
+    // per element instead of 2 (lin is what such an input weighs).
+    const double lin = dev.fp8 ? 1.0 : 2.0;
     auto perLayer = [&](bool moeLayer) {
         ActivationTerms a;
-        a.replicated = 10.0 * h / (sp ? tp : 1);
-        a.split = 4.0 * s.q / tp + 4.0 * s.kvPerRank(tp);
+        a.replicated = (6.0 + 2.0 * lin) * h / (sp ? tp : 1);
+        a.split = (2.0 + lin) * s.q / tp + 4.0 * s.kvPerRank(tp);
         if (moeLayer) {
             const double k = s.topk;
-            a.split += k / tp * (2.0 * h * etp + (2.0 + 2.0 * s.gated) * s.effn) * m.moeScale;
+            a.split += k / tp * (lin * h * etp + (lin + 2.0 * s.gated) * s.effn) * m.moeScale;
             a.split += 4.0 * s.experts / tp;   // fp32 router probabilities
             if (s.shared > 0)
-                a.split += (2.0 + 2.0 * s.gated) * s.shared / tp;
+                a.split += (lin + 2.0 * s.gated) * s.shared / tp;
         } else {
-            a.split += (2.0 + 2.0 * s.gated) * s.ffn / tp;
+            a.split += (lin + 2.0 * s.gated) * s.ffn / tp;
         }
         if (!m.options.fused_attention)
             a.scores = 5.0 * s.heads * (s.seq / cp) / tp;
@@ -1334,8 +1377,13 @@ Prediction CostModel::estimate(const Plan& plan) const
     const double flops = modelFlopsPerIteration(m.model, gbs, plan.stages.empty() ? 1 : plan.stages.back().tp);
     const int devicesUsed = plan.numDevices();
     double peakSum = 0;
-    for (const auto& st : plan.stages)
-        peakSum += m.device(st.device_type).peak * st.numDevices();
+    // The peak of the precision the GEMMs run in: FP8 training is measured against the FP8
+    // peak, as NVIDIA's recipes report it ("MFU = ... / (peak GPU FLOPS)" with 1979 TFLOP/s for
+    // H100 FP8; dgxc-benchmarking llama3.1/README_8b.md).
+    for (const auto& st : plan.stages) {
+        const DeviceInfo& dev = m.device(st.device_type);
+        peakSum += (dev.fp8 ? dev.fp8_peak : dev.peak) * st.numDevices();
+    }
     pred.tflops_per_device = (T > 0 && devicesUsed > 0) ? flops / (T * devicesUsed) / 1e12 : 0.0;
     pred.mfu = (T > 0 && peakSum > 0) ? flops / (T * peakSum) : 0.0;
 
@@ -1420,6 +1468,16 @@ Prediction CostModel::estimate(const Plan& plan) const
         pred.notes.push_back(m.profile ? "the profile is empty: every number is an analytic default from the device catalog"
                                        : "no profile: every number is an analytic default from the device catalog");
     }
+    // FP8 (section 3.7): where the model's linear layers run in FP8, and where they cannot.
+    if (m.model.training.fp8())
+        for (const auto& st : plan.stages) {
+            const DeviceInfo& dev = m.device(st.device_type);
+            const std::string note = dev.fp8 ? st.device_type + ": the linear layers' GEMMs in FP8 at its FP8 peak, with their casts"
+                                             : st.device_type + ": no FP8 tensor cores, so its GEMMs are costed in "
+                                                   + toString(m.model.training.precision) + " (FP8 training cannot run on it)";
+            if (std::find(pred.notes.begin(), pred.notes.end(), note) == pred.notes.end())
+                pred.notes.push_back(note);
+        }
     return pred;
 }
 

@@ -120,7 +120,7 @@ struct Prediction {
     double iteration_time_s = 0;
     double tokens_per_s = 0;
     double tflops_per_device = 0;   // model FLOPs per device per second (Megatron's counting)
-    double mfu = 0;                 // model FLOPs / (sum of peak of devices used * time)
+    double mfu = 0;                 // model FLOPs / (sum of peak of devices used * time); FP8 peak under FP8
     double peak_memory_gib = 0;
     double host_memory_per_node_gib = 0;   // optimizer offload: the busiest node's ranks together
     double host_memory_capacity_gib = 0;   // that node's host memory (Node::host_memory_gib), 0 = unknown

@@ -42,7 +42,7 @@ std::string textField(const io::JsonNode& n, const std::string& key, const std::
 DeviceType readDevice(const io::JsonNode& n)
 {
     n.requireObject();
-    n.warnUnknownKeys({"name", "aliases", "vendor", "bf16_tflops", "memory_gib", "hbm_gbps", "intra_link_kind",
+    n.warnUnknownKeys({"name", "aliases", "vendor", "bf16_tflops", "fp8_tflops", "memory_gib", "hbm_gbps", "intra_link_kind",
                        "intra_node_gbps", "inter_node_gbps", "collective_library", "compute_capability",
                        "default_efficiency", "default_devices_per_node", "sources", "notes"});
     DeviceType t;
@@ -59,6 +59,10 @@ DeviceType readDevice(const io::JsonNode& n)
     // And lower bounds a million times below the slowest (kMinRate).
     constexpr double kMax = 1e6, kMin = kMinRate;
     t.bf16_tflops = n.reqDouble("bf16_tflops", kMin, false, kMax * 1000);
+    // Optional: 0, the default, is a type without FP8 tensor cores (FP8 training leaves it out).
+    t.fp8_tflops = n.optDouble("fp8_tflops", 0, 0, false, kMax * 1000);
+    if (t.fp8_tflops > 0 && t.fp8_tflops < kMin)
+        n.fail("fp8_tflops", "expected 0 (no FP8) or at least " + numberForMessage(kMin) + ", got " + numberForMessage(t.fp8_tflops));
     t.memory_gib = n.reqDouble("memory_gib", 0, true, kMax);
     t.hbm_gbps = n.reqDouble("hbm_gbps", kMin, false, kMax * 10);
     t.intra_link_kind = n.optString("intra_link_kind");
@@ -136,6 +140,7 @@ std::string DeviceCatalog::toJson() const
         d["aliases"] = t.aliases;
         d["vendor"] = t.vendor;
         d["bf16_tflops"] = t.bf16_tflops;
+        d["fp8_tflops"] = t.fp8_tflops;
         d["memory_gib"] = t.memory_gib;
         d["hbm_gbps"] = t.hbm_gbps;
         if (!t.intra_link_kind.empty())

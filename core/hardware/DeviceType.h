@@ -13,6 +13,7 @@ struct DeviceType {
     std::vector<std::string> aliases;  // e.g. "H800-SXM", "NVIDIA H800"
     std::string vendor;                // "NVIDIA", "AMD", "Huawei", "Intel"
     double bf16_tflops = 0;            // dense BF16 peak, TFLOP/s
+    double fp8_tflops = 0;             // dense FP8 peak, TFLOP/s; 0 = no FP8 tensor cores
     double memory_gib = 0;             // device memory as the vendor states it (GB used as GiB)
     double hbm_gbps = 0;               // memory bandwidth, GB/s
     std::string intra_link_kind;       // "NVLink4", "xGMI", "HCCS", "PCIe4", "RoCE"
@@ -27,6 +28,8 @@ struct DeviceType {
 
     // The collective library its ranks speak, or its vendor when the catalog names none: ranks
     // of two libraries share no communicator (one Megatron-LM job, the cross-vendor bridge).
+    bool hasFp8() const { return fp8_tflops > 0; }
+
     const std::string& library() const { return collective_library.empty() ? vendor : collective_library; }
 };
 

@@ -43,6 +43,8 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 // --- enum names (the strings of the file formats) ----------------------------------------
 
 const std::vector<std::string_view> kPrecisionNames = {"bf16", "fp16"};
+// In the order of Fp8Format.
+const std::vector<std::string_view> kFp8Names = {"none", "hybrid", "e4m3"};
 const std::vector<std::string_view> kDispatcherNames = {"alltoall", "allgather", "flex"};
 const std::vector<std::string_view> kRecomputeNames = {"none", "selective", "full"};
 const std::vector<std::string_view> kTargetNames = {"megatron", "flagscale", "any"};
@@ -94,11 +96,13 @@ LinkClass linkClassAt(int i) { return i == 1 ? LinkClass::InterNode : (i == 2 ? 
 void readTraining(const JsonNode& n, TrainingSpec& t)
 {
     n.requireObject();
-    n.warnUnknownKeys({"micro_batch_size", "global_batch_size", "precision", "use_distributed_optimizer",
+    n.warnUnknownKeys({"micro_batch_size", "global_batch_size", "precision", "fp8_format", "fp8_param_gather", "use_distributed_optimizer",
                        "accumulate_allreduce_grads_in_fp32", "router_imbalance", "imbalance_weight"});
     t.micro_batch_size = n.optInt("micro_batch_size", t.micro_batch_size, 1);
     t.global_batch_size = n.optInt("global_batch_size", t.global_batch_size, 1);
     t.precision = precisionAt(n.optChoice("precision", kPrecisionNames, t.precision == Precision::FP16 ? 1 : 0));
+    t.fp8_format = static_cast<Fp8Format>(n.optChoice("fp8_format", kFp8Names, static_cast<int>(t.fp8_format)));
+    t.fp8_param_gather = n.optBool("fp8_param_gather", t.fp8_param_gather);
     t.use_distributed_optimizer = n.optBool("use_distributed_optimizer", t.use_distributed_optimizer);
     if (n.has("accumulate_allreduce_grads_in_fp32"))
         t.accumulate_allreduce_grads_in_fp32 = n.optBool("accumulate_allreduce_grads_in_fp32", true);
@@ -220,6 +224,10 @@ Json modelJson(const ModelSpec& m)
     t["micro_batch_size"] = m.training.micro_batch_size;
     t["global_batch_size"] = m.training.global_batch_size;
     t["precision"] = toString(m.training.precision);
+    if (m.training.fp8())
+        t["fp8_format"] = toString(m.training.fp8_format);
+    if (m.training.fp8_param_gather)
+        t["fp8_param_gather"] = true;
     t["use_distributed_optimizer"] = m.training.use_distributed_optimizer;
     if (m.training.accumulate_allreduce_grads_in_fp32)
         t["accumulate_allreduce_grads_in_fp32"] = *m.training.accumulate_allreduce_grads_in_fp32;

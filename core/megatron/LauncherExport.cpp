@@ -865,6 +865,17 @@ private:
         train.args.push_back({"--micro-batch-size", {std::to_string(s0.micro_batch_size)}});
         train.args.push_back({"--global-batch-size", {std::to_string(plan.global_batch_size)}});
         train.args.push_back({m.training.precision == Precision::FP16 ? "--fp16" : "--bf16", {}});
+        if (m.training.fp8())
+            train.args.push_back({"--fp8-format", {toString(m.training.fp8_format)}});
+        // FP8 weights (section 5.1 of docs/cost-model.md): Megatron-LM gathers them only with the
+        // distributed optimizer, and with optimizer offload only under the delayed recipe
+        // (reference sections 3 and 6), which a launcher without --fp8-recipe runs.
+        if (m.training.fp8() && m.training.fp8_param_gather) {
+            if (!plan.distributed_optimizer)
+                m_notes.push_back("--fp8-param-gather -> not written (it needs the distributed optimizer, which the plan does not use)");
+            else if (!m_opt.original)
+                train.args.push_back({"--fp8-param-gather", {}});
+        }
         // The gradient precision the plan was costed with, where it is not the precision's default.
         if (m.training.precision == Precision::FP16 && m.training.fp32Gradients())
             train.args.push_back({"--accumulate-allreduce-grads-in-fp32", {}});
@@ -1213,6 +1224,11 @@ private:
             same("--fp16", {}, "the plan's model trains in bf16");
         else
             same("--bf16", {}, "the plan's model trains in fp16");
+        if (m_doc.model.training.fp8())
+            same("--fp8-format", {toString(m_doc.model.training.fp8_format)}, "");
+        else
+            same("--fp8-format", {}, "the plan's model runs its GEMMs in "
+                                         + std::string(toString(m_doc.model.training.precision)) + ", not FP8");
         // The precision of the gradient reduction: the plan's model's, which its data-parallel
         // traffic was costed with (4 bytes per gradient in fp32, 2 in bf16 or fp16).
         if (m_doc.model.training.fp32Gradients())
@@ -1323,10 +1339,13 @@ private:
         // Transformer Engine runs FP8 only on compute capability 8.9 or more
         // (transformer_engine/pytorch/fp8.py check_fp8_support: "Device compute capability 8.9
         // or higher required for FP8 execution"); one stage below it and the job stops.
-        std::string noFp8;
+        // Without --fp8-format (the plan's model trains without FP8) the other FP8 flags have
+        // nothing to tune.
+        std::string noFp8 = m_doc.model.training.fp8() ? std::string()
+                                                       : "the plan's model does not train in FP8 (no --fp8-format)";
         for (const StagePlan& st : plan.stages) {
             const DeviceType* t = typeOf(m_cat, st.device_type);
-            if (t && t->vendor == "NVIDIA" && t->compute_capability > 0 && t->compute_capability < 8.9) {
+            if (noFp8.empty() && t && t->vendor == "NVIDIA" && t->compute_capability > 0 && t->compute_capability < 8.9) {
                 std::ostringstream cc;
                 cc << std::fixed << std::setprecision(1) << t->compute_capability;
                 noFp8 = "Transformer Engine runs FP8 only on compute capability 8.9 or higher, and " + st.device_type + " has "

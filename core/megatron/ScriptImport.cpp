@@ -96,7 +96,7 @@ const std::set<std::string>& mappedFlags()
         "--num-query-groups", "--kv-channels", "--seq-length", "--encoder-seq-length", "--max-position-embeddings", "--swiglu",
         "--disable-bias-linear", "--add-bias-linear", "--untie-embeddings-and-output-weights", "--normalization",
         "--num-experts", "--moe-ffn-hidden-size", "--moe-router-topk", "--moe-layer-freq",
-        "--moe-shared-expert-intermediate-size", "--moe-token-dispatcher-type", "--bf16", "--fp16",
+        "--moe-shared-expert-intermediate-size", "--moe-token-dispatcher-type", "--bf16", "--fp16", "--fp8-format",
         "--accumulate-allreduce-grads-in-fp32", "--grad-reduce-in-bf16",
         "--tensor-model-parallel-size", "--pipeline-model-parallel-size", "--context-parallel-size",
         "--expert-model-parallel-size", "--expert-tensor-parallel-size", "--num-layers-per-virtual-pipeline-stage",
@@ -1178,6 +1178,19 @@ private:
             }
         }
         m.training.precision = has("--fp16") ? Precision::FP16 : Precision::BF16;
+        // --fp8-format e4m3|hybrid: the linear layers' GEMMs in FP8 (docs/cost-model.md section 3.7).
+        if (auto fp8 = str("--fp8-format")) {
+            const std::string v = ShellQuote::unquoted(*fp8);
+            if (v == "hybrid")
+                m.training.fp8_format = Fp8Format::Hybrid;
+            else if (v == "e4m3")
+                m.training.fp8_format = Fp8Format::E4M3;
+            else if (v.find("${") == std::string::npos)   // Megatron-LM's argparse refuses other choices
+                m_out.invalid_values.push_back({"--fp8-format", *fp8, "e4m3 or hybrid", ""});
+        }
+        // --fp8-param-gather: FP8 weights in place of the bf16 ones (section 5.1). The flag is
+        // carried over to an export as written (it needs the distributed optimizer there).
+        m.training.fp8_param_gather = m.training.fp8() && has("--fp8-param-gather");
         // Gradient precision (docs/cost-model.md section 5.1): Megatron-LM's arguments.py keeps
         // fp32 gradients for bf16 unless --grad-reduce-in-bf16, and half ones for fp16 unless
         // --accumulate-allreduce-grads-in-fp32. Only a flag that departs from the default is kept.
@@ -1241,10 +1254,11 @@ private:
         if (has("--overlap-moe-expert-parallel-comm"))
             warn(at("--overlap-moe-expert-parallel-comm") + "--overlap-moe-expert-parallel-comm (combined 1F1B) is not modelled: expert dispatch and "
                         "combine are costed as exposed, so the estimate is an upper bound for the MoE layers");
-        if (const std::string low = has("--fp8-format") ? "--fp8-format" : "--fp4-format"; has(low))
-            warn(at(low) + low + " is not modelled: GEMMs are costed at the " + (has("--fp16") ? "FP16" : "BF16")
-                 + " rate, and activations and weights at their half-precision size (low-precision copies of the linear layers' "
-                   "inputs, and of the weights with --fp8-param-gather, take less: a plan a little over the memory may fit)");
+        if (has("--fp4-format"))
+            warn(at("--fp4-format") + "--fp4-format is not modelled: GEMMs are costed at the "
+                 + (has("--fp8-format") ? std::string("FP8") : has("--fp16") ? "FP16" : "BF16")
+                 + " rate, and activations at their half-precision size");
+
         if (const std::string fsdp = has("--use-megatron-fsdp") ? "--use-megatron-fsdp" : "--use-torch-fsdp2"; has(fsdp))
             warn(at(fsdp) + fsdp + " is not modelled: memory is costed with the distributed optimizer's sharding of the optimizer states "
                    "only, an upper bound, and an export writes the plan for the distributed optimizer");

@@ -47,6 +47,16 @@ bool ModelSpec::capRouterImbalance()
 
 const char* toString(Precision p) { return p == Precision::FP16 ? "fp16" : "bf16"; }
 
+const char* toString(Fp8Format f)
+{
+    switch (f) {
+    case Fp8Format::Hybrid: return "hybrid";
+    case Fp8Format::E4M3: return "e4m3";
+    case Fp8Format::None: break;
+    }
+    return "none";
+}
+
 const char* toString(TokenDispatcher d)
 {
     switch (d) {

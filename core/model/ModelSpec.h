@@ -11,12 +11,19 @@
 namespace hapmoe {
 
 enum class Precision { BF16, FP16 };
+// Megatron-LM's --fp8-format: the linear layers' GEMMs in FP8 through Transformer Engine, on
+// top of the bf16/fp16 precision of everything else (docs/cost-model.md section 3.7).
+enum class Fp8Format { None, Hybrid, E4M3 };
 enum class TokenDispatcher { AllToAll, AllGather, Flex };
 
 struct TrainingSpec {
     int micro_batch_size = 1;
     int global_batch_size = 256;
     Precision precision = Precision::BF16;
+    Fp8Format fp8_format = Fp8Format::None;
+    // Megatron-LM's --fp8-param-gather: the linear layers' weights held in FP8 (with their
+    // transposes) in place of the bf16 ones, and gathered in FP8 by the distributed optimizer.
+    bool fp8_param_gather = false;
     bool use_distributed_optimizer = true;
     // Router imbalance rho = max_i |T_i| / mean_j |T_j| >= 1 (paper section 3.2) and its
     // weight gamma in [0, 1]; the MoE critical path is scaled by 1 + gamma (rho - 1).
@@ -27,6 +34,7 @@ struct TrainingSpec {
     // default, which arguments.py forces on for bf16 (off with --grad-reduce-in-bf16) and
     // leaves off for fp16 (reference megatron-and-flagscale.md, --bf16 / --fp16).
     std::optional<bool> accumulate_allreduce_grads_in_fp32;
+    bool fp8() const { return fp8_format != Fp8Format::None; }
     bool fp32Gradients() const { return accumulate_allreduce_grads_in_fp32.value_or(precision == Precision::BF16); }
 };
 
@@ -100,6 +108,7 @@ struct ModelSpec {
 double paddedVocabSize(double vocab, int divisibleBy, int tp);
 
 const char* toString(Precision p);
+const char* toString(Fp8Format f);   // "none", "hybrid", "e4m3": --fp8-format's values
 const char* toString(TokenDispatcher d);
 
 } // namespace hapmoe

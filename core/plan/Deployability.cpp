@@ -237,12 +237,29 @@ public:
         }
     }
 
+    // FP8 training (--fp8-format) runs Transformer Engine's FP8 GEMMs on every rank: a stage on
+    // a type without FP8 tensor cores stops the job (fp8Unavailable).
+    void fp8Devices(std::vector<DeploymentProblem>& out) const
+    {
+        if (!m_model.training.fp8())
+            return;
+        for (int s = 0; s < m_plan.pp(); ++s) {
+            const std::string why = fp8Unavailable(m_catalog, m_plan.stages[static_cast<std::size_t>(s)].device_type);
+            if (!why.empty()) {
+                add(out, "fp8-needs-device",
+                    stageName(m_plan, s) + ": " + why + " (train in bf16 on this cluster, or leave the type out)");
+                return;
+            }
+        }
+    }
+
     std::vector<DeploymentProblem> megatron() const
     {
         std::vector<DeploymentProblem> out;
         const Plan& p = m_plan;
         const StagePlan& first = p.stages.front();
         flexDispatcher(out);
+        fp8Devices(out);
         for (int s = 1; s < p.pp(); ++s) {
             const StagePlan& st = p.stages[static_cast<std::size_t>(s)];
             if (st.tp != first.tp || st.cp != first.cp || st.dp != first.dp || st.ep != first.ep || st.etp != first.etp
@@ -311,6 +328,7 @@ public:
         std::vector<DeploymentProblem> out;
         const Plan& p = m_plan;
         flexDispatcher(out);
+        fp8Devices(out);
         for (int s = 0; s < p.pp(); ++s)
             if (p.stages[static_cast<std::size_t>(s)].cp != 1) {
                 add(out, "flagscale.cp", stageName(p, s) + " has CP " + std::to_string(p.stages[static_cast<std::size_t>(s)].cp)
@@ -472,6 +490,23 @@ std::string deepEpUnavailable(const DeviceCatalog& catalog, const std::string& t
         return "an AMD type that AMD's DeepEP port does not list (it lists MI300X, MI308X, MI350X)";
     }
     return "a " + (t->vendor.empty() ? std::string("non-NVIDIA") : t->vendor) + " device with no DeepEP port";
+}
+
+std::string fp8Unavailable(const DeviceCatalog& catalog, const std::string& type)
+{
+    const DeviceType* t = catalog.find(type);
+    if (!t)
+        return {};
+    // Transformer Engine's check_fp8_support: "Device compute capability 8.9 or higher required
+    // for FP8 execution" (transformer_engine/pytorch/fp8.py).
+    if (t->vendor == "NVIDIA" && t->compute_capability > 0 && t->compute_capability < 8.9) {
+        char cc[16];
+        std::snprintf(cc, sizeof cc, "%.1f", t->compute_capability);
+        return std::string("compute capability ") + cc + " (Transformer Engine runs FP8 on 8.9 or higher)";
+    }
+    if (!t->hasFp8())
+        return "its catalog entry gives no FP8 rate (fp8_tflops)";
+    return {};
 }
 
 std::vector<DeploymentProblem> deploymentProblems(const Plan& plan, const ModelSpec& model, const Cluster& cluster,

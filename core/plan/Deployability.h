@@ -31,6 +31,11 @@ std::vector<DeploymentProblem> deploymentProblems(const Plan& plan, const ModelS
 // in the catalog (the common rules report that).
 std::string deepEpUnavailable(const DeviceCatalog& catalog, const std::string& type);
 
+// Why FP8 training (Megatron-LM --fp8-format) cannot run on a device type: the catalog gives it
+// no FP8 tensor cores (fp8_tflops 0), or, for NVIDIA, a compute capability below the 8.9
+// Transformer Engine needs. Empty when it can, or when the type is not in the catalog.
+std::string fp8Unavailable(const DeviceCatalog& catalog, const std::string& type);
+
 inline bool isDeployable(const Plan& plan, const ModelSpec& model, const Cluster& cluster,
                          const DeviceCatalog& catalog, Target target)
 {

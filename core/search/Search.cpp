@@ -1013,28 +1013,41 @@ SearchResult runSearchAt(const CostModel& cost, const SearchOptions& options, co
         control.deadline = t0 + std::chrono::microseconds(static_cast<long long>(options.time_limit_s * 1e6));
     }
 
-    // The flex dispatcher runs only where DeepEP does: nodes of other types are left out of
-    // the search (their ids stay those of the cluster the plans are costed on).
+    // Device types a requirement of the model rules out are left out of the search (node ids
+    // stay those of the cluster the plans are costed on): the flex dispatcher runs only where
+    // DeepEP does, FP8 training only on FP8 tensor cores.
     Cluster usable = cost.cluster();
-    std::map<std::string, std::string> why;   // device type -> why DeepEP does not run on it
-    if (cost.model().usesFlexDispatcher()) {
+    std::vector<std::string> leftOut;
+    std::map<std::string, std::string> unusedWhy;   // device type -> the reason its idle nodes give
+    auto leaveOut = [&](bool applies, const std::string& need, std::string (*unavailable)(const DeviceCatalog&, const std::string&)) {
+        if (!applies)
+            return;
+        std::map<std::string, std::string> why;   // device type -> why it cannot run the model
         std::erase_if(usable.nodes, [&](const Node& n) {
-            std::string w = deepEpUnavailable(cost.catalog(), n.device_type);
+            std::string w = unavailable(cost.catalog(), n.device_type);
             if (w.empty())
                 return false;
             why[n.device_type] = std::move(w);
             return true;
         });
         std::string list;
-        for (const auto& [type, w] : why)
+        for (const auto& [type, w] : why) {
             list += (list.empty() ? "" : "; ") + type + ": " + w;
-        if (!list.empty())
-            result.devices_left_out = "the flex dispatcher needs DeepEP, so the search leaves out " + list;
-        if (usable.nodes.empty()) {
-            result.no_plan_reason = result.devices_left_out
-                + "; no device of the cluster is left (the alltoall or allgather dispatcher runs on every device)";
-            return result;
+            unusedWhy[type] = "left out: " + need + " (" + w + ")";
         }
+        if (!list.empty())
+            leftOut.push_back(need + ", so the search leaves out " + list);
+    };
+    const bool flex = cost.model().usesFlexDispatcher();
+    leaveOut(flex, "the flex dispatcher needs DeepEP", deepEpUnavailable);
+    leaveOut(cost.model().training.fp8(), "FP8 training needs FP8 tensor cores", fp8Unavailable);
+    for (const std::string& l : leftOut)
+        result.devices_left_out += (result.devices_left_out.empty() ? "" : "; and ") + l;
+    if (usable.nodes.empty()) {
+        result.no_plan_reason = result.devices_left_out + "; no device of the cluster is left";
+        if (flex && leftOut.size() == 1 && !cost.model().training.fp8())
+            result.no_plan_reason += " (the alltoall or allgather dispatcher runs on every device)";
+        return result;
     }
     // Every plan holds each parameter at least once with its weight and gradient, and the
     // optimizer state of the share not offloaded (CostModel::minimumModelStateBytes). When the
@@ -1457,12 +1470,13 @@ SearchResult runSearchAt(const CostModel& cost, const SearchOptions& options, co
         result.uniform_baseline = result.plans.front();
     if (options.algorithm == Algorithm::MetisStyle && !result.plans.empty())
         result.metis_baseline = result.plans.front();
-    // The nodes left out for DeepEP are idle in every plan, as the nodes a plan leaves idle.
-    if (!why.empty()) {
+    // The nodes left out (for DeepEP, for FP8) are idle in every plan, as the nodes a plan
+    // leaves idle.
+    if (!unusedWhy.empty()) {
         auto addLeftOut = [&](RankedPlan& rp) {
             for (const Node& n : cost.cluster().nodes)
-                if (const auto w = why.find(n.device_type); w != why.end() && n.count > 0)
-                    rp.plan.unused.push_back({n.id, n.count, "left out: the flex dispatcher needs DeepEP (" + w->second + ")"});
+                if (const auto w = unusedWhy.find(n.device_type); w != unusedWhy.end() && n.count > 0)
+                    rp.plan.unused.push_back({n.id, n.count, w->second});
         };
         for (RankedPlan& rp : result.plans)
             addLeftOut(rp);

@@ -157,6 +157,11 @@ void addStrongScalingRuns(json& runs)
 //    untied output as in NVIDIA's Nemotron-4 15B report (arXiv:2402.16819, section 2). The
 //    model ties learned positions to LayerNorm (LayerShape.cpp), so Nemotron, which uses
 //    rotary positions, carries 4096 x 6144 = 25 M parameters too many of its 15.6 B.
+// The same READMEs give the FP8 runs of the same recipes ("... FP8 (TP=1, PP=1, CP=2, MBS=1,
+// GA=32)", "... FP8 (TP=4, PP=1, MBS=4, GA=4)"): Llama 9.67 / 9.75 / 9.82 s, Nemotron 2.039 /
+// 2.059 / 2.12 s on the same GPU counts (group "H100 NVIDIA DGXC FP8"; the model runs them
+// with --fp8-format hybrid). Their ratio to the BF16 step of the same size is the group
+// "FP8 / BF16 step": what FP8 saves, whatever the absolute rate.
 void addNvidiaDgxcRuns(json& runs)
 {
     const json llama = {{"name", "Llama-3.1-8B"}, {"layers", 32}, {"hidden", 4096}, {"ffn", 14336}, {"heads", 32},
@@ -167,10 +172,10 @@ void addNvidiaDgxcRuns(json& runs)
     const struct {
         const json* model;
         int gpus, tp, cp, mbs, gbsPerGpu;
-        double step;
-    } rows[] = {{&llama, 8, 1, 2, 1, 16, 12.91},     {&llama, 32, 1, 2, 1, 16, 13.05},
-                {&llama, 128, 1, 2, 1, 16, 13.10},   {&nemotron, 16, 4, 1, 4, 4, 2.812},
-                {&nemotron, 128, 4, 1, 4, 4, 2.859}, {&nemotron, 2048, 4, 1, 4, 4, 2.887}};
+        double step, fp8Step;
+    } rows[] = {{&llama, 8, 1, 2, 1, 16, 12.91, 9.67},      {&llama, 32, 1, 2, 1, 16, 13.05, 9.75},
+                {&llama, 128, 1, 2, 1, 16, 13.10, 9.82},    {&nemotron, 16, 4, 1, 4, 4, 2.812, 2.039},
+                {&nemotron, 128, 4, 1, 4, 4, 2.859, 2.059}, {&nemotron, 2048, 4, 1, 4, 4, 2.887, 2.12}};
     for (const auto& r : rows) {
         json run;
         run["model"] = *r.model;
@@ -179,6 +184,10 @@ void addNvidiaDgxcRuns(json& runs)
                            {"global_batch", r.gbsPerGpu * r.gpus}, {"seq_parallel", r.tp > 1}, {"distributed_optimizer", true}};
         run["measured"] = {{"iter_time_s", r.step}};
         run["bench_group"] = "H100 NVIDIA DGXC";
+        runs.push_back(run);
+        run["measured"] = {{"iter_time_s", r.fp8Step}};
+        run["bench_group"] = "H100 NVIDIA DGXC FP8";
+        run["fp8"] = true;
         runs.push_back(run);
     }
 }
@@ -288,10 +297,13 @@ int main(int argc, char** argv)
             // Megatron-Core r0.8 (H100 table) and the MoE model zoo: bf16, fused attention, the
             // README's --tp-comm-overlap, --overlap-grad-reduce, --overlap-param-gather.
             model.training.precision = Precision::BF16;
+            if (r.value("fp8", false))
+                model.training.fp8_format = Fp8Format::Hybrid;
             opt.fused_attention = true;
             // --h100-no-tp-overlap is a question about the README rows; the DGXC recipes set
             // the overlap (Nemotron's configure.sh) and keep it.
-            opt.overlap.tp_comm = model.num_experts == 0 && (tpCommOverlap || (r.contains("bench_group") && r["bench_group"] == "H100 NVIDIA DGXC"));
+            opt.overlap.tp_comm = model.num_experts == 0
+                && (tpCommOverlap || r.value("bench_group", std::string()).starts_with("H100 NVIDIA DGXC"));
         }
         if (!a100 && model.num_experts == 0) {
             // The README names its models by their parameter counts, which are those of untied
@@ -314,6 +326,8 @@ int main(int argc, char** argv)
         if (k.vpp > 1)
             cfg << " vpp" << k.vpp;
         cfg << " mbs" << k.micro_batch_size << " " << toString(k.recompute) << (k.sequence_parallel ? "+sp" : "");
+        if (model.training.fp8())
+            cfg << " fp8";
         if (r.contains("notes") && r["notes"].is_string()
             && r["notes"].get<std::string>().find("A2A overlap") != std::string::npos)
             cfg << " (measured with 1F1B A2A overlap)";
@@ -361,6 +375,20 @@ int main(int argc, char** argv)
         }
     }
 
+    // What FP8 saves: each FP8 DGXC row's step over the BF16 row of the same recipe and size.
+    {
+        std::vector<Row> ratios;
+        for (const Row& f : rows) {
+            if (f.group != "H100 NVIDIA DGXC FP8")
+                continue;
+            const std::string bf16Name = f.name.substr(0, f.name.size() - std::string(" fp8").size());
+            for (const Row& b : rows)
+                if (b.group == "H100 NVIDIA DGXC" && b.name == bf16Name)
+                    ratios.push_back({"FP8 / BF16 step", bf16Name, "FP8 / BF16", f.measured / b.measured,
+                                      f.predicted / b.predicted, {}});
+        }
+        rows.insert(rows.end(), ratios.begin(), ratios.end());
+    }
     std::printf("| group | run | metric | measured | predicted | error |\n|---|---|---|---|---|---|\n");
     for (const Row& r : rows)
         std::printf("| %s | %s | %s | %.4g | %.4g | %+.1f%% |\n", r.group.c_str(), r.name.c_str(), r.metric.c_str(),
@@ -380,6 +408,8 @@ int main(int argc, char** argv)
                               {"H100 README", 1.0, 0.15, false},
                               {"H100 strong scaling", 1.0, 1.0, false},
                               {"H100 NVIDIA DGXC", 1.0, 1.0, false},
+                              {"H100 NVIDIA DGXC FP8", 1.0, 1.0, false},
+                              {"FP8 / BF16 step", 1.0, 1.0, false},
                               {"Table 4", 1.0, 1.0, false}};
     bool ok = true;
     for (const Target& t : targets) {

@@ -219,6 +219,7 @@ private slots:
     void contextParallelRingUsesOnePeerLink();
     void profiledMoeBackwardUsesFfnBwd();
     void outputLayerAndFusedAttention();
+    void fp8LinearLayers();
     void vocabParallelBoundaries();
     void vocabularyPaddedForTp();
     void sharedExpertJoinsTheOverlapWindow();
@@ -965,6 +966,83 @@ void TestCostModel::outputLayerAndFusedAttention()
     const double core = coreFlops / (gemmRate * size);
     QVERIFY2(std::fabs((mid.t_bwd - 2 * mid.t_fwd) / (0.5 * core) - 1) < 1e-9,
              qPrintable(QString::number(mid.t_bwd - 2 * mid.t_fwd)));
+}
+
+void TestCostModel::fp8LinearLayers()
+{
+    // --fp8-format (docs/cost-model.md section 3.7): the four linear layers' GEMMs run at the FP8
+    // peak (H100 1,979 TFLOP/s, NVIDIA/dgxc-benchmarking llama3.1/README_8b.md) with the same
+    // large-GEMM fraction and a size curve indexed by the time at that peak; each GEMM input is
+    // cast in forward and each output gradient in backward, 2 + 1 + 1 B per element over the
+    // STREAM bandwidth; the FP8 weights and their transposes add 2 B per linear parameter.
+    // LLaMA-2 7B shape (h 4096, MHA, SwiGLU FFN 11008, no biases), one middle layer on H100,
+    // TP 1, T = 4096 tokens.
+    ModelSpec m = llama7b();
+    const Cluster c = nodesOf("H100-SXM", 1);
+    StagePlan st = stageOn("H100-SXM", 0, 1, 1);
+    st.first_layer = 1;
+    st.num_layers = 1;
+    StageContext ctx;
+    ctx.num_stages = 3;
+    ctx.num_microbatches = 1;
+    ctx.stage_index = 1;
+    const StageEstimate bf16 = CostModel(m, c, DeviceCatalog::builtin()).estimateStage(st, ctx);
+    m.training.fp8_format = Fp8Format::Hybrid;
+    const StageEstimate fp8 = CostModel(m, c, DeviceCatalog::builtin()).estimateStage(st, ctx);
+
+    const double T = 4096, h = 4096, f = 11008;
+    const double fraction = 0.803 * 253.7 / 271.2;   // MAMF x cuBLAS 8192^3 / MAMF
+    // Calculon's A100 size curve (0.6, 0.9, 0.95 at 1, 16, >= 128 GFLOP, over 0.95), log-linear,
+    // at the GEMM's FLOPs times 312 TFLOP/s over the peak it runs at.
+    auto size = [](double a100Flops) {
+        if (a100Flops >= 128e9)
+            return 1.0;
+        const bool low = a100Flops < 16e9;
+        const double x0 = low ? 1e9 : 16e9, x1 = low ? 16e9 : 128e9;
+        const double y0 = (low ? 0.6 : 0.9) / 0.95, y1 = (low ? 0.9 : 0.95) / 0.95;
+        return y0 * std::pow(y1 / y0, std::log(a100Flops / x0) / std::log(x1 / x0));
+    };
+    auto gemm = [&](double flops, double peak) { return flops / (peak * fraction * size(flops * 312e12 / peak)); };
+    const double gemms[] = {2 * T * h * 3 * h, 2 * T * h * h, 2 * T * h * 2 * f, 2 * T * f * h};   // QKV, proj, FC1, FC2
+    double saved = 0;
+    for (double g : gemms)
+        saved += gemm(g, 989e12) - gemm(g, 1979e12);
+    const double hbm = 2.90e12;
+    const double castFwd = 4 * (T * h + T * h + T * h + T * f) / hbm;          // inputs of QKV, proj, FC1, FC2
+    const double castBwd = 4 * (T * 3 * h + T * h + T * 2 * f + T * h) / hbm;  // their outputs' gradients
+    QVERIFY2(std::fabs((bf16.t_fwd - fp8.t_fwd) / (saved - castFwd) - 1) < 1e-9, qPrintable(QString::number(bf16.t_fwd - fp8.t_fwd)));
+    QVERIFY2(std::fabs((bf16.t_bwd - fp8.t_bwd) / (2 * saved - castBwd) - 1) < 1e-9,
+             qPrintable(QString::number(bf16.t_bwd - fp8.t_bwd)));
+    // 2.24 ms of BF16 GEMMs forward become 1.13 ms (the smaller FP8 GEMMs lose a little to the
+    // size curve), and the casts add 0.13 ms forward and 0.24 ms backward.
+    QVERIFY(saved > 1.10e-3 && saved < 1.12e-3);
+    QVERIFY(castFwd > 0.13e-3 && castFwd < 0.14e-3);
+    QCOMPARE(fp8.memory.weights - bf16.memory.weights, 2 * (4 * h * h + 3 * h * f));
+    // Activations: the four inputs kept for the weight gradients in FP8, 1 byte per element
+    // instead of 2 (QKV and FC1 inputs h each, projection input h, FC2 input F), per token.
+    QCOMPARE(bf16.memory.activations - fp8.memory.activations, T * (h + h + h + f));
+
+    // A100 has no FP8 tensor cores: its stage is costed in bf16, and a note says so.
+    const Cluster a100 = nodesOf("A100-80GB", 1);
+    StagePlan sa = st;
+    sa.device_type = "A100-80GB";
+    const StageEstimate onA100 = CostModel(m, a100, DeviceCatalog::builtin()).estimateStage(sa, ctx);
+    ModelSpec plain = m;
+    plain.training.fp8_format = Fp8Format::None;
+    const StageEstimate a100Bf16 = CostModel(plain, a100, DeviceCatalog::builtin()).estimateStage(sa, ctx);
+    QCOMPARE(onA100.t_fwd, a100Bf16.t_fwd);
+    QCOMPARE(onA100.memory.weights, a100Bf16.memory.weights);
+    UniformKnobs k;
+    k.micro_batch_size = 1;
+    k.global_batch_size = 8;
+    const Prediction pa = CostModel(m, nodesOf("A100-80GB", 1), DeviceCatalog::builtin())
+                              .estimate(makeUniformPlan(m, nodesOf("A100-80GB", 1), DeviceCatalog::builtin(), k));
+    QVERIFY(std::find(pa.notes.begin(), pa.notes.end(),
+                      "A100-80GB: no FP8 tensor cores, so its GEMMs are costed in bf16 (FP8 training cannot run on it)")
+            != pa.notes.end());
+    // The MFU of an FP8 plan is over the FP8 peak, as NVIDIA's recipes count it.
+    const Prediction ph = CostModel(m, c, DeviceCatalog::builtin()).estimate(makeUniformPlan(m, c, DeviceCatalog::builtin(), k));
+    QVERIFY(std::fabs(ph.mfu / (ph.tflops_per_device / 1979.0) - 1) < 1e-9);
 }
 
 void TestCostModel::vocabParallelBoundaries()

@@ -80,12 +80,21 @@ void tst_DeviceCatalog::figuresFromDeviceSpecs()
     QCOMPARE(QString::fromStdString(c.get("910B").collective_library), QStringLiteral("HCCL"));
     QCOMPARE(c.get("H100-SXM").compute_capability, 9.0);
     QCOMPARE(c.get("A100-80GB").compute_capability, 8.0);
+    // Dense FP8 peaks (resources/devices.json sources): H100 1,979 as NVIDIA's DGXC recipes
+    // state it; twice BF16 on MI300X; Gaudi3's FP8 equals its BF16; none on A100 or 910B.
+    QCOMPARE(c.get("H100-SXM").fp8_tflops, 1979.0);
+    QCOMPARE(c.get("H800").fp8_tflops, 1979.0);
+    QCOMPARE(c.get("MI300X").fp8_tflops, 2614.9);
+    QCOMPARE(c.get("Gaudi3").fp8_tflops, 1835.0);
+    QVERIFY(!c.get("A100-80GB").hasFp8());
+    QVERIFY(!c.get("910B-376T").hasFp8());
+    QVERIFY(!c.get("910C").hasFp8());
 }
 
 void tst_DeviceCatalog::everyFigureHasASource()
 {
     for (const auto& t : DeviceCatalog::builtin().types()) {
-        for (const char* field : {"bf16_tflops", "memory_gib", "hbm_gbps", "intra_node_gbps", "inter_node_gbps", "default_efficiency"}) {
+        for (const char* field : {"bf16_tflops", "fp8_tflops", "memory_gib", "hbm_gbps", "intra_node_gbps", "inter_node_gbps", "default_efficiency"}) {
             const auto it = t.sources.find(field);
             QVERIFY2(it != t.sources.end() && it->second.size() > 10, qPrintable(QString::fromStdString(t.name) + " " + field));
         }

@@ -224,6 +224,25 @@ void tst_Documents::modelRoundTrip()
     ModelSpec bf16 = fullModel();
     bf16.training.precision = Precision::BF16;
     QVERIFY(bf16.training.fp32Gradients());
+    // FP8 (--fp8-format, --fp8-param-gather): absent is none and off, written only when set.
+    QCOMPARE(back.training.fp8_format, Fp8Format::None);
+    QVERIFY(once.find("fp8") == std::string::npos);
+    ModelSpec fp8 = fullModel();
+    fp8.training.fp8_format = Fp8Format::E4M3;
+    fp8.training.fp8_param_gather = true;
+    const std::string fp8Text = writeModel(fp8);
+    QVERIFY(fp8Text.find("\"fp8_format\": \"e4m3\"") != std::string::npos);
+    const ModelSpec fp8Back = readModel(fp8Text, "m.json");
+    QCOMPARE(fp8Back.training.fp8_format, Fp8Format::E4M3);
+    QVERIFY(fp8Back.training.fp8_param_gather);
+    nlohmann::json badFp8 = nlohmann::json::parse(fp8Text);
+    badFp8["training"]["fp8_format"] = "e5m2";
+    try {
+        readModel(badFp8.dump(2), "m.json");
+        QFAIL("no exception");
+    } catch (const InputError& e) {
+        QCOMPARE(QString::fromStdString(e.where()), QStringLiteral("model.training.fp8_format"));
+    }
     QVERIFY(once.find("\"format\": \"hapmoe.model\"") != std::string::npos);
     QVERIFY(once.find("\"version\": 2") != std::string::npos);
     // The vocabulary padding multiple: absent is Megatron-LM's default 128; a given one is kept.

@@ -599,9 +599,10 @@ private slots:
 
     void fp8OnlyWhereEveryStageRunsIt()
     {
-        // Transformer Engine's check_fp8_support: "Device compute capability 8.9 or higher
-        // required for FP8 execution". The plan's A100 stages (8.0) would stop the job, so the
-        // original's FP8 flags stay out, each with the reason; on H800 and H20 (9.0) they stay.
+        // The plan's model decides FP8: --fp8-format is written from it, and the original's other
+        // FP8 flags are carried over only with it. Transformer Engine's check_fp8_support:
+        // "Device compute capability 8.9 or higher required for FP8 execution", so an FP8 plan
+        // with A100 stages (8.0) is refused; on H20 (9.0) it runs.
         QTemporaryDir dir;
         QVERIFY(dir.isValid());
         ExportOptions o;
@@ -609,16 +610,32 @@ private slots:
                                           "--num-attention-heads 32 --seq-length 4096 --max-position-embeddings 32768 --bf16 "
                                           "--fp8-format hybrid --fp8-amax-history-len 1024\n",
                                           "fp8.sh");
+        QCOMPARE(o.original->model.training.fp8_format, Fp8Format::Hybrid);
+        // A bf16 plan: neither flag.
         ExportResult r = exportLauncher(megatronPlan(), o);
         QVERIFY2(r.ok, r.refusal.c_str());
         std::vector<std::string> args = runLauncher(dir, r.script, "0");
         QVERIFY(!contains(args, "--fp8-format") && !contains(args, "--fp8-amax-history-len"));
-        QVERIFY(hasNote(r, "--fp8-format: not carried over (Transformer Engine runs FP8 only on compute capability 8.9 or higher, "
-                           "and A100-80GB has 8.0; the plan is costed at the BF16 rate either way)"));
-        r = exportLauncher(onFp8Devices(megatronPlan()), o);
+        QVERIFY(hasNote(r, "--fp8-format -> not written (the plan's model runs its GEMMs in bf16, not FP8)"));
+        QVERIFY(hasNote(r, "--fp8-amax-history-len: not carried over (the plan's model does not train in FP8 (no --fp8-format))"));
+        // An FP8 plan with A100 stages cannot run.
+        PlanDocument fp8 = megatronPlan();
+        fp8.model.training.fp8_format = Fp8Format::Hybrid;
+        r = exportLauncher(fp8, o);
+        QVERIFY(!r.ok);
+        QVERIFY2(r.refusal.find("compute capability 8.0 (Transformer Engine runs FP8 on 8.9 or higher)") != std::string::npos,
+                 r.refusal.c_str());
+        // On H20 it does, with the original's FP8 tuning.
+        r = exportLauncher(onFp8Devices(fp8), o);
         QVERIFY2(r.ok, r.refusal.c_str());
         args = runLauncher(dir, r.script, "0");
         QCOMPARE(valuesAfter(args, "--fp8-format"), std::vector<std::string>{"hybrid"});
+        QCOMPARE(valuesAfter(args, "--fp8-amax-history-len"), std::vector<std::string>{"1024"});
+        // A script that did not train in FP8 gets --fp8-format from an FP8 plan.
+        o.original = importMegatronScript(gptLaunch("\n"), "bf16.sh");
+        r = exportLauncher(onFp8Devices(fp8), o);
+        QVERIFY2(r.ok, r.refusal.c_str());
+        QCOMPARE(valuesAfter(runLauncher(dir, r.script, "0"), "--fp8-format"), std::vector<std::string>{"hybrid"});
     }
 
     void topOneRoutingGetsPreSoftmax()
@@ -2326,6 +2343,7 @@ private slots:
                                                  "--overlap-param-gather-with-optimizer-step\n",
                                           "a.sh");
         PlanDocument d = onFp8Devices(megatronPlan());   // PP 4, distributed optimizer, no VPP
+        d.model.training.fp8_format = Fp8Format::Hybrid;
         ExportResult r = exportLauncher(d, o);
         QVERIFY2(r.ok, r.refusal.c_str());
         std::vector<std::string> args = runLauncher(dir, r.script, "0");
@@ -2368,6 +2386,7 @@ private slots:
 
         // Optimizer CPU offload with another fp8 recipe: no fp8 param gather.
         d = onFp8Devices(megatronPlan());
+        d.model.training.fp8_format = Fp8Format::E4M3;
         d.plan.optimizer_offload_fraction = 0.5;
         o.original = importMegatronScript(head + "--fp8-format e4m3 --fp8-recipe tensorwise --fp8-param-gather\n", "c.sh");
         r = exportLauncher(d, o);

@@ -421,13 +421,13 @@ private slots:
         // decides the line).
         const ImportedScript s = importMegatronScript(
             "#!/bin/bash\n"                                          // 1
-            "# --fp8-format hybrid is for later\n"                    // 2
+            "# --fp8-param-gather is for later\n"                     // 2
             "MODEL_ARGS=(\n"                                         // 3
             "  --num-layers 8 --hidden-size 512\n"                   // 4
             "  --num-attention-heads 8 --seq-length 1024\n"          // 5
             "  --max-position-embeddings 1024 --bf16\n"              // 6
             "  --no-such-flag value\n"                               // 7
-            "  --fp8-format hybrid\n"                                // 8
+            "  --fp8-format hybrid --fp8-param-gather --no-other-flag\n"   // 8
             ")\n"                                                    // 9
             "if [ \"$X\" = 1 ]; then EXTRA=\"--tp-comm-overlap\"; else EXTRA=\"--tp-comm-overlap\"; fi\n"   // 10
             "PAR=(--tensor-model-parallel-size 2 --micro-batch-size 1)\n"   // 11
@@ -437,7 +437,9 @@ private slots:
             "inline.sh");
         QCOMPARE(s.command_line, 12);
         QVERIFY2(hasWarning(s, "line 7: unknown flag --no-such-flag"), s.warnings.front().c_str());
-        QVERIFY(hasWarning(s, "line 8: --fp8-format is not modelled"));
+        QVERIFY(hasWarning(s, "line 8: unknown flag --no-other-flag"));
+        QCOMPARE(s.model.training.fp8_format, Fp8Format::Hybrid);
+        QVERIFY(s.model.training.fp8_param_gather);
         QVERIFY(hasWarning(s, "lines 11, 14: --tensor-model-parallel-size is given more than once"));
         QVERIFY(hasWarning(s, "line 10: --tp-comm-overlap needs --sequence-parallel"));   // both on line 10
         QCOMPARE(s.parallel.tp, 4);
@@ -525,7 +527,15 @@ private slots:
         const ImportedScript other = importMegatronScript(
             head + "--overlap-moe-expert-parallel-comm --fp8-format hybrid --cuda-graph-impl transformer_engine\n", "o.sh");
         QVERIFY(hasWarning(other, "--overlap-moe-expert-parallel-comm (combined 1F1B) is not modelled"));
-        QVERIFY(hasWarning(other, "--fp8-format is not modelled: GEMMs are costed at the BF16 rate"));
+        // --fp8-format is read (the linear layers' GEMMs in FP8), not named as unmodelled.
+        QVERIFY(!hasWarning(other, "--fp8-format"));
+        QCOMPARE(other.model.training.fp8_format, Fp8Format::Hybrid);
+        QVERIFY(!findFlag(other, "--fp8-format"));
+        const ImportedScript e4m3 = importMegatronScript(head + "--fp8-format e4m3\n", "e.sh");
+        QCOMPARE(e4m3.model.training.fp8_format, Fp8Format::E4M3);
+        const ImportedScript bad = importMegatronScript(head + "--fp8-format e5m2\n", "b.sh");
+        QCOMPARE(bad.model.training.fp8_format, Fp8Format::None);
+        QVERIFY(!bad.invalid_values.empty() && bad.invalid_values.front().flag == "--fp8-format");
         QVERIFY(hasWarning(other, "CUDA graphs are not modelled"));
         const ImportedScript fsdp = importMegatronScript(head + "--use-megatron-fsdp --use-dualpipev\n", "f.sh");
         QVERIFY(hasWarning(fsdp, "--use-megatron-fsdp is not modelled"));
@@ -2802,7 +2812,7 @@ private slots:
         given.arguments = {"wandb"};
         given.environment = {{"FP8", "1"}, {"NO_DISTOPT", "1"}, {"K", "x"}};
         const ImportedScript g = importMegatronScript(script, "t.sh", given);
-        QVERIFY(findFlag(g, "--fp8-format") && findFlag(g, "--overlap-grad-reduce") && findFlag(g, "--wandb-project")
+        QVERIFY(g.model.training.fp8() && findFlag(g, "--overlap-grad-reduce") && findFlag(g, "--wandb-project")
                 && findFlag(g, "--log-throughput") && findFlag(g, "--log-timers-to-tensorboard"));
         QVERIFY(!findFlag(g, "--eval-iters"));
         // What was given decides the tests: the then of line 3 is skipped, as the user said.

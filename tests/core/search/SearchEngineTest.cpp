@@ -107,6 +107,7 @@ private slots:
     void exactCheckFindsWhatThePruningsHide();
     void tiedEmbeddingsAcrossTheBridge();
     void flexDispatcherLeavesOutDevicesWithoutDeepEp();
+    void fp8LeavesOutDevicesWithoutFp8();
     void largeRegularCluster();
     void cliExitCodes();
 };
@@ -1308,6 +1309,48 @@ void SearchEngineTest::flexDispatcherLeavesOutDevicesWithoutDeepEp()
     const SearchResult none = runSearch(CostModel(m, ascend, cat), o);
     QVERIFY(none.plans.empty());
     QCOMPARE(none.states, 0LL);   // refused before any state
+    QVERIFY2(none.no_plan_reason.find("no device of the cluster is left") != std::string::npos, none.no_plan_reason.c_str());
+}
+
+void SearchEngineTest::fp8LeavesOutDevicesWithoutFp8()
+{
+    // FP8 training runs Transformer Engine's FP8 GEMMs on every rank: A100 (compute capability
+    // 8.0, no FP8 tensor cores) cannot, H100 can (docs/cost-model.md section 3.7). The search
+    // leaves the A100 node out and every plan runs, deployable, on the H100 node. On A100 alone
+    // nothing is left.
+    const DeviceCatalog& cat = DeviceCatalog::builtin();
+    ModelSpec m = smallMoe(8);
+    m.training.fp8_format = Fp8Format::Hybrid;
+    SearchOptions o;
+    o.top_k = 3;
+    const Cluster mixed = clusterFromShorthand("H100:1x8,A100:1x8", cat);
+    const SearchResult r = runSearch(CostModel(m, mixed, cat), o);
+    QVERIFY2(!r.plans.empty(), r.no_plan_reason.c_str());
+    QVERIFY2(r.devices_left_out
+                 == "FP8 training needs FP8 tensor cores, so the search leaves out A100-80GB: compute capability 8.0 "
+                    "(Transformer Engine runs FP8 on 8.9 or higher)",
+             r.devices_left_out.c_str());
+    for (const RankedPlan& rp : r.plans) {
+        for (const StagePlan& st : rp.plan.stages)
+            QCOMPARE(st.device_type, std::string("H100-SXM"));
+        QVERIFY(isDeployable(rp.plan, m, mixed, cat, rp.plan.target));
+        const auto left = std::find_if(rp.plan.unused.begin(), rp.plan.unused.end(), [](const UnusedDevices& u) { return u.node == 1; });
+        QVERIFY(left != rp.plan.unused.end());
+        QVERIFY2(left->reason.starts_with("left out: FP8 training needs FP8 tensor cores"), left->reason.c_str());
+    }
+    // The rule the search keeps to: an FP8 plan with a stage on A100 is not deployable.
+    Plan onA100 = r.plans.front().plan;
+    for (StagePlan& st : onA100.stages) {
+        st.device_type = "A100-80GB";
+        for (auto& slot : st.devices)
+            slot.node = 1;
+    }
+    const auto problems = deploymentProblems(onA100, m, mixed, cat, Target::Megatron);
+    QVERIFY(std::any_of(problems.begin(), problems.end(), [](const DeploymentProblem& p) { return p.rule == "fp8-needs-device"; }));
+
+    const SearchResult none = runSearch(CostModel(m, clusterFromShorthand("A100:2x8", cat), cat), o);
+    QVERIFY(none.plans.empty());
+    QCOMPARE(none.states, 0LL);
     QVERIFY2(none.no_plan_reason.find("no device of the cluster is left") != std::string::npos, none.no_plan_reason.c_str());
 }
 
