@@ -313,6 +313,16 @@ ModelPanel::ModelPanel(ProjectDocument* document, QWidget* parent) : QWidget(par
     addField(QStringLiteral("training.fp8_format"), fp8,
              [fp8](const ModelSpec& m) { fp8->setCurrentIndex(fp8->findData(int(m.training.fp8_format))); },
              [fp8](ModelSpec& m) { m.training.fp8_format = Fp8Format(fp8->currentData().toInt()); });
+    auto* fp8Params = new QCheckBox(tr("FP8 weights (--fp8-param-gather)"));
+    fp8Params->setToolTip(tr("The linear layers' weights held and gathered in FP8 in place of bf16: no separate "
+                             "FP8 copies. Needs FP8 GEMMs and the distributed optimizer."));
+    train->addRow(QString(), fp8Params);
+    addField(QStringLiteral("training.fp8_param_gather"), fp8Params,
+             [fp8Params](const ModelSpec& m) {
+                 fp8Params->setChecked(m.training.fp8_param_gather);
+                 fp8Params->setEnabled(m.training.fp8());
+             },
+             [fp8Params](ModelSpec& m) { m.training.fp8_param_gather = m.training.fp8() && fp8Params->isChecked(); });
     // Gradient precision (docs/cost-model.md section 5.1): unset follows Megatron-LM's default
     // for the precision; the two others are its --accumulate-allreduce-grads-in-fp32 and
     // --grad-reduce-in-bf16 (half-precision gradients).
