@@ -4,6 +4,7 @@
 #include "ExplorerStyle.h"
 #include "Theme.h"
 #include "cost/CostModel.h"
+#include "plan/Deployability.h"
 
 #include <QComboBox>
 #include <QEvent>
@@ -41,6 +42,7 @@ WhatIfPanel::WhatIfPanel(QWidget* parent)
     , m_mbs(new QSpinBox(this))
     , m_seq(new QSpinBox(this))
     , m_rho(new QDoubleSpinBox(this))
+    , m_fp8(new QComboBox(this))
     , m_offload(new QSpinBox(this))
     , m_nodeType(new QComboBox(this))
     , m_nodeCount(new QSpinBox(this))
@@ -62,6 +64,11 @@ WhatIfPanel::WhatIfPanel(QWidget* parent)
     m_rho->setDecimals(2);
     m_rho->setSingleStep(0.05);
     m_rho->setToolTip(tr("Router imbalance rho = busiest expert's tokens / mean (paper section 3.2); 1 is perfectly balanced"));
+    m_fp8->addItem(tr("Off"), int(Fp8Format::None));
+    m_fp8->addItem(QStringLiteral("hybrid"), int(Fp8Format::Hybrid));
+    m_fp8->addItem(QStringLiteral("e4m3"), int(Fp8Format::E4M3));
+    m_fp8->setObjectName(QStringLiteral("whatIfFp8"));
+    m_fp8->setToolTip(tr("The linear layers' GEMMs in FP8 (Megatron-LM --fp8-format), on devices with FP8 tensor cores"));
     m_offload->setRange(0, 100);
     m_offload->setSingleStep(25);
     m_offload->setSuffix(tr(" %"));
@@ -86,6 +93,7 @@ WhatIfPanel::WhatIfPanel(QWidget* parent)
     form->addRow(tr("Micro-batch size"), m_mbs);
     form->addRow(tr("Sequence length"), m_seq);
     form->addRow(tr("Router imbalance ρ"), m_rho);
+    form->addRow(tr("FP8 GEMMs"), m_fp8);
     form->addRow(tr("Optimizer in host memory"), m_offload);
     auto* nodes = new QHBoxLayout;
     nodes->addWidget(m_nodeType, 1);
@@ -135,6 +143,7 @@ WhatIfPanel::WhatIfPanel(QWidget* parent)
     connect(m_mbs, &QSpinBox::valueChanged, this, &WhatIfPanel::reestimate);
     connect(m_seq, &QSpinBox::valueChanged, this, &WhatIfPanel::reestimate);
     connect(m_rho, &QDoubleSpinBox::valueChanged, this, &WhatIfPanel::reestimate);
+    connect(m_fp8, &QComboBox::currentIndexChanged, this, &WhatIfPanel::reestimate);
     connect(m_offload, &QSpinBox::valueChanged, this, &WhatIfPanel::reestimate);
     connect(m_nodeCount, &QSpinBox::valueChanged, this, &WhatIfPanel::reestimate);
     connect(m_nodeType, &QComboBox::currentIndexChanged, this, &WhatIfPanel::nodeTypeChanged);
@@ -227,6 +236,7 @@ void WhatIfPanel::resetInputs()
     m_rho->setValue(m_context.profile && m_context.profile->router_imbalance ? *m_context.profile->router_imbalance
                                                                              : model.training.router_imbalance);
     m_offload->setValue(m_entry ? qRound(100 * m_entry->plan().optimizer_offload_fraction) : 0);
+    m_fp8->setCurrentIndex(std::max(0, m_fp8->findData(int(model.training.fp8_format))));
     m_wantNodes.clear();
     m_nodeCount->setValue(nodesOfType(m_nodeType->currentText()));
     // Without a plan the fields show a dash, not figures of no plan (the spin boxes' least
@@ -283,6 +293,8 @@ void WhatIfPanel::reestimate()
     }
     model.training.router_imbalance = m_rho->value();
     model.training.global_batch_size = m_gbs->value();
+    model.training.fp8_format = Fp8Format(m_fp8->currentData().toInt());
+    model.training.fp8_param_gather = model.training.fp8() && m_context.model.training.fp8_param_gather;
     std::optional<Profile> profile = m_context.profile;
     if (profile && profile->router_imbalance)
         profile->router_imbalance = m_rho->value();   // the user's rho wins over the calibrated one
@@ -322,6 +334,19 @@ void WhatIfPanel::reestimate()
                         .arg(plan.vpp).arg(plan.global_batch_size / perStep).arg(plan.pp());
         m_hints << tr("A global batch of a multiple of %1 keeps this plan's interleaving.").arg(perStep * plan.pp());
     }
+
+    // FP8 runs only where every stage has FP8 tensor cores (docs/cost-model.md section 3.7).
+    if (m_problem.isEmpty() && model.training.fp8())
+        for (std::size_t i = 0; i < plan.stages.size(); ++i) {
+            const std::string why = fp8Unavailable(*m_context.catalog, plan.stages[i].device_type);
+            if (!why.empty()) {
+                m_problem = tr("Stage %1 runs on %2: %3, so this plan cannot train in FP8.")
+                                .arg(i)
+                                .arg(QString::fromStdString(plan.stages[i].device_type), QString::fromStdString(why));
+                m_hints << tr("FP8 GEMMs on the Model tab and a new search leave such device types out.");
+                break;
+            }
+        }
 
     // Node count: add copies of a node of the type (same links), or remove the ones the
     // plan does not use; removing a node the plan runs on needs a new plan.

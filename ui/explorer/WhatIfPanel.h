@@ -39,6 +39,7 @@ public:
     QSpinBox* microBatchBox() const { return m_mbs; }   // the first stage's micro-batch size
     QSpinBox* sequenceLengthBox() const { return m_seq; }
     QDoubleSpinBox* rhoBox() const { return m_rho; }
+    QComboBox* fp8Box() const { return m_fp8; }   // FP8 GEMMs: none, hybrid, e4m3 (Fp8Format as item data)
     QSpinBox* offloadBox() const { return m_offload; }   // percent of the optimizer in host memory
     QComboBox* nodeTypeBox() const { return m_nodeType; }
     QSpinBox* nodeCountBox() const { return m_nodeCount; }
@@ -95,6 +96,7 @@ private:
     QSpinBox* m_mbs;
     QSpinBox* m_seq;
     QDoubleSpinBox* m_rho;
+    QComboBox* m_fp8;
     QSpinBox* m_offload;
     QComboBox* m_nodeType;
     QSpinBox* m_nodeCount;

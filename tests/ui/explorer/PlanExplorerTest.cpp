@@ -81,6 +81,7 @@ private slots:
     void longPlanNamesAreElidedNotClipped();
     void whatIfRhoChangesTheIterationTime();
     void whatIfMicroBatchSize();
+    void whatIfFp8();
     void whatIfOffloadTradesMemoryForTime();
     void whatIfKeepsThePredictionsSwitches();
     void whatIfRemovingAUsedNodeAsksForANewSearch();
@@ -1092,6 +1093,42 @@ void PlanExplorerTest::compareMemoryChartsKeepOneScale()
     QTRY_VERIFY(many->labelRoom() > 0 && uniform->axisRect()->top() == many->axisRect()->top());
     QTRY_COMPARE(uniform->axisRect()->bottom(), many->axisRect()->bottom());
     QCOMPARE(uniform->yAxis->range().upper, many->yAxis->range().upper);
+}
+
+void PlanExplorerTest::whatIfFp8()
+{
+    // FP8 GEMMs (docs/cost-model.md section 3.7): the hetero plan on 16-1 has a 910B stage,
+    // which has no FP8 tensor cores: refused, naming the stage. The H800 stage alone, all 24
+    // layers on its node, re-estimates as the cost model does with the model in FP8.
+    PlanExplorerWidget* w = m_explorer.get();
+    w->selectPlan(0);
+    w->showView(QStringLiteral("whatif"));
+    auto* whatIf = qobject_cast<WhatIfPanel*>(w->view(QStringLiteral("whatif")));
+    QVERIFY(whatIf && whatIf->isEnabled());
+    QCOMPARE(Fp8Format(whatIf->fp8Box()->currentData().toInt()), Fp8Format::None);
+    whatIf->fp8Box()->setCurrentIndex(whatIf->fp8Box()->findData(int(Fp8Format::Hybrid)));
+    QVERIFY(!whatIf->whatIfPrediction().has_value());
+    QVERIFY2(whatIf->problem().startsWith(QStringLiteral("Stage 1 runs on 910B-376T: its catalog entry gives no FP8 rate")),
+             qPrintable(whatIf->problem()));
+    whatIf->fp8Box()->setCurrentIndex(0);
+    QCOMPARE(whatIf->whatIfPrediction()->iteration_time_s, m_result.plans[0].prediction.iteration_time_s);
+
+    Plan h800 = m_result.plans[0].plan;
+    h800.stages.resize(1);
+    h800.stages[0].first_layer = 0;
+    h800.stages[0].num_layers = m_model.num_layers;
+    WhatIfPanel panel;
+    panel.setContext(context());
+    ExplorerPlan entry;
+    entry.ranked = test::costed(*m_cost, h800);
+    panel.setPlan(&entry);
+    panel.fp8Box()->setCurrentIndex(panel.fp8Box()->findData(int(Fp8Format::Hybrid)));
+    QVERIFY2(panel.whatIfPrediction().has_value(), qPrintable(panel.problem()));
+    ModelSpec fp8 = m_model;
+    fp8.training.fp8_format = Fp8Format::Hybrid;
+    const double expected = CostModel(fp8, m_cluster, DeviceCatalog::builtin()).estimate(h800).iteration_time_s;
+    QCOMPARE(panel.whatIfPrediction()->iteration_time_s, expected);
+    QVERIFY(expected < entry.ranked.prediction.iteration_time_s);
 }
 
 void PlanExplorerTest::whatIfMicroBatchSize()
