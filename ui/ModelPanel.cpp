@@ -10,6 +10,7 @@
 #include "megatron/ScriptImport.h"
 
 #include <QCheckBox>
+#include <QSignalBlocker>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFileDialog>
@@ -312,16 +313,17 @@ ModelPanel::ModelPanel(ProjectDocument* document, QWidget* parent) : QWidget(par
     train->addRow(tr("FP8 GEMMs:"), fp8);
     addField(QStringLiteral("training.fp8_format"), fp8,
              [fp8](const ModelSpec& m) { fp8->setCurrentIndex(fp8->findData(int(m.training.fp8_format))); },
-             [fp8](ModelSpec& m) { m.training.fp8_format = Fp8Format(fp8->currentData().toInt()); });
+             [fp8](ModelSpec& m) {
+                 m.training.fp8_format = Fp8Format(fp8->currentData().toInt());
+                 if (!m.training.fp8())
+                     m.training.fp8_param_gather = false;
+             });
     auto* fp8Params = new QCheckBox(tr("FP8 weights (--fp8-param-gather)"));
     fp8Params->setToolTip(tr("The linear layers' weights held and gathered in FP8 in place of bf16: no separate "
                              "FP8 copies. Needs FP8 GEMMs and the distributed optimizer."));
     train->addRow(QString(), fp8Params);
     addField(QStringLiteral("training.fp8_param_gather"), fp8Params,
-             [fp8Params](const ModelSpec& m) {
-                 fp8Params->setChecked(m.training.fp8_param_gather);
-                 fp8Params->setEnabled(m.training.fp8());
-             },
+             [fp8Params](const ModelSpec& m) { fp8Params->setChecked(m.training.fp8_param_gather); },
              [fp8Params](ModelSpec& m) { m.training.fp8_param_gather = m.training.fp8() && fp8Params->isChecked(); });
     // Gradient precision (docs/cost-model.md section 5.1): unset follows Megatron-LM's default
     // for the precision; the two others are its --accumulate-allreduce-grads-in-fp32 and
@@ -487,7 +489,7 @@ void ModelPanel::refresh()
     if (m_committing) {
         // Our own commit: the editors already show the document; leave the one being typed in alone.
         updateDerived(m_document->model());
-        enableMoeFields(m_document->model());
+        enableDependentFields(m_document->model());
         showMatchingPreset();
         return;
     }
@@ -523,7 +525,7 @@ void ModelPanel::refresh()
     }
     m_updating = false;
     updateDerived(m);
-    enableMoeFields(m);
+    enableDependentFields(m);
     showMatchingPreset();
 }
 
@@ -544,8 +546,15 @@ void ModelPanel::showMatchingPreset()
     m_presets->setCurrentIndex(std::max(row, 0));
 }
 
-void ModelPanel::enableMoeFields(const ModelSpec& m)
+void ModelPanel::enableDependentFields(const ModelSpec& m)
 {
+    // FP8 weights need FP8 GEMMs (Megatron-LM's --fp8-param-gather under --fp8-format); turning
+    // FP8 off clears them (the FP8 GEMMs field's write), which the box shows.
+    if (auto* box = qobject_cast<QCheckBox*>(fieldEditor(QStringLiteral("training.fp8_param_gather")))) {
+        const QSignalBlocker quiet(box);
+        box->setChecked(m.training.fp8_param_gather);
+        box->setEnabled(m.training.fp8());
+    }
     // A dense model has no router, experts or dispatcher: their settings do not apply.
     for (const char* key : {"moe_router_topk", "moe_ffn_hidden_size", "moe_layer_freq", "moe_layer_pattern",
                             "moe_shared_expert_intermediate_size", "moe_token_dispatcher_type", "training.router_imbalance",

@@ -95,7 +95,8 @@ private:
     void addField(const QString& key, QWidget* editor, std::function<void(const ModelSpec&)> read,
                   std::function<void(ModelSpec&)> write);
     void refresh();
-    void enableMoeFields(const ModelSpec& m);
+    // Fields that apply only with another: the MoE settings with experts, FP8 weights with FP8 GEMMs.
+    void enableDependentFields(const ModelSpec& m);
     void edited(const QString& key);
     void updateDerived(const ModelSpec& model);
     // Draws the field red, or as the others, through its palette (no style sheet: see

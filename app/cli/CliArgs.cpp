@@ -243,6 +243,8 @@ void applyFp8(const CliArgs& args, ModelSpec& model)
     for (Fp8Format f : {Fp8Format::None, Fp8Format::Hybrid, Fp8Format::E4M3})
         if (*v == toString(f)) {
             model.training.fp8_format = f;
+            if (!model.training.fp8())
+                model.training.fp8_param_gather = false;   // no FP8 weights without FP8
             return;
         }
     throw UsageError("--fp8: expected none, hybrid or e4m3, got \"" + *v + "\"");

@@ -1005,8 +1005,10 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
     // and its transpose, from the first micro-batch of an iteration to the last
     // (is_first_microbatch caches them): 2 more bytes per parameter of the linear layers.
     // With --fp8-param-gather those FP8 weights replace the bf16 ones: 1 + 1 bytes, as many as
-    // the 2 already counted.
-    if (dev.fp8 && !m.model.training.fp8_param_gather)
+    // the 2 already counted. Megatron-LM gathers FP8 parameters only with the distributed
+    // optimizer (reference section 3), so without it the copies stay.
+    const bool fp8Params = dev.fp8 && m.model.training.fp8_param_gather && distOpt;
+    if (dev.fp8 && !fp8Params)
         est.memory.weights += 2.0 * (linearSplit / tp + expertDev);
     est.memory.gradients = gB * (denseDev + expertDev);
     est.memory.optimizer = oB * updated;
@@ -1041,14 +1043,18 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
     }
 
     // Activations per Korthikanti Table 2 (per token of one layer, on one device). Under FP8
-    // (section 3.7) Transformer Engine saves each FP8 GEMM's input for the weight gradient as
-    // its FP8 transpose: the inputs of QKV, FC1 (in the 10 h), projection and FC2 take 1 byte
-    // per element instead of 2 (lin is what such an input weighs).
+    // (section 5.2) Transformer Engine saves each FP8 GEMM's input for the weight gradient as
+    // its FP8 transpose, 1 byte per element instead of 2 (lin): the QKV input and the FC1 input
+    // of a dense layer (in the 10 h; an MoE layer's norm output stays bf16 for the router and
+    // the dispatcher), the FC2 and expert inputs. The projection's input is the fused attention
+    // kernel's output, which the kernel keeps in bf16 for its own backward: the FP8 copy comes
+    // on top (proj); unfused, the copy replaces it.
     const double lin = dev.fp8 ? 1.0 : 2.0;
+    const double proj = !dev.fp8 ? 2.0 : (m.options.fused_attention ? 3.0 : 1.0);
     auto perLayer = [&](bool moeLayer) {
         ActivationTerms a;
-        a.replicated = (6.0 + 2.0 * lin) * h / (sp ? tp : 1);
-        a.split = (2.0 + lin) * s.q / tp + 4.0 * s.kvPerRank(tp);
+        a.replicated = (6.0 + lin + (moeLayer ? 2.0 : lin)) * h / (sp ? tp : 1);
+        a.split = (2.0 + proj) * s.q / tp + 4.0 * s.kvPerRank(tp);
         if (moeLayer) {
             const double k = s.topk;
             a.split += k / tp * (lin * h * etp + (lin + 2.0 * s.gated) * s.effn) * m.moeScale;
@@ -1136,7 +1142,9 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
     struct Sync {
         double rs = 0, ag = 0, lastRs = 0, lastAg = 0;
     };
-    auto syncOf = [&](double paramsDev, int groupSize, const GroupLink& link) {
+    // gatherBytes: per parameter the all-gather moves, 2 (bf16), or 1 for the FP8 weights of
+    // --fp8-param-gather (their share of the buffer; section 3.7).
+    auto syncOf = [&](double paramsDev, int groupSize, const GroupLink& link, double gatherBytes) {
         Sync out;
         if (groupSize <= 1 || paramsDev <= 0)
             return out;
@@ -1156,7 +1164,7 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
                           &collFromTable);
         };
         auto agOf = [&](double params) {
-            return distOpt ? m.coll(Collective::AllGather, params * 2.0, groupSize, link, dev, &collFromTable) : 0.0;
+            return distOpt ? m.coll(Collective::AllGather, params * gatherBytes, groupSize, link, dev, &collFromTable) : 0.0;
         };
         out.lastRs = rsOf(rest);
         out.lastAg = agOf(rest);
@@ -1167,8 +1175,9 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
     // Dense and expert buffers (Megatron keeps them apart, both with the same overlap) share
     // the backward window of the last micro-batch and the forward window of the first: what
     // does not fit in it stays exposed, and the last bucket always does.
-    const Sync denseBuf = syncOf(denseDev, dpcp, dpLink);
-    const Sync expertBuf = syncOf(expertDev, edp, edpLink);
+    const double fp8Share = fp8Params && denseDev > 0 ? std::min(1.0, linearSplit / tp / denseDev) : 0.0;
+    const Sync denseBuf = syncOf(denseDev, dpcp, dpLink, 2.0 - fp8Share);
+    const Sync expertBuf = syncOf(expertDev, edp, edpLink, fp8Params ? 1.0 : 2.0);
     double rs = denseBuf.rs + expertBuf.rs, ag = denseBuf.ag + expertBuf.ag;
     if (m.options.overlap.grad_reduce && rs > 0)
         rs = std::max(std::max(denseBuf.lastRs, expertBuf.lastRs), rs - bwd.compute);
@@ -1473,6 +1482,7 @@ Prediction CostModel::estimate(const Plan& plan) const
         for (const auto& st : plan.stages) {
             const DeviceInfo& dev = m.device(st.device_type);
             const std::string note = dev.fp8 ? st.device_type + ": the linear layers' GEMMs in FP8 at its FP8 peak, with their casts"
+                                                   + std::string(m.haveTables ? " (a profile table's layer times are used as measured)" : "")
                                              : st.device_type + ": no FP8 tensor cores, so its GEMMs are costed in "
                                                    + toString(m.model.training.precision) + " (FP8 training cannot run on it)";
             if (std::find(pred.notes.begin(), pred.notes.end(), note) == pred.notes.end())

@@ -1202,6 +1202,9 @@ void validateModel(const ModelSpec& m, const std::string& file)
                                               + " (an expert gets each token at most once), got " + formatBound(t.router_imbalance));
     if (!(t.imbalance_weight >= 0.0 && t.imbalance_weight <= 1.0))
         fail("training.imbalance_weight", "expected a number in [0, 1], got " + std::to_string(t.imbalance_weight));
+    if (t.fp8_param_gather && !t.fp8())
+        fail("training.fp8_param_gather", "needs training.fp8_format hybrid or e4m3 (FP8 weights exist only with FP8 GEMMs, "
+                                          "Megatron-LM's --fp8-param-gather with --fp8-format)");
 }
 
 void validateCluster(const Cluster& c, const DeviceCatalog& catalog, const std::string& file)

@@ -867,13 +867,22 @@ private:
         train.args.push_back({m.training.precision == Precision::FP16 ? "--fp16" : "--bf16", {}});
         if (m.training.fp8())
             train.args.push_back({"--fp8-format", {toString(m.training.fp8_format)}});
-        // FP8 weights (section 5.1 of docs/cost-model.md): Megatron-LM gathers them only with the
-        // distributed optimizer, and with optimizer offload only under the delayed recipe
-        // (reference sections 3 and 6), which a launcher without --fp8-recipe runs.
+        // FP8 weights (section 5.1 of docs/cost-model.md), from the plan's model: Megatron-LM
+        // gathers them only with the distributed optimizer or an FSDP variant, and with optimizer
+        // offload only under the delayed recipe, the default (reference sections 3 and 6).
         if (m.training.fp8() && m.training.fp8_param_gather) {
+            std::string recipe = "delayed";
+            if (m_opt.original)
+                for (const ScriptFlag& f : m_opt.original->other_flags)
+                    if (f.name == "--fp8-recipe" && !f.values.empty())
+                        recipe = ShellQuote::unquoted(f.values.front());
             if (!plan.distributed_optimizer)
-                m_notes.push_back("--fp8-param-gather -> not written (it needs the distributed optimizer, which the plan does not use)");
-            else if (!m_opt.original)
+                m_notes.push_back("--fp8-param-gather -> not written (it needs the distributed optimizer or an FSDP variant; "
+                                  "the plan does not use the distributed optimizer)");
+            else if (plan.optimizer_offload_fraction > 0 && recipe != "delayed")
+                m_notes.push_back("--fp8-param-gather -> not written (with the plan's optimizer CPU offload it needs "
+                                  "--fp8-recipe delayed, not " + recipe + ")");
+            else
                 train.args.push_back({"--fp8-param-gather", {}});
         }
         // The gradient precision the plan was costed with, where it is not the precision's default.
@@ -1229,6 +1238,8 @@ private:
         else
             same("--fp8-format", {}, "the plan's model runs its GEMMs in "
                                          + std::string(toString(m_doc.model.training.precision)) + ", not FP8");
+        if (given("--fp8-param-gather") && !(m_doc.model.training.fp8() && m_doc.model.training.fp8_param_gather))
+            same("--fp8-param-gather", {}, "the plan's model keeps its weights in " + std::string(toString(m_doc.model.training.precision)));
         // The precision of the gradient reduction: the plan's model's, which its data-parallel
         // traffic was costed with (4 bytes per gradient in fp32, 2 in bf16 or fp16).
         if (m_doc.model.training.fp32Gradients())
@@ -1336,23 +1347,11 @@ private:
             return false;
         };
         const bool scoreFunctionDropped = headOnlyValue("--moe-router-score-function", firstValue("--moe-router-score-function").value_or(""));
-        // Transformer Engine runs FP8 only on compute capability 8.9 or more
-        // (transformer_engine/pytorch/fp8.py check_fp8_support: "Device compute capability 8.9
-        // or higher required for FP8 execution"); one stage below it and the job stops.
         // Without --fp8-format (the plan's model trains without FP8) the other FP8 flags have
-        // nothing to tune.
-        std::string noFp8 = m_doc.model.training.fp8() ? std::string()
-                                                       : "the plan's model does not train in FP8 (no --fp8-format)";
-        for (const StagePlan& st : plan.stages) {
-            const DeviceType* t = typeOf(m_cat, st.device_type);
-            if (noFp8.empty() && t && t->vendor == "NVIDIA" && t->compute_capability > 0 && t->compute_capability < 8.9) {
-                std::ostringstream cc;
-                cc << std::fixed << std::setprecision(1) << t->compute_capability;
-                noFp8 = "Transformer Engine runs FP8 only on compute capability 8.9 or higher, and " + st.device_type + " has "
-                    + cc.str() + "; the plan is costed at the BF16 rate either way";
-                break;
-            }
-        }
+        // nothing to tune. (An FP8 plan with a stage on a device without FP8, which Transformer
+        // Engine's check_fp8_support stops, is refused before: fp8-needs-device.)
+        const std::string noFp8 = m_doc.model.training.fp8() ? std::string()
+                                                             : "the plan's model does not train in FP8 (no --fp8-format)";
         std::vector<bool> balancingDropped;   // per load-balancing type of the original
         if (const std::vector<std::string>* types = originalValues("--moe-router-load-balancing-type"))
             for (const std::string& v : *types)
@@ -1417,10 +1416,6 @@ private:
                     + (originalHas("--ckpt-format") ? "" : " (Megatron-LM's default)") + " is; --ckpt-format torch allows it";
             else if (f.name == "--hybrid-context-parallel" && plan.pp() > 1)
                 why = "it cannot be used with PP > 1; the plan's PP is " + std::to_string(plan.pp());
-            else if (f.name == "--fp8-param-gather" && !plan.distributed_optimizer)
-                why = "it needs the distributed optimizer or an FSDP variant; the plan does not use the distributed optimizer";
-            else if (f.name == "--fp8-param-gather" && plan.optimizer_offload_fraction > 0 && firstValue("--fp8-recipe").value_or("delayed") != "delayed")
-                why = "with the plan's optimizer CPU offload it needs --fp8-recipe delayed, not " + *firstValue("--fp8-recipe");
             else if (f.name == "--moe-router-enable-expert-bias" && scoreFunctionDropped)
                 why = "it needs --moe-router-score-function sigmoid, and the original's sqrtsoftplus is not carried over";
             else if (f.name == "--overlap-param-gather" && !plan.distributed_optimizer)

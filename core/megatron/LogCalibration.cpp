@@ -146,7 +146,16 @@ void readSwitches(const std::string& line, int lineNo, MegatronLog::Switches& sw
     std::istringstream words(line);
     std::string name, dots, value, extra;
     if (!(words >> name >> dots >> value) || (words >> extra) || dots.size() < 3
-        || dots.find_first_not_of('.') != std::string::npos || (value != "True" && value != "False"))
+        || dots.find_first_not_of('.') != std::string::npos)
+        return;
+    if (name == "fp8") {
+        if (!sw.fp8) {
+            sw.fp8 = value;
+            sw.fp8_line = lineNo;
+        }
+        return;
+    }
+    if (value != "True" && value != "False")
         return;
     std::optional<bool>* field = name == "overlap_grad_reduce"    ? &sw.grad_reduce
                                  : name == "overlap_param_gather" ? &sw.param_gather
@@ -484,6 +493,18 @@ CalibrationResult calibrateFromLog(const MegatronLog& log, const PlanDocument& d
                                    "efficiency also absorbs the communication they change; give the plan the run's switches "
                                    "for an efficiency of the devices alone");
         }
+    }
+
+    // FP8 GEMMs (docs/cost-model.md section 3.7): a run in another precision than the plan's
+    // model would have its GEMM rate fitted into the device efficiency.
+    if (const auto& logged = log.switches.fp8) {
+        const bool loggedFp8 = *logged != "None";
+        if (loggedFp8 != doc.model.training.fp8())
+            r.warnings.push_back("the run's arguments (line " + std::to_string(log.switches.fp8_line) + ") say it ran "
+                                 + (loggedFp8 ? "with --fp8-format " + *logged : std::string("without FP8")) + ", unlike the plan's model ("
+                                 + (doc.model.training.fp8() ? std::string("training.fp8_format ") + toString(doc.model.training.fp8_format)
+                                                             : std::string("no FP8")) + "): the fitted efficiency then absorbs what FP8 "
+                                   "changes; set the model's training.fp8_format to the run's");
     }
 
     const CostModel before(doc.model, doc.cluster, catalog, base, options);

@@ -45,6 +45,9 @@ struct MegatronLog {
     struct Switches {
         std::optional<bool> grad_reduce, param_gather, tp_comm, p2p;
         int line = 0;   // where the first of them was read
+        // "  fp8 ..... hybrid" (--fp8-format's dest): the format, "None" without FP8.
+        std::optional<std::string> fp8;
+        int fp8_line = 0;
     };
     Switches switches;
     std::vector<Interval> intervals;

@@ -96,7 +96,7 @@ const std::set<std::string>& mappedFlags()
         "--num-query-groups", "--kv-channels", "--seq-length", "--encoder-seq-length", "--max-position-embeddings", "--swiglu",
         "--disable-bias-linear", "--add-bias-linear", "--untie-embeddings-and-output-weights", "--normalization",
         "--num-experts", "--moe-ffn-hidden-size", "--moe-router-topk", "--moe-layer-freq",
-        "--moe-shared-expert-intermediate-size", "--moe-token-dispatcher-type", "--bf16", "--fp16", "--fp8-format",
+        "--moe-shared-expert-intermediate-size", "--moe-token-dispatcher-type", "--bf16", "--fp16", "--fp8-format", "--fp8-param-gather",
         "--accumulate-allreduce-grads-in-fp32", "--grad-reduce-in-bf16",
         "--tensor-model-parallel-size", "--pipeline-model-parallel-size", "--context-parallel-size",
         "--expert-model-parallel-size", "--expert-tensor-parallel-size", "--num-layers-per-virtual-pipeline-stage",
@@ -1187,10 +1187,15 @@ private:
                 m.training.fp8_format = Fp8Format::E4M3;
             else if (v.find("${") == std::string::npos)   // Megatron-LM's argparse refuses other choices
                 m_out.invalid_values.push_back({"--fp8-format", *fp8, "e4m3 or hybrid", ""});
+            else
+                warn(at("--fp8-format") + "--fp8-format " + *fp8 + ": the format comes from a variable the script does not set; "
+                     "read as no FP8 (give the variable with --script-env to cost the run in FP8)");
         }
-        // --fp8-param-gather: FP8 weights in place of the bf16 ones (section 5.1). The flag is
-        // carried over to an export as written (it needs the distributed optimizer there).
+        // --fp8-param-gather: FP8 weights in place of the bf16 ones (section 5.1); without
+        // --fp8-format there are none.
         m.training.fp8_param_gather = m.training.fp8() && has("--fp8-param-gather");
+        if (has("--fp8-param-gather") && !has("--fp8-format"))
+            warn(at("--fp8-param-gather") + "--fp8-param-gather without --fp8-format: there are no FP8 weights to gather; not read");
         // Gradient precision (docs/cost-model.md section 5.1): Megatron-LM's arguments.py keeps
         // fp32 gradients for bf16 unless --grad-reduce-in-bf16, and half ones for fp16 unless
         // --accumulate-allreduce-grads-in-fp32. Only a flag that departs from the default is kept.

@@ -247,7 +247,7 @@ public:
             const std::string why = fp8Unavailable(m_catalog, m_plan.stages[static_cast<std::size_t>(s)].device_type);
             if (!why.empty()) {
                 add(out, "fp8-needs-device",
-                    stageName(m_plan, s) + ": " + why + " (train in bf16 on this cluster, or leave the type out)");
+                    stageName(m_plan, s) + ": " + why + " (train without FP8 on this cluster, or leave the type out)");
                 return;
             }
         }

@@ -1018,9 +1018,21 @@ void TestCostModel::fp8LinearLayers()
     QVERIFY(saved > 1.10e-3 && saved < 1.12e-3);
     QVERIFY(castFwd > 0.13e-3 && castFwd < 0.14e-3);
     QCOMPARE(fp8.memory.weights - bf16.memory.weights, 2 * (4 * h * h + 3 * h * f));
-    // Activations: the four inputs kept for the weight gradients in FP8, 1 byte per element
-    // instead of 2 (QKV and FC1 inputs h each, projection input h, FC2 input F), per token.
-    QCOMPARE(bf16.memory.activations - fp8.memory.activations, T * (h + h + h + f));
+    // Activations (section 5.2): the QKV, FC1 and FC2 inputs kept for the weight gradients in
+    // FP8, 1 byte per element instead of 2 (h, h and F per token); the projection's input is
+    // the fused attention output, kept in bf16 by the kernel, with the FP8 copy on top (q = h).
+    QCOMPARE(bf16.memory.activations - fp8.memory.activations, T * (h + h + f - h));
+    QVERIFY(castBwd > 0.23e-3 && castBwd < 0.25e-3);
+    // --fp8-param-gather: the FP8 weights replace the bf16 ones (no copies), but only with the
+    // distributed optimizer, which Megatron-LM needs to gather them.
+    ModelSpec inPlace = m;
+    inPlace.training.fp8_param_gather = true;
+    StageContext distOpt = ctx;
+    distOpt.distributed_optimizer = true;
+    StageContext noDistOpt = ctx;
+    noDistOpt.distributed_optimizer = false;
+    QCOMPARE(CostModel(inPlace, c, DeviceCatalog::builtin()).estimateStage(st, distOpt).memory.weights, bf16.memory.weights);
+    QCOMPARE(CostModel(inPlace, c, DeviceCatalog::builtin()).estimateStage(st, noDistOpt).memory.weights, fp8.memory.weights);
 
     // A100 has no FP8 tensor cores: its stage is costed in bf16, and a note says so.
     const Cluster a100 = nodesOf("A100-80GB", 1);

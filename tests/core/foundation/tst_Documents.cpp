@@ -235,6 +235,14 @@ void tst_Documents::modelRoundTrip()
     const ModelSpec fp8Back = readModel(fp8Text, "m.json");
     QCOMPARE(fp8Back.training.fp8_format, Fp8Format::E4M3);
     QVERIFY(fp8Back.training.fp8_param_gather);
+    ModelSpec gatherOnly = fullModel();
+    gatherOnly.training.fp8_param_gather = true;
+    try {
+        validateModel(gatherOnly, "m.json");
+        QFAIL("no exception");
+    } catch (const InputError& e) {
+        QCOMPARE(QString::fromStdString(e.where()), QStringLiteral("model.training.fp8_param_gather"));
+    }
     nlohmann::json badFp8 = nlohmann::json::parse(fp8Text);
     badFp8["training"]["fp8_format"] = "e5m2";
     try {

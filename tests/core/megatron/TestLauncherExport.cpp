@@ -2344,6 +2344,8 @@ private slots:
                                           "a.sh");
         PlanDocument d = onFp8Devices(megatronPlan());   // PP 4, distributed optimizer, no VPP
         d.model.training.fp8_format = Fp8Format::Hybrid;
+        d.model.training.fp8_param_gather = true;   // as the import reads the original
+        QVERIFY(o.original->model.training.fp8_param_gather);
         ExportResult r = exportLauncher(d, o);
         QVERIFY2(r.ok, r.refusal.c_str());
         std::vector<std::string> args = runLauncher(dir, r.script, "0");
@@ -2360,7 +2362,7 @@ private slots:
         args = runLauncher(dir, r.script, "0");
         QVERIFY(!contains(args, "--overlap-param-gather"));
         QVERIFY(!contains(args, "--fp8-param-gather"));
-        QVERIFY(hasNote(r, "--fp8-param-gather: not carried over (it needs the distributed optimizer or an FSDP variant; the plan "
+        QVERIFY(hasNote(r, "--fp8-param-gather -> not written (it needs the distributed optimizer or an FSDP variant; the plan "
                            "does not use the distributed optimizer)"));
         QVERIFY(!contains(args, "--overlap-param-gather-with-optimizer-step"));
         QVERIFY(hasNote(r, "--overlap-param-gather-with-optimizer-step: not carried over (it needs --overlap-param-gather, which "
@@ -2387,14 +2389,22 @@ private slots:
         // Optimizer CPU offload with another fp8 recipe: no fp8 param gather.
         d = onFp8Devices(megatronPlan());
         d.model.training.fp8_format = Fp8Format::E4M3;
+        d.model.training.fp8_param_gather = true;
         d.plan.optimizer_offload_fraction = 0.5;
         o.original = importMegatronScript(head + "--fp8-format e4m3 --fp8-recipe tensorwise --fp8-param-gather\n", "c.sh");
         r = exportLauncher(d, o);
         QVERIFY2(r.ok, r.refusal.c_str());
         args = runLauncher(dir, r.script, "0");
         QVERIFY(!contains(args, "--fp8-param-gather"));
-        QVERIFY(hasNote(r, "--fp8-param-gather: not carried over (with the plan's optimizer CPU offload it needs --fp8-recipe "
+        QVERIFY(hasNote(r, "--fp8-param-gather -> not written (with the plan's optimizer CPU offload it needs --fp8-recipe "
                            "delayed, not tensorwise)"));
+        // A plan whose model keeps bf16 weights does not write the original's flag.
+        d.model.training.fp8_param_gather = false;
+        d.plan.optimizer_offload_fraction = 0;
+        r = exportLauncher(d, o);
+        QVERIFY2(r.ok, r.refusal.c_str());
+        QVERIFY(!contains(runLauncher(dir, r.script, "0"), "--fp8-param-gather"));
+        QVERIFY(hasNote(r, "--fp8-param-gather -> not written (the plan's model keeps its weights in bf16)"));
 
         // PP 1: the hybrid context parallelism stays.
         PlanDocument one;

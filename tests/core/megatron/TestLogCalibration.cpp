@@ -136,6 +136,24 @@ private slots:
         // What estimate computes for the plan with the written profile is the logged time.
         const CostModel cost(doc.model, doc.cluster, DeviceCatalog::builtin(), &asRun.profile);
         QVERIFY(std::abs(cost.estimate(doc.plan).iteration_time_s - asRun.measured_iteration_s) < 1e-3 * asRun.measured_iteration_s);
+
+        // FP8: --fp8-format's dest is "fp8", printed as its format or None. A run in FP8 against
+        // a bf16 plan is said (its GEMM rate would go into the efficiency); None agrees.
+        const std::string fp8Dump = "------------------------ arguments ------------------------\n"
+                                    "  fp8 ............................................. hybrid\n"
+                                    "  fp8_amax_history_len ............................ 1024\n"
+                                    "-------------------- end of arguments ---------------------\n";
+        const MegatronLog fp8Log = parseMegatronLog(fp8Dump + logText, "train.log");
+        QCOMPARE(fp8Log.switches.fp8, std::optional<std::string>("hybrid"));
+        QCOMPARE(fp8Log.switches.fp8_line, 2);
+        const CalibrationResult fp8Run = calibrateFromLog(fp8Log, doc, DeviceCatalog::builtin(), "train.log");
+        QCOMPARE(fp8Run.warnings, std::vector<std::string>{
+                     "the run's arguments (line 2) say it ran with --fp8-format hybrid, unlike the plan's model (no FP8): the "
+                     "fitted efficiency then absorbs what FP8 changes; set the model's training.fp8_format to the run's"});
+        std::string noneDump = fp8Dump;
+        noneDump.replace(noneDump.find("hybrid"), 6, "None");
+        QVERIFY(calibrateFromLog(parseMegatronLog(noneDump + logText, "train.log"), doc, DeviceCatalog::builtin(), "train.log")
+                    .warnings.empty());
     }
 
     void parseRefusesImpossibleValues()
