@@ -15,6 +15,7 @@
 #include "cost/CostModel.h"
 
 #include <QAction>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QSignalSpy>
@@ -164,6 +165,33 @@ private slots:
         doc->undoStack()->undo();
         QVERIFY(!doc->model().training.accumulate_allreduce_grads_in_fp32);
         QCOMPARE(grads->currentText(), QStringLiteral("Default"));
+    }
+
+    void fp8WeightsGoWithFp8Gemms()
+    {
+        // FP8 GEMMs (training.fp8_format) and FP8 weights (fp8_param_gather, only with FP8):
+        // the weights box is enabled with FP8 on, and turning FP8 off clears it in the same step.
+        auto w = makeWindow();
+        w->loadExample();
+        w->showTab(QStringLiteral("model"));
+        ProjectDocument* doc = w->document();
+        auto* fp8 = qobject_cast<QComboBox*>(w->modelPanel()->fieldEditor(QStringLiteral("training.fp8_format")));
+        auto* weights = qobject_cast<QCheckBox*>(w->modelPanel()->fieldEditor(QStringLiteral("training.fp8_param_gather")));
+        QVERIFY(fp8 && weights);
+        QCOMPARE(fp8->currentText(), QStringLiteral("Off"));
+        QVERIFY(!weights->isEnabled());
+        fp8->setCurrentIndex(fp8->findText(QStringLiteral("hybrid")));
+        QCOMPARE(doc->model().training.fp8_format, Fp8Format::Hybrid);
+        QVERIFY(weights->isEnabled());
+        weights->setChecked(true);
+        QVERIFY(doc->model().training.fp8_param_gather);
+        fp8->setCurrentIndex(fp8->findText(QStringLiteral("Off")));
+        QVERIFY(!doc->model().training.fp8() && !doc->model().training.fp8_param_gather);
+        QVERIFY(!weights->isEnabled() && !weights->isChecked());
+        doc->undoStack()->undo();
+        QCOMPARE(doc->model().training.fp8_format, Fp8Format::Hybrid);
+        QVERIFY(doc->model().training.fp8_param_gather);
+        QVERIFY(weights->isEnabled() && weights->isChecked());
     }
 
     void runRefusesWhileAFieldHoldsAValueNotTaken()

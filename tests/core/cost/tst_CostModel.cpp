@@ -110,6 +110,28 @@ StagePlan stageOn(const char* type, int node, int count, int tp)
     return s;
 }
 
+// One decoder layer (layer 1) of a stage of the given type on TP 1: with middleStage, a layer
+// in the middle of a pipeline (no embedding, no output layer).
+StagePlan oneLayerOn(const char* type)
+{
+    StagePlan s = stageOn(type, 0, 1, 1);
+    s.first_layer = 1;
+    s.num_layers = 1;
+    return s;
+}
+
+// Calculon's A100 size curve (0.6, 0.9, 0.95 at 1, 16, >= 128 GFLOP, over 0.95), log-linear
+// between the points, at a GEMM's FLOPs on A100 (docs/cost-model.md section 3.1).
+double calculonSizeFactor(double a100Flops)
+{
+    if (a100Flops >= 128e9)
+        return 1.0;
+    const bool low = a100Flops < 16e9;
+    const double x0 = low ? 1e9 : 16e9, x1 = low ? 16e9 : 128e9;
+    const double y0 = (low ? 0.6 : 0.9) / 0.95, y1 = (low ? 0.9 : 0.95) / 0.95;
+    return y0 * std::pow(y1 / y0, std::log(a100Flops / x0) / std::log(x1 / x0));
+}
+
 // A launcher without --overlap-grad-reduce: the gradient reduce-scatter is exposed.
 CostOptions exposedGradReduce()
 {
@@ -936,13 +958,8 @@ void TestCostModel::outputLayerAndFusedAttention()
     const ModelSpec m = llama7b();
     const Cluster c = nodesOf("H100-SXM", 1);
     const CostModel cm(m, c, DeviceCatalog::builtin());
-    StagePlan st = stageOn("H100-SXM", 0, 1, 1);
-    st.first_layer = 1;
-    st.num_layers = 1;
-    StageContext ctx;
-    ctx.num_stages = 3;
-    ctx.num_microbatches = 1;
-    ctx.stage_index = 1;
+    const StagePlan st = oneLayerOn("H100-SXM");
+    StageContext ctx = middleStage(false);
     const StageEstimate mid = cm.estimateStage(st, ctx);
     ctx.stage_index = 2;
     const StageEstimate last = cm.estimateStage(st, ctx);
@@ -962,7 +979,7 @@ void TestCostModel::outputLayerAndFusedAttention()
     // Calculon's size factor between 0.9/0.95 at 16 GFLOP and 1 at 128, log-linear.
     const double coreFlops = 0.5 * 4 * T * 4096.0 * 4096.0;
     const double a100Equivalent = coreFlops * 312.0 / 989.0;
-    const double size = (0.9 / 0.95) * std::pow(0.95 / 0.9, std::log(a100Equivalent / 16e9) / std::log(8.0));
+    const double size = calculonSizeFactor(a100Equivalent);
     const double core = coreFlops / (gemmRate * size);
     QVERIFY2(std::fabs((mid.t_bwd - 2 * mid.t_fwd) / (0.5 * core) - 1) < 1e-9,
              qPrintable(QString::number(mid.t_bwd - 2 * mid.t_fwd)));
@@ -979,30 +996,18 @@ void TestCostModel::fp8LinearLayers()
     // TP 1, T = 4096 tokens.
     ModelSpec m = llama7b();
     const Cluster c = nodesOf("H100-SXM", 1);
-    StagePlan st = stageOn("H100-SXM", 0, 1, 1);
-    st.first_layer = 1;
-    st.num_layers = 1;
-    StageContext ctx;
-    ctx.num_stages = 3;
-    ctx.num_microbatches = 1;
-    ctx.stage_index = 1;
+    const StagePlan st = oneLayerOn("H100-SXM");
+    const StageContext ctx = middleStage(false);
     const StageEstimate bf16 = CostModel(m, c, DeviceCatalog::builtin()).estimateStage(st, ctx);
     m.training.fp8_format = Fp8Format::Hybrid;
     const StageEstimate fp8 = CostModel(m, c, DeviceCatalog::builtin()).estimateStage(st, ctx);
 
     const double T = 4096, h = 4096, f = 11008;
     const double fraction = 0.803 * 253.7 / 271.2;   // MAMF x cuBLAS 8192^3 / MAMF
-    // Calculon's A100 size curve (0.6, 0.9, 0.95 at 1, 16, >= 128 GFLOP, over 0.95), log-linear,
-    // at the GEMM's FLOPs times 312 TFLOP/s over the peak it runs at.
-    auto size = [](double a100Flops) {
-        if (a100Flops >= 128e9)
-            return 1.0;
-        const bool low = a100Flops < 16e9;
-        const double x0 = low ? 1e9 : 16e9, x1 = low ? 16e9 : 128e9;
-        const double y0 = (low ? 0.6 : 0.9) / 0.95, y1 = (low ? 0.9 : 0.95) / 0.95;
-        return y0 * std::pow(y1 / y0, std::log(a100Flops / x0) / std::log(x1 / x0));
+    // The size curve at the GEMM's FLOPs times 312 TFLOP/s over the peak it runs at.
+    auto gemm = [&](double flops, double peak) {
+        return flops / (peak * fraction * calculonSizeFactor(flops * 312e12 / peak));
     };
-    auto gemm = [&](double flops, double peak) { return flops / (peak * fraction * size(flops * 312e12 / peak)); };
     const double gemms[] = {2 * T * h * 3 * h, 2 * T * h * h, 2 * T * h * 2 * f, 2 * T * f * h};   // QKV, proj, FC1, FC2
     double saved = 0;
     for (double g : gemms)
@@ -1036,8 +1041,7 @@ void TestCostModel::fp8LinearLayers()
 
     // A100 has no FP8 tensor cores: its stage is costed in bf16, and a note says so.
     const Cluster a100 = nodesOf("A100-80GB", 1);
-    StagePlan sa = st;
-    sa.device_type = "A100-80GB";
+    StagePlan sa = oneLayerOn("A100-80GB");
     const StageEstimate onA100 = CostModel(m, a100, DeviceCatalog::builtin()).estimateStage(sa, ctx);
     ModelSpec plain = m;
     plain.training.fp8_format = Fp8Format::None;
