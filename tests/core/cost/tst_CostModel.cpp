@@ -242,6 +242,7 @@ private slots:
     void profiledMoeBackwardUsesFfnBwd();
     void outputLayerAndFusedAttention();
     void fp8LinearLayers();
+    void fp8MoeLayer();
     void vocabParallelBoundaries();
     void vocabularyPaddedForTp();
     void sharedExpertJoinsTheOverlapWindow();
@@ -1059,6 +1060,45 @@ void TestCostModel::fp8LinearLayers()
     // The MFU of an FP8 plan is over the FP8 peak, as NVIDIA's recipes count it.
     const Prediction ph = CostModel(m, c, DeviceCatalog::builtin()).estimate(makeUniformPlan(m, c, DeviceCatalog::builtin(), k));
     QVERIFY(std::fabs(ph.mfu / (ph.tflops_per_device / 1979.0) - 1) < 1e-9);
+}
+
+void TestCostModel::fp8MoeLayer()
+{
+    // An MoE layer in FP8 (docs/cost-model.md section 3.7): the attention's QKV and projection
+    // and the routed experts' two GEMMs run at the FP8 peak, the router stays bf16; the
+    // experts' part and their casts scale by the imbalance 1 + gamma (rho - 1) = 1.2 (rho 1.2,
+    // gamma 1). Mixtral 8x7B shape (h 4096, q 4096, kv 1024, F_e 14336, SwiGLU, 8 experts,
+    // top-2) on one H100 node, TP 1, EP 8: T = 4096 tokens, 8192 routed token-expert pairs on
+    // each device, one local expert. Backward: twice the GEMM saving, less the gradient casts.
+    ModelSpec m = mixtral8x7b();
+    const Cluster c = nodesOf("H100-SXM", 1);
+    StagePlan st = stageOn("H100-SXM", 0, 8, 1);
+    st.ep = 8;
+    st.etp = 1;
+    st.edp = 8;
+    const StageEstimate bf16 = oneLayer(CostModel(m, c, DeviceCatalog::builtin()), st, false);
+    m.training.fp8_format = Fp8Format::Hybrid;
+    const StageEstimate fp8 = oneLayer(CostModel(m, c, DeviceCatalog::builtin()), st, false);
+
+    const double T = 4096, h = 4096, q = 4096, kv = 1024, fe = 14336, routed = 2 * T, imbalance = 1.2;
+    const double fraction = 0.803 * 253.7 / 271.2;
+    auto gemm = [&](double flops, double peak) {
+        return flops / (peak * fraction * calculonSizeFactor(flops * 312e12 / peak));
+    };
+    auto saving = [&](double flops) { return gemm(flops, 989e12) - gemm(flops, 1979e12); };
+    const double attention = saving(2 * T * h * (q + 2 * kv)) + saving(2 * T * q * h);
+    const double experts = saving(2 * routed * h * 2 * fe) + saving(2 * routed * fe * h);
+    const double hbm = 2.90e12;
+    const double castFwd = 4 * (T * h + T * q + imbalance * (routed * h + routed * fe)) / hbm;
+    const double castBwd = 4 * (T * (q + 2 * kv) + T * h + imbalance * (routed * 2 * fe + routed * h)) / hbm;
+    const double gemmSaving = attention + imbalance * experts;
+    QVERIFY2(std::fabs((bf16.t_fwd - fp8.t_fwd) / (gemmSaving - castFwd) - 1) < 1e-9,
+             qPrintable(QString::number(bf16.t_fwd - fp8.t_fwd)));
+    QVERIFY2(std::fabs((bf16.t_bwd - fp8.t_bwd) / (2 * gemmSaving - castBwd) - 1) < 1e-9,
+             qPrintable(QString::number(bf16.t_bwd - fp8.t_bwd)));
+    // The expert weights of the device (one expert: 3 h F_e) and the attention's 2 h q + 2 h kv
+    // take their FP8 copies; the router's E h do not.
+    QCOMPARE(fp8.memory.weights - bf16.memory.weights, 2 * (3 * h * fe + 2 * h * q + 2 * h * kv));
 }
 
 void TestCostModel::vocabParallelBoundaries()
