@@ -33,7 +33,7 @@ DevicePalette::DevicePalette(QWidget* parent) : QListWidget(parent)
                                              .arg(type.memory_gib, 0, 'f', 0),
                                          this);
         item->setData(kTypeRole, name);
-        item->setToolTip(tr("%1 %2\nBF16 dense peak %3 TFLOP/s, %4 GiB at %5 GB/s\n%6 intra-node %7 GB/s per device, "
+        item->setToolTip(tr("%1 %2\nBF16 dense peak %3 TFLOP/s (%9), %4 GiB at %5 GB/s\n%6 intra-node %7 GB/s per device, "
                             "%8\nDrag onto the canvas to add a node (Shift: ask for the device count).")
                              .arg(QString::fromStdString(type.vendor), name)
                              .arg(type.bf16_tflops)
@@ -41,7 +41,8 @@ DevicePalette::DevicePalette(QWidget* parent) : QListWidget(parent)
                              .arg(type.hbm_gbps)
                              .arg(QString::fromStdString(type.intra_link_kind))
                              .arg(type.intra_node_gbps)
-                             .arg(QString::fromStdString(type.collective_library)));
+                             .arg(QString::fromStdString(type.collective_library))
+                             .arg(type.hasFp8() ? tr("FP8 %1 TFLOP/s").arg(type.fp8_tflops) : tr("no FP8")));
     }
 }
 

@@ -74,18 +74,19 @@ std::string num(double v, int decimals = 1)
 
 void listDevices(const DeviceCatalog& catalog, bool sources)
 {
-    std::cout << "Device types (" << catalog.types().size() << "): dense BF16 peak, memory, per-device bandwidths\n\n";
+    std::cout << "Device types (" << catalog.types().size() << "): dense BF16 and FP8 peaks, memory, per-device bandwidths\n\n";
     std::vector<Row> rows;
     for (const auto& t : catalog.types()) {
         std::string aliases;
         for (std::size_t i = 0; i < t.aliases.size() && i < 3; ++i)
             aliases += (i ? ", " : "") + t.aliases[i];
-        rows.push_back({t.name, t.vendor, num(t.bf16_tflops), num(t.memory_gib, 0), num(t.hbm_gbps, 0),
+        rows.push_back({t.name, t.vendor, num(t.bf16_tflops), t.hasFp8() ? num(t.fp8_tflops) : std::string("-"), num(t.memory_gib, 0),
+                        num(t.hbm_gbps, 0),
                         num(t.intra_node_gbps, 1) + " " + t.intra_link_kind, num(t.inter_node_gbps, 1), t.collective_library,
                         num(t.default_efficiency * 100, 1) + "%", aliases});
     }
-    printTable({"name", "vendor", "BF16 TFLOP/s", "GiB", "HBM GB/s", "intra-node GB/s", "NIC GB/s", "library", "eff.", "aliases"},
-               rows, {false, false, true, true, true, false, true, false, true, false});
+    printTable({"name", "vendor", "BF16 TFLOP/s", "FP8", "GiB", "HBM GB/s", "intra-node GB/s", "NIC GB/s", "library", "eff.", "aliases"},
+               rows, {false, false, true, true, true, true, false, true, false, true, false});
     if (sources) {
         for (const auto& t : catalog.types()) {
             std::cout << "\n" << t.name << ":\n";

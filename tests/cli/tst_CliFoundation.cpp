@@ -180,8 +180,9 @@ void tst_CliFoundation::presetsListsDevices()
 {
     const Run r = hapmoe({"presets", "devices"});
     QCOMPARE(r.exitCode, 0);
-    QVERIFY(QRegularExpression("^H800\\s+NVIDIA\\s+989\\.0\\s+80\\s", QRegularExpression::MultilineOption).match(r.out).hasMatch());
-    QVERIFY(QRegularExpression("^910B-376T\\s+Huawei\\s+353\\.9\\s+64\\s", QRegularExpression::MultilineOption).match(r.out).hasMatch());
+    // BF16, then FP8 (none on the 910B), then memory.
+    QVERIFY(QRegularExpression("^H800\\s+NVIDIA\\s+989\\.0\\s+1979\\.0\\s+80\\s", QRegularExpression::MultilineOption).match(r.out).hasMatch());
+    QVERIFY(QRegularExpression("^910B-376T\\s+Huawei\\s+353\\.9\\s+-\\s+64\\s", QRegularExpression::MultilineOption).match(r.out).hasMatch());
     const Run s = hapmoe({"presets", "devices", "--sources"});
     QVERIFY(s.out.contains("msmodeling"));
 }
