@@ -93,18 +93,14 @@ struct DeviceInfo {
     double act_factor = 1;
     bool mem_from_profile = false;
 
-    double gemm(double flops) const
-    {
-        return flops > 0 ? flops / (peak * gemm_eff * gemmSizeFactor(flops * kCalculonPeak / peak)) : 0.0;
-    }
+    double gemm(double flops) const { return gemmAt(flops, peak); }
     // A GEMM of a Transformer Engine linear layer: in FP8 at the FP8 peak where the model and
     // the device run it, with the same large-GEMM fraction and size curve (indexed by the time
     // at that peak, as above); else a BF16 GEMM (section 3.7).
-    double linear(double flops) const
+    double linear(double flops) const { return gemmAt(flops, fp8 ? fp8_peak : peak); }
+    double gemmAt(double flops, double at) const
     {
-        if (!fp8)
-            return gemm(flops);
-        return flops > 0 ? flops / (fp8_peak * gemm_eff * gemmSizeFactor(flops * kCalculonPeak / fp8_peak)) : 0.0;
+        return flops > 0 ? flops / (at * gemm_eff * gemmSizeFactor(flops * kCalculonPeak / at)) : 0.0;
     }
     double memTime(double bytes) const { return bytes / hbm; }
 };

@@ -871,11 +871,7 @@ private:
         // gathers them only with the distributed optimizer or an FSDP variant, and with optimizer
         // offload only under the delayed recipe, the default (reference sections 3 and 6).
         if (m.training.fp8() && m.training.fp8_param_gather) {
-            std::string recipe = "delayed";
-            if (m_opt.original)
-                for (const ScriptFlag& f : m_opt.original->other_flags)
-                    if (f.name == "--fp8-recipe" && !f.values.empty())
-                        recipe = ShellQuote::unquoted(f.values.front());
+            const std::string recipe = originalFirst("--fp8-recipe", "delayed");
             if (!plan.distributed_optimizer)
                 m_notes.push_back("--fp8-param-gather -> not written (it needs the distributed optimizer or an FSDP variant; "
                                   "the plan does not use the distributed optimizer)");

@@ -225,16 +225,9 @@ public:
         // more) joined by NVLink within a node (deepseek-ai/DeepEP README, requirements, at
         // 0297fc80); AMD's port runs on MI300X, MI308X and MI350X over xGMI (ROCm/DeepEP
         // README). Other devices have no DeepEP: Megatron's flex dispatcher cannot run there.
-        for (int s = 0; s < m_plan.pp(); ++s) {
-            const StagePlan& st = m_plan.stages[static_cast<std::size_t>(s)];
-            const std::string why = deepEpUnavailable(m_catalog, st.device_type);
-            if (!why.empty()) {
-                add(out, "moe.flex-needs-deepep-device",
-                    stageName(m_plan, s) + ": " + why
-                        + ": the flex dispatcher needs DeepEP (use the alltoall dispatcher for this cluster)");
-                return;
-            }
-        }
+        if (const StageRuledOut r = firstStageRuledOut(m_plan, m_catalog, deepEpUnavailable); r.stage >= 0)
+            add(out, "moe.flex-needs-deepep-device",
+                stageName(m_plan, r.stage) + ": " + r.why + ": the flex dispatcher needs DeepEP (use the alltoall dispatcher for this cluster)");
     }
 
     // FP8 training (--fp8-format) runs Transformer Engine's FP8 GEMMs on every rank: a stage on
@@ -243,14 +236,9 @@ public:
     {
         if (!m_model.training.fp8())
             return;
-        for (int s = 0; s < m_plan.pp(); ++s) {
-            const std::string why = fp8Unavailable(m_catalog, m_plan.stages[static_cast<std::size_t>(s)].device_type);
-            if (!why.empty()) {
-                add(out, "fp8-needs-device",
-                    stageName(m_plan, s) + ": " + why + " (train without FP8 on this cluster, or leave the type out)");
-                return;
-            }
-        }
+        if (const StageRuledOut r = firstStageRuledOut(m_plan, m_catalog, fp8Unavailable); r.stage >= 0)
+            add(out, "fp8-needs-device",
+                stageName(m_plan, r.stage) + ": " + r.why + " (train without FP8 on this cluster, or leave the type out)");
     }
 
     std::vector<DeploymentProblem> megatron() const
@@ -490,6 +478,15 @@ std::string deepEpUnavailable(const DeviceCatalog& catalog, const std::string& t
         return "an AMD type that AMD's DeepEP port does not list (it lists MI300X, MI308X, MI350X)";
     }
     return "a " + (t->vendor.empty() ? std::string("non-NVIDIA") : t->vendor) + " device with no DeepEP port";
+}
+
+StageRuledOut firstStageRuledOut(const Plan& plan, const DeviceCatalog& catalog,
+                                 std::string (*unavailable)(const DeviceCatalog&, const std::string&))
+{
+    for (int s = 0; s < plan.pp(); ++s)
+        if (std::string why = unavailable(catalog, plan.stages[static_cast<std::size_t>(s)].device_type); !why.empty())
+            return {s, std::move(why)};
+    return {};
 }
 
 std::string fp8Unavailable(const DeviceCatalog& catalog, const std::string& type)

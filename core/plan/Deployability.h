@@ -36,6 +36,15 @@ std::string deepEpUnavailable(const DeviceCatalog& catalog, const std::string& t
 // Transformer Engine needs. Empty when it can, or when the type is not in the catalog.
 std::string fp8Unavailable(const DeviceCatalog& catalog, const std::string& type);
 
+// The first stage of the plan on a device type a requirement rules out (deepEpUnavailable,
+// fp8Unavailable): its index and why, or index -1 when every stage can run.
+struct StageRuledOut {
+    int stage = -1;
+    std::string why;
+};
+StageRuledOut firstStageRuledOut(const Plan& plan, const DeviceCatalog& catalog,
+                                 std::string (*unavailable)(const DeviceCatalog&, const std::string&));
+
 inline bool isDeployable(const Plan& plan, const ModelSpec& model, const Cluster& cluster,
                          const DeviceCatalog& catalog, Target target)
 {
