@@ -249,6 +249,21 @@ ModelPanel::ModelPanel(ProjectDocument* document, QWidget* parent) : QWidget(par
     boolField(arch, tr("Untied embedding and output"), QStringLiteral("untie_embeddings_and_output_weights"),
               &ModelSpec::untie_embeddings_and_output_weights);
     boolField(arch, tr("Query and key norms (QK layernorm)"), QStringLiteral("qk_layernorm"), &ModelSpec::qk_layernorm);
+    // Megatron-LM's --attention-dropout and --hidden-dropout (docs/cost-model.md section 5.2):
+    // above 0 each keeps a 1-byte mask per element for backward.
+    auto dropoutField = [&](const QString& label, const QString& key, double ModelSpec::*member, const QString& tip) {
+        QDoubleSpinBox* spin = doubleEditor(0, 1, 3, 0.05);
+        spin->setToolTip(tip);
+        arch->addRow(label, spin);
+        addField(key, spin, [spin, member](const ModelSpec& m) { spin->setValue(m.*member); },
+                 [spin, member](ModelSpec& m) { m.*member = spin->value(); });
+    };
+    dropoutField(tr("Attention dropout:"), QStringLiteral("attention_dropout"), &ModelSpec::attention_dropout,
+                 tr("Dropout on the attention probabilities (Megatron-LM --attention-dropout, default 0.1). Above 0 "
+                    "the unfused attention keeps a mask and the dropped probabilities per score."));
+    dropoutField(tr("Hidden dropout:"), QStringLiteral("hidden_dropout"), &ModelSpec::hidden_dropout,
+                 tr("Dropout on each sub-layer's output and on the embedding (Megatron-LM --hidden-dropout, default "
+                    "0.1). Above 0 every layer keeps two 1-byte masks per token and hidden element."));
 
     intField(moe, tr("Experts:"), QStringLiteral("num_experts"), &ModelSpec::num_experts, 0, 4096, tr("dense model"));
     intField(moe, tr("Router top-k:"), QStringLiteral("moe_router_topk"), &ModelSpec::moe_router_topk, 0, 4096);

@@ -161,7 +161,13 @@ int cmdImport(const Args& args)
         std::cout << " (" << padded << " as built at TP " << tp << ")";
     std::cout << ", " << m.normalization << (m.qk_layernorm ? ", QK norm" : "") << (m.swiglu ? ", SwiGLU" : "")
               << (m.add_bias_linear ? ", linear bias" : ", no linear bias")
-              << (m.untie_embeddings_and_output_weights ? ", untied embeddings" : ", tied embeddings") << "\n";
+              << (m.untie_embeddings_and_output_weights ? ", untied embeddings" : ", tied embeddings");
+    if (m.attention_dropout == m.hidden_dropout)
+        std::cout << (m.hidden_dropout > 0 ? ", dropout " + numberForMessage(m.hidden_dropout, 6) : std::string(", no dropout"));
+    else
+        std::cout << ", attention dropout " << numberForMessage(m.attention_dropout, 6) << ", hidden dropout "
+                  << numberForMessage(m.hidden_dropout, 6);
+    std::cout << "\n";
     if (m.isMoe()) {
         std::cout << "experts: " << m.num_experts << " top-" << m.moe_router_topk << ", expert FFN " << m.expertFfn()
                   << ", dispatcher " << toString(m.moe_token_dispatcher_type) << ", " << m.numMoeLayers() << " MoE layers\n";

@@ -527,9 +527,10 @@ struct CostModel::Impl {
             coreF = dev.gemm(coreFlops * 0.5);
         } else {
             coreF = dev.gemm(coreFlops);
-            // scale+mask+softmax, dropout: read 2, write 2, read 2, write 2 + 1-byte mask per score
+            // scale+mask+softmax (read 2, write 2) and, with attention dropout, the dropout
+            // (read 2, write 2 and a 1-byte mask) per score
             const double scores = T * (static_cast<double>(s.heads) / tp) * s.seq;
-            coreF += dev.memTime(9.0 * scores);
+            coreF += dev.memTime((s.attentionDropout ? 9.0 : 4.0) * scores);
         }
 
         // With --tp-comm-overlap (Transformer Engine userbuffers) a GEMM next to a TP collective
@@ -576,9 +577,10 @@ struct CostModel::Impl {
             castOut += T * (s.q / tp + 2 * s.kvPerRank(k.tp)) + T * h;
             fwdGemm = qkv + proj;
             qkvGemm = qkv;
-            // norms (2x read+write), 2x bias-dropout-add (read 2+2, write 2, mask 1): 22 bytes
-            // per hidden element, replicated over TP unless sequence parallel.
-            const double repl = 22.0 * T * h / (k.sp ? tp : 1.0);
+            // norms (2x read+write), 2x bias-dropout-add (read 2+2, write 2, and a 1-byte mask
+            // with hidden dropout): 22 bytes per hidden element (20 without dropout),
+            // replicated over TP unless sequence parallel.
+            const double repl = (s.hiddenDropout ? 22.0 : 20.0) * T * h / (k.sp ? tp : 1.0);
             fwdCompute = fwdGemm + coreF + dev.memTime(repl);
             if (!moe) {
                 fc1Gemm = tpGemm(2 * T * h * s.ffn * s.gated / tp, true);
@@ -904,7 +906,9 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
     // computed and normalised like the others.
     const double vocab = s.paddedVocab(tp);
     if (first) {
-        const double e = dev.memTime(6.0 * T * h / (sp ? tp : 1));
+        // The lookup writes the embedding (2 B); the hidden dropout reads it and writes its
+        // output and a 1-byte mask (5 B).
+        const double e = dev.memTime((s.hiddenDropout ? 7.0 : 2.0) * T * h / (sp ? tp : 1));
         fwd.compute += e;
         bwd.compute += 2 * e;
         // The embedding's weight gradient is a dense V/t x h tensor (zero-filled, 2 B) added to
@@ -1049,7 +1053,9 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
     const double proj = !dev.fp8 ? 2.0 : (m.options.fused_attention ? 3.0 : 1.0);
     auto perLayer = [&](bool moeLayer) {
         ActivationTerms a;
-        a.replicated = (6.0 + lin + (moeLayer ? 2.0 : lin)) * h / (sp ? tp : 1);
+        // The two norms' inputs (4h), the two hidden-dropout masks (2h, none without dropout),
+        // the attention and MLP inputs.
+        a.replicated = (4.0 + (s.hiddenDropout ? 2.0 : 0.0) + lin + (moeLayer ? 2.0 : lin)) * h / (sp ? tp : 1);
         a.split = (2.0 + proj) * s.q / tp + 4.0 * s.kvPerRank(tp);
         if (moeLayer) {
             const double k = s.topk;
@@ -1061,7 +1067,8 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
             a.split += (lin + 2.0 * s.gated) * s.ffn / tp;
         }
         if (!m.options.fused_attention)
-            a.scores = 5.0 * s.heads * (s.seq / cp) / tp;
+            // softmax output (2), and with attention dropout its mask (1) and output (2)
+            a.scores = (s.attentionDropout ? 5.0 : 2.0) * s.heads * (s.seq / cp) / tp;
         return a;
     };
     const ActivationTerms ad = perLayer(false), am = perLayer(true);
@@ -1107,11 +1114,11 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
             actBytes += inFlight * chunkBytes(c);
     }
     // Outside the layers (Korthikanti section 4.3), written for sequence parallelism: the
-    // embedding dropout mask s b h p / t and the final norm's and output layer's inputs
+    // embedding dropout mask s b h p / t (with hidden dropout) and the final norm's and output layer's inputs
     // 2 s b h / t each. Without it every TP rank holds the whole sequence of these; the fp32
     // logits of one micro-batch, 4 s b v / t, stay split over the vocabulary.
     const double seqSplit = sp ? tp : 1.0;
-    if (first)
+    if (first && s.hiddenDropout)
         actBytes += inFlight * T * h / seqSplit;
     if (last)
         actBytes += 4.0 * T * h / seqSplit + 4.0 * T * vocab / tp;

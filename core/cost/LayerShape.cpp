@@ -27,6 +27,8 @@ LayerShape LayerShape::of(const ModelSpec& m)
     s.normParams = m.normalization == "LayerNorm" ? 2.0 * s.h : s.h;
     s.qkNormParams = m.qk_layernorm ? 2.0 * (m.normalization == "LayerNorm" ? 2.0 : 1.0) * s.kvc : 0.0;
     s.learnedPositions = m.normalization == "LayerNorm";
+    s.attentionDropout = m.attention_dropout > 0;
+    s.hiddenDropout = m.hidden_dropout > 0;
     return s;
 }
 

@@ -27,6 +27,9 @@ struct LayerShape {
     double normParams = 0; // parameters of one norm (2h for LayerNorm, h for RMSNorm)
     double qkNormParams = 0; // the query and key norms of --qk-layernorm (two norms over kvc)
     bool learnedPositions = false;
+    // Dropout above 0 (ModelSpec::attention_dropout, hidden_dropout): a mask kept per element.
+    bool attentionDropout = true;
+    bool hiddenDropout = true;
 
     static LayerShape of(const ModelSpec& m);
 

@@ -116,7 +116,8 @@ ModelSpec readModelObject(const JsonNode& n)
     n.warnUnknownKeys({"format", "version", "name", "source", "description", "num_layers", "hidden_size",
                        "ffn_hidden_size", "num_attention_heads", "num_query_groups", "kv_channels", "vocab_size",
                        "make_vocab_size_divisible_by", "seq_length", "max_position_embeddings", "swiglu", "add_bias_linear",
-                       "untie_embeddings_and_output_weights", "normalization", "qk_layernorm", "num_experts", "moe_ffn_hidden_size",
+                       "untie_embeddings_and_output_weights", "normalization", "qk_layernorm", "attention_dropout",
+                       "hidden_dropout", "num_experts", "moe_ffn_hidden_size",
                        "moe_router_topk", "moe_layer_freq", "moe_shared_expert_intermediate_size",
                        "moe_token_dispatcher_type", "training"});
     ModelSpec m;
@@ -146,6 +147,8 @@ ModelSpec readModelObject(const JsonNode& n)
     m.normalization = kNormalizationNames[static_cast<std::size_t>(
         n.optChoice("normalization", kNormalizationNames, m.normalization == "LayerNorm" ? 1 : 0))];
     m.qk_layernorm = n.optBool("qk_layernorm", false);
+    m.attention_dropout = n.optDouble("attention_dropout", m.attention_dropout, 0.0, false, 1.0);
+    m.hidden_dropout = n.optDouble("hidden_dropout", m.hidden_dropout, 0.0, false, 1.0);
     m.num_experts = n.optInt("num_experts", 0, 0);
     m.moe_ffn_hidden_size = n.optInt("moe_ffn_hidden_size", 0, 0);
     m.moe_router_topk = n.optInt("moe_router_topk", m.num_experts > 0 ? 2 : 0, 0);
@@ -207,6 +210,8 @@ Json modelJson(const ModelSpec& m)
     j["untie_embeddings_and_output_weights"] = m.untie_embeddings_and_output_weights;
     j["normalization"] = m.normalization;
     j["qk_layernorm"] = m.qk_layernorm;
+    j["attention_dropout"] = m.attention_dropout;
+    j["hidden_dropout"] = m.hidden_dropout;
     j["num_experts"] = m.num_experts;
     j["moe_ffn_hidden_size"] = m.moe_ffn_hidden_size;
     j["moe_router_topk"] = m.moe_router_topk;

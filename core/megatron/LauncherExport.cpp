@@ -30,10 +30,10 @@ namespace hapmoe {
 namespace {
 
 // A fraction as Megatron's float flags take it: "1.0", "0.5", "0.25".
-std::string formatFraction(double f)
+std::string formatFraction(double f, int digits = 4)
 {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.4g", f);
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "%.*g", digits, f);
     std::string out = buf;
     if (out.find_first_of(".e") == std::string::npos)
         out += ".0";
@@ -769,6 +769,12 @@ private:
             && !originalHas("--padded-vocab-size"))
             model.args.push_back({"--make-vocab-size-divisible-by", {std::to_string(m.make_vocab_size_divisible_by)}});
         addPositionEmbedding(model);
+        // The dropouts decide which masks the activations keep (docs/cost-model.md section 5.2);
+        // Megatron-LM's default is 0.1 each.
+        if (m.attention_dropout != 0.1 || originalHas("--attention-dropout"))
+            model.args.push_back({"--attention-dropout", {formatFraction(m.attention_dropout, 15)}});
+        if (m.hidden_dropout != 0.1 || originalHas("--hidden-dropout"))
+            model.args.push_back({"--hidden-dropout", {formatFraction(m.hidden_dropout, 15)}});
         m_groups.push_back(model);
 
         if (m.isMoe()) {

@@ -95,6 +95,7 @@ const std::set<std::string>& mappedFlags()
         "--num-layers", "--hidden-size", "--ffn-hidden-size", "--num-attention-heads", "--group-query-attention",
         "--num-query-groups", "--kv-channels", "--seq-length", "--encoder-seq-length", "--max-position-embeddings", "--swiglu",
         "--disable-bias-linear", "--add-bias-linear", "--untie-embeddings-and-output-weights", "--normalization",
+        "--attention-dropout", "--hidden-dropout",
         "--num-experts", "--moe-ffn-hidden-size", "--moe-router-topk", "--moe-layer-freq",
         "--moe-shared-expert-intermediate-size", "--moe-token-dispatcher-type", "--bf16", "--fp16", "--fp8-format", "--fp8-param-gather",
         "--accumulate-allreduce-grads-in-fp32", "--grad-reduce-in-bf16",
@@ -997,18 +998,43 @@ private:
         }
         const auto n = toInt(*v);
         if (!n || *n < min || *n > kMax) {
-            const std::string expected = "an integer from " + std::to_string(min) + " to " + std::to_string(kMax);
-            warn(at(name) + name + " " + *v + ": expected " + expected + "; " + std::to_string(fallback) + " is used");
-            // A variable left unset (an argument or an environment variable not given): say
-            // where its value would come from.
-            const std::string unset = v->find("${") != std::string::npos
-                ? " (a variable the script does not set when read as given: pass the script's arguments with --script-args "
-                  "or its environment with --script-env)"
-                : std::string();
-            m_out.invalid_values.push_back({name, *v, expected, at(name) + "expected " + expected + ", got \"" + *v + "\"" + unset});
+            rejectValue(name, *v, "an integer from " + std::to_string(min) + " to " + std::to_string(kMax), std::to_string(fallback));
             return fallback;
         }
         return static_cast<int>(*n);
+    }
+
+    // A number from min to max (Megatron-LM's float flags, such as the dropouts).
+    double realFlag(const std::string& name, double fallback, double min, double max)
+    {
+        const std::string expected = "a number from " + numberForMessage(min) + " to " + numberForMessage(max);
+        const bool given = has(name);
+        const auto v = str(name);
+        if (!v) {
+            if (given)
+                m_out.invalid_values.push_back({name, "", expected, ""});
+            return fallback;
+        }
+        const auto x = toReal(ShellQuote::unquoted(*v));
+        if (!x || !(*x >= min && *x <= max)) {
+            rejectValue(name, *v, expected, numberForMessage(fallback));
+            return fallback;
+        }
+        return *x;
+    }
+
+    // A value a mapped flag cannot take: warned, and listed so that a caller that needs the
+    // model whole (hapmoe import, the GUI) can refuse it.
+    void rejectValue(const std::string& name, const std::string& v, const std::string& expected, const std::string& fallback)
+    {
+        warn(at(name) + name + " " + v + ": expected " + expected + "; " + fallback + " is used");
+        // A variable left unset (an argument or an environment variable not given): say
+        // where its value would come from.
+        const std::string unset = v.find("${") != std::string::npos
+            ? " (a variable the script does not set when read as given: pass the script's arguments with --script-args "
+              "or its environment with --script-env)"
+            : std::string();
+        m_out.invalid_values.push_back({name, v, expected, at(name) + "expected " + expected + ", got \"" + v + "\"" + unset});
     }
 
     void buildModel()
@@ -1087,6 +1113,8 @@ private:
         m.untie_embeddings_and_output_weights = has("--untie-embeddings-and-output-weights");
         m.normalization = str("--normalization").value_or("LayerNorm");
         m.qk_layernorm = has("--qk-layernorm");
+        m.attention_dropout = realFlag("--attention-dropout", m.attention_dropout, 0.0, 1.0);
+        m.hidden_dropout = realFlag("--hidden-dropout", m.hidden_dropout, 0.0, 1.0);
         // DeepSeek's multi-latent attention (low-rank Q and KV projections, a rotary part per
         // head) has other weights, FLOPs and activations than the attention the model knows.
         if (has("--multi-latent-attention"))

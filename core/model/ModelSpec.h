@@ -62,6 +62,13 @@ struct ModelSpec {
     // Megatron --qk-layernorm: a norm of each head's query and key, over its kv_channels
     // (Qwen3; Qwen3 technical report, arXiv:2505.09388, section 2).
     bool qk_layernorm = false;
+    // Megatron-LM's --attention-dropout (on the attention probabilities) and --hidden-dropout
+    // (on each sub-layer's output before the residual add, and on the embedding), 0.1 each by
+    // default. A dropout above 0 keeps a 1-byte mask per element for backward and writes it in
+    // forward; at 0 PyTorch runs no dropout kernel and keeps nothing (docs/cost-model.md
+    // sections 3.3 and 5.2). Recipes of recent models train with both at 0.
+    double attention_dropout = 0.1;
+    double hidden_dropout = 0.1;
 
     // Mixture of experts. num_experts == 0 is a dense model.
     int num_experts = 0;

@@ -52,7 +52,7 @@ double derivedFigure(const QString& html, const QString& label)
     return m.captured(1).toDouble() * scale;
 }
 
-void typeInto(QSpinBox* spin, const QString& text)
+void typeInto(QAbstractSpinBox* spin, const QString& text)
 {
     spin->setFocus();
     spin->selectAll();
@@ -192,6 +192,28 @@ private slots:
         QCOMPARE(doc->model().training.fp8_format, Fp8Format::Hybrid);
         QVERIFY(doc->model().training.fp8_param_gather);
         QVERIFY(weights->isEnabled() && weights->isChecked());
+    }
+
+    void dropoutFieldsEditTheModel()
+    {
+        // Attention and hidden dropout (Megatron-LM's --attention-dropout, --hidden-dropout):
+        // the example (Mixtral-S, the paper's model, silent on dropout) keeps Megatron-LM's 0.1
+        // each; an edit reaches the model alone, and undo restores it.
+        auto w = makeWindow();
+        w->loadExample();
+        w->showTab(QStringLiteral("model"));
+        ProjectDocument* doc = w->document();
+        auto* attention = qobject_cast<QDoubleSpinBox*>(w->modelPanel()->fieldEditor(QStringLiteral("attention_dropout")));
+        auto* hidden = qobject_cast<QDoubleSpinBox*>(w->modelPanel()->fieldEditor(QStringLiteral("hidden_dropout")));
+        QVERIFY(attention && hidden);
+        QCOMPARE(hidden->value(), 0.1);
+        QCOMPARE(attention->value(), 0.1);
+        typeInto(hidden, QStringLiteral("0"));
+        QCOMPARE(doc->model().hidden_dropout, 0.0);
+        QCOMPARE(doc->model().attention_dropout, 0.1);
+        doc->undoStack()->undo();
+        QCOMPARE(doc->model().hidden_dropout, 0.1);
+        QCOMPARE(hidden->value(), 0.1);
     }
 
     void runRefusesWhileAFieldHoldsAValueNotTaken()

@@ -74,6 +74,10 @@ ModelSpec modelOf(const json& r)
         spec.add_bias_linear = false;
         spec.untie_embeddings_and_output_weights = true;
         spec.moe_token_dispatcher_type = TokenDispatcher::Flex;
+        // The recipe (Megatron-MoE-ModelZoo@e8650517 model_configs/benchmarking/Qwen3-235B-A22B.yaml):
+        // --attention-dropout 0.0, --hidden-dropout 0.0, --make-vocab-size-divisible-by 1187.
+        spec.attention_dropout = spec.hidden_dropout = 0.0;
+        spec.make_vocab_size_divisible_by = 1187;
     } else {
         // GPT rows: GeLU, LayerNorm, biases, learned positions, tied embeddings; the NVIDIA
         // DGXC rows below set the activation, normalisation and biases (their output layer
@@ -82,6 +86,8 @@ ModelSpec modelOf(const json& r)
         spec.normalization = m.value("normalization", std::string("LayerNorm"));
         spec.add_bias_linear = m.value("bias", true);
         spec.untie_embeddings_and_output_weights = false;
+        // Megatron-LM's default 0.1 unless the row's source says otherwise.
+        spec.attention_dropout = spec.hidden_dropout = m.value("dropout", 0.1);
     }
     return spec;
 }
@@ -149,14 +155,17 @@ void addStrongScalingRuns(json& runs)
 //  - llama3.1/README_8b.md @143b90dd: "Llama 3.1 8b 24.09 BF16 (TP=1, PP=1, CP=2, MBS=1,
 //    GA=32)", 12.91 / 13.05 / 13.10 s on 8 / 32 / 128 GPUs; sequence 8192, 32 layers, hidden
 //    4096, FFN 14336, 8 query groups, vocabulary 128256 (its FLOP notes); GBS 128 per 8 GPUs
-//    (configure.sh @143b90dd); Llama: SwiGLU, RMSNorm, no biases, untied output.
+//    (configure.sh @143b90dd); Llama: SwiGLU, RMSNorm, no biases, untied output, no dropout
+//    (NeMo nemo/collections/llm/gpt/model/llama.py LlamaConfig: attention_dropout and
+//    hidden_dropout 0.0).
 //  - nemotron/README_15b.md @0b71cfda: "Nemotron4 15b BF16 (TP=4, PP=1, MBS=4, GA=4)", 2.812 /
 //    2.859 / 2.887 s on 16 / 128 / 2048 GPUs; sequence 4096, 32 layers, hidden 6144, FFN 4h
 //    squared ReLU (not gated), vocabulary 256000; configure.sh @35a9aecc: GBS 4 per GPU,
 //    model.ub_tp_comm_overlap=True, model.sequence_parallel=True. Query groups 8 and the
 //    untied output as in NVIDIA's Nemotron-4 15B report (arXiv:2402.16819, section 2). The
 //    model ties learned positions to LayerNorm (LayerShape.cpp), so Nemotron, which uses
-//    rotary positions, carries 4096 x 6144 = 25 M parameters too many of its 15.6 B.
+//    rotary positions, carries 4096 x 6144 = 25 M parameters too many of its 15.6 B. No
+//    dropout (NeMo nemotron.py NemotronConfig: hidden_dropout and attention_dropout 0.0).
 // The same READMEs give the FP8 runs of the same recipes ("... FP8 (TP=1, PP=1, CP=2, MBS=1,
 // GA=32)", "... FP8 (TP=4, PP=1, MBS=4, GA=4)"): Llama 9.67 / 9.75 / 9.82 s, Nemotron 2.039 /
 // 2.059 / 2.12 s on the same GPU counts (group "H100 NVIDIA DGXC FP8"; the model runs them
@@ -166,9 +175,9 @@ void addNvidiaDgxcRuns(json& runs)
 {
     const json llama = {{"name", "Llama-3.1-8B"}, {"layers", 32}, {"hidden", 4096}, {"ffn", 14336}, {"heads", 32},
                         {"kv_heads", 8}, {"vocab", 128256}, {"seq", 8192}, {"swiglu", true},
-                        {"normalization", "RMSNorm"}, {"bias", false}};
+                        {"normalization", "RMSNorm"}, {"bias", false}, {"dropout", 0.0}};
     const json nemotron = {{"name", "Nemotron-4-15B"}, {"layers", 32}, {"hidden", 6144}, {"ffn", 24576}, {"heads", 48},
-                           {"kv_heads", 8}, {"vocab", 256000}, {"seq", 4096}, {"bias", false}};
+                           {"kv_heads", 8}, {"vocab", 256000}, {"seq", 4096}, {"bias", false}, {"dropout", 0.0}};
     const struct {
         const json* model;
         int gpus, tp, cp, mbs, gbsPerGpu;

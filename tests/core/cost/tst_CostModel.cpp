@@ -225,6 +225,7 @@ private slots:
     void flopsKorthikanti();
     void activationsKorthikantiTable2_data();
     void activationsKorthikantiTable2();
+    void dropoutKernels();
     void activationsInFlight();
     void keyValueGroupsReplicateBeyondTp();
     void bytesPerParameter();
@@ -356,21 +357,36 @@ void TestCostModel::activationsKorthikantiTable2_data()
 {
     QTest::addColumn<bool>("sp");
     QTest::addColumn<int>("recompute");
+    QTest::addColumn<double>("attentionDropout");
+    QTest::addColumn<double>("hiddenDropout");
     QTest::addColumn<double>("perLayerOverSbh");   // Table 2 bracket for 22B, t = 8
     const double a = 64, s = 2048, h = 6144, t = 8;
-    QTest::newRow("tp") << false << 0 << (10 + 24 / t + 5 * a * s / (h * t));
-    QTest::newRow("tp+sp") << true << 0 << (34 / t + 5 * a * s / (h * t));
-    QTest::newRow("tp+selective") << false << 1 << (10 + 24 / t);
-    QTest::newRow("tp+sp+selective") << true << 1 << (34 / t);
-    QTest::newRow("full") << false << 2 << 2.0;
+    QTest::newRow("tp") << false << 0 << 0.1 << 0.1 << (10 + 24 / t + 5 * a * s / (h * t));
+    QTest::newRow("tp+sp") << true << 0 << 0.1 << 0.1 << (34 / t + 5 * a * s / (h * t));
+    QTest::newRow("tp+selective") << false << 1 << 0.1 << 0.1 << (10 + 24 / t);
+    QTest::newRow("tp+sp+selective") << true << 1 << 0.1 << 0.1 << (34 / t);
+    QTest::newRow("full") << false << 2 << 0.1 << 0.1 << 2.0;
+    // Without dropout Table 2 loses its masks: the attention dropout's mask (a s^2 b) and
+    // output (2 a s^2 b), leaving the softmax output (2 a s^2 b) as the input of the product
+    // with V, and the two hidden-dropout masks (sbh each) after the projection and fc2.
+    QTest::newRow("tp, no dropout") << false << 0 << 0.0 << 0.0 << (8 + 24 / t + 2 * a * s / (h * t));
+    QTest::newRow("tp+sp, no dropout") << true << 0 << 0.0 << 0.0 << (32 / t + 2 * a * s / (h * t));
+    QTest::newRow("tp, attention dropout only") << false << 0 << 0.1 << 0.0 << (8 + 24 / t + 5 * a * s / (h * t));
+    QTest::newRow("tp, hidden dropout only") << false << 0 << 0.0 << 0.1 << (10 + 24 / t + 2 * a * s / (h * t));
+    QTest::newRow("tp+selective, no dropout") << false << 1 << 0.0 << 0.0 << (8 + 24 / t);
+    QTest::newRow("full, no dropout") << false << 2 << 0.0 << 0.0 << 2.0;
 }
 
 void TestCostModel::activationsKorthikantiTable2()
 {
     QFETCH(bool, sp);
     QFETCH(int, recompute);
+    QFETCH(double, attentionDropout);
+    QFETCH(double, hiddenDropout);
     QFETCH(double, perLayerOverSbh);
-    const ModelSpec m = gpt(48, 6144, 64);
+    ModelSpec m = gpt(48, 6144, 64);
+    m.attention_dropout = attentionDropout;
+    m.hidden_dropout = hiddenDropout;
     const Cluster c = nodesOf("A100-80GB", 1);
     CostOptions opt;
     opt.fused_attention = false;   // Table 2 stores the s x s scores
@@ -382,6 +398,53 @@ void TestCostModel::activationsKorthikantiTable2()
     const double sbh = 2048.0 * 4 * 6144;
     QVERIFY2(std::fabs(e.memory.activations / (sbh * perLayerOverSbh) - 1) < 1e-12,
              qPrintable(QString("%1 vs %2").arg(e.memory.activations).arg(sbh * perLayerOverSbh)));
+}
+
+void TestCostModel::dropoutKernels()
+{
+    // A dropout writes its output and a 1-byte mask; without it Megatron-Core's
+    // bias-dropout-add is the residual add alone (docs/cost-model.md 3.3). LLaMA-2 7B shape,
+    // one layer on H100, TP 1, b 1 (T = 4096 tokens), STREAM 2.90 TB/s:
+    // - hidden dropout: two masks of T h bytes in forward, read again in backward (2x);
+    // - attention dropout, unfused: the dropout's read 2 + write 2 + mask 1 per score, T a s
+    //   scores, again 2x in backward; the fused kernel has no score traffic to save;
+    // - the first stage's embedding dropout: read 2 + write 2 + mask 1 per element, T h.
+    ModelSpec m = llama7b();
+    const Cluster c = nodesOf("H100-SXM", 1);
+    const double T = 4096, h = 4096, a = 32, s = 4096, hbm = 2.90e12;
+    auto times = [&](double attention, double hidden, bool fused, int stage) {
+        m.attention_dropout = attention;
+        m.hidden_dropout = hidden;
+        CostOptions opt;
+        opt.fused_attention = fused;
+        const CostModel cm(m, c, DeviceCatalog::builtin(), nullptr, opt);
+        StageContext ctx = middleStage(false);
+        ctx.stage_index = stage;
+        const StageEstimate e = cm.estimateStage(oneLayerOn("H100-SXM"), ctx);
+        return std::pair{e.t_fwd, e.t_bwd};
+    };
+    const auto [withF, withB] = times(0.1, 0.1, true, 1);
+    const auto [hiddenOffF, hiddenOffB] = times(0.1, 0.0, true, 1);
+    QVERIFY2(std::fabs((withF - hiddenOffF) / (2 * T * h / hbm) - 1) < 1e-9, qPrintable(QString::number(withF - hiddenOffF)));
+    QVERIFY2(std::fabs((withB - hiddenOffB) / (4 * T * h / hbm) - 1) < 1e-9, qPrintable(QString::number(withB - hiddenOffB)));
+    QCOMPARE(times(0.0, 0.1, true, 1), times(0.1, 0.1, true, 1));
+
+    const auto [unfusedF, unfusedB] = times(0.1, 0.1, false, 1);
+    const auto [attentionOffF, attentionOffB] = times(0.0, 0.1, false, 1);
+    const double scores = T * a * s;
+    QVERIFY2(std::fabs((unfusedF - attentionOffF) / (5 * scores / hbm) - 1) < 1e-9,
+             qPrintable(QString::number(unfusedF - attentionOffF)));
+    QVERIFY2(std::fabs((unfusedB - attentionOffB) / (10 * scores / hbm) - 1) < 1e-9,
+             qPrintable(QString::number(unfusedB - attentionOffB)));
+
+    // The first stage's embedding: 2 T h written by the lookup, 7 T h with the dropout.
+    const auto [firstF, firstB] = times(0.1, 0.1, true, 0);
+    const auto [firstOffF, firstOffB] = times(0.1, 0.0, true, 0);
+    const double layerF = withF - hiddenOffF, layerB = withB - hiddenOffB;
+    QVERIFY2(std::fabs((firstF - firstOffF - layerF) / (5 * T * h / hbm) - 1) < 1e-9,
+             qPrintable(QString::number(firstF - firstOffF - layerF)));
+    QVERIFY2(std::fabs((firstB - firstOffB - layerB) / (10 * T * h / hbm) - 1) < 1e-9,
+             qPrintable(QString::number(firstB - firstOffB - layerB)));
 }
 
 void TestCostModel::activationsInFlight()

@@ -262,6 +262,23 @@ void tst_Documents::modelRoundTrip()
     ModelSpec bySixtyFour = fullModel();
     bySixtyFour.make_vocab_size_divisible_by = 64;
     QCOMPARE(readModel(writeModel(bySixtyFour), "m.json").make_vocab_size_divisible_by, 64);
+    // The dropouts: absent is Megatron-LM's 0.1 each; given ones are kept; a probability only.
+    QCOMPARE(readModel(absent.dump(2), "m.json").attention_dropout, 0.1);
+    QCOMPARE(readModel(absent.dump(2), "m.json").hidden_dropout, 0.1);
+    ModelSpec noDropout = fullModel();
+    noDropout.attention_dropout = 0.0;
+    noDropout.hidden_dropout = 0.05;
+    const ModelSpec dropoutBack = readModel(writeModel(noDropout), "m.json");
+    QCOMPARE(dropoutBack.attention_dropout, 0.0);
+    QCOMPARE(dropoutBack.hidden_dropout, 0.05);
+    nlohmann::json badDropout = nlohmann::json::parse(once);
+    badDropout["attention_dropout"] = -0.1;
+    try {
+        readModel(badDropout.dump(2), "m.json");
+        QFAIL("no exception");
+    } catch (const InputError& e) {
+        QCOMPARE(QString::fromStdString(e.where()), QStringLiteral("model.attention_dropout"));
+    }
 }
 
 void tst_Documents::moeLayerFreqAsInteger()

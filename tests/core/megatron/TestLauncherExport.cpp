@@ -451,6 +451,19 @@ private slots:
         QVERIFY(rq.ok);
         QVERIFY(rq.script.find("--qk-layernorm") != std::string::npos);
         QVERIFY(importMegatronScript(rq.script, "qk.sh").model.qk_layernorm);
+        // The dropouts: Megatron-LM's 0.1 needs no flag; others go out and come back.
+        QVERIFY(r.script.find("-dropout") == std::string::npos);
+        QCOMPARE(s.model.attention_dropout, 0.1);
+        PlanDocument dropout = d;
+        dropout.model.attention_dropout = 0.0;
+        dropout.model.hidden_dropout = 0.125;
+        const ExportResult rdo = exportLauncher(dropout, {});
+        QVERIFY(rdo.ok);
+        QVERIFY(rdo.script.find("--attention-dropout 0.0\n") != std::string::npos);
+        QVERIFY(rdo.script.find("--hidden-dropout 0.125\n") != std::string::npos);
+        const ModelSpec dropoutBack = importMegatronScript(rdo.script, "dropout.sh").model;
+        QCOMPARE(dropoutBack.attention_dropout, 0.0);
+        QCOMPARE(dropoutBack.hidden_dropout, 0.125);
         // The vocabulary padding multiple: Megatron-LM's 128 needs no flag; another goes out as
         // --make-vocab-size-divisible-by and comes back.
         QVERIFY(r.script.find("--make-vocab-size-divisible-by") == std::string::npos);

@@ -246,6 +246,10 @@ private slots:
         QVERIFY(!m.add_bias_linear);
         QVERIFY(m.untie_embeddings_and_output_weights);
         QCOMPARE(m.normalization, std::string("RMSNorm"));
+        // --attention-dropout 0.0 --hidden-dropout 0.0: no masks kept (docs/cost-model.md 5.2).
+        QCOMPARE(m.attention_dropout, 0.0);
+        QCOMPARE(m.hidden_dropout, 0.0);
+        QVERIFY(!findFlag(s, "--attention-dropout") && !findFlag(s, "--hidden-dropout"));
         QCOMPARE(m.num_experts, 8);
         QCOMPARE(m.moe_router_topk, 2);
         QCOMPARE(m.moe_token_dispatcher_type, TokenDispatcher::AllToAll);
@@ -844,6 +848,31 @@ private slots:
         QCOMPARE(grads("--bf16 --grad-reduce-in-bf16").accumulate_allreduce_grads_in_fp32, std::optional<bool>(false));
         QVERIFY(!grads("--fp16").fp32Gradients());
         QCOMPARE(grads("--fp16 --accumulate-allreduce-grads-in-fp32").accumulate_allreduce_grads_in_fp32, std::optional<bool>(true));
+    }
+
+    void dropoutFlags()
+    {
+        // Megatron-LM's --attention-dropout and --hidden-dropout, 0.1 each when not given.
+        const std::string head = "torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers 32 --hidden-size 4096 "
+                                 "--num-attention-heads 32 --seq-length 4096 --max-position-embeddings 4096 "
+                                 "--micro-batch-size 1 ";
+        const ImportedScript plain = importMegatronScript(head + "\n", "d.sh");
+        QCOMPARE(plain.model.attention_dropout, 0.1);
+        QCOMPARE(plain.model.hidden_dropout, 0.1);
+        const ImportedScript given = importMegatronScript(head + "--attention-dropout 0 --hidden-dropout 0.05\n", "d.sh");
+        QCOMPARE(given.model.attention_dropout, 0.0);
+        QCOMPARE(given.model.hidden_dropout, 0.05);
+        QVERIFY(given.invalid_values.empty());
+        // A value that is not a probability: warned, listed, and Megatron-LM's default kept.
+        const ImportedScript bad = importMegatronScript(head + "--hidden-dropout 1.5\n", "d.sh");
+        QCOMPARE(bad.model.hidden_dropout, 0.1);
+        QVERIFY(hasWarning(bad, "--hidden-dropout 1.5: expected a number from 0 to 1; 0.1 is used"));
+        QCOMPARE(bad.invalid_values.size(), std::size_t(1));
+        QCOMPARE(bad.invalid_values.front().flag, std::string("--hidden-dropout"));
+        const ImportedScript unset = importMegatronScript(head + "--attention-dropout ${DROPOUT}\n", "d.sh");
+        QCOMPARE(unset.model.attention_dropout, 0.1);
+        QVERIFY(!unset.invalid_values.empty()
+                && unset.invalid_values.front().detail.find("pass the script's arguments with --script-args") != std::string::npos);
     }
 
     void scriptModelIsValidated()

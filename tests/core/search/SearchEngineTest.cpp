@@ -795,7 +795,7 @@ void SearchEngineTest::microBatchSizesAreSearchedEach()
     QCOMPARE(microBatchCandidates(1), std::vector<int>{1});
 
     // LLaMA-2 7B (global batch 256) on two A100 nodes. Searched one size at a time, the
-    // best plans take 11.927 s at 1, 11.916 s at 2 and 11.953 s at 4: at 2 the GEMMs are
+    // best plans take 11.893 s at 1, 11.882 s at 2 and 11.919 s at 4: at 2 the GEMMs are
     // larger and the pipeline has micro-batches enough. Searched over the three, the plans
     // are the three fastest of the three searches' lists, the baselines the fastest of each
     // kind, and the counters their sums.
@@ -824,7 +824,7 @@ void SearchEngineTest::microBatchSizesAreSearchedEach()
         best = std::min(best, r.plans.front().prediction.iteration_time_s);
     }
     std::sort(times.begin(), times.end());
-    QVERIFY(std::abs(best - 11.916) < 5e-4);
+    QVERIFY(std::abs(best - 11.882) < 5e-4);
 
     opt.micro_batch_sizes = {1, 2, 4};
     std::mutex mutex;
