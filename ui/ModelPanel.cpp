@@ -360,6 +360,28 @@ ModelPanel::ModelPanel(ProjectDocument* document, QWidget* parent) : QWidget(par
                  const int choice = grads->currentData().toInt();
                  m.training.accumulate_allreduce_grads_in_fp32 = choice == 0 ? std::nullopt : std::optional<bool>(choice == 1);
              });
+    // Megatron-LM's --cross-entropy-loss-fusion and --cross-entropy-fusion-impl
+    // (docs/cost-model.md section 3.6): one choice for the two flags.
+    auto* crossEntropy = new QComboBox;
+    crossEntropy->addItem(tr("Unfused"), 0);
+    crossEntropy->addItem(tr("Fused (native)"), 1);
+    crossEntropy->addItem(tr("Fused (Transformer Engine)"), 2);
+    crossEntropy->setToolTip(tr("The loss over the vocabulary: Megatron-LM's unfused passes (38 + 14 bytes per logit, "
+                                "the fp32 softmax kept), its fused kernels (--cross-entropy-loss-fusion: 26 + 14), or "
+                                "Transformer Engine's (--cross-entropy-fusion-impl te: 2 + 4, the bf16 logits kept "
+                                "instead of an fp32 copy)."));
+    train->addRow(tr("Cross-entropy:"), crossEntropy);
+    addField(QStringLiteral("training.cross_entropy_loss_fusion"), crossEntropy,
+             [crossEntropy](const ModelSpec& m) {
+                 const auto& t = m.training;
+                 crossEntropy->setCurrentIndex(
+                     crossEntropy->findData(!t.cross_entropy_loss_fusion ? 0 : t.cross_entropy_fusion_impl == CrossEntropyFusionImpl::TE ? 2 : 1));
+             },
+             [crossEntropy](ModelSpec& m) {
+                 const int choice = crossEntropy->currentData().toInt();
+                 m.training.cross_entropy_loss_fusion = choice > 0;
+                 m.training.cross_entropy_fusion_impl = choice == 2 ? CrossEntropyFusionImpl::TE : CrossEntropyFusionImpl::Native;
+             });
     auto* distOpt = new QCheckBox(tr("Distributed optimizer"));
     train->addRow(QString(), distOpt);
     addField(QStringLiteral("training.use_distributed_optimizer"), distOpt,

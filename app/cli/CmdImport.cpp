@@ -208,7 +208,11 @@ int cmdImport(const Args& args)
               << (p.global_batch_size > 0 ? std::to_string(p.global_batch_size) : std::string("MBS x DP")) << ", "
               << toString(m.training.precision)
               << (m.training.fp8() ? std::string(", FP8 GEMMs (") + toString(m.training.fp8_format) + ")" : std::string())
-              << (m.training.fp8_param_gather ? ", FP8 weights" : "") << "\n";
+              << (m.training.fp8_param_gather ? ", FP8 weights" : "")
+              << (m.training.cross_entropy_loss_fusion
+                      ? std::string(", fused cross-entropy (") + toString(m.training.cross_entropy_fusion_impl) + ")"
+                      : std::string())
+              << "\n";
     std::cout << "other flags kept verbatim: " << s.other_flags.size() << "\n";
     for (const ScriptFlag& f : s.other_flags) {
         std::cout << "  " << f.name;

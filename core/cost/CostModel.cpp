@@ -38,6 +38,29 @@ StateBytes stateBytes(const TrainingSpec& t)
     return t.fp32Gradients() ? StateBytes{2.0, 4.0, 12.0} : StateBytes{2.0, 2.0, 16.0};
 }
 
+// The cross-entropy's memory-bound passes over the logits of a rank, in bytes per logit, and
+// what it keeps for backward (section 3.6):
+// - unfused (megatron/core/tensor_parallel/cross_entropy.py): forward fp32 copy 2+4, max 4,
+//   subtract 4+4, exp 4+4, sum 4, normalise 4+4 = 38; backward scale 4+4, back to bf16 4+2 =
+//   14; keeps the fp32 softmax, 4;
+// - --cross-entropy-loss-fusion, native (megatron/core/fusions/fused_cross_entropy.py): the
+//   copy fused with the max 2+4, exp(x - max) in place 4+4, sum 4, normalise 4+4 = 26;
+//   backward as unfused, 14; keeps the fp32 softmax, 4;
+// - --cross-entropy-fusion-impl te (Transformer Engine's parallel_cross_entropy): an online
+//   softmax reads the bf16 logits once, 2; backward reads them and writes the gradient in
+//   their place, 2+2 = 4; keeps the bf16 logits, 2.
+struct CrossEntropyBytes {
+    double fwd, bwd, kept;
+};
+CrossEntropyBytes crossEntropyBytes(const TrainingSpec& t)
+{
+    if (!t.cross_entropy_loss_fusion)
+        return {38.0, 14.0, 4.0};
+    if (t.cross_entropy_fusion_impl == CrossEntropyFusionImpl::TE)
+        return {2.0, 4.0, 2.0};
+    return {26.0, 14.0, 4.0};
+}
+
 // Size dependence of GEMM efficiency (section 3.1): Calculon's A100 system file
 // (systems/a100_80g.json, matrix efficiency 0.6 at 1 GFLOP, 0.9 at 16, 0.95 at >= 128),
 // normalised to its large-GEMM value; the device's large-GEMM fraction comes from the
@@ -918,11 +941,10 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
     }
     if (last) {
         const double logits = dev.gemm(2 * T * h * vocab / tp);
-        // Megatron's vocab-parallel cross-entropy, unfused (section 3.6): per logit forward
-        // 38 B (fp32 copy 2+4, max 4, subtract 4+4, exp 4+4, sum 4, normalise 4+4), backward
-        // 14 B (scale by the loss gradient 4+4, back to bf16 4+2).
-        const double ceF = dev.memTime(38.0 * T * vocab / tp);
-        const double ceB = dev.memTime(14.0 * T * vocab / tp);
+        // Megatron's vocab-parallel cross-entropy (section 3.6), fused or not.
+        const CrossEntropyBytes ce = crossEntropyBytes(m.model.training);
+        const double ceF = dev.memTime(ce.fwd * T * vocab / tp);
+        const double ceB = dev.memTime(ce.bwd * T * vocab / tp);
         const double norm = dev.memTime(4.0 * T * h / (sp ? tp : 1));
         fwd.compute += logits + ceF + norm;
         bwd.compute += 2 * logits + ceB + 2 * norm;
@@ -1116,12 +1138,13 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
     // Outside the layers (Korthikanti section 4.3), written for sequence parallelism: the
     // embedding dropout mask s b h p / t (with hidden dropout) and the final norm's and output layer's inputs
     // 2 s b h / t each. Without it every TP rank holds the whole sequence of these; the fp32
-    // logits of one micro-batch, 4 s b v / t, stay split over the vocabulary.
+    // logits of one micro-batch, 4 s b v / t (2 s b v / t in bf16 with Transformer Engine's
+    // fused cross-entropy), stay split over the vocabulary.
     const double seqSplit = sp ? tp : 1.0;
     if (first && s.hiddenDropout)
         actBytes += inFlight * T * h / seqSplit;
     if (last)
-        actBytes += 4.0 * T * h / seqSplit + 4.0 * T * vocab / tp;
+        actBytes += 4.0 * T * h / seqSplit + crossEntropyBytes(m.model.training).kept * T * vocab / tp;
     est.memory.activations = actBytes * dev.act_factor;
 
     if (nMoe > 0) {

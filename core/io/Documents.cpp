@@ -45,6 +45,7 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 const std::vector<std::string_view> kPrecisionNames = {"bf16", "fp16"};
 // In the order of Fp8Format.
 const std::vector<std::string_view> kFp8Names = {"none", "hybrid", "e4m3"};
+const std::vector<std::string_view> kCrossEntropyImplNames = {"native", "te"};
 const std::vector<std::string_view> kDispatcherNames = {"alltoall", "allgather", "flex"};
 const std::vector<std::string_view> kRecomputeNames = {"none", "selective", "full"};
 const std::vector<std::string_view> kTargetNames = {"megatron", "flagscale", "any"};
@@ -97,6 +98,7 @@ void readTraining(const JsonNode& n, TrainingSpec& t)
 {
     n.requireObject();
     n.warnUnknownKeys({"micro_batch_size", "global_batch_size", "precision", "fp8_format", "fp8_param_gather", "use_distributed_optimizer",
+                       "cross_entropy_loss_fusion", "cross_entropy_fusion_impl",
                        "accumulate_allreduce_grads_in_fp32", "router_imbalance", "imbalance_weight"});
     t.micro_batch_size = n.optInt("micro_batch_size", t.micro_batch_size, 1);
     t.global_batch_size = n.optInt("global_batch_size", t.global_batch_size, 1);
@@ -104,6 +106,9 @@ void readTraining(const JsonNode& n, TrainingSpec& t)
     t.fp8_format = static_cast<Fp8Format>(n.optChoice("fp8_format", kFp8Names, static_cast<int>(t.fp8_format)));
     t.fp8_param_gather = n.optBool("fp8_param_gather", t.fp8_param_gather);
     t.use_distributed_optimizer = n.optBool("use_distributed_optimizer", t.use_distributed_optimizer);
+    t.cross_entropy_loss_fusion = n.optBool("cross_entropy_loss_fusion", t.cross_entropy_loss_fusion);
+    t.cross_entropy_fusion_impl = static_cast<CrossEntropyFusionImpl>(
+        n.optChoice("cross_entropy_fusion_impl", kCrossEntropyImplNames, static_cast<int>(t.cross_entropy_fusion_impl)));
     if (n.has("accumulate_allreduce_grads_in_fp32"))
         t.accumulate_allreduce_grads_in_fp32 = n.optBool("accumulate_allreduce_grads_in_fp32", true);
     t.router_imbalance = n.optDouble("router_imbalance", t.router_imbalance, 1.0);
@@ -234,6 +239,10 @@ Json modelJson(const ModelSpec& m)
     if (m.training.fp8_param_gather)
         t["fp8_param_gather"] = true;
     t["use_distributed_optimizer"] = m.training.use_distributed_optimizer;
+    if (m.training.cross_entropy_loss_fusion) {
+        t["cross_entropy_loss_fusion"] = true;
+        t["cross_entropy_fusion_impl"] = toString(m.training.cross_entropy_fusion_impl);
+    }
     if (m.training.accumulate_allreduce_grads_in_fp32)
         t["accumulate_allreduce_grads_in_fp32"] = *m.training.accumulate_allreduce_grads_in_fp32;
     t["router_imbalance"] = m.training.router_imbalance;

@@ -892,6 +892,13 @@ private:
             train.args.push_back({"--accumulate-allreduce-grads-in-fp32", {}});
         else if (m.training.precision == Precision::BF16 && !m.training.fp32Gradients())
             train.args.push_back({"--grad-reduce-in-bf16", {}});
+        // The cross-entropy's kernels the last stage was costed with (docs/cost-model.md 3.6).
+        if (m.training.cross_entropy_loss_fusion) {
+            train.args.push_back({"--cross-entropy-loss-fusion", {}});
+            if (m.training.cross_entropy_fusion_impl != CrossEntropyFusionImpl::Native
+                || originalHas("--cross-entropy-fusion-impl"))
+                train.args.push_back({"--cross-entropy-fusion-impl", {toString(m.training.cross_entropy_fusion_impl)}});
+        }
         if (!m_opt.original) {
             // A runnable benchmark without the user's data: mock data and a null tokenizer.
             train.args.push_back({"--train-iters", {"100"}});

@@ -98,7 +98,7 @@ const std::set<std::string>& mappedFlags()
         "--attention-dropout", "--hidden-dropout",
         "--num-experts", "--moe-ffn-hidden-size", "--moe-router-topk", "--moe-layer-freq",
         "--moe-shared-expert-intermediate-size", "--moe-token-dispatcher-type", "--bf16", "--fp16", "--fp8-format", "--fp8-param-gather",
-        "--accumulate-allreduce-grads-in-fp32", "--grad-reduce-in-bf16",
+        "--accumulate-allreduce-grads-in-fp32", "--grad-reduce-in-bf16", "--cross-entropy-loss-fusion", "--cross-entropy-fusion-impl",
         "--tensor-model-parallel-size", "--pipeline-model-parallel-size", "--context-parallel-size",
         "--expert-model-parallel-size", "--expert-tensor-parallel-size", "--num-layers-per-virtual-pipeline-stage",
         "--num-virtual-stages-per-pipeline-rank", "--pipeline-model-parallel-layout",
@@ -1219,6 +1219,14 @@ private:
                 warn(at("--fp8-format") + "--fp8-format " + *fp8 + ": the format comes from a variable the script does not set; "
                      "read as no FP8 (give the variable with --script-env to cost the run in FP8)");
         }
+        // The cross-entropy's kernels (docs/cost-model.md section 3.6): --cross-entropy-fusion-impl
+        // chooses among the fused ones (argparse checks its choices, native or te).
+        m.training.cross_entropy_loss_fusion = has("--cross-entropy-loss-fusion");
+        if (auto impl = str("--cross-entropy-fusion-impl"); impl && ShellQuote::unquoted(*impl) == "te")
+            m.training.cross_entropy_fusion_impl = CrossEntropyFusionImpl::TE;
+        if (has("--cross-entropy-fusion-impl") && !m.training.cross_entropy_loss_fusion)
+            warn(at("--cross-entropy-fusion-impl") + "--cross-entropy-fusion-impl without --cross-entropy-loss-fusion: "
+                 "Megatron-LM runs the unfused cross-entropy; not read");
         // --fp8-param-gather: FP8 weights in place of the bf16 ones (section 5.1); without
         // --fp8-format there are none.
         m.training.fp8_param_gather = m.training.fp8() && has("--fp8-param-gather");

@@ -67,4 +67,9 @@ const char* toString(TokenDispatcher d)
     return "alltoall";
 }
 
+const char* toString(CrossEntropyFusionImpl i)
+{
+    return i == CrossEntropyFusionImpl::TE ? "te" : "native";
+}
+
 } // namespace hapmoe

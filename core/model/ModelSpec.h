@@ -15,6 +15,9 @@ enum class Precision { BF16, FP16 };
 // top of the bf16/fp16 precision of everything else (docs/cost-model.md section 3.7).
 enum class Fp8Format { None, Hybrid, E4M3 };
 enum class TokenDispatcher { AllToAll, AllGather, Flex };
+// Megatron-LM's --cross-entropy-fusion-impl: Megatron-Core's own fused kernels ("native") or
+// Transformer Engine's parallel cross-entropy ("te"); docs/cost-model.md section 3.6.
+enum class CrossEntropyFusionImpl { Native, TE };
 
 struct TrainingSpec {
     int micro_batch_size = 1;
@@ -25,6 +28,11 @@ struct TrainingSpec {
     // transposes) in place of the bf16 ones, and gathered in FP8 by the distributed optimizer.
     bool fp8_param_gather = false;
     bool use_distributed_optimizer = true;
+    // Megatron-LM's --cross-entropy-loss-fusion and --cross-entropy-fusion-impl: the loss over
+    // the vocabulary in fewer passes, and with Transformer Engine's kernel without the fp32
+    // copy of the logits (docs/cost-model.md sections 3.6 and 5.2).
+    bool cross_entropy_loss_fusion = false;
+    CrossEntropyFusionImpl cross_entropy_fusion_impl = CrossEntropyFusionImpl::Native;
     // Router imbalance rho = max_i |T_i| / mean_j |T_j| >= 1 (paper section 3.2) and its
     // weight gamma in [0, 1]; the MoE critical path is scaled by 1 + gamma (rho - 1).
     double router_imbalance = 1.2;
@@ -117,5 +125,6 @@ double paddedVocabSize(double vocab, int divisibleBy, int tp);
 const char* toString(Precision p);
 const char* toString(Fp8Format f);   // "none", "hybrid", "e4m3": --fp8-format's values
 const char* toString(TokenDispatcher d);
+const char* toString(CrossEntropyFusionImpl i);   // "native", "te": --cross-entropy-fusion-impl's values
 
 } // namespace hapmoe

@@ -194,7 +194,7 @@ private slots:
         QVERIFY(weights->isEnabled() && weights->isChecked());
     }
 
-    void dropoutFieldsEditTheModel()
+    void dropoutAndCrossEntropyFieldsEditTheModel()
     {
         // Attention and hidden dropout (Megatron-LM's --attention-dropout, --hidden-dropout):
         // the example (Mixtral-S, the paper's model, silent on dropout) keeps Megatron-LM's 0.1
@@ -214,6 +214,22 @@ private slots:
         doc->undoStack()->undo();
         QCOMPARE(doc->model().hidden_dropout, 0.1);
         QCOMPARE(hidden->value(), 0.1);
+
+        // The cross-entropy's kernels: one choice sets --cross-entropy-loss-fusion and the
+        // implementation.
+        auto* crossEntropy = qobject_cast<QComboBox*>(w->modelPanel()->fieldEditor(QStringLiteral("training.cross_entropy_loss_fusion")));
+        QVERIFY(crossEntropy);
+        QCOMPARE(crossEntropy->currentIndex(), 0);
+        crossEntropy->setCurrentIndex(2);
+        QVERIFY(doc->model().training.cross_entropy_loss_fusion);
+        QCOMPARE(doc->model().training.cross_entropy_fusion_impl, CrossEntropyFusionImpl::TE);
+        crossEntropy->setCurrentIndex(1);
+        QVERIFY(doc->model().training.cross_entropy_loss_fusion);
+        QCOMPARE(doc->model().training.cross_entropy_fusion_impl, CrossEntropyFusionImpl::Native);
+        // Successive edits of one field are one undo step, back to the unfused loss.
+        doc->undoStack()->undo();
+        QVERIFY(!doc->model().training.cross_entropy_loss_fusion);
+        QCOMPARE(crossEntropy->currentIndex(), 0);
     }
 
     void runRefusesWhileAFieldHoldsAValueNotTaken()

@@ -75,9 +75,12 @@ ModelSpec modelOf(const json& r)
         spec.untie_embeddings_and_output_weights = true;
         spec.moe_token_dispatcher_type = TokenDispatcher::Flex;
         // The recipe (Megatron-MoE-ModelZoo@e8650517 model_configs/benchmarking/Qwen3-235B-A22B.yaml):
-        // --attention-dropout 0.0, --hidden-dropout 0.0, --make-vocab-size-divisible-by 1187.
+        // --attention-dropout 0.0, --hidden-dropout 0.0, --make-vocab-size-divisible-by 1187,
+        // --cross-entropy-loss-fusion with --cross-entropy-fusion-impl te.
         spec.attention_dropout = spec.hidden_dropout = 0.0;
         spec.make_vocab_size_divisible_by = 1187;
+        spec.training.cross_entropy_loss_fusion = true;
+        spec.training.cross_entropy_fusion_impl = CrossEntropyFusionImpl::TE;
     } else {
         // GPT rows: GeLU, LayerNorm, biases, learned positions, tied embeddings; the NVIDIA
         // DGXC rows below set the activation, normalisation and biases (their output layer

@@ -242,6 +242,7 @@ private slots:
     void contextParallelRingUsesOnePeerLink();
     void profiledMoeBackwardUsesFfnBwd();
     void outputLayerAndFusedAttention();
+    void fusedCrossEntropy();
     void fp8LinearLayers();
     void fp8MoeLayer();
     void vocabParallelBoundaries();
@@ -1011,6 +1012,41 @@ void TestCostModel::profiledMoeBackwardUsesFfnBwd()
     StagePlan st = stageOn("H800", 0, 8, 8);
     const StageEstimate est = oneLayer(cm, st, true);
     QVERIFY2(std::fabs(est.t_bwd - 2 * est.t_fwd - 0.0042) < 1e-12, qPrintable(QString::number(est.t_bwd - 2 * est.t_fwd)));
+}
+
+void TestCostModel::fusedCrossEntropy()
+{
+    // The last stage's cross-entropy over T V logits (docs/cost-model.md 3.6), LLaMA-2 7B shape
+    // on H100 at TP 1, b 1 (T = 4096, V = 32000), STREAM 2.90 TB/s. Against the unfused 38 B
+    // forward and 14 B backward per logit: Megatron-Core's fused kernels 26 and 14 (the fp32
+    // copy with the max, the subtraction with the exp), Transformer Engine's 2 and 4 (one read
+    // of the bf16 logits; backward reads them and writes the gradient in place). Activations:
+    // the fp32 softmax (4 B per logit) is kept unfused and native, the bf16 logits (2 B) by
+    // Transformer Engine's kernel.
+    const double T = 4096, V = 32000, hbm = 2.90e12;
+    ModelSpec m = llama7b();
+    const Cluster c = nodesOf("H100-SXM", 1);
+    auto last = [&](bool fusion, CrossEntropyFusionImpl impl) {
+        m.training.cross_entropy_loss_fusion = fusion;
+        m.training.cross_entropy_fusion_impl = impl;
+        const CostModel cm(m, c, DeviceCatalog::builtin());
+        StageContext ctx = middleStage(false);
+        ctx.stage_index = 2;
+        return cm.estimateStage(oneLayerOn("H100-SXM"), ctx);
+    };
+    const StageEstimate unfused = last(false, CrossEntropyFusionImpl::TE);   // the impl needs the fusion
+    const StageEstimate native = last(true, CrossEntropyFusionImpl::Native);
+    const StageEstimate te = last(true, CrossEntropyFusionImpl::TE);
+    QVERIFY2(std::fabs((unfused.t_fwd - native.t_fwd) / (12 * T * V / hbm) - 1) < 1e-9,
+             qPrintable(QString::number(unfused.t_fwd - native.t_fwd)));
+    QVERIFY2(std::fabs(unfused.t_bwd - native.t_bwd) < 1e-15, qPrintable(QString::number(unfused.t_bwd - native.t_bwd)));
+    QVERIFY2(std::fabs((unfused.t_fwd - te.t_fwd) / (36 * T * V / hbm) - 1) < 1e-9,
+             qPrintable(QString::number(unfused.t_fwd - te.t_fwd)));
+    QVERIFY2(std::fabs((unfused.t_bwd - te.t_bwd) / (10 * T * V / hbm) - 1) < 1e-9,
+             qPrintable(QString::number(unfused.t_bwd - te.t_bwd)));
+    QCOMPARE(native.memory.activations, unfused.memory.activations);
+    QVERIFY2(std::fabs((unfused.memory.activations - te.memory.activations) / (2 * T * V) - 1) < 1e-12,
+             qPrintable(QString::number(unfused.memory.activations - te.memory.activations)));
 }
 
 void TestCostModel::outputLayerAndFusedAttention()

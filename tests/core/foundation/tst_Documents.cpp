@@ -271,6 +271,16 @@ void tst_Documents::modelRoundTrip()
     const ModelSpec dropoutBack = readModel(writeModel(noDropout), "m.json");
     QCOMPARE(dropoutBack.attention_dropout, 0.0);
     QCOMPARE(dropoutBack.hidden_dropout, 0.05);
+    // The fused cross-entropy: written only when on, with its implementation.
+    QVERIFY(once.find("cross_entropy") == std::string::npos);
+    ModelSpec fusedLoss = fullModel();
+    fusedLoss.training.cross_entropy_loss_fusion = true;
+    fusedLoss.training.cross_entropy_fusion_impl = CrossEntropyFusionImpl::TE;
+    const std::string fusedText = writeModel(fusedLoss);
+    QVERIFY(fusedText.find("\"cross_entropy_fusion_impl\": \"te\"") != std::string::npos);
+    const ModelSpec fusedBack = readModel(fusedText, "m.json");
+    QVERIFY(fusedBack.training.cross_entropy_loss_fusion);
+    QCOMPARE(fusedBack.training.cross_entropy_fusion_impl, CrossEntropyFusionImpl::TE);
     nlohmann::json badDropout = nlohmann::json::parse(once);
     badDropout["attention_dropout"] = -0.1;
     try {

@@ -464,6 +464,19 @@ private slots:
         const ModelSpec dropoutBack = importMegatronScript(rdo.script, "dropout.sh").model;
         QCOMPARE(dropoutBack.attention_dropout, 0.0);
         QCOMPARE(dropoutBack.hidden_dropout, 0.125);
+        // The cross-entropy's kernels go out as --cross-entropy-loss-fusion (and the
+        // implementation when it is not the default) and come back.
+        QVERIFY(r.script.find("--cross-entropy") == std::string::npos);
+        PlanDocument fused = d;
+        fused.model.training.cross_entropy_loss_fusion = true;
+        fused.model.training.cross_entropy_fusion_impl = CrossEntropyFusionImpl::TE;
+        const ExportResult rce = exportLauncher(fused, {});
+        QVERIFY(rce.ok);
+        QVERIFY(rce.script.find("--cross-entropy-loss-fusion\n") != std::string::npos);
+        QVERIFY(rce.script.find("--cross-entropy-fusion-impl te\n") != std::string::npos);
+        const TrainingSpec fusedBack = importMegatronScript(rce.script, "ce.sh").model.training;
+        QVERIFY(fusedBack.cross_entropy_loss_fusion);
+        QCOMPARE(fusedBack.cross_entropy_fusion_impl, CrossEntropyFusionImpl::TE);
         // The vocabulary padding multiple: Megatron-LM's 128 needs no flag; another goes out as
         // --make-vocab-size-divisible-by and comes back.
         QVERIFY(r.script.find("--make-vocab-size-divisible-by") == std::string::npos);

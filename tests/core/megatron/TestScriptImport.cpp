@@ -875,6 +875,27 @@ private slots:
                 && unset.invalid_values.front().detail.find("pass the script's arguments with --script-args") != std::string::npos);
     }
 
+    void crossEntropyFusionFlags()
+    {
+        // --cross-entropy-loss-fusion, with --cross-entropy-fusion-impl native (the default) or te.
+        const std::string head = "torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers 32 --hidden-size 4096 "
+                                 "--num-attention-heads 32 --seq-length 4096 --max-position-embeddings 4096 "
+                                 "--micro-batch-size 1 ";
+        auto training = [&](const std::string& flags) { return importMegatronScript(head + flags + "\n", "c.sh").model.training; };
+        QVERIFY(!training("").cross_entropy_loss_fusion);
+        const TrainingSpec native = training("--cross-entropy-loss-fusion");
+        QVERIFY(native.cross_entropy_loss_fusion);
+        QCOMPARE(native.cross_entropy_fusion_impl, CrossEntropyFusionImpl::Native);
+        const ImportedScript te = importMegatronScript(head + "--cross-entropy-loss-fusion --cross-entropy-fusion-impl te\n", "c.sh");
+        QVERIFY(te.model.training.cross_entropy_loss_fusion);
+        QCOMPARE(te.model.training.cross_entropy_fusion_impl, CrossEntropyFusionImpl::TE);
+        QVERIFY(!findFlag(te, "--cross-entropy-loss-fusion") && !findFlag(te, "--cross-entropy-fusion-impl"));
+        // The implementation alone changes nothing: Megatron-LM runs the unfused loss.
+        const ImportedScript implOnly = importMegatronScript(head + "--cross-entropy-fusion-impl te\n", "c.sh");
+        QVERIFY(!implOnly.model.training.cross_entropy_loss_fusion);
+        QVERIFY(hasWarning(implOnly, "--cross-entropy-fusion-impl without --cross-entropy-loss-fusion"));
+    }
+
     void scriptModelIsValidated()
     {
         // A model Megatron-LM would refuse is refused with the script and the flag, not
