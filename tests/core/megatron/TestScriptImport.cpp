@@ -56,6 +56,13 @@ std::vector<std::string> argsOf(const std::string& script)
     return {};
 }
 
+// The start of a one-node launch of a LLaMA-7B-sized model, for tests that add a flag or two.
+std::string llamaLaunch()
+{
+    return "torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers 32 --hidden-size 4096 --num-attention-heads 32 "
+           "--seq-length 4096 --max-position-embeddings 4096 --micro-batch-size 1 ";
+}
+
 // Reference section 9's heterogeneous example as a launch command, with extra flags: two
 // nodes of 8, meshes TP2 DP4 and TP4 DP2 (PP 1 each), split 18 14, MBS 1, GBS 16.
 std::string heteroScript(const std::string& extra)
@@ -836,9 +843,7 @@ private slots:
         // Megatron-LM's arguments.py: bf16 reduces gradients in fp32 unless
         // --grad-reduce-in-bf16; fp16 in half precision unless
         // --accumulate-allreduce-grads-in-fp32. The model keeps only a departure from that.
-        const std::string head = "torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers 32 --hidden-size 4096 "
-                                 "--num-attention-heads 32 --seq-length 4096 --max-position-embeddings 4096 "
-                                 "--micro-batch-size 1 ";
+        const std::string head = llamaLaunch();
         auto grads = [&](const std::string& flags) { return importMegatronScript(head + flags + "\n", "g.sh").model.training; };
         // Mapped to the model, so an export writes them from it rather than carrying them over.
         const ImportedScript both = importMegatronScript(head + "--bf16 --grad-reduce-in-bf16 --accumulate-allreduce-grads-in-fp32\n", "g.sh");
@@ -853,9 +858,7 @@ private slots:
     void dropoutFlags()
     {
         // Megatron-LM's --attention-dropout and --hidden-dropout, 0.1 each when not given.
-        const std::string head = "torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers 32 --hidden-size 4096 "
-                                 "--num-attention-heads 32 --seq-length 4096 --max-position-embeddings 4096 "
-                                 "--micro-batch-size 1 ";
+        const std::string head = llamaLaunch();
         const ImportedScript plain = importMegatronScript(head + "\n", "d.sh");
         QCOMPARE(plain.model.attention_dropout, 0.1);
         QCOMPARE(plain.model.hidden_dropout, 0.1);
@@ -878,9 +881,7 @@ private slots:
     void crossEntropyFusionFlags()
     {
         // --cross-entropy-loss-fusion, with --cross-entropy-fusion-impl native (the default) or te.
-        const std::string head = "torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers 32 --hidden-size 4096 "
-                                 "--num-attention-heads 32 --seq-length 4096 --max-position-embeddings 4096 "
-                                 "--micro-batch-size 1 ";
+        const std::string head = llamaLaunch();
         auto training = [&](const std::string& flags) { return importMegatronScript(head + flags + "\n", "c.sh").model.training; };
         QVERIFY(!training("").cross_entropy_loss_fusion);
         const TrainingSpec native = training("--cross-entropy-loss-fusion");
