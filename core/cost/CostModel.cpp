@@ -584,8 +584,15 @@ struct CostModel::Impl {
         // FP8 casts (section 3.7): Transformer Engine casts each FP8 GEMM's input in forward,
         // and the gradient of its output in backward, with a fused cast-transpose that reads
         // the bf16 tensor and writes the FP8 tensor and its transpose: 2 + 1 + 1 bytes per
-        // element. castIn / castOut count the elements of one pass of this layer.
+        // element. castIn / castOut count the elements of one pass of this layer. With
+        // sequence parallelism the h-wide tensors that TP gathers (the QKV and FC1 inputs in
+        // forward, the projection's and FC2's output gradients in backward) are cast on the
+        // rank's shard, T h / t, before the all-gather, which then moves FP8; the gathered
+        // FP8 tensor is transposed for the weight gradient (read 1, write 1 per element of
+        // T h), counted in backward for each of them (section 3.7).
         double castIn = 0, castOut = 0;        // dense part
+        const double hWide = k.sp ? T * h / tp : T * h;   // elements of an h-wide tensor cast on a rank
+        double gatheredFp8 = 0;                // h-wide FP8 tensors gathered under SP, T h each
         double castInMoe = 0, castOutMoe = 0;  // routed experts, scaled by the imbalance
 
         double fwdCompute = 0;
@@ -596,8 +603,9 @@ struct CostModel::Impl {
         } else {
             const double qkv = tpGemm(2 * T * h * (s.q / tp + 2 * s.kvPerRank(k.tp)), true);
             const double proj = tpGemm(2 * T * s.q * h / tp, false);
-            castIn += T * h + T * s.q / tp;
-            castOut += T * (s.q / tp + 2 * s.kvPerRank(k.tp)) + T * h;
+            castIn += hWide + T * s.q / tp;
+            castOut += T * (s.q / tp + 2 * s.kvPerRank(k.tp)) + hWide;
+            gatheredFp8 += 2;
             fwdGemm = qkv + proj;
             qkvGemm = qkv;
             // norms (2x read+write), 2x bias-dropout-add (read 2+2, write 2, and a 1-byte mask
@@ -608,8 +616,9 @@ struct CostModel::Impl {
             if (!moe) {
                 fc1Gemm = tpGemm(2 * T * h * s.ffn * s.gated / tp, true);
                 const double fc = fc1Gemm + tpGemm(2 * T * s.ffn * h / tp, false);
-                castIn += T * h + T * s.ffn / tp;
-                castOut += T * s.ffn * s.gated / tp + T * h;
+                castIn += hWide + T * s.ffn / tp;
+                castOut += T * s.ffn * s.gated / tp + hWide;
+                gatheredFp8 += 2;
                 fwdGemm += fc;
                 fwdCompute += fc + dev.memTime((2.0 + 2.0 * s.gated) * T * s.ffn / tp);
             }
@@ -637,8 +646,9 @@ struct CostModel::Impl {
                 const double sharedGemm = dev.linear(2 * T * h * s.shared * (s.gated + 1) / tp);
                 sharedE = sharedGemm + dev.memTime((2.0 + 2.0 * s.gated) * T * s.shared / tp);
                 fc1Gemm = dev.linear(2 * T * h * s.shared * s.gated / tp);   // hides the shared expert's re-gather
-                castIn += T * h + T * s.shared / tp;
-                castOut += T * s.shared * s.gated / tp + T * h;
+                castIn += hWide + T * s.shared / tp;
+                castOut += T * s.shared * s.gated / tp + hWide;
+                gatheredFp8 += 2;
                 fwdGemm += sharedGemm;   // its TP collectives overlap its own GEMMs (section 4.2)
             }
             // Eq. 2 with the profiled FFN: k t_ffn / (EP * ETP) with t_ffn at TP = 1; under MoE
@@ -664,6 +674,8 @@ struct CostModel::Impl {
         if (dev.fp8 && !table) {
             c.fwd.compute += dev.memTime(4.0 * (castIn + castInMoe * moeScale));
             c.bwd.compute += dev.memTime(4.0 * (castOut + castOutMoe * moeScale));
+            if (k.sp && k.tp > 1)
+                c.bwd.compute += dev.memTime(2.0 * gatheredFp8 * T * h);
         }
 
         // TP collectives on the activations (section 4.2): one pair per TP-split block, without SP
@@ -679,7 +691,9 @@ struct CostModel::Impl {
             const double blocks = mlpBlock ? 2.0 : 1.0;
             double f = 0, b = 0;
             if (k.sp) {
-                const double ag = coll(Collective::AllGather, bytes, k.tp, tpLink, dev, collFromTable);
+                // Under FP8 the gathered tensors are the FP8 casts of the shards: 1 byte per
+                // element; the reduce-scatters move the bf16 GEMM outputs (section 3.7).
+                const double ag = coll(Collective::AllGather, dev.fp8 ? T * h : bytes, k.tp, tpLink, dev, collFromTable);
                 const double rs = coll(Collective::ReduceScatter, bytes, k.tp, tpLink, dev, collFromTable);
                 f = blocks * (ag + rs);
                 // The re-gather for the weight gradient runs while the input-gradient GEMM of the
