@@ -48,6 +48,15 @@ QSpinBox* intEditor(int min, int max, const QString& special = {})
     return spin;
 }
 
+// The model's value while the editor shows it: a spin box rounds to its decimals, and writing
+// that back on an edit of another field would change a value nobody touched (a dropout of
+// 0.0004 shown as 0.000 would become 0).
+double shownOr(const QDoubleSpinBox* spin, double model)
+{
+    const double half = 0.5 * std::pow(10.0, -spin->decimals());
+    return std::fabs(spin->value() - model) < half ? model : spin->value();
+}
+
 QDoubleSpinBox* doubleEditor(double min, double max, int decimals, double step)
 {
     auto* spin = new QDoubleSpinBox;
@@ -256,7 +265,7 @@ ModelPanel::ModelPanel(ProjectDocument* document, QWidget* parent) : QWidget(par
         spin->setToolTip(tip);
         arch->addRow(label, spin);
         addField(key, spin, [spin, member](const ModelSpec& m) { spin->setValue(m.*member); },
-                 [spin, member](ModelSpec& m) { m.*member = spin->value(); });
+                 [spin, member](ModelSpec& m) { m.*member = shownOr(spin, m.*member); });
     };
     dropoutField(tr("Attention dropout:"), QStringLiteral("attention_dropout"), &ModelSpec::attention_dropout,
                  tr("Dropout on the attention probabilities (Megatron-LM --attention-dropout, default 0.1). Above 0 "
@@ -368,8 +377,8 @@ ModelPanel::ModelPanel(ProjectDocument* document, QWidget* parent) : QWidget(par
     crossEntropy->addItem(tr("Fused (Transformer Engine)"), 2);
     crossEntropy->setToolTip(tr("The loss over the vocabulary: Megatron-LM's unfused passes (38 + 14 bytes per logit, "
                                 "the fp32 softmax kept), its fused kernels (--cross-entropy-loss-fusion: 26 + 14), or "
-                                "Transformer Engine's (--cross-entropy-fusion-impl te: 2 + 4, the bf16 logits kept "
-                                "instead of an fp32 copy)."));
+                                "Transformer Engine's (--cross-entropy-fusion-impl te: 6 + 4, the bf16 gradient kept "
+                                "instead of the fp32 softmax)."));
     train->addRow(tr("Cross-entropy:"), crossEntropy);
     addField(QStringLiteral("training.cross_entropy_loss_fusion"), crossEntropy,
              [crossEntropy](const ModelSpec& m) {
@@ -392,13 +401,13 @@ ModelPanel::ModelPanel(ProjectDocument* document, QWidget* parent) : QWidget(par
     train->addRow(tr("Router imbalance \u03c1:"), rho);
     addField(QStringLiteral("training.router_imbalance"), rho,
              [rho](const ModelSpec& m) { rho->setValue(m.training.router_imbalance); },
-             [rho](ModelSpec& m) { m.training.router_imbalance = rho->value(); });
+             [rho](ModelSpec& m) { m.training.router_imbalance = shownOr(rho, m.training.router_imbalance); });
     auto* gamma = doubleEditor(-1, 2, 2, 0.05);
     gamma->setToolTip(tr("Weight gamma of the imbalance on the MoE critical path: 1 + gamma (rho - 1)"));
     train->addRow(tr("Imbalance weight \u03b3:"), gamma);
     addField(QStringLiteral("training.imbalance_weight"), gamma,
              [gamma](const ModelSpec& m) { gamma->setValue(m.training.imbalance_weight); },
-             [gamma](ModelSpec& m) { m.training.imbalance_weight = gamma->value(); });
+             [gamma](ModelSpec& m) { m.training.imbalance_weight = shownOr(gamma, m.training.imbalance_weight); });
 
     connect(m_presets, &QComboBox::activated, this, [this](int index) {
         if (index > 0)

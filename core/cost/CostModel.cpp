@@ -46,9 +46,10 @@ StateBytes stateBytes(const TrainingSpec& t)
 // - --cross-entropy-loss-fusion, native (megatron/core/fusions/fused_cross_entropy.py): the
 //   copy fused with the max 2+4, exp(x - max) in place 4+4, sum 4, normalise 4+4 = 26;
 //   backward as unfused, 14; keeps the fp32 softmax, 4;
-// - --cross-entropy-fusion-impl te (Transformer Engine's parallel_cross_entropy): an online
-//   softmax reads the bf16 logits once, 2; backward reads them and writes the gradient in
-//   their place, 2+2 = 4; keeps the bf16 logits, 2.
+// - --cross-entropy-fusion-impl te (Transformer Engine's parallel_cross_entropy, from TE 2.1,
+//   Feb 2025, to mid 2026): an online softmax reads the bf16 logits, 2, then a second kernel
+//   reads them again and writes the gradient in their place, 2+2: 6 forward; backward scales
+//   that gradient by the loss gradient in place, 2+2 = 4; keeps the bf16 gradient, 2.
 struct CrossEntropyBytes {
     double fwd, bwd, kept;
 };
@@ -57,7 +58,7 @@ CrossEntropyBytes crossEntropyBytes(const TrainingSpec& t)
     if (!t.cross_entropy_loss_fusion)
         return {38.0, 14.0, 4.0};
     if (t.cross_entropy_fusion_impl == CrossEntropyFusionImpl::TE)
-        return {2.0, 4.0, 2.0};
+        return {6.0, 4.0, 2.0};
     return {26.0, 14.0, 4.0};
 }
 
@@ -587,9 +588,10 @@ struct CostModel::Impl {
         // element. castIn / castOut count the elements of one pass of this layer. With
         // sequence parallelism the h-wide tensors that TP gathers (the QKV and FC1 inputs in
         // forward, the projection's and FC2's output gradients in backward) are cast on the
-        // rank's shard, T h / t, before the all-gather, which then moves FP8; the gathered
-        // FP8 tensor is transposed for the weight gradient (read 1, write 1 per element of
-        // T h), counted in backward for each of them (section 3.7).
+        // rank's shard, T h / t, before the all-gather, which then moves FP8: a plain cast
+        // (read 2, write 1), as the transpose for the weight gradient is made after the gather
+        // (read 1, write 1 per element of T h), counted in backward for each of them
+        // (section 3.7).
         double castIn = 0, castOut = 0;        // dense part
         const double hWide = k.sp ? T * h / tp : T * h;   // elements of an h-wide tensor cast on a rank
         double gatheredFp8 = 0;                // h-wide FP8 tensors gathered under SP, T h each
@@ -672,8 +674,11 @@ struct CostModel::Impl {
             c.bwd.compute = 2.0 * (c.fwd.compute - splitFwd) + splitBwd + (options.fused_attention ? 0.5 * coreF : 0.0);
         }
         if (dev.fp8 && !table) {
-            c.fwd.compute += dev.memTime(4.0 * (castIn + castInMoe * moeScale));
-            c.bwd.compute += dev.memTime(4.0 * (castOut + castOutMoe * moeScale));
+            // Under SP half the gathered tensors are cast in forward, half in backward, each
+            // 1 byte less than a cast-transpose.
+            const double shardCasts = k.sp && k.tp > 1 ? 0.5 * gatheredFp8 * hWide : 0.0;
+            c.fwd.compute += dev.memTime(4.0 * (castIn + castInMoe * moeScale) - shardCasts);
+            c.bwd.compute += dev.memTime(4.0 * (castOut + castOutMoe * moeScale) - shardCasts);
             if (k.sp && k.tp > 1)
                 c.bwd.compute += dev.memTime(2.0 * gatheredFp8 * T * h);
         }
@@ -943,9 +948,10 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
     // computed and normalised like the others.
     const double vocab = s.paddedVocab(tp);
     if (first) {
-        // The lookup writes the embedding (2 B); the hidden dropout reads it and writes its
-        // output and a 1-byte mask (5 B).
-        const double e = dev.memTime((s.hiddenDropout ? 7.0 : 2.0) * T * h / (sp ? tp : 1));
+        // The lookup reads each token's row and writes it (2 + 2 B) over the whole sequence,
+        // before SP's reduce-scatter; the hidden dropout then reads the rank's part and writes
+        // its output and a 1-byte mask (5 B).
+        const double e = dev.memTime(4.0 * T * h + (s.hiddenDropout ? 5.0 : 0.0) * T * h / (sp ? tp : 1));
         fwd.compute += e;
         bwd.compute += 2 * e;
         // The embedding's weight gradient is a dense V/t x h tensor (zero-filled, 2 B) added to
@@ -1152,8 +1158,8 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
     // Outside the layers (Korthikanti section 4.3), written for sequence parallelism: the
     // embedding dropout mask s b h p / t (with hidden dropout) and the final norm's and output layer's inputs
     // 2 s b h / t each. Without it every TP rank holds the whole sequence of these; the fp32
-    // logits of one micro-batch, 4 s b v / t (2 s b v / t in bf16 with Transformer Engine's
-    // fused cross-entropy), stay split over the vocabulary.
+    // logits of one micro-batch, 4 s b v / t (a bf16 gradient, 2 s b v / t, with Transformer
+    // Engine's fused cross-entropy), stay split over the vocabulary.
     const double seqSplit = sp ? tp : 1.0;
     if (first && s.hiddenDropout)
         actBytes += inFlight * T * h / seqSplit;

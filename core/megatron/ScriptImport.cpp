@@ -1222,11 +1222,18 @@ private:
         // The cross-entropy's kernels (docs/cost-model.md section 3.6): --cross-entropy-fusion-impl
         // chooses among the fused ones (argparse checks its choices, native or te).
         m.training.cross_entropy_loss_fusion = has("--cross-entropy-loss-fusion");
-        if (auto impl = str("--cross-entropy-fusion-impl"); impl && ShellQuote::unquoted(*impl) == "te")
-            m.training.cross_entropy_fusion_impl = CrossEntropyFusionImpl::TE;
-        if (has("--cross-entropy-fusion-impl") && !m.training.cross_entropy_loss_fusion)
-            warn(at("--cross-entropy-fusion-impl") + "--cross-entropy-fusion-impl without --cross-entropy-loss-fusion: "
-                 "Megatron-LM runs the unfused cross-entropy; not read");
+        if (auto impl = str("--cross-entropy-fusion-impl")) {
+            const std::string v = ShellQuote::unquoted(*impl);
+            if (!m.training.cross_entropy_loss_fusion)
+                warn(at("--cross-entropy-fusion-impl") + "--cross-entropy-fusion-impl without --cross-entropy-loss-fusion: "
+                     "Megatron-LM runs the unfused cross-entropy; not read");
+            else if (v == "te")
+                m.training.cross_entropy_fusion_impl = CrossEntropyFusionImpl::TE;
+            else if (v.find("${") != std::string::npos)
+                warn(at("--cross-entropy-fusion-impl") + "--cross-entropy-fusion-impl " + *impl
+                     + ": the implementation comes from a variable the script does not set; read as native (give the "
+                       "variable with --script-env to cost Transformer Engine's)");
+        }
         // --fp8-param-gather: FP8 weights in place of the bf16 ones (section 5.1); without
         // --fp8-format there are none.
         m.training.fp8_param_gather = m.training.fp8() && has("--fp8-param-gather");

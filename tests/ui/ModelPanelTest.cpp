@@ -214,6 +214,17 @@ private slots:
         doc->undoStack()->undo();
         QCOMPARE(doc->model().hidden_dropout, 0.1);
         QCOMPARE(hidden->value(), 0.1);
+        // A value finer than the field shows (0.0004 as 0.000) survives an edit of another field.
+        ModelSpec fine = doc->model();
+        fine.hidden_dropout = 0.0004;
+        doc->setModel(fine, QStringLiteral("fine dropout"));
+        QCOMPARE(hidden->value(), 0.0);
+        typeInto(attention, QStringLiteral("0"));
+        QCOMPARE(doc->model().attention_dropout, 0.0);
+        QCOMPARE(doc->model().hidden_dropout, 0.0004);
+        doc->undoStack()->undo();
+        doc->undoStack()->undo();
+        QCOMPARE(doc->model().hidden_dropout, 0.1);
 
         // The cross-entropy's kernels: one choice sets --cross-entropy-loss-fusion and the
         // implementation.

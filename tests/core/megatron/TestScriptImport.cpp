@@ -862,7 +862,7 @@ private slots:
         const ImportedScript plain = importMegatronScript(head + "\n", "d.sh");
         QCOMPARE(plain.model.attention_dropout, 0.1);
         QCOMPARE(plain.model.hidden_dropout, 0.1);
-        const ImportedScript given = importMegatronScript(head + "--attention-dropout 0 --hidden-dropout 0.05\n", "d.sh");
+        const ImportedScript given = importMegatronScript(head + "--attention-dropout 0 --hidden-dropout \"0.05\"\n", "d.sh");
         QCOMPARE(given.model.attention_dropout, 0.0);
         QCOMPARE(given.model.hidden_dropout, 0.05);
         QVERIFY(given.invalid_values.empty());
@@ -894,7 +894,14 @@ private slots:
         // The implementation alone changes nothing: Megatron-LM runs the unfused loss.
         const ImportedScript implOnly = importMegatronScript(head + "--cross-entropy-fusion-impl te\n", "c.sh");
         QVERIFY(!implOnly.model.training.cross_entropy_loss_fusion);
+        QCOMPARE(implOnly.model.training.cross_entropy_fusion_impl, CrossEntropyFusionImpl::Native);
         QVERIFY(hasWarning(implOnly, "--cross-entropy-fusion-impl without --cross-entropy-loss-fusion"));
+        // A quoted value is the value; an unset variable is said.
+        QCOMPARE(training("--cross-entropy-loss-fusion --cross-entropy-fusion-impl \"te\"").cross_entropy_fusion_impl,
+                 CrossEntropyFusionImpl::TE);
+        const ImportedScript unset = importMegatronScript(head + "--cross-entropy-loss-fusion --cross-entropy-fusion-impl ${CE}\n", "c.sh");
+        QCOMPARE(unset.model.training.cross_entropy_fusion_impl, CrossEntropyFusionImpl::Native);
+        QVERIFY(hasWarning(unset, "--cross-entropy-fusion-impl ${CE}: the implementation comes from a variable"));
     }
 
     void scriptModelIsValidated()
