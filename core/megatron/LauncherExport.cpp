@@ -646,6 +646,8 @@ private:
     }
 
     bool originalHas(const std::string& flag) const { return originalValues(flag) != nullptr; }
+    // Whether the original gave a flag the importer maps to the model (and so does not carry).
+    bool originalGave(const std::string& flag) const { return m_opt.original && m_opt.original->given_flags.count(flag) > 0; }
     // The original's first value of a flag, unquoted, or Megatron-LM's default.
     std::string originalFirst(const std::string& flag, const std::string& fallback) const
     {
@@ -771,9 +773,9 @@ private:
         addPositionEmbedding(model);
         // The dropouts decide which masks the activations keep (docs/cost-model.md section 5.2);
         // Megatron-LM's default is 0.1 each.
-        if (m.attention_dropout != 0.1 || originalHas("--attention-dropout"))
+        if (m.attention_dropout != 0.1 || originalGave("--attention-dropout"))
             model.args.push_back({"--attention-dropout", {formatFraction(m.attention_dropout, 15)}});
-        if (m.hidden_dropout != 0.1 || originalHas("--hidden-dropout"))
+        if (m.hidden_dropout != 0.1 || originalGave("--hidden-dropout"))
             model.args.push_back({"--hidden-dropout", {formatFraction(m.hidden_dropout, 15)}});
         m_groups.push_back(model);
 
@@ -896,7 +898,7 @@ private:
         if (m.training.cross_entropy_loss_fusion) {
             train.args.push_back({"--cross-entropy-loss-fusion", {}});
             if (m.training.cross_entropy_fusion_impl != CrossEntropyFusionImpl::Native
-                || originalHas("--cross-entropy-fusion-impl"))
+                || originalGave("--cross-entropy-fusion-impl"))
                 train.args.push_back({"--cross-entropy-fusion-impl", {toString(m.training.cross_entropy_fusion_impl)}});
         }
         if (!m_opt.original) {

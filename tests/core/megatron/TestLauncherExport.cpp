@@ -477,6 +477,20 @@ private slots:
         const TrainingSpec fusedBack = importMegatronScript(rce.script, "ce.sh").model.training;
         QVERIFY(fusedBack.cross_entropy_loss_fusion);
         QCOMPARE(fusedBack.cross_entropy_fusion_impl, CrossEntropyFusionImpl::TE);
+        // Defaults an original script spells out are spelled out again.
+        ExportOptions spelled;
+        spelled.original = importMegatronScript(
+            "torchrun --nproc_per_node=8 pretrain_gpt.py --num-layers 32 --hidden-size 4096 --num-attention-heads 32 "
+            "--seq-length 4096 --max-position-embeddings 4096 --bf16 --micro-batch-size 1 --attention-dropout 0.1 "
+            "--hidden-dropout 0.1 --cross-entropy-loss-fusion --cross-entropy-fusion-impl native\n",
+            "spelled.sh");
+        PlanDocument native = d;
+        native.model.training.cross_entropy_loss_fusion = true;
+        const ExportResult rs = exportLauncher(native, spelled);
+        QVERIFY2(rs.ok, rs.refusal.c_str());
+        QVERIFY(rs.script.find("--attention-dropout 0.1\n") != std::string::npos);
+        QVERIFY(rs.script.find("--hidden-dropout 0.1\n") != std::string::npos);
+        QVERIFY(rs.script.find("--cross-entropy-fusion-impl native\n") != std::string::npos);
         // The vocabulary padding multiple: Megatron-LM's 128 needs no flag; another goes out as
         // --make-vocab-size-divisible-by and comes back.
         QVERIFY(r.script.find("--make-vocab-size-divisible-by") == std::string::npos);
