@@ -55,9 +55,11 @@ std::optional<long long> toInt(const std::string& s)
     return v;
 }
 
+// A number as Python's float() reads a flag's value; strtod's hexadecimal forms ("0x1p-3"),
+// which float() refuses, are refused too.
 std::optional<double> toReal(const std::string& s)
 {
-    if (s.empty())
+    if (s.empty() || s.find_first_of("xX") != std::string::npos)
         return std::nullopt;
     errno = 0;
     char* end = nullptr;

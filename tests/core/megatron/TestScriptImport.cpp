@@ -872,6 +872,8 @@ private slots:
         QVERIFY(hasWarning(bad, "--hidden-dropout 1.5: expected a number from 0 to 1; 0.1 is used"));
         QCOMPARE(bad.invalid_values.size(), std::size_t(1));
         QCOMPARE(bad.invalid_values.front().flag, std::string("--hidden-dropout"));
+        // Python's float() refuses hexadecimal, and so does the import.
+        QCOMPARE(importMegatronScript(head + "--hidden-dropout 0x0.1p0\n", "d.sh").invalid_values.size(), std::size_t(1));
         const ImportedScript unset = importMegatronScript(head + "--attention-dropout ${DROPOUT}\n", "d.sh");
         QCOMPARE(unset.model.attention_dropout, 0.1);
         QVERIFY(!unset.invalid_values.empty()
