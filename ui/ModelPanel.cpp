@@ -32,6 +32,8 @@
 #include <algorithm>
 #include <cmath>
 #include <iterator>
+#include <utility>
+#include <vector>
 
 namespace hapmoe::ui {
 
@@ -225,6 +227,18 @@ ModelPanel::ModelPanel(ProjectDocument* document, QWidget* parent) : QWidget(par
         addField(key, check, [check, member](const ModelSpec& m) { check->setChecked(m.*member); },
                  [check, member](ModelSpec& m) { m.*member = check->isChecked(); });
     };
+    // A choice among items with int data: `of` gives the model's item, `set` puts one in the model.
+    auto choiceField = [&](QFormLayout* form, const QString& label, const QString& key,
+                           const std::vector<std::pair<QString, int>>& items, std::function<int(const ModelSpec&)> of,
+                           std::function<void(ModelSpec&, int)> set) {
+        auto* combo = new QComboBox;
+        for (const auto& [text, data] : items)
+            combo->addItem(text, data);
+        form->addRow(label, combo);
+        addField(key, combo, [combo, of](const ModelSpec& m) { combo->setCurrentIndex(combo->findData(of(m))); },
+                 [combo, set](ModelSpec& m) { set(m, combo->currentData().toInt()); });
+        return combo;
+    };
 
     auto* name = new QLineEdit;
     arch->addRow(tr("Name:"), name);
@@ -295,18 +309,12 @@ ModelPanel::ModelPanel(ProjectDocument* document, QWidget* parent) : QWidget(par
              });
     intField(moe, tr("Shared expert size:"), QStringLiteral("moe_shared_expert_intermediate_size"),
              &ModelSpec::moe_shared_expert_intermediate_size, 0, 1048576, tr("none"));
-    auto* dispatcher = new QComboBox;
-    dispatcher->addItem(QStringLiteral("alltoall"), int(TokenDispatcher::AllToAll));
-    dispatcher->addItem(QStringLiteral("allgather"), int(TokenDispatcher::AllGather));
-    dispatcher->addItem(QStringLiteral("flex"), int(TokenDispatcher::Flex));
-    moe->addRow(tr("Token dispatcher:"), dispatcher);
-    addField(QStringLiteral("moe_token_dispatcher_type"), dispatcher,
-             [dispatcher](const ModelSpec& m) {
-                 dispatcher->setCurrentIndex(dispatcher->findData(int(m.moe_token_dispatcher_type)));
-             },
-             [dispatcher](ModelSpec& m) {
-                 m.moe_token_dispatcher_type = TokenDispatcher(dispatcher->currentData().toInt());
-             });
+    choiceField(moe, tr("Token dispatcher:"), QStringLiteral("moe_token_dispatcher_type"),
+                {{QStringLiteral("alltoall"), int(TokenDispatcher::AllToAll)},
+                 {QStringLiteral("allgather"), int(TokenDispatcher::AllGather)},
+                 {QStringLiteral("flex"), int(TokenDispatcher::Flex)}},
+                [](const ModelSpec& m) { return int(m.moe_token_dispatcher_type); },
+                [](ModelSpec& m, int choice) { m.moe_token_dispatcher_type = TokenDispatcher(choice); });
 
     auto* mbs = intEditor(0, 65536);
     train->addRow(tr("Micro-batch size:"), mbs);
@@ -318,30 +326,25 @@ ModelPanel::ModelPanel(ProjectDocument* document, QWidget* parent) : QWidget(par
     addField(QStringLiteral("training.global_batch_size"), gbs,
              [gbs](const ModelSpec& m) { gbs->setValue(m.training.global_batch_size); },
              [gbs](ModelSpec& m) { m.training.global_batch_size = gbs->value(); });
-    auto* precision = new QComboBox;
-    precision->addItem(QStringLiteral("bf16"), int(Precision::BF16));
-    precision->addItem(QStringLiteral("fp16"), int(Precision::FP16));
-    train->addRow(tr("Precision:"), precision);
-    addField(QStringLiteral("training.precision"), precision,
-             [precision](const ModelSpec& m) { precision->setCurrentIndex(precision->findData(int(m.training.precision))); },
-             [precision](ModelSpec& m) { m.training.precision = Precision(precision->currentData().toInt()); });
+    choiceField(train, tr("Precision:"), QStringLiteral("training.precision"),
+                {{QStringLiteral("bf16"), int(Precision::BF16)}, {QStringLiteral("fp16"), int(Precision::FP16)}},
+                [](const ModelSpec& m) { return int(m.training.precision); },
+                [](ModelSpec& m, int choice) { m.training.precision = Precision(choice); });
     // Megatron-LM's --fp8-format (docs/cost-model.md section 3.7): the linear layers' GEMMs in
     // FP8; the search leaves out device types without FP8 tensor cores.
-    auto* fp8 = new QComboBox;
-    fp8->addItem(tr("Off"), int(Fp8Format::None));
-    fp8->addItem(QStringLiteral("hybrid"), int(Fp8Format::Hybrid));
-    fp8->addItem(QStringLiteral("e4m3"), int(Fp8Format::E4M3));
+    QComboBox* fp8 = choiceField(
+        train, tr("FP8 GEMMs:"), QStringLiteral("training.fp8_format"),
+        {{tr("Off"), int(Fp8Format::None)}, {QStringLiteral("hybrid"), int(Fp8Format::Hybrid)},
+         {QStringLiteral("e4m3"), int(Fp8Format::E4M3)}},
+        [](const ModelSpec& m) { return int(m.training.fp8_format); },
+        [](ModelSpec& m, int choice) {
+            m.training.fp8_format = Fp8Format(choice);
+            if (!m.training.fp8())
+                m.training.fp8_param_gather = false;
+        });
     fp8->setToolTip(tr("Run the linear layers' GEMMs in FP8 through Transformer Engine (Megatron-LM --fp8-format): "
                        "at the device's FP8 peak, with the casts and 2 bytes per parameter of FP8 weight copies. "
                        "Device types without FP8 tensor cores (A100, MI250X, Ascend 910B/C) are left out of the search."));
-    train->addRow(tr("FP8 GEMMs:"), fp8);
-    addField(QStringLiteral("training.fp8_format"), fp8,
-             [fp8](const ModelSpec& m) { fp8->setCurrentIndex(fp8->findData(int(m.training.fp8_format))); },
-             [fp8](ModelSpec& m) {
-                 m.training.fp8_format = Fp8Format(fp8->currentData().toInt());
-                 if (!m.training.fp8())
-                     m.training.fp8_param_gather = false;
-             });
     auto* fp8Params = new QCheckBox(tr("FP8 weights (--fp8-param-gather)"));
     fp8Params->setToolTip(tr("The linear layers' weights held and gathered in FP8 in place of bf16: no separate "
                              "FP8 copies. Needs FP8 GEMMs and the distributed optimizer."));
@@ -352,45 +355,36 @@ ModelPanel::ModelPanel(ProjectDocument* document, QWidget* parent) : QWidget(par
     // Gradient precision (docs/cost-model.md section 5.1): unset follows Megatron-LM's default
     // for the precision; the two others are its --accumulate-allreduce-grads-in-fp32 and
     // --grad-reduce-in-bf16 (half-precision gradients).
-    auto* grads = new QComboBox;
-    grads->addItem(tr("Default"), 0);
-    grads->addItem(tr("fp32"), 1);
-    grads->addItem(tr("Half"), 2);
+    QComboBox* grads = choiceField(
+        train, tr("Gradients:"), QStringLiteral("training.accumulate_allreduce_grads_in_fp32"),
+        {{tr("Default"), 0}, {tr("fp32"), 1}, {tr("Half"), 2}},
+        [](const ModelSpec& m) {
+            const auto& g = m.training.accumulate_allreduce_grads_in_fp32;
+            return !g ? 0 : *g ? 1 : 2;
+        },
+        [](ModelSpec& m, int choice) {
+            m.training.accumulate_allreduce_grads_in_fp32 = choice == 0 ? std::nullopt : std::optional<bool>(choice == 1);
+        });
     grads->setToolTip(tr("Gradients accumulated and reduced over data parallelism in fp32 (18 bytes per parameter, "
                          "6 + 12/d distributed) or in the training precision (20, 4 + 16/d, and half the gradient "
                          "traffic). Default is Megatron-LM's: fp32 for bf16, half for fp16."));
-    train->addRow(tr("Gradients:"), grads);
-    addField(QStringLiteral("training.accumulate_allreduce_grads_in_fp32"), grads,
-             [grads](const ModelSpec& m) {
-                 const auto& g = m.training.accumulate_allreduce_grads_in_fp32;
-                 grads->setCurrentIndex(grads->findData(!g ? 0 : *g ? 1 : 2));
-             },
-             [grads](ModelSpec& m) {
-                 const int choice = grads->currentData().toInt();
-                 m.training.accumulate_allreduce_grads_in_fp32 = choice == 0 ? std::nullopt : std::optional<bool>(choice == 1);
-             });
     // Megatron-LM's --cross-entropy-loss-fusion and --cross-entropy-fusion-impl
     // (docs/cost-model.md section 3.6): one choice for the two flags.
-    auto* crossEntropy = new QComboBox;
-    crossEntropy->addItem(tr("Unfused"), 0);
-    crossEntropy->addItem(tr("Fused (native)"), 1);
-    crossEntropy->addItem(tr("Fused (Transformer Engine)"), 2);
+    QComboBox* crossEntropy = choiceField(
+        train, tr("Cross-entropy:"), QStringLiteral("training.cross_entropy_loss_fusion"),
+        {{tr("Unfused"), 0}, {tr("Fused (native)"), 1}, {tr("Fused (Transformer Engine)"), 2}},
+        [](const ModelSpec& m) {
+            const auto& t = m.training;
+            return !t.cross_entropy_loss_fusion ? 0 : t.cross_entropy_fusion_impl == CrossEntropyFusionImpl::TE ? 2 : 1;
+        },
+        [](ModelSpec& m, int choice) {
+            m.training.cross_entropy_loss_fusion = choice > 0;
+            m.training.cross_entropy_fusion_impl = choice == 2 ? CrossEntropyFusionImpl::TE : CrossEntropyFusionImpl::Native;
+        });
     crossEntropy->setToolTip(tr("The loss over the vocabulary: Megatron-LM's unfused passes (38 + 14 bytes per logit, "
                                 "the fp32 softmax kept), its fused kernels (--cross-entropy-loss-fusion: 26 + 14), or "
                                 "Transformer Engine's (--cross-entropy-fusion-impl te: 6 + 4, the bf16 gradient kept "
                                 "instead of the fp32 softmax)."));
-    train->addRow(tr("Cross-entropy:"), crossEntropy);
-    addField(QStringLiteral("training.cross_entropy_loss_fusion"), crossEntropy,
-             [crossEntropy](const ModelSpec& m) {
-                 const auto& t = m.training;
-                 crossEntropy->setCurrentIndex(
-                     crossEntropy->findData(!t.cross_entropy_loss_fusion ? 0 : t.cross_entropy_fusion_impl == CrossEntropyFusionImpl::TE ? 2 : 1));
-             },
-             [crossEntropy](ModelSpec& m) {
-                 const int choice = crossEntropy->currentData().toInt();
-                 m.training.cross_entropy_loss_fusion = choice > 0;
-                 m.training.cross_entropy_fusion_impl = choice == 2 ? CrossEntropyFusionImpl::TE : CrossEntropyFusionImpl::Native;
-             });
     auto* distOpt = new QCheckBox(tr("Distributed optimizer"));
     train->addRow(QString(), distOpt);
     addField(QStringLiteral("training.use_distributed_optimizer"), distOpt,
