@@ -345,6 +345,17 @@ ModelPanel::ModelPanel(ProjectDocument* document, QWidget* parent) : QWidget(par
     fp8->setToolTip(tr("Run the linear layers' GEMMs in FP8 through Transformer Engine (Megatron-LM --fp8-format): "
                        "at the device's FP8 peak, with the casts and 2 bytes per parameter of FP8 weight copies. "
                        "Device types without FP8 tensor cores (A100, MI250X, Ascend 910B/C) are left out of the search."));
+    // Megatron-LM's --fp8-recipe (section 3.7): the casts' traffic, and the device types that run it.
+    QComboBox* recipe = choiceField(
+        train, tr("FP8 recipe:"), QStringLiteral("training.fp8_recipe"),
+        {{tr("Delayed scaling"), int(Fp8Recipe::Delayed)}, {tr("Tensorwise (current scaling)"), int(Fp8Recipe::Tensorwise)},
+         {tr("MXFP8 (Blackwell)"), int(Fp8Recipe::MXFP8)}, {tr("Blockwise (1×128, 128×128)"), int(Fp8Recipe::Blockwise)}},
+        [](const ModelSpec& m) { return int(m.training.fp8_recipe); },
+        [](ModelSpec& m, int choice) { m.training.fp8_recipe = Fp8Recipe(choice); });
+    recipe->setToolTip(tr("How Transformer Engine scales the FP8 tensors (Megatron-LM --fp8-recipe). Tensorwise reads "
+                          "each tensor once more for its amax; MXFP8 and blockwise write both orientations with block "
+                          "scales and need no transpose. MXFP8 runs on compute capability 10.x (B200), blockwise on 9.0 "
+                          "or higher: the search leaves other device types out."));
     auto* fp8Params = new QCheckBox(tr("FP8 weights (--fp8-param-gather)"));
     fp8Params->setToolTip(tr("The linear layers' weights held and gathered in FP8 in place of bf16: no separate "
                              "FP8 copies. Needs FP8 GEMMs and the distributed optimizer."));
@@ -595,6 +606,8 @@ void ModelPanel::enableDependentFields(const ModelSpec& m)
         box->setChecked(m.training.fp8_param_gather);
         box->setEnabled(m.training.fp8());
     }
+    if (QWidget* recipe = fieldEditor(QStringLiteral("training.fp8_recipe")))
+        recipe->setEnabled(m.training.fp8());
     // A dense model has no router, experts or dispatcher: their settings do not apply.
     for (const char* key : {"moe_router_topk", "moe_ffn_hidden_size", "moe_layer_freq", "moe_layer_pattern",
                             "moe_shared_expert_intermediate_size", "moe_token_dispatcher_type", "training.router_imbalance",

@@ -216,7 +216,7 @@ void ProblemsPanel::refresh()
         it->second.push_back(&n);
     }
     const auto leftOut = [&](const QString& category, const QString& need, const QString& otherwise,
-                             std::string (*unavailable)(const DeviceCatalog&, const std::string&)) {
+                             const DeviceRule& unavailable) {
         for (const auto& [type, nodes] : byType) {
             const std::string why = unavailable(m_document->catalog(), type);
             if (why.empty())
@@ -245,9 +245,15 @@ void ProblemsPanel::refresh()
     if (m_document->model().usesFlexDispatcher())
         leftOut(tr("Dispatcher"), tr("the flex dispatcher needs DeepEP"), tr("the alltoall dispatcher runs on %1"),
                 deepEpUnavailable);
-    if (m_document->model().training.fp8())
-        leftOut(tr("Precision"), tr("FP8 training needs FP8 tensor cores"), tr("training without FP8 GEMMs runs on %1"),
-                fp8Unavailable);
+    if (m_document->model().training.fp8()) {
+        const Fp8Recipe recipe = m_document->model().training.fp8_recipe;
+        leftOut(tr("Precision"),
+                recipe == Fp8Recipe::Delayed ? tr("FP8 training needs FP8 tensor cores")
+                                             : tr("FP8 training with the %1 recipe needs its FP8 GEMMs").arg(QString::fromUtf8(toString(recipe))),
+                recipe == Fp8Recipe::Delayed ? tr("training without FP8 GEMMs runs on %1")
+                                             : tr("another recipe or training without FP8 GEMMs runs on %1"),
+                [recipe](const DeviceCatalog& c, const std::string& type) { return fp8Unavailable(c, type, recipe); });
+    }
     emit problemCountChanged(problemCount());
 }
 

@@ -237,6 +237,16 @@ double memoryHeadroom(const CliArgs& args)
 
 void applyFp8(const CliArgs& args, ModelSpec& model)
 {
+    if (const std::optional<std::string> r = args.value("fp8-recipe")) {
+        bool known = false;
+        for (Fp8Recipe recipe : {Fp8Recipe::Delayed, Fp8Recipe::Tensorwise, Fp8Recipe::MXFP8, Fp8Recipe::Blockwise})
+            if (*r == toString(recipe)) {
+                model.training.fp8_recipe = recipe;
+                known = true;
+            }
+        if (!known)
+            throw UsageError("--fp8-recipe: expected delayed, tensorwise, mxfp8 or blockwise, got \"" + *r + "\"");
+    }
     const std::optional<std::string> v = args.value("fp8");
     if (!v)
         return;

@@ -92,8 +92,8 @@ void checkScriptInputsHaveScript(const CliArgs& args);
 // allocator's fragmentation, other processes), in [0, 0.5]; 0 when not given. Throws UsageError.
 double memoryHeadroom(const CliArgs& args);
 
-// --fp8 none|hybrid|e4m3 (Megatron-LM's --fp8-format), applied to the model's training section
-// when given. Throws UsageError.
+// --fp8 none|hybrid|e4m3 (Megatron-LM's --fp8-format) and --fp8-recipe (Megatron-LM's), applied
+// to the model's training section when given. Throws UsageError.
 void applyFp8(const CliArgs& args, ModelSpec& model);
 
 // "stage 1 (MI300X) uses 186.1 of 192.0 GiB (96.9 %) with no memory kept free: ...

@@ -33,7 +33,7 @@ constexpr const char* kHelp = R"HELP(Usage: hapmoe estimate --model M --cluster 
                        (--plan PLAN.json | --tp N --pp N --cp N --ep N --etp N --vpp N
                         --mbs N --gbs N --recompute none|selective|full [--recompute-layers K]
                         [--sequence-parallel] [--distributed-optimizer] [--precision bf16|fp16]
-                        [--fp8 none|hybrid|e4m3]
+                        [--fp8 none|hybrid|e4m3] [--fp8-recipe delayed|tensorwise|mxfp8|blockwise]
                         [--optimizer-cpu-offload] [--optimizer-offload-fraction F])
                        [--json] [--trace FILE]
 
@@ -63,7 +63,8 @@ distributed optimizer: a note says so when the model's training section, which h
 follows, has it on); --mbs, --gbs and --precision default to the model's training section. --fp8
 none|hybrid|e4m3 runs the linear layers' GEMMs in FP8 (Megatron-LM --fp8-format; default the
 model's, or the plan's or script's), which needs every stage on a device type with FP8 tensor
-cores. --vpp is the number of virtual stages per pipeline
+cores; --fp8-recipe chooses how Transformer Engine scales them (Megatron-LM --fp8-recipe; mxfp8
+needs compute capability 10.x, blockwise 9.0 or higher). --vpp is the number of virtual stages per pipeline
 rank (1 = plain 1F1B). --recompute full without --recompute-layers recomputes every layer.
 --sequence-parallel with TP 1 is turned off with a note, as Megatron-LM does; an MoE model
 with TP > 1 gets it on with a note (Megatron-Core's MoE layer refuses to train without it).
@@ -394,7 +395,7 @@ int cmdEstimate(const Args& args)
         }
     const CliArgs a(args,
                     {"model", "cluster", "profile", "plan", "tp", "pp", "cp", "ep", "etp", "vpp", "mbs", "gbs", "recompute",
-                     "recompute-layers", "precision", "fp8", "trace", "script", "script-args", "optimizer-offload-fraction", "devices",
+                     "recompute-layers", "precision", "fp8", "fp8-recipe", "trace", "script", "script-args", "optimizer-offload-fraction", "devices",
                      "memory-headroom"},
                     {"sequence-parallel", "distributed-optimizer", "json", "optimizer-cpu-offload"}, {"script-env"});
     if (!a.positionals().empty())
@@ -444,7 +445,7 @@ int cmdEstimate(const Args& args)
     }
     if (auto p = a.value("precision"))
         in.model.training.precision = parsePrecision(*p);
-    if (a.has("fp8")) {
+    if (a.has("fp8") || a.has("fp8-recipe")) {
         applyFp8(a, in.model);
         // Checked again with the FP8 the flag asks for: a stage without FP8 tensor cores stops the job.
         for (const DeploymentProblem& p : deploymentProblems(in.plan, in.model, in.cluster, catalog, in.plan.target))

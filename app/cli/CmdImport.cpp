@@ -207,7 +207,9 @@ int cmdImport(const Args& args)
     std::cout << "training: micro-batch " << p.micro_batch_size << (p.hetero() ? " (mesh 0)" : "") << ", global batch "
               << (p.global_batch_size > 0 ? std::to_string(p.global_batch_size) : std::string("MBS x DP")) << ", "
               << toString(m.training.precision)
-              << (m.training.fp8() ? std::string(", FP8 GEMMs (") + toString(m.training.fp8_format) + ")" : std::string())
+              << (m.training.fp8() ? std::string(", FP8 GEMMs (") + toString(m.training.fp8_format) + ", " + toString(m.training.fp8_recipe)
+                                         + " scaling)"
+                                   : std::string())
               << (m.training.fp8_param_gather ? ", FP8 weights" : "")
               << (m.training.cross_entropy_loss_fusion
                       ? std::string(", fused cross-entropy (") + toString(m.training.cross_entropy_fusion_impl) + ")"

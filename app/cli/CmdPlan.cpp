@@ -71,6 +71,10 @@ Searches the fastest feasible parallel plan (HS-DP) and compares it with the bas
   --fp8 F                none | hybrid | e4m3: the linear layers' GEMMs in FP8 (Megatron-LM
                          --fp8-format; default: the model's or the script's training section).
                          Device types without FP8 tensor cores are left out of the search
+  --fp8-recipe R         delayed | tensorwise | mxfp8 | blockwise: how Transformer Engine scales
+                         the FP8 tensors (Megatron-LM --fp8-recipe; default the model's). mxfp8
+                         runs on compute capability 10.x, blockwise on 9.0 or higher: other
+                         device types are left out
   --memory-headroom F    keep the fraction F (0 to 0.5) of every device's memory free: a
                          plan fits when each device's total is at most (1 - F) x its
                          memory (default 0: the model's 2 GiB runtime overhead only)
@@ -103,7 +107,7 @@ const std::set<std::string>& planValueOptions()
 {
     static const std::set<std::string> s = {"model", "cluster", "profile", "target", "top", "algorithm", "delta",
                                             "eta", "time-limit", "gbs", "mbs", "o", "script", "script-args",
-                                            "optimizer-offload", "devices", "memory-headroom", "exact-check", "fp8"};
+                                            "optimizer-offload", "devices", "memory-headroom", "exact-check", "fp8", "fp8-recipe"};
     return s;
 }
 

@@ -5,6 +5,7 @@
 
 #include "cost/CollectiveModel.h"
 #include "cost/LayerShape.h"
+#include "plan/Deployability.h"
 #include "profile/ProfileTables.h"
 #include "util/InputError.h"
 
@@ -128,6 +129,57 @@ struct DeviceInfo {
     }
     double memTime(double bytes) const { return bytes / hbm; }
 };
+
+// What Transformer Engine's quantization under a --fp8-recipe moves, in bytes per element of
+// the tensor cast (docs/cost-model.md section 3.7).
+struct Fp8Casts {
+    double full = 4;        // a GEMM input or output gradient cast for both GEMM orientations
+    double shard = 3;       // under SP, a gathered tensor's shard cast before the all-gather
+    double transpose = 2;   // under SP, per gathered element, the transpose made after the gather
+    double data = 1;        // an FP8 element with its share of the scales (gathers, saved inputs)
+    double weightCopy = 2;  // per linear-layer parameter, the cached FP8 weight and its transpose
+    bool amaxAllReduce = false;   // under SP, the shard's amax is all-reduced over TP before the cast
+};
+
+Fp8Casts fp8Casts(Fp8Recipe recipe)
+{
+    Fp8Casts c;
+    switch (recipe) {
+    case Fp8Recipe::Delayed:
+        // The scale comes from the amax history; the cast-transpose records the amax as it
+        // goes: read 2, write 1 + 1. The shard before a gather is cast row-wise only (3).
+        break;
+    case Fp8Recipe::Tensorwise:
+        // Current scaling measures the tensor's amax in a pass of its own before the cast
+        // (Float8CurrentScalingQuantizer::quantize_impl: nvte_compute_amax, then the cast):
+        // 2 more bytes read per element; under SP the shard's amax is all-reduced (MAX) over
+        // the TP group so that every rank casts with the same scale.
+        c.full = 6;
+        c.shard = 5;
+        c.amaxAllReduce = true;
+        break;
+    case Fp8Recipe::MXFP8:
+        // One E8M0 scale per 32 elements in each orientation; one kernel writes the row-wise
+        // and the column-wise copies (no transpose: Blackwell's GEMMs take either layout).
+        // Under SP the shard is cast both ways, the forward gathers the row-wise copy and the
+        // backward the column-wise one (TE's LayerNormLinear), so nothing is transposed.
+        c.full = c.shard = 4.0 + 2.0 / 32.0;
+        c.transpose = 0;
+        c.data = 1.0 + 1.0 / 32.0;
+        c.weightCopy = 2.0 + 2.0 / 32.0;
+        break;
+    case Fp8Recipe::Blockwise:
+        // 1x128 blocks for activations and gradients, an fp32 scale per block in each
+        // orientation, the column-wise copy written transposed by the same kernel; weights in
+        // 128x128 blocks. Under SP as MXFP8.
+        c.full = c.shard = 4.0 + 2.0 * 4.0 / 128.0;
+        c.transpose = 0;
+        c.data = 1.0 + 4.0 / 128.0;
+        c.weightCopy = 2.0 + 2.0 * 4.0 / (128.0 * 128.0);
+        break;
+    }
+    return c;
+}
 
 // The profile with every device type under its catalog name, so that an entry written with
 // an alias ("H800-SXM", "NVIDIA H800") is found as the catalog finds it; unknown names stay.
@@ -294,7 +346,8 @@ struct CostModel::Impl {
         d.name = t.name;
         d.peak = t.bf16_tflops * 1e12;
         d.fp8_peak = t.fp8_tflops * 1e12;
-        d.fp8 = model.training.fp8() && t.hasFp8();
+        // FP8 where the model trains in it and the type runs its recipe (fp8Unavailable).
+        d.fp8 = model.training.fp8() && t.hasFp8() && fp8Unavailable(catalog, t.name, model.training.fp8_recipe).empty();
         // The catalog's figure is the maximum achievable matmul throughput (MAMF); a large
         // training-shaped GEMM reaches kLargeGemmOverMamf of it.
         d.gemm_eff = (t.default_efficiency > 0 ? t.default_efficiency : 0.5) * kLargeGemmOverMamf;
@@ -541,6 +594,7 @@ struct CostModel::Impl {
         const double tp = k.tp;
         const double h = s.h;
         const double act = 2.0;   // bytes per bf16/fp16 element
+        const Fp8Casts fp8 = fp8Casts(model.training.fp8_recipe);
         LayerCost c;
 
         // Attention core: scores and weighted values over all s keys; the fused kernel does
@@ -674,13 +728,14 @@ struct CostModel::Impl {
             c.bwd.compute = 2.0 * (c.fwd.compute - splitFwd) + splitBwd + (options.fused_attention ? 0.5 * coreF : 0.0);
         }
         if (dev.fp8 && !table) {
-            // Under SP half the gathered tensors are cast in forward, half in backward, each
-            // 1 byte less than a cast-transpose.
-            const double shardCasts = k.sp && k.tp > 1 ? 0.5 * gatheredFp8 * hWide : 0.0;
-            c.fwd.compute += dev.memTime(4.0 * (castIn + castInMoe * moeScale) - shardCasts);
-            c.bwd.compute += dev.memTime(4.0 * (castOut + castOutMoe * moeScale) - shardCasts);
-            if (k.sp && k.tp > 1)
-                c.bwd.compute += dev.memTime(2.0 * gatheredFp8 * T * h);
+            // Under SP half the gathered tensors are cast in forward, half in backward, as
+            // shards (fp8.shard bytes instead of fp8.full), then transposed after the gather.
+            const bool gathered = k.sp && k.tp > 1;
+            const double shardCasts = gathered ? 0.5 * gatheredFp8 * hWide * (fp8.full - fp8.shard) : 0.0;
+            c.fwd.compute += dev.memTime(fp8.full * (castIn + castInMoe * moeScale) - shardCasts);
+            c.bwd.compute += dev.memTime(fp8.full * (castOut + castOutMoe * moeScale) - shardCasts);
+            if (gathered)
+                c.bwd.compute += dev.memTime(fp8.transpose * gatheredFp8 * T * h);
         }
 
         // TP collectives on the activations (section 4.2): one pair per TP-split block, without SP
@@ -698,7 +753,7 @@ struct CostModel::Impl {
             if (k.sp) {
                 // Under FP8 the gathered tensors are the FP8 casts of the shards: 1 byte per
                 // element; the reduce-scatters move the bf16 GEMM outputs (section 3.7).
-                const double ag = coll(Collective::AllGather, dev.fp8 ? T * h : bytes, k.tp, tpLink, dev, collFromTable);
+                const double ag = coll(Collective::AllGather, dev.fp8 ? fp8.data * T * h : bytes, k.tp, tpLink, dev, collFromTable);
                 const double rs = coll(Collective::ReduceScatter, bytes, k.tp, tpLink, dev, collFromTable);
                 f = blocks * (ag + rs);
                 // The re-gather for the weight gradient runs while the input-gradient GEMM of the
@@ -712,6 +767,13 @@ struct CostModel::Impl {
             if (tpOverlap) {
                 f = std::max(0.0, f - fwdGemm);
                 b = std::max(0.0, b - 2 * fwdGemm);
+            }
+            // Current scaling under SP: before each shard cast, one all-reduce of its amax (4
+            // bytes) over TP, waited for on the stream, so not hidden by the overlap.
+            if (dev.fp8 && k.sp && fp8.amaxAllReduce) {
+                const double amax = 0.5 * gatheredFp8 * coll(Collective::AllReduce, 4.0, k.tp, tpLink, dev, collFromTable);
+                f += amax;
+                b += amax;
             }
             c.fwd.tp = f;
             c.bwd.tp = b;
@@ -1051,7 +1113,7 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
     // optimizer (reference section 3), so without it the copies stay.
     const bool fp8Params = dev.fp8 && m.model.training.fp8_param_gather && distOpt;
     if (dev.fp8 && !fp8Params)
-        est.memory.weights += 2.0 * (linearSplit / tp + expertDev);
+        est.memory.weights += fp8Casts(m.model.training.fp8_recipe).weightCopy * (linearSplit / tp + expertDev);
     est.memory.gradients = gB * (denseDev + expertDev);
     est.memory.optimizer = oB * updated;
     // Optimizer CPU offload (section 7.3): the offloaded fraction of the shard's master
@@ -1091,8 +1153,9 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
     // the dispatcher), the FC2 and expert inputs. The projection's input is the fused attention
     // kernel's output, which the kernel keeps in bf16 for its own backward: the FP8 copy comes
     // on top (proj); unfused, the copy replaces it.
-    const double lin = dev.fp8 ? 1.0 : 2.0;
-    const double proj = !dev.fp8 ? 2.0 : (m.options.fused_attention ? 3.0 : 1.0);
+    const double fp8Data = fp8Casts(m.model.training.fp8_recipe).data;   // 1, with block scales a little more
+    const double lin = dev.fp8 ? fp8Data : 2.0;
+    const double proj = !dev.fp8 ? 2.0 : (m.options.fused_attention ? 2.0 + fp8Data : fp8Data);
     auto perLayer = [&](bool moeLayer) {
         ActivationTerms a;
         // The two norms' inputs (4h), the two hidden-dropout masks (2h, none without dropout),
@@ -1529,8 +1592,9 @@ Prediction CostModel::estimate(const Plan& plan) const
             const DeviceInfo& dev = m.device(st.device_type);
             const std::string note = dev.fp8 ? st.device_type + ": the linear layers' GEMMs in FP8 at its FP8 peak, with their casts"
                                                    + std::string(m.haveTables ? " (a profile table's layer times are used as measured)" : "")
-                                             : st.device_type + ": no FP8 tensor cores, so its GEMMs are costed in "
-                                                   + toString(m.model.training.precision) + " (FP8 training cannot run on it)";
+                                             : st.device_type + ": " + fp8Unavailable(m.catalog, st.device_type, m.model.training.fp8_recipe)
+                                                   + ", so its GEMMs are costed in " + toString(m.model.training.precision)
+                                                   + " (FP8 training cannot run on it)";
             if (std::find(pred.notes.begin(), pred.notes.end(), note) == pred.notes.end())
                 pred.notes.push_back(note);
         }

@@ -45,6 +45,8 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 const std::vector<std::string_view> kPrecisionNames = {"bf16", "fp16"};
 // In the order of Fp8Format.
 const std::vector<std::string_view> kFp8Names = {"none", "hybrid", "e4m3"};
+// In the order of Fp8Recipe.
+const std::vector<std::string_view> kFp8RecipeNames = {"delayed", "tensorwise", "mxfp8", "blockwise"};
 const std::vector<std::string_view> kCrossEntropyImplNames = {"native", "te"};
 const std::vector<std::string_view> kDispatcherNames = {"alltoall", "allgather", "flex"};
 const std::vector<std::string_view> kRecomputeNames = {"none", "selective", "full"};
@@ -97,13 +99,14 @@ LinkClass linkClassAt(int i) { return i == 1 ? LinkClass::InterNode : (i == 2 ? 
 void readTraining(const JsonNode& n, TrainingSpec& t)
 {
     n.requireObject();
-    n.warnUnknownKeys({"micro_batch_size", "global_batch_size", "precision", "fp8_format", "fp8_param_gather", "use_distributed_optimizer",
+    n.warnUnknownKeys({"micro_batch_size", "global_batch_size", "precision", "fp8_format", "fp8_recipe", "fp8_param_gather", "use_distributed_optimizer",
                        "cross_entropy_loss_fusion", "cross_entropy_fusion_impl",
                        "accumulate_allreduce_grads_in_fp32", "router_imbalance", "imbalance_weight"});
     t.micro_batch_size = n.optInt("micro_batch_size", t.micro_batch_size, 1);
     t.global_batch_size = n.optInt("global_batch_size", t.global_batch_size, 1);
     t.precision = precisionAt(n.optChoice("precision", kPrecisionNames, t.precision == Precision::FP16 ? 1 : 0));
     t.fp8_format = static_cast<Fp8Format>(n.optChoice("fp8_format", kFp8Names, static_cast<int>(t.fp8_format)));
+    t.fp8_recipe = static_cast<Fp8Recipe>(n.optChoice("fp8_recipe", kFp8RecipeNames, static_cast<int>(t.fp8_recipe)));
     t.fp8_param_gather = n.optBool("fp8_param_gather", t.fp8_param_gather);
     t.use_distributed_optimizer = n.optBool("use_distributed_optimizer", t.use_distributed_optimizer);
     t.cross_entropy_loss_fusion = n.optBool("cross_entropy_loss_fusion", t.cross_entropy_loss_fusion);
@@ -236,6 +239,8 @@ Json modelJson(const ModelSpec& m)
     t["precision"] = toString(m.training.precision);
     if (m.training.fp8())
         t["fp8_format"] = toString(m.training.fp8_format);
+    if (m.training.fp8() && m.training.fp8_recipe != Fp8Recipe::Delayed)   // without FP8 it scales nothing
+        t["fp8_recipe"] = toString(m.training.fp8_recipe);
     if (m.training.fp8_param_gather)
         t["fp8_param_gather"] = true;
     t["use_distributed_optimizer"] = m.training.use_distributed_optimizer;

@@ -875,11 +875,15 @@ private:
         train.args.push_back({m.training.precision == Precision::FP16 ? "--fp16" : "--bf16", {}});
         if (m.training.fp8())
             train.args.push_back({"--fp8-format", {toString(m.training.fp8_format)}});
+        // The recipe the casts were costed with (section 3.7), where it is not Megatron-LM's
+        // default or the original spelled it out.
+        if (m.training.fp8() && (m.training.fp8_recipe != Fp8Recipe::Delayed || originalGave("--fp8-recipe")))
+            train.args.push_back({"--fp8-recipe", {toString(m.training.fp8_recipe)}});
         // FP8 weights (section 5.1 of docs/cost-model.md), from the plan's model: Megatron-LM
         // gathers them only with the distributed optimizer or an FSDP variant, and with optimizer
         // offload only under the delayed recipe, the default (reference sections 3 and 6).
         if (m.training.fp8() && m.training.fp8_param_gather) {
-            const std::string recipe = originalFirst("--fp8-recipe", "delayed");
+            const std::string recipe = toString(m.training.fp8_recipe);
             if (!plan.distributed_optimizer)
                 m_notes.push_back("--fp8-param-gather -> not written (it needs the distributed optimizer or an FSDP variant; "
                                   "the plan does not use the distributed optimizer)");
@@ -1249,6 +1253,10 @@ private:
         else
             same("--fp8-format", {}, "the plan's model runs its GEMMs in "
                                          + std::string(toString(m_doc.model.training.precision)) + ", not FP8");
+        if (m_doc.model.training.fp8())
+            same("--fp8-recipe", {toString(m_doc.model.training.fp8_recipe)}, "");
+        else
+            same("--fp8-recipe", {}, "the plan's model does not train in FP8 (no --fp8-format)");
         if (given("--fp8-param-gather") && !(m_doc.model.training.fp8() && m_doc.model.training.fp8_param_gather))
             same("--fp8-param-gather", {}, "the plan's model keeps its weights in " + std::string(toString(m_doc.model.training.precision)));
         // The precision of the gradient reduction: the plan's model's, which its data-parallel

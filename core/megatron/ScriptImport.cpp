@@ -99,7 +99,7 @@ const std::set<std::string>& mappedFlags()
         "--disable-bias-linear", "--add-bias-linear", "--untie-embeddings-and-output-weights", "--normalization",
         "--attention-dropout", "--hidden-dropout",
         "--num-experts", "--moe-ffn-hidden-size", "--moe-router-topk", "--moe-layer-freq",
-        "--moe-shared-expert-intermediate-size", "--moe-token-dispatcher-type", "--bf16", "--fp16", "--fp8-format", "--fp8-param-gather",
+        "--moe-shared-expert-intermediate-size", "--moe-token-dispatcher-type", "--bf16", "--fp16", "--fp8-format", "--fp8-recipe", "--fp8-param-gather",
         "--accumulate-allreduce-grads-in-fp32", "--grad-reduce-in-bf16", "--cross-entropy-loss-fusion", "--cross-entropy-fusion-impl",
         "--tensor-model-parallel-size", "--pipeline-model-parallel-size", "--context-parallel-size",
         "--expert-model-parallel-size", "--expert-tensor-parallel-size", "--num-layers-per-virtual-pipeline-stage",
@@ -1220,6 +1220,27 @@ private:
             else
                 warn(at("--fp8-format") + "--fp8-format " + *fp8 + ": the format comes from a variable the script does not set; "
                      "read as no FP8 (give the variable with --script-env to cost the run in FP8)");
+        }
+        // --fp8-recipe: how Transformer Engine scales the FP8 tensors (section 3.7); argparse
+        // checks its choices. A custom quantizer factory is code the planner cannot read.
+        if (auto recipe = str("--fp8-recipe")) {
+            const std::string v = ShellQuote::unquoted(*recipe);
+            static const std::pair<const char*, Fp8Recipe> kRecipes[] = {
+                {"delayed", Fp8Recipe::Delayed}, {"tensorwise", Fp8Recipe::Tensorwise},
+                {"mxfp8", Fp8Recipe::MXFP8}, {"blockwise", Fp8Recipe::Blockwise}};
+            const auto* known = std::find_if(std::begin(kRecipes), std::end(kRecipes), [&](const auto& r) { return v == r.first; });
+            if (known == std::end(kRecipes) && v != "custom" && v.find("${") == std::string::npos) {
+                // not one of argparse's choices: the flag list's choice check reports it
+            } else if (!m.training.fp8())
+                warn(at("--fp8-recipe") + "--fp8-recipe without --fp8-format: nothing runs in FP8; not read");
+            else if (known != std::end(kRecipes))
+                m.training.fp8_recipe = known->second;
+            else if (v == "custom")
+                warn(at("--fp8-recipe") + "--fp8-recipe custom: the quantizer factory's casts are not modelled; costed as delayed scaling, "
+                     "which an exported script writes");
+            else
+                warn(at("--fp8-recipe") + "--fp8-recipe " + *recipe + ": the recipe comes from a variable the script does not set; "
+                     "read as delayed (give the variable with --script-env to cost another)");
         }
         // The cross-entropy's kernels (docs/cost-model.md section 3.6): --cross-entropy-fusion-impl
         // chooses among the fused ones (argparse checks its choices, native or te).

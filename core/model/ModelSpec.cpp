@@ -57,6 +57,17 @@ const char* toString(Fp8Format f)
     return "none";
 }
 
+const char* toString(Fp8Recipe r)
+{
+    switch (r) {
+    case Fp8Recipe::Tensorwise: return "tensorwise";
+    case Fp8Recipe::MXFP8: return "mxfp8";
+    case Fp8Recipe::Blockwise: return "blockwise";
+    case Fp8Recipe::Delayed: break;
+    }
+    return "delayed";
+}
+
 const char* toString(TokenDispatcher d)
 {
     switch (d) {

@@ -14,6 +14,11 @@ enum class Precision { BF16, FP16 };
 // Megatron-LM's --fp8-format: the linear layers' GEMMs in FP8 through Transformer Engine, on
 // top of the bf16/fp16 precision of everything else (docs/cost-model.md section 3.7).
 enum class Fp8Format { None, Hybrid, E4M3 };
+// Megatron-LM's --fp8-recipe: how Transformer Engine scales the FP8 tensors. Delayed takes each
+// tensor's scale from an amax history; tensorwise measures the tensor's amax before casting it
+// (current scaling); mxfp8 scales blocks of 32 elements (Blackwell); blockwise scales 1x128
+// and 128x128 blocks (DeepSeek-V3's recipe). The casts and the devices differ (section 3.7).
+enum class Fp8Recipe { Delayed, Tensorwise, MXFP8, Blockwise };
 enum class TokenDispatcher { AllToAll, AllGather, Flex };
 // Megatron-LM's --cross-entropy-fusion-impl: Megatron-Core's own fused kernels ("native") or
 // Transformer Engine's parallel cross-entropy ("te"); docs/cost-model.md section 3.6.
@@ -24,6 +29,7 @@ struct TrainingSpec {
     int global_batch_size = 256;
     Precision precision = Precision::BF16;
     Fp8Format fp8_format = Fp8Format::None;
+    Fp8Recipe fp8_recipe = Fp8Recipe::Delayed;   // Megatron-LM's default
     // Megatron-LM's --fp8-param-gather: the linear layers' weights held in FP8 (with their
     // transposes) in place of the bf16 ones, and gathered in FP8 by the distributed optimizer.
     bool fp8_param_gather = false;
@@ -124,6 +130,7 @@ double paddedVocabSize(double vocab, int divisibleBy, int tp);
 
 const char* toString(Precision p);
 const char* toString(Fp8Format f);   // "none", "hybrid", "e4m3": --fp8-format's values
+const char* toString(Fp8Recipe r);   // "delayed", "tensorwise", "mxfp8", "blockwise": --fp8-recipe's values
 const char* toString(TokenDispatcher d);
 const char* toString(CrossEntropyFusionImpl i);   // "native", "te": --cross-entropy-fusion-impl's values
 

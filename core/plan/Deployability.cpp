@@ -236,7 +236,9 @@ public:
     {
         if (!m_model.training.fp8())
             return;
-        if (const StageRuledOut r = firstStageRuledOut(m_plan, m_catalog, fp8Unavailable); r.stage >= 0)
+        const Fp8Recipe recipe = m_model.training.fp8_recipe;
+        const auto unavailable = [recipe](const DeviceCatalog& c, const std::string& type) { return fp8Unavailable(c, type, recipe); };
+        if (const StageRuledOut r = firstStageRuledOut(m_plan, m_catalog, unavailable); r.stage >= 0)
             add(out, "fp8-needs-device",
                 stageName(m_plan, r.stage) + ": " + r.why + " (train without FP8 on this cluster, or leave the type out)");
     }
@@ -480,8 +482,7 @@ std::string deepEpUnavailable(const DeviceCatalog& catalog, const std::string& t
     return "a " + (t->vendor.empty() ? std::string("non-NVIDIA") : t->vendor) + " device with no DeepEP port";
 }
 
-StageRuledOut firstStageRuledOut(const Plan& plan, const DeviceCatalog& catalog,
-                                 std::string (*unavailable)(const DeviceCatalog&, const std::string&))
+StageRuledOut firstStageRuledOut(const Plan& plan, const DeviceCatalog& catalog, const DeviceRule& unavailable)
 {
     for (int s = 0; s < plan.pp(); ++s)
         if (std::string why = unavailable(catalog, plan.stages[static_cast<std::size_t>(s)].device_type); !why.empty())
@@ -489,7 +490,7 @@ StageRuledOut firstStageRuledOut(const Plan& plan, const DeviceCatalog& catalog,
     return {};
 }
 
-std::string fp8Unavailable(const DeviceCatalog& catalog, const std::string& type)
+std::string fp8Unavailable(const DeviceCatalog& catalog, const std::string& type, Fp8Recipe recipe)
 {
     const DeviceType* t = catalog.find(type);
     if (!t)
@@ -503,6 +504,17 @@ std::string fp8Unavailable(const DeviceCatalog& catalog, const std::string& type
     }
     if (!t->hasFp8())
         return "its catalog entry gives no FP8 rate (fp8_tflops)";
+    // The block-scaled recipes need NVIDIA's block-scaled GEMMs (transformer_engine/pytorch/
+    // quantization.py: _compute_mxfp8_support, _compute_fp8_block_scaling_support).
+    const double cc = t->vendor == "NVIDIA" ? t->compute_capability : 0.0;
+    char ccText[16];
+    std::snprintf(ccText, sizeof ccText, "%.1f", cc);
+    const std::string what = t->vendor == "NVIDIA" ? std::string("compute capability ") + ccText
+                                                   : std::string("not an NVIDIA device");
+    if (recipe == Fp8Recipe::MXFP8 && !(cc >= 10.0 && cc < 12.0))
+        return what + " (Transformer Engine runs the mxfp8 recipe on NVIDIA compute capability 10.x)";
+    if (recipe == Fp8Recipe::Blockwise && !(cc >= 9.0))
+        return what + " (Transformer Engine runs the blockwise recipe on NVIDIA compute capability 9.0 or higher)";
     return {};
 }
 

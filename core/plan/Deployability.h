@@ -9,6 +9,7 @@
 #include "model/ModelSpec.h"
 #include "plan/Plan.h"
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -34,7 +35,10 @@ std::string deepEpUnavailable(const DeviceCatalog& catalog, const std::string& t
 // Why FP8 training (Megatron-LM --fp8-format) cannot run on a device type: the catalog gives it
 // no FP8 tensor cores (fp8_tflops 0), or, for NVIDIA, a compute capability below the 8.9
 // Transformer Engine needs. Empty when it can, or when the type is not in the catalog.
-std::string fp8Unavailable(const DeviceCatalog& catalog, const std::string& type);
+// The recipe narrows it (Transformer Engine's check_recipe_support): mxfp8 runs on NVIDIA compute
+// capability 10.x (check_mxfp8_support refuses below 10.0 and 12.0 and above), blockwise on
+// 9.0 or higher (check_fp8_block_scaling_support).
+std::string fp8Unavailable(const DeviceCatalog& catalog, const std::string& type, Fp8Recipe recipe);
 
 // The first stage of the plan on a device type a requirement rules out (deepEpUnavailable,
 // fp8Unavailable): its index and why, or index -1 when every stage can run.
@@ -42,8 +46,8 @@ struct StageRuledOut {
     int stage = -1;
     std::string why;
 };
-StageRuledOut firstStageRuledOut(const Plan& plan, const DeviceCatalog& catalog,
-                                 std::string (*unavailable)(const DeviceCatalog&, const std::string&));
+using DeviceRule = std::function<std::string(const DeviceCatalog&, const std::string&)>;
+StageRuledOut firstStageRuledOut(const Plan& plan, const DeviceCatalog& catalog, const DeviceRule& unavailable);
 
 inline bool isDeployable(const Plan& plan, const ModelSpec& model, const Cluster& cluster,
                          const DeviceCatalog& catalog, Target target)

@@ -1019,7 +1019,7 @@ SearchResult runSearchAt(const CostModel& cost, const SearchOptions& options, co
     Cluster usable = cost.cluster();
     std::vector<std::string> leftOut;
     std::map<std::string, std::string> unusedWhy;   // device type -> the reason its idle nodes give
-    auto leaveOut = [&](bool applies, const std::string& need, std::string (*unavailable)(const DeviceCatalog&, const std::string&)) {
+    auto leaveOut = [&](bool applies, const std::string& need, const DeviceRule& unavailable) {
         if (!applies)
             return;
         std::map<std::string, std::string> why;   // device type -> why it cannot run the model
@@ -1040,7 +1040,11 @@ SearchResult runSearchAt(const CostModel& cost, const SearchOptions& options, co
     };
     const bool flex = cost.model().usesFlexDispatcher();
     leaveOut(flex, "the flex dispatcher needs DeepEP", deepEpUnavailable);
-    leaveOut(cost.model().training.fp8(), "FP8 training needs FP8 tensor cores", fp8Unavailable);
+    const Fp8Recipe recipe = cost.model().training.fp8_recipe;
+    leaveOut(cost.model().training.fp8(),
+             recipe == Fp8Recipe::Delayed ? std::string("FP8 training needs FP8 tensor cores")
+                                          : std::string("FP8 training with the ") + toString(recipe) + " recipe needs its FP8 GEMMs",
+             [recipe](const DeviceCatalog& c, const std::string& type) { return fp8Unavailable(c, type, recipe); });
     for (const std::string& l : leftOut)
         result.devices_left_out += (result.devices_left_out.empty() ? "" : "; and ") + l;
     if (usable.nodes.empty()) {

@@ -241,6 +241,19 @@ private slots:
         doc->undoStack()->undo();
         QVERIFY(!doc->model().training.cross_entropy_loss_fusion);
         QCOMPARE(crossEntropy->currentIndex(), 0);
+
+        // The FP8 recipe (--fp8-recipe) applies with FP8 GEMMs only.
+        auto* fp8 = qobject_cast<QComboBox*>(w->modelPanel()->fieldEditor(QStringLiteral("training.fp8_format")));
+        auto* recipe = qobject_cast<QComboBox*>(w->modelPanel()->fieldEditor(QStringLiteral("training.fp8_recipe")));
+        QVERIFY(fp8 && recipe);
+        QVERIFY(!recipe->isEnabled());
+        fp8->setCurrentIndex(fp8->findData(int(Fp8Format::Hybrid)));
+        QVERIFY(recipe->isEnabled());
+        recipe->setCurrentIndex(recipe->findData(int(Fp8Recipe::MXFP8)));
+        QCOMPARE(doc->model().training.fp8_recipe, Fp8Recipe::MXFP8);
+        doc->undoStack()->undo();
+        QCOMPARE(doc->model().training.fp8_recipe, Fp8Recipe::Delayed);
+        QCOMPARE(recipe->currentData().toInt(), int(Fp8Recipe::Delayed));
     }
 
     void runRefusesWhileAFieldHoldsAValueNotTaken()

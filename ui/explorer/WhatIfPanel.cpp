@@ -337,12 +337,16 @@ void WhatIfPanel::reestimate()
 
     // FP8 runs only where every stage has FP8 tensor cores (docs/cost-model.md section 3.7).
     if (m_problem.isEmpty() && model.training.fp8())
-        if (const StageRuledOut r = firstStageRuledOut(plan, *m_context.catalog, fp8Unavailable); r.stage >= 0) {
+        if (const StageRuledOut r = firstStageRuledOut(plan, *m_context.catalog,
+                                                       [recipe = model.training.fp8_recipe](const DeviceCatalog& c, const std::string& type) {
+                                                           return fp8Unavailable(c, type, recipe);
+                                                       });
+            r.stage >= 0) {
             m_problem = tr("Stage %1 runs on %2: %3, so this plan cannot train in FP8.")
                             .arg(r.stage)
                             .arg(QString::fromStdString(plan.stages[static_cast<std::size_t>(r.stage)].device_type),
                                  QString::fromStdString(r.why));
-            m_hints << tr("FP8 GEMMs on the Model tab and a new search leave such device types out.");
+            m_hints << tr("FP8 GEMMs and the FP8 recipe on the Model tab, and a new search, leave such device types out.");
         }
 
     // Node count: add copies of a node of the type (same links), or remove the ones the

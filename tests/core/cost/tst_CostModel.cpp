@@ -246,6 +246,7 @@ private slots:
     void fp8LinearLayers();
     void fp8MoeLayer();
     void fp8UnderSequenceParallelism();
+    void fp8Recipes();
     void vocabParallelBoundaries();
     void vocabularyPaddedForTp();
     void sharedExpertJoinsTheOverlapWindow();
@@ -1167,7 +1168,7 @@ void TestCostModel::fp8LinearLayers()
     const Prediction pa = CostModel(m, nodesOf("A100-80GB", 1), DeviceCatalog::builtin())
                               .estimate(makeUniformPlan(m, nodesOf("A100-80GB", 1), DeviceCatalog::builtin(), k));
     QVERIFY(std::find(pa.notes.begin(), pa.notes.end(),
-                      "A100-80GB: no FP8 tensor cores, so its GEMMs are costed in bf16 (FP8 training cannot run on it)")
+                      "A100-80GB: compute capability 8.0 (Transformer Engine runs FP8 on 8.9 or higher), so its GEMMs are costed in bf16 (FP8 training cannot run on it)")
             != pa.notes.end());
     // The MFU of an FP8 plan is over the FP8 peak, as NVIDIA's recipes count it.
     const Prediction ph = CostModel(m, c, DeviceCatalog::builtin()).estimate(makeUniformPlan(m, c, DeviceCatalog::builtin(), k));
@@ -1267,6 +1268,83 @@ void TestCostModel::fp8UnderSequenceParallelism()
     const double bf16Saving = layer(false, false, nullptr).compute - layer(false, true, nullptr).compute;
     QVERIFY2(std::fabs((fp8Saving - bf16Saving) / (4 * (4 * T * h - 3 * T * h / t - 2 * T * h) / hbm) - 1) < 1e-9,
              qPrintable(QString::number(fp8Saving - bf16Saving)));
+}
+
+void TestCostModel::fp8Recipes()
+{
+    // Megatron-LM's --fp8-recipe changes what Transformer Engine's casts move
+    // (docs/cost-model.md 3.7). One LLaMA-2 7B layer on 4 H100 at TP 4, T = 4096, q = h
+    // (MHA), F = 11008 gated. The cast elements of one layer, forward and backward:
+    //   without SP: inputs T (h + q/t + h + F/t), output gradients T (q/t + 2 h/t + h + 2F/t + h),
+    //   together T (5h + 3F/4) at t = 4;
+    //   with SP the four h-wide tensors are cast on the shard: T (8 h/t + 3 F/t).
+    const double T = 4096, h = 4096, F = 11008, t = 4, hbm = 2.90e12;
+    const double all = T * (5 * h + 0.75 * F);
+    const double sp = T * (8 * h / t + 3 * F / t);
+    // The amax all-reduces of current scaling come from a table: 4 bytes over the TP group, 5 us.
+    Profile prof;
+    auto entry = [&](Collective c, double bytes, double time) {
+        CollectiveEntry e;
+        e.primitive = c;
+        e.group_size = 4;
+        e.bytes = bytes;
+        e.time_s = time;
+        prof.collectives.push_back(e);
+    };
+    entry(Collective::AllGather, T * h, 10e-6);
+    entry(Collective::ReduceScatter, 2 * T * h, 20e-6);
+    entry(Collective::AllReduce, 4, 5e-6);
+    ModelSpec m = llama7b();
+    m.training.fp8_format = Fp8Format::Hybrid;
+    const Cluster c = nodesOf("H100-SXM", 1);
+    auto layer = [&](Fp8Recipe recipe, bool seqPar, const Profile* p = nullptr) {
+        m.training.fp8_recipe = recipe;
+        const CostModel cm(m, c, DeviceCatalog::builtin(), p);
+        StagePlan st = stageOn("H100-SXM", 0, 4, 4);
+        st.first_layer = 1;
+        st.num_layers = 1;
+        StageContext ctx = middleStage(false);
+        ctx.sequence_parallel = seqPar;
+        return cm.estimateStage(st, ctx);
+    };
+    auto near = [](double got, double want) { return std::fabs(got / want - 1) < 1e-9; };
+    const double delayed = layer(Fp8Recipe::Delayed, false).compute;
+    const double delayedSp = layer(Fp8Recipe::Delayed, true).compute;
+    // Tensorwise (current scaling) reads each tensor once more for its amax: 2 bytes per
+    // element cast, with or without SP (the transposes after the gathers are alike).
+    const double tensorwise = layer(Fp8Recipe::Tensorwise, false).compute - delayed;
+    QVERIFY2(near(tensorwise, 2 * all / hbm), qPrintable(QString::number(tensorwise)));
+    const double tensorwiseSp = layer(Fp8Recipe::Tensorwise, true).compute - delayedSp;
+    QVERIFY2(near(tensorwiseSp, 2 * sp / hbm), qPrintable(QString::number(tensorwiseSp)));
+    // Blockwise writes a 4-byte scale per 128 elements in each orientation: 4 + 1/16 bytes
+    // per element instead of 4 without SP.
+    const double blockwise = layer(Fp8Recipe::Blockwise, false).compute - delayed;
+    QVERIFY2(near(blockwise, all / 16 / hbm), qPrintable(QString::number(blockwise)));
+    // With SP it casts each shard both ways (4 + 1/16 bytes instead of the delayed recipe's
+    // row-wise 3) and gathers each orientation, so the 2 T h bytes of transpose per gathered
+    // tensor go: delayed moves 4 sp - 4 T h / t + 8 T h bytes, blockwise (4 + 1/16) sp.
+    const double blockwiseSp = layer(Fp8Recipe::Blockwise, true).compute - delayedSp;
+    QVERIFY2(near(blockwiseSp, (sp / 16 + 4 * T * h / t - 8 * T * h) / hbm), qPrintable(QString::number(blockwiseSp)));
+    // Current scaling under SP all-reduces each gathered shard's amax over TP first: two in
+    // forward (QKV and FC1 inputs), two in backward (the output gradients), 5 us each here.
+    const double tpDelayed = layer(Fp8Recipe::Delayed, true, &prof).tensor_parallel;
+    const double tpTensorwise = layer(Fp8Recipe::Tensorwise, true, &prof).tensor_parallel;
+    QVERIFY2(near(tpTensorwise - tpDelayed, 4 * 5e-6), qPrintable(QString::number(tpTensorwise - tpDelayed)));
+
+    // The cached FP8 weights: MXFP8 (on B200) keeps both orientations with an E8M0 scale per
+    // 32 elements, 2 + 1/16 bytes per linear-layer parameter against 2; LLaMA-2 7B's layer has
+    // 4 h^2 + 3 h F linear parameters, a quarter of them per rank at TP 4.
+    const Cluster b200 = nodesOf("B200", 1);
+    auto weights = [&](Fp8Recipe recipe) {
+        m.training.fp8_recipe = recipe;
+        const CostModel cm(m, b200, DeviceCatalog::builtin());
+        StagePlan st = stageOn("B200", 0, 4, 4);
+        st.first_layer = 1;
+        st.num_layers = 1;
+        return cm.estimateStage(st, middleStage(false)).memory.weights;
+    };
+    const double moreWeights = weights(Fp8Recipe::MXFP8) - weights(Fp8Recipe::Delayed);
+    QVERIFY2(near(moreWeights, (4 * h * h + 3 * h * F) / t / 16), qPrintable(QString::number(moreWeights)));
 }
 
 void TestCostModel::vocabParallelBoundaries()

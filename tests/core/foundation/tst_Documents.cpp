@@ -235,6 +235,21 @@ void tst_Documents::modelRoundTrip()
     const ModelSpec fp8Back = readModel(fp8Text, "m.json");
     QCOMPARE(fp8Back.training.fp8_format, Fp8Format::E4M3);
     QVERIFY(fp8Back.training.fp8_param_gather);
+    // --fp8-recipe: delayed (Megatron-LM's default) is not written, another is, and comes back.
+    QVERIFY(fp8Text.find("fp8_recipe") == std::string::npos);
+    QCOMPARE(fp8Back.training.fp8_recipe, Fp8Recipe::Delayed);
+    fp8.training.fp8_recipe = Fp8Recipe::MXFP8;
+    const std::string mxText = writeModel(fp8);
+    QVERIFY(mxText.find("\"fp8_recipe\": \"mxfp8\"") != std::string::npos);
+    QCOMPARE(readModel(mxText, "m.json").training.fp8_recipe, Fp8Recipe::MXFP8);
+    nlohmann::json badRecipe = nlohmann::json::parse(mxText);
+    badRecipe["training"]["fp8_recipe"] = "nvfp4";
+    try {
+        readModel(badRecipe.dump(2), "m.json");
+        QFAIL("no exception");
+    } catch (const InputError& e) {
+        QCOMPARE(QString::fromStdString(e.where()), QStringLiteral("model.training.fp8_recipe"));
+    }
     ModelSpec gatherOnly = fullModel();
     gatherOnly.training.fp8_param_gather = true;
     try {

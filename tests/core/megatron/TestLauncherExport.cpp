@@ -2364,6 +2364,37 @@ private slots:
         QVERIFY(!runLauncher(dir, r.script, "0").empty());
     }
 
+    void fp8RecipeRoundTrip()
+    {
+        // The plan's model's --fp8-recipe goes out when it is not Megatron-LM's default
+        // (delayed), or when the original spelled it out, and comes back; a recipe the plan's
+        // devices cannot run is refused (mxfp8 needs compute capability 10.x, the H100 has 9.0).
+        PlanDocument d = onFp8Devices(megatronPlan());
+        d.model.training.fp8_format = Fp8Format::Hybrid;
+        ExportResult r = exportLauncher(d, {});
+        QVERIFY2(r.ok, r.refusal.c_str());
+        QVERIFY(r.script.find("--fp8-recipe") == std::string::npos);
+        d.model.training.fp8_recipe = Fp8Recipe::Blockwise;
+        r = exportLauncher(d, {});
+        QVERIFY2(r.ok, r.refusal.c_str());
+        QVERIFY(r.script.find("--fp8-recipe blockwise\n") != std::string::npos);
+        QCOMPARE(importMegatronScript(r.script, "b.sh").model.training.fp8_recipe, Fp8Recipe::Blockwise);
+        ExportOptions spelled;
+        spelled.original = importMegatronScript(
+            "torchrun --nproc_per_node=8 pretrain_gpt.py --num-layers 32 --hidden-size 4096 --num-attention-heads 32 "
+            "--seq-length 4096 --max-position-embeddings 4096 --bf16 --micro-batch-size 1 --fp8-format hybrid --fp8-recipe delayed\n",
+            "spelled.sh");
+        d.model.training.fp8_recipe = Fp8Recipe::Delayed;
+        r = exportLauncher(d, spelled);
+        QVERIFY2(r.ok, r.refusal.c_str());
+        QVERIFY(r.script.find("--fp8-recipe delayed\n") != std::string::npos);
+        d.model.training.fp8_recipe = Fp8Recipe::MXFP8;
+        r = exportLauncher(d, {});
+        QVERIFY(!r.ok);
+        QVERIFY2(r.refusal.find("Transformer Engine runs the mxfp8 recipe on NVIDIA compute capability 10.x") != std::string::npos,
+                 r.refusal.c_str());
+    }
+
     void carriedFlagsNeedThePlansSetup()
     {
         // Flags of the original that Megatron-LM's validate_args asserts against the plan are
@@ -2432,9 +2463,12 @@ private slots:
         d.model.training.fp8_param_gather = true;
         d.plan.optimizer_offload_fraction = 0.5;
         o.original = importMegatronScript(head + "--fp8-format e4m3 --fp8-recipe tensorwise --fp8-param-gather\n", "c.sh");
+        QCOMPARE(o.original->model.training.fp8_recipe, Fp8Recipe::Tensorwise);
+        d.model.training.fp8_recipe = Fp8Recipe::Tensorwise;   // as the import reads the original
         r = exportLauncher(d, o);
         QVERIFY2(r.ok, r.refusal.c_str());
         args = runLauncher(dir, r.script, "0");
+        QCOMPARE(valuesAfter(args, "--fp8-recipe"), std::vector<std::string>{"tensorwise"});
         QVERIFY(!contains(args, "--fp8-param-gather"));
         QVERIFY(hasNote(r, "--fp8-param-gather -> not written (with the plan's optimizer CPU offload it needs --fp8-recipe "
                            "delayed, not tensorwise)"));

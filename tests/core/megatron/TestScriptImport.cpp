@@ -906,6 +906,35 @@ private slots:
         QVERIFY(hasWarning(unset, "--cross-entropy-fusion-impl ${CE}: the implementation comes from a variable"));
     }
 
+    void fp8RecipeFlag()
+    {
+        // --fp8-recipe (Megatron-LM's choices tensorwise, delayed, mxfp8, blockwise, custom;
+        // default delayed) with --fp8-format.
+        const std::string head = llamaLaunch();
+        auto import = [&](const std::string& flags) { return importMegatronScript(head + flags + "\n", "r.sh"); };
+        QCOMPARE(import("--fp8-format hybrid").model.training.fp8_recipe, Fp8Recipe::Delayed);
+        QCOMPARE(import("--fp8-format hybrid --fp8-recipe tensorwise").model.training.fp8_recipe, Fp8Recipe::Tensorwise);
+        QCOMPARE(import("--fp8-format e4m3 --fp8-recipe \"mxfp8\"").model.training.fp8_recipe, Fp8Recipe::MXFP8);
+        const ImportedScript blockwise = import("--fp8-format e4m3 --fp8-recipe blockwise");
+        QCOMPARE(blockwise.model.training.fp8_recipe, Fp8Recipe::Blockwise);
+        QVERIFY(!findFlag(blockwise, "--fp8-recipe"));   // read, so not carried as another flag
+        // Without FP8 it scales nothing.
+        const ImportedScript alone = import("--fp8-recipe mxfp8");
+        QCOMPARE(alone.model.training.fp8_recipe, Fp8Recipe::Delayed);
+        QVERIFY(hasWarning(alone, "--fp8-recipe without --fp8-format: nothing runs in FP8; not read"));
+        // A custom quantizer is costed as delayed scaling, and said.
+        const ImportedScript custom = import("--fp8-format hybrid --fp8-recipe custom");
+        QCOMPARE(custom.model.training.fp8_recipe, Fp8Recipe::Delayed);
+        QVERIFY(hasWarning(custom, "--fp8-recipe custom: the quantizer factory's casts are not modelled"));
+        // Argparse refuses other choices; an unset variable is said.
+        const ImportedScript bad = import("--fp8-format hybrid --fp8-recipe mxfp4");
+        QCOMPARE(bad.invalid_values.size(), std::size_t(1));
+        QCOMPARE(bad.invalid_values.front().flag, std::string("--fp8-recipe"));
+        const ImportedScript unset = import("--fp8-format hybrid --fp8-recipe ${RECIPE}");
+        QCOMPARE(unset.model.training.fp8_recipe, Fp8Recipe::Delayed);
+        QVERIFY(hasWarning(unset, "--fp8-recipe ${RECIPE}: the recipe comes from a variable the script does not set"));
+    }
+
     void scriptModelIsValidated()
     {
         // A model Megatron-LM would refuse is refused with the script and the flag, not

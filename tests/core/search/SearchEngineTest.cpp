@@ -108,6 +108,7 @@ private slots:
     void tiedEmbeddingsAcrossTheBridge();
     void flexDispatcherLeavesOutDevicesWithoutDeepEp();
     void fp8LeavesOutDevicesWithoutFp8();
+    void fp8RecipeLeavesOutDevices();
     void largeRegularCluster();
     void cliExitCodes();
 };
@@ -1352,6 +1353,54 @@ void SearchEngineTest::fp8LeavesOutDevicesWithoutFp8()
     QVERIFY(none.plans.empty());
     QCOMPARE(none.states, 0LL);
     QVERIFY2(none.no_plan_reason.find("no device of the cluster is left") != std::string::npos, none.no_plan_reason.c_str());
+}
+
+void SearchEngineTest::fp8RecipeLeavesOutDevices()
+{
+    // Transformer Engine's recipes run on fewer devices than FP8 itself
+    // (transformer_engine/pytorch/quantization.py): mxfp8 needs compute capability 10.x, so of
+    // B200 (10.0) and H100 (9.0) only the B200 node is used; blockwise runs on 9.0 or higher,
+    // so both are; delayed and tensorwise run on 8.9 or higher (L40S), blockwise not.
+    const DeviceCatalog& cat = DeviceCatalog::builtin();
+    ModelSpec m = smallMoe(8);
+    m.training.fp8_format = Fp8Format::Hybrid;
+    m.training.fp8_recipe = Fp8Recipe::MXFP8;
+    SearchOptions o;
+    o.top_k = 2;
+    const Cluster mixed = clusterFromShorthand("H100:1x8,B200:1x8", cat);
+    const SearchResult r = runSearch(CostModel(m, mixed, cat), o);
+    QVERIFY2(!r.plans.empty(), r.no_plan_reason.c_str());
+    QVERIFY2(r.devices_left_out
+                 == "FP8 training with the mxfp8 recipe needs its FP8 GEMMs, so the search leaves out H100-SXM: compute "
+                    "capability 9.0 (Transformer Engine runs the mxfp8 recipe on NVIDIA compute capability 10.x)",
+             r.devices_left_out.c_str());
+    for (const RankedPlan& rp : r.plans) {
+        for (const StagePlan& st : rp.plan.stages)
+            QCOMPARE(st.device_type, std::string("B200"));
+        QVERIFY(isDeployable(rp.plan, m, mixed, cat, rp.plan.target));
+    }
+    // The same plan moved onto the H100 node is refused for export, and runs with blockwise.
+    Plan onH100 = r.plans.front().plan;
+    for (StagePlan& st : onH100.stages) {
+        st.device_type = "H100-SXM";
+        for (auto& slot : st.devices)
+            slot.node = 0;
+    }
+    auto refused = [&](const ModelSpec& model) {
+        const auto problems = deploymentProblems(onH100, model, mixed, cat, Target::Megatron);
+        return std::any_of(problems.begin(), problems.end(), [](const DeploymentProblem& p) { return p.rule == "fp8-needs-device"; });
+    };
+    QVERIFY(refused(m));
+    m.training.fp8_recipe = Fp8Recipe::Blockwise;
+    QVERIFY(!refused(m));
+    QVERIFY(runSearch(CostModel(m, mixed, cat), o).devices_left_out.empty());
+
+    QCOMPARE(fp8Unavailable(cat, "L40S", Fp8Recipe::Delayed), std::string());
+    QCOMPARE(fp8Unavailable(cat, "L40S", Fp8Recipe::Tensorwise), std::string());
+    QCOMPARE(fp8Unavailable(cat, "L40S", Fp8Recipe::Blockwise),
+             std::string("compute capability 8.9 (Transformer Engine runs the blockwise recipe on NVIDIA compute capability 9.0 or higher)"));
+    QCOMPARE(fp8Unavailable(cat, "MI300X", Fp8Recipe::MXFP8),
+             std::string("not an NVIDIA device (Transformer Engine runs the mxfp8 recipe on NVIDIA compute capability 10.x)"));
 }
 
 void SearchEngineTest::largeRegularCluster()
