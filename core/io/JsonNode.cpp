@@ -58,6 +58,10 @@ std::size_t keyOffset(std::string_view text, std::size_t index)
 // millions of values is no hapmoe document, and its tree would take some 50 bytes of memory
 // per value (a 250 MiB array of zeros took 6.3 GB before this bound).
 constexpr std::size_t kMaxJsonValues = 5'000'000;
+// Containers inside containers: a hapmoe document nests a handful deep (a plan's search
+// alternatives' stage predictions are the deepest, under ten). Copies and comparisons of a
+// JSON value recurse, so a value nested thousands deep would exhaust the stack.
+constexpr std::size_t kMaxJsonDepth = 256;
 
 std::size_t binaryOffset(std::string_view text)
 {
@@ -130,6 +134,7 @@ nlohmann::json JsonNode::parse(std::string_view text, const std::string& file)
         std::string duplicate;              // the repeated key, and the key of its object
         std::size_t duplicateIndex = 0;     // which key event repeated
         bool tooMany = false;   // more than kMaxJsonValues
+        bool tooDeep = false;   // containers nested more than kMaxJsonDepth deep
 
     private:
         bool counted()
@@ -144,6 +149,10 @@ nlohmann::json JsonNode::parse(std::string_view text, const std::string& file)
         }
         bool open()
         {
+            if (m_keys.size() >= kMaxJsonDepth) {
+                tooDeep = true;
+                return false;
+            }
             m_keys.emplace_back();
             m_path.push_back(m_lastKey);
             m_lastKey.clear();
@@ -173,6 +182,9 @@ nlohmann::json JsonNode::parse(std::string_view text, const std::string& file)
         nlohmann::json doc;
         Reader reader(doc);
         nlohmann::json::sax_parse(text.begin(), text.end(), &reader);
+        if (reader.tooDeep)
+            throw InputError(file, "", "the document nests arrays and objects more than " + std::to_string(kMaxJsonDepth)
+                                           + " deep; a hapmoe document nests a few: expected a model, cluster, profile, plan or project");
         if (reader.tooMany)
             throw InputError(file, "", "the document holds more than " + std::to_string(kMaxJsonValues / 1'000'000)
                                            + " million JSON values; a hapmoe document holds far fewer: expected a model, "

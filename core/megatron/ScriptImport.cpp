@@ -108,7 +108,7 @@ const std::set<std::string>& mappedFlags()
         "--account-for-embedding-in-pipeline-split", "--account-for-loss-in-pipeline-split",
         "--recompute-granularity", "--recompute-method", "--recompute-num-layers", "--recompute-activations",
         "--sequence-parallel", "--use-distributed-optimizer", "--micro-batch-size", "--global-batch-size",
-        "--model-parallel-size"};
+        "--model-parallel-size", "--checkpoint-activations", "--batch-size"};
     return flags;
 }
 
@@ -535,6 +535,14 @@ private:
             bool nprocAll = false;
             while (i < w.size()) {
                 std::string a = w[i];
+                // An unquoted variable the script does not set ($DISTRIBUTED_ARGS) is split by
+                // bash into no word at all: the entry script follows.
+                if (ShellQuote::isReference(a) && i + 1 < w.size()) {
+                    warn(at() + "torchrun " + a + ": a variable the script does not set, so no option of the launcher; "
+                                "give it with --script-env if it holds --nproc_per_node or --nnodes");
+                    ++i;
+                    continue;
+                }
                 if (a.empty() || a[0] != '-')
                     break;
                 std::string value;
@@ -1359,6 +1367,36 @@ private:
             warn(at("--step-batch-size-schedule") + "--step-batch-size-schedule is not modelled: an iteration is costed at one "
                  "global batch (give the model's global batch size)");
         }
+        // Flags that change time or memory in ways the model does not follow: each is said once,
+        // with what is costed instead (docs/megatron.md, "Read and not modelled").
+        static const std::pair<const char*, const char*> kNotModelled[] = {
+            {"--num-distributed-optimizer-instances", "the distributed optimizer is costed as one instance sharding over "
+                                                      "the whole data-parallel group"},
+            {"--moe-expert-capacity-factor", "the experts' tokens follow the router imbalance, not a capacity (no token "
+                                             "dropping or padding)"},
+            {"--cpu-offloading-num-layers", "activations are costed on the device"},
+            {"--fine-grained-activation-offloading", "activations are costed on the device"},
+            {"--moe-layer-recompute", "the MoE layers' recompute follows --recompute-granularity only"},
+            {"--first-last-layers-bf16", "every layer's GEMMs are costed in FP8"},
+            {"--heterogeneous-layers-config-path", "every layer is costed with the shape the flags give"},
+            {"--experimental-attention-variant", "every layer is costed as softmax attention"},
+        };
+        for (const auto& [flag, instead] : kNotModelled)
+            if (has(flag))
+                warn(at(flag) + flag + " is not modelled: " + instead);
+        // The precision-aware optimizer's state types (fp32 by default, which the model costs).
+        if (has("--use-precision-aware-optimizer"))
+            for (const char* flag : {"--main-params-dtype", "--main-grads-dtype", "--exp-avg-dtype", "--exp-avg-sq-dtype"})
+                if (const auto v = str(flag); v && ShellQuote::unquoted(*v) != "fp32")
+                    warn(at(flag) + std::string(flag) + " " + *v + " is not modelled: the optimizer's master weights, main "
+                                                                    "gradients and Adam moments are costed in fp32");
+        if (const auto optimizer = str("--optimizer"); optimizer && ShellQuote::unquoted(*optimizer) != "adam"
+                                                       && optimizer->find("${") == std::string::npos)
+            warn(at("--optimizer") + "--optimizer " + *optimizer + " is not modelled: its states and step are costed as Adam's");
+        if (const auto cpComm = str("--cp-comm-type"); cpComm && ShellQuote::unquoted(*cpComm) != "p2p"
+                                                       && cpComm->find("${") == std::string::npos)
+            warn(at("--cp-comm-type") + "--cp-comm-type " + *cpComm + " is not modelled: context parallelism is costed as the "
+                 "p2p ring exchange of K and V");
         const std::string graphs = str("--cuda-graph-impl").value_or("none");
         if (graphs != "none" || has("--enable-cuda-graph") || has("--external-cuda-graph"))
             warn(at() + "CUDA graphs are not modelled (the cost model has no host launch overhead to remove)");
@@ -1386,6 +1424,15 @@ private:
         if (has("--model-parallel-size"))
             warn(at("--model-parallel-size") + "--model-parallel-size is deprecated (Megatron-LM asserts it is unset); "
                         "--tensor-model-parallel-size is used");
+        // Two more flags validate_args refuses (arguments.py, "Deprecated arguments"): read as
+        // their replacements would not be, so said.
+        if (has("--batch-size"))
+            warn(at("--batch-size") + "--batch-size is no longer valid (Megatron-LM asserts it is unset: use "
+                                      "--micro-batch-size); not read");
+        if (has("--checkpoint-activations"))
+            warn(at("--checkpoint-activations") + "--checkpoint-activations is no longer valid (Megatron-LM exits: use "
+                                                  "--recompute-activations, or --recompute-granularity full with a method); "
+                                                  "not read, so no recompute unless the script gives those");
         p.tp = intFlag("--tensor-model-parallel-size", 1);
         p.pp = intFlag("--pipeline-model-parallel-size", 1);
         p.cp = intFlag("--context-parallel-size", 1);
@@ -1444,6 +1491,14 @@ private:
         p.global_batch_size = intFlag("--global-batch-size", 0);   // 0 = not given: the default
         const int layers = m_out.model.num_layers;
         if (auto layout = str("--pipeline-model-parallel-layout")) {
+            // validate_args allows one of the layout and the two VPP flags; TransformerConfig
+            // raises for a layout with the first/last stage or account-for flags.
+            for (const char* other : {"--num-layers-per-virtual-pipeline-stage", "--num-virtual-stages-per-pipeline-rank",
+                                      "--decoder-first-pipeline-num-layers", "--decoder-last-pipeline-num-layers",
+                                      "--account-for-embedding-in-pipeline-split", "--account-for-loss-in-pipeline-split"})
+                if (has(other))
+                    broken(other, std::string("cannot be combined with --pipeline-model-parallel-layout, which gives the split "
+                                              "itself (Megatron-LM refuses both together)"));
             p.layout = *layout;
             std::vector<int> split;
             std::vector<std::vector<int>> chunks;
@@ -2154,8 +2209,10 @@ std::string flagOfPlanField(const std::string& path)
 // with VPP a rank recomputes up to that many in each of its chunks.
 int recomputedLayersOfRank(const ParallelConfig& p, int r, int layers)
 {
-    if (p.recompute_layers <= 0 || p.vpp <= 1)
-        return p.recompute_layers;   // one chunk: the count as given (the plan checks its range)
+    if (p.recompute_layers <= 0)
+        return p.recompute_layers;
+    if (p.vpp <= 1)   // one chunk: the first n layers, all of them when n reaches the rank's
+        return p.recompute_layers >= layers ? 0 : p.recompute_layers;
     std::vector<int> chunks = PipelineLayout::chunks(layers, p.vpp);
     if (r < static_cast<int>(p.layer_chunks.size()))
         chunks = p.layer_chunks[static_cast<std::size_t>(r)];

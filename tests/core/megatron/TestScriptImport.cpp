@@ -935,6 +935,44 @@ private slots:
         QVERIFY(hasWarning(unset, "--fp8-recipe ${RECIPE}: the recipe comes from a variable the script does not set"));
     }
 
+    void flagsMegatronRefusesOrIgnores()
+    {
+        const std::string head = llamaLaunch();
+        auto import = [&](const std::string& flags) { return importMegatronScript(head + flags + "\n", "f.sh"); };
+        // Deprecated flags validate_args refuses (arguments.py): said, and not read.
+        const ImportedScript ckpt = import("--checkpoint-activations");
+        QCOMPARE(ckpt.parallel.recompute, Recompute::None);
+        QVERIFY(hasWarning(ckpt, "--checkpoint-activations is no longer valid (Megatron-LM exits"));
+        QVERIFY(!findFlag(ckpt, "--checkpoint-activations"));   // not carried into an export
+        const ImportedScript batch = import("--batch-size 4");
+        QVERIFY(hasWarning(batch, "--batch-size is no longer valid"));
+        QVERIFY(!findFlag(batch, "--batch-size"));
+        // Block recompute of more layers than a rank holds recomputes all of them (Megatron-Core
+        // checkpoints layer l while l < --recompute-num-layers): 4 layers per rank at PP 8.
+        const ImportedScript block = import("--pipeline-model-parallel-size 8 --recompute-granularity full "
+                                            "--recompute-method block --recompute-num-layers 10");
+        const Plan plan = planFromScript(block, test::cluster("H800:8x8"), DeviceCatalog::builtin());
+        QCOMPARE(plan.stages.front().recompute, Recompute::Full);
+        QCOMPARE(plan.stages.front().recompute_layers, 0);
+        // An unquoted variable the script does not set before the entry splits into no word.
+        const ImportedScript unset = importMegatronScript(
+            "torchrun $DISTRIBUTED_ARGS pretrain_gpt.py --num-layers 32 --hidden-size 4096 --num-attention-heads 32 "
+            "--seq-length 4096 --max-position-embeddings 4096 --micro-batch-size 1\n",
+            "u.sh");
+        QCOMPARE(unset.entry_script, std::string("pretrain_gpt.py"));
+        QVERIFY(!findFlag(unset, "pretrain_gpt.py"));
+        QVERIFY(hasWarning(unset, "torchrun ${DISTRIBUTED_ARGS}: a variable the script does not set"));
+        // Flags that change time or memory the model does not follow are said.
+        const ImportedScript other = import("--moe-expert-capacity-factor 1.0 --optimizer sgd --cp-comm-type a2a "
+                                            "--use-precision-aware-optimizer --exp-avg-dtype bf16 --main-grads-dtype fp32");
+        QVERIFY(hasWarning(other, "--moe-expert-capacity-factor is not modelled"));
+        QVERIFY(hasWarning(other, "--optimizer sgd is not modelled"));
+        QVERIFY(hasWarning(other, "--cp-comm-type a2a is not modelled"));
+        QVERIFY(hasWarning(other, "--exp-avg-dtype bf16 is not modelled"));
+        QVERIFY(!hasWarning(other, "--main-grads-dtype"));
+        QVERIFY(!hasWarning(import("--optimizer adam --cp-comm-type p2p"), "not modelled"));
+    }
+
     void scriptModelIsValidated()
     {
         // A model Megatron-LM would refuse is refused with the script and the flag, not
@@ -1032,12 +1070,24 @@ private slots:
             "--num-attention-heads 32 --seq-length 4096 --bf16 --pipeline-model-parallel-size 4 --micro-batch-size 1 "
             "--global-batch-size 64 --recompute-granularity full --recompute-method block --recompute-num-layers 9\n",
             "rc.sh");
+        // Megatron-Core runs it, recomputing every layer of a rank (layer l is checkpointed while
+        // l < --recompute-num-layers), so the plan recomputes all 8 of each stage.
+        const Plan all = planFromScript(s, test::cluster("H800:4x8"), DeviceCatalog::builtin());
+        for (const StagePlan& st : all.stages)
+            QCOMPARE(st.recompute_layers, 0);
+        // A configuration the plan's checks refuse is named by flag: a global batch of 60 on
+        // DP 8 with micro-batches of 1.
+        const ImportedScript vpp = importMegatronScript(
+            "torchrun --nproc_per_node 8 --nnodes 4 pretrain_gpt.py --num-layers 32 --hidden-size 4096 "
+            "--num-attention-heads 32 --seq-length 4096 --bf16 --pipeline-model-parallel-size 4 --micro-batch-size 1 "
+            "--global-batch-size 60\n",
+            "rc.sh");
         try {
-            planFromScript(s, test::cluster("H800:4x8"), DeviceCatalog::builtin());
-            QFAIL("block recompute of more layers than a rank holds must be refused");
+            planFromScript(vpp, test::cluster("H800:4x8"), DeviceCatalog::builtin());
+            QFAIL("a global batch that is not a multiple of MBS x DP must be refused");
         } catch (const InputError& e) {
             QCOMPARE(e.file(), std::string("rc.sh"));
-            QVERIFY2(e.where().rfind("--recompute-num-layers (plan.stages[", 0) == 0, e.what());
+            QVERIFY2(e.where().find("--global-batch-size") != std::string::npos, e.what());
         }
     }
 
@@ -1502,6 +1552,14 @@ private slots:
                     "cannot be combined with --decoder-first/last-pipeline-num-layers") != std::string::npos);
         QVERIFY(refusal("--decoder-first-pipeline-num-layers 3 --account-for-loss-in-pipeline-split").find(
                     "cannot be combined with the account-for flags") != std::string::npos);
+        // A layout gives the split itself: validate_args allows one of it and the VPP flags,
+        // TransformerConfig raises with the first/last or account-for flags.
+        QVERIFY(refusal("--pipeline-model-parallel-layout 'Et*3|t*3|t*3|t*3L' --num-layers-per-virtual-pipeline-stage 3")
+                    .find("--num-layers-per-virtual-pipeline-stage: cannot be combined with --pipeline-model-parallel-layout")
+                != std::string::npos);
+        QVERIFY(refusal("--pipeline-model-parallel-layout 'Et*3|t*3|t*3|t*3L' --account-for-loss-in-pipeline-split")
+                    .find("--account-for-loss-in-pipeline-split: cannot be combined with --pipeline-model-parallel-layout")
+                != std::string::npos);
         // 4a: 5 stages on PP 4; a layout whose decoder layers are not --num-layers.
         QVERIFY(refusal("--pipeline-model-parallel-layout 'Et*3|t*3|t*3|t*3|L'").find("5 stages are not a multiple of PP 4")
                 != std::string::npos);
