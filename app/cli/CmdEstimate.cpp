@@ -62,9 +62,10 @@ ETP = TP for an MoE model (1 for a dense one), no recompute, no sequence paralle
 distributed optimizer: a note says so when the model's training section, which hapmoe plan
 follows, has it on); --mbs, --gbs and --precision default to the model's training section. --fp8
 none|hybrid|e4m3 runs the linear layers' GEMMs in FP8 (Megatron-LM --fp8-format; default the
-model's, or the plan's or script's), which needs every stage on a device type with FP8 tensor
-cores; --fp8-recipe chooses how Transformer Engine scales them (Megatron-LM --fp8-recipe; mxfp8
-needs compute capability 10.x, blockwise 9.0 or higher). --vpp is the number of virtual stages per pipeline
+model's, or the plan's or script's); --fp8-recipe chooses how Transformer Engine scales them
+(Megatron-LM --fp8-recipe; mxfp8 needs compute capability 10.x, blockwise 9.0 or higher). A stage
+on a device type that cannot run them (no FP8 tensor cores, or not the recipe) is costed in the
+training precision, with a note that no launcher can run the plan in FP8. --vpp is the number of virtual stages per pipeline
 rank (1 = plain 1F1B). --recompute full without --recompute-layers recomputes every layer.
 --sequence-parallel with TP 1 is turned off with a note, as Megatron-LM does; an MoE model
 with TP > 1 gets it on with a note (Megatron-Core's MoE layer refuses to train without it).

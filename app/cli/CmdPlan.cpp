@@ -426,11 +426,24 @@ int cmdPlan(const Args& args)
     doc.plan = r.plans.front().plan;
     doc.prediction = r.plans.front().prediction;
     doc.search = r;
-    if (auto out = a.value("o"))
-        saveFileAtomically(*out, writePlan(doc));
-    if (a.has("json")) {
-        std::cout << writePlan(doc);
-        return Success;
+    if (a.has("o") || a.has("json")) {
+        const std::string text = writePlan(doc);
+        // A document hapmoe cannot read back (a thousand alternatives on a large cluster) is
+        // not written: fewer alternatives are.
+        try {
+            checkReadsBack(text, a.value("o").value_or("the plan document"));
+        } catch (const InputError& e) {
+            throw InputError(e.file(), "--top", "the plan document with its " + std::to_string(r.plans.size()) + " plans would be "
+                                                    + std::to_string(text.size() >> 20) + " MiB, more than hapmoe reads back (at most "
+                                                    + std::to_string(kMaxDocumentBytes >> 20)
+                                                    + " MiB and 5 million JSON values): give a smaller --top");
+        }
+        if (auto out = a.value("o"))
+            saveFileAtomically(*out, text);
+        if (a.has("json")) {
+            std::cout << text;
+            return Success;
+        }
     }
 
     std::ostream& os = std::cout;

@@ -35,7 +35,7 @@ std::string textField(const io::JsonNode& n, const std::string& key, const std::
         }
     if (inShorthand && value.find_first_of(":,") != std::string::npos)
         n.fail(key, "expected a name without ':' or ',' (they separate the parts of a cluster shorthand such as "
-                    "\"H800:2x8,910B:1x8\"), got \"" + value + "\"");
+                    "\"H800:2x8,910B:1x8\"), got " + quotedValue(value));
     return value;
 }
 
@@ -106,7 +106,7 @@ DeviceCatalog DeviceCatalog::fromJson(std::string_view text, const std::string& 
     root.requireObject();
     const std::string format = root.reqString("format");
     if (format != "hapmoe.devices")
-        root.fail("format", "expected \"hapmoe.devices\", got \"" + format + "\"");
+        root.fail("format", "expected \"hapmoe.devices\", got " + quotedValue(format));
     const int version = root.reqInt("version", 1);
     if (version > kDevicesVersion)
         root.fail("version", "this file is hapmoe.devices version " + std::to_string(version)

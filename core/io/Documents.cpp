@@ -1027,7 +1027,7 @@ Project readProject(std::string_view text, const std::string& fileName, Warnings
     }
     p.plans_cancelled = n.optBool("plans_cancelled", false);
     p.plans_timed_out = n.optBool("plans_timed_out", false);
-    p.current_script = n.optString("current_script");
+    p.current_script = n.optRawString("current_script");
     if (auto in = n.optObject("current_script_inputs"))
         p.current_script_inputs = readScriptInputs(*in);
     // The file the profile was loaded from: a string whether or not the profile is there, and
@@ -1226,6 +1226,9 @@ void validateModel(const ModelSpec& m, const std::string& file)
                                           "Megatron-LM's --fp8-param-gather with --fp8-format)");
 }
 
+// A latency beyond a second is no network's; it would only push predictions past any range.
+constexpr double kMaxLatencyUs = 1e6;
+
 void validateCluster(const Cluster& c, const DeviceCatalog& catalog, const std::string& file)
 {
     auto where = [](const char* array, std::size_t i, const char* field) {
@@ -1260,7 +1263,7 @@ void validateCluster(const Cluster& c, const DeviceCatalog& catalog, const std::
             for (const auto& t : catalog.types())
                 known += (known.empty() ? "" : ", ") + t.name;
             throw InputError(file, where("nodes", i, "device_type"),
-                             "unknown device type \"" + n.device_type + "\"; known: " + known);
+                             "unknown device type " + quotedValue(n.device_type) + "; known: " + known);
         }
         if (const std::string why = hostNameProblem(n.host); !why.empty())
             throw InputError(file, where("nodes", i, "host"),
@@ -1320,8 +1323,9 @@ void validateCluster(const Cluster& c, const DeviceCatalog& catalog, const std::
         if (!(l.bandwidth_gbytes_per_s <= kMaxRate))
             throw InputError(file, where("links", i, "bandwidth_gbytes_per_s"),
                              "expected at most 1e+06 GB/s, got " + numberForMessage(l.bandwidth_gbytes_per_s, 6));
-        if (!(l.latency_us >= 0) || !std::isfinite(l.latency_us))
-            throw InputError(file, where("links", i, "latency_us"), "expected a non-negative number");
+        if (!(l.latency_us >= 0) || !(l.latency_us <= kMaxLatencyUs))
+            throw InputError(file, where("links", i, "latency_us"),
+                             "expected a number from 0 to 1e+06 us (one second), got " + numberForMessage(l.latency_us, 6));
     }
     if (!(c.cross_vendor.bandwidth_gbytes_per_s >= kMinRate) || !std::isfinite(c.cross_vendor.bandwidth_gbytes_per_s))
         throw InputError(file, "cluster.cross_vendor.bandwidth_gbytes_per_s",
@@ -1329,8 +1333,9 @@ void validateCluster(const Cluster& c, const DeviceCatalog& catalog, const std::
     if (!(c.cross_vendor.bandwidth_gbytes_per_s <= kMaxRate))
         throw InputError(file, "cluster.cross_vendor.bandwidth_gbytes_per_s",
                          "expected at most 1e+06 GB/s, got " + numberForMessage(c.cross_vendor.bandwidth_gbytes_per_s, 6));
-    if (!(c.cross_vendor.latency_us >= 0) || !std::isfinite(c.cross_vendor.latency_us))
-        throw InputError(file, "cluster.cross_vendor.latency_us", "expected a non-negative number");
+    if (!(c.cross_vendor.latency_us >= 0) || !(c.cross_vendor.latency_us <= kMaxLatencyUs))
+        throw InputError(file, "cluster.cross_vendor.latency_us",
+                         "expected a number from 0 to 1e+06 us (one second), got " + numberForMessage(c.cross_vendor.latency_us, 6));
 }
 
 void validatePlanDocument(const PlanDocument& doc, const DeviceCatalog& catalog, const std::string& file)
@@ -1348,7 +1353,7 @@ void validatePlanDocument(const PlanDocument& doc, const DeviceCatalog& catalog,
         const std::string at = "plan.stages[" + std::to_string(i) + "]";
         const DeviceType* type = catalog.find(s.device_type);
         if (!type)
-            throw InputError(file, at + ".device_type", "unknown device type \"" + s.device_type + "\"");
+            throw InputError(file, at + ".device_type", "unknown device type " + quotedValue(s.device_type));
         if (s.first_layer != nextLayer)
             throw InputError(file, at + ".first_layer", "expected " + std::to_string(nextLayer)
                                                           + " (stages must cover the layers in order), got " + std::to_string(s.first_layer));
@@ -1524,7 +1529,7 @@ Warnings profileWarnings(const Profile& p, const DeviceCatalog& catalog, const s
     Warnings warnings;
     auto unknown = [&](const std::string& where, const std::string& type) {
         if (!catalog.find(type))
-            warnings.push_back(file + ": profile." + where + ": unknown device type \"" + type + "\"; the entry is not used");
+            warnings.push_back(file + ": profile." + where + ": unknown device type " + quotedValue(type) + "; the entry is not used");
     };
     for (std::size_t i = 0; i < p.compute.size(); ++i)
         unknown("compute[" + std::to_string(i) + "].device_type", p.compute[i].device_type);
@@ -1593,6 +1598,14 @@ void validateProjectPlan(const Project& project, std::size_t index, const Device
     }
 }
 
+void checkReadsBack(const std::string& text, const std::string& file)
+{
+    if (text.size() > kMaxDocumentBytes)
+        throw InputError(file, "", "the document would be " + std::to_string(text.size() >> 20) + " MiB, more than the "
+                                       + std::to_string(kMaxDocumentBytes >> 20) + " MiB a hapmoe document may be read back at");
+    JsonNode::parse(text, file);
+}
+
 std::string readTextFile(const std::string& path)
 {
     std::error_code ec;
@@ -1607,8 +1620,9 @@ std::string readTextFile(const std::string& path)
                          path.empty() ? std::string("expected a file name, got an empty one")
                                       : std::string("cannot open file: ") + std::strerror(errno));
     const auto size = std::filesystem::file_size(path, ec);
-    if (!ec && size > (256u << 20))
-        throw InputError(path, "", "file is too large (" + std::to_string(size >> 20) + " MiB; the limit is 256 MiB)");
+    if (!ec && size > kMaxDocumentBytes)
+        throw InputError(path, "", "file is too large (" + std::to_string(size >> 20) + " MiB; the limit is "
+                                       + std::to_string(kMaxDocumentBytes >> 20) + " MiB)");
     std::ostringstream os;
     os << in.rdbuf();
     if (in.bad())

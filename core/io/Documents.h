@@ -15,6 +15,7 @@
 #include "search/Search.h"
 #include "util/InputError.h"
 
+#include <cstddef>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -173,6 +174,11 @@ void validatePlanDocument(const PlanDocument& doc, const DeviceCatalog& catalog,
 void validateProjectPlan(const Project& project, std::size_t index, const DeviceCatalog& catalog, const std::string& fileName);
 
 std::string readTextFile(const std::string& path);           // throws InputError
+// The largest file readTextFile reads.
+constexpr std::size_t kMaxDocumentBytes = std::size_t(256) << 20;
+// Throws the InputError reading `text` back would give (too large, too many JSON values, too
+// deeply nested), for a writer that should not write what it cannot read.
+void checkReadsBack(const std::string& text, const std::string& file);
 void saveFileAtomically(const std::string& path, std::string_view content);  // throws std::runtime_error
 // Removes the temporary files of saves still being written (at most 8 at once are tracked).
 // Async-signal-safe: a program's SIGINT / SIGTERM handler calls it, so that a save cut short

@@ -477,7 +477,7 @@ std::string JsonNode::reqString(std::string_view key, bool nonEmpty) const
     return s;
 }
 
-std::string JsonNode::optString(std::string_view key, const std::string& fallback) const
+std::string JsonNode::optRawString(std::string_view key, const std::string& fallback) const
 {
     const auto* v = member(key);
     if (!v)
@@ -487,9 +487,20 @@ std::string JsonNode::optString(std::string_view key, const std::string& fallbac
     return v->get<std::string>();
 }
 
+std::string JsonNode::optString(std::string_view key, const std::string& fallback) const
+{
+    const std::string value = optRawString(key, fallback);
+    // Text is printed to terminals and shown in the GUI: tabs and line breaks, but no escape
+    // sequences, bells or NULs.
+    for (std::size_t i = 0; i < value.size(); ++i)
+        if (const unsigned char c = static_cast<unsigned char>(value[i]); (c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f)
+            fail(key, "expected printable text, got the control character " + byteCode(c) + " at character " + std::to_string(i + 1));
+    return value;
+}
+
 std::string JsonNode::optLine(std::string_view key, const std::string& fallback) const
 {
-    const std::string value = optString(key, fallback);
+    const std::string value = optRawString(key, fallback);
     for (std::size_t i = 0; i < value.size(); ++i)
         if (const unsigned char c = static_cast<unsigned char>(value[i]); c < 0x20 || c == 0x7f)
             fail(key, "expected one line of printable text, got the control character " + byteCode(c) + " at character "
@@ -510,7 +521,7 @@ int JsonNode::reqChoice(std::string_view key, const std::vector<std::string_view
     std::string list;
     for (auto name : names)
         list += (list.empty() ? "" : ", ") + std::string("\"") + std::string(name) + "\"";
-    fail(key, "expected one of " + list + ", got \"" + s + "\"");
+    fail(key, "expected one of " + list + ", got " + quotedValue(s));
 }
 
 int JsonNode::optChoice(std::string_view key, const std::vector<std::string_view>& names, int fallback) const

@@ -64,7 +64,10 @@ public:
                      bool minExclusive = false, double max = std::numeric_limits<double>::infinity()) const;
     bool optBool(std::string_view key, bool fallback) const;
     std::string reqString(std::string_view key, bool nonEmpty = true) const;
+    // Printable text: line breaks and tabs, no other control character.
     std::string optString(std::string_view key, const std::string& fallback = {}) const;
+    // Any string (a launch script a project keeps as it was read).
+    std::string optRawString(std::string_view key, const std::string& fallback = {}) const;
     // A name: one line of printable text (no byte below 0x20, nor 0x7f), since names reach
     // terminals, window titles and comment lines, where an escape sequence would act.
     std::string optLine(std::string_view key, const std::string& fallback = {}) const;

@@ -214,7 +214,7 @@ Cluster clusterFromShorthand(std::string_view shorthand, const DeviceCatalog& ca
         const std::string itemWhere = where + ", item " + std::to_string(item);
         const auto colon = part.rfind(':');
         if (part.empty() || colon == std::string::npos || colon == 0)
-            throw InputError("", itemWhere, "expected TYPE:NODESxDEVICES_PER_NODE such as \"H800:2x8\", got \"" + part + "\"");
+            throw InputError("", itemWhere, "expected TYPE:NODESxDEVICES_PER_NODE such as \"H800:2x8\", got " + quotedValue(part));
         const std::string typeName = trim(std::string_view(part).substr(0, colon));
         const std::string shape = lower(trim(std::string_view(part).substr(colon + 1)));
         const DeviceType& type = catalog.get(typeName, itemWhere);
@@ -226,7 +226,7 @@ Cluster clusterFromShorthand(std::string_view shorthand, const DeviceCatalog& ca
                 && parsePositive(std::string_view(shape).substr(x + 1), per);
         if (!ok)
             throw InputError("", itemWhere, "expected NODESxDEVICES_PER_NODE with positive integers (\"2x8\", or \"2\" for "
-                                                + std::to_string(type.default_devices_per_node) + " per node), got \"" + shape + "\"");
+                                                + std::to_string(type.default_devices_per_node) + " per node), got " + quotedValue(shape));
         if (per > kMaxDevicesPerNode)
             throw InputError("", itemWhere, "at most " + std::to_string(kMaxDevicesPerNode) + " devices per node, got " + std::to_string(per));
         totalNodes += nodes;
@@ -301,7 +301,7 @@ ModelSpec resolveModel(const std::string& nameOrPath, Warnings* warnings)
         else if (format == kPlanFormat)
             m = readPlanContext(text, nameOrPath, warnings).model;   // also one without a plan
         else
-            throw InputError(nameOrPath, "format", "expected a hapmoe.model (or a project or plan holding a model), got \"" + format + "\"");
+            throw InputError(nameOrPath, "format", "expected a hapmoe.model (or a project or plan holding a model), got " + quotedValue(format));
         validateModel(m, nameOrPath);
         return m;
     }
@@ -324,7 +324,7 @@ Cluster resolveCluster(const std::string& spec, const DeviceCatalog& catalog, Wa
         else if (format == kPlanFormat)
             c = readPlanContext(text, spec, warnings).cluster;   // also one without a plan
         else
-            throw InputError(spec, "format", "expected a hapmoe.cluster (or a project or plan holding a cluster), got \"" + format + "\"");
+            throw InputError(spec, "format", "expected a hapmoe.cluster (or a project or plan holding a cluster), got " + quotedValue(format));
         validateCluster(c, catalog, spec);
         return c;
     }

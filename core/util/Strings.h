@@ -67,6 +67,14 @@ inline std::string printableText(std::string_view s)
     return out;
 }
 
+// A value a message quotes back, cut to its first 60 characters ("...") so that a megabyte of
+// wrong input does not become a megabyte of error message.
+inline std::string quotedValue(std::string_view s)
+{
+    constexpr std::size_t kShown = 60;
+    return "\"" + (s.size() > kShown ? std::string(s.substr(0, kShown - 3)) + "..." : std::string(s)) + "\"";
+}
+
 // v with `places` decimals ("19.155"), or in exponent form with four significant digits
 // ("1.718e+62") from a billion up, where fixed notation would print dozens of digits (an
 // iteration over a link of 1e-300 GB/s).

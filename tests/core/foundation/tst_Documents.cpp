@@ -164,6 +164,7 @@ class tst_Documents : public QObject {
     Q_OBJECT
 private slots:
     void modelRoundTrip();
+    void writersCheckWhatReadsBack();
     void defaultImbalanceCappedByExperts();
     void moeLayerFreqAsInteger();
     void clusterRoundTrip();
@@ -304,6 +305,29 @@ void tst_Documents::modelRoundTrip()
     } catch (const InputError& e) {
         QCOMPARE(QString::fromStdString(e.where()), QStringLiteral("model.attention_dropout"));
     }
+}
+
+void tst_Documents::writersCheckWhatReadsBack()
+{
+    // A wrong value is quoted back cut to 60 characters, not in full.
+    nlohmann::json m = nlohmann::json::parse(writeModel(fullModel()));
+    m["training"]["precision"] = std::string(100000, 'x');
+    try {
+        readModel(m.dump(), "m.json");
+        QFAIL("no exception");
+    } catch (const InputError& e) {
+        QVERIFY2(e.detail().size() < 200, e.detail().c_str());
+        QVERIFY(e.detail().find("got \"" + std::string(57, 'x') + "...\"") != std::string::npos);
+    }
+    // What a writer checks before writing: more than 5 million values (a plan's thousand
+    // alternatives on a large cluster) or nesting beyond 256 would not read back.
+    std::string many = "[";
+    for (int i = 0; i < 5'000'001; ++i)
+        many += "0,";
+    many.back() = ']';
+    QVERIFY_THROWS_EXCEPTION(InputError, checkReadsBack(many, "big.json"));
+    QVERIFY_THROWS_EXCEPTION(InputError, checkReadsBack(std::string(300, '[') + std::string(300, ']'), "deep.json"));
+    checkReadsBack(writeModel(fullModel()), "m.json");
 }
 
 void tst_Documents::moeLayerFreqAsInteger()
