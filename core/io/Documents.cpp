@@ -372,7 +372,7 @@ Plan readPlanObject(const JsonNode& n)
     for (const auto& e : n.array("stages", true)) {
         e.requireObject();
         e.warnUnknownKeys({"device_type", "devices", "first_layer", "num_layers", "tp", "cp", "dp", "ep", "etp", "edp",
-                           "recompute", "recompute_layers", "micro_batch_size"});
+                           "recompute", "recompute_layers", "micro_batch_size", "chunk_layers"});
         StagePlan s;
         s.device_type = e.reqString("device_type");
         for (const auto& d : e.array("devices", true)) {
@@ -395,6 +395,9 @@ Plan readPlanObject(const JsonNode& n)
         s.recompute = recomputeAt(e.optChoice("recompute", kRecomputeNames, 0));
         s.recompute_layers = e.optInt("recompute_layers", 0, 0);
         s.micro_batch_size = e.optInt("micro_batch_size", 1, 1);
+        if (e.has("chunk_layers"))
+            for (const auto& c : e.array("chunk_layers"))
+                s.chunk_layers.push_back(c.asInt(0));
         p.stages.push_back(std::move(s));
     }
     for (const auto& e : n.array("unused")) {
@@ -439,6 +442,8 @@ Json planJson(const Plan& p)
         e["recompute"] = toString(s.recompute);
         e["recompute_layers"] = s.recompute_layers;
         e["micro_batch_size"] = s.micro_batch_size;
+        if (!s.chunk_layers.empty())
+            e["chunk_layers"] = s.chunk_layers;
         stages.push_back(e);
     }
     j["stages"] = stages;
@@ -1432,6 +1437,23 @@ void validatePlanDocument(const PlanDocument& doc, const DeviceCatalog& catalog,
             throw InputError(file, at + ".recompute_layers", "only full recompute takes a layer count; got "
                                                                  + std::to_string(s.recompute_layers) + " with recompute \""
                                                                  + toString(s.recompute) + "\"");
+        // The chunks a layout placed (section "plan" of docs/formats.md): one per virtual stage,
+        // summing to the stage's layers.
+        if (!s.chunk_layers.empty()) {
+            long long sum = 0;
+            for (std::size_t c = 0; c < s.chunk_layers.size(); ++c) {
+                if (s.chunk_layers[c] < 0)
+                    throw InputError(file, at + ".chunk_layers[" + std::to_string(c) + "]",
+                                     "expected a number of layers >= 0, got " + std::to_string(s.chunk_layers[c]));
+                sum += s.chunk_layers[c];
+            }
+            if (p.vpp < 2 || s.chunk_layers.size() != static_cast<std::size_t>(p.vpp))
+                throw InputError(file, at + ".chunk_layers", "expected one entry per virtual stage (vpp " + std::to_string(p.vpp)
+                                                                 + "), got " + std::to_string(s.chunk_layers.size()));
+            if (sum != s.num_layers)
+                throw InputError(file, at + ".chunk_layers", "the chunks hold " + std::to_string(sum) + " layers, the stage has "
+                                                                 + std::to_string(s.num_layers));
+        }
         // Interleaved 1F1B: each of the rank's vpp virtual stages holds at least one layer.
         if (p.vpp > s.num_layers)
             throw InputError(file, at + ".num_layers", "vpp (" + std::to_string(p.vpp) + ") virtual stages need at least "

@@ -699,11 +699,11 @@ private:
         const Plan& plan = m_doc.plan;
         int largest = 0;
         for (const StagePlan& st : plan.stages)
-            for (int c : PipelineLayout::chunks(st.num_layers, plan.vpp))
+            for (int c : st.chunks(plan.vpp))
                 largest = std::max(largest, c);
         for (int n = 1; n <= largest; ++n) {
             const bool fits = std::all_of(plan.stages.begin(), plan.stages.end(), [&](const StagePlan& st) {
-                const int recomputed = PipelineLayout::blockRecomputed(PipelineLayout::chunks(st.num_layers, plan.vpp), n);
+                const int recomputed = PipelineLayout::blockRecomputed(st.chunks(plan.vpp), n);
                 const int want = st.recompute_layers > 0 && st.recompute_layers < st.num_layers ? st.recompute_layers : st.num_layers;
                 return recomputed == want;
             });
@@ -853,12 +853,19 @@ private:
         }
         const std::vector<int> layers = split();
         const bool uniform = std::all_of(layers.begin(), layers.end(), [&](int n) { return n == layers.front(); });
+        // Chunks a layout placed unevenly within a rank are written back as a layout.
+        std::vector<std::vector<int>> chunks;
+        for (const StagePlan& st : plan.stages)
+            chunks.push_back(st.chunks(plan.vpp));
+        const bool evenChunks = std::all_of(plan.stages.begin(), plan.stages.end(), [&](const StagePlan& st) {
+            return st.chunks(plan.vpp) == PipelineLayout::chunks(st.num_layers, plan.vpp);
+        });
         if (megatron) {
-            if (!uniform || (plan.vpp > 1 && layers.front() % plan.vpp != 0)) {
+            if (!uniform || !evenChunks || (plan.vpp > 1 && layers.front() % plan.vpp != 0)) {
                 // With the original's --mtp-num-layers carried over, the layout places those MTP
                 // layers too: validate_layer_layout asserts that it holds exactly that many.
                 par.args.push_back({"--pipeline-model-parallel-layout",
-                                    {PipelineLayout::fromSplit(layers, plan.vpp, m_opt.layout_shorthand, originalMtpLayers())}, true});
+                                    {PipelineLayout::fromChunks(chunks, m_opt.layout_shorthand, originalMtpLayers())}, true});
             } else if (plan.vpp > 1) {
                 par.args.push_back({"--num-layers-per-virtual-pipeline-stage", {std::to_string(layers.front() / plan.vpp)}});
             }

@@ -29,10 +29,12 @@ bool readCount(const std::string& s, std::size_t& i, long& n)
 
 } // namespace
 
-std::vector<std::string> PipelineLayout::rankLayerRanges(const std::vector<int>& layersPerRank, int vpp)
+namespace {
+
+std::vector<std::string> rangeTexts(const std::vector<std::vector<LayerRange>>& ranks)
 {
     std::vector<std::string> ranges;
-    for (const std::vector<LayerRange>& rank : rankLayers(layersPerRank, vpp)) {
+    for (const std::vector<LayerRange>& rank : ranks) {
         std::string text;
         for (const LayerRange& r : rank) {
             text += (text.empty() ? "" : ", ") + std::to_string(r.first);
@@ -44,13 +46,14 @@ std::vector<std::string> PipelineLayout::rankLayerRanges(const std::vector<int>&
     return ranges;
 }
 
-std::vector<std::string> PipelineLayout::rankLayerRanges(const Plan& plan)
+} // namespace
+
+std::vector<std::string> PipelineLayout::rankLayerRanges(const std::vector<int>& layersPerRank, int vpp)
 {
-    std::vector<int> layers;
-    for (const StagePlan& st : plan.stages)
-        layers.push_back(st.num_layers);
-    return rankLayerRanges(layers, plan.vpp);
+    return rangeTexts(rankLayers(layersPerRank, vpp));
 }
+
+std::vector<std::string> PipelineLayout::rankLayerRanges(const Plan& plan) { return rangeTexts(plan.rankLayers()); }
 
 int PipelineLayout::blockRecomputed(const std::vector<int>& chunks, int n)
 {
@@ -64,12 +67,23 @@ std::vector<int> PipelineLayout::chunks(int layers, int vpp) { return chunkLayer
 
 std::string PipelineLayout::fromSplit(const std::vector<int>& layersPerRank, int vpp, bool shorthand, int mtpLayers)
 {
-    const int pp = static_cast<int>(layersPerRank.size());
     vpp = std::max(1, vpp);
+    std::vector<std::vector<int>> perRank;
+    for (int n : layersPerRank)
+        perRank.push_back(chunks(n, vpp));
+    return fromChunks(perRank, shorthand, mtpLayers);
+}
+
+std::string PipelineLayout::fromChunks(const std::vector<std::vector<int>>& chunksPerRank, bool shorthand, int mtpLayers)
+{
+    const int pp = static_cast<int>(chunksPerRank.size());
+    int vpp = 1;
+    for (const std::vector<int>& c : chunksPerRank)
+        vpp = std::max(vpp, static_cast<int>(c.size()));
     std::vector<std::string> stages(static_cast<std::size_t>(pp * vpp));
     for (int r = 0; r < pp; ++r) {
-        const std::vector<int> perChunk = chunks(layersPerRank[static_cast<std::size_t>(r)], vpp);
-        for (int c = 0; c < vpp; ++c)
+        const std::vector<int>& perChunk = chunksPerRank[static_cast<std::size_t>(r)];
+        for (int c = 0; c < vpp && c < static_cast<int>(perChunk.size()); ++c)
             stages[static_cast<std::size_t>(c * pp + r)] = repeatStage(perChunk[static_cast<std::size_t>(c)], shorthand);
     }
     // MTP layers follow the decoder layers in the last chunk of the last rank.

@@ -19,6 +19,8 @@ public:
     // the last chunk of the last rank, before 'L': validate_layer_layout asserts that the
     // layout holds exactly --mtp-num-layers of them when that flag is set (reference 4a).
     static std::string fromSplit(const std::vector<int>& layersPerRank, int vpp, bool shorthand, int mtpLayers = 0);
+    // The same with each rank's chunks given (chunksPerRank[r][c] decoder layers in chunk c).
+    static std::string fromChunks(const std::vector<std::vector<int>>& chunksPerRank, bool shorthand, int mtpLayers = 0);
 
     // Decoder layers of each of a rank's vpp chunks as fromSplit spreads them.
     static std::vector<int> chunks(int layers, int vpp);

@@ -2521,6 +2521,10 @@ void placeUniform(Plan& plan, const ImportedScript& script, const DeviceCatalog&
         st.recompute = p.recompute;
         st.recompute_layers = p.recompute == Recompute::Full ? recomputedLayersOfRank(p, s, st.num_layers) : 0;
         st.micro_batch_size = p.micro_batch_size;
+        // A layout's chunks, where they are not the even spread the plan would assume.
+        if (p.vpp > 1 && static_cast<std::size_t>(s) < p.layer_chunks.size()
+            && p.layer_chunks[static_cast<std::size_t>(s)] != chunkLayers(st.num_layers, p.vpp))
+            st.chunk_layers = p.layer_chunks[static_cast<std::size_t>(s)];
         plan.stages.push_back(std::move(st));
     }
 }

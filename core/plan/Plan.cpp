@@ -47,32 +47,55 @@ std::vector<int> chunkLayers(int layers, int vpp)
     return out;
 }
 
-std::vector<std::vector<LayerRange>> rankLayers(const std::vector<int>& layersPerRank, int vpp)
+std::vector<std::vector<LayerRange>> rankLayers(const std::vector<std::vector<int>>& chunksPerRank)
 {
-    vpp = std::max(1, vpp);
-    const std::size_t pp = layersPerRank.size();
-    std::vector<std::vector<int>> chunks;
-    chunks.reserve(pp);
-    for (int n : layersPerRank)
-        chunks.push_back(chunkLayers(n, vpp));
+    const std::size_t pp = chunksPerRank.size();
+    std::size_t vpp = 0;
+    for (const std::vector<int>& c : chunksPerRank)
+        vpp = std::max(vpp, c.size());
     std::vector<std::vector<LayerRange>> out(pp);
     int next = 0;
-    for (std::size_t c = 0; c < static_cast<std::size_t>(vpp); ++c)
+    for (std::size_t c = 0; c < vpp; ++c)
         for (std::size_t r = 0; r < pp; ++r)
-            if (const int n = chunks[r][c]; n > 0) {
+            if (const int n = c < chunksPerRank[r].size() ? chunksPerRank[r][c] : 0; n > 0) {
                 out[r].push_back({next, n});
                 next += n;
             }
     return out;
 }
 
+std::vector<std::vector<LayerRange>> rankLayers(const std::vector<int>& layersPerRank, int vpp)
+{
+    std::vector<std::vector<int>> chunks;
+    chunks.reserve(layersPerRank.size());
+    for (int n : layersPerRank)
+        chunks.push_back(chunkLayers(n, vpp));
+    return rankLayers(chunks);
+}
+
+std::vector<int> StagePlan::chunks(int vpp) const
+{
+    vpp = std::max(1, vpp);
+    if (chunk_layers.size() == static_cast<std::size_t>(vpp)) {
+        int sum = 0;
+        bool valid = true;
+        for (int n : chunk_layers) {
+            sum += n;
+            valid = valid && n >= 0;
+        }
+        if (valid && sum == num_layers)
+            return chunk_layers;
+    }
+    return chunkLayers(num_layers, vpp);
+}
+
 std::vector<std::vector<LayerRange>> Plan::rankLayers() const
 {
-    std::vector<int> layers;
-    layers.reserve(stages.size());
+    std::vector<std::vector<int>> chunks;
+    chunks.reserve(stages.size());
     for (const StagePlan& st : stages)
-        layers.push_back(st.num_layers);
-    return hapmoe::rankLayers(layers, vpp);
+        chunks.push_back(st.chunks(vpp));
+    return hapmoe::rankLayers(chunks);
 }
 
 int Plan::numMicrobatches() const

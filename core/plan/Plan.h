@@ -31,8 +31,14 @@ struct StagePlan {
     Recompute recompute = Recompute::None;
     int recompute_layers = 0;             // Full: number of this stage's layers recomputed (0 = all)
     int micro_batch_size = 1;             // per data-parallel replica of this stage's mesh
+    // With interleaving, the decoder layers of each of the rank's vpp model chunks when a
+    // --pipeline-model-parallel-layout placed them unevenly; empty means chunkLayers'
+    // even spread. Used only when it has vpp entries summing to num_layers.
+    std::vector<int> chunk_layers;
 
     int numDevices() const { return tp * cp * dp; }
+    // The layers of each of the rank's vpp chunks: chunk_layers when they fit, else even.
+    std::vector<int> chunks(int vpp) const;
 };
 
 // Decoder layers [first, first + count) of the model.
@@ -51,6 +57,9 @@ std::vector<int> chunkLayers(int layers, int vpp);
 // (Megatron-LM's interleaved schedule, reference section 4a), so rank 0 of 4 ranks of 12
 // layers at vpp 2 runs layers 0-5 and 24-29. Empty chunks are left out.
 std::vector<std::vector<LayerRange>> rankLayers(const std::vector<int>& layersPerRank, int vpp);
+// The same for given chunks: chunksPerRank[r][c] layers in chunk c of rank r, every rank with
+// the same number of chunks.
+std::vector<std::vector<LayerRange>> rankLayers(const std::vector<std::vector<int>>& chunksPerRank);
 
 struct UnusedDevices {
     int node = 0;

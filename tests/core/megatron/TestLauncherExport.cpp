@@ -2097,6 +2097,50 @@ private slots:
         QVERIFY2(r.refusal.find("one recompute setting") != std::string::npos, r.refusal.c_str());
     }
 
+    void unevenChunksOfALayout()
+    {
+        // A layout may place a rank's layers unevenly over its chunks ('Ettt|t|tt|ttL' at PP 2:
+        // rank 0 holds layers 0-2 and 4-5, rank 1 layers 3 and 6-7, pipeline_parallel_layer_layout.py).
+        // The plan keeps those chunks, its stages hold those layers, and the launcher writes
+        // the layout back (in its shorthand), which imports to the same chunks.
+        const ImportedScript s = importMegatronScript(
+            "torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers 8 --hidden-size 4096 --num-attention-heads 32 "
+            "--seq-length 4096 --max-position-embeddings 4096 --micro-batch-size 1 --global-batch-size 64 --bf16 "
+            "--pipeline-model-parallel-size 2 --pipeline-model-parallel-layout 'Ettt|t|tt|ttL'\n",
+            "layout.sh");
+        PlanDocument d;
+        d.model = s.model;
+        d.cluster = test::cluster("H800:1x8");
+        d.plan = planFromScript(s, d.cluster, DeviceCatalog::builtin());
+        QCOMPARE(d.plan.vpp, 2);
+        // Rank 0's 3 + 2 is the even spread, which needs no list; rank 1's 1 + 2 is not.
+        QVERIFY(d.plan.stages[0].chunk_layers.empty());
+        QCOMPARE(d.plan.stages[1].chunk_layers, (std::vector<int>{1, 2}));
+        QCOMPARE(PipelineLayout::rankLayerRanges(d.plan), (std::vector<std::string>{"0-2, 4-5", "3, 6-7"}));
+        // The even spread would have given rank 0 layers 0-2 and 5-6.
+        QCOMPARE(PipelineLayout::rankLayerRanges({5, 3}, 2), (std::vector<std::string>{"0-2, 5-6", "3-4, 7"}));
+        const ExportResult r = exportLauncher(d, {});
+        QVERIFY2(r.ok, r.refusal.c_str());
+        QTemporaryDir dir;
+        const std::vector<std::string> args = runLauncher(dir, r.script, "0");
+        QVERIFY2(!args.empty(), r.script.c_str());
+        QCOMPARE(valuesAfter(args, "--pipeline-model-parallel-layout"), std::vector<std::string>{"Et*3|t|t*2|t*2L"});
+        QCOMPARE(planFromScript(importMegatronScript(r.script, "back.sh"), d.cluster, DeviceCatalog::builtin()).stages[1].chunk_layers,
+                 (std::vector<int>{1, 2}));
+        // The plan document keeps the chunks, and checks them.
+        const PlanDocument back = readPlan(writePlan(d), "p.json");
+        QCOMPARE(back.plan.stages[1].chunk_layers, (std::vector<int>{1, 2}));
+        PlanDocument wrong = d;
+        wrong.plan.stages[1].chunk_layers = {2, 2};   // 4 in a stage of 3
+        try {
+            validatePlanDocument(wrong, DeviceCatalog::builtin(), "p.json");
+            QFAIL("no exception");
+        } catch (const InputError& e) {
+            QCOMPARE(e.where(), std::string("plan.stages[1].chunk_layers"));
+            QVERIFY2(std::string(e.what()).find("the chunks hold 4 layers, the stage has 3") != std::string::npos, e.what());
+        }
+    }
+
     void mtpLayersInTheLayout()
     {
         // Reference section 4a: "The count of `m` must equal `--mtp-num-layers`", and all `m`
