@@ -453,6 +453,9 @@ int cmdPlan(const Args& args)
        << fmt("%.2f", r.time_s) << " s: " << r.states << " states, pruned " << r.pruned.load_balance << " by load balance, "
        << r.pruned.memory << " by memory, " << r.pruned.communication << " by communication"
        << (r.timed_out ? " (time limit reached: best plan so far)" : "") << "\n";
+    if (r.list_cut)
+        os << "The time limit ended the list at " << r.plans.size() << " of the " << opt.top_k
+           << " plans --top asked for (each is costed again and checked after the search).\n";
     // The check replaced the pruned best by a faster plan, or (if needed) by a slower one on the devices.
     const bool checkFoundFaster = r.offload_needed || r.plans.front().prediction.iteration_time_s < r.pruned_best_s;
     const std::string checkTime = fmt("%.2f", r.exact_check_s) + " s without the prunings";

@@ -121,16 +121,25 @@ struct Final {
 void fillUnused(Plan& plan, const SearchSpace& space, const std::string& reason)
 {
     plan.unused.clear();
-    std::map<int, std::vector<bool>> used;
+    // Only the nodes the plan touches get a map of their devices (a plan on a few nodes of a
+    // cluster of thousands is given its idle nodes in one pass).
+    std::unordered_map<int, std::vector<bool>> used;
+    std::unordered_map<int, int> count;
     for (const Node& n : space.cluster().nodes)
-        used[n.id] = std::vector<bool>(static_cast<std::size_t>(std::max(0, n.count)), false);
+        count[n.id] = std::max(0, n.count);
     for (const StagePlan& st : plan.stages)
-        for (const DeviceSlot& s : st.devices)
-            for (int i = s.first_local; i < s.first_local + s.count; ++i)
-                if (used.count(s.node) && i >= 0 && i < static_cast<int>(used[s.node].size()))
-                    used[s.node][static_cast<std::size_t>(i)] = true;
+        for (const DeviceSlot& s : st.devices) {
+            const auto c = count.find(s.node);
+            if (c == count.end())
+                continue;
+            std::vector<bool>& bits = used[s.node];
+            bits.resize(static_cast<std::size_t>(c->second), false);
+            for (int i = std::max(0, s.first_local); i < s.first_local + s.count && i < c->second; ++i)
+                bits[static_cast<std::size_t>(i)] = true;
+        }
     for (const Node& n : space.cluster().nodes) {
-        const int idle = static_cast<int>(std::count(used[n.id].begin(), used[n.id].end(), false));
+        const auto u = used.find(n.id);
+        const int idle = u == used.end() ? std::max(0, n.count) : static_cast<int>(std::count(u->second.begin(), u->second.end(), false));
         if (idle > 0)
             plan.unused.push_back({n.id, idle, reason});
     }

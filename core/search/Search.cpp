@@ -590,6 +590,7 @@ public:
         std::string shortfall_where;
         std::string deploy_problem;
         int candidates = 0;
+        bool cut = false;   // the time limit or a cancel ended the list before `want`
     };
 
     // Best distinct plans over all jobs that the target can run, each with its prediction.
@@ -623,6 +624,13 @@ public:
         for (const Ref& ref : refs) {
             if (out.plans.size() >= want)
                 break;
+            // Each alternative is costed again, checked and given its idle devices: on a large
+            // cluster a thousand of them take long, so the time limit (or a cancel) ends the
+            // list, which keeps at least the fastest plan.
+            if (!out.plans.empty() && m_control.stop()) {
+                out.cut = true;
+                break;
+            }
             Plan plan = results[ref.job].plans[ref.rank].plan;
             // Plans come fastest first: one that only adds recompute to a kept plan is slower and
             // no alternative (docs/search.md section 1).
@@ -1466,6 +1474,7 @@ SearchResult runSearchAt(const CostModel& cost, const SearchOptions& options, co
     }
 
     result.plans = main->plans;
+    result.list_cut = main->cut;
     if (uniform && !uniform->plans.empty())
         result.uniform_baseline = uniform->plans.front();
     if (metis && !metis->plans.empty() && options.algorithm != Algorithm::MetisStyle)

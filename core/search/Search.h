@@ -111,6 +111,7 @@ struct SearchResult {
     double main_time_s = 0;                      // the search itself, without the baselines
     bool timed_out = false;
     bool cancelled = false;
+    bool list_cut = false;   // the time limit or a cancel ended `plans` before the top_k asked for
     OptimizerOffload optimizer_offload = OptimizerOffload::IfNeeded;   // the policy searched with
     bool offload_needed = false;                 // IfNeeded, Fastest: the (pruned) search found no plan without optimizer offload
     // The prunings discarded every feasible plan that a baseline found: the search ran again
