@@ -128,6 +128,8 @@ struct DeviceInfo {
         return flops > 0 ? flops / (at * gemm_eff * gemmSizeFactor(flops * kCalculonPeak / at)) : 0.0;
     }
     double memTime(double bytes) const { return bytes / hbm; }
+    // FP8 GEMMs in any layout (NVIDIA compute capability 10.0 and above): no FP8 transposes.
+    bool nonTnFp8() const { return type && type->vendor == "NVIDIA" && type->compute_capability >= 10.0; }
 };
 
 // What Transformer Engine's quantization under a --fp8-recipe moves, in bytes per element of
@@ -139,11 +141,26 @@ struct Fp8Casts {
     double data = 1;        // an FP8 element with its share of the scales (gathers, saved inputs)
     double weightCopy = 2;  // per linear-layer parameter, the cached FP8 weight and its transpose
     bool amaxAllReduce = false;   // under SP, the shard's amax is all-reduced over TP before the cast
+    // Under SP, what a backward all-gather of an output gradient moves per element: the
+    // block-scaled recipes gather its row-wise and column-wise copies (TE's _all_gather_mxfp8
+    // and the blockwise gather take both usages the gradient quantizer sets).
+    double gatheredGradient = 1;
 };
 
-Fp8Casts fp8Casts(Fp8Recipe recipe)
+Fp8Casts fp8Casts(Fp8Recipe recipe, bool nonTn)
 {
     Fp8Casts c;
+    // Compute capability 10.0 and above run FP8 GEMMs in any layout (TE's
+    // is_non_tn_fp8_gemm_supported): the per-tensor recipes make no transpose there, their FP8
+    // data serving both GEMMs (Float8Quantizer: need_transpose = columnwise && !non_tn).
+    if (nonTn && (recipe == Fp8Recipe::Delayed || recipe == Fp8Recipe::Tensorwise)) {
+        c.full = recipe == Fp8Recipe::Tensorwise ? 5 : 3;
+        c.shard = c.full;
+        c.transpose = 0;
+        c.weightCopy = 1;
+        c.amaxAllReduce = recipe == Fp8Recipe::Tensorwise;
+        return c;
+    }
     switch (recipe) {
     case Fp8Recipe::Delayed:
         // The scale comes from the amax history; the cast-transpose records the amax as it
@@ -166,6 +183,7 @@ Fp8Casts fp8Casts(Fp8Recipe recipe)
         c.full = c.shard = 4.0 + 2.0 / 32.0;
         c.transpose = 0;
         c.data = 1.0 + 1.0 / 32.0;
+        c.gatheredGradient = 2.0 * c.data;
         c.weightCopy = 2.0 + 2.0 / 32.0;
         break;
     case Fp8Recipe::Blockwise:
@@ -175,6 +193,7 @@ Fp8Casts fp8Casts(Fp8Recipe recipe)
         c.full = c.shard = 4.0 + 2.0 * 4.0 / 128.0;
         c.transpose = 0;
         c.data = 1.0 + 4.0 / 128.0;
+        c.gatheredGradient = 2.0 * c.data;
         c.weightCopy = 2.0 + 2.0 * 4.0 / (128.0 * 128.0);
         break;
     }
@@ -594,7 +613,7 @@ struct CostModel::Impl {
         const double tp = k.tp;
         const double h = s.h;
         const double act = 2.0;   // bytes per bf16/fp16 element
-        const Fp8Casts fp8 = fp8Casts(model.training.fp8_recipe);
+        const Fp8Casts fp8 = fp8Casts(model.training.fp8_recipe, dev.nonTnFp8());
         LayerCost c;
 
         // Attention core: scores and weighted values over all s keys; the fused kernel does
@@ -755,10 +774,15 @@ struct CostModel::Impl {
                 // element; the reduce-scatters move the bf16 GEMM outputs (section 3.7).
                 const double ag = coll(Collective::AllGather, dev.fp8 ? fp8.data * T * h : bytes, k.tp, tpLink, dev, collFromTable);
                 const double rs = coll(Collective::ReduceScatter, bytes, k.tp, tpLink, dev, collFromTable);
+                // The output gradients' gathers in backward; with userbuffers (--tp-comm-overlap)
+                // TE gathers one usage at a time, the row-wise one.
+                const double agGrad = dev.fp8 && fp8.gatheredGradient != fp8.data && !tpOverlap
+                    ? coll(Collective::AllGather, fp8.gatheredGradient * T * h, k.tp, tpLink, dev, collFromTable)
+                    : ag;
                 f = blocks * (ag + rs);
                 // The re-gather for the weight gradient runs while the input-gradient GEMM of the
                 // same linear layer computes (Megatron's asynchronous linear backward).
-                b = blocks * (ag + rs) + std::max(0.0, ag - qkvGemm) + (mlpBlock ? std::max(0.0, ag - fc1Gemm) : 0.0);
+                b = blocks * (agGrad + rs) + std::max(0.0, ag - qkvGemm) + (mlpBlock ? std::max(0.0, ag - fc1Gemm) : 0.0);
             } else {
                 const double ar = coll(Collective::AllReduce, bytes, k.tp, tpLink, dev, collFromTable);
                 f = blocks * ar;
@@ -1113,7 +1137,7 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
     // optimizer (reference section 3), so without it the copies stay.
     const bool fp8Params = dev.fp8 && m.model.training.fp8_param_gather && distOpt;
     if (dev.fp8 && !fp8Params)
-        est.memory.weights += fp8Casts(m.model.training.fp8_recipe).weightCopy * (linearSplit / tp + expertDev);
+        est.memory.weights += fp8Casts(m.model.training.fp8_recipe, dev.nonTnFp8()).weightCopy * (linearSplit / tp + expertDev);
     est.memory.gradients = gB * (denseDev + expertDev);
     est.memory.optimizer = oB * updated;
     // Optimizer CPU offload (section 7.3): the offloaded fraction of the shard's master
@@ -1153,7 +1177,7 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
     // the dispatcher), the FC2 and expert inputs. The projection's input is the fused attention
     // kernel's output, which the kernel keeps in bf16 for its own backward: the FP8 copy comes
     // on top (proj); unfused, the copy replaces it.
-    const double fp8Data = fp8Casts(m.model.training.fp8_recipe).data;   // 1, with block scales a little more
+    const double fp8Data = fp8Casts(m.model.training.fp8_recipe, dev.nonTnFp8()).data;   // 1, with block scales a little more
     const double lin = dev.fp8 ? fp8Data : 2.0;
     const double proj = !dev.fp8 ? 2.0 : (m.options.fused_attention ? 2.0 + fp8Data : fp8Data);
     auto perLayer = [&](bool moeLayer) {

@@ -442,7 +442,7 @@ Json planJson(const Plan& p)
         e["recompute"] = toString(s.recompute);
         e["recompute_layers"] = s.recompute_layers;
         e["micro_batch_size"] = s.micro_batch_size;
-        if (!s.chunk_layers.empty())
+        if (!s.chunk_layers.empty() && s.chunks(p.vpp) == s.chunk_layers)   // only chunks that still fit the stage
             e["chunk_layers"] = s.chunk_layers;
         stages.push_back(e);
     }
@@ -631,7 +631,7 @@ Json rankedJson(const RankedPlan& r) { return Json{{"plan", planJson(r.plan)}, {
 SearchResult readSearchObject(const JsonNode& n)
 {
     n.requireObject();
-    n.warnUnknownKeys({"algorithm", "target", "time_s", "states", "pruned", "timed_out", "cancelled", "no_plan_reason",
+    n.warnUnknownKeys({"algorithm", "target", "time_s", "states", "pruned", "timed_out", "cancelled", "list_cut", "no_plan_reason",
                        "optimizer_offload", "optimizer_offload_needed", "exact_fallback", "exact_check", "devices_left_out", "alternatives",
                        "baselines", "micro_batch_sizes"});
     SearchResult r;
@@ -647,6 +647,7 @@ SearchResult readSearchObject(const JsonNode& n)
     }
     r.timed_out = n.optBool("timed_out", false);
     r.cancelled = n.optBool("cancelled", false);
+    r.list_cut = n.optBool("list_cut", false);
     r.optimizer_offload = static_cast<OptimizerOffload>(n.optChoice("optimizer_offload", kOffloadNames, 1));
     r.offload_needed = n.optBool("optimizer_offload_needed", false);
     r.exact_fallback = n.optBool("exact_fallback", false);
@@ -693,6 +694,8 @@ Json searchJson(const SearchResult& r)
     j["pruned"] = Json{{"load_balance", r.pruned.load_balance}, {"memory", r.pruned.memory}, {"communication", r.pruned.communication}};
     j["timed_out"] = r.timed_out;
     j["cancelled"] = r.cancelled;
+    if (r.list_cut)
+        j["list_cut"] = true;
     j["optimizer_offload"] = toString(r.optimizer_offload);
     j["optimizer_offload_needed"] = r.offload_needed;
     if (r.exact_fallback)

@@ -37,6 +37,34 @@ namespace {
 // tens of thousands of GPUs), and small enough for every count derived from it to be an int.
 constexpr long long kMaxWorldSize = 10000000;
 
+// Whether text reads as YAML rather than bash: its first lines that are not blank or comments
+// are "key:" mappings or "- " list items, and none is a command.
+bool looksLikeYaml(std::string_view text)
+{
+    int keys = 0, lines = 0;
+    std::size_t at = 0;
+    while (at < text.size() && lines < 5) {
+        const std::size_t end = std::min(text.find('\n', at), text.size());
+        std::string_view line = text.substr(at, end - at);
+        at = end + 1;
+        while (!line.empty() && (line.front() == ' ' || line.front() == '\t'))
+            line.remove_prefix(1);
+        if (line.empty() || line.front() == '#' || line == "---")
+            continue;
+        ++lines;
+        if (line.starts_with("- ")) {   // an item of a list
+            ++keys;
+            continue;
+        }
+        std::size_t i = 0;
+        while (i < line.size() && (std::isalnum(static_cast<unsigned char>(line[i])) || line[i] == '_' || line[i] == '-' || line[i] == '.'))
+            ++i;
+        if (i > 0 && i < line.size() && line[i] == ':' && (i + 1 == line.size() || line[i + 1] == ' '))
+            ++keys;
+    }
+    return lines > 0 && keys == lines;
+}
+
 std::string baseName(const std::string& path)
 {
     const std::size_t slash = path.find_last_of('/');
@@ -184,6 +212,30 @@ public:
             }
             if (!m_reader.sourceLines().empty())
                 notFollowed += "; it sources another file " + atLines(m_reader.sourceLines()) + ", which is not followed";
+            // Another script run as a program (bash ./run.sh, sh train.sh, ./train.sh): not followed.
+            for (const ShellCommand& c : m_reader.commands()) {
+                if (c.words.empty())
+                    continue;
+                const std::string first = baseName(c.words.front());
+                const bool shell = first == "bash" || first == "sh";
+                const std::string script = shell && c.words.size() > 1 && c.words[1].rfind('-', 0) != 0 ? c.words[1]
+                                           : !shell && c.words.front().size() > 3
+                                                   && c.words.front().compare(c.words.front().size() - 3, 3, ".sh") == 0
+                                               ? c.words.front()
+                                               : std::string();
+                if (!script.empty()) {
+                    notFollowed += "; line " + std::to_string(c.line) + " runs another script (" + script
+                        + "), which is not followed (import that script itself)";
+                    break;
+                }
+            }
+            // A YAML configuration (FlagScale's, Megatron-MoE-ModelZoo's) read as bash holds no
+            // command: say what to import instead.
+            const bool yamlName = m_out.file.ends_with(".yaml") || m_out.file.ends_with(".yml");
+            if (yamlName || looksLikeYaml(m_text))   // the rest read YAML keys as commands
+                notFollowed = "; the file looks like a YAML configuration, which this import does not read: import the launch "
+                               "script made from it (FlagScale's runner writes host_<rank>_<host>_run.sh under its log "
+                               "directory's scripts/; docs/megatron.md)";
             // An exit bash runs before any launch command: what follows it is never run.
             const int exitLine = m_reader.exitLine();
             throw InputError(m_out.file, "",
@@ -1368,7 +1420,7 @@ private:
                  "global batch (give the model's global batch size)");
         }
         // Flags that change time or memory in ways the model does not follow: each is said once,
-        // with what is costed instead (docs/megatron.md, "Read and not modelled").
+        // with what is costed instead (docs/megatron.md section 1, the flag table).
         static const std::pair<const char*, const char*> kNotModelled[] = {
             {"--num-distributed-optimizer-instances", "the distributed optimizer is costed as one instance sharding over "
                                                       "the whole data-parallel group"},
@@ -1382,7 +1434,7 @@ private:
             {"--experimental-attention-variant", "every layer is costed as softmax attention"},
         };
         for (const auto& [flag, instead] : kNotModelled)
-            if (has(flag))
+            if (has(flag) && (std::string_view(flag) != "--moe-expert-capacity-factor" || m_out.model.isMoe()))
                 warn(at(flag) + flag + " is not modelled: " + instead);
         // The precision-aware optimizer's state types (fp32 by default, which the model costs).
         if (has("--use-precision-aware-optimizer"))
@@ -1394,7 +1446,8 @@ private:
                                                        && optimizer->find("${") == std::string::npos)
             warn(at("--optimizer") + "--optimizer " + *optimizer + " is not modelled: its states and step are costed as Adam's");
         if (const auto cpComm = str("--cp-comm-type"); cpComm && ShellQuote::unquoted(*cpComm) != "p2p"
-                                                       && cpComm->find("${") == std::string::npos)
+                                                       && cpComm->find("${") == std::string::npos
+                                                       && p.cp > 1)
             warn(at("--cp-comm-type") + "--cp-comm-type " + *cpComm + " is not modelled: context parallelism is costed as the "
                  "p2p ring exchange of K and V");
         const std::string graphs = str("--cuda-graph-impl").value_or("none");
@@ -2149,6 +2202,10 @@ private:
 
 ImportedScript importMegatronScript(std::string_view text, const std::string& fileName, const ScriptInputs& inputs)
 {
+    // A launch script is text: a NUL byte says it is something else (a binary, an archive).
+    if (const std::size_t nul = text.find('\0'); nul != std::string_view::npos)
+        throw InputError(fileName, "", "not a text file (a NUL byte at byte " + std::to_string(nul + 1)
+                                           + "): expected a bash launch script");
     return Importer(text, fileName, inputs).run();
 }
 

@@ -506,6 +506,9 @@ std::string fp8Unavailable(const DeviceCatalog& catalog, const std::string& type
         return "its catalog entry gives no FP8 rate (fp8_tflops)";
     // The block-scaled recipes need NVIDIA's block-scaled GEMMs (transformer_engine/pytorch/
     // quantization.py: _compute_mxfp8_support, _compute_fp8_block_scaling_support).
+    // An NVIDIA type whose entry gives no compute capability is taken as able, as above.
+    if (t->vendor == "NVIDIA" && t->compute_capability <= 0)
+        return {};
     const double cc = t->vendor == "NVIDIA" ? t->compute_capability : 0.0;
     char ccText[16];
     std::snprintf(ccText, sizeof ccText, "%.1f", cc);

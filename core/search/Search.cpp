@@ -621,13 +621,17 @@ public:
         });
         out.candidates = static_cast<int>(refs.size());
         const ModelSpec& model = m_cost.model();
+        // Each alternative is costed again, checked and given its idle devices: on a large
+        // cluster a thousand of them take long. Under a time limit the list gets a budget of its
+        // own (a tenth of the limit, at least a second) from here, so that a search that used
+        // its time still returns its best plans so far, and a large list does not run past it.
+        const auto mergeStart = std::chrono::steady_clock::now();
+        const double budget = m_control.has_deadline ? std::max(1.0, 0.1 * m_options.time_limit_s) : 0.0;
         for (const Ref& ref : refs) {
             if (out.plans.size() >= want)
                 break;
-            // Each alternative is costed again, checked and given its idle devices: on a large
-            // cluster a thousand of them take long, so the time limit (or a cancel) ends the
-            // list, which keeps at least the fastest plan.
-            if (!out.plans.empty() && m_control.stop()) {
+            if (!out.plans.empty() && budget > 0
+                && std::chrono::duration<double>(std::chrono::steady_clock::now() - mergeStart).count() > budget) {
                 out.cut = true;
                 break;
             }

@@ -72,7 +72,12 @@ inline std::string printableText(std::string_view s)
 inline std::string quotedValue(std::string_view s)
 {
     constexpr std::size_t kShown = 60;
-    return "\"" + (s.size() > kShown ? std::string(s.substr(0, kShown - 3)) + "..." : std::string(s)) + "\"";
+    if (s.size() <= kShown)
+        return "\"" + std::string(s) + "\"";
+    std::size_t cut = kShown - 3;
+    while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80)   // not inside a UTF-8 character
+        --cut;
+    return "\"" + std::string(s.substr(0, cut)) + "...\"";
 }
 
 // v with `places` decimals ("19.155"), or in exponent form with four significant digits

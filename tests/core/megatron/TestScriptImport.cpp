@@ -935,6 +935,25 @@ private slots:
         QVERIFY(hasWarning(unset, "--fp8-recipe ${RECIPE}: the recipe comes from a variable the script does not set"));
     }
 
+    void whatAScriptRunsInstead()
+    {
+        // No launch command: the error names what the file is or runs instead.
+        auto refusal = [](const std::string& text, const std::string& name) {
+            try {
+                importMegatronScript(text, name);
+            } catch (const InputError& e) {
+                return std::string(e.what());
+            }
+            return std::string("accepted");
+        };
+        QVERIFY(refusal("PP=1 TP=1 bash ./sbatch_benchmarking.sh --moe-router-force-load-balancing\n", "run.sh")
+                    .find("line 1 runs another script (./sbatch_benchmarking.sh), which is not followed") != std::string::npos);
+        const std::string yaml = refusal("# train\nsystem:\n  tensor_model_parallel_size: 2\nmodel:\n  num_layers: 32\n", "train.yaml");
+        QVERIFY2(yaml.find("the file looks like a YAML configuration") != std::string::npos, yaml.c_str());
+        QVERIFY(refusal("defaults:\n  - _self_\nexperiment:\n  exp_name: x\n", "config.txt").find("YAML") != std::string::npos);
+        QVERIFY(refusal(std::string("\x7f" "ELF\0\0", 6), "a.out").find("not a text file (a NUL byte at byte 5)") != std::string::npos);
+    }
+
     void flagsMegatronRefusesOrIgnores()
     {
         const std::string head = llamaLaunch();
@@ -963,7 +982,8 @@ private slots:
         QVERIFY(!findFlag(unset, "pretrain_gpt.py"));
         QVERIFY(hasWarning(unset, "torchrun ${DISTRIBUTED_ARGS}: a variable the script does not set"));
         // Flags that change time or memory the model does not follow are said.
-        const ImportedScript other = import("--moe-expert-capacity-factor 1.0 --optimizer sgd --cp-comm-type a2a "
+        const ImportedScript other = import("--num-experts 8 --moe-router-topk 2 --moe-expert-capacity-factor 1.0 --optimizer sgd "
+                                            "--context-parallel-size 2 --cp-comm-type a2a "
                                             "--use-precision-aware-optimizer --exp-avg-dtype bf16 --main-grads-dtype fp32");
         QVERIFY(hasWarning(other, "--moe-expert-capacity-factor is not modelled"));
         QVERIFY(hasWarning(other, "--optimizer sgd is not modelled"));
@@ -971,6 +991,8 @@ private slots:
         QVERIFY(hasWarning(other, "--exp-avg-dtype bf16 is not modelled"));
         QVERIFY(!hasWarning(other, "--main-grads-dtype"));
         QVERIFY(!hasWarning(import("--optimizer adam --cp-comm-type p2p"), "not modelled"));
+        // Where the flag changes nothing (CP 1, a dense model) nothing is said.
+        QVERIFY(!hasWarning(import("--cp-comm-type a2a --moe-expert-capacity-factor 1.0"), "not modelled"));
     }
 
     void scriptModelIsValidated()
