@@ -203,6 +203,27 @@ private slots:
         QVERIFY(r.err.contains("plan.json"));
     }
 
+    void fp8RecipeFlag()
+    {
+        // --fp8-recipe with --fp8: mxfp8 runs on B200 (compute capability 10.0), not on H100,
+        // where the stage is costed in bf16 and no launcher can run the plan; an unknown recipe
+        // is bad input; without --fp8 there is nothing to scale, which a note says.
+        const QStringList base = {"estimate", "--model", "llama2-7b", "--tp", "8", "--fp8", "hybrid", "--fp8-recipe", "mxfp8"};
+        const Run b200 = hapmoe(base + QStringList{"--cluster", "B200:1x8"});
+        QCOMPARE(b200.code, 0);
+        QVERIFY2(b200.out.contains("B200: the linear layers' GEMMs in FP8"), b200.out.constData());
+        const Run h100 = hapmoe(base + QStringList{"--cluster", "H100:1x8"});
+        QCOMPARE(h100.code, 0);
+        QVERIFY2(h100.out.contains("no launcher can run this plan in FP8"), h100.out.constData());
+        QVERIFY2(h100.out.contains("Transformer Engine runs the mxfp8 recipe on NVIDIA compute capability 10.x"), h100.out.constData());
+        const Run bad = hapmoe({"estimate", "--model", "llama2-7b", "--cluster", "H100:1x8", "--fp8", "hybrid", "--fp8-recipe", "nvfp4"});
+        QCOMPARE(bad.code, 2);
+        QVERIFY2(bad.err.contains("--fp8-recipe: expected delayed, tensorwise, mxfp8 or blockwise"), bad.err.constData());
+        const Run alone = hapmoe({"estimate", "--model", "llama2-7b", "--cluster", "H100:1x8", "--tp", "8", "--fp8-recipe", "blockwise"});
+        QCOMPARE(alone.code, 0);
+        QVERIFY2(alone.out.contains("the model does not train in FP8"), alone.out.constData());
+    }
+
     void profileOutOfBoundsExitsTwo()
     {
         // Values no device gives (docs/profiling.md, "Bounds"): refused with the profile's field,
