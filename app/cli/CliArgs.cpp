@@ -9,6 +9,7 @@
 
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -132,8 +133,9 @@ std::optional<int> CliArgs::intValue(const std::string& name, int min, int max) 
     errno = 0;
     char* end = nullptr;
     const long long parsed = std::strtoll(v->c_str(), &end, 10);
-    if (v->empty() || *end != '\0')
-        throw UsageError("--" + name + ": " + range + ", got \"" + *v + "\"");
+    // Decimal digits with an optional sign: strtoll would also skip leading blanks.
+    if (v->empty() || *end != '\0' || std::isspace(static_cast<unsigned char>(v->front())))
+        throw UsageError("--" + name + ": " + range + ", got " + quotedValue(*v));
     if (errno == ERANGE || parsed > max)
         throw UsageError("--" + name + ": " + range + ", got \"" + *v + "\" (too large)");
     if (parsed < min)
@@ -150,8 +152,10 @@ std::optional<double> CliArgs::doubleValue(const std::string& name, double min) 
     errno = 0;
     char* end = nullptr;
     const double parsed = std::strtod(v->c_str(), &end);
-    if (v->empty() || *end != '\0' || std::isnan(parsed))
-        throw UsageError("--" + name + ": " + expected + ", got \"" + *v + "\"");
+    // A decimal number: strtod would also skip leading blanks and read hexadecimal.
+    const bool hex = v->find_first_of("xX") != std::string::npos;
+    if (v->empty() || *end != '\0' || std::isnan(parsed) || hex || std::isspace(static_cast<unsigned char>(v->front())))
+        throw UsageError("--" + name + ": " + expected + ", got " + quotedValue(*v));
     // strtod reports ERANGE both for overflow (+-HUGE_VAL) and for a value below the
     // smallest normal double, which it still returns (a denormal or 0): only overflow is wrong.
     if (std::isinf(parsed))
@@ -245,7 +249,7 @@ void applyFp8(const CliArgs& args, ModelSpec& model)
                 known = true;
             }
         if (!known)
-            throw UsageError("--fp8-recipe: expected delayed, tensorwise, mxfp8 or blockwise, got \"" + *r + "\"");
+            throw UsageError("--fp8-recipe: expected delayed, tensorwise, mxfp8 or blockwise, got " + quotedValue(*r));
     }
     const std::optional<std::string> v = args.value("fp8");
     if (!v)

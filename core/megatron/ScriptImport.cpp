@@ -2287,7 +2287,7 @@ void validateScriptModel(const ImportedScript& script)
         if (!bad.detail.empty())
             throw InputError(file, bad.flag, bad.detail);
         throw InputError(file, bad.flag, bad.value.empty() ? "has no value; expected " + bad.expected
-                                                           : "expected " + bad.expected + ", got \"" + bad.value + "\"");
+                                                           : "expected " + bad.expected + ", got " + quotedValue(bad.value));
     }
     // A hybrid Mamba model (pretrain_mamba.py, pretrain_hybrid.py) gives its layers as a pattern
     // of Mamba, attention, MLP and MoE layers; the cost model has Transformer layers only.

@@ -120,6 +120,17 @@ StagePlan oneLayerOn(const char* type)
     return s;
 }
 
+// A row of a profile's collective table: `primitive` over a TP group of 4 moving `bytes`.
+void addTpCollective(Profile& profile, Collective primitive, double bytes, double seconds)
+{
+    CollectiveEntry e;
+    e.primitive = primitive;
+    e.group_size = 4;
+    e.bytes = bytes;
+    e.time_s = seconds;
+    profile.collectives.push_back(e);
+}
+
 // Calculon's A100 size curve (0.6, 0.9, 0.95 at 1, 16, >= 128 GFLOP, over 0.95), log-linear
 // between the points, at a GEMM's FLOPs on A100 (docs/cost-model.md section 3.1).
 double calculonSizeFactor(double a100Flops)
@@ -1229,14 +1240,7 @@ void TestCostModel::fp8UnderSequenceParallelism()
     // backward; the backward re-gathers hide behind the QKV and FC1 input-gradient GEMMs
     // (26 GFLOP for the QKV at TP 4: about 35 us in bf16, 18 us in FP8).
     Profile prof;
-    auto entry = [&](Collective c, double bytes, double time) {
-        CollectiveEntry e;
-        e.primitive = c;
-        e.group_size = 4;
-        e.bytes = bytes;
-        e.time_s = time;
-        prof.collectives.push_back(e);
-    };
+    const auto entry = [&prof](Collective c, double bytes, double seconds) { addTpCollective(prof, c, bytes, seconds); };
     entry(Collective::AllGather, T * h, 10e-6);
     entry(Collective::AllGather, 2 * T * h, 30e-6);
     entry(Collective::ReduceScatter, T * h, 15e-6);
@@ -1283,14 +1287,7 @@ void TestCostModel::fp8Recipes()
     const double sp = T * (8 * h / t + 3 * F / t);
     // The amax all-reduces of current scaling come from a table: 4 bytes over the TP group, 5 us.
     Profile prof;
-    auto entry = [&](Collective c, double bytes, double time) {
-        CollectiveEntry e;
-        e.primitive = c;
-        e.group_size = 4;
-        e.bytes = bytes;
-        e.time_s = time;
-        prof.collectives.push_back(e);
-    };
+    const auto entry = [&prof](Collective c, double bytes, double seconds) { addTpCollective(prof, c, bytes, seconds); };
     entry(Collective::AllGather, T * h, 10e-6);
     entry(Collective::ReduceScatter, 2 * T * h, 20e-6);
     entry(Collective::AllReduce, 4, 5e-6);

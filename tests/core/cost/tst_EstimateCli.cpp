@@ -198,6 +198,11 @@ private slots:
         QCOMPARE(hapmoe({"estimate", "--cluster", "A100:1x8"}).code, 2);
         QCOMPARE(hapmoe({"estimate", "--model", "llama2-7b", "--cluster", "A100:1x8", "--optimizer-offload-fraction", "1.5"}).code, 2);
         QCOMPARE(hapmoe({"estimate", "--model", "llama2-7b", "--cluster", "A100:1x8", "--recompute-layers", "2"}).code, 2);
+        // Numbers are decimal, without blanks around them: strtoll and strtod would read these.
+        QCOMPARE(hapmoe({"estimate", "--model", "llama2-7b", "--cluster", "A100:1x8", "--tp", " 8"}).code, 2);
+        const Run hex = hapmoe({"estimate", "--model", "llama2-7b", "--cluster", "A100:1x8", "--tp", "8", "--memory-headroom", "0x1p-2"});
+        QCOMPARE(hex.code, 2);
+        QVERIFY2(hex.err.contains("--memory-headroom: expected a finite number >= 0, got \"0x1p-2\""), hex.err.constData());
         const Run r = hapmoe({"estimate", "--plan", "/nonexistent/plan.json"});
         QCOMPARE(r.code, 2);
         QVERIFY(r.err.contains("plan.json"));
