@@ -357,7 +357,7 @@ private:
                     ++i;
                 continue;
             }
-            if (b == "srun" || b == "numactl" || b == "mpirun") {
+            if (b == "srun" || b == "numactl" || b == "mpirun" || b == "mpiexec") {
                 l.wrapper = b;
                 l.wrapper_args.clear();
                 ++i;
@@ -496,6 +496,46 @@ private:
     // (spread evenly: --ntasks / --nodes per node). Values come as "-N 2", "-N2",
     // "--nodes 2" or "--nodes=2" (Slurm's srun(1)). Those srun does not give come from the
     // job's allocation, the script's #SBATCH directives, as srun inherits them inside a job.
+    // mpirun / mpiexec starting the entry script (one process per rank): the processes in all
+    // (-np, -n, --np, -c) and per node (Open MPI's -npernode, -N and --map-by ppr:M:node; MPICH's
+    // and Intel MPI's -ppn, -perhost).
+    void readMpirun()
+    {
+        std::optional<std::pair<std::string, std::string>> total, perNode;
+        for (std::size_t k = 0; k < m_wrapperArgs.size(); ++k) {
+            std::string a = m_wrapperArgs[k];
+            std::string v;
+            if (const auto eq = a.find('='); a.rfind("--", 0) == 0 && eq != std::string::npos) {
+                v = a.substr(eq + 1);
+                a = a.substr(0, eq);
+            } else if (k + 1 < m_wrapperArgs.size()) {
+                v = m_wrapperArgs[k + 1];
+            }
+            if (a == "-np" || a == "-n" || a == "--np" || a == "--n" || a == "-c") {
+                total = std::make_pair(a, v);
+            } else if (a == "-npernode" || a == "--npernode" || a == "-N" || a == "-ppn" || a == "-perhost") {
+                perNode = std::make_pair(a, v);
+            } else if (a == "--map-by" && v.rfind("ppr:", 0) == 0 && v.size() > 9 && v.ends_with(":node")) {
+                perNode = std::make_pair(a, v.substr(4, v.size() - 9));
+            }
+        }
+        const std::string name = m_wrapper;
+        if (!total && !perNode) {
+            warn(at() + name + " gives no process count (-np): one process is assumed");
+            return;
+        }
+        const int all = total ? launcherInt(total->first, total->second, 1) : 0;
+        const int per = perNode ? launcherInt(perNode->first, perNode->second, 1) : all;
+        if (!perNode)
+            warn(at() + name + " " + total->first + " " + total->second + " without a count per node (-npernode, -ppn): all "
+                 + std::to_string(all) + " processes on one node are assumed");
+        m_out.nproc_per_node = per;
+        m_out.nnodes = total ? std::max(1, (all + per - 1) / per) : 1;
+        if (total && all % per != 0)
+            warn(at() + name + " " + total->first + " " + total->second + " is not a multiple of " + std::to_string(per)
+                 + " processes per node; " + std::to_string(m_out.nnodes) + " nodes of " + std::to_string(per) + " are assumed");
+    }
+
     void readSrun(const ShellCommand& launch)
     {
         std::optional<std::pair<std::string, std::string>> nodes, perNode, total;
@@ -580,6 +620,8 @@ private:
             i = m_launchStart;
             if (m_wrapper == "srun") {
                 readSrun(cmd);
+            } else if (m_wrapper == "mpirun" || m_wrapper == "mpiexec") {
+                readMpirun();
             } else {
                 warn(at() + "the entry script is started without torchrun: one process is assumed");
             }

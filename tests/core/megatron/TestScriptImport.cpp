@@ -935,6 +935,26 @@ private slots:
         QVERIFY(hasWarning(unset, "--fp8-recipe ${RECIPE}: the recipe comes from a variable the script does not set"));
     }
 
+    void mpirunProcesses()
+    {
+        // mpirun starts one process per rank: -np in all and a count per node.
+        const std::string entry = "python pretrain_gpt.py --num-layers 32 --hidden-size 4096 --num-attention-heads 32 "
+                                  "--seq-length 4096 --max-position-embeddings 4096 --micro-batch-size 1\n";
+        const ImportedScript openMpi = importMegatronScript("mpirun -np 16 -npernode 8 " + entry, "m.sh");
+        QCOMPARE(openMpi.nnodes, 2);
+        QCOMPARE(openMpi.nproc_per_node, 8);
+        const ImportedScript mapBy = importMegatronScript("mpirun --np=32 --map-by ppr:8:node " + entry, "m.sh");
+        QCOMPARE(mapBy.nnodes, 4);
+        QCOMPARE(mapBy.nproc_per_node, 8);
+        const ImportedScript mpich = importMegatronScript("mpiexec -n 8 -ppn 4 " + entry, "m.sh");
+        QCOMPARE(mpich.nnodes, 2);
+        QCOMPARE(mpich.nproc_per_node, 4);
+        const ImportedScript oneNode = importMegatronScript("mpirun -np 8 " + entry, "m.sh");
+        QCOMPARE(oneNode.nnodes, 1);
+        QCOMPARE(oneNode.nproc_per_node, 8);
+        QVERIFY(hasWarning(oneNode, "mpirun -np 8 without a count per node"));
+    }
+
     void whatAScriptRunsInstead()
     {
         // No launch command: the error names what the file is or runs instead.
