@@ -271,6 +271,18 @@ int cmdImport(const Args& args)
             throw worldHint(e);
         }
     }
+    if (!clusterSpec && s.parallel.hetero() && s.nproc_per_node > 0) {
+        // FlagScale's world check holds whatever the devices are: the meshes' ranks are the
+        // processes the script starts.
+        long long meshWorld = 0;
+        for (const ProcessMesh& mesh : s.parallel.meshes)
+            meshWorld += mesh.numDevices();
+        const long long started = 1LL * s.nnodes * s.nproc_per_node;
+        if (meshWorld != started)
+            throw worldHint(InputError(file, "--hetero-process-meshes",
+                                       "the meshes hold " + std::to_string(meshWorld) + " ranks (the sum of TP*CP*DP*PP), the script starts "
+                                           + std::to_string(started) + " processes; FlagScale stops with \"World size mismatch\""));
+    }
     if (clusterSpec) {
         const std::string& c = *clusterSpec;
         Warnings w;

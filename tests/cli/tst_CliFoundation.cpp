@@ -1012,6 +1012,21 @@ void tst_CliFoundation::importDeviceWithCluster()
                            "--cluster", "H800:4x8"});
     QCOMPARE(ok.exitCode, 0);
     QVERIFY2(ok.out.contains("no sequence parallel (--sequence-parallel is off at TP 1)"), qPrintable(ok.out));
+
+    // A FlagScale heterogeneous script whose meshes need 16 ranks (TP 2 x DP 4 and TP 4 x DP 2)
+    // on the one node of 8 processes it starts: FlagScale's world check, also without --cluster.
+    QTemporaryDir tmp;
+    const QString hetero = tmp.filePath("hetero.sh");
+    QVERIFY(writeFile(hetero, "torchrun --nnodes 1 --nproc_per_node 8 flagscale/train/train_gpt.py --num-layers 32 "
+                              "--hidden-size 4096 --num-attention-heads 32 --seq-length 4096 --bf16 --micro-batch-size 1 --untie-embeddings-and-output-weights "
+                              "--global-batch-size 16 --pipeline-model-parallel-size 2 --enable-hetero --hetero-pipeline-layer-split 18 14 "
+                              "--hetero-process-meshes 2 1 1 4 1 4 1 1 2 1 --hetero-device-types H800 A100 "
+                              "--hetero-current-device-type H800\n"));
+    const Run mismatch = hapmoe({"import", hetero});
+    QCOMPARE(mismatch.exitCode, 2);
+    QVERIFY2(mismatch.err.contains("--hetero-process-meshes: the meshes hold 16 ranks (the sum of TP*CP*DP*PP), the script starts 8 "
+                                   "processes; FlagScale stops with \"World size mismatch\""),
+             qPrintable(mismatch.err));
 }
 
 void tst_CliFoundation::baselineOfAnotherTargetSaysSo()
