@@ -679,6 +679,9 @@ void SearchPanel::showResult(const SearchResult& r)
             status += tr(" \u2013 cancelled, best so far shown");
         else if (r.timed_out)
             status += tr(" \u2013 time limit reached, best so far shown");
+        if (r.list_cut)
+            status += r.plans.size() == 1 ? tr("; the time limit ended the list at its first plan")
+                                          : tr("; the time limit ended the list at %1 plans").arg(r.plans.size());
     }
     if (const QString check = checkStatus(r); !check.isEmpty())   // empty without plans
         status += QStringLiteral("; ") + check;
