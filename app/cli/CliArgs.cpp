@@ -239,29 +239,31 @@ double memoryHeadroom(const CliArgs& args)
     return f.value_or(0.0);
 }
 
-void applyFp8(const CliArgs& args, ModelSpec& model)
+std::string applyFp8(const CliArgs& args, ModelSpec& model)
 {
-    if (const std::optional<std::string> r = args.value("fp8-recipe")) {
+    const std::optional<std::string> r = args.value("fp8-recipe");
+    if (r) {
+        const std::optional<Fp8Recipe> recipe = parseFp8Recipe(*r);
+        if (!recipe)
+            throw UsageError("--fp8-recipe: expected delayed, tensorwise, mxfp8 or blockwise, got " + quotedValue(*r));
+        model.training.fp8_recipe = *recipe;
+    }
+    if (const std::optional<std::string> v = args.value("fp8")) {
         bool known = false;
-        for (Fp8Recipe recipe : {Fp8Recipe::Delayed, Fp8Recipe::Tensorwise, Fp8Recipe::MXFP8, Fp8Recipe::Blockwise})
-            if (*r == toString(recipe)) {
-                model.training.fp8_recipe = recipe;
+        for (Fp8Format f : {Fp8Format::None, Fp8Format::Hybrid, Fp8Format::E4M3})
+            if (*v == toString(f)) {
+                model.training.fp8_format = f;
                 known = true;
             }
         if (!known)
-            throw UsageError("--fp8-recipe: expected delayed, tensorwise, mxfp8 or blockwise, got " + quotedValue(*r));
+            throw UsageError("--fp8: expected none, hybrid or e4m3, got \"" + *v + "\"");
+        if (!model.training.fp8())
+            model.training.fp8_param_gather = false;   // no FP8 weights without FP8
     }
-    const std::optional<std::string> v = args.value("fp8");
-    if (!v)
-        return;
-    for (Fp8Format f : {Fp8Format::None, Fp8Format::Hybrid, Fp8Format::E4M3})
-        if (*v == toString(f)) {
-            model.training.fp8_format = f;
-            if (!model.training.fp8())
-                model.training.fp8_param_gather = false;   // no FP8 weights without FP8
-            return;
-        }
-    throw UsageError("--fp8: expected none, hybrid or e4m3, got \"" + *v + "\"");
+    if (r && !model.training.fp8())
+        return "--fp8-recipe " + printableText(*r) + ": the model does not train in FP8 (give --fp8 hybrid or e4m3), so there is "
+               "nothing to scale";
+    return {};
 }
 
 std::vector<std::string> stageLayerRanges(const Plan& plan)

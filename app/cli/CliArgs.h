@@ -93,8 +93,9 @@ void checkScriptInputsHaveScript(const CliArgs& args);
 double memoryHeadroom(const CliArgs& args);
 
 // --fp8 none|hybrid|e4m3 (Megatron-LM's --fp8-format) and --fp8-recipe (Megatron-LM's), applied
-// to the model's training section when given. Throws UsageError.
-void applyFp8(const CliArgs& args, ModelSpec& model);
+// to the model's training section when given. Returns a note when a recipe is given to a model
+// that does not train in FP8, else empty. Throws UsageError.
+std::string applyFp8(const CliArgs& args, ModelSpec& model);
 
 // "stage 1 (MI300X) uses 186.1 of 192.0 GiB (96.9 %) with no memory kept free: ...
 // --memory-headroom 0.05 keeps 5 % free" for a plan whose fullest device is more than 95 %

@@ -447,10 +447,8 @@ int cmdEstimate(const Args& args)
     if (auto p = a.value("precision"))
         in.model.training.precision = parsePrecision(*p);
     if (a.has("fp8") || a.has("fp8-recipe")) {
-        applyFp8(a, in.model);
-        if (a.has("fp8-recipe") && !in.model.training.fp8())
-            in.notes.push_back("--fp8-recipe " + a.value("fp8-recipe").value_or("") + ": the model does not train in FP8 (give --fp8 hybrid "
-                               "or e4m3), so there is nothing to scale");
+        if (std::string note = applyFp8(a, in.model); !note.empty())
+            in.notes.push_back(std::move(note));
         // Checked again with the FP8 the flag asks for: a stage without FP8 tensor cores stops the job.
         for (const DeploymentProblem& p : deploymentProblems(in.plan, in.model, in.cluster, catalog, in.plan.target))
             if (p.rule == "fp8-needs-device") {

@@ -274,14 +274,11 @@ int cmdImport(const Args& args)
     if (!clusterSpec && s.parallel.hetero() && s.nproc_per_node > 0) {
         // FlagScale's world check holds whatever the devices are: the meshes' ranks are the
         // processes the script starts.
-        long long meshWorld = 0;
-        for (const ProcessMesh& mesh : s.parallel.meshes)
-            meshWorld += mesh.numDevices();
-        const long long started = 1LL * s.nnodes * s.nproc_per_node;
-        if (meshWorld != started)
-            throw worldHint(InputError(file, "--hetero-process-meshes",
-                                       "the meshes hold " + std::to_string(meshWorld) + " ranks (the sum of TP*CP*DP*PP), the script starts "
-                                           + std::to_string(started) + " processes; FlagScale stops with \"World size mismatch\""));
+        try {
+            checkMeshWorld(s, 1LL * s.nnodes * s.nproc_per_node);
+        } catch (const InputError& e) {
+            throw worldHint(e);
+        }
     }
     if (clusterSpec) {
         const std::string& c = *clusterSpec;

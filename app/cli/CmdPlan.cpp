@@ -340,10 +340,8 @@ int cmdPlan(const Args& args)
             warnings.push_back(*s + ": " + note + " (\"hapmoe estimate --script\" gives the script's own time)");
     }
     ModelSpec model = script ? script->model : resolveModel(a.required("model"), &warnings);
-    applyFp8(a, model);
-    if (a.has("fp8-recipe") && !model.training.fp8())
-        std::cerr << "warning: --fp8-recipe " << printableText(a.value("fp8-recipe").value_or(""))
-                  << ": the model does not train in FP8 (give --fp8 hybrid or e4m3), so there is nothing to scale\n";
+    if (const std::string note = applyFp8(a, model); !note.empty())
+        std::cerr << "warning: " << note << "\n";
     std::unique_ptr<Profile> profile;
     if (auto path = a.value("profile")) {
         profile = std::make_unique<Profile>(readProfile(readTextFile(*path), *path, &warnings));

@@ -1136,8 +1136,9 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
     // the 2 already counted. Megatron-LM gathers FP8 parameters only with the distributed
     // optimizer (reference section 3), so without it the copies stay.
     const bool fp8Params = dev.fp8 && m.model.training.fp8_param_gather && distOpt;
+    const Fp8Casts fp8 = fp8Casts(m.model.training.fp8_recipe, dev.nonTnFp8());
     if (dev.fp8 && !fp8Params)
-        est.memory.weights += fp8Casts(m.model.training.fp8_recipe, dev.nonTnFp8()).weightCopy * (linearSplit / tp + expertDev);
+        est.memory.weights += fp8.weightCopy * (linearSplit / tp + expertDev);
     est.memory.gradients = gB * (denseDev + expertDev);
     est.memory.optimizer = oB * updated;
     // Optimizer CPU offload (section 7.3): the offloaded fraction of the shard's master
@@ -1177,9 +1178,8 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
     // the dispatcher), the FC2 and expert inputs. The projection's input is the fused attention
     // kernel's output, which the kernel keeps in bf16 for its own backward: the FP8 copy comes
     // on top (proj); unfused, the copy replaces it.
-    const double fp8Data = fp8Casts(m.model.training.fp8_recipe, dev.nonTnFp8()).data;   // 1, with block scales a little more
-    const double lin = dev.fp8 ? fp8Data : 2.0;
-    const double proj = !dev.fp8 ? 2.0 : (m.options.fused_attention ? 2.0 + fp8Data : fp8Data);
+    const double lin = dev.fp8 ? fp8.data : 2.0;   // 1, with block scales a little more
+    const double proj = !dev.fp8 ? 2.0 : (m.options.fused_attention ? 2.0 + fp8.data : fp8.data);
     auto perLayer = [&](bool moeLayer) {
         ActivationTerms a;
         // The two norms' inputs (4h), the two hidden-dropout masks (2h, none without dropout),

@@ -487,24 +487,38 @@ std::string JsonNode::optRawString(std::string_view key, const std::string& fall
     return v->get<std::string>();
 }
 
+namespace {
+
+// The first control character of `text` (below 0x20, or 0x7f), tabs and line breaks allowed
+// when `breaks`; npos when none.
+std::size_t controlAt(std::string_view text, bool breaks)
+{
+    for (std::size_t i = 0; i < text.size(); ++i)
+        if (const unsigned char c = static_cast<unsigned char>(text[i]);
+            c == 0x7f || (c < 0x20 && !(breaks && (c == '\t' || c == '\n' || c == '\r'))))
+            return i;
+    return std::string_view::npos;
+}
+
+} // namespace
+
 std::string JsonNode::optString(std::string_view key, const std::string& fallback) const
 {
     const std::string value = optRawString(key, fallback);
     // Text is printed to terminals and shown in the GUI: tabs and line breaks, but no escape
     // sequences, bells or NULs.
-    for (std::size_t i = 0; i < value.size(); ++i)
-        if (const unsigned char c = static_cast<unsigned char>(value[i]); (c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f)
-            fail(key, "expected printable text, got the control character " + byteCode(c) + " at character " + std::to_string(i + 1));
+    if (const std::size_t i = controlAt(value, true); i != std::string_view::npos)
+        fail(key, "expected printable text, got the control character " + byteCode(static_cast<unsigned char>(value[i]))
+                      + " at character " + std::to_string(i + 1));
     return value;
 }
 
 std::string JsonNode::optLine(std::string_view key, const std::string& fallback) const
 {
     const std::string value = optRawString(key, fallback);
-    for (std::size_t i = 0; i < value.size(); ++i)
-        if (const unsigned char c = static_cast<unsigned char>(value[i]); c < 0x20 || c == 0x7f)
-            fail(key, "expected one line of printable text, got the control character " + byteCode(c) + " at character "
-                          + std::to_string(i + 1));
+    if (const std::size_t i = controlAt(value, false); i != std::string_view::npos)
+        fail(key, "expected one line of printable text, got the control character " + byteCode(static_cast<unsigned char>(value[i]))
+                      + " at character " + std::to_string(i + 1));
     return value;
 }
 

@@ -855,11 +855,11 @@ private:
         const bool uniform = std::all_of(layers.begin(), layers.end(), [&](int n) { return n == layers.front(); });
         // Chunks a layout placed unevenly within a rank are written back as a layout.
         std::vector<std::vector<int>> chunks;
-        for (const StagePlan& st : plan.stages)
+        bool evenChunks = true;
+        for (const StagePlan& st : plan.stages) {
             chunks.push_back(st.chunks(plan.vpp));
-        const bool evenChunks = std::all_of(plan.stages.begin(), plan.stages.end(), [&](const StagePlan& st) {
-            return st.chunks(plan.vpp) == PipelineLayout::chunks(st.num_layers, plan.vpp);
-        });
+            evenChunks = evenChunks && chunks.back() == PipelineLayout::chunks(st.num_layers, plan.vpp);
+        }
         if (megatron) {
             if (!uniform || !evenChunks || (plan.vpp > 1 && layers.front() % plan.vpp != 0)) {
                 // With the original's --mtp-num-layers carried over, the layout places those MTP

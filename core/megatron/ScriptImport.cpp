@@ -491,11 +491,6 @@ private:
         return fallback;
     }
 
-    // srun's options before "python X.py": each task is one process. -N/--nodes gives the
-    // nodes, --ntasks-per-node the processes of each, -n/--ntasks the processes in all
-    // (spread evenly: --ntasks / --nodes per node). Values come as "-N 2", "-N2",
-    // "--nodes 2" or "--nodes=2" (Slurm's srun(1)). Those srun does not give come from the
-    // job's allocation, the script's #SBATCH directives, as srun inherits them inside a job.
     // mpirun / mpiexec starting the entry script (one process per rank): the processes in all
     // (-np, -n, --np, -c) and per node (Open MPI's -npernode, -N and --map-by ppr:M:node; MPICH's
     // and Intel MPI's -ppn, -perhost).
@@ -536,6 +531,11 @@ private:
                  + " processes per node; " + std::to_string(m_out.nnodes) + " nodes of " + std::to_string(per) + " are assumed");
     }
 
+    // srun's options before "python X.py": each task is one process. -N/--nodes gives the
+    // nodes, --ntasks-per-node the processes of each, -n/--ntasks the processes in all
+    // (spread evenly: --ntasks / --nodes per node). Values come as "-N 2", "-N2",
+    // "--nodes 2" or "--nodes=2" (Slurm's srun(1)). Those srun does not give come from the
+    // job's allocation, the script's #SBATCH directives, as srun inherits them inside a job.
     void readSrun(const ShellCommand& launch)
     {
         std::optional<std::pair<std::string, std::string>> nodes, perNode, total;
@@ -1327,16 +1327,13 @@ private:
         // checks its choices. A custom quantizer factory is code the planner cannot read.
         if (auto recipe = str("--fp8-recipe")) {
             const std::string v = ShellQuote::unquoted(*recipe);
-            static const std::pair<const char*, Fp8Recipe> kRecipes[] = {
-                {"delayed", Fp8Recipe::Delayed}, {"tensorwise", Fp8Recipe::Tensorwise},
-                {"mxfp8", Fp8Recipe::MXFP8}, {"blockwise", Fp8Recipe::Blockwise}};
-            const auto* known = std::find_if(std::begin(kRecipes), std::end(kRecipes), [&](const auto& r) { return v == r.first; });
-            if (known == std::end(kRecipes) && v != "custom" && v.find("${") == std::string::npos) {
+            const std::optional<Fp8Recipe> known = parseFp8Recipe(v);
+            if (!known && v != "custom" && v.find("${") == std::string::npos) {
                 // not one of argparse's choices: the flag list's choice check reports it
             } else if (!m.training.fp8())
                 warn(at("--fp8-recipe") + "--fp8-recipe without --fp8-format: nothing runs in FP8; not read");
-            else if (known != std::end(kRecipes))
-                m.training.fp8_recipe = known->second;
+            else if (known)
+                m.training.fp8_recipe = *known;
             else if (v == "custom")
                 warn(at("--fp8-recipe") + "--fp8-recipe custom: the quantizer factory's casts are not modelled; costed as delayed scaling, "
                      "which an exported script writes");
@@ -2474,13 +2471,7 @@ void placeMeshes(Plan& plan, const ImportedScript& script, const Cluster& cluste
                                      + "--hetero-current-device-type among them");
         }
     }
-    long long meshWorld = 0;
-    for (const ProcessMesh& mesh : p.meshes)
-        meshWorld += mesh.numDevices();
-    if (meshWorld != static_cast<long long>(ranks.size()))
-        throw InputError(file, "--hetero-process-meshes",
-                         "the meshes hold " + std::to_string(meshWorld) + " ranks (the sum of TP*CP*DP*PP), the script starts "
-                             + std::to_string(ranks.size()) + " processes; FlagScale stops with \"World size mismatch\"");
+    checkMeshWorld(script, static_cast<long long>(ranks.size()));
     std::vector<RankSlot> logical = ranks;
     std::stable_sort(logical.begin(), logical.end(), [&](const RankSlot& a, const RankSlot& b) {
         return position[static_cast<std::size_t>(a.node_rank)] < position[static_cast<std::size_t>(b.node_rank)];
@@ -2629,6 +2620,17 @@ void placeUniform(Plan& plan, const ImportedScript& script, const DeviceCatalog&
 }
 
 } // namespace
+
+void checkMeshWorld(const ImportedScript& script, long long processes)
+{
+    long long meshWorld = 0;
+    for (const ProcessMesh& mesh : script.parallel.meshes)
+        meshWorld += mesh.numDevices();
+    if (meshWorld != processes)
+        throw InputError(script.file, "--hetero-process-meshes",
+                         "the meshes hold " + std::to_string(meshWorld) + " ranks (the sum of TP*CP*DP*PP), the script starts "
+                             + std::to_string(processes) + " processes; FlagScale stops with \"World size mismatch\"");
+}
 
 Plan planFromScript(const ImportedScript& script, const Cluster& cluster, const DeviceCatalog& catalog)
 {

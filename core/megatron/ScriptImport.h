@@ -174,6 +174,10 @@ ImportedScript importMegatronScriptFile(const std::string& path, const ScriptInp
 // with the script file and the flag (where = "--hidden-size"), not the model's JSON path.
 void validateScriptModel(const ImportedScript& script);
 
+// FlagScale's world check of a heterogeneous script: its meshes hold as many ranks (the sum of
+// TP*CP*DP*PP) as the processes it starts. Throws InputError naming --hetero-process-meshes.
+void checkMeshWorld(const ImportedScript& script, long long processes);
+
 // The imported configuration placed on the cluster in node order (what the user runs
 // today): a uniform Megatron-style plan, or for a FlagScale heterogeneous script one stage
 // per global pipeline stage with its mesh's knobs, on the nodes whose device type matches

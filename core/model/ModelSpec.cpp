@@ -68,6 +68,14 @@ const char* toString(Fp8Recipe r)
     return "delayed";
 }
 
+std::optional<Fp8Recipe> parseFp8Recipe(std::string_view name)
+{
+    for (Fp8Recipe r : {Fp8Recipe::Delayed, Fp8Recipe::Tensorwise, Fp8Recipe::MXFP8, Fp8Recipe::Blockwise})
+        if (name == toString(r))
+            return r;
+    return std::nullopt;
+}
+
 const char* toString(TokenDispatcher d)
 {
     switch (d) {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace hapmoe {
@@ -131,6 +132,7 @@ double paddedVocabSize(double vocab, int divisibleBy, int tp);
 const char* toString(Precision p);
 const char* toString(Fp8Format f);   // "none", "hybrid", "e4m3": --fp8-format's values
 const char* toString(Fp8Recipe r);   // "delayed", "tensorwise", "mxfp8", "blockwise": --fp8-recipe's values
+std::optional<Fp8Recipe> parseFp8Recipe(std::string_view name);   // toString's inverse; nullopt for another name
 const char* toString(TokenDispatcher d);
 const char* toString(CrossEntropyFusionImpl i);   // "native", "te": --cross-entropy-fusion-impl's values
 
