@@ -492,6 +492,8 @@ int cmdEstimate(const Args& args)
             const StageEstimate& e = p.stages[i];
             s.t_fwd.push_back(e.t_fwd / s.vpp);
             s.t_bwd.push_back(e.t_bwd / s.vpp);
+            s.chunk_fwd.push_back(e.chunk_fwd);
+            s.chunk_bwd.push_back(e.chunk_bwd);
             names.push_back(in.plan.stages[i].device_type);
             tails.push_back(stageTail(e));
         }

@@ -5,6 +5,7 @@
 
 #include "cost/CollectiveModel.h"
 #include "cost/LayerShape.h"
+#include "cost/Schedule.h"
 #include "plan/Deployability.h"
 #include "profile/ProfileTables.h"
 #include "util/InputError.h"
@@ -1033,6 +1034,7 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
     // the vocabulary padded to a multiple of 128 t (section 1): the padded rows' logits are
     // computed and normalised like the others.
     const double vocab = s.paddedVocab(tp);
+    const PassTime layersFwd = fwd, layersBwd = bwd;
     if (first) {
         // The lookup reads each token's row and writes it (2 + 2 B) over the whole sequence,
         // before SP's reduce-scatter; the hidden dropout then reads the rank's part and writes
@@ -1045,6 +1047,8 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
         bwd.compute += dev.memTime(12.0 * vocab * h / tp);
         vocabBoundary(true);
     }
+    const PassTime embeddingFwd{fwd.compute - layersFwd.compute, fwd.tp - layersFwd.tp, 0.0};
+    const PassTime embeddingBwd{bwd.compute - layersBwd.compute, bwd.tp - layersBwd.tp, 0.0};
     if (last) {
         const double logits = dev.gemm(2 * T * h * vocab / tp);
         // Megatron's vocab-parallel cross-entropy (section 3.6), fused or not.
@@ -1074,13 +1078,48 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
     // work (1/vpp of the stage's pass); only what is longer stays exposed.
     const double sendNext = ctx.next ? sendTo(*ctx.next) : 0.0;
     const double sendWrap = vpp > 1 && ctx.wrap ? sendTo(*ctx.wrap) : 0.0;
+    // Per chunk: the send to the next rank, and from the last rank the wrap to rank 0 after
+    // every chunk but the last.
+    struct ChunkSends {
+        double next = 0, wrap = 0;
+        double total(int v) const { return v * next + (v - 1) * wrap; }
+    };
     auto exposedSends = [&](double chunk) {
         const bool overlap = vpp > 1 && m.options.overlap.p2p;
         auto exposed = [&](double send) { return overlap ? std::max(0.0, send - chunk) : send; };
-        return vpp * exposed(sendNext) + (vpp - 1) * exposed(sendWrap);
+        return ChunkSends{exposed(sendNext), exposed(sendWrap)};
     };
-    p2p = exposedSends(fwd.total() / vpp);
-    const double p2pBwd = exposedSends(bwd.total() / vpp);
+    const ChunkSends sendsFwd = exposedSends(fwd.total() / vpp), sendsBwd = exposedSends(bwd.total() / vpp);
+    p2p = sendsFwd.total(vpp);
+    const double p2pBwd = sendsBwd.total(vpp);
+
+    // The chunks' own times (interleaving): each chunk's layers with their recompute, the
+    // embedding in chunk 0 of the first rank, the output layer in the last chunk of the last
+    // rank, and the chunk's sends. They add up to the stage's pass times below.
+    if (vpp > 1 && ranges.size() == static_cast<std::size_t>(vpp)) {
+        est.chunk_fwd.resize(ranges.size());
+        est.chunk_bwd.resize(ranges.size());
+        const PassTime& denseRe = stage.recompute == Recompute::Selective ? dense.attnCoreFwd : dense.fwd;
+        const PassTime& moeRe = stage.recompute == Recompute::Selective ? moe.attnCoreFwd : moe.fwd;
+        const bool selective = stage.recompute == Recompute::Selective;
+        for (std::size_t c = 0; c < ranges.size(); ++c) {
+            const ChunkLayers& k = chunkLayers[c];
+            const bool lastChunk = c + 1 == ranges.size();
+            double f = dense.fwd.total() * k.dense + moe.fwd.total() * k.moe;
+            double b = dense.bwd.total() * k.dense + moe.bwd.total() * k.moe
+                + denseRe.total() * (selective ? k.dense : k.denseRe) + moeRe.total() * (selective ? k.moe : k.moeRe);
+            if (first && c == 0) {
+                f += embeddingFwd.total();
+                b += embeddingBwd.total();
+            }
+            if (last && lastChunk) {
+                f += fwd.total() - layersFwd.total() - embeddingFwd.total();
+                b += bwd.total() - layersBwd.total() - embeddingBwd.total();
+            }
+            est.chunk_fwd[c] = f + sendsFwd.next + (lastChunk ? 0.0 : sendsFwd.wrap);
+            est.chunk_bwd[c] = b + sendsBwd.next + (lastChunk ? 0.0 : sendsBwd.wrap);
+        }
+    }
 
     est.compute = fwd.compute + bwd.compute;
     est.tensor_parallel = fwd.tp + bwd.tp;
@@ -1442,6 +1481,9 @@ Prediction CostModel::estimate(const Plan& plan) const
                              + std::to_string(m.model.num_layers));
 
     const int vpp = std::max(1, plan.vpp);
+    if (vpp > std::max(1, m.model.num_layers))
+        throw InputError("", "plan.vpp", "expected at most the model's " + std::to_string(m.model.num_layers)
+                                             + " layers of virtual stages per pipeline rank, got " + std::to_string(vpp));
     pred.num_microbatches = M;
     pred.stages.reserve(static_cast<std::size_t>(P));
     const bool oneTp = plan.oneTpSize();
@@ -1467,8 +1509,9 @@ Prediction CostModel::estimate(const Plan& plan) const
         pred.stages.push_back(estimateStage(plan.stages[static_cast<std::size_t>(i)], ctx));
     }
 
-    // Pipeline (section 8): plain 1F1B T = sum c_i + (M - 1) max c_i; interleaved with v
-    // chunks per rank T = sum c_i / v + (M v - 1) max c_i / v.
+    // Pipeline (section 8): plain 1F1B T = sum c_i + (M - 1) max c_i; interleaved, the
+    // simulated schedule (with v equal chunks per rank it is T = sum c_i / v + (M v - 1)
+    // max c_i / v, the closed form kept for schedules too long to simulate).
     // Tail (section 8): every stage's reduce-scatter from its own last backward, which ends
     // drain_i = sum_{j < i} t_bwd,j / v before stage 0's (the cool-down hands the last
     // gradient down the pipeline), the tied all-reduce between the end stages once both have
@@ -1477,6 +1520,15 @@ Prediction CostModel::estimate(const Plan& plan) const
     // or the end stages' later sync end plus the all-reduce, from stage 0's last backward)
     // plus the longest step.
     setDrains(pred.stages, vpp);
+    // Interleaved (section 8): the pipeline's end from the event simulation of the schedule
+    // with every chunk's own time, which the closed form below takes as equal shares of the
+    // rank's pass; each stage's drain is then where its own last backward ends.
+    const double simulated = simulateInterleaved(pred.stages, M, vpp);
+    if (vpp > 1 && simulated < 0) {
+        pred.notes.push_back("pipeline time from the closed form of the interleaved schedule (a rank's chunks taken as "
+                             "equal shares of its pass): the schedule has more than "
+                             + std::to_string(kMaxSimulatedBlocks) + " blocks to simulate");
+    }
     // Tied embeddings (section 7.1): the end stages' all-reduce, shown on the two stages that
     // run it.
     const double tied = P > 1 ? tiedEmbeddingSync(plan.stages.front(), plan.stages.back(), plan.distributed_optimizer) : 0.0;
@@ -1496,7 +1548,9 @@ Prediction CostModel::estimate(const Plan& plan) const
     const StageEstimate& longestStep = pred.stages[static_cast<std::size_t>(stepper)];
     const double mx = b.t_fwd + b.t_bwd;
     double pipe = 0;
-    if (vpp > 1)
+    if (simulated >= 0)
+        pipe = simulated;
+    else if (vpp > 1)
         pipe = sum / vpp + (static_cast<double>(M) * vpp - 1.0) * mx / vpp;
     else
         pipe = sum + (M - 1.0) * mx;

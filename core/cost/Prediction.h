@@ -60,6 +60,11 @@ struct MemoryBreakdown {
 struct StageEstimate {
     double t_fwd = 0;              // forward of one micro-batch, all of the stage's layers
     double t_bwd = 0;              // backward, including recompute
+    // With interleaving (vpp > 1), each of the rank's chunks for one micro-batch, sends
+    // included: the chunk's layers, the embedding in chunk 0 of the first rank, the output
+    // layer in the last chunk of the last rank. They add up to t_fwd and t_bwd; empty without
+    // interleaving.
+    std::vector<double> chunk_fwd, chunk_bwd;
     // Components of t_fwd + t_bwd, for the breakdown.
     double compute = 0;            // GEMMs, attention, router, experts (incl. imbalance), recompute
     double tensor_parallel = 0;    // TP/SP collectives and exposed CP exchange

@@ -65,6 +65,16 @@ std::vector<Op> rankOrder(int r, int M, int P, int V)
     return order;
 }
 
+// A block's time: its chunk's own when the input gives the rank's chunks, else the rank's.
+double blockTime(const ScheduleInput& in, int r, int chunk, bool forward)
+{
+    const auto& chunks = forward ? in.chunk_fwd : in.chunk_bwd;
+    const std::size_t rank = static_cast<std::size_t>(r);
+    if (rank < chunks.size() && static_cast<std::size_t>(chunk) < chunks[rank].size())
+        return chunks[rank][static_cast<std::size_t>(chunk)];
+    return forward ? in.t_fwd[rank] : in.t_bwd[rank];
+}
+
 } // namespace
 
 Schedule simulatePipeline(const ScheduleInput& in)
@@ -72,6 +82,10 @@ Schedule simulatePipeline(const ScheduleInput& in)
     const int P = static_cast<int>(in.t_fwd.size());
     if (P == 0 || in.t_bwd.size() != in.t_fwd.size())
         throw std::invalid_argument("simulatePipeline: t_fwd and t_bwd need one entry per rank");
+    for (const auto* chunks : {&in.chunk_fwd, &in.chunk_bwd})
+        for (const std::vector<double>& rank : *chunks)
+            if (!rank.empty() && rank.size() != static_cast<std::size_t>(std::max(1, in.vpp)))
+                throw std::invalid_argument("simulatePipeline: chunk times need one entry per virtual stage");
     const int M = std::max(1, in.microbatches);
     const int V = std::max(1, in.vpp);
     if (V > 1 && M % P != 0)
@@ -97,8 +111,10 @@ Schedule simulatePipeline(const ScheduleInput& in)
     std::vector<double> free(static_cast<std::size_t>(P), 0.0);
 
     Schedule out;
-    out.blocks.reserve(n * 2);
+    if (in.keep_blocks)
+        out.blocks.reserve(n * 2);
     out.busy.assign(static_cast<std::size_t>(P), 0.0);
+    out.rank_end.assign(static_cast<std::size_t>(P), 0.0);
     std::size_t done = 0;
     const std::size_t all = n * 2;
     while (done < all) {
@@ -137,12 +153,14 @@ Schedule simulatePipeline(const ScheduleInput& in)
                 }
                 if (!ok)
                     break;
-                const double dur = op.forward ? in.t_fwd[static_cast<std::size_t>(r)] : in.t_bwd[static_cast<std::size_t>(r)];
+                const double dur = blockTime(in, r, op.chunk, op.forward);
                 const double start = std::max(free[static_cast<std::size_t>(r)], ready);
                 const double end = start + dur;
                 free[static_cast<std::size_t>(r)] = end;
                 (op.forward ? fEnd : bEnd)[idx(r, op.chunk, op.mb)] = end;
-                out.blocks.push_back({r, op.mb, op.chunk, op.forward, start, end});
+                if (in.keep_blocks)
+                    out.blocks.push_back({r, op.mb, op.chunk, op.forward, start, end});
+                out.rank_end[static_cast<std::size_t>(r)] = end;
                 out.busy[static_cast<std::size_t>(r)] += dur;
                 out.makespan = std::max(out.makespan, end);
                 ++k;
@@ -155,6 +173,30 @@ Schedule simulatePipeline(const ScheduleInput& in)
     }
     out.bottleneck_stage = static_cast<int>(std::max_element(out.busy.begin(), out.busy.end()) - out.busy.begin());
     return out;
+}
+
+double simulateInterleaved(std::vector<StageEstimate>& stages, int microbatches, int vpp)
+{
+    const long long P = static_cast<long long>(stages.size());
+    if (vpp <= 1 || P < 1 || microbatches < 1 || microbatches % P != 0 || 2LL * microbatches * vpp * P > kMaxSimulatedBlocks)
+        return -1;
+    ScheduleInput in;
+    in.microbatches = microbatches;
+    in.vpp = vpp;
+    in.keep_blocks = false;
+    for (const StageEstimate& st : stages) {
+        const bool own = st.chunk_fwd.size() == static_cast<std::size_t>(vpp) && st.chunk_bwd.size() == st.chunk_fwd.size();
+        if (!own && (!st.chunk_fwd.empty() || !st.chunk_bwd.empty()))
+            return -1;
+        in.t_fwd.push_back(st.t_fwd / vpp);
+        in.t_bwd.push_back(st.t_bwd / vpp);
+        in.chunk_fwd.push_back(st.chunk_fwd);
+        in.chunk_bwd.push_back(st.chunk_bwd);
+    }
+    const Schedule sched = simulatePipeline(in);
+    for (std::size_t i = 0; i < stages.size(); ++i)
+        stages[i].drain = sched.makespan - sched.rank_end[i];
+    return sched.makespan;
 }
 
 double closedFormPipelineTime(const std::vector<double>& t_fwd, const std::vector<double>& t_bwd, int microbatches)

@@ -23,15 +23,22 @@ struct ScheduleBlock {
 struct ScheduleInput {
     std::vector<double> t_fwd;   // per pipeline rank, per micro-batch, per chunk
     std::vector<double> t_bwd;
+    // Optional, per rank, per chunk: each chunk's own forward and backward (StageEstimate::
+    // chunk_fwd), which take the place of t_fwd and t_bwd for that rank.
+    std::vector<std::vector<double>> chunk_fwd, chunk_bwd;
     std::vector<double> p2p;     // send time from rank i to rank i+1 (size PP-1, may be empty)
     int microbatches = 1;
     int vpp = 1;
+    // Record every block (Schedule::blocks); without, only the makespan and the per-rank
+    // figures are kept (CostModel::estimate, which needs no more).
+    bool keep_blocks = true;
 };
 
 struct Schedule {
     std::vector<ScheduleBlock> blocks;
     double makespan = 0;                 // end of the last backward
     std::vector<double> busy;            // per rank
+    std::vector<double> rank_end;        // per rank, the end of its last block
     int bottleneck_stage = 0;
 };
 
@@ -39,6 +46,18 @@ struct Schedule {
 // of micro-batches is not a multiple of the pipeline size (Megatron's interleaved schedule
 // with the default micro-batch group of PP requires it).
 Schedule simulatePipeline(const ScheduleInput& in);
+
+// The most blocks (2 M v PP) an interleaved schedule is simulated with for its iteration time
+// (simulateInterleaved); past it the closed form stands in.
+inline constexpr long long kMaxSimulatedBlocks = 2'000'000;
+
+// The interleaved schedule (vpp > 1) of the stages' chunk times (StageEstimate::chunk_fwd,
+// chunk_bwd; equal shares of t_fwd and t_bwd where a stage has none): returns the end of its
+// last block and sets every stage's drain to how long before that its own last block ends
+// (docs/cost-model.md section 8). Returns -1 and changes nothing when it does not apply:
+// vpp 1, micro-batches not a multiple of the stages, more than kMaxSimulatedBlocks blocks,
+// or chunk times of another vpp.
+double simulateInterleaved(std::vector<StageEstimate>& stages, int microbatches, int vpp);
 
 // Closed form (paper eq. 4-5): T_edge + T_middle for plain 1F1B, without p2p.
 double closedFormPipelineTime(const std::vector<double>& t_fwd, const std::vector<double>& t_bwd, int microbatches);

@@ -1,5 +1,6 @@
 #include "io/Documents.h"
 
+#include "cost/Schedule.h"
 #include "hardware/DeviceCatalog.h"
 #include "io/JsonNode.h"
 #include "io/Migrations.h"
@@ -508,7 +509,8 @@ Prediction readPredictionObject(const JsonNode& n)
     for (const auto& e : n.array("stages")) {
         e.requireObject();
         e.warnUnknownKeys({"t_fwd_s", "t_bwd_s", "compute_s", "tensor_parallel_s", "expert_dispatch_s", "p2p_s",
-                           "dp_sync_s", "embedding_sync_s", "param_gather_s", "optimizer_s", "model_flops", "memory_gib", "notes"});
+                           "dp_sync_s", "embedding_sync_s", "param_gather_s", "optimizer_s", "model_flops", "memory_gib", "notes",
+                           "chunk_fwd_s", "chunk_bwd_s"});
         StageEstimate s;
         s.t_fwd = e.optDouble("t_fwd_s", 0, 0);
         s.t_bwd = e.optDouble("t_bwd_s", 0, 0);
@@ -536,6 +538,12 @@ Prediction readPredictionObject(const JsonNode& n)
             s.memory.host = m->optDouble("host_optimizer", 0, 0) * kGiB;
             s.memory.host_capacity = m->optDouble("host_capacity", 0, 0) * kGiB;
         }
+        // Interleaved: each chunk's forward and backward (StageEstimate::chunk_fwd), which
+        // place the stage's blocks and its drain.
+        for (auto [key, times] : {std::pair{"chunk_fwd_s", &s.chunk_fwd}, std::pair{"chunk_bwd_s", &s.chunk_bwd}})
+            if (e.has(key))
+                for (const auto& t : e.array(key))
+                    times->push_back(t.asDouble(0));
         s.notes = readStrings(e, "notes");
         p.stages.push_back(std::move(s));
     }
@@ -588,6 +596,10 @@ Json predictionJson(const Prediction& p)
         if (s.param_gather > 0)
             e["param_gather_s"] = s.param_gather;
         e["optimizer_s"] = s.optimizer;
+        if (!s.chunk_fwd.empty()) {
+            e["chunk_fwd_s"] = s.chunk_fwd;
+            e["chunk_bwd_s"] = s.chunk_bwd;
+        }
         e["model_flops"] = s.model_flops;
         e["memory_gib"] = Json{{"weights", s.memory.weights / kGiB},
                                {"gradients", s.memory.gradients / kGiB},
@@ -621,7 +633,9 @@ RankedPlan readRankedPlan(const JsonNode& n, bool savedPlan = false)
     r.plan = readPlanObject(n.object("plan"));
     if (auto p = n.optObject("prediction")) {
         r.prediction = readPredictionObject(*p);
-        setDrains(r.prediction.stages, r.plan.vpp);   // derived from the stages' backward, not stored
+        // Derived from the stages' backward (their chunks' when interleaved), not stored.
+        setDrains(r.prediction.stages, r.plan.vpp);
+        simulateInterleaved(r.prediction.stages, r.prediction.num_microbatches, r.plan.vpp);
     }
     return r;
 }
@@ -962,6 +976,7 @@ PlanDocument readPlan(std::string_view text, const std::string& fileName, Warnin
     if (auto p = n.optObject("prediction")) {
         d.prediction = readPredictionObject(*p);
         setDrains(d.prediction->stages, d.plan.vpp);
+        simulateInterleaved(d.prediction->stages, d.prediction->num_microbatches, d.plan.vpp);
     }
     if (auto s = n.optObject("search"))
         d.search = readSearchObject(*s);
@@ -1457,10 +1472,8 @@ void validatePlanDocument(const PlanDocument& doc, const DeviceCatalog& catalog,
                 throw InputError(file, at + ".chunk_layers", "the chunks hold " + std::to_string(sum) + " layers, the stage has "
                                                                  + std::to_string(s.num_layers));
         }
-        // Interleaved 1F1B: each of the rank's vpp virtual stages holds at least one layer.
-        if (p.vpp > s.num_layers)
-            throw InputError(file, at + ".num_layers", "vpp (" + std::to_string(p.vpp) + ") virtual stages need at least "
-                                                           + std::to_string(p.vpp) + " layers, got " + std::to_string(s.num_layers));
+        // Interleaved 1F1B with fewer layers than chunks leaves chunks empty, as a Megatron-LM
+        // layout may (the embedding or the loss alone); the export writes such a layout.
     }
     if (nextLayer != doc.model.num_layers)
         throw InputError(file, "plan.stages", "the stages cover " + std::to_string(nextLayer) + " layers but the model has "
@@ -1470,6 +1483,11 @@ void validatePlanDocument(const PlanDocument& doc, const DeviceCatalog& catalog,
         throw InputError(file, "plan.global_batch_size", "must be divisible by dp x micro_batch_size ("
                                                              + std::to_string(perMicrobatch) + "), got "
                                                              + std::to_string(p.global_batch_size));
+    // At most a virtual stage per layer of the model: more would leave every rank's extra
+    // chunks empty.
+    if (p.vpp > std::max(1, doc.model.num_layers))
+        throw InputError(file, "plan.vpp", "expected at most the model's " + std::to_string(doc.model.num_layers)
+                                               + " layers of virtual stages per pipeline rank, got " + std::to_string(p.vpp));
     // The interleaved schedule runs the micro-batches in groups of PP (Megatron-LM r0.8's
     // forward_backward_pipelining_with_interleaving; the simulator, core/cost/Schedule.cpp,
     // has the same rule), so with vpp > 1 their number is a multiple of the stage count.

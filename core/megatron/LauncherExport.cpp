@@ -324,7 +324,7 @@ public:
             if (plan.vpp > 1 || std::any_of(problems.begin(), problems.end(),
                                             [](const DeploymentProblem& p) { return p.rule.rfind("megatron.vpp-", 0) == 0; }))
                 ruleCheck("interleaved pipeline: PP > 1, M % PP == 0",
-                          {"megatron.vpp-needs-pp", "megatron.vpp-microbatches", "megatron.vpp-layers"});
+                          {"megatron.vpp-needs-pp", "megatron.vpp-microbatches"});
         } else {
             ruleCheck("mesh world % (ETP*EP*PP) == 0", {"stage.expert-grid"});
             ruleCheck("CP == 1 (FlagScale ParallelContext)", {"flagscale.cp"});

@@ -37,6 +37,8 @@ std::vector<std::string> rangeTexts(const std::vector<std::vector<LayerRange>>& 
     for (const std::vector<LayerRange>& rank : ranks) {
         std::string text;
         for (const LayerRange& r : rank) {
+            if (r.count <= 0)
+                continue;
             text += (text.empty() ? "" : ", ") + std::to_string(r.first);
             if (r.count > 1)
                 text += "-" + std::to_string(r.first + r.count - 1);

@@ -1610,7 +1610,7 @@ private:
                     warn(at("--pipeline-model-parallel-layout") + "the layout places " + std::to_string(mtp)
                          + " MTP layer(s); their cost is not modelled (an exported layout puts the --mtp-num-layers MTP layers "
                            "after the last rank's decoder layers)");
-                checkRankLayers("--pipeline-model-parallel-layout", split, vpp);
+                checkRankLayers("--pipeline-model-parallel-layout", split);
             } else {
                 broken("--pipeline-model-parallel-layout", *layout + ": " + error + " (Megatron-LM's layout parser refuses it)");
             }
@@ -1702,7 +1702,7 @@ private:
                     if (accountE) --p.layer_chunks.front().front();
                     if (accountL) --p.layer_chunks.back().back();
                 }
-                checkRankLayers(flag, p.layer_split, vpp);
+                checkRankLayers(flag, p.layer_split);
             }
         }
         // Recompute (reference section 5).
@@ -1783,17 +1783,15 @@ private:
 
     // A Megatron-LM or FlagScale rule the script breaks: it would stop before training, so
     // the script is refused (validateScriptModel) with the flag and this message.
-    // A pipeline rank of the script's split with no decoder layer, or fewer than its VPP chunks:
-    // Megatron-LM builds such a rank (the embedding or loss alone, empty chunks), the plan
-    // cannot hold it (a stage has at least one layer, and at least one per chunk).
-    void checkRankLayers(const std::string& flag, const std::vector<int>& split, int vpp)
+    // A pipeline rank of the script's split with no decoder layer: Megatron-LM builds such a
+    // rank (the embedding or the loss alone), a plan cannot hold it (a stage has at least one
+    // layer). Empty model chunks of a rank that holds layers are kept (StagePlan::chunk_layers).
+    void checkRankLayers(const std::string& flag, const std::vector<int>& split)
     {
         for (std::size_t r = 0; r < split.size(); ++r)
-            if (split[r] < std::max(1, vpp)) {
-                broken(flag, "pipeline rank " + std::to_string(r) + " holds " + std::to_string(split[r]) + " decoder layer"
-                                 + (split[r] == 1 ? "" : "s") + (vpp > 1 ? " for its " + std::to_string(vpp) + " model chunks" : "")
-                                 + "; Megatron-LM runs that, the planner does not model it (a pipeline rank holds at least one "
-                                   "decoder layer, and with VPP at least as many as its model chunks)");
+            if (split[r] < 1) {
+                broken(flag, "pipeline rank " + std::to_string(r) + " holds 0 decoder layers; Megatron-LM runs that, the "
+                                 "planner does not model it (a pipeline rank holds at least one decoder layer)");
                 return;
             }
     }

@@ -57,7 +57,8 @@ std::vector<std::vector<LayerRange>> rankLayers(const std::vector<std::vector<in
     int next = 0;
     for (std::size_t c = 0; c < vpp; ++c)
         for (std::size_t r = 0; r < pp; ++r)
-            if (const int n = c < chunksPerRank[r].size() ? chunksPerRank[r][c] : 0; n > 0) {
+            if (c < chunksPerRank[r].size()) {
+                const int n = std::max(0, chunksPerRank[r][c]);
                 out[r].push_back({next, n});
                 next += n;
             }

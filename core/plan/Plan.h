@@ -55,7 +55,8 @@ std::vector<int> chunkLayers(int layers, int vpp);
 // The decoder layers each pipeline rank runs, given the layers per rank. With vpp 1 rank r
 // holds one range after rank r - 1's; with vpp > 1 its chunk c is virtual stage c * PP + r
 // (Megatron-LM's interleaved schedule, reference section 4a), so rank 0 of 4 ranks of 12
-// layers at vpp 2 runs layers 0-5 and 24-29. Empty chunks are left out.
+// layers at vpp 2 runs layers 0-5 and 24-29. A rank keeps its empty chunks (count 0), so
+// entry c is its chunk c.
 std::vector<std::vector<LayerRange>> rankLayers(const std::vector<int>& layersPerRank, int vpp);
 // The same for given chunks: chunksPerRank[r][c] layers in chunk c of rank r, every rank with
 // the same number of chunks.

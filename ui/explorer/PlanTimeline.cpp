@@ -70,6 +70,11 @@ PlanTimeline buildPlanTimeline(const Plan& plan, const Prediction& prediction)
         // 1/vpp of the stage's work per micro-batch.
         in.t_fwd.push_back(s.t_fwd / tl.vpp);
         in.t_bwd.push_back(s.t_bwd / tl.vpp);
+        // ... or, where the cost model gives them, the chunks' own times (an embedding or
+        // output layer, or a layout's uneven chunks).
+        const bool ownChunks = s.chunk_fwd.size() == static_cast<size_t>(tl.vpp) && s.chunk_bwd.size() == s.chunk_fwd.size();
+        in.chunk_fwd.push_back(ownChunks ? s.chunk_fwd : std::vector<double>());
+        in.chunk_bwd.push_back(ownChunks ? s.chunk_bwd : std::vector<double>());
         tl.p2p.push_back(i + 1 < pp ? s.p2p_send / tl.vpp : 0.0);
         tl.tailInputs.push_back(stageTail(s));
         const StagePlan& sp = plan.stages[static_cast<size_t>(i)];

@@ -8,6 +8,7 @@
 #include "cost/Schedule.h"
 #include "cost/UniformPlan.h"
 #include "hardware/DeviceCatalog.h"
+#include "io/Documents.h"
 #include "io/Presets.h"
 #include "profile/ProfileTables.h"
 #include "util/InputError.h"
@@ -283,6 +284,7 @@ private slots:
     void simulatorBoundsForUnequalStages();
     void interleavedSimulatorMatchesClosedForm();
     void interleavedRanksCostTheirChunksLayers();
+    void interleavedUnevenChunksAreSimulated();
     void estimateUsesTheFixedAssembly();
     void tailWaitsAtTheGradientNormBarrier();
     void chromeTrace();
@@ -2723,6 +2725,123 @@ void TestCostModel::interleavedRanksCostTheirChunksLayers()
     const double perLayer = 2 * 3 * h * F + h * 8 - 3 * h * F;
     QVERIFY(std::fabs((interleaved.stages[0].memory.weights - plain.stages[0].memory.weights) - 2 * perLayer * 2) < 1e3);
     QVERIFY(std::fabs((plain.stages[1].memory.weights - interleaved.stages[1].memory.weights) - 2 * perLayer * 2) < 1e3);
+}
+
+void TestCostModel::interleavedUnevenChunksAreSimulated()
+{
+    // The simulator with each chunk's own time, by hand: P 2, V 2, M 2 (M == P, so every
+    // forward runs before the first backward). Rank 0's chunks take f 1, 3 and b 2, 6; rank
+    // 1's f 3, 1 and b 6, 2. Rank 0: F(0,0) 0-1, F(1,0) 1-2, F(0,1) 4-7 (after rank 1's
+    // F(0,0) 1-4), F(1,1) 7-10 (after rank 1's F(1,0) 4-7). Rank 1: F(0,1) 7-8, F(1,1) 10-11,
+    // B(0,1) 11-13, B(1,1) 13-15. Rank 0: B(0,1) 13-19, B(1,1) 19-25. Rank 1: B(0,0) 19-25,
+    // B(1,0) 25-31. Rank 0: B(0,0) 25-27, B(1,0) 31-33. Equal shares of the same passes
+    // (f 2, b 4 a chunk on both ranks) give the closed form's (M V + P - 1) 6 = 30.
+    ScheduleInput in;
+    in.microbatches = 2;
+    in.vpp = 2;
+    in.t_fwd = {2, 2};
+    in.t_bwd = {4, 4};
+    QCOMPARE(simulatePipeline(in).makespan, 30.0);
+    in.chunk_fwd = {{1, 3}, {3, 1}};
+    in.chunk_bwd = {{2, 6}, {6, 2}};
+    const Schedule sched = simulatePipeline(in);
+    QCOMPARE(sched.makespan, 33.0);
+    QCOMPARE(sched.rank_end, (std::vector<double>{33, 31}));
+    QCOMPARE(sched.busy, (std::vector<double>{24, 24}));
+    in.keep_blocks = false;
+    QVERIFY(simulatePipeline(in).blocks.empty());
+    QCOMPARE(simulatePipeline(in).makespan, 33.0);
+    in.chunk_fwd = {{1, 3, 1}, {3, 1}};
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, simulatePipeline(in));
+
+    // The cost model: LLaMA-2 7B's shape cut to 8 layers on two H800 nodes, PP 2, VPP 2, 16
+    // micro-batches. A rank's chunks add up to its passes, the embedding in rank 0's first
+    // chunk and the output layer in rank 1's last.
+    ModelSpec m = llama7b();
+    m.num_layers = 8;
+    const Cluster c = nodesOf("H800", 2);
+    Plan plan;
+    plan.global_batch_size = 128;
+    plan.vpp = 2;
+    for (int i = 0; i < 2; ++i) {
+        StagePlan st = stageOn("H800", i, 8, 1);
+        st.first_layer = 4 * i;
+        st.num_layers = 4;
+        plan.stages.push_back(st);
+    }
+    const CostModel cm(m, c, DeviceCatalog::builtin());
+    const Prediction even = cm.estimate(plan);
+    QCOMPARE(even.num_microbatches, 16);
+    for (const StageEstimate& st : even.stages) {
+        QCOMPARE(st.chunk_fwd.size(), std::size_t(2));
+        QVERIFY(std::fabs(st.chunk_fwd[0] + st.chunk_fwd[1] - st.t_fwd) < 1e-12 * st.t_fwd);
+        QVERIFY(std::fabs(st.chunk_bwd[0] + st.chunk_bwd[1] - st.t_bwd) < 1e-12 * st.t_bwd);
+    }
+    QVERIFY(even.stages[0].chunk_fwd[0] > even.stages[0].chunk_fwd[1]);   // the embedding
+    QVERIFY(even.stages[1].chunk_fwd[1] > even.stages[1].chunk_fwd[0]);   // the output layer
+    // The iteration's pipeline is the simulated schedule of those chunks; the tails after it.
+    auto simulate = [](const Prediction& p, int vpp) {
+        ScheduleInput s;
+        s.microbatches = p.num_microbatches;
+        s.vpp = vpp;
+        for (const StageEstimate& st : p.stages) {
+            s.t_fwd.push_back(st.t_fwd / vpp);
+            s.t_bwd.push_back(st.t_bwd / vpp);
+            s.chunk_fwd.push_back(st.chunk_fwd);
+            s.chunk_bwd.push_back(st.chunk_bwd);
+        }
+        return simulatePipeline(s);
+    };
+    std::vector<StageTail> tails;
+    for (const StageEstimate& st : even.stages)
+        tails.push_back(stageTail(st));
+    QVERIFY(std::fabs(drainedPipelineEnd(tails, even.iteration_time_s) - simulate(even, 2).makespan) < 1e-9);
+    // Equal layers a chunk: within half a percent of the closed form, which spreads the
+    // embedding and output layer over the chunks.
+    double sum = 0, mx = 0;
+    for (const StageEstimate& st : even.stages) {
+        sum += st.t_fwd + st.t_bwd;
+        mx = std::max(mx, st.t_fwd + st.t_bwd);
+    }
+    const double closedEven = sum / 2 + (16 * 2 - 1.0) * mx / 2;
+    QVERIFY(std::fabs(simulate(even, 2).makespan / closedEven - 1) < 0.005);
+
+    // A layout's uneven chunks ('Ettt|t|t|tttL': rank 0 holds 3 + 1 layers, rank 1 1 + 3): the
+    // ranks' passes are the same as with 2 + 2, so the closed form would not move, but a
+    // three-layer chunk feeds a one-layer chunk and the schedule stalls.
+    plan.stages[0].chunk_layers = {3, 1};
+    plan.stages[1].chunk_layers = {1, 3};
+    const Prediction uneven = cm.estimate(plan);
+    QVERIFY(std::fabs(uneven.stages[0].t_fwd + uneven.stages[0].t_bwd - (even.stages[0].t_fwd + even.stages[0].t_bwd))
+            < 1e-12 * even.stages[0].t_fwd);
+    QVERIFY(uneven.stages[0].chunk_fwd[0] > 2.5 * uneven.stages[0].chunk_fwd[1]);
+    tails.clear();
+    for (const StageEstimate& st : uneven.stages)
+        tails.push_back(stageTail(st));
+    const double pipe = drainedPipelineEnd(tails, uneven.iteration_time_s);
+    QVERIFY(std::fabs(pipe - simulate(uneven, 2).makespan) < 1e-9);
+    QVERIFY(pipe > 1.03 * closedEven);   // 3.9 % longer
+    // Each stage's sync starts where its own last backward ends in the simulation.
+    const Schedule us = simulate(uneven, 2);
+    QVERIFY(std::fabs(uneven.stages[1].drain - (us.makespan - us.rank_end[1])) < 1e-12);
+    QCOMPARE(uneven.stages[0].drain, 0.0);
+    // A plan document keeps the chunks' times, so a saved prediction places its stages'
+    // blocks and drains as the estimate did.
+    PlanDocument doc;
+    doc.model = m;
+    doc.cluster = c;
+    doc.plan = plan;
+    doc.prediction = uneven;
+    const PlanDocument back = readPlan(writePlan(doc), "uneven.json");
+    QVERIFY(back.prediction.has_value());
+    for (std::size_t i = 0; i < 2; ++i) {
+        QCOMPARE(back.prediction->stages[i].chunk_fwd, uneven.stages[i].chunk_fwd);
+        QCOMPARE(back.prediction->stages[i].chunk_bwd, uneven.stages[i].chunk_bwd);
+        QVERIFY(std::fabs(back.prediction->stages[i].drain - uneven.stages[i].drain) < 1e-12);
+    }
+    // At most a virtual stage per layer.
+    plan.vpp = 9;
+    QVERIFY_THROWS_EXCEPTION(InputError, cm.estimate(plan));
 }
 
 QTEST_GUILESS_MAIN(TestCostModel)

@@ -2139,6 +2139,26 @@ private slots:
             QCOMPARE(e.where(), std::string("plan.stages[1].chunk_layers"));
             QVERIFY2(std::string(e.what()).find("the chunks hold 4 layers, the stage has 3") != std::string::npos, e.what());
         }
+
+        // Empty chunks: 'E|t*4|t*4|L' gives rank 0 the embedding alone in its first chunk and
+        // layers 4-7 (virtual stage 2) in its second, rank 1 layers 0-3 and the loss alone.
+        // The plan keeps them, nothing refuses them, and the layout comes back as it was.
+        const ImportedScript e = importMegatronScript(
+            "torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers 8 --hidden-size 4096 --num-attention-heads 32 "
+            "--seq-length 4096 --max-position-embeddings 4096 --micro-batch-size 1 --global-batch-size 64 --bf16 "
+            "--pipeline-model-parallel-size 2 --pipeline-model-parallel-layout 'E|t*4|t*4|L'\n",
+            "empty.sh");
+        PlanDocument de = d;
+        de.model = e.model;
+        de.plan = planFromScript(e, de.cluster, DeviceCatalog::builtin());
+        QCOMPARE(de.plan.stages[0].chunk_layers, (std::vector<int>{0, 4}));
+        QCOMPARE(de.plan.stages[1].chunk_layers, (std::vector<int>{4, 0}));
+        QCOMPARE(PipelineLayout::rankLayerRanges(de.plan), (std::vector<std::string>{"4-7", "0-3"}));
+        const ExportResult re = exportLauncher(de, {});
+        QVERIFY2(re.ok, re.refusal.c_str());
+        QTemporaryDir dirE;
+        QCOMPARE(valuesAfter(runLauncher(dirE, re.script, "0"), "--pipeline-model-parallel-layout"),
+                 std::vector<std::string>{"E|t*4|t*4|L"});
     }
 
     void mtpLayersInTheLayout()

@@ -1610,8 +1610,14 @@ private slots:
         // A rank with the embedding alone: Megatron-LM runs it, a plan cannot hold it.
         QCOMPARE(refusal("--pipeline-model-parallel-layout 'E|t*4|t*4|t*4L'"),
                  std::string("p.sh: --pipeline-model-parallel-layout: pipeline rank 0 holds 0 decoder layers; Megatron-LM runs that, "
-                             "the planner does not model it (a pipeline rank holds at least one decoder layer, and with VPP at least "
-                             "as many as its model chunks)"));
+                             "the planner does not model it (a pipeline rank holds at least one decoder layer)"));
+        // An empty model chunk on a rank that holds layers is kept: at VPP 2 rank 0's first
+        // chunk is the embedding alone and rank 3's last the loss alone (virtual stage
+        // c * PP + r is chunk c of rank r).
+        const ImportedScript emptyChunks = importMegatronScript(head + "--pipeline-model-parallel-layout 'E|t*2|t*2|t*2|t*2|t*2|t*2|L'\n", "p.sh");
+        QCOMPARE(emptyChunks.parallel.vpp, 2);
+        QCOMPARE(emptyChunks.parallel.layer_split, (std::vector<int>{2, 4, 4, 2}));
+        QCOMPARE(emptyChunks.parallel.layer_chunks, (std::vector<std::vector<int>>{{0, 2}, {2, 2}, {2, 2}, {2, 0}}));
         // First and last ranks holding all layers: the middle ranks get none, which Megatron-LM
         // runs (the remainder 0 divides) and a plan cannot hold.
         QVERIFY(refusal("--decoder-first-pipeline-num-layers 6 --decoder-last-pipeline-num-layers 6").find(
