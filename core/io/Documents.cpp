@@ -684,16 +684,27 @@ SearchResult readSearchObject(const JsonNode& n)
     r.devices_left_out = n.optString("devices_left_out");
     for (const auto& e : n.array("micro_batch_sizes"))
         r.micro_batch_sizes.push_back(e.asInt(1));
+    // The search's plans are kept for comparison only (docs/formats.md): one that cannot be
+    // read is left out with a warning, not a reason to refuse the document.
+    auto readOrWarn = [](const JsonNode& e) -> std::optional<RankedPlan> {
+        try {
+            return readRankedPlan(e);
+        } catch (const InputError& err) {
+            e.warn(err.where() + ": " + err.detail() + "; left out (the search's plans are kept for comparison only)");
+            return std::nullopt;
+        }
+    };
     for (const auto& e : n.array("alternatives"))
-        r.plans.push_back(readRankedPlan(e));
+        if (auto plan = readOrWarn(e))
+            r.plans.push_back(std::move(*plan));
     if (auto b = n.optObject("baselines")) {
         b->warnUnknownKeys({"uniform", "metis_style", "current"});
         if (auto u = b->optChild("uniform"))
-            r.uniform_baseline = readRankedPlan(*u);
+            r.uniform_baseline = readOrWarn(*u);
         if (auto m = b->optChild("metis_style"))
-            r.metis_baseline = readRankedPlan(*m);
+            r.metis_baseline = readOrWarn(*m);
         if (auto c = b->optChild("current"))
-            r.current = readRankedPlan(*c);
+            r.current = readOrWarn(*c);
     }
     return r;
 }
@@ -978,8 +989,15 @@ PlanDocument readPlan(std::string_view text, const std::string& fileName, Warnin
         setDrains(d.prediction->stages, d.plan.vpp);
         simulateInterleaved(d.prediction->stages, d.prediction->num_microbatches, d.plan.vpp);
     }
-    if (auto s = n.optObject("search"))
-        d.search = readSearchObject(*s);
+    // The search's figures describe how the plan was found; a document whose search section
+    // cannot be read keeps its plan, with a warning.
+    if (auto s = n.optObject("search")) {
+        try {
+            d.search = readSearchObject(*s);
+        } catch (const InputError& err) {
+            s->warn(err.where() + ": " + err.detail() + "; the search section is left out");
+        }
+    }
     return d;
 }
 

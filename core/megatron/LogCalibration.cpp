@@ -181,9 +181,14 @@ void readMemoryReport(const std::string& line, int lineNo, const std::string& fi
     m.line = lineNo;
     // A rank is a whole number; one beyond a billion, or not whole, is refused here with what
     // the line says (a negative rank, or one beyond the plan's, is calibrateFromLog's error).
-    if (auto r = numberAfter(line, "[Rank")) {
-        if (std::fabs(*r) > 1e9 || *r != std::floor(*r))
-            throw InputError(fileName, where, "memory report: expected a rank (a whole number from 0), got " + numberForMessage(*r));
+    if (const std::size_t at = line.find("[Rank"); at != std::string::npos) {
+        // The rank is what stands between "[Rank" and "]": Megatron-LM writes it in decimal.
+        const std::size_t close = line.find(']', at);
+        const std::string text = trim(line.substr(at + 5, close == std::string::npos ? std::string::npos : close - at - 5));
+        const auto r = finiteNumber(text);
+        if (!r || text.find_first_not_of("-0123456789") != std::string::npos || std::fabs(*r) > 1e9)
+            throw InputError(fileName, where, "memory report: expected a rank (a whole number from 0) after \"[Rank\", got "
+                                                  + quotedValue(text));
         m.rank = static_cast<int>(*r);
     }
     const std::size_t fields = line.find("memory (MB)");

@@ -474,10 +474,28 @@ void tst_Documents::planRoundTrip()
         j["search"]["exact_check"]["finished"] = false;
         QVERIFY(readPlan(j.dump(), "old.json").search->exact_check == ExactCheck::WorkBudget);
         j["search"]["exact_check"]["status"] = "finished";
-        const InputError e = expectError([&] { readPlan(j.dump(), "odd.json"); });
-        QCOMPARE(q(e.file()), QStringLiteral("odd.json"));
-        QCOMPARE(q(e.where()), QStringLiteral("search.exact_check.finished"));
-        QCOMPARE(q(e.detail()), QStringLiteral("expected true with status \"finished\""));
+        // The search section describes how the plan was found: one that cannot be read is
+        // left out with a warning naming the field, and the plan is read.
+        Warnings w;
+        const PlanDocument odd = readPlan(j.dump(), "odd.json", &w);
+        QVERIFY(!odd.search);
+        QCOMPARE(w.size(), std::size_t(1));
+        QCOMPARE(q(w[0]), QStringLiteral("odd.json: search.exact_check.finished: expected true with status \"finished\"; the search "
+                                         "section is left out"));
+    }
+    // An alternative or a baseline that cannot be read is left out, the others kept.
+    {
+        nlohmann::json j = nlohmann::json::parse(once);
+        j["search"]["alternatives"][0]["plan"]["vpp"] = "two";
+        j["search"]["baselines"]["uniform"]["plan"]["stages"][0]["tp"] = -1;
+        Warnings w;
+        const PlanDocument odd = readPlan(j.dump(), "odd.json", &w);
+        QCOMPARE(odd.search->plans.size(), std::size_t(1));
+        QVERIFY(!odd.search->uniform_baseline && odd.search->current);
+        QCOMPARE(w.size(), std::size_t(2));
+        QCOMPARE(q(w[0]), QStringLiteral("odd.json: search.alternatives[0].plan.vpp: expected a positive integer, got \"two\"; left out "
+                                         "(the search's plans are kept for comparison only)"));
+        QVERIFY(w[1].rfind("odd.json: search.baselines.uniform.plan.stages[0].tp: ", 0) == 0);
     }
     // A search whose check was off writes no exact_check.
     {

@@ -422,7 +422,13 @@ private slots:
                  std::string("line 13: memory report of rank -3: expected a rank of the plan, 0 to 31 (is the log from this plan's run?)"));
         // A rank no int holds is named as written, not as the nearest one an int does.
         QCOMPARE(refusal(replaced("[Rank 8]", "[Rank 99999999999999999999]")),
-                 std::string("line 13: memory report: expected a rank (a whole number from 0), got 1e+20"));
+                 std::string("line 13: memory report: expected a rank (a whole number from 0) after \"[Rank\", got "
+                             "\"99999999999999999999\""));
+        // Not a number: named, not read as rank 0.
+        QCOMPARE(refusal(replaced("[Rank 8]", "[Rank a0]")),
+                 std::string("line 13: memory report: expected a rank (a whole number from 0) after \"[Rank\", got \"a0\""));
+        QCOMPARE(refusal(replaced("[Rank 8]", "[Rank 0x8]")),
+                 std::string("line 13: memory report: expected a rank (a whole number from 0) after \"[Rank\", got \"0x8\""));
         QCOMPARE(refusal(text), std::string("calibrated"));
     }
 };
