@@ -54,6 +54,8 @@ constexpr std::size_t kMaxEvalBytes = 16u << 20;
 constexpr std::size_t kMaxRanText = 8u << 20;   // BashReader::ranText
 
 bool isNameStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+bool isNameChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+bool isName(std::string_view s) { return !s.empty() && isNameStart(s[0]) && std::all_of(s.begin(), s.end(), isNameChar); }
 
 // NAME for a word that is all the elements of an array, "${NAME[@]}" or ${NAME[@]}, else "".
 std::string allElementsOf(std::string_view word)
@@ -63,12 +65,10 @@ std::string allElementsOf(std::string_view word)
     if (word.size() < 6 || word.substr(0, 2) != "${" || word.substr(word.size() - 4) != "[@]}")
         return {};
     const std::string_view name = word.substr(2, word.size() - 6);
-    if (name.empty() || !isNameStart(name[0])
-        || !std::all_of(name.begin(), name.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }))
+    if (!isName(name))
         return {};
     return std::string(name);
 }
-bool isNameChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
 // Whether an arithmetic expression assigns (manual 6.5: = *= /= %= += -= <<= >>= &= ^= |=,
 // ++ and --), as against comparing (== != <= >=).
@@ -1348,9 +1348,19 @@ std::vector<BashReader::RawCommand> BashReader::tokenize(std::string_view input,
             // CHECKPOINT_PATH=<Specify path>) for the user to fill in: read on, and said.
             if (target.empty() && (targetAt >= n || text[targetAt] == '\n' || text[targetAt] == '\r' || text[targetAt] == ';'
                                    || text[targetAt] == '|' || text[targetAt] == '&' || text[targetAt] == ')'))
+            {
                 warn(line, "the redirection " + op + " has no file after it, a syntax error at which bash stops: a placeholder "
                            "such as <path> left to fill in? Read on as if it were filled in: the variable meant for it stays a "
                            "reference, ${NAME}, that an exported launcher requires to be set");
+                // X=<PATH>: the assignment is the placeholder's, not an empty value (bash runs
+                // none of the line); left out, X stays a reference as with X=<two words>.
+                const bool onlyAssignments = std::all_of(cur.words.begin(), cur.words.end(), [](const RawWord& w) {
+                    const std::size_t eq = w.text.find('=');
+                    return eq != std::string::npos && eq > 0 && isName(std::string_view(w.text).substr(0, w.text[eq - 1] == '+' ? eq - 1 : eq));
+                });
+                if (onlyAssignments)
+                    cur.words.clear();
+            }
             if (!standardInput) {
                 // 3<<< WORD, 3<< EOF, > FILE: not the input `read` reads (a here-document's lines
                 // are skipped all the same).

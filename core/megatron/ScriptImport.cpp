@@ -1154,6 +1154,23 @@ private:
         m.num_layers = intFlag("--num-layers", 0);
         m.hidden_size = intFlag("--hidden-size", 0);
         m.num_attention_heads = intFlag("--num-attention-heads", 0);
+        // --use-checkpoint-args: Megatron-LM's load_args_from_checkpoint takes the model's
+        // arguments from the checkpoint in --load before checking them, which import does not read.
+        if (has("--use-checkpoint-args")) {
+            std::string missing;
+            for (const char* required : {"--num-layers", "--hidden-size", "--num-attention-heads"})
+                if (!has(required))
+                    missing += (missing.empty() ? "" : ", ") + std::string(required);
+            const std::string load = str("--load").value_or("");
+            const std::string from = "the checkpoint" + (load.empty() ? std::string() : " in --load " + quotedValue(load));
+            if (!missing.empty())
+                broken("--use-checkpoint-args", "the script takes the model's arguments from " + from
+                                                    + ", which import does not read, and gives no " + missing
+                                                    + ": add the model's flags to the script (the checkpoint's values)");
+            else
+                warn(at("--use-checkpoint-args") + "--use-checkpoint-args: at run time the arguments saved in " + from
+                     + " replace the script's; the model is read from the script's flags");
+        }
         for (const char* required : {"--num-layers", "--hidden-size", "--num-attention-heads"})
             if (!has(required))
                 warn(at() + "the launch command has no " + std::string(required) + " (Megatron-LM requires it)");

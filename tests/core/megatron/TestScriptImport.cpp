@@ -2943,6 +2943,32 @@ private slots:
         QVERIFY(readerWarns(script, "line 1: the redirection > has no file after it, a syntax error at which bash stops"));
         QCOMPARE(readerLaunches(script), std::string("<pretrain_gpt.py><--save><${CHECKPOINT_PATH}>\n"));
         QVERIFY(!readerWarns("echo hi > out.txt\ncat < in.txt\ntorchrun a.py\n", "has no file after it"));
+        // One word (X=<PATH>) likewise: the assignment belongs to the placeholder's line, which
+        // bash does not run, so the variable stays a reference rather than an empty value
+        // (which left --save without its value).
+        const std::string oneWord = "CHECKPOINT_PATH=<PATH>\ntorchrun pretrain_gpt.py --save $CHECKPOINT_PATH\n";
+        QVERIFY(readerWarns(oneWord, "line 1: the redirection > has no file after it"));
+        QCOMPARE(readerLaunches(oneWord), std::string("<pretrain_gpt.py><--save><${CHECKPOINT_PATH}>\n"));
+        // A launch line ending in such a redirection is still the launch.
+        QCOMPARE(readerLaunches("torchrun pretrain_gpt.py --save /c >\n"), std::string("<pretrain_gpt.py><--save></c>\n"));
+    }
+
+    void checkpointArgsAreSaid()
+    {
+        // --use-checkpoint-args: Megatron-LM's load_args_from_checkpoint takes the model's
+        // arguments from --load. Without them in the script the model is not in the script.
+        const std::string launch = "torchrun --nproc_per_node 8 pretrain_gpt.py --use-checkpoint-args --load /ckpt "
+                                   "--expert-model-parallel-size 4 --micro-batch-size 1 --global-batch-size 64 --bf16";
+        QCOMPARE(refusalOf(launch + "\n", "ck.sh"),
+                 std::string("ck.sh: --use-checkpoint-args: the script takes the model's arguments from the checkpoint in --load "
+                             "\"/ckpt\", which import does not read, and gives no --num-layers, --hidden-size, "
+                             "--num-attention-heads: add the model's flags to the script (the checkpoint's values)"));
+        const ImportedScript given = importMegatronScript(
+            launch + " --num-layers 2 --hidden-size 64 --num-attention-heads 2 --seq-length 128 --max-position-embeddings 128 "
+                     "--num-experts 4 --disable-bias-linear\n",
+            "ck.sh");
+        QVERIFY(hasWarning(given, "--use-checkpoint-args: at run time the arguments saved in the checkpoint in --load \"/ckpt\" "
+                                  "replace the script's; the model is read from the script's flags"));
     }
 
     void testsOnTheEnvironmentAreSaid()
