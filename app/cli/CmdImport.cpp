@@ -169,8 +169,10 @@ int cmdImport(const Args& args)
                   << numberForMessage(m.hidden_dropout, 6);
     std::cout << "\n";
     if (m.isMoe()) {
-        std::cout << "experts: " << m.num_experts << " top-" << m.moe_router_topk << ", expert FFN " << m.expertFfn()
-                  << ", dispatcher " << toString(m.moe_token_dispatcher_type) << ", " << m.numMoeLayers() << " MoE layers\n";
+        std::cout << "experts: " << m.num_experts << " top-" << m.moe_router_topk << ", expert FFN " << m.expertFfn();
+        if (m.moe_shared_expert_intermediate_size > 0)
+            std::cout << ", shared expert FFN " << m.moe_shared_expert_intermediate_size;
+        std::cout << ", dispatcher " << toString(m.moe_token_dispatcher_type) << ", " << m.numMoeLayers() << " MoE layers\n";
     }
     if (p.hetero()) {
         // FlagScale's meshes: what every rank runs (the global TP, CP, EP flags are replaced).
@@ -204,6 +206,17 @@ int cmdImport(const Args& args)
                                                   : "no sequence parallel")
                   << "\n";
     }
+    // What runs beside the compute, and where the optimizer lives: Megatron-LM's switches as the
+    // script sets them (each off unless given; p2p overlap on unless switched off), which
+    // "hapmoe estimate --script" costs.
+    std::cout << "overlap: " << (p.overlap_grad_reduce ? "gradient reduce" : "no gradient reduce") << ", "
+              << (p.overlap_param_gather ? "parameter gather" : "no parameter gather") << ", "
+              << (p.tp_comm_overlap ? "TP communication" : "no TP communication");
+    if (p.vpp > 1)   // overlap_p2p_comm acts on the interleaved schedule only
+        std::cout << ", " << (p.overlap_p2p ? "pipeline sends" : "no pipeline sends");
+    if (p.optimizer_offload_fraction > 0)
+        std::cout << "; optimizer offload " << numberForMessage(p.optimizer_offload_fraction * 100, 4) << " % to the host";
+    std::cout << "\n";
     std::cout << "training: micro-batch " << p.micro_batch_size << (p.hetero() ? " (mesh 0)" : "") << ", global batch "
               << (p.global_batch_size > 0 ? std::to_string(p.global_batch_size) : std::string("MBS x DP")) << ", "
               << toString(m.training.precision)

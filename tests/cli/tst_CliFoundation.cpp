@@ -1012,6 +1012,9 @@ void tst_CliFoundation::importDeviceWithCluster()
                            "--cluster", "H800:4x8"});
     QCOMPARE(ok.exitCode, 0);
     QVERIFY2(ok.out.contains("no sequence parallel (--sequence-parallel is off at TP 1)"), qPrintable(ok.out));
+    // The script's overlap switches (--overlap-grad-reduce and --overlap-param-gather, lines
+    // 59-60; no --tp-comm-overlap), which the estimate of the script costs.
+    QVERIFY2(ok.out.contains("\noverlap: gradient reduce, parameter gather, no TP communication\n"), qPrintable(ok.out));
 
     // A FlagScale heterogeneous script whose meshes need 16 ranks (TP 2 x DP 4 and TP 4 x DP 2)
     // on the one node of 8 processes it starts: FlagScale's world check, also without --cluster.
