@@ -662,27 +662,7 @@ void SearchPanel::showResult(const SearchResult& r)
 
     fillList(r, m_runner->model().isMoe());   // the model searched
 
-    QString status;
-    if (r.plans.empty()) {
-        // The reason says whether a cancel or the time limit stopped it; there is no best.
-        status = tr("No plan found: %1").arg(noPlanReason(r));
-    } else {
-        status = (r.plans.size() == 1 ? tr("1 plan in %1") : tr("%1 plans in %2").arg(r.plans.size()))
-                     .arg(elapsed(r.time_s));
-        if (!r.micro_batch_sizes.empty()) {
-            QStringList sizes;
-            for (const int m : r.micro_batch_sizes)
-                sizes << QString::number(m);
-            status += tr(" over micro-batch sizes %1").arg(sizes.join(QStringLiteral(", ")));
-        }
-        if (r.cancelled)
-            status += tr(" \u2013 cancelled, best so far shown");
-        else if (r.timed_out)
-            status += tr(" \u2013 time limit reached, best so far shown");
-        if (r.list_cut)
-            status += r.plans.size() == 1 ? tr("; the time limit ended the list at its first plan")
-                                          : tr("; the time limit ended the list at %1 plans").arg(r.plans.size());
-    }
+    QString status = runStatus(r);
     if (const QString check = checkStatus(r); !check.isEmpty())   // empty without plans
         status += QStringLiteral("; ") + check;
     if (!r.plans.empty() && !r.devices_left_out.empty())
@@ -704,6 +684,28 @@ void SearchPanel::showResult(const SearchResult& r)
     m_status->setText(status.toHtmlEscaped());
     emit searchStopped();
     emit searchFinished(r);
+}
+
+QString SearchPanel::runStatus(const SearchResult& r)
+{
+    // The reason says whether a cancel or the time limit stopped it; there is no best.
+    if (r.plans.empty())
+        return tr("No plan found: %1").arg(noPlanReason(r));
+    QString status = (r.plans.size() == 1 ? tr("1 plan in %1") : tr("%1 plans in %2").arg(r.plans.size())).arg(elapsed(r.time_s));
+    if (!r.micro_batch_sizes.empty()) {
+        QStringList sizes;
+        for (const int m : r.micro_batch_sizes)
+            sizes << QString::number(m);
+        status += tr(" over micro-batch sizes %1").arg(sizes.join(QStringLiteral(", ")));
+    }
+    if (r.cancelled)
+        status += tr(" \u2013 cancelled, best so far shown");
+    else if (r.timed_out)
+        status += tr(" \u2013 time limit reached, best so far shown");
+    if (r.list_cut)
+        status += r.plans.size() == 1 ? tr("; the time limit ended the list at its first plan")
+                                      : tr("; the time limit ended the list at %1 plans").arg(r.plans.size());
+    return status;
 }
 
 void SearchPanel::fillList(const SearchResult& r, bool experts)

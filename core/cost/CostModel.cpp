@@ -1481,9 +1481,9 @@ Prediction CostModel::estimate(const Plan& plan) const
                              + std::to_string(m.model.num_layers));
 
     const int vpp = std::max(1, plan.vpp);
-    if (vpp > std::max(1, m.model.num_layers))
-        throw InputError("", "plan.vpp", "expected at most the model's " + std::to_string(m.model.num_layers)
-                                             + " layers of virtual stages per pipeline rank, got " + std::to_string(vpp));
+    if (vpp > kMaxVpp)
+        throw InputError("", "plan.vpp", "expected at most " + std::to_string(kMaxVpp) + " virtual stages per pipeline rank, got "
+                                             + std::to_string(vpp));
     pred.num_microbatches = M;
     pred.stages.reserve(static_cast<std::size_t>(P));
     const bool oneTp = plan.oneTpSize();
@@ -1526,8 +1526,11 @@ Prediction CostModel::estimate(const Plan& plan) const
     const double simulated = simulateInterleaved(pred.stages, M, vpp);
     if (vpp > 1 && simulated < 0) {
         pred.notes.push_back("pipeline time from the closed form of the interleaved schedule (a rank's chunks taken as "
-                             "equal shares of its pass): the schedule has more than "
-                             + std::to_string(kMaxSimulatedBlocks) + " blocks to simulate");
+                             "equal shares of its pass): "
+                             + (M % P != 0 ? "its " + std::to_string(M) + " micro-batches are not a multiple of the "
+                                                 + std::to_string(P) + " stages, which Megatron-LM's schedule needs"
+                                           : "the schedule has more than " + std::to_string(kMaxSimulatedBlocks)
+                                                 + " blocks to simulate"));
     }
     // Tied embeddings (section 7.1): the end stages' all-reduce, shown on the two stages that
     // run it.

@@ -85,9 +85,10 @@ struct StageEstimate {
     double beforeBarrier() const { return std::max(0.0, dp_sync - embedding_sync - param_gather); }
     double afterBarrier() const { return optimizer + param_gather; }
     // How long before stage 0's last backward this stage's last backward ends: the backward of
-    // one micro-batch of every stage before it, one chunk's share with interleaving (1F1B's
-    // cool-down hands the last gradient down the pipeline). Its sync starts there, not when
-    // the whole pipeline has drained (docs/cost-model.md section 8). Set by CostModel::estimate.
+    // one micro-batch of every stage before it (1F1B's cool-down hands the last gradient down
+    // the pipeline); with interleaving, where the simulated schedule ends the stage's blocks
+    // (simulateInterleaved). Its sync starts there, not when the whole pipeline has drained
+    // (docs/cost-model.md section 8). Set by CostModel::estimate.
     double drain = 0;
     // Its sync counted from the end of stage 0's last backward (may be negative: it ends earlier).
     double syncAfterPipeline() const { return beforeBarrier() - drain; }
@@ -98,7 +99,8 @@ struct StageEstimate {
 };
 
 // Sets every stage's drain (StageEstimate::drain): the backward of one micro-batch of every
-// stage before it, one chunk's share with v virtual stages per rank (CostModel::estimate).
+// stage before it, one chunk's share with v virtual stages per rank; the closed form's, which
+// simulateInterleaved (cost/Schedule.h) replaces where it simulates an interleaved schedule.
 inline void setDrains(std::vector<StageEstimate>& stages, int vpp)
 {
     double drain = 0;

@@ -178,7 +178,13 @@ Schedule simulatePipeline(const ScheduleInput& in)
 double simulateInterleaved(std::vector<StageEstimate>& stages, int microbatches, int vpp)
 {
     const long long P = static_cast<long long>(stages.size());
-    if (vpp <= 1 || P < 1 || microbatches < 1 || microbatches % P != 0 || 2LL * microbatches * vpp * P > kMaxSimulatedBlocks)
+    // In double: a hand-edited document's counts could overflow the product.
+    if (vpp <= 1 || P < 1 || microbatches < 1 || microbatches % P != 0
+        || 2.0 * microbatches * vpp * static_cast<double>(P) > static_cast<double>(kMaxSimulatedBlocks))
+        return -1;
+    // A document written before chunk times were kept: its iteration time is the closed
+    // form's, whose drains setDrains gives.
+    if (std::none_of(stages.begin(), stages.end(), [](const StageEstimate& st) { return !st.chunk_fwd.empty(); }))
         return -1;
     ScheduleInput in;
     in.microbatches = microbatches;

@@ -56,7 +56,8 @@ inline constexpr long long kMaxSimulatedBlocks = 2'000'000;
 // last block and sets every stage's drain to how long before that its own last block ends
 // (docs/cost-model.md section 8). Returns -1 and changes nothing when it does not apply:
 // vpp 1, micro-batches not a multiple of the stages, more than kMaxSimulatedBlocks blocks,
-// or chunk times of another vpp.
+// chunk times of another vpp, or none at all (a document written before they were kept,
+// whose iteration time is the closed form's).
 double simulateInterleaved(std::vector<StageEstimate>& stages, int microbatches, int vpp);
 
 // Closed form (paper eq. 4-5): T_edge + T_middle for plain 1F1B, without p2p.
@@ -78,9 +79,10 @@ struct StageTail {
 // Where the tails sit in an iteration of the given time. The iteration counts
 // T = P + max(max_i (sync_i - drain_i), max(sync_0, sync_last - drain_last) + AR)
 //       + max_i (optimizer_i + gather_i),
-// P the closed-form end of stage 0's last backward: every stage starts its sync at the
-// closed-form end of its own last backward, P - drain_i (after waiting there from its
-// simulated last backward when that ends earlier), the end stages all-reduce the tied
+// P the end of stage 0's last backward as the iteration counts it (the closed form's; with
+// interleaving, the simulated schedule's): every stage starts its sync at the end of its own
+// last backward so counted, P - drain_i (after waiting there from its simulated last backward
+// when that ends earlier, which with interleaving it does not), the end stages all-reduce the tied
 // embedding after both their syncs, every stage waits for the gradient-norm all-reduce, which
 // spans the pipeline and ends when the last sync or all-reduce ends (at least at T less the
 // longest step), then steps its optimizer and gathers its parameters. The longest step then

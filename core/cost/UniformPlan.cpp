@@ -21,10 +21,7 @@ int blockRecomputedOfRank(int layers, int vpp, int n)
 {
     if (n <= 0)
         return 0;
-    vpp = std::max(1, vpp);
-    int recomputed = 0;
-    for (int c = 0; c < vpp; ++c)
-        recomputed += std::min(n, layers / vpp + (c < layers % vpp ? 1 : 0));
+    const int recomputed = blockRecomputedLayers(chunkLayers(layers, vpp), n);
     return recomputed >= layers ? 0 : recomputed;
 }
 

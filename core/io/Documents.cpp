@@ -551,6 +551,30 @@ Prediction readPredictionObject(const JsonNode& n)
     return p;
 }
 
+// A stage's chunk times (chunk_fwd_s, chunk_bwd_s): one per virtual stage of the plan, adding
+// up to the stage's forward and backward, as CostModel::estimate writes them.
+void checkChunkTimes(const JsonNode& prediction, const Plan& plan, const Prediction& p)
+{
+    for (std::size_t i = 0; i < p.stages.size(); ++i) {
+        const StageEstimate& st = p.stages[i];
+        for (auto [key, times, totalKey, total] : {std::tuple{"chunk_fwd_s", &st.chunk_fwd, "t_fwd_s", st.t_fwd},
+                                                   std::tuple{"chunk_bwd_s", &st.chunk_bwd, "t_bwd_s", st.t_bwd}}) {
+            if (times->empty() && st.chunk_fwd.empty() && st.chunk_bwd.empty())
+                continue;
+            const std::string at = "stages[" + std::to_string(i) + "]." + key;
+            if (plan.vpp < 2 || times->size() != static_cast<std::size_t>(plan.vpp))
+                prediction.fail(at, "expected one entry per virtual stage (vpp " + std::to_string(plan.vpp) + "), got "
+                                        + std::to_string(times->size()));
+            double sum = 0;
+            for (double t : *times)
+                sum += t;
+            if (!(std::fabs(sum - total) <= 1e-6 * total))
+                prediction.fail(at, "expected times adding up to the stage's " + std::string(totalKey) + " ("
+                                        + numberForMessage(total) + " s), got " + numberForMessage(sum) + " s");
+        }
+    }
+}
+
 Json predictionJson(const Prediction& p)
 {
     Json j;
@@ -633,6 +657,7 @@ RankedPlan readRankedPlan(const JsonNode& n, bool savedPlan = false)
     r.plan = readPlanObject(n.object("plan"));
     if (auto p = n.optObject("prediction")) {
         r.prediction = readPredictionObject(*p);
+        checkChunkTimes(*p, r.plan, r.prediction);
         // Derived from the stages' backward (their chunks' when interleaved), not stored.
         setDrains(r.prediction.stages, r.plan.vpp);
         simulateInterleaved(r.prediction.stages, r.prediction.num_microbatches, r.plan.vpp);
@@ -986,6 +1011,7 @@ PlanDocument readPlan(std::string_view text, const std::string& fileName, Warnin
     d.plan = readPlanObject(n.object("plan"));
     if (auto p = n.optObject("prediction")) {
         d.prediction = readPredictionObject(*p);
+        checkChunkTimes(*p, d.plan, *d.prediction);
         setDrains(d.prediction->stages, d.plan.vpp);
         simulateInterleaved(d.prediction->stages, d.prediction->num_microbatches, d.plan.vpp);
     }
@@ -1501,11 +1527,9 @@ void validatePlanDocument(const PlanDocument& doc, const DeviceCatalog& catalog,
         throw InputError(file, "plan.global_batch_size", "must be divisible by dp x micro_batch_size ("
                                                              + std::to_string(perMicrobatch) + "), got "
                                                              + std::to_string(p.global_batch_size));
-    // At most a virtual stage per layer of the model: more would leave every rank's extra
-    // chunks empty.
-    if (p.vpp > std::max(1, doc.model.num_layers))
-        throw InputError(file, "plan.vpp", "expected at most the model's " + std::to_string(doc.model.num_layers)
-                                               + " layers of virtual stages per pipeline rank, got " + std::to_string(p.vpp));
+    if (p.vpp > kMaxVpp)
+        throw InputError(file, "plan.vpp", "expected at most " + std::to_string(kMaxVpp)
+                                               + " virtual stages per pipeline rank, got " + std::to_string(p.vpp));
     // The interleaved schedule runs the micro-batches in groups of PP (Megatron-LM r0.8's
     // forward_backward_pipelining_with_interleaving; the simulator, core/cost/Schedule.cpp,
     // has the same rule), so with vpp > 1 their number is a multiple of the stage count.

@@ -417,27 +417,6 @@ public:
             }
             out.push_back(gemm);
         }
-        // Full recompute of k layers per rank with a virtual pipeline: Megatron-LM's block
-        // method recomputes the first --recompute-num-layers layers of every model chunk
-        // (megatron/core/recompute.py loops over one chunk's TransformerBlock, whose
-        // num_layers_per_pipeline_rank is len(self.layers)), so a count per chunk must give
-        // every rank its k layers.
-        if (target == Target::Megatron && plan.vpp > 1 && !plan.stages.empty() && partialFullRecompute()) {
-            ExportCheck block{"block recompute with a virtual pipeline: one count per model chunk", true, {}};
-            if (blockLayersPerChunk() == 0) {
-                block.ok = false;
-                std::size_t i = 0;
-                while (i + 1 < plan.stages.size()
-                       && !(plan.stages[i].recompute == Recompute::Full && plan.stages[i].recompute_layers > 0
-                            && plan.stages[i].recompute_layers < plan.stages[i].num_layers))
-                    ++i;
-                const StagePlan& st = plan.stages[i];
-                block.message = "stage " + std::to_string(i) + " recomputes " + std::to_string(st.recompute_layers) + " of "
-                    + std::to_string(st.num_layers) + " layers per rank, which no --recompute-num-layers gives every stage: with "
-                    + std::to_string(plan.vpp) + " virtual chunks Megatron-LM's block method recomputes that many layers in each chunk";
-            }
-            out.push_back(block);
-        }
         // FlagScale's pre_validate_args treats MTP like tied embeddings: the first and last
         // mesh need the same TP, and DPs that divide one another (flagscale-hetero-flags.txt).
         if (target == Target::FlagScale && originalMtpLayers() > 0 && !plan.stages.empty()) {
@@ -680,37 +659,6 @@ private:
     {
         const std::vector<std::string>* v = originalValues("--moe-flex-dispatcher-backend");
         return m_opt.format == LauncherFormat::Megatron && v && !v->empty() && ShellQuote::unquoted(v->front()) == "hybridep";
-    }
-
-    // Full recompute of some but not all layers of a rank, on some stage (block method).
-    bool partialFullRecompute() const
-    {
-        const std::vector<StagePlan>& st = m_doc.plan.stages;
-        return std::any_of(st.begin(), st.end(), [](const StagePlan& s) {
-            return s.recompute == Recompute::Full && s.recompute_layers > 0 && s.recompute_layers < s.num_layers;
-        });
-    }
-
-    // --recompute-num-layers for the block method: Megatron-LM recomputes the first n layers
-    // of every model chunk (a rank has vpp of them, with the layers PipelineLayout::chunks
-    // gives), so n must give each stage its recompute_layers. 0 when no n does.
-    int blockLayersPerChunk() const
-    {
-        const Plan& plan = m_doc.plan;
-        int largest = 0;
-        for (const StagePlan& st : plan.stages)
-            for (int c : st.chunks(plan.vpp))
-                largest = std::max(largest, c);
-        for (int n = 1; n <= largest; ++n) {
-            const bool fits = std::all_of(plan.stages.begin(), plan.stages.end(), [&](const StagePlan& st) {
-                const int recomputed = PipelineLayout::blockRecomputed(st.chunks(plan.vpp), n);
-                const int want = st.recompute_layers > 0 && st.recompute_layers < st.num_layers ? st.recompute_layers : st.num_layers;
-                return recomputed == want;
-            });
-            if (fits)
-                return n;
-        }
-        return 0;
     }
 
     // Grouped GEMM: kept when the original asks for it, added for MoE on sm80+ NVIDIA devices
@@ -990,7 +938,7 @@ private:
             return false;
         if (s0.recompute != Recompute::Full)
             return true;
-        return all([](const StagePlan& st) { return recomputedLayers(st) == st.num_layers; }) || blockLayersPerChunk() > 0;
+        return all([](const StagePlan& st) { return recomputedLayers(st) == st.num_layers; }) || blockRecomputeNumLayers(m_doc.plan) > 0;
     }
 
     void addRecompute(ArgGroup& g)
@@ -1011,7 +959,7 @@ private:
                 } else {
                     // The count per stage, or per model chunk with a virtual pipeline (checks()
                     // made sure one fits there; megatron.one-recompute without).
-                    const int n = blockLayersPerChunk();
+                    const int n = blockRecomputeNumLayers(m_doc.plan);
                     g.args.push_back({"--recompute-method", {"block"}});
                     g.args.push_back({"--recompute-num-layers", {std::to_string(n)}});
                 }
@@ -1764,7 +1712,7 @@ private:
               << st.dp << " EP" << st.ep << " ETP" << st.etp << " MBS" << st.micro_batch_size << ", recompute "
               << toString(st.recompute);
             if (st.recompute == Recompute::Full && st.recompute_layers > 0)
-                o << " (" << st.recompute_layers << " layers)";
+                o << " (" << st.recompute_layers << (st.recompute_layers == 1 ? " layer)" : " layers)");
             o << ", ranks " << rank << "-" << rank + st.numDevices() - 1 << "\n";
             rank += st.numDevices();
         }

@@ -57,14 +57,6 @@ std::vector<std::string> PipelineLayout::rankLayerRanges(const std::vector<int>&
 
 std::vector<std::string> PipelineLayout::rankLayerRanges(const Plan& plan) { return rangeTexts(plan.rankLayers()); }
 
-int PipelineLayout::blockRecomputed(const std::vector<int>& chunks, int n)
-{
-    int recomputed = 0;
-    for (int c : chunks)
-        recomputed += std::min(n, c);
-    return recomputed;
-}
-
 std::vector<int> PipelineLayout::chunks(int layers, int vpp) { return chunkLayers(layers, vpp); }
 
 std::string PipelineLayout::fromSplit(const std::vector<int>& layersPerRank, int vpp, bool shorthand, int mtpLayers)

@@ -30,10 +30,6 @@ public:
     static std::vector<std::string> rankLayerRanges(const std::vector<int>& layersPerRank, int vpp);
     // The same for a plan's stages (their num_layers and the plan's vpp).
     static std::vector<std::string> rankLayerRanges(const Plan& plan);
-    // Layers of a rank with these chunks that Megatron-LM's block recompute covers with
-    // --recompute-num-layers n: the first n of every chunk (megatron/core/recompute.py runs
-    // over one chunk's TransformerBlock), sum over chunks of min(n, chunk).
-    static int blockRecomputed(const std::vector<int>& chunks, int n);
 
     // Parses a layout for pp pipeline ranks. On success fills the decoder layers per rank
     // (summed over chunks), the number of virtual chunks and the MTP layer count, and, when

@@ -1663,6 +1663,14 @@ private:
                 p.vpp = intFlag("--num-virtual-stages-per-pipeline-rank", 1);
             }
         }
+        if (p.vpp > kMaxVpp) {
+            const std::string flag = has("--pipeline-model-parallel-layout")        ? "--pipeline-model-parallel-layout"
+                                     : has("--num-layers-per-virtual-pipeline-stage") ? "--num-layers-per-virtual-pipeline-stage"
+                                                                                      : "--num-virtual-stages-per-pipeline-rank";
+            broken(flag, std::to_string(p.vpp) + " virtual stages per pipeline rank: a plan holds at most " + std::to_string(kMaxVpp));
+            p.vpp = 1;
+            p.layer_chunks.clear();
+        }
         const int vpp = std::max(1, p.vpp);
         if (has("--pipeline-model-parallel-layout") || hetero) {
             // the layout gave the split (FlagScale: --hetero-pipeline-layer-split)
@@ -2327,7 +2335,7 @@ int recomputedLayersOfRank(const ParallelConfig& p, int r, int layers)
     std::vector<int> chunks = PipelineLayout::chunks(layers, p.vpp);
     if (r < static_cast<int>(p.layer_chunks.size()))
         chunks = p.layer_chunks[static_cast<std::size_t>(r)];
-    const int recomputed = PipelineLayout::blockRecomputed(chunks, p.recompute_layers);
+    const int recomputed = blockRecomputedLayers(chunks, p.recompute_layers);
     return recomputed >= layers ? 0 : recomputed;
 }
 

@@ -33,31 +33,46 @@ int recomputedLayers(const StagePlan& st)
     return st.recompute_layers <= 0 || st.recompute_layers >= st.num_layers ? st.num_layers : st.recompute_layers;
 }
 
-// The first stage that Megatron-LM's one recompute setting cannot give its recompute, or -1.
-// The setting gives every stage the same granularity and, with full recompute, either every
-// layer (--recompute-method uniform) or the first n layers of each stage (block n,
-// megatron/core/recompute.py): all of them on a stage of n layers or fewer. So the stages that
-// recompute some of their layers must agree on n, and those that recompute all of theirs
-// have at most n layers.
-int stageOffRecomputeSetting(const Plan& p)
+// Megatron-LM's one recompute setting gives every stage the same granularity and, with full
+// recompute, either every layer (--recompute-method uniform) or the first n layers of each
+// model chunk (block n, megatron/core/recompute.py; blockRecomputedLayers): all of them on a
+// chunk of n layers or fewer. Keeps in `counts` the n (from 1 to the largest chunk: a larger n
+// recomputes the same) that give every stage its recompute, and returns the first stage the
+// setting cannot give its recompute, or -1. counts stays empty when no stage recomputes
+// only part of its layers (no block count is needed).
+int recomputeSettingFor(const Plan& p, std::vector<int>& counts)
 {
+    counts.clear();
     const StagePlan& first = p.stages.front();
-    int n = 0;   // the block count, from the first stage that recomputes some of its layers
-    for (const StagePlan& st : p.stages)
-        if (st.recompute == Recompute::Full && recomputedLayers(st) < st.num_layers) {
-            n = recomputedLayers(st);
-            break;
-        }
+    const bool partial = std::any_of(p.stages.begin(), p.stages.end(), [](const StagePlan& st) {
+        return st.recompute == Recompute::Full && recomputedLayers(st) < st.num_layers;
+    });
+    if (partial) {
+        int largest = 1;
+        for (const StagePlan& st : p.stages)
+            for (int c : st.chunks(p.vpp))
+                largest = std::max(largest, c);
+        for (int n = 1; n <= largest; ++n)
+            counts.push_back(n);
+    }
     for (int s = 0; s < p.pp(); ++s) {
         const StagePlan& st = p.stages[static_cast<std::size_t>(s)];
         if (st.recompute != first.recompute)
             return s;
-        if (st.recompute != Recompute::Full || n == 0)
+        if (st.recompute != Recompute::Full || !partial)
             continue;
-        if (std::min(n, st.num_layers) != recomputedLayers(st))
+        const std::vector<int> chunks = st.chunks(p.vpp);
+        std::erase_if(counts, [&](int n) { return blockRecomputedLayers(chunks, n) != recomputedLayers(st); });
+        if (counts.empty())
             return s;
     }
     return -1;
+}
+
+int stageOffRecomputeSetting(const Plan& p)
+{
+    std::vector<int> counts;
+    return recomputeSettingFor(p, counts);
 }
 
 class Checker {
@@ -263,11 +278,19 @@ public:
                 break;
             }
         }
-        if (const int s = stageOffRecomputeSetting(p); s >= 0)
-            add(out, "megatron.one-recompute",
-                stageName(p, s) + " recomputes differently from "
-                    + (s == 0 ? std::string("the other stages") : std::string("stage 0"))
-                    + " (Megatron-LM has one recompute setting: every layer, or the first n layers of each stage)");
+        if (const int s = stageOffRecomputeSetting(p); s >= 0) {
+            const StagePlan& st = p.stages[static_cast<std::size_t>(s)];
+            if (st.recompute != first.recompute)
+                add(out, "megatron.one-recompute",
+                    stageName(p, s) + " recomputes differently from " + (s == 0 ? std::string("the other stages") : std::string("stage 0"))
+                        + " (Megatron-LM has one recompute setting: every layer, or the first n layers of each stage)");
+            else
+                add(out, "megatron.one-recompute",
+                    stageName(p, s) + " recomputes " + std::to_string(recomputedLayers(st)) + " of its " + std::to_string(st.num_layers)
+                        + " layers, which no --recompute-num-layers n gives it and the stages before it (Megatron-LM's block method "
+                          "recomputes the first n layers of each stage"
+                        + (p.vpp > 1 ? ", in each of its " + std::to_string(p.vpp) + " model chunks)" : std::string(")")));
+        }
         // One collective library: NCCL, RCCL and HCCL cannot form one process group.
         std::string lib;
         for (int s = 0; s < p.pp(); ++s) {
@@ -568,6 +591,14 @@ Target bestTarget(const Plan& plan, const ModelSpec& model, const Cluster& clust
     if (isDeployable(plan, model, cluster, catalog, Target::Megatron))
         return Target::Megatron;
     return Target::FlagScale;
+}
+
+int blockRecomputeNumLayers(const Plan& plan)
+{
+    if (plan.stages.empty())
+        return 0;
+    std::vector<int> counts;
+    return recomputeSettingFor(plan, counts) < 0 && !counts.empty() ? counts.front() : 0;
 }
 
 } // namespace hapmoe

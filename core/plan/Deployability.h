@@ -63,6 +63,12 @@ struct PlanMesh {
 };
 std::vector<PlanMesh> planMeshes(const Plan& plan);
 
+// --recompute-num-layers for Megatron-LM's block method: the smallest n whose first n layers
+// of every model chunk give each stage with full recompute its recompute_layers (all of its
+// layers when 0). 0 when no stage recomputes only part of its layers, or when no n does
+// (the rule megatron.one-recompute).
+int blockRecomputeNumLayers(const Plan& plan);
+
 // Megatron-LM places pipeline stage s on global ranks [s*W/PP, (s+1)*W/PP) and torchrun
 // numbers ranks node_rank * nproc_per_node + local_rank, so the node order decides the
 // device type of each stage (reference section 2). Returns the node ids in node-rank

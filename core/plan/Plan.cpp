@@ -47,6 +47,14 @@ std::vector<int> chunkLayers(int layers, int vpp)
     return out;
 }
 
+int blockRecomputedLayers(const std::vector<int>& chunks, int n)
+{
+    int recomputed = 0;
+    for (int c : chunks)
+        recomputed += std::min(n, c);
+    return recomputed;
+}
+
 std::vector<std::vector<LayerRange>> rankLayers(const std::vector<std::vector<int>>& chunksPerRank)
 {
     const std::size_t pp = chunksPerRank.size();

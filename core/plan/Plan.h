@@ -52,6 +52,11 @@ struct LayerRange {
 // as evenly as possible, the earlier chunks taking the extra layer.
 std::vector<int> chunkLayers(int layers, int vpp);
 
+// Layers of a rank with these chunks that Megatron-LM's block recompute covers with
+// --recompute-num-layers n: the first n of every chunk (megatron/core/recompute.py runs over
+// one chunk's TransformerBlock), the sum over chunks of min(n, chunk).
+int blockRecomputedLayers(const std::vector<int>& chunks, int n);
+
 // The decoder layers each pipeline rank runs, given the layers per rank. With vpp 1 rank r
 // holds one range after rank r - 1's; with vpp > 1 its chunk c is virtual stage c * PP + r
 // (Megatron-LM's interleaved schedule, reference section 4a), so rank 0 of 4 ranks of 12
@@ -67,6 +72,11 @@ struct UnusedDevices {
     int count = 0;
     std::string reason;
 };
+
+// The most virtual stages per pipeline rank a plan may have. Megatron-LM sets no bound (a
+// layout may leave chunks empty: 'E|||t|t|||L' is VPP 4 on 2 layers); this one keeps the
+// chunks a plan is costed with, PP x VPP of them, and its schedule's blocks in reach.
+inline constexpr int kMaxVpp = 512;
 
 struct Plan {
     std::string name;                     // "HS-DP #1", "uniform baseline", "current (train.sh)"

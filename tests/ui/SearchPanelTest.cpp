@@ -206,6 +206,29 @@ private slots:
                                                              "fastest plan"));
     }
 
+    void runStatusSaysHowTheRunEnded()
+    {
+        // The status's first part: the count and time, a cancel or the time limit, and a list
+        // of alternatives the time limit cut short (search.list_cut, docs/search.md).
+        SearchResult r;
+        r.plans.resize(3);
+        r.time_s = 4.2;
+        QCOMPARE(SearchPanel::runStatus(r), QStringLiteral("3 plans in 4.200 s"));
+        r.timed_out = true;
+        r.list_cut = true;
+        QCOMPARE(SearchPanel::runStatus(r),
+                 QStringLiteral("3 plans in 4.200 s \u2013 time limit reached, best so far shown; the time limit ended the list at 3 plans"));
+        r.plans.resize(1);
+        r.micro_batch_sizes = {1, 2};
+        QCOMPARE(SearchPanel::runStatus(r), QStringLiteral("1 plan in 4.200 s over micro-batch sizes 1, 2 \u2013 time limit reached, best "
+                                                           "so far shown; the time limit ended the list at its first plan"));
+        r.cancelled = true;
+        r.list_cut = false;
+        QVERIFY(SearchPanel::runStatus(r).endsWith(QStringLiteral(" \u2013 cancelled, best so far shown")));
+        r.plans.clear();
+        QVERIFY(SearchPanel::runStatus(r).startsWith(QStringLiteral("No plan found: ")));
+    }
+
     void denseModelListsNoExpertKnobs()
     {
         // Megatron-GPT-70B (dense) on 16-3: the Shape column read "PP2 TP1 DP8 EP1" and its

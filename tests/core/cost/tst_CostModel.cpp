@@ -17,6 +17,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QtTest/QtTest>
+#include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <random>
@@ -2839,8 +2840,48 @@ void TestCostModel::interleavedUnevenChunksAreSimulated()
         QCOMPARE(back.prediction->stages[i].chunk_bwd, uneven.stages[i].chunk_bwd);
         QVERIFY(std::fabs(back.prediction->stages[i].drain - uneven.stages[i].drain) < 1e-12);
     }
-    // At most a virtual stage per layer.
-    plan.vpp = 9;
+    // Chunk times that are not one per virtual stage, or do not add up to the stage's pass,
+    // are refused naming the field; a document without them (written before they were kept)
+    // keeps the closed form's drains, with which its iteration time was computed.
+    const std::string written = writePlan(doc);
+    nlohmann::json j = nlohmann::json::parse(written);
+    j["prediction"]["stages"][0]["chunk_fwd_s"].push_back(0.0);
+    try {
+        readPlan(j.dump(), "odd.json");
+        QFAIL("no exception");
+    } catch (const InputError& e) {
+        QCOMPARE(e.where(), std::string("prediction.stages[0].chunk_fwd_s"));
+        QVERIFY2(e.detail() == "expected one entry per virtual stage (vpp 2), got 3", e.what());
+    }
+    j = nlohmann::json::parse(written);
+    j["prediction"]["stages"][1]["chunk_bwd_s"][0] = 1e308;
+    try {
+        readPlan(j.dump(), "odd.json");
+        QFAIL("no exception");
+    } catch (const InputError& e) {
+        QCOMPARE(e.where(), std::string("prediction.stages[1].chunk_bwd_s"));
+        QVERIFY2(e.detail().rfind("expected times adding up to the stage's t_bwd_s (", 0) == 0, e.what());
+    }
+    j = nlohmann::json::parse(written);
+    for (auto& st : j["prediction"]["stages"]) {
+        st.erase("chunk_fwd_s");
+        st.erase("chunk_bwd_s");
+    }
+    const PlanDocument old = readPlan(j.dump(), "old.json");
+    QCOMPARE(old.prediction->stages[1].drain, old.prediction->stages[0].t_bwd / 2);
+
+    // More chunks than layers leave chunks empty: VPP 8 on ranks of 4 layers is the even
+    // spread [1, 1, 1, 1, 0, 0, 0, 0] with 16 micro-batches; past kMaxVpp a plan is refused.
+    plan.stages[0].chunk_layers.clear();
+    plan.stages[1].chunk_layers.clear();
+    plan.vpp = 8;
+    const Prediction many = cm.estimate(plan);
+    QCOMPARE(many.stages[0].chunk_fwd.size(), std::size_t(8));
+    // Rank 0's empty chunks 4-7 hold no layer: only the send of their input on to rank 1,
+    // which the interleaved schedule's p2p overlap (on by default) hides here.
+    QCOMPARE(many.stages[0].chunk_fwd[5], 0.0);
+    QCOMPARE(many.stages[0].chunk_fwd[5], many.stages[0].chunk_fwd[7]);
+    plan.vpp = kMaxVpp + 1;
     QVERIFY_THROWS_EXCEPTION(InputError, cm.estimate(plan));
 }
 

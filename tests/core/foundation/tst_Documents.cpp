@@ -1059,8 +1059,8 @@ void tst_Documents::validatePlanCatchesMegatronRules()
                                                                   d.plan.stages[1].recompute_layers = 50; }},
         {"plan.stages[0].recompute_layers", [](PlanDocument& d) { d.plan.stages[0].recompute = Recompute::Selective;
                                                                   d.plan.stages[0].recompute_layers = 5; }},
-        // A virtual stage per layer at most (a stage of fewer layers than chunks has empty ones).
-        {"plan.vpp", [](PlanDocument& d) { d.plan.vpp = 100; }},
+        // At most kMaxVpp virtual stages (a stage of fewer layers than chunks has empty ones).
+        {"plan.vpp", [](PlanDocument& d) { d.plan.vpp = kMaxVpp + 1; }},
         // Interleaved 1F1B runs micro-batches in groups of PP (Megatron-LM r0.8 schedules.py):
         // 12 / (DP 4 x MBS 1) = 3 micro-batches on 2 stages.
         {"plan.vpp", [](PlanDocument& d) { d.plan.vpp = 2; d.plan.global_batch_size = 12; }},

@@ -2026,13 +2026,17 @@ private slots:
         r = exportLauncher(d, {});
         QVERIFY2(r.ok, r.refusal.c_str());
         QVERIFY(r.script.find("--recompute-num-layers 2\n") != std::string::npos);
-        // 3 of 8 layers with 2 chunks of 4: block 1 gives 2, block 2 gives 4. Refused.
+        // 3 layers a stage: stage 0's chunks of 3 and 2 give 2 at block 1, 4 at block 2. Refused.
         for (StagePlan& st : d.plan.stages)
             st.recompute_layers = 3;
         r = exportLauncher(d, {});
         QVERIFY(!r.ok);
         QVERIFY(r.script.empty());
-        QVERIFY2(r.refusal.find("block recompute with a virtual pipeline") != std::string::npos, r.refusal.c_str());
+        QVERIFY2(r.refusal.find("stage 0 (A100-80GB) recomputes 3 of its 5 layers, which no --recompute-num-layers n gives it and the "
+                                "stages before it (Megatron-LM's block method recomputes the first n layers of each stage, in each of "
+                                "its 2 model chunks)")
+                     != std::string::npos,
+                 r.refusal.c_str());
         // Without VPP nothing changes: block k per rank.
         d.plan.vpp = 1;
         r = exportLauncher(d, {});
