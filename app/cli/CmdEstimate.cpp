@@ -329,6 +329,22 @@ void printTable(const EstimateInput& in, const Prediction& p, const Profile* pro
                 sec(b.expert_dispatch).c_str(), 100 * b.expert_dispatch / T, sec(b.pipeline_send).c_str(),
                 100 * b.pipeline_send / T, sec(b.pipeline_bubble).c_str(), 100 * b.pipeline_bubble / T,
                 sec(b.dp_sync).c_str(), 100 * b.dp_sync / T, sec(b.optimizer).c_str(), 100 * b.optimizer / T);
+    // Interleaved: what the simulated schedule of the chunks' own times costs against equal
+    // chunks (docs/cost-model.md section 8), when it is not within a percent.
+    if (plan.vpp > 1 && !p.stages.empty() && !p.stages.front().chunk_fwd.empty()) {
+        const double closed = interleavedClosedForm(p.stages, p.num_microbatches, plan.vpp);
+        const double simulated = drainedPipelineEnd([&] {
+            std::vector<StageTail> tails;
+            for (const StageEstimate& e : p.stages)
+                tails.push_back(stageTail(e));
+            return tails;
+        }(), p.iteration_time_s);
+        if (closed > 0 && std::fabs(simulated / closed - 1) >= 0.01)
+            std::printf("pipeline: %s s as the interleaved schedule runs the chunks, %s s with the rank's chunks equal "
+                        "(%+.1f%%: %s)\n",
+                        sec(simulated).c_str(), sec(closed).c_str(), 100 * (simulated / closed - 1),
+                        simulated > closed ? "uneven chunks stall the schedule" : "the chunks' order fills the bubble");
+    }
     if (!p.stages.empty() && p.stages.front().embedding_sync > 0) {
         const BarrierWait wait = barrierWait(p);
         if (wait.tied)

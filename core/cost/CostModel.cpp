@@ -1554,7 +1554,7 @@ Prediction CostModel::estimate(const Plan& plan) const
     if (simulated >= 0)
         pipe = simulated;
     else if (vpp > 1)
-        pipe = sum / vpp + (static_cast<double>(M) * vpp - 1.0) * mx / vpp;
+        pipe = interleavedClosedForm(pred.stages, M, vpp);
     else
         pipe = sum + (M - 1.0) * mx;
     pred.iteration_time_s = pipe + wait.time + longestStep.afterBarrier();

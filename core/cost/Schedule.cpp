@@ -205,6 +205,17 @@ double simulateInterleaved(std::vector<StageEstimate>& stages, int microbatches,
     return sched.makespan;
 }
 
+double interleavedClosedForm(const std::vector<StageEstimate>& stages, int microbatches, int vpp)
+{
+    const double v = std::max(1, vpp);
+    double sum = 0, mx = 0;
+    for (const StageEstimate& st : stages) {
+        sum += st.t_fwd + st.t_bwd;
+        mx = std::max(mx, st.t_fwd + st.t_bwd);
+    }
+    return sum / v + (static_cast<double>(std::max(1, microbatches)) * v - 1.0) * mx / v;
+}
+
 double closedFormPipelineTime(const std::vector<double>& t_fwd, const std::vector<double>& t_bwd, int microbatches)
 {
     double sum = 0, mx = 0;

@@ -60,6 +60,11 @@ inline constexpr long long kMaxSimulatedBlocks = 2'000'000;
 // whose iteration time is the closed form's).
 double simulateInterleaved(std::vector<StageEstimate>& stages, int microbatches, int vpp);
 
+// The interleaved closed form sum_i c_i / v + (M v - 1) max_i c_i / v (c_i = t_fwd + t_bwd of
+// stage i): exact for equal chunks, what the iteration takes past kMaxSimulatedBlocks, and
+// what `hapmoe estimate` sets beside the simulated schedule to show what uneven chunks cost.
+double interleavedClosedForm(const std::vector<StageEstimate>& stages, int microbatches, int vpp);
+
 // Closed form (paper eq. 4-5): T_edge + T_middle for plain 1F1B, without p2p.
 double closedFormPipelineTime(const std::vector<double>& t_fwd, const std::vector<double>& t_bwd, int microbatches);
 

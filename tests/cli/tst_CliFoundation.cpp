@@ -83,6 +83,7 @@ class tst_CliFoundation : public QObject {
     Q_OBJECT
 private slots:
     void helpAndVersion();
+    void estimateSaysWhatUnevenChunksCost();
     void presetsListsPaperClusters();
     void presetsListsRequiredModels();
     void presetsListsDevices();
@@ -1206,6 +1207,34 @@ void tst_CliFoundation::calibrateRefusesRouterCountsOfNoLayer()
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains(c.expected), qPrintable(r.err));
     }
+}
+
+void tst_CliFoundation::estimateSaysWhatUnevenChunksCost()
+{
+    // A layout whose chunks a rank holds unevenly (7 + 1, 1 + 8, 1 + 8, 1 + 5 layers): the
+    // estimate is the simulated schedule, and a line says what it costs against equal chunks
+    // (docs/cost-model.md section 8: +32.9 % at this global batch of 32).
+    QTemporaryDir tmp;
+    const QString script = tmp.filePath("skew.sh");
+    const QByteArray text = "torchrun --nproc_per_node 8 --nnodes 4 pretrain_gpt.py --num-layers 32 --hidden-size 4096 "
+                            "--ffn-hidden-size 14336 --num-attention-heads 32 --group-query-attention --num-query-groups 8 "
+                            "--seq-length 4096 --max-position-embeddings 4096 --swiglu --disable-bias-linear --normalization RMSNorm "
+                            "--position-embedding-type rope --untie-embeddings-and-output-weights --num-experts 8 --moe-router-topk 2 "
+                            "--moe-token-dispatcher-type alltoall --tensor-model-parallel-size 2 --pipeline-model-parallel-size 4 "
+                            "--expert-model-parallel-size 4 --sequence-parallel "
+                            "--pipeline-model-parallel-layout 'Ettttttt|t|t|t|t|tttttttt|tttttttt|tttttL' --micro-batch-size 1 "
+                            "--global-batch-size 32 --bf16 --use-distributed-optimizer --vocab-size 32000\n";
+    QVERIFY(writeFile(script, text));
+    const Run r = hapmoe({"estimate", "--script", script, "--cluster", "H100:4x8"});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.out.contains("with the rank's chunks equal (+32.9%: uneven chunks stall the schedule)"), qPrintable(r.out));
+    // Even chunks (4 + 4 a rank): within a percent, no line.
+    QByteArray even = text;
+    even.replace("Ettttttt|t|t|t|t|tttttttt|tttttttt|tttttL", "Etttt|tttt|tttt|tttt|tttt|tttt|tttt|ttttL");
+    QVERIFY(writeFile(script, even));
+    const Run e = hapmoe({"estimate", "--script", script, "--cluster", "H100:4x8"});
+    QCOMPARE(e.exitCode, 0);
+    QVERIFY2(!e.out.contains("pipeline:"), qPrintable(e.out));
 }
 
 QTEST_GUILESS_MAIN(tst_CliFoundation)
