@@ -1529,8 +1529,8 @@ Prediction CostModel::estimate(const Plan& plan) const
                              "equal shares of its pass): "
                              + (M % P != 0 ? "its " + std::to_string(M) + " micro-batches are not a multiple of the "
                                                  + std::to_string(P) + " stages, which Megatron-LM's schedule needs"
-                                           : "the schedule has more than " + std::to_string(kMaxSimulatedBlocks)
-                                                 + " blocks to simulate"));
+                                           : "a group of " + std::to_string(P) + " micro-batches alone has more than "
+                                                 + std::to_string(kMaxSimulatedBlocks / 6) + " blocks to simulate"));
     }
     // Tied embeddings (section 7.1): the end stages' all-reduce, shown on the two stages that
     // run it.

@@ -23,7 +23,8 @@
 // The event simulator (cost/Schedule.h) gives the exact schedule; tests bound the gap.
 // With interleaving (vpp > 1, plans the search does not build) T_pipe is the simulated
 // schedule's end with each chunk's own time (StageEstimate::chunk_fwd), and d_i where rank
-// i's last backward ends before it; past kMaxSimulatedBlocks blocks the closed form
+// i's last backward ends before it (simulateInterleaved, which extrapolates a schedule of more
+// than kMaxSimulatedBlocks blocks from two shorter ones); where it cannot, the closed form
 // sum_i c_i / v + (M v - 1) max_i c_i / v, exact for equal chunks, stands in.
 
 #include "cost/Prediction.h"

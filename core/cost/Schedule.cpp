@@ -175,19 +175,16 @@ Schedule simulatePipeline(const ScheduleInput& in)
     return out;
 }
 
-double simulateInterleaved(std::vector<StageEstimate>& stages, int microbatches, int vpp)
+double simulateInterleaved(std::vector<StageEstimate>& stages, int microbatches, int vpp, long long maxBlocks)
 {
     const long long P = static_cast<long long>(stages.size());
-    // In double: a hand-edited document's counts could overflow the product.
-    if (vpp <= 1 || P < 1 || microbatches < 1 || microbatches % P != 0
-        || 2.0 * microbatches * vpp * static_cast<double>(P) > static_cast<double>(kMaxSimulatedBlocks))
+    if (vpp <= 1 || P < 1 || microbatches < 1 || microbatches % P != 0)
         return -1;
     // A document written before chunk times were kept: its iteration time is the closed
     // form's, whose drains setDrains gives.
     if (std::none_of(stages.begin(), stages.end(), [](const StageEstimate& st) { return !st.chunk_fwd.empty(); }))
         return -1;
     ScheduleInput in;
-    in.microbatches = microbatches;
     in.vpp = vpp;
     in.keep_blocks = false;
     for (const StageEstimate& st : stages) {
@@ -199,10 +196,33 @@ double simulateInterleaved(std::vector<StageEstimate>& stages, int microbatches,
         in.chunk_fwd.push_back(st.chunk_fwd);
         in.chunk_bwd.push_back(st.chunk_bwd);
     }
-    const Schedule sched = simulatePipeline(in);
-    for (std::size_t i = 0; i < stages.size(); ++i)
-        stages[i].drain = sched.makespan - sched.rank_end[i];
-    return sched.makespan;
+    // Blocks per micro-batch, in double: a hand-edited document's counts could overflow.
+    const double perMicrobatch = 2.0 * vpp * static_cast<double>(P);
+    auto run = [&](long long m) {
+        in.microbatches = static_cast<int>(m);
+        return simulatePipeline(in);
+    };
+    auto setDrainsFrom = [&](const Schedule& sched) {
+        for (std::size_t i = 0; i < stages.size(); ++i)
+            stages[i].drain = sched.makespan - sched.rank_end[i];
+    };
+    if (perMicrobatch * microbatches <= static_cast<double>(maxBlocks)) {
+        const Schedule sched = run(microbatches);
+        setDrainsFrom(sched);
+        return sched.makespan;
+    }
+    // Too long to simulate whole: after its warm-up the schedule repeats every group of PP
+    // micro-batches, so its end grows by the same time per group. Two shorter schedules, of
+    // m1 and m2 = 2 m1 micro-batches (multiples of PP, together within maxBlocks), give that
+    // rate; the longer one's cool-down gives the drains.
+    const long long groups = static_cast<long long>(static_cast<double>(maxBlocks) / 3.0 / perMicrobatch) / P;
+    if (groups < 2)
+        return -1;
+    const long long m1 = groups * P, m2 = 2 * m1;
+    const double t1 = run(m1).makespan;
+    const Schedule longer = run(m2);
+    setDrainsFrom(longer);
+    return longer.makespan + static_cast<double>(microbatches - m2) * (longer.makespan - t1) / static_cast<double>(m2 - m1);
 }
 
 double interleavedClosedForm(const std::vector<StageEstimate>& stages, int microbatches, int vpp)

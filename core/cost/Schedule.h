@@ -47,21 +47,23 @@ struct Schedule {
 // with the default micro-batch group of PP requires it).
 Schedule simulatePipeline(const ScheduleInput& in);
 
-// The most blocks (2 M v PP) an interleaved schedule is simulated with for its iteration time
-// (simulateInterleaved); past it the closed form stands in.
-inline constexpr long long kMaxSimulatedBlocks = 2'000'000;
+// The most blocks (2 M v PP) simulateInterleaved runs for one iteration (about 40 ms).
+inline constexpr long long kMaxSimulatedBlocks = 400'000;
 
 // The interleaved schedule (vpp > 1) of the stages' chunk times (StageEstimate::chunk_fwd,
 // chunk_bwd; equal shares of t_fwd and t_bwd where a stage has none): returns the end of its
 // last block and sets every stage's drain to how long before that its own last block ends
-// (docs/cost-model.md section 8). Returns -1 and changes nothing when it does not apply:
-// vpp 1, micro-batches not a multiple of the stages, more than kMaxSimulatedBlocks blocks,
-// chunk times of another vpp, or none at all (a document written before they were kept,
-// whose iteration time is the closed form's).
-double simulateInterleaved(std::vector<StageEstimate>& stages, int microbatches, int vpp);
+// (docs/cost-model.md section 8). A schedule of more than maxBlocks blocks is extrapolated
+// from two shorter ones (its steady state repeats every group of PP micro-batches). Returns
+// -1 and changes nothing when it does not apply: vpp 1, micro-batches not a multiple of the
+// stages, a group of micro-batches alone beyond maxBlocks, chunk times of another vpp, or
+// none at all (a document written before they were kept, whose iteration time is the
+// closed form's).
+double simulateInterleaved(std::vector<StageEstimate>& stages, int microbatches, int vpp,
+                           long long maxBlocks = kMaxSimulatedBlocks);
 
 // The interleaved closed form sum_i c_i / v + (M v - 1) max_i c_i / v (c_i = t_fwd + t_bwd of
-// stage i): exact for equal chunks, what the iteration takes past kMaxSimulatedBlocks, and
+// stage i): exact for equal chunks, what the iteration takes where simulateInterleaved does not apply, and
 // what `hapmoe estimate` sets beside the simulated schedule to show what uneven chunks cost.
 double interleavedClosedForm(const std::vector<StageEstimate>& stages, int microbatches, int vpp);
 

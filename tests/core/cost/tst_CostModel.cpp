@@ -2826,6 +2826,14 @@ void TestCostModel::interleavedUnevenChunksAreSimulated()
     const Schedule us = simulate(uneven, 2);
     QVERIFY(std::fabs(uneven.stages[1].drain - (us.makespan - us.rank_end[1])) < 1e-12);
     QCOMPARE(uneven.stages[0].drain, 0.0);
+    // A schedule beyond the block bound is extrapolated from two shorter ones (4 and 8
+    // micro-batches within 100 blocks; the whole one has 2 x 16 x 2 x 2 = 128): the same end
+    // and drains, since after the warm-up it repeats every group of PP micro-batches.
+    std::vector<StageEstimate> extrapolated = uneven.stages;
+    const double end = simulateInterleaved(extrapolated, 16, 2, 100);
+    QVERIFY(std::fabs(end / us.makespan - 1) < 1e-12);
+    QVERIFY(std::fabs(extrapolated[1].drain - uneven.stages[1].drain) < 1e-12);
+    QCOMPARE(simulateInterleaved(extrapolated, 16, 2, 40), -1.0);   // one group of 2 micro-batches is 16 blocks, 40 / 6 < 16
     // A plan document keeps the chunks' times, so a saved prediction places its stages'
     // blocks and drains as the estimate did.
     PlanDocument doc;
