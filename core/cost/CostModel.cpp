@@ -1511,7 +1511,7 @@ Prediction CostModel::estimate(const Plan& plan) const
 
     // Pipeline (section 8): plain 1F1B T = sum c_i + (M - 1) max c_i; interleaved, the
     // simulated schedule (with v equal chunks per rank it is T = sum c_i / v + (M v - 1)
-    // max c_i / v, the closed form kept for schedules too long to simulate).
+    // max c_i / v, the closed form kept where simulateInterleaved does not apply).
     // Tail (section 8): every stage's reduce-scatter from its own last backward, which ends
     // drain_i = sum_{j < i} t_bwd,j / v before stage 0's (the cool-down hands the last
     // gradient down the pipeline), the tied all-reduce between the end stages once both have
