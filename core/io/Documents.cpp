@@ -552,26 +552,37 @@ Prediction readPredictionObject(const JsonNode& n)
 }
 
 // A stage's chunk times (chunk_fwd_s, chunk_bwd_s): one per virtual stage of the plan, adding
-// up to the stage's forward and backward, as CostModel::estimate writes them.
-void checkChunkTimes(const JsonNode& prediction, const Plan& plan, const Prediction& p)
+// up to the stage's forward and backward, as CostModel::estimate writes them. Times that do
+// not fit (the plan's vpp edited since, or the times themselves) belong to another
+// prediction: dropped with a warning, so the stage's chunks are drawn as equal shares and
+// `hapmoe estimate --plan` costs the plan afresh.
+void checkChunkTimes(const JsonNode& prediction, const Plan& plan, Prediction& p)
 {
     for (std::size_t i = 0; i < p.stages.size(); ++i) {
-        const StageEstimate& st = p.stages[i];
+        StageEstimate& st = p.stages[i];
+        if (st.chunk_fwd.empty() && st.chunk_bwd.empty())
+            continue;
+        std::string problem;
         for (auto [key, times, totalKey, total] : {std::tuple{"chunk_fwd_s", &st.chunk_fwd, "t_fwd_s", st.t_fwd},
                                                    std::tuple{"chunk_bwd_s", &st.chunk_bwd, "t_bwd_s", st.t_bwd}}) {
-            if (times->empty() && st.chunk_fwd.empty() && st.chunk_bwd.empty())
-                continue;
-            const std::string at = "stages[" + std::to_string(i) + "]." + key;
-            if (plan.vpp < 2 || times->size() != static_cast<std::size_t>(plan.vpp))
-                prediction.fail(at, "expected one entry per virtual stage (vpp " + std::to_string(plan.vpp) + "), got "
-                                        + std::to_string(times->size()));
+            if (!problem.empty())
+                break;
+            const std::string at = prediction.path() + ".stages[" + std::to_string(i) + "]." + key;
             double sum = 0;
             for (double t : *times)
                 sum += t;
-            if (!(std::fabs(sum - total) <= 1e-6 * total))
-                prediction.fail(at, "expected times adding up to the stage's " + std::string(totalKey) + " ("
-                                        + numberForMessage(total) + " s), got " + numberForMessage(sum) + " s");
+            if (plan.vpp < 2 || times->size() != static_cast<std::size_t>(plan.vpp))
+                problem = at + ": " + std::to_string(times->size()) + " entries for the plan's vpp " + std::to_string(plan.vpp);
+            else if (!(std::fabs(sum - total) <= 1e-6 * total))
+                problem = at + ": the times add up to " + numberForMessage(sum) + " s, not the stage's " + totalKey + " ("
+                    + numberForMessage(total) + " s)";
         }
+        if (problem.empty())
+            continue;
+        prediction.warn(problem + "; the chunk times are of another prediction and are left out (hapmoe estimate --plan "
+                                  "estimates the plan again)");
+        st.chunk_fwd.clear();
+        st.chunk_bwd.clear();
     }
 }
 
