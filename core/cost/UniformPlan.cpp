@@ -62,7 +62,8 @@ Plan makeUniformPlan(const ModelSpec& model, const Cluster& cluster, const Devic
     if (k.recompute_layers < 0)
         throw bad("--recompute-layers", "expected an integer >= 0 (0 = every layer of a rank), got " + std::to_string(k.recompute_layers));
     if (model.num_layers < 1LL * k.pp * k.vpp)
-        throw bad("--pp", "PP*VPP = " + std::to_string(1LL * k.pp * k.vpp) + " exceeds the model's " + std::to_string(model.num_layers)
+        throw bad(responsibleFlags({{"--pp", k.pp}, {"--vpp", k.vpp}}),
+                  "PP*VPP = " + std::to_string(1LL * k.pp * k.vpp) + " exceeds the model's " + std::to_string(model.num_layers)
                               + " layers");
     if (k.vpp > 1 && k.pp < 2)
         throw bad("--vpp", "an interleaved schedule needs PP >= 2");

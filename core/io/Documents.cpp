@@ -558,6 +558,8 @@ Prediction readPredictionObject(const JsonNode& n)
 // `hapmoe estimate --plan` costs the plan afresh.
 void checkChunkTimes(const JsonNode& prediction, const Plan& plan, Prediction& p)
 {
+    std::string first;
+    int dropped = 0;
     for (std::size_t i = 0; i < p.stages.size(); ++i) {
         StageEstimate& st = p.stages[i];
         if (st.chunk_fwd.empty() && st.chunk_bwd.empty())
@@ -579,11 +581,17 @@ void checkChunkTimes(const JsonNode& prediction, const Plan& plan, Prediction& p
         }
         if (problem.empty())
             continue;
-        prediction.warn(problem + "; the chunk times are of another prediction and are left out (hapmoe estimate --plan "
-                                  "estimates the plan again)");
+        if (first.empty())
+            first = problem;
+        ++dropped;
         st.chunk_fwd.clear();
         st.chunk_bwd.clear();
     }
+    // One warning for the document: after an edit of vpp every stage's times are stale.
+    if (dropped > 0)
+        prediction.warn(first + (dropped > 1 ? " (and the same on " + std::to_string(dropped - 1) + " more stage" + (dropped > 2 ? "s" : "") + ")" : std::string())
+                        + "; the chunk times are of another prediction and are left out (hapmoe estimate --plan "
+                          "estimates the plan again)");
 }
 
 Json predictionJson(const Prediction& p)
@@ -1028,11 +1036,12 @@ PlanDocument readPlan(std::string_view text, const std::string& fileName, Warnin
     }
     // The search's figures describe how the plan was found; a document whose search section
     // cannot be read keeps its plan, with a warning.
-    if (auto s = n.optObject("search")) {
+    if (n.has("search")) {
         try {
-            d.search = readSearchObject(*s);
+            if (auto s = n.optObject("search"))
+                d.search = readSearchObject(*s);
         } catch (const InputError& err) {
-            s->warn(err.where() + ": " + err.detail() + "; the search section is left out");
+            n.warn(err.where() + ": " + err.detail() + "; the search section is left out");
         }
     }
     return d;

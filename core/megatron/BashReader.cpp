@@ -13,6 +13,7 @@
 #include <functional>
 #include <optional>
 #include <set>
+#include <utility>
 #include <sstream>
 #include <unordered_set>
 
@@ -988,6 +989,7 @@ std::vector<BashReader::RawCommand> BashReader::tokenize(std::string_view input,
     std::vector<HereDocument> heredocs;
     int redirectedFd = -1;   // the number glued before the next redirection (3<<<); -1: none
 
+    std::string placeholderName;   // X=<PATH> on the command being read: X
     auto endCommand = [&](std::string separator) {
         if (cur.words.empty() && isCaseTerminator(separator)) {
             // The end of a case branch on a line of its own: kept as a command (";;") so
@@ -995,9 +997,20 @@ std::vector<BashReader::RawCommand> BashReader::tokenize(std::string_view input,
             cur.words.push_back(RawWord{separator, false, {}});
             cur.line = line;
         }
+        // X=<PATH>: the variable the placeholder was for is forgotten after the command
+        // (below, where the redirection is read).
+        std::string unsetAfter = std::exchange(placeholderName, std::string());
         if (!cur.words.empty()) {
-            cur.separator = std::move(separator);
+            cur.separator = unsetAfter.empty() ? std::move(separator) : std::string(";");
             commands.push_back(std::move(cur));
+        }
+        if (!unsetAfter.empty()) {
+            RawCommand forget;
+            forget.words = {RawWord{std::move(unsetAfter), false, {}}};
+            forget.forget = true;
+            forget.line = line;
+            forget.separator = std::move(separator);
+            commands.push_back(std::move(forget));
         }
         cur = RawCommand{};
     };
@@ -1352,14 +1365,29 @@ std::vector<BashReader::RawCommand> BashReader::tokenize(std::string_view input,
                 warn(line, "the redirection " + op + " has no file after it, a syntax error at which bash stops: a placeholder "
                            "such as <path> left to fill in? Read on as if it were filled in: the variable meant for it stays a "
                            "reference, ${NAME}, that an exported launcher requires to be set");
-                // X=<PATH>: the assignment is the placeholder's, not an empty value (bash runs
-                // none of the line); left out, X stays a reference as with X=<two words>.
-                const bool onlyAssignments = std::all_of(cur.words.begin(), cur.words.end(), [](const RawWord& w) {
-                    const std::size_t eq = w.text.find('=');
-                    return eq != std::string::npos && eq > 0 && isName(std::string_view(w.text).substr(0, w.text[eq - 1] == '+' ? eq - 1 : eq));
-                });
-                if (onlyAssignments)
-                    cur.words.clear();
+                // X=<PATH> (also after other assignments, or as `export X=<PATH>`): the empty
+                // assignment is the placeholder's, not a value. Read as filled in, X is left
+                // out of the command and forgotten after it, so it stays a reference, ${X}, as with
+                // X=<two words>, whatever it held before.
+                auto assignedName = [](const std::string& text) -> std::string {
+                    const std::size_t eq = text.find('=');
+                    if (eq == std::string::npos || eq == 0)
+                        return {};
+                    const std::string_view name = std::string_view(text).substr(0, text[eq - 1] == '+' ? eq - 1 : eq);
+                    return isName(name) ? std::string(name) : std::string();
+                };
+                static const std::set<std::string> declaring = {"export", "readonly", "declare", "typeset", "local"};
+                if (!cur.words.empty() && !cur.words.back().text.empty() && cur.words.back().text.back() == '=') {
+                    const std::string name = assignedName(cur.words.back().text);
+                    const std::size_t from = declaring.count(cur.words.front().text) ? 1 : 0;
+                    bool before = true;
+                    for (std::size_t w = from; w + 1 < cur.words.size(); ++w)
+                        before = before && (!assignedName(cur.words[w].text).empty() || (from == 1 && cur.words[w].text.front() == '-'));
+                    if (!name.empty() && before) {
+                        cur.words.pop_back();
+                        placeholderName = name;
+                    }
+                }
             }
             if (!standardInput) {
                 // 3<<< WORD, 3<< EOF, > FILE: not the input `read` reads (a here-document's lines
@@ -4179,6 +4207,15 @@ bool BashReader::applyAssignment(const RawWord& word, int line, bool exported)
 
 void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
 {
+    if (cmd.forget) {   // X=<PATH>: X as if never set, a reference that the environment gives
+        const std::string& name = cmd.words.front().text;
+        unsetScalar(name);
+        m_unsetByScript.erase(name);
+        m_integerVars.erase(name);
+        if (!isLocal(name))
+            std::erase(m_exportOrder, name);
+        return;
+    }
     std::size_t w = firstWord;
     const auto& words = cmd.words;
     // Leading assignments. Alone on a command they set shell variables; before a command

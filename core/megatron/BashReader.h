@@ -238,6 +238,9 @@ private:
         };
         std::optional<HereInput> input;
         bool other_input = false;
+        // Not a command of the script: X=<PATH> read as filled in, X (the one word) is
+        // forgotten after its line, as if the script never set it (execute).
+        bool forget = false;
     };
     enum class Truth { False, True, Unknown };
     // Three-valued not, and, or of bash's statuses (lists and the tests inside [[ ]] / [ ]).

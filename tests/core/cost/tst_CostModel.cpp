@@ -2869,6 +2869,16 @@ void TestCostModel::interleavedUnevenChunksAreSimulated()
     QVERIFY(odd.prediction->stages[1].chunk_bwd.empty());
     QCOMPARE(w.size(), std::size_t(1));
     QVERIFY2(w[0].find("prediction.stages[1].chunk_bwd_s: the times add up to") != std::string::npos, w[0].c_str());
+    // vpp edited by hand: every stage's times are stale, said once for the document.
+    j = nlohmann::json::parse(written);
+    j["plan"]["vpp"] = 4;
+    w.clear();
+    odd = readPlan(j.dump(), "odd.json", &w);
+    QCOMPARE(w.size(), std::size_t(1));
+    QVERIFY2(w[0].rfind("odd.json: prediction.stages[0].chunk_fwd_s: 2 entries for the plan's vpp 4 (and the same on 1 more "
+                        "stage); the chunk times",
+                        0) == 0,
+             w[0].c_str());
     j = nlohmann::json::parse(written);
     for (auto& st : j["prediction"]["stages"]) {
         st.erase("chunk_fwd_s");

@@ -483,6 +483,15 @@ void tst_Documents::planRoundTrip()
         QCOMPARE(q(w[0]), QStringLiteral("odd.json: search.exact_check.finished: expected true with status \"finished\"; the search "
                                          "section is left out"));
     }
+    // A search section that is not an object at all: left out the same way.
+    {
+        nlohmann::json j = nlohmann::json::parse(once);
+        j["search"] = 5;
+        Warnings w;
+        QVERIFY(!readPlan(j.dump(), "odd.json", &w).search);
+        QCOMPARE(w.size(), std::size_t(1));
+        QCOMPARE(q(w[0]), QStringLiteral("odd.json: search: expected an object, got 5; the search section is left out"));
+    }
     // An alternative or a baseline that cannot be read is left out, the others kept.
     {
         nlohmann::json j = nlohmann::json::parse(once);

@@ -2949,6 +2949,14 @@ private slots:
         const std::string oneWord = "CHECKPOINT_PATH=<PATH>\ntorchrun pretrain_gpt.py --save $CHECKPOINT_PATH\n";
         QVERIFY(readerWarns(oneWord, "line 1: the redirection > has no file after it"));
         QCOMPARE(readerLaunches(oneWord), std::string("<pretrain_gpt.py><--save><${CHECKPOINT_PATH}>\n"));
+        // After other assignments, or declared: only the placeholder's assignment is left out
+        // (A keeps its 1), and a value the variable held before is not kept either.
+        QCOMPARE(readerLaunches("A=1 CK=<PATH>\ntorchrun pretrain_gpt.py --load $A --save $CK\n"),
+                 std::string("<pretrain_gpt.py><--load><1><--save><${CK}>\n"));
+        QCOMPARE(readerLaunches("export CK=<PATH>\ntorchrun pretrain_gpt.py --save $CK\n"),
+                 std::string("<pretrain_gpt.py><--save><${CK}>\n"));
+        QCOMPARE(readerLaunches("CK=/real\nCK=<PATH>\ntorchrun pretrain_gpt.py --save $CK\n"),
+                 std::string("<pretrain_gpt.py><--save><${CK}>\n"));
         // A launch line ending in such a redirection is still the launch.
         QCOMPARE(readerLaunches("torchrun pretrain_gpt.py --save /c >\n"), std::string("<pretrain_gpt.py><--save></c>\n"));
     }
