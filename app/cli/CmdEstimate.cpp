@@ -333,12 +333,7 @@ void printTable(const EstimateInput& in, const Prediction& p, const Profile* pro
     // chunks (docs/cost-model.md section 8), when it is not within a percent.
     if (plan.vpp > 1 && !p.stages.empty() && !p.stages.front().chunk_fwd.empty()) {
         const double closed = interleavedClosedForm(p.stages, p.num_microbatches, plan.vpp);
-        const double simulated = drainedPipelineEnd([&] {
-            std::vector<StageTail> tails;
-            for (const StageEstimate& e : p.stages)
-                tails.push_back(stageTail(e));
-            return tails;
-        }(), p.iteration_time_s);
+        const double simulated = drainedPipelineEnd(stageTails(p.stages), p.iteration_time_s);
         if (closed > 0 && std::fabs(simulated / closed - 1) >= 0.01)
             std::printf("pipeline: %s s as the interleaved schedule runs the chunks, %s s with the rank's chunks equal "
                         "(%+.1f%%: %s)\n",
@@ -493,9 +488,7 @@ int cmdEstimate(const Args& args)
     requireFinite(p, a.value("profile"));
 
     if (auto traceFile = a.value("trace")) {
-        ScheduleInput s;
-        s.microbatches = p.num_microbatches;
-        s.vpp = std::max(1, in.plan.vpp);
+        const ScheduleInput s = scheduleInput(p.stages, p.num_microbatches, in.plan.vpp);
         const long long blocks = 2LL * s.microbatches * s.vpp * static_cast<long long>(p.stages.size());
         if (blocks > kMaxTraceBlocks)
             throw UsageError("--trace: the schedule has " + std::to_string(blocks) + " blocks (" + std::to_string(s.microbatches)
@@ -503,17 +496,9 @@ int cmdEstimate(const Args& args)
                              + " x forward and backward), more than the " + std::to_string(kMaxTraceBlocks)
                              + " a trace is written for; leave out --trace or give a smaller global batch");
         std::vector<std::string> names;
-        std::vector<StageTail> tails;
-        for (std::size_t i = 0; i < p.stages.size(); ++i) {
-            const StageEstimate& e = p.stages[i];
-            s.t_fwd.push_back(e.t_fwd / s.vpp);
-            s.t_bwd.push_back(e.t_bwd / s.vpp);
-            s.chunk_fwd.push_back(e.chunk_fwd);
-            s.chunk_bwd.push_back(e.chunk_bwd);
-            names.push_back(in.plan.stages[i].device_type);
-            tails.push_back(stageTail(e));
-        }
-        saveFileAtomically(*traceFile, toChromeTrace(simulatePipeline(s), names, tails, p.iteration_time_s));
+        for (const StagePlan& st : in.plan.stages)
+            names.push_back(st.device_type);
+        saveFileAtomically(*traceFile, toChromeTrace(simulatePipeline(s), names, stageTails(p.stages), p.iteration_time_s));
     }
 
     if (a.has("json")) {

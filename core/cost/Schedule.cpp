@@ -175,6 +175,21 @@ Schedule simulatePipeline(const ScheduleInput& in)
     return out;
 }
 
+ScheduleInput scheduleInput(const std::vector<StageEstimate>& stages, int microbatches, int vpp)
+{
+    ScheduleInput in;
+    in.microbatches = microbatches;
+    in.vpp = std::max(1, vpp);
+    for (const StageEstimate& st : stages) {
+        in.t_fwd.push_back(st.t_fwd / in.vpp);
+        in.t_bwd.push_back(st.t_bwd / in.vpp);
+        const bool own = st.chunk_fwd.size() == static_cast<std::size_t>(in.vpp) && st.chunk_bwd.size() == st.chunk_fwd.size();
+        in.chunk_fwd.push_back(own ? st.chunk_fwd : std::vector<double>());
+        in.chunk_bwd.push_back(own ? st.chunk_bwd : std::vector<double>());
+    }
+    return in;
+}
+
 double simulateInterleaved(std::vector<StageEstimate>& stages, int microbatches, int vpp, long long maxBlocks)
 {
     const long long P = static_cast<long long>(stages.size());
@@ -184,18 +199,13 @@ double simulateInterleaved(std::vector<StageEstimate>& stages, int microbatches,
     // form's, whose drains setDrains gives.
     if (std::none_of(stages.begin(), stages.end(), [](const StageEstimate& st) { return !st.chunk_fwd.empty(); }))
         return -1;
-    ScheduleInput in;
-    in.vpp = vpp;
-    in.keep_blocks = false;
     for (const StageEstimate& st : stages) {
         const bool own = st.chunk_fwd.size() == static_cast<std::size_t>(vpp) && st.chunk_bwd.size() == st.chunk_fwd.size();
         if (!own && (!st.chunk_fwd.empty() || !st.chunk_bwd.empty()))
             return -1;
-        in.t_fwd.push_back(st.t_fwd / vpp);
-        in.t_bwd.push_back(st.t_bwd / vpp);
-        in.chunk_fwd.push_back(st.chunk_fwd);
-        in.chunk_bwd.push_back(st.chunk_bwd);
     }
+    ScheduleInput in = scheduleInput(stages, microbatches, vpp);
+    in.keep_blocks = false;
     // Blocks per micro-batch, in double: a hand-edited document's counts could overflow.
     const double perMicrobatch = 2.0 * vpp * static_cast<double>(P);
     auto run = [&](long long m) {

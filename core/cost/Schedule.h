@@ -47,6 +47,12 @@ struct Schedule {
 // with the default micro-batch group of PP requires it).
 Schedule simulatePipeline(const ScheduleInput& in);
 
+// The schedule of these stages as the cost model gives them: per rank, one chunk's share of
+// its forward and backward (t_fwd / vpp, t_bwd / vpp), and each chunk's own time where the
+// stage has one per chunk (StageEstimate::chunk_fwd, chunk_bwd). CostModel::estimate, the
+// trace and the GUI timeline simulate the same input.
+ScheduleInput scheduleInput(const std::vector<StageEstimate>& stages, int microbatches, int vpp);
+
 // The most blocks (2 M v PP) simulateInterleaved runs for one iteration (about 40 ms).
 inline constexpr long long kMaxSimulatedBlocks = 400'000;
 
@@ -106,6 +112,15 @@ struct TailSpan {
 inline StageTail stageTail(const StageEstimate& e)
 {
     return {e.beforeBarrier(), e.embedding_sync, e.optimizer, e.param_gather, e.drain};
+}
+// Every stage's tail (stageTail), in stage order.
+inline std::vector<StageTail> stageTails(const std::vector<StageEstimate>& stages)
+{
+    std::vector<StageTail> tails;
+    tails.reserve(stages.size());
+    for (const StageEstimate& e : stages)
+        tails.push_back(stageTail(e));
+    return tails;
 }
 std::vector<TailSpan> placeTails(const Schedule& schedule, const std::vector<StageTail>& tails, double iterationTime);
 // P above (the end of stage 0's last backward): the iteration time less the wait for the

@@ -989,7 +989,7 @@ std::vector<BashReader::RawCommand> BashReader::tokenize(std::string_view input,
     std::vector<HereDocument> heredocs;
     int redirectedFd = -1;   // the number glued before the next redirection (3<<<); -1: none
 
-    std::string placeholderName;   // X=<PATH> on the command being read: X
+    std::string forgetAfter;   // X=<PATH> on the command being read: X, forgotten after it
     auto endCommand = [&](std::string separator) {
         if (cur.words.empty() && isCaseTerminator(separator)) {
             // The end of a case branch on a line of its own: kept as a command (";;") so
@@ -999,14 +999,14 @@ std::vector<BashReader::RawCommand> BashReader::tokenize(std::string_view input,
         }
         // X=<PATH>: the variable the placeholder was for is forgotten after the command
         // (below, where the redirection is read).
-        std::string unsetAfter = std::exchange(placeholderName, std::string());
+        std::string name = std::exchange(forgetAfter, std::string());
         if (!cur.words.empty()) {
-            cur.separator = unsetAfter.empty() ? std::move(separator) : std::string(";");
+            cur.separator = name.empty() ? std::move(separator) : std::string(";");
             commands.push_back(std::move(cur));
         }
-        if (!unsetAfter.empty()) {
+        if (!name.empty()) {
             RawCommand forget;
-            forget.words = {RawWord{std::move(unsetAfter), false, {}}};
+            forget.words = {RawWord{std::move(name), false, {}}};
             forget.forget = true;
             forget.line = line;
             forget.separator = std::move(separator);
@@ -1369,23 +1369,20 @@ std::vector<BashReader::RawCommand> BashReader::tokenize(std::string_view input,
                 // assignment is the placeholder's, not a value. Read as filled in, X is left
                 // out of the command and forgotten after it, so it stays a reference, ${X}, as with
                 // X=<two words>, whatever it held before.
-                auto assignedName = [](const std::string& text) -> std::string {
-                    const std::size_t eq = text.find('=');
-                    if (eq == std::string::npos || eq == 0)
-                        return {};
-                    const std::string_view name = std::string_view(text).substr(0, text[eq - 1] == '+' ? eq - 1 : eq);
-                    return isName(name) ? std::string(name) : std::string();
-                };
                 static const std::set<std::string> declaring = {"export", "readonly", "declare", "typeset", "local"};
-                if (!cur.words.empty() && !cur.words.back().text.empty() && cur.words.back().text.back() == '=') {
-                    const std::string name = assignedName(cur.words.back().text);
+                if (!cur.words.empty()) {
+                    const std::string& last = cur.words.back().text;
+                    // NAME= or NAME+= with nothing after it (not an element, NAME[i]=).
+                    std::string name = assignedName(last);
+                    if (last != name + "=" && last != name + "+=")
+                        name.clear();
                     const std::size_t from = declaring.count(cur.words.front().text) ? 1 : 0;
                     bool before = true;
                     for (std::size_t w = from; w + 1 < cur.words.size(); ++w)
                         before = before && (!assignedName(cur.words[w].text).empty() || (from == 1 && cur.words[w].text.front() == '-'));
                     if (!name.empty() && before) {
                         cur.words.pop_back();
-                        placeholderName = name;
+                        forgetAfter = name;
                     }
                 }
             }

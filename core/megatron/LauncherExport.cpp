@@ -806,7 +806,7 @@ private:
         bool evenChunks = true;
         for (const StagePlan& st : plan.stages) {
             chunks.push_back(st.chunks(plan.vpp));
-            evenChunks = evenChunks && chunks.back() == PipelineLayout::chunks(st.num_layers, plan.vpp);
+            evenChunks = evenChunks && chunks.back() == chunkLayers(st.num_layers, plan.vpp);
         }
         if (megatron) {
             if (!uniform || !evenChunks || (plan.vpp > 1 && layers.front() % plan.vpp != 0)) {

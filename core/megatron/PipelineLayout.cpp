@@ -57,14 +57,12 @@ std::vector<std::string> PipelineLayout::rankLayerRanges(const std::vector<int>&
 
 std::vector<std::string> PipelineLayout::rankLayerRanges(const Plan& plan) { return rangeTexts(plan.rankLayers()); }
 
-std::vector<int> PipelineLayout::chunks(int layers, int vpp) { return chunkLayers(layers, vpp); }
-
 std::string PipelineLayout::fromSplit(const std::vector<int>& layersPerRank, int vpp, bool shorthand, int mtpLayers)
 {
     vpp = std::max(1, vpp);
     std::vector<std::vector<int>> perRank;
     for (int n : layersPerRank)
-        perRank.push_back(chunks(n, vpp));
+        perRank.push_back(chunkLayers(n, vpp));
     return fromChunks(perRank, shorthand, mtpLayers);
 }
 

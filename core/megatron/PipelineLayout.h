@@ -22,8 +22,6 @@ public:
     // The same with each rank's chunks given (chunksPerRank[r][c] decoder layers in chunk c).
     static std::string fromChunks(const std::vector<std::vector<int>>& chunksPerRank, bool shorthand, int mtpLayers = 0);
 
-    // Decoder layers of each of a rank's vpp chunks as fromSplit spreads them.
-    static std::vector<int> chunks(int layers, int vpp);
     // The decoder layers each pipeline rank holds, as "first-last" ranges in layer order ("7"
     // for one layer), one per non-empty chunk: chunk c of rank r is virtual stage c * PP + r,
     // and with vpp 1 a rank holds one range ("0-5, 16-21" for rank 0 of 4 x 12 layers at vpp 2).

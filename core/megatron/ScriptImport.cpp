@@ -2332,7 +2332,7 @@ int recomputedLayersOfRank(const ParallelConfig& p, int r, int layers)
         return p.recompute_layers;
     if (p.vpp <= 1)   // one chunk: the first n layers, all of them when n reaches the rank's
         return p.recompute_layers >= layers ? 0 : p.recompute_layers;
-    std::vector<int> chunks = PipelineLayout::chunks(layers, p.vpp);
+    std::vector<int> chunks = chunkLayers(layers, p.vpp);
     if (r < static_cast<int>(p.layer_chunks.size()))
         chunks = p.layer_chunks[static_cast<std::size_t>(r)];
     const int recomputed = blockRecomputedLayers(chunks, p.recompute_layers);

@@ -61,22 +61,13 @@ PlanTimeline buildPlanTimeline(const Plan& plan, const Prediction& prediction)
         return big;
     }
 
-    ScheduleInput in;
-    in.microbatches = tl.microbatches;
-    in.vpp = tl.vpp;
+    // With interleaving each rank runs vpp chunks per micro-batch, each its own time where
+    // the cost model gives them (an embedding or output layer, a layout's uneven chunks).
+    const ScheduleInput in = scheduleInput(prediction.stages, tl.microbatches, tl.vpp);
+    tl.tailInputs = stageTails(prediction.stages);
     for (int i = 0; i < pp; ++i) {
         const StageEstimate& s = prediction.stages[static_cast<size_t>(i)];
-        // With interleaving each rank holds vpp chunks of its layers: one chunk does
-        // 1/vpp of the stage's work per micro-batch.
-        in.t_fwd.push_back(s.t_fwd / tl.vpp);
-        in.t_bwd.push_back(s.t_bwd / tl.vpp);
-        // ... or, where the cost model gives them, the chunks' own times (an embedding or
-        // output layer, or a layout's uneven chunks).
-        const bool ownChunks = s.chunk_fwd.size() == static_cast<size_t>(tl.vpp) && s.chunk_bwd.size() == s.chunk_fwd.size();
-        in.chunk_fwd.push_back(ownChunks ? s.chunk_fwd : std::vector<double>());
-        in.chunk_bwd.push_back(ownChunks ? s.chunk_bwd : std::vector<double>());
         tl.p2p.push_back(i + 1 < pp ? s.p2p_send / tl.vpp : 0.0);
-        tl.tailInputs.push_back(stageTail(s));
         const StagePlan& sp = plan.stages[static_cast<size_t>(i)];
         tl.deviceTypes.push_back(QString::fromStdString(sp.device_type));
         tl.stageNames << QStringLiteral("S%1 · %2 · %3")

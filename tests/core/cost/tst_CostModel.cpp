@@ -1881,9 +1881,7 @@ void TestCostModel::tiedAllReduceHidesBehindALongerSync()
     QVERIFY(std::fabs(p.breakdown.dp_sync - (s1.syncAfterPipeline() + stepper.param_gather)) < 1e-12);
     // The trace places the all-reduce between the ends' syncs and the barrier, which the
     // middle stage reaches last; every stage steps from there.
-    std::vector<StageTail> tails;
-    for (const StageEstimate& e : p.stages)
-        tails.push_back(stageTail(e));
+    const std::vector<StageTail> tails = stageTails(p.stages);
     QVERIFY(std::fabs(drainedPipelineEnd(tails, p.iteration_time_s) - pipe) < 1e-12);
     // With the middle's reduce overlapped with its backward (Megatron-LM's
     // --overlap-grad-reduce) only its last bucket is exposed, 0.7 ms, less than the 4.4 ms
@@ -2781,22 +2779,8 @@ void TestCostModel::interleavedUnevenChunksAreSimulated()
     QVERIFY(even.stages[0].chunk_fwd[0] > even.stages[0].chunk_fwd[1]);   // the embedding
     QVERIFY(even.stages[1].chunk_fwd[1] > even.stages[1].chunk_fwd[0]);   // the output layer
     // The iteration's pipeline is the simulated schedule of those chunks; the tails after it.
-    auto simulate = [](const Prediction& p, int vpp) {
-        ScheduleInput s;
-        s.microbatches = p.num_microbatches;
-        s.vpp = vpp;
-        for (const StageEstimate& st : p.stages) {
-            s.t_fwd.push_back(st.t_fwd / vpp);
-            s.t_bwd.push_back(st.t_bwd / vpp);
-            s.chunk_fwd.push_back(st.chunk_fwd);
-            s.chunk_bwd.push_back(st.chunk_bwd);
-        }
-        return simulatePipeline(s);
-    };
-    std::vector<StageTail> tails;
-    for (const StageEstimate& st : even.stages)
-        tails.push_back(stageTail(st));
-    QVERIFY(std::fabs(drainedPipelineEnd(tails, even.iteration_time_s) - simulate(even, 2).makespan) < 1e-9);
+    auto simulate = [](const Prediction& p, int vpp) { return simulatePipeline(scheduleInput(p.stages, p.num_microbatches, vpp)); };
+    QVERIFY(std::fabs(drainedPipelineEnd(stageTails(even.stages), even.iteration_time_s) - simulate(even, 2).makespan) < 1e-9);
     // Equal layers a chunk: within half a percent of the closed form, which spreads the
     // embedding and output layer over the chunks.
     double sum = 0, mx = 0;
@@ -2816,10 +2800,7 @@ void TestCostModel::interleavedUnevenChunksAreSimulated()
     QVERIFY(std::fabs(uneven.stages[0].t_fwd + uneven.stages[0].t_bwd - (even.stages[0].t_fwd + even.stages[0].t_bwd))
             < 1e-12 * even.stages[0].t_fwd);
     QVERIFY(uneven.stages[0].chunk_fwd[0] > 2.5 * uneven.stages[0].chunk_fwd[1]);
-    tails.clear();
-    for (const StageEstimate& st : uneven.stages)
-        tails.push_back(stageTail(st));
-    const double pipe = drainedPipelineEnd(tails, uneven.iteration_time_s);
+    const double pipe = drainedPipelineEnd(stageTails(uneven.stages), uneven.iteration_time_s);
     QVERIFY(std::fabs(pipe - simulate(uneven, 2).makespan) < 1e-9);
     QVERIFY(pipe > 1.03 * closedEven);   // 3.9 % longer
     // Each stage's sync starts where its own last backward ends in the simulation.

@@ -940,19 +940,20 @@ private slots:
         // mpirun starts one process per rank: -np in all and a count per node.
         const std::string entry = "python pretrain_gpt.py --num-layers 32 --hidden-size 4096 --num-attention-heads 32 "
                                   "--seq-length 4096 --max-position-embeddings 4096 --micro-batch-size 1\n";
-        const ImportedScript openMpi = importMegatronScript("mpirun -np 16 -npernode 8 " + entry, "m.sh");
-        QCOMPARE(openMpi.nnodes, 2);
-        QCOMPARE(openMpi.nproc_per_node, 8);
-        const ImportedScript mapBy = importMegatronScript("mpirun --np=32 --map-by ppr:8:node " + entry, "m.sh");
-        QCOMPARE(mapBy.nnodes, 4);
-        QCOMPARE(mapBy.nproc_per_node, 8);
-        const ImportedScript mpich = importMegatronScript("mpiexec -n 8 -ppn 4 " + entry, "m.sh");
-        QCOMPARE(mpich.nnodes, 2);
-        QCOMPARE(mpich.nproc_per_node, 4);
-        const ImportedScript oneNode = importMegatronScript("mpirun -np 8 " + entry, "m.sh");
-        QCOMPARE(oneNode.nnodes, 1);
-        QCOMPARE(oneNode.nproc_per_node, 8);
-        QVERIFY(hasWarning(oneNode, "mpirun -np 8 without a count per node"));
+        // Open MPI's -npernode and --map-by ppr:M:node, MPICH's -ppn, and -np alone (one node).
+        const struct {
+            const char* launch;
+            int nodes, perNode;
+        } cases[] = {{"mpirun -np 16 -npernode 8 ", 2, 8},
+                     {"mpirun --np=32 --map-by ppr:8:node ", 4, 8},
+                     {"mpiexec -n 8 -ppn 4 ", 2, 4},
+                     {"mpirun -np 8 ", 1, 8}};
+        for (const auto& c : cases) {
+            const ImportedScript s = importMegatronScript(c.launch + entry, "m.sh");
+            QCOMPARE(s.nnodes, c.nodes);
+            QCOMPARE(s.nproc_per_node, c.perNode);
+        }
+        QVERIFY(hasWarning(importMegatronScript("mpirun -np 8 " + entry, "m.sh"), "mpirun -np 8 without a count per node"));
     }
 
     void whatAScriptRunsInstead()
