@@ -85,6 +85,8 @@ QString shape(const Plan& plan, bool experts)
                   (!experts || (st.ep == s.ep && st.etp == s.etp));
     const QString mbs = s.micro_batch_size > 1 ? QStringLiteral(" MBS%1").arg(s.micro_batch_size) : QString();
     QString text = QStringLiteral("PP%1").arg(plan.pp());
+    if (plan.vpp > 1)
+        text += QStringLiteral(" VPP%1").arg(plan.vpp);
     if (!uniform)
         return text + QStringLiteral(" mixed") + mbs;
     text += QStringLiteral(" TP%1").arg(s.tp);
@@ -176,6 +178,14 @@ SearchPanel::SearchPanel(ProjectDocument* document, QWidget* parent)
                              "--optimizer-cpu-offload). If needed: only when no plan fits without it. "
                              "Fastest: the devices and a quarter, half and all offloaded are searched, "
                              "each only for plans faster than the Top K-th so far, and the fastest plans are kept."));
+    m_maxVpp = new QSpinBox;
+    m_maxVpp->setObjectName(QStringLiteral("searchMaxVpp"));
+    m_maxVpp->setRange(1, kMaxVpp);
+    m_maxVpp->setSpecialValueText(tr("1 (plain)"));
+    m_maxVpp->setToolTip(tr("Megatron-LM's interleaved 1F1B: each plan Megatron-LM can run (PP of 2 or more, micro-batches a "
+                            "multiple of PP) is also tried at 2 up to this many virtual stages per pipeline rank, with the least "
+                            "recompute that fits, and kept in its fastest form. 1: plain 1F1B only, as the paper searches. "
+                            "FlagScale runs no virtual pipeline."));
     m_headroom = new QDoubleSpinBox;
     m_headroom->setObjectName(QStringLiteral("searchHeadroom"));
     m_headroom->setRange(0, 50);
@@ -183,7 +193,7 @@ SearchPanel::SearchPanel(ProjectDocument* document, QWidget* parent)
     m_headroom->setSuffix(tr(" %"));
     m_headroom->setToolTip(tr("Memory every device keeps free: a plan fits when each device's total is at most the rest "
                               "(for the caching allocator's fragmentation; the 2 GiB runtime overhead is counted apart)"));
-    for (QAbstractSpinBox* spin : std::initializer_list<QAbstractSpinBox*>{m_topK, m_delta, m_eta, m_timeLimit, m_headroom})
+    for (QAbstractSpinBox* spin : std::initializer_list<QAbstractSpinBox*>{m_topK, m_delta, m_eta, m_timeLimit, m_maxVpp, m_headroom})
         spin->setKeyboardTracking(false);
     m_settingsForm = form;
     const auto label = [](const QString& text, QWidget* field) {
@@ -200,6 +210,7 @@ SearchPanel::SearchPanel(ProjectDocument* document, QWidget* parent)
                       {nullptr, m_exact},
                       {nullptr, m_microBatch},
                       {label(tr("Offload:"), m_offload), m_offload},
+                      {label(tr("Max VPP:"), m_maxVpp), m_maxVpp},
                       {label(tr("Keep free:"), m_headroom), m_headroom}};
     // Two pairs a row where the dock is wide enough for them, one pair a row where it is not
     // (a small screen): the box asks only for the width of one pair, and resizeEvent picks.
@@ -212,6 +223,7 @@ SearchPanel::SearchPanel(ProjectDocument* document, QWidget* parent)
                                                               {m_timeLimit, tr("Time limit")},
                                                               {m_delta, tr("\u03b4 (balance)")},
                                                               {m_eta, tr("\u03b7 (comm.)")},
+                                                              {m_maxVpp, tr("Max VPP")},
                                                               {m_headroom, tr("Keep free")}};
     for (const auto& [box, field] : checked)
         m_rangeCheck->watch(box, field);
@@ -331,6 +343,7 @@ SearchPanel::SearchPanel(ProjectDocument* document, QWidget* parent)
     connect(m_exact, &QCheckBox::toggled, this, &SearchPanel::commitSettings);
     connect(m_microBatch, &QCheckBox::toggled, this, &SearchPanel::commitSettings);
     connect(m_offload, &QComboBox::currentIndexChanged, this, &SearchPanel::commitSettings);
+    connect(m_maxVpp, &QSpinBox::valueChanged, this, &SearchPanel::commitSettings);
     connect(m_headroom, &QDoubleSpinBox::valueChanged, this, &SearchPanel::commitSettings);
     connect(document, &ProjectDocument::searchSettingsChanged, this, &SearchPanel::refreshSettings);
     connect(document, &ProjectDocument::profileChanged, this, &SearchPanel::refreshProfile);
@@ -402,6 +415,7 @@ void SearchPanel::refreshSettings()
     m_microBatch->setChecked(s.search_micro_batch);
     m_offload->setCurrentIndex(std::max(0, m_offload->findData(int(s.optimizer_offload))));
     m_headroom->setValue(s.memory_headroom * 100);
+    m_maxVpp->setValue(s.max_vpp);
     m_updating = false;
     // A value was taken, or an undo changed the settings: what a field kept is no longer news.
     m_rangeCheck->showMessage(QString());
@@ -422,6 +436,7 @@ void SearchPanel::commitSettings()
     s.search_micro_batch = m_microBatch->isChecked();
     s.optimizer_offload = OptimizerOffload(m_offload->currentData().toInt());
     s.memory_headroom = boxValue(m_headroom, s.memory_headroom, 100);
+    s.max_vpp = m_maxVpp->value();
     m_document->setSearchSettings(s);
 }
 
@@ -437,6 +452,7 @@ SearchOptions SearchPanel::currentOptions() const
     o.top_k = s.top_k;
     o.time_limit_s = s.time_limit_s;
     o.optimizer_offload = s.optimizer_offload;
+    o.max_vpp = s.max_vpp;
     if (s.search_micro_batch)
         o.micro_batch_sizes = microBatchCandidates(m_document->project().model.training.global_batch_size,
                                                    m_document->project().model.training.micro_batch_size);
@@ -479,6 +495,16 @@ QString SearchPanel::checkStatus(const SearchResult& r)
         break;
     case ExactCheck::Cancelled:   // the status already says the search was cancelled
     case ExactCheck::Off: break;
+    }
+    if (r.max_vpp > 1) {
+        const auto interleaved = std::count_if(r.plans.begin(), r.plans.end(), [](const RankedPlan& p) { return p.plain_time_s > 0; });
+        QString text = r.plans.size() == 1
+            ? (interleaved ? tr("the plan is faster interleaved (VPP %1)").arg(r.plans.front().plan.vpp)
+                           : tr("the plan is fastest under plain 1F1B (interleaving tried up to VPP %1)").arg(r.max_vpp))
+            : tr("%1 of the %2 plans are faster interleaved (tried up to VPP %3)").arg(interleaved).arg(r.plans.size()).arg(r.max_vpp);
+        if (r.interleave_cut)
+            text += tr(", though the search stopped before it had tried every plan");
+        parts << text;
     }
     const bool fastest = r.optimizer_offload == OptimizerOffload::Fastest;
     if (r.offload_needed && !fastest)
@@ -721,6 +747,11 @@ void SearchPanel::fillList(const SearchResult& r, bool experts)
             name.chop(9);
         item->setText(PlanColumn, name);
         item->setText(IterationColumn, p.feasible ? seconds(p.iteration_time_s) : tr("does not fit"));
+        if (rp.plain_time_s > 0)
+            item->setToolTip(IterationColumn, tr("%1 under plain 1F1B: interleaving (VPP %2) saves %3 %")
+                                                  .arg(seconds(rp.plain_time_s))
+                                                  .arg(rp.plan.vpp)
+                                                  .arg((1 - p.iteration_time_s / rp.plain_time_s) * 100, 0, 'f', 1));
         item->setText(TokensColumn, p.feasible ? count(qRound64(p.tokens_per_s)) : QString());
         item->setText(MfuColumn, p.feasible ? QStringLiteral("%1 %").arg(p.mfu * 100, 0, 'f', 1) : QString());   // as the plan table
         item->setText(ShapeColumn, shape(rp.plan, experts));
@@ -771,7 +802,7 @@ void SearchPanel::arrangeSettings(bool twoColumns)
         m_settingsForm->setColumnStretch(c, 0);
     if (twoColumns) {
         // Target | Algorithm, Top K | Time limit, delta | eta; Exact; micro-batch sizes; Offload over two
-        // columns (so that "If needed" stays whole); Keep free on a row of its own.
+        // columns (so that "If needed" stays whole); Max VPP | Keep free.
         int row = 0, col = 0;
         for (const auto& [name, field] : std::as_const(m_settingPairs)) {
             if (!name) {   // the check box, under the fields
@@ -779,7 +810,7 @@ void SearchPanel::arrangeSettings(bool twoColumns)
                 col = 0;
                 continue;
             }
-            const bool wide = field == m_offload, alone = field == m_offload || field == m_headroom;
+            const bool wide = field == m_offload, alone = field == m_offload;
             m_settingsForm->addWidget(name, row, col, Qt::AlignRight);
             m_settingsForm->addWidget(field, row, col + 1, 1, wide ? 2 : 1);
             if (alone || col == 2) {

@@ -141,6 +141,7 @@ private:
     QComboBox* m_offload;
     QDoubleSpinBox* m_headroom = nullptr;   // per cent of device memory kept free
     QSpinBox* m_topK;
+    QSpinBox* m_maxVpp;
     QDoubleSpinBox* m_delta;
     QDoubleSpinBox* m_eta;
     QDoubleSpinBox* m_timeLimit;

@@ -68,6 +68,11 @@ Searches the fastest feasible parallel plan (HS-DP) and compares it with the bas
                          over them, baselines included; "auto" searches 1, 2, 4, 8 and the
                          model's own (those that divide the global batch). Each size is a
                          search of its own
+  --max-vpp N            also try Megatron-LM's interleaved 1F1B on the plans found: each
+                         plan Megatron-LM can run (PP of 2 or more, micro-batches a multiple
+                         of PP) at 2 to N virtual stages per pipeline rank, its layers spread
+                         evenly over the chunks, with the least recompute that fits; the
+                         fastest form is kept (1 to 512; default 1: plain 1F1B, as the paper)
   --fp8 F                none | hybrid | e4m3: the linear layers' GEMMs in FP8 (Megatron-LM
                          --fp8-format; default: the model's or the script's training section).
                          Device types without FP8 tensor cores are left out of the search
@@ -107,7 +112,7 @@ const std::set<std::string>& planValueOptions()
 {
     static const std::set<std::string> s = {"model", "cluster", "profile", "target", "top", "algorithm", "delta",
                                             "eta", "time-limit", "gbs", "mbs", "o", "script", "script-args",
-                                            "optimizer-offload", "devices", "memory-headroom", "exact-check", "fp8", "fp8-recipe"};
+                                            "optimizer-offload", "devices", "memory-headroom", "exact-check", "fp8", "fp8-recipe", "max-vpp"};
     return s;
 }
 
@@ -209,7 +214,8 @@ void printPlan(std::ostream& os, const RankedPlan& rp, const Cluster& cluster, b
 {
     const Plan& p = rp.plan;
     const Prediction& pr = rp.prediction;
-    os << p.name << "  (target " << toString(p.target) << ", PP " << p.pp() << ", " << p.numDevices() << " devices, "
+    os << p.name << "  (target " << toString(p.target) << ", PP " << p.pp() << (p.vpp > 1 ? ", VPP " + std::to_string(p.vpp) : std::string())
+       << ", " << p.numDevices() << " devices, "
        << pr.num_microbatches << (pr.num_microbatches == 1 ? " micro-batch of " : " micro-batches of ");
     const int sequences = p.stages.empty() ? 0 : p.stages.front().dp * p.stages.front().micro_batch_size;
     os << sequences << (sequences == 1 ? " sequence" : " sequences");
@@ -268,7 +274,10 @@ void printPlan(std::ostream& os, const RankedPlan& rp, const Cluster& cluster, b
                << reason << ")\n";
     }
     os << "  iteration " << decimal(pr.iteration_time_s, 3) << " s, " << fmt("%.0f", pr.tokens_per_s) << " tokens/s, MFU "
-       << fmt("%.1f", pr.mfu * 100) << "%, peak memory " << fmt("%.1f", pr.peak_memory_gib) << " GiB\n";
+       << fmt("%.1f", pr.mfu * 100) << "%, peak memory " << fmt("%.1f", pr.peak_memory_gib) << " GiB";
+    if (rp.plain_time_s > 0)
+        os << " (" << decimal(rp.plain_time_s, 3) << " s under plain 1F1B)";
+    os << "\n";
 }
 
 std::string joinInts(const std::vector<int>& values)
@@ -363,6 +372,8 @@ int cmdPlan(const Args& args)
             throw UsageError("--delta: expected a tolerance in [0, 1), got " + fmt("%g", *v));
         opt.delta = *v;
     }
+    if (auto v = a.intValue("max-vpp", 1, kMaxVpp))
+        opt.max_vpp = *v;
     if (auto v = a.intValue("exact-check", 0))
         opt.exact_check_work = *v;
     if (auto v = a.doubleValue("eta", 0)) {
@@ -397,6 +408,9 @@ int cmdPlan(const Args& args)
                              + std::to_string(mbs));
     }
 
+    if (opt.max_vpp > 1 && opt.target == Target::FlagScale)
+        warnings.push_back("--max-vpp " + std::to_string(opt.max_vpp)
+                           + " is not used: FlagScale runs no virtual pipeline, so its plans are plain 1F1B");
     for (const std::string& w : warnings)
         std::cerr << "hapmoe plan: warning: " << w << "\n";
 
@@ -502,6 +516,14 @@ int cmdPlan(const Args& args)
               "--optimizer-cpu-offload).\n";
     if (!r.devices_left_out.empty())
         os << "Note: " << r.devices_left_out << ".\n";
+    if (r.max_vpp > 1) {
+        const auto interleaved = std::count_if(r.plans.begin(), r.plans.end(), [](const RankedPlan& p) { return p.plain_time_s > 0; });
+        os << "Interleaved 1F1B at VPP 2 to " << r.max_vpp << " (--max-vpp): "
+           << (r.plans.size() == 1 ? std::string("the plan is ") + (interleaved ? "faster interleaved" : "fastest under plain 1F1B")
+               : interleaved == 0  ? std::string("every plan is fastest under plain 1F1B")
+                                   : std::to_string(interleaved) + " of the " + std::to_string(r.plans.size()) + " plans are faster interleaved")
+           << (r.interleave_cut ? "; the time limit or a cancel stopped it before every plan was tried" : "") << ".\n";
+    }
     if (r.exact_fallback)
         os << "The load-balance and communication prunings left no feasible plan; searched again without them\n"
               "(as --exact)"

@@ -671,9 +671,11 @@ RankedPlan readRankedPlan(const JsonNode& n, bool savedPlan = false)
     if (savedPlan)
         n.warnUnknownKeys({"plan", "prediction", "source"});
     else
-        n.warnUnknownKeys({"plan", "prediction"});
+        n.warnUnknownKeys({"plan", "prediction", "plain_time_s"});
     RankedPlan r;
     r.plan = readPlanObject(n.object("plan"));
+    if (!savedPlan)
+        r.plain_time_s = n.optDouble("plain_time_s", 0, 0);
     if (auto p = n.optObject("prediction")) {
         r.prediction = readPredictionObject(*p);
         checkChunkTimes(*p, r.plan, r.prediction);
@@ -684,14 +686,20 @@ RankedPlan readRankedPlan(const JsonNode& n, bool savedPlan = false)
     return r;
 }
 
-Json rankedJson(const RankedPlan& r) { return Json{{"plan", planJson(r.plan)}, {"prediction", predictionJson(r.prediction)}}; }
+Json rankedJson(const RankedPlan& r)
+{
+    Json j{{"plan", planJson(r.plan)}, {"prediction", predictionJson(r.prediction)}};
+    if (r.plain_time_s > 0)
+        j["plain_time_s"] = r.plain_time_s;
+    return j;
+}
 
 SearchResult readSearchObject(const JsonNode& n)
 {
     n.requireObject();
     n.warnUnknownKeys({"algorithm", "target", "time_s", "states", "pruned", "timed_out", "cancelled", "list_cut", "no_plan_reason",
                        "optimizer_offload", "optimizer_offload_needed", "exact_fallback", "exact_check", "devices_left_out", "alternatives",
-                       "baselines", "micro_batch_sizes"});
+                       "baselines", "micro_batch_sizes", "max_vpp", "interleave_cut"});
     SearchResult r;
     r.algorithm = algorithmAt(n.optChoice("algorithm", kAlgorithmNames, 0));
     r.target = targetAt(n.optChoice("target", kTargetNames, 2));
@@ -728,6 +736,8 @@ SearchResult readSearchObject(const JsonNode& n)
     r.devices_left_out = n.optString("devices_left_out");
     for (const auto& e : n.array("micro_batch_sizes"))
         r.micro_batch_sizes.push_back(e.asInt(1));
+    r.max_vpp = n.optInt("max_vpp", 1, 1, kMaxVpp);
+    r.interleave_cut = n.optBool("interleave_cut", false);
     // The search's plans are kept for comparison only (docs/formats.md): one that cannot be
     // read is left out with a warning, not a reason to refuse the document.
     auto readOrWarn = [](const JsonNode& e) -> std::optional<RankedPlan> {
@@ -781,6 +791,10 @@ Json searchJson(const SearchResult& r)
         j["devices_left_out"] = r.devices_left_out;
     if (!r.micro_batch_sizes.empty())
         j["micro_batch_sizes"] = r.micro_batch_sizes;
+    if (r.max_vpp > 1)
+        j["max_vpp"] = r.max_vpp;
+    if (r.interleave_cut)
+        j["interleave_cut"] = true;
     Json alts = Json::array();
     for (const auto& p : r.plans)
         alts.push_back(rankedJson(p));
@@ -1087,7 +1101,7 @@ Project readProject(std::string_view text, const std::string& fileName, Warnings
     p.cluster = readClusterObject(n.object("cluster"));
     if (auto s = n.optObject("search")) {
         s->warnUnknownKeys({"algorithm", "target", "top_k", "delta", "eta", "time_limit_s", "exact", "optimizer_offload",
-                            "memory_headroom", "search_micro_batch"});
+                            "memory_headroom", "search_micro_batch", "max_vpp"});
         p.search.algorithm = algorithmAt(s->optChoice("algorithm", kAlgorithmNames, 0));
         p.search.target = targetAt(s->optChoice("target", kTargetNames, 2));
         p.search.top_k = s->optInt("top_k", p.search.top_k, 1, 1000);   // as hapmoe plan --top
@@ -1101,6 +1115,7 @@ Project readProject(std::string_view text, const std::string& fileName, Warnings
         p.search.optimizer_offload = static_cast<OptimizerOffload>(s->optChoice("optimizer_offload", kOffloadNames, 1));
         p.search.memory_headroom = s->optDouble("memory_headroom", p.search.memory_headroom, 0, false, 0.5);
         p.search.search_micro_batch = s->optBool("search_micro_batch", p.search.search_micro_batch);
+        p.search.max_vpp = s->optInt("max_vpp", p.search.max_vpp, 1, kMaxVpp);   // as hapmoe plan --max-vpp
     }
     static const std::vector<std::string_view> kSourceNames{"search", "current"};
     for (const auto& e : n.array("plans")) {
@@ -1209,7 +1224,8 @@ std::string writeProject(const Project& project)
                        {"exact", project.search.exact},
                        {"optimizer_offload", toString(project.search.optimizer_offload)},
                        {"memory_headroom", project.search.memory_headroom},
-                       {"search_micro_batch", project.search.search_micro_batch}};
+                       {"search_micro_batch", project.search.search_micro_batch},
+                       {"max_vpp", project.search.max_vpp}};
     Json plans = Json::array();
     for (const auto& sp : project.plans) {
         Json e;

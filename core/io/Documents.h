@@ -45,6 +45,9 @@ struct SearchSettings {
     // Search the micro-batch sizes 1, 2, 4 and 8 that divide the global batch
     // (microBatchCandidates), not only the model's.
     bool search_micro_batch = false;
+    // Megatron-LM's interleaved 1F1B tried on the plans found, up to this many virtual
+    // stages per pipeline rank (SearchOptions::max_vpp); 1 = plain 1F1B only.
+    int max_vpp = 1;
 };
 
 // A plan document: self-contained, so that export and calibrate need nothing else.

@@ -4,6 +4,7 @@
 #include "util/InputError.h"
 #include "search/Exhaustive.h"
 #include "search/HsDp.h"
+#include "search/Interleaving.h"
 #include "search/SearchRun.h"
 
 #include <algorithm>
@@ -156,18 +157,6 @@ void keepOnePlanExact(std::vector<Job>& jobs)
     for (Job& j : jobs)
         for (RunConfig& c : j.runs)
             c.exact_alternatives = false;
-}
-
-// Megatron-LM's one recompute setting for all stages: none, selective, full recompute of
-// k layers per stage for k = 1, 2, 4, ... (--recompute-method block --recompute-num-layers k),
-// and full recompute of every layer (docs/search.md section 2).
-std::vector<int> recomputeLevels(int layers)
-{
-    std::vector<int> out = {0, 1};
-    for (int k = 1; k < layers; k *= 2)
-        out.push_back(k + 1);
-    out.push_back(kFullAll);
-    return out;
 }
 
 bool sameStage(const StagePlan& a, const StagePlan& b, bool ignoreRecompute = false)
@@ -853,7 +842,8 @@ SearchResult runSearchAt(const CostModel& cost, const SearchOptions& options, co
                          const ProgressCallback& progress);
 
 // The `want` fastest distinct plans of a list (of two copies of a plan, the faster: less
-// recompute), numbered "#1", "#2", ... when more than one is asked for.
+// recompute), numbered "#1", "#2", ... when more than one is asked for (one asked for: its
+// name without a number, which a longer list it was taken from had given it).
 std::vector<RankedPlan> fastestDistinct(std::vector<RankedPlan> plans, std::size_t want)
 {
     std::stable_sort(plans.begin(), plans.end(), [](const RankedPlan& a, const RankedPlan& b) {
@@ -864,11 +854,10 @@ std::vector<RankedPlan> fastestDistinct(std::vector<RankedPlan> plans, std::size
         if (kept.size() < want
             && std::none_of(kept.begin(), kept.end(), [&](const RankedPlan& k) { return samePlan(k.plan, rp.plan, true); }))
             kept.push_back(std::move(rp));
-    if (want > 1)
-        for (std::size_t i = 0; i < kept.size(); ++i) {
-            std::string& name = kept[i].plan.name;
-            name = name.substr(0, name.rfind(" #")) + " #" + std::to_string(i + 1);
-        }
+    for (std::size_t i = 0; i < kept.size(); ++i) {
+        std::string& name = kept[i].plan.name;
+        name = name.substr(0, name.rfind(" #")) + (want > 1 ? " #" + std::to_string(i + 1) : std::string());
+    }
     return kept;
 }
 
@@ -889,7 +878,12 @@ std::vector<int> microBatchCandidates(int globalBatchSize, int own)
     return out;
 }
 
-SearchResult runSearch(const CostModel& cost, const SearchOptions& options, const std::atomic<bool>* cancel,
+namespace {
+// Plain plans the search keeps for the interleaving pass at least (runSearch).
+constexpr int kInterleaveCandidates = 8;
+
+// The search at one or several micro-batch sizes, plain 1F1B.
+SearchResult runPasses(const CostModel& cost, const SearchOptions& options, const std::atomic<bool>* cancel,
                        const ProgressCallback& progress)
 {
     if (options.micro_batch_sizes.size() <= 1) {
@@ -1003,6 +997,64 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
         merged.no_plan_reason = merged.cancelled || merged.timed_out ? stoppedBeforeAPlan(merged.cancelled) : first.no_plan_reason;
     merged.time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return merged;
+}
+} // namespace
+
+SearchResult runSearch(const CostModel& cost, const SearchOptions& options, const std::atomic<bool>* cancel,
+                       const ProgressCallback& progress)
+{
+    const auto t0 = std::chrono::steady_clock::now();
+    const int maxVpp = std::clamp(options.max_vpp, 1, kMaxVpp);
+    // FlagScale runs no virtual pipeline (DESIGN section 3).
+    if (maxVpp < 2 || options.target == Target::FlagScale)
+        return runPasses(cost, options, cancel, progress);
+    // Megatron-LM's interleaved schedule for the plans found (docs/search.md section 10).
+    // The fastest plain plan is not always the fastest interleaved one (fewer stages, each
+    // with more micro-batches, gain less from interleaving), so the candidates are at least
+    // the kInterleaveCandidates fastest plans Megatron-LM can run: a search for target
+    // megatron keeps that many, and one for any target is followed by a search of its own
+    // for them (Megatron-LM's jobs are the search's cheap ones, docs/search.md section 5).
+    // The baselines and the current configuration stay as they are: the paper's baselines
+    // are plain 1F1B.
+    const std::size_t want = static_cast<std::size_t>(std::max(1, options.top_k));
+    const bool limited = options.time_limit_s > 0 && options.time_limit_s <= 1e7;
+    const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
+    SearchOptions first = options;
+    if (options.target == Target::Megatron)
+        first.top_k = std::max(options.top_k, kInterleaveCandidates);
+    SearchResult result = runPasses(cost, first, cancel, progress);
+    result.max_vpp = maxVpp;
+    if (result.plans.empty())
+        return result;
+    bool stopped = false;
+    const auto stop = [&] {
+        stopped = stopped || (cancel && cancel->load()) || (limited && elapsed() >= options.time_limit_s);
+        return stopped;
+    };
+    std::vector<RankedPlan> candidates = std::move(result.plans);
+    if (options.target == Target::Any && !stop()) {
+        SearchOptions megatron = options;
+        megatron.target = Target::Megatron;
+        megatron.top_k = std::max(options.top_k, kInterleaveCandidates);
+        megatron.baselines = false;
+        megatron.current.reset();
+        megatron.exact_check_work = 0;
+        if (limited)
+            megatron.time_limit_s = options.time_limit_s - elapsed();
+        const SearchResult more = runPasses(cost, megatron, cancel, {});
+        result.states += more.states;
+        result.pruned += more.pruned;
+        candidates.insert(candidates.end(), more.plans.begin(), more.plans.end());
+    }
+    for (std::size_t i = 0; i < candidates.size() && !stop(); ++i)
+        candidates[i] = fastestInterleaving(cost, candidates[i], maxVpp, stop);
+    result.interleave_cut = stopped;
+    result.plans = fastestDistinct(std::move(candidates), want);
+    result.list_cut = result.list_cut && result.plans.size() < want;
+    if (options.target == Target::Any)
+        result.target = result.plans.front().plan.target;
+    result.time_s = elapsed();
+    return result;
 }
 
 namespace {
@@ -1563,9 +1615,11 @@ std::string currentConfigurationNote(const SearchResult& result)
         || result.current->prediction.iteration_time_s >= result.plans.front().prediction.iteration_time_s)
         return {};
     std::string note = "the current configuration is faster than every plan found: keep it";
-    if (result.current->plan.vpp > 1)
-        note += " (its interleaved schedule, VPP " + std::to_string(result.current->plan.vpp)
-            + ", is one the search does not place)";
+    const int vpp = result.current->plan.vpp;
+    if (vpp > result.max_vpp)
+        note += " (its interleaved schedule, VPP " + std::to_string(vpp) + ", is "
+            + (result.max_vpp > 1 ? "deeper than the search tried, VPP " + std::to_string(result.max_vpp) : std::string("one the search did not try"))
+            + ": set the maximum VPP to " + std::to_string(vpp) + " to try it)";
     return note;
 }
 

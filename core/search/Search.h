@@ -52,6 +52,10 @@ struct SearchOptions {
     long long exact_check_work = 500000;
     OptimizerOffload optimizer_offload = OptimizerOffload::IfNeeded;
     std::optional<Plan> current;          // the user's current configuration, estimated too
+    // Megatron-LM's interleaved 1F1B for the plans found: each plan Megatron-LM can run is
+    // tried at 2 to max_vpp virtual stages per pipeline rank and kept in its fastest form
+    // (docs/search.md section 10). 1 = plain 1F1B only, as the paper searches.
+    int max_vpp = 1;
 };
 
 // What became of the exact check (SearchOptions::exact_check_work, docs/search.md section 7).
@@ -92,6 +96,9 @@ struct SearchProgress {
 struct RankedPlan {
     Plan plan;
     Prediction prediction;
+    // The same pipeline's iteration time under plain 1F1B when the search interleaved it
+    // (SearchOptions::max_vpp); 0 otherwise.
+    double plain_time_s = 0;
 };
 
 struct SearchResult {
@@ -137,6 +144,10 @@ struct SearchResult {
     // in the order searched: those whose search started (a time limit or a cancel can stop
     // the passes before the last); empty for a search at one size.
     std::vector<int> micro_batch_sizes;
+    // SearchOptions::max_vpp searched with; interleave_cut: a cancel or the time limit ended
+    // the interleaving pass before it had tried every plan (the rest stay plain 1F1B).
+    int max_vpp = 1;
+    bool interleave_cut = false;
 };
 
 using ProgressCallback = std::function<void(const SearchProgress&)>;
@@ -153,8 +164,8 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options,
                        const ProgressCallback& progress = {});
 
 // When the given current configuration (SearchOptions::current) fits and beats every plan
-// found, the advice to keep it, naming the interleaved schedule the search does not place;
-// empty otherwise.
+// found, the advice to keep it, naming its interleaved schedule when the search placed none
+// that deep (SearchResult::max_vpp below its VPP); empty otherwise.
 std::string currentConfigurationNote(const SearchResult& result);
 
 } // namespace hapmoe

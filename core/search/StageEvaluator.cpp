@@ -24,6 +24,15 @@ int recomputeLayersOfLevel(int level, int numLayers)
     return k >= numLayers ? 0 : k;
 }
 
+std::vector<int> recomputeLevels(int layers)
+{
+    std::vector<int> out = {0, 1};
+    for (int k = 1; k < layers; k *= 2)
+        out.push_back(k + 1);
+    out.push_back(kFullAll);
+    return out;
+}
+
 std::size_t StageEvaluator::KeyHash::operator()(const Key& k) const noexcept
 {
     return hashWords(k.a, k.b, k.c);

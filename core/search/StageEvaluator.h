@@ -60,6 +60,11 @@ struct StageCost {
 inline constexpr int kFullAll = 1 << 20;
 Recompute recomputeOfLevel(int level);
 int recomputeLayersOfLevel(int level, int numLayers);   // StagePlan::recompute_layers
+// Megatron-LM's one recompute setting for all stages, as levels: none, selective, full
+// recompute of k layers per stage (per model chunk when interleaved) for k = 1, 2, 4, ...
+// below `layers` (--recompute-method block --recompute-num-layers k), and full recompute of
+// every layer (docs/search.md section 1, Targets).
+std::vector<int> recomputeLevels(int layers);
 
 class StageEvaluator {
 public:

@@ -520,6 +520,46 @@ private slots:
         QVERIFY(!w->document()->searchSettings().search_micro_batch);
     }
 
+    void maxVppSetting()
+    {
+        // "Max VPP: 4" is saved in the project, and the search tries Megatron-LM's interleaved
+        // schedule on its plans: Mixtral-S on 16-1-h (two nodes of 8 H800), where the best plan
+        // becomes PP 8 at VPP 3, 8.071 s against 8.197 s plain (this cost model's figures).
+        // The list shows the VPP in the shape and the plain time in the iteration's tool tip,
+        // the status says how many plans interleaving made faster, and undo takes it back.
+        auto w = makeWindow();
+        w->loadExample();
+        QVERIFY(w->loadClusterPreset(QStringLiteral("16-1-h")));
+        SearchPanel* panel = w->searchPanel();
+        auto* maxVpp = panel->findChild<QSpinBox*>(QStringLiteral("searchMaxVpp"));
+        QVERIFY(maxVpp);
+        QCOMPARE(maxVpp->value(), 1);
+        QCOMPARE(maxVpp->text(), QStringLiteral("1 (plain)"));
+        maxVpp->setValue(4);
+        QCOMPARE(w->document()->searchSettings().max_vpp, 4);
+        QSignalSpy finished(panel, &SearchPanel::searchFinished);
+        QVERIFY(panel->run());
+        QTRY_VERIFY_WITH_TIMEOUT(!finished.isEmpty(), 180000);
+        const SearchResult r = finished.first().first().value<SearchResult>();
+        QVERIFY2(!r.plans.empty(), r.no_plan_reason.c_str());
+        QCOMPARE(r.max_vpp, 4);
+        const RankedPlan& best = r.plans.front();
+        QVERIFY(best.plan.vpp > 1 && best.plan.vpp <= 4);
+        QVERIFY(best.plain_time_s > best.prediction.iteration_time_s);
+        const QTreeWidgetItem* first = panel->resultList()->topLevelItem(0);
+        QVERIFY(first);
+        QVERIFY2(first->text(SearchPanel::ShapeColumn).startsWith(QStringLiteral("PP%1 VPP%2 ").arg(best.plan.pp()).arg(best.plan.vpp)),
+                 qPrintable(first->text(SearchPanel::ShapeColumn)));
+        QVERIFY2(first->toolTip(SearchPanel::IterationColumn).contains(QStringLiteral("under plain 1F1B: interleaving (VPP %1)").arg(best.plan.vpp)),
+                 qPrintable(first->toolTip(SearchPanel::IterationColumn)));
+        const auto interleaved = std::count_if(r.plans.begin(), r.plans.end(), [](const RankedPlan& p) { return p.plain_time_s > 0; });
+        const QString expected = QStringLiteral("%1 of the %2 plans are faster interleaved (tried up to VPP 4)").arg(interleaved).arg(r.plans.size());
+        QVERIFY2(panel->statusLabel()->text().contains(expected), qPrintable(panel->statusLabel()->text()));
+        w->document()->undoStack()->undo();
+        QCOMPARE(maxVpp->value(), 1);
+        QCOMPARE(w->document()->searchSettings().max_vpp, 1);
+    }
+
     void optimizerOffloadSetting()
     {
         // Mixtral-L (about 122 B parameters, paper appendix A) on 16-1 (Table 1: H800 1x8 +

@@ -392,7 +392,9 @@ void tst_Documents::planRoundTrip()
     SearchResult r;
     r.algorithm = Algorithm::MetisStyle;
     r.target = Target::Megatron;
-    r.plans = {{fullPlan(), fullPrediction()}, {fullPlan(), Prediction{}}};
+    r.plans = {{fullPlan(), fullPrediction(), 1.75}, {fullPlan(), Prediction{}}};
+    r.max_vpp = 4;
+    r.interleave_cut = true;
     r.uniform_baseline = RankedPlan{fullPlan(), fullPrediction()};
     r.current = RankedPlan{fullPlan(), Prediction{}};
     r.states = 123456789012LL;
@@ -449,6 +451,13 @@ void tst_Documents::planRoundTrip()
     QVERIFY(back.search && back.search->uniform_baseline && back.search->current && !back.search->metis_baseline);
     QCOMPARE(back.search->states, 123456789012LL);
     QCOMPARE(back.search->plans.size(), std::size_t(2));
+    // The interleaving pass: its bound, whether it was cut, and each interleaved plan's time
+    // under plain 1F1B (written only for those).
+    QCOMPARE(back.search->max_vpp, 4);
+    QVERIFY(back.search->interleave_cut);
+    QCOMPARE(back.search->plans[0].plain_time_s, 1.75);
+    QCOMPARE(back.search->plans[1].plain_time_s, 0.0);
+    QCOMPARE(nlohmann::json::parse(once)["search"]["alternatives"][1].count("plain_time_s"), std::size_t(0));
     QVERIFY(back.search->offload_needed);
     QVERIFY(back.search->exact_fallback);
     QVERIFY(back.search->exact_check == ExactCheck::Finished);
@@ -580,6 +589,23 @@ void tst_Documents::projectRoundTrip()
     Warnings none;
     QVERIFY(!readProject(old.dump(), "old.hapmoe", &none).search.search_micro_batch);
     QVERIFY(none.empty());
+    // The interleaving bound: 1 by default (files written before it read so), written and
+    // read back; 0 or above kMaxVpp refused, naming the field.
+    QCOMPARE(back.search.max_vpp, 1);
+    Project deep = p;
+    deep.search.max_vpp = 4;
+    const std::string deepText = writeProject(deep);
+    QVERIFY(deepText.find("\"max_vpp\": 4") != std::string::npos);
+    QCOMPARE(readProject(deepText, "p.hapmoe").search.max_vpp, 4);
+    old = nlohmann::json::parse(deepText);
+    old["search"].erase("max_vpp");
+    QCOMPARE(readProject(old.dump(), "old.hapmoe", &none).search.max_vpp, 1);
+    QVERIFY(none.empty());
+    for (const int bad : {0, kMaxVpp + 1}) {
+        old["search"]["max_vpp"] = bad;
+        const InputError e = expectError([&] { readProject(old.dump(), "p.hapmoe"); });
+        QCOMPARE(q(e.where()), QStringLiteral("search.max_vpp"));
+    }
 }
 
 void tst_Documents::exampleProjectLoads()

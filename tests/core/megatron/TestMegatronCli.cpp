@@ -35,6 +35,24 @@ Run hapmoeCli(const QStringList& args, const QString& workDir)
 
 QString data(const char* name) { return QString::fromStdString(test::dataFile(name)); }
 
+// The Mixtral 8x7B script with selective recompute and VPP 4 (2 layers a chunk at PP 4);
+// empty when the script cannot be read or no longer has the lines replaced.
+QString interleavedScript(const QTemporaryDir& dir)
+{
+    QFile in(data("train_mixtral_8x7b_distributed.sh"));
+    if (!in.open(QIODevice::ReadOnly))
+        return {};
+    QString text = QString::fromUtf8(in.readAll());
+    if (!text.contains("    --recompute-granularity full\n    --recompute-method uniform\n    --recompute-num-layers 1\n"))
+        return {};
+    text.replace("    --recompute-granularity full\n    --recompute-method uniform\n    --recompute-num-layers 1\n",
+                 "    --recompute-granularity selective\n");
+    text.replace("--pipeline-model-parallel-size 4", "--pipeline-model-parallel-size 4 --num-layers-per-virtual-pipeline-stage 2");
+    if (!test::writeText(dir.filePath("vpp.sh"), text.toStdString()))
+        return {};
+    return dir.filePath("vpp.sh");
+}
+
 } // namespace
 
 class TestMegatronCli : public QObject {
@@ -232,27 +250,64 @@ private slots:
 
     void currentConfigurationFasterThanThePlans()
     {
-        // The search places plain 1F1B only. A script that interleaves (VPP 4) with selective
-        // recompute can beat every plan found, and then the output says to keep it.
+        // The search places plain 1F1B by default. A script that interleaves (VPP 4) with
+        // selective recompute can beat every plan found, and then the output says to keep it.
         QTemporaryDir dir;
-        QFile in(data("train_mixtral_8x7b_distributed.sh"));
-        QVERIFY(in.open(QIODevice::ReadOnly));
-        QString text = QString::fromUtf8(in.readAll());
-        QVERIFY(text.contains("    --recompute-granularity full\n    --recompute-method uniform\n    --recompute-num-layers 1\n"));
-        text.replace("    --recompute-granularity full\n    --recompute-method uniform\n    --recompute-num-layers 1\n",
-                     "    --recompute-granularity selective\n");
-        text.replace("--pipeline-model-parallel-size 4", "--pipeline-model-parallel-size 4 --num-layers-per-virtual-pipeline-stage 2");
-        QVERIFY(test::writeText(dir.filePath("vpp.sh"), text.toStdString()));
-        const Run r = hapmoeCli({"plan", "--script", dir.filePath("vpp.sh"), "--cluster", "H800:4x8", "--time-limit", "60"}, dir.path());
+        const QString script = interleavedScript(dir);
+        QVERIFY(!script.isEmpty());
+        const Run r = hapmoeCli({"plan", "--script", script, "--cluster", "H800:4x8", "--time-limit", "60"}, dir.path());
         QVERIFY2(r.code == 0, qPrintable(r.out));
         const QRegularExpression plan(QStringLiteral("this plan +([0-9.]+) s")), current(QStringLiteral("current +([0-9.]+) s"));
         const double planTime = plan.match(r.out).captured(1).toDouble(), currentTime = current.match(r.out).captured(1).toDouble();
         QVERIFY2(planTime > 0 && currentTime > 0, qPrintable(r.out));
         QCOMPARE(r.out.contains("note: the current configuration is faster than every plan found: keep it (its interleaved "
-                                "schedule, VPP 4, is one the search does not place)"),
+                                "schedule, VPP 4, is one the search did not try: set the maximum VPP to 4 to try it)"),
                  currentTime < planTime);
-        QVERIFY2(currentTime < planTime, qPrintable(r.out));   // this cost model's figures: 5.505 s against 5.552 s
+        QVERIFY2(currentTime < planTime, qPrintable(r.out));   // this cost model's figures: 5.498 s against 5.542 s
     }
+
+    void maxVppInterleavesThePlans()
+    {
+        // The same script with --max-vpp 4: the plans found are tried at VPP 2 to 4, and the
+        // best is interleaved and faster than both its plain form and the script (this cost
+        // model: PP 2, VPP 4 at 5.335 s, 5.574 s plain, the script 5.498 s). Its time is the
+        // one the exported launcher is estimated at when read back: the search costs the plan
+        // the launcher runs (chunks, recompute, micro-batches).
+        QTemporaryDir dir;
+        const QString script = interleavedScript(dir);
+        QVERIFY(!script.isEmpty());
+        const Run r = hapmoeCli({"plan", "--script", script, "--cluster", "H800:4x8", "--max-vpp", "4", "-o", "plan.json"}, dir.path());
+        QVERIFY2(r.code == 0, qPrintable(r.out));
+        QVERIFY2(r.out.contains("Interleaved 1F1B at VPP 2 to 4 (--max-vpp): the plan is faster interleaved."), qPrintable(r.out));
+        const QRegularExpression header(QStringLiteral("HS-DP  \\(target megatron, PP ([0-9]+), VPP ([0-9]+),"));
+        const QRegularExpressionMatch h = header.match(r.out);
+        QVERIFY2(h.hasMatch(), qPrintable(r.out));
+        QVERIFY(h.captured(2).toInt() >= 2 && h.captured(2).toInt() <= 4);
+        const QRegularExpression plainTime(QStringLiteral("iteration ([0-9.]+) s,.*\\(([0-9.]+) s under plain 1F1B\\)"));
+        const QRegularExpressionMatch t = plainTime.match(r.out);
+        QVERIFY2(t.hasMatch(), qPrintable(r.out));
+        const double planTime = t.captured(1).toDouble();
+        QVERIFY(planTime < t.captured(2).toDouble());
+        const double currentTime = QRegularExpression(QStringLiteral("current +([0-9.]+) s")).match(r.out).captured(1).toDouble();
+        QVERIFY2(planTime > 0 && planTime < currentTime, qPrintable(r.out));
+        QVERIFY(!r.out.contains("note: the current configuration is faster"));
+
+        const Run e = hapmoeCli({"export", "plan.json", "--format", "megatron", "--script", script, "-o", "launch.sh"}, dir.path());
+        QVERIFY2(e.code == 0, qPrintable(e.out));
+        const Run back = hapmoeCli({"estimate", "--script", "launch.sh", "--cluster", "H800:4x8"}, dir.path());
+        QVERIFY2(back.code == 0, qPrintable(back.out));
+        QVERIFY2(back.out.contains(QStringLiteral("VPP %1,").arg(h.captured(2))), qPrintable(back.out));
+        const double readBack = QRegularExpression(QStringLiteral("iteration ([0-9.]+) s")).match(back.out).captured(1).toDouble();
+        QCOMPARE(readBack, planTime);
+
+        // 0 and above 512 are refused, naming the flag.
+        for (const char* bad : {"0", "513"}) {
+            const Run b = hapmoeCli({"plan", "--script", script, "--cluster", "H800:4x8", "--max-vpp", bad}, dir.path());
+            QCOMPARE(b.code, 2);
+            QVERIFY2(b.out.contains("--max-vpp"), qPrintable(b.out));
+        }
+    }
+
 
     void flagscaleRoundTrip()
     {

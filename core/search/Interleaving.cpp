@@ -1,0 +1,68 @@
+#include "search/Interleaving.h"
+
+#include "plan/Deployability.h"
+#include "search/StageEvaluator.h"
+
+#include <algorithm>
+
+namespace hapmoe {
+
+namespace {
+
+// The stage's recompute under Megatron-LM's setting `level` (recomputeLevels) with these
+// chunks: block recompute of n layers covers the first n of every chunk.
+void setRecompute(StagePlan& st, int level, const std::vector<int>& chunks)
+{
+    st.recompute = recomputeOfLevel(level);
+    st.recompute_layers = 0;
+    if (level >= 2 && level != kFullAll) {
+        const int covered = blockRecomputedLayers(chunks, level - 1);
+        st.recompute_layers = covered >= st.num_layers ? 0 : covered;
+    }
+}
+
+} // namespace
+
+RankedPlan fastestInterleaving(const CostModel& cost, const RankedPlan& plain, int maxVpp, const std::function<bool()>& stop)
+{
+    const Plan& p = plain.plan;
+    RankedPlan best = plain;
+    const int P = p.pp(), M = p.numMicrobatches();
+    // The interleaved schedule runs PP micro-batches a group (deploymentProblems says so too;
+    // checked here first, before any plan is built).
+    if (maxVpp < 2 || p.vpp != 1 || P < 2 || M < P || M % P != 0 || !plain.prediction.feasible)
+        return best;
+    int largest = 0;
+    for (const StagePlan& st : p.stages)
+        largest = std::max(largest, st.num_layers);
+    const int top = std::min({maxVpp, largest, kMaxVpp});
+    for (int v = 2; v <= top; ++v) {
+        Plan q = p;
+        q.vpp = v;
+        q.target = Target::Megatron;
+        int largestChunk = 0;
+        for (StagePlan& st : q.stages) {
+            st.chunk_layers.clear();
+            largestChunk = std::max(largestChunk, chunkLayers(st.num_layers, v).front());
+        }
+        // The least recompute that fits is the fastest form of this pipeline: the levels
+        // from none upwards, the first under which every stage fits.
+        for (const int level : recomputeLevels(largestChunk)) {
+            if (stop && stop())
+                return best;
+            for (StagePlan& st : q.stages)
+                setRecompute(st, level, chunkLayers(st.num_layers, v));
+            if (!isDeployable(q, cost.model(), cost.cluster(), cost.catalog(), Target::Megatron))
+                continue;
+            Prediction pred = cost.estimate(q);
+            if (!pred.feasible)
+                continue;
+            if (pred.iteration_time_s < best.prediction.iteration_time_s)
+                best = RankedPlan{q, std::move(pred), plain.prediction.iteration_time_s};
+            break;
+        }
+    }
+    return best;
+}
+
+} // namespace hapmoe
