@@ -967,7 +967,7 @@ void MainWindow::onSearchFinished(const SearchResult& result)
     // found none (the previous search's plans would be saved as if they were its result).
     std::vector<SavedPlan> saved;
     for (const auto& rp : result.plans)
-        saved.push_back(SavedPlan{rp.plan, rp.prediction});
+        saved.push_back(SavedPlan{rp.plan, rp.prediction, SavedPlan::Source::Search, rp.plain_time_s});
     if (result.current)
         saved.push_back(SavedPlan{result.current->plan, result.current->prediction, SavedPlan::Source::Current});
     m_document->setSavedPlans(saved, context.model, context.cluster, context.profile, result.cancelled, result.timed_out);
@@ -1013,7 +1013,7 @@ void MainWindow::showSavedPlans()
         if (sp.source == SavedPlan::Source::Current)
             result.current = RankedPlan{sp.plan, *sp.prediction};
         else
-            result.plans.push_back(RankedPlan{sp.plan, *sp.prediction});
+            result.plans.push_back(RankedPlan{sp.plan, *sp.prediction, sp.plain_time_s});
     }
     result.cancelled = p.plans_cancelled;
     result.timed_out = p.plans_timed_out;

@@ -161,7 +161,8 @@ SearchPanel::SearchPanel(ProjectDocument* document, QWidget* parent)
     m_exact = new QCheckBox(tr("Exact (no pruning)"));
     m_exact->setToolTip(tr("Search without the load-balance and communication prunings: the best plan and "
                            "the Top K alternatives are then exact, at a cost in time on large clusters. "
-                           "Unticked, the pruned search is followed by an exact check with a budget of work (2-4 s on two cores), "
+                           "Unticked, the pruned search is followed by an exact check with a budget of work (2-4 s on two cores for the "
+                           "paper's clusters, longer for clusters of more device types, within the time limit), "
                            "which makes the plans exact when it finishes (the status line says whether it did)."));
     m_microBatch = new QCheckBox(tr("Search micro-batch size"));
     m_microBatch->setObjectName(QStringLiteral("searchMicroBatch"));
@@ -500,10 +501,15 @@ QString SearchPanel::checkStatus(const SearchResult& r)
         const auto interleaved = std::count_if(r.plans.begin(), r.plans.end(), [](const RankedPlan& p) { return p.plain_time_s > 0; });
         QString text = r.plans.size() == 1
             ? (interleaved ? tr("the plan is faster interleaved (VPP %1)").arg(r.plans.front().plan.vpp)
-                           : tr("the plan is fastest under plain 1F1B (interleaving tried up to VPP %1)").arg(r.max_vpp))
-            : tr("%1 of the %2 plans are faster interleaved (tried up to VPP %3)").arg(interleaved).arg(r.plans.size()).arg(r.max_vpp);
+                           : tr("the plan is not faster interleaved (tried up to VPP %1)").arg(r.max_vpp))
+            : interleaved == 0 ? tr("no plan is faster interleaved (tried up to VPP %1)").arg(r.max_vpp)
+            : interleaved == 1 ? tr("1 of the %1 plans is faster interleaved (tried up to VPP %2)").arg(r.plans.size()).arg(r.max_vpp)
+                               : tr("%1 of the %2 plans are faster interleaved (tried up to VPP %3)").arg(interleaved).arg(r.plans.size()).arg(r.max_vpp);
         if (r.interleave_cut)
-            text += tr(", though the search stopped before it had tried every plan");
+            text += r.cancelled ? tr(", though the cancel stopped it before it had tried every plan")
+                                : tr(", though the time limit stopped it before it had tried every plan");
+        else if (r.exact_check == ExactCheck::Finished && interleaved > 0)
+            text += tr("; the exact check ranks the plans under plain 1F1B");
         parts << text;
     }
     const bool fastest = r.optimizer_offload == OptimizerOffload::Fastest;

@@ -669,13 +669,12 @@ RankedPlan readRankedPlan(const JsonNode& n, bool savedPlan = false)
 {
     n.requireObject();
     if (savedPlan)
-        n.warnUnknownKeys({"plan", "prediction", "source"});
+        n.warnUnknownKeys({"plan", "prediction", "source", "plain_time_s"});
     else
         n.warnUnknownKeys({"plan", "prediction", "plain_time_s"});
     RankedPlan r;
     r.plan = readPlanObject(n.object("plan"));
-    if (!savedPlan)
-        r.plain_time_s = n.optDouble("plain_time_s", 0, 0);
+    r.plain_time_s = n.optDouble("plain_time_s", 0, 0);
     if (auto p = n.optObject("prediction")) {
         r.prediction = readPredictionObject(*p);
         checkChunkTimes(*p, r.plan, r.prediction);
@@ -1124,6 +1123,7 @@ Project readProject(std::string_view text, const std::string& fileName, Warnings
         sp.plan = r.plan;
         if (e.has("prediction"))
             sp.prediction = r.prediction;
+        sp.plain_time_s = r.plain_time_s;
         sp.source = static_cast<SavedPlan::Source>(e.optChoice("source", kSourceNames, 0));
         p.plans.push_back(std::move(sp));
     }
@@ -1232,6 +1232,8 @@ std::string writeProject(const Project& project)
         e["plan"] = planJson(sp.plan);
         if (sp.prediction)
             e["prediction"] = predictionJson(*sp.prediction);
+        if (sp.plain_time_s > 0)
+            e["plain_time_s"] = sp.plain_time_s;
         e["source"] = sp.source == SavedPlan::Source::Current ? "current" : "search";
         plans.push_back(e);
     }

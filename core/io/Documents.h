@@ -67,6 +67,7 @@ struct SavedPlan {
     Plan plan;
     std::optional<Prediction> prediction;
     Source source = Source::Search;
+    double plain_time_s = 0;   // RankedPlan::plain_time_s: the plan's time under plain 1F1B when the search interleaved it
 };
 
 struct Project {

@@ -1005,50 +1005,69 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
 {
     const auto t0 = std::chrono::steady_clock::now();
     const int maxVpp = std::clamp(options.max_vpp, 1, kMaxVpp);
-    // FlagScale runs no virtual pipeline (DESIGN section 3).
-    if (maxVpp < 2 || options.target == Target::FlagScale)
+    // FlagScale runs no virtual pipeline (DESIGN section 3), and the baselines stay plain
+    // 1F1B, as the paper's are, also when a baseline is the algorithm asked for.
+    const bool baseline = options.algorithm == Algorithm::Uniform || options.algorithm == Algorithm::MetisStyle;
+    if (maxVpp < 2 || options.target == Target::FlagScale || baseline)
         return runPasses(cost, options, cancel, progress);
     // Megatron-LM's interleaved schedule for the plans found (docs/search.md section 10).
-    // The fastest plain plan is not always the fastest interleaved one (fewer stages, each
-    // with more micro-batches, gain less from interleaving), so the candidates are at least
-    // the kInterleaveCandidates fastest plans Megatron-LM can run: a search for target
-    // megatron keeps that many, and one for any target is followed by a search of its own
-    // for them (Megatron-LM's jobs are the search's cheap ones, docs/search.md section 5).
-    // The baselines and the current configuration stay as they are: the paper's baselines
-    // are plain 1F1B.
+    // The search asked for runs first, as without the pass. The fastest plain plan is not
+    // always the fastest interleaved one (fewer stages, each with more micro-batches, gain
+    // less from interleaving), so a search of its own for target megatron then finds the
+    // kInterleaveCandidates fastest plans Megatron-LM can run (no baselines, no exact check;
+    // Megatron-LM's jobs are the search's cheap ones, docs/search.md section 5), with the
+    // offload the first search settled on, and both lists are tried. The current
+    // configuration stays as it is.
     const std::size_t want = static_cast<std::size_t>(std::max(1, options.top_k));
     const bool limited = options.time_limit_s > 0 && options.time_limit_s <= 1e7;
     const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
-    SearchOptions first = options;
-    if (options.target == Target::Megatron)
-        first.top_k = std::max(options.top_k, kInterleaveCandidates);
-    SearchResult result = runPasses(cost, first, cancel, progress);
+    SearchResult result = runPasses(cost, options, cancel, progress);
     result.max_vpp = maxVpp;
     if (result.plans.empty())
         return result;
-    bool stopped = false;
+    enum class Stop { No, Cancel, Time };
+    Stop stopped = Stop::No;
     const auto stop = [&] {
-        stopped = stopped || (cancel && cancel->load()) || (limited && elapsed() >= options.time_limit_s);
-        return stopped;
+        if (stopped == Stop::No && cancel && cancel->load())
+            stopped = Stop::Cancel;
+        if (stopped == Stop::No && limited && elapsed() >= options.time_limit_s)
+            stopped = Stop::Time;
+        return stopped != Stop::No;
     };
     std::vector<RankedPlan> candidates = std::move(result.plans);
-    if (options.target == Target::Any && !stop()) {
+    if (!result.cancelled && !result.timed_out && !stop()) {
         SearchOptions megatron = options;
         megatron.target = Target::Megatron;
         megatron.top_k = std::max(options.top_k, kInterleaveCandidates);
         megatron.baselines = false;
         megatron.current.reset();
         megatron.exact_check_work = 0;
-        if (limited)
-            megatron.time_limit_s = options.time_limit_s - elapsed();
+        // "If needed" offloads only when nothing fits on the devices: as the first search found.
+        if (options.optimizer_offload == OptimizerOffload::IfNeeded && !result.offload_needed)
+            megatron.optimizer_offload = OptimizerOffload::Never;
+        if (limited)   // what is left, at least a millisecond (0 would mean no limit)
+            megatron.time_limit_s = std::max(1e-3, options.time_limit_s - elapsed());
         const SearchResult more = runPasses(cost, megatron, cancel, {});
         result.states += more.states;
         result.pruned += more.pruned;
+        if (more.cancelled)
+            stopped = Stop::Cancel;
+        else if (more.timed_out)
+            stopped = Stop::Time;
         candidates.insert(candidates.end(), more.plans.begin(), more.plans.end());
+    }
+    // "If needed": a plan with the optimizer on the devices wins over an offloaded one, as in
+    // the search (docs/search.md section 1).
+    if (options.optimizer_offload == OptimizerOffload::IfNeeded
+        && std::any_of(candidates.begin(), candidates.end(), [](const RankedPlan& rp) { return rp.plan.optimizer_offload_fraction == 0; })) {
+        std::erase_if(candidates, [](const RankedPlan& rp) { return rp.plan.optimizer_offload_fraction > 0; });
+        result.offload_needed = false;
     }
     for (std::size_t i = 0; i < candidates.size() && !stop(); ++i)
         candidates[i] = fastestInterleaving(cost, candidates[i], maxVpp, stop);
-    result.interleave_cut = stopped;
+    result.interleave_cut = stopped != Stop::No;
+    result.cancelled = result.cancelled || stopped == Stop::Cancel;
+    result.timed_out = result.timed_out || stopped == Stop::Time;
     result.plans = fastestDistinct(std::move(candidates), want);
     result.list_cut = result.list_cut && result.plans.size() < want;
     if (options.target == Target::Any)

@@ -45,8 +45,9 @@ struct SearchOptions {
     bool baselines = true;                // also run uniform and Metis-style
     // After the pruned HS-DP search, the same search without the prunings for at most this
     // much work (0 = none): states expanded, each stage option refused for memory counting a
-    // tenth (2-4 s on the 2-core machine of docs/search.md section 8, but counted, not
-    // timed, so that the answer is the same on any machine). When it finishes, the plans are
+    // tenth (2-4 s for the paper's clusters on the 2-core machine of docs/search.md
+    // section 8, up to a minute for four device types; counted, not timed, so that the
+    // answer is the same on any machine). When it finishes, the plans are
     // the exact best, as with `exact`; when it does not, the pruned search's plans stand
     // (docs/search.md section 7).
     long long exact_check_work = 500000;

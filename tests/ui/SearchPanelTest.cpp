@@ -553,7 +553,10 @@ private slots:
         QVERIFY2(first->toolTip(SearchPanel::IterationColumn).contains(QStringLiteral("under plain 1F1B: interleaving (VPP %1)").arg(best.plan.vpp)),
                  qPrintable(first->toolTip(SearchPanel::IterationColumn)));
         const auto interleaved = std::count_if(r.plans.begin(), r.plans.end(), [](const RankedPlan& p) { return p.plain_time_s > 0; });
-        const QString expected = QStringLiteral("%1 of the %2 plans are faster interleaved (tried up to VPP 4)").arg(interleaved).arg(r.plans.size());
+        const QString expected = QStringLiteral("%1 of the %2 plans %3 faster interleaved (tried up to VPP 4)")
+                                     .arg(interleaved)
+                                     .arg(r.plans.size())
+                                     .arg(interleaved == 1 ? QStringLiteral("is") : QStringLiteral("are"));
         QVERIFY2(panel->statusLabel()->text().contains(expected), qPrintable(panel->statusLabel()->text()));
         w->document()->undoStack()->undo();
         QCOMPARE(maxVpp->value(), 1);

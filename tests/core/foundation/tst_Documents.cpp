@@ -546,13 +546,17 @@ void tst_Documents::projectRoundTrip()
     p.model = fullModel();
     p.cluster = smallCluster();
     p.search = {Target::Megatron, Algorithm::Exhaustive, 3, 0.3, 1.5, 12, true, OptimizerOffload::Always, 0.1};
-    p.plans = {{fullPlan(), fullPrediction()}, {fullPlan(), std::nullopt, SavedPlan::Source::Current}};
+    p.plans = {{fullPlan(), fullPrediction(), SavedPlan::Source::Search, 2.5}, {fullPlan(), std::nullopt, SavedPlan::Source::Current}};
     p.current_script = "/home/me/train.sh";
     const std::string once = writeProject(p);
     const Project back = readProject(once, "p.hapmoe");
     QCOMPARE(q(writeProject(back)), q(once));
     QVERIFY(back.plans[0].prediction.has_value());
     QVERIFY(!back.plans[1].prediction.has_value());
+    // An interleaved plan keeps its plain-1F1B time (written only for such plans).
+    QCOMPARE(back.plans[0].plain_time_s, 2.5);
+    QCOMPARE(back.plans[1].plain_time_s, 0.0);
+    QCOMPARE(nlohmann::json::parse(once)["plans"][1].count("plain_time_s"), std::size_t(0));
     // Where each plan comes from: a search, or the configuration the user runs today.
     QVERIFY(back.plans[0].source == SavedPlan::Source::Search);
     QVERIFY(back.plans[1].source == SavedPlan::Source::Current);

@@ -113,6 +113,7 @@ private slots:
     void largeRegularCluster();
     void interleavingKeepsTheFastestMegatronForm();
     void interleavingTakesTheLeastRecomputeThatFits();
+    void interleavingKeepsTheOffloadPolicy();
     void cliExitCodes();
 };
 
@@ -1521,6 +1522,38 @@ void SearchEngineTest::interleavingKeepsTheFastestMegatronForm()
     const SearchResult anyPlain = runSearch(cost, opt);
     QVERIFY(any.plans.front().prediction.iteration_time_s <= anyPlain.plans.front().prediction.iteration_time_s);
     QCOMPARE(any.plans.front().plan.name, std::string("HS-DP"));
+    // A baseline asked for as the algorithm stays plain 1F1B, as the paper's baselines are.
+    opt.max_vpp = 8;
+    opt.algorithm = Algorithm::Uniform;
+    const SearchResult uniform = runSearch(cost, opt);
+    QVERIFY(!uniform.plans.empty());
+    QCOMPARE(uniform.plans.front().plan.vpp, 1);
+}
+
+void SearchEngineTest::interleavingKeepsTheOffloadPolicy()
+{
+    // Mixtral-L on 2 x 8 A100 and 2 x 8 H100, any target, optimizer offload "if needed": the
+    // pruned search offloads, and its exact check finds a FlagScale plan with the optimizer on
+    // the devices (58.232 s), which "if needed" prefers to any offloaded one. The Megatron-LM
+    // plans the interleaving pass adds must keep to that: an offloaded Megatron-LM plan
+    // (56.466 s, half of the optimizer in host memory) once came back as the best.
+    const ModelSpec& m = *findModelPreset("Mixtral-L");
+    const DeviceCatalog& cat = DeviceCatalog::builtin();
+    const CostModel cost(m, clusterFromShorthand("A100:2x8,H100:2x8", cat), cat);
+    SearchOptions opt;
+    opt.threads = 2;
+    opt.baselines = false;
+    const SearchResult plain = runSearch(cost, opt);
+    QVERIFY2(!plain.plans.empty(), plain.no_plan_reason.c_str());
+    QCOMPARE(plain.plans.front().plan.optimizer_offload_fraction, 0.0);
+    QVERIFY(!plain.offload_needed);
+    opt.max_vpp = 8;
+    const SearchResult r = runSearch(cost, opt);
+    QVERIFY2(!r.plans.empty(), r.no_plan_reason.c_str());
+    QVERIFY(!r.offload_needed);
+    for (const RankedPlan& rp : r.plans)
+        QCOMPARE(rp.plan.optimizer_offload_fraction, 0.0);
+    QVERIFY(r.plans.front().prediction.iteration_time_s <= plain.plans.front().prediction.iteration_time_s);
 }
 
 void SearchEngineTest::interleavingTakesTheLeastRecomputeThatFits()
