@@ -28,6 +28,15 @@ std::vector<std::pair<double, double>> PlanTimeline::bubbles(int stage) const
     return idle;
 }
 
+double PlanTimeline::sendIn(const ScheduleBlock& b) const
+{
+    const auto& sends = b.forward ? sendFwd : sendBwd;
+    if (b.stage < 0 || b.stage >= static_cast<int>(sends.size()))
+        return 0;
+    const auto& chunks = sends[static_cast<size_t>(b.stage)];
+    return b.chunk >= 0 && b.chunk < static_cast<int>(chunks.size()) ? chunks[static_cast<size_t>(b.chunk)] : 0.0;
+}
+
 const TailSpan& PlanTimeline::tailOf(int stage) const
 {
     static const TailSpan none;
@@ -67,7 +76,19 @@ PlanTimeline buildPlanTimeline(const Plan& plan, const Prediction& prediction)
     tl.tailInputs = stageTails(prediction.stages);
     for (int i = 0; i < pp; ++i) {
         const StageEstimate& s = prediction.stages[static_cast<size_t>(i)];
-        tl.p2p.push_back(i + 1 < pp ? s.p2p_send / tl.vpp : 0.0);
+        // The stage's sends per pass, split over its chunks that send: every chunk, except
+        // on the last rank, whose chunks but its last send the wrap to rank 0 (none at VPP 1).
+        // The backward's are what its pass times hold besides compute, TP and dispatch
+        // (as the breakdown counts pipeline_send), less the forward's.
+        const int sending = i + 1 < pp ? tl.vpp : tl.vpp - 1;
+        const double bwdSends = std::max(0.0, s.t_fwd + s.t_bwd - s.compute - s.tensor_parallel - s.expert_dispatch - s.p2p_send);
+        std::vector<double> f(static_cast<size_t>(tl.vpp), 0.0), b(static_cast<size_t>(tl.vpp), 0.0);
+        for (int c = 0; c < sending; ++c) {
+            f[static_cast<size_t>(c)] = s.p2p_send / sending;
+            b[static_cast<size_t>(c)] = bwdSends / sending;
+        }
+        tl.sendFwd.push_back(std::move(f));
+        tl.sendBwd.push_back(std::move(b));
         const StagePlan& sp = plan.stages[static_cast<size_t>(i)];
         tl.deviceTypes.push_back(QString::fromStdString(sp.device_type));
         tl.stageNames << QStringLiteral("S%1 · %2 · %3")

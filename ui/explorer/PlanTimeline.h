@@ -22,7 +22,11 @@ struct PlanTimeline {
     int stages = 0;
     int microbatches = 0;
     int vpp = 1;
-    std::vector<double> p2p;        // per stage: send to the next stage per micro-batch (per chunk)
+    // Per stage, per chunk: the send inside each forward block (the activation to the next
+    // stage, or from the last rank's chunks but its last the wrap to rank 0 when interleaved)
+    // and the gradient wait inside each backward block. 0 where a chunk sends nothing.
+    std::vector<std::vector<double>> sendFwd, sendBwd;
+    double sendIn(const ScheduleBlock& b) const;   // 0 for a block out of range
     std::vector<double> laneEnd;    // per stage: end of its last backward
     std::vector<QString> deviceTypes;
     QStringList stageNames;         // "S0 · H800 · L0-11"

@@ -202,7 +202,6 @@ void TimelineBlocks::drawBlocks(QCPPainter* painter)
         auto it = std::lower_bound(idx.begin(), idx.end(), range.lower, [&blocks](int i, double t) {
             return blocks[static_cast<size_t>(i)].end < t;
         });
-        const double p2p = m_timeline.p2p[static_cast<size_t>(s)];
         for (; it != idx.end(); ++it) {
             const ScheduleBlock& b = blocks[static_cast<size_t>(*it)];
             if (b.start > range.upper)
@@ -214,7 +213,7 @@ void TimelineBlocks::drawBlocks(QCPPainter* painter)
             ++m_lastDrawn;
             // The send to the next stage closes each forward block; the gradient
             // received back from it opens each backward block (cost/CostModel.h).
-            if (p2p > 0) {
+            if (const double p2p = m_timeline.sendIn(b); p2p > 0) {
                 const double c0 = b.forward ? b.end - p2p : b.start;
                 const double c1 = b.forward ? b.end : b.start + p2p;
                 QRectF c = laneRect(c0, c1, s, -kLaneHalfHeight, -kLaneHalfHeight * 0.45);

@@ -359,9 +359,13 @@ QString TimelinePlot::toolTipAt(const QPoint& pos) const
             tip += tr(", chunk %1").arg(b.chunk);
         tip += QStringLiteral("<br>%1<br>").arg(tl.stageNames.value(b.stage).toHtmlEscaped());
         tip += tr("%1 → %2 (%3)").arg(style::formatSeconds(b.start), style::formatSeconds(b.end), style::formatSeconds(b.end - b.start));
-        const double p2p = tl.p2p[static_cast<size_t>(b.stage)];
-        if (p2p > 0)
-            tip += tr("<br>incl. %1 %2").arg(style::formatSeconds(p2p), b.forward ? tr("send to the next stage") : tr("gradient from the next stage"));
+        // The last rank's chunks send to rank 0 (the interleaved schedule's wrap).
+        const bool wrap = tl.vpp > 1 && b.stage + 1 == tl.stages;
+        if (const double p2p = tl.sendIn(b); p2p > 0)
+            tip += tr("<br>incl. %1 %2")
+                       .arg(style::formatSeconds(p2p),
+                            b.forward ? (wrap ? tr("send to stage 0's next chunk") : tr("send to the next stage"))
+                                      : (wrap ? tr("gradient from stage 0's next chunk") : tr("gradient from the next stage")));
         return tip;
     }
     const int s = static_cast<int>(std::lround(lane));

@@ -69,6 +69,7 @@ private slots:
     void tiedEmbeddingAllReduceWaitsForBothEnds();
     void longestTailEndsAtTheIterationTime();
     void interleavedTimelineHasAllChunks();
+    void timelineSendsFollowTheChunks();
     void scheduleTooLargeToDrawSaysSo();
     void timelineZoomsHorizontallyAndShowsBlockToolTips();
     void planListSortsByIterationTime();
@@ -546,6 +547,55 @@ void PlanExplorerTest::interleavedTimelineHasAllChunks()
     QVERIFY2(partition.stageToolTip(1).contains(QStringLiteral("Layers 3-5, 15-17 (6)")), qPrintable(partition.stageToolTip(1)));
     QVERIFY2(partition.stageLines(1).join(QLatin1Char('|')).contains(QStringLiteral("6 layers (L3-5,15-17)")),
              qPrintable(partition.stageLines(1).join(QLatin1Char('|'))));
+}
+
+void PlanExplorerTest::timelineSendsFollowTheChunks()
+{
+    // The send strips inside the blocks, with the real cost model on the four-stage plan of
+    // 32-3 (910B 2x8 + MI300X 2x8). Plain 1F1B: every stage but the last sends its activation
+    // at the end of each forward and waits for the gradient at the start of each backward.
+    // Interleaved (VPP 2): every chunk of the first three ranks sends to the next rank, and
+    // the last rank's first chunk sends to rank 0 (the wrap), its last chunk nothing. Each
+    // stage's strips add up to its sends: the forward's p2p_send, and the backward's, the
+    // rest of its pass times once compute, TP and dispatch are taken out (as the breakdown
+    // counts them); the backward's equal the forward's where they overlap with nothing.
+    // Megatron-LM's p2p overlap is off here: on, the interleaved sends hide behind the
+    // chunks (docs/cost-model.md section 6) and there is no strip to draw.
+    const Cluster cluster = test::cluster32_3();
+    CostOptions exposed;
+    exposed.overlap.p2p = false;
+    const CostModel cost(m_model, cluster, DeviceCatalog::builtin(), nullptr, exposed);
+    for (const int vpp : {1, 2}) {
+        Plan p = test::heteroPlan32_3();
+        p.vpp = vpp;
+        const RankedPlan costed = test::costed(cost, p);
+        QVERIFY(costed.prediction.feasible);
+        const PlanTimeline tl = buildPlanTimeline(costed.plan, costed.prediction);
+        QCOMPARE(tl.stages, 4);
+        for (int s = 0; s < 4; ++s) {
+            const StageEstimate& e = costed.prediction.stages[static_cast<size_t>(s)];
+            const auto& f = tl.sendFwd[static_cast<size_t>(s)];
+            const auto& b = tl.sendBwd[static_cast<size_t>(s)];
+            QCOMPARE(int(f.size()), vpp);
+            QCOMPARE(int(b.size()), vpp);
+            double fs = 0, bs = 0;
+            for (int c = 0; c < vpp; ++c) {
+                fs += f[static_cast<size_t>(c)];
+                bs += b[static_cast<size_t>(c)];
+                const bool sends = s < 3 || c + 1 < vpp;
+                QCOMPARE(f[static_cast<size_t>(c)] > 0, sends);
+                QCOMPARE(b[static_cast<size_t>(c)] > 0, sends);
+            }
+            QVERIFY(qAbs(fs - e.p2p_send) <= 1e-12 * qMax(1.0, e.p2p_send));
+            const double rest = e.t_fwd + e.t_bwd - e.compute - e.tensor_parallel - e.expert_dispatch;
+            QVERIFY2(qAbs(fs + bs - rest) <= 1e-9 * (e.t_fwd + e.t_bwd), qPrintable(QStringLiteral("vpp %1 S%2: %3 + %4 vs %5").arg(vpp).arg(s).arg(fs).arg(bs).arg(rest)));
+            if (vpp == 1 && s < 3)
+                QVERIFY(qAbs(bs - fs) <= 1e-12 * fs);
+        }
+        // A block's strip is its chunk's.
+        for (const ScheduleBlock& blk : tl.schedule.blocks)
+            QCOMPARE(tl.sendIn(blk), (blk.forward ? tl.sendFwd : tl.sendBwd)[static_cast<size_t>(blk.stage)][static_cast<size_t>(blk.chunk)]);
+    }
 }
 
 void PlanExplorerTest::timelineZoomsHorizontallyAndShowsBlockToolTips()
