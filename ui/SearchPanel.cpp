@@ -505,9 +505,12 @@ QString SearchPanel::checkStatus(const SearchResult& r)
             : interleaved == 0 ? tr("no plan is faster interleaved (tried up to VPP %1)").arg(r.max_vpp)
             : interleaved == 1 ? tr("1 of the %1 plans is faster interleaved (tried up to VPP %2)").arg(r.plans.size()).arg(r.max_vpp)
                                : tr("%1 of the %2 plans are faster interleaved (tried up to VPP %3)").arg(interleaved).arg(r.plans.size()).arg(r.max_vpp);
-        if (r.interleave_cut)
-            text += r.cancelled ? tr(", though the cancel stopped it before it had tried every plan")
-                                : tr(", though the time limit stopped it before it had tried every plan");
+        if (r.interleave_cut != InterleaveCut::No && r.interleave_tried == 0)
+            text = r.interleave_cut == InterleaveCut::Cancelled ? tr("the cancel stopped the interleaving pass before it tried a plan")
+                                                                : tr("the time limit stopped the interleaving pass before it tried a plan");
+        else if (r.interleave_cut != InterleaveCut::No)
+            text += r.interleave_cut == InterleaveCut::Cancelled ? tr(", though the cancel stopped it before it had tried every plan")
+                                                                 : tr(", though the time limit stopped it before it had tried every plan");
         else if (r.exact_check == ExactCheck::Finished && interleaved > 0)
             text += tr("; the exact check ranks the plans under plain 1F1B");
         parts << text;

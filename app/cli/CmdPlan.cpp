@@ -287,6 +287,9 @@ std::string interleavingText(const SearchResult& r)
 {
     const auto interleaved = std::count_if(r.plans.begin(), r.plans.end(), [](const RankedPlan& p) { return p.plain_time_s > 0; });
     std::string text = "Interleaved 1F1B at VPP 2 to " + std::to_string(r.max_vpp) + " (--max-vpp): ";
+    const std::string cut = r.interleave_cut == InterleaveCut::Cancelled ? "the cancel" : "the time limit";
+    if (r.interleave_cut != InterleaveCut::No && r.interleave_tried == 0)
+        return text + cut + " stopped the pass before it tried a plan: the plans are plain 1F1B.";
     if (r.plans.size() == 1)
         text += interleaved ? "the plan is faster interleaved" : "the plan is not faster interleaved";
     else if (interleaved == 0)
@@ -294,8 +297,9 @@ std::string interleavingText(const SearchResult& r)
     else
         text += std::to_string(interleaved) + " of the " + std::to_string(r.plans.size()) + (interleaved == 1 ? " plans is" : " plans are")
             + " faster interleaved";
-    if (r.interleave_cut)
-        text += std::string("; the ") + (r.cancelled ? "cancel" : "time limit") + " stopped the pass before it had tried every plan";
+    if (r.interleave_cut != InterleaveCut::No)
+        text += "; " + cut + " stopped the pass after " + std::to_string(r.interleave_tried)
+            + (r.interleave_tried == 1 ? " candidate" : " candidates") + ", before it had tried them all";
     return text + ".";
 }
 
@@ -430,6 +434,9 @@ int cmdPlan(const Args& args)
     if (opt.max_vpp > 1 && opt.target == Target::FlagScale)
         warnings.push_back("--max-vpp " + std::to_string(opt.max_vpp)
                            + " is not used: FlagScale runs no virtual pipeline, so its plans are plain 1F1B");
+    else if (opt.max_vpp > 1 && (opt.algorithm == Algorithm::Uniform || opt.algorithm == Algorithm::MetisStyle))
+        warnings.push_back("--max-vpp " + std::to_string(opt.max_vpp) + " is not used: the " + toString(opt.algorithm)
+                           + " baseline is plain 1F1B, as the paper's baselines are");
     for (const std::string& w : warnings)
         std::cerr << "hapmoe plan: warning: " << w << "\n";
 

@@ -59,6 +59,8 @@ const std::vector<std::string_view> kCollectiveNames = {"all_reduce", "all_gathe
                                                                       "all_to_all", "send_recv"};
 const std::vector<std::string_view> kLinkClassNames = {"intra_node", "inter_node", "cross_type"};
 // In the order of ExactCheck (toString gives the same spellings).
+// In the order of InterleaveCut.
+const std::vector<std::string_view> kInterleaveCutNames = {"no", "time-limit", "cancelled"};
 const std::vector<std::string_view> kExactCheckNames = {"off", "finished", "work-budget", "time-limit",
                                                         "cancelled", "not-tried-work", "not-tried-time"};
 // ModelSpec::normalization holds these spellings (Megatron-LM's --normalization values).
@@ -736,7 +738,7 @@ SearchResult readSearchObject(const JsonNode& n)
     for (const auto& e : n.array("micro_batch_sizes"))
         r.micro_batch_sizes.push_back(e.asInt(1));
     r.max_vpp = n.optInt("max_vpp", 1, 1, kMaxVpp);
-    r.interleave_cut = n.optBool("interleave_cut", false);
+    r.interleave_cut = static_cast<InterleaveCut>(n.optChoice("interleave_cut", kInterleaveCutNames, 0));
     // The search's plans are kept for comparison only (docs/formats.md): one that cannot be
     // read is left out with a warning, not a reason to refuse the document.
     auto readOrWarn = [](const JsonNode& e) -> std::optional<RankedPlan> {
@@ -792,8 +794,8 @@ Json searchJson(const SearchResult& r)
         j["micro_batch_sizes"] = r.micro_batch_sizes;
     if (r.max_vpp > 1)
         j["max_vpp"] = r.max_vpp;
-    if (r.interleave_cut)
-        j["interleave_cut"] = true;
+    if (r.interleave_cut != InterleaveCut::No)
+        j["interleave_cut"] = toString(r.interleave_cut);
     Json alts = Json::array();
     for (const auto& p : r.plans)
         alts.push_back(rankedJson(p));

@@ -56,6 +56,16 @@ const char* toString(ExactCheck c)
     return "off";
 }
 
+const char* toString(InterleaveCut c)
+{
+    switch (c) {
+    case InterleaveCut::TimeLimit: return "time-limit";
+    case InterleaveCut::Cancelled: return "cancelled";
+    case InterleaveCut::No: break;
+    }
+    return "no";
+}
+
 bool RunControl::stopAfter(long long work10)
 {
     if (pass_work_limit > 0 && pass_work.fetch_add(work10, std::memory_order_relaxed) + work10 > pass_work_limit)
@@ -1011,50 +1021,83 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
     if (maxVpp < 2 || options.target == Target::FlagScale || baseline)
         return runPasses(cost, options, cancel, progress);
     // Megatron-LM's interleaved schedule for the plans found (docs/search.md section 10).
-    // The search asked for runs first, as without the pass. The fastest plain plan is not
-    // always the fastest interleaved one (fewer stages, each with more micro-batches, gain
-    // less from interleaving), so a search of its own for target megatron then finds the
-    // kInterleaveCandidates fastest plans Megatron-LM can run (no baselines, no exact check;
-    // Megatron-LM's jobs are the search's cheap ones, docs/search.md section 5), with the
-    // offload the first search settled on, and both lists are tried. The current
-    // configuration stays as it is.
+    // The search asked for runs first, as without the pass, and its plans are tried first.
+    // The fastest plain plan is not always the fastest interleaved one (fewer stages, each
+    // with more micro-batches, gain less from interleaving), so a search of its own for
+    // target megatron then finds the kInterleaveCandidates fastest plans Megatron-LM can run
+    // (no baselines, no exact check; Megatron-LM's jobs are the search's cheap ones,
+    // docs/search.md section 5) within what is left of the time limit, and they are tried
+    // too. The current configuration stays as it is. A cancel or the time limit in the pass
+    // leaves the plans not yet tried plain (interleave_cut); the search asked for has run.
     const std::size_t want = static_cast<std::size_t>(std::max(1, options.top_k));
     const bool limited = options.time_limit_s > 0 && options.time_limit_s <= 1e7;
     const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
-    SearchResult result = runPasses(cost, options, cancel, progress);
+    // Progress: the search asked for up to 90 %, the pass's own search the rest.
+    const auto scaled = [&](double from, double span, const SearchProgress& before) -> ProgressCallback {
+        if (!progress)
+            return {};
+        return [&progress, from, span, before](const SearchProgress& p) {
+            SearchProgress all = p;
+            all.states += before.states;
+            all.pruned += before.pruned;
+            if (before.best_time_s > 0 && (all.best_time_s <= 0 || before.best_time_s < all.best_time_s))
+                all.best_time_s = before.best_time_s;
+            all.fraction = std::min(from + span * p.fraction, std::nextafter(1.0, 0.0));
+            progress(all);
+        };
+    };
+    SearchResult result = runPasses(cost, options, cancel, scaled(0.0, 0.9, {}));
     result.max_vpp = maxVpp;
     if (result.plans.empty())
         return result;
-    enum class Stop { No, Cancel, Time };
-    Stop stopped = Stop::No;
+    InterleaveCut stopped = InterleaveCut::No;
     const auto stop = [&] {
-        if (stopped == Stop::No && cancel && cancel->load())
-            stopped = Stop::Cancel;
-        if (stopped == Stop::No && limited && elapsed() >= options.time_limit_s)
-            stopped = Stop::Time;
-        return stopped != Stop::No;
+        if (stopped == InterleaveCut::No && cancel && cancel->load())
+            stopped = InterleaveCut::Cancelled;
+        if (stopped == InterleaveCut::No && limited && elapsed() >= options.time_limit_s)
+            stopped = InterleaveCut::TimeLimit;
+        return stopped != InterleaveCut::No;
     };
     std::vector<RankedPlan> candidates = std::move(result.plans);
-    if (!result.cancelled && !result.timed_out && !stop()) {
+    const auto tryEach = [&](std::size_t from) {
+        for (std::size_t i = from; i < candidates.size() && !stop(); ++i) {
+            candidates[i] = fastestInterleaving(cost, candidates[i], maxVpp, stop);
+            if (stopped == InterleaveCut::No)
+                ++result.interleave_tried;
+        }
+    };
+    tryEach(0);
+    // A search for target megatron that kept as many plans has found the candidates already.
+    const bool more = !(options.target == Target::Megatron && options.top_k >= kInterleaveCandidates);
+    if (more && !result.cancelled && !result.timed_out && !stop()) {
         SearchOptions megatron = options;
         megatron.target = Target::Megatron;
         megatron.top_k = std::max(options.top_k, kInterleaveCandidates);
         megatron.baselines = false;
         megatron.current.reset();
         megatron.exact_check_work = 0;
-        // "If needed" offloads only when nothing fits on the devices: as the first search found.
-        if (options.optimizer_offload == OptimizerOffload::IfNeeded && !result.offload_needed)
+        // On the devices where the first search kept the optimizer there ("if needed"), and
+        // under "fastest", whose shares' pruned passes without the exact check would bring
+        // offloaded plans only: the first search's plans are the offloaded candidates.
+        if ((options.optimizer_offload == OptimizerOffload::IfNeeded && !result.offload_needed)
+            || options.optimizer_offload == OptimizerOffload::Fastest)
             megatron.optimizer_offload = OptimizerOffload::Never;
         if (limited)   // what is left, at least a millisecond (0 would mean no limit)
             megatron.time_limit_s = std::max(1e-3, options.time_limit_s - elapsed());
-        const SearchResult more = runPasses(cost, megatron, cancel, {});
-        result.states += more.states;
-        result.pruned += more.pruned;
-        if (more.cancelled)
-            stopped = Stop::Cancel;
-        else if (more.timed_out)
-            stopped = Stop::Time;
-        candidates.insert(candidates.end(), more.plans.begin(), more.plans.end());
+        SearchProgress before;
+        before.states = result.states;
+        before.pruned = result.pruned;
+        before.best_time_s = candidates.front().prediction.iteration_time_s;
+        const SearchResult found = runPasses(cost, megatron, cancel, scaled(0.9, 0.1, before));
+        result.states += found.states;
+        result.pruned += found.pruned;
+        if (found.cancelled)
+            stopped = InterleaveCut::Cancelled;
+        else if (found.timed_out)
+            stopped = InterleaveCut::TimeLimit;
+        const std::size_t first = candidates.size();
+        candidates.insert(candidates.end(), found.plans.begin(), found.plans.end());
+        tryEach(first);
     }
     // "If needed": a plan with the optimizer on the devices wins over an offloaded one, as in
     // the search (docs/search.md section 1).
@@ -1063,11 +1106,7 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
         std::erase_if(candidates, [](const RankedPlan& rp) { return rp.plan.optimizer_offload_fraction > 0; });
         result.offload_needed = false;
     }
-    for (std::size_t i = 0; i < candidates.size() && !stop(); ++i)
-        candidates[i] = fastestInterleaving(cost, candidates[i], maxVpp, stop);
-    result.interleave_cut = stopped != Stop::No;
-    result.cancelled = result.cancelled || stopped == Stop::Cancel;
-    result.timed_out = result.timed_out || stopped == Stop::Time;
+    result.interleave_cut = stopped;
     result.plans = fastestDistinct(std::move(candidates), want);
     result.list_cut = result.list_cut && result.plans.size() < want;
     if (options.target == Target::Any)

@@ -73,6 +73,11 @@ enum class ExactCheck {
 // "off", "finished", "work-budget", "time-limit", "cancelled", "not-tried-work", "not-tried-time"
 const char* toString(ExactCheck c);
 
+// What stopped the interleaving pass before its end (SearchResult::interleave_cut).
+enum class InterleaveCut { No, TimeLimit, Cancelled };
+// "time-limit", "cancelled" ("no" for No)
+const char* toString(InterleaveCut c);
+
 struct PruneCounters {
     long long load_balance = 0;
     long long memory = 0;
@@ -145,10 +150,13 @@ struct SearchResult {
     // in the order searched: those whose search started (a time limit or a cancel can stop
     // the passes before the last); empty for a search at one size.
     std::vector<int> micro_batch_sizes;
-    // SearchOptions::max_vpp searched with; interleave_cut: a cancel or the time limit ended
-    // the interleaving pass before it had tried every plan (the rest stay plain 1F1B).
+    // SearchOptions::max_vpp searched with; interleave_cut: whether a cancel or the time
+    // limit ended the interleaving pass before it had tried every candidate (the rest stay
+    // plain 1F1B; the search asked for had run: cancelled and timed_out are its own);
+    // interleave_tried: the candidates it tried (not kept in documents).
     int max_vpp = 1;
-    bool interleave_cut = false;
+    InterleaveCut interleave_cut = InterleaveCut::No;
+    int interleave_tried = 0;
 };
 
 using ProgressCallback = std::function<void(const SearchProgress&)>;

@@ -2,10 +2,12 @@
 // Mixtral-S and Mixtral-L (appendix A), and the 1,088-device four-type preset with a
 // 96-layer MoE model. Prints search time, states, prunings, and the predicted iteration
 // time of HS-DP, the uniform baseline and the Metis-style baseline with their ratios.
-// --no-check: the pruned search without its exact check (SearchOptions::exact_check_work).
+// --no-check: the pruned search without its exact check (SearchOptions::exact_check_work);
+// --max-vpp N: Megatron-LM's interleaved 1F1B tried on the plans found (docs/search.md
+// section 10); the PP column then reads "8v3" for PP 8 at VPP 3.
 //
 // Usage: hapmoe_search_bench [--exact] [--no-check] [--verbose] [--no-baselines] [--no-large] [--threads N]
-//                            [--only CLUSTER] [--top K]
+//                            [--only CLUSTER] [--top K] [--max-vpp N]
 
 #include "cost/CostModel.h"
 #include "hardware/DeviceCatalog.h"
@@ -31,6 +33,7 @@ struct Row {
     PruneCounters pruned;
     double hsdp = 0, uniform = 0, metis = 0;
     int pp = 0;
+    int vpp = 1;
     double offload = 0;     // share of the optimizer in host memory (nothing fit without it)
     int check_state = 0;    // the exact check: 0 not run, 1 out of time, 2 finished
     double check = 0;       // finished: the best's relative change against the pruned search's
@@ -71,6 +74,7 @@ Row runCase(const std::string& clusterName, const ModelSpec& model, const Search
     if (!r.plans.empty()) {
         row.hsdp = r.plans.front().prediction.iteration_time_s;
         row.pp = r.plans.front().plan.pp();
+        row.vpp = r.plans.front().plan.vpp;
         if (verbose)
             std::printf("    HS-DP  [%s] %s\n", toString(r.plans.front().plan.target), stagesSummary(r.plans.front().plan).c_str());
     } else if (verbose) {
@@ -119,7 +123,7 @@ void printRow(const Row& r)
         std::snprintf(check, sizeof check, "%s", r.check_state == 2 ? "=" : r.check_state == 1 ? "out" : "-");
     std::printf("| %-10s | %-9s | %6.3f | %6.3f | %7lld | %10lld | %8lld | %7lld | %2s | %-4s | %-7s | %s | %s | %s | %s | %s |\n",
                 r.cluster.c_str(), r.model.c_str(), r.main_s, r.time_s, r.states, r.pruned.load_balance, r.pruned.memory,
-                r.pruned.communication, r.pp > 0 ? std::to_string(r.pp).c_str() : "-",
+                r.pruned.communication, r.pp > 0 ? (std::to_string(r.pp) + (r.vpp > 1 ? "v" + std::to_string(r.vpp) : std::string())).c_str() : "-",
                 r.offload > 0 ? (std::to_string(static_cast<int>(r.offload * 100 + 0.5)) + "%").c_str() : "-", check,
                 num(r.hsdp).c_str(), num(r.uniform).c_str(), num(r.metis).c_str(), rat(ratio(r.uniform, r.hsdp)).c_str(),
                 rat(ratio(r.metis, r.hsdp)).c_str());
@@ -131,7 +135,7 @@ void printRow(const Row& r)
 int main(int argc, char** argv)
 {
     bool exact = false, noCheck = false, verbose = false, skipLarge = false, noBaselines = false;
-    int threads = 0, top = 1;
+    int threads = 0, top = 1, maxVpp = 1;
     std::string only;
     for (int i = 1; i < argc; ++i) {
         if (!std::strcmp(argv[i], "--exact"))
@@ -150,6 +154,8 @@ int main(int argc, char** argv)
             only = argv[++i];
         else if (!std::strcmp(argv[i], "--top") && i + 1 < argc)
             top = std::max(1, std::atoi(argv[++i]));
+        else if (!std::strcmp(argv[i], "--max-vpp") && i + 1 < argc)
+            maxVpp = std::max(1, std::atoi(argv[++i]));
     }
     SearchOptions opt;
     opt.exact = exact;
@@ -158,6 +164,7 @@ int main(int argc, char** argv)
     opt.threads = threads;
     opt.baselines = !noBaselines;
     opt.top_k = top;   // the search's distinct plans; the table shows the best
+    opt.max_vpp = maxVpp;
     const char* clusters[] = {"16-1-h", "16-2-h", "16-3-h", "16-1", "16-2", "16-3",
                               "24-1",   "24-2",   "24-3",   "32-1", "32-2", "32-3"};
     const ModelSpec small = resolveModel("mixtral-s");

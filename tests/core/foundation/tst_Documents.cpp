@@ -394,7 +394,7 @@ void tst_Documents::planRoundTrip()
     r.target = Target::Megatron;
     r.plans = {{fullPlan(), fullPrediction(), 1.75}, {fullPlan(), Prediction{}}};
     r.max_vpp = 4;
-    r.interleave_cut = true;
+    r.interleave_cut = InterleaveCut::Cancelled;
     r.uniform_baseline = RankedPlan{fullPlan(), fullPrediction()};
     r.current = RankedPlan{fullPlan(), Prediction{}};
     r.states = 123456789012LL;
@@ -454,7 +454,8 @@ void tst_Documents::planRoundTrip()
     // The interleaving pass: its bound, whether it was cut, and each interleaved plan's time
     // under plain 1F1B (written only for those).
     QCOMPARE(back.search->max_vpp, 4);
-    QVERIFY(back.search->interleave_cut);
+    QVERIFY(back.search->interleave_cut == InterleaveCut::Cancelled);
+    QCOMPARE(nlohmann::json::parse(once)["search"]["interleave_cut"].get<std::string>(), std::string("cancelled"));
     QCOMPARE(back.search->plans[0].plain_time_s, 1.75);
     QCOMPARE(back.search->plans[1].plain_time_s, 0.0);
     QCOMPARE(nlohmann::json::parse(once)["search"]["alternatives"][1].count("plain_time_s"), std::size_t(0));
