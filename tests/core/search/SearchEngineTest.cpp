@@ -1431,6 +1431,22 @@ void SearchEngineTest::largeRegularCluster()
     QVERIFY(r.plans.front().prediction.feasible);
 }
 
+namespace {
+
+// The interleaving tests' search: the 8 fastest plans for Megatron-LM, no baselines.
+SearchOptions megatronPlans(int maxVpp)
+{
+    SearchOptions opt;
+    opt.target = Target::Megatron;
+    opt.baselines = false;
+    opt.threads = 2;
+    opt.top_k = 8;
+    opt.max_vpp = maxVpp;
+    return opt;
+}
+
+} // namespace
+
 void SearchEngineTest::interleavingKeepsTheFastestMegatronForm()
 {
     // Mixtral 8x7B for Megatron-LM on 4 x 8 H800 (GBS 256, MBS 1). Plain 1F1B the best plan is
@@ -1444,11 +1460,7 @@ void SearchEngineTest::interleavingKeepsTheFastestMegatronForm()
     const DeviceCatalog& cat = DeviceCatalog::builtin();
     const Cluster c = clusterFromShorthand("H800:4x8", cat);
     const CostModel cost(m, c, cat);
-    SearchOptions opt;
-    opt.target = Target::Megatron;
-    opt.baselines = false;
-    opt.threads = 2;
-    opt.top_k = 8;
+    SearchOptions opt = megatronPlans(1);
     const SearchResult plain = runSearch(cost, opt);
     QCOMPARE(plain.plans.size(), std::size_t(8));
     QCOMPARE(plain.max_vpp, 1);
@@ -1570,13 +1582,7 @@ void SearchEngineTest::interleavingTakesTheLeastRecomputeThatFits()
     const DeviceCatalog& cat = DeviceCatalog::builtin();
     const Cluster c = clusterFromShorthand("H800:1x8", cat);
     const CostModel cost(m, c, cat);
-    SearchOptions opt;
-    opt.target = Target::Megatron;
-    opt.baselines = false;
-    opt.threads = 2;
-    opt.top_k = 8;
-    opt.max_vpp = 4;
-    const SearchResult r = runSearch(cost, opt);
+    const SearchResult r = runSearch(cost, megatronPlans(4));
     QCOMPARE(r.plans.size(), std::size_t(8));
     // A stage's recompute under a setting: (kind, n), n the block count or 0 for every layer.
     auto apply = [](Plan& p, Recompute kind, int n) {
