@@ -58,9 +58,9 @@ const std::vector<std::string_view> kOffloadNames = {"never", "if-needed", "alwa
 const std::vector<std::string_view> kCollectiveNames = {"all_reduce", "all_gather", "reduce_scatter",
                                                                       "all_to_all", "send_recv"};
 const std::vector<std::string_view> kLinkClassNames = {"intra_node", "inter_node", "cross_type"};
-// In the order of ExactCheck (toString gives the same spellings).
-// In the order of InterleaveCut.
+// In the order of InterleaveCut (toString gives the same spellings).
 const std::vector<std::string_view> kInterleaveCutNames = {"no", "time-limit", "cancelled"};
+// In the order of ExactCheck (toString gives the same spellings).
 const std::vector<std::string_view> kExactCheckNames = {"off", "finished", "work-budget", "time-limit",
                                                         "cancelled", "not-tried-work", "not-tried-time"};
 // ModelSpec::normalization holds these spellings (Megatron-LM's --normalization values).
