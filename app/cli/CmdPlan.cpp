@@ -300,7 +300,7 @@ std::string interleavingText(const SearchResult& r)
     if (r.interleave_cut != InterleaveCut::No)
         text += "; " + cut + " stopped the pass after " + std::to_string(r.interleave_tried)
             + (r.interleave_tried == 1 ? " candidate" : " candidates") + ", before it had tried them all";
-    return text + ".";
+    return text + (interleaved && r.exact_check == ExactCheck::Finished ? ". (The exact check ranks the plans under plain 1F1B.)" : ".");
 }
 
 std::string joinInts(const std::vector<int>& values)
@@ -542,11 +542,8 @@ int cmdPlan(const Args& args)
               "--optimizer-cpu-offload).\n";
     if (!r.devices_left_out.empty())
         os << "Note: " << r.devices_left_out << ".\n";
-    if (r.max_vpp > 1) {
-        const bool interleaved = std::any_of(r.plans.begin(), r.plans.end(), [](const RankedPlan& p) { return p.plain_time_s > 0; });
-        os << interleavingText(r) << (interleaved && r.exact_check == ExactCheck::Finished ? " (The exact check ranks the plans under plain 1F1B.)" : "")
-           << "\n";
-    }
+    if (r.max_vpp > 1)
+        os << interleavingText(r) << "\n";
     if (r.exact_fallback)
         os << "The load-balance and communication prunings left no feasible plan; searched again without them\n"
               "(as --exact)"

@@ -1564,7 +1564,7 @@ Prediction CostModel::estimate(const Plan& plan) const
     pred.breakdown.expert_dispatch = M * b.expert_dispatch;
     // Both passes' sends: the forward's activation (p2p_send) and the backward's gradient wait,
     // the rest of t_fwd + t_bwd once compute, TP and dispatch are taken out.
-    pred.breakdown.pipeline_send = M * std::max(0.0, b.t_fwd + b.t_bwd - b.compute - b.tensor_parallel - b.expert_dispatch);
+    pred.breakdown.pipeline_send = M * b.sends();
     pred.breakdown.pipeline_bubble = std::max(0.0, pipe - M * (b.t_fwd + b.t_bwd));
     pred.breakdown.dp_sync = wait.time + longestStep.param_gather;
     pred.breakdown.optimizer = longestStep.optimizer;

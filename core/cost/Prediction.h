@@ -70,6 +70,10 @@ struct StageEstimate {
     double tensor_parallel = 0;    // TP/SP collectives and exposed CP exchange
     double expert_dispatch = 0;    // dispatch + combine (eq. 3), forward and backward
     double p2p_send = 0;           // activation send to the next stage, per micro-batch
+    // Both passes' sends per micro-batch: t_fwd = forward compute + TP + dispatch + its send,
+    // t_bwd the same for the backward (its gradient wait), and compute, TP and dispatch hold
+    // both passes, so what remains of t_fwd + t_bwd is the two sends.
+    double sends() const { return std::max(0.0, t_fwd + t_bwd - compute - tensor_parallel - expert_dispatch); }
     double dp_sync = 0;            // exposed gradient reduce-scatter + param all-gather, per iteration
     // Of dp_sync, on the first and last stage with tied embeddings and PP > 1: the all-reduce
     // of the embedding gradient between the two (CostModel::tiedEmbeddingSync).

@@ -19,10 +19,7 @@ namespace {
 // layers as evenly as possible, the larger ones first. Returns the plan's count (0 = all).
 int blockRecomputedOfRank(int layers, int vpp, int n)
 {
-    if (n <= 0)
-        return 0;
-    const int recomputed = blockRecomputedLayers(chunkLayers(layers, vpp), n);
-    return recomputed >= layers ? 0 : recomputed;
+    return n <= 0 ? 0 : blockRecomputeLayersOfStage(chunkLayers(layers, vpp), n);
 }
 
 } // namespace

@@ -2335,8 +2335,7 @@ int recomputedLayersOfRank(const ParallelConfig& p, int r, int layers)
     std::vector<int> chunks = chunkLayers(layers, p.vpp);
     if (r < static_cast<int>(p.layer_chunks.size()))
         chunks = p.layer_chunks[static_cast<std::size_t>(r)];
-    const int recomputed = blockRecomputedLayers(chunks, p.recompute_layers);
-    return recomputed >= layers ? 0 : recomputed;
+    return blockRecomputeLayersOfStage(chunks, p.recompute_layers);
 }
 
 } // namespace

@@ -55,6 +55,15 @@ int blockRecomputedLayers(const std::vector<int>& chunks, int n)
     return recomputed;
 }
 
+int blockRecomputeLayersOfStage(const std::vector<int>& chunks, int n)
+{
+    int layers = 0;
+    for (int c : chunks)
+        layers += c;
+    const int recomputed = blockRecomputedLayers(chunks, n);
+    return recomputed >= layers ? 0 : recomputed;
+}
+
 std::vector<std::vector<LayerRange>> rankLayers(const std::vector<std::vector<int>>& chunksPerRank)
 {
     const std::size_t pp = chunksPerRank.size();

@@ -56,6 +56,9 @@ std::vector<int> chunkLayers(int layers, int vpp);
 // --recompute-num-layers n: the first n of every chunk (megatron/core/recompute.py runs over
 // one chunk's TransformerBlock), the sum over chunks of min(n, chunk).
 int blockRecomputedLayers(const std::vector<int>& chunks, int n);
+// The same as a plan stores it (StagePlan::recompute_layers under Recompute::Full): the
+// layers covered, 0 when they are all of the rank's.
+int blockRecomputeLayersOfStage(const std::vector<int>& chunks, int n);
 
 // The decoder layers each pipeline rank runs, given the layers per rank. With vpp 1 rank r
 // holds one range after rank r - 1's; with vpp > 1 its chunk c is virtual stage c * PP + r

@@ -14,11 +14,7 @@ namespace {
 void setRecompute(StagePlan& st, int level, const std::vector<int>& chunks)
 {
     st.recompute = recomputeOfLevel(level);
-    st.recompute_layers = 0;
-    if (level >= 2 && level != kFullAll) {
-        const int covered = blockRecomputedLayers(chunks, level - 1);
-        st.recompute_layers = covered >= st.num_layers ? 0 : covered;
-    }
+    st.recompute_layers = level >= 2 && level != kFullAll ? blockRecomputeLayersOfStage(chunks, level - 1) : 0;
 }
 
 } // namespace
@@ -40,18 +36,20 @@ RankedPlan fastestInterleaving(const CostModel& cost, const RankedPlan& plain, i
         Plan q = p;
         q.vpp = v;
         q.target = Target::Megatron;
+        std::vector<std::vector<int>> chunks;   // per stage
         int largestChunk = 0;
         for (StagePlan& st : q.stages) {
             st.chunk_layers.clear();
-            largestChunk = std::max(largestChunk, chunkLayers(st.num_layers, v).front());
+            chunks.push_back(chunkLayers(st.num_layers, v));
+            largestChunk = std::max(largestChunk, chunks.back().front());   // the earlier chunks are the larger
         }
         // The least recompute that fits is the fastest form of this pipeline: the levels
         // from none upwards, the first under which every stage fits.
         for (const int level : recomputeLevels(largestChunk)) {
             if (stop && stop())
                 return best;
-            for (StagePlan& st : q.stages)
-                setRecompute(st, level, chunkLayers(st.num_layers, v));
+            for (std::size_t s = 0; s < q.stages.size(); ++s)
+                setRecompute(q.stages[s], level, chunks[s]);
             if (!isDeployable(q, cost.model(), cost.cluster(), cost.catalog(), Target::Megatron))
                 continue;
             Prediction pred = cost.estimate(q);

@@ -889,6 +889,24 @@ std::vector<int> microBatchCandidates(int globalBatchSize, int own)
 }
 
 namespace {
+// The progress of one part of a search that runs several (micro-batch sizes, the interleaving
+// pass's own search): the counts of the parts before it added, the best of all so far, and
+// its fraction mapped to [from, from + span). A part that is not the last never reports 1.
+ProgressCallback partProgress(const ProgressCallback& progress, const SearchProgress& before, double from, double span, bool last)
+{
+    if (!progress)
+        return {};
+    return [&progress, before, from, span, last](const SearchProgress& p) {
+        SearchProgress all = p;
+        all.states += before.states;
+        all.pruned += before.pruned;
+        if (before.best_time_s > 0 && (all.best_time_s <= 0 || before.best_time_s < all.best_time_s))
+            all.best_time_s = before.best_time_s;
+        all.fraction = std::min(from + span * p.fraction, last ? 1.0 : std::nextafter(1.0, 0.0));
+        progress(all);
+    };
+}
+
 // Plain plans the search keeps for the interleaving pass at least (runSearch).
 constexpr int kInterleaveCandidates = 8;
 
@@ -932,20 +950,10 @@ SearchResult runPasses(const CostModel& cost, const SearchOptions& options, cons
         one.micro_batch_sizes.clear();
         if (limited)
             one.time_limit_s = options.time_limit_s - elapsed;
-        ProgressCallback passProgress;
-        if (progress)
-            passProgress = [&, i](const SearchProgress& p) {
-                SearchProgress all = p;
-                all.states += before.states;
-                all.pruned += before.pruned;
-                if (before.best_time_s > 0 && (all.best_time_s <= 0 || before.best_time_s < all.best_time_s))
-                    all.best_time_s = before.best_time_s;
-                // 1 only when the last pass ran to its end.
-                all.fraction = std::min((static_cast<double>(i) + p.fraction) / static_cast<double>(passes),
-                                        i + 1 == passes ? 1.0 : std::nextafter(1.0, 0.0));
-                progress(all);
-            };
-        results.push_back(runSearchAt(cost, one, cancel, passProgress));
+        // 1 only when the last pass ran to its end.
+        results.push_back(runSearchAt(cost, one, cancel,
+                                      partProgress(progress, before, static_cast<double>(i) / static_cast<double>(passes),
+                                                   1.0 / static_cast<double>(passes), i + 1 == passes)));
         const SearchResult& r = results.back();
         before.states += r.states;
         before.pruned += r.pruned;
@@ -1033,20 +1041,7 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
     const bool limited = options.time_limit_s > 0 && options.time_limit_s <= 1e7;
     const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count(); };
     // Progress: the search asked for up to 90 %, the pass's own search the rest.
-    const auto scaled = [&](double from, double span, const SearchProgress& before) -> ProgressCallback {
-        if (!progress)
-            return {};
-        return [&progress, from, span, before](const SearchProgress& p) {
-            SearchProgress all = p;
-            all.states += before.states;
-            all.pruned += before.pruned;
-            if (before.best_time_s > 0 && (all.best_time_s <= 0 || before.best_time_s < all.best_time_s))
-                all.best_time_s = before.best_time_s;
-            all.fraction = std::min(from + span * p.fraction, std::nextafter(1.0, 0.0));
-            progress(all);
-        };
-    };
-    SearchResult result = runPasses(cost, options, cancel, scaled(0.0, 0.9, {}));
+    SearchResult result = runPasses(cost, options, cancel, partProgress(progress, {}, 0.0, 0.9, false));
     result.max_vpp = maxVpp;
     if (result.plans.empty())
         return result;
@@ -1088,7 +1083,7 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
         before.states = result.states;
         before.pruned = result.pruned;
         before.best_time_s = candidates.front().prediction.iteration_time_s;
-        const SearchResult found = runPasses(cost, megatron, cancel, scaled(0.9, 0.1, before));
+        const SearchResult found = runPasses(cost, megatron, cancel, partProgress(progress, before, 0.9, 0.1, false));
         result.states += found.states;
         result.pruned += found.pruned;
         if (found.cancelled)

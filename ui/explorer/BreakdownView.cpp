@@ -324,14 +324,6 @@ void BreakdownView::fitValueRange()
     m_plot->axisRect()->update(QCPLayoutElement::upPreparation);
 }
 
-double BreakdownView::pipelineSends(const StageEstimate& e)
-{
-    // CostModel::estimateStage: t_fwd = forward compute + TP + dispatch + its send,
-    // t_bwd = backward compute + TP + dispatch + its send; compute, TP and dispatch hold both
-    // passes. What remains of t_fwd + t_bwd is the two sends.
-    return std::max(0.0, e.t_fwd + e.t_bwd - e.compute - e.tensor_parallel - e.expert_dispatch);
-}
-
 double BreakdownView::cellSeconds(int row, Column column) const
 {
     const QTableWidgetItem* item = m_table->item(row, column);
@@ -416,7 +408,7 @@ void BreakdownView::setPlan(const Plan& plan, const Prediction& prediction)
     m_table->setRowCount(n);
     for (int s = 0; s < n; ++s) {
         const StageEstimate& e = prediction.stages[static_cast<size_t>(s)];
-        const double sends = pipelineSends(e);
+        const double sends = e.sends();
         const QStringList text = {QStringLiteral("S%1").arg(s), QString::fromStdString(plan.stages[static_cast<size_t>(s)].device_type)};
         const double seconds[] = {0, 0, e.t_fwd, e.t_bwd, e.compute, e.tensor_parallel, e.expert_dispatch, sends, e.dp_sync + e.optimizer};
         for (int c = 0; c < ColumnCount; ++c) {

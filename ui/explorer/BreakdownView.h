@@ -53,10 +53,6 @@ public:
     QCustomPlot* chart() const { return m_plot; }
     // What the bars add up to, in words ("Iteration 7.401 s = bottleneck S1 × 32 ...").
     QString barsTitle() const;
-    // A stage's pipeline sends per micro-batch, forward and backward together: t_fwd and
-    // t_bwd each hold their pass's exposed send besides compute, TP and dispatch, while
-    // p2p_send is the forward one alone (docs/cost-model.md sections 6 and 8).
-    static double pipelineSends(const StageEstimate& stage);
     QTableWidget* stageTable() const { return m_table; }
     // The seconds behind a cell of the table (its text is rounded), 0 for a text column.
     double cellSeconds(int row, Column column) const;

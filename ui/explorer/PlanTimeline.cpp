@@ -82,7 +82,7 @@ PlanTimeline buildPlanTimeline(const Plan& plan, const Prediction& prediction)
         // (as the breakdown counts pipeline_send), less the forward's.
         const int sending = i + 1 < pp ? tl.vpp : tl.vpp - 1;
         // A difference of rounding (sends hidden behind their chunks) is none.
-        double bwdSends = s.t_fwd + s.t_bwd - s.compute - s.tensor_parallel - s.expert_dispatch - s.p2p_send;
+        double bwdSends = s.sends() - s.p2p_send;
         if (bwdSends <= 1e-12 * (s.t_fwd + s.t_bwd))
             bwdSends = 0;
         std::vector<double> f(static_cast<size_t>(tl.vpp), 0.0), b(static_cast<size_t>(tl.vpp), 0.0);
