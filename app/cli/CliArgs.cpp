@@ -205,9 +205,10 @@ void checkOutputPath(const std::string& flag, const std::string& path, const std
     }
 }
 
-DeviceCatalog catalogFromArgs(const CliArgs& args)
+namespace {
+
+DeviceCatalog catalogOver(DeviceCatalog catalog, const CliArgs& args)
 {
-    DeviceCatalog catalog = DeviceCatalog::builtin();
     if (auto file = args.value("devices")) {
         Warnings warnings;
         catalog.merge(DeviceCatalog::fromJson(readTextFile(*file), *file, &warnings), *file);
@@ -215,6 +216,21 @@ DeviceCatalog catalogFromArgs(const CliArgs& args)
             std::cerr << "warning: " << printableText(w) << "\n";
     }
     return catalog;
+}
+
+} // namespace
+
+DeviceCatalog catalogFromArgs(const CliArgs& args)
+{
+    return catalogOver(DeviceCatalog::builtin(), args);
+}
+
+DeviceCatalog catalogForPlan(const CliArgs& args, const std::string& planFile)
+{
+    DeviceCatalog catalog = DeviceCatalog::builtin();
+    Warnings warnings;   // the plan's reader gives them again
+    catalog.merge(DeviceCatalog(readPlanDevices(readTextFile(planFile), planFile, &warnings)), planFile);
+    return catalogOver(std::move(catalog), args);
 }
 
 std::string nearlyFullNote(const Plan& plan, const Prediction& prediction)

@@ -28,6 +28,14 @@ enum ExitCode { Success = 0, NoFeasiblePlan = 1, BadInput = 2 };
 class UsageError : public std::runtime_error {
 public:
     using std::runtime_error::runtime_error;
+    // An error followed by the command's own help text, which is printed as written (the
+    // message itself may quote the user's input and is printed with its controls escaped).
+    UsageError(const std::string& message, std::string usage)
+        : std::runtime_error(message), m_usage(std::move(usage)) {}
+    const std::string& usage() const { return m_usage; }
+
+private:
+    std::string m_usage;
 };
 
 class CliArgs {
@@ -63,6 +71,10 @@ private:
 // The built-in device catalog, with the types of `--devices FILE` (a hapmoe.devices file)
 // merged over it when the option is given; warnings go to stderr. Throws InputError.
 DeviceCatalog catalogFromArgs(const CliArgs& args);
+// The catalog a plan document is costed with: the built-in one, the device types the
+// document carries (what it was made with: PlanDocument::devices), then `--devices FILE`,
+// which wins for the types it names.
+DeviceCatalog catalogForPlan(const CliArgs& args, const std::string& planFile);
 
 // An input of a command that names a file: the option as written ("--plan", "SCRIPT") and its
 // value. Values that are not existing files (presets, shorthands) are skipped by the check below.

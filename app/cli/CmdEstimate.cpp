@@ -419,7 +419,8 @@ int cmdEstimate(const Args& args)
                                              "optimizer-cpu-offload", "optimizer-offload-fraction"};
     if (auto trace = a.value("trace"))
         checkOutputPath("--trace", *trace, givenInputs(a, {"model", "cluster", "profile", "plan", "script", "devices"}));
-    const DeviceCatalog catalog = catalogFromArgs(a);
+    // A plan document costs on the devices it carries (--devices over them).
+    const DeviceCatalog catalog = a.has("plan") ? catalogForPlan(a, *a.value("plan")) : catalogFromArgs(a);
     Warnings warnings;
     EstimateInput in;
     CostOptions options;   // the defaults (docs/cost-model.md), or what a script switches on
@@ -450,7 +451,7 @@ int cmdEstimate(const Args& args)
     } else {
         in = fromFlags(a, catalog, warnings);
         try {
-            validatePlanDocument(PlanDocument{in.model, in.cluster, in.plan, std::nullopt, std::nullopt}, catalog, "");
+            validatePlanDocument(PlanDocument{in.model, in.cluster, in.plan, std::nullopt, std::nullopt, {}}, catalog, "");
         } catch (const InputError& e) {
             throw InputError("", e.where(), "the plan these flags give is not valid: " + e.detail());
         }
@@ -507,6 +508,7 @@ int cmdEstimate(const Args& args)
         doc.cluster = in.cluster;
         doc.plan = in.plan;
         doc.prediction = p;
+        doc.devices = typesBeyondBuiltin(in.cluster, catalog);
         std::cout << writePlan(doc);
         for (const auto& n : in.notes)
             std::cerr << "note: " << n << "\n";

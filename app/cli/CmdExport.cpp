@@ -65,7 +65,7 @@ int cmdExport(const Args& args)
         return Success;
     }
     if (a.positionals().size() != 1)
-        throw UsageError("expected one PLAN.json\n\n" + std::string(kHelp));
+        throw UsageError("expected one PLAN.json", kHelp);
     if (a.has("hostfile") && !a.has("o"))
         throw UsageError("--hostfile needs -o (without -o the launcher is printed and no file is written)");
     std::string format = a.required("format");
@@ -77,13 +77,13 @@ int cmdExport(const Args& args)
         options.format = LauncherFormat::FlagScale;
     else
         throw UsageError("--format: expected megatron or flagscale, got \"" + format + "\"");
-    const DeviceCatalog catalog = catalogFromArgs(a);
-    options.catalog = &catalog;
     if (auto port = a.value("master-port"))
         options.master_port = *port;
     options.layout_shorthand = !a.has("layout-letters");
 
     const std::string planFile = a.positionals().front();
+    const DeviceCatalog catalog = catalogForPlan(a, planFile);   // the plan's own device types, --devices over them
+    options.catalog = &catalog;
     // Every path is known and checked before anything is computed or written.
     const auto out = a.value("o");
     std::string hostfile = a.value("hostfile").value_or("");

@@ -113,7 +113,7 @@ int cmdImport(const Args& args)
         return Success;
     }
     if (a.positionals().size() != 1)
-        throw UsageError("expected one SCRIPT\n\n" + std::string(kHelp));
+        throw UsageError("expected one SCRIPT", kHelp);
     const std::string file = a.positionals().front();
     if (a.has("cluster") && a.has("device"))
         throw UsageError("--device cannot be combined with --cluster (the cluster gives the devices)");
@@ -348,7 +348,7 @@ int cmdImport(const Args& args)
         validateModel(project.model, file);
         validateCluster(project.cluster, catalog, file);
         for (const SavedPlan& saved : project.plans)
-            validatePlanDocument(PlanDocument{project.model, project.cluster, saved.plan, std::nullopt, std::nullopt}, catalog,
+            validatePlanDocument(PlanDocument{project.model, project.cluster, saved.plan, std::nullopt, std::nullopt, {}}, catalog,
                                  file);
         saveFileAtomically(*out, writeProject(project));
         std::cout << "wrote " << *out << "\n";

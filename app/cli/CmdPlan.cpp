@@ -449,7 +449,7 @@ int cmdPlan(const Args& args)
     if (r.plans.empty()) {
         // --json and -o: the same document shape, with no plan and the reason (docs/formats.md).
         if (a.has("json") || a.has("o")) {
-            const std::string text = writeNoPlan(model, cluster, r);
+            const std::string text = writeNoPlan(model, cluster, r, typesBeyondBuiltin(cluster, catalog));
             if (auto out = a.value("o"))
                 saveFileAtomically(*out, text);
             if (a.has("json"))
@@ -467,6 +467,7 @@ int cmdPlan(const Args& args)
     doc.plan = r.plans.front().plan;
     doc.prediction = r.plans.front().prediction;
     doc.search = r;
+    doc.devices = typesBeyondBuiltin(cluster, catalog);
     if (a.has("o") || a.has("json")) {
         const std::string text = writePlan(doc);
         // A document hapmoe cannot read back (a thousand alternatives on a large cluster) is
@@ -504,22 +505,31 @@ int cmdPlan(const Args& args)
     case ExactCheck::Finished:
         if (r.pruned_best_s > 0)
             os << "The exact check (" << checkTime << ") found "
-               << (checkFoundFaster ? "a faster plan than the pruned search's " + fmt("%.4g", r.pruned_best_s) + " s"
+               << (checkFoundFaster ? "a faster plan than the pruned search's " + decimal(r.pruned_best_s, 3) + " s"
                                     : "a plan with the optimizer on the devices, which the pruned search had not (it needed offload, "
-                                          + fmt("%.4g", r.pruned_best_s) + " s)")
+                                          + decimal(r.pruned_best_s, 3) + " s)")
                << "; the plans below are the exact best" << (checkFoundFaster ? "" : " with the optimizer on the devices") << ".\n";
         else
             os << "The exact check (" << checkTime << ") found nothing faster than the pruned search's best: the plans below are the exact best.\n";
         break;
     case ExactCheck::WorkBudget:
-    case ExactCheck::TimeLimit:
-        os << "The exact check stopped before its end ("
-           << (r.exact_check == ExactCheck::WorkBudget ? "its work budget, " + std::to_string(r.exact_check_budget)
-                                                       : "the time limit, after " + checkTime)
-           << "); the plans below are the pruned search's (a "
-           << (r.exact_check == ExactCheck::WorkBudget ? "larger --exact-check" : "longer --time-limit")
-           << " or --exact may find faster ones).\n";
+    case ExactCheck::TimeLimit: {
+        const std::string why = r.exact_check == ExactCheck::WorkBudget ? "its work budget, " + std::to_string(r.exact_check_budget) + " a pass"
+                                                                        : "the time limit, after " + checkTime;
+        const std::string more = r.exact_check == ExactCheck::WorkBudget ? "larger --exact-check" : "longer --time-limit";
+        if (r.exact_check_best)
+            os << "The exact check found the best plan"
+               << (r.pruned_best_s <= 0 ? ", the pruned search's own"
+                   : checkFoundFaster   ? ", faster than the pruned search's " + decimal(r.pruned_best_s, 3) + " s"
+                                        : ", with the optimizer on the devices")
+               << ", then stopped before the " << opt.top_k << " best were known (" << why
+               << "): plan #1 is the exact best, the others are the pruned search's (a " << more
+               << " or --exact may find faster ones).\n";
+        else
+            os << "The exact check stopped before its end (" << why << "); the plans below are the pruned search's (a " << more
+               << " or --exact may find faster ones).\n";
         break;
+    }
     case ExactCheck::NotTriedWork:
     case ExactCheck::NotTriedTime:
         os << "The exact check was not tried ("
@@ -571,7 +581,7 @@ int cmdPlan(const Args& args)
             os << ", target " << toString(b->plan.target);
         os << ")\n";
     };
-    os << "\nCompared in the same cost model" << (r.timed_out ? " (the time limit also cut the baselines' searches short: "
+    os << "\nCompared in the same cost model" << (r.baselines_cut && !r.cancelled ? " (the time limit also cut the baselines' searches short: "
                                                               "they may be slower than their best, or missing)" : "")
        << ":\n";
     os << "  " << pad("this plan", 22) << decimal(best, 3) << " s\n";

@@ -65,9 +65,12 @@ std::string oversubscribedSwitches(const Cluster& c, const DeviceCatalog& catalo
 
 // Returns the "ok" summary; throws InputError. `formatOut`, when given, gets the document's
 // format as soon as it is known (also when the document then proves invalid).
-std::string validateOne(const std::string& file, const DeviceCatalog& catalog, Warnings& warnings, std::string* formatOut = nullptr)
+std::string validateOne(const std::string& file, const DeviceCatalog& given, Warnings& warnings, std::string* formatOut = nullptr)
 {
     const std::string text = readTextFile(file);
+    // A plan document's own device types (PlanDocument::devices) name types for its cluster and
+    // plan, as every command that reads the plan takes them; the catalog in force keeps its own.
+    DeviceCatalog catalog = given;
     const DocumentVersion version = documentVersion(text, file);
     const std::string& format = version.format;
     if (formatOut)
@@ -94,6 +97,11 @@ std::string validateOne(const std::string& file, const DeviceCatalog& catalog, W
         os << ", " << p.compute.size() << " compute, " << p.collectives.size() << " collective, " << p.memory.size()
            << " memory entries";
     } else if (format == kPlanFormat) {
+        std::vector<DeviceType> added;
+        for (const DeviceType& t : readPlanDevices(text, file))
+            if (!given.find(t.name))
+                added.push_back(t);
+        catalog.merge(DeviceCatalog(std::move(added)), file);
         // What `hapmoe plan` writes when nothing is feasible: its model and cluster are valid
         // (they can be searched again), and it says why there is no plan.
         if (const PlanContext c = readPlanContext(text, file); !c.has_plan && !c.no_plan_reason.empty()) {
@@ -108,7 +116,7 @@ std::string validateOne(const std::string& file, const DeviceCatalog& catalog, W
         // reported but does not make the document invalid.
         if (d.search) {
             auto check = [&](const Plan& plan, const std::string& where) {
-                PlanDocument other{d.model, d.cluster, plan, std::nullopt, std::nullopt};
+                PlanDocument other{d.model, d.cluster, plan, std::nullopt, std::nullopt, {}};
                 try {
                     validatePlanDocument(other, catalog, file);
                 } catch (const InputError& e) {
@@ -164,7 +172,7 @@ int cmdValidate(const Args& args)
         return Success;
     }
     if (a.positionals().empty())
-        throw UsageError("expected at least one FILE\n\n" + std::string(kHelp));
+        throw UsageError("expected at least one FILE", kHelp);
     const DeviceCatalog catalog = catalogFromArgs(a);
     int exitCode = Success;
     if (a.has("json")) {

@@ -94,9 +94,15 @@ int run(const std::vector<std::string>& args)
         return BadInput;
     } catch (const UsageError& e) {
         std::cerr << "hapmoe " << cmd << ": error: " << hapmoe::printableText(e.what()) << "\n";
+        if (!e.usage().empty())
+            std::cerr << "\n" << e.usage();
         return BadInput;
     } catch (const hapmoe::InputError& e) {
         std::cerr << "hapmoe " << cmd << ": error: " << hapmoe::printableText(e.what()) << "\n";
+        // Every command takes --devices: say where a type of one's own comes from.
+        if (e.detail().find("unknown device type") != std::string::npos)
+            std::cerr << "  (a device type of your own goes in a hapmoe.devices file given with --devices FILE;\n"
+                         "   the \"devices\" object of \"hapmoe presets devices --json\" is the built-in catalog in that layout)\n";
         return BadInput;
     } catch (const std::bad_alloc&) {
         std::cerr << "hapmoe " << cmd << ": error: out of memory\n";

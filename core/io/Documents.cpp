@@ -719,7 +719,7 @@ SearchResult readSearchObject(const JsonNode& n)
     r.offload_needed = n.optBool("optimizer_offload_needed", false);
     r.exact_fallback = n.optBool("exact_fallback", false);
     if (auto c = n.optObject("exact_check")) {
-        c->warnUnknownKeys({"status", "finished", "time_s", "work", "budget", "pruned_best_s"});
+        c->warnUnknownKeys({"status", "finished", "time_s", "work", "budget", "pruned_best_s", "best_exact"});
         r.exact_check_s = c->optDouble("time_s", 0, 0);
         r.exact_check_work = c->optInt64("work", 0, 0);
         r.exact_check_budget = c->optInt64("budget", 0, 0);
@@ -732,6 +732,12 @@ SearchResult readSearchObject(const JsonNode& n)
         if (c->has("status") && c->has("finished") && finished != r.exactChecked())
             c->fail("finished", std::string("expected ") + (r.exactChecked() ? "true" : "false") + " with status \""
                                     + toString(r.exact_check) + "\"");
+        r.exact_check_best = c->optBool("best_exact", false);
+        const bool stopped = r.exact_check == ExactCheck::WorkBudget || r.exact_check == ExactCheck::TimeLimit
+            || r.exact_check == ExactCheck::Cancelled;
+        if (r.exact_check_best && !stopped)
+            c->fail("best_exact", "expected only with a check that stopped before its end (status \"work-budget\", "
+                                  "\"time-limit\" or \"cancelled\"), got status \"" + std::string(toString(r.exact_check)) + "\"");
     }
     r.no_plan_reason = n.optString("no_plan_reason");
     r.devices_left_out = n.optString("devices_left_out");
@@ -785,6 +791,8 @@ Json searchJson(const SearchResult& r)
                {"work", r.exact_check_work}, {"budget", r.exact_check_budget}};
         if (r.pruned_best_s > 0)
             c["pruned_best_s"] = r.pruned_best_s;
+        if (r.exact_check_best)
+            c["best_exact"] = true;
         j["exact_check"] = c;
     }
     j["no_plan_reason"] = r.no_plan_reason;
@@ -1013,6 +1021,46 @@ Profile readProfile(std::string_view text, const std::string& fileName, Warnings
     return readProfileObject(JsonNode(doc, "profile", ctx));
 }
 
+namespace {
+
+// A plan document's "devices", read as a hapmoe.devices document's (the same key at the root,
+// so that an error names "devices[2].memory_gib" in either).
+std::vector<DeviceType> devicesOf(const JsonNode& root)
+{
+    if (!root.has("devices"))
+        return {};
+    const nlohmann::json catalog = {{"format", kDevicesFormat}, {"version", 1}, {"devices", root.value().at("devices")}};
+    return DeviceCatalog::fromJson(catalog.dump(), root.context().file, root.context().warnings).types();
+}
+
+Json devicesJson(const std::vector<DeviceType>& devices)
+{
+    return Json::parse(DeviceCatalog(devices).toJson()).at("devices");
+}
+
+} // namespace
+
+std::vector<DeviceType> typesBeyondBuiltin(const Cluster& cluster, const DeviceCatalog& catalog)
+{
+    std::vector<DeviceType> out;
+    for (const Node& n : cluster.nodes) {
+        const DeviceType* t = catalog.find(n.device_type);
+        if (!t || std::any_of(out.begin(), out.end(), [&](const DeviceType& o) { return o.name == t->name; }))
+            continue;
+        const DeviceType* b = DeviceCatalog::builtin().find(n.device_type);
+        if (!b || DeviceCatalog({*b}).toJson() != DeviceCatalog({*t}).toJson())
+            out.push_back(*t);
+    }
+    return out;
+}
+
+std::vector<DeviceType> readPlanDevices(std::string_view text, const std::string& fileName, Warnings* warnings)
+{
+    const JsonContext ctx{fileName, warnings};
+    const nlohmann::json doc = loadDocument(text, kPlanFormat, ctx);
+    return devicesOf(JsonNode(doc, "", ctx));
+}
+
 PlanContext readPlanContext(std::string_view text, const std::string& fileName, Warnings* warnings)
 {
     const JsonContext ctx{fileName, warnings};
@@ -1021,6 +1069,7 @@ PlanContext readPlanContext(std::string_view text, const std::string& fileName, 
     PlanContext c;
     c.model = readModelObject(n.object("model"));
     c.cluster = readClusterObject(n.object("cluster"));
+    c.devices = devicesOf(n);
     c.has_plan = n.has("plan");
     if (!c.has_plan)
         if (auto s = n.optObject("search"))
@@ -1033,10 +1082,11 @@ PlanDocument readPlan(std::string_view text, const std::string& fileName, Warnin
     const JsonContext ctx{fileName, warnings};
     const nlohmann::json doc = loadDocument(text, kPlanFormat, ctx);
     const JsonNode n(doc, "", ctx);
-    n.warnUnknownKeys({"format", "version", "model", "cluster", "plan", "prediction", "search"});
+    n.warnUnknownKeys({"format", "version", "model", "cluster", "devices", "plan", "prediction", "search"});
     PlanDocument d;
     d.model = readModelObject(n.object("model"));
     d.cluster = readClusterObject(n.object("cluster"));
+    d.devices = devicesOf(n);
     // What "hapmoe plan --json" writes when nothing is feasible (writeNoPlan).
     if (!n.has("plan"))
         if (auto s = n.optObject("search"); s && !s->optString("no_plan_reason").empty())
@@ -1193,6 +1243,8 @@ std::string writePlan(const PlanDocument& doc)
     Json j;
     j["model"] = modelJson(doc.model);
     j["cluster"] = clusterJson(doc.cluster);
+    if (!doc.devices.empty())
+        j["devices"] = devicesJson(doc.devices);
     j["plan"] = planJson(doc.plan);
     if (doc.prediction)
         j["prediction"] = predictionJson(*doc.prediction);
@@ -1201,11 +1253,14 @@ std::string writePlan(const PlanDocument& doc)
     return finish(j, kPlanFormat);
 }
 
-std::string writeNoPlan(const ModelSpec& model, const Cluster& cluster, const SearchResult& search)
+std::string writeNoPlan(const ModelSpec& model, const Cluster& cluster, const SearchResult& search,
+                        const std::vector<DeviceType>& devices)
 {
     Json j;
     j["model"] = modelJson(model);
     j["cluster"] = clusterJson(cluster);
+    if (!devices.empty())
+        j["devices"] = devicesJson(devices);
     j["plan"] = nullptr;
     j["search"] = searchJson(search);
     return finish(j, kPlanFormat);

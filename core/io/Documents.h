@@ -58,7 +58,18 @@ struct PlanDocument {
     std::optional<Prediction> prediction;
     std::optional<SearchResult> search;   // written as the "search" object (algorithm, time_s,
                                           // states, pruned, alternatives)
+    // The device types of the cluster that the plan was costed with and the built-in catalog
+    // lacks or has with other figures (a --devices file's), as "devices" in the hapmoe.devices
+    // layout: whoever reads the plan costs it on the same devices (planCatalog).
+    std::vector<DeviceType> devices;
 };
+
+// The catalog entries of the cluster's device types that the built-in catalog does not hold as
+// they are in `catalog` (new types, or replaced figures): what a plan document carries.
+std::vector<DeviceType> typesBeyondBuiltin(const Cluster& cluster, const DeviceCatalog& catalog);
+// The device types a plan document carries ("devices"; none when absent). Throws InputError
+// naming the file and "devices[i].field" as readPlan does.
+std::vector<DeviceType> readPlanDevices(std::string_view text, const std::string& fileName, Warnings* warnings = nullptr);
 
 struct SavedPlan {
     // Where the plan comes from: a search's ranked plans, or the configuration the user runs
@@ -113,6 +124,7 @@ PlanDocument readPlan(std::string_view text, const std::string& fileName, Warnin
 struct PlanContext {
     ModelSpec model;
     Cluster cluster;
+    std::vector<DeviceType> devices;   // PlanDocument::devices
     bool has_plan = false;
     std::string no_plan_reason;
 };
@@ -133,7 +145,8 @@ std::string writePlan(const PlanDocument& doc);
 // A hapmoe.plan document for a search that found no feasible plan: "plan" is null and
 // "search" says why (no_plan_reason, no alternatives, the baselines it costed). readPlan
 // refuses it with that reason.
-std::string writeNoPlan(const ModelSpec& model, const Cluster& cluster, const SearchResult& search);
+std::string writeNoPlan(const ModelSpec& model, const Cluster& cluster, const SearchResult& search,
+                        const std::vector<DeviceType>& devices = {});
 std::string writeProject(const Project& project);
 
 // Semantic checks beyond types (heads divisible by query groups, top-k <= experts, a

@@ -2383,6 +2383,59 @@ std::pair<std::vector<std::string>, int> BashReader::batchDirectives(std::string
     return {words, first};
 }
 
+std::vector<BashReader::JobVariable> BashReader::batchJobEnvironment(const std::vector<std::string>& options)
+{
+    std::map<std::string, std::pair<std::string, std::string>> set;   // name -> value, option
+    auto allDigits = [](const std::string& v) {
+        return !v.empty() && v.size() <= 9 && std::all_of(v.begin(), v.end(), [](char c) { return c >= '0' && c <= '9'; });
+    };
+    for (std::size_t k = 0; k < options.size(); ++k) {
+        std::string a = options[k], v;
+        bool attached = false;
+        if (a.starts_with("--")) {
+            if (const auto eq = a.find('='); eq != npos) {
+                v = a.substr(eq + 1);
+                a.resize(eq);
+                attached = true;
+            }
+        } else if (a.size() > 2 && a[0] == '-' && (a[1] == 'N' || a[1] == 'n')) {
+            v = a.substr(2);
+            a.resize(2);
+            attached = true;
+        }
+        if (a != "-N" && a != "--nodes" && a != "-n" && a != "--ntasks" && a != "--ntasks-per-node" && a != "--gpus-per-node")
+            continue;
+        if (!attached) {
+            if (k + 1 >= options.size())
+                break;
+            v = options[++k];
+        }
+        const std::string written = a + (attached ? (a.starts_with("--") ? "=" : "") : " ") + v;
+        if (a == "-N" || a == "--nodes") {
+            // MIN-MAX: the job gets at most MAX nodes; the import takes the maximum, as for srun.
+            const std::string count = v.find('-') != npos && v.find('-') > 0 ? v.substr(v.find('-') + 1) : v;
+            if (!allDigits(count))
+                continue;
+            set["SLURM_JOB_NUM_NODES"] = {count, written};
+            set["SLURM_NNODES"] = {count, written};
+        } else if (a == "-n" || a == "--ntasks") {
+            if (!allDigits(v))
+                continue;
+            set["SLURM_NTASKS"] = {v, written};
+            set["SLURM_NPROCS"] = {v, written};
+        } else if (a == "--ntasks-per-node") {
+            if (allDigits(v))
+                set["SLURM_NTASKS_PER_NODE"] = {v, written};
+        } else if (allDigits(v)) {   // --gpus-per-node=8; a typed count (h100:8) is left out
+            set["SLURM_GPUS_PER_NODE"] = {v, written};
+        }
+    }
+    std::vector<JobVariable> out;
+    for (const auto& [name, value] : set)
+        out.push_back({name, value.first, value.second});
+    return out;
+}
+
 std::optional<BashReader::CommandString> BashReader::commandStringAt(const std::vector<std::string>& words)
 {
     // sh, bash, dash or zsh with options up to one holding c (bash -c, bash -x -c, bash -lc),
@@ -4667,6 +4720,11 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
         m_batchOptions.push_back(std::move(options));
         enterSubshell();
         exportTemporarily(cmd, firstAssign, w);   // TP=4 sbatch <<EOF: the job's environment
+        // What sbatch sets in the job's environment from its options, over the submitter's.
+        for (const JobVariable& v : batchJobEnvironment(m_batchOptions.back())) {
+            setScalar(v.name, v.value);
+            exportName(v.name);
+        }
         runText(commands, line, "sbatch", m_evalReads);
         leaveSubshell();
         m_batchOptions.pop_back();

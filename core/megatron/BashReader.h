@@ -203,6 +203,16 @@ public:
     // them (sbatch(1): options "preceded with #SBATCH before any executable commands"), and
     // the line of the first (0: none).
     static std::pair<std::vector<std::string>, int> batchDirectives(std::string_view script);
+    // The variables sbatch sets in a batch job's environment from its options (the
+    // directives, then sbatch's own, the later winning), per sbatch(1) "OUTPUT ENVIRONMENT
+    // VARIABLES": SLURM_JOB_NUM_NODES and SLURM_NNODES from -N/--nodes (a range MIN-MAX: its
+    // maximum), SLURM_NTASKS and SLURM_NPROCS from -n/--ntasks, SLURM_NTASKS_PER_NODE from
+    // --ntasks-per-node, SLURM_GPUS_PER_NODE from a plain count of --gpus-per-node. Each
+    // with the option as written, for the import's note.
+    struct JobVariable {
+        std::string name, value, option;
+    };
+    static std::vector<JobVariable> batchJobEnvironment(const std::vector<std::string>& options);
     // `sh -c STRING` in a command's words (bash, dash, zsh; -c among the shell's options):
     // the index of the shell and of the string, and the shell's name.
     struct CommandString {

@@ -155,7 +155,22 @@ public:
         m_out.inputs = inputs;
         if (!inputs.arguments.empty())
             m_reader.setArguments(inputs.arguments);
-        m_reader.setEnvironment(inputs.environment);
+        // A batch script runs with what sbatch sets from its #SBATCH directives
+        // (SLURM_NNODES, ...) in its environment, unless the environment given says otherwise.
+        std::map<std::string, std::string> environment = inputs.environment;
+        const auto [directives, directiveLine] = BashReader::batchDirectives(text);
+        for (const BashReader::JobVariable& v : BashReader::batchJobEnvironment(directives)) {
+            if (environment.count(v.name))
+                continue;
+            environment[v.name] = v.value;
+            if (text.find(v.name) != std::string_view::npos)   // a script that reads it
+                m_jobVariables.push_back(v.name + "=" + v.value + " (" + v.option + ")");
+        }
+        if (!m_jobVariables.empty())
+            warn("line " + std::to_string(directiveLine)
+                 + ": taken from the #SBATCH directives, as sbatch sets them in the job's environment: "
+                 + join(m_jobVariables, ", "));
+        m_reader.setEnvironment(environment);
         // The environment of the launch command is all the import reads of it (run()).
         m_reader.setEnvironmentKept([](const ShellCommand& c) { return launchOf(c).has_value(); });
     }
@@ -441,6 +456,7 @@ private:
     }
 
     void warn(const std::string& message) { m_out.warnings.push_back(message); }
+    std::vector<std::string> m_jobVariables;   // SLURM_NNODES=2 (--nodes=2): read from the directives
     std::string at() const { return "line " + std::to_string(m_out.command_line) + ": "; }
     // The line a flag is written on when the script writes it once, else the launch command's.
     std::string at(const std::string& flag) const
@@ -2748,7 +2764,7 @@ Plan planFromScript(const ImportedScript& script, const Cluster& cluster, const 
     validateCluster(cluster, catalog, "");
     const std::string on = "the script's configuration on " + (cluster.name.empty() ? std::string("the cluster") : cluster.name);
     try {
-        validatePlanDocument(PlanDocument{m, cluster, plan, std::nullopt, std::nullopt}, catalog, file);
+        validatePlanDocument(PlanDocument{m, cluster, plan, std::nullopt, std::nullopt, {}}, catalog, file);
     } catch (const InputError& e) {
         const std::string flag = p.hetero() ? flagOfHeteroField(script, e.where()) : flagOfPlanField(e.where());
         throw InputError(file, flag.empty() ? e.where() : flag + " (" + e.where() + ")", on + ": " + e.detail());

@@ -224,6 +224,8 @@ public:
     // incumbent starts with them, so that runs keeping K plans look only for plans that beat
     // the K-th of them (the exact check with Top K > 1).
     void setKnownPlans(std::vector<std::pair<double, std::string>> plans) { m_knownPlans = std::move(plans); }
+    // The plans each run keeps (0: SearchOptions::top_k): the exact check's one-plan pass.
+    void setKeep(int keep) { m_keep = keep; }
     int gbs() const { return m_gbs; }
     int mbs0() const { return m_mbs0; }
 
@@ -237,7 +239,7 @@ public:
         c.delta = m_options.delta;
         c.eta = m_options.eta;
         c.max_pp = m_options.max_pp;
-        c.keep = std::max(1, m_options.top_k);
+        c.keep = m_keep > 0 ? m_keep : std::max(1, m_options.top_k);
         c.exact_alternatives = !heuristics;
         return c;
     }
@@ -775,6 +777,7 @@ private:
     double m_offload = 0.0;   // Plan::optimizer_offload_fraction of the runs that follow
     double m_knownBest = std::numeric_limits<double>::infinity();
     std::vector<std::pair<double, std::string>> m_knownPlans;
+    int m_keep = 0;
 };
 
 // The node orders the search numbers devices in (docs/search.md section 1). With nodes of
@@ -1307,9 +1310,10 @@ SearchResult runSearchAt(const CostModel& cost, const SearchOptions& options, co
     auto runBaselines = [&]() {
         uniform.reset();
         metis.reset();
-        if (!options.baselines || control.stop() || options.algorithm == Algorithm::Uniform)
+        if (!options.baselines || control.stop())
             return;
-        uniform = runUniform();
+        if (options.algorithm != Algorithm::Uniform)
+            uniform = runUniform();
         if (options.algorithm != Algorithm::MetisStyle && !control.stop())
             metis = runMetis();
     };
@@ -1456,6 +1460,19 @@ SearchResult runSearchAt(const CostModel& cost, const SearchOptions& options, co
         setKnownBest(std::numeric_limits<double>::infinity());
     };
 
+    // An exhaustive search under a time limit may use all of it: its baselines, a fraction of
+    // its work, run first (at the policy's first share), so that the comparison is there
+    // even when the search is cut. Their plans do not bound the search.
+    std::optional<Searcher::Merged> earlyUniform, earlyMetis;
+    const bool baselinesFirst = options.algorithm == Algorithm::Exhaustive && control.has_deadline && options.baselines;
+    if (baselinesFirst) {
+        reserved = true;   // their work counts as it runs
+        setOffloadFraction(options.optimizer_offload == OptimizerOffload::Always ? 1.0 : 0.0);
+        runBaselines();
+        result.baselines_cut = control.timed_out.load() || (cancel && cancel->load());
+        earlyUniform = std::move(uniform);
+        earlyMetis = std::move(metis);
+    }
     searchMain(std::numeric_limits<double>::infinity());
     // The exact check (SearchOptions::exact_check_work): the search again without the
     // prunings, with the same offload policy, for at most the given work (states expanded,
@@ -1495,71 +1512,118 @@ SearchResult runSearchAt(const CostModel& cost, const SearchOptions& options, co
         const double prunedBest = main->plans.front().prediction.iteration_time_s;
         const double prunedShare = main->plans.front().plan.optimizer_offload_fraction;
         const bool prunedOffload = result.offload_needed;
-        control.pass_work = 0;
-        control.pass_work_limit = checkWork10;
-        if (control.has_deadline) {
-            control.pass_deadline = control.deadline - reserve;
-            control.has_pass_deadline = true;
-        }
         std::optional<Searcher::Merged> pruned = std::move(main);
         const double inf = std::numeric_limits<double>::infinity();
-        heuristics = false;
-        bool onDevice = false;
-        bool seeded = false;
-        std::vector<RankedPlan> known;
-        if (prunedOffload && onDeviceCanFit && !fastest) {
-            setOffloadFraction(0.0);
-            setKnownBest(inf);
-            runMain();
-            onDevice = !main->plans.empty();
-        }
-        if (!onDevice) {
-            // K plans, at one share or over the shares: the K fastest so far of the pruned
-            // plans and the check's start each pass's incumbent, and are its answer.
-            seeded = want > 1;
-            known = pruned->plans;
-            std::optional<Searcher::Merged> best;
-            for (const double fraction : fastest ? everyShare : prunedOffload ? offloadShares : std::vector<double>{prunedShare}) {
-                if (control.stopAfter(0))
-                    break;
-                setOffloadFraction(fraction);
-                setKnownBest(want > 1 ? inf
-                                      : best && !best->plans.empty() ? std::min(prunedBest, best->plans.front().prediction.iteration_time_s)
-                                                                     : prunedBest);
-                if (seeded)
-                    setKnownPlans(known);
-                runMain();
-                if (seeded && !main->plans.empty())
-                    mergeFastest(known, main->plans);
-                joinPass(best, seeded);
+        long long checkWork = 0;
+        // One pass of the check keeping k plans per run, from the plans known so far
+        // (`start`, the fastest first), within its own work budget and the check's deadline.
+        struct Pass {
+            std::optional<Searcher::Merged> main;
+            bool onDevice = false;   // found plans on the devices where the pruned search offloaded
+            bool ranOut = false;     // past its work or the deadline, or cancelled
+        };
+        auto checkPass = [&](std::size_t k, const std::vector<RankedPlan>& startPlans) {
+            Pass out;
+            control.pass_work = 0;
+            control.pass_work_limit = checkWork10;
+            if (control.has_deadline) {
+                control.pass_deadline = control.deadline - reserve;
+                control.has_pass_deadline = true;
             }
-            main = std::move(best);
+            for (auto& x : searchers)
+                x->setKeep(static_cast<int>(k));
+            heuristics = false;
+            if (prunedOffload && onDeviceCanFit && !fastest) {
+                setOffloadFraction(0.0);
+                setKnownBest(inf);
+                runMain();
+                out.onDevice = !main->plans.empty();
+            }
+            if (!out.onDevice) {
+                // K plans, at one share or over the shares: the K fastest so far of the
+                // known plans and the check's start each pass's incumbent, and are its answer.
+                const bool seeded = k > 1;
+                std::vector<RankedPlan> known = startPlans;
+                const double startBest = startPlans.front().prediction.iteration_time_s;
+                std::optional<Searcher::Merged> best;
+                for (const double fraction : fastest ? everyShare : prunedOffload ? offloadShares : std::vector<double>{prunedShare}) {
+                    if (control.stopAfter(0))
+                        break;
+                    setOffloadFraction(fraction);
+                    setKnownBest(seeded ? inf
+                                        : best && !best->plans.empty() ? std::min(startBest, best->plans.front().prediction.iteration_time_s)
+                                                                       : startBest);
+                    if (seeded)
+                        setKnownPlans(known);
+                    runMain();
+                    if (seeded && !main->plans.empty()) {
+                        known.insert(known.end(), main->plans.begin(), main->plans.end());
+                        known = fastestDistinct(std::move(known), k);
+                    }
+                    joinPass(best, seeded);
+                }
+                main = std::move(best);
+                if (seeded && main && !main->plans.empty())
+                    main->plans = std::move(known);   // the K fastest of both lists
+            }
+            heuristics = true;
+            setKnownBest(inf);
+            setKnownPlans({});
+            for (auto& x : searchers)
+                x->setKeep(0);
+            // Past its work or its deadline (both stay past once passed), or cancelled.
+            out.ranOut = control.stopAfter(0) || !main;
+            checkWork += control.pass_work.load() / 10;
+            control.has_pass_deadline = false;
+            control.pass_work_limit = 0;
+            out.main = std::move(main);
+            return out;
+        };
+        // With K plans the check first looks for the best plan alone (bounded by the pruned
+        // best, so short), then for the K best from there: where the second pass stops, plan
+        // #1 is still the exact best (docs/search.md section 7).
+        std::optional<Pass> first;
+        std::vector<RankedPlan> startPlans = pruned->plans;
+        if (want > 1) {
+            first = checkPass(1, pruned->plans);
+            if (!first->ranOut && !first->onDevice && first->main && !first->main->plans.empty()) {
+                startPlans.insert(startPlans.end(), first->main->plans.begin(), first->main->plans.end());
+                startPlans = fastestDistinct(std::move(startPlans), want);
+            }
         }
-        heuristics = true;
-        setKnownBest(inf);
-        setKnownPlans({});
-        // Past its work or its deadline (both stay past once passed), or cancelled.
-        const bool ranOut = control.stopAfter(0);
-        control.has_pass_deadline = false;
-        control.pass_work_limit = 0;
+        Pass pass = first && first->ranOut ? std::move(*first) : checkPass(want, startPlans);
         result.exact_check_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        result.exact_check_work = control.pass_work.load() / 10;
-        if (ranOut || !main) {
+        result.exact_check_work = checkWork;
+        // The plans a finished pass leaves: its own when it found some on the devices, or
+        // faster ones, or when they are the K fastest of its and the pruned list (`merged`);
+        // else the pruned search's.
+        auto conclude = [&](Pass& p, bool merged) {
+            main = std::move(p.main);
+            const bool faster = !main->plans.empty() && main->plans.front().prediction.iteration_time_s < prunedBest;
+            if (main->plans.empty() || (!p.onDevice && !faster && !merged)) {
+                main = std::move(pruned);   // nothing faster than the pruned search's best
+            } else if (p.onDevice || faster) {
+                result.pruned_best_s = prunedBest;
+                if (p.onDevice)
+                    result.offload_needed = false;
+            }
+        };
+        if (pass.ranOut) {
             result.exact_check = cancel && cancel->load()                          ? ExactCheck::Cancelled
                 : control.pass_work.load() > checkWork10 || !control.has_deadline ? ExactCheck::WorkBudget
                                                                                   : ExactCheck::TimeLimit;
-            main = std::move(pruned);
-        } else {
-            if (seeded && !main->plans.empty())
-                main->plans = std::move(known);   // the K fastest of both lists
-            const bool faster = !main->plans.empty() && main->plans.front().prediction.iteration_time_s < prunedBest;
-            if (main->plans.empty() || (!onDevice && want == 1 && !faster)) {
-                main = std::move(pruned);   // nothing faster than the pruned search's best
-            } else if (onDevice || faster) {
-                result.pruned_best_s = prunedBest;
-                if (onDevice)
-                    result.offload_needed = false;
+            if (first && !first->ranOut) {
+                // The best plan is known: it leads the pruned search's alternatives (or, found
+                // on the devices where they offload, stands alone).
+                result.exact_check_best = true;
+                if (!first->onDevice)
+                    first->main->plans = startPlans;
+                conclude(*first, !first->onDevice);
+            } else {
+                main = std::move(pruned);
             }
+        } else {
+            conclude(pass, want > 1 && !pass.onDevice);
         }
         setOffloadFraction(result.offload_needed || fastest ? main->plans.front().plan.optimizer_offload_fraction
                                                  : options.optimizer_offload == OptimizerOffload::Always ? 1.0 : 0.0);
@@ -1581,6 +1645,10 @@ SearchResult runSearchAt(const CostModel& cost, const SearchOptions& options, co
     } else {
         runBaselines();
     }
+    if (!baselinesFirst)
+        result.baselines_cut = options.baselines && (control.timed_out.load() || (cancel && cancel->load()));
+    keepFaster(uniform, earlyUniform);
+    keepFaster(metis, earlyMetis);
 
     result.plans = main->plans;
     result.list_cut = main->cut;

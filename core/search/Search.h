@@ -124,6 +124,12 @@ struct SearchResult {
     double main_time_s = 0;                      // the search itself, without the baselines
     bool timed_out = false;
     bool cancelled = false;
+    // With K plans, the exact check's one-plan pass finished but its K-plan pass did not
+    // (exact_check says why): plan #1 is the exact best, the others the pruned search's.
+    bool exact_check_best = false;
+    // The time limit or a cancel stopped the baselines' searches: they may be slower than
+    // their best, or missing (an exhaustive search under a time limit runs them first).
+    bool baselines_cut = false;
     bool list_cut = false;   // the time limit or a cancel ended `plans` before the top_k asked for
     OptimizerOffload optimizer_offload = OptimizerOffload::IfNeeded;   // the policy searched with
     bool offload_needed = false;                 // IfNeeded, Fastest: the (pruned) search found no plan without optimizer offload

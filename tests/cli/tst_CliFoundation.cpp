@@ -98,6 +98,8 @@ private slots:
     void validateMissingFile();
     void validateMixedKeepsGoing();
     void validateDevicesAgainstTheCatalog();
+    void planDocumentsCarryTheirDeviceTypes();
+    void missingFileArgumentShowsTheUsage();
     void repeatedOptionIsRefused();
     void optionsAndFileNamesAreToldApart();
     void numbersSayWhatIsExpected();
@@ -386,6 +388,59 @@ void tst_CliFoundation::validateDevicesAgainstTheCatalog()
     const Run r = hapmoe({"validate", path});
     QCOMPARE(r.exitCode, 2);
     QVERIFY2(r.err.contains(path + ": devices[0].aliases: \"h800\" already names H800"), qPrintable(r.err));
+}
+
+void tst_CliFoundation::planDocumentsCarryTheirDeviceTypes()
+{
+    // A plan costed with a --devices file's figures (an H800 at 600 TFLOP/s and 96 GiB, and a
+    // type of one's own) carries them ("devices", docs/formats.md): estimate --plan, export and
+    // validate read it on the same devices with no --devices; a --devices file given again
+    // wins for the types it names.
+    QTemporaryDir tmp;
+    const QString own = tmp.filePath("own.json");
+    QVERIFY(writeFile(own, R"({"format": "hapmoe.devices", "version": 1, "devices": [
+        {"name": "H800", "vendor": "NVIDIA", "bf16_tflops": 600, "memory_gib": 96, "hbm_gbps": 3350, "intra_node_gbps": 200,
+         "inter_node_gbps": 50, "collective_library": "NCCL", "compute_capability": 9.0, "default_efficiency": 0.75},
+        {"name": "X100", "vendor": "NVIDIA", "bf16_tflops": 600, "memory_gib": 96, "hbm_gbps": 3350, "intra_node_gbps": 200,
+         "inter_node_gbps": 50, "collective_library": "NCCL", "compute_capability": 9.0, "default_efficiency": 0.75}]})"));
+    const QString plan = tmp.filePath("plan.json");
+    const Run made = hapmoe({"estimate", "--devices", own, "--model", "Mixtral-S", "--cluster", "H800:1x8,X100:1x8", "--pp", "2",
+                             "--ep", "8", "--distributed-optimizer", "--json"});
+    QCOMPARE(made.exitCode, 0);
+    QVERIFY(writeFile(plan, made.out.toUtf8()));
+    const QJsonObject doc = QJsonDocument::fromJson(made.out.toUtf8()).object();
+    QCOMPARE(doc["devices"].toArray().size(), 2);
+    const double stored = doc["prediction"].toObject()["iteration_time_s"].toDouble();
+    const Run again = hapmoe({"estimate", "--plan", plan, "--json"});
+    QCOMPARE(again.exitCode, 0);
+    const QJsonObject re = QJsonDocument::fromJson(again.out.toUtf8()).object();
+    QCOMPARE(re["prediction"].toObject()["iteration_time_s"].toDouble(), stored);
+    QCOMPARE(re["prediction"].toObject()["stages"].toArray()[0].toObject()["memory_gib"].toObject()["capacity"].toDouble(), 96.0);
+    QCOMPARE(hapmoe({"validate", plan}).exitCode, 0);
+    QCOMPARE(hapmoe({"export", plan, "--format", "megatron"}).exitCode, 0);
+    // The built-in H800 given back as --devices replaces the plan's: another time.
+    const QString builtin = tmp.filePath("builtin.json");
+    const QJsonObject catalog = QJsonDocument::fromJson(hapmoe({"presets", "devices", "--json"}).out.toUtf8()).object()["devices"].toObject();
+    QVERIFY(writeFile(builtin, QJsonDocument(catalog).toJson()));
+    const Run replaced = hapmoe({"estimate", "--plan", plan, "--devices", builtin, "--json"});
+    QCOMPARE(replaced.exitCode, 0);
+    QVERIFY(QJsonDocument::fromJson(replaced.out.toUtf8()).object()["prediction"].toObject()["iteration_time_s"].toDouble() != stored);
+    // Without the file, a type of one's own is unknown, and the error says where types come from.
+    const Run unknown = hapmoe({"estimate", "--model", "Mixtral-S", "--cluster", "X100:1x8"});
+    QCOMPARE(unknown.exitCode, 2);
+    QVERIFY2(unknown.err.contains("unknown device type \"X100\"") && unknown.err.contains("given with --devices FILE"),
+             qPrintable(unknown.err));
+}
+
+void tst_CliFoundation::missingFileArgumentShowsTheUsage()
+{
+    // The error, then the command's help as written (line breaks, not escapes).
+    for (const char* cmd : {"validate", "import", "export"}) {
+        const Run r = hapmoe({cmd});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(!r.err.contains("\\x0a"), qPrintable(r.err));
+        QVERIFY2(r.err.contains(QStringLiteral("\n\nUsage: hapmoe %1").arg(cmd)), qPrintable(r.err));
+    }
 }
 
 void tst_CliFoundation::validateMixedKeepsGoing()

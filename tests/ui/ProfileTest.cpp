@@ -110,9 +110,9 @@ private slots:
         const Prediction& best = measured.plans.front().prediction;
         QCOMPARE(best.iteration_time_s, core.plans.front().prediction.iteration_time_s);
         QCOMPARE(QString::fromStdString(writePlan({w->document()->model(), w->document()->cluster(), measured.plans.front().plan,
-                                                   std::nullopt, std::nullopt})),
+                                                   std::nullopt, std::nullopt, {}})),
                  QString::fromStdString(writePlan({w->document()->model(), w->document()->cluster(), core.plans.front().plan,
-                                                   std::nullopt, std::nullopt})));
+                                                   std::nullopt, std::nullopt, {}})));
         QVERIFY(best.used_profile);
         // Half the H800's efficiency, and a larger rho: the best plan is slower than without.
         QVERIFY2(best.iteration_time_s > analytic.plans.front().prediction.iteration_time_s,

@@ -42,7 +42,7 @@ QString hostfileBeside(const QString& launcher)
 // one name and rank and differ.
 std::string planText(const ExplorerPlan& entry)
 {
-    return writePlan(PlanDocument{ModelSpec{}, Cluster{}, entry.plan(), entry.prediction(), std::nullopt});
+    return writePlan(PlanDocument{ModelSpec{}, Cluster{}, entry.plan(), entry.prediction(), std::nullopt, {}});
 }
 
 } // namespace

@@ -516,6 +516,61 @@ void tst_Documents::planRoundTrip()
                                          "(the search's plans are kept for comparison only)"));
         QVERIFY(w[1].rfind("odd.json: search.baselines.uniform.plan.stages[0].tp: ", 0) == 0);
     }
+    // A check whose one-plan pass finished and whose K-plan pass stopped: plan #1 is exact.
+    {
+        PlanDocument best = d;
+        best.search->exact_check = ExactCheck::TimeLimit;
+        best.search->exact_check_best = true;
+        const std::string text = writePlan(best);
+        QVERIFY(nlohmann::json::parse(text)["search"]["exact_check"]["best_exact"].get<bool>());
+        QVERIFY(readPlan(text, "plan.json").search->exact_check_best);
+        QVERIFY(!back.search->exact_check_best);
+        QVERIFY(nlohmann::json::parse(once)["search"]["exact_check"].count("best_exact") == 0);
+        // Only with a check that stopped: with "finished" the search section is left out.
+        nlohmann::json j = nlohmann::json::parse(once);
+        j["search"]["exact_check"]["best_exact"] = true;
+        Warnings w;
+        QVERIFY(!readPlan(j.dump(), "odd.json", &w).search);
+        QCOMPARE(w.size(), std::size_t(1));
+        QVERIFY2(w[0].rfind("odd.json: search.exact_check.best_exact: expected only with a check that stopped", 0) == 0, w[0].c_str());
+    }
+    // The device types the plan was costed with beyond the built-in catalog ("devices"): none
+    // here, so no key; a replaced H800 and a new type read back as written, and a bad figure
+    // is named by its path, as in a hapmoe.devices file.
+    {
+        QVERIFY(nlohmann::json::parse(once).count("devices") == 0);
+        QVERIFY(back.devices.empty());
+        const DeviceCatalog& cat = DeviceCatalog::builtin();
+        QVERIFY(typesBeyondBuiltin(d.cluster, cat).empty());
+        DeviceType h800 = *cat.find("H800");
+        h800.bf16_tflops = 600;
+        DeviceType x100 = h800;
+        x100.name = "X100";
+        x100.aliases.clear();
+        DeviceCatalog own = cat;
+        own.merge(DeviceCatalog({h800, x100}));
+        Cluster c = d.cluster;
+        c.nodes.front().device_type = "h800";   // an alias: the entry is the type's own
+        c.nodes.back().device_type = "X100";
+        const std::vector<DeviceType> beyond = typesBeyondBuiltin(c, own);
+        QCOMPARE(beyond.size(), std::size_t(2));   // H800 replaced and X100; 910B as built in
+        QCOMPARE(beyond.front().name, std::string("H800"));
+        QCOMPARE(beyond.front().bf16_tflops, 600.0);
+        PlanDocument withDevices = d;
+        withDevices.cluster = c;
+        withDevices.devices = beyond;
+        const std::string text = writePlan(withDevices);
+        const PlanDocument read = readPlan(text, "own.json");
+        QCOMPARE(read.devices.size(), beyond.size());
+        QCOMPARE(read.devices.back().name, beyond.back().name);
+        QCOMPARE(readPlanDevices(text, "own.json").front().bf16_tflops, 600.0);
+        QCOMPARE(q(writePlan(read)), q(text));
+        nlohmann::json j = nlohmann::json::parse(text);
+        j["devices"][0]["memory_gib"] = -1;
+        const InputError e = expectError([&] { readPlan(j.dump(), "own.json"); });
+        QCOMPARE(q(e.file()), QStringLiteral("own.json"));
+        QCOMPARE(q(e.where()), QStringLiteral("devices[0].memory_gib"));
+    }
     // A search whose check was off writes no exact_check.
     {
         PlanDocument off = d;
@@ -529,7 +584,7 @@ void tst_Documents::planRoundTrip()
     QCOMPARE(back.prediction->host_memory_per_node_gib, 96.5);
     QCOMPARE(back.prediction->stages[0].memory.host, 12.0 * (1ull << 30));
     // A plan without offload leaves the key out (documents written before it read the same).
-    QVERIFY(writePlan(PlanDocument{d.model, d.cluster, fullPlan(), std::nullopt, std::nullopt}).find("optimizer_offload_fraction")
+    QVERIFY(writePlan(PlanDocument{d.model, d.cluster, fullPlan(), std::nullopt, std::nullopt, {}}).find("optimizer_offload_fraction")
             == std::string::npos);
     // Memory is stored in GiB and read back to bytes: 10.5 GiB of weights.
     QCOMPARE(back.prediction->stages[0].memory.weights, 10.5 * (1ull << 30));

@@ -1246,7 +1246,7 @@ private slots:
         QCOMPARE(a.devices[0].count, 8);
         QCOMPARE(b.devices[0].node, ids[1]);
         QVERIFY(deploymentProblems(plan, s.model, c, DeviceCatalog::builtin(), Target::FlagScale).empty());
-        validatePlanDocument(PlanDocument{s.model, c, plan, std::nullopt, std::nullopt}, DeviceCatalog::builtin(), "");
+        validatePlanDocument(PlanDocument{s.model, c, plan, std::nullopt, std::nullopt, {}}, DeviceCatalog::builtin(), "");
 
         // FlagScale sorts ranks by the position of their type in --hetero-device-types, not by
         // node order: with the A100 node first the H800 node still holds mesh 0.
@@ -3073,6 +3073,46 @@ private slots:
         const ImportedScript late = importMegatronScript("echo start\n#SBATCH --nodes=4 --ntasks-per-node=8\n" + launch, "job.sh");
         QCOMPARE(late.world_size, 1);
         QVERIFY(!hasWarning(late, "#SBATCH"));
+    }
+
+    void sbatchDirectivesSetTheJobsEnvironment()
+    {
+        // sbatch sets SLURM_JOB_NUM_NODES and SLURM_NNODES from --nodes (and SLURM_NTASKS,
+        // SLURM_NTASKS_PER_NODE, SLURM_GPUS_PER_NODE from their options) in the job's
+        // environment (sbatch(1), OUTPUT ENVIRONMENT VARIABLES): a batch script that gives
+        // torchrun `--nnodes $SLURM_NNODES` launches on the directives' nodes.
+        const std::string model = "--num-layers 4 --hidden-size 256 --num-attention-heads 8 --seq-length 512 "
+                                  "--max-position-embeddings 512 --micro-batch-size 1 --global-batch-size 64 "
+                                  "--tensor-model-parallel-size 2 --pipeline-model-parallel-size 2";
+        const std::string job = "#!/bin/bash\n#SBATCH --nodes=2\n#SBATCH --ntasks-per-node=1\n#SBATCH --gpus-per-node 8\n"
+                                "srun bash -c \"torchrun --nproc_per_node $SLURM_GPUS_PER_NODE --nnodes $SLURM_NNODES "
+                                "--node_rank \\$SLURM_NODEID pretrain_gpt.py " + model + "\"\n";
+        const ImportedScript s = importMegatronScript(job, "job.sh");
+        QCOMPARE(s.nnodes, 2);
+        QCOMPARE(s.nproc_per_node, 8);
+        QCOMPARE(s.world_size, 16);
+        QVERIFY(hasWarning(s, "line 2: taken from the #SBATCH directives, as sbatch sets them in the job's environment: "
+                              "SLURM_GPUS_PER_NODE=8 (--gpus-per-node 8), SLURM_NNODES=2 (--nodes=2)"));
+        QVERIFY(!hasWarning(s, "SLURM_NNODES is not set"));
+        // The environment given wins (it is what the job ran with).
+        ScriptInputs given;
+        given.environment = {{"SLURM_NNODES", "4"}};
+        const ImportedScript g = importMegatronScript(job, "job.sh", given);
+        QCOMPARE(g.nnodes, 4);
+        // A batch script on sbatch's standard input gets them from its directives and
+        // sbatch's options (-N 3 over --nodes=2), whatever the submitting shell had.
+        const ImportedScript here = importMegatronScript("SLURM_NNODES=7\nsbatch -N 3 <<'EOF'\n#!/bin/bash\n#SBATCH --nodes=2\n"
+                                                         "torchrun --nproc_per_node 8 --nnodes $SLURM_JOB_NUM_NODES pretrain_gpt.py "
+                                                             + model + "\nEOF\n",
+                                                         "submit.sh");
+        QCOMPARE(here.nnodes, 3);
+        // A count that is not a number (a typed GPU count, a variable) sets nothing.
+        const ImportedScript typed = importMegatronScript("#SBATCH --nodes=2 --gpus-per-node=h100:8\n"
+                                                          "torchrun --nproc_per_node ${SLURM_GPUS_PER_NODE:-4} --nnodes $SLURM_NNODES pretrain_gpt.py "
+                                                              + model + "\n",
+                                                          "typed.sh");
+        QCOMPARE(typed.nproc_per_node, 4);
+        QCOMPARE(typed.nnodes, 2);
     }
 
     void commandStringsAreNamed()

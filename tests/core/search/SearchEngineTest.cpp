@@ -106,6 +106,8 @@ private slots:
     void loadBalanceCountsTheOutputLayer();
     void wideToleranceOpensTheWholeWindow();
     void exactCheckFindsWhatThePruningsHide();
+    void exactCheckFindsTheBestBeforeTheAlternatives();
+    void uniformAlgorithmIsComparedWithMetisStyle();
     void tiedEmbeddingsAcrossTheBridge();
     void flexDispatcherLeavesOutDevicesWithoutDeepEp();
     void fp8LeavesOutDevicesWithoutFp8();
@@ -1237,6 +1239,84 @@ void SearchEngineTest::exactCheckFindsWhatThePruningsHide()
         QCOMPARE(three.plans.front().plan.name, std::string("HS-DP #1"));
         QCOMPARE(three.plans.back().plan.name, std::string("HS-DP #3"));
     }
+}
+
+void SearchEngineTest::exactCheckFindsTheBestBeforeTheAlternatives()
+{
+    // With K plans asked for, the check first finds the best plan alone, then the K best
+    // (docs/search.md section 7). A stop in the second pass keeps the first's answer: plan #1
+    // is the exact best, the others the pruned search's. Mixtral-L on the paper's 16-3, one
+    // thread (the states each pass expands are then the same from run to run): the one-plan
+    // check expands its states and finishes; a cancel after that many states and 20,000 more
+    // falls in the second pass.
+    const ModelSpec* large = findModelPreset("Mixtral-L");
+    QVERIFY(large);
+    const DeviceCatalog& cat = DeviceCatalog::builtin();
+    const CostModel cost(*large, resolveCluster("16-3", cat), cat);
+    SearchOptions one;
+    one.threads = 1;
+    one.baselines = false;
+    one.exact_check_work = 1000000000;
+    const SearchResult best = runSearch(cost, one);
+    QVERIFY(best.exactChecked() && !best.plans.empty());
+    SearchOptions three = one;
+    three.top_k = 3;
+    three.exact_check_work = 0;
+    const SearchResult prunedOnly = runSearch(cost, three);
+    three.exact_check_work = 1000000000;
+    std::atomic<bool> cancel{false};
+    const long long after = best.states + 20000;
+    const SearchResult cut = runSearch(cost, three, &cancel, [&](const SearchProgress& p) {
+        if (p.states > after)
+            cancel = true;
+    });
+    QVERIFY(cut.cancelled);
+    QVERIFY(cut.exact_check == ExactCheck::Cancelled);
+    QVERIFY(cut.exact_check_best);
+    QCOMPARE(cut.plans.front().prediction.iteration_time_s, best.plans.front().prediction.iteration_time_s);
+    // The others are the pruned search's three, less any the first pass found again.
+    QCOMPARE(cut.plans.size(), std::size_t(3));
+    for (std::size_t i = 1; i < cut.plans.size(); ++i) {
+        const double t = cut.plans[i].prediction.iteration_time_s;
+        QVERIFY(t >= cut.plans[i - 1].prediction.iteration_time_s);
+        QVERIFY2(std::any_of(prunedOnly.plans.begin(), prunedOnly.plans.end(),
+                             [&](const RankedPlan& rp) { return rp.prediction.iteration_time_s == t; })
+                     || t == best.plans.front().prediction.iteration_time_s,
+                 qPrintable(QString("plan #%1: %2 s").arg(i + 1).arg(t)));
+    }
+    // A stop in the first pass keeps the pruned plans (finished, both passes give --exact's
+    // three: exactCheckFindsWhatThePruningsHide).
+    cancel = false;
+    const long long early = prunedOnly.states + 1000;
+    const SearchResult stoppedEarly = runSearch(cost, three, &cancel, [&](const SearchProgress& p) {
+        if (p.states > early)
+            cancel = true;
+    });
+    QVERIFY(stoppedEarly.exact_check == ExactCheck::Cancelled && !stoppedEarly.exact_check_best);
+    QCOMPARE(stoppedEarly.plans.front().prediction.iteration_time_s, prunedOnly.plans.front().prediction.iteration_time_s);
+}
+
+void SearchEngineTest::uniformAlgorithmIsComparedWithMetisStyle()
+{
+    // `--algorithm uniform` returns the uniform plan as its answer and compares it with the
+    // Metis-style baseline, as a search compares its plans with both (Mixtral-S on 24-1, where
+    // the Metis-style plan fits).
+    const ModelSpec* m = findModelPreset("Mixtral-S");
+    QVERIFY(m);
+    const DeviceCatalog& cat = DeviceCatalog::builtin();
+    const CostModel cost(*m, resolveCluster("24-1", cat), cat);
+    SearchOptions opt;
+    opt.algorithm = Algorithm::Uniform;
+    const SearchResult r = runSearch(cost, opt);
+    QVERIFY(!r.plans.empty());
+    QVERIFY(r.uniform_baseline && r.metis_baseline);
+    QCOMPARE(r.uniform_baseline->prediction.iteration_time_s, r.plans.front().prediction.iteration_time_s);
+    SearchOptions metisOpt;
+    metisOpt.algorithm = Algorithm::MetisStyle;
+    const SearchResult metis = runSearch(cost, metisOpt);
+    QVERIFY(!metis.plans.empty());
+    QCOMPARE(r.metis_baseline->prediction.iteration_time_s, metis.plans.front().prediction.iteration_time_s);
+    QVERIFY(!r.baselines_cut);
 }
 
 void SearchEngineTest::tiedEmbeddingsAcrossTheBridge()
