@@ -457,8 +457,9 @@ SearchOptions SearchPanel::currentOptions() const
     if (s.search_micro_batch)
         o.micro_batch_sizes = microBatchCandidates(m_document->project().model.training.global_batch_size,
                                                    m_document->project().model.training.micro_batch_size);
-    // Leave one core to the GUI thread so that it stays responsive on small machines.
-    o.threads = std::max(1, QThread::idealThreadCount() - 1);
+    // Every core, as `hapmoe plan` uses: the GUI thread only paints the progress, and the
+    // search's threads run at a lower priority (SearchRunner), so the window stays responsive.
+    o.threads = std::max(1, QThread::idealThreadCount());
     o.baselines = true;
     return o;
 }
@@ -477,15 +478,21 @@ QString SearchPanel::checkStatus(const SearchResult& r)
             parts << tr("the exact check (%1) found plans with the optimizer on the devices (the pruned search's best "
                         "offloaded it: %2 s)")
                          .arg(took)
-                         .arg(r.pruned_best_s, 0, 'f', 2);
+                         .arg(r.pruned_best_s, 0, 'f', 3);
         else
-            parts << tr("the exact check (%1) found a faster plan than the pruned search's %2 s").arg(took).arg(r.pruned_best_s, 0, 'f', 2);
+            parts << tr("the exact check (%1) found a faster plan than the pruned search's %2 s").arg(took).arg(r.pruned_best_s, 0, 'f', 3);
         break;
     case ExactCheck::WorkBudget:
     case ExactCheck::TimeLimit:
-        parts << (r.exact_check == ExactCheck::WorkBudget ? tr("the exact check stopped at its work budget")
-                                                          : tr("the exact check stopped at the time limit"))
-                + tr(", so a faster plan may exist (tick Exact to search without the prunings)");
+        if (r.exact_check_best)
+            parts << (r.exact_check == ExactCheck::WorkBudget
+                          ? tr("the exact check found the best plan, then stopped at its work budget before the alternatives")
+                          : tr("the exact check found the best plan, then stopped at the time limit before the alternatives"))
+                    + tr(": #1 is the exact best, the others the pruned search's");
+        else
+            parts << (r.exact_check == ExactCheck::WorkBudget ? tr("the exact check stopped at its work budget")
+                                                              : tr("the exact check stopped at the time limit"))
+                    + tr(", so a faster plan may exist (tick Exact to search without the prunings)");
         break;
     case ExactCheck::NotTriedWork:
     case ExactCheck::NotTriedTime:

@@ -7,6 +7,12 @@
 #include <atomic>
 #include <mutex>
 
+#ifdef Q_OS_LINUX
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
 namespace hapmoe::ui {
 
 struct SearchRunner::Shared {
@@ -19,6 +25,7 @@ struct SearchRunner::Shared {
 
 SearchRunner::SearchRunner(QObject* parent) : QObject(parent)
 {
+    m_pool.setMaxThreadCount(1);
     m_poll.setInterval(50);
     connect(&m_poll, &QTimer::timeout, this, &SearchRunner::poll);
     connect(&m_watcher, &QFutureWatcher<SearchResult>::finished, this, &SearchRunner::onFinished);
@@ -48,8 +55,14 @@ void SearchRunner::start(const ModelSpec& model, const Cluster& cluster, const S
     m_clock.start();
 
     auto shared = m_shared;
-    QFuture<SearchResult> future = QtConcurrent::run(
+    QFuture<SearchResult> future = QtConcurrent::run(&m_pool,
         [shared, model, cluster, options, costOptions, profile](QPromise<SearchResult>& promise) {
+#ifdef Q_OS_LINUX
+            // Linux keeps a nice value per thread, and the threads it starts inherit it: the
+            // search's workers (one per core) give way to the GUI thread. Only this pool's
+            // thread runs searches, so the value it keeps harms nothing else.
+            setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 10);
+#endif
             try {
                 // The cost model keeps a pointer to the profile: the task's own copy outlives it.
                 CostModel cost(model, cluster, DeviceCatalog::builtin(), profile ? &*profile : nullptr, costOptions);

@@ -13,6 +13,7 @@
 #include <QElapsedTimer>
 #include <QFutureWatcher>
 #include <QObject>
+#include <QThreadPool>
 #include <QTimer>
 
 #include <memory>
@@ -56,6 +57,9 @@ private:
     void onFinished();
 
     std::shared_ptr<Shared> m_shared;
+    // The searches' own thread (one at a time), whose worker threads run below the GUI's
+    // priority; declared before the watcher, so that it outlives the wait in the destructor.
+    QThreadPool m_pool;
     QFutureWatcher<SearchResult> m_watcher;
     QTimer m_poll;
     QElapsedTimer m_clock;

@@ -169,18 +169,24 @@ private slots:
         r.pruned_best_s = 11.36;   // Mixtral-S on 24-1
         r.exact_check_s = 0.174;
         QCOMPARE(SearchPanel::checkStatus(r),
-                 QStringLiteral("the exact check (174 ms) found a faster plan than the pruned search's 11.36 s"));
+                 QStringLiteral("the exact check (174 ms) found a faster plan than the pruned search's 11.360 s"));
         r.plans.front().prediction.iteration_time_s = 101.883;   // Mixtral-L on 16-2, "if needed"
         r.pruned_best_s = 92.136;
         r.exact_check_s = 0.31;
         QCOMPARE(SearchPanel::checkStatus(r), QStringLiteral("the exact check (310 ms) found plans with the optimizer on the "
-                                                             "devices (the pruned search's best offloaded it: 92.14 s)"));
+                                                             "devices (the pruned search's best offloaded it: 92.136 s)"));
         r.pruned_best_s = 0;
         r.exact_check = ExactCheck::WorkBudget;
         QCOMPARE(SearchPanel::checkStatus(r), QStringLiteral("the exact check stopped at its work budget, so a faster plan may "
                                                              "exist (tick Exact to search without the prunings)"));
         r.exact_check = ExactCheck::TimeLimit;
         QVERIFY(SearchPanel::checkStatus(r).startsWith(QStringLiteral("the exact check stopped at the time limit, ")));
+        // With K plans, its one-plan pass finished: #1 is exact, the alternatives are not.
+        r.exact_check_best = true;
+        QCOMPARE(SearchPanel::checkStatus(r), QStringLiteral("the exact check found the best plan, then stopped at the time limit "
+                                                             "before the alternatives: #1 is the exact best, the others the pruned "
+                                                             "search's"));
+        r.exact_check_best = false;
         r.exact_check = ExactCheck::NotTriedWork;
         QCOMPARE(SearchPanel::checkStatus(r), QStringLiteral("the exact check was not tried (the pruned search alone did more "
                                                              "work than its budget), so a faster plan may exist"));
@@ -202,7 +208,7 @@ private slots:
         r.plans.front().prediction.iteration_time_s = 91.589;
         r.exact_check_s = 1.755;
         QCOMPARE(SearchPanel::checkStatus(r), QStringLiteral("the exact check (1.755 s) found a faster plan than the pruned "
-                                                             "search's 92.14 s; 25 % of the optimizer in host memory gives the "
+                                                             "search's 92.136 s; 25 % of the optimizer in host memory gives the "
                                                              "fastest plan"));
     }
 

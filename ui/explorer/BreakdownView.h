@@ -86,6 +86,9 @@ private:
     Prediction m_prediction;
     bool m_dispatchShown = true;
     QVector<QCPItemText*> m_barLabels;
+    // Each bar's label with what the DP sync and optimizer bars hold by stage, and without
+    // it, for a chart too narrow for the long form (fitValueRange).
+    QStringList m_barTexts, m_barShortTexts;
     QStringList m_titleParts;   // "Iteration …", "= bottleneck …", "+ the tail of …"
     QString m_emptyText = tr("No plan to show: run a search and select a plan");
 };

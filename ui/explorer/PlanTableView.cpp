@@ -87,9 +87,14 @@ void PlanTableView::selectSourceRow(int row)
 
 QSize PlanTableView::sizeHint() const
 {
-    // Room for the header and about six plans.
+    // Room for the header and the plans (five of a search, two baselines and the current
+    // configuration fill eight rows), as many as the window's height spares for the table
+    // when the splitter first lays it out: in a short window the charts below need the
+    // height more (the table scrolls, and the splitter moves).
     const int rowH = verticalHeader()->defaultSectionSize();
-    return {QTableView::sizeHint().width(), horizontalHeader()->height() + rowH * 6 + 4};
+    const int windowHeight = window() ? window()->height() : 1000;
+    const int rows = windowHeight >= 1000 ? 8 : windowHeight >= 850 ? 6 : windowHeight >= 720 ? 4 : 3;
+    return {QTableView::sizeHint().width(), horizontalHeader()->height() + rowH * rows + 4};
 }
 
 } // namespace hapmoe::ui

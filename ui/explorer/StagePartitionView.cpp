@@ -237,8 +237,11 @@ std::vector<StagePartitionView::BoxText> StagePartitionView::layoutBoxes() const
     const QFontMetrics fm(font());
     const QFontMetrics bfm(bold);
     bool anyCp = false;
-    for (const StagePlan& s : m_plan.stages)
+    bool mixedMbs = false;   // stages of other micro-batch sizes (FlagScale's meshes): each box says its own
+    for (const StagePlan& s : m_plan.stages) {
         anyCp = anyCp || s.cp > 1;
+        mixedMbs = mixedMbs || s.micro_batch_size != m_plan.stages.front().micro_batch_size;
+    }
     constexpr size_t kRecomputeLine = 4;
     std::vector<std::vector<QStringList>> lines(static_cast<size_t>(n));
     std::vector<int> room(static_cast<size_t>(n));
@@ -263,9 +266,15 @@ std::vector<StagePartitionView::BoxText> StagePartitionView::layoutBoxes() const
         const QString rc = style::recomputeLabel(s);
         const QString layers = s.num_layers == 1 ? tr("1 layer") : tr("%1 layers").arg(s.num_layers);
         l.push_back({QStringLiteral("%1 (%2)").arg(layers, style::layerRange(m_plan, i)), layers, QStringLiteral("%1 L").arg(s.num_layers)});
-        l.push_back(anyCp ? QStringList{QStringLiteral("TP%1 CP%2 DP%3").arg(s.tp).arg(s.cp).arg(s.dp),
-                                        QStringLiteral("T%1 C%2 D%3").arg(s.tp).arg(s.cp).arg(s.dp)}
-                          : QStringList{QStringLiteral("TP%1 DP%2").arg(s.tp).arg(s.dp), QStringLiteral("T%1 D%2").arg(s.tp).arg(s.dp)});
+        QStringList grid = anyCp ? QStringList{QStringLiteral("TP%1 CP%2 DP%3").arg(s.tp).arg(s.cp).arg(s.dp),
+                                               QStringLiteral("T%1 C%2 D%3").arg(s.tp).arg(s.cp).arg(s.dp)}
+                                 : QStringList{QStringLiteral("TP%1 DP%2").arg(s.tp).arg(s.dp), QStringLiteral("T%1 D%2").arg(s.tp).arg(s.dp)};
+        if (mixedMbs) {   // the shortest form leaves it to the tooltip
+            grid << grid[1];
+            grid[0] += QStringLiteral(" MBS%1").arg(s.micro_batch_size);
+            grid[1] += QStringLiteral(" mbs%1").arg(s.micro_batch_size);
+        }
+        l.push_back(grid);
         if (m_expertKnobs)
             l.push_back({QStringLiteral("EP%1 ETP%2 EDP%3").arg(s.ep).arg(s.etp).arg(s.edp),
                          QStringLiteral("E%1 ET%2 ED%3").arg(s.ep).arg(s.etp).arg(s.edp), QStringLiteral("EP%1").arg(s.ep)});

@@ -1546,6 +1546,19 @@ void PlanExplorerTest::breakdownTitleNamesTheBottleneckAndTheTail()
     view.setPlan(plan, pred);
     QVERIFY2(view.barsTitle().contains(QStringLiteral("+ the last DP sync to end (S0)")), qPrintable(view.barsTitle()));
     QVERIFY2(view.barsTitle().contains(QStringLiteral("+ the longest step (S2: optimizer)")), qPrintable(view.barsTitle()));
+    // The DP sync and optimizer bars say which stage each holds, so that they can be traced
+    // to the table: S0's sync past its last backward (0.1 s) and S2's step (0.7 s).
+    {
+        QStringList labels;
+        for (int i = 0; i < view.chart()->itemCount(); ++i)
+            if (auto* t = qobject_cast<QCPItemText*>(view.chart()->item(i)))
+                labels << t->text();
+        const auto ending = [&](const QString& tail) {
+            return std::count_if(labels.begin(), labels.end(), [&](const QString& l) { return l.endsWith(tail); }) == 1;
+        };
+        QVERIFY2(ending(QStringLiteral("):  S0 sync 100.0 ms")), qPrintable(labels.join(QLatin1Char('|'))));
+        QVERIFY2(ending(QStringLiteral("):  S2 step")), qPrintable(labels.join(QLatin1Char('|'))));
+    }
     // With a parameter all-gather on S2 and tied embeddings, the three parts; in a narrow
     // chart each on a line of its own, every line within the chart's width.
     pred.stages[2].dp_sync = pred.stages[2].param_gather = 0.05;
