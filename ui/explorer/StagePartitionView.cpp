@@ -380,23 +380,26 @@ std::vector<StagePartitionView::BoxText> StagePartitionView::layoutBoxes() const
     // As many columns as fit, the same in boxes of as many layers (which are as wide, give
     // or take a pixel).
     std::map<int, int> columnsFor;
+    // Narrower than a capital letter: no text, which would be cut to unreadable bits (the
+    // tooltip and the legend's colour tell the stage); decided alike for boxes of as many
+    // layers, as the upright choice is, so that one box in three is not the only one named.
+    std::map<int, bool> blankFor;
     for (size_t i = 0; i < boxes.size(); ++i) {
         if (!boxes[i].upright)
             continue;
         const int layers = m_plan.stages[i].num_layers;
         const int fit = std::max(1, area(i).width() / fm.height());
         columnsFor[layers] = columnsFor.count(layers) ? std::min(columnsFor[layers], fit) : fit;
+        const int slot = stageRight(static_cast<int>(i)) - stageLeft(static_cast<int>(i));
+        blankFor[layers] |= slot - 2 * boxInset(slot, fm) < fm.capHeight() + 1;
     }
     for (size_t i = 0; i < boxes.size(); ++i) {
         BoxText& box = boxes[i];
         if (!box.upright)
             continue;
-        // Narrower than a capital letter: no text, which would be cut to unreadable bits
-        // (the tooltip and the legend's colour tell the stage).
-        const int slot = stageRight(static_cast<int>(i)) - stageLeft(static_cast<int>(i));
-        if (slot - 2 * boxInset(slot, fm) < fm.capHeight() + 1)
-            continue;
         const StagePlan& s = m_plan.stages[i];
+        if (blankFor[s.num_layers])
+            continue;
         const int columns = columnsFor[s.num_layers];
         const int length = area(i).height();
         QString name = QStringLiteral("S%1 %2").arg(i).arg(style::shortDeviceName(QString::fromStdString(s.device_type)));
