@@ -13,6 +13,7 @@
 #include "SearchPanel.h"
 #include "SearchRunner.h"
 #include "ElidedLinesDelegate.h"
+#include "ElidedStatusBar.h"
 #include "Theme.h"
 #include "UndoKeyForwarder.h"
 
@@ -87,6 +88,7 @@ MainWindow::MainWindow(QWidget* parent)
     m_problemCount = new QLabel;
     m_zoom = new QLabel;
     m_zoom->setObjectName(QStringLiteral("zoomLabel"));
+    setStatusBar(new ElidedStatusBar(this));
     statusBar()->addWidget(m_totals, 1);
     statusBar()->addPermanentWidget(m_problemCount);
     statusBar()->addPermanentWidget(m_zoom);
