@@ -61,11 +61,11 @@ public:
     }
     void paint(QPainter* painter, const QStyleOptionGraphicsItem*, QWidget*) override
     {
-        // Zoomed out until the label's text would be under 5 px tall (a large cluster fitted
+        // Zoomed out until the label's line would be under 8 px tall (a large cluster fitted
         // in the window), the label is noise over the nodes: the line alone is drawn, and
         // the tooltip and the property editor still give the figures.
         const double scale = QStyleOptionGraphicsItem::levelOfDetailFromTransform(painter->worldTransform());
-        if (scale * QFontMetricsF(labelFont()).height() < 5.0)
+        if (scale * QFontMetricsF(labelFont()).height() < 8.0)
             return;
         const QRectF label = m_link->labelRect();
         if (label.isEmpty())
