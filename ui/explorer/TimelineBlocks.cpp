@@ -171,9 +171,10 @@ void TimelineBlocks::drawBlocks(QCPPainter* painter)
     const auto& blocks = m_timeline.schedule.blocks;
     const QPalette& pal = mParentPlot->palette();
 
-    // Bubbles: idle time of each stage, hatched.
+    // Bubbles: idle time of each stage, hatched on the page's background, as the legend
+    // shows them (on a lane's tint the thin red lines mix to grey or brown: green lanes).
     painter->setPen(Qt::NoPen);
-    painter->setBrush(QBrush(style::bubbleColor(pal), Qt::BDiagPattern));
+    const QBrush hatch(style::bubbleColor(pal), Qt::BDiagPattern);
     for (int s = 0; s < m_timeline.stages; ++s) {
         QVector<QRectF> rects;
         for (const auto& [a, b] : m_bubbles[static_cast<size_t>(s)]) {
@@ -181,8 +182,12 @@ void TimelineBlocks::drawBlocks(QCPPainter* painter)
                 continue;
             rects.push_back(laneRect(std::max(a, range.lower), std::min(b, range.upper), s));
         }
-        if (!rects.isEmpty())
-            painter->drawRects(rects);
+        if (rects.isEmpty())
+            continue;
+        painter->setBrush(pal.color(QPalette::Base));
+        painter->drawRects(rects);
+        painter->setBrush(hatch);
+        painter->drawRects(rects);
     }
 
     // Blocks, batched by colour. Blocks narrower than a pixel are still drawn one pixel
