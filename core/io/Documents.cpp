@@ -1069,7 +1069,6 @@ PlanContext readPlanContext(std::string_view text, const std::string& fileName, 
     PlanContext c;
     c.model = readModelObject(n.object("model"));
     c.cluster = readClusterObject(n.object("cluster"));
-    c.devices = devicesOf(n);
     c.has_plan = n.has("plan");
     if (!c.has_plan)
         if (auto s = n.optObject("search"))

@@ -124,7 +124,6 @@ PlanDocument readPlan(std::string_view text, const std::string& fileName, Warnin
 struct PlanContext {
     ModelSpec model;
     Cluster cluster;
-    std::vector<DeviceType> devices;   // PlanDocument::devices
     bool has_plan = false;
     std::string no_plan_reason;
 };

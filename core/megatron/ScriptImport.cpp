@@ -158,18 +158,19 @@ public:
         // A batch script runs with what sbatch sets from its #SBATCH directives
         // (SLURM_NNODES, ...) in its environment, unless the environment given says otherwise.
         std::map<std::string, std::string> environment = inputs.environment;
+        std::vector<std::string> jobVariables;   // SLURM_NNODES=2 (--nodes=2): those the script reads
         const auto [directives, directiveLine] = BashReader::batchDirectives(text);
         for (const BashReader::JobVariable& v : BashReader::batchJobEnvironment(directives)) {
             if (environment.count(v.name))
                 continue;
             environment[v.name] = v.value;
             if (text.find(v.name) != std::string_view::npos)   // a script that reads it
-                m_jobVariables.push_back(v.name + "=" + v.value + " (" + v.option + ")");
+                jobVariables.push_back(v.name + "=" + v.value + " (" + v.option + ")");
         }
-        if (!m_jobVariables.empty())
+        if (!jobVariables.empty())
             warn("line " + std::to_string(directiveLine)
                  + ": taken from the #SBATCH directives, as sbatch sets them in the job's environment: "
-                 + join(m_jobVariables, ", "));
+                 + join(jobVariables, ", "));
         m_reader.setEnvironment(environment);
         // The environment of the launch command is all the import reads of it (run()).
         m_reader.setEnvironmentKept([](const ShellCommand& c) { return launchOf(c).has_value(); });
@@ -456,7 +457,6 @@ private:
     }
 
     void warn(const std::string& message) { m_out.warnings.push_back(message); }
-    std::vector<std::string> m_jobVariables;   // SLURM_NNODES=2 (--nodes=2): read from the directives
     std::string at() const { return "line " + std::to_string(m_out.command_line) + ": "; }
     // The line a flag is written on when the script writes it once, else the launch command's.
     std::string at(const std::string& flag) const

@@ -1516,13 +1516,15 @@ SearchResult runSearchAt(const CostModel& cost, const SearchOptions& options, co
         const double inf = std::numeric_limits<double>::infinity();
         long long checkWork = 0;
         // One pass of the check keeping k plans per run, from the plans known so far
-        // (`start`, the fastest first), within its own work budget and the check's deadline.
+        // (`startPlans`, the fastest first), within its own work budget and the check's
+        // deadline. `onDeviceFirst`: where the pruned search offloaded ("if needed"), look on
+        // the devices first (a pass before it that found nothing there settles it).
         struct Pass {
             std::optional<Searcher::Merged> main;
             bool onDevice = false;   // found plans on the devices where the pruned search offloaded
             bool ranOut = false;     // past its work or the deadline, or cancelled
         };
-        auto checkPass = [&](std::size_t k, const std::vector<RankedPlan>& startPlans) {
+        auto checkPass = [&](std::size_t k, const std::vector<RankedPlan>& startPlans, bool onDeviceFirst) {
             Pass out;
             control.pass_work = 0;
             control.pass_work_limit = checkWork10;
@@ -1533,7 +1535,7 @@ SearchResult runSearchAt(const CostModel& cost, const SearchOptions& options, co
             for (auto& x : searchers)
                 x->setKeep(static_cast<int>(k));
             heuristics = false;
-            if (prunedOffload && onDeviceCanFit && !fastest) {
+            if (onDeviceFirst && prunedOffload && onDeviceCanFit && !fastest) {
                 setOffloadFraction(0.0);
                 setKnownBest(inf);
                 runMain();
@@ -1585,13 +1587,13 @@ SearchResult runSearchAt(const CostModel& cost, const SearchOptions& options, co
         std::optional<Pass> first;
         std::vector<RankedPlan> startPlans = pruned->plans;
         if (want > 1) {
-            first = checkPass(1, pruned->plans);
+            first = checkPass(1, pruned->plans, true);
             if (!first->ranOut && !first->onDevice && first->main && !first->main->plans.empty()) {
                 startPlans.insert(startPlans.end(), first->main->plans.begin(), first->main->plans.end());
                 startPlans = fastestDistinct(std::move(startPlans), want);
             }
         }
-        Pass pass = first && first->ranOut ? std::move(*first) : checkPass(want, startPlans);
+        Pass pass = first && first->ranOut ? std::move(*first) : checkPass(want, startPlans, !first || first->onDevice);
         result.exact_check_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         result.exact_check_work = checkWork;
         // The plans a finished pass leaves: its own when it found some on the devices, or

@@ -71,6 +71,17 @@ bool samePlans(const SearchResult& a, const SearchResult& b)
     return true;
 }
 
+// The search, cancelled once its progress reports more than `after` states (with one
+// thread the states come in the same order on every run).
+SearchResult cancelledAfter(const CostModel& cost, const SearchOptions& options, long long after)
+{
+    std::atomic<bool> cancel{false};
+    return runSearch(cost, options, &cancel, [&](const SearchProgress& p) {
+        if (p.states > after)
+            cancel = true;
+    });
+}
+
 } // namespace
 
 class SearchEngineTest : public QObject {
@@ -1184,12 +1195,7 @@ void SearchEngineTest::exactCheckFindsWhatThePruningsHide()
         const SearchResult prunedOnly = runSearch(costC, one);
         QVERIFY(!prunedOnly.plans.empty());
         one.exact_check_work = 1000000000;
-        std::atomic<bool> cancel{false};
-        const long long after = prunedOnly.states + 20000;
-        const SearchResult cancelled = runSearch(costC, one, &cancel, [&](const SearchProgress& p) {
-            if (p.states > after)
-                cancel = true;
-        });
+        const SearchResult cancelled = cancelledAfter(costC, one, prunedOnly.states + 20000);
         QVERIFY(cancelled.cancelled);
         QVERIFY(cancelled.exact_check == ExactCheck::Cancelled && cancelled.exact_check_s > 0);
         QCOMPARE(cancelled.plans.front().prediction.iteration_time_s, prunedOnly.plans.front().prediction.iteration_time_s);
@@ -1246,9 +1252,9 @@ void SearchEngineTest::exactCheckFindsTheBestBeforeTheAlternatives()
     // With K plans asked for, the check first finds the best plan alone, then the K best
     // (docs/search.md section 7). A stop in the second pass keeps the first's answer: plan #1
     // is the exact best, the others the pruned search's. Mixtral-L on the paper's 16-3, one
-    // thread (the states each pass expands are then the same from run to run): the one-plan
-    // check expands its states and finishes; a cancel after that many states and 20,000 more
-    // falls in the second pass.
+    // thread (the states each pass expands are then the same from run to run): a cancel after
+    // the three-plan pruned search's states, the one-plan check's and 5,000 more falls in the
+    // second pass (about 27,000 states).
     const ModelSpec* large = findModelPreset("Mixtral-L");
     QVERIFY(large);
     const DeviceCatalog& cat = DeviceCatalog::builtin();
@@ -1259,17 +1265,14 @@ void SearchEngineTest::exactCheckFindsTheBestBeforeTheAlternatives()
     one.exact_check_work = 1000000000;
     const SearchResult best = runSearch(cost, one);
     QVERIFY(best.exactChecked() && !best.plans.empty());
+    one.exact_check_work = 0;
+    const long long firstPass = best.states - runSearch(cost, one).states;
     SearchOptions three = one;
     three.top_k = 3;
     three.exact_check_work = 0;
     const SearchResult prunedOnly = runSearch(cost, three);
     three.exact_check_work = 1000000000;
-    std::atomic<bool> cancel{false};
-    const long long after = best.states + 20000;
-    const SearchResult cut = runSearch(cost, three, &cancel, [&](const SearchProgress& p) {
-        if (p.states > after)
-            cancel = true;
-    });
+    const SearchResult cut = cancelledAfter(cost, three, prunedOnly.states + firstPass + 5000);
     QVERIFY(cut.cancelled);
     QVERIFY(cut.exact_check == ExactCheck::Cancelled);
     QVERIFY(cut.exact_check_best);
@@ -1286,12 +1289,7 @@ void SearchEngineTest::exactCheckFindsTheBestBeforeTheAlternatives()
     }
     // A stop in the first pass keeps the pruned plans (finished, both passes give --exact's
     // three: exactCheckFindsWhatThePruningsHide).
-    cancel = false;
-    const long long early = prunedOnly.states + 1000;
-    const SearchResult stoppedEarly = runSearch(cost, three, &cancel, [&](const SearchProgress& p) {
-        if (p.states > early)
-            cancel = true;
-    });
+    const SearchResult stoppedEarly = cancelledAfter(cost, three, prunedOnly.states + 1000);
     QVERIFY(stoppedEarly.exact_check == ExactCheck::Cancelled && !stoppedEarly.exact_check_best);
     QCOMPARE(stoppedEarly.plans.front().prediction.iteration_time_s, prunedOnly.plans.front().prediction.iteration_time_s);
 }
