@@ -154,6 +154,10 @@ CompareView::CompareView(QWidget* parent)
     m_chooser->setObjectName(QStringLiteral("compareChooser"));
     m_chooser->setToolTip(tr("Tick two or more plans to compare"));
     m_chooser->setMaximumWidth(220);
+    // A long name ("current (train_mixtral_8x7b_distributed.sh)") keeps both ends and its
+    // time, "current (train_mi…ted.sh) (24.842 s)", whole in the tooltip; no sideways scroll.
+    m_chooser->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    m_chooser->setTextElideMode(Qt::ElideMiddle);
     m_table->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
     m_table->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
@@ -266,6 +270,7 @@ void CompareView::setPlans(const std::vector<ExplorerPlan>& plans)
         auto* item = new QListWidgetItem(QStringLiteral("%1 (%2)").arg(displayName(e), style::formatSeconds(e.prediction().iteration_time_s)), m_chooser);
         item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsUserCheckable);
         item->setCheckState(Qt::Unchecked);
+        item->setToolTip(item->text());
     }
     m_updatingChooser = false;
     // As wide as its entries need, so that the table beside it keeps the width.
