@@ -5,6 +5,7 @@
 
 #include "hardware/DeviceCatalog.h"
 #include "io/Documents.h"
+#include "io/Presets.h"
 #include "util/Strings.h"
 
 #include <unistd.h>
@@ -207,13 +208,14 @@ void checkOutputPath(const std::string& flag, const std::string& path, const std
 
 namespace {
 
-DeviceCatalog catalogOver(DeviceCatalog catalog, const CliArgs& args)
+DeviceCatalog catalogOver(DeviceCatalog catalog, const CliArgs& args, bool quiet = false)
 {
     if (auto file = args.value("devices")) {
         Warnings warnings;
         catalog.merge(DeviceCatalog::fromJson(readTextFile(*file), *file, &warnings), *file);
         for (const auto& w : warnings)
-            std::cerr << "warning: " << printableText(w) << "\n";
+            if (!quiet)
+                std::cerr << "warning: " << printableText(w) << "\n";
     }
     return catalog;
 }
@@ -225,12 +227,27 @@ DeviceCatalog catalogFromArgs(const CliArgs& args)
     return catalogOver(DeviceCatalog::builtin(), args);
 }
 
-DeviceCatalog catalogForPlan(const CliArgs& args, const std::string& planFile)
+DeviceCatalog catalogForPlans(const CliArgs& args, const std::vector<std::string>& files, bool quiet)
 {
     DeviceCatalog catalog = DeviceCatalog::builtin();
-    Warnings warnings;   // the plan's reader gives them again
-    catalog.merge(DeviceCatalog(readPlanDevices(readTextFile(planFile), planFile, &warnings)), planFile);
-    return catalogOver(std::move(catalog), args);
+    for (const std::string& file : files) {
+        // As resolveCluster takes a --cluster: a preset name first, then a file.
+        std::error_code ec;
+        if (file.empty() || findClusterPreset(file) || !std::filesystem::is_regular_file(file, ec))
+            continue;
+        const std::string text = readTextFile(file);
+        std::string format;
+        try {
+            format = documentVersion(text, file).format;
+        } catch (const InputError&) {
+            continue;   // not a document: its reader says why
+        }
+        if (format != kPlanFormat)
+            continue;
+        Warnings warnings;   // the plan's reader gives them again
+        catalog.merge(DeviceCatalog(readPlanDevices(text, file, &warnings)), file);
+    }
+    return catalogOver(std::move(catalog), args, quiet);
 }
 
 std::string nearlyFullNote(const Plan& plan, const Prediction& prediction)

@@ -80,12 +80,12 @@ int cmdCalibrate(const Args& args)
         return Success;
     }
     if (!a.positionals().empty())
-        throw UsageError("unexpected argument \"" + a.positionals().front() + "\"\n\n" + kHelp);
+        throw UsageError("unexpected argument \"" + a.positionals().front() + "\"", kHelp);
     const std::string logFile = a.required("log");
     const std::string planFile = a.required("plan");
     if (auto out = a.value("o"))
         checkOutputPath("-o", *out, givenInputs(a, {"profile", "devices"}, {{"--log", logFile}, {"--plan", planFile}}));
-    const DeviceCatalog catalog = catalogForPlan(a, planFile);
+    const DeviceCatalog catalog = catalogForPlans(a, {planFile});
     Warnings warnings;
     const PlanDocument doc = readPlan(readTextFile(planFile), planFile, &warnings);
     validatePlanDocument(doc, catalog, planFile);

@@ -411,7 +411,7 @@ int cmdEstimate(const Args& args)
                      "memory-headroom"},
                     {"sequence-parallel", "distributed-optimizer", "json", "optimizer-cpu-offload"}, {"script-env"});
     if (!a.positionals().empty())
-        throw UsageError("unexpected argument \"" + a.positionals().front() + "\"\n\n" + kHelp);
+        throw UsageError("unexpected argument \"" + a.positionals().front() + "\"", kHelp);
     checkScriptInputsHaveScript(a);
 
     static const char* const kFlagForm[] = {"tp", "pp", "cp", "ep", "etp", "vpp", "mbs", "gbs", "recompute",
@@ -420,7 +420,7 @@ int cmdEstimate(const Args& args)
     if (auto trace = a.value("trace"))
         checkOutputPath("--trace", *trace, givenInputs(a, {"model", "cluster", "profile", "plan", "script", "devices"}));
     // A plan document costs on the devices it carries (--devices over them).
-    const DeviceCatalog catalog = a.has("plan") ? catalogForPlan(a, *a.value("plan")) : catalogFromArgs(a);
+    const DeviceCatalog catalog = catalogForPlans(a, {a.value("plan").value_or(""), a.value("cluster").value_or("")});
     Warnings warnings;
     EstimateInput in;
     CostOptions options;   // the defaults (docs/cost-model.md), or what a script switches on

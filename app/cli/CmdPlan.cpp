@@ -349,7 +349,7 @@ int cmdPlan(const Args& args)
         return Success;
     }
     if (!a.positionals().empty())
-        throw UsageError("unexpected argument \"" + a.positionals().front() + "\" (see hapmoe plan --help)");
+        throw UsageError("unexpected argument \"" + a.positionals().front() + "\"", kPlanUsage);
 
     checkScriptInputsHaveScript(a);
     if (a.has("script") && a.has("model"))
@@ -358,7 +358,8 @@ int cmdPlan(const Args& args)
     if (auto out = a.value("o"))
         checkOutputPath("-o", *out, givenInputs(a, {"model", "cluster", "profile", "script", "devices"}));
 
-    const DeviceCatalog catalog = catalogFromArgs(a);
+    // A cluster taken from a plan document comes with the device types it was costed with.
+    const DeviceCatalog catalog = catalogForPlans(a, {a.required("cluster")});
     Warnings warnings;
     const Cluster cluster = resolveCluster(a.required("cluster"), catalog, &warnings);
     requireConnected(cluster, catalog, a.required("cluster"));
@@ -517,14 +518,21 @@ int cmdPlan(const Args& args)
         const std::string why = r.exact_check == ExactCheck::WorkBudget ? "its work budget, " + std::to_string(r.exact_check_budget) + " a pass"
                                                                         : "the time limit, after " + checkTime;
         const std::string more = r.exact_check == ExactCheck::WorkBudget ? "larger --exact-check" : "longer --time-limit";
+        // The others: the pruned search's, or, where the check found plans on the devices that
+        // the pruned search's offloaded plans yield to, those its first pass met there (the
+        // best of each of its runs, fewer than K may be). Either way not known to be the next best.
         if (r.exact_check_best)
             os << "The exact check found the best plan"
                << (r.pruned_best_s <= 0 ? ", the pruned search's own"
                    : checkFoundFaster   ? ", faster than the pruned search's " + decimal(r.pruned_best_s, 3) + " s"
-                                        : ", with the optimizer on the devices")
-               << ", then stopped before the " << opt.top_k << " best were known (" << why
-               << "): plan #1 is the exact best, the others are the pruned search's (a " << more
-               << " or --exact may find faster ones).\n";
+                                        : " with the optimizer on the devices (the pruned search's offloaded it, "
+                                              + decimal(r.pruned_best_s, 3) + " s)")
+               << ", then stopped before the " << opt.top_k << " best were known (" << why << "): plan #1 is the exact best"
+               << (r.plans.size() == 1   ? ""
+                   : r.plans.size() == 2 ? "; the other is the best the search had met after it, not known to be the next best"
+                                         : "; the " + std::to_string(r.plans.size() - 1)
+                                               + " others are the best the search had met, not known to be the next best")
+               << " (a " << more << " or --exact may find faster ones).\n";
         else
             os << "The exact check stopped before its end (" << why << "); the plans below are the pruned search's (a " << more
                << " or --exact may find faster ones).\n";

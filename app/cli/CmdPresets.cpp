@@ -170,7 +170,7 @@ int cmdPresets(const Args& args)
         return Success;
     }
     if (a.positionals().size() > 1)
-        throw UsageError("expected at most one of devices, models, clusters\n\n" + std::string(kHelp));
+        throw UsageError("expected at most one of devices, models, clusters", kHelp);
     const std::string kind = a.positionals().empty() ? "all" : a.positionals().front();
     if (kind != "all" && kind != "devices" && kind != "models" && kind != "clusters")
         throw UsageError("unknown kind \"" + kind + "\"; expected devices, models or clusters");

@@ -65,11 +65,10 @@ std::string oversubscribedSwitches(const Cluster& c, const DeviceCatalog& catalo
 
 // Returns the "ok" summary; throws InputError. `formatOut`, when given, gets the document's
 // format as soon as it is known (also when the document then proves invalid).
-std::string validateOne(const std::string& file, const DeviceCatalog& given, Warnings& warnings, std::string* formatOut = nullptr)
+std::string validateOne(const std::string& file, const DeviceCatalog& given, const CliArgs& args, Warnings& warnings,
+                        std::string* formatOut = nullptr)
 {
     const std::string text = readTextFile(file);
-    // A plan document's own device types (PlanDocument::devices) name types for its cluster and
-    // plan, as every command that reads the plan takes them; the catalog in force keeps its own.
     DeviceCatalog catalog = given;
     const DocumentVersion version = documentVersion(text, file);
     const std::string& format = version.format;
@@ -97,11 +96,9 @@ std::string validateOne(const std::string& file, const DeviceCatalog& given, War
         os << ", " << p.compute.size() << " compute, " << p.collectives.size() << " collective, " << p.memory.size()
            << " memory entries";
     } else if (format == kPlanFormat) {
-        std::vector<DeviceType> added;
-        for (const DeviceType& t : readPlanDevices(text, file))
-            if (!given.find(t.name))
-                added.push_back(t);
-        catalog.merge(DeviceCatalog(std::move(added)), file);
+        // Checked on the device types it carries (PlanDocument::devices), with --devices over
+        // them, as every command that reads the plan takes them.
+        catalog = catalogForPlans(args, {file}, true);
         // What `hapmoe plan` writes when nothing is feasible: its model and cluster are valid
         // (they can be searched again), and it says why there is no plan.
         if (const PlanContext c = readPlanContext(text, file); !c.has_plan && !c.no_plan_reason.empty()) {
@@ -183,7 +180,7 @@ int cmdValidate(const Args& args)
             entry["file"] = file;
             std::string format;   // known once the file is JSON that names one
             try {
-                const std::string summary = validateOne(file, catalog, warnings, &format);
+                const std::string summary = validateOne(file, catalog, a, warnings, &format);
                 entry["valid"] = true;
                 entry["format"] = format;
                 entry["summary"] = summary;
@@ -207,7 +204,7 @@ int cmdValidate(const Args& args)
     for (const auto& file : a.positionals()) {
         Warnings warnings;
         try {
-            const std::string summary = validateOne(file, catalog, warnings);
+            const std::string summary = validateOne(file, catalog, a, warnings);
             for (const auto& w : warnings)
                 std::cerr << "warning: " << printableText(w) << "\n";
             std::cout << file << ": ok (" << summary << ")\n";

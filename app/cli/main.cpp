@@ -13,6 +13,7 @@
 #include <exception>
 #include <iostream>
 #include <new>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -94,8 +95,12 @@ int run(const std::vector<std::string>& args)
         return BadInput;
     } catch (const UsageError& e) {
         std::cerr << "hapmoe " << cmd << ": error: " << hapmoe::printableText(e.what()) << "\n";
+        // The command's help where the error is about the command line's shape, else where
+        // to find it (an option's value is wrong: the error says what was expected).
         if (!e.usage().empty())
             std::cerr << "\n" << e.usage();
+        else if (std::string_view(e.what()).find("--help") == std::string_view::npos)
+            std::cerr << "(\"hapmoe " << cmd << " --help\" lists the options)\n";
         return BadInput;
     } catch (const hapmoe::InputError& e) {
         std::cerr << "hapmoe " << cmd << ": error: " << hapmoe::printableText(e.what()) << "\n";

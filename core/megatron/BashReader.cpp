@@ -2430,6 +2430,15 @@ std::vector<BashReader::JobVariable> BashReader::batchJobEnvironment(const std::
             set["SLURM_GPUS_PER_NODE"] = {v, written};
         }
     }
+    // Without --ntasks, a fixed node count and --ntasks-per-node give the tasks in all, as
+    // sbatch computes them (nodes x tasks per node) and sets them.
+    if (!set.count("SLURM_NTASKS") && set.count("SLURM_NNODES") && set.count("SLURM_NTASKS_PER_NODE")
+        && set["SLURM_NNODES"].second.find('-', 2) == npos) {
+        const long long tasks = std::stoll(set["SLURM_NNODES"].first) * std::stoll(set["SLURM_NTASKS_PER_NODE"].first);
+        const std::string written = set["SLURM_NNODES"].second + " x " + set["SLURM_NTASKS_PER_NODE"].second;
+        set["SLURM_NTASKS"] = {std::to_string(tasks), written};
+        set["SLURM_NPROCS"] = {std::to_string(tasks), written};
+    }
     std::vector<JobVariable> out;
     for (const auto& [name, value] : set)
         out.push_back({name, value.first, value.second});

@@ -142,6 +142,19 @@ const std::set<std::string>& mappedFlags()
 
 // The flag that gives the sequence length: --seq-length, or --encoder-seq-length, its other
 // name in Megatron-LM, when only that is given.
+// Whether the text names the variable as a whole word (SLURM_NTASKS, not in
+// SLURM_NTASKS_PER_NODE).
+bool namesVariable(std::string_view text, std::string_view name)
+{
+    const auto wordChar = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+    for (std::size_t at = text.find(name); at != std::string_view::npos; at = text.find(name, at + 1)) {
+        const std::size_t end = at + name.size();
+        if ((at == 0 || !wordChar(text[at - 1])) && (end == text.size() || !wordChar(text[end])))
+            return true;
+    }
+    return false;
+}
+
 std::string seqLengthFlag(const std::set<std::string>& given)
 {
     return given.count("--encoder-seq-length") && !given.count("--seq-length") ? "--encoder-seq-length" : "--seq-length";
@@ -164,7 +177,7 @@ public:
             if (environment.count(v.name))
                 continue;
             environment[v.name] = v.value;
-            if (text.find(v.name) != std::string_view::npos)   // a script that reads it
+            if (namesVariable(text, v.name))   // a script that reads it
                 jobVariables.push_back(v.name + "=" + v.value + " (" + v.option + ")");
         }
         if (!jobVariables.empty())

@@ -125,7 +125,8 @@ struct SearchResult {
     bool timed_out = false;
     bool cancelled = false;
     // With K plans, the exact check's one-plan pass finished but its K-plan pass did not
-    // (exact_check says why): plan #1 is the exact best, the others the pruned search's.
+    // (exact_check says why): plan #1 is the exact best, the others not known to be the next
+    // best (the pruned search's, or the first pass's on the devices: docs/search.md section 7).
     bool exact_check_best = false;
     // The time limit or a cancel stopped the baselines' searches: they may be slower than
     // their best, or missing (an exhaustive search under a time limit runs them first).

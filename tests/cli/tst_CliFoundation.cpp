@@ -418,6 +418,14 @@ void tst_CliFoundation::planDocumentsCarryTheirDeviceTypes()
     QCOMPARE(re["prediction"].toObject()["stages"].toArray()[0].toObject()["memory_gib"].toObject()["capacity"].toDouble(), 96.0);
     QCOMPARE(hapmoe({"validate", plan}).exitCode, 0);
     QCOMPARE(hapmoe({"export", plan, "--format", "megatron"}).exitCode, 0);
+    // The plan as a cluster (--cluster PLAN.json) comes with its types too.
+    const Run onItsCluster = hapmoe({"estimate", "--plan", plan, "--cluster", plan, "--json"});
+    QCOMPARE(onItsCluster.exitCode, 0);
+    QCOMPARE(QJsonDocument::fromJson(onItsCluster.out.toUtf8()).object()["prediction"].toObject()["iteration_time_s"].toDouble(),
+             stored);
+    QCOMPARE(hapmoe({"estimate", "--model", "Mixtral-S", "--cluster", plan, "--pp", "2", "--ep", "8", "--distributed-optimizer"})
+                 .exitCode,
+             0);
     // The built-in H800 given back as --devices replaces the plan's: another time.
     const QString builtin = tmp.filePath("builtin.json");
     const QJsonObject catalog = QJsonDocument::fromJson(hapmoe({"presets", "devices", "--json"}).out.toUtf8()).object()["devices"].toObject();
@@ -441,6 +449,17 @@ void tst_CliFoundation::missingFileArgumentShowsTheUsage()
         QVERIFY2(!r.err.contains("\\x0a"), qPrintable(r.err));
         QVERIFY2(r.err.contains(QStringLiteral("\n\nUsage: hapmoe %1").arg(cmd)), qPrintable(r.err));
     }
+    for (const QStringList& args : {QStringList{"estimate", "foo"}, QStringList{"calibrate", "foo"}, QStringList{"plan", "foo"},
+                                    QStringList{"presets", "devices", "models"}}) {
+        const Run r = hapmoe(args);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(!r.err.contains("\\x0a") && r.err.contains(QStringLiteral("\n\nUsage: hapmoe %1").arg(args.front())), qPrintable(r.err));
+    }
+    // Another usage error says where the options are listed.
+    const Run unknown = hapmoe({"plan", "--bogus"});
+    QCOMPARE(unknown.exitCode, 2);
+    QVERIFY2(unknown.err.contains("unknown option --bogus") && unknown.err.contains("\"hapmoe plan --help\" lists the options"),
+             qPrintable(unknown.err));
 }
 
 void tst_CliFoundation::validateMixedKeepsGoing()

@@ -184,8 +184,8 @@ private slots:
         // With K plans, its one-plan pass finished: #1 is exact, the alternatives are not.
         r.exact_check_best = true;
         QCOMPARE(SearchPanel::checkStatus(r), QStringLiteral("the exact check found the best plan, then stopped at the time limit "
-                                                             "before the alternatives: #1 is the exact best, the others the pruned "
-                                                             "search's"));
+                                                             "before the alternatives: #1 is the exact best, the others are not "
+                                                             "known to be the next best"));
         r.exact_check_best = false;
         r.exact_check = ExactCheck::NotTriedWork;
         QCOMPARE(SearchPanel::checkStatus(r), QStringLiteral("the exact check was not tried (the pruned search alone did more "

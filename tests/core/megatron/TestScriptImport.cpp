@@ -3113,6 +3113,21 @@ private slots:
                                                           "typed.sh");
         QCOMPARE(typed.nproc_per_node, 4);
         QCOMPARE(typed.nnodes, 2);
+        // Without --ntasks, nodes x tasks per node: sbatch sets SLURM_NTASKS to 32 here; the
+        // warning names only what the script reads (SLURM_NTASKS_PER_NODE is another name).
+        const ImportedScript tasks = importMegatronScript("#SBATCH --nodes=4\n#SBATCH --ntasks-per-node=8\n"
+                                                          "NPROC=$((SLURM_NTASKS / SLURM_NNODES))\n"
+                                                          "torchrun --nnodes $SLURM_NNODES --nproc_per_node $NPROC pretrain_gpt.py "
+                                                              + model + "\n",
+                                                          "tasks.sh");
+        QCOMPARE(tasks.nnodes, 4);
+        QCOMPARE(tasks.nproc_per_node, 8);
+        QVERIFY(hasWarning(tasks, "SLURM_NTASKS=32 (--nodes=4 x --ntasks-per-node=8)"));
+        const ImportedScript perNode = importMegatronScript("#SBATCH -N 4\n#SBATCH -n 32\n"
+                                                            "torchrun --nnodes 4 --nproc_per_node $SLURM_NTASKS_PER_NODE pretrain_gpt.py "
+                                                                + model + "\n",
+                                                            "pernode.sh");
+        QVERIFY(!hasWarning(perNode, "SLURM_NTASKS=32"));
     }
 
     void commandStringsAreNamed()
