@@ -9,6 +9,7 @@
 #include <QToolTip>
 
 #include <algorithm>
+#include <limits>
 #include <map>
 
 namespace hapmoe::ui {
@@ -393,36 +394,73 @@ std::vector<StagePartitionView::BoxText> StagePartitionView::layoutBoxes() const
         const int slot = stageRight(static_cast<int>(i)) - stageLeft(static_cast<int>(i));
         blankFor[layers] |= slot - 2 * boxInset(slot, fm) < fm.capHeight() + 1;
     }
+    // Each upright box's name and parts, then, per number of layers, the room of the shortest
+    // box and the widest name and part at each place: the boxes of a group break their
+    // columns at the same places ("S9 H100" and "S10 H100", the bottleneck's thicker outline).
+    struct Upright {
+        QString fullName, shortName;
+        QStringList rest;
+        int length = 0;
+    };
+    struct Group {
+        int length = std::numeric_limits<int>::max();
+        bool fullNames = true;
+        int name = 0;
+        std::vector<int> joined, alone;   // a part after " · ", and alone in a column
+    };
+    std::vector<Upright> upright(boxes.size());
+    std::map<int, Group> groups;
     for (size_t i = 0; i < boxes.size(); ++i) {
-        BoxText& box = boxes[i];
-        if (!box.upright)
-            continue;
         const StagePlan& s = m_plan.stages[i];
-        if (blankFor[s.num_layers])
+        if (!boxes[i].upright || blankFor[s.num_layers])
             continue;
-        const int columns = columnsFor[s.num_layers];
-        const int length = area(i).height();
-        QString name = QStringLiteral("S%1 %2").arg(i).arg(style::shortDeviceName(QString::fromStdString(s.device_type)));
-        if (!fits(bfm, name, length))
-            name = QStringLiteral("S%1").arg(i);
-        QStringList rest{QStringLiteral("%1 L").arg(s.num_layers), style::recomputeShortLabel(s), lines[i][2].back(),
-                         lines[i][3].back(), QStringLiteral("%1 dev").arg(s.numDevices())};
+        Upright& u = upright[i];
+        u.length = area(i).height();
+        u.fullName = QStringLiteral("S%1 %2").arg(i).arg(style::shortDeviceName(QString::fromStdString(s.device_type)));
+        u.shortName = QStringLiteral("S%1").arg(i);
+        u.rest = QStringList{QStringLiteral("%1 L").arg(s.num_layers), style::recomputeShortLabel(s), lines[i][2].back(),
+                             lines[i][3].back(), QStringLiteral("%1 dev").arg(s.numDevices())};
         // A stage that recomputes says so first: in a short box it is the line that stays.
         if (recomputes(s))
-            rest.move(1, 0);
-        box.lines = {TextRun{name, {}}};
-        int used = bfm.horizontalAdvance(name);
-        for (const QString& part : rest) {
-            const QString next = QStringLiteral(" · ") + part;
-            if (used + fm.horizontalAdvance(next) <= length) {
-                box.lines.back().regular += next;
-                used += fm.horizontalAdvance(next);
+            u.rest.move(1, 0);
+        Group& g = groups[s.num_layers];
+        g.length = std::min(g.length, u.length);
+        g.joined.resize(u.rest.size(), 0);
+        g.alone.resize(u.rest.size(), 0);
+        for (qsizetype j = 0; j < u.rest.size(); ++j) {
+            g.joined[static_cast<size_t>(j)] = std::max(g.joined[static_cast<size_t>(j)], fm.horizontalAdvance(QStringLiteral(" · ") + u.rest[j]));
+            g.alone[static_cast<size_t>(j)] = std::max(g.alone[static_cast<size_t>(j)], fm.horizontalAdvance(u.rest[j]));
+        }
+    }
+    for (size_t i = 0; i < boxes.size(); ++i)
+        if (!upright[i].fullName.isEmpty())
+            groups[m_plan.stages[i].num_layers].fullNames &= fits(bfm, upright[i].fullName, groups[m_plan.stages[i].num_layers].length);
+    for (size_t i = 0; i < boxes.size(); ++i) {
+        Group& g = groups[m_plan.stages[i].num_layers];
+        if (!upright[i].fullName.isEmpty())
+            g.name = std::max(g.name, bfm.horizontalAdvance(g.fullNames ? upright[i].fullName : upright[i].shortName));
+    }
+    for (size_t i = 0; i < boxes.size(); ++i) {
+        const Upright& u = upright[i];
+        if (u.fullName.isEmpty())
+            continue;
+        const StagePlan& s = m_plan.stages[i];
+        const Group& g = groups[s.num_layers];
+        const int columns = columnsFor[s.num_layers];
+        BoxText& box = boxes[i];
+        box.lines = {TextRun{g.fullNames ? u.fullName : u.shortName, {}}};
+        int used = g.name;
+        for (qsizetype j = 0; j < u.rest.size(); ++j) {
+            const int joined = g.joined[static_cast<size_t>(j)], alone = g.alone[static_cast<size_t>(j)];
+            if (used + joined <= g.length) {
+                box.lines.back().regular += QStringLiteral(" · ") + u.rest[j];
+                used += joined;
                 continue;
             }
-            if (static_cast<int>(box.lines.size()) >= columns || fm.horizontalAdvance(part) > length)
+            if (static_cast<int>(box.lines.size()) >= columns || alone > g.length)
                 break;
-            box.lines.push_back(TextRun{{}, part});
-            used = fm.horizontalAdvance(part);
+            box.lines.push_back(TextRun{{}, u.rest[j]});
+            used = alone;
         }
     }
     return boxes;
