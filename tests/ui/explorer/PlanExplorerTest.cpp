@@ -3100,9 +3100,17 @@ void PlanExplorerTest::stageBoxesOfAsManyLayersReadAlike()
     for (int width = 300; width <= 1600; ++width) {
         view.resize(width, view.minimumSizeHint().height());
         std::map<int, bool> upright;
+        std::map<int, int> columns;   // upright: as many columns in every box of a group, the bottleneck's too
         for (int s = 0; s < 16; ++s) {
             const int layers = plan.stages[std::size_t(s)].num_layers;
             const bool u = view.stageUpright(s);
+            if (u) {
+                const int n = static_cast<int>(view.stageLines(s).size());
+                if (!columns.count(layers))
+                    columns[layers] = n;
+                QVERIFY2(columns[layers] == n, qPrintable(QStringLiteral("%1 px: S%2 writes %3 columns, another box of as many layers %4")
+                                                              .arg(width).arg(s).arg(n).arg(columns[layers])));
+            }
             seen.insert(u);
             if (!upright.count(layers))
                 upright[layers] = u;
