@@ -2383,6 +2383,31 @@ std::pair<std::vector<std::string>, int> BashReader::batchDirectives(std::string
     return {words, first};
 }
 
+std::optional<BashReader::SlurmOption> BashReader::slurmOptionAt(const std::vector<std::string>& words, std::size_t& k,
+                                                                 std::size_t end, std::initializer_list<std::string_view> names)
+{
+    SlurmOption o;
+    o.name = words[k];
+    bool attached = false;
+    if (o.name.starts_with("--")) {
+        if (const auto eq = o.name.find('='); eq != npos) {
+            o.value = o.name.substr(eq + 1);
+            o.name.resize(eq);
+            attached = true;
+        }
+    } else if (o.name.size() > 2 && o.name[0] == '-' && (o.name[1] == 'N' || o.name[1] == 'n')) {
+        o.value = o.name.substr(2);
+        o.name.resize(2);
+        attached = true;
+    }
+    if (std::find(names.begin(), names.end(), o.name) == names.end())
+        return std::nullopt;
+    if (!attached && k + 1 < end)
+        o.value = words[++k];
+    o.written = o.name + (attached ? (o.name.starts_with("--") ? "=" : "") : " ") + o.value;
+    return o;
+}
+
 std::vector<BashReader::JobVariable> BashReader::batchJobEnvironment(const std::vector<std::string>& options)
 {
     std::map<std::string, std::pair<std::string, std::string>> set;   // name -> value, option
@@ -2390,27 +2415,12 @@ std::vector<BashReader::JobVariable> BashReader::batchJobEnvironment(const std::
         return !v.empty() && v.size() <= 9 && std::all_of(v.begin(), v.end(), [](char c) { return c >= '0' && c <= '9'; });
     };
     for (std::size_t k = 0; k < options.size(); ++k) {
-        std::string a = options[k], v;
-        bool attached = false;
-        if (a.starts_with("--")) {
-            if (const auto eq = a.find('='); eq != npos) {
-                v = a.substr(eq + 1);
-                a.resize(eq);
-                attached = true;
-            }
-        } else if (a.size() > 2 && a[0] == '-' && (a[1] == 'N' || a[1] == 'n')) {
-            v = a.substr(2);
-            a.resize(2);
-            attached = true;
-        }
-        if (a != "-N" && a != "--nodes" && a != "-n" && a != "--ntasks" && a != "--ntasks-per-node" && a != "--gpus-per-node")
+        const auto option = slurmOptionAt(options, k, options.size(), {"-N", "--nodes", "-n", "--ntasks", "--ntasks-per-node", "--gpus-per-node"});
+        if (!option)
             continue;
-        if (!attached) {
-            if (k + 1 >= options.size())
-                break;
-            v = options[++k];
-        }
-        const std::string written = a + (attached ? (a.starts_with("--") ? "=" : "") : " ") + v;
+        const std::string& a = option->name;
+        const std::string& v = option->value;   // empty when none is left: sets nothing
+        const std::string& written = option->written;
         if (a == "-N" || a == "--nodes") {
             // MIN-MAX: the job gets at most MAX nodes; the import takes the maximum, as for srun.
             const std::string count = v.find('-') != npos && v.find('-') > 0 ? v.substr(v.find('-') + 1) : v;

@@ -24,6 +24,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <initializer_list>
 #include <optional>
 #include <set>
 #include <span>
@@ -213,6 +214,15 @@ public:
         std::string name, value, option;
     };
     static std::vector<JobVariable> batchJobEnvironment(const std::vector<std::string>& options);
+    // A Slurm option at words[k] among `names` ("-N 2", "-N2", "--nodes 2", "--nodes=2";
+    // srun(1), sbatch(1)): its name, its value (empty when none is left before `end`), and
+    // the option as written ("--nodes=2", "-N 2"); k moves past a separate value. Nothing for
+    // another word. -N and -n are the short options that take their value attached.
+    struct SlurmOption {
+        std::string name, value, written;
+    };
+    static std::optional<SlurmOption> slurmOptionAt(const std::vector<std::string>& words, std::size_t& k, std::size_t end,
+                                                    std::initializer_list<std::string_view> names);
     // `sh -c STRING` in a command's words (bash, dash, zsh; -c among the shell's options):
     // the index of the shell and of the string, and the shell's name.
     struct CommandString {

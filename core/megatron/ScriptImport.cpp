@@ -578,29 +578,16 @@ private:
         std::map<std::string, std::string> fromDirectives;   // slot -> "--nodes=128", while a directive's value stands
         for (std::size_t k = 0; k < args.size(); ++k) {
             const bool directive = k < directives.size();
-            std::string a = args[k];
-            std::string v;
-            bool attached = false;
-            if (a.rfind("--", 0) == 0) {
-                if (const auto eq = a.find('='); eq != std::string::npos) {
-                    v = a.substr(eq + 1);
-                    a = a.substr(0, eq);
-                    attached = true;
-                }
-            } else if (a.size() > 2 && a[0] == '-' && (a[1] == 'N' || a[1] == 'n')) {
-                v = a.substr(2);
-                a = a.substr(0, 2);
-                attached = true;
-            }
-            if (a != "-N" && a != "--nodes" && a != "-n" && a != "--ntasks" && a != "--ntasks-per-node")
+            const auto option = BashReader::slurmOptionAt(args, k, directive ? directives.size() : args.size(),
+                                                          {"-N", "--nodes", "-n", "--ntasks", "--ntasks-per-node"});
+            if (!option)
                 continue;
-            if (!attached && k + 1 < (directive ? directives.size() : args.size()))
-                v = args[++k];
+            const std::string& a = option->name;
             const std::string slotName = (a == "-N" || a == "--nodes") ? "nodes" : (a == "--ntasks-per-node" ? "per-node" : "total");
             auto& slot = slotName == "nodes" ? nodes : (slotName == "per-node" ? perNode : total);
-            slot = std::make_pair(a, v);
+            slot = std::make_pair(a, option->value);
             if (directive)
-                fromDirectives[slotName] = a + (attached ? (a.rfind("--", 0) == 0 ? "=" : "") : " ") + v;
+                fromDirectives[slotName] = option->written;
             else
                 fromDirectives.erase(slotName);
         }

@@ -44,6 +44,12 @@ Run hapmoe(const QStringList& args)
     return r;
 }
 
+// The "prediction" object of the plan document a --json run printed.
+QJsonObject prediction(const Run& r)
+{
+    return QJsonDocument::fromJson(r.out.toUtf8()).object()["prediction"].toObject();
+}
+
 bool writeFile(const QString& path, const QByteArray& bytes)
 {
     QFile f(path);
@@ -410,19 +416,17 @@ void tst_CliFoundation::planDocumentsCarryTheirDeviceTypes()
     QVERIFY(writeFile(plan, made.out.toUtf8()));
     const QJsonObject doc = QJsonDocument::fromJson(made.out.toUtf8()).object();
     QCOMPARE(doc["devices"].toArray().size(), 2);
-    const double stored = doc["prediction"].toObject()["iteration_time_s"].toDouble();
+    const double stored = prediction(made)["iteration_time_s"].toDouble();
     const Run again = hapmoe({"estimate", "--plan", plan, "--json"});
     QCOMPARE(again.exitCode, 0);
-    const QJsonObject re = QJsonDocument::fromJson(again.out.toUtf8()).object();
-    QCOMPARE(re["prediction"].toObject()["iteration_time_s"].toDouble(), stored);
-    QCOMPARE(re["prediction"].toObject()["stages"].toArray()[0].toObject()["memory_gib"].toObject()["capacity"].toDouble(), 96.0);
+    QCOMPARE(prediction(again)["iteration_time_s"].toDouble(), stored);
+    QCOMPARE(prediction(again)["stages"].toArray()[0].toObject()["memory_gib"].toObject()["capacity"].toDouble(), 96.0);
     QCOMPARE(hapmoe({"validate", plan}).exitCode, 0);
     QCOMPARE(hapmoe({"export", plan, "--format", "megatron"}).exitCode, 0);
     // The plan as a cluster (--cluster PLAN.json) comes with its types too.
     const Run onItsCluster = hapmoe({"estimate", "--plan", plan, "--cluster", plan, "--json"});
     QCOMPARE(onItsCluster.exitCode, 0);
-    QCOMPARE(QJsonDocument::fromJson(onItsCluster.out.toUtf8()).object()["prediction"].toObject()["iteration_time_s"].toDouble(),
-             stored);
+    QCOMPARE(prediction(onItsCluster)["iteration_time_s"].toDouble(), stored);
     QCOMPARE(hapmoe({"estimate", "--model", "Mixtral-S", "--cluster", plan, "--pp", "2", "--ep", "8", "--distributed-optimizer"})
                  .exitCode,
              0);
@@ -432,7 +436,7 @@ void tst_CliFoundation::planDocumentsCarryTheirDeviceTypes()
     QVERIFY(writeFile(builtin, QJsonDocument(catalog).toJson()));
     const Run replaced = hapmoe({"estimate", "--plan", plan, "--devices", builtin, "--json"});
     QCOMPARE(replaced.exitCode, 0);
-    QVERIFY(QJsonDocument::fromJson(replaced.out.toUtf8()).object()["prediction"].toObject()["iteration_time_s"].toDouble() != stored);
+    QVERIFY(prediction(replaced)["iteration_time_s"].toDouble() != stored);
     // Without the file, a type of one's own is unknown, and the error says where types come from.
     const Run unknown = hapmoe({"estimate", "--model", "Mixtral-S", "--cluster", "X100:1x8"});
     QCOMPARE(unknown.exitCode, 2);
@@ -930,7 +934,7 @@ void tst_CliFoundation::absurdTimesInExponentForm()
     // The table shows the prediction's own iteration time, to four significant digits.
     const Run json = hapmoe(args + QStringList{"--json"});
     QCOMPARE(json.exitCode, 0);
-    const double predicted = QJsonDocument::fromJson(json.out.toUtf8()).object()["prediction"].toObject()["iteration_time_s"].toDouble();
+    const double predicted = prediction(json)["iteration_time_s"].toDouble();
     QVERIFY2(predicted > 1e9, qPrintable(QString::number(predicted)));   // ten digits and more in fixed notation
     QVERIFY2(std::fabs(m.captured(1).toDouble() / predicted - 1) < 5e-4, qPrintable(m.captured(1)));
     QVERIFY2(!r.out.contains(QRegularExpression(QStringLiteral("\\d{20}"))), qPrintable(r.out));

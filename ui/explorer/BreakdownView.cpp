@@ -26,11 +26,17 @@ namespace {
 // after it. "+ the tail of S0 (DP sync
 // + optimizer)" when one stage has both, naming only the parts there are: a stage of DP 1
 // has no DP sync, a 0 s part would only mislead.
+// Stage i's estimate, or none (-1 from syncStage and stepStage without stages).
+const StageEstimate* stageOf(const Prediction& prediction, int i)
+{
+    return i >= 0 && i < static_cast<int>(prediction.stages.size()) ? &prediction.stages[static_cast<std::size_t>(i)] : nullptr;
+}
+
 QStringList tailTexts(const Prediction& prediction, int syncer, int stepper)
 {
     const int n = static_cast<int>(prediction.stages.size());
-    const StageEstimate* sy = syncer >= 0 && syncer < n ? &prediction.stages[static_cast<std::size_t>(syncer)] : nullptr;
-    const StageEstimate* st = stepper >= 0 && stepper < n ? &prediction.stages[static_cast<std::size_t>(stepper)] : nullptr;
+    const StageEstimate* sy = stageOf(prediction, syncer);
+    const StageEstimate* st = stageOf(prediction, stepper);
     const bool sync = sy && sy->beforeBarrier() > 0;
     // The step's all-gather is DP traffic: in the DP sync bar, and in "DP sync" when one
     // stage has both.
@@ -71,10 +77,9 @@ constexpr int kOptimizerBar = 6;
 // and where a bar holds nothing.
 QString barParts(const Prediction& prediction, int component)
 {
-    const int n = static_cast<int>(prediction.stages.size());
     const BarrierWait wait = barrierWait(prediction);
     const int stepper = stepStage(prediction);
-    const StageEstimate* st = stepper >= 0 && stepper < n ? &prediction.stages[static_cast<std::size_t>(stepper)] : nullptr;
+    const StageEstimate* st = stageOf(prediction, stepper);
     QStringList parts;
     if (component == kSyncBar) {
         if (wait.time > 0 && wait.stage >= 0)
