@@ -53,6 +53,12 @@ ClusterScene::ClusterScene(ProjectDocument* document, QObject* parent)
                 item->setLink(*l);
     });
     connect(document, &ProjectDocument::clusterChanged, this, &ClusterScene::updateProblems);
+    // A type's figures changed (the device type editor): the nodes show them again.
+    connect(document, &ProjectDocument::devicesChanged, this, [this] {
+        for (NodeItem* item : std::as_const(m_nodes))
+            if (const Node* n = m_document->cluster().node(item->node().id))
+                item->setNode(*n);
+    });
     rebuild();
 }
 
@@ -98,7 +104,7 @@ void ClusterScene::addNodeItem(int id)
     const Node* n = m_document->cluster().node(id);
     if (!n || m_nodes.contains(id))
         return;
-    auto* item = new NodeItem(*n);
+    auto* item = new NodeItem(*n, m_document->catalog());
     addItem(item);
     m_nodes.insert(id, item);
     scheduleLinkLayout();

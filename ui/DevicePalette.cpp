@@ -24,7 +24,14 @@ DevicePalette::DevicePalette(QWidget* parent) : QListWidget(parent)
     setUniformItemSizes(true);
     setSpacing(1);
     setAlternatingRowColors(true);
-    for (const DeviceType& type : DeviceCatalog::builtin().types()) {
+    setCatalog(DeviceCatalog::builtin());
+}
+
+void DevicePalette::setCatalog(const DeviceCatalog& catalog)
+{
+    const QString current = currentItem() ? currentItem()->data(kTypeRole).toString() : QString();
+    clear();
+    for (const DeviceType& type : catalog.types()) {
         const QString name = QString::fromStdString(type.name);
         auto* item = new QListWidgetItem(deviceIcon(name),
                                          QStringLiteral("%1\n%2 TFLOP/s \u00b7 %3 GiB")
@@ -33,7 +40,10 @@ DevicePalette::DevicePalette(QWidget* parent) : QListWidget(parent)
                                              .arg(type.memory_gib, 0, 'f', 0),
                                          this);
         item->setData(kTypeRole, name);
-        item->setToolTip(tr("%1 %2\nBF16 dense peak %3 TFLOP/s (%9), %4 GiB at %5 GB/s\n%6 intra-node %7 GB/s per device, "
+        const DeviceType* builtin = DeviceCatalog::builtin().find(type.name);
+        const bool own = !builtin || DeviceCatalog({*builtin}).toJson() != DeviceCatalog({type}).toJson();
+        item->setToolTip((own ? tr("This project's figures (Cluster > Device Types).\n") : QString())
+                         + tr("%1 %2\nBF16 dense peak %3 TFLOP/s (%9), %4 GiB at %5 GB/s\n%6 intra-node %7 GB/s per device, "
                             "%8\nDrag onto the canvas to add a node (Shift: ask for the device count).")
                              .arg(QString::fromStdString(type.vendor), name)
                              .arg(type.bf16_tflops)
@@ -44,6 +54,8 @@ DevicePalette::DevicePalette(QWidget* parent) : QListWidget(parent)
                              .arg(QString::fromStdString(type.collective_library))
                              .arg(type.hasFp8() ? tr("FP8 %1 TFLOP/s").arg(type.fp8_tflops) : tr("no FP8")));
     }
+    if (const int row = rowOf(current); row >= 0)
+        setCurrentRow(row);
 }
 
 int DevicePalette::rowOf(const QString& deviceType) const

@@ -4,12 +4,20 @@
 
 #include <QListWidget>
 
+namespace hapmoe {
+class DeviceCatalog;
+}
+
 namespace hapmoe::ui {
 
 class DevicePalette : public QListWidget {
     Q_OBJECT
 public:
     explicit DevicePalette(QWidget* parent = nullptr);
+
+    // Lists the catalog's types (the project's own among the built-in ones), keeping the
+    // current entry when its type is still there.
+    void setCatalog(const DeviceCatalog& catalog);
 
     int rowOf(const QString& deviceType) const;
     // The MIME data a drag of this row carries (what a drop handler receives).

@@ -5,6 +5,7 @@
 #include "ClusterScene.h"
 #include "ClusterView.h"
 #include "DevicePalette.h"
+#include "DeviceTypesDialog.h"
 #include "ModelPanel.h"
 #include "PlanExplorerWidget.h"
 #include "ProblemsPanel.h"
@@ -149,6 +150,8 @@ MainWindow::MainWindow(QWidget* parent)
         m_cancelAction->setEnabled(false);
         updateProfileActions();
     });
+    // The palette lists the project's own device types with the built-in ones.
+    connect(m_document, &ProjectDocument::devicesChanged, this, [this] { m_palette->setCatalog(m_document->catalog()); });
     // Plans costed with another profile are outdated, as after a model edit.
     connect(m_document, &ProjectDocument::profileChanged, this, &MainWindow::updateOutdated);
     connect(m_document, &ProjectDocument::profileChanged, this, &MainWindow::updateProfileActions);
@@ -516,6 +519,12 @@ void MainWindow::createActions()
     snap->setChecked(true);
     connect(snap, &QAction::toggled, m_scene, &ClusterScene::setSnapToGrid);
     m_canvasActions << addSwitch << m_connectAction << snap;
+    cluster->addSeparator();
+    QAction* deviceTypes = cluster->addAction(tr("Device &Types\u2026"), this, [this] { editDeviceTypes(); });
+    deviceTypes->setObjectName(QStringLiteral("editDeviceTypes"));
+    deviceTypes->setToolTip(tr("Change a device type's figures for this project, or add a type of its own"));
+    m_palette->setContextMenuPolicy(Qt::ActionsContextMenu);
+    m_palette->addAction(deviceTypes);
     QMenu* presetMenu = cluster->addMenu(tr("&Presets"));
     for (const auto& p : clusterPresets()) {
         const QString name = QString::fromStdString(p.name);
@@ -673,8 +682,10 @@ bool MainWindow::openFile(const QString& fileName)
         const std::string path = fileName.toStdString();
         Warnings warnings;
         Project p = readProject(readTextFile(path), path, &warnings);
-        ProjectDocument::checkProjectProfile(p, m_document->catalog(), path, &warnings);
-        for (auto& w : ProjectDocument::dropUnfitPlans(p, m_document->catalog(), path))
+        // On the project's own device types, not those of the project open now.
+        const DeviceCatalog catalog = catalogWith(p.devices, path);
+        ProjectDocument::checkProjectProfile(p, catalog, path, &warnings);
+        for (auto& w : ProjectDocument::dropUnfitPlans(p, catalog, path))
             warnings.push_back(std::move(w));
         // A user's drawing is kept as it is; a cluster without any layout gets one, and one
         // drawn denser than the canvas items (files the command line wrote from a preset) is
@@ -753,14 +764,14 @@ void MainWindow::updateProfileActions()
     m_clearProfileAction->setEnabled(idle && m_document->profile().has_value());
 }
 
-Cluster MainWindow::clusterPresetOrShorthand(const QString& name)
+Cluster MainWindow::clusterPresetOrShorthand(const QString& name, const DeviceCatalog& catalog)
 {
     const std::string spec = name.trimmed().toStdString();
     if (const Cluster* preset = findClusterPreset(spec))
         return *preset;
     // A shorthand has a colon, which no preset name has; its own errors say what is wrong.
     if (spec.find(':') != std::string::npos)
-        return clusterFromShorthand(spec, DeviceCatalog::builtin());
+        return clusterFromShorthand(spec, catalog);
     std::string names;
     for (const PresetInfo& p : clusterPresets())
         names += (names.empty() ? "" : ", ") + p.name;
@@ -772,7 +783,7 @@ bool MainWindow::loadClusterPreset(const QString& name)
 {
     Cluster c;
     try {
-        c = clusterPresetOrShorthand(name);
+        c = clusterPresetOrShorthand(name, m_document->catalog());
     } catch (const InputError& e) {
         showError(tr("Unknown cluster"), QString::fromStdString(e.what()));
         return false;
@@ -825,8 +836,9 @@ bool MainWindow::recover(const QString& autosavePath, const QString& originalPat
     try {
         const std::string path = autosavePath.toStdString();
         Project p = readProject(readTextFile(path), path);
-        ProjectDocument::checkProjectProfile(p, m_document->catalog(), path);
-        const Warnings dropped = ProjectDocument::dropUnfitPlans(p, m_document->catalog(), path);
+        const DeviceCatalog catalog = catalogWith(p.devices, path);
+        ProjectDocument::checkProjectProfile(p, catalog, path);
+        const Warnings dropped = ProjectDocument::dropUnfitPlans(p, catalog, path);
         m_document->resetProject(p, originalPath, true);
         if (!dropped.empty())
             statusBar()->showMessage(QString::fromStdString(dropped.front()), 15000);
@@ -960,7 +972,7 @@ void MainWindow::onSearchFinished(const SearchResult& result)
     ExplorerContext context;
     context.model = m_searchPanel->runner()->model();
     context.cluster = m_searchPanel->runner()->cluster();
-    context.catalog = &DeviceCatalog::builtin();
+    context.catalog = m_searchPanel->runner()->catalog();   // the device types it ran on
     context.script = currentScript();
     context.profile = m_searchPanel->runner()->profile();   // the profile the search ran with
     m_explorer->setContext(context);
@@ -972,7 +984,8 @@ void MainWindow::onSearchFinished(const SearchResult& result)
         saved.push_back(SavedPlan{rp.plan, rp.prediction, SavedPlan::Source::Search, rp.plain_time_s});
     if (result.current)
         saved.push_back(SavedPlan{result.current->plan, result.current->prediction, SavedPlan::Source::Current});
-    m_document->setSavedPlans(saved, context.model, context.cluster, context.profile, result.cancelled, result.timed_out);
+    m_document->setSavedPlans(saved, context.model, context.cluster, context.profile, *context.catalog, result.cancelled,
+                              result.timed_out);
     updateOutdated();
     if (!result.plans.empty())
         showTab(QStringLiteral("results"));
@@ -1027,13 +1040,26 @@ void MainWindow::showSavedPlans()
     ExplorerContext context;
     context.model = p.model;
     context.cluster = p.cluster;
-    context.catalog = &DeviceCatalog::builtin();
+    context.catalog = m_document->catalog();
     // Exports of the saved plans carry the script's other flags, as after a search.
     context.script = currentScript();
     // The file keeps plans only with the profile they were costed with (savedPlansCurrent).
     context.profile = p.profile;
     m_explorer->setContext(context);
     m_explorer->setResult(result);
+}
+
+bool MainWindow::editDeviceTypes(const QString& select)
+{
+    // Window-modal: the types it edits are the project's as they were when it opened.
+    auto* dialog = new DeviceTypesDialog(m_document, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    if (!select.isEmpty() && !dialog->selectType(select)) {
+        delete dialog;
+        return false;
+    }
+    dialog->open();
+    return true;
 }
 
 void MainWindow::setTheme(bool dark)

@@ -75,9 +75,14 @@ public:
     // A cluster preset by name (any case), or the shorthand TYPE:NODESxPER_NODE,... as the
     // CLI's --cluster takes it ("H800:2x8,910B-376T:2x8").
     bool loadClusterPreset(const QString& name);
-    // The cluster loadClusterPreset loads; throws InputError naming the presets when the
-    // name is neither a preset nor a valid shorthand.
-    static Cluster clusterPresetOrShorthand(const QString& name);
+    // The cluster loadClusterPreset loads, a shorthand's types read from catalog (the
+    // project's); throws InputError naming the presets when the name is neither a preset nor
+    // a valid shorthand.
+    static Cluster clusterPresetOrShorthand(const QString& name, const DeviceCatalog& catalog);
+    // Cluster > Device Types: the project's own types (DeviceTypesDialog), window-modal and
+    // open until its OK or Cancel, at the type `select` names (its name or an alias; the
+    // first type when empty). Returns false, opening nothing, when no type has that name.
+    bool editDeviceTypes(const QString& select = {});
     // Reads a hapmoe.profile file, checks it as `hapmoe validate` does and makes it the
     // project's (one undo step); a bad file shows a message naming the file, the field and what
     // was expected, and changes nothing.

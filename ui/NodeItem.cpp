@@ -2,15 +2,13 @@
 
 #include "Theme.h"
 
-#include "hardware/DeviceCatalog.h"
-
 #include <QApplication>
 #include <QPainter>
 #include <QStyleOptionGraphicsItem>
 
 namespace hapmoe::ui {
 
-NodeItem::NodeItem(const Node& node) : EndpointItem(node.id) { setNode(node); }
+NodeItem::NodeItem(const Node& node, const DeviceCatalog& catalog) : EndpointItem(node.id), m_catalog(&catalog) { setNode(node); }
 
 QRectF NodeItem::bodyRect() { return QRectF(-95, -38, 190, 76); }
 
@@ -21,7 +19,7 @@ void NodeItem::setNode(const Node& node)
     prepareGeometryChange();
     m_node = node;
     const QString typeName = QString::fromStdString(node.device_type);
-    const DeviceType* type = DeviceCatalog::builtin().find(node.device_type);
+    const DeviceType* type = m_catalog->find(node.device_type);
     m_known = type != nullptr;
     m_color = m_known ? deviceColor(typeName) : QColor(0x8a, 0x90, 0x98);
     m_subtitle = QStringLiteral("%1 \u00d7 %2").arg(node.count).arg(typeName);
@@ -41,7 +39,7 @@ void NodeItem::setNode(const Node& node)
 QString NodeItem::baseToolTip() const
 {
     QString tip = QStringLiteral("%1: %2").arg(QString::fromStdString(m_node.host), m_subtitle);
-    if (const DeviceType* type = DeviceCatalog::builtin().find(m_node.device_type))
+    if (const DeviceType* type = m_catalog->find(m_node.device_type))
         tip += QObject::tr("\n%1 TFLOP/s BF16, %2 GiB, %3 %4 GB/s per device")
                    .arg(type->bf16_tflops)
                    .arg(type->memory_gib)

@@ -4,6 +4,7 @@
 #include "EndpointItem.h"
 
 #include "hardware/Cluster.h"
+#include "hardware/DeviceCatalog.h"
 
 #include <QColor>
 #include <QGraphicsItem>
@@ -13,7 +14,9 @@ namespace hapmoe::ui {
 class NodeItem : public EndpointItem {
 public:
     enum { Type = UserType + 1 };
-    explicit NodeItem(const Node& node);
+    // catalog: the document's (ProjectDocument::catalog), which outlives the item; setNode
+    // reads the type's figures from it again.
+    NodeItem(const Node& node, const DeviceCatalog& catalog);
 
     int type() const override { return Type; }
     void setNode(const Node& node);
@@ -31,6 +34,7 @@ protected:
 
 private:
     Node m_node;
+    const DeviceCatalog* m_catalog;
     QString m_subtitle;   // "8 x H800"
     QString m_figures;    // "7.9 PFLOP/s · 640 GiB"
     QColor m_color;

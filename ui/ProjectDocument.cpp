@@ -2,6 +2,7 @@
 
 #include "AddItemsCommand.h"
 #include "ChangeBridgeCommand.h"
+#include "ChangeDevicesCommand.h"
 #include "ChangeLinkCommand.h"
 #include "ChangeModelCommand.h"
 #include "ChangeProfileCommand.h"
@@ -28,11 +29,15 @@ std::pair<int, int> key(int a, int b) { return {std::min(a, b), std::max(a, b)};
 
 bool sameLink(const Link& l, int a, int b) { return key(l.a, l.b) == key(a, b); }
 
-// What a plan depends on: the model and the cluster without canvas positions and names. A
+// What a plan depends on: the model and the cluster without canvas positions and names, the
+// profile, and the figures of the cluster's device types. A
 // plan names its nodes by id; a host name goes into an exported launcher (NODE_HOSTS), which
 // is written with the names as they are when it is exported.
-std::string basisOf(ModelSpec model, Cluster cluster, const std::optional<Profile>& profile)
+std::string basisOf(ModelSpec model, Cluster cluster, const std::optional<Profile>& profile, const DeviceCatalog& catalog)
 {
+    // The figures of the project's own types the cluster uses (a type it does not use changes
+    // no plan).
+    const std::string types = DeviceCatalog(typesBeyondBuiltin(cluster, catalog)).toJson();
     model.name.clear();
     model.description.clear();
     model.source.clear();
@@ -55,7 +60,7 @@ std::string basisOf(ModelSpec model, Cluster cluster, const std::optional<Profil
         p.source.clear();
         tables = writeProfile(p);
     }
-    return writeModel(model) + writeCluster(cluster) + tables;
+    return writeModel(model) + writeCluster(cluster) + tables + types;
 }
 
 // As `hapmoe validate` checks a profile, and `hapmoe estimate --profile` its values: refused
@@ -71,14 +76,12 @@ void checkProfile(const Profile& profile, const DeviceCatalog& catalog, const st
 } // namespace
 
 ProjectDocument::ProjectDocument(QObject* parent)
-    : QObject(parent), m_undoStack(new QUndoStack(this))
+    : QObject(parent), m_catalog(DeviceCatalog::builtin()), m_undoStack(new QUndoStack(this))
 {
     connect(m_undoStack, &QUndoStack::cleanChanged, this, [this] { emit modifiedChanged(isModified()); });
 }
 
 ProjectDocument::~ProjectDocument() = default;
-
-const DeviceCatalog& ProjectDocument::catalog() const { return DeviceCatalog::builtin(); }
 
 QString ProjectDocument::displayName() const
 {
@@ -94,8 +97,12 @@ bool ProjectDocument::isModified() const { return m_extraModified || !m_undoStac
 void ProjectDocument::resetProject(const Project& project, const QString& fileName, bool markModified)
 {
     const bool wasModified = isModified();
+    // The file's types were checked by readProject; a project built in code brings none or
+    // checked ones. Nothing changes when they are refused.
+    DeviceCatalog catalog = catalogWith(project.devices);
     m_project = project;
-    m_plansBasis = basisOf(project.model, project.cluster, project.profile);
+    m_catalog = std::move(catalog);
+    m_plansBasis = basisOf(project.model, project.cluster, project.profile, m_catalog);
     m_undoStack->clear();
     m_extraModified = markModified;
     setFileName(fileName);
@@ -105,6 +112,7 @@ void ProjectDocument::resetProject(const Project& project, const QString& fileNa
     emit modelChanged();
     emit searchSettingsChanged();
     emit profileChanged();
+    emit devicesChanged();
     emit savedPlansChanged();
     if (wasModified != isModified())
         emit modifiedChanged(isModified());
@@ -116,7 +124,7 @@ void ProjectDocument::load(const QString& fileName)
     const std::string text = readTextFile(path);
     Warnings warnings;
     Project project = readProject(text, path, &warnings);
-    checkProjectProfile(project, catalog(), path, &warnings);
+    checkProjectProfile(project, catalogWith(project.devices, path), path, &warnings);
     resetProject(project, fileName);
 }
 
@@ -143,7 +151,7 @@ std::string ProjectDocument::serialize() const
 
 bool ProjectDocument::savedPlansCurrent() const
 {
-    return m_plansBasis == basisOf(m_project.model, m_project.cluster, m_project.profile);
+    return m_plansBasis == basisOf(m_project.model, m_project.cluster, m_project.profile, m_catalog);
 }
 
 Profile ProjectDocument::readProfileFile(const QString& fileName, const DeviceCatalog& catalog, Warnings* warnings)
@@ -437,6 +445,12 @@ void ProjectDocument::setCluster(const Cluster& cluster, const QString& text)
     m_undoStack->push(new ReplaceClusterCommand(this, m_project.cluster, cluster, text));
 }
 
+void ProjectDocument::setDevices(const std::vector<DeviceType>& devices, const Cluster& cluster, const QString& text)
+{
+    catalogWith(devices);   // throws before anything changes
+    m_undoStack->push(new ChangeDevicesCommand(this, m_project.devices, m_project.cluster, devices, cluster, text));
+}
+
 void ProjectDocument::setModel(const ModelSpec& model, const QString& text, const QString& field)
 {
     // An edit keeps the script the model came from, and what it was read with.
@@ -466,7 +480,8 @@ void ProjectDocument::clearProfile()
 }
 
 void ProjectDocument::setSavedPlans(const std::vector<SavedPlan>& plans, const ModelSpec& model, const Cluster& cluster,
-                                    const std::optional<Profile>& profile, bool cancelled, bool timedOut)
+                                    const std::optional<Profile>& profile, const DeviceCatalog& catalog, bool cancelled,
+                                    bool timedOut)
 {
     if (plans.empty() && m_project.plans.empty())
         return;
@@ -475,7 +490,7 @@ void ProjectDocument::setSavedPlans(const std::vector<SavedPlan>& plans, const M
                                          [](const SavedPlan& sp) { return sp.source == SavedPlan::Source::Search; });
     m_project.plans_cancelled = anySearched && cancelled;
     m_project.plans_timed_out = anySearched && timedOut && !cancelled;
-    m_plansBasis = basisOf(model, cluster, profile);
+    m_plansBasis = basisOf(model, cluster, profile, catalog);
     const bool wasModified = isModified();
     m_extraModified = true;
     emit savedPlansChanged();
@@ -608,6 +623,18 @@ void ProjectDocument::applyCluster(const Cluster& cluster)
     m_project.cluster = cluster;
     emit clusterReset();
     emit clusterChanged();
+}
+
+void ProjectDocument::applyDevices(const std::vector<DeviceType>& devices, const Cluster& cluster)
+{
+    m_catalog = catalogWith(devices);
+    m_project.devices = devices;
+    const bool clusterChangedToo = writeCluster(cluster) != writeCluster(m_project.cluster);
+    m_project.cluster = cluster;
+    emit devicesChanged();
+    if (clusterChangedToo)
+        emit clusterReset();
+    emit clusterChanged();   // its problems, totals and badges read the types' figures
 }
 
 void ProjectDocument::applyModel(const ModelSpec& model, const std::string& scriptPath, const ScriptInputs& inputs)

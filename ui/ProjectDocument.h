@@ -18,10 +18,6 @@
 
 class QUndoStack;
 
-namespace hapmoe {
-class DeviceCatalog;
-}
-
 namespace hapmoe::ui {
 
 class ProjectDocument : public QObject {
@@ -36,7 +32,10 @@ public:
     const SearchSettings& searchSettings() const { return m_project.search; }
     // The measured profile the searches and the explorer's estimates use; none: analytic defaults.
     const std::optional<Profile>& profile() const { return m_project.profile; }
-    const DeviceCatalog& catalog() const;
+    // The built-in device catalog with the project's own types over it (Project::devices):
+    // what the canvas, the searches and the estimates read. The same object for the
+    // document's life; its contents change with the project's types.
+    const DeviceCatalog& catalog() const { return m_catalog; }
     QUndoStack* undoStack() const { return m_undoStack; }
 
     // File state. fileName() is empty for a project never saved.
@@ -82,6 +81,11 @@ public:
     // arguments and environment) in one undo step.
     void setModelFromScript(const ModelSpec& model, const QString& scriptPath, const ScriptInputs& inputs = {});
     void setSearchSettings(const SearchSettings& settings);
+    // The project's own device types, and the cluster with its nodes' types renamed along
+    // (the device type editor), in one undo step. Plans searched on other figures of a type
+    // the cluster uses are outdated. Throws InputError (nothing changed) when an alias names
+    // another type.
+    void setDevices(const std::vector<DeviceType>& devices, const Cluster& cluster, const QString& text);
     // Loads a profile (one undo step): the project keeps its tables, `file` says where they came
     // from. Plans searched with another profile (or none) are outdated, as after a model edit.
     void setProfile(const Profile& profile, const QString& file);
@@ -98,8 +102,9 @@ public:
     // the search ran on; not an undoable edit, but it makes the project modified. `cancelled`
     // and `timedOut` say that the search stopped early and its plans are the best so far.
     void setSavedPlans(const std::vector<SavedPlan>& plans, const ModelSpec& model, const Cluster& cluster,
-                       const std::optional<Profile>& profile, bool cancelled = false, bool timedOut = false);
-    // Whether the saved plans describe the model, cluster and profile as they are now (canvas
+                       const std::optional<Profile>& profile, const DeviceCatalog& catalog, bool cancelled = false,
+                       bool timedOut = false);
+    // Whether the saved plans describe the model, cluster, profile and device types as they are now (canvas
     // positions and names aside). The file keeps the plans only while they do: a plan of
     // another cluster could name nodes that no longer exist, and its times would be wrong.
     bool savedPlansCurrent() const;
@@ -127,6 +132,7 @@ public:
     void applyModel(const ModelSpec& model, const std::string& scriptPath, const ScriptInputs& inputs);
     void applySearchSettings(const SearchSettings& settings);
     void applyProfile(const std::optional<Profile>& profile, const std::string& file);
+    void applyDevices(const std::vector<DeviceType>& devices, const Cluster& cluster);
 
 signals:
     void nodeAdded(int id);
@@ -144,6 +150,8 @@ signals:
     void modelChanged();
     void searchSettingsChanged();
     void profileChanged();
+    // The project's device types changed (catalog() holds the new figures).
+    void devicesChanged();
     void savedPlansChanged();
     void projectReset();
     void fileNameChanged(const QString& fileName);
@@ -157,6 +165,7 @@ private:
     int nextId(int reserved = 0) const;
 
     Project m_project;
+    DeviceCatalog m_catalog;
     QUndoStack* m_undoStack;
     QString m_fileName;
     bool m_extraModified = false;   // changes outside the stack (saved plans, recovery)

@@ -16,6 +16,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QSignalBlocker>
 #include <QSpinBox>
 #include <QToolTip>
 #include <QVBoxLayout>
@@ -118,8 +119,7 @@ PropertyEditor::PropertyEditor(ProjectDocument* document, ClusterScene* scene, Q
     m_host->setObjectName(QStringLiteral("nodeHost"));
     m_type = new QComboBox;
     m_type->setObjectName(QStringLiteral("nodeType"));
-    for (const DeviceType& t : document->catalog().types())
-        m_type->addItem(deviceIcon(QString::fromStdString(t.name)), QString::fromStdString(t.name));
+    fillTypes();
     m_count = new QSpinBox;
     m_count->setObjectName(QStringLiteral("nodeCount"));
     m_count->setRange(1, 4096);
@@ -284,7 +284,20 @@ PropertyEditor::PropertyEditor(ProjectDocument* document, ClusterScene* scene, Q
     connect(document, &ProjectDocument::clusterChanged, this, &PropertyEditor::refresh);
     connect(document, &ProjectDocument::nodeChanged, this, &PropertyEditor::refresh);
     connect(document, &ProjectDocument::switchChanged, this, &PropertyEditor::refresh);
+    connect(document, &ProjectDocument::devicesChanged, this, [this] {
+        fillTypes();
+        refresh();
+    });
     refresh();
+}
+
+void PropertyEditor::fillTypes()
+{
+    // The project's types too (its device type editor); no node edit while the list changes.
+    const QSignalBlocker block(m_type);
+    m_type->clear();
+    for (const DeviceType& t : m_document->catalog().types())
+        m_type->addItem(deviceIcon(QString::fromStdString(t.name)), QString::fromStdString(t.name));
 }
 
 void PropertyEditor::refresh()

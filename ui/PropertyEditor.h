@@ -47,6 +47,7 @@ signals:
 
 private:
     void refresh();
+    void fillTypes();   // the node type choices: the document's catalog
     void commitNode();
     void commitSwitch();
     void commitLink();

@@ -624,7 +624,7 @@ bool SearchPanel::run()
     m_status->setText(tr("Searching %1 devices\u2026").arg(m_document->cluster().totalDevices()) + note);
     setRunning(true);
     costOptions.memory_headroom = m_document->searchSettings().memory_headroom;
-    m_runner->start(m_document->model(), m_document->cluster(), options, costOptions, m_document->profile());
+    m_runner->start(m_document->model(), m_document->cluster(), options, costOptions, m_document->profile(), m_document->catalog());
     emit searchStarted();
     return true;
 }

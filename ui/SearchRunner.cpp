@@ -40,13 +40,14 @@ SearchRunner::~SearchRunner()
 }
 
 void SearchRunner::start(const ModelSpec& model, const Cluster& cluster, const SearchOptions& options,
-                         const CostOptions& costOptions, const std::optional<Profile>& profile)
+                         const CostOptions& costOptions, const std::optional<Profile>& profile, const DeviceCatalog& catalog)
 {
     if (m_running)
         return;
     m_model = model;
     m_cluster = cluster;
     m_profile = profile;
+    m_catalog = catalog;
     m_hasResult = false;
     m_result = SearchResult{};
     m_last = SearchProgress{};
@@ -56,7 +57,7 @@ void SearchRunner::start(const ModelSpec& model, const Cluster& cluster, const S
 
     auto shared = m_shared;
     QFuture<SearchResult> future = QtConcurrent::run(&m_pool,
-        [shared, model, cluster, options, costOptions, profile](QPromise<SearchResult>& promise) {
+        [shared, model, cluster, options, costOptions, profile, catalog](QPromise<SearchResult>& promise) {
 #ifdef Q_OS_LINUX
             // Linux keeps a nice value per thread, and the threads it starts inherit it: the
             // search's workers (one per core) give way to the GUI thread. Only this pool's
@@ -64,8 +65,9 @@ void SearchRunner::start(const ModelSpec& model, const Cluster& cluster, const S
             setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 10);
 #endif
             try {
-                // The cost model keeps a pointer to the profile: the task's own copy outlives it.
-                CostModel cost(model, cluster, DeviceCatalog::builtin(), profile ? &*profile : nullptr, costOptions);
+                // The cost model keeps pointers to the profile and the catalog: the task's own
+                // copies outlive it.
+                CostModel cost(model, cluster, catalog, profile ? &*profile : nullptr, costOptions);
                 auto progress = [&shared](const SearchProgress& p) {
                     std::lock_guard<std::mutex> lock(shared->mutex);
                     shared->progress = p;

@@ -5,6 +5,7 @@
 // never pumps events. The destructor cancels and waits.
 
 #include "cost/CostModel.h"
+#include "hardware/DeviceCatalog.h"
 #include "hardware/Cluster.h"
 #include "model/ModelSpec.h"
 #include "profile/Profile.h"
@@ -30,9 +31,11 @@ public:
     bool isRunning() const { return m_running; }
     // Copies its inputs: the project may change while the search runs. costOptions: the
     // switches the plans are costed with (exportCostOptions of the project's script); profile:
-    // the measured tables the cost model uses (none: analytic defaults), as `hapmoe plan --profile`.
+    // the measured tables the cost model uses (none: analytic defaults), as `hapmoe plan --profile`;
+    // catalog: the device types (the project's over the built-in ones), as `--devices`.
     void start(const ModelSpec& model, const Cluster& cluster, const SearchOptions& options,
-               const CostOptions& costOptions = {}, const std::optional<Profile>& profile = std::nullopt);
+               const CostOptions& costOptions = {}, const std::optional<Profile>& profile = std::nullopt,
+               const DeviceCatalog& catalog = DeviceCatalog::builtin());
     // Asks the search to stop; returns at once. finished() follows with what it had.
     void cancel();
     void waitForFinished();
@@ -44,6 +47,7 @@ public:
     const ModelSpec& model() const { return m_model; }
     const Cluster& cluster() const { return m_cluster; }
     const std::optional<Profile>& profile() const { return m_profile; }   // the last search's
+    const DeviceCatalog& catalog() const { return m_catalog; }            // the last search's
 
 signals:
     void started();
@@ -68,6 +72,7 @@ private:
     ModelSpec m_model;
     Cluster m_cluster;
     std::optional<Profile> m_profile;
+    DeviceCatalog m_catalog;
     bool m_running = false;
     bool m_hasResult = false;
 };

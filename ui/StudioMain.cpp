@@ -47,6 +47,7 @@ struct Options {
     QString modelPreset;
     QString profile;   // a hapmoe.profile file the project takes
     QString select;   // a node or switch (its id, host or name), or a link: its two ends joined by ','
+    QString deviceTypes;   // Cluster > Device Types opened at this type
 };
 
 // The id of the node or switch `what` names (its id, a node's host or a switch's name), or -1.
@@ -123,6 +124,10 @@ void finish(MainWindow& window, const Options& o)
                 understood = false;
             }
         }
+    }
+    if (!o.deviceTypes.isEmpty() && !window.editDeviceTypes(o.deviceTypes)) {
+        std::cerr << "--device-types: no device type is named \"" << o.deviceTypes.toStdString() << "\"" << std::endl;
+        understood = false;
     }
     if (o.screenshot.isEmpty() && !o.quit)
         return;
@@ -219,6 +224,9 @@ struct CommandLine {
                                      QStringLiteral("FILE")};
     const QCommandLineOption select{QStringLiteral("select"),
                                     QObject::tr("Select a node or switch by id, host or switch name, or the link between two: A,B"), QStringLiteral("ITEM")};
+    const QCommandLineOption deviceTypes{QStringLiteral("device-types"),
+                                         QObject::tr("Open Cluster > Device Types at this type (its name or an alias)"),
+                                         QStringLiteral("TYPE")};
 
     CommandLine()
     {
@@ -226,7 +234,8 @@ struct CommandLine {
         parser.addHelpOption();
         parser.addVersionOption();
         parser.addPositionalArgument(QStringLiteral("FILE"), QObject::tr("Project to open (default: the built-in example), or a Megatron-LM launch script (.sh, .bash) to import into its model"));
-        parser.addOptions({runSearch, screenshot, quit, tab, view, plan, theme, size, clusterPreset, modelPreset, profile, select});
+        parser.addOptions({runSearch, screenshot, quit, tab, view, plan, theme, size, clusterPreset, modelPreset, profile, select,
+                           deviceTypes});
     }
 };
 
@@ -279,6 +288,7 @@ int studioMain(QApplication& app)
     o.screenshot = parser.value(screenshot);
     o.quit = parser.isSet(quit) || !o.screenshot.isEmpty();
     o.tab = parser.value(tab);
+    o.deviceTypes = parser.value(cl.deviceTypes);
     o.view = parser.value(view);
     if (parser.isSet(view) && !PlanExplorerWidget::viewNames().contains(o.view)) {
         std::cerr << "--view: unknown view \"" << o.view.toStdString() << "\"; the views are "
@@ -319,7 +329,7 @@ int studioMain(QApplication& app)
     }
     if (parser.isSet(clusterPreset)) {
         try {
-            MainWindow::clusterPresetOrShorthand(o.clusterPreset);
+            MainWindow::clusterPresetOrShorthand(o.clusterPreset, DeviceCatalog::builtin());
         } catch (const InputError& e) {
             std::cerr << "--cluster-preset: " << e.what() << std::endl;
             return 2;

@@ -227,7 +227,7 @@ DeviceCatalog catalogFromArgs(const CliArgs& args)
     return catalogOver(DeviceCatalog::builtin(), args);
 }
 
-DeviceCatalog catalogForPlans(const CliArgs& args, const std::vector<std::string>& files, bool quiet)
+DeviceCatalog catalogForDocuments(const CliArgs& args, const std::vector<std::string>& files, bool quiet)
 {
     DeviceCatalog catalog = DeviceCatalog::builtin();
     for (const std::string& file : files) {
@@ -242,10 +242,10 @@ DeviceCatalog catalogForPlans(const CliArgs& args, const std::vector<std::string
         } catch (const InputError&) {
             continue;   // not a document: its reader says why
         }
-        if (format != kPlanFormat)
+        if (format != kPlanFormat && format != kProjectFormat)
             continue;
-        Warnings warnings;   // the plan's reader gives them again
-        catalog.merge(DeviceCatalog(readPlanDevices(text, file, &warnings)), file);
+        Warnings warnings;   // the document's reader gives them again
+        catalog.merge(DeviceCatalog(readDocumentDevices(text, file, &warnings)), file);
     }
     return catalogOver(std::move(catalog), args, quiet);
 }

@@ -71,12 +71,12 @@ private:
 // The built-in device catalog, with the types of `--devices FILE` (a hapmoe.devices file)
 // merged over it when the option is given; warnings go to stderr. Throws InputError.
 DeviceCatalog catalogFromArgs(const CliArgs& args);
-// The catalog plan documents are costed with: the built-in one, the device types each of
-// `files` carries when it is a hapmoe.plan document (what it was made with:
-// PlanDocument::devices; a preset name, a shorthand or another document adds nothing), then
-// `--devices FILE`, which wins for the types it names. `quiet`: the --devices file's warnings
+// The catalog plan and project documents are costed with: the built-in one, the device types
+// each of `files` carries when it is a hapmoe.plan document (what it was made with:
+// PlanDocument::devices) or a hapmoe.project (Project::devices; a preset name, a shorthand or
+// another document adds nothing), then `--devices FILE`, which wins for the types it names. `quiet`: the --devices file's warnings
 // are not printed (a caller that printed them once).
-DeviceCatalog catalogForPlans(const CliArgs& args, const std::vector<std::string>& files, bool quiet = false);
+DeviceCatalog catalogForDocuments(const CliArgs& args, const std::vector<std::string>& files, bool quiet = false);
 
 // An input of a command that names a file: the option as written ("--plan", "SCRIPT") and its
 // value. Values that are not existing files (presets, shorthands) are skipped by the check below.

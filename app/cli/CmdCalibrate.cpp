@@ -85,7 +85,7 @@ int cmdCalibrate(const Args& args)
     const std::string planFile = a.required("plan");
     if (auto out = a.value("o"))
         checkOutputPath("-o", *out, givenInputs(a, {"profile", "devices"}, {{"--log", logFile}, {"--plan", planFile}}));
-    const DeviceCatalog catalog = catalogForPlans(a, {planFile});
+    const DeviceCatalog catalog = catalogForDocuments(a, {planFile});
     Warnings warnings;
     const PlanDocument doc = readPlan(readTextFile(planFile), planFile, &warnings);
     validatePlanDocument(doc, catalog, planFile);

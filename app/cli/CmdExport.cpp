@@ -82,7 +82,7 @@ int cmdExport(const Args& args)
     options.layout_shorthand = !a.has("layout-letters");
 
     const std::string planFile = a.positionals().front();
-    const DeviceCatalog catalog = catalogForPlans(a, {planFile});   // the plan's own device types, --devices over them
+    const DeviceCatalog catalog = catalogForDocuments(a, {planFile});   // the plan's own device types, --devices over them
     options.catalog = &catalog;
     // Every path is known and checked before anything is computed or written.
     const auto out = a.value("o");

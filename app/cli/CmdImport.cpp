@@ -119,7 +119,8 @@ int cmdImport(const Args& args)
         throw UsageError("--device cannot be combined with --cluster (the cluster gives the devices)");
     if (auto out = a.value("o"))
         checkOutputPath("-o", *out, givenInputs(a, {"cluster", "devices"}, {{"SCRIPT", file}}));
-    const DeviceCatalog catalog = catalogFromArgs(a);
+    // A --cluster plan or project brings its own device types, as for estimate and plan.
+    const DeviceCatalog catalog = catalogForDocuments(a, {a.value("cluster").value_or("")});
     const ScriptInputs inputs = scriptInputs(a);
     const ImportedScript s = importMegatronScriptFile(file, inputs);
     // The model must be one the other commands accept: a script without --hidden-size, or
@@ -350,6 +351,9 @@ int cmdImport(const Args& args)
         for (const SavedPlan& saved : project.plans)
             validatePlanDocument(PlanDocument{project.model, project.cluster, saved.plan, std::nullopt, std::nullopt, {}}, catalog,
                                  file);
+        // The types of its own the cluster uses (--devices), so the studio and the other
+        // commands cost the project as this one did.
+        project.devices = typesBeyondBuiltin(project.cluster, catalog);
         saveFileAtomically(*out, writeProject(project));
         std::cout << "wrote " << *out << "\n";
     }

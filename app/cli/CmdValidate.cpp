@@ -98,7 +98,7 @@ std::string validateOne(const std::string& file, const DeviceCatalog& given, con
     } else if (format == kPlanFormat) {
         // Checked on the device types it carries (PlanDocument::devices), with --devices over
         // them, as every command that reads the plan takes them.
-        catalog = catalogForPlans(args, {file}, true);
+        catalog = catalogForDocuments(args, {file}, true);
         // What `hapmoe plan` writes when nothing is feasible: its model and cluster are valid
         // (they can be searched again), and it says why there is no plan.
         if (const PlanContext c = readPlanContext(text, file); !c.has_plan && !c.no_plan_reason.empty()) {
@@ -131,6 +131,8 @@ std::string validateOne(const std::string& file, const DeviceCatalog& given, con
         }
         os << ", " << d.plan.pp() << " stages on " << d.plan.numDevices() << " of " << d.cluster.totalDevices() << " devices";
     } else if (format == kProjectFormat) {
+        // On its own device types (Project::devices), with --devices over them, as for a plan.
+        catalog = catalogForDocuments(args, {file}, true);
         const Project p = readProject(text, file, &warnings);
         validateModel(p.model, file);
         validateCluster(p.cluster, catalog, file);

@@ -1054,11 +1054,20 @@ std::vector<DeviceType> typesBeyondBuiltin(const Cluster& cluster, const DeviceC
     return out;
 }
 
-std::vector<DeviceType> readPlanDevices(std::string_view text, const std::string& fileName, Warnings* warnings)
+std::vector<DeviceType> readDocumentDevices(std::string_view text, const std::string& fileName, Warnings* warnings)
 {
     const JsonContext ctx{fileName, warnings};
-    const nlohmann::json doc = loadDocument(text, kPlanFormat, ctx);
+    const std::string format = detectFormat(text, fileName);
+    const nlohmann::json doc = loadDocument(text, format == kProjectFormat ? kProjectFormat : kPlanFormat, ctx);
     return devicesOf(JsonNode(doc, "", ctx));
+}
+
+DeviceCatalog catalogWith(const std::vector<DeviceType>& types, const std::string& fileName)
+{
+    DeviceCatalog catalog = DeviceCatalog::builtin();
+    if (!types.empty())
+        catalog.merge(DeviceCatalog(types), fileName);
+    return catalog;
 }
 
 PlanContext readPlanContext(std::string_view text, const std::string& fileName, Warnings* warnings)
@@ -1144,7 +1153,7 @@ Project readProject(std::string_view text, const std::string& fileName, Warnings
     const nlohmann::json doc = loadDocument(text, kProjectFormat, ctx);
     const JsonNode n(doc, "", ctx);
     n.warnUnknownKeys({"format", "version", "name", "model", "cluster", "search", "plans", "plans_cancelled", "plans_timed_out",
-                       "current_script", "current_script_inputs", "profile", "profile_file"});
+                       "current_script", "current_script_inputs", "profile", "profile_file", "devices"});
     Project p;
     p.name = n.optLine("name");
     p.model = readModelObject(n.object("model"));
@@ -1190,6 +1199,8 @@ Project readProject(std::string_view text, const std::string& fileName, Warnings
         p.profile = readProfileObject(n.object("profile"));
         p.profile_file = profileFile;
     }
+    p.devices = devicesOf(n);
+    catalogWith(p.devices, fileName);   // an alias that names another type is refused here
     return p;
 }
 
@@ -1311,6 +1322,8 @@ std::string writeProject(const Project& project)
         if (!project.profile_file.empty())
             j["profile_file"] = project.profile_file;
     }
+    if (!project.devices.empty())
+        j["devices"] = devicesJson(project.devices);
     return finish(j, kProjectFormat);
 }
 

@@ -60,16 +60,20 @@ struct PlanDocument {
                                           // states, pruned, alternatives)
     // The device types of the cluster that the plan was costed with and the built-in catalog
     // lacks or has with other figures (a --devices file's), as "devices" in the hapmoe.devices
-    // layout: whoever reads the plan costs it on the same devices (planCatalog).
+    // layout: whoever reads the plan costs it on the same devices (catalogWith).
     std::vector<DeviceType> devices;
 };
 
 // The catalog entries of the cluster's device types that the built-in catalog does not hold as
 // they are in `catalog` (new types, or replaced figures): what a plan document carries.
 std::vector<DeviceType> typesBeyondBuiltin(const Cluster& cluster, const DeviceCatalog& catalog);
-// The device types a plan document carries ("devices"; none when absent). Throws InputError
-// naming the file and "devices[i].field" as readPlan does.
-std::vector<DeviceType> readPlanDevices(std::string_view text, const std::string& fileName, Warnings* warnings = nullptr);
+// The device types a plan or project document carries ("devices"; none when absent). Throws
+// InputError naming the file and "devices[i].field" as readPlan and readProject do.
+std::vector<DeviceType> readDocumentDevices(std::string_view text, const std::string& fileName, Warnings* warnings = nullptr);
+// The built-in catalog with `types` added, or replacing the built-in types they name: what a
+// plan or project that carries types is costed on. Throws InputError(fileName,
+// "devices[i].aliases", ...) when an alias names another type (DeviceCatalog::merge).
+DeviceCatalog catalogWith(const std::vector<DeviceType>& types, const std::string& fileName = {});
 
 struct SavedPlan {
     // Where the plan comes from: a search's ranked plans, or the configuration the user runs
@@ -99,6 +103,11 @@ struct Project {
     // loaded from, shown to the user and never read again (the project holds the tables).
     std::optional<Profile> profile;
     std::string profile_file;
+    // Device types of the project's own, in the hapmoe.devices layout ("devices"): new types, or
+    // built-in types with other figures. The project's cluster, searches and estimates use the
+    // built-in catalog with these over it (catalogWith); the studio's device type editor
+    // changes them.
+    std::vector<DeviceType> devices;
 };
 
 // Reads the "format" key of a JSON document (throws InputError when absent or malformed).

@@ -437,6 +437,26 @@ void tst_CliFoundation::planDocumentsCarryTheirDeviceTypes()
     const Run replaced = hapmoe({"estimate", "--plan", plan, "--devices", builtin, "--json"});
     QCOMPARE(replaced.exitCode, 0);
     QVERIFY(prediction(replaced)["iteration_time_s"].toDouble() != stored);
+    // A project carries its own types the same way (Project::devices, which the studio's
+    // Device Types editor keeps): validate, and estimate or plan on its cluster, read them
+    // with no --devices, and the plans written from it carry them on.
+    QJsonObject project{{"format", "hapmoe.project"}, {"version", 1}, {"name", "own types"}, {"model", doc["model"]},
+                        {"cluster", doc["cluster"]}, {"devices", doc["devices"]}};
+    const QString projectFile = tmp.filePath("project.hapmoe");
+    QVERIFY(writeFile(projectFile, QJsonDocument(project).toJson()));
+    QCOMPARE(hapmoe({"validate", projectFile}).exitCode, 0);
+    const Run onProject = hapmoe({"estimate", "--model", projectFile, "--cluster", projectFile, "--pp", "2", "--ep", "8",
+                                  "--distributed-optimizer", "--json"});
+    QCOMPARE(onProject.exitCode, 0);
+    QCOMPARE(prediction(onProject)["iteration_time_s"].toDouble(), stored);
+    const Run planned = hapmoe({"plan", "--model", projectFile, "--cluster", projectFile, "--time-limit", "30", "--json"});
+    QCOMPARE(planned.exitCode, 0);
+    QCOMPARE(QJsonDocument::fromJson(planned.out.toUtf8()).object()["devices"].toArray().size(), 2);
+    project.remove("devices");
+    QVERIFY(writeFile(projectFile, QJsonDocument(project).toJson()));
+    const Run withoutTypes = hapmoe({"validate", projectFile});
+    QCOMPARE(withoutTypes.exitCode, 2);
+    QVERIFY2(withoutTypes.err.contains("unknown device type \"X100\""), qPrintable(withoutTypes.err));
     // Without the file, a type of one's own is unknown, and the error says where types come from.
     const Run unknown = hapmoe({"estimate", "--model", "Mixtral-S", "--cluster", "X100:1x8"});
     QCOMPARE(unknown.exitCode, 2);

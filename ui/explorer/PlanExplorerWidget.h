@@ -24,7 +24,9 @@ namespace hapmoe::ui {
 struct ExplorerContext {
     ModelSpec model;
     Cluster cluster;
-    const DeviceCatalog* catalog = nullptr;   // not owned; outlives the widget
+    // The device types the plans were costed on (the project's, Project::devices, over the
+    // built-in ones); none: no re-estimates.
+    std::optional<DeviceCatalog> catalog;
     std::optional<Profile> profile;
     std::optional<ImportedScript> script;     // the user's Megatron script: its other flags go into exports
 };

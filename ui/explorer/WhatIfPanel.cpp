@@ -249,7 +249,7 @@ void WhatIfPanel::resetInputs()
         m_rho->setValue(m_rho->minimum());
     }
     m_resetting = false;
-    setEnabled(m_entry.has_value() && m_context.catalog != nullptr);
+    setEnabled(m_entry.has_value() && m_context.catalog.has_value());
     // A dense model has no router: its imbalance does not apply (as on the Model tab).
     m_rho->setEnabled(model.isMoe());
     m_reestimatingReset = true;

@@ -563,7 +563,7 @@ void tst_Documents::planRoundTrip()
         const PlanDocument read = readPlan(text, "own.json");
         QCOMPARE(read.devices.size(), beyond.size());
         QCOMPARE(read.devices.back().name, beyond.back().name);
-        QCOMPARE(readPlanDevices(text, "own.json").front().bf16_tflops, 600.0);
+        QCOMPARE(readDocumentDevices(text, "own.json").front().bf16_tflops, 600.0);
         QCOMPARE(q(writePlan(read)), q(text));
         nlohmann::json j = nlohmann::json::parse(text);
         j["devices"][0]["memory_gib"] = -1;
@@ -665,6 +665,39 @@ void tst_Documents::projectRoundTrip()
         old["search"]["max_vpp"] = bad;
         const InputError e = expectError([&] { readProject(old.dump(), "p.hapmoe"); });
         QCOMPARE(q(e.where()), QStringLiteral("search.max_vpp"));
+    }
+    // The project's own device types ("devices", the hapmoe.devices layout): none, no key; a
+    // built-in type with other figures and a new one read back as written, and cost the
+    // project through catalogWith. An alias that names another type, or a bad figure, is
+    // refused naming its path.
+    QCOMPARE(nlohmann::json::parse(once).count("devices"), std::size_t(0));
+    QVERIFY(back.devices.empty());
+    {
+        Project own = p;
+        DeviceType h800 = *DeviceCatalog::builtin().find("H800");
+        h800.bf16_tflops = 600;
+        DeviceType x100 = h800;
+        x100.name = "X100";
+        x100.aliases = {"x-100"};
+        own.devices = {h800, x100};
+        const std::string text = writeProject(own);
+        const Project read = readProject(text, "own.hapmoe");
+        QCOMPARE(q(writeProject(read)), q(text));
+        QCOMPARE(read.devices.size(), std::size_t(2));
+        QCOMPARE(readDocumentDevices(text, "own.hapmoe").back().name, std::string("X100"));
+        const DeviceCatalog catalog = catalogWith(read.devices, "own.hapmoe");
+        QCOMPARE(catalog.find("H800")->bf16_tflops, 600.0);
+        QCOMPARE(catalog.find("x-100")->name, std::string("X100"));
+        QCOMPARE(catalog.types().size(), DeviceCatalog::builtin().types().size() + 1);   // H800 replaced, X100 added
+        nlohmann::json bad = nlohmann::json::parse(text);
+        bad["devices"][1]["aliases"] = {"910B"};   // the built-in 910B-376T's alias
+        InputError e = expectError([&] { readProject(bad.dump(), "own.hapmoe"); });
+        QCOMPARE(q(e.file()), QStringLiteral("own.hapmoe"));
+        QCOMPARE(q(e.where()), QStringLiteral("devices[1].aliases"));
+        bad = nlohmann::json::parse(text);
+        bad["devices"][0]["bf16_tflops"] = 0;
+        e = expectError([&] { readProject(bad.dump(), "own.hapmoe"); });
+        QCOMPARE(q(e.where()), QStringLiteral("devices[0].bf16_tflops"));
     }
 }
 

@@ -123,7 +123,7 @@ int main(int argc, char** argv)
     ui::ExplorerContext ctx;
     ctx.model = model;
     ctx.cluster = cluster;
-    ctx.catalog = &catalog;
+    ctx.catalog = catalog;
     explorer.setContext(ctx);
     explorer.setResult(result);
     explorer.resize(1500, 1000);

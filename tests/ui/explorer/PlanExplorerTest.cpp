@@ -166,7 +166,7 @@ ExplorerContext PlanExplorerTest::context() const
     ExplorerContext ctx;
     ctx.model = m_model;
     ctx.cluster = m_cluster;
-    ctx.catalog = &DeviceCatalog::builtin();
+    ctx.catalog = DeviceCatalog::builtin();
     return ctx;
 }
 

@@ -1,0 +1,265 @@
+// The project's own device types (Cluster > Device Types): a built-in type's figures changed
+// for the project cost its searches as `hapmoe plan --devices` costs them; a type of its own is
+// drawn, renamed with its nodes, kept in the project file and carried into exported plans; bad
+// figures and files are refused in the dialog with nothing applied.
+
+#include "GuiTestSupport.h"
+
+#include "DeviceTypesDialog.h"
+#include "ExportDialog.h"
+#include "PlanExplorerWidget.h"
+#include "ProjectDocument.h"
+#include "SearchPanel.h"
+
+#include "cost/CostModel.h"
+#include "hardware/DeviceCatalog.h"
+#include "io/Documents.h"
+
+#include <QDoubleSpinBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QUndoStack>
+
+#include <nlohmann/json.hpp>
+
+using namespace hapmoe;
+using namespace hapmoe::ui;
+using namespace hapmoe::ui::test;
+
+namespace {
+
+// Runs the panel's search and waits for its result (3 minutes at most).
+SearchResult searchToTheEnd(SearchPanel* panel)
+{
+    QSignalSpy finished(panel, &SearchPanel::searchFinished);
+    if (!panel->run() || !QTest::qWaitFor([&] { return !finished.isEmpty(); }, 180000))
+        return {};
+    return finished.first().first().value<SearchResult>();
+}
+
+// Types text into a line edit of the dialog and ends the edit, as a user's Tab does.
+void typeInto(DeviceTypesDialog& dialog, const char* name, const QString& text)
+{
+    auto* edit = dialog.findChild<QLineEdit*>(QString::fromLatin1(name));
+    QVERIFY(edit);
+    edit->setText(text);
+    emit edit->editingFinished();
+}
+
+QDoubleSpinBox* figure(DeviceTypesDialog& dialog, const char* name) { return dialog.findChild<QDoubleSpinBox*>(QString::fromLatin1(name)); }
+
+} // namespace
+
+class DeviceTypesTest : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase() { initGuiTest(); }
+
+    void builtInFiguresOfTheProjectCostItsSearch()
+    {
+        // Mixtral-S on the paper's 16-1 (one H800 node and one 910B node), the H800 at half its
+        // catalog GEMM efficiency for this project.
+        auto w = makeWindow();
+        w->loadExample();
+        QVERIFY(w->loadClusterPreset(QStringLiteral("16-1")));
+        const double catalogEfficiency = DeviceCatalog::builtin().find("H800")->default_efficiency;
+        {
+            DeviceTypesDialog dialog(w->document(), w.get());
+            QVERIFY(dialog.selectType(QStringLiteral("h800-sxm")));   // an alias selects its type
+            QCOMPARE(dialog.selectedType(), QStringLiteral("H800"));
+            QVERIFY(dialog.projectTypes().empty());
+            figure(dialog, "typeEfficiency")->setValue(catalogEfficiency / 2);
+            QCOMPARE(dialog.projectTypes().size(), std::size_t(1));
+            // Only the figure edited changes; the others stay the catalog's, sources and all
+            // but the edited figure's.
+            const DeviceType& edited = dialog.projectTypes().front();
+            QCOMPARE(edited.bf16_tflops, 989.0);
+            QVERIFY(edited.sources.count("bf16_tflops") == 1 && edited.sources.count("default_efficiency") == 0);
+            dialog.accept();
+            QCOMPARE(dialog.result(), int(QDialog::Accepted));
+        }
+        const Project& p = w->document()->project();
+        QCOMPARE(p.devices.size(), std::size_t(1));
+        const double halved = p.devices.front().default_efficiency;
+        QVERIFY(std::abs(halved - catalogEfficiency / 2) < 1e-4);   // the box keeps 4 decimals
+        QCOMPARE(w->document()->catalog().find("H800")->default_efficiency, halved);
+        QCOMPARE(w->document()->undoStack()->undoText(), QStringLiteral("Edit Device Types"));
+        DevicePalette* palette = w->devicePalette();
+        QVERIFY(palette->item(palette->rowOf(QStringLiteral("H800")))->toolTip().startsWith(QStringLiteral("This project's figures")));
+        QVERIFY(!palette->item(palette->rowOf(QStringLiteral("910B-376T")))->toolTip().startsWith(QStringLiteral("This project's")));
+
+        // The studio's search equals the core's on the same types (`hapmoe plan --devices`), and
+        // is slower than on the catalog's H800.
+        SearchPanel* panel = w->searchPanel();
+        const SearchResult studio = searchToTheEnd(panel);
+        QVERIFY2(!studio.plans.empty(), studio.no_plan_reason.c_str());
+        CostOptions costOptions;
+        costOptions.memory_headroom = w->document()->searchSettings().memory_headroom;
+        const DeviceCatalog own = catalogWith(p.devices);
+        const CostModel cost(w->document()->model(), w->document()->cluster(), own, nullptr, costOptions);
+        const SearchResult core = runSearch(cost, panel->currentOptions());
+        QVERIFY(!core.plans.empty());
+        QCOMPARE(studio.plans.front().prediction.iteration_time_s, core.plans.front().prediction.iteration_time_s);
+        const CostModel catalogCost(w->document()->model(), w->document()->cluster(), DeviceCatalog::builtin(), nullptr, costOptions);
+        const SearchResult onCatalog = runSearch(catalogCost, panel->currentOptions());
+        QVERIFY(!onCatalog.plans.empty());
+        QVERIFY2(studio.plans.front().prediction.iteration_time_s > onCatalog.plans.front().prediction.iteration_time_s,
+                 qPrintable(QStringLiteral("%1 s with the project's H800, %2 s with the catalog's")
+                                .arg(studio.plans.front().prediction.iteration_time_s)
+                                .arg(onCatalog.plans.front().prediction.iteration_time_s)));
+
+        // An exported plan file carries the project's H800, so the command line costs it alike.
+        auto* exportDialog = qobject_cast<ExportDialog*>(w->explorer()->view(QStringLiteral("export")));
+        QVERIFY(exportDialog);
+        w->explorer()->selectPlan(0);
+        const PlanDocument doc = exportDialog->document();
+        QCOMPARE(doc.devices.size(), std::size_t(1));
+        QCOMPARE(doc.devices.front().default_efficiency, halved);
+
+        // The plans are the project's figures': undoing the edit outdates them, redoing it
+        // makes them current again.
+        QVERIFY(w->document()->savedPlansCurrent());
+        w->document()->undoStack()->undo();
+        QVERIFY(w->document()->project().devices.empty());
+        QCOMPARE(w->document()->catalog().find("H800")->default_efficiency, catalogEfficiency);
+        QVERIFY(!w->document()->savedPlansCurrent());
+        QVERIFY(!panel->outdatedLabel()->isHidden());
+        w->document()->undoStack()->redo();
+        QVERIFY(w->document()->savedPlansCurrent());
+
+        // Restore Built-in takes the catalog's figures back.
+        DeviceTypesDialog dialog(w->document(), w.get());
+        QVERIFY(dialog.selectType(QStringLiteral("H800")));
+        QVERIFY(dialog.removeSelected().isEmpty());
+        QVERIFY(dialog.projectTypes().empty());
+        dialog.accept();
+        QVERIFY(w->document()->project().devices.empty());
+    }
+
+    void ownTypeIsDrawnRenamedAndSaved()
+    {
+        auto w = makeWindow();
+        w->newProject();
+        {
+            DeviceTypesDialog dialog(w->document(), w.get());
+            QVERIFY(dialog.selectType(QStringLiteral("H800")));
+            dialog.addType();
+            QCOMPARE(dialog.selectedType(), QStringLiteral("H800 (2)"));
+            typeInto(dialog, "typeName", QStringLiteral("X100"));
+            figure(dialog, "typeBf16")->setValue(600);
+            figure(dialog, "typeMemory")->setValue(96);
+            QVERIFY2(dialog.errorText().isEmpty(), qPrintable(dialog.errorText()));
+            dialog.accept();
+            QCOMPARE(dialog.result(), int(QDialog::Accepted));
+        }
+        ProjectDocument* doc = w->document();
+        const DeviceType* x100 = doc->catalog().find("X100");
+        QVERIFY(x100);
+        QCOMPARE(x100->bf16_tflops, 600.0);
+        QCOMPARE(x100->memory_gib, 96.0);
+        QVERIFY(x100->aliases.empty());   // the H800's names stay the H800's
+        QCOMPARE(doc->catalog().find("H800")->bf16_tflops, 989.0);
+
+        // Drawn from the palette like any type.
+        QVERIFY(dropDevice(*w, QStringLiteral("X100"), w->clusterView()->viewport()->rect().center()));
+        QCOMPARE(doc->cluster().nodes.size(), std::size_t(1));
+        QCOMPARE(QString::fromStdString(doc->cluster().nodes.front().device_type), QStringLiteral("X100"));
+        validateCluster(doc->cluster(), doc->catalog(), "cluster");
+
+        // Renamed, its node follows in the same undo step.
+        {
+            DeviceTypesDialog dialog(doc, w.get());
+            QVERIFY(dialog.selectType(QStringLiteral("X100")));
+            typeInto(dialog, "typeName", QStringLiteral("X200"));
+            dialog.accept();
+        }
+        QCOMPARE(QString::fromStdString(doc->cluster().nodes.front().device_type), QStringLiteral("X200"));
+        QVERIFY(doc->catalog().find("X200") && !doc->catalog().find("X100"));
+        QVERIFY(w->devicePalette()->rowOf(QStringLiteral("X200")) >= 0 && w->devicePalette()->rowOf(QStringLiteral("X100")) < 0);
+        doc->undoStack()->undo();
+        QCOMPARE(QString::fromStdString(doc->cluster().nodes.front().device_type), QStringLiteral("X100"));
+        QVERIFY(doc->catalog().find("X100"));
+
+        // A type a node uses is not removed: the dialog says which node.
+        {
+            DeviceTypesDialog dialog(doc, w.get());
+            QVERIFY(dialog.selectType(QStringLiteral("X100")));
+            const QString why = dialog.removeSelected();
+            QVERIFY2(why.contains(QString::fromStdString(doc->cluster().nodes.front().host)) && why.contains(QStringLiteral("another type")),
+                     qPrintable(why));
+            QCOMPARE(dialog.projectTypes().size(), std::size_t(1));
+        }
+
+        // Saved with the project and read back by another window, whose palette offers it.
+        QTemporaryDir dir;
+        const QString file = dir.filePath(QStringLiteral("own.hapmoe"));
+        QVERIFY(w->saveTo(file));
+        auto other = makeWindow();
+        QVERIFY(other->openFile(file));
+        QCOMPARE(other->document()->project().devices.size(), std::size_t(1));
+        QCOMPARE(other->document()->catalog().find("X100")->bf16_tflops, 600.0);
+        QVERIFY(other->devicePalette()->rowOf(QStringLiteral("X100")) >= 0);
+        QVERIFY(!other->document()->isModified());
+        // The first window's types are its own.
+        QVERIFY(!makeWindow()->document()->catalog().find("X100"));
+
+        // A project whose type takes another type's alias is refused, naming the field.
+        nlohmann::json j = nlohmann::json::parse(readTextFile(file.toStdString()));
+        j["devices"][0]["aliases"] = {"910B"};
+        const QString bad = dir.filePath(QStringLiteral("alias.hapmoe"));
+        QVERIFY(writeTextFile(bad, QByteArray::fromStdString(j.dump(2))));
+        QVERIFY(!other->openFile(bad));
+        QVERIFY2(other->lastError().contains(bad) && other->lastError().contains(QStringLiteral("devices[0].aliases")),
+                 qPrintable(other->lastError()));
+        QCOMPARE(other->document()->fileName(), QFileInfo(file).absoluteFilePath());
+    }
+
+    void badTypesAreRefusedInTheDialog()
+    {
+        auto w = makeWindow();
+        w->newProject();
+        const int steps = w->document()->undoStack()->count();
+        DeviceTypesDialog dialog(w->document(), w.get());
+        QVERIFY(dialog.selectType(QStringLiteral("MI300X")));
+        dialog.addType();
+        // A name is written in cluster shorthands, where ':' separates the parts.
+        typeInto(dialog, "typeName", QStringLiteral("MI300X:fast"));
+        QVERIFY2(dialog.errorText().contains(QStringLiteral("name")) && dialog.errorText().contains(QStringLiteral("':'")),
+                 qPrintable(dialog.errorText()));
+        dialog.accept();
+        QVERIFY(dialog.result() != QDialog::Accepted);
+        QVERIFY(w->document()->project().devices.empty());
+        QCOMPARE(w->document()->undoStack()->count(), steps);
+        // An alias another type has.
+        typeInto(dialog, "typeName", QStringLiteral("MI300X fast"));
+        QVERIFY(dialog.errorText().isEmpty());
+        typeInto(dialog, "typeAliases", QStringLiteral("H100"));
+        QVERIFY2(dialog.errorText().contains(QStringLiteral("\"H100\" already names H100-SXM")), qPrintable(dialog.errorText()));
+        typeInto(dialog, "typeAliases", QString());
+        QVERIFY(dialog.errorText().isEmpty());
+        // A devices file with a bad figure: the error names the file and the field, and the
+        // types stay as they were.
+        const QString file = QStringLiteral(HAPMOE_BAD_INPUT_DIR "/devices-bad-tflops.json");
+        const QString error = dialog.importFile(file);
+        QVERIFY2(error.contains(file) && error.contains(QStringLiteral("devices[0].bf16_tflops")), qPrintable(error));
+        QCOMPARE(dialog.projectTypes().size(), std::size_t(1));
+        // Export writes what Import (and `hapmoe --devices`) reads back.
+        QTemporaryDir dir;
+        const QString out = dir.filePath(QStringLiteral("devices.json"));
+        QVERIFY(dialog.exportFile(out).isEmpty());
+        const DeviceCatalog written = DeviceCatalog::fromJson(readTextFile(out.toStdString()), out.toStdString());
+        QCOMPARE(written.types().size(), std::size_t(1));
+        QCOMPARE(written.types().front().name, std::string("MI300X fast"));
+        QVERIFY(dialog.removeSelected().isEmpty());
+        QVERIFY(dialog.projectTypes().empty());
+        QVERIFY(dialog.importFile(out).isEmpty());
+        QCOMPARE(dialog.selectedType(), QStringLiteral("MI300X fast"));
+        dialog.accept();
+        QCOMPARE(w->document()->project().devices.size(), std::size_t(1));
+    }
+};
+
+QTEST_MAIN(DeviceTypesTest)
+#include "DeviceTypesTest.moc"

@@ -1,0 +1,584 @@
+#include "DeviceTypesDialog.h"
+
+#include "ProjectDocument.h"
+#include "Theme.h"
+
+#include "hardware/DeviceCatalog.h"
+#include "io/Documents.h"
+#include "util/InputError.h"
+
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <functional>
+
+namespace hapmoe::ui {
+
+namespace {
+
+constexpr int kNameRole = Qt::UserRole + 1;
+
+bool sameFigures(const DeviceType& a, const DeviceType& b) { return DeviceCatalog({a}).toJson() == DeviceCatalog({b}).toJson(); }
+
+// The built-in type a project type replaces (merge replaces the type its name names), or null.
+const DeviceType* builtinOf(const std::string& name) { return DeviceCatalog::builtin().find(name); }
+
+// Whether a node's device type names t (its name or an alias, in any case).
+bool names(const DeviceType& t, const std::string& deviceType)
+{
+    const QString type = QString::fromStdString(deviceType);
+    auto same = [&](const std::string& n) { return QString::fromStdString(n).compare(type, Qt::CaseInsensitive) == 0; };
+    return same(t.name) || std::any_of(t.aliases.begin(), t.aliases.end(), same);
+}
+
+QStringList splitAliases(const QString& text)
+{
+    QStringList out;
+    for (const QString& a : text.split(QLatin1Char(';')))
+        if (!a.trimmed().isEmpty())
+            out << a.trimmed();
+    return out;
+}
+
+QDoubleSpinBox* figureBox(const char* objectName, double min, double max, int decimals, const QString& suffix)
+{
+    auto* box = new QDoubleSpinBox;
+    box->setObjectName(QString::fromLatin1(objectName));
+    box->setRange(min, max);
+    box->setDecimals(decimals);
+    box->setSuffix(suffix);
+    box->setKeyboardTracking(false);
+    box->setAccelerated(true);
+    return box;
+}
+
+} // namespace
+
+DeviceTypesDialog::DeviceTypesDialog(ProjectDocument* document, QWidget* parent)
+    : QDialog(parent),
+      m_document(document),
+      m_types(document->project().devices),
+      m_cluster(document->cluster()),
+      m_list(new QTreeWidget(this)),
+      m_origin(new QLabel(this)),
+      m_name(new QLineEdit(this)),
+      m_aliases(new QLineEdit(this)),
+      m_vendor(new QLineEdit(this)),
+      m_library(new QComboBox(this)),
+      m_bf16(figureBox("typeBf16", 0.1, 1e6, 1, tr(" TFLOP/s"))),
+      m_fp8(figureBox("typeFp8", 0, 1e6, 1, tr(" TFLOP/s"))),
+      m_efficiency(figureBox("typeEfficiency", 0.001, 1, 4, QString())),
+      m_memory(figureBox("typeMemory", 0.1, 1e6, 1, tr(" GiB"))),
+      m_hbm(figureBox("typeHbm", 0.1, 1e7, 1, tr(" GB/s"))),
+      m_linkKind(new QLineEdit(this)),
+      m_intra(figureBox("typeIntra", 0.01, 1e7, 2, tr(" GB/s"))),
+      m_inter(figureBox("typeInter", 0.01, 1e7, 2, tr(" GB/s"))),
+      m_perNode(new QSpinBox(this)),
+      m_notes(new QLineEdit(this)),
+      m_remove(new QPushButton(tr("&Remove"), this)),
+      m_error(new QLabel(this))
+{
+    setObjectName(QStringLiteral("deviceTypesDialog"));
+    setWindowTitle(tr("Device Types"));
+
+    auto* explanation = new QLabel(tr("The catalog's device types and the project's own. Change a built-in type's figures "
+                                      "for this project, or start a type of its own with New Type. The project file keeps "
+                                      "its types; plans and exported plan files are costed on them."),
+                                   this);
+    explanation->setWordWrap(true);
+
+    m_list->setObjectName(QStringLiteral("deviceTypeList"));
+    m_list->setColumnCount(2);
+    m_list->setHeaderLabels({tr("Type"), tr("Figures")});
+    m_list->setRootIsDecorated(false);
+    m_list->setUniformRowHeights(true);
+    m_list->header()->setSectionResizeMode(0, QHeaderView::ResizeToContents);
+    m_list->setMinimumWidth(260);
+
+    m_origin->setObjectName(QStringLiteral("deviceTypeOrigin"));
+    m_origin->setWordWrap(true);
+    m_name->setObjectName(QStringLiteral("typeName"));
+    m_aliases->setObjectName(QStringLiteral("typeAliases"));
+    m_aliases->setToolTip(tr("Other names the type answers to in clusters and scripts, separated by ';'"));
+    m_vendor->setObjectName(QStringLiteral("typeVendor"));
+    m_library->setObjectName(QStringLiteral("typeLibrary"));
+    m_library->setEditable(true);
+    m_library->addItems({QStringLiteral("NCCL"), QStringLiteral("RCCL"), QStringLiteral("HCCL"), QStringLiteral("HCCL-Gaudi")});
+    m_library->setToolTip(tr("Ranks of two libraries share no communicator: a plan joins them through the cluster's bridge"));
+    m_fp8->setSpecialValueText(tr("none"));
+    m_fp8->setToolTip(tr("Dense FP8 peak; none: the type has no FP8 tensor cores and FP8 training leaves it out"));
+    m_efficiency->setSingleStep(0.01);
+    m_efficiency->setToolTip(tr("The fraction of the BF16 peak a large GEMM reaches (docs/cost-model.md, section 2)"));
+    m_linkKind->setObjectName(QStringLiteral("typeLinkKind"));
+    m_perNode->setObjectName(QStringLiteral("typePerNode"));
+    m_perNode->setRange(1, kMaxDevicesPerNode);
+    m_perNode->setKeyboardTracking(false);
+    m_perNode->setToolTip(tr("Devices per node of a cluster shorthand TYPE:N"));
+    m_notes->setObjectName(QStringLiteral("typeNotes"));
+
+    auto* form = new QFormLayout;
+    form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    form->addRow(m_origin);
+    form->addRow(tr("&Name:"), m_name);
+    form->addRow(tr("&Aliases:"), m_aliases);
+    form->addRow(tr("&Vendor:"), m_vendor);
+    form->addRow(tr("Collective &library:"), m_library);
+    form->addRow(tr("&BF16 dense peak:"), m_bf16);
+    form->addRow(tr("&FP8 dense peak:"), m_fp8);
+    form->addRow(tr("GEMM &efficiency:"), m_efficiency);
+    form->addRow(tr("&Memory:"), m_memory);
+    form->addRow(tr("&HBM bandwidth:"), m_hbm);
+    form->addRow(tr("Intra-node &link:"), m_linkKind);
+    form->addRow(tr("&Intra-node per device:"), m_intra);
+    form->addRow(tr("In&ter-node per device:"), m_inter);
+    form->addRow(tr("&Devices per node:"), m_perNode);
+    form->addRow(tr("N&otes:"), m_notes);
+
+    auto* add = new QPushButton(tr("&New Type"), this);
+    add->setObjectName(QStringLiteral("newDeviceType"));
+    add->setToolTip(tr("A type of the project's own, starting from the selected type's figures"));
+    m_remove->setObjectName(QStringLiteral("removeDeviceType"));
+    auto* import = new QPushButton(tr("&Import\u2026"), this);
+    import->setToolTip(tr("Types of a hapmoe.devices file (hapmoe --devices), or those a plan or project file carries"));
+    auto* exportButton = new QPushButton(tr("E&xport\u2026"), this);
+    exportButton->setToolTip(tr("The project's types as a hapmoe.devices file, for hapmoe plan --devices"));
+    auto* listButtons = new QHBoxLayout;
+    for (QPushButton* b : {add, m_remove, import, exportButton})
+        listButtons->addWidget(b);
+    listButtons->addStretch(1);
+
+    auto* left = new QVBoxLayout;
+    left->addWidget(m_list, 1);
+    left->addLayout(listButtons);
+    auto* columns = new QHBoxLayout;
+    columns->addLayout(left, 1);
+    columns->addLayout(form, 1);
+
+    m_error->setObjectName(QStringLiteral("deviceTypesError"));
+    m_error->setWordWrap(true);
+    m_error->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_error->hide();
+
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
+    connect(buttons, &QDialogButtonBox::accepted, this, &DeviceTypesDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(explanation);
+    layout->addLayout(columns, 1);
+    layout->addWidget(m_error);
+    layout->addWidget(buttons);
+
+    connect(m_list, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem* item) {
+        if (m_updating || !item)
+            return;
+        m_selected = item->data(0, kNameRole).toString();
+        showSelected();
+    });
+    connect(add, &QPushButton::clicked, this, &DeviceTypesDialog::addType);
+    connect(m_remove, &QPushButton::clicked, this, [this] {
+        const QString why = removeSelected();
+        if (!why.isEmpty()) {
+            m_errorText = why;
+            m_error->setText(why);
+            m_error->show();
+        }
+    });
+    connect(import, &QPushButton::clicked, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Import Device Types"), QString(),
+                                                          tr("Device types, plans and projects (*.json);;All files (*)"));
+        if (path.isEmpty())
+            return;
+        if (const QString error = importFile(path); !error.isEmpty()) {
+            m_errorText = error;
+            m_error->setText(error);
+            m_error->show();
+        }
+    });
+    connect(exportButton, &QPushButton::clicked, this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export Device Types"), QStringLiteral("devices.json"),
+                                                          tr("Device types (*.json)"));
+        if (path.isEmpty())
+            return;
+        if (const QString error = exportFile(path); !error.isEmpty()) {
+            m_errorText = error;
+            m_error->setText(error);
+            m_error->show();
+        }
+    });
+
+    // Each field writes its own figure only: a value the box rounds for display (an efficiency
+    // of 0.750805 shown as 0.7508) is never written back by an edit of another field.
+    auto onText = [this](QLineEdit* edit, std::function<void(DeviceType&, const QString&)> set) {
+        connect(edit, &QLineEdit::editingFinished, this, [this, edit, set] {
+            if (m_updating)
+                return;
+            if (DeviceType* t = editableSelected())
+                set(*t, edit->text().trimmed());
+            commitField();
+        });
+    };
+    auto onNumber = [this](QDoubleSpinBox* box, const char* key, double DeviceType::*field) {
+        connect(box, &QDoubleSpinBox::valueChanged, this, [this, key, field](double v) {
+            if (m_updating)
+                return;
+            if (DeviceType* t = editableSelected()) {
+                t->*field = v;
+                t->sources.erase(key);   // the figure is no longer the source's
+            }
+            commitField();
+        });
+    };
+    onText(m_name, [this](DeviceType& t, const QString& text) {
+        const std::string name = text.toStdString();
+        if (name == t.name)
+            return;
+        // Nodes of the type follow it to its new name.
+        for (Node& n : m_cluster.nodes)
+            if (names(t, n.device_type))
+                n.device_type = name;
+        t.name = name;
+        m_selected = text;
+    });
+    onText(m_aliases, [](DeviceType& t, const QString& text) {
+        t.aliases.clear();
+        for (const QString& a : splitAliases(text))
+            t.aliases.push_back(a.toStdString());
+    });
+    onText(m_vendor, [](DeviceType& t, const QString& text) { t.vendor = text.toStdString(); });
+    onText(m_linkKind, [](DeviceType& t, const QString& text) { t.intra_link_kind = text.toStdString(); });
+    onText(m_notes, [](DeviceType& t, const QString& text) { t.notes = text.toStdString(); });
+    auto setLibrary = [this] {
+        if (m_updating)
+            return;
+        if (DeviceType* t = editableSelected())
+            t->collective_library = m_library->currentText().trimmed().toStdString();
+        commitField();
+    };
+    connect(m_library, &QComboBox::activated, this, setLibrary);
+    connect(m_library->lineEdit(), &QLineEdit::editingFinished, this, setLibrary);
+    onNumber(m_bf16, "bf16_tflops", &DeviceType::bf16_tflops);
+    onNumber(m_fp8, "fp8_tflops", &DeviceType::fp8_tflops);
+    onNumber(m_efficiency, "default_efficiency", &DeviceType::default_efficiency);
+    onNumber(m_memory, "memory_gib", &DeviceType::memory_gib);
+    onNumber(m_hbm, "hbm_gbps", &DeviceType::hbm_gbps);
+    onNumber(m_intra, "intra_node_gbps", &DeviceType::intra_node_gbps);
+    onNumber(m_inter, "inter_node_gbps", &DeviceType::inter_node_gbps);
+    connect(m_perNode, &QSpinBox::valueChanged, this, [this](int v) {
+        if (m_updating)
+            return;
+        if (DeviceType* t = editableSelected())
+            t->default_devices_per_node = v;
+        commitField();
+    });
+
+    fillList();
+    if (m_list->topLevelItemCount() > 0)
+        m_list->setCurrentItem(m_list->topLevelItem(0));
+    showCheck();
+    resize(820, 560);
+}
+
+void DeviceTypesDialog::fillList()
+{
+    m_updating = true;
+    m_list->clear();
+    // The built-in types in their order, the project's figures in place of a type it changes,
+    // then the project's own types.
+    std::vector<std::pair<DeviceType, QString>> rows;
+    for (const DeviceType& b : DeviceCatalog::builtin().types()) {
+        auto own = std::find_if(m_types.begin(), m_types.end(), [&](const DeviceType& t) { return builtinOf(t.name) == &b; });
+        rows.emplace_back(own == m_types.end() ? b : *own, own == m_types.end() ? QString() : tr("project figures"));
+    }
+    for (const DeviceType& t : m_types)
+        if (!builtinOf(t.name))
+            rows.emplace_back(t, tr("project type"));
+    QTreeWidgetItem* current = nullptr;
+    for (const auto& [t, origin] : rows) {
+        const QString name = QString::fromStdString(t.name);
+        auto* item = new QTreeWidgetItem(m_list);
+        item->setIcon(0, deviceIcon(name));
+        item->setText(0, name);
+        const QString figures = tr("%1 TFLOP/s \u00b7 %2 GiB").arg(t.bf16_tflops, 0, 'f', 0).arg(t.memory_gib, 0, 'f', 0);
+        item->setText(1, origin.isEmpty() ? figures : figures + QStringLiteral(" \u00b7 ") + origin);
+        if (!origin.isEmpty()) {
+            // The project's own stand out from the catalog's.
+            QFont bold = item->font(0);
+            bold.setBold(true);
+            item->setFont(0, bold);
+            item->setFont(1, bold);
+        }
+        item->setData(0, kNameRole, name);
+        item->setToolTip(0, QString::fromStdString(t.vendor + " " + t.name));
+        if (name.compare(m_selected, Qt::CaseInsensitive) == 0)
+            current = item;
+    }
+    if (current)
+        m_list->setCurrentItem(current);
+    m_updating = false;
+}
+
+namespace {
+
+// The selected row's type as the list shows it: the project's entry, or the built-in one.
+const DeviceType* shownType(const std::vector<DeviceType>& types, const QString& name)
+{
+    for (const DeviceType& t : types)
+        if (QString::fromStdString(t.name).compare(name, Qt::CaseInsensitive) == 0)
+            return &t;
+    for (const DeviceType& t : DeviceCatalog::builtin().types())
+        if (QString::fromStdString(t.name).compare(name, Qt::CaseInsensitive) == 0)
+            return &t;
+    return nullptr;
+}
+
+} // namespace
+
+QString DeviceTypesDialog::selectedType() const { return m_selected; }
+
+bool DeviceTypesDialog::selectType(const QString& name)
+{
+    DeviceCatalog shown = DeviceCatalog::builtin();
+    try {
+        shown = catalogWith(m_types);
+    } catch (const InputError&) {
+    }
+    const DeviceType* t = shown.find(name.toStdString());
+    const QString canonical = t ? QString::fromStdString(t->name) : name;
+    for (int i = 0; i < m_list->topLevelItemCount(); ++i)
+        if (m_list->topLevelItem(i)->data(0, kNameRole).toString().compare(canonical, Qt::CaseInsensitive) == 0) {
+            m_list->setCurrentItem(m_list->topLevelItem(i));
+            return true;
+        }
+    return false;
+}
+
+void DeviceTypesDialog::showSelected()
+{
+    const DeviceType* t = shownType(m_types, m_selected);
+    if (!t)
+        return;
+    m_updating = true;
+    const DeviceType* builtin = builtinOf(t->name);
+    const bool own = std::any_of(m_types.begin(), m_types.end(), [&](const DeviceType& o) { return &o == t; });
+    if (!builtin)
+        m_origin->setText(tr("<b>%1</b> is this project's type.").arg(QString::fromStdString(t->name).toHtmlEscaped()));
+    else if (own)
+        m_origin->setText(tr("<b>%1</b> is built in; this project changes its figures (Restore Built-in takes the catalog's).")
+                              .arg(QString::fromStdString(t->name).toHtmlEscaped()));
+    else
+        m_origin->setText(tr("<b>%1</b> is built in: a change of a figure is kept with this project.")
+                              .arg(QString::fromStdString(t->name).toHtmlEscaped()));
+    // A built-in type is changed by its name; a type of the project's own can be renamed.
+    m_name->setText(QString::fromStdString(t->name));
+    m_name->setReadOnly(builtin != nullptr);
+    QStringList aliases;
+    for (const auto& a : t->aliases)
+        aliases << QString::fromStdString(a);
+    m_aliases->setText(aliases.join(QStringLiteral("; ")));
+    m_vendor->setText(QString::fromStdString(t->vendor));
+    m_library->setCurrentText(QString::fromStdString(t->collective_library));
+    m_bf16->setValue(t->bf16_tflops);
+    m_fp8->setValue(t->fp8_tflops);
+    m_efficiency->setValue(t->default_efficiency);
+    m_memory->setValue(t->memory_gib);
+    m_hbm->setValue(t->hbm_gbps);
+    m_linkKind->setText(QString::fromStdString(t->intra_link_kind));
+    m_intra->setValue(t->intra_node_gbps);
+    m_inter->setValue(t->inter_node_gbps);
+    m_perNode->setValue(t->default_devices_per_node);
+    m_notes->setText(QString::fromStdString(t->notes));
+    m_remove->setText(builtin ? tr("&Restore Built-in") : tr("&Remove"));
+    m_remove->setEnabled(own);
+    m_updating = false;
+}
+
+DeviceType* DeviceTypesDialog::editableSelected()
+{
+    for (DeviceType& t : m_types)
+        if (QString::fromStdString(t.name).compare(m_selected, Qt::CaseInsensitive) == 0)
+            return &t;
+    const DeviceType* builtin = shownType({}, m_selected);
+    if (!builtin)
+        return nullptr;
+    m_types.push_back(*builtin);
+    return &m_types.back();
+}
+
+void DeviceTypesDialog::commitField()
+{
+    // A built-in type whose figures are back to the catalog's is no longer the project's.
+    m_types.erase(std::remove_if(m_types.begin(), m_types.end(),
+                                 [](const DeviceType& t) {
+                                     const DeviceType* b = builtinOf(t.name);
+                                     return b && b->name == t.name && sameFigures(*b, t);
+                                 }),
+                  m_types.end());
+    fillList();
+    showSelected();
+    showCheck();
+}
+
+void DeviceTypesDialog::addType()
+{
+    const DeviceType* from = shownType(m_types, m_selected);
+    DeviceType t = from ? *from : DeviceCatalog::builtin().types().front();
+    const std::string base = t.name;
+    for (int i = 2;; ++i) {
+        t.name = base + " (" + std::to_string(i) + ")";
+        if (!shownType(m_types, QString::fromStdString(t.name)) && !DeviceCatalog::builtin().find(t.name))
+            break;
+    }
+    t.aliases.clear();   // the original's names stay its own
+    t.sources.clear();
+    t.notes = "Based on " + base + ".";
+    m_types.push_back(t);
+    m_selected = QString::fromStdString(t.name);
+    fillList();
+    showSelected();
+    showCheck();
+    m_name->setFocus();
+    m_name->selectAll();
+}
+
+QString DeviceTypesDialog::removeSelected()
+{
+    auto it = std::find_if(m_types.begin(), m_types.end(), [&](const DeviceType& t) {
+        return QString::fromStdString(t.name).compare(m_selected, Qt::CaseInsensitive) == 0;
+    });
+    if (it == m_types.end())
+        return tr("%1 is built in: it has no figures of this project's to remove.").arg(m_selected);
+    if (!builtinOf(it->name)) {
+        QStringList users;
+        for (const Node& n : m_cluster.nodes)
+            if (names(*it, n.device_type))
+                users << QString::fromStdString(n.host.empty() ? "node " + std::to_string(n.id) : n.host);
+        if (!users.isEmpty())
+            return tr("%1 is the type of %2 %3; give them another type first.")
+                .arg(m_selected, users.size() == 1 ? tr("node") : tr("nodes"), users.join(QStringLiteral(", ")));
+    }
+    m_types.erase(it);
+    if (!shownType(m_types, m_selected))
+        m_selected = m_list->topLevelItemCount() > 0 ? m_list->topLevelItem(0)->data(0, kNameRole).toString() : QString();
+    fillList();
+    showSelected();
+    showCheck();
+    return {};
+}
+
+QString DeviceTypesDialog::importFile(const QString& path)
+{
+    try {
+        const std::string file = path.toStdString();
+        const std::string text = readTextFile(file);
+        const std::string format = detectFormat(text, file);
+        const std::vector<DeviceType> types = format == kDevicesFormat ? DeviceCatalog::fromJson(text, file).types()
+                                                                       : readDocumentDevices(text, file);
+        if (types.empty())
+            return tr("%1 carries no device types.").arg(path);
+        std::vector<DeviceType> merged = m_types;
+        for (const DeviceType& t : types) {
+            auto same = std::find_if(merged.begin(), merged.end(), [&](const DeviceType& o) {
+                return QString::fromStdString(o.name).compare(QString::fromStdString(t.name), Qt::CaseInsensitive) == 0;
+            });
+            if (same != merged.end())
+                *same = t;
+            else
+                merged.push_back(t);
+        }
+        catalogWith(merged, file);   // an alias that names another type is refused, naming the file
+        m_types = std::move(merged);
+        m_selected = QString::fromStdString(types.front().name);
+    } catch (const std::exception& e) {
+        return QString::fromUtf8(e.what());
+    }
+    commitField();
+    return {};
+}
+
+QString DeviceTypesDialog::exportFile(const QString& path) const
+{
+    if (m_types.empty())
+        return tr("The project has no device types of its own to export.");
+    try {
+        saveFileAtomically(path.toStdString(), DeviceCatalog(m_types).toJson());
+    } catch (const std::exception& e) {
+        return QString::fromUtf8(e.what());
+    }
+    return {};
+}
+
+QString DeviceTypesDialog::check() const
+{
+    // Each type as `hapmoe validate` reads one of a devices file, then the names across them
+    // and against the built-in ones.
+    for (const DeviceType& t : m_types) {
+        if (t.name.empty())
+            return tr("A type needs a name.");
+        try {
+            DeviceCatalog::fromJson(DeviceCatalog({t}).toJson(), "");
+        } catch (const InputError& e) {
+            QString where = QString::fromStdString(e.where());
+            where.remove(QStringLiteral("devices[0]."));
+            return tr("%1: %2: %3").arg(QString::fromStdString(t.name), where, QString::fromStdString(e.detail()));
+        }
+    }
+    try {
+        DeviceCatalog::fromJson(DeviceCatalog(m_types).toJson(), "");
+        catalogWith(m_types);
+    } catch (const InputError& e) {
+        // "devices[2]..." names the project's types in their order.
+        QString detail = QString::fromStdString(e.detail());
+        const QString where = QString::fromStdString(e.where());
+        const int open = where.indexOf(QLatin1Char('[')), close = where.indexOf(QLatin1Char(']'));
+        bool ok = false;
+        const int index = open >= 0 && close > open ? where.mid(open + 1, close - open - 1).toInt(&ok) : -1;
+        if (ok && index >= 0 && index < static_cast<int>(m_types.size()))
+            return tr("%1: %2").arg(QString::fromStdString(m_types[static_cast<std::size_t>(index)].name), detail);
+        return detail;
+    }
+    return {};
+}
+
+void DeviceTypesDialog::showCheck()
+{
+    m_errorText = check();
+    m_error->setText(m_errorText);
+    m_error->setVisible(!m_errorText.isEmpty());
+}
+
+void DeviceTypesDialog::accept()
+{
+    // A field still being edited counts.
+    if (QLineEdit* edit = qobject_cast<QLineEdit*>(focusWidget()))
+        emit edit->editingFinished();
+    showCheck();
+    if (!m_errorText.isEmpty())
+        return;
+    const bool sameTypes = DeviceCatalog(m_types).toJson() == DeviceCatalog(m_document->project().devices).toJson();
+    if (!sameTypes || writeCluster(m_cluster) != writeCluster(m_document->cluster())) {
+        try {
+            m_document->setDevices(m_types, m_cluster, tr("Edit Device Types"));
+        } catch (const std::exception& e) {
+            m_errorText = QString::fromUtf8(e.what());
+            m_error->setText(m_errorText);
+            m_error->show();
+            return;
+        }
+    }
+    QDialog::accept();
+}
+
+} // namespace hapmoe::ui
