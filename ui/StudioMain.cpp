@@ -328,8 +328,20 @@ int studioMain(QApplication& app)
         return 2;
     }
     if (parser.isSet(clusterPreset)) {
+        // A shorthand may name the types of the project FILE (Project::devices); a file that
+        // cannot be read says so when it is opened.
+        DeviceCatalog catalog = DeviceCatalog::builtin();
+        if (!o.file.isEmpty()) {
+            try {
+                const std::string path = o.file.toStdString();
+                const std::string text = readTextFile(path);
+                if (detectFormat(text, path) == kProjectFormat)
+                    catalog = catalogWith(readDocumentDevices(text, path), path);
+            } catch (const std::exception&) {
+            }
+        }
         try {
-            MainWindow::clusterPresetOrShorthand(o.clusterPreset, DeviceCatalog::builtin());
+            MainWindow::clusterPresetOrShorthand(o.clusterPreset, catalog);
         } catch (const InputError& e) {
             std::cerr << "--cluster-preset: " << e.what() << std::endl;
             return 2;

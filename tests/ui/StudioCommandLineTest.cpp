@@ -160,6 +160,30 @@ private slots:
         QVERIFY2(bad.err.contains(QStringLiteral("item 2")) && bad.err.contains(QStringLiteral("Foo")), qPrintable(bad.err));
     }
 
+    void deviceTypesOpensAtAType()
+    {
+        // --device-types opens Cluster > Device Types at a type named by its name or an alias;
+        // a name no type has exits 2. A project's own types are known to it, and to a shorthand
+        // given with the project.
+        QTemporaryDir home;
+        const Run alias = runStudio({QStringLiteral("--device-types"), QStringLiteral("h800-sxm"), QStringLiteral("--quit")}, home);
+        QVERIFY2(alias.exitCode == 0, qPrintable(alias.err));
+        const Run unknown = runStudio({QStringLiteral("--device-types"), QStringLiteral("X100"), QStringLiteral("--quit")}, home);
+        QCOMPARE(unknown.exitCode, 2);
+        QVERIFY2(unknown.err.contains(QStringLiteral("--device-types: no device type is named \"X100\"")), qPrintable(unknown.err));
+        Project project = MainWindow::exampleProject();
+        DeviceType x100 = *DeviceCatalog::builtin().find("H800");
+        x100.name = "X100";
+        x100.aliases.clear();
+        project.devices = {x100};
+        const QString file = home.filePath(QStringLiteral("own.hapmoe"));
+        QVERIFY(writeTextFile(file, QByteArray::fromStdString(writeProject(project))));
+        const Run own = runStudio({file, QStringLiteral("--device-types"), QStringLiteral("x100"), QStringLiteral("--cluster-preset"),
+                                   QStringLiteral("X100:2x8"), QStringLiteral("--quit")},
+                                  home);
+        QVERIFY2(own.exitCode == 0, qPrintable(own.err));
+    }
+
     void selectTakesALink()
     {
         // A link is named by its two ends, each as a node or switch is (id, host or name).
