@@ -14,10 +14,12 @@
 #include "cost/CostModel.h"
 #include "hardware/DeviceCatalog.h"
 #include "io/Documents.h"
+#include "megatron/LauncherExport.h"
 
 #include <QDoubleSpinBox>
 #include <QLabel>
 #include <QLineEdit>
+#include <QProcess>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QUndoStack>
@@ -136,6 +138,59 @@ private slots:
         QVERIFY(dialog.projectTypes().empty());
         dialog.accept();
         QVERIFY(w->document()->project().devices.empty());
+    }
+
+    void ownTypeIsSearchedAndExported()
+    {
+        // Mixtral-S on one node of a type of the project's own (an H800 at 600 TFLOP/s and
+        // 96 GiB) and one H800 node.
+        auto w = makeWindow();
+        w->loadExample();
+        {
+            DeviceTypesDialog dialog(w->document(), w.get());
+            QVERIFY(dialog.selectType(QStringLiteral("H800")));
+            dialog.addType();
+            typeInto(dialog, "typeName", QStringLiteral("X100"));
+            figure(dialog, "typeBf16")->setValue(600);
+            figure(dialog, "typeMemory")->setValue(96);
+            dialog.accept();
+        }
+        QVERIFY(w->loadClusterPreset(QStringLiteral("X100:1x8,H800:1x8")));
+        const SearchResult studio = searchToTheEnd(w->searchPanel());
+        QVERIFY2(!studio.plans.empty(), studio.no_plan_reason.c_str());
+        w->explorer()->selectPlan(0);
+        auto* exportDialog = qobject_cast<ExportDialog*>(w->explorer()->view(QStringLiteral("export")));
+        QVERIFY(exportDialog);
+        // The launcher is the core's on the project's types (a type of one's own has a vendor
+        // and a collective library: NCCL here).
+        const PlanDocument doc = exportDialog->document();
+        QCOMPARE(doc.devices.size(), std::size_t(1));
+        QCOMPARE(doc.devices.front().name, std::string("X100"));
+        QVERIFY2(exportDialog->result().ok, exportDialog->result().refusal.c_str());
+        ExportOptions options;
+        options.format = exportDialog->format();
+        const DeviceCatalog own = catalogWith(w->document()->project().devices);
+        options.catalog = &own;
+        const ExportResult core = exportLauncher(doc, options);
+        QVERIFY(core.ok);
+        const std::vector<ExportCheck>& shown = exportDialog->result().checks;
+        QCOMPARE(shown.size(), core.checks.size());
+        for (std::size_t i = 0; i < shown.size(); ++i) {
+            QCOMPARE(QString::fromStdString(shown[i].rule), QString::fromStdString(core.checks[i].rule));
+            QVERIFY2(shown[i].ok, (shown[i].rule + ": " + shown[i].message).c_str());
+        }
+
+        // The plan JSON, re-estimated by the command line with no --devices, gives the time the
+        // studio shows.
+        QTemporaryDir dir;
+        const QString planFile = dir.filePath(QStringLiteral("plan.json"));
+        QVERIFY(exportDialog->savePlanJson(planFile).isEmpty());
+        QProcess cli;
+        cli.start(QStringLiteral(HAPMOE_CLI_PATH), {QStringLiteral("estimate"), QStringLiteral("--plan"), planFile, QStringLiteral("--json")});
+        QVERIFY(cli.waitForFinished(60000));
+        QCOMPARE(cli.exitCode(), 0);
+        const nlohmann::json estimated = nlohmann::json::parse(cli.readAllStandardOutput().toStdString());
+        QCOMPARE(estimated["prediction"]["iteration_time_s"].get<double>(), studio.plans.front().prediction.iteration_time_s);
     }
 
     void ownTypeIsDrawnRenamedAndSaved()

@@ -220,6 +220,8 @@ void ExportDialog::regenerate()
         return;
     ExportOptions options;
     options.format = format();
+    // The project's device types: a type of its own has a vendor and a collective library too.
+    options.catalog = m_context.catalog ? &*m_context.catalog : nullptr;
     options.original = m_context.script;
     // The usage comment names the file: the suggested name until it is saved under another.
     options.script_name = launcherName().toStdString();
