@@ -15,6 +15,7 @@ mkdir -p "$out"
 "$studio" --tab model --theme dark --screenshot "$out/model-dark.png"
 "$studio" --run-search --screenshot "$out/search-light.png"
 "$studio" --run-search --theme dark --screenshot "$out/search-dark.png"
+"$studio" --cluster-preset 16-1 --device-types H800 --screenshot "$out/device-types.png"
 # export: the window with the export dialog open (modeless) for the best plan.
 for view in timeline memory breakdown compare whatif export; do
   "$studio" --model-preset Mixtral-S --cluster-preset 24-1 --run-search --view "$view" \
