@@ -188,35 +188,18 @@ DeviceTypesDialog::DeviceTypesDialog(ProjectDocument* document, QWidget* parent)
         showSelected();
     });
     connect(add, &QPushButton::clicked, this, &DeviceTypesDialog::addType);
-    connect(m_remove, &QPushButton::clicked, this, [this] {
-        const QString why = removeSelected();
-        if (!why.isEmpty()) {
-            m_errorText = why;
-            m_error->setText(why);
-            m_error->show();
-        }
-    });
+    connect(m_remove, &QPushButton::clicked, this, [this] { report(removeSelected()); });
     connect(import, &QPushButton::clicked, this, [this] {
         const QString path = QFileDialog::getOpenFileName(this, tr("Import Device Types"), QString(),
-                                                          tr("Device types, plans and projects (*.json);;All files (*)"));
-        if (path.isEmpty())
-            return;
-        if (const QString error = importFile(path); !error.isEmpty()) {
-            m_errorText = error;
-            m_error->setText(error);
-            m_error->show();
-        }
+                                                          tr("Device types, plans and projects (*.json *.hapmoe);;All files (*)"));
+        if (!path.isEmpty())
+            report(importFile(path));
     });
     connect(exportButton, &QPushButton::clicked, this, [this] {
         const QString path = QFileDialog::getSaveFileName(this, tr("Export Device Types"), QStringLiteral("devices.json"),
                                                           tr("Device types (*.json)"));
-        if (path.isEmpty())
-            return;
-        if (const QString error = exportFile(path); !error.isEmpty()) {
-            m_errorText = error;
-            m_error->setText(error);
-            m_error->show();
-        }
+        if (!path.isEmpty())
+            report(exportFile(path));
     });
 
     // Each field writes its own figure only: a value the box rounds for display (an efficiency
@@ -559,6 +542,15 @@ void DeviceTypesDialog::showCheck()
     m_error->setVisible(!m_errorText.isEmpty());
 }
 
+void DeviceTypesDialog::report(const QString& error)
+{
+    if (error.isEmpty())
+        return;
+    m_errorText = error;
+    m_error->setText(error);
+    m_error->show();
+}
+
 void DeviceTypesDialog::accept()
 {
     // A field still being edited counts.
@@ -572,9 +564,7 @@ void DeviceTypesDialog::accept()
         try {
             m_document->setDevices(m_types, m_cluster, tr("Edit Device Types"));
         } catch (const std::exception& e) {
-            m_errorText = QString::fromUtf8(e.what());
-            m_error->setText(m_errorText);
-            m_error->show();
+            report(QString::fromUtf8(e.what()));
             return;
         }
     }

@@ -64,6 +64,8 @@ private:
     DeviceType* editableSelected();
     QString check() const;   // why the types cannot be applied; empty when they can
     void showCheck();
+    // Shows an error of a button (Remove, Import, Export, OK) under the lists; none: nothing.
+    void report(const QString& error);
 
     ProjectDocument* m_document;
     std::vector<DeviceType> m_types;   // the project's own, as edited
