@@ -5,6 +5,7 @@
 
 #include "hardware/DeviceCatalog.h"
 #include "io/Documents.h"
+#include "io/JsonNode.h"
 #include "util/InputError.h"
 
 #include <QComboBox>
@@ -17,6 +18,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSpinBox>
 #include <QTreeWidget>
 #include <QVBoxLayout>
@@ -30,7 +32,14 @@ namespace {
 
 constexpr int kNameRole = Qt::UserRole + 1;
 
-bool sameFigures(const DeviceType& a, const DeviceType& b) { return DeviceCatalog({a}).toJson() == DeviceCatalog({b}).toJson(); }
+// The same type but for the sources of its figures (an edited figure loses its source, and
+// set back it is the catalog's again).
+bool sameFigures(DeviceType a, DeviceType b)
+{
+    a.sources.clear();
+    b.sources.clear();
+    return DeviceCatalog({a}).toJson() == DeviceCatalog({b}).toJson();
+}
 
 // The built-in type a project type replaces (merge replaces the type its name names), or null.
 const DeviceType* builtinOf(const std::string& name) { return DeviceCatalog::builtin().find(name); }
@@ -82,6 +91,8 @@ DeviceTypesDialog::DeviceTypesDialog(ProjectDocument* document, QWidget* parent)
       m_efficiency(figureBox("typeEfficiency", 0.001, 1, 4, QString())),
       m_memory(figureBox("typeMemory", 0.1, 1e6, 1, tr(" GiB"))),
       m_hbm(figureBox("typeHbm", 0.1, 1e7, 1, tr(" GB/s"))),
+      m_hbmEfficiency(figureBox("typeHbmEfficiency", 0, 1, 3, QString())),
+      m_capability(figureBox("typeCapability", 0, 99, 1, QString())),
       m_linkKind(new QLineEdit(this)),
       m_intra(figureBox("typeIntra", 0.01, 1e7, 2, tr(" GB/s"))),
       m_inter(figureBox("typeInter", 0.01, 1e7, 2, tr(" GB/s"))),
@@ -92,6 +103,10 @@ DeviceTypesDialog::DeviceTypesDialog(ProjectDocument* document, QWidget* parent)
 {
     setObjectName(QStringLiteral("deviceTypesDialog"));
     setWindowTitle(tr("Device Types"));
+    // A file's "h800" is the catalog's H800 (DeviceCatalog::merge keeps the catalog's name).
+    for (DeviceType& t : m_types)
+        if (const DeviceType* b = builtinOf(t.name))
+            t.name = b->name;
 
     auto* explanation = new QLabel(tr("The catalog's device types and the project's own. Change a built-in type's figures "
                                       "for this project, or start a type of its own with New Type. The project file keeps "
@@ -118,6 +133,12 @@ DeviceTypesDialog::DeviceTypesDialog(ProjectDocument* document, QWidget* parent)
     m_library->addItems({QStringLiteral("NCCL"), QStringLiteral("RCCL"), QStringLiteral("HCCL"), QStringLiteral("HCCL-Gaudi")});
     m_library->setToolTip(tr("Ranks of two libraries share no communicator: a plan joins them through the cluster's bridge"));
     m_fp8->setSpecialValueText(tr("none"));
+    m_hbmEfficiency->setSpecialValueText(tr("not measured (0.8)"));
+    m_hbmEfficiency->setSingleStep(0.01);
+    m_hbmEfficiency->setToolTip(tr("The fraction of the HBM bandwidth a streaming kernel reaches (a measured STREAM copy); "
+                                   "not measured: the cost model takes 0.8"));
+    m_capability->setSpecialValueText(tr("none (not CUDA)"));
+    m_capability->setToolTip(tr("CUDA compute capability: which FP8 recipes and DeepEP the type runs (MXFP8 needs 10.x)"));
     m_fp8->setToolTip(tr("Dense FP8 peak; none: the type has no FP8 tensor cores and FP8 training leaves it out"));
     m_efficiency->setSingleStep(0.01);
     m_efficiency->setToolTip(tr("The fraction of the BF16 peak a large GEMM reaches (docs/cost-model.md, section 2)"));
@@ -140,6 +161,8 @@ DeviceTypesDialog::DeviceTypesDialog(ProjectDocument* document, QWidget* parent)
     form->addRow(tr("GEMM &efficiency:"), m_efficiency);
     form->addRow(tr("&Memory:"), m_memory);
     form->addRow(tr("&HBM bandwidth:"), m_hbm);
+    form->addRow(tr("HBM e&fficiency:"), m_hbmEfficiency);
+    form->addRow(tr("C&ompute capability:"), m_capability);
     form->addRow(tr("Intra-node &link:"), m_linkKind);
     form->addRow(tr("&Intra-node per device:"), m_intra);
     form->addRow(tr("In&ter-node per device:"), m_inter);
@@ -224,16 +247,14 @@ DeviceTypesDialog::DeviceTypesDialog(ProjectDocument* document, QWidget* parent)
             commitField();
         });
     };
-    onText(m_name, [this](DeviceType& t, const QString& text) {
-        const std::string name = text.toStdString();
-        if (name == t.name)
+    connect(m_name, &QLineEdit::editingFinished, this, [this] {
+        if (m_updating)
             return;
-        // Nodes of the type follow it to its new name.
-        for (Node& n : m_cluster.nodes)
-            if (names(t, n.device_type))
-                n.device_type = name;
-        t.name = name;
-        m_selected = text;
+        const QString text = m_name->text().trimmed();
+        if (const QString why = rename(text); !why.isEmpty()) {
+            showSelected();   // the field shows the name the type keeps
+            report(why);
+        }
     });
     onText(m_aliases, [](DeviceType& t, const QString& text) {
         t.aliases.clear();
@@ -257,6 +278,8 @@ DeviceTypesDialog::DeviceTypesDialog(ProjectDocument* document, QWidget* parent)
     onNumber(m_efficiency, "default_efficiency", &DeviceType::default_efficiency);
     onNumber(m_memory, "memory_gib", &DeviceType::memory_gib);
     onNumber(m_hbm, "hbm_gbps", &DeviceType::hbm_gbps);
+    onNumber(m_hbmEfficiency, "hbm_efficiency", &DeviceType::hbm_efficiency);
+    onNumber(m_capability, "compute_capability", &DeviceType::compute_capability);
     onNumber(m_intra, "intra_node_gbps", &DeviceType::intra_node_gbps);
     onNumber(m_inter, "inter_node_gbps", &DeviceType::inter_node_gbps);
     connect(m_perNode, &QSpinBox::valueChanged, this, [this](int v) {
@@ -278,16 +301,12 @@ void DeviceTypesDialog::fillList()
 {
     m_updating = true;
     m_list->clear();
-    // The built-in types in their order, the project's figures in place of a type it changes,
-    // then the project's own types.
     std::vector<std::pair<DeviceType, QString>> rows;
-    for (const DeviceType& b : DeviceCatalog::builtin().types()) {
-        auto own = std::find_if(m_types.begin(), m_types.end(), [&](const DeviceType& t) { return builtinOf(t.name) == &b; });
-        rows.emplace_back(own == m_types.end() ? b : *own, own == m_types.end() ? QString() : tr("project figures"));
+    for (DeviceType& t : shownTypes()) {
+        const bool own = std::any_of(m_types.begin(), m_types.end(), [&](const DeviceType& o) { return o.name == t.name; });
+        const QString origin = !own ? QString() : builtinOf(t.name) ? tr("project figures") : tr("project type");
+        rows.emplace_back(std::move(t), origin);
     }
-    for (const DeviceType& t : m_types)
-        if (!builtinOf(t.name))
-            rows.emplace_back(t, tr("project type"));
     QTreeWidgetItem* current = nullptr;
     for (const auto& [t, origin] : rows) {
         const QString name = QString::fromStdString(t.name);
@@ -331,6 +350,53 @@ const DeviceType* shownType(const std::vector<DeviceType>& types, const QString&
 
 QString DeviceTypesDialog::selectedType() const { return m_selected; }
 
+std::vector<DeviceType> DeviceTypesDialog::shownTypes() const
+{
+    std::vector<DeviceType> out;
+    for (const DeviceType& b : DeviceCatalog::builtin().types()) {
+        auto own = std::find_if(m_types.begin(), m_types.end(), [&](const DeviceType& t) { return builtinOf(t.name) == &b; });
+        out.push_back(own == m_types.end() ? b : *own);
+    }
+    for (const DeviceType& t : m_types)
+        if (!builtinOf(t.name))
+            out.push_back(t);
+    return out;
+}
+
+QString DeviceTypesDialog::rename(const QString& text)
+{
+    auto it = std::find_if(m_types.begin(), m_types.end(), [&](const DeviceType& t) {
+        return QString::fromStdString(t.name).compare(m_selected, Qt::CaseInsensitive) == 0;
+    });
+    if (it == m_types.end() || builtinOf(it->name))
+        return {};   // a built-in type keeps its name (the field is read-only)
+    const std::string name = text.toStdString();
+    if (name == it->name)
+        return {};
+    // Another type's name or alias would make the two one type: a built-in one would be
+    // replaced, another of the project's merged with it. Only the name's spelling may change.
+    std::vector<DeviceType> others;
+    for (const DeviceType& t : shownTypes())
+        if (t.name != it->name)
+            others.push_back(t);
+    if (const DeviceType* taken = DeviceCatalog(others).find(name))
+        return tr("%1 cannot be renamed %2: %3 %4. A type of the project's own needs a name no other type has%5.")
+            .arg(QString::fromStdString(it->name), text,
+                 QString::fromStdString(taken->name).compare(text, Qt::CaseInsensitive) == 0
+                     ? tr("that is the name of")
+                     : tr("that names"),
+                 QString::fromStdString(taken->name),
+                 builtinOf(taken->name) ? tr(" (to change %1's figures, select %1)").arg(QString::fromStdString(taken->name)) : QString());
+    // Nodes of the type follow it to its new name.
+    for (Node& n : m_cluster.nodes)
+        if (names(*it, n.device_type))
+            n.device_type = name;
+    it->name = name;
+    m_selected = text;
+    commitField();
+    return {};
+}
+
 bool DeviceTypesDialog::selectType(const QString& name)
 {
     DeviceCatalog shown = DeviceCatalog::builtin();
@@ -367,10 +433,12 @@ void DeviceTypesDialog::showSelected()
     // A built-in type is changed by its name; a type of the project's own can be renamed.
     m_name->setText(QString::fromStdString(t->name));
     m_name->setReadOnly(builtin != nullptr);
+    m_name->setCursorPosition(0);
     QStringList aliases;
     for (const auto& a : t->aliases)
         aliases << QString::fromStdString(a);
     m_aliases->setText(aliases.join(QStringLiteral("; ")));
+    m_aliases->setCursorPosition(0);   // the first names, not the end of the last
     m_vendor->setText(QString::fromStdString(t->vendor));
     m_library->setCurrentText(QString::fromStdString(t->collective_library));
     m_bf16->setValue(t->bf16_tflops);
@@ -378,11 +446,15 @@ void DeviceTypesDialog::showSelected()
     m_efficiency->setValue(t->default_efficiency);
     m_memory->setValue(t->memory_gib);
     m_hbm->setValue(t->hbm_gbps);
+    m_hbmEfficiency->setValue(t->hbm_efficiency);
+    m_capability->setValue(t->compute_capability);
     m_linkKind->setText(QString::fromStdString(t->intra_link_kind));
     m_intra->setValue(t->intra_node_gbps);
     m_inter->setValue(t->inter_node_gbps);
     m_perNode->setValue(t->default_devices_per_node);
     m_notes->setText(QString::fromStdString(t->notes));
+    m_notes->setCursorPosition(0);
+    m_notes->setToolTip(QString::fromStdString(t->notes));
     m_remove->setText(builtin ? tr("&Restore Built-in") : tr("&Remove"));
     m_remove->setEnabled(own);
     m_updating = false;
@@ -448,9 +520,10 @@ QString DeviceTypesDialog::removeSelected()
         for (const Node& n : m_cluster.nodes)
             if (names(*it, n.device_type))
                 users << QString::fromStdString(n.host.empty() ? "node " + std::to_string(n.id) : n.host);
+        if (users.size() == 1)
+            return tr("%1 is the type of %2; give it another type first.").arg(m_selected, users.front());
         if (!users.isEmpty())
-            return tr("%1 is the type of %2 %3; give them another type first.")
-                .arg(m_selected, users.size() == 1 ? tr("node") : tr("nodes"), users.join(QStringLiteral(", ")));
+            return tr("%1 is the type of %2; give them another type first.").arg(m_selected, users.join(QStringLiteral(", ")));
     }
     m_types.erase(it);
     if (!shownType(m_types, m_selected))
@@ -472,7 +545,10 @@ QString DeviceTypesDialog::importFile(const QString& path)
         if (types.empty())
             return tr("%1 carries no device types.").arg(path);
         std::vector<DeviceType> merged = m_types;
-        for (const DeviceType& t : types) {
+        for (DeviceType t : types) {
+            // "h800" is the catalog's H800; "NVIDIA H800", an alias, is refused below.
+            if (const DeviceType* b = builtinOf(t.name); b && io::JsonNode::normalizedName(b->name) == io::JsonNode::normalizedName(t.name))
+                t.name = b->name;
             auto same = std::find_if(merged.begin(), merged.end(), [&](const DeviceType& o) {
                 return QString::fromStdString(o.name).compare(QString::fromStdString(t.name), Qt::CaseInsensitive) == 0;
             });
@@ -495,6 +571,8 @@ QString DeviceTypesDialog::exportFile(const QString& path) const
 {
     if (m_types.empty())
         return tr("The project has no device types of its own to export.");
+    if (const QString why = check(); !why.isEmpty())
+        return tr("Not exported: %1").arg(why);   // hapmoe --devices would refuse the file
     try {
         saveFileAtomically(path.toStdString(), DeviceCatalog(m_types).toJson());
     } catch (const std::exception& e) {
@@ -518,20 +596,31 @@ QString DeviceTypesDialog::check() const
             return tr("%1: %2: %3").arg(QString::fromStdString(t.name), where, QString::fromStdString(e.detail()));
         }
     }
+    DeviceCatalog after;
     try {
         DeviceCatalog::fromJson(DeviceCatalog(m_types).toJson(), "");
-        catalogWith(m_types);
+        after = catalogWith(m_types);
     } catch (const InputError& e) {
-        // "devices[2]..." names the project's types in their order.
+        // "devices[2]" names the project's types in their order: the dialog names them.
+        const auto nameOf = [this](const QString& index) {
+            const std::size_t i = index.toULong();
+            return i < m_types.size() ? QString::fromStdString(m_types[i].name) : index;
+        };
+        const QRegularExpression entry(QStringLiteral("devices\\[(\\d+)\\]"));
         QString detail = QString::fromStdString(e.detail());
-        const QString where = QString::fromStdString(e.where());
-        const int open = where.indexOf(QLatin1Char('[')), close = where.indexOf(QLatin1Char(']'));
-        bool ok = false;
-        const int index = open >= 0 && close > open ? where.mid(open + 1, close - open - 1).toInt(&ok) : -1;
-        if (ok && index >= 0 && index < static_cast<int>(m_types.size()))
-            return tr("%1: %2").arg(QString::fromStdString(m_types[static_cast<std::size_t>(index)].name), detail);
-        return detail;
+        for (QRegularExpressionMatch m = entry.match(detail); m.hasMatch(); m = entry.match(detail))
+            detail.replace(m.capturedStart(), m.capturedLength(), nameOf(m.captured(1)));
+        const QRegularExpressionMatch where = entry.match(QString::fromStdString(e.where()));
+        return where.hasMatch() ? tr("%1: %2").arg(nameOf(where.captured(1)), detail) : detail;
     }
+    // A node's type stays a type: an alias taken away (or a type restored to the catalog's
+    // aliases) would leave the nodes that name it by that alias with no type.
+    for (const Node& n : m_cluster.nodes)
+        if (m_document->catalog().find(n.device_type) && !after.find(n.device_type))
+            return tr("%1 would have no type: no type is named %2 any more. Keep the name among the aliases, or give the "
+                      "node another type first.")
+                .arg(QString::fromStdString(n.host.empty() ? "node " + std::to_string(n.id) : n.host),
+                     QString::fromStdString(n.device_type));
     return {};
 }
 

@@ -63,6 +63,12 @@ private:
     // project has none yet (an edit of a built-in type's figures).
     DeviceType* editableSelected();
     QString check() const;   // why the types cannot be applied; empty when they can
+    // The list's types: the built-in ones, the project's figures in place of those it
+    // changes, then the project's own.
+    std::vector<DeviceType> shownTypes() const;
+    // Renames the selected type of the project's own, its nodes with it; returns why not
+    // (the name of another type or one of its aliases) and changes nothing then.
+    QString rename(const QString& text);
     void showCheck();
     // Shows an error of a button (Remove, Import, Export, OK) under the lists; none: nothing.
     void report(const QString& error);
@@ -85,6 +91,8 @@ private:
     QDoubleSpinBox* m_efficiency;
     QDoubleSpinBox* m_memory;
     QDoubleSpinBox* m_hbm;
+    QDoubleSpinBox* m_hbmEfficiency;
+    QDoubleSpinBox* m_capability;
     QLineEdit* m_linkKind;
     QDoubleSpinBox* m_intra;
     QDoubleSpinBox* m_inter;

@@ -35,9 +35,19 @@ bool sameLink(const Link& l, int a, int b) { return key(l.a, l.b) == key(a, b); 
 // is written with the names as they are when it is exported.
 std::string basisOf(ModelSpec model, Cluster cluster, const std::optional<Profile>& profile, const DeviceCatalog& catalog)
 {
-    // The figures of the project's own types the cluster uses (a type it does not use changes
-    // no plan).
-    const std::string types = DeviceCatalog(typesBeyondBuiltin(cluster, catalog)).toJson();
+    // The figures of the project's own types the cluster uses: a type it does not use, and a
+    // type's notes, sources and aliases (the nodes' names for it are in the cluster), change no
+    // plan.
+    const auto figures = [](DeviceType t) {
+        t.notes.clear();
+        t.sources.clear();
+        t.aliases.clear();
+        return DeviceCatalog({t}).toJson();
+    };
+    std::string types;
+    for (const DeviceType& t : typesBeyondBuiltin(cluster, catalog))
+        if (const DeviceType* b = DeviceCatalog::builtin().find(t.name); !b || figures(*b) != figures(t))
+            types += figures(t);
     model.name.clear();
     model.description.clear();
     model.source.clear();

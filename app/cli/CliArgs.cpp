@@ -231,9 +231,9 @@ DeviceCatalog catalogForDocuments(const CliArgs& args, const std::vector<std::st
 {
     DeviceCatalog catalog = DeviceCatalog::builtin();
     for (const std::string& file : files) {
-        // As resolveCluster takes a --cluster: a preset name first, then a file.
+        // As resolveCluster and resolveModel take them: a preset name first, then a file.
         std::error_code ec;
-        if (file.empty() || findClusterPreset(file) || !std::filesystem::is_regular_file(file, ec))
+        if (file.empty() || findClusterPreset(file) || findModelPreset(file) || !std::filesystem::is_regular_file(file, ec))
             continue;
         const std::string text = readTextFile(file);
         std::string format;

@@ -420,7 +420,8 @@ int cmdEstimate(const Args& args)
     if (auto trace = a.value("trace"))
         checkOutputPath("--trace", *trace, givenInputs(a, {"model", "cluster", "profile", "plan", "script", "devices"}));
     // A plan document costs on the devices it carries (--devices over them).
-    const DeviceCatalog catalog = catalogForDocuments(a, {a.value("plan").value_or(""), a.value("cluster").value_or("")});
+    const DeviceCatalog catalog = catalogForDocuments(
+        a, {a.value("plan").value_or(""), a.value("cluster").value_or(""), a.value("model").value_or("")});
     Warnings warnings;
     EstimateInput in;
     CostOptions options;   // the defaults (docs/cost-model.md), or what a script switches on

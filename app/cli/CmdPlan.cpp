@@ -359,7 +359,7 @@ int cmdPlan(const Args& args)
         checkOutputPath("-o", *out, givenInputs(a, {"model", "cluster", "profile", "script", "devices"}));
 
     // A cluster taken from a plan document comes with the device types it was costed with.
-    const DeviceCatalog catalog = catalogForDocuments(a, {a.required("cluster")});
+    const DeviceCatalog catalog = catalogForDocuments(a, {a.required("cluster"), a.value("model").value_or("")});
     Warnings warnings;
     const Cluster cluster = resolveCluster(a.required("cluster"), catalog, &warnings);
     requireConnected(cluster, catalog, a.required("cluster"));

@@ -70,19 +70,6 @@ CrossEntropyBytes crossEntropyBytes(const TrainingSpec& t)
 // catalog (MAMF) or the profile.
 constexpr std::array<std::pair<double, double>, 3> kGemmSize{{{1e9, 0.6 / 0.95}, {16e9, 0.9 / 0.95}, {128e9, 1.0}}};
 
-// STREAM copy bandwidth over the nominal HBM bandwidth (device-specs.md section 4: A100 1.61
-// of 2.039 TB/s, H100 2.90 of 3.35, H200 4.01 of 4.8), by catalog name; 0 = not published.
-double streamFraction(std::string_view name)
-{
-    if (name == "A100-80GB")
-        return 1.61 / 2.039;
-    if (name == "H100-SXM" || name == "H800")   // H800: the same HBM3 stack as H100 SXM
-        return 2.90 / 3.35;
-    if (name == "H200")
-        return 4.01 / 4.8;
-    return 0.0;
-}
-
 // Calculon's table was measured on A100 (312 TFLOP/s). A GEMM's fixed costs (launch, the last
 // partial wave of tiles, prologue and epilogue) are set in time, so a device k times faster
 // reaches the same efficiency only on a k times larger GEMM: the table is indexed by the
@@ -377,7 +364,9 @@ struct CostModel::Impl {
                 d.eff_from_profile = true;
             }
         }
-        const double stream = options.stream_hbm_fraction ? streamFraction(t.name) : 0.0;
+        // The catalog's STREAM fraction (device-specs.md section 4: A100 1.61 of 2.039 TB/s,
+        // H100 2.90 of 3.35, H200 4.01 of 4.8; resources/devices.json), else the default.
+        const double stream = options.stream_hbm_fraction ? t.hbm_efficiency : 0.0;
         d.hbm = std::max(1.0, t.hbm_gbps) * 1e9 * (stream > 0 ? stream : options.hbm_efficiency);
         d.intra_bw = std::max(1.0, t.intra_node_gbps) * 1e9;
         d.nvlink4 = t.intra_link_kind == "NVLink4";

@@ -42,7 +42,7 @@ std::string textField(const io::JsonNode& n, const std::string& key, const std::
 DeviceType readDevice(const io::JsonNode& n)
 {
     n.requireObject();
-    n.warnUnknownKeys({"name", "aliases", "vendor", "bf16_tflops", "fp8_tflops", "memory_gib", "hbm_gbps", "intra_link_kind",
+    n.warnUnknownKeys({"name", "aliases", "vendor", "bf16_tflops", "fp8_tflops", "memory_gib", "hbm_gbps", "hbm_efficiency", "intra_link_kind",
                        "intra_node_gbps", "inter_node_gbps", "collective_library", "compute_capability",
                        "default_efficiency", "default_devices_per_node", "sources", "notes"});
     DeviceType t;
@@ -65,6 +65,11 @@ DeviceType readDevice(const io::JsonNode& n)
         n.fail("fp8_tflops", "expected 0 (no FP8) or at least " + numberForMessage(kMin) + ", got " + numberForMessage(t.fp8_tflops));
     t.memory_gib = n.reqDouble("memory_gib", 0, true, kMax);
     t.hbm_gbps = n.reqDouble("hbm_gbps", kMin, false, kMax * 10);
+    // Optional: 0, the default, is "not measured" (the cost model's default fraction).
+    t.hbm_efficiency = n.optDouble("hbm_efficiency", 0, 0, false, 1.0);
+    if (t.hbm_efficiency > 0 && t.hbm_efficiency < kMin)
+        n.fail("hbm_efficiency", "expected 0 (not measured) or a fraction of at least " + numberForMessage(kMin) + ", got "
+                                     + numberForMessage(t.hbm_efficiency));
     t.intra_link_kind = n.optString("intra_link_kind");
     t.intra_node_gbps = n.reqDouble("intra_node_gbps", kMin, false, kMax * 10);
     t.inter_node_gbps = n.reqDouble("inter_node_gbps", kMin, false, kMax * 10);
@@ -143,6 +148,8 @@ std::string DeviceCatalog::toJson() const
         d["fp8_tflops"] = t.fp8_tflops;
         d["memory_gib"] = t.memory_gib;
         d["hbm_gbps"] = t.hbm_gbps;
+        if (t.hbm_efficiency > 0)
+            d["hbm_efficiency"] = t.hbm_efficiency;
         if (!t.intra_link_kind.empty())
             d["intra_link_kind"] = t.intra_link_kind;
         d["intra_node_gbps"] = t.intra_node_gbps;
@@ -168,9 +175,18 @@ void DeviceCatalog::merge(const DeviceCatalog& overrides, const std::string& fil
     std::vector<DeviceType> types = m_types;
     for (std::size_t i = 0; i < overrides.m_types.size(); ++i) {
         const DeviceType& t = overrides.m_types[i];
-        // Replace the type the override's name matches; otherwise append.
+        // Replace the type the override names by its name (in any case and spelling that
+        // normalizedName takes as the same); otherwise append. A name that is another type's
+        // alias would replace that type under another name: refused.
         const std::string name = io::JsonNode::normalizedName(t.name);
-        auto target = std::find_if(types.begin(), types.end(), [&](const DeviceType& d) { return matches(d, name); });
+        auto target = std::find_if(types.begin(), types.end(),
+                                   [&](const DeviceType& d) { return io::JsonNode::normalizedName(d.name) == name; });
+        if (target == types.end())
+            if (auto aliased = std::find_if(types.begin(), types.end(), [&](const DeviceType& d) { return matches(d, name); });
+                aliased != types.end())
+                throw InputError(fileName, "devices[" + std::to_string(i) + "].name",
+                                 "\"" + t.name + "\" is an alias of " + aliased->name + "; a type replaces another only by its name (\""
+                                     + aliased->name + "\"), and a new type needs a name no type has");
         for (const auto& alias : t.aliases) {
             const std::string norm = io::JsonNode::normalizedName(alias);
             const auto other = std::find_if(types.begin(), types.end(), [&](const DeviceType& d) { return matches(d, norm); });
@@ -179,9 +195,12 @@ void DeviceCatalog::merge(const DeviceCatalog& overrides, const std::string& fil
                                  "\"" + alias + "\" already names " + other->name + "; a type replaces another only by its name"
                                      + (target == types.end() ? std::string() : " (this one replaces " + target->name + ")"));
         }
-        if (target != types.end())
+        if (target != types.end()) {
+            // The catalog's spelling stays ("h800" replaces H800 and is still called H800).
+            const std::string kept = target->name;
             *target = t;
-        else
+            target->name = kept;
+        } else
             types.push_back(t);
     }
     m_types = std::move(types);

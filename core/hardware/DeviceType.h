@@ -16,6 +16,9 @@ struct DeviceType {
     double fp8_tflops = 0;             // dense FP8 peak, TFLOP/s; 0 = no FP8 tensor cores
     double memory_gib = 0;             // device memory as the vendor states it (GB used as GiB)
     double hbm_gbps = 0;               // memory bandwidth, GB/s
+    // The fraction of hbm_gbps a streaming kernel reaches (a measured STREAM copy over the
+    // nominal figure); 0 = none published, and the cost model takes its default (0.8).
+    double hbm_efficiency = 0;
     std::string intra_link_kind;       // "NVLink4", "xGMI", "HCCS", "PCIe4", "RoCE"
     double intra_node_gbps = 0;        // per-device unidirectional intra-node bandwidth, GB/s
     double inter_node_gbps = 0;        // per-device inter-node (NIC) bandwidth, GB/s

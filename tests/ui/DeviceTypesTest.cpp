@@ -17,6 +17,7 @@
 #include "megatron/LauncherExport.h"
 
 #include <QDoubleSpinBox>
+#include <QFileInfo>
 #include <QLabel>
 #include <QLineEdit>
 #include <QProcess>
@@ -71,6 +72,11 @@ private slots:
             DeviceTypesDialog dialog(w->document(), w.get());
             QVERIFY(dialog.selectType(QStringLiteral("h800-sxm")));   // an alias selects its type
             QCOMPARE(dialog.selectedType(), QStringLiteral("H800"));
+            QVERIFY(dialog.projectTypes().empty());
+            // A figure changed and set back is the catalog's again: no entry of the project's.
+            figure(dialog, "typeBf16")->setValue(900);
+            QCOMPARE(dialog.projectTypes().size(), std::size_t(1));
+            figure(dialog, "typeBf16")->setValue(989);
             QVERIFY(dialog.projectTypes().empty());
             figure(dialog, "typeEfficiency")->setValue(catalogEfficiency / 2);
             QCOMPARE(dialog.projectTypes().size(), std::size_t(1));
@@ -191,6 +197,24 @@ private slots:
         QCOMPARE(cli.exitCode(), 0);
         const nlohmann::json estimated = nlohmann::json::parse(cli.readAllStandardOutput().toStdString());
         QCOMPARE(estimated["prediction"]["iteration_time_s"].get<double>(), studio.plans.front().prediction.iteration_time_s);
+
+        // The type's notes change no plan; its figures do.
+        QVERIFY(w->document()->savedPlansCurrent());
+        {
+            DeviceTypesDialog dialog(w->document(), w.get());
+            QVERIFY(dialog.selectType(QStringLiteral("X100")));
+            typeInto(dialog, "typeNotes", QStringLiteral("Our own part."));
+            dialog.accept();
+        }
+        QCOMPARE(w->document()->project().devices.front().notes, std::string("Our own part."));
+        QVERIFY(w->document()->savedPlansCurrent());
+        {
+            DeviceTypesDialog dialog(w->document(), w.get());
+            QVERIFY(dialog.selectType(QStringLiteral("X100")));
+            figure(dialog, "typeHbmEfficiency")->setValue(0.9);
+            dialog.accept();
+        }
+        QVERIFY(!w->document()->savedPlansCurrent());
     }
 
     void ownTypeIsDrawnRenamedAndSaved()
@@ -222,6 +246,24 @@ private slots:
         QCOMPARE(doc->cluster().nodes.size(), std::size_t(1));
         QCOMPARE(QString::fromStdString(doc->cluster().nodes.front().device_type), QStringLiteral("X100"));
         validateCluster(doc->cluster(), doc->catalog(), "cluster");
+
+        // A name another type has, or one of its aliases, is refused: the type would replace
+        // H800, or its node would be taken for an H800. Only the spelling may change.
+        {
+            DeviceTypesDialog dialog(doc, w.get());
+            QVERIFY(dialog.selectType(QStringLiteral("X100")));
+            for (const char* taken : {"H800", "h800", "NVIDIA H800"}) {
+                typeInto(dialog, "typeName", QString::fromLatin1(taken));
+                QVERIFY2(dialog.errorText().contains(QStringLiteral("cannot be renamed")) && dialog.errorText().contains(QStringLiteral("H800")),
+                         qPrintable(dialog.errorText()));
+                QCOMPARE(dialog.selectedType(), QStringLiteral("X100"));
+                QCOMPARE(dialog.findChild<QLineEdit*>(QStringLiteral("typeName"))->text(), QStringLiteral("X100"));
+            }
+            typeInto(dialog, "typeName", QStringLiteral("x100"));
+            QCOMPARE(dialog.selectedType(), QStringLiteral("x100"));
+            dialog.reject();
+        }
+        QCOMPARE(QString::fromStdString(doc->cluster().nodes.front().device_type), QStringLiteral("X100"));
 
         // Renamed, its node follows in the same undo step.
         {
@@ -294,6 +336,12 @@ private slots:
         QVERIFY2(dialog.errorText().contains(QStringLiteral("\"H100\" already names H100-SXM")), qPrintable(dialog.errorText()));
         typeInto(dialog, "typeAliases", QString());
         QVERIFY(dialog.errorText().isEmpty());
+        // Not exported while invalid: `hapmoe --devices` would refuse the file.
+        typeInto(dialog, "typeName", QStringLiteral("MI300X:fast"));
+        QTemporaryDir invalid;
+        QVERIFY(dialog.exportFile(invalid.filePath(QStringLiteral("bad.json"))).startsWith(QStringLiteral("Not exported")));
+        QVERIFY(!QFileInfo::exists(invalid.filePath(QStringLiteral("bad.json"))));
+        typeInto(dialog, "typeName", QStringLiteral("MI300X fast"));
         // A devices file with a bad figure: the error names the file and the field, and the
         // types stay as they were.
         const QString file = QStringLiteral(HAPMOE_BAD_INPUT_DIR "/devices-bad-tflops.json");
@@ -312,6 +360,20 @@ private slots:
         QVERIFY(dialog.importFile(out).isEmpty());
         QCOMPARE(dialog.selectedType(), QStringLiteral("MI300X fast"));
         dialog.accept();
+        QCOMPARE(w->document()->project().devices.size(), std::size_t(1));
+
+        // An alias a node names its type by is not taken away while the node uses it.
+        QVERIFY(dropDevice(*w, QStringLiteral("H800"), w->clusterView()->viewport()->rect().center()));
+        Node node = w->document()->cluster().nodes.front();
+        node.device_type = "NVIDIA H800";
+        w->document()->setNode(node);
+        DeviceTypesDialog aliases(w->document(), w.get());
+        QVERIFY(aliases.selectType(QStringLiteral("H800")));
+        typeInto(aliases, "typeAliases", QStringLiteral("H800-SXM"));
+        QVERIFY2(aliases.errorText().contains(QString::fromStdString(node.host)) && aliases.errorText().contains(QStringLiteral("NVIDIA H800")),
+                 qPrintable(aliases.errorText()));
+        aliases.accept();
+        QVERIFY(aliases.result() != QDialog::Accepted);
         QCOMPARE(w->document()->project().devices.size(), std::size_t(1));
     }
 };

@@ -170,6 +170,29 @@ void tst_DeviceCatalog::userCatalogOverridesAndExtends()
         QVERIFY(QString::fromStdString(e.detail()).contains(QStringLiteral("already names H800")));
     }
     QCOMPARE(again.get("h800").bf16_tflops, 989.0);
+
+    // A type replaces another by its name only, in any case, and the catalog's spelling stays;
+    // a name that is another type's alias would replace it under that alias: refused.
+    DeviceType lower = DeviceCatalog::builtin().get("H800");
+    lower.name = "h800";
+    lower.intra_node_gbps = 160;
+    DeviceCatalog cased = DeviceCatalog::builtin();
+    cased.merge(DeviceCatalog({lower}), "cased.json");
+    QCOMPARE(cased.get("H800").name, std::string("H800"));
+    QCOMPARE(cased.get("H800").intra_node_gbps, 160.0);
+    DeviceType aliased = lower;
+    aliased.name = "NVIDIA H800";
+    aliased.aliases.clear();
+    DeviceCatalog byAlias = DeviceCatalog::builtin();
+    try {
+        byAlias.merge(DeviceCatalog({aliased}), "alias.json");
+        QFAIL("no exception");
+    } catch (const InputError& e) {
+        QCOMPARE(QString::fromStdString(e.file()), QStringLiteral("alias.json"));
+        QCOMPARE(QString::fromStdString(e.where()), QStringLiteral("devices[0].name"));
+        QVERIFY2(QString::fromStdString(e.detail()).contains(QStringLiteral("\"NVIDIA H800\" is an alias of H800")), e.what());
+    }
+    QCOMPARE(byAlias.get("NVIDIA H800").name, std::string("H800"));
 }
 
 void tst_DeviceCatalog::badCatalogNamesThePath()
