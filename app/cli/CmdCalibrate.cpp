@@ -97,8 +97,8 @@ int cmdCalibrate(const Args& args)
     const MegatronLog log = parseMegatronLog(readTextFile(logFile), logFile);
     for (const auto& w : warnings)
         std::cerr << "warning: " << printableText(w) << "\n";
-    for (const auto& w : log.warnings)
-        std::cerr << "warning: " << printableText(w) << "\n";
+    for (const auto& w : log.warnings)   // of the log's lines: named with the log, as its errors are
+        std::cerr << "warning: " << printableText(logFile + ": " + w) << "\n";
 
     const CalibrationResult r = calibrateFromLog(log, doc, catalog, logFile, base ? &*base : nullptr);
     for (const auto& w : r.warnings)

@@ -17,6 +17,7 @@
 #include <cmath>
 #include <iomanip>
 #include <optional>
+#include <set>
 #include <iostream>
 #include <sstream>
 
@@ -251,6 +252,19 @@ int cmdImport(const Args& args)
     project.current_script_inputs = inputs;
     // The cluster: as given, or the script's own nodes of one device type.
     std::optional<std::string> clusterSpec = a.value("cluster");
+    const bool ownCluster = !clusterSpec;
+    // A cluster made here takes the hosts the script names (NODE_HOSTS of an exported
+    // launcher), in node-rank order, when they are valid and distinct host names.
+    const auto takeScriptHosts = [&s](Cluster& c) {
+        if (s.node_hosts.empty() || s.node_hosts.size() > c.nodes.size())
+            return;
+        std::set<std::string> seen;
+        for (const std::string& h : s.node_hosts)
+            if (!hostNameProblem(h).empty() || !seen.insert(h).second)
+                return;
+        for (std::size_t i = 0; i < s.node_hosts.size(); ++i)
+            c.nodes[i].host = s.node_hosts[i];
+    };
     // The script's defaults may start fewer nodes than its real runs (NNODES from the
     // scheduler): a rule broken on the nodes the script starts says where the world comes
     // from and how to give another.
@@ -279,6 +293,7 @@ int cmdImport(const Args& args)
                                      nullptr);
         own.name = "its " + std::to_string(s.nnodes) + (s.nnodes == 1 ? " node" : " nodes") + " of "
             + std::to_string(s.nproc_per_node) + " processes";
+        takeScriptHosts(own);
         try {
             planFromScript(s, own, catalog);
         } catch (const InputError& e) {
@@ -298,6 +313,8 @@ int cmdImport(const Args& args)
         const std::string& c = *clusterSpec;
         Warnings w;
         project.cluster = resolveCluster(c, catalog, &w);
+        if (ownCluster)
+            takeScriptHosts(project.cluster);
         for (const auto& x : w)
             std::cerr << "warning: " << printableText(x) << "\n";
         Plan plan;

@@ -872,7 +872,10 @@ private:
             ArgGroup data{"DATA_ARGS", "mock data for a benchmark run; replace with --data-path and a tokenizer", {}};
             data.args.push_back({"--mock-data", {}});
             data.args.push_back({"--tokenizer-type", {"NullTokenizer"}});
-            data.args.push_back({"--vocab-size", {std::to_string(m.vocab_size)}});
+            // The NullTokenizer's vocabulary is its --vocab-size and the end-of-document token
+            // (_NullTokenizer.vocab_size returns _vocab_size_without_eod + 1): the plan's
+            // vocabulary is one more than the flag.
+            data.args.push_back({"--vocab-size", {std::to_string(std::max(1, m.vocab_size - 1))}});
             m_groups.push_back(data);
         } else {
             m_groups.push_back(carriedOver());
@@ -1336,6 +1339,10 @@ private:
         for (const StagePlan& st : plan.stages)
             tpMultiple = std::lcm(tpMultiple, std::max(1, st.tp));
         const std::string paddedVocab = std::to_string(static_cast<long long>(m_doc.model.paddedVocabSize(tpMultiple)));
+        // What --vocab-size says for the plan's vocabulary: one less under the NullTokenizer,
+        // which adds its end-of-document token.
+        const int vocabFlag = originalFirst("--tokenizer-type", "") == "NullTokenizer" ? std::max(1, m_doc.model.vocab_size - 1)
+                                                                                       : m_doc.model.vocab_size;
         // An entry script of another project (Pai-Megatron-Patch's pretrain_qwen.py, Megatron-LM's
         // examples/multimodal/train.py) adds flags of its own to Megatron-LM's parser
         // (extra_args_provider): its flags outside Megatron-LM's list are carried over for it.
@@ -1415,14 +1422,15 @@ private:
                 why = "the plan's meshes decide it";
             else if (f.name == "--standalone-embedding-stage" && !megatron)
                 why = "FlagScale's heterogeneous mode forbids it";
-            else if (f.name == "--vocab-size" && !f.values.empty() && ShellQuote::unquoted(f.values.front()) != std::to_string(m_doc.model.vocab_size)
+            else if (f.name == "--vocab-size" && !f.values.empty() && ShellQuote::unquoted(f.values.front()) != std::to_string(vocabFlag)
                      && !originalHas("--padded-vocab-size")) {
                 // (With --padded-vocab-size the model's vocabulary is that one, and --vocab-size
                 // the tokenizer's, which is kept.)
                 // The plan was costed with its model's vocabulary: that one is written.
                 m_notes.push_back("--vocab-size: the original's " + ShellQuote::unquoted(f.values.front()) + " is replaced by the plan model's "
-                                  + std::to_string(m_doc.model.vocab_size));
-                g.args.push_back({"--vocab-size", {std::to_string(m_doc.model.vocab_size)}});
+                                  + std::to_string(m_doc.model.vocab_size)
+                                  + (vocabFlag != m_doc.model.vocab_size ? " (" + std::to_string(vocabFlag) + " for the NullTokenizer, which adds one)" : ""));
+                g.args.push_back({"--vocab-size", {std::to_string(vocabFlag)}});
                 continue;
             }
             else if (f.name == "--padded-vocab-size" && !f.values.empty() && ShellQuote::unquoted(f.values.front()) != paddedVocab) {
@@ -1721,17 +1729,32 @@ private:
             const Node* n = m_doc.cluster.node(m_nodes[r].node);
             o << "#   " << r << ": " << n->host << " (" << commentSafe(n->device_type) << ", " << m_nodes[r].locals.size() << ")\n";
         }
+        // Megatron-LM runs on CUDA and ROCm devices as it is; Ascend and Gaudi devices run it
+        // through their vendor's layer, which the launcher does not install.
+        std::set<std::string> libraries;
+        if (m_opt.format == LauncherFormat::Megatron)
+            for (const StagePlan& st : plan.stages)
+                libraries.insert(libraryOf(m_cat, st.device_type));
+        if (libraries.count("HCCL"))
+            o << commentLines("Ascend NPUs run Megatron-LM through MindSpeed (torch_npu and CANN; source the toolkit's set_env.sh "
+                              "and add `import mindspeed.megatron_adaptor` after `import torch` in the entry script, as the "
+                              "Ascend/MindSpeed README's quick start says).");
+        if (libraries.count("HCCL-Gaudi"))
+            o << commentLines("Intel Gaudi devices run Megatron-LM through Intel's port (HabanaAI/Megatron-LM) and the Intel "
+                              "Gaudi software stack.");
         for (const std::string& note : m_notes)
             o << commentLines(note);
         return o.str();
     }
 
-    // NODE_RANK from the first argument or the environment, checked against the node count.
+    // NODE_RANK from the first argument or the environment, checked against the node count. A
+    // leading zero is refused: bash's arithmetic reads 010 as octal 8 (and 09 not at all) where
+    // torchrun reads 10, so the node would pick another rank's arrays.
     std::string nodeRankBlock(const std::string& usage) const
     {
         std::ostringstream o;
         o << "NODE_RANK=\"${1:-${NODE_RANK:-}}\"\n";
-        o << "if [[ ! \"${NODE_RANK}\" =~ ^[0-9]+$ ]] || [[ \"${NODE_RANK}\" -ge \"${NNODES}\" ]]; then\n";
+        o << "if [[ ! \"${NODE_RANK}\" =~ ^(0|[1-9][0-9]*)$ ]] || [[ \"${NODE_RANK}\" -ge \"${NNODES}\" ]]; then\n";
         o << "    echo \"usage: $0 NODE_RANK (0 to $((NNODES - 1)), or set NODE_RANK); " << usage << "\" >&2\n";
         o << "    exit 2\n";
         o << "fi\n";

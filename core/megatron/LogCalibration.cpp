@@ -603,7 +603,7 @@ CalibrationResult calibrateFromLog(const MegatronLog& log, const PlanDocument& d
         if (layers > 0) {
             r.rho = rhoSum / layers;
             r.profile.router_imbalance = r.rho;
-            r.notes.push_back("rho " + std::to_string(*r.rho).substr(0, 5) + " from token counts of " + std::to_string(layers)
+            r.notes.push_back("rho " + fixedText(*r.rho) + " from token counts of " + std::to_string(layers)
                               + " MoE layers");
         }
     }
@@ -731,23 +731,34 @@ CalibrationResult calibrateFromLog(const MegatronLog& log, const PlanDocument& d
                                                   + fixedText(mb));
             measured[s2] = std::max(measured[s2], mb * 1024.0 * 1024.0);
         }
-        std::map<std::string, std::pair<double, int>> diff;   // type -> (sum of new overhead, count)
+        // Per type: the overhead each of its stages would need to be predicted as measured. Their
+        // mean is the fit (clamped at 0 only then: clamping each stage first would bias the
+        // mean up and move a stage predicted high further from its measurement).
+        struct Fit {
+            double sum = 0;
+            int count = 0;
+        };
+        std::map<std::string, Fit> diff;
         for (std::size_t i = 0; i < plan.stages.size() && i < p.stages.size(); ++i) {
             if (measured[i] <= 0)
                 continue;
             const MemoryBreakdown& mem = p.stages[i].memory;
             const std::string type = catalog.get(plan.stages[i].device_type).name;
-            const double overhead = std::max(0.0, mem.overhead + measured[i] - mem.total());
-            diff[type].first += overhead;
-            diff[type].second += 1;
+            const double overhead = mem.overhead + measured[i] - mem.total();
+            Fit& f = diff[type];
+            f.sum += overhead;
+            f.count += 1;
             r.memory.push_back({static_cast<int>(i), type, measured[i] / kGiB, mem.total() / kGiB, 0});
         }
-        for (const auto& entry : diff) {
-            const std::string& type = entry.first;
-            const std::pair<double, int>& acc = entry.second;
+        for (const auto& [type, f] : diff) {
             MemoryCalibration mc;
             mc.device_type = type;
-            mc.fixed_overhead_gib = acc.first / acc.second / kGiB;
+            const double mean = f.sum / f.count;
+            mc.fixed_overhead_gib = std::max(0.0, mean) / kGiB;
+            if (mean < 0)
+                r.warnings.push_back("the model counts more memory on the " + type + " stages than the log reports, by "
+                                     + fixedText(-mean / kGiB) + " GiB on average beyond the runtime overhead: the fixed overhead "
+                                       "is set to 0, and their predictions stay above the measurements");
             mc.activation_factor = 1.0;
             // The base's activation factor is kept (calibrate fits the fixed overhead only).
             for (const MemoryCalibration& old : r.profile.memory)

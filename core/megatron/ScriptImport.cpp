@@ -1286,6 +1286,11 @@ private:
             m.vocab_size = intFlag("--padded-vocab-size", 0);
         } else if (has("--vocab-size")) {
             m.vocab_size = intFlag("--vocab-size", 0);
+            // Megatron-LM's NullTokenizer adds its end-of-document token to the size it is
+            // given (_NullTokenizer.vocab_size returns _vocab_size_without_eod + 1,
+            // megatron/training/tokenizer/tokenizer.py), and pads that.
+            if (str("--tokenizer-type").value_or("") == "NullTokenizer" && m.vocab_size > 0)
+                m.vocab_size += 1;
         } else if (str("--tokenizer-type").value_or("") == "GPT2BPETokenizer"
                    || (!has("--tokenizer-type") && has("--merge-file"))) {
             m.vocab_size = 50257;   // GPT-2 BPE vocabulary (Radford et al., 2019)
@@ -2681,8 +2686,17 @@ Plan planFromScript(const ImportedScript& script, const Cluster& cluster, const 
     if (!script.node_hosts.empty()) {
         for (const std::string& host : script.node_hosts) {
             auto it = std::find_if(cluster.nodes.begin(), cluster.nodes.end(), [&](const Node& n) { return n.host == host; });
-            if (it == cluster.nodes.end())
-                throw InputError(file, "NODE_HOSTS", "host " + host + " is not a node of cluster " + cluster.name);
+            if (it == cluster.nodes.end()) {
+                std::string hosts;
+                for (std::size_t i = 0; i < cluster.nodes.size() && i < 4; ++i)
+                    hosts += (i ? ", " : "") + cluster.nodes[i].host;
+                if (cluster.nodes.size() > 4)
+                    hosts += ", ...";
+                throw InputError(file, "NODE_HOSTS",
+                                 "host " + host + " is not a node of the cluster" + (cluster.name.empty() ? "" : " " + cluster.name)
+                                     + " (its hosts: " + hosts + "); give the cluster the script was written for (--cluster), "
+                                       "whose hosts have these names");
+            }
             nodes.push_back(&*it);
         }
         for (const Node& n : cluster.nodes)

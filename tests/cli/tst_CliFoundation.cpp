@@ -123,6 +123,7 @@ private slots:
     void outputMustBeAFileInAWritableFolder();
     void standardOutputThatCannotBeWritten();
     void importDeviceWithCluster();
+    void exportedLauncherImportsBack();
     void baselineOfAnotherTargetSaysSo();
     void flagscaleToStdoutNamesNoHostfile();
     void idleDevicesOfANodeReadBack();
@@ -452,6 +453,20 @@ void tst_CliFoundation::planDocumentsCarryTheirDeviceTypes()
     const Run planned = hapmoe({"plan", "--model", projectFile, "--cluster", projectFile, "--time-limit", "30", "--json"});
     QCOMPARE(planned.exitCode, 0);
     QCOMPARE(QJsonDocument::fromJson(planned.out.toUtf8()).object()["devices"].toArray().size(), 2);
+    // A project is no plan document: the error says how to write one; a launch script is no
+    // document at all: the error says which command reads it.
+    const Run notAPlan = hapmoe({"export", projectFile, "--format", "megatron"});
+    QCOMPARE(notAPlan.exitCode, 2);
+    QVERIFY2(notAPlan.err.contains("a project keeps its plans under \"plans\"") && notAPlan.err.contains("hapmoe plan --model FILE"),
+             qPrintable(notAPlan.err));
+    const QString script = tmp.filePath("train.sh");
+    QVERIFY(writeFile(script, "#!/bin/bash\ntorchrun pretrain_gpt.py --num-layers 2\n"));
+    const Run notADocument = hapmoe({"validate", script});
+    QCOMPARE(notADocument.exitCode, 2);
+    QVERIFY2(notADocument.err.contains("`hapmoe import FILE` reads a Megatron-LM or FlagScale launch script"), qPrintable(notADocument.err));
+    // Given as --model only, its types still name the shorthand's.
+    const Run modelOnly = hapmoe({"estimate", "--model", projectFile, "--cluster", "X100:2x8", "--pp", "2", "--ep", "8", "--distributed-optimizer"});
+    QVERIFY2(modelOnly.exitCode == 0, qPrintable(modelOnly.err));
     project.remove("devices");
     QVERIFY(writeFile(projectFile, QJsonDocument(project).toJson()));
     const Run withoutTypes = hapmoe({"validate", projectFile});
@@ -462,6 +477,36 @@ void tst_CliFoundation::planDocumentsCarryTheirDeviceTypes()
     QCOMPARE(unknown.exitCode, 2);
     QVERIFY2(unknown.err.contains("unknown device type \"X100\"") && unknown.err.contains("given with --devices FILE"),
              qPrintable(unknown.err));
+}
+
+void tst_CliFoundation::exportedLauncherImportsBack()
+{
+    // An exported launcher names its hosts (NODE_HOSTS): imported with no cluster, or with
+    // --device, the cluster the import makes takes those hosts, so the launcher reads back; a
+    // cluster of other hosts is refused, saying which cluster is needed.
+    QTemporaryDir tmp;
+    const QString plan = tmp.filePath("plan.json"), launcher = tmp.filePath("run.sh");
+    const Run made = hapmoe({"estimate", "--model", "Mixtral-S", "--cluster", "16-1-h", "--pp", "2", "--ep", "8",
+                             "--distributed-optimizer", "--json"});
+    QCOMPARE(made.exitCode, 0);
+    QVERIFY(writeFile(plan, made.out.toUtf8()));
+    QCOMPARE(hapmoe({"export", plan, "--format", "megatron", "-o", launcher}).exitCode, 0);
+    const Run plain = hapmoe({"import", launcher});
+    QVERIFY2(plain.exitCode == 0, qPrintable(plain.err));
+    const QString project = tmp.filePath("back.hapmoe");
+    const Run device = hapmoe({"import", launcher, "--device", "H800", "-o", project});
+    QVERIFY2(device.exitCode == 0, qPrintable(device.err));
+    const QJsonObject back = QJsonDocument::fromJson(readFile(project)).object();
+    const QJsonArray nodes = back["cluster"].toObject()["nodes"].toArray();
+    const QJsonArray planned = QJsonDocument::fromJson(made.out.toUtf8()).object()["cluster"].toObject()["nodes"].toArray();
+    QCOMPARE(nodes.size(), planned.size());
+    for (int i = 0; i < nodes.size(); ++i)
+        QCOMPARE(nodes[i].toObject()["host"].toString(), planned[i].toObject()["host"].toString());
+    const Run other = hapmoe({"import", launcher, "--cluster", "H800:2x8"});
+    QCOMPARE(other.exitCode, 2);
+    QVERIFY2(other.err.contains("is not a node of the cluster H800:2x8 (its hosts: node0, node1); give the cluster the script was "
+                                "written for (--cluster)"),
+             qPrintable(other.err));
 }
 
 void tst_CliFoundation::missingFileArgumentShowsTheUsage()

@@ -333,6 +333,14 @@ private slots:
         QCOMPARE(rc, 2);
         runLauncher(dir, r.script, "4", &rc);   // ranks are 0..3
         QCOMPARE(rc, 2);
+        // A leading zero neither: bash reads 01 as 1 but 010 as octal 8, where torchrun reads
+        // 10; "09" is no number to bash at all.
+        for (const char* rank : {"01", "09", "00"}) {
+            runLauncher(dir, r.script, rank, &rc);
+            QVERIFY2(rc == 2, rank);
+        }
+        runLauncher(dir, r.script, "0", &rc);
+        QCOMPARE(rc, 0);
     }
 
     void optimizerOffload()
@@ -1733,6 +1741,23 @@ private slots:
         QVERIFY(hasNote(r, "--vocab-size: the original's 151936 is replaced by the plan model's 32000"));
         QVERIFY(hasNote(r, "the original script describes another model (32 layers, hidden 4096, 0 experts) than the plan "
                          "(32 layers, hidden 4096, 8 experts)"));
+        // Under the NullTokenizer, which adds its end-of-document token to --vocab-size
+        // (_NullTokenizer.vocab_size), the flag is one less than the vocabulary; imported
+        // again, the launcher's vocabulary is the plan's.
+        o.original = importMegatronScript(head + "--tokenizer-type NullTokenizer --vocab-size 151936\n", "n.sh");
+        QCOMPARE(o.original->model.vocab_size, 151937);
+        r = exportLauncher(d, o);
+        QVERIFY2(r.ok, r.refusal.c_str());
+        args = runLauncher(dir, r.script, "0");
+        QCOMPARE(valuesAfter(args, "--vocab-size"), std::vector<std::string>{"31999"});
+        QVERIFY(hasNote(r, "--vocab-size: the original's 151936 is replaced by the plan model's 32000 (31999 for the NullTokenizer"));
+        QCOMPARE(importMegatronScript(r.script, "again.sh").model.vocab_size, 32000);
+        // A benchmark launcher (no original) runs on mock data with the NullTokenizer alike.
+        ExportOptions bench;
+        const ExportResult b = exportLauncher(d, bench);
+        QVERIFY2(b.ok, b.refusal.c_str());
+        QVERIFY(b.script.find("--vocab-size 31999") != std::string::npos);
+        QCOMPARE(importMegatronScript(b.script, "bench.sh").model.vocab_size, 32000);
 
         // With the EP all-to-all overlap kept (VPP, no full recompute) the original's 32 stays:
         // Megatron-LM then warns instead of asserting 1.

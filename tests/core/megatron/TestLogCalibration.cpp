@@ -94,6 +94,32 @@ private slots:
         }
         QVERIFY(std::abs(measured / 4 - (43520.0 + 40960.0 + 38912.0 + 37888.0) / 4 / 1024.0) < 1e-9);
         QVERIFY(std::abs(predicted - measured) < 1e-6 * measured);
+
+        // A stage logged far below its prediction needs a negative overhead (20 - 30.3 + 2 GiB):
+        // the fit is still the mean over the stages, 6.2 GiB (each clamped at 0 first, the mean
+        // would come out at 8.3 GiB and move the stages predicted high further up).
+        std::string low = readTextFile(test::dataFile("train_mixtral_h800.log"));
+        const std::string rank0 = "reserved: 43520.00 | max reserved: 43520.00";
+        QVERIFY(low.find(rank0) != std::string::npos);
+        low.replace(low.find(rank0), rank0.size(), "reserved: 20480.00 | max reserved: 20480.00");
+        const CalibrationResult spread = calibrateFromLog(parseMegatronLog(low, "low.log"), doc, DeviceCatalog::builtin(), "low.log");
+        measured = predicted = 0;
+        for (const StageMemoryCheck& m : spread.memory) {
+            measured += m.measured_gib;
+            predicted += m.predicted_after_gib;
+        }
+        QVERIFY2(std::abs(predicted - measured) < 1e-6 * measured, qPrintable(QStringLiteral("%1 %2").arg(predicted).arg(measured)));
+        QVERIFY(spread.warnings.empty());
+        // Every stage logged below its prediction: the overhead stops at 0, and that is said.
+        std::string lower = readTextFile(test::dataFile("train_mixtral_h800.log"));
+        for (const char* mb : {"43520.00", "40960.00", "38912.00", "37888.00"})
+            for (std::size_t at = lower.find(mb); at != std::string::npos; at = lower.find(mb))
+                lower.replace(at, 8, "20480.00");
+        const CalibrationResult under = calibrateFromLog(parseMegatronLog(lower, "under.log"), doc, DeviceCatalog::builtin(), "under.log");
+        QCOMPARE(under.profile.memory.front().fixed_overhead_gib, 0.0);
+        QVERIFY(std::any_of(under.warnings.begin(), under.warnings.end(), [](const std::string& w) {
+            return w.find("the model counts more memory on the H800 stages than the log reports") != std::string::npos;
+        }));
     }
 
     void runSwitchesFromTheArguments()

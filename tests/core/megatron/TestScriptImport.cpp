@@ -336,7 +336,9 @@ private slots:
         QCOMPARE(s.model.num_query_groups, 8);
         QCOMPARE(s.model.kv_channels, 128);
         QCOMPARE(s.model.seq_length, 8192);
-        QCOMPARE(s.model.vocab_size, 128256);   // from the taken (mock data) branch
+        // From the taken (mock data) branch: the NullTokenizer's 128256 and its end-of-document
+        // token (_NullTokenizer.vocab_size returns _vocab_size_without_eod + 1).
+        QCOMPARE(s.model.vocab_size, 128257);
         QCOMPARE(s.model.training.precision, Precision::BF16);
         // DTYPE="bf16": the elif branch runs (its --grad-reduce-in-bf16 gives bf16 gradients),
         // the fp8 one does not.
