@@ -19,6 +19,7 @@
 #include "UndoKeyForwarder.h"
 
 #include "hardware/DeviceCatalog.h"
+#include "cost/CostModel.h"
 #include "io/Documents.h"
 #include "io/Presets.h"
 #include "megatron/ScriptImport.h"
@@ -664,6 +665,36 @@ void MainWindow::loadExample()
     m_document->resetProject(p, QString());
 }
 
+Project MainWindow::projectFromPlan(const PlanDocument& doc, const std::string& file, Warnings& warnings)
+{
+    Project p;
+    p.name = QFileInfo(QString::fromStdString(file)).completeBaseName().toStdString();
+    p.model = doc.model;
+    p.cluster = doc.cluster;
+    p.devices = doc.devices;
+    const DeviceCatalog catalog = catalogWith(p.devices, file);
+    validatePlanDocument(doc, catalog, file);
+    if (doc.search && !doc.search->plans.empty()) {
+        // The search's ranked plans (the document's plan is the first) and the configuration
+        // it was compared with.
+        for (const RankedPlan& rp : doc.search->plans)
+            p.plans.push_back(SavedPlan{rp.plan, rp.prediction, SavedPlan::Source::Search, rp.plain_time_s});
+        if (doc.search->current)
+            p.plans.push_back(SavedPlan{doc.search->current->plan, doc.search->current->prediction, SavedPlan::Source::Current});
+        p.search.top_k = std::max(1, static_cast<int>(doc.search->plans.size()));
+        p.plans_cancelled = doc.search->cancelled;
+        p.plans_timed_out = doc.search->timed_out && !doc.search->cancelled;
+    } else {
+        // A plan without a search (hapmoe estimate --json, or written by hand): its prediction,
+        // or the estimate `hapmoe estimate --plan` gives.
+        const Prediction prediction = doc.prediction ? *doc.prediction : CostModel(doc.model, doc.cluster, catalog).estimate(doc.plan);
+        p.plans.push_back(SavedPlan{doc.plan, prediction, SavedPlan::Source::Search});
+    }
+    for (auto& w : ProjectDocument::dropUnfitPlans(p, catalog, file))
+        warnings.push_back(std::move(w));
+    return p;
+}
+
 bool MainWindow::openFile(const QString& fileName)
 {
     // A launch script (hapmoe-studio train.sh) is imported into the project's model, as
@@ -680,8 +711,21 @@ bool MainWindow::openFile(const QString& fileName)
     }
     try {
         const std::string path = fileName.toStdString();
+        const std::string text = readTextFile(path);
+        // A plan document (hapmoe plan -o plan.json) opens as a new project of its model,
+        // cluster and device types, with its plans to explore.
+        if (detectFormat(text, path) == kPlanFormat) {
+            Warnings warnings;
+            Project p = projectFromPlan(readPlan(text, path, &warnings), path, warnings);
+            fitLayout(p.cluster);
+            m_document->resetProject(p, QString(), true);
+            showWithWarnings({tr("Opened the plans of %1 as a new project").arg(QFileInfo(fileName).fileName())}, warnings);
+            if (!p.plans.empty())
+                showTab(QStringLiteral("results"));
+            return true;
+        }
         Warnings warnings;
-        Project p = readProject(readTextFile(path), path, &warnings);
+        Project p = readProject(text, path, &warnings);
         // On the project's own device types, not those of the project open now.
         const DeviceCatalog catalog = catalogWith(p.devices, path);
         ProjectDocument::checkProjectProfile(p, catalog, path, &warnings);

@@ -24,6 +24,7 @@ class QMenu;
 class QTabWidget;
 
 namespace hapmoe {
+struct PlanDocument;
 struct Project;
 }
 
@@ -117,6 +118,10 @@ private:
     // The lines, then a file's warnings, on one status-bar message (nothing when both are empty).
     void showWithWarnings(QStringList lines, const std::vector<std::string>& warnings);
     void onSearchFinished(const SearchResult& result);
+    // A plan document as a new project: its model, cluster and device types, and its plans
+    // (the search's ranked plans and current configuration, or the one plan, estimated when the
+    // document has no prediction). Throws InputError as readPlan and validatePlanDocument do.
+    static Project projectFromPlan(const PlanDocument& doc, const std::string& file, Warnings& warnings);
     void showSavedPlans();
     // Marks the explorer's plans as computed for an earlier model or cluster.
     void updateOutdated();

@@ -500,6 +500,51 @@ private slots:
         QCOMPARE(w3->explorer()->planCount(), int(result.plans.size()));
     }
 
+    void planDocumentOpensAsANewProject()
+    {
+        // What `hapmoe plan -o plan.json` writes (Mixtral-S on 16-1-h, three plans) opens as a
+        // new, unsaved project of its model and cluster with its ranked plans in the explorer.
+        QTemporaryDir dir;
+        const ModelSpec model = *findModelPreset("Mixtral-S");
+        const Cluster cluster = *findClusterPreset("16-1-h");
+        const CostModel cost(model, cluster, DeviceCatalog::builtin());
+        SearchOptions options;
+        options.top_k = 3;
+        const SearchResult r = runSearch(cost, options);
+        QVERIFY(r.plans.size() >= 2);
+        const QString path = dir.filePath(QStringLiteral("plan.json"));
+        saveFileAtomically(path.toStdString(),
+                           writePlan(PlanDocument{model, cluster, r.plans.front().plan, r.plans.front().prediction, r, {}}));
+        auto w = makeWindow();
+        QVERIFY(w->openFile(path));
+        QCOMPARE(w->explorer()->planCount(), int(r.plans.size()));
+        const Project& opened = w->document()->project();
+        QCOMPARE(opened.plans.size(), r.plans.size());
+        for (std::size_t i = 0; i < r.plans.size(); ++i)
+            QCOMPARE(opened.plans[i].prediction->iteration_time_s, r.plans[i].prediction.iteration_time_s);
+        QCOMPARE(QString::fromStdString(writeCluster(opened.cluster)).size() > 0, true);
+        QCOMPARE(opened.cluster.totalDevices(), cluster.totalDevices());
+        QVERIFY(w->document()->fileName().isEmpty());   // saved only where the user says
+        QVERIFY(w->isWindowModified());
+        QVERIFY(w->document()->savedPlansCurrent());
+        QVERIFY2(w->statusBar()->currentMessage().contains(QStringLiteral("plan.json")), qPrintable(w->statusBar()->currentMessage()));
+
+        // A plan with neither search nor prediction is estimated as `hapmoe estimate --plan` does.
+        const QString bare = dir.filePath(QStringLiteral("bare.json"));
+        saveFileAtomically(bare.toStdString(), writePlan(PlanDocument{model, cluster, r.plans.back().plan, std::nullopt, std::nullopt, {}}));
+        QVERIFY(w->openFile(bare));
+        QCOMPARE(w->explorer()->planCount(), 1);
+        QCOMPARE(w->document()->project().plans.front().prediction->iteration_time_s,
+                 cost.estimate(r.plans.back().plan).iteration_time_s);
+        // A plan that does not fit its own cluster is refused, naming the field.
+        Plan wrong = r.plans.front().plan;
+        wrong.stages.front().tp = 3;
+        const QString bad = dir.filePath(QStringLiteral("bad.json"));
+        saveFileAtomically(bad.toStdString(), writePlan(PlanDocument{model, cluster, wrong, std::nullopt, std::nullopt, {}}));
+        QVERIFY(!w->openFile(bad));
+        QVERIFY2(w->lastError().contains(QStringLiteral("plan.stages[0]")), qPrintable(w->lastError()));
+    }
+
     void openedPlansShowInTheSearchDock()
     {
         // Mixtral-S on the paper's 16-1-h (H800 2x8): a search of a few milliseconds.
