@@ -44,11 +44,27 @@ bool sameFigures(DeviceType a, DeviceType b)
 // The built-in type a project type replaces (merge replaces the type its name names), or null.
 const DeviceType* builtinOf(const std::string& name) { return DeviceCatalog::builtin().find(name); }
 
-// Whether a node's device type names t (its name or an alias, in any case).
+// Whether two names are one as the catalog looks them up (case, '-', '_' and spaces aside).
+bool sameName(const std::string& a, const std::string& b) { return io::JsonNode::normalizedName(a) == io::JsonNode::normalizedName(b); }
+bool sameName(const QString& a, const QString& b) { return sameName(a.toStdString(), b.toStdString()); }
+bool sameName(const std::string& a, const QString& b) { return sameName(a, b.toStdString()); }
+
+// A type that replaces a built-in one as DeviceCatalog::merge takes it: with the catalog's name
+// ("h800" is H800) and, where it gives none, the catalog's HBM efficiency (files written before
+// the field have none).
+void asTheCatalogHasIt(DeviceType& t)
+{
+    if (const DeviceType* b = builtinOf(t.name); b && sameName(b->name, t.name)) {
+        t.name = b->name;
+        if (t.hbm_efficiency <= 0)
+            t.hbm_efficiency = b->hbm_efficiency;
+    }
+}
+
+// Whether a node's device type names t (its name or an alias, as the catalog looks them up).
 bool names(const DeviceType& t, const std::string& deviceType)
 {
-    const QString type = QString::fromStdString(deviceType);
-    auto same = [&](const std::string& n) { return QString::fromStdString(n).compare(type, Qt::CaseInsensitive) == 0; };
+    auto same = [&](const std::string& n) { return sameName(n, deviceType); };
     return same(t.name) || std::any_of(t.aliases.begin(), t.aliases.end(), same);
 }
 
@@ -103,10 +119,9 @@ DeviceTypesDialog::DeviceTypesDialog(ProjectDocument* document, QWidget* parent)
 {
     setObjectName(QStringLiteral("deviceTypesDialog"));
     setWindowTitle(tr("Device Types"));
-    // A file's "h800" is the catalog's H800 (DeviceCatalog::merge keeps the catalog's name).
     for (DeviceType& t : m_types)
-        if (const DeviceType* b = builtinOf(t.name))
-            t.name = b->name;
+        asTheCatalogHasIt(t);
+    m_initial = m_types;
 
     auto* explanation = new QLabel(tr("The catalog's device types and the project's own. Change a built-in type's figures "
                                       "for this project, or start a type of its own with New Type. The project file keeps "
@@ -237,12 +252,19 @@ DeviceTypesDialog::DeviceTypesDialog(ProjectDocument* document, QWidget* parent)
         });
     };
     auto onNumber = [this](QDoubleSpinBox* box, const char* key, double DeviceType::*field) {
-        connect(box, &QDoubleSpinBox::valueChanged, this, [this, key, field](double v) {
+        connect(box, &QDoubleSpinBox::valueChanged, this, [this, box, key, field](double v) {
             if (m_updating)
                 return;
             if (DeviceType* t = editableSelected()) {
+                // The catalog's figure as the box shows it (0.866 for 0.86567) is the catalog's
+                // figure: set back, the type is the catalog's again.
+                const DeviceType* b = builtinOf(t->name);
+                if (b && sameName(b->name, t->name)
+                    && QString::number(b->*field, 'f', box->decimals()) == QString::number(v, 'f', box->decimals()))
+                    v = b->*field;
                 t->*field = v;
-                t->sources.erase(key);   // the figure is no longer the source's
+                if (!b || v != b->*field)
+                    t->sources.erase(key);   // the figure is no longer the source's
             }
             commitField();
         });
@@ -324,7 +346,7 @@ void DeviceTypesDialog::fillList()
         }
         item->setData(0, kNameRole, name);
         item->setToolTip(0, QString::fromStdString(t.vendor + " " + t.name));
-        if (name.compare(m_selected, Qt::CaseInsensitive) == 0)
+        if (sameName(name, m_selected))
             current = item;
     }
     if (current)
@@ -338,10 +360,10 @@ namespace {
 const DeviceType* shownType(const std::vector<DeviceType>& types, const QString& name)
 {
     for (const DeviceType& t : types)
-        if (QString::fromStdString(t.name).compare(name, Qt::CaseInsensitive) == 0)
+        if (sameName(t.name, name))
             return &t;
     for (const DeviceType& t : DeviceCatalog::builtin().types())
-        if (QString::fromStdString(t.name).compare(name, Qt::CaseInsensitive) == 0)
+        if (sameName(t.name, name))
             return &t;
     return nullptr;
 }
@@ -366,13 +388,15 @@ std::vector<DeviceType> DeviceTypesDialog::shownTypes() const
 QString DeviceTypesDialog::rename(const QString& text)
 {
     auto it = std::find_if(m_types.begin(), m_types.end(), [&](const DeviceType& t) {
-        return QString::fromStdString(t.name).compare(m_selected, Qt::CaseInsensitive) == 0;
+        return sameName(t.name, m_selected);
     });
     if (it == m_types.end() || builtinOf(it->name))
         return {};   // a built-in type keeps its name (the field is read-only)
     const std::string name = text.toStdString();
     if (name == it->name)
         return {};
+    if (text.isEmpty())
+        return tr("A type needs a name: %1 keeps its own.").arg(QString::fromStdString(it->name));
     // Another type's name or alias would make the two one type: a built-in one would be
     // replaced, another of the project's merged with it. Only the name's spelling may change.
     std::vector<DeviceType> others;
@@ -382,7 +406,7 @@ QString DeviceTypesDialog::rename(const QString& text)
     if (const DeviceType* taken = DeviceCatalog(others).find(name))
         return tr("%1 cannot be renamed %2: %3 %4. A type of the project's own needs a name no other type has%5.")
             .arg(QString::fromStdString(it->name), text,
-                 QString::fromStdString(taken->name).compare(text, Qt::CaseInsensitive) == 0
+                 sameName(taken->name, text)
                      ? tr("that is the name of")
                      : tr("that names"),
                  QString::fromStdString(taken->name),
@@ -407,7 +431,7 @@ bool DeviceTypesDialog::selectType(const QString& name)
     const DeviceType* t = shown.find(name.toStdString());
     const QString canonical = t ? QString::fromStdString(t->name) : name;
     for (int i = 0; i < m_list->topLevelItemCount(); ++i)
-        if (m_list->topLevelItem(i)->data(0, kNameRole).toString().compare(canonical, Qt::CaseInsensitive) == 0) {
+        if (sameName(m_list->topLevelItem(i)->data(0, kNameRole).toString(), canonical)) {
             m_list->setCurrentItem(m_list->topLevelItem(i));
             return true;
         }
@@ -463,7 +487,7 @@ void DeviceTypesDialog::showSelected()
 DeviceType* DeviceTypesDialog::editableSelected()
 {
     for (DeviceType& t : m_types)
-        if (QString::fromStdString(t.name).compare(m_selected, Qt::CaseInsensitive) == 0)
+        if (sameName(t.name, m_selected))
             return &t;
     const DeviceType* builtin = shownType({}, m_selected);
     if (!builtin)
@@ -511,7 +535,7 @@ void DeviceTypesDialog::addType()
 QString DeviceTypesDialog::removeSelected()
 {
     auto it = std::find_if(m_types.begin(), m_types.end(), [&](const DeviceType& t) {
-        return QString::fromStdString(t.name).compare(m_selected, Qt::CaseInsensitive) == 0;
+        return sameName(t.name, m_selected);
     });
     if (it == m_types.end())
         return tr("%1 is built in: it has no figures of this project's to remove.").arg(m_selected);
@@ -545,12 +569,14 @@ QString DeviceTypesDialog::importFile(const QString& path)
         if (types.empty())
             return tr("%1 carries no device types.").arg(path);
         std::vector<DeviceType> merged = m_types;
+        QString first;
         for (DeviceType t : types) {
             // "h800" is the catalog's H800; "NVIDIA H800", an alias, is refused below.
-            if (const DeviceType* b = builtinOf(t.name); b && io::JsonNode::normalizedName(b->name) == io::JsonNode::normalizedName(t.name))
-                t.name = b->name;
+            asTheCatalogHasIt(t);
+            if (first.isEmpty())
+                first = QString::fromStdString(t.name);
             auto same = std::find_if(merged.begin(), merged.end(), [&](const DeviceType& o) {
-                return QString::fromStdString(o.name).compare(QString::fromStdString(t.name), Qt::CaseInsensitive) == 0;
+                return sameName(o.name, t.name);
             });
             if (same != merged.end())
                 *same = t;
@@ -559,7 +585,7 @@ QString DeviceTypesDialog::importFile(const QString& path)
         }
         catalogWith(merged, file);   // an alias that names another type is refused, naming the file
         m_types = std::move(merged);
-        m_selected = QString::fromStdString(types.front().name);
+        m_selected = first;   // as the list names it
     } catch (const std::exception& e) {
         return QString::fromUtf8(e.what());
     }
@@ -648,7 +674,8 @@ void DeviceTypesDialog::accept()
     showCheck();
     if (!m_errorText.isEmpty())
         return;
-    const bool sameTypes = DeviceCatalog(m_types).toJson() == DeviceCatalog(m_document->project().devices).toJson();
+    // Against the types as the dialog opened them ("h800" read as H800): nothing edited, no step.
+    const bool sameTypes = DeviceCatalog(m_types).toJson() == DeviceCatalog(m_initial).toJson();
     if (!sameTypes || writeCluster(m_cluster) != writeCluster(m_document->cluster())) {
         try {
             m_document->setDevices(m_types, m_cluster, tr("Edit Device Types"));

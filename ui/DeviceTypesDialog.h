@@ -75,6 +75,7 @@ private:
 
     ProjectDocument* m_document;
     std::vector<DeviceType> m_types;   // the project's own, as edited
+    std::vector<DeviceType> m_initial; // the same as the dialog opened them
     Cluster m_cluster;                 // the project's, with nodes following renamed types
     QString m_selected;                // canonical name of the selected type
     QString m_errorText;

@@ -254,14 +254,25 @@ int cmdImport(const Args& args)
     std::optional<std::string> clusterSpec = a.value("cluster");
     const bool ownCluster = !clusterSpec;
     // A cluster made here takes the hosts the script names (NODE_HOSTS of an exported
-    // launcher), in node-rank order, when they are valid and distinct host names.
-    const auto takeScriptHosts = [&s](Cluster& c) {
-        if (s.node_hosts.empty() || s.node_hosts.size() > c.nodes.size())
-            return;
+    // launcher), one per node in node-rank order; hosts the cluster could not have are the
+    // script's fault, said as such.
+    if (ownCluster && !s.node_hosts.empty()) {
         std::set<std::string> seen;
-        for (const std::string& h : s.node_hosts)
-            if (!hostNameProblem(h).empty() || !seen.insert(h).second)
-                return;
+        for (std::size_t i = 0; i < s.node_hosts.size(); ++i) {
+            const std::string& h = s.node_hosts[i];
+            if (const std::string why = hostNameProblem(h); !why.empty())
+                throw InputError(file, "NODE_HOSTS[" + std::to_string(i) + "]", "expected a host name, got " + quotedValue(h) + " (" + why + ")");
+            if (!seen.insert(h).second)
+                throw InputError(file, "NODE_HOSTS[" + std::to_string(i) + "]", "host " + quotedValue(h) + " is named twice: a node rank "
+                                                                                  "runs on one host of its own");
+        }
+        if (static_cast<int>(s.node_hosts.size()) != s.nnodes)
+            throw InputError(file, "NODE_HOSTS", "names " + std::to_string(s.node_hosts.size()) + " hosts for the script's "
+                                                     + std::to_string(s.nnodes) + " nodes; give the cluster it runs on with --cluster");
+    }
+    const auto takeScriptHosts = [&s](Cluster& c) {
+        if (s.node_hosts.size() != c.nodes.size())
+            return;
         for (std::size_t i = 0; i < s.node_hosts.size(); ++i)
             c.nodes[i].host = s.node_hosts[i];
     };

@@ -196,10 +196,15 @@ void DeviceCatalog::merge(const DeviceCatalog& overrides, const std::string& fil
                                      + (target == types.end() ? std::string() : " (this one replaces " + target->name + ")"));
         }
         if (target != types.end()) {
-            // The catalog's spelling stays ("h800" replaces H800 and is still called H800).
+            // The catalog's spelling stays ("h800" replaces H800 and is still called H800), and
+            // so does its measured HBM fraction where the entry gives none (files written
+            // before hbm_efficiency existed): the same memory, replaced figures aside.
             const std::string kept = target->name;
+            const double hbmEfficiency = target->hbm_efficiency;
             *target = t;
             target->name = kept;
+            if (target->hbm_efficiency <= 0)
+                target->hbm_efficiency = hbmEfficiency;
         } else
             types.push_back(t);
     }

@@ -35,9 +35,12 @@ public:
     // fileName and the JSON path of a bad field.
     static DeviceCatalog fromJson(std::string_view text, const std::string& fileName, Warnings* warnings = nullptr);
 
-    // Adds types from another catalog, or replaces the type its name names (a name or alias
-    // of ours). An alias of the other catalog may not name a type it does not replace: that
-    // throws InputError(fileName, "devices[i].aliases", ...), since the alias would shadow it.
+    // Adds types from another catalog, or replaces the type its name names (our name, in any
+    // case or spelling normalizedName takes as the same; the type keeps our spelling, and our
+    // hbm_efficiency when the other gives none). A name that is another type's alias throws
+    // InputError(fileName, "devices[i].name", ...); an alias of the other catalog may not name
+    // a type it does not replace: InputError(fileName, "devices[i].aliases", ...), since the
+    // alias would shadow it.
     void merge(const DeviceCatalog& overrides, const std::string& fileName = {});
 
     const DeviceType* find(std::string_view nameOrAlias) const;

@@ -1090,8 +1090,8 @@ PlanDocument readPlan(std::string_view text, const std::string& fileName, Warnin
     // A project holds plans too, not as a plan document: say how to get one.
     if (detectFormat(text, fileName) == kProjectFormat)
         throw InputError(fileName, "format", "expected \"hapmoe.plan\", got \"hapmoe.project\": a project keeps its plans under "
-                                             "\"plans\"; write one as a plan document with `hapmoe plan --model FILE --cluster FILE -o "
-                                             "plan.json`, or with Save plan JSON in the studio's export dialog");
+                                             "\"plans\": save one as a plan document with Save plan JSON in the studio's export dialog, "
+                                             "or search again with `hapmoe plan --model FILE --cluster FILE -o plan.json`");
     const JsonContext ctx{fileName, warnings};
     const nlohmann::json doc = loadDocument(text, kPlanFormat, ctx);
     const JsonNode n(doc, "", ctx);

@@ -239,7 +239,7 @@ nlohmann::json JsonNode::parse(std::string_view text, const std::string& file)
         // A launch script given where a document is expected (hapmoe validate train.sh).
         else if (const std::size_t first = text.find_first_not_of(" \t\r\n"); text.compare(first, 1, "#") == 0)
             what += "; the file starts with '#', as a shell script does: `hapmoe import FILE` reads a Megatron-LM or "
-                    "FlagScale launch script";
+                    "FlagScale launch script (estimate and plan take one as --script FILE)";
         throw InputError(file, "line " + std::to_string(line) + ", column " + std::to_string(column),
                          "malformed JSON: " + what);
     }

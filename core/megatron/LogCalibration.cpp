@@ -492,7 +492,7 @@ CalibrationResult calibrateFromLog(const MegatronLog& log, const PlanDocument& d
             std::string list;
             for (const std::string& d : differ)
                 list += (list.empty() ? "" : ", ") + d;
-            r.warnings.push_back("the run's arguments (line " + std::to_string(sw.line) + ") say it ran " + list + ", unlike "
+            r.warnings.push_back(logFile + ": line " + std::to_string(sw.line) + ": the run's arguments say it ran " + list + ", unlike "
                                  + (doc.prediction ? "the plan's prediction (\"overlap\")" : "the cost model's defaults")
                                  + ", which hapmoe estimate uses for this plan: the fit follows the plan's switches, so the "
                                    "efficiency also absorbs the communication they change; give the plan the run's switches "
@@ -505,7 +505,7 @@ CalibrationResult calibrateFromLog(const MegatronLog& log, const PlanDocument& d
     if (const auto& logged = log.switches.fp8) {
         const bool loggedFp8 = *logged != "None";
         if (loggedFp8 != doc.model.training.fp8())
-            r.warnings.push_back("the run's arguments (line " + std::to_string(log.switches.fp8_line) + ") say it ran "
+            r.warnings.push_back(logFile + ": line " + std::to_string(log.switches.fp8_line) + ": the run's arguments say it ran "
                                  + (loggedFp8 ? "with --fp8-format " + *logged : std::string("without FP8")) + ", unlike the plan's model ("
                                  + (doc.model.training.fp8() ? std::string("training.fp8_format ") + toString(doc.model.training.fp8_format)
                                                              : std::string("no FP8")) + "): the fitted efficiency then absorbs what FP8 "

@@ -502,6 +502,23 @@ void tst_CliFoundation::exportedLauncherImportsBack()
     QCOMPARE(nodes.size(), planned.size());
     for (int i = 0; i < nodes.size(); ++i)
         QCOMPARE(nodes[i].toObject()["host"].toString(), planned[i].toObject()["host"].toString());
+    // Hosts the cluster could not have are the launcher's fault, said as such.
+    const QString text = QString::fromUtf8(readFile(launcher));
+    const QRegularExpression hostsLine(QStringLiteral("^NODE_HOSTS=\\(.*\\)$"), QRegularExpression::MultilineOption);
+    QVERIFY(hostsLine.match(text).hasMatch());
+    const struct {
+        const char* hosts;
+        const char* error;
+    } bad[] = {{"NODE_HOSTS=(h800-0)", "NODE_HOSTS: names 1 hosts for the script's 2 nodes"},
+               {"NODE_HOSTS=(h800-0 h800-0)", "NODE_HOSTS[1]: host \"h800-0\" is named twice"},
+               {"NODE_HOSTS=('bad host' h800-1)", "NODE_HOSTS[0]: expected a host name, got \"bad host\""}};
+    for (const auto& b : bad) {
+        const QString edited = tmp.filePath("edited.sh");
+        QVERIFY(writeFile(edited, QString(text).replace(hostsLine, QString::fromLatin1(b.hosts)).toUtf8()));
+        const Run r = hapmoe({"import", edited, "--device", "H800"});
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(QString::fromLatin1(b.error)), qPrintable(r.err));
+    }
     const Run other = hapmoe({"import", launcher, "--cluster", "H800:2x8"});
     QCOMPARE(other.exitCode, 2);
     QVERIFY2(other.err.contains("is not a node of the cluster H800:2x8 (its hosts: node0, node1); give the cluster the script was "

@@ -18,6 +18,8 @@
 
 #include <QDoubleSpinBox>
 #include <QFileInfo>
+
+#include <algorithm>
 #include <QLabel>
 #include <QLineEdit>
 #include <QProcess>
@@ -77,6 +79,11 @@ private slots:
             figure(dialog, "typeBf16")->setValue(900);
             QCOMPARE(dialog.projectTypes().size(), std::size_t(1));
             figure(dialog, "typeBf16")->setValue(989);
+            QVERIFY(dialog.projectTypes().empty());
+            // Also a figure the box shows rounded: the STREAM fraction 2.90 / 3.35 reads 0.866.
+            figure(dialog, "typeHbmEfficiency")->setValue(0.9);
+            QCOMPARE(dialog.projectTypes().size(), std::size_t(1));
+            figure(dialog, "typeHbmEfficiency")->setValue(0.866);
             QVERIFY(dialog.projectTypes().empty());
             figure(dialog, "typeEfficiency")->setValue(catalogEfficiency / 2);
             QCOMPARE(dialog.projectTypes().size(), std::size_t(1));
@@ -217,6 +224,26 @@ private slots:
         QVERIFY(!w->document()->savedPlansCurrent());
     }
 
+    void unchangedTypesMakeNoUndoStep()
+    {
+        // A project whose file spells H800 "h800" (its entry replaces H800, which keeps its
+        // name): the dialog opened and closed with OK changes nothing.
+        auto w = makeWindow();
+        w->newProject();
+        Project p = w->document()->project();
+        DeviceType h800 = *DeviceCatalog::builtin().find("H800");
+        h800.name = "h800";
+        h800.intra_node_gbps = 160;
+        p.devices = {h800};
+        w->document()->resetProject(p, QString());
+        const int steps = w->document()->undoStack()->count();
+        DeviceTypesDialog dialog(w->document(), w.get());
+        dialog.accept();
+        QCOMPARE(dialog.result(), int(QDialog::Accepted));
+        QCOMPARE(w->document()->undoStack()->count(), steps);
+        QVERIFY(!w->document()->isModified());
+    }
+
     void ownTypeIsDrawnRenamedAndSaved()
     {
         auto w = makeWindow();
@@ -259,9 +286,27 @@ private slots:
                 QCOMPARE(dialog.selectedType(), QStringLiteral("X100"));
                 QCOMPARE(dialog.findChild<QLineEdit*>(QStringLiteral("typeName"))->text(), QStringLiteral("X100"));
             }
+            typeInto(dialog, "typeName", QString());
+            QVERIFY2(dialog.errorText().contains(QStringLiteral("needs a name")), qPrintable(dialog.errorText()));
+            QCOMPARE(dialog.selectedType(), QStringLiteral("X100"));
             typeInto(dialog, "typeName", QStringLiteral("x100"));
             QCOMPARE(dialog.selectedType(), QStringLiteral("x100"));
             dialog.reject();
+        }
+        // A node may spell the type as the catalog looks it up ("x-100"): it follows a rename.
+        {
+            Node spelled = doc->cluster().nodes.front();
+            spelled.device_type = "x-100";
+            doc->setNode(spelled);
+            DeviceTypesDialog dialog(doc, w.get());
+            QVERIFY(dialog.selectType(QStringLiteral("X100")));
+            typeInto(dialog, "typeName", QStringLiteral("X300"));
+            QVERIFY2(dialog.errorText().isEmpty(), qPrintable(dialog.errorText()));
+            dialog.accept();
+            QCOMPARE(QString::fromStdString(doc->cluster().nodes.front().device_type), QStringLiteral("X300"));
+            doc->undoStack()->undo();
+            doc->undoStack()->undo();
+            QCOMPARE(QString::fromStdString(doc->cluster().nodes.front().device_type), QStringLiteral("X100"));
         }
         QCOMPARE(QString::fromStdString(doc->cluster().nodes.front().device_type), QStringLiteral("X100"));
 
@@ -359,6 +404,25 @@ private slots:
         QVERIFY(dialog.projectTypes().empty());
         QVERIFY(dialog.importFile(out).isEmpty());
         QCOMPARE(dialog.selectedType(), QStringLiteral("MI300X fast"));
+        // A file that spells a built-in type otherwise ("h-800", an entry written before
+        // hbm_efficiency) replaces it under the catalog's name and HBM fraction, selected for
+        // editing.
+        DeviceType spelled = *DeviceCatalog::builtin().find("H800");
+        spelled.name = "h-800";
+        spelled.hbm_efficiency = 0;
+        spelled.bf16_tflops = 900;
+        const QString spelledFile = dir.filePath(QStringLiteral("spelled.json"));
+        saveFileAtomically(spelledFile.toStdString(), DeviceCatalog({spelled}).toJson());
+        QVERIFY(dialog.importFile(spelledFile).isEmpty());
+        QCOMPARE(dialog.selectedType(), QStringLiteral("H800"));
+        QCOMPARE(figure(dialog, "typeBf16")->value(), 900.0);
+        figure(dialog, "typeBf16")->setValue(950);
+        const auto h800 = std::find_if(dialog.projectTypes().begin(), dialog.projectTypes().end(),
+                                       [](const DeviceType& t) { return t.name == "H800"; });
+        QVERIFY(h800 != dialog.projectTypes().end());
+        QCOMPARE(h800->bf16_tflops, 950.0);
+        QCOMPARE(h800->hbm_efficiency, 2.90 / 3.35);
+        QVERIFY(dialog.removeSelected().isEmpty());   // back to the catalog's H800
         dialog.accept();
         QCOMPARE(w->document()->project().devices.size(), std::size_t(1));
 

@@ -180,6 +180,15 @@ void tst_DeviceCatalog::userCatalogOverridesAndExtends()
     cased.merge(DeviceCatalog({lower}), "cased.json");
     QCOMPARE(cased.get("H800").name, std::string("H800"));
     QCOMPARE(cased.get("H800").intra_node_gbps, 160.0);
+    // An entry without hbm_efficiency (a file written before the field) keeps the catalog's
+    // STREAM fraction, H100's 2.90 of 3.35 TB/s (device-specs.md section 4); one that gives it wins.
+    lower.hbm_efficiency = 0;
+    DeviceCatalog older = DeviceCatalog::builtin();
+    older.merge(DeviceCatalog({lower}), "older.json");
+    QCOMPARE(older.get("H800").hbm_efficiency, 2.90 / 3.35);
+    lower.hbm_efficiency = 0.75;
+    older.merge(DeviceCatalog({lower}), "newer.json");
+    QCOMPARE(older.get("H800").hbm_efficiency, 0.75);
     DeviceType aliased = lower;
     aliased.name = "NVIDIA H800";
     aliased.aliases.clear();

@@ -155,7 +155,7 @@ private slots:
         QVERIFY(asPlanned.warnings.empty());
         // Plain 1F1B: Megatron-LM prints overlap_p2p_comm False, which changes nothing.
         QCOMPARE(asRun.warnings, std::vector<std::string>{
-                     "the run's arguments (line 2) say it ran without --overlap-grad-reduce, without --overlap-param-gather, unlike "
+                     "train.log: line 2: the run's arguments say it ran without --overlap-grad-reduce, without --overlap-param-gather, unlike "
                      "the cost model's defaults, which hapmoe estimate uses for this plan: the fit follows the plan's switches, so "
                      "the efficiency also absorbs the communication they change; give the plan the run's switches for an efficiency "
                      "of the devices alone"});
@@ -174,7 +174,7 @@ private slots:
         QCOMPARE(fp8Log.switches.fp8_line, 2);
         const CalibrationResult fp8Run = calibrateFromLog(fp8Log, doc, DeviceCatalog::builtin(), "train.log");
         QCOMPARE(fp8Run.warnings, std::vector<std::string>{
-                     "the run's arguments (line 2) say it ran with --fp8-format hybrid, unlike the plan's model (no FP8): the "
+                     "train.log: line 2: the run's arguments say it ran with --fp8-format hybrid, unlike the plan's model (no FP8): the "
                      "fitted efficiency then absorbs what FP8 changes; set the model's training.fp8_format to the run's"});
         std::string noneDump = fp8Dump;
         noneDump.replace(noneDump.find("hybrid"), 6, "None");
