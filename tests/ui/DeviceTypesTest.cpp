@@ -55,6 +55,21 @@ void typeInto(DeviceTypesDialog& dialog, const char* name, const QString& text)
 
 QDoubleSpinBox* figure(DeviceTypesDialog& dialog, const char* name) { return dialog.findChild<QDoubleSpinBox*>(QString::fromLatin1(name)); }
 
+// New Type from the H800, renamed X100, at 600 TFLOP/s and 96 GiB, through the dialog.
+void addX100(MainWindow& w)
+{
+    DeviceTypesDialog dialog(w.document(), &w);
+    QVERIFY(dialog.selectType(QStringLiteral("H800")));
+    dialog.addType();
+    QCOMPARE(dialog.selectedType(), QStringLiteral("H800 (2)"));
+    typeInto(dialog, "typeName", QStringLiteral("X100"));
+    figure(dialog, "typeBf16")->setValue(600);
+    figure(dialog, "typeMemory")->setValue(96);
+    QVERIFY2(dialog.errorText().isEmpty(), qPrintable(dialog.errorText()));
+    dialog.accept();
+    QCOMPARE(dialog.result(), int(QDialog::Accepted));
+}
+
 } // namespace
 
 class DeviceTypesTest : public QObject {
@@ -159,15 +174,9 @@ private slots:
         // 96 GiB) and one H800 node.
         auto w = makeWindow();
         w->loadExample();
-        {
-            DeviceTypesDialog dialog(w->document(), w.get());
-            QVERIFY(dialog.selectType(QStringLiteral("H800")));
-            dialog.addType();
-            typeInto(dialog, "typeName", QStringLiteral("X100"));
-            figure(dialog, "typeBf16")->setValue(600);
-            figure(dialog, "typeMemory")->setValue(96);
-            dialog.accept();
-        }
+        addX100(*w);
+        if (QTest::currentTestFailed())
+            return;
         QVERIFY(w->loadClusterPreset(QStringLiteral("X100:1x8,H800:1x8")));
         const SearchResult studio = searchToTheEnd(w->searchPanel());
         QVERIFY2(!studio.plans.empty(), studio.no_plan_reason.c_str());
@@ -248,18 +257,9 @@ private slots:
     {
         auto w = makeWindow();
         w->newProject();
-        {
-            DeviceTypesDialog dialog(w->document(), w.get());
-            QVERIFY(dialog.selectType(QStringLiteral("H800")));
-            dialog.addType();
-            QCOMPARE(dialog.selectedType(), QStringLiteral("H800 (2)"));
-            typeInto(dialog, "typeName", QStringLiteral("X100"));
-            figure(dialog, "typeBf16")->setValue(600);
-            figure(dialog, "typeMemory")->setValue(96);
-            QVERIFY2(dialog.errorText().isEmpty(), qPrintable(dialog.errorText()));
-            dialog.accept();
-            QCOMPARE(dialog.result(), int(QDialog::Accepted));
-        }
+        addX100(*w);
+        if (QTest::currentTestFailed())
+            return;
         ProjectDocument* doc = w->document();
         const DeviceType* x100 = doc->catalog().find("X100");
         QVERIFY(x100);
