@@ -101,6 +101,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_document, &ProjectDocument::modifiedChanged, this, &MainWindow::updateTitle);
     connect(m_document, &ProjectDocument::fileNameChanged, this, &MainWindow::updateTitle);
     connect(m_document, &ProjectDocument::projectReset, this, [this] {
+        m_saveFolder.clear();   // a plan document's opening sets it again
         updateTitle();
         m_explorer->clear();
         showSavedPlans();
@@ -665,6 +666,17 @@ void MainWindow::loadExample()
     m_document->resetProject(p, QString());
 }
 
+void MainWindow::takeSearchSettings(Project& p, const SearchResult& search)
+{
+    // What the search ran with, so that Run searches as it did (hapmoe plan --algorithm,
+    // --target, --optimizer-offload, --mbs auto, --max-vpp).
+    p.search.algorithm = search.algorithm;
+    p.search.target = search.target;
+    p.search.optimizer_offload = search.optimizer_offload;
+    p.search.search_micro_batch = !search.micro_batch_sizes.empty();
+    p.search.max_vpp = search.max_vpp;
+}
+
 Project MainWindow::projectFromPlan(const PlanDocument& doc, const std::string& file, Warnings& warnings)
 {
     Project p;
@@ -684,6 +696,7 @@ Project MainWindow::projectFromPlan(const PlanDocument& doc, const std::string& 
         p.search.top_k = std::max(1, static_cast<int>(doc.search->plans.size()));
         p.plans_cancelled = doc.search->cancelled;
         p.plans_timed_out = doc.search->timed_out && !doc.search->cancelled;
+        takeSearchSettings(p, *doc.search);
     } else {
         // A plan without a search (hapmoe estimate --json, or written by hand): its prediction,
         // or the estimate `hapmoe estimate --plan` gives.
@@ -716,10 +729,29 @@ bool MainWindow::openFile(const QString& fileName)
         // cluster and device types, with its plans to explore.
         if (detectFormat(text, path) == kPlanFormat) {
             Warnings warnings;
-            Project p = projectFromPlan(readPlan(text, path, &warnings), path, warnings);
+            Project p;
+            QString opened;
+            if (const PlanContext context = readPlanContext(text, path, &warnings); !context.has_plan && !context.no_plan_reason.empty()) {
+                // What `hapmoe plan` writes when nothing fits: the model and cluster to search
+                // again, on more devices or with other settings.
+                p.name = QFileInfo(fileName).completeBaseName().toStdString();
+                p.model = context.model;
+                p.cluster = context.cluster;
+                p.devices = context.devices;
+                catalogWith(p.devices, path);   // an alias that names another type is refused
+                if (context.search)
+                    takeSearchSettings(p, *context.search);
+                opened = tr("Opened the model and cluster of %1 as a new project; its search found no feasible plan: %2")
+                             .arg(QFileInfo(fileName).fileName(), QString::fromStdString(context.no_plan_reason));
+            } else {
+                p = projectFromPlan(readPlan(text, path, &warnings), path, warnings);
+                opened = tr("Opened the plans of %1 as a new project").arg(QFileInfo(fileName).fileName());
+            }
             fitLayout(p.cluster);
             m_document->resetProject(p, QString(), true);
-            showWithWarnings({tr("Opened the plans of %1 as a new project").arg(QFileInfo(fileName).fileName())}, warnings);
+            // Save As offers the plan's folder.
+            m_saveFolder = QFileInfo(fileName).absolutePath();
+            showWithWarnings({opened}, warnings);
             if (!p.plans.empty())
                 showTab(QStringLiteral("results"));
             return true;
@@ -769,7 +801,9 @@ bool MainWindow::save()
 
 bool MainWindow::saveAs()
 {
-    QString path = QFileDialog::getSaveFileName(this, tr("Save project"), m_document->displayName(), tr(kFileFilter));
+    const QString name = m_document->displayName();
+    const QString start = m_document->fileName().isEmpty() && !m_saveFolder.isEmpty() ? QDir(m_saveFolder).filePath(name) : name;
+    QString path = QFileDialog::getSaveFileName(this, tr("Save project"), start, tr(kFileFilter));
     if (path.isEmpty())
         return false;
     if (QFileInfo(path).suffix().isEmpty())

@@ -122,6 +122,8 @@ private:
     // (the search's ranked plans and current configuration, or the one plan, estimated when the
     // document has no prediction). Throws InputError as readPlan and validatePlanDocument do.
     static Project projectFromPlan(const PlanDocument& doc, const std::string& file, Warnings& warnings);
+    // The settings a search ran with (its document's "search"), as the project's.
+    static void takeSearchSettings(Project& p, const SearchResult& search);
     void showSavedPlans();
     // Marks the explorer's plans as computed for an earlier model or cluster.
     void updateOutdated();
@@ -174,6 +176,7 @@ private:
     QAction* m_loadProfileAction = nullptr;
     QAction* m_clearProfileAction = nullptr;
     QString m_lastError;
+    QString m_saveFolder;   // where Save As starts for a project never saved (a plan document's folder)
     QString m_refusedValueMessage;   // showRefusedValue's message while the status bar shows it
     bool m_batch = false;
     QList<QDockWidget*> m_designDocks;

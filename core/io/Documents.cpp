@@ -1078,10 +1078,13 @@ PlanContext readPlanContext(std::string_view text, const std::string& fileName, 
     PlanContext c;
     c.model = readModelObject(n.object("model"));
     c.cluster = readClusterObject(n.object("cluster"));
+    c.devices = devicesOf(n);
     c.has_plan = n.has("plan");
-    if (!c.has_plan)
-        if (auto s = n.optObject("search"))
-            c.no_plan_reason = s->optString("no_plan_reason");
+    if (auto s = n.optObject("search")) {
+        c.search = readSearchObject(*s);
+        if (!c.has_plan)
+            c.no_plan_reason = c.search->no_plan_reason;
+    }
     return c;
 }
 

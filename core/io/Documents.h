@@ -133,6 +133,8 @@ PlanDocument readPlan(std::string_view text, const std::string& fileName, Warnin
 struct PlanContext {
     ModelSpec model;
     Cluster cluster;
+    std::vector<DeviceType> devices;      // PlanDocument::devices
+    std::optional<SearchResult> search;   // the search that wrote it (its settings and reason)
     bool has_plan = false;
     std::string no_plan_reason;
 };

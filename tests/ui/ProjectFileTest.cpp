@@ -510,6 +510,8 @@ private slots:
         const CostModel cost(model, cluster, DeviceCatalog::builtin());
         SearchOptions options;
         options.top_k = 3;
+        options.target = Target::Megatron;
+        options.max_vpp = 2;
         const SearchResult r = runSearch(cost, options);
         QVERIFY(r.plans.size() >= 2);
         const QString path = dir.filePath(QStringLiteral("plan.json"));
@@ -528,6 +530,21 @@ private slots:
         QVERIFY(w->isWindowModified());
         QVERIFY(w->document()->savedPlansCurrent());
         QVERIFY2(w->statusBar()->currentMessage().contains(QStringLiteral("plan.json")), qPrintable(w->statusBar()->currentMessage()));
+        // Run searches as the document's search did (hapmoe plan --target megatron --max-vpp 2).
+        QVERIFY(opened.search.target == Target::Megatron);
+        QCOMPARE(opened.search.max_vpp, 2);
+        QCOMPARE(opened.search.top_k, int(r.plans.size()));
+
+        // What `hapmoe plan` writes when nothing fits: its model and cluster, to search again.
+        SearchResult none;
+        none.no_plan_reason = "stage 0 needs 91.2 GiB of 80";
+        const QString empty = dir.filePath(QStringLiteral("none.json"));
+        saveFileAtomically(empty.toStdString(), writeNoPlan(model, cluster, none));
+        QVERIFY(w->openFile(empty));
+        QVERIFY(w->document()->project().plans.empty());
+        QCOMPARE(w->document()->cluster().totalDevices(), cluster.totalDevices());
+        QVERIFY2(w->statusBar()->currentMessage().contains(QStringLiteral("found no feasible plan: stage 0 needs 91.2 GiB of 80")),
+                 qPrintable(w->statusBar()->currentMessage()));
 
         // A plan with neither search nor prediction is estimated as `hapmoe estimate --plan` does.
         const QString bare = dir.filePath(QStringLiteral("bare.json"));
