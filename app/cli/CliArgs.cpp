@@ -250,6 +250,38 @@ DeviceCatalog catalogForDocuments(const CliArgs& args, const std::vector<std::st
     return catalogOver(std::move(catalog), args, quiet);
 }
 
+PlanDocument readPlanFile(const CliArgs& args, const std::string& file, Warnings& warnings)
+{
+    const std::string text = readTextFile(file);
+    if (detectFormat(text, file) != kProjectFormat) {
+        if (args.has("saved-plan"))
+            throw UsageError("--saved-plan: " + file + " is a plan document, which holds one plan; --saved-plan picks one of a "
+                             "project's saved plans");
+        return readPlan(text, file, &warnings);
+    }
+    const Project p = readProject(text, file, &warnings);
+    if (p.plans.empty())
+        throw InputError(file, "plans", "the project holds no saved plan: run a search in the studio and save the project, or "
+                                        "write a plan document with `hapmoe plan --model FILE --cluster FILE -o plan.json`");
+    const int count = static_cast<int>(p.plans.size());
+    const int n = args.intValue("saved-plan", 1).value_or(1);
+    if (n > count)
+        throw UsageError("--saved-plan: expected 1 to " + std::to_string(count) + " (the project's saved plans), got "
+                         + std::to_string(n));
+    const SavedPlan& saved = p.plans[static_cast<std::size_t>(n - 1)];
+    PlanDocument doc;
+    doc.model = p.model;
+    doc.cluster = p.cluster;
+    doc.plan = saved.plan;
+    doc.prediction = saved.prediction;
+    doc.devices = typesBeyondBuiltin(p.cluster, catalogWith(p.devices, file));
+    std::cerr << "note: " << file << " is a project: its saved plan " << n << " of " << count << " ("
+              << printableText(saved.plan.name.empty() ? std::string("unnamed") : saved.plan.name)
+              << (saved.source == SavedPlan::Source::Current ? ", the current configuration" : "") << ") is used"
+              << (count > 1 ? "; --saved-plan N picks another" : "") << "\n";
+    return doc;
+}
+
 std::string nearlyFullNote(const Plan& plan, const Prediction& prediction)
 {
     const int s = nearlyFullStage(prediction);

@@ -7,6 +7,7 @@
 #include "cost/Prediction.h"
 #include "model/ModelSpec.h"
 #include "plan/Plan.h"
+#include "util/InputError.h"
 
 #include <initializer_list>
 #include <map>
@@ -17,6 +18,7 @@
 #include <vector>
 
 namespace hapmoe {
+struct PlanDocument;
 class DeviceCatalog;
 struct ScriptInputs;
 }
@@ -74,9 +76,15 @@ DeviceCatalog catalogFromArgs(const CliArgs& args);
 // The catalog plan and project documents are costed with: the built-in one, the device types
 // each of `files` carries when it is a hapmoe.plan document (what it was made with:
 // PlanDocument::devices) or a hapmoe.project (Project::devices; a preset name, a shorthand or
-// another document adds nothing), then `--devices FILE`, which wins for the types it names. `quiet`: the --devices file's warnings
+// another document adds nothing), then `--devices FILE`, which wins for the types it names.
+// `quiet`: the --devices file's warnings
 // are not printed (a caller that printed them once).
 DeviceCatalog catalogForDocuments(const CliArgs& args, const std::vector<std::string>& files, bool quiet = false);
+// The plan of a hapmoe.plan document, or of a hapmoe.project's saved plans (`--saved-plan N`,
+// 1-based, default 1, with a note on stderr saying which), as a plan document of the project's
+// model, cluster and device types. Throws InputError (no saved plan) or UsageError (N beyond
+// them, or --saved-plan with a plan document).
+PlanDocument readPlanFile(const CliArgs& args, const std::string& file, Warnings& warnings);
 
 // An input of a command that names a file: the option as written ("--plan", "SCRIPT") and its
 // value. Values that are not existing files (presets, shorthands) are skipped by the check below.

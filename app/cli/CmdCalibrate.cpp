@@ -65,6 +65,7 @@ Options:
   -o FILE          write the calibrated profile
   --profile FILE   a profile to start from (its tables are kept, scaled with the fit)
   --devices FILE   a hapmoe.devices catalog adding or overriding device types
+  --saved-plan N   --plan may be a project (.hapmoe): its saved plan N, from 1 (default 1)
 )HELP";
 
 // No scale reproduces the logged time (kHelp): a result, like estimate's "does not fit".
@@ -74,7 +75,7 @@ constexpr int kFitFailed = 1;
 
 int cmdCalibrate(const Args& args)
 {
-    const CliArgs a(args, {"log", "plan", "o", "profile", "devices"}, {"help"});
+    const CliArgs a(args, {"log", "plan", "o", "profile", "devices", "saved-plan"}, {"help"});
     if (a.has("help")) {
         std::cout << kHelp;
         return Success;
@@ -87,7 +88,7 @@ int cmdCalibrate(const Args& args)
         checkOutputPath("-o", *out, givenInputs(a, {"profile", "devices"}, {{"--log", logFile}, {"--plan", planFile}}));
     const DeviceCatalog catalog = catalogForDocuments(a, {planFile});
     Warnings warnings;
-    const PlanDocument doc = readPlan(readTextFile(planFile), planFile, &warnings);
+    const PlanDocument doc = readPlanFile(a, planFile, warnings);
     validatePlanDocument(doc, catalog, planFile);
     std::optional<Profile> base;
     if (auto p = a.value("profile")) {

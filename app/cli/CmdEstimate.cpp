@@ -47,7 +47,8 @@ MFU and the memory of every stage of one plan.
   --devices FILE   a hapmoe.devices catalog adding or overriding device types
   --plan PLAN      a hapmoe.plan file (heterogeneous stages allowed), checked as "hapmoe
                    validate" checks it; --model or --cluster replace the plan's own, and
-                   the plan must fit them (its stages, devices and knobs are kept)
+                   the plan must fit them (its stages, devices and knobs are kept). A
+                   project (.hapmoe) gives its saved plan --saved-plan N (from 1, default 1)
   --script S       a Megatron-LM launch script: its model and configuration on --cluster
                    (not with --model, --plan or the flag form), with its own overlap
                    switches (--overlap-grad-reduce, --overlap-param-gather, --tp-comm-overlap;
@@ -136,7 +137,7 @@ struct EstimateInput {
 EstimateInput fromPlanFile(const CliArgs& a, const DeviceCatalog& catalog, Warnings& warnings)
 {
     const std::string file = *a.value("plan");
-    PlanDocument doc = readPlan(readTextFile(file), file, &warnings);
+    PlanDocument doc = readPlanFile(a, file, warnings);
     std::vector<std::string> replaced;
     if (auto m = a.value("model")) {
         doc.model = resolveModel(*m, &warnings);
@@ -408,7 +409,7 @@ int cmdEstimate(const Args& args)
     const CliArgs a(args,
                     {"model", "cluster", "profile", "plan", "tp", "pp", "cp", "ep", "etp", "vpp", "mbs", "gbs", "recompute",
                      "recompute-layers", "precision", "fp8", "fp8-recipe", "trace", "script", "script-args", "optimizer-offload-fraction", "devices",
-                     "memory-headroom"},
+                     "memory-headroom", "saved-plan"},
                     {"sequence-parallel", "distributed-optimizer", "json", "optimizer-cpu-offload"}, {"script-env"});
     if (!a.positionals().empty())
         throw UsageError("unexpected argument \"" + a.positionals().front() + "\"", kHelp);
@@ -425,6 +426,8 @@ int cmdEstimate(const Args& args)
     Warnings warnings;
     EstimateInput in;
     CostOptions options;   // the defaults (docs/cost-model.md), or what a script switches on
+    if (a.has("saved-plan") && !a.has("plan"))
+        throw UsageError("--saved-plan picks one of the saved plans of a project given as --plan PROJECT");
     if (a.has("plan")) {
         if (a.has("script"))
             throw UsageError("--script cannot be combined with --plan (each gives the plan to estimate)");

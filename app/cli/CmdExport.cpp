@@ -51,13 +51,15 @@ file is left behind (a file that existed keeps its old content).
   --master-port N   default master port (default: the --script's own, else 6000)
   --layout-letters  write the layout as letters ("Ettttt|...") instead of "Et*5|..."
   --devices FILE    a hapmoe.devices catalog adding or overriding device types
+  --saved-plan N    PLAN.json may be a project (hapmoe import -o, the studio's .hapmoe):
+                    its saved plan N, from 1 (default 1)
 )HELP";
 
 } // namespace
 
 int cmdExport(const Args& args)
 {
-    const CliArgs a(args, {"format", "script", "script-args", "o", "hostfile", "master-port", "devices"}, {"help", "layout-letters"},
+    const CliArgs a(args, {"format", "script", "script-args", "o", "hostfile", "master-port", "devices", "saved-plan"}, {"help", "layout-letters"},
                     {"script-env"});
     checkScriptInputsHaveScript(a);
     if (a.has("help")) {
@@ -117,7 +119,7 @@ int cmdExport(const Args& args)
         }
     }
     Warnings warnings;
-    const PlanDocument doc = readPlan(readTextFile(planFile), planFile, &warnings);
+    const PlanDocument doc = readPlanFile(a, planFile, warnings);
     validatePlanDocument(doc, catalog, planFile);
     for (const auto& w : warnings)
         std::cerr << "warning: " << printableText(w) << "\n";

@@ -72,7 +72,8 @@ std::vector<DeviceType> typesBeyondBuiltin(const Cluster& cluster, const DeviceC
 std::vector<DeviceType> readDocumentDevices(std::string_view text, const std::string& fileName, Warnings* warnings = nullptr);
 // The built-in catalog with `types` added, or replacing the built-in types they name: what a
 // plan or project that carries types is costed on. Throws InputError(fileName,
-// "devices[i].aliases", ...) when an alias names another type (DeviceCatalog::merge).
+// "devices[i].name" or "devices[i].aliases", ...) when a name or an alias names another type
+// (DeviceCatalog::merge).
 DeviceCatalog catalogWith(const std::vector<DeviceType>& types, const std::string& fileName = {});
 
 struct SavedPlan {

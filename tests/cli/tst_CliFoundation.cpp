@@ -453,11 +453,11 @@ void tst_CliFoundation::planDocumentsCarryTheirDeviceTypes()
     const Run planned = hapmoe({"plan", "--model", projectFile, "--cluster", projectFile, "--time-limit", "30", "--json"});
     QCOMPARE(planned.exitCode, 0);
     QCOMPARE(QJsonDocument::fromJson(planned.out.toUtf8()).object()["devices"].toArray().size(), 2);
-    // A project is no plan document: the error says how to write one; a launch script is no
-    // document at all: the error says which command reads it.
+    // A project gives export its saved plans (--saved-plan); one with none says how to get a
+    // plan; a launch script is no document at all: the error says which command reads it.
     const Run notAPlan = hapmoe({"export", projectFile, "--format", "megatron"});
     QCOMPARE(notAPlan.exitCode, 2);
-    QVERIFY2(notAPlan.err.contains("a project keeps its plans under \"plans\"") && notAPlan.err.contains("hapmoe plan --model FILE"),
+    QVERIFY2(notAPlan.err.contains("plans: the project holds no saved plan") && notAPlan.err.contains("hapmoe plan --model FILE"),
              qPrintable(notAPlan.err));
     const QString script = tmp.filePath("train.sh");
     QVERIFY(writeFile(script, "#!/bin/bash\ntorchrun pretrain_gpt.py --num-layers 2\n"));
@@ -519,6 +519,21 @@ void tst_CliFoundation::exportedLauncherImportsBack()
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains(QString::fromLatin1(b.error)), qPrintable(r.err));
     }
+    // The project the import wrote holds the launcher's plan as its current configuration:
+    // export and estimate take it from there (--saved-plan, from 1), and say so.
+    const Run again = hapmoe({"export", project, "--format", "megatron"});
+    QVERIFY2(again.exitCode == 0, qPrintable(again.err));
+    QVERIFY2(again.err.contains("is a project: its saved plan 1 of 1 (") && again.err.contains("the current configuration) is used"),
+             qPrintable(again.err));
+    const Run estimated = hapmoe({"estimate", "--plan", project, "--json"});
+    QVERIFY2(estimated.exitCode == 0, qPrintable(estimated.err));
+    QVERIFY(prediction(estimated)["iteration_time_s"].toDouble() > 0);
+    const Run beyond = hapmoe({"estimate", "--plan", project, "--saved-plan", "2"});
+    QCOMPARE(beyond.exitCode, 2);
+    QVERIFY2(beyond.err.contains("--saved-plan: expected 1 to 1 (the project's saved plans), got 2"), qPrintable(beyond.err));
+    const Run onAPlan = hapmoe({"export", plan, "--saved-plan", "1", "--format", "megatron"});
+    QCOMPARE(onAPlan.exitCode, 2);
+    QVERIFY2(onAPlan.err.contains("is a plan document, which holds one plan"), qPrintable(onAPlan.err));
     const Run other = hapmoe({"import", launcher, "--cluster", "H800:2x8"});
     QCOMPARE(other.exitCode, 2);
     QVERIFY2(other.err.contains("is not a node of the cluster H800:2x8 (its hosts: node0, node1); give the cluster the script was "
