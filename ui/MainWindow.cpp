@@ -666,6 +666,21 @@ void MainWindow::loadExample()
     m_document->resetProject(p, QString());
 }
 
+void MainWindow::appendOthers(std::vector<SavedPlan>& plans, const SearchResult& search)
+{
+    // The search compared its plans with these: the project keeps them to compare again.
+    if (search.current)
+        plans.push_back(SavedPlan{search.current->plan, search.current->prediction, SavedPlan::Source::Current});
+    if (search.plans.empty())
+        return;   // a search that found no plan leaves none but the current configuration
+    if (search.uniform_baseline)
+        plans.push_back(SavedPlan{search.uniform_baseline->plan, search.uniform_baseline->prediction, SavedPlan::Source::Uniform,
+                                  search.uniform_baseline->plain_time_s});
+    if (search.metis_baseline)
+        plans.push_back(SavedPlan{search.metis_baseline->plan, search.metis_baseline->prediction, SavedPlan::Source::MetisStyle,
+                                  search.metis_baseline->plain_time_s});
+}
+
 void MainWindow::takeSearchSettings(Project& p, const SearchResult& search)
 {
     // What the search ran with, so that Run searches as it did (hapmoe plan --algorithm,
@@ -691,8 +706,7 @@ Project MainWindow::projectFromPlan(const PlanDocument& doc, const std::string& 
         // it was compared with.
         for (const RankedPlan& rp : doc.search->plans)
             p.plans.push_back(SavedPlan{rp.plan, rp.prediction, SavedPlan::Source::Search, rp.plain_time_s});
-        if (doc.search->current)
-            p.plans.push_back(SavedPlan{doc.search->current->plan, doc.search->current->prediction, SavedPlan::Source::Current});
+        appendOthers(p.plans, *doc.search);
         p.search.top_k = std::max(1, static_cast<int>(doc.search->plans.size()));
         p.plans_cancelled = doc.search->cancelled;
         p.plans_timed_out = doc.search->timed_out && !doc.search->cancelled;
@@ -1060,8 +1074,7 @@ void MainWindow::onSearchFinished(const SearchResult& result)
     std::vector<SavedPlan> saved;
     for (const auto& rp : result.plans)
         saved.push_back(SavedPlan{rp.plan, rp.prediction, SavedPlan::Source::Search, rp.plain_time_s});
-    if (result.current)
-        saved.push_back(SavedPlan{result.current->plan, result.current->prediction, SavedPlan::Source::Current});
+    appendOthers(saved, result);
     m_document->setSavedPlans(saved, context.model, context.cluster, context.profile, *context.catalog, result.cancelled,
                               result.timed_out);
     updateOutdated();
@@ -1103,10 +1116,13 @@ void MainWindow::showSavedPlans()
     for (const auto& sp : p.plans) {
         if (!sp.prediction)
             continue;
-        if (sp.source == SavedPlan::Source::Current)
-            result.current = RankedPlan{sp.plan, *sp.prediction};
-        else
-            result.plans.push_back(RankedPlan{sp.plan, *sp.prediction, sp.plain_time_s});
+        const RankedPlan ranked{sp.plan, *sp.prediction, sp.plain_time_s};
+        switch (sp.source) {
+        case SavedPlan::Source::Current: result.current = ranked; break;
+        case SavedPlan::Source::Uniform: result.uniform_baseline = ranked; break;
+        case SavedPlan::Source::MetisStyle: result.metis_baseline = ranked; break;
+        case SavedPlan::Source::Search: result.plans.push_back(ranked); break;
+        }
     }
     result.cancelled = p.plans_cancelled;
     result.timed_out = p.plans_timed_out;

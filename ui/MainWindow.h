@@ -25,6 +25,7 @@ class QTabWidget;
 
 namespace hapmoe {
 struct PlanDocument;
+struct SavedPlan;
 struct Project;
 }
 
@@ -122,6 +123,8 @@ private:
     // (the search's ranked plans and current configuration, or the one plan, estimated when the
     // document has no prediction). Throws InputError as readPlan and validatePlanDocument do.
     static Project projectFromPlan(const PlanDocument& doc, const std::string& file, Warnings& warnings);
+    // The current configuration and the baselines of a search, as saved plans.
+    static void appendOthers(std::vector<SavedPlan>& plans, const SearchResult& search);
     // The settings a search ran with (its document's "search"), as the project's.
     static void takeSearchSettings(Project& p, const SearchResult& search);
     void showSavedPlans();

@@ -941,6 +941,7 @@ void SearchPanel::showSavedPlans(const SearchResult& saved, const QString& sourc
     fillList(saved, m_document->model().isMoe());
     m_scriptNote.clear();
     const int count = int(saved.plans.size()) + (saved.current ? 1 : 0);
+    const int baselines = (saved.uniform_baseline ? 1 : 0) + (saved.metis_baseline ? 1 : 0);
     showSearchFigures(count == 0);
     m_progress->setValue(0);
     m_states->setText(QStringLiteral("\u2013"));
@@ -955,8 +956,9 @@ void SearchPanel::showSavedPlans(const SearchResult& saved, const QString& sourc
                                                 : QString();
     m_status->setText(count == 0 ? QString()
                                  : ((count == 1 ? tr("1 plan") : tr("%1 plans").arg(count))
-                                    + tr(" from %1, as saved with the project (without the search's counts and "
-                                         "baselines: run the search to see them)")
+                                    + (baselines == 0 ? QString() : baselines == 1 ? tr(" and a baseline") : tr(" and the baselines"))
+                                    + tr(" from %1, as saved with the project (without the search's counts: run the search to "
+                                         "see them)")
                                           .arg(source)
                                     + stopped)
                                        .toHtmlEscaped());

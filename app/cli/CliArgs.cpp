@@ -277,7 +277,11 @@ PlanDocument readPlanFile(const CliArgs& args, const std::string& file, Warnings
     doc.devices = typesBeyondBuiltin(p.cluster, catalogWith(p.devices, file));
     std::cerr << "note: " << file << " is a project: its saved plan " << n << " of " << count << " ("
               << printableText(saved.plan.name.empty() ? std::string("unnamed") : saved.plan.name)
-              << (saved.source == SavedPlan::Source::Current ? ", the current configuration" : "") << ") is used"
+              << (saved.source == SavedPlan::Source::Current      ? ", the current configuration"
+                  : saved.source == SavedPlan::Source::Uniform    ? ", the uniform baseline"
+                  : saved.source == SavedPlan::Source::MetisStyle ? ", the Metis-style baseline"
+                                                                  : "")
+              << ") is used"
               << (count > 1 ? "; --saved-plan N picks another" : "") << "\n";
     return doc;
 }

@@ -1184,7 +1184,7 @@ Project readProject(std::string_view text, const std::string& fileName, Warnings
         p.search.search_micro_batch = s->optBool("search_micro_batch", p.search.search_micro_batch);
         p.search.max_vpp = s->optInt("max_vpp", p.search.max_vpp, 1, kMaxVpp);   // as hapmoe plan --max-vpp
     }
-    static const std::vector<std::string_view> kSourceNames{"search", "current"};
+    static const std::vector<std::string_view> kSourceNames{"search", "current", "uniform", "metis_style"};
     for (const auto& e : n.array("plans")) {
         const RankedPlan r = readRankedPlan(e, true);
         SavedPlan sp;
@@ -1309,7 +1309,10 @@ std::string writeProject(const Project& project)
             e["prediction"] = predictionJson(*sp.prediction);
         if (sp.plain_time_s > 0)
             e["plain_time_s"] = sp.plain_time_s;
-        e["source"] = sp.source == SavedPlan::Source::Current ? "current" : "search";
+        e["source"] = sp.source == SavedPlan::Source::Current      ? "current"
+                      : sp.source == SavedPlan::Source::Uniform    ? "uniform"
+                      : sp.source == SavedPlan::Source::MetisStyle ? "metis_style"
+                                                                   : "search";
         plans.push_back(e);
     }
     j["plans"] = plans;

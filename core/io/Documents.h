@@ -77,9 +77,10 @@ std::vector<DeviceType> readDocumentDevices(std::string_view text, const std::st
 DeviceCatalog catalogWith(const std::vector<DeviceType>& types, const std::string& fileName = {});
 
 struct SavedPlan {
-    // Where the plan comes from: a search's ranked plans, or the configuration the user runs
-    // today (the imported script's, `hapmoe import -o`).
-    enum class Source { Search, Current };
+    // Where the plan comes from: a search's ranked plans, the configuration the user runs
+    // today (the imported script's, `hapmoe import -o`), or the search's uniform and
+    // Metis-style baselines.
+    enum class Source { Search, Current, Uniform, MetisStyle };
     Plan plan;
     std::optional<Prediction> prediction;
     Source source = Source::Search;

@@ -67,6 +67,14 @@ inline bool dropDevice(MainWindow& w, const QString& deviceType, QPoint viewport
     return drop.isAccepted();
 }
 
+// The plans a project keeps of a search's result: its ranked plans, its current configuration
+// and, when it found plans, the baselines it compared them with.
+inline std::size_t savedRows(const SearchResult& r)
+{
+    const std::size_t baselines = r.plans.empty() ? 0 : (r.uniform_baseline ? 1 : 0) + (r.metis_baseline ? 1 : 0);
+    return r.plans.size() + (r.current ? 1 : 0) + baselines;
+}
+
 // Where an item of the canvas appears in the viewport.
 inline QPoint viewportPosOf(MainWindow& w, int id)
 {

@@ -213,7 +213,7 @@ private slots:
         ProjectDocument* doc = w->document();
         const SearchResult first = searchToEnd(*w);
         QVERIFY2(!first.plans.empty(), first.no_plan_reason.c_str());
-        QCOMPARE(doc->project().plans.size(), first.plans.size());
+        QCOMPARE(doc->project().plans.size(), savedRows(first));
         QVERIFY(doc->savedPlansCurrent());
         QVERIFY(!w->explorer()->isOutdated());
 
@@ -254,7 +254,7 @@ private slots:
                  qPrintable(exportDialog->refusalLabel()->text()));
         const QString good = dir.filePath(QStringLiteral("good.hapmoe"));
         QVERIFY(w->saveTo(good));
-        QCOMPARE(readProject(readTextFile(good.toStdString()), good.toStdString()).plans.size(), first.plans.size());
+        QCOMPARE(readProject(readTextFile(good.toStdString()), good.toStdString()).plans.size(), savedRows(first));
 
         // A model change outdates them too.
         ModelSpec model = doc->model();
@@ -412,7 +412,7 @@ private slots:
         const QString path = dir.filePath(QStringLiteral("renamed.hapmoe"));
         QVERIFY(w->saveTo(path));
         const Project saved = readProject(readTextFile(path.toStdString()), path.toStdString());
-        QCOMPARE(saved.plans.size(), result.plans.size());
+        QCOMPARE(saved.plans.size(), savedRows(result));
         QCOMPARE(saved.model.name, std::string("Renamed model"));
     }
 
@@ -496,8 +496,8 @@ private slots:
         QVERIFY(w->saveTo(intact));
         auto w3 = makeWindow();
         QVERIFY(w3->openFile(intact));
-        QCOMPARE(w3->document()->project().plans.size(), result.plans.size());
-        QCOMPARE(w3->explorer()->planCount(), int(result.plans.size()));
+        QCOMPARE(w3->document()->project().plans.size(), savedRows(result));
+        QCOMPARE(w3->explorer()->planCount(), int(savedRows(result)));
     }
 
     void planDocumentOpensAsANewProject()
@@ -519,11 +519,15 @@ private slots:
                            writePlan(PlanDocument{model, cluster, r.plans.front().plan, r.plans.front().prediction, r, {}}));
         auto w = makeWindow();
         QVERIFY(w->openFile(path));
-        QCOMPARE(w->explorer()->planCount(), int(r.plans.size()));
+        // The ranked plans, then the baselines the search compared them with.
+        const std::size_t baselines = (r.uniform_baseline ? 1 : 0) + (r.metis_baseline ? 1 : 0);
+        QCOMPARE(w->explorer()->planCount(), int(r.plans.size() + baselines));
         const Project& opened = w->document()->project();
-        QCOMPARE(opened.plans.size(), r.plans.size());
+        QCOMPARE(opened.plans.size(), r.plans.size() + baselines);
         for (std::size_t i = 0; i < r.plans.size(); ++i)
             QCOMPARE(opened.plans[i].prediction->iteration_time_s, r.plans[i].prediction.iteration_time_s);
+        if (r.uniform_baseline)
+            QVERIFY(opened.plans[r.plans.size()].source == SavedPlan::Source::Uniform);
         QCOMPARE(QString::fromStdString(writeCluster(opened.cluster)).size() > 0, true);
         QCOMPARE(opened.cluster.totalDevices(), cluster.totalDevices());
         QVERIFY(w->document()->fileName().isEmpty());   // saved only where the user says
@@ -574,19 +578,30 @@ private slots:
         const QString path = dir.filePath(QStringLiteral("planned.hapmoe"));
         QVERIFY(w->saveTo(path));
 
-        // A new window opens the file: the dock lists the plans the explorer shows, row for
-        // row, and invents no counts: the file keeps neither the search's counts nor its
-        // baselines.
+        // A new window opens the file: the dock lists the plans and the baselines the explorer
+        // shows, row for row, and invents no counts: the file keeps the plans and the baselines
+        // the search compared them with, not its counts.
         auto w2 = makeWindow();
         QVERIFY(w2->openFile(path));
         SearchPanel* panel = w2->searchPanel();
         QTreeWidget* list = panel->resultList();
         const int plans = static_cast<int>(result.plans.size());
-        QCOMPARE(w2->explorer()->planCount(), plans);
-        QCOMPARE(list->topLevelItemCount(), plans);
+        const int baselines = (result.uniform_baseline ? 1 : 0) + (result.metis_baseline ? 1 : 0);
+        QVERIFY(baselines > 0);
+        QCOMPARE(w2->explorer()->planCount(), plans + baselines);
+        QCOMPARE(list->topLevelItemCount(), plans + baselines);
         for (int i = 0; i < plans; ++i) {
             QCOMPARE(list->topLevelItem(i)->text(SearchPanel::RankColumn), QString::number(i + 1));
             QCOMPARE(list->topLevelItem(i)->text(SearchPanel::PlanColumn), QString::fromStdString(result.plans[size_t(i)].plan.name));
+        }
+        for (int i = plans; i < plans + baselines; ++i)
+            QCOMPARE(list->topLevelItem(i)->text(SearchPanel::RankColumn), QStringLiteral("base"));
+        const Project& reopened = w2->document()->project();
+        if (result.uniform_baseline) {
+            const auto uniform = std::find_if(reopened.plans.begin(), reopened.plans.end(),
+                                              [](const SavedPlan& sp) { return sp.source == SavedPlan::Source::Uniform; });
+            QVERIFY(uniform != reopened.plans.end());
+            QCOMPARE(uniform->prediction->iteration_time_s, result.uniform_baseline->prediction.iteration_time_s);
         }
         QCOMPARE(list->currentItem(), list->topLevelItem(0));
         auto* progress = panel->findChild<QProgressBar*>();
@@ -597,7 +612,9 @@ private slots:
         QVERIFY(states->isHidden());
         QCOMPARE(best->text(), QStringLiteral("%1 s").arg(result.plans.front().prediction.iteration_time_s, 0, 'f', 3));
         const QString status = panel->statusLabel()->text();
-        QVERIFY2(status.contains(QStringLiteral("planned.hapmoe")) && status.contains(QStringLiteral("saved")), qPrintable(status));
+        QVERIFY2(status.contains(QStringLiteral("planned.hapmoe")) && status.contains(QStringLiteral("saved"))
+                     && status.contains(baselines == 1 ? QStringLiteral("and a baseline") : QStringLiteral("and the baselines")),
+                 qPrintable(status));
 
         // A click on the second row shows that plan in the explorer.
         const QRect second = list->visualItemRect(list->topLevelItem(1));
@@ -640,7 +657,7 @@ private slots:
         QVERIFY(readTextFile(cancelled.toStdString()).find("\"plans_cancelled\": true") != std::string::npos);
         auto w2 = makeWindow();
         QVERIFY(w2->openFile(cancelled));
-        QCOMPARE(w2->explorer()->planCount(), int(result.plans.size()));
+        QCOMPARE(w2->explorer()->planCount(), int(savedRows(result)));
         QString status = w2->searchPanel()->statusLabel()->text();
         QVERIFY2(status.contains(QStringLiteral("the search that found them was cancelled: the best so far")), qPrintable(status));
 

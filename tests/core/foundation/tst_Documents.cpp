@@ -616,6 +616,19 @@ void tst_Documents::projectRoundTrip()
     // Where each plan comes from: a search, or the configuration the user runs today.
     QVERIFY(back.plans[0].source == SavedPlan::Source::Search);
     QVERIFY(back.plans[1].source == SavedPlan::Source::Current);
+    // And the search's baselines, by their names in the file.
+    {
+        Project withBaselines = p;
+        withBaselines.plans.push_back({fullPlan(), fullPrediction(), SavedPlan::Source::Uniform});
+        withBaselines.plans.push_back({fullPlan(), fullPrediction(), SavedPlan::Source::MetisStyle});
+        const std::string text = writeProject(withBaselines);
+        QCOMPARE(nlohmann::json::parse(text)["plans"][2]["source"].get<std::string>(), std::string("uniform"));
+        QCOMPARE(nlohmann::json::parse(text)["plans"][3]["source"].get<std::string>(), std::string("metis_style"));
+        const Project read = readProject(text, "b.hapmoe");
+        QVERIFY(read.plans[2].source == SavedPlan::Source::Uniform);
+        QVERIFY(read.plans[3].source == SavedPlan::Source::MetisStyle);
+        QCOMPARE(q(writeProject(read)), q(text));
+    }
     // A file without "source" (written before it existed) reads as search plans, silently;
     // an unknown source names the entry.
     nlohmann::json j = nlohmann::json::parse(once);
