@@ -684,9 +684,10 @@ void MainWindow::appendOthers(std::vector<SavedPlan>& plans, const SearchResult&
 void MainWindow::takeSearchSettings(Project& p, const SearchResult& search)
 {
     // What the search ran with, so that Run searches as it did (hapmoe plan --algorithm,
-    // --target, --optimizer-offload, --mbs auto, --max-vpp).
+    // --optimizer-offload, --mbs auto, --max-vpp). Not the target: a document records the
+    // target its best plan deploys on, also when the search took any (the project's Any finds
+    // the fastest plan of either).
     p.search.algorithm = search.algorithm;
-    p.search.target = search.target;
     p.search.optimizer_offload = search.optimizer_offload;
     p.search.search_micro_batch = !search.micro_batch_sizes.empty();
     p.search.max_vpp = search.max_vpp;
