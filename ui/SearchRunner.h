@@ -72,7 +72,7 @@ private:
     ModelSpec m_model;
     Cluster m_cluster;
     std::optional<Profile> m_profile;
-    DeviceCatalog m_catalog;
+    DeviceCatalog m_catalog = DeviceCatalog::builtin();
     bool m_running = false;
     bool m_hasResult = false;
 };
