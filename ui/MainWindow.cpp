@@ -746,7 +746,10 @@ bool MainWindow::openFile(const QString& fileName)
             Warnings warnings;
             Project p;
             QString opened;
-            if (const PlanContext context = readPlanContext(text, path, &warnings); !context.has_plan && !context.no_plan_reason.empty()) {
+            // The context's warnings are readPlan's too: kept only when it is all there is to read.
+            Warnings contextWarnings;
+            if (const PlanContext context = readPlanContext(text, path, &contextWarnings); !context.has_plan && !context.no_plan_reason.empty()) {
+                warnings = std::move(contextWarnings);
                 // What `hapmoe plan` writes when nothing fits: the model and cluster to search
                 // again, on more devices or with other settings.
                 p.name = QFileInfo(fileName).completeBaseName().toStdString();

@@ -1023,6 +1023,15 @@ Profile readProfile(std::string_view text, const std::string& fileName, Warnings
 
 namespace {
 
+// Whether a parsed document names itself a hapmoe.project (its "format", before the
+// migrations check it): a reader of plans says what such a file is, and devices are read from
+// either without parsing the text twice.
+bool saysProject(const nlohmann::json& doc)
+{
+    const auto f = doc.is_object() ? doc.find("format") : doc.end();
+    return doc.is_object() && f != doc.end() && f->is_string() && f->get<std::string>() == kProjectFormat;
+}
+
 // A plan document's "devices", read as a hapmoe.devices document's (the same key at the root,
 // so that an error names "devices[2].memory_gib" in either).
 std::vector<DeviceType> devicesOf(const JsonNode& root)
@@ -1056,9 +1065,10 @@ std::vector<DeviceType> typesBeyondBuiltin(const Cluster& cluster, const DeviceC
 
 std::vector<DeviceType> readDocumentDevices(std::string_view text, const std::string& fileName, Warnings* warnings)
 {
+    // Parsed once: the document's own "format" chooses the migrations.
     const JsonContext ctx{fileName, warnings};
-    const std::string format = detectFormat(text, fileName);
-    const nlohmann::json doc = loadDocument(text, format == kProjectFormat ? kProjectFormat : kPlanFormat, ctx);
+    nlohmann::json doc = JsonNode::parse(text, fileName);
+    io::Migrations::upgrade(doc, saysProject(doc) ? kProjectFormat : kPlanFormat, ctx);
     return devicesOf(JsonNode(doc, "", ctx));
 }
 
@@ -1080,23 +1090,26 @@ PlanContext readPlanContext(std::string_view text, const std::string& fileName, 
     c.cluster = readClusterObject(n.object("cluster"));
     c.devices = devicesOf(n);
     c.has_plan = n.has("plan");
-    if (auto s = n.optObject("search")) {
-        c.search = readSearchObject(*s);
-        if (!c.has_plan)
+    // A document with a plan is read by readPlan, search and all; one without carries a search
+    // of no alternatives, read here for its reason and settings.
+    if (!c.has_plan)
+        if (auto s = n.optObject("search")) {
+            c.search = readSearchObject(*s);
             c.no_plan_reason = c.search->no_plan_reason;
-    }
+        }
     return c;
 }
 
 PlanDocument readPlan(std::string_view text, const std::string& fileName, Warnings* warnings)
 {
+    const JsonContext ctx{fileName, warnings};
+    nlohmann::json doc = JsonNode::parse(text, fileName);
     // A project holds plans too, not as a plan document: say how to get one.
-    if (detectFormat(text, fileName) == kProjectFormat)
+    if (saysProject(doc))
         throw InputError(fileName, "format", "expected \"hapmoe.plan\", got \"hapmoe.project\": a project keeps its plans under "
                                              "\"plans\": save one as a plan document with Save plan JSON in the studio's export dialog, "
                                              "or search again with `hapmoe plan --model FILE --cluster FILE -o plan.json`");
-    const JsonContext ctx{fileName, warnings};
-    const nlohmann::json doc = loadDocument(text, kPlanFormat, ctx);
+    io::Migrations::upgrade(doc, kPlanFormat, ctx);
     const JsonNode n(doc, "", ctx);
     n.warnUnknownKeys({"format", "version", "model", "cluster", "devices", "plan", "prediction", "search"});
     PlanDocument d;

@@ -136,7 +136,7 @@ struct PlanContext {
     ModelSpec model;
     Cluster cluster;
     std::vector<DeviceType> devices;      // PlanDocument::devices
-    std::optional<SearchResult> search;   // the search that wrote it (its settings and reason)
+    std::optional<SearchResult> search;   // without a plan: the search that found none (its settings and reason)
     bool has_plan = false;
     std::string no_plan_reason;
 };
