@@ -714,9 +714,10 @@ Project MainWindow::projectFromPlan(const PlanDocument& doc, const std::string& 
         takeSearchSettings(p, *doc.search);
     } else {
         // A plan without a search (hapmoe estimate --json, or written by hand): its prediction,
-        // or the estimate `hapmoe estimate --plan` gives.
+        // or the estimate `hapmoe estimate --plan` gives. It is kept as the configuration the
+        // project's searches compare with, as `hapmoe import -o` keeps a script's.
         const Prediction prediction = doc.prediction ? *doc.prediction : CostModel(doc.model, doc.cluster, catalog).estimate(doc.plan);
-        p.plans.push_back(SavedPlan{doc.plan, prediction, SavedPlan::Source::Search});
+        p.plans.push_back(SavedPlan{doc.plan, prediction, SavedPlan::Source::Current});
     }
     for (auto& w : ProjectDocument::dropUnfitPlans(p, catalog, file))
         warnings.push_back(std::move(w));

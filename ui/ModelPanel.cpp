@@ -432,6 +432,8 @@ ModelPanel::ModelPanel(ProjectDocument* document, QWidget* parent) : QWidget(par
     });
     connect(m_scriptInputs, &QLabel::linkActivated, this, &ModelPanel::editScriptInputs);
     connect(document, &ProjectDocument::modelChanged, this, &ModelPanel::refresh);
+    for (auto signal : {&ProjectDocument::clusterChanged, &ProjectDocument::clusterReset, &ProjectDocument::devicesChanged})
+        connect(document, signal, this, &ModelPanel::updatePlacementNote);
     refresh();
 }
 
@@ -774,18 +776,87 @@ QString ModelPanel::importScript(const QString& path, const ScriptInputs& inputs
         if (model.name.empty())
             model.name = QFileInfo(path).completeBaseName().toStdString();
         m_document->setModelFromScript(model, path, inputs);
-        if (!script.warnings.empty()) {
-            QStringList w;
-            for (const auto& s : script.warnings)
-                w << QString::fromStdString(s).toHtmlEscaped();
-            m_message->setText(tr("<b>Imported with notes:</b> %1").arg(w.join(QStringLiteral("; "))));
-        }
+        QStringList w;
+        for (const auto& s : script.warnings)
+            w << QString::fromStdString(s).toHtmlEscaped();
+        m_importWarnings = w.join(QStringLiteral("; "));
+        showImportMessage(script);
         return {};
     } catch (const InputError& e) {
         return QString::fromUtf8(e.what());
     } catch (const std::exception& e) {
         return QString::fromUtf8(e.what());
     }
+}
+
+void ModelPanel::showImportMessage(const ImportedScript& script)
+{
+    // The script's configuration is compared on the project's cluster as drawn: say on
+    // which nodes and devices it lands, since a plain Megatron-LM script names no device
+    // type (hapmoe import takes --cluster or --device for the same reason).
+    const QString placed = placementNote(script).toHtmlEscaped();
+    m_importMessage = m_importWarnings.isEmpty() ? tr("<b>Imported.</b> %1").arg(placed)
+                                                 : tr("<b>Imported with notes:</b> %1. %2").arg(m_importWarnings, placed);
+    m_message->setText(m_importMessage);
+}
+
+void ModelPanel::updatePlacementNote()
+{
+    // Only while the import's message is the one shown (an edit of the model replaces it).
+    const std::string& path = m_document->project().current_script;
+    if (m_importMessage.isEmpty() || m_message->text() != m_importMessage || path.empty())
+        return;
+    try {
+        showImportMessage(importMegatronScript(readTextFile(path), path, m_document->project().current_script_inputs));
+    } catch (const std::exception&) {
+        m_message->clear();   // the script cannot be read now: its placement is not known
+        m_importMessage.clear();
+    }
+}
+
+QString ModelPanel::placementNote(const ImportedScript& script) const
+{
+    const Cluster& cluster = m_document->cluster();
+    Plan current;
+    try {
+        current = planFromScript(script, cluster, m_document->catalog());
+    } catch (const InputError& e) {
+        return tr("Its configuration does not fit the project's cluster as drawn (%1: %2): draw the nodes it runs on, "
+                  "or pick a cluster preset, before a search compares with it")
+            .arg(QString::fromStdString(e.where()), QString::fromStdString(e.detail()));
+    }
+    // Devices per type and the nodes they are on, in node order.
+    std::vector<std::pair<std::string, int>> types;
+    QStringList hosts;
+    std::vector<int> seen;
+    for (const StagePlan& st : current.stages) {
+        auto t = std::find_if(types.begin(), types.end(), [&](const auto& e) { return e.first == st.device_type; });
+        if (t == types.end())
+            types.emplace_back(st.device_type, 0), t = std::prev(types.end());
+        t->second += st.numDevices();
+        for (const DeviceSlot& d : st.devices)
+            if (std::find(seen.begin(), seen.end(), d.node) == seen.end()) {
+                seen.push_back(d.node);
+                if (const Node* n = cluster.node(d.node))
+                    hosts << QString::fromStdString(n->host);
+            }
+    }
+    QStringList on;
+    for (const auto& [type, count] : types)
+        on << tr("%1 %2").arg(count).arg(QString::fromStdString(type));
+    int idle = 0;
+    for (const UnusedDevices& u : current.unused)
+        idle += u.count;
+    QString note = tr("Its configuration runs on the project's cluster as drawn: %1 devices on %2 (%3)")
+                       .arg(current.numDevices())
+                       .arg(hosts.size() > 4 ? tr("%1 nodes").arg(hosts.size()) : hosts.join(QStringLiteral(", ")))
+                       .arg(on.join(QStringLiteral(", ")));
+    if (idle > 0)
+        note += tr(", %1 more not started").arg(idle);
+    if (!script.parallel.hetero())
+        note += tr("; the script names no device type, so draw the nodes it runs on, or pick a cluster preset, "
+                   "for the comparison with its configuration to hold");
+    return note + QStringLiteral(".");
 }
 
 QString ModelPanel::applyScriptInputs(const QString& arguments, const QString& environment)

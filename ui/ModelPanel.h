@@ -26,6 +26,7 @@ class QScrollArea;
 
 namespace hapmoe {
 class InputError;
+struct ImportedScript;
 struct ModelSpec;
 }
 
@@ -87,6 +88,11 @@ protected:
     void changeEvent(QEvent* event) override;
 
 private:
+    // Where the imported script's configuration lands on the project's cluster, as the
+    // import's message says it (kept current while that message shows).
+    QString placementNote(const ImportedScript& script) const;
+    void showImportMessage(const ImportedScript& script);
+    void updatePlacementNote();
     struct Field {
         QWidget* editor = nullptr;
         std::function<void(const ModelSpec&)> read;
@@ -131,6 +137,8 @@ private:
     QPushButton* m_import;
     QLabel* m_source;
     QLabel* m_message;
+    QString m_importWarnings;   // the last import's warnings, HTML
+    QString m_importMessage;    // the text the import put in m_message
     QLabel* m_derived = nullptr;
     QLabel* m_script;
     QLabel* m_scriptInputs;   // the link to the dialog, beside m_script

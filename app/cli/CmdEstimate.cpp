@@ -29,13 +29,15 @@ namespace hapmoe::cli {
 
 namespace {
 
-constexpr const char* kHelp = R"HELP(Usage: hapmoe estimate --model M --cluster C [--profile P]
-                       (--plan PLAN.json | --tp N --pp N --cp N --ep N --etp N --vpp N
+constexpr const char* kHelp = R"HELP(Usage: hapmoe estimate --model M --cluster C [--profile P] [--devices FILE]
+                       (--plan PLAN.json [--saved-plan N]
+                        | --script S [--script-args WORDS] [--script-env NAME=VALUE]...
+                        | --tp N --pp N --cp N --ep N --etp N --vpp N
                         --mbs N --gbs N --recompute none|selective|full [--recompute-layers K]
                         [--sequence-parallel] [--distributed-optimizer] [--precision bf16|fp16]
                         [--fp8 none|hybrid|e4m3] [--fp8-recipe delayed|tensorwise|mxfp8|blockwise]
                         [--optimizer-cpu-offload] [--optimizer-offload-fraction F])
-                       [--json] [--trace FILE]
+                       [--memory-headroom F] [--json] [--trace FILE]
 
 Predicts the iteration time, tokens/s, model TFLOP/s per device (Megatron's FLOP counting),
 MFU and the memory of every stage of one plan.
@@ -323,7 +325,7 @@ void printTable(const EstimateInput& in, const Prediction& p, const Profile* pro
     auto sec = [](double v) { return decimal(v, 3); };
     std::printf("\niteration %s s   %.0f tokens/s   %.1f TFLOP/s per device   MFU %.1f%%   peak memory %.1f GiB\n",
                 sec(p.iteration_time_s).c_str(), p.tokens_per_s, p.tflops_per_device, 100 * p.mfu, p.peak_memory_gib);
-    std::printf("breakdown: compute %s s (%.0f%%), tensor-parallel %s s (%.0f%%), expert dispatch %s s (%.0f%%),\n"
+    std::printf("breakdown: compute %s s (%.0f%%), tensor/context-parallel %s s (%.0f%%), expert dispatch %s s (%.0f%%),\n"
                 "           pipeline send %s s (%.0f%%), pipeline bubble %s s (%.0f%%), data-parallel sync %s s (%.0f%%),\n"
                 "           optimizer %s s (%.0f%%)\n",
                 sec(b.compute).c_str(), 100 * b.compute / T, sec(b.tensor_parallel).c_str(), 100 * b.tensor_parallel / T,

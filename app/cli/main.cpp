@@ -25,7 +25,7 @@ Usage: hapmoe <command> [options]
 
 Commands:
   presets [devices|models|clusters]   list the built-in device types, models and clusters
-  validate FILE...                    check a hapmoe.model/cluster/profile/plan/project file
+  validate FILE...                    check a hapmoe.model/cluster/devices/profile/plan/project file
   estimate --model M --cluster C ...  predict iteration time and memory of one plan
   plan --model M --cluster C ...      search the fastest feasible plan (HS-DP)
   import SCRIPT [-o project.hapmoe]   read a Megatron-LM or FlagScale launch script

@@ -13,6 +13,7 @@
 #include "SearchPanel.h"
 
 #include "cost/CostModel.h"
+#include "io/Presets.h"
 
 #include <QAction>
 #include <QCheckBox>
@@ -414,6 +415,19 @@ private slots:
         QCOMPARE(doc->model().num_experts, 16);
         QCOMPARE(doc->project().current_script, script.toStdString());
         QCOMPARE(qobject_cast<QSpinBox*>(panel->fieldEditor(QStringLiteral("num_experts")))->value(), 16);
+        // The script starts one node of 8 (torchrun's --nnodes default) and names no device
+        // type: the message says where its configuration lands on the example's 32-3 (910B
+        // nodes first), and that the rest is not started.
+        QString message = panel->validationMessage();
+        QVERIFY2(message.contains(QStringLiteral("8 devices on 910b-376t-0 (8 910B-376T), 24 more not started; the script "
+                                                 "names no device type")),
+                 qPrintable(message));
+        // Redrawn as the nodes it runs on, the message follows the cluster.
+        doc->setCluster(resolveCluster("H800:1x8", DeviceCatalog::builtin(), nullptr), QStringLiteral("H800"));
+        message = panel->validationMessage();
+        QVERIFY2(message.contains(QStringLiteral("8 devices on node0 (8 H800);")), qPrintable(message));
+        doc->undoStack()->undo();
+        QVERIFY2(panel->validationMessage().contains(QStringLiteral("(8 910B-376T)")), qPrintable(panel->validationMessage()));
         QVERIFY(!panel->importScript(dir.filePath(QStringLiteral("missing.sh"))).isEmpty());
 
         // A script that gives no hidden size is no model: refused with the flag, the model kept.

@@ -558,6 +558,8 @@ private slots:
         QCOMPARE(w->explorer()->planCount(), 1);
         QCOMPARE(w->document()->project().plans.front().prediction->iteration_time_s,
                  cost.estimate(r.plans.back().plan).iteration_time_s);
+        // It is the configuration a search compares with, as an imported script's is.
+        QVERIFY(w->document()->project().plans.front().source == SavedPlan::Source::Current);
         // A plan that does not fit its own cluster is refused, naming the field.
         Plan wrong = r.plans.front().plan;
         wrong.stages.front().tp = 3;

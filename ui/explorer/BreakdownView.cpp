@@ -130,7 +130,7 @@ QVector<double> BreakdownView::componentValues(const Prediction& prediction)
 
 QStringList BreakdownView::componentNames()
 {
-    return {tr("Compute"), tr("Tensor parallel"), tr("Expert dispatch"), tr("Pipeline send"), tr("Pipeline bubble"), tr("DP sync"), tr("Optimizer")};
+    return {tr("Compute"), tr("TP/CP comm"), tr("Expert dispatch"), tr("Pipeline send"), tr("Pipeline bubble"), tr("DP sync"), tr("Optimizer")};
 }
 
 BreakdownView::BreakdownView(QWidget* parent)
@@ -190,7 +190,7 @@ BreakdownView::BreakdownView(QWidget* parent)
         {tr("Fwd"), tr("Forward of one micro-batch, ms, with its send to the next stage")},
         {tr("Bwd"), tr("Backward of one micro-batch, ms, with recompute and the gradient's send")},
         {tr("Compute"), tr("GEMMs, attention, router, experts and recompute, forward and backward, ms per micro-batch")},
-        {tr("TP\ncomm"), tr("Tensor- and sequence-parallel collectives and exposed context-parallel exchange, "
+        {tr("TP/CP\ncomm"), tr("Tensor- and sequence-parallel collectives and exposed context-parallel exchange, "
                             "forward and backward, ms per micro-batch")},
         {tr("Dispatch"), tr("Expert dispatch and combine, forward and backward, ms per micro-batch")},
         {tr("P2P next\nfwd + bwd"), tr("Point-to-point with the next stage, ms per micro-batch: the activation sent to it "
@@ -234,9 +234,9 @@ void BreakdownView::setExpertDispatch(bool shown)
     m_plot->yAxis->setTicker(ticker);
     m_plot->yAxis->setRange(-0.6, m_shown.size() - 0.4);
     m_table->setColumnHidden(DispatchColumn, !shown);
-    m_caption->setText(shown ? tr("Per stage and micro-batch, in ms: Fwd + Bwd = Compute + TP comm + Dispatch + P2P "
+    m_caption->setText(shown ? tr("Per stage and micro-batch, in ms: Fwd + Bwd = Compute + TP/CP comm + Dispatch + P2P "
                                   "(both passes). DP sync + opt is per iteration; the DP sync bar counts what runs past S0's last backward. Bold: the cells the bars come from.")
-                             : tr("Per stage and micro-batch, in ms: Fwd + Bwd = Compute + TP comm + P2P "
+                             : tr("Per stage and micro-batch, in ms: Fwd + Bwd = Compute + TP/CP comm + P2P "
                                   "(both passes). DP sync + opt is per iteration; the DP sync bar counts what runs past S0's last backward. Bold: the cells the bars come from."));
     updateMinimumSizes();
     setPlan(m_plan, m_prediction);

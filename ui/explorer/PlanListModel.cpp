@@ -85,11 +85,19 @@ QVariant PlanListModel::data(const QModelIndex& index, int role) const
             return style::fullestDeviceText(f);
         }
         case Devices: {
-            int total = plan.numDevices();
-            int unused = 0;
+            // Devices the plan leaves idle because it is faster without them apart from those
+            // it could not use (left out of the search, not started by a script); the tooltip
+            // gives each node's reason.
+            int idle = 0;
+            int out = 0;
             for (const UnusedDevices& u : plan.unused)
-                unused += u.count;
-            return unused > 0 ? QStringLiteral("%1 (+%2 idle)").arg(total).arg(unused) : QString::number(total);
+                (u.reason.rfind("left idle", 0) == 0 ? idle : out) += u.count;
+            const QString total = QString::number(plan.numDevices());
+            if (idle > 0 && out > 0)
+                return tr("%1 (+%2 idle, +%3 out)").arg(total).arg(idle).arg(out);
+            if (idle > 0)
+                return tr("%1 (+%2 idle)").arg(total).arg(idle);
+            return out > 0 ? tr("%1 (+%2 out)").arg(total).arg(out) : total;
         }
         case Stages: return plan.vpp > 1 ? QStringLiteral("%1 ×%2 vpp").arg(plan.pp()).arg(plan.vpp) : QString::number(plan.pp());
         case TargetColumn: return style::targetLabel(e->target);
