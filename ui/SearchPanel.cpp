@@ -957,8 +957,7 @@ void SearchPanel::showSavedPlans(const SearchResult& saved, const QString& sourc
     m_status->setText(count == 0 ? QString()
                                  : ((count == 1 ? tr("1 plan") : tr("%1 plans").arg(count))
                                     + (baselines == 0 ? QString() : baselines == 1 ? tr(" and a baseline") : tr(" and the baselines"))
-                                    + tr(" from %1, as saved with the project (without the search's counts: run the search to "
-                                         "see them)")
+                                    + tr(" from %1, as saved (without the search's counts: run the search to see them)")
                                           .arg(source)
                                     + stopped)
                                        .toHtmlEscaped());

@@ -240,7 +240,8 @@ PlanExplorerWidget::PlanExplorerWidget(QWidget* parent)
         if (w != d->compare && d->partition->parentWidget() != page) {
             d->partition->parentWidget()->layout()->removeWidget(d->partition);
             static_cast<QVBoxLayout*>(page->layout())->insertWidget(0, d->partition);
-            d->partition->show();
+            // As updateViews leaves it: aside while there is no plan at all.
+            d->partition->setVisible(d->current() || d->model->rowCount() > 0);
         }
         d->exportChart->setEnabled(d->current() && (w == d->timeline || w == d->memory || w == d->breakdown));
         d->resetZoom->setEnabled(d->current() && w == d->timeline);
@@ -524,7 +525,9 @@ void PlanExplorerWidget::updateViews()
     d->partition->setVisible(true);
     // A narrow title wraps between its parts, not inside one ("iteration" over "7.295 s").
     const QString stages = plan.pp() == 1 ? tr("1&nbsp;stage") : tr("%1&nbsp;stages").arg(plan.pp());
-    const QString microbatches = tl.microbatches == 1 ? tr("1&nbsp;micro-batch") : tr("%1&nbsp;micro-batches").arg(tl.microbatches);
+    // Nor at the hyphen of "micro-batches".
+    const QString microbatches = QStringLiteral("<span style=\"white-space:nowrap\">%1</span>")
+                                     .arg(tl.microbatches == 1 ? tr("1 micro-batch") : tr("%1 micro-batches").arg(tl.microbatches));
     QString title = tr("%1 · %2 · %3 · iteration&nbsp;%4")
                         .arg(nameAndKindHtml(*e), stages, microbatches,
                              style::formatSeconds(pred.iteration_time_s).replace(QLatin1Char(' '), QStringLiteral("&nbsp;")));

@@ -244,7 +244,10 @@ void TimelineBlocks::drawBlocks(QCPPainter* painter)
 
     // Micro-batch numbers where the block is wide enough to hold them.
     painter->setFont(mParentPlot->font());
+    // F and B before the numbers when every numbered block in view has room for them, so
+    // that forwards and backwards are numbered alike ("0" and "0", or "F0" and "B0").
     const double wideLabel = fm.horizontalAdvance(QStringLiteral("B88.8")) + 6;
+    const bool passLetters = std::all_of(labels.begin(), labels.end(), [wideLabel](const Label& l) { return l.rect.width() >= wideLabel; });
     for (const Label& l : labels) {
         const ScheduleBlock& b = blocks[static_cast<size_t>(l.block)];
         const QColor fill = b.forward ? style::forwardColor(b.chunk) : style::backwardColor(b.chunk);
@@ -252,7 +255,7 @@ void TimelineBlocks::drawBlocks(QCPPainter* painter)
         QString text = QString::number(b.microbatch);
         if (m_timeline.vpp > 1)
             text += QStringLiteral(".%1").arg(b.chunk);
-        if (l.rect.width() >= wideLabel)
+        if (passLetters)
             text.prepend(b.forward ? QLatin1Char('F') : QLatin1Char('B'));
         if (fm.horizontalAdvance(text) + 2 <= l.rect.width())
             painter->drawText(l.rect, Qt::AlignCenter, text);

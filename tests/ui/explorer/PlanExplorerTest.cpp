@@ -1880,7 +1880,7 @@ void PlanExplorerTest::planTitleCountsInTheSingular()
     w.setResult(result);
     auto* title = w.findChild<QLabel*>(QStringLiteral("planTitle"));
     QVERIFY(title);
-    QVERIFY2(title->text().contains(QStringLiteral(" · 1&nbsp;stage · 1&nbsp;micro-batch · ")), qPrintable(title->text()));
+    QVERIFY2(title->text().contains(QStringLiteral(" · 1&nbsp;stage · <span style=\"white-space:nowrap\">1 micro-batch</span> · ")), qPrintable(title->text()));
     QVERIFY(!title->text().contains(QStringLiteral("stages")));
     QVERIFY2(title->text().startsWith(QStringLiteral("<b>one stage</b> (search) · ")), qPrintable(title->text()));
 
@@ -1894,7 +1894,7 @@ void PlanExplorerTest::planTitleCountsInTheSingular()
     QVERIFY2(title->text().startsWith(QStringLiteral("<b>uniform baseline</b> · 1&nbsp;stage")), qPrintable(title->text()));
 
     w.setResult(m_result);
-    QVERIFY2(title->text().contains(QStringLiteral(" · 2&nbsp;stages · 64&nbsp;micro-batches · ")), qPrintable(title->text()));
+    QVERIFY2(title->text().contains(QStringLiteral(" · 2&nbsp;stages · <span style=\"white-space:nowrap\">64 micro-batches</span> · ")), qPrintable(title->text()));
 }
 
 void PlanExplorerTest::nearlyFullPlanSaysSo()
