@@ -250,7 +250,7 @@ DeviceCatalog catalogForDocuments(const CliArgs& args, const std::vector<std::st
     return catalogOver(std::move(catalog), args, quiet);
 }
 
-PlanDocument readPlanFile(const CliArgs& args, const std::string& file, Warnings& warnings)
+PlanDocument readPlanFile(const CliArgs& args, const std::string& file, Warnings& warnings, std::optional<Profile>* projectProfile)
 {
     const std::string text = readTextFile(file);
     if (detectFormat(text, file) != kProjectFormat) {
@@ -275,6 +275,8 @@ PlanDocument readPlanFile(const CliArgs& args, const std::string& file, Warnings
     doc.plan = saved.plan;
     doc.prediction = saved.prediction;
     doc.devices = typesBeyondBuiltin(p.cluster, catalogWith(p.devices, file));
+    if (projectProfile)
+        *projectProfile = p.profile;
     std::cerr << "note: " << file << " is a project: its saved plan " << n << " of " << count << " ("
               << printableText(saved.plan.name.empty() ? std::string("unnamed") : saved.plan.name)
               << (saved.source == SavedPlan::Source::Current      ? ", the current configuration"

@@ -7,6 +7,7 @@
 #include "cost/Prediction.h"
 #include "model/ModelSpec.h"
 #include "plan/Plan.h"
+#include "profile/Profile.h"
 #include "util/InputError.h"
 
 #include <initializer_list>
@@ -83,8 +84,10 @@ DeviceCatalog catalogForDocuments(const CliArgs& args, const std::vector<std::st
 // The plan of a hapmoe.plan document, or of a hapmoe.project's saved plans (`--saved-plan N`,
 // 1-based, default 1, with a note on stderr saying which), as a plan document of the project's
 // model, cluster and device types. Throws InputError (no saved plan) or UsageError (N beyond
-// them, or --saved-plan with a plan document).
-PlanDocument readPlanFile(const CliArgs& args, const std::string& file, Warnings& warnings);
+// them, or --saved-plan with a plan document). `projectProfile`, when given, receives the
+// project's profile (the one its saved plans were costed with; none for a plan document).
+PlanDocument readPlanFile(const CliArgs& args, const std::string& file, Warnings& warnings,
+                          std::optional<Profile>* projectProfile = nullptr);
 
 // An input of a command that names a file: the option as written ("--plan", "SCRIPT") and its
 // value. Values that are not existing files (presets, shorthands) are skipped by the check below.

@@ -88,12 +88,19 @@ int cmdCalibrate(const Args& args)
         checkOutputPath("-o", *out, givenInputs(a, {"profile", "devices"}, {{"--log", logFile}, {"--plan", planFile}}));
     const DeviceCatalog catalog = catalogForDocuments(a, {planFile});
     Warnings warnings;
-    const PlanDocument doc = readPlanFile(a, planFile, warnings);
+    std::optional<Profile> projectProfile;
+    const PlanDocument doc = readPlanFile(a, planFile, warnings, &projectProfile);
     validatePlanDocument(doc, catalog, planFile);
     std::optional<Profile> base;
     if (auto p = a.value("profile")) {
         base = readProfile(readTextFile(*p), *p, &warnings);
         validateProfile(*base, catalog, *p);
+    } else if (projectProfile) {
+        // A project's saved plan was costed with the project's profile: the calibration starts from it.
+        validateProfile(*projectProfile, catalog, planFile);
+        base = std::move(projectProfile);
+        std::cerr << "note: the project's profile is the base of the calibration, as its saved plans were costed with it "
+                     "(--profile FILE gives another)\n";
     }
     const MegatronLog log = parseMegatronLog(readTextFile(logFile), logFile);
     for (const auto& w : warnings)

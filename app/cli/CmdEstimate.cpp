@@ -132,6 +132,7 @@ struct EstimateInput {
     std::vector<std::string> notes;   // what the flag form decided for the user (printed as "note: ...")
     OverlapSwitches overlap;          // a plan file's prediction's, or the cost model's defaults
     double memory_headroom = 0;       // likewise (a search with --memory-headroom records it)
+    std::optional<Profile> profile;   // a project's, which its saved plans were costed with
 };
 
 // The plan file's model and cluster, or the ones --model and --cluster give instead; either
@@ -139,7 +140,8 @@ struct EstimateInput {
 EstimateInput fromPlanFile(const CliArgs& a, const DeviceCatalog& catalog, Warnings& warnings)
 {
     const std::string file = *a.value("plan");
-    PlanDocument doc = readPlanFile(a, file, warnings);
+    std::optional<Profile> projectProfile;
+    PlanDocument doc = readPlanFile(a, file, warnings, &projectProfile);
     std::vector<std::string> replaced;
     if (auto m = a.value("model")) {
         doc.model = resolveModel(*m, &warnings);
@@ -166,7 +168,7 @@ EstimateInput fromPlanFile(const CliArgs& a, const DeviceCatalog& catalog, Warni
     // The plan is re-estimated with the switches its prediction assumed (a plan that a search
     // for a script with --tp-comm-overlap wrote assumes it).
     EstimateInput in{doc.model, doc.cluster, doc.plan, {}, doc.prediction ? doc.prediction->overlap : OverlapSwitches{},
-                     doc.prediction ? doc.prediction->memory_headroom : 0.0};
+                     doc.prediction ? doc.prediction->memory_headroom : 0.0, std::move(projectProfile)};
     // A valid plan may still break a rule of the launcher it names (hapmoe export refuses it).
     const std::vector<DeploymentProblem> problems = deploymentProblems(in.plan, in.model, in.cluster, catalog, in.plan.target);
     if (!problems.empty())
@@ -479,6 +481,12 @@ int cmdEstimate(const Args& args)
     if (auto file = a.value("profile")) {
         profile = readProfile(readTextFile(*file), *file, &warnings);
         validateProfile(*profile, catalog, *file);
+    } else if (in.profile) {
+        // A project's saved plan is costed as the project costed it: with its profile.
+        validateProfile(*in.profile, catalog, *a.value("plan"));
+        profile = std::move(in.profile);
+        in.notes.push_back("the project's profile" + (profile->name.empty() ? std::string() : " \"" + printableText(profile->name) + "\"")
+                           + " is used, as for its saved plans (--profile FILE uses another)");
     }
     for (const auto& w : warnings)
         std::cerr << "warning: " << printableText(w) << "\n";

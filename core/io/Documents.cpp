@@ -1218,6 +1218,8 @@ Project readProject(std::string_view text, const std::string& fileName, Warnings
     const std::string profileFile = n.optString("profile_file");
     if (n.has("profile")) {
         p.profile = readProfileObject(n.object("profile"));
+        // Its bounds too, as validate and a --profile file are held to (profile.compute[0].tokens).
+        checkProfileLimits(*p.profile, fileName);
         p.profile_file = profileFile;
     }
     p.devices = devicesOf(n);

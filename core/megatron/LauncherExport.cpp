@@ -259,12 +259,25 @@ std::vector<NodeSlots> orderNodes(const Plan& plan, const Cluster& cluster, std:
     return order;
 }
 
+// A plan may name a device type by an alias ("h800"): the launcher spells every stage's and
+// node's type by its catalog name, so that FlagScale's type= labels, --hetero-device-types and
+// the environment per type agree.
+PlanDocument withCatalogNames(PlanDocument doc, const DeviceCatalog& catalog)
+{
+    for (StagePlan& st : doc.plan.stages)
+        st.device_type = catalog.canonicalName(st.device_type);
+    for (Node& n : doc.cluster.nodes)
+        n.device_type = catalog.canonicalName(n.device_type);
+    return doc;
+}
+
 class Exporter {
 public:
     // noHooks: variables whose defaults are written as read even where a hook could be kept
     // (exportLauncher: the launcher itself sets them).
     Exporter(const PlanDocument& doc, const ExportOptions& options, std::set<std::string> noHooks = {})
-        : m_doc(doc), m_opt(options), m_cat(options.catalog ? *options.catalog : DeviceCatalog::builtin()),
+        : m_doc(withCatalogNames(doc, options.catalog ? *options.catalog : DeviceCatalog::builtin())), m_opt(options),
+          m_cat(options.catalog ? *options.catalog : DeviceCatalog::builtin()),
           m_noHooks(std::move(noHooks))
     {
     }
@@ -2086,7 +2099,7 @@ private:
         return o.str();
     }
 
-    const PlanDocument& m_doc;
+    const PlanDocument m_doc;   // withCatalogNames
     const ExportOptions& m_opt;
     const DeviceCatalog& m_cat;
     std::vector<NodeSlots> m_nodes;

@@ -504,8 +504,19 @@ private:
             warn(at(option) + "elastic --nnodes " + v + ": the maximum is used");
             v = v.substr(v.find(':') + 1);
         }
-        if (auto n = toInt(v); n && *n >= 1 && *n <= 1000000)
+        if (auto n = toInt(v); n && *n >= 1 && *n <= 1000000) {
+            // torchrun takes it, but no cluster holds it (io/Documents.h): said with the flag
+            // rather than by the cluster it would make.
+            const std::string name = canonicalTorchrun(option);
+            if (name == "--nnodes" && *n > kMaxNodes)
+                m_out.invalid_values.push_back({"--nnodes", value, "", "--nnodes " + value + " is more nodes than the "
+                                                                        + std::to_string(kMaxNodes) + " a cluster may have"});
+            if (name == "--nproc-per-node" && *n > kMaxDevicesPerNode)
+                m_out.invalid_values.push_back({"--nproc_per_node", value, "",
+                                                "--nproc_per_node " + value + " is more processes than the "
+                                                    + std::to_string(kMaxDevicesPerNode) + " devices a node may have"});
             return static_cast<int>(*n);
+        }
         // A node count the script gives as it stands (0, -1, "abc") is one torchrun refuses
         // (torch.distributed.run asserts 0 < min_nodes <= max_nodes); a variable the reading
         // could not expand, or another launcher's option, only gets the assumption.

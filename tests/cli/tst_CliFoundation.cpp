@@ -131,6 +131,7 @@ private slots:
     void traceOnlyOfSchedulesThatCanBeWritten();
     void importChecksTheWorldTheScriptStarts();
     void calibrateRefusesRouterCountsOfNoLayer();
+    void projectProfileCostsItsSavedPlans();
 };
 
 void tst_CliFoundation::helpAndVersion()
@@ -1410,6 +1411,54 @@ void tst_CliFoundation::estimateSaysWhatUnevenChunksCost()
     const Run e = hapmoe({"estimate", "--script", script, "--cluster", "H100:4x8"});
     QCOMPARE(e.exitCode, 0);
     QVERIFY2(!e.out.contains("pipeline:"), qPrintable(e.out));
+}
+
+void tst_CliFoundation::projectProfileCostsItsSavedPlans()
+{
+    // A project's saved plans were costed with its profile: estimate --plan PROJECT uses it
+    // (with a note) unless --profile gives another, and its bounds are checked as validate
+    // checks them.
+    QTemporaryDir tmp;
+    const QString plan = tmp.filePath("plan.json"), launcher = tmp.filePath("run.sh"), project = tmp.filePath("p.hapmoe");
+    const Run made = hapmoe({"estimate", "--model", "Mixtral-S", "--cluster", "16-1-h", "--pp", "2", "--ep", "8",
+                             "--distributed-optimizer", "--json"});
+    QCOMPARE(made.exitCode, 0);
+    QVERIFY(writeFile(plan, made.out.toUtf8()));
+    QCOMPARE(hapmoe({"export", plan, "--format", "megatron", "-o", launcher}).exitCode, 0);
+    QCOMPARE(hapmoe({"import", launcher, "--device", "H800", "-o", project}).exitCode, 0);
+    const Run plain = hapmoe({"estimate", "--plan", project, "--json"});
+    QVERIFY2(plain.exitCode == 0, qPrintable(plain.err));
+
+    // The H800 at 40 % of its peak (the catalog's GEMM fraction is 0.803 x 0.935 = 0.75).
+    const QJsonObject profile{{"name", "slow"}, {"device_efficiency", QJsonObject{{"H800", 0.4}}}};
+    QJsonObject withProfile = QJsonDocument::fromJson(readFile(project)).object();
+    withProfile["profile"] = profile;
+    QVERIFY(writeFile(project, QJsonDocument(withProfile).toJson()));
+    QJsonObject standalone = profile;
+    standalone["format"] = "hapmoe.profile";
+    standalone["version"] = 1;
+    const QString profileFile = tmp.filePath("slow.json");
+    QVERIFY(writeFile(profileFile, QJsonDocument(standalone).toJson()));
+    const Run own = hapmoe({"estimate", "--plan", project, "--json"});
+    QVERIFY2(own.exitCode == 0, qPrintable(own.err));
+    QVERIFY2(own.err.contains("note: the project's profile \"slow\" is used, as for its saved plans"), qPrintable(own.err));
+    const Run given = hapmoe({"estimate", "--plan", project, "--profile", profileFile, "--json"});
+    QVERIFY2(given.exitCode == 0, qPrintable(given.err));
+    const double t = prediction(own)["iteration_time_s"].toDouble();
+    QCOMPARE(t, prediction(given)["iteration_time_s"].toDouble());
+    QVERIFY2(t > 1.5 * prediction(plain)["iteration_time_s"].toDouble(), qPrintable(QString::number(t)));
+
+    // Out of its bounds, the project is refused by every command that reads it, as by validate.
+    withProfile["profile"] = QJsonObject{{"compute", QJsonArray{QJsonObject{{"device_type", "H800"}, {"tokens", 1e15},
+                                                                            {"dense_layer_fwd_s", 0.01}, {"dense_layer_bwd_s", 0.02}}}}};
+    QVERIFY(writeFile(project, QJsonDocument(withProfile).toJson()));
+    for (const QStringList& args : {QStringList{"validate", project}, QStringList{"estimate", "--plan", project},
+                                    QStringList{"export", project, "--format", "megatron"}}) {
+        const Run r = hapmoe(args);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains("profile.compute[0].tokens: expected tokens per device-replica from 1 to 1e+09, got 1e+15"),
+                 qPrintable(r.err));
+    }
 }
 
 QTEST_GUILESS_MAIN(tst_CliFoundation)

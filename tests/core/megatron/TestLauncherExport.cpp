@@ -1874,6 +1874,23 @@ private slots:
                 QVERIFY2(known.count(*it), it->c_str());
     }
 
+    void aliasesSpelledByTheCatalog()
+    {
+        // A plan may name a stage's type by an alias ("h800", "NVIDIA H800"): the launcher
+        // spells it as the catalog does, so that the hostfile's type=, --hetero-device-types
+        // and each node's current type agree (FlagScale matches them as strings).
+        PlanDocument d = flagscalePlan();
+        d.plan.stages[0].device_type = "h800";
+        d.plan.stages[1].device_type = "NVIDIA H800";
+        ExportOptions o;
+        o.format = LauncherFormat::FlagScale;
+        const ExportResult r = exportLauncher(d, o);
+        QVERIFY2(r.ok, r.refusal.c_str());
+        const ExportResult plain = exportLauncher(flagscalePlan(), o);
+        QCOMPARE(r.script, plain.script);
+        QCOMPARE(r.hostfile, plain.hostfile);
+    }
+
     void flagscaleRoundTrip_data()
     {
         QTest::addColumn<int>("which");

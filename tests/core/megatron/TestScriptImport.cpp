@@ -798,6 +798,15 @@ private slots:
                          "--num-attention-heads 8 --seq-length 128\n",
                          "many.sh"),
                  std::string("many.sh: --nnodes: --nnodes 99999999999999 is more nodes than the 1000000 a plan may have"));
+        // Counts torchrun takes but no cluster holds (io/Documents.h: 100,000 nodes, 4,096 devices a node).
+        QCOMPARE(errorOf("torchrun --nproc_per_node 8 --nnodes 100001 pretrain_gpt.py --num-layers 2 --hidden-size 64 "
+                         "--num-attention-heads 8 --seq-length 128\n",
+                         "wide.sh"),
+                 std::string("wide.sh: --nnodes: --nnodes 100001 is more nodes than the 100000 a cluster may have"));
+        QCOMPARE(errorOf("torchrun --nproc_per_node 4097 pretrain_gpt.py --num-layers 2 --hidden-size 64 "
+                         "--num-attention-heads 8 --seq-length 128\n",
+                         "fat.sh"),
+                 std::string("fat.sh: --nproc_per_node: --nproc_per_node 4097 is more processes than the 4096 devices a node may have"));
         QCOMPARE(errorOf("torchrun --nproc_per_node 8 --nnodes $NODES pretrain_gpt.py --num-layers 2 --hidden-size 64 "
                          "--num-attention-heads 8 --seq-length 128\n",
                          "unset.sh"),
