@@ -8,6 +8,8 @@
 #include "util/InputError.h"
 
 #include <csignal>
+#include <poll.h>
+#include <unistd.h>
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -40,15 +42,27 @@ Run "hapmoe <command> --help" for the options of a command.
 Exit codes: 0 success, 1 no feasible plan, 2 bad input or usage.
 )";
 
+// Whether standard output is a pipe whose reader has gone (`hapmoe plan | head -1`).
+bool readerGone()
+{
+    pollfd out{STDOUT_FILENO, 0, 0};
+    return ::poll(&out, 1, 0) == 1 && (out.revents & POLLERR) != 0;
+}
+
 // The command's exit code, or 2 when its standard output could not be written (a full disk
-// behind "> plan.json"): a document cut short must not look like a success.
+// behind "> plan.json", a pipe closed by its reader): a document cut short must not look like
+// a success. SIGPIPE is ignored (main), so a closed pipe ends no command before its -o file
+// is written.
 int outputWritten(const std::string& cmd, int code)
 {
     std::cout.flush();
     const bool failed = std::cout.fail() || std::fflush(stdout) != 0 || std::ferror(stdout);
     if (!failed)
         return code;
-    std::cerr << "hapmoe " << cmd << ": error: cannot write to standard output; what was printed is incomplete\n";
+    std::cerr << "hapmoe " << cmd << ": error: "
+              << (readerGone() ? "standard output was closed before the end (the pipe's reader stopped reading)"
+                               : "cannot write to standard output")
+              << "; what was printed is incomplete\n";
     return hapmoe::cli::BadInput;
 }
 
@@ -120,9 +134,10 @@ int run(const std::vector<std::string>& args)
 
 } // namespace
 
-// Interrupted (Ctrl-C, kill, the terminal closed, a closed pipe, any signal whose default is to
-// end the program) while a file is being saved: its temporary file is removed, the target is
-// as it was, and the signal then ends the program as it would.
+// Interrupted (Ctrl-C, kill, the terminal closed, any signal whose default is to end the
+// program) while a file is being saved: its temporary file is removed, the target is as it
+// was, and the signal then ends the program as it would. A closed pipe is no such end: SIGPIPE
+// is ignored, the write fails and outputWritten says so.
 extern "C" void onTerminatingSignal(int signal)
 {
     hapmoe::removeUnfinishedSaves();
@@ -132,7 +147,8 @@ extern "C" void onTerminatingSignal(int signal)
 
 int main(int argc, char** argv)
 {
-    for (int signal : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGALRM, SIGUSR1, SIGUSR2, SIGXCPU, SIGXFSZ})
+    for (int signal : {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGALRM, SIGUSR1, SIGUSR2, SIGXCPU, SIGXFSZ})
         std::signal(signal, onTerminatingSignal);
+    std::signal(SIGPIPE, SIG_IGN);
     return run(std::vector<std::string>(argv + 1, argv + argc));
 }

@@ -132,6 +132,7 @@ private slots:
     void importChecksTheWorldTheScriptStarts();
     void calibrateRefusesRouterCountsOfNoLayer();
     void projectProfileCostsItsSavedPlans();
+    void closedPipeEndsNoCommandEarly();
 };
 
 void tst_CliFoundation::helpAndVersion()
@@ -1459,6 +1460,32 @@ void tst_CliFoundation::projectProfileCostsItsSavedPlans()
         QVERIFY2(r.err.contains("profile.compute[0].tokens: expected tokens per device-replica from 1 to 1e+09, got 1e+15"),
                  qPrintable(r.err));
     }
+}
+
+void tst_CliFoundation::closedPipeEndsNoCommandEarly()
+{
+    // Standard output a pipe whose reader is gone before the command writes (`| head -1`
+    // having read its line): no SIGPIPE death. The -o file is written whole, the command
+    // says its printed summary is incomplete, and exits 2 as for a full disk.
+    QTemporaryDir tmp;
+    const QString script = tmp.filePath("train.sh"), project = tmp.filePath("p.hapmoe");
+    QVERIFY(writeFile(script, "torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers 4 --hidden-size 1024 "
+                              "--num-attention-heads 16 --seq-length 1024 --max-position-embeddings 1024 "
+                              "--micro-batch-size 1 --global-batch-size 8 --vocab-size 32000 --bf16\n"));
+    int fds[2];
+    QCOMPARE(::pipe(fds), 0);
+    ::close(fds[0]);   // the reader, gone
+    QProcess p;
+    p.setChildProcessModifier([w = fds[1]] { ::dup2(w, STDOUT_FILENO); });
+    p.start(QStringLiteral(HAPMOE_CLI_PATH), {"import", script, "--device", "H800", "-o", project});
+    QVERIFY(p.waitForFinished(60000));
+    ::close(fds[1]);
+    QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+    QCOMPARE(p.exitCode(), 2);
+    const QString err = QString::fromUtf8(p.readAllStandardError());
+    QVERIFY2(err.contains("standard output was closed before the end (the pipe's reader stopped reading)"), qPrintable(err));
+    const Run valid = hapmoe({"validate", project});
+    QVERIFY2(valid.exitCode == 0, qPrintable(valid.err));
 }
 
 QTEST_GUILESS_MAIN(tst_CliFoundation)
