@@ -93,12 +93,18 @@ std::string fixedText(double v)
 constexpr double kMaxIterationMs = 86'400'000.0;
 
 // Reads the sizes of validate_args' "using world size: ..." line and of the arguments dump.
-void readParallelSizes(const std::string& line, int lineNo, MegatronLog::ParallelSizes& sizes)
+// A size that is no whole number from 1 (a log edited by hand, or garbled) is refused with its
+// line: the check of the run against the plan would otherwise be skipped without a word.
+void readParallelSizes(const std::string& line, int lineNo, MegatronLog::ParallelSizes& sizes, const std::string& fileName)
 {
     using Sizes = MegatronLog::ParallelSizes;
-    auto set = [&](int Sizes::*field, int Sizes::*at, double v) {
-        if (sizes.*field == 0 && v >= 1 && v <= 1e9 && v == std::floor(v)) {
-            sizes.*field = static_cast<int>(v);
+    auto set = [&](int Sizes::*field, int Sizes::*at, const std::string& name, const std::string& text) {
+        const auto v = finiteNumber(text);
+        if (!v || *v < 1 || *v > 1e9 || *v != std::floor(*v))
+            throw InputError(fileName, "line " + std::to_string(lineNo),
+                             name + ": expected a whole number from 1 to 1000000000, got \"" + text + "\"");
+        if (sizes.*field == 0) {
+            sizes.*field = static_cast<int>(*v);
             sizes.*at = lineNo;
         }
     };
@@ -112,14 +118,12 @@ void readParallelSizes(const std::string& line, int lineNo, MegatronLog::Paralle
             if (colon == std::string::npos)
                 continue;
             const std::string name = trim(part.substr(0, colon));
-            const auto v = finiteNumber(trim(part.substr(colon + 1)));
-            if (!v)
-                continue;
-            if (name == "world size") set(&Sizes::world, &Sizes::world_line, *v);
-            else if (name == "data-parallel size") set(&Sizes::dp, &Sizes::dp_line, *v);
-            else if (name == "context-parallel size") set(&Sizes::cp, &Sizes::cp_line, *v);
-            else if (name == "tensor-model-parallel size") set(&Sizes::tp, &Sizes::tp_line, *v);
-            else if (name == "pipeline-model-parallel size") set(&Sizes::pp, &Sizes::pp_line, *v);
+            const std::string v = trim(part.substr(colon + 1));
+            if (name == "world size") set(&Sizes::world, &Sizes::world_line, name, v);
+            else if (name == "data-parallel size") set(&Sizes::dp, &Sizes::dp_line, name, v);
+            else if (name == "context-parallel size") set(&Sizes::cp, &Sizes::cp_line, name, v);
+            else if (name == "tensor-model-parallel size") set(&Sizes::tp, &Sizes::tp_line, name, v);
+            else if (name == "pipeline-model-parallel size") set(&Sizes::pp, &Sizes::pp_line, name, v);
         }
         return;
     }
@@ -129,15 +133,12 @@ void readParallelSizes(const std::string& line, int lineNo, MegatronLog::Paralle
     if (!(words >> name >> dots >> value) || (words >> extra) || dots.size() < 3
         || dots.find_first_not_of('.') != std::string::npos)
         return;
-    const auto v = finiteNumber(value);
-    if (!v)
-        return;
-    if (name == "world_size") set(&Sizes::world, &Sizes::world_line, *v);
-    else if (name == "data_parallel_size") set(&Sizes::dp, &Sizes::dp_line, *v);
-    else if (name == "context_parallel_size") set(&Sizes::cp, &Sizes::cp_line, *v);
-    else if (name == "tensor_model_parallel_size") set(&Sizes::tp, &Sizes::tp_line, *v);
-    else if (name == "pipeline_model_parallel_size") set(&Sizes::pp, &Sizes::pp_line, *v);
-    else if (name == "expert_model_parallel_size") set(&Sizes::ep, &Sizes::ep_line, *v);
+    if (name == "world_size") set(&Sizes::world, &Sizes::world_line, name, value);
+    else if (name == "data_parallel_size") set(&Sizes::dp, &Sizes::dp_line, name, value);
+    else if (name == "context_parallel_size") set(&Sizes::cp, &Sizes::cp_line, name, value);
+    else if (name == "tensor_model_parallel_size") set(&Sizes::tp, &Sizes::tp_line, name, value);
+    else if (name == "pipeline_model_parallel_size") set(&Sizes::pp, &Sizes::pp_line, name, value);
+    else if (name == "expert_model_parallel_size") set(&Sizes::ep, &Sizes::ep_line, name, value);
 }
 
 // "  overlap_grad_reduce ............................. True" (print_args).
@@ -248,7 +249,7 @@ MegatronLog parseMegatronLog(std::string_view text, const std::string& fileName)
         if (!runs.back().intervals.empty() && startsRun(line))
             newRun();
         MegatronLog& log = runs.back();
-        readParallelSizes(line, lineNo, log.sizes);
+        readParallelSizes(line, lineNo, log.sizes, fileName);
         readSwitches(line, lineNo, log.switches);
         // Iteration line: "iteration       20/    1000 | ... | elapsed time per iteration (ms): 1834.2 | ..."
         static const std::string kElapsed = "elapsed time per iteration (ms):";

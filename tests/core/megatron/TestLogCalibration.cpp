@@ -225,6 +225,20 @@ private slots:
         QCOMPARE(dump.sizes.world, 16);
         QCOMPARE(dump.sizes.ep, 4);
         QCOMPARE(dump.sizes.tp, 0);
+        // A stated size that is no count is refused at its line: skipping it would skip the
+        // check of the run against the plan without a word.
+        for (const auto& [line, detail] : std::vector<std::pair<std::string, std::string>>{
+                 {"using world size: 2147483680, data-parallel size: 8", "world size: expected a whole number from 1 to 1000000000, got \"2147483680\""},
+                 {"using world size: 32, tensor-model-parallel size: 0", "tensor-model-parallel size: expected a whole number from 1 to 1000000000, got \"0\""},
+                 {"  pipeline_model_parallel_size .................... 2.5", "pipeline_model_parallel_size: expected a whole number from 1 to 1000000000, got \"2.5\""}}) {
+            try {
+                parseMegatronLog(line + "\n iteration 1/ 5 | elapsed time per iteration (ms): 100.0 |\n", "sizes.log");
+                QFAIL(line.c_str());
+            } catch (const InputError& e) {
+                QCOMPARE(e.where(), std::string("line 1"));
+                QCOMPARE(e.detail(), detail);
+            }
+        }
         // Numbers no run has where a count is read: an iteration number is not taken (it
         // would not even convert to an integer); a layer index is refused at its line, since
         // leaving its counts out would take the imbalance from the other layers alone.
