@@ -29,10 +29,9 @@ bool matches(const DeviceType& t, const std::string& norm)
 std::string textField(const io::JsonNode& n, const std::string& key, const std::string& value, bool inShorthand)
 {
     for (std::size_t i = 0; i < value.size(); ++i)
-        if (const unsigned char c = static_cast<unsigned char>(value[i]); c < 0x20 || c == 0x7f) {
-            n.fail(key, "expected one line of printable text, got the control character " + byteCode(c) + " at character "
+        if (controlLength(value, i) > 0)
+            n.fail(key, "expected one line of printable text, got the control character " + controlName(value, i) + " at character "
                             + std::to_string(i + 1));
-        }
     if (inShorthand && value.find_first_of(":,") != std::string::npos)
         n.fail(key, "expected a name without ':' or ',' (they separate the parts of a cluster shorthand such as "
                     "\"H800:2x8,910B:1x8\"), got " + quotedValue(value));
@@ -62,7 +61,7 @@ DeviceType readDevice(const io::JsonNode& n)
     // Optional: 0, the default, is a type without FP8 tensor cores (FP8 training leaves it out).
     t.fp8_tflops = n.optDouble("fp8_tflops", 0, 0, false, kMax * 1000);
     if (t.fp8_tflops > 0 && t.fp8_tflops < kMin)
-        n.fail("fp8_tflops", "expected 0 (no FP8) or at least " + numberForMessage(kMin) + ", got " + numberForMessage(t.fp8_tflops));
+        n.fail("fp8_tflops", "expected 0 (no FP8) or at least " + numberForMessage(kMin) + ", got " + valueForMessage(t.fp8_tflops));
     t.memory_gib = n.reqDouble("memory_gib", 0, true, kMax);
     t.hbm_gbps = n.reqDouble("hbm_gbps", kMin, false, kMax * 10);
     // Optional: 0, the default, is "not measured" (the cost model's default fraction).

@@ -964,7 +964,7 @@ Profile readProfileObject(const JsonNode& n)
         for (const auto& [field, t] : {std::pair{"dense_layer_fwd_s", c.dense_layer_fwd_s}, std::pair{"dense_layer_bwd_s", c.dense_layer_bwd_s}})
             if (!(t >= ProfileLimits::kMinTimeS && t <= ProfileLimits::kMaxTimeS))
                 e.fail(field, "expected seconds from " + numberForMessage(ProfileLimits::kMinTimeS, 6) + " to "
-                                  + numberForMessage(ProfileLimits::kMaxTimeS, 6) + ", got " + numberForMessage(t, 6));
+                                  + numberForMessage(ProfileLimits::kMaxTimeS, 6) + ", got " + valueForMessage(t));
         // The FFN is part of the layer: an MoE layer's time is the layer's minus the FFN's plus
         // the experts' (docs/cost-model.md section 3.4), so it cannot exceed the layer's.
         c.ffn_fwd_s = e.optDouble("ffn_fwd_s", 0, 0, false, c.dense_layer_fwd_s);
@@ -1187,7 +1187,7 @@ Project readProject(std::string_view text, const std::string& fileName, Warnings
         p.search.top_k = s->optInt("top_k", p.search.top_k, 1, 1000);   // as hapmoe plan --top
         p.search.delta = s->optDouble("delta", p.search.delta, 0);
         if (p.search.delta >= 1)
-            s->fail("delta", "expected a load-balance tolerance in [0, 1), got " + formatBound(p.search.delta));
+            s->fail("delta", "expected a load-balance tolerance in [0, 1), got " + valueForMessage(p.search.delta));
         p.search.eta = s->optDouble("eta", p.search.eta, 0, true, 1e6);
         // Above 1e7 s (four months) a limit means none (search/Search.h).
         p.search.time_limit_s = s->optDouble("time_limit_s", p.search.time_limit_s, 0, false, 1e7);
@@ -1418,7 +1418,7 @@ void validateModel(const ModelSpec& m, const std::string& file)
     // max over mean load is at most E / k.
     if (m.maxRouterImbalance() > 0.0 && t.router_imbalance > m.maxRouterImbalance())
         fail("training.router_imbalance", "expected at most num_experts / moe_router_topk = " + formatBound(m.maxRouterImbalance())
-                                              + " (an expert gets each token at most once), got " + formatBound(t.router_imbalance));
+                                              + " (an expert gets each token at most once), got " + valueForMessage(t.router_imbalance));
     if (!(t.imbalance_weight >= 0.0 && t.imbalance_weight <= 1.0))
         fail("training.imbalance_weight", "expected a number in [0, 1], got " + std::to_string(t.imbalance_weight));
     if (t.fp8_param_gather && !t.fp8())
@@ -1474,22 +1474,22 @@ void validateCluster(const Cluster& c, const DeviceCatalog& catalog, const std::
         // Rates below kMinRate would make a time infinite (a 1 GB transfer over 1e-320 GB/s).
         if (!(n.nic_gbit == 0 || (n.nic_gbit >= kMinRate && std::isfinite(n.nic_gbit))))
             throw InputError(file, where("nodes", i, "nic_gbit"), "expected 0 (the device type's rate) or at least 1e-06 Gbit/s, got "
-                                                                   + numberForMessage(n.nic_gbit, 6));
+                                                                   + valueForMessage(n.nic_gbit));
         if (!(n.nic_gbit <= kMaxRate))
-            throw InputError(file, where("nodes", i, "nic_gbit"), "expected at most 1e+06 Gbit/s, got " + numberForMessage(n.nic_gbit, 6));
+            throw InputError(file, where("nodes", i, "nic_gbit"), "expected at most 1e+06 Gbit/s, got " + valueForMessage(n.nic_gbit));
         if (!(n.host_memory_gib >= 0))
             throw InputError(file, where("nodes", i, "host_memory_gib"), "expected a non-negative number of GiB");
         // As the studio's node editor takes it: whole GiB up to 1 PiB (a fraction of a GiB
         // would read as "needs 348 GiB of 0.0 GiB").
         if (n.host_memory_gib > 0 && !(n.host_memory_gib >= 1 && n.host_memory_gib <= 1048576))
             throw InputError(file, where("nodes", i, "host_memory_gib"),
-                             "expected 0 (not checked) or 1 to 1,048,576 GiB, got " + numberForMessage(n.host_memory_gib, 6));
+                             "expected 0 (not checked) or 1 to 1,048,576 GiB, got " + valueForMessage(n.host_memory_gib));
         if (!(n.host_link_gbytes_per_s == 0 || (n.host_link_gbytes_per_s >= kMinRate && std::isfinite(n.host_link_gbytes_per_s))))
             throw InputError(file, where("nodes", i, "host_link_gbytes_per_s"),
-                             "expected 0 (PCIe Gen4's 32 GB/s) or at least 1e-06 GB/s, got " + numberForMessage(n.host_link_gbytes_per_s, 6));
+                             "expected 0 (PCIe Gen4's 32 GB/s) or at least 1e-06 GB/s, got " + valueForMessage(n.host_link_gbytes_per_s));
         if (!(n.host_link_gbytes_per_s <= kMaxRate))
             throw InputError(file, where("nodes", i, "host_link_gbytes_per_s"),
-                             "expected at most 1e+06 GB/s, got " + numberForMessage(n.host_link_gbytes_per_s, 6));
+                             "expected at most 1e+06 GB/s, got " + valueForMessage(n.host_link_gbytes_per_s));
     }
     // Host names ignore case (RFC 4343): "NODE7" and "node7" are one host for a hostfile.
     std::map<std::string, std::size_t> hosts;
@@ -1519,23 +1519,23 @@ void validateCluster(const Cluster& c, const DeviceCatalog& catalog, const std::
             throw InputError(file, where("links", i, "b"), "a link must join two different ids, got " + std::to_string(l.a) + " twice");
         if (!(l.bandwidth_gbytes_per_s >= kMinRate) || !std::isfinite(l.bandwidth_gbytes_per_s))
             throw InputError(file, where("links", i, "bandwidth_gbytes_per_s"),
-                             "expected at least 1e-06 GB/s, got " + numberForMessage(l.bandwidth_gbytes_per_s, 6));
+                             "expected at least 1e-06 GB/s, got " + valueForMessage(l.bandwidth_gbytes_per_s));
         if (!(l.bandwidth_gbytes_per_s <= kMaxRate))
             throw InputError(file, where("links", i, "bandwidth_gbytes_per_s"),
-                             "expected at most 1e+06 GB/s, got " + numberForMessage(l.bandwidth_gbytes_per_s, 6));
+                             "expected at most 1e+06 GB/s, got " + valueForMessage(l.bandwidth_gbytes_per_s));
         if (!(l.latency_us >= 0) || !(l.latency_us <= kMaxLatencyUs))
             throw InputError(file, where("links", i, "latency_us"),
-                             "expected a number from 0 to 1e+06 us (one second), got " + numberForMessage(l.latency_us, 6));
+                             "expected a number from 0 to 1e+06 us (one second), got " + valueForMessage(l.latency_us));
     }
     if (!(c.cross_vendor.bandwidth_gbytes_per_s >= kMinRate) || !std::isfinite(c.cross_vendor.bandwidth_gbytes_per_s))
         throw InputError(file, "cluster.cross_vendor.bandwidth_gbytes_per_s",
-                         "expected at least 1e-06 GB/s, got " + numberForMessage(c.cross_vendor.bandwidth_gbytes_per_s, 6));
+                         "expected at least 1e-06 GB/s, got " + valueForMessage(c.cross_vendor.bandwidth_gbytes_per_s));
     if (!(c.cross_vendor.bandwidth_gbytes_per_s <= kMaxRate))
         throw InputError(file, "cluster.cross_vendor.bandwidth_gbytes_per_s",
-                         "expected at most 1e+06 GB/s, got " + numberForMessage(c.cross_vendor.bandwidth_gbytes_per_s, 6));
+                         "expected at most 1e+06 GB/s, got " + valueForMessage(c.cross_vendor.bandwidth_gbytes_per_s));
     if (!(c.cross_vendor.latency_us >= 0) || !(c.cross_vendor.latency_us <= kMaxLatencyUs))
         throw InputError(file, "cluster.cross_vendor.latency_us",
-                         "expected a number from 0 to 1e+06 us (one second), got " + numberForMessage(c.cross_vendor.latency_us, 6));
+                         "expected a number from 0 to 1e+06 us (one second), got " + valueForMessage(c.cross_vendor.latency_us));
 }
 
 void validatePlanDocument(const PlanDocument& doc, const DeviceCatalog& catalog, const std::string& file)
@@ -1642,7 +1642,10 @@ void validatePlanDocument(const PlanDocument& doc, const DeviceCatalog& catalog,
                                      "expected a number of layers >= 0, got " + std::to_string(s.chunk_layers[c]));
                 sum += s.chunk_layers[c];
             }
-            if (p.vpp < 2 || s.chunk_layers.size() != static_cast<std::size_t>(p.vpp))
+            if (p.vpp < 2)
+                throw InputError(file, at + ".chunk_layers", "only an interleaved plan (vpp above 1) splits a stage into model chunks; "
+                                                                 "expected no chunk_layers with vpp " + std::to_string(p.vpp));
+            if (s.chunk_layers.size() != static_cast<std::size_t>(p.vpp))
                 throw InputError(file, at + ".chunk_layers", "expected one entry per virtual stage (vpp " + std::to_string(p.vpp)
                                                                  + "), got " + std::to_string(s.chunk_layers.size()));
             if (sum != s.num_layers)

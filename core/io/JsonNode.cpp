@@ -96,7 +96,14 @@ nlohmann::json JsonNode::parse(std::string_view text, const std::string& file)
         bool boolean(bool v) override { return value() && m_dom.boolean(v); }
         bool number_integer(number_integer_t v) override { return value() && m_dom.number_integer(v); }
         bool number_unsigned(number_unsigned_t v) override { return value() && m_dom.number_unsigned(v); }
-        bool number_float(number_float_t v, const string_t& s) override { return value() && m_dom.number_float(v, s); }
+        bool number_float(number_float_t v, const string_t& s) override
+        {
+            // Too small for a double ("1e-9999"): it would read as 0, a value the text does not
+            // say (an integer field would take it as 0). Refused, as one too large is.
+            if (v == 0 && underflow.empty() && s.substr(0, s.find_first_of("eE")).find_first_of("123456789") != std::string::npos)
+                underflow = s;
+            return value() && m_dom.number_float(v, s);
+        }
         bool string(string_t& v) override { return value() && m_dom.string(v); }
         bool binary(binary_t& v) override { return value() && m_dom.binary(v); }
         bool start_object(std::size_t n) override { return counted() && open() && m_dom.start_object(n); }
@@ -131,6 +138,7 @@ nlohmann::json JsonNode::parse(std::string_view text, const std::string& file)
             throw nlohmann::json::other_error::create(501, e.what(), nullptr);
         }
 
+        std::string underflow;              // the first number too small for a double, as written
         std::string duplicate;              // the repeated key, and the key of its object
         std::size_t duplicateIndex = 0;     // which key event repeated
         bool tooMany = false;   // more than kMaxJsonValues
@@ -189,6 +197,12 @@ nlohmann::json JsonNode::parse(std::string_view text, const std::string& file)
             throw InputError(file, "", "the document holds more than " + std::to_string(kMaxJsonValues / 1'000'000)
                                            + " million JSON values; a hapmoe document holds far fewer: expected a model, "
                                              "cluster, profile, plan or project");
+        if (!reader.underflow.empty()) {
+            const auto at = text.find(reader.underflow);
+            throw InputError(file, at == std::string_view::npos ? std::string() : lineAndColumn(text, at),
+                             "malformed JSON: the number " + reader.underflow
+                                 + " is too small for a double (it would read as 0); write 0 if 0 is meant");
+        }
         if (!reader.duplicate.empty()) {
             const auto at = keyOffset(text, reader.duplicateIndex);
             throw InputError(file, at == std::string_view::npos ? std::string() : lineAndColumn(text, at),
@@ -493,13 +507,13 @@ std::string JsonNode::optRawString(std::string_view key, const std::string& fall
 
 namespace {
 
-// The first control character of `text` (below 0x20, or 0x7f), tabs and line breaks allowed
-// when `breaks`; npos when none.
+// The first control character of `text` (controlLength: C0, DEL, C1, U+2028 and U+2029),
+// tabs and line breaks allowed when `breaks`; npos when none.
 std::size_t controlAt(std::string_view text, bool breaks)
 {
     for (std::size_t i = 0; i < text.size(); ++i)
         if (const unsigned char c = static_cast<unsigned char>(text[i]);
-            c == 0x7f || (c < 0x20 && !(breaks && (c == '\t' || c == '\n' || c == '\r'))))
+            controlLength(text, i) > 0 && !(breaks && (c == '\t' || c == '\n' || c == '\r')))
             return i;
     return std::string_view::npos;
 }
@@ -512,7 +526,7 @@ std::string JsonNode::optString(std::string_view key, const std::string& fallbac
     // Text is printed to terminals and shown in the GUI: tabs and line breaks, but no escape
     // sequences, bells or NULs.
     if (const std::size_t i = controlAt(value, true); i != std::string_view::npos)
-        fail(key, "expected printable text, got the control character " + byteCode(static_cast<unsigned char>(value[i]))
+        fail(key, "expected printable text, got the control character " + controlName(value, i)
                       + " at character " + std::to_string(i + 1));
     return value;
 }
@@ -521,7 +535,7 @@ std::string JsonNode::optLine(std::string_view key, const std::string& fallback)
 {
     const std::string value = optRawString(key, fallback);
     if (const std::size_t i = controlAt(value, false); i != std::string_view::npos)
-        fail(key, "expected one line of printable text, got the control character " + byteCode(static_cast<unsigned char>(value[i]))
+        fail(key, "expected one line of printable text, got the control character " + controlName(value, i)
                       + " at character " + std::to_string(i + 1));
     return value;
 }

@@ -1,6 +1,7 @@
 #include "profile/ProfileLimits.h"
 
 #include "util/InputError.h"
+#include "util/Strings.h"
 
 #include <algorithm>
 #include <cctype>
@@ -24,7 +25,7 @@ void requireIn(double v, double lo, double hi, const std::string& fileName, cons
 {
     if (!(v >= lo && v <= hi))
         throw InputError(fileName, where, std::string("expected ") + what + " from " + number(lo) + " to " + number(hi) + ", got "
-                                              + number(v));
+                                              + valueForMessage(v));
 }
 
 } // namespace

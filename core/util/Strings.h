@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -39,6 +40,21 @@ inline std::string numberForMessage(double v, int digits = 15)
     return buf;
 }
 
+// A value a message says was given ("got ..."): the fewest digits, at least six, that read back
+// as the value itself, so that a value just outside a bound (1000000.5 against at most 1e+06)
+// does not print as the bound.
+inline std::string valueForMessage(double v)
+{
+    char buf[40];
+    for (int digits = 6; digits < 17; ++digits) {
+        std::snprintf(buf, sizeof buf, "%.*g", digits, v);
+        if (std::strtod(buf, nullptr) == v)
+            return buf;
+    }
+    std::snprintf(buf, sizeof buf, "%.17g", v);
+    return buf;
+}
+
 // A byte as messages show one that cannot be printed ("0x0a").
 inline std::string byteCode(unsigned char c)
 {
@@ -47,22 +63,54 @@ inline std::string byteCode(unsigned char c)
     return code;
 }
 
-// Text for a terminal: every byte below 0x20 (a line break included) and 0x7f as \x1b, so that
-// a name or a script's text in a message cannot move the cursor, recolour or retitle the
-// terminal, or start a line of its own.
+// The control character of UTF-8 text at byte i, and its length in bytes (0 when there is
+// none): C0 (below 0x20) and DEL, the C1 controls U+0080 to U+009F (NEL, CSI, ...), and the
+// line and paragraph separators U+2028 and U+2029, which some terminals and editors take as
+// line breaks. Tabs and line breaks are controls too; callers that allow them say so.
+inline std::size_t controlLength(std::string_view s, std::size_t i)
+{
+    const unsigned char c = static_cast<unsigned char>(s[i]);
+    if (c < 0x20 || c == 0x7f)
+        return 1;
+    if (c == 0xc2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) >= 0x80 && static_cast<unsigned char>(s[i + 1]) <= 0x9f)
+        return 2;
+    if (c == 0xe2 && i + 2 < s.size() && static_cast<unsigned char>(s[i + 1]) == 0x80
+        && (static_cast<unsigned char>(s[i + 2]) == 0xa8 || static_cast<unsigned char>(s[i + 2]) == 0xa9))
+        return 3;
+    return 0;
+}
+
+// How a message names the control character at byte i: "0x0a", or "U+0085" for one of more bytes.
+inline std::string controlName(std::string_view s, std::size_t i)
+{
+    char code[12];
+    const std::size_t n = controlLength(s, i);
+    const auto b = [&](std::size_t k) { return static_cast<unsigned>(static_cast<unsigned char>(s[i + k])); };
+    if (n == 2)
+        std::snprintf(code, sizeof code, "U+%04X", ((b(0) & 0x1fu) << 6) | (b(1) & 0x3fu));
+    else if (n == 3)
+        std::snprintf(code, sizeof code, "U+%04X", ((b(0) & 0x0fu) << 12) | ((b(1) & 0x3fu) << 6) | (b(2) & 0x3fu));
+    else
+        std::snprintf(code, sizeof code, "0x%02x", b(0));
+    return code;
+}
+
+// Text for a terminal: every control character (controlLength; a line break included) as
+// \x1b or \u0085, so that a name or a script's text in a message cannot move the cursor,
+// recolour or retitle the terminal, or start a line of its own.
 inline std::string printableText(std::string_view s)
 {
     std::string out;
     out.reserve(s.size());
-    for (const char ch : s) {
-        const unsigned char c = static_cast<unsigned char>(ch);
-        if (c < 0x20 || c == 0x7f) {
-            char code[8];
-            std::snprintf(code, sizeof code, "\\x%02x", c);
-            out += code;
-        } else {
-            out += ch;
+    for (std::size_t i = 0; i < s.size();) {
+        const std::size_t n = controlLength(s, i);
+        if (n == 0) {
+            out += s[i++];
+            continue;
         }
+        std::string name = controlName(s, i);
+        out += n == 1 ? "\\x" + name.substr(2) : "\\u" + name.substr(2);
+        i += n;
     }
     return out;
 }

@@ -4,6 +4,7 @@
 
 #include "io/Documents.h"
 #include "io/Presets.h"
+#include "util/Strings.h"
 
 #include <QtTest>
 
@@ -197,6 +198,7 @@ private slots:
     void profileAliasesAreOneType();
     void writersSurviveBadEncoding();
     void readTextFileRefusesNonFiles();
+    void messagesQuoteValuesAsTheyAre();
     void atomicSaveReplaces();
     void atomicSaveFailureLeavesOldFile();
     void atomicSaveKeepsALink();
@@ -1495,6 +1497,24 @@ void tst_Documents::atomicSaveKeepsALink()
     QVERIFY(QFileInfo(link).isSymLink());
     QCOMPARE(q(readTextFile(real.toStdString())), QStringLiteral("new"));
     QCOMPARE(QDir(dir.filePath("plans")).entryList(QDir::Files | QDir::Hidden).size(), 1);   // no temporary left
+}
+
+void tst_Documents::messagesQuoteValuesAsTheyAre()
+{
+    // A value just outside a bound prints with the digits that tell it from the bound; a
+    // plain one prints as written.
+    QCOMPARE(valueForMessage(1000000.5), std::string("1000000.5"));
+    QCOMPARE(valueForMessage(0.9999999), std::string("0.9999999"));
+    QCOMPARE(valueForMessage(4.0000001), std::string("4.0000001"));
+    QCOMPARE(valueForMessage(0.1), std::string("0.1"));
+    QCOMPARE(valueForMessage(1e15), std::string("1e+15"));
+    QCOMPARE(valueForMessage(1099511627776.5), std::string("1099511627776.5"));
+    // Control characters a terminal would act on, C1 and the Unicode line separators included,
+    // print as escapes; other text as it is.
+    QCOMPARE(printableText("a\x1b[31mb"), std::string("a\\x1b[31mb"));
+    QCOMPARE(printableText("NV\u0085IDIA \u009b2J"), std::string("NV\\u0085IDIA \\u009B2J"));
+    QCOMPARE(printableText("MY\u2028GPU\u2029"), std::string("MY\\u2028GPU\\u2029"));
+    QCOMPARE(printableText("H800 \u00e9\u2027"), std::string("H800 \u00e9\u2027"));
 }
 
 QTEST_GUILESS_MAIN(tst_Documents)

@@ -130,6 +130,11 @@ private slots:
         QCOMPARE(r.code, 2);
         QVERIFY(r.out.contains("--script-env"));
         QVERIFY(r.out.contains("\"1X=2\""));
+        // A variable given twice, as any option given twice: the second would silently win.
+        r = hapmoeCli({"import", dir.filePath("pick.sh"), "--script-env", "NNODES=2", "--script-env", "NNODES=4"}, dir.path());
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.out.contains("--script-env: NNODES is given twice (NNODES=2, then NNODES=4); give each variable once"),
+                 qPrintable(r.out));
         r = hapmoeCli({"import", dir.filePath("pick.sh"), "--script-args", "'70B"}, dir.path());
         QCOMPARE(r.code, 2);
         QVERIFY(r.out.contains("unterminated single quote"));

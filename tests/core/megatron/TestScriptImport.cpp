@@ -776,11 +776,12 @@ private slots:
             QCOMPARE(e.file(), std::string("sizes.sh"));
             QVERIFY2(std::string(e.detail()).find("TP 65536 does not divide the 8 attention heads") != std::string::npos, e.what());
         }
-        // 65536 nodes of 65536 processes: 2^32 processes, refused with the product.
-        QCOMPARE(errorOf("torchrun --nproc_per_node 65536 --nnodes 65536 pretrain_gpt.py --num-layers 2 --hidden-size 64 "
+        // 100,000 nodes of 4,096 processes, each count one a cluster may hold: 409,600,000
+        // processes, refused with the product.
+        QCOMPARE(errorOf("torchrun --nproc_per_node 4096 --nnodes 100000 pretrain_gpt.py --num-layers 2 --hidden-size 64 "
                          "--num-attention-heads 8 --seq-length 128\n",
                          "nodes.sh"),
-                 std::string("nodes.sh: --nnodes: the launch starts 4294967296 processes (--nnodes x --nproc_per_node); "
+                 std::string("nodes.sh: --nnodes: the launch starts 409600000 processes (--nnodes x --nproc_per_node); "
                              "expected at most 10000000"));
         // An elastic range whose minimum is above its maximum.
         QCOMPARE(errorOf("torchrun --nproc_per_node 8 --nnodes 4:2 pretrain_gpt.py --num-layers 2 --hidden-size 64 "
