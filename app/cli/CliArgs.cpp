@@ -250,6 +250,22 @@ DeviceCatalog catalogForDocuments(const CliArgs& args, const std::vector<std::st
     return catalogOver(std::move(catalog), args, quiet);
 }
 
+namespace {
+
+// Device types by their catalog names, as a search writes them: a plan written by hand may name
+// one by an alias ("h800"), which every output (--json, the launcher) then spells as the catalog.
+PlanDocument withCatalogNames(PlanDocument doc, const std::string& file)
+{
+    const DeviceCatalog catalog = catalogWith(doc.devices, file);
+    for (StagePlan& st : doc.plan.stages)
+        st.device_type = catalog.canonicalName(st.device_type);
+    for (Node& n : doc.cluster.nodes)
+        n.device_type = catalog.canonicalName(n.device_type);
+    return doc;
+}
+
+} // namespace
+
 PlanDocument readPlanFile(const CliArgs& args, const std::string& file, Warnings& warnings, std::optional<Profile>* projectProfile)
 {
     const std::string text = readTextFile(file);
@@ -257,7 +273,7 @@ PlanDocument readPlanFile(const CliArgs& args, const std::string& file, Warnings
         if (args.has("saved-plan"))
             throw UsageError("--saved-plan: " + file + " is a plan document, which holds one plan; --saved-plan picks one of a "
                              "project's saved plans");
-        return readPlan(text, file, &warnings);
+        return withCatalogNames(readPlan(text, file, &warnings), file);
     }
     const Project p = readProject(text, file, &warnings);
     if (p.plans.empty())
@@ -277,6 +293,7 @@ PlanDocument readPlanFile(const CliArgs& args, const std::string& file, Warnings
     doc.devices = typesBeyondBuiltin(p.cluster, catalogWith(p.devices, file));
     if (projectProfile)
         *projectProfile = p.profile;
+    doc = withCatalogNames(std::move(doc), file);
     std::cerr << "note: " << file << " is a project: its saved plan " << n << " of " << count << " ("
               << printableText(saved.plan.name.empty() ? std::string("unnamed") : saved.plan.name)
               << (saved.source == SavedPlan::Source::Current      ? ", the current configuration"

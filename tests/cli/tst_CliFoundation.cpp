@@ -133,6 +133,7 @@ private slots:
     void calibrateRefusesRouterCountsOfNoLayer();
     void projectProfileCostsItsSavedPlans();
     void closedPipeEndsNoCommandEarly();
+    void aliasedTypesReadAsTheCatalogSpellsThem();
 };
 
 void tst_CliFoundation::helpAndVersion()
@@ -1486,6 +1487,30 @@ void tst_CliFoundation::closedPipeEndsNoCommandEarly()
     QVERIFY2(err.contains("standard output was closed before the end (the pipe's reader stopped reading)"), qPrintable(err));
     const Run valid = hapmoe({"validate", project});
     QVERIFY2(valid.exitCode == 0, qPrintable(valid.err));
+}
+
+void tst_CliFoundation::aliasedTypesReadAsTheCatalogSpellsThem()
+{
+    // A plan written by hand may name a type by an alias: estimate --json and the launcher
+    // spell it as the catalog does, as a search would have written it.
+    QTemporaryDir tmp;
+    const Run made = hapmoe({"estimate", "--model", "Mixtral-S", "--cluster", "H800:2x8", "--pp", "2", "--ep", "8", "--json"});
+    QCOMPARE(made.exitCode, 0);
+    QJsonObject doc = QJsonDocument::fromJson(made.out.toUtf8()).object();
+    QJsonObject plan = doc["plan"].toObject();
+    QJsonArray stages = plan["stages"].toArray();
+    QJsonObject first = stages[0].toObject();
+    first["device_type"] = "nvidia h800";
+    stages[0] = first;
+    plan["stages"] = stages;
+    doc["plan"] = plan;
+    const QString file = tmp.filePath("aliased.json");
+    QVERIFY(writeFile(file, QJsonDocument(doc).toJson()));
+    const Run again = hapmoe({"estimate", "--plan", file, "--json"});
+    QVERIFY2(again.exitCode == 0, qPrintable(again.err));
+    const QJsonArray back = QJsonDocument::fromJson(again.out.toUtf8()).object()["plan"].toObject()["stages"].toArray();
+    QCOMPARE(back[0].toObject()["device_type"].toString(), QStringLiteral("H800"));
+    QCOMPARE(prediction(again)["iteration_time_s"].toDouble(), prediction(made)["iteration_time_s"].toDouble());
 }
 
 QTEST_GUILESS_MAIN(tst_CliFoundation)
