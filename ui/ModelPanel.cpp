@@ -8,6 +8,7 @@
 #include "io/Documents.h"
 #include "io/Presets.h"
 #include "megatron/ScriptImport.h"
+#include "util/Strings.h"
 
 #include <QCheckBox>
 #include <QSignalBlocker>
@@ -27,6 +28,7 @@
 #include <QScrollArea>
 #include <QScrollBar>
 #include <QSpinBox>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include <algorithm>
@@ -432,8 +434,17 @@ ModelPanel::ModelPanel(ProjectDocument* document, QWidget* parent) : QWidget(par
     });
     connect(m_scriptInputs, &QLabel::linkActivated, this, &ModelPanel::editScriptInputs);
     connect(document, &ProjectDocument::modelChanged, this, &ModelPanel::refresh);
+    // One update per edit, which may send several of these (a preset: reset and change).
     for (auto signal : {&ProjectDocument::clusterChanged, &ProjectDocument::clusterReset, &ProjectDocument::devicesChanged})
-        connect(document, signal, this, &ModelPanel::updatePlacementNote);
+        connect(document, signal, this, [this] {
+            if (!m_placementPending) {
+                m_placementPending = true;
+                QTimer::singleShot(0, this, [this] {
+                    m_placementPending = false;
+                    updatePlacementNote();
+                });
+            }
+        });
     refresh();
 }
 
@@ -774,7 +785,7 @@ QString ModelPanel::importScript(const QString& path, const ScriptInputs& inputs
         validateScriptModel(script);   // a script without a hidden size is no model to plan
         ModelSpec model = script.model;
         if (model.name.empty())
-            model.name = QFileInfo(path).completeBaseName().toStdString();
+            model.name = withoutControls(QFileInfo(path).completeBaseName().toStdString());
         m_document->setModelFromScript(model, path, inputs);
         QStringList w;
         for (const auto& s : script.warnings)
@@ -822,7 +833,7 @@ QString ModelPanel::placementNote(const ImportedScript& script) const
         current = planFromScript(script, cluster, m_document->catalog());
     } catch (const InputError& e) {
         return tr("Its configuration does not fit the project's cluster as drawn (%1: %2): draw the nodes it runs on, "
-                  "or pick a cluster preset, before a search compares with it")
+                  "or pick a cluster preset, before a search compares with it.")
             .arg(QString::fromStdString(e.where()), QString::fromStdString(e.detail()));
     }
     // Devices per type and the nodes they are on, in node order.
@@ -853,9 +864,10 @@ QString ModelPanel::placementNote(const ImportedScript& script) const
                        .arg(on.join(QStringLiteral(", ")));
     if (idle > 0)
         note += tr(", %1 more not started").arg(idle);
+    // A FlagScale script names its meshes' types; a Megatron-LM one runs on whatever it is given.
     if (!script.parallel.hetero())
-        note += tr("; the script names no device type, so draw the nodes it runs on, or pick a cluster preset, "
-                   "for the comparison with its configuration to hold");
+        note += tr("; the script names no device type, so the comparison with it holds when these are the devices it "
+                   "runs on");
     return note + QStringLiteral(".");
 }
 

@@ -139,6 +139,7 @@ private:
     QLabel* m_message;
     QString m_importWarnings;   // the last import's warnings, HTML
     QString m_importMessage;    // the text the import put in m_message
+    bool m_placementPending = false;   // an update of the placement note is queued
     QLabel* m_derived = nullptr;
     QLabel* m_script;
     QLabel* m_scriptInputs;   // the link to the dialog, beside m_script

@@ -613,6 +613,22 @@ bool SearchPanel::run()
             m_scriptProblem = QString::fromUtf8(e.what());
             note = tr(" (the imported configuration is not estimated: %1)").arg(m_scriptProblem);
         }
+    } else {
+        // A configuration kept without its script (a plan document of hapmoe estimate, opened
+        // as a project): compared with as a script's is, while it still fits the model and
+        // the cluster.
+        const std::vector<SavedPlan>& saved = m_document->project().plans;
+        const auto current = std::find_if(saved.begin(), saved.end(), [](const SavedPlan& sp) { return sp.source == SavedPlan::Source::Current; });
+        if (current != saved.end()) {
+            try {
+                validatePlanDocument(PlanDocument{m_document->model(), m_document->cluster(), current->plan, std::nullopt, std::nullopt, {}},
+                                     m_document->catalog(), "");
+                options.current = current->plan;
+            } catch (const InputError& e) {
+                m_scriptProblem = QString::fromStdString(e.where() + ": " + e.detail());
+                note = tr(" (the current configuration is not estimated: it no longer fits the project, %1)").arg(m_scriptProblem);
+            }
+        }
     }
     m_results->clear();
     m_outdated->hide();   // the list it spoke of is gone; the search's own plans are current
@@ -719,8 +735,10 @@ void SearchPanel::showResult(const SearchResult& r)
     // gone or unreadable, or a model edited since, whose layers its stages no longer hold).
     const QString scriptProblem = r.current_error.empty() ? m_scriptProblem : QString::fromStdString(r.current_error);
     if (!r.current && !scriptProblem.isEmpty())
-        status += tr("; the imported configuration (%1) is not estimated: %2")
-                      .arg(QFileInfo(QString::fromStdString(m_document->project().current_script)).fileName(), scriptProblem);
+        status += m_document->project().current_script.empty()
+            ? tr("; the current configuration is not estimated: it no longer fits the project, %1").arg(scriptProblem)
+            : tr("; the imported configuration (%1) is not estimated: %2")
+                  .arg(QFileInfo(QString::fromStdString(m_document->project().current_script)).fileName(), scriptProblem);
     if (const std::string note = currentConfigurationNote(r); !note.empty())
         status += QStringLiteral("; ") + QString::fromStdString(note);
     m_status->setText(status.toHtmlEscaped());

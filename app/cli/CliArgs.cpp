@@ -376,15 +376,8 @@ ScriptInputs scriptInputs(const CliArgs& args)
     try {
         if (auto words = args.value("script-args"))
             inputs.arguments = splitShellWords(*words, "--script-args");
-        for (const std::string& e : args.values("script-env")) {
-            // Once each, as every other option: a second value would silently win.
-            const std::string name = e.substr(0, e.find('='));
-            if (inputs.environment.count(name))
-                throw UsageError("--script-env: " + printableText(name) + " is given twice (" + printableText(name) + "="
-                                 + printableText(inputs.environment.at(name)) + ", then " + printableText(e)
-                                 + "); give each variable once");
+        for (const std::string& e : args.values("script-env"))
             addScriptEnvironment(inputs, e, "--script-env");
-        }
     } catch (const InputError& e) {
         throw UsageError("option " + e.where() + ": " + e.detail());
     }

@@ -131,7 +131,8 @@ int cmdImport(const Args& args)
     const ModelSpec& m = s.model;
     const ParallelConfig& p = s.parallel;
 
-    std::cout << "script: " << file << " (" << s.launcher << " " << s.entry_script << ", line " << s.command_line << ")\n";
+    std::cout << "script: " << printableText(file) << " (" << printableText(s.launcher) << " " << printableText(s.entry_script)
+              << ", line " << s.command_line << ")\n";
     std::cout << "world: " << s.nnodes << " nodes x ";
     const bool sameEverywhere = std::all_of(s.node_processes.begin(), s.node_processes.end(),
                                             [&](int n) { return n == s.node_processes.front(); });

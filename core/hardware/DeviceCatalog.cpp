@@ -31,7 +31,7 @@ std::string textField(const io::JsonNode& n, const std::string& key, const std::
     for (std::size_t i = 0; i < value.size(); ++i)
         if (controlLength(value, i) > 0)
             n.fail(key, "expected one line of printable text, got the control character " + controlName(value, i) + " at character "
-                            + std::to_string(i + 1));
+                            + std::to_string(characterAt(value, i)));
     if (inShorthand && value.find_first_of(":,") != std::string::npos)
         n.fail(key, "expected a name without ':' or ',' (they separate the parts of a cluster shorthand such as "
                     "\"H800:2x8,910B:1x8\"), got " + quotedValue(value));

@@ -874,18 +874,92 @@ std::string formatOf(const JsonNode& root)
     return root.reqString("format");
 }
 
+// The top-level "format" and "version" of a document, read up to the point where both have
+// been seen: the writers put them first, and a plan document of a thousand alternatives is
+// megabytes that the reader parses whole right after. Empty when the text does not give a
+// string format (and, with `wantVersion`, a scalar version) before it ends or before a JSON
+// error: the whole parse then says what is wrong, as before.
+std::optional<nlohmann::json> formatAndVersion(std::string_view text, bool wantVersion)
+{
+    class Scan : public nlohmann::json_sax<nlohmann::json> {
+    public:
+        explicit Scan(bool wantVersion) : m_wantVersion(wantVersion) {}
+        bool null() override { return scalar(nullptr); }
+        bool boolean(bool v) override { return scalar(v); }
+        bool number_integer(number_integer_t v) override { return scalar(v); }
+        bool number_unsigned(number_unsigned_t v) override { return scalar(v); }
+        bool number_float(number_float_t v, const string_t&) override { return v != 0 && scalar(v); }   // 0 or underflow: the parse decides
+        bool string(string_t& v) override { return scalar(v); }
+        bool binary(binary_t&) override { return false; }
+        bool start_object(std::size_t) override { return open(); }
+        bool start_array(std::size_t) override { return open(); }
+        bool end_object() override { --m_depth; m_key.clear(); return true; }
+        bool end_array() override { --m_depth; m_key.clear(); return true; }
+        bool key(string_t& k) override
+        {
+            if (m_depth == 1) {
+                if (m_found.contains(k)) {
+                    m_twice = true;   // given twice: the parse names it
+                    return false;
+                }
+                m_key = k;
+            }
+            return true;
+        }
+        bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
+
+        bool complete() const
+        {
+            return !m_twice && m_found.contains("format") && m_found["format"].is_string()
+                && (!m_wantVersion || m_found.contains("version"));
+        }
+        nlohmann::json m_found = nlohmann::json::object();
+
+    private:
+        bool open()
+        {
+            ++m_depth;
+            m_key.clear();   // a container value of a top-level key is no format or version
+            return true;
+        }
+        bool scalar(const nlohmann::json& v)
+        {
+            if (m_depth == 1 && (m_key == "format" || m_key == "version"))
+                m_found[m_key] = v;
+            m_key.clear();
+            return !complete();   // stop once both are known
+        }
+        bool m_wantVersion;
+        bool m_twice = false;
+        int m_depth = 0;
+        std::string m_key;
+    };
+    Scan scan(wantVersion);
+    try {
+        nlohmann::json::sax_parse(text.begin(), text.end(), &scan);
+    } catch (const std::exception&) {
+        return std::nullopt;
+    }
+    if (!scan.complete())
+        return std::nullopt;
+    return scan.m_found;
+}
+
 } // namespace
 
 std::string detectFormat(std::string_view text, const std::string& fileName)
 {
-    const nlohmann::json doc = JsonNode::parse(text, fileName);
     const JsonContext ctx{fileName, nullptr};   // a JsonNode keeps a pointer to it
+    if (const auto head = formatAndVersion(text, false))
+        return formatOf(JsonNode(*head, "", ctx));
+    const nlohmann::json doc = JsonNode::parse(text, fileName);
     return formatOf(JsonNode(doc, "", ctx));
 }
 
 DocumentVersion documentVersion(std::string_view text, const std::string& fileName)
 {
-    const nlohmann::json doc = JsonNode::parse(text, fileName);
+    const std::optional<nlohmann::json> head = formatAndVersion(text, true);
+    const nlohmann::json doc = head ? *head : JsonNode::parse(text, fileName);
     const JsonContext ctx{fileName, nullptr};
     const JsonNode root(doc, "", ctx);
     DocumentVersion v;

@@ -112,7 +112,9 @@ struct Project {
     std::vector<DeviceType> devices;
 };
 
-// Reads the "format" key of a JSON document (throws InputError when absent or malformed).
+// Reads the top-level "format" key of a JSON document from its head: text after the format
+// (and, for documentVersion, the version) is left to the document's reader. Throws InputError
+// when the format is absent or not a string, or the JSON is malformed before it is found.
 std::string detectFormat(std::string_view text, const std::string& fileName);
 
 // The format of a document, the version the file gives (as the readers take it: "version": 1.0

@@ -31,6 +31,27 @@ std::string lineAndColumn(std::string_view text, std::size_t offset)
     return "line " + std::to_string(line) + ", column " + std::to_string(column);
 }
 
+// The byte offset of the first occurrence of a number's text as a value, outside every string
+// ("see 1e-9999 here" in a description is not the number); npos when there is none.
+std::size_t numberOffset(std::string_view text, std::string_view token)
+{
+    bool inString = false;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+        const char c = text[i];
+        if (inString) {
+            if (c == '\\')
+                ++i;
+            else if (c == '"')
+                inString = false;
+        } else if (c == '"') {
+            inString = true;
+        } else if (text.compare(i, token.size(), token) == 0 && (i == 0 || std::string_view(":[, \t\r\n").find(text[i - 1]) != std::string_view::npos)) {
+            return i;
+        }
+    }
+    return std::string_view::npos;
+}
+
 // The byte offset of the opening quote of the index-th object key (0-based, in document
 // order) of a text nlohmann has parsed: a string followed by ':' is a key.
 std::size_t keyOffset(std::string_view text, std::size_t index)
@@ -198,7 +219,7 @@ nlohmann::json JsonNode::parse(std::string_view text, const std::string& file)
                                            + " million JSON values; a hapmoe document holds far fewer: expected a model, "
                                              "cluster, profile, plan or project");
         if (!reader.underflow.empty()) {
-            const auto at = text.find(reader.underflow);
+            const auto at = numberOffset(text, reader.underflow);
             throw InputError(file, at == std::string_view::npos ? std::string() : lineAndColumn(text, at),
                              "malformed JSON: the number " + reader.underflow
                                  + " is too small for a double (it would read as 0); write 0 if 0 is meant");
@@ -217,7 +238,7 @@ nlohmann::json JsonNode::parse(std::string_view text, const std::string& file)
             if (auto b = what.find('\'', a + 9); b != std::string::npos)
                 token = what.substr(a + 9, b - a - 9);
         std::string where;
-        if (const auto at = token.empty() ? std::string_view::npos : text.find(token); at != std::string_view::npos) {
+        if (const auto at = token.empty() ? std::string_view::npos : numberOffset(text, token); at != std::string_view::npos) {
             const auto before = text.substr(0, at);
             const auto line = 1 + std::count(before.begin(), before.end(), '\n');
             const auto nl = before.rfind('\n');
@@ -527,7 +548,7 @@ std::string JsonNode::optString(std::string_view key, const std::string& fallbac
     // sequences, bells or NULs.
     if (const std::size_t i = controlAt(value, true); i != std::string_view::npos)
         fail(key, "expected printable text, got the control character " + controlName(value, i)
-                      + " at character " + std::to_string(i + 1));
+                      + " at character " + std::to_string(characterAt(value, i)));
     return value;
 }
 
@@ -536,7 +557,7 @@ std::string JsonNode::optLine(std::string_view key, const std::string& fallback)
     const std::string value = optRawString(key, fallback);
     if (const std::size_t i = controlAt(value, false); i != std::string_view::npos)
         fail(key, "expected one line of printable text, got the control character " + controlName(value, i)
-                      + " at character " + std::to_string(i + 1));
+                      + " at character " + std::to_string(characterAt(value, i)));
     return value;
 }
 

@@ -93,14 +93,18 @@ std::string fixedText(double v)
 constexpr double kMaxIterationMs = 86'400'000.0;
 
 // Reads the sizes of validate_args' "using world size: ..." line and of the arguments dump.
-// A size that is no whole number from 1 (a log edited by hand, or garbled) is refused with its
-// line: the check of the run against the plan would otherwise be skipped without a word.
+// A size that is a number but no whole number from 1 (a log edited by hand, or garbled) is
+// refused with its line: the check of the run against the plan would otherwise be skipped
+// without a word. Text that is no number is another line's format (Megatron-LM v1 and
+// DeepSpeed print "using world size: 32 and model-parallel size: 1") and is passed over.
 void readParallelSizes(const std::string& line, int lineNo, MegatronLog::ParallelSizes& sizes, const std::string& fileName)
 {
     using Sizes = MegatronLog::ParallelSizes;
     auto set = [&](int Sizes::*field, int Sizes::*at, const std::string& name, const std::string& text) {
         const auto v = finiteNumber(text);
-        if (!v || *v < 1 || *v > 1e9 || *v != std::floor(*v))
+        if (!v)
+            return;
+        if (*v < 1 || *v > 1e9 || *v != std::floor(*v))
             throw InputError(fileName, "line " + std::to_string(lineNo),
                              name + ": expected a whole number from 1 to 1000000000, got \"" + text + "\"");
         if (sizes.*field == 0) {

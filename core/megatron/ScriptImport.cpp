@@ -1171,10 +1171,10 @@ private:
     void buildModel()
     {
         ModelSpec& m = m_out.model;
-        m.name = baseName(m_out.file);
+        m.name = withoutControls(baseName(m_out.file));   // a file name may hold what no name may
         if (const std::size_t dot = m.name.rfind('.'); dot != std::string::npos && dot > 0)
             m.name.resize(dot);
-        m.source = "imported from " + m_out.file;
+        m.source = "imported from " + withoutControls(m_out.file);
         if (const std::string inputs = describeScriptInputs(m_out.inputs); !inputs.empty())
             m.source += " " + inputs;
         m.source += " (hapmoe import)";

@@ -1,4 +1,5 @@
 #include "megatron/ScriptInputs.h"
+#include "util/Strings.h"
 
 #include "megatron/ShellQuote.h"
 #include "util/InputError.h"
@@ -12,7 +13,12 @@ void addScriptEnvironment(ScriptInputs& inputs, const std::string& assignment, c
         throw InputError("", where,
                          "expected NAME=VALUE with a shell variable name (letters, digits and _, not a digit first), got \""
                              + assignment + "\"");
-    inputs.environment[assignment.substr(0, eq)] = assignment.substr(eq + 1);
+    // Once each, as every option of the command line: a second value would silently win.
+    const std::string name = assignment.substr(0, eq);
+    if (const auto given = inputs.environment.find(name); given != inputs.environment.end())
+        throw InputError("", where, name + " is given twice (" + name + "=" + printableText(given->second) + ", then "
+                                        + printableText(assignment) + "); give each variable once");
+    inputs.environment[name] = assignment.substr(eq + 1);
 }
 
 std::vector<std::string> splitShellWords(std::string_view text, const std::string& where)

@@ -95,6 +95,32 @@ inline std::string controlName(std::string_view s, std::size_t i)
     return code;
 }
 
+// `s` without its control characters (controlLength): a name made from a file name or other
+// text nobody typed as a name (a script called "tr\u2028ain.sh") is one the readers take.
+inline std::string withoutControls(std::string_view s)
+{
+    std::string out;
+    out.reserve(s.size());
+    for (std::size_t i = 0; i < s.size();) {
+        if (const std::size_t n = controlLength(s, i); n > 0) {
+            i += n;
+            continue;
+        }
+        out += s[i++];
+    }
+    return out;
+}
+
+// The position, from 1, of the character that starts at byte i of UTF-8 text, as a message
+// counts characters ("at character 3" in "中文\u0085").
+inline std::size_t characterAt(std::string_view s, std::size_t i)
+{
+    std::size_t n = 1;
+    for (std::size_t k = 0; k < i && k < s.size(); ++k)
+        n += (static_cast<unsigned char>(s[k]) & 0xC0) != 0x80;
+    return n;
+}
+
 // Text for a terminal: every control character (controlLength; a line break included) as
 // \x1b or \u0085, so that a name or a script's text in a message cannot move the cursor,
 // recolour or retitle the terminal, or start a line of its own.

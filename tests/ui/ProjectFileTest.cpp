@@ -558,8 +558,18 @@ private slots:
         QCOMPARE(w->explorer()->planCount(), 1);
         QCOMPARE(w->document()->project().plans.front().prediction->iteration_time_s,
                  cost.estimate(r.plans.back().plan).iteration_time_s);
-        // It is the configuration a search compares with, as an imported script's is.
+        // It is the configuration a search compares with, as an imported script's is: the
+        // search costs it beside its plans (the same figure as the estimate's, a plain plan of
+        // the search's own cost options) and the project keeps it.
         QVERIFY(w->document()->project().plans.front().source == SavedPlan::Source::Current);
+        const SearchResult searched = searchToEnd(*w);
+        QVERIFY(!searched.plans.empty());
+        QVERIFY(searched.current.has_value());
+        QCOMPARE(searched.current->plan.stages.size(), r.plans.back().plan.stages.size());
+        QCOMPARE(searched.current->prediction.iteration_time_s, cost.estimate(r.plans.back().plan).iteration_time_s);
+        const auto kept = std::count_if(w->document()->project().plans.begin(), w->document()->project().plans.end(),
+                                        [](const SavedPlan& sp) { return sp.source == SavedPlan::Source::Current; });
+        QCOMPARE(kept, 1);
         // A plan that does not fit its own cluster is refused, naming the field.
         Plan wrong = r.plans.front().plan;
         wrong.stages.front().tp = 3;

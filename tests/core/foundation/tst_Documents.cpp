@@ -199,6 +199,7 @@ private slots:
     void writersSurviveBadEncoding();
     void readTextFileRefusesNonFiles();
     void messagesQuoteValuesAsTheyAre();
+    void formatReadFromTheHead();
     void atomicSaveReplaces();
     void atomicSaveFailureLeavesOldFile();
     void atomicSaveKeepsALink();
@@ -1515,6 +1516,57 @@ void tst_Documents::messagesQuoteValuesAsTheyAre()
     QCOMPARE(printableText("NV\u0085IDIA \u009b2J"), std::string("NV\\u0085IDIA \\u009B2J"));
     QCOMPARE(printableText("MY\u2028GPU\u2029"), std::string("MY\\u2028GPU\\u2029"));
     QCOMPARE(printableText("H800 \u00e9\u2027"), std::string("H800 \u00e9\u2027"));
+    // A control character is placed by characters, not bytes: the third of "中文\u0085X".
+    nlohmann::json model = nlohmann::json::parse(writeModel(fullModel()));
+    model["name"] = "中文\u0085X";
+    try {
+        readModel(model.dump(), "m.json");
+        QFAIL("a C1 control in a name must be refused");
+    } catch (const InputError& e) {
+        QCOMPARE(e.where(), std::string("model.name"));
+        QCOMPARE(e.detail(), std::string("expected one line of printable text, got the control character U+0085 at character 3"));
+    }
+    // A number too small for a double is placed where it stands as a value, not where the
+    // same text stands inside a string.
+    try {
+        readModel("{\"format\": \"hapmoe.model\", \"description\": \"see 1e-9999 here\",\n  \"num_layers\": 1e-9999}", "m.json");
+        QFAIL("an underflow must be refused");
+    } catch (const InputError& e) {
+        QCOMPARE(e.where(), std::string("line 2, column 17"));
+        QVERIFY2(e.detail().find("the number 1e-9999 is too small for a double") != std::string::npos, e.what());
+    }
+}
+
+void tst_Documents::formatReadFromTheHead()
+{
+    // The format and version are read from the head of a document, as the writers put them
+    // first: what comes after is the reader's to check (a plan file of megabytes is parsed
+    // once, by its reader).
+    const std::string head = R"({"format": "hapmoe.plan", "version": 2, "model": {"name": )";
+    QCOMPARE(detectFormat(head + "[broken", "p.json"), std::string(kPlanFormat));
+    const DocumentVersion v = documentVersion(head + "[broken", "p.json");
+    QCOMPARE(v.format, std::string(kPlanFormat));
+    QCOMPARE(v.version, 2);
+    // Anywhere at the top level, after nested values too.
+    QCOMPARE(detectFormat(R"({"model": {"format": "x", "version": 9}, "version": 1, "format": "hapmoe.model"})", "m.json"),
+             std::string(kModelFormat));
+    QCOMPARE(documentVersion(R"({"model": {"version": 9}, "format": "hapmoe.model", "version": 1})", "m.json").version, 1);
+    // Without a string format in the head, the whole parse says what is wrong, as it did.
+    auto errorOf = [](const std::string& text) {
+        try {
+            documentVersion(text, "bad.json");
+        } catch (const InputError& e) {
+            return e.where() + ": " + e.detail();
+        }
+        return std::string("accepted");
+    };
+    QVERIFY2(errorOf(R"({"format": "hapmoe.model", "format": "hapmoe.plan", "version": 2})").find("appears twice") != std::string::npos,
+             errorOf(R"({"format": "hapmoe.model", "format": "hapmoe.plan"})").c_str());
+    QVERIFY2(errorOf(R"({"format": 5, "version": 2})").rfind("format: expected a string", 0) == 0, errorOf(R"({"format": 5})").c_str());
+    QVERIFY2(errorOf(R"({"version": 2, "name": "x"})").rfind("format: missing required key", 0) == 0, errorOf(R"({"version": 2})").c_str());
+    QVERIFY2(errorOf(R"({"format": "hapmoe.model", "version": 2, "x": [)").find("malformed JSON") == std::string::npos,
+             "a broken tail is the reader's to report");
+    QVERIFY2(errorOf(R"({"version": 2, "x": [)").find("malformed JSON") != std::string::npos, errorOf(R"({"version": 2, "x": [)").c_str());
 }
 
 QTEST_GUILESS_MAIN(tst_Documents)

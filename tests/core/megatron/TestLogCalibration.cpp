@@ -239,6 +239,11 @@ private slots:
                 QCOMPARE(e.detail(), detail);
             }
         }
+        // Another format's line (Megatron-LM v1, DeepSpeed) is no size of this one: passed over.
+        const MegatronLog older = parseMegatronLog("using world size: 32 and model-parallel size: 1\n"
+                                                   " iteration 1/ 5 | elapsed time per iteration (ms): 100.0 |\n",
+                                                   "v1.log");
+        QCOMPARE(older.sizes.world, 0);
         // Numbers no run has where a count is read: an iteration number is not taken (it
         // would not even convert to an integer); a layer index is refused at its line, since
         // leaving its counts out would take the imbalance from the other layers alone.

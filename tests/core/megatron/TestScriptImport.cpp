@@ -776,6 +776,13 @@ private slots:
             QCOMPARE(e.file(), std::string("sizes.sh"));
             QVERIFY2(std::string(e.detail()).find("TP 65536 does not divide the 8 attention heads") != std::string::npos, e.what());
         }
+        // A script's file name may hold characters no model name may: the name leaves them out.
+        const ImportedScript oddName = importMegatronScript("torchrun --nproc_per_node 8 pretrain_gpt.py --num-layers 2 --hidden-size 64 "
+                                                            "--num-attention-heads 8 --seq-length 128\n",
+                                                            "tr\u2028ai\x1bn.sh");
+        QCOMPARE(oddName.model.name, std::string("train"));
+        QVERIFY(oddName.model.source.find("tr\u2028") == std::string::npos);
+        readModel(writeModel(oddName.model), "odd.json");   // reads back
         // 100,000 nodes of 4,096 processes, each count one a cluster may hold: 409,600,000
         // processes, refused with the product.
         QCOMPARE(errorOf("torchrun --nproc_per_node 4096 --nnodes 100000 pretrain_gpt.py --num-layers 2 --hidden-size 64 "
