@@ -835,6 +835,8 @@ QString ModelPanel::placementNote(const ImportedScript& script) const
         return tr("Its configuration does not fit the project's cluster as drawn (%1: %2): draw the nodes it runs on, "
                   "or pick a cluster preset, before a search compares with it.")
             .arg(QString::fromStdString(e.where()), QString::fromStdString(e.detail()));
+    } catch (const std::exception& e) {   // the import itself stands: only its placement is unknown
+        return tr("Its configuration could not be placed on the project's cluster: %1.").arg(QString::fromUtf8(e.what()));
     }
     // Devices per type and the nodes they are on, in node order.
     std::vector<std::pair<std::string, int>> types;
