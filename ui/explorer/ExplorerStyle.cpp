@@ -138,6 +138,10 @@ QColor bubbleColor(const QPalette& palette)
 {
     return isDark(palette) ? QColor(0xef, 0x73, 0x73) : QColor(0xd3, 0x2f, 0x2f);
 }
+QBrush waitBrush(const QPalette& palette)
+{
+    return QBrush(palette.color(QPalette::Text), Qt::Dense6Pattern);
+}
 QColor differsBackground(const QPalette& palette)
 {
     if (!isDark(palette))

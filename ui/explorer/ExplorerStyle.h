@@ -47,6 +47,10 @@ QBrush embeddingSyncBrush();
 QColor optimizerColor();
 // Hatch of idle time (pipeline bubbles): red, brighter in the dark theme.
 QColor bubbleColor(const QPalette& palette);
+// A stage's wait after its last backward (for the closed form's end of the pipeline, the other
+// end stage's sync, the gradient-norm barrier): a sparse stipple in the text colour, which
+// reads on every lane tint and is neither a block nor the bubble's red hatch.
+QBrush waitBrush(const QPalette& palette);
 // Problems only: short of memory, a plan that does not fit, a capacity line.
 QColor problemColor();
 // The bottleneck stage's outline: the text colour, which no device type uses, so the

@@ -265,9 +265,9 @@ void TimelineBlocks::drawBlocks(QCPPainter* painter)
 void TimelineBlocks::drawTail(QCPPainter* painter)
 {
     const QCPRange range = keyAxis()->range();
-    // DP sync from the stage's last backward, optimizer step and parameter all-gather; the
-    // lane is left in its tint where the stage waits (for the closed form's end of its last
-    // backward, the other end stage's sync, the gradient-norm all-reduce).
+    // DP sync from the stage's last backward, optimizer step and parameter all-gather; where
+    // the stage waits (for the closed form's end of its last backward, the other end stage's
+    // sync, the gradient-norm all-reduce) its lane is stippled (style::waitBrush).
     // The pale tail colours get a darker outline of their own hue, so that they stand out
     // from the pale lane tint of any device type.
     auto segment = [&](double a, double b, int s, const QBrush& brush, bool outlined) {
@@ -277,8 +277,16 @@ void TimelineBlocks::drawTail(QCPPainter* painter)
             painter->drawRect(laneRect(a, b, s));
         }
     };
+    const QBrush wait = style::waitBrush(mParentPlot->palette());
     for (int s = 0; s < m_timeline.stages; ++s) {
         const TailSpan& t = m_timeline.tailOf(s);
+        // The waits, stippled over the lane's tint: after the last backward until the sync
+        // starts, for the other end stage before the tied all-reduce, and until the
+        // gradient-norm barrier lets the optimizer step.
+        segment(t.wait_start, t.sync_start, s, wait, false);
+        if (t.embedding_end > t.embedding_start)
+            segment(t.sync_end, t.embedding_start, s, wait, false);
+        segment(std::max(t.sync_end, t.embedding_end), t.optimizer_start, s, wait, false);
         segment(t.sync_start, t.sync_end, s, style::dpSyncColor(), true);
         // The tied embeddings' all-reduce: the sync colour, crossed, after the wait for the
         // other end stage.

@@ -56,6 +56,8 @@ TimelinePlot::TimelinePlot(QWidget* parent)
     m_embeddingSwatch->removeFromLegend();   // only for plans that have one (setTimeline)
     m_optimizerSwatch = addLegendSwatch(this, tr("Optimizer"), style::optimizerColor());
     m_bubbleSwatch = addLegendSwatch(this, tr("Idle (bubble)"), Qt::NoBrush);
+    m_waitSwatch = addLegendSwatch(this, tr("Waiting"), Qt::NoBrush);
+    m_waitSwatch->removeFromLegend();   // only for plans whose stages wait (setTimeline)
     m_bottleneckSwatch = addLegendSwatch(this, tr("Bottleneck stage"), Qt::NoBrush);
 
     // Legend in its own row above the chart so it never covers blocks.
@@ -98,6 +100,7 @@ void TimelinePlot::applyThemeColors()
     setSwatch(m_sendSwatch, style::communicationColor(pal));
     const QColor hatch = style::bubbleColor(pal);
     setSwatch(m_bubbleSwatch, QBrush(hatch, Qt::BDiagPattern), QPen(hatch));
+    setSwatch(m_waitSwatch, style::waitBrush(pal), QPen(pal.color(QPalette::Text)));
     setSwatch(m_bottleneckSwatch, Qt::NoBrush, QPen(style::bottleneckMarkColor(pal), 2.5));
     const QColor text = pal.color(QPalette::Text);
     m_endLine->setPen(QPen(text, 1, Qt::DashLine));
@@ -251,17 +254,26 @@ void TimelinePlot::setTimeline(const PlanTimeline& timeline)
     }
     yAxis->setRange(-0.5, timeline.stages - 0.5);
     const bool tied = std::any_of(timeline.tailInputs.begin(), timeline.tailInputs.end(), [](const StageTail& t) { return t.embedding > 0; });
-    if (tied != legend->hasItemWithPlottable(m_embeddingSwatch)) {
-        if (tied) {
-            // Next to "DP sync", of which it is a part: the swatches after it move behind it.
+    // A stage waits when its tail has a gap a pixel of a wide chart could show.
+    bool waits = false;
+    for (int s = 0; s < timeline.stages && !waits; ++s) {
+        const TailSpan& t = timeline.tailOf(s);
+        const double least = 1e-4 * std::max(timeline.iterationEnd, 1e-9);
+        waits = t.sync_start - t.wait_start > least || t.optimizer_start - std::max(t.sync_end, t.embedding_end) > least
+            || (t.embedding_end > t.embedding_start && t.embedding_start - t.sync_end > least);
+    }
+    if (tied != legend->hasItemWithPlottable(m_embeddingSwatch) || waits != legend->hasItemWithPlottable(m_waitSwatch)) {
+        // In their places: the tied all-reduce next to "DP sync", of which it is a part, the
+        // wait next to the bubble; the swatches after them move behind them.
+        for (QCPGraph* g : {m_embeddingSwatch, m_optimizerSwatch, m_bubbleSwatch, m_waitSwatch, m_bottleneckSwatch})
+            g->removeFromLegend();
+        if (tied)
             m_embeddingSwatch->addToLegend();
-            for (QCPGraph* g : {m_optimizerSwatch, m_bubbleSwatch, m_bottleneckSwatch}) {
-                g->removeFromLegend();
-                g->addToLegend();
-            }
-        } else {
-            m_embeddingSwatch->removeFromLegend();
-        }
+        m_optimizerSwatch->addToLegend();
+        m_bubbleSwatch->addToLegend();
+        if (waits)
+            m_waitSwatch->addToLegend();
+        m_bottleneckSwatch->addToLegend();
     }
     m_limit = std::max(timeline.iterationEnd, 1e-9);
     m_endLine->point1->setCoords(timeline.iterationEnd, 0);

@@ -74,6 +74,7 @@ private:
     QCPItemText* m_endLabel;
     QCPGraph* m_sendSwatch = nullptr;
     QCPGraph* m_embeddingSwatch = nullptr;
+    QCPGraph* m_waitSwatch = nullptr;
     QCPGraph* m_optimizerSwatch = nullptr;
     QCPGraph* m_bubbleSwatch = nullptr;
     QCPGraph* m_bottleneckSwatch = nullptr;

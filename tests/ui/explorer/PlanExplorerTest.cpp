@@ -70,6 +70,7 @@ private slots:
     void longestTailEndsAtTheIterationTime();
     void interleavedTimelineHasAllChunks();
     void timelineSendsFollowTheChunks();
+    void timelineNamesItsWaits();
     void scheduleTooLargeToDrawSaysSo();
     void timelineZoomsHorizontallyAndShowsBlockToolTips();
     void planListSortsByIterationTime();
@@ -547,6 +548,42 @@ void PlanExplorerTest::interleavedTimelineHasAllChunks()
     QVERIFY2(partition.stageToolTip(1).contains(QStringLiteral("Layers 3-5, 15-17 (6)")), qPrintable(partition.stageToolTip(1)));
     QVERIFY2(partition.stageLines(1).join(QLatin1Char('|')).contains(QStringLiteral("6 layers (L3-5,15-17)")),
              qPrintable(partition.stageLines(1).join(QLatin1Char('|'))));
+}
+
+void PlanExplorerTest::timelineNamesItsWaits()
+{
+    // Four equal stages, M = 8, t_b = 2: stage s's last backward ends its drain (s x t_b)
+    // before stage 0's, and no stage steps its optimizer before the gradient-norm barrier,
+    // after stage 0's last backward: stage s waits 2s seconds, stippled, and the legend says
+    // "Waiting" after the bubble. A sync of 1 s on every stage moves the barrier and the
+    // waits alike. One stage alone waits for nothing, and the legend leaves it out.
+    auto names = [](const TimelinePlot& p) {
+        QStringList n;
+        for (int i = 0; i < p.legend->itemCount(); ++i)
+            if (auto* item = qobject_cast<QCPPlottableLegendItem*>(p.legend->item(i)))
+                n << item->plottable()->name();
+        return n;
+    };
+    auto [plan, pred] = fourEqualStages("H800");
+    pred.num_microbatches = 8;
+    TimelinePlot plot;
+    for (double sync : {0.0, 1.0}) {
+        for (StageEstimate& e : pred.stages)
+            e.dp_sync = sync;
+        const PlanTimeline tl = buildPlanTimeline(plan, pred);
+        for (int s = 0; s < 4; ++s) {
+            const TailSpan& t = tl.tailOf(s);
+            QCOMPARE(t.optimizer_start - std::max(t.sync_end, t.embedding_end), 2.0 * s);
+        }
+        plot.setTimeline(tl);
+        const QStringList legend = names(plot);
+        QVERIFY2(legend.indexOf(QStringLiteral("Waiting")) == legend.indexOf(QStringLiteral("Idle (bubble)")) + 1,
+                 qPrintable(legend.join(QLatin1Char('|'))));
+    }
+    plan.stages.resize(1);
+    pred.stages.resize(1);
+    plot.setTimeline(buildPlanTimeline(plan, pred));
+    QVERIFY2(!names(plot).contains(QStringLiteral("Waiting")), qPrintable(names(plot).join(QLatin1Char('|'))));
 }
 
 void PlanExplorerTest::timelineSendsFollowTheChunks()
