@@ -227,6 +227,11 @@ DeviceCatalog catalogFromArgs(const CliArgs& args)
     return catalogOver(DeviceCatalog::builtin(), args);
 }
 
+DeviceCatalog catalogForPlan(const CliArgs& args, const PlanDocument& doc, const std::string& file)
+{
+    return catalogOver(catalogWith(doc.devices, file), args);
+}
+
 DeviceCatalog catalogForDocuments(const CliArgs& args, const std::vector<std::string>& files, bool quiet)
 {
     DeviceCatalog catalog = DeviceCatalog::builtin();
@@ -250,22 +255,6 @@ DeviceCatalog catalogForDocuments(const CliArgs& args, const std::vector<std::st
     return catalogOver(std::move(catalog), args, quiet);
 }
 
-namespace {
-
-// Device types by their catalog names, as a search writes them: a plan written by hand may name
-// one by an alias ("h800"), which every output (--json, the launcher) then spells as the catalog.
-PlanDocument withCatalogNames(PlanDocument doc, const std::string& file)
-{
-    const DeviceCatalog catalog = catalogWith(doc.devices, file);
-    for (StagePlan& st : doc.plan.stages)
-        st.device_type = catalog.canonicalName(st.device_type);
-    for (Node& n : doc.cluster.nodes)
-        n.device_type = catalog.canonicalName(n.device_type);
-    return doc;
-}
-
-} // namespace
-
 PlanDocument readPlanFile(const CliArgs& args, const std::string& file, Warnings& warnings, std::optional<Profile>* projectProfile)
 {
     const std::string text = readTextFile(file);
@@ -273,7 +262,9 @@ PlanDocument readPlanFile(const CliArgs& args, const std::string& file, Warnings
         if (args.has("saved-plan"))
             throw UsageError("--saved-plan: " + file + " is a plan document, which holds one plan; --saved-plan picks one of a "
                              "project's saved plans");
-        return withCatalogNames(readPlan(text, file, &warnings), file);
+        PlanDocument doc = readPlan(text, file, &warnings);
+        const DeviceCatalog catalog = catalogWith(doc.devices, file);
+        return withCatalogNames(std::move(doc), catalog);
     }
     const Project p = readProject(text, file, &warnings);
     if (p.plans.empty())
@@ -293,7 +284,7 @@ PlanDocument readPlanFile(const CliArgs& args, const std::string& file, Warnings
     doc.devices = typesBeyondBuiltin(p.cluster, catalogWith(p.devices, file));
     if (projectProfile)
         *projectProfile = p.profile;
-    doc = withCatalogNames(std::move(doc), file);
+    doc = withCatalogNames(std::move(doc), catalogWith(p.devices, file));
     std::cerr << "note: " << file << " is a project: its saved plan " << n << " of " << count << " ("
               << printableText(saved.plan.name.empty() ? std::string("unnamed") : saved.plan.name)
               << (saved.source == SavedPlan::Source::Current      ? ", the current configuration"

@@ -88,6 +88,10 @@ DeviceCatalog catalogForDocuments(const CliArgs& args, const std::vector<std::st
 // project's profile (the one its saved plans were costed with; none for a plan document).
 PlanDocument readPlanFile(const CliArgs& args, const std::string& file, Warnings& warnings,
                           std::optional<Profile>* projectProfile = nullptr);
+// The catalog a plan read by readPlanFile is costed with: the built-in one with the device
+// types it carries, then `--devices FILE` over them (catalogForDocuments for a plan already
+// read, so that its file is not parsed a second time).
+DeviceCatalog catalogForPlan(const CliArgs& args, const PlanDocument& doc, const std::string& file);
 
 // An input of a command that names a file: the option as written ("--plan", "SCRIPT") and its
 // value. Values that are not existing files (presets, shorthands) are skipped by the check below.

@@ -86,10 +86,10 @@ int cmdCalibrate(const Args& args)
     const std::string planFile = a.required("plan");
     if (auto out = a.value("o"))
         checkOutputPath("-o", *out, givenInputs(a, {"profile", "devices"}, {{"--log", logFile}, {"--plan", planFile}}));
-    const DeviceCatalog catalog = catalogForDocuments(a, {planFile});
     Warnings warnings;
     std::optional<Profile> projectProfile;
     const PlanDocument doc = readPlanFile(a, planFile, warnings, &projectProfile);
+    const DeviceCatalog catalog = catalogForPlan(a, doc, planFile);
     validatePlanDocument(doc, catalog, planFile);
     std::optional<Profile> base;
     if (auto p = a.value("profile")) {

@@ -84,8 +84,6 @@ int cmdExport(const Args& args)
     options.layout_shorthand = !a.has("layout-letters");
 
     const std::string planFile = a.positionals().front();
-    const DeviceCatalog catalog = catalogForDocuments(a, {planFile});   // the plan's own device types, --devices over them
-    options.catalog = &catalog;
     // Every path is known and checked before anything is computed or written.
     const auto out = a.value("o");
     std::string hostfile = a.value("hostfile").value_or("");
@@ -120,6 +118,8 @@ int cmdExport(const Args& args)
     }
     Warnings warnings;
     const PlanDocument doc = readPlanFile(a, planFile, warnings);
+    const DeviceCatalog catalog = catalogForPlan(a, doc, planFile);   // the plan's own device types, --devices over them
+    options.catalog = &catalog;
     validatePlanDocument(doc, catalog, planFile);
     for (const auto& w : warnings)
         std::cerr << "warning: " << printableText(w) << "\n";

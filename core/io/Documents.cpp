@@ -1146,6 +1146,15 @@ std::vector<DeviceType> readDocumentDevices(std::string_view text, const std::st
     return devicesOf(JsonNode(doc, "", ctx));
 }
 
+PlanDocument withCatalogNames(PlanDocument doc, const DeviceCatalog& catalog)
+{
+    for (StagePlan& st : doc.plan.stages)
+        st.device_type = catalog.canonicalName(st.device_type);
+    for (Node& n : doc.cluster.nodes)
+        n.device_type = catalog.canonicalName(n.device_type);
+    return doc;
+}
+
 DeviceCatalog catalogWith(const std::vector<DeviceType>& types, const std::string& fileName)
 {
     DeviceCatalog catalog = DeviceCatalog::builtin();

@@ -75,6 +75,11 @@ std::vector<DeviceType> readDocumentDevices(std::string_view text, const std::st
 // "devices[i].name" or "devices[i].aliases", ...) when a name or an alias names another type
 // (DeviceCatalog::merge).
 DeviceCatalog catalogWith(const std::vector<DeviceType>& types, const std::string& fileName = {});
+// The document with every stage's and node's device type in the catalog's spelling: a plan
+// written by hand may name one by an alias ("h800"), which outputs (--json, a launcher's
+// type= labels and --hetero-device-types) must spell as the catalog does. Names the catalog
+// does not know are kept as written.
+PlanDocument withCatalogNames(PlanDocument doc, const DeviceCatalog& catalog);
 
 struct SavedPlan {
     // Where the plan comes from: a search's ranked plans, the configuration the user runs

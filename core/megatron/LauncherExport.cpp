@@ -259,18 +259,6 @@ std::vector<NodeSlots> orderNodes(const Plan& plan, const Cluster& cluster, std:
     return order;
 }
 
-// A plan may name a device type by an alias ("h800"): the launcher spells every stage's and
-// node's type by its catalog name, so that FlagScale's type= labels, --hetero-device-types and
-// the environment per type agree.
-PlanDocument withCatalogNames(PlanDocument doc, const DeviceCatalog& catalog)
-{
-    for (StagePlan& st : doc.plan.stages)
-        st.device_type = catalog.canonicalName(st.device_type);
-    for (Node& n : doc.cluster.nodes)
-        n.device_type = catalog.canonicalName(n.device_type);
-    return doc;
-}
-
 class Exporter {
 public:
     // noHooks: variables whose defaults are written as read even where a hook could be kept
@@ -2099,7 +2087,7 @@ private:
         return o.str();
     }
 
-    const PlanDocument m_doc;   // withCatalogNames
+    const PlanDocument m_doc;   // withCatalogNames: FlagScale's type= labels, --hetero-device-types and the environment per type agree
     const ExportOptions& m_opt;
     const DeviceCatalog& m_cat;
     std::vector<NodeSlots> m_nodes;

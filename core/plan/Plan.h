@@ -5,6 +5,7 @@
 // (Megatron's MoE parallel folding).
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace hapmoe {
@@ -74,6 +75,11 @@ struct UnusedDevices {
     int node = 0;
     int count = 0;
     std::string reason;
+
+    // How the search's reason starts for devices a plan is faster without (as opposed to
+    // devices it could not use: types left out, nodes a script does not start).
+    static constexpr std::string_view kLeftIdle = "left idle";
+    bool leftIdle() const { return std::string_view(reason).substr(0, kLeftIdle.size()) == kLeftIdle; }
 };
 
 // The most virtual stages per pipeline rank a plan may have. Megatron-LM sets no bound (a

@@ -651,7 +651,8 @@ public:
                 }
             }
             plan.target = target == Target::Any ? bestTarget(plan, model, m_cost.cluster(), m_cost.catalog()) : target;
-            fillUnused(plan, m_space, "left idle: the plan is faster without them (slower stages would lengthen the 1F1B bottleneck)");
+            fillUnused(plan, m_space, std::string(UnusedDevices::kLeftIdle)
+                                          + ": the plan is faster without them (slower stages would lengthen the 1F1B bottleneck)");
             if (plan.target == Target::Megatron && !plan.stages.empty()) {
                 // Devices of another collective library cannot join a Megatron-LM job.
                 const DeviceType* used = m_cost.catalog().find(plan.stages.front().device_type);

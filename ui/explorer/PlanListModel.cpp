@@ -91,7 +91,7 @@ QVariant PlanListModel::data(const QModelIndex& index, int role) const
             int idle = 0;
             int out = 0;
             for (const UnusedDevices& u : plan.unused)
-                (u.reason.rfind("left idle", 0) == 0 ? idle : out) += u.count;
+                (u.leftIdle() ? idle : out) += u.count;
             const QString total = QString::number(plan.numDevices());
             if (idle > 0 && out > 0)
                 return tr("%1 (+%2 idle, +%3 out)").arg(total).arg(idle).arg(out);
