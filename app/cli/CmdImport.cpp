@@ -127,7 +127,15 @@ int cmdImport(const Args& args)
     // The model must be one the other commands accept: a script without --hidden-size, or
     // with --moe-router-topk above --num-experts, is refused here with the flag, before
     // anything is printed or written.
-    validateScriptModel(s);
+    try {
+        validateScriptModel(s);
+    } catch (const InputError&) {
+        // What the reading noticed (a variable unset, a flag not known) often says why a flag
+        // is missing: said before the error, as for a plan the script's world cannot run.
+        for (const std::string& w : s.warnings)
+            std::cerr << "warning: " << printableText(file + ": " + w) << "\n";
+        throw;
+    }
     const ModelSpec& m = s.model;
     const ParallelConfig& p = s.parallel;
 

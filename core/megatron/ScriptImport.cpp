@@ -526,8 +526,9 @@ private:
                                             n && *n > 1000000 ? "--nnodes " + value + " is more nodes than the 1000000 a plan may have"
                                                               : "--nnodes " + value + " is no node count, which torchrun refuses"});
         }
+        const bool nodes = canonicalTorchrun(option) == "--nnodes" && v.find('$') != std::string::npos;
         warn(at(option) + option + " " + value + ": expected an integer from 1 to 1000000; " + std::to_string(fallback)
-             + " is assumed");
+             + " is assumed" + (nodes ? " (placed on a cluster given with --cluster, the script runs on all its nodes)" : ""));
         return fallback;
     }
 
@@ -696,6 +697,7 @@ private:
                     }
                 } else if (name == "--nnodes") {
                     m_out.nnodes = launcherInt(a, value, 1);
+                    m_out.nnodes_unknown = value.find('$') != std::string::npos;
                 } else if (name == "--master-addr") {
                     m_out.master_addr = value;
                 } else if (name == "--master-port") {
@@ -1252,6 +1254,21 @@ private:
                                                           : encoder + " disagrees with --seq-length " + seq + ", and " + rule
                                                                 + "; the model takes --seq-length's " + seq);
         }
+        // Megatron-LM's multimodal entries run the language model at --decoder-seq-length (image
+        // and text tokens); their --seq-length is the vision encoder's (examples/multimodal).
+        {
+            const std::string entry = lower(m_out.entry_script);
+            const bool multimodal = entry.find("multimodal") != std::string::npos || entry.find("mimo") != std::string::npos
+                || baseName(entry) == "pretrain_vlm.py";
+            if (multimodal && has("--decoder-seq-length")) {
+                m.seq_length = intFlag("--decoder-seq-length", m.seq_length);
+                warn(at("--decoder-seq-length") + "the language model is costed at --decoder-seq-length " + std::to_string(m.seq_length)
+                     + ", the sequence it runs in " + m_out.entry_script + " (" + seqFlag + " is the vision encoder's there)");
+            }
+            if (has("--freeze-LM"))
+                warn(at("--freeze-LM") + "--freeze-LM is not modelled: the language model is costed as trained, with its "
+                     "gradients and optimizer states, so time and memory are over-stated");
+        }
         m.max_position_embeddings = intFlag("--max-position-embeddings", m.seq_length);
         // Megatron-LM's validate_args requires it (reference section 2, "Required").
         if (!has("--max-position-embeddings"))
@@ -1297,17 +1314,29 @@ private:
             m.vocab_size = intFlag("--padded-vocab-size", 0);
         } else if (has("--vocab-size")) {
             m.vocab_size = intFlag("--vocab-size", 0);
-            // Megatron-LM's NullTokenizer adds its end-of-document token to the size it is
-            // given (_NullTokenizer.vocab_size returns _vocab_size_without_eod + 1,
-            // megatron/training/tokenizer/tokenizer.py), and pads that.
-            if (str("--tokenizer-type").value_or("") == "NullTokenizer" && m.vocab_size > 0)
+            // Megatron-LM d98e8a64's NullTokenizer has exactly the size it is given, its
+            // end-of-document token the last id (megatron/core/tokenizers/text/libraries/
+            // null_tokenizer.py). The legacy one of FlagScale's Megatron-LM 8479eb35 adds that
+            // token to it (_NullTokenizer.vocab_size returns _vocab_size_without_eod + 1).
+            const bool flagscale = runsFlagScale() || has("--enable-hetero") || has("--hetero-process-meshes");
+            if (str("--tokenizer-type").value_or("") == "NullTokenizer" && m.vocab_size > 0 && flagscale)
                 m.vocab_size += 1;
         } else if (str("--tokenizer-type").value_or("") == "GPT2BPETokenizer"
                    || (!has("--tokenizer-type") && has("--merge-file"))) {
             m.vocab_size = 50257;   // GPT-2 BPE vocabulary (Radford et al., 2019)
         } else {
             m.vocab_size = 32000;
-            warn(at() + "the vocabulary size comes from the tokenizer files; 32000 is assumed (set vocab_size in the model)");
+            // Which tokenizer, so that the user knows what size to give (Pai-Megatron-Patch
+            // names its own with --patch-tokenizer-type and adds --extra-vocab-size).
+            std::string tokenizer;
+            for (const char* flag : {"--tokenizer-type", "--patch-tokenizer-type", "--tokenizer-model"})
+                if (const auto v = str(flag); v && tokenizer.empty())
+                    tokenizer = std::string(" (") + flag + " " + ShellQuote::unquoted(*v)
+                        + (has("--extra-vocab-size") ? ", --extra-vocab-size " + join(valuesOf("--extra-vocab-size")) : std::string())
+                        + ")";
+            warn(at() + "the vocabulary size comes from the tokenizer" + tokenizer
+                 + ", whose files the import does not open; 32000 is assumed: set vocab_size in the project's model (the "
+                   "studio's Model tab), or give --vocab-size in the script");
         }
         // Megatron-LM pads the vocabulary to a multiple of this times TP (default 128); not a
         // given --padded-vocab-size, nor with --no-pad-vocab-size (--disable-pad-vocab-size).
@@ -1516,7 +1545,6 @@ private:
                                              "dropping or padding)"},
             {"--cpu-offloading-num-layers", "activations are costed on the device"},
             {"--fine-grained-activation-offloading", "activations are costed on the device"},
-            {"--moe-layer-recompute", "the MoE layers' recompute follows --recompute-granularity only"},
             {"--first-last-layers-bf16", "every layer's GEMMs are costed in FP8"},
             {"--heterogeneous-layers-config-path", "every layer is costed with the shape the flags give"},
             {"--experimental-attention-variant", "every layer is costed as softmax attention"},
@@ -1625,6 +1653,12 @@ private:
                 else
                     warn(at("--optimizer-offload-fraction") + "--optimizer-offload-fraction " + *v + " is not a fraction in [0, 1]; 1.0 is used");
             }
+            // It runs through the precision-aware optimizer, which only the distributed
+            // optimizer supports (megatron/core/optimizer/__init__.py raises; validate_args
+            // asserts --use-precision-aware-optimizer with it).
+            if (!p.distributed_optimizer)
+                broken("--optimizer-cpu-offload", "needs --use-distributed-optimizer (Megatron-Core raises \"--use-precision-aware-"
+                                                  "optimizer only supported with distributed optimizer\")");
         }
         p.micro_batch_size = intFlag("--micro-batch-size", 1);
         if (!has("--micro-batch-size"))
@@ -1763,7 +1797,18 @@ private:
             }
         }
         // Recompute (reference section 5).
-        const std::string granularity = str("--recompute-granularity").value_or(has("--recompute-activations") ? "selective" : "");
+        std::string granularity = str("--recompute-granularity").value_or(has("--recompute-activations") ? "selective" : "");
+        // The deprecated --moe-layer-recompute is selective recompute with the MoE layer added to
+        // its modules, and refused with full (TransformerConfig.__post_init__ at d98e8a64).
+        const bool moeLayerRecompute = has("--moe-layer-recompute");
+        if (moeLayerRecompute) {
+            if (granularity == "full")
+                broken("--moe-layer-recompute", "must not be given with --recompute-granularity full (Megatron-LM's "
+                                                "TransformerConfig raises \"Do not set --moe-layer-recompute with full recompute "
+                                                "granularity\"); remove one of them");
+            else
+                granularity = "selective";
+        }
         if (granularity == "full") {
             p.recompute = Recompute::Full;
             p.recompute_method = str("--recompute-method").value_or("");
@@ -1788,15 +1833,22 @@ private:
             p.recompute = Recompute::Selective;
             // The model's selective recompute is Megatron-LM's default module, core attention
             // (Korthikanti et al.); other modules recompute other parts of the layer.
-            if (has("--recompute-modules")) {
-                std::vector<std::string> others;
+            std::vector<std::string> others;
+            if (has("--recompute-modules"))
                 for (const std::string& v : valuesOf("--recompute-modules"))
                     if (ShellQuote::unquoted(v) != "core_attn")
                         others.push_back(ShellQuote::unquoted(v));
-                if (!others.empty())
-                    warn(at("--recompute-modules") + "--recompute-modules " + join(others, " ")
-                         + ": costed as selective recompute of core attention, the only module the model knows, so the "
-                           "activation memory and the recompute time of these modules are off");
+            if (moeLayerRecompute && std::find(others.begin(), others.end(), "moe") == others.end())
+                others.push_back("moe");
+            if (!others.empty()) {
+                const char* flag = has("--recompute-modules") ? "--recompute-modules" : "--moe-layer-recompute";
+                warn(at(flag) + (moeLayerRecompute ? "--moe-layer-recompute (selective recompute with the module moe): " : "")
+                     + "--recompute-modules " + join(others, " ")
+                     + ": costed as selective recompute of core attention, the only module the model knows, so the "
+                       "activation memory and the recompute time of these modules are off"
+                     + (std::find(others.begin(), others.end(), "moe") != others.end()
+                            ? " (the MoE layers' activations are counted as kept, so the memory is over-stated)"
+                            : ""));
             }
             for (const char* flag : {"--recompute-method", "--recompute-num-layers"})
                 if (has(flag))
@@ -2372,9 +2424,58 @@ int recomputedLayersOfRank(const ParallelConfig& p, int r, int layers)
 
 } // namespace
 
+namespace {
+
+// A script written for another fork of Megatron-LM names its model and parallelism with flags
+// of its own, which Megatron-LM d98e8a64 does not have: read as unknown flags, its experts or
+// its ZeRO stage would be lost without a word. The first such flag, with what it is.
+struct ForeignFlag {
+    const char* flag;
+    const char* fork;
+    const char* instead;   // what Megatron-LM spells it, or why it has no counterpart
+};
+
+constexpr ForeignFlag kForeignFlags[] = {
+    {"--deepspeed", "Megatron-DeepSpeed (microsoft/Megatron-DeepSpeed)",
+     "DeepSpeed's engine and ZeRO stages take the place of Megatron-LM's distributed optimizer and pipeline schedule, "
+     "which the cost model follows"},
+    {"--zero-stage", "Megatron-DeepSpeed (microsoft/Megatron-DeepSpeed)",
+     "DeepSpeed's ZeRO stages take the place of Megatron-LM's distributed optimizer, which the cost model follows"},
+    {"--num-key-value-heads", "Megatron-DeepSpeed (microsoft/Megatron-DeepSpeed)",
+     "Megatron-LM gives it as --group-query-attention --num-query-groups N"},
+    {"--moe-num-experts", "MegaBlocks (databricks/megablocks)", "Megatron-LM gives it as --num-experts N"},
+    {"--moe-top-k", "MegaBlocks (databricks/megablocks)", "Megatron-LM gives it as --moe-router-topk K"},
+    {"--moe-expert-model-parallelism", "MegaBlocks (databricks/megablocks)",
+     "Megatron-LM gives it as --expert-model-parallel-size N"},
+};
+
+// Megatron-LM's required flags as forks with underscores spell them (epfLLM's Megatron-LLM).
+constexpr std::pair<const char*, const char*> kUnderscoreFlags[] = {
+    {"--num_layers", "--num-layers"},
+    {"--hidden_size", "--hidden-size"},
+    {"--num_attention_heads", "--num-attention-heads"},
+    {"--seq_length", "--seq-length"},
+};
+
+} // namespace
+
 void validateScriptModel(const ImportedScript& script)
 {
     const std::string& file = script.file;
+    for (const ForeignFlag& f : kForeignFlags)
+        if (script.given_flags.count(f.flag))
+            throw InputError(file, f.flag,
+                             std::string("is a flag of ") + f.fork + ", not of Megatron-LM or FlagScale: the script (line "
+                                 + std::to_string(script.command_line) + ": " + script.launcher + " " + script.entry_script
+                                 + ") is written for that fork, and " + f.instead
+                                 + ". Write the launch in Megatron-LM's flags to plan it");
+    for (const auto& [underscored, flag] : kUnderscoreFlags)
+        if (script.given_flags.count(underscored) && !script.given_flags.count(flag))
+            throw InputError(file, underscored,
+                             std::string("is spelt with underscores, as forks such as epfLLM's Megatron-LLM spell Megatron-LM's ")
+                                 + flag + ": the script (line " + std::to_string(script.command_line) + ": " + script.launcher + " "
+                                 + script.entry_script + ") is written for such a fork, whose flags Megatron-LM d98e8a64 "
+                                 "does not take. Write the launch in Megatron-LM's flags to plan it");
     if (!script.invalid_values.empty()) {
         const InvalidFlagValue& bad = script.invalid_values.front();
         if (!bad.detail.empty())
@@ -2391,13 +2492,31 @@ void validateScriptModel(const ImportedScript& script)
                              "a hybrid Mamba model (" + script.entry_script + "): its layers include Mamba layers, and the "
                              "cost model covers Transformer layers (attention with a dense or MoE FFN) only, so the script "
                              "cannot be planned");
+    // An encoder-decoder entry gives its layers per side (--encoder-num-layers,
+    // --decoder-num-layers), which a decoder-only model cannot take.
+    if (baseName(lower(script.entry_script)) == "pretrain_t5.py" && !script.given_flags.count("--num-layers"))
+        throw InputError(file, script.given_flags.count("--encoder-num-layers") ? "--encoder-num-layers" : "--num-layers",
+                         "the script (line " + std::to_string(script.command_line) + ": " + script.launcher + " "
+                             + script.entry_script
+                             + ") trains T5, an encoder-decoder model; the cost model covers decoder-only Transformers "
+                               "(GPT-style, dense or MoE), so it cannot be planned");
+    // Variables of the environment the launch command reads, unset here, that gave no word at
+    // all: where a script keeps its model flags in one (SRUN.sh's $MEGATRON_PARAMS), they
+    // are why a flag is missing.
+    std::string unset;
+    for (const std::string& name : script.vanished_environment_reads)
+        unset += (unset.empty() ? "" : ", ") + name;
+    const std::string unsetHint = unset.empty() ? std::string()
+        : "; it reads " + unset + " from the environment, unset here"
+              + " (give " + (script.vanished_environment_reads.size() == 1 ? std::string("it") : std::string("them"))
+              + " with --script-env NAME=VALUE if the flags are there)";
     for (const std::string& required : {std::string("--num-layers"), std::string("--hidden-size"),
                                         std::string("--num-attention-heads"), seqLengthFlag(script.given_flags)})
         if (!script.given_flags.count(required))
             throw InputError(file, required,
                              "missing: Megatron-LM needs it (a positive integer) and the launch command read (line "
                                  + std::to_string(script.command_line) + ": " + script.launcher + " " + script.entry_script
-                                 + ") does not give it"
+                                 + ") does not give it" + unsetHint
                                  + std::string(script.crlf_line_ends
                                                    ? " (the script has Windows CRLF line ends: bash takes a '\\' before \"\\r\\n\" "
                                                      "as escaping the '\\r', so the next line is a command of its own; "
@@ -2688,6 +2807,17 @@ void checkMeshWorld(const ImportedScript& script, long long processes)
 
 Plan planFromScript(const ImportedScript& script, const Cluster& cluster, const DeviceCatalog& catalog)
 {
+    // A node count the reading could not know (a hostfile's lines, a scheduler's variable):
+    // the script runs on every node of the cluster it is placed on.
+    if (script.nnodes_unknown && !script.parallel.hetero() && script.node_hosts.empty() && !cluster.nodes.empty()
+        && static_cast<int>(cluster.nodes.size()) != script.nnodes) {
+        ImportedScript all = script;
+        all.nnodes = static_cast<int>(cluster.nodes.size());
+        all.nnodes_unknown = false;
+        if (all.nproc_per_node > 0)
+            all.world_size = all.nnodes * all.nproc_per_node;
+        return planFromScript(all, cluster, catalog);
+    }
     const ParallelConfig& p = script.parallel;
     const ModelSpec& m = script.model;
     const std::string& file = script.file;

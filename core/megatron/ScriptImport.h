@@ -112,6 +112,10 @@ struct ImportedScript {
     ModelSpec model;
     ParallelConfig parallel;
     int nnodes = 1;
+    // The launch's node count is a variable or command output the reading could not know
+    // (NNODES=$(wc -l < $HOSTFILE)): nnodes is the assumed 1, and planFromScript takes every
+    // node of the cluster it is given instead.
+    bool nnodes_unknown = false;
     int nproc_per_node = 1;
     int world_size = 1;
     std::string launcher;               // "torchrun" | "python -m torch.distributed.run" | "python"

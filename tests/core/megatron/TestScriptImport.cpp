@@ -336,9 +336,10 @@ private slots:
         QCOMPARE(s.model.num_query_groups, 8);
         QCOMPARE(s.model.kv_channels, 128);
         QCOMPARE(s.model.seq_length, 8192);
-        // From the taken (mock data) branch: the NullTokenizer's 128256 and its end-of-document
-        // token (_NullTokenizer.vocab_size returns _vocab_size_without_eod + 1).
-        QCOMPARE(s.model.vocab_size, 128257);
+        // From the taken (mock data) branch: the NullTokenizer's 128256, its end-of-document
+        // token the last id (Megatron-LM d98e8a64's NullTokenizer has exactly the size given,
+        // megatron/core/tokenizers/text/libraries/null_tokenizer.py).
+        QCOMPARE(s.model.vocab_size, 128256);
         QCOMPARE(s.model.training.precision, Precision::BF16);
         // DTYPE="bf16": the elif branch runs (its --grad-reduce-in-bf16 gives bf16 gradients),
         // the fp8 one does not.
@@ -489,6 +490,103 @@ private slots:
         const ImportedScript bad = importMegatronScript(head + "--optimizer-cpu-offload --optimizer-offload-fraction 2\n", "d.sh");
         QCOMPARE(bad.parallel.optimizer_offload_fraction, 1.0);
         QVERIFY(hasWarning(bad, "--optimizer-offload-fraction 2 is not a fraction in [0, 1]"));
+        // Megatron-Core offloads only from the distributed optimizer (optimizer/__init__.py raises
+        // "--use-precision-aware-optimizer only supported with distributed optimizer").
+        std::string noDistributed = head + "--optimizer-cpu-offload --use-precision-aware-optimizer\n";
+        noDistributed.replace(noDistributed.find("--use-distributed-optimizer "), 28, "");
+        const std::string refusal = refusalOf(noDistributed, "e.sh");
+        QVERIFY2(refusal.find("e.sh: --optimizer-cpu-offload: needs --use-distributed-optimizer") != std::string::npos, refusal.c_str());
+    }
+
+    void scriptsOfOtherForksRefused()
+    {
+        // Read as unknown flags, a MegaBlocks MoE would be costed as dense, and a DeepSpeed run's
+        // ZeRO stage lost: refused at the flag, with what Megatron-LM calls it.
+        const std::string head = "torchrun --nproc_per_node=8 pretrain_gpt.py --num-layers 4 --hidden-size 512 "
+                                 "--num-attention-heads 8 --seq-length 1024 --max-position-embeddings 1024 --bf16 "
+                                 "--micro-batch-size 1 --global-batch-size 8 ";
+        const std::string megablocks = refusalOf(head + "--moe-num-experts 64 --moe-top-k 1\n", "mb.sh");
+        QVERIFY2(megablocks.find("mb.sh: --moe-num-experts: is a flag of MegaBlocks") != std::string::npos, megablocks.c_str());
+        QVERIFY(megablocks.find("--num-experts N") != std::string::npos);
+        const std::string deepspeed = refusalOf(head + "--deepspeed --deepspeed_config ds.json --zero-stage 1\n", "ds.sh");
+        QVERIFY2(deepspeed.find("ds.sh: --deepspeed: is a flag of Megatron-DeepSpeed") != std::string::npos, deepspeed.c_str());
+        const std::string kv = refusalOf(head + "--num-key-value-heads 4\n", "kv.sh");
+        QVERIFY2(kv.find("--num-key-value-heads: is a flag of Megatron-DeepSpeed") != std::string::npos, kv.c_str());
+        QVERIFY(kv.find("--group-query-attention --num-query-groups N") != std::string::npos);
+        // Megatron-LM's required flags with underscores (epfLLM's Megatron-LLM).
+        const std::string underscores = refusalOf(
+            "torchrun --nproc_per_node=8 finetune.py --num_layers 4 --hidden_size 512 --num_attention_heads 8 --seq_length 1024\n",
+            "u.sh");
+        QVERIFY2(underscores.find("u.sh: --num_layers: is spelt with underscores") != std::string::npos, underscores.c_str());
+        // T5 gives its layers per side: an encoder-decoder model, not a missing flag.
+        const std::string t5 = refusalOf("torchrun --nproc_per_node=8 pretrain_t5.py --encoder-num-layers 12 --decoder-num-layers 12 "
+                                         "--hidden-size 768 --num-attention-heads 12 --seq-length 512\n",
+                                         "t5.sh");
+        QVERIFY2(t5.find("t5.sh: --encoder-num-layers: the script (line 1: torchrun pretrain_t5.py) trains T5, an encoder-decoder "
+                         "model") != std::string::npos,
+                 t5.c_str());
+        QCOMPARE(refusalOf(head + "\n", "ok.sh"), std::string("accepted"));
+    }
+
+    void moeLayerRecompute()
+    {
+        // Megatron-LM d98e8a64 (TransformerConfig.__post_init__): the deprecated flag becomes
+        // selective recompute with "moe" among the modules, and raises with full granularity.
+        const std::string head = "torchrun --nproc_per_node=8 pretrain_gpt.py --num-layers 4 --hidden-size 512 "
+                                 "--num-attention-heads 8 --seq-length 1024 --max-position-embeddings 1024 --bf16 "
+                                 "--micro-batch-size 1 --global-batch-size 8 --num-experts 8 ";
+        const ImportedScript alone = importMegatronScript(head + "--moe-layer-recompute\n", "a.sh");
+        QCOMPARE(alone.parallel.recompute, Recompute::Selective);
+        QVERIFY(hasWarning(alone, "--recompute-modules moe: costed as selective recompute of core attention"));
+        QVERIFY(hasWarning(alone, "the MoE layers' activations are counted as kept"));
+        const std::string full = refusalOf(head + "--moe-layer-recompute --recompute-granularity full --recompute-method uniform "
+                                                  "--recompute-num-layers 1\n",
+                                           "f.sh");
+        QVERIFY2(full.find("f.sh: --moe-layer-recompute: must not be given with --recompute-granularity full") != std::string::npos,
+                 full.c_str());
+    }
+
+    void multimodalLanguageModelSequence()
+    {
+        // examples/multimodal/train.py runs the language model at --decoder-seq-length; its
+        // --seq-length is the vision encoder's (576 image tokens for CLIP ViT-L/14 at 336 px).
+        const std::string script = "torchrun --nproc_per_node=8 examples/multimodal/train.py --num-layers 32 --hidden-size 4096 "
+                                   "--num-attention-heads 32 --seq-length 576 --decoder-seq-length 1024 "
+                                   "--max-position-embeddings 4096 --bf16 --micro-batch-size 1 --global-batch-size 8 --freeze-LM\n";
+        const ImportedScript s = importMegatronScript(script, "mm.sh");
+        QCOMPARE(s.model.seq_length, 1024);
+        QVERIFY(hasWarning(s, "the language model is costed at --decoder-seq-length 1024"));
+        QVERIFY(hasWarning(s, "--freeze-LM is not modelled"));
+        // pretrain_gpt.py keeps --seq-length.
+        const ImportedScript gpt = importMegatronScript(
+            "torchrun --nproc_per_node=8 pretrain_gpt.py --num-layers 4 --hidden-size 512 --num-attention-heads 8 --seq-length 576 "
+            "--max-position-embeddings 1024 --bf16 --micro-batch-size 1 --global-batch-size 8\n",
+            "gpt.sh");
+        QCOMPARE(gpt.model.seq_length, 576);
+    }
+
+    void nodeCountFromTheCluster()
+    {
+        // NNODES from a hostfile's lines is a command the reading does not run: 1 on the
+        // script's own nodes, every node of a cluster it is placed on.
+        const std::string script = "NNODES=$(wc -l < $HOSTFILE)\n"
+                                   "torchrun --nproc_per_node 8 --nnodes $NNODES pretrain_gpt.py --num-layers 8 --hidden-size 512 "
+                                   "--num-attention-heads 8 --seq-length 1024 --max-position-embeddings 1024 --bf16 "
+                                   "--tensor-model-parallel-size 8 --pipeline-model-parallel-size 4 --sequence-parallel "
+                                   "--micro-batch-size 1 --global-batch-size 64\n";
+        const ImportedScript s = importMegatronScript(script, "hosts.sh");
+        QCOMPARE(s.nnodes, 1);
+        QVERIFY(s.nnodes_unknown);
+        QVERIFY(hasWarning(s, "1 is assumed (placed on a cluster given with --cluster, the script runs on all its nodes)"));
+        const Plan p = planFromScript(s, test::cluster("A100:4x8"), DeviceCatalog::builtin());
+        QCOMPARE(p.numDevices(), 32);   // TP 8 x PP 4 x DP 1
+        QCOMPARE(p.pp(), 4);
+        // A node count the script states is read as it stands.
+        std::string stated = script;
+        stated.replace(stated.find("$NNODES"), 7, "4");
+        const ImportedScript known = importMegatronScript(stated, "four.sh");
+        QVERIFY(!known.nnodes_unknown);
+        QCOMPARE(planFromScript(known, test::cluster("A100:4x8"), DeviceCatalog::builtin()).numDevices(), 32);
     }
 
     void overlapSwitches()
