@@ -255,7 +255,8 @@ DeviceCatalog catalogForDocuments(const CliArgs& args, const std::vector<std::st
     return catalogOver(std::move(catalog), args, quiet);
 }
 
-PlanDocument readPlanFile(const CliArgs& args, const std::string& file, Warnings& warnings, std::optional<Profile>* projectProfile)
+PlanDocument readPlanFile(const CliArgs& args, const std::string& file, Warnings& warnings, std::optional<Profile>* projectProfile,
+                          std::string* projectScript, ScriptInputs* projectScriptInputs)
 {
     const std::string text = readTextFile(file);
     if (detectFormat(text, file) != kProjectFormat) {
@@ -284,6 +285,10 @@ PlanDocument readPlanFile(const CliArgs& args, const std::string& file, Warnings
     doc.devices = typesBeyondBuiltin(p.cluster, catalogWith(p.devices, file));
     if (projectProfile)
         *projectProfile = p.profile;
+    if (projectScript)
+        *projectScript = p.current_script;
+    if (projectScriptInputs)
+        *projectScriptInputs = p.current_script_inputs;
     doc = withCatalogNames(std::move(doc), catalogWith(p.devices, file));
     std::cerr << "note: " << file << " is a project: its saved plan " << n << " of " << count << " ("
               << printableText(saved.plan.name.empty() ? std::string("unnamed") : saved.plan.name)

@@ -86,8 +86,11 @@ DeviceCatalog catalogForDocuments(const CliArgs& args, const std::vector<std::st
 // model, cluster and device types. Throws InputError (no saved plan) or UsageError (N beyond
 // them, or --saved-plan with a plan document). `projectProfile`, when given, receives the
 // project's profile (the one its saved plans were costed with; none for a plan document).
+// `projectScript` and `projectScriptInputs`, when given, receive the script the project was
+// imported from and what it was read with (empty for a plan document or a drawn project).
 PlanDocument readPlanFile(const CliArgs& args, const std::string& file, Warnings& warnings,
-                          std::optional<Profile>* projectProfile = nullptr);
+                          std::optional<Profile>* projectProfile = nullptr, std::string* projectScript = nullptr,
+                          ScriptInputs* projectScriptInputs = nullptr);
 // The catalog a plan read by readPlanFile is costed with: the built-in one with the device
 // types it carries, then `--devices FILE` over them (catalogForDocuments for a plan already
 // read, so that its file is not parsed a second time).

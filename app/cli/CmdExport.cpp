@@ -40,7 +40,8 @@ that breaks one is refused with the rule.
 
 Options:
   --script FILE     the original Megatron-LM script: its data, logging and checkpoint flags
-                    and exported variables are carried over
+                    and exported variables are carried over (default: for a project
+                    imported from a script, that script, read as it was imported)
   --script-args WORDS  the original script's arguments, as `bash FILE WORDS` gets them
   --script-env NAME=VALUE  a variable of the original script's environment (repeatable)
   -o FILE           the launcher (default: print it, and write no file)
@@ -117,7 +118,9 @@ int cmdExport(const Args& args)
         }
     }
     Warnings warnings;
-    const PlanDocument doc = readPlanFile(a, planFile, warnings);
+    std::string projectScript;
+    ScriptInputs projectScriptInputs;
+    const PlanDocument doc = readPlanFile(a, planFile, warnings, nullptr, &projectScript, &projectScriptInputs);
     const DeviceCatalog catalog = catalogForPlan(a, doc, planFile);   // the plan's own device types, --devices over them
     options.catalog = &catalog;
     validatePlanDocument(doc, catalog, planFile);
@@ -127,6 +130,22 @@ int cmdExport(const Args& args)
         options.original = importMegatronScriptFile(*script, scriptInputs(a));
         for (const std::string& w : options.original->warnings)
             std::cerr << "warning: " << printableText(*script + ": " + w) << "\n";
+    } else if (!projectScript.empty()) {
+        // A project imported from a script exports into that script, as the studio's export
+        // does: its entry, data, tokenizer and other flags are kept. One that no longer reads
+        // leaves a benchmark launcher, with a warning.
+        std::error_code ec;
+        if (out && std::filesystem::equivalent(*out, projectScript, ec) && !ec)
+            throw UsageError("-o: " + *out + " is the script the project was imported from, which the launcher is based on and "
+                             "writing would replace; give another file");
+        try {
+            options.original = importMegatronScriptFile(projectScript, projectScriptInputs);
+            std::cerr << "note: the launcher is based on " << printableText(projectScript)
+                      << ", the script the project was imported from (--script gives another)\n";
+        } catch (const std::exception& e) {
+            std::cerr << "warning: " << printableText(planFile) << ": the script it was imported from no longer reads ("
+                      << printableText(e.what()) << "); the launcher is a benchmark run on mock data\n";
+        }
     }
 
     const ExportResult r = exportLauncher(doc, options);

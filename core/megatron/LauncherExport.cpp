@@ -756,8 +756,13 @@ private:
             // defaults the backend to deepep.
             if (!megatron && m.moe_token_dispatcher_type == TokenDispatcher::Flex)
                 moe.args.push_back({"--moe-enable-deepep", {}});
-            if (wantsGroupedGemm())
+            if (wantsGroupedGemm()) {
                 moe.args.push_back({"--moe-grouped-gemm", {}});
+                // Megatron-LM d98e8a64's TEGroupedMLP asserts not (add_bias_linear and
+                // bias_dropout_fusion), and the fusion is on by default (moe/experts.py).
+                if (megatron && m.add_bias_linear)
+                    moe.args.push_back({"--no-bias-dropout-fusion", {}});
+            }
             moe.args.push_back({"--expert-model-parallel-size", {std::to_string(s0.ep)}});
             moe.args.push_back({"--expert-tensor-parallel-size", {std::to_string(s0.etp)}});
             m_groups.push_back(moe);
@@ -857,9 +862,19 @@ private:
         // The cross-entropy's kernels the last stage was costed with (docs/cost-model.md 3.6).
         if (m.training.cross_entropy_loss_fusion) {
             train.args.push_back({"--cross-entropy-loss-fusion", {}});
-            if (m.training.cross_entropy_fusion_impl != CrossEntropyFusionImpl::Native
-                || originalGave("--cross-entropy-fusion-impl"))
+            // Megatron-LM d98e8a64 refuses Transformer Engine's fused cross-entropy
+            // (validate_args asserts not (cross_entropy_loss_fusion and impl == 'te'), "disabled
+            // due to stability issues"); FlagScale's Megatron-LM 8479eb35 runs it.
+            const bool teRefused = megatron && m.training.cross_entropy_fusion_impl == CrossEntropyFusionImpl::TE;
+            if (teRefused) {
+                train.args.push_back({"--cross-entropy-fusion-impl", {"native"}});
+                m_notes.push_back("--cross-entropy-fusion-impl te -> native (Megatron-LM d98e8a64 refuses Transformer Engine's "
+                                  "fused cross-entropy; the plan was costed with it, and the native fusion's passes over the "
+                                  "logits take a little longer on the last stage: docs/cost-model.md section 3.6)");
+            } else if (m.training.cross_entropy_fusion_impl != CrossEntropyFusionImpl::Native
+                       || originalGave("--cross-entropy-fusion-impl")) {
                 train.args.push_back({"--cross-entropy-fusion-impl", {toString(m.training.cross_entropy_fusion_impl)}});
+            }
         }
         if (!m_opt.original) {
             // A runnable benchmark without the user's data: mock data and a null tokenizer.
@@ -873,10 +888,10 @@ private:
             ArgGroup data{"DATA_ARGS", "mock data for a benchmark run; replace with --data-path and a tokenizer", {}};
             data.args.push_back({"--mock-data", {}});
             data.args.push_back({"--tokenizer-type", {"NullTokenizer"}});
-            // The NullTokenizer's vocabulary is its --vocab-size and the end-of-document token
-            // (_NullTokenizer.vocab_size returns _vocab_size_without_eod + 1): the plan's
-            // vocabulary is one more than the flag.
-            data.args.push_back({"--vocab-size", {std::to_string(std::max(1, m.vocab_size - 1))}});
+            // Megatron-LM d98e8a64's NullTokenizer has exactly its --vocab-size; the legacy one of
+            // FlagScale's Megatron-LM 8479eb35 adds the end-of-document token
+            // (_NullTokenizer.vocab_size returns _vocab_size_without_eod + 1).
+            data.args.push_back({"--vocab-size", {std::to_string(megatron ? m.vocab_size : std::max(1, m.vocab_size - 1))}});
             m_groups.push_back(data);
         } else {
             m_groups.push_back(carriedOver());
@@ -1340,10 +1355,11 @@ private:
         for (const StagePlan& st : plan.stages)
             tpMultiple = std::lcm(tpMultiple, std::max(1, st.tp));
         const std::string paddedVocab = std::to_string(static_cast<long long>(m_doc.model.paddedVocabSize(tpMultiple)));
-        // What --vocab-size says for the plan's vocabulary: one less under the NullTokenizer,
-        // which adds its end-of-document token.
-        const int vocabFlag = originalFirst("--tokenizer-type", "") == "NullTokenizer" ? std::max(1, m_doc.model.vocab_size - 1)
-                                                                                       : m_doc.model.vocab_size;
+        // What --vocab-size says for the plan's vocabulary: one less under FlagScale's legacy
+        // NullTokenizer, which adds its end-of-document token (Megatron-LM d98e8a64's does not).
+        const int vocabFlag = !megatron && originalFirst("--tokenizer-type", "") == "NullTokenizer"
+            ? std::max(1, m_doc.model.vocab_size - 1)
+            : m_doc.model.vocab_size;
         // An entry script of another project (Pai-Megatron-Patch's pretrain_qwen.py, Megatron-LM's
         // examples/multimodal/train.py) adds flags of its own to Megatron-LM's parser
         // (extra_args_provider): its flags outside Megatron-LM's list are carried over for it.
@@ -1430,7 +1446,7 @@ private:
                 // The plan was costed with its model's vocabulary: that one is written.
                 m_notes.push_back("--vocab-size: the original's " + ShellQuote::unquoted(f.values.front()) + " is replaced by the plan model's "
                                   + std::to_string(m_doc.model.vocab_size)
-                                  + (vocabFlag != m_doc.model.vocab_size ? " (" + std::to_string(vocabFlag) + " for the NullTokenizer, which adds one)" : ""));
+                                  + (vocabFlag != m_doc.model.vocab_size ? " (" + std::to_string(vocabFlag) + " for the legacy NullTokenizer of FlagScale's Megatron-LM, which adds one)" : ""));
                 g.args.push_back({"--vocab-size", {std::to_string(vocabFlag)}});
                 continue;
             }

@@ -164,6 +164,23 @@ public:
                 add(out, "seq.context-parallel",
                     name() + ": sequence length " + std::to_string(m_model.seq_length) + " is not a multiple of 2*CP = "
                         + std::to_string(2 * st.cp));
+            // Megatron-Core's linear layers split their output or input dimension over the
+            // group (ColumnParallelLinear and RowParallelLinear divide it, layers.py), and
+            // sequence parallelism scatters each CP rank's s/CP tokens over TP
+            // (mappings.py _split_along_first_dim asserts it divides).
+            if (m_model.ffn_hidden_size > 0 && m_model.numMoeLayers() < m_model.num_layers && m_model.ffn_hidden_size % st.tp != 0)
+                add(out, "model.ffn-divisible-by-tp",
+                    name() + ": the FFN's " + std::to_string(m_model.ffn_hidden_size) + " channels are not divisible by TP "
+                        + std::to_string(st.tp) + " (Megatron-Core's parallel linear layers split them evenly)");
+            if (m_model.isMoe() && m_model.expertFfn() % st.etp != 0)
+                add(out, "model.expert-ffn-divisible-by-etp",
+                    name() + ": the experts' " + std::to_string(m_model.expertFfn()) + " FFN channels are not divisible by ETP "
+                        + std::to_string(st.etp) + " (Megatron-Core's expert layers split them evenly)");
+            if (p.sequence_parallel && st.tp > 1 && m_model.seq_length % (st.cp * st.tp) != 0)
+                add(out, "seq.sequence-parallel",
+                    name() + ": sequence parallelism splits the " + std::to_string(m_model.seq_length)
+                        + (st.cp > 1 ? " tokens of a sequence, over CP " + std::to_string(st.cp) + " and then TP " : " tokens of a sequence over TP ")
+                        + std::to_string(st.tp) + ", which must divide them (Megatron-Core asserts it)");
             if (m_model.isMoe() && m_model.add_bias_linear && st.etp > 1)
                 add(out, "moe.bias-needs-etp1",
                     name() + ": Megatron asserts ETP == 1 for MoE layers with bias; ETP is " + std::to_string(st.etp)
@@ -180,6 +197,18 @@ public:
                             + " on an MoE model needs sequence parallelism (Megatron-Core's MoE layer refuses to train without it)");
                     break;
                 }
+        // Megatron-Core's optimizer CPU offload runs through the precision-aware optimizer,
+        // which only the distributed optimizer supports (megatron/core/optimizer/__init__.py
+        // raises "--use-precision-aware-optimizer only supported with distributed optimizer").
+        if (p.optimizer_offload_fraction > 0 && !p.distributed_optimizer)
+            add(out, "optimizer.offload-needs-distributed",
+                "the optimizer offloaded to the host needs the distributed optimizer (Megatron-Core's hybrid device optimizer "
+                "runs only in it)");
+        // SharedExpertMLP asserts config.add_bias_linear == False (moe/shared_experts.py).
+        if (m_model.isMoe() && m_model.moe_shared_expert_intermediate_size > 0 && m_model.add_bias_linear)
+            add(out, "moe.shared-expert-bias",
+                "the model's shared expert with linear biases: Megatron-Core's shared experts have none (it asserts "
+                "add_bias_linear is off; disable the linear bias)");
         if (nextLayer != m_model.num_layers)
             add(out, "layers.cover",
                 "the stages hold " + std::to_string(nextLayer) + " layers, the model has " + std::to_string(m_model.num_layers));
@@ -344,6 +373,17 @@ public:
                                              + " (FlagScale's ParallelContext asserts context_parallel_size == 1)");
                 break;
             }
+        // FlagScale's Megatron-LM (8479eb35) is stricter than Megatron-LM d98e8a64, which also
+        // lets TP be a multiple of the query groups: TransformerConfig raises unless
+        // num_query_groups % tensor_model_parallel_size == 0.
+        if (const int groups = m_model.queryGroups(); groups > 0)
+            for (int s = 0; s < p.pp(); ++s)
+                if (groups % p.stages[static_cast<std::size_t>(s)].tp != 0) {
+                    add(out, "flagscale.query-groups-tp",
+                        stageName(p, s) + ": TP " + std::to_string(p.stages[static_cast<std::size_t>(s)].tp) + " does not divide the "
+                            + std::to_string(groups) + " query groups (FlagScale's Megatron-LM requires it)");
+                    break;
+                }
         if (p.vpp != 1)
             add(out, "flagscale.no-vpp", "FlagScale's heterogeneous mode has no virtual pipeline (VPP " + std::to_string(p.vpp) + ")");
         const std::vector<PlanMesh> meshes = planMeshes(p);

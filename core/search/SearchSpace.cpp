@@ -180,8 +180,15 @@ void SearchSpace::buildKnobs(int type, int d, const std::set<int>& gcds)
             continue;
         if (groups > 0 && groups % tp != 0 && tp % groups != 0)
             continue;
+        // Megatron-Core's parallel linear layers split the dense FFN evenly over TP.
+        if (m_model.ffn_hidden_size > 0 && m_model.numMoeLayers() < m_model.num_layers && m_model.ffn_hidden_size % tp != 0)
+            continue;
         for (int cp : divisorsOf(d / tp)) {
             if (cp > 1 && (m_model.seq_length % (2 * cp) != 0 || cp > 16))
+                continue;
+            // Sequence parallelism (on wherever TP > 1 in the search's plans) scatters each CP
+            // rank's tokens over TP.
+            if (tp > 1 && m_model.seq_length % (cp * tp) != 0)
                 continue;
             const int dp = d / (tp * cp);
             if (dp > m_maxDp)
@@ -194,7 +201,7 @@ void SearchSpace::buildKnobs(int type, int d, const std::set<int>& gcds)
                 if (m_model.num_experts % ep != 0)
                     continue;
                 for (int etp : divisorsOf(d / ep)) {
-                    if (!fitsSomewhere(tp, etp))
+                    if (!fitsSomewhere(tp, etp) || m_model.expertFfn() % etp != 0)
                         continue;
                     if (etp > 1 && m_model.add_bias_linear)   // Megatron asserts ETP == 1 with bias
                         continue;

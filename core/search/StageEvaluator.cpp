@@ -130,7 +130,8 @@ StageEstimate StageEvaluator::estimate(const StageQuery& q, int level, const Sta
     ctx.num_microbatches = q.microbatches;
     ctx.vpp = 1;
     ctx.sequence_parallel = true;
-    ctx.distributed_optimizer = m_space.model().training.use_distributed_optimizer;
+    // Megatron-Core offloads the optimizer only from the distributed optimizer.
+    ctx.distributed_optimizer = m_space.model().training.use_distributed_optimizer || m_offload > 0;
     ctx.optimizer_offload_fraction = m_offload;
     ctx.notes = false;
     ctx.tp_comm_overlap = m_tpOverlap;

@@ -302,6 +302,9 @@ void WhatIfPanel::reestimate()
     Plan plan = base;
     plan.global_batch_size = m_gbs->value();
     plan.optimizer_offload_fraction = m_offload->value() / 100.0;
+    // Megatron-Core offloads only from the distributed optimizer, as the search's plans do.
+    if (plan.optimizer_offload_fraction > 0)
+        plan.distributed_optimizer = true;
     // Another micro-batch size: the first stage's, and every stage's by FlagScale's rule
     // (DESIGN section 3): the same micro-batch step DP_0 x MBS_0 on every mesh.
     if (m_mbs->value() != base.stages.front().micro_batch_size) {

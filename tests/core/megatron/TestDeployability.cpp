@@ -92,6 +92,68 @@ private slots:
         QVERIFY(f.problems(Target::Any).empty());
     }
 
+    void layerShapesAndOptimizerRules()
+    {
+        // Mixtral 8x7B: FFN 14336 (= 2^11 * 7), 32 heads, 8 query groups, sequence 4096; the
+        // fixture has TP 2, EP 4, ETP 1 on 8 devices a stage.
+        Fixture f;
+        f.model.moe_layer_freq = 2;   // every other layer dense: its FFN is split over TP
+        f.model.moe_ffn_hidden_size = 14336;
+        for (auto& s : f.plan.stages) { s.tp = 8; s.dp = 1; s.ep = 8; s.etp = 1; s.edp = 1; }
+        QVERIFY(!hasRule(f.problems(Target::Any), "model.ffn-divisible-by-tp"));   // 14336 / 8 = 1792
+        f.model.ffn_hidden_size = 14000;                                            // 14000 / 8 = 1750 exactly
+        QVERIFY(!hasRule(f.problems(Target::Any), "model.ffn-divisible-by-tp"));
+        f.model.ffn_hidden_size = 14004;                                            // 14004 / 8 = 1750.5
+        QVERIFY(hasRule(f.problems(Target::Megatron), "model.ffn-divisible-by-tp"));
+        f.model.moe_layer_freq = 1;   // every layer MoE: no dense FFN is built
+        QVERIFY(!hasRule(f.problems(Target::Any), "model.ffn-divisible-by-tp"));
+        // The experts' FFN over ETP: 14336 / 8 = 1792, 14004 / 4 = 3501, 14004 / 8 does not divide.
+        f.model.moe_ffn_hidden_size = 14004;
+        for (auto& s : f.plan.stages) { s.ep = 2; s.etp = 4; s.edp = 1; }
+        QVERIFY(!hasRule(f.problems(Target::Any), "model.expert-ffn-divisible-by-etp"));
+        for (auto& s : f.plan.stages) { s.ep = 1; s.etp = 8; s.edp = 1; }
+        QVERIFY(hasRule(f.problems(Target::Any), "model.expert-ffn-divisible-by-etp"));
+
+        // Sequence parallelism scatters each CP rank's s / CP tokens over TP: 4096 over CP 2 and
+        // TP 4 is 512 a rank; a sequence of 4100 (2 * 2050, CP's own rule holds) is not.
+        Fixture g;
+        for (auto& s : g.plan.stages) { s.tp = 4; s.cp = 2; s.dp = 1; }
+        g.plan.sequence_parallel = true;
+        QVERIFY(!hasRule(g.problems(Target::Any), "seq.sequence-parallel"));
+        g.model.seq_length = 4100;
+        QVERIFY(!hasRule(g.problems(Target::Any), "seq.context-parallel"));
+        QVERIFY(hasRule(g.problems(Target::Any), "seq.sequence-parallel"));
+        g.plan.sequence_parallel = false;
+        QVERIFY(!hasRule(g.problems(Target::Any), "seq.sequence-parallel"));
+
+        // Optimizer offload runs only in the distributed optimizer (Megatron-Core raises).
+        Fixture o;
+        o.plan.optimizer_offload_fraction = 0.5;
+        o.plan.distributed_optimizer = true;
+        QVERIFY(!hasRule(o.problems(Target::Any), "optimizer.offload-needs-distributed"));
+        o.plan.distributed_optimizer = false;
+        QVERIFY(hasRule(o.problems(Target::Megatron), "optimizer.offload-needs-distributed"));
+        QVERIFY(hasRule(o.problems(Target::FlagScale), "optimizer.offload-needs-distributed"));
+
+        // SharedExpertMLP asserts add_bias_linear is off.
+        Fixture b;
+        b.model.moe_shared_expert_intermediate_size = 4096;
+        QVERIFY(!hasRule(b.problems(Target::Any), "moe.shared-expert-bias"));
+        b.model.add_bias_linear = true;
+        QVERIFY(hasRule(b.problems(Target::Any), "moe.shared-expert-bias"));
+
+        // FlagScale's Megatron-LM 8479eb35 needs the query groups divisible by TP; Megatron-LM
+        // d98e8a64 also takes TP a multiple of them. 8 groups: TP 8 both, TP 16 Megatron-LM only.
+        Fixture q("H800:4x8");
+        q.model.num_attention_heads = 64;
+        q.plan.stages.clear();
+        const std::vector<int> ids = test::nodeIds(q.cluster);
+        q.plan.stages.push_back(test::stageOn(q.cluster, {ids[0], ids[1]}, 0, 16, 16, 1, 1, 8, 1));
+        q.plan.stages.push_back(test::stageOn(q.cluster, {ids[2], ids[3]}, 16, 16, 16, 1, 1, 8, 1));
+        QVERIFY(!hasRule(q.problems(Target::Megatron), "model.query-groups-tp"));
+        QVERIFY(hasRule(q.problems(Target::FlagScale), "flagscale.query-groups-tp"));
+    }
+
     void flexDispatcherNeedsDeepEpDevices()
     {
         // DeepEP needs NVIDIA GPUs with compute capability 9.0 or more and NVLink within a node

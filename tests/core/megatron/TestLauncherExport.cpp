@@ -478,13 +478,21 @@ private slots:
         PlanDocument fused = d;
         fused.model.training.cross_entropy_loss_fusion = true;
         fused.model.training.cross_entropy_fusion_impl = CrossEntropyFusionImpl::TE;
+        // Megatron-LM d98e8a64 refuses Transformer Engine's (validate_args), so a Megatron-LM
+        // launcher runs the native fusion; FlagScale's Megatron-LM 8479eb35 runs it.
         const ExportResult rce = exportLauncher(fused, {});
         QVERIFY(rce.ok);
         QVERIFY(rce.script.find("--cross-entropy-loss-fusion\n") != std::string::npos);
-        QVERIFY(rce.script.find("--cross-entropy-fusion-impl te\n") != std::string::npos);
+        QVERIFY(rce.script.find("--cross-entropy-fusion-impl native\n") != std::string::npos);
         const TrainingSpec fusedBack = importMegatronScript(rce.script, "ce.sh").model.training;
         QVERIFY(fusedBack.cross_entropy_loss_fusion);
-        QCOMPARE(fusedBack.cross_entropy_fusion_impl, CrossEntropyFusionImpl::TE);
+        QCOMPARE(fusedBack.cross_entropy_fusion_impl, CrossEntropyFusionImpl::Native);
+        ExportOptions fsFused;
+        fsFused.format = LauncherFormat::FlagScale;
+        const ExportResult rceFs = exportLauncher(fused, fsFused);
+        QVERIFY2(rceFs.ok, rceFs.refusal.c_str());
+        QVERIFY(rceFs.script.find("--cross-entropy-fusion-impl te\n") != std::string::npos);
+        QCOMPARE(importMegatronScript(rceFs.script, "ce-fs.sh").model.training.cross_entropy_fusion_impl, CrossEntropyFusionImpl::TE);
         // Defaults an original script spells out are spelled out again.
         ExportOptions spelled;
         spelled.original = importMegatronScript(
@@ -1696,6 +1704,35 @@ private slots:
         QVERIFY2(x.script.find("torchrun \"${DISTRIBUTED_ARGS[@]}\" \"${PWD}/pretrain_gpt.py\"") != std::string::npos, x.script.c_str());
     }
 
+    void kernelsMegatronLmRefuses()
+    {
+        // Megatron-LM d98e8a64's validate_args asserts not (--cross-entropy-loss-fusion and
+        // --cross-entropy-fusion-impl te) ("disabled due to stability issues"); FlagScale's
+        // Megatron-LM 8479eb35 has no such assert. Its TEGroupedMLP asserts not (linear bias
+        // and bias-dropout fusion), which is on by default.
+        PlanDocument d = megatronPlan();
+        d.model.training.cross_entropy_loss_fusion = true;
+        d.model.training.cross_entropy_fusion_impl = CrossEntropyFusionImpl::TE;
+        d.model.add_bias_linear = true;
+        const ExportResult mg = exportLauncher(d, ExportOptions{});
+        QVERIFY2(mg.ok, mg.refusal.c_str());
+        QVERIFY(mg.script.find("--cross-entropy-loss-fusion") != std::string::npos);
+        QVERIFY2(mg.script.find("--cross-entropy-fusion-impl native") != std::string::npos, mg.script.c_str());
+        QVERIFY(mg.script.find("--cross-entropy-fusion-impl te\n") == std::string::npos);
+        QVERIFY(hasNote(mg, "--cross-entropy-fusion-impl te -> native (Megatron-LM d98e8a64 refuses"));
+        QVERIFY(mg.script.find("--moe-grouped-gemm") != std::string::npos);
+        QVERIFY(mg.script.find("--no-bias-dropout-fusion") != std::string::npos);
+        ExportOptions fsOptions;
+        fsOptions.format = LauncherFormat::FlagScale;
+        const ExportResult fs = exportLauncher(d, fsOptions);
+        QVERIFY2(fs.ok, fs.refusal.c_str());
+        QVERIFY(fs.script.find("--cross-entropy-fusion-impl te") != std::string::npos);
+        QVERIFY(fs.script.find("--no-bias-dropout-fusion") == std::string::npos);
+        // Without the bias, the fusion stays on.
+        d.model.add_bias_linear = false;
+        QVERIFY(exportLauncher(d, ExportOptions{}).script.find("--no-bias-dropout-fusion") == std::string::npos);
+    }
+
     void carriedFlagsMeetThePlansRules()
     {
         // Flags of the original that Megatron-LM's validation would refuse beside the plan
@@ -1741,23 +1778,35 @@ private slots:
         QVERIFY(hasNote(r, "--vocab-size: the original's 151936 is replaced by the plan model's 32000"));
         QVERIFY(hasNote(r, "the original script describes another model (32 layers, hidden 4096, 0 experts) than the plan "
                          "(32 layers, hidden 4096, 8 experts)"));
-        // Under the NullTokenizer, which adds its end-of-document token to --vocab-size
-        // (_NullTokenizer.vocab_size), the flag is one less than the vocabulary; imported
-        // again, the launcher's vocabulary is the plan's.
+        // Megatron-LM d98e8a64's NullTokenizer has exactly its --vocab-size (null_tokenizer.py:
+        // the end-of-document token is the last id), so the flag is the plan's vocabulary, and
+        // imported again the launcher's vocabulary is the plan's.
         o.original = importMegatronScript(head + "--tokenizer-type NullTokenizer --vocab-size 151936\n", "n.sh");
-        QCOMPARE(o.original->model.vocab_size, 151937);
+        QCOMPARE(o.original->model.vocab_size, 151936);
         r = exportLauncher(d, o);
         QVERIFY2(r.ok, r.refusal.c_str());
         args = runLauncher(dir, r.script, "0");
-        QCOMPARE(valuesAfter(args, "--vocab-size"), std::vector<std::string>{"31999"});
-        QVERIFY(hasNote(r, "--vocab-size: the original's 151936 is replaced by the plan model's 32000 (31999 for the NullTokenizer"));
+        QCOMPARE(valuesAfter(args, "--vocab-size"), std::vector<std::string>{"32000"});
+        QVERIFY(hasNote(r, "--vocab-size: the original's 151936 is replaced by the plan model's 32000"));
         QCOMPARE(importMegatronScript(r.script, "again.sh").model.vocab_size, 32000);
-        // A benchmark launcher (no original) runs on mock data with the NullTokenizer alike.
+        // A benchmark launcher (no original) runs on mock data with the NullTokenizer alike;
+        // FlagScale's Megatron-LM 8479eb35 has the legacy _NullTokenizer, which adds the
+        // end-of-document token (vocab_size returns _vocab_size_without_eod + 1): one less there.
         ExportOptions bench;
         const ExportResult b = exportLauncher(d, bench);
         QVERIFY2(b.ok, b.refusal.c_str());
-        QVERIFY(b.script.find("--vocab-size 31999") != std::string::npos);
+        QVERIFY(b.script.find("--vocab-size 32000") != std::string::npos);
         QCOMPARE(importMegatronScript(b.script, "bench.sh").model.vocab_size, 32000);
+        ExportOptions benchFs;
+        benchFs.format = LauncherFormat::FlagScale;
+        PlanDocument dfs = d;
+        dfs.plan.vpp = 1;
+        for (StagePlan& st : dfs.plan.stages)
+            st.chunk_layers.clear();
+        const ExportResult bfs = exportLauncher(dfs, benchFs);
+        QVERIFY2(bfs.ok, bfs.refusal.c_str());
+        QVERIFY(bfs.script.find("--vocab-size 31999") != std::string::npos);
+        QCOMPARE(importMegatronScript(bfs.script, "bench-fs.sh").model.vocab_size, 32000);
 
         // With the EP all-to-all overlap kept (VPP, no full recompute) the original's 32 stays:
         // Megatron-LM then warns instead of asserting 1.

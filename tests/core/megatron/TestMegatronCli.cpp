@@ -35,6 +35,12 @@ Run hapmoeCli(const QStringList& args, const QString& workDir)
 
 QString data(const char* name) { return QString::fromStdString(test::dataFile(name)); }
 
+QString fileText(const QString& path)
+{
+    QFile f(path);
+    return f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : QString();
+}
+
 // The Mixtral 8x7B script with selective recompute and VPP 4 (2 layers a chunk at PP 4);
 // empty when the script cannot be read or no longer has the lines replaced.
 QString interleavedScript(const QTemporaryDir& dir)
@@ -89,6 +95,38 @@ private slots:
         }
         QVERIFY(!QFile::exists(dir.filePath("pp8.hapmoe")));
         QCOMPARE(hapmoeCli({"import", dir.filePath("missing.sh")}, dir.path()).code, 2);
+    }
+
+    void projectExportsIntoItsScript()
+    {
+        // A project imported from a script exports into it, as the studio's export does: the
+        // original's entry and data flags stay (the benchmark launcher has mock data instead).
+        QTemporaryDir dir;
+        test::writeText(dir.filePath("train.sh"),
+                        "torchrun --nproc_per_node 8 pretrain_qwen.py --num-layers 8 --hidden-size 1024 --num-attention-heads 8 "
+                        "--seq-length 1024 --max-position-embeddings 1024 --micro-batch-size 1 --global-batch-size 16 "
+                        "--tensor-model-parallel-size 2 --sequence-parallel --bf16 --data-path /data/corpus_text_document\n");
+        Run r = hapmoeCli({"import", "train.sh", "--cluster", "H800:1x8", "-o", "p.hapmoe"}, dir.path());
+        QCOMPARE(r.code, 0);
+        r = hapmoeCli({"export", "p.hapmoe", "--format", "megatron", "-o", "launch.sh"}, dir.path());
+        QCOMPARE(r.code, 0);
+        QVERIFY2(r.out.contains("note: the launcher is based on train.sh, the script the project was imported from"), qPrintable(r.out));
+        const QString launcher = fileText(dir.filePath("launch.sh"));
+        QVERIFY(launcher.contains("pretrain_qwen.py"));
+        QVERIFY(launcher.contains("/data/corpus_text_document"));
+        QVERIFY(!launcher.contains("--mock-data"));
+        // Writing over that script is refused, and it is left as it was.
+        const QString before = fileText(dir.filePath("train.sh"));
+        r = hapmoeCli({"export", "p.hapmoe", "--format", "megatron", "-o", "train.sh"}, dir.path());
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.out.contains("is the script the project was imported from"), qPrintable(r.out));
+        QCOMPARE(fileText(dir.filePath("train.sh")), before);
+        // Gone, the launcher is a benchmark run, with a warning.
+        QVERIFY(QFile::remove(dir.filePath("train.sh")));
+        r = hapmoeCli({"export", "p.hapmoe", "--format", "megatron", "-o", "bench.sh"}, dir.path());
+        QCOMPARE(r.code, 0);
+        QVERIFY2(r.out.contains("the script it was imported from no longer reads"), qPrintable(r.out));
+        QVERIFY(fileText(dir.filePath("bench.sh")).contains("--mock-data"));
     }
 
     void scriptArgumentsAndEnvironment()

@@ -403,6 +403,24 @@ void SearchEngineTest::optimizerOffloadWhenNothingFits()
     QVERIFY(!always.plans.empty());
     QCOMPARE(always.plans.front().plan.optimizer_offload_fraction, 1.0);
     QVERIFY(always.plans.front().prediction.breakdown.optimizer > fits.plans.front().prediction.breakdown.optimizer);
+
+    // Megatron-Core offloads only from the distributed optimizer (optimizer/__init__.py raises
+    // otherwise): a model trained without it gets it in its offloaded plans, and only there.
+    ModelSpec plainOptimizer = *medium;
+    plainOptimizer.training.use_distributed_optimizer = false;
+    const CostModel costP(plainOptimizer, *cluster, DeviceCatalog::builtin());
+    const SearchResult offloaded = runSearch(costP, opt);
+    QVERIFY(!offloaded.plans.empty());
+    for (const RankedPlan& rp : offloaded.plans) {
+        QCOMPARE(rp.plan.optimizer_offload_fraction, 1.0);
+        QVERIFY(rp.plan.distributed_optimizer);
+        QVERIFY(deploymentProblems(rp.plan, plainOptimizer, *cluster, DeviceCatalog::builtin(), rp.plan.target).empty());
+    }
+    opt.optimizer_offload = OptimizerOffload::Never;
+    const SearchResult onDevices = runSearch(costP, opt);
+    QVERIFY(!onDevices.plans.empty());
+    for (const RankedPlan& rp : onDevices.plans)
+        QVERIFY(!rp.plan.distributed_optimizer);
 }
 
 void SearchEngineTest::modelLargerThanTheClusterAnswersAtOnce()
