@@ -397,6 +397,21 @@ public:
                         + std::to_string(st.micro_batch_size) + "; FlagScale gives it DP0*MBS0/DP = "
                         + std::to_string(m0.dp * m0.micro_batch_size) + "/" + std::to_string(st.dp));
         }
+        // Between meshes of unlike TP, FlagScale's ParallelContext rebuilds the sequence as the
+        // local length times TP times CP (flagscale/train/hetero/parallel_context.py), which
+        // holds only with sequence parallelism: without it the two sides of a send would cut
+        // the activations differently.
+        if (!p.sequence_parallel)
+            for (std::size_t i = 1; i < meshes.size(); ++i) {
+                const StagePlan& a = p.stages[static_cast<std::size_t>(meshes[i - 1].first_stage)];
+                const StagePlan& b = p.stages[static_cast<std::size_t>(meshes[i].first_stage)];
+                if (a.tp != b.tp) {
+                    add(out, "flagscale.tp-change-needs-sp",
+                        "mesh " + std::to_string(i - 1) + " (TP " + std::to_string(a.tp) + ") sends to mesh " + std::to_string(i) + " (TP "
+                            + std::to_string(b.tp) + ") without sequence parallelism; FlagScale's heterogeneous sends assume it");
+                    break;
+                }
+            }
         // Ranks are sorted by the position of their type in --hetero-device-types and meshes
         // take consecutive ranks, so a type may not come back after another type.
         std::vector<std::string> seen;

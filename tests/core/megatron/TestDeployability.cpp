@@ -152,6 +152,21 @@ private slots:
         q.plan.stages.push_back(test::stageOn(q.cluster, {ids[2], ids[3]}, 16, 16, 16, 1, 1, 8, 1));
         QVERIFY(!hasRule(q.problems(Target::Megatron), "model.query-groups-tp"));
         QVERIFY(hasRule(q.problems(Target::FlagScale), "flagscale.query-groups-tp"));
+
+        // FlagScale rebuilds the sequence between meshes as local length x TP x CP, which
+        // needs sequence parallelism where TP changes (parallel_context.py). A dense model, so
+        // that TP without sequence parallelism is otherwise allowed.
+        Fixture t;
+        t.model.num_experts = 0;
+        for (auto& s : t.plan.stages) { s.ep = 1; s.etp = 1; s.edp = 8; }
+        t.plan.stages[1].tp = 4;
+        t.plan.stages[1].dp = 2;
+        t.plan.stages[1].edp = 8;
+        t.plan.stages[1].micro_batch_size = 2;   // DP0 x MBS0 / DP1 = 4 / 2
+        t.plan.sequence_parallel = true;
+        QVERIFY(!hasRule(t.problems(Target::FlagScale), "flagscale.tp-change-needs-sp"));
+        t.plan.sequence_parallel = false;
+        QVERIFY(hasRule(t.problems(Target::FlagScale), "flagscale.tp-change-needs-sp"));
     }
 
     void flexDispatcherNeedsDeepEpDevices()
