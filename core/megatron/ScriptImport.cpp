@@ -242,19 +242,31 @@ public:
             if (!m_reader.sourceLines().empty())
                 notFollowed += "; it sources another file " + atLines(m_reader.sourceLines()) + ", which is not followed";
             // Another script run as a program (bash ./run.sh, sh train.sh, ./train.sh): not followed.
+            // Also under a launcher of processes (mpirun ... bash entry.sh ARGS, srun ... bash x.sh).
             for (const ShellCommand& c : m_reader.commands()) {
                 if (c.words.empty())
                     continue;
                 const std::string first = baseName(c.words.front());
-                const bool shell = first == "bash" || first == "sh";
-                const std::string script = shell && c.words.size() > 1 && c.words[1].rfind('-', 0) != 0 ? c.words[1]
-                                           : !shell && c.words.front().size() > 3
-                                                   && c.words.front().compare(c.words.front().size() - 3, 3, ".sh") == 0
-                                               ? c.words.front()
-                                               : std::string();
+                const bool wrapper = first == "mpirun" || first == "mpiexec" || first == "srun";
+                std::size_t at = 0;
+                if (wrapper) {
+                    at = 1;
+                    while (at < c.words.size() && baseName(c.words[at]) != "bash" && baseName(c.words[at]) != "sh"
+                           && !c.words[at].ends_with(".sh"))
+                        ++at;
+                    if (at == c.words.size())
+                        continue;
+                }
+                const std::string word = baseName(c.words[at]);
+                const bool shell = word == "bash" || word == "sh";
+                const std::string script = shell && c.words.size() > at + 1 && c.words[at + 1].rfind('-', 0) != 0 ? c.words[at + 1]
+                                           : !shell && c.words[at].size() > 3 && c.words[at].ends_with(".sh") ? c.words[at]
+                                                                                                              : std::string();
                 if (!script.empty()) {
+                    const bool args = c.words.size() > at + (shell ? 2 : 1);
                     notFollowed += "; line " + std::to_string(c.line) + " runs another script (" + script
-                        + "), which is not followed (import that script itself)";
+                        + (wrapper ? " under " + first : std::string()) + "), which is not followed (import that script itself"
+                        + (args ? ", with --script-args for the words it is given" : "") + ")";
                     break;
                 }
             }
@@ -264,7 +276,8 @@ public:
             if (yamlName || looksLikeYaml(m_text))   // the rest read YAML keys as commands
                 notFollowed = "; the file looks like a YAML configuration, which this import does not read: import the launch "
                                "script made from it (FlagScale's runner writes host_<rank>_<host>_run.sh under its log "
-                               "directory's scripts/; docs/megatron.md)";
+                               "directory's scripts/, and its dryrun action writes them without training; "
+                               "Megatron-MoE-ModelZoo's runner prints its command with DRY_RUN=1; docs/megatron.md)";
             // An exit bash runs before any launch command: what follows it is never run.
             const int exitLine = m_reader.exitLine();
             throw InputError(m_out.file, "",

@@ -70,6 +70,7 @@ std::string heteroScript(const std::string& extra)
     return "torchrun --nnodes 2 --nproc_per_node 8 flagscale/train/train_gpt.py --num-layers 32 --hidden-size 4096 "
            "--num-attention-heads 32 --seq-length 4096 --bf16 --untie-embeddings-and-output-weights "
            "--tensor-model-parallel-size 4 --pipeline-model-parallel-size 2 --micro-batch-size 1 --global-batch-size 16 "
+           "--sequence-parallel "
            + extra
            + "--enable-hetero --hetero-use-cpu-communication --hetero-pipeline-layer-split 18 14 "
              "--hetero-process-meshes 2 1 1 4 1 4 1 1 2 1 --hetero-device-types H800 A100 --hetero-current-device-type H800\n";
@@ -1085,9 +1086,16 @@ private slots:
             return std::string("accepted");
         };
         QVERIFY(refusal("PP=1 TP=1 bash ./sbatch_benchmarking.sh --moe-router-force-load-balancing\n", "run.sh")
-                    .find("line 1 runs another script (./sbatch_benchmarking.sh), which is not followed") != std::string::npos);
+                    .find("line 1 runs another script (./sbatch_benchmarking.sh), which is not followed (import that script "
+                          "itself, with --script-args for the words it is given)") != std::string::npos);
+        // Under a process launcher (Pai-Megatron-Patch's mpi_run_pretrain_llama3.sh).
+        const std::string mpi = refusal("mpirun -np 16 --allow-run-as-root bash entry.sh pretrain_llama.py \"$OPTIONS\"\n", "mpi.sh");
+        QVERIFY2(mpi.find("line 1 runs another script (entry.sh under mpirun), which is not followed (import that script itself, "
+                          "with --script-args") != std::string::npos,
+                 mpi.c_str());
         const std::string yaml = refusal("# train\nsystem:\n  tensor_model_parallel_size: 2\nmodel:\n  num_layers: 32\n", "train.yaml");
         QVERIFY2(yaml.find("the file looks like a YAML configuration") != std::string::npos, yaml.c_str());
+        QVERIFY(yaml.find("Megatron-MoE-ModelZoo's runner prints its command with DRY_RUN=1") != std::string::npos);
         QVERIFY(refusal("defaults:\n  - _self_\nexperiment:\n  exp_name: x\n", "config.txt").find("YAML") != std::string::npos);
         QVERIFY(refusal(std::string("\x7f" "ELF\0\0", 6), "a.out").find("not a text file (a NUL byte at byte 5)") != std::string::npos);
     }
@@ -1383,7 +1391,7 @@ private slots:
         const ImportedScript s = importMegatronScript(
             "torchrun --nnodes 3 --nproc_per_node 8 flagscale/train/train_gpt.py --num-layers 24 --hidden-size 1024 "
             "--num-attention-heads 16 --seq-length 2048 --bf16 --untie-embeddings-and-output-weights "
-            "--pipeline-model-parallel-size 3 --micro-batch-size 2 --global-batch-size 32 --enable-hetero "
+            "--pipeline-model-parallel-size 3 --micro-batch-size 2 --global-batch-size 32 --sequence-parallel --enable-hetero "
             "--hetero-process-meshes 2 1 1 4 2 1 1 1 8 1 --hetero-device-types H800 910B --hetero-pipeline-layer-split 8 8 8\n",
             "order.sh");
         const Cluster c = test::cluster("H800:1x8,910B:1x8,H800:1x8");
