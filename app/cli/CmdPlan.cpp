@@ -52,13 +52,13 @@ Searches the fastest feasible parallel plan (HS-DP) and compares it with the bas
   --exact                turn off the load-balance and communication prunings
                          (the --top plans are then the exact K best, at a cost in time)
   --exact-check W        after the pruned search, search again without the prunings for at
-                         most W of work (states expanded, a tenth for each stage option
-                         refused for memory; counted, not timed: default 500000, 2-4 s
-                         on 2 cores for the paper's clusters, up to a minute for a
-                         cluster of four device types, whose states cost more each;
-                         0 = off); when that finishes the plans are the exact
-                         best, as with --exact. Not tried when the pruned search alone did
-                         more work, or when --time-limit leaves less than twice its time
+                         most W of work (partial plans extended, more of them with --top K;
+                         a tenth for each stage option refused for memory; counted, not
+                         timed: default 1000000, at most 2 s on 2 cores for the paper's
+                         clusters, a few seconds with --top 100; 0 = off); when that
+                         finishes the plans are the exact best, as with --exact. Not
+                         tried when the pruned search alone did more work, or when
+                         --time-limit leaves less than twice its time
   --delta D              load-balance tolerance (default 0.2)
   --eta E                heterogeneous communication threshold (default 2)
   --time-limit S         stop after S seconds with the best plan so far (a finite number;
@@ -402,7 +402,7 @@ int cmdPlan(const Args& args)
         opt.exact_check_work = *v;
     if (auto v = a.doubleValue("eta", 0)) {
         if (*v <= 0)
-            throw UsageError("--eta: expected a number > 0, got " + fmt("%g", *v));
+            throw UsageError("--eta: expected a finite number > 0, got " + fmt("%g", *v));
         opt.eta = *v;
     }
     // Beyond 1e7 s (about four months) a limit means nothing; it would also overflow the
@@ -491,7 +491,7 @@ int cmdPlan(const Args& args)
 
     std::ostream& os = std::cout;
     os << "HAPMoE plan for " << model.name << " on " << (cluster.name.empty() ? a.required("cluster") : cluster.name) << " ("
-       << cluster.totalDevices() << " devices), search " << toString(r.algorithm) << (opt.exact ? " exact" : "")
+       << cluster.totalDevices() << (cluster.totalDevices() == 1 ? " device" : " devices") << "), search " << toString(r.algorithm) << (opt.exact ? " exact" : "")
        << (r.micro_batch_sizes.empty() ? std::string() : " over micro-batch sizes " + joinInts(r.micro_batch_sizes)) << " in "
        << fmt("%.2f", r.time_s) << " s: " << r.states << " states, pruned " << r.pruned.load_balance << " by load balance, "
        << r.pruned.memory << " by memory, " << r.pruned.communication << " by communication"

@@ -403,20 +403,25 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
     // exact; otherwise the cap rises to the level that makes it so, and one more pass
     // settles it. Tight caps remove most stage options, which makes the passes cheap.
     long long loadPruned = 0, memPruned = 0, commPruned = 0, expanded = 0;
+    // The work: the partial plans (entries) the expanded states extend, each by every stage
+    // option. With K plans asked for a state keeps up to K of them per Pareto point, so
+    // counting states would let the exact check's budget run many times as long.
+    long long extended = 0;
     long long counted10 = 0;   // the work (RunControl::stopAfter) of these counts already counted
     auto flush = [&]() {
         if (control.pass_work_limit > 0)   // the work since the last look (stopNow)
-            control.pass_work += 10 * expanded + memPruned - counted10;
+            control.pass_work += 10 * extended + memPruned - counted10;
         control.states += expanded;
+        control.extended += extended;
         control.pruned_load += loadPruned;
         control.pruned_memory += memPruned;
         control.pruned_comm += commPruned;
-        expanded = loadPruned = memPruned = commPruned = 0;
+        expanded = extended = loadPruned = memPruned = commPruned = 0;
         counted10 = 0;
     };
     // Every 64 states: stop? The work since the last look counts against a pass's work limit.
     auto stopNow = [&]() {
-        const long long now10 = 10 * expanded + memPruned;
+        const long long now10 = 10 * extended + memPruned;
         const long long work10 = now10 - counted10;
         counted10 = now10;
         return control.stopAfter(work10);
@@ -512,6 +517,7 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
                 }
                 if (live.empty())
                     continue;
+                extended += static_cast<long long>(live.size());
                 // One stage option (with its knob) applied to every live entry of the state.
                 // With a knob front, the knob is the front's `knobIndex`-th and an entry whose
                 // `firstCover` is below it is left out: the caller has applied that earlier

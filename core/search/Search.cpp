@@ -651,8 +651,14 @@ public:
                 }
             }
             plan.target = target == Target::Any ? bestTarget(plan, model, m_cost.cluster(), m_cost.catalog()) : target;
+            // What the search knows: no plan it found that uses them is faster. Why not can be
+            // speed (a slow stage lengthens the 1F1B bottleneck), the group sizes a node's
+            // devices allow (a group divides the node: 4 of 5 devices form none), or memory (a
+            // stage holds at least one layer).
             fillUnused(plan, m_space, std::string(UnusedDevices::kLeftIdle)
-                                          + ": the plan is faster without them (slower stages would lengthen the 1F1B bottleneck)");
+                                          + ": no plan found that uses them is faster (a slower stage lengthens the 1F1B "
+                                            "bottleneck; a stage's devices divide their node's; a stage holds at least one "
+                                            "layer in memory)");
             if (plan.target == Target::Megatron && !plan.stages.empty()) {
                 // Devices of another collective library cannot join a Megatron-LM job.
                 const DeviceType* used = m_cost.catalog().find(plan.stages.front().device_type);
@@ -1496,7 +1502,7 @@ SearchResult runSearchAt(const CostModel& cost, const SearchOptions& options, co
     //    plans faster than the best (K-th) so far.
     const auto prunedEnd = std::chrono::steady_clock::now();
     const double prunedTime = std::chrono::duration<double>(prunedEnd - t0).count();
-    const long long prunedWork10 = 10 * control.states.load() + control.pruned_memory.load();
+    const long long prunedWork10 = 10 * control.extended.load() + control.pruned_memory.load();
     const auto reserve = std::chrono::microseconds(static_cast<long long>(prunedTime * 1e6));
     const bool checkFits = !control.has_deadline || control.deadline - prunedEnd > 2 * reserve;
     const long long checkWork10 = 10 * std::clamp(options.exact_check_work, 0LL, (1LL << 58) / 10);

@@ -44,13 +44,13 @@ struct SearchOptions {
     int max_pp = 0;                       // 0 = as many as the cluster and model allow
     bool baselines = true;                // also run uniform and Metis-style
     // After the pruned HS-DP search, the same search without the prunings for at most this
-    // much work (0 = none): states expanded, each stage option refused for memory counting a
-    // tenth (2-4 s for the paper's clusters on the 2-core machine of docs/search.md
-    // section 8, up to a minute for four device types; counted, not timed, so that the
-    // answer is the same on any machine). When it finishes, the plans are
-    // the exact best, as with `exact`; when it does not, the pruned search's plans stand
-    // (docs/search.md section 7).
-    long long exact_check_work = 500000;
+    // much work (0 = none): partial plans extended by the states expanded (a state keeps
+    // more of them with K plans asked for), each stage option refused for memory counting a
+    // tenth (at most 2 s for the paper's clusters on the 2-core machine of docs/search.md
+    // section 8; counted, not timed, so that the answer is the same on any machine). When it
+    // finishes, the plans are the exact best, as with `exact`; when it does not, the pruned
+    // search's plans stand (docs/search.md section 7).
+    long long exact_check_work = 1000000;
     OptimizerOffload optimizer_offload = OptimizerOffload::IfNeeded;
     std::optional<Plan> current;          // the user's current configuration, estimated too
     // Megatron-LM's interleaved 1F1B for the plans found: each plan Megatron-LM can run is

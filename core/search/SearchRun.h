@@ -129,7 +129,8 @@ struct RunControl {
     bool has_deadline = false;
     std::atomic<bool> timed_out{false};
     // A pass's own limits (the exact check, SearchOptions::exact_check_work): its work, in
-    // tenths (10 per state expanded, 1 per stage option refused for memory: stopAfter), and
+    // tenths (10 per partial plan a state extends, 1 per stage option refused for memory:
+    // stopAfter; a state keeps more partial plans when K plans are asked for), and
     // a deadline never later than the search's. Past either, stopAfter() (and stop(), for the
     // deadline) ends the pass without the search counting as timed out.
     std::chrono::steady_clock::time_point pass_deadline{};
@@ -137,6 +138,7 @@ struct RunControl {
     long long pass_work_limit = 0;   // tenths; 0 = none
     std::atomic<long long> pass_work{0};
     std::atomic<long long> states{0};
+    std::atomic<long long> extended{0};   // partial plans the states expanded extended (work)
     std::atomic<long long> pruned_load{0}, pruned_memory{0}, pruned_comm{0};
     std::atomic<double> best{0};
     std::mutex progress_mutex;
