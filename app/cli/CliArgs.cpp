@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
+#include <limits>
 #include <sstream>
 
 namespace hapmoe::cli {
@@ -149,7 +150,9 @@ std::optional<double> CliArgs::doubleValue(const std::string& name, double min) 
     auto v = value(name);
     if (!v)
         return std::nullopt;
-    const std::string expected = "expected a finite number >= " + plain(min);
+    // (A min of the lowest double is no bound: the caller says what it takes.)
+    const std::string expected = min == std::numeric_limits<double>::lowest() ? std::string("expected a finite number")
+                                                                               : "expected a finite number >= " + plain(min);
     errno = 0;
     char* end = nullptr;
     const double parsed = std::strtod(v->c_str(), &end);

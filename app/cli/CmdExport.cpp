@@ -133,11 +133,19 @@ int cmdExport(const Args& args)
     } else if (!projectScript.empty()) {
         // A project imported from a script exports into that script, as the studio's export
         // does: its entry, data, tokenizer and other flags are kept. One that no longer reads
-        // leaves a benchmark launcher, with a warning.
+        // leaves a benchmark launcher, with a warning. A relative path (projects written
+        // before paths were kept absolute) is taken from the folder the command runs in, else
+        // the project's.
         std::error_code ec;
-        if (out && std::filesystem::equivalent(*out, projectScript, ec) && !ec)
-            throw UsageError("-o: " + *out + " is the script the project was imported from, which the launcher is based on and "
-                             "writing would replace; give another file");
+        if (std::filesystem::path(projectScript).is_relative() && !std::filesystem::exists(projectScript, ec)) {
+            const std::filesystem::path beside = std::filesystem::path(planFile).parent_path() / projectScript;
+            if (std::filesystem::exists(beside, ec))
+                projectScript = beside.string();
+        }
+        for (const auto& [flag, path] : {std::pair<const char*, std::string>{"-o", out.value_or("")}, {"--hostfile", hostfile}})
+            if (!path.empty() && std::filesystem::equivalent(path, projectScript, ec) && !ec)
+                throw UsageError(std::string(flag) + ": " + path + " is the script the project was imported from, which the "
+                                 "launcher is based on and writing would replace; give another file");
         try {
             options.original = importMegatronScriptFile(projectScript, projectScriptInputs);
             std::cerr << "note: the launcher is based on " << printableText(projectScript)

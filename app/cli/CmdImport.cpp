@@ -18,6 +18,7 @@
 #include <iomanip>
 #include <optional>
 #include <set>
+#include <filesystem>
 #include <iostream>
 #include <sstream>
 
@@ -129,11 +130,12 @@ int cmdImport(const Args& args)
     // anything is printed or written.
     try {
         validateScriptModel(s);
-    } catch (const InputError&) {
-        // What the reading noticed (a variable unset, a flag not known) often says why a flag
-        // is missing: said before the error, as for a plan the script's world cannot run.
-        for (const std::string& w : s.warnings)
-            std::cerr << "warning: " << printableText(file + ": " + w) << "\n";
+    } catch (const InputError& e) {
+        // What the reading noticed (a variable unset, a flag not known) often says why a
+        // required flag is missing: said before that error.
+        if (e.detail().starts_with("missing:"))
+            for (const std::string& w : s.warnings)
+                std::cerr << "warning: " << printableText(file + ": " + w) << "\n";
         throw;
     }
     const ModelSpec& m = s.model;
@@ -257,7 +259,12 @@ int cmdImport(const Args& args)
     Project project;
     project.name = m.name;
     project.model = m;
-    project.current_script = file;
+    // Absolute, so that commands run from another folder (export) find it.
+    {
+        std::error_code ec;
+        const std::filesystem::path absolute = std::filesystem::absolute(file, ec);
+        project.current_script = ec ? file : absolute.lexically_normal().string();
+    }
     project.current_script_inputs = inputs;
     // The cluster: as given, or the script's own nodes of one device type.
     std::optional<std::string> clusterSpec = a.value("cluster");

@@ -19,6 +19,7 @@
 #include <cstdlib>
 #include <cstdio>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <set>
 #include <sstream>
@@ -400,7 +401,7 @@ int cmdPlan(const Args& args)
         opt.max_vpp = *v;
     if (auto v = a.intValue("exact-check", 0))
         opt.exact_check_work = *v;
-    if (auto v = a.doubleValue("eta", 0)) {
+    if (auto v = a.doubleValue("eta", std::numeric_limits<double>::lowest())) {   // > 0, said below
         if (*v <= 0)
             throw UsageError("--eta: expected a finite number > 0, got " + fmt("%g", *v));
         opt.eta = *v;
@@ -542,7 +543,8 @@ int cmdPlan(const Args& args)
     case ExactCheck::NotTriedTime:
         os << "The exact check was not tried ("
            << (r.exact_check == ExactCheck::NotTriedWork
-                   ? "the pruned search alone did more than its " + std::to_string(r.exact_check_budget) + " of work"
+                   ? "the pruned search alone did more than its " + std::to_string(r.exact_check_budget)
+                         + " units of work (partial plans extended)"
                    : std::string("the time limit left less than twice the pruned search's time"))
            << "); the plans below are the pruned search's (--exact searches without the prunings).\n";
         break;

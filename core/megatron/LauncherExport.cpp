@@ -702,7 +702,14 @@ private:
         }
         if (m.kv_channels > 0)
             model.args.push_back({"--kv-channels", {std::to_string(m.kv_channels)}});
-        model.args.push_back({"--seq-length", {std::to_string(m.seq_length)}});
+        // A multimodal original runs the language model at --decoder-seq-length (the plan's
+        // sequence); its --seq-length is the vision encoder's, written back as it was.
+        if (m_opt.original && m_opt.original->multimodal_encoder_seq_length > 0) {
+            model.args.push_back({"--seq-length", {std::to_string(m_opt.original->multimodal_encoder_seq_length)}});
+            model.args.push_back({"--decoder-seq-length", {std::to_string(m.seq_length)}});
+        } else {
+            model.args.push_back({"--seq-length", {std::to_string(m.seq_length)}});
+        }
         model.args.push_back({"--max-position-embeddings", {std::to_string(m.maxPositions())}});
         if (m.swiglu)
             model.args.push_back({"--swiglu", {}});
@@ -888,9 +895,9 @@ private:
             ArgGroup data{"DATA_ARGS", "mock data for a benchmark run; replace with --data-path and a tokenizer", {}};
             data.args.push_back({"--mock-data", {}});
             data.args.push_back({"--tokenizer-type", {"NullTokenizer"}});
-            // Megatron-LM d98e8a64's NullTokenizer has exactly its --vocab-size; the legacy one of
-            // FlagScale's Megatron-LM 8479eb35 adds the end-of-document token
-            // (_NullTokenizer.vocab_size returns _vocab_size_without_eod + 1).
+            // Megatron-LM d98e8a64's NullTokenizer has exactly its --vocab-size; the one of
+            // FlagScale's Megatron-LM 8479eb35 (the same null_tokenizer.py, earlier) adds the
+            // end-of-document token (vocab_size returns _vocab_size_without_eod + 1).
             data.args.push_back({"--vocab-size", {std::to_string(megatron ? m.vocab_size : std::max(1, m.vocab_size - 1))}});
             m_groups.push_back(data);
         } else {
@@ -1355,8 +1362,9 @@ private:
         for (const StagePlan& st : plan.stages)
             tpMultiple = std::lcm(tpMultiple, std::max(1, st.tp));
         const std::string paddedVocab = std::to_string(static_cast<long long>(m_doc.model.paddedVocabSize(tpMultiple)));
-        // What --vocab-size says for the plan's vocabulary: one less under FlagScale's legacy
-        // NullTokenizer, which adds its end-of-document token (Megatron-LM d98e8a64's does not).
+        // What --vocab-size says for the plan's vocabulary: one less under the NullTokenizer of
+        // FlagScale's Megatron-LM, which adds its end-of-document token (Megatron-LM d98e8a64's
+        // does not).
         const int vocabFlag = !megatron && originalFirst("--tokenizer-type", "") == "NullTokenizer"
             ? std::max(1, m_doc.model.vocab_size - 1)
             : m_doc.model.vocab_size;
@@ -1446,7 +1454,7 @@ private:
                 // The plan was costed with its model's vocabulary: that one is written.
                 m_notes.push_back("--vocab-size: the original's " + ShellQuote::unquoted(f.values.front()) + " is replaced by the plan model's "
                                   + std::to_string(m_doc.model.vocab_size)
-                                  + (vocabFlag != m_doc.model.vocab_size ? " (" + std::to_string(vocabFlag) + " for the legacy NullTokenizer of FlagScale's Megatron-LM, which adds one)" : ""));
+                                  + (vocabFlag != m_doc.model.vocab_size ? " (" + std::to_string(vocabFlag) + " for the NullTokenizer of FlagScale's Megatron-LM, which adds one)" : ""));
                 g.args.push_back({"--vocab-size", {std::to_string(vocabFlag)}});
                 continue;
             }

@@ -71,6 +71,15 @@ std::string baseName(const std::string& path)
     return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
+// Megatron-LM's multimodal entries (examples/multimodal/train.py, examples/mimo,
+// pretrain_vlm.py): a vision encoder before the language model.
+bool multimodalEntry(const std::string& entryScript)
+{
+    const std::string entry = lower(entryScript);
+    return entry.find("multimodal") != std::string::npos || entry.find("mimo") != std::string::npos
+        || baseName(entry) == "pretrain_vlm.py";
+}
+
 std::optional<long long> toInt(const std::string& s)
 {
     if (s.empty())
@@ -541,7 +550,7 @@ private:
         }
         const bool nodes = canonicalTorchrun(option) == "--nnodes" && v.find('$') != std::string::npos;
         warn(at(option) + option + " " + value + ": expected an integer from 1 to 1000000; " + std::to_string(fallback)
-             + " is assumed" + (nodes ? " (placed on a cluster given with --cluster, the script runs on all its nodes)" : ""));
+             + " is assumed" + (nodes ? " (placed on a cluster given with --cluster, the script runs on its leading nodes of one type, as many as its parallelism divides)" : ""));
         return fallback;
     }
 
@@ -1270,10 +1279,8 @@ private:
         // Megatron-LM's multimodal entries run the language model at --decoder-seq-length (image
         // and text tokens); their --seq-length is the vision encoder's (examples/multimodal).
         {
-            const std::string entry = lower(m_out.entry_script);
-            const bool multimodal = entry.find("multimodal") != std::string::npos || entry.find("mimo") != std::string::npos
-                || baseName(entry) == "pretrain_vlm.py";
-            if (multimodal && has("--decoder-seq-length")) {
+            if (multimodalEntry(m_out.entry_script) && has("--decoder-seq-length")) {
+                m_out.multimodal_encoder_seq_length = m.seq_length;
                 m.seq_length = intFlag("--decoder-seq-length", m.seq_length);
                 warn(at("--decoder-seq-length") + "the language model is costed at --decoder-seq-length " + std::to_string(m.seq_length)
                      + ", the sequence it runs in " + m_out.entry_script + " (" + seqFlag + " is the vision encoder's there)");
@@ -1305,10 +1312,9 @@ private:
         {
             const std::string entry = lower(m_out.entry_script);
             const std::string base = baseName(entry);
-            const bool other = base == "pretrain_bert.py" || base == "pretrain_t5.py" || base == "pretrain_vlm.py"
-                || base == "pretrain_retro.py" || base == "pretrain_ict.py" || base == "pretrain_vision_classify.py"
-                || base == "pretrain_vision_dino.py" || base == "pretrain_vision_inpaint.py" || entry.find("multimodal") != std::string::npos
-                || entry.find("mimo") != std::string::npos;
+            const bool other = base == "pretrain_bert.py" || base == "pretrain_t5.py" || base == "pretrain_retro.py"
+                || base == "pretrain_ict.py" || base == "pretrain_vision_classify.py" || base == "pretrain_vision_dino.py"
+                || base == "pretrain_vision_inpaint.py" || multimodalEntry(entry);
             if (other)
                 warn(at() + m_out.entry_script + " does not train a GPT decoder alone: the model is costed as a GPT decoder of "
                      "these flags (an encoder, a vision tower, frozen parts or other sequence lengths are not modelled)");
@@ -1329,8 +1335,8 @@ private:
             m.vocab_size = intFlag("--vocab-size", 0);
             // Megatron-LM d98e8a64's NullTokenizer has exactly the size it is given, its
             // end-of-document token the last id (megatron/core/tokenizers/text/libraries/
-            // null_tokenizer.py). The legacy one of FlagScale's Megatron-LM 8479eb35 adds that
-            // token to it (_NullTokenizer.vocab_size returns _vocab_size_without_eod + 1).
+            // null_tokenizer.py). That file of FlagScale's Megatron-LM 8479eb35 adds the token
+            // to it (vocab_size returns _vocab_size_without_eod + 1).
             const bool flagscale = runsFlagScale() || has("--enable-hetero") || has("--hetero-process-meshes");
             if (str("--tokenizer-type").value_or("") == "NullTokenizer" && m.vocab_size > 0 && flagscale)
                 m.vocab_size += 1;
@@ -1349,7 +1355,7 @@ private:
                         + ")";
             warn(at() + "the vocabulary size comes from the tokenizer" + tokenizer
                  + ", whose files the import does not open; 32000 is assumed: set vocab_size in the project's model (the "
-                   "studio's Model tab), or give --vocab-size in the script");
+                   "studio's Model tab)");
         }
         // Megatron-LM pads the vocabulary to a multiple of this times TP (default 128); not a
         // given --padded-vocab-size, nor with --no-pad-vocab-size (--disable-pad-vocab-size).
@@ -1654,7 +1660,11 @@ private:
         }
         p.sequence_parallel = has("--sequence-parallel");
         requireSequenceParallel(p, p.tp > 1, "--tensor-model-parallel-size", "TP > 1");
-        p.distributed_optimizer = has("--use-distributed-optimizer");
+        // Megatron-FSDP other than its version 2 turns the distributed optimizer on
+        // (validate_args at d98e8a64: "Megatron-FSDP v1 is only compatible with
+        // --use-distributed-optimizer").
+        p.distributed_optimizer = has("--use-distributed-optimizer")
+            || (has("--use-megatron-fsdp") && str("--megatron-fsdp-version").value_or("1") != "2");
         readOverlapSwitches(p);
         if (has("--optimizer-cpu-offload")) {
             // Megatron-LM's --optimizer-offload-fraction defaults to 1.0 (arguments.py).
@@ -1873,7 +1883,8 @@ private:
         buildHetero(p);
         if (m_out.world_size > 0 && !hetero) {
             const long long model = static_cast<long long>(p.tp) * p.pp * p.cp;   // each up to 1e8
-            if (m_out.world_size % model != 0)
+            // (Not said of a world whose node count is unknown: a cluster gives it.)
+            if (m_out.world_size % model != 0 && !m_out.nnodes_unknown)
                 warn(at() + "world size " + std::to_string(m_out.world_size) + " is not divisible by TP*PP*CP = "
                      + std::to_string(model) + "; Megatron-LM would refuse it");
             else if (p.global_batch_size == 0)
@@ -2821,15 +2832,29 @@ void checkMeshWorld(const ImportedScript& script, long long processes)
 Plan planFromScript(const ImportedScript& script, const Cluster& cluster, const DeviceCatalog& catalog)
 {
     // A node count the reading could not know (a hostfile's lines, a scheduler's variable):
-    // the script runs on every node of the cluster it is placed on.
-    if (script.nnodes_unknown && !script.parallel.hetero() && script.node_hosts.empty() && !cluster.nodes.empty()
-        && static_cast<int>(cluster.nodes.size()) != script.nnodes) {
-        ImportedScript all = script;
-        all.nnodes = static_cast<int>(cluster.nodes.size());
-        all.nnodes_unknown = false;
-        if (all.nproc_per_node > 0)
-            all.world_size = all.nnodes * all.nproc_per_node;
-        return planFromScript(all, cluster, catalog);
+    // the script runs on the cluster's leading nodes of its first node's type that start its
+    // processes, as many as give a world TP*PP*CP divides (the script's one device type and
+    // uniform world); else on the one node assumed.
+    if (script.nnodes_unknown && !script.parallel.hetero() && script.node_hosts.empty() && script.node_processes.empty()
+        && !cluster.nodes.empty()) {
+        const Node& first = cluster.nodes.front();
+        const int perNode = script.nproc_per_node > 0 ? script.nproc_per_node : first.count;
+        int n = 0;
+        while (n < static_cast<int>(cluster.nodes.size()) && cluster.nodes[static_cast<std::size_t>(n)].device_type == first.device_type
+               && cluster.nodes[static_cast<std::size_t>(n)].count >= perNode
+               && (script.nproc_per_node > 0 || cluster.nodes[static_cast<std::size_t>(n)].count == first.count))
+            ++n;
+        const long long model = static_cast<long long>(std::max(1, script.parallel.tp)) * std::max(1, script.parallel.pp)
+            * std::max(1, script.parallel.cp);
+        while (n > 1 && (static_cast<long long>(n) * perNode) % model != 0)
+            --n;
+        if (n > script.nnodes) {
+            ImportedScript all = script;
+            all.nnodes = n;
+            all.nnodes_unknown = false;
+            all.world_size = n * perNode;
+            return planFromScript(all, cluster, catalog);
+        }
     }
     const ParallelConfig& p = script.parallel;
     const ModelSpec& m = script.model;

@@ -116,6 +116,10 @@ struct ImportedScript {
     // (NNODES=$(wc -l < $HOSTFILE)): nnodes is the assumed 1, and planFromScript takes every
     // node of the cluster it is given instead.
     bool nnodes_unknown = false;
+    // A multimodal entry (examples/multimodal/train.py) with --decoder-seq-length: the model's
+    // seq_length is that (the language model's), and this its --seq-length (the vision
+    // encoder's), which an export writes back as it was. 0 otherwise.
+    int multimodal_encoder_seq_length = 0;
     int nproc_per_node = 1;
     int world_size = 1;
     std::string launcher;               // "torchrun" | "python -m torch.distributed.run" | "python"

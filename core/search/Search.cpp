@@ -656,9 +656,9 @@ public:
             // devices allow (a group divides the node: 4 of 5 devices form none), or memory (a
             // stage holds at least one layer).
             fillUnused(plan, m_space, std::string(UnusedDevices::kLeftIdle)
-                                          + ": no plan found that uses them is faster (a slower stage lengthens the 1F1B "
-                                            "bottleneck; a stage's devices divide their node's; a stage holds at least one "
-                                            "layer in memory)");
+                                          + ": the search found no faster plan that uses them (a slower stage lengthens the "
+                                            "1F1B bottleneck, a stage's devices on a node must divide the node's count, and "
+                                            "a stage must hold at least one layer in memory)");
             if (plan.target == Target::Megatron && !plan.stages.empty()) {
                 // Devices of another collective library cannot join a Megatron-LM job.
                 const DeviceType* used = m_cost.catalog().find(plan.stages.front().device_type);
@@ -1482,8 +1482,9 @@ SearchResult runSearchAt(const CostModel& cost, const SearchOptions& options, co
     }
     searchMain(std::numeric_limits<double>::infinity());
     // The exact check (SearchOptions::exact_check_work): the search again without the
-    // prunings, with the same offload policy, for at most the given work (states expanded,
-    // and a tenth for each stage option refused for memory: counted, not timed, so that the
+    // prunings, with the same offload policy, for at most the given work (partial plans the
+    // expanded states extend, and a tenth for each stage option refused for memory: counted,
+    // not timed, so that the
     // answer does not depend on the machine or its load). When it finishes, its plans are the
     // exact best, as with `exact`; when it does not, the pruned search's plans stand
     // (docs/search.md section 7). It is not tried when the pruned search alone did more work

@@ -73,7 +73,8 @@ WhatIfPanel::WhatIfPanel(QWidget* parent)
     m_offload->setSingleStep(25);
     m_offload->setSuffix(tr(" %"));
     m_offload->setToolTip(tr("Share of the optimizer states kept and stepped in host memory "
-                             "(Megatron-Core --optimizer-cpu-offload --optimizer-offload-fraction)"));
+                             "(Megatron-Core --optimizer-cpu-offload --optimizer-offload-fraction; above 0 the plan uses "
+                             "the distributed optimizer, from which Megatron-Core offloads)"));
     m_nodeCount->setRange(0, 4096);
     m_nodeCount->setSuffix(tr(" nodes"));
     connect(m_nodeCount, &QSpinBox::valueChanged, this,

@@ -143,7 +143,7 @@ private slots:
         QVERIFY(hasRule(b.problems(Target::Any), "moe.shared-expert-bias"));
 
         // FlagScale's Megatron-LM 8479eb35 needs the query groups divisible by TP; Megatron-LM
-        // d98e8a64 also takes TP a multiple of them. 8 groups: TP 8 both, TP 16 Megatron-LM only.
+        // d98e8a64 also takes TP a multiple of them. 8 groups at TP 16: Megatron-LM only.
         Fixture q("H800:4x8");
         q.model.num_attention_heads = 64;
         q.plan.stages.clear();

@@ -1704,6 +1704,26 @@ private slots:
         QVERIFY2(x.script.find("torchrun \"${DISTRIBUTED_ARGS[@]}\" \"${PWD}/pretrain_gpt.py\"") != std::string::npos, x.script.c_str());
     }
 
+    void multimodalSequencesWrittenBack()
+    {
+        // examples/multimodal/train.py: the language model runs at --decoder-seq-length (the
+        // plan's sequence), the vision encoder at --seq-length, which goes back as it was.
+        ExportOptions o;
+        o.original = importMegatronScript("torchrun --nproc_per_node=8 examples/multimodal/train.py --num-layers 8 --hidden-size 1024 "
+                                          "--num-attention-heads 8 --seq-length 576 --decoder-seq-length 1024 "
+                                          "--max-position-embeddings 4096 --bf16 --micro-batch-size 1 --global-batch-size 8\n",
+                                          "mm.sh");
+        PlanDocument d;
+        d.model = o.original->model;
+        d.cluster = test::cluster("H800:1x8");
+        d.plan = planFromScript(*o.original, d.cluster, DeviceCatalog::builtin());
+        const ExportResult r = exportLauncher(d, o);
+        QVERIFY2(r.ok, r.refusal.c_str());
+        QVERIFY2(r.script.find("--seq-length 576\n") != std::string::npos, r.script.c_str());
+        QVERIFY(r.script.find("--decoder-seq-length 1024\n") != std::string::npos);
+        QCOMPARE(importMegatronScript(r.script, "again.sh").model.seq_length, 1024);
+    }
+
     void kernelsMegatronLmRefuses()
     {
         // Megatron-LM d98e8a64's validate_args asserts not (--cross-entropy-loss-fusion and
@@ -1790,8 +1810,8 @@ private slots:
         QVERIFY(hasNote(r, "--vocab-size: the original's 151936 is replaced by the plan model's 32000"));
         QCOMPARE(importMegatronScript(r.script, "again.sh").model.vocab_size, 32000);
         // A benchmark launcher (no original) runs on mock data with the NullTokenizer alike;
-        // FlagScale's Megatron-LM 8479eb35 has the legacy _NullTokenizer, which adds the
-        // end-of-document token (vocab_size returns _vocab_size_without_eod + 1): one less there.
+        // the NullTokenizer of FlagScale's Megatron-LM 8479eb35 adds the end-of-document token
+        // (vocab_size returns _vocab_size_without_eod + 1): one less there.
         ExportOptions bench;
         const ExportResult b = exportLauncher(d, bench);
         QVERIFY2(b.ok, b.refusal.c_str());

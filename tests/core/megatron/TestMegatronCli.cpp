@@ -110,7 +110,7 @@ private slots:
         QCOMPARE(r.code, 0);
         r = hapmoeCli({"export", "p.hapmoe", "--format", "megatron", "-o", "launch.sh"}, dir.path());
         QCOMPARE(r.code, 0);
-        QVERIFY2(r.out.contains("note: the launcher is based on train.sh, the script the project was imported from"), qPrintable(r.out));
+        QVERIFY2(r.out.contains("train.sh, the script the project was imported from"), qPrintable(r.out));
         const QString launcher = fileText(dir.filePath("launch.sh"));
         QVERIFY(launcher.contains("pretrain_qwen.py"));
         QVERIFY(launcher.contains("/data/corpus_text_document"));
@@ -121,6 +121,15 @@ private slots:
         QCOMPARE(r.code, 2);
         QVERIFY2(r.out.contains("is the script the project was imported from"), qPrintable(r.out));
         QCOMPARE(fileText(dir.filePath("train.sh")), before);
+        r = hapmoeCli({"export", "p.hapmoe", "--format", "flagscale", "-o", "fs.sh", "--hostfile", "train.sh"}, dir.path());
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.out.contains("--hostfile: train.sh is the script the project was imported from"), qPrintable(r.out));
+        QCOMPARE(fileText(dir.filePath("train.sh")), before);
+        // The project keeps the script's absolute path: an export from another folder finds it.
+        QVERIFY(QDir(dir.path()).mkdir("elsewhere"));
+        r = hapmoeCli({"export", "../p.hapmoe", "--format", "megatron", "-o", "launch.sh"}, dir.filePath("elsewhere"));
+        QCOMPARE(r.code, 0);
+        QVERIFY(fileText(dir.filePath("elsewhere/launch.sh")).contains("pretrain_qwen.py"));
         // Gone, the launcher is a benchmark run, with a warning.
         QVERIFY(QFile::remove(dir.filePath("train.sh")));
         r = hapmoeCli({"export", "p.hapmoe", "--format", "megatron", "-o", "bench.sh"}, dir.path());

@@ -578,16 +578,19 @@ private slots:
         const ImportedScript s = importMegatronScript(script, "hosts.sh");
         QCOMPARE(s.nnodes, 1);
         QVERIFY(s.nnodes_unknown);
-        QVERIFY(hasWarning(s, "1 is assumed (placed on a cluster given with --cluster, the script runs on all its nodes)"));
-        const Plan p = planFromScript(s, test::cluster("A100:4x8"), DeviceCatalog::builtin());
-        QCOMPARE(p.numDevices(), 32);   // TP 8 x PP 4 x DP 1
+        QVERIFY(hasWarning(s, "1 is assumed (placed on a cluster given with --cluster, the script runs on its leading nodes of one type"));
+        const Plan p = planFromScript(s, test::cluster("A100:8x8"), DeviceCatalog::builtin());
+        QCOMPARE(p.numDevices(), 64);   // TP 8 x PP 4 x DP 2
         QCOMPARE(p.pp(), 4);
-        // A node count the script states is read as it stands.
+        // As many leading nodes of the first node's type as TP x PP x CP = 32 divides: 4 of the
+        // 5 A100 nodes (40 devices would not split), none of the H800 node after them.
+        QCOMPARE(planFromScript(s, test::cluster("A100:5x8,H800:1x8"), DeviceCatalog::builtin()).numDevices(), 32);
+        // A node count the script states is read as it stands: 4 of the 8 nodes.
         std::string stated = script;
         stated.replace(stated.find("$NNODES"), 7, "4");
         const ImportedScript known = importMegatronScript(stated, "four.sh");
         QVERIFY(!known.nnodes_unknown);
-        QCOMPARE(planFromScript(known, test::cluster("A100:4x8"), DeviceCatalog::builtin()).numDevices(), 32);
+        QCOMPARE(planFromScript(known, test::cluster("A100:8x8"), DeviceCatalog::builtin()).numDevices(), 32);
     }
 
     void overlapSwitches()
