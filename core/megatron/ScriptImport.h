@@ -113,8 +113,8 @@ struct ImportedScript {
     ParallelConfig parallel;
     int nnodes = 1;
     // The launch's node count is a variable or command output the reading could not know
-    // (NNODES=$(wc -l < $HOSTFILE)): nnodes is the assumed 1, and planFromScript takes every
-    // node of the cluster it is given instead.
+    // (NNODES=$(wc -l < $HOSTFILE)): nnodes is the assumed 1, and planFromScript takes the
+    // cluster's leading nodes of one type instead, as many as the script's TP*PP*CP divides.
     bool nnodes_unknown = false;
     // A multimodal entry (examples/multimodal/train.py) with --decoder-seq-length: the model's
     // seq_length is that (the language model's), and this its --seq-length (the vision
