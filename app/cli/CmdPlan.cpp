@@ -14,8 +14,10 @@
 #include "util/Strings.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cctype>
 #include <cerrno>
+#include <csignal>
 #include <cstdlib>
 #include <cstdio>
 #include <iostream>
@@ -98,7 +100,9 @@ Searches the fastest feasible parallel plan (HS-DP) and compares it with the bas
   -o FILE                also write the hapmoe.plan document to FILE (when no plan is
                          feasible: the document with "plan": null, as --json prints it)
 
-Exit codes: 0 plan found, 1 no feasible plan, 2 bad input.
+Exit codes: 0 plan found, 1 no feasible plan, 2 bad input. Ctrl-C (SIGINT) or SIGTERM
+stops the search: the best plans so far are printed and written (-o), and the exit code is
+130 or 143.
 )";
 
 constexpr double kNoTimeLimitAbove = 1e7;   // seconds
@@ -342,6 +346,61 @@ std::vector<int> microBatchList(const std::string& text, int gbs)
 
 } // namespace
 
+namespace {
+
+// Ctrl-C or SIGTERM during the search stops it as the studio's Cancel does (runSearch's cancel
+// flag): the best plans so far are printed and written, and the exit status is the signal's,
+// 128 + its number. A second one ends the program at once, as the signal would.
+std::atomic<bool> g_interrupted{false};
+volatile std::sig_atomic_t g_interruptSignal = 0;
+static_assert(std::atomic<bool>::is_always_lock_free, "set from a signal handler");
+
+extern "C" void onSearchInterrupt(int signal)
+{
+    if (g_interrupted.load()) {
+        std::signal(signal, SIG_DFL);
+        std::raise(signal);
+        return;
+    }
+    g_interruptSignal = signal;
+    g_interrupted.store(true);
+}
+
+// The handlers of SIGINT and SIGTERM while it lives: onSearchInterrupt, then those before.
+class SearchInterrupts {
+public:
+    SearchInterrupts()
+    {
+        g_interrupted.store(false);
+        g_interruptSignal = 0;
+        m_int = std::signal(SIGINT, onSearchInterrupt);
+        m_term = std::signal(SIGTERM, onSearchInterrupt);
+    }
+    ~SearchInterrupts()
+    {
+        std::signal(SIGINT, m_int == SIG_ERR ? SIG_DFL : m_int);
+        std::signal(SIGTERM, m_term == SIG_ERR ? SIG_DFL : m_term);
+    }
+    SearchInterrupts(const SearchInterrupts&) = delete;
+    SearchInterrupts& operator=(const SearchInterrupts&) = delete;
+
+private:
+    void (*m_int)(int) = SIG_DFL;
+    void (*m_term)(int) = SIG_DFL;
+};
+
+// The exit status of an interrupted search, else `code`.
+int interruptedOr(int code)
+{
+    if (g_interruptSignal == 0)
+        return code;
+    std::cerr << "hapmoe plan: interrupted (" << (g_interruptSignal == SIGINT ? "SIGINT" : "SIGTERM")
+              << "): the search stopped there, and what it had found is above\n";
+    return 128 + g_interruptSignal;
+}
+
+} // namespace
+
 int cmdPlan(const Args& args)
 {
     const CliArgs a(args, planValueOptions(), planSwitches(), {"script-env"});
@@ -446,7 +505,10 @@ int cmdPlan(const Args& args)
     CostOptions costOptions = script ? exportCostOptions(script->script) : CostOptions{};
     costOptions.memory_headroom = memoryHeadroom(a);
     const CostModel cost(model, cluster, catalog, profile.get(), costOptions);
-    const SearchResult r = runSearch(cost, opt);
+    const SearchResult r = [&] {
+        const SearchInterrupts interrupts;
+        return runSearch(cost, opt, &g_interrupted);
+    }();
 
     if (r.plans.empty()) {
         // --json and -o: the same document shape, with no plan and the reason (docs/formats.md).
@@ -460,7 +522,7 @@ int cmdPlan(const Args& args)
         std::cerr << "hapmoe plan: no feasible plan: " << r.no_plan_reason << "\n";
         if ((r.uniform_baseline || r.metis_baseline) && opt.target != Target::Any)
             std::cerr << "  (a baseline was found, but not on target " << toString(opt.target) << ")\n";
-        return NoFeasiblePlan;
+        return interruptedOr(NoFeasiblePlan);
     }
 
     PlanDocument doc;
@@ -486,7 +548,7 @@ int cmdPlan(const Args& args)
             saveFileAtomically(*out, text);
         if (a.has("json")) {
             std::cout << text;
-            return Success;
+            return interruptedOr(Success);
         }
     }
 
@@ -496,7 +558,7 @@ int cmdPlan(const Args& args)
        << (r.micro_batch_sizes.empty() ? std::string() : " over micro-batch sizes " + joinInts(r.micro_batch_sizes)) << " in "
        << fmt("%.2f", r.time_s) << " s: " << r.states << " states, pruned " << r.pruned.load_balance << " by load balance, "
        << r.pruned.memory << " by memory, " << r.pruned.communication << " by communication"
-       << (r.timed_out ? " (time limit reached: best plan so far)" : "") << "\n";
+       << (r.timed_out ? " (time limit reached: best plan so far)" : r.cancelled ? " (interrupted: best plan so far)" : "") << "\n";
     if (r.list_cut)
         os << "The time limit ended the list at " << r.plans.size() << " of the " << opt.top_k
            << " plans --top asked for (each is costed again and checked after the search).\n";
@@ -579,7 +641,8 @@ int cmdPlan(const Args& args)
     auto compare = [&](const char* label, const std::optional<RankedPlan>& b) {
         if (!b) {
             // After a time-out (or cancel) a baseline may not have been searched at all.
-            os << "  " << pad(label, 22) << (r.timed_out || r.cancelled ? "not found before the time limit" : "none feasible") << "\n";
+            os << "  " << pad(label, 22)
+               << (r.cancelled ? "not found before the interrupt" : r.timed_out ? "not found before the time limit" : "none feasible") << "\n";
             return;
         }
         const double t = b->prediction.iteration_time_s;
@@ -609,7 +672,8 @@ int cmdPlan(const Args& args)
         os << "note: " << n << "\n";
     if (const std::string note = nearlyFullNote(r.plans.front().plan, r.plans.front().prediction); !note.empty())
         os << "note: " << note << "\n";
-    return Success;
+    os.flush();
+    return interruptedOr(Success);
 }
 
 } // namespace hapmoe::cli

@@ -18,6 +18,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <csignal>
+
 #include <functional>
 
 namespace {
@@ -133,6 +135,7 @@ private slots:
     void calibrateRefusesRouterCountsOfNoLayer();
     void projectProfileCostsItsSavedPlans();
     void closedPipeEndsNoCommandEarly();
+    void interruptedSearchKeepsWhatItFound();
     void aliasedTypesReadAsTheCatalogSpellsThem();
 };
 
@@ -1512,4 +1515,29 @@ void tst_CliFoundation::aliasedTypesReadAsTheCatalogSpellsThem()
 }
 
 QTEST_GUILESS_MAIN(tst_CliFoundation)
+void tst_CliFoundation::interruptedSearchKeepsWhatItFound()
+{
+    // Ctrl-C (SIGINT) during a search stops it as the studio's Cancel does: the best plan so
+    // far is printed and written with -o (its document says cancelled), and the exit status
+    // is the signal's, 128 + 2. The exhaustive search of Mixtral-S on one node of 8 H100 runs
+    // for minutes (docs/search.md), so it is still searching when the signal comes.
+    QTemporaryDir tmp;
+    const QString out = tmp.filePath("plan.json");
+    QProcess p;
+    p.start(QStringLiteral(HAPMOE_CLI_PATH), {"plan", "--model", "Mixtral-S", "--cluster", "H100:1x8", "--algorithm", "exhaustive", "-o", out});
+    QVERIFY(p.waitForStarted(10000));
+    QVERIFY(!p.waitForFinished(3000));   // still searching
+    QCOMPARE(::kill(static_cast<pid_t>(p.processId()), SIGINT), 0);
+    QVERIFY(p.waitForFinished(60000));
+    QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+    QCOMPARE(p.exitCode(), 128 + SIGINT);
+    const QString stdOut = QString::fromUtf8(p.readAllStandardOutput()), stdErr = QString::fromUtf8(p.readAllStandardError());
+    QVERIFY2(stdErr.contains("hapmoe plan: interrupted (SIGINT)"), qPrintable(stdErr));
+    QVERIFY2(stdOut.contains("(interrupted: best plan so far)") || stdErr.contains("cancelled before it found a plan"), qPrintable(stdOut));
+    QFile f(out);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QJsonObject doc = QJsonDocument::fromJson(f.readAll()).object();
+    QVERIFY(doc.value("search").toObject().value("cancelled").toBool());
+}
+
 #include "tst_CliFoundation.moc"
