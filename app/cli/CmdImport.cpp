@@ -304,11 +304,36 @@ int cmdImport(const Args& args)
     // Whether the project's cluster is the script's own nodes (no --cluster), on which the
     // rules are checked with the hint above.
     const bool scriptNodes = !clusterSpec && s.nproc_per_node > 0 && !s.parallel.hetero();
+    // A FlagScale script names its meshes' device types (--hetero-device-types): without
+    // --cluster or --device, the project's cluster is those meshes' devices, in whole nodes of
+    // the script's processes per node, where the catalog knows every label; otherwise an
+    // error that a label matches no node says how to give the cluster.
+    std::string meshCluster, unknownLabel;
+    if (s.parallel.hetero() && s.nproc_per_node > 0) {
+        for (const ProcessMesh& mesh : s.parallel.meshes) {
+            const DeviceType* type = catalog.find(mesh.device_type);
+            if (!type && unknownLabel.empty())
+                unknownLabel = mesh.device_type;
+            const int nodes = mesh.numDevices() / s.nproc_per_node;
+            const bool whole = nodes > 0 && mesh.numDevices() % s.nproc_per_node == 0;
+            meshCluster = !whole ? std::string("-")
+                : meshCluster == "-" ? meshCluster
+                                     : meshCluster + (meshCluster.empty() ? "" : ",") + (type ? type->name : mesh.device_type) + ":"
+                                           + std::to_string(nodes) + "x" + std::to_string(s.nproc_per_node);
+        }
+        if (meshCluster == "-")
+            meshCluster.clear();
+    }
+    if (!clusterSpec && !a.has("device") && a.has("o") && !meshCluster.empty() && unknownLabel.empty()) {
+        clusterSpec = meshCluster;
+        std::cerr << "note: " << file << ": the project's cluster is the meshes' devices, " << meshCluster
+                  << " (--hetero-device-types; pass --cluster to give the nodes as they are)\n";
+    }
     if (!clusterSpec && (a.has("device") || a.has("o"))) {
         const DeviceType& type = catalog.get(a.value("device").value_or("H100-SXM"), "--device");
         const int perNode = s.nproc_per_node > 0 ? s.nproc_per_node : type.default_devices_per_node;
         clusterSpec = type.name + ":" + std::to_string(s.nnodes) + "x" + std::to_string(perNode);
-        if (!a.has("device"))
+        if (!a.has("device") && !s.parallel.hetero())   // a FlagScale script names them (above)
             std::cerr << "warning: " << file << ": the script does not say which devices it runs on; the project uses "
                       << *clusterSpec << " (pass --cluster or --device)\n";
     }
@@ -348,6 +373,14 @@ int cmdImport(const Args& args)
         try {
             plan = planFromScript(s, project.cluster, catalog);
         } catch (const InputError& e) {
+            if (ownCluster && s.parallel.hetero() && e.where() == "--hetero-device-types")
+                throw InputError(e.file(), e.where(),
+                                 e.detail() + "; give the cluster it runs on with --cluster"
+                                     + (meshCluster.empty() ? std::string() : " (its meshes: " + meshCluster + ")")
+                                     + (unknownLabel.empty() ? std::string()
+                                                             : ", and the device type " + unknownLabel
+                                                                   + ", which the catalog does not have, in a hapmoe.devices file "
+                                                                     "with --devices"));
             if (!scriptNodes)
                 throw;
             throw worldHint(e);

@@ -138,6 +138,33 @@ private slots:
         QVERIFY(fileText(dir.filePath("bench.sh")).contains("--mock-data"));
     }
 
+    void flagscaleScriptNamesItsDevices()
+    {
+        // --hetero-device-types names the meshes' devices: without --cluster the project's
+        // cluster is those meshes in nodes of the script's 8 processes (reference section 9's
+        // example, H800 standing in for its A800). A label the catalog does not have is said,
+        // with how to give it.
+        QTemporaryDir dir;
+        const std::string head = "torchrun --nnodes 2 --nproc_per_node 8 flagscale/train/train_gpt.py --num-layers 32 "
+                                 "--hidden-size 4096 --num-attention-heads 32 --seq-length 4096 --max-position-embeddings 4096 "
+                                 "--bf16 --untie-embeddings-and-output-weights --tensor-model-parallel-size 4 "
+                                 "--pipeline-model-parallel-size 2 --micro-batch-size 1 --global-batch-size 16 --sequence-parallel "
+                                 "--enable-hetero --hetero-pipeline-layer-split 18 14 --hetero-process-meshes 2 1 1 4 1 4 1 1 2 1 ";
+        test::writeText(dir.filePath("fs.sh"), head + "--hetero-device-types H800 A100 --hetero-current-device-type H800\n");
+        Run r = hapmoeCli({"import", "fs.sh", "-o", "fs.hapmoe"}, dir.path());
+        QCOMPARE(r.code, 0);
+        QVERIFY2(r.out.contains("the project's cluster is the meshes' devices, H800:1x8,A100-80GB:1x8"), qPrintable(r.out));
+        QVERIFY(r.out.contains("stage 1: A100-80GB, layers 18-31, 8 devices"));
+        QVERIFY(!r.out.contains("does not say which devices"));
+        test::writeText(dir.filePath("biv.sh"), head + "--hetero-device-types H800 BIV150S --hetero-current-device-type H800\n");
+        r = hapmoeCli({"import", "biv.sh", "-o", "biv.hapmoe"}, dir.path());
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.out.contains("give the cluster it runs on with --cluster (its meshes: H800:1x8,BIV150S:1x8), and the device "
+                                "type BIV150S, which the catalog does not have, in a hapmoe.devices file with --devices"),
+                 qPrintable(r.out));
+        QVERIFY(!QFile::exists(dir.filePath("biv.hapmoe")));
+    }
+
     void scriptArgumentsAndEnvironment()
     {
         QTemporaryDir dir;
