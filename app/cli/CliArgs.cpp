@@ -285,14 +285,15 @@ PlanDocument readPlanFile(const CliArgs& args, const std::string& file, Warnings
     doc.cluster = p.cluster;
     doc.plan = saved.plan;
     doc.prediction = saved.prediction;
-    doc.devices = typesBeyondBuiltin(p.cluster, catalogWith(p.devices, file));
+    const DeviceCatalog projectCatalog = catalogWith(p.devices, file);
+    doc.devices = typesBeyondBuiltin(p.cluster, projectCatalog);
     if (projectProfile)
         *projectProfile = p.profile;
     if (projectScript)
         *projectScript = p.current_script;
     if (projectScriptInputs)
         *projectScriptInputs = p.current_script_inputs;
-    doc = withCatalogNames(std::move(doc), catalogWith(p.devices, file));
+    doc = withCatalogNames(std::move(doc), projectCatalog);
     std::cerr << "note: " << file << " is a project: its saved plan " << n << " of " << count << " ("
               << printableText(saved.plan.name.empty() ? std::string("unnamed") : saved.plan.name)
               << (saved.source == SavedPlan::Source::Current      ? ", the current configuration"

@@ -142,10 +142,12 @@ int cmdExport(const Args& args)
             if (std::filesystem::exists(beside, ec))
                 projectScript = beside.string();
         }
-        for (const auto& [flag, path] : {std::pair<const char*, std::string>{"-o", out.value_or("")}, {"--hostfile", hostfile}})
-            if (!path.empty() && std::filesystem::equivalent(path, projectScript, ec) && !ec)
-                throw UsageError(std::string(flag) + ": " + path + " is the script the project was imported from, which the "
-                                 "launcher is based on and writing would replace; give another file");
+        // Neither output may replace it: checked as every output is against the inputs.
+        const std::vector<InputFile> base{{"the script the project was imported from", projectScript}};
+        if (out)
+            checkOutputPath("-o", *out, base);
+        if (!hostfile.empty())
+            checkOutputPath("--hostfile", hostfile, base);
         try {
             options.original = importMegatronScriptFile(projectScript, projectScriptInputs);
             std::cerr << "note: the launcher is based on " << printableText(projectScript)

@@ -15,11 +15,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <iomanip>
+#include <iostream>
 #include <optional>
 #include <set>
-#include <filesystem>
-#include <iostream>
 #include <sstream>
 
 namespace hapmoe::cli {
@@ -310,18 +310,17 @@ int cmdImport(const Args& args)
     // error that a label matches no node says how to give the cluster.
     std::string meshCluster, unknownLabel;
     if (s.parallel.hetero() && s.nproc_per_node > 0) {
+        bool wholeNodes = true;
         for (const ProcessMesh& mesh : s.parallel.meshes) {
             const DeviceType* type = catalog.find(mesh.device_type);
             if (!type && unknownLabel.empty())
                 unknownLabel = mesh.device_type;
             const int nodes = mesh.numDevices() / s.nproc_per_node;
-            const bool whole = nodes > 0 && mesh.numDevices() % s.nproc_per_node == 0;
-            meshCluster = !whole ? std::string("-")
-                : meshCluster == "-" ? meshCluster
-                                     : meshCluster + (meshCluster.empty() ? "" : ",") + (type ? type->name : mesh.device_type) + ":"
-                                           + std::to_string(nodes) + "x" + std::to_string(s.nproc_per_node);
+            wholeNodes = wholeNodes && nodes > 0 && mesh.numDevices() % s.nproc_per_node == 0;
+            meshCluster += (meshCluster.empty() ? "" : ",") + (type ? type->name : mesh.device_type) + ":" + std::to_string(nodes)
+                + "x" + std::to_string(s.nproc_per_node);
         }
-        if (meshCluster == "-")
+        if (!wholeNodes)
             meshCluster.clear();
     }
     if (!clusterSpec && !a.has("device") && a.has("o") && !meshCluster.empty() && unknownLabel.empty()) {

@@ -374,11 +374,12 @@ std::string toChromeTrace(const Schedule& schedule, const std::vector<std::strin
                 emit({{"name", name}, {"cat", cat}, {"ph", "X"}, {"pid", 0}, {"tid", static_cast<int>(i)},
                                   {"ts", start * 1e6}, {"dur", (end - start) * 1e6}});
         };
-        add("wait for the closed form's last backward", "wait", s.wait_start, s.sync_start);
+        const auto waits = s.waits();
+        add("wait for the closed form's last backward", "wait", waits[0].first, waits[0].second);
         add("data-parallel sync", "dp-sync", s.sync_start, s.sync_end);
-        add("wait for the other end's sync", "wait", s.sync_end, s.embedding_start);
+        add("wait for the other end's sync", "wait", waits[1].first, waits[1].second);
         add("tied-embedding all-reduce", "embedding-sync", s.embedding_start, s.embedding_end);
-        add("wait for the gradient-norm all-reduce", "wait", s.embedding_end, s.optimizer_start);
+        add("wait for the gradient-norm all-reduce", "wait", waits[2].first, waits[2].second);
         add("optimizer step", "optimizer", s.optimizer_start, s.optimizer_end);
         add("parameter all-gather", "dp-sync", s.gather_start, s.gather_end);
     }

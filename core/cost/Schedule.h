@@ -6,7 +6,9 @@
 
 #include "cost/Prediction.h"
 
+#include <array>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace hapmoe {
@@ -107,6 +109,14 @@ struct TailSpan {
     // The gradient-norm barrier: the stage waits from embedding_end until optimizer_start.
     double optimizer_start = 0, optimizer_end = 0;
     double gather_start = 0, gather_end = 0;        // equal when nothing is exposed
+
+    // The stage's three waits, each [first, second] (empty when second <= first): for the
+    // closed form's end of its last backward, for the other end stage's sync before the tied
+    // all-reduce (empty without one), and at the gradient-norm barrier.
+    std::array<std::pair<double, double>, 3> waits() const
+    {
+        return {{{wait_start, sync_start}, {sync_end, embedding_start}, {embedding_end, optimizer_start}}};
+    }
 };
 // The tail of a stage as CostModel::estimate costs it.
 inline StageTail stageTail(const StageEstimate& e)

@@ -2486,20 +2486,20 @@ constexpr std::pair<const char*, const char*> kUnderscoreFlags[] = {
 void validateScriptModel(const ImportedScript& script)
 {
     const std::string& file = script.file;
+    // "the script (line 12: torchrun pretrain_gpt.py)", as the messages below name it.
+    const std::string launch = "(line " + std::to_string(script.command_line) + ": " + script.launcher + " " + script.entry_script + ")";
     for (const ForeignFlag& f : kForeignFlags)
         if (script.given_flags.count(f.flag))
             throw InputError(file, f.flag,
-                             std::string("is a flag of ") + f.fork + ", not of Megatron-LM or FlagScale: the script (line "
-                                 + std::to_string(script.command_line) + ": " + script.launcher + " " + script.entry_script
-                                 + ") is written for that fork, and " + f.instead
+                             std::string("is a flag of ") + f.fork + ", not of Megatron-LM or FlagScale: the script " + launch
+                                 + " is written for that fork, and " + f.instead
                                  + ". Write the launch in Megatron-LM's flags to plan it");
     for (const auto& [underscored, flag] : kUnderscoreFlags)
         if (script.given_flags.count(underscored) && !script.given_flags.count(flag))
             throw InputError(file, underscored,
                              std::string("is spelt with underscores, as forks such as epfLLM's Megatron-LLM spell Megatron-LM's ")
-                                 + flag + ": the script (line " + std::to_string(script.command_line) + ": " + script.launcher + " "
-                                 + script.entry_script + ") is written for such a fork, whose flags Megatron-LM d98e8a64 "
-                                 "does not take. Write the launch in Megatron-LM's flags to plan it");
+                                 + flag + ": the script " + launch + " is written for such a fork, whose flags Megatron-LM "
+                                 "d98e8a64 does not take. Write the launch in Megatron-LM's flags to plan it");
     if (!script.invalid_values.empty()) {
         const InvalidFlagValue& bad = script.invalid_values.front();
         if (!bad.detail.empty())
@@ -2520,10 +2520,8 @@ void validateScriptModel(const ImportedScript& script)
     // --decoder-num-layers), which a decoder-only model cannot take.
     if (baseName(lower(script.entry_script)) == "pretrain_t5.py" && !script.given_flags.count("--num-layers"))
         throw InputError(file, script.given_flags.count("--encoder-num-layers") ? "--encoder-num-layers" : "--num-layers",
-                         "the script (line " + std::to_string(script.command_line) + ": " + script.launcher + " "
-                             + script.entry_script
-                             + ") trains T5, an encoder-decoder model; the cost model covers decoder-only Transformers "
-                               "(GPT-style, dense or MoE), so it cannot be planned");
+                         "the script " + launch + " trains T5, an encoder-decoder model; the cost model covers decoder-only "
+                                                  "Transformers (GPT-style, dense or MoE), so it cannot be planned");
     // Variables of the environment the launch command reads, unset here, that gave no word at
     // all: where a script keeps its model flags in one (SRUN.sh's $MEGATRON_PARAMS), they
     // are why a flag is missing.
@@ -2538,9 +2536,8 @@ void validateScriptModel(const ImportedScript& script)
                                         std::string("--num-attention-heads"), seqLengthFlag(script.given_flags)})
         if (!script.given_flags.count(required))
             throw InputError(file, required,
-                             "missing: Megatron-LM needs it (a positive integer) and the launch command read (line "
-                                 + std::to_string(script.command_line) + ": " + script.launcher + " " + script.entry_script
-                                 + ") does not give it" + unsetHint
+                             "missing: Megatron-LM needs it (a positive integer) and the launch command read " + launch
+                                 + " does not give it" + unsetHint
                                  + std::string(script.crlf_line_ends
                                                    ? " (the script has Windows CRLF line ends: bash takes a '\\' before \"\\r\\n\" "
                                                      "as escaping the '\\r', so the next line is a command of its own; "

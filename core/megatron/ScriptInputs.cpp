@@ -1,8 +1,8 @@
 #include "megatron/ScriptInputs.h"
-#include "util/Strings.h"
 
 #include "megatron/ShellQuote.h"
 #include "util/InputError.h"
+#include "util/Strings.h"
 
 namespace hapmoe {
 

@@ -34,7 +34,7 @@ RunResult Exhaustive::run(const RunConfig& config, RunControl& control)
         ctx.stage_index = (p.j - c.n == 0) ? 0 : 1;
         ctx.num_stages = ctx.stage_index + p.k + 1;
         ctx.num_microbatches = M;
-        ctx.distributed_optimizer = m_space.model().training.use_distributed_optimizer || m_eval.offloadFraction() > 0;
+        ctx.distributed_optimizer = m_eval.distributedOptimizer();
         ctx.optimizer_offload_fraction = m_eval.offloadFraction();
         ctx.next = p.k > 0 ? &next : nullptr;
         std::vector<int> levels;
@@ -95,7 +95,7 @@ RunResult Exhaustive::run(const RunConfig& config, RunControl& control)
                         Plan& plan = rp.plan;
                         plan.target = config.target;
                         plan.global_batch_size = config.batch * M;
-                        plan.distributed_optimizer = m_space.model().training.use_distributed_optimizer || m_eval.offloadFraction() > 0;
+                        plan.distributed_optimizer = m_eval.distributedOptimizer();
                         plan.optimizer_offload_fraction = m_eval.offloadFraction();
                         plan.stages.assign(stack.rbegin(), stack.rend());
                         const Prediction pred = m_cost.estimate(plan);

@@ -360,8 +360,7 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
         Plan plan;
         plan.target = config.target;
         plan.vpp = 1;
-        // Megatron-Core offloads the optimizer only from the distributed optimizer.
-        plan.distributed_optimizer = m_space.model().training.use_distributed_optimizer || m_eval.offloadFraction() > 0;
+        plan.distributed_optimizer = m_eval.distributedOptimizer();
         plan.optimizer_offload_fraction = m_eval.offloadFraction();
         plan.global_batch_size = config.batch * M;
         plan.stages.push_back(m_eval.makeStage(f.choice.shape, 0, f.choice.n, f.level));

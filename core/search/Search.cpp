@@ -1484,10 +1484,9 @@ SearchResult runSearchAt(const CostModel& cost, const SearchOptions& options, co
     // The exact check (SearchOptions::exact_check_work): the search again without the
     // prunings, with the same offload policy, for at most the given work (partial plans the
     // expanded states extend, and a tenth for each stage option refused for memory: counted,
-    // not timed, so that the
-    // answer does not depend on the machine or its load). When it finishes, its plans are the
-    // exact best, as with `exact`; when it does not, the pruned search's plans stand
-    // (docs/search.md section 7). It is not tried when the pruned search alone did more work
+    // not timed, so that the answer does not depend on the machine or its load). When it
+    // finishes, its plans are the exact best, as with `exact`; when it does not, the pruned
+    // search's plans stand (docs/search.md section 7). It is not tried when the pruned search alone did more work
     // than that: without the prunings it does more and would not finish (mixed-1088), nor
     // when a time limit leaves less than twice the pruned search's time (it then stops
     // early enough to leave the baselines that time).

@@ -108,6 +108,13 @@ double StageEvaluator::tiedSync(const StageShape& first, const StageShape& last)
     return t;
 }
 
+bool StageEvaluator::distributedOptimizer() const
+{
+    // Megatron-Core offloads the optimizer only from the distributed optimizer
+    // (megatron/core/optimizer/__init__.py raises otherwise).
+    return m_space.model().training.use_distributed_optimizer || m_offload > 0;
+}
+
 StageEstimate StageEvaluator::estimate(const StageQuery& q, int level, const StagePlan* nextPlan, int inflight)
 {
     // One evaluate() may try several recompute levels of the same stage: build the stage
@@ -130,8 +137,7 @@ StageEstimate StageEvaluator::estimate(const StageQuery& q, int level, const Sta
     ctx.num_microbatches = q.microbatches;
     ctx.vpp = 1;
     ctx.sequence_parallel = true;
-    // Megatron-Core offloads the optimizer only from the distributed optimizer.
-    ctx.distributed_optimizer = m_space.model().training.use_distributed_optimizer || m_offload > 0;
+    ctx.distributed_optimizer = distributedOptimizer();
     ctx.optimizer_offload_fraction = m_offload;
     ctx.notes = false;
     ctx.tp_comm_overlap = m_tpOverlap;

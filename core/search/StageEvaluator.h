@@ -83,6 +83,9 @@ public:
 
     long long calls() const { return m_calls; }
     double offloadFraction() const { return m_offload; }
+    // Whether the plans this run builds use the distributed optimizer: the model's setting,
+    // and always under offload, which Megatron-Core runs only in it.
+    bool distributedOptimizer() const;
 
 private:
     // Packed cache key (fields in docs/search.md section 3).

@@ -1514,7 +1514,6 @@ void tst_CliFoundation::aliasedTypesReadAsTheCatalogSpellsThem()
     QCOMPARE(prediction(again)["iteration_time_s"].toDouble(), prediction(made)["iteration_time_s"].toDouble());
 }
 
-QTEST_GUILESS_MAIN(tst_CliFoundation)
 void tst_CliFoundation::interruptedSearchKeepsWhatItFound()
 {
     // Ctrl-C (SIGINT) during a search stops it as the studio's Cancel does: the best plan so
@@ -1540,4 +1539,5 @@ void tst_CliFoundation::interruptedSearchKeepsWhatItFound()
     QVERIFY(doc.value("search").toObject().value("cancelled").toBool());
 }
 
+QTEST_GUILESS_MAIN(tst_CliFoundation)
 #include "tst_CliFoundation.moc"
