@@ -280,13 +280,9 @@ void TimelineBlocks::drawTail(QCPPainter* painter)
     const QBrush wait = style::waitBrush(mParentPlot->palette());
     for (int s = 0; s < m_timeline.stages; ++s) {
         const TailSpan& t = m_timeline.tailOf(s);
-        // The waits, stippled over the lane's tint: after the last backward until the sync
-        // starts, for the other end stage before the tied all-reduce, and until the
-        // gradient-norm barrier lets the optimizer step.
-        segment(t.wait_start, t.sync_start, s, wait, false);
-        if (t.embedding_end > t.embedding_start)
-            segment(t.sync_end, t.embedding_start, s, wait, false);
-        segment(std::max(t.sync_end, t.embedding_end), t.optimizer_start, s, wait, false);
+        // The waits (TailSpan::waits), stippled over the lane's tint.
+        for (const auto& [a, b] : t.waits())
+            segment(a, b, s, wait, false);
         segment(t.sync_start, t.sync_end, s, style::dpSyncColor(), true);
         // The tied embeddings' all-reduce: the sync colour, crossed, after the wait for the
         // other end stage.

@@ -254,14 +254,12 @@ void TimelinePlot::setTimeline(const PlanTimeline& timeline)
     }
     yAxis->setRange(-0.5, timeline.stages - 0.5);
     const bool tied = std::any_of(timeline.tailInputs.begin(), timeline.tailInputs.end(), [](const StageTail& t) { return t.embedding > 0; });
-    // A stage waits when its tail has a gap a pixel of a wide chart could show.
+    // A stage waits when its tail has a gap (TailSpan::waits) a pixel of a wide chart could show.
+    const double least = 1e-4 * std::max(timeline.iterationEnd, 1e-9);
     bool waits = false;
-    for (int s = 0; s < timeline.stages && !waits; ++s) {
-        const TailSpan& t = timeline.tailOf(s);
-        const double least = 1e-4 * std::max(timeline.iterationEnd, 1e-9);
-        waits = t.sync_start - t.wait_start > least || t.optimizer_start - std::max(t.sync_end, t.embedding_end) > least
-            || (t.embedding_end > t.embedding_start && t.embedding_start - t.sync_end > least);
-    }
+    for (int s = 0; s < timeline.stages && !waits; ++s)
+        for (const auto& [a, b] : timeline.tailOf(s).waits())
+            waits = waits || b - a > least;
     if (tied != legend->hasItemWithPlottable(m_embeddingSwatch) || waits != legend->hasItemWithPlottable(m_waitSwatch)) {
         // In their places: the tied all-reduce next to "DP sync", of which it is a part, the
         // wait next to the bubble; the swatches after them move behind them.
