@@ -35,6 +35,7 @@ constexpr const char* kHelp = R"HELP(Usage: hapmoe estimate --model M --cluster 
                         | --script S [--script-args WORDS] [--script-env NAME=VALUE]...
                         | --tp N --pp N --cp N --ep N --etp N --vpp N
                         --mbs N --gbs N --recompute none|selective|full [--recompute-layers K]
+                        [--recompute-modules M,...]
                         [--sequence-parallel] [--distributed-optimizer] [--precision bf16|fp16]
                         [--fp8 none|hybrid|e4m3] [--fp8-recipe delayed|tensorwise|mxfp8|blockwise]
                         [--optimizer-cpu-offload] [--optimizer-offload-fraction F])
@@ -71,6 +72,9 @@ model's, or the plan's or script's); --fp8-recipe chooses how Transformer Engine
 on a device type that cannot run them (no FP8 tensor cores, or not the recipe) is costed in the
 training precision, with a note that no launcher can run the plan in FP8. --vpp is the number of virtual stages per pipeline
 rank (1 = plain 1F1B). --recompute full without --recompute-layers recomputes every layer.
+--recompute-modules lists what selective recompute repeats, Megatron-Core's modules
+(core_attn, moe_act, layernorm, mlp, moe, shared_experts; comma- or space-separated; default
+core_attn, as in Megatron-Core); it needs --recompute selective.
 --sequence-parallel with TP 1 is turned off with a note, as Megatron-LM does; an MoE model
 with TP > 1 gets it on with a note (Megatron-Core's MoE layer refuses to train without it).
 With --vpp V, --recompute-layers K recomputes K layers of each of a rank's V model chunks,
@@ -115,6 +119,28 @@ Recompute parseRecompute(const std::string& v)
     if (v == "full")
         return Recompute::Full;
     throw UsageError("--recompute: expected none, selective or full, got \"" + v + "\"");
+}
+
+// Megatron-Core's module names, separated by commas or spaces ("moe_act,layernorm").
+unsigned parseRecomputeModules(const std::string& v)
+{
+    unsigned modules = 0;
+    std::string name;
+    for (std::size_t i = 0; i <= v.size(); ++i) {
+        if (i < v.size() && v[i] != ',' && v[i] != ' ') {
+            name += v[i];
+            continue;
+        }
+        if (name.empty())
+            continue;
+        const unsigned bit = recomputeModuleBit(name);
+        if (bit == 0)
+            throw UsageError("--recompute-modules: expected modules of " + recomputeModulesString(recompute_module::all, ", ")
+                             + ", got \"" + name + "\"");
+        modules |= bit;
+        name.clear();
+    }
+    return modules;
 }
 
 Precision parsePrecision(const std::string& v)
@@ -216,6 +242,11 @@ EstimateInput fromFlags(const CliArgs& a, const DeviceCatalog& catalog, Warnings
             throw UsageError("--recompute-layers needs --recompute full");
         k.recompute_layers = *layers;
     }
+    if (auto modules = a.value("recompute-modules")) {
+        if (k.recompute != Recompute::Selective)
+            throw UsageError("--recompute-modules needs --recompute selective");
+        k.recompute_modules = parseRecomputeModules(*modules);
+    }
     k.sequence_parallel = a.has("sequence-parallel");
     k.distributed_optimizer = a.has("distributed-optimizer");
     // The flag form keeps Megatron-LM's default; the search keeps the model's setting. Say so
@@ -316,18 +347,29 @@ void printTable(const EstimateInput& in, const Prediction& p, const Profile* pro
             std::snprintf(buf, sizeof buf, " %3s %3s %3s", ep.c_str(), etp.c_str(), edp.c_str());
         return std::string(buf);
     };
-    std::printf("\n%-5s %-11s %-*s %3s %3s %3s%s %-9s %8s %8s %9s %9s\n", "stage", "device", layersWidth, "layers", "TP", "CP", "DP",
-                expertCells("EP", "ETP", "EDP").c_str(), "recompute", "fwd ms", "bwd ms", "mem GiB", "of GiB");
-    for (int i = 0; i < plan.pp(); ++i) {
-        const StagePlan& s = plan.stages[static_cast<std::size_t>(i)];
-        const StageEstimate& e = p.stages[static_cast<std::size_t>(i)];
+    // The recompute column: full(K) for K layers, selective(modules) for modules other than
+    // Megatron-Core's default.
+    std::vector<std::string> recomputes;
+    int recomputeWidth = 9;
+    for (const StagePlan& s : plan.stages) {
         std::string rc = toString(s.recompute);
         if (s.recompute == Recompute::Full && s.recompute_layers > 0)
             rc += "(" + std::to_string(s.recompute_layers) + ")";
+        if (s.recompute == Recompute::Selective && s.recompute_modules != recompute_module::defaults)
+            rc += "(" + recomputeModulesString(s.recompute_modules, ",") + ")";
+        recomputeWidth = std::max(recomputeWidth, static_cast<int>(rc.size()));
+        recomputes.push_back(std::move(rc));
+    }
+    std::printf("\n%-5s %-11s %-*s %3s %3s %3s%s %-*s %8s %8s %9s %9s\n", "stage", "device", layersWidth, "layers", "TP", "CP", "DP",
+                expertCells("EP", "ETP", "EDP").c_str(), recomputeWidth, "recompute", "fwd ms", "bwd ms", "mem GiB", "of GiB");
+    for (int i = 0; i < plan.pp(); ++i) {
+        const StagePlan& s = plan.stages[static_cast<std::size_t>(i)];
+        const StageEstimate& e = p.stages[static_cast<std::size_t>(i)];
         const std::string& layers = layerRanges[static_cast<std::size_t>(i)];
-        std::printf("%-5d %-11s %-*s %3d %3d %3d%s %-9s %8s %8s %9.1f %9.1f%s\n", i, s.device_type.c_str(), layersWidth, layers.c_str(),
-                    s.tp, s.cp, s.dp, expertCells(std::to_string(s.ep), std::to_string(s.etp), std::to_string(s.edp)).c_str(), rc.c_str(),
-                    decimal(1e3 * e.t_fwd, 1).c_str(), decimal(1e3 * e.t_bwd, 1).c_str(), e.memory.total() / GiB, e.memory.capacity / GiB,
+        std::printf("%-5d %-11s %-*s %3d %3d %3d%s %-*s %8s %8s %9.1f %9.1f%s\n", i, s.device_type.c_str(), layersWidth, layers.c_str(),
+                    s.tp, s.cp, s.dp, expertCells(std::to_string(s.ep), std::to_string(s.etp), std::to_string(s.edp)).c_str(),
+                    recomputeWidth, recomputes[static_cast<std::size_t>(i)].c_str(), decimal(1e3 * e.t_fwd, 1).c_str(),
+                    decimal(1e3 * e.t_bwd, 1).c_str(), e.memory.total() / GiB, e.memory.capacity / GiB,
                     e.memory.fits() ? "" : "  DOES NOT FIT");
     }
     const TimeBreakdown& b = p.breakdown;
@@ -420,7 +462,7 @@ int cmdEstimate(const Args& args)
         }
     const CliArgs a(args,
                     {"model", "cluster", "profile", "plan", "tp", "pp", "cp", "ep", "etp", "vpp", "mbs", "gbs", "recompute",
-                     "recompute-layers", "precision", "fp8", "fp8-recipe", "trace", "script", "script-args", "optimizer-offload-fraction", "devices",
+                     "recompute-layers", "recompute-modules", "precision", "fp8", "fp8-recipe", "trace", "script", "script-args", "optimizer-offload-fraction", "devices",
                      "memory-headroom", "saved-plan"},
                     {"sequence-parallel", "distributed-optimizer", "json", "optimizer-cpu-offload"}, {"script-env"});
     if (!a.positionals().empty())
@@ -428,7 +470,7 @@ int cmdEstimate(const Args& args)
     checkScriptInputsHaveScript(a);
 
     static const char* const kFlagForm[] = {"tp", "pp", "cp", "ep", "etp", "vpp", "mbs", "gbs", "recompute",
-                                             "recompute-layers", "sequence-parallel", "distributed-optimizer",
+                                             "recompute-layers", "recompute-modules", "sequence-parallel", "distributed-optimizer",
                                              "optimizer-cpu-offload", "optimizer-offload-fraction"};
     if (auto trace = a.value("trace"))
         checkOutputPath("--trace", *trace, givenInputs(a, {"model", "cluster", "profile", "plan", "script", "devices"}));

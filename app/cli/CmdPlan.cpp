@@ -206,6 +206,8 @@ std::string recomputeText(const StagePlan& st)
         return st.recompute_layers > 0 && st.recompute_layers < st.num_layers
             ? "full " + std::to_string(st.recompute_layers) + "/" + std::to_string(st.num_layers)
             : "full";
+    if (st.recompute == Recompute::Selective && st.recompute_modules != recompute_module::defaults)
+        return "selective " + recomputeModulesString(st.recompute_modules, ",");
     return toString(st.recompute);
 }
 
@@ -242,8 +244,11 @@ void printPlan(std::ostream& os, const RankedPlan& rp, const Cluster& cluster, b
     std::size_t layersWidth = 8;
     for (const std::string& r : layerRanges)
         layersWidth = std::max(layersWidth, r.size() + 1);
+    std::size_t recomputeWidth = 12;   // "selective moe_act,layernorm" is wider
+    for (const StagePlan& st : p.stages)
+        recomputeWidth = std::max(recomputeWidth, recomputeText(st).size() + 1);
     os << "  stage  device       " << pad("devices", devWidth) << " " << pad("layers", layersWidth)
-       << " TP CP DP  " << (experts ? "EP ETP EDP  " : "") << "MBS  recompute   memory GiB  time ms\n";
+       << " TP CP DP  " << (experts ? "EP ETP EDP  " : "") << "MBS  " << pad("recompute", recomputeWidth) << "memory GiB  time ms\n";
     for (int i = 0; i < p.pp(); ++i) {
         const StagePlan& st = p.stages[static_cast<std::size_t>(i)];
         const StageEstimate* e = i < static_cast<int>(pr.stages.size()) ? &pr.stages[static_cast<std::size_t>(i)] : nullptr;
@@ -254,7 +259,7 @@ void printPlan(std::ostream& os, const RankedPlan& rp, const Cluster& cluster, b
              << pad(std::to_string(st.tp), 3) << pad(std::to_string(st.cp), 3) << pad(std::to_string(st.dp), 4);
         if (experts)
             line << pad(std::to_string(st.ep), 4) << pad(std::to_string(st.etp), 4) << pad(std::to_string(st.edp), 5);
-        line << pad(std::to_string(st.micro_batch_size), 5) << pad(recomputeText(st), 12);
+        line << pad(std::to_string(st.micro_batch_size), 5) << pad(recomputeText(st), recomputeWidth);
         if (e)
             line << pad(fmt("%.1f", e->memory.total() / (1024.0 * 1024.0 * 1024.0)) + "/" + fmt("%.0f", e->memory.capacity / (1024.0 * 1024.0 * 1024.0)), 12)
                  << decimal((e->t_fwd + e->t_bwd) * 1e3, 1);

@@ -242,10 +242,37 @@ struct PassTime {
     PassTime scaled(double k) const { return {compute * k, tp * k, dispatch * k}; }
 };
 
+// What selective recompute repeats in backward, per module of Megatron-Core's
+// --recompute-modules (section 3.5): each the forward of that part of the layer.
 struct LayerCost {
     PassTime fwd;
     PassTime bwd;
-    PassTime attnCoreFwd;   // what selective recompute repeats in backward
+    PassTime attnCoreFwd;   // core_attn: the attention core
+    PassTime normFwd;       // layernorm: the norms that are modules of their own (an MoE layer's pre-MLP norm)
+    PassTime mlpFwd;        // mlp: a dense layer's MLP with its norm and TP collectives
+    PassTime moeActFwd;     // moe_act: the experts' activation function
+    PassTime sharedFwd;     // shared_experts: the shared experts with their TP collectives
+    PassTime moeFwd;        // moe: the whole MoE block (router, dispatch, experts, shared experts)
+
+    PassTime recomputed(unsigned modules) const
+    {
+        PassTime t;
+        if (modules & recompute_module::core_attn)
+            t += attnCoreFwd;
+        if (modules & recompute_module::layernorm)
+            t += normFwd;
+        if (modules & recompute_module::mlp)
+            t += mlpFwd;
+        if (modules & recompute_module::moe) {
+            t += moeFwd;
+        } else {
+            if (modules & recompute_module::moe_act)
+                t += moeActFwd;
+            if (modules & recompute_module::shared_experts)
+                t += sharedFwd;
+        }
+        return t;
+    }
 };
 
 } // namespace
@@ -663,8 +690,18 @@ struct CostModel::Impl {
         double fwdCompute = 0;
         double fwdGemm = 0;
         double qkvGemm = 0, fc1Gemm = 0;   // their input-gradient GEMMs hide SP's re-gathers
+        double mlpGemm = 0, sharedGemm = 0;   // what hides the MLP's and shared experts' TP collectives
+        // One norm's forward: read and write each hidden element, replicated over TP unless SP.
+        const double normTime = dev.memTime(4.0 * T * h / (k.sp ? tp : 1.0));
         if (table) {
             fwdCompute = std::max(0.0, table->dense_fwd - (moe ? table->ffn_fwd : 0.0));
+            if (!moe) {
+                // The MLP's share of the profiled layer: its FFN time, else the analytic one.
+                mlpGemm = dev.linear(2 * T * h * s.ffn * s.gated / tp) + dev.linear(2 * T * s.ffn * h / tp);
+                c.mlpFwd.compute = table->ffn_fwd > 0
+                    ? table->ffn_fwd
+                    : mlpGemm + dev.memTime((2.0 + 2.0 * s.gated) * T * s.ffn / tp) + normTime;
+            }
         } else {
             const double qkv = tpGemm(2 * T * h * (s.q / tp + 2 * s.kvPerRank(k.tp)), true);
             const double proj = tpGemm(2 * T * s.q * h / tp, false);
@@ -686,6 +723,8 @@ struct CostModel::Impl {
                 gatheredFp8 += 2;
                 fwdGemm += fc;
                 fwdCompute += fc + dev.memTime((2.0 + 2.0 * s.gated) * T * s.ffn / tp);
+                mlpGemm = fc;
+                c.mlpFwd.compute = fc + dev.memTime((2.0 + 2.0 * s.gated) * T * s.ffn / tp) + normTime;
             }
         }
 
@@ -702,13 +741,16 @@ struct CostModel::Impl {
                 * (dev.linear(expertFlopsOne * s.gated) + dev.linear(expertFlopsOne));
             castInMoe += routed * h + routed * s.effn / k.etp;
             castOutMoe += routed * s.effn * s.gated / k.etp + routed * h;
-            experts += dev.memTime((2.0 + 2.0 * s.gated) * routed * s.effn / k.etp);
+            const double activation = dev.memTime((2.0 + 2.0 * s.gated) * routed * s.effn / k.etp);
+            experts += activation;
+            c.moeActFwd.compute = activation * moeScale;
+            c.normFwd.compute = normTime;   // Transformer Engine fuses the other norms into the next GEMM
             // permute and unpermute the routed tokens (read + write, twice)
             experts += dev.memTime(8.0 * routed * h);
             double router = dev.gemm(2 * tdev * h * s.experts) + dev.memTime(12.0 * tdev * s.experts);
             double sharedE = 0;
             if (s.shared > 0) {
-                const double sharedGemm = dev.linear(2 * T * h * s.shared * (s.gated + 1) / tp);
+                sharedGemm = dev.linear(2 * T * h * s.shared * (s.gated + 1) / tp);
                 sharedE = sharedGemm + dev.memTime((2.0 + 2.0 * s.gated) * T * s.shared / tp);
                 fc1Gemm = dev.linear(2 * T * h * s.shared * s.gated / tp);   // hides the shared expert's re-gather
                 castIn += hWide + T * s.shared / tp;
@@ -724,6 +766,8 @@ struct CostModel::Impl {
                 moeB = table->ffn_bwd * s.topk * s.effn / s.ffn * moeScale + 2.0 * (router + sharedE);
             }
             moeF = experts * moeScale + router + sharedE;
+            c.sharedFwd.compute = sharedE;
+            c.moeFwd.compute = moeF;
         }
         c.fwd.compute = fwdCompute + moeF;
         c.attnCoreFwd.compute = coreF;
@@ -778,6 +822,12 @@ struct CostModel::Impl {
                 f = blocks * ar;
                 b = blocks * ar;
             }
+            // The MLP's (or the shared experts') own pair of the forward, for their recompute.
+            const double block = f / blocks;
+            if (mlpBlock) {
+                PassTime& own = moe ? c.sharedFwd : c.mlpFwd;
+                own.tp = tpOverlap ? std::max(0.0, block - (moe ? sharedGemm : mlpGemm)) : block;
+            }
             if (tpOverlap) {
                 f = std::max(0.0, f - fwdGemm);
                 b = std::max(0.0, b - 2 * fwdGemm);
@@ -792,6 +842,8 @@ struct CostModel::Impl {
             c.fwd.tp = f;
             c.bwd.tp = b;
             c.attnCoreFwd.tp = 0;
+            if (moe)
+                c.moeFwd.tp = c.sharedFwd.tp;
         }
 
         // CP ring exchange of K and V (section 4.3): cp-1 steps, each overlapped with the
@@ -832,6 +884,7 @@ struct CostModel::Impl {
             const double scale = allGatherDispatch ? 1.0 : moeScale;
             c.fwd.dispatch = 2 * one * scale;
             c.bwd.dispatch = 2 * one * scale;
+            c.moeFwd.dispatch = c.fwd.dispatch;
         }
         // Expert tensor parallelism: the ETP ranks of an expert all need its tokens; an
         // all-gather before and a reduce-scatter after the experts (and the reverse backward).
@@ -842,6 +895,7 @@ struct CostModel::Impl {
                 + coll(Collective::ReduceScatter, gathered, k.etp, etpLink, dev, collFromTable);
             c.fwd.dispatch += agrs * moeScale;
             c.bwd.dispatch += agrs * moeScale;
+            c.moeFwd.dispatch += agrs * moeScale;
         }
         return c;
     }
@@ -885,6 +939,35 @@ struct ActivationTerms {
     double replicated = 0;   // 10h: norm inputs, dropout masks, attention and MLP inputs
     double split = 0;        // Q, K, V, projection input, MLP (or experts) inner activations
     double scores = 0;       // 5 a s: softmax, its dropout mask and output
+    // What selective recompute's other modules drop (section 5.2), each part of the above:
+    double normOut = 0;      // layernorm: an MoE layer's pre-MLP norm output (the MLP input)
+    double mlpInner = 0;     // mlp: a dense MLP's input and inner activations
+    double moeInner = 0;     // moe: the experts', the router's and the shared experts' activations
+    double moeAct = 0;       // moe_act: the experts' FC2 inputs
+    double sharedInner = 0;  // shared_experts: the shared experts' inner activations
+
+    // Bytes kept per token with selective recompute of `modules` (all with none).
+    double kept(bool selective, unsigned modules) const
+    {
+        double b = replicated + split + scores;
+        if (!selective)
+            return b;
+        if (modules & recompute_module::core_attn)
+            b -= scores;
+        if (modules & recompute_module::layernorm)
+            b -= normOut;
+        if (modules & recompute_module::mlp)
+            b -= mlpInner;
+        if (modules & recompute_module::moe) {
+            b -= moeInner;
+        } else {
+            if (modules & recompute_module::moe_act)
+                b -= moeAct;
+            if (modules & recompute_module::shared_experts)
+                b -= sharedInner;
+        }
+        return b;
+    }
 };
 
 } // namespace
@@ -951,7 +1034,8 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
         moe = m.layerCost(true, knobs, dev, tpLink, cpLink, epLink, etpLink, tpEpLink, moeFromTable ? tablePtr : nullptr,
                           &collFromTable);
 
-    // Recompute (section 3.5): selective repeats the attention core; full repeats the whole
+    // Recompute (section 3.5): selective repeats its modules (by default the attention core,
+    // LayerCost::recomputed); full repeats the whole
     // forward of k layers, the first ones of the stage as Megatron's block method takes them:
     // with interleaving the first of every chunk before the second of any, which for
     // k = sum_c min(n, chunk_c) is the first n of each chunk (--recompute-num-layers n).
@@ -996,8 +1080,8 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
         bwd += moe.fwd.scaled(moeRe);
         bwd += dense.fwd.scaled(fullLayers - moeRe);
     } else if (stage.recompute == Recompute::Selective) {
-        bwd += dense.attnCoreFwd.scaled(nDense);
-        bwd += moe.attnCoreFwd.scaled(nMoe);
+        bwd += dense.recomputed(stage.recompute_modules).scaled(nDense);
+        bwd += moe.recomputed(stage.recompute_modules).scaled(nMoe);
     }
 
     // Where the vocab-parallel embedding's output leaves the TP group (leaving) or the output
@@ -1088,8 +1172,8 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
     if (vpp > 1 && ranges.size() == static_cast<std::size_t>(vpp)) {
         est.chunk_fwd.resize(ranges.size());
         est.chunk_bwd.resize(ranges.size());
-        const PassTime& denseRe = stage.recompute == Recompute::Selective ? dense.attnCoreFwd : dense.fwd;
-        const PassTime& moeRe = stage.recompute == Recompute::Selective ? moe.attnCoreFwd : moe.fwd;
+        const PassTime denseRe = stage.recompute == Recompute::Selective ? dense.recomputed(stage.recompute_modules) : dense.fwd;
+        const PassTime moeRe = stage.recompute == Recompute::Selective ? moe.recomputed(stage.recompute_modules) : moe.fwd;
         const bool selective = stage.recompute == Recompute::Selective;
         for (std::size_t c = 0; c < ranges.size(); ++c) {
             const ChunkLayers& k = chunkLayers[c];
@@ -1216,11 +1300,18 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
         a.split = (2.0 + proj) * s.q / tp + 4.0 * s.kvPerRank(tp);
         if (moeLayer) {
             const double k = s.topk;
-            a.split += k / tp * (lin * h * etp + (lin + 2.0 * s.gated) * s.effn) * m.moeScale;
-            a.split += 4.0 * s.experts / tp;   // fp32 router probabilities
+            a.moeInner = k / tp * (lin * h * etp + (lin + 2.0 * s.gated) * s.effn) * m.moeScale;
+            a.moeAct = k / tp * lin * s.effn * m.moeScale;
+            a.moeInner += 4.0 * s.experts / tp;   // fp32 router probabilities
             if (s.shared > 0)
-                a.split += (lin + 2.0 * s.gated) * s.shared / tp;
+                a.sharedInner = (lin + 2.0 * s.gated) * s.shared / tp;
+            a.moeInner += a.sharedInner;
+            a.split += a.moeInner;
+            a.normOut = 2.0 * h / (sp ? tp : 1);
         } else {
+            // With Transformer Engine the pre-MLP norm is part of FC1 (a LayerNormLinear that
+            // keeps its output): the mlp module's checkpoint keeps only the norm's input.
+            a.mlpInner = lin * h / (sp ? tp : 1) + (lin + 2.0 * s.gated) * s.ffn / tp;
             a.split += (lin + 2.0 * s.gated) * s.ffn / tp;
         }
         if (!m.options.fused_attention)
@@ -1229,13 +1320,11 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
         return a;
     };
     const ActivationTerms ad = perLayer(false), am = perLayer(true);
+    const bool selective = stage.recompute == Recompute::Selective;
     auto layerBytes = [&](const ActivationTerms& a, bool full) {
         if (full)
             return 2.0 * h / (sp ? tp : 1) * T;   // only the layer input is kept
-        double b = a.replicated + a.split;
-        if (stage.recompute != Recompute::Selective)
-            b += a.scores;
-        return b * T;
+        return a.kept(selective, stage.recompute_modules) * T;
     };
     auto chunkBytes = [&](const ChunkLayers& c) {
         return (c.moe - c.moeRe) * layerBytes(am, false) + c.moeRe * layerBytes(am, true) + (c.dense - c.denseRe) * layerBytes(ad, false)

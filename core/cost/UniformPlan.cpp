@@ -139,6 +139,7 @@ Plan makeUniformPlan(const ModelSpec& model, const Cluster& cluster, const Devic
         st.edp = perStage / (k.ep * k.etp);
         st.recompute = k.recompute;
         st.recompute_layers = k.recompute == Recompute::Full ? blockRecomputedOfRank(st.num_layers, k.vpp, k.recompute_layers) : 0;
+        st.recompute_modules = k.recompute_modules;
         st.micro_batch_size = k.micro_batch_size;
         // Global ranks [s*W/PP, (s+1)*W/PP) in node order.
         const int lo = s * perStage, hi = lo + perStage;

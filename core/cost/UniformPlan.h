@@ -19,6 +19,7 @@ struct UniformKnobs {
     int global_batch_size = 0;     // 0: the model's training spec
     Recompute recompute = Recompute::None;
     int recompute_layers = 0;      // Full: Megatron's --recompute-num-layers, per model chunk (0 = every layer)
+    unsigned recompute_modules = recompute_module::defaults;   // Selective: Megatron-Core's --recompute-modules
     bool sequence_parallel = false;
     bool distributed_optimizer = false;
     double optimizer_offload_fraction = 0.0;   // --optimizer-cpu-offload --optimizer-offload-fraction

@@ -375,7 +375,7 @@ Plan readPlanObject(const JsonNode& n)
     for (const auto& e : n.array("stages", true)) {
         e.requireObject();
         e.warnUnknownKeys({"device_type", "devices", "first_layer", "num_layers", "tp", "cp", "dp", "ep", "etp", "edp",
-                           "recompute", "recompute_layers", "micro_batch_size", "chunk_layers"});
+                           "recompute", "recompute_layers", "recompute_modules", "micro_batch_size", "chunk_layers"});
         StagePlan s;
         s.device_type = e.reqString("device_type");
         for (const auto& d : e.array("devices", true)) {
@@ -397,6 +397,20 @@ Plan readPlanObject(const JsonNode& n)
         s.edp = e.optInt("edp", 1, 1);
         s.recompute = recomputeAt(e.optChoice("recompute", kRecomputeNames, 0));
         s.recompute_layers = e.optInt("recompute_layers", 0, 0);
+        if (e.has("recompute_modules")) {
+            // Megatron-Core's --recompute-modules, which only selective recompute reads.
+            if (s.recompute != Recompute::Selective)
+                e.fail("recompute_modules", std::string("only selective recompute takes modules; got recompute \"")
+                                                + toString(s.recompute) + "\"");
+            s.recompute_modules = 0;
+            for (const auto& m : e.array("recompute_modules")) {
+                const unsigned bit = m.value().is_string() ? recomputeModuleBit(m.value().get<std::string>()) : 0;
+                if (bit == 0)
+                    m.failHere("expected one of " + recomputeModulesString(recompute_module::all, ", ") + ", got "
+                               + JsonNode::describe(m.value()));
+                s.recompute_modules |= bit;
+            }
+        }
         s.micro_batch_size = e.optInt("micro_batch_size", 1, 1);
         if (e.has("chunk_layers"))
             for (const auto& c : e.array("chunk_layers"))
@@ -444,6 +458,13 @@ Json planJson(const Plan& p)
         e["edp"] = s.edp;
         e["recompute"] = toString(s.recompute);
         e["recompute_layers"] = s.recompute_layers;
+        if (s.recompute == Recompute::Selective) {
+            Json modules = Json::array();
+            for (unsigned bit = 1; bit & recompute_module::all; bit <<= 1)
+                if (s.recompute_modules & bit)
+                    modules.push_back(recomputeModuleName(bit));
+            e["recompute_modules"] = modules;
+        }
         e["micro_batch_size"] = s.micro_batch_size;
         if (!s.chunk_layers.empty() && s.chunks(p.vpp) == s.chunk_layers)   // only chunks that still fit the stage
             e["chunk_layers"] = s.chunk_layers;

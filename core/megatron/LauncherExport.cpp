@@ -418,6 +418,21 @@ public:
             }
             out.push_back(gemm);
         }
+        // --recompute-modules takes one or more names (nargs '+', reference section 1): a
+        // selective plan without a module the model knows is written only where an original's
+        // list brings modules of its own.
+        const bool noModule = std::any_of(plan.stages.begin(), plan.stages.end(), [](const StagePlan& st) {
+            return st.recompute == Recompute::Selective && st.recompute_modules == 0;
+        });
+        if (noModule && !originalHas("--recompute-modules"))
+            out.push_back({"selective recompute names a module", false,
+                           "the plan's selective recompute has no module, which --recompute-modules cannot say (it takes one "
+                           "or more); make it recompute none, or name a module"});
+        if (m_doc.model.isMoe() && recomputesMoeAct() && !wantsGroupedGemm())
+            out.push_back({"selective recompute of moe_act needs --moe-grouped-gemm", false,
+                           "Megatron-Core recomputes the experts' activation only in grouped GEMM, which the launcher "
+                           "writes for NVIDIA devices of compute capability 8.0 or more; recompute other modules on these "
+                           "devices"});
         // FlagScale's pre_validate_args treats MTP like tied embeddings: the first and last
         // mesh need the same TP, and DPs that divide one another (flagscale-hetero-flags.txt).
         if (target == Target::FlagScale && originalMtpLayers() > 0 && !plan.stages.empty()) {
@@ -663,14 +678,22 @@ private:
     }
 
     // Grouped GEMM: kept when the original asks for it, added for MoE on sm80+ NVIDIA devices
-    // when there is no original script.
+    // when there is no original script or the plan recomputes the experts' activation
+    // (TransformerConfig: "moe_act in recompute_modules is only supported with moe_grouped_gemm").
     bool wantsGroupedGemm() const
     {
         if (!m_doc.model.isMoe())
             return false;
-        if (m_opt.original)
-            return originalHas("--moe-grouped-gemm");
-        return allNvidiaSm80();
+        if (m_opt.original && originalHas("--moe-grouped-gemm"))
+            return true;
+        return (!m_opt.original || recomputesMoeAct()) && allNvidiaSm80();
+    }
+
+    bool recomputesMoeAct() const
+    {
+        return std::any_of(m_doc.plan.stages.begin(), m_doc.plan.stages.end(), [](const StagePlan& st) {
+            return st.recompute == Recompute::Selective && (st.recompute_modules & recompute_module::moe_act);
+        });
     }
 
     const StagePlan& first() const { return m_doc.plan.stages.front(); }
@@ -974,6 +997,15 @@ private:
         if (m_opt.format == LauncherFormat::Megatron || oneRecomputeSetting()) {
             if (s0.recompute == Recompute::Selective) {
                 g.args.push_back({"--recompute-granularity", {"selective"}});
+                // Megatron-Core's default (core attention) goes unwritten. An original's list is
+                // carried over with the plan's modules in place of those the model knows.
+                if (s0.recompute_modules != recompute_module::defaults && !originalHas("--recompute-modules")) {
+                    std::vector<std::string> modules;
+                    for (unsigned bit = 1; bit & recompute_module::all; bit <<= 1)
+                        if (s0.recompute_modules & bit)
+                            modules.push_back(recomputeModuleName(bit));
+                    g.args.push_back({"--recompute-modules", modules});
+                }
             } else if (s0.recompute == Recompute::Full) {
                 // Every layer: uniform in chunks of 1; k layers per stage: block k (reference section 5).
                 g.args.push_back({"--recompute-granularity", {"full"}});
@@ -1530,8 +1562,16 @@ private:
                     && balancingDropped[k];
                 if (headOnlyValue(f.name, v) || coefficientOfDropped)
                     refused.push_back(v);
-                else
+                else if (f.name != "--recompute-modules" || recomputeModuleBit(v) == 0)
                     a.values.push_back(v);
+            }
+            // The plan's modules first (it was costed with them), then the original's others.
+            if (f.name == "--recompute-modules") {
+                std::vector<std::string> modules;
+                for (unsigned bit = 1; bit & recompute_module::all; bit <<= 1)
+                    if (s0.recompute_modules & bit)
+                        modules.push_back(recomputeModuleName(bit));
+                a.values.insert(a.values.begin(), modules.begin(), modules.end());
             }
             if (!refused.empty()) {
                 const bool several = refused.size() > 1;

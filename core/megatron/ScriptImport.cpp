@@ -1854,25 +1854,30 @@ private:
                                                   "raises without it)");
         } else if (granularity == "selective") {
             p.recompute = Recompute::Selective;
-            // The model's selective recompute is Megatron-LM's default module, core attention
-            // (Korthikanti et al.); other modules recompute other parts of the layer.
+            // Megatron-Core's modules (TransformerConfig): the list given, else core attention
+            // alone; --moe-layer-recompute adds the MoE layer. Modules of attention variants
+            // the model does not have (MLA, gated delta nets, mHC) are costed as kept.
             std::vector<std::string> others;
-            if (has("--recompute-modules"))
-                for (const std::string& v : valuesOf("--recompute-modules"))
-                    if (ShellQuote::unquoted(v) != "core_attn")
-                        others.push_back(ShellQuote::unquoted(v));
-            if (moeLayerRecompute && std::find(others.begin(), others.end(), "moe") == others.end())
-                others.push_back("moe");
-            if (!others.empty()) {
-                const char* flag = has("--recompute-modules") ? "--recompute-modules" : "--moe-layer-recompute";
-                warn(at(flag) + (moeLayerRecompute ? "--moe-layer-recompute (selective recompute with the module moe): " : "")
-                     + "--recompute-modules " + join(others, " ")
-                     + ": costed as selective recompute of core attention, the only module the model knows, so the "
-                       "activation memory and the recompute time of these modules are off"
-                     + (std::find(others.begin(), others.end(), "moe") != others.end()
-                            ? " (the MoE layers' activations are counted as kept, so the memory is over-stated)"
-                            : ""));
+            if (has("--recompute-modules")) {
+                p.recompute_modules = 0;
+                for (const std::string& v : valuesOf("--recompute-modules")) {
+                    const std::string name = ShellQuote::unquoted(v);
+                    if (const unsigned bit = recomputeModuleBit(name))
+                        p.recompute_modules |= bit;
+                    else
+                        others.push_back(name);
+                }
             }
+            if (moeLayerRecompute)
+                p.recompute_modules |= recompute_module::moe;
+            if ((p.recompute_modules & recompute_module::moe_act) && has("--num-experts") && !has("--moe-grouped-gemm"))
+                broken("--recompute-modules", "moe_act needs --moe-grouped-gemm (Megatron-LM's TransformerConfig raises \"moe_act in "
+                                              "recompute_modules is only supported with moe_grouped_gemm\")");
+            if (!others.empty())
+                warn(at("--recompute-modules") + "--recompute-modules " + join(others, " ")
+                     + ": not modelled (the model knows " + recomputeModulesString(recompute_module::all, ", ")
+                     + "), so the activations these modules would drop are counted as kept and their recompute time "
+                       "is left out");
             for (const char* flag : {"--recompute-method", "--recompute-num-layers"})
                 if (has(flag))
                     broken(flag, "must not be given with --recompute-granularity selective (Megatron-LM's TransformerConfig "
@@ -2727,6 +2732,7 @@ void placeMeshes(Plan& plan, const ImportedScript& script, const Cluster& cluste
                 st.recompute_layers = rc.full ? rc.layers : 0;
             } else {
                 st.recompute = p.recompute;
+                st.recompute_modules = p.recompute_modules;
                 // Block n recomputes the first n layers of the stage, every layer when n reaches
                 // the stage's count (transformer_block.py _checkpointed_forward).
                 st.recompute_layers = p.recompute == Recompute::Full && p.recompute_layers < st.num_layers ? p.recompute_layers : 0;
@@ -2803,6 +2809,7 @@ void placeUniform(Plan& plan, const ImportedScript& script, const DeviceCatalog&
         st.etp = m.isMoe() ? etp : 1;   // a dense model: no experts to split (the search's plans)
         st.edp = perStage / (p.ep * st.etp);
         st.recompute = p.recompute;
+        st.recompute_modules = p.recompute_modules;
         st.recompute_layers = p.recompute == Recompute::Full ? recomputedLayersOfRank(p, s, st.num_layers) : 0;
         st.micro_batch_size = p.micro_batch_size;
         // A layout's chunks, where they are not the even spread the plan would assume.

@@ -61,6 +61,7 @@ struct ParallelConfig {
                                         // chunk with VPP); 0 = every layer
     int recompute_num_layers = 0;       // --recompute-num-layers as written, either method (0: not given)
     std::string recompute_method;       // "uniform" | "block" | ""
+    unsigned recompute_modules = recompute_module::defaults;   // selective: the modules the model knows
     bool distributed_optimizer = false;
     bool sequence_parallel = false;
     double optimizer_offload_fraction = 0.0;   // --optimizer-cpu-offload [--optimizer-offload-fraction F]

@@ -287,6 +287,36 @@ public:
                 stageName(m_plan, r.stage) + ": " + r.why + " (train without FP8 on this cluster, or leave the type out)");
     }
 
+    // Selective recompute's modules: one --recompute-modules for every stage, and
+    // TransformerConfig.__post_init__ (d98e8a64 and 8479eb35) refuses moe_act and layernorm
+    // under FP8 with delayed scaling.
+    void recomputeModules(std::vector<DeploymentProblem>& out) const
+    {
+        const Plan& p = m_plan;
+        const StagePlan* selective = nullptr;
+        for (int s = 0; s < p.pp(); ++s) {
+            const StagePlan& st = p.stages[static_cast<std::size_t>(s)];
+            if (st.recompute != Recompute::Selective)
+                continue;
+            if (!selective) {
+                selective = &st;
+            } else if (st.recompute_modules != selective->recompute_modules) {
+                add(out, "recompute.one-module-set",
+                    stageName(p, s) + " recomputes the modules " + recomputeModulesString(st.recompute_modules, ", ")
+                        + " where an earlier stage recomputes " + recomputeModulesString(selective->recompute_modules, ", ")
+                        + " (--recompute-modules is one setting for every stage)");
+                break;
+            }
+        }
+        const unsigned delayedRefuses = recompute_module::moe_act | recompute_module::layernorm;
+        if (selective && (selective->recompute_modules & delayedRefuses) && m_model.training.fp8()
+            && m_model.training.fp8_recipe == Fp8Recipe::Delayed)
+            add(out, "recompute.fp8-delayed",
+                "recomputing " + recomputeModulesString(selective->recompute_modules & delayedRefuses, " and ")
+                    + " under FP8 with delayed scaling (Megatron-Core raises \"Delayed scaling does not support moe_act and "
+                      "layernorm recompute for fp8\"; use --fp8-recipe tensorwise or leave them out)");
+    }
+
     std::vector<DeploymentProblem> megatron() const
     {
         std::vector<DeploymentProblem> out;
@@ -294,6 +324,7 @@ public:
         const StagePlan& first = p.stages.front();
         flexDispatcher(out);
         fp8Devices(out);
+        recomputeModules(out);
         for (int s = 1; s < p.pp(); ++s) {
             const StagePlan& st = p.stages[static_cast<std::size_t>(s)];
             if (st.tp != first.tp || st.cp != first.cp || st.dp != first.dp || st.ep != first.ep || st.etp != first.etp
@@ -367,6 +398,7 @@ public:
         const Plan& p = m_plan;
         flexDispatcher(out);
         fp8Devices(out);
+        recomputeModules(out);
         for (int s = 0; s < p.pp(); ++s)
             if (p.stages[static_cast<std::size_t>(s)].cp != 1) {
                 add(out, "flagscale.cp", stageName(p, s) + " has CP " + std::to_string(p.stages[static_cast<std::size_t>(s)].cp)

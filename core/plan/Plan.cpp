@@ -24,6 +24,49 @@ const char* toString(Target t)
     return "any";
 }
 
+namespace {
+
+struct ModuleName {
+    unsigned bit;
+    const char* name;
+};
+// Megatron-Core's order (TransformerConfig.recompute_modules).
+constexpr ModuleName kModules[] = {
+    {recompute_module::core_attn, "core_attn"}, {recompute_module::moe_act, "moe_act"},
+    {recompute_module::layernorm, "layernorm"}, {recompute_module::mlp, "mlp"},
+    {recompute_module::moe, "moe"},             {recompute_module::shared_experts, "shared_experts"},
+};
+
+} // namespace
+
+const char* recomputeModuleName(unsigned bit)
+{
+    for (const ModuleName& m : kModules)
+        if (m.bit == bit)
+            return m.name;
+    return "";
+}
+
+unsigned recomputeModuleBit(std::string_view name)
+{
+    for (const ModuleName& m : kModules)
+        if (name == m.name)
+            return m.bit;
+    return 0;
+}
+
+std::string recomputeModulesString(unsigned modules, std::string_view separator)
+{
+    std::string out;
+    for (const ModuleName& m : kModules)
+        if (modules & m.bit) {
+            if (!out.empty())
+                out += separator;
+            out += m.name;
+        }
+    return out;
+}
+
 int Plan::numDevices() const
 {
     int n = 0;

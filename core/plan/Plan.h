@@ -15,6 +15,25 @@ enum class Target { Megatron, FlagScale, Any };
 const char* toString(Recompute r);
 const char* toString(Target t);
 
+// What selective recompute repeats: Megatron-Core's --recompute-modules (TransformerConfig,
+// d98e8a64), a set of bits. Megatron-Core's default is core attention alone.
+namespace recompute_module {
+inline constexpr unsigned core_attn = 1u << 0;       // the attention core (Korthikanti et al.)
+inline constexpr unsigned moe_act = 1u << 1;         // the experts' activation function
+inline constexpr unsigned layernorm = 1u << 2;       // the norms that are modules of their own
+inline constexpr unsigned mlp = 1u << 3;             // the dense MLP
+inline constexpr unsigned moe = 1u << 4;             // the whole MoE layer
+inline constexpr unsigned shared_experts = 1u << 5;  // the MoE layer's shared experts
+inline constexpr unsigned all = (1u << 6) - 1;
+inline constexpr unsigned defaults = core_attn;
+} // namespace recompute_module
+
+// Megatron-Core's name of one module bit ("core_attn"), and the bit of a name (0 if unknown).
+const char* recomputeModuleName(unsigned bit);
+unsigned recomputeModuleBit(std::string_view name);
+// The names of a set, in Megatron-Core's order, joined by `separator` ("core_attn moe_act").
+std::string recomputeModulesString(unsigned modules, std::string_view separator = " ");
+
 // Devices [first_local, first_local + count) of one node.
 struct DeviceSlot {
     int node = 0;        // Node::id
@@ -31,6 +50,7 @@ struct StagePlan {
     int ep = 1, etp = 1, edp = 1;         // expert grid; tp*cp*dp == ep*etp*edp == devices
     Recompute recompute = Recompute::None;
     int recompute_layers = 0;             // Full: number of this stage's layers recomputed (0 = all)
+    unsigned recompute_modules = recompute_module::defaults;   // Selective: what it repeats
     int micro_batch_size = 1;             // per data-parallel replica of this stage's mesh
     // With interleaving, the decoder layers of each of the rank's vpp model chunks when a
     // --pipeline-model-parallel-layout placed them unevenly; empty means chunkLayers'

@@ -41,7 +41,9 @@ RunResult Exhaustive::run(const RunConfig& config, RunControl& control)
         if (config.fixed_level >= 0) {
             levels.push_back(config.fixed_level);
         } else {
-            levels = {0, 1};
+            levels = {0};
+            if (config.perStageSelective())
+                levels.push_back(1);
             for (int k = 1; k < c.n; ++k)
                 levels.push_back(k + 1);
             levels.push_back(kFullAll);

@@ -710,6 +710,7 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
                     q.microbatches = M;
                     q.next = p.k > 0 ? &p.next : nullptr;
                     q.fixed_level = config.fixed_level;
+                    q.no_selective = !config.perStageSelective();
                     sc = m_eval.evaluate(q);
                     if (!sc.fits) {
                         ++memPruned;

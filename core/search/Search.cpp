@@ -354,11 +354,16 @@ public:
                                 tuples.insert({d, k.tp, k.cp, k.dp, k.ep, k.etp});
                             }
                     }
+                    const bool selectiveHelps = selectiveRecomputeSavesMemory(m_cost, selectiveRecomputeModules(m_cost, m_space));
                     for (const auto& [d, tp, cp, dp, ep, etp] : tuples) {
                         // With both targets, a Megatron-LM plan with CP 1 has a FlagScale
                         // twin (the same stages, each with its least recompute) that is
-                        // never slower, so only CP > 1 needs Megatron-LM's own jobs.
-                        if (cp == 1 && std::find(targets.begin(), targets.end(), Target::FlagScale) != targets.end())
+                        // never slower, so only CP > 1 needs Megatron-LM's own jobs; but
+                        // FlagScale's stages take selective recompute only all together,
+                        // which its per-stage runs do not try, so with CP 1 the selective
+                        // setting still runs here where it saves memory.
+                        const bool twin = cp == 1 && std::find(targets.begin(), targets.end(), Target::FlagScale) != targets.end();
+                        if (twin && !selectiveHelps)
                             continue;
                         const long long b = static_cast<long long>(dp) * m_mbs0;
                         if (b > m_gbs || m_gbs % b != 0)
@@ -366,6 +371,8 @@ public:
                         Job job;
                         job.stop_when_all_fit = true;
                         for (int level : recomputeLevels(N)) {
+                            if (twin && level != 1)
+                                continue;
                             RunConfig c = base(heuristics);
                             // Megatron-LM runs one process count on every node, so where a
                             // type's nodes differ in size its plans leave nodes idle, which the

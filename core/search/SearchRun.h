@@ -69,6 +69,12 @@ struct RunConfig {
     // next ranks (one dominator suffices, much faster with many plans). On with `exact`.
     bool exact_alternatives = false;
     std::string label;                   // for the alternatives' names
+
+    // Whether a stage that takes its own least recompute may take selective recompute:
+    // FlagScale's per-stage lists switch only full recompute, and selective is one setting
+    // for every stage (deploymentProblems, flagscale.selective-recompute), so a FlagScale run
+    // goes from none to full. The baselines cost the model's own space.
+    bool perStageSelective() const { return fixed_level >= 0 || target != Target::FlagScale || ignore_target_rules; }
 };
 
 struct RunPlan {

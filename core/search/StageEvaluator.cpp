@@ -33,6 +33,35 @@ std::vector<int> recomputeLevels(int layers)
     return out;
 }
 
+unsigned selectiveRecomputeModules(const CostModel& cost, const SearchSpace& space)
+{
+    // What saves memory for element-wise work (docs/search.md section 1): the attention core
+    // where the scores are stored (unfused); in MoE layers the pre-MLP norm and, where
+    // Megatron-Core can (grouped GEMM, which the launchers write for NVIDIA devices of compute
+    // capability 8.0 and above), the experts' activation. Under FP8 with delayed scaling
+    // Megatron-Core refuses those two.
+    const ModelSpec& m = space.model();
+    unsigned modules = cost.options().fused_attention ? 0u : recompute_module::core_attn;
+    const bool delayedFp8 = m.training.fp8() && m.training.fp8_recipe == Fp8Recipe::Delayed;
+    if (m.isMoe() && !delayedFp8) {
+        modules |= recompute_module::layernorm;
+        const bool groupedGemm = std::all_of(space.types().begin(), space.types().end(), [&](const auto& t) {
+            const DeviceType* d = cost.catalog().find(t.name);
+            return d && d->vendor == "NVIDIA" && d->compute_capability >= 8.0;
+        });
+        if (groupedGemm)
+            modules |= recompute_module::moe_act;
+    }
+    // Nothing saves memory cheaply: Megatron-Core's default, which then never fits where
+    // no recompute does not.
+    return modules == 0 ? recompute_module::defaults : modules;
+}
+
+bool selectiveRecomputeSavesMemory(const CostModel& cost, unsigned modules)
+{
+    return !(cost.options().fused_attention && modules == recompute_module::core_attn);
+}
+
 std::size_t StageEvaluator::KeyHash::operator()(const Key& k) const noexcept
 {
     return hashWords(k.a, k.b, k.c);
@@ -42,6 +71,7 @@ StageEvaluator::StageEvaluator(const CostModel& cost, const SearchSpace& space, 
     : m_cost(cost), m_space(space), m_offload(offloadFraction)
 {
     const ModelSpec& m = space.model();
+    m_selectiveModules = selectiveRecomputeModules(cost, space);
     m_moePrefix.assign(static_cast<std::size_t>(m.num_layers + 1), 0);
     for (int l = 0; l < m.num_layers; ++l)
         m_moePrefix[static_cast<std::size_t>(l + 1)] = m_moePrefix[static_cast<std::size_t>(l)] + (m.isMoeLayer(l) ? 1 : 0);
@@ -63,6 +93,7 @@ StagePlan StageEvaluator::makeStage(const StageShape& s, int firstLayer, int num
     st.edp = k.edp;
     st.recompute = recomputeOfLevel(level);
     st.recompute_layers = recomputeLayersOfLevel(level, numLayers);
+    st.recompute_modules = m_selectiveModules;
     st.micro_batch_size = s.mbs;
     return st;
 }
@@ -84,7 +115,8 @@ StageEvaluator::Key StageEvaluator::baseKey(const StageQuery& q) const
     k.b = static_cast<std::uint64_t>(q.num_layers) | nMoe << 12 | static_cast<std::uint64_t>(q.holdsEmbedding()) << 24
         | static_cast<std::uint64_t>(q.holdsOutput(m.num_layers)) << 25 | static_cast<std::uint64_t>(q.microbatches) << 26;
     k.c = static_cast<std::uint64_t>(q.fixed_level + 2)   // a fixed recompute level, or 1 = the least that fits
-        | static_cast<std::uint64_t>(q.ignore_memory) << 32 | static_cast<std::uint64_t>(m_tpOverlap) << 33;
+        | static_cast<std::uint64_t>(q.ignore_memory) << 32 | static_cast<std::uint64_t>(m_tpOverlap) << 33
+        | static_cast<std::uint64_t>(q.no_selective) << 34;
     return k;
 }
 
@@ -214,7 +246,7 @@ StageCost StageEvaluator::evaluate(const StageQuery& q)
                 found = below;
             else if (below < 1 && fitsAt(0, nullptr))
                 found = 0;
-            else if (below < 2 && fitsAt(1, nullptr))
+            else if (below < 2 && !q.no_selective && fitsAt(1, nullptr))
                 found = 1;
             else if (!fitsAt(kFullAll, &shortfall))
                 found = -2;

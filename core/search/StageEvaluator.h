@@ -34,6 +34,9 @@ struct StageQuery {
     // Recompute: -1 = the least that fits; else a fixed level (levelOf()).
     int fixed_level = -1;
     bool ignore_memory = false;   // with a fixed level: the time even when it does not fit
+    // The least that fits without selective recompute: FlagScale's per-stage lists switch only
+    // full recompute, selective is one setting for every stage (RunConfig::perStageSelective).
+    bool no_selective = false;
     // Costed as a stage between two others whatever its layers: no embedding on layer 0, no
     // output layer on the last (HS-DP's floors probe one layer of each kind this way).
     bool middle = false;
@@ -65,6 +68,10 @@ int recomputeLayersOfLevel(int level, int numLayers);   // StagePlan::recompute_
 // below `layers` (--recompute-method block --recompute-num-layers k), and full recompute of
 // every layer (docs/search.md section 1, Targets).
 std::vector<int> recomputeLevels(int layers);
+// The modules of the search's selective recompute (level 1) on this model and cluster, and
+// whether they save any memory (core attention alone saves none with fused attention).
+unsigned selectiveRecomputeModules(const CostModel& cost, const SearchSpace& space);
+bool selectiveRecomputeSavesMemory(const CostModel& cost, unsigned modules);
 
 class StageEvaluator {
 public:
@@ -80,6 +87,9 @@ public:
 
     // Whether the run's stages get the cost model's --tp-comm-overlap (RunConfig).
     void setTpCommOverlap(bool on) { m_tpOverlap = on; }
+
+    // What the plans' selective recompute repeats (level 1): see the constructor.
+    unsigned selectiveModules() const { return m_selectiveModules; }
 
     long long calls() const { return m_calls; }
     double offloadFraction() const { return m_offload; }
@@ -116,6 +126,7 @@ private:
     const CostModel& m_cost;
     const SearchSpace& m_space;
     double m_offload = 0.0;
+    unsigned m_selectiveModules = recompute_module::defaults;
     std::vector<int> m_moePrefix;   // MoE layers among [0, l)
     FlatMap<Key, ShapeRecord, KeyHash> m_records;
     FlatMap<Key, double, KeyHash> m_tied;

@@ -260,7 +260,11 @@ QString recomputeLabel(const StagePlan& stage)
 {
     switch (stage.recompute) {
     case Recompute::None: return QStringLiteral("none");
-    case Recompute::Selective: return QStringLiteral("selective");
+    case Recompute::Selective:
+        // Megatron-Core's default module (core attention) goes unsaid.
+        return stage.recompute_modules == recompute_module::defaults
+            ? QStringLiteral("selective")
+            : QStringLiteral("selective (%1)").arg(QString::fromStdString(recomputeModulesString(stage.recompute_modules, ", ")));
     case Recompute::Full: {
         const int k = stage.recompute_layers > 0 ? stage.recompute_layers : stage.num_layers;
         return QStringLiteral("full %1/%2").arg(k).arg(stage.num_layers);

@@ -28,7 +28,10 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 using namespace hapmoe;
@@ -111,14 +114,38 @@ Cluster clusterOf(const std::string& deviceType, int gpus)
     return c;
 }
 
-Recompute recomputeOf(const json& p)
+// A row's recompute: "none", "full", "selective", or "selective: M, ..." with the modules
+// of Megatron-Core's --recompute-modules as the source abbreviates them ("norm" layernorm, "act"
+// moe_act: the Qwen3 recipe, Megatron-MoE-ModelZoo@e8650517 best_practice/qwen3/run_h100_235b.sh,
+// passes --recompute-modules moe_act layernorm).
+std::pair<Recompute, unsigned> recomputeOf(const json& p)
 {
     const std::string r = p["recompute"].is_string() ? p["recompute"].get<std::string>() : "none";
     if (r == "full")
-        return Recompute::Full;
-    if (r == "selective")
-        return Recompute::Selective;
-    return Recompute::None;   // "selective: norm, act" of the Qwen3 recipe recomputes only cheap element-wise work
+        return {Recompute::Full, recompute_module::defaults};
+    if (r.rfind("selective", 0) != 0)
+        return {Recompute::None, recompute_module::defaults};
+    const std::size_t colon = r.find(':');
+    if (colon == std::string::npos)
+        return {Recompute::Selective, recompute_module::defaults};
+    unsigned modules = 0;
+    std::string list = r.substr(colon + 1) + ",";
+    std::string name;
+    for (char ch : list) {
+        if (ch != ',') {
+            if (ch != ' ')
+                name += ch;
+            continue;
+        }
+        const unsigned bit = name == "norm" ? recompute_module::layernorm
+                           : name == "act"  ? recompute_module::moe_act
+                                            : recomputeModuleBit(name);
+        if (bit == 0)
+            throw std::runtime_error("published-runs.json: recompute \"" + r + "\": unknown module \"" + name + "\"");
+        modules |= bit;
+        name.clear();
+    }
+    return {Recompute::Selective, modules};
 }
 
 // The README's strong-scaling text (published-runs.md section 2.1): "the standard GPT-3 model
@@ -281,7 +308,7 @@ int main(int argc, char** argv)
         const bool readmeRow = meas.contains("tflops_per_gpu");
         if (readmeRow && h100MicroBatch > 0)
             k.micro_batch_size = h100MicroBatch;
-        k.recompute = recomputeOf(p);
+        std::tie(k.recompute, k.recompute_modules) = recomputeOf(p);
         k.sequence_parallel = p["seq_parallel"].is_boolean() ? p["seq_parallel"].get<bool>() : k.tp > 1;
         k.distributed_optimizer = p.contains("distributed_optimizer") && p["distributed_optimizer"].is_boolean()
             ? p["distributed_optimizer"].get<bool>()
@@ -337,7 +364,10 @@ int main(int argc, char** argv)
             cfg << " ep" << k.ep;
         if (k.vpp > 1)
             cfg << " vpp" << k.vpp;
-        cfg << " mbs" << k.micro_batch_size << " " << toString(k.recompute) << (k.sequence_parallel ? "+sp" : "");
+        cfg << " mbs" << k.micro_batch_size << " " << toString(k.recompute);
+        if (k.recompute == Recompute::Selective && k.recompute_modules != recompute_module::defaults)
+            cfg << "(" << recomputeModulesString(k.recompute_modules, ",") << ")";
+        cfg << (k.sequence_parallel ? "+sp" : "");
         if (model.training.fp8())
             cfg << " fp8";
         if (r.contains("notes") && r["notes"].is_string()

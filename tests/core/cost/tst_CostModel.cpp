@@ -270,6 +270,7 @@ private slots:
     void imbalanceCappedAtExpertsOverTopk();
     void recomputeOrdering();
     void blockRecomputeTakesTheFirstLayers();
+    void selectiveRecomputeModules();
     void crossVendorSendUsesBridge();
     void tiedEmbeddingGradientAllReduce();
     void tiedEmbeddingPartialReduceOfDifferentDp();
@@ -1651,6 +1652,76 @@ void TestCostModel::recomputeOrdering()
     // Full recompute repeats the forward: t_bwd(full) = t_bwd(none) + t_fwd.
     QVERIFY(std::fabs(full.t_bwd - (none.t_bwd + none.t_fwd)) < 1e-12);
     QCOMPARE(full.t_fwd, none.t_fwd);
+}
+
+void TestCostModel::selectiveRecomputeModules()
+{
+    // Megatron-Core's --recompute-modules (docs/cost-model.md sections 3.5 and 5.2) on the
+    // stage of blockRecomputeTakesTheFirstLayers: Mixtral 8x7B with layers 0, 2, 4, ... MoE
+    // (16 MoE, 16 dense), H800, TP 1, EP 8, one micro-batch of T = 4096 tokens in flight,
+    // fused attention (core_attn then keeps nothing less). Bytes saved per token:
+    //   moe_act   an MoE layer's expert FC2 inputs, k 2 F_e rho = 2 x 2 x 14336 x 1.2 = 68,812.8
+    //   layernorm an MoE layer's pre-MLP norm output (Transformer Engine fuses the other
+    //             norms into the next GEMM), 2h = 8,192
+    //   mlp       a dense layer's MLP input and inner activations, 2h + 6F = 94,208
+    //   moe       an MoE layer's experts, k (2h + 6 F_e) rho + 4E = 226,131.2
+    ModelSpec m = mixtral8x7b();
+    m.moe_layer_freq = 2;
+    const Cluster c = nodesOf("H800", 1);
+    const CostModel cm(m, c, DeviceCatalog::builtin());
+    StagePlan st = stageOn("H800", 0, 8, 1);
+    st.first_layer = 0;
+    st.num_layers = 32;
+    st.ep = 8;
+    st.edp = 1;
+    StageContext ctx;
+    ctx.stage_index = 1;   // no embedding
+    ctx.num_stages = 3;    // nor output layer
+    ctx.num_microbatches = 8;
+    const double T = 4096, h = 4096;
+    const StageEstimate none = cm.estimateStage(st, ctx);
+    st.recompute = Recompute::Selective;
+    auto with = [&](unsigned modules) {
+        st.recompute_modules = modules;
+        return cm.estimateStage(st, ctx);
+    };
+    auto saved = [&](unsigned modules) { return none.memory.activations - with(modules).memory.activations; };
+    // In flight: min(PP - i, M) = 2 micro-batches on stage 1 of 3.
+    const double perToken = 2 * 16 * T;
+    QVERIFY(std::fabs(saved(recompute_module::core_attn)) < 1e-3);
+    QVERIFY(std::fabs(saved(recompute_module::moe_act) - 68812.8 * perToken) < 1.0);
+    QVERIFY(std::fabs(saved(recompute_module::layernorm) - 8192 * perToken) < 1.0);
+    QVERIFY(std::fabs(saved(recompute_module::mlp) - 94208 * perToken) < 1.0);
+    QVERIFY(std::fabs(saved(recompute_module::moe) - 226131.2 * perToken) < 1.0);
+    QVERIFY(std::fabs(saved(recompute_module::shared_experts)) < 1e-3);   // Mixtral has none
+    // moe recomputes the experts' activation with the rest of the layer.
+    QVERIFY(std::fabs(saved(recompute_module::moe | recompute_module::moe_act) - 226131.2 * perToken) < 1.0);
+    QVERIFY(std::fabs(saved(recompute_module::mlp | recompute_module::moe | recompute_module::layernorm)
+                      - (94208 + 226131.2 + 8192) * perToken) < 1.0);
+
+    // Their backward repeats their forward (16 layers each), from HBM traffic at 2.90 TB/s
+    // (3.35 TB/s x the STREAM fraction 0.866, resources/devices.json) where element-wise:
+    //   moe_act   SwiGLU reads 2 F_e and writes F_e per routed token (k T of them), 2 bytes
+    //             each: 6 x 8192 x 14336 B, times rho 1.2;
+    //   layernorm reads and writes T h, 4 T h B.
+    const double hbm = 2.90e12;
+    auto extra = [&](unsigned modules) { return with(modules).t_bwd - none.t_bwd; };
+    QVERIFY2(std::fabs(extra(recompute_module::moe_act) / (16.0 * 6 * 8192 * 14336 * 1.2 / hbm) - 1) < 1e-9,
+             qPrintable(QString::number(extra(recompute_module::moe_act))));
+    QVERIFY2(std::fabs(extra(recompute_module::layernorm) / (16 * 4 * T * h / hbm) - 1) < 1e-9,
+             qPrintable(QString::number(extra(recompute_module::layernorm))));
+    // The forward does not change; moe repeats the dispatch and combine (backward's own plus
+    // forward's again: 3/2 of none's), which no other module does.
+    QCOMPARE(with(recompute_module::all).t_fwd, none.t_fwd);
+    QVERIFY(std::fabs(with(recompute_module::moe).expert_dispatch / none.expert_dispatch - 1.5) < 1e-12);
+    QCOMPARE(with(recompute_module::moe_act).expert_dispatch, none.expert_dispatch);
+    // moe takes in the experts' activation; the modules' times add up otherwise.
+    QVERIFY(extra(recompute_module::moe) > extra(recompute_module::moe_act));
+    QCOMPARE(extra(recompute_module::moe | recompute_module::moe_act), extra(recompute_module::moe));
+    QVERIFY(std::fabs(extra(recompute_module::mlp | recompute_module::moe)
+                      - (extra(recompute_module::mlp) + extra(recompute_module::moe))) < 1e-12);
+    // Everything but the attention's own GEMMs, against full recompute's whole forward.
+    QVERIFY(extra(recompute_module::all) < none.t_fwd);
 }
 
 void TestCostModel::blockRecomputeTakesTheFirstLayers()

@@ -253,6 +253,32 @@ private slots:
         QVERIFY2(alone.out.contains("the model does not train in FP8"), alone.out.constData());
     }
 
+    void recomputeModulesFlag()
+    {
+        // --recompute-modules: Megatron-Core's module names, comma- or space-separated, with
+        // --recompute selective only. Mixtral 8x7B on 8 H100 at EP 8, TP 1: moe_act drops the
+        // experts' FC2 inputs (docs/cost-model.md section 5.2), so the stage needs less memory.
+        const QStringList base = {"estimate", "--model", "mixtral-8x7b", "--cluster", "H100:1x8", "--ep", "8", "--gbs", "8"};
+        const Run none = hapmoe(base + QStringList{"--json"});
+        const Run act = hapmoe(base + QStringList{"--recompute", "selective", "--recompute-modules", "moe_act,layernorm", "--json"});
+        QCOMPARE(act.code, none.code);
+        const auto doc = [](const Run& r) { return QJsonDocument::fromJson(r.out).object(); };
+        const auto peak = [&](const Run& r) { return doc(r).value("prediction").toObject().value("peak_memory_gib").toDouble(); };
+        QVERIFY2(peak(act) > 0 && peak(act) < peak(none), act.out.constData());
+        const QJsonObject stage = doc(act).value("plan").toObject().value("stages").toArray().at(0).toObject();
+        QCOMPARE(stage.value("recompute_modules").toArray(), (QJsonArray{"moe_act", "layernorm"}));
+        const Run table = hapmoe(base + QStringList{"--recompute", "selective", "--recompute-modules", "moe_act layernorm"});
+        QVERIFY2(table.out.contains("selective(moe_act,layernorm)"), table.out.constData());
+        const Run unknown = hapmoe(base + QStringList{"--recompute", "selective", "--recompute-modules", "moe_act,mla_up_proj"});
+        QCOMPARE(unknown.code, 2);
+        QVERIFY2(unknown.err.contains("--recompute-modules: expected modules of core_attn, moe_act, layernorm, mlp, moe, shared_experts, "
+                                      "got \"mla_up_proj\""),
+                 unknown.err.constData());
+        const Run alone = hapmoe(base + QStringList{"--recompute-modules", "moe_act"});
+        QCOMPARE(alone.code, 2);
+        QVERIFY2(alone.err.contains("--recompute-modules needs --recompute selective"), alone.err.constData());
+    }
+
     void profileOutOfBoundsExitsTwo()
     {
         // Values no device gives (docs/profiling.md, "Bounds"): refused with the profile's field,

@@ -95,6 +95,7 @@ Plan fullPlan()
     s.num_layers = 2;
     s.recompute = Recompute::Selective;
     s.recompute_layers = 0;
+    s.recompute_modules = recompute_module::moe_act | recompute_module::layernorm;
     p.stages.push_back(s);
     p.unused = {{2, 8, "pipeline needs only two stages"}};
     return p;
@@ -425,6 +426,23 @@ void tst_Documents::planRoundTrip()
     const std::string once = writePlan(d);
     const PlanDocument back = readPlan(once, "plan.json");
     QVERIFY(back.prediction->overlap == (OverlapSwitches{false, true, true, false}));
+    // Selective recompute's modules, in Megatron-Core's order; a plan without them (older
+    // documents) takes Megatron-Core's default, core attention.
+    QCOMPARE(back.plan.stages[1].recompute_modules, recompute_module::moe_act | recompute_module::layernorm);
+    QCOMPARE(nlohmann::json::parse(once)["plan"]["stages"][1]["recompute_modules"].dump(), std::string(R"(["moe_act","layernorm"])"));
+    QCOMPARE(nlohmann::json::parse(once)["plan"]["stages"][0].count("recompute_modules"), std::size_t(0));
+    {
+        nlohmann::json j = nlohmann::json::parse(once);
+        j["plan"]["stages"][1].erase("recompute_modules");
+        QCOMPARE(readPlan(j.dump(), "old.json").plan.stages[1].recompute_modules, recompute_module::core_attn);
+        j["plan"]["stages"][1]["recompute_modules"] = {"moe_act", "mla_up_proj"};
+        InputError e = expectError([&] { readPlan(j.dump(), "plan.json"); });
+        QCOMPARE(q(e.what()), QStringLiteral("plan.json: plan.stages[1].recompute_modules[1]: expected one of core_attn, moe_act, "
+                                             "layernorm, mlp, moe, shared_experts, got \"mla_up_proj\""));
+        j["plan"]["stages"][0]["recompute_modules"] = {"moe_act"};
+        e = expectError([&] { readPlan(j.dump(), "plan.json"); });
+        QCOMPARE(q(e.where()), QStringLiteral("plan.stages[0].recompute_modules"));
+    }
     QCOMPARE(back.prediction->memory_headroom, 0.05);
     QCOMPARE(back.prediction->stages[1].param_gather, 0.0625);
     QCOMPARE(back.prediction->stages[1].beforeBarrier(), 0.5 - 0.125 - 0.0625);

@@ -429,6 +429,73 @@ private slots:
         QCOMPARE(s.model.moe_layer_pattern, d.model.moe_layer_pattern);
     }
 
+    void recomputeModulesRoundTrip()
+    {
+        // Megatron-Core's --recompute-modules (TransformerConfig, d98e8a64): the plan's modules are
+        // written in Megatron-Core's order, and read back the same.
+        PlanDocument d = megatronPlan();
+        for (StagePlan& st : d.plan.stages) {
+            st.recompute = Recompute::Selective;
+            st.recompute_layers = 0;
+            st.recompute_modules = recompute_module::layernorm | recompute_module::moe_act;
+        }
+        ExportResult r = exportLauncher(d, {});
+        QVERIFY2(r.ok, r.refusal.c_str());
+        QTemporaryDir dir;
+        std::vector<std::string> args = runLauncher(dir, r.script, "0");
+        QCOMPARE(valuesAfter(args, "--recompute-granularity"), std::vector<std::string>{"selective"});
+        QCOMPARE(valuesAfter(args, "--recompute-modules"), (std::vector<std::string>{"moe_act", "layernorm"}));
+        // moe_act is recomputed only in grouped GEMM ("moe_act in recompute_modules is only
+        // supported with moe_grouped_gemm").
+        QVERIFY(contains(args, "--moe-grouped-gemm"));
+        const ImportedScript s = importMegatronScript(r.script, "rm.sh");
+        const Plan back = planFromScript(s, d.cluster, DeviceCatalog::builtin());
+        for (const StagePlan& st : back.stages)
+            QCOMPARE(st.recompute_modules, recompute_module::layernorm | recompute_module::moe_act);
+
+        // Megatron-Core's default alone is not written.
+        for (StagePlan& st : d.plan.stages)
+            st.recompute_modules = recompute_module::defaults;
+        r = exportLauncher(d, {});
+        QVERIFY2(r.ok, r.refusal.c_str());
+        QVERIFY(!contains(runLauncher(dir, r.script, "0"), "--recompute-modules"));
+
+        // An original's list keeps the modules the model does not know (mhc, which d98e8a64
+        // accepts), the plan's taking the place of the others.
+        for (StagePlan& st : d.plan.stages)
+            st.recompute_modules = recompute_module::moe;
+        ExportOptions o;
+        o.original = importMegatronScript(
+            "torchrun --nproc_per_node=8 pretrain_gpt.py --num-layers 32 --hidden-size 4096 --num-attention-heads 32 "
+            "--seq-length 4096 --max-position-embeddings 32768 --bf16 --recompute-granularity selective "
+            "--recompute-modules core_attn mhc\n",
+            "orig.sh");
+        r = exportLauncher(d, o);
+        QVERIFY2(r.ok, r.refusal.c_str());
+        QCOMPARE(valuesAfter(runLauncher(dir, r.script, "0"), "--recompute-modules"), (std::vector<std::string>{"moe", "mhc"}));
+
+        // One setting for every stage.
+        d.plan.stages.back().recompute_modules = recompute_module::moe_act;
+        r = exportLauncher(d, {});
+        QVERIFY(!r.ok);
+        QVERIFY2(r.refusal.find("--recompute-modules is one setting for every stage") != std::string::npos, r.refusal.c_str());
+
+        // FP8 with delayed scaling refuses moe_act and layernorm recompute (TransformerConfig:
+        // "Delayed scaling does not support moe_act and layernorm recompute for fp8").
+        d = onFp8Devices(d);
+        for (StagePlan& st : d.plan.stages)
+            st.recompute_modules = recompute_module::moe_act;
+        d.model.training.fp8_format = Fp8Format::Hybrid;
+        d.model.training.fp8_recipe = Fp8Recipe::Delayed;
+        r = exportLauncher(d, {});
+        QVERIFY(!r.ok);
+        QVERIFY2(r.refusal.find("Delayed scaling does not support moe_act and layernorm recompute") != std::string::npos,
+                 r.refusal.c_str());
+        d.model.training.fp8_recipe = Fp8Recipe::Tensorwise;
+        r = exportLauncher(d, {});
+        QVERIFY2(r.ok, r.refusal.c_str());
+    }
+
     void roundTrip()
     {
         const PlanDocument d = megatronPlan();
@@ -2722,9 +2789,11 @@ private slots:
         r = exportLauncher(d, o);
         QVERIFY2(r.ok, r.refusal.c_str());
         args = runLauncher(dir, r.script, "0");
-        QVERIFY(!contains(args, "--recompute-modules"));
+        // The plan's own module (Megatron-Core's default, core attention) takes the list's place.
+        QCOMPARE(valuesAfter(args, "--recompute-modules"), std::vector<std::string>{"core_attn"});
         QVERIFY(!contains(args, "--moe-router-load-balancing-type"));
-        QVERIFY(hasNote(r, "--recompute-modules mhc: not carried over (FlagScale's Megatron-LM 8479eb35 does not accept this value)"));
+        QVERIFY(hasNote(r, "--recompute-modules mhc: not carried over (FlagScale's Megatron-LM 8479eb35 does not accept this value); "
+                           "core_attn kept"));
 
         // Megatron-LM d98e8a64 accepts them all.
         PlanDocument m = megatronPlan();

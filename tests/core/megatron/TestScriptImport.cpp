@@ -538,8 +538,13 @@ private slots:
                                  "--micro-batch-size 1 --global-batch-size 8 --num-experts 8 ";
         const ImportedScript alone = importMegatronScript(head + "--moe-layer-recompute\n", "a.sh");
         QCOMPARE(alone.parallel.recompute, Recompute::Selective);
-        QVERIFY(hasWarning(alone, "--recompute-modules moe: costed as selective recompute of core attention"));
-        QVERIFY(hasWarning(alone, "the MoE layers' activations are counted as kept"));
+        // Megatron-Core's default module, core attention, and the MoE layer it appends.
+        QCOMPARE(alone.parallel.recompute_modules, recompute_module::core_attn | recompute_module::moe);
+        QVERIFY(!hasWarning(alone, "--recompute-modules"));
+        const ImportedScript listed = importMegatronScript(head + "--moe-layer-recompute --recompute-modules moe_act --moe-grouped-gemm\n", "l.sh");
+        QCOMPARE(listed.parallel.recompute_modules, recompute_module::moe_act | recompute_module::moe);
+        const std::string act = refusalOf(head + "--recompute-granularity selective --recompute-modules moe_act\n", "act.sh");
+        QVERIFY2(act.find("act.sh: --recompute-modules: moe_act needs --moe-grouped-gemm") != std::string::npos, act.c_str());
         const std::string full = refusalOf(head + "--moe-layer-recompute --recompute-granularity full --recompute-method uniform "
                                                   "--recompute-num-layers 1\n",
                                            "f.sh");
@@ -3040,7 +3045,14 @@ private slots:
             "torchrun --nproc_per_node 8 pretrain_gpt.py" + flags + " --recompute-granularity selective --recompute-modules core_attn mlp\n",
             "rm.sh");
         QCOMPARE(modules.parallel.recompute, Recompute::Selective);
-        QVERIFY(hasWarning(modules, "--recompute-modules mlp: costed as selective recompute of core attention"));
+        QCOMPARE(modules.parallel.recompute_modules, recompute_module::core_attn | recompute_module::mlp);
+        QVERIFY(!hasWarning(modules, "--recompute-modules"));
+        // Modules of attention variants the model does not have are said, and costed as kept.
+        const ImportedScript mla = importMegatronScript(
+            "torchrun --nproc_per_node 8 pretrain_gpt.py" + flags + " --recompute-granularity selective --recompute-modules mla_up_proj mlp\n",
+            "mla.sh");
+        QCOMPARE(mla.parallel.recompute_modules, recompute_module::mlp);
+        QVERIFY(hasWarning(mla, "--recompute-modules mla_up_proj: not modelled"));
         const ImportedScript attn = importMegatronScript(
             "torchrun --nproc_per_node 8 pretrain_gpt.py" + flags + " --recompute-granularity selective --recompute-modules core_attn\n",
             "ca.sh");
