@@ -95,7 +95,9 @@ std::string describeRecompute(const ParallelConfig& p)
         return "full (block, " + std::to_string(p.recompute_layers) + " layers per stage, all of a stage with fewer)";
     switch (p.recompute) {
     case Recompute::None: return "none";
-    case Recompute::Selective: return "selective";
+    case Recompute::Selective:
+        return p.recompute_modules == 0 ? std::string("selective (no module the model knows)")
+                                        : "selective (" + recomputeModulesString(p.recompute_modules, ", ") + ")";
     case Recompute::Full:
         return p.recompute_layers > 0 ? "full (block, " + std::to_string(p.recompute_layers)
                                             + (p.vpp > 1 ? " layers per virtual chunk)" : " layers per stage)")

@@ -1786,6 +1786,8 @@ private:
               << toString(st.recompute);
             if (st.recompute == Recompute::Full && st.recompute_layers > 0)
                 o << " (" << st.recompute_layers << (st.recompute_layers == 1 ? " layer)" : " layers)");
+            if (st.recompute == Recompute::Selective && st.recompute_modules != 0)
+                o << " (" << recomputeModulesString(st.recompute_modules, ", ") << ")";
             o << ", ranks " << rank << "-" << rank + st.numDevices() - 1 << "\n";
             rank += st.numDevices();
         }

@@ -13,6 +13,7 @@
 #include "search/Interleaving.h"
 #include "search/Search.h"
 #include "search/SearchSpace.h"
+#include "search/StageEvaluator.h"
 #include "util/FlatMap.h"
 
 #include <QProcess>
@@ -105,6 +106,7 @@ private slots:
     void denseEndLayerGetsItsOwnFloor();
     void smallNodeOfTheSameTypeKeepsTensorParallelism();
     void idleNodeOfAnotherSizeKeepsMegatronPipelines();
+    void selectiveRecomputeRepeatsWhatSavesMemory();
     void alternativesCountDistinctPlans();
     void currentConfigurationOfAnotherModelIsLeftOut();
     void currentConfigurationOnTwoVendorsRunsUnderFlagScale();
@@ -634,6 +636,53 @@ void SearchEngineTest::smallNodeOfTheSameTypeKeepsTensorParallelism()
     // A group over both nodes (9 devices) still keeps TP 1: 9 % 8 and the node of 1.
     const SearchSpace space(m, more, cat);
     QCOMPARE(space.pieceGcd(0, 0, 9), 1);
+}
+
+void SearchEngineTest::selectiveRecomputeRepeatsWhatSavesMemory()
+{
+    // The search's selective recompute (docs/search.md section 1): in an MoE model the
+    // pre-MLP norm, and the experts' activation where every device type runs Megatron-Core's
+    // grouped GEMM (NVIDIA, compute capability 8.0 and above); the attention core only where
+    // its scores are stored (unfused); neither MoE module under delayed-scaling FP8.
+    const DeviceCatalog& cat = DeviceCatalog::builtin();
+    ModelSpec moe = *findModelPreset("Mixtral-8x7B");
+    const auto modules = [&](const ModelSpec& m, const char* shorthand, bool fused = true) {
+        CostOptions o;
+        o.fused_attention = fused;
+        const CostModel cost(m, clusterFromShorthand(shorthand, cat), cat, nullptr, o);
+        const SearchSpace space(m, cost.cluster(), cat);
+        const unsigned set = selectiveRecomputeModules(cost, space);
+        return std::pair{set, selectiveRecomputeSavesMemory(cost, set)};
+    };
+    using namespace recompute_module;
+    QCOMPARE(modules(moe, "H800:1x8,H20:1x8"), (std::pair{moe_act | layernorm, true}));
+    QCOMPARE(modules(moe, "H800:1x8,910B:1x8"), (std::pair{layernorm, true}));
+    QCOMPARE(modules(moe, "H800:1x8", false), (std::pair{core_attn | moe_act | layernorm, true}));
+    const ModelSpec dense = *findModelPreset("LLaMA-2-7B");
+    QCOMPARE(modules(dense, "H800:1x8"), (std::pair{core_attn, false}));
+    QCOMPARE(modules(dense, "H800:1x8", false), (std::pair{core_attn, true}));
+    moe.training.fp8_format = Fp8Format::Hybrid;
+    moe.training.fp8_recipe = Fp8Recipe::Delayed;
+    QCOMPARE(modules(moe, "H800:1x8"), (std::pair{core_attn, false}));
+
+    // FlagScale's stages take selective recompute all together or not at all
+    // (flagscale.selective-recompute): its per-stage runs go from none to full. Mixtral-S on
+    // 16-1 (H800 + 910B) keeps its 14.308 s plan, where one stage recomputes 2 of 5 layers in
+    // full, and no plan mixes selective with other settings.
+    const ModelSpec& s = *findModelPreset("Mixtral-S");
+    SearchOptions opt;
+    opt.threads = 2;
+    opt.baselines = false;
+    opt.top_k = 3;
+    const SearchResult r = runSearch(CostModel(s, *findClusterPreset("16-1"), cat), opt);
+    QVERIFY2(!r.plans.empty(), r.no_plan_reason.c_str());
+    QVERIFY(std::abs(r.plans.front().prediction.iteration_time_s - 14.308) < 5e-4);
+    for (const RankedPlan& rp : r.plans) {
+        QVERIFY2(deploymentProblems(rp.plan, s, *findClusterPreset("16-1"), cat, rp.plan.target).empty(), rp.plan.name.c_str());
+        const auto selective = [](const StagePlan& st) { return st.recompute == Recompute::Selective; };
+        QVERIFY(std::all_of(rp.plan.stages.begin(), rp.plan.stages.end(), selective)
+                || std::none_of(rp.plan.stages.begin(), rp.plan.stages.end(), selective));
+    }
 }
 
 void SearchEngineTest::idleNodeOfAnotherSizeKeepsMegatronPipelines()
