@@ -1,6 +1,7 @@
 #include "megatron/BashReader.h"
 
 #include "megatron/ShellArithmetic.h"
+#include "megatron/ShellQuote.h"
 
 #include "util/InputError.h"
 
@@ -1334,6 +1335,33 @@ std::vector<BashReader::RawCommand> BashReader::tokenize(std::string_view input,
             endCommand(separator);
             i += separator.size();
             continue;
+        }
+        if (c == '<' && !cur.words.empty() && cur.words.back().text.size() > 2 && cur.words.back().text.rfind("--", 0) == 0) {
+            // A flag's value left to fill in, as documentation writes it: --data-path <PATH TO
+            // DATA>. Bash reads a redirection from PATH there (and > the next word as a file),
+            // so the script cannot run as written. Read as filled in: the value becomes a
+            // reference named after the flag, ${DATA_PATH}, which an exported launcher requires
+            // to be set, as with the placeholders of assignments below.
+            const std::size_t close = text.find('>', i + 1);
+            const std::string inside = close == npos ? std::string() : text.substr(i + 1, close - i - 1);
+            // Written against the brackets (< in.txt > out.txt redirects, with the blanks).
+            const bool placeholder = !inside.empty() && inside.front() != ' ' && inside.back() != ' '
+                && inside.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789 _./:-") == npos
+                && inside.find_first_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz") != npos;
+            if (placeholder) {
+                const std::string& flag = cur.words.back().text;
+                std::string name;
+                for (char ch : flag.substr(2))
+                    name += ch == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+                if (ShellQuote::isValidName(name)) {
+                    warn(line, flag + " <" + inside + ">: a placeholder left to fill in (bash would read < and > as "
+                               "redirections); read as filled in, as ${" + name + "}, which an exported launcher requires "
+                               "to be set");
+                    cur.words.push_back(RawWord{"${" + name + "}", false, {}});
+                    i = close + 1;
+                    continue;
+                }
+            }
         }
         if (c == '<' || c == '>' || bothRedirect) {
             // Redirection: the operator and its target are not part of the command.

@@ -3100,6 +3100,19 @@ private slots:
                  std::string("<pretrain_gpt.py><--save><${CK}>\n"));
         // A launch line ending in such a redirection is still the launch.
         QCOMPARE(readerLaunches("torchrun pretrain_gpt.py --save /c >\n"), std::string("<pretrain_gpt.py><--save></c>\n"));
+        // A flag's value written as a placeholder (--data-path <PATH TO DATA>), which bash reads
+        // as redirections from PATH and to the next word: read as filled in, a reference named
+        // after the flag, where it had been "--data-path TO DATA" and the next flag lost.
+        const std::string inline_ = "torchrun pretrain_gpt.py --data-path <PATH TO DATA> --tokenizer-model <PATH_TO_TOKENIZER> --bf16\n";
+        QCOMPARE(readerLaunches(inline_),
+                 std::string("<pretrain_gpt.py><--data-path><${DATA_PATH}><--tokenizer-model><${TOKENIZER_MODEL}><--bf16>\n"));
+        QVERIFY(readerWarns(inline_, "line 1: --data-path <PATH TO DATA>: a placeholder left to fill in"));
+        // Not a placeholder: a process substitution, a here-string, input from a file.
+        QVERIFY(!readerWarns("torchrun pretrain_gpt.py --data-path <(ls) --bf16\n", "placeholder"));
+        QVERIFY(readerLaunches("torchrun pretrain_gpt.py --data-path <(ls) --bf16\n").find("${DATA_PATH}") == std::string::npos);
+        QVERIFY(!readerWarns("torchrun pretrain_gpt.py --bf16 < in.txt\n", "placeholder"));
+        QVERIFY(!readerWarns("torchrun pretrain_gpt.py --bf16 < in.txt > out.txt\n", "placeholder"));
+        QVERIFY(!readerWarns("torchrun pretrain_gpt.py --bf16 <<< word\n", "placeholder"));
     }
 
     void checkpointArgsAreSaid()
