@@ -1851,7 +1851,8 @@ private:
             else if (!has("--recompute-num-layers"))
                 broken("--recompute-granularity", "full needs --recompute-num-layers (layers per recomputed chunk with "
                                                   "uniform, per pipeline rank with block; Megatron-LM's TransformerConfig "
-                                                  "raises without it)");
+                                                  "raises without it; a script written for Megatron-LM before September "
+                                                  "2023, whose default was 1, means --recompute-num-layers 1)");
         } else if (granularity == "selective") {
             p.recompute = Recompute::Selective;
             // Megatron-Core's modules (TransformerConfig): the list given, else core attention

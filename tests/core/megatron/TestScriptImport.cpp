@@ -1536,7 +1536,8 @@ private slots:
         QTest::newRow("full needs a layer count")
             << "--recompute-granularity full --recompute-method uniform"
             << "hetero.sh: --recompute-granularity: full needs --recompute-num-layers (layers per recomputed chunk with "
-               "uniform, per pipeline rank with block; Megatron-LM's TransformerConfig raises without it)";
+               "uniform, per pipeline rank with block; Megatron-LM's TransformerConfig raises without it; a script "
+               "written for Megatron-LM before September 2023, whose default was 1, means --recompute-num-layers 1)";
     }
 
     void flagscaleRuleErrors()
