@@ -5417,8 +5417,18 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
             literal("${ARG" + name + "}");
             m_keptRefs["${ARG" + name + "}"] = "$" + name;
         } else {
-            warnOnce("unset" + name, line,
-                     name + " is not set in the script (it would come from the environment); kept as ${" + name + "}");
+            // Set only in a branch a test on the environment or the arguments skipped: say so,
+            // rather than that the variable comes from the environment.
+            const auto skipped = std::find_if(m_skippedByTest.begin(), m_skippedByTest.end(),
+                                              [&](const SkippedByTest& b) { return b.name == name && !b.append; });
+            if (skipped != m_skippedByTest.end())
+                warnOnce("unset" + name, line,
+                         name + " is set only in a branch the reading skips (line " + std::to_string(skipped->line)
+                             + ": a test that depends on " + skipped->described + "); kept as ${" + name
+                             + "}: give what the run gives with --script-env or --script-args to take the branch");
+            else
+                warnOnce("unset" + name, line,
+                         name + " is not set in the script (it would come from the environment); kept as ${" + name + "}");
             literal("${" + body.substr(0, k) + "}");
             m_keptRefs["${" + body.substr(0, k) + "}"] = body.substr(0, k);
         }

@@ -3136,6 +3136,15 @@ private slots:
 
     void testsOnTheEnvironmentAreSaid()
     {
+        // A variable set only in such a branch is said to be, with the test, not to come from
+        // the environment.
+        const std::string dataLaunch = "torchrun pretrain_gpt.py --num-layers 2 --hidden-size 64 --num-attention-heads 4 "
+                                       "--seq-length 128 --max-position-embeddings 128 --data-path $DATA\n";
+        const ImportedScript branch = importMegatronScript(
+            "MODEL=${MODEL:-none}\nif [ \"$MODEL\" = 7B ]; then\n  DATA=/data/7b\nfi\n" + dataLaunch, "branch.sh");
+        QVERIFY(hasWarning(branch, "line 5: DATA is set only in a branch the reading skips (line 2: a test that depends on MODEL"));
+        QVERIFY(!hasWarning(branch, "it would come from the environment"));
+        QVERIFY(hasWarning(importMegatronScript(dataLaunch, "env.sh"), "DATA is not set in the script (it would come from the environment)"));
         // A branch that a test on the environment or the arguments skips as the script is read,
         // and that would have given the launch command Megatron-LM flags, is named with the
         // test's line and what would set it; once given, the flags are read.
