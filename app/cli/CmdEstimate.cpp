@@ -140,6 +140,8 @@ unsigned parseRecomputeModules(const std::string& v)
         modules |= bit;
         name.clear();
     }
+    if (modules == 0)
+        throw UsageError("--recompute-modules: expected one or more of " + recomputeModulesString(recompute_module::all, ", "));
     return modules;
 }
 
@@ -356,7 +358,7 @@ void printTable(const EstimateInput& in, const Prediction& p, const Profile* pro
         if (s.recompute == Recompute::Full && s.recompute_layers > 0)
             rc += "(" + std::to_string(s.recompute_layers) + ")";
         if (s.recompute == Recompute::Selective && s.recompute_modules != recompute_module::defaults)
-            rc += "(" + recomputeModulesString(s.recompute_modules, ",") + ")";
+            rc += "(" + (s.recompute_modules ? recomputeModulesString(s.recompute_modules, ",") : std::string("no module")) + ")";
         recomputeWidth = std::max(recomputeWidth, static_cast<int>(rc.size()));
         recomputes.push_back(std::move(rc));
     }

@@ -263,14 +263,14 @@ struct LayerCost {
             t += normFwd;
         if (modules & recompute_module::mlp)
             t += mlpFwd;
-        if (modules & recompute_module::moe) {
+        // Inside a recomputed MoE block the experts' activation and the shared experts keep
+        // their own checkpoints, which run again in the backward of the block's recompute.
+        if (modules & recompute_module::moe)
             t += moeFwd;
-        } else {
-            if (modules & recompute_module::moe_act)
-                t += moeActFwd;
-            if (modules & recompute_module::shared_experts)
-                t += sharedFwd;
-        }
+        if (modules & recompute_module::moe_act)
+            t += moeActFwd;
+        if (modules & recompute_module::shared_experts)
+            t += sharedFwd;
         return t;
     }
 };

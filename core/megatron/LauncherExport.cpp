@@ -418,21 +418,26 @@ public:
             }
             out.push_back(gemm);
         }
-        // --recompute-modules takes one or more names (nargs '+', reference section 1): a
-        // selective plan without a module the model knows is written only where an original's
-        // list brings modules of its own.
+        // Megatron-LM d98e8a64's --recompute-modules takes one or more names (nargs '+',
+        // reference section 1), and an empty one in FlagScale's 8479eb35 (nargs '*') would not
+        // say what the plan was costed with either: a selective plan without a module the model
+        // knows is written only where an original's list brings modules of its own that the
+        // target accepts.
         const bool noModule = std::any_of(plan.stages.begin(), plan.stages.end(), [](const StagePlan& st) {
             return st.recompute == Recompute::Selective && st.recompute_modules == 0;
         });
-        if (noModule && !originalHas("--recompute-modules"))
+        if (noModule && carriedRecomputeModules().empty())
             out.push_back({"selective recompute names a module", false,
                            "the plan's selective recompute has no module, which --recompute-modules cannot say (it takes one "
                            "or more); make it recompute none, or name a module"});
-        if (m_doc.model.isMoe() && recomputesMoeAct() && !wantsGroupedGemm())
+        if (recomputesMoeAct() && !wantsGroupedGemm())
             out.push_back({"selective recompute of moe_act needs --moe-grouped-gemm", false,
-                           "Megatron-Core recomputes the experts' activation only in grouped GEMM, which the launcher "
-                           "writes for NVIDIA devices of compute capability 8.0 or more; recompute other modules on these "
-                           "devices"});
+                           m_doc.model.isMoe()
+                               ? "Megatron-Core recomputes the experts' activation only in grouped GEMM, which the launcher "
+                                 "writes for NVIDIA devices of compute capability 8.0 or more; recompute other modules on these "
+                                 "devices"
+                               : "Megatron-Core refuses moe_act without grouped GEMM, and a model without experts has no "
+                                 "experts' activation to recompute; leave moe_act out"});
         // FlagScale's pre_validate_args treats MTP like tied embeddings: the first and last
         // mesh need the same TP, and DPs that divide one another (flagscale-hetero-flags.txt).
         if (target == Target::FlagScale && originalMtpLayers() > 0 && !plan.stages.empty()) {
@@ -687,6 +692,27 @@ private:
         if (m_opt.original && originalHas("--moe-grouped-gemm"))
             return true;
         return (!m_opt.original || recomputesMoeAct()) && allNvidiaSm80();
+    }
+
+    // A --recompute-modules entry FlagScale's Megatron-LM 8479eb35 does not accept (reference
+    // section 1: gdn_*, gdp_* and mhc are Megatron-LM d98e8a64's).
+    bool headOnlyRecomputeModule(const std::string& v) const
+    {
+        return m_opt.format == LauncherFormat::FlagScale && (v.rfind("gdn_", 0) == 0 || v.rfind("gdp_", 0) == 0 || v == "mhc");
+    }
+
+    // The original's --recompute-modules entries the launcher carries beside the plan's: those
+    // the cost model does not know (the attention variants'), where the target accepts them.
+    std::vector<std::string> carriedRecomputeModules() const
+    {
+        std::vector<std::string> out;
+        if (const std::vector<std::string>* v = originalValues("--recompute-modules"))
+            for (const std::string& w : *v) {
+                const std::string name = ShellQuote::unquoted(w);
+                if (recomputeModuleBit(name) == 0 && !headOnlyRecomputeModule(name))
+                    out.push_back(name);
+            }
+        return out;
     }
 
     bool recomputesMoeAct() const
@@ -1375,7 +1401,7 @@ private:
             if (flag == "--moe-router-load-balancing-type")
                 return v == "quantile_balancing";
             if (flag == "--recompute-modules")
-                return v.rfind("gdn_", 0) == 0 || v.rfind("gdp_", 0) == 0 || v == "mhc";
+                return headOnlyRecomputeModule(v);
             return false;
         };
         const bool scoreFunctionDropped = headOnlyValue("--moe-router-score-function", firstValue("--moe-router-score-function").value_or(""));
@@ -1562,16 +1588,16 @@ private:
                     && balancingDropped[k];
                 if (headOnlyValue(f.name, v) || coefficientOfDropped)
                     refused.push_back(v);
-                else if (f.name != "--recompute-modules" || recomputeModuleBit(v) == 0)
+                else if (f.name != "--recompute-modules")
                     a.values.push_back(v);
             }
-            // The plan's modules first (it was costed with them), then the original's others.
+            // The plan's modules (it was costed with them), then the original's others.
             if (f.name == "--recompute-modules") {
-                std::vector<std::string> modules;
                 for (unsigned bit = 1; bit & recompute_module::all; bit <<= 1)
                     if (s0.recompute_modules & bit)
-                        modules.push_back(recomputeModuleName(bit));
-                a.values.insert(a.values.begin(), modules.begin(), modules.end());
+                        a.values.push_back(recomputeModuleName(bit));
+                const std::vector<std::string> carried = carriedRecomputeModules();
+                a.values.insert(a.values.end(), carried.begin(), carried.end());
             }
             if (!refused.empty()) {
                 const bool several = refused.size() > 1;
@@ -1786,8 +1812,9 @@ private:
               << toString(st.recompute);
             if (st.recompute == Recompute::Full && st.recompute_layers > 0)
                 o << " (" << st.recompute_layers << (st.recompute_layers == 1 ? " layer)" : " layers)");
-            if (st.recompute == Recompute::Selective && st.recompute_modules != 0)
-                o << " (" << recomputeModulesString(st.recompute_modules, ", ") << ")";
+            if (st.recompute == Recompute::Selective)
+                o << " (" << (st.recompute_modules ? recomputeModulesString(st.recompute_modules, ", ") : std::string("no module the model knows"))
+                  << ")";
             o << ", ranks " << rank << "-" << rank + st.numDevices() - 1 << "\n";
             rank += st.numDevices();
         }

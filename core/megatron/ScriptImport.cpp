@@ -1856,24 +1856,50 @@ private:
         } else if (granularity == "selective") {
             p.recompute = Recompute::Selective;
             // Megatron-Core's modules (TransformerConfig): the list given, else core attention
-            // alone; --moe-layer-recompute adds the MoE layer. Modules of attention variants
-            // the model does not have (MLA, gated delta nets, mHC) are costed as kept.
+            // alone; --moe-layer-recompute adds the MoE layer. TransformerConfig.__post_init__
+            // asserts the names and refuses a module whose part the model does not have; the
+            // modules of attention variants the cost model does not know (MLA, gated delta
+            // nets, mHC) are costed as kept.
             std::vector<std::string> others;
             if (has("--recompute-modules")) {
                 p.recompute_modules = 0;
                 for (const std::string& v : valuesOf("--recompute-modules")) {
                     const std::string name = ShellQuote::unquoted(v);
-                    if (const unsigned bit = recomputeModuleBit(name))
+                    if (const unsigned bit = recomputeModuleBit(name)) {
                         p.recompute_modules |= bit;
+                        continue;
+                    }
+                    // The variants' modules and the switch each needs (TransformerConfig).
+                    static const std::pair<const char*, const char*> kVariants[] = {
+                        {"mla_up_proj", "--multi-latent-attention"},     {"gdn_norm_out", "--experimental-attention-variant"},
+                        {"gdp_in_proj", "--experimental-attention-variant"}, {"gdp_qkv", "--experimental-attention-variant"},
+                        {"mhc", "--enable-mhc-connections"},
+                    };
+                    const auto variant = std::find_if(std::begin(kVariants), std::end(kVariants),
+                                                      [&](const auto& k) { return name == k.first; });
+                    if (variant == std::end(kVariants))
+                        broken("--recompute-modules", "\"" + name + "\" is not a module of Megatron-LM (TransformerConfig asserts "
+                                   "one of core_attn, moe_act, layernorm, mla_up_proj, mlp, moe, shared_experts, gdn_norm_out, "
+                                   "gdp_in_proj, gdp_qkv, mhc" + (name.find(',') != std::string::npos ? "; separate them with spaces" : "")
+                                   + ")");
+                    else if (!has(variant->second))
+                        broken("--recompute-modules", name + " needs " + variant->second + " (Megatron-LM's TransformerConfig raises "
+                                   "without it)");
                     else
                         others.push_back(name);
                 }
             }
             if (moeLayerRecompute)
                 p.recompute_modules |= recompute_module::moe;
-            if ((p.recompute_modules & recompute_module::moe_act) && has("--num-experts") && !has("--moe-grouped-gemm"))
+            if ((p.recompute_modules & recompute_module::moe_act) && !has("--moe-grouped-gemm"))
                 broken("--recompute-modules", "moe_act needs --moe-grouped-gemm (Megatron-LM's TransformerConfig raises \"moe_act in "
                                               "recompute_modules is only supported with moe_grouped_gemm\")");
+            // TransformerConfig refuses both under FP8 with delayed scaling, the default recipe.
+            const unsigned delayedRefuses = p.recompute_modules & (recompute_module::moe_act | recompute_module::layernorm);
+            if (delayedRefuses && has("--fp8-format") && str("--fp8-recipe").value_or("delayed") == "delayed")
+                broken("--recompute-modules", recomputeModulesString(delayedRefuses, " and ") + " under FP8 with delayed scaling "
+                           "(Megatron-LM's TransformerConfig raises \"Delayed scaling does not support moe_act and layernorm "
+                           "recompute for fp8\"; use --fp8-recipe tensorwise or leave them out)");
             if (!others.empty())
                 warn(at("--recompute-modules") + "--recompute-modules " + join(others, " ")
                      + ": not modelled (the model knows " + recomputeModulesString(recompute_module::all, ", ")

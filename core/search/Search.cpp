@@ -339,8 +339,16 @@ public:
                         c.tp_comm_overlap = false;
                         jobs.push_back({{c}, false});
                     }
-                } else {
-                    if (m_space.mixesLibraries(mask))
+                }
+                // FlagScale's stages take selective recompute only all together, which its
+                // per-stage runs above do not try: without Megatron-LM's jobs (below), whose
+                // plans of CP 1 FlagScale also runs, a job per knob tuple tries it.
+                const bool selectiveHelps = selectiveRecomputeSavesMemory(m_cost, selectiveRecomputeModules(m_cost, m_space));
+                const bool withMegatron = std::find(targets.begin(), targets.end(), Target::Megatron) != targets.end();
+                if (t == Target::FlagScale && (withMegatron || !selectiveHelps))
+                    continue;
+                {
+                    if (t == Target::Megatron && m_space.mixesLibraries(mask))
                         continue;
                     // One (d, knob tuple) for every stage.
                     std::set<std::tuple<int, int, int, int, int, int>> tuples;
@@ -354,31 +362,33 @@ public:
                                 tuples.insert({d, k.tp, k.cp, k.dp, k.ep, k.etp});
                             }
                     }
-                    const bool selectiveHelps = selectiveRecomputeSavesMemory(m_cost, selectiveRecomputeModules(m_cost, m_space));
                     for (const auto& [d, tp, cp, dp, ep, etp] : tuples) {
                         // With both targets, a Megatron-LM plan with CP 1 has a FlagScale
                         // twin (the same stages, each with its least recompute) that is
                         // never slower, so only CP > 1 needs Megatron-LM's own jobs; but
                         // FlagScale's stages take selective recompute only all together,
                         // which its per-stage runs do not try, so with CP 1 the selective
-                        // setting still runs here where it saves memory.
-                        const bool twin = cp == 1 && std::find(targets.begin(), targets.end(), Target::FlagScale) != targets.end();
-                        if (twin && !selectiveHelps)
+                        // setting still runs here where it saves memory. FlagScale alone
+                        // runs that setting (its CP is 1).
+                        const bool twin = t == Target::Megatron && cp == 1
+                            && std::find(targets.begin(), targets.end(), Target::FlagScale) != targets.end();
+                        if ((twin && !selectiveHelps) || (t == Target::FlagScale && cp != 1))
                             continue;
+                        const bool selectiveOnly = twin || t == Target::FlagScale;
                         const long long b = static_cast<long long>(dp) * m_mbs0;
                         if (b > m_gbs || m_gbs % b != 0)
                             continue;
                         Job job;
                         job.stop_when_all_fit = true;
                         for (int level : recomputeLevels(N)) {
-                            if (twin && level != 1)
+                            if (selectiveOnly && level != 1)
                                 continue;
                             RunConfig c = base(heuristics);
                             // Megatron-LM runs one process count on every node, so where a
                             // type's nodes differ in size its plans leave nodes idle, which the
                             // load-balance pruning (layers spread over every device of the
                             // run's types) removes: such jobs, one knob tuple each, run without it.
-                            if (unevenNodes(mask))
+                            if (t == Target::Megatron && unevenNodes(mask))
                                 c.load_balance = false;
                             c.target = t;
                             c.batch = static_cast<int>(b);

@@ -1715,9 +1715,11 @@ void TestCostModel::selectiveRecomputeModules()
     QCOMPARE(with(recompute_module::all).t_fwd, none.t_fwd);
     QVERIFY(std::fabs(with(recompute_module::moe).expert_dispatch / none.expert_dispatch - 1.5) < 1e-12);
     QCOMPARE(with(recompute_module::moe_act).expert_dispatch, none.expert_dispatch);
-    // moe takes in the experts' activation; the modules' times add up otherwise.
+    // The modules' times add up, moe with moe_act too: the activation's own checkpoint runs
+    // again inside the MoE block's recompute (its memory is counted once, above).
     QVERIFY(extra(recompute_module::moe) > extra(recompute_module::moe_act));
-    QCOMPARE(extra(recompute_module::moe | recompute_module::moe_act), extra(recompute_module::moe));
+    QVERIFY(std::fabs(extra(recompute_module::moe | recompute_module::moe_act)
+                      - (extra(recompute_module::moe) + extra(recompute_module::moe_act))) < 1e-12);
     QVERIFY(std::fabs(extra(recompute_module::mlp | recompute_module::moe)
                       - (extra(recompute_module::mlp) + extra(recompute_module::moe))) < 1e-12);
     // Everything but the attention's own GEMMs, against full recompute's whole forward.

@@ -3049,11 +3049,28 @@ private slots:
         QCOMPARE(modules.parallel.recompute_modules, recompute_module::core_attn | recompute_module::mlp);
         QVERIFY(!hasWarning(modules, "--recompute-modules"));
         // Modules of attention variants the model does not have are said, and costed as kept.
-        const ImportedScript mla = importMegatronScript(
-            "torchrun --nproc_per_node 8 pretrain_gpt.py" + flags + " --recompute-granularity selective --recompute-modules mla_up_proj mlp\n",
-            "mla.sh");
+        const ImportedScript mla = importMegatronScript("torchrun --nproc_per_node 8 pretrain_gpt.py" + flags
+                                                            + " --multi-latent-attention --recompute-granularity selective "
+                                                              "--recompute-modules mla_up_proj mlp\n",
+                                                        "mla.sh");
         QCOMPARE(mla.parallel.recompute_modules, recompute_module::mlp);
         QVERIFY(hasWarning(mla, "--recompute-modules mla_up_proj: not modelled"));
+        // What TransformerConfig refuses is refused: a name it does not know (a comma-joined
+        // list is one such name), a variant's module without the variant, moe_act without
+        // grouped GEMM (dense models too), moe_act or layernorm under delayed-scaling FP8.
+        const std::string head = "torchrun --nproc_per_node 8 pretrain_gpt.py" + flags + " --recompute-granularity selective ";
+        QVERIFY(refusalOf(head + "--recompute-modules core_attn foo\n", "f.sh")
+                    .find("f.sh: --recompute-modules: \"foo\" is not a module of Megatron-LM") != std::string::npos);
+        QVERIFY(refusalOf(head + "--recompute-modules moe_act,layernorm --moe-grouped-gemm\n", "c.sh").find("separate them with spaces")
+                != std::string::npos);
+        QVERIFY(refusalOf(head + "--recompute-modules mla_up_proj\n", "m.sh")
+                    .find("m.sh: --recompute-modules: mla_up_proj needs --multi-latent-attention") != std::string::npos);
+        QVERIFY(refusalOf(head + "--recompute-modules moe_act mlp\n", "d.sh").find("moe_act needs --moe-grouped-gemm") != std::string::npos);
+        QVERIFY(refusalOf(head + "--recompute-modules layernorm --fp8-format hybrid\n", "p.sh")
+                    .find("p.sh: --recompute-modules: layernorm under FP8 with delayed scaling") != std::string::npos);
+        QCOMPARE(importMegatronScript(head + "--recompute-modules layernorm --fp8-format hybrid --fp8-recipe tensorwise\n", "t.sh")
+                     .parallel.recompute_modules,
+                 recompute_module::layernorm);
         const ImportedScript attn = importMegatronScript(
             "torchrun --nproc_per_node 8 pretrain_gpt.py" + flags + " --recompute-granularity selective --recompute-modules core_attn\n",
             "ca.sh");
