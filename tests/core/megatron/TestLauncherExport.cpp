@@ -474,7 +474,28 @@ private slots:
         QVERIFY2(r.ok, r.refusal.c_str());
         QCOMPARE(valuesAfter(runLauncher(dir, r.script, "0"), "--recompute-modules"), (std::vector<std::string>{"moe", "mhc"}));
 
+        // A plan whose selective recompute has no module the model knows (an import of
+        // --recompute-modules mhc) is written with the original's list where the target takes it:
+        // Megatron-LM d98e8a64 does, FlagScale's 8479eb35 does not, and an empty list would say
+        // Megatron-Core's default instead.
+        for (StagePlan& st : d.plan.stages)
+            st.recompute_modules = 0;
+        o.original = importMegatronScript(
+            "torchrun --nproc_per_node=8 pretrain_gpt.py --num-layers 32 --hidden-size 4096 --num-attention-heads 32 "
+            "--seq-length 4096 --max-position-embeddings 32768 --bf16 --enable-mhc-connections --recompute-granularity selective "
+            "--recompute-modules mhc\n",
+            "mhc.sh");
+        r = exportLauncher(d, o);
+        QVERIFY2(r.ok, r.refusal.c_str());
+        QCOMPARE(valuesAfter(runLauncher(dir, r.script, "0"), "--recompute-modules"), std::vector<std::string>{"mhc"});
+        QVERIFY(r.script.find("recompute selective (no module the model knows)") != std::string::npos);
+        r = exportLauncher(d, {});
+        QVERIFY(!r.ok);
+        QVERIFY2(r.refusal.find("the plan's selective recompute has no module") != std::string::npos, r.refusal.c_str());
+
         // One setting for every stage.
+        for (StagePlan& st : d.plan.stages)
+            st.recompute_modules = recompute_module::moe;
         d.plan.stages.back().recompute_modules = recompute_module::moe_act;
         r = exportLauncher(d, {});
         QVERIFY(!r.ok);

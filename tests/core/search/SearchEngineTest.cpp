@@ -677,6 +677,22 @@ void SearchEngineTest::selectiveRecomputeRepeatsWhatSavesMemory()
     const SearchResult r = runSearch(CostModel(s, *findClusterPreset("16-1"), cat), opt);
     QVERIFY2(!r.plans.empty(), r.no_plan_reason.c_str());
     QVERIFY(std::abs(r.plans.front().prediction.iteration_time_s - 14.308) < 5e-4);
+    // ... and under --target flagscale selective recompute runs as one setting of a pipeline of
+    // one knob tuple: Mixtral 8x7B on four nodes of 8 A100 with micro-batches of 2 sequences
+    // runs PP 1 with moe_act and layernorm recomputed in 14.016 s, where FlagScale's per-stage
+    // runs alone found 14.553 s.
+    {
+        SearchOptions fs = opt;
+        fs.target = Target::FlagScale;
+        fs.top_k = 1;
+        fs.micro_batch_size = 2;
+        const SearchResult a100 = runSearch(CostModel(*findModelPreset("Mixtral-8x7B"), clusterFromShorthand("A100-80GB:4x8", cat), cat), fs);
+        QVERIFY2(!a100.plans.empty(), a100.no_plan_reason.c_str());
+        QVERIFY(std::abs(a100.plans.front().prediction.iteration_time_s - 14.016) < 5e-4);
+        QCOMPARE(a100.plans.front().plan.target, Target::FlagScale);
+        QCOMPARE(a100.plans.front().plan.stages.front().recompute, Recompute::Selective);
+        QCOMPARE(a100.plans.front().plan.stages.front().recompute_modules, moe_act | layernorm);
+    }
     for (const RankedPlan& rp : r.plans) {
         QVERIFY2(deploymentProblems(rp.plan, s, *findClusterPreset("16-1"), cat, rp.plan.target).empty(), rp.plan.name.c_str());
         const auto selective = [](const StagePlan& st) { return st.recompute == Recompute::Selective; };
