@@ -529,6 +529,13 @@ int cmdEstimate(const Args& args)
             }
     }
 
+    // Selective recompute's modules that no launcher writes for this plan (Megatron-Core's
+    // rules, deploymentProblems): costed as asked, and said.
+    for (const DeploymentProblem& p : deploymentProblems(in.plan, in.model, in.cluster, catalog, in.plan.target))
+        if (p.rule.rfind("recompute.", 0) == 0
+            && std::none_of(in.notes.begin(), in.notes.end(), [&](const std::string& n) { return n.find(p.message) != std::string::npos; }))
+            in.notes.push_back("no launcher can run this plan's recompute (hapmoe export refuses it): " + p.message);
+
     std::optional<Profile> profile;
     if (auto file = a.value("profile")) {
         profile = readProfile(readTextFile(*file), *file, &warnings);

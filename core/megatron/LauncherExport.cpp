@@ -430,14 +430,6 @@ public:
             out.push_back({"selective recompute names a module", false,
                            "the plan's selective recompute has no module, which --recompute-modules cannot say (it takes one "
                            "or more); make it recompute none, or name a module"});
-        if (recomputesMoeAct() && !wantsGroupedGemm())
-            out.push_back({"selective recompute of moe_act needs --moe-grouped-gemm", false,
-                           m_doc.model.isMoe()
-                               ? "Megatron-Core recomputes the experts' activation only in grouped GEMM, which the launcher "
-                                 "writes for NVIDIA devices of compute capability 8.0 or more; recompute other modules on these "
-                                 "devices"
-                               : "Megatron-Core refuses moe_act without grouped GEMM, and a model without experts has no "
-                                 "experts' activation to recompute; leave moe_act out"});
         // FlagScale's pre_validate_args treats MTP like tied embeddings: the first and last
         // mesh need the same TP, and DPs that divide one another (flagscale-hetero-flags.txt).
         if (target == Target::FlagScale && originalMtpLayers() > 0 && !plan.stages.empty()) {

@@ -308,6 +308,25 @@ public:
                 break;
             }
         }
+        // moe_act: "only supported with moe_grouped_gemm", which the launchers write for NVIDIA
+        // devices of compute capability 8.0 and above (grouped GEMM asserts 8.0).
+        if (selective && (selective->recompute_modules & recompute_module::moe_act)) {
+            if (!m_model.isMoe())
+                add(out, "recompute.moe-act-needs-grouped-gemm",
+                    "moe_act recompute in a model without experts (Megatron-Core refuses it without grouped GEMM, and there is "
+                    "no experts' activation to recompute; leave it out)");
+            else
+                for (int s = 0; s < p.pp(); ++s) {
+                    const DeviceType* t = m_catalog.find(p.stages[static_cast<std::size_t>(s)].device_type);
+                    if (!t || t->vendor != "NVIDIA" || t->compute_capability < 8.0) {
+                        add(out, "recompute.moe-act-needs-grouped-gemm",
+                            stageName(p, s) + ": moe_act recompute needs grouped GEMM (--moe-grouped-gemm), which the "
+                                              "launchers write for NVIDIA devices of compute capability 8.0 and above; "
+                                              "recompute other modules on this cluster");
+                        break;
+                    }
+                }
+        }
         const unsigned delayedRefuses = recompute_module::moe_act | recompute_module::layernorm;
         if (selective && (selective->recompute_modules & delayedRefuses) && m_model.training.fp8()
             && m_model.training.fp8_recipe == Fp8Recipe::Delayed)

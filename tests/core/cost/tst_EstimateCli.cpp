@@ -274,6 +274,23 @@ private slots:
         QVERIFY2(unknown.err.contains("--recompute-modules: expected modules of core_attn, moe_act, layernorm, mlp, moe, shared_experts, "
                                       "got \"mla_up_proj\""),
                  unknown.err.constData());
+        // What Megatron-Core refuses is costed as asked, with a note that no launcher runs it.
+        const Run dense = hapmoe({"estimate", "--model", "llama2-7b", "--cluster", "H100:1x8", "--tp", "8", "--recompute", "selective",
+                                  "--recompute-modules", "moe_act"});
+        QCOMPARE(dense.code, 0);
+        QVERIFY2(dense.out.contains("can launch this plan (hapmoe export refuses it): Megatron-LM: moe_act recompute in a model "
+                                    "without experts"),
+                 dense.out.constData());
+        QVERIFY(!dense.out.contains("no launcher can run this plan's recompute"));   // said once
+        // FP8, which the flags turn on after the target is chosen: delayed scaling refuses layernorm.
+        const Run fp8 = hapmoe(base + QStringList{"--recompute", "selective", "--recompute-modules", "layernorm", "--fp8", "hybrid"});
+        QVERIFY(fp8.code == 0 || fp8.code == 1);   // estimated (1: the stage does not fit its 80 GiB)
+        QVERIFY2(fp8.out.contains("no launcher can run this plan's recompute (hapmoe export refuses it): recomputing layernorm under "
+                                  "FP8 with delayed scaling"),
+                 fp8.out.constData());
+        const Run empty = hapmoe(base + QStringList{"--recompute", "selective", "--recompute-modules", ","});
+        QCOMPARE(empty.code, 2);
+        QVERIFY2(empty.err.contains("--recompute-modules: expected one or more of"), empty.err.constData());
         const Run alone = hapmoe(base + QStringList{"--recompute-modules", "moe_act"});
         QCOMPARE(alone.code, 2);
         QVERIFY2(alone.err.contains("--recompute-modules needs --recompute selective"), alone.err.constData());
