@@ -34,6 +34,22 @@ constexpr double kRankingShift = 0.15;
 constexpr double kHeadroomShare = 0.6;
 // A Change cell whose figure moved: highlighted as Compare marks what differs (paintChanges).
 constexpr int kChangedRole = Qt::UserRole + 1;
+// A stage's recompute set to one of What-if's choices.
+void applyRecompute(StagePlan& s, WhatIfRecompute choice)
+{
+    s.recompute_layers = 0;
+    s.recompute_modules = recompute_module::defaults;
+    switch (choice) {
+    case WhatIfRecompute::None: s.recompute = Recompute::None; return;
+    case WhatIfRecompute::Full: s.recompute = Recompute::Full; return;
+    case WhatIfRecompute::CoreAttention: break;
+    case WhatIfRecompute::MoeActLayernorm: s.recompute_modules = recompute_module::moe_act | recompute_module::layernorm; break;
+    case WhatIfRecompute::MoeLayer: s.recompute_modules = recompute_module::moe; break;
+    case WhatIfRecompute::Mlp: s.recompute_modules = recompute_module::mlp; break;
+    }
+    s.recompute = Recompute::Selective;
+}
+
 } // namespace
 
 WhatIfPanel::WhatIfPanel(QWidget* parent)
@@ -44,6 +60,7 @@ WhatIfPanel::WhatIfPanel(QWidget* parent)
     , m_rho(new QDoubleSpinBox(this))
     , m_fp8(new QComboBox(this))
     , m_offload(new QSpinBox(this))
+    , m_recompute(new QComboBox(this))
     , m_nodeType(new QComboBox(this))
     , m_nodeCount(new QSpinBox(this))
     , m_reset(new QPushButton(tr("Reset"), this))
@@ -69,6 +86,9 @@ WhatIfPanel::WhatIfPanel(QWidget* parent)
     m_fp8->addItem(QStringLiteral("e4m3"), int(Fp8Format::E4M3));
     m_fp8->setObjectName(QStringLiteral("whatIfFp8"));
     m_fp8->setToolTip(tr("The linear layers' GEMMs in FP8 (Megatron-LM --fp8-format), on devices with FP8 tensor cores"));
+    m_recompute->setObjectName(QStringLiteral("whatIfRecompute"));
+    m_recompute->setToolTip(tr("Every stage's activation recompute (Megatron-LM --recompute-granularity, and selective "
+                               "recompute's --recompute-modules): less memory for more backward time"));
     m_offload->setRange(0, 100);
     m_offload->setSingleStep(25);
     m_offload->setSuffix(tr(" %"));
@@ -96,6 +116,7 @@ WhatIfPanel::WhatIfPanel(QWidget* parent)
     form->addRow(tr("Router imbalance ρ"), m_rho);
     form->addRow(tr("FP8 GEMMs"), m_fp8);
     form->addRow(tr("Optimizer in host memory"), m_offload);
+    form->addRow(tr("Recompute"), m_recompute);
     auto* nodes = new QHBoxLayout;
     nodes->addWidget(m_nodeType, 1);
     nodes->addWidget(m_nodeCount);
@@ -146,6 +167,7 @@ WhatIfPanel::WhatIfPanel(QWidget* parent)
     connect(m_rho, &QDoubleSpinBox::valueChanged, this, &WhatIfPanel::reestimate);
     connect(m_fp8, &QComboBox::currentIndexChanged, this, &WhatIfPanel::reestimate);
     connect(m_offload, &QSpinBox::valueChanged, this, &WhatIfPanel::reestimate);
+    connect(m_recompute, &QComboBox::currentIndexChanged, this, &WhatIfPanel::reestimate);
     connect(m_nodeCount, &QSpinBox::valueChanged, this, &WhatIfPanel::reestimate);
     connect(m_nodeType, &QComboBox::currentIndexChanged, this, &WhatIfPanel::nodeTypeChanged);
     connect(m_reset, &QPushButton::clicked, this, &WhatIfPanel::resetInputs);
@@ -238,6 +260,20 @@ void WhatIfPanel::resetInputs()
                                                                              : model.training.router_imbalance);
     m_offload->setValue(m_entry ? qRound(100 * m_entry->plan().optimizer_offload_fraction) : 0);
     m_fp8->setCurrentIndex(std::max(0, m_fp8->findData(int(model.training.fp8_format))));
+    // The recompute choices: the plan's own, none, Megatron-Core's selective modules that
+    // apply to the model (docs/cost-model.md section 3.5), full recompute of every layer.
+    m_recompute->clear();
+    m_recompute->addItem(tr("As planned"), -1);
+    m_recompute->addItem(tr("None"), int(WhatIfRecompute::None));
+    m_recompute->addItem(tr("Selective: core_attn"), int(WhatIfRecompute::CoreAttention));
+    if (model.isMoe()) {
+        m_recompute->addItem(tr("Selective: moe_act, layernorm"), int(WhatIfRecompute::MoeActLayernorm));
+        m_recompute->addItem(tr("Selective: moe"), int(WhatIfRecompute::MoeLayer));
+    }
+    if (model.numMoeLayers(0, model.num_layers) < model.num_layers)
+        m_recompute->addItem(tr("Selective: mlp"), int(WhatIfRecompute::Mlp));
+    m_recompute->addItem(tr("Full, every layer"), int(WhatIfRecompute::Full));
+    m_recompute->setCurrentIndex(0);
     m_wantNodes.clear();
     m_nodeCount->setValue(nodesOfType(m_nodeType->currentText()));
     // Without a plan the fields show a dash, not figures of no plan (the spin boxes' least
@@ -301,6 +337,9 @@ void WhatIfPanel::reestimate()
         profile->router_imbalance = m_rho->value();   // the user's rho wins over the calibrated one
 
     Plan plan = base;
+    if (const int choice = m_recompute->currentData().toInt(); choice >= 0)
+        for (StagePlan& s : plan.stages)
+            applyRecompute(s, WhatIfRecompute(choice));
     plan.global_batch_size = m_gbs->value();
     plan.optimizer_offload_fraction = m_offload->value() / 100.0;
     // Megatron-Core offloads only from the distributed optimizer, as the search's plans do.
@@ -352,6 +391,15 @@ void WhatIfPanel::reestimate()
                                  QString::fromStdString(r.why));
             m_hints << tr("FP8 GEMMs and the FP8 recipe on the Model tab, and a new search, leave such device types out.");
         }
+
+    // A recompute Megatron-Core refuses here (moe_act without grouped GEMM, moe_act or
+    // layernorm under delayed-scaling FP8): costed as asked, and said.
+    if (m_recompute->currentData().toInt() >= 0)
+        for (const DeploymentProblem& p : deploymentProblems(plan, model, m_context.cluster, *m_context.catalog, plan.target))
+            if (p.rule.rfind("recompute.", 0) == 0) {
+                m_hints << tr("No launcher can run this recompute: %1.").arg(QString::fromStdString(p.message));
+                break;
+            }
 
     // Node count: add copies of a node of the type (same links), or remove the ones the
     // plan does not use; removing a node the plan runs on needs a new plan.

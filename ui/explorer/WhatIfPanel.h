@@ -24,6 +24,9 @@ class QBoxLayout;
 
 namespace hapmoe::ui {
 
+// What-if's recompute choices for every stage (WhatIfPanel::recomputeBox).
+enum class WhatIfRecompute { None, CoreAttention, MoeActLayernorm, MoeLayer, Mlp, Full };
+
 class WhatIfPanel : public QWidget {
     Q_OBJECT
 public:
@@ -41,6 +44,8 @@ public:
     QDoubleSpinBox* rhoBox() const { return m_rho; }
     QComboBox* fp8Box() const { return m_fp8; }   // FP8 GEMMs: none, hybrid, e4m3 (Fp8Format as item data)
     QSpinBox* offloadBox() const { return m_offload; }   // percent of the optimizer in host memory
+    // Every stage's recompute: "as planned" (item data -1), or a WhatIfRecompute as item data.
+    QComboBox* recomputeBox() const { return m_recompute; }
     QComboBox* nodeTypeBox() const { return m_nodeType; }
     QSpinBox* nodeCountBox() const { return m_nodeCount; }
     // Plan, What-if and Change per figure: the headline figures, then the Breakdown's bars.
@@ -98,6 +103,7 @@ private:
     QDoubleSpinBox* m_rho;
     QComboBox* m_fp8;
     QSpinBox* m_offload;
+    QComboBox* m_recompute;
     QComboBox* m_nodeType;
     QSpinBox* m_nodeCount;
     // The node count asked for each device type changed so far: switching the type box

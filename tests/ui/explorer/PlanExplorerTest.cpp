@@ -84,6 +84,7 @@ private slots:
     void whatIfRhoChangesTheIterationTime();
     void whatIfMicroBatchSize();
     void whatIfFp8();
+    void whatIfRecompute();
     void whatIfOffloadTradesMemoryForTime();
     void whatIfKeepsThePredictionsSwitches();
     void whatIfRemovingAUsedNodeAsksForANewSearch();
@@ -1224,6 +1225,47 @@ void PlanExplorerTest::whatIfFp8()
     const double expected = CostModel(fp8, m_cluster, DeviceCatalog::builtin()).estimate(h800).iteration_time_s;
     QCOMPARE(panel.whatIfPrediction()->iteration_time_s, expected);
     QVERIFY(expected < entry.ranked.prediction.iteration_time_s);
+}
+
+void PlanExplorerTest::whatIfRecompute()
+{
+    // Every stage's recompute (docs/cost-model.md sections 3.5 and 5.2), against none on
+    // every stage (the plan recomputes 4 of the 910B stage's layers in full): the experts'
+    // activation and the pre-MLP norm recomputed take memory off every stage for more
+    // backward time, as the cost model gives it for the plan with that recompute; the 910B
+    // stage cannot run moe_act (no grouped GEMM there), which a hint says; full recompute of
+    // every layer keeps less still.
+    PlanExplorerWidget* w = m_explorer.get();
+    w->selectPlan(0);
+    w->showView(QStringLiteral("whatif"));
+    auto* whatIf = qobject_cast<WhatIfPanel*>(w->view(QStringLiteral("whatif")));
+    QVERIFY(whatIf && whatIf->isEnabled());
+    QComboBox* box = whatIf->recomputeBox();
+    QCOMPARE(box->currentData().toInt(), -1);
+    const Prediction& base = m_result.plans[0].prediction;
+    box->setCurrentIndex(box->findData(int(WhatIfRecompute::None)));
+    QVERIFY2(whatIf->whatIfPrediction().has_value(), qPrintable(whatIf->problem()));
+    const Prediction none = *whatIf->whatIfPrediction();
+    box->setCurrentIndex(box->findData(int(WhatIfRecompute::MoeActLayernorm)));
+    QVERIFY2(whatIf->whatIfPrediction().has_value(), qPrintable(whatIf->problem()));
+    const Prediction selective = *whatIf->whatIfPrediction();
+    Plan plan = m_result.plans[0].plan;
+    for (StagePlan& st : plan.stages) {
+        st.recompute = Recompute::Selective;
+        st.recompute_layers = 0;
+        st.recompute_modules = recompute_module::moe_act | recompute_module::layernorm;
+    }
+    QCOMPARE(selective.iteration_time_s, m_cost->estimate(plan).iteration_time_s);
+    for (std::size_t i = 0; i < plan.stages.size(); ++i) {
+        QVERIFY(selective.stages[i].memory.activations < none.stages[i].memory.activations);
+        QVERIFY(selective.stages[i].t_bwd > none.stages[i].t_bwd);
+        QCOMPARE(selective.stages[i].t_fwd, none.stages[i].t_fwd);
+    }
+    QVERIFY2(whatIf->hint().contains(QStringLiteral("No launcher can run this recompute")), qPrintable(whatIf->hint()));
+    box->setCurrentIndex(box->findData(int(WhatIfRecompute::Full)));
+    QVERIFY(whatIf->whatIfPrediction()->peak_memory_gib < selective.peak_memory_gib);
+    box->setCurrentIndex(0);
+    QCOMPARE(whatIf->whatIfPrediction()->iteration_time_s, base.iteration_time_s);
 }
 
 void PlanExplorerTest::whatIfMicroBatchSize()
