@@ -19,6 +19,7 @@ RunResult Exhaustive::run(const RunConfig& config, RunControl& control)
     cfg.load_balance = false;   // the oracle knows no heuristic
     cfg.comm_prune = false;
     const Candidates cand(m_space, cfg, TypeSpeeds::uniform(m_space.numTypes()));
+    const unsigned modules = m_eval.selectiveModulesFor(config.type_mask);   // selective recompute's
     const std::size_t keep = static_cast<std::size_t>(std::max(1, config.keep));
 
     // Stages from the last one backwards; stack[i] is the stage i places from the end.
@@ -49,7 +50,7 @@ RunResult Exhaustive::run(const RunConfig& config, RunControl& control)
             levels.push_back(kFullAll);
         }
         for (int lv : levels) {
-            const StagePlan st = m_eval.makeStage(c.shape, p.j - c.n, c.n, lv);
+            const StagePlan st = m_eval.makeStage(c.shape, p.j - c.n, c.n, lv, modules);
             const StageEstimate e = m_cost.estimateStage(st, ctx);
             if (e.memory.fits())
                 return lv;
@@ -90,7 +91,7 @@ RunResult Exhaustive::run(const RunConfig& config, RunControl& control)
                     }
                     return;
                 }
-                stack.push_back(m_eval.makeStage(c.shape, p.j - c.n, c.n, lv));
+                stack.push_back(m_eval.makeStage(c.shape, p.j - c.n, c.n, lv, modules));
                 if (c.n == p.j) {
                     if (cand.acceptFirst(p, c)) {
                         RunPlan rp;

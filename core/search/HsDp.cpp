@@ -164,6 +164,7 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
     const int N = m_space.model().num_layers;
     const int M = config.microbatches;
     const Candidates cand(m_space, config, m_speed);
+    const unsigned modules = m_eval.selectiveModulesFor(config.type_mask);   // selective recompute's
     const bool tied = config.target == Target::FlagScale && !m_space.model().untie_embeddings_and_output_weights;
     // Tied embeddings cost an all-reduce between the first and the last stage when a pipeline
     // closes (CostModel::tiedEmbeddingSync): the last stage's place enters the state.
@@ -363,11 +364,11 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
         plan.distributed_optimizer = m_eval.distributedOptimizer();
         plan.optimizer_offload_fraction = m_eval.offloadFraction();
         plan.global_batch_size = config.batch * M;
-        plan.stages.push_back(m_eval.makeStage(f.choice.shape, 0, f.choice.n, f.level));
+        plan.stages.push_back(m_eval.makeStage(f.choice.shape, 0, f.choice.n, f.level, modules));
         int at = f.choice.n;
         for (int ei = f.parent; ei >= 0;) {
             const Entry& e = entries[static_cast<std::size_t>(ei)];
-            plan.stages.push_back(m_eval.makeStage(e.choice.shape, at, e.choice.n, e.level));
+            plan.stages.push_back(m_eval.makeStage(e.choice.shape, at, e.choice.n, e.level, modules));
             at += e.choice.n;
             ei = e.parent;
         }
@@ -711,6 +712,7 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
                     q.next = p.k > 0 ? &p.next : nullptr;
                     q.fixed_level = config.fixed_level;
                     q.no_selective = !config.perStageSelective();
+                    q.selective_modules = modules;
                     sc = m_eval.evaluate(q);
                     if (!sc.fits) {
                         ++memPruned;

@@ -33,7 +33,7 @@ std::vector<int> recomputeLevels(int layers)
     return out;
 }
 
-unsigned selectiveRecomputeModules(const CostModel& cost, const SearchSpace& space)
+unsigned selectiveRecomputeModules(const CostModel& cost, const SearchSpace& space, unsigned typeMask)
 {
     // What saves memory for element-wise work (docs/search.md section 1): the attention core
     // where the scores are stored (unfused); in MoE layers the pre-MLP norm and, where
@@ -45,10 +45,13 @@ unsigned selectiveRecomputeModules(const CostModel& cost, const SearchSpace& spa
     const bool delayedFp8 = m.training.fp8() && m.training.fp8_recipe == Fp8Recipe::Delayed;
     if (m.isMoe() && !delayedFp8) {
         modules |= recompute_module::layernorm;
-        const bool groupedGemm = std::all_of(space.types().begin(), space.types().end(), [&](const auto& t) {
-            const DeviceType* d = cost.catalog().find(t.name);
-            return d && d->vendor == "NVIDIA" && d->compute_capability >= 8.0;
-        });
+        bool groupedGemm = true;
+        for (int h = 0; h < space.numTypes(); ++h) {
+            if (h < 32 && !(typeMask & (1u << h)))
+                continue;
+            const DeviceType* d = cost.catalog().find(space.types()[static_cast<std::size_t>(h)].name);
+            groupedGemm = groupedGemm && d && d->vendor == "NVIDIA" && d->compute_capability >= 8.0;
+        }
         if (groupedGemm)
             modules |= recompute_module::moe_act;
     }
@@ -77,7 +80,7 @@ StageEvaluator::StageEvaluator(const CostModel& cost, const SearchSpace& space, 
         m_moePrefix[static_cast<std::size_t>(l + 1)] = m_moePrefix[static_cast<std::size_t>(l)] + (m.isMoeLayer(l) ? 1 : 0);
 }
 
-StagePlan StageEvaluator::makeStage(const StageShape& s, int firstLayer, int numLayers, int level) const
+StagePlan StageEvaluator::makeStage(const StageShape& s, int firstLayer, int numLayers, int level, unsigned modules) const
 {
     const Knob& k = m_space.knobs(s.type, s.d)[static_cast<std::size_t>(s.knob)];
     StagePlan st;
@@ -93,7 +96,7 @@ StagePlan StageEvaluator::makeStage(const StageShape& s, int firstLayer, int num
     st.edp = k.edp;
     st.recompute = recomputeOfLevel(level);
     st.recompute_layers = recomputeLayersOfLevel(level, numLayers);
-    st.recompute_modules = m_selectiveModules;
+    st.recompute_modules = modules ? modules : m_selectiveModules;
     st.micro_batch_size = s.mbs;
     return st;
 }
@@ -116,7 +119,7 @@ StageEvaluator::Key StageEvaluator::baseKey(const StageQuery& q) const
         | static_cast<std::uint64_t>(q.holdsOutput(m.num_layers)) << 25 | static_cast<std::uint64_t>(q.microbatches) << 26;
     k.c = static_cast<std::uint64_t>(q.fixed_level + 2)   // a fixed recompute level, or 1 = the least that fits
         | static_cast<std::uint64_t>(q.ignore_memory) << 32 | static_cast<std::uint64_t>(m_tpOverlap) << 33
-        | static_cast<std::uint64_t>(q.no_selective) << 34;
+        | static_cast<std::uint64_t>(q.no_selective) << 34 | static_cast<std::uint64_t>(q.selective_modules) << 35;
     return k;
 }
 
@@ -152,9 +155,10 @@ StageEstimate StageEvaluator::estimate(const StageQuery& q, int level, const Sta
     // One evaluate() may try several recompute levels of the same stage: build the stage
     // once (its device slots cost allocations) and change only the recompute fields.
     if (!m_scratchValid) {
-        m_scratch = makeStage(q.shape, q.first_layer, q.num_layers, level);
+        m_scratch = makeStage(q.shape, q.first_layer, q.num_layers, level, q.selective_modules);
         m_scratchValid = true;
     } else {
+        m_scratch.recompute_modules = q.selective_modules ? q.selective_modules : m_selectiveModules;
         m_scratch.recompute = recomputeOfLevel(level);
         m_scratch.recompute_layers = recomputeLayersOfLevel(level, q.num_layers);
     }

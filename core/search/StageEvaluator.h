@@ -37,6 +37,9 @@ struct StageQuery {
     // The least that fits without selective recompute: FlagScale's per-stage lists switch only
     // full recompute, selective is one setting for every stage (RunConfig::perStageSelective).
     bool no_selective = false;
+    // What selective recompute repeats in this run (selectiveRecomputeModules of its types);
+    // 0: the evaluator's, for every type of the cluster.
+    unsigned selective_modules = 0;
     // Costed as a stage between two others whatever its layers: no embedding on layer 0, no
     // output layer on the last (HS-DP's floors probe one layer of each kind this way).
     bool middle = false;
@@ -68,9 +71,10 @@ int recomputeLayersOfLevel(int level, int numLayers);   // StagePlan::recompute_
 // below `layers` (--recompute-method block --recompute-num-layers k), and full recompute of
 // every layer (docs/search.md section 1, Targets).
 std::vector<int> recomputeLevels(int layers);
-// The modules of the search's selective recompute (level 1) on this model and cluster, and
-// whether they save any memory (core attention alone saves none with fused attention).
-unsigned selectiveRecomputeModules(const CostModel& cost, const SearchSpace& space);
+// The modules of the search's selective recompute (level 1) on this model and the cluster's
+// types in typeMask (SearchSpace type indices), and whether they save any memory (core
+// attention alone saves none with fused attention).
+unsigned selectiveRecomputeModules(const CostModel& cost, const SearchSpace& space, unsigned typeMask = ~0u);
 bool selectiveRecomputeSavesMemory(const CostModel& cost, unsigned modules);
 
 class StageEvaluator {
@@ -79,7 +83,8 @@ public:
     StageEvaluator(const CostModel& cost, const SearchSpace& space, double offloadFraction = 0.0);
 
     StageCost evaluate(const StageQuery& q);
-    StagePlan makeStage(const StageShape& s, int firstLayer, int numLayers, int level) const;
+    // modules: selective recompute's (level 1), 0 for selectiveModules().
+    StagePlan makeStage(const StageShape& s, int firstLayer, int numLayers, int level, unsigned modules = 0) const;
 
     // Tied embeddings: CostModel::tiedEmbeddingSync between a first and a last stage, which
     // reads their device types, nodes, the first stage's TP and both stages' DP; cached.
@@ -90,6 +95,9 @@ public:
 
     // What the plans' selective recompute repeats (level 1): see the constructor.
     unsigned selectiveModules() const { return m_selectiveModules; }
+    // The same for a run on the types of typeMask (RunConfig::type_mask): grouped GEMM, and
+    // with it moe_act, where every one of them runs it.
+    unsigned selectiveModulesFor(unsigned typeMask) const { return selectiveRecomputeModules(m_cost, m_space, typeMask); }
 
     long long calls() const { return m_calls; }
     double offloadFraction() const { return m_offload; }
