@@ -114,6 +114,25 @@ StagePlan stageOn(const char* type, int node, int count, int tp)
 
 // One decoder layer (layer 1) of a stage of the given type on TP 1: with middleStage, a layer
 // in the middle of a pipeline (no embedding, no output layer).
+// Mixtral 8x7B with every other layer MoE (moe_layer_freq 2: layers 0, 2, 4, ... MoE).
+ModelSpec alternatingMixtral()
+{
+    ModelSpec m = mixtral8x7b();
+    m.moe_layer_freq = 2;
+    return m;
+}
+
+// All 32 of its layers on one node of 8 H800: TP 1, EP 8.
+StagePlan wholeModelOnOneH800Node()
+{
+    StagePlan st = stageOn("H800", 0, 8, 1);
+    st.first_layer = 0;
+    st.num_layers = 32;
+    st.ep = 8;
+    st.edp = 1;
+    return st;
+}
+
 StagePlan oneLayerOn(const char* type)
 {
     StagePlan s = stageOn(type, 0, 1, 1);
@@ -1665,15 +1684,10 @@ void TestCostModel::selectiveRecomputeModules()
     //             norms into the next GEMM), 2h = 8,192
     //   mlp       a dense layer's MLP input and inner activations, 2h + 6F = 94,208
     //   moe       an MoE layer's experts, k (2h + 6 F_e) rho + 4E = 226,131.2
-    ModelSpec m = mixtral8x7b();
-    m.moe_layer_freq = 2;
+    const ModelSpec m = alternatingMixtral();
     const Cluster c = nodesOf("H800", 1);
     const CostModel cm(m, c, DeviceCatalog::builtin());
-    StagePlan st = stageOn("H800", 0, 8, 1);
-    st.first_layer = 0;
-    st.num_layers = 32;
-    st.ep = 8;
-    st.edp = 1;
+    StagePlan st = wholeModelOnOneH800Node();
     StageContext ctx;
     ctx.stage_index = 1;   // no embedding
     ctx.num_stages = 3;    // nor output layer
@@ -1738,15 +1752,10 @@ void TestCostModel::blockRecomputeTakesTheFirstLayers()
     // saves 279,379.2 B per token and a dense one 139,264. Megatron-LM's block method
     // recomputes the first layers (transformer_block.py, _checkpointed_forward): with k = 4
     // that is layers 0-3, two MoE and two dense, not four MoE layers.
-    ModelSpec m = mixtral8x7b();
-    m.moe_layer_freq = 2;
+    const ModelSpec m = alternatingMixtral();
     const Cluster c = nodesOf("H800", 1);
     const CostModel cm(m, c, DeviceCatalog::builtin());
-    StagePlan st = stageOn("H800", 0, 8, 1);
-    st.first_layer = 0;
-    st.num_layers = 32;
-    st.ep = 8;
-    st.edp = 1;
+    StagePlan st = wholeModelOnOneH800Node();
     StageContext ctx;
     ctx.stage_index = 0;
     ctx.num_stages = 1;

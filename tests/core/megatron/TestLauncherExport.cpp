@@ -467,8 +467,8 @@ private slots:
         ExportOptions o;
         o.original = importMegatronScript(
             "torchrun --nproc_per_node=8 pretrain_gpt.py --num-layers 32 --hidden-size 4096 --num-attention-heads 32 "
-            "--seq-length 4096 --max-position-embeddings 32768 --bf16 --recompute-granularity selective "
-            "--recompute-modules core_attn mhc\n",
+            "--seq-length 4096 --max-position-embeddings 32768 --bf16 --enable-mhc-connections "
+            "--recompute-granularity selective --recompute-modules core_attn mhc\n",
             "orig.sh");
         r = exportLauncher(d, o);
         QVERIFY2(r.ok, r.refusal.c_str());
