@@ -217,8 +217,10 @@ void chooseTarget(EstimateInput& in, const DeviceCatalog& catalog)
         in.notes.push_back("the plan's target is " + std::string(toString(c.target)) + " (export it with --format " + toString(c.target)
                            + "): Megatron-LM cannot run it, " + c.megatron.front().message);
     else if (in.plan.target == Target::Megatron && !c.megatron.empty())
-        in.notes.push_back("neither Megatron-LM nor FlagScale can launch this plan (hapmoe export refuses it): Megatron-LM: "
-                           + c.megatron.front().message + "; FlagScale: " + c.flagscale.front().message);
+        in.notes.push_back("neither Megatron-LM nor FlagScale can launch this plan (hapmoe export refuses it): "
+                           + (c.megatron.front().message == c.flagscale.front().message
+                                  ? c.megatron.front().message
+                                  : "Megatron-LM: " + c.megatron.front().message + "; FlagScale: " + c.flagscale.front().message));
     in.plan.target = c.target;
 }
 
@@ -358,7 +360,7 @@ void printTable(const EstimateInput& in, const Prediction& p, const Profile* pro
         if (s.recompute == Recompute::Full && s.recompute_layers > 0)
             rc += "(" + std::to_string(s.recompute_layers) + ")";
         if (s.recompute == Recompute::Selective && s.recompute_modules != recompute_module::defaults)
-            rc += "(" + (s.recompute_modules ? recomputeModulesString(s.recompute_modules, ",") : std::string("no module")) + ")";
+            rc += "(" + recomputeModulesLabel(s.recompute_modules, ",") + ")";
         recomputeWidth = std::max(recomputeWidth, static_cast<int>(rc.size()));
         recomputes.push_back(std::move(rc));
     }

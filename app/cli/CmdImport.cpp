@@ -96,8 +96,8 @@ std::string describeRecompute(const ParallelConfig& p)
     switch (p.recompute) {
     case Recompute::None: return "none";
     case Recompute::Selective:
-        return p.recompute_modules == 0 ? std::string("selective (no module the model knows)")
-                                        : "selective (" + recomputeModulesString(p.recompute_modules, ", ") + ")";
+        return p.recompute_modules == recompute_module::defaults ? std::string("selective")
+                                                                 : "selective (" + recomputeModulesLabel(p.recompute_modules) + ")";
     case Recompute::Full:
         return p.recompute_layers > 0 ? "full (block, " + std::to_string(p.recompute_layers)
                                             + (p.vpp > 1 ? " layers per virtual chunk)" : " layers per stage)")

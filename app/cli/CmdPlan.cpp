@@ -207,7 +207,7 @@ std::string recomputeText(const StagePlan& st)
             ? "full " + std::to_string(st.recompute_layers) + "/" + std::to_string(st.num_layers)
             : "full";
     if (st.recompute == Recompute::Selective && st.recompute_modules != recompute_module::defaults)
-        return "selective " + (st.recompute_modules ? recomputeModulesString(st.recompute_modules, ",") : std::string("(no module)"));
+        return "selective(" + recomputeModulesLabel(st.recompute_modules, ",") + ")";
     return toString(st.recompute);
 }
 

@@ -459,11 +459,7 @@ Json planJson(const Plan& p)
         e["recompute"] = toString(s.recompute);
         e["recompute_layers"] = s.recompute_layers;
         if (s.recompute == Recompute::Selective) {
-            Json modules = Json::array();
-            for (unsigned bit = 1; bit & recompute_module::all; bit <<= 1)
-                if (s.recompute_modules & bit)
-                    modules.push_back(recomputeModuleName(bit));
-            e["recompute_modules"] = modules;
+            e["recompute_modules"] = recomputeModuleNames(s.recompute_modules);
         }
         e["micro_batch_size"] = s.micro_batch_size;
         if (!s.chunk_layers.empty() && s.chunks(p.vpp) == s.chunk_layers)   // only chunks that still fit the stage

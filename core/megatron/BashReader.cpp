@@ -1344,8 +1344,12 @@ std::vector<BashReader::RawCommand> BashReader::tokenize(std::string_view input,
             // to be set, as with the placeholders of assignments below.
             const std::size_t close = text.find('>', i + 1);
             const std::string inside = close == npos ? std::string() : text.substr(i + 1, close - i - 1);
-            // Written against the brackets (< in.txt > out.txt redirects, with the blanks).
-            const bool placeholder = !inside.empty() && inside.front() != ' ' && inside.back() != ' '
+            // Written against the brackets (< in.txt > out.txt redirects, with the blanks), and not
+            // ending in a descriptor's number (<in.txt 2>err.log).
+            const std::size_t lastBlank = inside.rfind(' ');
+            const bool descriptor = lastBlank != npos && lastBlank + 1 < inside.size()
+                && inside.find_first_not_of("0123456789", lastBlank + 1) == npos;
+            const bool placeholder = !inside.empty() && inside.front() != ' ' && inside.back() != ' ' && !descriptor
                 && inside.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789 _./:-") == npos
                 && inside.find_first_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz") != npos;
             if (placeholder) {
@@ -1353,7 +1357,18 @@ std::vector<BashReader::RawCommand> BashReader::tokenize(std::string_view input,
                 std::string name;
                 for (char ch : flag.substr(2))
                     name += ch == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+                // A variable of that name the script assigns (anywhere: the text is read before it
+                // runs) is not the placeholder's value.
+                const auto assigns = [&](const std::string& n) {
+                    for (std::size_t at = text.find(n + "="); at != npos; at = text.find(n + "=", at + 1))
+                        if (at == 0 || !(std::isalnum(static_cast<unsigned char>(text[at - 1])) || text[at - 1] == '_'))
+                            return true;
+                    return false;
+                };
+                while (assigns(name))
+                    name += "_VALUE";
                 if (ShellQuote::isValidName(name)) {
+                    m_warnedKeys.push_back("unset" + name);   // this warning says it: not "from the environment" too
                     warn(line, flag + " <" + inside + ">: a placeholder left to fill in (bash would read < and > as "
                                "redirections); read as filled in, as ${" + name + "}, which an exported launcher requires "
                                "to be set");
@@ -5421,14 +5436,23 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
             // rather than that the variable comes from the environment.
             const auto skipped = std::find_if(m_skippedByTest.begin(), m_skippedByTest.end(),
                                               [&](const SkippedByTest& b) { return b.name == name && !b.append; });
-            if (skipped != m_skippedByTest.end())
+            if (skipped != m_skippedByTest.end()) {
+                // What turns the test: the environment (--script-env), the arguments (--script-args).
+                const bool arguments = std::any_of(skipped->reads.begin(), skipped->reads.end(),
+                                                   [](const std::string& r) { return !r.empty() && r[0] == '$'; });
+                const bool environment = std::any_of(skipped->reads.begin(), skipped->reads.end(),
+                                                     [](const std::string& r) { return !r.empty() && r[0] != '$'; });
+                const std::string give = environment && arguments ? "--script-env or --script-args"
+                    : arguments                                    ? "--script-args"
+                                                                   : "--script-env";
                 warnOnce("unset" + name, line,
-                         name + " is set only in a branch the reading skips (line " + std::to_string(skipped->line)
-                             + ": a test that depends on " + skipped->described + "); kept as ${" + name
-                             + "}: give what the run gives with --script-env or --script-args to take the branch");
-            else
+                         name + " is set only in a branch the reading skips, at line " + std::to_string(skipped->line)
+                             + ", whose test depends on " + skipped->described + "; kept as ${" + name
+                             + "}: give what the run gives with " + give + " to take the branch");
+            } else {
                 warnOnce("unset" + name, line,
                          name + " is not set in the script (it would come from the environment); kept as ${" + name + "}");
+            }
             literal("${" + body.substr(0, k) + "}");
             m_keptRefs["${" + body.substr(0, k) + "}"] = body.substr(0, k);
         }

@@ -282,6 +282,10 @@ public:
         std::vector<DeploymentProblem> problems = deploymentProblems(plan, model, m_doc.cluster, m_cat, target);
         if (flexWithoutTpEpLimit())
             std::erase_if(problems, [](const DeploymentProblem& p) { return p.rule == "moe.flex-needs-tp-ep"; });
+        // The rule takes grouped GEMM where the launcher writes it on its own; an original that
+        // asks for it (ROCm's Mixtral example, say) brings it to other devices too.
+        if (wantsGroupedGemm())
+            std::erase_if(problems, [](const DeploymentProblem& p) { return p.rule == "recompute.moe-act-needs-grouped-gemm"; });
         // A check holds every problem of its rules: per rule, the first problem's message and
         // how many more of that rule (one rule broken on several stages is one line, not one
         // per stage); the rules of one check in turn, joined by "; ".
@@ -649,12 +653,8 @@ private:
 
     bool allNvidiaSm80() const
     {
-        for (const StagePlan& st : m_doc.plan.stages) {
-            const DeviceType* t = typeOf(m_cat, st.device_type);
-            if (!t || t->vendor != "NVIDIA" || t->compute_capability < 8.0)
-                return false;
-        }
-        return true;
+        return std::all_of(m_doc.plan.stages.begin(), m_doc.plan.stages.end(),
+                           [&](const StagePlan& st) { return writesGroupedGemm(m_cat, st.device_type); });
     }
 
     // The original's --mtp-num-layers, which is carried over verbatim (0 when it gives none).
@@ -1017,13 +1017,8 @@ private:
                 g.args.push_back({"--recompute-granularity", {"selective"}});
                 // Megatron-Core's default (core attention) goes unwritten. An original's list is
                 // carried over with the plan's modules in place of those the model knows.
-                if (s0.recompute_modules != recompute_module::defaults && !originalHas("--recompute-modules")) {
-                    std::vector<std::string> modules;
-                    for (unsigned bit = 1; bit & recompute_module::all; bit <<= 1)
-                        if (s0.recompute_modules & bit)
-                            modules.push_back(recomputeModuleName(bit));
-                    g.args.push_back({"--recompute-modules", modules});
-                }
+                if (s0.recompute_modules != recompute_module::defaults && !originalHas("--recompute-modules"))
+                    g.args.push_back({"--recompute-modules", recomputeModuleNames(s0.recompute_modules)});
             } else if (s0.recompute == Recompute::Full) {
                 // Every layer: uniform in chunks of 1; k layers per stage: block k (reference section 5).
                 g.args.push_back({"--recompute-granularity", {"full"}});
@@ -1585,9 +1580,7 @@ private:
             }
             // The plan's modules (it was costed with them), then the original's others.
             if (f.name == "--recompute-modules") {
-                for (unsigned bit = 1; bit & recompute_module::all; bit <<= 1)
-                    if (s0.recompute_modules & bit)
-                        a.values.push_back(recomputeModuleName(bit));
+                a.values = recomputeModuleNames(s0.recompute_modules);
                 const std::vector<std::string> carried = carriedRecomputeModules();
                 a.values.insert(a.values.end(), carried.begin(), carried.end());
             }
@@ -1805,8 +1798,7 @@ private:
             if (st.recompute == Recompute::Full && st.recompute_layers > 0)
                 o << " (" << st.recompute_layers << (st.recompute_layers == 1 ? " layer)" : " layers)");
             if (st.recompute == Recompute::Selective)
-                o << " (" << (st.recompute_modules ? recomputeModulesString(st.recompute_modules, ", ") : std::string("no module the model knows"))
-                  << ")";
+                o << " (" << recomputeModulesLabel(st.recompute_modules) << ")";
             o << ", ranks " << rank << "-" << rank + st.numDevices() - 1 << "\n";
             rank += st.numDevices();
         }

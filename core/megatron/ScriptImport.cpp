@@ -1856,10 +1856,10 @@ private:
         } else if (granularity == "selective") {
             p.recompute = Recompute::Selective;
             // Megatron-Core's modules (TransformerConfig): the list given, else core attention
-            // alone; --moe-layer-recompute adds the MoE layer. TransformerConfig.__post_init__
-            // asserts the names and refuses a module whose part the model does not have; the
-            // modules of attention variants the cost model does not know (MLA, gated delta
-            // nets, mHC) are costed as kept.
+            // alone; --moe-layer-recompute adds the MoE layer. What TransformerConfig.__post_init__
+            // refuses is refused here (unknown names, MLA's, the gated delta net's and mHC's
+            // modules without their switches, and the pairs it cannot run together); the
+            // modules of attention variants the cost model does not know are costed as kept.
             std::vector<std::string> others;
             if (has("--recompute-modules")) {
                 p.recompute_modules = 0;
@@ -1870,27 +1870,40 @@ private:
                         continue;
                     }
                     // The variants' modules and the switch each needs (TransformerConfig).
+                    // Megatron-LM d98e8a64's other modules, and the switch each needs ("" none).
                     static const std::pair<const char*, const char*> kVariants[] = {
-                        {"mla_up_proj", "--multi-latent-attention"},     {"gdn_norm_out", "--experimental-attention-variant"},
-                        {"gdp_in_proj", "--experimental-attention-variant"}, {"gdp_qkv", "--experimental-attention-variant"},
-                        {"mhc", "--enable-mhc-connections"},
+                        {"mla_up_proj", "--multi-latent-attention"}, {"gdn_norm_out", "--experimental-attention-variant gdn"},
+                        {"gdp_in_proj", ""}, {"gdp_qkv", ""}, {"mhc", "--enable-mhc-connections"},
                     };
                     const auto variant = std::find_if(std::begin(kVariants), std::end(kVariants),
                                                       [&](const auto& k) { return name == k.first; });
-                    if (variant == std::end(kVariants))
+                    const std::string attentionVariant = str("--experimental-attention-variant").value_or("");
+                    const bool switched = variant != std::end(kVariants)
+                        && (name == "gdn_norm_out" ? attentionVariant == "gdn" || attentionVariant == "gdn2"
+                                                   : *variant->second == '\0' || has(variant->second));
+                    if (variant == std::end(kVariants)) {
+                        std::string known = recomputeModulesString(recompute_module::all, ", ");
+                        for (const auto& [module, needs] : kVariants)
+                            known += std::string(", ") + module;
                         broken("--recompute-modules", "\"" + name + "\" is not a module of Megatron-LM (TransformerConfig asserts "
-                                   "one of core_attn, moe_act, layernorm, mla_up_proj, mlp, moe, shared_experts, gdn_norm_out, "
-                                   "gdp_in_proj, gdp_qkv, mhc" + (name.find(',') != std::string::npos ? "; separate them with spaces" : "")
-                                   + ")");
-                    else if (!has(variant->second))
-                        broken("--recompute-modules", name + " needs " + variant->second + " (Megatron-LM's TransformerConfig raises "
-                                   "without it)");
-                    else
+                                   "one of " + known + (name.find(',') != std::string::npos ? "; separate them with spaces" : "") + ")");
+                    } else if (!switched) {
+                        broken("--recompute-modules", name + " needs " + variant->second + (name == "gdn_norm_out" ? " or gdn2" : "")
+                                   + " (Megatron-LM's TransformerConfig raises without it)");
+                    } else {
                         others.push_back(name);
+                    }
                 }
             }
             if (moeLayerRecompute)
                 p.recompute_modules |= recompute_module::moe;
+            if ((p.recompute_modules & recompute_module::mlp) && std::find(others.begin(), others.end(), "mhc") != others.end())
+                broken("--recompute-modules", "mhc and mlp cannot be recomputed together (Megatron-LM's TransformerConfig raises: "
+                                              "\"They use different checkpoint mechanisms that may conflict\")");
+            if ((p.recompute_modules & recompute_module::shared_experts) && has("--moe-shared-expert-intermediate-size")
+                && has("--moe-shared-expert-overlap"))
+                broken("--recompute-modules", "shared_experts with --moe-shared-expert-overlap (Megatron-LM's TransformerConfig "
+                                              "raises \"shared_experts recompute cannot work with --moe-shared-expert-overlap\")");
             if ((p.recompute_modules & recompute_module::moe_act) && !has("--moe-grouped-gemm"))
                 broken("--recompute-modules", "moe_act needs --moe-grouped-gemm (Megatron-LM's TransformerConfig raises \"moe_act in "
                                               "recompute_modules is only supported with moe_grouped_gemm\")");

@@ -317,8 +317,7 @@ public:
                     "no experts' activation to recompute; leave it out)");
             else
                 for (int s = 0; s < p.pp(); ++s) {
-                    const DeviceType* t = m_catalog.find(p.stages[static_cast<std::size_t>(s)].device_type);
-                    if (!t || t->vendor != "NVIDIA" || t->compute_capability < 8.0) {
+                    if (!writesGroupedGemm(m_catalog, p.stages[static_cast<std::size_t>(s)].device_type)) {
                         add(out, "recompute.moe-act-needs-grouped-gemm",
                             stageName(p, s) + ": moe_act recompute needs grouped GEMM (--moe-grouped-gemm), which the "
                                               "launchers write for NVIDIA devices of compute capability 8.0 and above; "
@@ -327,9 +326,8 @@ public:
                     }
                 }
         }
-        const unsigned delayedRefuses = recompute_module::moe_act | recompute_module::layernorm;
-        if (selective && (selective->recompute_modules & delayedRefuses) && m_model.training.fp8()
-            && m_model.training.fp8_recipe == Fp8Recipe::Delayed)
+        const unsigned delayedRefuses = refusedRecomputeModules(m_model);
+        if (selective && (selective->recompute_modules & delayedRefuses))
             add(out, "recompute.fp8-delayed",
                 "recomputing " + recomputeModulesString(selective->recompute_modules & delayedRefuses, " and ")
                     + " under FP8 with delayed scaling (Megatron-Core raises \"Delayed scaling does not support moe_act and "
@@ -613,6 +611,19 @@ StageRuledOut firstStageRuledOut(const Plan& plan, const DeviceCatalog& catalog,
         if (std::string why = unavailable(catalog, plan.stages[static_cast<std::size_t>(s)].device_type); !why.empty())
             return {s, std::move(why)};
     return {};
+}
+
+bool writesGroupedGemm(const DeviceCatalog& catalog, const std::string& type)
+{
+    const DeviceType* t = catalog.find(type);
+    return t && t->vendor == "NVIDIA" && t->compute_capability >= 8.0;
+}
+
+unsigned refusedRecomputeModules(const ModelSpec& model)
+{
+    return model.training.fp8() && model.training.fp8_recipe == Fp8Recipe::Delayed
+        ? recompute_module::moe_act | recompute_module::layernorm
+        : 0u;
 }
 
 std::string fp8Unavailable(const DeviceCatalog& catalog, const std::string& type, Fp8Recipe recipe)

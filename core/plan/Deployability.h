@@ -40,6 +40,15 @@ std::string deepEpUnavailable(const DeviceCatalog& catalog, const std::string& t
 // 9.0 or higher (check_fp8_block_scaling_support).
 std::string fp8Unavailable(const DeviceCatalog& catalog, const std::string& type, Fp8Recipe recipe);
 
+// Whether the launchers write --moe-grouped-gemm for a stage of this type without an original
+// script asking for it: NVIDIA devices of compute capability 8.0 and above (the grouped GEMM's
+// assert, reference section 2). Megatron-Core recomputes moe_act only in grouped GEMM.
+bool writesGroupedGemm(const DeviceCatalog& catalog, const std::string& type);
+
+// The selective-recompute modules Megatron-Core refuses for a model's training: moe_act and
+// layernorm under FP8 with delayed scaling (TransformerConfig.__post_init__).
+unsigned refusedRecomputeModules(const ModelSpec& model);
+
 // The first stage of the plan on a device type a requirement rules out (deepEpUnavailable,
 // fp8Unavailable): its index and why, or index -1 when every stage can run.
 struct StageRuledOut {

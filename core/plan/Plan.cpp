@@ -39,14 +39,6 @@ constexpr ModuleName kModules[] = {
 
 } // namespace
 
-const char* recomputeModuleName(unsigned bit)
-{
-    for (const ModuleName& m : kModules)
-        if (m.bit == bit)
-            return m.name;
-    return "";
-}
-
 unsigned recomputeModuleBit(std::string_view name)
 {
     for (const ModuleName& m : kModules)
@@ -65,6 +57,20 @@ std::string recomputeModulesString(unsigned modules, std::string_view separator)
             out += m.name;
         }
     return out;
+}
+
+std::vector<std::string> recomputeModuleNames(unsigned modules)
+{
+    std::vector<std::string> out;
+    for (const ModuleName& m : kModules)
+        if (modules & m.bit)
+            out.push_back(m.name);
+    return out;
+}
+
+std::string recomputeModulesLabel(unsigned modules, std::string_view separator)
+{
+    return modules ? recomputeModulesString(modules, separator) : std::string("no module");
 }
 
 int Plan::numDevices() const

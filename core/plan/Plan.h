@@ -28,11 +28,13 @@ inline constexpr unsigned all = (1u << 6) - 1;
 inline constexpr unsigned defaults = core_attn;
 } // namespace recompute_module
 
-// Megatron-Core's name of one module bit ("core_attn"), and the bit of a name (0 if unknown).
-const char* recomputeModuleName(unsigned bit);
+// The bit of a module's Megatron-Core name ("core_attn"), 0 if unknown.
 unsigned recomputeModuleBit(std::string_view name);
 // The names of a set, in Megatron-Core's order, joined by `separator` ("core_attn moe_act").
 std::string recomputeModulesString(unsigned modules, std::string_view separator = " ");
+std::vector<std::string> recomputeModuleNames(unsigned modules);
+// As plans show it: the names, or "no module" for the empty set.
+std::string recomputeModulesLabel(unsigned modules, std::string_view separator = ", ");
 
 // Devices [first_local, first_local + count) of one node.
 struct DeviceSlot {

@@ -171,7 +171,8 @@ void keepOnePlanExact(std::vector<Job>& jobs)
 
 bool sameStage(const StagePlan& a, const StagePlan& b, bool ignoreRecompute = false)
 {
-    const bool recomputeDiffers = a.recompute != b.recompute || a.recompute_layers != b.recompute_layers;
+    const bool recomputeDiffers = a.recompute != b.recompute || a.recompute_layers != b.recompute_layers
+        || (a.recompute == Recompute::Selective && a.recompute_modules != b.recompute_modules);
     if (a.device_type != b.device_type || a.first_layer != b.first_layer || a.num_layers != b.num_layers || a.tp != b.tp
         || a.cp != b.cp || a.dp != b.dp || a.ep != b.ep || a.etp != b.etp || a.edp != b.edp
         || (recomputeDiffers && !ignoreRecompute) || a.micro_batch_size != b.micro_batch_size
@@ -341,67 +342,66 @@ public:
                     }
                 }
                 // FlagScale's stages take selective recompute only all together, which its
-                // per-stage runs above do not try: without Megatron-LM's jobs (below), whose
-                // plans of CP 1 FlagScale also runs, a job per knob tuple tries it.
+                // per-stage runs above do not try: a job per knob tuple tries it, unless
+                // Megatron-LM's jobs (below) do, whose plans of CP 1 FlagScale also runs; they
+                // leave out the types that mix collective libraries.
                 const bool selectiveHelps = selectiveRecomputeSavesMemory(m_cost, selectiveRecomputeModules(m_cost, m_space));
                 const bool withMegatron = std::find(targets.begin(), targets.end(), Target::Megatron) != targets.end();
-                if (t == Target::FlagScale && (withMegatron || !selectiveHelps))
+                if (t == Target::FlagScale && ((withMegatron && !m_space.mixesLibraries(mask)) || !selectiveHelps))
                     continue;
-                {
-                    if (t == Target::Megatron && m_space.mixesLibraries(mask))
+                if (t == Target::Megatron && m_space.mixesLibraries(mask))
+                    continue;
+                // One (d, knob tuple) for every stage.
+                std::set<std::tuple<int, int, int, int, int, int>> tuples;
+                for (int h = 0; h < m_space.numTypes(); ++h) {
+                    if (!(mask & (1u << h)))
                         continue;
-                    // One (d, knob tuple) for every stage.
-                    std::set<std::tuple<int, int, int, int, int, int>> tuples;
-                    for (int h = 0; h < m_space.numTypes(); ++h) {
-                        if (!(mask & (1u << h)))
-                            continue;
-                        for (int d : m_space.sizes(h))
-                            for (const Knob& k : m_space.knobs(h, d)) {
-                                if (fixedEp > 0 && (k.ep != fixedEp || k.etp != fixedEtp))
-                                    continue;
-                                tuples.insert({d, k.tp, k.cp, k.dp, k.ep, k.etp});
-                            }
-                    }
-                    for (const auto& [d, tp, cp, dp, ep, etp] : tuples) {
-                        // With both targets, a Megatron-LM plan with CP 1 has a FlagScale
-                        // twin (the same stages, each with its least recompute) that is
-                        // never slower, so only CP > 1 needs Megatron-LM's own jobs; but
-                        // FlagScale's stages take selective recompute only all together,
-                        // which its per-stage runs do not try, so with CP 1 the selective
-                        // setting still runs here where it saves memory. FlagScale alone
-                        // runs that setting (its CP is 1).
-                        const bool twin = t == Target::Megatron && cp == 1
-                            && std::find(targets.begin(), targets.end(), Target::FlagScale) != targets.end();
-                        if ((twin && !selectiveHelps) || (t == Target::FlagScale && cp != 1))
-                            continue;
-                        const bool selectiveOnly = twin || t == Target::FlagScale;
-                        const long long b = static_cast<long long>(dp) * m_mbs0;
-                        if (b > m_gbs || m_gbs % b != 0)
-                            continue;
-                        Job job;
-                        job.stop_when_all_fit = true;
-                        for (int level : recomputeLevels(N)) {
-                            if (selectiveOnly && level != 1)
+                    for (int d : m_space.sizes(h))
+                        for (const Knob& k : m_space.knobs(h, d)) {
+                            if (fixedEp > 0 && (k.ep != fixedEp || k.etp != fixedEtp))
                                 continue;
-                            RunConfig c = base(heuristics);
-                            // Megatron-LM runs one process count on every node, so where a
-                            // type's nodes differ in size its plans leave nodes idle, which the
-                            // load-balance pruning (layers spread over every device of the
-                            // run's types) removes: such jobs, one knob tuple each, run without it.
-                            if (t == Target::Megatron && unevenNodes(mask))
-                                c.load_balance = false;
-                            c.target = t;
-                            c.batch = static_cast<int>(b);
-                            c.microbatches = m_gbs / static_cast<int>(b);
-                            c.type_mask = mask;
-                            c.require_all_types = heuristics;
-                            c.fixed_d = d;
-                            c.fixed_knob = {tp, cp, dp, ep, etp, d / (ep * etp)};
-                            c.fixed_level = level;
-                            job.runs.push_back(c);
+                            tuples.insert({d, k.tp, k.cp, k.dp, k.ep, k.etp});
                         }
-                        jobs.push_back(std::move(job));
+                }
+                for (const auto& [d, tp, cp, dp, ep, etp] : tuples) {
+                    // With both targets, a Megatron-LM plan with CP 1 has a FlagScale
+                    // twin (the same stages, each with its least recompute) that is
+                    // never slower, so only CP > 1 needs Megatron-LM's own jobs; but
+                    // FlagScale's stages take selective recompute only all together,
+                    // which its per-stage runs do not try, so with CP 1 the selective
+                    // setting still runs here where it saves memory. FlagScale alone
+                    // runs that setting (its CP is 1).
+                    const bool twin = t == Target::Megatron && cp == 1
+                        && std::find(targets.begin(), targets.end(), Target::FlagScale) != targets.end();
+                    if ((twin && !selectiveHelps) || (t == Target::FlagScale && cp != 1))
+                        continue;
+                    const bool selectiveOnly = twin || t == Target::FlagScale;
+                    const long long b = static_cast<long long>(dp) * m_mbs0;
+                    if (b > m_gbs || m_gbs % b != 0)
+                        continue;
+                    Job job;
+                    job.stop_when_all_fit = true;
+                    for (int level : recomputeLevels(N)) {
+                        if (selectiveOnly && level != 1)
+                            continue;
+                        RunConfig c = base(heuristics);
+                        // Megatron-LM runs one process count on every node, so where a
+                        // type's nodes differ in size its plans leave nodes idle, which the
+                        // load-balance pruning (layers spread over every device of the
+                        // run's types) removes: such jobs, one knob tuple each, run without it.
+                        if (t == Target::Megatron && unevenNodes(mask))
+                            c.load_balance = false;
+                        c.target = t;
+                        c.batch = static_cast<int>(b);
+                        c.microbatches = m_gbs / static_cast<int>(b);
+                        c.type_mask = mask;
+                        c.require_all_types = heuristics;
+                        c.fixed_d = d;
+                        c.fixed_knob = {tp, cp, dp, ep, etp, d / (ep * etp)};
+                        c.fixed_level = level;
+                        job.runs.push_back(c);
                     }
+                    jobs.push_back(std::move(job));
                 }
             }
         }

@@ -1,5 +1,6 @@
 #include "search/StageEvaluator.h"
 
+#include "plan/Deployability.h"
 #include "util/Hash.h"
 
 #include <algorithm>
@@ -42,15 +43,13 @@ unsigned selectiveRecomputeModules(const CostModel& cost, const SearchSpace& spa
     // Megatron-Core refuses those two.
     const ModelSpec& m = space.model();
     unsigned modules = cost.options().fused_attention ? 0u : recompute_module::core_attn;
-    const bool delayedFp8 = m.training.fp8() && m.training.fp8_recipe == Fp8Recipe::Delayed;
-    if (m.isMoe() && !delayedFp8) {
+    if (m.isMoe() && refusedRecomputeModules(m) == 0) {
         modules |= recompute_module::layernorm;
         bool groupedGemm = true;
         for (int h = 0; h < space.numTypes(); ++h) {
             if (h < 32 && !(typeMask & (1u << h)))
                 continue;
-            const DeviceType* d = cost.catalog().find(space.types()[static_cast<std::size_t>(h)].name);
-            groupedGemm = groupedGemm && d && d->vendor == "NVIDIA" && d->compute_capability >= 8.0;
+            groupedGemm = groupedGemm && writesGroupedGemm(cost.catalog(), space.types()[static_cast<std::size_t>(h)].name);
         }
         if (groupedGemm)
             modules |= recompute_module::moe_act;

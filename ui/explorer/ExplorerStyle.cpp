@@ -264,9 +264,7 @@ QString recomputeLabel(const StagePlan& stage)
         // Megatron-Core's default module (core attention) goes unsaid.
         return stage.recompute_modules == recompute_module::defaults
             ? QStringLiteral("selective")
-            : QStringLiteral("selective (%1)")
-                  .arg(stage.recompute_modules ? QString::fromStdString(recomputeModulesString(stage.recompute_modules, ", "))
-                                               : QObject::tr("no module"));
+            : QStringLiteral("selective (%1)").arg(QString::fromStdString(recomputeModulesLabel(stage.recompute_modules)));
     case Recompute::Full: {
         const int k = stage.recompute_layers > 0 ? stage.recompute_layers : stage.num_layers;
         return QStringLiteral("full %1/%2").arg(k).arg(stage.num_layers);

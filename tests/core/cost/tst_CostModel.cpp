@@ -1713,6 +1713,22 @@ void TestCostModel::selectiveRecomputeModules()
     QVERIFY(std::fabs(saved(recompute_module::mlp | recompute_module::moe | recompute_module::layernorm)
                       - (94208 + 226131.2 + 8192) * perToken) < 1.0);
 
+    // With a shared expert of F_s = 14336 (a Qwen2-MoE-style layer; its fc1 output and fc2
+    // input, (2 + 2 x 2) F_s = 86,016 B per token), shared_experts drops those, and moe them
+    // with the rest.
+    {
+        ModelSpec shared = alternatingMixtral();
+        shared.moe_shared_expert_intermediate_size = 14336;
+        const CostModel withShared(shared, c, DeviceCatalog::builtin());
+        StagePlan s2 = wholeModelOnOneH800Node();
+        const double kept = withShared.estimateStage(s2, ctx).memory.activations;
+        s2.recompute = Recompute::Selective;
+        s2.recompute_modules = recompute_module::shared_experts;
+        QVERIFY(std::fabs(kept - withShared.estimateStage(s2, ctx).memory.activations - 86016.0 * perToken) < 1.0);
+        s2.recompute_modules = recompute_module::moe;
+        QVERIFY(std::fabs(kept - withShared.estimateStage(s2, ctx).memory.activations - (226131.2 + 86016.0) * perToken) < 1.0);
+    }
+
     // Their backward repeats their forward (16 layers each), from HBM traffic at 2.90 TB/s
     // (3.35 TB/s x the STREAM fraction 0.866, resources/devices.json) where element-wise:
     //   moe_act   SwiGLU reads 2 F_e and writes F_e per routed token (k T of them), 2 bytes

@@ -3125,6 +3125,12 @@ private slots:
         QCOMPARE(readerLaunches(inline_),
                  std::string("<pretrain_gpt.py><--data-path><${DATA_PATH}><--tokenizer-model><${TOKENIZER_MODEL}><--bf16>\n"));
         QVERIFY(readerWarns(inline_, "line 1: --data-path <PATH TO DATA>: a placeholder left to fill in"));
+        QVERIFY(!readerWarns(inline_, "would come from the environment"));
+        // A variable of the flag's name that the script sets is not the placeholder's value.
+        QCOMPARE(readerLaunches("DATA_PATH=/data/old\ntorchrun pretrain_gpt.py --data-path <PATH TO DATA>\n"),
+                 std::string("<pretrain_gpt.py><--data-path><${DATA_PATH_VALUE}>\n"));
+        // Input from a file with another descriptor redirected after it is bash's.
+        QVERIFY(!readerWarns("torchrun pretrain_gpt.py --bf16 <stdin.txt 2>err.log\n", "placeholder"));
         // Not a placeholder: a process substitution, a here-string, input from a file.
         QVERIFY(!readerWarns("torchrun pretrain_gpt.py --data-path <(ls) --bf16\n", "placeholder"));
         QVERIFY(readerLaunches("torchrun pretrain_gpt.py --data-path <(ls) --bf16\n").find("${DATA_PATH}") == std::string::npos);
@@ -3159,7 +3165,8 @@ private slots:
                                        "--seq-length 128 --max-position-embeddings 128 --data-path $DATA\n";
         const ImportedScript branch = importMegatronScript(
             "MODEL=${MODEL:-none}\nif [ \"$MODEL\" = 7B ]; then\n  DATA=/data/7b\nfi\n" + dataLaunch, "branch.sh");
-        QVERIFY(hasWarning(branch, "line 5: DATA is set only in a branch the reading skips (line 2: a test that depends on MODEL"));
+        QVERIFY(hasWarning(branch, "line 5: DATA is set only in a branch the reading skips, at line 2, whose test depends on MODEL"));
+        QVERIFY(hasWarning(branch, "give what the run gives with --script-env to take the branch"));
         QVERIFY(!hasWarning(branch, "it would come from the environment"));
         QVERIFY(hasWarning(importMegatronScript(dataLaunch, "env.sh"), "DATA is not set in the script (it would come from the environment)"));
         // A branch that a test on the environment or the arguments skips as the script is read,

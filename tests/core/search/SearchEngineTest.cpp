@@ -697,6 +697,9 @@ void SearchEngineTest::selectiveRecomputeRepeatsWhatSavesMemory()
     const SearchResult r = runSearch(CostModel(s, *findClusterPreset("16-1"), cat), opt);
     QVERIFY2(!r.plans.empty(), r.no_plan_reason.c_str());
     QVERIFY(std::abs(r.plans.front().prediction.iteration_time_s - 14.308) < 5e-4);
+    QVERIFY(std::any_of(r.plans.front().plan.stages.begin(), r.plans.front().plan.stages.end(), [](const StagePlan& st) {
+        return st.recompute == Recompute::Full && st.recompute_layers == 2 && st.num_layers == 5;
+    }));
     // ... and under --target flagscale selective recompute runs as one setting of a pipeline of
     // one knob tuple: Mixtral 8x7B on four nodes of 8 A100 with micro-batches of 2 sequences
     // runs PP 1 with moe_act and layernorm recomputed in 14.016 s, where FlagScale's per-stage
@@ -740,6 +743,10 @@ void SearchEngineTest::idleNodeOfAnotherSizeKeepsMegatronPipelines()
     QVERIFY2(!two.plans.empty(), two.no_plan_reason.c_str());
     QCOMPARE(two.plans.front().plan.pp(), 4);
     QVERIFY(std::abs(two.plans.front().prediction.iteration_time_s - 29.26) < 5e-3);
+    for (const StagePlan& st : two.plans.front().plan.stages) {
+        QCOMPARE(st.recompute, Recompute::Selective);
+        QCOMPARE(st.recompute_modules, recompute_module::moe_act | recompute_module::layernorm);
+    }
     for (const char* shorthand : {"H800:1x8,H20:1x8,H20:1x4", "H800:1x8,H20:1x4,H20:1x8"}) {
         const Cluster c = clusterFromShorthand(shorthand, cat);
         const SearchResult r = runSearch(CostModel(m, c, cat), opt);
