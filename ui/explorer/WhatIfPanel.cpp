@@ -485,7 +485,8 @@ void WhatIfPanel::reestimate()
     if (m_result) {
         const Prediction& p = *m_result;
         if (!p.feasible)
-            m_hints << tr("The plan no longer fits (%1): a new search can choose more recompute or another split.")
+            m_hints << tr("The plan no longer fits (%1): more recompute (Recompute above), or a new search with more recompute or "
+                          "another split, may make it fit.")
                            .arg(QString::fromStdString(p.infeasible_reason));
         if (p.num_microbatches < plan.pp()) {
             const QString microbatches = p.num_microbatches == 1 ? tr("1 micro-batch") : tr("%1 micro-batches").arg(p.num_microbatches);
