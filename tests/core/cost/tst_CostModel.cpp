@@ -1677,8 +1677,8 @@ void TestCostModel::selectiveRecomputeModules()
 {
     // Megatron-Core's --recompute-modules (docs/cost-model.md sections 3.5 and 5.2) on the
     // stage of blockRecomputeTakesTheFirstLayers: Mixtral 8x7B with layers 0, 2, 4, ... MoE
-    // (16 MoE, 16 dense), H800, TP 1, EP 8, one micro-batch of T = 4096 tokens in flight,
-    // fused attention (core_attn then keeps nothing less). Bytes saved per token:
+    // (16 MoE, 16 dense), H800, TP 1, EP 8, micro-batches of T = 4096 tokens, fused attention
+    // (core_attn then keeps nothing less). Bytes saved per token:
     //   moe_act   an MoE layer's expert FC2 inputs, k 2 F_e rho = 2 x 2 x 14336 x 1.2 = 68,812.8
     //   layernorm an MoE layer's pre-MLP norm output (Transformer Engine fuses the other
     //             norms into the next GEMM), 2h = 8,192
