@@ -1368,7 +1368,7 @@ std::vector<BashReader::RawCommand> BashReader::tokenize(std::string_view input,
                 while (assigns(name))
                     name += "_VALUE";
                 if (ShellQuote::isValidName(name)) {
-                    m_warnedKeys.push_back("unset" + name);   // this warning says it: not "from the environment" too
+                    m_placeholderNames.insert(name);   // this warning says it: not "from the environment" too
                     warn(line, flag + " <" + inside + ">: a placeholder left to fill in (bash would read < and > as "
                                "redirections); read as filled in, as ${" + name + "}, which an exported launcher requires "
                                "to be set");
@@ -5449,7 +5449,7 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
                          name + " is set only in a branch the reading skips, at line " + std::to_string(skipped->line)
                              + ", whose test depends on " + skipped->described + "; kept as ${" + name
                              + "}: give what the run gives with " + give + " to take the branch");
-            } else {
+            } else if (!m_placeholderNames.count(name)) {
                 warnOnce("unset" + name, line,
                          name + " is not set in the script (it would come from the environment); kept as ${" + name + "}");
             }

@@ -612,6 +612,9 @@ private:
     std::vector<ShellCommand> m_commands;
     std::vector<std::string> m_warnings;
     std::vector<std::string> m_warnedKeys;
+    // References a flag's placeholder became (--data-path <PATH> -> DATA_PATH), whose warning
+    // says they are unset: not said again where they are read.
+    std::set<std::string> m_placeholderNames;
     std::vector<Branch> m_branches;
     std::map<std::string, Function> m_functions;
     std::vector<Frame> m_frames;
