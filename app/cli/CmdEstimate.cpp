@@ -520,23 +520,23 @@ int cmdEstimate(const Args& args)
     }
     if (auto p = a.value("precision"))
         in.model.training.precision = parsePrecision(*p);
-    if (a.has("fp8") || a.has("fp8-recipe")) {
+    const bool fp8Flags = a.has("fp8") || a.has("fp8-recipe");
+    if (fp8Flags)
         if (std::string note = applyFp8(a, in.model); !note.empty())
             in.notes.push_back(std::move(note));
-        // Checked again with the FP8 the flag asks for: a stage without FP8 tensor cores stops the job.
-        for (const DeploymentProblem& p : deploymentProblems(in.plan, in.model, in.cluster, catalog, in.plan.target))
-            if (p.rule == "fp8-needs-device") {
-                in.notes.push_back("no launcher can run this plan in FP8 (hapmoe export refuses it): " + p.message);
-                break;
-            }
-    }
-
-    // Selective recompute's modules that no launcher writes for this plan (Megatron-Core's
-    // rules, deploymentProblems): costed as asked, and said.
-    for (const DeploymentProblem& p : deploymentProblems(in.plan, in.model, in.cluster, catalog, in.plan.target))
-        if (p.rule.rfind("recompute.", 0) == 0
-            && std::none_of(in.notes.begin(), in.notes.end(), [&](const std::string& n) { return n.find(p.message) != std::string::npos; }))
+    // Checked again with the model as costed (the FP8 flags change it after the target was
+    // chosen): a stage without FP8 tensor cores stops the job, and selective recompute's
+    // modules that no launcher writes (Megatron-Core's rules) are costed as asked, and said.
+    bool fp8Said = false;
+    for (const DeploymentProblem& p : deploymentProblems(in.plan, in.model, in.cluster, catalog, in.plan.target)) {
+        if (fp8Flags && !fp8Said && p.rule == "fp8-needs-device") {
+            in.notes.push_back("no launcher can run this plan in FP8 (hapmoe export refuses it): " + p.message);
+            fp8Said = true;
+        } else if (p.rule.rfind("recompute.", 0) == 0
+                   && std::none_of(in.notes.begin(), in.notes.end(), [&](const std::string& n) { return n.find(p.message) != std::string::npos; })) {
             in.notes.push_back("no launcher can run this plan's recompute (hapmoe export refuses it): " + p.message);
+        }
+    }
 
     std::optional<Profile> profile;
     if (auto file = a.value("profile")) {

@@ -1361,7 +1361,7 @@ std::vector<BashReader::RawCommand> BashReader::tokenize(std::string_view input,
                 // runs) is not the placeholder's value.
                 const auto assigns = [&](const std::string& n) {
                     for (std::size_t at = text.find(n + "="); at != npos; at = text.find(n + "=", at + 1))
-                        if (at == 0 || !(std::isalnum(static_cast<unsigned char>(text[at - 1])) || text[at - 1] == '_'))
+                        if (at == 0 || !isNameChar(text[at - 1]))
                             return true;
                     return false;
                 };
