@@ -1171,6 +1171,12 @@ private:
             return "it needs the alltoall or flex dispatcher";
         if (anyStage([](const StagePlan& st) { return st.recompute == Recompute::Full; }))
             return "it cannot be combined with full recompute";
+        // Megatron-LM d98e8a64 (TransformerConfig: "disable moe in recompute_modules when
+        // enabling overlap_moe_expert_parallel_comm"); FlagScale's 8479eb35 has no such rule.
+        if (m_opt.format == LauncherFormat::Megatron && anyStage([](const StagePlan& st) {
+                return st.recompute == Recompute::Selective && (st.recompute_modules & recompute_module::moe);
+            }))
+            return "it cannot be combined with recomputing the whole MoE layer (moe)";
         return {};
     }
 

@@ -1904,6 +1904,15 @@ private:
                 && has("--moe-shared-expert-overlap"))
                 broken("--recompute-modules", "shared_experts with --moe-shared-expert-overlap (Megatron-LM's TransformerConfig "
                                               "raises \"shared_experts recompute cannot work with --moe-shared-expert-overlap\")");
+            // Megatron-LM d98e8a64 asserts it with the EP all-to-all overlap; FlagScale's
+            // Megatron-LM 8479eb35 does not.
+            if ((p.recompute_modules & recompute_module::moe) && has("--overlap-moe-expert-parallel-comm") && !runsFlagScale()) {
+                const bool listed = !moeLayerRecompute;
+                broken(listed ? "--recompute-modules" : "--moe-layer-recompute",
+                       std::string(listed ? "moe" : "--moe-layer-recompute")
+                           + " with --overlap-moe-expert-parallel-comm (Megatron-LM's TransformerConfig asserts \"disable moe "
+                             "in recompute_modules when enabling overlap_moe_expert_parallel_comm\")");
+            }
             if ((p.recompute_modules & recompute_module::moe_act) && !has("--moe-grouped-gemm"))
                 broken("--recompute-modules", "moe_act needs --moe-grouped-gemm (Megatron-LM's TransformerConfig raises \"moe_act in "
                                               "recompute_modules is only supported with moe_grouped_gemm\")");

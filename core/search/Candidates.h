@@ -152,7 +152,7 @@ void Candidates::forEachGroup(const Partial& p, F&& f, long long& loadPruned) co
                 loadPruned += static_cast<long long>(o.knobs.size()) * (before - after);
             }
             auto visit = [&](int n) {
-                if (m_config.fixed_level >= 2 && m_config.fixed_level != kFullAll && n <= m_config.fixed_level - 1)
+                if (isFullOfKLevel(m_config.fixed_level) && n <= m_config.fixed_level - 1)
                     return;   // Megatron's full-k setting needs k < layers on every stage
                 c.n = n;
                 f(c, *knobs);

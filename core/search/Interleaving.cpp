@@ -10,11 +10,16 @@ namespace hapmoe {
 namespace {
 
 // The stage's recompute under Megatron-LM's setting `level` (recomputeLevels) with these
-// chunks: block recompute of n layers covers the first n of every chunk.
-void setRecompute(StagePlan& st, int level, const std::vector<int>& chunks)
+// chunks: block recompute of n layers covers the first n of every chunk. Selective recompute
+// repeats `light` (level 1) or `wide` (kSelectiveWide).
+void setRecompute(StagePlan& st, int level, const std::vector<int>& chunks, unsigned light, unsigned wide)
 {
     st.recompute = recomputeOfLevel(level);
-    st.recompute_layers = level >= 2 && level != kFullAll ? blockRecomputeLayersOfStage(chunks, level - 1) : 0;
+    st.recompute_layers = isFullOfKLevel(level) ? blockRecomputeLayersOfStage(chunks, level - 1) : 0;
+    if (level == 1)
+        st.recompute_modules = light;
+    else if (level == kSelectiveWide)
+        st.recompute_modules = wide;
 }
 
 } // namespace
@@ -29,8 +34,14 @@ RankedPlan fastestInterleaving(const CostModel& cost, const RankedPlan& plain, i
     if (maxVpp < 2 || p.vpp != 1 || P < 2 || M < P || M % P != 0 || !plain.prediction.feasible)
         return best;
     int largest = 0;
-    for (const StagePlan& st : p.stages)
+    std::vector<std::string> types;
+    for (const StagePlan& st : p.stages) {
         largest = std::max(largest, st.num_layers);
+        types.push_back(st.device_type);
+    }
+    // The search's two selective sets for these types (StageEvaluator).
+    const unsigned light = selectiveRecomputeModulesOfTypes(cost, types);
+    const unsigned wide = wideSelectiveRecomputeModules(cost);
     const int top = std::min({maxVpp, largest, kMaxVpp});
     for (int v = 2; v <= top; ++v) {
         Plan q = p;
@@ -44,12 +55,13 @@ RankedPlan fastestInterleaving(const CostModel& cost, const RankedPlan& plain, i
             largestChunk = std::max(largestChunk, chunks.back().front());   // the earlier chunks are the larger
         }
         // The least recompute that fits is the fastest form of this pipeline: the levels
-        // from none upwards, the first under which every stage fits.
-        for (const int level : recomputeLevels(largestChunk)) {
+        // from none upwards, the first under which every stage fits; the wide selective
+        // level, which is not ordered against full recompute of k layers, is tried beside it.
+        for (const int level : recomputeLevels(largestChunk, wide != 0)) {
             if (stop && stop())
                 return best;
             for (std::size_t s = 0; s < q.stages.size(); ++s)
-                setRecompute(q.stages[s], level, chunks[s]);
+                setRecompute(q.stages[s], level, chunks[s], light, wide);
             if (!isDeployable(q, cost.model(), cost.cluster(), cost.catalog(), Target::Megatron))
                 continue;
             Prediction pred = cost.estimate(q);
@@ -57,7 +69,8 @@ RankedPlan fastestInterleaving(const CostModel& cost, const RankedPlan& plain, i
                 continue;
             if (pred.iteration_time_s < best.prediction.iteration_time_s)
                 best = RankedPlan{q, std::move(pred), plain.prediction.iteration_time_s};
-            break;
+            if (level != kSelectiveWide)
+                break;
         }
     }
     return best;

@@ -153,7 +153,8 @@ namespace {
 // A job: run configurations tried in order. Megatron-LM has one recompute setting for the
 // whole pipeline, so its jobs walk the settings from none upwards and stop at the first
 // setting under which no stage was refused for memory: a higher setting then only slows
-// the same pipelines down.
+// the same pipelines down (the wide selective setting aside, which full recompute of a few
+// layers may beat: StageEvaluator.h).
 struct Job {
     std::vector<RunConfig> runs;
     bool stop_when_all_fit = false;
@@ -345,7 +346,8 @@ public:
                 // per-stage runs above do not try: a job per knob tuple tries it, unless
                 // Megatron-LM's jobs (below) do, whose plans of CP 1 FlagScale also runs; they
                 // leave out the types that mix collective libraries.
-                const bool selectiveHelps = selectiveRecomputeSavesMemory(m_cost, selectiveRecomputeModules(m_cost, m_space));
+                const bool wide = wideSelectiveRecomputeModules(m_cost) != 0;
+                const bool selectiveHelps = wide || selectiveRecomputeSavesMemory(m_cost, selectiveRecomputeModules(m_cost, m_space));
                 const bool withMegatron = std::find(targets.begin(), targets.end(), Target::Megatron) != targets.end();
                 if (t == Target::FlagScale && ((withMegatron && !m_space.mixesLibraries(mask)) || !selectiveHelps))
                     continue;
@@ -381,8 +383,8 @@ public:
                         continue;
                     Job job;
                     job.stop_when_all_fit = true;
-                    for (int level : recomputeLevels(N)) {
-                        if (selectiveOnly && level != 1)
+                    for (int level : recomputeLevels(N, wide)) {
+                        if (selectiveOnly && level != 1 && level != kSelectiveWide)
                             continue;
                         RunConfig c = base(heuristics);
                         // Megatron-LM runs one process count on every node, so where a
@@ -416,6 +418,7 @@ public:
         const int N = m_space.model().num_layers;
         const int W = m_space.totalDevices();
         const unsigned all = (1u << m_space.numTypes()) - 1;
+        const bool wide = wideSelectiveRecomputeModules(m_cost) != 0;
         for (int pp = 1; pp <= N && pp <= W; ++pp) {
             if (N % pp != 0 || W % pp != 0)
                 continue;
@@ -432,7 +435,7 @@ public:
                     continue;
                 Job job;
                 job.stop_when_all_fit = true;
-                for (int level : recomputeLevels(N / pp)) {
+                for (int level : recomputeLevels(N / pp, wide)) {
                     RunConfig c = base(false);
                     c.exact_alternatives = false;   // the baseline keeps one plan
                     c.target = Target::Megatron;
@@ -575,8 +578,12 @@ public:
                     if (jobs[i].stop_when_all_fit && r.memory_pruned == 0) {
                         // Every stage fitted: higher settings only slow the same pipelines.
                         // Full-k settings exclude stages of k layers or fewer, which full
-                        // recompute of all layers (the last setting) admits again.
-                        if (cfg.fixed_level <= 1 || cfg.fixed_level == kFullAll)
+                        // recompute of all layers (the last setting) admits again. The wide
+                        // selective setting is not ordered against full-k ones (StageEvaluator.h):
+                        // those that follow it still run.
+                        if (cfg.fixed_level == kSelectiveWide)
+                            continue;
+                        if (!isFullOfKLevel(cfg.fixed_level))
                             break;
                         ri = jobs[i].runs.size() - 2;   // go on with the last setting
                     }

@@ -12,45 +12,44 @@ Recompute recomputeOfLevel(int level)
 {
     if (level <= 0)
         return Recompute::None;
-    if (level == 1)
+    if (level == 1 || level == kSelectiveWide)
         return Recompute::Selective;
     return Recompute::Full;
 }
 
 int recomputeLayersOfLevel(int level, int numLayers)
 {
-    if (level < 2 || level == kFullAll)
-        return 0;   // 0 = every layer of the stage (StagePlan)
+    if (!isFullOfKLevel(level))
+        return 0;   // 0 = every layer of the stage (StagePlan); not read unless full
     const int k = level - 1;
     return k >= numLayers ? 0 : k;
 }
 
-std::vector<int> recomputeLevels(int layers)
+std::vector<int> recomputeLevels(int layers, bool wide)
 {
     std::vector<int> out = {0, 1};
+    if (wide)
+        out.push_back(kSelectiveWide);
     for (int k = 1; k < layers; k *= 2)
         out.push_back(k + 1);
     out.push_back(kFullAll);
     return out;
 }
 
-unsigned selectiveRecomputeModules(const CostModel& cost, const SearchSpace& space, unsigned typeMask)
+unsigned selectiveRecomputeModulesOfTypes(const CostModel& cost, const std::vector<std::string>& typeNames)
 {
     // What saves memory for element-wise work (docs/search.md section 1): the attention core
     // where the scores are stored (unfused); in MoE layers the pre-MLP norm and, where
     // Megatron-Core can (grouped GEMM, which the launchers write for NVIDIA devices of compute
     // capability 8.0 and above), the experts' activation. Under FP8 with delayed scaling
     // Megatron-Core refuses those two.
-    const ModelSpec& m = space.model();
+    const ModelSpec& m = cost.model();
     unsigned modules = cost.options().fused_attention ? 0u : recompute_module::core_attn;
     if (m.isMoe() && refusedRecomputeModules(m) == 0) {
         modules |= recompute_module::layernorm;
-        bool groupedGemm = true;
-        for (int h = 0; h < space.numTypes(); ++h) {
-            if (h < 32 && !(typeMask & (1u << h)))
-                continue;
-            groupedGemm = groupedGemm && writesGroupedGemm(cost.catalog(), space.types()[static_cast<std::size_t>(h)].name);
-        }
+        const bool groupedGemm = std::all_of(typeNames.begin(), typeNames.end(), [&](const std::string& t) {
+            return writesGroupedGemm(cost.catalog(), t);
+        });
         if (groupedGemm)
             modules |= recompute_module::moe_act;
     }
@@ -59,9 +58,43 @@ unsigned selectiveRecomputeModules(const CostModel& cost, const SearchSpace& spa
     return modules == 0 ? recompute_module::defaults : modules;
 }
 
+unsigned selectiveRecomputeModules(const CostModel& cost, const SearchSpace& space, unsigned typeMask)
+{
+    std::vector<std::string> names;
+    for (int h = 0; h < space.numTypes(); ++h)
+        if (h >= 32 || (typeMask & (1u << h)))
+            names.push_back(space.types()[static_cast<std::size_t>(h)].name);
+    return selectiveRecomputeModulesOfTypes(cost, names);
+}
+
 bool selectiveRecomputeSavesMemory(const CostModel& cost, unsigned modules)
 {
     return !(cost.options().fused_attention && modules == recompute_module::core_attn);
+}
+
+unsigned wideSelectiveRecomputeModules(const CostModel& cost)
+{
+    // Megatron-Core's checkpoints of whole blocks (TransformerConfig.recompute_modules: "mlp"
+    // the dense MLP, "moe" the MoE layer, docs/cost-model.md section 3.5): each keeps only its
+    // input, so the block's intermediate activations (the experts' with their dispatch buffers,
+    // or the dense FFN's) are made again in backward by repeating its forward. The MoE layer's
+    // pre-MLP norm goes with it where Megatron-Core takes it (not under delayed FP8), as the
+    // MoE recipes write it (Megatron-MoE-ModelZoo best_practice/qwen3/run_235b.sh:
+    // "--recompute-modules layernorm moe"). The experts' activation and the shared experts
+    // are inside `moe` and add nothing. With fused attention the core saves nothing.
+    const ModelSpec& m = cost.model();
+    bool dense = false, moe = false;
+    for (int l = 0; l < m.num_layers; ++l)
+        (m.isMoeLayer(l) ? moe : dense) = true;
+    unsigned modules = cost.options().fused_attention ? 0u : recompute_module::core_attn;
+    if (dense)
+        modules |= recompute_module::mlp;
+    if (moe) {
+        modules |= recompute_module::moe;
+        if (!(refusedRecomputeModules(m) & recompute_module::layernorm))
+            modules |= recompute_module::layernorm;
+    }
+    return (modules & (recompute_module::mlp | recompute_module::moe)) ? modules : 0u;
 }
 
 std::size_t StageEvaluator::KeyHash::operator()(const Key& k) const noexcept
@@ -74,6 +107,7 @@ StageEvaluator::StageEvaluator(const CostModel& cost, const SearchSpace& space, 
 {
     const ModelSpec& m = space.model();
     m_selectiveModules = selectiveRecomputeModules(cost, space);
+    m_wideModules = wideSelectiveRecomputeModules(cost);
     m_moePrefix.assign(static_cast<std::size_t>(m.num_layers + 1), 0);
     for (int l = 0; l < m.num_layers; ++l)
         m_moePrefix[static_cast<std::size_t>(l + 1)] = m_moePrefix[static_cast<std::size_t>(l)] + (m.isMoeLayer(l) ? 1 : 0);
@@ -95,7 +129,7 @@ StagePlan StageEvaluator::makeStage(const StageShape& s, int firstLayer, int num
     st.edp = k.edp;
     st.recompute = recomputeOfLevel(level);
     st.recompute_layers = recomputeLayersOfLevel(level, numLayers);
-    st.recompute_modules = modules ? modules : m_selectiveModules;
+    st.recompute_modules = level == kSelectiveWide ? m_wideModules : modules ? modules : m_selectiveModules;
     st.micro_batch_size = s.mbs;
     return st;
 }
@@ -157,7 +191,9 @@ StageEstimate StageEvaluator::estimate(const StageQuery& q, int level, const Sta
         m_scratch = makeStage(q.shape, q.first_layer, q.num_layers, level, q.selective_modules);
         m_scratchValid = true;
     } else {
-        m_scratch.recompute_modules = q.selective_modules ? q.selective_modules : m_selectiveModules;
+        m_scratch.recompute_modules = level == kSelectiveWide ? m_wideModules
+            : q.selective_modules                             ? q.selective_modules
+                                                              : m_selectiveModules;
         m_scratch.recompute = recomputeOfLevel(level);
         m_scratch.recompute_layers = recomputeLayersOfLevel(level, q.num_layers);
     }

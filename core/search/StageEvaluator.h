@@ -11,6 +11,7 @@
 #include "util/FlatMap.h"
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace hapmoe {
@@ -31,7 +32,7 @@ struct StageQuery {
     int from_end = 0;           // stages after this one (0 = last stage)
     int microbatches = 1;
     const StageShape* next = nullptr;
-    // Recompute: -1 = the least that fits; else a fixed level (levelOf()).
+    // Recompute: -1 = the least that fits; else a fixed level (see recomputeLevels).
     int fixed_level = -1;
     bool ignore_memory = false;   // with a fixed level: the time even when it does not fit
     // The least that fits without selective recompute: FlagScale's per-stage lists switch only
@@ -61,21 +62,33 @@ struct StageCost {
     int level = 0;
 };
 
-// Recompute levels: 0 none, 1 selective, k + 1 full recompute of k layers (k >= 1),
-// kFullAll full recompute of every layer of the stage.
+// Recompute levels: 0 none, 1 selective of the element-wise modules, k + 1 full recompute
+// of k layers (k >= 1), kFullAll full recompute of every layer of the stage, and
+// kSelectiveWide selective recompute of whole MLP and MoE blocks (wideSelectiveRecomputeModules).
+// Full-k levels rise in time with k; kSelectiveWide is slower than 1 but may be faster or
+// slower than any full-k level, so a walk for the least that fits tries it beside them.
 inline constexpr int kFullAll = 1 << 20;
+inline constexpr int kSelectiveWide = kFullAll + 1;
+// Whether `level` is full recompute of k layers with k = level - 1 (not kFullAll).
+inline bool isFullOfKLevel(int level) { return level >= 2 && level < kFullAll; }
 Recompute recomputeOfLevel(int level);
 int recomputeLayersOfLevel(int level, int numLayers);   // StagePlan::recompute_layers
-// Megatron-LM's one recompute setting for all stages, as levels: none, selective, full
-// recompute of k layers per stage (per model chunk when interleaved) for k = 1, 2, 4, ...
-// below `layers` (--recompute-method block --recompute-num-layers k), and full recompute of
-// every layer (docs/search.md section 1, Targets).
-std::vector<int> recomputeLevels(int layers);
+// Megatron-LM's one recompute setting for all stages, as levels: none, selective, the wide
+// selective set when `wide`, full recompute of k layers per stage (per model chunk when
+// interleaved) for k = 1, 2, 4, ... below `layers` (--recompute-method block
+// --recompute-num-layers k), and full recompute of every layer (docs/search.md section 1,
+// Targets).
+std::vector<int> recomputeLevels(int layers, bool wide = false);
 // The modules of the search's selective recompute (level 1) on this model and the cluster's
-// types in typeMask (SearchSpace type indices), and whether they save any memory (core
-// attention alone saves none with fused attention).
+// types in typeMask (SearchSpace type indices), or on the named catalog types, and whether
+// they save any memory (core attention alone saves none with fused attention).
 unsigned selectiveRecomputeModules(const CostModel& cost, const SearchSpace& space, unsigned typeMask = ~0u);
+unsigned selectiveRecomputeModulesOfTypes(const CostModel& cost, const std::vector<std::string>& typeNames);
 bool selectiveRecomputeSavesMemory(const CostModel& cost, unsigned modules);
+// The modules of kSelectiveWide on this model: the MoE layers whole (`moe`, with the pre-MLP
+// norm), the dense MLPs (`mlp`), and the attention core where it is unfused; 0 when the model
+// has nothing such a set would add to level 1's.
+unsigned wideSelectiveRecomputeModules(const CostModel& cost);
 
 class StageEvaluator {
 public:
@@ -83,7 +96,8 @@ public:
     StageEvaluator(const CostModel& cost, const SearchSpace& space, double offloadFraction = 0.0);
 
     StageCost evaluate(const StageQuery& q);
-    // modules: selective recompute's (level 1), 0 for selectiveModules().
+    // modules: selective recompute's (level 1), 0 for selectiveModules(); kSelectiveWide
+    // takes wideModules().
     StagePlan makeStage(const StageShape& s, int firstLayer, int numLayers, int level, unsigned modules = 0) const;
 
     // Tied embeddings: CostModel::tiedEmbeddingSync between a first and a last stage, which
@@ -98,6 +112,8 @@ public:
     // The same for a run on the types of typeMask (RunConfig::type_mask): grouped GEMM, and
     // with it moe_act, where every one of them runs it.
     unsigned selectiveModulesFor(unsigned typeMask) const { return selectiveRecomputeModules(m_cost, m_space, typeMask); }
+    // What kSelectiveWide repeats (0: the level does not apply to this model).
+    unsigned wideModules() const { return m_wideModules; }
 
     long long calls() const { return m_calls; }
     double offloadFraction() const { return m_offload; }
@@ -135,6 +151,7 @@ private:
     const SearchSpace& m_space;
     double m_offload = 0.0;
     unsigned m_selectiveModules = recompute_module::defaults;
+    unsigned m_wideModules = 0;
     std::vector<int> m_moePrefix;   // MoE layers among [0, l)
     FlatMap<Key, ShapeRecord, KeyHash> m_records;
     FlatMap<Key, double, KeyHash> m_tied;

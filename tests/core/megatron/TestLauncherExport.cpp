@@ -1624,6 +1624,21 @@ private slots:
         QVERIFY(contains(args, "--overlap-moe-expert-parallel-comm"));
         QVERIFY(contains(args, "--delay-wgrad-compute"));
         QVERIFY(hasNote(r, "--delay-wgrad-compute: kept; with --overlap-grad-reduce it needs Transformer Engine >= 2.8.0"));
+
+        // Megatron-LM d98e8a64 asserts "disable moe in recompute_modules when enabling
+        // overlap_moe_expert_parallel_comm" (TransformerConfig): a plan that recomputes the
+        // whole MoE layer leaves the overlap out.
+        for (StagePlan& st : d.plan.stages) {
+            st.recompute = Recompute::Selective;
+            st.recompute_modules = recompute_module::layernorm | recompute_module::moe;
+        }
+        r = exportLauncher(d, o);
+        QVERIFY2(r.ok, r.refusal.c_str());
+        args = runLauncher(dir, r.script, "0");
+        QVERIFY(!contains(args, "--overlap-moe-expert-parallel-comm"));
+        QCOMPARE(valuesAfter(args, "--recompute-modules"), (std::vector<std::string>{"layernorm", "moe"}));
+        QVERIFY(hasNote(r, "--overlap-moe-expert-parallel-comm: not carried over (it cannot be combined with recomputing the "
+                           "whole MoE layer (moe) in this plan)"));
     }
 
     void tpCommOverlapFollowsThePrediction()

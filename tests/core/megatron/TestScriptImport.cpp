@@ -3071,6 +3071,19 @@ private slots:
         QCOMPARE(importMegatronScript(head + "--recompute-modules layernorm --fp8-format hybrid --fp8-recipe tensorwise\n", "t.sh")
                      .parallel.recompute_modules,
                  recompute_module::layernorm);
+        // The whole MoE layer with the EP all-to-all overlap: Megatron-LM d98e8a64 asserts
+        // "disable moe in recompute_modules when enabling overlap_moe_expert_parallel_comm",
+        // whether the list or --moe-layer-recompute names it.
+        QVERIFY(refusalOf(head + "--recompute-modules layernorm moe --overlap-moe-expert-parallel-comm\n", "a.sh")
+                    .find("a.sh: --recompute-modules: moe with --overlap-moe-expert-parallel-comm") != std::string::npos);
+        const std::string byFlag = refusalOf("torchrun --nproc_per_node 8 pretrain_gpt.py" + flags
+                                                 + " --moe-layer-recompute --overlap-moe-expert-parallel-comm\n",
+                                             "l.sh");
+        QVERIFY2(byFlag.find("l.sh: --moe-layer-recompute: --moe-layer-recompute with --overlap-moe-expert-parallel-comm")
+                     != std::string::npos,
+                 byFlag.c_str());
+        QCOMPARE(importMegatronScript(head + "--recompute-modules layernorm moe\n", "n.sh").parallel.recompute_modules,
+                 recompute_module::layernorm | recompute_module::moe);
         const ImportedScript attn = importMegatronScript(
             "torchrun --nproc_per_node 8 pretrain_gpt.py" + flags + " --recompute-granularity selective --recompute-modules core_attn\n",
             "ca.sh");

@@ -22,6 +22,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cmath>
 #include <limits>
 #include <mutex>
 #include <set>
@@ -107,6 +108,7 @@ private slots:
     void smallNodeOfTheSameTypeKeepsTensorParallelism();
     void idleNodeOfAnotherSizeKeepsMegatronPipelines();
     void selectiveRecomputeRepeatsWhatSavesMemory();
+    void wideSelectiveRecomputeRepeatsWholeBlocks();
     void alternativesCountDistinctPlans();
     void currentConfigurationOfAnotherModelIsLeftOut();
     void currentConfigurationOnTwoVendorsRunsUnderFlagScale();
@@ -636,6 +638,78 @@ void SearchEngineTest::smallNodeOfTheSameTypeKeepsTensorParallelism()
     // A group over both nodes (9 devices) still keeps TP 1: 9 % 8 and the node of 1.
     const SearchSpace space(m, more, cat);
     QCOMPARE(space.pieceGcd(0, 0, 9), 1);
+}
+
+void SearchEngineTest::wideSelectiveRecomputeRepeatsWholeBlocks()
+{
+    // Megatron-LM's setting beside the element-wise modules (docs/search.md section 1): the
+    // MoE layers whole with their pre-MLP norm ("--recompute-modules layernorm moe", as the
+    // Qwen3 recipes write it), the dense MLPs whole, and the attention core where unfused; the
+    // norm not under delayed-scaling FP8, which Megatron-Core refuses.
+    const DeviceCatalog& cat = DeviceCatalog::builtin();
+    const auto wide = [&](const ModelSpec& m, bool fused = true) {
+        CostOptions o;
+        o.fused_attention = fused;
+        return wideSelectiveRecomputeModules(CostModel(m, clusterFromShorthand("H800:1x8", cat), cat, nullptr, o));
+    };
+    using namespace recompute_module;
+    ModelSpec moeModel = *findModelPreset("Mixtral-8x7B");
+    QCOMPARE(wide(moeModel), layernorm | moe);
+    QCOMPARE(wide(moeModel, false), core_attn | layernorm | moe);
+    ModelSpec alternating = moeModel;
+    alternating.moe_layer_freq = 2;   // layers 0, 2, 4, ... MoE, the others dense
+    QCOMPARE(wide(alternating), layernorm | mlp | moe);
+    moeModel.training.fp8_format = Fp8Format::Hybrid;
+    moeModel.training.fp8_recipe = Fp8Recipe::Delayed;
+    QCOMPARE(wide(moeModel), moe);
+    QCOMPARE(wide(*findModelPreset("LLaMA-2-7B")), mlp);
+    QCOMPARE(wide(*findModelPreset("LLaMA-2-7B"), false), core_attn | mlp);
+    QCOMPARE(recomputeOfLevel(kSelectiveWide), Recompute::Selective);
+    QCOMPARE(recomputeLayersOfLevel(kSelectiveWide, 6), 0);
+    QVERIFY(!isFullOfKLevel(kSelectiveWide) && !isFullOfKLevel(kFullAll) && isFullOfKLevel(2));
+    QCOMPARE(recomputeLevels(6, true), (std::vector<int>{0, 1, kSelectiveWide, 2, 3, 5, kFullAll}));
+
+    // Where it is the fastest setting that fits. Qwen3-30B-A3B for Megatron-LM on one node of
+    // 8 H800 (GBS 512): the best plan recomputes the MoE layers whole (22.969 s; the best
+    // plan before this setting existed, full recompute, took 23.110 s). For its stages the
+    // element-wise modules do not fit, and every full recompute setting Megatron-LM offers
+    // either does not fit or is slower.
+    const CostModel cost(*findModelPreset("Qwen3-30B-A3B"), clusterFromShorthand("H800:1x8", cat), cat);
+    SearchOptions opt;
+    opt.target = Target::Megatron;
+    opt.threads = 2;
+    opt.baselines = false;
+    const SearchResult r = runSearch(cost, opt);
+    QVERIFY2(!r.plans.empty(), r.no_plan_reason.c_str());
+    const RankedPlan& best = r.plans.front();
+    for (const StagePlan& st : best.plan.stages) {
+        QCOMPARE(st.recompute, Recompute::Selective);
+        QCOMPARE(st.recompute_modules, layernorm | moe);
+    }
+    int largest = 0;
+    for (const StagePlan& st : best.plan.stages)
+        largest = std::max(largest, st.num_layers);
+    auto timeUnder = [&](Recompute kind, int k, unsigned modules) {
+        Plan q = best.plan;
+        for (StagePlan& st : q.stages) {
+            st.recompute = kind;
+            st.recompute_layers = kind == Recompute::Full && k < st.num_layers ? k : 0;
+            st.recompute_modules = modules;
+        }
+        const Prediction p = cost.estimate(q);
+        return p.feasible ? p.iteration_time_s : std::numeric_limits<double>::infinity();
+    };
+    QVERIFY(std::isinf(timeUnder(Recompute::None, 0, 0)));
+    QVERIFY(std::isinf(timeUnder(Recompute::Selective, 0, moe_act | layernorm)));
+    int fullFits = 0;
+    for (int k = 1; k < largest; k *= 2) {
+        const double t = timeUnder(Recompute::Full, k, defaults);
+        fullFits += std::isinf(t) ? 0 : 1;
+        QVERIFY(t > best.prediction.iteration_time_s);
+    }
+    QVERIFY(timeUnder(Recompute::Full, 0, defaults) > best.prediction.iteration_time_s);
+    QVERIFY(fullFits > 0 || !std::isinf(timeUnder(Recompute::Full, 0, defaults)));
+    QVERIFY(std::abs(best.prediction.iteration_time_s - 22.969) < 5e-4);
 }
 
 void SearchEngineTest::selectiveRecomputeRepeatsWhatSavesMemory()
@@ -1763,64 +1837,108 @@ void SearchEngineTest::interleavingTakesTheLeastRecomputeThatFits()
 {
     // Interleaving keeps more activations in flight on every rank (docs/cost-model.md
     // section 5.3), so a plan may need more recompute at VPP v than plain. Mixtral-S for
-    // Megatron-LM on one node of 8 H800 (GBS 256): every plan of the 8 is faster interleaved,
-    // with full recompute. Each one fits, and the next lower of Megatron-LM's settings for the
-    // same interleaved plan does not: the settings are none, selective, full recompute of
-    // the first n layers of every chunk for n = 1, 2, 4, ... below the largest chunk, and full
-    // recompute of every layer (docs/search.md section 1, Targets).
+    // Megatron-LM on one node of 8 H800 (GBS 256): most plans of the 8 are faster
+    // interleaved, with full recompute. Each interleaved one fits, and the next lower of
+    // Megatron-LM's settings for the same interleaved plan does not: the settings are none,
+    // selective of the element-wise modules (moe_act and layernorm on H800), full recompute
+    // of the first n layers of every chunk for n = 1, 2, 4, ... below the largest chunk, and
+    // full recompute of every layer; beside them selective recompute of the whole MoE layer
+    // (layernorm and moe), which is no faster where it fits (docs/search.md section 1,
+    // Targets). Plans that stay plain are faster so, with the whole MoE layer recomputed.
     const ModelSpec& m = *findModelPreset("Mixtral-S");
     const DeviceCatalog& cat = DeviceCatalog::builtin();
     const Cluster c = clusterFromShorthand("H800:1x8", cat);
     const CostModel cost(m, c, cat);
     const SearchResult r = runSearch(cost, megatronPlans(4));
     QCOMPARE(r.plans.size(), std::size_t(8));
-    // A stage's recompute under a setting: (kind, n), n the block count or 0 for every layer.
-    auto apply = [](Plan& p, Recompute kind, int n) {
+    using namespace recompute_module;
+    // A stage's recompute under a setting: (kind, n, modules), n the block count or 0 for
+    // every layer.
+    struct Setting {
+        Recompute kind;
+        int n;
+        unsigned modules;
+    };
+    auto apply = [](Plan& p, const Setting& set) {
         for (StagePlan& st : p.stages) {
             const std::vector<int> chunks = st.chunks(p.vpp);
-            st.recompute = kind;
+            st.recompute = set.kind;
             st.recompute_layers = 0;
-            if (kind == Recompute::Full && n > 0) {
+            if (set.kind == Recompute::Selective)
+                st.recompute_modules = set.modules;
+            if (set.kind == Recompute::Full && set.n > 0) {
                 int covered = 0;
                 for (const int layers : chunks)
-                    covered += std::min(n, layers);
+                    covered += std::min(set.n, layers);
                 st.recompute_layers = covered >= st.num_layers ? 0 : covered;
             }
         }
     };
-    int recomputed = 0;
+    auto sameRecompute = [](const Plan& a, const Plan& b) {
+        for (int s = 0; s < a.pp(); ++s) {
+            const StagePlan& x = a.stages[static_cast<std::size_t>(s)];
+            const StagePlan& y = b.stages[static_cast<std::size_t>(s)];
+            if (x.recompute != y.recompute || x.recompute_layers != y.recompute_layers
+                || (x.recompute == Recompute::Selective && x.recompute_modules != y.recompute_modules))
+                return false;
+        }
+        return true;
+    };
+    const Setting wide{Recompute::Selective, 0, layernorm | moe};
+    int recomputed = 0, interleaved = 0, plainWide = 0;
     for (const RankedPlan& rp : r.plans) {
         QVERIFY(rp.prediction.feasible);
-        QVERIFY(rp.plan.vpp > 1);
+        if (rp.plan.vpp == 1) {
+            Plan q = rp.plan;
+            apply(q, wide);
+            QVERIFY2(sameRecompute(q, rp.plan), rp.plan.name.c_str());
+            ++plainWide;
+            continue;
+        }
+        ++interleaved;
         int largest = 0;
         for (const StagePlan& st : rp.plan.stages)
             for (const int layers : st.chunks(rp.plan.vpp))
                 largest = std::max(largest, layers);
-        std::vector<std::pair<Recompute, int>> settings = {{Recompute::None, 0}, {Recompute::Selective, 0}};
+        std::vector<Setting> settings = {{Recompute::None, 0, 0}, {Recompute::Selective, 0, moe_act | layernorm}};
         for (int n = 1; n < largest; n *= 2)
-            settings.push_back({Recompute::Full, n});
-        settings.push_back({Recompute::Full, 0});
+            settings.push_back({Recompute::Full, n, 0});
+        settings.push_back({Recompute::Full, 0, 0});
+        auto costUnder = [&](const Setting& set) {
+            Plan q = rp.plan;
+            apply(q, set);
+            const Prediction p = cost.estimate(q);
+            return p.feasible ? p.iteration_time_s : std::numeric_limits<double>::infinity();
+        };
+        Plan asWide = rp.plan;
+        apply(asWide, wide);
+        if (sameRecompute(asWide, rp.plan)) {
+            // The whole MoE layer recomputed: the element-wise modules do not fit, and no
+            // full recompute setting that fits is faster.
+            ++recomputed;
+            QVERIFY2(std::isinf(costUnder(settings[1])), rp.plan.name.c_str());
+            for (std::size_t k = 2; k < settings.size(); ++k)
+                QVERIFY2(costUnder(settings[k]) >= rp.prediction.iteration_time_s, rp.plan.name.c_str());
+            continue;
+        }
         // The plan's setting: the first whose stages match the plan's.
         std::size_t at = settings.size();
         for (std::size_t k = 0; k < settings.size() && at == settings.size(); ++k) {
             Plan q = rp.plan;
-            apply(q, settings[k].first, settings[k].second);
-            bool same = true;
-            for (int s = 0; s < q.pp(); ++s)
-                same = same && q.stages[static_cast<std::size_t>(s)].recompute == rp.plan.stages[static_cast<std::size_t>(s)].recompute
-                    && q.stages[static_cast<std::size_t>(s)].recompute_layers == rp.plan.stages[static_cast<std::size_t>(s)].recompute_layers;
-            if (same)
+            apply(q, settings[k]);
+            if (sameRecompute(q, rp.plan))
                 at = k;
         }
         QVERIFY2(at < settings.size(), rp.plan.name.c_str());
         if (at == 0)
             continue;
         ++recomputed;
-        Plan lower = rp.plan;
-        apply(lower, settings[at - 1].first, settings[at - 1].second);
-        QVERIFY2(!cost.estimate(lower).feasible, rp.plan.name.c_str());
+        QVERIFY2(std::isinf(costUnder(settings[at - 1])), rp.plan.name.c_str());
+        QVERIFY2(costUnder(wide) >= rp.prediction.iteration_time_s, rp.plan.name.c_str());
     }
     QVERIFY(recomputed > 0);
+    QVERIFY(interleaved >= 4);
+    QVERIFY(plainWide > 0);
 }
 
 void SearchEngineTest::cliExitCodes()
