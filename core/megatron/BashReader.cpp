@@ -971,7 +971,8 @@ bool BashReader::lookup(const std::string& name, std::string& value) const
     return false;
 }
 
-std::vector<BashReader::RawCommand> BashReader::tokenize(std::string_view input, bool noteFlagLines)
+std::vector<BashReader::RawCommand> BashReader::tokenize(std::string_view input, bool noteFlagLines, const std::string* nested,
+                                                      int outerLine)
 {
     const std::string text(input);
     const std::size_t n = text.size();
@@ -979,6 +980,14 @@ std::vector<BashReader::RawCommand> BashReader::tokenize(std::string_view input,
     RawCommand cur;
     int line = 1;
     std::size_t i = 0;
+    // A finding at line `at` of the text: the script's line, or in a nested text the line of
+    // the command that runs it and the line in the text (srun ... bash -c "..." spans lines).
+    auto warnAt = [&](int at, const std::string& message) {
+        if (nested)
+            warn(outerLine, message + " (line " + std::to_string(at) + " of " + *nested + "'s text)");
+        else
+            warn(at, message);
+    };
     // The here-documents whose lines follow the current line: delimiter, strip leading tabs,
     // expand (delimiter not quoted), the index the command that reads it has in `commands`.
     struct HereDocument {
@@ -1369,7 +1378,7 @@ std::vector<BashReader::RawCommand> BashReader::tokenize(std::string_view input,
                     name += "_VALUE";
                 if (ShellQuote::isValidName(name)) {
                     m_placeholderNames.insert(name);   // this warning says it: not "from the environment" too
-                    warn(line, flag + " <" + inside + ">: a placeholder left to fill in (bash would read < and > as "
+                    warnAt(line, flag + " <" + inside + ">: a placeholder left to fill in (bash would read < and > as "
                                "redirections); read as filled in, as ${" + name + "}, which an exported launcher requires "
                                "to be set");
                     cur.words.push_back(RawWord{"${" + name + "}", false, {}});
@@ -1405,7 +1414,7 @@ std::vector<BashReader::RawCommand> BashReader::tokenize(std::string_view input,
             if (target.empty() && (targetAt >= n || text[targetAt] == '\n' || text[targetAt] == '\r' || text[targetAt] == ';'
                                    || text[targetAt] == '|' || text[targetAt] == '&' || text[targetAt] == ')'))
             {
-                warn(line, "the redirection " + op + " has no file after it, a syntax error at which bash stops: a placeholder "
+                warnAt(line, "the redirection " + op + " has no file after it, a syntax error at which bash stops: a placeholder "
                            "such as <path> left to fill in? Read on as if it were filled in: the variable meant for it stays a "
                            "reference, ${NAME}, that an exported launcher requires to be set");
                 // X=<PATH> (also after other assignments, or as `export X=<PATH>`): the empty
@@ -2355,7 +2364,7 @@ bool BashReader::parseText(const std::string& text, int line, const std::string&
     }
     std::string error;
     try {
-        commands = tokenize(text, false);
+        commands = tokenize(text, false, &what, line);
         error = syntaxError(commands);
     } catch (const InputError& e) {
         error = e.detail();

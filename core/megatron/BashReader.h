@@ -387,8 +387,11 @@ private:
         bool extglob = false;                                           // shopt -s extglob before it
     };
     // noteFlagLines: record where each --flag is written (flagLines()); not for the text eval
-    // puts together, whose flags stand where the script writes them.
-    std::vector<RawCommand> tokenize(std::string_view text, bool noteFlagLines = true);
+    // puts together, whose flags stand where the script writes them. A text run as commands
+    // (`nested`: parseText's what, at `outerLine`) has its findings said at the line of the
+    // command that runs it, with their line in the text.
+    std::vector<RawCommand> tokenize(std::string_view text, bool noteFlagLines = true, const std::string* nested = nullptr,
+                                     int outerLine = 0);
     // eval ARG...: its arguments joined and read as commands where it stands.
     void evalText(const RawCommand& cmd, std::size_t w, std::size_t firstAssign);
     // A text run as commands where `line` stands (eval's, a shell's command string): parsed

@@ -3150,6 +3150,13 @@ private slots:
         QVERIFY(!readerWarns("torchrun pretrain_gpt.py --bf16 < in.txt\n", "placeholder"));
         QVERIFY(!readerWarns("torchrun pretrain_gpt.py --bf16 < in.txt > out.txt\n", "placeholder"));
         QVERIFY(!readerWarns("torchrun pretrain_gpt.py --bf16 <<< word\n", "placeholder"));
+        // In a command string that spans lines, at the line of the command that runs it with
+        // its line in the string: here line 2 runs srun, and the placeholder is on the
+        // string's line 3 (the script's line 4).
+        QVERIFY(readerWarns("X=1\nsrun -N 2 bash -c '\ntorchrun pretrain_gpt.py --bf16 \\\n  --save <PATH TO SAVE>\n'\n",
+                            "line 2: --save <PATH TO SAVE>: a placeholder left to fill in (bash would read < and > as "
+                            "redirections); read as filled in, as ${SAVE}, which an exported launcher requires to be set "
+                            "(line 3 of bash -c's text)"));
     }
 
     void checkpointArgsAreSaid()
