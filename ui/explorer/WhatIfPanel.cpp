@@ -44,8 +44,11 @@ void applyRecompute(StagePlan& s, WhatIfRecompute choice)
     case WhatIfRecompute::Full: s.recompute = Recompute::Full; return;
     case WhatIfRecompute::CoreAttention: break;
     case WhatIfRecompute::MoeActLayernorm: s.recompute_modules = recompute_module::moe_act | recompute_module::layernorm; break;
-    case WhatIfRecompute::MoeLayer: s.recompute_modules = recompute_module::moe; break;
+    case WhatIfRecompute::MoeLayer: s.recompute_modules = recompute_module::layernorm | recompute_module::moe; break;
     case WhatIfRecompute::Mlp: s.recompute_modules = recompute_module::mlp; break;
+    case WhatIfRecompute::WholeBlocks:
+        s.recompute_modules = recompute_module::layernorm | recompute_module::mlp | recompute_module::moe;
+        break;
     }
     s.recompute = Recompute::Selective;
 }
@@ -268,10 +271,13 @@ void WhatIfPanel::resetInputs()
     m_recompute->addItem(tr("Selective: core_attn"), int(WhatIfRecompute::CoreAttention));
     if (model.isMoe()) {
         m_recompute->addItem(tr("Selective: moe_act, layernorm"), int(WhatIfRecompute::MoeActLayernorm));
-        m_recompute->addItem(tr("Selective: moe"), int(WhatIfRecompute::MoeLayer));
+        m_recompute->addItem(tr("Selective: layernorm, moe"), int(WhatIfRecompute::MoeLayer));
     }
-    if (model.numMoeLayers(0, model.num_layers) < model.num_layers)
+    if (model.numMoeLayers(0, model.num_layers) < model.num_layers) {
         m_recompute->addItem(tr("Selective: mlp"), int(WhatIfRecompute::Mlp));
+        if (model.isMoe())
+            m_recompute->addItem(tr("Selective: layernorm, mlp, moe"), int(WhatIfRecompute::WholeBlocks));
+    }
     m_recompute->addItem(tr("Full, every layer"), int(WhatIfRecompute::Full));
     m_recompute->setCurrentIndex(0);
     m_wantNodes.clear();

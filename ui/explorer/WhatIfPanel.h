@@ -24,8 +24,11 @@ class QBoxLayout;
 
 namespace hapmoe::ui {
 
-// What-if's recompute choices for every stage (WhatIfPanel::recomputeBox).
-enum class WhatIfRecompute { None, CoreAttention, MoeActLayernorm, MoeLayer, Mlp, Full };
+// What-if's recompute choices for every stage (WhatIfPanel::recomputeBox): selective of the
+// attention core; of the experts' activation and the pre-MLP norm; of the MoE layer whole with
+// that norm (as the search's whole-block setting and the MoE recipes); of the dense MLPs; of
+// both kinds of block, in a model that has both; full of every layer.
+enum class WhatIfRecompute { None, CoreAttention, MoeActLayernorm, MoeLayer, Mlp, WholeBlocks, Full };
 
 class WhatIfPanel : public QWidget {
     Q_OBJECT

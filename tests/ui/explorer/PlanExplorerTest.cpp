@@ -1262,6 +1262,21 @@ void PlanExplorerTest::whatIfRecompute()
         QCOMPARE(selective.stages[i].t_fwd, none.stages[i].t_fwd);
     }
     QVERIFY2(whatIf->hint().contains(QStringLiteral("No launcher can run this recompute")), qPrintable(whatIf->hint()));
+    // The MoE layer whole with its norm (the search's whole-block setting): its forward again
+    // in backward, the dispatch included, for less memory than the element-wise modules.
+    box->setCurrentIndex(box->findData(int(WhatIfRecompute::MoeLayer)));
+    QVERIFY2(whatIf->whatIfPrediction().has_value(), qPrintable(whatIf->problem()));
+    const Prediction whole = *whatIf->whatIfPrediction();
+    for (StagePlan& st : plan.stages)
+        st.recompute_modules = recompute_module::layernorm | recompute_module::moe;
+    QCOMPARE(whole.iteration_time_s, m_cost->estimate(plan).iteration_time_s);
+    for (std::size_t i = 0; i < plan.stages.size(); ++i) {
+        QVERIFY(whole.stages[i].memory.activations < selective.stages[i].memory.activations);
+        QVERIFY(whole.stages[i].t_bwd > selective.stages[i].t_bwd);
+    }
+    // Mixtral has no dense layer: no mlp, nor all three blocks together.
+    QCOMPARE(box->findData(int(WhatIfRecompute::Mlp)), -1);
+    QCOMPARE(box->findData(int(WhatIfRecompute::WholeBlocks)), -1);
     box->setCurrentIndex(box->findData(int(WhatIfRecompute::Full)));
     QVERIFY(whatIf->whatIfPrediction()->peak_memory_gib < selective.peak_memory_gib);
     box->setCurrentIndex(0);
