@@ -980,13 +980,17 @@ std::vector<BashReader::RawCommand> BashReader::tokenize(std::string_view input,
     RawCommand cur;
     int line = 1;
     std::size_t i = 0;
-    // A finding at line `at` of the text: the script's line, or in a nested text the line of
-    // the command that runs it and the line in the text (srun ... bash -c "..." spans lines).
-    auto warnAt = [&](int at, const std::string& message) {
-        if (nested)
-            warn(outerLine, message + " (line " + std::to_string(at) + " of " + *nested + "'s text)");
-        else
+    // A finding at line `at` of the text: the script's line; in a nested text the line where
+    // the script writes `word` and `next` when it does so once (a variable's value run as commands,
+    // srun ... sh -c "${run_cmd}"), else the line of the command that runs the text and the
+    // line in the text (srun ... bash -c "..." spans lines).
+    auto warnAt = [&](int at, const std::string& message, std::string_view word = {}, std::string_view next = {}) {
+        if (!nested)
             warn(at, message);
+        else if (const int written = uniqueLineInScript(word, next))
+            warn(written, message);
+        else
+            warn(outerLine, message + " (line " + std::to_string(at) + " of " + *nested + "'s text)");
     };
     // The here-documents whose lines follow the current line: delimiter, strip leading tabs,
     // expand (delimiter not quoted), the index the command that reads it has in `commands`.
@@ -1378,9 +1382,11 @@ std::vector<BashReader::RawCommand> BashReader::tokenize(std::string_view input,
                     name += "_VALUE";
                 if (ShellQuote::isValidName(name)) {
                     m_placeholderNames.insert(name);   // this warning says it: not "from the environment" too
-                    warnAt(line, flag + " <" + inside + ">: a placeholder left to fill in (bash would read < and > as "
+                    warnAt(line,
+                           flag + " <" + inside + ">: a placeholder left to fill in (bash would read < and > as "
                                "redirections); read as filled in, as ${" + name + "}, which an exported launcher requires "
-                               "to be set");
+                               "to be set",
+                           flag, std::string_view(text).substr(i, close + 1 - i));
                     cur.words.push_back(RawWord{"${" + name + "}", false, {}});
                     i = close + 1;
                     continue;
@@ -1593,8 +1599,41 @@ bool BashReader::active() const
     return std::all_of(m_branches.begin(), m_branches.end(), [](const Branch& b) { return b.active; });
 }
 
+int BashReader::uniqueLineInScript(std::string_view word, std::string_view next) const
+{
+    if (word.empty() || next.empty())
+        return 0;
+    std::size_t found = npos;
+    for (std::size_t at = m_script.find(next); at != npos; at = m_script.find(next, at + 1)) {
+        // Back over the blanks and line continuations between the two, then the word, which
+        // must start the script's word there.
+        std::size_t j = at;
+        while (j > 0) {
+            if (m_script[j - 1] == ' ' || m_script[j - 1] == '\t')
+                --j;
+            else if (j >= 2 && m_script[j - 1] == '\n' && m_script[j - 2] == '\\')
+                j -= 2;
+            else
+                break;
+        }
+        if (j == at || j < word.size() || m_script.compare(j - word.size(), word.size(), word) != 0)
+            continue;
+        const std::size_t start = j - word.size();
+        if (start > 0 && !std::isspace(static_cast<unsigned char>(m_script[start - 1])) && m_script[start - 1] != '"'
+            && m_script[start - 1] != '\'')
+            continue;
+        if (found != npos)
+            return 0;   // written twice: which one ran is not known here
+        found = start;
+    }
+    if (found == npos)
+        return 0;
+    return 1 + static_cast<int>(std::count(m_script.begin(), m_script.begin() + static_cast<std::ptrdiff_t>(found), '\n'));
+}
+
 void BashReader::read(std::string_view text)
 {
+    m_script = std::string(text);
     try {
         run(tokenize(text));
     } catch (const NestingTooDeep&) {

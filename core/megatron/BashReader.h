@@ -627,6 +627,10 @@ private:
     std::vector<Subshell> m_subshells;   // the subshells being read, innermost last
     // Set by an `exit` that runs, until the subshell it ends (or the whole reading) is left.
     std::vector<int> m_evalLines, m_sourceLines;
+    std::string m_script;   // the text read(), where a nested text's finding is looked up
+    // The line of the script's one occurrence of the word `word` followed by blanks (or line
+    // continuations) and `next`, or 0 (none, or several).
+    int uniqueLineInScript(std::string_view word, std::string_view next) const;
     int m_evalDepth = 0;   // evals nested in evals
     // The standard input of the loops being iterated (`while read ...; do ...; done <<< "$X"`),
     // innermost last: the text still to read, or nullopt for input the text does not give

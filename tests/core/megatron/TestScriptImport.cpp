@@ -3150,13 +3150,23 @@ private slots:
         QVERIFY(!readerWarns("torchrun pretrain_gpt.py --bf16 < in.txt\n", "placeholder"));
         QVERIFY(!readerWarns("torchrun pretrain_gpt.py --bf16 < in.txt > out.txt\n", "placeholder"));
         QVERIFY(!readerWarns("torchrun pretrain_gpt.py --bf16 <<< word\n", "placeholder"));
-        // In a command string that spans lines, at the line of the command that runs it with
-        // its line in the string: here line 2 runs srun, and the placeholder is on the
-        // string's line 3 (the script's line 4).
-        QVERIFY(readerWarns("X=1\nsrun -N 2 bash -c '\ntorchrun pretrain_gpt.py --bf16 \\\n  --save <PATH TO SAVE>\n'\n",
-                            "line 2: --save <PATH TO SAVE>: a placeholder left to fill in (bash would read < and > as "
-                            "redirections); read as filled in, as ${SAVE}, which an exported launcher requires to be set "
-                            "(line 3 of bash -c's text)"));
+        // In a text run as commands (a command string, eval): at the script's line where it is
+        // written once (line 4 here, the string's line 3; also through a variable, as
+        // Megatron-LM's old pretrain_gpt3_175B.sh runs srun ... sh -c "${run_cmd}"), else at
+        // the line of the command that runs the text with its line in the text.
+        const std::string said = ": --save <PATH TO SAVE>: a placeholder left to fill in (bash would read < and > as "
+                                 "redirections); read as filled in, as ${SAVE}, which an exported launcher requires to be set";
+        QCOMPARE(warningsWith("X=1\nsrun -N 2 bash -c '\ntorchrun pretrain_gpt.py --bf16 \\\n  --save <PATH TO SAVE>\n'\n",
+                              "PATH TO SAVE"),
+                 std::vector<std::string>{"line 4" + said});
+        QCOMPARE(warningsWith("OPTS=\"--bf16 \\\n  --save \\\n  <PATH TO SAVE>\"\nCMD=\"torchrun pretrain_gpt.py ${OPTS}\"\n"
+                              "srun -N 2 sh -c \"${CMD}\"\n",
+                              "PATH TO SAVE"),
+                 std::vector<std::string>{"line 2" + said});
+        QCOMPARE(warningsWith("# --save <PATH TO SAVE> as below\nsrun -N 2 bash -c '\ntorchrun pretrain_gpt.py --bf16 \\\n"
+                              "  --save <PATH TO SAVE>\n'\n",
+                              "PATH TO SAVE"),
+                 std::vector<std::string>{"line 2" + said + " (line 3 of bash -c's text)"});
     }
 
     void checkpointArgsAreSaid()
