@@ -1645,6 +1645,13 @@ void validatePlanDocument(const PlanDocument& doc, const DeviceCatalog& catalog,
     const Plan& p = doc.plan;
     if (p.stages.empty())
         throw InputError(file, "plan.stages", "expected at least one stage");
+    // Megatron-Core offloads the optimizer only from the distributed optimizer
+    // (megatron/core/optimizer/__init__.py raises otherwise), as `hapmoe estimate` refuses
+    // --optimizer-cpu-offload without --distributed-optimizer.
+    if (p.optimizer_offload_fraction > 0 && !p.distributed_optimizer)
+        throw InputError(file, "plan.distributed_optimizer",
+                         "expected true with optimizer_offload_fraction " + valueForMessage(p.optimizer_offload_fraction)
+                             + " (Megatron-Core offloads the optimizer only from the distributed optimizer)");
     // Sums and products of the file's integers are taken in 64 bits: each may be up to INT_MAX.
     long long nextLayer = 0;
     std::map<int, std::vector<std::pair<int, int>>> used;   // node id -> per device (stage, slot) + 1, 0 = free

@@ -5656,6 +5656,11 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
             literal += from[k];
         }
         constexpr std::size_t kMaxPatternSubject = 4096;   // a pattern tried at every start and end
+        // Every match replaced can multiply a value (${X//a/$X}): checked as it grows, before
+        // it is whole, against the limit on one value.
+        const auto grown = [&](const std::string& result) {
+            checkValueSize("${" + body + "}", result.size(), 0, line);
+        };
         emitEach([&](const std::string& text) {
             const std::string& subject = text;
             const std::size_t size = subject.size();
@@ -5672,6 +5677,7 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
                 std::size_t at = 0;
                 for (std::size_t pos = subject.find(literal); pos != npos; pos = all ? subject.find(literal, at) : npos) {
                     result += subject.substr(at, pos - at) + replacement(literal);
+                    grown(result);
                     at = pos + literal.size();
                 }
                 return result + subject.substr(at);
@@ -5699,6 +5705,7 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
                     continue;
                 }
                 result += replacement(subject.substr(i, end - i));
+                grown(result);
                 replaced = true;
                 if (end == i) {   // an empty match: the character after it stays
                     if (i < size)

@@ -33,9 +33,10 @@ namespace hapmoe {
 
 namespace {
 
-// Processes of one launch, at most: far above any cluster (the largest published runs use
-// tens of thousands of GPUs), and small enough for every count derived from it to be an int.
-constexpr long long kMaxWorldSize = 10000000;
+// Processes of one launch, at most: one device each, so the most devices a cluster may have
+// (io/Documents.h), far above any cluster (the largest published runs use tens of thousands
+// of GPUs), and small enough for every count derived from it to be an int.
+constexpr long long kMaxWorldSize = kMaxDevices;
 
 // Whether text reads as YAML rather than bash: its first lines that are not blank or comments
 // are "key:" mappings or "- " list items, and none is a command.
@@ -548,6 +549,19 @@ private:
                                             n && *n > 1000000 ? "--nnodes " + value + " is more nodes than the 1000000 a plan may have"
                                                               : "--nnodes " + value + " is no node count, which torchrun refuses"});
         }
+        // So is a process count it cannot start (torch.distributed.run: an integer, or gpu,
+        // cpu or auto, read before this; 0 starts no worker): refused, not assumed.
+        if (canonicalTorchrun(option) == "--nproc-per-node" && v.find('$') == std::string::npos && !v.empty()) {
+            const auto n = toInt(v);
+            m_out.invalid_values.push_back(
+                {"--nproc_per_node", value, "an integer from 1 to " + std::to_string(kMaxDevicesPerNode) + ", gpu, cpu or auto",
+                 !n ? "--nproc_per_node " + value + " is no process count, which torchrun refuses (it takes an integer, gpu, cpu "
+                                                     "or auto)"
+                 : *n > kMaxDevicesPerNode
+                     ? "--nproc_per_node " + value + " is more processes than the " + std::to_string(kMaxDevicesPerNode)
+                           + " devices a node may have"
+                     : "--nproc_per_node " + value + " starts no worker process"});
+        }
         const bool nodes = canonicalTorchrun(option) == "--nnodes" && v.find('$') != std::string::npos;
         warn(at(option) + option + " " + value + ": expected an integer from 1 to 1000000; " + std::to_string(fallback)
              + " is assumed" + (nodes ? " (placed on a cluster given with --cluster, the script runs on its leading nodes of one type, as many as its parallelism divides)" : ""));
@@ -817,7 +831,7 @@ private:
                                             "at most " + std::to_string(kMaxWorldSize) + " processes in all",
                                             "the launch starts " + std::to_string(world) + " processes (--nnodes x "
                                                 "--nproc_per_node); expected at most "
-                                                + std::to_string(kMaxWorldSize)});
+                                                + std::to_string(kMaxWorldSize) + ", the most devices a cluster may have"});
             world = 0;
         }
         m_out.world_size = static_cast<int>(world);

@@ -1237,6 +1237,11 @@ void tst_Documents::validatePlanCatchesMegatronRules()
              d.plan.unused = {{7, 8, "not needed"}, {7, 1, "not needed either"}};
          }},
         {"plan.stages[0].devices", [](PlanDocument& d) { d.plan.stages[0].devices.clear(); }},
+        // Megatron-Core offloads the optimizer only from the distributed optimizer.
+        {"plan.distributed_optimizer", [](PlanDocument& d) {
+             d.plan.distributed_optimizer = false;
+             d.plan.optimizer_offload_fraction = 0.5;
+         }},
         // first_local + count beyond an int does not wrap around into the node.
         {"plan.stages[0].devices[0].first_local", [](PlanDocument& d) { d.plan.stages[0].devices[0].first_local = INT_MAX; }},
         // 65536 x 65536 x DP is not 0 (or any other wrapped value) devices.

@@ -691,13 +691,12 @@ private slots:
         const Run vpp = hapmoeCli({"import", "vpp.sh", "--cluster", "H800:1x8", "-o", "vpp.hapmoe"}, dir.path());
         QVERIFY2(vpp.code == 0, qPrintable(vpp.out));
         QVERIFY(vpp.out.contains("VPP2"));
-        // A launcher option torchrun cannot take says what it takes.
+        // A process count torchrun cannot start is refused, naming the file and the option.
         test::writeText(dir.filePath("nproc.sh"), "torchrun --nproc_per_node 0 pretrain_gpt.py --num-layers 2 --hidden-size 64 "
                                                   "--num-attention-heads 2 --seq-length 128 --vocab-size 1000\n");
         const Run n = hapmoeCli({"import", "nproc.sh"}, dir.path());
-        QCOMPARE(n.code, 0);
-        QVERIFY2(n.out.contains("warning: nproc.sh: line 1: --nproc_per_node 0: expected an integer from 1 to 1000000; 1 is assumed"),
-                 qPrintable(n.out));
+        QCOMPARE(n.code, 2);
+        QVERIFY2(n.out.contains("nproc.sh: --nproc_per_node: --nproc_per_node 0 starts no worker process"), qPrintable(n.out));
     }
 
     void exportLeavesNothingBehind()

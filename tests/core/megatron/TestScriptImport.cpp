@@ -824,6 +824,14 @@ private slots:
         QCOMPARE(errorOf(doubled + launch + "\n", "double.sh"),
                  std::string("double.sh: line 22: A grows past 16 MiB; a launch script's values are far smaller, so the "
                              "script is not read"));
+        // A pattern substitution that puts a value into each of its own characters squares it,
+        // and is stopped as it grows, not once it is whole: 47 characters become 47^2 = 2,209,
+        // then 47 x 2,209 = 103,823 (line 2); at line 3 the result would be 103,823^2 bytes
+        // (10.8 GB), and passes 16 MiB after 162 of its 103,823 replacements.
+        const std::string square = "S=" + std::string(47, 'a') + "\nX=${S//a/${S//a/$S}}\nX=${X//a/$X}\n";
+        QCOMPARE(errorOf(square + launch + "\n", "square.sh"),
+                 std::string("square.sh: line 3: ${X//a/$X} grows past 16 MiB; a launch script's values are far smaller, "
+                             "so the script is not read"));
         // An array doubled the same way: 2 x 2^19 = 1,048,576 elements after line 20.
         const std::string array = repeated("A=(x y)\n", "A=(\"${A[@]}\" \"${A[@]}\")\n", 64);
         QCOMPARE(errorOf(array + launch + "\n", "array.sh"),
@@ -896,7 +904,13 @@ private slots:
                          "--num-attention-heads 8 --seq-length 128\n",
                          "nodes.sh"),
                  std::string("nodes.sh: --nnodes: the launch starts 409600000 processes (--nnodes x --nproc_per_node); "
-                             "expected at most 10000000"));
+                             "expected at most 1048576, the most devices a cluster may have"));
+        // 257 nodes of 4,096: each count within its bound, 1,052,672 processes in all.
+        QCOMPARE(errorOf("torchrun --nproc_per_node 4096 --nnodes 257 pretrain_gpt.py --num-layers 2 --hidden-size 64 "
+                         "--num-attention-heads 8 --seq-length 128\n",
+                         "nodes.sh"),
+                 std::string("nodes.sh: --nnodes: the launch starts 1052672 processes (--nnodes x --nproc_per_node); "
+                             "expected at most 1048576, the most devices a cluster may have"));
         // An elastic range whose minimum is above its maximum.
         QCOMPARE(errorOf("torchrun --nproc_per_node 8 --nnodes 4:2 pretrain_gpt.py --num-layers 2 --hidden-size 64 "
                          "--num-attention-heads 8 --seq-length 128\n",
@@ -1232,9 +1246,27 @@ private slots:
             QCOMPARE(e.file(), std::string("nan.sh"));
             QCOMPARE(e.where(), std::string("--hidden-size"));
         }
-        // The torchrun warning says what --nproc_per_node takes.
-        const ImportedScript nproc = importMegatronScript("torchrun --nproc_per_node 0 pretrain_gpt.py --num-layers 2\n", "n.sh");
-        QVERIFY(hasWarning(nproc, "--nproc_per_node 0: expected an integer from 1 to 1000000; 1 is assumed"));
+        // A process count torchrun cannot start, written as it stands, is refused, as --nnodes 0
+        // is; a variable left unexpanded gets the assumption, and the warning says what
+        // --nproc_per_node takes.
+        for (const char* n : {"0", "-2", "eight"}) {
+            const ImportedScript nproc = importMegatronScript(std::string("torchrun --nproc_per_node ") + n
+                                                                  + " pretrain_gpt.py --num-layers 2\n",
+                                                              "n.sh");
+            QVERIFY(!nproc.invalid_values.empty());
+            QCOMPARE(nproc.invalid_values.front().flag, std::string("--nproc_per_node"));
+            QCOMPARE(nproc.invalid_values.front().detail,
+                     std::string("--nproc_per_node ") + n
+                         + (n[0] == 'e' ? " is no process count, which torchrun refuses (it takes an integer, gpu, cpu or auto)"
+                                        : " starts no worker process"));
+        }
+        const ImportedScript huge = importMegatronScript("torchrun --nproc_per_node 99999999 pretrain_gpt.py --num-layers 2\n", "h.sh");
+        QVERIFY(!huge.invalid_values.empty());
+        QCOMPARE(huge.invalid_values.front().detail,
+                 std::string("--nproc_per_node 99999999 is more processes than the 4096 devices a node may have"));
+        const ImportedScript unsetCount = importMegatronScript("torchrun --nproc_per_node $GPUS pretrain_gpt.py --num-layers 2\n", "u.sh");
+        QVERIFY(hasWarning(unsetCount, "--nproc_per_node ${GPUS}: expected an integer from 1 to 1000000; 1 is assumed"));
+        QVERIFY(unsetCount.invalid_values.empty() || unsetCount.invalid_values.front().flag != "--nproc_per_node");
     }
 
     void scriptPlanIsValidated()
