@@ -1359,6 +1359,27 @@ private:
         const bool selective = s0.recompute == Recompute::Selective;
         const std::string a2aConflict = a2aOverlapConflict();
         const bool a2aCarried = a2aOverlapCarried();
+        // Megatron-LM d98e8a64 (TransformerConfig, not FlagScale's 8479eb35) refuses two of the
+        // MoE recipes' switches with the whole MoE layer recomputed: Transformer Engine's CUDA
+        // graphs of the moe_router scope ("moe recompute is not supported with moe_router CUDA
+        // graph") and fine-grained offloading of activations inside the layer ("Cannot offload
+        // ... while recomputing the entire MoE layer"). Neither is modelled; the plan runs
+        // without them.
+        const bool recomputesMoe = megatron && std::any_of(plan.stages.begin(), plan.stages.end(), [](const StagePlan& st) {
+            return st.recompute == Recompute::Selective && (st.recompute_modules & recompute_module::moe);
+        });
+        const auto originalListHas = [&](const std::string& flag, std::initializer_list<const char*> names) {
+            const std::vector<std::string>* v = originalValues(flag);
+            return v && std::any_of(v->begin(), v->end(), [&](const std::string& w) {
+                       const std::string name = ShellQuote::unquoted(w);
+                       return std::any_of(names.begin(), names.end(), [&](const char* n) { return name == n; });
+                   });
+        };
+        const bool graphConflict = recomputesMoe
+            && (originalFirst("--cuda-graph-impl", "none") == "transformer_engine" || originalHas("--external-cuda-graph"))
+            && originalListHas("--cuda-graph-scope", {"moe_router"});
+        const bool offloadConflict = recomputesMoe && originalHas("--fine-grained-activation-offloading")
+            && originalListHas("--offload-modules", {"moe_act", "expert_fc1", "fused_group_mlp"});
         const bool anyRecompute = std::any_of(plan.stages.begin(), plan.stages.end(),
                                               [](const StagePlan& st) { return st.recompute != Recompute::None; });
         const int microbatches = plan.numMicrobatches();
@@ -1534,6 +1555,12 @@ private:
                 why = a2aConflict + " in this plan";
             else if (f.name == "--delay-wgrad-compute" && !a2aCarried)
                 why = "it needs --overlap-moe-expert-parallel-comm";
+            else if (graphConflict && (f.name == "--cuda-graph-impl" || f.name == "--external-cuda-graph" || f.name == "--cuda-graph-scope"))
+                why = "Megatron-LM does not run Transformer Engine's CUDA graphs of the moe_router scope with the whole MoE layer "
+                      "recomputed (moe) in this plan";
+            else if (offloadConflict && (f.name == "--fine-grained-activation-offloading" || f.name == "--offload-modules"))
+                why = "Megatron-LM does not offload activations inside the MoE layer (moe_act, expert_fc1, fused_group_mlp) "
+                      "that this plan recomputes whole (moe)";
             else if (f.name == "--use-dualpipev")
                 why = "another pipeline schedule; the plan is costed and written for 1F1B";
             else if (f.name == "--moe-fb-overlap")

@@ -1927,6 +1927,32 @@ private:
                            + " with --overlap-moe-expert-parallel-comm (Megatron-LM's TransformerConfig asserts \"disable moe "
                              "in recompute_modules when enabling overlap_moe_expert_parallel_comm\")");
             }
+            // Two more of d98e8a64's refusals with the whole MoE layer recomputed: Transformer
+            // Engine's CUDA graphs of the moe_router scope, and fine-grained offloading of
+            // activations inside the layer.
+            if ((p.recompute_modules & recompute_module::moe) && !runsFlagScale()) {
+                const auto listHas = [&](const char* flag, std::initializer_list<const char*> names) {
+                    if (!has(flag))
+                        return std::string();
+                    for (const std::string& v : valuesOf(flag)) {
+                        const std::string name = ShellQuote::unquoted(v);
+                        for (const char* n : names)
+                            if (name == n)
+                                return name;
+                    }
+                    return std::string();
+                };
+                if ((str("--cuda-graph-impl").value_or("none") == "transformer_engine" || has("--external-cuda-graph"))
+                    && !listHas("--cuda-graph-scope", {"moe_router"}).empty())
+                    broken("--cuda-graph-scope", "moe_router with the whole MoE layer recomputed (moe) under Transformer Engine's CUDA "
+                                                 "graphs (Megatron-LM's TransformerConfig asserts \"moe recompute is not supported "
+                                                 "with moe_router CUDA graph\")");
+                if (const std::string inside = listHas("--offload-modules", {"moe_act", "expert_fc1", "fused_group_mlp"});
+                    !inside.empty() && has("--fine-grained-activation-offloading"))
+                    broken("--offload-modules", inside + " offloaded inside the MoE layer that is recomputed whole (moe) "
+                                                "(Megatron-LM's TransformerConfig asserts \"Cannot offload ... while recomputing "
+                                                "the entire MoE layer\")");
+            }
             if ((p.recompute_modules & recompute_module::moe_act) && !has("--moe-grouped-gemm"))
                 broken("--recompute-modules", "moe_act needs --moe-grouped-gemm (Megatron-LM's TransformerConfig raises \"moe_act in "
                                               "recompute_modules is only supported with moe_grouped_gemm\")");

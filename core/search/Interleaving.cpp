@@ -60,6 +60,8 @@ RankedPlan fastestInterleaving(const CostModel& cost, const RankedPlan& plain, i
         for (const int level : recomputeLevels(largestChunk, wide != 0)) {
             if (stop && stop())
                 return best;
+            if (level == 1 && !selectiveRecomputeSavesMemory(cost, light))
+                continue;   // fits only where none does, and is slower
             for (std::size_t s = 0; s < q.stages.size(); ++s)
                 setRecompute(q.stages[s], level, chunks[s], light, wide);
             if (!isDeployable(q, cost.model(), cost.cluster(), cost.catalog(), Target::Megatron))

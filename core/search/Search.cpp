@@ -347,7 +347,10 @@ public:
                 // Megatron-LM's jobs (below) do, whose plans of CP 1 FlagScale also runs; they
                 // leave out the types that mix collective libraries.
                 const bool wide = wideSelectiveRecomputeModules(m_cost) != 0;
-                const bool selectiveHelps = wide || selectiveRecomputeSavesMemory(m_cost, selectiveRecomputeModules(m_cost, m_space));
+                // Level 1 with nothing to save (core_attn under fused attention) fits only
+                // where none does, and is slower: not run.
+                const bool lightHelps = selectiveRecomputeSavesMemory(m_cost, selectiveRecomputeModules(m_cost, m_space));
+                const bool selectiveHelps = wide || lightHelps;
                 const bool withMegatron = std::find(targets.begin(), targets.end(), Target::Megatron) != targets.end();
                 if (t == Target::FlagScale && ((withMegatron && !m_space.mixesLibraries(mask)) || !selectiveHelps))
                     continue;
@@ -384,7 +387,7 @@ public:
                     Job job;
                     job.stop_when_all_fit = true;
                     for (int level : recomputeLevels(N, wide)) {
-                        if (selectiveOnly && level != 1 && level != kSelectiveWide)
+                        if ((selectiveOnly && level != 1 && level != kSelectiveWide) || (level == 1 && !lightHelps))
                             continue;
                         RunConfig c = base(heuristics);
                         // Megatron-LM runs one process count on every node, so where a
@@ -419,6 +422,7 @@ public:
         const int W = m_space.totalDevices();
         const unsigned all = (1u << m_space.numTypes()) - 1;
         const bool wide = wideSelectiveRecomputeModules(m_cost) != 0;
+        const bool lightHelps = selectiveRecomputeSavesMemory(m_cost, selectiveRecomputeModules(m_cost, m_space));
         for (int pp = 1; pp <= N && pp <= W; ++pp) {
             if (N % pp != 0 || W % pp != 0)
                 continue;
@@ -436,6 +440,8 @@ public:
                 Job job;
                 job.stop_when_all_fit = true;
                 for (int level : recomputeLevels(N / pp, wide)) {
+                    if (level == 1 && !lightHelps)
+                        continue;   // as in searchJobs
                     RunConfig c = base(false);
                     c.exact_alternatives = false;   // the baseline keeps one plan
                     c.target = Target::Megatron;

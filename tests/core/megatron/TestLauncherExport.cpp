@@ -1639,6 +1639,32 @@ private slots:
         QCOMPARE(valuesAfter(args, "--recompute-modules"), (std::vector<std::string>{"layernorm", "moe"}));
         QVERIFY(hasNote(r, "--overlap-moe-expert-parallel-comm: not carried over (it cannot be combined with recomputing the "
                            "whole MoE layer (moe) in this plan)"));
+        QVERIFY(!contains(args, "--delay-wgrad-compute"));
+
+        // The same plan under Megatron-LM d98e8a64 also leaves out the MoE recipes' CUDA graphs
+        // of the moe_router scope ("moe recompute is not supported with moe_router CUDA graph")
+        // and fine-grained offloading inside the MoE layer ("Cannot offload ... while
+        // recomputing the entire MoE layer"); FlagScale's Megatron-LM 8479eb35 has neither rule.
+        const std::string recipe = original + " --cuda-graph-impl transformer_engine --cuda-graph-scope attn moe_router "
+                                              "moe_preprocess --fine-grained-activation-offloading --offload-modules expert_fc1 moe_act";
+        o.original = importMegatronScript(recipe + "\n", "graphs.sh");
+        r = exportLauncher(d, o);
+        QVERIFY2(r.ok, r.refusal.c_str());
+        args = runLauncher(dir, r.script, "0");
+        for (const char* flag : {"--cuda-graph-impl", "--cuda-graph-scope", "--fine-grained-activation-offloading", "--offload-modules"})
+            QVERIFY2(!contains(args, flag), flag);
+        QVERIFY(hasNote(r, "--cuda-graph-scope: not carried over (Megatron-LM does not run Transformer Engine's CUDA graphs of "
+                           "the moe_router scope with the whole MoE layer recomputed (moe) in this plan)"));
+        QVERIFY(hasNote(r, "--offload-modules: not carried over (Megatron-LM does not offload activations inside the MoE layer "
+                           "(moe_act, expert_fc1, fused_group_mlp) that this plan recomputes whole (moe))"));
+        // With the experts' activation recomputed instead, both stay.
+        for (StagePlan& st : d.plan.stages)
+            st.recompute_modules = recompute_module::layernorm | recompute_module::moe_act;
+        r = exportLauncher(d, o);
+        QVERIFY2(r.ok, r.refusal.c_str());
+        args = runLauncher(dir, r.script, "0");
+        QCOMPARE(valuesAfter(args, "--cuda-graph-scope"), (std::vector<std::string>{"attn", "moe_router", "moe_preprocess"}));
+        QCOMPARE(valuesAfter(args, "--offload-modules"), (std::vector<std::string>{"expert_fc1", "moe_act"}));
     }
 
     void tpCommOverlapFollowsThePrediction()

@@ -3116,6 +3116,23 @@ private slots:
                  byFlag.c_str());
         QCOMPARE(importMegatronScript(head + "--recompute-modules layernorm moe\n", "n.sh").parallel.recompute_modules,
                  recompute_module::layernorm | recompute_module::moe);
+        // Nor with Transformer Engine's CUDA graphs of the moe_router scope ("moe recompute is
+        // not supported with moe_router CUDA graph"), nor with offloading inside the MoE layer
+        // ("Cannot offload ... while recomputing the entire MoE layer").
+        QVERIFY(refusalOf(head + "--recompute-modules moe --cuda-graph-impl transformer_engine --cuda-graph-scope attn "
+                                 "moe_router\n",
+                          "g.sh")
+                    .find("g.sh: --cuda-graph-scope: moe_router with the whole MoE layer recomputed (moe)") != std::string::npos);
+        QVERIFY(refusalOf(head + "--recompute-modules moe --fine-grained-activation-offloading --offload-modules core_attn "
+                                 "moe_act\n",
+                          "o.sh")
+                    .find("o.sh: --offload-modules: moe_act offloaded inside the MoE layer that is recomputed whole (moe)")
+                != std::string::npos);
+        QCOMPARE(importMegatronScript(head + "--recompute-modules moe --cuda-graph-impl transformer_engine --cuda-graph-scope "
+                                             "attn --fine-grained-activation-offloading --offload-modules core_attn\n",
+                                      "ok.sh")
+                     .parallel.recompute_modules,
+                 recompute_module::moe);
         const ImportedScript attn = importMegatronScript(
             "torchrun --nproc_per_node 8 pretrain_gpt.py" + flags + " --recompute-granularity selective --recompute-modules core_attn\n",
             "ca.sh");
