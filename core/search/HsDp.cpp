@@ -419,7 +419,9 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
         expanded = extended = loadPruned = memPruned = commPruned = 0;
         counted10 = 0;
     };
-    // Every 64 states: stop? The work since the last look counts against a pass's work limit.
+    // Every 64 states, or after kLookEvery10 tenths of work: stop? The work since the last look
+    // counts against a pass's work limit.
+    constexpr long long kLookEvery10 = 10 * 2048;
     auto stopNow = [&]() {
         const long long now10 = 10 * extended + memPruned;
         const long long work10 = now10 - counted10;
@@ -488,7 +490,10 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
             std::size_t at = 0;
             for (int si : bucketStates) {
                 ++at;
-                if ((expanded & 63) == 0 && stopNow()) {
+                // Every 64 states, or sooner when they hold many partial plans (K plans asked
+                // for keep up to K a Pareto point: 64 states of Mixtral-S on 16-1 with --top
+                // 1000 took over a second, past --time-limit).
+                if (((expanded & 63) == 0 || 10 * extended + memPruned - counted10 >= kLookEvery10) && stopNow()) {
                     result.complete = false;
                     break;
                 }
@@ -730,9 +735,19 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
                     }
                     return true;
                 };
+                // One state may hold thousands of partial plans when K plans are asked for,
+                // each extended by every option against lists as long: its options look to
+                // stop every 16 groups too (a state of Mixtral-S on 16-1 with --top 1000 ran
+                // 0.8 s past --time-limit), and a stop leaves the state half done.
+                bool stoppedInState = false;
+                int groupsSinceLook = 0;
                 cand.forEachGroup(
                     p,
                     [&](Choice c, const std::vector<int>& knobs) {
+                        if (stoppedInState || (++groupsSinceLook % 16 == 0 && stopNow())) {
+                            stoppedInState = true;
+                            return;
+                        }
                         const bool first = c.n == p.j;
                         // Before any knob is evaluated: the stage needs at least n rho_h / d
                         // (rho_h: least device-seconds of one layer on type h), so a stage
@@ -884,6 +899,10 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
                         }
                     },
                     loadPruned);
+                if (stoppedInState) {
+                    result.complete = false;
+                    break;
+                }
                 if (expanded >= 256) {
                     flush();
                     passDone(N - j + static_cast<double>(at) / bucketStates.size());
