@@ -1635,7 +1635,20 @@ void BashReader::read(std::string_view text)
 {
     m_script = std::string(text);
     try {
-        run(tokenize(text));
+        std::vector<RawCommand> commands = tokenize(text);
+        // Bash reads a script one whole command at a time and stops at the first it cannot
+        // parse (a stray fi, an if never closed): the commands before it run, none after. Said,
+        // and read on past it, as a placeholder's syntax error is: the script was meant to run.
+        int line = 0;
+        std::size_t runs = 0;
+        if (const std::string error = syntaxError(commands, &line, &runs); !error.empty()) {
+            m_syntaxErrorLine = line;
+            m_syntaxError = error;
+            warn(line, "a syntax error (" + error + "), at which bash stops reading the script, so it runs nothing from line "
+                           + std::to_string(runs < commands.size() ? commands[runs].line : line)
+                           + " on (bash -n shows it); the import reads on past it");
+        }
+        run(commands);
     } catch (const NestingTooDeep&) {
         static_assert(kMaxQuoteNesting == 1000, "the message gives the bound");
         throw InputError(m_file, "", "quotes, ${ } and $( ) are nested in one another more than 1,000 deep; a launch "
@@ -2256,12 +2269,15 @@ void BashReader::run(std::span<const RawCommand> commands)
     m_branches.erase(m_branches.begin() + static_cast<std::ptrdiff_t>(base), m_branches.end());
 }
 
-std::string BashReader::syntaxError(std::span<const RawCommand> commands)
+std::string BashReader::syntaxError(std::span<const RawCommand> commands, int* errorLine, std::size_t* runs)
 {
     // The reserved words of the compound commands (manual 3.2.5) in their order, and each one
-    // closed: bash parses a whole eval text before it runs any of it.
+    // closed: bash parses a whole eval text before it runs any of it, and a script's commands
+    // one whole (compound) command at a time.
     enum class Open { If, Loop, Case, Brace, Subshell };
     std::vector<Open> open;
+    std::size_t outerStart = 0;   // the command that opened the outermost compound still open
+    int outerLine = 0;
     bool conditionPending = false;   // after if, elif, while, until: a command before then / do
     auto closes = [&](Open what) {
         if (open.empty() || open.back() != what)
@@ -2269,25 +2285,42 @@ std::string BashReader::syntaxError(std::span<const RawCommand> commands)
         open.pop_back();
         return true;
     };
-    for (const RawCommand& c : commands) {
+    std::size_t index = 0;
+    // An error at the current command: bash runs the whole commands before the one it is in.
+    auto at = [&](std::string message) {
+        if (errorLine)
+            *errorLine = commands[index].line;
+        if (runs)
+            *runs = open.empty() ? index : outerStart;
+        return message;
+    };
+    auto opens = [&](Open what) {
+        if (open.empty()) {
+            outerStart = index;
+            outerLine = commands[index].line;
+        }
+        open.push_back(what);
+    };
+    for (; index < commands.size(); ++index) {
+        const RawCommand& c = commands[index];
         if (isSubshellOpen(c)) {
-            open.push_back(Open::Subshell);
+            opens(Open::Subshell);
             continue;
         }
         if (isSubshellClose(c)) {
             if (!closes(Open::Subshell))
-                return "unexpected )";
+                return at("unexpected )");
             continue;
         }
         if ((isCaseTerminator(c.separator) || (!c.words.empty() && isCaseTerminator(c.words.front().text)))
             && std::find(open.begin(), open.end(), Open::Case) == open.end())
-            return "unexpected " + (c.words.empty() || !isCaseTerminator(c.words.front().text) ? c.separator : c.words.front().text);
+            return at("unexpected " + (c.words.empty() || !isCaseTerminator(c.words.front().text) ? c.separator : c.words.front().text));
         if (!open.empty() && open.back() == Open::Case) {
             // Patterns and branches: only the case's own end (or a case inside) is followed.
             if (!c.words.empty() && c.words.front().text == "esac")
                 open.pop_back();
             else if (!c.words.empty() && c.words.front().text == "case")
-                open.push_back(Open::Case);
+                opens(Open::Case);
             continue;
         }
         for (std::size_t w = 0; w < c.words.size(); ++w) {
@@ -2295,59 +2328,66 @@ std::string BashReader::syntaxError(std::span<const RawCommand> commands)
             if (t == "!")
                 continue;
             if (t == "if" || t == "while" || t == "until") {
-                open.push_back(t == "if" ? Open::If : Open::Loop);
+                opens(t == "if" ? Open::If : Open::Loop);
                 conditionPending = true;
                 continue;
             }
             if ((t == "then" || t == "do") && conditionPending)
-                return "unexpected " + t + " (no condition before it)";
+                return at("unexpected " + t + " (no condition before it)");
             if (t == "then" || t == "else") {
                 if (open.empty() || open.back() != Open::If)
-                    return "unexpected " + t;
+                    return at("unexpected " + t);
                 continue;
             }
             if (t == "elif") {
                 if (open.empty() || open.back() != Open::If)
-                    return "unexpected elif";
+                    return at("unexpected elif");
                 conditionPending = true;
                 continue;
             }
             if (t == "do") {
                 if (open.empty() || open.back() != Open::Loop)
-                    return "unexpected do";
+                    return at("unexpected do");
                 continue;
             }
             if (t == "fi" || t == "done" || t == "esac" || t == "}") {
                 if (!closes(t == "fi" ? Open::If : t == "done" ? Open::Loop : t == "esac" ? Open::Case : Open::Brace))
-                    return "unexpected " + t;
+                    return at("unexpected " + t);
                 continue;
             }
             if (t == "{") {
-                open.push_back(Open::Brace);
+                opens(Open::Brace);
                 continue;
             }
             conditionPending = false;
             if (t == "for" || t == "select") {
-                open.push_back(Open::Loop);   // for NAME in WORDS: its words follow
+                opens(Open::Loop);   // for NAME in WORDS: its words follow
             } else if (t == "case") {
-                open.push_back(Open::Case);
+                opens(Open::Case);
             } else if (t == "function") {
                 // function NAME [()] { ...
                 std::size_t b = w + 2;
                 if (b < c.words.size() && c.words[b].text == "()")
                     ++b;
                 if (b < c.words.size() && c.words[b].text == "{")
-                    open.push_back(Open::Brace);
+                    opens(Open::Brace);
             } else if (t == "[[" && std::none_of(c.words.begin() + static_cast<std::ptrdiff_t>(w), c.words.end(),
                                                  [](const RawWord& x) { return x.text == "]]"; })) {
-                return "[[ without ]]";
+                return at("[[ without ]]");
             }
             break;   // a simple command: the rest are its words
         }
     }
     if (!open.empty()) {
         static const char* const names[] = {"if", "loop", "case", "{", "("};
-        return std::string("unexpected end of the text (") + names[static_cast<int>(open.back())] + " not closed)";
+        static const char* const closers[] = {"fi", "done", "esac", "}", ")"};
+        if (errorLine)
+            *errorLine = outerLine;
+        if (runs)
+            *runs = outerStart;
+        const int kind = static_cast<int>(open.back());
+        return std::string("unexpected end of the text: no ") + closers[kind] + " closes the " + names[kind]
+            + (open.size() > 1 ? " inside the compound command" : "") + " opened at line " + std::to_string(outerLine);
     }
     return {};
 }

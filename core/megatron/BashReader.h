@@ -198,6 +198,9 @@ public:
     // The line of the `exit` that ended the reading, as bash stops there; 0 when the script was
     // read to its end (an `exit` inside a subshell leaves only the subshell).
     int exitLine() const { return m_exitLine; }
+    // The line of the syntax error at which bash stops reading the script, 0 when none.
+    int syntaxErrorLine() const { return m_syntaxErrorLine; }
+    const std::string& syntaxErrorText() const { return m_syntaxError; }   // what it is ("unexpected fi")
 
     // The words of a batch script's #SBATCH directives: the lines that start with "#SBATCH"
     // before the first line that is neither blank nor a comment, where sbatch stops reading
@@ -408,8 +411,10 @@ private:
     void exportTemporarily(const RawCommand& cmd, std::size_t from, std::size_t to);
     std::vector<std::vector<std::string>> m_batchOptions;   // of the batch scripts being read (ShellCommand::batch_options)
     // What bash's parser would refuse in a text before running any of it (a reserved word out
-    // of place, a compound command not closed), or "" when the text is whole.
-    static std::string syntaxError(std::span<const RawCommand> commands);
+    // of place, a compound command not closed), or "" when the text is whole. line: where it
+    // is (the opening word of a command not closed); runs: how many of the commands before it
+    // bash runs, as it reads a script one whole command at a time.
+    static std::string syntaxError(std::span<const RawCommand> commands, int* line = nullptr, std::size_t* runs = nullptr);
     std::size_t m_evalCommands = 0;   // commands of eval texts read so far (kMaxEvalCommands)
     std::size_t m_evalBytes = 0;      // and their bytes (kMaxEvalBytes)
     static int braceDepthChange(const RawCommand& cmd);
@@ -647,6 +652,8 @@ private:
     void noteFunctionNamed(const std::string& name);
     bool m_exiting = false;
     int m_exitLine = 0;   // exitLine()
+    int m_syntaxErrorLine = 0;   // syntaxErrorLine()
+    std::string m_syntaxError;   // syntaxErrorText()
     // Set while a function called after a && / || whose status the text cannot decide is read
     // (cmd || die "msg"): an `exit` in it is undecided, as in an inline { ...; exit 1; }.
     bool m_undecidedCall = false;

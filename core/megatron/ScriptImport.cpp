@@ -290,12 +290,17 @@ public:
                                "Megatron-MoE-ModelZoo's runner prints its command with DRY_RUN=1; docs/megatron.md)";
             // An exit bash runs before any launch command: what follows it is never run.
             const int exitLine = m_reader.exitLine();
+            const int syntaxLine = m_reader.syntaxErrorLine();
             throw InputError(m_out.file, "",
                              "no launch command found: expected torchrun, python -m torch.distributed.run or "
                              "python <entry>.py with Megatron-LM flags"
                                  + (exitLine == 0 ? std::string()
                                                   : "; the script exits at line " + std::to_string(exitLine)
                                                         + ", and bash runs nothing after it")
+                                 + (syntaxLine == 0 ? std::string()
+                                                    : "; the script has a syntax error at line " + std::to_string(syntaxLine)
+                                                          + " (" + m_reader.syntaxErrorText()
+                                                          + "), where bash stops reading it, and the reading past it found none")
                                  + (uncalled.empty() ? std::string()
                                                      : "; the script defines functions whose commands bash does not run: "
                                                            + uncalled)

@@ -2328,6 +2328,36 @@ private slots:
             QCOMPARE(std::string(e.what()), std::string("arith.sh: line 2: no )) closes the arithmetic command (( opened here (bash: "
                                                         "unexpected end of file)"));
         }
+        // A compound command never closed, or a reserved word out of place: bash stops reading
+        // the script at it (bash -n: "syntax error: unexpected end of file", "syntax error near
+        // unexpected token `fi'"), having run the whole commands before it. Said with the
+        // line, and read on past it.
+        QCOMPARE(warningsWith("X=1\nif [ -n \"$X\" ]; then\n  torchrun a.py\n", "syntax error"),
+                 std::vector<std::string>{"line 2: a syntax error (unexpected end of the text: no fi closes the if opened at "
+                                          "line 2), at which bash stops reading the script, so it runs nothing from line 2 on "
+                                          "(bash -n shows it); the import reads on past it"});
+        QCOMPARE(warningsWith("X=1\nfor i in 1 2; do\n  if true; then :; fi\n", "syntax error"),
+                 std::vector<std::string>{"line 2: a syntax error (unexpected end of the text: no done closes the loop opened "
+                                          "at line 2), at which bash stops reading the script, so it runs nothing from line 2 "
+                                          "on (bash -n shows it); the import reads on past it"});
+        QCOMPARE(warningsWith("X=1\nfi\ntorchrun a.py\n", "syntax error"),
+                 std::vector<std::string>{"line 2: a syntax error (unexpected fi), at which bash stops reading the script, so it "
+                                          "runs nothing from line 2 on (bash -n shows it); the import reads on past it"});
+        QCOMPARE(readerLaunches("X=1\nfi\ntorchrun a.py\n"), std::string("<a.py>\n"));
+        // Whole scripts bash -n takes are not said to have one.
+        for (const char* whole : {"f() {\n  torchrun x.py\n}\nf\n", "case $X in\n  a) Y=1 ;;\n  *) Y=2 ;;\nesac\n",
+                                  "while read -r l; do :; done < f\n{ echo; } > /dev/null\n( cd x && torchrun y.py )\n"})
+            QVERIFY2(warningsWith(whole, "syntax error").empty(), whole);
+        // Without a launch command, the error says where bash stops.
+        try {
+            importMegatronScript("X=1\nfi\n", "stray.sh");
+            QFAIL("a script without a launch command must be refused");
+        } catch (const InputError& e) {
+            QVERIFY2(std::string(e.what()).find("; the script has a syntax error at line 2 (unexpected fi), where bash stops "
+                                                "reading it, and the reading past it found none")
+                         != std::string::npos,
+                     e.what());
+        }
         // A stray fi or else (bash refuses the script) closes or flips no block around the
         // subshell or the call it is in.
         for (const std::string body : {"( fi; else )", "f() { fi; else true; }; f"})
