@@ -2269,11 +2269,12 @@ void BashReader::run(std::span<const RawCommand> commands)
     m_branches.erase(m_branches.begin() + static_cast<std::ptrdiff_t>(base), m_branches.end());
 }
 
-std::string BashReader::syntaxError(std::span<const RawCommand> commands, int* errorLine, std::size_t* runs)
+std::string BashReader::syntaxError(std::span<const RawCommand> commands, int* errorLine, std::size_t* runs,
+                                    std::string_view linesOf)
 {
     // The reserved words of the compound commands (manual 3.2.5) in their order, and each one
-    // closed: bash parses a whole eval text before it runs any of it, and a script's commands
-    // one whole (compound) command at a time.
+    // closed. Bash parses a script, an eval text or a command string one line at a time (a
+    // compound command spanning lines as one) and runs the lines before the one that fails.
     enum class Open { If, Loop, Case, Brace, Subshell };
     std::vector<Open> open;
     std::size_t outerStart = 0;   // the command that opened the outermost compound still open
@@ -2286,23 +2287,31 @@ std::string BashReader::syntaxError(std::span<const RawCommand> commands, int* e
         return true;
     };
     std::size_t index = 0;
-    // An error at the current command: bash runs the whole commands before the one it is in.
+    // Bash parses a whole line of commands (up to a newline outside any compound command)
+    // before it runs any of them: the first command of the current line.
+    std::size_t lineStart = 0;
+    // An error at the current command: bash runs the commands of the lines before it.
     auto at = [&](std::string message) {
         if (errorLine)
             *errorLine = commands[index].line;
         if (runs)
-            *runs = open.empty() ? index : outerStart;
+            *runs = open.empty() ? lineStart : outerStart;
         return message;
     };
     auto opens = [&](Open what) {
         if (open.empty()) {
-            outerStart = index;
+            outerStart = lineStart;
             outerLine = commands[index].line;
         }
         open.push_back(what);
     };
+    // A for or select loop may take a { ... } group where do ... done stands (bash's
+    // undocumented but accepted form, `for x in a; { ...; }`).
+    bool forWaitsDo = false;
     for (; index < commands.size(); ++index) {
         const RawCommand& c = commands[index];
+        if (open.empty() && index > 0 && commands[index - 1].separator == "\n")
+            lineStart = index;
         if (isSubshellOpen(c)) {
             opens(Open::Subshell);
             continue;
@@ -2327,6 +2336,24 @@ std::string BashReader::syntaxError(std::span<const RawCommand> commands, int* e
             const std::string& t = c.words[w].text;
             if (t == "!")
                 continue;
+            // time [-p] [--] PIPELINE and coproc [NAME] COMMAND (manual 3.2.3, 3.2.6) prefix a
+            // command, compound or simple; coproc's NAME stands only before a compound one.
+            if (t == "time") {
+                while (w + 1 < c.words.size() && (c.words[w + 1].text == "-p" || c.words[w + 1].text == "--"))
+                    ++w;
+                continue;
+            }
+            if (t == "coproc") {
+                static const std::set<std::string> compound = {"{", "if", "while", "until", "for", "select", "case"};
+                if (w + 2 < c.words.size() && !compound.count(c.words[w + 1].text) && compound.count(c.words[w + 2].text))
+                    ++w;
+                continue;
+            }
+            if (t == "{" && forWaitsDo && !open.empty() && open.back() == Open::Loop) {
+                open.back() = Open::Brace;   // for ...; { ...; }: closed by }
+                forWaitsDo = false;
+                continue;
+            }
             if (t == "if" || t == "while" || t == "until") {
                 opens(t == "if" ? Open::If : Open::Loop);
                 conditionPending = true;
@@ -2348,6 +2375,7 @@ std::string BashReader::syntaxError(std::span<const RawCommand> commands, int* e
             if (t == "do") {
                 if (open.empty() || open.back() != Open::Loop)
                     return at("unexpected do");
+                forWaitsDo = false;
                 continue;
             }
             if (t == "fi" || t == "done" || t == "esac" || t == "}") {
@@ -2360,8 +2388,11 @@ std::string BashReader::syntaxError(std::span<const RawCommand> commands, int* e
                 continue;
             }
             conditionPending = false;
+            forWaitsDo = false;
             if (t == "for" || t == "select") {
                 opens(Open::Loop);   // for NAME in WORDS: its words follow
+                forWaitsDo = true;
+
             } else if (t == "case") {
                 opens(Open::Case);
             } else if (t == "function") {
@@ -2387,7 +2418,8 @@ std::string BashReader::syntaxError(std::span<const RawCommand> commands, int* e
             *runs = outerStart;
         const int kind = static_cast<int>(open.back());
         return std::string("unexpected end of the text: no ") + closers[kind] + " closes the " + names[kind]
-            + (open.size() > 1 ? " inside the compound command" : "") + " opened at line " + std::to_string(outerLine);
+            + (open.size() > 1 ? " inside the compound command" : "") + " opened at line " + std::to_string(outerLine)
+            + (linesOf.empty() ? std::string() : " of " + std::string(linesOf));
     }
     return {};
 }
@@ -2442,16 +2474,27 @@ bool BashReader::parseText(const std::string& text, int line, const std::string&
         return false;
     }
     std::string error;
+    std::size_t runs = 0;
+    int errorLine = 0;
+    const std::string textName = what + "'s text";
     try {
         commands = tokenize(text, false, &what, line);
-        error = syntaxError(commands);
+        error = syntaxError(commands, &errorLine, &runs, textName);
     } catch (const InputError& e) {
         error = e.detail();
+        runs = 0;
     }
     if (!error.empty()) {
         // bash reports the syntax error and the command fails (status 2); the script goes on.
-        warn(line, what + "'s text does not parse (" + error + "); bash reports a syntax error there and runs none of it");
-        return false;
+        // Of the text it runs the lines before the one the error is in.
+        if (runs == 0) {
+            warn(line, what + "'s text does not parse (" + error + "); bash reports a syntax error there and runs none of it");
+            return false;
+        }
+        warn(line, what + "'s text does not parse (" + error + ", at its line " + std::to_string(errorLine)
+                       + "); bash reports a syntax error there and runs only its lines before line "
+                       + std::to_string(commands[runs].line));
+        commands.resize(runs);
     }
     for (RawCommand& c : commands)
         c.line = line;   // every command of the text stands where the command running it does

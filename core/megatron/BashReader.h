@@ -414,7 +414,9 @@ private:
     // of place, a compound command not closed), or "" when the text is whole. line: where it
     // is (the opening word of a command not closed); runs: how many of the commands before it
     // bash runs, as it reads a script one whole command at a time.
-    static std::string syntaxError(std::span<const RawCommand> commands, int* line = nullptr, std::size_t* runs = nullptr);
+    // linesOf: what the lines named in the message are of ("bash -c's text"), or the script's.
+    static std::string syntaxError(std::span<const RawCommand> commands, int* line = nullptr, std::size_t* runs = nullptr,
+                                   std::string_view linesOf = {});
     std::size_t m_evalCommands = 0;   // commands of eval texts read so far (kMaxEvalCommands)
     std::size_t m_evalBytes = 0;      // and their bytes (kMaxEvalBytes)
     static int braceDepthChange(const RawCommand& cmd);

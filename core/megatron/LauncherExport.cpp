@@ -1375,9 +1375,10 @@ private:
                        return std::any_of(names.begin(), names.end(), [&](const char* n) { return name == n; });
                    });
         };
+        // (--cuda-graph-modules, or --cuda-graph-scope, its deprecated alias in arguments.py.)
         const bool graphConflict = recomputesMoe
             && (originalFirst("--cuda-graph-impl", "none") == "transformer_engine" || originalHas("--external-cuda-graph"))
-            && originalListHas("--cuda-graph-scope", {"moe_router"});
+            && (originalListHas("--cuda-graph-modules", {"moe_router"}) || originalListHas("--cuda-graph-scope", {"moe_router"}));
         const bool offloadConflict = recomputesMoe && originalHas("--fine-grained-activation-offloading")
             && originalListHas("--offload-modules", {"moe_act", "expert_fc1", "fused_group_mlp"});
         const bool anyRecompute = std::any_of(plan.stages.begin(), plan.stages.end(),
@@ -1555,7 +1556,8 @@ private:
                 why = a2aConflict + " in this plan";
             else if (f.name == "--delay-wgrad-compute" && !a2aCarried)
                 why = "it needs --overlap-moe-expert-parallel-comm";
-            else if (graphConflict && (f.name == "--cuda-graph-impl" || f.name == "--external-cuda-graph" || f.name == "--cuda-graph-scope"))
+            else if (graphConflict && (f.name == "--cuda-graph-impl" || f.name == "--external-cuda-graph" || f.name == "--cuda-graph-scope"
+                                       || f.name == "--cuda-graph-modules"))
                 why = "Megatron-LM does not run Transformer Engine's CUDA graphs of the moe_router scope with the whole MoE layer "
                       "recomputed (moe) in this plan";
             else if (offloadConflict && (f.name == "--fine-grained-activation-offloading" || f.name == "--offload-modules"))

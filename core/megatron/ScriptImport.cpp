@@ -559,9 +559,9 @@ private:
         if (canonicalTorchrun(option) == "--nproc-per-node" && v.find('$') == std::string::npos && !v.empty()) {
             const auto n = toInt(v);
             m_out.invalid_values.push_back(
-                {"--nproc_per_node", value, "an integer from 1 to " + std::to_string(kMaxDevicesPerNode) + ", gpu, cpu or auto",
-                 !n ? "--nproc_per_node " + value + " is no process count, which torchrun refuses (it takes an integer, gpu, cpu "
-                                                     "or auto)"
+                {"--nproc_per_node", value, "an integer from 1 to " + std::to_string(kMaxDevicesPerNode) + ", gpu, cpu, xpu or auto",
+                 !n ? "--nproc_per_node " + value + " is no process count, which torchrun refuses (it takes an integer, gpu, cpu, "
+                                                     "xpu or auto)"
                  : *n > kMaxDevicesPerNode
                      ? "--nproc_per_node " + value + " is more processes than the " + std::to_string(kMaxDevicesPerNode)
                            + " devices a node may have"
@@ -722,7 +722,7 @@ private:
                 ++i;
                 const std::string name = canonicalTorchrun(a);
                 if (name == "--nproc-per-node") {
-                    if (value == "gpu" || value == "auto" || value == "cpu") {
+                    if (value == "gpu" || value == "auto" || value == "cpu" || value == "xpu") {
                         nprocAll = true;
                         warn(at(a) + a + " " + value + ": every device of a node is used");
                     } else if (value.rfind("$(", 0) == 0 || value.rfind("`", 0) == 0) {
@@ -1947,9 +1947,12 @@ private:
                     }
                     return std::string();
                 };
+                // --cuda-graph-modules, or its deprecated alias --cuda-graph-scope (arguments.py).
+                const char* graphFlag = !listHas("--cuda-graph-modules", {"moe_router"}).empty() ? "--cuda-graph-modules"
+                                                                                                   : "--cuda-graph-scope";
                 if ((str("--cuda-graph-impl").value_or("none") == "transformer_engine" || has("--external-cuda-graph"))
-                    && !listHas("--cuda-graph-scope", {"moe_router"}).empty())
-                    broken("--cuda-graph-scope", "moe_router with the whole MoE layer recomputed (moe) under Transformer Engine's CUDA "
+                    && !listHas(graphFlag, {"moe_router"}).empty())
+                    broken(graphFlag, "moe_router with the whole MoE layer recomputed (moe) under Transformer Engine's CUDA "
                                                  "graphs (Megatron-LM's TransformerConfig asserts \"moe recompute is not supported "
                                                  "with moe_router CUDA graph\")");
                 if (const std::string inside = listHas("--offload-modules", {"moe_act", "expert_fc1", "fused_group_mlp"});

@@ -1657,6 +1657,15 @@ private slots:
                            "the moe_router scope with the whole MoE layer recomputed (moe) in this plan)"));
         QVERIFY(hasNote(r, "--offload-modules: not carried over (Megatron-LM does not offload activations inside the MoE layer "
                            "(moe_act, expert_fc1, fused_group_mlp) that this plan recomputes whole (moe))"));
+        // Also by --cuda-graph-modules, the flag --cuda-graph-scope is the deprecated alias of.
+        o.original = importMegatronScript(original + " --cuda-graph-impl transformer_engine --cuda-graph-modules attn moe_router\n",
+                                          "modules.sh");
+        r = exportLauncher(d, o);
+        QVERIFY2(r.ok, r.refusal.c_str());
+        args = runLauncher(dir, r.script, "0");
+        QVERIFY(!contains(args, "--cuda-graph-modules"));
+        QVERIFY(!contains(args, "--cuda-graph-impl"));
+        o.original = importMegatronScript(recipe + "\n", "graphs.sh");
         // With the experts' activation recomputed instead, both stay.
         for (StagePlan& st : d.plan.stages)
             st.recompute_modules = recompute_module::layernorm | recompute_module::moe_act;

@@ -1257,7 +1257,7 @@ private slots:
             QCOMPARE(nproc.invalid_values.front().flag, std::string("--nproc_per_node"));
             QCOMPARE(nproc.invalid_values.front().detail,
                      std::string("--nproc_per_node ") + n
-                         + (n[0] == 'e' ? " is no process count, which torchrun refuses (it takes an integer, gpu, cpu or auto)"
+                         + (n[0] == 'e' ? " is no process count, which torchrun refuses (it takes an integer, gpu, cpu, xpu or auto)"
                                         : " starts no worker process"));
         }
         const ImportedScript huge = importMegatronScript("torchrun --nproc_per_node 99999999 pretrain_gpt.py --num-layers 2\n", "h.sh");
@@ -2344,10 +2344,21 @@ private slots:
                  std::vector<std::string>{"line 2: a syntax error (unexpected fi), at which bash stops reading the script, so it "
                                           "runs nothing from line 2 on (bash -n shows it); the import reads on past it"});
         QCOMPARE(readerLaunches("X=1\nfi\ntorchrun a.py\n"), std::string("<a.py>\n"));
-        // Whole scripts bash -n takes are not said to have one.
+        // Bash parses a line before it runs any of it: here line 2 opens a group that line 4
+        // closes before the stray fi, so nothing from line 2 on runs.
+        QCOMPARE(warningsWith("X=1\nexport A=1 && {\n  echo b\n}; fi\ntorchrun a.py\n", "syntax error"),
+                 std::vector<std::string>{"line 4: a syntax error (unexpected fi), at which bash stops reading the script, so it "
+                                          "runs nothing from line 2 on (bash -n shows it); the import reads on past it"});
+        // Whole scripts bash -n takes are not said to have one: functions, case, loops read
+        // from a file, groups and subshells, time and coproc before compound commands, and
+        // a for loop with a { } group for its body.
         for (const char* whole : {"f() {\n  torchrun x.py\n}\nf\n", "case $X in\n  a) Y=1 ;;\n  *) Y=2 ;;\nesac\n",
-                                  "while read -r l; do :; done < f\n{ echo; } > /dev/null\n( cd x && torchrun y.py )\n"})
+                                  "while read -r l; do :; done < f\n{ echo; } > /dev/null\n( cd x && torchrun y.py )\n",
+                                  "time { torchrun a.py; }\ntime -p for i in 1; do :; done\ntime while false; do :; done\n",
+                                  "coproc NAME { cat; }\ncoproc while false; do :; done\n",
+                                  "for x in a; { echo $x; }\nfor ((i = 0; i < 2; i++)); do echo $i; done\n"})
             QVERIFY2(warningsWith(whole, "syntax error").empty(), whole);
+        QCOMPARE(readerLaunches("bash -c 'time { torchrun a.py; }'\n"), std::string("<a.py>\n"));
         // Without a launch command, the error says where bash stops.
         try {
             importMegatronScript("X=1\nfi\n", "stray.sh");
@@ -3153,6 +3164,10 @@ private slots:
                                  "moe_router\n",
                           "g.sh")
                     .find("g.sh: --cuda-graph-scope: moe_router with the whole MoE layer recomputed (moe)") != std::string::npos);
+        // The same by --cuda-graph-modules, the flag of which --cuda-graph-scope is the deprecated alias.
+        QVERIFY(refusalOf(head + "--recompute-modules moe --cuda-graph-impl transformer_engine --cuda-graph-modules moe_router\n",
+                          "gm.sh")
+                    .find("gm.sh: --cuda-graph-modules: moe_router with the whole MoE layer recomputed (moe)") != std::string::npos);
         QVERIFY(refusalOf(head + "--recompute-modules moe --fine-grained-activation-offloading --offload-modules core_attn "
                                  "moe_act\n",
                           "o.sh")
@@ -3928,6 +3943,9 @@ private slots:
             "L=a,b,c; IFS=, eval 'arr=($L)'; torchrun a.py ${#arr[@]} \"${arr[0]}\"\n",
             "TP=4 eval 'torchrun a.py --tp $TP'; A=0; A=5 eval 'B=$A'; torchrun b.py \"$B\" \"$A\"\n",
             "eval -- 'A=1'; torchrun a.py \"$A\"\n",
+            // bash runs the text's lines before the one that does not parse
+            "A=0; eval $'A=1\\nfi'; torchrun a.py \"$A\"\n",
+            "A=0; B=0; eval $'A=1\\nB=2; if true; then'; torchrun a.py \"$A\" \"$B\"\n",
         };
         {
             const std::string difference = firstDifferenceFromBash(refused);
