@@ -1636,9 +1636,10 @@ void BashReader::read(std::string_view text)
     m_script = std::string(text);
     try {
         std::vector<RawCommand> commands = tokenize(text);
-        // Bash reads a script one whole command at a time and stops at the first it cannot
-        // parse (a stray fi, an if never closed): the commands before it run, none after. Said,
-        // and read on past it, as a placeholder's syntax error is: the script was meant to run.
+        // Bash reads a script a line at a time (a compound command spanning lines as one) and
+        // stops at the first it cannot parse (a stray fi, an if never closed): the lines before
+        // it run, none after. Said, and read on past it, as a placeholder's syntax error is:
+        // the script was meant to run.
         int line = 0;
         std::size_t runs = 0;
         if (const std::string error = syntaxError(commands, &line, &runs); !error.empty()) {
@@ -2277,7 +2278,7 @@ std::string BashReader::syntaxError(std::span<const RawCommand> commands, int* e
     // compound command spanning lines as one) and runs the lines before the one that fails.
     enum class Open { If, Loop, Case, Brace, Subshell };
     std::vector<Open> open;
-    std::size_t outerStart = 0;   // the command that opened the outermost compound still open
+    std::size_t outerStart = 0;   // the first command of the line that opened the outermost compound still open
     int outerLine = 0;
     bool conditionPending = false;   // after if, elif, while, until: a command before then / do
     auto closes = [&](Open what) {

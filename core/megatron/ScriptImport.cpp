@@ -555,7 +555,7 @@ private:
                                                               : "--nnodes " + value + " is no node count, which torchrun refuses"});
         }
         // So is a process count it cannot start (torch.distributed.run: an integer, or gpu,
-        // cpu or auto, read before this; 0 starts no worker): refused, not assumed.
+        // cpu, xpu or auto, read before this; 0 starts no worker): refused, not assumed.
         if (canonicalTorchrun(option) == "--nproc-per-node" && v.find('$') == std::string::npos && !v.empty()) {
             const auto n = toInt(v);
             m_out.invalid_values.push_back(
