@@ -5741,9 +5741,10 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
         }
         constexpr std::size_t kMaxPatternSubject = 4096;   // a pattern tried at every start and end
         // Every match replaced can multiply a value (${X//a/$X}): checked as it grows, before
-        // it is whole, against the limit on one value.
+        // it is whole, against the limit on one value (the name is built only to say so).
         const auto grown = [&](const std::string& result) {
-            checkValueSize("${" + body + "}", result.size(), 0, line);
+            if (result.size() > kMaxValueBytes)
+                checkValueSize("${" + body + "}", result.size(), 0, line);
         };
         emitEach([&](const std::string& text) {
             const std::string& subject = text;

@@ -1948,13 +1948,14 @@ private:
                     return std::string();
                 };
                 // --cuda-graph-modules, or its deprecated alias --cuda-graph-scope (arguments.py).
-                const char* graphFlag = !listHas("--cuda-graph-modules", {"moe_router"}).empty() ? "--cuda-graph-modules"
-                                                                                                   : "--cuda-graph-scope";
-                if ((str("--cuda-graph-impl").value_or("none") == "transformer_engine" || has("--external-cuda-graph"))
-                    && !listHas(graphFlag, {"moe_router"}).empty())
-                    broken(graphFlag, "moe_router with the whole MoE layer recomputed (moe) under Transformer Engine's CUDA "
-                                                 "graphs (Megatron-LM's TransformerConfig asserts \"moe recompute is not supported "
-                                                 "with moe_router CUDA graph\")");
+                const bool teGraphs = str("--cuda-graph-impl").value_or("none") == "transformer_engine" || has("--external-cuda-graph");
+                for (const char* graphFlag : {"--cuda-graph-modules", "--cuda-graph-scope"})
+                    if (teGraphs && !listHas(graphFlag, {"moe_router"}).empty()) {
+                        broken(graphFlag, "moe_router with the whole MoE layer recomputed (moe) under Transformer Engine's CUDA "
+                                          "graphs (Megatron-LM's TransformerConfig asserts \"moe recompute is not supported "
+                                          "with moe_router CUDA graph\")");
+                        break;
+                    }
                 if (const std::string inside = listHas("--offload-modules", {"moe_act", "expert_fc1", "fused_group_mlp"});
                     !inside.empty() && has("--fine-grained-activation-offloading"))
                     broken("--offload-modules", inside + " offloaded inside the MoE layer that is recomputed whole (moe) "

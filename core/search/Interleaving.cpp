@@ -42,6 +42,7 @@ RankedPlan fastestInterleaving(const CostModel& cost, const RankedPlan& plain, i
     // The search's two selective sets for these types (StageEvaluator).
     const unsigned light = selectiveRecomputeModulesOfTypes(cost, types);
     const unsigned wide = wideSelectiveRecomputeModules(cost);
+    const bool lightSaves = selectiveRecomputeSavesMemory(cost, light);
     const int top = std::min({maxVpp, largest, kMaxVpp});
     for (int v = 2; v <= top; ++v) {
         Plan q = p;
@@ -57,11 +58,9 @@ RankedPlan fastestInterleaving(const CostModel& cost, const RankedPlan& plain, i
         // The least recompute that fits is the fastest form of this pipeline: the levels
         // from none upwards, the first under which every stage fits; the wide selective
         // level, which is not ordered against full recompute of k layers, is tried beside it.
-        for (const int level : recomputeLevels(largestChunk, wide != 0)) {
+        for (const int level : recomputeLevels(largestChunk, lightSaves, wide != 0)) {
             if (stop && stop())
                 return best;
-            if (level == 1 && !selectiveRecomputeSavesMemory(cost, light))
-                continue;   // fits only where none does, and is slower
             for (std::size_t s = 0; s < q.stages.size(); ++s)
                 setRecompute(q.stages[s], level, chunks[s], light, wide);
             if (!isDeployable(q, cost.model(), cost.cluster(), cost.catalog(), Target::Megatron))

@@ -295,11 +295,21 @@ public:
         return {sizes.begin(), sizes.end()};
     }
 
+    // Which of Megatron-LM's selective settings apply (recomputeLevels): the element-wise
+    // modules where they save memory (not core_attn alone under fused attention), the whole
+    // blocks where the model has them.
+    std::pair<bool, bool> selectiveSettings() const
+    {
+        return {selectiveRecomputeSavesMemory(m_cost, selectiveRecomputeModules(m_cost, m_space)),
+                wideSelectiveRecomputeModules(m_cost) != 0};
+    }
+
     // The jobs of the main search (and of the Metis-style baseline with EP/ETP fixed).
     std::vector<Job> searchJobs(const std::vector<Target>& targets, bool heuristics, int fixedEp, int fixedEtp) const
     {
         std::vector<Job> jobs;
         const int N = m_space.model().num_layers;
+        const auto [light, wide] = selectiveSettings();
         for (Target t : targets) {
             std::vector<unsigned> masks = typeSubsets(heuristics);
             if (t == Target::Megatron && !heuristics) {
@@ -346,11 +356,7 @@ public:
                 // per-stage runs above do not try: a job per knob tuple tries it, unless
                 // Megatron-LM's jobs (below) do, whose plans of CP 1 FlagScale also runs; they
                 // leave out the types that mix collective libraries.
-                const bool wide = wideSelectiveRecomputeModules(m_cost) != 0;
-                // Level 1 with nothing to save (core_attn under fused attention) fits only
-                // where none does, and is slower: not run.
-                const bool lightHelps = selectiveRecomputeSavesMemory(m_cost, selectiveRecomputeModules(m_cost, m_space));
-                const bool selectiveHelps = wide || lightHelps;
+                const bool selectiveHelps = light || wide;
                 const bool withMegatron = std::find(targets.begin(), targets.end(), Target::Megatron) != targets.end();
                 if (t == Target::FlagScale && ((withMegatron && !m_space.mixesLibraries(mask)) || !selectiveHelps))
                     continue;
@@ -386,8 +392,8 @@ public:
                         continue;
                     Job job;
                     job.stop_when_all_fit = true;
-                    for (int level : recomputeLevels(N, wide)) {
-                        if ((selectiveOnly && level != 1 && level != kSelectiveWide) || (level == 1 && !lightHelps))
+                    for (int level : recomputeLevels(N, light, wide)) {
+                        if (selectiveOnly && level != 1 && level != kSelectiveWide)
                             continue;
                         RunConfig c = base(heuristics);
                         // Megatron-LM runs one process count on every node, so where a
@@ -421,8 +427,7 @@ public:
         const int N = m_space.model().num_layers;
         const int W = m_space.totalDevices();
         const unsigned all = (1u << m_space.numTypes()) - 1;
-        const bool wide = wideSelectiveRecomputeModules(m_cost) != 0;
-        const bool lightHelps = selectiveRecomputeSavesMemory(m_cost, selectiveRecomputeModules(m_cost, m_space));
+        const auto [light, wide] = selectiveSettings();
         for (int pp = 1; pp <= N && pp <= W; ++pp) {
             if (N % pp != 0 || W % pp != 0)
                 continue;
@@ -439,9 +444,7 @@ public:
                     continue;
                 Job job;
                 job.stop_when_all_fit = true;
-                for (int level : recomputeLevels(N / pp, wide)) {
-                    if (level == 1 && !lightHelps)
-                        continue;   // as in searchJobs
+                for (int level : recomputeLevels(N / pp, light, wide)) {
                     RunConfig c = base(false);
                     c.exact_alternatives = false;   // the baseline keeps one plan
                     c.target = Target::Megatron;

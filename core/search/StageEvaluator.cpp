@@ -25,9 +25,11 @@ int recomputeLayersOfLevel(int level, int numLayers)
     return k >= numLayers ? 0 : k;
 }
 
-std::vector<int> recomputeLevels(int layers, bool wide)
+std::vector<int> recomputeLevels(int layers, bool light, bool wide)
 {
-    std::vector<int> out = {0, 1};
+    std::vector<int> out = {0};
+    if (light)
+        out.push_back(1);
     if (wide)
         out.push_back(kSelectiveWide);
     for (int k = 1; k < layers; k *= 2)

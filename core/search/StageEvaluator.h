@@ -73,12 +73,13 @@ inline constexpr int kSelectiveWide = kFullAll + 1;
 inline bool isFullOfKLevel(int level) { return level >= 2 && level < kFullAll; }
 Recompute recomputeOfLevel(int level);
 int recomputeLayersOfLevel(int level, int numLayers);   // StagePlan::recompute_layers
-// Megatron-LM's one recompute setting for all stages, as levels: none, selective, the wide
-// selective set when `wide`, full recompute of k layers per stage (per model chunk when
-// interleaved) for k = 1, 2, 4, ... below `layers` (--recompute-method block
-// --recompute-num-layers k), and full recompute of every layer (docs/search.md section 1,
-// Targets).
-std::vector<int> recomputeLevels(int layers, bool wide = false);
+// Megatron-LM's one recompute setting for all stages, as levels: none, selective of the
+// element-wise modules when `light` (it saves memory: selectiveRecomputeSavesMemory; without
+// that it fits only where none does, and is slower), the wide selective set when `wide`, full
+// recompute of k layers per stage (per model chunk when interleaved) for k = 1, 2, 4, ...
+// below `layers` (--recompute-method block --recompute-num-layers k), and full recompute of
+// every layer (docs/search.md section 1, Targets).
+std::vector<int> recomputeLevels(int layers, bool light = true, bool wide = false);
 // The modules of the search's selective recompute (level 1) on this model and the cluster's
 // types in typeMask (SearchSpace type indices), or on the named catalog types, and whether
 // they save any memory (core attention alone saves none with fused attention).

@@ -84,6 +84,19 @@ SearchResult cancelledAfter(const CostModel& cost, const SearchOptions& options,
     });
 }
 
+// A search for Megatron-LM on two threads, without baselines: the topK fastest plans, tried
+// interleaved up to maxVpp (the interleaving tests take the 8 fastest).
+SearchOptions megatronPlans(int maxVpp, int topK = 8)
+{
+    SearchOptions opt;
+    opt.target = Target::Megatron;
+    opt.baselines = false;
+    opt.threads = 2;
+    opt.top_k = topK;
+    opt.max_vpp = maxVpp;
+    return opt;
+}
+
 } // namespace
 
 class SearchEngineTest : public QObject {
@@ -667,7 +680,9 @@ void SearchEngineTest::wideSelectiveRecomputeRepeatsWholeBlocks()
     QCOMPARE(recomputeOfLevel(kSelectiveWide), Recompute::Selective);
     QCOMPARE(recomputeLayersOfLevel(kSelectiveWide, 6), 0);
     QVERIFY(!isFullOfKLevel(kSelectiveWide) && !isFullOfKLevel(kFullAll) && isFullOfKLevel(2));
-    QCOMPARE(recomputeLevels(6, true), (std::vector<int>{0, 1, kSelectiveWide, 2, 3, 5, kFullAll}));
+    QCOMPARE(recomputeLevels(6, true, true), (std::vector<int>{0, 1, kSelectiveWide, 2, 3, 5, kFullAll}));
+    // Without level 1 where core_attn alone would save nothing (fused attention, dense model).
+    QCOMPARE(recomputeLevels(6, false, true), (std::vector<int>{0, kSelectiveWide, 2, 3, 5, kFullAll}));
 
     // Where it is the fastest setting that fits. Qwen3-30B-A3B for Megatron-LM on one node of
     // 8 H800 (GBS 512): the best plan recomputes the MoE layers whole (22.969 s; the best
@@ -675,11 +690,7 @@ void SearchEngineTest::wideSelectiveRecomputeRepeatsWholeBlocks()
     // element-wise modules do not fit, and every full recompute setting Megatron-LM offers
     // either does not fit or is slower.
     const CostModel cost(*findModelPreset("Qwen3-30B-A3B"), clusterFromShorthand("H800:1x8", cat), cat);
-    SearchOptions opt;
-    opt.target = Target::Megatron;
-    opt.threads = 2;
-    opt.baselines = false;
-    const SearchResult r = runSearch(cost, opt);
+    const SearchResult r = runSearch(cost, megatronPlans(1, 1));
     QVERIFY2(!r.plans.empty(), r.no_plan_reason.c_str());
     const RankedPlan& best = r.plans.front();
     for (const StagePlan& st : best.plan.stages) {
@@ -742,11 +753,7 @@ void SearchEngineTest::selectiveRecomputeRepeatsWhatSavesMemory()
             if (space.types()[static_cast<std::size_t>(h)].name == "H800")
                 h800 |= 1u << h;
         QCOMPARE(selectiveRecomputeModules(cost, space, h800), moe_act | layernorm);
-        SearchOptions mo;
-        mo.target = Target::Megatron;
-        mo.threads = 2;
-        mo.baselines = false;
-        const SearchResult r = runSearch(cost, mo);
+        const SearchResult r = runSearch(cost, megatronPlans(1, 1));
         QVERIFY2(!r.plans.empty(), r.no_plan_reason.c_str());
         QVERIFY(std::abs(r.plans.front().prediction.iteration_time_s - 95.918) < 5e-4);
         QCOMPARE(r.plans.front().plan.stages.front().recompute_modules, moe_act | layernorm);
@@ -1695,21 +1702,6 @@ void SearchEngineTest::largeRegularCluster()
     QVERIFY(r.plans.front().prediction.feasible);
 }
 
-namespace {
-
-// The interleaving tests' search: the 8 fastest plans for Megatron-LM, no baselines.
-SearchOptions megatronPlans(int maxVpp)
-{
-    SearchOptions opt;
-    opt.target = Target::Megatron;
-    opt.baselines = false;
-    opt.threads = 2;
-    opt.top_k = 8;
-    opt.max_vpp = maxVpp;
-    return opt;
-}
-
-} // namespace
 
 void SearchEngineTest::interleavingKeepsTheFastestMegatronForm()
 {
