@@ -1241,7 +1241,11 @@ std::vector<BashReader::RawCommand> BashReader::tokenize(std::string_view input,
         // evaluates when it only tests. It ends at the "))" that closes both "(": where the
         // two close apart, as in "((cd /tmp; ls) )", they are two subshells, as bash reads them.
         std::size_t arithmeticClose = npos;
-        if (c == '(' && i + 1 < n && text[i + 1] == '(' && atCommandStart()) {
+        // The arithmetic for, for (( ... )) (manual 3.2.5.1), takes one such word after "for".
+        const bool arithmeticFor = !cur.words.empty() && cur.words.back().text == "for"
+            && std::all_of(cur.words.begin(), cur.words.end() - 1,
+                           [](const RawWord& word) { return !word.array_assign && opensCommand(word.text); });
+        if (c == '(' && i + 1 < n && text[i + 1] == '(' && (atCommandStart() || arithmeticFor)) {
             int nested = 0;
             std::size_t j = i + 2;
             while (j < n) {
@@ -1283,8 +1287,9 @@ std::vector<BashReader::RawCommand> BashReader::tokenize(std::string_view input,
             // next command, as in "if ((N > 1))then" or "while ((N < 8)) do".
             std::size_t next = i;
             while (next < n && (text[next] == ' ' || text[next] == '\t')) ++next;
-            for (const char* word : {"then", "do", "else", "elif", "fi", "done", "esac", "}"})
-                if (reservedAt(text, next, word)) {
+            // The arithmetic for's body may be a { } group: "for ((i = 0; i < N; i++)) { ...; }".
+            for (const char* word : {"then", "do", "else", "elif", "fi", "done", "esac", "}", "{"})
+                if ((word[0] != '{' || arithmeticFor) && reservedAt(text, next, word)) {
                     endCommand(";");
                     break;
                 }

@@ -2351,14 +2351,19 @@ private slots:
                                           "runs nothing from line 2 on (bash -n shows it); the import reads on past it"});
         // Whole scripts bash -n takes are not said to have one: functions, case, loops read
         // from a file, groups and subshells, time and coproc before compound commands, and
-        // a for loop with a { } group for its body.
+        // a for loop (also the arithmetic one) with a { } group for its body.
         for (const char* whole : {"f() {\n  torchrun x.py\n}\nf\n", "case $X in\n  a) Y=1 ;;\n  *) Y=2 ;;\nesac\n",
                                   "while read -r l; do :; done < f\n{ echo; } > /dev/null\n( cd x && torchrun y.py )\n",
                                   "time { torchrun a.py; }\ntime -p for i in 1; do :; done\ntime while false; do :; done\n",
                                   "coproc NAME { cat; }\ncoproc while false; do :; done\n",
-                                  "for x in a; { echo $x; }\nfor ((i = 0; i < 2; i++)); do echo $i; done\n"})
+                                  "for x in a; { echo $x; }\nfor ((i = 0; i < 2; i++)); do echo $i; done\n",
+                                  "for ((i = 0; i < 2; i++)) { echo $i; }\nfor ((i = 0; i < 2; i++)); { if :; then :; fi; }\n"})
             QVERIFY2(warningsWith(whole, "syntax error").empty(), whole);
         QCOMPARE(readerLaunches("bash -c 'time { torchrun a.py; }'\n"), std::string("<a.py>\n"));
+        // The arithmetic for's header is one word, as bash reads it: its body, a { } group or
+        // do ... done, is read once, where it is written.
+        QCOMPARE(readerLaunches("for ((i = 0; i < 1; i++)) { torchrun a.py; }\n"), std::string("<a.py>\n"));
+        QCOMPARE(readerLaunches("for ((i = 0; i < 1; i++)); do torchrun b.py; done\n"), std::string("<b.py>\n"));
         // Without a launch command, the error says where bash stops.
         try {
             importMegatronScript("X=1\nfi\n", "stray.sh");
