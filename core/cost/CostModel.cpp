@@ -789,6 +789,16 @@ struct CostModel::Impl {
             c.bwd.compute += dev.memTime(fp8.full * (castOut + castOutMoe * moeScale) - shardCasts);
             if (gathered)
                 c.bwd.compute += dev.memTime(fp8.transpose * gatheredFp8 * T * h);
+            // A recomputed block casts its GEMMs' inputs again: the h-wide input (its shard
+            // under SP, before the gather) and the FFN-wide one between the two GEMMs.
+            const double wideIn = (gathered ? fp8.shard : fp8.full) * hWide;
+            if (!moe) {
+                c.mlpFwd.compute += dev.memTime(wideIn + fp8.full * T * s.ffn / tp);
+            } else {
+                const double sharedCasts = s.shared > 0 ? dev.memTime(wideIn + fp8.full * T * s.shared / tp) : 0.0;
+                c.sharedFwd.compute += sharedCasts;
+                c.moeFwd.compute += sharedCasts + dev.memTime(fp8.full * castInMoe * moeScale);
+            }
         }
 
         // TP collectives on the activations (section 4.2): one pair per TP-split block, without SP

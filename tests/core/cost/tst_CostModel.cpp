@@ -1754,6 +1754,29 @@ void TestCostModel::selectiveRecomputeModules()
                       - (extra(recompute_module::mlp) + extra(recompute_module::moe))) < 1e-12);
     // Everything but the attention's own GEMMs, against full recompute's whole forward.
     QVERIFY(extra(recompute_module::all) < none.t_fwd);
+
+    // Under FP8 a repeated block casts its GEMMs' inputs again (section 3.7). Current scaling
+    // (tensorwise) reads each element once more than delayed scaling to find its amax, 2 bytes,
+    // with the same FP8 GEMMs, so the two recipes' repeats differ by those reads alone. At
+    // TP 1 (no SP) over 16 layers each:
+    //   mlp  FC1's input T h and FC2's input T F: 2 x 4096 x (4096 + 14336) B;
+    //   moe  the experts' FC1 inputs k T h and FC2 inputs k T F_e, times rho 1.2:
+    //        2 x 2 x 4096 x (4096 + 14336) x 1.2 B.
+    auto fp8Extra = [&](Fp8Recipe recipe, unsigned modules) {
+        ModelSpec fp8 = alternatingMixtral();
+        fp8.training.fp8_format = Fp8Format::Hybrid;
+        fp8.training.fp8_recipe = recipe;
+        const CostModel model(fp8, c, DeviceCatalog::builtin());
+        StagePlan p = wholeModelOnOneH800Node();
+        const double base = model.estimateStage(p, ctx).t_bwd;
+        p.recompute = Recompute::Selective;
+        p.recompute_modules = modules;
+        return model.estimateStage(p, ctx).t_bwd - base;
+    };
+    const double mlpReads = fp8Extra(Fp8Recipe::Tensorwise, recompute_module::mlp) - fp8Extra(Fp8Recipe::Delayed, recompute_module::mlp);
+    QVERIFY2(std::fabs(mlpReads / (16.0 * 2 * T * (h + 14336) / hbm) - 1) < 1e-9, qPrintable(QString::number(mlpReads)));
+    const double moeReads = fp8Extra(Fp8Recipe::Tensorwise, recompute_module::moe) - fp8Extra(Fp8Recipe::Delayed, recompute_module::moe);
+    QVERIFY2(std::fabs(moeReads / (16.0 * 2 * 2 * T * (h + 14336) * 1.2 / hbm) - 1) < 1e-9, qPrintable(QString::number(moeReads)));
 }
 
 void TestCostModel::blockRecomputeTakesTheFirstLayers()
