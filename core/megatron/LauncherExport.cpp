@@ -832,6 +832,20 @@ private:
         par.args.push_back({"--overlap-grad-reduce", {}});
         if (plan.distributed_optimizer)
             par.args.push_back({"--overlap-param-gather", {}});
+        // A plan costed with that traffic exposed (an imported script without the switches,
+        // Prediction::overlap) runs faster than its prediction with them: say which.
+        if (m_doc.prediction) {
+            std::vector<std::string> exposed;
+            if (!m_doc.prediction->overlap.grad_reduce)
+                exposed.push_back("--overlap-grad-reduce");
+            if (plan.distributed_optimizer && !m_doc.prediction->overlap.param_gather)
+                exposed.push_back("--overlap-param-gather");
+            if (!exposed.empty())
+                m_notes.push_back(join(exposed, ", ") + ": written, as in every exported launcher, but the plan was costed "
+                                  "without " + (exposed.size() > 1 ? "them" : "it") + "; its data-parallel traffic may hide "
+                                  "behind the compute and the run be faster than predicted (hapmoe estimate --script on this "
+                                  "launcher costs it with the overlap)");
+        }
         // A prediction that assumed --tp-comm-overlap (a search for a script that switches it
         // on, Prediction::overlap) gets it, unless the original's own flag is carried over.
         // Transformer Engine's userbuffers are set up for one TP size (Megatron-LM's

@@ -753,7 +753,10 @@ CalibrationResult calibrateFromLog(const MegatronLog& log, const PlanDocument& d
             Fit& f = diff[type];
             f.sum += overhead;
             f.count += 1;
-            r.memory.push_back({static_cast<int>(i), type, measured[i] / kGiB, mem.total() / kGiB, 0});
+            // "Before" is the model as it stood before this calibration (with the router
+            // imbalance the log fits above, the MoE buffers already differ from it).
+            const double before = i < predictedBefore.stages.size() ? predictedBefore.stages[i].memory.total() : mem.total();
+            r.memory.push_back({static_cast<int>(i), type, measured[i] / kGiB, before / kGiB, 0});
         }
         for (const auto& [type, f] : diff) {
             MemoryCalibration mc;

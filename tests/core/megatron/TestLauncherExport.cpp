@@ -2953,6 +2953,22 @@ private slots:
         r = exportLauncher(d, o);
         QVERIFY2(r.ok, r.refusal.c_str());
         QVERIFY(!hasNote(r, "--tp-comm-overlap"));
+        QVERIFY(!hasNote(r, "--overlap-grad-reduce"));
+        // A plan costed with its data-parallel traffic exposed (a script without the overlap
+        // switches) still gets them, as every exported launcher does, and a note says so.
+        QVERIFY(d.plan.distributed_optimizer);
+        d.prediction->overlap.grad_reduce = false;
+        d.prediction->overlap.param_gather = false;
+        r = exportLauncher(d, o);
+        QVERIFY2(r.ok, r.refusal.c_str());
+        args = runLauncher(dir, r.script, "0");
+        QVERIFY(contains(args, "--overlap-grad-reduce") && contains(args, "--overlap-param-gather"));
+        QVERIFY(hasNote(r, "--overlap-grad-reduce, --overlap-param-gather: written, as in every exported launcher, but the plan "
+                           "was costed without them"));
+        d.prediction->overlap.grad_reduce = true;
+        r = exportLauncher(d, o);
+        QVERIFY(hasNote(r, "--overlap-param-gather: written, as in every exported launcher, but the plan was costed without it"));
+        d.prediction->overlap.param_gather = true;
         // FlagScale's entry.
         o.original = importMegatronScript(withEntry("flagscale/train/train_gpt.py"), "fs.sh");
         r = exportLauncher(d, o);
