@@ -166,7 +166,6 @@ DeviceTypesDialog::DeviceTypesDialog(ProjectDocument* document, QWidget* parent)
 
     auto* form = new QFormLayout;
     form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
-    form->addRow(m_origin);
     form->addRow(tr("&Name:"), m_name);
     form->addRow(tr("&Aliases:"), m_aliases);
     form->addRow(tr("&Vendor:"), m_vendor);
@@ -202,7 +201,12 @@ DeviceTypesDialog::DeviceTypesDialog(ProjectDocument* document, QWidget* parent)
     left->addLayout(listButtons);
     auto* columns = new QHBoxLayout;
     columns->addLayout(left, 1);
-    columns->addLayout(form, 1);
+    // The origin sentence above the form, not a row of it: a form row of a word-wrapped label
+    // does not get the height of its second line when the dialog is short.
+    auto* right = new QVBoxLayout;
+    right->addWidget(m_origin);
+    right->addLayout(form, 1);
+    columns->addLayout(right, 1);
 
     m_error->setObjectName(QStringLiteral("deviceTypesError"));
     m_error->setWordWrap(true);

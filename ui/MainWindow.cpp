@@ -747,6 +747,7 @@ bool MainWindow::openFile(const QString& fileName)
             Warnings warnings;
             Project p;
             QString opened;
+            std::string noPlan;   // why the document's search found no plan
             // The context's warnings are readPlan's too: kept only when it is all there is to read.
             Warnings contextWarnings;
             if (const PlanContext context = readPlanContext(text, path, &contextWarnings); !context.has_plan && !context.no_plan_reason.empty()) {
@@ -760,6 +761,7 @@ bool MainWindow::openFile(const QString& fileName)
                 catalogWith(p.devices, path);   // an alias that names another type is refused
                 if (context.search)
                     takeSearchSettings(p, *context.search);
+                noPlan = context.no_plan_reason;
                 opened = tr("Opened the model and cluster of %1 as a new project; its search found no feasible plan: %2")
                              .arg(QFileInfo(fileName).fileName(), QString::fromStdString(context.no_plan_reason));
             } else {
@@ -768,6 +770,13 @@ bool MainWindow::openFile(const QString& fileName)
             }
             fitLayout(p.cluster);
             m_document->resetProject(p, QString(), true);
+            if (p.plans.empty()) {
+                // The Search dock and the explorer say why there is no plan, as after a search.
+                SearchResult none;
+                none.no_plan_reason = noPlan;
+                m_searchPanel->showSavedPlans(none, QFileInfo(fileName).fileName());
+                m_explorer->setResult(none);
+            }
             // Save As offers the plan's folder.
             m_saveFolder = QFileInfo(fileName).absolutePath();
             showWithWarnings({opened}, warnings);
@@ -909,15 +918,19 @@ bool MainWindow::offerRecovery()
         return false;
     const AutosaveManager::Recovery& r = orphans.first();
     const QString what = r.originalPath.isEmpty() ? r.name : r.originalPath;
-    const auto answer = QMessageBox::question(
-        this, tr("Recover unsaved work"),
-        tr("HAPMoE Studio did not close properly. Unsaved changes to %1 from %2 were kept.\n\nRecover them?")
-            .arg(what, QLocale().toString(r.savedAt.toLocalTime(), QLocale::ShortFormat)),
-        QMessageBox::Yes | QMessageBox::No | QMessageBox::Cancel, QMessageBox::Yes);
+    QString text = tr("HAPMoE Studio did not close properly. Unsaved changes to %1 from %2 were kept.\n\nRecover them?")
+                       .arg(what, QLocale().toString(r.savedAt.toLocalTime(), QLocale::ShortFormat));
+    // A project opened already (a file given on the command line) gives way to the recovered one.
+    if (m_document->isModified() || !m_document->fileName().isEmpty())
+        text += tr(" They replace %1, which is open now.").arg(m_document->displayName());
+    const auto answer = QMessageBox::question(this, tr("Recover unsaved work"), text,
+                                              QMessageBox::Yes | QMessageBox::No | QMessageBox::Cancel, QMessageBox::Yes);
     if (answer == QMessageBox::Cancel)
         return false;   // keep it for another time
     bool recovered = false;
     if (answer == QMessageBox::Yes) {
+        if (!maybeSave())
+            return false;   // the open project stays, and the autosave for another time
         recovered = recover(r.autosavePath, r.originalPath);
         if (!recovered)
             return false;
@@ -939,6 +952,8 @@ bool MainWindow::recover(const QString& autosavePath, const QString& originalPat
         m_document->resetProject(p, originalPath, true);
         if (!dropped.empty())
             statusBar()->showMessage(QString::fromStdString(dropped.front()), 15000);
+        else
+            statusBar()->showMessage(tr("Recovered the unsaved changes to %1").arg(m_document->displayName()), 15000);
         m_autosave->saveNow();
         return true;
     } catch (const std::exception& e) {

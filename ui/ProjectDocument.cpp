@@ -188,7 +188,12 @@ Warnings ProjectDocument::dropUnfitPlans(Project& project, const DeviceCatalog& 
             validateProjectPlan(project, i, catalog, fileName);
             kept.push_back(project.plans[i]);
         } catch (const InputError& e) {
-            dropped.push_back(fileName + ": " + e.where() + ": " + e.detail() + "; the plan is not shown (run the search again)");
+            // A fault of the project's own model or cluster (validateProjectPlan leaves their
+            // paths as they are) is mended there before any search can run.
+            const bool planOwn = e.where().rfind("plans[", 0) == 0;
+            dropped.push_back(fileName + ": " + e.where() + ": " + e.detail()
+                              + (planOwn ? "; the plan is not shown (run the search again)"
+                                         : "; the saved plans are not shown (mend it, see Problems, and run the search again)"));
         } catch (const std::exception& e) {
             dropped.push_back(fileName + ": plans[" + std::to_string(i) + "]: " + e.what()
                               + "; the plan is not shown (run the search again)");

@@ -573,12 +573,15 @@ void SearchPanel::setPendingEdit(const QString& problem)
 
 bool SearchPanel::run()
 {
-    if (m_runner->isRunning())
+    if (m_runner->isRunning()) {
+        m_refusal = tr("a search is running");
         return false;
+    }
     // A field that shows a value the project did not take: the search would run on the value
     // the field no longer shows.
     if (!m_pendingEdit.isEmpty()) {
-        m_status->setText(statusHtml(Status::Problem, palette(), tr("Cannot search: %1").arg(m_pendingEdit).toHtmlEscaped()));
+        m_refusal = tr("Cannot search: %1").arg(m_pendingEdit);
+        m_status->setText(statusHtml(Status::Problem, palette(), m_refusal.toHtmlEscaped()));
         m_pendingShown = true;
         return false;
     }
@@ -589,13 +592,12 @@ bool SearchPanel::run()
         // As `hapmoe plan`: nodes that cannot reach each other would be costed as linked.
         requireConnected(m_document->cluster(), m_document->catalog(), "cluster");
     } catch (const InputError& e) {
-        m_status->setText(statusHtml(Status::Problem, palette(),
-                                     tr("Cannot search: %1: %2")
-                                         .arg(QString::fromStdString(e.where()), QString::fromStdString(e.detail()))
-                                         .toHtmlEscaped()));
+        m_refusal = tr("Cannot search: %1: %2").arg(QString::fromStdString(e.where()), QString::fromStdString(e.detail()));
+        m_status->setText(statusHtml(Status::Problem, palette(), m_refusal.toHtmlEscaped()));
         m_refusalShown = true;
         return false;
     }
+    m_refusal.clear();
     m_refusalShown = false;
     QString note;
     m_scriptNote.clear();
@@ -972,6 +974,14 @@ void SearchPanel::showSavedPlans(const SearchResult& saved, const QString& sourc
                             : saved.timed_out   ? tr("; the search that found them reached its time limit: the best so "
                                                      "far, a finished search may find faster")
                                                 : QString();
+    // A plan document of a search that found nothing (hapmoe plan, no plan fits) keeps its reason.
+    if (count == 0 && !saved.no_plan_reason.empty()) {
+        m_status->setText(statusHtml(Status::Problem, palette(),
+                                     tr("The search saved in %1 found no feasible plan: %2")
+                                         .arg(source, noPlanReason(saved))
+                                         .toHtmlEscaped()));
+        return;
+    }
     m_status->setText(count == 0 ? QString()
                                  : ((count == 1 ? tr("1 plan") : tr("%1 plans").arg(count))
                                     + (baselines == 0 ? QString() : baselines == 1 ? tr(" and a baseline") : tr(" and the baselines"))

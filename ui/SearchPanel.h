@@ -81,9 +81,13 @@ protected:
     void changeEvent(QEvent* event) override;
 
 public slots:
-    // Returns false (and says why in the panel) when the project cannot be searched.
+    // Returns false (and says why in the panel, and in refusal()) when the project cannot be
+    // searched.
     bool run();
     void cancel();
+    // Why the last run() returned false ("Cannot search: cluster.nodes[1].host: ..."); empty
+    // after a run that started.
+    QString refusal() const { return m_refusal; }
     // Stops a running search whose project is gone (New, Open, a reset): its result is
     // dropped when it arrives, and the list keeps what the new project shows.
     void abandon();
@@ -163,6 +167,7 @@ private:
     QTreeWidget* m_results;
     bool m_updating = false;
     bool m_abandoned = false;      // the running search's project is gone: drop its result
+    QString m_refusal;             // why the last Run was refused, as plain text
     bool m_refusalShown = false;   // the status says why Run refused; cleared by the next edit
     QString m_pendingEdit;         // a field elsewhere holds a value not taken (setPendingEdit)
     bool m_pendingShown = false;   // the status says Run refused for it

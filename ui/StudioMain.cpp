@@ -68,7 +68,9 @@ int itemId(const Cluster& c, const QString& what)
 
 // After the window is shown (and the search finished): choose the tab and view, then save
 // the screenshot and/or quit.
-void finish(MainWindow& window, const Options& o)
+// failed: what was asked for did not happen (a search Run refused); the screenshot, if any,
+// is still taken, of the reason shown, and the exit code is 2.
+void finish(MainWindow& window, const Options& o, bool failed = false)
 {
     if (!o.tab.isEmpty())
         window.showTab(o.tab);
@@ -136,8 +138,8 @@ void finish(MainWindow& window, const Options& o)
         return;
     }
     // Let layouts and charts settle before grabbing.
-    QTimer::singleShot(400, &window, [&window, o] {
-        int code = 0;
+    QTimer::singleShot(400, &window, [&window, o, failed] {
+        int code = failed ? 2 : 0;
         if (!o.screenshot.isEmpty()) {
             QDir().mkpath(QFileInfo(o.screenshot).absolutePath());
             const QPixmap shot = grabWithDialogs(&window);
@@ -419,8 +421,8 @@ int studioMain(QApplication& app)
         });
         QTimer::singleShot(0, &window, [&window, o] {
             if (!window.searchPanel()->run()) {
-                std::cerr << "cannot run the search" << std::endl;
-                finish(window, o);
+                std::cerr << "--run-search: " << window.searchPanel()->refusal().toStdString() << std::endl;
+                finish(window, o, true);
             }
         });
     } else {

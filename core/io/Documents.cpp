@@ -1922,7 +1922,11 @@ void validateProjectPlan(const Project& project, std::size_t index, const Device
     try {
         validatePlanDocument(doc, catalog, fileName);
     } catch (const InputError& e) {
-        throw InputError(fileName, "plans[" + std::to_string(index) + "]." + e.where(), e.detail());
+        // The project's own model and cluster are where the error is: their paths stand.
+        const std::string& where = e.where();
+        if (where.rfind("model", 0) == 0 || where.rfind("cluster", 0) == 0)
+            throw;
+        throw InputError(fileName, "plans[" + std::to_string(index) + "]." + where, e.detail());
     }
 }
 

@@ -206,7 +206,8 @@ Warnings profileWarnings(const Profile& profile, const DeviceCatalog& catalog, c
 void validatePlanDocument(const PlanDocument& doc, const DeviceCatalog& catalog, const std::string& fileName);
 // A saved plan of a project (plans[index]) checked against the project's model and cluster
 // as validatePlanDocument checks a plan document; the InputError names the file and the path
-// inside the project ("plans[2].plan.stages[1].devices[0].node").
+// inside the project ("plans[2].plan.stages[1].devices[0].node"), or the project's own
+// "model..." or "cluster..." path when they are what is wrong.
 void validateProjectPlan(const Project& project, std::size_t index, const DeviceCatalog& catalog, const std::string& fileName);
 
 std::string readTextFile(const std::string& path);           // throws InputError

@@ -15,6 +15,7 @@
 #include "io/Documents.h"
 #include "io/Presets.h"
 
+#include <QAbstractButton>
 #include <QAbstractItemView>
 #include <QApplication>
 #include <QDir>
@@ -489,7 +490,27 @@ private slots:
         const QString message = w2->statusBar()->currentMessage();
         QVERIFY2(message.contains(QStringLiteral("edited.hapmoe")), qPrintable(message));
         QVERIFY2(message.contains(QStringLiteral("plans[0].plan.stages")), qPrintable(message));
+        QVERIFY2(message.contains(QStringLiteral("the plan is not shown (run the search again)")), qPrintable(message));
         QVERIFY(!w2->isWindowModified());
+
+        // A fault of the project's own cluster (two hosts of one name) is named at its own
+        // path, and the advice is to mend it, since no search runs before it is mended.
+        Project clash = w->document()->project();
+        QVERIFY(clash.cluster.nodes.size() > 1);
+        clash.cluster.nodes[0].host = "node-a";
+        clash.cluster.nodes[1].host = "NODE-A";   // host names ignore case
+        const QString clashing = dir.filePath(QStringLiteral("clash.hapmoe"));
+        saveFileAtomically(clashing.toStdString(), writeProject(clash));
+        auto w4 = makeWindow();
+        QVERIFY(w4->openFile(clashing));
+        QVERIFY(w4->document()->project().plans.empty());
+        const QString clashMessage = w4->statusBar()->currentMessage();
+        QVERIFY2(clashMessage.contains(QStringLiteral("clash.hapmoe: cluster.nodes[1].host: ")), qPrintable(clashMessage));
+        QVERIFY2(clashMessage.contains(QStringLiteral("the saved plans are not shown (mend it, see Problems, and run the search again)")),
+                 qPrintable(clashMessage));
+        QVERIFY(!w4->searchPanel()->run());
+        QVERIFY2(w4->searchPanel()->refusal().startsWith(QStringLiteral("Cannot search: cluster.nodes[1].host: ")),
+                 qPrintable(w4->searchPanel()->refusal()));
 
         // The same file with its own cluster keeps its plans.
         const QString intact = dir.filePath(QStringLiteral("intact.hapmoe"));
@@ -550,6 +571,13 @@ private slots:
         QCOMPARE(w->document()->cluster().totalDevices(), cluster.totalDevices());
         QVERIFY2(w->statusBar()->currentMessage().contains(QStringLiteral("found no feasible plan: stage 0 needs 91.2 GiB of 80")),
                  qPrintable(w->statusBar()->currentMessage()));
+        // The Search dock and the explorer say so too, as after a search that found nothing
+        // (the status bar's message goes after a while).
+        const QString searchStatus = w->searchPanel()->findChild<QLabel*>(QStringLiteral("searchStatus"))->text();
+        QVERIFY2(searchStatus.contains(QStringLiteral("The search saved in none.json found no feasible plan: stage 0 needs 91.2 GiB of 80")),
+                 qPrintable(searchStatus));
+        const QString title = w->explorer()->findChild<QLabel*>(QStringLiteral("planTitle"))->text();
+        QVERIFY2(title.contains(QStringLiteral("No plan: stage 0 needs 91.2 GiB of 80")), qPrintable(title));
 
         // A plan with neither search nor prediction is estimated as `hapmoe estimate --plan` does.
         const QString bare = dir.filePath(QStringLiteral("bare.json"));
@@ -814,6 +842,39 @@ private slots:
         QVERIFY(w2->recover(it->autosavePath, it->originalPath));
         QCOMPARE(w2->document()->serialize(), w->document()->serialize());
         QVERIFY(w2->isWindowModified());   // recovered work is unsaved work
+
+        // Offered where a project is open already (a file given on the command line, then
+        // edited), the prompt says that project gives way, and its unsaved changes are asked
+        // about before the recovered project replaces it.
+        auto w3 = makeWindow();
+        QVERIFY(dropDevice(*w3, QStringLiteral("H800"), w3->clusterView()->viewport()->rect().center()));
+        QVERIFY(w3->isWindowModified());
+        QStringList asked;
+        QTimer answer;
+        connect(&answer, &QTimer::timeout, this, [&] {
+            for (QWidget* top : QApplication::topLevelWidgets()) {
+                auto* box = qobject_cast<QMessageBox*>(top);
+                if (!box || !box->isVisible())
+                    continue;
+                asked << box->windowTitle() + QLatin1Char('\n') + box->text();
+                if (QAbstractButton* yes = box->button(QMessageBox::Yes))
+                    yes->click();
+                else if (QAbstractButton* discard = box->button(QMessageBox::Discard))
+                    discard->click();
+            }
+        });
+        answer.start(20);
+        w3->setBatchMode(false);   // the questions a user sees
+        QVERIFY(w3->offerRecovery());
+        w3->setBatchMode(true);
+        answer.stop();
+        QCOMPARE(asked.size(), 2);
+        QVERIFY2(asked[0].startsWith(QStringLiteral("Recover unsaved work")) && asked[0].contains(QStringLiteral("which is open now")),
+                 qPrintable(asked[0]));
+        QVERIFY2(asked[1].startsWith(QStringLiteral("Unsaved changes")), qPrintable(asked[1]));
+        QCOMPARE(w3->document()->serialize(), w->document()->serialize());
+        QVERIFY2(w3->statusBar()->currentMessage().startsWith(QStringLiteral("Recovered the unsaved changes")),
+                 qPrintable(w3->statusBar()->currentMessage()));
         AutosaveManager::remove(*it);
         QVERIFY(!QFile::exists(it->autosavePath));
 

@@ -9,6 +9,7 @@
 #include "SearchPanel.h"
 #include "StudioMain.h"
 #include "WhatIfPanel.h"
+#include "io/Documents.h"
 #include "io/Presets.h"
 
 #include <QDockWidget>
@@ -233,6 +234,29 @@ private slots:
         QVERIFY2(none.err.contains(QStringLiteral("--view export: the search found no plan to export (its reason is above)")),
                  qPrintable(none.err));
         QVERIFY(!QFile::exists(shot));
+    }
+
+    void refusedSearchExitsWithTwo()
+    {
+        // A cluster the search refuses (a node without a link to the others): batch mode says
+        // why and exits with 2, after the screenshot of the refusal the Search dock shows.
+        QTemporaryDir home;
+        Project p;
+        p.name = "cut";
+        p.model = *findModelPreset("Mixtral-S");
+        p.cluster = *findClusterPreset("16-1");
+        const int last = p.cluster.nodes.back().id;
+        const auto touches = [&](const Link& l) { return l.a == last || l.b == last; };
+        QVERIFY(std::any_of(p.cluster.links.begin(), p.cluster.links.end(), touches));
+        p.cluster.links.erase(std::remove_if(p.cluster.links.begin(), p.cluster.links.end(), touches), p.cluster.links.end());
+        const QString project = home.filePath(QStringLiteral("cut.hapmoe"));
+        saveFileAtomically(project.toStdString(), writeProject(p));
+        const QString shot = home.filePath(QStringLiteral("refused.png"));
+        const Run r = runStudio({project, QStringLiteral("--run-search"), QStringLiteral("--screenshot"), shot}, home);
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(r.err.contains(QStringLiteral("--run-search: Cannot search: links: node")), qPrintable(r.err));
+        QVERIFY2(r.err.contains(QStringLiteral("has no link to any switch or node")), qPrintable(r.err));
+        QVERIFY(QFile::exists(shot));
     }
 
     void exportViewScreenshotHasTheRequestedSize()

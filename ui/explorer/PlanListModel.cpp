@@ -99,7 +99,7 @@ QVariant PlanListModel::data(const QModelIndex& index, int role) const
                 return tr("%1 (+%2 idle)").arg(total).arg(idle);
             return out > 0 ? tr("%1 (+%2 out)").arg(total).arg(out) : total;
         }
-        case Stages: return plan.vpp > 1 ? QStringLiteral("%1 ×%2 vpp").arg(plan.pp()).arg(plan.vpp) : QString::number(plan.pp());
+        case Stages: return plan.vpp > 1 ? QStringLiteral("%1 (VPP %2)").arg(plan.pp()).arg(plan.vpp) : QString::number(plan.pp());
         case TargetColumn: return style::targetLabel(e->target);
         case Optimizer: return style::optimizerPlaceLabel(plan.optimizer_offload_fraction);
         default: return {};
