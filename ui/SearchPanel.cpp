@@ -590,7 +590,12 @@ bool SearchPanel::run()
         validateModel(m_document->model(), "model");
         validateCluster(m_document->cluster(), m_document->catalog(), "cluster");
         // As `hapmoe plan`: nodes that cannot reach each other would be costed as linked.
-        requireConnected(m_document->cluster(), m_document->catalog(), "cluster");
+        try {
+            requireConnected(m_document->cluster(), m_document->catalog(), "cluster");
+        } catch (const InputError& e) {
+            // Its path is the cluster document's ("links"); in the project it is the cluster's.
+            throw InputError(e.file(), "cluster." + e.where(), e.detail());
+        }
     } catch (const InputError& e) {
         m_refusal = tr("Cannot search: %1: %2").arg(QString::fromStdString(e.where()), QString::fromStdString(e.detail()));
         m_status->setText(statusHtml(Status::Problem, palette(), m_refusal.toHtmlEscaped()));

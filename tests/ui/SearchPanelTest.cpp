@@ -444,7 +444,7 @@ private slots:
         QVERIFY(!panel->isRunning());
         QCOMPARE(started.count(), 0);
         const QString status = panel->statusLabel()->text();
-        QVERIFY2(status.contains(QStringLiteral("Cannot search: links: ")), qPrintable(status));
+        QVERIFY2(status.contains(QStringLiteral("Cannot search: cluster.links: ")), qPrintable(status));
         QVERIFY2(status.contains(QString::fromStdString(c.nodes.back().host)), qPrintable(status));
         // Linked again, it runs.
         w->document()->undoStack()->undo();

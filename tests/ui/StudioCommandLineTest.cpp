@@ -254,7 +254,7 @@ private slots:
         const QString shot = home.filePath(QStringLiteral("refused.png"));
         const Run r = runStudio({project, QStringLiteral("--run-search"), QStringLiteral("--screenshot"), shot}, home);
         QCOMPARE(r.exitCode, 2);
-        QVERIFY2(r.err.contains(QStringLiteral("--run-search: Cannot search: links: node")), qPrintable(r.err));
+        QVERIFY2(r.err.contains(QStringLiteral("--run-search: Cannot search: cluster.links: node")), qPrintable(r.err));
         QVERIFY2(r.err.contains(QStringLiteral("has no link to any switch or node")), qPrintable(r.err));
         QVERIFY(QFile::exists(shot));
     }
