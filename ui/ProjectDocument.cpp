@@ -191,9 +191,14 @@ Warnings ProjectDocument::dropUnfitPlans(Project& project, const DeviceCatalog& 
             // A fault of the project's own model or cluster (validateProjectPlan leaves their
             // paths as they are) is mended there before any search can run.
             const bool planOwn = e.where().rfind("plans[", 0) == 0;
-            dropped.push_back(fileName + ": " + e.where() + ": " + e.detail()
-                              + (planOwn ? "; the plan is not shown (run the search again)"
-                                         : "; the saved plans are not shown (mend it, see Problems, and run the search again)"));
+            if (!planOwn) {
+                // Every saved plan would say the same: one message, and none of them kept.
+                dropped.push_back(fileName + ": " + e.where() + ": " + e.detail()
+                                  + "; the saved plans are not shown (mend it, see Problems, and run the search again)");
+                kept.clear();
+                break;
+            }
+            dropped.push_back(fileName + ": " + e.where() + ": " + e.detail() + "; the plan is not shown (run the search again)");
         } catch (const std::exception& e) {
             dropped.push_back(fileName + ": plans[" + std::to_string(i) + "]: " + e.what()
                               + "; the plan is not shown (run the search again)");

@@ -508,6 +508,8 @@ private slots:
         QVERIFY2(clashMessage.contains(QStringLiteral("clash.hapmoe: cluster.nodes[1].host: ")), qPrintable(clashMessage));
         QVERIFY2(clashMessage.contains(QStringLiteral("the saved plans are not shown (mend it, see Problems, and run the search again)")),
                  qPrintable(clashMessage));
+        QCOMPARE(clashMessage.count(QStringLiteral("cluster.nodes[1].host")), 1);   // said once, not once per plan
+        QVERIFY(clash.plans.size() > 1);
         QVERIFY(!w4->searchPanel()->run());
         QVERIFY2(w4->searchPanel()->refusal().startsWith(QStringLiteral("Cannot search: cluster.nodes[1].host: ")),
                  qPrintable(w4->searchPanel()->refusal()));
