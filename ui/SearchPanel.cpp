@@ -746,6 +746,8 @@ void SearchPanel::showResult(const SearchResult& r)
             ? tr("; the current configuration is not estimated: it no longer fits the project, %1").arg(scriptProblem)
             : tr("; the imported configuration (%1) is not estimated: %2")
                   .arg(QFileInfo(QString::fromStdString(m_document->project().current_script)).fileName(), scriptProblem);
+    if (r.current && !r.current_note.empty())
+        status += QStringLiteral("; ") + QString::fromStdString(r.current_note);
     if (const std::string note = currentConfigurationNote(r); !note.empty())
         status += QStringLiteral("; ") + QString::fromStdString(note);
     m_status->setText(status.toHtmlEscaped());

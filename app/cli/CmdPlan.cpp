@@ -440,6 +440,20 @@ int cmdPlan(const Args& args)
     ModelSpec model = script ? script->model : resolveModel(a.required("model"), &warnings);
     if (const std::string note = applyFp8(a, model); !note.empty())
         std::cerr << "warning: " << note << "\n";
+    // The current configuration is costed as the plans are, in the precision --fp8 gives, so
+    // that the comparison is of the parallel plans alone: say where the script's differs.
+    if (script) {
+        const TrainingSpec& own = script->model.training;
+        const TrainingSpec& searched = model.training;
+        const auto fp8Text = [](const TrainingSpec& t) {
+            return t.fp8() ? std::string("in FP8 (") + toString(t.fp8_format) + ", " + toString(t.fp8_recipe) + " scaling)"
+                           : std::string("without FP8");
+        };
+        if (own.fp8_format != searched.fp8_format || (searched.fp8() && own.fp8_recipe != searched.fp8_recipe))
+            warnings.push_back(*a.value("script") + ": the script runs " + fp8Text(own) + "; the plans and the current configuration "
+                               + "are costed " + fp8Text(searched) + ", as --fp8 and --fp8-recipe say (\"hapmoe estimate --script\" "
+                               + "gives the script's own time)");
+    }
     std::unique_ptr<Profile> profile;
     if (auto path = a.value("profile")) {
         profile = std::make_unique<Profile>(readProfile(readTextFile(*path), *path, &warnings));
@@ -651,8 +665,14 @@ int cmdPlan(const Args& args)
             return;
         }
         const double t = b->prediction.iteration_time_s;
-        os << "  " << pad(label, 22) << decimal(t, 3) << " s  (" << decimal(best > 0 ? t / best : 0, 2) << "x the plan's time, PP "
-           << b->plan.pp() << ", " << (b->prediction.feasible ? "fits" : b->prediction.infeasible_reason);
+        // A current configuration of another global batch (SearchResult::current_note) is
+        // compared per sequence.
+        const bool otherBatch = b->plan.global_batch_size != r.plans.front().plan.global_batch_size;
+        const double perSequence = secondsPerSequence(r.plans.front());
+        os << "  " << pad(label, 22) << decimal(t, 3) << " s  ("
+           << decimal(perSequence > 0 ? secondsPerSequence(*b) / perSequence : 0, 2)
+           << (otherBatch ? "x the plan's time per sequence, global batch " + std::to_string(b->plan.global_batch_size) : std::string("x the plan's time"))
+           << ", PP " << b->plan.pp() << ", " << (b->prediction.feasible ? "fits" : b->prediction.infeasible_reason);
         // The uniform baseline uses every device, and only FlagScale may launch that (two
         // vendors): say so when the plan's target is another.
         if (b->plan.target != Target::Any && b->plan.target != r.plans.front().plan.target)
@@ -671,6 +691,8 @@ int cmdPlan(const Args& args)
         compare("current", r.current);
     else if (!r.current_error.empty())
         os << "  " << pad("current", 22) << "not estimated: " << r.current_error << "\n";
+    if (r.current && !r.current_note.empty())
+        os << "note: " << r.current_note << "\n";
     if (const std::string note = currentConfigurationNote(r); !note.empty())
         os << "note: " << note << "\n";
     for (const std::string& n : r.plans.front().prediction.notes)

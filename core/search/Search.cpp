@@ -2,6 +2,7 @@
 
 #include "plan/Deployability.h"
 #include "util/InputError.h"
+#include "util/Strings.h"
 #include "search/Exhaustive.h"
 #include "search/HsDp.h"
 #include "search/Interleaving.h"
@@ -1049,6 +1050,7 @@ SearchResult runPasses(const CostModel& cost, const SearchOptions& options, cons
     const SearchResult& best = results[lead];
     merged.current = first.current;
     merged.current_error = first.current_error;
+    merged.current_note = first.current_note;
     merged.devices_left_out = first.devices_left_out;
     merged.offload_needed = best.offload_needed;
     merged.pruned_best_s = best.pruned_best_s;
@@ -1721,15 +1723,38 @@ SearchResult runSearchAt(const CostModel& cost, const SearchOptions& options, co
         cur.plan = *options.current;
         if (cur.plan.name.empty())
             cur.plan.name = "current";
+        std::vector<std::string> notes;
+        // Compared alike: the current configuration runs the search's global batch (a --gbs,
+        // or a model edited since the script was read) when its DP x micro-batch divides it.
+        const int gbs = options.global_batch_size.value_or(cost.model().training.global_batch_size);
+        const int step = cur.plan.stages.empty() ? 0 : cur.plan.stages.front().dp * cur.plan.stages.front().micro_batch_size;
+        if (gbs != cur.plan.global_batch_size && step > 0) {
+            const std::string own = std::to_string(cur.plan.global_batch_size);
+            if (gbs % step == 0) {
+                notes.push_back("the current configuration is costed at the plans' global batch, " + std::to_string(gbs)
+                                + " sequences (its script runs " + own + ")");
+                cur.plan.global_batch_size = gbs;
+            } else {
+                notes.push_back("the current configuration runs its global batch of " + own + " sequences, the plans "
+                                + std::to_string(gbs) + " (no multiple of its DP x micro-batch, " + std::to_string(step)
+                                + "): compared by time per sequence");
+            }
+        }
         try {
             cur.prediction = cost.estimate(cur.plan);
             // A Megatron-LM script's stages that Megatron-LM cannot launch on this cluster
-            // (two collective libraries, say) run under FlagScale, as `hapmoe estimate` says.
-            cur.plan.target = chooseLauncher(cur.plan, cost.model(), cost.cluster(), cost.catalog()).target;
+            // (two collective libraries, say) run under FlagScale, as `hapmoe estimate` says;
+            // where neither can, it is costed all the same, and said.
+            const LauncherChoice choice = chooseLauncher(cur.plan, cost.model(), cost.cluster(), cost.catalog());
+            cur.plan.target = choice.target;
+            if (!choice.problems().empty())
+                notes.push_back("neither Megatron-LM nor FlagScale can launch the current configuration on this cluster ("
+                                + choice.problems().front().message + ")");
             result.current = std::move(cur);
         } catch (const InputError& e) {
             result.current_error = (e.where().empty() ? std::string() : e.where() + ": ") + e.detail();
         }
+        result.current_note = join(notes, "; ");
     }
     if (!result.plans.empty())
         result.target = result.plans.front().plan.target;
@@ -1772,10 +1797,19 @@ SearchResult runSearchAt(const CostModel& cost, const SearchOptions& options, co
 }
 } // namespace
 
+double secondsPerSequence(const RankedPlan& plan)
+{
+    return plan.prediction.iteration_time_s / std::max(1, plan.plan.global_batch_size);
+}
+
 std::string currentConfigurationNote(const SearchResult& result)
 {
-    if (result.plans.empty() || !result.current || !result.current->prediction.feasible
-        || result.current->prediction.iteration_time_s >= result.plans.front().prediction.iteration_time_s)
+    if (result.plans.empty() || !result.current || !result.current->prediction.feasible)
+        return {};
+    const double current = secondsPerSequence(*result.current), best = secondsPerSequence(result.plans.front());
+    if (std::abs(current - best) <= 1e-9 * best)
+        return "the best plan found takes the time the current configuration takes";
+    if (current > best)
         return {};
     std::string note = "the current configuration is faster than every plan found: keep it";
     const int vpp = result.current->plan.vpp;

@@ -118,6 +118,11 @@ struct SearchResult {
     // model edited since the script was read: its stages hold other layers): why, and no
     // `current`. The search's own plans stand.
     std::string current_error;
+    // How the current configuration was costed where it differs from the script as written,
+    // or could not run: at the search's global batch, as the plans (or, when that batch is
+    // no multiple of its DP x micro-batch, at its own, compared by time per sequence); no
+    // launcher that can run it on this cluster. Empty otherwise.
+    std::string current_note;
     long long states = 0;
     PruneCounters pruned;
     double time_s = 0;
@@ -181,7 +186,11 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options,
 
 // When the given current configuration (SearchOptions::current) fits and beats every plan
 // found, the advice to keep it, naming its interleaved schedule when the search placed none
-// that deep (SearchResult::max_vpp below its VPP); empty otherwise.
+// that deep (SearchResult::max_vpp below its VPP); when the best plan takes the same time,
+// that it does; empty otherwise. Times are compared per sequence of the global batch.
 std::string currentConfigurationNote(const SearchResult& result);
+// The seconds per sequence of the global batch of a plan: how plans of different global
+// batches compare (the current configuration's own batch and the search's).
+double secondsPerSequence(const RankedPlan& plan);
 
 } // namespace hapmoe

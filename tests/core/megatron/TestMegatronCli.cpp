@@ -266,6 +266,24 @@ private slots:
         QVERIFY2(r.code == 0, qPrintable(r.out));
         QVERIFY(r.out.contains("without --overlap-grad-reduce the script does not overlap its data-parallel traffic"));
 
+        // So with --fp8: the current configuration is costed in FP8 as the plans are, and the
+        // warning says the script itself runs without it.
+        const Run f = hapmoeCli({"plan", "--script", data("train_mixtral_8x7b_distributed.sh"), "--cluster", "H800:4x8", "--fp8",
+                                 "hybrid", "--time-limit", "60"},
+                                dir.path());
+        QVERIFY2(f.code == 0, qPrintable(f.out));
+        QVERIFY2(f.out.contains("the script runs without FP8; the plans and the current configuration are costed in FP8 (hybrid, "
+                                "delayed scaling), as --fp8 and --fp8-recipe say"),
+                 qPrintable(f.out));
+        // And with --gbs: the current configuration at the plans' global batch, with a note.
+        const Run g = hapmoeCli({"plan", "--script", data("train_mixtral_8x7b_distributed.sh"), "--cluster", "H800:4x8", "--gbs",
+                                 "512", "--time-limit", "60"},
+                                dir.path());
+        QVERIFY2(g.code == 0, qPrintable(g.out));
+        QVERIFY2(g.out.contains("note: the current configuration is costed at the plans' global batch, 512 sequences (its script "
+                                "runs 256)"),
+                 qPrintable(g.out));
+
         // The prediction records the switches it assumed, and estimate --plan re-estimates a
         // plan file with them: the same figure as the script's own estimate.
         QVERIFY(!plain.overlap.grad_reduce && !plain.overlap.param_gather && overlapped.overlap.grad_reduce);

@@ -125,6 +125,7 @@ private slots:
     void alternativesCountDistinctPlans();
     void currentConfigurationOfAnotherModelIsLeftOut();
     void currentConfigurationOnTwoVendorsRunsUnderFlagScale();
+    void currentConfigurationComparedAlike();
     void nodesWithSlowLinksAreNotInterchangeable();
     void nodesBehindOversubscribedLeavesAreNotInterchangeable();
     void flatMapKeepsEveryKeyThroughCollisionsAndGrowth();
@@ -931,6 +932,67 @@ void SearchEngineTest::currentConfigurationOnTwoVendorsRunsUnderFlagScale()
     const SearchResult r = searchWithCurrent(*findModelPreset("Mixtral-S"), c, script);
     QVERIFY(r.current);
     QCOMPARE(int(r.current->plan.target), int(Target::FlagScale));
+}
+
+void SearchEngineTest::currentConfigurationComparedAlike()
+{
+    const ModelSpec* preset = findModelPreset("Mixtral-S");
+    QVERIFY(preset);
+    const Cluster c = clusterFromShorthand("H800:2x8", DeviceCatalog::builtin());
+    const Plan script = mixtralScriptPlan(c);   // DP 8 x micro-batch 1, global batch 256
+    QCOMPARE(script.global_batch_size, 256);
+    const CostModel cost(*preset, c, DeviceCatalog::builtin());
+    SearchOptions opt;
+    opt.threads = 2;
+    opt.baselines = false;
+    opt.top_k = 1;
+    opt.current = script;
+
+    // A search of another global batch (--gbs 512) costs the script's configuration at that
+    // batch too, 64 micro-batches where the script runs 32, and says so.
+    opt.global_batch_size = 512;
+    SearchResult r = runSearch(cost, opt);
+    QVERIFY(r.current);
+    QCOMPARE(r.current->plan.global_batch_size, 512);
+    Plan doubled = script;
+    doubled.global_batch_size = 512;
+    QCOMPARE(r.current->prediction.iteration_time_s, cost.estimate(doubled).iteration_time_s);
+    QCOMPARE(QString::fromStdString(r.current_note),
+             QStringLiteral("the current configuration is costed at the plans' global batch, 512 sequences (its script runs 256)"));
+
+    // A batch its DP x micro-batch (8) does not divide: its own batch, compared per sequence.
+    opt.global_batch_size = 260;
+    r = runSearch(cost, opt);
+    QVERIFY2(!r.plans.empty() && r.current, r.no_plan_reason.c_str());
+    QCOMPARE(r.current->plan.global_batch_size, 256);
+    QCOMPARE(r.current->prediction.iteration_time_s, cost.estimate(script).iteration_time_s);
+    QVERIFY2(r.current_note.find("runs its global batch of 256 sequences, the plans 260 (no multiple of its DP x micro-batch, 8): "
+                                 "compared by time per sequence") != std::string::npos,
+             r.current_note.c_str());
+    QCOMPARE(secondsPerSequence(*r.current), r.current->prediction.iteration_time_s / 256);
+
+    // The best plan as the current configuration: the note says they take the same time.
+    opt.global_batch_size.reset();
+    r = runSearch(cost, opt);
+    QVERIFY(!r.plans.empty());
+    opt.current = r.plans.front().plan;
+    r = runSearch(cost, opt);
+    QVERIFY(r.current && r.current_note.empty());
+    QCOMPARE(QString::fromStdString(currentConfigurationNote(r)),
+             QStringLiteral("the best plan found takes the time the current configuration takes"));
+
+    // In FP8, a PP 2 over H800 and 910B (no FP8 rate, and another collective library): neither
+    // launcher can run it, which the note says; it is costed all the same.
+    ModelSpec fp8 = *preset;
+    fp8.training.fp8_format = Fp8Format::Hybrid;
+    const Cluster mixed = clusterFromShorthand("H800:1x8,910B:1x8", DeviceCatalog::builtin());
+    Plan both = mixtralScriptPlan(mixed);
+    both.target = Target::Megatron;
+    const SearchResult m = searchWithCurrent(fp8, mixed, both);
+    QVERIFY(m.current);
+    QVERIFY2(m.current_note.find("neither Megatron-LM nor FlagScale can launch the current configuration on this cluster (")
+                 != std::string::npos,
+             m.current_note.c_str());
 }
 
 namespace {
