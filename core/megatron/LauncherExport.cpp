@@ -957,6 +957,16 @@ private:
             m_groups.push_back(data);
         } else {
             m_groups.push_back(carriedOver());
+            // Megatron-LM builds no tokenizer without --tokenizer-type (build_tokenizer raises
+            // for None): an original that names its tokenizer otherwise (a fork's own flag,
+            // dropped above) leaves the launcher without one.
+            const bool named = std::any_of(m_groups.begin(), m_groups.end(), [](const ArgGroup& g) {
+                return std::any_of(g.args.begin(), g.args.end(), [](const Arg& a) { return a.flag == "--tokenizer-type"; });
+            });
+            if (!named)
+                m_notes.push_back("--tokenizer-type: the launcher names none, as the original carries none over; Megatron-LM "
+                                  "builds no tokenizer without it: add --tokenizer-type with its files (or --mock-data "
+                                  "--tokenizer-type NullTokenizer --vocab-size V for a benchmark)");
         }
     }
 
@@ -1617,6 +1627,11 @@ private:
                 // $(pwd) and `pwd` are the launcher's folder, ${PWD}; another command the
                 // original ran for the value ($(date +%F)) is not run: its text is written, and said.
                 const std::string v = pwdAsVariable(ShellQuote::unquoted(f.values[k]));
+                // The import kept a value with its quote characters, as bash passed it (a
+                // "flag value" array element); the launcher passes the value without them.
+                if (ShellQuote::isQuoted(f.values[k]))
+                    m_notes.push_back(f.name + ": the original passes " + f.values[k] + " with its quote characters, which "
+                                      "Megatron-LM would take as part of the value; written without them, " + v);
                 if (runsCommand(v))
                     m_notes.push_back(f.name + ": the original ran a command for its value, which the launcher does not run; "
                                       "written as the text " + v + " (set it by hand)");

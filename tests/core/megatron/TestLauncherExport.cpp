@@ -2948,6 +2948,31 @@ private slots:
         QVERIFY(hasNote(r, "--grad-reduce-in-bf16 -> not written (the plan's model reduces gradients in fp32)"));
         QVERIFY(contains(args, "--tp-comm-overlap"));
         QVERIFY(hasNote(r, "--tp-comm-overlap: kept from the original, but the plan was costed without it"));
+        // The original names no tokenizer, so neither does the launcher: Megatron-LM would
+        // build none, and a note says what to add.
+        QVERIFY(!contains(args, "--tokenizer-type"));
+        QVERIFY(hasNote(r, "--tokenizer-type: the launcher names none, as the original carries none over"));
+        {
+            ExportOptions named = o;
+            named.original = importMegatronScript(withEntry("pretrain_gpt.py --tokenizer-type GPT2BPETokenizer"), "t.sh");
+            const ExportResult t = exportLauncher(d, named);
+            QVERIFY2(t.ok, t.refusal.c_str());
+            QVERIFY(!hasNote(t, "--tokenizer-type"));
+        }
+        // A value the original passes with its quote characters (an array element "--split
+        // '99,1,0'" that bash splits) is written without them, and said.
+        {
+            ExportOptions quoted = o;
+            quoted.original = importMegatronScript("A=(\"--split '99,1,0'\")\n" + withEntry("pretrain_gpt.py ${A[@]}"), "q.sh");
+            const ExportResult q = exportLauncher(d, quoted);
+            QVERIFY2(q.ok, q.refusal.c_str());
+            const std::vector<std::string> qargs = runLauncher(dir, q.script, "0");
+            const auto split = std::find(qargs.begin(), qargs.end(), "--split");
+            QVERIFY(split != qargs.end() && split + 1 != qargs.end());
+            QCOMPARE(*(split + 1), std::string("99,1,0"));
+            QVERIFY(hasNote(q, "--split: the original passes '99,1,0' with its quote characters, which Megatron-LM would take as "
+                               "part of the value; written without them, 99,1,0"));
+        }
         // Costed with the overlap: nothing to say.
         d.prediction->overlap.tp_comm = true;
         r = exportLauncher(d, o);
