@@ -965,8 +965,8 @@ private:
             });
             if (!named)
                 m_notes.push_back("--tokenizer-type: the launcher names none, as the original carries none over; Megatron-LM "
-                                  "builds no tokenizer without it: add --tokenizer-type with its files (or --mock-data "
-                                  "--tokenizer-type NullTokenizer --vocab-size V for a benchmark)");
+                                  "builds no tokenizer without it: add --tokenizer-type with its files (for a benchmark, mock "
+                                  "data and NullTokenizer with --vocab-size)");
         }
     }
 
