@@ -343,6 +343,15 @@ void PlanExplorerWidget::setResult(const SearchResult& result)
                 // Unknown device types and the like: the export dialog names the problem.
             }
         }
+        // A script's configuration is shown whether or not it can run here (SearchResult::current_note).
+        if (kind == ExplorerPlan::Kind::Current && d->hasContext && d->context.catalog && e.target != Target::Any) {
+            try {
+                const auto problems = deploymentProblems(rp.plan, d->context.model, d->context.cluster, *d->context.catalog, e.target);
+                if (!problems.empty())
+                    e.launch_problem = problems.front().message;
+            } catch (const std::exception&) {
+            }
+        }
         plans.push_back(std::move(e));
     };
     for (size_t i = 0; i < result.plans.size(); ++i)

@@ -100,7 +100,7 @@ QVariant PlanListModel::data(const QModelIndex& index, int role) const
             return out > 0 ? tr("%1 (+%2 out)").arg(total).arg(out) : total;
         }
         case Stages: return plan.vpp > 1 ? QStringLiteral("%1 (VPP %2)").arg(plan.pp()).arg(plan.vpp) : QString::number(plan.pp());
-        case TargetColumn: return style::targetLabel(e->target);
+        case TargetColumn: return e->launch_problem.empty() ? style::targetLabel(e->target) : tr("none");
         case Optimizer: return style::optimizerPlaceLabel(plan.optimizer_offload_fraction);
         default: return {};
         }
@@ -110,6 +110,11 @@ QVariant PlanListModel::data(const QModelIndex& index, int role) const
         if (!p.feasible)
             tip += statusHtml(Status::Problem, toolTipPalette(),
                               tr("Does not fit: %1").arg(QString::fromStdString(p.infeasible_reason).toHtmlEscaped()))
+                   + QStringLiteral("<br>");
+        if (!e->launch_problem.empty())
+            tip += statusHtml(Status::Problem, toolTipPalette(),
+                              tr("Neither Megatron-LM nor FlagScale can launch it on this cluster: %1")
+                                  .arg(QString::fromStdString(e->launch_problem).toHtmlEscaped()))
                    + QStringLiteral("<br>");
         if (const style::FullestDevice f = style::fullestDevice(p); f.stage >= 0 && index.column() == PeakMemory)
             tip += tr("Fullest device: stage %1 (%2), %3 of %4 GiB (%5 %); the most bytes on a device: %6 GiB<br>")

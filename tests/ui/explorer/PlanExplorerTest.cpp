@@ -134,6 +134,7 @@ private slots:
     void planTitleWritesPercentAsTheTablesDo();
     void longPipelineTimelineScrollsWithReadableLanes();
     void exportDialogKeepsTheTargetOnARefresh();
+    void unlaunchableCurrentHasNoTarget();
 
 private:
     PlanExplorerWidget* makeExplorer();
@@ -3530,6 +3531,41 @@ void PlanExplorerTest::whatIfNamesTheRangeOfARefusedValue()
     rho->setFocus();   // leaving the field ends the entry as Enter does
     QCOMPARE(whatIf->inputMessage(),
              QStringLiteral("Sequence length: at least 128 tokens, not 64; it stays %1 tokens.").arg(m_model.seq_length));
+}
+
+void PlanExplorerTest::unlaunchableCurrentHasNoTarget()
+{
+    // The script's configuration in FP8 over H800 and 910B (no FP8 rate, another collective
+    // library): neither Megatron-LM nor FlagScale can launch it, so the Target column says
+    // none and the tooltip gives the rule, where it said Megatron-LM.
+    ModelSpec fp8 = m_model;
+    fp8.training.fp8_format = Fp8Format::Hybrid;
+    const CostModel cost(fp8, m_cluster, DeviceCatalog::builtin());
+    SearchResult r = m_result;
+    Plan current = test::uniformPlan16_1();
+    current.target = Target::Megatron;
+    r.current = test::costed(cost, current);
+    PlanExplorerWidget w;
+    ExplorerContext ctx = context();
+    ctx.model = fp8;
+    w.setContext(ctx);
+    w.setResult(r);
+    auto* table = qobject_cast<PlanTableView*>(w.view(QStringLiteral("plans")));
+    QVERIFY(table);
+    bool seen = false;
+    for (int row = 0; row < table->model()->rowCount(); ++row) {
+        const QModelIndex source = table->model()->index(row, PlanListModel::Source);
+        if (source.data().toString() != QLatin1String("current"))
+            continue;
+        seen = true;
+        const QModelIndex target = table->model()->index(row, PlanListModel::TargetColumn);
+        QCOMPARE(target.data().toString(), QStringLiteral("none"));
+        const QString tip = target.data(Qt::ToolTipRole).toString();
+        QVERIFY2(tip.contains(QStringLiteral("Neither Megatron-LM nor FlagScale can launch it on this cluster")), qPrintable(tip));
+    }
+    QVERIFY(seen);
+    // The search's own plans keep their target.
+    QCOMPARE(table->model()->index(0, PlanListModel::TargetColumn).data().toString(), QStringLiteral("FlagScale"));
 }
 
 #include "PlanExplorerTest.moc"
