@@ -770,7 +770,7 @@ bool MainWindow::openFile(const QString& fileName)
             }
             fitLayout(p.cluster);
             m_document->resetProject(p, QString(), true);
-            if (p.plans.empty()) {
+            if (p.plans.empty() && !noPlan.empty()) {
                 // The Search dock and the explorer say why there is no plan, as after a search.
                 SearchResult none;
                 none.no_plan_reason = noPlan;

@@ -217,10 +217,7 @@ void chooseTarget(EstimateInput& in, const DeviceCatalog& catalog)
         in.notes.push_back("the plan's target is " + std::string(toString(c.target)) + " (export it with --format " + toString(c.target)
                            + "): Megatron-LM cannot run it, " + c.megatron.front().message);
     else if (in.plan.target == Target::Megatron && !c.megatron.empty())
-        in.notes.push_back("neither Megatron-LM nor FlagScale can launch this plan (hapmoe export refuses it): "
-                           + (c.megatron.front().message == c.flagscale.front().message
-                                  ? c.megatron.front().message
-                                  : "Megatron-LM: " + c.megatron.front().message + "; FlagScale: " + c.flagscale.front().message));
+        in.notes.push_back(c.unlaunchable() + " (hapmoe export refuses it)");
     in.plan.target = c.target;
 }
 

@@ -451,8 +451,9 @@ int cmdPlan(const Args& args)
         };
         if (own.fp8_format != searched.fp8_format || (searched.fp8() && own.fp8_recipe != searched.fp8_recipe))
             warnings.push_back(*a.value("script") + ": the script runs " + fp8Text(own) + "; the plans and the current configuration "
-                               + "are costed " + fp8Text(searched) + ", as --fp8 and --fp8-recipe say (\"hapmoe estimate --script\" "
-                               + "gives the script's own time)");
+                               + "are costed " + fp8Text(searched) + ", as "
+                               + (a.has("fp8") && a.has("fp8-recipe") ? "--fp8 and --fp8-recipe say" : a.has("fp8") ? "--fp8 says" : "--fp8-recipe says")
+                               + " (\"hapmoe estimate --script\" gives the script's own time)");
     }
     std::unique_ptr<Profile> profile;
     if (auto path = a.value("profile")) {

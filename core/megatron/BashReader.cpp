@@ -1242,9 +1242,13 @@ std::vector<BashReader::RawCommand> BashReader::tokenize(std::string_view input,
         // two close apart, as in "((cd /tmp; ls) )", they are two subshells, as bash reads them.
         std::size_t arithmeticClose = npos;
         // The arithmetic for, for (( ... )) (manual 3.2.5.1), takes one such word after "for".
+        // Before it only reserved words may stand, and time's own options (time -p for ...).
         const bool arithmeticFor = !cur.words.empty() && cur.words.back().text == "for"
-            && std::all_of(cur.words.begin(), cur.words.end() - 1,
-                           [](const RawWord& word) { return !word.array_assign && opensCommand(word.text); });
+            && std::all_of(cur.words.begin(), cur.words.end() - 1, [&](const RawWord& word) {
+                   const bool timeOption = (word.text == "-p" || word.text == "--") && &word != &cur.words.front()
+                       && (&word)[-1].text == "time";
+                   return !word.array_assign && (opensCommand(word.text) || timeOption);
+               });
         if (c == '(' && i + 1 < n && text[i + 1] == '(' && (atCommandStart() || arithmeticFor)) {
             int nested = 0;
             std::size_t j = i + 2;
@@ -1722,6 +1726,7 @@ void BashReader::run(std::span<const RawCommand> commands)
         b.kind = Branch::Kind::Loop;
         b.known = false;
         b.active = true;
+        b.awaiting_body = true;
         m_branches.push_back(b);
     };
     for (std::size_t k = 0; k < commands.size() && !m_exiting && !m_returning && m_breakLevels == 0 && m_continueLevels == 0; ++k) {
@@ -1951,6 +1956,12 @@ void BashReader::run(std::span<const RawCommand> commands)
                 const bool here = w + 2 < cmd.words.size();
                 defineFunction(name, commands, k, here ? k : k + 1, here ? w + 2 : 0, active() && runs != Truth::False);
                 consumed = true;
+            } else if (t == "{" && m_branches.size() > base && m_branches.back().kind == Branch::Kind::Loop
+                       && m_branches.back().awaiting_body) {
+                // The loop's body as a { } group: its "}" closes the loop.
+                m_branches.back().awaiting_body = false;
+                m_branches.back().brace_body = true;
+                ++w;
             } else if (t == "{") {
                 // A group: run or skipped as a whole when it follows && or ||. One that is a
                 // command of a pipeline or run with & is a child process, so read as a subshell.
@@ -1996,13 +2007,17 @@ void BashReader::run(std::span<const RawCommand> commands)
                 }
                 ++w;
             } else if (t == "}") {
-                if (m_branches.size() > base && m_branches.back().kind == Branch::Kind::Group)
+                if (m_branches.size() > base
+                    && (m_branches.back().kind == Branch::Kind::Group
+                        || (m_branches.back().kind == Branch::Kind::Loop && m_branches.back().brace_body)))
                     m_branches.pop_back();
                 ++w;
             } else if (t == "!") {
                 negated = !negated;
                 ++w;
             } else if (reservedWords().count(t) || t == "esac") {
+                if (t == "do" && m_branches.size() > base && m_branches.back().kind == Branch::Kind::Loop)
+                    m_branches.back().awaiting_body = false;
                 ++w;
             } else {
                 break;

@@ -290,6 +290,10 @@ private:
         // The branch before ended with ";&" while it ran: this one runs without its patterns
         // being tested (manual 3.2.5.2).
         bool fall_through = false;
+        // Loop only: no body read yet (the next "do" or "{" opens it); a body that is a { }
+        // group (for x in a; { ...; }, for ((...)) { ...; }), which its "}" closes with the loop.
+        bool awaiting_body = false;
+        bool brace_body = false;
         std::string subject;
         bool outer_active = true;
         int line = 0;

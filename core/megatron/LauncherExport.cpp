@@ -964,9 +964,9 @@ private:
                 return std::any_of(g.args.begin(), g.args.end(), [](const Arg& a) { return a.flag == "--tokenizer-type"; });
             });
             if (!named)
-                m_notes.push_back("--tokenizer-type: the launcher names none, as the original carries none over; Megatron-LM "
-                                  "builds no tokenizer without it: add --tokenizer-type with its files (for a benchmark, mock "
-                                  "data and NullTokenizer with --vocab-size)");
+                m_notes.push_back("--tokenizer-type: not written, as the original passes none the launcher keeps (a fork's own "
+                                  "tokenizer flag is left out above); Megatron-LM builds no tokenizer without it: add "
+                                  "--tokenizer-type with its files (for a benchmark, mock data and NullTokenizer with --vocab-size)");
         }
     }
 

@@ -703,6 +703,18 @@ LauncherChoice chooseLauncher(const Plan& plan, const ModelSpec& model, const Cl
     return c;
 }
 
+std::string LauncherChoice::unlaunchable() const
+{
+    if (problems().empty())
+        return {};
+    if (target == Target::Megatron && !flagscale.empty())
+        return "neither Megatron-LM nor FlagScale can launch it: "
+            + (megatron.front().message == flagscale.front().message
+                   ? megatron.front().message
+                   : "Megatron-LM: " + megatron.front().message + "; FlagScale: " + flagscale.front().message);
+    return std::string(target == Target::FlagScale ? "FlagScale" : "Megatron-LM") + " cannot launch it: " + problems().front().message;
+}
+
 Target bestTarget(const Plan& plan, const ModelSpec& model, const Cluster& cluster, const DeviceCatalog& catalog)
 {
     if (isDeployable(plan, model, cluster, catalog, Target::Megatron))

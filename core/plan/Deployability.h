@@ -100,6 +100,10 @@ struct LauncherChoice {
     std::vector<DeploymentProblem> flagscale;
     const std::vector<DeploymentProblem>& problems() const { return target == Target::FlagScale ? flagscale : megatron; }
     bool retargeted(const Plan& plan) const { return target != plan.target; }
+    // Empty when the chosen target can launch the plan; else why not, naming each launcher
+    // that was asked: "neither Megatron-LM nor FlagScale can launch it: Megatron-LM: ...;
+    // FlagScale: ..." (one reason when both give the same), or "FlagScale cannot launch it: ...".
+    std::string unlaunchable() const;
 };
 LauncherChoice chooseLauncher(const Plan& plan, const ModelSpec& model, const Cluster& cluster, const DeviceCatalog& catalog);
 

@@ -1726,17 +1726,22 @@ SearchResult runSearchAt(const CostModel& cost, const SearchOptions& options, co
         std::vector<std::string> notes;
         // Compared alike: the current configuration runs the search's global batch (a --gbs,
         // or a model edited since the script was read) when its DP x micro-batch divides it.
+        // The interleaved schedule also needs the micro-batches a multiple of PP.
         const int gbs = options.global_batch_size.value_or(cost.model().training.global_batch_size);
         const int step = cur.plan.stages.empty() ? 0 : cur.plan.stages.front().dp * cur.plan.stages.front().micro_batch_size;
         if (gbs != cur.plan.global_batch_size && step > 0) {
             const std::string own = std::to_string(cur.plan.global_batch_size);
-            if (gbs % step == 0) {
+            const bool divides = gbs % step == 0 && (cur.plan.vpp <= 1 || (gbs / step) % cur.plan.pp() == 0);
+            if (divides) {
                 notes.push_back("the current configuration is costed at the plans' global batch, " + std::to_string(gbs)
-                                + " sequences (its script runs " + own + ")");
+                                + " sequences (it was set up for " + own + ")");
                 cur.plan.global_batch_size = gbs;
             } else {
                 notes.push_back("the current configuration runs its global batch of " + own + " sequences, the plans "
-                                + std::to_string(gbs) + " (no multiple of its DP x micro-batch, " + std::to_string(step)
+                                + std::to_string(gbs) + " (it cannot run theirs: "
+                                + (gbs % step != 0 ? "no multiple of its DP x micro-batch, " + std::to_string(step)
+                                                   : std::to_string(gbs / step) + " micro-batches, no multiple of its PP "
+                                                         + std::to_string(cur.plan.pp()) + " as its interleaved schedule needs")
                                 + "): compared by time per sequence");
             }
         }
@@ -1747,9 +1752,8 @@ SearchResult runSearchAt(const CostModel& cost, const SearchOptions& options, co
             // where neither can, it is costed all the same, and said.
             const LauncherChoice choice = chooseLauncher(cur.plan, cost.model(), cost.cluster(), cost.catalog());
             cur.plan.target = choice.target;
-            if (!choice.problems().empty())
-                notes.push_back("neither Megatron-LM nor FlagScale can launch the current configuration on this cluster ("
-                                + choice.problems().front().message + ")");
+            if (const std::string why = choice.unlaunchable(); !why.empty())
+                notes.push_back("the current configuration on this cluster: " + why);
             result.current = std::move(cur);
         } catch (const InputError& e) {
             result.current_error = (e.where().empty() ? std::string() : e.where() + ": ") + e.detail();
@@ -1807,11 +1811,14 @@ std::string currentConfigurationNote(const SearchResult& result)
     if (result.plans.empty() || !result.current || !result.current->prediction.feasible)
         return {};
     const double current = secondsPerSequence(*result.current), best = secondsPerSequence(result.plans.front());
+    const bool ownBatch = result.current->plan.global_batch_size != result.plans.front().plan.global_batch_size;
+    const std::string perSequence = ownBatch ? " per sequence, at its own global batch of "
+            + std::to_string(result.current->plan.global_batch_size) : std::string();
     if (std::abs(current - best) <= 1e-9 * best)
-        return "the best plan found takes the time the current configuration takes";
+        return "the best plan found takes the time the current configuration takes" + perSequence;
     if (current > best)
         return {};
-    std::string note = "the current configuration is faster than every plan found: keep it";
+    std::string note = "the current configuration is faster than every plan found" + perSequence + ": keep it";
     const int vpp = result.current->plan.vpp;
     if (vpp > result.max_vpp)
         note += " (its interleaved schedule, VPP " + std::to_string(vpp) + ", is "

@@ -15,8 +15,8 @@ struct ExplorerPlan {
     Kind kind = Kind::Ranked;
     int rank = 0;              // 1-based among the ranked plans, 0 otherwise
     Target target = Target::Any;  // the target the plan deploys on (resolved, never Any when known)
-    // The current configuration on a cluster where neither Megatron-LM nor FlagScale can
-    // launch it: the rule it breaks (empty otherwise, and for the search's own plans).
+    // The current configuration on a cluster where its launcher cannot run it: why
+    // (LauncherChoice::unlaunchable; empty otherwise, and for the search's own plans).
     std::string launch_problem;
 
     const Plan& plan() const { return ranked.plan; }

@@ -346,9 +346,9 @@ void PlanExplorerWidget::setResult(const SearchResult& result)
         // A script's configuration is shown whether or not it can run here (SearchResult::current_note).
         if (kind == ExplorerPlan::Kind::Current && d->hasContext && d->context.catalog && e.target != Target::Any) {
             try {
-                const auto problems = deploymentProblems(rp.plan, d->context.model, d->context.cluster, *d->context.catalog, e.target);
-                if (!problems.empty())
-                    e.launch_problem = problems.front().message;
+                Plan asked = rp.plan;
+                asked.target = e.target;
+                e.launch_problem = chooseLauncher(asked, d->context.model, d->context.cluster, *d->context.catalog).unlaunchable();
             } catch (const std::exception&) {
             }
         }

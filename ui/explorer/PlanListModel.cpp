@@ -113,7 +113,7 @@ QVariant PlanListModel::data(const QModelIndex& index, int role) const
                    + QStringLiteral("<br>");
         if (!e->launch_problem.empty())
             tip += statusHtml(Status::Problem, toolTipPalette(),
-                              tr("Neither Megatron-LM nor FlagScale can launch it on this cluster: %1")
+                              tr("On this cluster %1")
                                   .arg(QString::fromStdString(e->launch_problem).toHtmlEscaped()))
                    + QStringLiteral("<br>");
         if (const style::FullestDevice f = style::fullestDevice(p); f.stage >= 0 && index.column() == PeakMemory)

@@ -1777,6 +1777,25 @@ void TestCostModel::selectiveRecomputeModules()
     QVERIFY2(std::fabs(mlpReads / (16.0 * 2 * T * (h + 14336) / hbm) - 1) < 1e-9, qPrintable(QString::number(mlpReads)));
     const double moeReads = fp8Extra(Fp8Recipe::Tensorwise, recompute_module::moe) - fp8Extra(Fp8Recipe::Delayed, recompute_module::moe);
     QVERIFY2(std::fabs(moeReads / (16.0 * 2 * 2 * T * (h + 14336) * 1.2 / hbm) - 1) < 1e-9, qPrintable(QString::number(moeReads)));
+    // With a shared expert of F_s = 14336 its GEMMs' inputs, T h and T F_s, are cast again by
+    // shared_experts, and by moe beside the routed experts'.
+    auto sharedExtra = [&](Fp8Recipe recipe, unsigned modules) {
+        ModelSpec fp8 = alternatingMixtral();
+        fp8.moe_shared_expert_intermediate_size = 14336;
+        fp8.training.fp8_format = Fp8Format::Hybrid;
+        fp8.training.fp8_recipe = recipe;
+        const CostModel model(fp8, c, DeviceCatalog::builtin());
+        StagePlan p = wholeModelOnOneH800Node();
+        const double base = model.estimateStage(p, ctx).t_bwd;
+        p.recompute = Recompute::Selective;
+        p.recompute_modules = modules;
+        return model.estimateStage(p, ctx).t_bwd - base;
+    };
+    const double sharedReads = sharedExtra(Fp8Recipe::Tensorwise, recompute_module::shared_experts)
+        - sharedExtra(Fp8Recipe::Delayed, recompute_module::shared_experts);
+    QVERIFY2(std::fabs(sharedReads / (16.0 * 2 * T * (h + 14336) / hbm) - 1) < 1e-9, qPrintable(QString::number(sharedReads)));
+    const double withShared = sharedExtra(Fp8Recipe::Tensorwise, recompute_module::moe) - sharedExtra(Fp8Recipe::Delayed, recompute_module::moe);
+    QVERIFY2(std::fabs(withShared / (16.0 * 2 * T * (h + 14336) * (2 * 1.2 + 1) / hbm) - 1) < 1e-9, qPrintable(QString::number(withShared)));
 }
 
 void TestCostModel::blockRecomputeTakesTheFirstLayers()

@@ -281,7 +281,7 @@ private slots:
         const Run dense = hapmoe({"estimate", "--model", "llama2-7b", "--cluster", "H100:1x8", "--tp", "8", "--recompute", "selective",
                                   "--recompute-modules", "moe_act"});
         QCOMPARE(dense.code, 0);
-        QVERIFY2(dense.out.contains("can launch this plan (hapmoe export refuses it): moe_act recompute in a model "
+        QVERIFY2(dense.out.contains("neither Megatron-LM nor FlagScale can launch it: moe_act recompute in a model "
                                     "without experts"),
                  dense.out.constData());
         QVERIFY(!dense.out.contains("no launcher can run this plan's recompute"));   // said once

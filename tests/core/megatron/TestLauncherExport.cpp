@@ -2951,7 +2951,7 @@ private slots:
         // The original names no tokenizer, so neither does the launcher: Megatron-LM would
         // build none, and a note says what to add.
         QVERIFY(!contains(args, "--tokenizer-type"));
-        QVERIFY(hasNote(r, "--tokenizer-type: the launcher names none, as the original carries none over"));
+        QVERIFY(hasNote(r, "--tokenizer-type: not written, as the original passes none the launcher keeps"));
         {
             ExportOptions named = o;
             named.original = importMegatronScript(withEntry("pretrain_gpt.py --tokenizer-type GPT2BPETokenizer"), "t.sh");

@@ -2364,6 +2364,10 @@ private slots:
         // do ... done, is read once, where it is written.
         QCOMPARE(readerLaunches("for ((i = 0; i < 1; i++)) { torchrun a.py; }\n"), std::string("<a.py>\n"));
         QCOMPARE(readerLaunches("for ((i = 0; i < 1; i++)); do torchrun b.py; done\n"), std::string("<b.py>\n"));
+        // The loop ends at its group's "}": an exit after it stops the script there.
+        for (const char* loop : {"for ((i = 0; i < 1; i++)) { :; }\n", "for x in a; { :; }\n", "for ((;;)); do :; done\n"})
+            QCOMPARE(readerLaunches(std::string(loop) + "exit 0\ntorchrun c.py\n"), std::string());
+        QVERIFY(warningsWith("time -p for ((i = 0; i < 2; i++)) { :; }\n", "syntax error").empty());
         // Without a launch command, the error says where bash stops.
         try {
             importMegatronScript("X=1\nfi\n", "stray.sh");

@@ -958,7 +958,7 @@ void SearchEngineTest::currentConfigurationComparedAlike()
     doubled.global_batch_size = 512;
     QCOMPARE(r.current->prediction.iteration_time_s, cost.estimate(doubled).iteration_time_s);
     QCOMPARE(QString::fromStdString(r.current_note),
-             QStringLiteral("the current configuration is costed at the plans' global batch, 512 sequences (its script runs 256)"));
+             QStringLiteral("the current configuration is costed at the plans' global batch, 512 sequences (it was set up for 256)"));
 
     // A batch its DP x micro-batch (8) does not divide: its own batch, compared per sequence.
     opt.global_batch_size = 260;
@@ -966,8 +966,8 @@ void SearchEngineTest::currentConfigurationComparedAlike()
     QVERIFY2(!r.plans.empty() && r.current, r.no_plan_reason.c_str());
     QCOMPARE(r.current->plan.global_batch_size, 256);
     QCOMPARE(r.current->prediction.iteration_time_s, cost.estimate(script).iteration_time_s);
-    QVERIFY2(r.current_note.find("runs its global batch of 256 sequences, the plans 260 (no multiple of its DP x micro-batch, 8): "
-                                 "compared by time per sequence") != std::string::npos,
+    QVERIFY2(r.current_note.find("runs its global batch of 256 sequences, the plans 260 (it cannot run theirs: no multiple of its "
+                                 "DP x micro-batch, 8): compared by time per sequence") != std::string::npos,
              r.current_note.c_str());
     QCOMPARE(secondsPerSequence(*r.current), r.current->prediction.iteration_time_s / 256);
 
@@ -990,9 +990,29 @@ void SearchEngineTest::currentConfigurationComparedAlike()
     both.target = Target::Megatron;
     const SearchResult m = searchWithCurrent(fp8, mixed, both);
     QVERIFY(m.current);
-    QVERIFY2(m.current_note.find("neither Megatron-LM nor FlagScale can launch the current configuration on this cluster (")
+    // Both launchers give the same reason, said once.
+    QVERIFY2(m.current_note.find("the current configuration on this cluster: neither Megatron-LM nor FlagScale can launch it: "
+                                 "stage 1 (910B-376T): its catalog entry gives no FP8 rate")
                  != std::string::npos,
              m.current_note.c_str());
+
+    // Interleaved (VPP 2 on PP 2), the script's configuration needs its micro-batches a
+    // multiple of PP: at a global batch of 24 (3 micro-batches of DP 8) it keeps its own 256,
+    // compared per sequence, where costing it at 24 would have been a plan it cannot run.
+    Plan interleaved = script;
+    interleaved.vpp = 2;
+    opt.current = interleaved;
+    opt.global_batch_size = 24;
+    r = runSearch(cost, opt);
+    QVERIFY2(r.current, r.current_error.c_str());
+    QCOMPARE(r.current->plan.global_batch_size, 256);
+    QVERIFY2(r.current_note.find("(it cannot run theirs: 3 micro-batches, no multiple of its PP 2 as its interleaved schedule "
+                                 "needs): compared by time per sequence") != std::string::npos,
+             r.current_note.c_str());
+    QVERIFY2(r.current_note.find("cannot launch") == std::string::npos, r.current_note.c_str());
+    // Whether it is faster is then said per sequence.
+    const std::string advice = currentConfigurationNote(r);
+    QVERIFY2(advice.empty() || advice.find("per sequence, at its own global batch of 256") != std::string::npos, advice.c_str());
 }
 
 namespace {

@@ -3561,7 +3561,8 @@ void PlanExplorerTest::unlaunchableCurrentHasNoTarget()
         const QModelIndex target = table->model()->index(row, PlanListModel::TargetColumn);
         QCOMPARE(target.data().toString(), QStringLiteral("none"));
         const QString tip = target.data(Qt::ToolTipRole).toString();
-        QVERIFY2(tip.contains(QStringLiteral("Neither Megatron-LM nor FlagScale can launch it on this cluster")), qPrintable(tip));
+        QVERIFY2(tip.contains(QStringLiteral("On this cluster neither Megatron-LM nor FlagScale can launch it: stage 1 (910B-376T)")),
+                 qPrintable(tip));
     }
     QVERIFY(seen);
     // The search's own plans keep their target.
