@@ -1762,8 +1762,9 @@ void TestCostModel::selectiveRecomputeModules()
     //   mlp  FC1's input T h and FC2's input T F: 2 x 4096 x (4096 + 14336) B;
     //   moe  the experts' FC1 inputs k T h and FC2 inputs k T F_e, times rho 1.2:
     //        2 x 2 x 4096 x (4096 + 14336) x 1.2 B.
-    auto fp8Extra = [&](Fp8Recipe recipe, unsigned modules) {
+    auto fp8Extra = [&](Fp8Recipe recipe, unsigned modules, int sharedFfn = 0) {
         ModelSpec fp8 = alternatingMixtral();
+        fp8.moe_shared_expert_intermediate_size = sharedFfn;
         fp8.training.fp8_format = Fp8Format::Hybrid;
         fp8.training.fp8_recipe = recipe;
         const CostModel model(fp8, c, DeviceCatalog::builtin());
@@ -1779,18 +1780,7 @@ void TestCostModel::selectiveRecomputeModules()
     QVERIFY2(std::fabs(moeReads / (16.0 * 2 * 2 * T * (h + 14336) * 1.2 / hbm) - 1) < 1e-9, qPrintable(QString::number(moeReads)));
     // With a shared expert of F_s = 14336 its GEMMs' inputs, T h and T F_s, are cast again by
     // shared_experts, and by moe beside the routed experts'.
-    auto sharedExtra = [&](Fp8Recipe recipe, unsigned modules) {
-        ModelSpec fp8 = alternatingMixtral();
-        fp8.moe_shared_expert_intermediate_size = 14336;
-        fp8.training.fp8_format = Fp8Format::Hybrid;
-        fp8.training.fp8_recipe = recipe;
-        const CostModel model(fp8, c, DeviceCatalog::builtin());
-        StagePlan p = wholeModelOnOneH800Node();
-        const double base = model.estimateStage(p, ctx).t_bwd;
-        p.recompute = Recompute::Selective;
-        p.recompute_modules = modules;
-        return model.estimateStage(p, ctx).t_bwd - base;
-    };
+    auto sharedExtra = [&](Fp8Recipe recipe, unsigned modules) { return fp8Extra(recipe, modules, 14336); };
     const double sharedReads = sharedExtra(Fp8Recipe::Tensorwise, recompute_module::shared_experts)
         - sharedExtra(Fp8Recipe::Delayed, recompute_module::shared_experts);
     QVERIFY2(std::fabs(sharedReads / (16.0 * 2 * T * (h + 14336) / hbm) - 1) < 1e-9, qPrintable(QString::number(sharedReads)));

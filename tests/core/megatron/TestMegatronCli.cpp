@@ -267,22 +267,20 @@ private slots:
         QVERIFY(r.out.contains("without --overlap-grad-reduce the script does not overlap its data-parallel traffic"));
 
         // So with --fp8: the current configuration is costed in FP8 as the plans are, and the
-        // warning says the script itself runs without it.
-        const Run f = hapmoeCli({"plan", "--script", data("train_mixtral_8x7b_distributed.sh"), "--cluster", "H800:4x8", "--fp8",
-                                 "hybrid", "--time-limit", "60"},
-                                dir.path());
-        QVERIFY2(f.code == 0, qPrintable(f.out));
-        QVERIFY2(f.out.contains("the script runs without FP8; the plans and the current configuration are costed in FP8 (hybrid, "
-                                "delayed scaling), as --fp8 says"),
-                 qPrintable(f.out));
-        // And with --gbs: the current configuration at the plans' global batch, with a note.
-        const Run g = hapmoeCli({"plan", "--script", data("train_mixtral_8x7b_distributed.sh"), "--cluster", "H800:4x8", "--gbs",
-                                 "512", "--time-limit", "60"},
-                                dir.path());
-        QVERIFY2(g.code == 0, qPrintable(g.out));
-        QVERIFY2(g.out.contains("note: the current configuration is costed at the plans' global batch, 512 sequences (it was set up "
-                                "for 256)"),
-                 qPrintable(g.out));
+        // warning says the script itself runs without it; with --gbs at the plans' global
+        // batch, with a note.
+        const std::pair<QStringList, const char*> overrides[] = {
+            {{"--fp8", "hybrid"}, "the script runs without FP8; the plans and the current configuration are costed in FP8 (hybrid, "
+                                  "delayed scaling), as --fp8 says"},
+            {{"--gbs", "512"}, "note: the current configuration is costed at the plans' global batch, 512 sequences (it was set up "
+                               "for 256)"}};
+        for (const auto& [flags, said] : overrides) {
+            const Run o = hapmoeCli(QStringList{"plan", "--script", data("train_mixtral_8x7b_distributed.sh"), "--cluster", "H800:4x8",
+                                                "--time-limit", "60"} + flags,
+                                    dir.path());
+            QVERIFY2(o.code == 0, qPrintable(o.out));
+            QVERIFY2(o.out.contains(said), qPrintable(o.out));
+        }
 
         // The prediction records the switches it assumed, and estimate --plan re-estimates a
         // plan file with them: the same figure as the script's own estimate.
