@@ -114,7 +114,13 @@ std::vector<Row> tableRows(bool moe)
         {QObject::tr("Devices used"), [](E e) { return QString::number(e.plan().numDevices()); }, {}, false},
         {QObject::tr("Stages (PP) × VPP"), [](E e) { return QStringLiteral("%1 × %2").arg(e.plan().pp()).arg(e.plan().vpp); }, {}, false},
         {QObject::tr("Micro-batches"), [](E e) { return QString::number(e.prediction().num_microbatches); }, {}, false},
-        {QObject::tr("Target"), [](E e) { return style::targetLabel(e.target); }, {}, false},
+        // A current configuration that cannot run the search's batch keeps its own (the
+        // search's note says so): its iteration time is then of other work; tokens/s compares.
+        {QObject::tr("Global batch"), [](E e) { return QString::number(e.plan().global_batch_size); }, {}, false, "", 1,
+         QObject::tr("Sequences per iteration: iteration times of different global batches are of different work "
+                     "(tokens/s compares them)")},
+        {QObject::tr("Target"), [](E e) { return e.launch_problem.empty() ? style::targetLabel(e.target) : QObject::tr("none"); },
+         {}, false},
         {QObject::tr("Device types"), [](E e) { return joinStages(e.plan(), [](const StagePlan& s) { return QString::fromStdString(s.device_type); }); }, {}, false},
         {QObject::tr("Layers per stage"), [](E e) { return joinStages(e.plan(), [](const StagePlan& s) { return QString::number(s.num_layers); }); }, {}, false},
         {QObject::tr("TP/CP/DP per stage"), [](E e) { return joinStages(e.plan(), [](const StagePlan& s) { return QStringLiteral("%1/%2/%3").arg(s.tp).arg(s.cp).arg(s.dp); }); }, {}, false},

@@ -3567,6 +3567,25 @@ void PlanExplorerTest::unlaunchableCurrentHasNoTarget()
     QVERIFY(seen);
     // The search's own plans keep their target.
     QCOMPARE(table->model()->index(0, PlanListModel::TargetColumn).data().toString(), QStringLiteral("FlagScale"));
+    // So does the Compare view, which compares the best plan with the current configuration
+    // and gives each one's global batch.
+    auto* compare = qobject_cast<CompareView*>(w.view(QStringLiteral("compare")));
+    QVERIFY(compare);
+    QTableWidget* figures = compare->table();
+    int targetRow = -1, batchRow = -1;
+    for (int row = 0; row < figures->rowCount(); ++row) {
+        if (figures->verticalHeaderItem(row)->text() == QStringLiteral("Target"))
+            targetRow = row;
+        if (figures->verticalHeaderItem(row)->text() == QStringLiteral("Global batch"))
+            batchRow = row;
+    }
+    QVERIFY(targetRow >= 0 && batchRow >= 0);
+    QStringList targets;
+    for (int column = 0; column < figures->columnCount(); ++column) {
+        targets << figures->item(targetRow, column)->text();
+        QCOMPARE(figures->item(batchRow, column)->text(), QString::number(current.global_batch_size));
+    }
+    QVERIFY2(targets.contains(QStringLiteral("none")) && targets.contains(QStringLiteral("FlagScale")), qPrintable(targets.join(',')));
 }
 
 #include "PlanExplorerTest.moc"
