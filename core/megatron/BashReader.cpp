@@ -1647,8 +1647,8 @@ void BashReader::read(std::string_view text)
         std::vector<RawCommand> commands = tokenize(text);
         // Bash reads a script a line at a time (a compound command spanning lines as one) and
         // stops at the first it cannot parse (a stray fi, an if never closed): the lines before
-        // it run, none after. Said, and read on past it, as a placeholder's syntax error is:
-        // the script was meant to run.
+        // it run, none after. It is said, and the reading goes on past it, as for the syntax
+        // error a placeholder such as <PATH> makes: the script was meant to run whole.
         int line = 0;
         std::size_t runs = 0;
         if (const std::string error = syntaxError(commands, &line, &runs); !error.empty()) {

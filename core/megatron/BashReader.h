@@ -417,7 +417,7 @@ private:
     // What bash's parser would refuse in a text before running any of it (a reserved word out
     // of place, a compound command not closed), or "" when the text is whole. line: where it
     // is (the opening word of a command not closed); runs: how many of the commands before it
-    // bash runs, as it reads a script one whole command at a time.
+    // bash runs, as it reads a script a line at a time (a compound command spanning lines as one).
     // linesOf: what the lines named in the message are of ("bash -c's text"), or the script's.
     static std::string syntaxError(std::span<const RawCommand> commands, int* line = nullptr, std::size_t* runs = nullptr,
                                    std::string_view linesOf = {});
