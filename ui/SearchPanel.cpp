@@ -30,6 +30,7 @@
 #include <QSpinBox>
 #include <QStyle>
 #include <QThread>
+#include <QToolButton>
 #include <QTreeWidget>
 #include <QResizeEvent>
 #include <QShowEvent>
@@ -284,6 +285,28 @@ SearchPanel::SearchPanel(ProjectDocument* document, QWidget* parent)
     m_status->setWordWrap(true);
     m_status->setObjectName(QStringLiteral("searchStatus"));
     layout->addWidget(m_status);
+    // The notes of a finished search (the devices left out, how the imported script's own
+    // run differs from the comparison, ...): folded under one line, so that they do not push
+    // the ranked list out of a small window; the line says how many there are.
+    m_notesToggle = new QToolButton;
+    m_notesToggle->setObjectName(QStringLiteral("searchNotesToggle"));
+    m_notesToggle->setCheckable(true);
+    m_notesToggle->setAutoRaise(true);
+    m_notesToggle->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    m_notesToggle->setArrowType(Qt::RightArrow);
+    m_notesToggle->hide();
+    layout->addWidget(m_notesToggle);
+    m_notes = new QLabel;
+    m_notes->setObjectName(QStringLiteral("searchNotes"));
+    m_notes->setWordWrap(true);
+    m_notes->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_notes->hide();
+    layout->addWidget(m_notes);
+    connect(m_notesToggle, &QToolButton::toggled, this, [this](bool open) {
+        m_notesOpen = open;
+        m_notesToggle->setArrowType(open ? Qt::DownArrow : Qt::RightArrow);
+        m_notes->setVisible(open && !m_notesToggle->isHidden());
+    });
 
     m_results = new QTreeWidget;
     m_results->setObjectName(QStringLiteral("searchResults"));
@@ -320,7 +343,7 @@ SearchPanel::SearchPanel(ProjectDocument* document, QWidget* parent)
     connect(m_runner, &SearchRunner::failed, this, [this](const QString& message) {
         setRunning(false);
         if (!std::exchange(m_abandoned, false))
-            m_status->setText(statusHtml(Status::Problem, palette(), message.toHtmlEscaped()));
+            showStatus(statusHtml(Status::Problem, palette(), message.toHtmlEscaped()));
         emit searchStopped();
     });
     // A refusal ("Cannot search: ... appears on more than one node") describes the project as
@@ -328,7 +351,7 @@ SearchPanel::SearchPanel(ProjectDocument* document, QWidget* parent)
     for (auto signal : {&ProjectDocument::clusterChanged, &ProjectDocument::modelChanged})
         connect(document, signal, this, [this] {
             if (std::exchange(m_refusalShown, false) && !m_runner->isRunning())
-                m_status->clear();
+                showStatus({});
         });
     connect(document, &ProjectDocument::projectReset, this, &SearchPanel::abandon);
     connect(m_results, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem* item) {
@@ -564,11 +587,45 @@ QString SearchPanel::baselineComparison(double planSeconds, double baselineSecon
     return tr("as fast as the uniform baseline");
 }
 
+QString SearchPanel::currentStatus(const SearchResult& r)
+{
+    // The best plan against the configuration run today, per sequence where the two run
+    // different global batches (SearchResult::current_note); when the current one is as fast
+    // or faster, core's note says so and what to do.
+    if (r.plans.empty() || !r.current || !r.current->prediction.feasible)
+        return {};
+    if (const std::string note = currentConfigurationNote(r); !note.empty())
+        return QString::fromStdString(note);
+    const double best = secondsPerSequence(r.plans.front()), current = secondsPerSequence(*r.current);
+    if (best <= 0 || current <= best)
+        return {};
+    const QString perSequence = r.current->plan.global_batch_size != r.plans.front().plan.global_batch_size
+        ? tr(" per sequence") : QString();
+    // Two decimals, as the baseline's factor: below 1.005 the gain is said in per cent.
+    if (current >= best * 1.005)
+        return tr("%1× faster than the current configuration%2").arg(current / best, 0, 'f', 2).arg(perSequence);
+    return tr("%1 % faster than the current configuration%2").arg(100.0 * (current / best - 1.0), 0, 'f', 1).arg(perSequence);
+}
+
+void SearchPanel::showStatus(const QString& text, const QStringList& notes)
+{
+    m_status->setText(text);
+    QString list;
+    for (const QString& note : notes)
+        list += QStringLiteral("<li>") + note.toHtmlEscaped() + QStringLiteral("</li>");
+    m_notes->setText(notes.isEmpty() ? QString() : QStringLiteral("<ul style=\"margin-left: 0px; -qt-list-indent: 1\">") + list + QStringLiteral("</ul>"));
+    m_notesToggle->setText(notes.size() == 1 ? tr("1 note") : tr("%1 notes").arg(notes.size()));
+    m_notesToggle->setToolTip(notes.isEmpty() ? QString() : notes.join(QStringLiteral("\n\n")));
+    m_notesToggle->setVisible(!notes.isEmpty());
+    m_notesToggle->setChecked(m_notesOpen);
+    m_notes->setVisible(!notes.isEmpty() && m_notesOpen);
+}
+
 void SearchPanel::setPendingEdit(const QString& problem)
 {
     m_pendingEdit = problem;
     if (problem.isEmpty() && std::exchange(m_pendingShown, false) && !m_runner->isRunning())
-        m_status->clear();
+        showStatus({});
 }
 
 bool SearchPanel::run()
@@ -581,7 +638,7 @@ bool SearchPanel::run()
     // the field no longer shows.
     if (!m_pendingEdit.isEmpty()) {
         m_refusal = tr("Cannot search: %1").arg(m_pendingEdit);
-        m_status->setText(statusHtml(Status::Problem, palette(), m_refusal.toHtmlEscaped()));
+        showStatus(statusHtml(Status::Problem, palette(), m_refusal.toHtmlEscaped()));
         m_pendingShown = true;
         return false;
     }
@@ -598,7 +655,7 @@ bool SearchPanel::run()
         }
     } catch (const InputError& e) {
         m_refusal = tr("Cannot search: %1: %2").arg(QString::fromStdString(e.where()), QString::fromStdString(e.detail()));
-        m_status->setText(statusHtml(Status::Problem, palette(), m_refusal.toHtmlEscaped()));
+        showStatus(statusHtml(Status::Problem, palette(), m_refusal.toHtmlEscaped()));
         m_refusalShown = true;
         return false;
     }
@@ -644,7 +701,7 @@ bool SearchPanel::run()
     m_states->setText(QStringLiteral("0"));
     m_pruned->setText(QStringLiteral("\u2013"));
     m_best->setText(QStringLiteral("\u2013"));
-    m_status->setText(tr("Searching %1 devices\u2026").arg(m_document->cluster().totalDevices()) + note);
+    showStatus(tr("Searching %1 devices\u2026").arg(m_document->cluster().totalDevices()) + note);
     setRunning(true);
     costOptions.memory_headroom = m_document->searchSettings().memory_headroom;
     m_runner->start(m_document->model(), m_document->cluster(), options, costOptions, m_document->profile(), m_document->catalog());
@@ -657,7 +714,7 @@ void SearchPanel::cancel()
     if (!m_runner->isRunning())
         return;
     m_cancel->setEnabled(false);
-    m_status->setText(tr("Cancelling\u2026"));
+    showStatus(tr("Cancelling\u2026"));
     m_runner->cancel();
 }
 
@@ -670,7 +727,7 @@ void SearchPanel::abandon()
     m_runner->cancel();
     m_results->clear();
     showSearchFigures(false);
-    m_status->setText(tr("The search of the previous project was cancelled."));
+    showStatus(tr("The search of the previous project was cancelled."));
 }
 
 void SearchPanel::changeEvent(QEvent* event)
@@ -727,30 +784,32 @@ void SearchPanel::showResult(const SearchResult& r)
 
     fillList(r, m_runner->model().isMoe());   // the model searched
 
+    // The line: how the run ended and how its best plan compares; the rest are notes.
     QString status = runStatus(r);
     if (const QString check = checkStatus(r); !check.isEmpty())   // empty without plans
         status += QStringLiteral("; ") + check;
-    if (!r.plans.empty() && !r.devices_left_out.empty())
-        status += QStringLiteral("; ") + QString::fromStdString(r.devices_left_out);
-    if (!r.plans.empty() && r.exact_fallback)
-        status += tr("; the load-balance and communication prunings left nothing that fits, so the search ran again without them");
     if (const QString comparison = baselineStatus(r); !comparison.isEmpty())   // empty without plans
         status += QStringLiteral("; ") + comparison;
+    if (const QString current = currentStatus(r); !current.isEmpty())
+        status += QStringLiteral("; ") + current;
+    QStringList notes;
+    if (!r.plans.empty() && !r.devices_left_out.empty())
+        notes << QString::fromStdString(r.devices_left_out);
+    if (!r.plans.empty() && r.exact_fallback)
+        notes << tr("the load-balance and communication prunings left nothing that fits, so the search ran again without them");
     if (r.current && !m_scriptNote.isEmpty())
-        status += QStringLiteral("; ") + m_scriptNote;
+        notes << m_scriptNote;
     // The imported script's configuration, when it is not in the list: say why (the script
     // gone or unreadable, or a model edited since, whose layers its stages no longer hold).
     const QString scriptProblem = r.current_error.empty() ? m_scriptProblem : QString::fromStdString(r.current_error);
     if (!r.current && !scriptProblem.isEmpty())
-        status += m_document->project().current_script.empty()
-            ? tr("; the current configuration is not estimated: it no longer fits the project, %1").arg(scriptProblem)
-            : tr("; the imported configuration (%1) is not estimated: %2")
-                  .arg(QFileInfo(QString::fromStdString(m_document->project().current_script)).fileName(), scriptProblem);
+        notes << (m_document->project().current_script.empty()
+                      ? tr("the current configuration is not estimated: it no longer fits the project, %1").arg(scriptProblem)
+                      : tr("the imported configuration (%1) is not estimated: %2")
+                            .arg(QFileInfo(QString::fromStdString(m_document->project().current_script)).fileName(), scriptProblem));
     if (r.current && !r.current_note.empty())
-        status += QStringLiteral("; ") + QString::fromStdString(r.current_note);
-    if (const std::string note = currentConfigurationNote(r); !note.empty())
-        status += QStringLiteral("; ") + QString::fromStdString(note);
-    m_status->setText(status.toHtmlEscaped());
+        notes << QString::fromStdString(r.current_note);
+    showStatus(status.toHtmlEscaped(), notes);
     emit searchStopped();
     emit searchFinished(r);
 }
@@ -983,13 +1042,13 @@ void SearchPanel::showSavedPlans(const SearchResult& saved, const QString& sourc
                                                 : QString();
     // A plan document of a search that found nothing (hapmoe plan, no plan fits) keeps its reason.
     if (count == 0 && !saved.no_plan_reason.empty()) {
-        m_status->setText(statusHtml(Status::Problem, palette(),
+        showStatus(statusHtml(Status::Problem, palette(),
                                      tr("The search saved in %1 found no feasible plan: %2")
                                          .arg(source, noPlanReason(saved))
                                          .toHtmlEscaped()));
         return;
     }
-    m_status->setText(count == 0 ? QString()
+    showStatus(count == 0 ? QString()
                                  : ((count == 1 ? tr("1 plan") : tr("%1 plans").arg(count))
                                     + (baselines == 0 ? QString() : baselines == 1 ? tr(" and a baseline") : tr(" and the baselines"))
                                     + tr(" from %1, as saved (without the search's counts: run the search to see them)")

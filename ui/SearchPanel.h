@@ -6,6 +6,7 @@
 #include "profile/Profile.h"
 #include "search/Search.h"
 
+#include <QStringList>
 #include <QWidget>
 
 #include <optional>
@@ -20,6 +21,7 @@ class QLabel;
 class QProgressBar;
 class QPushButton;
 class QSpinBox;
+class QToolButton;
 class QTreeWidget;
 class QAction;
 
@@ -41,6 +43,9 @@ public:
     QPushButton* cancelButton() const { return m_cancel; }
     QTreeWidget* resultList() const { return m_results; }
     QLabel* statusLabel() const { return m_status; }
+    // The finished search's notes under the status, folded behind notesToggle() ("2 notes").
+    QLabel* notesLabel() const { return m_notes; }
+    QToolButton* notesToggle() const { return m_notesToggle; }
     QLabel* outdatedLabel() const { return m_outdated; }
     // "Profile: NAME (file)" or "Analytic defaults": what the next search costs plans with.
     QLabel* profileLabel() const { return m_profile; }
@@ -67,6 +72,10 @@ public:
     // searched, a cancel or the time limit (best so far shown), and the list of alternatives
     // the time limit cut short (SearchResult::list_cut); without plans, why there are none.
     static QString runStatus(const SearchResult& result);
+    // The best plan against the current configuration: "1.05× faster than the current
+    // configuration" (per sequence when their global batches differ), or core's
+    // currentConfigurationNote when the current one is as fast or faster; empty without both.
+    static QString currentStatus(const SearchResult& result);
     // Why the line under the settings says a value was not taken; empty when it is hidden.
     QString inputMessage() const;
     // The ranked list's columns.
@@ -136,6 +145,8 @@ private:
     // Two pairs a row when the panel, this wide, has room for them.
     void arrangeForWidth(int width);
     void setRunning(bool running);
+    // The status line (rich text or plain) and the notes folded under it (plain text each).
+    void showStatus(const QString& text, const QStringList& notes = {});
     void refreshProfile();
 
     ProjectDocument* m_document;
@@ -159,6 +170,9 @@ private:
     QLabel* m_pruned;
     QLabel* m_best;
     QLabel* m_status;
+    QToolButton* m_notesToggle = nullptr;
+    QLabel* m_notes = nullptr;
+    bool m_notesOpen = false;   // the user unfolded the notes: they stay so for the next search
     QLabel* m_outdated;
     QLabel* m_profile;
     QPushButton* m_profileButton;   // its menu: Load Profile..., Clear Profile
