@@ -40,6 +40,9 @@ struct Row {
     double scale = 1;
     QString tip = {};     // the row header's tooltip
     bool moeOnly = false; // left out for a dense model
+    // The time of one iteration's work: where the plans' global batches differ (a current
+    // configuration that keeps its own), ranked per sequence, as tokens/s compares them.
+    bool perSequence = false;
 };
 
 QString joinStages(const Plan& plan, const std::function<QString(const StagePlan&)>& f)
@@ -73,7 +76,10 @@ std::vector<Row> tableRows(bool moe)
     std::vector<Row> rows = {
         {QObject::tr("Source"), [](E e) { return kindLabel(e.kind); }, {}, false},
         {QObject::tr("Iteration time"), [](E e) { return style::formatSeconds(e.prediction().iteration_time_s); },
-         [](E e) { return e.prediction().iteration_time_s; }, false, "s"},
+         [](E e) { return e.prediction().iteration_time_s; }, false, "s", 1,
+         QObject::tr("The time of one iteration, of the plan's global batch: plans of different global batches "
+                     "are ranked by the time per sequence"),
+         false, true},
         {QObject::tr("Tokens/s"), [](E e) { return QStringLiteral("%L1").arg(e.prediction().tokens_per_s, 0, 'f', 0); },
          [](E e) { return e.prediction().tokens_per_s; }, true, "tokens/s"},
         {QObject::tr("TFLOP/s per device"), [](E e) { return QString::number(e.prediction().tflops_per_device, 'f', 1); },
@@ -462,7 +468,13 @@ void CompareView::rebuild()
         fitSplit();
         return;
     }
-    m_hint->setText(tr("Rows where the plans differ are highlighted; the best figure is in bold."));
+    const bool batchesDiffer = std::any_of(plans.begin(), plans.end(), [&](const ExplorerPlan* e) {
+        return e->plan().global_batch_size != plans.front()->plan().global_batch_size;
+    });
+    m_hint->setText(batchesDiffer
+                        ? tr("Rows where the plans differ are highlighted; the best figure is in bold. The global "
+                             "batches differ: the iteration times are ranked per sequence.")
+                        : tr("Rows where the plans differ are highlighted; the best figure is in bold."));
 
     for (int r = 0; r < static_cast<int>(rows.size()); ++r) {
         const Row& row = rows[static_cast<size_t>(r)];
@@ -484,11 +496,18 @@ void CompareView::rebuild()
                     belowDigits = true;
             }
         differs = differs || belowDigits;
+        // Iteration times of different global batches are of different work: ranked per
+        // sequence (secondsPerSequence), which each cell's tooltip gives.
+        const bool perSequence = row.perSequence && batchesDiffer;
+        const auto rankValue = [&](int c) {
+            const ExplorerPlan& e = *plans[static_cast<size_t>(c)];
+            return perSequence ? row.value(e) / std::max(1, e.plan().global_batch_size) : row.value(e);
+        };
         int best = -1;
         if (row.value && differs) {
             for (int c = 0; c < static_cast<int>(plans.size()); ++c) {
-                const double v = row.value(*plans[static_cast<size_t>(c)]);
-                if (best < 0 || (row.higherIsBetter ? v > row.value(*plans[static_cast<size_t>(best)]) : v < row.value(*plans[static_cast<size_t>(best)])))
+                const double v = rankValue(c);
+                if (best < 0 || (row.higherIsBetter ? v > rankValue(best) : v < rankValue(best)))
                     best = c;
             }
         }
@@ -499,6 +518,11 @@ void CompareView::rebuild()
                 item->setToolTip(tr("%1\nThe plans differ below the shown digits: %2 %3")
                                      .arg(texts[c], QString::number(row.value(*plans[static_cast<size_t>(c)]) * row.scale, 'g', 9),
                                           QString::fromLatin1(row.unit)));
+            if (perSequence)
+                item->setToolTip(tr("%1 for a global batch of %2: %3 per sequence")
+                                     .arg(item->toolTip())
+                                     .arg(plans[static_cast<size_t>(c)]->plan().global_batch_size)
+                                     .arg(style::formatSeconds(rankValue(c))));
             item->setData(kDiffersRole, differs);
             if (c == best) {
                 QFont f = item->font();

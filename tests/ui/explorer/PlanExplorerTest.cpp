@@ -80,6 +80,7 @@ private slots:
     void compareTableKeepsItsColumnsInANarrowView();
     void compareMemoryChartsKeepOneScale();
     void compareMarksDifferencesBelowTheShownDigits();
+    void compareRanksIterationTimesPerSequenceAcrossBatches();
     void longPlanNamesAreElidedNotClipped();
     void whatIfRhoChangesTheIterationTime();
     void whatIfMicroBatchSize();
@@ -1091,6 +1092,48 @@ void PlanExplorerTest::compareMarksDifferencesBelowTheShownDigits()
     QVERIFY2(table->item(row, 1)->toolTip().contains(QStringLiteral("differ below the shown digits")), qPrintable(table->item(row, 1)->toolTip()));
     // Figures equal in value stay unmarked.
     QVERIFY(!compare.differingRows().contains(QStringLiteral("Peak memory")));
+}
+
+void PlanExplorerTest::compareRanksIterationTimesPerSequenceAcrossBatches()
+{
+    // A current configuration that keeps its own global batch (SearchResult::current_note):
+    // the search's plan, T seconds for B sequences, against one of 0.6 T for B / 2. The
+    // second's iteration is the shorter, but per sequence it takes 1.2 T / B, 20 % more: the
+    // first is in bold, and each tooltip gives the time per sequence.
+    std::vector<ExplorerPlan> plans(2);
+    plans[0].ranked = m_result.plans.front();
+    plans[1].ranked = m_result.plans.front();
+    plans[1].ranked.plan.name = "current (train.sh)";
+    const double t = plans[0].ranked.prediction.iteration_time_s;
+    const int batch = plans[0].ranked.plan.global_batch_size;
+    QVERIFY(batch % 2 == 0);
+    plans[1].ranked.plan.global_batch_size = batch / 2;
+    plans[1].ranked.prediction.iteration_time_s = 0.6 * t;
+    CompareView compare;
+    compare.resize(1100, 900);
+    compare.setPlans(plans);
+    compare.setCompared({0, 1});
+    QTableWidget* table = compare.table();
+    int row = -1;
+    for (int r = 0; r < table->rowCount(); ++r)
+        if (table->verticalHeaderItem(r)->text() == QStringLiteral("Iteration time"))
+            row = r;
+    QVERIFY(row >= 0);
+    QVERIFY(table->item(row, 0)->font().bold());
+    QVERIFY(!table->item(row, 1)->font().bold());
+    QVERIFY2(table->item(row, 1)->toolTip().contains(QStringLiteral("for a global batch of %1: %2 per sequence")
+                                                         .arg(batch / 2)
+                                                         .arg(style::formatSeconds(1.2 * t / batch))),
+             qPrintable(table->item(row, 1)->toolTip()));
+    QVERIFY(compare.differingRows().contains(QStringLiteral("Global batch")));
+
+    // Of one batch, the shorter iteration is the better.
+    plans[1].ranked.plan.global_batch_size = batch;
+    compare.setPlans(plans);
+    compare.setCompared({0, 1});
+    QVERIFY(!table->item(row, 0)->font().bold());
+    QVERIFY(table->item(row, 1)->font().bold());
+    QVERIFY(!table->item(row, 1)->toolTip().contains(QStringLiteral("per sequence")));
 }
 
 void PlanExplorerTest::longPlanNamesAreElidedNotClipped()
