@@ -13,6 +13,7 @@
 #include "RemoveItemsCommand.h"
 #include "ReplaceClusterCommand.h"
 
+#include "cost/ProfileCheck.h"
 #include "hardware/DeviceCatalog.h"
 
 #include <QFileInfo>
@@ -175,8 +176,12 @@ Profile ProjectDocument::readProfileFile(const QString& fileName, const DeviceCa
 void ProjectDocument::checkProjectProfile(const Project& project, const DeviceCatalog& catalog, const std::string& fileName,
                                           Warnings* warnings)
 {
-    if (project.profile)
+    if (project.profile) {
         checkProfile(*project.profile, catalog, fileName, warnings);
+        if (warnings)
+            for (auto& w : profilePlausibilityWarnings(*project.profile, project.model, catalog, fileName))
+                warnings->push_back(std::move(w));
+    }
 }
 
 Warnings ProjectDocument::dropUnfitPlans(Project& project, const DeviceCatalog& catalog, const std::string& fileName)

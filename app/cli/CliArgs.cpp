@@ -3,6 +3,7 @@
 #include "megatron/PipelineLayout.h"
 #include "megatron/ScriptInputs.h"
 
+#include "cost/ProfileCheck.h"
 #include "hardware/DeviceCatalog.h"
 #include "io/Documents.h"
 #include "io/Presets.h"
@@ -382,6 +383,18 @@ ScriptInputs scriptInputs(const CliArgs& args)
         throw UsageError("option " + e.where() + ": " + e.detail());
     }
     return inputs;
+}
+
+Profile readCommandProfile(const std::string& file, const ModelSpec& model, const DeviceCatalog& catalog,
+                           Warnings& warnings, std::optional<Profile> profile)
+{
+    Profile p = profile ? std::move(*profile) : readProfile(readTextFile(file), file, &warnings);
+    validateProfile(p, catalog, file);
+    for (auto& w : profileWarnings(p, catalog, file))
+        warnings.push_back(std::move(w));
+    for (auto& w : profilePlausibilityWarnings(p, model, catalog, file))
+        warnings.push_back(std::move(w));
+    return p;
 }
 
 } // namespace hapmoe::cli

@@ -91,6 +91,13 @@ DeviceCatalog catalogForDocuments(const CliArgs& args, const std::vector<std::st
 PlanDocument readPlanFile(const CliArgs& args, const std::string& file, Warnings& warnings,
                           std::optional<Profile>* projectProfile = nullptr, std::string* projectScript = nullptr,
                           ScriptInputs* projectScriptInputs = nullptr);
+// A profile a command costs with (--profile FILE, or a project's own, `text` unread when
+// `profile` is given): read and validated (InputError), and its warnings added to `warnings`
+// as "hapmoe validate" gives them, with what looks implausible for `model` (entries of
+// unknown device types, times that fall as the work grows, times or sizes in another unit:
+// cost/ProfileCheck.h).
+Profile readCommandProfile(const std::string& file, const ModelSpec& model, const DeviceCatalog& catalog,
+                           Warnings& warnings, std::optional<Profile> profile = std::nullopt);
 // The catalog a plan read by readPlanFile is costed with: the built-in one with the device
 // types it carries, then `--devices FILE` over them (catalogForDocuments for a plan already
 // read, so that its file is not parsed a second time).

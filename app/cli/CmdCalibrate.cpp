@@ -93,12 +93,10 @@ int cmdCalibrate(const Args& args)
     validatePlanDocument(doc, catalog, planFile);
     std::optional<Profile> base;
     if (auto p = a.value("profile")) {
-        base = readProfile(readTextFile(*p), *p, &warnings);
-        validateProfile(*base, catalog, *p);
+        base = readCommandProfile(*p, doc.model, catalog, warnings);
     } else if (projectProfile) {
         // A project's saved plan was costed with the project's profile: the calibration starts from it.
-        validateProfile(*projectProfile, catalog, planFile);
-        base = std::move(projectProfile);
+        base = readCommandProfile(planFile, doc.model, catalog, warnings, std::move(projectProfile));
         std::cerr << "note: the project's profile is the base of the calibration, as its saved plans were costed with it "
                      "(--profile FILE gives another)\n";
     }

@@ -537,12 +537,10 @@ int cmdEstimate(const Args& args)
 
     std::optional<Profile> profile;
     if (auto file = a.value("profile")) {
-        profile = readProfile(readTextFile(*file), *file, &warnings);
-        validateProfile(*profile, catalog, *file);
+        profile = readCommandProfile(*file, in.model, catalog, warnings);
     } else if (in.profile) {
         // A project's saved plan is costed as the project costed it: with its profile.
-        validateProfile(*in.profile, catalog, *a.value("plan"));
-        profile = std::move(in.profile);
+        profile = readCommandProfile(*a.value("plan"), in.model, catalog, warnings, std::move(in.profile));
         in.notes.push_back("the project's profile" + (profile->name.empty() ? std::string() : " \"" + printableText(profile->name) + "\"")
                            + " is used, as for its saved plans (--profile FILE uses another)");
     }

@@ -457,8 +457,7 @@ int cmdPlan(const Args& args)
     }
     std::unique_ptr<Profile> profile;
     if (auto path = a.value("profile")) {
-        profile = std::make_unique<Profile>(readProfile(readTextFile(*path), *path, &warnings));
-        validateProfile(*profile, catalog, *path);
+        profile = std::make_unique<Profile>(readCommandProfile(*path, model, catalog, warnings));
     }
 
     SearchOptions opt;

@@ -297,8 +297,15 @@ struct CostModel::Impl {
     std::vector<std::pair<int, int>> sortedIds;
     SwitchUplinks uplinks;         // leaf switches and their oversubscription (useLinks)
     bool oversubscribed = false;
-    double moeScale = 1;           // 1 + gamma (rho - 1)
+    double rho = 1;                // the router's per-expert imbalance, at most E / k
+    double gamma = 1;              // its weight on the critical path, 0 to 1
     bool rhoFromProfile = false;
+
+    // The imbalance factor of the most loaded of ep expert-parallel ranks (section 3.4):
+    // 1 + gamma (min(rho, EP) - 1). A rank's routed pairs are at most the whole group's, EP
+    // times the mean rank's, whatever the routing: at EP 1 the rank holds every expert and
+    // routes exactly T k pairs.
+    double imbalanceAt(int ep) const { return 1.0 + gamma * std::max(0.0, std::min(rho, static_cast<double>(ep)) - 1.0); }
 
     Impl(const ModelSpec& m, const Cluster& c, const DeviceCatalog& cat, const Profile* p, CostOptions o)
         : model(m), cluster(c), catalog(cat), profile(p), options(o)
@@ -309,7 +316,7 @@ struct CostModel::Impl {
         }
         shape = LayerShape::of(model);
         params = countParameters(model);
-        double rho = model.training.router_imbalance;
+        rho = model.training.router_imbalance;
         if (profile && profile->router_imbalance) {
             rho = *profile->router_imbalance;
             rhoFromProfile = true;
@@ -317,7 +324,7 @@ struct CostModel::Impl {
         // An expert gets each token at most once: max over mean load is at most E / k.
         if (model.num_experts > 0 && model.moe_router_topk > 0)
             rho = std::min(rho, static_cast<double>(model.num_experts) / model.moe_router_topk);
-        moeScale = 1.0 + std::clamp(model.training.imbalance_weight, 0.0, 1.0) * std::max(0.0, rho - 1.0);
+        gamma = std::clamp(model.training.imbalance_weight, 0.0, 1.0);
 
         devices.reserve(catalog.types().size());
         for (const auto& t : catalog.types())
@@ -631,6 +638,7 @@ struct CostModel::Impl {
         const double h = s.h;
         const double act = 2.0;   // bytes per bf16/fp16 element
         const Fp8Casts fp8 = fp8Casts(model.training.fp8_recipe, dev.nonTnFp8());
+        const double moeScale = imbalanceAt(k.ep);
         LayerCost c;
 
         // Attention core: scores and weighted values over all s keys; the fused kernel does
@@ -863,8 +871,10 @@ struct CostModel::Impl {
             const double step = coll(Collective::SendRecv, kvBytes, 2, cpLink, dev, collFromTable);
             const double commF = (k.cp - 1) * step;
             const double hide = coreF * (k.cp - 1) / k.cp;
+            // The backward's blocks are the core's backward: 2.5 x its forward fused, 2 x unfused.
+            const double hideBwd = (options.fused_attention ? 2.5 : 2.0) * hide;
             c.fwd.tp += std::max(0.0, commF - hide);
-            c.bwd.tp += std::max(0.0, 2 * commF - 2 * hide);
+            c.bwd.tp += std::max(0.0, 2 * commF - hideBwd);
         }
 
         // Dispatch and combine (paper eq. 3): D = tokens * h * bytes * k * (1 - 1/EP) per
@@ -993,6 +1003,8 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
     const bool last = ctx.stage_index == ctx.num_stages - 1;
     const int tp = std::max(1, stage.tp), cp = std::max(1, stage.cp), dp = std::max(1, stage.dp);
     const int ep = std::max(1, stage.ep), etp = std::max(1, stage.etp), edp = std::max(1, stage.edp);
+    // The most loaded expert-parallel rank's routed work over the mean rank's (section 3.4).
+    const double moeScale = m.imbalanceAt(ep);
     const int mbs = std::max(1, stage.micro_batch_size);
     const bool sp = ctx.sequence_parallel && tp > 1;
     const int vpp = std::max(1, ctx.vpp);
@@ -1310,8 +1322,8 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
         a.split = (2.0 + proj) * s.q / tp + 4.0 * s.kvPerRank(tp);
         if (moeLayer) {
             const double k = s.topk;
-            a.moeInner = k / tp * (lin * h * etp + (lin + 2.0 * s.gated) * s.effn) * m.moeScale;
-            a.moeAct = k / tp * lin * s.effn * m.moeScale;
+            a.moeInner = k / tp * (lin * h * etp + (lin + 2.0 * s.gated) * s.effn) * moeScale;
+            a.moeAct = k / tp * lin * s.effn * moeScale;
             a.moeInner += 4.0 * s.experts / tp;   // fp32 router probabilities
             if (s.shared > 0)
                 a.sharedInner = (lin + 2.0 * s.gated) * s.shared / tp;
@@ -1389,9 +1401,9 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
         // depends on the routing), around the permuted tokens and their output.
         const double routed = T / tp * etp * s.topk;
         if (m.model.moe_token_dispatcher_type == TokenDispatcher::AllGather && (ep > 1 || etp > 1))
-            est.memory.moe_buffers = 2.0 * (T / tp) * ep * etp * h * act + 2.0 * routed * h * act * m.moeScale;
+            est.memory.moe_buffers = 2.0 * (T / tp) * ep * etp * h * act + 2.0 * routed * h * act * moeScale;
         else
-            est.memory.moe_buffers = 4.0 * routed * h * act * m.moeScale;
+            est.memory.moe_buffers = 4.0 * routed * h * act * moeScale;
     }
     est.memory.overhead = dev.overhead;
     est.memory.capacity = dev.capacity;
@@ -1652,7 +1664,9 @@ Prediction CostModel::estimate(const Plan& plan) const
     pred.breakdown.expert_dispatch = M * b.expert_dispatch;
     // Both passes' sends: the forward's activation (p2p_send) and the backward's gradient wait,
     // the rest of t_fwd + t_bwd once compute, TP and dispatch are taken out.
-    pred.breakdown.pipeline_send = M * b.sends();
+    // A difference: what is rounding of the sum (1e-17 s of a stage without sends) is none.
+    const double sends = b.sends();
+    pred.breakdown.pipeline_send = sends > 1e-12 * (b.t_fwd + b.t_bwd) ? M * sends : 0.0;
     pred.breakdown.pipeline_bubble = std::max(0.0, pipe - M * (b.t_fwd + b.t_bwd));
     pred.breakdown.dp_sync = wait.time + longestStep.param_gather;
     pred.breakdown.optimizer = longestStep.optimizer;

@@ -83,7 +83,9 @@ WhatIfPanel::WhatIfPanel(QWidget* parent)
     m_rho->setRange(1.0, 16.0);
     m_rho->setDecimals(2);
     m_rho->setSingleStep(0.05);
-    m_rho->setToolTip(tr("Router imbalance rho = busiest expert's tokens / mean (paper section 3.2); 1 is perfectly balanced"));
+    m_rho->setToolTip(tr("Router imbalance rho = busiest expert's tokens / mean (paper section 3.2); 1 is perfectly balanced. "
+                         "A stage of EP 1 holds every expert and routes the same tokens whatever rho is; a rank of EP n "
+                         "gets at most n times the mean (docs/cost-model.md section 3.4)"));
     m_fp8->addItem(tr("Off"), int(Fp8Format::None));
     m_fp8->addItem(QStringLiteral("hybrid"), int(Fp8Format::Hybrid));
     m_fp8->addItem(QStringLiteral("e4m3"), int(Fp8Format::E4M3));
