@@ -118,16 +118,20 @@ int cmdCalibrate(const Args& args)
         throw InputError(logFile, "", "the calibrated profile would not be valid (" + e.where() + ": " + e.detail()
                                           + "); check the log's figures");
     }
-    auto pct = [](double predicted, double measured) { return 100.0 * (predicted - measured) / measured; };
+    // Rounded to the shown hundredths, and no "-0.00": a difference that rounds to none is none.
+    auto pct = [](double predicted, double measured, int digits) {
+        const double scale = std::pow(10.0, digits);
+        return std::round(100.0 * scale * (predicted - measured) / measured) / scale + 0.0;
+    };
     std::cout << std::fixed;
     std::cout << "log: " << logFile << ": " << log.intervals.size() << " intervals (" << r.intervals_used << " used), "
               << log.memory.size() << " memory reports, " << log.timers.size() << " timers, " << log.router_tokens.size()
               << " layers with router counts\n";
     std::cout << std::setprecision(1) << "iteration time: measured " << r.measured_iteration_s * 1000 << " ms\n";
     std::cout << "  predicted before " << r.predicted_before_s * 1000 << " ms (" << std::showpos
-              << pct(r.predicted_before_s, r.measured_iteration_s) << std::noshowpos << "%)\n";
+              << pct(r.predicted_before_s, r.measured_iteration_s, 1) << std::noshowpos << "%)\n";
     std::cout << "  predicted after  " << r.predicted_after_s * 1000 << " ms (" << std::showpos << std::setprecision(2)
-              << pct(r.predicted_after_s, r.measured_iteration_s) << std::noshowpos << "%)\n";
+              << pct(r.predicted_after_s, r.measured_iteration_s, 2) << std::noshowpos << "%)\n";
     // Against what the prediction before used (the analytic model takes 0.935 of the catalog's
     // figure, a base profile its own), and against the catalog figure the fit scales.
     std::cout << std::setprecision(3) << "device efficiency (large-GEMM fraction of BF16 peak):";
@@ -144,7 +148,12 @@ int cmdCalibrate(const Args& args)
             std::cout << ": x" << e / before->second << ")";
         }
     }
-    std::cout << "; x" << r.efficiency_scale << " the catalog's MAMF figure\n";
+    std::cout << "\n";
+    // One speed scale for all the plan's types (one iteration time cannot tell them apart);
+    // with compute tables the tables carry it (the line below).
+    if (r.table_scale == 1)
+        std::cout << "  one scale for the plan's device types: x" << r.efficiency_scale
+                  << " each type's catalog MAMF figure (its measured maximum achievable GEMM rate)\n";
     if (r.table_scale != 1)
         std::cout << std::setprecision(4) << "compute table times of the plan's device types: x" << r.table_scale << "\n";
     if (r.rho)

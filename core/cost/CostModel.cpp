@@ -1746,10 +1746,39 @@ Prediction CostModel::estimate(const Plan& plan) const
     }
 
     if (m.haveTables) {
-        for (const auto& st : pred.stages)
-            for (const auto& n : st.notes)
-                if (std::find(pred.notes.begin(), pred.notes.end(), n) == pred.notes.end())
-                    pred.notes.push_back(n);
+        // Each stage's notes once; a note that only some stages of its device type have names
+        // them ("stages 0, 2: H800: collective times from the profile table"), so that two
+        // notes of one type do not read as a contradiction.
+        std::vector<std::pair<std::string, std::vector<int>>> stageNotes;
+        for (std::size_t i = 0; i < pred.stages.size(); ++i)
+            for (const auto& n : pred.stages[i].notes) {
+                auto at = std::find_if(stageNotes.begin(), stageNotes.end(), [&](const auto& e) { return e.first == n; });
+                if (at == stageNotes.end())
+                    stageNotes.push_back({n, {static_cast<int>(i)}});
+                else
+                    at->second.push_back(static_cast<int>(i));
+            }
+        for (const auto& [n, where] : stageNotes) {
+            const std::string& type = plan.stages[static_cast<std::size_t>(where.front())].device_type;
+            int ofType = 0;
+            for (const StagePlan& st : plan.stages)
+                ofType += st.device_type == type ? 1 : 0;
+            std::string text = n;
+            if (static_cast<int>(where.size()) < ofType) {
+                std::string list;
+                for (std::size_t k = 0; k < where.size();) {
+                    std::size_t e = k;
+                    while (e + 1 < where.size() && where[e + 1] == where[e] + 1)
+                        ++e;
+                    list += (list.empty() ? "" : ", ") + std::to_string(where[k])
+                        + (e > k ? (e == k + 1 ? ", " : "-") + std::to_string(where[e]) : std::string());
+                    k = e + 1;
+                }
+                text = (where.size() > 1 ? "stages " : "stage ") + list + ": " + n;
+            }
+            if (std::find(pred.notes.begin(), pred.notes.end(), text) == pred.notes.end())
+                pred.notes.push_back(text);
+        }
         pred.used_profile = std::any_of(pred.stages.begin(), pred.stages.end(), [](const StageEstimate& st) { return st.from_profile; });
         if (!pred.used_profile)   // one note below says it for every stage; an entry that MoE layers cannot use says why
             std::erase_if(pred.notes, [](const std::string& n) { return n.find("ffn_fwd_s") == std::string::npos; });

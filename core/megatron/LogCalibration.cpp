@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -407,7 +408,9 @@ std::vector<MegatronLog::Interval> steadyIntervals(const MegatronLog& log, const
                           + " ran a smaller global batch (ramp-up): skipped");
     const std::size_t from = std::max<std::size_t>(first, log.intervals.size() > 1 ? 1 : 0);
     if (log.intervals.size() == 1)
-        r.notes.push_back("only one logging interval: it includes start-up work and is used as it is");
+        r.warnings.push_back(logFile + ": only one logging interval: it includes start-up work (the first iterations build "
+                             "kernels, allocate and warm the caches), so the fitted speed is too slow; log more iterations "
+                             "(--log-interval below --train-iters) and calibrate again");
     return {log.intervals.begin() + static_cast<std::ptrdiff_t>(from), log.intervals.end()};
 }
 
@@ -699,6 +702,16 @@ CalibrationResult calibrateFromLog(const MegatronLog& log, const PlanDocument& d
     if (tables)
         r.notes.push_back("the compute table times of the plan's device types are scaled by " + fixedText(1.0 / s)
                           + " with the efficiency");
+    // Without tables the efficiency is s x the catalog's measured maximum achievable GEMM rate
+    // (MAMF): above it, GEMMs would run faster than they were measured to, so the model must
+    // be over-counting another term of this run.
+    if (!tables && s > 1.02 && r.fit_failure.empty())
+        for (const auto& [name, e] : types)
+            r.warnings.push_back("the fitted efficiency of " + name + ", " + fixedText(std::min(1.0, s * e)) + ", is " + fixedText(s)
+                                 + " x the catalog's measured maximum achievable GEMM rate (" + fixedText(e)
+                                 + " of peak): GEMMs do not run that fast, so the model over-counts another term of this run "
+                                   "(communication, the pipeline bubble, exposed data-parallel sync) or the log is of a faster "
+                                   "configuration than the plan; check the plan against the run's arguments");
     for (const auto& [name, e] : types)
         if (tables && s * e > 1)
             r.warnings.push_back("the device efficiency of " + name + " stops at its peak (1.000) and the compute tables carry the "
@@ -706,7 +719,9 @@ CalibrationResult calibrateFromLog(const MegatronLog& log, const PlanDocument& d
                                  + "): were the base profile's tables measured on these devices?");
 
     // Memory: max reserved per stage against the prediction; the difference becomes the
-    // fixed overhead of the device type (mean over its stages).
+    // fixed overhead of the device type, the largest its stages need, so that no stage is
+    // predicted below what it measured (a plan called feasible on the calibrated profile
+    // does not run out where the run did not).
     {
         const CostModel cm(doc.model, doc.cluster, catalog, &r.profile, options);
         const Prediction p = cm.estimate(plan);
@@ -734,14 +749,27 @@ CalibrationResult calibrateFromLog(const MegatronLog& log, const PlanDocument& d
                                                   + fixedText(capacity / (1024.0 * 1024.0)) + ", the memory of a device of pipeline stage "
                                                   + std::to_string(s2) + " (" + plan.stages[s2].device_type + "), got "
                                                   + fixedText(mb));
+            // Less than half of the weights, gradients and optimizer states the model counts is
+            // a figure in another unit (GB written as MB), or the log of another model.
+            if (s2 < predictedBefore.stages.size()) {
+                const MemoryBreakdown& mem = predictedBefore.stages[s2].memory;
+                const double states = mem.weights + mem.gradients + mem.optimizer;
+                if (mb * 1024.0 * 1024.0 < 0.5 * states)
+                    throw InputError(logFile, at, std::string(reserved ? "max reserved" : "max allocated") + " (MB): expected at least "
+                                                      + fixedText(0.5 * states / (1024.0 * 1024.0)) + ", half the weights, gradients "
+                                                      "and optimizer states of pipeline stage " + std::to_string(s2) + " ("
+                                                      + fixedText(states / kGiB) + " GiB), got " + fixedText(mb)
+                                                      + " (MB, as Megatron-LM writes it; is the log of this plan's model?)");
+            }
             measured[s2] = std::max(measured[s2], mb * 1024.0 * 1024.0);
         }
-        // Per type: the overhead each of its stages would need to be predicted as measured. Their
-        // mean is the fit (clamped at 0 only then: clamping each stage first would bias the
-        // mean up and move a stage predicted high further from its measurement).
+        // Per type: the overhead each of its stages would need to be predicted as measured. The
+        // largest is the fit (clamped at 0 only then), and the spread says how far above its
+        // measurement each other stage is predicted.
         struct Fit {
-            double sum = 0;
-            int count = 0;
+            double most = -std::numeric_limits<double>::infinity();
+            double least = std::numeric_limits<double>::infinity();
+            int mostStage = 0;
         };
         std::map<std::string, Fit> diff;
         for (std::size_t i = 0; i < plan.stages.size() && i < p.stages.size(); ++i) {
@@ -751,8 +779,11 @@ CalibrationResult calibrateFromLog(const MegatronLog& log, const PlanDocument& d
             const std::string type = catalog.get(plan.stages[i].device_type).name;
             const double overhead = mem.overhead + measured[i] - mem.total();
             Fit& f = diff[type];
-            f.sum += overhead;
-            f.count += 1;
+            if (overhead > f.most) {
+                f.most = overhead;
+                f.mostStage = static_cast<int>(i);
+            }
+            f.least = std::min(f.least, overhead);
             // "Before" is the model as it stood before this calibration (with the router
             // imbalance the log fits above, the MoE buffers already differ from it).
             const double before = i < predictedBefore.stages.size() ? predictedBefore.stages[i].memory.total() : mem.total();
@@ -761,12 +792,16 @@ CalibrationResult calibrateFromLog(const MegatronLog& log, const PlanDocument& d
         for (const auto& [type, f] : diff) {
             MemoryCalibration mc;
             mc.device_type = type;
-            const double mean = f.sum / f.count;
-            mc.fixed_overhead_gib = std::max(0.0, mean) / kGiB;
-            if (mean < 0)
-                r.warnings.push_back("the model counts more memory on the " + type + " stages than the log reports, by "
-                                     + fixedText(-mean / kGiB) + " GiB on average beyond the runtime overhead: the fixed overhead "
+            mc.fixed_overhead_gib = std::max(0.0, f.most) / kGiB;
+            if (f.most < 0)
+                r.warnings.push_back("the model counts more memory on every " + type + " stage than the log reports, by at least "
+                                     + fixedText(-f.most / kGiB) + " GiB beyond the runtime overhead: the fixed overhead "
                                        "is set to 0, and their predictions stay above the measurements");
+            else if (f.most - f.least > 0.5 * kGiB)
+                r.notes.push_back("the " + type + " fixed overhead is what stage " + std::to_string(f.mostStage)
+                                  + " needs to be predicted as measured; the other " + type + " stages are then predicted up to "
+                                  + fixedText((f.most - f.least) / kGiB)
+                                  + " GiB above their measurements (the model's activations differ from the run's there)");
             mc.activation_factor = 1.0;
             // The base's activation factor is kept (calibrate fits the fixed overhead only).
             for (const MemoryCalibration& old : r.profile.memory)

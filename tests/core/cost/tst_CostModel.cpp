@@ -2796,6 +2796,19 @@ void TestCostModel::profileNamesAndNotes()
     QVERIFY(has(mixed, "H800: layer compute from the profile table (TP 8, CP 1)"));
     QVERIFY(has(mixed, "A100-80GB: layer compute analytic (the profile has no entry for TP 8, CP 1)"));
     QVERIFY(has(mixed, "A100-80GB: GEMM efficiency from the catalog default"));
+    // Two stages of one type, the profile's entry for the first's TP only: each note names
+    // its stage, so that the two do not read as a contradiction; a note both have does not.
+    {
+        const Cluster h800s = nodesOf("H800", 2);
+        k.pp = 2;
+        Plan split = makeUniformPlan(m, h800s, DeviceCatalog::builtin(), k);
+        split.stages[1].tp = 4;
+        split.stages[1].dp = 2;
+        const Prediction p = CostModel(m, h800s, DeviceCatalog::builtin(), &prof).estimate(split);
+        QVERIFY(has(p, "stage 0: H800: layer compute from the profile table (TP 8, CP 1)"));
+        QVERIFY(has(p, "stage 1: H800: layer compute analytic (the profile has no entry for TP 4, CP 1)"));
+        QVERIFY(has(p, "H800: GEMM efficiency from the catalog default"));
+    }
 
     // An MoE model with an entry without FFN times: eq. 2 needs the FFN's time, so its MoE
     // layers are analytic (the same as without a profile), and the note says why.
