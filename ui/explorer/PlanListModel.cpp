@@ -125,6 +125,13 @@ QVariant PlanListModel::data(const QModelIndex& index, int role) const
                        .arg(100.0 * f.share(), 0, 'f', 0)
                        .arg(p.peak_memory_gib, 0, 'f', 1)
                    + (f.headroom > 0 ? tr("Usable memory: %1<br>").arg(style::usableMemoryText(f.capacity, f.headroom)) : QString());
+        // More model FLOPs per second than the devices' peak: the profile's times cannot be
+        // of this model on these devices (the prediction's note says the same).
+        if (p.mfu > 1.0 && (index.column() == Mfu || index.column() == TflopsPerDevice))
+            tip += statusHtml(Status::Problem, toolTipPalette(),
+                              tr("MFU above 100 %: more model FLOPs per second than the devices' peak; the profile's times "
+                                 "cannot be of this model on these devices"))
+                   + QStringLiteral("<br>");
         if (index.column() == PeakMemory)
             if (const QString full = style::nearlyFullText(p); !full.isEmpty())
                 tip += full.toHtmlEscaped() + QStringLiteral("<br>");
@@ -139,7 +146,7 @@ QVariant PlanListModel::data(const QModelIndex& index, int role) const
             return QVariant(Qt::AlignRight | Qt::AlignVCenter);
         return QVariant(Qt::AlignLeft | Qt::AlignVCenter);
     }
-    if (role == Qt::ForegroundRole && !p.feasible)
+    if (role == Qt::ForegroundRole && (!p.feasible || (p.mfu > 1.0 && (index.column() == Mfu || index.column() == TflopsPerDevice))))
         return QBrush(style::problemColor());
     if (role == Qt::FontRole && e->kind != ExplorerPlan::Kind::Ranked) {
         QFont f;

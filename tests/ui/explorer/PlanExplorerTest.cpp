@@ -81,6 +81,7 @@ private slots:
     void compareMemoryChartsKeepOneScale();
     void compareMarksDifferencesBelowTheShownDigits();
     void compareRanksIterationTimesPerSequenceAcrossBatches();
+    void mfuAbovePeakIsMarked();
     void longPlanNamesAreElidedNotClipped();
     void whatIfRhoChangesTheIterationTime();
     void whatIfMicroBatchSize();
@@ -1134,6 +1135,25 @@ void PlanExplorerTest::compareRanksIterationTimesPerSequenceAcrossBatches()
     QVERIFY(!table->item(row, 0)->font().bold());
     QVERIFY(table->item(row, 1)->font().bold());
     QVERIFY(!table->item(row, 1)->toolTip().contains(QStringLiteral("per sequence")));
+}
+
+void PlanExplorerTest::mfuAbovePeakIsMarked()
+{
+    // A profile whose times beat the hardware gives MFU above 100 %: the plan list marks the
+    // figure as a problem and its tooltip says why; 99.9 % is not marked.
+    std::vector<ExplorerPlan> plans(1);
+    plans[0].ranked = m_result.plans.front();
+    plans[0].ranked.prediction.mfu = 1.253;
+    PlanListModel model;
+    model.setPlans(plans);
+    const QModelIndex mfu = model.index(0, PlanListModel::Mfu);
+    QCOMPARE(mfu.data().toString(), QStringLiteral("125.3 %"));
+    QCOMPARE(mfu.data(Qt::ForegroundRole).value<QBrush>().color(), style::problemColor());
+    QVERIFY(mfu.data(Qt::ToolTipRole).toString().contains(QStringLiteral("MFU above 100 %")));
+    plans[0].ranked.prediction.mfu = 0.999;
+    model.setPlans(plans);
+    QVERIFY(!model.index(0, PlanListModel::Mfu).data(Qt::ForegroundRole).isValid());
+    QVERIFY(!model.index(0, PlanListModel::Mfu).data(Qt::ToolTipRole).toString().contains(QStringLiteral("MFU above")));
 }
 
 void PlanExplorerTest::longPlanNamesAreElidedNotClipped()
