@@ -563,7 +563,7 @@ private slots:
     {
         // "Max VPP: 4" is saved in the project, and the search tries Megatron-LM's interleaved
         // schedule on its plans: Mixtral-S on 16-1-h (two nodes of 8 H800), where the best plan
-        // becomes PP 8 at VPP 3, 8.071 s against 8.197 s plain (this cost model's figures).
+        // becomes PP 8 at VPP 3, 7.040 s against 7.147 s plain (this cost model's figures).
         // The list shows the VPP in the shape and the plain time in the iteration's tool tip,
         // the status says how many plans interleaving made faster, and undo takes it back.
         auto w = makeWindow();

@@ -1896,9 +1896,9 @@ void SearchEngineTest::interleavingKeepsTheOffloadPolicy()
 {
     // Mixtral-L on 2 x 8 A100 and 2 x 8 H100, any target, optimizer offload "if needed": the
     // pruned search offloads, and its exact check finds a FlagScale plan with the optimizer on
-    // the devices (58.232 s), which "if needed" prefers to any offloaded one. The Megatron-LM
+    // the devices (55.948 s), which "if needed" prefers to any offloaded one. The Megatron-LM
     // plans the interleaving pass adds must keep to that: an offloaded Megatron-LM plan
-    // (56.466 s, half of the optimizer in host memory) once came back as the best.
+    // (54.964 s, half of the optimizer in host memory) once came back as the best.
     const ModelSpec& m = *findModelPreset("Mixtral-L");
     const DeviceCatalog& cat = DeviceCatalog::builtin();
     const CostModel cost(m, clusterFromShorthand("A100:2x8,H100:2x8", cat), cat);
