@@ -410,7 +410,7 @@ ModelPanel::ModelPanel(ProjectDocument* document, QWidget* parent) : QWidget(par
              [rho](const ModelSpec& m) { rho->setValue(m.training.router_imbalance); },
              [rho](ModelSpec& m) { m.training.router_imbalance = shownOr(rho, m.training.router_imbalance); });
     auto* gamma = doubleEditor(-1, 2, 2, 0.05);
-    gamma->setToolTip(tr("Weight gamma of the imbalance on the MoE critical path: 1 + gamma (rho - 1)"));
+    gamma->setToolTip(tr("Weight gamma of the imbalance on the MoE critical path: 1 + gamma (min(rho, EP) - 1)"));
     train->addRow(tr("Imbalance weight \u03b3:"), gamma);
     addField(QStringLiteral("training.imbalance_weight"), gamma,
              [gamma](const ModelSpec& m) { gamma->setValue(m.training.imbalance_weight); },

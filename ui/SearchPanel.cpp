@@ -601,9 +601,12 @@ QString SearchPanel::currentStatus(const SearchResult& r)
         return {};
     const QString perSequence = r.current->plan.global_batch_size != r.plans.front().plan.global_batch_size
         ? tr(" per sequence") : QString();
-    // Two decimals, as the baseline's factor: below 1.005 the gain is said in per cent.
+    // Two decimals, as the baseline's factor: below 1.005 the gain is said in per cent, and
+    // below 0.05 %, which rounds to none, the two are level.
     if (current >= best * 1.005)
-        return tr("%1× faster than the current configuration%2").arg(current / best, 0, 'f', 2).arg(perSequence);
+        return tr("%1\u00d7 faster than the current configuration%2").arg(current / best, 0, 'f', 2).arg(perSequence);
+    if (current < best * 1.0005)
+        return tr("as fast as the current configuration%1").arg(perSequence);
     return tr("%1 % faster than the current configuration%2").arg(100.0 * (current / best - 1.0), 0, 'f', 1).arg(perSequence);
 }
 

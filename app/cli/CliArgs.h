@@ -91,8 +91,8 @@ DeviceCatalog catalogForDocuments(const CliArgs& args, const std::vector<std::st
 PlanDocument readPlanFile(const CliArgs& args, const std::string& file, Warnings& warnings,
                           std::optional<Profile>* projectProfile = nullptr, std::string* projectScript = nullptr,
                           ScriptInputs* projectScriptInputs = nullptr);
-// A profile a command costs with (--profile FILE, or a project's own, `text` unread when
-// `profile` is given): read and validated (InputError), and its warnings added to `warnings`
+// A profile a command costs with (--profile FILE, or a project's own: `file` then names it
+// in messages and is not read): read and validated (InputError), and its warnings added to `warnings`
 // as "hapmoe validate" gives them, with what looks implausible for `model` (entries of
 // unknown device types, times that fall as the work grows, times or sizes in another unit:
 // cost/ProfileCheck.h).

@@ -29,7 +29,8 @@ report lines ("[Rank r] ... memory (MB) | ... | max reserved: ..."; several rank
 run together on one line are split at each "[Rank"), and per-layer router token counts
 when present. The timers ("forward-backward ...: (min, max)") are printed, not fitted.
 The measured iteration time is the median of the intervals of the plan's global batch: the
-first interval (start-up) and those of a batch-size ramp-up are skipped. A log holding
+first interval (start-up) and those of a batch-size ramp-up are skipped (a log of one
+interval is calibrated from it, with a warning that it includes start-up work). A log holding
 several runs (a start-up line after an iteration, or an iteration number going backwards,
 starts one) is read from its last complete run, with a warning; a last line without an end
 of line (a log cut while written) is left out with a warning.
@@ -39,17 +40,18 @@ reproduces the logged time with "hapmoe estimate --plan PLAN --profile OUT" (the
 printed): one scale s fitted over the plan's device types, the device efficiency s x the
 catalog default (printed against the efficiency the prediction before used: the analytic
 model takes 0.935 of the catalog figure) and the base profile's compute table times of those
-types / s; the memory
-overhead per device type from the measured peak (the activation factor is kept, not
-fitted); rho from the router counts. The run is costed with the plan's own overlap
+types / s (a fit above the catalog's measured GEMM maximum is warned of); the memory
+overhead per device type from the measured peak, the most any of its stages needs, so that
+no stage is predicted below its log (the activation factor is kept, not fitted); rho from
+the router counts. The run is costed with the plan's own overlap
 switches (its prediction's "overlap", as estimate uses them); where Megatron-LM's arguments
 dump ("overlap_grad_reduce ..... False", likewise overlap_param_gather, tp_comm_overlap,
 overlap_p2p_comm) says the run used others, a warning names them.
 
 A log that cannot come from a run of the plan is refused with its line (exit code 2): an
 iteration time that is not a positive number (or is shorter than the plan's devices need at
-their peak), a memory figure above the device's capacity or of a rank the plan does not
-have, a world size or parallel size ("using world size: ...") other than the plan's, a
+their peak), a memory figure above the device's capacity, below half the stage's weights,
+gradients and optimizer states (GB written as MB?) or of a rank the plan does not have, a world size or parallel size ("using world size: ...") other than the plan's, a
 global batch other than the plan's after the ramp-up, a logged "throughput per GPU
 (TFLOP/s/GPU)" more than 2x off the plan's model FLOPs (Megatron-LM's
 num_floating_point_operations) at the logged time. A base profile is checked as "hapmoe

@@ -1481,7 +1481,7 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
     if (m.haveTables) {
         const bool computeFromTable = table && (nDense > 0 || moeFromTable);
         est.from_profile = computeFromTable || collFromTable.table || dev.eff_from_profile || dev.mem_from_profile
-            || (m.rhoFromProfile && nMoe > 0);
+            || (m.rhoFromProfile && nMoe > 0 && ep > 1);   // at EP 1 rho changes nothing (section 3.4)
         if (ctx.notes) {
             const std::string knobsText = "TP " + std::to_string(tp) + ", CP " + std::to_string(cp);
             if (!table)
@@ -1505,7 +1505,7 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
                                                                            : ": GEMM efficiency from the catalog default"));
             est.notes.push_back(stage.device_type + (dev.mem_from_profile ? ": memory overhead and activation factor from the profile"
                                                                            : ": memory overhead and activation factor defaults"));
-            if (nMoe > 0)
+            if (nMoe > 0 && ep > 1)
                 est.notes.push_back(m.rhoFromProfile ? "router imbalance from the profile" : "router imbalance from the model");
         }
     }

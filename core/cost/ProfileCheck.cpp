@@ -62,7 +62,9 @@ Warnings profilePlausibilityWarnings(const Profile& profile, const ModelSpec& mo
         const DeviceType* dev = catalog.find(e.device_type);
         if (!dev || dev->bf16_tflops <= 0 || e.tp < 1)
             continue;
-        const double peak = std::max(dev->bf16_tflops, dev->fp8_tflops) * 1e12;
+        // The peak the model's GEMMs run at: FP8's where it trains in FP8 on a type that has
+        // it, as the prediction's MFU counts it.
+        const double peak = (model.training.fp8() && dev->fp8_tflops > 0 ? dev->fp8_tflops : dev->bf16_tflops) * 1e12;
         const double flops = perToken * static_cast<double>(e.tokens) / e.tp;
         const std::string entry = "compute[" + std::to_string(i) + "]";
         // The pass furthest from the plausible range speaks for the entry.
@@ -79,36 +81,34 @@ Warnings profilePlausibilityWarnings(const Profile& profile, const ModelSpec& mo
                 + " GFLOP per device forward, " + numberForMessage(std::round(2 * flops / 1e6) / 1e3) + " backward)";
         };
         if (fastest > peak)
-            tooFast.add(entry, says(fwdFast, fastest) + ", faster than the device can run it; expected a measurement of this "
-                                                        "model's layer (a profile of a smaller model, or of fewer tokens?)");
+            tooFast.add(entry, says(fwdFast, fastest) + ", faster than the device's " + (peak > dev->bf16_tflops * 1e12 ? "FP8" : "BF16")
+                                   + " peak; expected a measurement of this model's layer (a profile of a smaller model, or of "
+                                     "fewer tokens?)");
         else if (slowest > 0 && slowest < 1e-3 * dev->bf16_tflops * 1e12)
             tooSlow.add(entry, says(slowest == fwdRate, slowest)
                                    + "; expected seconds (a time in milliseconds?) and the tokens of a micro-batch (mbs x "
                                      "seq / CP, not the micro-batch size)");
     }
-    constexpr double kMiB = 1024.0 * 1024.0;
-    Finding slowLink, slowSmall;
+    Finding slow;
     for (std::size_t i = 0; i < profile.collectives.size(); ++i) {
         const CollectiveEntry& e = profile.collectives[i];
         if (e.time_s <= 0)
             continue;
         const std::string entry = "collectives[" + std::to_string(i) + "]";
-        const double rate = e.bytes / e.time_s;
-        const std::string says = fileName + ": profile." + entry + ": " + numberForMessage(e.bytes) + " bytes per rank in "
-            + numberForMessage(e.time_s) + " s";
-        // A small message costs the latency of its steps: a ring's 2 (n - 1) at 50 us each,
-        // generous for NVLink (10 us) and InfiniBand (20 us); ten times that over the
-        // cross-vendor bridge (gloo over TCP).
-        const double latencyBound = (e.link == LinkClass::CrossType ? 10.0 : 1.0) * (2.0 * (e.group_size - 1) + 1) * 50e-6;
-        if (e.bytes >= kMiB && rate < 50e6)
-            slowLink.add(entry, says + " is " + numberForMessage(std::round(rate / 1e3) / 1e3)
-                                    + " MB/s, slower than any data-centre link; expected time_s in seconds");
-        else if (e.bytes < kMiB && e.time_s > latencyBound)
-            slowSmall.add(entry, says + ": under 1 MiB in more than " + numberForMessage(std::round(latencyBound * 1e6) / 1e3)
-                                     + " ms, the latency of a group of " + std::to_string(e.group_size)
-                                     + " many times over; expected bytes in bytes (not KiB or MiB) and time_s in seconds");
+        // The longest a data-centre link takes: the latency of a ring's 2 (n - 1) + 1 steps at
+        // 50 us each (generous for NVLink's 10 us and InfiniBand's 20 us; ten times that over
+        // the cross-vendor bridge, gloo over TCP), and the bytes at 50 MB/s (0.4 Gb/s).
+        const double latency = (e.link == LinkClass::CrossType ? 10.0 : 1.0) * (2.0 * (e.group_size - 1) + 1) * 50e-6;
+        const double bound = latency + e.bytes / 50e6;
+        if (e.time_s > bound)
+            slow.add(entry, fileName + ": profile." + entry + ": " + numberForMessage(e.bytes) + " bytes per rank in "
+                                + numberForMessage(e.time_s) + " s is slower than any data-centre link takes for it ("
+                                + numberForMessage(std::round(latency * 1e6) / 1e3) + " ms of latency for a group of "
+                                + std::to_string(e.group_size) + " and the bytes at 50 MB/s: "
+                                + numberForMessage(std::round(bound * 1e6) / 1e3)
+                                + " ms); expected bytes in bytes (not KiB or MiB) and time_s in seconds");
     }
-    for (const Finding* f : {&tooFast, &tooSlow, &slowLink, &slowSmall})
+    for (const Finding* f : {&tooFast, &tooSlow, &slow})
         f->flush(warnings);
     return warnings;
 }

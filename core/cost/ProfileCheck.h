@@ -14,10 +14,11 @@
 namespace hapmoe {
 
 // A compute entry whose layer, at the model's FLOPs per token (Megatron's counting), would run
-// above the device's highest peak (FP8 where it has FP8, else BF16), or below a thousandth of
-// its BF16 peak; a collective entry that moves at least 1 MiB per rank at under 50 MB/s, or
-// under 1 MiB in more than 10 ms. Entries of device types the catalog does not know are left
-// to profileWarnings.
+// above the peak its GEMMs run at (FP8's where the model trains in FP8 on a type that has it,
+// else BF16's), or below a thousandth of its BF16 peak; a collective entry slower than a ring's
+// latency (2 (n - 1) + 1 steps of 50 us, ten times that over the cross-vendor bridge) plus its
+// bytes at 50 MB/s. Entries of device types the catalog does not know are left to
+// profileWarnings.
 Warnings profilePlausibilityWarnings(const Profile& profile, const ModelSpec& model, const DeviceCatalog& catalog,
                                      const std::string& fileName);
 

@@ -705,7 +705,7 @@ CalibrationResult calibrateFromLog(const MegatronLog& log, const PlanDocument& d
     // Without tables the efficiency is s x the catalog's measured maximum achievable GEMM rate
     // (MAMF): above it, GEMMs would run faster than they were measured to, so the model must
     // be over-counting another term of this run.
-    if (!tables && s > 1.02 && r.fit_failure.empty())
+    if (!tables && s > 1.02 && r.fit_failure.empty())   // above x1.02: a little over is fitting noise
         for (const auto& [name, e] : types)
             r.warnings.push_back("the fitted efficiency of " + name + ", " + fixedText(std::min(1.0, s * e)) + ", is " + fixedText(s)
                                  + " x the catalog's measured maximum achievable GEMM rate (" + fixedText(e)

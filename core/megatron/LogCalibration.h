@@ -112,8 +112,9 @@ struct CalibrationResult {
 // during a batch-size ramp-up (global batch below the plan's) are skipped. Throws InputError
 // (file = logFile, where = "line N") when the log cannot come from a run of this plan: a
 // world size or parallel size the log states that differs from the plan's, a global batch
-// other than the plan's after the ramp-up, a memory report of a rank the plan does not have
-// or above its device's capacity, an iteration faster than the plan's devices could compute
+// other than the plan's after the ramp-up, a memory report of a rank the plan does not have,
+// above its device's capacity or below half its stage's weights, gradients and optimizer
+// states, an iteration faster than the plan's devices could compute
 // the model's FLOPs at their peak, a logged throughput per GPU more than 2x off the plan's
 // model FLOPs at the logged time.
 CalibrationResult calibrateFromLog(const MegatronLog& log, const PlanDocument& doc, const DeviceCatalog& catalog,

@@ -41,7 +41,7 @@ struct TrainingSpec {
     bool cross_entropy_loss_fusion = false;
     CrossEntropyFusionImpl cross_entropy_fusion_impl = CrossEntropyFusionImpl::Native;
     // Router imbalance rho = max_i |T_i| / mean_j |T_j| >= 1 (paper section 3.2) and its
-    // weight gamma in [0, 1]; the MoE critical path is scaled by 1 + gamma (rho - 1).
+    // weight gamma in [0, 1]; the MoE critical path is scaled by 1 + gamma (min(rho, EP) - 1).
     double router_imbalance = 1.2;
     double imbalance_weight = 1.0;
     // Megatron-LM's --accumulate-allreduce-grads-in-fp32: gradients accumulated and reduced in

@@ -178,6 +178,9 @@ private slots:
         r.current->plan.global_batch_size = 64;
         r.current->prediction.iteration_time_s = 2.004;
         QCOMPARE(SearchPanel::currentStatus(r), QStringLiteral("0.2 % faster than the current configuration"));
+        // 2.0005 s: 0.025 %, which one decimal rounds to none: level.
+        r.current->prediction.iteration_time_s = 2.0005;
+        QCOMPARE(SearchPanel::currentStatus(r), QStringLiteral("as fast as the current configuration"));
         // Faster than the plan: core's advice (currentConfigurationNote).
         r.current->prediction.iteration_time_s = 1.9;
         QCOMPARE(SearchPanel::currentStatus(r), QStringLiteral("the current configuration is faster than every plan found: keep it"));

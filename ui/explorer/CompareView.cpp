@@ -520,9 +520,8 @@ void CompareView::rebuild()
                                           QString::fromLatin1(row.unit)));
             if (perSequence)
                 item->setToolTip(tr("%1 for a global batch of %2: %3 per sequence")
-                                     .arg(item->toolTip())
-                                     .arg(plans[static_cast<size_t>(c)]->plan().global_batch_size)
-                                     .arg(style::formatSeconds(rankValue(c))));
+                                     .arg(item->toolTip(), QString::number(plans[static_cast<size_t>(c)]->plan().global_batch_size),
+                                          style::formatSeconds(rankValue(c))));
             item->setData(kDiffersRole, differs);
             if (c == best) {
                 QFont f = item->font();

@@ -1126,6 +1126,10 @@ void PlanExplorerTest::compareRanksIterationTimesPerSequenceAcrossBatches()
                                                          .arg(batch / 2)
                                                          .arg(style::formatSeconds(1.2 * t / batch))),
              qPrintable(table->item(row, 1)->toolTip()));
+    QVERIFY2(table->item(row, 0)->toolTip().contains(QStringLiteral("for a global batch of %1: %2 per sequence")
+                                                         .arg(batch)
+                                                         .arg(style::formatSeconds(t / batch))),
+             qPrintable(table->item(row, 0)->toolTip()));
     QVERIFY(compare.differingRows().contains(QStringLiteral("Global batch")));
 
     // Of one batch, the shorter iteration is the better.
@@ -1150,6 +1154,11 @@ void PlanExplorerTest::mfuAbovePeakIsMarked()
     QCOMPARE(mfu.data().toString(), QStringLiteral("125.3 %"));
     QCOMPARE(mfu.data(Qt::ForegroundRole).value<QBrush>().color(), style::problemColor());
     QVERIFY(mfu.data(Qt::ToolTipRole).toString().contains(QStringLiteral("MFU above 100 %")));
+    // The TFLOP/s beside it too; the other figures stay as they are.
+    const QModelIndex tflops = model.index(0, PlanListModel::TflopsPerDevice);
+    QCOMPARE(tflops.data(Qt::ForegroundRole).value<QBrush>().color(), style::problemColor());
+    QVERIFY(tflops.data(Qt::ToolTipRole).toString().contains(QStringLiteral("MFU above 100 %")));
+    QVERIFY(!model.index(0, PlanListModel::IterationTime).data(Qt::ForegroundRole).isValid());
     plans[0].ranked.prediction.mfu = 0.999;
     model.setPlans(plans);
     QVERIFY(!model.index(0, PlanListModel::Mfu).data(Qt::ForegroundRole).isValid());
@@ -1409,7 +1418,7 @@ void PlanExplorerTest::whatIfRhoChangesTheIterationTime()
     QCOMPARE(whatIf->whatIfPrediction()->iteration_time_s, m_result.plans[0].prediction.iteration_time_s);
     QCOMPARE(whatIf->rhoBox()->value(), 1.2);
 
-    // Type rho = 2 into the box: the MoE critical path grows by 1 + gamma (rho - 1) (eq. 2).
+    // Type rho = 2 into the box: the MoE critical path grows by 1 + gamma (min(rho, EP) - 1) (eq. 2).
     QDoubleSpinBox* rho = whatIf->rhoBox();
     rho->selectAll();
     QTest::keyClicks(rho, QStringLiteral("2.00"));
