@@ -2712,14 +2712,8 @@ void TestCostModel::profilePlausibility()
     // 448.8 TFLOP/s, 45 % of H800's 989 TFLOP/s BF16 peak: plausible.
     const ModelSpec m = llama7b();
     const DeviceCatalog& cat = DeviceCatalog::builtin();
-    Profile p;
-    ComputeEntry e;
-    e.device_type = "H800";
-    e.tp = 2;
-    e.tokens = 4096;
-    e.dense_layer_fwd_s = 0.002;
-    e.dense_layer_bwd_s = 0.004;
-    p.compute.push_back(e);
+    Profile p = h800LayerProfile(0.002, 0.004, 0, 0);
+    p.compute[0].tp = 2;
     CollectiveEntry c;
     c.primitive = Collective::AllReduce;
     c.group_size = 2;

@@ -266,6 +266,15 @@ void PlanExplorerTest::selectingAPlanDrivesTheViews()
 }
 
 namespace {
+// The row of a table whose vertical header reads `header`; -1 when none does.
+int tableRow(const QTableWidget* table, const QString& header)
+{
+    for (int r = 0; r < table->rowCount(); ++r)
+        if (table->verticalHeaderItem(r) && table->verticalHeaderItem(r)->text() == header)
+            return r;
+    return -1;
+}
+
 // Lets posted resizes, layout requests and delayed item layouts run.
 void settle()
 {
@@ -755,12 +764,7 @@ void PlanExplorerTest::compareShowsTwoPlansOnASharedTimeAxis()
     QVERIFY(!diff.contains(QStringLiteral("Devices used")));
     // The highlight follows the theme: pale amber under black text in the light theme, a dark
     // amber under the theme's light text in the dark one (readable, not glaring), and back.
-    const int layersRow = [&] {
-        for (int r = 0; r < compare->table()->rowCount(); ++r)
-            if (compare->table()->verticalHeaderItem(r)->text() == QStringLiteral("Layers per stage"))
-                return r;
-        return -1;
-    }();
+    const int layersRow = tableRow(compare->table(), QStringLiteral("Layers per stage"));
     QVERIFY(layersRow >= 0);
     // Per-stage rows list the stages in order, equal neighbours once with their count.
     QCOMPARE(compare->table()->item(layersRow, 0)->text(), QStringLiteral("14 | 10"));
@@ -1081,10 +1085,7 @@ void PlanExplorerTest::compareMarksDifferencesBelowTheShownDigits()
     compare.setPlans(plans);
     compare.setCompared({0, 1});
     QTableWidget* table = compare.table();
-    int row = -1;
-    for (int r = 0; r < table->rowCount(); ++r)
-        if (table->verticalHeaderItem(r)->text() == QStringLiteral("Iteration time"))
-            row = r;
+    const int row = tableRow(table, QStringLiteral("Iteration time"));
     QVERIFY(row >= 0);
     QCOMPARE(table->item(row, 0)->text(), table->item(row, 1)->text());
     QVERIFY(compare.differingRows().contains(QStringLiteral("Iteration time")));
@@ -1115,10 +1116,7 @@ void PlanExplorerTest::compareRanksIterationTimesPerSequenceAcrossBatches()
     compare.setPlans(plans);
     compare.setCompared({0, 1});
     QTableWidget* table = compare.table();
-    int row = -1;
-    for (int r = 0; r < table->rowCount(); ++r)
-        if (table->verticalHeaderItem(r)->text() == QStringLiteral("Iteration time"))
-            row = r;
+    const int row = tableRow(table, QStringLiteral("Iteration time"));
     QVERIFY(row >= 0);
     QVERIFY(table->item(row, 0)->font().bold());
     QVERIFY(!table->item(row, 1)->font().bold());
@@ -2713,13 +2711,7 @@ void PlanExplorerTest::peakMemoryColumnShowsTheFullestDevice()
     compare.setPlans({e, twin});
     compare.setCompared({0, 1});
     QTableWidget* table = compare.table();
-    int fullest = -1, peak = -1;
-    for (int r = 0; r < table->rowCount(); ++r) {
-        if (table->verticalHeaderItem(r)->text() == QStringLiteral("Fullest device"))
-            fullest = r;
-        if (table->verticalHeaderItem(r)->text() == QStringLiteral("Peak memory"))
-            peak = r;
-    }
+    const int fullest = tableRow(table, QStringLiteral("Fullest device")), peak = tableRow(table, QStringLiteral("Peak memory"));
     QVERIFY(fullest >= 0 && peak >= 0);
     QCOMPARE(table->item(fullest, 0)->text(), QStringLiteral("60.0/80 GiB (S1)"));
     QCOMPARE(table->item(fullest, 1)->text(), QStringLiteral("70.0/80 GiB (S1)"));
