@@ -140,6 +140,7 @@ BreakdownView::BreakdownView(QWidget* parent)
     , m_title(nullptr)
     , m_caption(nullptr)
     , m_table(nullptr)
+    , m_notes(nullptr)
 {
     setObjectName(QStringLiteral("breakdown"));
     auto* layout = new QVBoxLayout(this);
@@ -156,9 +157,16 @@ BreakdownView::BreakdownView(QWidget* parent)
     m_plot = new QCustomPlot(page);
     m_caption = new QLabel(page);
     m_table = new QTableWidget(page);
+    // The cost model's notes on the prediction, as the CLI prints them: where its figures
+    // come from (a profile's tables or the analytic defaults), FP8, a nearly full device.
+    m_notes = new QLabel(page);
+    m_notes->setObjectName(QStringLiteral("breakdownNotes"));
+    m_notes->setWordWrap(true);
+    m_notes->setTextInteractionFlags(Qt::TextSelectableByMouse);
     pageLayout->addWidget(m_plot, 1);
     pageLayout->addWidget(m_caption);
     pageLayout->addWidget(m_table);
+    pageLayout->addWidget(m_notes);
     m_scroll->setWidget(page);
 
     m_plot->setMinimumWidth(320);   // not the legend's width: the window may be narrow
@@ -475,6 +483,14 @@ void BreakdownView::setPlan(const Plan& plan, const Prediction& prediction)
     }
     m_caption->setVisible(n > 0);
     m_table->setVisible(n > 0);
+    QString notes;
+    for (const std::string& note : prediction.notes)
+        notes += QStringLiteral("<li>") + QString::fromStdString(note).toHtmlEscaped() + QStringLiteral("</li>");
+    m_notes->setText(notes.isEmpty() ? QString()
+                                     : tr("<b>Notes</b> (where the figures come from)") + QStringLiteral("<ul style=\"margin-left: 0px; "
+                                                                                                         "-qt-list-indent: 1\">")
+                                           + notes + QStringLiteral("</ul>"));
+    m_notes->setVisible(n > 0 && !notes.isEmpty());
     fitTableHeight();
 }
 

@@ -54,6 +54,8 @@ public:
     // What the bars add up to, in words ("Iteration 7.401 s = bottleneck S1 × 32 ...").
     QString barsTitle() const;
     QTableWidget* stageTable() const { return m_table; }
+    // The prediction's notes under the table (which figures came from a profile, FP8, ...).
+    QLabel* notesLabel() const { return m_notes; }
     // The seconds behind a cell of the table (its text is rounded), 0 for a text column.
     double cellSeconds(int row, Column column) const;
     QScrollArea* scrollArea() const { return m_scroll; }
@@ -80,6 +82,7 @@ private:
     QCPTextElement* m_title;
     QLabel* m_caption;
     QTableWidget* m_table;
+    QLabel* m_notes;
     QVector<double> m_values;
     QVector<int> m_shown;
     Plan m_plan;               // what setPlan showed last, for setExpertDispatch to redraw

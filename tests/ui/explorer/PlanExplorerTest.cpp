@@ -1818,6 +1818,11 @@ void PlanExplorerTest::breakdownTableColumnsAddUp()
     view.setPlan(hetero.plan, pred);
     QTableWidget* table = view.stageTable();
     QCOMPARE(table->rowCount(), 4);
+    // Under the table, the prediction's notes as the CLI prints them (here, no profile).
+    QVERIFY(view.notesLabel()->isVisibleTo(&view));
+    for (const std::string& note : pred.notes)
+        QVERIFY2(view.notesLabel()->text().contains(QString::fromStdString(note).toHtmlEscaped()), note.c_str());
+    QVERIFY(view.notesLabel()->text().contains(QStringLiteral("no profile: every number is an analytic default")));
     QVERIFY(table->horizontalHeaderItem(BreakdownView::SendColumn)->text().contains(QStringLiteral("fwd + bwd")));
     QVERIFY(table->horizontalHeaderItem(BreakdownView::SendColumn)->toolTip().contains(QStringLiteral("backward")));
 
