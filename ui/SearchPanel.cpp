@@ -613,10 +613,7 @@ QString SearchPanel::currentStatus(const SearchResult& r)
 void SearchPanel::showStatus(const QString& text, const QStringList& notes)
 {
     m_status->setText(text);
-    QString list;
-    for (const QString& note : notes)
-        list += QStringLiteral("<li>") + note.toHtmlEscaped() + QStringLiteral("</li>");
-    m_notes->setText(notes.isEmpty() ? QString() : QStringLiteral("<ul style=\"margin-left: 0px; -qt-list-indent: 1\">") + list + QStringLiteral("</ul>"));
+    m_notes->setText(noteListHtml(notes));
     m_notesToggle->setText(notes.size() == 1 ? tr("1 note") : tr("%1 notes").arg(notes.size()));
     m_notesToggle->setToolTip(notes.isEmpty() ? QString() : notes.join(QStringLiteral("\n\n")));
     m_notesToggle->setVisible(!notes.isEmpty());

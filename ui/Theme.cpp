@@ -171,6 +171,16 @@ QString statusHtml(Status status, const QPalette& palette, const QString& html)
     return QStringLiteral("<span style='color:%1'>%2</span>").arg(statusColor(status, palette).name(), html);
 }
 
+QString noteListHtml(const QStringList& items)
+{
+    if (items.isEmpty())
+        return {};
+    QString list = QStringLiteral("<ul style=\"margin-left: 0px; -qt-list-indent: 1\">");
+    for (const QString& item : items)
+        list += QStringLiteral("<li>") + item.toHtmlEscaped() + QStringLiteral("</li>");
+    return list + QStringLiteral("</ul>");
+}
+
 QColor problemFieldBackground(const QPalette& palette)
 {
     // Light: the pale red fields always had (#f8d0cc); dark: red 900 at a third over Base.

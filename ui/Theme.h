@@ -7,6 +7,7 @@
 #include <QPalette>
 #include <QProxyStyle>
 #include <QString>
+#include <QStringList>
 
 namespace hapmoe::ui {
 
@@ -53,6 +54,9 @@ enum class Status { Ok, Problem };
 QColor statusColor(Status status, const QPalette& palette);
 // The same as a rich-text span: <span style='color:#rrggbb'>html</span>.
 QString statusHtml(Status status, const QPalette& palette, const QString& html);
+// Plain-text items (escaped here) as a rich-text bulleted list one indent deep with no left
+// margin, the notes of a finished search and of a prediction; empty for no items.
+QString noteListHtml(const QStringList& items);
 // A form field holding a value that is not taken: a pale red (light palette) or a dark red
 // (dark palette) behind text that reads at 4.5:1 or more on it. Set through the field's
 // palette (ModelPanel), which a theme switch re-applies: a style sheet set and cleared on a

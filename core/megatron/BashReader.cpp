@@ -1647,8 +1647,9 @@ void BashReader::read(std::string_view text)
         std::vector<RawCommand> commands = tokenize(text);
         // Bash reads a script a line at a time (a compound command spanning lines as one) and
         // stops at the first it cannot parse (a stray fi, an if never closed): the lines before
-        // it run, none after. It is said, and the reading goes on past it, as for the syntax
-        // error a placeholder such as <PATH> makes: the script was meant to run whole.
+        // it run, none after. It is said, and the reading goes on past it, as it goes on past an
+        // example script's fill-in field (an argument in angle brackets, which bash reads as a
+        // redirection): the script was meant to run whole.
         int line = 0;
         std::size_t runs = 0;
         if (const std::string error = syntaxError(commands, &line, &runs); !error.empty()) {

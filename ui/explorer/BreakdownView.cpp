@@ -2,6 +2,7 @@
 
 #include "ExplorerPlan.h"
 #include "ExplorerStyle.h"
+#include "Theme.h"
 
 #include <QCoreApplication>
 #include <QEvent>
@@ -483,13 +484,10 @@ void BreakdownView::setPlan(const Plan& plan, const Prediction& prediction)
     }
     m_caption->setVisible(n > 0);
     m_table->setVisible(n > 0);
-    QString notes;
+    QStringList notes;
     for (const std::string& note : prediction.notes)
-        notes += QStringLiteral("<li>") + QString::fromStdString(note).toHtmlEscaped() + QStringLiteral("</li>");
-    m_notes->setText(notes.isEmpty() ? QString()
-                                     : tr("<b>Notes</b> (where the figures come from)") + QStringLiteral("<ul style=\"margin-left: 0px; "
-                                                                                                         "-qt-list-indent: 1\">")
-                                           + notes + QStringLiteral("</ul>"));
+        notes << QString::fromStdString(note);
+    m_notes->setText(notes.isEmpty() ? QString() : tr("<b>Notes</b> (where the figures come from)") + noteListHtml(notes));
     m_notes->setVisible(n > 0 && !notes.isEmpty());
     fitTableHeight();
 }

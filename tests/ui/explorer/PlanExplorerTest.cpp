@@ -275,6 +275,15 @@ int tableRow(const QTableWidget* table, const QString& header)
     return -1;
 }
 
+// The comparison of the first two of `plans` in a view of 1100 x 900: its table.
+QTableWidget* compareFirstTwo(CompareView& compare, const std::vector<ExplorerPlan>& plans)
+{
+    compare.resize(1100, 900);
+    compare.setPlans(plans);
+    compare.setCompared({0, 1});
+    return compare.table();
+}
+
 // Lets posted resizes, layout requests and delayed item layouts run.
 void settle()
 {
@@ -1081,10 +1090,7 @@ void PlanExplorerTest::compareMarksDifferencesBelowTheShownDigits()
     plans[1].ranked.plan.name = "twin";
     plans[1].ranked.prediction.iteration_time_s += 1e-4;
     CompareView compare;
-    compare.resize(1100, 900);
-    compare.setPlans(plans);
-    compare.setCompared({0, 1});
-    QTableWidget* table = compare.table();
+    QTableWidget* table = compareFirstTwo(compare, plans);
     const int row = tableRow(table, QStringLiteral("Iteration time"));
     QVERIFY(row >= 0);
     QCOMPARE(table->item(row, 0)->text(), table->item(row, 1)->text());
@@ -1112,10 +1118,7 @@ void PlanExplorerTest::compareRanksIterationTimesPerSequenceAcrossBatches()
     plans[1].ranked.plan.global_batch_size = batch / 2;
     plans[1].ranked.prediction.iteration_time_s = 0.6 * t;
     CompareView compare;
-    compare.resize(1100, 900);
-    compare.setPlans(plans);
-    compare.setCompared({0, 1});
-    QTableWidget* table = compare.table();
+    QTableWidget* table = compareFirstTwo(compare, plans);
     const int row = tableRow(table, QStringLiteral("Iteration time"));
     QVERIFY(row >= 0);
     QVERIFY(table->item(row, 0)->font().bold());
@@ -1132,8 +1135,7 @@ void PlanExplorerTest::compareRanksIterationTimesPerSequenceAcrossBatches()
 
     // Of one batch, the shorter iteration is the better.
     plans[1].ranked.plan.global_batch_size = batch;
-    compare.setPlans(plans);
-    compare.setCompared({0, 1});
+    compareFirstTwo(compare, plans);
     QVERIFY(!table->item(row, 0)->font().bold());
     QVERIFY(table->item(row, 1)->font().bold());
     QVERIFY(!table->item(row, 1)->toolTip().contains(QStringLiteral("per sequence")));
@@ -2712,10 +2714,7 @@ void PlanExplorerTest::peakMemoryColumnShowsTheFullestDevice()
     twin.ranked.plan.name = "twin";
     twin.ranked.prediction.stages[1].memory.weights = 70 * GiB;
     CompareView compare;
-    compare.resize(1100, 900);
-    compare.setPlans({e, twin});
-    compare.setCompared({0, 1});
-    QTableWidget* table = compare.table();
+    QTableWidget* table = compareFirstTwo(compare, {e, twin});
     const int fullest = tableRow(table, QStringLiteral("Fullest device")), peak = tableRow(table, QStringLiteral("Peak memory"));
     QVERIFY(fullest >= 0 && peak >= 0);
     QCOMPARE(table->item(fullest, 0)->text(), QStringLiteral("60.0/80 GiB (S1)"));
