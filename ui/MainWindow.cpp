@@ -20,7 +20,6 @@
 
 #include "hardware/DeviceCatalog.h"
 #include "cost/CostModel.h"
-#include "cost/ProfileCheck.h"
 #include "io/Documents.h"
 #include "io/Presets.h"
 #include "megatron/ScriptImport.h"
@@ -844,11 +843,7 @@ bool MainWindow::loadProfile(const QString& fileName)
 {
     try {
         Warnings warnings;
-        const Profile profile = ProjectDocument::readProfileFile(fileName, m_document->catalog(), &warnings);
-        // As the CLI's commands: what looks implausible for the project's model (a time in
-        // milliseconds, a profile of another model).
-        for (auto& w : profilePlausibilityWarnings(profile, m_document->model(), m_document->catalog(), fileName.toStdString()))
-            warnings.push_back(std::move(w));
+        const Profile profile = ProjectDocument::readProfileFile(fileName, m_document->model(), m_document->catalog(), &warnings);
         m_document->setProfile(profile, QFileInfo(fileName).absoluteFilePath());
         showWithWarnings({tr("%1: the next search uses it").arg(SearchPanel::profileSummary(profile, fileName.toStdString()))},
                          warnings);

@@ -74,14 +74,19 @@ std::string basisOf(ModelSpec model, Cluster cluster, const std::optional<Profil
     return writeModel(model) + writeCluster(cluster) + tables + types;
 }
 
-// As `hapmoe validate` checks a profile, and `hapmoe estimate --profile` its values: refused
-// when invalid or beyond what a device or network gives, warned about entries no estimate uses.
-void checkProfile(const Profile& profile, const DeviceCatalog& catalog, const std::string& fileName, Warnings* warnings)
+// As `hapmoe estimate --profile` checks a profile: refused when invalid or beyond what a
+// device or network gives, warned about entries no estimate uses and about what looks
+// implausible for the model it costs (cost/ProfileCheck.h).
+void checkProfile(const Profile& profile, const ModelSpec& model, const DeviceCatalog& catalog, const std::string& fileName,
+                  Warnings* warnings)
 {
     validateProfile(profile, catalog, fileName);
-    if (warnings)
-        for (auto& w : profileWarnings(profile, catalog, fileName))
-            warnings->push_back(std::move(w));
+    if (!warnings)
+        return;
+    for (auto& w : profileWarnings(profile, catalog, fileName))
+        warnings->push_back(std::move(w));
+    for (auto& w : profilePlausibilityWarnings(profile, model, catalog, fileName))
+        warnings->push_back(std::move(w));
 }
 
 } // namespace
@@ -165,23 +170,20 @@ bool ProjectDocument::savedPlansCurrent() const
     return m_plansBasis == basisOf(m_project.model, m_project.cluster, m_project.profile, m_catalog);
 }
 
-Profile ProjectDocument::readProfileFile(const QString& fileName, const DeviceCatalog& catalog, Warnings* warnings)
+Profile ProjectDocument::readProfileFile(const QString& fileName, const ModelSpec& model, const DeviceCatalog& catalog,
+                                         Warnings* warnings)
 {
     const std::string path = fileName.toStdString();
     Profile profile = readProfile(readTextFile(path), path, warnings);
-    checkProfile(profile, catalog, path, warnings);
+    checkProfile(profile, model, catalog, path, warnings);
     return profile;
 }
 
 void ProjectDocument::checkProjectProfile(const Project& project, const DeviceCatalog& catalog, const std::string& fileName,
                                           Warnings* warnings)
 {
-    if (project.profile) {
-        checkProfile(*project.profile, catalog, fileName, warnings);
-        if (warnings)
-            for (auto& w : profilePlausibilityWarnings(*project.profile, project.model, catalog, fileName))
-                warnings->push_back(std::move(w));
-    }
+    if (project.profile)
+        checkProfile(*project.profile, project.model, catalog, fileName, warnings);
 }
 
 Warnings ProjectDocument::dropUnfitPlans(Project& project, const DeviceCatalog& catalog, const std::string& fileName)

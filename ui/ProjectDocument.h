@@ -90,12 +90,14 @@ public:
     // from. Plans searched with another profile (or none) are outdated, as after a model edit.
     void setProfile(const Profile& profile, const QString& file);
     void clearProfile();
-    // Reads a hapmoe.profile file and checks it as `hapmoe validate` does; `warnings` gets the
-    // unknown keys and the entries for device types the catalog does not know. Throws
-    // InputError naming the file, the field and what was expected.
-    static Profile readProfileFile(const QString& fileName, const DeviceCatalog& catalog, Warnings* warnings);
-    // A project's profile checked as a profile file is (validateProfile); its unused entries go
-    // to `warnings`. Throws InputError naming the file and "profile....".
+    // Reads a hapmoe.profile file and checks it as `hapmoe estimate` does; `warnings` gets the
+    // unknown keys, the entries for device types the catalog does not know and what looks
+    // implausible for `model` (cost/ProfileCheck.h). Throws InputError naming the file, the
+    // field and what was expected.
+    static Profile readProfileFile(const QString& fileName, const ModelSpec& model, const DeviceCatalog& catalog,
+                                   Warnings* warnings);
+    // A project's profile checked as a profile file is (validateProfile); its unused entries,
+    // and what looks implausible for the project's model, go to `warnings`. Throws InputError naming the file and "profile....".
     static void checkProjectProfile(const Project& project, const DeviceCatalog& catalog, const std::string& fileName,
                                     Warnings* warnings = nullptr);
     // Plans kept with the project (the latest search result) and the model, cluster and profile
