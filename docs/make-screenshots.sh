@@ -16,6 +16,8 @@ mkdir -p "$out"
 "$studio" --run-search --screenshot "$out/search-light.png"
 "$studio" --run-search --theme dark --screenshot "$out/search-dark.png"
 "$studio" --cluster-preset 16-1 --device-types H800 --screenshot "$out/device-types.png"
+"$studio" "$src/tests/data/megatron/mixtral_h800_plan.json" --calibrate-log "$src/tests/data/megatron/train_mixtral_h800.log" \
+    --size 1600x1000 --screenshot "$out/calibrate.png"
 # export: the window with the export dialog open (modeless) for the best plan.
 for view in timeline memory breakdown compare whatif export; do
   "$studio" --model-preset Mixtral-S --cluster-preset 24-1 --run-search --view "$view" \

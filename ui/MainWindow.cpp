@@ -1,6 +1,7 @@
 #include "MainWindow.h"
 
 #include "AutosaveManager.h"
+#include "CalibrateDialog.h"
 #include "ClusterLayout.h"
 #include "ClusterScene.h"
 #include "ClusterView.h"
@@ -160,6 +161,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_document, &ProjectDocument::profileChanged, this, &MainWindow::clearWhatIfMessage);
     connect(m_explorer, &PlanExplorerWidget::stageHovered, m_scene, &ClusterScene::highlightNodes);
     connect(m_explorer, &PlanExplorerWidget::selectionChanged, m_searchPanel, &SearchPanel::showCurrentPlan);
+    connect(m_explorer, &PlanExplorerWidget::selectionChanged, this, &MainWindow::updateProfileActions);
     connect(m_explorer, &PlanExplorerWidget::newSearchSuggested, this,
             [this](const QString& reason) { statusBar()->showMessage(whatIfMessagePrefix() + reason, 10000); });
     // A what-if suggestion speaks of inputs and a plan: once they are reset, the project
@@ -576,6 +578,17 @@ void MainWindow::createActions()
     m_clearProfileAction = search->addAction(tr("C&lear Profile"), this, &MainWindow::clearProfile);
     m_clearProfileAction->setObjectName(QStringLiteral("clearProfileAction"));
     m_clearProfileAction->setToolTip(tr("Cost plans with the analytic defaults"));
+    m_calibrateAction = search->addAction(tr("&Calibrate from Training Log\u2026"), this, [this] {
+        const QString start = m_document->fileName().isEmpty() ? QString() : QFileInfo(m_document->fileName()).absolutePath();
+        const QString path = QFileDialog::getOpenFileName(this, tr("Megatron-LM training log of the selected plan's run"), start,
+                                                          tr("Training logs (*.log *.txt *.out);;All files (*)"));
+        if (!path.isEmpty())
+            calibrateFromLog(path);
+    });
+    m_calibrateAction->setObjectName(QStringLiteral("calibrateAction"));
+    m_calibrateAction->setEnabled(false);   // until a plan is selected (updateProfileActions)
+    m_calibrateAction->setToolTip(tr("Fit the profile to a Megatron-LM log of a run of the selected plan "
+                                     "(device efficiency, memory overhead, router imbalance), as hapmoe calibrate"));
     m_searchPanel->setProfileActions(m_loadProfileAction, m_clearProfileAction);
 
     m_viewMenu = menuBar()->addMenu(tr("&View"));
@@ -863,11 +876,36 @@ void MainWindow::clearProfile()
     statusBar()->showMessage(tr("Analytic defaults: the next search uses no profile"), 10000);
 }
 
+CalibrateDialog* MainWindow::calibrateFromLog(const QString& logFile)
+{
+    const std::optional<PlanDocument> doc = m_explorer->selectedPlanDocument();
+    if (!doc || !m_explorer->context().catalog) {
+        showError(tr("Cannot calibrate"), tr("Select the plan the run used in the Results tab (run a search, or open a "
+                                             "project or plan file with saved plans)."));
+        return nullptr;
+    }
+    // Window-modal: the plan it calibrates stays the one it was opened for.
+    const ExplorerContext& context = m_explorer->context();
+    auto* dialog = new CalibrateDialog(*doc, *context.catalog, context.profile, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &CalibrateDialog::useProfile, this, [this](const Profile& profile, const QString& log) {
+        m_document->setProfile(profile, QString());
+        statusBar()->showMessage(tr("Profile calibrated from %1: the next search uses it (Edit > Undo gives the previous one back)")
+                                     .arg(QFileInfo(log).fileName()),
+                                 15000);
+    });
+    dialog->resize(std::min(900, std::max(600, width() * 3 / 5)), std::min(760, std::max(480, height() * 4 / 5)));
+    dialog->open();
+    dialog->calibrate(logFile);
+    return dialog;
+}
+
 void MainWindow::updateProfileActions()
 {
     const bool idle = !m_searchPanel->isRunning();
     m_loadProfileAction->setEnabled(idle);
     m_clearProfileAction->setEnabled(idle && m_document->profile().has_value());
+    m_calibrateAction->setEnabled(idle && m_explorer->selectedPlan() >= 0);
 }
 
 Cluster MainWindow::clusterPresetOrShorthand(const QString& name, const DeviceCatalog& catalog)

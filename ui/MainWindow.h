@@ -32,6 +32,7 @@ struct Project;
 namespace hapmoe::ui {
 
 class AutosaveManager;
+class CalibrateDialog;
 class ClusterScene;
 class ClusterView;
 class DevicePalette;
@@ -91,8 +92,14 @@ public:
     bool loadProfile(const QString& fileName);
     // Back to the analytic defaults (one undo step).
     void clearProfile();
+    // Search > Calibrate from Training Log: a CalibrateDialog for the explorer's selected plan,
+    // costed in the context it was (its catalog, its profile as the base), reading logFile;
+    // "Use as Project Profile" makes the calibrated profile the project's (one undo step).
+    // Returns the open dialog, or nullptr (and a message) when no plan is selected.
+    CalibrateDialog* calibrateFromLog(const QString& logFile);
     QAction* loadProfileAction() const { return m_loadProfileAction; }
     QAction* clearProfileAction() const { return m_clearProfileAction; }
+    QAction* calibrateAction() const { return m_calibrateAction; }
     // "designer", "model" or "results".
     void showTab(const QString& name);
     // Offers the autosaves of sessions that crashed; returns true if one was recovered.
@@ -133,7 +140,8 @@ private:
     // The project's Megatron script, imported; none when it has none or it cannot be read.
     std::optional<ImportedScript> currentScript() const;
     void setTheme(bool dark);
-    // Load and Clear Profile: not while a search runs (it reads the profile when it starts).
+    // Load and Clear Profile: not while a search runs (it reads the profile when it starts);
+    // Calibrate also needs a selected plan.
     void updateProfileActions();
     // Another tab: the canvas actions (copy, paste, delete, select all, add switch, connect,
     // snap to grid, zoom) are enabled only on the Cluster designer; the Results tab takes the width of the
@@ -178,6 +186,7 @@ private:
     QAction* m_cancelAction = nullptr;
     QAction* m_loadProfileAction = nullptr;
     QAction* m_clearProfileAction = nullptr;
+    QAction* m_calibrateAction = nullptr;
     QString m_lastError;
     QString m_saveFolder;   // where Save As starts for a project never saved (a plan document's folder)
     QString m_refusedValueMessage;   // showRefusedValue's message while the status bar shows it

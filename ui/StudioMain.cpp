@@ -1,5 +1,6 @@
 #include "StudioMain.h"
 
+#include "CalibrateDialog.h"
 #include "MainWindow.h"
 #include "ModelPanel.h"
 #include "ClusterScene.h"
@@ -48,6 +49,7 @@ struct Options {
     QString profile;   // a hapmoe.profile file the project takes
     QString select;   // a node or switch (its id, host or name), or a link: its two ends joined by ','
     QString deviceTypes;   // Cluster > Device Types opened at this type
+    QString calibrateLog;  // Search > Calibrate from Training Log with this log, for the selected plan
 };
 
 // The id of the node or switch `what` names (its id, a node's host or a switch's name), or -1.
@@ -125,6 +127,18 @@ void finish(MainWindow& window, const Options& o, bool failed = false)
                               << std::endl;
                 understood = false;
             }
+        }
+    }
+    if (!o.calibrateLog.isEmpty()) {
+        // After the plan is chosen: the log is of a run of that plan.
+        if (CalibrateDialog* dialog = window.calibrateFromLog(o.calibrateLog)) {
+            dialog->waitForFinished();
+            if (!dialog->errorText().isEmpty()) {
+                std::cerr << "--calibrate-log: " << dialog->errorText().toStdString() << std::endl;
+                failed = true;
+            }
+        } else {
+            understood = false;   // no plan selected: calibrateFromLog said so
         }
     }
     if (!o.deviceTypes.isEmpty() && !window.editDeviceTypes(o.deviceTypes)) {
@@ -229,6 +243,10 @@ struct CommandLine {
     const QCommandLineOption deviceTypes{QStringLiteral("device-types"),
                                          QObject::tr("Open Cluster > Device Types at this type (its name or an alias)"),
                                          QStringLiteral("TYPE")};
+    const QCommandLineOption calibrateLog{QStringLiteral("calibrate-log"),
+                                          QObject::tr("Calibrate the selected plan's profile from a Megatron-LM training log "
+                                                      "(Search > Calibrate from Training Log), as hapmoe calibrate --log"),
+                                          QStringLiteral("FILE")};
 
     CommandLine()
     {
@@ -237,7 +255,7 @@ struct CommandLine {
         parser.addVersionOption();
         parser.addPositionalArgument(QStringLiteral("FILE"), QObject::tr("Project to open (default: the built-in example), a plan document (hapmoe plan -o) to open as a new project, or a Megatron-LM launch script (.sh, .bash) to import into its model"));
         parser.addOptions({runSearch, screenshot, quit, tab, view, plan, theme, size, clusterPreset, modelPreset, profile, select,
-                           deviceTypes});
+                           deviceTypes, calibrateLog});
     }
 };
 
@@ -291,6 +309,7 @@ int studioMain(QApplication& app)
     o.quit = parser.isSet(quit) || !o.screenshot.isEmpty();
     o.tab = parser.value(tab);
     o.deviceTypes = parser.value(cl.deviceTypes);
+    o.calibrateLog = parser.value(cl.calibrateLog);
     o.view = parser.value(view);
     if (parser.isSet(view) && !PlanExplorerWidget::viewNames().contains(o.view)) {
         std::cerr << "--view: unknown view \"" << o.view.toStdString() << "\"; the views are "

@@ -111,15 +111,6 @@ int cmdCalibrate(const Args& args)
     const CalibrationResult r = calibrateFromLog(log, doc, catalog, logFile, base ? &*base : nullptr);
     for (const auto& w : r.warnings)
         std::cerr << "warning: " << printableText(w) << "\n";
-    // The profile must be one the other commands read (router counts beyond a double's range
-    // give a rho below 1, for example): refused before anything is printed or written.
-    try {
-        const Profile written = readProfile(writeProfile(r.profile), logFile);
-        validateProfile(written, catalog, logFile);
-    } catch (const InputError& e) {
-        throw InputError(logFile, "", "the calibrated profile would not be valid (" + e.where() + ": " + e.detail()
-                                          + "); check the log's figures");
-    }
     // Rounded to the shown hundredths, and no "-0.00": a difference that rounds to none is none.
     auto pct = [](double predicted, double measured, int digits) {
         const double scale = std::pow(10.0, digits);

@@ -827,6 +827,14 @@ CalibrationResult calibrateFromLog(const MegatronLog& log, const PlanDocument& d
         r.fit_failure = "no scale of the device efficiency" + std::string(tables ? " and the compute tables" : "")
                         + " reproduces the logged time: the prediction after calibration is " + fixedText(r.predicted_after_s * 1000)
                         + " ms";
+    // The profile must be one the other commands read (router counts beyond a double's range
+    // give a rho below 1, for example): refused like the log figures that lead to it.
+    try {
+        validateProfile(readProfile(writeProfile(r.profile), logFile), catalog, logFile);
+    } catch (const InputError& e) {
+        throw InputError(logFile, "", "the calibrated profile would not be valid (" + e.where() + ": " + e.detail()
+                                          + "); check the log's figures");
+    }
     return r;
 }
 

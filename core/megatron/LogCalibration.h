@@ -116,7 +116,8 @@ struct CalibrationResult {
 // above its device's capacity or below half its stage's weights, gradients and optimizer
 // states, an iteration faster than the plan's devices could compute
 // the model's FLOPs at their peak, a logged throughput per GPU more than 2x off the plan's
-// model FLOPs at the logged time.
+// model FLOPs at the logged time, or a calibrated profile that `hapmoe validate` would refuse
+// (written and read back as the other commands read it).
 CalibrationResult calibrateFromLog(const MegatronLog& log, const PlanDocument& doc, const DeviceCatalog& catalog,
                                    const std::string& logFile, const Profile* base = nullptr);
 

@@ -2,6 +2,7 @@
 // the project keeps it (undoable, saved in the file), and the searches, the explorer's
 // What-if and the saved plans use it, as `hapmoe plan --profile` does.
 
+#include "CalibrateDialog.h"
 #include "GuiTestSupport.h"
 #include "PlanExplorerWidget.h"
 #include "ProjectDocument.h"
@@ -12,6 +13,7 @@
 #include "cost/CostModel.h"
 #include "hardware/DeviceCatalog.h"
 #include "io/Documents.h"
+#include "megatron/LogCalibration.h"
 
 #include <QAction>
 #include <QDoubleSpinBox>
@@ -19,6 +21,7 @@
 #include <QMenu>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QTextBrowser>
 #include <QTemporaryDir>
 #include <QUndoStack>
 
@@ -204,6 +207,95 @@ private slots:
         QVERIFY(!other->openFile(bad));
         QVERIFY2(other->lastError().contains(QStringLiteral("profile.device_efficiency.")), qPrintable(other->lastError()));
         QVERIFY(other->document()->profile());   // the open project is kept
+    }
+
+    void calibrateFromATrainingLog()
+    {
+        // The Mixtral 8x7B run on 4 x 8 H800 of the core's calibration test
+        // (tests/data/megatron): the plan document opened as a project, its log read by
+        // Search > Calibrate from Training Log, as `hapmoe calibrate --log LOG --plan PLAN`.
+        const QString data = QStringLiteral(HAPMOE_TEST_DATA_DIR "/megatron/");
+        const QString planFile = data + QStringLiteral("mixtral_h800_plan.json");
+        const QString logFile = data + QStringLiteral("train_mixtral_h800.log");
+        auto w = makeWindow();
+        // No plan to calibrate: a new project has none, the action is off and the call says why.
+        w->newProject();
+        QVERIFY(!w->calibrateAction()->isEnabled());
+        QVERIFY(!w->calibrateFromLog(logFile));
+        QVERIFY2(w->lastError().contains(QStringLiteral("Select the plan the run used")), qPrintable(w->lastError()));
+
+        QVERIFY2(w->openFile(planFile), qPrintable(w->lastError()));
+        QVERIFY(w->explorer()->selectedPlan() >= 0);
+        QVERIFY(w->calibrateAction()->isEnabled());
+        QVERIFY(!w->document()->profile());
+        CalibrateDialog* dialog = w->calibrateFromLog(logFile);
+        QVERIFY(dialog);
+        QSignalSpy finished(dialog, &CalibrateDialog::finished);
+        dialog->waitForFinished();
+        QVERIFY(!dialog->isRunning());
+        QCOMPARE(finished.size(), 1);
+        QVERIFY2(dialog->errorText().isEmpty(), qPrintable(dialog->errorText()));
+        QVERIFY(dialog->hasProfile());
+        QVERIFY(dialog->useButton()->isEnabled());
+        // The log's steady intervals 2-5 (10234.1, 10236.5, 10231.9, 10235.3 ms) have the
+        // median 10234.7 ms; the fit reproduces it within 0.1 %, and the figures are the core's.
+        const CalibrationResult& r = *dialog->result();
+        QVERIFY(std::abs(r.measured_iteration_s - 10.2347) < 1e-9);
+        QVERIFY(std::abs(r.predicted_after_s - r.measured_iteration_s) <= 1e-3 * r.measured_iteration_s);
+        const PlanDocument doc = readPlan(readTextFile(planFile.toStdString()), "plan");
+        const CalibrationResult cli = calibrateFromLog(
+            parseMegatronLog(readTextFile(logFile.toStdString()), "train_mixtral_h800.log"), doc, DeviceCatalog::builtin(),
+            "train_mixtral_h800.log");
+        QCOMPARE(r.profile.device_efficiency, cli.profile.device_efficiency);
+        QCOMPARE(r.predicted_before_s, cli.predicted_before_s);
+        QVERIFY(r.rho && std::abs(*r.rho - 1.4) < 1e-12);   // router counts: (1.3 + 1.5) / 2
+        const QString report = dialog->report()->toPlainText();
+        for (const char* shown : {"10234.7 ms", "predicted after", "0.00 %", "Router imbalance ρ 1.400", "14.20 GiB"})
+            QVERIFY2(report.contains(QString::fromUtf8(shown)), qPrintable(report));
+
+        // Saved as a profile file (atomically), it reads back as the same profile.
+        QTemporaryDir dir;
+        const QString saved = dir.filePath(QStringLiteral("calibrated.json"));
+        QCOMPARE(dialog->saveProfile(saved), QString());
+        const Profile reread = readProfile(readTextFile(saved.toStdString()), "calibrated.json");
+        QCOMPARE(reread.device_efficiency, r.profile.device_efficiency);
+        QVERIFY(!dialog->saveProfile(dir.filePath(QStringLiteral("no/such/folder/p.json"))).isEmpty());
+
+        // Used as the project's profile: one undo step, named after the log, and the plans,
+        // costed without it, are outdated.
+        const int undoBefore = w->document()->undoStack()->count();
+        dialog->useButton()->click();
+        QVERIFY(w->document()->profile());
+        QCOMPARE(w->document()->profile()->device_efficiency, r.profile.device_efficiency);
+        QCOMPARE(w->document()->project().profile_file, std::string());
+        QCOMPARE(w->searchPanel()->profileLabel()->text(),
+                 QStringLiteral("Profile: calibrated from train_mixtral_h800.log (saved in the project)"));
+        QCOMPARE(w->document()->undoStack()->count(), undoBefore + 1);
+        QVERIFY(w->explorer()->isOutdated());
+        w->document()->undoStack()->undo();
+        QVERIFY(!w->document()->profile());
+
+        // A log of another run (world size 64 for the plan's 32 devices) is refused with its
+        // line, and nothing can be used or saved.
+        std::string other = readTextFile(logFile.toStdString());
+        other.replace(other.find("world size: 32"), 14, "world size: 64");
+        const QString otherLog = dir.filePath(QStringLiteral("other.log"));
+        QVERIFY(writeTextFile(otherLog, QByteArray::fromStdString(other)));
+        CalibrateDialog* refused = w->calibrateFromLog(otherLog);
+        QVERIFY(refused);
+        refused->waitForFinished();
+        QVERIFY2(refused->errorText().startsWith(QStringLiteral("other.log: line 1: ")), qPrintable(refused->errorText()));
+        QVERIFY2(refused->errorText().contains(QStringLiteral("expected the log of a run of this plan")),
+                 qPrintable(refused->errorText()));
+        QVERIFY(!refused->hasProfile());
+        QVERIFY(!refused->useButton()->isEnabled());
+        QVERIFY(!refused->saveButton()->isEnabled());
+        QVERIFY(refused->report()->toPlainText().contains(QStringLiteral("The log cannot calibrate this plan")));
+        // A file that does not exist: named, not a crash.
+        refused->calibrate(dir.filePath(QStringLiteral("missing.log")));
+        refused->waitForFinished();
+        QVERIFY2(refused->errorText().startsWith(QStringLiteral("missing.log")), qPrintable(refused->errorText()));
+        QVERIFY(!w->document()->profile());
     }
 
 private:

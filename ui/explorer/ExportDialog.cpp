@@ -202,16 +202,7 @@ LauncherFormat ExportDialog::format() const
 
 PlanDocument ExportDialog::document() const
 {
-    PlanDocument doc;
-    doc.model = m_context.model;
-    doc.cluster = m_context.cluster;
-    doc.plan = m_entry.plan();
-    doc.prediction = m_entry.prediction();
-    // The project's own device types the plan runs on, so that `hapmoe estimate --plan` and
-    // `export` cost it as the studio did.
-    if (m_context.catalog)
-        doc.devices = typesBeyondBuiltin(m_context.cluster, *m_context.catalog);
-    return doc;
+    return planDocument(m_context, m_entry);
 }
 
 void ExportDialog::regenerate()

@@ -68,6 +68,18 @@ protected:
 
 } // namespace
 
+PlanDocument planDocument(const ExplorerContext& context, const ExplorerPlan& entry)
+{
+    PlanDocument doc;
+    doc.model = context.model;
+    doc.cluster = context.cluster;
+    doc.plan = entry.plan();
+    doc.prediction = entry.prediction();
+    if (context.catalog)
+        doc.devices = typesBeyondBuiltin(context.cluster, *context.catalog);
+    return doc;
+}
+
 struct PlanExplorerWidget::Private {
     ExplorerContext context;
     bool hasContext = false;
@@ -363,6 +375,7 @@ void PlanExplorerWidget::setResult(const SearchResult& result)
     if (result.current)
         add(*result.current, ExplorerPlan::Kind::Current, 0);
 
+    const bool hadSelection = d->selected >= 0;
     d->selected = -1;
     d->searchFoundNothing = plans.empty();
     d->model->setPlans(std::move(plans));
@@ -374,17 +387,22 @@ void PlanExplorerWidget::setResult(const SearchResult& result)
         d->planTitle->setText(result.no_plan_reason.empty()
                                   ? tr("No plan")
                                   : statusHtml(Status::Problem, palette(), tr("No plan: %1").arg(noPlanReason(result).toHtmlEscaped())));
+        if (hadSelection)
+            emit selectionChanged(-1);
     }
 }
 
 void PlanExplorerWidget::clear()
 {
+    const bool hadSelection = d->selected >= 0;
     d->selected = -1;
     d->outdated = false;
     d->searchFoundNothing = false;
     d->model->setPlans({});
     d->compare->setPlans({});
     updateViews();
+    if (hadSelection)
+        emit selectionChanged(-1);
 }
 
 void PlanExplorerWidget::setOutdated(bool outdated)
@@ -409,6 +427,22 @@ int PlanExplorerWidget::planCount() const
 int PlanExplorerWidget::selectedPlan() const
 {
     return d->selected;
+}
+
+std::optional<PlanDocument> PlanExplorerWidget::selectedPlanDocument() const
+{
+    const ExplorerPlan* e = d->current();
+    if (!e || !d->hasContext)
+        return std::nullopt;
+    PlanDocument doc = planDocument(d->context, *e);
+    if (doc.plan.name.empty())
+        doc.plan.name = displayName(*e).toStdString();
+    return doc;
+}
+
+const ExplorerContext& PlanExplorerWidget::context() const
+{
+    return d->context;
 }
 
 void PlanExplorerWidget::selectPlan(int row)

@@ -6,6 +6,7 @@
 #include "cost/CostModel.h"
 #include "hardware/Cluster.h"
 #include "hardware/DeviceCatalog.h"
+#include "io/Documents.h"
 #include "megatron/ScriptImport.h"
 #include "model/ModelSpec.h"
 #include "profile/Profile.h"
@@ -31,6 +32,13 @@ struct ExplorerContext {
     std::optional<ImportedScript> script;     // the user's Megatron script: its other flags go into exports
 };
 
+struct ExplorerPlan;
+
+// A plan of the explorer as a self-contained plan document (as `hapmoe estimate --json`
+// writes it): the context's model and cluster, the plan and its prediction, and the project's
+// own device types it runs on, so that the CLI costs it as the studio did.
+PlanDocument planDocument(const ExplorerContext& context, const ExplorerPlan& entry);
+
 class PlanExplorerWidget : public QWidget {
     Q_OBJECT
 public:
@@ -55,6 +63,10 @@ public:
     int planCount() const;
     int selectedPlan() const;
     void selectPlan(int row);
+    // The selected plan as a plan document named as the list names it ("HS-DP #1"), and the
+    // context it was costed in; none when no plan is selected.
+    std::optional<PlanDocument> selectedPlanDocument() const;
+    const ExplorerContext& context() const;
 
     // Named sub-views for screenshots and tests: "plans", "partition", "timeline",
     // "memory", "breakdown", "compare", "whatif", "export".
@@ -71,6 +83,7 @@ signals:
     // That suggestion no longer holds: the what-if inputs were reset or changed back, the plan
     // or context changed, or the What-if view was left.
     void newSearchSuggestionWithdrawn();
+    // The selected plan's row; -1 when the plans went away (clear, a search that found none).
     void selectionChanged(int row);
 
 protected:
