@@ -15,6 +15,7 @@
 #include <qcustomplot.h>
 
 #include <algorithm>
+#include <iterator>
 
 namespace hapmoe::ui {
 
@@ -206,8 +207,12 @@ BreakdownView::BreakdownView(QWidget* parent)
                                        "in forward and its gradient received from it in backward (the part not hidden "
                                        "behind compute). Each transfer counts once, on the stage before it, so the last "
                                        "stage has none")},
-        {tr("DP sync\n+ opt"), tr("Exposed gradient reduce-scatter and parameter all-gather, and the optimizer step: "
-                                  "ms per iteration, not per micro-batch")},
+        {tr("DP sync"), tr("Exposed gradient reduce-scatter (and the tied embeddings' all-reduce) before the "
+                           "gradient-norm barrier: ms per iteration, not per micro-batch. The DP sync bar takes the part "
+                           "of the sync that ends last which runs past S0's last backward (the cell's tooltip)")},
+        {tr("All-\ngather"), tr("Exposed parameter all-gather of the distributed optimizer, after the step: "
+                                "ms per iteration")},
+        {tr("Opt\nstep"), tr("Optimizer step: ms per iteration")},
     };
     for (int c = 0; c < ColumnCount; ++c) {
         auto* item = new QTableWidgetItem(headers[c].first);
@@ -244,9 +249,9 @@ void BreakdownView::setExpertDispatch(bool shown)
     m_plot->yAxis->setRange(-0.6, m_shown.size() - 0.4);
     m_table->setColumnHidden(DispatchColumn, !shown);
     m_caption->setText(shown ? tr("Per stage and micro-batch, in ms: Fwd + Bwd = Compute + TP/CP comm + Dispatch + P2P "
-                                  "(both passes). DP sync + opt is per iteration; the DP sync bar counts what runs past S0's last backward. Bold: the cells the bars come from.")
+                                  "(both passes). DP sync, All-gather and Opt step are per iteration. Bold: the cells the bars come from.")
                              : tr("Per stage and micro-batch, in ms: Fwd + Bwd = Compute + TP/CP comm + P2P "
-                                  "(both passes). DP sync + opt is per iteration; the DP sync bar counts what runs past S0's last backward. Bold: the cells the bars come from."));
+                                  "(both passes). DP sync, All-gather and Opt step are per iteration. Bold: the cells the bars come from."));
     updateMinimumSizes();
     setPlan(m_plan, m_prediction);
 }
@@ -458,21 +463,28 @@ void BreakdownView::setPlan(const Plan& plan, const Prediction& prediction)
     m_plot->replot();
 
     const int n = std::min(plan.pp(), static_cast<int>(prediction.stages.size()));
+    const BarrierWait wait = barrierWait(prediction);
     m_table->setRowCount(n);
     for (int s = 0; s < n; ++s) {
         const StageEstimate& e = prediction.stages[static_cast<size_t>(s)];
         const double sends = e.sends();
         const QStringList text = {QStringLiteral("S%1").arg(s), QString::fromStdString(plan.stages[static_cast<size_t>(s)].device_type)};
-        const double seconds[] = {0, 0, e.t_fwd, e.t_bwd, e.compute, e.tensor_parallel, e.expert_dispatch, sends, e.dp_sync + e.optimizer};
+        const double sync = std::max(0.0, e.dp_sync - e.param_gather);   // before the barrier, tied all-reduce included
+        const double seconds[] = {0,       0,      e.t_fwd, e.t_bwd, e.compute, e.tensor_parallel, e.expert_dispatch,
+                                  sends,   sync,   e.param_gather, e.optimizer};
+        static_assert(std::size(seconds) == ColumnCount);
         for (int c = 0; c < ColumnCount; ++c) {
             auto* item = new QTableWidgetItem(c < FwdColumn ? text[c] : milliseconds(seconds[c]));
             item->setTextAlignment(c >= FwdColumn ? (Qt::AlignRight | Qt::AlignVCenter) : (Qt::AlignLeft | Qt::AlignVCenter));
             if (c >= FwdColumn)
                 item->setData(kSecondsRole, seconds[c]);
             // Bold: the cells the bars above are made of (the send bar is the forward part
-            // of its cell, as the tooltip splits it).
-            const bool tailCell = (s == syncer && e.beforeBarrier() > 0) || (s == stepper && e.afterBarrier() > 0);
-            if ((s == bn && c >= ComputeColumn && c <= SendColumn) || (tailCell && c == TailColumn)) {
+            // of its cell, as the tooltip splits it; the DP sync bar the part of the sync cell
+            // past S0's last backward, as its tooltip says).
+            const bool tailCell = (c == SyncColumn && s == wait.stage && wait.time > 0)
+                                  || (c == GatherColumn && s == stepper && e.param_gather > 0)
+                                  || (c == StepColumn && s == stepper && e.optimizer > 0);
+            if ((s == bn && c >= ComputeColumn && c <= SendColumn) || tailCell) {
                 QFont f = item->font();
                 f.setBold(true);
                 item->setFont(f);
@@ -481,6 +493,12 @@ void BreakdownView::setPlan(const Plan& plan, const Prediction& prediction)
         }
         m_table->item(s, SendColumn)->setToolTip(
             tr("Forward %1 ms + backward %2 ms").arg(milliseconds(e.p2p_send), milliseconds(std::max(0.0, sends - e.p2p_send))));
+        if (s == wait.stage && wait.time > 0)
+            m_table->item(s, SyncColumn)
+                ->setToolTip(tr("%1 ms of it run past S0's last backward: the DP sync bar's \"S%2 sync%3 %1 ms\"")
+                                 .arg(milliseconds(wait.time))
+                                 .arg(s)
+                                 .arg(wait.tied ? tr(" + tied all-reduce") : QString()));
     }
     m_caption->setVisible(n > 0);
     m_table->setVisible(n > 0);

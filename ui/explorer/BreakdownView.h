@@ -25,9 +25,12 @@ class BreakdownView : public QWidget {
     Q_OBJECT
 public:
     // The per-stage table's columns. The times per micro-batch add up:
-    // Fwd + Bwd = Compute + TpComm + Dispatch + Send (StageEstimate, CostModel.h).
+    // Fwd + Bwd = Compute + TpComm + Dispatch + Send (StageEstimate, CostModel.h). The last
+    // three are per iteration, the parts of the stage's tail the DP sync and optimizer bars
+    // take: the sync before the gradient-norm barrier (StageEstimate::dp_sync less the
+    // all-gather), the parameter all-gather and the optimizer step after it.
     enum Column { StageColumn, DeviceColumn, FwdColumn, BwdColumn, ComputeColumn, TpColumn, DispatchColumn,
-                  SendColumn, TailColumn, ColumnCount };
+                  SendColumn, SyncColumn, GatherColumn, StepColumn, ColumnCount };
 
     explicit BreakdownView(QWidget* parent = nullptr);
 

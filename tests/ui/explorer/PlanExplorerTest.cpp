@@ -1725,6 +1725,20 @@ void PlanExplorerTest::breakdownTitleNamesTheBottleneckAndTheTail()
         };
         QVERIFY2(ending(QStringLiteral("):  S0 sync 100.0 ms")), qPrintable(labels.join(QLatin1Char('|'))));
         QVERIFY2(ending(QStringLiteral("):  S2 step")), qPrintable(labels.join(QLatin1Char('|'))));
+        // The table's bold cells hold those figures: S0's sync (0.1 s, all of it past its own
+        // last backward, drain 0) and S2's step (0.7 s); no other tail cell is bold.
+        QTableWidget* table = view.stageTable();
+        using C = BreakdownView::Column;
+        auto bold = [table](int row, C column) { return table->item(row, column)->font().bold(); };
+        QCOMPARE(table->item(0, C::SyncColumn)->text(), QStringLiteral("100.00"));
+        QVERIFY(bold(0, C::SyncColumn));
+        QVERIFY2(table->item(0, C::SyncColumn)->toolTip().contains(QStringLiteral("\"S0 sync 100.00 ms\"")),
+                 qPrintable(table->item(0, C::SyncColumn)->toolTip()));
+        QCOMPARE(table->item(2, C::StepColumn)->text(), QStringLiteral("700.00"));
+        QVERIFY(bold(2, C::StepColumn));
+        for (int row = 0; row < 3; ++row)
+            for (C c : {C::SyncColumn, C::GatherColumn, C::StepColumn})
+                QCOMPARE(bold(row, c), (row == 0 && c == C::SyncColumn) || (row == 2 && c == C::StepColumn));
     }
     // With a parameter all-gather on S2 and tied embeddings, the three parts; in a narrow
     // chart each on a line of its own, every line within the chart's width.
@@ -1740,6 +1754,17 @@ void PlanExplorerTest::breakdownTitleNamesTheBottleneckAndTheTail()
     QVERIFY2(split.contains(QStringLiteral("+ the last DP sync to end (S0)\n+ tied-embedding all-reduce (S0, S2)\n"
                                            "+ the longest step (S2: optimizer + all-gather)")),
              qPrintable(split));
+    // The all-gather (50 ms) has a column of its own, bold on S2, beside the step; S2's sync
+    // column holds its tied all-reduce (20 ms), dp_sync less the all-gather.
+    {
+        QTableWidget* table = view.stageTable();
+        using C = BreakdownView::Column;
+        QCOMPARE(table->item(2, C::GatherColumn)->text(), QStringLiteral("50.00"));
+        QVERIFY(table->item(2, C::GatherColumn)->font().bold());
+        QVERIFY(table->item(2, C::StepColumn)->font().bold());
+        QCOMPARE(table->item(2, C::SyncColumn)->text(), QStringLiteral("20.00"));
+        QVERIFY(!table->item(2, C::SyncColumn)->font().bold());
+    }
     auto* titleElement = view.chart()->findChild<QCPTextElement*>(QStringLiteral("breakdownTitle"));
     QVERIFY(titleElement);
     for (const QString& l : split.split(QLatin1Char('\n')))
@@ -1909,7 +1934,7 @@ void PlanExplorerTest::breakdownStaysReadableInASmallWindow()
         settle();
         QCOMPARE(table->rowCount(), 2);
         QCOMPARE(table->verticalScrollBar()->maximum(), 0);
-        const QRect lastRow = table->visualItemRect(table->item(table->rowCount() - 1, BreakdownView::TailColumn));
+        const QRect lastRow = table->visualItemRect(table->item(table->rowCount() - 1, BreakdownView::StepColumn));
         QVERIFY(table->viewport()->rect().contains(QRect(QPoint(0, lastRow.top()), QSize(1, lastRow.height()))));
         const QPoint tableBottom = table->mapTo(scroll->viewport(), QPoint(0, table->height()));
         QVERIFY2(tableBottom.y() <= scroll->viewport()->height(), qPrintable(where));
