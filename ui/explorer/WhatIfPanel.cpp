@@ -34,6 +34,8 @@ constexpr double kRankingShift = 0.15;
 constexpr double kHeadroomShare = 0.6;
 // A Change cell whose figure moved: highlighted as Compare marks what differs (paintChanges).
 constexpr int kChangedRole = Qt::UserRole + 1;
+// The figures table's row of the fullest device (showFigures).
+constexpr int kFullestRow = 4;
 // A stage's recompute set to one of What-if's choices.
 void applyRecompute(StagePlan& s, WhatIfRecompute choice)
 {
@@ -142,6 +144,7 @@ WhatIfPanel::WhatIfPanel(QWidget* parent)
     m_figures->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_figures->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
     m_figures->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    m_figures->setWordWrap(false);   // one line a figure; a cut one is elided, whole in the tooltip
     m_stages->setColumnCount(6);
     m_stages->setHorizontalHeaderLabels({tr("Stage"), tr("Fwd+bwd / mb"), tr("What-if"), tr("Memory"), tr("What-if"), tr("Capacity")});
     m_stages->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -553,7 +556,9 @@ void WhatIfPanel::showFigures()
         {tr("Tokens/s"), [](const Prediction& p) { return p.tokens_per_s; }, [](double v) { return QStringLiteral("%L1").arg(v, 0, 'f', 0); }},
         {tr("TFLOP/s per device"), [](const Prediction& p) { return p.tflops_per_device; }, [](double v) { return QString::number(v, 'f', 1); }},
         {tr("MFU"), [](const Prediction& p) { return p.mfu * 100; }, [](double v) { return QStringLiteral("%1 %").arg(v, 0, 'f', 1); }},
-        {tr("Peak memory"), [](const Prediction& p) { return p.peak_memory_gib; }, [](double v) { return style::formatGiB(v * style::kGiB); }},
+        // As the plan list ranks memory: the device nearest its capacity (a 910B stage may be
+        // fuller than an MI300X one that holds more bytes); its text is set below.
+        {tr("Fullest device"), [](const Prediction& p) { return style::fullestDevice(p).used; }, [](double v) { return style::formatGiB(v); }},
         {tr("Micro-batches"), [](const Prediction& p) { return double(p.num_microbatches); }, [](double v) { return QString::number(v, 'f', 0); }},
     };
     // Then the Breakdown's bars, all of them and in its order: a change of batch or nodes
@@ -579,6 +584,25 @@ void WhatIfPanel::showFigures()
         const double vb = value(r, b, componentsB);
         m_figures->setItem(r, 0, new QTableWidgetItem(a ? format(r, va) : QString()));
         m_figures->setItem(r, 1, new QTableWidgetItem(b ? format(r, vb) : QStringLiteral("—")));
+        if (r == kFullestRow) {
+            // "45.1/64 GiB (S0)", the plan list's figure with its stage; the tooltip adds the
+            // most bytes on any device, which may be another stage's.
+            for (const auto& [column, p] : {std::pair{0, a}, std::pair{1, b}}) {
+                if (!p)
+                    continue;
+                const style::FullestDevice f = style::fullestDevice(*p);
+                if (f.stage < 0)
+                    continue;
+                QTableWidgetItem* item = m_figures->item(r, column);
+                item->setText(tr("%1 (S%2)").arg(style::fullestDeviceText(f)).arg(f.stage));
+                item->setToolTip(tr("Stage %1: %2 of %3 GiB (%4 %); the most bytes on a device: %5 GiB")
+                                     .arg(f.stage)
+                                     .arg(f.used / style::kGiB, 0, 'f', 2)
+                                     .arg(f.capacity / style::kGiB, 0, 'f', 2)
+                                     .arg(100 * f.share(), 0, 'f', 1)
+                                     .arg(p->peak_memory_gib, 0, 'f', 2));
+            }
+        }
         QString change;
         // A term below a nanosecond (the pipeline send of a plan with no boundary that
         // costs anything, 4e-17 s by rounding) reads "0 s": no change is computed from it.

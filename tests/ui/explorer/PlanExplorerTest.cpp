@@ -3060,6 +3060,13 @@ void PlanExplorerTest::whatIfListsEveryBreakdownTerm()
         QCOMPARE(table->item(row, 1)->text(), style::formatSeconds(values[i]));   // unchanged inputs
     }
     QCOMPARE(table->verticalHeaderItem(6 + 5)->text(), QStringLiteral("DP sync"));
+    // Memory as the plan list ranks it: the fullest device, with its stage.
+    QCOMPARE(table->verticalHeaderItem(4)->text(), QStringLiteral("Fullest device"));
+    const style::FullestDevice f = style::fullestDevice(entry.prediction());
+    QVERIFY(f.stage >= 0);
+    QCOMPARE(table->item(4, 0)->text(), QStringLiteral("%1 (S%2)").arg(style::fullestDeviceText(f)).arg(f.stage));
+    QCOMPARE(table->item(4, 1)->text(), table->item(4, 0)->text());
+    QVERIFY(table->item(4, 0)->toolTip().contains(QStringLiteral("the most bytes on a device")));
 }
 
 void PlanExplorerTest::denseModelShowsNoExpertFigures()
