@@ -270,8 +270,8 @@ std::vector<StagePartitionView::BoxText> StagePartitionView::layoutBoxes() const
         QStringList grid = anyCp ? QStringList{QStringLiteral("TP%1 CP%2 DP%3").arg(s.tp).arg(s.cp).arg(s.dp),
                                                QStringLiteral("T%1 C%2 D%3").arg(s.tp).arg(s.cp).arg(s.dp)}
                                  : QStringList{QStringLiteral("TP%1 DP%2").arg(s.tp).arg(s.dp), QStringLiteral("T%1 D%2").arg(s.tp).arg(s.dp)};
-        if (mixedMbs) {   // the shortest form leaves it to the tooltip
-            grid << grid[1];
+        if (mixedMbs) {   // every form keeps it: a stage of MBS 2 runs half as many micro-batches
+            grid << grid[1] + QStringLiteral(" m%1").arg(s.micro_batch_size);
             grid[0] += QStringLiteral(" MBS%1").arg(s.micro_batch_size);
             grid[1] += QStringLiteral(" mbs%1").arg(s.micro_batch_size);
         }

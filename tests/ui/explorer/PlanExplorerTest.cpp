@@ -2677,6 +2677,26 @@ void PlanExplorerTest::partitionBoxesAlwaysNameTheirDeviceType()
     QVERIFY2(!view.stageLines(0).join(QLatin1Char('|')).contains(QStringLiteral("EP")), qPrintable(view.stageLines(0).join(QLatin1Char('|'))));
     QVERIFY(!view.stageToolTip(0).contains(QStringLiteral("EDP")));
     QVERIFY(view.stageToolTip(0).contains(QStringLiteral("TP1 CP1 DP8")));
+
+    // Stages of other micro-batch sizes (FlagScale's meshes: DP 8 x MBS 1 and DP 4 x MBS 2
+    // run the same step): every box written across says its size at every width, since a
+    // stage of MBS 2 runs half as many micro-batches.
+    view.setExpertKnobs(true);
+    plan.stages[1].tp = 2;
+    plan.stages[1].dp = 4;
+    plan.stages[1].micro_batch_size = 2;
+    view.setPlan(plan, pred, 0);
+    for (int width : {1400, 700, 500, 420}) {
+        view.resize(width, view.height());
+        for (int i = 0; i < 2; ++i) {
+            if (view.stageUpright(i))
+                continue;
+            const QString text = view.stageLines(i).join(QLatin1Char('|'));
+            const QString size = QString::number(plan.stages[static_cast<size_t>(i)].micro_batch_size);
+            QVERIFY2(text.contains(QRegularExpression(QStringLiteral("(MBS|mbs| m)%1\\b").arg(size))),
+                     qPrintable(QStringLiteral("%1 px, S%2: %3").arg(width).arg(i).arg(text)));
+        }
+    }
 }
 
 void PlanExplorerTest::optimizerColumnShowsWhereTheStatesAre()
