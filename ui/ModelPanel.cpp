@@ -72,23 +72,23 @@ QDoubleSpinBox* doubleEditor(double min, double max, int decimals, double step)
 }
 
 // A count in the unit that keeps the number below 1000 once rounded to the decimals shown
-// (as flopText: 999.96e6 would read "1000.0 M", so it takes the next unit, "1.00 B"):
-// "35.09 B", "4.2 M", "786.4 K"; below a thousand the count itself.
+// (as flopText: 999.96e6 would read "1000.0 M", so it takes the next unit, "1.000 B"), to
+// four significant figures: "35.09 B", "1.049 M", "786.4 K"; below a thousand the count itself.
 QString humanCount(double v)
 {
     if (std::round(v) < 1000)
         return QString::number(v, 'f', 0);
-    struct Unit {
-        double scale;
-        const char* name;
-        int decimals;
-    };
-    static const Unit units[] = {{1e3, "K", 1}, {1e6, "M", 1}, {1e9, "B", 2}, {1e12, "T", 2}};
-    for (std::size_t u = 0; u < std::size(units); ++u) {
-        const double x = v / units[u].scale;
-        const double step = std::pow(10.0, units[u].decimals);
-        if (std::round(x * step) / step < 1000 || u + 1 == std::size(units))
-            return QStringLiteral("%1 %2").arg(x, 0, 'f', units[u].decimals).arg(QLatin1String(units[u].name));
+    static const char* const units[] = {"K", "M", "B", "T"};
+    double scale = 1e3;
+    for (std::size_t u = 0; u < std::size(units); ++u, scale *= 1e3) {
+        const double x = v / scale;
+        // Four significant figures (1.049 M, 35.09 B, 786.4 K): a token count of 2^20 is not "1.0 M".
+        int decimals = x < 10 ? 3 : x < 100 ? 2 : 1;
+        const auto rounded = [&] { return std::round(x * std::pow(10.0, decimals)) / std::pow(10.0, decimals); };
+        while (decimals > 1 && rounded() >= (decimals == 3 ? 10 : 100))
+            --decimals;   // 9.9996 rounds to 10.00, not 10.000
+        if (rounded() < 1000 || u + 1 == std::size(units))
+            return QStringLiteral("%1 %2").arg(x, 0, 'f', decimals).arg(QLatin1String(units[u]));
     }
     return {};
 }

@@ -778,7 +778,7 @@ private slots:
     {
         // "Tokens per iteration" read a bare "786432" for 384 x 2048 tokens while the other
         // figures have units: 786,432 is "786.4 K". A count that rounds to 1000 of a unit
-        // takes the next one, as the FLOP figures do (999.96e6 is "1.00 B", not "1000.0 M").
+        // takes the next one, as the FLOP figures do (999.96e6 is "1.000 B", not "1000.0 M").
         auto w = makeWindow();
         w->loadExample();
         ModelPanel* panel = w->modelPanel();
@@ -790,11 +790,16 @@ private slots:
                  qPrintable(panel->derivedText()));
         QCOMPARE(ModelPanel::countText(786432), QStringLiteral("786.4 K"));
         QCOMPARE(ModelPanel::countText(999), QStringLiteral("999"));
-        QCOMPARE(ModelPanel::countText(999.6), QStringLiteral("1.0 K"));
-        QCOMPARE(ModelPanel::countText(999960), QStringLiteral("1.0 M"));
-        QCOMPARE(ModelPanel::countText(999.96e6), QStringLiteral("1.00 B"));
+        QCOMPARE(ModelPanel::countText(999.6), QStringLiteral("1.000 K"));
+        QCOMPARE(ModelPanel::countText(999960), QStringLiteral("1.000 M"));
+        QCOMPARE(ModelPanel::countText(999.96e6), QStringLiteral("1.000 B"));
         QCOMPARE(ModelPanel::countText(35.09e9), QStringLiteral("35.09 B"));
-        QCOMPARE(ModelPanel::countText(1.2e12), QStringLiteral("1.20 T"));
+        QCOMPARE(ModelPanel::countText(1.2e12), QStringLiteral("1.200 T"));
+        // Four significant figures: 256 x 4096 = 2^20 tokens is 1.049 M (1.0 M was 5 % off),
+        // and a figure that rounds up to the next decade keeps four (9,999,600 is 10.00 M).
+        QCOMPARE(ModelPanel::countText(1048576), QStringLiteral("1.049 M"));
+        QCOMPARE(ModelPanel::countText(9999600), QStringLiteral("10.00 M"));
+        QCOMPARE(ModelPanel::countText(99996e6), QStringLiteral("100.0 B"));
     }
 
     void derivedNoteReadsOnBothThemes()
