@@ -221,10 +221,15 @@ FullestDevice fullestDevice(const Prediction& prediction)
 
 QString fullestDeviceText(const FullestDevice& f)
 {
-    const QString used = QStringLiteral("%1/%2").arg(f.used / kGiB, 0, 'f', 1).arg(f.capacity / kGiB, 0, 'f', 0);
+    // A whole number of GiB as such ("64"), else one decimal: 90 % of 64 GiB is 57.6, not 58.
+    const auto gib = [](double bytes) {
+        const double g = bytes / kGiB;
+        return std::abs(g - std::round(g)) < 0.05 ? QString::number(g, 'f', 0) : QString::number(g, 'f', 1);
+    };
+    const QString used = QStringLiteral("%1/%2").arg(f.used / kGiB, 0, 'f', 1).arg(gib(f.capacity));
     if (f.headroom <= 0)
         return used + QStringLiteral(" GiB");
-    return QObject::tr("%1 of %2 GiB").arg(used).arg(f.deviceMemory() / kGiB, 0, 'f', 0);
+    return QObject::tr("%1 of %2 GiB").arg(used, gib(f.deviceMemory()));
 }
 
 QString nearlyFullText(const Prediction& prediction)

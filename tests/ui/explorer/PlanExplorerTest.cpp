@@ -2171,6 +2171,10 @@ void PlanExplorerTest::memoryKeptFreeIsNamedAsSuch()
     f.headroom = 0;
     f.capacity = 80 * style::kGiB;
     QCOMPARE(style::fullestDeviceText(f), QStringLiteral("67.7/80 GiB"));
+    // A usable memory that is not whole GiB keeps its decimal: 90 % of a 64 GiB 910B is
+    // 57.6 GiB, which "58" overstated.
+    f = {0, 45.1 * style::kGiB, 0.9 * 64 * style::kGiB, 0.1};
+    QCOMPARE(style::fullestDeviceText(f), QStringLiteral("45.1/57.6 of 64 GiB"));
     QCOMPARE(style::usableMemoryText(72 * style::kGiB, 0.1), QStringLiteral("72.00 GiB usable of 80.00 GiB (10 % kept free)"));
 
     const RankedPlan& hetero = m_result.plans.front();
