@@ -355,6 +355,17 @@ std::string applyFp8(const CliArgs& args, ModelSpec& model)
     return {};
 }
 
+std::string recomputeText(const StagePlan& st)
+{
+    if (st.recompute == Recompute::Full)
+        return st.recompute_layers > 0 && st.recompute_layers < st.num_layers
+            ? "full " + std::to_string(st.recompute_layers) + "/" + std::to_string(st.num_layers)
+            : "full";
+    if (st.recompute == Recompute::Selective && st.recompute_modules != recompute_module::defaults)
+        return "selective(" + recomputeModulesLabel(st.recompute_modules, ",") + ")";
+    return toString(st.recompute);
+}
+
 std::vector<std::string> stageLayerRanges(const Plan& plan)
 {
     std::vector<std::string> ranges = PipelineLayout::rankLayerRanges(plan);

@@ -144,5 +144,8 @@ std::string nearlyFullNote(const Plan& plan, const Prediction& prediction);
 // The decoder layers each stage of the plan holds, for a table's layers column: "0-11", or
 // with virtual chunks one range per chunk ("0-5, 24-29"; PipelineLayout::rankLayerRanges).
 std::vector<std::string> stageLayerRanges(const Plan& plan);
+// A stage's recompute as the tables of plan and estimate write it: "full 1/4" (layers of the
+// stage's), "full", "selective", "selective(moe_act,layernorm)" for modules other than the default.
+std::string recomputeText(const StagePlan& stage);
 
 } // namespace hapmoe::cli

@@ -348,16 +348,11 @@ void printTable(const EstimateInput& in, const Prediction& p, const Profile* pro
             std::snprintf(buf, sizeof buf, " %3s %3s %3s", ep.c_str(), etp.c_str(), edp.c_str());
         return std::string(buf);
     };
-    // The recompute column: full(K) for K layers, selective(modules) for modules other than
-    // Megatron-Core's default.
+    // The recompute column as `hapmoe plan` writes it: "full 1/4" for 1 of the stage's 4 layers.
     std::vector<std::string> recomputes;
     int recomputeWidth = 9;
     for (const StagePlan& s : plan.stages) {
-        std::string rc = toString(s.recompute);
-        if (s.recompute == Recompute::Full && s.recompute_layers > 0)
-            rc += "(" + std::to_string(s.recompute_layers) + ")";
-        if (s.recompute == Recompute::Selective && s.recompute_modules != recompute_module::defaults)
-            rc += "(" + recomputeModulesLabel(s.recompute_modules, ",") + ")";
+        std::string rc = recomputeText(s);
         recomputeWidth = std::max(recomputeWidth, static_cast<int>(rc.size()));
         recomputes.push_back(std::move(rc));
     }

@@ -200,17 +200,6 @@ std::string devicesText(const StagePlan& st, const Cluster& cluster)
     return out;
 }
 
-std::string recomputeText(const StagePlan& st)
-{
-    if (st.recompute == Recompute::Full)
-        return st.recompute_layers > 0 && st.recompute_layers < st.num_layers
-            ? "full " + std::to_string(st.recompute_layers) + "/" + std::to_string(st.num_layers)
-            : "full";
-    if (st.recompute == Recompute::Selective && st.recompute_modules != recompute_module::defaults)
-        return "selective(" + recomputeModulesLabel(st.recompute_modules, ",") + ")";
-    return toString(st.recompute);
-}
-
 std::string pad(std::string s, std::size_t w)
 {
     if (s.size() < w)
