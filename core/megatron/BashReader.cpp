@@ -149,9 +149,13 @@ bool appendEscape(const std::string& s, std::size_t& i, std::string& out, bool a
 // again while arguments are left; a missing argument is "" or 0. %d %i %o %u %x %X %c %s %b
 // %f %F %e %E %g %G with flags, width and precision (also *); a number may be 0x.., 0.. (octal)
 // or 'C (the character's code). False for what is not evaluated here (%q, %(...)T, an
-// argument that is not a number where one is wanted).
-bool formatPrintf(const std::string& format, std::span<const std::string> args, std::string& out)
+// argument that is not a number where one is wanted), and with tooLarge set for a width or
+// precision, or an output, beyond maxBytes (a value no launch script holds: %.999999999f would
+// take a gigabyte and a minute to write).
+bool formatPrintf(const std::string& format, std::span<const std::string> args, std::string& out, std::size_t maxBytes,
+                  bool& tooLarge)
 {
+    tooLarge = false;
     std::size_t next = 0;
     auto argument = [&]() -> const std::string* { return next < args.size() ? &args[next++] : nullptr; };
     auto integer = [](const std::string* a, long long& v) {
@@ -197,12 +201,20 @@ bool formatPrintf(const std::string& format, std::span<const std::string> args, 
                     long long v = 0;
                     if (!integer(argument(), v))
                         return false;
+                    if (v > static_cast<long long>(maxBytes) || v < -static_cast<long long>(maxBytes))
+                        return !(tooLarge = true);
                     spec += std::to_string(v);
                     ++j;
                     return true;
                 }
-                while (j < format.size() && std::isdigit(static_cast<unsigned char>(format[j])))
+                std::size_t digits = 0;
+                while (j < format.size() && std::isdigit(static_cast<unsigned char>(format[j]))) {
                     spec += format[j++];
+                    if (++digits > 9)   // more than 999,999,999
+                        return !(tooLarge = true);
+                }
+                if (digits > 0 && std::stoull(spec.substr(spec.size() - digits)) > maxBytes)
+                    return !(tooLarge = true);
                 return true;
             };
             if (!number())
@@ -228,7 +240,7 @@ bool formatPrintf(const std::string& format, std::span<const std::string> args, 
                     std::snprintf(buffer.data(), buffer.size(), spec.c_str(), value);
                 }
                 out.append(buffer.data(), static_cast<std::size_t>(n));
-                return true;
+                return out.size() <= maxBytes || !(tooLarge = true);
             };
             if (conversion == 'd' || conversion == 'i') {
                 long long v = 0;
@@ -269,7 +281,7 @@ bool formatPrintf(const std::string& format, std::span<const std::string> args, 
                     value = std::move(expanded);
                     if (!more) {
                         out += value;   // \c: nothing more is printed
-                        return true;
+                        return out.size() <= maxBytes || !(tooLarge = true);
                     }
                 }
                 spec += 's';
@@ -279,6 +291,8 @@ bool formatPrintf(const std::string& format, std::span<const std::string> args, 
                 return false;   // %q, %(...)T, %n: not evaluated here
             }
         }
+        if (out.size() > maxBytes)
+            return !(tooLarge = true);   // a long format used again for each of many arguments
         if (next == used)
             break;   // the format took no argument: once
     } while (next < args.size());
@@ -741,6 +755,23 @@ void BashReader::chargeExpansion(std::size_t bytes, int line)
                          "the script's variable expansions add up to more than 256 MiB; a launch script that "
                          "large is not read (is a value doubled again and again, or a long list expanded many "
                          "times?)");
+}
+
+bool BashReader::patternWorkLeft(std::size_t characters, int line, const std::string& expansion)
+{
+    // About a second of matching on this machine: far beyond what a launch script's
+    // patterns on host lists and paths take (a pattern on a 200-character value tried at
+    // every start and end is 1.3 million characters).
+    constexpr std::uint64_t kMaxPatternWork = 2'000'000'000;
+    m_patternWork += characters;
+    if (m_patternWork <= kMaxPatternWork)
+        return true;
+    if (!m_patternWorkWarned)
+        warn(line, expansion + ": the script's pattern matching on long values takes too long to follow (" + "more than "
+                       + std::to_string(kMaxPatternWork / 1'000'000'000) + " billion characters matched); this and "
+                       + "later pattern expansions keep their values as they are");
+    m_patternWorkWarned = true;
+    return false;
 }
 
 void BashReader::checkValueSize(const std::string& name, std::size_t bytes, std::size_t elements, int line) const
@@ -2768,7 +2799,11 @@ bool BashReader::printfAssign(const RawCommand& cmd, std::size_t w)
     std::string out;
     if (i >= args.size())
         return false;   // bash: a usage error, nothing set
-    if (!formatPrintf(args[i], std::span<const std::string>(args).subspan(i + 1), out)) {
+    bool tooLarge = false;
+    const bool formatted = formatPrintf(args[i], std::span<const std::string>(args).subspan(i + 1), out, kMaxValueBytes, tooLarge);
+    if (tooLarge)
+        checkValueSize(name, kMaxValueBytes + 1, 0, cmd.line);   // refused as a value doubled past it is
+    if (!formatted) {
         warn(cmd.line, "printf -v " + name + ": the format or its arguments are not evaluated here; " + name + " is kept as "
                            + keepUnknown(name));
         return true;
@@ -5700,6 +5735,8 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
             const std::size_t size = subject.size();
             for (std::size_t step = 0; step <= size; ++step) {
                 const std::size_t len = longest ? size - step : step;
+                if (!patternWorkLeft(len + 1, line, "${" + body + "}"))
+                    return subject;
                 const std::string part = rest[0] == '#' ? subject.substr(0, len) : subject.substr(size - len);
                 if (matchesPattern(pattern, part, m_extglob))
                     return rest[0] == '#' ? subject.substr(len) : subject.substr(0, size - len);
@@ -5801,9 +5838,14 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
             while (i < size || (i == size && !replaced && (size == 0 || anchor == '%'))) {
                 std::size_t end = npos;
                 if ((!replaced || all) && (anchor != '#' || i == 0))
-                    for (std::size_t j = size + 1; j-- > i && end == npos;)
-                        if ((anchor != '%' || j == size) && matchesPattern(from, subject.substr(i, j - i), m_extglob))
+                    for (std::size_t j = size + 1; j-- > i && end == npos;) {
+                        if (anchor == '%' && j != size)
+                            continue;
+                        if (!patternWorkLeft(j - i + 1, line, "${" + body + "}"))
+                            return subject;
+                        if (matchesPattern(from, subject.substr(i, j - i), m_extglob))
                             end = j;
+                    }
                 if (end == npos) {
                     if (i < size)
                         result += subject[i];

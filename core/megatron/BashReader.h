@@ -28,6 +28,7 @@
 #include <optional>
 #include <set>
 #include <span>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <unordered_set>
@@ -755,6 +756,12 @@ private:
     // The arguments of [ ] or test, four or more, as bash's test parses them.
     Truth evalSingleTest(const std::vector<std::string>& args);
     bool m_extglob = false;   // shopt -s extglob: extended patterns outside [[ ]] too
+    // Characters handed to the glob matcher by ${X#P}, ${X%P} and ${X/P/R} over the whole
+    // script: each tries the pattern at every start and end, so a few lines on long values
+    // could take minutes. Past kMaxPatternWork a pattern expansion keeps its value, with a warning.
+    bool patternWorkLeft(std::size_t characters, int line, const std::string& expansion);
+    std::uint64_t m_patternWork = 0;
+    bool m_patternWorkWarned = false;
     bool isLocal(const std::string& name) const;   // a `local` of the call being read
     // $?: the status of the last command read, when the text gives it, and that command.
     Truth m_lastStatus = Truth::True;

@@ -832,6 +832,35 @@ private slots:
         QCOMPARE(errorOf(square + launch + "\n", "square.sh"),
                  std::string("square.sh: line 3: ${X//a/$X} grows past 16 MiB; a launch script's values are far smaller, "
                              "so the script is not read"));
+        // printf -v writes a value as long as its width or precision says: one of a billion
+        // characters (a gigabyte, a minute to format) is refused as a doubled value is, by the
+        // number, before anything is formatted; so is a width given by * and a long format used
+        // again for each argument (2 MiB x 9 arguments).
+        for (const std::string& line : {std::string("printf -v X '%.999999999f' 1\n"), std::string("printf -v X '%999999999d' 1\n"),
+                                        std::string("printf -v X '%*d' 999999999 1\n"),
+                                        std::string("printf -v X '%s") + std::string(2 << 20, 'y') + "' 1 2 3 4 5 6 7 8 9\n"})
+            QCOMPARE(errorOf(line + launch + "\n", "printf.sh"),
+                     std::string("printf.sh: line 1: X grows past 16 MiB; a launch script's values are far smaller, so the "
+                                 "script is not read"));
+        // A width within the bound is written as bash writes it.
+        {
+            const ImportedScript w = importMegatronScript("printf -v W '%5d|%-3s|' 42 ab\ntorchrun x.py --run-name \"$W\"\n", "w.sh");
+            const auto flag = std::find_if(w.other_flags.begin(), w.other_flags.end(),
+                                           [](const ScriptFlag& f) { return f.name == "--run-name"; });
+            QVERIFY(flag != w.other_flags.end());
+            QCOMPARE(flag->values, std::vector<std::string>{"   42|ab |"});
+        }
+        // A pattern tried at every start and end of a long value: ${X/*a*b/c} on 4,096
+        // characters hands about 4096^3 / 6 = 1.1e10 characters to the matcher (5 s a line).
+        // Past two billion over the script the expansions keep their values, with one warning,
+        // and the script is read on.
+        const std::string slow = "printf -v X '%4096s' ''\nX=${X// /a}\n" + repeated("", "Y=${X/*a*b/c}\n", 6);
+        const ImportedScript patterns = importMegatronScript(slow + launch + "\n", "pattern.sh");
+        QCOMPARE(patterns.model.num_layers, 2);
+        QCOMPARE(std::count_if(patterns.warnings.begin(), patterns.warnings.end(), [](const std::string& w) {
+                     return w.find("pattern matching on long values takes too long") != std::string::npos;
+                 }),
+                 std::ptrdiff_t(1));
         // An array doubled the same way: 2 x 2^19 = 1,048,576 elements after line 20.
         const std::string array = repeated("A=(x y)\n", "A=(\"${A[@]}\" \"${A[@]}\")\n", 64);
         QCOMPARE(errorOf(array + launch + "\n", "array.sh"),
