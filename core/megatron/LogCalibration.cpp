@@ -23,6 +23,23 @@ namespace {
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
+// strtod for the decimal numbers Megatron-LM prints (1834.2, 1.2e+03): what strtod reads
+// beyond them, hexadecimal (0x1p13), "inf" and "nan", is not a number here (end = start).
+double decimalNumber(const char* start, char** end)
+{
+    const char* p = start;
+    while (*p == ' ' || *p == '\t')
+        ++p;
+    if (*p == '+' || *p == '-')
+        ++p;
+    const bool digit = std::isdigit(static_cast<unsigned char>(*p)) || (*p == '.' && std::isdigit(static_cast<unsigned char>(p[1])));
+    if (!digit || (p[0] == '0' && (p[1] == 'x' || p[1] == 'X'))) {
+        *end = const_cast<char*>(start);
+        return 0;
+    }
+    return std::strtod(start, end);
+}
+
 // The number that follows `key` on the line (after optional spaces), or nullopt.
 std::optional<double> numberAfter(const std::string& line, const std::string& key, std::size_t from = 0)
 {
@@ -31,7 +48,7 @@ std::optional<double> numberAfter(const std::string& line, const std::string& ke
         return std::nullopt;
     const char* start = line.c_str() + k + key.size();
     char* end = nullptr;
-    const double v = std::strtod(start, &end);
+    const double v = decimalNumber(start, &end);
     if (end == start || !std::isfinite(v))
         return std::nullopt;
     return v;
@@ -59,7 +76,7 @@ std::optional<double> finiteNumber(const std::string& text)
     if (text.empty())
         return std::nullopt;
     char* end = nullptr;
-    const double v = std::strtod(text.c_str(), &end);
+    const double v = decimalNumber(text.c_str(), &end);
     if (end == text.c_str() || *end != '\0' || !std::isfinite(v))
         return std::nullopt;
     return v;
@@ -272,7 +289,13 @@ MegatronLog parseMegatronLog(std::string_view text, const std::string& fileName)
             // An iteration number outside any run's range is not one (and would not convert).
             if (auto it = numberAfter(line, "iteration"); it && *it >= 0 && *it <= 1e15)
                 iv.iteration = static_cast<long long>(*it);
-            iv.tflops_per_gpu = numberAfter(line, "throughput per GPU (TFLOP/s/GPU):");
+            static const std::string kThroughput = "throughput per GPU (TFLOP/s/GPU):";
+            iv.tflops_per_gpu = numberAfter(line, kThroughput);
+            // Checked against the plan's FLOPs (calibrateFromLog): a figure that is not a
+            // number would leave that check out unsaid.
+            if (const std::size_t t = line.find(kThroughput); t != std::string::npos && !iv.tflops_per_gpu)
+                throw InputError(fileName, where, "throughput per GPU (TFLOP/s/GPU): expected a number, got \""
+                                                      + fieldText(line, t + kThroughput.size()) + "\"");
             iv.global_batch_size = numberAfter(line, "global batch size:");
             // Counting from a lower iteration again: a run resumed from an earlier checkpoint.
             if (!log.intervals.empty() && iv.iteration < log.intervals.back().iteration)
@@ -301,10 +324,10 @@ MegatronLog parseMegatronLog(std::string_view text, const std::string& fileName)
                 const std::string name = trim(line.substr(0, dots));
                 const char* p = line.c_str() + open + 1;
                 char* end = nullptr;
-                const double lo = std::strtod(p, &end);
+                const double lo = decimalNumber(p, &end);
                 if (end != p && *end == ',') {
                     char* end2 = nullptr;
-                    const double hi = std::strtod(end + 1, &end2);
+                    const double hi = decimalNumber(end + 1, &end2);
                     // (min, max) over the ranks in ms: anything else is not a timer line.
                     if (end2 != end + 1 && !name.empty() && std::isfinite(lo) && std::isfinite(hi) && lo >= 0 && lo <= hi)
                         log.timers[name] = {lo, hi};
@@ -330,8 +353,8 @@ MegatronLog parseMegatronLog(std::string_view text, const std::string& fileName)
                 const auto v = finiteNumber(word);
                 if (!v)
                     break;   // the counts end at the first word that is not a number
-                if (*v < 0)
-                    throw InputError(fileName, where, "tokens per expert: expected token counts >= 0, got \"" + word + "\"");
+                if (*v < 0 || *v != std::floor(*v))
+                    throw InputError(fileName, where, "tokens per expert: expected whole token counts >= 0, got \"" + word + "\"");
                 counts.push_back(*v);
             }
             // A layer index no model has is refused, not passed over: the imbalance would
@@ -358,6 +381,8 @@ MegatronLog parseMegatronLog(std::string_view text, const std::string& fileName)
             chosen = *it;
             break;
         }
+    // Read before the chosen run is moved out of the list.
+    const int trailingStart = runs.size() > 1 && runs.back().intervals.empty() ? runs.back().first_line : 0;
     MegatronLog log = std::move(runs[chosen]);
     log.runs = static_cast<int>(withIntervals.size());
     if (log.runs > 1) {
@@ -368,6 +393,13 @@ MegatronLog parseMegatronLog(std::string_view text, const std::string& fileName)
                            + " (a start-up line after an iteration, or an iteration number going backwards, starts a run); "
                              "the last complete one, from line " + std::to_string(log.first_line) + ", is used");
     }
+    // A start-up after the last iteration with none after it: a restart that has logged no
+    // iteration yet, or another run's start appended. Its sizes are not checked against the
+    // plan, so say that the run before it is what is read.
+    if (trailingStart > 0)
+        warnings.push_back("the log ends with a run that starts at line " + std::to_string(trailingStart)
+                           + " and logs no iteration (a restart, or another run's start appended?): it is left out, and "
+                             "the run from line " + std::to_string(log.first_line) + " is used");
     log.warnings = std::move(warnings);
     return log;
 }
@@ -667,7 +699,12 @@ CalibrationResult calibrateFromLog(const MegatronLog& log, const PlanDocument& d
         return cm.estimate(plan).iteration_time_s;
     };
     const double hi = tables ? 1000.0 : 1.0 / maxDefault;
-    const double lo = 1.0 / maxDefault / 500.0;
+    // 1/500 of each type's catalog efficiency (docs/profiling.md), and never below the least
+    // efficiency a profile may hold (kMinRate), which the written profile must keep.
+    double minDefault = 1;
+    for (const auto& [name, e] : types)
+        minDefault = std::min(minDefault, e);
+    const double lo = std::max(1.0 / 500.0, kMinRate / minDefault);
     const double target = r.measured_iteration_s;
     double s = 1;
     const double tHi = predict(hi);

@@ -870,10 +870,24 @@ private:
     void readNodeProcesses(const std::string& option, const std::string& value, const std::vector<std::string>& perNode)
     {
         std::vector<int> counts;
-        for (const std::string& e : perNode) {
+        for (std::size_t i = 0; i < perNode.size(); ++i) {
+            const std::string& e = perNode[i];
             const auto n = toInt(e);
-            if (!n || *n < 1 || *n > 1000000) {
-                warn(at(option) + option + " " + value + ": element \"" + e + "\" is not an integer from 1 to 1000000; 1 is assumed");
+            if (!n || *n < 1 || *n > kMaxDevicesPerNode) {
+                // A count written in the array (0, 99999999999) is one torchrun refuses on that
+                // node, as a plain --nproc_per_node 0 is; one the reading could not expand only
+                // gets the assumption.
+                if (!e.empty() && e.find('$') == std::string::npos) {
+                    const std::string element = "node rank " + std::to_string(i) + "'s " + option + " " + e;
+                    m_out.invalid_values.push_back(
+                        {option, value, "an integer from 1 to " + std::to_string(kMaxDevicesPerNode) + " for every node rank",
+                         !n ? element + " is no process count, which torchrun refuses"
+                         : *n > kMaxDevicesPerNode
+                             ? element + " is more processes than the " + std::to_string(kMaxDevicesPerNode) + " devices a node may have"
+                             : element + " starts no worker process"});
+                }
+                warn(at(option) + option + " " + value + ": element \"" + e + "\" is not an integer from 1 to "
+                     + std::to_string(kMaxDevicesPerNode) + "; 1 is assumed");
                 m_out.nproc_per_node = 1;
                 return;
             }

@@ -2120,6 +2120,18 @@ private slots:
         QCOMPARE(static_cast<int>(s.parallel.meshes.size()), static_cast<int>(planMeshes(d.plan).size()));
         QCOMPARE(s.node_hosts, r.node_order);
         QCOMPARE(s.node_processes, std::vector<int>(r.node_order.size(), 8));   // NODE_SLOTS[NODE_RANK]
+        // A slot count of 0 written in the array is refused on its node rank, as --nproc_per_node
+        // 0 is, not taken for 1 process on every node.
+        {
+            std::string zero = r.script;
+            const std::size_t at = zero.find("NODE_SLOTS=( 8");
+            QVERIFY(at != std::string::npos);
+            zero.replace(at, 14, "NODE_SLOTS=( 0");
+            const ImportedScript z = importMegatronScript(zero, "zero.sh");
+            QCOMPARE(z.invalid_values.size(), std::size_t(1));
+            QVERIFY2(z.invalid_values.front().detail.find("node rank 0's --nproc_per_node 0 starts no worker process") != std::string::npos,
+                     z.invalid_values.front().detail.c_str());
+        }
         QCOMPARE(static_cast<int>(s.node_device_types.size()), static_cast<int>(r.node_order.size()));   // NODE_TYPES[NODE_RANK]
         for (const std::string& w : s.warnings)
             QVERIFY2(w.find("array index") == std::string::npos && w.find("not read") == std::string::npos, w.c_str());

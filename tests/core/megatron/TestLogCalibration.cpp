@@ -364,6 +364,25 @@ private slots:
             slow.replace(slow.find(v), std::string(v).size(), "(ms): 80000000.0");
         const CalibrationResult failed = calibrateFromLog(parseMegatronLog(slow, "slow.log"), doc, DeviceCatalog::builtin(), "slow.log");
         QCOMPARE(failed.fit_failure, std::string("the run is slower than the model allows at 1/500 of the default efficiency"));
+
+        // A device type of the project's own with a catalog efficiency of 0.002 (valid, if
+        // odd): the fit still reaches down to 1/500 of it, so a log 1.2 x slower than the
+        // prediction calibrates to about 0.002 / 1.2, where the search had stopped at 1/500
+        // of peak (here the catalog figure itself) and called the run too slow.
+        DeviceCatalog slowCatalog = DeviceCatalog::builtin();
+        DeviceType slowH800 = *slowCatalog.find("H800");
+        slowH800.default_efficiency = 0.002;
+        slowCatalog.merge(DeviceCatalog({slowH800}));
+        const double predicted = CostModel(doc.model, doc.cluster, slowCatalog).estimate(doc.plan).iteration_time_s;
+        std::string slower = text;
+        char logged[64];
+        std::snprintf(logged, sizeof logged, "(ms): %.1f", 1.2 * predicted * 1000);
+        for (const char* v : {"(ms): 10234.1", "(ms): 10236.5", "(ms): 10231.9", "(ms): 10235.3"})
+            slower.replace(slower.find(v), std::string(v).size(), logged);
+        const CalibrationResult odd = calibrateFromLog(parseMegatronLog(slower, "slower.log"), doc, slowCatalog, "slower.log");
+        QVERIFY2(odd.fit_failure.empty(), odd.fit_failure.c_str());
+        QVERIFY(odd.time_matched);
+        QVERIFY2(odd.efficiency_scale > 0.7 && odd.efficiency_scale < 0.9, qPrintable(QString::number(odd.efficiency_scale)));
     }
 
     void calibrateMatchesBaseNamesThroughTheCatalog()
@@ -409,6 +428,17 @@ private slots:
         QCOMPARE(crashed.runs, 2);
         QCOMPARE(crashed.first_line, 1);
         QCOMPARE(crashed.intervals.size(), std::size_t(5));
+        // Another run's start-up appended with no iteration after it (world size 16 where the
+        // log's run had 32): left out, and said, since its sizes are not checked.
+        const MegatronLog appended = parseMegatronLog(
+            text + "using world size: 16, data-parallel size: 8, context-parallel size: 1, tensor-model-parallel size: 1, "
+                   "pipeline-model-parallel size: 2\n" + banner,
+            "appended.log");
+        QCOMPARE(appended.first_line, 1);
+        QCOMPARE(appended.sizes.world, 32);
+        QCOMPARE(appended.warnings,
+                 std::vector<std::string>{"the log ends with a run that starts at line 25 and logs no iteration (a restart, or "
+                                          "another run's start appended?): it is left out, and the run from line 1 is used"});
 
         // Ranks 8 and 16 printing at once: their reports on one line (13), split at "[Rank".
         std::string joined = text;
@@ -502,7 +532,7 @@ private slots:
                  std::string("line 22: tokens per expert of layer 0: every count is 0; expected the counts of a layer that routed "
                              "the step's tokens"));
         QCOMPARE(refusal(replaced(counts, "-1300 1000 1000 1000 900 900 950 950")),
-                 std::string("line 22: tokens per expert: expected token counts >= 0, got \"-1300\""));
+                 std::string("line 22: tokens per expert: expected whole token counts >= 0, got \"-1300\""));
         // Expert parallelism in the arguments dump (line 2); the plan's EP is 8.
         QCOMPARE(refusal(replaced("Number of parameters in transformer block",
                                   "  expert_model_parallel_size ...................... 4\nNumber of parameters in transformer block")),
@@ -523,6 +553,14 @@ private slots:
                              "num_floating_point_operations for global batch 256 on 32 GPUs): expected the log of a run of this "
                              "plan's model"));
         QCOMPARE(refusal(replaced(lr, "| throughput per GPU (TFLOP/s/GPU): 255.0 " + lr)), std::string("calibrated"));
+        // Not a number Megatron-LM prints: named, not passed over (the check above would be left out).
+        QCOMPARE(refusal(replaced(lr, "| throughput per GPU (TFLOP/s/GPU): nan " + lr)),
+                 std::string("line 20: throughput per GPU (TFLOP/s/GPU): expected a number, got \"nan\""));
+        // Hexadecimal is what strtod reads, not what a log holds: 0x1p13 is no iteration time.
+        QVERIFY(refusal(replaced("(ms): 10234.1", "(ms): 0x1p13")).rfind("line 16: elapsed time per iteration (ms): expected a positive number", 0) == 0);
+        // A token count is whole.
+        QCOMPARE(refusal(replaced(counts, "1300.5 1000 1000 1000 900 900 950 950")),
+                 std::string("line 22: tokens per expert: expected whole token counts >= 0, got \"1300.5\""));
         QCOMPARE(refusal(replaced("[Rank 8]", "[Rank -3]")),
                  std::string("line 13: memory report of rank -3: expected a rank of the plan, 0 to 31 (is the log from this plan's run?)"));
         // A rank no int holds is named as written, not as the nearest one an int does.
