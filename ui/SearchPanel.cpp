@@ -278,7 +278,13 @@ SearchPanel::SearchPanel(ProjectDocument* document, QWidget* parent)
     m_best->setObjectName(QStringLiteral("searchBest"));
     live->addRow(tr("States explored:"), m_states);
     live->addRow(tr("Options pruned:"), m_pruned);
-    m_pruned->setToolTip(tr("Choices of a stage rejected before they became states (HS-DP's prunings, paper section 3.4)"));
+    // The counters follow the order in which the threads share their best plan so far, which
+    // changes from run to run; the plans do not (docs/search.md section 5).
+    const QString varies = tr("It varies by a few per cent from run to run: the search's threads share their best plan so "
+                              "far in a different order each time. The plans found are the same.");
+    m_states->setToolTip(tr("Partial plans the search extended. %1").arg(varies));
+    m_pruned->setToolTip(tr("Choices of a stage rejected before they became states (HS-DP's prunings, paper section 3.4). %1")
+                             .arg(varies));
     live->addRow(tr("Best iteration:"), m_best);
     layout->addLayout(live);
     m_status = new QLabel;

@@ -86,6 +86,10 @@ void finish(MainWindow& window, const Options& o, bool failed = false)
         if (LinkItem* link = a >= 0 && b >= 0 ? window.clusterScene()->linkItem(a, b) : nullptr) {
             window.clusterScene()->clearSelection();
             link->setSelected(true);
+        } else if (a < 0 || b < 0) {
+            std::cerr << "--select: no node or switch has the id, host or name \"" << (a < 0 ? ends[0] : ends[1]).trimmed().toStdString()
+                      << "\"" << std::endl;
+            understood = false;
         } else {
             std::cerr << "--select: no link joins \"" << ends[0].toStdString() << "\" and \"" << ends[1].toStdString()
                       << "\"" << std::endl;
@@ -105,8 +109,12 @@ void finish(MainWindow& window, const Options& o, bool failed = false)
         if (o.plan < window.explorer()->planCount()) {
             window.explorer()->selectPlan(o.plan);
         } else {
-            std::cerr << "--plan: there are " << window.explorer()->planCount() << " plans (rows 0 to "
-                      << window.explorer()->planCount() - 1 << ")" << std::endl;
+            if (window.explorer()->planCount() == 0)
+                std::cerr << "--plan: there are no plans (add --run-search, or open a project or plan file with saved plans)"
+                          << std::endl;
+            else
+                std::cerr << "--plan: there are " << window.explorer()->planCount() << " plans (rows 0 to "
+                          << window.explorer()->planCount() - 1 << ")" << std::endl;
             understood = false;
         }
     }

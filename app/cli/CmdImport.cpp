@@ -125,6 +125,9 @@ int cmdImport(const Args& args)
         checkOutputPath("-o", *out, givenInputs(a, {"cluster", "devices"}, {{"SCRIPT", file}}));
     // A --cluster plan or project brings its own device types, as for estimate and plan.
     const DeviceCatalog catalog = catalogForDocuments(a, {a.value("cluster").value_or("")});
+    // An unknown --device is refused before the script is read and anything is printed.
+    if (auto device = a.value("device"))
+        catalog.get(*device, "--device");
     const ScriptInputs inputs = scriptInputs(a);
     const ImportedScript s = importMegatronScriptFile(file, inputs);
     // The model must be one the other commands accept: a script without --hidden-size, or

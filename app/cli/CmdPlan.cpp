@@ -51,7 +51,9 @@ Searches the fastest feasible parallel plan (HS-DP) and compares it with the bas
   --top K                number of distinct plans to return, 1 to 1000 (default 1)
   --algorithm A          hs-dp | exhaustive | uniform | metis-style (default hs-dp;
                          exhaustive tries every stage sequence, a time exponential in the
-                         devices: for a few nodes, or with --time-limit)
+                         devices: minutes already for two nodes of 8, so for a few devices
+                         (tests, small clusters such as H800:1x4,A100-80GB:1x4) or with
+                         --time-limit, which returns the best plan found so far)
   --exact                turn off the load-balance and communication prunings
                          (the --top plans are then the exact K best, at a cost in time)
   --exact-check W        after the pruned search, search again without the prunings for at

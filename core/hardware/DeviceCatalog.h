@@ -20,6 +20,10 @@ inline constexpr double kMinRate = 1e-6;
 // thousand times above today's fastest: above it a rate times 1e9 bytes can overflow to
 // infinity (1e308 GB/s) and print as "inf".
 inline constexpr double kMaxRate = 1e6;
+// The largest rate of a cluster's link: a switch's link carries what every device below it
+// sends (a spine over 20,000 GPUs of 50 GB/s NICs takes 1e6 GB/s), so a per-device bound
+// does not fit it; 1e9 GB/s is a million devices at a thousand GB/s each.
+inline constexpr double kMaxLinkRate = 1e9;
 
 class DeviceCatalog {
 public:

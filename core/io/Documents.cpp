@@ -1620,9 +1620,9 @@ void validateCluster(const Cluster& c, const DeviceCatalog& catalog, const std::
         if (!(l.bandwidth_gbytes_per_s >= kMinRate) || !std::isfinite(l.bandwidth_gbytes_per_s))
             throw InputError(file, where("links", i, "bandwidth_gbytes_per_s"),
                              "expected at least 1e-06 GB/s, got " + valueForMessage(l.bandwidth_gbytes_per_s));
-        if (!(l.bandwidth_gbytes_per_s <= kMaxRate))
+        if (!(l.bandwidth_gbytes_per_s <= kMaxLinkRate))
             throw InputError(file, where("links", i, "bandwidth_gbytes_per_s"),
-                             "expected at most 1e+06 GB/s, got " + valueForMessage(l.bandwidth_gbytes_per_s));
+                             "expected at most 1e+09 GB/s, got " + valueForMessage(l.bandwidth_gbytes_per_s));
         if (!(l.latency_us >= 0) || !(l.latency_us <= kMaxLatencyUs))
             throw InputError(file, where("links", i, "latency_us"),
                              "expected a number from 0 to 1e+06 us (one second), got " + valueForMessage(l.latency_us));
@@ -1910,6 +1910,9 @@ Warnings profileWarnings(const Profile& p, const DeviceCatalog& catalog, const s
     }
     falling("collectives", collectiveSeries, [&](std::size_t i) { return p.collectives[i].bytes; },
             [&](std::size_t i) { return p.collectives[i].time_s; }, "bytes", "time_s");
+    if (p.compute.empty() && p.collectives.empty() && p.memory.empty() && p.device_efficiency.empty() && !p.router_imbalance)
+        warnings.push_back(file + ": profile: no compute or collective table, memory calibration, device efficiency or "
+                                  "router imbalance: every figure stays an analytic default");
     return warnings;
 }
 

@@ -195,7 +195,8 @@ void validateProfile(const Profile& profile, const DeviceCatalog& catalog, const
 // - a point of a series (compute: device type, TP, CP; collectives: primitive, link, group
 //   size, device type) whose time is below that of the series' previous point, which has less
 //   work (fewer tokens, fewer bytes): interpolated, a larger layer or message would cost less;
-// - a collective's `bytes` that is not a whole number.
+// - a collective's `bytes` that is not a whole number;
+// - a profile that holds nothing the cost model uses (no table, calibration, efficiency or rho).
 Warnings profileWarnings(const Profile& profile, const DeviceCatalog& catalog, const std::string& fileName);
 // A plan document's plan against its own model and cluster: stages cover the layers in
 // order, slots exist on nodes of the stage's device type and do not overlap,

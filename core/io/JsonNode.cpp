@@ -342,7 +342,7 @@ JsonNode JsonNode::child(std::string_view key) const
     requireObject();
     const auto* v = member(key);
     if (!v)
-        fail(key, "missing required key");
+        fail(key, m_value->contains(key) ? "expected a value, got null" : "missing required key");
     return JsonNode(*v, childPath(key), *m_context);
 }
 
@@ -375,7 +375,7 @@ std::vector<JsonNode> JsonNode::array(std::string_view key, bool required) const
     const auto* v = member(key);
     if (!v) {
         if (required)
-            fail(key, "missing required key (expected an array)");
+            fail(key, m_value->contains(key) ? "expected an array, got null" : "missing required key (expected an array)");
         return {};
     }
     JsonNode n(*v, childPath(key), *m_context);

@@ -235,6 +235,14 @@ Cluster clusterFromShorthand(std::string_view shorthand, const DeviceCatalog& ca
         totalDevices += static_cast<long long>(nodes) * per;
         if (totalDevices > kMaxDevices)
             throw InputError("", itemWhere, "at most 1,048,576 devices in a cluster, got " + std::to_string(totalDevices) + " so far");
+        // The links the cluster gets from the catalog (below) must be ones a cluster file may
+        // hold, or the plan written for it would not read back.
+        const double spineLink = static_cast<double>(nodes) * per * type.inter_node_gbps;
+        if (spineLink > kMaxLinkRate)
+            throw InputError("", itemWhere, "device type " + quotedValue(type.name) + "'s inter_node_gbps "
+                                                + valueForMessage(type.inter_node_gbps) + " GB/s x " + std::to_string(nodes * per)
+                                                + " devices gives its switch a link of " + valueForMessage(spineLink)
+                                                + " GB/s; a cluster's link may have at most 1e+09 GB/s");
         parts.push_back({&type, nodes, per});
     }
 

@@ -3,6 +3,28 @@
 namespace hapmoe {
 
 namespace {
+
+// A part of a message cut to a readable length: an input can put a whole value into its
+// error ("got \"$(( ((((...\"" of 200 KB, a number of 100,000 digits), which helps no one.
+// The start and the end are kept, cut between UTF-8 characters, and the message says how
+// much is left out.
+std::string bounded(std::string text)
+{
+    constexpr std::size_t kMax = 2048, kHead = 1024, kTail = 256;
+    if (text.size() <= kMax)
+        return text;
+    auto continuation = [&](std::size_t i) { return i < text.size() && (static_cast<unsigned char>(text[i]) & 0xC0) == 0x80; };
+    std::size_t head = kHead, tail = text.size() - kTail;
+    while (head > 0 && continuation(head))
+        --head;
+    while (tail < text.size() && continuation(tail))
+        ++tail;
+    std::size_t leftOut = 0;   // characters, not bytes: UTF-8 continuation bytes are not counted
+    for (std::size_t i = head; i < tail; ++i)
+        leftOut += continuation(i) ? 0 : 1;
+    return text.substr(0, head) + " ... (" + std::to_string(leftOut) + " characters left out) ... " + text.substr(tail);
+}
+
 std::string compose(const std::string& file, const std::string& where, const std::string& message)
 {
     std::string out;
@@ -16,10 +38,10 @@ std::string compose(const std::string& file, const std::string& where, const std
 } // namespace
 
 InputError::InputError(std::string file, std::string where, std::string message)
-    : std::runtime_error(compose(file, where, message))
-    , m_file(std::move(file))
-    , m_where(std::move(where))
-    , m_detail(std::move(message))
+    : std::runtime_error(compose(bounded(file), bounded(where), bounded(message)))
+    , m_file(bounded(std::move(file)))
+    , m_where(bounded(std::move(where)))
+    , m_detail(bounded(std::move(message)))
 {
 }
 

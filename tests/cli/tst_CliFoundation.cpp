@@ -274,7 +274,7 @@ void tst_CliFoundation::validateJsonNamesEveryFile()
     const QJsonObject error = files[1]["error"].toObject();
     QCOMPARE(error["file"].toString(), bad);
     QCOMPARE(error["where"].toString(), QStringLiteral("cluster.links[0].bandwidth_gbytes_per_s"));
-    QCOMPARE(error["detail"].toString(), QStringLiteral("expected at most 1e+06 GB/s, got 1e+308"));
+    QCOMPARE(error["detail"].toString(), QStringLiteral("expected at most 1e+09 GB/s, got 1e+308"));
     const Run text = hapmoe({"validate", bad});
     QVERIFY2(text.err.contains(error["message"].toString()), qPrintable(text.err));
     QCOMPARE(hapmoe({"validate", "--json", good}).exitCode, 0);
@@ -502,6 +502,11 @@ void tst_CliFoundation::exportedLauncherImportsBack()
     const QString project = tmp.filePath("back.hapmoe");
     const Run device = hapmoe({"import", launcher, "--device", "H800", "-o", project});
     QVERIFY2(device.exitCode == 0, qPrintable(device.err));
+    // An unknown --device is refused before the script is read: nothing on stdout.
+    const Run unknownDevice = hapmoe({"import", launcher, "--device", "H900"});
+    QCOMPARE(unknownDevice.exitCode, 2);
+    QVERIFY2(unknownDevice.err.contains("--device: unknown device type \"H900\""), qPrintable(unknownDevice.err));
+    QVERIFY2(unknownDevice.out.isEmpty(), qPrintable(unknownDevice.out));
     const QJsonObject back = QJsonDocument::fromJson(readFile(project)).object();
     const QJsonArray nodes = back["cluster"].toObject()["nodes"].toArray();
     const QJsonArray planned = QJsonDocument::fromJson(made.out.toUtf8()).object()["cluster"].toObject()["nodes"].toArray();

@@ -182,6 +182,7 @@ private slots:
     void documentVersionAsTheReadersTakeIt();
     void projectKeepsItsProfile();
     void projectKeepsScriptInputs();
+    void longValuesInErrorsAreCut();
     void unknownKeysWarn();
     void newerVersionRefused();
     void wrongFormatRefused();
@@ -1053,6 +1054,42 @@ void tst_Documents::projectKeepsItsProfile()
     QCOMPARE(q(w[1]), QStringLiteral("odd.json: profile.collectives[1].bytes: 2097152.5 is not a whole number of bytes"));
     QVERIFY2(q(w[2]).startsWith(QStringLiteral("odd.json: profile.collectives[1].time_s: 0.0001 s for 2097152.5 bytes is less than collectives[0]'s 0.0002 s")),
              w[2].c_str());
+    // A profile that holds nothing the cost model uses (a file whose only key was misspelled
+    // and ignored) is valid, and said to change nothing; one with just a rho is not empty.
+    Profile nothing;
+    const Warnings emptyProfile = profileWarnings(nothing, DeviceCatalog::builtin(), "e.json");
+    QCOMPARE(emptyProfile.size(), std::size_t(1));
+    QVERIFY2(q(emptyProfile[0]).startsWith(QStringLiteral("e.json: profile: no compute or collective table")), emptyProfile[0].c_str());
+    nothing.router_imbalance = 1.3;
+    QVERIFY(profileWarnings(nothing, DeviceCatalog::builtin(), "e.json").empty());
+}
+
+void tst_Documents::longValuesInErrorsAreCut()
+{
+    // A number of 100,000 digits (beyond a double) where a number of layers belongs: the error
+    // says where it is and shows the start and end of the number, not all of it.
+    nlohmann::json j = nlohmann::json::parse(writeModel(*findModelPreset("Mixtral-S")));
+    std::string text = j.dump();
+    const std::string layers = "\"num_layers\":24";
+    QVERIFY(text.find(layers) != std::string::npos);
+    text.replace(text.find(layers), layers.size(), "\"num_layers\":" + std::string(100000, '7'));
+    try {
+        readModel(text, "long.json");
+        QFAIL("a string of digits was taken as a layer count");
+    } catch (const InputError& e) {
+        const std::string what = e.what();
+        QVERIFY2(what.size() < 4000, qPrintable(QString::number(what.size())));
+        QVERIFY2(what.rfind("long.json: line 1, column ", 0) == 0, what.substr(0, 200).c_str());
+        QVERIFY2(what.find("malformed JSON: the number 7777") != std::string::npos, what.substr(0, 200).c_str());
+        QVERIFY2(what.find("characters left out") != std::string::npos, what.substr(0, 200).c_str());
+    }
+    // Cut between UTF-8 characters, and counted in characters: 3,000 two-byte "é".
+    std::string accents;
+    for (int i = 0; i < 3000; ++i)
+        accents += "\xc3\xa9";
+    const InputError e("f", "w", accents);
+    QVERIFY(QString::fromUtf8(e.what()).toUtf8() == QByteArray(e.what()));   // valid UTF-8
+    QVERIFY2(std::string(e.what()).find("(2360 characters left out)") != std::string::npos, e.what());
 }
 
 void tst_Documents::unknownKeysWarn()

@@ -310,6 +310,31 @@ void tst_Presets::shorthandErrors()
         }
         QVERIFY2(threw, bad);
     }
+    // A spine over 25,000 H800 of 50 GB/s NICs carries 1.25e6 GB/s, which a cluster file takes
+    // (up to 1e9 GB/s a link): the cluster validates and reads back, so a plan written for it
+    // does too.
+    const Cluster big = clusterFromShorthand("H800:3125x8,910B:10x8", DeviceCatalog::builtin());
+    double widest = 0;
+    for (const Link& l : big.links)
+        widest = std::max(widest, l.bandwidth_gbytes_per_s);
+    QCOMPARE(widest, 3125 * 8 * 50.0);
+    validateCluster(readCluster(writeCluster(big), "big.json"), DeviceCatalog::builtin(), "big.json");
+    // A type whose NIC figure (within the catalog's bounds) would give a link beyond that is
+    // refused here, naming the type's figure, not later as a link of a file the user never wrote.
+    DeviceCatalog fast = DeviceCatalog::builtin();
+    DeviceType nic = *fast.find("H800");
+    nic.name = "FastNIC";
+    nic.aliases.clear();
+    nic.inter_node_gbps = 1e7;   // the most a catalog takes
+    fast.merge(DeviceCatalog({nic}));
+    try {
+        clusterFromShorthand("FastNIC:13x8", fast);   // 104 x 1e7 = 1.04e9 GB/s
+        QFAIL("a link beyond 1e9 GB/s was built");
+    } catch (const InputError& e) {
+        QVERIFY2(q(e.detail()).contains("device type \"FastNIC\"'s inter_node_gbps"), e.what());
+        QVERIFY2(q(e.detail()).contains("GB/s x 104 devices"), e.what());
+        QVERIFY2(q(e.detail()).contains("at most 1e+09 GB/s"), e.what());
+    }
 }
 
 void tst_Presets::resolveOrder()
