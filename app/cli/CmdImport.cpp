@@ -138,8 +138,16 @@ int cmdImport(const Args& args)
     } catch (const InputError& e) {
         // What the reading noticed (a variable unset, a flag not known) often says why a
         // required flag is missing: said before that error.
-        if (e.detail().starts_with("missing:"))
-            for (const std::string& w : s.warnings)
+        // A value that could not be read ("$(( 32/0 ))") is explained by the warning that
+        // names it ("... could not be evaluated (division by 0, ...)"): said before it too.
+        auto explains = [&](const std::string& w) {
+            return std::any_of(s.invalid_values.begin(), s.invalid_values.end(), [&](const InvalidFlagValue& v) {
+                return v.value.size() > 1 && w.find(v.value) != std::string::npos;
+            });
+        };
+        const bool missing = e.detail().starts_with("missing:");
+        for (const std::string& w : s.warnings)
+            if (missing || explains(w))
                 std::cerr << "warning: " << printableText(file + ": " + w) << "\n";
         throw;
     }

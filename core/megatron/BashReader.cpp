@@ -5199,11 +5199,13 @@ std::size_t BashReader::expandDollar(const std::string& raw, std::size_t i, std:
         const std::string text = raw.substr(i, j - i);
         if (text.size() >= 5 && text[2] == '(' && text.compare(text.size() - 2, 2, "))") == 0) {
             long long v = 0;
+            m_arithmeticError.clear();
             if (evalArithmetic(text.substr(3, text.size() - 5), v, line, depth + 1)) {
                 pieces.push_back({std::to_string(v), !quoted, false});
                 return j;
             }
-            warn(line, "arithmetic " + text + " could not be evaluated; kept as text");
+            warn(line, "arithmetic " + text + " could not be evaluated" + (m_arithmeticError.empty() ? "" : " (" + m_arithmeticError + ")")
+                           + "; kept as text");
             keepOpaque(pieces, text);   // one word of unknown value, as a substitution's
             return j;
         }
@@ -6023,6 +6025,8 @@ bool BashReader::assignArithmetic(const std::string& expr, int line, long long& 
 
 bool BashReader::evalArithmetic(const std::string& expr, long long& value, int line, int depth)
 {
+    if (depth == 0)
+        m_arithmeticError.clear();
     if (depth > kMaxDepth)
         return false;
     // $VAR and ${VAR} inside $(( )) expand first; bare names are looked up below.
@@ -6046,7 +6050,12 @@ bool BashReader::evalArithmetic(const std::string& expr, long long& value, int l
         }
         return evalArithmetic(s, v, line, depth + 1);
     });
-    return a.eval(value);
+    if (a.eval(value))
+        return true;
+    // The innermost reason: a name whose value failed says what failed in it.
+    if (m_arithmeticError.empty() || a.error().find(" has no number here") == npos)
+        m_arithmeticError = a.error();
+    return false;
 }
 
 } // namespace hapmoe

@@ -761,6 +761,8 @@ private:
     // could take minutes. Past kMaxPatternWork a pattern expansion keeps its value, with a warning.
     bool patternWorkLeft(std::size_t characters, int line, const std::string& expansion);
     std::uint64_t m_patternWork = 0;
+    // Why the last arithmetic evaluation failed (ShellArithmetic::error), for its warning.
+    std::string m_arithmeticError;
     bool m_patternWorkWarned = false;
     bool isLocal(const std::string& name) const;   // a `local` of the call being read
     // $?: the status of the last command read, when the text gives it, and that command.

@@ -20,7 +20,7 @@ long long mul(long long a, long long b) { return wrap(static_cast<unsigned long 
 long long divide(long long a, long long b, bool remainder)
 {
     if (b == 0)
-        throw std::runtime_error("division by zero");
+        throw std::runtime_error("division by 0, where bash stops the script");
     if (b == -1)   // LLONG_MIN / -1 overflows
         return remainder ? 0 : sub(0, a);
     return remainder ? a % b : a / b;
@@ -32,11 +32,15 @@ ShellArithmetic::ShellArithmetic(std::string text, Lookup lookup) : m_s(std::mov
 
 bool ShellArithmetic::eval(long long& out)
 {
+    m_error.clear();
     try {
         out = parseConditional();
         skipWs();
+        if (m_i != m_s.size())
+            m_error = "\"" + m_s.substr(m_i, 20) + "\" is not read here (the operators are + - * / % ** comparisons && || ! ?: and parentheses)";
         return m_i == m_s.size();
-    } catch (const std::exception&) {
+    } catch (const std::exception& e) {
+        m_error = e.what();
         return false;
     }
 }
@@ -71,7 +75,7 @@ long long ShellArithmetic::parseConditional()
         return condition;
     const long long whenTrue = parseConditional();
     if (!take(":"))
-        throw std::runtime_error("missing :");
+        throw std::runtime_error("a ? without its :");
     const long long whenFalse = parseConditional();
     return condition != 0 ? whenTrue : whenFalse;
 }
@@ -139,7 +143,7 @@ long long ShellArithmetic::parsePow()
     const long long base = parseUnary();
     if (take("**")) {
         const long long e = parsePow();
-        if (e < 0 || e > 62) throw std::runtime_error("exponent");
+        if (e < 0 || e > 62) throw std::runtime_error("an exponent below 0 or above 62");
         long long r = 1;
         for (long long k = 0; k < e; ++k) r = mul(r, base);
         return r;
@@ -149,7 +153,7 @@ long long ShellArithmetic::parsePow()
 
 long long ShellArithmetic::parseUnary()
 {
-    if (++m_depth > 64) throw std::runtime_error("too deep");
+    if (++m_depth > 64) throw std::runtime_error("nested more than 64 deep");
     long long v = 0;
     if (take("-")) v = sub(0, parseUnary());
     else if (take("+")) v = parseUnary();
@@ -164,12 +168,17 @@ long long ShellArithmetic::parsePrimary()
     skipWs();
     if (take("(")) {
         const long long v = parseConditional();
-        if (!take(")")) throw std::runtime_error("missing )");
+        if (!take(")")) throw std::runtime_error("a ( without its )");
         return v;
     }
     if (m_i < m_s.size() && std::isdigit(static_cast<unsigned char>(m_s[m_i]))) {
         std::size_t used = 0;
-        const long long v = std::stoll(m_s.substr(m_i), &used, 0);
+        long long v = 0;
+        try {
+            v = std::stoll(m_s.substr(m_i), &used, 0);
+        } catch (const std::out_of_range&) {
+            throw std::runtime_error("a number beyond 64 bits");
+        }
         m_i += used;
         return v;
     }
@@ -179,10 +188,10 @@ long long ShellArithmetic::parsePrimary()
         const std::string name = m_s.substr(m_i, j - m_i);
         m_i = j;
         long long v = 0;
-        if (!m_lookup(name, v)) throw std::runtime_error("unknown variable");
+        if (!m_lookup(name, v)) throw std::runtime_error(name + " has no number here");
         return v;
     }
-    throw std::runtime_error("syntax");
+    throw std::runtime_error("\"" + m_s.substr(m_i, 20) + "\" is not read here (the operators are + - * / % ** comparisons && || ! ?: and parentheses)");
 }
 
 } // namespace hapmoe

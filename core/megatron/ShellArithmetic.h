@@ -14,8 +14,10 @@ public:
     using Lookup = std::function<bool(const std::string&, long long&)>;
     ShellArithmetic(std::string text, Lookup lookup);
 
-    // False on a syntax error, an unknown name, division by zero or nesting too deep.
+    // False on a syntax error, an unknown name, division by zero or nesting too deep; error()
+    // then says which ("division by 0, where bash stops the script").
     bool eval(long long& out);
+    const std::string& error() const { return m_error; }
 
 private:
     void skipWs();
@@ -35,6 +37,7 @@ private:
     Lookup m_lookup;
     std::size_t m_i = 0;
     int m_depth = 0;
+    std::string m_error;
 };
 
 } // namespace hapmoe

@@ -380,6 +380,28 @@ private slots:
         QCOMPARE(v.at("R"), std::string("/a/b/c"));
     }
 
+    void arithmeticSaysWhyItFails()
+    {
+        // What bash would stop at or that is not read here is named in the warning, and a flag
+        // whose value it was is refused with that warning printed before the error.
+        const std::vector<std::pair<std::string, std::string>> cases = {
+            {"32/0", "division by 0, where bash stops the script"},
+            {"2**63", "an exponent below 0 or above 62"},
+            {"99999999999999999999", "a number beyond 64 bits"},
+            {"NOT_SET * 2", "NOT_SET has no number here"},
+            {"X + 1", "NOT_SET has no number here"},   // X=$NOT_SET*2: the innermost reason
+            {"1 << 2", "\"<< 2\" is not read here"},
+        };
+        for (const auto& [expr, why] : cases) {
+            BashReader r("a.sh");
+            r.read("X='NOT_SET*2'\nN=$((" + expr + "))\n");
+            const std::string expected = "line 2: arithmetic $((" + expr + ")) could not be evaluated (" + why;
+            QVERIFY2(std::any_of(r.warnings().begin(), r.warnings().end(),
+                                 [&](const std::string& w) { return w.rfind(expected, 0) == 0; }),
+                     expected.c_str());
+        }
+    }
+
     void conditions()
     {
         BashReader r("inline.sh");
