@@ -3,6 +3,7 @@
 #include "Theme.h"
 
 #include "cost/CostModel.h"
+#include "hardware/DeviceType.h"
 
 #include <QDialogButtonBox>
 #include <QDir>
@@ -69,10 +70,10 @@ CalibrateDialog::CalibrateDialog(const PlanDocument& doc, const DeviceCatalog& c
     m_planLabel = new QLabel(this);
     m_planLabel->setWordWrap(true);
     m_planLabel->setTextFormat(Qt::RichText);
-    const QString baseText = base ? tr("the profile it was costed with (%1), kept and extended")
+    const QString baseText = base ? tr("the project's profile \"%1\" (its tables kept, scaled with the fit)")
                                         .arg(QString::fromStdString(base->name.empty() ? std::string("unnamed") : base->name)
                                                  .toHtmlEscaped())
-                                  : tr("the analytic defaults it was costed with");
+                                  : tr("the analytic defaults (the project has no profile)");
     m_planLabel->setText(tr("Plan <b>%1</b>: %2 stages, %3 devices. A log of a run of this plan calibrates %4.")
                              .arg(QString::fromStdString(doc.plan.name).toHtmlEscaped())
                              .arg(doc.plan.stages.size())
@@ -203,55 +204,87 @@ void CalibrateDialog::showOutcome(const Outcome& o)
     }
     m_result = o.result;
     const CalibrationResult& r = *m_result;
+    const bool failed = !r.fit_failure.empty();
+    auto count = [](int n, const QString& one, const QString& many) { return QStringLiteral("%1 %2").arg(n).arg(n == 1 ? one : many); };
     QString html;
-    html += tr("<p>%1 iteration lines (%2 used), %3 memory reports, %4 timers, %5 layers with router counts.</p>")
-                .arg(o.intervals)
+    // What went wrong first: a failed fit, then the warnings, so that neither is below the fold.
+    if (failed)
+        html += QStringLiteral("<p>%1</p>")
+                    .arg(problem(tr("<b>No profile: %1.</b> The figures below are the fit's bound, not a calibration.")
+                                     .arg(QString::fromStdString(r.fit_failure).toHtmlEscaped())));
+    QStringList warnings = toList(o.logWarnings);
+    warnings << toList(r.warnings);
+    if (!warnings.isEmpty())
+        html += QStringLiteral("<h4>%1</h4>").arg(problem(warnings.size() == 1 ? tr("Warning") : tr("Warnings")))
+                + noteListHtml(warnings);
+    html += tr("<p>%1 (%2 used), %3, %4, %5.</p>")
+                .arg(count(o.intervals, tr("iteration line"), tr("iteration lines")))
                 .arg(r.intervals_used)
-                .arg(o.memoryReports)
-                .arg(o.timers.size())
-                .arg(o.routerLayers);
+                .arg(count(o.memoryReports, tr("memory report"), tr("memory reports")))
+                .arg(count(static_cast<int>(o.timers.size()), tr("timer"), tr("timers")))
+                .arg(count(o.routerLayers, tr("layer with router counts"), tr("layers with router counts")));
 
+    const QString afterName = failed ? tr("at the bound") : tr("after");
     html += tr("<h4>Iteration time</h4>");
     html += QStringLiteral("<table>");
     html += QStringLiteral("<tr>") + cell(tr("measured"), false) + cell(ms(r.measured_iteration_s)) + cell(QString())
             + QStringLiteral("</tr>");
     html += QStringLiteral("<tr>") + cell(tr("predicted before"), false) + cell(ms(r.predicted_before_s))
             + cell(percent(r.predicted_before_s, r.measured_iteration_s, 1)) + QStringLiteral("</tr>");
-    html += QStringLiteral("<tr>") + cell(tr("predicted after"), false) + cell(ms(r.predicted_after_s))
+    html += QStringLiteral("<tr>") + cell(tr("predicted %1").arg(afterName), false) + cell(ms(r.predicted_after_s))
             + cell(percent(r.predicted_after_s, r.measured_iteration_s, 2)) + QStringLiteral("</tr>");
     html += QStringLiteral("</table>");
     if (r.intervals_ramp_up > 0)
-        html += tr("<p>%1 intervals of a batch-size ramp-up were skipped.</p>").arg(r.intervals_ramp_up);
+        html += tr("<p>%1 of a batch-size ramp-up skipped.</p>").arg(count(r.intervals_ramp_up, tr("interval"), tr("intervals")));
 
-    html += tr("<h4>Device efficiency (large-GEMM fraction of BF16 peak)</h4><table><tr>%1%2%3</tr>")
-                .arg(headerCell(tr("device"), false), headerCell(tr("before")), headerCell(tr("calibrated")));
+    html += tr("<h4>Device efficiency (large-GEMM fraction of BF16 peak)</h4><table><tr>%1%2%3%4</tr>")
+                .arg(headerCell(tr("device"), false), headerCell(tr("before")), headerCell(failed ? tr("at the bound") : tr("calibrated")),
+                     headerCell(tr("the figure before"), false));
     for (const auto& [type, e] : r.profile.device_efficiency) {
         const auto before = r.efficiency_before.find(type);
         if (before == r.efficiency_before.end())
             continue;   // a type of the base profile the plan does not use: unchanged
+        // Where the figure before came from: 0.935 x the catalog's MAMF figure, or the base profile.
+        const DeviceType* t = m_catalog.find(type);
+        const bool analytic = t && t->default_efficiency > 0
+                              && std::abs(before->second - t->default_efficiency * kLargeGemmOverMamf) < 1e-12;
+        const QString source = analytic ? tr("0.935 \u00d7 the catalog's %1").arg(t->default_efficiency, 0, 'f', 3)
+                                        : tr("the base profile's");
         html += QStringLiteral("<tr>") + cell(QString::fromStdString(type).toHtmlEscaped(), false)
-                + cell(QString::number(before->second, 'f', 3)) + cell(QString::number(e, 'f', 3))
+                + cell(QString::number(before->second, 'f', 3)) + cell(QString::number(e, 'f', 3)) + cell(source, false)
                 + QStringLiteral("</tr>");
     }
     html += QStringLiteral("</table>");
     if (r.table_scale != 1)
-        html += tr("<p>The base profile's compute table times of these types \u00d7%1.</p>").arg(r.table_scale, 0, 'f', 4);
+        html += tr("<p>One scale s = \u00d7%1 fitted for the plan's device types (one iteration time cannot tell them apart): "
+                   "each efficiency is s \u00d7 its catalog figure (at most 1), and the base profile's compute table times of "
+                   "these types are divided by s (\u00d7%2).</p>")
+                    .arg(r.efficiency_scale, 0, 'f', 4)
+                    .arg(r.table_scale, 0, 'f', 4);
     else
-        html += tr("<p>One scale for the plan's device types (one iteration time cannot tell them apart): \u00d7%1 "
-                   "each type's catalog MAMF figure; the analytic model takes 0.935 of it.</p>")
+        html += tr("<p>One scale s = \u00d7%1 fitted for the plan's device types (one iteration time cannot tell them apart): "
+                   "each efficiency is s \u00d7 its catalog figure, the maximum achievable GEMM rate measured (MAMF).</p>")
                     .arg(r.efficiency_scale, 0, 'f', 3);
-    if (r.rho)
-        html += tr("<p>Router imbalance \u03c1 %1, from the router token counts.</p>").arg(*r.rho, 0, 'f', 3);
+    if (r.rho) {
+        const double rhoBefore = m_base && m_base->router_imbalance ? *m_base->router_imbalance : m_doc.model.training.router_imbalance;
+        html += tr("<p>Router imbalance \u03c1 %1, from the router token counts (before: %2, %3).</p>")
+                    .arg(*r.rho, 0, 'f', 3)
+                    .arg(rhoBefore, 0, 'f', 3)
+                    .arg(m_base && m_base->router_imbalance ? tr("the base profile's") : tr("the model's"));
+    }
 
     if (!r.memory.empty()) {
-        html += tr("<h4>Memory per stage (GiB)</h4><table><tr>%1%2%3%4%5</tr>")
+        html += tr("<h4>Memory per stage (GiB)</h4><table><tr>%1%2%3%4%5%6</tr>")
                     .arg(headerCell(tr("stage"), false), headerCell(tr("device"), false), headerCell(tr("measured")),
-                         headerCell(tr("before")), headerCell(tr("after")));
-        for (const StageMemoryCheck& m : r.memory)
+                         headerCell(tr("before")), headerCell(afterName), headerCell(tr("capacity")));
+        for (const StageMemoryCheck& m : r.memory) {
+            const QString after = QString::number(m.predicted_after_gib, 'f', 2);
             html += QStringLiteral("<tr>") + cell(QString::number(m.stage), false)
                     + cell(QString::fromStdString(m.device_type).toHtmlEscaped(), false)
                     + cell(QString::number(m.measured_gib, 'f', 2)) + cell(QString::number(m.predicted_before_gib, 'f', 2))
-                    + cell(QString::number(m.predicted_after_gib, 'f', 2)) + QStringLiteral("</tr>");
+                    + cell(m.capacity_gib > 0 && m.predicted_after_gib > m.capacity_gib ? problem(after) : after)
+                    + cell(m.capacity_gib > 0 ? QString::number(m.capacity_gib, 'f', 2) : QString()) + QStringLiteral("</tr>");
+        }
         html += QStringLiteral("</table>");
         QStringList overheads;
         for (const MemoryCalibration& mc : r.profile.memory)
@@ -268,15 +301,14 @@ void CalibrateDialog::showOutcome(const Outcome& o)
     }
     if (!r.notes.empty())
         html += tr("<h4>Notes</h4>") + noteListHtml(toList(r.notes));
-    QStringList warnings = toList(o.logWarnings);
-    warnings << toList(r.warnings);
-    if (!warnings.isEmpty())
-        html += QStringLiteral("<h4>%1</h4>").arg(problem(tr("Warnings"))) + noteListHtml(warnings);
-    if (!r.fit_failure.empty())
-        html += QStringLiteral("<p>%1</p>")
-                    .arg(problem(tr("<b>No profile:</b> %1.").arg(QString::fromStdString(r.fit_failure).toHtmlEscaped())));
-    else
-        html += tr("<p>The calibrated profile reproduces the logged time: use it for this project, or save it.</p>");
+    if (!failed)
+        html += (warnings.isEmpty() ? tr("<p>The calibrated profile reproduces the logged time.</p>")
+                                    : tr("<p>The calibrated profile reproduces the logged time; read the warnings above "
+                                         "before using it.</p>"))
+                + tr("<p>Use as Project Profile replaces %1 with it; the plans shown were costed without it and stay "
+                     "as they are until the next search.</p>")
+                      .arg(m_base ? tr("the project's profile \"%1\"").arg(QString::fromStdString(m_base->name).toHtmlEscaped())
+                                  : tr("the analytic defaults"));
     m_report->setHtml(html);
     m_use->setEnabled(hasProfile());
     m_save->setEnabled(hasProfile());
@@ -318,7 +350,9 @@ void CalibrateDialog::saveWithDialog()
     const QString error = saveProfile(path);
     const QPalette pal = palette();
     if (error.isEmpty())
-        m_report->append(tr("<p>Saved %1.</p>").arg(QDir::toNativeSeparators(path).toHtmlEscaped()));
+        m_report->append(tr("<p>Saved %1. With the plan saved as a file (Export > Save plan JSON), "
+                            "<code>hapmoe estimate --plan PLAN.json --profile %2</code> gives the logged time.</p>")
+                             .arg(QDir::toNativeSeparators(path).toHtmlEscaped(), QFileInfo(path).fileName().toHtmlEscaped()));
     else
         m_report->append(QStringLiteral("<p>%1</p>")
                              .arg(statusHtml(Status::Problem, pal, tr("Not saved: %1").arg(error.toHtmlEscaped()))));

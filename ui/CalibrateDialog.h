@@ -31,8 +31,9 @@ class CalibrateDialog : public QDialog {
     Q_OBJECT
 public:
     // doc: the plan the run used, with the prediction whose switches the run is costed with;
-    // catalog: the device types the plan was costed on; base: the profile it was costed with
-    // (the calibration keeps and extends it), none for the analytic defaults.
+    // catalog: the device types the plan was costed on; base: the project's profile, which the
+    // calibration keeps and extends and "Use as Project Profile" replaces; none for the
+    // analytic defaults.
     CalibrateDialog(const PlanDocument& doc, const DeviceCatalog& catalog, const std::optional<Profile>& base,
                     QWidget* parent = nullptr);
     ~CalibrateDialog() override;

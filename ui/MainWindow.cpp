@@ -884,9 +884,11 @@ CalibrateDialog* MainWindow::calibrateFromLog(const QString& logFile)
                                              "project or plan file with saved plans)."));
         return nullptr;
     }
-    // Window-modal: the plan it calibrates stays the one it was opened for.
+    // Window-modal: the plan it calibrates stays the one it was opened for. The base is the
+    // project's profile, which "Use as Project Profile" replaces (as hapmoe calibrate starts
+    // from a project's profile); the plan's device types are those it was costed on.
     const ExplorerContext& context = m_explorer->context();
-    auto* dialog = new CalibrateDialog(*doc, *context.catalog, context.profile, this);
+    auto* dialog = new CalibrateDialog(*doc, *context.catalog, m_document->profile(), this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     connect(dialog, &CalibrateDialog::useProfile, this, [this](const Profile& profile, const QString& log) {
         m_document->setProfile(profile, QString());

@@ -93,7 +93,7 @@ public:
     // Back to the analytic defaults (one undo step).
     void clearProfile();
     // Search > Calibrate from Training Log: a CalibrateDialog for the explorer's selected plan,
-    // costed in the context it was (its catalog, its profile as the base), reading logFile;
+    // on the device types it was costed on, from the project's profile, reading logFile;
     // "Use as Project Profile" makes the calibrated profile the project's (one undo step).
     // Returns the open dialog, or nullptr (and a message) when no plan is selected.
     CalibrateDialog* calibrateFromLog(const QString& logFile);

@@ -154,10 +154,10 @@ int cmdCalibrate(const Args& args)
     for (const auto& [name, t] : log.timers)
         std::cout << std::setprecision(1) << "timer " << name << ": " << t.first << " - " << t.second << " ms\n";
     if (!r.memory.empty()) {
-        std::cout << std::setprecision(2) << "memory per stage (GiB): measured / predicted before / after\n";
+        std::cout << std::setprecision(2) << "memory per stage (GiB): measured / predicted before / after, of capacity\n";
         for (const StageMemoryCheck& m : r.memory)
             std::cout << "  stage " << m.stage << " (" << m.device_type << "): " << m.measured_gib << " / " << m.predicted_before_gib
-                      << " / " << m.predicted_after_gib << "\n";
+                      << " / " << m.predicted_after_gib << " of " << m.capacity_gib << "\n";
         for (const MemoryCalibration& mc : r.profile.memory)
             std::cout << "  " << mc.device_type << ": fixed overhead " << mc.fixed_overhead_gib << " GiB\n";
     }

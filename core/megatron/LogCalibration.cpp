@@ -273,6 +273,11 @@ MegatronLog parseMegatronLog(std::string_view text, const std::string& fileName)
         MegatronLog& log = runs.back();
         readParallelSizes(line, lineNo, log.sizes, fileName);
         readSwitches(line, lineNo, log.switches);
+        // Megatron-LM's theoretical memory report (rank 0): the model's size as the run built it.
+        if (auto b = numberAfter(line, "Total number of parameters in billions:"); b && *b > 0) {
+            log.total_parameters_billions = *b;
+            log.total_parameters_line = lineNo;
+        }
         // Iteration line: "iteration       20/    1000 | ... | elapsed time per iteration (ms): 1834.2 | ..."
         static const std::string kElapsed = "elapsed time per iteration (ms):";
         if (const std::size_t k = line.find(kElapsed); k != std::string::npos) {
@@ -504,6 +509,24 @@ CalibrationResult calibrateFromLog(const MegatronLog& log, const PlanDocument& d
         times.push_back(iv.elapsed_ms);
     r.intervals_used = static_cast<int>(used.size());
     r.measured_iteration_s = median(times) / 1000.0;
+
+    // Megatron-LM's own count of the model it built, against the plan's model (a warning: the
+    // counts may differ by the padded vocabulary and such, not by a factor).
+    if (log.total_parameters_billions) {
+        const double planned = countParameters(doc.model).total / 1e9;
+        const double logged = *log.total_parameters_billions;
+        if (planned > 0 && std::abs(logged / planned - 1) > 0.1)
+            r.warnings.push_back(lineText(log.total_parameters_line) + ": the run reports " + fixedText(logged)
+                                 + " billion parameters, the plan's model \"" + doc.model.name + "\" has " + fixedText(planned)
+                                 + " billion: is the log of this plan's model?");
+    }
+    // The forward-backward timer is part of an iteration: one longer than the iteration is
+    // from another run, or another part of this one.
+    if (const auto fb = log.timers.find("forward-backward");
+        fb != log.timers.end() && fb->second.second > 1.05 * r.measured_iteration_s * 1000)
+        r.warnings.push_back("the forward-backward timer (up to " + fixedText(fb->second.second)
+                             + " ms over the ranks) is longer than the measured iteration (" + fixedText(r.measured_iteration_s * 1000)
+                             + " ms): are the timers and the iterations of the same run?");
 
     // Costed as "hapmoe estimate --plan" costs the plan (CmdEstimate fromPlanFile): with the
     // switches and headroom of its prediction, or the cost model's defaults; the profile then
@@ -742,13 +765,26 @@ CalibrationResult calibrateFromLog(const MegatronLog& log, const PlanDocument& d
     // Without tables the efficiency is s x the catalog's measured maximum achievable GEMM rate
     // (MAMF): above it, GEMMs would run faster than they were measured to, so the model must
     // be over-counting another term of this run.
-    if (!tables && s > 1.02 && r.fit_failure.empty())   // above x1.02: a little over is fitting noise
+    // With tables the efficiency still sets the analytic parts (experts, embedding, output layer).
+    // At the peak with tables the warning further down says more.
+    if (s > 1.02 && r.fit_failure.empty())   // above x1.02: a little over is fitting noise
         for (const auto& [name, e] : types)
-            r.warnings.push_back("the fitted efficiency of " + name + ", " + fixedText(std::min(1.0, s * e)) + ", is " + fixedText(s)
-                                 + " x the catalog's measured maximum achievable GEMM rate (" + fixedText(e)
-                                 + " of peak): GEMMs do not run that fast, so the model over-counts another term of this run "
-                                   "(communication, the pipeline bubble, exposed data-parallel sync) or the log is of a faster "
-                                   "configuration than the plan; check the plan against the run's arguments");
+            if (!(tables && s * e > 1))
+                r.warnings.push_back("the fitted efficiency of " + name + ", " + fixedText(std::min(1.0, s * e)) + ", is " + fixedText(s)
+                                     + " x the catalog's measured maximum achievable GEMM rate (" + fixedText(e)
+                                     + " of peak): GEMMs do not run that fast, so the model over-counts another term of this run "
+                                       "(communication, the pipeline bubble, exposed data-parallel sync) or the log is of a faster "
+                                       "configuration than the plan; check the plan against the run's arguments");
+    // Far below it: the run is slowed by something the plan does not have, which the fit
+    // then charges to every GEMM of every plan the profile costs.
+    constexpr double kSlowScale = 0.3;
+    if (s < kSlowScale && r.fit_failure.empty())
+        for (const auto& [name, e] : types)
+            r.warnings.push_back("the fitted efficiency of " + name + ", " + fixedText(s * e) + ", is " + fixedText(s)
+                                 + " x the catalog's measured maximum achievable GEMM rate: a run this slow has something the "
+                                   "plan does not (more recompute, offload, a slower network, a debug or profiling build, "
+                                   "another job on the devices), which the profile would charge to every plan's GEMMs; check "
+                                   "the run's arguments against the plan");
     for (const auto& [name, e] : types)
         if (tables && s * e > 1)
             r.warnings.push_back("the device efficiency of " + name + " stops at its peak (1.000) and the compute tables carry the "
@@ -796,7 +832,8 @@ CalibrationResult calibrateFromLog(const MegatronLog& log, const PlanDocument& d
                                                       + fixedText(0.5 * states / (1024.0 * 1024.0)) + ", half the weights, gradients "
                                                       "and optimizer states of pipeline stage " + std::to_string(s2) + " ("
                                                       + fixedText(states / kGiB) + " GiB), got " + fixedText(mb)
-                                                      + " (MB, as Megatron-LM writes it; is the log of this plan's model?)");
+                                                      + " (MB, as Megatron-LM writes it: a figure in GB written as MB, or the log of "
+                                                        "another model?)");
             }
             measured[s2] = std::max(measured[s2], mb * 1024.0 * 1024.0);
         }
@@ -824,7 +861,7 @@ CalibrationResult calibrateFromLog(const MegatronLog& log, const PlanDocument& d
             // "Before" is the model as it stood before this calibration (with the router
             // imbalance the log fits above, the MoE buffers already differ from it).
             const double before = i < predictedBefore.stages.size() ? predictedBefore.stages[i].memory.total() : mem.total();
-            r.memory.push_back({static_cast<int>(i), type, measured[i] / kGiB, before / kGiB, 0});
+            r.memory.push_back({static_cast<int>(i), type, measured[i] / kGiB, before / kGiB, 0, mem.capacity / kGiB});
         }
         for (const auto& [type, f] : diff) {
             MemoryCalibration mc;
@@ -856,6 +893,24 @@ CalibrationResult calibrateFromLog(const MegatronLog& log, const PlanDocument& d
         r.predicted_after_s = p.iteration_time_s;
         for (StageMemoryCheck& m : r.memory)
             m.predicted_after_gib = p.stages[static_cast<std::size_t>(m.stage)].memory.total() / kGiB;
+        // The run fit on every stage it reports; a stage the one overhead per type puts above its
+        // device makes the plan that ran infeasible to the search.
+        for (const StageMemoryCheck& m : r.memory)
+            if (m.capacity_gib > 0 && m.predicted_after_gib > m.capacity_gib)
+                r.warnings.push_back("stage " + std::to_string(m.stage) + " (" + m.device_type + ") is predicted at "
+                                     + fixedText(m.predicted_after_gib) + " GiB after calibration, above its "
+                                     + fixedText(m.capacity_gib) + " GiB, though the run fit in it (" + fixedText(m.measured_gib)
+                                     + " GiB logged): the " + m.device_type + " overhead fitted to another stage over-counts "
+                                     "this one, so the search would refuse this plan; its devices' reports in the log are "
+                                     "worth a look");
+        // Stages without a report take their type's overhead, fitted on the others.
+        std::string unreported;
+        for (std::size_t i = 0; i < plan.stages.size(); ++i)
+            if (std::none_of(r.memory.begin(), r.memory.end(), [&](const StageMemoryCheck& m) { return m.stage == static_cast<int>(i); }))
+                unreported += (unreported.empty() ? "" : ", ") + std::to_string(i);
+        if (!unreported.empty())
+            r.notes.push_back("no memory report in the log for stage(s) " + unreported
+                              + ": they take the overhead fitted on their device type's reported stages, not measured on them");
     } else {
         r.notes.push_back("no memory report in the log: memory is not calibrated");
     }

@@ -57,6 +57,9 @@ struct MegatronLog {
     // Tokens routed to each expert, per MoE layer (layer index -> counts), last seen.
     std::map<int, std::vector<double>> router_tokens;
     std::map<int, int> router_lines;   // layer index -> the line its counts were read from
+    // Megatron-LM's theoretical memory report: "Total number of parameters in billions: 46.70".
+    std::optional<double> total_parameters_billions;
+    int total_parameters_line = 0;
     // The log may hold several runs (a restart appends to it): a start-up line ("using world
     // size: ...", the arguments dump, "[before the start of training step]") after an
     // iteration line, or an iteration number below the one before, starts a new run. Every
@@ -79,6 +82,7 @@ struct StageMemoryCheck {
     double measured_gib = 0;     // max reserved of the stage's ranks
     double predicted_before_gib = 0;
     double predicted_after_gib = 0;
+    double capacity_gib = 0;     // the device's memory (less the plan's headroom)
 };
 
 struct CalibrationResult {

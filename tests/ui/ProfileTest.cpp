@@ -296,6 +296,18 @@ private slots:
         refused->waitForFinished();
         QVERIFY2(refused->errorText().startsWith(QStringLiteral("missing.log")), qPrintable(refused->errorText()));
         QVERIFY(!w->document()->profile());
+        refused->reject();
+
+        // With a profile loaded, the calibration starts from it, the profile "Use as Project
+        // Profile" replaces: the efficiency before is its H800 figure, and the dialog says so.
+        w->document()->setProfile(halfH800(), QString());
+        CalibrateDialog* onProfile = w->calibrateFromLog(logFile);
+        QVERIFY(onProfile);
+        onProfile->waitForFinished();
+        QVERIFY(onProfile->hasProfile());
+        QCOMPARE(onProfile->result()->efficiency_before.at("H800"), halfH800().device_efficiency.at("H800"));
+        QVERIFY(onProfile->report()->toPlainText().contains(QStringLiteral("replaces the project's profile \"H800 at half\"")));
+        onProfile->reject();
     }
 
 private:

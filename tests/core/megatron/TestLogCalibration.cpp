@@ -385,6 +385,77 @@ private slots:
         QVERIFY2(odd.efficiency_scale > 0.7 && odd.efficiency_scale < 0.9, qPrintable(QString::number(odd.efficiency_scale)));
     }
 
+    void calibrateWarnsOfWhatTheLogContradicts()
+    {
+        const PlanDocument doc = readPlan(readTextFile(test::dataFile("mixtral_h800_plan.json")), "mixtral_h800_plan.json");
+        const std::string text = readTextFile(test::dataFile("train_mixtral_h800.log"));
+        auto replaced = [&](const std::string& from, const std::string& to) {
+            std::string t = text;
+            t.replace(t.find(from), from.size(), to);
+            return t;
+        };
+        auto warned = [](const CalibrationResult& r, const std::string& start) {
+            return std::any_of(r.warnings.begin(), r.warnings.end(), [&](const std::string& w) { return w.find(start) != std::string::npos; });
+        };
+        // The test log as it is: its 46.70 billion parameters are Mixtral 8x7B's (the plan's
+        // model counts 46.7e9, docs/cost-model.md section 1), its forward-backward timer
+        // (10,105.9 ms) is within its 10,234.7 ms iteration, and every stage reports memory.
+        const CalibrationResult plain = calibrateFromLog(parseMegatronLog(text, "t.log"), doc, DeviceCatalog::builtin(), "t.log");
+        QVERIFY2(plain.warnings.empty(), plain.warnings.empty() ? "" : plain.warnings.front().c_str());
+        for (const StageMemoryCheck& m : plain.memory)
+            QCOMPARE(m.capacity_gib, 80.0);   // H800, no headroom in the plan
+
+        // Another model's count (LLaMA-2-7B's 6.74) on line 4.
+        const CalibrationResult other = calibrateFromLog(
+            parseMegatronLog(replaced("parameters in billions: 46.70", "parameters in billions: 6.74"), "o.log"), doc,
+            DeviceCatalog::builtin(), "o.log");
+        QVERIFY(warned(other, "line 4: the run reports 6.740 billion parameters, the plan's model"));
+        // A forward-backward timer longer than the iteration: another run's timers.
+        const CalibrationResult timers = calibrateFromLog(
+            parseMegatronLog(replaced("(10101.23, 10105.87)", "(20101.23, 20105.87)"), "f.log"), doc, DeviceCatalog::builtin(), "f.log");
+        QVERIFY(warned(timers, "the forward-backward timer (up to 20105.9 ms"));
+        // A run 10 x slower than the model at the catalog's GEMM rate: a scale far below 1.
+        std::string slow = text;
+        for (const char* v : {"(ms): 10234.1", "(ms): 10236.5", "(ms): 10231.9", "(ms): 10235.3"})
+            slow.replace(slow.find(v), std::string(v).size(), "(ms): 78000.0");
+        for (const char* v : {"(10101.23, 10105.87)"})
+            slow.replace(slow.find(v), std::string(v).size(), "(77000.00, 77100.00)");
+        const CalibrationResult tenfold = calibrateFromLog(parseMegatronLog(slow, "s.log"), doc, DeviceCatalog::builtin(), "s.log");
+        QVERIFY2(tenfold.fit_failure.empty(), tenfold.fit_failure.c_str());
+        QVERIFY(tenfold.efficiency_scale < 0.3);
+        QVERIFY(warned(tenfold, "a run this slow has something the plan does not"));
+
+        // Without rank 24's report, stage 3 is said to take the H800 overhead fitted on the
+        // other stages, not measured on it.
+        std::string noRank24 = text;
+        const std::size_t r24 = noRank24.find("[Rank 24]");
+        noRank24.erase(r24, noRank24.find('\n', r24) + 1 - r24);
+        const CalibrationResult partial = calibrateFromLog(parseMegatronLog(noRank24, "p.log"), doc, DeviceCatalog::builtin(), "p.log");
+        QCOMPARE(partial.memory.size(), std::size_t(3));
+        QVERIFY(std::any_of(partial.notes.begin(), partial.notes.end(), [](const std::string& n) {
+            return n.rfind("no memory report in the log for stage(s) 3: they take the overhead fitted", 0) == 0;
+        }));
+        // The plan split 5 / 8 / 8 / 11 layers: stage 0, the lightest, logged at 79.9 GiB
+        // (81,800 MB), sets the one H800 overhead far above its prediction, which lifts stage 3,
+        // three layers heavier and logged at 37 GiB, above its 80 GiB: the plan that ran would
+        // be refused by the search, which is warned of.
+        PlanDocument uneven = doc;
+        const int layers[] = {5, 8, 8, 11};
+        for (int i = 0, first = 0; i < 4; first += layers[i], ++i) {
+            uneven.plan.stages[static_cast<std::size_t>(i)].first_layer = first;
+            uneven.plan.stages[static_cast<std::size_t>(i)].num_layers = layers[i];
+        }
+        const CalibrationResult over = calibrateFromLog(
+            parseMegatronLog(replaced("reserved: 43520.00 | max reserved: 43520.00", "reserved: 81800.00 | max reserved: 81800.00"),
+                             "over.log"),
+            uneven, DeviceCatalog::builtin(), "over.log");
+        bool someAbove = false;
+        for (const StageMemoryCheck& m : over.memory)
+            someAbove = someAbove || m.predicted_after_gib > m.capacity_gib;
+        QVERIFY(someAbove);
+        QVERIFY(warned(over, "GiB after calibration, above its 80.0 GiB, though the run fit in it"));
+    }
+
     void calibrateMatchesBaseNamesThroughTheCatalog()
     {
         // A base profile naming the H800 by another case ("h800"): its efficiency is replaced
