@@ -150,7 +150,7 @@ int cmdCalibrate(const Args& args)
     if (r.table_scale != 1)
         std::cout << std::setprecision(4) << "compute table times of the plan's device types: x" << r.table_scale << "\n";
     if (r.rho)
-        std::cout << "router imbalance rho: " << *r.rho << "\n";
+        std::cout << std::setprecision(3) << "router imbalance rho: " << *r.rho << "\n";
     for (const auto& [name, t] : log.timers)
         std::cout << std::setprecision(1) << "timer " << name << ": " << t.first << " - " << t.second << " ms\n";
     if (!r.memory.empty()) {
