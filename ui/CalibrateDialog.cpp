@@ -74,11 +74,10 @@ CalibrateDialog::CalibrateDialog(const PlanDocument& doc, const DeviceCatalog& c
                                         .arg(QString::fromStdString(base->name.empty() ? std::string("unnamed") : base->name)
                                                  .toHtmlEscaped())
                                   : tr("the analytic defaults (the project has no profile)");
+    // One arg() for all four: a plan named "a %2 b" is written as it is.
     m_planLabel->setText(tr("Plan <b>%1</b>: %2 stages, %3 devices. A log of a run of this plan calibrates %4.")
-                             .arg(QString::fromStdString(doc.plan.name).toHtmlEscaped())
-                             .arg(doc.plan.stages.size())
-                             .arg(doc.plan.numDevices())
-                             .arg(baseText));
+                             .arg(QString::fromStdString(doc.plan.name).toHtmlEscaped(), QString::number(doc.plan.stages.size()),
+                                  QString::number(doc.plan.numDevices()), baseText));
     layout->addWidget(m_planLabel);
 
     auto* logRow = new QHBoxLayout;
@@ -246,10 +245,9 @@ void CalibrateDialog::showOutcome(const Outcome& o)
             continue;   // a type of the base profile the plan does not use: unchanged
         // Where the figure before came from: 0.935 x the catalog's MAMF figure, or the base profile.
         const DeviceType* t = m_catalog.find(type);
-        const bool analytic = t && t->default_efficiency > 0
-                              && std::abs(before->second - t->default_efficiency * kLargeGemmOverMamf) < 1e-12;
-        const QString source = analytic ? tr("0.935 \u00d7 the catalog's %1").arg(t->default_efficiency, 0, 'f', 3)
-                                        : tr("the base profile's");
+        const QString source = r.efficiency_before_from_base.count(type) || !t
+                                   ? tr("the base profile's")
+                                   : tr("0.935 \u00d7 the catalog's %1").arg(t->default_efficiency, 0, 'f', 3);
         html += QStringLiteral("<tr>") + cell(QString::fromStdString(type).toHtmlEscaped(), false)
                 + cell(QString::number(before->second, 'f', 3)) + cell(QString::number(e, 'f', 3)) + cell(source, false)
                 + QStringLiteral("</tr>");

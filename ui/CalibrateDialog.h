@@ -1,7 +1,7 @@
 #pragma once
 // Search > Calibrate from Training Log: a Megatron-LM log of a run of the selected plan
-// calibrates the profile the plan was costed with, as `hapmoe calibrate --log LOG --plan PLAN`
-// does (core megatron/LogCalibration.h, docs/profiling.md). The log is read and the fit made
+// calibrates the project's profile (or the analytic defaults), as `hapmoe calibrate --log LOG
+// --plan PROJECT` does (core megatron/LogCalibration.h, docs/profiling.md). The log is read and the fit made
 // off the GUI thread; the dialog shows the comparison before and after (iteration time, device
 // efficiency, memory per stage, rho), the notes and warnings, or why the log was refused
 // (naming the file and its line). The calibrated profile can then become the project's (one

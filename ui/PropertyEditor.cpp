@@ -180,7 +180,7 @@ PropertyEditor::PropertyEditor(ProjectDocument* document, ClusterScene* scene, Q
     m_linkEnds->setWordWrap(true);
     m_bandwidth = new QDoubleSpinBox;
     m_bandwidth->setObjectName(QStringLiteral("linkBandwidth"));
-    m_bandwidth->setRange(0.1, 100000);
+    m_bandwidth->setRange(0.1, kMaxLinkRate);   // a spine link carries its whole cluster (docs/formats.md)
     m_bandwidth->setDecimals(1);
     m_bandwidth->setSuffix(tr(" GB/s"));
     m_bandwidth->setKeyboardTracking(false);

@@ -137,6 +137,7 @@ void finish(MainWindow& window, const Options& o, bool failed = false)
             }
         }
     }
+    bool fitFailed = false;   // as hapmoe calibrate: exit code 1 when no scale reproduces the log
     if (!o.calibrateLog.isEmpty()) {
         // After the plan is chosen: the log is of a run of that plan.
         if (CalibrateDialog* dialog = window.calibrateFromLog(o.calibrateLog)) {
@@ -144,6 +145,9 @@ void finish(MainWindow& window, const Options& o, bool failed = false)
             if (!dialog->errorText().isEmpty()) {
                 std::cerr << "--calibrate-log: " << dialog->errorText().toStdString() << std::endl;
                 failed = true;
+            } else if (!dialog->hasProfile()) {
+                std::cerr << "--calibrate-log: the calibration failed: " << dialog->result()->fit_failure << std::endl;
+                fitFailed = true;
             }
         } else {
             understood = false;   // no plan selected: calibrateFromLog said so
@@ -160,8 +164,8 @@ void finish(MainWindow& window, const Options& o, bool failed = false)
         return;
     }
     // Let layouts and charts settle before grabbing.
-    QTimer::singleShot(400, &window, [&window, o, failed] {
-        int code = failed ? 2 : 0;
+    QTimer::singleShot(400, &window, [&window, o, failed, fitFailed] {
+        int code = failed ? 2 : fitFailed ? 1 : 0;
         if (!o.screenshot.isEmpty()) {
             QDir().mkpath(QFileInfo(o.screenshot).absolutePath());
             const QPixmap shot = grabWithDialogs(&window);

@@ -134,10 +134,10 @@ int cmdCalibrate(const Args& args)
             // Say where the figure before came from: the catalog's MAMF times 0.935, or a base profile.
             std::cout << " (was " << before->second;
             const DeviceType* t = catalog.find(type);
-            if (t && t->default_efficiency > 0 && std::abs(before->second - t->default_efficiency * kLargeGemmOverMamf) < 1e-12)
-                std::cout << ", 0.935 x the catalog's " << t->default_efficiency;
-            else
+            if (r.efficiency_before_from_base.count(type) || !t)
                 std::cout << ", the base profile's";
+            else
+                std::cout << ", 0.935 x the catalog's " << t->default_efficiency;
             std::cout << ": x" << e / before->second << ")";
         }
     }

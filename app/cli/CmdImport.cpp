@@ -141,8 +141,10 @@ int cmdImport(const Args& args)
         // A value that could not be read ("$(( 32/0 ))") is explained by the warning that
         // names it ("... could not be evaluated (division by 0, ...)"): said before it too.
         auto explains = [&](const std::string& w) {
+            // Only a value the reading kept as text (an expansion it could not evaluate): a
+            // short literal such as "-1" would match unrelated warnings.
             return std::any_of(s.invalid_values.begin(), s.invalid_values.end(), [&](const InvalidFlagValue& v) {
-                return v.value.size() > 1 && w.find(v.value) != std::string::npos;
+                return v.value.find_first_of("$`") != std::string::npos && w.find(v.value) != std::string::npos;
             });
         };
         const bool missing = e.detail().starts_with("missing:");

@@ -115,11 +115,11 @@ void clusterV1toV2(nlohmann::json& doc, const StepContext& step)
                 step.fail(at + ".bandwidth_gbit", "given together with \"bandwidth_gbytes_per_s\", its version-2 "
                                                  "form in GB/s; keep one");
             const auto& v = link["bandwidth_gbit"];
-            // A rate outside what version 2 takes (kMinRate to kMaxRate GB/s) is refused here,
-            // in the unit it was written in and quoted as written.
-            if (v.is_number() && v.get<double>() > 0.0 && !(v.get<double>() / 8.0 >= kMinRate && v.get<double>() / 8.0 <= kMaxRate))
+            // A rate outside what version 2 takes for a link (kMinRate to kMaxLinkRate GB/s) is
+            // refused here, in the unit it was written in and quoted as written.
+            if (v.is_number() && v.get<double>() > 0.0 && !(v.get<double>() / 8.0 >= kMinRate && v.get<double>() / 8.0 <= kMaxLinkRate))
                 step.fail(at + ".bandwidth_gbit", "expected a link bandwidth from " + valueForMessage(8 * kMinRate) + " to "
-                                                      + valueForMessage(8 * kMaxRate) + " Gb/s, got " + valueForMessage(v.get<double>()));
+                                                      + valueForMessage(8 * kMaxLinkRate) + " Gb/s, got " + valueForMessage(v.get<double>()));
             // Only a valid rate is converted; anything else is carried over as written, so the
             // reader's message quotes the user's value.
             const bool rate = v.is_number() && v.get<double>() > 0.0;

@@ -235,15 +235,23 @@ Cluster clusterFromShorthand(std::string_view shorthand, const DeviceCatalog& ca
         totalDevices += static_cast<long long>(nodes) * per;
         if (totalDevices > kMaxDevices)
             throw InputError("", itemWhere, "at most 1,048,576 devices in a cluster, got " + std::to_string(totalDevices) + " so far");
-        // The links the cluster gets from the catalog (below) must be ones a cluster file may
-        // hold, or the plan written for it would not read back.
-        const double spineLink = static_cast<double>(nodes) * per * type.inter_node_gbps;
-        if (spineLink > kMaxLinkRate)
-            throw InputError("", itemWhere, "device type " + quotedValue(type.name) + "'s inter_node_gbps "
-                                                + valueForMessage(type.inter_node_gbps) + " GB/s x " + std::to_string(nodes * per)
-                                                + " devices gives its switch a link of " + valueForMessage(spineLink)
-                                                + " GB/s; a cluster's link may have at most 1e+09 GB/s");
         parts.push_back({&type, nodes, per});
+    }
+    // The links built below from the catalog (a node's to its leaf, per x its NIC figure, once
+    // the cluster has more than one node; a leaf's to the spine, its nodes' together, once it
+    // has more than one type) must be ones a cluster file may hold, or a plan written for the
+    // cluster would not read back.
+    for (std::size_t ti = 0; ti < parts.size(); ++ti) {
+        const Part& p = parts[ti];
+        const double nodeLink = static_cast<double>(p.perNode) * p.type->inter_node_gbps;
+        const double leafLink = nodeLink * p.nodes;
+        const bool nodeTooFast = totalNodes > 1 && nodeLink > kMaxLinkRate;
+        if (nodeTooFast || (parts.size() > 1 && leafLink > kMaxLinkRate))
+            throw InputError("", where + ", item " + std::to_string(ti + 1),
+                             "device type " + quotedValue(p.type->name) + "'s inter_node_gbps " + valueForMessage(p.type->inter_node_gbps)
+                                 + " GB/s x " + std::to_string(nodeTooFast ? p.perNode : p.perNode * p.nodes) + " devices gives "
+                                 + (nodeTooFast ? "a node's link to its switch " : "its switch's link to the spine ")
+                                 + valueForMessage(nodeTooFast ? nodeLink : leafLink) + " GB/s; a cluster's link may have at most 1e+09 GB/s");
     }
 
     Cluster c;

@@ -196,32 +196,33 @@ bool formatPrintf(const std::string& format, std::span<const std::string> args, 
             std::size_t j = i + 1;
             while (j < format.size() && std::string("-+ #0").find(format[j]) != std::string::npos)
                 spec += format[j++];
-            auto number = [&]() -> bool {
+            // A width or precision: its size (saturated past maxBytes) for the check below.
+            // A negative width from * pads on the left, a negative precision is none (C's printf).
+            auto number = [&](std::size_t& size, bool isPrecision) -> bool {
+                size = 0;
                 if (j < format.size() && format[j] == '*') {
                     long long v = 0;
                     if (!integer(argument(), v))
                         return false;
-                    if (v > static_cast<long long>(maxBytes) || v < -static_cast<long long>(maxBytes))
-                        return !(tooLarge = true);
+                    if (v < 0)
+                        v = isPrecision ? 0 : (v < -static_cast<long long>(maxBytes) ? static_cast<long long>(maxBytes) + 1 : -v);
+                    size = v > static_cast<long long>(maxBytes) ? maxBytes + 1 : static_cast<std::size_t>(v);
                     spec += std::to_string(v);
                     ++j;
                     return true;
                 }
-                std::size_t digits = 0;
                 while (j < format.size() && std::isdigit(static_cast<unsigned char>(format[j]))) {
+                    size = std::min(maxBytes + 1, size * 10 + static_cast<std::size_t>(format[j] - '0'));   // leading zeros add nothing
                     spec += format[j++];
-                    if (++digits > 9)   // more than 999,999,999
-                        return !(tooLarge = true);
                 }
-                if (digits > 0 && std::stoull(spec.substr(spec.size() - digits)) > maxBytes)
-                    return !(tooLarge = true);
                 return true;
             };
-            if (!number())
+            std::size_t width = 0, precision = 0;
+            if (!number(width, false))
                 return false;
             if (j < format.size() && format[j] == '.') {
                 spec += format[j++];
-                if (!number())
+                if (!number(precision, true))
                     return false;
             }
             while (j < format.size() && std::string("hlLqjzt").find(format[j]) != std::string::npos)
@@ -230,6 +231,11 @@ bool formatPrintf(const std::string& format, std::span<const std::string> args, 
                 return false;
             const char conversion = format[j];
             i = j + 1;
+            // A width pads every conversion to its size, a precision a number's digits (of %s
+            // and %b it only cuts): past maxBytes the value is refused before it is written.
+            const bool numeric = std::string_view("diouxXfFeEgG").find(conversion) != std::string_view::npos;
+            if (width > maxBytes || (numeric && precision > maxBytes))
+                return !(tooLarge = true);
             std::vector<char> buffer(64);
             auto emit = [&](auto value) {
                 const int n = std::snprintf(buffer.data(), buffer.size(), spec.c_str(), value);
@@ -385,6 +391,58 @@ bool matchesPattern(std::string pattern, const std::string& subject, bool extend
     if (slashes % 2 == 1)
         pattern += '\\';
     return fnmatch(pattern.c_str(), subject.c_str(), extended ? FNM_EXTMATCH : 0) == 0;
+}
+
+// The pattern with "*" before or after it (a trailing odd backslash kept as a literal one),
+// which matches a text exactly when the pattern matches some prefix (after) or suffix (before)
+// of it: one match tells a loop over the text's prefixes or suffixes whether any can match.
+std::string anyPrefixPattern(std::string pattern)
+{
+    std::size_t slashes = 0;
+    for (auto it = pattern.rbegin(); it != pattern.rend() && *it == '\\'; ++it)
+        ++slashes;
+    if (slashes % 2 == 1)
+        pattern += '\\';
+    return pattern + '*';
+}
+std::string anySuffixPattern(const std::string& pattern) { return "*" + pattern; }
+
+// How many characters every text the pattern matches has, when that is fixed: no "*" and no
+// extended group, each literal (a backslash-escaped one too), "?" and [...] one character.
+// A "[" without its "]" is a literal. None when the length varies.
+std::optional<std::size_t> fixedPatternLength(const std::string& pattern, bool extended)
+{
+    std::size_t length = 0;
+    for (std::size_t k = 0; k < pattern.size(); ++k, ++length) {
+        const char c = pattern[k];
+        if (c == '*')
+            return std::nullopt;
+        if (extended && k + 1 < pattern.size() && pattern[k + 1] == '(' && std::string_view("@!+?*").find(c) != std::string_view::npos)
+            return std::nullopt;
+        if (c == '\\' && k + 1 < pattern.size()) {
+            ++k;
+        } else if (c == '[') {
+            // "]" right after "[" or "[!" / "[^" belongs to the set.
+            std::size_t close = k + 1;
+            if (close < pattern.size() && (pattern[close] == '!' || pattern[close] == '^'))
+                ++close;
+            if (close < pattern.size() && pattern[close] == ']')
+                ++close;
+            while (close < pattern.size() && pattern[close] != ']') {
+                if (pattern[close] == '[' && close + 1 < pattern.size() && std::string_view(":.=").find(pattern[close + 1]) != std::string_view::npos) {
+                    const std::size_t classEnd = pattern.find(std::string(1, pattern[close + 1]) + "]", close + 2);
+                    if (classEnd == std::string::npos)
+                        break;
+                    close = classEnd + 2;
+                    continue;
+                }
+                ++close;
+            }
+            if (close < pattern.size())
+                k = close;   // one character of the set; else a literal "["
+        }
+    }
+    return length;
 }
 
 // A word that is all one decimal integer ("12", "-3"), as test's -eq and friends read it.
@@ -5735,8 +5793,16 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
         emitEach([&](const std::string& text) {
             const std::string& subject = text;
             const std::size_t size = subject.size();
+            // No prefix (suffix) of the value matching at all: one match says so.
+            if (!patternWorkLeft(size + 1, line, "${" + body + "}"))
+                return subject;
+            if (!matchesPattern(rest[0] == '#' ? anyPrefixPattern(pattern) : anySuffixPattern(pattern), subject, m_extglob))
+                return subject;
+            const std::optional<std::size_t> fixedLength = fixedPatternLength(pattern, m_extglob);
             for (std::size_t step = 0; step <= size; ++step) {
                 const std::size_t len = longest ? size - step : step;
+                if (fixedLength && len != *fixedLength)
+                    continue;   // a pattern of fixed length matches no other prefix or suffix
                 if (!patternWorkLeft(len + 1, line, "${" + body + "}"))
                     return subject;
                 const std::string part = rest[0] == '#' ? subject.substr(0, len) : subject.substr(size - len);
@@ -5832,6 +5898,20 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
                                + " characters is not matched; the value is kept as it is");
                 return subject;
             }
+            const std::string fromAnyEnd = anyPrefixPattern(from);
+            // A pattern of fixed length ("a?", "[,;]") can only end at one place from a start.
+            const std::optional<std::size_t> fixedLength = fixedPatternLength(from, m_extglob);
+            // The pattern as matchesPattern would pass it on (a trailing odd backslash escaped),
+            // for the ends tried below on one copy of the rest of the value cut by a NUL.
+            std::string fromFixed = from;
+            {
+                std::size_t slashes = 0;
+                for (auto it = fromFixed.rbegin(); it != fromFixed.rend() && *it == '\\'; ++it)
+                    ++slashes;
+                if (slashes % 2 == 1)
+                    fromFixed += '\\';
+            }
+            const int flags = m_extglob ? FNM_EXTMATCH : 0;
             // Bash tries each start in turn; an empty match is replaced too, except at the end
             // of a value that is not empty (unless anchored there).
             std::string result;
@@ -5839,15 +5919,27 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
             bool replaced = false;
             while (i < size || (i == size && !replaced && (size == 0 || anchor == '%'))) {
                 std::size_t end = npos;
-                if ((!replaced || all) && (anchor != '#' || i == 0))
+                bool candidate = (!replaced || all) && (anchor != '#' || i == 0);
+                // Unless anchored at the end, one match tells whether any end can match from i.
+                if (candidate && anchor != '%') {
+                    if (!patternWorkLeft(size - i + 1, line, "${" + body + "}"))
+                        return subject;
+                    candidate = matchesPattern(fromAnyEnd, subject.substr(i), m_extglob);
+                }
+                if (candidate) {
+                    std::string tail = subject.substr(i);   // cut at each end tried by a NUL, then mended
                     for (std::size_t j = size + 1; j-- > i && end == npos;) {
-                        if (anchor == '%' && j != size)
+                        if ((anchor == '%' && j != size) || (fixedLength && j - i != *fixedLength))
                             continue;
                         if (!patternWorkLeft(j - i + 1, line, "${" + body + "}"))
                             return subject;
-                        if (matchesPattern(from, subject.substr(i, j - i), m_extglob))
+                        const char kept = tail[j - i];
+                        tail[j - i] = '\0';
+                        if (fnmatch(fromFixed.c_str(), tail.c_str(), flags) == 0)
                             end = j;
+                        tail[j - i] = kept;
                     }
+                }
                 if (end == npos) {
                     if (i < size)
                         result += subject[i];

@@ -1,6 +1,7 @@
 #include "megatron/LogCalibration.h"
 
 #include "cost/CostModel.h"
+#include "profile/ProfileLimits.h"
 #include "util/Strings.h"
 
 #include <algorithm>
@@ -522,10 +523,12 @@ CalibrationResult calibrateFromLog(const MegatronLog& log, const PlanDocument& d
     }
     // The forward-backward timer is part of an iteration: one longer than the iteration is
     // from another run, or another part of this one.
-    if (const auto fb = log.timers.find("forward-backward");
-        fb != log.timers.end() && fb->second.second > 1.05 * r.measured_iteration_s * 1000)
+    // Against the longest interval used: the timers are the last interval's, which may be a
+    // straggler the median leaves out.
+    const double longestMs = *std::max_element(times.begin(), times.end());
+    if (const auto fb = log.timers.find("forward-backward"); fb != log.timers.end() && fb->second.second > 1.05 * longestMs)
         r.warnings.push_back("the forward-backward timer (up to " + fixedText(fb->second.second)
-                             + " ms over the ranks) is longer than the measured iteration (" + fixedText(r.measured_iteration_s * 1000)
+                             + " ms over the ranks) is longer than any iteration used (at most " + fixedText(longestMs)
                              + " ms): are the timers and the iterations of the same run?");
 
     // Costed as "hapmoe estimate --plan" costs the plan (CmdEstimate fromPlanFile): with the
@@ -699,8 +702,10 @@ CalibrationResult calibrateFromLog(const MegatronLog& log, const PlanDocument& d
     for (const auto& [name, e] : types) {
         double before = e * kLargeGemmOverMamf;
         for (const auto& [profiled, value] : start.device_efficiency)
-            if (isType(profiled, name))
+            if (isType(profiled, name)) {
                 before = value;
+                r.efficiency_before_from_base.insert(name);
+            }
         r.efficiency_before[name] = before;
     }
     auto scaled = [&](double s) {
@@ -723,11 +728,13 @@ CalibrationResult calibrateFromLog(const MegatronLog& log, const PlanDocument& d
     };
     const double hi = tables ? 1000.0 : 1.0 / maxDefault;
     // 1/500 of each type's catalog efficiency (docs/profiling.md), and never below the least
-    // efficiency a profile may hold (kMinRate), which the written profile must keep.
+    // efficiency a profile may hold (ProfileLimits::kMinEfficiency, 0.001 of peak), which the
+    // written profile must keep.
     double minDefault = 1;
     for (const auto& [name, e] : types)
         minDefault = std::min(minDefault, e);
-    const double lo = std::max(1.0 / 500.0, kMinRate / minDefault);
+    const bool atLeastEfficiency = ProfileLimits::kMinEfficiency / minDefault > 1.0 / 500.0;
+    const double lo = atLeastEfficiency ? ProfileLimits::kMinEfficiency / minDefault : 1.0 / 500.0;
     const double target = r.measured_iteration_s;
     double s = 1;
     const double tHi = predict(hi);
@@ -739,7 +746,9 @@ CalibrationResult calibrateFromLog(const MegatronLog& log, const PlanDocument& d
                         + ": communication or memory-bound terms are over-predicted for this cluster";
     } else if (!(target < tLo)) {
         s = lo;
-        r.fit_failure = "the run is slower than the model allows at 1/500 of the default efficiency";
+        r.fit_failure = atLeastEfficiency ? "the run is slower than the model allows at 0.001 of peak, the least efficiency a "
+                                            "profile may hold"
+                                          : "the run is slower than the model allows at 1/500 of the default efficiency";
     } else {
         double a = std::log(lo), b = std::log(hi);
         for (int it = 0; it < 100; ++it) {
@@ -920,12 +929,15 @@ CalibrationResult calibrateFromLog(const MegatronLog& log, const PlanDocument& d
                         + " reproduces the logged time: the prediction after calibration is " + fixedText(r.predicted_after_s * 1000)
                         + " ms";
     // The profile must be one the other commands read (router counts beyond a double's range
-    // give a rho below 1, for example): refused like the log figures that lead to it.
-    try {
-        validateProfile(readProfile(writeProfile(r.profile), logFile), catalog, logFile);
-    } catch (const InputError& e) {
-        throw InputError(logFile, "", "the calibrated profile would not be valid (" + e.where() + ": " + e.detail()
-                                          + "); check the log's figures");
+    // give a rho below 1, for example): refused like the log figures that lead to it. A failed
+    // fit writes none, and says why instead.
+    if (r.fit_failure.empty()) {
+        try {
+            validateProfile(readProfile(writeProfile(r.profile), logFile), catalog, logFile);
+        } catch (const InputError& e) {
+            throw InputError(logFile, "", "the calibrated profile would not be valid (" + e.where() + ": " + e.detail()
+                                              + "); check the log's figures");
+        }
     }
     return r;
 }

@@ -12,6 +12,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -97,6 +98,8 @@ struct CalibrationResult {
     // used (the base profile's, else the catalog default x kLargeGemmOverMamf), so that the
     // change can be read against the model rather than against the catalog figure.
     std::map<std::string, double> efficiency_before;
+    // The types whose figure before is the base profile's (the others': the catalog's x 0.935).
+    std::set<std::string> efficiency_before_from_base;
     // The compute table times of the plan's device types, scaled by 1 / efficiency_scale with
     // the efficiency (1 when the base profile has no table for them).
     double table_scale = 1;

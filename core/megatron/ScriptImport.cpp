@@ -877,7 +877,7 @@ private:
                 // A count written in the array (0, 99999999999) is one torchrun refuses on that
                 // node, as a plain --nproc_per_node 0 is; one the reading could not expand only
                 // gets the assumption.
-                if (!e.empty() && e.find('$') == std::string::npos) {
+                if (!e.empty() && e.find_first_of("$`") == std::string::npos) {
                     const std::string element = "node rank " + std::to_string(i) + "'s " + option + " " + e;
                     m_out.invalid_values.push_back(
                         {option, value, "an integer from 1 to " + std::to_string(kMaxDevicesPerNode) + " for every node rank",

@@ -33,6 +33,7 @@ ShellArithmetic::ShellArithmetic(std::string text, Lookup lookup) : m_s(std::mov
 bool ShellArithmetic::eval(long long& out)
 {
     m_error.clear();
+    m_skip = 0;
     try {
         out = parseConditional();
         skipWs();
@@ -73,26 +74,31 @@ long long ShellArithmetic::parseConditional()
     const long long condition = parseOr();
     if (!take("?"))
         return condition;
-    const long long whenTrue = parseConditional();
+    // Bash evaluates the branch taken only: the other is read, its errors not raised.
+    const long long whenTrue = skippedIf(condition == 0, [&] { return parseConditional(); });
     if (!take(":"))
         throw std::runtime_error("a ? without its :");
-    const long long whenFalse = parseConditional();
+    const long long whenFalse = skippedIf(condition != 0, [&] { return parseConditional(); });
     return condition != 0 ? whenTrue : whenFalse;
 }
 
 long long ShellArithmetic::parseOr()
 {
     long long v = parseAnd();
-    while (take("||"))
-        v = (parseAnd() != 0 || v != 0) ? 1 : 0;
+    while (take("||")) {
+        const bool known = v != 0;   // the right side is not evaluated (short-circuit)
+        v = (skippedIf(known, [&] { return parseAnd(); }) != 0 || known) ? 1 : 0;
+    }
     return v;
 }
 
 long long ShellArithmetic::parseAnd()
 {
     long long v = parseCmp();
-    while (take("&&"))
-        v = (parseCmp() != 0 && v != 0) ? 1 : 0;
+    while (take("&&")) {
+        const bool known = v == 0;
+        v = (skippedIf(known, [&] { return parseCmp(); }) != 0 && !known) ? 1 : 0;
+    }
     return v;
 }
 
@@ -129,9 +135,11 @@ long long ShellArithmetic::parseMul()
         if (take("*")) {
             v = mul(v, parsePow());
         } else if (take("/")) {
-            v = divide(v, parsePow(), false);
+            const long long d = parsePow();
+            v = m_skip > 0 && d == 0 ? 0 : divide(v, d, false);
         } else if (take("%")) {
-            v = divide(v, parsePow(), true);
+            const long long d = parsePow();
+            v = m_skip > 0 && d == 0 ? 0 : divide(v, d, true);
         } else {
             return v;
         }
@@ -143,7 +151,11 @@ long long ShellArithmetic::parsePow()
     const long long base = parseUnary();
     if (take("**")) {
         const long long e = parsePow();
-        if (e < 0 || e > 62) throw std::runtime_error("an exponent below 0 or above 62");
+        if (e < 0 || e > 62) {
+            if (m_skip > 0)
+                return 0;
+            throw std::runtime_error("an exponent below 0 or above 62");
+        }
         long long r = 1;
         for (long long k = 0; k < e; ++k) r = mul(r, base);
         return r;
@@ -188,7 +200,11 @@ long long ShellArithmetic::parsePrimary()
         const std::string name = m_s.substr(m_i, j - m_i);
         m_i = j;
         long long v = 0;
-        if (!m_lookup(name, v)) throw std::runtime_error(name + " has no number here");
+        if (!m_lookup(name, v)) {
+            if (m_skip > 0)
+                return 0;
+            throw std::runtime_error(name + " has no number here");
+        }
         return v;
     }
     throw std::runtime_error("\"" + m_s.substr(m_i, 20) + "\" is not read here (the operators are + - * / % ** comparisons && || ! ?: and parentheses)");

@@ -38,6 +38,17 @@ private:
     std::size_t m_i = 0;
     int m_depth = 0;
     std::string m_error;
+    // Inside a branch bash does not evaluate (the right of a decided || or &&, the ?: branch not
+    // taken): a division by 0 or an unset name there is no error.
+    int m_skip = 0;
+    template <typename F>
+    long long skippedIf(bool skip, F parse)
+    {
+        m_skip += skip ? 1 : 0;
+        const long long v = parse();
+        m_skip -= skip ? 1 : 0;
+        return v;
+    }
 };
 
 } // namespace hapmoe

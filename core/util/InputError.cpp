@@ -14,10 +14,12 @@ std::string bounded(std::string text)
     if (text.size() <= kMax)
         return text;
     auto continuation = [&](std::size_t i) { return i < text.size() && (static_cast<unsigned char>(text[i]) & 0xC0) == 0x80; };
+    // A UTF-8 character has at most three continuation bytes: no further back-off (text that
+    // is not UTF-8 is cut where it falls).
     std::size_t head = kHead, tail = text.size() - kTail;
-    while (head > 0 && continuation(head))
+    for (int k = 0; k < 3 && continuation(head); ++k)
         --head;
-    while (tail < text.size() && continuation(tail))
+    for (int k = 0; k < 3 && continuation(tail); ++k)
         ++tail;
     std::size_t leftOut = 0;   // characters, not bytes: UTF-8 continuation bytes are not counted
     for (std::size_t i = head; i < tail; ++i)

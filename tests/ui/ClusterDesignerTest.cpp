@@ -333,7 +333,7 @@ private slots:
 
     void propertyEditorNamesTheRangeOfARefusedValue()
     {
-        // The example's first link. A link's bandwidth goes from 0.1 to 100000 GB/s
+        // The example's first link. A link's bandwidth goes from 0.1 to 1e9 GB/s
         // (PropertyEditor); 0 typed and Enter keeps its bandwidth, and the dock says why, next
         // to the field and in the status bar.
         auto w = makeWindow();

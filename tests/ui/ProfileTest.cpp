@@ -19,6 +19,7 @@
 #include <QDoubleSpinBox>
 #include <QLabel>
 #include <QMenu>
+#include <QPointer>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTextBrowser>
@@ -307,6 +308,23 @@ private slots:
         QVERIFY(onProfile->hasProfile());
         QCOMPARE(onProfile->result()->efficiency_before.at("H800"), halfH800().device_efficiency.at("H800"));
         QVERIFY(onProfile->report()->toPlainText().contains(QStringLiteral("replaces the project's profile \"H800 at half\"")));
+        // A second read started while the first runs: the first is dropped, one finished()
+        // follows, with the second log's outcome.
+        QSignalSpy once(onProfile, &CalibrateDialog::finished);
+        onProfile->calibrate(otherLog);
+        onProfile->calibrate(logFile);
+        onProfile->waitForFinished();
+        QTRY_COMPARE(once.size(), 1);
+        QVERIFY(onProfile->hasProfile());
+        QCOMPARE(onProfile->logFile(), logFile);
+        // Closed while a read runs: the dialog goes (WA_DeleteOnClose), the read ends on its
+        // own copies, and nothing changes.
+        QPointer<CalibrateDialog> closing(w->calibrateFromLog(logFile));
+        QVERIFY(closing);
+        closing->reject();
+        QTRY_VERIFY(closing.isNull());
+        QTest::qWait(200);
+        QCOMPARE(w->document()->profile()->name, halfH800().name);
         onProfile->reject();
     }
 

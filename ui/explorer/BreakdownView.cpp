@@ -77,6 +77,14 @@ constexpr int kOptimizerBar = 6;
 // What the DP sync and optimizer bars hold, by stage, so that each can be traced to the
 // table: "S0 sync 1.34 ms + S2 all-gather 79.4 ms", "S2 step". Empty for the other bars
 // and where a bar holds nothing.
+// The sync part of the DP sync bar's label, "S0 sync 1.34 ms": also quoted by the table's cell.
+QString syncPartText(const BarrierWait& wait)
+{
+    return (wait.tied ? BreakdownView::tr("S%1 sync + tied all-reduce %2") : BreakdownView::tr("S%1 sync %2"))
+        .arg(wait.stage)
+        .arg(style::formatSeconds(wait.time));
+}
+
 QString barParts(const Prediction& prediction, int component)
 {
     const BarrierWait wait = barrierWait(prediction);
@@ -85,9 +93,7 @@ QString barParts(const Prediction& prediction, int component)
     QStringList parts;
     if (component == kSyncBar) {
         if (wait.time > 0 && wait.stage >= 0)
-            parts << (wait.tied ? BreakdownView::tr("S%1 sync + tied all-reduce %2") : BreakdownView::tr("S%1 sync %2"))
-                         .arg(wait.stage)
-                         .arg(style::formatSeconds(wait.time));
+            parts << syncPartText(wait);
         if (st && st->param_gather > 0)
             parts << BreakdownView::tr("S%1 all-gather %2").arg(stepper).arg(style::formatSeconds(st->param_gather));
     } else if (component == kOptimizerBar && st && st->optimizer > 0) {
@@ -495,10 +501,8 @@ void BreakdownView::setPlan(const Plan& plan, const Prediction& prediction)
             tr("Forward %1 ms + backward %2 ms").arg(milliseconds(e.p2p_send), milliseconds(std::max(0.0, sends - e.p2p_send))));
         if (s == wait.stage && wait.time > 0)
             m_table->item(s, SyncColumn)
-                ->setToolTip(tr("%1 ms of it run past S0's last backward: the DP sync bar's \"S%2 sync%3 %1 ms\"")
-                                 .arg(milliseconds(wait.time))
-                                 .arg(s)
-                                 .arg(wait.tied ? tr(" + tied all-reduce") : QString()));
+                ->setToolTip(tr("%1 ms of it run past S0's last backward: the DP sync bar's \"%2\"")
+                                 .arg(milliseconds(wait.time), syncPartText(wait)));
     }
     m_caption->setVisible(n > 0);
     m_table->setVisible(n > 0);

@@ -34,8 +34,7 @@ constexpr double kRankingShift = 0.15;
 constexpr double kHeadroomShare = 0.6;
 // A Change cell whose figure moved: highlighted as Compare marks what differs (paintChanges).
 constexpr int kChangedRole = Qt::UserRole + 1;
-// The figures table's row of the fullest device (showFigures).
-constexpr int kFullestRow = 4;
+
 // A stage's recompute set to one of What-if's choices.
 void applyRecompute(StagePlan& s, WhatIfRecompute choice)
 {
@@ -558,7 +557,10 @@ void WhatIfPanel::showFigures()
         {tr("MFU"), [](const Prediction& p) { return p.mfu * 100; }, [](double v) { return QStringLiteral("%1 %").arg(v, 0, 'f', 1); }},
         // As the plan list ranks memory: the device nearest its capacity (a 910B stage may be
         // fuller than an MI300X one that holds more bytes); its text is set below.
-        {tr("Fullest device"), [](const Prediction& p) { return style::fullestDevice(p).used; }, [](double v) { return style::formatGiB(v); }},
+        // Its change is that of the share of capacity, which ranks it: the fullest stage may be
+        // another after the change.
+        {tr("Fullest device"), [](const Prediction& p) { return style::fullestDevice(p).share(); },
+         [](double v) { return QStringLiteral("%1 %").arg(100 * v, 0, 'f', 1); }},
         {tr("Micro-batches"), [](const Prediction& p) { return double(p.num_microbatches); }, [](double v) { return QString::number(v, 'f', 0); }},
     };
     // Then the Breakdown's bars, all of them and in its order: a change of batch or nodes
@@ -584,7 +586,7 @@ void WhatIfPanel::showFigures()
         const double vb = value(r, b, componentsB);
         m_figures->setItem(r, 0, new QTableWidgetItem(a ? format(r, va) : QString()));
         m_figures->setItem(r, 1, new QTableWidgetItem(b ? format(r, vb) : QStringLiteral("—")));
-        if (r == kFullestRow) {
+        if (r < fixedRows && figs[static_cast<size_t>(r)].name == tr("Fullest device")) {
             // "45.1/64 GiB (S0)", the plan list's figure with its stage; the tooltip adds the
             // most bytes on any device, which may be another stage's.
             for (const auto& [column, p] : {std::pair{0, a}, std::pair{1, b}}) {

@@ -327,14 +327,21 @@ void tst_Presets::shorthandErrors()
     nic.aliases.clear();
     nic.inter_node_gbps = 1e7;   // the most a catalog takes
     fast.merge(DeviceCatalog({nic}));
+    // One type: no spine, node links of 8 x 1e7 = 8e7 GB/s, which a file takes.
+    QCOMPARE(clusterFromShorthand("FastNIC:13x8", fast).totalDevices(), 104);
+    // Under a spine: the leaf's link is 104 x 1e7 = 1.04e9 GB/s.
     try {
-        clusterFromShorthand("FastNIC:13x8", fast);   // 104 x 1e7 = 1.04e9 GB/s
+        clusterFromShorthand("FastNIC:13x8,H800:1x8", fast);
         QFAIL("a link beyond 1e9 GB/s was built");
     } catch (const InputError& e) {
+        QVERIFY2(q(e.where()).endsWith(", item 1"), e.what());
         QVERIFY2(q(e.detail()).contains("device type \"FastNIC\"'s inter_node_gbps"), e.what());
-        QVERIFY2(q(e.detail()).contains("GB/s x 104 devices"), e.what());
+        QVERIFY2(q(e.detail()).contains("GB/s x 104 devices gives its switch's link to the spine"), e.what());
         QVERIFY2(q(e.detail()).contains("at most 1e+09 GB/s"), e.what());
     }
+    // A node of 200 such devices: its own link is 2e9 GB/s.
+    QVERIFY_THROWS_EXCEPTION(InputError, clusterFromShorthand("FastNIC:2x200", fast));
+    QCOMPARE(clusterFromShorthand("FastNIC:1x200", fast).totalDevices(), 200);   // one node: no link
 }
 
 void tst_Presets::resolveOrder()

@@ -383,6 +383,15 @@ private slots:
         QVERIFY2(odd.fit_failure.empty(), odd.fit_failure.c_str());
         QVERIFY(odd.time_matched);
         QVERIFY2(odd.efficiency_scale > 0.7 && odd.efficiency_scale < 0.9, qPrintable(QString::number(odd.efficiency_scale)));
+        // 2.5 x slower would need 0.0008, below the 0.001 of peak a profile may hold: a failed
+        // fit that says so (exit 1 in the CLI), not a profile refused as invalid.
+        std::string slowest = text;
+        std::snprintf(logged, sizeof logged, "(ms): %.1f", 2.5 * predicted * 1000);
+        for (const char* v : {"(ms): 10234.1", "(ms): 10236.5", "(ms): 10231.9", "(ms): 10235.3"})
+            slowest.replace(slowest.find(v), std::string(v).size(), logged);
+        const CalibrationResult floor = calibrateFromLog(parseMegatronLog(slowest, "slowest.log"), doc, slowCatalog, "slowest.log");
+        QCOMPARE(floor.fit_failure,
+                 std::string("the run is slower than the model allows at 0.001 of peak, the least efficiency a profile may hold"));
     }
 
     void calibrateWarnsOfWhatTheLogContradicts()

@@ -400,6 +400,14 @@ private slots:
                                  [&](const std::string& w) { return w.rfind(expected, 0) == 0; }),
                      expected.c_str());
         }
+        // What bash does not evaluate raises nothing: the right of a decided || or &&, and the
+        // ?: branch not taken (bash gives 1, 0 and 0 here, with X=0 and NOT_SET unset).
+        BashReader shortCircuit("s.sh");
+        shortCircuit.read("X=0\nA=$(( X == 0 || 10 / X ))\nB=$(( X ? 10 / X : 0 ))\nC=$(( X && NOT_SET ))\n");
+        QCOMPARE(shortCircuit.variables().at("A"), std::string("1"));
+        QCOMPARE(shortCircuit.variables().at("B"), std::string("0"));
+        QCOMPARE(shortCircuit.variables().at("C"), std::string("0"));
+        QVERIFY(shortCircuit.warnings().empty());
     }
 
     void conditions()
@@ -864,25 +872,48 @@ private slots:
             QCOMPARE(errorOf(line + launch + "\n", "printf.sh"),
                      std::string("printf.sh: line 1: X grows past 16 MiB; a launch script's values are far smaller, so the "
                                  "script is not read"));
-        // A width within the bound is written as bash writes it.
-        {
-            const ImportedScript w = importMegatronScript("printf -v W '%5d|%-3s|' 42 ab\ntorchrun x.py --run-name \"$W\"\n", "w.sh");
+        // A width within the bound is written as bash writes it; a precision of %s only cuts
+        // (twenty million is no size), and leading zeros of a precision add nothing.
+        for (const auto& [line, expected] : std::vector<std::pair<std::string, std::string>>{
+                 {"printf -v W '%5d|%-3s|' 42 ab", "   42|ab |"},
+                 {"printf -v W '%.20000000s|' ab", "ab|"},
+                 {"printf -v W '%.0000000002f' 1", "1.00"}}) {
+            const ImportedScript w = importMegatronScript(line + "\ntorchrun x.py --run-name \"$W\"\n", "w.sh");
             const auto flag = std::find_if(w.other_flags.begin(), w.other_flags.end(),
                                            [](const ScriptFlag& f) { return f.name == "--run-name"; });
-            QVERIFY(flag != w.other_flags.end());
-            QCOMPARE(flag->values, std::vector<std::string>{"   42|ab |"});
+            QVERIFY2(flag != w.other_flags.end(), line.c_str());
+            QCOMPARE(flag->values, std::vector<std::string>{expected});
         }
         // A pattern tried at every start and end of a long value: ${X/*a*b/c} on 4,096
-        // characters hands about 4096^3 / 6 = 1.1e10 characters to the matcher (5 s a line).
-        // Past two billion over the script the expansions keep their values, with one warning,
-        // and the script is read on.
-        const std::string slow = "printf -v X '%4096s' ''\nX=${X// /a}\n" + repeated("", "Y=${X/*a*b/c}\n", 6);
+        // characters that never match took 5 s a line; one match of "*a*b*" at each start now
+        // says no end can match (0.04 s for six lines), and a pattern of fixed length ("a?",
+        // "[ab]b") is tried at its one end. What still tries every end, ${X##*b} on "b" and
+        // 4,095 "a" (4,096 prefixes, 8.4 million characters a line), stops past two billion
+        // characters over the script: from there the expansions keep their values, with one
+        // warning, and the script is read on.
+        {
+            const std::string six = "printf -v X '%4096s' ''\nX=${X// /a}\n" + repeated("", "Y=${X/*a*b/c}\n", 6);
+            BashReader fast("pattern.sh");
+            fast.read(six);
+            QCOMPARE(fast.variables().at("Y"), std::string(4096, 'a'));   // no match: X as it was
+            QVERIFY(fast.warnings().empty());
+            BashReader fixed("fixed.sh");
+            fixed.read("printf -v X '%2048s' ''\nX=${X// /ab}\nY=${X//a?/c}\nZ=${X//[ab]b/d}\n");
+            QCOMPARE(fixed.variables().at("Y"), std::string(2048, 'c'));   // as bash gives
+            QCOMPARE(fixed.variables().at("Z"), std::string(2048, 'd'));
+        }
+        const std::string slow = "printf -v X '%4095s' ''\nX=b${X// /a}\n" + repeated("", "Y=${X##*b}\n", 300);
         const ImportedScript patterns = importMegatronScript(slow + launch + "\n", "pattern.sh");
         QCOMPARE(patterns.model.num_layers, 2);
         QCOMPARE(std::count_if(patterns.warnings.begin(), patterns.warnings.end(), [](const std::string& w) {
                      return w.find("pattern matching on long values takes too long") != std::string::npos;
                  }),
                  std::ptrdiff_t(1));
+        {
+            BashReader kept("pattern.sh");
+            kept.read(slow);
+            QCOMPARE(kept.variables().at("Y"), "b" + std::string(4095, 'a'));   // past the budget: X as it was
+        }
         // An array doubled the same way: 2 x 2^19 = 1,048,576 elements after line 20.
         const std::string array = repeated("A=(x y)\n", "A=(\"${A[@]}\" \"${A[@]}\")\n", 64);
         QCOMPARE(errorOf(array + launch + "\n", "array.sh"),
