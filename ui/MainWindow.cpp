@@ -136,7 +136,7 @@ MainWindow::MainWindow(QWidget* parent)
     connect(m_document, &ProjectDocument::modelChanged, this, &MainWindow::followNames);
     // Launchers and plans are offered in the project's folder.
     connect(m_document, &ProjectDocument::fileNameChanged, this, [this] {
-        m_explorer->setExportFolder(m_document->fileName().isEmpty() ? QString() : QFileInfo(m_document->fileName()).absolutePath());
+        m_explorer->setExportFolder(projectFolder());
     });
     connect(m_searchPanel, &SearchPanel::searchFinished, this, &MainWindow::onSearchFinished);
     connect(m_searchPanel, &SearchPanel::planActivated, this, [this](int row) {
@@ -567,10 +567,8 @@ void MainWindow::createActions()
     m_cancelAction->setEnabled(false);
     search->addSeparator();
     m_loadProfileAction = search->addAction(tr("Load &Profile\u2026"), this, [this] {
-        const QString start = m_document->fileName().isEmpty() ? QString() : QFileInfo(m_document->fileName()).absolutePath();
-        const QString path = QFileDialog::getOpenFileName(this, tr("Load profile"), start,
-                                                          tr("HAPMoE profiles (*.json);;All files (*)"));
-        if (!path.isEmpty())
+        if (const QString path = openFileInProjectFolder(tr("Load profile"), tr("HAPMoE profiles (*.json);;All files (*)"));
+            !path.isEmpty())
             loadProfile(path);
     });
     m_loadProfileAction->setObjectName(QStringLiteral("loadProfileAction"));
@@ -579,10 +577,9 @@ void MainWindow::createActions()
     m_clearProfileAction->setObjectName(QStringLiteral("clearProfileAction"));
     m_clearProfileAction->setToolTip(tr("Cost plans with the analytic defaults"));
     m_calibrateAction = search->addAction(tr("&Calibrate from Training Log\u2026"), this, [this] {
-        const QString start = m_document->fileName().isEmpty() ? QString() : QFileInfo(m_document->fileName()).absolutePath();
-        const QString path = QFileDialog::getOpenFileName(this, tr("Megatron-LM training log of the selected plan's run"), start,
-                                                          tr("Training logs (*.log *.txt *.out);;All files (*)"));
-        if (!path.isEmpty())
+        if (const QString path = openFileInProjectFolder(tr("Megatron-LM training log of the selected plan's run"),
+                                                         tr("Training logs (*.log *.txt *.out);;All files (*)"));
+            !path.isEmpty())
             calibrateFromLog(path);
     });
     m_calibrateAction->setObjectName(QStringLiteral("calibrateAction"));
@@ -874,6 +871,16 @@ void MainWindow::clearProfile()
         return;
     m_document->clearProfile();
     statusBar()->showMessage(tr("Analytic defaults: the next search uses no profile"), 10000);
+}
+
+QString MainWindow::projectFolder() const
+{
+    return m_document->fileName().isEmpty() ? QString() : QFileInfo(m_document->fileName()).absolutePath();
+}
+
+QString MainWindow::openFileInProjectFolder(const QString& title, const QString& filter)
+{
+    return QFileDialog::getOpenFileName(this, title, projectFolder(), filter);
 }
 
 CalibrateDialog* MainWindow::calibrateFromLog(const QString& logFile)

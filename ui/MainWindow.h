@@ -140,6 +140,10 @@ private:
     // The project's Megatron script, imported; none when it has none or it cannot be read.
     std::optional<ImportedScript> currentScript() const;
     void setTheme(bool dark);
+    // The saved project's folder (empty for a project never saved), where file dialogs start.
+    QString projectFolder() const;
+    // A file to open, asked for in the project's folder; empty when the user cancels.
+    QString openFileInProjectFolder(const QString& title, const QString& filter);
     // Load and Clear Profile: not while a search runs (it reads the profile when it starts);
     // Calibrate also needs a selected plan.
     void updateProfileActions();
