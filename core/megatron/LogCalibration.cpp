@@ -521,10 +521,9 @@ CalibrationResult calibrateFromLog(const MegatronLog& log, const PlanDocument& d
                                  + " billion parameters, the plan's model \"" + doc.model.name + "\" has " + fixedText(planned)
                                  + " billion: is the log of this plan's model?");
     }
-    // The forward-backward timer is part of an iteration: one longer than the iteration is
+    // The forward-backward timer is part of an iteration: one longer than every iteration used
+    // (not only their median: the timers are the last interval's, which may be a straggler) is
     // from another run, or another part of this one.
-    // Against the longest interval used: the timers are the last interval's, which may be a
-    // straggler the median leaves out.
     const double longestMs = *std::max_element(times.begin(), times.end());
     if (const auto fb = log.timers.find("forward-backward"); fb != log.timers.end() && fb->second.second > 1.05 * longestMs)
         r.warnings.push_back("the forward-backward timer (up to " + fixedText(fb->second.second)
