@@ -840,11 +840,17 @@ private:
             world = 0;
         }
         m_out.world_size = static_cast<int>(world);
-        if (!m_out.node_processes.empty()) {
-            if (static_cast<int>(m_out.node_processes.size()) < m_out.nnodes)
-                warn(at() + "--nproc_per_node takes " + std::to_string(m_out.node_processes.size())
-                     + " values from an array indexed by the node rank, for --nnodes " + std::to_string(m_out.nnodes));
-        }
+        // An array shorter than the nodes leaves the last node ranks an empty --nproc_per_node,
+        // which torchrun refuses there: the script cannot run, with a cluster or without.
+        if (!m_out.node_processes.empty() && !m_out.nnodes_unknown
+            && static_cast<int>(m_out.node_processes.size()) < m_out.nnodes)
+            m_out.invalid_values.push_back(
+                {"--nproc_per_node", std::to_string(m_out.node_processes.size()) + " values",
+                 "one process count for each of the " + std::to_string(m_out.nnodes) + " node ranks",
+                 "--nproc_per_node takes " + std::to_string(m_out.node_processes.size())
+                     + " values from an array indexed by the node rank, for --nnodes " + std::to_string(m_out.nnodes)
+                     + ": node rank " + std::to_string(m_out.node_processes.size())
+                     + " has none, and torchrun refuses an empty --nproc_per_node"});
     }
 
     // A value the script takes per node, "${NAME[${NODE_RANK}]}" (or $NODE_RANK, or another

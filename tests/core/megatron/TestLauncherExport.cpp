@@ -2131,6 +2131,15 @@ private slots:
             QCOMPARE(z.invalid_values.size(), std::size_t(1));
             QVERIFY2(z.invalid_values.front().detail.find("node rank 0's --nproc_per_node 0 starts no worker process") != std::string::npos,
                      z.invalid_values.front().detail.c_str());
+            // One slot count for every node rank but the last: that rank gets none.
+            std::string short_ = r.script;
+            const std::size_t from = short_.find("NODE_SLOTS=(");
+            const std::size_t to = short_.find(')', from);
+            short_.replace(from, to - from + 1, "NODE_SLOTS=( 8 )");
+            const ImportedScript one = importMegatronScript(short_, "short.sh");
+            QVERIFY(std::any_of(one.invalid_values.begin(), one.invalid_values.end(), [](const InvalidFlagValue& v) {
+                return v.detail.find("node rank 1 has none, and torchrun refuses an empty --nproc_per_node") != std::string::npos;
+            }));
         }
         QCOMPARE(static_cast<int>(s.node_device_types.size()), static_cast<int>(r.node_order.size()));   // NODE_TYPES[NODE_RANK]
         for (const std::string& w : s.warnings)
