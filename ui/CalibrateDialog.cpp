@@ -2,7 +2,6 @@
 
 #include "Theme.h"
 
-#include "cost/CostModel.h"
 #include "hardware/DeviceType.h"
 
 #include <QDialogButtonBox>
@@ -17,7 +16,6 @@
 #include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrent>
 
-#include <cmath>
 #include <exception>
 
 namespace hapmoe::ui {
@@ -26,11 +24,10 @@ namespace {
 
 QString ms(double seconds) { return QString::number(seconds * 1000, 'f', 1) + QStringLiteral(" ms"); }
 
-// Signed, rounded to the digits shown, and no "-0.0": a difference that rounds to none is none.
+// Signed ("+1.20 %"), rounded as calibrate rounds it: never "-0.00 %".
 QString percent(double predicted, double measured, int digits)
 {
-    const double scale = std::pow(10.0, digits);
-    const double p = std::round(100.0 * scale * (predicted - measured) / measured) / scale + 0.0;
+    const double p = roundedPercentOff(predicted, measured, digits);
     return (p > 0 ? QStringLiteral("+") : QString()) + QString::number(p, 'f', digits) + QStringLiteral(" %");
 }
 

@@ -13,7 +13,6 @@
 #include "megatron/LogCalibration.h"
 #include "megatron/ShellQuote.h"
 
-#include <cmath>
 #include <iomanip>
 #include <iostream>
 
@@ -111,20 +110,15 @@ int cmdCalibrate(const Args& args)
     const CalibrationResult r = calibrateFromLog(log, doc, catalog, logFile, base ? &*base : nullptr);
     for (const auto& w : r.warnings)
         std::cerr << "warning: " << printableText(w) << "\n";
-    // Rounded to the shown hundredths, and no "-0.00": a difference that rounds to none is none.
-    auto pct = [](double predicted, double measured, int digits) {
-        const double scale = std::pow(10.0, digits);
-        return std::round(100.0 * scale * (predicted - measured) / measured) / scale + 0.0;
-    };
     std::cout << std::fixed;
     std::cout << "log: " << logFile << ": " << log.intervals.size() << " intervals (" << r.intervals_used << " used), "
               << log.memory.size() << " memory reports, " << log.timers.size() << " timers, " << log.router_tokens.size()
               << " layers with router counts\n";
     std::cout << std::setprecision(1) << "iteration time: measured " << r.measured_iteration_s * 1000 << " ms\n";
     std::cout << "  predicted before " << r.predicted_before_s * 1000 << " ms (" << std::showpos
-              << pct(r.predicted_before_s, r.measured_iteration_s, 1) << std::noshowpos << "%)\n";
+              << roundedPercentOff(r.predicted_before_s, r.measured_iteration_s, 1) << std::noshowpos << "%)\n";
     std::cout << "  predicted after  " << r.predicted_after_s * 1000 << " ms (" << std::showpos << std::setprecision(2)
-              << pct(r.predicted_after_s, r.measured_iteration_s, 2) << std::noshowpos << "%)\n";
+              << roundedPercentOff(r.predicted_after_s, r.measured_iteration_s, 2) << std::noshowpos << "%)\n";
     // Against what the prediction before used (the analytic model takes 0.935 of the catalog's
     // figure, a base profile its own), and against the catalog figure the fit scales.
     std::cout << std::setprecision(3) << "device efficiency (large-GEMM fraction of BF16 peak):";

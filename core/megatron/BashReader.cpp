@@ -383,28 +383,27 @@ private:
 // patterns and [[ == ]] (manual 3.5.8.1): with the extended forms @( ) !( ) *( ) +( ) ?( ),
 // which bash turns on for [[ ]] and scripts turn on with `shopt -s extglob`, and a backslash
 // at the end matching itself.
-bool matchesPattern(std::string pattern, const std::string& subject, bool extended)
+// The pattern as fnmatch must be given it: a backslash at the end (an odd run of them) matches
+// itself, so it is escaped.
+std::string withTrailingBackslashEscaped(std::string pattern)
 {
     std::size_t slashes = 0;
     for (auto it = pattern.rbegin(); it != pattern.rend() && *it == '\\'; ++it)
         ++slashes;
     if (slashes % 2 == 1)
         pattern += '\\';
-    return fnmatch(pattern.c_str(), subject.c_str(), extended ? FNM_EXTMATCH : 0) == 0;
+    return pattern;
+}
+
+bool matchesPattern(const std::string& pattern, const std::string& subject, bool extended)
+{
+    return fnmatch(withTrailingBackslashEscaped(pattern).c_str(), subject.c_str(), extended ? FNM_EXTMATCH : 0) == 0;
 }
 
 // The pattern with "*" before or after it (a trailing odd backslash kept as a literal one),
 // which matches a text exactly when the pattern matches some prefix (after) or suffix (before)
 // of it: one match tells a loop over the text's prefixes or suffixes whether any can match.
-std::string anyPrefixPattern(std::string pattern)
-{
-    std::size_t slashes = 0;
-    for (auto it = pattern.rbegin(); it != pattern.rend() && *it == '\\'; ++it)
-        ++slashes;
-    if (slashes % 2 == 1)
-        pattern += '\\';
-    return pattern + '*';
-}
+std::string anyPrefixPattern(const std::string& pattern) { return withTrailingBackslashEscaped(pattern) + '*'; }
 std::string anySuffixPattern(const std::string& pattern) { return "*" + pattern; }
 
 // How many characters every text the pattern matches has, when that is fixed: no "*" and no
@@ -815,7 +814,7 @@ void BashReader::chargeExpansion(std::size_t bytes, int line)
                          "times?)");
 }
 
-bool BashReader::patternWorkLeft(std::size_t characters, int line, const std::string& expansion)
+bool BashReader::patternWorkLeft(std::size_t characters, int line, const std::string& body)
 {
     // About a second of matching on this machine: far beyond what a launch script's
     // patterns on host lists and paths take (a pattern on a 200-character value tried at
@@ -825,7 +824,7 @@ bool BashReader::patternWorkLeft(std::size_t characters, int line, const std::st
     if (m_patternWork <= kMaxPatternWork)
         return true;
     if (!m_patternWorkWarned)
-        warn(line, expansion + ": the script's pattern matching on long values takes too long to follow (" + "more than "
+        warn(line, "${" + body + "}: the script's pattern matching on long values takes too long to follow (" + "more than "
                        + std::to_string(kMaxPatternWork / 1'000'000'000) + " billion characters matched); this and "
                        + "later pattern expansions keep their values as they are");
     m_patternWorkWarned = true;
@@ -5257,7 +5256,6 @@ std::size_t BashReader::expandDollar(const std::string& raw, std::size_t i, std:
         const std::string text = raw.substr(i, j - i);
         if (text.size() >= 5 && text[2] == '(' && text.compare(text.size() - 2, 2, "))") == 0) {
             long long v = 0;
-            m_arithmeticError.clear();
             if (evalArithmetic(text.substr(3, text.size() - 5), v, line, depth + 1)) {
                 pieces.push_back({std::to_string(v), !quoted, false});
                 return j;
@@ -5794,7 +5792,7 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
             const std::string& subject = text;
             const std::size_t size = subject.size();
             // No prefix (suffix) of the value matching at all: one match says so.
-            if (!patternWorkLeft(size + 1, line, "${" + body + "}"))
+            if (!patternWorkLeft(size + 1, line, body))
                 return subject;
             if (!matchesPattern(rest[0] == '#' ? anyPrefixPattern(pattern) : anySuffixPattern(pattern), subject, m_extglob))
                 return subject;
@@ -5803,7 +5801,7 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
                 const std::size_t len = longest ? size - step : step;
                 if (fixedLength && len != *fixedLength)
                     continue;   // a pattern of fixed length matches no other prefix or suffix
-                if (!patternWorkLeft(len + 1, line, "${" + body + "}"))
+                if (!patternWorkLeft(len + 1, line, body))
                     return subject;
                 const std::string part = rest[0] == '#' ? subject.substr(0, len) : subject.substr(size - len);
                 if (matchesPattern(pattern, part, m_extglob))
@@ -5901,16 +5899,9 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
             const std::string fromAnyEnd = anyPrefixPattern(from);
             // A pattern of fixed length ("a?", "[,;]") can only end at one place from a start.
             const std::optional<std::size_t> fixedLength = fixedPatternLength(from, m_extglob);
-            // The pattern as matchesPattern would pass it on (a trailing odd backslash escaped),
-            // for the ends tried below on one copy of the rest of the value cut by a NUL.
-            std::string fromFixed = from;
-            {
-                std::size_t slashes = 0;
-                for (auto it = fromFixed.rbegin(); it != fromFixed.rend() && *it == '\\'; ++it)
-                    ++slashes;
-                if (slashes % 2 == 1)
-                    fromFixed += '\\';
-            }
+            // The pattern as matchesPattern passes it on, for the ends tried below on one copy
+            // of the rest of the value cut by a NUL.
+            const std::string fromFixed = withTrailingBackslashEscaped(from);
             const int flags = m_extglob ? FNM_EXTMATCH : 0;
             // Bash tries each start in turn; an empty match is replaced too, except at the end
             // of a value that is not empty (unless anchored there).
@@ -5922,7 +5913,7 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
                 bool candidate = (!replaced || all) && (anchor != '#' || i == 0);
                 // Unless anchored at the end, one match tells whether any end can match from i.
                 if (candidate && anchor != '%') {
-                    if (!patternWorkLeft(size - i + 1, line, "${" + body + "}"))
+                    if (!patternWorkLeft(size - i + 1, line, body))
                         return subject;
                     candidate = matchesPattern(fromAnyEnd, subject.substr(i), m_extglob);
                 }
@@ -5931,7 +5922,7 @@ void BashReader::expandParameter(const std::string& body, bool quoted, std::vect
                     for (std::size_t j = size + 1; j-- > i && end == npos;) {
                         if ((anchor == '%' && j != size) || (fixedLength && j - i != *fixedLength))
                             continue;
-                        if (!patternWorkLeft(j - i + 1, line, "${" + body + "}"))
+                        if (!patternWorkLeft(j - i + 1, line, body))
                             return subject;
                         const char kept = tail[j - i];
                         tail[j - i] = '\0';
@@ -6117,8 +6108,7 @@ bool BashReader::assignArithmetic(const std::string& expr, int line, long long& 
 
 bool BashReader::evalArithmetic(const std::string& expr, long long& value, int line, int depth)
 {
-    if (depth == 0)
-        m_arithmeticError.clear();
+    m_arithmeticError.clear();   // a name's value evaluated below sets it again if it fails
     if (depth > kMaxDepth)
         return false;
     // $VAR and ${VAR} inside $(( )) expand first; bare names are looked up below.

@@ -25,10 +25,10 @@
 #include <map>
 #include <memory>
 #include <initializer_list>
+#include <cstdint>
 #include <optional>
 #include <set>
 #include <span>
-#include <cstdint>
 #include <string>
 #include <string_view>
 #include <unordered_set>
@@ -759,7 +759,8 @@ private:
     // Characters handed to the glob matcher by ${X#P}, ${X%P} and ${X/P/R} over the whole
     // script: each tries the pattern at every start and end, so a few lines on long values
     // could take minutes. Past kMaxPatternWork a pattern expansion keeps its value, with a warning.
-    bool patternWorkLeft(std::size_t characters, int line, const std::string& expansion);
+    // `body` names the expansion in the warning ("${body}").
+    bool patternWorkLeft(std::size_t characters, int line, const std::string& body);
     std::uint64_t m_patternWork = 0;
     // Why the last arithmetic evaluation failed (ShellArithmetic::error), for its warning.
     std::string m_arithmeticError;

@@ -461,6 +461,12 @@ double median(std::vector<double> v)
 
 } // namespace
 
+double roundedPercentOff(double predicted, double measured, int digits)
+{
+    const double scale = std::pow(10.0, digits);
+    return std::round(100.0 * scale * (predicted - measured) / measured) / scale + 0.0;
+}
+
 CalibrationResult calibrateFromLog(const MegatronLog& log, const PlanDocument& doc, const DeviceCatalog& catalog,
                                    const std::string& logFile, const Profile* base)
 {

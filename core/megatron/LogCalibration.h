@@ -111,6 +111,11 @@ struct CalibrationResult {
     std::vector<std::string> warnings; // the run differs from the plan where calibration cannot follow it
 };
 
+// How far a prediction is from the measurement, in per cent, rounded to `digits` decimals as
+// calibrate shows it (hapmoe calibrate and the studio's dialog), and never -0: a difference that
+// rounds to none is none.
+double roundedPercentOff(double predicted, double measured, int digits);
+
 // Calibrates against the plan the log was produced with, costed with the switches "hapmoe
 // estimate --plan" uses for it (the plan's prediction's), so that the written profile
 // reproduces the logged time there; overlap switches of the run that differ are warnings.

@@ -38,12 +38,17 @@ bool ShellArithmetic::eval(long long& out)
         out = parseConditional();
         skipWs();
         if (m_i != m_s.size())
-            m_error = "\"" + m_s.substr(m_i, 20) + "\" is not read here (the operators are + - * / % ** comparisons && || ! ?: and parentheses)";
+            m_error = notReadHere();
         return m_i == m_s.size();
     } catch (const std::exception& e) {
         m_error = e.what();
         return false;
     }
+}
+
+std::string ShellArithmetic::notReadHere() const
+{
+    return "\"" + m_s.substr(m_i, 20) + "\" is not read here (the operators are + - * / % ** comparisons && || ! ?: and parentheses)";
 }
 
 void ShellArithmetic::skipWs()
@@ -207,7 +212,7 @@ long long ShellArithmetic::parsePrimary()
         }
         return v;
     }
-    throw std::runtime_error("\"" + m_s.substr(m_i, 20) + "\" is not read here (the operators are + - * / % ** comparisons && || ! ?: and parentheses)");
+    throw std::runtime_error(notReadHere());
 }
 
 } // namespace hapmoe

@@ -21,6 +21,8 @@ public:
 
 private:
     void skipWs();
+    // The error for the text at the read position that is no expression read here.
+    std::string notReadHere() const;
     bool take(const char* op);
     bool peekIs(const char* op);
     long long parseConditional();   // c ? a : b, right-associative, below ||
