@@ -6041,15 +6041,17 @@ bool BashReader::assignArithmetic(const std::string& expr, int line, long long& 
         long long value = 0, old = 0;
         if (item.size() > 2 && (item.compare(0, 2, "++") == 0 || item.compare(0, 2, "--") == 0) && validName(trim(item.substr(2)))) {
             const std::string name = trim(item.substr(2));
-            if (!evalArithmetic(name, old, line, 0) || !set(name, item[0] == '+' ? old + 1 : old - 1))
+            if (!evalArithmetic(name, old, line, 0))
                 return false;
-            last = item[0] == '+' ? old + 1 : old - 1;   // ++i is the new value
+            last = ShellArithmetic::apply(item.substr(0, 1), old, 1);   // ++i is the new value
+            if (!set(name, last))
+                return false;
             continue;
         }
         if (item.size() > 2 && (item.compare(item.size() - 2, 2, "++") == 0 || item.compare(item.size() - 2, 2, "--") == 0)
             && validName(trim(item.substr(0, item.size() - 2)))) {
             const std::string name = trim(item.substr(0, item.size() - 2));
-            if (!evalArithmetic(name, old, line, 0) || !set(name, item[item.size() - 1] == '+' ? old + 1 : old - 1))
+            if (!evalArithmetic(name, old, line, 0) || !set(name, ShellArithmetic::apply(item.substr(item.size() - 1), old, 1)))
                 return false;
             last = old;   // i++ is the old value
             continue;
@@ -6092,12 +6094,12 @@ bool BashReader::assignArithmetic(const std::string& expr, int line, long long& 
         if (!op.empty()) {
             if (!evalArithmetic(left, old, line, 0))
                 return false;
-            if ((op == "/" || op == "%") && value == 0)
-                return false;   // bash: division by 0, an error that assigns nothing
-            value = op == "+" ? old + value : op == "-" ? old - value : op == "*" ? old * value : op == "/" ? old / value
-                : op == "%" ? old % value : op == "<<" ? (value >= 0 && value < 63 ? old << value : 0)
-                : op == ">>" ? (value >= 0 && value < 63 ? old >> value : 0) : op == "&" ? (old & value)
-                : op == "|" ? (old | value) : (old ^ value);
+            try {
+                value = ShellArithmetic::apply(op, old, value);
+            } catch (const std::runtime_error& e) {
+                m_arithmeticError = e.what();   // bash: division by 0, an error that assigns nothing
+                return false;
+            }
         }
         if (!set(left, value))
             return false;

@@ -25,8 +25,26 @@ long long divide(long long a, long long b, bool remainder)
         return remainder ? 0 : sub(0, a);
     return remainder ? a % b : a / b;
 }
+// bash shifts its 64-bit integers with C's operators; on x86-64 the count is taken modulo 64
+// (bash 5.2 there: $((1<<64)) is 1, $((1<<-1)) is -2^63) and >> keeps the sign.
+long long shiftLeft(long long a, long long n) { return wrap(static_cast<unsigned long long>(a) << (n & 63)); }
+long long shiftRight(long long a, long long n) { return a >> (n & 63); }
 
 } // namespace
+
+long long ShellArithmetic::apply(std::string_view op, long long a, long long b)
+{
+    if (op == "+") return add(a, b);
+    if (op == "-") return sub(a, b);
+    if (op == "*") return mul(a, b);
+    if (op == "/" || op == "%") return divide(a, b, op == "%");
+    if (op == "<<") return shiftLeft(a, b);
+    if (op == ">>") return shiftRight(a, b);
+    if (op == "&") return a & b;
+    if (op == "|") return a | b;
+    if (op == "^") return a ^ b;
+    throw std::invalid_argument("no arithmetic operator " + std::string(op));
+}
 
 ShellArithmetic::ShellArithmetic(std::string text, Lookup lookup) : m_s(std::move(text)), m_lookup(std::move(lookup)) {}
 
@@ -48,7 +66,7 @@ bool ShellArithmetic::eval(long long& out)
 
 std::string ShellArithmetic::notReadHere() const
 {
-    return "\"" + m_s.substr(m_i, 20) + "\" is not read here (the operators are + - * / % ** comparisons && || ! ?: and parentheses)";
+    return "\"" + m_s.substr(m_i, 20) + "\" is not read here (the operators are + - * / % ** << >> comparisons & ^ | && || ! ~ ?: and parentheses)";
 }
 
 void ShellArithmetic::skipWs()
@@ -99,24 +117,68 @@ long long ShellArithmetic::parseOr()
 
 long long ShellArithmetic::parseAnd()
 {
-    long long v = parseCmp();
+    long long v = parseBitOr();
     while (take("&&")) {
         const bool known = v == 0;
-        v = (skippedIf(known, [&] { return parseCmp(); }) != 0 && !known) ? 1 : 0;
+        v = (skippedIf(known, [&] { return parseBitOr(); }) != 0 && !known) ? 1 : 0;
     }
     return v;
 }
 
-long long ShellArithmetic::parseCmp()
+// Bash's precedence below the shifts, from the manual's table (6.5): < <= > >=, then == !=,
+// then &, ^ and |, each left-associative; so 1 == 2 > 1 is 1 and 6 & 3 == 3 is 0, as in bash.
+long long ShellArithmetic::parseBitOr()
+{
+    long long v = parseBitXor();
+    while (!peekIs("||") && take("|"))
+        v |= parseBitXor();
+    return v;
+}
+
+long long ShellArithmetic::parseBitXor()
+{
+    long long v = parseBitAnd();
+    while (take("^"))
+        v ^= parseBitAnd();
+    return v;
+}
+
+long long ShellArithmetic::parseBitAnd()
+{
+    long long v = parseEquality();
+    while (!peekIs("&&") && take("&"))
+        v &= parseEquality();
+    return v;
+}
+
+long long ShellArithmetic::parseEquality()
+{
+    long long v = parseRelational();
+    for (;;) {
+        if (take("==")) v = v == parseRelational();
+        else if (take("!=")) v = v != parseRelational();
+        else return v;
+    }
+}
+
+long long ShellArithmetic::parseRelational()
+{
+    long long v = parseShift();
+    for (;;) {
+        if (take("<=")) v = v <= parseShift();
+        else if (take(">=")) v = v >= parseShift();
+        else if (!peekIs("<<") && take("<")) v = v < parseShift();
+        else if (!peekIs(">>") && take(">")) v = v > parseShift();
+        else return v;
+    }
+}
+
+long long ShellArithmetic::parseShift()
 {
     long long v = parseAdd();
     for (;;) {
-        if (take("==")) v = v == parseAdd();
-        else if (take("!=")) v = v != parseAdd();
-        else if (take("<=")) v = v <= parseAdd();
-        else if (take(">=")) v = v >= parseAdd();
-        else if (!peekIs("<<") && take("<")) v = v < parseAdd();
-        else if (!peekIs(">>") && take(">")) v = v > parseAdd();
+        if (take("<<")) v = shiftLeft(v, parseAdd());
+        else if (take(">>")) v = shiftRight(v, parseAdd());
         else return v;
     }
 }
@@ -175,6 +237,7 @@ long long ShellArithmetic::parseUnary()
     if (take("-")) v = sub(0, parseUnary());
     else if (take("+")) v = parseUnary();
     else if (take("!")) v = parseUnary() == 0 ? 1 : 0;
+    else if (take("~")) v = ~parseUnary();
     else v = parsePrimary();
     --m_depth;
     return v;

@@ -1,10 +1,12 @@
 #pragma once
 // Integer expressions of bash's $(( )) (GNU Bash Reference Manual 6.5, Shell Arithmetic),
-// the subset launch scripts use: + - * / % ** comparisons && || ! and parentheses over
-// decimal (or 0x) numbers and variable names. Names are resolved by the caller.
+// without assignments, increments and the comma: + - * / % ** << >> comparisons & ^ | && || !
+// ~ ?: and parentheses over decimal (or 0x) numbers and variable names, with bash's precedence.
+// Names are resolved by the caller.
 
 #include <functional>
 #include <string>
+#include <string_view>
 
 namespace hapmoe {
 
@@ -19,6 +21,11 @@ public:
     bool eval(long long& out);
     const std::string& error() const { return m_error; }
 
+    // a OP b as bash computes it (64-bit integers that wrap, shift counts modulo 64), for the
+    // compound assignments (N <<= 2); OP is one of + - * / % << >> & | ^. Throws
+    // std::runtime_error on a division by 0.
+    static long long apply(std::string_view op, long long a, long long b);
+
 private:
     void skipWs();
     // The error for the text at the read position that is no expression read here.
@@ -28,7 +35,12 @@ private:
     long long parseConditional();   // c ? a : b, right-associative, below ||
     long long parseOr();
     long long parseAnd();
-    long long parseCmp();
+    long long parseBitOr();
+    long long parseBitXor();
+    long long parseBitAnd();
+    long long parseEquality();
+    long long parseRelational();
+    long long parseShift();
     long long parseAdd();
     long long parseMul();
     long long parsePow();
