@@ -51,7 +51,7 @@ TimelinePlot::TimelinePlot(QWidget* parent)
     addLegendSwatch(this, tr("Forward"), style::forwardColor());
     addLegendSwatch(this, tr("Backward"), style::backwardColor());
     m_sendSwatch = addLegendSwatch(this, tr("Stage send"), Qt::NoBrush);
-    addLegendSwatch(this, tr("DP sync"), style::dpSyncColor());
+    m_syncSwatch = addLegendSwatch(this, tr("DP sync"), style::dpSyncColor());
     m_embeddingSwatch = addLegendSwatch(this, tr("Tied-embedding all-reduce"), style::embeddingSyncBrush(), QPen(style::dpSyncColor()));
     m_embeddingSwatch->removeFromLegend();   // only for plans that have one (setTimeline)
     m_optimizerSwatch = addLegendSwatch(this, tr("Optimizer"), style::optimizerColor());
@@ -88,6 +88,7 @@ TimelinePlot::TimelinePlot(QWidget* parent)
     axisRect()->setRangeZoom(Qt::Horizontal);
     axisRect()->setRangeZoomFactor(0.8);
     connect(xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, &TimelinePlot::boundRange);
+    connect(this, &QCustomPlot::afterReplot, this, &TimelinePlot::followDrawnForm);
     setMouseTracking(true);
     applyThemeColors();
     style::setChartPlaceholder(this, m_emptyText);
@@ -99,13 +100,52 @@ void TimelinePlot::applyThemeColors()
     const QPalette pal = palette();
     setSwatch(m_sendSwatch, style::communicationColor(pal));
     const QColor hatch = style::bubbleColor(pal);
-    setSwatch(m_bubbleSwatch, QBrush(hatch, Qt::BDiagPattern), QPen(hatch));
+    if (m_legendBanded) {
+        // A gap between bands shows the lane's tint (the device type's colour, faint).
+        m_bubbleSwatch->setName(tr("Idle (gap; zoom in for blocks)"));
+        setSwatch(m_bubbleSwatch, pal.color(QPalette::Base), QPen(pal.color(QPalette::Mid)));
+    } else {
+        m_bubbleSwatch->setName(tr("Idle (bubble)"));
+        setSwatch(m_bubbleSwatch, QBrush(hatch, Qt::BDiagPattern), QPen(hatch));
+    }
     setSwatch(m_waitSwatch, style::waitBrush(pal), QPen(pal.color(QPalette::Text)));
     setSwatch(m_bottleneckSwatch, Qt::NoBrush, QPen(style::bottleneckMarkColor(pal), 2.5));
     const QColor text = pal.color(QPalette::Text);
     m_endLine->setPen(QPen(text, 1, Qt::DashLine));
     m_endLabel->setColor(text);
     m_endLabel->setBrush(pal.color(QPalette::Base));
+}
+
+void TimelinePlot::updateLegendEntries()
+{
+    const bool send = !m_legendBanded;
+    if (send == legend->hasItemWithPlottable(m_sendSwatch) && m_hasTied == legend->hasItemWithPlottable(m_embeddingSwatch)
+        && m_hasWaits == legend->hasItemWithPlottable(m_waitSwatch)) {
+        return;
+    }
+    // In their places: the tied all-reduce next to "DP sync", of which it is a part, the wait
+    // next to the bubble; the swatches after them move behind them.
+    const std::initializer_list<QCPGraph*> tail = {m_sendSwatch,      m_syncSwatch,  m_embeddingSwatch, m_optimizerSwatch,
+                                                   m_bubbleSwatch,    m_waitSwatch,  m_bottleneckSwatch};
+    for (QCPGraph* g : tail)
+        g->removeFromLegend();
+    for (QCPGraph* g : tail)
+        if ((g != m_sendSwatch || send) && (g != m_embeddingSwatch || m_hasTied) && (g != m_waitSwatch || m_hasWaits))
+            g->addToLegend();
+}
+
+void TimelinePlot::followDrawnForm()
+{
+    // Zoomed out, blocks under two pixels merge into bands (TimelineBlocks::drawBands): no
+    // sends, and the bubbles are the gaps between bands, not hatched. The form is known once
+    // drawn, so the legend follows on the next frame.
+    const bool banded = m_blocks->lastDrawDense() && !m_blocks->timeline().empty();
+    if (banded == m_legendBanded)
+        return;
+    m_legendBanded = banded;
+    applyThemeColors();
+    updateLegendEntries();
+    replot(rpQueuedReplot);
 }
 
 void TimelinePlot::updateLayout()
@@ -260,19 +300,9 @@ void TimelinePlot::setTimeline(const PlanTimeline& timeline)
     for (int s = 0; s < timeline.stages && !waits; ++s)
         for (const auto& [a, b] : timeline.tailOf(s).waits())
             waits = waits || b - a > least;
-    if (tied != legend->hasItemWithPlottable(m_embeddingSwatch) || waits != legend->hasItemWithPlottable(m_waitSwatch)) {
-        // In their places: the tied all-reduce next to "DP sync", of which it is a part, the
-        // wait next to the bubble; the swatches after them move behind them.
-        for (QCPGraph* g : {m_embeddingSwatch, m_optimizerSwatch, m_bubbleSwatch, m_waitSwatch, m_bottleneckSwatch})
-            g->removeFromLegend();
-        if (tied)
-            m_embeddingSwatch->addToLegend();
-        m_optimizerSwatch->addToLegend();
-        m_bubbleSwatch->addToLegend();
-        if (waits)
-            m_waitSwatch->addToLegend();
-        m_bottleneckSwatch->addToLegend();
-    }
+    m_hasTied = tied;
+    m_hasWaits = waits;
+    updateLegendEntries();
     m_limit = std::max(timeline.iterationEnd, 1e-9);
     m_endLine->point1->setCoords(timeline.iterationEnd, 0);
     m_endLine->point2->setCoords(timeline.iterationEnd, 1);

@@ -62,6 +62,10 @@ private:
     void boundRange(const QCPRange& range);
     // Colours that depend on the theme: legend swatches, the iteration line and its label.
     void applyThemeColors();
+    // The legend's entries for what the chart draws: the tied all-reduce and the waits only for
+    // plans that have them; zoomed out to bands, no sends and the bubbles as gaps.
+    void updateLegendEntries();
+    void followDrawnForm();
     void updateEndLabel();
     // Names only as many lanes as have room for a line each; true when that changed.
     bool fitLaneLabels();
@@ -73,6 +77,7 @@ private:
     QCPItemStraightLine* m_endLine;
     QCPItemText* m_endLabel;
     QCPGraph* m_sendSwatch = nullptr;
+    QCPGraph* m_syncSwatch = nullptr;
     QCPGraph* m_embeddingSwatch = nullptr;
     QCPGraph* m_waitSwatch = nullptr;
     QCPGraph* m_optimizerSwatch = nullptr;
@@ -91,6 +96,9 @@ private:
     QString m_emptyText = tr("No plan to show: run a search and select a plan");
     bool m_bounding = false;
     bool m_lanesReadable = false;
+    bool m_hasTied = false;
+    bool m_hasWaits = false;
+    bool m_legendBanded = false;   // the legend describes the banded form (TimelineBlocks::lastDrawDense)
 };
 
 } // namespace hapmoe::ui

@@ -2502,10 +2502,23 @@ void PlanExplorerTest::denseTimelineDrawsBands()
     // Whole iteration: a mean block of 1.5 s is well under 2 pixels at under 1 pixel per s.
     timeline.replot();
     QVERIFY(timeline.blocks()->lastDrawDense());
-    // 40 s in view: about 20 pixels per second, the blocks themselves.
+    // The legend says what the bands draw: no sends, the bubbles as gaps (not hatched).
+    auto names = [&timeline] {
+        QStringList n;
+        for (int i = 0; i < timeline.legend->itemCount(); ++i)
+            if (auto* item = qobject_cast<QCPPlottableLegendItem*>(timeline.legend->item(i)))
+                n << item->plottable()->name();
+        return n;
+    };
+    QVERIFY2(!names().contains(QStringLiteral("Stage send")), qPrintable(names().join(QLatin1Char('|'))));
+    QVERIFY2(names().contains(QStringLiteral("Idle (gap; zoom in for blocks)")), qPrintable(names().join(QLatin1Char('|'))));
+    // 40 s in view: about 20 pixels per second, the blocks themselves, and the whole legend.
     timeline.xAxis->setRange(300, 340);
     timeline.replot();
     QVERIFY(!timeline.blocks()->lastDrawDense());
+    const QStringList whole = names();
+    QVERIFY2(whole.indexOf(QStringLiteral("Stage send")) == whole.indexOf(QStringLiteral("Backward")) + 1, qPrintable(whole.join(QLatin1Char('|'))));
+    QVERIFY2(whole.contains(QStringLiteral("Idle (bubble)")), qPrintable(whole.join(QLatin1Char('|'))));
 }
 
 void PlanExplorerTest::timelineNamesOnlyLanesWithRoom()
