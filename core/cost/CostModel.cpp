@@ -55,11 +55,17 @@ StateBytes stateBytes(const TrainingSpec& t)
 struct CrossEntropyBytes {
     double fwd, bwd, kept;
 };
-CrossEntropyBytes crossEntropyBytes(const TrainingSpec& t)
+// Megatron-LM d98e8a64 refuses te (validate_args: "disabled due to stability issues"); a plan
+// for it runs the native fusion, which its launcher writes.
+bool teCrossEntropyRuns(const TrainingSpec& t, Target target)
+{
+    return t.cross_entropy_fusion_impl == CrossEntropyFusionImpl::TE && target != Target::Megatron;
+}
+CrossEntropyBytes crossEntropyBytes(const TrainingSpec& t, Target target)
 {
     if (!t.cross_entropy_loss_fusion)
         return {38.0, 14.0, 4.0};
-    if (t.cross_entropy_fusion_impl == CrossEntropyFusionImpl::TE)
+    if (teCrossEntropyRuns(t, target))
         return {6.0, 4.0, 2.0};
     return {26.0, 14.0, 4.0};
 }
@@ -1147,7 +1153,7 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
     if (last) {
         const double logits = dev.gemm(2 * T * h * vocab / tp);
         // Megatron's vocab-parallel cross-entropy (section 3.6), fused or not.
-        const CrossEntropyBytes ce = crossEntropyBytes(m.model.training);
+        const CrossEntropyBytes ce = crossEntropyBytes(m.model.training, ctx.target);
         const double ceF = dev.memTime(ce.fwd * T * vocab / tp);
         const double ceB = dev.memTime(ce.bwd * T * vocab / tp);
         const double norm = dev.memTime(4.0 * T * h / (sp ? tp : 1));
@@ -1390,7 +1396,7 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
     if (first && s.hiddenDropout)
         actBytes += inFlight * T * h / seqSplit;
     if (last)
-        actBytes += 4.0 * T * h / seqSplit + crossEntropyBytes(m.model.training).kept * T * vocab / tp;
+        actBytes += 4.0 * T * h / seqSplit + crossEntropyBytes(m.model.training, ctx.target).kept * T * vocab / tp;
     est.memory.activations = actBytes * dev.act_factor;
 
     if (nMoe > 0) {
@@ -1597,6 +1603,7 @@ Prediction CostModel::estimate(const Plan& plan) const
         if (vpp > 1)
             ctx.layers = chunks[static_cast<std::size_t>(i)];
         ctx.tp_comm_overlap = oneTp;
+        ctx.target = plan.target;
         ctx.stage_index = i;
         ctx.num_stages = P;
         ctx.num_microbatches = M;
@@ -1798,6 +1805,11 @@ Prediction CostModel::estimate(const Plan& plan) const
         pred.notes.push_back(m.profile ? "the profile is empty: every number is an analytic default from the device catalog"
                                        : "no profile: every number is an analytic default from the device catalog");
     }
+    const TrainingSpec& training = m.model.training;
+    if (training.cross_entropy_loss_fusion && training.cross_entropy_fusion_impl == CrossEntropyFusionImpl::TE
+        && !teCrossEntropyRuns(training, plan.target))
+        pred.notes.push_back("cross-entropy costed with the native fusion: the plan is for Megatron-LM, which refuses "
+                             "--cross-entropy-fusion-impl te (its launcher writes native; section 3.6)");
     // FP8 (section 3.7): where the model's linear layers run in FP8, and where they cannot.
     if (m.model.training.fp8())
         for (const auto& st : plan.stages) {

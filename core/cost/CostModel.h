@@ -90,6 +90,10 @@ struct StageContext {
     // --tp-comm-overlap off (LauncherExport).
     bool tp_comm_overlap = true;
     double optimizer_offload_fraction = 0.0;   // Plan::optimizer_offload_fraction
+    // The framework the plan is for (Plan::target). Megatron-LM d98e8a64 refuses Transformer
+    // Engine's fused cross-entropy, and its launcher writes the native fusion instead: a
+    // Megatron-LM plan's last stage is costed with that (docs/cost-model.md section 3.6).
+    Target target = Target::Any;
     const StagePlan* next = nullptr;   // the following stage (for the p2p send), or null
     // Interleaved 1F1B (vpp > 1): the last rank also sends its chunk outputs to rank 0.
     const StagePlan* wrap = nullptr;

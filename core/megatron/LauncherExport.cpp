@@ -930,9 +930,15 @@ private:
             const bool teRefused = megatron && m.training.cross_entropy_fusion_impl == CrossEntropyFusionImpl::TE;
             if (teRefused) {
                 train.args.push_back({"--cross-entropy-fusion-impl", {"native"}});
-                m_notes.push_back("--cross-entropy-fusion-impl te -> native (Megatron-LM d98e8a64 refuses Transformer Engine's "
-                                  "fused cross-entropy; the plan was costed with it, and the native fusion's passes over the "
-                                  "logits take a little longer on the last stage: docs/cost-model.md section 3.6)");
+                m_notes.push_back(std::string("--cross-entropy-fusion-impl te -> native (Megatron-LM d98e8a64 refuses Transformer "
+                                              "Engine's fused cross-entropy; ")
+                                  + (m_doc.plan.target == Target::Megatron
+                                         ? "the plan, made for Megatron-LM, was costed with native"
+                                         : std::string(m_doc.plan.target == Target::FlagScale ? "the plan, made for FlagScale"
+                                                                                               : "the plan, made for either framework")
+                                               + ", was costed with te, and native's passes over the logits make the last "
+                                                 "stage slower: estimate or search with the target megatron")
+                                  + "; docs/cost-model.md section 3.6)");
             } else if (m.training.cross_entropy_fusion_impl != CrossEntropyFusionImpl::Native
                        || originalGave("--cross-entropy-fusion-impl")) {
                 train.args.push_back({"--cross-entropy-fusion-impl", {toString(m.training.cross_entropy_fusion_impl)}});

@@ -20,6 +20,7 @@ RunResult Exhaustive::run(const RunConfig& config, RunControl& control)
     cfg.comm_prune = false;
     const Candidates cand(m_space, cfg, TypeSpeeds::uniform(m_space.numTypes()));
     const unsigned modules = m_eval.selectiveModulesFor(config.type_mask);   // selective recompute's
+    m_eval.setTarget(config.target);
     const std::size_t keep = static_cast<std::size_t>(std::max(1, config.keep));
 
     // Stages from the last one backwards; stack[i] is the stage i places from the end.
@@ -37,6 +38,7 @@ RunResult Exhaustive::run(const RunConfig& config, RunControl& control)
         ctx.num_microbatches = M;
         ctx.distributed_optimizer = m_eval.distributedOptimizer();
         ctx.optimizer_offload_fraction = m_eval.offloadFraction();
+        ctx.target = config.target;
         ctx.next = p.k > 0 ? &next : nullptr;
         std::vector<int> levels;
         if (config.fixed_level >= 0) {

@@ -161,6 +161,7 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
 {
     RunResult result;
     m_eval.setTpCommOverlap(config.tp_comm_overlap);
+    m_eval.setTarget(config.target);
     const int N = m_space.model().num_layers;
     const int M = config.microbatches;
     const Candidates cand(m_space, config, m_speed);

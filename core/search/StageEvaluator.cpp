@@ -154,7 +154,8 @@ StageEvaluator::Key StageEvaluator::baseKey(const StageQuery& q) const
         | static_cast<std::uint64_t>(q.holdsOutput(m.num_layers)) << 25 | static_cast<std::uint64_t>(q.microbatches) << 26;
     k.c = static_cast<std::uint64_t>(q.fixed_level + 2)   // a fixed recompute level, or 1 = the least that fits
         | static_cast<std::uint64_t>(q.ignore_memory) << 32 | static_cast<std::uint64_t>(m_tpOverlap) << 33
-        | static_cast<std::uint64_t>(q.no_selective) << 34 | static_cast<std::uint64_t>(q.selective_modules) << 35;
+        | static_cast<std::uint64_t>(q.no_selective) << 34 | static_cast<std::uint64_t>(q.selective_modules) << 35
+        | static_cast<std::uint64_t>(m_target == Target::Megatron) << 63;
     return k;
 }
 
@@ -214,6 +215,7 @@ StageEstimate StageEvaluator::estimate(const StageQuery& q, int level, const Sta
     ctx.optimizer_offload_fraction = m_offload;
     ctx.notes = false;
     ctx.tp_comm_overlap = m_tpOverlap;
+    ctx.target = m_target;
     ctx.next = nextPlan;
     ++m_calls;
     return m_cost.estimateStage(st, ctx);

@@ -107,6 +107,8 @@ public:
 
     // Whether the run's stages get the cost model's --tp-comm-overlap (RunConfig).
     void setTpCommOverlap(bool on) { m_tpOverlap = on; }
+    // The target the run's plans are for (RunConfig::target; StageContext::target).
+    void setTarget(Target target) { m_target = target; }
 
     // What the plans' selective recompute repeats (level 1): see the constructor.
     unsigned selectiveModules() const { return m_selectiveModules; }
@@ -160,6 +162,7 @@ private:
     StagePlan m_scratch;          // the stage of the current evaluate() (estimate())
     bool m_scratchValid = false;
     bool m_tpOverlap = true;
+    Target m_target = Target::Any;
 };
 
 } // namespace hapmoe

@@ -1878,6 +1878,14 @@ private slots:
         QVERIFY2(mg.script.find("--cross-entropy-fusion-impl native") != std::string::npos, mg.script.c_str());
         QVERIFY(mg.script.find("--cross-entropy-fusion-impl te\n") == std::string::npos);
         QVERIFY(hasNote(mg, "--cross-entropy-fusion-impl te -> native (Megatron-LM d98e8a64 refuses"));
+        // Costed with te or native as the plan's target says (CostModel's StageContext::target).
+        QVERIFY(hasNote(mg, "the plan, made for either framework, was costed with te"));
+        PlanDocument forMegatron = d;
+        forMegatron.plan.target = Target::Megatron;
+        QVERIFY(hasNote(exportLauncher(forMegatron, ExportOptions{}), "the plan, made for Megatron-LM, was costed with native"));
+        PlanDocument forFlagScale = d;
+        forFlagScale.plan.target = Target::FlagScale;
+        QVERIFY(hasNote(exportLauncher(forFlagScale, ExportOptions{}), "the plan, made for FlagScale, was costed with te, and native's"));
         QVERIFY(mg.script.find("--moe-grouped-gemm") != std::string::npos);
         QVERIFY(mg.script.find("--no-bias-dropout-fusion") != std::string::npos);
         ExportOptions fsOptions;

@@ -686,7 +686,8 @@ void SearchEngineTest::wideSelectiveRecomputeRepeatsWholeBlocks()
     QCOMPARE(recomputeLevels(6, false, true), (std::vector<int>{0, kSelectiveWide, 2, 3, 5, kFullAll}));
 
     // Where it is the fastest setting that fits. Qwen3-30B-A3B for Megatron-LM on one node of
-    // 8 H800 (GBS 512): the best plan recomputes the MoE layers whole (20.096 s). For its stages the
+    // 8 H800 (GBS 512): the best plan recomputes the MoE layers whole (20.103 s, with the native
+    // cross-entropy Megatron-LM runs in place of the preset's te). For its stages the
     // element-wise modules do not fit, and every full recompute setting Megatron-LM offers
     // either does not fit or is slower.
     const CostModel cost(*findModelPreset("Qwen3-30B-A3B"), clusterFromShorthand("H800:1x8", cat), cat);
@@ -720,7 +721,7 @@ void SearchEngineTest::wideSelectiveRecomputeRepeatsWholeBlocks()
     }
     QVERIFY(timeUnder(Recompute::Full, 0, defaults) > best.prediction.iteration_time_s);
     QVERIFY(fullFits > 0 || !std::isinf(timeUnder(Recompute::Full, 0, defaults)));
-    QVERIFY(std::abs(best.prediction.iteration_time_s - 20.096) < 5e-4);
+    QVERIFY(std::abs(best.prediction.iteration_time_s - 20.103) < 5e-4);
 }
 
 void SearchEngineTest::selectiveRecomputeRepeatsWhatSavesMemory()
