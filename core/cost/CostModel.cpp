@@ -1372,6 +1372,9 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
         chunksInFlight = std::min(static_cast<long long>(M) * vpp, (P - i - 1) * 2LL + (vpp - 1LL) * P + 1);
     const double inFlight = vpp > 1 ? static_cast<double>(chunksInFlight) / vpp : std::min(P - i, M);
     double actBytes = 0;
+    // Micro-batches in flight of the chunk that holds the embedding (the rank's first) and of
+    // the one that holds the output layer (its last): the rank's count without interleaving.
+    double firstChunkInFlight = inFlight, lastChunkInFlight = inFlight;
     if (vpp > 1 && static_cast<int>(ranges.size()) == vpp) {
         // Chunk by chunk: forward k of the rank runs chunk (k / PP) mod v (schedules.py
         // get_model_chunk_id), so of the first n forwards chunk c holds
@@ -1382,6 +1385,10 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
         for (int c = 0; c < vpp; ++c) {
             const long long count = P * (n / cycle) + std::clamp(n % cycle - static_cast<long long>(c) * P, 0LL, static_cast<long long>(P));
             actBytes += static_cast<double>(count) * chunkBytes(chunkLayers[static_cast<std::size_t>(c)]);
+            if (c == 0)
+                firstChunkInFlight = static_cast<double>(count);
+            if (c == vpp - 1)
+                lastChunkInFlight = static_cast<double>(count);
         }
     } else {
         for (const ChunkLayers& c : chunkLayers)
@@ -1391,12 +1398,16 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
     // embedding dropout mask s b h p / t (with hidden dropout) and the final norm's and output layer's inputs
     // 2 s b h / t each. Without it every TP rank holds the whole sequence of these; the fp32
     // logits of one micro-batch, 4 s b v / t (a bf16 gradient, 2 s b v / t, with Transformer
-    // Engine's fused cross-entropy), stay split over the vocabulary.
+    // Engine's fused cross-entropy), stay split over the vocabulary. Each for the micro-batches
+    // in flight of the chunk holding it: under 1F1B the last stage's one, but every one of them
+    // when an interleaved schedule runs all forwards first (M == PP).
     const double seqSplit = sp ? tp : 1.0;
     if (first && s.hiddenDropout)
-        actBytes += inFlight * T * h / seqSplit;
-    if (last)
-        actBytes += 4.0 * T * h / seqSplit + crossEntropyBytes(m.model.training, ctx.target).kept * T * vocab / tp;
+        actBytes += firstChunkInFlight * T * h / seqSplit;
+    if (last) {
+        const double outputCount = vpp > 1 ? lastChunkInFlight : 1.0;
+        actBytes += outputCount * (4.0 * T * h / seqSplit + crossEntropyBytes(m.model.training, ctx.target).kept * T * vocab / tp);
+    }
     est.memory.activations = actBytes * dev.act_factor;
 
     if (nMoe > 0) {

@@ -260,6 +260,7 @@ private slots:
     void activationsKorthikantiTable2();
     void dropoutKernels();
     void activationsInFlight();
+    void outputLayerInFlightWithAllWarmup();
     void keyValueGroupsReplicateBeyondTp();
     void bytesPerParameter();
     void tpReplicatedParametersStayWhole();
@@ -523,7 +524,9 @@ void TestCostModel::activationsInFlight()
     plan.vpp = 3;
     const Prediction inter = cm.estimate(plan);
     const double factor = 1 + 7.0 / 24.0;
-    QVERIFY(std::fabs(inter.stages[0].memory.activations / (stage0 * factor) - 1) < 1e-12);
+    // The layers by Korthikanti's factor; the embedding's mask goes with chunk 0, which holds
+    // 8 + 7 = 15 of rank 0's 31 forwards (below).
+    QVERIFY(std::fabs(inter.stages[0].memory.activations / (8 * factor * 12 * perLayer + 15 * sbh / 8) - 1) < 1e-12);
 
     // Unequal chunks: 13 layers a rank at VPP 3 run as chunks of 5, 4 and 4 layers. Rank 0
     // holds (PP - 1) 2 + (v - 1) PP + 1 = 31 forwards, forward k of chunk (k / 8) mod 3:
@@ -541,8 +544,36 @@ void TestCostModel::activationsInFlight()
     QCOMPARE(ctx.layers.size(), std::size_t(3));
     QCOMPARE(ctx.layers[0].count, 5);
     QCOMPARE(ctx.layers[1].count, 4);
-    const double uneven = 139 * perLayer + 31.0 / 3 * sbh / 8;   // and the embedding mask, 31/3 micro-batches
+    const double uneven = 139 * perLayer + 15 * sbh / 8;   // and the embedding mask, with chunk 0's 15
     QVERIFY(std::fabs(cm.estimateStage(st, ctx).memory.activations / uneven - 1) < 1e-12);
+}
+
+void TestCostModel::outputLayerInFlightWithAllWarmup()
+{
+    // Interleaved 1F1B with as many micro-batches as stages runs every forward first
+    // (schedules.py all_warmup_microbatches): the last rank's last chunk then holds the output
+    // layer's input and logits of all M micro-batches (docs/cost-model.md section 5.3).
+    // Megatron-GPT-1.7B (h 2048, V 131,072, s 4096) at TP 1 (no SP), PP 4, VPP 2, M 4: per
+    // micro-batch 4 s h (final norm and output-layer inputs, 2 B each) + 4 s V (fp32 logits)
+    // = 33.6 MB + 2.15 GB. Ranks 2 and 3, with the same six dense layers and every chunk of
+    // every micro-batch in flight, differ by that alone, four times.
+    const ModelSpec& m = *findModelPreset("Megatron-GPT-1.7B");
+    QVERIFY(!m.training.cross_entropy_loss_fusion);
+    const CostModel cm(m, nodesOf("H800", 4), DeviceCatalog::builtin());
+    StagePlan st = stageOn("H800", 0, 1, 1);
+    st.num_layers = 6;
+    StageContext ctx;
+    ctx.num_stages = 4;
+    ctx.num_microbatches = 4;
+    ctx.vpp = 2;
+    ctx.sequence_parallel = false;
+    ctx.layers = rankLayers(std::vector<int>(4, 6), 2)[3];
+    ctx.stage_index = 2;
+    const double middle = cm.estimateStage(st, ctx).memory.activations;
+    ctx.stage_index = 3;
+    const double last = cm.estimateStage(st, ctx).memory.activations;
+    const double perMicrobatch = 4.0 * 4096 * 2048 + 4.0 * 4096 * 131072;
+    QVERIFY2(std::fabs((last - middle) / (4 * perMicrobatch) - 1) < 1e-12, qPrintable(QString::number((last - middle) / perMicrobatch)));
 }
 
 void TestCostModel::keyValueGroupsReplicateBeyondTp()
