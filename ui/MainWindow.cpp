@@ -694,9 +694,11 @@ void MainWindow::appendOthers(std::vector<SavedPlan>& plans, const SearchResult&
 void MainWindow::takeSearchSettings(Project& p, const SearchResult& search)
 {
     // What the search ran with, so that Run searches as it did (hapmoe plan --algorithm,
-    // --optimizer-offload, --mbs auto, --max-vpp). Not the target: a document records the
-    // target its best plan deploys on, also when the search took any (the project's Any finds
-    // the fastest plan of either).
+    // --target, --optimizer-offload, --mbs auto, --max-vpp). The target as asked: `target`
+    // is the best plan's when the search took any; a document without `searched_target`
+    // (older) leaves the project's Any, which finds the fastest plan of either.
+    if (search.searched_target)
+        p.search.target = *search.searched_target;
     p.search.algorithm = search.algorithm;
     p.search.optimizer_offload = search.optimizer_offload;
     p.search.search_micro_batch = !search.micro_batch_sizes.empty();

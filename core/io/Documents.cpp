@@ -717,10 +717,12 @@ SearchResult readSearchObject(const JsonNode& n)
     n.requireObject();
     n.warnUnknownKeys({"algorithm", "target", "time_s", "states", "pruned", "timed_out", "cancelled", "list_cut", "no_plan_reason",
                        "optimizer_offload", "optimizer_offload_needed", "exact_fallback", "exact_check", "devices_left_out", "alternatives",
-                       "baselines", "micro_batch_sizes", "max_vpp", "interleave_cut"});
+                       "baselines", "micro_batch_sizes", "max_vpp", "interleave_cut", "searched_target"});
     SearchResult r;
     r.algorithm = algorithmAt(n.optChoice("algorithm", kAlgorithmNames, 0));
     r.target = targetAt(n.optChoice("target", kTargetNames, 2));
+    if (n.has("searched_target"))
+        r.searched_target = targetAt(n.optChoice("searched_target", kTargetNames, 2));
     r.time_s = n.optDouble("time_s", 0, 0);
     r.states = n.optInt64("states", 0, 0);
     if (auto p = n.optObject("pruned")) {
@@ -792,6 +794,8 @@ Json searchJson(const SearchResult& r)
     Json j;
     j["algorithm"] = algorithmName(r.algorithm);
     j["target"] = toString(r.target);
+    if (r.searched_target)
+        j["searched_target"] = toString(*r.searched_target);
     j["time_s"] = r.time_s;
     j["states"] = r.states;
     j["pruned"] = Json{{"load_balance", r.pruned.load_balance}, {"memory", r.pruned.memory}, {"communication", r.pruned.communication}};

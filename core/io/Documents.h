@@ -38,7 +38,7 @@ struct SearchSettings {
     int top_k = 5;
     double delta = 0.2;
     double eta = 2.0;
-    double time_limit_s = 30;
+    double time_limit_s = 600;   // as hapmoe plan's --time-limit
     bool exact = false;
     OptimizerOffload optimizer_offload = OptimizerOffload::IfNeeded;
     double memory_headroom = 0;   // fraction of every device's memory a plan leaves free (CostOptions)

@@ -975,6 +975,7 @@ SearchResult runPasses(const CostModel& cost, const SearchOptions& options, cons
     SearchResult merged;
     merged.algorithm = options.algorithm;
     merged.target = options.target;
+    merged.searched_target = options.target;
     merged.optimizer_offload = options.optimizer_offload;
     std::vector<SearchResult> results;
     SearchProgress before;   // of the passes done
@@ -1164,6 +1165,7 @@ SearchResult runSearchAt(const CostModel& cost, const SearchOptions& options, co
     result.optimizer_offload = options.optimizer_offload;
     result.algorithm = options.algorithm;
     result.target = options.target;
+    result.searched_target = options.target;
 
     RunControl control;
     control.cancel = cancel;

@@ -109,7 +109,9 @@ struct RankedPlan {
 
 struct SearchResult {
     Algorithm algorithm = Algorithm::HsDp;
-    Target target = Target::Any;
+    Target target = Target::Any;   // with SearchOptions::target Any, the best plan's
+    // SearchOptions::target as asked (Any included); absent in documents written before it.
+    std::optional<Target> searched_target;
     std::vector<RankedPlan> plans;               // best first, distinct
     std::optional<RankedPlan> uniform_baseline;
     std::optional<RankedPlan> metis_baseline;

@@ -557,11 +557,22 @@ private slots:
         QVERIFY(w->isWindowModified());
         QVERIFY(w->document()->savedPlansCurrent());
         QVERIFY2(w->statusBar()->currentMessage().contains(QStringLiteral("plan.json")), qPrintable(w->statusBar()->currentMessage()));
-        // Run searches as the document's search did (--max-vpp 2); the target stays Any, since
-        // the document records the target of its best plan (Megatron-LM here) either way.
-        QVERIFY(opened.search.target == Target::Any);
+        // Run searches as the document's search did (--target megatron --max-vpp 2): the target
+        // asked for is `searched_target`; `target` is its best plan's, which a search of any
+        // target records too.
+        QVERIFY(opened.search.target == Target::Megatron);
         QCOMPARE(opened.search.max_vpp, 2);
         QCOMPARE(opened.search.top_k, int(r.plans.size()));
+        for (const std::optional<Target> searched : {std::optional<Target>(Target::Any), std::optional<Target>()}) {
+            SearchResult asked = r;
+            asked.searched_target = searched;   // any, or a document written before the key
+            const QString anyPath = dir.filePath(QStringLiteral("any.json"));
+            saveFileAtomically(anyPath.toStdString(), writePlan(PlanDocument{model, cluster, r.plans.front().plan,
+                                                                             r.plans.front().prediction, asked, {}}));
+            auto again = makeWindow();
+            QVERIFY(again->openFile(anyPath));
+            QVERIFY(again->document()->project().search.target == Target::Any);
+        }
 
         // What `hapmoe plan` writes when nothing fits: its model and cluster, to search again.
         SearchResult none;
