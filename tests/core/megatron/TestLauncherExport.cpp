@@ -1519,6 +1519,15 @@ private slots:
         // ("moe.bias-needs-etp1"), and a rule broken on several stages is one check.
         for (const ExportCheck& c : r.checks)
             QVERIFY2(c.ok || c.rule.find(' ') != std::string::npos, c.rule.c_str());
+        if (which == 4 || which == 5) {
+            // Stages that differ lead the refusal (the world size their product does not divide
+            // follows from them), with FlagScale, which runs them, when it can.
+            QVERIFY2(r.refusal.rfind(rule.toStdString(), 0) == 0, r.refusal.c_str());
+            const bool flagScaleRuns = deploymentProblems(d.plan, d.model, d.cluster, DeviceCatalog::builtin(), Target::FlagScale).empty();
+            QCOMPARE(r.refusal.find("export it for FlagScale") != std::string::npos, flagScaleRuns);
+            if (which == 5)
+                QVERIFY(flagScaleRuns);
+        }
         if (which == 3) {   // all four stages have ETP 2 with biases
             QCOMPARE(std::count_if(r.checks.begin(), r.checks.end(), [](const ExportCheck& c) { return !c.ok; }), 1);
             const auto failed = std::find_if(r.checks.begin(), r.checks.end(), [](const ExportCheck& c) { return !c.ok; });
