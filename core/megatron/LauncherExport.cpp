@@ -1353,6 +1353,8 @@ private:
             + (given("--account-for-loss-in-pipeline-split") ? 1 : 0);
         if (op.vpp > 1 && op.pp > 0 && counted % (op.pp * op.vpp) == 0)
             same("--num-layers-per-virtual-pipeline-stage", num(counted / (op.pp * op.vpp)), vppWhy);
+        else if (op.pp > 0 && counted % op.pp == 0)   // a chunk as large as the rank's layers (VPP 1): named too
+            same("--num-layers-per-virtual-pipeline-stage", num(counted / op.pp), vppWhy);
         // The plan's split is written layer by layer (or evenly): counting the embedding or the
         // loss as a layer is the original's way of writing its own split.
         for (const char* f : {"--account-for-embedding-in-pipeline-split", "--account-for-loss-in-pipeline-split"})

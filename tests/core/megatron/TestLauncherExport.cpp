@@ -1440,6 +1440,21 @@ private slots:
         QVERIFY(r.script.find("--pipeline-model-parallel-layout") == std::string::npos);
         ImportedScript s = importMegatronScript(r.script, "v.sh");
         QCOMPARE(s.parallel.vpp, 2);
+        // An original's flag that left each rank one chunk (8 layers a chunk at 8 a rank) is
+        // not written for a plain plan either, and the header says so, as for any other value.
+        PlanDocument oneChunk = d;
+        oneChunk.plan.vpp = 1;
+        ExportOptions withOriginal;
+        withOriginal.original = importMegatronScript(
+            "torchrun --nproc_per_node=8 pretrain_gpt.py --num-layers 32 --hidden-size 4096 --num-attention-heads 32 "
+            "--seq-length 4096 --max-position-embeddings 4096 --bf16 --pipeline-model-parallel-size 4 "
+            "--num-layers-per-virtual-pipeline-stage 8\n",
+            "orig.sh");
+        QCOMPARE(withOriginal.original->parallel.vpp, 1);
+        const ExportResult fromOriginal = exportLauncher(oneChunk, withOriginal);
+        QVERIFY2(fromOriginal.ok, fromOriginal.refusal.c_str());
+        QVERIFY(hasNote(fromOriginal, "--num-layers-per-virtual-pipeline-stage 8 -> not written (the plan has no virtual pipeline)"));
+        QVERIFY(fromOriginal.script.find("--num-layers-per-virtual-pipeline-stage") == fromOriginal.script.find("--num-layers-per-virtual-pipeline-stage 8 -> not written"));
         // The interleaved-schedule check is listed for VPP 2, and not for VPP 1, where it
         // cannot apply.
         auto listsInterleaved = [](const ExportResult& e) {
