@@ -1197,9 +1197,15 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
     // The chunks' own times (interleaving): each chunk's layers with their recompute, the
     // embedding in chunk 0 of the first rank, the output layer in the last chunk of the last
     // rank, and the chunk's sends. They add up to the stage's pass times below.
+    // Each chunk's backward compute of one micro-batch (its layers with their recompute, the
+    // embedding's and the output layer's where it holds them): the window its data-parallel
+    // reduce-scatter starts in (section 7).
+    std::vector<double> chunkBwdCompute, chunkFwdCompute;
     if (vpp > 1 && ranges.size() == static_cast<std::size_t>(vpp)) {
         est.chunk_fwd.resize(ranges.size());
         est.chunk_bwd.resize(ranges.size());
+        chunkBwdCompute.resize(ranges.size());
+        chunkFwdCompute.resize(ranges.size());
         const PassTime denseRe = stage.recompute == Recompute::Selective ? dense.recomputed(stage.recompute_modules) : dense.fwd;
         const PassTime moeRe = stage.recompute == Recompute::Selective ? moe.recomputed(stage.recompute_modules) : moe.fwd;
         const bool selective = stage.recompute == Recompute::Selective;
@@ -1209,14 +1215,23 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
             double f = dense.fwd.total() * k.dense + moe.fwd.total() * k.moe;
             double b = dense.bwd.total() * k.dense + moe.bwd.total() * k.moe
                 + denseRe.total() * (selective ? k.dense : k.denseRe) + moeRe.total() * (selective ? k.moe : k.moeRe);
+            double fc = dense.fwd.compute * k.dense + moe.fwd.compute * k.moe;
+            double bc = dense.bwd.compute * k.dense + moe.bwd.compute * k.moe
+                + denseRe.compute * (selective ? k.dense : k.denseRe) + moeRe.compute * (selective ? k.moe : k.moeRe);
             if (first && c == 0) {
                 f += embeddingFwd.total();
                 b += embeddingBwd.total();
+                fc += embeddingFwd.compute;
+                bc += embeddingBwd.compute;
             }
             if (last && lastChunk) {
                 f += fwd.total() - layersFwd.total() - embeddingFwd.total();
                 b += bwd.total() - layersBwd.total() - embeddingBwd.total();
+                fc += fwd.compute - layersFwd.compute - embeddingFwd.compute;
+                bc += bwd.compute - layersBwd.compute - embeddingBwd.compute;
             }
+            chunkFwdCompute[c] = fc;
+            chunkBwdCompute[c] = bc;
             est.chunk_fwd[c] = f + sendsFwd.next + (lastChunk ? 0.0 : sendsFwd.wrap);
             est.chunk_bwd[c] = b + sendsBwd.next + (lastChunk ? 0.0 : sendsBwd.wrap);
         }
@@ -1468,6 +1483,49 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
     const Sync denseBuf = syncOf(denseDev, dpcp, dpLink, 2.0 - fp8Share);
     const Sync expertBuf = syncOf(expertDev, edp, edpLink, fp8Params ? 1.0 : 2.0);
     double rs = denseBuf.rs + expertBuf.rs, ag = denseBuf.ag + expertBuf.ag;
+    const bool chunkReduce = m.options.overlap.grad_reduce && rs > 0 && !chunkBwdCompute.empty();
+    const bool chunkGather = m.options.overlap.param_gather && distOpt && ag > 0 && !chunkFwdCompute.empty();
+    if (chunkReduce || chunkGather) {
+        // Interleaved: every chunk a module with its own buffers (Megatron-Core wraps each model
+        // chunk in its own DistributedDataParallel), reduce-scattered from its own last backward
+        // on; simulateInterleaved places them in the schedule. The chunk's parameters: its
+        // layers', and the embedding's (chunk 0 of the first rank) and the output layer's and
+        // final norm's (the last chunk of the last rank), which make up the rest of the rank's.
+        const double perDense = nDense > 0 ? (s.attentionParams() - s.attentionTpReplicated() + s.denseFfnParams() - s.denseFfnTpReplicated()) / tp
+                + s.attentionTpReplicated() + s.denseFfnTpReplicated() + s.replicatedKvParams(tp)
+                                          : 0.0;
+        const double perMoe = nMoe > 0 ? (s.attentionParams() - s.attentionTpReplicated() + s.sharedExpertParams()) / tp
+                + s.attentionTpReplicated() + s.routerParams() + s.replicatedKvParams(tp)
+                                        : 0.0;
+        const double perExpert = nMoe > 0 ? expertDev / nMoe : 0.0;
+        double layerParams = 0;
+        for (const ChunkLayers& k : chunkLayers)
+            layerParams += k.dense * perDense + k.moe * perMoe;
+        const double firstExtra = first ? vocab * h / tp + (s.learnedPositions ? static_cast<double>(m.model.maxPositions()) * h : 0.0) : 0.0;
+        const double lastExtra = std::max(0.0, denseDev - layerParams - firstExtra);
+        const std::size_t v = chunkLayers.size();
+        std::vector<double> reduce(v), reduceLast(v), gather(v), gatherLast(v);
+        for (std::size_t c = 0; c < v; ++c) {
+            const ChunkLayers& k = chunkLayers[c];
+            const double dense = k.dense * perDense + k.moe * perMoe + (c == 0 ? firstExtra : 0.0) + (c + 1 == v ? lastExtra : 0.0);
+            const Sync d = syncOf(dense, dpcp, dpLink, 2.0 - fp8Share);
+            const Sync e = syncOf(k.moe * perExpert, edp, edpLink, fp8Params ? 1.0 : 2.0);
+            reduce[c] = d.rs + e.rs;
+            reduceLast[c] = std::max(d.lastRs, e.lastRs);
+            gather[c] = d.ag + e.ag;
+            gatherLast[c] = std::max(d.lastAg, e.lastAg);
+        }
+        if (chunkReduce) {
+            est.chunk_reduce = std::move(reduce);
+            est.chunk_reduce_last = std::move(reduceLast);
+            est.chunk_reduce_window = chunkBwdCompute;
+        }
+        if (chunkGather) {
+            est.chunk_gather = std::move(gather);
+            est.chunk_gather_last = std::move(gatherLast);
+            est.chunk_gather_window = chunkFwdCompute;
+        }
+    }
     if (m.options.overlap.grad_reduce && rs > 0)
         rs = std::max(std::max(denseBuf.lastRs, expertBuf.lastRs), rs - bwd.compute);
     if (m.options.overlap.param_gather && distOpt && ag > 0)

@@ -65,6 +65,16 @@ struct StageEstimate {
     // layer in the last chunk of the last rank. They add up to t_fwd and t_bwd; empty without
     // interleaving.
     std::vector<double> chunk_fwd, chunk_bwd;
+    // With interleaving and --overlap-grad-reduce, per chunk: its gradient buffer's reduce-
+    // scatter (all-reduce without the distributed optimizer), bucket by bucket, its last bucket,
+    // and the compute of one micro-batch's backward of the chunk it starts in; simulateInterleaved
+    // places them after each chunk's last backward and sets dp_sync from them (docs/cost-model.md
+    // section 7). Empty otherwise, and not kept in documents (whose dp_sync holds the result).
+    std::vector<double> chunk_reduce, chunk_reduce_last, chunk_reduce_window;
+    // The same for --overlap-param-gather: each chunk's parameter all-gather, its last (first
+    // needed) bucket, and the chunk's forward compute of one micro-batch, which uses them; each
+    // must end before the chunk's first forward of the iteration needs it.
+    std::vector<double> chunk_gather, chunk_gather_last, chunk_gather_window;
     // Components of t_fwd + t_bwd, for the breakdown.
     double compute = 0;            // GEMMs, attention, router, experts (incl. imbalance), recompute
     double tensor_parallel = 0;    // TP/SP collectives and exposed CP exchange

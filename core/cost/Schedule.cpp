@@ -6,10 +6,13 @@
 
 #include "cost/Schedule.h"
 
+#include <limits>
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -115,6 +118,8 @@ Schedule simulatePipeline(const ScheduleInput& in)
         out.blocks.reserve(n * 2);
     out.busy.assign(static_cast<std::size_t>(P), 0.0);
     out.rank_end.assign(static_cast<std::size_t>(P), 0.0);
+    out.chunk_bwd_end.assign(static_cast<std::size_t>(P), std::vector<double>(static_cast<std::size_t>(V), 0.0));
+    out.chunk_fwd_start.assign(static_cast<std::size_t>(P), std::vector<double>(static_cast<std::size_t>(V), -1.0));
     std::size_t done = 0;
     const std::size_t all = n * 2;
     while (done < all) {
@@ -161,6 +166,12 @@ Schedule simulatePipeline(const ScheduleInput& in)
                 if (in.keep_blocks)
                     out.blocks.push_back({r, op.mb, op.chunk, op.forward, start, end});
                 out.rank_end[static_cast<std::size_t>(r)] = end;
+                if (!op.forward) {
+                    double& chunkEnd = out.chunk_bwd_end[static_cast<std::size_t>(r)][static_cast<std::size_t>(op.chunk)];
+                    chunkEnd = std::max(chunkEnd, end);
+                } else if (double& first = out.chunk_fwd_start[static_cast<std::size_t>(r)][static_cast<std::size_t>(op.chunk)]; first < 0) {
+                    first = start;
+                }
                 out.busy[static_cast<std::size_t>(r)] += dur;
                 out.makespan = std::max(out.makespan, end);
                 ++k;
@@ -190,6 +201,53 @@ ScheduleInput scheduleInput(const std::vector<StageEstimate>& stages, int microb
     return in;
 }
 
+namespace {
+// With interleaving every chunk of a rank is a module of its own with its own buffers
+// (docs/cost-model.md section 7). With --overlap-grad-reduce a chunk's reduce-scatter starts
+// bucket by bucket during its last backward and runs on while the rank waits for other
+// chunks' gradients in the cool-down: the reduce-scatters queue on one stream in the order
+// the chunks finish, each starting no earlier than its chunk's backward window before its end,
+// its last bucket not before that end; what is left after the rank's last block is exposed.
+// With --overlap-param-gather the all-gathers, issued in chunk order as the iteration starts,
+// need only end by the chunk's first forward (its compute hiding the buckets after its
+// first): the exposed part is the most any chunk waits. Each replaces the whole-rank estimate
+// (the collective less one micro-batch's pass) that estimateStage made without the schedule.
+void overlapChunkSyncs(StageEstimate& st, const std::vector<double>& chunkEnd, double rankEnd, const std::vector<double>& chunkStart)
+{
+    const std::size_t v = chunkEnd.size();
+    double reduce = st.dp_sync - st.param_gather, gather = st.param_gather;
+    if (v >= 2 && st.chunk_reduce.size() == v && st.chunk_reduce_last.size() == v && st.chunk_reduce_window.size() == v) {
+        std::vector<std::size_t> order(v);
+        for (std::size_t c = 0; c < v; ++c)
+            order[c] = c;
+        std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return chunkEnd[a] < chunkEnd[b]; });
+        double stream = -std::numeric_limits<double>::infinity();
+        for (const std::size_t c : order) {
+            if (st.chunk_reduce[c] <= 0)
+                continue;
+            const double start = std::max(stream, chunkEnd[c] - st.chunk_reduce_window[c]);
+            stream = std::max(start + st.chunk_reduce[c], chunkEnd[c] + st.chunk_reduce_last[c]);
+        }
+        reduce = std::isfinite(stream) ? std::max(0.0, stream - rankEnd) : 0.0;
+    }
+    if (v >= 2 && st.chunk_gather.size() == v && st.chunk_gather_last.size() == v && st.chunk_gather_window.size() == v
+        && chunkStart.size() == v) {
+        const double first = *std::min_element(chunkStart.begin(), chunkStart.end());
+        double issued = 0, wait = 0;
+        for (std::size_t c = 0; c < v; ++c) {
+            if (st.chunk_gather[c] <= 0)
+                continue;
+            issued += st.chunk_gather[c];
+            wait = std::max({wait, c == 0 ? st.chunk_gather_last[c] : 0.0,
+                             issued - (chunkStart[c] - first) - st.chunk_gather_window[c]});
+        }
+        gather = wait;
+    }
+    st.dp_sync = reduce + gather;
+    st.param_gather = gather;
+}
+} // namespace
+
 double simulateInterleaved(std::vector<StageEstimate>& stages, int microbatches, int vpp, long long maxBlocks)
 {
     const long long P = static_cast<long long>(stages.size());
@@ -213,8 +271,10 @@ double simulateInterleaved(std::vector<StageEstimate>& stages, int microbatches,
         return simulatePipeline(in);
     };
     auto setDrainsFrom = [&](const Schedule& sched) {
-        for (std::size_t i = 0; i < stages.size(); ++i)
+        for (std::size_t i = 0; i < stages.size(); ++i) {
             stages[i].drain = sched.makespan - sched.rank_end[i];
+            overlapChunkSyncs(stages[i], sched.chunk_bwd_end[i], sched.rank_end[i], sched.chunk_fwd_start[i]);
+        }
     };
     if (perMicrobatch * microbatches <= static_cast<double>(maxBlocks)) {
         const Schedule sched = run(microbatches);

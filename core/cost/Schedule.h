@@ -41,6 +41,13 @@ struct Schedule {
     double makespan = 0;                 // end of the last backward
     std::vector<double> busy;            // per rank
     std::vector<double> rank_end;        // per rank, the end of its last block
+    // Per rank, per chunk: the end of the chunk's last backward, where its gradients are all
+    // ready (the data-parallel reduce-scatter of its buffer can finish; docs/cost-model.md
+    // section 7).
+    std::vector<std::vector<double>> chunk_bwd_end;
+    // Per rank, per chunk: the start of the chunk's first forward, where its parameters are
+    // first needed (the distributed optimizer's all-gather must have brought them).
+    std::vector<std::vector<double>> chunk_fwd_start;
     int bottleneck_stage = 0;
 };
 

@@ -348,7 +348,7 @@ private slots:
         // The search places plain 1F1B by default. A script that runs the best plain plan
         // interleaved beats every plan found, and the output says to keep it and how to let
         // the search try it. Mixtral 8x7B for Megatron-LM on 4 x 8 H800 (this cost model's
-        // figures: the plan PP 8 at 4.826 s, interleaved at VPP 4 4.663 s): its launcher,
+        // figures: the plan PP 8 at 4.826 s, interleaved at VPP 4 4.547 s): its launcher,
         // exported from "plan --max-vpp 4", is the current configuration of a plain search.
         QTemporaryDir dir;
         const Run found = hapmoeCli({"plan", "--model", "Mixtral-8x7B", "--cluster", "H800:4x8", "--target", "megatron",
@@ -372,7 +372,7 @@ private slots:
     {
         // A script that interleaves (PP 4, VPP 4, selective recompute) planned with --max-vpp 4:
         // the plans found are tried at VPP 2 to 4, and the best is interleaved and faster than
-        // both its plain form and the script (this cost model: PP 8, VPP 4 at 4.663 s, 4.826 s
+        // both its plain form and the script (this cost model: PP 8, VPP 4 at 4.547 s, 4.826 s
         // plain, the script 5.498 s). Its time is the
         // one the exported launcher is estimated at when read back: the search costs the plan
         // the launcher runs (chunks, recompute, micro-batches).
