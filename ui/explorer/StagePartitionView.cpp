@@ -239,9 +239,12 @@ std::vector<StagePartitionView::BoxText> StagePartitionView::layoutBoxes() const
     const QFontMetrics bfm(bold);
     bool anyCp = false;
     bool mixedMbs = false;   // stages of other micro-batch sizes (FlagScale's meshes): each box says its own
+    bool mixedExperts = false;   // stages of other ETP or EDP: no form leaves them out
     for (const StagePlan& s : m_plan.stages) {
+        const StagePlan& s0 = m_plan.stages.front();
         anyCp = anyCp || s.cp > 1;
-        mixedMbs = mixedMbs || s.micro_batch_size != m_plan.stages.front().micro_batch_size;
+        mixedMbs = mixedMbs || s.micro_batch_size != s0.micro_batch_size;
+        mixedExperts = mixedExperts || s.etp != s0.etp || s.edp != s0.edp;
     }
     constexpr size_t kRecomputeLine = 4;
     std::vector<std::vector<QStringList>> lines(static_cast<size_t>(n));
@@ -276,9 +279,13 @@ std::vector<StagePartitionView::BoxText> StagePartitionView::layoutBoxes() const
             grid[1] += QStringLiteral(" mbs%1").arg(s.micro_batch_size);
         }
         l.push_back(grid);
-        if (m_expertKnobs)
-            l.push_back({QStringLiteral("EP%1 ETP%2 EDP%3").arg(s.ep).arg(s.etp).arg(s.edp),
-                         QStringLiteral("E%1 ET%2 ED%3").arg(s.ep).arg(s.etp).arg(s.edp), QStringLiteral("EP%1").arg(s.ep)});
+        if (m_expertKnobs) {
+            // Where the stages differ in ETP or EDP the shortest form keeps them (two stages
+            // of EP 1 read alike otherwise); the box goes upright sooner.
+            const QString experts = QStringLiteral("E%1 ET%2 ED%3").arg(s.ep).arg(s.etp).arg(s.edp);
+            l.push_back({QStringLiteral("EP%1 ETP%2 EDP%3").arg(s.ep).arg(s.etp).arg(s.edp), experts,
+                         mixedExperts ? experts : QStringLiteral("EP%1").arg(s.ep)});
+        }
         l.push_back({QStringLiteral("recompute: %1").arg(rc), QStringLiteral("rc: %1").arg(rc), style::recomputeShortLabel(s)});
         l.push_back({QStringLiteral("%1 dev · %2").arg(s.numDevices()).arg(style::devicesLabel(s)),
                      QStringLiteral("%1 dev").arg(s.numDevices()), QString::number(s.numDevices())});

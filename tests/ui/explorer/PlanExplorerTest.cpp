@@ -2891,6 +2891,18 @@ void PlanExplorerTest::partitionTextFitsEveryBox()
                 // its legend's (which wraps rather than cut an entry).
                 QCOMPARE(view.height(), view.sizeHint().height());
                 QVERIFY2(view.legendFits(), qPrintable(QStringLiteral("%1 px").arg(width)));
+                // The six stages differ in EDP (4, 1 and 2 at EP 1, 4 and 2): in every form a box
+                // written across keeps it, so that no two read alike where they are not (upright
+                // boxes keep the name, layers and recompute alone).
+                if (plan == &six && !compact)
+                    for (int i = 0; i < view.stageCount(); ++i) {
+                        if (view.stageUpright(i))
+                            continue;
+                        const QString text = view.stageLines(i).join(QLatin1Char(' '));
+                        const int edp = plan->stages[static_cast<size_t>(i)].edp;
+                        QVERIFY2(text.contains(QStringLiteral("EDP%1").arg(edp)) || text.contains(QStringLiteral("ED%1").arg(edp)),
+                                 qPrintable(QStringLiteral("%1 px, S%2: %3").arg(width).arg(i).arg(text)));
+                    }
             }
         }
     }
