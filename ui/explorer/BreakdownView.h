@@ -49,6 +49,9 @@ public:
     QVector<int> shownComponents() const { return m_shown; }
     static QStringList componentNames();
     static constexpr int DispatchComponent = 2;   // "Expert dispatch" in componentNames()
+    // The components before this one are the bottleneck stage's terms over the micro-batches
+    // (compute, TP/CP comm, expert dispatch, pipeline send); the rest are the iteration's.
+    static constexpr int FirstIterationComponent = 4;
     // The components' seconds in the same order (What-if lists them too).
     static QVector<double> componentValues(const Prediction& prediction);
     // A component's bar: its colour, the bubble's hatched.

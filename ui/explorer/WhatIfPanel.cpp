@@ -605,7 +605,26 @@ void WhatIfPanel::showFigures()
                                      .arg(p->peak_memory_gib, 0, 'f', 2));
             }
         }
+        if (r < fixedRows && figs[static_cast<size_t>(r)].name == tr("Fullest device") && b
+            && style::fullestDevice(*b).share() > 1.0)
+            m_figures->item(r, 1)->setForeground(style::problemColor());   // it no longer fits
         QString change;
+        // The bottleneck stage's terms of two different stages are no change of either: the
+        // row says which stages they are.
+        const int bottleneckA = a && !a->stages.empty() ? bottleneckStage(*a) : -1;
+        const int bottleneckB = b && !b->stages.empty() ? bottleneckStage(*b) : -1;
+        const bool otherStage = r >= fixedRows && r - fixedRows < BreakdownView::FirstIterationComponent && a && b
+            && bottleneckA != bottleneckB;
+        if (otherStage) {
+            auto* item = new QTableWidgetItem(tr("S%1 → S%2").arg(bottleneckA).arg(bottleneckB));
+            item->setToolTip(tr("The bottleneck stage's figure, as in Breakdown: it moved from stage %1 to stage %2, so the two "
+                                "columns are of different stages")
+                                 .arg(bottleneckA)
+                                 .arg(bottleneckB));
+            item->setData(kChangedRole, true);
+            m_figures->setItem(r, 2, item);
+            continue;
+        }
         // A term below a nanosecond (the pipeline send of a plan with no boundary that
         // costs anything, 4e-17 s by rounding) reads "0 s": no change is computed from it.
         if (a && b && std::abs(va) > 1e-9) {

@@ -3120,6 +3120,31 @@ void PlanExplorerTest::whatIfListsEveryBreakdownTerm()
     QCOMPARE(table->item(4, 0)->text(), QStringLiteral("%1 (S%2)").arg(style::fullestDeviceText(f)).arg(f.stage));
     QCOMPARE(table->item(4, 1)->text(), table->item(4, 0)->text());
     QVERIFY(table->item(4, 0)->toolTip().contains(QStringLiteral("the most bytes on a device")));
+
+    // Where the change moves the bottleneck, the bottleneck stage's terms (compute, TP/CP,
+    // dispatch, send) of the two columns are of two stages: the change names them instead of
+    // a percentage (a send that went to 0 s read -100 %, a gain it was not). Mixtral 8x7B's
+    // best plan on an H800, two 910B and an MI300X node at router imbalance 3: the bottleneck
+    // leaves the H800 stage.
+    const DeviceCatalog& cat = DeviceCatalog::builtin();
+    ExplorerContext mixed = context();
+    mixed.model = *findModelPreset("Mixtral-8x7B");
+    mixed.cluster = clusterFromShorthand("H800:1x8,910B:2x8,MI300X:1x8", cat);
+    const SearchResult found = runSearch(CostModel(mixed.model, mixed.cluster, cat), SearchOptions{});
+    QVERIFY(!found.plans.empty());
+    WhatIfPanel moving;
+    moving.setContext(mixed);
+    ExplorerPlan best;
+    best.ranked = found.plans.front();
+    moving.setPlan(&best);
+    moving.rhoBox()->setValue(3.0);
+    QVERIFY(moving.whatIfPrediction().has_value());
+    const int before = bottleneckStage(best.prediction()), after = bottleneckStage(*moving.whatIfPrediction());
+    QVERIFY2(before != after, qPrintable(QStringLiteral("S%1").arg(before)));
+    const QString moved = QStringLiteral("S%1 → S%2").arg(before).arg(after);
+    for (int i = 0; i < BreakdownView::FirstIterationComponent; ++i)
+        QCOMPARE(moving.figuresTable()->item(6 + i, 2)->text(), moved);
+    QVERIFY(!moving.figuresTable()->item(6 + BreakdownView::FirstIterationComponent, 2)->text().contains(QStringLiteral("→")));
 }
 
 void PlanExplorerTest::denseModelShowsNoExpertFigures()
