@@ -1388,8 +1388,9 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
     const double inFlight = vpp > 1 ? static_cast<double>(chunksInFlight) / vpp : std::min(P - i, M);
     double actBytes = 0;
     // Micro-batches in flight of the chunk that holds the embedding (the rank's first) and of
-    // the one that holds the output layer (its last): the rank's count without interleaving.
-    double firstChunkInFlight = inFlight, lastChunkInFlight = inFlight;
+    // the one that holds the output layer (its last): without chunks of their own, the rank's
+    // count and the one micro-batch 1F1B's last stage holds.
+    double firstChunkInFlight = inFlight, lastChunkInFlight = 1.0;
     if (vpp > 1 && static_cast<int>(ranges.size()) == vpp) {
         // Chunk by chunk: forward k of the rank runs chunk (k / PP) mod v (schedules.py
         // get_model_chunk_id), so of the first n forwards chunk c holds
@@ -1420,8 +1421,7 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
     if (first && s.hiddenDropout)
         actBytes += firstChunkInFlight * T * h / seqSplit;
     if (last) {
-        const double outputCount = vpp > 1 ? lastChunkInFlight : 1.0;
-        actBytes += outputCount * (4.0 * T * h / seqSplit + crossEntropyBytes(m.model.training, ctx.target).kept * T * vocab / tp);
+        actBytes += lastChunkInFlight * (4.0 * T * h / seqSplit + crossEntropyBytes(m.model.training, ctx.target).kept * T * vocab / tp);
     }
     est.memory.activations = actBytes * dev.act_factor;
 

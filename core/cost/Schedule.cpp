@@ -6,8 +6,6 @@
 
 #include "cost/Schedule.h"
 
-#include <limits>
-
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -215,8 +213,14 @@ namespace {
 void overlapChunkSyncs(StageEstimate& st, const std::vector<double>& chunkEnd, double rankEnd, const std::vector<double>& chunkStart)
 {
     const std::size_t v = chunkEnd.size();
-    double reduce = st.dp_sync - st.param_gather, gather = st.param_gather;
-    if (v >= 2 && st.chunk_reduce.size() == v && st.chunk_reduce_last.size() == v && st.chunk_reduce_window.size() == v) {
+    const bool chunkReduce = v >= 2 && st.chunk_reduce.size() == v && st.chunk_reduce_last.size() == v && st.chunk_reduce_window.size() == v;
+    const bool chunkGather = v >= 2 && st.chunk_gather.size() == v && st.chunk_gather_last.size() == v
+        && st.chunk_gather_window.size() == v && chunkStart.size() == v;
+    if (!chunkReduce && !chunkGather)
+        return;   // a document's stages: their dp_sync is already this
+    // The tied embeddings' all-reduce (in dp_sync once CostModel::estimate adds it) stays.
+    double reduce = st.beforeBarrier(), gather = st.param_gather;
+    if (chunkReduce) {
         std::vector<std::size_t> order(v);
         for (std::size_t c = 0; c < v; ++c)
             order[c] = c;
@@ -230,20 +234,20 @@ void overlapChunkSyncs(StageEstimate& st, const std::vector<double>& chunkEnd, d
         }
         reduce = std::isfinite(stream) ? std::max(0.0, stream - rankEnd) : 0.0;
     }
-    if (v >= 2 && st.chunk_gather.size() == v && st.chunk_gather_last.size() == v && st.chunk_gather_window.size() == v
-        && chunkStart.size() == v) {
+    if (chunkGather) {
         const double first = *std::min_element(chunkStart.begin(), chunkStart.end());
         double issued = 0, wait = 0;
         for (std::size_t c = 0; c < v; ++c) {
             if (st.chunk_gather[c] <= 0)
                 continue;
+            const double gap = chunkStart[c] - first;
+            // Its first-needed bucket before its first forward; the rest behind that forward.
+            wait = std::max({wait, issued + st.chunk_gather_last[c] - gap, issued + st.chunk_gather[c] - gap - st.chunk_gather_window[c]});
             issued += st.chunk_gather[c];
-            wait = std::max({wait, c == 0 ? st.chunk_gather_last[c] : 0.0,
-                             issued - (chunkStart[c] - first) - st.chunk_gather_window[c]});
         }
         gather = wait;
     }
-    st.dp_sync = reduce + gather;
+    st.dp_sync = reduce + gather + st.embedding_sync;
     st.param_gather = gather;
 }
 } // namespace

@@ -29,6 +29,11 @@ namespace hapmoe {
 
 namespace {
 
+// Checks whose failure is the cause of others for Megatron-LM (a world size their product does
+// not divide): a refusal names them first.
+constexpr const char* kUniformKnobsCheck = "same TP, CP, DP, EP, ETP, MBS on every stage";
+constexpr const char* kOneRecomputeCheck = "one recompute setting";
+
 // A fraction as Megatron's float flags take it: "1.0", "0.5", "0.25".
 std::string formatFraction(double f, int digits = 4)
 {
@@ -321,8 +326,8 @@ public:
         if (target == Target::Megatron) {
             ruleCheck("world % (TP*PP*CP) == 0", {"megatron.world-size"});
             ruleCheck("world % (ETP*EP*PP) == 0", {"megatron.expert-world-size", "stage.expert-grid"});
-            ruleCheck("same TP, CP, DP, EP, ETP, MBS on every stage", {"megatron.uniform-knobs"});
-            ruleCheck("one recompute setting", {"megatron.one-recompute"});
+            ruleCheck(kUniformKnobsCheck, {"megatron.uniform-knobs"});
+            ruleCheck(kOneRecomputeCheck, {"megatron.one-recompute"});
             ruleCheck("one collective library", {"megatron.one-vendor"});
             ruleCheck("stage s on ranks [s*W/PP, (s+1)*W/PP) of its device type", {"megatron.node-order"});
             // Only for an interleaved schedule: without virtual stages it cannot apply.
@@ -474,7 +479,7 @@ public:
         const auto failed = [&](std::string_view rule) {
             return std::any_of(r.checks.begin(), r.checks.end(), [&](const ExportCheck& c) { return !c.ok && c.rule == rule; });
         };
-        for (const char* cause : {"same TP, CP, DP, EP, ETP, MBS on every stage", "one recompute setting"}) {
+        for (const char* cause : {kUniformKnobsCheck, kOneRecomputeCheck}) {
             if (m_opt.format == LauncherFormat::Megatron && failed(cause)) {
                 const auto c = std::find_if(r.checks.begin(), r.checks.end(), [&](const ExportCheck& k) { return k.rule == cause; });
                 r.refusal = c->rule + ": " + c->message;
@@ -1353,7 +1358,7 @@ private:
             + (given("--account-for-loss-in-pipeline-split") ? 1 : 0);
         if (op.vpp > 1 && op.pp > 0 && counted % (op.pp * op.vpp) == 0)
             same("--num-layers-per-virtual-pipeline-stage", num(counted / (op.pp * op.vpp)), vppWhy);
-        else if (op.pp > 0 && counted % op.pp == 0)   // a chunk as large as the rank's layers (VPP 1): named too
+        else if (op.vpp <= 1 && op.pp > 0 && counted % op.pp == 0)   // a chunk as large as the rank's layers (VPP 1): named too
             same("--num-layers-per-virtual-pipeline-stage", num(counted / op.pp), vppWhy);
         // The plan's split is written layer by layer (or evenly): counting the embedding or the
         // loss as a layer is the original's way of writing its own split.

@@ -240,8 +240,8 @@ std::vector<StagePartitionView::BoxText> StagePartitionView::layoutBoxes() const
     bool anyCp = false;
     bool mixedMbs = false;   // stages of other micro-batch sizes (FlagScale's meshes): each box says its own
     bool mixedExperts = false;   // stages of other ETP or EDP: no form leaves them out
+    const StagePlan& s0 = m_plan.stages.front();
     for (const StagePlan& s : m_plan.stages) {
-        const StagePlan& s0 = m_plan.stages.front();
         anyCp = anyCp || s.cp > 1;
         mixedMbs = mixedMbs || s.micro_batch_size != s0.micro_batch_size;
         mixedExperts = mixedExperts || s.etp != s0.etp || s.edp != s0.edp;

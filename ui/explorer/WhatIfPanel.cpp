@@ -579,6 +579,8 @@ void WhatIfPanel::showFigures()
         return row < fixedRows ? figs[static_cast<size_t>(row)].fmt(v) : style::formatSeconds(v);
     };
     m_figures->setRowCount(n);
+    const int bottleneckA = a && !a->stages.empty() ? bottleneckStage(*a) : -1;
+    const int bottleneckB = b && !b->stages.empty() ? bottleneckStage(*b) : -1;
     for (int r = 0; r < n; ++r) {
         const QString name = r < fixedRows ? figs[static_cast<size_t>(r)].name : components[r - fixedRows];
         m_figures->setVerticalHeaderItem(r, new QTableWidgetItem(name));
@@ -611,8 +613,6 @@ void WhatIfPanel::showFigures()
         QString change;
         // The bottleneck stage's terms of two different stages are no change of either: the
         // row says which stages they are.
-        const int bottleneckA = a && !a->stages.empty() ? bottleneckStage(*a) : -1;
-        const int bottleneckB = b && !b->stages.empty() ? bottleneckStage(*b) : -1;
         const bool otherStage = r >= fixedRows && r - fixedRows < BreakdownView::FirstIterationComponent && a && b
             && bottleneckA != bottleneckB;
         if (otherStage) {
