@@ -1258,25 +1258,25 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
     // Split over TP: projections, FFN, shared experts, word embedding and output layer. Whole
     // on every TP rank (section 5.1): norms, row-parallel biases, the router, learned
     // positions (a plain embedding in Megatron-Core) and the final norm.
-    double tpReplicated = nLayers * s.attentionTpReplicated() + nDense * s.denseFfnTpReplicated()
-        + nMoe * s.routerParams();
-    const double linearSplit = nLayers * (s.attentionParams() - s.attentionTpReplicated())
-        + nDense * (s.denseFfnParams() - s.denseFfnTpReplicated()) + nMoe * s.sharedExpertParams();
-    double denseSplit = linearSplit;
-    if (first) {
-        denseSplit += vocab * h;
-        if (s.learnedPositions)
-            tpReplicated += static_cast<double>(m.model.maxPositions()) * h;
-    }
-    if (last) {
-        tpReplicated += s.normParams;
-        if (m.model.untie_embeddings_and_output_weights || !first)
-            denseSplit += vocab * h;   // untied output layer, or the tied copy on the last stage
-    }
-    const double denseDev = denseSplit / tp + tpReplicated + nLayers * s.replicatedKvParams(tp);
-    const double expertDev = nMoe
-        * ((s.expertParams() - s.expertEtpReplicated()) / (static_cast<double>(ep) * etp)
-           + s.expertEtpReplicated() / ep);
+    // Of dense and MoE layers: the parameters split over TP, and what one device holds of
+    // them and of the rest (the chunks of an interleaved rank count theirs the same way).
+    const auto linearOf = [&](double dense, double moe) {
+        return (dense + moe) * (s.attentionParams() - s.attentionTpReplicated())
+            + dense * (s.denseFfnParams() - s.denseFfnTpReplicated()) + moe * s.sharedExpertParams();
+    };
+    const auto layersDev = [&](double dense, double moe) {
+        return linearOf(dense, moe) / tp + (dense + moe) * (s.attentionTpReplicated() + s.replicatedKvParams(tp))
+            + dense * s.denseFfnTpReplicated() + moe * s.routerParams();
+    };
+    const auto expertsDev = [&](double moe) {
+        return moe * ((s.expertParams() - s.expertEtpReplicated()) / (static_cast<double>(ep) * etp) + s.expertEtpReplicated() / ep);
+    };
+    const double linearSplit = linearOf(nDense, nMoe);
+    const double embeddingDev = first ? vocab * h / tp + (s.learnedPositions ? static_cast<double>(m.model.maxPositions()) * h : 0.0) : 0.0;
+    // The final norm, and the untied output layer or the tied copy on the last stage.
+    const double outputDev = last ? s.normParams + (m.model.untie_embeddings_and_output_weights || !first ? vocab * h / tp : 0.0) : 0.0;
+    const double denseDev = layersDev(nDense, nMoe) + embeddingDev + outputDev;
+    const double expertDev = expertsDev(nMoe);
 
     // 18 or 20 bytes per parameter, the optimizer's part sharded by the distributed optimizer.
     const StateBytes bytes = stateBytes(m.model.training);
@@ -1490,26 +1490,14 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
         // chunk in its own DistributedDataParallel), reduce-scattered from its own last backward
         // on; simulateInterleaved places them in the schedule. The chunk's parameters: its
         // layers', and the embedding's (chunk 0 of the first rank) and the output layer's and
-        // final norm's (the last chunk of the last rank), which make up the rest of the rank's.
-        const double perDense = nDense > 0 ? (s.attentionParams() - s.attentionTpReplicated() + s.denseFfnParams() - s.denseFfnTpReplicated()) / tp
-                + s.attentionTpReplicated() + s.denseFfnTpReplicated() + s.replicatedKvParams(tp)
-                                          : 0.0;
-        const double perMoe = nMoe > 0 ? (s.attentionParams() - s.attentionTpReplicated() + s.sharedExpertParams()) / tp
-                + s.attentionTpReplicated() + s.routerParams() + s.replicatedKvParams(tp)
-                                        : 0.0;
-        const double perExpert = nMoe > 0 ? expertDev / nMoe : 0.0;
-        double layerParams = 0;
-        for (const ChunkLayers& k : chunkLayers)
-            layerParams += k.dense * perDense + k.moe * perMoe;
-        const double firstExtra = first ? vocab * h / tp + (s.learnedPositions ? static_cast<double>(m.model.maxPositions()) * h : 0.0) : 0.0;
-        const double lastExtra = std::max(0.0, denseDev - layerParams - firstExtra);
+        // final norm's (the last chunk of the last rank).
         const std::size_t v = chunkLayers.size();
         std::vector<double> reduce(v), reduceLast(v), gather(v), gatherLast(v);
         for (std::size_t c = 0; c < v; ++c) {
             const ChunkLayers& k = chunkLayers[c];
-            const double dense = k.dense * perDense + k.moe * perMoe + (c == 0 ? firstExtra : 0.0) + (c + 1 == v ? lastExtra : 0.0);
+            const double dense = layersDev(k.dense, k.moe) + (c == 0 ? embeddingDev : 0.0) + (c + 1 == v ? outputDev : 0.0);
             const Sync d = syncOf(dense, dpcp, dpLink, 2.0 - fp8Share);
-            const Sync e = syncOf(k.moe * perExpert, edp, edpLink, fp8Params ? 1.0 : 2.0);
+            const Sync e = syncOf(expertsDev(k.moe), edp, edpLink, fp8Params ? 1.0 : 2.0);
             reduce[c] = d.rs + e.rs;
             reduceLast[c] = std::max(d.lastRs, e.lastRs);
             gather[c] = d.ag + e.ag;

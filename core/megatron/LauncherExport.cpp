@@ -476,12 +476,9 @@ public:
         r.checks = checks();
         // Stages that differ are the cause, for Megatron-LM, of a world size their product does
         // not divide: the refusal names them first, and FlagScale, which runs them.
-        const auto failed = [&](std::string_view rule) {
-            return std::any_of(r.checks.begin(), r.checks.end(), [&](const ExportCheck& c) { return !c.ok && c.rule == rule; });
-        };
         for (const char* cause : {kUniformKnobsCheck, kOneRecomputeCheck}) {
-            if (m_opt.format == LauncherFormat::Megatron && failed(cause)) {
-                const auto c = std::find_if(r.checks.begin(), r.checks.end(), [&](const ExportCheck& k) { return k.rule == cause; });
+            const auto c = std::find_if(r.checks.begin(), r.checks.end(), [&](const ExportCheck& k) { return !k.ok && k.rule == cause; });
+            if (m_opt.format == LauncherFormat::Megatron && c != r.checks.end()) {
                 r.refusal = c->rule + ": " + c->message;
                 if (deploymentProblems(m_doc.plan, m_doc.model, m_doc.cluster, m_cat, Target::FlagScale).empty())
                     r.refusal += m_doc.plan.target == Target::FlagScale

@@ -99,21 +99,27 @@ void TimelinePlot::applyThemeColors()
     style::applyChartPalette(this);
     const QPalette pal = palette();
     setSwatch(m_sendSwatch, style::communicationColor(pal));
-    const QColor hatch = style::bubbleColor(pal);
-    if (m_legendBanded) {
-        // A gap between bands shows the lane's tint (the device type's colour, faint).
-        m_bubbleSwatch->setName(tr("Idle (gap; zoom in for blocks)"));
-        setSwatch(m_bubbleSwatch, pal.color(QPalette::Base), QPen(pal.color(QPalette::Mid)));
-    } else {
-        m_bubbleSwatch->setName(tr("Idle (bubble)"));
-        setSwatch(m_bubbleSwatch, QBrush(hatch, Qt::BDiagPattern), QPen(hatch));
-    }
+    updateBubbleSwatch();
     setSwatch(m_waitSwatch, style::waitBrush(pal), QPen(pal.color(QPalette::Text)));
     setSwatch(m_bottleneckSwatch, Qt::NoBrush, QPen(style::bottleneckMarkColor(pal), 2.5));
     const QColor text = pal.color(QPalette::Text);
     m_endLine->setPen(QPen(text, 1, Qt::DashLine));
     m_endLabel->setColor(text);
     m_endLabel->setBrush(pal.color(QPalette::Base));
+}
+
+void TimelinePlot::updateBubbleSwatch()
+{
+    const QPalette pal = palette();
+    if (m_legendBanded) {
+        // A gap between bands shows the lane's tint (the device type's colour, faint).
+        m_bubbleSwatch->setName(tr("Idle (gap; zoom in for blocks)"));
+        setSwatch(m_bubbleSwatch, pal.color(QPalette::Base), QPen(pal.color(QPalette::Mid)));
+    } else {
+        const QColor hatch = style::bubbleColor(pal);
+        m_bubbleSwatch->setName(tr("Idle (bubble)"));
+        setSwatch(m_bubbleSwatch, QBrush(hatch, Qt::BDiagPattern), QPen(hatch));
+    }
 }
 
 void TimelinePlot::updateLegendEntries()
@@ -143,7 +149,7 @@ void TimelinePlot::followDrawnForm()
     if (banded == m_legendBanded)
         return;
     m_legendBanded = banded;
-    applyThemeColors();
+    updateBubbleSwatch();
     updateLegendEntries();
     replot(rpQueuedReplot);
 }

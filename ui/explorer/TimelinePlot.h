@@ -62,6 +62,8 @@ private:
     void boundRange(const QCPRange& range);
     // Colours that depend on the theme: legend swatches, the iteration line and its label.
     void applyThemeColors();
+    // The bubble's swatch: hatched, or zoomed out to bands the plain gap it is there.
+    void updateBubbleSwatch();
     // The legend's entries for what the chart draws: the tied all-reduce and the waits only for
     // plans that have them; zoomed out to bands, no sends and the bubbles as gaps.
     void updateLegendEntries();

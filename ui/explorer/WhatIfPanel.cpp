@@ -599,6 +599,8 @@ void WhatIfPanel::showFigures()
                     continue;
                 QTableWidgetItem* item = m_figures->item(r, column);
                 item->setText(tr("%1 (S%2)").arg(style::fullestDeviceText(f)).arg(f.stage));
+                if (column == 1 && f.share() > 1.0)
+                    item->setForeground(style::problemColor());   // the what-if no longer fits
                 item->setToolTip(tr("Stage %1: %2 of %3 GiB (%4 %); the most bytes on a device: %5 GiB")
                                      .arg(f.stage)
                                      .arg(f.used / style::kGiB, 0, 'f', 2)
@@ -607,9 +609,6 @@ void WhatIfPanel::showFigures()
                                      .arg(p->peak_memory_gib, 0, 'f', 2));
             }
         }
-        if (r < fixedRows && figs[static_cast<size_t>(r)].name == tr("Fullest device") && b
-            && style::fullestDevice(*b).share() > 1.0)
-            m_figures->item(r, 1)->setForeground(style::problemColor());   // it no longer fits
         QString change;
         // The bottleneck stage's terms of two different stages are no change of either: the
         // row says which stages they are.
