@@ -274,6 +274,15 @@ ModelPanel::ModelPanel(ProjectDocument* document, QWidget* parent) : QWidget(par
     boolField(arch, tr("Untied embedding and output"), QStringLiteral("untie_embeddings_and_output_weights"),
               &ModelSpec::untie_embeddings_and_output_weights);
     boolField(arch, tr("Query and key norms (QK layernorm)"), QStringLiteral("qk_layernorm"), &ModelSpec::qk_layernorm);
+    // Megatron-LM's --multi-latent-attention and its sizes (docs/cost-model.md section 3.8).
+    boolField(arch, tr("Multi-latent attention (MLA)"), QStringLiteral("multi_latent_attention"),
+              &ModelSpec::multi_latent_attention);
+    intField(arch, tr("MLA query latent:"), QStringLiteral("q_lora_rank"), &ModelSpec::q_lora_rank, 0, 1048576,
+             tr("none (full-rank query)"));
+    intField(arch, tr("MLA key/value latent:"), QStringLiteral("kv_lora_rank"), &ModelSpec::kv_lora_rank, 1, 1048576);
+    intField(arch, tr("MLA query/key head dim:"), QStringLiteral("qk_head_dim"), &ModelSpec::qk_head_dim, 1, 65536);
+    intField(arch, tr("MLA rotary head dim:"), QStringLiteral("qk_pos_emb_head_dim"), &ModelSpec::qk_pos_emb_head_dim, 0, 65536);
+    intField(arch, tr("MLA value head dim:"), QStringLiteral("v_head_dim"), &ModelSpec::v_head_dim, 1, 65536);
     // Megatron-LM's --attention-dropout and --hidden-dropout (docs/cost-model.md section 5.2):
     // above 0 each keeps a 1-byte mask per element for backward.
     auto dropoutField = [&](const QString& label, const QString& key, double ModelSpec::*member, const QString& tip) {
@@ -621,6 +630,13 @@ void ModelPanel::enableDependentFields(const ModelSpec& m)
     }
     if (QWidget* recipe = fieldEditor(QStringLiteral("training.fp8_recipe")))
         recipe->setEnabled(m.training.fp8());
+    // Multi-latent attention has its own sizes; query groups and KV channels do not apply to it.
+    for (const char* key : {"q_lora_rank", "kv_lora_rank", "qk_head_dim", "qk_pos_emb_head_dim", "v_head_dim"})
+        if (QWidget* w = fieldEditor(QString::fromLatin1(key)))
+            w->setEnabled(m.multi_latent_attention);
+    for (const char* key : {"num_query_groups", "kv_channels"})
+        if (QWidget* w = fieldEditor(QString::fromLatin1(key)))
+            w->setEnabled(!m.multi_latent_attention);
     // A dense model has no router, experts or dispatcher: their settings do not apply.
     for (const char* key : {"moe_router_topk", "moe_ffn_hidden_size", "moe_layer_freq", "moe_layer_pattern",
                             "moe_shared_expert_intermediate_size", "moe_token_dispatcher_type", "training.router_imbalance",

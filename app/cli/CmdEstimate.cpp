@@ -73,7 +73,7 @@ on a device type that cannot run them (no FP8 tensor cores, or not the recipe) i
 training precision, with a note that no launcher can run the plan in FP8. --vpp is the number of virtual stages per pipeline
 rank (1 = plain 1F1B). --recompute full without --recompute-layers recomputes every layer.
 --recompute-modules lists what selective recompute repeats, Megatron-Core's modules
-(core_attn, moe_act, layernorm, mlp, moe, shared_experts; comma- or space-separated; default
+(core_attn, moe_act, layernorm, mla_up_proj, mlp, moe, shared_experts; comma- or space-separated; default
 core_attn, as in Megatron-Core); it needs --recompute selective.
 --sequence-parallel with TP 1 is turned off with a note, as Megatron-LM does; an MoE model
 with TP > 1 gets it on with a note (Megatron-Core's MoE layer refuses to train without it).

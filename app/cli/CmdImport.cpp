@@ -176,11 +176,22 @@ int cmdImport(const Args& args)
     std::cout << "\n";
     std::cout << "model: " << m.num_layers << " layers, hidden " << m.hidden_size << ", FFN " << m.ffn_hidden_size << ", "
               << m.num_attention_heads << " heads";
-    if (m.num_query_groups > 0)
-        std::cout << ", " << m.num_query_groups << " query groups";
-    // Head dimensions that --kv-channels sets apart from hidden / heads (Qwen3: 32 x 128 on 2048).
-    if (m.kv_channels > 0 && m.num_attention_heads > 0 && m.kv_channels * m.num_attention_heads != m.hidden_size)
-        std::cout << ", " << m.kv_channels << " channels per head";
+    if (m.multi_latent_attention) {
+        // DeepSeek-V3: "MLA (query latent 1536, key/value latent 512, heads 128 + 64 rotary, values 128)".
+        std::cout << ", MLA (query latent ";
+        if (m.q_lora_rank > 0)
+            std::cout << m.q_lora_rank;
+        else
+            std::cout << "none";
+        std::cout << ", key/value latent " << m.kv_lora_rank << ", heads " << m.qk_head_dim << " + " << m.qk_pos_emb_head_dim
+                  << " rotary, values " << m.v_head_dim << ")";
+    } else {
+        if (m.num_query_groups > 0)
+            std::cout << ", " << m.num_query_groups << " query groups";
+        // Head dimensions that --kv-channels sets apart from hidden / heads (Qwen3: 32 x 128 on 2048).
+        if (m.kv_channels > 0 && m.num_attention_heads > 0 && m.kv_channels * m.num_attention_heads != m.hidden_size)
+            std::cout << ", " << m.kv_channels << " channels per head";
+    }
     std::cout << ", seq " << m.seq_length << ", vocab " << m.vocab_size;
     // As Megatron-LM builds the embedding and output layer (padded to a multiple of
     // --make-vocab-size-divisible-by x TP).

@@ -105,7 +105,9 @@ void listModels(bool sources)
     for (const auto& p : modelPresets()) {
         const ModelSpec* m = findModelPreset(p.name);
         std::string attention = std::to_string(m->num_attention_heads);
-        if (m->num_query_groups > 0 && m->num_query_groups != m->num_attention_heads)
+        if (m->multi_latent_attention)
+            attention += " MLA";   // every head its own key and value, from a latent
+        else if (m->num_query_groups > 0 && m->num_query_groups != m->num_attention_heads)
             attention += "/" + std::to_string(m->num_query_groups);
         const std::string experts = m->isMoe() ? std::to_string(m->num_experts) + " top-" + std::to_string(m->moe_router_topk) : "dense";
         rows.push_back({m->name, std::to_string(m->num_layers), std::to_string(m->hidden_size), std::to_string(m->ffn_hidden_size),

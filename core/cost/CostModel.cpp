@@ -259,6 +259,7 @@ struct LayerCost {
     PassTime moeActFwd;     // moe_act: the experts' activation function
     PassTime sharedFwd;     // shared_experts: the shared experts with their TP collectives
     PassTime moeFwd;        // moe: the whole MoE block (router, dispatch, experts, shared experts)
+    PassTime mlaUpFwd;      // mla_up_proj: MLA's up projections, latent norms, RoPE and their TP gathers
 
     PassTime recomputed(unsigned modules) const
     {
@@ -277,6 +278,8 @@ struct LayerCost {
             t += moeActFwd;
         if (modules & recompute_module::shared_experts)
             t += sharedFwd;
+        if (modules & recompute_module::mla_up_proj)
+            t += mlaUpFwd;
         return t;
     }
 };
@@ -649,7 +652,7 @@ struct CostModel::Impl {
 
         // Attention core: scores and weighted values over all s keys; the fused kernel does
         // the causal half, the unfused path computes every score (section 3.2).
-        const double coreFlops = 4.0 * T * s.seq * s.q / tp;
+        const double coreFlops = s.coreFlops(T, k.tp);
         double coreF = 0;
         if (options.fused_attention) {
             coreF = dev.gemm(coreFlops * 0.5);
@@ -717,10 +720,31 @@ struct CostModel::Impl {
                     : mlpGemm + dev.memTime((2.0 + 2.0 * s.gated) * T * s.ffn / tp) + normTime;
             }
         } else {
-            const double qkv = tpGemm(2 * T * h * (s.q / tp + 2 * s.kvPerRank(k.tp)), true);
-            const double proj = tpGemm(2 * T * s.q * h / tp, false);
-            castIn += hWide + T * s.q / tp;
-            castOut += T * (s.q / tp + 2 * s.kvPerRank(k.tp)) + hWide;
+            double qkv = 0, mlaExtra = 0;
+            if (s.mla) {
+                // Multi-latent attention (section 3.8): the down projections, whole on every TP
+                // rank, run on the rank's own tokens (its T / t shard under SP, all T
+                // otherwise); the up projections are column-parallel over the gathered
+                // latents; RoPE on the rotary parts and the concatenation of q and k read and
+                // write both (2 + 2 bytes per element); with --qk-layernorm each latent is
+                // normalised (read and write).
+                const double own = k.sp ? T / tp : T;
+                const double down = dev.linear(2 * own * h * s.mlaDownWidth());
+                const double up = tpGemm(2 * T * s.mlaQueryIn() * s.q / tp, true)
+                    + tpGemm(2 * T * s.kvLora * s.heads * (s.dNope + s.dV) / tp, true);
+                qkv = down + up;
+                mlaExtra = dev.memTime(8.0 * T * s.q / tp) + (s.qkNormParams > 0 ? dev.memTime(4.0 * own * (s.qLora + s.kvLora)) : 0.0);
+                // mla_up_proj repeats the up projections with their latent norms and RoPE
+                // (Megatron-Core qkv_up_proj_and_rope_apply); its gathers are added below.
+                c.mlaUpFwd.compute = up + mlaExtra;
+                castIn += hWide + T * (s.qLora + s.kvLora) / (k.sp ? tp : 1.0) + T * s.valueWidth() / tp;
+                castOut += own * s.mlaDownWidth() + T * (s.q + s.heads * (s.dNope + s.dV)) / tp + hWide;
+            } else {
+                qkv = tpGemm(2 * T * h * (s.q / tp + 2 * s.kvPerRank(k.tp)), true);
+                castIn += hWide + T * s.q / tp;
+                castOut += T * (s.q / tp + 2 * s.kvPerRank(k.tp)) + hWide;
+            }
+            const double proj = tpGemm(2 * T * s.valueWidth() * h / tp, false);
             gatheredFp8 += 2;
             fwdGemm = qkv + proj;
             qkvGemm = qkv;
@@ -728,7 +752,7 @@ struct CostModel::Impl {
             // with hidden dropout): 22 bytes per hidden element (20 without dropout),
             // replicated over TP unless sequence parallel.
             const double repl = (s.hiddenDropout ? 22.0 : 20.0) * T * h / (k.sp ? tp : 1.0);
-            fwdCompute = fwdGemm + coreF + dev.memTime(repl);
+            fwdCompute = fwdGemm + coreF + dev.memTime(repl) + mlaExtra;
             if (!moe) {
                 fc1Gemm = tpGemm(2 * T * h * s.ffn * s.gated / tp, true);
                 const double fc = fc1Gemm + tpGemm(2 * T * s.ffn * h / tp, false);
@@ -827,6 +851,7 @@ struct CostModel::Impl {
             const bool mlpBlock = !moe || s.shared > 0;
             const double blocks = mlpBlock ? 2.0 : 1.0;
             double f = 0, b = 0;
+            double mlpPair = 0;   // the MLP's (or the shared experts') own pair of the forward
             if (k.sp) {
                 // Under FP8 the gathered tensors are the FP8 casts of the shards: 1 byte per
                 // element; the reduce-scatters move the bf16 GEMM outputs (section 3.7).
@@ -837,20 +862,34 @@ struct CostModel::Impl {
                 const double agGrad = dev.fp8 && fp8.gatheredGradient != fp8.data && !tpOverlap
                     ? coll(Collective::AllGather, fp8.gatheredGradient * T * h, k.tp, tpLink, dev, collFromTable)
                     : ag;
-                f = blocks * (ag + rs);
+                // Attention gathers its column-parallel projections' input: h wide, or under MLA
+                // the latents and the rotary key part (section 3.8), whose gradients backward
+                // reduce-scatters.
+                double agAttn = ag, rsAttnIn = rs;
+                if (s.mla) {
+                    const double w = s.attentionGatherWidth();
+                    agAttn = coll(Collective::AllGather, (dev.fp8 ? fp8.data : act) * T * w, k.tp, tpLink, dev, collFromTable);
+                    rsAttnIn = coll(Collective::ReduceScatter, act * T * w, k.tp, tpLink, dev, collFromTable);
+                    // mla_up_proj's recompute gathers the latents again (the query's input too
+                    // when it is the hidden state).
+                    c.mlaUpFwd.tp = agAttn;
+                }
+                mlpPair = ag + rs;
+                f = agAttn + rs + (mlpBlock ? mlpPair : 0.0);
                 // The re-gather for the weight gradient runs while the input-gradient GEMM of the
                 // same linear layer computes (Megatron's asynchronous linear backward).
-                b = blocks * (agGrad + rs) + std::max(0.0, ag - qkvGemm) + (mlpBlock ? std::max(0.0, ag - fc1Gemm) : 0.0);
+                b = agGrad + rsAttnIn + (mlpBlock ? agGrad + rs : 0.0) + std::max(0.0, agAttn - qkvGemm)
+                    + (mlpBlock ? std::max(0.0, ag - fc1Gemm) : 0.0);
             } else {
                 const double ar = coll(Collective::AllReduce, bytes, k.tp, tpLink, dev, collFromTable);
+                mlpPair = ar;
                 f = blocks * ar;
                 b = blocks * ar;
             }
             // The MLP's (or the shared experts') own pair of the forward, for their recompute.
-            const double block = f / blocks;
             if (mlpBlock) {
                 PassTime& own = moe ? c.sharedFwd : c.mlpFwd;
-                own.tp = tpOverlap ? std::max(0.0, block - (moe ? sharedGemm : mlpGemm)) : block;
+                own.tp = tpOverlap ? std::max(0.0, mlpPair - (moe ? sharedGemm : mlpGemm)) : mlpPair;
             }
             if (tpOverlap) {
                 f = std::max(0.0, f - fwdGemm);
@@ -873,7 +912,7 @@ struct CostModel::Impl {
         // CP ring exchange of K and V (section 4.3): cp-1 steps, each overlapped with the
         // attention of the block in hand; backward moves K, V and their gradients.
         if (k.cp > 1) {
-            const double kvBytes = 2.0 * T * s.kvPerRank(k.tp) * act;
+            const double kvBytes = T * s.keyValuePerRank(k.tp) * act;
             const double step = coll(Collective::SendRecv, kvBytes, 2, cpLink, dev, collFromTable);
             const double commF = (k.cp - 1) * step;
             const double hide = coreF * (k.cp - 1) / k.cp;
@@ -971,6 +1010,7 @@ struct ActivationTerms {
     double moeInner = 0;     // moe: the experts', the router's and the shared experts' activations
     double moeAct = 0;       // moe_act: the experts' FC2 inputs
     double sharedInner = 0;  // shared_experts: the shared experts' inner activations
+    double mlaUp = 0;        // mla_up_proj: MLA's query, key and value
 
     // Bytes kept per token with selective recompute of `modules` (all with none).
     double kept(bool selective, unsigned modules) const
@@ -984,6 +1024,8 @@ struct ActivationTerms {
             b -= normOut;
         if (modules & recompute_module::mlp)
             b -= mlpInner;
+        if (modules & recompute_module::mla_up_proj)
+            b -= mlaUp;
         if (modules & recompute_module::moe) {
             b -= moeInner;
         } else {
@@ -1340,7 +1382,17 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
         // The two norms' inputs (4h), the two hidden-dropout masks (2h, none without dropout),
         // the attention and MLP inputs.
         a.replicated = (4.0 + (s.hiddenDropout ? 2.0 : 0.0) + lin + (moeLayer ? 2.0 : lin)) * h / (sp ? tp : 1);
-        a.split = (2.0 + proj) * s.q / tp + 4.0 * s.kvPerRank(tp);
+        // Query, key and value (2 bytes each) for the attention core's backward, and the
+        // core's output (the projection's input).
+        a.split = 2.0 * s.q / tp + 2.0 * s.keyValuePerRank(tp) + proj * s.valueWidth() / tp;
+        // MLA (section 5.2): the latents, kept by the up projections (and, with their norms
+        // fused in, the norms' inputs too), on the rank's tokens.
+        // mla_up_proj drops the query, key and value (Megatron-Core discards the checkpoint's
+        // output after the attention core's forward and makes it again for its backward).
+        if (s.mla) {
+            a.replicated += (s.qkNormParams > 0 ? 4.0 : 2.0) * (s.qLora + s.kvLora) / (sp ? tp : 1);
+            a.mlaUp = 2.0 * s.q / tp + 2.0 * s.keyValuePerRank(tp);
+        }
         if (moeLayer) {
             const double k = s.topk;
             a.moeInner = k / tp * (lin * h * etp + (lin + 2.0 * s.gated) * s.effn) * moeScale;

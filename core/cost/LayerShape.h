@@ -27,6 +27,15 @@ struct LayerShape {
     double normParams = 0; // parameters of one norm (2h for LayerNorm, h for RMSNorm)
     double qkNormParams = 0; // the query and key norms of --qk-layernorm (two norms over kvc)
     bool learnedPositions = false;
+    // Multi-latent attention (ModelSpec::multi_latent_attention, docs/cost-model.md section
+    // 3.8). Then q is the query and key width heads x (dNope + dRope), groups == heads, and
+    // qkNormParams holds the two latents' norms.
+    bool mla = false;
+    double qLora = 0;      // query latent (0: the query is projected from the hidden state)
+    double kvLora = 0;     // key/value latent
+    double dNope = 0;      // query/key channels per head without rotary positions
+    double dRope = 0;      // query/key channels per head with them (one shared key part)
+    double dV = 0;         // value channels per head
     // Dropout above 0 (ModelSpec::attention_dropout, hidden_dropout): a mask kept per element.
     bool attentionDropout = true;
     bool hiddenDropout = true;
@@ -38,6 +47,25 @@ struct LayerShape {
     // over TP, one whole group (kvc) when TP is a multiple of the groups (Megatron-Core then
     // replicates each group on tp / groups ranks; reference megatron-and-flagscale.md section 2).
     double kvPerRank(int tp) const { return groups >= tp ? kv / tp : static_cast<double>(kvc); }
+    // The key and value widths together on one of tp ranks: what attention keeps of them and
+    // what context parallelism passes round its ring.
+    double keyValuePerRank(int tp) const { return mla ? heads * (dNope + dRope + dV) / tp : 2 * kvPerRank(tp); }
+    // Width of the attention core's output, the output projection's input: heads x channels
+    // of a value.
+    double valueWidth() const { return mla ? heads * dV : q; }
+    // MLA: the input width of the query projection (the latent, or the hidden state), and the
+    // width a TP rank gathers under sequence parallelism before its column-parallel
+    // projections (that query input, the key/value latent and the shared rotary key part;
+    // h without MLA).
+    double mlaQueryIn() const { return qLora > 0 ? qLora : h; }
+    double attentionGatherWidth() const { return mla ? mlaQueryIn() + kvLora + dRope : h; }
+    // MLA: the down projections' output width (the latents and the rotary key part), 0
+    // without MLA, and their parameters, which every TP rank holds whole (with their biases).
+    double mlaDownWidth() const { return mla ? kvLora + dRope + qLora : 0.0; }
+    double mlaDownParams() const { return (h + (bias ? 1.0 : 0.0)) * mlaDownWidth(); }
+    // Forward FLOPs of the scores and the weighted values of T tokens over all s keys, split
+    // over tp (the full s x s; the causal kernel does half).
+    double coreFlops(double T, int tp) const { return 2.0 * T * seq * (q + valueWidth()) / tp; }
     // Parameters of one layer's attention a rank holds beyond attentionParams() / tp: the
     // replicated key/value groups when TP is a multiple of the groups (0 otherwise).
     double replicatedKvParams(int tp) const;

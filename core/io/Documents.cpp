@@ -127,7 +127,8 @@ ModelSpec readModelObject(const JsonNode& n)
     n.warnUnknownKeys({"format", "version", "name", "source", "description", "num_layers", "hidden_size",
                        "ffn_hidden_size", "num_attention_heads", "num_query_groups", "kv_channels", "vocab_size",
                        "make_vocab_size_divisible_by", "seq_length", "max_position_embeddings", "swiglu", "add_bias_linear",
-                       "untie_embeddings_and_output_weights", "normalization", "qk_layernorm", "attention_dropout",
+                       "untie_embeddings_and_output_weights", "normalization", "qk_layernorm", "multi_latent_attention",
+                       "q_lora_rank", "kv_lora_rank", "qk_head_dim", "qk_pos_emb_head_dim", "v_head_dim", "attention_dropout",
                        "hidden_dropout", "num_experts", "moe_ffn_hidden_size",
                        "moe_router_topk", "moe_layer_freq", "moe_shared_expert_intermediate_size",
                        "moe_token_dispatcher_type", "training"});
@@ -158,6 +159,12 @@ ModelSpec readModelObject(const JsonNode& n)
     m.normalization = kNormalizationNames[static_cast<std::size_t>(
         n.optChoice("normalization", kNormalizationNames, m.normalization == "LayerNorm" ? 1 : 0))];
     m.qk_layernorm = n.optBool("qk_layernorm", false);
+    m.multi_latent_attention = n.optBool("multi_latent_attention", false);
+    m.q_lora_rank = n.optInt("q_lora_rank", m.q_lora_rank, 0);
+    m.kv_lora_rank = n.optInt("kv_lora_rank", m.kv_lora_rank, 1);
+    m.qk_head_dim = n.optInt("qk_head_dim", m.qk_head_dim, 1);
+    m.qk_pos_emb_head_dim = n.optInt("qk_pos_emb_head_dim", m.qk_pos_emb_head_dim, 0);
+    m.v_head_dim = n.optInt("v_head_dim", m.v_head_dim, 1);
     m.attention_dropout = n.optDouble("attention_dropout", m.attention_dropout, 0.0, false, 1.0);
     m.hidden_dropout = n.optDouble("hidden_dropout", m.hidden_dropout, 0.0, false, 1.0);
     m.num_experts = n.optInt("num_experts", 0, 0);
@@ -221,6 +228,14 @@ Json modelJson(const ModelSpec& m)
     j["untie_embeddings_and_output_weights"] = m.untie_embeddings_and_output_weights;
     j["normalization"] = m.normalization;
     j["qk_layernorm"] = m.qk_layernorm;
+    if (m.multi_latent_attention) {   // written only for MLA models: the rest do not have them
+        j["multi_latent_attention"] = true;
+        j["q_lora_rank"] = m.q_lora_rank;
+        j["kv_lora_rank"] = m.kv_lora_rank;
+        j["qk_head_dim"] = m.qk_head_dim;
+        j["qk_pos_emb_head_dim"] = m.qk_pos_emb_head_dim;
+        j["v_head_dim"] = m.v_head_dim;
+    }
     j["attention_dropout"] = m.attention_dropout;
     j["hidden_dropout"] = m.hidden_dropout;
     j["num_experts"] = m.num_experts;
@@ -1485,7 +1500,21 @@ void validateModel(const ModelSpec& m, const std::string& file)
                                      + ") must be divisible by num_query_groups (" + std::to_string(m.num_query_groups) + ")");
     if (m.kv_channels < 0)
         fail("kv_channels", "expected a non-negative integer, got " + std::to_string(m.kv_channels));
-    if (m.kv_channels == 0 && m.hidden_size % m.num_attention_heads != 0)
+    if (m.multi_latent_attention) {
+        if (m.q_lora_rank < 0)
+            fail("q_lora_rank", "expected a non-negative integer (0 = the query projected from the hidden state), got "
+                                    + std::to_string(m.q_lora_rank));
+        positive("kv_lora_rank", m.kv_lora_rank);
+        positive("qk_head_dim", m.qk_head_dim);
+        if (m.qk_pos_emb_head_dim < 0)
+            fail("qk_pos_emb_head_dim", "expected a non-negative integer, got " + std::to_string(m.qk_pos_emb_head_dim));
+        positive("v_head_dim", m.v_head_dim);
+        // Megatron-Core builds MLA with rotary positions only (multi_latent_attention.py).
+        if (m.normalization == "LayerNorm")
+            fail("normalization", "multi-latent attention takes rotary positions, which this model gives RMSNorm models; "
+                                  "expected RMSNorm, got LayerNorm");
+    }
+    if (!m.multi_latent_attention && m.kv_channels == 0 && m.hidden_size % m.num_attention_heads != 0)
         fail("num_attention_heads", "hidden_size (" + std::to_string(m.hidden_size) + ") must be divisible by num_attention_heads ("
                                         + std::to_string(m.num_attention_heads) + ") unless kv_channels is given");
     if (m.max_position_embeddings > 0 && m.max_position_embeddings < m.seq_length)

@@ -40,7 +40,7 @@ int presetRank(const std::string& name)
 {
     static const std::vector<std::string> order = {
         "Mixtral-S", "Mixtral-L", "LLaMA-2-7B", "LLaMA-2-13B", "Mixtral-8x7B", "Mixtral-8x22B", "Qwen3-30B-A3B",
-        "Qwen3-235B-A22B", "GPT-22B", "GPT-175B", "GPT-530B", "GPT-1T", "Megatron-GPT-1.7B", "Megatron-GPT-7.1B",
+        "Qwen3-235B-A22B", "DeepSeek-V2-Lite", "Moonlight-16B-A3B", "DeepSeek-V3", "GPT-22B", "GPT-175B", "GPT-530B", "GPT-1T", "Megatron-GPT-1.7B", "Megatron-GPT-7.1B",
         "Megatron-GPT-16B", "Megatron-GPT-32B", "Megatron-GPT-70B", "Megatron-GPT-119B", "Megatron-GPT-177B",
         "Megatron-GPT-314B", "Megatron-GPT-462B",
         "16-1-h", "16-2-h", "16-3-h", "16-1", "16-2", "16-3", "24-1", "24-2", "24-3", "32-1", "32-2", "32-3"};

@@ -755,12 +755,24 @@ private:
         model.args.push_back({"--hidden-size", {std::to_string(m.hidden_size)}});
         model.args.push_back({"--ffn-hidden-size", {std::to_string(m.ffn_hidden_size)}});
         model.args.push_back({"--num-attention-heads", {std::to_string(m.num_attention_heads)}});
-        if (m.num_query_groups > 0 && m.num_query_groups != m.num_attention_heads) {
-            model.args.push_back({"--group-query-attention", {}});
-            model.args.push_back({"--num-query-groups", {std::to_string(m.num_query_groups)}});
+        if (m.multi_latent_attention) {
+            // Megatron-LM's MLA flags (arguments.py _add_mla_args); --q-lora-rank left out is
+            // None, the query projected from the hidden state.
+            model.args.push_back({"--multi-latent-attention", {}});
+            if (m.q_lora_rank > 0)
+                model.args.push_back({"--q-lora-rank", {std::to_string(m.q_lora_rank)}});
+            model.args.push_back({"--kv-lora-rank", {std::to_string(m.kv_lora_rank)}});
+            model.args.push_back({"--qk-head-dim", {std::to_string(m.qk_head_dim)}});
+            model.args.push_back({"--qk-pos-emb-head-dim", {std::to_string(m.qk_pos_emb_head_dim)}});
+            model.args.push_back({"--v-head-dim", {std::to_string(m.v_head_dim)}});
+        } else {
+            if (m.num_query_groups > 0 && m.num_query_groups != m.num_attention_heads) {
+                model.args.push_back({"--group-query-attention", {}});
+                model.args.push_back({"--num-query-groups", {std::to_string(m.num_query_groups)}});
+            }
+            if (m.kv_channels > 0)
+                model.args.push_back({"--kv-channels", {std::to_string(m.kv_channels)}});
         }
-        if (m.kv_channels > 0)
-            model.args.push_back({"--kv-channels", {std::to_string(m.kv_channels)}});
         // A multimodal original runs the language model at --decoder-seq-length (the plan's
         // sequence); its --seq-length is the vision encoder's, written back as it was.
         if (m_opt.original && m_opt.original->multimodal_encoder_seq_length > 0) {

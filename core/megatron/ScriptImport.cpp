@@ -1339,14 +1339,19 @@ private:
         m.qk_layernorm = has("--qk-layernorm");
         m.attention_dropout = realFlag("--attention-dropout", m.attention_dropout, 0.0, 1.0);
         m.hidden_dropout = realFlag("--hidden-dropout", m.hidden_dropout, 0.0, 1.0);
-        // DeepSeek's multi-latent attention (low-rank Q and KV projections, a rotary part per
-        // head) has other weights, FLOPs and activations than the attention the model knows.
-        if (has("--multi-latent-attention"))
-            warn(at("--multi-latent-attention") + "--multi-latent-attention is not modelled: attention is costed as "
-                 + std::to_string(m.num_attention_heads) + " heads of "
-                 + std::to_string(m.kv_channels > 0 ? m.kv_channels : (m.num_attention_heads > 0 ? m.hidden_size / m.num_attention_heads : 0))
-                 + " channels with full-rank projections, so its weights, FLOPs and activations may be far off "
-                   "(--kv-lora-rank, --q-lora-rank and the head dimensions are not read)");
+        // DeepSeek's multi-latent attention: low-rank query and key/value projections, a rotary
+        // part per head (defaults of arguments.py _add_mla_args; --q-lora-rank None is 0).
+        m.multi_latent_attention = has("--multi-latent-attention");
+        if (m.multi_latent_attention) {
+            m.q_lora_rank = intFlag("--q-lora-rank", 0, 0);
+            m.kv_lora_rank = intFlag("--kv-lora-rank", m.kv_lora_rank);
+            m.qk_head_dim = intFlag("--qk-head-dim", m.qk_head_dim);
+            m.qk_pos_emb_head_dim = intFlag("--qk-pos-emb-head-dim", m.qk_pos_emb_head_dim, 0);
+            m.v_head_dim = intFlag("--v-head-dim", m.v_head_dim);
+            if (has("--num-query-groups") && has("--group-query-attention"))
+                warn(at("--num-query-groups") + "--num-query-groups does not apply to multi-latent attention (every head has "
+                     "its own key and value from the latent)");
+        }
         // Entry scripts of other model families: costed as a GPT decoder of the same flags.
         {
             const std::string entry = lower(m_out.entry_script);
@@ -1911,7 +1916,7 @@ private:
                     // The variants' modules and the switch each needs (TransformerConfig).
                     // Megatron-LM d98e8a64's other modules, and the switch each needs ("" none).
                     static const std::pair<const char*, const char*> kVariants[] = {
-                        {"mla_up_proj", "--multi-latent-attention"}, {"gdn_norm_out", "--experimental-attention-variant gdn"},
+                        {"gdn_norm_out", "--experimental-attention-variant gdn"},
                         {"gdp_in_proj", ""}, {"gdp_qkv", ""}, {"mhc", "--enable-mhc-connections"},
                     };
                     const auto variant = std::find_if(std::begin(kVariants), std::end(kVariants),
@@ -1982,6 +1987,9 @@ private:
                                                 "(Megatron-LM's TransformerConfig asserts \"Cannot offload ... while recomputing "
                                                 "the entire MoE layer\")");
             }
+            if ((p.recompute_modules & recompute_module::mla_up_proj) && !has("--multi-latent-attention"))
+                broken("--recompute-modules", "mla_up_proj needs --multi-latent-attention (Megatron-LM's TransformerConfig raises "
+                                              "without it)");
             if ((p.recompute_modules & recompute_module::moe_act) && !has("--moe-grouped-gemm"))
                 broken("--recompute-modules", "moe_act needs --moe-grouped-gemm (Megatron-LM's TransformerConfig raises \"moe_act in "
                                               "recompute_modules is only supported with moe_grouped_gemm\")");
@@ -2519,6 +2527,11 @@ std::string flagOfModelField(const std::string& field)
         {"num_attention_heads", "--num-attention-heads"},
         {"num_query_groups", "--num-query-groups"},
         {"kv_channels", "--kv-channels"},
+        {"q_lora_rank", "--q-lora-rank"},
+        {"kv_lora_rank", "--kv-lora-rank"},
+        {"qk_head_dim", "--qk-head-dim"},
+        {"qk_pos_emb_head_dim", "--qk-pos-emb-head-dim"},
+        {"v_head_dim", "--v-head-dim"},
         {"vocab_size", "--vocab-size"},
         {"make_vocab_size_divisible_by", "--make-vocab-size-divisible-by"},
         {"seq_length", "--seq-length"},

@@ -85,6 +85,21 @@ struct ModelSpec {
     double attention_dropout = 0.1;
     double hidden_dropout = 0.1;
 
+    // Multi-latent attention (Megatron-LM's --multi-latent-attention; DeepSeek-V2 report,
+    // arXiv:2405.04434, section 2.1): the query (when q_lora_rank > 0) and the key/value pass
+    // through low-rank latents whose down projections every TP rank holds whole; queries and
+    // keys have qk_head_dim channels without and qk_pos_emb_head_dim with rotary positions,
+    // values v_head_dim. num_query_groups and kv_channels do not apply. Defaults are
+    // Megatron-LM's flags' (arguments.py _add_mla_args); q_lora_rank 0 is its None, a query
+    // projected straight from the hidden state. With qk_layernorm the two latents are
+    // normalised (docs/cost-model.md section 3.8).
+    bool multi_latent_attention = false;
+    int q_lora_rank = 0;
+    int kv_lora_rank = 32;
+    int qk_head_dim = 128;
+    int qk_pos_emb_head_dim = 64;
+    int v_head_dim = 128;
+
     // Mixture of experts. num_experts == 0 is a dense model.
     int num_experts = 0;
     int moe_ffn_hidden_size = 0;      // 0 means ffn_hidden_size

@@ -326,6 +326,11 @@ public:
                     }
                 }
         }
+        // TransformerConfig raises on mla_up_proj without multi-latent attention.
+        if (selective && (selective->recompute_modules & recompute_module::mla_up_proj) && !m_model.multi_latent_attention)
+            add(out, "recompute.mla-up-proj-needs-mla",
+                "mla_up_proj recompute in a model without multi-latent attention (Megatron-Core raises without "
+                "--multi-latent-attention; leave it out)");
         const unsigned delayedRefuses = refusedRecomputeModules(m_model);
         if (selective && (selective->recompute_modules & delayedRefuses))
             add(out, "recompute.fp8-delayed",

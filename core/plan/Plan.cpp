@@ -33,7 +33,7 @@ struct ModuleName {
 // Megatron-Core's order (TransformerConfig.recompute_modules).
 constexpr ModuleName kModules[] = {
     {recompute_module::core_attn, "core_attn"}, {recompute_module::moe_act, "moe_act"},
-    {recompute_module::layernorm, "layernorm"}, {recompute_module::mlp, "mlp"},
+    {recompute_module::layernorm, "layernorm"}, {recompute_module::mla_up_proj, "mla_up_proj"}, {recompute_module::mlp, "mlp"},
     {recompute_module::moe, "moe"},             {recompute_module::shared_experts, "shared_experts"},
 };
 

@@ -24,7 +24,8 @@ inline constexpr unsigned layernorm = 1u << 2;       // the norms that are modul
 inline constexpr unsigned mlp = 1u << 3;             // the dense MLP
 inline constexpr unsigned moe = 1u << 4;             // the whole MoE layer
 inline constexpr unsigned shared_experts = 1u << 5;  // the MoE layer's shared experts
-inline constexpr unsigned all = (1u << 6) - 1;
+inline constexpr unsigned mla_up_proj = 1u << 6;     // multi-latent attention's up projections and RoPE
+inline constexpr unsigned all = (1u << 7) - 1;
 inline constexpr unsigned defaults = core_attn;
 } // namespace recompute_module
 

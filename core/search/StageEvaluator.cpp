@@ -55,6 +55,10 @@ unsigned selectiveRecomputeModulesOfTypes(const CostModel& cost, const std::vect
         if (groupedGemm)
             modules |= recompute_module::moe_act;
     }
+    // Multi-latent attention keeps a query and key wider than its latents: its up projections
+    // are cheap to repeat against what their outputs hold (docs/cost-model.md section 3.8).
+    if (m.multi_latent_attention)
+        modules |= recompute_module::mla_up_proj;
     // Nothing saves memory cheaply: Megatron-Core's default, which then never fits where
     // no recompute does not.
     return modules == 0 ? recompute_module::defaults : modules;
@@ -96,6 +100,8 @@ unsigned wideSelectiveRecomputeModules(const CostModel& cost)
         if (!(refusedRecomputeModules(m) & recompute_module::layernorm))
             modules |= recompute_module::layernorm;
     }
+    if (m.multi_latent_attention)   // as the DeepSeek-V3 recipe writes it: "mla_up_proj mlp"
+        modules |= recompute_module::mla_up_proj;
     return (modules & (recompute_module::mlp | recompute_module::moe)) ? modules : 0u;
 }
 

@@ -254,6 +254,9 @@ private slots:
     void parametersMixtral();
     void parametersGptNarayanan_data();
     void parametersGptNarayanan();
+    void parametersMla();
+    void flopsMla();
+    void activationsMla();
     void flopsKorthikanti_data();
     void flopsKorthikanti();
     void activationsKorthikantiTable2_data();
@@ -345,6 +348,94 @@ void TestCostModel::parametersMixtral()
     ModelSpec without = qwen;
     without.qk_layernorm = false;
     QCOMPARE(countParameters(qwen).total - countParameters(without).total, 48.0 * 2 * 128);
+}
+
+void TestCostModel::parametersMla()
+{
+    // DeepSeek-V3 (config.json: h 7168, 128 heads, q_lora_rank 1536, kv_lora_rank 512, query
+    // and key heads of 128 + 64 rotary channels, values of 128; 3 dense layers of FFN 18432, 58
+    // MoE layers of 256 experts of 2048 and one shared, top-8; vocabulary 129280, untied). One
+    // layer's attention by hand, with Megatron-Core MLASelfAttention's shapes:
+    //   down projections  7168 x 1536 + 7168 x (512 + 64)          =  15,138,816
+    //   up projections    1536 x 128 x 192 + 512 x 128 x (128 + 128) =  54,525,952
+    //   output projection 128 x 128 x 7168                          = 117,440,512
+    //   norms             2 x 7168, and the latents' 1536 + 512     =      16,384
+    //                                                               = 187,121,664
+    // Published: 671B parameters, 37B activated (DeepSeek-V3 technical report, arXiv:2412.19437,
+    // without the 14B of its multi-token-prediction module).
+    const ParameterCount v3 = countParameters(resolveModel("DeepSeek-V3"));
+    QCOMPARE(v3.dense_per_layer, 187121664.0);
+    // 61 x 187,121,664 + 3 x 3 x 7168 x 18432 + 58 x (256 + 1) x 3 x 7168 x 2048
+    // + 58 x 256 x 7168 (routers) + 2 x 129280 x 7168 + 7168 (final norm)
+    QCOMPARE(v3.total, 671026404352.0);
+    QVERIFY(std::fabs(v3.total / 671e9 - 1) < 1e-4);
+    // Activated: 8 of 256 experts. 37.55e9 with both embeddings, 36.63e9 without the input
+    // embedding (a lookup): DeepSeek's "37B" lies between.
+    QCOMPARE(v3.active, 37552282624.0);
+    QVERIFY(v3.active - 129280.0 * 7168 < 37e9 && v3.active > 37e9);
+
+    // DeepSeek-V2-Lite (no query latent: the query comes from h 2048 over 16 heads; kv_lora_rank
+    // 512; 1 dense layer of FFN 10944, 26 MoE layers of 64 experts of 1408 and 2 shared,
+    // top-6, vocabulary 102400): attention 2048 x 3072 + 2048 x 576 + 512 x 4096
+    // + 2048 x 2048 + 2 x 2048 + 512 = 13,767,168. Published: 15.7B, 2.4B activated
+    // (DeepSeek-V2 report, arXiv:2405.04434).
+    const ParameterCount lite = countParameters(resolveModel("DeepSeek-V2-Lite"));
+    QCOMPARE(lite.dense_per_layer, 13767168.0);
+    QCOMPARE(lite.total, 15706484224.0);
+    QCOMPARE(lite.active - 102400.0 * 2048, 2451435008.0);   // 2.45e9 without the input embedding
+}
+
+void TestCostModel::flopsMla()
+{
+    // Megatron-LM's model FLOPs for MLA (megatron/training/training.py
+    // num_floating_point_operations, main 40d590d7), per token of DeepSeek-V3 at s 4096 without
+    // multi-token prediction, causal attention counted at half:
+    //   6 L (q_lora (h + n (dn + dr) + 1) + kv_lora (h + n (dn + dv) + 1) + h dr + n dv h
+    //        + s n (dn + dr) / 2 + s n dv / 2)
+    //   + 12 L h (F g 3 / L + F_e k g 58 / L + F_s g 58 / L) + 6 h V,   g = 3/2 (SwiGLU)
+    //   = 249,812,054,016. Its "+ 1" terms (the latents' norms, 6 x 61 x (1536 + 512) =
+    //   749,568) are not GEMM work and are left out here: 249,811,304,448.
+    const ModelSpec v3 = resolveModel("DeepSeek-V3");
+    const double perToken = modelFlopsPerIteration(v3, 1, 1, FlopCounting::CausalHalf) / 4096;
+    QVERIFY2(std::fabs(perToken / 249811304448.0 - 1) < 1e-12, qPrintable(QString::number(perToken, 'f', 0)));
+    // Over the full s x s (core_r0.8.0's counting) the core counts twice:
+    // + 6 L s n ((dn + dr) + dv) / 2 = 6 x 61 x 4096 x 128 x 320 / 2.
+    const double full = modelFlopsPerIteration(v3, 1, 1, FlopCounting::FullSquare) / 4096;
+    QVERIFY2(std::fabs(full - perToken - 6.0 * 61 * 4096 * 128 * 320 / 2) < 1, qPrintable(QString::number(full - perToken, 'f', 0)));
+}
+
+void TestCostModel::activationsMla()
+{
+    // One MoE layer of DeepSeek-V2-Lite at TP 2 with sequence parallelism, one micro-batch of
+    // s = 4096 tokens in flight. What attention keeps per token (bytes, 2 per element):
+    //   query and key, 16 x (128 + 64) / 2 = 1536 wide each; value 16 x 128 / 2 = 1024;
+    //   the core's output (the projection's input), 1024;
+    //   the key/value latent, kv_lora_rank 512 / 2 (SP), its norm's input and output.
+    // mla_up_proj recompute (Megatron-Core discards the up projections' output after the
+    // attention core's forward) drops the query, key and value: 2 x (1536 + 1536 + 1024)
+    // = 8192 bytes per token, 33,554,432 for the micro-batch.
+    const ModelSpec m = resolveModel("DeepSeek-V2-Lite");
+    const Cluster c = nodesOf("H100-SXM", 1);
+    const CostModel cm(m, c, DeviceCatalog::builtin());
+    StagePlan st = stageOn("H100-SXM", c.nodes.front().id, 2, 2);
+    st.recompute = Recompute::Selective;
+    st.recompute_modules = recompute_module::core_attn;
+    const StageEstimate kept = oneLayer(cm, st, true);
+    st.recompute_modules = recompute_module::core_attn | recompute_module::mla_up_proj;
+    const StageEstimate dropped = oneLayer(cm, st, true);
+    QCOMPARE(kept.memory.activations - dropped.memory.activations, 8192.0 * 4096);
+    // ... and repeats the up projections in backward: more time, the same forward.
+    QCOMPARE(dropped.t_fwd, kept.t_fwd);
+    QVERIFY(dropped.t_bwd > kept.t_bwd);
+
+    // The latents with their norms: without --qk-layernorm the up projections keep the latent
+    // alone, 2 x 512 / 2 bytes per token less, and have no latent norm weights.
+    ModelSpec plain = m;
+    plain.qk_layernorm = false;
+    const CostModel cmPlain(plain, c, DeviceCatalog::builtin());
+    st.recompute_modules = recompute_module::core_attn;
+    QCOMPARE(kept.memory.activations - oneLayer(cmPlain, st, true).memory.activations, 512.0 * 4096);
+    QCOMPARE(countParameters(m).dense_per_layer - countParameters(plain).dense_per_layer, 512.0);
 }
 
 void TestCostModel::parametersGptNarayanan_data()

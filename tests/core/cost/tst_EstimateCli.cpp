@@ -272,11 +272,16 @@ private slots:
         QCOMPARE(stage.value("recompute_modules").toArray(), (QJsonArray{"moe_act", "layernorm"}));
         const Run table = hapmoe(base + QStringList{"--recompute", "selective", "--recompute-modules", "moe_act layernorm"});
         QVERIFY2(table.out.contains("selective(moe_act,layernorm)"), table.out.constData());
-        const Run unknown = hapmoe(base + QStringList{"--recompute", "selective", "--recompute-modules", "moe_act,mla_up_proj"});
+        const Run unknown = hapmoe(base + QStringList{"--recompute", "selective", "--recompute-modules", "moe_act,gdn_norm_out"});
         QCOMPARE(unknown.code, 2);
-        QVERIFY2(unknown.err.contains("--recompute-modules: expected modules of core_attn, moe_act, layernorm, mlp, moe, shared_experts, "
-                                      "got \"mla_up_proj\""),
+        QVERIFY2(unknown.err.contains("--recompute-modules: expected modules of core_attn, moe_act, layernorm, mla_up_proj, mlp, moe, "
+                                      "shared_experts, got \"gdn_norm_out\""),
                  unknown.err.constData());
+        // mla_up_proj in a model without multi-latent attention: costed (it drops nothing), and
+        // said to be what Megatron-Core refuses.
+        const Run noMla = hapmoe(base + QStringList{"--recompute", "selective", "--recompute-modules", "mla_up_proj"});
+        QCOMPARE(noMla.code, 0);
+        QVERIFY2(noMla.out.contains("mla_up_proj recompute in a model without multi-latent attention"), noMla.out.constData());
         // What Megatron-Core refuses is costed as asked, with a note that no launcher runs it.
         const Run dense = hapmoe({"estimate", "--model", "llama2-7b", "--cluster", "H100:1x8", "--tp", "8", "--recompute", "selective",
                                   "--recompute-modules", "moe_act"});

@@ -436,10 +436,10 @@ void tst_Documents::planRoundTrip()
         nlohmann::json j = nlohmann::json::parse(once);
         j["plan"]["stages"][1].erase("recompute_modules");
         QCOMPARE(readPlan(j.dump(), "old.json").plan.stages[1].recompute_modules, recompute_module::core_attn);
-        j["plan"]["stages"][1]["recompute_modules"] = {"moe_act", "mla_up_proj"};
+        j["plan"]["stages"][1]["recompute_modules"] = {"moe_act", "gdn_norm_out"};
         InputError e = expectError([&] { readPlan(j.dump(), "plan.json"); });
         QCOMPARE(q(e.what()), QStringLiteral("plan.json: plan.stages[1].recompute_modules[1]: expected one of core_attn, moe_act, "
-                                             "layernorm, mlp, moe, shared_experts, got \"mla_up_proj\""));
+                                             "layernorm, mla_up_proj, mlp, moe, shared_experts, got \"gdn_norm_out\""));
         j["plan"]["stages"][0]["recompute_modules"] = {"moe_act"};
         e = expectError([&] { readPlan(j.dump(), "plan.json"); });
         QCOMPARE(q(e.where()), QStringLiteral("plan.stages[0].recompute_modules"));

@@ -429,6 +429,59 @@ private slots:
         QCOMPARE(s.model.moe_layer_pattern, d.model.moe_layer_pattern);
     }
 
+    void multiLatentAttention()
+    {
+        // Megatron-LM's MLA flags (arguments.py _add_mla_args) as the model gives them; no
+        // --q-lora-rank for a query projected from the hidden state (its None) and no GQA flags;
+        // read back the same, with the DeepSeek-V3 recipe's mla_up_proj recompute.
+        PlanDocument d = megatronPlan();
+        d.model.multi_latent_attention = true;
+        d.model.q_lora_rank = 0;
+        d.model.kv_lora_rank = 512;
+        d.model.qk_head_dim = 128;
+        d.model.qk_pos_emb_head_dim = 64;
+        d.model.v_head_dim = 96;
+        for (StagePlan& st : d.plan.stages) {
+            st.recompute = Recompute::Selective;
+            st.recompute_layers = 0;
+            st.recompute_modules = recompute_module::mla_up_proj;
+        }
+        ExportResult r = exportLauncher(d, {});
+        QVERIFY2(r.ok, r.refusal.c_str());
+        QTemporaryDir dir;
+        std::vector<std::string> args = runLauncher(dir, r.script, "0");
+        QVERIFY(contains(args, "--multi-latent-attention"));
+        QVERIFY(!contains(args, "--q-lora-rank"));
+        QVERIFY(!contains(args, "--group-query-attention"));
+        QCOMPARE(valuesAfter(args, "--kv-lora-rank"), std::vector<std::string>{"512"});
+        QCOMPARE(valuesAfter(args, "--qk-head-dim"), std::vector<std::string>{"128"});
+        QCOMPARE(valuesAfter(args, "--qk-pos-emb-head-dim"), std::vector<std::string>{"64"});
+        QCOMPARE(valuesAfter(args, "--v-head-dim"), std::vector<std::string>{"96"});
+        QCOMPARE(valuesAfter(args, "--recompute-modules"), std::vector<std::string>{"mla_up_proj"});
+        const ImportedScript s = importMegatronScript(r.script, "mla.sh");
+        QVERIFY(s.model.multi_latent_attention);
+        QCOMPARE(s.model.q_lora_rank, 0);
+        QCOMPARE(s.model.kv_lora_rank, 512);
+        QCOMPARE(s.model.v_head_dim, 96);
+        const Plan back = planFromScript(s, d.cluster, DeviceCatalog::builtin());
+        for (const StagePlan& st : back.stages)
+            QCOMPARE(st.recompute_modules, recompute_module::mla_up_proj);
+
+        // A query latent is written.
+        d.model.q_lora_rank = 1536;
+        r = exportLauncher(d, {});
+        QVERIFY2(r.ok, r.refusal.c_str());
+        args = runLauncher(dir, r.script, "0");
+        QCOMPARE(valuesAfter(args, "--q-lora-rank"), std::vector<std::string>{"1536"});
+
+        // Without MLA, mla_up_proj is refused as Megatron-Core's TransformerConfig refuses it.
+        d.model.multi_latent_attention = false;
+        r = exportLauncher(d, {});
+        QVERIFY(!r.ok);
+        QVERIFY2(r.refusal.find("mla_up_proj recompute in a model without multi-latent attention") != std::string::npos,
+                 r.refusal.c_str());
+    }
+
     void recomputeModulesRoundTrip()
     {
         // Megatron-Core's --recompute-modules (TransformerConfig, d98e8a64): the plan's modules are

@@ -727,10 +727,21 @@ private slots:
         // Without clipping there is no gradient-norm all-reduce (docs/cost-model.md section 12).
         QVERIFY(hasWarning(importMegatronScript(head + "--clip-grad 0.0\n", "c.sh"), "--clip-grad 0 is not modelled"));
         QVERIFY(!hasWarning(importMegatronScript(head + "--clip-grad 1.0\n", "c.sh"), "--clip-grad"));
-        // DeepSeek's multi-latent attention: costed as ordinary attention, and said so.
-        const ImportedScript mla = importMegatronScript(head + "--multi-latent-attention --kv-lora-rank 512\n", "m.sh");
-        QVERIFY(hasWarning(mla, "--multi-latent-attention is not modelled: attention is costed as"));
-        QVERIFY(!hasWarning(plain, "multi-latent"));
+        // DeepSeek's multi-latent attention: its sizes are read, Megatron-LM's defaults
+        // (arguments.py _add_mla_args: --q-lora-rank None, --kv-lora-rank 32, --qk-head-dim 128,
+        // --qk-pos-emb-head-dim 64, --v-head-dim 128) for those not given.
+        const ImportedScript mla = importMegatronScript(head + "--multi-latent-attention --kv-lora-rank 512 --v-head-dim 96\n", "m.sh");
+        QVERIFY(mla.model.multi_latent_attention);
+        QCOMPARE(mla.model.q_lora_rank, 0);
+        QCOMPARE(mla.model.kv_lora_rank, 512);
+        QCOMPARE(mla.model.qk_head_dim, 128);
+        QCOMPARE(mla.model.qk_pos_emb_head_dim, 64);
+        QCOMPARE(mla.model.v_head_dim, 96);
+        QVERIFY(!hasWarning(mla, "multi-latent"));
+        const ImportedScript mlaLora = importMegatronScript(head + "--multi-latent-attention --q-lora-rank 1536\n", "m.sh");
+        QCOMPARE(mlaLora.model.q_lora_rank, 1536);
+        QCOMPARE(mlaLora.model.kv_lora_rank, 32);
+        QVERIFY(!plain.model.multi_latent_attention);
         // 8 heads over TP 3 (the later flag wins): Megatron-LM refuses it, and so does the import.
         const ImportedScript tp3 = importMegatronScript(head + "--tensor-model-parallel-size 3\n", "t.sh");
         try {
@@ -3248,13 +3259,14 @@ private slots:
         QCOMPARE(modules.parallel.recompute, Recompute::Selective);
         QCOMPARE(modules.parallel.recompute_modules, recompute_module::core_attn | recompute_module::mlp);
         QVERIFY(!hasWarning(modules, "--recompute-modules"));
-        // Modules of attention variants the model does not have are said, and costed as kept.
+        // MLA's up projections (the DeepSeek-V3 recipe's "mla_up_proj mlp") are a module the
+        // model knows.
         const ImportedScript mla = importMegatronScript("torchrun --nproc_per_node 8 pretrain_gpt.py" + flags
                                                             + " --multi-latent-attention --recompute-granularity selective "
                                                               "--recompute-modules mla_up_proj mlp\n",
                                                         "mla.sh");
-        QCOMPARE(mla.parallel.recompute_modules, recompute_module::mlp);
-        QVERIFY(hasWarning(mla, "--recompute-modules mla_up_proj: not modelled"));
+        QCOMPARE(mla.parallel.recompute_modules, recompute_module::mla_up_proj | recompute_module::mlp);
+        QVERIFY(!hasWarning(mla, "--recompute-modules"));
         // What TransformerConfig refuses is refused: a name it does not know (a comma-joined
         // list is one such name), a variant's module without the variant, moe_act without
         // grouped GEMM (dense models too), moe_act or layernorm under delayed-scaling FP8.
