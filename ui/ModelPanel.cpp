@@ -283,6 +283,10 @@ ModelPanel::ModelPanel(ProjectDocument* document, QWidget* parent) : QWidget(par
     intField(arch, tr("MLA query/key head dim:"), QStringLiteral("qk_head_dim"), &ModelSpec::qk_head_dim, 1, 65536);
     intField(arch, tr("MLA rotary head dim:"), QStringLiteral("qk_pos_emb_head_dim"), &ModelSpec::qk_pos_emb_head_dim, 0, 65536);
     intField(arch, tr("MLA value head dim:"), QStringLiteral("v_head_dim"), &ModelSpec::v_head_dim, 1, 65536);
+    // Megatron-LM's --mtp-num-layers (docs/cost-model.md section 3.9).
+    intField(arch, tr("Multi-token prediction:"), QStringLiteral("mtp_num_layers"), &ModelSpec::mtp_num_layers, 0, kMaxLayers,
+             tr("none"))
+        ->setSuffix(tr(" depth(s)"));
     // Megatron-LM's --attention-dropout and --hidden-dropout (docs/cost-model.md section 5.2):
     // above 0 each keeps a 1-byte mask per element for backward.
     auto dropoutField = [&](const QString& label, const QString& key, double ModelSpec::*member, const QString& tip) {
@@ -772,6 +776,9 @@ void ModelPanel::updateDerived(const ModelSpec& m)
         html += row.arg(tr("Total parameters"), humanCount(params.total));
         html += row.arg(tr("Active parameters per token"), humanCount(params.active));
         html += row.arg(tr("Embedding parameters"), humanCount(params.embedding));
+        // Not in the total, as published counts leave them out (DeepSeek-V3's 671B).
+        if (params.mtp > 0)
+            html += row.arg(tr("MTP parameters (besides the total)"), humanCount(params.mtp));
         if (m.isMoe()) {
             html += row.arg(tr("MoE layers"), QStringLiteral("%1 of %2").arg(m.numMoeLayers()).arg(m.num_layers));
             html += row.arg(tr("Expert parameters per MoE layer"), humanCount(params.expert_per_layer));

@@ -366,12 +366,14 @@ std::string recomputeText(const StagePlan& st)
     return toString(st.recompute);
 }
 
-std::vector<std::string> stageLayerRanges(const Plan& plan)
+std::vector<std::string> stageLayerRanges(const Plan& plan, int mtpLayers)
 {
     std::vector<std::string> ranges = PipelineLayout::rankLayerRanges(plan);
     for (std::string& r : ranges)
         if (r.empty())
             r = "-";
+    if (mtpLayers > 0 && !ranges.empty())
+        ranges.back() += mtpLayers == 1 ? std::string(" +MTP") : " +" + std::to_string(mtpLayers) + " MTP";
     return ranges;
 }
 

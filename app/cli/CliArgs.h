@@ -143,7 +143,9 @@ std::string nearlyFullNote(const Plan& plan, const Prediction& prediction);
 
 // The decoder layers each stage of the plan holds, for a table's layers column: "0-11", or
 // with virtual chunks one range per chunk ("0-5, 24-29"; PipelineLayout::rankLayerRanges).
-std::vector<std::string> stageLayerRanges(const Plan& plan);
+// Each stage's decoder layers ("0-3", or per chunk with VPP); the last stage's ends in "+MTP"
+// ("+2 MTP") when the model has multi-token-prediction depths, which Megatron-LM puts there.
+std::vector<std::string> stageLayerRanges(const Plan& plan, int mtpLayers);
 // A stage's recompute as the tables of plan and estimate write it: "full 1/4" (layers of the
 // stage's), "full", "selective", "selective(moe_act,layernorm)" for modules other than the default.
 std::string recomputeText(const StagePlan& stage);

@@ -336,7 +336,7 @@ void printTable(const EstimateInput& in, const Prediction& p, const Profile* pro
             std::printf(" (of %.0f GiB)", p.host_memory_capacity_gib);
         std::printf("\n");
     }
-    const std::vector<std::string> layerRanges = stageLayerRanges(plan);
+    const std::vector<std::string> layerRanges = stageLayerRanges(plan, in.model.mtp_num_layers);
     int layersWidth = 7;
     for (const std::string& r : layerRanges)
         layersWidth = std::max(layersWidth, static_cast<int>(r.size()));

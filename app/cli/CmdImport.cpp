@@ -431,7 +431,7 @@ int cmdImport(const Args& args)
         const CostModel searchCost(project.model, project.cluster, catalog, nullptr, exportCostOptions(s));
         const Prediction saved = searchCost.estimate(plan);
         std::cout << "on " << (project.cluster.name.empty() ? c : project.cluster.name) << ":\n";
-        const std::vector<std::string> layerRanges = stageLayerRanges(plan);
+        const std::vector<std::string> layerRanges = stageLayerRanges(plan, project.model.mtp_num_layers);
         for (int i = 0; i < plan.pp(); ++i) {
             const StagePlan& st = plan.stages[static_cast<std::size_t>(i)];
             std::cout << "  stage " << i << ": " << st.device_type << ", layers " << layerRanges[static_cast<std::size_t>(i)]

@@ -210,8 +210,9 @@ std::string pad(std::string s, std::size_t w)
 }
 
 // `experts`: the model has experts; a dense model's table has no EP, ETP and EDP columns.
-void printPlan(std::ostream& os, const RankedPlan& rp, const Cluster& cluster, bool experts)
+void printPlan(std::ostream& os, const RankedPlan& rp, const Cluster& cluster, const ModelSpec& model)
 {
+    const bool experts = model.isMoe();
     const Plan& p = rp.plan;
     const Prediction& pr = rp.prediction;
     os << p.name << "  (target " << toString(p.target) << ", PP " << p.pp() << (p.vpp > 1 ? ", VPP " + std::to_string(p.vpp) : std::string())
@@ -231,7 +232,7 @@ void printPlan(std::ostream& os, const RankedPlan& rp, const Cluster& cluster, b
         devices.push_back(std::to_string(st.numDevices()) + " " + devicesText(st, cluster));
         devWidth = std::max(devWidth, devices.back().size() + 1);
     }
-    const std::vector<std::string> layerRanges = stageLayerRanges(p);
+    const std::vector<std::string> layerRanges = stageLayerRanges(p, model.mtp_num_layers);
     std::size_t layersWidth = 8;
     for (const std::string& r : layerRanges)
         layersWidth = std::max(layersWidth, r.size() + 1);
@@ -642,10 +643,10 @@ int cmdPlan(const Args& args)
            << (r.plans.front().plan.name.find("baseline") != std::string::npos ? ", and nothing beats the baseline" : "")
            << ".\n";
     os << "\n";
-    printPlan(os, r.plans.front(), cluster, model.isMoe());
+    printPlan(os, r.plans.front(), cluster, model);
     for (std::size_t i = 1; i < r.plans.size(); ++i) {
         os << "\n";
-        printPlan(os, r.plans[i], cluster, model.isMoe());
+        printPlan(os, r.plans[i], cluster, model);
     }
     const double best = r.plans.front().prediction.iteration_time_s;
     auto compare = [&](const char* label, const std::optional<RankedPlan>& b) {

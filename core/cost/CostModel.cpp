@@ -989,7 +989,8 @@ double CostModel::minimumModelStateBytes(double optimizerOffloadFraction) const
     // what one replica holds, so no plan holds less.
     const double offload = std::clamp(optimizerOffloadFraction, 0.0, 1.0);
     const StateBytes b = stateBytes(d->model.training);
-    return countParameters(d->model).total * (b.weight + b.gradient + b.optimizer * (1.0 - offload));
+    const ParameterCount p = countParameters(d->model);
+    return (p.total + p.mtp) * (b.weight + b.gradient + b.optimizer * (1.0 - offload));
 }
 
 const ModelSpec& CostModel::model() const { return d->model; }
@@ -1097,10 +1098,15 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
     // then stay analytic.
     const bool moeFromTable = table && table->ffn_fwd > 0 && table->ffn_bwd > 0;
 
+    // Multi-token prediction (section 3.9): on the last stage, depths of one transformer layer
+    // of the last decoder layer's kind each (Megatron-Core builds the MTP block from the last
+    // layer's spec; training.py counts it so).
+    const int mtp = last ? std::max(0, m.model.mtp_num_layers) : 0;
+    const bool mtpMoe = mtp > 0 && m.model.isMoeLayer(m.model.num_layers - 1);
     LayerCost dense, moe;
-    if (nDense > 0)
+    if (nDense > 0 || (mtp > 0 && !mtpMoe))
         dense = m.layerCost(false, knobs, dev, tpLink, cpLink, epLink, etpLink, tpEpLink, tablePtr, &collFromTable);
-    if (nMoe > 0)
+    if (nMoe > 0 || mtpMoe)
         moe = m.layerCost(true, knobs, dev, tpLink, cpLink, epLink, etpLink, tpEpLink, moeFromTable ? tablePtr : nullptr,
                           &collFromTable);
 
@@ -1202,6 +1208,40 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
         fwd.compute += logits + ceF + norm;
         bwd.compute += 2 * logits + ceB + 2 * norm;
         vocabBoundary(false);
+        // Each MTP depth (Megatron-Core MultiTokenPredictionLayer): the embedding of the
+        // tokens one further on (a lookup, 2 + 2 B per element, and its vocab-parallel
+        // reduction), the norms of it and of the hidden state (read and write each) and their
+        // concatenation (read 2 + 2, write 4 B), the projection eh_proj (2h to h, column-
+        // parallel), the layer with its recompute, the final norm, the output layer and the
+        // cross-entropy again. Backward twice the forward's traffic and GEMMs.
+        const double seqSplitMtp = sp ? tp : 1.0;
+        for (int k = 0; k < mtp; ++k) {
+            const LayerCost& layer = mtpMoe ? moe : dense;
+            const double glue = dev.memTime(4.0 * T * h + 16.0 * T * h / seqSplitMtp);
+            const double eh = dev.linear(2 * T * 2 * h * h / tp);
+            PassTime f = layer.fwd, b = layer.bwd;
+            f.compute += glue + eh + logits + ceF + norm;
+            b.compute += 2 * (glue + eh + logits + norm) + ceB;
+            if (stage.recompute == Recompute::Full)
+                b += layer.fwd;
+            else if (stage.recompute == Recompute::Selective)
+                b += layer.recomputed(stage.recompute_modules);
+            fwd += f;
+            bwd += b;
+            // The depth's lookup adds to the embedding's weight gradient, V/t x h (12 B an
+            // element, as the first stage's).
+            bwd.compute += dev.memTime(12.0 * vocab * h / tp);
+            vocabBoundary(true);
+            vocabBoundary(false);
+            // Under SP eh_proj gathers its 2h-wide input and the layer takes its output back
+            // as the rank's share: an all-gather and a reduce-scatter, their reverse in backward.
+            if (sp) {
+                const double pair = m.coll(Collective::AllGather, 2 * T * h * act, tp, tpLink, dev, &collFromTable)
+                    + m.coll(Collective::ReduceScatter, T * h * act, tp, tpLink, dev, &collFromTable);
+                fwd.tp += pair;
+                bwd.tp += pair;
+            }
+        }
     }
 
     // Point-to-point (section 6): the activation to the next stage in forward, its gradient
@@ -1291,7 +1331,7 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
         const double tokens = static_cast<double>(mbs) * s.seq * dp;
         double f = nDense * s.forwardFlopsPerToken(false) + nMoe * s.forwardFlopsPerToken(true);
         if (last)
-            f += s.logitsFlopsPerToken(tp);
+            f += s.logitsFlopsPerToken(tp) + mtp * s.mtpFlopsPerToken(mtpMoe, tp);
         est.model_flops = 3.0 * f * tokens;
     }
 
@@ -1315,10 +1355,17 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
     };
     const double linearSplit = linearOf(nDense, nMoe);
     const double embeddingDev = first ? vocab * h / tp + (s.learnedPositions ? static_cast<double>(m.model.maxPositions()) * h : 0.0) : 0.0;
-    // The final norm, and the untied output layer or the tied copy on the last stage.
-    const double outputDev = last ? s.normParams + (m.model.untie_embeddings_and_output_weights || !first ? vocab * h / tp : 0.0) : 0.0;
+    // The final norm, and the untied output layer or the tied copy on the last stage; with MTP
+    // (section 3.9) each depth's layer, eh_proj (2h x h, over TP) and three norms, and the
+    // embedding's copy on a last stage that is not also the first (the output layer is it
+    // when tied).
+    const double mtpEmbedding = mtp > 0 && !first && m.model.untie_embeddings_and_output_weights ? vocab * h / tp : 0.0;
+    const double outputDev = last ? s.normParams + (m.model.untie_embeddings_and_output_weights || !first ? vocab * h / tp : 0.0)
+            + mtp * (layersDev(mtpMoe ? 0 : 1, mtpMoe ? 1 : 0) + 2 * h * h / tp + 3 * s.normParams) + mtpEmbedding
+                                  : 0.0;
+    const double mtpExpertDev = mtp * expertsDev(mtpMoe ? 1 : 0);
     const double denseDev = layersDev(nDense, nMoe) + embeddingDev + outputDev;
-    const double expertDev = expertsDev(nMoe);
+    const double expertDev = expertsDev(nMoe) + mtpExpertDev;
 
     // 18 or 20 bytes per parameter, the optimizer's part sharded by the distributed optimizer.
     const StateBytes bytes = stateBytes(m.model.training);
@@ -1474,6 +1521,16 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
         actBytes += firstChunkInFlight * T * h / seqSplit;
     if (last) {
         actBytes += lastChunkInFlight * (4.0 * T * h / seqSplit + crossEntropyBytes(m.model.training, ctx.target).kept * T * vocab / tp);
+        // Each MTP depth: its layer, the two norms' inputs and eh_proj's (2h) input, 8h, and
+        // its own final norm's and output layer's inputs and logits.
+        if (mtp > 0) {
+            ChunkLayers one;
+            (mtpMoe ? one.moe : one.dense) = 1;
+            if (stage.recompute == Recompute::Full)
+                (mtpMoe ? one.moeRe : one.denseRe) = 1;
+            actBytes += lastChunkInFlight * mtp
+                * (chunkBytes(one) + (8.0 + 4.0) * T * h / seqSplit + crossEntropyBytes(m.model.training, ctx.target).kept * T * vocab / tp);
+        }
     }
     est.memory.activations = actBytes * dev.act_factor;
 
@@ -1549,7 +1606,7 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
             const ChunkLayers& k = chunkLayers[c];
             const double dense = layersDev(k.dense, k.moe) + (c == 0 ? embeddingDev : 0.0) + (c + 1 == v ? outputDev : 0.0);
             const Sync d = syncOf(dense, dpcp, dpLink, 2.0 - fp8Share);
-            const Sync e = syncOf(expertsDev(k.moe), edp, edpLink, fp8Params ? 1.0 : 2.0);
+            const Sync e = syncOf(expertsDev(k.moe) + (c + 1 == v ? mtpExpertDev : 0.0), edp, edpLink, fp8Params ? 1.0 : 2.0);
             reduce[c] = d.rs + e.rs;
             reduceLast[c] = std::max(d.lastRs, e.lastRs);
             gather[c] = d.ag + e.ag;
@@ -1640,7 +1697,7 @@ double CostModel::tiedEmbeddingSync(const StagePlan& first, const StagePlan& las
     // gradient-norm all-reduce over every stage of the pipeline makes all of them wait
     // (Megatron-Core finalize_model_grads: _allreduce_word_embedding_grads; clip_grad_norm).
     const Impl& m = *d;
-    if (m.model.untie_embeddings_and_output_weights)
+    if (!m.model.embeddingOnLastStage())
         return 0.0;
     const DeviceInfo& da = m.device(first.device_type);
     const DeviceInfo& db = m.device(last.device_type);

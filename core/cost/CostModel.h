@@ -159,6 +159,10 @@ struct ParameterCount {
     double embedding = 0;       // input embedding (and output layer when untied)
     double dense_per_layer = 0; // attention + norms (+ dense FFN for non-MoE layers excluded)
     double expert_per_layer = 0;  // all experts of one MoE layer
+    // The multi-token-prediction depths (their layers, eh_proj and norms; the embedding and
+    // output layer they share are counted above), which published counts and total leave out
+    // (DeepSeek-V3: 671B without its MTP module); docs/cost-model.md section 3.9.
+    double mtp = 0;
 };
 ParameterCount countParameters(const ModelSpec& model);
 

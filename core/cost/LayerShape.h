@@ -85,6 +85,12 @@ struct LayerShape {
     // The output layer's forward FLOPs per token over the vocabulary padded for tp, as
     // Megatron-LM counts them (args.padded_vocab_size).
     double logitsFlopsPerToken(int tp) const;
+    // One multi-token-prediction depth's forward FLOPs per token: its layer, eh_proj (2h to h)
+    // and the output layer again (training.py; docs/cost-model.md section 3.9).
+    double mtpFlopsPerToken(bool moeLayer, int tp, FlopCounting counting = FlopCounting::CausalHalf) const
+    {
+        return forwardFlopsPerToken(moeLayer, counting) + 2 * 2 * h * h + logitsFlopsPerToken(tp);
+    }
 };
 
 } // namespace hapmoe

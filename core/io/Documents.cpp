@@ -128,7 +128,7 @@ ModelSpec readModelObject(const JsonNode& n)
                        "ffn_hidden_size", "num_attention_heads", "num_query_groups", "kv_channels", "vocab_size",
                        "make_vocab_size_divisible_by", "seq_length", "max_position_embeddings", "swiglu", "add_bias_linear",
                        "untie_embeddings_and_output_weights", "normalization", "qk_layernorm", "multi_latent_attention",
-                       "q_lora_rank", "kv_lora_rank", "qk_head_dim", "qk_pos_emb_head_dim", "v_head_dim", "attention_dropout",
+                       "q_lora_rank", "kv_lora_rank", "qk_head_dim", "qk_pos_emb_head_dim", "v_head_dim", "mtp_num_layers", "attention_dropout",
                        "hidden_dropout", "num_experts", "moe_ffn_hidden_size",
                        "moe_router_topk", "moe_layer_freq", "moe_shared_expert_intermediate_size",
                        "moe_token_dispatcher_type", "training"});
@@ -165,6 +165,7 @@ ModelSpec readModelObject(const JsonNode& n)
     m.qk_head_dim = n.optInt("qk_head_dim", m.qk_head_dim, 1);
     m.qk_pos_emb_head_dim = n.optInt("qk_pos_emb_head_dim", m.qk_pos_emb_head_dim, 0);
     m.v_head_dim = n.optInt("v_head_dim", m.v_head_dim, 1);
+    m.mtp_num_layers = n.optInt("mtp_num_layers", 0, 0, kMaxLayers);
     m.attention_dropout = n.optDouble("attention_dropout", m.attention_dropout, 0.0, false, 1.0);
     m.hidden_dropout = n.optDouble("hidden_dropout", m.hidden_dropout, 0.0, false, 1.0);
     m.num_experts = n.optInt("num_experts", 0, 0);
@@ -236,6 +237,8 @@ Json modelJson(const ModelSpec& m)
         j["qk_pos_emb_head_dim"] = m.qk_pos_emb_head_dim;
         j["v_head_dim"] = m.v_head_dim;
     }
+    if (m.mtp_num_layers > 0)
+        j["mtp_num_layers"] = m.mtp_num_layers;
     j["attention_dropout"] = m.attention_dropout;
     j["hidden_dropout"] = m.hidden_dropout;
     j["num_experts"] = m.num_experts;
@@ -1517,6 +1520,8 @@ void validateModel(const ModelSpec& m, const std::string& file)
     if (!m.multi_latent_attention && m.kv_channels == 0 && m.hidden_size % m.num_attention_heads != 0)
         fail("num_attention_heads", "hidden_size (" + std::to_string(m.hidden_size) + ") must be divisible by num_attention_heads ("
                                         + std::to_string(m.num_attention_heads) + ") unless kv_channels is given");
+    if (m.mtp_num_layers < 0 || m.mtp_num_layers > kMaxLayers)
+        fail("mtp_num_layers", "expected an integer from 0 to " + std::to_string(kMaxLayers) + ", got " + std::to_string(m.mtp_num_layers));
     if (m.max_position_embeddings > 0 && m.max_position_embeddings < m.seq_length)
         fail("max_position_embeddings", "must be at least seq_length (" + std::to_string(m.seq_length) + "), got "
                                             + std::to_string(m.max_position_embeddings));

@@ -441,18 +441,18 @@ public:
                            "or more); make it recompute none, or name a module"});
         // FlagScale's pre_validate_args treats MTP like tied embeddings: the first and last
         // mesh need the same TP, and DPs that divide one another (flagscale-hetero-flags.txt).
-        if (target == Target::FlagScale && originalMtpLayers() > 0 && !plan.stages.empty()) {
+        if (target == Target::FlagScale && mtpLayers() > 0 && !plan.stages.empty()) {
             ExportCheck mtp{"MTP (--mtp-num-layers): first and last mesh same TP, DPs divide", true, {}};
             const std::vector<PlanMesh> ms = planMeshes(plan);
             const StagePlan& a = plan.stages[static_cast<std::size_t>(ms.front().first_stage)];
             const StagePlan& b = plan.stages[static_cast<std::size_t>(ms.back().first_stage)];
             if (a.tp != b.tp) {
                 mtp.ok = false;
-                mtp.message = "the original's --mtp-num-layers needs the first and last mesh to have the same TP ("
+                mtp.message = "--mtp-num-layers needs the first and last mesh to have the same TP ("
                     + std::to_string(a.tp) + " vs " + std::to_string(b.tp) + ")";
             } else if (a.dp != b.dp && plan.distributed_optimizer && a.dp % b.dp != 0 && b.dp % a.dp != 0) {
                 mtp.ok = false;
-                mtp.message = "the original's --mtp-num-layers with the distributed optimizer needs the first and last mesh DP to divide one another ("
+                mtp.message = "--mtp-num-layers with the distributed optimizer needs the first and last mesh DP to divide one another ("
                     + std::to_string(a.dp) + " vs " + std::to_string(b.dp) + ")";
             }
             out.push_back(mtp);
@@ -675,14 +675,8 @@ private:
                            [&](const StagePlan& st) { return writesGroupedGemm(m_cat, st.device_type); });
     }
 
-    // The original's --mtp-num-layers, which is carried over verbatim (0 when it gives none).
-    int originalMtpLayers() const
-    {
-        const std::vector<std::string>* v = originalValues("--mtp-num-layers");
-        if (!v || v->empty())
-            return 0;
-        return static_cast<int>(std::max(0L, std::strtol(ShellQuote::unquoted(v->front()).c_str(), nullptr, 10)));
-    }
+    // The model's multi-token-prediction depths (--mtp-num-layers; 0 without).
+    int mtpLayers() const { return std::max(0, m_doc.model.mtp_num_layers); }
 
     // The flex dispatcher without the TPxEP > 1 limit: Megatron-LM's HybridEP backend, when
     // the original chooses it (--moe-flex-dispatcher-backend does not exist in FlagScale's 8479eb35).
@@ -791,6 +785,8 @@ private:
         model.args.push_back({"--normalization", {m.normalization.empty() ? std::string("RMSNorm") : m.normalization}});
         if (m.qk_layernorm)
             model.args.push_back({"--qk-layernorm", {}});
+        if (m.mtp_num_layers > 0)
+            model.args.push_back({"--mtp-num-layers", {std::to_string(m.mtp_num_layers)}});
         // The embedding and output layer were costed for the vocabulary padded to this times TP
         // (docs/cost-model.md section 1); Megatron-LM's default is 128. An original that gives
         // --padded-vocab-size pads nothing: that flag, carried over, states the vocabulary.
@@ -908,10 +904,10 @@ private:
         }
         if (megatron) {
             if (!uniform || !evenChunks || (plan.vpp > 1 && layers.front() % plan.vpp != 0)) {
-                // With the original's --mtp-num-layers carried over, the layout places those MTP
-                // layers too: validate_layer_layout asserts that it holds exactly that many.
+                // With the model's --mtp-num-layers, the layout places those MTP layers too:
+                // validate_layer_layout asserts that it holds exactly that many.
                 par.args.push_back({"--pipeline-model-parallel-layout",
-                                    {PipelineLayout::fromChunks(chunks, m_opt.layout_shorthand, originalMtpLayers())}, true});
+                                    {PipelineLayout::fromChunks(chunks, m_opt.layout_shorthand, mtpLayers())}, true});
             } else if (plan.vpp > 1) {
                 par.args.push_back({"--num-layers-per-virtual-pipeline-stage", {std::to_string(layers.front() / plan.vpp)}});
             }
@@ -1170,7 +1166,7 @@ private:
         const StagePlan& b = plan.stages[static_cast<std::size_t>(ms.back().first_stage)];
         // Tied embeddings or MTP with the distributed optimizer and different DP on the first
         // and last mesh (flagscale-hetero-flags.txt; pre_validate_args asserts it).
-        if ((!m_doc.model.untie_embeddings_and_output_weights || originalMtpLayers() > 0) && plan.distributed_optimizer && a.dp != b.dp)
+        if ((!m_doc.model.untie_embeddings_and_output_weights || mtpLayers() > 0) && plan.distributed_optimizer && a.dp != b.dp)
             g.args.push_back({"--use-partial-reduce-for-shared-embedding", {}});
         return g;
     }
@@ -1541,6 +1537,8 @@ private:
                 why = std::string("not an option of ") + (megatron ? "Megatron-LM d98e8a64" : "FlagScale's Megatron-LM 8479eb35");
             else if (f.name == "--moe-grouped-gemm")
                 why = "the plan's devices decide it";
+            else if ((f.name == "--mtp-num-layers" || f.name == "--mtp-loss-scaling-factor") && m_doc.model.mtp_num_layers <= 0)
+                why = "the plan's model has no multi-token prediction, and was costed without";
             else if (f.name == "--recompute-modules" && !selective)
                 why = "only used with selective recompute";
             else if (f.name == "--distribute-saved-activations" && (s0.recompute != Recompute::Full || s0.tp == 1 || plan.sequence_parallel))

@@ -1363,11 +1363,9 @@ private:
                 warn(at() + m_out.entry_script + " does not train a GPT decoder alone: the model is costed as a GPT decoder of "
                      "these flags (an encoder, a vision tower, frozen parts or other sequence lengths are not modelled)");
         }
-        // Multi-token prediction adds layers after the last decoder layer on the last stage.
-        if (const auto mtp = toInt(str("--mtp-num-layers").value_or("0")); mtp && *mtp > 0 && !has("--pipeline-model-parallel-layout"))
-            warn(at("--mtp-num-layers") + "--mtp-num-layers " + std::to_string(*mtp)
-                 + ": the multi-token-prediction layers on the last stage are not costed (their weights, FLOPs and activations "
-                   "are left out)");
+        // Multi-token prediction: depths after the last decoder layer on the last stage
+        // (docs/cost-model.md section 3.9); Megatron-LM's None is 0.
+        m.mtp_num_layers = intFlag("--mtp-num-layers", 0, 0);
         // Vocabulary: Megatron reads it from the tokenizer; --vocab-size states it, and
         // --padded-vocab-size states the size the layers are built for, which Megatron-LM does
         // not pad further (TokenizerConfig.padded_vocab_size; build_tokenizer.py
@@ -1756,10 +1754,11 @@ private:
                 if (total != layers)
                     broken("--pipeline-model-parallel-layout", "the layout holds " + std::to_string(total) + " decoder layers, --num-layers is "
                                                                    + std::to_string(layers) + " (Megatron-LM's validate_layer_layout asserts they match)");
-                if (mtp > 0)
-                    warn(at("--pipeline-model-parallel-layout") + "the layout places " + std::to_string(mtp)
-                         + " MTP layer(s); their cost is not modelled (an exported layout puts the --mtp-num-layers MTP layers "
-                           "after the last rank's decoder layers)");
+                // validate_layer_layout: the layout's `m` count equals --mtp-num-layers (none without it).
+                if (mtp != std::max(0, m_out.model.mtp_num_layers))
+                    broken("--pipeline-model-parallel-layout", "the layout places " + std::to_string(mtp) + " MTP layer(s), --mtp-num-layers is "
+                                                                   + std::to_string(std::max(0, m_out.model.mtp_num_layers))
+                                                                   + " (Megatron-LM's validate_layer_layout asserts they match)");
                 checkRankLayers("--pipeline-model-parallel-layout", split);
             } else {
                 broken("--pipeline-model-parallel-layout", *layout + ": " + error + " (Megatron-LM's layout parser refuses it)");

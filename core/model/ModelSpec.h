@@ -99,6 +99,12 @@ struct ModelSpec {
     int qk_head_dim = 128;
     int qk_pos_emb_head_dim = 64;
     int v_head_dim = 128;
+    // Megatron-LM's --mtp-num-layers (DeepSeek-V3 report, arXiv:2412.19437, section 2.2):
+    // multi-token-prediction depths after the last decoder layer, each a projection of the
+    // next token's embedding with the hidden state, one transformer layer of the last
+    // layer's kind and the output layer again, all on the last pipeline stage
+    // (docs/cost-model.md section 3.9). 0 is Megatron-LM's None.
+    int mtp_num_layers = 0;
 
     // Mixture of experts. num_experts == 0 is a dense model.
     int num_experts = 0;
@@ -112,6 +118,9 @@ struct ModelSpec {
     TrainingSpec training;
 
     bool isMoe() const { return num_experts > 0; }
+    // The last stage holds a copy of the word embedding, whose gradient it all-reduces with
+    // the first stage's: tied embeddings (the output layer), or the MTP depths' input.
+    bool embeddingOnLastStage() const { return !untie_embeddings_and_output_weights || mtp_num_layers > 0; }
     // MoE layers dispatch through Megatron's flex dispatcher (DeepEP).
     bool usesFlexDispatcher() const { return isMoe() && moe_token_dispatcher_type == TokenDispatcher::Flex; }
     bool isMoeLayer(int layer) const;

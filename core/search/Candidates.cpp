@@ -152,8 +152,8 @@ bool Candidates::acceptFirst(const Partial& p, const Choice& c) const
     if (m_config.even_pp > 0 && p.k + 1 != m_config.even_pp)
         return false;
     if (m_config.target == Target::FlagScale && !m_config.ignore_target_rules && p.k > 0
-        && !m_space.model().untie_embeddings_and_output_weights) {
-        // Tied embeddings: the first and last mesh share TP, and their DP divide one another.
+        && m_space.model().embeddingOnLastStage()) {
+        // Tied embeddings or MTP: the first and last mesh share TP, and their DP divide one another.
         if (kn.tp != p.tie_tp)
             return false;
         if (m_space.model().training.use_distributed_optimizer && kn.dp % p.tie_dp != 0 && p.tie_dp % kn.dp != 0)

@@ -166,10 +166,10 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
     const int M = config.microbatches;
     const Candidates cand(m_space, config, m_speed);
     const unsigned modules = m_eval.selectiveModulesFor(config.type_mask);   // selective recompute's
-    const bool tied = config.target == Target::FlagScale && !m_space.model().untie_embeddings_and_output_weights;
+    const bool tied = config.target == Target::FlagScale && m_space.model().embeddingOnLastStage();
     // Tied embeddings cost an all-reduce between the first and the last stage when a pipeline
     // closes (CostModel::tiedEmbeddingSync): the last stage's place enters the state.
-    const bool tiedSync = !m_space.model().untie_embeddings_and_output_weights;
+    const bool tiedSync = m_space.model().embeddingOnLastStage();
     const bool exactK = config.max_pp > 0 || config.even_pp > 0;
     const int kCap = std::max(M - 1, 1);
     const double m1 = M - 1.0;

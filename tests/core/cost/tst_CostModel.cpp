@@ -257,6 +257,7 @@ private slots:
     void parametersMla();
     void flopsMla();
     void activationsMla();
+    void multiTokenPrediction();
     void flopsKorthikanti_data();
     void flopsKorthikanti();
     void activationsKorthikantiTable2_data();
@@ -395,9 +396,18 @@ void TestCostModel::flopsMla()
     //   + 12 L h (F g 3 / L + F_e k g 58 / L + F_s g 58 / L) + 6 h V,   g = 3/2 (SwiGLU)
     //   = 249,812,054,016. Its "+ 1" terms (the latents' norms, 6 x 61 x (1536 + 512) =
     //   749,568) are not GEMM work and are left out here: 249,811,304,448.
-    const ModelSpec v3 = resolveModel("DeepSeek-V3");
+    ModelSpec v3 = resolveModel("DeepSeek-V3");
+    QCOMPARE(v3.mtp_num_layers, 1);   // the preset trains with one MTP depth, counted below
+    v3.mtp_num_layers = 0;
     const double perToken = modelFlopsPerIteration(v3, 1, 1, FlopCounting::CausalHalf) / 4096;
     QVERIFY2(std::fabs(perToken / 249811304448.0 - 1) < 1e-12, qPrintable(QString::number(perToken, 'f', 0)));
+    // One MTP depth (training.py: its layer counted with the decoder's, of the last layer's
+    // kind, MoE here; + 6 (3h + 2h^2) for its norms and eh_proj; the logits once more):
+    // 259,992,950,784 by Megatron-LM's formula, 259,992,059,904 without the norms' + 1 and 3h.
+    v3.mtp_num_layers = 1;
+    const double withMtp = modelFlopsPerIteration(v3, 1, 1, FlopCounting::CausalHalf) / 4096;
+    QVERIFY2(std::fabs(withMtp / 259992059904.0 - 1) < 1e-12, qPrintable(QString::number(withMtp, 'f', 0)));
+    v3.mtp_num_layers = 0;
     // Over the full s x s (core_r0.8.0's counting) the core counts twice:
     // + 6 L s n ((dn + dr) + dv) / 2 = 6 x 61 x 4096 x 128 x 320 / 2.
     const double full = modelFlopsPerIteration(v3, 1, 1, FlopCounting::FullSquare) / 4096;
@@ -436,6 +446,55 @@ void TestCostModel::activationsMla()
     st.recompute_modules = recompute_module::core_attn;
     QCOMPARE(kept.memory.activations - oneLayer(cmPlain, st, true).memory.activations, 512.0 * 4096);
     QCOMPARE(countParameters(m).dense_per_layer - countParameters(plain).dense_per_layer, 512.0);
+}
+
+void TestCostModel::multiTokenPrediction()
+{
+    // One MTP depth of DeepSeek-V2-Lite on the last of two stages (TP 1, EP 1, no distributed
+    // optimizer). Megatron-Core's MultiTokenPredictionLayer: a transformer layer of the last
+    // decoder layer's kind (MoE) and eh_proj (2h to h), with the enorm, hnorm and final norm,
+    // and the word embedding for the next tokens' lookup, which an untied model's last stage
+    // holds besides its output layer. Its weights:
+    //   attention 13,767,168 + experts 64 x 3 x 2048 x 1408 + shared 3 x 2048 x 2816
+    //   + router 64 x 2048 + eh_proj 2 x 2048 x 2048 + norms 3 x 2048 + embedding 102,400 x 2048
+    //   = 802,957,824 parameters, 2 bytes each in bf16.
+    ModelSpec m = resolveModel("DeepSeek-V2-Lite");
+    QCOMPARE(m.mtp_num_layers, 0);
+    const Cluster c = nodesOf("H100-SXM", 1);
+    StagePlan st = stageOn("H100-SXM", c.nodes.front().id, 8, 1);
+    st.first_layer = 14;
+    st.num_layers = 13;
+    StageContext ctx;
+    ctx.stage_index = 1;
+    ctx.num_stages = 2;
+    ctx.num_microbatches = 8;
+    ctx.distributed_optimizer = false;
+    const StageEstimate without = CostModel(m, c, DeviceCatalog::builtin()).estimateStage(st, ctx);
+    m.mtp_num_layers = 1;
+    const CostModel withMtp(m, c, DeviceCatalog::builtin());
+    const StageEstimate with = withMtp.estimateStage(st, ctx);
+    QCOMPARE(with.memory.weights - without.memory.weights, 2.0 * 802957824);
+    // All of it but the embedding's copy is the depth's own (ParameterCount::mtp).
+    QCOMPARE(countParameters(m).mtp, 802957824.0 - 102400.0 * 2048);
+    // Model FLOPs of one micro-batch over the stage's 8 replicas (Megatron's counting), 3 x the
+    // forward per token:
+    //   the MoE layer: projections 2 (2048 x 576 + 2048 x 3072 + 512 x 16 x 256 + 16 x 128 x 2048)
+    //   = 27,525,120; the causal core 4096 x 16 x (192 + 128) = 20,971,520; 6 experts
+    //   2 x 2048 x 1408 x 3 x 6 = 103,809,024; shared 2 x 2048 x 2816 x 3 = 34,603,008;
+    //   eh_proj 2 x 2 x 2048 x 2048 = 16,777,216; the logits 2 x 2048 x 102,400 = 419,430,400:
+    //   623,116,288 in all.
+    const double perToken = 623116288.0;
+    QVERIFY2(std::fabs((with.model_flops - without.model_flops) / (3 * perToken * 4096 * 8) - 1) < 1e-12,
+             qPrintable(QString::number(with.model_flops - without.model_flops)));
+    // Its time: at least the layer's forward and backward again, on the last stage alone.
+    QVERIFY(with.t_fwd > without.t_fwd && with.t_bwd > without.t_bwd);
+    ctx.stage_index = 0;
+    const StageEstimate firstStage = withMtp.estimateStage(st, ctx);
+    QCOMPARE(firstStage.t_fwd, CostModel(resolveModel("DeepSeek-V2-Lite"), c, DeviceCatalog::builtin()).estimateStage(st, ctx).t_fwd);
+    // The embedding's copy on the last stage is all-reduced with the first stage's, as a tied
+    // one is (section 7.1); without MTP an untied model has nothing to reduce there.
+    QVERIFY(withMtp.tiedEmbeddingSync(st, st) > 0);
+    QCOMPARE(CostModel(resolveModel("DeepSeek-V2-Lite"), c, DeviceCatalog::builtin()).tiedEmbeddingSync(st, st), 0.0);
 }
 
 void TestCostModel::parametersGptNarayanan_data()
@@ -867,7 +926,8 @@ void TestCostModel::leastModelStateOverAllDevices()
     for (const PresetInfo& info : modelPresets()) {
         const ModelSpec& m = *findModelPreset(info.name);
         const CostModel cm(m, c, DeviceCatalog::builtin());
-        const double p = countParameters(m).total;
+        // With the MTP depths, which a plan holds on its last stage (DeepSeek-V3).
+        const double p = countParameters(m).total + countParameters(m).mtp;
         QCOMPARE(cm.minimumModelStateBytes(0.0), 18 * p);
         QCOMPARE(cm.minimumModelStateBytes(1.0), 6 * p);
         QCOMPARE(cm.minimumModelStateBytes(0.5), 12 * p);

@@ -2525,15 +2525,11 @@ private slots:
         // Reference section 4a: "The count of `m` must equal `--mtp-num-layers`", and all `m`
         // sit in the last chunk of one rank. Its "(or be 0)" holds only without the flag:
         // validate_layer_layout (Megatron-LM d98e8a64) asserts count == mtp_num_layers, or
-        // mtp_num_layers None with no `m`. An original's --mtp-num-layers is carried over, so the
-        // plan's layout must hold that many `m`: after the last rank's decoder layers.
+        // mtp_num_layers None with no `m`. The model's --mtp-num-layers is written, so the plan's
+        // layout must hold that many `m`: after the last rank's decoder layers.
         PlanDocument d = megatronPlan();   // split [5,8,8,11]: written as a layout
-        ExportOptions o;
-        o.original = importMegatronScript(
-            "torchrun --nproc_per_node=8 pretrain_gpt.py --num-layers 32 --hidden-size 4096 --num-attention-heads 32 "
-            "--seq-length 4096 --max-position-embeddings 32768 --bf16 --mtp-num-layers 1\n",
-            "mtp.sh");
-        ExportResult r = exportLauncher(d, o);
+        d.model.mtp_num_layers = 1;
+        ExportResult r = exportLauncher(d, {});
         QVERIFY2(r.ok, r.refusal.c_str());
         QTemporaryDir dir;
         std::vector<std::string> args = runLauncher(dir, r.script, "0");
@@ -2548,9 +2544,28 @@ private slots:
         QCOMPARE(split, (std::vector<int>{5, 8, 8, 11}));
         // With VPP 2 the MTP layer goes into the last chunk of the last rank.
         QCOMPARE(PipelineLayout::fromSplit({5, 8, 8, 11}, 2, true, 2), std::string("Et*3|t*4|t*4|t*6|t*2|t*4|t*4|t*5mmL"));
-        // Without the flag, no `m`.
+        // Read back: the model's MTP depth, the layout's `m` agreeing with it.
+        const ImportedScript back = importMegatronScript(r.script, "mtp.sh");
+        QCOMPARE(back.model.mtp_num_layers, 1);
+        QVERIFY(back.invalid_values.empty());
+        // A model without MTP: no `m`, and an original's --mtp-num-layers is not carried over
+        // (the plan was costed without it), with a note.
+        d.model.mtp_num_layers = 0;
         r = exportLauncher(d, {});
         QVERIFY(r.script.find("'Et*5|t*8|t*8|t*11L'") != std::string::npos);
+        ExportOptions o;
+        o.original = importMegatronScript(
+            "torchrun --nproc_per_node=8 pretrain_gpt.py --num-layers 32 --hidden-size 4096 --num-attention-heads 32 "
+            "--seq-length 4096 --max-position-embeddings 32768 --bf16 --mtp-num-layers 1\n",
+            "mtp.sh");
+        QCOMPARE(o.original->model.mtp_num_layers, 1);
+        r = exportLauncher(d, o);
+        QVERIFY2(r.ok, r.refusal.c_str());
+        args = runLauncher(dir, r.script, "0");
+        QVERIFY(!contains(args, "--mtp-num-layers"));
+        QCOMPARE(valuesAfter(args, "--pipeline-model-parallel-layout"), std::vector<std::string>{"Et*5|t*8|t*8|t*11L"});
+        QVERIFY2(r.script.find("--mtp-num-layers: not carried over (the plan's model has no multi-token prediction") != std::string::npos,
+                 r.script.c_str());
     }
 
     void flagscaleMtpRules()
@@ -2558,15 +2573,10 @@ private slots:
         // flagscale-hetero-flags.txt: "Tied embeddings or MTP require the first and last meshes to
         // have the same TP", and --use-partial-reduce-for-shared-embedding is "Required when
         // embeddings are tied ... or MTP is on, --use-distributed-optimizer is set, and the first
-        // and last meshes have different DP". The plan's model is untied; the original's
-        // --mtp-num-layers is carried over.
-        ExportOptions o;
-        o.format = LauncherFormat::FlagScale;
-        o.original = importMegatronScript(
-            "torchrun --nproc_per_node=8 pretrain_gpt.py --num-layers 32 --hidden-size 4096 --num-attention-heads 32 "
-            "--seq-length 4096 --max-position-embeddings 32768 --bf16 --mtp-num-layers 1\n",
-            "mtp.sh");
+        // and last meshes have different DP". The plan's model is untied, with one MTP depth.
+        ExportOptions o = flagscaleOptions();
         PlanDocument d = flagscalePlan();   // first mesh H800 TP2 DP4, last mesh 910B TP2 DP4
+        d.model.mtp_num_layers = 1;
         d.plan.distributed_optimizer = true;
         ExportResult r = exportLauncher(d, o);
         QVERIFY2(r.ok, r.refusal.c_str());
@@ -2577,7 +2587,9 @@ private slots:
             StagePlan& st = d.plan.stages[static_cast<std::size_t>(s)];
             st.tp = 4; st.dp = 2; st.micro_batch_size = 2; st.etp = 2; st.edp = 1;
         }
-        QVERIFY(exportLauncher(d, flagscaleOptions()).ok);
+        PlanDocument untied = d;
+        untied.model.mtp_num_layers = 0;
+        QVERIFY(exportLauncher(untied, o).ok);
         r = exportLauncher(d, o);
         QVERIFY(!r.ok);
         QVERIFY2(r.refusal.find("--mtp-num-layers needs the first and last mesh to have the same TP (2 vs 4)") != std::string::npos,
@@ -2585,6 +2597,7 @@ private slots:
         // Last mesh TP2 DP2 on 4 devices per node: same TP, DPs 4 and 2 divide; with the
         // distributed optimizer the partial reduce is written.
         d = flagscalePlan();
+        d.model.mtp_num_layers = 1;
         d.plan.distributed_optimizer = true;
         for (int s = 3; s < 5; ++s) {
             StagePlan& st = d.plan.stages[static_cast<std::size_t>(s)];
@@ -2599,7 +2612,8 @@ private slots:
         QCOMPARE(valuesAfter(args, "--hetero-process-meshes"),
                  (std::vector<std::string>{"2", "1", "4", "4", "2", "4", "1", "4", "2", "1", "2", "1", "4", "2", "2"}));
         // The same plan without MTP and untied: no partial reduce.
-        r = exportLauncher(d, flagscaleOptions());
+        d.model.mtp_num_layers = 0;
+        r = exportLauncher(d, o);
         QVERIFY2(r.ok, r.refusal.c_str());
         QVERIFY(r.script.find("--use-partial-reduce-for-shared-embedding") == std::string::npos);
     }

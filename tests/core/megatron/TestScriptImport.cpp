@@ -3245,14 +3245,24 @@ private slots:
 
     void unmodelledPartsAreWarned()
     {
-        // What the cost model leaves out is said, not dropped silently: MTP layers, selective
-        // recompute of modules other than core attention, other model families' entries.
+        // What the cost model leaves out is said, not dropped silently: selective recompute of
+        // modules of attention variants it does not have, other model families' entries. MTP
+        // depths are read into the model (docs/cost-model.md section 3.9), and a layout must
+        // place as many `m` (validate_layer_layout).
         const std::string flags = " --num-layers 8 --hidden-size 1024 --num-attention-heads 8 --seq-length 1024 "
                                   "--max-position-embeddings 1024 --micro-batch-size 1 --global-batch-size 16 --bf16";
         const ImportedScript mtp = importMegatronScript("torchrun --nproc_per_node 8 pretrain_gpt.py" + flags
                                                             + " --untie-embeddings-and-output-weights --mtp-num-layers 1\n",
                                                         "mtp.sh");
-        QVERIFY(hasWarning(mtp, "line 1: --mtp-num-layers 1: the multi-token-prediction layers on the last stage are not costed"));
+        QCOMPARE(mtp.model.mtp_num_layers, 1);
+        QVERIFY(!hasWarning(mtp, "--mtp-num-layers"));
+        const std::string split = " --pipeline-model-parallel-size 2 --untie-embeddings-and-output-weights";
+        QCOMPARE(refusalOf("torchrun --nproc_per_node 8 pretrain_gpt.py" + flags + split
+                               + " --mtp-num-layers 1 --pipeline-model-parallel-layout 'Et*4|t*4mL'\n", "l.sh"),
+                 std::string("accepted"));
+        QVERIFY(refusalOf("torchrun --nproc_per_node 8 pretrain_gpt.py" + flags + split + " --pipeline-model-parallel-layout 'Et*4|t*4mL'\n",
+                          "l.sh")
+                    .find("the layout places 1 MTP layer(s), --mtp-num-layers is 0") != std::string::npos);
         const ImportedScript modules = importMegatronScript(
             "torchrun --nproc_per_node 8 pretrain_gpt.py" + flags + " --recompute-granularity selective --recompute-modules core_attn mlp\n",
             "rm.sh");
