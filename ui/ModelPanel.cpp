@@ -634,10 +634,14 @@ void ModelPanel::enableDependentFields(const ModelSpec& m)
     }
     if (QWidget* recipe = fieldEditor(QStringLiteral("training.fp8_recipe")))
         recipe->setEnabled(m.training.fp8());
-    // Multi-latent attention has its own sizes; query groups and KV channels do not apply to it.
+    // Multi-latent attention has its own sizes, shown with it; query groups and KV channels do
+    // not apply to it.
     for (const char* key : {"q_lora_rank", "kv_lora_rank", "qk_head_dim", "qk_pos_emb_head_dim", "v_head_dim"})
-        if (QWidget* w = fieldEditor(QString::fromLatin1(key)))
+        if (QWidget* w = fieldEditor(QString::fromLatin1(key))) {
             w->setEnabled(m.multi_latent_attention);
+            if (auto* form = w->parentWidget() ? qobject_cast<QFormLayout*>(w->parentWidget()->layout()) : nullptr)
+                form->setRowVisible(w, m.multi_latent_attention);
+        }
     for (const char* key : {"num_query_groups", "kv_channels"})
         if (QWidget* w = fieldEditor(QString::fromLatin1(key)))
             w->setEnabled(!m.multi_latent_attention);
