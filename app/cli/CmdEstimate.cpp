@@ -14,6 +14,7 @@
 #include "io/Documents.h"
 #include "util/Strings.h"
 #include "io/Presets.h"
+#include "megatron/PipelineLayout.h"
 #include "megatron/ScriptImport.h"
 #include "plan/Deployability.h"
 #include "util/InputError.h"
@@ -34,6 +35,7 @@ constexpr const char* kHelp = R"HELP(Usage: hapmoe estimate --model M --cluster 
                        (--plan PLAN.json [--saved-plan N]
                         | --script S [--script-args WORDS] [--script-env NAME=VALUE]...
                         | --tp N --pp N --cp N --ep N --etp N --vpp N
+                        [--pipeline-model-parallel-layout LAYOUT]
                         --mbs N --gbs N --recompute none|selective|full [--recompute-layers K]
                         [--recompute-modules M,...]
                         [--sequence-parallel] [--distributed-optimizer] [--precision bf16|fp16]
@@ -71,7 +73,10 @@ model's, or the plan's or script's); --fp8-recipe chooses how Transformer Engine
 (Megatron-LM --fp8-recipe; mxfp8 needs compute capability 10.x, blockwise 9.0 or higher). A stage
 on a device type that cannot run them (no FP8 tensor cores, or not the recipe) is costed in the
 training precision, with a note that no launcher can run the plan in FP8. --vpp is the number of virtual stages per pipeline
-rank (1 = plain 1F1B). --recompute full without --recompute-layers recomputes every layer.
+rank (1 = plain 1F1B). --pipeline-model-parallel-layout gives the layer split as Megatron-LM's
+flag does (E embedding, t decoder layer, m MTP layer, L loss, | between virtual stages, t*N
+repeats: "Et|(tt|)*30mL" for DeepSeek-V3 on PP 8, VPP 4); without it the layers must split
+evenly over PP and VPP, as Megatron-LM requires. --recompute full without --recompute-layers recomputes every layer.
 --recompute-modules lists what selective recompute repeats, Megatron-Core's modules
 (core_attn, moe_act, layernorm, mla_up_proj, mlp, moe, shared_experts; comma- or space-separated; default
 core_attn, as in Megatron-Core); it needs --recompute selective.
@@ -234,6 +239,30 @@ EstimateInput fromFlags(const CliArgs& a, const DeviceCatalog& catalog, Warnings
     // Megatron sets --expert-tensor-parallel-size to TP when it is not given.
     k.etp = a.intValue("etp").value_or(in.model.isMoe() ? k.tp : 1);
     k.vpp = a.intValue("vpp").value_or(1);
+    // Megatron-LM's --pipeline-model-parallel-layout: the split (and the chunks) it gives.
+    std::vector<int> layoutSplit;
+    std::vector<std::vector<int>> layoutChunks;
+    if (auto layout = a.value("pipeline-model-parallel-layout")) {
+        int vpp = 1, mtp = 0;
+        std::string error;
+        if (!PipelineLayout::parse(*layout, k.pp, layoutSplit, vpp, mtp, error, &layoutChunks))
+            throw UsageError("--pipeline-model-parallel-layout: " + error);
+        if (a.has("vpp") && vpp != k.vpp)
+            throw UsageError("--vpp " + std::to_string(k.vpp) + ": the layout gives " + std::to_string(vpp)
+                             + " virtual stages per pipeline rank (leave --vpp out, as Megatron-LM refuses both)");
+        int layers = 0;
+        for (int n : layoutSplit)
+            layers += n;
+        if (layers != in.model.num_layers)
+            throw UsageError("--pipeline-model-parallel-layout: the layout holds " + std::to_string(layers)
+                             + " decoder layers, the model has " + std::to_string(in.model.num_layers));
+        if (mtp != std::max(0, in.model.mtp_num_layers))
+            throw UsageError("--pipeline-model-parallel-layout: the layout places " + std::to_string(mtp) + " MTP layer(s), the model has "
+                             + std::to_string(std::max(0, in.model.mtp_num_layers)) + " (Megatron-LM's validate_layer_layout "
+                             "asserts they match)");
+        k.vpp = vpp;
+        k.layout_given = true;
+    }
     k.micro_batch_size = a.intValue("mbs").value_or(std::max(1, in.model.training.micro_batch_size));
     k.global_batch_size = a.intValue("gbs").value_or(0);   // 0: the model's (makeUniformPlan)
     if (auto r = a.value("recompute"))
@@ -282,6 +311,20 @@ EstimateInput fromFlags(const CliArgs& a, const DeviceCatalog& catalog, Warnings
     // Megatron-LM's rules for these knobs (layers over PP and VPP, batch, CP, recompute) are
     // checked there, so the GUI's uniform plans get them too.
     in.plan = makeUniformPlan(in.model, in.cluster, catalog, k);
+    if (!layoutSplit.empty()) {
+        int first = 0;
+        for (std::size_t s = 0; s < in.plan.stages.size(); ++s) {
+            StagePlan& st = in.plan.stages[s];
+            st.first_layer = first;
+            st.num_layers = layoutSplit[s];
+            first += st.num_layers;
+            if (k.vpp > 1 && layoutChunks[s] != chunkLayers(st.num_layers, k.vpp))
+                st.chunk_layers = layoutChunks[s];
+            // --recompute-layers K: K layers of each of the rank's chunks (block method).
+            if (st.recompute == Recompute::Full && k.recompute_layers > 0)
+                st.recompute_layers = blockRecomputeLayersOfStage(st.chunks(k.vpp), k.recompute_layers);
+        }
+    }
     // Megatron-LM bounds the block method's K by the layers of a rank, but with VPP it
     // recomputes K layers of each model chunk: a K above a chunk's layers means all of them.
     if (k.vpp > 1 && k.recompute == Recompute::Full && k.recompute_layers > 0) {
@@ -393,14 +436,16 @@ void printTable(const EstimateInput& in, const Prediction& p, const Profile* pro
     }
     if (!p.stages.empty() && p.stages.front().embedding_sync > 0) {
         const BarrierWait wait = barrierWait(p);
+        // Tied embeddings, or an untied model whose MTP depths hold the embedding on the last stage.
+        const char* shared = in.model.untie_embeddings_and_output_weights ? "the MTP embedding's" : "the tied embeddings'";
         if (wait.tied)
-            std::printf("           data-parallel sync includes the tied embeddings' all-reduce between stage 0 and stage %d: "
+            std::printf("           data-parallel sync includes %s all-reduce between stage 0 and stage %d: "
                         "%s s\n",
-                        plan.pp() - 1, decimal(p.stages.front().embedding_sync, 3).c_str());
+                        shared, plan.pp() - 1, decimal(p.stages.front().embedding_sync, 3).c_str());
         else
-            std::printf("           the tied embeddings' all-reduce between stage 0 and stage %d (%s s) ends before stage %d's "
+            std::printf("           %s all-reduce between stage 0 and stage %d (%s s) ends before stage %d's "
                         "sync does and adds nothing\n",
-                        plan.pp() - 1, decimal(p.stages.front().embedding_sync, 3).c_str(), wait.stage);
+                        shared, plan.pp() - 1, decimal(p.stages.front().embedding_sync, 3).c_str(), wait.stage);
     }
     // The switches, when they are not the defaults of the flag form (a script's own, or a
     // plan file's prediction's); without the distributed optimizer there is no parameter
@@ -457,7 +502,8 @@ int cmdEstimate(const Args& args)
             return Success;
         }
     const CliArgs a(args,
-                    {"model", "cluster", "profile", "plan", "tp", "pp", "cp", "ep", "etp", "vpp", "mbs", "gbs", "recompute",
+                    {"model", "cluster", "profile", "plan", "tp", "pp", "cp", "ep", "etp", "vpp", "pipeline-model-parallel-layout",
+                     "mbs", "gbs", "recompute",
                      "recompute-layers", "recompute-modules", "precision", "fp8", "fp8-recipe", "trace", "script", "script-args", "optimizer-offload-fraction", "devices",
                      "memory-headroom", "saved-plan"},
                     {"sequence-parallel", "distributed-optimizer", "json", "optimizer-cpu-offload"}, {"script-env"});
@@ -465,7 +511,7 @@ int cmdEstimate(const Args& args)
         throw UsageError("unexpected argument \"" + a.positionals().front() + "\"", kHelp);
     checkScriptInputsHaveScript(a);
 
-    static const char* const kFlagForm[] = {"tp", "pp", "cp", "ep", "etp", "vpp", "mbs", "gbs", "recompute",
+    static const char* const kFlagForm[] = {"tp", "pp", "cp", "ep", "etp", "vpp", "pipeline-model-parallel-layout", "mbs", "gbs", "recompute",
                                              "recompute-layers", "recompute-modules", "sequence-parallel", "distributed-optimizer",
                                              "optimizer-cpu-offload", "optimizer-offload-fraction"};
     if (auto trace = a.value("trace"))

@@ -177,14 +177,14 @@ int cmdImport(const Args& args)
     std::cout << "model: " << m.num_layers << " layers, hidden " << m.hidden_size << ", FFN " << m.ffn_hidden_size << ", "
               << m.num_attention_heads << " heads";
     if (m.multi_latent_attention) {
-        // DeepSeek-V3: "MLA (query latent 1536, key/value latent 512, heads 128 + 64 rotary, values 128)".
+        // DeepSeek-V3: "MLA (query latent 1536, key/value latent 512, query/key head dim 128 + 64 rotary, value head dim 128)".
         std::cout << ", MLA (query latent ";
         if (m.q_lora_rank > 0)
             std::cout << m.q_lora_rank;
         else
             std::cout << "none";
-        std::cout << ", key/value latent " << m.kv_lora_rank << ", heads " << m.qk_head_dim << " + " << m.qk_pos_emb_head_dim
-                  << " rotary, values " << m.v_head_dim << ")";
+        std::cout << ", key/value latent " << m.kv_lora_rank << ", query/key head dim " << m.qk_head_dim << " + "
+                  << m.qk_pos_emb_head_dim << " rotary, value head dim " << m.v_head_dim << ")";
     } else {
         if (m.num_query_groups > 0)
             std::cout << ", " << m.num_query_groups << " query groups";
@@ -192,6 +192,8 @@ int cmdImport(const Args& args)
         if (m.kv_channels > 0 && m.num_attention_heads > 0 && m.kv_channels * m.num_attention_heads != m.hidden_size)
             std::cout << ", " << m.kv_channels << " channels per head";
     }
+    if (m.mtp_num_layers > 0)
+        std::cout << ", " << m.mtp_num_layers << " MTP depth" << (m.mtp_num_layers > 1 ? "s" : "");
     std::cout << ", seq " << m.seq_length << ", vocab " << m.vocab_size;
     // As Megatron-LM builds the embedding and output layer (padded to a multiple of
     // --make-vocab-size-divisible-by x TP).

@@ -1512,10 +1512,6 @@ void validateModel(const ModelSpec& m, const std::string& file)
         if (m.qk_pos_emb_head_dim < 0)
             fail("qk_pos_emb_head_dim", "expected a non-negative integer, got " + std::to_string(m.qk_pos_emb_head_dim));
         positive("v_head_dim", m.v_head_dim);
-        // Megatron-Core builds MLA with rotary positions only (multi_latent_attention.py).
-        if (m.normalization == "LayerNorm")
-            fail("normalization", "multi-latent attention takes rotary positions, which this model gives RMSNorm models; "
-                                  "expected RMSNorm, got LayerNorm");
     }
     if (!m.multi_latent_attention && m.kv_channels == 0 && m.hidden_size % m.num_attention_heads != 0)
         fail("num_attention_heads", "hidden_size (" + std::to_string(m.hidden_size) + ") must be divisible by num_attention_heads ("

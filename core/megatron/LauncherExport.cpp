@@ -1892,7 +1892,9 @@ private:
         for (int s = 0; s < plan.pp(); ++s) {
             const StagePlan& st = plan.stages[static_cast<std::size_t>(s)];
             o << "#   stage " << s << ": " << commentSafe(st.device_type) << ", layers " << ranges[static_cast<std::size_t>(s)]
-              << " (" << st.num_layers << "), TP" << st.tp << " CP" << st.cp << " DP"
+              << " (" << st.num_layers << ")"
+              << (s + 1 == plan.pp() && mtpLayers() > 0 ? " and " + std::to_string(mtpLayers()) + " MTP" : std::string())
+              << ", TP" << st.tp << " CP" << st.cp << " DP"
               << st.dp << " EP" << st.ep << " ETP" << st.etp << " MBS" << st.micro_batch_size << ", recompute "
               << toString(st.recompute);
             if (st.recompute == Recompute::Full && st.recompute_layers > 0)

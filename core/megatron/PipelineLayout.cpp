@@ -167,7 +167,7 @@ std::string PipelineLayout::expand(const std::string& layout, std::string& error
 }
 
 bool PipelineLayout::parse(const std::string& layout, int pp, std::vector<int>& layersPerRank, int& vpp,
-                           int& mtpLayers, std::string& error, std::vector<std::vector<int>>* layersPerChunk)
+                           int& mtpLayers, std::string& error, std::vector<std::vector<int>>* layersPerChunk, int* mtpRank)
 {
     const std::string s = expand(layout, error);
     if (s.empty()) {
@@ -200,13 +200,39 @@ bool PipelineLayout::parse(const std::string& layout, int pp, std::vector<int>& 
     if (layersPerChunk)
         layersPerChunk->assign(static_cast<std::size_t>(pp), std::vector<int>(static_cast<std::size_t>(vpp), 0));
     mtpLayers = 0;
+    int holder = -1;   // the stage with MTP layers
     for (std::size_t i = 0; i < stages.size(); ++i) {
         const int decoder = static_cast<int>(std::count(stages[i].begin(), stages[i].end(), 't'));
         layersPerRank[i % static_cast<std::size_t>(pp)] += decoder;
         if (layersPerChunk)
             (*layersPerChunk)[i % static_cast<std::size_t>(pp)][i / static_cast<std::size_t>(pp)] = decoder;
-        mtpLayers += static_cast<int>(std::count(stages[i].begin(), stages[i].end(), 'm'));
+        const int mtp = static_cast<int>(std::count(stages[i].begin(), stages[i].end(), 'm'));
+        if (mtp > 0 && holder >= 0) {
+            error = "the MTP layers are in more than one stage (Megatron-LM's validate_layer_layout: \"All of the MTP layers "
+                    "must be in the same one virtual pipeline stage\")";
+            return false;
+        }
+        if (mtp > 0)
+            holder = static_cast<int>(i);
+        mtpLayers += mtp;
     }
+    if (holder >= 0) {
+        // The flattened layout (validate_layer_layout reads it in stage order): no decoder
+        // layer after the first MTP layer, and the MTP in its rank's last virtual stage.
+        if (s.find('t', s.find('m')) != std::string::npos) {
+            error = "a decoder layer comes after an MTP layer (Megatron-LM's validate_layer_layout: \"decoder layers must be "
+                    "placed before MTP layers\")";
+            return false;
+        }
+        if (holder / pp != vpp - 1) {
+            error = "the MTP layers are in virtual stage " + std::to_string(holder / pp) + " of pipeline rank "
+                + std::to_string(holder % pp) + ", not its last (Megatron-LM's validate_layer_layout: \"the MTP should be always "
+                  "in the last virtual pipeline stage of that rank\")";
+            return false;
+        }
+    }
+    if (mtpRank)
+        *mtpRank = holder >= 0 ? holder % pp : -1;
     return true;
 }
 

@@ -31,10 +31,14 @@ public:
 
     // Parses a layout for pp pipeline ranks. On success fills the decoder layers per rank
     // (summed over chunks), the number of virtual chunks and the MTP layer count, and, when
-    // layersPerChunk is given, the decoder layers of each chunk per rank; on failure returns
-    // false and says why.
+    // layersPerChunk is given, the decoder layers of each chunk per rank, and when mtpRank is
+    // given the pipeline rank that holds the MTP layers (-1 without). On failure returns false
+    // and says why: besides the form, MTP layers that Megatron-LM's validate_layer_layout
+    // refuses (after a decoder layer, outside a rank's last virtual stage, or in more than one
+    // stage).
     static bool parse(const std::string& layout, int pp, std::vector<int>& layersPerRank, int& vpp,
-                      int& mtpLayers, std::string& error, std::vector<std::vector<int>>* layersPerChunk = nullptr);
+                      int& mtpLayers, std::string& error, std::vector<std::vector<int>>* layersPerChunk = nullptr,
+                      int* mtpRank = nullptr);
 
     // The layout with the repetitions expanded (what Megatron parses), or "" when malformed.
     static std::string expand(const std::string& layout, std::string& error);

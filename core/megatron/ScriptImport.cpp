@@ -1742,9 +1742,9 @@ private:
             p.layout = *layout;
             std::vector<int> split;
             std::vector<std::vector<int>> chunks;
-            int vpp = 1, mtp = 0;
+            int vpp = 1, mtp = 0, mtpRank = -1;
             std::string error;
-            if (PipelineLayout::parse(*layout, p.pp, split, vpp, mtp, error, &chunks)) {
+            if (PipelineLayout::parse(*layout, p.pp, split, vpp, mtp, error, &chunks, &mtpRank)) {
                 p.layer_split = split;
                 p.vpp = vpp;
                 if (vpp > 1)
@@ -1759,6 +1759,11 @@ private:
                     broken("--pipeline-model-parallel-layout", "the layout places " + std::to_string(mtp) + " MTP layer(s), --mtp-num-layers is "
                                                                    + std::to_string(std::max(0, m_out.model.mtp_num_layers))
                                                                    + " (Megatron-LM's validate_layer_layout asserts they match)");
+                // Megatron-LM runs MTP layers on another rank than the loss's ("standalone");
+                // the cost model puts them with the output layer on the last stage.
+                if (mtpRank >= 0 && mtpRank != p.pp - 1)
+                    warn(at("--pipeline-model-parallel-layout") + "the layout puts the MTP layers on pipeline rank " + std::to_string(mtpRank)
+                         + ", before the last (Megatron-LM's standalone MTP); they are costed on the last stage with the output layer");
                 checkRankLayers("--pipeline-model-parallel-layout", split);
             } else {
                 broken("--pipeline-model-parallel-layout", *layout + ": " + error + " (Megatron-LM's layout parser refuses it)");

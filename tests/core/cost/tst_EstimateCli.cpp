@@ -253,6 +253,37 @@ private slots:
         QVERIFY2(alone.out.contains("the model does not train in FP8"), alone.out.constData());
     }
 
+    void pipelineLayoutFlag()
+    {
+        // Megatron-LM's --pipeline-model-parallel-layout in the flag form: DeepSeek-V3's 61 layers
+        // and its MTP depth on PP 8, VPP 4 as the Megatron-MoE-ModelZoo recipe lays them out
+        // (best_practice/deepseek-v3: "Et|(tt|)*30mL"). Virtual stage i is chunk i / 8 of rank
+        // i % 8: rank 0 holds 1 + 2 + 2 + 2 = 7 layers, rank 7 2 + 2 + 2 and the MTP layer = 6,
+        // the others 8.
+        const QStringList base = {"estimate", "--model", "DeepSeek-V3", "--cluster", "H100:128x8", "--tp", "2", "--pp", "8",
+                                  "--ep", "64", "--etp", "1", "--mbs", "1", "--gbs", "8192", "--sequence-parallel", "--distributed-optimizer",
+                                  "--recompute", "selective", "--recompute-modules", "mla_up_proj,mlp"};
+        const Run run = hapmoe(base + QStringList{"--pipeline-model-parallel-layout", "Et|(tt|)*30mL", "--json"});
+        QCOMPARE(run.code, 0);
+        const QJsonObject plan = QJsonDocument::fromJson(run.out).object().value("plan").toObject();
+        QCOMPARE(plan.value("vpp").toInt(), 4);
+        QList<int> layers;
+        for (const QJsonValue& st : plan.value("stages").toArray())
+            layers.push_back(st.toObject().value("num_layers").toInt());
+        QCOMPARE(layers, (QList<int>{7, 8, 8, 8, 8, 8, 8, 6}));
+        // The layout must place the model's MTP depth, and --vpp must agree with it.
+        const Run noMtp = hapmoe(base + QStringList{"--pipeline-model-parallel-layout", "Et|(tt|)*30L"});
+        QCOMPARE(noMtp.code, 2);
+        QVERIFY2(noMtp.err.contains("the layout places 0 MTP layer(s), the model has 1"), noMtp.err.constData());
+        const Run vpp = hapmoe(base + QStringList{"--vpp", "2", "--pipeline-model-parallel-layout", "Et|(tt|)*30mL"});
+        QCOMPARE(vpp.code, 2);
+        QVERIFY2(vpp.err.contains("--vpp 2: the layout gives 4 virtual stages per pipeline rank"), vpp.err.constData());
+        // Without a layout the split must be even, as Megatron-LM requires.
+        const Run uneven = hapmoe(base);
+        QCOMPARE(uneven.code, 2);
+        QVERIFY2(uneven.err.contains("do not split evenly over PP 8"), uneven.err.constData());
+    }
+
     void recomputeModulesFlag()
     {
         // --recompute-modules: Megatron-Core's module names, comma- or space-separated, with

@@ -3263,6 +3263,24 @@ private slots:
         QVERIFY(refusalOf("torchrun --nproc_per_node 8 pretrain_gpt.py" + flags + split + " --pipeline-model-parallel-layout 'Et*4|t*4mL'\n",
                           "l.sh")
                     .find("the layout places 1 MTP layer(s), --mtp-num-layers is 0") != std::string::npos);
+        // Megatron-LM d98e8a64's validate_layer_layout: no decoder layer after an MTP layer, the
+        // MTP layers in one stage, the last virtual stage of their rank. A rank before the last
+        // may hold them (standalone MTP); the cost model puts them on the last stage, and says so.
+        const auto layoutRefusal = [&](const std::string& layout, int mtpLayers) {
+            return refusalOf("torchrun --nproc_per_node 8 pretrain_gpt.py" + flags + split + " --mtp-num-layers "
+                                 + std::to_string(mtpLayers) + " --pipeline-model-parallel-layout '" + layout + "'\n",
+                             "l.sh");
+        };
+        QVERIFY(layoutRefusal("Et*3m|t*5L", 1).find("\"decoder layers must be placed before MTP layers\"") != std::string::npos);
+        QVERIFY(layoutRefusal("Et*4m|t*4mL", 2).find("\"All of the MTP layers must be in the same one virtual pipeline stage\"")
+                != std::string::npos);
+        QVERIFY(layoutRefusal("Et*4|t*4m||L", 1).find("the MTP layers are in virtual stage 0 of pipeline rank 1, not its last")
+                != std::string::npos);
+        QCOMPARE(layoutRefusal("Et*4|t*4mL", 1), std::string("accepted"));
+        const ImportedScript standalone = importMegatronScript("torchrun --nproc_per_node 8 pretrain_gpt.py" + flags + split
+                                                                   + " --mtp-num-layers 1 --pipeline-model-parallel-layout 'Et*4|t*3|tm|L'\n",
+                                                               "s.sh");
+        QVERIFY(hasWarning(standalone, "the layout puts the MTP layers on pipeline rank 0, before the last"));
         const ImportedScript modules = importMegatronScript(
             "torchrun --nproc_per_node 8 pretrain_gpt.py" + flags + " --recompute-granularity selective --recompute-modules core_attn mlp\n",
             "rm.sh");
