@@ -330,6 +330,30 @@ ModelPanel::ModelPanel(ProjectDocument* document, QWidget* parent) : QWidget(par
                  {QStringLiteral("flex"), int(TokenDispatcher::Flex)}},
                 [](const ModelSpec& m) { return int(m.moe_token_dispatcher_type); },
                 [](ModelSpec& m, int choice) { m.moe_token_dispatcher_type = TokenDispatcher(choice); });
+    // The router's recipe (Megatron-LM's --moe-router-* flags): written by the launchers, costed
+    // as any router.
+    choiceField(moe, tr("Router scores:"), QStringLiteral("moe_router_score_function"),
+                {{QStringLiteral("softmax"), int(RouterScore::Softmax)},
+                 {QStringLiteral("sigmoid"), int(RouterScore::Sigmoid)},
+                 {QStringLiteral("sqrtsoftplus"), int(RouterScore::SqrtSoftplus)}},
+                [](const ModelSpec& m) { return int(m.moe_router_score_function); },
+                [](ModelSpec& m, int choice) { m.moe_router_score_function = RouterScore(choice); });
+    boolField(moe, tr("Expert bias (aux-loss-free balancing)"), QStringLiteral("moe_router_enable_expert_bias"),
+              &ModelSpec::moe_router_enable_expert_bias);
+    intField(moe, tr("Router expert groups:"), QStringLiteral("moe_router_num_groups"), &ModelSpec::moe_router_num_groups, 0, 4096,
+             tr("none"));
+    intField(moe, tr("Groups per token:"), QStringLiteral("moe_router_group_topk"), &ModelSpec::moe_router_group_topk, 0, 4096,
+             tr("none"));
+    {
+        QDoubleSpinBox* scale = doubleEditor(0, 1000, 3, 0.1);
+        scale->setSpecialValueText(tr("none"));
+        scale->setToolTip(tr("Megatron-LM's --moe-router-topk-scaling-factor: the top-k routing weights are multiplied by it "
+                             "(DeepSeek-V3 2.5)."));
+        moe->addRow(tr("Top-k weight scale:"), scale);
+        addField(QStringLiteral("moe_router_topk_scaling_factor"), scale,
+                 [scale](const ModelSpec& m) { scale->setValue(m.moe_router_topk_scaling_factor); },
+                 [scale](ModelSpec& m) { m.moe_router_topk_scaling_factor = shownOr(scale, m.moe_router_topk_scaling_factor); });
+    }
 
     auto* mbs = intEditor(0, 65536);
     train->addRow(tr("Micro-batch size:"), mbs);
@@ -647,7 +671,9 @@ void ModelPanel::enableDependentFields(const ModelSpec& m)
             w->setEnabled(!m.multi_latent_attention);
     // A dense model has no router, experts or dispatcher: their settings do not apply.
     for (const char* key : {"moe_router_topk", "moe_ffn_hidden_size", "moe_layer_freq", "moe_layer_pattern",
-                            "moe_shared_expert_intermediate_size", "moe_token_dispatcher_type", "training.router_imbalance",
+"moe_shared_expert_intermediate_size", "moe_token_dispatcher_type", "moe_router_score_function",
+                            "moe_router_enable_expert_bias", "moe_router_num_groups", "moe_router_group_topk",
+                            "moe_router_topk_scaling_factor", "training.router_imbalance",
                             "training.imbalance_weight"})
         if (QWidget* w = fieldEditor(QString::fromLatin1(key)))
             w->setEnabled(m.num_experts > 0);

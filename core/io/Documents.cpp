@@ -50,6 +50,7 @@ const std::vector<std::string_view> kFp8Names = {"none", "hybrid", "e4m3"};
 const std::vector<std::string_view> kFp8RecipeNames = {"delayed", "tensorwise", "mxfp8", "blockwise"};
 const std::vector<std::string_view> kCrossEntropyImplNames = {"native", "te"};
 const std::vector<std::string_view> kDispatcherNames = {"alltoall", "allgather", "flex"};
+const std::vector<std::string_view> kRouterScoreNames = {"softmax", "sigmoid", "sqrtsoftplus"};   // RouterScore's order
 const std::vector<std::string_view> kRecomputeNames = {"none", "selective", "full"};
 const std::vector<std::string_view> kTargetNames = {"megatron", "flagscale", "any"};
 const std::vector<std::string_view> kAlgorithmNames = {"hs-dp", "exhaustive", "uniform", "metis-style"};
@@ -131,7 +132,8 @@ ModelSpec readModelObject(const JsonNode& n)
                        "q_lora_rank", "kv_lora_rank", "qk_head_dim", "qk_pos_emb_head_dim", "v_head_dim", "mtp_num_layers", "attention_dropout",
                        "hidden_dropout", "num_experts", "moe_ffn_hidden_size",
                        "moe_router_topk", "moe_layer_freq", "moe_shared_expert_intermediate_size",
-                       "moe_token_dispatcher_type", "training"});
+                       "moe_token_dispatcher_type", "moe_router_score_function", "moe_router_enable_expert_bias",
+                       "moe_router_num_groups", "moe_router_group_topk", "moe_router_topk_scaling_factor", "training"});
     ModelSpec m;
     m.name = n.optLine("name");
     m.source = n.optString("source");
@@ -195,6 +197,11 @@ ModelSpec readModelObject(const JsonNode& n)
     }
     m.moe_shared_expert_intermediate_size = n.optInt("moe_shared_expert_intermediate_size", 0, 0);
     m.moe_token_dispatcher_type = dispatcherAt(n.optChoice("moe_token_dispatcher_type", kDispatcherNames, 0));
+    m.moe_router_score_function = static_cast<RouterScore>(n.optChoice("moe_router_score_function", kRouterScoreNames, 0));
+    m.moe_router_enable_expert_bias = n.optBool("moe_router_enable_expert_bias", false);
+    m.moe_router_num_groups = n.optInt("moe_router_num_groups", 0, 0);
+    m.moe_router_group_topk = n.optInt("moe_router_group_topk", 0, 0);
+    m.moe_router_topk_scaling_factor = n.optDouble("moe_router_topk_scaling_factor", 0.0, 0.0);
     const auto training = n.optChild("training");
     if (training)
         readTraining(*training, m.training);
@@ -254,6 +261,17 @@ Json modelJson(const ModelSpec& m)
     }
     j["moe_shared_expert_intermediate_size"] = m.moe_shared_expert_intermediate_size;
     j["moe_token_dispatcher_type"] = toString(m.moe_token_dispatcher_type);
+    // The router's recipe, where it is not Megatron-LM's default.
+    if (m.moe_router_score_function != RouterScore::Softmax)
+        j["moe_router_score_function"] = toString(m.moe_router_score_function);
+    if (m.moe_router_enable_expert_bias)
+        j["moe_router_enable_expert_bias"] = true;
+    if (m.moe_router_num_groups > 0) {
+        j["moe_router_num_groups"] = m.moe_router_num_groups;
+        j["moe_router_group_topk"] = m.moe_router_group_topk;
+    }
+    if (m.moe_router_topk_scaling_factor > 0)
+        j["moe_router_topk_scaling_factor"] = m.moe_router_topk_scaling_factor;
     Json t;
     t["micro_batch_size"] = m.training.micro_batch_size;
     t["global_batch_size"] = m.training.global_batch_size;
@@ -1536,6 +1554,27 @@ void validateModel(const ModelSpec& m, const std::string& file)
                                        + " entries but num_layers is " + std::to_string(m.num_layers));
         if (m.numMoeLayers() == 0)
             fail("moe_layer_freq", "no layer is an MoE layer although num_experts is " + std::to_string(m.num_experts));
+        // Megatron-Core's TransformerConfig and Router: the expert bias of aux-loss-free
+        // balancing needs sigmoid-like scores; group-limited routing splits the experts into
+        // equal groups and picks enough of them for the top-k.
+        if (m.moe_router_enable_expert_bias && m.moe_router_score_function == RouterScore::Softmax)
+            fail("moe_router_enable_expert_bias", "needs moe_router_score_function sigmoid or sqrtsoftplus (Megatron-Core's expert "
+                                                  "bias routing does not take softmax scores)");
+        if (m.moe_router_num_groups > 0) {
+            if (m.num_experts % m.moe_router_num_groups != 0)
+                fail("moe_router_num_groups", "expected a divisor of num_experts = " + std::to_string(m.num_experts) + ", got "
+                                                  + std::to_string(m.moe_router_num_groups));
+            if (m.moe_router_group_topk < 1 || m.moe_router_group_topk > m.moe_router_num_groups)
+                fail("moe_router_group_topk", "expected an integer in [1, moe_router_num_groups = " + std::to_string(m.moe_router_num_groups)
+                                                  + "], got " + std::to_string(m.moe_router_group_topk));
+            const long long reachable = 1LL * m.moe_router_group_topk * (m.num_experts / m.moe_router_num_groups);
+            if (m.moe_router_topk > reachable)
+                fail("moe_router_group_topk", "picks " + std::to_string(m.moe_router_group_topk) + " groups of "
+                                                  + std::to_string(m.num_experts / m.moe_router_num_groups) + " experts, fewer than moe_router_topk = "
+                                                  + std::to_string(m.moe_router_topk));
+        } else if (m.moe_router_group_topk > 0) {
+            fail("moe_router_group_topk", "needs moe_router_num_groups (group-limited routing), got no groups");
+        }
     }
     if (m.moe_shared_expert_intermediate_size < 0)
         fail("moe_shared_expert_intermediate_size", "expected a non-negative integer, got "

@@ -675,6 +675,31 @@ private:
                            [&](const StagePlan& st) { return writesGroupedGemm(m_cat, st.device_type); });
     }
 
+    // The model's router recipe where it is not Megatron-LM's default (DeepSeek-V3's sigmoid
+    // scores, expert bias, group-limited routing, scaled weights); left at the defaults, an
+    // original's router flags are carried over as they were. FlagScale's Megatron-LM 8479eb35
+    // has no sqrtsoftplus (reference section 1): that score, and the expert bias that needs
+    // it, are not written, with a note (the carried-over path notes an original's).
+    void addRouterRecipe(ArgGroup& moe)
+    {
+        const ModelSpec& m = m_doc.model;
+        const bool scoreDropped = m.moe_router_score_function == RouterScore::SqrtSoftplus && m_opt.format != LauncherFormat::Megatron;
+        if (m.moe_router_score_function != RouterScore::Softmax && !scoreDropped)
+            moe.args.push_back({"--moe-router-score-function", {toString(m.moe_router_score_function)}});
+        if (scoreDropped && !originalHas("--moe-router-score-function"))
+            m_notes.push_back("--moe-router-score-function sqrtsoftplus: not written (FlagScale's Megatron-LM 8479eb35 does not "
+                              "accept this value); the router runs softmax scores"
+                              + std::string(m.moe_router_enable_expert_bias ? ", without the expert bias, which needs sigmoid" : ""));
+        if (m.moe_router_enable_expert_bias && !scoreDropped)
+            moe.args.push_back({"--moe-router-enable-expert-bias", {}});
+        if (m.moe_router_num_groups > 0) {
+            moe.args.push_back({"--moe-router-num-groups", {std::to_string(m.moe_router_num_groups)}});
+            moe.args.push_back({"--moe-router-group-topk", {std::to_string(m.moe_router_group_topk)}});
+        }
+        if (m.moe_router_topk_scaling_factor > 0)
+            moe.args.push_back({"--moe-router-topk-scaling-factor", {formatFraction(m.moe_router_topk_scaling_factor, 15)}});
+    }
+
     // The model's multi-token-prediction depths (--mtp-num-layers; 0 without).
     int mtpLayers() const { return std::max(0, m_doc.model.mtp_num_layers); }
 
@@ -809,7 +834,8 @@ private:
             // Megatron-Core's TransformerConfig raises "Please use --moe-router-pre-softmax when
             // topk is 1" for softmax scores without Sinkhorn balancing: a softmax over one
             // selected logit is 1 and its gradient 0.
-            if (m.moe_router_topk == 1 && originalFirst("--moe-router-score-function", "softmax") == "softmax"
+            if (m.moe_router_topk == 1 && m.moe_router_score_function == RouterScore::Softmax
+                && originalFirst("--moe-router-score-function", "softmax") == "softmax"
                 && originalFirst("--moe-router-load-balancing-type", "aux_loss") != "sinkhorn") {
                 moe.args.push_back({"--moe-router-pre-softmax", {}});
                 if (!originalHas("--moe-router-pre-softmax"))
@@ -824,6 +850,7 @@ private:
                 moe.args.push_back({"--moe-layer-freq", {std::to_string(m.moe_layer_freq)}});
             if (m.moe_shared_expert_intermediate_size > 0)
                 moe.args.push_back({"--moe-shared-expert-intermediate-size", {std::to_string(m.moe_shared_expert_intermediate_size)}});
+            addRouterRecipe(moe);
             moe.args.push_back({"--moe-token-dispatcher-type", {toString(m.moe_token_dispatcher_type)}});
             // FlagScale's Megatron-LM 8479eb35 asserts --moe-enable-deepep in MoEFlexTokenDispatcher
             // (it has no --moe-flex-dispatcher-backend; reference section 1); Megatron-LM d98e8a64

@@ -1419,6 +1419,17 @@ private:
                                                 at("--moe-router-topk") + "top-1 routing with softmax scores needs --moe-router-pre-softmax "
                                                 "(Megatron-LM raises \"Please use --moe-router-pre-softmax when topk is 1\")"});
             m.moe_shared_expert_intermediate_size = intFlag("--moe-shared-expert-intermediate-size", 0, 0);
+            // The router's recipe (ModelSpec: not costed apart, written back by an export).
+            const std::string score = str("--moe-router-score-function").value_or("softmax");
+            m.moe_router_score_function = score == "sigmoid"        ? RouterScore::Sigmoid
+                                        : score == "sqrtsoftplus" ? RouterScore::SqrtSoftplus
+                                                                  : RouterScore::Softmax;
+            m.moe_router_enable_expert_bias = has("--moe-router-enable-expert-bias");
+            m.moe_router_num_groups = intFlag("--moe-router-num-groups", 0);
+            m.moe_router_group_topk = intFlag("--moe-router-group-topk", 0);
+            m.moe_router_topk_scaling_factor = has("--moe-router-topk-scaling-factor")
+                ? realFlag("--moe-router-topk-scaling-factor", 0.0, 0.0, 1e6)
+                : 0.0;
             const std::string dispatcher = str("--moe-token-dispatcher-type").value_or("allgather");
             if (dispatcher == "alltoall") m.moe_token_dispatcher_type = TokenDispatcher::AllToAll;
             else if (dispatcher == "flex") m.moe_token_dispatcher_type = TokenDispatcher::Flex;
@@ -2545,6 +2556,9 @@ std::string flagOfModelField(const std::string& field)
         {"moe_router_topk", "--moe-router-topk"},
         {"moe_layer_freq", "--moe-layer-freq"},
         {"moe_shared_expert_intermediate_size", "--moe-shared-expert-intermediate-size"},
+        {"moe_router_enable_expert_bias", "--moe-router-enable-expert-bias"},
+        {"moe_router_num_groups", "--moe-router-num-groups"},
+        {"moe_router_group_topk", "--moe-router-group-topk"},
         {"training.micro_batch_size", "--micro-batch-size"},
         {"training.global_batch_size", "--global-batch-size"}};
     auto it = flags.find(field);

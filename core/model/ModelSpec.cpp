@@ -76,6 +76,16 @@ std::optional<Fp8Recipe> parseFp8Recipe(std::string_view name)
     return std::nullopt;
 }
 
+const char* toString(RouterScore r)
+{
+    switch (r) {
+    case RouterScore::Sigmoid: return "sigmoid";
+    case RouterScore::SqrtSoftplus: return "sqrtsoftplus";
+    case RouterScore::Softmax: break;
+    }
+    return "softmax";
+}
+
 const char* toString(TokenDispatcher d)
 {
     switch (d) {

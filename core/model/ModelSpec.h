@@ -21,6 +21,8 @@ enum class Fp8Format { None, Hybrid, E4M3 };
 // and 128x128 blocks (DeepSeek-V3's recipe). The casts and the devices differ (section 3.7).
 enum class Fp8Recipe { Delayed, Tensorwise, MXFP8, Blockwise };
 enum class TokenDispatcher { AllToAll, AllGather, Flex };
+// Megatron-LM's --moe-router-score-function: how the router turns logits into scores.
+enum class RouterScore { Softmax, Sigmoid, SqrtSoftplus };
 // Megatron-LM's --cross-entropy-fusion-impl: Megatron-Core's own fused kernels ("native") or
 // Transformer Engine's parallel cross-entropy ("te"); docs/cost-model.md section 3.6.
 enum class CrossEntropyFusionImpl { Native, TE };
@@ -114,6 +116,17 @@ struct ModelSpec {
     std::vector<std::uint8_t> moe_layer_pattern;  // explicit 0/1 per layer; overrides the frequency
     int moe_shared_expert_intermediate_size = 0;  // 0 means no shared expert
     TokenDispatcher moe_token_dispatcher_type = TokenDispatcher::AllToAll;
+    // The router's recipe (Megatron-LM's --moe-router-score-function, --moe-router-enable-
+    // expert-bias, --moe-router-num-groups, --moe-router-group-topk, --moe-router-topk-scaling-
+    // factor; 0 is None): DeepSeek-V3 routes by sigmoid scores with an expert bias, to 4 of 8
+    // expert groups, and scales the top-k weights by 2.5. The cost model costs every router the
+    // same (one h x E GEMM and its scores, docs/cost-model.md section 3.4); the launchers write
+    // them, so that the run trains the model's router.
+    RouterScore moe_router_score_function = RouterScore::Softmax;
+    bool moe_router_enable_expert_bias = false;
+    int moe_router_num_groups = 0;
+    int moe_router_group_topk = 0;
+    double moe_router_topk_scaling_factor = 0;
 
     TrainingSpec training;
 
@@ -158,6 +171,7 @@ const char* toString(Fp8Format f);   // "none", "hybrid", "e4m3": --fp8-format's
 const char* toString(Fp8Recipe r);   // "delayed", "tensorwise", "mxfp8", "blockwise": --fp8-recipe's values
 std::optional<Fp8Recipe> parseFp8Recipe(std::string_view name);   // toString's inverse; nullopt for another name
 const char* toString(TokenDispatcher d);
+const char* toString(RouterScore r);   // "softmax", "sigmoid", "sqrtsoftplus": --moe-router-score-function's values
 const char* toString(CrossEntropyFusionImpl i);   // "native", "te": --cross-entropy-fusion-impl's values
 
 } // namespace hapmoe

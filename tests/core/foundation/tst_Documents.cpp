@@ -1175,6 +1175,17 @@ void tst_Documents::validateModelCatchesShapes()
         // 16 experts, top-4: an expert gets at most every token, 16 / 4 = 4 times the mean.
         {"model.training.router_imbalance", [](ModelSpec& m) { m.training.router_imbalance = 4.5; }},
         {"model.num_layers", [](ModelSpec& m) { m.num_layers = kMaxLayers + 1; m.moe_layer_pattern.clear(); }},
+        // The router's recipe (Megatron-Core: the expert bias needs sigmoid-like scores; groups
+        // split the 16 experts evenly and must reach the top-4).
+        {"model.moe_router_enable_expert_bias", [](ModelSpec& m) { m.moe_router_enable_expert_bias = true; }},
+        {"model.moe_router_num_groups", [](ModelSpec& m) { m.moe_router_num_groups = 3; m.moe_router_group_topk = 1; }},
+        {"model.moe_router_group_topk", [](ModelSpec& m) { m.moe_router_num_groups = 4; m.moe_router_group_topk = 5; }},
+        {"model.moe_router_group_topk", [](ModelSpec& m) { m.moe_router_num_groups = 8; m.moe_router_group_topk = 1; }},
+        {"model.moe_router_group_topk", [](ModelSpec& m) { m.moe_router_group_topk = 2; }},
+        // Multi-latent attention's sizes and the MTP depths.
+        {"model.kv_lora_rank", [](ModelSpec& m) { m.multi_latent_attention = true; m.kv_lora_rank = 0; }},
+        {"model.v_head_dim", [](ModelSpec& m) { m.multi_latent_attention = true; m.v_head_dim = 0; }},
+        {"model.mtp_num_layers", [](ModelSpec& m) { m.mtp_num_layers = -1; }},
     };
     validateModel(fullModel(), "ok.json");
     for (const auto& c : cases) {
@@ -1183,6 +1194,21 @@ void tst_Documents::validateModelCatchesShapes()
         const InputError e = expectError([&] { validateModel(m, "m.json"); });
         QCOMPARE(q(e.where()), QString::fromLatin1(c.path));
     }
+    // DeepSeek-V3's router: sigmoid scores with the expert bias, 4 of 8 groups of 32 experts.
+    const ModelSpec v3 = resolveModel("DeepSeek-V3");
+    QCOMPARE(v3.moe_router_score_function, RouterScore::Sigmoid);
+    QVERIFY(v3.moe_router_enable_expert_bias);
+    QCOMPARE(v3.moe_router_num_groups, 8);
+    QCOMPARE(v3.moe_router_group_topk, 4);
+    QCOMPARE(v3.moe_router_topk_scaling_factor, 2.5);
+    validateModel(v3, "v3.json");
+    // They go out only where they are not Megatron-LM's defaults, and come back.
+    const std::string text = writeModel(v3);
+    QCOMPARE(nlohmann::json::parse(text).at("moe_router_score_function").get<std::string>(), std::string("sigmoid"));
+    QVERIFY(!nlohmann::json::parse(writeModel(fullModel())).contains("moe_router_score_function"));
+    const ModelSpec back = readModel(text, "v3.json");
+    QCOMPARE(back.moe_router_num_groups, 8);
+    QCOMPARE(back.moe_router_topk_scaling_factor, 2.5);
     // kv_channels given: hidden need not divide by heads (Qwen3-30B-A3B: 2048 hidden, 32 x 128).
     ModelSpec m = fullModel();
     m.num_attention_heads = 12;

@@ -467,6 +467,28 @@ private slots:
         for (const StagePlan& st : back.stages)
             QCOMPARE(st.recompute_modules, recompute_module::mla_up_proj);
 
+        // DeepSeek-V3's router recipe (the model's fields, Megatron-LM's --moe-router-* flags):
+        // written where not the default, read back. Mixtral's 8 experts here: 2 of 4 groups.
+        d.model.moe_router_score_function = RouterScore::Sigmoid;
+        d.model.moe_router_enable_expert_bias = true;
+        d.model.moe_router_num_groups = 4;
+        d.model.moe_router_group_topk = 2;
+        d.model.moe_router_topk_scaling_factor = 2.5;
+        r = exportLauncher(d, {});
+        QVERIFY2(r.ok, r.refusal.c_str());
+        args = runLauncher(dir, r.script, "0");
+        QCOMPARE(valuesAfter(args, "--moe-router-score-function"), std::vector<std::string>{"sigmoid"});
+        QVERIFY(contains(args, "--moe-router-enable-expert-bias"));
+        QCOMPARE(valuesAfter(args, "--moe-router-num-groups"), std::vector<std::string>{"4"});
+        QCOMPARE(valuesAfter(args, "--moe-router-group-topk"), std::vector<std::string>{"2"});
+        QCOMPARE(valuesAfter(args, "--moe-router-topk-scaling-factor"), std::vector<std::string>{"2.5"});
+        const ImportedScript routed = importMegatronScript(r.script, "router.sh");
+        QCOMPARE(routed.model.moe_router_score_function, RouterScore::Sigmoid);
+        QVERIFY(routed.model.moe_router_enable_expert_bias);
+        QCOMPARE(routed.model.moe_router_num_groups, 4);
+        QCOMPARE(routed.model.moe_router_group_topk, 2);
+        QCOMPARE(routed.model.moe_router_topk_scaling_factor, 2.5);
+
         // A query latent is written.
         d.model.q_lora_rank = 1536;
         r = exportLauncher(d, {});
