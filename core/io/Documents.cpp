@@ -1572,9 +1572,7 @@ void validateModel(const ModelSpec& m, const std::string& file)
                 fail("moe_router_group_topk", "picks " + std::to_string(m.moe_router_group_topk) + " groups of "
                                                   + std::to_string(m.num_experts / m.moe_router_num_groups) + " experts, fewer than moe_router_topk = "
                                                   + std::to_string(m.moe_router_topk));
-        } else if (m.moe_router_group_topk > 0) {
-            fail("moe_router_group_topk", "needs moe_router_num_groups (group-limited routing), got no groups");
-        }
+        }   // a group top-k without groups is ignored, as Megatron-Core's router ignores it
     }
     if (m.moe_shared_expert_intermediate_size < 0)
         fail("moe_shared_expert_intermediate_size", "expected a non-negative integer, got "

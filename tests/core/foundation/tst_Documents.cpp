@@ -1181,7 +1181,6 @@ void tst_Documents::validateModelCatchesShapes()
         {"model.moe_router_num_groups", [](ModelSpec& m) { m.moe_router_num_groups = 3; m.moe_router_group_topk = 1; }},
         {"model.moe_router_group_topk", [](ModelSpec& m) { m.moe_router_num_groups = 4; m.moe_router_group_topk = 5; }},
         {"model.moe_router_group_topk", [](ModelSpec& m) { m.moe_router_num_groups = 8; m.moe_router_group_topk = 1; }},
-        {"model.moe_router_group_topk", [](ModelSpec& m) { m.moe_router_group_topk = 2; }},
         // Multi-latent attention's sizes and the MTP depths.
         {"model.kv_lora_rank", [](ModelSpec& m) { m.multi_latent_attention = true; m.kv_lora_rank = 0; }},
         {"model.v_head_dim", [](ModelSpec& m) { m.multi_latent_attention = true; m.v_head_dim = 0; }},
