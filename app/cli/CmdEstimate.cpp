@@ -240,18 +240,16 @@ EstimateInput fromFlags(const CliArgs& a, const DeviceCatalog& catalog, Warnings
     k.etp = a.intValue("etp").value_or(in.model.isMoe() ? k.tp : 1);
     k.vpp = a.intValue("vpp").value_or(1);
     // Megatron-LM's --pipeline-model-parallel-layout: the split (and the chunks) it gives.
-    std::vector<int> layoutSplit;
-    std::vector<std::vector<int>> layoutChunks;
     if (auto layout = a.value("pipeline-model-parallel-layout")) {
         int vpp = 1, mtp = 0;
         std::string error;
-        if (!PipelineLayout::parse(*layout, k.pp, layoutSplit, vpp, mtp, error, &layoutChunks))
+        if (!PipelineLayout::parse(*layout, k.pp, k.layer_split, vpp, mtp, error, &k.layer_chunks))
             throw UsageError("--pipeline-model-parallel-layout: " + error);
         if (a.has("vpp") && vpp != k.vpp)
             throw UsageError("--vpp " + std::to_string(k.vpp) + ": the layout gives " + std::to_string(vpp)
                              + " virtual stages per pipeline rank (leave --vpp out, as Megatron-LM refuses both)");
         int layers = 0;
-        for (int n : layoutSplit)
+        for (int n : k.layer_split)
             layers += n;
         if (layers != in.model.num_layers)
             throw UsageError("--pipeline-model-parallel-layout: the layout holds " + std::to_string(layers)
@@ -311,20 +309,6 @@ EstimateInput fromFlags(const CliArgs& a, const DeviceCatalog& catalog, Warnings
     // Megatron-LM's rules for these knobs (layers over PP and VPP, batch, CP, recompute) are
     // checked there, so the GUI's uniform plans get them too.
     in.plan = makeUniformPlan(in.model, in.cluster, catalog, k);
-    if (!layoutSplit.empty()) {
-        int first = 0;
-        for (std::size_t s = 0; s < in.plan.stages.size(); ++s) {
-            StagePlan& st = in.plan.stages[s];
-            st.first_layer = first;
-            st.num_layers = layoutSplit[s];
-            first += st.num_layers;
-            if (k.vpp > 1 && layoutChunks[s] != chunkLayers(st.num_layers, k.vpp))
-                st.chunk_layers = layoutChunks[s];
-            // --recompute-layers K: K layers of each of the rank's chunks (block method).
-            if (st.recompute == Recompute::Full && k.recompute_layers > 0)
-                st.recompute_layers = blockRecomputeLayersOfStage(st.chunks(k.vpp), k.recompute_layers);
-        }
-    }
     // Megatron-LM bounds the block method's K by the layers of a rank, but with VPP it
     // recomputes K layers of each model chunk: a K above a chunk's layers means all of them.
     if (k.vpp > 1 && k.recompute == Recompute::Full && k.recompute_layers > 0) {

@@ -1099,10 +1099,9 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
     const bool moeFromTable = table && table->ffn_fwd > 0 && table->ffn_bwd > 0;
 
     // Multi-token prediction (section 3.9): on the last stage, depths of one transformer layer
-    // of the last decoder layer's kind each (Megatron-Core builds the MTP block from the last
-    // layer's spec; training.py counts it so).
+    // of the last decoder layer's kind each.
     const int mtp = last ? std::max(0, m.model.mtp_num_layers) : 0;
-    const bool mtpMoe = mtp > 0 && m.model.isMoeLayer(m.model.num_layers - 1);
+    const bool mtpMoe = mtp > 0 && m.model.mtpLayerIsMoe();
     LayerCost dense, moe;
     if (nDense > 0 || (mtp > 0 && !mtpMoe))
         dense = m.layerCost(false, knobs, dev, tpLink, cpLink, epLink, etpLink, tpEpLink, tablePtr, &collFromTable);
@@ -1214,10 +1213,9 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
         // concatenation (read 2 + 2, write 4 B), the projection eh_proj (2h to h, column-
         // parallel), the layer with its recompute, the final norm, the output layer and the
         // cross-entropy again. Backward twice the forward's traffic and GEMMs.
-        const double seqSplitMtp = sp ? tp : 1.0;
-        for (int k = 0; k < mtp; ++k) {
+        if (mtp > 0) {
             const LayerCost& layer = mtpMoe ? moe : dense;
-            const double glue = dev.memTime(4.0 * T * h + 16.0 * T * h / seqSplitMtp);
+            const double glue = dev.memTime(4.0 * T * h + 16.0 * T * h / (sp ? tp : 1.0));
             const double eh = dev.linear(2 * T * 2 * h * h / tp);
             PassTime f = layer.fwd, b = layer.bwd;
             f.compute += glue + eh + logits + ceF + norm;
@@ -1226,11 +1224,13 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
                 b += layer.fwd;
             else if (stage.recompute == Recompute::Selective)
                 b += layer.recomputed(stage.recompute_modules);
-            fwd += f;
-            bwd += b;
             // The depth's lookup adds to the embedding's weight gradient, V/t x h (12 B an
             // element, as the first stage's).
-            bwd.compute += dev.memTime(12.0 * vocab * h / tp);
+            b.compute += dev.memTime(12.0 * vocab * h / tp);
+            fwd += f.scaled(mtp);
+            bwd += b.scaled(mtp);
+        }
+        for (int k = 0; k < mtp; ++k) {
             vocabBoundary(true);
             vocabBoundary(false);
             // Under SP eh_proj gathers its 2h-wide input and the layer takes its output back
@@ -1431,14 +1431,15 @@ StageEstimate CostModel::estimateStage(const StagePlan& stage, const StageContex
         a.replicated = (4.0 + (s.hiddenDropout ? 2.0 : 0.0) + lin + (moeLayer ? 2.0 : lin)) * h / (sp ? tp : 1);
         // Query, key and value (2 bytes each) for the attention core's backward, and the
         // core's output (the projection's input).
-        a.split = 2.0 * s.q / tp + 2.0 * s.keyValuePerRank(tp) + proj * s.valueWidth() / tp;
+        const double queryKeyValue = 2.0 * s.q / tp + 2.0 * s.keyValuePerRank(tp);
+        a.split = queryKeyValue + proj * s.valueWidth() / tp;
         // MLA (section 5.2): the latents, kept by the up projections (and, with their norms
         // fused in, the norms' inputs too), on the rank's tokens.
         // mla_up_proj drops the query, key and value (Megatron-Core discards the checkpoint's
         // output after the attention core's forward and makes it again for its backward).
         if (s.mla) {
             a.replicated += (s.qkNormParams > 0 ? 4.0 : 2.0) * (s.qLora + s.kvLora) / (sp ? tp : 1);
-            a.mlaUp = 2.0 * s.q / tp + 2.0 * s.keyValuePerRank(tp);
+            a.mlaUp = queryKeyValue;
         }
         if (moeLayer) {
             const double k = s.topk;

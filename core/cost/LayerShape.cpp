@@ -39,7 +39,7 @@ LayerShape LayerShape::of(const ModelSpec& m)
         s.groups = s.heads;
         s.kvc = m.qk_head_dim + m.qk_pos_emb_head_dim;
         s.q = static_cast<double>(s.heads) * s.kvc;
-        s.kv = s.q;
+        s.kv = 0;   // no key/value projections of their own: keyValuePerRank gives K and V
         // --qk-layernorm normalises the latents (fused into the up projections' TE
         // LayerNormColumnParallelLinear, gpt_layer_specs.py): one norm over each latent.
         s.qkNormParams = m.qk_layernorm ? (m.normalization == "LayerNorm" ? 2.0 : 1.0) * (s.qLora + s.kvLora) : 0.0;

@@ -35,8 +35,7 @@ ParameterCount countParameters(const ModelSpec& model)
     c.active = common + moeLayers * activeExperts;
     // Each MTP depth: a layer of the last decoder layer's kind, eh_proj (2h x h), enorm, hnorm
     // and its final norm.
-    const bool mtpMoe = model.isMoeLayer(model.num_layers - 1);
-    const double mtpLayer = c.dense_per_layer + (mtpMoe ? moeNonExpert + c.expert_per_layer : s.denseFfnParams());
+    const double mtpLayer = c.dense_per_layer + (model.mtpLayerIsMoe() ? moeNonExpert + c.expert_per_layer : s.denseFfnParams());
     c.mtp = std::max(0, model.mtp_num_layers) * (mtpLayer + 2 * s.h * s.h + 3 * s.normParams);
     return c;
 }
@@ -49,7 +48,7 @@ double modelFlopsPerIteration(const ModelSpec& model, int globalBatch, int tp, F
     const int denseLayers = model.num_layers - moeLayers;
     const double perToken = moeLayers * s.forwardFlopsPerToken(true, counting) + denseLayers * s.forwardFlopsPerToken(false, counting)
         + s.logitsFlopsPerToken(tp)
-        + model.mtp_num_layers * s.mtpFlopsPerToken(model.isMoeLayer(model.num_layers - 1), tp, counting);
+        + model.mtp_num_layers * s.mtpFlopsPerToken(model.mtpLayerIsMoe(), tp, counting);
     return 3.0 * perToken * static_cast<double>(globalBatch) * model.seq_length;
 }
 

@@ -9,21 +9,6 @@
 
 namespace hapmoe {
 
-namespace {
-
-// Layers a pipeline rank of `layers` recomputes with Megatron-LM's block method and
-// --recompute-num-layers n (0 = every layer): the first n layers of each of its vpp model
-// chunks (megatron/core/transformer/transformer_block.py recomputes within one chunk's
-// block; NeMo's documentation: "When using virtual pipelining, recompute_num_layers
-// specifies the number of layers per virtual pipeline stage"). The chunks split the rank's
-// layers as evenly as possible, the larger ones first. Returns the plan's count (0 = all).
-int blockRecomputedOfRank(int layers, int vpp, int n)
-{
-    return n <= 0 ? 0 : blockRecomputeLayersOfStage(chunkLayers(layers, vpp), n);
-}
-
-} // namespace
-
 Plan makeUniformPlan(const ModelSpec& model, const Cluster& cluster, const DeviceCatalog& catalog,
                      const UniformKnobs& k)
 {
@@ -67,7 +52,12 @@ Plan makeUniformPlan(const ModelSpec& model, const Cluster& cluster, const Devic
     // Megatron-LM (TransformerConfig, validate_args): without a layout every pipeline rank
     // holds num_layers / PP layers and each of its VPP model chunks the same share of them.
     const int layersPerRank = model.num_layers / k.pp;
-    if (!k.layout_given) {
+    const bool ownSplit = !k.layer_split.empty();
+    if (ownSplit && (static_cast<int>(k.layer_split.size()) != k.pp
+                     || (k.vpp > 1 && static_cast<int>(k.layer_chunks.size()) != k.pp)))
+        throw bad("--pp", "the layer split has " + std::to_string(k.layer_split.size()) + " pipeline ranks, PP is "
+                              + std::to_string(k.pp));
+    if (!k.layout_given && !ownSplit) {
         if (model.num_layers % k.pp != 0)
             throw bad("--pp", "the model's " + std::to_string(model.num_layers) + " layers do not split evenly over PP "
                                   + std::to_string(k.pp) + " (Megatron-LM needs num_layers % PP == 0 unless a pipeline layout "
@@ -123,14 +113,16 @@ Plan makeUniformPlan(const ModelSpec& model, const Cluster& cluster, const Devic
         throw bad("--vpp", "the interleaved schedule needs the number of micro-batches (" + std::to_string(microbatches)
                                + ") to be a multiple of PP (" + std::to_string(k.pp) + ")");
 
-    // Layers: as even as possible, the remainder on the first stages.
+    // Layers: the caller's split, or as even as possible with the remainder on the first stages.
     const int base = model.num_layers / k.pp, extra = model.num_layers % k.pp;
     int layer = 0;
     for (int s = 0; s < k.pp; ++s) {
         StagePlan st;
         st.first_layer = layer;
-        st.num_layers = base + (s < extra ? 1 : 0);
+        st.num_layers = ownSplit ? k.layer_split[static_cast<std::size_t>(s)] : base + (s < extra ? 1 : 0);
         layer += st.num_layers;
+        if (ownSplit && k.vpp > 1 && k.layer_chunks[static_cast<std::size_t>(s)] != chunkLayers(st.num_layers, k.vpp))
+            st.chunk_layers = k.layer_chunks[static_cast<std::size_t>(s)];
         st.tp = k.tp;
         st.cp = k.cp;
         st.dp = dp;
@@ -138,7 +130,14 @@ Plan makeUniformPlan(const ModelSpec& model, const Cluster& cluster, const Devic
         st.etp = k.etp;
         st.edp = perStage / (k.ep * k.etp);
         st.recompute = k.recompute;
-        st.recompute_layers = k.recompute == Recompute::Full ? blockRecomputedOfRank(st.num_layers, k.vpp, k.recompute_layers) : 0;
+        // Megatron-LM's block method with --recompute-num-layers n (0 = every layer): the first
+        // n layers of each of the rank's model chunks (megatron/core/transformer/
+        // transformer_block.py recomputes within one chunk's block; NeMo's documentation: "When
+        // using virtual pipelining, recompute_num_layers specifies the number of layers per
+        // virtual pipeline stage"), the chunks as the layout gives them or as even as possible.
+        st.recompute_layers = k.recompute == Recompute::Full && k.recompute_layers > 0
+            ? blockRecomputeLayersOfStage(st.chunks(k.vpp), k.recompute_layers)
+            : 0;
         st.recompute_modules = k.recompute_modules;
         st.micro_batch_size = k.micro_batch_size;
         // Global ranks [s*W/PP, (s+1)*W/PP) in node order.

@@ -28,6 +28,11 @@ struct UniformKnobs {
     // and VPP, and the remainder goes to the first stages. Without one, Megatron-LM requires
     // num_layers % PP == 0 and (num_layers / PP) % VPP == 0.
     bool layout_given = false;
+    // The layout's own split when the caller has it (hapmoe estimate's
+    // --pipeline-model-parallel-layout): decoder layers per pipeline rank and, with VPP > 1,
+    // per chunk of each rank; empty: as even as possible. Implies layout_given.
+    std::vector<int> layer_split;
+    std::vector<std::vector<int>> layer_chunks;
 };
 
 // An MoE model with TP > 1 gets sequence parallelism even when the knobs leave it off

@@ -134,6 +134,9 @@ struct ModelSpec {
     // The last stage holds a copy of the word embedding, whose gradient it all-reduces with
     // the first stage's: tied embeddings (the output layer), or the MTP depths' input.
     bool embeddingOnLastStage() const { return !untie_embeddings_and_output_weights || mtp_num_layers > 0; }
+    // An MTP depth's layer is of the last decoder layer's kind (Megatron-Core builds it from
+    // that layer's spec; training.py counts it so).
+    bool mtpLayerIsMoe() const { return isMoeLayer(num_layers - 1); }
     // MoE layers dispatch through Megatron's flex dispatcher (DeepEP).
     bool usesFlexDispatcher() const { return isMoe() && moe_token_dispatcher_type == TokenDispatcher::Flex; }
     bool isMoeLayer(int layer) const;
