@@ -373,7 +373,7 @@ std::vector<std::string> stageLayerRanges(const Plan& plan, int mtpLayers)
         if (r.empty())
             r = "-";
     if (mtpLayers > 0 && !ranges.empty())
-        ranges.back() += mtpLayers == 1 ? std::string(" +MTP") : " +" + std::to_string(mtpLayers) + " MTP";
+        ranges.back() += " " + PipelineLayout::mtpMark(mtpLayers);
     return ranges;
 }
 

@@ -57,6 +57,13 @@ std::vector<std::string> PipelineLayout::rankLayerRanges(const std::vector<int>&
 
 std::vector<std::string> PipelineLayout::rankLayerRanges(const Plan& plan) { return rangeTexts(plan.rankLayers()); }
 
+std::string PipelineLayout::mtpMark(int mtpLayers)
+{
+    if (mtpLayers <= 0)
+        return {};
+    return mtpLayers == 1 ? std::string("+MTP") : "+" + std::to_string(mtpLayers) + " MTP";
+}
+
 std::string PipelineLayout::fromSplit(const std::vector<int>& layersPerRank, int vpp, bool shorthand, int mtpLayers)
 {
     vpp = std::max(1, vpp);

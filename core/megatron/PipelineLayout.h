@@ -28,6 +28,9 @@ public:
     static std::vector<std::string> rankLayerRanges(const std::vector<int>& layersPerRank, int vpp);
     // The same for a plan's stages (their num_layers and the plan's vpp).
     static std::vector<std::string> rankLayerRanges(const Plan& plan);
+    // What the last pipeline rank holds besides its decoder layers, the model's MTP depths
+    // (costed there, docs/cost-model.md section 3.9): "+MTP", "+2 MTP", "" without.
+    static std::string mtpMark(int mtpLayers);
 
     // Parses a layout for pp pipeline ranks. On success fills the decoder layers per rank
     // (summed over chunks), the number of virtual chunks and the MTP layer count, and, when

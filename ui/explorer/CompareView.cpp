@@ -264,11 +264,12 @@ CompareView::CompareView(QWidget* parent)
     });
 }
 
-void CompareView::setExpertKnobs(bool shown)
+void CompareView::setModelTraits(bool expertKnobs, int mtpLayers)
 {
-    if (m_expertKnobs == shown)
+    if (m_expertKnobs == expertKnobs && m_mtpLayers == mtpLayers)
         return;
-    m_expertKnobs = shown;
+    m_expertKnobs = expertKnobs;
+    m_mtpLayers = mtpLayers;
     rebuild();
 }
 
@@ -560,7 +561,7 @@ void CompareView::rebuild()
         const ExplorerPlan* e = plans[i];
         auto* timeline = new TimelinePlot(m_detail);
         timeline->setMinimumWidth(kChartMinWidth);
-        timeline->setTimeline(buildPlanTimeline(e->plan(), e->prediction()));
+        timeline->setTimeline(buildPlanTimeline(e->plan(), e->prediction(), m_mtpLayers));
         timeline->setTimeLimit(maxTime);
         timeline->resetZoom();
         timeline->plotLayout()->insertRow(0);
@@ -624,7 +625,7 @@ void CompareView::rebuild()
                                              m_detail));
         auto* partition = new StagePartitionView(m_detail);
         partition->setCompact(true);
-        partition->setExpertKnobs(m_expertKnobs);
+        partition->setModelTraits(m_expertKnobs, m_mtpLayers);
         partition->setTotalLayers(maxLayers);
         partition->setPlan(e->plan(), e->prediction(), buildPlanTimeline(e->plan(), e->prediction()).bottleneck);
         m_detailLayout->addWidget(partition);

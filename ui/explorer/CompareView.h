@@ -35,7 +35,8 @@ public:
 
     void setPlans(const std::vector<ExplorerPlan>& plans);
     // A dense model's plans have no EP/ETP/EDP: their row and the partitions' figures are left out.
-    void setExpertKnobs(bool shown);
+    // As StagePartitionView::setModelTraits, for the partitions and timelines compared.
+    void setModelTraits(bool expertKnobs, int mtpLayers);
     // Rows of the plan list to compare (at least two are needed to show anything).
     void setCompared(const QList<int>& rows);
     QList<int> compared() const { return m_compared; }
@@ -90,6 +91,7 @@ private:
     QToolButton* m_chooserButton;
     bool m_narrow = false;
     bool m_expertKnobs = true;
+    int m_mtpLayers = 0;
     QTableWidget* m_table;
     QLabel* m_hint;
     QWidget* m_top;

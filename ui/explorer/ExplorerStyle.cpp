@@ -289,6 +289,60 @@ QString knobsLabel(const StagePlan& s, bool experts)
     return experts ? dense + QStringLiteral(" · EP%1 ETP%2 EDP%3").arg(s.ep).arg(s.etp).arg(s.edp) : dense;
 }
 
+QString knobsShortLabel(const StagePlan& s)
+{
+    QStringList parts;
+    if (s.tp > 1)
+        parts << QStringLiteral("TP%1").arg(s.tp);
+    if (s.cp > 1)
+        parts << QStringLiteral("CP%1").arg(s.cp);
+    parts << QStringLiteral("DP%1").arg(s.dp);
+    if (s.ep > 1)
+        parts << QStringLiteral("EP%1").arg(s.ep);
+    if (s.etp > 1)
+        parts << QStringLiteral("ETP%1").arg(s.etp);
+    if (s.micro_batch_size > 1)
+        parts << QStringLiteral("MBS%1").arg(s.micro_batch_size);
+    if (s.recompute != Recompute::None)
+        parts << recomputeShortLabel(s).remove(QLatin1Char(':'));
+    return parts.join(QLatin1Char(' '));
+}
+
+QString stagesSummary(const Plan& plan)
+{
+    QStringList runs;
+    QString last;
+    int count = 0;
+    auto flush = [&]() {
+        if (count > 0)
+            runs << (count > 1 ? QStringLiteral("%1× %2").arg(count).arg(last) : last);
+    };
+    for (const StagePlan& s : plan.stages) {
+        const QString text = QStringLiteral("%1 %2L %3").arg(QString::fromStdString(s.device_type)).arg(s.num_layers).arg(knobsShortLabel(s));
+        if (text == last) {
+            ++count;
+            continue;
+        }
+        flush();
+        last = text;
+        count = 1;
+    }
+    flush();
+    return runs.join(QStringLiteral(" | "));
+}
+
+QString stagesSummaryLines(const Plan& plan)
+{
+    QStringList lines;
+    for (int i = 0; i < plan.pp(); ++i) {
+        const StagePlan& s = plan.stages[static_cast<std::size_t>(i)];
+        lines << QStringLiteral("S%1 %2, %3: %4")
+                     .arg(i)
+                     .arg(QString::fromStdString(s.device_type), layerRange(plan, i), knobsShortLabel(s));
+    }
+    return lines.join(QLatin1Char('\n'));
+}
+
 QString optimizerPlaceLabel(double f)
 {
     return f <= 0 ? QObject::tr("on devices") : f >= 1 ? QObject::tr("all on host") : QObject::tr("%1 % on host").arg(100.0 * f, 0, 'f', 0);
@@ -304,12 +358,15 @@ QString targetLabel(Target target)
     return QStringLiteral("any");
 }
 
-QString layerRange(const Plan& plan, int stage)
+QString layerRange(const Plan& plan, int stage, int mtpLayers)
 {
     if (stage < 0 || stage >= plan.pp())
         return {};
     const std::string ranges = PipelineLayout::rankLayerRanges(plan)[static_cast<std::size_t>(stage)];
-    return QStringLiteral("L") + QString::fromStdString(ranges).remove(QLatin1Char(' '));
+    const QString text = QStringLiteral("L") + QString::fromStdString(ranges).remove(QLatin1Char(' '));
+    if (stage + 1 < plan.pp() || mtpLayers <= 0)
+        return text;
+    return text + QLatin1Char(' ') + QString::fromStdString(PipelineLayout::mtpMark(mtpLayers));
 }
 
 QString devicesLabel(const StagePlan& stage)

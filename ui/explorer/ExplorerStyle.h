@@ -75,13 +75,24 @@ QString recomputeLabel(const StagePlan& stage);  // "none", "selective", "full 4
 // "rc: sel", "rc: full 4/12".
 QString recomputeShortLabel(const StagePlan& stage);
 QString knobsLabel(const StagePlan& stage, bool experts = true);   // "TP2 CP1 DP4 · EP4 ETP1 EDP2"
+// A stage's knobs that say something: DP always, TP, CP, EP and ETP above 1 (EDP follows
+// from them), the micro-batch size above 1 and recompute other than none: "TP2 DP4 EP8
+// MBS2 rc sel". A dense model's stages have EP and ETP 1, so none shows.
+QString knobsShortLabel(const StagePlan& stage);
+// The plan's stages in one line, in pipeline order, each its device type, decoder layers
+// and short knobs, runs of equal stages merged: "2× 910B 2L DP4 ETP4 | H800 4L TP2 MBS4".
+// What tells apart plans of equal figures (the same stages in another order, another split).
+QString stagesSummary(const Plan& plan);
+// The same a line per stage, with its layers: "S0 910B, L0-1: DP4 ETP4".
+QString stagesSummaryLines(const Plan& plan);
 QString targetLabel(Target target);              // "Megatron-LM", "FlagScale"
 // Where a plan keeps its optimizer states: "on devices", "25 % on host", "all on host".
 QString optimizerPlaceLabel(double offloadFraction);
 QString devicesLabel(const StagePlan& stage);    // "node 3: 0-7"
 // The decoder layers stage `stage` of the plan holds: "L5-14", "L17" for one layer, and with
-// virtual chunks one range per chunk, "L0-5,16-21" (PipelineLayout::rankLayerRanges).
-QString layerRange(const Plan& plan, int stage);
+// virtual chunks one range per chunk, "L0-5,16-21" (PipelineLayout::rankLayerRanges); the
+// last stage adds the model's MTP depths, "L16-23 +MTP" (PipelineLayout::mtpMark).
+QString layerRange(const Plan& plan, int stage, int mtpLayers = 0);
 
 // Background, axes, grid and legend of a chart from its widget's palette, so charts follow
 // the light and dark themes. Call again on QEvent::PaletteChange.

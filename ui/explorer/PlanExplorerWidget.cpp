@@ -302,9 +302,9 @@ void PlanExplorerWidget::setContext(const ExplorerContext& context)
 {
     d->context = context;
     d->hasContext = true;
-    d->partition->setExpertKnobs(context.model.isMoe());
+    d->partition->setModelTraits(context.model.isMoe(), context.model.mtp_num_layers);
     d->breakdown->setExpertDispatch(context.model.isMoe());
-    d->compare->setExpertKnobs(context.model.isMoe());
+    d->compare->setModelTraits(context.model.isMoe(), context.model.mtp_num_layers);
     d->whatIf->setContext(context);
     updateViews();
 }
@@ -564,7 +564,7 @@ void PlanExplorerWidget::updateViews()
     }
     const Plan& plan = e->plan();
     const Prediction& pred = e->prediction();
-    const PlanTimeline tl = buildPlanTimeline(plan, pred);
+    const PlanTimeline tl = buildPlanTimeline(plan, pred, d->context.model.mtp_num_layers);
     d->partition->setVisible(true);
     // A narrow title wraps between its parts, not inside one ("iteration" over "7.295 s").
     const QString stages = plan.pp() == 1 ? tr("1&nbsp;stage") : tr("%1&nbsp;stages").arg(plan.pp());

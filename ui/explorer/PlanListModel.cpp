@@ -65,6 +65,7 @@ QVariant PlanListModel::data(const QModelIndex& index, int role) const
         case Stages: return plan.pp();
         case TargetColumn: return QString::fromLatin1(toString(e->target));
         case Optimizer: return plan.optimizer_offload_fraction;
+        case Layout: return style::stagesSummary(plan);
         default: return {};
         }
     }
@@ -102,6 +103,7 @@ QVariant PlanListModel::data(const QModelIndex& index, int role) const
         case Stages: return plan.vpp > 1 ? QStringLiteral("%1 (VPP %2)").arg(plan.pp()).arg(plan.vpp) : QString::number(plan.pp());
         case TargetColumn: return e->launch_problem.empty() ? style::targetLabel(e->target) : tr("none");
         case Optimizer: return style::optimizerPlaceLabel(plan.optimizer_offload_fraction);
+        case Layout: return style::stagesSummary(plan);
         default: return {};
         }
     }
@@ -135,6 +137,8 @@ QVariant PlanListModel::data(const QModelIndex& index, int role) const
         if (index.column() == PeakMemory)
             if (const QString full = style::nearlyFullText(p); !full.isEmpty())
                 tip += full.toHtmlEscaped() + QStringLiteral("<br>");
+        if (index.column() == Layout)
+            tip += style::stagesSummaryLines(plan).toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>")) + QStringLiteral("<br>");
         for (const UnusedDevices& u : plan.unused)
             tip += QStringLiteral("Node %1: %2 devices unused (%3)<br>").arg(u.node).arg(u.count)
                        .arg(QString::fromStdString(u.reason).toHtmlEscaped());
@@ -162,6 +166,10 @@ QVariant PlanListModel::headerData(int section, Qt::Orientation orientation, int
         return tr("Where the optimizer states are kept: on the devices, or a share of every rank's states in host "
                   "memory, stepped by the host (Megatron-LM --optimizer-cpu-offload, --optimizer-offload-fraction). "
                   "Shown when a plan offloads.");
+    if (orientation == Qt::Horizontal && role == Qt::ToolTipRole && section == Layout)
+        return tr("The stages in pipeline order: device type, decoder layers (L), data-parallel size and the tensor-, "
+                  "context-, expert- and expert-tensor-parallel sizes above 1, the micro-batch size above 1 and "
+                  "recompute; equal stages in a row are merged (2×). Plans of equal figures differ here.");
     if (orientation == Qt::Horizontal && role == Qt::ToolTipRole && section == PeakMemory)
         return tr("The device with the largest share of its memory in use: used/capacity (with memory kept free, "
                   "used/usable of the device's memory: 67.7/72 of 80 GiB). The peak memory of "
@@ -180,6 +188,7 @@ QVariant PlanListModel::headerData(int section, Qt::Orientation orientation, int
     case Stages: return QStringLiteral("PP");
     case TargetColumn: return QStringLiteral("Target");
     case Optimizer: return tr("Optimizer");
+    case Layout: return tr("Layout");
     default: return {};
     }
 }

@@ -13,7 +13,7 @@ namespace hapmoe::ui {
 class PlanListModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { Name, Source, IterationTime, TokensPerS, TflopsPerDevice, Mfu, PeakMemory, Devices, Stages, TargetColumn, Optimizer, ColumnCount };
+    enum Column { Name, Source, IterationTime, TokensPerS, TflopsPerDevice, Mfu, PeakMemory, Devices, Stages, TargetColumn, Optimizer, Layout, ColumnCount };
     static constexpr int SortRole = Qt::UserRole;
 
     explicit PlanListModel(QObject* parent = nullptr);

@@ -32,7 +32,7 @@ PlanTableView::PlanTableView(PlanListModel* model, QWidget* parent)
     const PlanListModel::Column order[] = {PlanListModel::Name, PlanListModel::IterationTime, PlanListModel::TokensPerS,
                                            PlanListModel::Mfu, PlanListModel::PeakMemory, PlanListModel::Optimizer, PlanListModel::Stages,
                                            PlanListModel::Devices, PlanListModel::TflopsPerDevice,
-                                           PlanListModel::TargetColumn, PlanListModel::Source};
+                                           PlanListModel::TargetColumn, PlanListModel::Source, PlanListModel::Layout};
     for (int visual = 0; visual < PlanListModel::ColumnCount; ++visual)
         horizontalHeader()->moveSection(horizontalHeader()->visualIndex(order[visual]), visual);
     // The name column fits its names up to a bound: a current configuration named after a

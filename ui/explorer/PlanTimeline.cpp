@@ -45,7 +45,7 @@ const TailSpan& PlanTimeline::tailOf(int stage) const
     return tailSpans[static_cast<size_t>(stage)];
 }
 
-PlanTimeline buildPlanTimeline(const Plan& plan, const Prediction& prediction)
+PlanTimeline buildPlanTimeline(const Plan& plan, const Prediction& prediction, int mtpLayers)
 {
     PlanTimeline tl;
     const int pp = plan.pp();
@@ -96,7 +96,7 @@ PlanTimeline buildPlanTimeline(const Plan& plan, const Prediction& prediction)
         tl.deviceTypes.push_back(QString::fromStdString(sp.device_type));
         tl.stageNames << QStringLiteral("S%1 · %2 · %3")
                              .arg(i)
-                             .arg(QString::fromStdString(sp.device_type), style::layerRange(plan, i));
+                             .arg(QString::fromStdString(sp.device_type), style::layerRange(plan, i, mtpLayers));
     }
     try {
         tl.schedule = simulatePipeline(in);

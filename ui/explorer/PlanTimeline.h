@@ -65,6 +65,7 @@ struct PlanTimeline {
     std::vector<std::pair<double, double>> bubbles(int stage) const;
 };
 
-PlanTimeline buildPlanTimeline(const Plan& plan, const Prediction& prediction);
+// mtpLayers: the model's MTP depths, named on the last stage's lane (style::layerRange).
+PlanTimeline buildPlanTimeline(const Plan& plan, const Prediction& prediction, int mtpLayers = 0);
 
 } // namespace hapmoe::ui

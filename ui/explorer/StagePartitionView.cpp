@@ -90,11 +90,12 @@ void StagePartitionView::setCompact(bool compact)
     relayout();
 }
 
-void StagePartitionView::setExpertKnobs(bool shown)
+void StagePartitionView::setModelTraits(bool expertKnobs, int mtpLayers)
 {
-    if (shown == m_expertKnobs)
+    if (expertKnobs == m_expertKnobs && mtpLayers == m_mtpLayers)
         return;
-    m_expertKnobs = shown;
+    m_expertKnobs = expertKnobs;
+    m_mtpLayers = mtpLayers;
     relayout();
 }
 
@@ -205,7 +206,7 @@ QString StagePartitionView::stageToolTip(int index) const
                       .arg(s->numDevices())
                       .arg(QString::fromStdString(s->device_type).toHtmlEscaped())
                       .arg(index == m_bottleneck ? QStringLiteral(" <b>(bottleneck)</b>") : QString());
-    tip += QStringLiteral("Layers %1 (%2)<br>").arg(style::layerRange(m_plan, index).mid(1).replace(QLatin1Char(','), QStringLiteral(", "))).arg(s->num_layers);
+    tip += QStringLiteral("Layers %1 (%2)<br>").arg(style::layerRange(m_plan, index, m_mtpLayers).mid(1).replace(QLatin1Char(','), QStringLiteral(", "))).arg(s->num_layers);
     tip += QStringLiteral("%1<br>Recompute: %2 · micro-batch %3<br>Devices: %4<br>")
                .arg(style::knobsLabel(*s, m_expertKnobs), style::recomputeLabel(*s))
                .arg(s->micro_batch_size)
@@ -269,7 +270,7 @@ std::vector<StagePartitionView::BoxText> StagePartitionView::layoutBoxes() const
         }
         const QString rc = style::recomputeLabel(s);
         const QString layers = s.num_layers == 1 ? tr("1 layer") : tr("%1 layers").arg(s.num_layers);
-        l.push_back({QStringLiteral("%1 (%2)").arg(layers, style::layerRange(m_plan, i)), layers, QStringLiteral("%1 L").arg(s.num_layers)});
+        l.push_back({QStringLiteral("%1 (%2)").arg(layers, style::layerRange(m_plan, i, m_mtpLayers)), layers, QStringLiteral("%1 L").arg(s.num_layers)});
         QStringList grid = anyCp ? QStringList{QStringLiteral("TP%1 CP%2 DP%3").arg(s.tp).arg(s.cp).arg(s.dp),
                                                QStringLiteral("T%1 C%2 D%3").arg(s.tp).arg(s.cp).arg(s.dp)}
                                  : QStringList{QStringLiteral("TP%1 DP%2").arg(s.tp).arg(s.dp), QStringLiteral("T%1 D%2").arg(s.tp).arg(s.dp)};

@@ -31,7 +31,9 @@ public:
     // Layer count per unit of width; set the same value on several views to compare widths.
     void setTotalLayers(int layers);
     // Whether the model has experts: a dense model's stages show no EP, ETP and EDP.
-    void setExpertKnobs(bool shown);
+    // What the model adds to the stages' text: the expert knobs (EP, ETP, EDP) of an MoE
+    // model, and the MTP depths the last stage holds (style::layerRange).
+    void setModelTraits(bool expertKnobs, int mtpLayers);
 
     int stageCount() const;
     const StagePlan* stage(int index) const;
@@ -106,6 +108,7 @@ private:
     int m_totalLayers = 0;
     bool m_compact = false;
     bool m_expertKnobs = true;
+    int m_mtpLayers = 0;
     bool m_hasPlan = false;
     // The boxes' text for the width they were laid out at (layoutBoxes), until that changes.
     mutable std::optional<std::vector<BoxText>> m_boxes;

@@ -126,6 +126,7 @@ private slots:
     void partitionBoxesAlwaysNameTheirDeviceType();
     void peakMemoryColumnShowsTheFullestDevice();
     void optimizerColumnShowsWhereTheStatesAre();
+    void layoutColumnTellsEqualPlansApart();
     void partitionTextFitsEveryBox();
     void exportDialogOpensAtItsSizeForTheWindow();
     void exportDialogWrapsCheckLabels();
@@ -2567,6 +2568,13 @@ void PlanExplorerTest::timelineNamesOnlyLanesWithRoom()
     // One layer: "L17", not "L17-17".
     plan.stages[3].num_layers = 1;
     QVERIFY(buildPlanTimeline(plan, pred).stageNames[3].endsWith(QStringLiteral("L6")));
+    // A model with multi-token prediction: its MTP depths are costed on the last stage
+    // (docs/cost-model.md section 3.9), and that lane says so; no other lane does. (The layers
+    // run on from S3's one: S15 holds 29 and 30.)
+    const PlanTimeline mtp = buildPlanTimeline(plan, pred, 1);
+    QVERIFY2(mtp.stageNames.back().endsWith(QStringLiteral("L29-30 +MTP")), qPrintable(mtp.stageNames.back()));
+    QVERIFY2(mtp.stageNames[3].endsWith(QStringLiteral("L6")), qPrintable(mtp.stageNames[3]));
+    QVERIFY2(buildPlanTimeline(plan, pred, 2).stageNames.back().endsWith(QStringLiteral("+2 MTP")), qPrintable(mtp.stageNames.back()));
 }
 
 void PlanExplorerTest::timelineLaneNamesShortenInANarrowChart()
@@ -2691,7 +2699,7 @@ void PlanExplorerTest::partitionBoxesAlwaysNameTheirDeviceType()
     // the tooltip.
     view.resize(700, view.height());
     QVERIFY2(view.stageLines(0).join(QLatin1Char('|')).contains(QStringLiteral("EP")), qPrintable(view.stageLines(0).join(QLatin1Char('|'))));
-    view.setExpertKnobs(false);
+    view.setModelTraits(false, 0);
     QVERIFY2(!view.stageLines(0).join(QLatin1Char('|')).contains(QStringLiteral("EP")), qPrintable(view.stageLines(0).join(QLatin1Char('|'))));
     QVERIFY(!view.stageToolTip(0).contains(QStringLiteral("EDP")));
     QVERIFY(view.stageToolTip(0).contains(QStringLiteral("TP1 CP1 DP8")));
@@ -2699,7 +2707,7 @@ void PlanExplorerTest::partitionBoxesAlwaysNameTheirDeviceType()
     // Stages of other micro-batch sizes (FlagScale's meshes: DP 8 x MBS 1 and DP 4 x MBS 2
     // run the same step): every box written across says its size at every width, since a
     // stage of MBS 2 runs half as many micro-batches.
-    view.setExpertKnobs(true);
+    view.setModelTraits(true, 0);
     plan.stages[1].tp = 2;
     plan.stages[1].dp = 4;
     plan.stages[1].micro_batch_size = 2;
@@ -2746,6 +2754,46 @@ void PlanExplorerTest::optimizerColumnShowsWhereTheStatesAre()
         e.ranked.plan.optimizer_offload_fraction = 0.0;
     model.setPlans(plans);
     QVERIFY(table.isColumnHidden(PlanListModel::Optimizer));
+}
+
+void PlanExplorerTest::layoutColumnTellsEqualPlansApart()
+{
+    // HS-DP #4 and #5 of `hapmoe plan --model Mixtral-S --cluster 24-1 --top 5`: the same
+    // stages, S4 and S5 swapped (DP 2 at MBS 2 and TP 2 at MBS 4 run the same step), and so
+    // the same figures to the millisecond. The layout column is where they differ; runs of
+    // equal stages are merged, EDP (which follows from the others) and sizes of 1 other than DP's are
+    // left out.
+    auto plan = [](bool swapped) {
+        Plan p;
+        p.stages = {test::stage("910B-376T", 0, 0, 4, 0, 2, 1, 4, 1, 4, 1, 1), test::stage("910B-376T", 0, 4, 4, 2, 2, 1, 4, 1, 4, 1, 1),
+                    test::stage("910B-376T", 1, 0, 4, 4, 2, 1, 4, 1, 1, 4, 1), test::stage("910B-376T", 1, 4, 4, 6, 2, 1, 4, 1, 1, 4, 1),
+                    test::stage("H800", 2, 0, 2, 8, 4, 1, 2, 1, 2, 1, 2), test::stage("H800", 2, 2, 2, 12, 4, 2, 1, 1, 2, 1, 4),
+                    test::stage("H800", 2, 4, 4, 16, 8, 1, 4, 1, 2, 2, 1, Recompute::Full, 2)};
+        if (swapped)
+            std::swap(p.stages[4], p.stages[5]);
+        return p;
+    };
+    std::vector<ExplorerPlan> plans(2);
+    for (int i = 0; i < 2; ++i) {
+        plans[std::size_t(i)].rank = i + 4;
+        plans[std::size_t(i)].ranked.plan = plan(i == 1);
+    }
+    PlanListModel model;
+    model.setPlans(plans);
+    QCOMPARE(model.headerData(PlanListModel::Layout, Qt::Horizontal, Qt::DisplayRole).toString(), QStringLiteral("Layout"));
+    QCOMPARE(model.index(0, PlanListModel::Layout).data().toString(),
+             QStringLiteral("2× 910B-376T 2L DP4 ETP4 | 2× 910B-376T 2L DP4 | H800 4L DP2 ETP2 MBS2 | H800 4L TP2 DP1 ETP2 MBS4 | "
+                            "H800 8L DP4 ETP2 rc full 2/8"));
+    QCOMPARE(model.index(1, PlanListModel::Layout).data().toString(),
+             QStringLiteral("2× 910B-376T 2L DP4 ETP4 | 2× 910B-376T 2L DP4 | H800 4L TP2 DP1 ETP2 MBS4 | H800 4L DP2 ETP2 MBS2 | "
+                            "H800 8L DP4 ETP2 rc full 2/8"));
+    // The tooltip has a line per stage with its layers.
+    const QString tip = model.index(1, PlanListModel::Layout).data(Qt::ToolTipRole).toString();
+    QVERIFY2(tip.contains(QStringLiteral("S4 H800, L8-11: TP2 DP1 ETP2 MBS4<br>S5 H800, L12-15: DP2 ETP2 MBS2")), qPrintable(tip));
+    // A dense plan: no expert sizes to show.
+    Plan dense;
+    dense.stages = {test::stage("A100-80GB", 0, 0, 8, 0, 16, 2, 4, 1, 1, 4, 1), test::stage("A100-80GB", 1, 0, 8, 16, 16, 2, 4, 1, 1, 4, 1)};
+    QCOMPARE(style::stagesSummary(dense), QStringLiteral("2× A100-80GB 16L TP2 DP4"));
 }
 
 void PlanExplorerTest::peakMemoryColumnShowsTheFullestDevice()
