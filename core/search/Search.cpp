@@ -1211,10 +1211,13 @@ SearchResult runSearchAt(const CostModel& cost, const SearchOptions& options, co
              [recipe](const DeviceCatalog& c, const std::string& type) { return fp8Unavailable(c, type, recipe); });
     for (const std::string& l : leftOut)
         result.devices_left_out += (result.devices_left_out.empty() ? "" : "; and ") + l;
+    // A search without a plan says what it left out, since the devices left out may be what
+    // was missing, and what would bring them back when only the dispatcher keeps them out.
+    const std::string dispatcherHint = flex && leftOut.size() == 1 && !cost.model().training.fp8()
+        ? "; the alltoall or allgather dispatcher runs on every device"
+        : "";
     if (usable.nodes.empty()) {
-        result.no_plan_reason = result.devices_left_out + "; no device of the cluster is left";
-        if (flex && leftOut.size() == 1 && !cost.model().training.fp8())
-            result.no_plan_reason += " (the alltoall or allgather dispatcher runs on every device)";
+        result.no_plan_reason = result.devices_left_out + "; no device of the cluster is left" + dispatcherHint;
         return result;
     }
     // Every plan holds each parameter at least once with its weight and gradient, and the
@@ -1234,7 +1237,7 @@ SearchResult runSearchAt(const CostModel& cost, const SearchOptions& options, co
     if (deviceCount > 0 && (offloadAllowed ? needOffloaded : needOnDevice) > deviceBytes) {
         const std::string params = parametersText(countParameters(cost.model()).total);
         const std::string held = "the cluster's " + std::to_string(deviceCount) + " devices hold " + memoryText(deviceBytes)
-            + (result.devices_left_out.empty() ? "" : " (those the search may use)");
+            + (result.devices_left_out.empty() ? "" : " (those the search may use: " + result.devices_left_out + dispatcherHint + ")");
         if (offloadAllowed)
             result.no_plan_reason = "no plan fits in device memory: the model's " + params + " parameters need at least "
                 + memoryText(needOffloaded) + " on the devices for their weights and gradients even with the optimizer "
@@ -1789,6 +1792,8 @@ SearchResult runSearchAt(const CostModel& cost, const SearchOptions& options, co
         else
             reason = "no plan satisfies the structure rules of the target (group sizes, TP/EP divisibility, "
                      "micro-batch layout)";
+        if (!result.devices_left_out.empty() && !result.cancelled && !result.timed_out)
+            reason += "; " + result.devices_left_out + dispatcherHint;
         result.no_plan_reason = reason;
     }
     // 1 only for a search that ran to its end: a cancelled or timed-out one reports its last

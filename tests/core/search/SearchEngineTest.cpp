@@ -1675,6 +1675,17 @@ void SearchEngineTest::flexDispatcherLeavesOutDevicesWithoutDeepEp()
     QVERIFY(none.plans.empty());
     QCOMPARE(none.states, 0LL);   // refused before any state
     QVERIFY2(none.no_plan_reason.find("no device of the cluster is left") != std::string::npos, none.no_plan_reason.c_str());
+
+    // Devices left, but too few: Qwen3-235B-A22B (flex) on 16 A100 and 16 H100 has the H100
+    // half, 1.2 TiB, for the 1.3 TiB its weights and gradients need even offloaded. The
+    // reason says the A100 half was left out, and what would bring it back.
+    const ModelSpec* qwen = findModelPreset("Qwen3-235B-A22B");
+    QVERIFY(qwen && qwen->usesFlexDispatcher());
+    const SearchResult half = runSearch(CostModel(*qwen, clusterFromShorthand("A100:2x8,H100:2x8", cat), cat), o);
+    QVERIFY(half.plans.empty());
+    for (const char* part : {"the cluster's 16 devices hold", "the flex dispatcher needs DeepEP, so the search leaves out A100-80GB",
+                             "the alltoall or allgather dispatcher runs on every device"})
+        QVERIFY2(half.no_plan_reason.find(part) != std::string::npos, half.no_plan_reason.c_str());
 }
 
 void SearchEngineTest::fp8LeavesOutDevicesWithoutFp8()
