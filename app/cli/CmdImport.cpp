@@ -230,8 +230,12 @@ int cmdImport(const Args& args)
                   << (p.distributed_optimizer ? "distributed optimizer" : "no distributed optimizer") << ", "
                   << (p.sequence_parallel ? "sequence parallel (meshes with TP > 1)" : "no sequence parallel") << "\n";
     } else {
-        std::cout << "parallel: TP" << p.tp << " PP" << p.pp << " CP" << p.cp << " EP" << p.ep << " ETP"
-                  << (p.etp > 0 ? std::to_string(p.etp) : std::to_string(p.tp) + " (= TP)") << " VPP" << p.vpp;
+        // A dense model has no experts: its ETP is 1 whatever the flags (the plan's), and
+        // Megatron's default of ETP = TP applies to MoE layers only.
+        std::cout << "parallel: TP" << p.tp << " PP" << p.pp << " CP" << p.cp;
+        if (m.isMoe())
+            std::cout << " EP" << p.ep << " ETP" << (p.etp > 0 ? std::to_string(p.etp) : std::to_string(p.tp) + " (= TP)");
+        std::cout << " VPP" << p.vpp;
         if (!p.layout.empty())
             std::cout << " layout \"" << p.layout << "\"";
         if (!p.layer_split.empty()) {

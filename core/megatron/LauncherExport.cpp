@@ -352,11 +352,24 @@ public:
         ruleCheck("query groups % TP == 0 or TP % groups == 0", {"model.query-groups-tp"});
         ruleCheck("hidden % heads == 0 (no kv_channels)", {"model.hidden-divisible-by-heads"});
         ruleCheck("GBS % (MBS*DP) == 0, same M on every mesh", {"batch.divisible", "batch.same-microbatches"});
-        ruleCheck("seq % (2*CP) == 0 when CP > 1", {"seq.context-parallel"});
+        // A rule on a size above 1 or on a recompute module is listed when some stage has it
+        // (or breaks it), as the interleaved check above: one that cannot apply is not passed.
+        auto anyStage = [&plan](auto&& pred) { return std::any_of(plan.stages.begin(), plan.stages.end(), pred); };
+        auto broken = [&problems](const char* id) {
+            return std::any_of(problems.begin(), problems.end(), [id](const DeploymentProblem& p) { return p.rule == id; });
+        };
+        if (anyStage([](const StagePlan& st) { return st.cp > 1; }) || broken("seq.context-parallel"))
+            ruleCheck("seq % (2*CP) == 0 when CP > 1", {"seq.context-parallel"});
         if (model.isMoe()) {
-            ruleCheck("MoE with ETP > 1 needs --disable-bias-linear", {"moe.bias-needs-etp1"});
-            ruleCheck("MoE with TP > 1 needs --sequence-parallel", {"moe.tp-needs-sp"});
+            if (anyStage([](const StagePlan& st) { return st.etp > 1; }) || broken("moe.bias-needs-etp1"))
+                ruleCheck("MoE with ETP > 1 needs --disable-bias-linear", {"moe.bias-needs-etp1"});
+            if (anyStage([](const StagePlan& st) { return st.tp > 1; }) || broken("moe.tp-needs-sp"))
+                ruleCheck("MoE with TP > 1 needs --sequence-parallel", {"moe.tp-needs-sp"});
         }
+        if (anyStage([](const StagePlan& st) {
+                return st.recompute == Recompute::Selective && (st.recompute_modules & recompute_module::moe_act);
+            }) || broken("recompute.moe-act-needs-grouped-gemm"))
+            ruleCheck("moe_act recompute needs --moe-grouped-gemm", {"recompute.moe-act-needs-grouped-gemm"});
         if (model.usesFlexDispatcher()) {
             if (!flexWithoutTpEpLimit())
                 ruleCheck("flex dispatcher needs ETP*EP > 1 on every stage", {"moe.flex-needs-tp-ep"});

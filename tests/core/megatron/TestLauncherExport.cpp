@@ -1626,6 +1626,47 @@ private slots:
         }
     }
 
+    void checksListOnlyRulesThatApply()
+    {
+        // megatronPlan() runs TP 2, CP 1, ETP 1 with full recompute: the rule on TP above 1
+        // is listed (and passed), those on CP and ETP above 1 cannot apply and are not; nor is
+        // moe_act's. At TP 1 with moe_act recompute (on the NVIDIA stages the launcher writes
+        // --moe-grouped-gemm for) the TP rule goes and moe_act's comes.
+        auto listed = [](const ExportResult& e, const std::string& rule) {
+            const auto c = std::find_if(e.checks.begin(), e.checks.end(), [&](const ExportCheck& x) { return x.rule.find(rule) != std::string::npos; });
+            return c == e.checks.end() ? std::string("absent") : c->ok ? std::string("ok") : "failed: " + c->message;
+        };
+        PlanDocument d = megatronPlan();
+        const ExportResult tp2 = exportLauncher(d, {});
+        QVERIFY2(tp2.ok, tp2.refusal.c_str());
+        QCOMPARE(listed(tp2, "MoE with TP > 1 needs --sequence-parallel"), std::string("ok"));
+        QCOMPARE(listed(tp2, "MoE with ETP > 1 needs --disable-bias-linear"), std::string("absent"));
+        QCOMPARE(listed(tp2, "seq % (2*CP)"), std::string("absent"));
+        QCOMPARE(listed(tp2, "moe_act recompute"), std::string("absent"));
+        for (StagePlan& st : d.plan.stages) {
+            st.tp = 1;
+            st.dp = 8;
+            st.edp = 2;   // EP 4 x ETP 1 x EDP 2 = 8
+            st.recompute = Recompute::Selective;
+            st.recompute_layers = 0;
+            st.recompute_modules = recompute_module::moe_act | recompute_module::layernorm;
+        }
+        const ExportResult tp1 = exportLauncher(d, {});
+        QVERIFY2(tp1.ok, tp1.refusal.c_str());
+        QCOMPARE(listed(tp1, "MoE with TP > 1 needs --sequence-parallel"), std::string("absent"));
+        QCOMPARE(listed(tp1, "moe_act recompute needs --moe-grouped-gemm"), std::string("ok"));
+        QVERIFY(tp1.script.find("--moe-grouped-gemm") != std::string::npos);
+        // Broken, a rule is listed whatever the sizes: moe_act on a dense model.
+        d.model.num_experts = 0;
+        for (StagePlan& st : d.plan.stages) {
+            st.ep = 1;
+            st.edp = 8;
+        }
+        const ExportResult dense = exportLauncher(d, {});
+        QVERIFY(!dense.ok);
+        QVERIFY2(listed(dense, "moe_act recompute needs --moe-grouped-gemm").rfind("failed: ", 0) == 0, dense.refusal.c_str());
+    }
+
     void vendorsAndDevices()
     {
         // Mixed vendors are refused for Megatron-LM.

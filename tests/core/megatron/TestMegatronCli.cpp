@@ -70,11 +70,13 @@ private slots:
         QTemporaryDir dir;
         Run r = hapmoeCli({"import", data("train_gpt3_175b_distributed.sh")}, dir.path());
         QCOMPARE(r.code, 0);
-        QVERIFY(r.out.contains("parallel: TP8 PP16 CP1"));
+        // GPT-3 is dense: no expert sizes (its plan has ETP 1, not Megatron's MoE default = TP).
+        QVERIFY2(r.out.contains("parallel: TP8 PP16 CP1 VPP1"), qPrintable(r.out));
         QVERIFY(r.out.contains("world: 16 nodes x 8 processes = 128"));
         QVERIFY(r.out.contains("positional parameter $1"));
         r = hapmoeCli({"import", data("train_mixtral_8x7b_distributed.sh"), "--cluster", "H800:4x8", "-o", "p.hapmoe"}, dir.path());
         QCOMPARE(r.code, 0);
+        QVERIFY2(r.out.contains(" EP8 ETP"), qPrintable(r.out));
         QVERIFY(r.out.contains("predicted iteration"));
         r = hapmoeCli({"validate", dir.filePath("p.hapmoe")}, dir.path());
         QCOMPARE(r.code, 0);
