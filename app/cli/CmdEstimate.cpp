@@ -274,6 +274,19 @@ EstimateInput fromFlags(const CliArgs& a, const DeviceCatalog& catalog, Warnings
         if (k.recompute != Recompute::Selective)
             throw UsageError("--recompute-modules needs --recompute selective");
         k.recompute_modules = parseRecomputeModules(*modules);
+        // Modules the model has none of recompute nothing (docs/cost-model.md section 3.5):
+        // Megatron-Core accepts them, and the estimate says so rather than leave the user to
+        // wonder why the memory did not move. (moe_act and mla_up_proj without their layers
+        // are refused by the deployment rules.)
+        const ModelSpec& m = in.model;
+        const bool anyDense = m.numMoeLayers() < m.num_layers;
+        if ((k.recompute_modules & recompute_module::mlp) && !anyDense)
+            in.notes.push_back("--recompute-modules mlp recomputes nothing: it is the dense layers' MLP, and every layer of "
+                               + m.name + " is an MoE layer (moe recomputes those)");
+        if ((k.recompute_modules & recompute_module::moe) && !m.isMoe())
+            in.notes.push_back("--recompute-modules moe recomputes nothing: " + m.name + " has no MoE layers");
+        if ((k.recompute_modules & recompute_module::shared_experts) && (!m.isMoe() || m.moe_shared_expert_intermediate_size <= 0))
+            in.notes.push_back("--recompute-modules shared_experts recomputes nothing: " + m.name + " has no shared experts");
     }
     k.sequence_parallel = a.has("sequence-parallel");
     k.distributed_optimizer = a.has("distributed-optimizer");

@@ -57,7 +57,10 @@ Options:
                    warning), and an exit guarded by one is read as not taken
   --script-env NAME=VALUE
                    a variable of the script's environment, as `NAME=VALUE bash SCRIPT` sets
-                   it (repeatable); a name neither the script nor these set is unset
+                   it (repeatable). A name neither the script nor these set is read as
+                   unset by a test ([ -z "$NAME" ] holds), and a flag that uses it keeps
+                   ${NAME} for the run's environment to fill in, with a warning (so does
+                   NAME="$NAME --flag" in a loop: the launcher writes ${NAME:-})
 )HELP";
 
 // Full recompute of a stage as FlagScale's per-stage lists give it.

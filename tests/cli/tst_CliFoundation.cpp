@@ -695,6 +695,15 @@ void tst_CliFoundation::estimateNamesTheResponsibleFlag()
     r = hapmoe({"estimate", "--model", "Mixtral-S", "--cluster", "H800:2x8", "--tp", "2", "--pp", "3"});
     QCOMPARE(r.exitCode, 2);
     QVERIFY2(r.err.contains("--tp/--pp: TP*CP*PP = 6 does not divide"), qPrintable(r.err));
+    // A recompute module the model has none of is accepted, as Megatron-Core accepts it, and
+    // said to recompute nothing: Mixtral-S has only MoE layers and no shared experts.
+    r = hapmoe({"estimate", "--model", "Mixtral-S", "--cluster", "H800:2x8", "--pp", "2", "--ep", "8", "--distributed-optimizer", "--recompute", "selective",
+                "--recompute-modules", "mlp,shared_experts,core_attn"});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.out.contains("note: --recompute-modules mlp recomputes nothing: it is the dense layers' MLP, and every layer of "
+                            "Mixtral-S is an MoE layer"),
+             qPrintable(r.out));
+    QVERIFY2(r.out.contains("note: --recompute-modules shared_experts recomputes nothing: Mixtral-S has no shared experts"), qPrintable(r.out));
 }
 
 void tst_CliFoundation::sequenceParallelWithoutTensorParallelIsOff()
