@@ -1983,6 +1983,7 @@ Prediction CostModel::estimate(const Plan& plan) const
             const DeviceInfo& dev = m.device(st.device_type);
             const std::string note = dev.fp8 ? st.device_type + ": the linear layers' GEMMs in FP8 at its FP8 peak, with their casts"
                                                    + std::string(m.haveTables ? " (a profile table's layer times are used as measured)" : "")
+                                                   + "; its share of the MFU is over that FP8 peak, as NVIDIA's recipes count it"
                                              : st.device_type + ": " + fp8Unavailable(m.catalog, st.device_type, m.model.training.fp8_recipe)
                                                    + ", so its GEMMs are costed in " + toString(m.model.training.precision)
                                                    + " (FP8 training cannot run on it)";

@@ -166,6 +166,10 @@ QVariant PlanListModel::headerData(int section, Qt::Orientation orientation, int
         return tr("Where the optimizer states are kept: on the devices, or a share of every rank's states in host "
                   "memory, stepped by the host (Megatron-LM --optimizer-cpu-offload, --optimizer-offload-fraction). "
                   "Shown when a plan offloads.");
+    if (orientation == Qt::Horizontal && role == Qt::ToolTipRole && section == Mfu)
+        return tr("Model FLOPs per second over the peak of the devices the plan uses (Megatron-LM's counting, "
+                  "docs/cost-model.md section 1). Devices that run the GEMMs in FP8 count their FP8 peak, as NVIDIA's "
+                  "recipes do, so an FP8 plan shows a lower MFU than a BF16 plan of the same speed.");
     if (orientation == Qt::Horizontal && role == Qt::ToolTipRole && section == Layout)
         return tr("The stages in pipeline order: device type, decoder layers (L), data-parallel size and the tensor-, "
                   "context-, expert- and expert-tensor-parallel sizes above 1, the micro-batch size above 1 and "
