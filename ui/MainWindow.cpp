@@ -60,6 +60,24 @@ namespace hapmoe::ui {
 namespace {
 constexpr int kMaxRecent = 8;
 const char* kFileFilter = QT_TRANSLATE_NOOP("MainWindow", "HAPMoE projects (*.hapmoe);;JSON (*.json);;All files (*)");
+const char* kOpenFilter = QT_TRANSLATE_NOOP("MainWindow", "Projects, plans, models and clusters (*.hapmoe *.json);;"
+                                                          "Launch scripts (*.sh *.bash);;All files (*)");
+
+// Whether opening the file changes the project open now (a launch script's model, a model or
+// cluster file) rather than replacing it (a project, a plan): no need to ask to save first.
+bool loadsIntoProject(const QString& fileName)
+{
+    const QString suffix = QFileInfo(fileName).suffix().toLower();
+    if (suffix == QLatin1String("sh") || suffix == QLatin1String("bash"))
+        return true;
+    try {
+        const std::string path = fileName.toStdString();
+        const std::string format = detectFormat(readTextFile(path), path);
+        return format == kModelFormat || format == kClusterFormat;
+    } catch (const std::exception&) {
+        return false;   // openFile says what is wrong with it
+    }
+}
 } // namespace
 
 MainWindow::MainWindow(QWidget* parent)
@@ -466,10 +484,8 @@ void MainWindow::createActions()
             newProject();
     });
     QAction* openAct = file->addAction(tr("&Open\u2026"), QKeySequence::Open, this, [this] {
-        if (!maybeSave())
-            return;
-        const QString path = QFileDialog::getOpenFileName(this, tr("Open project"), QString(), tr(kFileFilter));
-        if (!path.isEmpty())
+        const QString path = QFileDialog::getOpenFileName(this, tr("Open"), QString(), tr(kOpenFilter));
+        if (!path.isEmpty() && (loadsIntoProject(path) || maybeSave()))
             openFile(path);
     });
     m_recentMenu = file->addMenu(tr("Open &Recent"));
@@ -794,6 +810,27 @@ bool MainWindow::openFile(const QString& fileName)
             showWithWarnings({opened}, warnings);
             if (!p.plans.empty())
                 showTab(QStringLiteral("results"));
+            return true;
+        }
+        // A model or cluster file (hapmoe.model, hapmoe.cluster, as the command line takes
+        // them) goes into the project open now, in place of its model or cluster, as a preset
+        // does: one step to undo.
+        if (const std::string format = detectFormat(text, path); format == kModelFormat || format == kClusterFormat) {
+            Warnings warnings;
+            const QString name = QFileInfo(fileName).fileName();
+            if (format == kModelFormat) {
+                m_document->setModel(readValidModel(text, path, &warnings), tr("Load model %1").arg(name));
+                showTab(QStringLiteral("model"));
+            } else {
+                Cluster c = readValidCluster(text, path, m_document->catalog(), &warnings);
+                fitLayout(c);
+                m_document->setCluster(c, tr("Load cluster %1").arg(name));
+                showTab(QStringLiteral("designer"));
+                m_view->zoomToFit();
+            }
+            showWithWarnings({format == kModelFormat ? tr("Loaded the model of %1 into the project").arg(name)
+                                                     : tr("Loaded the cluster of %1 into the project").arg(name)},
+                             warnings);
             return true;
         }
         Warnings warnings;

@@ -776,6 +776,42 @@ private slots:
         QVERIFY(back.plans.front().source == SavedPlan::Source::Current);
     }
 
+    void modelAndClusterFilesLoadIntoTheProject()
+    {
+        // A hapmoe.model or hapmoe.cluster file, as `hapmoe plan --model M --cluster C` takes
+        // them, replaces the open project's model or cluster (one undoable step each) and keeps
+        // the rest; a bad one is refused naming the field, and the project is untouched.
+        QTemporaryDir dir;
+        auto w = makeWindow();
+        w->loadExample();
+        const std::string exampleCluster = writeCluster(w->document()->cluster());
+        const QString modelPath = dir.filePath(QStringLiteral("qwen.json"));
+        saveFileAtomically(modelPath.toStdString(), writeModel(*findModelPreset("Qwen3-30B-A3B")));
+        QVERIFY2(w->openFile(modelPath), qPrintable(w->lastError()));
+        QCOMPARE(w->document()->model().name, std::string("Qwen3-30B-A3B"));
+        QCOMPARE(writeCluster(w->document()->cluster()), exampleCluster);
+        QVERIFY2(w->statusBar()->currentMessage().contains(QStringLiteral("qwen.json")), qPrintable(w->statusBar()->currentMessage()));
+
+        const QString clusterPath = dir.filePath(QStringLiteral("mixed.json"));
+        saveFileAtomically(clusterPath.toStdString(), writeCluster(clusterFromShorthand("A100:2x8,H100:2x8", DeviceCatalog::builtin())));
+        QVERIFY2(w->openFile(clusterPath), qPrintable(w->lastError()));
+        QCOMPARE(w->document()->cluster().totalDevices(), 32);
+        QCOMPARE(w->document()->model().name, std::string("Qwen3-30B-A3B"));
+        w->document()->undoStack()->undo();
+        QCOMPARE(writeCluster(w->document()->cluster()), exampleCluster);
+
+        QFile bad(dir.filePath(QStringLiteral("bad-model.json")));
+        QVERIFY(bad.open(QIODevice::WriteOnly));
+        bad.write(QByteArray::fromStdString(writeModel(*findModelPreset("Mixtral-S")))
+                      .replace("\"num_layers\": 24", "\"num_layers\": \"many\""));
+        bad.close();
+        const std::string before = w->document()->serialize();
+        QVERIFY(!w->openFile(bad.fileName()));
+        QVERIFY2(w->lastError().contains(QStringLiteral("bad-model.json")) && w->lastError().contains(QStringLiteral("num_layers")),
+                 qPrintable(w->lastError()));
+        QCOMPARE(w->document()->serialize(), before);
+    }
+
     void badFileNamesTheField()
     {
         QTemporaryDir dir;
