@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fnmatch.h>
+#include <regex.h>
 #include <functional>
 #include <optional>
 #include <set>
@@ -4344,6 +4345,22 @@ BashReader::Truth BashReader::evalTest(const std::vector<std::string>& all)
             return result(equal);
         if (op == "!=")
             return result(!equal);
+        // [[ WORD =~ REGEX ]]: a POSIX extended expression matched anywhere in the word, as
+        // bash runs it (regcomp with REG_EXTENDED; manual 3.2.5.2). A word holding a value the
+        // reading does not know, or an expression regcomp refuses (bash's status 2), decides
+        // nothing. (Quoted parts of the expression match literally in bash; the word arrives
+        // here with its quotes removed, so an expression with quoted special characters can
+        // match more than bash's.)
+        if (doubleBracket && op == "=~") {
+            if (w[0].find(kEmptySentinel) != std::string::npos)
+                return Truth::Unknown;
+            regex_t re;
+            if (regcomp(&re, w[2].c_str(), REG_EXTENDED | REG_NOSUB) != 0)
+                return Truth::Unknown;
+            const bool matched = regexec(&re, w[0].c_str(), 0, nullptr, 0) == 0;
+            regfree(&re);
+            return result(matched);
+        }
         long long a = 0, b = 0;
         if ((op == "-eq" || op == "-ne" || op == "-lt" || op == "-le" || op == "-gt" || op == "-ge") && wholeInteger(w[0], a)
             && wholeInteger(w[2], b)) {
@@ -4355,7 +4372,7 @@ BashReader::Truth BashReader::evalTest(const std::vector<std::string>& all)
             return result(a >= b);
         }
     }
-    return Truth::Unknown;   // file tests, regular expressions, -a/-o: not decidable from text
+    return Truth::Unknown;   // file tests, -a/-o: not decidable from text
 }
 
 void BashReader::warnSubstitution(const std::string& text, int line)

@@ -1979,7 +1979,13 @@ private:
         o << "    exit 2\n";
         o << "fi\n";
         o << "MASTER_ADDR=\"${MASTER_ADDR:-${NODE_HOSTS[0]}}\"\n";
-        o << "MASTER_PORT=\"${MASTER_PORT:-" << masterPort() << "}\"\n\n";
+        o << "MASTER_PORT=\"${MASTER_PORT:-" << masterPort() << "}\"\n";
+        // What the node prints, kept in a file as well: Megatron-LM prints its iteration
+        // lines on the last rank (print_rank_last), so the last node's file is the log
+        // `hapmoe calibrate --log` reads.
+        o << "# This node's output, also kept in LOG_FILE; the last node's holds the iteration lines\n"
+             "# that `hapmoe calibrate --log` reads.\n";
+        o << "LOG_FILE=\"${LOG_FILE:-train_node${NODE_RANK}.log}\"\n\n";
         return o.str();
     }
 
@@ -2136,7 +2142,8 @@ private:
         o << "torchrun \"${DISTRIBUTED_ARGS[@]}\" " << ShellQuote::value(entryScript);
         for (const ArgGroup& g : m_groups)
             o << " \\\n    \"${" << g.name << "[@]}\"";
-        o << "\n";
+        // pipefail (set at the top) gives the run's exit status through tee.
+        o << " \\\n    2>&1 | tee \"${LOG_FILE}\"\n";
         return o.str();
     }
 

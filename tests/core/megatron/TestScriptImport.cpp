@@ -35,10 +35,10 @@ bool hasWarning(const ImportedScript& s, const std::string& part)
 }
 
 // What validateScriptModel says of an inline script: the error, or "accepted".
-std::string refusalOf(const std::string& script, const std::string& file)
+std::string refusalOf(const std::string& script, const std::string& file, const ScriptInputs& inputs = {})
 {
     try {
-        validateScriptModel(importMegatronScript(script, file));
+        validateScriptModel(importMegatronScript(script, file, inputs));
     } catch (const InputError& e) {
         return e.what();
     }
@@ -2347,7 +2347,43 @@ private slots:
             const ImportedScript s = importMegatronScript(r.script, "launch.sh");
             QVERIFY(!std::any_of(s.warnings.begin(), s.warnings.end(),
                                  [](const std::string& w) { return w.find("cannot be decided") != std::string::npos; }));
+            // Given the node rank, the guard is decided (its `=~` as bash matches it): no
+            // warning for a rank in range; a rank out of range, or written with a leading zero
+            // (bash's arithmetic would read 03 as octal), exits there.
+            ScriptInputs rank;
+            rank.arguments = {"1"};
+            const ImportedScript one = importMegatronScript(r.script, "launch.sh", rank);
+            for (const std::string& w : one.warnings)
+                QVERIFY2(w.find("cannot be decided") == std::string::npos && w.find("depends on $1") == std::string::npos, w.c_str());
+            for (const char* bad : {"9", "01"}) {
+                rank.arguments = {bad};
+                const std::string refused = refusalOf(r.script, "launch.sh", rank);
+                QVERIFY2(refused.find("the script exits at line") != std::string::npos, refused.c_str());
+            }
         }
+    }
+
+    void regexTestsMatchAsBash()
+    {
+        // [[ WORD =~ REGEX ]] is a POSIX extended expression matched anywhere in the word (bash
+        // runs regcomp with REG_EXTENDED): the launchers' own NODE_RANK check, anchored and
+        // unanchored expressions, alternatives and a negation, each against bash itself with
+        // the arguments the run would give.
+        const std::string script =
+            "R=\"${1:-}\"\n"
+            "if [[ ! \"$R\" =~ ^(0|[1-9][0-9]*)$ ]] || [[ \"$R\" -ge 4 ]]; then torchrun bad \"$R\"; exit 2; fi\n"
+            "[[ $R =~ 1 ]] && torchrun has-one\n"
+            "[[ x$R =~ ^x(2|3)$ ]] && torchrun two-or-three\n"
+            "torchrun ok \"$R\"\n";
+        for (const char* arg : {"0", "1", "2", "3", "4", "03", "10", "x", "-1"}) {
+            ScriptInputs in;
+            in.arguments = {arg};
+            QVERIFY2(readerLaunchesWith(script, in) == bashLaunchesWith(script, in),
+                     (std::string(arg) + ": reader " + readerLaunchesWith(script, in) + " bash " + bashLaunchesWith(script, in)).c_str());
+        }
+        ScriptInputs three;
+        three.arguments = {"3"};
+        QCOMPARE(readerLaunchesWith(script, three), std::string("<two-or-three>\n<ok><3>\n"));
     }
 
     void unsetRemovesFunctions()
