@@ -111,6 +111,17 @@ double collectiveTime(Collective primitive, double bytes, int n, const GroupLink
             const double usable = g.nvlink4 ? kNvlink4RingCap : g.full_mesh ? kMeshLinkUsable : kIntra.back().second;
             return kIntraSendRecvLatency + bytes / (g.intra_bw * usable);
         }
+        if (primitive == Collective::AllReduce && g.nvlink4) {
+            // NVLink SHARP reduces in the switch: each GPU sends its buffer once and receives
+            // the sum once, whatever the group's size, so the measured 8-GPU all-reduce (whose
+            // busbw counts the ring's 2 x 7/8 of the buffer) gives the time of a buffer of that
+            // size for any group. A ring moves 2(n-1)/n of it at the ring cap. NCCL's tuner runs
+            // the faster: NVLS for 8 ranks (the measurement), the ring for 2, whose 1 x buffer
+            // per GPU an NVLS pass cannot beat (docs/cost-model.md section 4.1).
+            const double nvls = 2.0 * 7.0 / 8.0 * bytes / (g.intra_bw * efficiency(kIntraNvlink4, bytes));
+            const double ring = wire * bytes / (g.intra_bw * intraNodeEfficiencyNvlink4(perRank / (2.0 * 7.0 / 8.0), false));
+            return std::min(nvls, ring);
+        }
         return wire * bytes / intraBus;
     }
 

@@ -1205,6 +1205,16 @@ void TestCostModel::dispatchVolumeEq3()
     // primitives at most 370 GB/s (nccl-tests #212).
     QVERIFY(std::fabs(intraNodeEfficiencyNvlink4(16.0 * 1024 * 1024, true) - 234.45 / 450) < 1e-12);
     QCOMPARE(intraNodeEfficiencyNvlink4(8.0 * GiB, false), 370.0 / 450);
+
+    // All-reduce inside an NVLink4 node, 1 GiB (docs/cost-model.md section 4.1): NVLink SHARP
+    // moves the buffer once each way per GPU whatever the group, so its time is the measured
+    // 8-GPU one, 1.75 GiB / 466.35 GB/s; a ring moves 2(n-1)/n GiB at 370 GB/s. The faster runs:
+    // NVLS at 8 ranks (the measurement itself) and at 4 (1.75/466.35 < 1.5/370), the ring at 2
+    // (1/370 < 1.75/466.35), which no NVLS pass beats.
+    const double B = GiB;
+    QVERIFY(std::fabs(collectiveTime(Collective::AllReduce, B, 8, g) / (1.75 * B / 466.35e9) - 1) < 1e-12);
+    QVERIFY(std::fabs(collectiveTime(Collective::AllReduce, B, 4, g) / (1.75 * B / 466.35e9) - 1) < 1e-12);
+    QVERIFY(std::fabs(collectiveTime(Collective::AllReduce, B, 2, g) / (1.0 * B / 370e9) - 1) < 1e-12);
 }
 
 void TestCostModel::moeLayerTpCollectivesAttentionOnly()
