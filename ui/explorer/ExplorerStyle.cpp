@@ -310,25 +310,40 @@ QString knobsShortLabel(const StagePlan& s)
 
 QString stagesSummary(const Plan& plan)
 {
-    QStringList runs;
+    // Stages in pipeline order, a group per run of one device type ("H800: ..."), and in a
+    // group runs of equal stages merged ("2× 2L DP4").
+    QStringList groups;
+    QString type;
+    QStringList stages;
     QString last;
     int count = 0;
-    auto flush = [&]() {
+    auto flushStage = [&]() {
         if (count > 0)
-            runs << (count > 1 ? QStringLiteral("%1× %2").arg(count).arg(last) : last);
+            stages << (count > 1 ? QStringLiteral("%1× %2").arg(count).arg(last) : last);
+        count = 0;
+    };
+    auto flushGroup = [&]() {
+        flushStage();
+        if (!stages.isEmpty())
+            groups << type + QStringLiteral(": ") + stages.join(QStringLiteral(", "));
+        stages.clear();
     };
     for (const StagePlan& s : plan.stages) {
-        const QString text = QStringLiteral("%1 %2L %3").arg(QString::fromStdString(s.device_type)).arg(s.num_layers).arg(knobsShortLabel(s));
-        if (text == last) {
+        const QString t = QString::fromStdString(s.device_type);
+        const QString text = QStringLiteral("%1L %2").arg(s.num_layers).arg(knobsShortLabel(s));
+        if (t != type) {
+            flushGroup();
+            type = t;
+        } else if (text == last) {
             ++count;
             continue;
         }
-        flush();
+        flushStage();
         last = text;
         count = 1;
     }
-    flush();
-    return runs.join(QStringLiteral(" | "));
+    flushGroup();
+    return groups.join(QStringLiteral(" | "));
 }
 
 QString stagesSummaryLines(const Plan& plan)

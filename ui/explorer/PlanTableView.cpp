@@ -1,5 +1,6 @@
 #include "PlanTableView.h"
 
+#include "ElidedLinesDelegate.h"
 #include "PlanListModel.h"
 
 #include <QHeaderView>
@@ -42,6 +43,9 @@ PlanTableView::PlanTableView(PlanListModel* model, QWidget* parent)
     // only when new plans come, not when they are sorted or their figures change.
     horizontalHeader()->setSectionResizeMode(PlanListModel::Name, QHeaderView::Interactive);
     setTextElideMode(Qt::ElideMiddle);
+    // The layout reads from the first stage on, so it loses its end (the tooltip has it all,
+    // a line per stage).
+    setItemDelegateForColumn(PlanListModel::Layout, new ElidedLinesDelegate(this));
     connect(m_proxy, &QAbstractItemModel::modelReset, this, &PlanTableView::fitNameColumn);
     // Where the optimizer states are kept matters only when some plan offloads them.
     auto showOptimizer = [this]() { setColumnHidden(PlanListModel::Optimizer, !m_model->anyOffload()); };

@@ -2760,9 +2760,9 @@ void PlanExplorerTest::layoutColumnTellsEqualPlansApart()
 {
     // HS-DP #4 and #5 of `hapmoe plan --model Mixtral-S --cluster 24-1 --top 5`: the same
     // stages, S4 and S5 swapped (DP 2 at MBS 2 and TP 2 at MBS 4 run the same step), and so
-    // the same figures to the millisecond. The layout column is where they differ; runs of
-    // equal stages are merged, EDP (which follows from the others) and sizes of 1 other than DP's are
-    // left out.
+    // the same figures to the millisecond. The layout column is where they differ: a group per
+    // device type, runs of equal stages merged, EDP (which follows from the others) and sizes
+    // of 1 other than DP's left out.
     auto plan = [](bool swapped) {
         Plan p;
         p.stages = {test::stage("910B-376T", 0, 0, 4, 0, 2, 1, 4, 1, 4, 1, 1), test::stage("910B-376T", 0, 4, 4, 2, 2, 1, 4, 1, 4, 1, 1),
@@ -2782,18 +2782,18 @@ void PlanExplorerTest::layoutColumnTellsEqualPlansApart()
     model.setPlans(plans);
     QCOMPARE(model.headerData(PlanListModel::Layout, Qt::Horizontal, Qt::DisplayRole).toString(), QStringLiteral("Layout"));
     QCOMPARE(model.index(0, PlanListModel::Layout).data().toString(),
-             QStringLiteral("2× 910B-376T 2L DP4 ETP4 | 2× 910B-376T 2L DP4 | H800 4L DP2 ETP2 MBS2 | H800 4L TP2 DP1 ETP2 MBS4 | "
-                            "H800 8L DP4 ETP2 rc full 2/8"));
+             QStringLiteral("910B-376T: 2× 2L DP4 ETP4, 2× 2L DP4 | H800: 4L DP2 ETP2 MBS2, 4L TP2 DP1 ETP2 MBS4, "
+                            "8L DP4 ETP2 rc full 2/8"));
     QCOMPARE(model.index(1, PlanListModel::Layout).data().toString(),
-             QStringLiteral("2× 910B-376T 2L DP4 ETP4 | 2× 910B-376T 2L DP4 | H800 4L TP2 DP1 ETP2 MBS4 | H800 4L DP2 ETP2 MBS2 | "
-                            "H800 8L DP4 ETP2 rc full 2/8"));
+             QStringLiteral("910B-376T: 2× 2L DP4 ETP4, 2× 2L DP4 | H800: 4L TP2 DP1 ETP2 MBS4, 4L DP2 ETP2 MBS2, "
+                            "8L DP4 ETP2 rc full 2/8"));
     // The tooltip has a line per stage with its layers.
     const QString tip = model.index(1, PlanListModel::Layout).data(Qt::ToolTipRole).toString();
     QVERIFY2(tip.contains(QStringLiteral("S4 H800, L8-11: TP2 DP1 ETP2 MBS4<br>S5 H800, L12-15: DP2 ETP2 MBS2")), qPrintable(tip));
     // A dense plan: no expert sizes to show.
     Plan dense;
     dense.stages = {test::stage("A100-80GB", 0, 0, 8, 0, 16, 2, 4, 1, 1, 4, 1), test::stage("A100-80GB", 1, 0, 8, 16, 16, 2, 4, 1, 1, 4, 1)};
-    QCOMPARE(style::stagesSummary(dense), QStringLiteral("2× A100-80GB 16L TP2 DP4"));
+    QCOMPARE(style::stagesSummary(dense), QStringLiteral("A100-80GB: 2× 16L TP2 DP4"));
 }
 
 void PlanExplorerTest::peakMemoryColumnShowsTheFullestDevice()
