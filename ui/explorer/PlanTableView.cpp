@@ -1,15 +1,32 @@
 #include "PlanTableView.h"
 
-#include "ElidedLinesDelegate.h"
 #include "PlanListModel.h"
 
 #include <QHeaderView>
 #include <QItemSelectionModel>
 #include <QSortFilterProxyModel>
+#include <QStyledItemDelegate>
 
 #include <algorithm>
 
 namespace hapmoe::ui {
+
+namespace {
+
+// A cell that loses its end when narrow, where the view elides in the middle.
+class ElideRightDelegate : public QStyledItemDelegate {
+public:
+    using QStyledItemDelegate::QStyledItemDelegate;
+
+protected:
+    void initStyleOption(QStyleOptionViewItem* option, const QModelIndex& index) const override
+    {
+        QStyledItemDelegate::initStyleOption(option, index);
+        option->textElideMode = Qt::ElideRight;
+    }
+};
+
+} // namespace
 
 PlanTableView::PlanTableView(PlanListModel* model, QWidget* parent)
     : QTableView(parent)
@@ -45,7 +62,7 @@ PlanTableView::PlanTableView(PlanListModel* model, QWidget* parent)
     setTextElideMode(Qt::ElideMiddle);
     // The layout reads from the first stage on, so it loses its end (the tooltip has it all,
     // a line per stage).
-    setItemDelegateForColumn(PlanListModel::Layout, new ElidedLinesDelegate(this));
+    setItemDelegateForColumn(PlanListModel::Layout, new ElideRightDelegate(this));
     connect(m_proxy, &QAbstractItemModel::modelReset, this, &PlanTableView::fitNameColumn);
     // Where the optimizer states are kept matters only when some plan offloads them.
     auto showOptimizer = [this]() { setColumnHidden(PlanListModel::Optimizer, !m_model->anyOffload()); };
