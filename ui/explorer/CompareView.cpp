@@ -49,25 +49,10 @@ QString joinStages(const Plan& plan, const std::function<QString(const StagePlan
 {
     // Runs of equal neighbouring stages are written once with their count, "MI300X ×6 | H800 ×2",
     // so that an 8-stage plan reads in a column instead of being elided.
-    QStringList parts;
-    QString run;
-    int count = 0;
-    const auto flush = [&] {
-        if (count > 0)
-            parts << (count > 1 ? QStringLiteral("%1 ×%2").arg(run).arg(count) : run);
-    };
-    for (const StagePlan& s : plan.stages) {
-        const QString v = f(s);
-        if (count > 0 && v == run) {
-            ++count;
-            continue;
-        }
-        flush();
-        run = v;
-        count = 1;
-    }
-    flush();
-    return parts.join(QStringLiteral(" | "));
+    QStringList items;
+    for (const StagePlan& s : plan.stages)
+        items << f(s);
+    return style::joinRuns(items, QStringLiteral(" | "));
 }
 
 std::vector<Row> tableRows(bool moe)

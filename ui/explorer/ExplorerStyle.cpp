@@ -308,41 +308,38 @@ QString knobsShortLabel(const StagePlan& s)
     return parts.join(QLatin1Char(' '));
 }
 
+QString joinRuns(const QStringList& items, const QString& separator)
+{
+    QStringList parts;
+    for (qsizetype i = 0; i < items.size();) {
+        qsizetype j = i + 1;
+        while (j < items.size() && items[j] == items[i])
+            ++j;
+        parts << (j - i > 1 ? QStringLiteral("%1 ×%2").arg(items[i]).arg(j - i) : items[i]);
+        i = j;
+    }
+    return parts.join(separator);
+}
+
 QString stagesSummary(const Plan& plan)
 {
-    // Stages in pipeline order, a group per run of one device type ("H800: ..."), and in a
-    // group runs of equal stages merged ("2× 2L DP4").
+    // A group per run of stages of one device type ("H800: ..."), its stages' runs merged.
     QStringList groups;
-    QString type;
     QStringList stages;
-    QString last;
-    int count = 0;
-    auto flushStage = [&]() {
-        if (count > 0)
-            stages << (count > 1 ? QStringLiteral("%1× %2").arg(count).arg(last) : last);
-        count = 0;
-    };
-    auto flushGroup = [&]() {
-        flushStage();
+    QString type;
+    auto flush = [&]() {
         if (!stages.isEmpty())
-            groups << type + QStringLiteral(": ") + stages.join(QStringLiteral(", "));
+            groups << type + QStringLiteral(": ") + joinRuns(stages, QStringLiteral(", "));
         stages.clear();
     };
     for (const StagePlan& s : plan.stages) {
-        const QString t = QString::fromStdString(s.device_type);
-        const QString text = QStringLiteral("%1L %2").arg(s.num_layers).arg(knobsShortLabel(s));
-        if (t != type) {
-            flushGroup();
+        if (const QString t = QString::fromStdString(s.device_type); t != type) {
+            flush();
             type = t;
-        } else if (text == last) {
-            ++count;
-            continue;
         }
-        flushStage();
-        last = text;
-        count = 1;
+        stages << QStringLiteral("%1L %2").arg(s.num_layers).arg(knobsShortLabel(s));
     }
-    flushGroup();
+    flush();
     return groups.join(QStringLiteral(" | "));
 }
 

@@ -79,9 +79,12 @@ QString knobsLabel(const StagePlan& stage, bool experts = true);   // "TP2 CP1 D
 // from them), the micro-batch size above 1 and recompute other than none: "TP2 DP4 EP8
 // MBS2 rc sel". A dense model's stages have EP and ETP 1, so none shows.
 QString knobsShortLabel(const StagePlan& stage);
+// Items joined by `separator`, each run of equal neighbours written once with its count:
+// "MI300X ×6 | H800 ×2".
+QString joinRuns(const QStringList& items, const QString& separator);
 // The plan's stages in one line, in pipeline order: a group per run of one device type, each
 // stage its decoder layers and short knobs, runs of equal stages merged:
-// "910B: 2× 2L DP4 ETP4 | H800: 4L TP2 DP1 MBS4, 8L DP4".
+// "910B: 2L DP4 ETP4 ×2 | H800: 4L TP2 DP1 MBS4, 8L DP4".
 // What tells apart plans of equal figures (the same stages in another order, another split).
 QString stagesSummary(const Plan& plan);
 // The same a line per stage, with its layers: "S0 910B, L0-1: DP4 ETP4".

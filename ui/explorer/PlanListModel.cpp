@@ -173,7 +173,7 @@ QVariant PlanListModel::headerData(int section, Qt::Orientation orientation, int
     if (orientation == Qt::Horizontal && role == Qt::ToolTipRole && section == Layout)
         return tr("The stages in pipeline order: device type, decoder layers (L), data-parallel size and the tensor-, "
                   "context-, expert- and expert-tensor-parallel sizes above 1, the micro-batch size above 1 and "
-                  "recompute; equal stages in a row are merged (2×). Plans of equal figures differ here.");
+                  "recompute; equal stages in a row are written once with their count (×2). Plans of equal figures differ here.");
     if (orientation == Qt::Horizontal && role == Qt::ToolTipRole && section == PeakMemory)
         return tr("The device with the largest share of its memory in use: used/capacity (with memory kept free, "
                   "used/usable of the device's memory: 67.7/72 of 80 GiB). The peak memory of "

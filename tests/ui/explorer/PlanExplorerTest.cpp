@@ -2782,10 +2782,10 @@ void PlanExplorerTest::layoutColumnTellsEqualPlansApart()
     model.setPlans(plans);
     QCOMPARE(model.headerData(PlanListModel::Layout, Qt::Horizontal, Qt::DisplayRole).toString(), QStringLiteral("Layout"));
     QCOMPARE(model.index(0, PlanListModel::Layout).data().toString(),
-             QStringLiteral("910B-376T: 2× 2L DP4 ETP4, 2× 2L DP4 | H800: 4L DP2 ETP2 MBS2, 4L TP2 DP1 ETP2 MBS4, "
+             QStringLiteral("910B-376T: 2L DP4 ETP4 ×2, 2L DP4 ×2 | H800: 4L DP2 ETP2 MBS2, 4L TP2 DP1 ETP2 MBS4, "
                             "8L DP4 ETP2 rc full 2/8"));
     QCOMPARE(model.index(1, PlanListModel::Layout).data().toString(),
-             QStringLiteral("910B-376T: 2× 2L DP4 ETP4, 2× 2L DP4 | H800: 4L TP2 DP1 ETP2 MBS4, 4L DP2 ETP2 MBS2, "
+             QStringLiteral("910B-376T: 2L DP4 ETP4 ×2, 2L DP4 ×2 | H800: 4L TP2 DP1 ETP2 MBS4, 4L DP2 ETP2 MBS2, "
                             "8L DP4 ETP2 rc full 2/8"));
     // The tooltip has a line per stage with its layers.
     const QString tip = model.index(1, PlanListModel::Layout).data(Qt::ToolTipRole).toString();
@@ -2793,7 +2793,7 @@ void PlanExplorerTest::layoutColumnTellsEqualPlansApart()
     // A dense plan: no expert sizes to show.
     Plan dense;
     dense.stages = {test::stage("A100-80GB", 0, 0, 8, 0, 16, 2, 4, 1, 1, 4, 1), test::stage("A100-80GB", 1, 0, 8, 16, 16, 2, 4, 1, 1, 4, 1)};
-    QCOMPARE(style::stagesSummary(dense), QStringLiteral("A100-80GB: 2× 16L TP2 DP4"));
+    QCOMPARE(style::stagesSummary(dense), QStringLiteral("A100-80GB: 16L TP2 DP4 ×2"));
 }
 
 void PlanExplorerTest::peakMemoryColumnShowsTheFullestDevice()
