@@ -227,12 +227,50 @@ void readMemoryReport(const std::string& line, int lineNo, const std::string& fi
             throw InputError(fileName, where, name + " (MB): expected a number >= 0, got \"" + text + "\"");
         return *v;
     };
+    // Megatron-LM's report_memory writes all four fields; a report without one was cut (a log
+    // copied or rotated mid-line), and the fit would quietly go without that rank.
+    for (const char* key : {"| allocated:", "max allocated:", "| reserved:", "max reserved:"})
+        if (line.find(key, fields) == std::string::npos)
+            throw InputError(fileName, where, "memory report of rank " + std::to_string(m.rank)
+                                                  + ": expected Megatron-LM's four fields (allocated, max allocated, reserved, "
+                                                    "max reserved), \"" + std::string(key + (key[0] == '|' ? 2 : 0))
+                                                  + "\" is missing (is the line cut short?)");
     m.allocated_mb = mb("| allocated:", "allocated");
     m.max_allocated_mb = mb("max allocated:", "max allocated");
     m.reserved_mb = mb("| reserved:", "reserved");
     m.max_reserved_mb = mb("max reserved:", "max reserved");
     if (m.max_reserved_mb > 0 || m.max_allocated_mb > 0)
         log.memory.push_back(m);
+}
+
+// Megatron-LM's iteration line opens with "iteration <n>/<total> |" (training_log); that
+// opening without the elapsed time is a line cut short, not another kind of line.
+bool opensIterationLine(const std::string& line)
+{
+    for (std::size_t at = line.find("iteration"); at != std::string::npos; at = line.find("iteration", at + 1)) {
+        std::size_t i = at + 9;
+        auto spaces = [&] {
+            while (i < line.size() && line[i] == ' ')
+                ++i;
+        };
+        auto digits = [&] {
+            const std::size_t from = i;
+            while (i < line.size() && std::isdigit(static_cast<unsigned char>(line[i])))
+                ++i;
+            return i > from;
+        };
+        spaces();
+        if (!digits())
+            continue;
+        spaces();
+        if (i >= line.size() || line[i] != '/')
+            continue;
+        ++i;
+        spaces();
+        if (digits())
+            return true;
+    }
+    return false;
 }
 
 // Lines that Megatron-LM prints once per start, before the first iteration: one of them after
@@ -309,6 +347,9 @@ MegatronLog parseMegatronLog(std::string_view text, const std::string& fileName)
             runs.back().intervals.push_back(iv);
             continue;
         }
+        if (opensIterationLine(line))
+            throw InputError(fileName, where, "an iteration line without \"elapsed time per iteration (ms)\": expected "
+                                              "Megatron-LM's training log line (is the line cut short?)");
         // Memory reports; ranks printing at once interleave theirs on one line
         // ("... max reserved: 13236.0[Rank 6] (after 1 iterations) memory (MB) | ..."): each
         // "[Rank" starts one.
@@ -373,6 +414,20 @@ MegatronLog parseMegatronLog(std::string_view text, const std::string& fileName)
                 log.router_lines[static_cast<int>(*layer)] = lineNo;
             }
         }
+    }
+    // Within a run every iteration line states its global batch size, or none does (an older
+    // format): a line without it among lines with it was cut after its elapsed time, and would
+    // escape the batch-size check.
+    for (const MegatronLog& run : runs) {
+        const auto stated = std::find_if(run.intervals.begin(), run.intervals.end(),
+                                         [](const MegatronLog::Interval& iv) { return iv.global_batch_size.has_value(); });
+        if (stated == run.intervals.end())
+            continue;
+        for (const MegatronLog::Interval& iv : run.intervals)
+            if (!iv.global_batch_size)
+                throw InputError(fileName, "line " + std::to_string(iv.line),
+                                 "iteration line without \"global batch size\", which the run's other iteration lines "
+                                 "state (line " + std::to_string(stated->line) + "): is the line cut short?");
     }
     // The last complete run: one with an interval after its first, which includes start-up.
     std::vector<std::size_t> withIntervals;

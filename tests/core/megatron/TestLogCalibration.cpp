@@ -537,6 +537,44 @@ private slots:
         QCOMPARE(cut.warnings,
                  std::vector<std::string>{"line 24 has no end of line (was the log cut while it was written?): it is left out"});
 
+        // Lines cut short in the middle of the log (a log copied or rotated mid-line) are
+        // refused at their line, not passed over: a memory report without its later fields
+        // (the fit would go without that rank), an iteration line cut before its elapsed
+        // time, and one cut after it where the run's other lines state their global batch
+        // size (it would escape the batch-size check).
+        const auto lineOf = [&text](int n) {
+            std::size_t at = 0;
+            for (int i = 1; i < n; ++i)
+                at = text.find('\n', at) + 1;
+            return std::pair{at, text.find('\n', at) - at};
+        };
+        const auto refusal = [](const std::string& log) {
+            try {
+                parseMegatronLog(log, "cut.log");
+            } catch (const InputError& e) {
+                return e.where() + ": " + e.detail();
+            }
+            return std::string("accepted");
+        };
+        const auto [mem, memLength] = lineOf(12);
+        QVERIFY(text.substr(mem, memLength).find("[Rank 0]") != std::string::npos);
+        std::string memCut = text;
+        memCut.erase(mem + 70, memLength - 70);
+        QCOMPARE(refusal(memCut), std::string("line 12: memory report of rank 0: expected Megatron-LM's four fields (allocated, max "
+                                              "allocated, reserved, max reserved), \"max allocated:\" is missing (is the line cut "
+                                              "short?)"));
+        const auto [it, itLength] = lineOf(20);
+        const std::size_t elapsed = text.find("elapsed time per iteration (ms):", it);
+        std::string itCut = text;
+        itCut.erase(elapsed + 10, it + itLength - elapsed - 10);
+        QCOMPARE(refusal(itCut), std::string("line 20: an iteration line without \"elapsed time per iteration (ms)\": expected "
+                                             "Megatron-LM's training log line (is the line cut short?)"));
+        std::string gbsCut = text;
+        const std::size_t after = text.find(" |", elapsed + 33);
+        gbsCut.erase(after, it + itLength - after);
+        QCOMPARE(refusal(gbsCut), std::string("line 20: iteration line without \"global batch size\", which the run's other "
+                                              "iteration lines state (line 11): is the line cut short?"));
+
         // A rank no run has is kept as logged, for calibrate's error.
         std::string negative = text;
         negative.replace(negative.find("[Rank 8]"), 8, "[Rank -3]");
