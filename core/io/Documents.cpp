@@ -1278,6 +1278,24 @@ PlanDocument readPlan(std::string_view text, const std::string& fileName, Warnin
             n.warn(err.where() + ": " + err.detail() + "; the search section is left out");
         }
     }
+    // `hapmoe plan` writes its best plan as both "plan" and the search's first alternative.
+    // Where they differ (a document edited by hand), the command line (estimate, export)
+    // reads "plan" and the studio the alternatives: say so rather than let the two differ
+    // unsaid. (An alternative that cannot be read was warned of above.)
+    if (d.search && doc.contains("search") && doc["search"].is_object()) {
+        const auto alternatives = doc["search"].find("alternatives");
+        if (alternatives != doc["search"].end() && alternatives->is_array() && !alternatives->empty()
+            && (*alternatives)[0].is_object() && (*alternatives)[0].contains("plan")) {
+            try {
+                const JsonContext quiet{fileName, nullptr};
+                const Plan first = readPlanObject(JsonNode((*alternatives)[0]["plan"], "search.alternatives[0].plan", quiet));
+                if (planJson(first) != planJson(d.plan))
+                    n.warn("plan differs from search.alternatives[0], the search's best (edited by hand?): hapmoe estimate and "
+                           "export use \"plan\", the studio opens the search's alternatives");
+            } catch (const InputError&) {
+            }
+        }
+    }
     return d;
 }
 

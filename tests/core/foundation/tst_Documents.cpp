@@ -538,6 +538,22 @@ void tst_Documents::planRoundTrip()
                                          "(the search's plans are kept for comparison only)"));
         QVERIFY(w[1].rfind("odd.json: search.baselines.uniform.plan.stages[0].tp: ", 0) == 0);
     }
+    // "plan" edited by hand, no longer the search's best: read as it is, with a warning that
+    // the command line and the studio would read different plans.
+    {
+        nlohmann::json j = nlohmann::json::parse(once);
+        j["plan"] = j["search"]["alternatives"][0]["plan"];   // as hapmoe plan writes them
+        j.erase("prediction");
+        Warnings same;
+        readPlan(j.dump(), "plan.json", &same);
+        QVERIFY2(same.empty(), same.empty() ? "" : same[0].c_str());
+        j["plan"]["global_batch_size"] = 2 * j["plan"]["global_batch_size"].get<int>();
+        Warnings w;
+        QCOMPARE(readPlan(j.dump(), "edited.json", &w).plan.global_batch_size, 2 * j["search"]["alternatives"][0]["plan"]["global_batch_size"].get<int>());
+        QCOMPARE(w.size(), std::size_t(1));
+        QCOMPARE(q(w[0]), QStringLiteral("edited.json: plan differs from search.alternatives[0], the search's best (edited by hand?): "
+                                         "hapmoe estimate and export use \"plan\", the studio opens the search's alternatives"));
+    }
     // A check whose one-plan pass finished and whose K-plan pass stopped: plan #1 is exact.
     {
         PlanDocument best = d;
