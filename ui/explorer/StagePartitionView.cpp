@@ -247,7 +247,8 @@ std::vector<StagePartitionView::BoxText> StagePartitionView::layoutBoxes() const
         mixedMbs = mixedMbs || s.micro_batch_size != s0.micro_batch_size;
         mixedExperts = mixedExperts || s.etp != s0.etp || s.edp != s0.edp;
     }
-    constexpr size_t kRecomputeLine = 4;
+    // Lines: the name, the layers, the grid, the experts (MoE), recompute, the devices.
+    const size_t kRecomputeLine = m_expertKnobs ? 4 : 3;
     std::vector<std::vector<QStringList>> lines(static_cast<size_t>(n));
     std::vector<int> room(static_cast<size_t>(n));
     for (int i = 0; i < n; ++i) {
@@ -426,11 +427,16 @@ std::vector<StagePartitionView::BoxText> StagePartitionView::layoutBoxes() const
         u.length = area(i).height();
         u.fullName = QStringLiteral("S%1 %2").arg(i).arg(style::shortDeviceName(QString::fromStdString(s.device_type)));
         u.shortName = QStringLiteral("S%1").arg(i);
-        u.rest = QStringList{QStringLiteral("%1 L").arg(s.num_layers), style::recomputeShortLabel(s), lines[i][2].back(),
-                             lines[i][3].back(), QStringLiteral("%1 dev").arg(s.numDevices())};
-        // A stage that recomputes says so first: in a short box it is the line that stays.
+        // The layers and the parallel sizes first, then "rc: none" and the devices, which a
+        // narrow box leaves out before the expert grid (EP 8 on one type, 1 on another is what
+        // tells its stages apart); a stage that recomputes says so first: in a short box it is
+        // the line that stays.
+        u.rest = QStringList{QStringLiteral("%1 L").arg(s.num_layers), lines[i][2].back()};
+        if (m_expertKnobs)
+            u.rest << lines[i][3].back();
+        u.rest << style::recomputeShortLabel(s) << QStringLiteral("%1 dev").arg(s.numDevices());
         if (recomputes(s))
-            u.rest.move(1, 0);
+            u.rest.move(u.rest.size() - 2, 0);
         Group& g = groups[s.num_layers];
         g.length = std::min(g.length, u.length);
         g.joined.resize(u.rest.size(), 0);
