@@ -1952,14 +1952,20 @@ private:
         // Megatron-LM runs on CUDA and ROCm devices as it is; Ascend and Gaudi devices run it
         // through their vendor's layer, which the launcher does not install.
         std::set<std::string> libraries;
-        if (m_opt.format == LauncherFormat::Megatron)
-            for (const StagePlan& st : plan.stages)
-                libraries.insert(libraryOf(m_cat, st.device_type));
-        if (libraries.count("HCCL"))
+        for (const StagePlan& st : plan.stages)
+            libraries.insert(libraryOf(m_cat, st.device_type));
+        // FlagScale's own releases carry the vendors' adaptations (its multi-backend mechanism,
+        // FlagScale v0.8.0; hardware plugins from v1.0), on the vendor's software stack.
+        if (m_opt.format == LauncherFormat::FlagScale && (libraries.count("HCCL") || libraries.count("HCCL-Gaudi")))
+            o << commentLines("FlagScale runs the Ascend or Gaudi stages through its vendor adaptation (the multi-backend "
+                              "mechanism of FlagScale v0.8.0, hardware plugins from v1.0) on the vendor's software (torch_npu "
+                              "and CANN on Ascend, the Intel Gaudi software stack on Gaudi), which this launcher does not "
+                              "install: the FlagScale build on those nodes must have them.");
+        else if (m_opt.format == LauncherFormat::Megatron && libraries.count("HCCL"))
             o << commentLines("Ascend NPUs run Megatron-LM through MindSpeed (torch_npu and CANN; source the toolkit's set_env.sh "
                               "and add `import mindspeed.megatron_adaptor` after `import torch` in the entry script, as the "
                               "Ascend/MindSpeed README's quick start says).");
-        if (libraries.count("HCCL-Gaudi"))
+        if (m_opt.format == LauncherFormat::Megatron && libraries.count("HCCL-Gaudi"))
             o << commentLines("Intel Gaudi devices run Megatron-LM through Intel's port (HabanaAI/Megatron-LM) and the Intel "
                               "Gaudi software stack.");
         for (const std::string& note : m_notes)

@@ -2262,6 +2262,11 @@ private slots:
         const PlanDocument d = which == 0 ? test::h800And910bPlan() : flagscalePlan();
         const ExportResult r = exportLauncher(d, flagscaleOptions());
         QVERIFY2(r.ok, r.refusal.c_str());
+        // Both plans have 910B stages: the header says what FlagScale needs on those nodes,
+        // and not Megatron-LM's MindSpeed recipe.
+        QVERIFY2(r.script.find("# FlagScale runs the Ascend or Gaudi stages through its vendor adaptation") != std::string::npos,
+                 r.script.c_str());
+        QVERIFY(r.script.find("mindspeed.megatron_adaptor") == std::string::npos);
         const ImportedScript s = importMegatronScript(r.script, "launch.sh");
         QVERIFY(s.invalid_values.empty());
         QVERIFY(s.parallel.hetero());
