@@ -265,7 +265,7 @@ struct CommandLine {
         parser.setApplicationDescription(QObject::tr("Heterogeneity-aware parallelism planner for MoE training"));
         parser.addHelpOption();
         parser.addVersionOption();
-        parser.addPositionalArgument(QStringLiteral("FILE"), QObject::tr("Project to open (default: the built-in example), a plan document (hapmoe plan -o) to open as a new project, or a Megatron-LM launch script (.sh, .bash) to import into its model"));
+        parser.addPositionalArgument(QStringLiteral("FILE"), QObject::tr("Project to open (default: the built-in example), a plan document (hapmoe plan -o) to open as a new project, a model or cluster file (hapmoe.model, hapmoe.cluster) to load into the example's project, or a Megatron-LM launch script (.sh, .bash) to import into its model"));
         parser.addOptions({runSearch, screenshot, quit, tab, view, plan, theme, size, clusterPreset, modelPreset, profile, select,
                            deviceTypes, calibrateLog});
     }
