@@ -10,6 +10,7 @@
 #include "io/Documents.h"
 #include "io/Presets.h"
 #include "megatron/ScriptImport.h"
+#include "plan/PlanRelation.h"
 #include "search/Search.h"
 #include "util/Strings.h"
 
@@ -210,7 +211,9 @@ std::string pad(std::string s, std::size_t w)
 }
 
 // `experts`: the model has experts; a dense model's table has no EP, ETP and EDP columns.
-void printPlan(std::ostream& os, const RankedPlan& rp, const Cluster& cluster, const ModelSpec& model)
+// note: a line under the plan's heading (what sets it apart from an earlier alternative).
+void printPlan(std::ostream& os, const RankedPlan& rp, const Cluster& cluster, const ModelSpec& model,
+               const std::string& note = {})
 {
     const bool experts = model.isMoe();
     const Plan& p = rp.plan;
@@ -225,6 +228,8 @@ void printPlan(std::ostream& os, const RankedPlan& rp, const Cluster& cluster, c
            << "in host memory: " << fmt("%.0f", pr.host_memory_per_node_gib)
            << (pr.host_memory_capacity_gib > 0 ? fmt(" of %.0f", pr.host_memory_capacity_gib) : std::string()) << " GiB on the busiest node";
     os << ")\n";
+    if (!note.empty())
+        os << "  " << note << "\n";
     // The devices column is as wide as its longest entry, so long node lists keep the table aligned.
     std::vector<std::string> devices;
     std::size_t devWidth = 25;
@@ -644,9 +649,17 @@ int cmdPlan(const Args& args)
            << ".\n";
     os << "\n";
     printPlan(os, r.plans.front(), cluster, model);
+    // An alternative that holds an earlier plan's stages in another order says so: its figures
+    // are that plan's give or take the links between its stages.
+    std::vector<const Plan*> ranked;
+    for (const RankedPlan& rp : r.plans)
+        ranked.push_back(&rp.plan);
+    const std::vector<int> reordered = reorderedFrom(ranked);
     for (std::size_t i = 1; i < r.plans.size(); ++i) {
         os << "\n";
-        printPlan(os, r.plans[i], cluster, model);
+        const int of = reordered[i];
+        printPlan(os, r.plans[i], cluster, model,
+                  of < 0 ? std::string() : "(the stages of " + r.plans[static_cast<std::size_t>(of)].plan.name + " in another order)");
     }
     const double best = r.plans.front().prediction.iteration_time_s;
     auto compare = [&](const char* label, const std::optional<RankedPlan>& b) {

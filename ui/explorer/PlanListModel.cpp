@@ -2,6 +2,7 @@
 
 #include "ExplorerStyle.h"
 #include "Theme.h"
+#include "plan/PlanRelation.h"
 
 #include <QBrush>
 #include <QFont>
@@ -19,6 +20,20 @@ void PlanListModel::setPlans(std::vector<ExplorerPlan> plans)
 {
     beginResetModel();
     m_plans = std::move(plans);
+    // Among the search's ranked plans (the baselines and the current configuration are no
+    // alternatives of them).
+    std::vector<const Plan*> ranked;
+    std::vector<int> rows;
+    for (std::size_t i = 0; i < m_plans.size(); ++i)
+        if (m_plans[i].kind == ExplorerPlan::Kind::Ranked) {
+            ranked.push_back(&m_plans[i].plan());
+            rows.push_back(static_cast<int>(i));
+        }
+    const std::vector<int> from = reorderedFrom(ranked);
+    m_reorderedFrom.assign(m_plans.size(), -1);
+    for (std::size_t k = 0; k < from.size(); ++k)
+        if (from[k] >= 0)
+            m_reorderedFrom[static_cast<std::size_t>(rows[k])] = rows[static_cast<std::size_t>(from[k])];
     endResetModel();
 }
 
@@ -137,6 +152,9 @@ QVariant PlanListModel::data(const QModelIndex& index, int role) const
         if (index.column() == PeakMemory)
             if (const QString full = style::nearlyFullText(p); !full.isEmpty())
                 tip += full.toHtmlEscaped() + QStringLiteral("<br>");
+        if (const int of = m_reorderedFrom[static_cast<std::size_t>(index.row())]; of >= 0)
+            tip += tr("The stages of %1 in another order: its figures give or take the links between the stages<br>")
+                       .arg(displayName(m_plans[static_cast<std::size_t>(of)]).toHtmlEscaped());
         if (index.column() == Layout)
             tip += style::stagesSummaryLines(plan).toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>")) + QStringLiteral("<br>");
         for (const UnusedDevices& u : plan.unused)

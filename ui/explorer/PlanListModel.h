@@ -31,6 +31,9 @@ public:
 
 private:
     std::vector<ExplorerPlan> m_plans;
+    // Per row, the row of an earlier ranked plan whose stages this one holds in another order
+    // (reorderedFrom), or -1: said in the row's tooltip.
+    std::vector<int> m_reorderedFrom;
 };
 
 } // namespace hapmoe::ui

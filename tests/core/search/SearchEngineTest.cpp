@@ -10,6 +10,7 @@
 #include "hardware/DeviceCatalog.h"
 #include "io/Presets.h"
 #include "plan/Deployability.h"
+#include "plan/PlanRelation.h"
 #include "search/Interleaving.h"
 #include "search/Search.h"
 #include "search/SearchSpace.h"
@@ -139,6 +140,7 @@ private slots:
     void uniformAlgorithmIsComparedWithMetisStyle();
     void tiedEmbeddingsAcrossTheBridge();
     void flexDispatcherLeavesOutDevicesWithoutDeepEp();
+    void reorderedAlternativesAreNamed();
     void fp8LeavesOutDevicesWithoutFp8();
     void fp8RecipeLeavesOutDevices();
     void largeRegularCluster();
@@ -1632,6 +1634,41 @@ void SearchEngineTest::tiedEmbeddingsAcrossTheBridge()
     const double bridged = cost.estimate(u).iteration_time_s;
     QVERIFY(bridged > tiedRun.plans.front().prediction.iteration_time_s);
     QVERIFY(bridged - untiedRun.plans.front().prediction.iteration_time_s >= 4.0 * 131072 * 2048 / 2.5e9);
+}
+
+void SearchEngineTest::reorderedAlternativesAreNamed()
+{
+    // Mixtral-S on the paper's 24-1 cluster, the eight best plans: #5 is #4 with its two
+    // 4-layer H800 stages swapped (DP 2 at MBS 2 and TP 2 at MBS 4, the same step), 9.977 s
+    // both. It holds #4's stages in another order; no other plan holds an earlier one's.
+    const DeviceCatalog& cat = DeviceCatalog::builtin();
+    SearchOptions o;
+    o.top_k = 8;
+    o.threads = 2;
+    const SearchResult r = runSearch(CostModel(*findModelPreset("Mixtral-S"), *findClusterPreset("24-1"), cat), o);
+    QCOMPARE(r.plans.size(), std::size_t(8));
+    std::vector<const Plan*> plans;
+    for (const RankedPlan& rp : r.plans)
+        plans.push_back(&rp.plan);
+    const std::vector<int> from = reorderedFrom(plans);
+    QCOMPARE(from, (std::vector<int>{-1, -1, -1, -1, 3, -1, -1, -1}));
+    const Plan& four = r.plans[3].plan;
+    const Plan& five = r.plans[4].plan;
+    QCOMPARE(five.stages[4].tp, four.stages[5].tp);
+    QCOMPARE(five.stages[5].micro_batch_size, four.stages[4].micro_batch_size);
+    // A plan is no reordering of itself, nor of one whose stages differ in anything they run
+    // (a layer moved, another recompute), nor of one of another global batch.
+    QVERIFY(!sameStagesReordered(four, four));
+    Plan moved = five;
+    moved.stages[4].num_layers += 1;
+    moved.stages[5].num_layers -= 1;
+    QVERIFY(!sameStagesReordered(four, moved));
+    Plan recomputed = five;
+    recomputed.stages[4].recompute = Recompute::Full;
+    QVERIFY(!sameStagesReordered(four, recomputed));
+    Plan batch = five;
+    batch.global_batch_size *= 2;
+    QVERIFY(!sameStagesReordered(four, batch));
 }
 
 void SearchEngineTest::flexDispatcherLeavesOutDevicesWithoutDeepEp()

@@ -2787,9 +2787,12 @@ void PlanExplorerTest::layoutColumnTellsEqualPlansApart()
     QCOMPARE(model.index(1, PlanListModel::Layout).data().toString(),
              QStringLiteral("910B-376T: 2L DP4 ETP4 ×2, 2L DP4 ×2 | H800: 4L TP2 DP1 ETP2 MBS4, 4L DP2 ETP2 MBS2, "
                             "8L DP4 ETP2 rc full 2/8"));
-    // The tooltip has a line per stage with its layers.
+    // The tooltip has a line per stage with its layers, and says that #5 holds #4's stages in
+    // another order (core reorderedFrom); #4's says nothing of the kind.
     const QString tip = model.index(1, PlanListModel::Layout).data(Qt::ToolTipRole).toString();
     QVERIFY2(tip.contains(QStringLiteral("S4 H800, L8-11: TP2 DP1 ETP2 MBS4<br>S5 H800, L12-15: DP2 ETP2 MBS2")), qPrintable(tip));
+    QVERIFY2(tip.contains(QStringLiteral("The stages of #4 in another order")), qPrintable(tip));
+    QVERIFY(!model.index(0, PlanListModel::Layout).data(Qt::ToolTipRole).toString().contains(QStringLiteral("another order")));
     // A dense plan: no expert sizes to show.
     Plan dense;
     dense.stages = {test::stage("A100-80GB", 0, 0, 8, 0, 16, 2, 4, 1, 1, 4, 1), test::stage("A100-80GB", 1, 0, 8, 16, 16, 2, 4, 1, 1, 4, 1)};
