@@ -10,6 +10,7 @@
 #include "hardware/ClusterTopology.h"
 #include "io/Documents.h"
 #include "megatron/ScriptImport.h"
+#include "plan/PlanRelation.h"
 
 #include <QAbstractScrollArea>
 #include <QCheckBox>
@@ -880,6 +881,18 @@ void SearchPanel::fillList(const SearchResult& r, bool experts)
     int rank = 1;
     for (const auto& rp : r.plans)
         add(QString::number(rank++), rp, false);
+    // "PP7 mixed" reads alike for an alternative that holds an earlier plan's stages in
+    // another order: its shape's tooltip says which (as the plan table's does).
+    std::vector<const Plan*> ranked;
+    for (const RankedPlan& rp : r.plans)
+        ranked.push_back(&rp.plan);
+    const std::vector<int> reordered = reorderedFrom(ranked);
+    for (std::size_t i = 0; i < reordered.size(); ++i)
+        if (reordered[i] >= 0)
+            if (QTreeWidgetItem* item = m_results->topLevelItem(static_cast<int>(i)))
+                item->setToolTip(ShapeColumn, item->toolTip(ShapeColumn) + QLatin1Char('\n')
+                                                  + tr("The stages of %1 in another order")
+                                                        .arg(QString::fromStdString(r.plans[static_cast<std::size_t>(reordered[i])].plan.name)));
     if (r.uniform_baseline)
         add(tr("base"), *r.uniform_baseline, true);
     if (r.metis_baseline)

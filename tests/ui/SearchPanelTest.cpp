@@ -271,6 +271,27 @@ private slots:
         QVERIFY(SearchPanel::runStatus(r).startsWith(QStringLiteral("No plan found: ")));
     }
 
+    void reorderedAlternativeSaysSo()
+    {
+        // Mixtral-S on 24-1, five plans: "PP7 mixed" for all of them, and #5 holds #4's stages
+        // in another order (docs/search.md section 1): its shape's tooltip says so, the others'
+        // do not.
+        auto w = makeWindow();
+        w->loadExample();
+        QVERIFY(w->loadClusterPreset(QStringLiteral("24-1")));
+        SearchSettings s = w->document()->searchSettings();
+        s.top_k = 5;
+        w->document()->setSearchSettings(s);
+        SearchPanel* panel = w->searchPanel();
+        QVERIFY(searchToTheEnd(panel));
+        QTreeWidget* list = panel->resultList();
+        QVERIFY(list->topLevelItemCount() >= 5);
+        for (int i = 0; i < 5; ++i) {
+            const QString tip = list->topLevelItem(i)->toolTip(SearchPanel::ShapeColumn);
+            QCOMPARE(tip.contains(QStringLiteral("The stages of HS-DP #4 in another order")), i == 4);
+        }
+    }
+
     void denseModelListsNoExpertKnobs()
     {
         // Megatron-GPT-70B (dense) on 16-3: the Shape column read "PP2 TP1 DP8 EP1" and its
