@@ -375,9 +375,29 @@ public:
                 ruleCheck("flex dispatcher needs ETP*EP > 1 on every stage", {"moe.flex-needs-tp-ep"});
             ruleCheck("flex dispatcher needs devices DeepEP runs on", {"moe.flex-needs-deepep-device"});
         }
-        for (std::size_t i = 0; i < problems.size(); ++i)   // any rule not listed above still refuses the plan
-            if (!covered[i])
-                out.push_back({problems[i].rule, false, problems[i].message});
+        // The layers' divisibility by the sizes above 1, and sequence parallelism's conditions.
+        if (anyStage([](const StagePlan& st) { return st.tp > 1 || st.etp > 1; }) || broken("model.ffn-divisible-by-tp")
+            || broken("model.expert-ffn-divisible-by-etp"))
+            ruleCheck("FFN % TP == 0, expert FFN % ETP == 0", {"model.ffn-divisible-by-tp", "model.expert-ffn-divisible-by-etp"});
+        if ((plan.sequence_parallel && anyStage([](const StagePlan& st) { return st.tp > 1; })) || broken("seq.sequence-parallel"))
+            ruleCheck("with SP and TP > 1: seq % (CP*TP) == 0", {"seq.sequence-parallel"});
+        if (target == Target::FlagScale
+            && (anyStage([&plan](const StagePlan& st) { return st.tp != plan.stages.front().tp; }) || broken("flagscale.tp-change-needs-sp")))
+            ruleCheck("meshes of unlike TP need --sequence-parallel", {"flagscale.tp-change-needs-sp"});
+        // Any other rule still refuses the plan, in words and one line per rule like the above.
+        static const std::map<std::string, std::string> kWords = {
+            {"flagscale.query-groups-tp", "query groups % TP == 0 (FlagScale)"},
+            {"moe.shared-expert-bias", "shared experts need --disable-bias-linear"},
+            {"optimizer.offload-needs-distributed", "optimizer offload needs --use-distributed-optimizer"},
+            {"recompute.fp8-delayed", "no moe_act or layernorm recompute under delayed FP8 scaling"},
+            {"recompute.mla-up-proj-needs-mla", "mla_up_proj recompute needs multi-latent attention"},
+            {"recompute.one-module-set", "one --recompute-modules for every stage"},
+            {"fp8-needs-device", "FP8 needs devices with FP8 tensor cores"}};
+        for (std::size_t i = 0; i < problems.size(); ++i)
+            if (!covered[i]) {
+                const auto words = kWords.find(problems[i].rule);
+                ruleCheck(words == kWords.end() ? problems[i].rule : words->second, {problems[i].rule});
+            }
 
         // Exporter checks: values that reach the script.
         ExportCheck pos{"max-position-embeddings >= seq-length", true, {}};

@@ -1643,6 +1643,23 @@ private slots:
         QCOMPARE(listed(tp2, "MoE with ETP > 1 needs --disable-bias-linear"), std::string("absent"));
         QCOMPARE(listed(tp2, "seq % (2*CP)"), std::string("absent"));
         QCOMPARE(listed(tp2, "moe_act recompute"), std::string("absent"));
+        QCOMPARE(listed(tp2, "FFN % TP == 0, expert FFN % ETP == 0"), std::string("ok"));
+        QCOMPARE(listed(tp2, "with SP and TP > 1: seq % (CP*TP) == 0"), std::string("ok"));
+        {
+            // Broken on every stage: one failed check in words, the other stages folded.
+            PlanDocument odd = d;
+            odd.model.moe_ffn_hidden_size = 14337;
+            for (StagePlan& st : odd.plan.stages) {
+                st.ep = 2;
+                st.etp = 2;
+                st.edp = 2;
+            }
+            const ExportResult r = exportLauncher(odd, {});
+            QVERIFY(!r.ok);
+            const std::string ffn = listed(r, "FFN % TP == 0, expert FFN % ETP == 0");
+            QVERIFY2(ffn.rfind("failed: stage 0 ", 0) == 0 && ffn.find("(and 3 more stages alike)") != std::string::npos, ffn.c_str());
+            QCOMPARE(std::count_if(r.checks.begin(), r.checks.end(), [](const ExportCheck& c) { return !c.ok; }), 1);
+        }
         for (StagePlan& st : d.plan.stages) {
             st.tp = 1;
             st.dp = 8;
