@@ -769,9 +769,26 @@ bool MainWindow::openFile(const QString& fileName)
     try {
         const std::string path = fileName.toStdString();
         const std::string text = readTextFile(path);
+        // What the studio opens: the error for anything else names those, and where another
+        // kind of file goes.
+        static const std::string kOpened = "\"hapmoe.project\", \"hapmoe.plan\", \"hapmoe.model\" or \"hapmoe.cluster\"";
+        const std::string format = [&] {
+            try {
+                return detectFormat(text, path);
+            } catch (const InputError& e) {
+                if (e.where() == "format")
+                    throw InputError(path, "format", "missing required key (expected " + kOpened + ", the documents the studio opens)");
+                throw;
+            }
+        }();
+        if (format != kProjectFormat && format != kPlanFormat && format != kModelFormat && format != kClusterFormat)
+            throw InputError(path, "format", "expected " + kOpened + " (the documents the studio opens), got \"" + format + "\""
+                                                 + (format == kProfileFormat ? ": load a profile with Search > Load Profile"
+                                                    : format == kDevicesFormat ? ": add device types with Cluster > Device Types"
+                                                                               : ""));
         // A plan document (hapmoe plan -o plan.json) opens as a new project of its model,
         // cluster and device types, with its plans to explore.
-        if (detectFormat(text, path) == kPlanFormat) {
+        if (format == kPlanFormat) {
             Warnings warnings;
             Project p;
             QString opened;
@@ -815,7 +832,7 @@ bool MainWindow::openFile(const QString& fileName)
         // A model or cluster file (hapmoe.model, hapmoe.cluster, as the command line takes
         // them) goes into the project open now, in place of its model or cluster, as a preset
         // does: one step to undo.
-        if (const std::string format = detectFormat(text, path); format == kModelFormat || format == kClusterFormat) {
+        if (format == kModelFormat || format == kClusterFormat) {
             Warnings warnings;
             const QString name = QFileInfo(fileName).fileName();
             if (format == kModelFormat) {

@@ -732,6 +732,12 @@ RankedPlan readRankedPlan(const JsonNode& n, bool savedPlan = false)
     r.plain_time_s = n.optDouble("plain_time_s", 0, 0);
     if (auto p = n.optObject("prediction")) {
         r.prediction = readPredictionObject(*p);
+        // A prediction of another plan (the stages edited by hand; one of no stages is none):
+        // the search's plans are refused with it (left out, for comparison only); a project's
+        // saved plan keeps its plan and is estimated again (readProject).
+        if (!savedPlan && !r.prediction.stages.empty() && r.prediction.stages.size() != r.plan.stages.size())
+            p->fail("stages", "expected one per stage of the plan (" + std::to_string(r.plan.stages.size()) + "), got "
+                                  + std::to_string(r.prediction.stages.size()) + ": the prediction is of another plan");
         checkChunkTimes(*p, r.plan, r.prediction);
         // Derived from the stages' backward (their chunks' when interleaved), not stored.
         setDrains(r.prediction.stages, r.plan.vpp);
@@ -1264,9 +1270,17 @@ PlanDocument readPlan(std::string_view text, const std::string& fileName, Warnin
     d.plan = readPlanObject(n.object("plan"));
     if (auto p = n.optObject("prediction")) {
         d.prediction = readPredictionObject(*p);
-        checkChunkTimes(*p, d.plan, *d.prediction);
-        setDrains(d.prediction->stages, d.plan.vpp);
-        simulateInterleaved(d.prediction->stages, d.prediction->num_microbatches, d.plan.vpp);
+        if (!d.prediction->stages.empty() && d.prediction->stages.size() != d.plan.stages.size()) {
+            // A prediction of another plan (the stages edited by hand): the plan is what the
+            // document asks for, so it is kept and its figures computed again.
+            p->warn(p->path() + ".stages: " + std::to_string(d.prediction->stages.size()) + " stages for the plan's "
+                    + std::to_string(d.plan.stages.size()) + " (a prediction of another plan): left out, and the plan is estimated again");
+            d.prediction.reset();
+        } else {
+            checkChunkTimes(*p, d.plan, *d.prediction);
+            setDrains(d.prediction->stages, d.plan.vpp);
+            simulateInterleaved(d.prediction->stages, d.prediction->num_microbatches, d.plan.vpp);
+        }
     }
     // The search's figures describe how the plan was found; a document whose search section
     // cannot be read keeps its plan, with a warning.
@@ -1360,7 +1374,10 @@ Project readProject(std::string_view text, const std::string& fileName, Warnings
         const RankedPlan r = readRankedPlan(e, true);
         SavedPlan sp;
         sp.plan = r.plan;
-        if (e.has("prediction"))
+        if (e.has("prediction") && !r.prediction.stages.empty() && r.prediction.stages.size() != r.plan.stages.size())
+            e.warn(e.path() + ".prediction.stages: " + std::to_string(r.prediction.stages.size()) + " stages for the plan's "
+                   + std::to_string(r.plan.stages.size()) + " (a prediction of another plan): left out, and the plan is estimated again");
+        else if (e.has("prediction"))
             sp.prediction = r.prediction;
         sp.plain_time_s = r.plain_time_s;
         sp.source = static_cast<SavedPlan::Source>(e.optChoice("source", kSourceNames, 0));

@@ -810,6 +810,16 @@ private slots:
         QVERIFY2(w->lastError().contains(QStringLiteral("bad-model.json")) && w->lastError().contains(QStringLiteral("num_layers")),
                  qPrintable(w->lastError()));
         QCOMPARE(w->document()->serialize(), before);
+        // A document the studio does not open as a file (a profile) is refused naming those it
+        // does and where a profile goes.
+        const QString profilePath = dir.filePath(QStringLiteral("profile.json"));
+        saveFileAtomically(profilePath.toStdString(), "{\"format\": \"hapmoe.profile\", \"version\": 1}\n");
+        QVERIFY(!w->openFile(profilePath));
+        QVERIFY2(w->lastError().contains(QStringLiteral("format: expected \"hapmoe.project\", \"hapmoe.plan\", \"hapmoe.model\" or "
+                                                        "\"hapmoe.cluster\" (the documents the studio opens), got \"hapmoe.profile\": "
+                                                        "load a profile with Search > Load Profile")),
+                 qPrintable(w->lastError()));
+        QCOMPARE(w->document()->serialize(), before);
     }
 
     void badFileNamesTheField()

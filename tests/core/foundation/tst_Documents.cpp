@@ -554,6 +554,24 @@ void tst_Documents::planRoundTrip()
         QCOMPARE(q(w[0]), QStringLiteral("edited.json: plan differs from search.alternatives[0], the search's best (edited by hand?): "
                                          "hapmoe estimate and export use \"plan\", the studio opens the search's alternatives"));
     }
+    // A prediction of another plan (stages edited by hand, the old figures kept): the plan's
+    // is left out with a warning, so that the studio and estimate compute it again; a search
+    // alternative with one is left out (kept for comparison only).
+    {
+        nlohmann::json j = nlohmann::json::parse(once);
+        j["prediction"]["stages"].erase(j["prediction"]["stages"].size() - 1);
+        j["search"]["alternatives"][0]["prediction"]["stages"].erase(0);
+        Warnings w;
+        const PlanDocument odd = readPlan(j.dump(), "edited.json", &w);
+        QVERIFY(!odd.prediction);
+        QCOMPARE(odd.search->plans.size(), std::size_t(1));
+        QVERIFY2(w.size() >= 2, w.empty() ? "" : w[0].c_str());
+        const std::string n = std::to_string(odd.plan.stages.size());
+        QCOMPARE(q(w[0]), QString::fromStdString("edited.json: prediction.stages: " + std::to_string(odd.plan.stages.size() - 1)
+                                                 + " stages for the plan's " + n
+                                                 + " (a prediction of another plan): left out, and the plan is estimated again"));
+        QVERIFY2(w[1].find("search.alternatives[0].prediction.stages: expected one per stage of the plan") != std::string::npos, w[1].c_str());
+    }
     // A check whose one-plan pass finished and whose K-plan pass stopped: plan #1 is exact.
     {
         PlanDocument best = d;
