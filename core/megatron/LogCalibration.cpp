@@ -297,11 +297,52 @@ MegatronLog parseMegatronLog(std::string_view text, const std::string& fileName)
         text = kept;
     }
     std::vector<MegatronLog> runs(1);
-    std::istringstream in{std::string(text)};
-    std::string line;
-    int lineNo = 0;
-    while (std::getline(in, line)) {
-        ++lineNo;
+    // The log's lines, numbered; where ranks printing at once put a memory report and an
+    // iteration line on one line (either first), each is read as a line of its own, with the
+    // line's number (several reports on one line are split further below).
+    std::vector<std::pair<int, std::string>> lines;
+    {
+        std::istringstream in{std::string(text)};
+        std::string raw;
+        int number = 0;
+        while (std::getline(in, raw)) {
+            ++number;
+            const std::size_t rank = raw.find("[Rank");
+            const std::size_t elapsed = raw.find("elapsed time per iteration");
+            if (rank == std::string::npos || elapsed == std::string::npos || raw.find("memory (MB)") == std::string::npos) {
+                lines.emplace_back(number, std::move(raw));
+                continue;
+            }
+            // The iteration line opens at "iteration <n>/", with its timestamp ("[2026-...]")
+            // when one stands right before it.
+            auto opensAt = [&](std::size_t at) { return opensIterationLine(raw.substr(at, elapsed - at)); };
+            std::size_t opens = raw.rfind("iteration", elapsed);
+            while (opens != std::string::npos && opens > 0 && !opensAt(opens))
+                opens = raw.rfind("iteration", opens - 1);
+            if (opens == std::string::npos || !opensAt(opens)) {
+                lines.emplace_back(number, std::move(raw));
+                continue;
+            }
+            std::size_t start = opens;
+            while (start > 0 && raw[start - 1] == ' ')
+                --start;
+            if (start > 0 && raw[start - 1] == ']') {
+                const std::size_t open = raw.rfind('[', start - 1);
+                if (open != std::string::npos && raw.compare(open, 5, "[Rank") != 0)
+                    start = open;
+            }
+            if (rank < start) {   // the report first, the iteration line after it
+                lines.emplace_back(number, raw.substr(0, start));
+                lines.emplace_back(number, raw.substr(start));
+            } else {              // the iteration line, then the report
+                lines.emplace_back(number, raw.substr(0, rank));
+                lines.emplace_back(number, raw.substr(rank));
+            }
+        }
+    }
+    for (const auto& numbered : lines) {
+        const int lineNo = numbered.first;
+        const std::string& line = numbered.second;
         const std::string where = "line " + std::to_string(lineNo);
         auto newRun = [&] {
             runs.emplace_back();

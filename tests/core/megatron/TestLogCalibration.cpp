@@ -575,6 +575,19 @@ private slots:
         QCOMPARE(refusal(gbsCut), std::string("line 20: iteration line without \"global batch size\", which the run's other "
                                               "iteration lines state (line 11): is the line cut short?"));
 
+        // A memory report and an iteration line printed on one line, either first (ranks that
+        // print at once): each read as a line of its own, nothing lost, no second run.
+        for (int first : {11, 15}) {
+            const auto [at, length] = lineOf(first);
+            std::string joined2 = text;
+            joined2.erase(at + length, 1);   // line `first` runs on into the next
+            const MegatronLog both = parseMegatronLog(joined2, "joined.log");
+            QCOMPARE(both.runs, 1);
+            QCOMPARE(both.intervals.size(), std::size_t(5));
+            QCOMPARE(both.memory.size(), std::size_t(4));
+            QVERIFY(both.warnings.empty());
+        }
+
         // A rank no run has is kept as logged, for calibrate's error.
         std::string negative = text;
         negative.replace(negative.find("[Rank 8]"), 8, "[Rank -3]");
