@@ -1420,10 +1420,12 @@ private:
                                                 "(Megatron-LM raises \"Please use --moe-router-pre-softmax when topk is 1\")"});
             m.moe_shared_expert_intermediate_size = intFlag("--moe-shared-expert-intermediate-size", 0, 0);
             // The router's recipe (ModelSpec: not costed apart, written back by an export).
+            // The flag's values are toString(RouterScore)'s; another is read as the default.
             const std::string score = str("--moe-router-score-function").value_or("softmax");
-            m.moe_router_score_function = score == "sigmoid"        ? RouterScore::Sigmoid
-                                        : score == "sqrtsoftplus" ? RouterScore::SqrtSoftplus
-                                                                  : RouterScore::Softmax;
+            m.moe_router_score_function = RouterScore::Softmax;
+            for (RouterScore r : {RouterScore::Sigmoid, RouterScore::SqrtSoftplus})
+                if (score == toString(r))
+                    m.moe_router_score_function = r;
             m.moe_router_enable_expert_bias = has("--moe-router-enable-expert-bias");
             m.moe_router_num_groups = intFlag("--moe-router-num-groups", 0);
             m.moe_router_group_topk = intFlag("--moe-router-group-topk", 0);
