@@ -730,16 +730,34 @@ Project MainWindow::projectFromPlan(const PlanDocument& doc, const std::string& 
     p.devices = doc.devices;
     const DeviceCatalog catalog = catalogWith(p.devices, file);
     validatePlanDocument(doc, catalog, file);
-    if (doc.search && !doc.search->plans.empty()) {
+    // The search's plans that do not pass the same check are left out, as `hapmoe validate`
+    // names them (search.alternatives[i]...); one without a prediction (written by hand) gets
+    // the estimate `hapmoe estimate --plan` gives, not zeros.
+    PlanDocument checked = doc;
+    for (auto& w : dropInvalidSearchPlans(checked, catalog, file))
+        warnings.push_back(std::move(w));
+    if (checked.search) {
+        const CostModel cost(doc.model, doc.cluster, catalog);
+        auto estimated = [&cost](RankedPlan& rp) {
+            if (rp.prediction.stages.empty())
+                rp.prediction = cost.estimate(rp.plan);
+        };
+        for (RankedPlan& rp : checked.search->plans)
+            estimated(rp);
+        for (auto* other : {&checked.search->uniform_baseline, &checked.search->metis_baseline, &checked.search->current})
+            if (*other)
+                estimated(**other);
+    }
+    if (checked.search && !checked.search->plans.empty()) {
         // The search's ranked plans (the document's plan is the first) and the configuration
         // it was compared with.
-        for (const RankedPlan& rp : doc.search->plans)
+        for (const RankedPlan& rp : checked.search->plans)
             p.plans.push_back(SavedPlan{rp.plan, rp.prediction, SavedPlan::Source::Search, rp.plain_time_s});
-        appendOthers(p.plans, *doc.search);
+        appendOthers(p.plans, *checked.search);
         p.search.top_k = std::max(1, static_cast<int>(doc.search->plans.size()));
-        p.plans_cancelled = doc.search->cancelled;
-        p.plans_timed_out = doc.search->timed_out && !doc.search->cancelled;
-        takeSearchSettings(p, *doc.search);
+        p.plans_cancelled = checked.search->cancelled;
+        p.plans_timed_out = checked.search->timed_out && !checked.search->cancelled;
+        takeSearchSettings(p, *checked.search);
     } else {
         // A plan without a search (hapmoe estimate --json, or written by hand): its prediction,
         // or the estimate `hapmoe estimate --plan` gives. It is kept as the configuration the

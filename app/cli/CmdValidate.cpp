@@ -107,28 +107,12 @@ std::string validateOne(const std::string& file, const DeviceCatalog& given, con
             os << ", no plan (the search found none: " << c.no_plan_reason << ")";
             return os.str();
         }
-        const PlanDocument d = readPlan(text, file, &warnings);
+        PlanDocument d = readPlan(text, file, &warnings);
         validatePlanDocument(d, catalog, file);
         // Alternatives and baselines are kept for comparison; a problem in one of them is
         // reported but does not make the document invalid.
-        if (d.search) {
-            auto check = [&](const Plan& plan, const std::string& where) {
-                PlanDocument other{d.model, d.cluster, plan, std::nullopt, std::nullopt, {}};
-                try {
-                    validatePlanDocument(other, catalog, file);
-                } catch (const InputError& e) {
-                    warnings.push_back(file + ": search." + where + "." + e.where() + ": " + e.detail());
-                }
-            };
-            for (std::size_t i = 0; i < d.search->plans.size(); ++i)
-                check(d.search->plans[i].plan, "alternatives[" + std::to_string(i) + "]");
-            if (d.search->uniform_baseline)
-                check(d.search->uniform_baseline->plan, "baselines.uniform");
-            if (d.search->metis_baseline)
-                check(d.search->metis_baseline->plan, "baselines.metis_style");
-            if (d.search->current)
-                check(d.search->current->plan, "baselines.current");
-        }
+        for (auto& w : dropInvalidSearchPlans(d, catalog, file))
+            warnings.push_back(std::move(w));
         os << ", " << d.plan.pp() << " stages on " << d.plan.numDevices() << " of " << d.cluster.totalDevices() << " devices";
     } else if (format == kProjectFormat) {
         // On its own device types (Project::devices), with --devices over them, as for a plan.

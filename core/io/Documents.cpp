@@ -100,12 +100,15 @@ LinkClass linkClassAt(int i) { return i == 1 ? LinkClass::InterNode : (i == 2 ? 
 
 // --- model --------------------------------------------------------------------------------
 
+#define HAPMOE_TRAINING_KEYS                                                                                           \
+    "micro_batch_size", "global_batch_size", "precision", "fp8_format", "fp8_recipe", "fp8_param_gather",               \
+        "use_distributed_optimizer", "cross_entropy_loss_fusion", "cross_entropy_fusion_impl",                          \
+        "accumulate_allreduce_grads_in_fp32", "router_imbalance", "imbalance_weight"
+
 void readTraining(const JsonNode& n, TrainingSpec& t)
 {
     n.requireObject();
-    n.warnUnknownKeys({"micro_batch_size", "global_batch_size", "precision", "fp8_format", "fp8_recipe", "fp8_param_gather", "use_distributed_optimizer",
-                       "cross_entropy_loss_fusion", "cross_entropy_fusion_impl",
-                       "accumulate_allreduce_grads_in_fp32", "router_imbalance", "imbalance_weight"});
+    n.warnUnknownKeys({HAPMOE_TRAINING_KEYS});
     t.micro_batch_size = n.optInt("micro_batch_size", t.micro_batch_size, 1);
     t.global_batch_size = n.optInt("global_batch_size", t.global_batch_size, 1);
     t.precision = precisionAt(n.optChoice("precision", kPrecisionNames, t.precision == Precision::FP16 ? 1 : 0));
@@ -125,6 +128,12 @@ void readTraining(const JsonNode& n, TrainingSpec& t)
 ModelSpec readModelObject(const JsonNode& n)
 {
     n.requireObject();
+    // A training setting beside the shape (where version 1 had it, and where Megatron-LM's
+    // flat flags would put it) would be ignored and its default taken: refused, with its place.
+    for (std::string_view key : {HAPMOE_TRAINING_KEYS})
+        if (n.has(key))
+            n.fail(key, "expected under \"training\" (a hapmoe.model of version 2 keeps the training settings there; "
+                        "version 1 had them beside the shape)");
     n.warnUnknownKeys({"format", "version", "name", "source", "description", "num_layers", "hidden_size",
                        "ffn_hidden_size", "num_attention_heads", "num_query_groups", "kv_channels", "vocab_size",
                        "make_vocab_size_divisible_by", "seq_length", "max_position_embeddings", "swiglu", "add_bias_linear",
@@ -202,6 +211,22 @@ ModelSpec readModelObject(const JsonNode& n)
     m.moe_router_num_groups = n.optInt("moe_router_num_groups", 0, 0);
     m.moe_router_group_topk = n.optInt("moe_router_group_topk", 0, 0);
     m.moe_router_topk_scaling_factor = n.optDouble("moe_router_topk_scaling_factor", 0.0, 0.0);
+    // A dense model with the sizes of a MoE one: num_experts left out or misspelt, which would
+    // plan another model. The writers give a dense model's MoE fields their neutral values (no
+    // expert FFN, no shared expert, every layer's flag 0).
+    if (m.num_experts == 0) {
+        std::string moe;
+        if (m.moe_ffn_hidden_size > 0)
+            moe = "moe_ffn_hidden_size " + std::to_string(m.moe_ffn_hidden_size);
+        else if (m.moe_shared_expert_intermediate_size > 0)
+            moe = "moe_shared_expert_intermediate_size " + std::to_string(m.moe_shared_expert_intermediate_size);
+        else if (std::count(m.moe_layer_pattern.begin(), m.moe_layer_pattern.end(), 1) > 0)
+            moe = "moe_layer_freq with " + std::to_string(std::count(m.moe_layer_pattern.begin(), m.moe_layer_pattern.end(), 1))
+                + " MoE layers";
+        if (!moe.empty())
+            n.fail("num_experts", std::string(n.has("num_experts") ? "expected at least 1" : "missing") + " for a model with "
+                                      + moe + " (without experts the model is dense and those fields are unused)");
+    }
     const auto training = n.optChild("training");
     if (training)
         readTraining(*training, m.training);
@@ -212,6 +237,8 @@ ModelSpec readModelObject(const JsonNode& n)
         m.capRouterImbalance();
     return m;
 }
+
+#undef HAPMOE_TRAINING_KEYS
 
 Json modelJson(const ModelSpec& m)
 {
@@ -1912,6 +1939,38 @@ void validatePlanDocument(const PlanDocument& doc, const DeviceCatalog& catalog,
                                                       + ", got " + std::to_string(u.count));
         idle[u.node] = before + u.count;
     }
+}
+
+Warnings dropInvalidSearchPlans(PlanDocument& doc, const DeviceCatalog& catalog, const std::string& file)
+{
+    Warnings warnings;
+    if (!doc.search)
+        return warnings;
+    // The plan's own check, on the document's model and cluster, with the plan's path in the
+    // document in front of the error's.
+    auto valid = [&](const Plan& plan, const std::string& where) {
+        try {
+            validatePlanDocument(PlanDocument{doc.model, doc.cluster, plan, std::nullopt, std::nullopt, {}}, catalog, file);
+            return true;
+        } catch (const InputError& e) {
+            warnings.push_back(file + ": search." + where + "." + e.where() + ": " + e.detail()
+                               + "; left out (the search's plans are kept for comparison only)");
+            return false;
+        }
+    };
+    SearchResult& s = *doc.search;
+    std::vector<RankedPlan> kept;
+    for (std::size_t i = 0; i < s.plans.size(); ++i)
+        if (valid(s.plans[i].plan, "alternatives[" + std::to_string(i) + "]"))
+            kept.push_back(std::move(s.plans[i]));
+    s.plans = std::move(kept);
+    if (s.uniform_baseline && !valid(s.uniform_baseline->plan, "baselines.uniform"))
+        s.uniform_baseline.reset();
+    if (s.metis_baseline && !valid(s.metis_baseline->plan, "baselines.metis_style"))
+        s.metis_baseline.reset();
+    if (s.current && !valid(s.current->plan, "baselines.current"))
+        s.current.reset();
+    return warnings;
 }
 
 void validateProfile(const Profile& profile, const DeviceCatalog& catalog, const std::string& fileName)

@@ -205,6 +205,11 @@ Warnings profileWarnings(const Profile& profile, const DeviceCatalog& catalog, c
 // all stages, recompute_layers within the stage, unused devices on real nodes. Also
 // validates model and cluster.
 void validatePlanDocument(const PlanDocument& doc, const DeviceCatalog& catalog, const std::string& fileName);
+// The search's plans a plan document keeps for comparison (search.alternatives, the
+// baselines) that validatePlanDocument refuses on the document's model and cluster: each is
+// taken out of doc.search, with a warning naming the file and its path in the document
+// ("search.alternatives[1].plan.stages[1]: ..."). They are not a reason to refuse the document.
+Warnings dropInvalidSearchPlans(PlanDocument& doc, const DeviceCatalog& catalog, const std::string& fileName);
 // A saved plan of a project (plans[index]) checked against the project's model and cluster
 // as validatePlanDocument checks a plan document; the InputError names the file and the path
 // inside the project ("plans[2].plan.stages[1].devices[0].node"), or the project's own

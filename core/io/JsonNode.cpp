@@ -95,6 +95,64 @@ std::size_t binaryOffset(std::string_view text)
     return std::string_view::npos;
 }
 
+
+// Letters and digits of a key, lower-cased: "numExperts", "num-experts" and "num_experts" are
+// the same key written three ways.
+std::string keyLetters(std::string_view key)
+{
+    std::string out;
+    for (char c : key)
+        if (std::isalnum(static_cast<unsigned char>(c)))
+            out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return out;
+}
+
+// Edits (insert, delete, replace, swap of two neighbours) between a and b, or limit + 1 when
+// it is more than limit.
+std::size_t keyEdits(std::string_view a, std::string_view b, std::size_t limit)
+{
+    const std::size_t n = a.size(), m = b.size();
+    if ((n > m ? n - m : m - n) > limit)
+        return limit + 1;
+    std::vector<std::vector<std::size_t>> d(n + 1, std::vector<std::size_t>(m + 1));
+    for (std::size_t i = 0; i <= n; ++i)
+        d[i][0] = i;
+    for (std::size_t j = 0; j <= m; ++j)
+        d[0][j] = j;
+    for (std::size_t i = 1; i <= n; ++i)
+        for (std::size_t j = 1; j <= m; ++j) {
+            d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1])
+                d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+        }
+    return std::min(d[n][m], limit + 1);
+}
+
+// The known key an unknown one was most likely meant to be: the same letters written another
+// way, one edit away (two for keys of eight letters or more), or the known key cut short
+// before one of its words ("moe_ffn_hidden" for "moe_ffn_hidden_size"). Empty when none is.
+std::string_view nearKey(std::string_view key, std::initializer_list<std::string_view> known)
+{
+    const std::string letters = keyLetters(key);
+    std::string_view best;
+    std::size_t bestEdits = 3;
+    for (std::string_view k : known) {
+        if (letters == keyLetters(k))
+            return k;
+        const std::size_t limit = k.size() >= 8 ? 2 : (k.size() >= 4 ? 1 : 0);
+        if (limit > 0) {
+            const std::size_t edits = keyEdits(key, k, limit);
+            if (edits <= limit && edits < bestEdits) {
+                best = k;
+                bestEdits = edits;
+            }
+        }
+        if (best.empty() && key.size() >= 6 && k.size() > key.size() && k.compare(0, key.size(), key) == 0
+            && k[key.size()] == '_')
+            best = k;
+    }
+    return best;
+}
 } // namespace
 
 JsonNode::JsonNode(const nlohmann::json& value, std::string path, const JsonContext& context)
@@ -594,7 +652,20 @@ double JsonNode::asDouble(double min, bool minExclusive) const
 
 void JsonNode::warnUnknownKeys(std::initializer_list<std::string_view> known) const
 {
-    if (!m_value->is_object() || !m_context->warnings)
+    if (!m_value->is_object())
+        return;
+    // A misspelt key would be passed over and its default taken in silence (a model of
+    // "num_expert": 128 read as dense): one that is near a known key is refused, whether or
+    // not the reader keeps warnings.
+    for (auto it = m_value->begin(); it != m_value->end(); ++it) {
+        const std::string_view key = it.key();
+        if (std::find(known.begin(), known.end(), key) != known.end())
+            continue;
+        if (const std::string_view near = nearKey(key, known); !near.empty() && !m_value->contains(near))
+            fail(key, "unknown key; did you mean \"" + std::string(near)
+                          + "\"? (a misspelt key would be ignored and the default taken)");
+    }
+    if (!m_context->warnings)
         return;
     // One warning per key up to a score of them, then a count: a million unknown keys would
     // otherwise print a million lines. A long key, or one with control characters, is

@@ -79,7 +79,8 @@ public:
     int asInt(int min = INT_MIN, int max = INT_MAX) const;
     double asDouble(double min = -std::numeric_limits<double>::infinity(), bool minExclusive = false) const;
 
-    // Warns (does not fail) about keys this reader does not know.
+    // Warns about keys this reader does not know, and fails on one near a known key that the
+    // object does not have (a misspelling, whose default would be taken in silence).
     void warnUnknownKeys(std::initializer_list<std::string_view> known) const;
     void warn(const std::string& message) const;
 

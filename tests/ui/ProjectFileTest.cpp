@@ -620,6 +620,29 @@ private slots:
         QVERIFY2(w->lastError().contains(QStringLiteral("plan.stages[0]")), qPrintable(w->lastError()));
     }
 
+    void badAlternativeIsLeftOutAndTheRestEstimated()
+    {
+        // A plan document whose search holds two alternatives without predictions, the second
+        // broken (TP x CP x DP = 16 on 8 devices). The studio showed the first with zeros and
+        // pointed at plans[1]; it now leaves the broken one out, naming it as `hapmoe validate`
+        // does (search.alternatives[1]...), and estimates the other as `hapmoe estimate --plan`.
+        const std::string path = std::string(HAPMOE_TEST_DATA_DIR) + "/foundation/plan-bad-alternative.json";
+        const PlanDocument doc = readPlan(readTextFile(path), path);
+        auto w = makeWindow();
+        QVERIFY(w->openFile(QString::fromStdString(path)));
+        const Project& opened = w->document()->project();
+        QCOMPARE(opened.plans.size(), std::size_t(1));
+        QVERIFY(opened.plans.front().prediction.has_value());
+        const double estimated = CostModel(doc.model, doc.cluster, DeviceCatalog::builtin()).estimate(doc.plan).iteration_time_s;
+        QVERIFY(estimated > 1.0);   // 10.406 s: two H800 stages of Mixtral-S, 64 micro-batches
+        QCOMPARE(opened.plans.front().prediction->iteration_time_s, estimated);
+        QCOMPARE(w->explorer()->planCount(), 1);
+        const QString message = w->statusBar()->currentMessage();
+        QVERIFY2(message.contains(QStringLiteral("search.alternatives[1].plan.stages[1]: tp*cp*dp = 16 but the stage has 8 devices")),
+                 qPrintable(message));
+        QVERIFY2(!message.contains(QStringLiteral("plans[1]")), qPrintable(message));
+    }
+
     void openedPlansShowInTheSearchDock()
     {
         // Mixtral-S on the paper's 16-1-h (H800 2x8): a search of a few milliseconds.

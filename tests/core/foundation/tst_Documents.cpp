@@ -184,6 +184,7 @@ private slots:
     void projectKeepsScriptInputs();
     void longValuesInErrorsAreCut();
     void unknownKeysWarn();
+    void misspeltKeysAreRefused();
     void newerVersionRefused();
     void wrongFormatRefused();
     void errorsNameFileAndPath();
@@ -1124,6 +1125,64 @@ void tst_Documents::longValuesInErrorsAreCut()
     const InputError e("f", "w", accents);
     QVERIFY(QString::fromUtf8(e.what()).toUtf8() == QByteArray(e.what()));   // valid UTF-8
     QVERIFY2(std::string(e.what()).find("(2360 characters left out)") != std::string::npos, e.what());
+}
+
+void tst_Documents::misspeltKeysAreRefused()
+{
+    // A key near a known one would have its default taken in silence: "num_expert" read a
+    // 128-expert model as dense. Refused, naming the key meant (docs/formats.md).
+    const std::string base = dataFile("model-unknown-keys.json");
+    auto refusal = [&](const std::string& from, const std::string& to) {
+        std::string text = base;
+        const std::size_t at = text.find("\"" + from + "\"");
+        if (at == std::string::npos)
+            return std::string("no key ") + from;
+        text.replace(at, from.size() + 2, "\"" + to + "\"");
+        try {
+            readModel(text, "m.json");
+        } catch (const InputError& e) {
+            return std::string(e.what());
+        }
+        return std::string("read");
+    };
+    // One edit away, letters written another way, the key cut short before a word.
+    QCOMPARE(q(refusal("num_experts", "num_expert")),
+             QStringLiteral("m.json: model.num_expert: unknown key; did you mean \"num_experts\"? (a misspelt key would be "
+                            "ignored and the default taken)"));
+    QVERIFY(q(refusal("moe_router_topk", "moe_router_top_k")).contains("did you mean \"moe_router_topk\""));
+    QVERIFY(q(refusal("num_layers", "numLayers")).contains("model.numLayers: unknown key; did you mean \"num_layers\""));
+    QVERIFY(q(refusal("global_batch_size", "global_batch")).contains("model.training.global_batch: unknown key; did you mean "
+                                                                     "\"global_batch_size\""));
+    // Far from every known key: a warning, as before (unknownKeysWarn).
+    Warnings w;
+    readModel(base, "m.json", &w);
+    QVERIFY(q(w[0]).contains("model.rope_theta: unknown key ignored"));
+
+    // A training setting beside the shape (version 1's place, Megatron-LM's flat flags).
+    {
+        std::string text = base;
+        text.replace(text.find('{'), 1, "{\"global_batch_size\": 2048, ");
+        QVERIFY_THROWS_EXCEPTION(InputError, readModel(text, "m.json"));
+        try {
+            readModel(text, "m.json");
+        } catch (const InputError& e) {
+            QCOMPARE(q(e.where()), QStringLiteral("model.global_batch_size"));
+            QVERIFY(q(e.detail()).startsWith(QStringLiteral("expected under \"training\"")));
+        }
+    }
+    // A dense model with the sizes of a MoE one (num_experts 0 or left out).
+    {
+        std::string text = base;
+        const std::size_t at = text.find("\"num_experts\"");
+        text.replace(at, text.find(',', at) - at, "\"num_experts\": 0");
+        try {
+            readModel(text, "m.json");
+            QFAIL("a dense model with moe_ffn_hidden_size read");
+        } catch (const InputError& e) {
+            QCOMPARE(q(e.where()), QStringLiteral("model.num_experts"));
+            QVERIFY2(q(e.detail()).startsWith(QStringLiteral("expected at least 1 for a model with moe_ffn_hidden_size")), e.what());
+        }
+    }
 }
 
 void tst_Documents::unknownKeysWarn()
