@@ -54,6 +54,8 @@ struct MemoryBreakdown {
         const double device = total() - capacity;
         return host_capacity > 0 ? std::max(device, host - host_capacity) : device;
     }
+    // Whether shortfall() is the host memory's: its share misses by more than the device.
+    bool shortOnHost() const { return host_capacity > 0 && host - host_capacity > total() - capacity; }
 };
 
 // Per micro-batch, per stage (one virtual chunk summed over the stage's layers).

@@ -184,4 +184,23 @@ Partial Candidates::after(const Partial& p, const Choice& c) const
     return q;
 }
 
+std::string shortfallWhere(const SearchSpace& space, const Choice& c, bool onHost)
+{
+    return space.types()[static_cast<std::size_t>(c.shape.type)].name + ", " + std::to_string(c.shape.d) + " devices, "
+        + std::to_string(c.n) + " layers" + (onHost ? ", in its nodes' host memory" : "");
+}
+
+void noteShortfall(RunResult& result, const SearchSpace& space, const Choice& c, double gib, bool onHost)
+{
+    const auto t = static_cast<std::size_t>(c.shape.type);
+    if (result.type_shortfall.size() <= t)
+        result.type_shortfall.resize(t + 1);
+    Shortfall& s = result.type_shortfall[t];
+    if (s.gib < 0 || gib < s.gib) {   // the text only when it is the closest so far
+        s.gib = gib;
+        s.type = space.types()[t].name;
+        s.where = shortfallWhere(space, c, onHost);
+    }
+}
+
 } // namespace hapmoe

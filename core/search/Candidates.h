@@ -29,6 +29,12 @@ struct Choice {
     int n = 0;
 };
 
+// Where a stage that fits nowhere is, for the no-plan reason: "H800, 16 devices, 15 layers",
+// and when its host memory share is what misses, "in its nodes' host memory".
+std::string shortfallWhere(const SearchSpace& space, const Choice& c, bool onHost);
+// The stage's shortfall offered to its type's closest (RunResult::type_shortfall).
+void noteShortfall(RunResult& result, const SearchSpace& space, const Choice& c, double gib, bool onHost);
+
 class Candidates {
 public:
     Candidates(const SearchSpace& space, const RunConfig& config, const TypeSpeeds& speed);

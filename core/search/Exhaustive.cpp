@@ -28,7 +28,7 @@ RunResult Exhaustive::run(const RunConfig& config, RunControl& control)
     long long visited = 0, memPruned = 0;
     bool stopped = false;
 
-    auto leastLevel = [&](const Choice& c, const Partial& p, double* shortfall) {
+    auto leastLevel = [&](const Choice& c, const Partial& p, double* shortfall, bool* onHost) {
         StagePlan next;
         if (p.k > 0)
             next = stack.back();
@@ -56,7 +56,8 @@ RunResult Exhaustive::run(const RunConfig& config, RunControl& control)
             const StageEstimate e = m_cost.estimateStage(st, ctx);
             if (e.memory.fits())
                 return lv;
-            *shortfall = (e.memory.total() - e.memory.capacity) / (1024.0 * 1024.0 * 1024.0);
+            *shortfall = e.memory.shortfall() / (1024.0 * 1024.0 * 1024.0);
+            *onHost = e.memory.shortOnHost();
         }
         return -2;
     };
@@ -82,14 +83,15 @@ RunResult Exhaustive::run(const RunConfig& config, RunControl& control)
                 if (stopped)
                     return;
                 double shortfall = 0;
-                const int lv = leastLevel(c, p, &shortfall);
+                bool onHost = false;
+                const int lv = leastLevel(c, p, &shortfall, &onHost);
                 if (lv == -2) {
                     ++memPruned;
                     ++result.memory_pruned;
+                    noteShortfall(result, m_space, c, shortfall, onHost);
                     if (result.min_shortfall_gib < 0 || shortfall < result.min_shortfall_gib) {
                         result.min_shortfall_gib = shortfall;
-                        result.shortfall_where = m_space.types()[static_cast<std::size_t>(c.shape.type)].name + ", "
-                            + std::to_string(c.shape.d) + " devices, " + std::to_string(c.n) + " layers";
+                        result.shortfall_where = shortfallWhere(m_space, c, onHost);
                     }
                     return;
                 }

@@ -68,6 +68,8 @@ struct EntryRef {
 // stage 0's own sync, >= 0), so A and L are compared above that floor only (exact).
 inline bool dominates(double m1, double drained, const EntryRef& y, const EntryRef& x)
 {
+    if (y.S > x.S)
+        return false;   // every term added below is >= 0
     auto left = [drained](double v) { return std::max(0.0, v - drained); };
     return y.S + m1 * std::max(0.0, y.C - x.C) + std::max({0.0, left(y.A) - left(x.A), left(y.L) - left(x.L)})
         + std::max(0.0, y.B - x.B)
@@ -430,6 +432,8 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
         return control.stopAfter(work10);
     };
     const double inf = std::numeric_limits<double>::infinity();
+    // The other jobs' best, as far above it as this run may keep plans (RunConfig::incumbent_slack).
+    auto incumbentBound = [&]() { return control.incumbent ? control.incumbent->bound() * config.incumbent_slack : inf; };
     Partial rootPartial;
     rootPartial.j = N;
     const double c0 = capacityFloor(rootPartial);
@@ -447,7 +451,7 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
             o.clear();
         capped = false;
         fronts.clear();   // fronts leave out knobs above this pass's cap
-        const double inc0 = control.incumbent ? control.incumbent->bound() : inf;
+        const double inc0 = incumbentBound();
         if (inc0 < inf && M > 1) {
             const double need = (inc0 - floor * N) / (M - 1);
             if (need < c0)
@@ -503,7 +507,7 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
                 // Entries of this state that are still worth extending.
                 live.clear();
                 {
-                    const double inc = control.incumbent ? control.incumbent->bound() : std::numeric_limits<double>::infinity();
+                    const double inc = incumbentBound();
                     const double loc = bound();
                     const double capC = capacityFloor(p);
                     std::vector<EntryRef>& own = states[static_cast<std::size_t>(si)].entries;
@@ -546,7 +550,7 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
                         return;   // layers left but no device left
                     // What the stages before this one drain at least (dominates()).
                     const double drained = bwdFloor * q2.j;
-                    const double inc = control.incumbent ? control.incumbent->bound() : std::numeric_limits<double>::infinity();
+                    const double inc = incumbentBound();
                     // Every candidate of this call has C >= max(c, capC), A >= sync and B >= step,
                     // and an entry with C, A - bwd and B within those maps onto exactly them
                     // (A = max(sync, A - bwd): the stage's backward is part of the drain of
@@ -723,10 +727,10 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
                     if (!sc.fits) {
                         ++memPruned;
                         ++result.memory_pruned;
+                        noteShortfall(result, m_space, c, sc.shortfall_gib, sc.short_on_host);
                         if (result.min_shortfall_gib < 0 || sc.shortfall_gib < result.min_shortfall_gib) {
                             result.min_shortfall_gib = sc.shortfall_gib;
-                            result.shortfall_where = m_space.types()[static_cast<std::size_t>(c.shape.type)].name + ", "
-                                + std::to_string(c.shape.d) + " devices, " + std::to_string(c.n) + " layers";
+                            result.shortfall_where = shortfallWhere(m_space, c, sc.short_on_host);
                         }
                         return false;
                     }
@@ -773,7 +777,7 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
                                 if (capQ == inf)
                                     return;   // layers left but no device left
                             }
-                            const double inc = control.incumbent ? control.incumbent->bound() : inf;
+                            const double inc = incumbentBound();
                             const double loc = bound();
                             bool any = false;
                             for (const EntryRef& e : live) {
@@ -923,8 +927,7 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
         if (!result.complete || !capped)
             break;
         double kth = finals.size() >= keep ? finals.back().objective : inf;
-        if (control.incumbent)
-            kth = std::min(kth, control.incumbent->bound());
+        kth = std::min(kth, incumbentBound());
         if (kth < inf) {
             const double need = (kth - floor * N) / (M - 1);
             if (need <= cap)

@@ -151,6 +151,32 @@ void RunControl::report(bool force, bool finished)
 
 namespace {
 
+// Whether a plan Megatron-LM runs comes before a best plan only FlagScale runs: within the
+// share SearchOptions::prefer_megatron_within of its time (0: never).
+bool preferredOver(const RankedPlan& a, const RankedPlan& best, double within)
+{
+    return within > 0 && best.plan.target == Target::FlagScale && a.plan.target == Target::Megatron
+        && a.prediction.iteration_time_s <= best.prediction.iteration_time_s * (1.0 + within);
+}
+
+// Whether plan a ranks before plan b: a Megatron-LM plan preferredOver b, else the faster.
+bool ranksBefore(const RankedPlan& a, const RankedPlan& b, double within)
+{
+    if (preferredOver(a, b, within))
+        return true;
+    return !preferredOver(b, a, within) && a.prediction.iteration_time_s < b.prediction.iteration_time_s;
+}
+
+// Plans fastest first, with the first a plan preferredOver the fastest moved to the front.
+void preferMegatron(std::vector<RankedPlan>& plans, double within)
+{
+    if (plans.empty() || within <= 0)
+        return;
+    const auto it = std::find_if(plans.begin(), plans.end(), [&](const RankedPlan& rp) { return preferredOver(rp, plans.front(), within); });
+    if (it != plans.end())
+        std::rotate(plans.begin(), it, it + 1);
+}
+
 // A job: run configurations tried in order. Megatron-LM has one recompute setting for the
 // whole pipeline, so its jobs walk the settings from none upwards and stop at the first
 // setting under which no stage was refused for memory: a higher setting then only slows
@@ -403,6 +429,11 @@ public:
                         // run's types) removes: such jobs, one knob tuple each, run without it.
                         if (t == Target::Megatron && unevenNodes(mask))
                             c.load_balance = false;
+                        // With either target and SearchOptions::prefer_megatron_within, a plan
+                        // Megatron-LM runs that close to the best comes first (merge): its runs
+                        // keep what they find up to that far above the other jobs' best.
+                        if (t == Target::Megatron && m_options.target == Target::Any && m_options.prefer_megatron_within > 0)
+                            c.incumbent_slack = 1.0 + m_options.prefer_megatron_within;
                         c.target = t;
                         c.batch = static_cast<int>(b);
                         c.microbatches = m_gbs / static_cast<int>(b);
@@ -580,6 +611,11 @@ public:
                         out.min_shortfall_gib = r.min_shortfall_gib;
                         out.shortfall_where = r.shortfall_where;
                     }
+                    if (out.type_shortfall.size() < r.type_shortfall.size())
+                        out.type_shortfall.resize(r.type_shortfall.size());
+                    for (std::size_t t = 0; t < r.type_shortfall.size(); ++t)
+                        if (r.type_shortfall[t].closerThan(out.type_shortfall[t]))
+                            out.type_shortfall[t] = r.type_shortfall[t];
                     out.memory_pruned += r.memory_pruned;
                     if (!r.complete) {
                         out.complete = false;
@@ -623,10 +659,41 @@ public:
         std::vector<RankedPlan> plans;
         double min_shortfall_gib = -1;
         std::string shortfall_where;
+        std::map<std::string, Shortfall> type_shortfall;   // by device type name
         std::string deploy_problem;
         int candidates = 0;
         bool cut = false;   // the time limit or a cancel ended the list before `want`
     };
+
+    // A plan the merge keeps, on the target it runs under: its idle devices named and why, and
+    // its prediction.
+    RankedPlan ranked(Plan plan, Target target) const
+    {
+        plan.target = target;
+        // What the search knows: no plan it found that uses them is faster. Why not can be
+        // speed (a slow stage lengthens the 1F1B bottleneck), the group sizes a node's
+        // devices allow (a group divides the node: 4 of 5 devices form none), or memory (a
+        // stage holds at least one layer).
+        fillUnused(plan, m_space, std::string(UnusedDevices::kLeftIdle)
+                                      + ": the search found no faster plan that uses them (a slower stage lengthens the "
+                                        "1F1B bottleneck, a stage's devices on a node must divide the node's count, and "
+                                        "a stage must hold at least one layer in memory)");
+        if (plan.target == Target::Megatron && !plan.stages.empty()) {
+            // Devices of another collective library cannot join a Megatron-LM job.
+            const DeviceType* used = m_cost.catalog().find(plan.stages.front().device_type);
+            for (UnusedDevices& u : plan.unused) {
+                const Node* node = m_cost.cluster().node(u.node);
+                const DeviceType* t = node ? m_cost.catalog().find(node->device_type) : nullptr;
+                if (used && t && t->collective_library != used->collective_library)
+                    u.reason = "not usable by Megatron-LM: " + t->collective_library + " devices cannot join a "
+                        + used->collective_library + " job (one collective library)";
+            }
+        }
+        RankedPlan rp;
+        rp.prediction = m_cost.estimate(plan);
+        rp.plan = std::move(plan);
+        return rp;
+    }
 
     // Best distinct plans over all jobs that the target can run, each with its prediction.
     Merged merge(std::vector<RunResult>& results, Target target, std::size_t want, const std::string& name,
@@ -646,6 +713,9 @@ public:
                 out.min_shortfall_gib = results[j].min_shortfall_gib;
                 out.shortfall_where = results[j].shortfall_where;
             }
+            for (const Shortfall& t : results[j].type_shortfall)
+                if (t.gib >= 0 && t.closerThan(out.type_shortfall[t.type]))
+                    out.type_shortfall[t.type] = t;
         }
         std::sort(refs.begin(), refs.end(), [](const Ref& a, const Ref& b) {
             if (a.objective != b.objective)
@@ -684,34 +754,41 @@ public:
                     continue;
                 }
             }
-            plan.target = target == Target::Any ? bestTarget(plan, model, m_cost.cluster(), m_cost.catalog()) : target;
-            // What the search knows: no plan it found that uses them is faster. Why not can be
-            // speed (a slow stage lengthens the 1F1B bottleneck), the group sizes a node's
-            // devices allow (a group divides the node: 4 of 5 devices form none), or memory (a
-            // stage holds at least one layer).
-            fillUnused(plan, m_space, std::string(UnusedDevices::kLeftIdle)
-                                          + ": the search found no faster plan that uses them (a slower stage lengthens the "
-                                            "1F1B bottleneck, a stage's devices on a node must divide the node's count, and "
-                                            "a stage must hold at least one layer in memory)");
-            if (plan.target == Target::Megatron && !plan.stages.empty()) {
-                // Devices of another collective library cannot join a Megatron-LM job.
-                const DeviceType* used = m_cost.catalog().find(plan.stages.front().device_type);
-                for (UnusedDevices& u : plan.unused) {
-                    const Node* node = m_cost.cluster().node(u.node);
-                    const DeviceType* t = node ? m_cost.catalog().find(node->device_type) : nullptr;
-                    if (used && t && t->collective_library != used->collective_library)
-                        u.reason = "not usable by Megatron-LM: " + t->collective_library + " devices cannot join a "
-                            + used->collective_library + " job (one collective library)";
-                }
-            }
-            RankedPlan rp;
-            rp.prediction = m_cost.estimate(plan);
-            rp.plan = std::move(plan);
+            const Target runsOn = target == Target::Any ? bestTarget(plan, model, m_cost.cluster(), m_cost.catalog()) : target;
+            RankedPlan rp = ranked(std::move(plan), runsOn);
             out.plans.push_back(std::move(rp));
         }
         std::stable_sort(out.plans.begin(), out.plans.end(), [](const RankedPlan& a, const RankedPlan& b) {
             return a.prediction.iteration_time_s < b.prediction.iteration_time_s;
         });
+        // With either target and SearchOptions::prefer_megatron_within, a best plan only
+        // FlagScale runs gives way to a plan Megatron-LM runs that close to its time (docs/search.md
+        // section 1), looked for further down the ranked list when the kept ones have none.
+        const double within = m_options.prefer_megatron_within;
+        if (target == Target::Any && within > 0 && !out.plans.empty() && out.plans.front().plan.target == Target::FlagScale) {
+            const double limit = out.plans.front().prediction.iteration_time_s * (1.0 + within);
+            auto it = std::find_if(out.plans.begin(), out.plans.end(), [&](const RankedPlan& rp) { return preferredOver(rp, out.plans.front(), within); });
+            if (it == out.plans.end() && checkDeploy) {
+                for (const Ref& ref : refs) {
+                    if (ref.objective > limit)
+                        break;
+                    Plan plan = results[ref.job].plans[ref.rank].plan;
+                    if (std::any_of(out.plans.begin(), out.plans.end(), [&](const RankedPlan& rp) { return samePlan(rp.plan, plan, true); })
+                        || !deploymentProblems(plan, model, m_cost.cluster(), m_cost.catalog(), Target::Megatron).empty())
+                        continue;
+                    RankedPlan rp = ranked(std::move(plan), Target::Megatron);
+                    if (rp.prediction.iteration_time_s > limit)
+                        continue;
+                    out.plans.push_back(std::move(rp));
+                    if (out.plans.size() > want)
+                        out.plans.erase(out.plans.end() - 2);   // the slowest kept gives way
+                    it = out.plans.end() - 1;
+                    break;
+                }
+            }
+            if (it != out.plans.end())
+                preferMegatron(out.plans, within);
+        }
         // Numbered in the order shown, after the sort: two plans whose objectives tie may
         // come out of the estimate a rounding apart, and #1 is the first row either way.
         for (std::size_t i = 0; i < out.plans.size(); ++i)
@@ -859,7 +936,10 @@ std::vector<Cluster> nodeOrders(const Cluster& cluster)
 std::string gib(double v)
 {
     char buf[64];
-    std::snprintf(buf, sizeof buf, v < 0.1 ? "%.2f GiB" : "%.1f GiB", v);
+    if (v > 0 && v < 0.005)   // short by a few MiB: not "0.00 GiB"
+        std::snprintf(buf, sizeof buf, "%.1f MiB", v * 1024.0);
+    else
+        std::snprintf(buf, sizeof buf, v < 0.1 ? "%.2f GiB" : "%.1f GiB", v);
     return buf;
 }
 
@@ -896,13 +976,14 @@ SearchResult runSearchAt(const CostModel& cost, const SearchOptions& options, co
                          const ProgressCallback& progress);
 
 // The `want` fastest distinct plans of a list (of two copies of a plan, the faster: less
-// recompute), numbered "#1", "#2", ... when more than one is asked for (one asked for: its
+// recompute), a plan Megatron-LM runs within `within` of the best first (preferMegatron), numbered "#1", "#2", ... when more than one is asked for (one asked for: its
 // name without a number, which a longer list it was taken from had given it).
-std::vector<RankedPlan> fastestDistinct(std::vector<RankedPlan> plans, std::size_t want)
+std::vector<RankedPlan> fastestDistinct(std::vector<RankedPlan> plans, std::size_t want, double within)
 {
     std::stable_sort(plans.begin(), plans.end(), [](const RankedPlan& a, const RankedPlan& b) {
         return a.prediction.iteration_time_s < b.prediction.iteration_time_s;
     });
+    preferMegatron(plans, within);
     std::vector<RankedPlan> kept;
     for (RankedPlan& rp : plans)
         if (kept.size() < want
@@ -1046,7 +1127,7 @@ SearchResult runPasses(const CostModel& cost, const SearchOptions& options, cons
         if (r.exact_check != ExactCheck::Off && (merged.exact_check == ExactCheck::Off || merged.exact_check == ExactCheck::Finished))
             merged.exact_check = r.exact_check;
     }
-    merged.plans = fastestDistinct(std::move(all), static_cast<std::size_t>(std::max(1, options.top_k)));
+    merged.plans = fastestDistinct(std::move(all), static_cast<std::size_t>(std::max(1, options.top_k)), options.prefer_megatron_within);
     const SearchResult& first = results.front();
     const SearchResult& best = results[lead];
     merged.current = first.current;
@@ -1148,7 +1229,7 @@ SearchResult runSearch(const CostModel& cost, const SearchOptions& options, cons
         result.offload_needed = false;
     }
     result.interleave_cut = stopped;
-    result.plans = fastestDistinct(std::move(candidates), want);
+    result.plans = fastestDistinct(std::move(candidates), want, options.prefer_megatron_within);
     result.list_cut = result.list_cut && result.plans.size() < want;
     if (options.target == Target::Any)
         result.target = result.plans.front().plan.target;
@@ -1235,15 +1316,19 @@ SearchResult runSearchAt(const CostModel& cost, const SearchOptions& options, co
     const double needOnDevice = cost.minimumModelStateBytes(0.0), needOffloaded = cost.minimumModelStateBytes(1.0);
     const bool onDeviceCanFit = needOnDevice <= deviceBytes;
     if (deviceCount > 0 && (offloadAllowed ? needOffloaded : needOnDevice) > deviceBytes) {
-        const std::string params = parametersText(countParameters(cost.model()).total);
+        // The MTP depths' parameters are held too, but left out of the count a model is known
+        // by (DeepSeek-V3's 671B): named beside it, so that the bytes add up.
+        const ParameterCount count = countParameters(cost.model());
+        const std::string params = parametersText(count.total) + " parameters"
+            + (count.mtp > 0 ? " (and the " + parametersText(count.mtp) + " of its MTP layers)" : std::string());
         const std::string held = "the cluster's " + std::to_string(deviceCount) + " devices hold " + memoryText(deviceBytes)
             + (result.devices_left_out.empty() ? "" : " (those the search may use: " + result.devices_left_out + dispatcherHint + ")");
         if (offloadAllowed)
-            result.no_plan_reason = "no plan fits in device memory: the model's " + params + " parameters need at least "
+            result.no_plan_reason = "no plan fits in device memory: the model's " + params + " need at least "
                 + memoryText(needOffloaded) + " on the devices for their weights and gradients even with the optimizer "
                   "offloaded to the host (6 bytes each), and " + held;
         else
-            result.no_plan_reason = "no plan fits in device memory: the model's " + params + " parameters need at least "
+            result.no_plan_reason = "no plan fits in device memory: the model's " + params + " need at least "
                 + memoryText(needOnDevice) + " for their weights, gradients and optimizer states (18 bytes each; "
                 + memoryText(needOffloaded) + " with the optimizer offloaded to the host), and " + held;
         result.time_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -1300,7 +1385,9 @@ SearchResult runSearchAt(const CostModel& cost, const SearchOptions& options, co
     auto runUniform = [&]() {
         auto jobs = s.uniformJobs();
         auto res = s.runJobs(jobs, false, &uniformReserve);
-        return s.merge(res, Target::Any, 1, "uniform baseline");   // a baseline must be runnable too
+        // A baseline must be runnable too, by either launcher; the uniform plan asked for
+        // (--algorithm uniform) by the target asked for.
+        return s.merge(res, options.algorithm == Algorithm::Uniform ? options.target : Target::Any, 1, "uniform baseline");
     };
     auto runMetis = [&]() {
         const auto [ep, etp] = s.homogeneousExpertKnobs(targets, &homogeneousReserve);
@@ -1366,12 +1453,11 @@ SearchResult runSearchAt(const CostModel& cost, const SearchOptions& options, co
     };
     // Of two results of the same kind, the one whose best plan is faster; of two without a
     // plan the later one (a larger offload share: its shortfall is the one to report).
-    auto keepFaster = [](std::optional<Searcher::Merged>& best, std::optional<Searcher::Merged>& now) {
+    auto keepFaster = [&options](std::optional<Searcher::Merged>& best, std::optional<Searcher::Merged>& now) {
         if (!now)
             return;
         const bool better = !now->plans.empty()
-            && (!best || best->plans.empty()
-                || now->plans.front().prediction.iteration_time_s < best->plans.front().prediction.iteration_time_s);
+            && (!best || best->plans.empty() || ranksBefore(now->plans.front(), best->plans.front(), options.prefer_megatron_within));
         if (better || !best || (best->plans.empty() && now->plans.empty()))
             best = std::move(now);
     };
@@ -1401,7 +1487,7 @@ SearchResult runSearchAt(const CostModel& cost, const SearchOptions& options, co
     // recompute), numbered as the merge numbers them.
     auto mergeFastest = [&](std::vector<RankedPlan>& plans, const std::vector<RankedPlan>& other) {
         plans.insert(plans.end(), other.begin(), other.end());
-        plans = fastestDistinct(std::move(plans), want);
+        plans = fastestDistinct(std::move(plans), want, options.prefer_megatron_within);
     };
     // A pass's result (`main`) joins the best of the passes before it: with `merge`, the K
     // fastest plans of both (their shortfall and problems are the pass's); else the pass
@@ -1557,6 +1643,7 @@ SearchResult runSearchAt(const CostModel& cost, const SearchOptions& options, co
     if (checkWanted && result.exact_check == ExactCheck::Finished) {
         const auto start = std::chrono::steady_clock::now();
         const double prunedBest = main->plans.front().prediction.iteration_time_s;
+        const RankedPlan prunedFront = main->plans.front();
         const double prunedShare = main->plans.front().plan.optimizer_offload_fraction;
         const bool prunedOffload = result.offload_needed;
         std::optional<Searcher::Merged> pruned = std::move(main);
@@ -1607,7 +1694,7 @@ SearchResult runSearchAt(const CostModel& cost, const SearchOptions& options, co
                     runMain();
                     if (seeded && !main->plans.empty()) {
                         known.insert(known.end(), main->plans.begin(), main->plans.end());
-                        known = fastestDistinct(std::move(known), k);
+                        known = fastestDistinct(std::move(known), k, options.prefer_megatron_within);
                     }
                     joinPass(best, seeded);
                 }
@@ -1637,7 +1724,7 @@ SearchResult runSearchAt(const CostModel& cost, const SearchOptions& options, co
             first = checkPass(1, pruned->plans, true);
             if (!first->ranOut && !first->onDevice && first->main && !first->main->plans.empty()) {
                 startPlans.insert(startPlans.end(), first->main->plans.begin(), first->main->plans.end());
-                startPlans = fastestDistinct(std::move(startPlans), want);
+                startPlans = fastestDistinct(std::move(startPlans), want, options.prefer_megatron_within);
             }
         }
         Pass pass = first && first->ranOut ? std::move(*first) : checkPass(want, startPlans, !first || first->onDevice);
@@ -1648,7 +1735,8 @@ SearchResult runSearchAt(const CostModel& cost, const SearchOptions& options, co
         // else the pruned search's.
         auto conclude = [&](Pass& p, bool merged) {
             main = std::move(p.main);
-            const bool faster = !main->plans.empty() && main->plans.front().prediction.iteration_time_s < prunedBest;
+            // Faster, or a Megatron-LM plan that comes before the pruned best (preferredOver).
+            const bool faster = !main->plans.empty() && ranksBefore(main->plans.front(), prunedFront, options.prefer_megatron_within);
             if (main->plans.empty() || (!p.onDevice && !faster && !merged)) {
                 main = std::move(pruned);   // nothing faster than the pruned search's best
             } else if (p.onDevice || faster) {
@@ -1788,6 +1876,27 @@ SearchResult runSearchAt(const CostModel& cost, const SearchOptions& options, co
             reason = std::string("no plan fits in ") + (hostChecked ? "device and host memory" : "device memory")
                 + ": the closest stage (" + main->shortfall_where + ") is short by " + gib(main->min_shortfall_gib)
                 + " even with full recompute" + (offloaded ? std::string(" and the optimizer offloaded to the host") : std::string());
+            // The closest of each other device type: a type a few MiB short may not be what
+            // keeps a plan out (another type's nodes short of host memory, say).
+            std::string others;
+            for (const auto& [type, t] : main->type_shortfall)
+                if (t.gib >= 0 && t.where != main->shortfall_where)
+                    others += (others.empty() ? "" : ", ") + ("(" + t.where + ") by " + gib(t.gib));
+            if (!others.empty())
+                reason += "; the closest of each other device type is short " + others;
+            // The whole model's optimizer on the host against the host memory the nodes give,
+            // per device type: a pipeline needs all its layers' states somewhere, which no
+            // stage's shortfall shows.
+            if (hostChecked) {
+                std::map<std::string, double> hostOf;
+                for (const Node& n : usable.nodes)
+                    hostOf[cost.catalog().canonicalName(n.device_type)] += n.host_memory_gib * 1024.0 * 1024.0 * 1024.0;
+                std::string held;
+                for (const auto& [type, bytes] : hostOf)
+                    held += (held.empty() ? "" : ", ") + memoryText(bytes) + " on the " + type + " nodes";
+                reason += "; the optimizer states of the whole model take " + memoryText(needOnDevice - needOffloaded)
+                    + " in host memory when all offloaded, and the cluster gives " + held;
+            }
         }
         else
             reason = "no plan satisfies the structure rules of the target (group sizes, TP/EP divisibility, "

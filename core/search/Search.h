@@ -27,6 +27,12 @@ const char* toString(OptimizerOffload o);
 struct SearchOptions {
     Algorithm algorithm = Algorithm::HsDp;
     Target target = Target::Any;          // Any: the best target the cluster allows
+    // With target Any: a plan Megatron-LM runs comes before a faster best plan only FlagScale
+    // runs when within this share of its time (0.01: 1 %); 0 = off. Among the plans the search
+    // finds (its Megatron-LM runs keep plans that far above the best; a Megatron-LM plan that
+    // only a FlagScale run finds may be pruned). `hapmoe plan --script` of a Megatron-LM script
+    // sets it (docs/search.md section 1).
+    double prefer_megatron_within = 0;
     bool exact = false;                   // turn off the load-balance and communication prunings;
                                           // the top_k plans are then the exact K best
     double delta = 0.2;                   // load-balance tolerance

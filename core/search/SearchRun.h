@@ -64,6 +64,9 @@ struct RunConfig {
     int only_tp = 0;                     // > 0: every stage has this TP
     bool tp_comm_overlap = true;         // StageContext::tp_comm_overlap of the run's stages
     int keep = 1;                        // complete plans to keep
+    // The other jobs' best (Incumbent) times this bounds the run's plans: above 1 for
+    // Megatron-LM runs of a search for either target (Search.cpp, kMegatronPreference).
+    double incumbent_slack = 1.0;
     // Whether the keep plans are the exact keep best (a partial plan goes only when keep
     // others dominate it), or the best exactly and distinct others at least as slow as the
     // next ranks (one dominator suffices, much faster with many plans). On with `exact`.
@@ -189,10 +192,22 @@ struct JobProgress {
     }
 };
 
+// The stage that came closest to fitting when none does (at its most recompute): by how much
+// it misses, and where ("H800, 16 devices, 15 layers"); gib < 0 when no stage missed.
+struct Shortfall {
+    double gib = -1;
+    std::string type;    // its device type
+    std::string where;
+    bool closerThan(const Shortfall& o) const { return gib >= 0 && (o.gib < 0 || gib < o.gib); }
+};
+
 struct RunResult {
     std::vector<RunPlan> plans;   // best first
     double min_shortfall_gib = -1; // smallest memory shortfall of a stage that fits no recompute
     std::string shortfall_where;
+    // The closest per device type (by the search space's type index), for the no-plan reason:
+    // the closest stage overall may be of a type whose shortfall is not what keeps a plan out.
+    std::vector<Shortfall> type_shortfall;
     long long memory_pruned = 0;
     bool complete = true;          // false when stopped early
 };

@@ -238,6 +238,7 @@ StageCost StageEvaluator::evaluate(const StageQuery& q)
         const std::size_t size = static_cast<std::size_t>(std::min(q.microbatches, N) + 1);
         rec.level.assign(size, -3);
         rec.shortfall.assign(size, 0.0);
+        rec.onHost.assign(size, 0);
     }
     const std::size_t slot = static_cast<std::size_t>(std::min(inflight, static_cast<int>(rec.level.size()) - 1));
 
@@ -266,12 +267,15 @@ StageCost StageEvaluator::evaluate(const StageQuery& q)
         if (rec.level[slot] == -3) {
             int found = -2;
             double shortfall = 0;
+            bool onHost = false;
             auto fitsAt = [&](int lv, double* miss) {
                 const StageEstimate e = estimate(q, lv, nextOf(), inflight);
                 probed = e;
                 probedLevel = lv;
-                if (miss)
+                if (miss) {
                     *miss = e.memory.shortfall() / (1024.0 * 1024.0 * 1024.0);
+                    onHost = e.memory.shortOnHost();
+                }
                 return e.memory.fits();
             };
             // Memory grows with the micro-batches in flight at every level, so what a slot
@@ -314,12 +318,14 @@ StageCost StageEvaluator::evaluate(const StageQuery& q)
             }
             rec.level[slot] = found;
             rec.shortfall[slot] = shortfall;
+            rec.onHost[slot] = onHost;
         }
         level = rec.level[slot];
         if (level == -2) {
             StageCost out;
             out.fits = false;
             out.shortfall_gib = rec.shortfall[slot];
+            out.short_on_host = rec.onHost[slot];
             return out;
         }
     }
@@ -341,11 +347,13 @@ StageCost StageEvaluator::evaluate(const StageQuery& q)
             probedLevel = level;
             rec.level[slot] = e.memory.fits() ? level : -2;
             rec.shortfall[slot] = e.memory.shortfall() / (1024.0 * 1024.0 * 1024.0);
+            rec.onHost[slot] = e.memory.shortOnHost();
         }
         if (rec.level[slot] == -2) {
             StageCost out;
             out.fits = false;
             out.shortfall_gib = rec.shortfall[slot];
+            out.short_on_host = rec.onHost[slot];
             return out;
         }
     }

@@ -59,6 +59,7 @@ struct StageCost {
     double compute = 0;
     double hetero_comm = 0; // cross-type p2p + EP dispatch that spans nodes
     double shortfall_gib = 0;  // when !fits: by how much the least memory-hungry choice misses
+    bool short_on_host = false;  // when !fits: its host memory share misses more than the device
     int level = 0;
 };
 
@@ -145,6 +146,7 @@ private:
     struct ShapeRecord {
         std::vector<int> level;          // per in-flight count; -3 unknown, -2 none fits
         std::vector<double> shortfall;   // per in-flight count, when none fits (GiB)
+        std::vector<char> onHost;        // per in-flight count: the shortfall is of host memory
         std::vector<CostEntry> costs;
     };
     StageEstimate estimate(const StageQuery& q, int level, const StagePlan* nextPlan, int inflight);
