@@ -4910,7 +4910,8 @@ void BashReader::execute(const RawCommand& cmd, std::size_t firstWord)
     if (head == "source" || head == ".") {
         warn(cmd.line, "'" + head + "' of another file is not followed; variables it sets are unknown");
         m_sourceLines.push_back(cmd.line);
-        return;
+        // Kept as a command (its words expanded, nothing run), so that an export can write
+        // it again where the script ran it (a vendor's set_env.sh before the launch).
     }
     // The words are expanded before the prefix assignments are made (manual 3.7.1).
     ShellCommand out;

@@ -111,6 +111,27 @@ std::vector<std::pair<std::string, std::string>> vendorEnvironment(const DeviceC
 
 // Text that goes into a comment line: no line breaks or control characters, so that a
 // name cannot end the comment and start a command.
+// The plan's device types under the original's own labels (FlagScale's --hetero-device-types,
+// which the hostfile's type= and a configuration's device_type_specific keys name too), where a
+// label is another name of the catalog's type ("Ascend910B" for 910B-376T): the launcher keeps
+// them. Applied after withCatalogNames, to stages and nodes alike.
+PlanDocument withOriginalLabels(PlanDocument doc, const ExportOptions& options, const DeviceCatalog& catalog)
+{
+    if (!options.original)
+        return doc;
+    std::map<std::string, std::string> label;
+    for (const ProcessMesh& mesh : options.original->parallel.meshes)
+        if (!mesh.device_type.empty() && catalog.find(mesh.device_type))
+            label.emplace(catalog.canonicalName(mesh.device_type), mesh.device_type);
+    for (StagePlan& st : doc.plan.stages)
+        if (const auto it = label.find(st.device_type); it != label.end())
+            st.device_type = it->second;
+    for (Node& n : doc.cluster.nodes)
+        if (const auto it = label.find(n.device_type); it != label.end())
+            n.device_type = it->second;
+    return doc;
+}
+
 std::string commentSafe(const std::string& s)
 {
     std::string out;
@@ -269,10 +290,14 @@ public:
     // noHooks: variables whose defaults are written as read even where a hook could be kept
     // (exportLauncher: the launcher itself sets them).
     Exporter(const PlanDocument& doc, const ExportOptions& options, std::set<std::string> noHooks = {})
-        : m_doc(withCatalogNames(doc, options.catalog ? *options.catalog : DeviceCatalog::builtin())), m_opt(options),
+        : m_doc(withOriginalLabels(withCatalogNames(doc, options.catalog ? *options.catalog : DeviceCatalog::builtin()), options,
+                                   options.catalog ? *options.catalog : DeviceCatalog::builtin())),
+          m_opt(options),
           m_cat(options.catalog ? *options.catalog : DeviceCatalog::builtin()),
           m_noHooks(std::move(noHooks))
     {
+        if (m_opt.original)
+            m_typeReadings = readOtherDeviceTypes(*m_opt.original);
     }
 
     // The variables whose hooks the launcher keeps (hookFor).
@@ -548,6 +573,7 @@ public:
         decideMaxConnections();
         notePythonPath();
         noteCommandValues();
+        noteTypeReadings();
         r.script = requireOutsideValues(writeScript());
         r.hostfile = writeHostfile();
         r.notes = m_notes;
@@ -648,6 +674,45 @@ private:
     // launcher does not run it, writes the assignment as a comment, and leaves the variable to
     // the environment the launcher runs in (a check stops it when the launcher reads the
     // variable and it is not set).
+    // What the readings per device type brought (readOtherDeviceTypes), and the plan's types
+    // the original was not read for.
+    void noteTypeReadings()
+    {
+        if (!m_opt.original || m_typeReadings.empty())
+            return;
+        std::vector<std::string> read{m_opt.original->current_device_type};
+        for (const ImportedScript& r : m_typeReadings)
+            read.push_back(r.current_device_type);
+        const std::set<std::string> perType = perTypeNames();
+        std::string what = perType.empty() ? std::string() : "its exports that differ by type ("
+                + join(std::vector<std::string>(perType.begin(), perType.end()), ", ") + ")";
+        bool setup = false;
+        for (const ImportedScript* r : allReadings())
+            setup = setup || !setupLines(*r, Setup::PerType, "").empty();
+        if (setup)
+            what += std::string(what.empty() ? "" : " and ") + "its cd and source commands of one type";
+        std::set<std::string> missing;
+        for (const StagePlan& st : m_doc.plan.stages)
+            if (!readingFor(st.device_type))
+                missing.insert(st.device_type);
+        if (!what.empty())
+            m_notes.push_back("the original was read as a node of each of its device types (" + join(read, ", ")
+                              + ", NODE_RANK set to a node of each): " + what + " are written for "
+                              + (m_opt.format == LauncherFormat::FlagScale ? "each type in its case branch" : "this launcher's type"));
+        if (!missing.empty() && !what.empty())
+            m_notes.push_back("no node of the original runs " + join(std::vector<std::string>(missing.begin(), missing.end()), ", ")
+                              + ": the launcher gives " + (missing.size() > 1 ? "them" : "it")
+                              + " none of the original's settings per type (set them by hand)");
+    }
+
+    std::vector<const ImportedScript*> allReadings() const
+    {
+        std::vector<const ImportedScript*> out{&*m_opt.original};
+        for (const ImportedScript& r : m_typeReadings)
+            out.push_back(&r);
+        return out;
+    }
+
     void noteCommandValues()
     {
         if (!m_opt.original)
@@ -2004,7 +2069,12 @@ private:
         o << "    echo \"usage: $0 NODE_RANK (0 to $((NNODES - 1)), or set NODE_RANK); " << usage << "\" >&2\n";
         o << "    exit 2\n";
         o << "fi\n";
-        o << "MASTER_ADDR=\"${MASTER_ADDR:-${NODE_HOSTS[0]}}\"\n";
+        if (const std::string addr = originalMasterAddress(); !addr.empty())
+            o << "# The original's master address (" << commentSafe(m_opt.original->file)
+              << "): node rank 0 runs the rendezvous, so it must run on that host.\n"
+              << "MASTER_ADDR=\"${MASTER_ADDR:-" << addr << "}\"\n";
+        else
+            o << "MASTER_ADDR=\"${MASTER_ADDR:-${NODE_HOSTS[0]}}\"\n";
         o << "MASTER_PORT=\"${MASTER_PORT:-" << masterPort() << "}\"\n";
         // What the node prints, kept in a file as well: Megatron-LM prints its iteration
         // lines on the last rank (print_rank_last), so the last node's file is the log
@@ -2053,17 +2123,23 @@ private:
     // again keeps each vendor's defaults in its case branch rather than for every node.
     bool originalSetsOwnValue(const std::string& name, const std::string& ourDefault) const
     {
-        if (!originalExportsVariable(name))
+        return m_opt.original && originalSetsOwnValue(name, ourDefault, *m_opt.original);
+    }
+    // The same of one reading of the original (readingFor).
+    bool originalSetsOwnValue(const std::string& name, const std::string& ourDefault, const ImportedScript& src) const
+    {
+        if (!exportsVariable(src, name))
             return false;
-        const std::optional<std::string> raw = originalAssignment(name);
+        const std::optional<std::string> raw = originalAssignment(name, src);
         return !raw || *raw != ourDefault;
     }
 
     // The original's assignment of the variable as written, without enclosing double quotes.
-    std::optional<std::string> originalAssignment(const std::string& name) const
+    std::optional<std::string> originalAssignment(const std::string& name) const { return originalAssignment(name, *m_opt.original); }
+    static std::optional<std::string> originalAssignment(const std::string& name, const ImportedScript& src)
     {
-        const auto it = m_opt.original->environment_raw.find(name);
-        if (it == m_opt.original->environment_raw.end())
+        const auto it = src.environment_raw.find(name);
+        if (it == src.environment_raw.end())
             return std::nullopt;
         std::string raw = it->second;
         if (raw.size() >= 2 && raw.front() == '"' && raw.back() == '"')
@@ -2072,12 +2148,109 @@ private:
     }
 
     // Whether the original script exports the variable.
-    bool originalExportsVariable(const std::string& name) const
+    bool originalExportsVariable(const std::string& name) const { return m_opt.original && exportsVariable(*m_opt.original, name); }
+    static bool exportsVariable(const ImportedScript& src, const std::string& name) { return exportedValue(src, name).has_value(); }
+    static std::optional<std::string> exportedValue(const ImportedScript& src, const std::string& name)
+    {
+        for (const std::string& e : src.environment)
+            if (e.size() > name.size() && e.compare(0, name.size(), name) == 0 && e[name.size()] == '=')
+                return e.substr(name.size() + 1);
+        return std::nullopt;
+    }
+
+    // The original read again as a node of each of its other device types (a FlagScale script
+    // that takes its node's type from its node rank, NODE_RANK from the environment: `if [
+    // "$DEVICE_TYPE" = Ascend910B ]; then source set_env.sh; export HCCL_...`): the first
+    // reading of each --hetero-current-device-type label, NODE_RANK set to each rank of its
+    // --nnodes in turn. A reading that fails is passed over.
+    static std::vector<ImportedScript> readOtherDeviceTypes(const ImportedScript& original)
+    {
+        std::vector<ImportedScript> out;
+        if (original.current_device_type.empty() || original.nnodes < 2 || original.file.empty()
+            || !(original.environment_defaults.count("NODE_RANK") || original.inputs.environment.count("NODE_RANK")))
+            return out;
+        std::set<std::string> labels, seen{original.current_device_type};
+        for (const ProcessMesh& mesh : original.parallel.meshes)
+            labels.insert(mesh.device_type);
+        for (int r = 0; r < original.nnodes && seen.size() < labels.size(); ++r) {
+            ScriptInputs inputs = original.inputs;
+            inputs.environment["NODE_RANK"] = std::to_string(r);
+            try {
+                ImportedScript other = importMegatronScriptFile(original.file, inputs);
+                if (!other.current_device_type.empty() && seen.insert(other.current_device_type).second)
+                    out.push_back(std::move(other));
+            } catch (const std::exception&) {
+            }
+        }
+        return out;
+    }
+
+    // The reading of the original for nodes of a device type of the plan: the one read as a
+    // node of that type, or the original as read when it was not read per type; nullptr when
+    // it was and none is of this type.
+    const ImportedScript* readingFor(const std::string& deviceType) const
     {
         if (!m_opt.original)
-            return false;
-        return std::any_of(m_opt.original->environment.begin(), m_opt.original->environment.end(),
-                           [&](const std::string& e) { return e.size() > name.size() && e.compare(0, name.size(), name) == 0 && e[name.size()] == '='; });
+            return nullptr;
+        if (m_typeReadings.empty())
+            return &*m_opt.original;
+        if (m_cat.sameType(m_opt.original->current_device_type, deviceType))
+            return &*m_opt.original;
+        for (const ImportedScript& r : m_typeReadings)
+            if (m_cat.sameType(r.current_device_type, deviceType))
+                return &r;
+        return nullptr;
+    }
+
+    // The variables the readings per device type export with different values (or only some
+    // of them): each type's block sets its own. The rendezvous, PYTHONPATH and
+    // CUDA_DEVICE_MAX_CONNECTIONS keep their own rules.
+    std::set<std::string> perTypeNames() const
+    {
+        std::set<std::string> out;
+        if (m_typeReadings.empty())
+            return out;
+        std::set<std::string> names;
+        auto collect = [&](const ImportedScript& src) {
+            for (const std::string& e : src.environment)
+                names.insert(e.substr(0, e.find('=')));
+        };
+        collect(*m_opt.original);
+        for (const ImportedScript& r : m_typeReadings)
+            collect(r);
+        for (const std::string& name : names) {
+            if (skipsOriginalExport(name) || name == "PYTHONPATH" || name == "CUDA_DEVICE_MAX_CONNECTIONS")
+                continue;
+            const std::optional<std::string> first = exportedValue(*m_opt.original, name);
+            if (std::any_of(m_typeReadings.begin(), m_typeReadings.end(),
+                            [&](const ImportedScript& r) { return exportedValue(r, name) != first; }))
+                out.insert(name);
+        }
+        return out;
+    }
+
+    // The setup commands (cd, source) of a reading as launcher lines, each with where it
+    // came from: all of them, those some other reading does not run alike (PerType: a type's
+    // case branch), or those every reading runs (Common: for all nodes).
+    enum class Setup { All, PerType, Common };
+    std::string setupLines(const ImportedScript& src, Setup which, const std::string& indent) const
+    {
+        std::ostringstream o;
+        for (const ImportedScript::SetupCommand& c : src.setup_commands) {
+            auto runs = [&](const ImportedScript& r) {
+                return std::any_of(r.setup_commands.begin(), r.setup_commands.end(),
+                                   [&](const ImportedScript::SetupCommand& d) { return d.words == c.words; });
+            };
+            const bool everywhere = runs(*m_opt.original)
+                && std::all_of(m_typeReadings.begin(), m_typeReadings.end(), runs);
+            if ((which == Setup::PerType && everywhere) || (which == Setup::Common && !everywhere))
+                continue;
+            std::vector<std::string> words;
+            for (const std::string& w : c.words)
+                words.push_back(ShellQuote::word(pwdAsVariable(w)));
+            o << indent << join(words, " ") << "   # from " << commentSafe(src.file) << " line " << c.line << "\n";
+        }
+        return o.str();
     }
 
     // The original's variables a launcher never carries over: the rendezvous the launcher
@@ -2092,11 +2265,18 @@ private:
     {
         if (!m_opt.original)
             return {};
+        return originalExports(skip, *m_opt.original, "", "");
+    }
+    // Those of one reading, with the names in `only` alone when it is not empty.
+    std::string originalExports(const std::set<std::string>& skip, const ImportedScript& src, const std::string& indent,
+                                const std::string& readAs, const std::set<std::string>* only = nullptr) const
+    {
         std::ostringstream o;
-        for (const std::string& e : m_opt.original->environment) {
+        const std::string from = "   # from " + commentSafe(src.file) + readAs;
+        for (const std::string& e : src.environment) {
             const std::size_t eq = e.find('=');
             const std::string name = e.substr(0, eq);
-            if (!ShellQuote::isValidName(name) || skip.count(name) || skipsOriginalExport(name))
+            if (!ShellQuote::isValidName(name) || skip.count(name) || skipsOriginalExport(name) || (only && !only->count(name)))
                 continue;
             std::string value = pwdAsVariable(e.substr(eq + 1));
             // NAME=${NAME}:more (PYTHONPATH, LD_LIBRARY_PATH): the environment's value, empty
@@ -2105,13 +2285,13 @@ private:
                  at = value.find("${" + name + "}", at + name.size() + 4))
                 value.replace(at, name.size() + 3, "${" + name + ":-}");
             if (runsCommand(value)) {   // left to the environment (noteCommandValues)
-                o << "# " << name << " is left to the environment: the original runs a command for it, export " << name
-                  << "=" << commentSafe(value) << "   # from " << commentSafe(m_opt.original->file) << "\n";
+                o << indent << "# " << name << " is left to the environment: the original runs a command for it, export " << name
+                  << "=" << commentSafe(value) << from << "\n";
                 continue;
             }
-            const std::optional<std::string> fallback = environmentDefault(name, value);
-            o << "export " << name << "=" << (fallback ? "\"${" + name + ":-" + *fallback + "}\"" : ShellQuote::value(value))
-              << "   # from " << commentSafe(m_opt.original->file) << "\n";
+            const std::optional<std::string> fallback = environmentDefault(name, value, src);
+            o << indent << "export " << name << "=" << (fallback ? "\"${" + name + ":-" + *fallback + "}\"" : ShellQuote::value(value))
+              << from << "\n";
         }
         return o.str();
     }
@@ -2121,7 +2301,11 @@ private:
     // else nothing (the expanded value is written).
     std::optional<std::string> environmentDefault(const std::string& name, const std::string& value) const
     {
-        const std::optional<std::string> assigned = originalAssignment(name);
+        return environmentDefault(name, value, *m_opt.original);
+    }
+    static std::optional<std::string> environmentDefault(const std::string& name, const std::string& value, const ImportedScript& src)
+    {
+        const std::optional<std::string> assigned = originalAssignment(name, src);
         if (!assigned)
             return std::nullopt;
         const std::string& raw = *assigned;
@@ -2138,6 +2322,21 @@ private:
 
     // The default master port: the one given, else the original's own
     // (MASTER_PORT=${MASTER_PORT:-29500}), else 6000.
+    // The original script's master address (torchrun's --master_addr or rendezvous endpoint)
+    // when it names a host the launcher can write as it is; not a loopback address, which only
+    // a single node can use.
+    std::string originalMasterAddress() const
+    {
+        if (!m_opt.original)
+            return {};
+        const std::string& a = m_opt.original->master_addr;
+        if (a.empty() || !ShellQuote::isSafe(a) || a.find('$') != std::string::npos)
+            return {};
+        if (a == "localhost" || a.rfind("127.", 0) == 0 || a == "::1")
+            return {};
+        return a;
+    }
+
     std::string masterPort() const
     {
         if (!m_opt.master_port.empty())
@@ -2213,14 +2412,25 @@ private:
               << (fallback ? "\"${CUDA_DEVICE_MAX_CONNECTIONS:-" + *fallback + "}\"" : ShellQuote::value(*m_maxConnections)) << "\n";
         }
         written.insert("CUDA_DEVICE_MAX_CONNECTIONS");
+        // The original as read for this device type (readingFor: a FlagScale script read per type).
+        const ImportedScript* reading = readingFor(s0.device_type);
+        if (!reading && m_opt.original)
+            reading = &*m_opt.original;   // noted (noteTypeReadings)
         for (const auto& [name, value] : vendorEnvironment(m_cat, s0.device_type, false)) {
             // The original's own value (NCCL_DEBUG=INFO) wins over the default; it is written below.
-            if (name == "CUDA_DEVICE_MAX_CONNECTIONS" || originalSetsOwnValue(name, value))
+            if (name == "CUDA_DEVICE_MAX_CONNECTIONS" || (reading && originalSetsOwnValue(name, value, *reading)))
                 continue;
             o << "export " << name << "=" << (value.find("${") != std::string::npos ? "\"" + value + "\"" : value) << "\n";
             written.insert(name);
         }
-        o << originalExports(written) << "\n";
+        if (reading) {
+            const std::string readAs = m_typeReadings.empty() || reading == &*m_opt.original
+                ? std::string()
+                : " (as read for the " + commentSafe(reading->current_device_type) + " nodes)";
+            o << setupLines(*reading, Setup::All, "");
+            o << originalExports(written, *reading, "", readAs);
+        }
+        o << "\n";
         o << visibleDevicesBlock();
         o << "DISTRIBUTED_ARGS=(\n"
              "    --nproc_per_node \"${GPUS_PER_NODE}\"\n"
@@ -2282,6 +2492,9 @@ private:
         std::set<std::string> skip{"PYTHONPATH"};
         if (!originalMaxOne)
             skip.insert("CUDA_DEVICE_MAX_CONNECTIONS");
+        // The original's own settings per device type (readOtherDeviceTypes) join each type's
+        // branch; the rest, the same for every type, come after the blocks.
+        const std::set<std::string> perType = perTypeNames();
         o << "# Environment per device type\ncase \"${CURRENT_DEVICE_TYPE}\" in\n";
         std::vector<std::string> seen;
         for (const PlanMesh& mesh : planMeshes(m_doc.plan)) {
@@ -2295,18 +2508,32 @@ private:
                     maxConn = true;
             o << "    " << ShellQuote::word(st.device_type) << ")\n";
             o << "        # " << commentSafe(libraryOf(m_cat, st.device_type)) << " (" << commentSafe(vendorOf(m_cat, st.device_type)) << ")\n";
+            const ImportedScript* reading = readingFor(st.device_type);
             for (const auto& [name, value] : vendorEnvironment(m_cat, st.device_type, maxConn)) {
-                // The original's own value of a default (NCCL_DEBUG=INFO) is written after the block.
-                if (name != "CUDA_DEVICE_MAX_CONNECTIONS" && originalSetsOwnValue(name, value))
+                // The original's own value of a default (NCCL_DEBUG=INFO) is written after the
+                // block, or in it when the original sets it per type.
+                const ImportedScript* own = perType.count(name) ? reading : (m_opt.original ? &*m_opt.original : nullptr);
+                if (name != "CUDA_DEVICE_MAX_CONNECTIONS" && own && originalSetsOwnValue(name, value, *own))
                     continue;
                 o << "        export " << name << "=" << (value.find("${") != std::string::npos ? "\"" + value + "\"" : value) << "\n";
                 if (name != "CUDA_DEVICE_MAX_CONNECTIONS" || !originalMaxOne)
                     skip.insert(name);
             }
+            if (reading && !m_typeReadings.empty()) {
+                // In the original's order: its commands (a vendor's set_env.sh) before its exports.
+                const std::string readAs = " (as read for the " + commentSafe(reading->current_device_type) + " nodes)";
+                o << setupLines(*reading, Setup::PerType, "        ");
+                o << originalExports({}, *reading, "        ", readAs, &perType);
+            }
             o << "        ;;\n";
         }
         o << "esac\n";
-        o << originalExports(skip) << "\n";
+        std::set<std::string> common = skip;
+        common.insert(perType.begin(), perType.end());
+        if (m_opt.original)
+            o << setupLines(*m_opt.original, m_typeReadings.empty() ? Setup::All : Setup::Common, "");
+        o << originalExports(common);
+        o << "\n";
         o << visibleDevicesBlock();
         o << "DISTRIBUTED_ARGS=(\n"
              "    --nproc_per_node \"${GPUS_PER_NODE}\"\n"
@@ -2339,13 +2566,14 @@ private:
         return o.str();
     }
 
-    const PlanDocument m_doc;   // withCatalogNames: FlagScale's type= labels, --hetero-device-types and the environment per type agree
+    const PlanDocument m_doc;   // withCatalogNames, withOriginalLabels: FlagScale's type= labels, --hetero-device-types and the environment per type agree
     const ExportOptions& m_opt;
     const DeviceCatalog& m_cat;
     std::vector<NodeSlots> m_nodes;
     std::vector<ArgGroup> m_groups;
     std::vector<std::string> m_notes;
     std::set<std::string> m_noHooks;   // Exporter()
+    std::vector<ImportedScript> m_typeReadings;   // readOtherDeviceTypes
     std::set<std::string> m_hooked;    // hookedNames()
     std::optional<std::string> m_maxConnections;   // CUDA_DEVICE_MAX_CONNECTIONS to export, if any
     bool m_maxConnectionsFree = false;             // the original's, where no rule fixes it

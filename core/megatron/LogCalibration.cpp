@@ -954,6 +954,10 @@ CalibrationResult calibrateFromLog(const MegatronLog& log, const PlanDocument& d
             double most = -std::numeric_limits<double>::infinity();
             double least = std::numeric_limits<double>::infinity();
             int mostStage = 0;
+            // The largest overhead under which every reported stage of the type still fits its
+            // device: the run fit there, so the profile must not call its plan infeasible.
+            double room = std::numeric_limits<double>::infinity();
+            int roomStage = 0;
         };
         std::map<std::string, Fit> diff;
         for (std::size_t i = 0; i < plan.stages.size() && i < p.stages.size(); ++i) {
@@ -968,6 +972,10 @@ CalibrationResult calibrateFromLog(const MegatronLog& log, const PlanDocument& d
                 f.mostStage = static_cast<int>(i);
             }
             f.least = std::min(f.least, overhead);
+            if (mem.capacity > 0 && mem.capacity - (mem.total() - mem.overhead) < f.room) {
+                f.room = mem.capacity - (mem.total() - mem.overhead);
+                f.roomStage = static_cast<int>(i);
+            }
             // "Before" is the model as it stood before this calibration (with the router
             // imbalance the log fits above, the MoE buffers already differ from it).
             const double before = i < predictedBefore.stages.size() ? predictedBefore.stages[i].memory.total() : mem.total();
@@ -977,7 +985,16 @@ CalibrationResult calibrateFromLog(const MegatronLog& log, const PlanDocument& d
             MemoryCalibration mc;
             mc.device_type = type;
             mc.fixed_overhead_gib = std::max(0.0, f.most) / kGiB;
-            if (f.most < 0)
+            if (f.most > f.room && f.room >= 0) {
+                // The stage that needs the most would put another above its device: the overhead
+                // stops where that one is full, and the first is predicted below its measurement.
+                mc.fixed_overhead_gib = f.room / kGiB;
+                r.notes.push_back("the " + type + " fixed overhead is capped at " + fixedText(f.room / kGiB) + " GiB, where stage "
+                                  + std::to_string(f.roomStage) + " fills its device, so that the plan that ran stays feasible; "
+                                  + "stage " + std::to_string(f.mostStage) + " would need " + fixedText(f.most / kGiB)
+                                  + " GiB to be predicted as measured and is predicted " + fixedText((f.most - f.room) / kGiB)
+                                  + " GiB below its measurement (the model's activations differ from the run's there)");
+            } else if (f.most < 0)
                 r.warnings.push_back("the model counts more memory on every " + type + " stage than the log reports, by at least "
                                      + fixedText(-f.most / kGiB) + " GiB beyond the runtime overhead: the fixed overhead "
                                        "is set to 0, and their predictions stay above the measurements");

@@ -307,6 +307,14 @@ public:
                                  + notFollowed);
         }
         m_out.command_line = launch->line;
+        // cd and source before the launch command (in the order run; the launch is itself one
+        // of the commands).
+        for (const ShellCommand& c : m_reader.commands()) {
+            if (&c == launch)
+                break;
+            if (!c.words.empty() && (c.words.front() == "cd" || c.words.front() == "source" || c.words.front() == "."))
+                m_out.setup_commands.push_back({c.line, c.words});
+        }
         // A command after the launch command that starts with a flag: bash ran the launch
         // command without it, since a line continuation above it is broken (a comment line
         // inside the command, a blank after the backslash).
@@ -800,7 +808,10 @@ private:
             if (!read.starts_with(BashReader::kSkippedMark))
                 continue;
             const std::size_t index = std::strtoul(read.c_str() + BashReader::kSkippedMark.size(), nullptr, 10);
-            if (index >= skipped.size() || !holdsTargetFlag(skipped[index].words))
+            // Words with a flag of the target, or a number a variable of the command would have
+            // had (`if [ "$USE_TP4" = 1 ]; then TP=4; fi`: a size the command reads).
+            const bool number = index < skipped.size() && !skipped[index].append && isNumberWord(skipped[index].words);
+            if (index >= skipped.size() || !(number || holdsTargetFlag(skipped[index].words)))
                 continue;
             const BashReader::SkippedByTest& s = skipped[index];
             m_out.skipped_by_test.push_back({s.line, s.name, s.words, s.reads});
@@ -821,7 +832,8 @@ private:
                 give += std::string(give.empty() ? "" : ", or ") + "the script's arguments";
             warn("line " + std::to_string(s.line) + ": as the script is read, a test that depends on " + s.described
                  + ", skips the branch that " + (s.append ? "adds " + s.words + " to " + s.name : "sets " + s.name + " to " + s.words)
-                 + ", so the launch command (line " + std::to_string(m_out.command_line) + ") lacks those words. Where the run gives "
+                 + ", so the launch command (line " + std::to_string(m_out.command_line) + ") "
+                 + (number ? "reads " + s.name + " without that value" : std::string("lacks those words")) + ". Where the run gives "
                  + give + ", give the same here to read the command as it runs");
         }
         // In 64 bits: each count is at most 1,000,000, their product is not an int.
@@ -1078,6 +1090,16 @@ private:
 
     // Whether the words a switch gives hold a flag of Megatron-LM or FlagScale
     // ("--fp8-format hybrid", "\"--use-legacy-models\"").
+    // A value that is one number as written (4, "8", 1e-4): what a size or a rate is set to.
+    static bool isNumberWord(const std::string& words)
+    {
+        std::string w = words;
+        w.erase(std::remove_if(w.begin(), w.end(), [](char c) { return c == '"' || c == '\''; }), w.end());
+        if (w.empty() || w.find_first_not_of("0123456789.eE+-") != std::string::npos)
+            return false;
+        return std::isdigit(static_cast<unsigned char>(w.front())) != 0;
+    }
+
     static bool holdsTargetFlag(const std::string& words)
     {
         std::istringstream in(words);
@@ -1451,6 +1473,9 @@ private:
                     std::vector<std::uint8_t> pattern;
                     if (MoeLayerPattern::parse(*freq, pattern) && static_cast<int>(pattern.size()) == m.num_layers) {
                         m.moe_layer_pattern = pattern;
+                    } else if (m.num_layers <= 0 && !pattern.empty()) {
+                        // No --num-layers to hold the list against: that flag is what is
+                        // missing, and the error names it (not this list).
                     } else {
                         // Megatron-LM asserts the list's length: the script would not start.
                         const std::string expected = "an integer >= 1 or a 0/1 list of --num-layers = "
@@ -2290,6 +2315,8 @@ private:
                 m_out.node_device_types = *perNode;
             } else if (value.find('$') == std::string::npos && !known(value)) {
                 fail(currentFlag, "expected one of --hetero-device-types (" + join(labels) + "), got \"" + value + "\"");
+            } else if (value.find('$') == std::string::npos) {
+                m_out.current_device_type = value;
             }
         }
         // Tied embeddings or MTP: the first and last mesh hold the shared embedding
@@ -2656,13 +2683,6 @@ void validateScriptModel(const ImportedScript& script)
                              std::string("is spelt with underscores, as forks such as epfLLM's Megatron-LLM spell Megatron-LM's ")
                                  + flag + ": the script " + launch + " is written for such a fork, whose flags Megatron-LM "
                                  "d98e8a64 does not take. Write the launch in Megatron-LM's flags to plan it");
-    if (!script.invalid_values.empty()) {
-        const InvalidFlagValue& bad = script.invalid_values.front();
-        if (!bad.detail.empty())
-            throw InputError(file, bad.flag, bad.detail);
-        throw InputError(file, bad.flag, bad.value.empty() ? "has no value; expected " + bad.expected
-                                                           : "expected " + bad.expected + ", got " + quotedValue(bad.value));
-    }
     // A hybrid Mamba model (pretrain_mamba.py, pretrain_hybrid.py) gives its layers as a pattern
     // of Mamba, attention, MLP and MoE layers; the cost model has Transformer layers only.
     for (const ScriptFlag& f : script.other_flags)
@@ -2688,9 +2708,14 @@ void validateScriptModel(const ImportedScript& script)
         : "; it reads " + unset + " from the environment, unset here"
               + " (give " + (script.vanished_environment_reads.size() == 1 ? std::string("it") : std::string("them"))
               + " with --script-env NAME=VALUE if the flags are there)";
+    // A flag Megatron-LM requires that the script lacks comes before a value read against it (a
+    // --moe-layer-freq list, an embedding-counted split, both held against no --num-layers),
+    // unless --use-checkpoint-args is why it lacks them (its own message says so).
+    const bool fromCheckpoint = std::any_of(script.invalid_values.begin(), script.invalid_values.end(),
+                                            [](const InvalidFlagValue& v) { return v.flag == "--use-checkpoint-args"; });
     for (const std::string& required : {std::string("--num-layers"), std::string("--hidden-size"),
                                         std::string("--num-attention-heads"), seqLengthFlag(script.given_flags)})
-        if (!script.given_flags.count(required))
+        if (!script.given_flags.count(required) && !fromCheckpoint)
             throw InputError(file, required,
                              "missing: Megatron-LM needs it (a positive integer) and the launch command read " + launch
                                  + " does not give it" + unsetHint
@@ -2699,6 +2724,13 @@ void validateScriptModel(const ImportedScript& script)
                                                      "as escaping the '\\r', so the next line is a command of its own; "
                                                      "convert the file with dos2unix)"
                                                    : ""));
+    if (!script.invalid_values.empty()) {
+        const InvalidFlagValue& bad = script.invalid_values.front();
+        if (!bad.detail.empty())
+            throw InputError(file, bad.flag, bad.detail);
+        throw InputError(file, bad.flag, bad.value.empty() ? "has no value; expected " + bad.expected
+                                                           : "expected " + bad.expected + ", got " + quotedValue(bad.value));
+    }
     try {
         validateModel(script.model, file);
     } catch (const InputError& e) {

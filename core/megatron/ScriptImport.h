@@ -166,6 +166,17 @@ struct ImportedScript {
     std::string master_addr;
     std::string master_port;
     int command_line = 0;                     // line of the launch command in the script
+    // FlagScale's --hetero-current-device-type as this reading gave it (the label of this
+    // node's device type); empty when not given or taken per node from an array.
+    std::string current_device_type;
+    // Commands the script ran before the launch command that set up where and with what it
+    // runs: `cd DIR` and `source FILE` (`. FILE`), their words expanded, in order. An export
+    // writes them again; the import follows neither.
+    struct SetupCommand {
+        int line = 0;
+        std::vector<std::string> words;
+    };
+    std::vector<SetupCommand> setup_commands;
 };
 
 // Reads the script as it is: a flag it cannot map or a value it cannot read is a warning

@@ -3127,6 +3127,88 @@ private slots:
         QCOMPARE(args[1], std::string("PYTHONPATH=/workspace/Megatron-LM:/site/extra"));
     }
 
+    void environmentPerDeviceTypeOfTheOriginal()
+    {
+        // A FlagScale script that sets its environment by its node's device type, taken from
+        // its node rank: read as node 0 alone, the launcher gave every node the H800 branch's
+        // NCCL_IB_DISABLE, the 910B nodes the default HCCL_CONNECT_TIMEOUT and no set_env.sh.
+        // It is read once per device type (NODE_RANK 0, 2, 3), and each type's own settings go
+        // into its case branch, the vendor's set_env.sh before its exports; the settings all
+        // readings share come after the block, the original's cd too. Its labels stay
+        // (Ascend910B for 910B-376T), and so does its master address.
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const std::string file = dir.filePath("hetero.sh").toStdString();
+        test::writeText(QString::fromStdString(file),
+                        "NODE_RANK=${NODE_RANK:-0}\n"
+                        "NODE_TYPES=(H800 H800 A100 Ascend910B Ascend910B)\n"
+                        "DEVICE_TYPE=${NODE_TYPES[$NODE_RANK]}\n"
+                        "if [ \"$DEVICE_TYPE\" = Ascend910B ]; then\n"
+                        "    source /usr/local/Ascend/ascend-toolkit/set_env.sh\n"
+                        "    export HCCL_CONNECT_TIMEOUT=1800\n"
+                        "else\n"
+                        "    export NCCL_IB_DISABLE=0\n"
+                        "fi\n"
+                        "export SHARED_SETTING=7\n"
+                        "cd /opt/FlagScale\n"
+                        "torchrun --nnodes 5 --node_rank $NODE_RANK --nproc_per_node 8 --master_addr 10.1.0.10 --master_port 7000 "
+                        "flagscale/train/train_gpt.py --num-layers 32 --hidden-size 4096 --num-attention-heads 32 --seq-length 4096 "
+                        "--max-position-embeddings 32768 --bf16 --enable-hetero --hetero-process-meshes 2 1 4 4 2 4 1 4 2 1 2 1 4 4 2 "
+                        "--hetero-device-types H800 A100 Ascend910B --hetero-current-device-type $DEVICE_TYPE "
+                        "--hetero-pipeline-layer-split 6 7 6 6 7 --pipeline-model-parallel-size 5 --tensor-model-parallel-size 2 "
+                        "--sequence-parallel --num-experts 8 --moe-router-topk 2 --expert-model-parallel-size 4 "
+                        "--expert-tensor-parallel-size-per-process-mesh 1 2 1 --swiglu --ffn-hidden-size 14336 "
+                        "--group-query-attention --num-query-groups 8 --normalization RMSNorm --disable-bias-linear "
+                        "--untie-embeddings-and-output-weights --micro-batch-size 1 --global-batch-size 64 --vocab-size 32000\n");
+        ExportOptions o;
+        o.format = LauncherFormat::FlagScale;
+        o.original = importMegatronScriptFile(file);
+        QCOMPARE(o.original->current_device_type, std::string("H800"));
+        const ExportResult r = exportLauncher(flagscalePlan(), o);
+        QVERIFY2(r.ok, r.refusal.c_str());
+        const std::string& sh = r.script;
+        const std::size_t esac = sh.find("esac\n");
+        const std::size_t h800 = sh.find("    H800)\n"), a100 = sh.find("    A100)\n"), ascend = sh.find("    Ascend910B)\n");
+        QVERIFY2(h800 != std::string::npos && a100 != std::string::npos && ascend != std::string::npos && esac != std::string::npos,
+                 sh.c_str());
+        auto inBranch = [&](std::size_t from, const std::string& line) {
+            const std::size_t at = sh.find(line, from);
+            return at != std::string::npos && at < sh.find(";;", from);
+        };
+        QVERIFY(inBranch(h800, "export NCCL_IB_DISABLE=0   # from " + file + " (as read for the H800 nodes)"));
+        QVERIFY(inBranch(a100, "export NCCL_IB_DISABLE=0   # from " + file + " (as read for the A100 nodes)"));
+        QVERIFY(!inBranch(ascend, "NCCL_IB_DISABLE"));
+        QVERIFY(inBranch(ascend, "source /usr/local/Ascend/ascend-toolkit/set_env.sh   # from " + file + " line 5"));
+        QVERIFY(inBranch(ascend, "export HCCL_CONNECT_TIMEOUT=1800   # from " + file + " (as read for the Ascend910B nodes)"));
+        QVERIFY(!inBranch(ascend, "HCCL_CONNECT_TIMEOUT:-1200"));   // the original's value, not the default
+        QVERIFY(sh.find("source ", esac) == std::string::npos);
+        QVERIFY(sh.find("export SHARED_SETTING=7   # from " + file + "\n", esac) != std::string::npos);
+        QVERIFY(sh.find("cd /opt/FlagScale   # from " + file + " line 11\n", esac) != std::string::npos);
+        QVERIFY(sh.find("NODE_TYPES=( H800 H800 A100 Ascend910B Ascend910B )") != std::string::npos);
+        QVERIFY(sh.find("--hetero-device-types H800 A100 Ascend910B") != std::string::npos);
+        QVERIFY(r.hostfile.find("type=Ascend910B") != std::string::npos);
+        QVERIFY(sh.find("MASTER_ADDR=\"${MASTER_ADDR:-10.1.0.10}\"") != std::string::npos);
+        QVERIFY(hasNote(r, "the original was read as a node of each of its device types (H800, A100, Ascend910B, NODE_RANK set to a "
+                           "node of each): its exports that differ by type (HCCL_CONNECT_TIMEOUT, NCCL_IB_DISABLE) and its cd and source "
+                           "commands of one type are written for each type in its case branch"));
+        test::writeText(dir.filePath("launch.sh"), sh);
+        QCOMPARE(test::runBash({QStringLiteral("-n"), dir.filePath("launch.sh")}, dir.path()), 0);
+
+        // A Megatron-LM launcher for the 910B nodes alone takes the 910B reading.
+        PlanDocument ascendOnly = flagscalePlan();
+        ascendOnly.cluster = test::cluster("910B:2x8");
+        const std::vector<int> ids = test::nodeIds(ascendOnly.cluster);
+        ascendOnly.plan.stages = {test::stageOn(ascendOnly.cluster, {ids[0]}, 0, 16, 2, 1, 4, 4, 1),
+                                  test::stageOn(ascendOnly.cluster, {ids[1]}, 16, 16, 2, 1, 4, 4, 1)};
+        ascendOnly.plan.target = Target::Megatron;
+        o.format = LauncherFormat::Megatron;
+        const ExportResult m = exportLauncher(ascendOnly, o);
+        QVERIFY2(m.ok, m.refusal.c_str());
+        QVERIFY(m.script.find("export HCCL_CONNECT_TIMEOUT=1800   # from " + file + " (as read for the Ascend910B nodes)") != std::string::npos);
+        QVERIFY(m.script.find("source /usr/local/Ascend/ascend-toolkit/set_env.sh") != std::string::npos);
+        QVERIFY(m.script.find("export NCCL_IB_DISABLE") == std::string::npos);   // the note names it, nothing sets it
+    }
+
     void originalFlagsAgainstThePlansCosting()
     {
         // The export says where the original's flags and the plan's costing part: the

@@ -1309,6 +1309,13 @@ private slots:
         QVERIFY(hasWarning(missing, "no --hidden-size"));
         QCOMPARE(whereOf(missing), std::string("--hidden-size: missing: Megatron-LM needs it (a positive integer) and the "
                                                "launch command read (line 1: torchrun pretrain_gpt.py) does not give it"));
+        // Without --num-layers, values read against it (a --moe-layer-freq list, an embedding
+        // counted in the split) are not what is wrong: the missing flag is named.
+        const ImportedScript noLayers = importMegatronScript(
+            "torchrun --nproc_per_node 8 pretrain_gpt.py --hidden-size 1024 --num-attention-heads 16 --seq-length 4096 --bf16 "
+            "--num-experts 8 --moe-layer-freq '([0]*2+[1]*30)' --pipeline-model-parallel-size 4 "
+            "--account-for-embedding-in-pipeline-split\n", "nolayers.sh");
+        QVERIFY2(whereOf(noLayers).rfind("--num-layers: missing: Megatron-LM needs it", 0) == 0, whereOf(noLayers).c_str());
         const ImportedScript nan = importMegatronScript(head + "--hidden-size nan\n", "nan.sh");
         QCOMPARE(whereOf(nan), std::string("--hidden-size: line 1: expected an integer from 1 to 100000000, got \"nan\""));
         // A variable the script leaves unset (an argument not given): where its value comes from.
@@ -3548,6 +3555,17 @@ private slots:
                                                            + launch, "t.sh");
         QCOMPARE(nested.skipped_by_test.size(), std::size_t(1));
         QCOMPARE(nested.skipped_by_test.front().line, 2);
+        // A branch that sets a variable of the command to a number (a size): named too, as a
+        // value the command reads without; a word that is not a number nor a flag is not.
+        const ImportedScript sized = importMegatronScript(model + "TP=1\nif [ \"${USE_TP2:-0}\" = 1 ]; then TP=2; fi\n"
+                                                          "NAME=run\nif [ -n \"$B\" ]; then NAME=big; fi\n"
+                                                          "torchrun --nproc_per_node 2 pretrain_gpt.py \"${ARGS[@]}\" "
+                                                          "--tensor-model-parallel-size $TP --wandb-exp-name $NAME\n", "t.sh");
+        QCOMPARE(sized.skipped_by_test.size(), std::size_t(1));
+        QCOMPARE(sized.skipped_by_test.front().name, std::string("TP"));
+        QVERIFY(hasWarning(sized, "line 3: as the script is read, a test that depends on USE_TP2, which the script does not set (its "
+                                  "environment), skips the branch that sets TP to 2, so the launch command (line 6) reads TP without "
+                                  "that value"));
         const ImportedScript loop = importMegatronScript(model + "for a in \"$@\"; do ARGS+=(--fp8-format hybrid); done\n" + launch, "t.sh");
         QVERIFY(loop.skipped_by_test.empty());
         QVERIFY(hasWarning(loop, "the loop runs over the script's own arguments"));
