@@ -76,8 +76,8 @@ double boxValue(const QDoubleSpinBox* box, double stored, double scale = 1)
 QString shape(const Plan& plan, bool experts)
 {
     // Pipeline depth and the knobs of the stages, compact: "PP2 TP1 DP8 EP8" (CP and ETP
-    // only when above 1; no expert knobs for a dense model, as the explorer); "mixed" when
-    // stages differ; the first mesh's micro-batch size when above 1 ("MBS2").
+    // only when above 1; no expert knobs for a dense model, as the explorer); "sizes vary"
+    // when the stages' sizes differ ("mixed" would read as mixed device types); the first mesh's micro-batch size when above 1 ("MBS2").
     if (plan.stages.empty())
         return {};
     const StagePlan& s = plan.stages.front();
@@ -90,7 +90,7 @@ QString shape(const Plan& plan, bool experts)
     if (plan.vpp > 1)
         text += QStringLiteral(" VPP%1").arg(plan.vpp);
     if (!uniform)
-        return text + QStringLiteral(" mixed") + mbs;
+        return text + QStringLiteral(" sizes vary") + mbs;
     text += QStringLiteral(" TP%1").arg(s.tp);
     if (s.cp > 1)
         text += QStringLiteral(" CP%1").arg(s.cp);
@@ -102,7 +102,7 @@ QString shape(const Plan& plan, bool experts)
     return text + mbs;
 }
 
-// The shape in full, a line per stage: what "mixed" stands for.
+// The shape in full, a line per stage: what "sizes vary" stands for.
 QString shapeToolTip(const Plan& plan, bool experts)
 {
     QStringList lines;

@@ -273,7 +273,7 @@ private slots:
 
     void reorderedAlternativeSaysSo()
     {
-        // Mixtral-S on 24-1, five plans: "PP7 mixed" for all of them, and #5 holds #4's stages
+        // Mixtral-S on 24-1, five plans: "PP7 sizes vary" for all of them, and #5 holds #4's stages
         // in another order (docs/search.md section 1): its shape's tooltip says so, the others'
         // do not.
         auto w = makeWindow();
@@ -315,9 +315,9 @@ private slots:
             const QTreeWidgetItem* item = list->topLevelItem(i);
             for (const QString& text : {item->text(SearchPanel::ShapeColumn), item->toolTip(SearchPanel::ShapeColumn)})
                 QVERIFY2(!text.contains(QStringLiteral("EP")) && !text.contains(QStringLiteral("ETP")), qPrintable(text));
-            // "PP9 mixed" or "PP2 TP1 DP8"; stage by stage in the tooltip.
+            // "PP9 sizes vary" or "PP2 TP1 DP8"; stage by stage in the tooltip.
             QVERIFY2(item->text(SearchPanel::ShapeColumn).contains(QStringLiteral(" DP")) ||
-                         item->text(SearchPanel::ShapeColumn).endsWith(QStringLiteral(" mixed")),
+                         item->text(SearchPanel::ShapeColumn).endsWith(QStringLiteral(" sizes vary")),
                      qPrintable(item->text(SearchPanel::ShapeColumn)));
             QVERIFY2(item->toolTip(SearchPanel::ShapeColumn).contains(QStringLiteral(": TP1 CP1 DP")) ||
                          item->toolTip(SearchPanel::ShapeColumn).contains(QStringLiteral(" CP1 DP")),
@@ -370,7 +370,7 @@ private slots:
 
     void rankedListShowsEveryColumnWhole()
     {
-        // Mixtral-S on 32-3, as in the example: mixed shapes ("PP3 mixed"), uniform ones
+        // Mixtral-S on 32-3, as in the example: shapes whose sizes vary ("PP3 sizes vary"), uniform ones
         // ("PP2 TP1 DP16 EP8") and the baselines' longer names. The shape, at the right end,
         // was cut off at every dock width.
         auto w = makeWindow();

@@ -457,10 +457,12 @@ void CompareView::rebuild()
     const bool batchesDiffer = std::any_of(plans.begin(), plans.end(), [&](const ExplorerPlan* e) {
         return e->plan().global_batch_size != plans.front()->plan().global_batch_size;
     });
-    m_hint->setText(batchesDiffer
-                        ? tr("Rows where the plans differ are highlighted; the best figure is in bold. The global "
-                             "batches differ: the iteration times are ranked per sequence.")
-                        : tr("Rows where the plans differ are highlighted; the best figure is in bold."));
+    // Peak memory and Pipeline send are not ranked (their header tooltips say why), nor the
+    // plans' settings: the hint says so, so that a row without bold does not read as a tie.
+    const QString ranked = tr("Rows where the plans differ are highlighted; in the rows of figures the best is in bold "
+                              "(not Peak memory, whatever the capacity, nor Pipeline send, of the slowest stage alone).");
+    m_hint->setText(batchesDiffer ? ranked + tr(" The global batches differ: the iteration times are ranked per sequence.")
+                                  : ranked);
 
     for (int r = 0; r < static_cast<int>(rows.size()); ++r) {
         const Row& row = rows[static_cast<size_t>(r)];

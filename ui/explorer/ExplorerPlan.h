@@ -18,6 +18,9 @@ struct ExplorerPlan {
     // The current configuration on a cluster where its launcher cannot run it: why
     // (LauncherChoice::unlaunchable; empty otherwise, and for the search's own plans).
     std::string launch_problem;
+    // Devices of the cluster the plan neither uses nor names among its unused ones (a plan
+    // written by hand, or by an import, leaves `unused` empty).
+    int unaccounted = 0;
 
     const Plan& plan() const { return ranked.plan; }
     const Prediction& prediction() const { return ranked.prediction; }

@@ -31,6 +31,7 @@
 #include <QTabWidget>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <exception>
 
 namespace hapmoe::ui {
@@ -363,6 +364,12 @@ void PlanExplorerWidget::setResult(const SearchResult& result)
                 e.launch_problem = chooseLauncher(asked, d->context.model, d->context.cluster, *d->context.catalog).unlaunchable();
             } catch (const std::exception&) {
             }
+        }
+        if (d->hasContext) {
+            long long named = rp.plan.numDevices();
+            for (const UnusedDevices& u : rp.plan.unused)
+                named += u.count;
+            e.unaccounted = static_cast<int>(std::max(0LL, static_cast<long long>(d->context.cluster.totalDevices()) - named));
         }
         plans.push_back(std::move(e));
     };

@@ -108,12 +108,16 @@ QVariant PlanListModel::data(const QModelIndex& index, int role) const
             int out = 0;
             for (const UnusedDevices& u : plan.unused)
                 (u.leftIdle() ? idle : out) += u.count;
-            const QString total = QString::number(plan.numDevices());
-            if (idle > 0 && out > 0)
-                return tr("%1 (+%2 idle, +%3 out)").arg(total).arg(idle).arg(out);
+            // And those the plan does not account for (written by hand): counted apart.
+            QStringList parts;
             if (idle > 0)
-                return tr("%1 (+%2 idle)").arg(total).arg(idle);
-            return out > 0 ? tr("%1 (+%2 out)").arg(total).arg(out) : total;
+                parts << tr("+%1 idle").arg(idle);
+            if (out > 0)
+                parts << tr("+%1 out").arg(out);
+            if (e->unaccounted > 0)
+                parts << tr("+%1 unused").arg(e->unaccounted);
+            const QString total = QString::number(plan.numDevices());
+            return parts.isEmpty() ? total : tr("%1 (%2)").arg(total, parts.join(QStringLiteral(", ")));
         }
         case Stages: return plan.vpp > 1 ? QStringLiteral("%1 (VPP %2)").arg(plan.pp()).arg(plan.vpp) : QString::number(plan.pp());
         case TargetColumn: return e->launch_problem.empty() ? style::targetLabel(e->target) : tr("none");
@@ -160,6 +164,8 @@ QVariant PlanListModel::data(const QModelIndex& index, int role) const
         for (const UnusedDevices& u : plan.unused)
             tip += QStringLiteral("Node %1: %2 devices unused (%3)<br>").arg(u.node).arg(u.count)
                        .arg(QString::fromStdString(u.reason).toHtmlEscaped());
+        if (e->unaccounted > 0)
+            tip += tr("%n device(s) of the cluster unused: the plan does not say why<br>", nullptr, e->unaccounted);
         tip += p.used_profile ? QStringLiteral("Figures use the measured profile.") : QStringLiteral("Figures use analytic defaults (no profile).");
         return tip;
     }

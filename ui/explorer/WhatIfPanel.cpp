@@ -631,6 +631,10 @@ void WhatIfPanel::showFigures()
             const double pct = (vb / va - 1) * 100;
             change = std::abs(pct) < 0.05 ? QStringLiteral("0.0 %")
                                           : QStringLiteral("%1%2 %").arg(pct > 0 ? QStringLiteral("+") : QString()).arg(pct, 0, 'f', 1);
+        } else if (a && b && std::abs(vb) <= 1e-9) {
+            change = QStringLiteral("0.0 %");   // none before and none after: unchanged, as the other rows say
+        } else if (a && b) {
+            change = tr("from 0");   // from none: no ratio to give
         }
         auto* item = new QTableWidgetItem(change);
         item->setData(kChangedRole, a && b && std::abs(vb - va) > 1e-12 * std::max(1.0, std::abs(va)));

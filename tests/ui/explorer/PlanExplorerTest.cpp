@@ -2793,6 +2793,17 @@ void PlanExplorerTest::layoutColumnTellsEqualPlansApart()
     QVERIFY2(tip.contains(QStringLiteral("S4 H800, L8-11: TP2 DP1 ETP2 MBS4<br>S5 H800, L12-15: DP2 ETP2 MBS2")), qPrintable(tip));
     QVERIFY2(tip.contains(QStringLiteral("The stages of #4 in another order")), qPrintable(tip));
     QVERIFY(!model.index(0, PlanListModel::Layout).data(Qt::ToolTipRole).toString().contains(QStringLiteral("another order")));
+    // Devices: a plan that names none of the cluster's other devices (written by hand, as
+    // partial_nodes_plan.json leaves 8 of 32 out) has them counted apart, with the idle and
+    // left-out ones it does name.
+    plans[0].unaccounted = 8;
+    plans[1].ranked.plan.unused = {{3, 4, std::string(UnusedDevices::kLeftIdle) + ": faster without them"}};
+    plans[1].unaccounted = 2;
+    model.setPlans(plans);
+    QCOMPARE(model.index(0, PlanListModel::Devices).data().toString(), QStringLiteral("24 (+8 unused)"));
+    QCOMPARE(model.index(1, PlanListModel::Devices).data().toString(), QStringLiteral("24 (+4 idle, +2 unused)"));
+    QVERIFY(model.index(0, PlanListModel::Devices).data(Qt::ToolTipRole).toString().contains(
+        QStringLiteral("8 device(s) of the cluster unused: the plan does not say why")));
     // A dense plan: no expert sizes to show.
     Plan dense;
     dense.stages = {test::stage("A100-80GB", 0, 0, 8, 0, 16, 2, 4, 1, 1, 4, 1), test::stage("A100-80GB", 1, 0, 8, 16, 16, 2, 4, 1, 1, 4, 1)};
