@@ -407,11 +407,14 @@ void MainWindow::onTabChanged()
         m_connectAction->setChecked(false);
     // The canvas's zoom means nothing where the canvas is out of sight.
     m_zoom->setVisible(m_tabs->currentWidget() == m_view);
-    const bool away = m_tabs->currentWidget() == m_explorer;
-    if (away == m_designDocksAway)
-        return;
+    // The design docks step aside for the results and the model (whose groups then stand in
+    // two columns in a 1600 px window; the status bar still counts the problems).
+    QWidget* tab = m_tabs->currentWidget();
+    auto stepsAside = [&](QDockWidget*) { return tab != m_view; };
+    const bool away = tab != m_view;
+    const bool wasAway = m_designDocksAway;
     m_designDocksAway = away;
-    if (away) {
+    if (away && !wasAway) {
         // The other docks of their columns take the room they leave; their sizes are put
         // back on return, so that the round trip leaves every dock as it was.
         m_dockSizes.clear();
@@ -421,25 +424,25 @@ void MainWindow::onTabChanged()
                 m_dockSizes.insert(d, d->size());
     }
     for (QDockWidget* d : std::as_const(m_designDocks)) {
-        if (away) {
+        const bool aside = m_designDockShown.contains(d);   // stepped aside now
+        QAction* toggle = d->toggleViewAction();
+        if (stepsAside(d) && !aside) {
             m_designDockShown[d] = !d->isHidden();
             d->hide();
-        } else {
-            d->toggleViewAction()->setEnabled(true);
-            d->setVisible(m_designDockShown.value(d, true));
-        }
-    }
-    if (away) {
-        // The View menu keeps the user's setting (ticked: the dock comes back with the
-        // designer), not the step aside; the entries wait for the tab the docks belong to.
-        for (QDockWidget* d : std::as_const(m_designDocks)) {
-            QAction* toggle = d->toggleViewAction();
+            // The View menu keeps the user's setting (ticked: the dock comes back with the
+            // designer), not the step aside; the entry waits for the tab the dock belongs to.
             const QSignalBlocker block(toggle);   // toggled() would show or hide the dock
             toggle->setChecked(m_designDockShown.value(d, true));
             toggle->setEnabled(false);
+        } else if (!stepsAside(d) && aside) {
+            toggle->setEnabled(true);
+            d->setVisible(m_designDockShown.value(d, true));
+            m_designDockShown.remove(d);
         }
     }
-    if (!away) {
+    if (away || !wasAway)
+        return;
+    {
         // A column the user made wider or narrower on the Results tab keeps the new width;
         // heights are put back in every column. After the window changed size, the columns
         // take the widths the user gave them, as far as the new size leaves room for them.

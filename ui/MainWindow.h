@@ -200,7 +200,7 @@ private:
     // enabled only while the canvas is on screen, so a key pressed on the Model or Results
     // tab never changes a cluster the user cannot see.
     QList<QAction*> m_canvasActions;
-    QHash<QDockWidget*, bool> m_designDockShown;   // while the Results tab has them hidden
+    QHash<QDockWidget*, bool> m_designDockShown;   // of the docks a tab has stepped aside: shown before
     QHash<QDockWidget*, QSize> m_dockSizes;         // every dock's size when they went away
     bool m_designDocksAway = false;
     int m_widthWhenAway = 0;                        // the window's width when they went away

@@ -545,13 +545,19 @@ void ModelPanel::arrangeGroups(int columns)
                          static_cast<QWidget*>(m_trainBox), static_cast<QWidget*>(m_derivedBox)})
         m_grid->removeWidget(box);
     if (columns == 2) {
-        // The derived figures beside the training settings, under the experts.
-        m_grid->addWidget(m_archBox, 0, 0);
-        m_grid->addWidget(m_moeBox, 0, 1);
-        m_grid->addWidget(m_trainBox, 1, 0);
-        m_grid->addWidget(m_derivedBox, 1, 1);
+        // The derived figures first here too, at the top of the right column (in view with the
+        // preset in a 1280 x 800 window), the experts under them; the Transformer and the
+        // training settings on the left. Each column's boxes follow one another.
+        m_grid->addWidget(m_archBox, 0, 0, 2, 1);
+        m_grid->addWidget(m_derivedBox, 0, 1);
+        m_grid->addWidget(m_moeBox, 1, 1, 2, 1);
+        m_grid->addWidget(m_trainBox, 2, 0);
         m_grid->setColumnStretch(1, 1);
+        // The height the Transformer needs beyond the derived figures goes to the middle row,
+        // which both spanning boxes share: the experts start right under the figures.
+        m_grid->setRowStretch(1, 1);
     } else {
+        m_grid->setRowStretch(1, 0);
         // Stacked, the derived figures come first: in view with the preset, above the fields.
         m_grid->addWidget(m_derivedBox, 0, 0);
         m_grid->addWidget(m_archBox, 1, 0);

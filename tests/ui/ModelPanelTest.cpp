@@ -649,10 +649,12 @@ private slots:
     {
         auto w = makeWindow();
         w->loadExample();   // Mixtral-S: its source names the paper and the Mixtral report
-        w->resize(1280, 800);
+        // The design docks step aside on this tab: a 1280 x 800 window stands the groups in two
+        // columns (standsInTwoColumnsInALargeWindow), a 1024 x 700 one stacks them.
+        w->resize(1024, 700);
         w->showTab(QStringLiteral("model"));
         settle();
-        QCOMPARE(w->size(), QSize(1280, 800));   // the panel does not make the window grow
+        QCOMPARE(w->size(), QSize(1024, 700));   // the panel does not make the window grow
         ModelPanel* panel = w->modelPanel();
         auto* scroll = panel->findChild<QScrollArea*>(QStringLiteral("modelScroll"));
         QVERIFY(scroll);
@@ -700,13 +702,22 @@ private slots:
         QCOMPARE(panel->columnCount(), 2);
         QCOMPARE(scroll->horizontalScrollBar()->maximum(), 0);
         auto box = [&](const char* name) { return inViewport(panel->findChild<QGroupBox*>(QString::fromLatin1(name)), scroll); };
-        // Transformer | Mixture of experts above Training | Derived figures.
-        QCOMPARE(box("modelMoeBox").top(), box("modelTransformerBox").top());
-        QVERIFY(box("modelMoeBox").left() > box("modelTransformerBox").right());
-        QCOMPARE(box("modelDerivedBox").top(), box("modelTrainingBox").top());
-        QVERIFY(box("modelDerivedBox").left() > box("modelTrainingBox").right());
+        // Transformer above Training | Derived figures above Mixture of experts: the figures
+        // first in the right column, in view with the preset.
+        QCOMPARE(box("modelDerivedBox").top(), box("modelTransformerBox").top());
+        QVERIFY(box("modelDerivedBox").left() > box("modelTransformerBox").right());
+        QCOMPARE(box("modelMoeBox").left(), box("modelDerivedBox").left());
+        QVERIFY(box("modelMoeBox").top() > box("modelDerivedBox").bottom());
+        QVERIFY(box("modelMoeBox").top() < box("modelDerivedBox").bottom() + 40);   // right under the figures
         QVERIFY(box("modelTrainingBox").top() > box("modelTransformerBox").bottom());
         QVERIFY(box("modelMoeBox").right() < scroll->viewport()->width());
+
+        // A 1280 x 800 window, the design docks aside: two columns, the figures in view.
+        w->resize(1280, 800);
+        settle();
+        QCOMPARE(panel->columnCount(), 2);
+        QCOMPARE(scroll->verticalScrollBar()->value(), 0);
+        QVERIFY(scroll->viewport()->rect().contains(box("modelDerivedBox")));
 
         // Between the two, and down to a 1024 x 700 window, whichever the arrangement,
         // nothing scrolls sideways.

@@ -463,11 +463,15 @@ private slots:
         QVERIFY2(w->tabs()->width() >= designerWidth + 200,
                  qPrintable(QStringLiteral("%1 -> %2 px").arg(designerWidth).arg(w->tabs()->width())));
 
+        // The Model tab too leaves them aside, so that its groups have the width.
         w->showTab(QStringLiteral("model"));
         QApplication::processEvents();
         for (const QString& name : design)
-            QCOMPARE(dockNamed(name)->isHidden(), name == QStringLiteral("presetsDock"));
+            QVERIFY2(dockNamed(name)->isHidden(), qPrintable(name));
         w->showTab(QStringLiteral("designer"));
+        QApplication::processEvents();
+        for (const QString& name : design)
+            QCOMPARE(dockNamed(name)->isHidden(), name == QStringLiteral("presetsDock"));
         QVERIFY(!dockNamed(QStringLiteral("devicesDock"))->isHidden());
 
         // Round trips to the Results tab leave every dock the size it had: the other docks

@@ -78,7 +78,7 @@ TimelinePlot::TimelinePlot(QWidget* parent)
     // so that it never covers blocks.
     m_endLabel->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
     m_endLabel->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
-    m_endLabel->setPadding(QMargins(3, 1, 3, 2));
+    m_endLabel->setPadding(QMargins(3, 1, 3, 4));   // its text clear of the top lane's frame
     m_endLabel->setVisible(false);
     m_endLabel->setClipToAxisRect(false);
     axisRect()->setMinimumMargins(QMargins(0, fontMetrics().height() + 6, 0, 0));
@@ -105,7 +105,9 @@ void TimelinePlot::applyThemeColors()
     const QColor text = pal.color(QPalette::Text);
     m_endLine->setPen(QPen(text, 1, Qt::DashLine));
     m_endLabel->setColor(text);
-    m_endLabel->setBrush(pal.color(QPalette::Base));
+    // No background: over the strip it needs none, and one would cut into the bottleneck
+    // frame of the top lane, drawn just above the plot area.
+    m_endLabel->setBrush(Qt::NoBrush);
 }
 
 void TimelinePlot::updateBubbleSwatch()
