@@ -109,8 +109,6 @@ std::vector<std::pair<std::string, std::string>> vendorEnvironment(const DeviceC
     return env;
 }
 
-// Text that goes into a comment line: no line breaks or control characters, so that a
-// name cannot end the comment and start a command.
 // The plan's device types under the original's own labels (FlagScale's --hetero-device-types,
 // which the hostfile's type= and a configuration's device_type_specific keys name too), where a
 // label is another name of the catalog's type ("Ascend910B" for 910B-376T): the launcher keeps
@@ -132,6 +130,8 @@ PlanDocument withOriginalLabels(PlanDocument doc, const ExportOptions& options, 
     return doc;
 }
 
+// Text that goes into a comment line: no line breaks or control characters, so that a
+// name cannot end the comment and start a command.
 std::string commentSafe(const std::string& s)
 {
     std::string out;
@@ -666,14 +666,6 @@ private:
         }
     }
 
-    // FlagScale runs its own patched Megatron-LM (FLAGSCALE_HOME/third_party/Megatron-LM,
-    // reference section 9), which must come first on the import path, as FlagScale's runner
-    // puts it. An original's PYTHONPATH usually names another Megatron-LM checkout; it is not
-    // carried over, and the environment's PYTHONPATH still follows FlagScale's paths.
-    // The original's variables whose value runs a command ($(hostname), `nvidia-smi ...`): the
-    // launcher does not run it, writes the assignment as a comment, and leaves the variable to
-    // the environment the launcher runs in (a check stops it when the launcher reads the
-    // variable and it is not set).
     // What the readings per device type brought (readOtherDeviceTypes), and the plan's types
     // the original was not read for.
     void noteTypeReadings()
@@ -713,6 +705,10 @@ private:
         return out;
     }
 
+    // The original's variables whose value runs a command ($(hostname), `nvidia-smi ...`): the
+    // launcher does not run it, writes the assignment as a comment, and leaves the variable to
+    // the environment the launcher runs in (a check stops it when the launcher reads the
+    // variable and it is not set).
     void noteCommandValues()
     {
         if (!m_opt.original)
@@ -736,6 +732,10 @@ private:
             && isFlagScaleEntry(m_opt.original->entry_script);
     }
 
+    // FlagScale runs its own patched Megatron-LM (FLAGSCALE_HOME/third_party/Megatron-LM,
+    // reference section 9), which must come first on the import path, as FlagScale's runner
+    // puts it. An original's PYTHONPATH usually names another Megatron-LM checkout; it is not
+    // carried over, and the environment's PYTHONPATH still follows FlagScale's paths.
     void notePythonPath()
     {
         if (dropsFlagScalePythonPath()) {
