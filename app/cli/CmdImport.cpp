@@ -363,6 +363,16 @@ int cmdImport(const Args& args)
         std::cerr << "note: " << file << ": the project's cluster is the meshes' devices, " << meshCluster
                   << " (--hetero-device-types; pass --cluster to give the nodes as they are)\n";
     }
+    // A launcher exported before (NODE_TYPES=( MI300X ... ), one type, as many as its nodes):
+    // the project's cluster is those nodes.
+    if (!clusterSpec && !a.has("device") && a.has("o") && !s.parallel.hetero() && s.nproc_per_node > 0
+        && static_cast<int>(s.node_types.size()) == s.nnodes
+        && std::all_of(s.node_types.begin(), s.node_types.end(), [&](const std::string& t) { return t == s.node_types.front(); })
+        && catalog.find(s.node_types.front())) {
+        clusterSpec = catalog.get(s.node_types.front()).name + ":" + std::to_string(s.nnodes) + "x" + std::to_string(s.nproc_per_node);
+        std::cerr << "note: " << file << ": the project's cluster is the script's NODE_TYPES, " << *clusterSpec
+                  << " (pass --cluster to give the nodes as they are)\n";
+    }
     if (!clusterSpec && (a.has("device") || a.has("o"))) {
         const DeviceType& type = catalog.get(a.value("device").value_or("H100-SXM"), "--device");
         const int perNode = s.nproc_per_node > 0 ? s.nproc_per_node : type.default_devices_per_node;

@@ -2393,6 +2393,12 @@ private:
              "# pipeline stage s owns global ranks [s*W/PP, (s+1)*W/PP), so this order puts each stage on its device type.\n";
         o << "set -euo pipefail\n\n";
         o << hostsArray();
+        // The device type of each node, for the reader (`hapmoe import` takes the cluster from
+        // it): Megatron-LM itself does not read it.
+        o << "NODE_TYPES=(";
+        for (const NodeSlots& n : m_nodes)
+            o << " " << ShellQuote::word(stageTypeOfNode(n.node));
+        o << " )   # device type of each node\n";
         o << "NNODES=" << m_nodes.size() << "\n";
         o << "GPUS_PER_NODE=" << m_nodes.front().locals.size() << "\n";
         o << nodeRankBlock("run it on NODE_HOSTS[NODE_RANK]");

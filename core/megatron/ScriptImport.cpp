@@ -347,6 +347,8 @@ public:
             addLaunchVariable(e, nullptr);
         if (auto it = m_reader.arrays().find("NODE_HOSTS"); it != m_reader.arrays().end())
             m_out.node_hosts = it->second;
+        if (auto it = m_reader.arrays().find("NODE_TYPES"); it != m_reader.arrays().end())
+            m_out.node_types = it->second;
         if (auto it = m_reader.arrays().find("NODE_DEVICES"); it != m_reader.arrays().end())
             readNodeDevices(it->second);
         parseLauncher(*launch);

@@ -154,6 +154,9 @@ struct ImportedScript {
     std::set<std::string> given_flags;        // every flag of the entry script, by name
     bool crlf_line_ends = false;              // Windows line ends: bash keeps the '\r' in words
     std::vector<std::string> node_hosts;      // NODE_HOSTS=( ... ): node-rank order, when given
+    // NODE_TYPES=( ... ): the device type of each node rank, as an exported launcher writes it
+    // (a Megatron-LM one for the reader only); empty when the script has no such array.
+    std::vector<std::string> node_types;
     // NODE_DEVICES=( 2,3,4,5 ... ), as an exported launcher writes for a plan that leaves some
     // devices of a node idle: the local devices of each node rank's processes, in rank order.
     std::vector<std::vector<int>> node_devices;

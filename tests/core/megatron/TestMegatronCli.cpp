@@ -468,6 +468,15 @@ private slots:
         QVERIFY(QFileInfo(dir.filePath("launch.sh")).isExecutable());
         QCOMPARE(test::runBash({"-n", dir.filePath("launch.sh")}, dir.path()), 0);
         QVERIFY(r.out.contains("node order"));
+        // Imported again without --cluster, the launcher's NODE_TYPES give the project's
+        // cluster (its H800 nodes), not the H100-SXM a script that does not say would get.
+        QFile launcher(dir.filePath("launch.sh"));
+        QVERIFY(launcher.open(QIODevice::ReadOnly));
+        QVERIFY(launcher.readAll().contains("NODE_TYPES=( H800 H800 H800 H800 )   # device type of each node"));
+        r = hapmoeCli({"import", "launch.sh", "-o", "again.hapmoe"}, dir.path());
+        QVERIFY2(r.code == 0, qPrintable(r.out));
+        QVERIFY2(r.out.contains("the project's cluster is the script's NODE_TYPES, H800:4x8"), qPrintable(r.out));
+        QVERIFY(!r.out.contains("does not say which devices it runs on"));
         // The original's own default port stays the launcher's (Megatron-LM's Mixtral example
         // writes MASTER_PORT=${MASTER_PORT:-"29500"}); --master-port gives another.
         QFile original(data("train_mixtral_8x7b_distributed.sh"));
