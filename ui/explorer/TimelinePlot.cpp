@@ -88,6 +88,7 @@ TimelinePlot::TimelinePlot(QWidget* parent)
     axisRect()->setRangeZoom(Qt::Horizontal);
     axisRect()->setRangeZoomFactor(0.8);
     connect(xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, &TimelinePlot::boundRange);
+    connect(xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), xAxis2, qOverload<const QCPRange&>(&QCPAxis::setRange));
     connect(this, &QCustomPlot::afterReplot, this, &TimelinePlot::followDrawnForm);
     setMouseTracking(true);
     applyThemeColors();
@@ -165,6 +166,11 @@ void TimelinePlot::updateLayout()
     // change the axis' width, not the lanes' height, so one more pass settles it.
     if (fitLaneLabels())
         QCustomPlot::updateLayout();
+    // Above the top axis' labels when it shows (setTimeline), in pixels of this layout.
+    if (xAxis2->visible())
+        m_endLabel->position->setCoords(m_blocks->timeline().iterationEnd,
+                                        axisRect()->top() - xAxis2->tickLabelPadding() - xAxis2->tickLengthOut()
+                                            - QFontMetrics(xAxis2->tickLabelFont()).height());
     fitMinimumHeight();
 }
 
@@ -317,6 +323,15 @@ void TimelinePlot::setTimeline(const PlanTimeline& timeline)
     m_endLine->setVisible(!timeline.empty());
     m_endLabel->position->setCoords(timeline.iterationEnd, 0.0);   // top of the chart, left of the line
     m_endLabel->setText(tr("iteration %1").arg(style::formatSeconds(timeline.iterationEnd)));
+    // A pipeline whose lanes make the page scroll (more than 16, a line of text each) has the
+    // time axis above its lanes too, so that a time can be read wherever the page is scrolled.
+    const bool ruler = m_lanesReadable && timeline.stages > kRulerLanes;
+    xAxis2->setVisible(ruler);
+    xAxis2->setTickLabels(ruler);
+    xAxis2->grid()->setVisible(false);
+    const int line = fontMetrics().height();
+    axisRect()->setMinimumMargins(QMargins(0, ruler ? 2 * line + 10 : line + 6, 0, 0));
+    m_endLabel->position->setTypeY(ruler ? QCPItemPosition::ptAbsolute : QCPItemPosition::ptAxisRectRatio);
     style::setChartPlaceholder(this, timeline.tooManyBlocks > 0 ? tooLargeText(timeline)
                                        : timeline.empty()       ? m_emptyText
                                                                 : QString());

@@ -98,6 +98,9 @@ private:
     QString m_emptyText = tr("No plan to show: run a search and select a plan");
     bool m_bounding = false;
     bool m_lanesReadable = false;
+    // More lanes than this (each a line of text) make the page scroll: the time axis shows
+    // above the lanes as well (setTimeline).
+    static constexpr int kRulerLanes = 16;
     bool m_hasTied = false;
     bool m_hasWaits = false;
     bool m_legendBanded = false;   // the legend describes the banded form (TimelineBlocks::lastDrawDense)
