@@ -409,9 +409,7 @@ void MainWindow::onTabChanged()
     m_zoom->setVisible(m_tabs->currentWidget() == m_view);
     // The design docks step aside for the results and the model (whose groups then stand in
     // two columns in a 1600 px window; the status bar still counts the problems).
-    QWidget* tab = m_tabs->currentWidget();
-    auto stepsAside = [&](QDockWidget*) { return tab != m_view; };
-    const bool away = tab != m_view;
+    const bool away = m_tabs->currentWidget() != m_view;
     const bool wasAway = m_designDocksAway;
     m_designDocksAway = away;
     if (away && !wasAway) {
@@ -426,7 +424,7 @@ void MainWindow::onTabChanged()
     for (QDockWidget* d : std::as_const(m_designDocks)) {
         const bool aside = m_designDockShown.contains(d);   // stepped aside now
         QAction* toggle = d->toggleViewAction();
-        if (stepsAside(d) && !aside) {
+        if (away && !aside) {
             m_designDockShown[d] = !d->isHidden();
             d->hide();
             // The View menu keeps the user's setting (ticked: the dock comes back with the
@@ -434,7 +432,7 @@ void MainWindow::onTabChanged()
             const QSignalBlocker block(toggle);   // toggled() would show or hide the dock
             toggle->setChecked(m_designDockShown.value(d, true));
             toggle->setEnabled(false);
-        } else if (!stepsAside(d) && aside) {
+        } else if (!away && aside) {
             toggle->setEnabled(true);
             d->setVisible(m_designDockShown.value(d, true));
             m_designDockShown.remove(d);

@@ -747,6 +747,21 @@ Json predictionJson(const Prediction& p)
 }
 
 // savedPlan: an entry of a project's plans[], which also has its source.
+// A prediction of another plan: stages of its own, not as many as the plan's (the stages
+// edited by hand; a prediction of no stages is none).
+bool ofAnotherPlan(const Prediction& p, const Plan& plan)
+{
+    return !p.stages.empty() && p.stages.size() != plan.stages.size();
+}
+
+// The warning where such a prediction is left out and the plan estimated again; `at` is the
+// prediction's path.
+std::string anotherPlanLeftOut(const std::string& at, const Prediction& p, const Plan& plan)
+{
+    return at + ".stages: " + std::to_string(p.stages.size()) + " stages for the plan's " + std::to_string(plan.stages.size())
+        + " (a prediction of another plan): left out, and the plan is estimated again";
+}
+
 RankedPlan readRankedPlan(const JsonNode& n, bool savedPlan = false)
 {
     n.requireObject();
@@ -762,7 +777,7 @@ RankedPlan readRankedPlan(const JsonNode& n, bool savedPlan = false)
         // A prediction of another plan (the stages edited by hand; one of no stages is none):
         // the search's plans are refused with it (left out, for comparison only); a project's
         // saved plan keeps its plan and is estimated again (readProject).
-        if (!savedPlan && !r.prediction.stages.empty() && r.prediction.stages.size() != r.plan.stages.size())
+        if (!savedPlan && ofAnotherPlan(r.prediction, r.plan))
             p->fail("stages", "expected one per stage of the plan (" + std::to_string(r.plan.stages.size()) + "), got "
                                   + std::to_string(r.prediction.stages.size()) + ": the prediction is of another plan");
         checkChunkTimes(*p, r.plan, r.prediction);
@@ -1297,11 +1312,9 @@ PlanDocument readPlan(std::string_view text, const std::string& fileName, Warnin
     d.plan = readPlanObject(n.object("plan"));
     if (auto p = n.optObject("prediction")) {
         d.prediction = readPredictionObject(*p);
-        if (!d.prediction->stages.empty() && d.prediction->stages.size() != d.plan.stages.size()) {
-            // A prediction of another plan (the stages edited by hand): the plan is what the
-            // document asks for, so it is kept and its figures computed again.
-            p->warn(p->path() + ".stages: " + std::to_string(d.prediction->stages.size()) + " stages for the plan's "
-                    + std::to_string(d.plan.stages.size()) + " (a prediction of another plan): left out, and the plan is estimated again");
+        if (ofAnotherPlan(*d.prediction, d.plan)) {
+            // The plan is what the document asks for, so it is kept and its figures computed again.
+            p->warn(anotherPlanLeftOut(p->path(), *d.prediction, d.plan));
             d.prediction.reset();
         } else {
             checkChunkTimes(*p, d.plan, *d.prediction);
@@ -1401,9 +1414,8 @@ Project readProject(std::string_view text, const std::string& fileName, Warnings
         const RankedPlan r = readRankedPlan(e, true);
         SavedPlan sp;
         sp.plan = r.plan;
-        if (e.has("prediction") && !r.prediction.stages.empty() && r.prediction.stages.size() != r.plan.stages.size())
-            e.warn(e.path() + ".prediction.stages: " + std::to_string(r.prediction.stages.size()) + " stages for the plan's "
-                   + std::to_string(r.plan.stages.size()) + " (a prediction of another plan): left out, and the plan is estimated again");
+        if (e.has("prediction") && ofAnotherPlan(r.prediction, r.plan))
+            e.warn(anotherPlanLeftOut(e.path() + ".prediction", r.prediction, r.plan));
         else if (e.has("prediction"))
             sp.prediction = r.prediction;
         sp.plain_time_s = r.plain_time_s;

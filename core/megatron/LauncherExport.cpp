@@ -289,15 +289,26 @@ class Exporter {
 public:
     // noHooks: variables whose defaults are written as read even where a hook could be kept
     // (exportLauncher: the launcher itself sets them).
-    Exporter(const PlanDocument& doc, const ExportOptions& options, std::set<std::string> noHooks = {})
+    // readings: the original's readings per device type, when an earlier exporter made them
+    // (typeReadings).
+    Exporter(const PlanDocument& doc, const ExportOptions& options, std::set<std::string> noHooks = {},
+             std::optional<std::vector<ImportedScript>> readings = std::nullopt)
         : m_doc(withOriginalLabels(withCatalogNames(doc, options.catalog ? *options.catalog : DeviceCatalog::builtin()), options,
                                    options.catalog ? *options.catalog : DeviceCatalog::builtin())),
           m_opt(options),
           m_cat(options.catalog ? *options.catalog : DeviceCatalog::builtin()),
-          m_noHooks(std::move(noHooks))
+          m_noHooks(std::move(noHooks)),
+          m_typeReadings(std::move(readings))
     {
-        if (m_opt.original)
-            m_typeReadings = readOtherDeviceTypes(*m_opt.original);
+    }
+
+    // The original read again per device type (readOtherDeviceTypes): read when the launcher is
+    // written, not for its checks alone, and once.
+    const std::vector<ImportedScript>& typeReadings() const
+    {
+        if (!m_typeReadings)
+            m_typeReadings = m_opt.original ? readOtherDeviceTypes(*m_opt.original) : std::vector<ImportedScript>{};
+        return *m_typeReadings;
     }
 
     // The variables whose hooks the launcher keeps (hookFor).
@@ -670,10 +681,10 @@ private:
     // the original was not read for.
     void noteTypeReadings()
     {
-        if (!m_opt.original || m_typeReadings.empty())
+        if (!m_opt.original || typeReadings().empty())
             return;
         std::vector<std::string> read{m_opt.original->current_device_type};
-        for (const ImportedScript& r : m_typeReadings)
+        for (const ImportedScript& r : typeReadings())
             read.push_back(r.current_device_type);
         const std::set<std::string> perType = perTypeNames();
         std::string what = perType.empty() ? std::string() : "its exports that differ by type ("
@@ -700,7 +711,7 @@ private:
     std::vector<const ImportedScript*> allReadings() const
     {
         std::vector<const ImportedScript*> out{&*m_opt.original};
-        for (const ImportedScript& r : m_typeReadings)
+        for (const ImportedScript& r : typeReadings())
             out.push_back(&r);
         return out;
     }
@@ -2192,11 +2203,11 @@ private:
     {
         if (!m_opt.original)
             return nullptr;
-        if (m_typeReadings.empty())
+        if (typeReadings().empty())
             return &*m_opt.original;
         if (m_cat.sameType(m_opt.original->current_device_type, deviceType))
             return &*m_opt.original;
-        for (const ImportedScript& r : m_typeReadings)
+        for (const ImportedScript& r : typeReadings())
             if (m_cat.sameType(r.current_device_type, deviceType))
                 return &r;
         return nullptr;
@@ -2208,7 +2219,7 @@ private:
     std::set<std::string> perTypeNames() const
     {
         std::set<std::string> out;
-        if (m_typeReadings.empty())
+        if (typeReadings().empty())
             return out;
         std::set<std::string> names;
         auto collect = [&](const ImportedScript& src) {
@@ -2216,13 +2227,13 @@ private:
                 names.insert(e.substr(0, e.find('=')));
         };
         collect(*m_opt.original);
-        for (const ImportedScript& r : m_typeReadings)
+        for (const ImportedScript& r : typeReadings())
             collect(r);
         for (const std::string& name : names) {
             if (skipsOriginalExport(name) || name == "PYTHONPATH" || name == "CUDA_DEVICE_MAX_CONNECTIONS")
                 continue;
             const std::optional<std::string> first = exportedValue(*m_opt.original, name);
-            if (std::any_of(m_typeReadings.begin(), m_typeReadings.end(),
+            if (std::any_of(typeReadings().begin(), typeReadings().end(),
                             [&](const ImportedScript& r) { return exportedValue(r, name) != first; }))
                 out.insert(name);
         }
@@ -2242,7 +2253,7 @@ private:
                                    [&](const ImportedScript::SetupCommand& d) { return d.words == c.words; });
             };
             const bool everywhere = runs(*m_opt.original)
-                && std::all_of(m_typeReadings.begin(), m_typeReadings.end(), runs);
+                && std::all_of(typeReadings().begin(), typeReadings().end(), runs);
             if ((which == Setup::PerType && everywhere) || (which == Setup::Common && !everywhere))
                 continue;
             std::vector<std::string> words;
@@ -2430,7 +2441,7 @@ private:
             written.insert(name);
         }
         if (reading) {
-            const std::string readAs = m_typeReadings.empty() || reading == &*m_opt.original
+            const std::string readAs = typeReadings().empty() || reading == &*m_opt.original
                 ? std::string()
                 : " (as read for the " + commentSafe(reading->current_device_type) + " nodes)";
             o << setupLines(*reading, Setup::All, "");
@@ -2525,7 +2536,7 @@ private:
                 if (name != "CUDA_DEVICE_MAX_CONNECTIONS" || !originalMaxOne)
                     skip.insert(name);
             }
-            if (reading && !m_typeReadings.empty()) {
+            if (reading && !typeReadings().empty()) {
                 // In the original's order: its commands (a vendor's set_env.sh) before its exports.
                 const std::string readAs = " (as read for the " + commentSafe(reading->current_device_type) + " nodes)";
                 o << setupLines(*reading, Setup::PerType, "        ");
@@ -2537,7 +2548,7 @@ private:
         std::set<std::string> common = skip;
         common.insert(perType.begin(), perType.end());
         if (m_opt.original)
-            o << setupLines(*m_opt.original, m_typeReadings.empty() ? Setup::All : Setup::Common, "");
+            o << setupLines(*m_opt.original, typeReadings().empty() ? Setup::All : Setup::Common, "");
         o << originalExports(common);
         o << "\n";
         o << visibleDevicesBlock();
@@ -2579,7 +2590,7 @@ private:
     std::vector<ArgGroup> m_groups;
     std::vector<std::string> m_notes;
     std::set<std::string> m_noHooks;   // Exporter()
-    std::vector<ImportedScript> m_typeReadings;   // readOtherDeviceTypes
+    mutable std::optional<std::vector<ImportedScript>> m_typeReadings;   // typeReadings()
     std::set<std::string> m_hooked;    // hookedNames()
     std::optional<std::string> m_maxConnections;   // CUDA_DEVICE_MAX_CONNECTIONS to export, if any
     bool m_maxConnectionsFree = false;             // the original's, where no rule fixes it
@@ -2606,7 +2617,7 @@ ExportResult exportLauncher(const PlanDocument& doc, const ExportOptions& option
     for (const std::string& name : namesSetIn(withoutComments(r.script)))
         if (first.hookedNames().count(name) && !(options.original && options.original->environment_raw.count(name)))
             clash.insert(name);
-    return clash.empty() ? r : Exporter(doc, options, clash).run();
+    return clash.empty() ? r : Exporter(doc, options, clash, first.typeReadings()).run();
 }
 
 } // namespace hapmoe

@@ -972,8 +972,10 @@ CalibrationResult calibrateFromLog(const MegatronLog& log, const PlanDocument& d
                 f.mostStage = static_cast<int>(i);
             }
             f.least = std::min(f.least, overhead);
-            if (mem.capacity > 0 && mem.capacity - (mem.total() - mem.overhead) < f.room) {
-                f.room = mem.capacity - (mem.total() - mem.overhead);
+            // The overhead at which this stage would fill its device.
+            const double room = mem.capacity - (mem.total() - mem.overhead);
+            if (mem.capacity > 0 && room < f.room) {
+                f.room = room;
                 f.roomStage = static_cast<int>(i);
             }
             // "Before" is the model as it stood before this calibration (with the router

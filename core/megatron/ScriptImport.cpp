@@ -1090,8 +1090,6 @@ private:
     // "+NAME" marks a switch that gave nothing (ShellCommand::value_reads), not a read.
     static bool isSwitchMark(const std::string& read) { return !read.empty() && read.front() == '+'; }
 
-    // Whether the words a switch gives hold a flag of Megatron-LM or FlagScale
-    // ("--fp8-format hybrid", "\"--use-legacy-models\"").
     // A value that is one number as written (4, "8", 1e-4): what a size or a rate is set to.
     static bool isNumberWord(const std::string& words)
     {
@@ -1102,6 +1100,8 @@ private:
         return std::isdigit(static_cast<unsigned char>(w.front())) != 0;
     }
 
+    // Whether the words a switch gives hold a flag of Megatron-LM or FlagScale
+    // ("--fp8-format hybrid", "\"--use-legacy-models\"").
     static bool holdsTargetFlag(const std::string& words)
     {
         std::istringstream in(words);

@@ -89,10 +89,6 @@ RunResult Exhaustive::run(const RunConfig& config, RunControl& control)
                     ++memPruned;
                     ++result.memory_pruned;
                     noteShortfall(result, m_space, c, shortfall, onHost);
-                    if (result.min_shortfall_gib < 0 || shortfall < result.min_shortfall_gib) {
-                        result.min_shortfall_gib = shortfall;
-                        result.shortfall_where = shortfallWhere(m_space, c, onHost);
-                    }
                     return;
                 }
                 stack.push_back(m_eval.makeStage(c.shape, p.j - c.n, c.n, lv, modules));

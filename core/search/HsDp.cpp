@@ -728,10 +728,6 @@ RunResult HsDp::run(const RunConfig& config, RunControl& control, const JobProgr
                         ++memPruned;
                         ++result.memory_pruned;
                         noteShortfall(result, m_space, c, sc.shortfall_gib, sc.short_on_host);
-                        if (result.min_shortfall_gib < 0 || sc.shortfall_gib < result.min_shortfall_gib) {
-                            result.min_shortfall_gib = sc.shortfall_gib;
-                            result.shortfall_where = shortfallWhere(m_space, c, sc.short_on_host);
-                        }
                         return false;
                     }
                     if (config.comm_prune && sc.hetero_comm > config.eta * sc.compute) {

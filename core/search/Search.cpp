@@ -607,10 +607,6 @@ public:
                     RunResult r = exhaustive ? ex.run(cfg, m_control) : dp.run(cfg, m_control, jobProgress);
                     for (auto& p : r.plans)
                         out.plans.push_back(std::move(p));
-                    if (r.min_shortfall_gib >= 0 && (out.min_shortfall_gib < 0 || r.min_shortfall_gib < out.min_shortfall_gib)) {
-                        out.min_shortfall_gib = r.min_shortfall_gib;
-                        out.shortfall_where = r.shortfall_where;
-                    }
                     if (out.type_shortfall.size() < r.type_shortfall.size())
                         out.type_shortfall.resize(r.type_shortfall.size());
                     for (std::size_t t = 0; t < r.type_shortfall.size(); ++t)
@@ -657,9 +653,16 @@ public:
 
     struct Merged {
         std::vector<RankedPlan> plans;
-        double min_shortfall_gib = -1;
-        std::string shortfall_where;
         std::map<std::string, Shortfall> type_shortfall;   // by device type name
+        // The stage closest to fitting of all types (gib < 0: none missed).
+        Shortfall closest() const
+        {
+            Shortfall c;
+            for (const auto& [type, t] : type_shortfall)
+                if (t.closerThan(c))
+                    c = t;
+            return c;
+        }
         std::string deploy_problem;
         int candidates = 0;
         bool cut = false;   // the time limit or a cancel ended the list before `want`
@@ -708,11 +711,6 @@ public:
         for (std::size_t j = 0; j < results.size(); ++j) {
             for (std::size_t r = 0; r < results[j].plans.size(); ++r)
                 refs.push_back({results[j].plans[r].objective, j, r});
-            if (results[j].min_shortfall_gib >= 0
-                && (out.min_shortfall_gib < 0 || results[j].min_shortfall_gib < out.min_shortfall_gib)) {
-                out.min_shortfall_gib = results[j].min_shortfall_gib;
-                out.shortfall_where = results[j].shortfall_where;
-            }
             for (const Shortfall& t : results[j].type_shortfall)
                 if (t.gib >= 0 && t.closerThan(out.type_shortfall[t.type]))
                     out.type_shortfall[t.type] = t;
@@ -766,28 +764,22 @@ public:
         // section 1), looked for further down the ranked list when the kept ones have none.
         const double within = m_options.prefer_megatron_within;
         if (target == Target::Any && within > 0 && !out.plans.empty() && out.plans.front().plan.target == Target::FlagScale) {
-            const double limit = out.plans.front().prediction.iteration_time_s * (1.0 + within);
-            auto it = std::find_if(out.plans.begin(), out.plans.end(), [&](const RankedPlan& rp) { return preferredOver(rp, out.plans.front(), within); });
-            if (it == out.plans.end() && checkDeploy) {
-                for (const Ref& ref : refs) {
-                    if (ref.objective > limit)
-                        break;
-                    Plan plan = results[ref.job].plans[ref.rank].plan;
-                    if (std::any_of(out.plans.begin(), out.plans.end(), [&](const RankedPlan& rp) { return samePlan(rp.plan, plan, true); })
-                        || !deploymentProblems(plan, model, m_cost.cluster(), m_cost.catalog(), Target::Megatron).empty())
-                        continue;
-                    RankedPlan rp = ranked(std::move(plan), Target::Megatron);
-                    if (rp.prediction.iteration_time_s > limit)
-                        continue;
-                    out.plans.push_back(std::move(rp));
-                    if (out.plans.size() > want)
-                        out.plans.erase(out.plans.end() - 2);   // the slowest kept gives way
-                    it = out.plans.end() - 1;
-                    break;
-                }
+            const RankedPlan best = out.plans.front();   // a copy: the list may grow below
+            const bool kept = std::any_of(out.plans.begin(), out.plans.end(), [&](const RankedPlan& rp) { return preferredOver(rp, best, within); });
+            for (std::size_t i = 0; !kept && checkDeploy && i < refs.size() && refs[i].objective <= best.prediction.iteration_time_s * (1.0 + within); ++i) {
+                Plan plan = results[refs[i].job].plans[refs[i].rank].plan;
+                if (std::any_of(out.plans.begin(), out.plans.end(), [&](const RankedPlan& rp) { return samePlan(rp.plan, plan, true); })
+                    || !deploymentProblems(plan, model, m_cost.cluster(), m_cost.catalog(), Target::Megatron).empty())
+                    continue;
+                RankedPlan rp = ranked(std::move(plan), Target::Megatron);
+                if (!preferredOver(rp, best, within))
+                    continue;
+                out.plans.push_back(std::move(rp));
+                if (out.plans.size() > want)
+                    out.plans.erase(out.plans.end() - 2);   // the slowest kept gives way
+                break;
             }
-            if (it != out.plans.end())
-                preferMegatron(out.plans, within);
+            preferMegatron(out.plans, within);
         }
         // Numbered in the order shown, after the sort: two plans whose objectives tie may
         // come out of the estimate a rounding apart, and #1 is the first row either way.
@@ -1563,7 +1555,7 @@ SearchResult runSearchAt(const CostModel& cost, const SearchOptions& options, co
         }
         if (onDeviceCanFit)
             runMain();
-        if (!onDeviceCanFit || (main->plans.empty() && main->min_shortfall_gib >= 0 && !control.stop())) {
+        if (!onDeviceCanFit || (main->plans.empty() && main->closest().gib >= 0 && !control.stop())) {
             // Short of memory with the prunings: try the offload shares (with the prunings).
             result.offload_needed = true;
             auto offloadPasses = [&]() { sharePasses(bound, offloadShares); };
@@ -1642,8 +1634,8 @@ SearchResult runSearchAt(const CostModel& cost, const SearchOptions& options, co
     }
     if (checkWanted && result.exact_check == ExactCheck::Finished) {
         const auto start = std::chrono::steady_clock::now();
-        const double prunedBest = main->plans.front().prediction.iteration_time_s;
         const RankedPlan prunedFront = main->plans.front();
+        const double prunedBest = prunedFront.prediction.iteration_time_s;
         const double prunedShare = main->plans.front().plan.optimizer_offload_fraction;
         const bool prunedOffload = result.offload_needed;
         std::optional<Searcher::Merged> pruned = std::move(main);
@@ -1868,19 +1860,19 @@ SearchResult runSearchAt(const CostModel& cost, const SearchOptions& options, co
             reason = stoppedBeforeAPlan(result.cancelled);
         else if (!main->deploy_problem.empty())
             reason = "no plan passes the " + std::string(toString(options.target)) + " rules: " + main->deploy_problem;
-        else if (main->min_shortfall_gib >= 0) {
+        else if (const Shortfall closest = main->closest(); closest.gib >= 0) {
             const bool offloaded = options.optimizer_offload != OptimizerOffload::Never;
             const bool hostChecked = offloaded
                 && std::any_of(cost.cluster().nodes.begin(), cost.cluster().nodes.end(),
                                [](const Node& n) { return n.host_memory_gib > 0; });
             reason = std::string("no plan fits in ") + (hostChecked ? "device and host memory" : "device memory")
-                + ": the closest stage (" + main->shortfall_where + ") is short by " + gib(main->min_shortfall_gib)
+                + ": the closest stage (" + closest.where + ") is short by " + gib(closest.gib)
                 + " even with full recompute" + (offloaded ? std::string(" and the optimizer offloaded to the host") : std::string());
             // The closest of each other device type: a type a few MiB short may not be what
             // keeps a plan out (another type's nodes short of host memory, say).
             std::string others;
             for (const auto& [type, t] : main->type_shortfall)
-                if (t.gib >= 0 && t.where != main->shortfall_where)
+                if (t.gib >= 0 && t.where != closest.where)
                     others += (others.empty() ? "" : ", ") + ("(" + t.where + ") by " + gib(t.gib));
             if (!others.empty())
                 reason += "; the closest of each other device type is short " + others;

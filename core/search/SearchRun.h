@@ -203,10 +203,9 @@ struct Shortfall {
 
 struct RunResult {
     std::vector<RunPlan> plans;   // best first
-    double min_shortfall_gib = -1; // smallest memory shortfall of a stage that fits no recompute
-    std::string shortfall_where;
-    // The closest per device type (by the search space's type index), for the no-plan reason:
-    // the closest stage overall may be of a type whose shortfall is not what keeps a plan out.
+    // The stage of each device type (by the search space's type index) closest to fitting when
+    // none fits at its most recompute, for the no-plan reason: the closest stage overall is the
+    // closest of these, and may be of a type whose shortfall is not what keeps a plan out.
     std::vector<Shortfall> type_shortfall;
     long long memory_pruned = 0;
     bool complete = true;          // false when stopped early
