@@ -173,7 +173,7 @@ QColor memoryColor(MemoryPart part)
     case MemoryPart::Gradients: return QColor(0x64, 0x95, 0xed);
     case MemoryPart::Optimizer: return QColor(0x00, 0x96, 0x88);
     case MemoryPart::Activations: return QColor(0xff, 0x98, 0x00);
-    case MemoryPart::MoeBuffers: return QColor(0xab, 0x47, 0xbc);
+    case MemoryPart::MoeBuffers: return QColor(0x9c, 0x7a, 0x5b);   // brown: far from every device type's purple
     case MemoryPart::Overhead: return QColor(0x9e, 0x9e, 0x9e);
     }
     return Qt::gray;

@@ -116,6 +116,7 @@ void MemoryBarsPlot::setPlan(const Plan& plan, const Prediction& prediction)
     m_stages = std::min(plan.pp(), static_cast<int>(prediction.stages.size()));
     clearItems();
     m_labels.clear();
+    m_figures.clear();
     m_ticker->clear();
     m_tickForm = -1;
     xAxis->setTickLabelRotation(0);
@@ -146,6 +147,21 @@ void MemoryBarsPlot::setPlan(const Plan& plan, const Prediction& prediction)
         label->setPadding(QMargins(1, 1, 1, 4));
         label->setClipToAxisRect(false);
         m_labels.push_back(label);
+
+        // The total at the top inside the bar, on a tag of the background colour so that it
+        // reads on any part's colour; fitFigures() shows it where the bar has room.
+        auto* figure = new QCPItemText(this);
+        figure->position->setCoords(s, m.total() / style::kGiB);
+        figure->setPositionAlignment(Qt::AlignHCenter | Qt::AlignTop);
+        figure->setText(QString::number(m.total() / style::kGiB, 'f', 1));
+        QColor tag = palette().color(QPalette::Base);
+        tag.setAlpha(215);
+        figure->setBrush(QBrush(tag));
+        figure->setPen(Qt::NoPen);
+        figure->setColor(palette().color(QPalette::Text));
+        figure->setPadding(QMargins(3, 1, 3, 1));
+        figure->setVisible(false);
+        m_figures.push_back(figure);
     }
     // The bars are device memory; offloaded optimizer states live on the host: say where they went.
     QString host;
@@ -247,8 +263,23 @@ void MemoryBarsPlot::showHostNote(bool shown)
     m_hostNote->setVisible(shown);
 }
 
+void MemoryBarsPlot::fitFigures()
+{
+    // The tag hangs from the bar's top: it needs the bar's width less 2 px each side, and
+    // its height with 2 px to spare above the bar's foot.
+    const QFontMetrics fm(font());
+    const double barPixels = kBarWidth * barSpacing();
+    for (QCPItemText* figure : m_figures) {
+        const QMargins pad = figure->padding();
+        const double height = yAxis->coordToPixel(0) - yAxis->coordToPixel(figure->position->value());
+        figure->setVisible(fm.horizontalAdvance(figure->text()) + pad.left() + pad.right() + 4 <= barPixels
+                           && fm.height() + pad.top() + pad.bottom() + 2 <= height);
+    }
+}
+
 void MemoryBarsPlot::fitLabels()
 {
+    fitFigures();
     if (m_labels.empty())
         return;
     // Room per label: the distance between two bars less a small gap.
@@ -469,6 +500,13 @@ QString MemoryBarsPlot::barLabel(int stage) const
     if (stage < 0 || stage >= static_cast<int>(m_labels.size()))
         return {};
     return m_labels[static_cast<size_t>(stage)]->text();
+}
+
+QString MemoryBarsPlot::barFigure(int stage) const
+{
+    if (stage < 0 || stage >= static_cast<int>(m_figures.size()) || !m_figures[static_cast<size_t>(stage)]->visible())
+        return {};
+    return m_figures[static_cast<size_t>(stage)]->text();
 }
 
 double MemoryBarsPlot::barLabelBaseGiB(int stage) const

@@ -31,6 +31,9 @@ public:
     // the value (GiB) it stands on: the larger of the bar and the capacity line.
     QString barLabel(int stage) const;
     double barLabelBaseGiB(int stage) const;
+    // The stage's total (GiB, one decimal) written at the top inside its bar as drawn;
+    // empty when the bar is too narrow or too short for it (the tooltip has it then).
+    QString barFigure(int stage) const;
     // Under the bars, the recompute choice that every stage (or most) shares, which their
     // labels then leave out: "recompute: none in every stage", "recompute: none; S0: full
     // 2/2" (the others named, when that fits the width), "recompute: none unless written
@@ -69,6 +72,8 @@ private:
     // Chooses each label's form for the current bar width and leaves the labels room above
     // the plot area (after each layout).
     void fitLabels();
+    // Shows each total inside its bar where the bar has room for it (after each layout).
+    void fitFigures();
     // Chooses the stage labels' form for the current bar spacing; true when it changed.
     bool fitTickLabels();
     // Puts the host-memory note under the legend, or takes it out of the layout.
@@ -80,6 +85,7 @@ private:
     Plan m_plan;
     Prediction m_prediction;
     std::vector<QCPItemText*> m_labels;
+    std::vector<QCPItemText*> m_figures;   // the totals inside the bars
     QCPTextElement* m_hostNote = nullptr;
     int m_stages = 0;
     QString m_commonRecompute;   // left out of the labels over the bars (recomputeNote)

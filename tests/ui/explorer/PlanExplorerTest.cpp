@@ -107,6 +107,7 @@ private slots:
     void memoryLegendNamesWhatTheBarsHold();
     void memoryKeptFreeIsNamedAsSuch();
     void memoryLabelsStandAboveBarAndCapacity();
+    void memoryBarsWriteTheirTotals();
     void memoryStageLabelsFitBetweenTheBars();
     void memoryBarLabelsStayInTheChart();
     void memoryChartSaysWhereOffloadedStatesWent();
@@ -3316,6 +3317,32 @@ void PlanExplorerTest::stageBoxTextReachesAaContrast()
     }
 }
 
+void PlanExplorerTest::memoryBarsWriteTheirTotals()
+{
+    // Each bar's total (the sum of its parts, one decimal) inside its top, as the tooltip's
+    // "Total" row gives it; hidden where the bar is too narrow for the text.
+    const RankedPlan& hetero = m_result.plans.front();
+    MemoryBarsPlot memory;
+    memory.resize(900, 420);
+    memory.show();
+    memory.setPlan(hetero.plan, hetero.prediction);
+    memory.replot();
+    QVERIFY(memory.stageCount() >= 2);
+    for (int s = 0; s < memory.stageCount(); ++s) {
+        const double total = hetero.prediction.stages[static_cast<size_t>(s)].memory.total() / style::kGiB;
+        QCOMPARE(memory.barFigure(s), QString::number(total, 'f', 1));
+        QVERIFY(std::abs(memory.stackedTotalGiB(s) - total) < 1e-9);
+        QVERIFY(memory.toolTipForStage(s).contains(style::formatGiB(total * style::kGiB)));
+    }
+    // 60 pixels for two bars: 18 pixels a bar, narrower than any "NN.N".
+    memory.resize(60, 420);
+    memory.replot();
+    for (int s = 0; s < memory.stageCount(); ++s)
+        QVERIFY2(memory.barFigure(s).isEmpty(), qPrintable(memory.barFigure(s)));
+    memory.clear();
+    QVERIFY(memory.barFigure(0).isEmpty());
+}
+
 namespace {
 
 // CIE76 colour difference (Euclidean distance in CIELAB, D65): about 2.3 is just noticeable;
@@ -3341,6 +3368,12 @@ double deltaE(const QColor& a, const QColor& b)
 void PlanExplorerTest::breakdownColorsAreNotDeviceColors()
 {
     QVERIFY(deltaE(QColor(0xab, 0x47, 0xbc), QColor(0x9e, 0x37, 0x9e)) < 12);   // the old dispatch bar
+    // The memory bars' MoE buffers had that purple too; their brown stands 20 or more from
+    // every device colour and from the parts stacked next to it.
+    for (const QColor& d : style::deviceColors())
+        QVERIFY2(deltaE(style::memoryColor(style::MemoryPart::MoeBuffers), d) >= 20, qPrintable(d.name()));
+    for (auto part : {style::MemoryPart::Activations, style::MemoryPart::Overhead})
+        QVERIFY(deltaE(style::memoryColor(style::MemoryPart::MoeBuffers), style::memoryColor(part)) >= 20);
     const QStringList names = BreakdownView::componentNames();
     for (const QPalette& pal : {themePalette(ThemeKind::Light), themePalette(ThemeKind::Dark)}) {
         std::vector<QColor> terms;
