@@ -778,7 +778,7 @@ private:
         return v && !v->empty() ? ShellQuote::unquoted(v->front()) : fallback;
     }
 
-    bool allNvidiaSm80() const
+    bool allWriteGroupedGemm() const
     {
         return std::all_of(m_doc.plan.stages.begin(), m_doc.plan.stages.end(),
                            [&](const StagePlan& st) { return writesGroupedGemm(m_cat, st.device_type); });
@@ -829,7 +829,7 @@ private:
             return false;
         if (m_opt.original && originalHas("--moe-grouped-gemm"))
             return true;
-        return (!m_opt.original || recomputesMoeAct()) && allNvidiaSm80();
+        return (!m_opt.original || recomputesMoeAct()) && allWriteGroupedGemm();
     }
 
     // A --recompute-modules entry FlagScale's Megatron-LM 8479eb35 does not accept (reference

@@ -309,7 +309,8 @@ public:
             }
         }
         // moe_act: "only supported with moe_grouped_gemm", which the launchers write for NVIDIA
-        // devices of compute capability 8.0 and above (grouped GEMM asserts 8.0).
+        // devices of compute capability 8.0 and above (grouped GEMM asserts 8.0) and AMD CDNA3
+        // (writesGroupedGemm).
         if (selective && (selective->recompute_modules & recompute_module::moe_act)) {
             if (!m_model.isMoe())
                 add(out, "recompute.moe-act-needs-grouped-gemm",
@@ -320,7 +321,8 @@ public:
                     if (!writesGroupedGemm(m_catalog, p.stages[static_cast<std::size_t>(s)].device_type)) {
                         add(out, "recompute.moe-act-needs-grouped-gemm",
                             stageName(p, s) + ": moe_act recompute needs grouped GEMM (--moe-grouped-gemm), which the "
-                                              "launchers write for NVIDIA devices of compute capability 8.0 and above; "
+                                              "launchers write for NVIDIA devices of compute capability 8.0 and above "
+                                              "and AMD MI300X-class devices; "
                                               "recompute other modules on this cluster");
                         break;
                     }
@@ -621,7 +623,15 @@ StageRuledOut firstStageRuledOut(const Plan& plan, const DeviceCatalog& catalog,
 bool writesGroupedGemm(const DeviceCatalog& catalog, const std::string& type)
 {
     const DeviceType* t = catalog.find(type);
-    return t && t->vendor == "NVIDIA" && t->compute_capability >= 8.0;
+    if (!t)
+        return false;
+    // ROCm/Megatron-LM (AMD's Megatron-LM for its MI300X-series images) examples/mixtral/
+    // train_mixtral_moe.sh at 07c55f77 passes --moe-grouped-gemm unless USE_GROUPED_GEMM=false;
+    // ROCm's PyTorch reports MI300X as capability 9.4, so the assert holds. CDNA2 (MI250X) is
+    // left out: no such launch of it is published.
+    if (t->vendor == "AMD")
+        return t->fp8_tflops > 0;
+    return t->vendor == "NVIDIA" && t->compute_capability >= 8.0;
 }
 
 unsigned refusedRecomputeModules(const ModelSpec& model)

@@ -42,7 +42,9 @@ std::string fp8Unavailable(const DeviceCatalog& catalog, const std::string& type
 
 // Whether the launchers write --moe-grouped-gemm for a stage of this type without an original
 // script asking for it: NVIDIA devices of compute capability 8.0 and above (the grouped GEMM's
-// assert, reference section 2). Megatron-Core recomputes moe_act only in grouped GEMM.
+// assert, reference section 2), and AMD devices of CDNA3 and later, told by their FP8 matrix
+// cores (CDNA2 has none), on which AMD's own Megatron-LM launches its MoE examples with it.
+// Megatron-Core recomputes moe_act only in grouped GEMM.
 bool writesGroupedGemm(const DeviceCatalog& catalog, const std::string& type);
 
 // The selective-recompute modules Megatron-Core refuses for a model's training: moe_act and

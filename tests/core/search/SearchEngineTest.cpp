@@ -730,7 +730,8 @@ void SearchEngineTest::selectiveRecomputeRepeatsWhatSavesMemory()
 {
     // The search's selective recompute (docs/search.md section 1): in an MoE model the
     // pre-MLP norm, and the experts' activation where every device type runs Megatron-Core's
-    // grouped GEMM (NVIDIA, compute capability 8.0 and above); the attention core only where
+    // grouped GEMM (NVIDIA, compute capability 8.0 and above, and AMD CDNA3, whose MI300X AMD's
+    // ROCm/Megatron-LM launches with it); the attention core only where
     // its scores are stored (unfused); neither MoE module under delayed-scaling FP8.
     const DeviceCatalog& cat = DeviceCatalog::builtin();
     ModelSpec moe = *findModelPreset("Mixtral-8x7B");
@@ -745,6 +746,8 @@ void SearchEngineTest::selectiveRecomputeRepeatsWhatSavesMemory()
     using namespace recompute_module;
     QCOMPARE(modules(moe, "H800:1x8,H20:1x8"), (std::pair{moe_act | layernorm, true}));
     QCOMPARE(modules(moe, "H800:1x8,910B:1x8"), (std::pair{layernorm, true}));
+    QCOMPARE(modules(moe, "H100:1x8,MI300X:1x8"), (std::pair{moe_act | layernorm, true}));
+    QCOMPARE(modules(moe, "MI300X:1x8,MI250X:1x4"), (std::pair{layernorm, true}));   // CDNA2: no published launch
     {
         // Per run: the H800 alone run grouped GEMM, so a run on them (Megatron-LM cannot mix
         // NCCL and HCCL) recomputes the experts' activation too. Mixtral-L for Megatron-LM on
