@@ -369,6 +369,14 @@ void printTable(const EstimateInput& in, const Prediction& p, const Profile* pro
                 in.cluster.name.empty() ? "cluster" : in.cluster.name.c_str(), devices.c_str(), plan.pp(), plan.vpp,
                 p.num_microbatches, plan.global_batch_size, sequenceParallelText(plan).c_str(),
                 plan.distributed_optimizer ? ", distributed optimizer" : "");
+    // The model's size as the presets' sources state it (embeddings included, MTP depths apart).
+    const ParameterCount params = countParameters(in.model);
+    std::printf("model: %.2f billion parameters", params.total / 1e9);
+    if (in.model.isMoe())
+        std::printf(", %.2f billion active per token", params.active / 1e9);
+    if (params.mtp > 0)
+        std::printf(" (and %.2f billion in its MTP layers)", params.mtp / 1e9);
+    std::printf("\n");
     if (plan.optimizer_offload_fraction > 0) {
         std::printf("optimizer states: %.0f%% in host memory (Adam steps on the host), %.0f GiB of host memory on the busiest node",
                     100 * plan.optimizer_offload_fraction, p.host_memory_per_node_gib);
@@ -396,15 +404,17 @@ void printTable(const EstimateInput& in, const Prediction& p, const Profile* pro
         recomputeWidth = std::max(recomputeWidth, static_cast<int>(rc.size()));
         recomputes.push_back(std::move(rc));
     }
-    std::printf("\n%-5s %-11s %-*s %3s %3s %3s%s %-*s %8s %8s %9s %9s\n", "stage", "device", layersWidth, "layers", "TP", "CP", "DP",
-                expertCells("EP", "ETP", "EDP").c_str(), recomputeWidth, "recompute", "fwd ms", "bwd ms", "mem GiB", "of GiB");
+    // The micro-batch size is per stage (a search may give stages different ones): the forward
+    // and backward times are of one micro-batch of it.
+    std::printf("\n%-5s %-11s %-*s %3s %3s %3s%s %3s %-*s %8s %8s %9s %9s\n", "stage", "device", layersWidth, "layers", "TP", "CP", "DP",
+                expertCells("EP", "ETP", "EDP").c_str(), "MBS", recomputeWidth, "recompute", "fwd ms", "bwd ms", "mem GiB", "of GiB");
     for (int i = 0; i < plan.pp(); ++i) {
         const StagePlan& s = plan.stages[static_cast<std::size_t>(i)];
         const StageEstimate& e = p.stages[static_cast<std::size_t>(i)];
         const std::string& layers = layerRanges[static_cast<std::size_t>(i)];
-        std::printf("%-5d %-11s %-*s %3d %3d %3d%s %-*s %8s %8s %9.1f %9.1f%s\n", i, s.device_type.c_str(), layersWidth, layers.c_str(),
+        std::printf("%-5d %-11s %-*s %3d %3d %3d%s %3d %-*s %8s %8s %9.1f %9.1f%s\n", i, s.device_type.c_str(), layersWidth, layers.c_str(),
                     s.tp, s.cp, s.dp, expertCells(std::to_string(s.ep), std::to_string(s.etp), std::to_string(s.edp)).c_str(),
-                    recomputeWidth, recomputes[static_cast<std::size_t>(i)].c_str(), decimal(1e3 * e.t_fwd, 1).c_str(),
+                    s.micro_batch_size, recomputeWidth, recomputes[static_cast<std::size_t>(i)].c_str(), decimal(1e3 * e.t_fwd, 1).c_str(),
                     decimal(1e3 * e.t_bwd, 1).c_str(), e.memory.total() / GiB, e.memory.capacity / GiB,
                     e.memory.fits() ? "" : "  DOES NOT FIT");
     }

@@ -92,6 +92,7 @@ class tst_CliFoundation : public QObject {
 private slots:
     void helpAndVersion();
     void estimateSaysWhatUnevenChunksCost();
+    void estimateTableGivesModelSizeAndMicroBatch();
     void presetsListsPaperClusters();
     void presetsListsRequiredModels();
     void presetsListsDevices();
@@ -1460,6 +1461,28 @@ void tst_CliFoundation::calibrateRefusesRouterCountsOfNoLayer()
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains(c.expected), qPrintable(r.err));
     }
+}
+
+void tst_CliFoundation::estimateTableGivesModelSizeAndMicroBatch()
+{
+    // The model's size under the title: Mixtral 8x7B's 46.7 billion parameters, 12.9 billion
+    // active (Jiang et al. 2024, arXiv:2401.04088, section 2; by hand from its shape:
+    // 46,702,792,704 and 12,879,925,248). A dense model has no active count.
+    Run r = hapmoe({"estimate", "--model", "Mixtral-8x7B", "--cluster", "A100-80GB:2x8", "--tp", "2", "--pp", "2", "--ep", "4",
+                    "--mbs", "2", "--recompute", "full", "--distributed-optimizer"});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.out.contains("model: 46.70 billion parameters, 12.88 billion active per token\n"), qPrintable(r.out));
+    // Each stage's micro-batch size, which its forward and backward times are of.
+    const QStringList lines = r.out.split('\n');
+    const auto header = std::find_if(lines.begin(), lines.end(), [](const QString& l) { return l.startsWith("stage "); });
+    QVERIFY(header != lines.end() && std::next(header) != lines.end());
+    const QStringList columns = header->split(' ', Qt::SkipEmptyParts);
+    const int mbs = static_cast<int>(columns.indexOf("MBS"));
+    QVERIFY2(mbs > 0, qPrintable(*header));
+    QCOMPARE(std::next(header)->split(' ', Qt::SkipEmptyParts).value(mbs), QStringLiteral("2"));
+    r = hapmoe({"estimate", "--model", "LLaMA-2-7B", "--cluster", "A100-80GB:1x8", "--tp", "8"});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.out.contains("model: 6.74 billion parameters\n"), qPrintable(r.out));
 }
 
 void tst_CliFoundation::estimateSaysWhatUnevenChunksCost()
