@@ -293,20 +293,22 @@ void BreakdownView::updateMinimumSizes()
 void BreakdownView::changeEvent(QEvent* event)
 {
     QWidget::changeEvent(event);
-    if (event->type() == QEvent::PaletteChange) {
-        style::applyChartPalette(m_plot);
-        colorBars();
-        m_title->setTextColor(m_plot->palette().color(QPalette::Text));
-        m_plot->replot();
-    } else if (event->type() == QEvent::FontChange) {
+    if (event->type() == QEvent::FontChange)
         updateMinimumSizes();
-    }
 }
 
 bool BreakdownView::eventFilter(QObject* watched, QEvent* event)
 {
     if (watched == m_table && event->type() == QEvent::Resize)
         fitTableHeight();
+    // The chart's own palette change: this view's comes first, while the chart still has the
+    // old palette, so the chart would take the colours of the theme before.
+    if (watched == m_plot && event->type() == QEvent::PaletteChange) {
+        style::applyChartPalette(m_plot);
+        colorBars();
+        m_title->setTextColor(m_plot->palette().color(QPalette::Text));
+        m_plot->replot();
+    }
     // The chart does not zoom: over it, the wheel scrolls the page (QCustomPlot would take
     // the event).
     if (watched == m_plot && event->type() == QEvent::Wheel) {

@@ -136,6 +136,7 @@ private slots:
     void stageBoxesOfAsManyLayersReadAlike();
     void whatIfChangeHighlightFollowsTheTheme();
     void planTitleWritesPercentAsTheTablesDo();
+    void chartsFollowALiveThemeSwitch();
     void longPipelineTimelineScrollsWithReadableLanes();
     void exportDialogKeepsTheTargetOnARefresh();
     void unlaunchableCurrentHasNoTarget();
@@ -3527,6 +3528,30 @@ void PlanExplorerTest::whatIfChangeHighlightFollowsTheTheme()
         QCOMPARE(bg.lightness() < 128, kind == ThemeKind::Dark);
     }
     applyTheme(ThemeKind::Light);
+}
+
+void PlanExplorerTest::chartsFollowALiveThemeSwitch()
+{
+    // Switched while the window is open, every chart of every view takes the new theme's
+    // background and text: the breakdown chart took the theme before (its view saw the change
+    // first, while the chart still had the old palette).
+    PlanExplorerWidget* w = m_explorer.get();
+    w->selectPlan(0);
+    for (const QString& view : {QStringLiteral("timeline"), QStringLiteral("memory"), QStringLiteral("breakdown"), QStringLiteral("compare")})
+        w->showView(view);
+    for (ThemeKind kind : {ThemeKind::Dark, ThemeKind::Light, ThemeKind::Dark, ThemeKind::Light}) {
+        applyTheme(kind);
+        QApplication::processEvents();
+        const QList<QCustomPlot*> plots = w->findChildren<QCustomPlot*>();
+        QVERIFY(plots.size() >= 3);
+        for (QCustomPlot* plot : plots) {
+            const QPalette pal = plot->palette();
+            QCOMPARE(isDark(pal), kind == ThemeKind::Dark);
+            QCOMPARE(plot->xAxis->tickLabelColor(), pal.color(QPalette::Text));
+            const QImage image = plot->toPixmap(200, 120).toImage();
+            QCOMPARE(image.pixelColor(1, 1), pal.color(QPalette::Base));
+        }
+    }
 }
 
 void PlanExplorerTest::planTitleWritesPercentAsTheTablesDo()
