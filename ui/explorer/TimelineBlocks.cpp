@@ -83,6 +83,7 @@ void TimelineBlocks::draw(QCPPainter* painter)
 {
     m_lastDrawn = 0;
     m_lastDense = false;
+    m_lastNumbered.clear();
     QCPAxis* kx = keyAxis();
     QCPAxis* vy = valueAxis();
     if (!kx || !vy || m_timeline.stages == 0)
@@ -225,7 +226,7 @@ void TimelineBlocks::drawBlocks(QCPPainter* painter)
                 if (c.width() >= 1.0)
                     comm.push_back(c);
             }
-            if (r.width() >= minLabelWidth && r.height() >= fm.height())
+            if (r.height() >= fm.height())
                 labels.push_back({r, *it});
         }
     }
@@ -242,7 +243,31 @@ void TimelineBlocks::drawBlocks(QCPPainter* painter)
     painter->setBrush(style::communicationColor(pal));
     painter->drawRects(comm);
 
-    // Micro-batch numbers where the block is wide enough to hold them.
+    // Micro-batch numbers. Whether forwards (and backwards) are numbered is decided once for
+    // the schedule, by their median width against the widest number: decided block by block,
+    // lanes of blocks a pixel apart were numbered on one and not on the next. Then each block
+    // whose own number fits is numbered.
+    auto medianWidth = [&labels, &blocks](bool forward) {
+        std::vector<double> widths;
+        for (const Label& l : labels)
+            if (blocks[static_cast<size_t>(l.block)].forward == forward)
+                widths.push_back(l.rect.width());
+        if (widths.empty())
+            return 0.0;
+        std::nth_element(widths.begin(), widths.begin() + static_cast<std::ptrdiff_t>(widths.size() / 2), widths.end());
+        return widths[widths.size() / 2];
+    };
+    const bool numbered[2] = {medianWidth(false) >= minLabelWidth, medianWidth(true) >= minLabelWidth};
+    std::erase_if(labels, [&](const Label& l) {
+        const ScheduleBlock& b = blocks[static_cast<size_t>(l.block)];
+        QString text = QString::number(b.microbatch);
+        if (m_timeline.vpp > 1)
+            text += QStringLiteral(".%1").arg(b.chunk);
+        return !numbered[b.forward ? 1 : 0] || fm.horizontalAdvance(text) + 1 > l.rect.width();
+    });
+    m_lastNumbered.assign(static_cast<size_t>(m_timeline.stages), 0);
+    for (const Label& l : labels)
+        ++m_lastNumbered[static_cast<size_t>(blocks[static_cast<size_t>(l.block)].stage)];
     painter->setFont(mParentPlot->font());
     // F and B before the numbers when every numbered block in view has room for them, so
     // that forwards and backwards are numbered alike ("0" and "0", or "F0" and "B0").
@@ -257,7 +282,7 @@ void TimelineBlocks::drawBlocks(QCPPainter* painter)
             text += QStringLiteral(".%1").arg(b.chunk);
         if (passLetters)
             text.prepend(b.forward ? QLatin1Char('F') : QLatin1Char('B'));
-        if (fm.horizontalAdvance(text) + 2 <= l.rect.width())
+        if (fm.horizontalAdvance(text) + 1 <= l.rect.width())
             painter->drawText(l.rect, Qt::AlignCenter, text);
     }
 }

@@ -33,6 +33,11 @@ public:
     static constexpr double kDenseBlockPixels = 2.0;
     // Whether the last draw() drew bands instead of blocks.
     bool lastDrawDense() const { return m_lastDense; }
+    // Blocks of a lane the last draw() wrote a micro-batch number in.
+    int lastNumberedBlocks(int lane) const
+    {
+        return lane >= 0 && lane < static_cast<int>(m_lastNumbered.size()) ? m_lastNumbered[static_cast<size_t>(lane)] : 0;
+    }
 
     double selectTest(const QPointF& pos, bool onlySelectable, QVariant* details = nullptr) const override;
     QCPRange getKeyRange(bool& foundRange, QCP::SignDomain inSignDomain = QCP::sdBoth) const override;
@@ -57,6 +62,7 @@ private:
     PlanTimeline m_timeline;
     double m_meanBlock = 0;   // mean duration of a block (s)
     int m_lastDrawn = 0;
+    std::vector<int> m_lastNumbered;   // per lane
     bool m_lastDense = false;
 };
 

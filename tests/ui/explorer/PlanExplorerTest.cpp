@@ -137,6 +137,7 @@ private slots:
     void whatIfChangeHighlightFollowsTheTheme();
     void planTitleWritesPercentAsTheTablesDo();
     void chartsFollowALiveThemeSwitch();
+    void timelineNumbersLanesOfLikeBlocksAlike();
     void longPipelineTimelineScrollsWithReadableLanes();
     void exportDialogKeepsTheTargetOnARefresh();
     void unlaunchableCurrentHasNoTarget();
@@ -374,6 +375,39 @@ void PlanExplorerTest::timelineOfEqualStagesMatchesTheClosedForm()
         // before its last backward plus the tail after it.
         QCOMPARE(idle + (33.0 - tl.laneEnd[static_cast<size_t>(s)]), 9.0);
     }
+}
+
+void PlanExplorerTest::timelineNumbersLanesOfLikeBlocksAlike()
+{
+    // Four stages whose backwards differ by at most 4 % (2, 2.03, 1.98, 2.06 s; the last stage
+    // holds the output layer), 32 micro-batches: at any width, either every lane's blocks
+    // are numbered or none are. Decided block by block, a width where the numbers just fit
+    // numbered the slowest lane alone.
+    auto [plan, pred] = fourEqualStages("H800");
+    const double bwd[4] = {2.0, 2.03, 1.98, 2.06};
+    double sum = 0, slowest = 0;
+    for (int s = 0; s < 4; ++s) {
+        pred.stages[static_cast<size_t>(s)].t_bwd = bwd[s];
+        sum += 1 + bwd[s];
+        slowest = std::max(slowest, 1 + bwd[s]);
+    }
+    setDrains(pred.stages, 1);
+    pred.num_microbatches = 32;
+    pred.iteration_time_s = sum + 31 * slowest;   // eq. 4
+    TimelinePlot plot;
+    plot.setTimeline(buildPlanTimeline(plan, pred));
+    plot.show();
+    int numberedWidths = 0, unnumberedWidths = 0;
+    for (int width = 500; width <= 2600; width += 7) {
+        plot.resize(width, 320);
+        plot.replot();
+        int lanes = 0;
+        for (int s = 0; s < 4; ++s)
+            lanes += plot.blocks()->lastNumberedBlocks(s) > 0 ? 1 : 0;
+        QVERIFY2(lanes == 0 || lanes == 4, qPrintable(QStringLiteral("%1 px: %2 of 4 lanes numbered").arg(width).arg(lanes)));
+        (lanes == 4 ? numberedWidths : unnumberedWidths) += 1;
+    }
+    QVERIFY(numberedWidths > 0 && unnumberedWidths > 0);   // the sweep crosses the point where they fit
 }
 
 void PlanExplorerTest::tiedEmbeddingAllReduceWaitsForBothEnds()
