@@ -632,8 +632,11 @@ public:
                 }
                 std::stable_sort(out.plans.begin(), out.plans.end(),
                                  [](const RunPlan& a, const RunPlan& b) { return a.objective < b.objective; });
+                // A job the cancel or the time limit stopped counts what it did, not its whole
+                // work: the jobs left in the queue would otherwise jump the progress forward.
+                const double credited = out.complete ? work[i] : running.load();
                 running.store(0);
-                m_control.work_done.fetch_add(work[i]);
+                m_control.work_done.fetch_add(credited);
                 m_control.report();
             }
         };
