@@ -1114,8 +1114,12 @@ void MainWindow::closeEvent(QCloseEvent* event)
 
 void MainWindow::showWithWarnings(QStringList lines, const std::vector<std::string>& warnings)
 {
+    // The status bar's line goes after a while: the warnings stay in the Problems dock.
+    QStringList notes;
     for (const auto& w : warnings)
-        lines << QString::fromStdString(w);
+        notes << QString::fromStdString(w);
+    m_problems->setFileNotes(notes);
+    lines << notes;
     if (!lines.isEmpty())
         statusBar()->showMessage(lines.join(QStringLiteral("; ")), 15000);
 }

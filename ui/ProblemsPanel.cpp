@@ -100,6 +100,15 @@ ProblemsPanel::ProblemsPanel(ProjectDocument* document, QWidget* parent)
     connect(m_tree, &QTreeWidget::itemClicked, m_tree, &QTreeWidget::itemActivated);
     connect(document, &ProjectDocument::clusterChanged, this, &ProblemsPanel::refresh);
     connect(document, &ProjectDocument::modelChanged, this, &ProblemsPanel::refresh);
+    connect(document, &ProjectDocument::projectReset, this, [this] { setFileNotes({}); });
+    refresh();
+}
+
+void ProblemsPanel::setFileNotes(const QStringList& notes)
+{
+    if (notes == m_fileNotes)
+        return;
+    m_fileNotes = notes;
     refresh();
 }
 
@@ -254,6 +263,9 @@ void ProblemsPanel::refresh()
                                              : tr("another recipe or training without FP8 GEMMs runs on %1"),
                 [recipe](const DeviceCatalog& c, const std::string& type) { return fp8Unavailable(c, type, recipe); });
     }
+    // Last, as the search works around them: what the reader left out of or noted in the file.
+    for (const QString& note : m_fileNotes)
+        add(tr("File"), note, {}, false);
     emit problemCountChanged(problemCount());
 }
 

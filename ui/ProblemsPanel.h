@@ -23,6 +23,9 @@ public:
     explicit ProblemsPanel(ProjectDocument* document, QWidget* parent = nullptr);
     int problemCount() const;
     QStringList messages() const;
+    // What the reader said of the file last opened or loaded (a plan left out, an unknown key),
+    // listed as warnings until the next file, New, or another project.
+    void setFileNotes(const QStringList& notes);
 
 signals:
     void problemActivated(const QList<int>& ids);
@@ -35,6 +38,7 @@ private:
 
     ProjectDocument* m_document;
     QTreeWidget* m_tree;
+    QStringList m_fileNotes;
 };
 
 } // namespace hapmoe::ui
