@@ -518,7 +518,8 @@ QString SearchPanel::checkStatus(const SearchResult& r)
             parts << (r.exact_check == ExactCheck::WorkBudget
                           ? tr("the exact check found the best plan, then stopped at its work budget before the alternatives")
                           : tr("the exact check found the best plan, then stopped at the time limit before the alternatives"))
-                    + tr(": #1 is the exact best, the others are not known to be the next best");
+                    + (r.plans.size() == 1 ? tr(": #1 is the exact best, the next are not known (tick Exact to find them)")
+                                           : tr(": #1 is the exact best, the others are not known to be the next best"));
         else
             parts << (r.exact_check == ExactCheck::WorkBudget ? tr("the exact check stopped at its work budget")
                                                               : tr("the exact check stopped at the time limit"))

@@ -603,9 +603,9 @@ int cmdPlan(const Args& args)
         const std::string why = r.exact_check == ExactCheck::WorkBudget ? "its work budget, " + std::to_string(r.exact_check_budget) + " a pass"
                                                                         : "the time limit, after " + checkTime;
         const std::string more = r.exact_check == ExactCheck::WorkBudget ? "larger --exact-check" : "longer --time-limit";
-        // The others: the pruned search's, or, where the check found plans on the devices that
-        // the pruned search's offloaded plans yield to, those its first pass met there (the
-        // best of each of its runs, fewer than K may be). Either way not known to be the next best.
+        // The others: the pruned search's, not known to be the next best; or, where the check
+        // found the best plan on the devices that the pruned search's offloaded plans yield
+        // to, none (which others its first pass met depends on the threads' timing).
         if (r.exact_check_best)
             os << "The exact check found the best plan"
                << (r.pruned_best_s <= 0 ? ", the pruned search's own"
@@ -613,11 +613,11 @@ int cmdPlan(const Args& args)
                                         : " with the optimizer on the devices (the pruned search's offloaded it, "
                                               + decimal(r.pruned_best_s, 3) + " s)")
                << ", then stopped before the " << opt.top_k << " best were known (" << why << "): plan #1 is the exact best"
-               << (r.plans.size() == 1   ? ""
+               << (r.plans.size() == 1   ? "; the next are not known (a " + more + " or --exact finds them).\n"
                    : r.plans.size() == 2 ? "; the other is the best the search had met after it, not known to be the next best"
                                          : "; the " + std::to_string(r.plans.size() - 1)
                                                + " others are the best the search had met, not known to be the next best")
-               << " (a " << more << " or --exact may find faster ones).\n";
+               << (r.plans.size() == 1 ? "" : " (a " + more + " or --exact may find faster ones).\n");
         else
             os << "The exact check stopped before its end (" << why << "); the plans below are the pruned search's (a " << more
                << " or --exact may find faster ones).\n";

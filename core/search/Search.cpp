@@ -1717,6 +1717,11 @@ SearchResult runSearchAt(const CostModel& cost, const SearchOptions& options, co
         std::vector<RankedPlan> startPlans = pruned->plans;
         if (want > 1) {
             first = checkPass(1, pruned->plans, true);
+            // A finished pass for one plan knows its best alone: the other plans it kept are
+            // the best of jobs that the shared incumbent did not happen to prune, which
+            // differ from run to run with the order the threads finish (section 5).
+            if (!first->ranOut && first->main && first->main->plans.size() > 1)
+                first->main->plans.erase(first->main->plans.begin() + 1, first->main->plans.end());
             if (!first->ranOut && !first->onDevice && first->main && !first->main->plans.empty()) {
                 startPlans.insert(startPlans.end(), first->main->plans.begin(), first->main->plans.end());
                 startPlans = fastestDistinct(std::move(startPlans), want, options.prefer_megatron_within);

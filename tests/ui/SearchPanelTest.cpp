@@ -219,9 +219,15 @@ private slots:
         QVERIFY(SearchPanel::checkStatus(r).startsWith(QStringLiteral("the exact check stopped at the time limit, ")));
         // With K plans, its one-plan pass finished: #1 is exact, the alternatives are not.
         r.exact_check_best = true;
+        QCOMPARE(r.plans.size(), std::size_t(1));   // the best alone (found on the devices)
+        QCOMPARE(SearchPanel::checkStatus(r), QStringLiteral("the exact check found the best plan, then stopped at the time limit "
+                                                             "before the alternatives: #1 is the exact best, the next are not "
+                                                             "known (tick Exact to find them)"));
+        r.plans.push_back(r.plans.front());   // the pruned search's alternatives after it
         QCOMPARE(SearchPanel::checkStatus(r), QStringLiteral("the exact check found the best plan, then stopped at the time limit "
                                                              "before the alternatives: #1 is the exact best, the others are not "
                                                              "known to be the next best"));
+        r.plans.pop_back();
         r.exact_check_best = false;
         r.exact_check = ExactCheck::NotTriedWork;
         QCOMPARE(SearchPanel::checkStatus(r), QStringLiteral("the exact check was not tried (the pruned search alone did more "

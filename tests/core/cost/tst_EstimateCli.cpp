@@ -93,9 +93,9 @@ private slots:
         QVERIFY(!sharded.out.contains("without --distributed-optimizer"));
         // A dense model has no expert grid: the table has no EP, ETP and EDP columns (an MoE
         // model's has), nor has hapmoe plan's.
-        QVERIFY2(QString::fromUtf8(sharded.out).contains(QRegularExpression("TP +CP +DP +recompute")), sharded.out.constData());
+        QVERIFY2(QString::fromUtf8(sharded.out).contains(QRegularExpression("TP +CP +DP +MBS +recompute")), sharded.out.constData());
         const Run moe = hapmoe({"estimate", "--model", "mixtral-s", "--cluster", "A100:2x8", "--ep", "8", "--distributed-optimizer"});
-        QVERIFY2(QString::fromUtf8(moe.out).contains(QRegularExpression("TP +CP +DP +EP +ETP +EDP +recompute")), moe.out.constData());
+        QVERIFY2(QString::fromUtf8(moe.out).contains(QRegularExpression("TP +CP +DP +EP +ETP +EDP +MBS +recompute")), moe.out.constData());
         const Run plan = hapmoe({"plan", "--model", "llama2-7b", "--cluster", "H800:1x8"});
         QCOMPARE(plan.code, 0);
         QVERIFY2(QString::fromUtf8(plan.out).contains(QRegularExpression("TP CP DP +MBS +recompute")), plan.out.constData());

@@ -13,6 +13,7 @@
 #include "plan/PlanRelation.h"
 #include "search/Interleaving.h"
 #include "search/Search.h"
+#include "search/SearchRun.h"
 #include "search/SearchSpace.h"
 #include "search/StageEvaluator.h"
 #include "util/FlatMap.h"
@@ -107,6 +108,7 @@ private slots:
     void singleDeviceObjectiveByHand();
     void cancelReturnsPromptly();
     void cancelKeepsTheProgressReached();
+    void workBudgetStopsTheSameOnEveryRun();
     void timeLimitReturnsBestSoFar();
     void progressReportsGrow();
     void progressCountsTheRunningJob();
@@ -214,6 +216,34 @@ void SearchEngineTest::cancelKeepsTheProgressReached()
     QVERIFY(r.cancelled);
     QVERIFY(atCancel > 0);
     QVERIFY2(last < atCancel + 0.02, qPrintable(QStringLiteral("%1 after %2").arg(last).arg(atCancel)));
+}
+
+void SearchEngineTest::workBudgetStopsTheSameOnEveryRun()
+{
+    // The exact check stopped by its work budget after its first pass returns the same plans on
+    // every run: that pass's best alone, where the other plans it had
+    // met (the best of runs the threads' shared incumbent did not prune) stood as alternatives
+    // and Mixtral-L on 32-1 with five plans asked came back with two, three or four.
+    const DeviceCatalog& cat = DeviceCatalog::builtin();
+    const CostModel cost(resolveModel("mixtral-l"), *findClusterPreset("32-1"), cat);
+    SearchOptions o;
+    o.top_k = 5;
+    o.baselines = false;
+    const auto listOf = [&](int threads) {
+        SearchOptions t = o;
+        t.threads = threads;
+        const SearchResult r = runSearch(cost, t);
+        std::vector<std::pair<double, std::string>> list;
+        for (const RankedPlan& p : r.plans)
+            list.emplace_back(p.prediction.iteration_time_s, alternativeKey(p.plan));
+        return std::pair{list, r};
+    };
+    const auto [first, r] = listOf(2);
+    QCOMPARE(r.exact_check, ExactCheck::WorkBudget);
+    QVERIFY(r.exact_check_best);
+    QCOMPARE(first.size(), std::size_t(1));   // found on the devices, where the pruned plans offload
+    QCOMPARE(std::round(first.front().first * 1000) / 1000, 86.084);
+    QVERIFY(listOf(2).first == first);
 }
 
 void SearchEngineTest::timeLimitReturnsBestSoFar()
