@@ -1101,6 +1101,14 @@ private:
                                                + ", was costed with te, and native's passes over the logits make the last "
                                                  "stage slower: estimate or search with the target megatron")
                                   + "; docs/cost-model.md section 3.6)");
+            } else if (m_doc.plan.target == Target::Megatron && m.training.cross_entropy_fusion_impl == CrossEntropyFusionImpl::TE) {
+                // A plan made for Megatron-LM was costed with native (the te kernels it refuses):
+                // the FlagScale launcher runs what was costed.
+                train.args.push_back({"--cross-entropy-fusion-impl", {"native"}});
+                m_notes.push_back("--cross-entropy-fusion-impl te -> native (the plan, made for Megatron-LM, was costed with "
+                                  "native, which Megatron-LM d98e8a64 runs in place of te; FlagScale runs te, faster on the last "
+                                  "stage: estimate or search with the target flagscale for a plan costed with it; "
+                                  "docs/cost-model.md section 3.6)");
             } else if (m.training.cross_entropy_fusion_impl != CrossEntropyFusionImpl::Native
                        || originalGave("--cross-entropy-fusion-impl")) {
                 train.args.push_back({"--cross-entropy-fusion-impl", {toString(m.training.cross_entropy_fusion_impl)}});

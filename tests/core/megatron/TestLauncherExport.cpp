@@ -2067,6 +2067,13 @@ private slots:
         QVERIFY2(fs.ok, fs.refusal.c_str());
         QVERIFY(fs.script.find("--cross-entropy-fusion-impl te") != std::string::npos);
         QVERIFY(fs.script.find("--no-bias-dropout-fusion") == std::string::npos);
+        // A plan made for Megatron-LM was costed with native: the FlagScale launcher runs that,
+        // and says so (it ran te, 11 % faster than costed for Qwen3-30B-A3B on B200 and H100).
+        const ExportResult fsOfMegatron = exportLauncher(forMegatron, fsOptions);
+        QVERIFY2(fsOfMegatron.ok, fsOfMegatron.refusal.c_str());
+        QVERIFY(fsOfMegatron.script.find("--cross-entropy-fusion-impl native") != std::string::npos);
+        QVERIFY(fsOfMegatron.script.find("--cross-entropy-fusion-impl te\n") == std::string::npos);
+        QVERIFY(hasNote(fsOfMegatron, "the plan, made for Megatron-LM, was costed with native, which Megatron-LM d98e8a64 runs"));
         // Without the bias, the fusion stays on.
         d.model.add_bias_linear = false;
         QVERIFY(exportLauncher(d, ExportOptions{}).script.find("--no-bias-dropout-fusion") == std::string::npos);
