@@ -204,6 +204,12 @@ EstimateInput fromPlanFile(const CliArgs& a, const DeviceCatalog& catalog, Warni
     // for a script with --tp-comm-overlap wrote assumes it).
     EstimateInput in{doc.model, doc.cluster, doc.plan, {}, doc.prediction ? doc.prediction->overlap : OverlapSwitches{},
                      doc.prediction ? doc.prediction->memory_headroom : 0.0, std::move(projectProfile)};
+    // A plan document records that its prediction used a profile, not the profile: without
+    // --profile (or a project's own) this estimate is the analytic defaults', not that one.
+    if (doc.prediction && doc.prediction->used_profile && !in.profile && !a.value("profile"))
+        in.notes.push_back("the plan's prediction (" + decimal(doc.prediction->iteration_time_s, 3)
+                           + " s) was costed with a profile, which a plan document does not hold: this estimate uses the "
+                             "analytic defaults; give --profile FILE to cost it as it was");
     // A valid plan may still break a rule of the launcher it names (hapmoe export refuses it).
     const std::vector<DeploymentProblem> problems = deploymentProblems(in.plan, in.model, in.cluster, catalog, in.plan.target);
     if (!problems.empty())

@@ -93,6 +93,7 @@ private slots:
     void helpAndVersion();
     void estimateSaysWhatUnevenChunksCost();
     void estimateTableGivesModelSizeAndMicroBatch();
+    void estimateSaysAProfileCostedPlanIsCostedWithout();
     void presetsListsPaperClusters();
     void presetsListsRequiredModels();
     void presetsListsDevices();
@@ -1483,6 +1484,31 @@ void tst_CliFoundation::estimateTableGivesModelSizeAndMicroBatch()
     r = hapmoe({"estimate", "--model", "LLaMA-2-7B", "--cluster", "A100-80GB:1x8", "--tp", "8"});
     QCOMPARE(r.exitCode, 0);
     QVERIFY2(r.out.contains("model: 6.74 billion parameters\n"), qPrintable(r.out));
+}
+
+void tst_CliFoundation::estimateSaysAProfileCostedPlanIsCostedWithout()
+{
+    // A plan document records that its prediction used a profile, not the profile itself:
+    // estimating it without --profile gives the analytic defaults' figure, and says so.
+    QTemporaryDir dir;
+    const Run made = hapmoe({"estimate", "--model", "Mixtral-S", "--cluster", "H800:2x8", "--pp", "2", "--ep", "8",
+                             "--distributed-optimizer", "--json"});
+    QCOMPARE(made.exitCode, 0);
+    QJsonObject doc = QJsonDocument::fromJson(made.out.toUtf8()).object();
+    QJsonObject prediction = doc["prediction"].toObject();
+    prediction["used_profile"] = true;
+    prediction["iteration_time_s"] = 9.5;   // as a profile made it
+    doc["prediction"] = prediction;
+    const QString path = dir.filePath("profiled.json");
+    QVERIFY(writeFile(path, QJsonDocument(doc).toJson()));
+    const Run r = hapmoe({"estimate", "--plan", path});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.out.contains("note: the plan's prediction (9.500 s) was costed with a profile, which a plan document does not hold"),
+             qPrintable(r.out));
+    // Not said of a plan costed without one.
+    const QString plain = dir.filePath("plain.json");
+    QVERIFY(writeFile(plain, made.out.toUtf8()));
+    QVERIFY(!hapmoe({"estimate", "--plan", plain}).out.contains("costed with a profile"));
 }
 
 void tst_CliFoundation::estimateSaysWhatUnevenChunksCost()
