@@ -562,6 +562,9 @@ int cmdEstimate(const Args& args)
         for (const auto& w : sc.script.warnings)
             warnings.push_back(*script + ": " + w);
     } else {
+        if (!a.has("model") && !a.has("cluster"))
+            throw UsageError("nothing to estimate: give --plan FILE, --script FILE --cluster C, or --model M --cluster C "
+                             "with the plan's flags (hapmoe estimate --help)");
         in = fromFlags(a, catalog, warnings);
         try {
             validatePlanDocument(PlanDocument{in.model, in.cluster, in.plan, std::nullopt, std::nullopt, {}}, catalog, "");

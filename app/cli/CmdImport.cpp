@@ -68,7 +68,7 @@ std::string describeStageRecompute(const StageRecompute& r)
 {
     if (!r.full)
         return "none";
-    return r.layers > 0 ? "full (" + std::to_string(r.layers) + " layers)" : "full";
+    return r.layers > 0 ? "full (" + std::to_string(r.layers) + (r.layers == 1 ? " layer)" : " layers)") : "full";
 }
 
 // The global stages and layers of a FlagScale mesh, with their per-stage recompute.

@@ -94,6 +94,7 @@ private slots:
     void estimateSaysWhatUnevenChunksCost();
     void estimateTableGivesModelSizeAndMicroBatch();
     void estimateSaysAProfileCostedPlanIsCostedWithout();
+    void optionsWithNothingToActOnAreNamed();
     void presetsListsPaperClusters();
     void presetsListsRequiredModels();
     void presetsListsDevices();
@@ -1509,6 +1510,26 @@ void tst_CliFoundation::estimateSaysAProfileCostedPlanIsCostedWithout()
     const QString plain = dir.filePath("plain.json");
     QVERIFY(writeFile(plain, made.out.toUtf8()));
     QVERIFY(!hapmoe({"estimate", "--plan", plain}).out.contains("costed with a profile"));
+}
+
+void tst_CliFoundation::optionsWithNothingToActOnAreNamed()
+{
+    // The prunings' tolerances and the exact check belong to HS-DP's pruned search: given with
+    // --exact or another algorithm they are warned, as --max-vpp is for FlagScale.
+    Run r = hapmoe({"plan", "--model", "Mixtral-S", "--cluster", "16-1", "--exact", "--delta", "0.5", "--exact-check", "5"});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.err.contains("warning: --delta is not used: --exact searches without the prunings"), qPrintable(r.err));
+    QVERIFY2(r.err.contains("warning: --exact-check is not used: --exact searches without the prunings"), qPrintable(r.err));
+    r = hapmoe({"plan", "--model", "Mixtral-S", "--cluster", "16-1", "--algorithm", "uniform", "--eta", "3"});
+    QCOMPARE(r.exitCode, 0);
+    QVERIFY2(r.err.contains("warning: --eta is not used: the uniform search has no prunings"), qPrintable(r.err));
+    r = hapmoe({"plan", "--model", "Mixtral-S", "--cluster", "16-1", "--delta", "0.3"});
+    QVERIFY2(!r.err.contains("not used"), qPrintable(r.err));
+    // estimate with nothing to estimate names its three forms, not one missing option.
+    r = hapmoe({"estimate"});
+    QCOMPARE(r.exitCode, 2);
+    QVERIFY2(r.err.contains("nothing to estimate: give --plan FILE, --script FILE --cluster C, or --model M --cluster C"),
+             qPrintable(r.err));
 }
 
 void tst_CliFoundation::estimateSaysWhatUnevenChunksCost()
