@@ -694,6 +694,20 @@ public:
                     u.reason = "not usable by Megatron-LM: " + t->collective_library + " devices cannot join a "
                         + used->collective_library + " job (one collective library)";
             }
+            // The launcher starts as many processes on every node (Candidates::closes): a node
+            // of another device count cannot join the nodes the plan runs on.
+            std::set<int> usedNodes;
+            for (const StagePlan& st : plan.stages)
+                for (const DeviceSlot& d : st.devices)
+                    usedNodes.insert(d.node);
+            const Node* first = usedNodes.empty() ? nullptr : m_cost.cluster().node(*usedNodes.begin());
+            for (UnusedDevices& u : plan.unused) {
+                const Node* node = m_cost.cluster().node(u.node);
+                if (first && node && u.leftIdle() && !usedNodes.count(u.node) && node->count != first->count)
+                    u.reason = "not usable by Megatron-LM's launcher: it starts as many processes on every node, "
+                        + std::to_string(first->count) + " on the plan's nodes, and this node has " + std::to_string(node->count)
+                        + " devices (FlagScale's launcher starts each node's own count)";
+            }
         }
         RankedPlan rp;
         rp.prediction = m_cost.estimate(plan);

@@ -109,6 +109,7 @@ private slots:
     void cancelReturnsPromptly();
     void cancelKeepsTheProgressReached();
     void workBudgetStopsTheSameOnEveryRun();
+    void megatronSaysWhyANodeOfAnotherSizeIsIdle();
     void timeLimitReturnsBestSoFar();
     void progressReportsGrow();
     void progressCountsTheRunningJob();
@@ -244,6 +245,28 @@ void SearchEngineTest::workBudgetStopsTheSameOnEveryRun()
     QCOMPARE(first.size(), std::size_t(1));   // found on the devices, where the pruned plans offload
     QCOMPARE(std::round(first.front().first * 1000) / 1000, 86.084);
     QVERIFY(listOf(2).first == first);
+}
+
+void SearchEngineTest::megatronSaysWhyANodeOfAnotherSizeIsIdle()
+{
+    // Megatron-LM's launcher starts as many processes on every node: LLaMA-2-7B on a node of
+    // 8 H800 and one of 4 runs on the 8, and the 4 are not said to be slower to use (the
+    // search's reason for devices a plan is faster without) but to be of another count.
+    const DeviceCatalog& cat = DeviceCatalog::builtin();
+    const CostModel cost(resolveModel("llama2-7b"), clusterFromShorthand("H800:1x8,H800:1x4", cat), cat);
+    SearchOptions o;
+    o.target = Target::Megatron;
+    o.baselines = false;
+    const SearchResult r = runSearch(cost, o);
+    QVERIFY2(!r.plans.empty(), r.no_plan_reason.c_str());
+    const Plan& plan = r.plans.front().plan;
+    QCOMPARE(plan.numDevices(), 8);
+    QCOMPARE(plan.unused.size(), std::size_t(1));
+    QCOMPARE(plan.unused.front().count, 4);
+    QVERIFY2(plan.unused.front().reason.find("not usable by Megatron-LM's launcher: it starts as many processes on every node, 8 on "
+                                             "the plan's nodes, and this node has 4 devices")
+                 == 0,
+             plan.unused.front().reason.c_str());
 }
 
 void SearchEngineTest::timeLimitReturnsBestSoFar()
