@@ -250,7 +250,7 @@ void MainWindow::createDocks()
             [this](QTreeWidgetItem* item) { loadClusterPreset(item->data(0, Qt::UserRole).toString()); });
     // The highlighted preset is the one the canvas shows: after an undo, a file or New, the
     // list follows (none when the cluster is not a preset).
-    connect(m_document, &ProjectDocument::clusterReset, this, [this] {
+    const auto followPreset = [this] {
         const QString name = QString::fromStdString(m_document->cluster().name);
         QTreeWidgetItem* shown = nullptr;
         for (int i = 0; i < m_presets->topLevelItemCount() && !shown; ++i)
@@ -258,7 +258,10 @@ void MainWindow::createDocks()
                 shown = m_presets->topLevelItem(i);
         m_presets->clearSelection();
         m_presets->setCurrentItem(shown);
-    });
+    };
+    connect(m_document, &ProjectDocument::clusterReset, this, followPreset);
+    // An edit that makes the cluster no longer the preset renames it ("32-3 (edited)").
+    connect(m_document, &ProjectDocument::clusterNameChanged, this, followPreset);
     QDockWidget* presetDock = dock(tr("Cluster presets"), QStringLiteral("presetsDock"), m_presets, Qt::LeftDockWidgetArea);
     splitDockWidget(paletteDock, presetDock, Qt::Vertical);
 

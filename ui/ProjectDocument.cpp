@@ -15,6 +15,7 @@
 
 #include "cost/ProfileCheck.h"
 #include "hardware/DeviceCatalog.h"
+#include "io/Presets.h"
 
 #include <QFileInfo>
 #include <QUndoStack>
@@ -95,6 +96,53 @@ ProjectDocument::ProjectDocument(QObject* parent)
     : QObject(parent), m_catalog(DeviceCatalog::builtin()), m_undoStack(new QUndoStack(this))
 {
     connect(m_undoStack, &QUndoStack::cleanChanged, this, [this] { emit modifiedChanged(isModified()); });
+    connect(this, &ProjectDocument::clusterChanged, this, &ProjectDocument::followPresetName);
+}
+
+namespace {
+// The same cluster but for the drawing (positions).
+bool sameClusterIgnoringLayout(const Cluster& a, const Cluster& b)
+{
+    if (a.nodes.size() != b.nodes.size() || a.switches.size() != b.switches.size() || a.links.size() != b.links.size())
+        return false;
+    for (std::size_t i = 0; i < a.nodes.size(); ++i) {
+        const Node& x = a.nodes[i];
+        const Node& y = b.nodes[i];
+        if (x.id != y.id || x.host != y.host || x.device_type != y.device_type || x.count != y.count || x.nics != y.nics
+            || x.nic_gbit != y.nic_gbit || x.host_memory_gib != y.host_memory_gib || x.host_link_gbytes_per_s != y.host_link_gbytes_per_s)
+            return false;
+    }
+    for (std::size_t i = 0; i < a.switches.size(); ++i)
+        if (a.switches[i].id != b.switches[i].id || a.switches[i].name != b.switches[i].name)
+            return false;
+    for (std::size_t i = 0; i < a.links.size(); ++i) {
+        const Link& x = a.links[i];
+        const Link& y = b.links[i];
+        if (x.a != y.a || x.b != y.b || x.bandwidth_gbytes_per_s != y.bandwidth_gbytes_per_s || x.latency_us != y.latency_us)
+            return false;
+    }
+    return true;
+}
+
+constexpr std::string_view kEdited = " (edited)";
+} // namespace
+
+void ProjectDocument::followPresetName()
+{
+    // A preset's name stays only while the cluster is that preset: an edit makes it "32-3
+    // (edited)" (in launchers' headers and the presets list, which then shows none), an undo
+    // back to the preset gives the name back.
+    std::string& name = m_project.cluster.name;
+    const bool edited = name.size() > kEdited.size() && name.ends_with(kEdited);
+    const std::string base = edited ? name.substr(0, name.size() - kEdited.size()) : name;
+    const Cluster* preset = base.empty() ? nullptr : findClusterPreset(base);
+    if (!preset)
+        return;
+    const bool same = sameClusterIgnoringLayout(*preset, m_project.cluster);
+    if (same == !edited)
+        return;
+    name = same ? base : base + std::string(kEdited);
+    emit clusterNameChanged();
 }
 
 ProjectDocument::~ProjectDocument() = default;

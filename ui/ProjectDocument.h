@@ -147,6 +147,8 @@ signals:
     void linkRemoved(int a, int b);
     void linkChanged(int a, int b);
     void clusterReset();
+    // The cluster's name changed with an edit (a preset's, "32-3 (edited)"; followPresetName).
+    void clusterNameChanged();
     // After any change of the cluster (for problems, totals and badges).
     void clusterChanged();
     void modelChanged();
@@ -160,6 +162,7 @@ signals:
     void modifiedChanged(bool modified);
 
 private:
+    void followPresetName();
     void setFileName(const QString& fileName);
     Node* mutableNode(int id);
     Switch* mutableSwitch(int id);

@@ -676,6 +676,32 @@ private slots:
         QCOMPARE(doc->cluster().links.size(), presetLinks);
     }
 
+    void editedPresetIsNamedSo()
+    {
+        // A preset's name stays only while the cluster is that preset: launchers' headers and
+        // the presets list said "32-3" of a cluster with a node added.
+        auto w = makeWindow();
+        w->newProject();
+        ProjectDocument* doc = w->document();
+        QVERIFY(w->loadClusterPreset(QStringLiteral("32-3")));
+        QTreeWidget* list = w->clusterPresetList();
+        QCOMPARE(doc->cluster().name, std::string("32-3"));
+        QCOMPARE(list->currentItem() ? list->currentItem()->data(0, Qt::UserRole).toString() : QString(), QStringLiteral("32-3"));
+        Node n = doc->cluster().nodes.front();
+        n.count = 4;
+        doc->setNode(n);
+        QCOMPARE(doc->cluster().name, std::string("32-3 (edited)"));
+        QVERIFY(list->currentItem() == nullptr);
+        // Moving a node is not an edit of the cluster; undoing the change gives the name back.
+        doc->undoStack()->undo();
+        QCOMPARE(doc->cluster().name, std::string("32-3"));
+        QCOMPARE(list->currentItem() ? list->currentItem()->data(0, Qt::UserRole).toString() : QString(), QStringLiteral("32-3"));
+        n = doc->cluster().nodes.front();
+        n.x += 120;
+        doc->setNode(n);
+        QCOMPARE(doc->cluster().name, std::string("32-3"));
+    }
+
     void presetLoadsInOneClick()
     {
         auto w = makeWindow();
