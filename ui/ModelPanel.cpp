@@ -651,6 +651,15 @@ void ModelPanel::showMatchingPreset()
     const QString name = matchingPreset();
     const int row = name.isEmpty() ? 0 : m_presets->findData(name);
     m_presets->setCurrentIndex(std::max(row, 0));
+    // A preset's citation is for the preset: once a field differs, it is what the model was
+    // made from.
+    const ModelSpec& m = m_document->model();
+    const QString own = QString::fromStdString(m.name);
+    const bool fromPreset = std::any_of(m_presetTexts.begin(), m_presetTexts.end(), [&own](const auto& p) { return p.first == own; });
+    const QString source = QString::fromStdString(m.source).toHtmlEscaped();
+    if (!m.source.empty())
+        m_source->setText(name.isEmpty() && fromPreset ? tr("<b>Source:</b> modified from %1, after %2").arg(own.toHtmlEscaped(), source)
+                                                       : tr("<b>Source:</b> %1").arg(source));
 }
 
 void ModelPanel::enableDependentFields(const ModelSpec& m)

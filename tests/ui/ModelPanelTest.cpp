@@ -82,6 +82,26 @@ class ModelPanelTest : public QObject {
 private slots:
     void initTestCase() { initGuiTest(); }
 
+    void editedPresetCitesWhatItWasMadeFrom()
+    {
+        // The preset's citation is for the preset: once a field differs (the preset box says
+        // Custom), the source line says the model was made from it.
+        auto w = makeWindow();
+        ProjectDocument* doc = w->document();
+        doc->setModel(*findModelPreset("Mixtral-8x7B"), QStringLiteral("Load Mixtral-8x7B"));
+        ModelPanel* panel = w->modelPanel();
+        auto* source = panel->findChild<QLabel*>(QStringLiteral("modelSource"));
+        QVERIFY(source);
+        QVERIFY2(source->text().startsWith(QStringLiteral("<b>Source:</b> Jiang")), qPrintable(source->text()));
+        ModelSpec m = doc->model();
+        m.num_layers = 16;
+        doc->setModel(m, QStringLiteral("Layers"), QStringLiteral("num_layers"));
+        QVERIFY2(source->text().startsWith(QStringLiteral("<b>Source:</b> modified from Mixtral-8x7B, after Jiang")),
+                 qPrintable(source->text()));
+        doc->undoStack()->undo();
+        QVERIFY2(source->text().startsWith(QStringLiteral("<b>Source:</b> Jiang")), qPrintable(source->text()));
+    }
+
     void invalidValueIsNamedAndNotCommitted()
     {
         auto w = makeWindow();
