@@ -482,6 +482,7 @@ ModelPanel::ModelPanel(ProjectDocument* document, QWidget* parent) : QWidget(par
                 });
             }
         });
+    orderTabs();   // arrangeGroups ran before the fields were made
     refresh();
 }
 
@@ -566,6 +567,22 @@ void ModelPanel::arrangeGroups(int columns)
         m_grid->setColumnStretch(1, 0);
     }
     m_grid->setColumnStretch(0, 1);
+    orderTabs();
+}
+
+void ModelPanel::orderTabs()
+{
+    // Tab goes down each column as it is drawn: from the Transformer's last field to the
+    // training settings under it in two columns, to the experts in one.
+    QList<QWidget*> chain;
+    const QList<QGroupBox*> boxes = m_columns == 2 ? QList<QGroupBox*>{m_archBox, m_trainBox, m_moeBox}
+                                                 : QList<QGroupBox*>{m_archBox, m_moeBox, m_trainBox};
+    for (QGroupBox* box : boxes)
+        for (const QString& key : std::as_const(m_order))
+            if (QWidget* editor = m_fields.value(key).editor; editor && box->isAncestorOf(editor))
+                chain << editor;
+    for (qsizetype i = 1; i < chain.size(); ++i)
+        QWidget::setTabOrder(chain[i - 1], chain[i]);
 }
 
 QWidget* ModelPanel::fieldEditor(const QString& key) const { return m_fields.value(key).editor; }

@@ -116,6 +116,8 @@ private:
     // Shows in the preset combo the preset the model equals, or the neutral first entry.
     void showMatchingPreset();
     void arrangeGroups(int columns);
+    // The Tab order of the fields: down each column as arrangeGroups() placed the groups.
+    void orderTabs();
     // The narrowest panel in which the import button stands beside the presets.
     int presetRowWidth() const;
 

@@ -732,6 +732,20 @@ private slots:
         QVERIFY(box("modelTrainingBox").top() > box("modelTransformerBox").bottom());
         QVERIFY(box("modelMoeBox").right() < scroll->viewport()->width());
 
+        // Tab goes down the left column: from the Transformer's last field (hidden dropout) to
+        // the training settings under it, not across to the experts.
+        // (A spin box's line edit stands for the spin box.)
+        QWidget* const start = panel->fieldEditor(QStringLiteral("hidden_dropout"));
+        QVERIFY(start);
+        QWidget* next = start;
+        QWidget* field = nullptr;
+        while (!field && (next = next->nextInFocusChain()) != start) {
+            QWidget* w = qobject_cast<QAbstractSpinBox*>(next->parentWidget()) ? next->parentWidget() : next;
+            if (w != start && (w->focusPolicy() & Qt::TabFocus) && w->isVisibleTo(panel) && w->isEnabled())
+                field = w;
+        }
+        QCOMPARE(field, panel->fieldEditor(QStringLiteral("training.micro_batch_size")));
+
         // A 1280 x 800 window, the design docks aside: two columns, the figures in view.
         w->resize(1280, 800);
         settle();
