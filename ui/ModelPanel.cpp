@@ -672,11 +672,13 @@ void ModelPanel::showMatchingPreset()
     // made from.
     const ModelSpec& m = m_document->model();
     const QString own = QString::fromStdString(m.name);
-    const bool fromPreset = std::any_of(m_presetTexts.begin(), m_presetTexts.end(), [&own](const auto& p) { return p.first == own; });
+    const bool fromPreset
+        = std::any_of(m_presetTexts.begin(), m_presetTexts.end(), [&own](const auto& p) { return p.first == own; });
     const QString source = QString::fromStdString(m.source).toHtmlEscaped();
     if (!m.source.empty())
-        m_source->setText(name.isEmpty() && fromPreset ? tr("<b>Source:</b> modified from %1, after %2").arg(own.toHtmlEscaped(), source)
-                                                       : tr("<b>Source:</b> %1").arg(source));
+        m_source->setText(name.isEmpty() && fromPreset
+                              ? tr("<b>Source:</b> modified from %1, after %2").arg(own.toHtmlEscaped(), source)
+                              : tr("<b>Source:</b> %1").arg(source));
 }
 
 void ModelPanel::enableDependentFields(const ModelSpec& m)

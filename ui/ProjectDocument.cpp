@@ -109,7 +109,8 @@ bool sameClusterIgnoringLayout(const Cluster& a, const Cluster& b)
         const Node& x = a.nodes[i];
         const Node& y = b.nodes[i];
         if (x.id != y.id || x.host != y.host || x.device_type != y.device_type || x.count != y.count || x.nics != y.nics
-            || x.nic_gbit != y.nic_gbit || x.host_memory_gib != y.host_memory_gib || x.host_link_gbytes_per_s != y.host_link_gbytes_per_s)
+            || x.nic_gbit != y.nic_gbit || x.host_memory_gib != y.host_memory_gib
+            || x.host_link_gbytes_per_s != y.host_link_gbytes_per_s)
             return false;
     }
     for (std::size_t i = 0; i < a.switches.size(); ++i)

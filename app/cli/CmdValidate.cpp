@@ -128,8 +128,8 @@ std::string validateOne(const std::string& file, const DeviceCatalog& given, con
         }
         for (std::size_t i = 0; i < p.plans.size(); ++i)
             validateProjectPlan(p, i, catalog, file);
-        os << ", " << p.model.name << " on " << p.cluster.totalDevices() << " devices, " << p.plans.size() << (p.plans.size() == 1 ? " saved plan" : " saved plans")
-           << oversubscribedSwitches(p.cluster, catalog);
+        os << ", " << p.model.name << " on " << p.cluster.totalDevices() << " devices, " << p.plans.size()
+           << (p.plans.size() == 1 ? " saved plan" : " saved plans") << oversubscribedSwitches(p.cluster, catalog);
         if (p.profile)
             os << ", profile \"" << p.profile->name << "\"";
     } else if (format == kDevicesFormat) {

@@ -1101,7 +1101,8 @@ private:
                                                + ", was costed with te, and native's passes over the logits make the last "
                                                  "stage slower: estimate or search with the target megatron")
                                   + "; docs/cost-model.md section 3.6)");
-            } else if (m_doc.plan.target == Target::Megatron && m.training.cross_entropy_fusion_impl == CrossEntropyFusionImpl::TE) {
+            } else if (m_doc.plan.target == Target::Megatron
+                       && m.training.cross_entropy_fusion_impl == CrossEntropyFusionImpl::TE) {
                 // A plan made for Megatron-LM was costed with native (the te kernels it refuses):
                 // the FlagScale launcher runs what was costed.
                 train.args.push_back({"--cross-entropy-fusion-impl", {"native"}});

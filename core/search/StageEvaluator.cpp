@@ -43,8 +43,8 @@ unsigned selectiveRecomputeModulesOfTypes(const CostModel& cost, const std::vect
     // What saves memory for element-wise work (docs/search.md section 1): the attention core
     // where the scores are stored (unfused); in MoE layers the pre-MLP norm and, where
     // Megatron-Core can (grouped GEMM, which the launchers write for NVIDIA devices of compute
-    // capability 8.0 and above and AMD CDNA3: writesGroupedGemm), the experts' activation. Under FP8 with delayed scaling
-    // Megatron-Core refuses those two.
+    // capability 8.0 and above and for AMD CDNA3: writesGroupedGemm), the experts' activation.
+    // Under FP8 with delayed scaling Megatron-Core refuses those two.
     const ModelSpec& m = cost.model();
     unsigned modules = cost.options().fused_attention ? 0u : recompute_module::core_attn;
     if (m.isMoe() && refusedRecomputeModules(m) == 0) {
