@@ -31,6 +31,22 @@ std::pair<int, int> key(int a, int b) { return {std::min(a, b), std::max(a, b)};
 
 bool sameLink(const Link& l, int a, int b) { return key(l.a, l.b) == key(a, b); }
 
+// What an edit appends to a preset's name (followPresetName).
+constexpr std::string_view kEdited = " (edited)";
+
+// The cluster without the drawing: canvas positions, and the name, description and source.
+Cluster withoutDrawing(Cluster cluster)
+{
+    cluster.name.clear();
+    cluster.description.clear();
+    cluster.source.clear();
+    for (auto& n : cluster.nodes)
+        n.x = n.y = 0;
+    for (auto& s : cluster.switches)
+        s.x = s.y = 0;
+    return cluster;
+}
+
 // What a plan depends on: the model and the cluster without canvas positions and names, the
 // profile, and the figures of the cluster's device types. A
 // plan names its nodes by id; a host name goes into an exported launcher (NODE_HOSTS), which
@@ -53,17 +69,11 @@ std::string basisOf(ModelSpec model, Cluster cluster, const std::optional<Profil
     model.name.clear();
     model.description.clear();
     model.source.clear();
-    cluster.name.clear();
-    cluster.description.clear();
-    cluster.source.clear();
-    for (auto& n : cluster.nodes) {
-        n.x = n.y = 0;
+    cluster = withoutDrawing(std::move(cluster));
+    for (auto& n : cluster.nodes)
         n.host.clear();
-    }
-    for (auto& s : cluster.switches) {
-        s.x = s.y = 0;
+    for (auto& s : cluster.switches)
         s.name.clear();
-    }
     // The profile's tables change every time; its name and source do not.
     std::string tables;
     if (profile) {
@@ -99,35 +109,6 @@ ProjectDocument::ProjectDocument(QObject* parent)
     connect(this, &ProjectDocument::clusterChanged, this, &ProjectDocument::followPresetName);
 }
 
-namespace {
-// The same cluster but for the drawing (positions).
-bool sameClusterIgnoringLayout(const Cluster& a, const Cluster& b)
-{
-    if (a.nodes.size() != b.nodes.size() || a.switches.size() != b.switches.size() || a.links.size() != b.links.size())
-        return false;
-    for (std::size_t i = 0; i < a.nodes.size(); ++i) {
-        const Node& x = a.nodes[i];
-        const Node& y = b.nodes[i];
-        if (x.id != y.id || x.host != y.host || x.device_type != y.device_type || x.count != y.count || x.nics != y.nics
-            || x.nic_gbit != y.nic_gbit || x.host_memory_gib != y.host_memory_gib
-            || x.host_link_gbytes_per_s != y.host_link_gbytes_per_s)
-            return false;
-    }
-    for (std::size_t i = 0; i < a.switches.size(); ++i)
-        if (a.switches[i].id != b.switches[i].id || a.switches[i].name != b.switches[i].name)
-            return false;
-    for (std::size_t i = 0; i < a.links.size(); ++i) {
-        const Link& x = a.links[i];
-        const Link& y = b.links[i];
-        if (x.a != y.a || x.b != y.b || x.bandwidth_gbytes_per_s != y.bandwidth_gbytes_per_s || x.latency_us != y.latency_us)
-            return false;
-    }
-    return true;
-}
-
-constexpr std::string_view kEdited = " (edited)";
-} // namespace
-
 void ProjectDocument::followPresetName()
 {
     // A preset's name stays only while the cluster is that preset: an edit makes it "32-3
@@ -139,7 +120,9 @@ void ProjectDocument::followPresetName()
     const Cluster* preset = base.empty() ? nullptr : findClusterPreset(base);
     if (!preset)
         return;
-    const bool same = sameClusterIgnoringLayout(*preset, m_project.cluster);
+    // As written to a file, the drawing aside (host and switch names count: they reach the
+    // launchers).
+    const bool same = writeCluster(withoutDrawing(*preset)) == writeCluster(withoutDrawing(m_project.cluster));
     if (same == !edited)
         return;
     name = same ? base : base + std::string(kEdited);

@@ -685,17 +685,10 @@ public:
                                         "1F1B bottleneck, a stage's devices on a node must divide the node's count, and "
                                         "a stage must hold at least one layer in memory)");
         if (plan.target == Target::Megatron && !plan.stages.empty()) {
-            // Devices of another collective library cannot join a Megatron-LM job.
+            // Devices of another collective library cannot join a Megatron-LM job, and the
+            // launcher starts as many processes on every node (Candidates::closes): a node of
+            // another device count cannot join the nodes the plan runs on.
             const DeviceType* used = m_cost.catalog().find(plan.stages.front().device_type);
-            for (UnusedDevices& u : plan.unused) {
-                const Node* node = m_cost.cluster().node(u.node);
-                const DeviceType* t = node ? m_cost.catalog().find(node->device_type) : nullptr;
-                if (used && t && t->collective_library != used->collective_library)
-                    u.reason = "not usable by Megatron-LM: " + t->collective_library + " devices cannot join a "
-                        + used->collective_library + " job (one collective library)";
-            }
-            // The launcher starts as many processes on every node (Candidates::closes): a node
-            // of another device count cannot join the nodes the plan runs on.
             std::set<int> usedNodes;
             for (const StagePlan& st : plan.stages)
                 for (const DeviceSlot& d : st.devices)
@@ -703,7 +696,11 @@ public:
             const Node* first = usedNodes.empty() ? nullptr : m_cost.cluster().node(*usedNodes.begin());
             for (UnusedDevices& u : plan.unused) {
                 const Node* node = m_cost.cluster().node(u.node);
-                if (first && node && u.leftIdle() && !usedNodes.count(u.node) && node->count != first->count)
+                const DeviceType* t = node ? m_cost.catalog().find(node->device_type) : nullptr;
+                if (used && t && t->collective_library != used->collective_library)
+                    u.reason = "not usable by Megatron-LM: " + t->collective_library + " devices cannot join a "
+                        + used->collective_library + " job (one collective library)";
+                else if (first && node && u.leftIdle() && !usedNodes.count(u.node) && node->count != first->count)
                     u.reason = "not usable by Megatron-LM's launcher: it starts as many processes on every node, "
                         + std::to_string(first->count) + " on the plan's nodes, and this node has " + std::to_string(node->count)
                         + " devices (FlagScale's launcher starts each node's own count)";

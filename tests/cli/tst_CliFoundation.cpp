@@ -1285,7 +1285,8 @@ void tst_CliFoundation::megatronScriptKeepsMegatronOnANearTie()
     QVERIFY2(any.exitCode == 0 && anyBest.hasMatch(), qPrintable(any.out + any.err));
     QCOMPARE(ownBest.captured(1), QStringLiteral("megatron"));
     QCOMPARE(anyBest.captured(1), QStringLiteral("flagscale"));
-    const double ownTime = ownBest.captured(2).toDouble(), anyTime = anyBest.captured(2).toDouble();
+    const double ownTime = ownBest.captured(2).toDouble();
+    const double anyTime = anyBest.captured(2).toDouble();
     QVERIFY2(anyTime < ownTime && ownTime <= anyTime * 1.01, qPrintable(QString("%1 s against %2 s").arg(ownTime).arg(anyTime)));
 }
 

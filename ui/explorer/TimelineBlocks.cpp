@@ -194,11 +194,11 @@ void TimelineBlocks::drawBlocks(QCPPainter* painter)
     // Blocks, batched by colour. Blocks narrower than a pixel are still drawn one pixel
     // wide so a zoomed-out schedule keeps its shape.
     QVector<QRectF> fwd[2], bwd[2], comm;
-    struct Label { QRectF rect; int block; };
+    struct Label { QRectF rect; int block; QString text; };   // text: the number, set below
     std::vector<Label> labels;
     const QFontMetricsF fm(mParentPlot->font());
-    // Blocks as wide as this schedule's widest number are numbered: a lane's blocks all or
-    // none, and on the Compare page the blocks of two plans with as many micro-batches alike.
+    // The widest number of the schedule, which the blocks' median width is held against
+    // (below): on the Compare page the blocks of two plans with as many micro-batches alike.
     QString widest = QString::number(std::max(0, m_timeline.microbatches - 1));
     if (m_timeline.vpp > 1)
         widest += QStringLiteral(".%1").arg(m_timeline.vpp - 1);
@@ -258,12 +258,14 @@ void TimelineBlocks::drawBlocks(QCPPainter* painter)
         return widths[widths.size() / 2];
     };
     const bool numbered[2] = {medianWidth(false) >= minLabelWidth, medianWidth(true) >= minLabelWidth};
-    std::erase_if(labels, [&](const Label& l) {
+    std::erase_if(labels, [&](Label& l) {
         const ScheduleBlock& b = blocks[static_cast<size_t>(l.block)];
-        QString text = QString::number(b.microbatch);
+        if (!numbered[b.forward ? 1 : 0])
+            return true;
+        l.text = QString::number(b.microbatch);
         if (m_timeline.vpp > 1)
-            text += QStringLiteral(".%1").arg(b.chunk);
-        return !numbered[b.forward ? 1 : 0] || fm.horizontalAdvance(text) + 1 > l.rect.width();
+            l.text += QStringLiteral(".%1").arg(b.chunk);
+        return fm.horizontalAdvance(l.text) + 1 > l.rect.width();
     });
     m_lastNumbered.assign(static_cast<size_t>(m_timeline.stages), 0);
     for (const Label& l : labels)
@@ -277,11 +279,7 @@ void TimelineBlocks::drawBlocks(QCPPainter* painter)
         const ScheduleBlock& b = blocks[static_cast<size_t>(l.block)];
         const QColor fill = b.forward ? style::forwardColor(b.chunk) : style::backwardColor(b.chunk);
         painter->setPen(style::textOn(fill));
-        QString text = QString::number(b.microbatch);
-        if (m_timeline.vpp > 1)
-            text += QStringLiteral(".%1").arg(b.chunk);
-        if (passLetters)
-            text.prepend(b.forward ? QLatin1Char('F') : QLatin1Char('B'));
+        const QString text = passLetters ? (b.forward ? QLatin1Char('F') : QLatin1Char('B')) + l.text : l.text;
         if (fm.horizontalAdvance(text) + 1 <= l.rect.width())
             painter->drawText(l.rect, Qt::AlignCenter, text);
     }
