@@ -227,7 +227,7 @@ void TimelineBlocks::drawBlocks(QCPPainter* painter)
                     comm.push_back(c);
             }
             if (r.height() >= fm.height())
-                labels.push_back({r, *it});
+                labels.push_back({r, *it, {}});
         }
     }
     const QPen edge(pal.color(QPalette::Base), 0);   // separates adjacent blocks in either theme
